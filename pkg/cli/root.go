@@ -1,0 +1,194 @@
+// Package cli builds mqctl's cobra command tree. Nothing here is package-level
+// state: NewRootCmd builds a fresh tree around the given IO and environment,
+// so tests can run many commands in one process.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Version is stamped by the linker (-X github.com/mqctl/mqctl/pkg/cli.Version=…).
+var Version = "dev"
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitError   = 1
+	ExitChanges = 2 // plan --detailed-exitcode: there are changes
+)
+
+// ExitError carries an exit code. A command returns it (wrapped or not) to
+// leave with a code other than 1; Err may be nil when the message has
+// already been printed.
+type ExitCodeError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitCodeError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitCodeError) Unwrap() error { return e.Err }
+
+// Env is what a command sees of the outside world.
+type Env struct {
+	Stdin     io.Reader
+	Stdout    io.Writer
+	Stderr    io.Writer
+	LookupEnv func(string) (string, bool)
+	// IsTerminal reports whether stdout is an interactive terminal.
+	IsTerminal bool
+}
+
+// OSEnv is the process's real environment.
+func OSEnv() Env {
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, LookupEnv: os.LookupEnv, IsTerminal: isTerminal(os.Stdout)}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// globals are the flags shared by every command.
+type globals struct {
+	env    Env
+	files  []string
+	vhosts []string
+	output string
+}
+
+// NewRootCmd builds the whole command tree.
+func NewRootCmd(env Env) *cobra.Command {
+	if env.LookupEnv == nil {
+		env.LookupEnv = func(string) (string, bool) { return "", false }
+	}
+	g := &globals{env: env}
+	root := &cobra.Command{
+		Use:   "mqctl",
+		Short: "Keep a RabbitMQ broker's topology as code",
+		Long: `mqctl keeps a RabbitMQ broker's topology — vhosts, exchanges, queues, bindings,
+policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML file.
+
+  mqctl lint      find mistakes that make messaging fail silently
+  mqctl plan      show what apply would change on the live broker
+  mqctl apply     make the broker match the file, without losing a message`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	pf := root.PersistentFlags()
+	pf.StringArrayVarP(&g.files, "file", "f", nil, "topology file, directory of *.yaml/*.yml, or - for stdin (repeatable; default topology.yaml)")
+	pf.StringSliceVar(&g.vhosts, "vhost", nil, "restrict to these vhosts (repeatable or comma-separated)")
+	pf.StringVarP(&g.output, "output", "o", "text", "output format: text or json")
+
+	root.AddCommand(
+		newVersionCmd(g),
+		newValidateCmd(g),
+		newLintCmd(g),
+		newRouteCmd(g),
+		newGraphCmd(g),
+		newExportCmd(g),
+	)
+	return root
+}
+
+// Main runs mqctl with args and returns the process exit code. Errors are
+// printed to env.Stderr as one "mqctl: …" line each; never a stack trace.
+func Main(ctx context.Context, args []string, env Env) int {
+	root := NewRootCmd(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := ExitError
+	var ec *ExitCodeError
+	if errors.As(err, &ec) {
+		code = ec.Code
+		if ec.Err == nil {
+			return code
+		}
+	}
+	printError(env.Stderr, err)
+	return code
+}
+
+// printError prints err; a loader error list prints one line per problem.
+func printError(w io.Writer, err error) {
+	var list loader.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintln(w, e.Error())
+		}
+		if len(list) > 1 {
+			fmt.Fprintf(w, "mqctl: %d errors\n", len(list))
+		}
+		return
+	}
+	fmt.Fprintf(w, "mqctl: %v\n", err)
+}
+
+// loadTopology loads and expands the files named by -f (default topology.yaml).
+func (g *globals) loadTopology() (*topology.Topology, error) {
+	files := g.files
+	if len(files) == 0 {
+		files = []string{"topology.yaml"}
+	}
+	t, err := loader.Load(files, loader.Options{LookupEnv: g.env.LookupEnv, Stdin: g.env.Stdin})
+	if err != nil {
+		return nil, err
+	}
+	if len(g.vhosts) > 0 {
+		keep := map[string]bool{}
+		for _, v := range g.vhosts {
+			keep[v] = true
+			if _, ok := t.Vhosts[v]; !ok {
+				return nil, fmt.Errorf("vhost %q is not declared in %v (declared: %v)", v, files, t.VhostNames())
+			}
+		}
+		for name := range t.Vhosts {
+			if !keep[name] {
+				delete(t.Vhosts, name)
+			}
+		}
+	}
+	return t, nil
+}
+
+// checkOutput validates -o against the formats a command supports.
+func (g *globals) checkOutput(allowed ...string) error {
+	for _, a := range allowed {
+		if g.output == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("--output %q is not supported here; use one of %v", g.output, allowed)
+}
+
+func newVersionCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print mqctl's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "mqctl %s\n", Version)
+			return err
+		},
+	}
+}

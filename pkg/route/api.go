@@ -1,0 +1,112 @@
+// Package route simulates where RabbitMQ delivers a message: exchange types,
+// exchange-to-exchange bindings, alternate exchanges, the default exchange,
+// and dead-letter hops. It is a pure function of a topology.Vhost.
+//
+// This file fixes the package's API (used by lint, graph, the route command
+// and later the topology tests); route.go implements it.
+package route
+
+// Reason is why a message leaves a queue as a dead letter, named as RabbitMQ
+// names it in the x-death header.
+type Reason string
+
+const (
+	Rejected      Reason = "rejected"       // basic.reject / basic.nack with requeue=false
+	Expired       Reason = "expired"        // message TTL (queue x-message-ttl, policy, or per-message)
+	MaxLen        Reason = "maxlen"         // overflow drop-head / reject-publish-dlx
+	DeliveryLimit Reason = "delivery_limit" // quorum queue x-delivery-limit exceeded
+)
+
+// Message is what is published.
+type Message struct {
+	Exchange   string         `json:"exchange"` // "" is the default exchange
+	RoutingKey string         `json:"routing_key"`
+	Headers    map[string]any `json:"headers,omitempty"`
+}
+
+// Step is one edge a message travelled to reach a queue.
+type Step struct {
+	Exchange   string `json:"exchange"`              // exchange the message was in
+	Via        string `json:"via"`                   // "binding", "default", "alternate-exchange"
+	BindingKey string `json:"binding_key,omitempty"` // routing key of the binding that matched
+	To         string `json:"to"`                    // next exchange or queue name
+	ToType     string `json:"to_type"`               // "exchange" or "queue"
+}
+
+// Delivery is one queue a message reaches, with the path it took.
+type Delivery struct {
+	Queue string `json:"queue"`
+	Path  []Step `json:"path"`
+}
+
+// Result is where one publish (or one dead-letter publish) goes.
+type Result struct {
+	Message    Message    `json:"message"`
+	Deliveries []Delivery `json:"deliveries"` // sorted by queue name, each queue at most once
+	// Problems explain an empty or odd result: "exchange X is not declared",
+	// "exchange X is internal: clients cannot publish to it",
+	// "no binding matched and X has no alternate exchange", …
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Queues returns the names of the queues reached, sorted.
+func (r Result) Queues() []string {
+	out := make([]string, len(r.Deliveries))
+	for i, d := range r.Deliveries {
+		out[i] = d.Queue
+	}
+	return out
+}
+
+// DeadLetterRoute is where a message dead-lettered from Queue for Reason goes.
+type DeadLetterRoute struct {
+	Queue  string `json:"queue"`
+	Reason Reason `json:"reason"`
+	// Configured is false when the queue has no dead-letter exchange (by
+	// argument or policy): the message is discarded.
+	Configured bool `json:"configured"`
+	// Exchange is the effective dead-letter exchange ("" = default exchange).
+	Exchange string `json:"exchange"`
+	// RoutingKey is the key the dead letter carries: the queue's
+	// dead-letter routing key when set, else the message's own key.
+	RoutingKey string `json:"routing_key"`
+	// KeyFromMessage is true when RoutingKey is the message's own key (no
+	// dead-letter routing key is set).
+	KeyFromMessage bool `json:"key_from_message"`
+	// ExchangeMissing is true when Exchange is not declared in the vhost:
+	// RabbitMQ silently drops the dead letter.
+	ExchangeMissing bool `json:"exchange_missing"`
+	// Result is where the dead letter is delivered.
+	Result Result `json:"result"`
+}
+
+// Hop is a node of a full trace: a message arriving in a queue, and for each
+// way it can leave as a dead letter, where it goes next.
+type Hop struct {
+	Delivery
+	// Next holds one entry per applicable reason (rejected always; expired
+	// when a TTL is in force; maxlen when overflow can dead-letter;
+	// delivery_limit for quorum queues with a delivery limit).
+	Next []DeadLetterHop `json:"next,omitempty"`
+}
+
+// DeadLetterHop is one dead-letter edge of a trace.
+type DeadLetterHop struct {
+	Route DeadLetterRoute `json:"route"`
+	Hops  []Hop           `json:"hops,omitempty"`
+	// Loop names the queue where the path would revisit a queue already on
+	// it; RabbitMQ drops such a message unless every step of the cycle was a
+	// rejection. The trace stops here instead of spinning.
+	Loop string `json:"loop,omitempty"`
+	// Dropped is true when RabbitMQ would drop the message at this point
+	// (cycle of automatic dead-lettering, no DLX, missing DLX, unroutable).
+	Dropped bool `json:"dropped,omitempty"`
+}
+
+// Trace is the full answer of `mqctl route`: the first publish and every
+// dead-letter hop after it.
+type Trace struct {
+	Vhost   string `json:"vhost"`
+	Publish Result `json:"publish"`
+	Hops    []Hop  `json:"hops"`
+}

@@ -1,0 +1,186 @@
+package topology
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Args is an argument table (queue/exchange/binding arguments, a policy
+// definition). Values are kept normalised (see Normalize) so that a value
+// written in YAML and the same value read back from the broker's JSON
+// compare equal.
+type Args map[string]any
+
+// Normalize maps a decoded YAML or JSON value onto the canonical Go types
+// used in Args: int64 for every integral number (YAML ints and JSON float64
+// alike), float64 for other numbers, string, bool, nil, []any and
+// map[string]any with normalised members.
+func Normalize(v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case uint:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		if x > math.MaxInt64 {
+			return float64(x)
+		}
+		return int64(x)
+	case float32:
+		return Normalize(float64(x))
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+		return x
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return Normalize(f)
+		}
+		return x.String()
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Normalize(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Normalize(e)
+		}
+		return out
+	case Args:
+		return map[string]any(x.Normalized())
+	default:
+		return v
+	}
+}
+
+// Normalized returns a copy of a with every value normalised; nil for an
+// empty table, so that "no arguments" has exactly one representation.
+func (a Args) Normalized() Args {
+	if len(a) == 0 {
+		return nil
+	}
+	out := make(Args, len(a))
+	for k, v := range a {
+		out[k] = Normalize(v)
+	}
+	return out
+}
+
+// Clone returns a deep copy of a.
+func (a Args) Clone() Args { return a.Normalized() }
+
+// Keys returns the argument names in sorted order.
+func (a Args) Keys() []string { return sortedKeys(a) }
+
+// Canonical renders a as a stable string (sorted keys, normalised values):
+// equal tables render equally.
+func (a Args) Canonical() string {
+	if len(a) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	writeCanonical(&sb, map[string]any(a))
+	return sb.String()
+}
+
+func writeCanonical(sb *strings.Builder, v any) {
+	switch x := Normalize(v).(type) {
+	case nil:
+		sb.WriteString("null")
+	case bool:
+		sb.WriteString(strconv.FormatBool(x))
+	case int64:
+		sb.WriteString(strconv.FormatInt(x, 10))
+	case float64:
+		sb.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+	case string:
+		sb.WriteString(strconv.Quote(x))
+	case []any:
+		sb.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			writeCanonical(sb, e)
+		}
+		sb.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		sb.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(strconv.Quote(k))
+			sb.WriteByte(':')
+			writeCanonical(sb, x[k])
+		}
+		sb.WriteByte('}')
+	default:
+		b, _ := json.Marshal(x)
+		sb.Write(b)
+	}
+}
+
+// Equal reports whether two tables hold the same values after normalisation.
+func (a Args) Equal(b Args) bool { return a.Canonical() == b.Canonical() }
+
+// ValueEqual reports whether two single values are equal after normalisation.
+func ValueEqual(x, y any) bool {
+	var sx, sy strings.Builder
+	writeCanonical(&sx, x)
+	writeCanonical(&sy, y)
+	return sx.String() == sy.String()
+}
+
+// String returns the string argument key, if present and a string.
+func (a Args) String(key string) (string, bool) {
+	s, ok := a[key].(string)
+	return s, ok
+}
+
+// Int returns the integral argument key, if present and integral.
+func (a Args) Int(key string) (int64, bool) {
+	i, ok := Normalize(a[key]).(int64)
+	return i, ok
+}
+
+// Has reports whether key is set.
+func (a Args) Has(key string) bool {
+	_, ok := a[key]
+	return ok
+}

@@ -1,0 +1,238 @@
+// Package topology holds the one state type that both the desired file (after
+// expansion) and the live broker are mapped into. Everything downstream —
+// lint, route, graph, diff, plan — works on this type only.
+package topology
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Pos is a place in a source file. The zero Pos means "no source position"
+// (for example an object read from a live broker).
+type Pos struct {
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"column,omitempty"`
+}
+
+// IsZero reports whether p carries no position.
+func (p Pos) IsZero() bool { return p.File == "" && p.Line == 0 }
+
+// String renders p as file:line:col (or as much of it as is known).
+func (p Pos) String() string {
+	switch {
+	case p.IsZero():
+		return ""
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	default:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+}
+
+// Meta is carried by every object: where it was declared and which lint
+// rules were silenced on it with a `# mqctl:ignore ID` comment.
+type Meta struct {
+	Pos    Pos      `json:"-"`
+	Ignore []string `json:"-"`
+}
+
+// Ignores reports whether lint rule id is silenced on the object.
+func (m Meta) Ignores(id string) bool {
+	for _, i := range m.Ignore {
+		if i == id || i == "all" {
+			return true
+		}
+	}
+	return false
+}
+
+// Queue types.
+const (
+	QueueClassic = "classic"
+	QueueQuorum  = "quorum"
+	QueueStream  = "stream"
+)
+
+// Destination types of a binding.
+const (
+	DestQueue    = "queue"
+	DestExchange = "exchange"
+)
+
+// QueueRole says why a queue exists. Sugar sets it; a queue declared plainly
+// (or read from a broker) is RoleWorking unless analysis shows otherwise.
+type QueueRole string
+
+const (
+	RoleWorking    QueueRole = "working"
+	RoleDeadLetter QueueRole = "dead-letter" // declared by dead_letter.queue
+	RoleDelay      QueueRole = "delay"       // declared by retry.delays
+)
+
+// Topology is the expanded, fully explicit state of a broker (or of the part
+// of it that a file describes).
+type Topology struct {
+	Vhosts map[string]*Vhost `json:"vhosts"`
+	// Lint holds the file's lint settings (rule ID -> "error"|"warning"|"info"|"off").
+	Lint LintConfig `json:"-"`
+}
+
+// LintConfig is the `lint:` section of a file.
+type LintConfig struct {
+	Rules map[string]string
+	Pos   Pos
+}
+
+// Vhost is one virtual host and everything declared in it.
+type Vhost struct {
+	Name             string               `json:"name"`
+	Description      string               `json:"description,omitempty"`
+	DefaultQueueType string               `json:"default_queue_type,omitempty"`
+	Exchanges        map[string]*Exchange `json:"exchanges,omitempty"`
+	Queues           map[string]*Queue    `json:"queues,omitempty"`
+	Bindings         []*Binding           `json:"bindings,omitempty"`
+	Policies         map[string]*Policy   `json:"policies,omitempty"`
+	OperatorPolicies map[string]*Policy   `json:"operator_policies,omitempty"`
+	Meta             `json:"-"`
+}
+
+// Exchange is a declared exchange. The alternate exchange lives in
+// Arguments["alternate-exchange"], as the broker stores it.
+type Exchange struct {
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	Durable    bool   `json:"durable"`
+	AutoDelete bool   `json:"auto_delete"`
+	Internal   bool   `json:"internal"`
+	Arguments  Args   `json:"arguments,omitempty"`
+	Meta       `json:"-"`
+}
+
+// Queue is a declared queue. Type is one of classic, quorum, stream and is
+// never empty after expansion; it is not repeated in Arguments (the broker's
+// "x-queue-type" argument is lifted into Type when state is read).
+type Queue struct {
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	Durable    bool   `json:"durable"`
+	AutoDelete bool   `json:"auto_delete"`
+	Arguments  Args   `json:"arguments,omitempty"`
+	// Role and Origin describe sugar: a DLQ or delay queue declared for the
+	// working queue Origin. Not part of the broker's state.
+	Role   QueueRole `json:"-"`
+	Origin string    `json:"-"`
+	// Delay is the tier's delay in milliseconds for RoleDelay queues.
+	Delay int64 `json:"-"`
+	Meta  `json:"-"`
+}
+
+// Binding routes from exchange Source to a queue or exchange.
+type Binding struct {
+	Source          string `json:"source"`
+	Destination     string `json:"destination"`
+	DestinationType string `json:"destination_type"`
+	RoutingKey      string `json:"routing_key"`
+	Arguments       Args   `json:"arguments,omitempty"`
+	Meta            `json:"-"`
+}
+
+// Key is the identity of a binding within its vhost.
+func (b *Binding) Key() string {
+	return b.Source + "\x00" + b.DestinationType + "\x00" + b.Destination + "\x00" + b.RoutingKey + "\x00" + b.Arguments.Canonical()
+}
+
+// Policy is a policy or an operator policy.
+type Policy struct {
+	Name       string `json:"name"`
+	Pattern    string `json:"pattern"`
+	ApplyTo    string `json:"apply-to"` // queues | exchanges | all | classic_queues | quorum_queues | streams
+	Priority   int    `json:"priority"`
+	Definition Args   `json:"definition"`
+	Meta       `json:"-"`
+}
+
+// New returns an empty topology.
+func New() *Topology { return &Topology{Vhosts: map[string]*Vhost{}} }
+
+// NewVhost returns an empty vhost named name.
+func NewVhost(name string) *Vhost {
+	return &Vhost{
+		Name:             name,
+		Exchanges:        map[string]*Exchange{},
+		Queues:           map[string]*Queue{},
+		Policies:         map[string]*Policy{},
+		OperatorPolicies: map[string]*Policy{},
+	}
+}
+
+// Vhost returns the vhost named name, creating it when absent.
+func (t *Topology) Vhost(name string) *Vhost {
+	if t.Vhosts == nil {
+		t.Vhosts = map[string]*Vhost{}
+	}
+	v, ok := t.Vhosts[name]
+	if !ok {
+		v = NewVhost(name)
+		t.Vhosts[name] = v
+	}
+	return v
+}
+
+// VhostNames returns the vhost names in sorted order.
+func (t *Topology) VhostNames() []string { return sortedKeys(t.Vhosts) }
+
+// ExchangeNames returns the exchange names in sorted order.
+func (v *Vhost) ExchangeNames() []string { return sortedKeys(v.Exchanges) }
+
+// QueueNames returns the queue names in sorted order.
+func (v *Vhost) QueueNames() []string { return sortedKeys(v.Queues) }
+
+// PolicyNames returns the policy names in sorted order.
+func (v *Vhost) PolicyNames() []string { return sortedKeys(v.Policies) }
+
+// OperatorPolicyNames returns the operator policy names in sorted order.
+func (v *Vhost) OperatorPolicyNames() []string { return sortedKeys(v.OperatorPolicies) }
+
+// SortBindings orders bindings by source, destination type, destination,
+// routing key and arguments, so output is deterministic.
+func (v *Vhost) SortBindings() {
+	sort.SliceStable(v.Bindings, func(i, j int) bool { return v.Bindings[i].Key() < v.Bindings[j].Key() })
+}
+
+// BindingsFrom returns the bindings whose source is exchange name.
+func (v *Vhost) BindingsFrom(name string) []*Binding {
+	var out []*Binding
+	for _, b := range v.Bindings {
+		if b.Source == name {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// BindingsTo returns the bindings whose destination is (destType, name).
+func (v *Vhost) BindingsTo(destType, name string) []*Binding {
+	var out []*Binding
+	for _, b := range v.Bindings {
+		if b.DestinationType == destType && b.Destination == name {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// IsReservedName reports whether name is reserved by the broker (amq.*).
+func IsReservedName(name string) bool { return len(name) >= 4 && name[:4] == "amq." }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
