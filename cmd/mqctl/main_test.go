@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mqctl/mqctl/pkg/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mqctl": func() { os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSEnv())) },
+	})
+}
+
+// TestScripts runs the end-to-end CLI scenarios in testdata/script: each
+// txtar file runs real mqctl commands and checks their output and exit code.
+// $REPO points at the repository root so scripts can use examples/ and
+// testdata/; $CORPUS at the shared definitions corpus.
+func TestScripts(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := os.Getenv("MQCTL_CORPUS")
+	if corpus == "" {
+		corpus = filepath.Join(repo, "..", "shared", "corpus")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("REPO", repo)
+			e.Setenv("CORPUS", corpus)
+			e.Setenv("NO_COLOR", "1")
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "corpus":
+				_, err := os.Stat(filepath.Join(corpus, "definitions"))
+				return err == nil, nil
+			}
+			return false, nil
+		},
+	})
+}
