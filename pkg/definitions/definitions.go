@@ -1,0 +1,927 @@
+// Package definitions reads RabbitMQ definitions files — the JSON that
+// GET /api/definitions (whole broker) and GET /api/definitions/{vhost}
+// (one vhost) return, RabbitMQ 3.6 to 4.x — into a topology.Topology.
+//
+// Queues, exchanges, bindings, policies, operator policies and vhost metadata
+// become topology objects. Users, permissions, runtime and global parameters
+// (shovels, federation) and limits are read past and counted in a Report.
+// Files that RabbitMQ itself refuses to import are rejected with an error
+// naming the file, the object and the problem.
+package definitions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// ReadOptions configure a read.
+type ReadOptions struct {
+	// DefaultVhost is the vhost of objects that carry no "vhost" field. A
+	// whole-broker file whose objects lack it is rejected (RabbitMQ rejects
+	// it too) unless DefaultVhost is set. For a file marked as a single-vhost
+	// export ("rabbitmq_definition_format": "single_virtual_host") it replaces
+	// the vhost the file was exported from.
+	DefaultVhost string
+}
+
+// Read parses the definitions file data (name is used in messages only).
+// On failure the error is an ErrorList naming every problem found.
+func Read(name string, data []byte) (*topology.Topology, *Report, error) {
+	return ReadWithOptions(name, data, ReadOptions{})
+}
+
+// ReadWithOptions is Read with options.
+func ReadWithOptions(name string, data []byte, opts ReadOptions) (*topology.Topology, *Report, error) {
+	r := &reader{name: name, data: bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), rep: newReport(), t: topology.New()}
+	top, err := r.decode()
+	if err != nil {
+		return nil, nil, err
+	}
+	r.offsets = elementOffsets(r.data)
+	r.read(top, opts)
+	if len(r.errs) > 0 {
+		return nil, nil, r.errs
+	}
+	return r.t, r.rep, nil
+}
+
+// Top-level keys that carry no topology and need no report.
+var metadataKeys = map[string]bool{
+	"rabbit_version": true, "rabbitmq_version": true, "product_name": true, "product_version": true,
+	"rabbitmq_definition_format": true, "original_vhost_name": true, "original_cluster_name": true,
+	"explanation": true,
+}
+
+// Built-in exchanges that every vhost has: dropped without a warning.
+var builtinExchanges = map[string]bool{
+	"": true, "amq.direct": true, "amq.fanout": true, "amq.topic": true, "amq.headers": true,
+	"amq.match": true, "amq.rabbitmq.trace": true, "amq.rabbitmq.log": true, "amq.rabbitmq.event": true,
+}
+
+var policyApplyTo = []string{"all", "queues", "exchanges", "classic_queues", "quorum_queues", "streams"}
+
+type reader struct {
+	name    string
+	data    []byte
+	offsets map[string][]int
+	errs    ErrorList
+	rep     *Report
+	t       *topology.Topology
+
+	// vhost mapping for objects without a "vhost" field.
+	defaultVhost string
+	single       bool // single_virtual_host format: every object is in defaultVhost
+
+	missingVhost      *object // first object without a vhost (whole-broker form)
+	missingVhostCount int
+
+	// declared positions, for duplicate warnings.
+	declared map[string]topology.Pos
+	// vhosts that have limits (counted once each).
+	limited map[string]bool
+}
+
+func (r *reader) errorAt(pos topology.Pos, format string, args ...any) {
+	r.errs = append(r.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (r *reader) filePos(offset int) topology.Pos {
+	line, col := position(r.data, offset)
+	return topology.Pos{File: r.name, Line: line, Col: col}
+}
+
+// decode parses the whole document, reporting syntax errors with line:col.
+func (r *reader) decode() (map[string]any, error) {
+	fail := func(pos topology.Pos, format string, args ...any) (map[string]any, error) {
+		return nil, ErrorList{{Pos: pos, Msg: fmt.Sprintf(format, args...)}}
+	}
+	if len(bytes.TrimSpace(r.data)) == 0 {
+		return fail(topology.Pos{File: r.name}, "the file is empty: expected a RabbitMQ definitions JSON object (export one with GET /api/definitions or rabbitmqctl export_definitions)")
+	}
+	template := bytes.Contains(r.data, []byte("${"))
+	dec := json.NewDecoder(bytes.NewReader(r.data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		var syn *json.SyntaxError
+		var pos topology.Pos
+		var what string
+		switch {
+		case errors.As(err, &syn):
+			pos = r.filePos(int(syn.Offset) - 1)
+			what = syn.Error()
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			pos = r.filePos(len(r.data))
+			what = "unexpected end of file (an object or array is not closed)"
+		default:
+			pos = topology.Pos{File: r.name}
+			what = err.Error()
+		}
+		if template {
+			return fail(pos, "not valid JSON (%s): the file looks like a template with ${…} placeholders, not a definitions export; render the template first and export the result", what)
+		}
+		return fail(pos, "not valid JSON: %s (RabbitMQ rejects this file too; fix the JSON syntax)", what)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		off := int(dec.InputOffset())
+		return fail(r.filePos(off), "unexpected data after the end of the JSON object; a definitions file holds exactly one JSON object")
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
+		first := len(r.data) - len(bytes.TrimLeftFunc(r.data, unicode.IsSpace))
+		return fail(r.filePos(first), "expected a JSON object with \"queues\", \"exchanges\", \"bindings\"…, found %s", jsonKind(doc))
+	}
+	return top, nil
+}
+
+// elementOffsets returns, for each top-level key whose value is an array,
+// the byte offset where each element starts. data must be valid JSON.
+func elementOffsets(data []byte) map[string][]int {
+	out := map[string][]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return out
+	}
+	skip := func(off int) int {
+		for off < len(data) && (data[off] == ' ' || data[off] == '\t' || data[off] == '\n' || data[off] == '\r' || data[off] == ',' || data[off] == ':') {
+			off++
+		}
+		return off
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		key, _ := tok.(string)
+		if off := skip(int(dec.InputOffset())); off < len(data) && data[off] == '[' {
+			if _, err := dec.Token(); err != nil {
+				return out
+			}
+			var offs []int
+			for dec.More() {
+				offs = append(offs, skip(int(dec.InputOffset())))
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return out
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return out
+			}
+			out[key] = offs
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return out
+		}
+		delete(out, key)
+	}
+	return out
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+func (r *reader) read(top map[string]any, opts ReadOptions) {
+	r.declared = map[string]topology.Pos{}
+	r.limited = map[string]bool{}
+	format, _ := top["rabbitmq_definition_format"].(string)
+	r.defaultVhost = opts.DefaultVhost
+	if format == "single_virtual_host" {
+		r.single = true
+		if r.defaultVhost == "" {
+			r.defaultVhost, _ = top["original_vhost_name"].(string)
+		}
+		if r.defaultVhost == "" {
+			r.defaultVhost = "/"
+		}
+	}
+	topPos := topology.Pos{File: r.name}
+
+	r.readVhosts(top)
+	r.readTopLevelVhostMetadata(top, topPos)
+	r.readUsers(top)
+	r.countSkipped(top, "permissions", SkipPermissions)
+	r.countSkipped(top, "topic_permissions", SkipTopicPermissions)
+	r.countSkipped(top, "global_parameters", SkipGlobalParameters)
+	r.readParameters(top)
+	r.readExchanges(top)
+	r.readQueues(top)
+	r.readBindings(top)
+	r.readPolicies(top, "policies", false)
+	r.readPolicies(top, "operator_policies", true)
+	r.rep.skip(SkipVhostLimits, len(r.limited))
+
+	if r.missingVhost != nil {
+		more := ""
+		if r.missingVhostCount > 1 {
+			more = fmt.Sprintf(" (and %d more objects)", r.missingVhostCount-1)
+		}
+		r.errorAt(r.missingVhost.pos, "%s has no \"vhost\" field%s: RabbitMQ rejects objects without a vhost in a whole-broker definitions file; add \"vhost\" to each object, or, if this is a single-vhost export (GET /api/definitions/{vhost}), say which vhost it belongs to (mqctl export --vhost NAME)", r.missingVhost.what, more)
+	}
+
+	keys := make([]string, 0, len(top))
+	for k := range top {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch k {
+		case "vhosts", "users", "permissions", "topic_permissions", "parameters", "global_parameters",
+			"exchanges", "queues", "bindings", "policies", "operator_policies",
+			"metadata", "description", "default_queue_type", "limits", "tags":
+		default:
+			if !metadataKeys[k] {
+				r.rep.warnf("ignored unknown top-level key %q", k)
+			}
+		}
+	}
+	sort.SliceStable(r.errs, func(i, j int) bool { return posLess(r.errs[i].Pos, r.errs[j].Pos) })
+	for _, v := range r.t.Vhosts {
+		v.SortBindings()
+	}
+	r.warnDangling()
+}
+
+func posLess(a, b topology.Pos) bool {
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Col < b.Col
+}
+
+// object is one element of a top-level array, with where it is and how to
+// name it in messages.
+type object struct {
+	r    *reader
+	m    map[string]any
+	pos  topology.Pos
+	what string
+}
+
+func (o *object) errorf(format string, args ...any) {
+	o.r.errorAt(o.pos, "%s: %s", o.what, fmt.Sprintf(format, args...))
+}
+
+// list returns the elements of the top-level array key as objects; kind
+// names one element in messages ("queue").
+func (r *reader) list(top map[string]any, key, kind string) []*object {
+	v, ok := top[key]
+	if !ok || v == nil {
+		return nil
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
+			return nil
+		}
+		r.errorAt(topology.Pos{File: r.name}, "%q must be an array of %s objects, found %s", key, kind, jsonKind(v))
+		return nil
+	}
+	offs := r.offsets[key]
+	out := make([]*object, 0, len(arr))
+	for i, e := range arr {
+		pos := topology.Pos{File: r.name}
+		if i < len(offs) {
+			pos = r.filePos(offs[i])
+		}
+		m, ok := e.(map[string]any)
+		if !ok {
+			r.errorAt(pos, "%s[%d] must be a JSON object describing a %s, found %s", key, i, kind, jsonKind(e))
+			continue
+		}
+		o := &object{r: r, m: m, pos: pos, what: fmt.Sprintf("%s[%d]", key, i)}
+		out = append(out, o)
+	}
+	return out
+}
+
+func (r *reader) countSkipped(top map[string]any, key, category string) {
+	for range r.list(top, key, strings.TrimSuffix(key, "s")) {
+		r.rep.skip(category, 1)
+	}
+}
+
+// str reads a string field. present is false when the field is absent or
+// null; a non-string value is an error.
+func (o *object) str(field string) (s string, present bool) {
+	v, ok := o.m[field]
+	if !ok || v == nil {
+		return "", false
+	}
+	s, ok = v.(string)
+	if !ok {
+		o.errorf("%q must be a string, found %s", field, jsonKind(v))
+		return "", false
+	}
+	return s, true
+}
+
+// boolean reads a boolean field, def when absent or null.
+func (o *object) boolean(field string, def bool) bool {
+	v, ok := o.m[field]
+	if !ok || v == nil {
+		return def
+	}
+	b, ok := v.(bool)
+	if !ok {
+		o.errorf("%q must be true or false, found %s", field, describe(v))
+		return def
+	}
+	return b
+}
+
+// args reads an argument table: an object, or null / [] for none.
+func (o *object) args(field string) topology.Args {
+	v, ok := o.m[field]
+	if !ok || v == nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return topology.Args(x).Normalized()
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+	}
+	o.errorf("%q must be a JSON object, found %s", field, jsonKind(v))
+	return nil
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case json.Number:
+		return "the number " + x.String()
+	default:
+		return jsonKind(v)
+	}
+}
+
+// name reads the required "name" field and renames the object in messages.
+func (o *object) name(kind string) (string, bool) {
+	n, ok := o.str("name")
+	if !ok {
+		if _, present := o.m["name"]; !present || o.m["name"] == nil {
+			o.errorf("%s has no name", kind)
+		}
+		return "", false
+	}
+	o.what = fmt.Sprintf("%s %q", kind, n)
+	return n, true
+}
+
+// vhost resolves the object's vhost and completes its name for messages.
+func (o *object) vhost() (string, bool) {
+	if o.r.single {
+		o.what += fmt.Sprintf(" in vhost %q", o.r.defaultVhost)
+		return o.r.defaultVhost, true
+	}
+	v, present := o.str("vhost")
+	if present {
+		if v == "" {
+			o.errorf("\"vhost\" is empty; name the vhost the object belongs to")
+			return "", false
+		}
+		o.what += fmt.Sprintf(" in vhost %q", v)
+		return v, true
+	}
+	if _, has := o.m["vhost"]; has && o.m["vhost"] != nil {
+		return "", false // not a string: already reported
+	}
+	if o.r.defaultVhost != "" {
+		o.what += fmt.Sprintf(" in vhost %q", o.r.defaultVhost)
+		return o.r.defaultVhost, true
+	}
+	if o.r.missingVhost == nil {
+		o.r.missingVhost = o
+	}
+	o.r.missingVhostCount++
+	return "", false
+}
+
+func (r *reader) duplicate(kind, vhost, name string, pos topology.Pos) bool {
+	key := kind + "\x00" + vhost + "\x00" + name
+	if first, ok := r.declared[key]; ok {
+		r.rep.warnf("%s %q in vhost %q is declared twice (%s and %s); kept the first", kind, name, vhost, first, pos)
+		return true
+	}
+	r.declared[key] = pos
+	return false
+}
+
+func validQueueType(t string) bool {
+	return t == topology.QueueClassic || t == topology.QueueQuorum || t == topology.QueueStream
+}
+
+// vhostDefaultQueueType reads a default queue type; "" and "undefined" (as
+// some 3.x exports write it) mean none.
+func (o *object) defaultQueueType(m map[string]any, field string) string {
+	v, ok := m[field]
+	if !ok || v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		o.errorf("%q must be a string (classic, quorum or stream), found %s", field, jsonKind(v))
+		return ""
+	}
+	if s == "" || s == "undefined" {
+		return ""
+	}
+	if !validQueueType(s) {
+		o.errorf("default queue type %q is not a queue type; use classic, quorum or stream", s)
+		return ""
+	}
+	return s
+}
+
+// readVhostMetadata fills v from a vhost object's description, metadata,
+// default queue type, tags and limits.
+func (r *reader) readVhostMetadata(o *object, v *topology.Vhost) {
+	meta, _ := o.m["metadata"].(map[string]any)
+	if d, ok := o.str("description"); ok {
+		v.Description = d
+	} else if d, ok := meta["description"].(string); ok {
+		v.Description = d
+	}
+	if dqt := o.defaultQueueType(o.m, "default_queue_type"); dqt != "" {
+		v.DefaultQueueType = dqt
+	} else if meta != nil {
+		v.DefaultQueueType = o.defaultQueueType(meta, "default_queue_type")
+	}
+	tags := countTags(o.m["tags"])
+	if tags == 0 && meta != nil {
+		tags = countTags(meta["tags"])
+	}
+	r.rep.skip(SkipVhostTags, tags)
+	if hasEntries(o.m["limits"]) {
+		r.limited[v.Name] = true
+	}
+}
+
+func countTags(v any) int {
+	switch x := v.(type) {
+	case []any:
+		return len(x)
+	case string:
+		n := 0
+		for _, t := range strings.Split(x, ",") {
+			if strings.TrimSpace(t) != "" {
+				n++
+			}
+		}
+		return n
+	}
+	return 0
+}
+
+func hasEntries(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return false
+}
+
+func (r *reader) readVhosts(top map[string]any) {
+	if r.single {
+		r.t.Vhost(r.defaultVhost)
+	}
+	for _, o := range r.list(top, "vhosts", "vhost") {
+		name, ok := o.name("vhost")
+		if !ok {
+			continue
+		}
+		if name == "" {
+			o.errorf("the vhost name is empty")
+			continue
+		}
+		if r.duplicate("vhost", name, name, o.pos) {
+			continue
+		}
+		r.readVhostMetadata(o, r.t.Vhost(name))
+	}
+}
+
+// readTopLevelVhostMetadata applies the vhost metadata that a single-vhost
+// export carries at the top level.
+func (r *reader) readTopLevelVhostMetadata(top map[string]any, pos topology.Pos) {
+	has := false
+	for _, k := range []string{"metadata", "description", "default_queue_type", "limits", "tags"} {
+		if _, ok := top[k]; ok {
+			has = true
+		}
+	}
+	if !has {
+		return
+	}
+	if r.defaultVhost == "" {
+		r.rep.warnf("ignored the top-level vhost metadata (description, default_queue_type, limits): the file does not say which vhost it describes")
+		return
+	}
+	o := &object{r: r, m: top, pos: pos, what: fmt.Sprintf("vhost %q", r.defaultVhost)}
+	r.readVhostMetadata(o, r.t.Vhost(r.defaultVhost))
+}
+
+func (r *reader) readUsers(top map[string]any) {
+	for _, o := range r.list(top, "users", "user") {
+		r.rep.skip(SkipUsers, 1)
+		if n, ok := o.str("name"); ok {
+			o.what = fmt.Sprintf("user %q", n)
+		}
+		v, ok := o.m["limits"]
+		if !ok || v == nil {
+			continue
+		}
+		limits, isMap := v.(map[string]any)
+		if !isMap {
+			if arr, isArr := v.([]any); isArr && len(arr) == 0 {
+				continue
+			}
+			o.errorf("\"limits\" must be a JSON object such as {\"max-connections\": 10}, found %s (RabbitMQ rejects this file)", jsonKind(v))
+			continue
+		}
+		keys := make([]string, 0, len(limits))
+		for k := range limits {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k != "max-connections" && k != "max-channels" {
+				o.errorf("unknown user limit %q (RabbitMQ rejects this file); user limits are max-connections and max-channels", k)
+				continue
+			}
+			if _, isInt := topology.Normalize(limits[k]).(int64); !isInt {
+				o.errorf("user limit %s must be an integer, found %s (RabbitMQ rejects this file)", k, describe(limits[k]))
+			}
+		}
+	}
+}
+
+func (r *reader) readParameters(top map[string]any) {
+	for _, o := range r.list(top, "parameters", "parameter") {
+		comp, _ := o.str("component")
+		if comp == "operator_policy" {
+			body, isMap := o.m["value"].(map[string]any)
+			if !isMap {
+				o.errorf("the value of an operator_policy parameter must be a JSON object with pattern and definition, found %s", jsonKind(o.m["value"]))
+				continue
+			}
+			r.readPolicy(o, &object{r: r, m: body, pos: o.pos}, "operator policy", true)
+			continue
+		}
+		if comp == "vhost-limits" {
+			vh, ok := o.m["vhost"].(string)
+			if r.single || !ok {
+				vh = r.defaultVhost
+			}
+			r.limited[vh] = true
+			continue
+		}
+		if comp == "" {
+			comp = "without component"
+		}
+		r.rep.skip(SkipParameters, 1)
+		r.rep.Components[comp]++
+	}
+}
+
+func validExchangeType(t string) bool {
+	switch t {
+	case "direct", "fanout", "topic", "headers":
+		return true
+	}
+	if !strings.HasPrefix(t, "x-") || len(t) == 2 {
+		return false
+	}
+	for _, c := range t[2:] {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *reader) readExchanges(top map[string]any) {
+	for _, o := range r.list(top, "exchanges", "exchange") {
+		name, ok := o.name("exchange")
+		if !ok {
+			continue
+		}
+		vh, ok := o.vhost()
+		if !ok {
+			continue
+		}
+		if builtinExchanges[name] {
+			continue
+		}
+		if topology.IsReservedName(name) {
+			r.rep.warnf("skipped exchange %q in vhost %q: names starting with \"amq.\" are reserved (RabbitMQ skips it on import too)", name, vh)
+			continue
+		}
+		typ, present := o.str("type")
+		if !present {
+			if _, has := o.m["type"]; !has || o.m["type"] == nil {
+				o.errorf("no exchange type; set \"type\" to direct, fanout, topic, headers or a plugin type such as x-delayed-message")
+			}
+			continue
+		}
+		if !validExchangeType(typ) {
+			o.errorf("exchange type %q is not known to RabbitMQ (it rejects this file); use direct, fanout, topic, headers or a plugin type such as x-delayed-message or x-consistent-hash", typ)
+			continue
+		}
+		x := &topology.Exchange{
+			Name:       name,
+			Type:       typ,
+			Durable:    o.boolean("durable", true),
+			AutoDelete: o.boolean("auto_delete", false),
+			Internal:   o.boolean("internal", false),
+			Arguments:  o.args("arguments"),
+		}
+		if r.duplicate("exchange", vh, name, o.pos) {
+			continue
+		}
+		x.Pos = o.pos
+		r.t.Vhost(vh).Exchanges[name] = x
+	}
+}
+
+// queueType lifts the queue's type out of "type" and "x-queue-type".
+func (o *object) queueType(args topology.Args) (string, bool) {
+	fromArg := ""
+	if v, ok := args["x-queue-type"]; ok {
+		s, isStr := v.(string)
+		if !isStr {
+			o.errorf("argument x-queue-type must be a string (classic, quorum or stream), found %s", describe(v))
+			return "", false
+		}
+		fromArg = s
+	}
+	fromField, _ := o.str("type")
+	for _, t := range []string{fromArg, fromField} {
+		if t != "" && !validQueueType(t) {
+			o.errorf("queue type %q is not a queue type (RabbitMQ rejects it); use classic, quorum or stream", t)
+			return "", false
+		}
+	}
+	if fromArg != "" && fromField != "" && fromArg != fromField {
+		o.errorf("\"type\" is %q but argument x-queue-type is %q; they must agree", fromField, fromArg)
+		return "", false
+	}
+	if fromArg != "" {
+		return fromArg, true
+	}
+	return fromField, true
+}
+
+func (r *reader) readQueues(top map[string]any) {
+	for _, o := range r.list(top, "queues", "queue") {
+		name, ok := o.name("queue")
+		if !ok {
+			continue
+		}
+		vh, ok := o.vhost()
+		if !ok {
+			continue
+		}
+		if name == "" {
+			o.errorf("the queue name is empty (server-named queues cannot be imported); give the queue a name")
+			continue
+		}
+		if topology.IsReservedName(name) {
+			r.rep.warnf("skipped queue %q in vhost %q: names starting with \"amq.\" are reserved for server-named queues (RabbitMQ skips it on import too)", name, vh)
+			continue
+		}
+		args := o.args("arguments")
+		typ, ok := o.queueType(args)
+		if !ok {
+			continue
+		}
+		if args.Has("x-queue-type") {
+			delete(args, "x-queue-type")
+			if len(args) == 0 {
+				args = nil
+			}
+		}
+		q := &topology.Queue{
+			Name:       name,
+			Type:       typ,
+			Durable:    o.boolean("durable", true),
+			AutoDelete: o.boolean("auto_delete", false),
+			Arguments:  args,
+			Role:       topology.RoleWorking,
+		}
+		if r.duplicate("queue", vh, name, o.pos) {
+			continue
+		}
+		v := r.t.Vhost(vh)
+		if q.Type == "" {
+			q.Type = v.DefaultQueueType
+		}
+		if q.Type == "" {
+			q.Type = topology.QueueClassic
+		}
+		q.Pos = o.pos
+		v.Queues[name] = q
+	}
+}
+
+func (r *reader) readBindings(top map[string]any) {
+	seen := map[string]bool{}
+	for _, o := range r.list(top, "bindings", "binding") {
+		src, srcOK := o.str("source")
+		dst, dstOK := o.str("destination")
+		dt, dtOK := o.str("destination_type")
+		if srcOK && dstOK {
+			o.what = fmt.Sprintf("binding from %q to %q", src, dst)
+		}
+		vh, ok := o.vhost()
+		if !ok {
+			continue
+		}
+		switch {
+		case !srcOK:
+			if _, has := o.m["source"]; !has || o.m["source"] == nil {
+				o.errorf("no \"source\" exchange")
+			}
+			continue
+		case !dstOK:
+			if _, has := o.m["destination"]; !has || o.m["destination"] == nil {
+				o.errorf("no \"destination\"")
+			}
+			continue
+		case !dtOK:
+			if _, has := o.m["destination_type"]; !has || o.m["destination_type"] == nil {
+				o.errorf("no \"destination_type\"; set it to \"queue\" or \"exchange\"")
+			}
+			continue
+		case dt != topology.DestQueue && dt != topology.DestExchange:
+			o.errorf("destination_type %q is not valid (RabbitMQ rejects it); use \"queue\" or \"exchange\"", dt)
+			continue
+		}
+		key, _ := o.str("routing_key")
+		b := &topology.Binding{Source: src, Destination: dst, DestinationType: dt, RoutingKey: key, Arguments: o.args("arguments")}
+		if src == "" {
+			r.rep.warnf("skipped %s: the default exchange binds every queue implicitly and takes no explicit bindings", o.what)
+			continue
+		}
+		if dt == topology.DestQueue && topology.IsReservedName(dst) {
+			r.rep.warnf("skipped %s: queues named \"amq.*\" are server-named and not managed", o.what)
+			continue
+		}
+		id := vh + "\x00" + b.Key()
+		if seen[id] {
+			r.rep.warnf("%s with routing key %q is listed twice; kept one", o.what, key)
+			continue
+		}
+		seen[id] = true
+		b.Pos = o.pos
+		v := r.t.Vhost(vh)
+		v.Bindings = append(v.Bindings, b)
+	}
+}
+
+func (r *reader) readPolicies(top map[string]any, key string, operator bool) {
+	kind := "policy"
+	if operator {
+		kind = "operator policy"
+	}
+	for _, o := range r.list(top, key, kind) {
+		r.readPolicy(o, o, kind, operator)
+	}
+}
+
+// readPolicy reads the policy described by body (the object itself, or the
+// "value" of an operator_policy runtime parameter); o names it and gives its
+// name and vhost.
+func (r *reader) readPolicy(o, body *object, kind string, operator bool) {
+	name, nameOK := o.str("name")
+	if nameOK {
+		o.what = fmt.Sprintf("%s %q", kind, name)
+	} else {
+		o.what = kind
+	}
+	vh, ok := o.vhost()
+	if !ok {
+		return
+	}
+	body.what = o.what
+	if !nameOK {
+		if _, has := o.m["name"]; !has || o.m["name"] == nil {
+			o.errorf("the policy has no name (RabbitMQ rejects it); add \"name\"")
+		}
+		return
+	}
+	pattern, ok := body.str("pattern")
+	if !ok {
+		if _, has := body.m["pattern"]; !has || body.m["pattern"] == nil {
+			o.errorf("no \"pattern\"; policies match queue and exchange names with a regular expression")
+		}
+		return
+	}
+	applyTo := "all"
+	if a, ok := body.str("apply-to"); ok {
+		applyTo = a
+	}
+	valid := false
+	for _, a := range policyApplyTo {
+		valid = valid || a == applyTo
+	}
+	if !valid {
+		o.errorf("apply-to %q is not valid; use one of %s", applyTo, strings.Join(policyApplyTo, ", "))
+		return
+	}
+	priority := 0
+	if v, ok := body.m["priority"]; ok && v != nil {
+		p, isInt := topology.Normalize(v).(int64)
+		if !isInt {
+			o.errorf("priority must be an integer, found %s", describe(v))
+			return
+		}
+		priority = int(p)
+	}
+	def, isMap := body.m["definition"].(map[string]any)
+	if !isMap {
+		o.errorf("\"definition\" must be a JSON object of policy keys such as {\"max-length\": 1000}, found %s", jsonKind(body.m["definition"]))
+		return
+	}
+	p := &topology.Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority, Definition: topology.Args(def).Normalized()}
+	if r.duplicate(kind, vh, name, o.pos) {
+		return
+	}
+	p.Pos = o.pos
+	v := r.t.Vhost(vh)
+	if operator {
+		v.OperatorPolicies[name] = p
+	} else {
+		v.Policies[name] = p
+	}
+}
+
+// warnDangling notes bindings whose ends the file does not declare:
+// RabbitMQ's import leaves them out, mqctl keeps them so that lint reports them.
+func (r *reader) warnDangling() {
+	for _, vn := range r.t.VhostNames() {
+		v := r.t.Vhosts[vn]
+		var missing []string
+		seen := map[string]bool{}
+		note := func(kind, name string) {
+			if builtinExchanges[name] || topology.IsReservedName(name) || seen[kind+name] {
+				return
+			}
+			seen[kind+name] = true
+			missing = append(missing, fmt.Sprintf("%s %q", kind, name))
+		}
+		for _, b := range v.Bindings {
+			if _, ok := v.Exchanges[b.Source]; !ok {
+				note("exchange", b.Source)
+			}
+			if b.DestinationType == topology.DestQueue {
+				if _, ok := v.Queues[b.Destination]; !ok {
+					note("queue", b.Destination)
+				}
+			} else if _, ok := v.Exchanges[b.Destination]; !ok {
+				note("exchange", b.Destination)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		list := missing
+		if len(list) > 3 {
+			list = append(list[:3:3], fmt.Sprintf("%d more", len(missing)-3))
+		}
+		r.rep.warnf("vhost %q: bindings refer to objects the file does not declare: %s; they are kept (mqctl lint reports them)", vn, strings.Join(list, ", "))
+	}
+}
