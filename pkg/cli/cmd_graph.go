@@ -1,7 +1,43 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mqctl/mqctl/pkg/graph"
+)
 
 func newGraphCmd(g *globals) *cobra.Command {
-	return &cobra.Command{Use: "graph", Hidden: true}
+	format := graph.FormatMermaid
+	cmd := &cobra.Command{
+		Use:   "graph",
+		Short: "Draw the topology as a Mermaid or Graphviz DOT diagram",
+		Long: `Draw the expanded topology: exchanges (hexagons), queues (cylinders; dead-letter
+queues red, delay tiers yellow), bindings labelled with their routing keys, alternate
+exchanges, dead-letter edges (dashed) and delay-tier return edges (dotted, "after 10s").
+Each vhost is drawn as its own subgraph. The diagram is written to stdout.`,
+		Example: `  mqctl graph > topology.mmd                      # Mermaid, e.g. for a README
+  mqctl graph --format dot | dot -Tsvg > topology.svg
+  mqctl graph -f examples/orders --vhost /`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := graph.CheckFormat(format); err != nil {
+				return err
+			}
+			if err := g.checkOutput("text"); err != nil {
+				return err
+			}
+			t, err := g.loadTopology()
+			if err != nil {
+				return err
+			}
+			return graph.Render(cmd.OutOrStdout(), t, format)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", format, "diagram format: "+strings.Join(graph.Formats(), " or "))
+	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return graph.Formats(), cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
 }

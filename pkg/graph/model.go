@@ -1,0 +1,566 @@
+package graph
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// The graph is first built as a small format-neutral model, then written
+// out by writeMermaid or writeDOT.
+
+type nodeKind int
+
+const (
+	nodeExchange         nodeKind = iota
+	nodeInternalExchange          // declared internal: clients cannot publish to it
+	nodeBuiltinExchange           // the default exchange, or an amq.* exchange the broker predeclares
+	nodeQueue                     // a working queue
+	nodeDLQ                       // a dead-letter queue
+	nodeDelay                     // a delay-tier queue
+	nodeMissing                   // referenced but not declared
+)
+
+type node struct {
+	id string
+	// lines are the label: the object's name first, then details.
+	lines []string
+	kind  nodeKind
+}
+
+type edgeKind int
+
+const (
+	edgeBinding    edgeKind = iota // exchange -> queue or exchange, labelled with keys
+	edgeAlternate                  // exchange -> its alternate exchange
+	edgeDeadLetter                 // queue -> its dead-letter exchange (or the queue its DLRK names)
+	edgeDelay                      // delay tier -> the queue its expired messages return to
+)
+
+type edge struct {
+	from, to string
+	labels   []string
+	kind     edgeKind
+}
+
+type cluster struct {
+	id    string // subgraph / cluster identifier
+	title string
+	nodes []*node
+	edges []edge
+}
+
+type model struct {
+	clusters []*cluster
+}
+
+// queueRole is what a queue is drawn as.
+type queueRole int
+
+const (
+	roleWorking queueRole = iota
+	roleDLQ
+	roleDelay
+)
+
+// Argument names the graph reads from effective (argument + policy) tables.
+const (
+	argDLX        = "x-dead-letter-exchange"
+	argDLRK       = "x-dead-letter-routing-key"
+	argTTL        = "x-message-ttl"
+	argAlternate  = "alternate-exchange"
+	argDelayedTyp = "x-delayed-type"
+)
+
+func build(t *topology.Topology) *model {
+	m := &model{}
+	ids := newIDAllocator()
+	for vi, name := range t.VhostNames() {
+		v := t.Vhosts[name]
+		if v == nil {
+			continue
+		}
+		m.clusters = append(m.clusters, buildVhost(vi, v, ids))
+	}
+	return m
+}
+
+// vhostBuilder draws one vhost.
+type vhostBuilder struct {
+	v     *topology.Vhost
+	vi    string // the vhost's index, part of every node ID
+	sim   *route.Simulator
+	ids   *idAllocator
+	c     *cluster
+	nodes map[string]*node // by namespace + "\x00" + name
+	extra []*node          // nodes created for references (default, built-in, missing)
+	qargs map[string]topology.Args
+	into  map[string][]*topology.Binding // bindings by destination queue
+	roles map[string]queueRole
+}
+
+func buildVhost(vi int, v *topology.Vhost, ids *idAllocator) *cluster {
+	b := &vhostBuilder{
+		v:     v,
+		vi:    strconv.Itoa(vi),
+		sim:   route.New(v),
+		ids:   ids,
+		c:     &cluster{id: "V" + strconv.Itoa(vi), title: "vhost " + v.Name},
+		nodes: map[string]*node{},
+		qargs: make(map[string]topology.Args, len(v.Queues)),
+		into:  make(map[string][]*topology.Binding, len(v.Queues)),
+		roles: make(map[string]queueRole, len(v.Queues)),
+	}
+	bindings := sortedBindings(v.Bindings)
+	for _, bd := range bindings {
+		if bd.DestinationType == topology.DestQueue {
+			b.into[bd.Destination] = append(b.into[bd.Destination], bd)
+		}
+	}
+	queueNames := v.QueueNames()
+	for _, q := range queueNames {
+		b.qargs[q] = b.sim.QueueArgs(q)
+	}
+	b.classifyQueues(queueNames)
+
+	for _, name := range v.ExchangeNames() {
+		if name == "" {
+			continue // the default exchange is drawn only where something points at it
+		}
+		b.declareExchange(name, v.Exchanges[name])
+	}
+	for _, name := range queueNames {
+		b.declareQueue(name, v.Queues[name])
+	}
+	for _, name := range v.ExchangeNames() {
+		b.alternateEdge(name)
+	}
+	b.bindingEdges(bindings)
+	for _, name := range queueNames {
+		b.deadLetterEdge(name, v.Queues[name])
+	}
+	sort.Slice(b.extra, func(i, j int) bool { return b.extra[i].id < b.extra[j].id })
+	b.c.nodes = append(b.c.nodes, b.extra...)
+	return b.c
+}
+
+func sortedBindings(in []*topology.Binding) []*topology.Binding {
+	out := make([]*topology.Binding, 0, len(in))
+	keys := make(map[*topology.Binding]string, len(in))
+	for _, bd := range in {
+		if bd == nil {
+			continue
+		}
+		out = append(out, bd)
+		keys[bd] = bd.Key()
+	}
+	sort.SliceStable(out, func(i, j int) bool { return keys[out[i]] < keys[out[j]] })
+	return out
+}
+
+// classifyQueues decides each queue's role: from Queue.Role when sugar set
+// it to dead-letter or delay, otherwise from structure. A queue with a TTL
+// whose dead letters go through the default exchange back to another
+// declared queue is a delay tier; a queue that another queue's dead letters
+// reach is a DLQ.
+func (b *vhostBuilder) classifyQueues(names []string) {
+	for _, name := range names {
+		q := b.v.Queues[name]
+		switch {
+		case q == nil:
+		case q.Role == topology.RoleDelay:
+			b.roles[name] = roleDelay
+		case q.Role == topology.RoleDeadLetter:
+			b.roles[name] = roleDLQ
+		case b.returnsLikeDelayTier(name):
+			b.roles[name] = roleDelay
+		}
+	}
+	for _, name := range names {
+		if b.roles[name] == roleDelay {
+			continue
+		}
+		for _, target := range b.deadLetterTargets(name) {
+			if target == name || b.roles[target] == roleDelay {
+				continue
+			}
+			if q := b.v.Queues[target]; q != nil && q.Role != topology.RoleDelay {
+				b.roles[target] = roleDLQ
+			}
+		}
+	}
+}
+
+func (b *vhostBuilder) returnsLikeDelayTier(name string) bool {
+	a := b.qargs[name]
+	if !a.Has(argTTL) {
+		return false
+	}
+	if dlx, ok := a.String(argDLX); !ok || dlx != "" {
+		return false
+	}
+	rk, ok := a.String(argDLRK)
+	if !ok || rk == name {
+		return false
+	}
+	_, declared := b.v.Queues[rk]
+	return declared
+}
+
+// deadLetterTargets lists the queues that the dead letters of queue name can
+// reach. Without a dead-letter routing key a dead letter keeps the key it
+// was published with, so every key the queue is bound with is tried, and
+// the queue's own name (a publish through the default exchange).
+func (b *vhostBuilder) deadLetterTargets(name string) []string {
+	a := b.qargs[name]
+	if _, ok := a.String(argDLX); !ok {
+		return nil
+	}
+	msgs := []route.Message{{RoutingKey: name}}
+	if _, fixed := a.String(argDLRK); !fixed {
+		for _, bd := range b.into[name] {
+			msgs = append(msgs, route.Message{Exchange: bd.Source, RoutingKey: bd.RoutingKey, Headers: bindingHeaders(bd.Arguments)})
+		}
+	}
+	var out []string
+	for _, m := range msgs {
+		r := b.sim.DeadLetter(name, route.Rejected, m)
+		out = append(out, r.Result.Queues()...)
+	}
+	return out
+}
+
+func bindingHeaders(a topology.Args) map[string]any {
+	if len(a) == 0 {
+		return nil
+	}
+	h := make(map[string]any, len(a))
+	for k, v := range a {
+		if k != "x-match" {
+			h[k] = v
+		}
+	}
+	return h
+}
+
+func (b *vhostBuilder) add(n *node, ns, name string) *node {
+	b.nodes[ns+"\x00"+name] = n
+	b.c.nodes = append(b.c.nodes, n)
+	return n
+}
+
+func (b *vhostBuilder) declareExchange(name string, x *topology.Exchange) {
+	n := &node{id: b.ids.id("E"+b.vi, name), kind: nodeExchange}
+	detail := "exchange"
+	if x != nil {
+		detail = exchangeTypeLabel(x)
+		if x.Internal {
+			n.kind = nodeInternalExchange
+			detail += ", internal"
+		}
+	}
+	n.lines = []string{name, detail}
+	b.add(n, "E", name)
+}
+
+func exchangeTypeLabel(x *topology.Exchange) string {
+	t := x.Type
+	if t == "" {
+		t = "direct"
+	}
+	if dt, ok := x.Arguments.String(argDelayedTyp); ok && dt != "" {
+		t += " (" + dt + ")"
+	}
+	return t
+}
+
+// routingType is the type that decides how bindings route: a delayed-message
+// exchange routes like its x-delayed-type.
+func (b *vhostBuilder) routingType(exchange string) string {
+	if x := b.v.Exchanges[exchange]; x != nil {
+		if dt, ok := x.Arguments.String(argDelayedTyp); ok && dt != "" {
+			return dt
+		}
+		return x.Type
+	}
+	if t, _, ok := builtinExchange(exchange); ok {
+		return t
+	}
+	return ""
+}
+
+func (b *vhostBuilder) declareQueue(name string, q *topology.Queue) {
+	n := &node{id: b.ids.id("Q"+b.vi, name), kind: nodeQueue}
+	var details []string
+	if q != nil && q.Type != "" && q.Type != topology.QueueClassic {
+		details = append(details, q.Type)
+	}
+	switch b.roles[name] {
+	case roleDLQ:
+		n.kind = nodeDLQ
+		details = append(details, "DLQ")
+	case roleDelay:
+		n.kind = nodeDelay
+		if d, ok := b.delayOf(name, q); ok {
+			details = append(details, "delay "+formatMillis(d))
+		} else {
+			details = append(details, "delay tier")
+		}
+	}
+	n.lines = []string{name}
+	if len(details) > 0 {
+		n.lines = append(n.lines, strings.Join(details, ", "))
+	}
+	b.add(n, "Q", name)
+}
+
+func (b *vhostBuilder) delayOf(name string, q *topology.Queue) (int64, bool) {
+	if ttl, ok := b.qargs[name].Int(argTTL); ok {
+		return ttl, true
+	}
+	if q != nil && q.Delay > 0 {
+		return q.Delay, true
+	}
+	return 0, false
+}
+
+// exchangeRef returns the node an edge to exchange name points at: the
+// declared exchange, the default exchange, a broker-predeclared amq.*
+// exchange, or a node marking it as not declared.
+func (b *vhostBuilder) exchangeRef(name string) string {
+	if n, ok := b.nodes["E\x00"+name]; ok {
+		return n.id
+	}
+	if n, ok := b.nodes["X\x00"+name]; ok {
+		return n.id
+	}
+	n := &node{}
+	switch typ, internal, builtin := builtinExchange(name); {
+	case name == "":
+		n.id = b.ids.id("D"+b.vi, "default")
+		n.kind = nodeBuiltinExchange
+		n.lines = []string{"(default exchange)", "direct, built-in"}
+	case builtin:
+		n.id = b.ids.id("E"+b.vi, name)
+		n.kind = nodeBuiltinExchange
+		detail := typ + ", built-in"
+		if internal {
+			detail = typ + ", internal, built-in"
+		}
+		n.lines = []string{name, detail}
+	default:
+		n.id = b.ids.id("M"+b.vi, "x_"+name)
+		n.kind = nodeMissing
+		n.lines = []string{name, "exchange not declared"}
+	}
+	b.nodes["X\x00"+name] = n
+	b.extra = append(b.extra, n)
+	return n.id
+}
+
+// queueRef returns the node of queue name, or one marking it as not declared.
+func (b *vhostBuilder) queueRef(name string) string {
+	if n, ok := b.nodes["Q\x00"+name]; ok {
+		return n.id
+	}
+	if n, ok := b.nodes["Y\x00"+name]; ok {
+		return n.id
+	}
+	n := &node{id: b.ids.id("M"+b.vi, "q_"+name), kind: nodeMissing, lines: []string{name, "queue not declared"}}
+	b.nodes["Y\x00"+name] = n
+	b.extra = append(b.extra, n)
+	return n.id
+}
+
+func (b *vhostBuilder) alternateEdge(name string) {
+	ae, ok := b.sim.ExchangeArgs(name).String(argAlternate)
+	if !ok || name == "" {
+		return
+	}
+	from := b.exchangeRef(name)
+	b.c.edges = append(b.c.edges, edge{from: from, to: b.exchangeRef(ae), kind: edgeAlternate, labels: []string{"alternate"}})
+}
+
+// bindingEdges draws one edge per (source, destination) pair, labelled with
+// every binding's key, in binding order.
+func (b *vhostBuilder) bindingEdges(bindings []*topology.Binding) {
+	for i := 0; i < len(bindings); {
+		first := bindings[i]
+		j := i
+		var labels []string
+		seen := map[string]bool{}
+		for ; j < len(bindings); j++ {
+			bd := bindings[j]
+			if bd.Source != first.Source || bd.DestinationType != first.DestinationType || bd.Destination != first.Destination {
+				break
+			}
+			if l, ok := b.bindingLabel(bd); ok && !seen[l] {
+				seen[l] = true
+				labels = append(labels, l)
+			}
+		}
+		from := b.exchangeRef(first.Source)
+		var to string
+		if first.DestinationType == topology.DestExchange {
+			to = b.exchangeRef(first.Destination)
+		} else {
+			to = b.queueRef(first.Destination)
+		}
+		b.c.edges = append(b.c.edges, edge{from: from, to: to, kind: edgeBinding, labels: labels})
+		i = j
+	}
+}
+
+// bindingLabel is what a binding matches on: nothing for fanout, x-match
+// and the headers for headers exchanges, the routing key otherwise.
+func (b *vhostBuilder) bindingLabel(bd *topology.Binding) (string, bool) {
+	switch b.routingType(bd.Source) {
+	case "fanout":
+		return "", false
+	case "headers":
+		match, ok := bd.Arguments.String("x-match")
+		if !ok {
+			match = "all"
+		}
+		parts := []string{"x-match=" + match}
+		for _, k := range bd.Arguments.Keys() {
+			if k != "x-match" {
+				parts = append(parts, k+"="+argValue(bd.Arguments[k]))
+			}
+		}
+		return strings.Join(parts, ", "), true
+	default:
+		if bd.RoutingKey == "" {
+			return `""`, true
+		}
+		return bd.RoutingKey, true
+	}
+}
+
+func argValue(v any) string {
+	switch x := topology.Normalize(v).(type) {
+	case string:
+		return x
+	default:
+		out, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(out)
+	}
+}
+
+// deadLetterEdge draws where a queue's dead letters go: a delay tier's
+// expired messages return (dotted, "after 10s"); any other queue's dead
+// letters go to its dead-letter exchange (dashed, "dead-letter"), or, when
+// that is the default exchange, straight to the queue the DLRK names.
+func (b *vhostBuilder) deadLetterEdge(name string, q *topology.Queue) {
+	a := b.qargs[name]
+	dlx, hasDLX := a.String(argDLX)
+	if !hasDLX {
+		return
+	}
+	rk, hasRK := a.String(argDLRK)
+	from := b.nodes["Q\x00"+name].id
+	var to string
+	if dlx == "" && hasRK {
+		to = b.queueRef(rk)
+	} else {
+		to = b.exchangeRef(dlx)
+	}
+	if b.roles[name] == roleDelay {
+		label := "after (no queue TTL)"
+		if d, ok := b.delayOf(name, q); ok {
+			label = "after " + formatMillis(d)
+		}
+		b.c.edges = append(b.c.edges, edge{from: from, to: to, kind: edgeDelay, labels: []string{label}})
+		return
+	}
+	label := "dead-letter"
+	if hasRK {
+		k := rk
+		if k == "" {
+			k = `""`
+		}
+		label += ": " + k
+	}
+	b.c.edges = append(b.c.edges, edge{from: from, to: to, kind: edgeDeadLetter, labels: []string{label}})
+}
+
+// builtinExchange reports the exchanges every vhost has without declaring
+// them.
+func builtinExchange(name string) (typ string, internal, ok bool) {
+	switch name {
+	case "amq.direct":
+		return "direct", false, true
+	case "amq.fanout":
+		return "fanout", false, true
+	case "amq.topic":
+		return "topic", false, true
+	case "amq.headers", "amq.match":
+		return "headers", false, true
+	case "amq.rabbitmq.trace":
+		return "topic", true, true
+	}
+	return "", false, false
+}
+
+// formatMillis renders a duration in milliseconds in the largest unit that
+// divides it exactly: 10000 -> 10s, 60000 -> 1m, 1500 -> 1500ms.
+func formatMillis(ms int64) string {
+	units := []struct {
+		n      int64
+		suffix string
+	}{{86_400_000, "d"}, {3_600_000, "h"}, {60_000, "m"}, {1000, "s"}}
+	if ms > 0 {
+		for _, u := range units {
+			if ms%u.n == 0 {
+				return strconv.FormatInt(ms/u.n, 10) + u.suffix
+			}
+		}
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+// idAllocator hands out node IDs that are safe in both formats (ASCII
+// letters, digits and underscores, starting with a letter) and unique in
+// one render. IDs keep the name readable: "Q0_orders_shipping".
+type idAllocator struct {
+	used map[string]bool
+	sb   strings.Builder
+}
+
+func newIDAllocator() *idAllocator { return &idAllocator{used: map[string]bool{}} }
+
+func (a *idAllocator) id(prefix, name string) string {
+	sb := &a.sb
+	sb.Reset()
+	sb.WriteString(prefix)
+	sb.WriteByte('_')
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		i += size
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			sb.WriteRune(r)
+		case r < utf8.RuneSelf || r == utf8.RuneError:
+			sb.WriteByte('_')
+		default:
+			sb.WriteByte('u')
+			sb.WriteString(strconv.FormatInt(int64(r), 16))
+		}
+	}
+	base := sb.String()
+	id := base
+	for n := 2; a.used[id]; n++ {
+		id = base + "_" + strconv.Itoa(n)
+	}
+	a.used[id] = true
+	return id
+}
