@@ -1,0 +1,479 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// QueueStats is what is at stake in a queue.
+type QueueStats struct {
+	Messages  int64
+	Consumers int64
+}
+
+// Current is the broker's side of a diff.
+type Current struct {
+	State *topology.Topology
+	// Managed is the ownership record: the objects mqctl created or adopted.
+	Managed map[ObjectRef]bool
+	// Stats holds messages and consumers per queue (Kind == KindQueue).
+	Stats map[ObjectRef]QueueStats
+	// Fingerprint identifies the broker state read.
+	Fingerprint string
+}
+
+// BindingName renders a binding's identity for humans and for ObjectRef.Name.
+func BindingName(b *topology.Binding) string {
+	var sb strings.Builder
+	src := b.Source
+	if src == "" {
+		src = "(default)"
+	}
+	fmt.Fprintf(&sb, "%s -> %s %s [%s]", src, b.DestinationType, b.Destination, b.RoutingKey)
+	if len(b.Arguments) > 0 {
+		sb.WriteString(" ")
+		sb.WriteString(b.Arguments.Canonical())
+	}
+	return sb.String()
+}
+
+// Ref returns the ObjectRef of a binding.
+func BindingRef(vhost string, b *topology.Binding) ObjectRef {
+	return ObjectRef{Kind: KindBinding, Vhost: vhost, Name: BindingName(b)}
+}
+
+// Diff computes the plan that turns cur into desired. It is a pure
+// function: the same inputs always give the same plan, in a stable order.
+//
+// Scope: every vhost of desired, plus every vhost holding objects that the
+// ownership record lists (so dropping a whole vhost from the file deletes
+// what mqctl made there).
+func Diff(desired *topology.Topology, cur Current) *Plan {
+	if desired == nil {
+		desired = topology.New()
+	}
+	curState := cur.State
+	if curState == nil {
+		curState = topology.New()
+	}
+	d := &differ{cur: cur, p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Changes: []Change{}}}
+
+	scope := map[string]bool{}
+	for name := range desired.Vhosts {
+		scope[name] = true
+	}
+	for ref := range cur.Managed {
+		if _, ok := curState.Vhosts[ref.Vhost]; ok {
+			scope[ref.Vhost] = true
+		}
+	}
+	names := make([]string, 0, len(scope))
+	for n := range scope {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		d.vhost(name, desired.Vhosts[name], curState.Vhosts[name])
+	}
+	sortRefs(d.p.Unmanaged)
+	sortRefs(d.p.Adopt)
+	return d.p
+}
+
+type differ struct {
+	cur Current
+	p   *Plan
+}
+
+func (d *differ) managed(ref ObjectRef) bool { return d.cur.Managed[ref] }
+
+func (d *differ) stats(vhost, queue string) QueueStats {
+	return d.cur.Stats[ObjectRef{Kind: KindQueue, Vhost: vhost, Name: queue}]
+}
+
+func (d *differ) add(c Change) { d.p.Changes = append(d.p.Changes, c) }
+
+// claim notes that the file names an existing object: when it is not yet
+// in the ownership record, apply adopts it.
+func (d *differ) claim(ref ObjectRef) {
+	if !d.managed(ref) {
+		d.p.Adopt = append(d.p.Adopt, ref)
+	}
+}
+
+// leave handles an object on the broker that the file does not name.
+func (d *differ) leave(ref ObjectRef, del func()) {
+	if d.managed(ref) {
+		del()
+		return
+	}
+	d.p.Unmanaged = append(d.p.Unmanaged, ref)
+}
+
+func (d *differ) vhost(name string, want, have *topology.Vhost) {
+	ref := ObjectRef{Kind: KindVhost, Vhost: name, Name: name}
+	empty := topology.NewVhost(name)
+	switch {
+	case want != nil && have == nil:
+		d.add(Change{Action: Create, Kind: KindVhost, Vhost: name, Name: name, After: &Object{Vhost: vhostMeta(want)}, Pos: want.Pos})
+		have = empty
+	case want != nil:
+		if fields := vhostFields(want, have); len(fields) > 0 {
+			d.add(Change{Action: Update, Kind: KindVhost, Vhost: name, Name: name,
+				Before: &Object{Vhost: vhostMeta(have)}, After: &Object{Vhost: vhostMeta(want)}, Fields: fields, Pos: want.Pos})
+		}
+		d.claim(ref)
+	case have != nil:
+		want = empty
+	default:
+		return
+	}
+
+	replaced := map[ObjectRef]bool{} // exchanges and queues being replaced or deleted
+	// Exchanges.
+	for _, en := range union(want.ExchangeNames(), have.ExchangeNames()) {
+		w, h := want.Exchanges[en], have.Exchanges[en]
+		eref := ObjectRef{Kind: KindExchange, Vhost: name, Name: en}
+		switch {
+		case w != nil && h == nil:
+			d.add(Change{Action: Create, Kind: KindExchange, Vhost: name, Name: en, After: &Object{Exchange: w}, Pos: w.Pos})
+		case w != nil:
+			d.claim(eref)
+			if fields := exchangeFields(h, w); len(fields) > 0 {
+				replaced[eref] = true
+				d.add(Change{Action: Replace, Kind: KindExchange, Vhost: name, Name: en,
+					Before: &Object{Exchange: h}, After: &Object{Exchange: w}, Fields: fields,
+					Reason: replaceReason("exchange", fields), Pos: w.Pos})
+			}
+		default:
+			d.leave(eref, func() {
+				replaced[eref] = true
+				d.add(Change{Action: Delete, Kind: KindExchange, Vhost: name, Name: en, Before: &Object{Exchange: h}})
+			})
+		}
+	}
+	// Queues.
+	for _, qn := range union(want.QueueNames(), have.QueueNames()) {
+		w, h := want.Queues[qn], have.Queues[qn]
+		qref := ObjectRef{Kind: KindQueue, Vhost: name, Name: qn}
+		st := d.stats(name, qn)
+		switch {
+		case w != nil && h == nil:
+			d.add(Change{Action: Create, Kind: KindQueue, Vhost: name, Name: qn, After: &Object{Queue: w}, Pos: w.Pos})
+		case w != nil:
+			d.claim(qref)
+			if fields := queueFields(h, w); len(fields) > 0 {
+				replaced[qref] = true
+				d.add(Change{Action: Replace, Kind: KindQueue, Vhost: name, Name: qn,
+					Before: &Object{Queue: h}, After: &Object{Queue: w}, Fields: fields,
+					Reason: replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos})
+			}
+		default:
+			d.leave(qref, func() {
+				replaced[qref] = true
+				d.add(Change{Action: Delete, Kind: KindQueue, Vhost: name, Name: qn, Before: &Object{Queue: h},
+					Messages: st.Messages, Consumers: st.Consumers})
+			})
+		}
+	}
+	// Bindings.
+	wantB := map[string]*topology.Binding{}
+	for _, b := range want.Bindings {
+		wantB[b.Key()] = b
+	}
+	haveB := map[string]*topology.Binding{}
+	for _, b := range have.Bindings {
+		haveB[b.Key()] = b
+	}
+	for _, k := range union(sortedKeys(wantB), sortedKeys(haveB)) {
+		w, h := wantB[k], haveB[k]
+		switch {
+		case w != nil && h == nil:
+			d.add(Change{Action: Create, Kind: KindBinding, Vhost: name, Name: BindingName(w), After: &Object{Binding: w}, Pos: w.Pos})
+		case w != nil:
+			d.claim(BindingRef(name, w))
+		default:
+			d.leave(BindingRef(name, h), func() {
+				d.add(Change{Action: Delete, Kind: KindBinding, Vhost: name, Name: BindingName(h), Before: &Object{Binding: h}})
+			})
+		}
+	}
+	// Bindings that a replace takes down and must put back: every current
+	// binding on the replaced object that is not itself being deleted.
+	deleted := map[string]bool{}
+	for _, c := range d.p.Changes {
+		if c.Kind == KindBinding && c.Action == Delete && c.Vhost == name {
+			deleted[c.Before.Binding.Key()] = true
+		}
+	}
+	for i := range d.p.Changes {
+		c := &d.p.Changes[i]
+		if c.Vhost != name || c.Action != Replace {
+			continue
+		}
+		for _, b := range have.Bindings {
+			if deleted[b.Key()] || !touches(b, c.Kind, c.Name) {
+				continue
+			}
+			c.Bindings = append(c.Bindings, b)
+		}
+	}
+	// Policies and operator policies.
+	d.policies(name, KindPolicy, want.Policies, have.Policies)
+	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
+
+	if want == empty && d.managed(ref) {
+		// The vhost left the file: delete it only when nothing in it is
+		// someone else's (unmanaged objects keep it alive).
+		for _, u := range d.p.Unmanaged {
+			if u.Vhost == name {
+				return
+			}
+		}
+		var msgs, cons int64
+		for ref, st := range d.cur.Stats {
+			if ref.Vhost == name {
+				msgs += st.Messages
+				cons += st.Consumers
+			}
+		}
+		d.add(Change{Action: Delete, Kind: KindVhost, Vhost: name, Name: name, Before: &Object{Vhost: vhostMeta(have)}, Messages: msgs, Consumers: cons})
+	} else if want == empty {
+		d.p.Unmanaged = append(d.p.Unmanaged, ref)
+	}
+}
+
+func (d *differ) policies(vhost string, kind Kind, want, have map[string]*topology.Policy) {
+	for _, pn := range union(sortedKeys(want), sortedKeys(have)) {
+		w, h := want[pn], have[pn]
+		ref := ObjectRef{Kind: kind, Vhost: vhost, Name: pn}
+		switch {
+		case w != nil && h == nil:
+			d.add(Change{Action: Create, Kind: kind, Vhost: vhost, Name: pn, After: &Object{Policy: w}, Pos: w.Pos})
+		case w != nil:
+			d.claim(ref)
+			if fields := policyFields(h, w); len(fields) > 0 {
+				d.add(Change{Action: Update, Kind: kind, Vhost: vhost, Name: pn, Before: &Object{Policy: h}, After: &Object{Policy: w}, Fields: fields, Pos: w.Pos})
+			}
+		default:
+			d.leave(ref, func() {
+				d.add(Change{Action: Delete, Kind: kind, Vhost: vhost, Name: pn, Before: &Object{Policy: h}})
+			})
+		}
+	}
+}
+
+// touches reports whether binding b hangs on the exchange or queue name.
+func touches(b *topology.Binding, kind Kind, name string) bool {
+	switch kind {
+	case KindQueue:
+		return b.DestinationType == topology.DestQueue && b.Destination == name
+	case KindExchange:
+		return b.Source == name || (b.DestinationType == topology.DestExchange && b.Destination == name)
+	}
+	return false
+}
+
+func vhostMeta(v *topology.Vhost) *VhostMeta {
+	return &VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType}
+}
+
+func vhostFields(want, have *topology.Vhost) []FieldChange {
+	var out []FieldChange
+	if want.Description != have.Description {
+		out = append(out, FieldChange{Field: "description", Before: have.Description, After: want.Description})
+	}
+	// An unset default_queue_type in the file means "leave the broker's".
+	if want.DefaultQueueType != "" && want.DefaultQueueType != normQueueType(have.DefaultQueueType) {
+		out = append(out, FieldChange{Field: "default_queue_type", Before: nilIfEmpty(have.DefaultQueueType), After: want.DefaultQueueType})
+	}
+	return out
+}
+
+func exchangeFields(have, want *topology.Exchange) []FieldChange {
+	var out []FieldChange
+	if have.Type != want.Type {
+		out = append(out, FieldChange{Field: "type", Before: have.Type, After: want.Type, Forces: true})
+	}
+	out = appendBool(out, "durable", have.Durable, want.Durable)
+	out = appendBool(out, "auto_delete", have.AutoDelete, want.AutoDelete)
+	out = appendBool(out, "internal", have.Internal, want.Internal)
+	return append(out, argFields(have.Arguments, want.Arguments)...)
+}
+
+func queueFields(have, want *topology.Queue) []FieldChange {
+	var out []FieldChange
+	if normQueueType(have.Type) != normQueueType(want.Type) {
+		out = append(out, FieldChange{Field: "type", Before: normQueueType(have.Type), After: normQueueType(want.Type), Forces: true})
+	}
+	out = appendBool(out, "durable", have.Durable, want.Durable)
+	out = appendBool(out, "auto_delete", have.AutoDelete, want.AutoDelete)
+	return append(out, argFields(queueArgs(have.Arguments), queueArgs(want.Arguments))...)
+}
+
+// queueArgs drops x-queue-type: the type is compared on its own (RabbitMQ
+// 4.x stores x-queue-type on every queue, 3.10 only when it was given).
+func queueArgs(a topology.Args) topology.Args {
+	if !a.Has("x-queue-type") {
+		return a
+	}
+	out := a.Clone()
+	delete(out, "x-queue-type")
+	return out
+}
+
+func policyFields(have, want *topology.Policy) []FieldChange {
+	var out []FieldChange
+	if have.Pattern != want.Pattern {
+		out = append(out, FieldChange{Field: "pattern", Before: have.Pattern, After: want.Pattern})
+	}
+	if normApplyTo(have.ApplyTo) != normApplyTo(want.ApplyTo) {
+		out = append(out, FieldChange{Field: "apply_to", Before: normApplyTo(have.ApplyTo), After: normApplyTo(want.ApplyTo)})
+	}
+	if have.Priority != want.Priority {
+		out = append(out, FieldChange{Field: "priority", Before: have.Priority, After: want.Priority})
+	}
+	for _, f := range argFields(have.Definition, want.Definition) {
+		f.Field = "definition." + strings.TrimPrefix(f.Field, "arguments.")
+		f.Forces = false
+		out = append(out, f)
+	}
+	return out
+}
+
+func argFields(have, want topology.Args) []FieldChange {
+	var out []FieldChange
+	for _, k := range union(have.Keys(), want.Keys()) {
+		h, hok := have[k]
+		w, wok := want[k]
+		if hok && wok && topology.ValueEqual(h, w) {
+			continue
+		}
+		var before, after any
+		if hok {
+			before = topology.Normalize(h)
+		}
+		if wok {
+			after = topology.Normalize(w)
+		}
+		out = append(out, FieldChange{Field: "arguments." + k, Before: before, After: after, Forces: true})
+	}
+	return out
+}
+
+func appendBool(out []FieldChange, field string, have, want bool) []FieldChange {
+	if have != want {
+		out = append(out, FieldChange{Field: field, Before: have, After: want, Forces: true})
+	}
+	return out
+}
+
+// replaceReason says which fields force a replace and how to avoid it.
+func replaceReason(kind string, fields []FieldChange) string {
+	names := make([]string, 0, len(fields))
+	policyable := true
+	for _, f := range fields {
+		names = append(names, f.Field)
+		if !policyableField(f.Field) {
+			policyable = false
+		}
+	}
+	why := fmt.Sprintf("%s %s changed; RabbitMQ cannot change a%s %s's %s after it is declared, so it must be deleted and declared again",
+		plural("field", len(names)), strings.Join(names, ", "), article(kind), kind, "properties and arguments")
+	if policyable {
+		return why + "; to avoid the replace, set these limits with a policy (policies change in place) instead of queue arguments"
+	}
+	return why + fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name and move consumers over", kind)
+}
+
+// policyableField reports whether a queue argument can be set by a policy
+// instead (and so changed in place).
+func policyableField(field string) bool {
+	switch field {
+	case "arguments.x-message-ttl", "arguments.x-max-length", "arguments.x-max-length-bytes",
+		"arguments.x-overflow", "arguments.x-expires", "arguments.x-dead-letter-exchange",
+		"arguments.x-dead-letter-routing-key", "arguments.x-delivery-limit", "arguments.x-dead-letter-strategy",
+		"arguments.alternate-exchange":
+		return true
+	}
+	return false
+}
+
+func article(kind string) string {
+	if strings.IndexAny(kind[:1], "aeiou") == 0 {
+		return "n"
+	}
+	return ""
+}
+
+func plural(word string, n int) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func normQueueType(t string) string {
+	if t == "" {
+		return topology.QueueClassic
+	}
+	return t
+}
+
+func normApplyTo(a string) string {
+	if a == "" {
+		return "all"
+	}
+	return a
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func union(a, b []string) []string {
+	seen := make(map[string]bool, len(a)+len(b))
+	out := make([]string, 0, len(a)+len(b))
+	for _, s := range a {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, s := range b {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortRefs(refs []ObjectRef) {
+	sort.Slice(refs, func(i, j int) bool {
+		a, b := refs[i], refs[j]
+		if a.Vhost != b.Vhost {
+			return a.Vhost < b.Vhost
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Name < b.Name
+	})
+}

@@ -1,0 +1,184 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+func vh(name string, fill func(v *topology.Vhost)) *topology.Topology {
+	t := topology.New()
+	v := t.Vhost(name)
+	if fill != nil {
+		fill(v)
+	}
+	return t
+}
+
+func q(name string, args topology.Args) *topology.Queue {
+	return &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true, Arguments: args}
+}
+
+func x(name, typ string) *topology.Exchange {
+	return &topology.Exchange{Name: name, Type: typ, Durable: true}
+}
+
+func bind(src, dst, key string) *topology.Binding {
+	return &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestQueue, RoutingKey: key}
+}
+
+type row struct {
+	Action Action
+	Kind   Kind
+	Name   string
+}
+
+func rows(p *Plan) []row {
+	out := []row{}
+	for _, c := range p.Changes {
+		out = append(out, row{c.Action, c.Kind, c.Name})
+	}
+	return out
+}
+
+func TestDiff(t *testing.T) {
+	managedAll := func(cur *topology.Topology) map[ObjectRef]bool {
+		m := map[ObjectRef]bool{}
+		for _, v := range cur.Vhosts {
+			m[ObjectRef{KindVhost, v.Name, v.Name}] = true
+			for n := range v.Exchanges {
+				m[ObjectRef{KindExchange, v.Name, n}] = true
+			}
+			for n := range v.Queues {
+				m[ObjectRef{KindQueue, v.Name, n}] = true
+			}
+			for _, b := range v.Bindings {
+				m[BindingRef(v.Name, b)] = true
+			}
+			for n := range v.Policies {
+				m[ObjectRef{KindPolicy, v.Name, n}] = true
+			}
+		}
+		return m
+	}
+	tests := []struct {
+		name      string
+		desired   *topology.Topology
+		current   *topology.Topology
+		managed   bool
+		want      []row
+		unmanaged int
+	}{
+		{
+			name:    "empty broker: everything is created, vhost first",
+			desired: vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct"); v.Queues["a"] = q("a", nil); v.Bindings = []*topology.Binding{bind("e", "a", "k")} }),
+			current: topology.New(),
+			want:    []row{{Create, KindVhost, "/"}, {Create, KindExchange, "e"}, {Create, KindQueue, "a"}, {Create, KindBinding, "e -> queue a [k]"}},
+		},
+		{
+			name:    "JSON float64 read back equals YAML int: no change",
+			desired: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", topology.Args{"x-message-ttl": int64(60000)}) }),
+			current: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", topology.Args{"x-message-ttl": float64(60000)}) }),
+			want:    []row{},
+		},
+		{
+			name:    "x-queue-type absent equals classic",
+			desired: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", nil) }),
+			current: vh("/", func(v *topology.Vhost) { qq := q("a", topology.Args{"x-queue-type": "classic"}); qq.Type = ""; v.Queues["a"] = qq }),
+			want:    []row{},
+		},
+		{
+			name:    "changed queue argument forces replace",
+			desired: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", topology.Args{"x-max-priority": int64(10)}) }),
+			current: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", topology.Args{"x-max-priority": int64(5)}) }),
+			want:    []row{{Replace, KindQueue, "a"}},
+		},
+		{
+			name:    "policy definition changes in place",
+			desired: vh("/", func(v *topology.Vhost) { v.Policies["p"] = &topology.Policy{Name: "p", Pattern: "^a", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(10)}} }),
+			current: vh("/", func(v *topology.Vhost) { v.Policies["p"] = &topology.Policy{Name: "p", Pattern: "^a", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(20)}} }),
+			want:    []row{{Update, KindPolicy, "p"}},
+		},
+		{
+			name:      "objects the file does not name and mqctl does not manage are left alone",
+			desired:   vh("/", nil),
+			current:   vh("/", func(v *topology.Vhost) { v.Queues["theirs"] = q("theirs", nil); v.Exchanges["ex"] = x("ex", "topic") }),
+			want:      []row{},
+			unmanaged: 2,
+		},
+		{
+			name:    "managed objects dropped from the file are deleted",
+			desired: vh("/", nil),
+			current: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", nil); v.Exchanges["e"] = x("e", "direct"); v.Bindings = []*topology.Binding{bind("e", "a", "k")} }),
+			managed: true,
+			want:    []row{{Delete, KindExchange, "e"}, {Delete, KindQueue, "a"}, {Delete, KindBinding, "e -> queue a [k]"}},
+		},
+		{
+			name:    "a managed vhost dropped from the file is deleted with its objects",
+			desired: topology.New(),
+			current: vh("gone", func(v *topology.Vhost) { v.Queues["a"] = q("a", nil) }),
+			managed: true,
+			want:    []row{{Delete, KindQueue, "a"}, {Delete, KindVhost, "gone"}},
+		},
+		{
+			name:    "binding arguments are part of the identity",
+			desired: vh("/", func(v *topology.Vhost) { b := bind("h", "a", ""); b.Arguments = topology.Args{"x-match": "all", "k": "v2"}; v.Bindings = []*topology.Binding{b} }),
+			current: vh("/", func(v *topology.Vhost) { b := bind("h", "a", ""); b.Arguments = topology.Args{"x-match": "all", "k": "v1"}; v.Bindings = []*topology.Binding{b} }),
+			managed: true,
+			want:    []row{{Delete, KindBinding, `h -> queue a [] {"k":"v1","x-match":"all"}`}, {Create, KindBinding, `h -> queue a [] {"k":"v2","x-match":"all"}`}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cur := Current{State: tc.current}
+			if tc.managed {
+				cur.Managed = managedAll(tc.current)
+			}
+			p := Diff(tc.desired, cur)
+			if diff := cmp.Diff(tc.want, rows(p)); diff != "" {
+				t.Errorf("changes (-want +got):\n%s", diff)
+			}
+			if len(p.Unmanaged) != tc.unmanaged {
+				t.Errorf("unmanaged = %v, want %d", p.Unmanaged, tc.unmanaged)
+			}
+			// The plan against the desired state itself is always empty.
+			again := Diff(tc.desired, Current{State: tc.desired, Managed: managedAll(tc.desired)})
+			if !again.Empty() {
+				t.Errorf("second plan not empty: %v", rows(again))
+			}
+		})
+	}
+}
+
+func TestReplaceCarriesBindingsAndStakes(t *testing.T) {
+	desired := vh("/", func(v *topology.Vhost) {
+		v.Exchanges["e"] = x("e", "direct")
+		v.Queues["a"] = q("a", topology.Args{"x-max-priority": int64(10)})
+		v.Bindings = []*topology.Binding{bind("e", "a", "k")}
+	})
+	current := vh("/", func(v *topology.Vhost) {
+		v.Exchanges["e"] = x("e", "direct")
+		v.Queues["a"] = q("a", nil)
+		v.Bindings = []*topology.Binding{bind("e", "a", "k"), bind("other", "a", "theirs")}
+	})
+	p := Diff(desired, Current{State: current, Stats: map[ObjectRef]QueueStats{{KindQueue, "/", "a"}: {Messages: 7, Consumers: 1}}})
+	if len(p.Changes) != 1 || p.Changes[0].Action != Replace {
+		t.Fatalf("want one replace, got %v", rows(p))
+	}
+	c := p.Changes[0]
+	if c.Messages != 7 || c.Consumers != 1 {
+		t.Errorf("at stake = %d messages %d consumers, want 7 and 1", c.Messages, c.Consumers)
+	}
+	if len(c.Bindings) != 2 {
+		t.Errorf("replace must restore both bindings (ours and the unmanaged one), got %v", c.Bindings)
+	}
+	if !strings.Contains(c.Reason, "arguments.x-max-priority") || !strings.Contains(c.Reason, "new queue name") {
+		t.Errorf("reason should name the field and the way out: %q", c.Reason)
+	}
+	if c.Fields[0].Before != nil || c.Fields[0].After != int64(10) || !c.Fields[0].Forces {
+		t.Errorf("field change = %+v", c.Fields[0])
+	}
+}

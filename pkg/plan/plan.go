@@ -1,0 +1,134 @@
+// Package plan computes what apply must do: a pure diff between the desired
+// topology (the file) and the current one (the broker), as typed change
+// records with before/after values, and their execution order.
+package plan
+
+import (
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// FormatVersion is the version of the JSON plan document. It changes only
+// when a field changes meaning or disappears; new fields may be added.
+const FormatVersion = "1"
+
+// Action is what a change does to one object.
+type Action string
+
+const (
+	Create  Action = "create"
+	Update  Action = "update"  // in place: policies, vhost metadata
+	Replace Action = "replace" // delete and re-declare: queues and exchanges are immutable
+	Delete  Action = "delete"
+)
+
+// Kind is the kind of object a change is about.
+type Kind string
+
+const (
+	KindVhost          Kind = "vhost"
+	KindExchange       Kind = "exchange"
+	KindQueue          Kind = "queue"
+	KindBinding        Kind = "binding"
+	KindPolicy         Kind = "policy"
+	KindOperatorPolicy Kind = "operator_policy"
+)
+
+// VhostMeta is the mutable part of a vhost.
+type VhostMeta struct {
+	Name             string `json:"name"`
+	Description      string `json:"description,omitempty"`
+	DefaultQueueType string `json:"default_queue_type,omitempty"`
+}
+
+// Object is one object's full state in a change (exactly one field is set).
+type Object struct {
+	Vhost    *VhostMeta         `json:"vhost,omitempty"`
+	Exchange *topology.Exchange `json:"exchange,omitempty"`
+	Queue    *topology.Queue    `json:"queue,omitempty"`
+	Binding  *topology.Binding  `json:"binding,omitempty"`
+	Policy   *topology.Policy   `json:"policy,omitempty"`
+}
+
+// FieldChange is one field that differs, as before → after. A nil side
+// means the field is absent there.
+type FieldChange struct {
+	Field  string `json:"field"`
+	Before any    `json:"before"`
+	After  any    `json:"after"`
+	// Forces is true when this field cannot change in place and forces a
+	// replace of the object.
+	Forces bool `json:"forces_replace,omitempty"`
+}
+
+// Change is one action on one object.
+type Change struct {
+	Action Action        `json:"action"`
+	Kind   Kind          `json:"kind"`
+	Vhost  string        `json:"vhost"`
+	Name   string        `json:"name"`
+	Before *Object       `json:"before,omitempty"`
+	After  *Object       `json:"after,omitempty"`
+	Fields []FieldChange `json:"fields,omitempty"`
+	// Reason explains a replace: which fields forced it, and how to avoid it.
+	Reason string `json:"reason,omitempty"`
+	// Bindings a replace takes down with the object and puts back after it.
+	Bindings []*topology.Binding `json:"bindings,omitempty"`
+	// Messages and Consumers at stake: the queue's contents and consumers
+	// when it is deleted or replaced.
+	Messages  int64 `json:"messages,omitempty"`
+	Consumers int64 `json:"consumers,omitempty"`
+	// Pos is where the desired object is declared (empty for deletes).
+	Pos topology.Pos `json:"pos,omitempty"`
+}
+
+// ObjectRef names an object.
+type ObjectRef struct {
+	Kind  Kind   `json:"kind"`
+	Vhost string `json:"vhost"`
+	Name  string `json:"name"`
+}
+
+// Plan is the full answer of `mqctl plan`.
+type Plan struct {
+	FormatVersion string   `json:"format_version"`
+	Changes       []Change `json:"changes"`
+	// Unmanaged are objects on the broker that the file does not name and
+	// mqctl does not manage: listed, counted, and left alone.
+	Unmanaged []ObjectRef `json:"unmanaged,omitempty"`
+	// Fingerprint of the broker state the plan was made against; a saved
+	// plan is refused when the broker's fingerprint no longer matches.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Adopt are objects the file names that already exist on the broker
+	// exactly as declared but are not recorded as managed yet: apply
+	// records them without touching them.
+	Adopt []ObjectRef `json:"adopt,omitempty"`
+}
+
+// Summary counts changes per action.
+type Summary struct {
+	Create  int `json:"create"`
+	Update  int `json:"update"`
+	Replace int `json:"replace"`
+	Delete  int `json:"delete"`
+}
+
+// Summary counts the plan's changes.
+func (p *Plan) Summary() Summary {
+	var s Summary
+	for _, c := range p.Changes {
+		switch c.Action {
+		case Create:
+			s.Create++
+		case Update:
+			s.Update++
+		case Replace:
+			s.Replace++
+		case Delete:
+			s.Delete++
+		}
+	}
+	return s
+}
+
+// Empty reports whether applying the plan would change nothing.
+func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
