@@ -6,6 +6,8 @@
 // and later the topology tests); route.go implements it.
 package route
 
+import "github.com/mqctl/mqctl/pkg/topology"
+
 // Reason is why a message leaves a queue as a dead letter, named as RabbitMQ
 // names it in the x-death header.
 type Reason string
@@ -31,6 +33,13 @@ type Step struct {
 	BindingKey string `json:"binding_key,omitempty"` // routing key of the binding that matched
 	To         string `json:"to"`                    // next exchange or queue name
 	ToType     string `json:"to_type"`               // "exchange" or "queue"
+	// ExchangeType is the routing type of Exchange ("direct", "fanout",
+	// "topic", "headers"; a plugin type such as x-delayed-message is given
+	// as the type it routes by).
+	ExchangeType string `json:"exchange_type,omitempty"`
+	// BindingArgs are the arguments of the binding that matched, set for
+	// headers exchanges, where they are the match criteria.
+	BindingArgs topology.Args `json:"binding_args,omitempty"`
 }
 
 // Delivery is one queue a message reaches, with the path it took.
@@ -76,6 +85,11 @@ type DeadLetterRoute struct {
 	// ExchangeMissing is true when Exchange is not declared in the vhost:
 	// RabbitMQ silently drops the dead letter.
 	ExchangeMissing bool `json:"exchange_missing"`
+	// Cycles names the queues the dead letter was routed to but that
+	// RabbitMQ's cycle detection drops it for: the message was dead-lettered
+	// from that queue before and no step since was a rejection. They are not
+	// in Result.Deliveries.
+	Cycles []string `json:"cycles,omitempty"`
 	// Result is where the dead letter is delivered.
 	Result Result `json:"result"`
 }
@@ -88,6 +102,12 @@ type Hop struct {
 	// when a TTL is in force; maxlen when overflow can dead-letter;
 	// delivery_limit for quorum queues with a delivery limit).
 	Next []DeadLetterHop `json:"next,omitempty"`
+	// Loop is true when this queue is already on the path that led here (the
+	// message comes back to it): the trace does not follow it again.
+	Loop bool `json:"loop,omitempty"`
+	// Truncated is true when the depth limit (or the trace's size budget)
+	// stopped the trace at this queue although it can dead-letter further.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // DeadLetterHop is one dead-letter edge of a trace.
@@ -95,11 +115,13 @@ type DeadLetterHop struct {
 	Route DeadLetterRoute `json:"route"`
 	Hops  []Hop           `json:"hops,omitempty"`
 	// Loop names the queue where the path would revisit a queue already on
-	// it; RabbitMQ drops such a message unless every step of the cycle was a
-	// rejection. The trace stops here instead of spinning.
+	// it; RabbitMQ drops such a message unless a step of the cycle was a
+	// rejection (see Route.Cycles). The trace stops here instead of
+	// spinning. With several such queues, Loop is the first by name.
 	Loop string `json:"loop,omitempty"`
-	// Dropped is true when RabbitMQ would drop the message at this point
-	// (cycle of automatic dead-lettering, no DLX, missing DLX, unroutable).
+	// Dropped is true when RabbitMQ would drop the message at this point:
+	// no queue receives it (cycle of automatic dead-lettering, no DLX,
+	// missing DLX, unroutable).
 	Dropped bool `json:"dropped,omitempty"`
 }
 

@@ -1,0 +1,146 @@
+package route
+
+import (
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// DeadLetter returns where a message m, sitting in queue (m as it was
+// published: its exchange, routing key and headers), goes when the queue
+// dead-letters it for reason. It follows rabbit_dead_letter:
+//   - the dead-letter exchange is the queue's effective
+//     x-dead-letter-exchange (argument or policy); without one the message
+//     is discarded (Configured false). "" is the default exchange.
+//   - the routing key is the effective x-dead-letter-routing-key when set,
+//     else the message's own routing key.
+//   - a dead-letter exchange that does not exist drops the message.
+//   - the dead letter keeps its headers; x-death gains (or counts up) the
+//     entry for this queue and reason, and the first death also sets
+//     x-first-death-reason/-queue/-exchange.
+//   - unless reason is rejected, a queue the dead letter would reach is
+//     skipped when the message was dead-lettered from that queue before and
+//     no death since (this one included) was a rejection: RabbitMQ's cycle
+//     detection. Those queues are listed in Cycles.
+func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLetterRoute {
+	r := DeadLetterRoute{Queue: queue, Reason: reason}
+	q, ok := s.v.Queues[queue]
+	if !ok {
+		r.Result = Result{Problems: []string{fmt.Sprintf("queue %q is not declared", queue)}}
+		return r
+	}
+	if queueType(q) == topology.QueueStream {
+		r.Result = Result{Problems: []string{fmt.Sprintf("queue %q is a stream: streams do not dead-letter", queue)}}
+		return r
+	}
+	args := s.queues[queue].args
+	v, has := args["x-dead-letter-exchange"]
+	if !has {
+		return r
+	}
+	dlx, isString := v.(string)
+	if !isString {
+		r.Result = Result{Problems: []string{fmt.Sprintf("queue %q: x-dead-letter-exchange is %v, not an exchange name: RabbitMQ refuses it; set it to a string", queue, v)}}
+		return r
+	}
+	r.Configured = true
+	r.Exchange = dlx
+	rk, hasRK := args["x-dead-letter-routing-key"].(string)
+	if hasRK {
+		r.RoutingKey = rk
+	} else {
+		r.RoutingKey = m.RoutingKey
+		r.KeyFromMessage = true
+	}
+	dl := Message{Exchange: dlx, RoutingKey: r.RoutingKey, Headers: deathHeaders(m, queue, reason, hasRK)}
+	if dlx != "" && s.exchanges[dlx] == nil {
+		r.ExchangeMissing = true
+		r.Result = Result{Message: dl, Problems: []string{fmt.Sprintf("queue %q: dead-letter exchange %q is not declared: RabbitMQ drops its dead letters; declare the exchange or fix x-dead-letter-exchange", queue, dlx)}}
+		return r
+	}
+	r.Result = s.route(dl, false)
+	if reason == Rejected || len(r.Result.Deliveries) == 0 {
+		return r
+	}
+	deaths, _ := dl.Headers["x-death"].([]any)
+	kept := r.Result.Deliveries[:0:0]
+	for _, d := range r.Result.Deliveries {
+		if isDeathCycle(d.Queue, deaths) {
+			r.Cycles = append(r.Cycles, d.Queue)
+			r.Result.Problems = append(r.Result.Problems, fmt.Sprintf("queue %q: its %s dead letters would reach queue %q, which the message was dead-lettered from before with no rejection since: RabbitMQ drops them there (dead-letter cycle)", queue, reason, d.Queue))
+			continue
+		}
+		kept = append(kept, d)
+	}
+	r.Result.Deliveries = kept
+	return r
+}
+
+// isDeathCycle is rabbit_dead_letter:is_cycle: deaths is the dead letter's
+// x-death list, most recent first. The message cycles into queue when
+// queue has an entry and neither it nor any more recent entry has reason
+// rejected. An entry that is not a table was put there by a client, so the
+// cycle is not "fully automatic".
+func isDeathCycle(queue string, deaths []any) bool {
+	for i, d := range deaths {
+		t, ok := d.(map[string]any)
+		if !ok || t["queue"] != queue {
+			continue
+		}
+		for _, e := range deaths[:i+1] {
+			et, ok := e.(map[string]any)
+			if !ok || et["reason"] == string(Rejected) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// deathHeaders returns m's headers as they are on the dead letter
+// (rabbit_dead_letter:make_msg / update_x_death_header): the x-death entry
+// for (queue, reason) is added with count 1, or moved to the front with
+// its count raised; the first death sets the x-first-death-* headers. A
+// dead-letter routing key also removes the CC header.
+func deathHeaders(m Message, queue string, reason Reason, dropCC bool) map[string]any {
+	h := make(map[string]any, len(m.Headers)+4)
+	for k, v := range m.Headers {
+		h[k] = v
+	}
+	if dropCC {
+		delete(h, "CC")
+	}
+	old, present := h["x-death"]
+	if !present {
+		h["x-first-death-reason"] = string(reason)
+		h["x-first-death-queue"] = queue
+		h["x-first-death-exchange"] = m.Exchange
+	}
+	deaths, _ := old.([]any) // anything but an array is reset
+	var entry map[string]any
+	rest := make([]any, 0, len(deaths)+1)
+	for _, d := range deaths {
+		if t, ok := d.(map[string]any); ok && entry == nil && t["queue"] == queue && t["reason"] == string(reason) {
+			entry = make(map[string]any, len(t))
+			for k, v := range t {
+				entry[k] = v
+			}
+			n, _ := topology.Args(t).Int("count")
+			entry["count"] = n + 1
+			continue
+		}
+		rest = append(rest, d)
+	}
+	if entry == nil {
+		entry = map[string]any{
+			"count":        int64(1),
+			"reason":       string(reason),
+			"queue":        queue,
+			"exchange":     m.Exchange,
+			"routing-keys": []any{m.RoutingKey},
+		}
+	}
+	h["x-death"] = append([]any{entry}, rest...)
+	return h
+}

@@ -1,0 +1,390 @@
+package route
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Effective settings: a queue's or exchange's own arguments combined with
+// the one policy and the one operator policy that apply to it, as RabbitMQ
+// 3.10 combines them (rabbit_policy, rabbit_amqqueue_process,
+// rabbit_quorum_queue).
+
+// merge says how a queue argument and the policy value for the same
+// setting combine when both are set.
+type merge int
+
+const (
+	argWins    merge = iota // res_arg: the queue's argument
+	minWins                 // res_min: the smaller value
+	policyWins              // the policy's value
+)
+
+// policySetting maps a policy key onto the argument it stands for.
+type policySetting struct {
+	arg                    string
+	classic, quorum, strem merge
+}
+
+// queueSettings lists the policy keys that stand for queue arguments.
+// Classic queues: rabbit_amqqueue_process:process_args_policy. Quorum
+// queues: rabbit_quorum_queue, where overflow is the one setting in which
+// the policy beats the queue's own argument.
+var queueSettings = map[string]policySetting{
+	"dead-letter-exchange":          {"x-dead-letter-exchange", argWins, argWins, argWins},
+	"dead-letter-routing-key":       {"x-dead-letter-routing-key", argWins, argWins, argWins},
+	"dead-letter-strategy":          {"x-dead-letter-strategy", argWins, argWins, argWins},
+	"message-ttl":                   {"x-message-ttl", minWins, minWins, minWins},
+	"expires":                       {"x-expires", minWins, minWins, minWins},
+	"max-length":                    {"x-max-length", minWins, minWins, minWins},
+	"max-length-bytes":              {"x-max-length-bytes", minWins, minWins, minWins},
+	"max-in-memory-length":          {"x-max-in-memory-length", minWins, minWins, minWins},
+	"max-in-memory-bytes":           {"x-max-in-memory-bytes", minWins, minWins, minWins},
+	"overflow":                      {"x-overflow", argWins, policyWins, argWins},
+	"delivery-limit":                {"x-delivery-limit", minWins, minWins, minWins},
+	"queue-mode":                    {"x-queue-mode", argWins, argWins, argWins},
+	"queue-version":                 {"x-queue-version", argWins, argWins, argWins},
+	"queue-master-locator":          {"x-queue-master-locator", argWins, argWins, argWins},
+	"queue-leader-locator":          {"x-queue-leader-locator", argWins, argWins, argWins},
+	"max-age":                       {"x-max-age", argWins, argWins, argWins},
+	"stream-max-segment-size-bytes": {"x-stream-max-segment-size-bytes", argWins, argWins, argWins},
+	"initial-cluster-size":          {"x-initial-cluster-size", argWins, argWins, argWins},
+}
+
+// operatorKeys are the only keys an operator policy may set in RabbitMQ
+// 3.10 (rabbit_policies: operator_policy_validator); where a policy sets
+// the same key, the smaller value applies (merge_policy_value).
+var operatorKeys = map[string]bool{
+	"expires": true, "message-ttl": true, "max-length": true, "max-length-bytes": true,
+	"max-in-memory-length": true, "max-in-memory-bytes": true, "delivery-limit": true,
+}
+
+// quorumUnsupported are policy keys quorum queues do not support: a
+// policy that contains any of them does not apply to a quorum queue at all
+// (rabbit_quorum_queue:is_policy_applicable), so a lower-priority policy
+// may apply instead.
+var quorumUnsupported = map[string]bool{
+	"max-priority": true, "queue-mode": true, "single-active-consumer": true,
+	"ha-mode": true, "ha-params": true, "ha-sync-mode": true, "ha-sync-batch-size": true,
+	"ha-promote-on-shutdown": true, "ha-promote-on-failure": true, "queue-master-locator": true,
+}
+
+type compiledPolicy struct {
+	p  *topology.Policy
+	re *regexp.Regexp
+}
+
+// compilePolicies compiles the patterns, ordered by priority (highest
+// first) and then by name. RabbitMQ leaves the choice between equal
+// priorities undefined; mqctl takes the first name and reports the tie.
+// A pattern Go cannot compile (PCRE-only syntax) is reported and skipped.
+func compilePolicies(kind string, ps map[string]*topology.Policy, problems *[]string) []compiledPolicy {
+	var out []compiledPolicy
+	for _, name := range sortedNames(ps) {
+		p := ps[name]
+		re, err := regexp.Compile(p.Pattern)
+		if err != nil {
+			*problems = append(*problems, fmt.Sprintf("%s %q: pattern %q cannot be evaluated (%v): mqctl ignores it; use RE2-compatible syntax (no lookaround or backreferences)", kind, name, p.Pattern, err))
+			continue
+		}
+		out = append(out, compiledPolicy{p: p, re: re})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].p.Priority > out[j].p.Priority })
+	return out
+}
+
+// appliesTo reports whether policy p can apply to an object of kind
+// ("queue" or "exchange") and, for queues, queue type qtype.
+func appliesTo(p *topology.Policy, kind, qtype string) bool {
+	switch p.ApplyTo {
+	case "", "all":
+	case "exchanges":
+		if kind != "exchange" {
+			return false
+		}
+	case "queues":
+		if kind != "queue" {
+			return false
+		}
+	case "classic_queues":
+		if kind != "queue" || qtype != topology.QueueClassic {
+			return false
+		}
+	case "quorum_queues":
+		if kind != "queue" || qtype != topology.QueueQuorum {
+			return false
+		}
+	case "streams":
+		if kind != "queue" || qtype != topology.QueueStream {
+			return false
+		}
+	default:
+		return false
+	}
+	if kind == "queue" && qtype == topology.QueueQuorum {
+		for k := range p.Definition {
+			if quorumUnsupported[k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// matchPolicy returns the policy that applies to the object, and the
+// name of another policy with the same priority that matches too, if any.
+func matchPolicy(ps []compiledPolicy, kind, qtype, name string) (*topology.Policy, string) {
+	var won *topology.Policy
+	for _, cp := range ps {
+		if won != nil && cp.p.Priority < won.Priority {
+			break
+		}
+		if !appliesTo(cp.p, kind, qtype) || !cp.re.MatchString(name) {
+			continue
+		}
+		if won != nil {
+			return won, cp.p.Name
+		}
+		won = cp.p
+	}
+	return won, ""
+}
+
+// effectiveQueue holds what New computed for one queue.
+type effectiveQueue struct {
+	args             topology.Args
+	policy, opPolicy *topology.Policy
+}
+
+func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
+	qtype := queueType(q)
+	e := effectiveQueue{}
+	var tie string
+	e.policy, tie = matchPolicy(s.policies, "queue", qtype, q.Name)
+	if tie != "" {
+		s.problems = append(s.problems, fmt.Sprintf("queue %q: policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", q.Name, e.policy.Name, tie, e.policy.Priority, e.policy.Name))
+	}
+	e.opPolicy, tie = matchPolicy(s.opPolicies, "queue", qtype, q.Name)
+	if tie != "" {
+		s.problems = append(s.problems, fmt.Sprintf("queue %q: operator policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", q.Name, e.opPolicy.Name, tie, e.opPolicy.Priority, e.opPolicy.Name))
+	}
+	// The policy value of each key: policy and operator policy merged
+	// first (rabbit_policy:get/2), smaller value winning.
+	pol := map[string]any{}
+	if e.policy != nil {
+		for k, v := range e.policy.Definition {
+			pol[k] = topology.Normalize(v)
+		}
+	}
+	if e.opPolicy != nil {
+		for k, v := range e.opPolicy.Definition {
+			if !operatorKeys[k] {
+				continue
+			}
+			v = topology.Normalize(v)
+			if old, ok := pol[k]; ok {
+				v = minValue(old, v)
+			}
+			pol[k] = v
+		}
+	}
+	e.args = q.Arguments.Clone()
+	if len(pol) > 0 && e.args == nil {
+		e.args = topology.Args{}
+	}
+	for k, pv := range pol {
+		set, ok := queueSettings[k]
+		if !ok {
+			continue
+		}
+		av, has := e.args[set.arg]
+		if !has {
+			e.args[set.arg] = pv
+			continue
+		}
+		rule := set.classic
+		switch qtype {
+		case topology.QueueQuorum:
+			rule = set.quorum
+		case topology.QueueStream:
+			rule = set.strem
+		}
+		switch rule {
+		case minWins:
+			e.args[set.arg] = minValue(pv, av)
+		case policyWins:
+			e.args[set.arg] = pv
+		}
+	}
+	return e
+}
+
+func (s *Simulator) computeExchange(x *topology.Exchange) (topology.Args, *topology.Policy) {
+	p, tie := matchPolicy(s.policies, "exchange", "", x.Name)
+	if tie != "" {
+		s.problems = append(s.problems, fmt.Sprintf("exchange %q: policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", x.Name, p.Name, tie, p.Priority, p.Name))
+	}
+	args := x.Arguments.Clone()
+	if p != nil {
+		// rabbit_policy:get_arg: the exchange's own argument wins.
+		if ae, ok := p.Definition["alternate-exchange"]; ok && !args.Has("alternate-exchange") {
+			if args == nil {
+				args = topology.Args{}
+			}
+			args["alternate-exchange"] = topology.Normalize(ae)
+		}
+	}
+	return args, p
+}
+
+// minValue returns the smaller of two numbers; when either is not a
+// number (an invalid setting), the first.
+func minValue(a, b any) any {
+	fa, okA := number(a)
+	fb, okB := number(b)
+	if !okA || !okB {
+		return a
+	}
+	if fb < fa {
+		return b
+	}
+	return a
+}
+
+func number(v any) (float64, bool) {
+	switch x := topology.Normalize(v).(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+func queueType(q *topology.Queue) string {
+	if q.Type == "" {
+		return topology.QueueClassic
+	}
+	return q.Type
+}
+
+// QueueArgs returns the effective arguments of queue name: its own
+// arguments merged with the policy and operator policy that apply to it,
+// policy keys mapped to argument names (dead-letter-exchange ->
+// x-dead-letter-exchange, message-ttl -> x-message-ttl, …). Where both the
+// queue and a policy set a value, dead-letter settings come from the queue,
+// numeric limits take the smaller value, and overflow comes from the queue
+// for classic queues but from the policy for quorum queues. nil for an
+// undeclared queue. The result is a copy.
+func (s *Simulator) QueueArgs(name string) topology.Args {
+	e, ok := s.queues[name]
+	if !ok {
+		return nil
+	}
+	return e.args.Clone()
+}
+
+// QueuePolicies returns the names of the policy and of the operator policy
+// that apply to queue name ("" when none).
+func (s *Simulator) QueuePolicies(name string) (policy, operatorPolicy string) {
+	e := s.queues[name]
+	if e.policy != nil {
+		policy = e.policy.Name
+	}
+	if e.opPolicy != nil {
+		operatorPolicy = e.opPolicy.Name
+	}
+	return policy, operatorPolicy
+}
+
+// ExchangeArgs returns the effective arguments of exchange name: its own
+// arguments plus the policy's alternate-exchange when it has none. nil for
+// an undeclared exchange. The result is a copy.
+func (s *Simulator) ExchangeArgs(name string) topology.Args {
+	if _, ok := s.exchanges[name]; !ok {
+		return nil
+	}
+	return s.exchangeArgs[name].Clone()
+}
+
+// ExchangePolicy returns the name of the policy that applies to exchange
+// name ("" when none).
+func (s *Simulator) ExchangePolicy(name string) string {
+	if p := s.exchangePolicy[name]; p != nil {
+		return p.Name
+	}
+	return ""
+}
+
+// Reasons returns the ways queue name can dead-letter a message, in the
+// order rejected, expired, maxlen, delivery_limit:
+//   - rejected: always (basic.reject / basic.nack without requeue);
+//   - expired: when a queue-level message TTL is in force (a per-message
+//     expiration can expire a message in any queue; it is not listed);
+//   - maxlen: when a length limit is in force and overflow is drop-head
+//     (the default) or reject-publish-dlx;
+//   - delivery_limit: quorum queues with a delivery limit. RabbitMQ 3.10
+//     has no default limit; 4.x defaults to 20 (and -1 means unlimited),
+//     which this 3.10 simulation does not assume.
+//
+// Streams never dead-letter: nil. nil for an undeclared queue too.
+func (s *Simulator) Reasons(name string) []Reason {
+	q, ok := s.v.Queues[name]
+	if !ok || queueType(q) == topology.QueueStream {
+		return nil
+	}
+	args := s.queues[name].args
+	out := []Reason{Rejected}
+	if args.Has("x-message-ttl") {
+		out = append(out, Expired)
+	}
+	if args.Has("x-max-length") || args.Has("x-max-length-bytes") {
+		overflow, _ := args.String("x-overflow")
+		switch overflow {
+		case "", "drop-head", "reject-publish-dlx":
+			// Quorum queues do not know reject-publish-dlx: set by a
+			// policy it falls back to drop-head, which dead-letters too.
+			out = append(out, MaxLen)
+		}
+	}
+	if queueType(q) == topology.QueueQuorum {
+		if limit, ok := args.Int("x-delivery-limit"); ok && limit >= 0 {
+			out = append(out, DeliveryLimit)
+		}
+	}
+	return out
+}
+
+// Problems returns what New found questionable about the vhost's policies:
+// patterns mqctl cannot evaluate, operator policies with keys the broker
+// refuses, ties between equal-priority policies.
+func (s *Simulator) Problems() []string {
+	return append([]string(nil), s.problems...)
+}
+
+func checkOperatorPolicies(ps map[string]*topology.Policy, problems *[]string) {
+	for _, name := range sortedNames(ps) {
+		var bad []string
+		for _, k := range ps[name].Definition.Keys() {
+			if !operatorKeys[k] {
+				bad = append(bad, k)
+			}
+		}
+		if len(bad) > 0 {
+			*problems = append(*problems, fmt.Sprintf("operator policy %q sets %s, which operator policies cannot set: RabbitMQ refuses it, mqctl ignores those keys; move them to a policy", name, strings.Join(bad, ", ")))
+		}
+	}
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,354 @@
+package route
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Via values of a Step.
+const (
+	ViaBinding   = "binding"
+	ViaDefault   = "default"
+	ViaAlternate = "alternate-exchange"
+)
+
+// Routing types.
+const (
+	typeDirect  = "direct"
+	typeFanout  = "fanout"
+	typeTopic   = "topic"
+	typeHeaders = "headers"
+	typeDelayed = "x-delayed-message"
+)
+
+// builtinExchanges are the exchanges every RabbitMQ vhost has; a topology
+// need not declare them to bind to or publish to them.
+var builtinExchanges = map[string]topology.Exchange{
+	"amq.direct":         {Name: "amq.direct", Type: typeDirect, Durable: true},
+	"amq.fanout":         {Name: "amq.fanout", Type: typeFanout, Durable: true},
+	"amq.topic":          {Name: "amq.topic", Type: typeTopic, Durable: true},
+	"amq.headers":        {Name: "amq.headers", Type: typeHeaders, Durable: true},
+	"amq.match":          {Name: "amq.match", Type: typeHeaders, Durable: true},
+	"amq.rabbitmq.trace": {Name: "amq.rabbitmq.trace", Type: typeTopic, Durable: true, Internal: true},
+}
+
+// Simulator routes messages through one vhost. New precomputes every index
+// it needs; afterwards a Simulator is read-only and safe for concurrent
+// use.
+type Simulator struct {
+	v *topology.Vhost
+
+	exchanges      map[string]*exchangeIndex // declared and built-in exchanges
+	queues         map[string]effectiveQueue
+	exchangeArgs   map[string]topology.Args
+	exchangePolicy map[string]*topology.Policy
+	policies       []compiledPolicy
+	opPolicies     []compiledPolicy
+	problems       []string
+}
+
+// exchangeIndex is one exchange with its outgoing bindings, indexed for
+// its routing type.
+type exchangeIndex struct {
+	x *topology.Exchange
+	// routingType is the type the exchange routes by: its type, or for
+	// x-delayed-message its x-delayed-type; "" when not simulated.
+	routingType string
+	// problem explains a type mqctl does not simulate (or only partly).
+	problem  string
+	bindings []*topology.Binding            // sorted, valid bindings only
+	direct   map[string][]*topology.Binding // direct: by routing key
+	trie     *topicTrie                     // topic
+	headers  []headersBinding               // headers
+	// invalid explains bindings the broker would refuse to create.
+	invalid []string
+}
+
+type headersBinding struct {
+	b    *topology.Binding
+	mode matchMode
+}
+
+// New builds a simulator for vhost v (nil is an empty vhost).
+func New(v *topology.Vhost) *Simulator {
+	if v == nil {
+		v = topology.NewVhost("/")
+	}
+	s := &Simulator{
+		v:              v,
+		exchanges:      map[string]*exchangeIndex{},
+		queues:         make(map[string]effectiveQueue, len(v.Queues)),
+		exchangeArgs:   make(map[string]topology.Args, len(v.Exchanges)),
+		exchangePolicy: map[string]*topology.Policy{},
+	}
+	s.policies = compilePolicies("policy", v.Policies, &s.problems)
+	s.opPolicies = compilePolicies("operator policy", v.OperatorPolicies, &s.problems)
+	checkOperatorPolicies(v.OperatorPolicies, &s.problems)
+
+	for name, b := range builtinExchanges {
+		if _, declared := v.Exchanges[name]; !declared {
+			x := b
+			s.exchanges[name] = &exchangeIndex{x: &x}
+		}
+	}
+	for _, name := range sortedNames(v.Exchanges) {
+		x := v.Exchanges[name]
+		if name == "" {
+			continue // the default exchange is never declared
+		}
+		s.exchanges[name] = &exchangeIndex{x: x}
+	}
+	for name, ix := range s.exchanges {
+		args, p := s.computeExchange(ix.x)
+		s.exchangeArgs[name] = args
+		if p != nil {
+			s.exchangePolicy[name] = p
+		}
+		ix.routingType, ix.problem = routingType(ix.x)
+	}
+	for _, name := range sortedNames(v.Queues) {
+		s.queues[name] = s.computeQueue(v.Queues[name])
+	}
+
+	bindings := append([]*topology.Binding(nil), v.Bindings...)
+	sort.SliceStable(bindings, func(i, j int) bool { return bindings[i].Key() < bindings[j].Key() })
+	for _, b := range bindings {
+		ix := s.exchanges[b.Source]
+		if ix == nil || b.Source == "" {
+			continue // no such exchange: nothing routes through it
+		}
+		ix.add(b)
+	}
+	return s
+}
+
+func routingType(x *topology.Exchange) (string, string) {
+	switch x.Type {
+	case typeDirect, typeFanout, typeTopic, typeHeaders:
+		return x.Type, ""
+	case typeDelayed:
+		inner, _ := x.Arguments.String("x-delayed-type")
+		switch inner {
+		case typeDirect, typeFanout, typeTopic, typeHeaders:
+			return inner, fmt.Sprintf("exchange %q: plugin exchange type %s is not simulated: mqctl routes it as its x-delayed-type %q and ignores the delay", x.Name, x.Type, inner)
+		}
+		return "", fmt.Sprintf("exchange %q: plugin exchange type %s is not simulated, and its x-delayed-type %q is not direct, fanout, topic or headers: mqctl cannot tell where it routes", x.Name, x.Type, inner)
+	}
+	return "", fmt.Sprintf("exchange %q: plugin exchange type %s is not simulated: mqctl cannot tell which of its bound destinations receive the message", x.Name, x.Type)
+}
+
+func (ix *exchangeIndex) add(b *topology.Binding) {
+	switch ix.routingType {
+	case typeDirect:
+		if ix.direct == nil {
+			ix.direct = map[string][]*topology.Binding{}
+		}
+		ix.direct[b.RoutingKey] = append(ix.direct[b.RoutingKey], b)
+	case typeTopic:
+		if ix.trie == nil {
+			ix.trie = &topicTrie{}
+		}
+		ix.trie.add(b)
+	case typeHeaders:
+		mode, err := parseXMatch(b.Arguments)
+		if err != nil {
+			ix.invalid = append(ix.invalid, fmt.Sprintf("binding from %q to %s %q: %v", b.Source, b.DestinationType, b.Destination, err))
+			return
+		}
+		ix.headers = append(ix.headers, headersBinding{b: b, mode: mode})
+	}
+	ix.bindings = append(ix.bindings, b)
+}
+
+// match returns the bindings of ix that match m, in binding order, each
+// once.
+func (ix *exchangeIndex) match(m Message, headers map[string]any) []*topology.Binding {
+	switch ix.routingType {
+	case typeDirect:
+		return ix.direct[m.RoutingKey]
+	case typeFanout:
+		return ix.bindings
+	case typeTopic:
+		if ix.trie == nil {
+			return nil
+		}
+		seen := map[*topology.Binding]bool{}
+		ix.trie.match(splitTopicKey(m.RoutingKey), func(b *topology.Binding) { seen[b] = true })
+		if len(seen) == 0 {
+			return nil
+		}
+		out := make([]*topology.Binding, 0, len(seen))
+		for _, b := range ix.bindings {
+			if seen[b] {
+				out = append(out, b)
+			}
+		}
+		return out
+	case typeHeaders:
+		var out []*topology.Binding
+		for _, hb := range ix.headers {
+			if headersMatch(hb.mode, hb.b.Arguments, headers) {
+				out = append(out, hb.b)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// Publish routes a message published by a client: through exchange
+// m.Exchange, its exchange-to-exchange bindings and alternate exchanges.
+func (s *Simulator) Publish(m Message) Result { return s.route(m, true) }
+
+type pending struct {
+	exchange string
+	path     []Step
+}
+
+// route is rabbit_exchange:route/2. Starting at the message's exchange it
+// visits every exchange reached by exchange-to-exchange bindings, each
+// exchange once; an exchange's alternate exchange is visited only when
+// none of its own bindings matched (even if those bindings lead to
+// exchanges that route nowhere). Every queue reached receives the message
+// once; the path reported is the first found breadth-first.
+func (s *Simulator) route(m Message, fromClient bool) Result {
+	res := Result{Message: m}
+	problem := func(format string, a ...any) { res.Problems = append(res.Problems, fmt.Sprintf(format, a...)) }
+	if m.Exchange == "" {
+		if _, ok := s.v.Queues[m.RoutingKey]; ok {
+			res.Deliveries = []Delivery{{Queue: m.RoutingKey, Path: []Step{{Exchange: "", Via: ViaDefault, BindingKey: m.RoutingKey, To: m.RoutingKey, ToType: topology.DestQueue, ExchangeType: typeDirect}}}}
+		} else {
+			problem("the default exchange routes by queue name and no queue is named %q", m.RoutingKey)
+		}
+		return res
+	}
+	start := s.exchanges[m.Exchange]
+	if start == nil {
+		problem("exchange %q is not declared", m.Exchange)
+		return res
+	}
+	if fromClient && start.x.Internal {
+		problem("exchange %q is internal: clients cannot publish to it (the broker closes the channel with ACCESS_REFUSED); publish to an exchange bound to it", m.Exchange)
+		return res
+	}
+	headers := normalizeHeaders(m.Headers)
+	seen := map[string]bool{start.x.Name: true}
+	delivered := map[string][]Step{}
+	var unmatched []string // exchanges where nothing matched and no alternate exchange took over
+	work := []pending{{exchange: start.x.Name}}
+	for len(work) > 0 {
+		p := work[0]
+		work = work[1:]
+		ix := s.exchanges[p.exchange]
+		if ix.problem != "" {
+			problem("%s", ix.problem)
+		}
+		for _, msg := range ix.invalid {
+			problem("%s", msg)
+		}
+		if ix.routingType == "" {
+			continue
+		}
+		var matched []*topology.Binding
+		for _, b := range ix.match(m, headers) {
+			if s.destinationExists(b) {
+				matched = append(matched, b)
+			} else {
+				problem("binding from %q to undeclared %s %q is ignored: the broker cannot have it; declare the %s or remove the binding", b.Source, b.DestinationType, b.Destination, b.DestinationType)
+			}
+		}
+		if len(matched) == 0 {
+			ae, hasAE := s.exchangeArgs[ix.x.Name].String("alternate-exchange")
+			switch {
+			case !hasAE:
+				unmatched = append(unmatched, ix.x.Name)
+			case s.exchanges[ae] == nil:
+				problem("alternate exchange %q of exchange %q is not declared: the broker drops what would go there; declare it", ae, ix.x.Name)
+				unmatched = append(unmatched, ix.x.Name)
+			case !seen[ae]:
+				seen[ae] = true
+				work = append(work, pending{exchange: ae, path: extend(p.path, Step{Exchange: ix.x.Name, ExchangeType: ix.routingType, Via: ViaAlternate, To: ae, ToType: topology.DestExchange})})
+			}
+			continue
+		}
+		for _, b := range matched {
+			step := Step{Exchange: ix.x.Name, ExchangeType: ix.routingType, Via: ViaBinding, BindingKey: b.RoutingKey, To: b.Destination, ToType: b.DestinationType}
+			if ix.routingType == typeHeaders {
+				step.BindingArgs = b.Arguments.Clone()
+			}
+			switch b.DestinationType {
+			case topology.DestQueue:
+				if _, ok := delivered[b.Destination]; !ok {
+					delivered[b.Destination] = extend(p.path, step)
+				}
+			case topology.DestExchange:
+				if !seen[b.Destination] {
+					seen[b.Destination] = true
+					work = append(work, pending{exchange: b.Destination, path: extend(p.path, step)})
+				}
+			}
+		}
+	}
+	if len(delivered) == 0 {
+		for _, x := range unmatched {
+			problem("no binding of exchange %q matches %s and it has no alternate exchange", x, s.describeMatch(x, m))
+		}
+		return res
+	}
+	res.Deliveries = make([]Delivery, 0, len(delivered))
+	for q, path := range delivered {
+		res.Deliveries = append(res.Deliveries, Delivery{Queue: q, Path: path})
+	}
+	sort.Slice(res.Deliveries, func(i, j int) bool { return res.Deliveries[i].Queue < res.Deliveries[j].Queue })
+	return res
+}
+
+func (s *Simulator) describeMatch(x string, m Message) string {
+	switch s.exchanges[x].routingType {
+	case typeFanout:
+		return "the message (a fanout exchange without bindings)"
+	case typeHeaders:
+		if len(m.Headers) == 0 {
+			return "a message without headers"
+		}
+		keys := make([]string, 0, len(m.Headers))
+		for k, v := range m.Headers {
+			keys = append(keys, fmt.Sprintf("%s=%v", k, v))
+		}
+		sort.Strings(keys)
+		return "headers " + strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("routing key %q", m.RoutingKey)
+}
+
+func (s *Simulator) destinationExists(b *topology.Binding) bool {
+	switch b.DestinationType {
+	case topology.DestQueue:
+		_, ok := s.v.Queues[b.Destination]
+		return ok
+	case topology.DestExchange:
+		_, ok := s.exchanges[b.Destination]
+		return ok
+	}
+	return false
+}
+
+func extend(path []Step, s Step) []Step {
+	out := make([]Step, len(path), len(path)+1)
+	copy(out, path)
+	return append(out, s)
+}
+
+func normalizeHeaders(h map[string]any) map[string]any {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(h))
+	for k, v := range h {
+		out[k] = topology.Normalize(v)
+	}
+	return out
+}
