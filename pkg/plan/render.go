@@ -1,0 +1,243 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// RenderOptions configure the human view.
+type RenderOptions struct {
+	Color bool
+	// ListUnmanaged lists every unmanaged object instead of counting them.
+	ListUnmanaged bool
+}
+
+const (
+	ansiReset   = "\x1b[0m"
+	ansiGreen   = "\x1b[32m"
+	ansiYellow  = "\x1b[33m"
+	ansiRed     = "\x1b[31m"
+	ansiMagenta = "\x1b[35m"
+	ansiBold    = "\x1b[1m"
+)
+
+func symbol(a Action) (string, string) {
+	switch a {
+	case Create:
+		return "+", ansiGreen
+	case Update:
+		return "~", ansiYellow
+	case Replace:
+		return "-/+", ansiMagenta
+	default:
+		return "-", ansiRed
+	}
+}
+
+// WriteJSON writes the plan as the versioned JSON document, the stable
+// contract for CI.
+func WriteJSON(w io.Writer, p *Plan) error {
+	doc := struct {
+		*Plan
+		Summary Summary `json:"summary"`
+	}{p, p.Summary()}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// ReadJSON reads a plan written by WriteJSON, refusing other format versions.
+func ReadJSON(r io.Reader) (*Plan, error) {
+	var p Plan
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("not a mqctl plan: %w", err)
+	}
+	if p.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("plan format_version %q is not supported by this mqctl (it reads %q): make the plan again with this version", p.FormatVersion, FormatVersion)
+	}
+	for i := range p.Changes {
+		normalizeObject(p.Changes[i].Before)
+		normalizeObject(p.Changes[i].After)
+		for j := range p.Changes[i].Fields {
+			f := &p.Changes[i].Fields[j]
+			f.Before, f.After = topology.Normalize(f.Before), topology.Normalize(f.After)
+		}
+		for _, b := range p.Changes[i].Bindings {
+			b.Arguments = b.Arguments.Normalized()
+		}
+	}
+	return &p, nil
+}
+
+func normalizeObject(o *Object) {
+	if o == nil {
+		return
+	}
+	switch {
+	case o.Exchange != nil:
+		o.Exchange.Arguments = o.Exchange.Arguments.Normalized()
+	case o.Queue != nil:
+		o.Queue.Arguments = o.Queue.Arguments.Normalized()
+	case o.Binding != nil:
+		o.Binding.Arguments = o.Binding.Arguments.Normalized()
+	case o.Policy != nil:
+		o.Policy.Definition = o.Policy.Definition.Normalized()
+	}
+}
+
+// WriteText renders the human view of the plan.
+func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
+	var sb strings.Builder
+	paint := func(color, s string) string {
+		if !opts.Color {
+			return s
+		}
+		return color + s + ansiReset
+	}
+	if p.Empty() {
+		sb.WriteString(paint(ansiBold, "No changes.") + " The broker matches the file.\n")
+	} else {
+		sb.WriteString("mqctl will perform these actions:\n")
+		vhost := "\x00"
+		for _, c := range p.Changes {
+			if c.Vhost != vhost {
+				vhost = c.Vhost
+				fmt.Fprintf(&sb, "\n  # vhost %q\n", vhost)
+			}
+			sym, color := symbol(c.Action)
+			fmt.Fprintf(&sb, "  %s %s %s%s\n", paint(color, sym), c.Kind, quoteName(c), headline(c))
+			for _, f := range c.Fields {
+				force := ""
+				if f.Forces {
+					force = paint(ansiMagenta, "  (forces replace)")
+				}
+				fmt.Fprintf(&sb, "      ~ %s: %s → %s%s\n", f.Field, show(f.Before), show(f.After), force)
+			}
+			if c.Action == Create {
+				for _, line := range describe(c.After) {
+					fmt.Fprintf(&sb, "      %s\n", line)
+				}
+			}
+			if c.Reason != "" {
+				fmt.Fprintf(&sb, "      why: %s\n", c.Reason)
+			}
+			if len(c.Bindings) > 0 {
+				fmt.Fprintf(&sb, "      takes down and restores %d %s:\n", len(c.Bindings), plural("binding", len(c.Bindings)))
+				for _, b := range c.Bindings {
+					fmt.Fprintf(&sb, "        %s\n", BindingName(b))
+				}
+			}
+			if c.Messages > 0 || c.Consumers > 0 {
+				fmt.Fprintf(&sb, "      %s\n", paint(ansiRed, fmt.Sprintf("at stake: %d %s, %d %s",
+					c.Messages, plural("message", int(c.Messages)), c.Consumers, plural("consumer", int(c.Consumers)))))
+			}
+		}
+		s := p.Summary()
+		fmt.Fprintf(&sb, "\n%s\n", paint(ansiBold, fmt.Sprintf("Plan: %d to create, %d to update, %d to replace, %d to delete.", s.Create, s.Update, s.Replace, s.Delete)))
+	}
+	if n := len(p.Adopt); n > 0 {
+		fmt.Fprintf(&sb, "%d existing %s already match the file and will be recorded as managed.\n", n, plural("object", n))
+	}
+	if n := len(p.Unmanaged); n > 0 {
+		fmt.Fprintf(&sb, "%d unmanaged %s on the broker (not in the file, not created by mqctl) left alone.\n", n, plural("object", n))
+		if opts.ListUnmanaged {
+			for _, u := range p.Unmanaged {
+				fmt.Fprintf(&sb, "  %s %q in vhost %q\n", u.Kind, u.Name, u.Vhost)
+			}
+		}
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+func quoteName(c Change) string {
+	if c.Kind == KindBinding {
+		return c.Name
+	}
+	return fmt.Sprintf("%q", c.Name)
+}
+
+func headline(c Change) string {
+	o := c.After
+	if o == nil {
+		o = c.Before
+	}
+	if o == nil {
+		return ""
+	}
+	switch {
+	case o.Exchange != nil:
+		return " (" + o.Exchange.Type + ")"
+	case o.Queue != nil:
+		return " (" + normQueueType(o.Queue.Type) + ")"
+	}
+	return ""
+}
+
+// describe lists the settings of an object being created.
+func describe(o *Object) []string {
+	if o == nil {
+		return nil
+	}
+	var out []string
+	args := func(a topology.Args) {
+		keys := a.Keys()
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = append(out, fmt.Sprintf("%s: %s", k, show(a[k])))
+		}
+	}
+	switch {
+	case o.Exchange != nil:
+		e := o.Exchange
+		if !e.Durable {
+			out = append(out, "durable: false")
+		}
+		if e.AutoDelete {
+			out = append(out, "auto_delete: true")
+		}
+		if e.Internal {
+			out = append(out, "internal: true")
+		}
+		args(e.Arguments)
+	case o.Queue != nil:
+		q := o.Queue
+		if !q.Durable {
+			out = append(out, "durable: false")
+		}
+		if q.AutoDelete {
+			out = append(out, "auto_delete: true")
+		}
+		args(q.Arguments)
+	case o.Policy != nil:
+		out = append(out, fmt.Sprintf("pattern: %s", show(o.Policy.Pattern)), fmt.Sprintf("apply_to: %s", normApplyTo(o.Policy.ApplyTo)), fmt.Sprintf("priority: %d", o.Policy.Priority))
+		args(o.Policy.Definition)
+	case o.Vhost != nil:
+		if o.Vhost.Description != "" {
+			out = append(out, "description: "+show(o.Vhost.Description))
+		}
+		if o.Vhost.DefaultQueueType != "" {
+			out = append(out, "default_queue_type: "+o.Vhost.DefaultQueueType)
+		}
+	}
+	return out
+}
+
+// show renders a value compactly: (none) for absent, JSON otherwise.
+func show(v any) string {
+	if v == nil {
+		return "(none)"
+	}
+	b, err := json.Marshal(topology.Normalize(v))
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
