@@ -73,8 +73,12 @@ func TestDiff(t *testing.T) {
 		unmanaged int
 	}{
 		{
-			name:    "empty broker: everything is created, vhost first",
-			desired: vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct"); v.Queues["a"] = q("a", nil); v.Bindings = []*topology.Binding{bind("e", "a", "k")} }),
+			name: "empty broker: everything is created, vhost first",
+			desired: vh("/", func(v *topology.Vhost) {
+				v.Exchanges["e"] = x("e", "direct")
+				v.Queues["a"] = q("a", nil)
+				v.Bindings = []*topology.Binding{bind("e", "a", "k")}
+			}),
 			current: topology.New(),
 			want:    []row{{Create, KindVhost, "/"}, {Create, KindExchange, "e"}, {Create, KindQueue, "a"}, {Create, KindBinding, "e -> queue a [k]"}},
 		},
@@ -87,8 +91,12 @@ func TestDiff(t *testing.T) {
 		{
 			name:    "x-queue-type absent equals classic",
 			desired: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", nil) }),
-			current: vh("/", func(v *topology.Vhost) { qq := q("a", topology.Args{"x-queue-type": "classic"}); qq.Type = ""; v.Queues["a"] = qq }),
-			want:    []row{},
+			current: vh("/", func(v *topology.Vhost) {
+				qq := q("a", topology.Args{"x-queue-type": "classic"})
+				qq.Type = ""
+				v.Queues["a"] = qq
+			}),
+			want: []row{},
 		},
 		{
 			name:    "changed queue argument forces replace",
@@ -97,10 +105,14 @@ func TestDiff(t *testing.T) {
 			want:    []row{{Replace, KindQueue, "a"}},
 		},
 		{
-			name:    "policy definition changes in place",
-			desired: vh("/", func(v *topology.Vhost) { v.Policies["p"] = &topology.Policy{Name: "p", Pattern: "^a", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(10)}} }),
-			current: vh("/", func(v *topology.Vhost) { v.Policies["p"] = &topology.Policy{Name: "p", Pattern: "^a", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(20)}} }),
-			want:    []row{{Update, KindPolicy, "p"}},
+			name: "policy definition changes in place",
+			desired: vh("/", func(v *topology.Vhost) {
+				v.Policies["p"] = &topology.Policy{Name: "p", Pattern: "^a", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(10)}}
+			}),
+			current: vh("/", func(v *topology.Vhost) {
+				v.Policies["p"] = &topology.Policy{Name: "p", Pattern: "^a", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(20)}}
+			}),
+			want: []row{{Update, KindPolicy, "p"}},
 		},
 		{
 			name:      "objects the file does not name and mqctl does not manage are left alone",
@@ -112,7 +124,11 @@ func TestDiff(t *testing.T) {
 		{
 			name:    "managed objects dropped from the file are deleted",
 			desired: vh("/", nil),
-			current: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", nil); v.Exchanges["e"] = x("e", "direct"); v.Bindings = []*topology.Binding{bind("e", "a", "k")} }),
+			current: vh("/", func(v *topology.Vhost) {
+				v.Queues["a"] = q("a", nil)
+				v.Exchanges["e"] = x("e", "direct")
+				v.Bindings = []*topology.Binding{bind("e", "a", "k")}
+			}),
 			managed: true,
 			want:    []row{{Delete, KindExchange, "e"}, {Delete, KindQueue, "a"}, {Delete, KindBinding, "e -> queue a [k]"}},
 		},
@@ -124,9 +140,17 @@ func TestDiff(t *testing.T) {
 			want:    []row{{Delete, KindQueue, "a"}, {Delete, KindVhost, "gone"}},
 		},
 		{
-			name:    "binding arguments are part of the identity",
-			desired: vh("/", func(v *topology.Vhost) { b := bind("h", "a", ""); b.Arguments = topology.Args{"x-match": "all", "k": "v2"}; v.Bindings = []*topology.Binding{b} }),
-			current: vh("/", func(v *topology.Vhost) { b := bind("h", "a", ""); b.Arguments = topology.Args{"x-match": "all", "k": "v1"}; v.Bindings = []*topology.Binding{b} }),
+			name: "binding arguments are part of the identity",
+			desired: vh("/", func(v *topology.Vhost) {
+				b := bind("h", "a", "")
+				b.Arguments = topology.Args{"x-match": "all", "k": "v2"}
+				v.Bindings = []*topology.Binding{b}
+			}),
+			current: vh("/", func(v *topology.Vhost) {
+				b := bind("h", "a", "")
+				b.Arguments = topology.Args{"x-match": "all", "k": "v1"}
+				v.Bindings = []*topology.Binding{b}
+			}),
 			managed: true,
 			want:    []row{{Delete, KindBinding, `h -> queue a [] {"k":"v1","x-match":"all"}`}, {Create, KindBinding, `h -> queue a [] {"k":"v2","x-match":"all"}`}},
 		},
