@@ -1,7 +1,147 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mqctl/mqctl/pkg/definitions"
+	"github.com/mqctl/mqctl/pkg/export"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+type exportFlags struct {
+	from    string
+	out     string
+	noSugar bool
+}
 
 func newExportCmd(g *globals) *cobra.Command {
-	return &cobra.Command{Use: "export", Hidden: true}
+	f := &exportFlags{}
+	cmd := &cobra.Command{
+		Use:   "export --from definitions.json",
+		Short: "Write a broker's topology (from a definitions JSON export) as an mqctl YAML file",
+		Long: `export reads a RabbitMQ definitions file — what GET /api/definitions,
+GET /api/definitions/{vhost} or rabbitmqctl export_definitions produce — and
+writes its vhosts, exchanges, queues, bindings and policies as an mqctl
+topology file. Dead-letter queue pairs and delay tiers are written as
+dead_letter.queue and retry.delays where that reproduces them exactly
+(--no-sugar writes every queue plainly).
+
+Users, permissions, runtime parameters (shovels, federation) and limits are
+not managed by mqctl: export says on stderr what it skipped.
+
+--vhost restricts the output to some vhosts. For a single-vhost export, one
+--vhost names the vhost its objects belong to.`,
+		Example: `  mqctl export --from definitions.json > topology.yaml
+  mqctl export --from definitions.json --vhost orders --out orders.yaml
+  curl -su guest:guest localhost:15672/api/definitions | mqctl export --from -`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runExport(cmd, g, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.from, "from", "", "definitions JSON file to read (- for stdin)")
+	fl.StringVar(&f.out, "out", "", "write the YAML to this file instead of stdout")
+	fl.BoolVar(&f.noSugar, "no-sugar", false, "write dead-letter queues and delay tiers as plain queues")
+	return cmd
+}
+
+func runExport(cmd *cobra.Command, g *globals, f *exportFlags) error {
+	if err := g.checkOutput("text"); err != nil {
+		return fmt.Errorf("%w (export always writes YAML)", err)
+	}
+	if f.from == "" {
+		return errors.New("export from a live broker needs a broker connection: not available yet; use --from definitions.json")
+	}
+	data, source, err := readExportSource(f.from, g.env.Stdin)
+	if err != nil {
+		return err
+	}
+	opts := definitions.ReadOptions{}
+	if len(g.vhosts) == 1 {
+		opts.DefaultVhost = g.vhosts[0]
+	}
+	t, report, err := definitions.ReadWithOptions(source, data, opts)
+	if err != nil {
+		var list definitions.ErrorList
+		if errors.As(err, &list) {
+			for _, e := range list {
+				fmt.Fprintf(g.env.Stderr, "mqctl: %s\n", e.Error())
+			}
+			if len(list) > 1 {
+				fmt.Fprintf(g.env.Stderr, "mqctl: %d errors in %s\n", len(list), source)
+			}
+			return &ExitCodeError{Code: ExitError}
+		}
+		return err
+	}
+	if err := restrictVhosts(t, g.vhosts, source); err != nil {
+		return err
+	}
+	for _, line := range report.Lines() {
+		fmt.Fprintf(g.env.Stderr, "mqctl: %s\n", line)
+	}
+
+	var buf bytes.Buffer
+	if err := export.WriteYAML(&buf, t, export.Options{Sugar: !f.noSugar, Source: source}); err != nil {
+		return err
+	}
+	if f.out == "" {
+		_, err := cmd.OutOrStdout().Write(buf.Bytes())
+		return err
+	}
+	if err := os.WriteFile(f.out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing the topology: %w", err)
+	}
+	return nil
+}
+
+// readExportSource reads the definitions file (or stdin for "-") and says
+// how to name it in messages and in the output's header.
+func readExportSource(path string, stdin io.Reader) ([]byte, string, error) {
+	if path == "-" {
+		if stdin == nil {
+			return nil, "", errors.New("--from -: no standard input to read")
+		}
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, "", fmt.Errorf("reading definitions from stdin: %w", err)
+		}
+		return data, "stdin", nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, "", fmt.Errorf("definitions file %s does not exist; export one with: curl -u USER:PASS http://HOST:15672/api/definitions > definitions.json", path)
+		}
+		return nil, "", fmt.Errorf("reading definitions file: %w", err)
+	}
+	return data, filepath.ToSlash(path), nil
+}
+
+// restrictVhosts keeps only the vhosts named by --vhost.
+func restrictVhosts(t *topology.Topology, vhosts []string, source string) error {
+	if len(vhosts) == 0 {
+		return nil
+	}
+	keep := map[string]bool{}
+	for _, v := range vhosts {
+		if _, ok := t.Vhosts[v]; !ok {
+			return fmt.Errorf("vhost %q is not in %s (it has: %v)", v, source, t.VhostNames())
+		}
+		keep[v] = true
+	}
+	for name := range t.Vhosts {
+		if !keep[name] {
+			delete(t.Vhosts, name)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,204 @@
+package export
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// sugarPlan says which queues of a vhost are written as sugar on another.
+type sugarPlan struct {
+	dlq      map[string]*dlqPair // origin queue -> its dead-letter queue
+	tiers    map[string][]int64  // origin queue -> delays (ms), ascending
+	hidden   map[string]bool     // queues written as sugar, not listed
+	consumed map[*topology.Binding]bool
+}
+
+type dlqPair struct {
+	queue   *topology.Queue
+	binding *topology.Binding
+}
+
+func newSugarPlan() *sugarPlan {
+	return &sugarPlan{
+		dlq:      map[string]*dlqPair{},
+		tiers:    map[string][]int64{},
+		hidden:   map[string]bool{},
+		consumed: map[*topology.Binding]bool{},
+	}
+}
+
+// findSugar recognises, in v:
+//
+//   - dead-letter queue pairs: queue Q dead-letters to exchange X with
+//     routing key K, and exactly one binding of X receives K: a binding with
+//     key K, no arguments, to a queue D of Q's type that has no other
+//     binding and no dead-letter exchange of its own. Expanding
+//     dead_letter {exchange: X, routing_key: K, queue: D} declares exactly
+//     that queue and binding.
+//   - delay tiers: a queue named Q.retry.<d> with only x-message-ttl = d,
+//     x-dead-letter-exchange = "" and x-dead-letter-routing-key = Q, no
+//     bindings, durable, of Q's type: what retry.delays [d] declares.
+func findSugar(v *topology.Vhost) *sugarPlan {
+	p := newSugarPlan()
+	boundTo := map[string][]*topology.Binding{}
+	from := map[string][]*topology.Binding{}
+	for _, b := range v.Bindings {
+		if b.DestinationType == topology.DestQueue {
+			boundTo[b.Destination] = append(boundTo[b.Destination], b)
+		}
+		from[b.Source] = append(from[b.Source], b)
+	}
+
+	// Delay tiers first: a tier has a dead-letter exchange, so it is never a DLQ.
+	tierOf := map[string]string{}
+	for _, name := range v.QueueNames() {
+		t := v.Queues[name]
+		origin, delay, ok := tierOrigin(v, t)
+		if !ok || len(boundTo[name]) > 0 {
+			continue
+		}
+		tierOf[name] = origin
+		p.tiers[origin] = append(p.tiers[origin], delay)
+	}
+	// A tier of a queue that is itself a tier stays explicit.
+	for origin := range p.tiers {
+		if _, nested := tierOf[origin]; nested {
+			delete(p.tiers, origin)
+		}
+	}
+	for tier, origin := range tierOf {
+		if len(p.tiers[origin]) > 0 {
+			p.hidden[tier] = true
+		}
+	}
+	for _, delays := range p.tiers {
+		sort.Slice(delays, func(i, j int) bool { return delays[i] < delays[j] })
+	}
+
+	// Dead-letter queue pairs: find each origin's candidate, then keep the
+	// candidates that exactly one origin claims.
+	claims := map[string][]string{}
+	pairs := map[string]*dlqPair{}
+	for _, name := range v.QueueNames() {
+		q := v.Queues[name]
+		if p.hidden[name] {
+			continue
+		}
+		pair := dlqCandidate(v, q, from, boundTo)
+		if pair == nil || p.hidden[pair.queue.Name] {
+			continue
+		}
+		pairs[name] = pair
+		claims[pair.queue.Name] = append(claims[pair.queue.Name], name)
+	}
+	for origin, pair := range pairs {
+		if len(claims[pair.queue.Name]) != 1 || p.tiers[pair.queue.Name] != nil {
+			continue
+		}
+		if _, isOrigin := pairs[pair.queue.Name]; isOrigin {
+			continue
+		}
+		p.dlq[origin] = pair
+		p.hidden[pair.queue.Name] = true
+		p.consumed[pair.binding] = true
+	}
+	return p
+}
+
+// tierOrigin reports whether t is exactly a delay tier that retry.delays on
+// its origin queue would declare.
+func tierOrigin(v *topology.Vhost, t *topology.Queue) (origin string, delay int64, ok bool) {
+	if len(t.Arguments) != 3 || !t.Durable || t.AutoDelete {
+		return "", 0, false
+	}
+	ttl, ok1 := t.Arguments.Int("x-message-ttl")
+	dlx, ok2 := t.Arguments.String("x-dead-letter-exchange")
+	origin, ok3 := t.Arguments.String("x-dead-letter-routing-key")
+	if !ok1 || !ok2 || !ok3 || ttl <= 0 || dlx != "" || origin == t.Name {
+		return "", 0, false
+	}
+	q := v.Queues[origin]
+	if q == nil || q.Type != t.Type || t.Name != origin+".retry."+formatDuration(ttl) {
+		return "", 0, false
+	}
+	return origin, ttl, true
+}
+
+// dlqCandidate returns the queue that alone receives q's dead letters, when
+// writing it as dead_letter.queue would declare exactly it and its binding.
+func dlqCandidate(v *topology.Vhost, q *topology.Queue, from, boundTo map[string][]*topology.Binding) *dlqPair {
+	x, ok := q.Arguments.String("x-dead-letter-exchange")
+	if !ok || x == "" {
+		return nil
+	}
+	key, ok := q.Arguments.String("x-dead-letter-routing-key")
+	if !ok {
+		return nil
+	}
+	ex := v.Exchanges[x]
+	if ex == nil {
+		return nil
+	}
+	var receiving []*topology.Binding
+	for _, b := range from[x] {
+		var match bool
+		switch ex.Type {
+		case "direct":
+			match = b.RoutingKey == key
+		case "topic":
+			match = topicMatch(b.RoutingKey, key)
+		case "fanout":
+			match = true
+		default:
+			return nil
+		}
+		if match {
+			receiving = append(receiving, b)
+		}
+	}
+	if len(receiving) != 1 {
+		return nil
+	}
+	b := receiving[0]
+	if b.DestinationType != topology.DestQueue || b.RoutingKey != key || len(b.Arguments) > 0 {
+		return nil
+	}
+	d := v.Queues[b.Destination]
+	if d == nil || d.Name == q.Name || d.Type != q.Type || len(boundTo[d.Name]) != 1 || d.Arguments.Has("x-dead-letter-exchange") {
+		return nil
+	}
+	return &dlqPair{queue: d, binding: b}
+}
+
+// topicMatch reports whether routing key matches topic binding pattern
+// ("*" one word, "#" zero or more words).
+func topicMatch(pattern, key string) bool {
+	p, k := words(pattern), words(key)
+	// ok[j]: p[:i] matches k[:j], for the current i.
+	ok := make([]bool, len(k)+1)
+	ok[0] = true
+	for _, w := range p {
+		next := make([]bool, len(k)+1)
+		for j := 0; j <= len(k); j++ {
+			switch w {
+			case "#":
+				next[j] = ok[j] || (j > 0 && next[j-1])
+			case "*":
+				next[j] = j > 0 && ok[j-1]
+			default:
+				next[j] = j > 0 && ok[j-1] && k[j-1] == w
+			}
+		}
+		ok = next
+	}
+	return ok[len(k)]
+}
+
+func words(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ".")
+}
