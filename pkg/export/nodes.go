@@ -141,4 +141,3 @@ func needsQuotes(s string) bool {
 	}
 	return strings.ContainsAny(s, ":#{}[],&*!|>'\"%@` ") || s != strings.TrimSpace(s)
 }
-
