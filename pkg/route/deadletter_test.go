@@ -1,0 +1,170 @@
+package route
+
+import (
+	"testing"
+)
+
+func TestDeadLetter(t *testing.T) {
+	base := func() *vb {
+		return vhost().ex("orders", "topic").ex("orders.dlx", "direct").
+			q("shipping", "x-dead-letter-exchange", "orders.dlx", "x-dead-letter-routing-key", "shipping").
+			q("billing", "x-dead-letter-exchange", "orders.dlx"). // no DLRK: the message's key
+			q("nodlx").
+			q("rkonly", "x-dead-letter-routing-key", "x").       // a routing key without an exchange does nothing
+			q("missing", "x-dead-letter-exchange", "ghost").      // undeclared DLX
+			q("direct", "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "shipping.dlq"). // default exchange
+			q("default-own-key", "x-dead-letter-exchange", "").
+			q("bypolicy").q("shipping.dlq").q("created.dlq").q("unroutable", "x-dead-letter-exchange", "orders.dlx", "x-dead-letter-routing-key", "nobody").
+			bind("orders.dlx", "shipping.dlq", "shipping").bind("orders.dlx", "created.dlq", "order.created").
+			policy("dl", "^bypolicy$", "queues", 0, "dead-letter-exchange", "orders.dlx", "dead-letter-routing-key", "shipping")
+	}
+	s := base().sim()
+	m := msg("orders", "order.created")
+	tests := []struct {
+		queue          string
+		configured     bool
+		exchange       string
+		key            string
+		keyFromMessage bool
+		missing        bool
+		want           []string
+	}{
+		{"shipping", true, "orders.dlx", "shipping", false, false, []string{"shipping.dlq"}},
+		{"billing", true, "orders.dlx", "order.created", true, false, []string{"created.dlq"}},
+		{"nodlx", false, "", "", false, false, nil},
+		{"rkonly", false, "", "", false, false, nil},
+		{"missing", true, "ghost", "order.created", true, true, nil},
+		{"direct", true, "", "shipping.dlq", false, false, []string{"shipping.dlq"}},
+		{"default-own-key", true, "", "order.created", true, false, nil},
+		{"bypolicy", true, "orders.dlx", "shipping", false, false, []string{"shipping.dlq"}},
+		{"unroutable", true, "orders.dlx", "nobody", false, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.queue, func(t *testing.T) {
+			r := s.DeadLetter(tt.queue, Rejected, m)
+			if r.Configured != tt.configured || r.Exchange != tt.exchange || r.RoutingKey != tt.key ||
+				r.KeyFromMessage != tt.keyFromMessage || r.ExchangeMissing != tt.missing {
+				t.Errorf("route = configured %v exchange %q key %q fromMessage %v missing %v; want %v %q %q %v %v",
+					r.Configured, r.Exchange, r.RoutingKey, r.KeyFromMessage, r.ExchangeMissing,
+					tt.configured, tt.exchange, tt.key, tt.keyFromMessage, tt.missing)
+			}
+			wantQueues(t, r.Result, tt.want...)
+			if r.Queue != tt.queue || r.Reason != Rejected {
+				t.Errorf("route names %q/%q", r.Queue, r.Reason)
+			}
+		})
+	}
+	if r := s.DeadLetter("missing", Rejected, m); !hasProblem(r.Result, `dead-letter exchange "ghost" is not declared`) {
+		t.Errorf("problems = %q", r.Result.Problems)
+	}
+}
+
+func TestDeadLetterHeaders(t *testing.T) {
+	s := vhost().ex("dlx", "headers").
+		q("work", "x-dead-letter-exchange", "dlx", "x-dead-letter-routing-key", "k", "x-message-ttl", 1000).
+		q("expired-only").q("rejected-only").
+		bind("dlx", "expired-only", "", "x-match", "all-with-x", "x-first-death-reason", "expired").
+		bind("dlx", "rejected-only", "", "x-match", "all-with-x", "x-first-death-reason", "rejected", "tenant", "acme").
+		sim()
+	m := msg("in", "key", "tenant", "acme", "CC", []any{"other"})
+	r := s.DeadLetter("work", Expired, m)
+	wantQueues(t, r.Result, "expired-only")
+	r = s.DeadLetter("work", Rejected, m)
+	wantQueues(t, r.Result, "rejected-only") // the message's own headers are kept
+	h := r.Result.Message.Headers
+	if _, ok := h["CC"]; ok {
+		t.Errorf("CC header kept although a dead-letter routing key is set")
+	}
+	deaths, _ := h["x-death"].([]any)
+	if len(deaths) != 1 {
+		t.Fatalf("x-death = %#v", h["x-death"])
+	}
+	d := deaths[0].(map[string]any)
+	if d["queue"] != "work" || d["reason"] != "rejected" || d["exchange"] != "in" || d["count"] != int64(1) {
+		t.Errorf("x-death entry = %#v", d)
+	}
+	if h["x-first-death-queue"] != "work" || h["x-first-death-exchange"] != "in" {
+		t.Errorf("x-first-death headers = %v %v", h["x-first-death-queue"], h["x-first-death-exchange"])
+	}
+	// Dead-lettering again from the same queue for the same reason counts up
+	// and keeps the first-death headers.
+	again := s.DeadLetter("work", Rejected, r.Result.Message)
+	deaths = again.Result.Message.Headers["x-death"].([]any)
+	if len(deaths) != 1 || deaths[0].(map[string]any)["count"] != int64(2) {
+		t.Errorf("x-death after a second rejection = %#v", deaths)
+	}
+	if m.Headers["x-death"] != nil {
+		t.Errorf("DeadLetter changed the caller's headers")
+	}
+}
+
+// Cycle detection, rabbit_dead_letter:is_cycle.
+func TestDeadLetterCycles(t *testing.T) {
+	s := vhost().ex("retry", "direct").
+		// A queue whose expired messages come back to itself.
+		q("self", "x-message-ttl", 10, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "self").
+		// A work queue whose dead letters go to a delay queue that expires
+		// them back into the work queue.
+		q("work", "x-message-ttl", 60000, "x-dead-letter-exchange", "retry", "x-dead-letter-routing-key", "work.delay").
+		q("work.delay", "x-message-ttl", 1000, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "work").
+		bind("retry", "work.delay", "work.delay").
+		sim()
+	r := s.DeadLetter("self", Expired, msg("", "self"))
+	wantQueues(t, r.Result)
+	if len(r.Cycles) != 1 || r.Cycles[0] != "self" {
+		t.Errorf("cycles = %q, want [self]", r.Cycles)
+	}
+	r = s.DeadLetter("self", Rejected, msg("", "self"))
+	wantQueues(t, r.Result, "self") // a rejection is never a cycle
+
+	// Rejected from work, expired from work.delay: the cycle has a rejection.
+	toDelay := s.DeadLetter("work", Rejected, msg("", "work"))
+	wantQueues(t, toDelay.Result, "work.delay")
+	back := s.DeadLetter("work.delay", Expired, toDelay.Result.Message)
+	wantQueues(t, back.Result, "work")
+	// Expired from work, expired from work.delay: fully automatic, dropped.
+	toDelay = s.DeadLetter("work", Expired, msg("", "work"))
+	back = s.DeadLetter("work.delay", Expired, toDelay.Result.Message)
+	wantQueues(t, back.Result)
+	if len(back.Cycles) != 1 || back.Cycles[0] != "work" {
+		t.Errorf("cycles = %q", back.Cycles)
+	}
+	// A rejection more recent than the previous death from work breaks the
+	// cycle: expired from work, rejected from work.delay, then expired.
+	toDelay = s.DeadLetter("work", Expired, msg("", "work"))
+	rej := s.DeadLetter("work.delay", Rejected, toDelay.Result.Message)
+	wantQueues(t, rej.Result, "work")
+}
+
+func TestIsDeathCycle(t *testing.T) {
+	e := func(q, r string) any { return map[string]any{"queue": q, "reason": r} }
+	tests := []struct {
+		name   string
+		queue  string
+		deaths []any
+		want   bool
+	}{
+		{"never dead-lettered from it", "a", []any{e("b", "expired")}, false},
+		{"automatic self cycle", "a", []any{e("a", "expired")}, true},
+		{"automatic two-queue cycle", "a", []any{e("b", "expired"), e("a", "maxlen")}, true},
+		{"rejection in between", "a", []any{e("b", "rejected"), e("a", "expired")}, false},
+		{"rejection at the queue itself", "a", []any{e("b", "expired"), e("a", "rejected")}, false},
+		{"older rejection does not count", "a", []any{e("b", "expired"), e("a", "expired"), e("c", "rejected")}, true},
+		{"foreign entry", "a", []any{"junk", e("a", "expired")}, false},
+	}
+	for _, tt := range tests {
+		if got := isDeathCycle(tt.queue, tt.deaths); got != tt.want {
+			t.Errorf("%s: isDeathCycle = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDeadLetterStreamAndUndeclared(t *testing.T) {
+	s := vhost().typed("s", "stream", "x-dead-letter-exchange", "dlx").sim()
+	if r := s.DeadLetter("s", Rejected, msg("", "s")); r.Configured || !hasProblem(r.Result, "streams do not dead-letter") {
+		t.Errorf("stream route = %+v", r)
+	}
+	if r := s.DeadLetter("ghost", Rejected, msg("", "s")); r.Configured || !hasProblem(r.Result, `queue "ghost" is not declared`) {
+		t.Errorf("undeclared route = %+v", r)
+	}
+}

@@ -1,0 +1,251 @@
+package route
+
+import (
+	"strings"
+	"testing"
+)
+
+func hasProblem(r Result, substr string) bool {
+	for _, p := range r.Problems {
+		if strings.Contains(p, substr) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPublishExchangeTypes(t *testing.T) {
+	s := vhost().
+		ex("d", "direct").ex("f", "fanout").ex("t", "topic").
+		q("q1").q("q2").q("q3").
+		bind("d", "q1", "order.created").bind("d", "q2", "order.paid").bind("d", "q3", "").
+		bind("f", "q1", "ignored").bind("f", "q2", "").
+		bind("t", "q1", "order.*").bind("t", "q2", "#.paid").bind("t", "q3", "#").
+		sim()
+	tests := []struct {
+		name string
+		m    Message
+		want []string
+	}{
+		{"direct exact key", msg("d", "order.created"), []string{"q1"}},
+		{"direct is case-sensitive", msg("d", "Order.created"), nil},
+		{"direct has no wildcards", msg("d", "order.*"), nil},
+		{"direct empty key", msg("d", ""), []string{"q3"}},
+		{"fanout ignores the key", msg("f", "anything"), []string{"q1", "q2"}},
+		{"topic star and hash", msg("t", "order.paid"), []string{"q1", "q2", "q3"}},
+		{"topic hash only", msg("t", "user.signup"), []string{"q3"}},
+		{"topic empty key: # only", msg("t", ""), []string{"q3"}},
+		{"default exchange: queue name", msg("", "q2"), []string{"q2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantQueues(t, s.Publish(tt.m), tt.want...)
+		})
+	}
+}
+
+func TestPublishDefaultExchange(t *testing.T) {
+	s := vhost().q("jobs").sim()
+	r := s.Publish(msg("", "jobs"))
+	wantQueues(t, r, "jobs")
+	if st := r.Deliveries[0].Path[0]; st.Via != ViaDefault || st.To != "jobs" || st.Exchange != "" {
+		t.Errorf("path step = %+v, want the default exchange to jobs", st)
+	}
+	r = s.Publish(msg("", "nope"))
+	wantQueues(t, r)
+	if !hasProblem(r, `no queue is named "nope"`) {
+		t.Errorf("problems = %q, want one naming the missing queue", r.Problems)
+	}
+}
+
+func TestPublishHeaders(t *testing.T) {
+	s := vhost().ex("h", "headers").
+		q("all").q("any").q("allx").q("anyx").q("none").q("void").q("typed").q("float").q("anyempty").q("xignored").
+		bind("h", "all", "", "x-match", "all", "format", "pdf", "type", "report").
+		bind("h", "any", "", "x-match", "any", "format", "pdf", "type", "report").
+		bind("h", "allx", "", "x-match", "all-with-x", "format", "pdf", "x-tenant", "acme").
+		bind("h", "anyx", "", "x-match", "any-with-x", "x-tenant", "acme").
+		bind("h", "none", ""). // no criteria, all: matches every message
+		bind("h", "void", "", "x-match", "any", "flag", nil).
+		bind("h", "typed", "", "x-match", "any", "n", "1").
+		bind("h", "float", "", "x-match", "any", "n", 1.5).
+		bind("h", "anyempty", "", "x-match", "any"). // any without criteria: never
+		bind("h", "xignored", "", "format", "pdf", "x-tenant", "other").
+		sim()
+	tests := []struct {
+		name string
+		h    []any
+		want []string
+	}{
+		{"all needs every criterion", []any{"format", "pdf", "type", "report"}, []string{"all", "any", "none", "xignored"}},
+		{"any needs one", []any{"format", "pdf"}, []string{"any", "none", "xignored"}},
+		{"value mismatch", []any{"format", "zip", "type", "report"}, []string{"any", "none"}},
+		{"x- args are criteria only with -with-x", []any{"format", "pdf", "x-tenant", "acme"}, []string{"allx", "any", "anyx", "none", "xignored"}},
+		{"x- headers ignored in all mode", []any{"x-tenant", "acme"}, []string{"anyx", "none"}},
+		{"void criterion: presence", []any{"flag", "whatever"}, []string{"none", "void"}},
+		{"string 1 is not int 1", []any{"n", 1}, []string{"none"}},
+		{"string matches string", []any{"n", "1"}, []string{"none", "typed"}},
+		{"float equality", []any{"n", 1.5}, []string{"float", "none"}},
+		{"no headers", nil, []string{"none"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantQueues(t, s.Publish(msg("h", "", tt.h...)), tt.want...)
+		})
+	}
+}
+
+func TestPublishHeadersNumbers(t *testing.T) {
+	s := vhost().ex("h", "headers").q("int").q("bool").
+		bind("h", "int", "", "n", 1).
+		bind("h", "bool", "", "ok", true).
+		sim()
+	wantQueues(t, s.Publish(msg("h", "", "n", 1.0)), "int") // Erlang: 1 == 1.0
+	wantQueues(t, s.Publish(msg("h", "", "n", int32(1))), "int")
+	wantQueues(t, s.Publish(msg("h", "", "ok", true)), "bool")
+	wantQueues(t, s.Publish(msg("h", "", "ok", "true")))
+}
+
+func TestPublishHeadersInvalidXMatch(t *testing.T) {
+	s := vhost().ex("h", "headers", "alternate-exchange", "ae").ex("ae", "fanout").q("q").q("lost").
+		bind("h", "q", "", "x-match", "ANY", "a", 1).
+		bind("ae", "lost", "").
+		sim()
+	r := s.Publish(msg("h", "", "a", 1))
+	wantQueues(t, r, "lost") // the broker refuses the binding: nothing matches, the AE takes it
+	if !hasProblem(r, `x-match "ANY" is not valid`) {
+		t.Errorf("problems = %q, want one about the invalid x-match", r.Problems)
+	}
+}
+
+func TestPublishExchangeToExchange(t *testing.T) {
+	s := vhost().ex("a", "topic").ex("b", "direct").ex("c", "fanout").q("qb").q("qc").q("both").
+		bindX("a", "b", "#").bindX("b", "c", "k").bindX("c", "a", ""). // a cycle a -> b -> c -> a
+		bind("b", "qb", "k").bind("c", "qc", "").
+		bind("a", "both", "k").bind("c", "both", "").
+		sim()
+	r := s.Publish(msg("a", "k"))
+	wantQueues(t, r, "both", "qb", "qc")
+	for _, d := range r.Deliveries {
+		if d.Queue == "both" && len(d.Path) != 1 {
+			t.Errorf("path to both = %+v, want the direct binding from a (shortest)", d.Path)
+		}
+		if d.Queue == "qc" {
+			var hops []string
+			for _, st := range d.Path {
+				hops = append(hops, st.Exchange+">"+st.To)
+			}
+			if got := strings.Join(hops, " "); got != "a>b b>c c>qc" {
+				t.Errorf("path to qc = %s", got)
+			}
+		}
+	}
+	// The same key/headers carry on: b only routes key k.
+	wantQueues(t, s.Publish(msg("a", "other")))
+}
+
+func TestPublishAlternateExchange(t *testing.T) {
+	t.Run("used when nothing matches", func(t *testing.T) {
+		s := vhost().ex("x", "direct", "alternate-exchange", "ae").ex("ae", "fanout").q("q").q("unrouted").
+			bind("x", "q", "k").bind("ae", "unrouted", "").sim()
+		wantQueues(t, s.Publish(msg("x", "k")), "q")
+		r := s.Publish(msg("x", "other"))
+		wantQueues(t, r, "unrouted")
+		if st := r.Deliveries[0].Path[0]; st.Via != ViaAlternate || st.To != "ae" {
+			t.Errorf("first step = %+v, want the alternate exchange", st)
+		}
+	})
+	t.Run("chain of alternate exchanges", func(t *testing.T) {
+		s := vhost().ex("x", "direct", "alternate-exchange", "ae1").ex("ae1", "direct", "alternate-exchange", "ae2").ex("ae2", "fanout").
+			q("q1").q("q2").bind("ae1", "q1", "only-this").bind("ae2", "q2", "").sim()
+		wantQueues(t, s.Publish(msg("x", "k")), "q2")
+		wantQueues(t, s.Publish(msg("x", "only-this")), "q1")
+	})
+	t.Run("not used when a binding matched an exchange that routes nowhere", func(t *testing.T) {
+		s := vhost().ex("x", "direct", "alternate-exchange", "ae").ex("ae", "fanout").ex("inner", "direct").
+			q("unrouted").bindX("x", "inner", "k").bind("ae", "unrouted", "").sim()
+		r := s.Publish(msg("x", "k"))
+		wantQueues(t, r)
+		if !hasProblem(r, `no binding of exchange "inner" matches routing key "k"`) {
+			t.Errorf("problems = %q", r.Problems)
+		}
+	})
+	t.Run("policy alternate exchange; argument beats policy", func(t *testing.T) {
+		s := vhost().ex("x", "direct").ex("y", "direct", "alternate-exchange", "ae-arg").
+			ex("ae-pol", "fanout").ex("ae-arg", "fanout").q("pol").q("arg").
+			bind("ae-pol", "pol", "").bind("ae-arg", "arg", "").
+			policy("ae", "^[xy]$", "exchanges", 0, "alternate-exchange", "ae-pol").sim()
+		wantQueues(t, s.Publish(msg("x", "k")), "pol")
+		wantQueues(t, s.Publish(msg("y", "k")), "arg")
+		if got, _ := s.ExchangeArgs("x").String("alternate-exchange"); got != "ae-pol" {
+			t.Errorf("ExchangeArgs(x) alternate-exchange = %q, want ae-pol", got)
+		}
+		if got := s.ExchangePolicy("x"); got != "ae" {
+			t.Errorf("ExchangePolicy(x) = %q", got)
+		}
+	})
+	t.Run("undeclared alternate exchange", func(t *testing.T) {
+		s := vhost().ex("x", "direct", "alternate-exchange", "ghost").sim()
+		r := s.Publish(msg("x", "k"))
+		wantQueues(t, r)
+		if !hasProblem(r, `alternate exchange "ghost" of exchange "x" is not declared`) {
+			t.Errorf("problems = %q", r.Problems)
+		}
+	})
+	t.Run("alternate exchange loop terminates", func(t *testing.T) {
+		s := vhost().ex("x", "direct", "alternate-exchange", "y").ex("y", "direct", "alternate-exchange", "x").sim()
+		wantQueues(t, s.Publish(msg("x", "k")))
+	})
+	t.Run("binding to an undeclared queue does not exist", func(t *testing.T) {
+		s := vhost().ex("x", "direct", "alternate-exchange", "ae").ex("ae", "fanout").q("unrouted").
+			bind("x", "ghost", "k").bind("ae", "unrouted", "").sim()
+		r := s.Publish(msg("x", "k"))
+		wantQueues(t, r, "unrouted")
+		if !hasProblem(r, `undeclared queue "ghost"`) {
+			t.Errorf("problems = %q", r.Problems)
+		}
+	})
+}
+
+func TestPublishProblems(t *testing.T) {
+	s := vhost().internal("in", "fanout").ex("front", "fanout").ex("lonely", "topic").q("q").
+		bind("in", "q", "").bindX("front", "in", "").sim()
+	r := s.Publish(msg("ghost", "k"))
+	wantQueues(t, r)
+	if !hasProblem(r, `exchange "ghost" is not declared`) {
+		t.Errorf("problems = %q", r.Problems)
+	}
+	r = s.Publish(msg("in", "k"))
+	wantQueues(t, r)
+	if !hasProblem(r, `exchange "in" is internal`) {
+		t.Errorf("problems = %q", r.Problems)
+	}
+	wantQueues(t, s.Publish(msg("front", "k")), "q") // internal exchanges are fine behind another
+	r = s.Publish(msg("lonely", "a.b"))
+	if !hasProblem(r, `no binding of exchange "lonely" matches routing key "a.b" and it has no alternate exchange`) {
+		t.Errorf("problems = %q", r.Problems)
+	}
+}
+
+func TestPublishPluginAndBuiltinExchanges(t *testing.T) {
+	s := vhost().ex("delayed", "x-delayed-message", "x-delayed-type", "topic").ex("hash", "x-consistent-hash").
+		q("q").q("h1").bind("delayed", "q", "a.#").bind("hash", "h1", "1").bind("amq.topic", "q", "audit.*").sim()
+	r := s.Publish(msg("delayed", "a.b"))
+	wantQueues(t, r, "q")
+	if !hasProblem(r, "plugin exchange type x-delayed-message is not simulated") {
+		t.Errorf("problems = %q", r.Problems)
+	}
+	r = s.Publish(msg("hash", "k"))
+	wantQueues(t, r)
+	if !hasProblem(r, "plugin exchange type x-consistent-hash is not simulated") {
+		t.Errorf("problems = %q", r.Problems)
+	}
+	if hasProblem(r, "no binding") {
+		t.Errorf("an unsimulated exchange must not be reported as unmatched: %q", r.Problems)
+	}
+	wantQueues(t, s.Publish(msg("amq.topic", "audit.login")), "q")
+	r = s.Publish(msg("amq.rabbitmq.trace", "publish.x"))
+	if !hasProblem(r, "is internal") {
+		t.Errorf("amq.rabbitmq.trace must be internal: %q", r.Problems)
+	}
+}
