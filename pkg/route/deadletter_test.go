@@ -10,8 +10,8 @@ func TestDeadLetter(t *testing.T) {
 			q("shipping", "x-dead-letter-exchange", "orders.dlx", "x-dead-letter-routing-key", "shipping").
 			q("billing", "x-dead-letter-exchange", "orders.dlx"). // no DLRK: the message's key
 			q("nodlx").
-			q("rkonly", "x-dead-letter-routing-key", "x").       // a routing key without an exchange does nothing
-			q("missing", "x-dead-letter-exchange", "ghost").      // undeclared DLX
+			q("rkonly", "x-dead-letter-routing-key", "x").                                          // a routing key without an exchange does nothing
+			q("missing", "x-dead-letter-exchange", "ghost").                                        // undeclared DLX
 			q("direct", "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "shipping.dlq"). // default exchange
 			q("default-own-key", "x-dead-letter-exchange", "").
 			q("bypolicy").q("shipping.dlq").q("created.dlq").q("unroutable", "x-dead-letter-exchange", "orders.dlx", "x-dead-letter-routing-key", "nobody").
