@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -43,4 +44,68 @@ func (l ErrorList) Error() string {
 	default:
 		return fmt.Sprintf("%s (and %d more errors)", l[0].Error(), len(l)-1)
 	}
+}
+
+// collector gathers the errors of one load. Files are numbered in the order
+// they were read so that the final list comes out in file order.
+type collector struct {
+	order map[string]int
+	errs  ErrorList
+}
+
+func newCollector() *collector { return &collector{order: map[string]int{}} }
+
+// file registers name as the next file read.
+func (c *collector) file(name string) {
+	if _, ok := c.order[name]; !ok {
+		c.order[name] = len(c.order)
+	}
+}
+
+// addf records an error at pos; hint may be empty.
+func (c *collector) addf(pos topology.Pos, hint, format string, args ...any) {
+	c.errs = append(c.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+func (c *collector) count() int { return len(c.errs) }
+
+// err returns the collected errors sorted by file, line and column, without
+// exact repeats, or nil when there are none.
+func (c *collector) err() error {
+	if len(c.errs) == 0 {
+		return nil
+	}
+	list := make(ErrorList, len(c.errs))
+	copy(list, c.errs)
+	sort.SliceStable(list, func(i, j int) bool { return c.before(list[i].Pos, list[j].Pos) })
+	out := list[:0]
+	seen := map[string]bool{}
+	for _, e := range list {
+		s := e.Error()
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// before orders positions by file (in reading order), line and column.
+func (c *collector) before(a, b topology.Pos) bool {
+	fa, fb := c.fileIndex(a.File), c.fileIndex(b.File)
+	if fa != fb {
+		return fa < fb
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Col < b.Col
+}
+
+func (c *collector) fileIndex(name string) int {
+	if i, ok := c.order[name]; ok {
+		return i
+	}
+	return -1
 }

@@ -1,13 +1,25 @@
 // Package loader reads topology files (YAML, version 1), interpolates
 // ${VAR}, checks every field, and expands sugar into a topology.Topology.
+//
+// The work is split in steps: parse (YAML nodes, positions, aliases,
+// interpolation, ignore comments), decode (fields into declarations, file
+// by file, merging vhosts across files) and expand (declarations and
+// sugar into plain topology objects).
 package loader
 
 import (
 	"errors"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
+
+// StdinName is the file name positions use for input read from stdin.
+const StdinName = "<stdin>"
 
 // Options configure a load.
 type Options struct {
@@ -21,5 +33,142 @@ type Options struct {
 // means every *.yaml / *.yml in it; "-" is stdin). Problems come back as an
 // ErrorList naming file:line:col.
 func Load(paths []string, opts Options) (*topology.Topology, error) {
-	return nil, errors.New("loader: being written")
+	l := newLoad(opts)
+	if len(paths) == 0 {
+		l.errs.addf(topology.Pos{}, "pass a file with -f topology.yaml", "no topology file given")
+	}
+	for _, p := range paths {
+		l.readPath(p)
+	}
+	return l.finish()
+}
+
+// LoadBytes loads one file's contents; name is used in positions.
+func LoadBytes(name string, data []byte, opts Options) (*topology.Topology, error) {
+	l := newLoad(opts)
+	l.addFile(name, data)
+	return l.finish()
+}
+
+// load is the state of one Load call.
+type load struct {
+	opts      Options
+	errs      *collector
+	d         *decoder
+	fd        *fileDecoder
+	seen      map[string]bool
+	stdinRead bool
+}
+
+func newLoad(opts Options) *load {
+	errs := newCollector()
+	d := &decoder{errs: errs}
+	return &load{opts: opts, errs: errs, d: d, fd: newFileDecoder(d), seen: map[string]bool{}}
+}
+
+func (l *load) readPath(p string) {
+	if p == "-" {
+		l.readStdin()
+		return
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		l.readError(p, err)
+		return
+	}
+	if !fi.IsDir() {
+		l.readFile(p)
+		return
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		l.readError(p, err)
+		return
+	}
+	found := false
+	for _, e := range entries { // sorted by name
+		name := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+			continue
+		}
+		found = true
+		l.readFile(filepath.Join(p, name))
+	}
+	if !found {
+		l.errs.file(p)
+		l.errs.addf(topology.Pos{File: p}, "put topology files named *.yaml or *.yml in it, or pass the files with -f", "directory holds no *.yaml or *.yml file")
+	}
+}
+
+func (l *load) readStdin() {
+	if l.stdinRead {
+		l.errs.addf(topology.Pos{File: StdinName}, "pass - once", "stdin (-) is given more than once")
+		return
+	}
+	l.stdinRead = true
+	if l.opts.Stdin == nil {
+		l.errs.addf(topology.Pos{File: StdinName}, "pass a file path instead of -", "no standard input to read")
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(l.opts.Stdin, MaxFileSize+1))
+	if err != nil {
+		l.readError(StdinName, err)
+		return
+	}
+	l.addFile(StdinName, data)
+}
+
+func (l *load) readFile(p string) {
+	key := p
+	if abs, err := filepath.Abs(p); err == nil {
+		key = abs
+	}
+	if l.seen[key] {
+		return // named twice, e.g. by itself and through its directory
+	}
+	l.seen[key] = true
+	f, err := os.Open(p)
+	if err != nil {
+		l.readError(p, err)
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		l.readError(p, err)
+		return
+	}
+	l.addFile(p, data)
+}
+
+func (l *load) readError(p string, err error) {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	hint := ""
+	if errors.Is(err, fs.ErrNotExist) {
+		hint = "check the path, or pass the topology file with -f"
+	}
+	l.errs.file(p)
+	l.errs.addf(topology.Pos{File: p}, hint, "cannot read: %v", err)
+}
+
+func (l *load) addFile(name string, data []byte) {
+	l.errs.file(name)
+	if root := parseFile(name, data, l.opts.LookupEnv, l.errs); root != nil {
+		l.fd.decodeFile(root)
+	}
+}
+
+func (l *load) finish() (*topology.Topology, error) {
+	t := topology.New()
+	for _, name := range l.fd.order {
+		t.Vhosts[name] = l.buildVhost(l.fd.vhosts[name])
+	}
+	t.Lint = l.fd.lint
+	if err := l.errs.err(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }

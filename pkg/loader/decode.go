@@ -1,0 +1,417 @@
+package loader
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// decoder checks node values against the types the file format expects.
+// Every check reports its own error and returns ok=false; callers go on
+// with the next field so that one load reports every problem.
+type decoder struct {
+	errs *collector
+}
+
+// describe names a node's type and value for error messages.
+func describe(n *node) string {
+	if n == nil {
+		return "nothing"
+	}
+	switch n.kind {
+	case mapNode:
+		return "a mapping"
+	case seqNode:
+		return "a list"
+	}
+	switch n.tag {
+	case tagNull:
+		return "null"
+	case tagBool:
+		return "boolean " + n.value
+	case tagInt:
+		return "integer " + n.value
+	case tagFloat:
+		return "number " + n.value
+	default:
+		return "string " + strconv.Quote(n.value)
+	}
+}
+
+// label joins an object name and a field path: `queue "a": limits`.
+func label(obj, path string) string {
+	switch {
+	case obj == "":
+		return path
+	case path == "":
+		return obj
+	default:
+		return obj + ": " + path
+	}
+}
+
+// fieldSet is the known fields present in one mapping.
+type fieldSet map[string]entry
+
+func (f fieldSet) has(name string) bool { _, ok := f[name]; return ok }
+
+// value returns the node of field name, nil when absent.
+func (f fieldSet) value(name string) *node {
+	if e, ok := f[name]; ok {
+		return e.value
+	}
+	return nil
+}
+
+// valuePos is where to report a problem with field name's value.
+func (f fieldSet) valuePos(name string) topology.Pos {
+	e := f[name]
+	if e.value == nil || e.value.isNull() && e.key != nil {
+		return e.key.pos
+	}
+	return e.value.pos
+}
+
+// fields checks that n is a mapping (null counts as an empty one) whose
+// keys are all in known, and returns the known fields present.
+func (d *decoder) fields(n *node, what string, known []string) (fieldSet, bool) {
+	out := fieldSet{}
+	if n.isNull() {
+		return out, true
+	}
+	if n.kind != mapNode {
+		d.errs.addf(n.pos, "fields: "+strings.Join(known, ", "), "%s: expected a mapping, got %s", what, describe(n))
+		return out, false
+	}
+	for _, e := range n.entries {
+		k := e.key.value
+		if slices.Contains(known, k) {
+			out[k] = e
+			continue
+		}
+		if what == "" {
+			d.errs.addf(e.key.pos, suggestHint(k, known, "fields"), "unknown top-level field %q", k)
+		} else {
+			d.errs.addf(e.key.pos, suggestHint(k, known, "fields"), "%s: unknown field %q", what, k)
+		}
+	}
+	return out, true
+}
+
+// require reports a missing field.
+func (d *decoder) require(f fieldSet, n *node, what, name, example string) bool {
+	if f.has(name) {
+		return true
+	}
+	d.errs.addf(n.pos, "add "+example, "%s: missing required field %q", what, name)
+	return false
+}
+
+func isString(n *node) bool { return n != nil && n.kind == scalarNode && n.tag == tagStr }
+
+func quoteHint(n *node) string {
+	if n != nil && n.kind == scalarNode && n.tag != tagNull {
+		return fmt.Sprintf("quote it to use it as text: %q", n.value)
+	}
+	return ""
+}
+
+func (d *decoder) str(n *node, what string) (string, bool) {
+	if n.bad {
+		return "", false
+	}
+	if isString(n) {
+		return n.value, true
+	}
+	d.errs.addf(n.pos, quoteHint(n), "%s: expected a string, got %s", what, describe(n))
+	return "", false
+}
+
+// name reads a non-empty string.
+func (d *decoder) name(n *node, what, hint string) (string, bool) {
+	s, ok := d.str(n, what)
+	if ok && s == "" {
+		d.errs.addf(n.pos, hint, "%s: must not be empty", what)
+		return "", false
+	}
+	return s, ok
+}
+
+func (d *decoder) boolean(n *node, what string) (bool, bool) {
+	if n.bad {
+		return false, false
+	}
+	if n.kind == scalarNode && n.tag == tagBool {
+		return strings.EqualFold(n.value, "true"), true
+	}
+	hint := ""
+	switch strings.ToLower(n.value) {
+	case "yes", "no", "on", "off", "y", "n":
+		if n.kind == scalarNode {
+			hint = "YAML 1.2 booleans are only true and false"
+		}
+	}
+	d.errs.addf(n.pos, hint, "%s: expected true or false, got %s", what, describe(n))
+	return false, false
+}
+
+// parseInt reads a YAML integer (decimal, 0x, 0o, 0b, with _ separators).
+func parseInt(s string) (int64, error) {
+	s = strings.ReplaceAll(s, "_", "")
+	if rest, ok := strings.CutPrefix(s, "+"); ok {
+		s = rest
+	}
+	return strconv.ParseInt(s, 0, 64)
+}
+
+func (d *decoder) integer(n *node, what string, lo, hi int64) (int64, bool) {
+	if n.bad {
+		return 0, false
+	}
+	if n.kind != scalarNode || n.tag != tagInt {
+		d.errs.addf(n.pos, quoteHintNumber(n), "%s: expected %s, got %s", what, intRange(lo, hi), describe(n))
+		return 0, false
+	}
+	i, err := parseInt(n.value)
+	if err != nil || i < lo || i > hi {
+		d.errs.addf(n.pos, "expected "+intRange(lo, hi), "%s: %s is out of range", what, n.value)
+		return 0, false
+	}
+	return i, true
+}
+
+// quoteHintNumber helps with a number written as a quoted string.
+func quoteHintNumber(n *node) string {
+	if isString(n) {
+		if _, err := parseInt(n.value); err == nil {
+			return "remove the quotes"
+		}
+	}
+	return ""
+}
+
+func intRange(lo, hi int64) string {
+	switch {
+	case hi == math.MaxInt64 && lo == 0:
+		return "a non-negative integer"
+	case hi == math.MaxInt64:
+		return fmt.Sprintf("an integer of at least %d", lo)
+	default:
+		return fmt.Sprintf("an integer from %d to %d", lo, hi)
+	}
+}
+
+// quantity reads an integer (in the base unit) or a string with a unit.
+func (d *decoder) quantity(n *node, what string, min int64, baseUnit string, parse func(string) (int64, error), help string) (int64, bool) {
+	if n.bad {
+		return 0, false
+	}
+	var v int64
+	switch {
+	case n.kind == scalarNode && n.tag == tagInt:
+		i, err := parseInt(n.value)
+		if err != nil {
+			d.errs.addf(n.pos, help, "%s: %s is out of range", what, n.value)
+			return 0, false
+		}
+		v = i
+	case isString(n):
+		i, err := parse(n.value)
+		if err != nil {
+			d.errs.addf(n.pos, help, "%s: invalid value %q", what, n.value)
+			return 0, false
+		}
+		v = i
+	default:
+		d.errs.addf(n.pos, help, "%s: expected a number with a unit, got %s", what, describe(n))
+		return 0, false
+	}
+	if v < min {
+		d.errs.addf(n.pos, help, "%s: %s is too small (the minimum is %d%s)", what, n.value, min, baseUnit)
+		return 0, false
+	}
+	return v, true
+}
+
+// duration reads milliseconds of at least min.
+func (d *decoder) duration(n *node, what string, min int64) (int64, bool) {
+	return d.quantity(n, what, min, "ms", parseDuration, durationHelp)
+}
+
+// size reads bytes.
+func (d *decoder) size(n *node, what string) (int64, bool) {
+	return d.quantity(n, what, 0, " bytes", parseSize, sizeHelp)
+}
+
+// enum reads one of allowed.
+func (d *decoder) enum(n *node, what string, allowed ...string) (string, bool) {
+	if n.bad {
+		return "", false
+	}
+	if !isString(n) {
+		d.errs.addf(n.pos, "expected one of "+strings.Join(allowed, ", "), "%s: expected a string, got %s", what, describe(n))
+		return "", false
+	}
+	if slices.Contains(allowed, n.value) {
+		return n.value, true
+	}
+	d.errs.addf(n.pos, suggestHint(n.value, allowed, "expected one of"), "%s: invalid value %q", what, n.value)
+	return "", false
+}
+
+// args reads an argument table (null is none). Values keep their YAML
+// types, normalised as topology.Normalize does. at maps each key to the
+// node of its value, for error positions.
+func (d *decoder) args(n *node, what string) (topology.Args, map[string]*node, bool) {
+	if n.isNull() {
+		return nil, nil, true
+	}
+	if n.kind != mapNode {
+		d.errs.addf(n.pos, "write a mapping such as {x-max-length: 1000}", "%s: expected a mapping, got %s", what, describe(n))
+		return nil, nil, false
+	}
+	out := topology.Args{}
+	at := map[string]*node{}
+	ok := true
+	for _, e := range n.entries {
+		v, vok := d.anyValue(e.value, what+"."+e.key.value)
+		ok = ok && vok
+		out[e.key.value] = v
+		at[e.key.value] = e.value
+	}
+	return out, at, ok
+}
+
+// anyValue converts a node into a plain Go value: string, int64, float64,
+// bool, nil, []any or map[string]any.
+func (d *decoder) anyValue(n *node, what string) (any, bool) {
+	if n.bad {
+		return nil, false
+	}
+	switch n.kind {
+	case mapNode:
+		m := make(map[string]any, len(n.entries))
+		ok := true
+		for _, e := range n.entries {
+			v, vok := d.anyValue(e.value, what+"."+e.key.value)
+			ok = ok && vok
+			m[e.key.value] = v
+		}
+		return m, ok
+	case seqNode:
+		l := make([]any, 0, len(n.items))
+		ok := true
+		for i, it := range n.items {
+			v, vok := d.anyValue(it, fmt.Sprintf("%s[%d]", what, i))
+			ok = ok && vok
+			l = append(l, v)
+		}
+		return l, ok
+	}
+	switch n.tag {
+	case tagNull:
+		return nil, true
+	case tagBool:
+		return strings.EqualFold(n.value, "true"), true
+	case tagInt:
+		if i, err := parseInt(n.value); err == nil {
+			return i, true
+		}
+		if u, err := strconv.ParseUint(strings.ReplaceAll(n.value, "_", ""), 0, 64); err == nil {
+			return topology.Normalize(u), true
+		}
+		d.errs.addf(n.pos, quoteHint(n), "%s: integer %s is out of range", what, n.value)
+		return nil, false
+	case tagFloat:
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.value, "_", ""), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			d.errs.addf(n.pos, quoteHint(n), "%s: %s is not a finite number", what, n.value)
+			return nil, false
+		}
+		return topology.Normalize(f), true
+	default:
+		return n.value, true
+	}
+}
+
+// ignoresOf collects the mqctl:ignore IDs of the given nodes and all the
+// nodes below them, each ID once, in order.
+func ignoresOf(nodes ...*node) []string {
+	var ids []string
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n == nil {
+			return
+		}
+		for _, id := range n.ignore {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		for _, e := range n.entries {
+			walk(e.key)
+			walk(e.value)
+		}
+		for _, it := range n.items {
+			walk(it)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	return ids
+}
+
+// suggestHint proposes the closest of known to got, or lists known.
+func suggestHint(got string, known []string, listPrefix string) string {
+	if s := closest(got, known); s != "" {
+		return fmt.Sprintf("did you mean %q?", s)
+	}
+	return listPrefix + ": " + strings.Join(known, ", ")
+}
+
+// closest returns the entry of known nearest to got by edit distance
+// (ignoring case, - and _), or "" when none is near enough.
+func closest(got string, known []string) string {
+	norm := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(s))
+	}
+	g := norm(got)
+	best, bestDist := "", math.MaxInt
+	for _, k := range known {
+		dist := levenshtein(g, norm(k))
+		if dist < bestDist {
+			best, bestDist = k, dist
+		}
+	}
+	limit := max(1, min(3, len(g)/3))
+	if bestDist > limit {
+		return ""
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,249 @@
+package loader
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Field names, per mapping. The JSON Schema (schema/mqctl.schema.json)
+// lists the same fields; a test keeps them in step.
+var (
+	topFields      = []string{"version", "vhosts", "lint", "tests"}
+	lintFields     = []string{"rules"}
+	vhostFields    = []string{"description", "default_queue_type", "exchanges", "queues", "bindings", "policies", "operator_policies", "defaults"}
+	defaultsFields = []string{"queue", "exchange"}
+)
+
+var severities = []string{"off", "info", "warning", "error"}
+
+// named is one object of a mapping of objects: its name (key) and body.
+type named struct {
+	key   *node
+	value *node
+}
+
+// objects is a mapping of named objects merged from several files, in the
+// order they were read.
+type objects struct {
+	kind  string // "exchange", "queue", …, for messages
+	order []string
+	byKey map[string]named
+}
+
+func newObjects(kind string) *objects { return &objects{kind: kind, byKey: map[string]named{}} }
+
+// indexed is an entry of a list, with its label such as `bindings[2]`.
+type indexed struct {
+	n    *node
+	what string
+}
+
+// rawVhost is one vhost's declarations merged across files, not yet decoded.
+type rawVhost struct {
+	name             string
+	pos              topology.Pos
+	ignore           []string
+	description      *node
+	defaultQueueType *node
+	exchanges        *objects
+	queues           *objects
+	policies         *objects
+	operatorPolicies *objects
+	bindings         []indexed
+	defaults         *objects // "queue" and "exchange"
+}
+
+// fileDecoder reads files' top level into rawVhosts and the lint config.
+type fileDecoder struct {
+	d        *decoder
+	vhosts   map[string]*rawVhost
+	order    []string
+	lint     topology.LintConfig
+	lintPos  map[string]topology.Pos
+	lintSeen bool
+}
+
+func newFileDecoder(d *decoder) *fileDecoder {
+	return &fileDecoder{d: d, vhosts: map[string]*rawVhost{}, lintPos: map[string]topology.Pos{}}
+}
+
+func (fd *fileDecoder) decodeFile(root *node) {
+	d := fd.d
+	if root.kind != mapNode {
+		d.errs.addf(root.pos, `start the file with "version: 1" and "vhosts:"`, "a topology file is a mapping, got %s", describe(root))
+		return
+	}
+	f, _ := d.fields(root, "", topFields)
+	if !f.has("version") {
+		d.errs.addf(root.pos, `add "version: 1" at the top of the file`, "missing version")
+	} else if v := f.value("version"); v.kind != scalarNode || v.tag != tagInt || v.value != "1" {
+		d.errs.addf(f.valuePos("version"), "this mqctl reads version: 1", "unsupported version %s", describe(v))
+	}
+	if f.has("lint") {
+		fd.decodeLint(f["lint"])
+	}
+	if f.has("tests") {
+		// The tests section is checked by `mqctl test`; here it only has to
+		// be a list.
+		if t := f.value("tests"); !t.isNull() && t.kind != seqNode {
+			d.errs.addf(t.pos, "write tests as a list: tests: [ … ]", "tests: expected a list, got %s", describe(t))
+		}
+	}
+	if vs := f.value("vhosts"); vs != nil && !vs.isNull() {
+		if vs.kind != mapNode {
+			d.errs.addf(vs.pos, `write vhosts as a mapping of names, e.g. vhosts: {"/": {…}}`, "vhosts: expected a mapping of vhost names, got %s", describe(vs))
+			return
+		}
+		for _, e := range vs.entries {
+			fd.decodeVhost(e.key, e.value)
+		}
+	}
+}
+
+func (fd *fileDecoder) decodeLint(e entry) {
+	d := fd.d
+	f, ok := d.fields(e.value, "lint", lintFields)
+	if !ok {
+		return
+	}
+	if !fd.lintSeen {
+		fd.lint.Pos = e.key.pos
+		fd.lintSeen = true
+	}
+	rules := f.value("rules")
+	if rules.isNull() {
+		return
+	}
+	if rules.kind != mapNode {
+		d.errs.addf(rules.pos, "write rules as a mapping such as {MQ101: off}", "lint.rules: expected a mapping of rule IDs, got %s", describe(rules))
+		return
+	}
+	for _, r := range rules.entries {
+		id := r.key.value
+		if !isRuleID(id) || id == "all" {
+			d.errs.addf(r.key.pos, "rule IDs look like MQ101", "lint.rules: %q is not a rule ID", id)
+			continue
+		}
+		sev, ok := d.enum(r.value, "lint.rules."+id, severities...)
+		if !ok {
+			continue
+		}
+		if prev, dup := fd.lint.Rules[id]; dup && prev != sev {
+			d.errs.addf(r.value.pos, "set each rule's severity once", "lint.rules.%s: %q conflicts with %q at %s", id, sev, prev, fd.lintPos[id])
+			continue
+		}
+		if fd.lint.Rules == nil {
+			fd.lint.Rules = map[string]string{}
+		}
+		fd.lint.Rules[id] = sev
+		fd.lintPos[id] = r.value.pos
+	}
+}
+
+func (fd *fileDecoder) vhost(key *node) *rawVhost {
+	v, ok := fd.vhosts[key.value]
+	if !ok {
+		v = &rawVhost{
+			name:             key.value,
+			pos:              key.pos,
+			exchanges:        newObjects("exchange"),
+			queues:           newObjects("queue"),
+			policies:         newObjects("policy"),
+			operatorPolicies: newObjects("operator policy"),
+			defaults:         newObjects("defaults"),
+		}
+		fd.vhosts[key.value] = v
+		fd.order = append(fd.order, key.value)
+	}
+	return v
+}
+
+func (fd *fileDecoder) decodeVhost(key, body *node) {
+	d := fd.d
+	what := fmt.Sprintf("vhost %q", key.value)
+	if key.value == "" {
+		d.errs.addf(key.pos, `the default vhost is named "/"`, "vhost name must not be empty")
+		return
+	}
+	v := fd.vhost(key)
+	v.ignore = append(v.ignore, ignoresOf(key)...)
+	f, ok := d.fields(body, what, vhostFields)
+	if !ok {
+		return
+	}
+	if e, ok := f["description"]; ok {
+		if _, ok := d.str(e.value, label(what, "description")); ok {
+			fd.setOnce(&v.description, e.value, label(what, "description"))
+		}
+	}
+	if e, ok := f["default_queue_type"]; ok {
+		if _, ok := d.enum(e.value, label(what, "default_queue_type"), queueTypes...); ok {
+			fd.setOnce(&v.defaultQueueType, e.value, label(what, "default_queue_type"))
+		}
+	}
+	fd.addObjects(v.exchanges, f.value("exchanges"), label(what, "exchanges"))
+	fd.addObjects(v.queues, f.value("queues"), label(what, "queues"))
+	fd.addObjects(v.policies, f.value("policies"), label(what, "policies"))
+	fd.addObjects(v.operatorPolicies, f.value("operator_policies"), label(what, "operator_policies"))
+	if b := f.value("bindings"); b != nil && !b.isNull() {
+		if b.kind != seqNode {
+			d.errs.addf(b.pos, "write bindings as a list of {source, destination, routing_key}", "%s: expected a list, got %s", label(what, "bindings"), describe(b))
+		} else {
+			for i, it := range b.items {
+				v.bindings = append(v.bindings, indexed{n: it, what: fmt.Sprintf("%s[%d]", label(what, "bindings"), i)})
+			}
+		}
+	}
+	if df := f.value("defaults"); df != nil {
+		df2, ok := d.fields(df, label(what, "defaults"), defaultsFields)
+		if ok {
+			for _, name := range defaultsFields {
+				if e, ok := df2[name]; ok {
+					v.defaults.add(d, e.key, e.value, label(what, "defaults."+name))
+				}
+			}
+		}
+	}
+}
+
+// setOnce records a vhost setting; a second, different value is an error.
+func (fd *fileDecoder) setOnce(slot **node, n *node, what string) {
+	if *slot == nil {
+		*slot = n
+		return
+	}
+	if (*slot).value != n.value {
+		fd.d.errs.addf(n.pos, "set it in one file only, or to the same value", "%s: %q conflicts with %q at %s", what, n.value, (*slot).value, (*slot).pos)
+	}
+}
+
+func (fd *fileDecoder) addObjects(objs *objects, n *node, what string) {
+	if n.isNull() {
+		return
+	}
+	if n.kind != mapNode {
+		fd.d.errs.addf(n.pos, "write a mapping from each "+objs.kind+" name to its settings", "%s: expected a mapping of names, got %s", what, describe(n))
+		return
+	}
+	for _, e := range n.entries {
+		objs.add(fd.d, e.key, e.value, fmt.Sprintf("%s %q", objs.kind, e.key.value))
+	}
+}
+
+// add records one object; the same name twice is an error naming both places.
+func (o *objects) add(d *decoder, key, value *node, what string) {
+	if prev, dup := o.byKey[key.value]; dup {
+		d.errs.addf(key.pos, "declare each "+o.kind+" once per vhost; remove or rename one", "%s is already declared at %s", what, prev.key.pos)
+		return
+	}
+	o.byKey[key.value] = named{key: key, value: value}
+	o.order = append(o.order, key.value)
+}
+
+// intRange bounds for fields that have none of their own.
+const (
+	maxInt   = math.MaxInt64
+	maxInt32 = math.MaxInt32
+)

@@ -1,0 +1,597 @@
+package loader
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+var (
+	queueTypes    = []string{topology.QueueClassic, topology.QueueQuorum, topology.QueueStream}
+	exchangeTypes = []string{"direct", "fanout", "topic", "headers"}
+	overflows     = []string{"drop-head", "reject-publish", "reject-publish-dlx"}
+	dlStrategies  = []string{"at-most-once", "at-least-once"}
+	applyTos      = []string{"queues", "exchanges", "all", "classic_queues", "quorum_queues", "streams"}
+	destTypes     = []string{topology.DestQueue, topology.DestExchange}
+
+	exchangeFields     = []string{"type", "durable", "auto_delete", "internal", "alternate_exchange", "arguments"}
+	queueFields        = []string{"type", "durable", "auto_delete", "arguments", "limits", "max_priority", "single_active_consumer", "delivery_limit", "dead_letter", "retry", "bindings", "alert"}
+	dlQueueFields      = append([]string{"name"}, queueFields...)
+	limitsFields       = []string{"max_length", "max_length_bytes", "overflow", "message_ttl", "expires"}
+	deadLetterFields   = []string{"exchange", "routing_key", "strategy", "queue"}
+	retryFields        = []string{"delays"}
+	alertFields        = []string{"max_depth"}
+	queueBindingFields = []string{"exchange", "routing_key", "routing_keys", "arguments"}
+	bindingFields      = []string{"source", "destination", "destination_type", "routing_key", "arguments"}
+	policyFields       = []string{"pattern", "apply_to", "priority", "definition"}
+)
+
+// queueDecl is a decoded queue with the sugar it declares.
+type queueDecl struct {
+	q        *topology.Queue
+	bindings []*topology.Binding
+	// dlq is declared by dead_letter.queue; dlqFull says it was given as a
+	// mapping, so that all its settings are specified (a bare name specifies
+	// only the type and durability it inherits).
+	dlq        *queueDecl
+	dlqFull    bool
+	dlqBinding *topology.Binding // nil when dead letters use the default exchange
+	delays     []*topology.Queue
+}
+
+// queueOpts is what a queue inherits from where it is declared.
+type queueOpts struct {
+	fallbackType    string
+	fallbackDurable bool
+	role            topology.QueueRole
+	origin          string
+	nameField       bool // the body names the queue (dead_letter.queue as a mapping)
+}
+
+// typedArg is an argument set through a typed field such as max_priority.
+type typedArg struct {
+	key   string
+	value any
+	pos   topology.Pos
+	field string // as written in the file, e.g. "limits.max_length"
+}
+
+func render(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	if m, ok := v.(map[string]any); ok {
+		return topology.Args(m).Canonical()
+	}
+	return fmt.Sprint(v)
+}
+
+// mergeArgs adds the typed settings to the raw arguments; a raw argument of
+// the same name with another value is an error naming both places.
+func (d *decoder) mergeArgs(what string, args topology.Args, rawAt map[string]*node, typed []typedArg) topology.Args {
+	for _, t := range typed {
+		if raw, ok := args[t.key]; ok {
+			if !topology.ValueEqual(raw, t.value) {
+				d.errs.addf(t.pos, fmt.Sprintf("set it once: remove %s or arguments.%s", t.field, t.key),
+					"%s: %s %s conflicts with arguments.%s %s at %s", what, t.field, render(t.value), t.key, render(raw), rawAt[t.key].pos)
+			}
+			continue
+		}
+		if args == nil {
+			args = topology.Args{}
+		}
+		args[t.key] = t.value
+	}
+	return args.Normalized()
+}
+
+// checkName reports empty and reserved object names.
+func (d *decoder) checkName(name string, pos topology.Pos, what, kind string) bool {
+	if name == "" {
+		d.errs.addf(pos, "give the "+kind+" a name", "%s name must not be empty", kind)
+		return false
+	}
+	if topology.IsReservedName(name) {
+		d.errs.addf(pos, `choose a name that does not start with "amq."`, "%s: the amq. prefix is reserved by RabbitMQ; the broker refuses to declare it", what)
+		return false
+	}
+	return true
+}
+
+func (d *decoder) boolField(f fieldSet, name, what string, dst *bool) {
+	if n := f.value(name); n != nil {
+		if b, ok := d.boolean(n, label(what, name)); ok {
+			*dst = b
+		}
+	}
+}
+
+func (d *decoder) exchange(key, body *node) *topology.Exchange {
+	name := key.value
+	what := fmt.Sprintf("exchange %q", name)
+	d.checkName(name, key.pos, what, "exchange")
+	x := &topology.Exchange{Name: name, Type: "direct", Durable: true, Meta: topology.Meta{Pos: key.pos, Ignore: ignoresOf(key, body)}}
+	f, ok := d.fields(body, what, exchangeFields)
+	if !ok {
+		return x
+	}
+	if n := f.value("type"); n != nil {
+		if t, ok := d.exchangeType(n, label(what, "type")); ok {
+			x.Type = t
+		}
+	}
+	d.boolField(f, "durable", what, &x.Durable)
+	d.boolField(f, "auto_delete", what, &x.AutoDelete)
+	d.boolField(f, "internal", what, &x.Internal)
+	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
+	var typed []typedArg
+	if n := f.value("alternate_exchange"); n != nil {
+		if s, ok := d.name(n, label(what, "alternate_exchange"), "name the exchange that receives unroutable messages, or remove the field"); ok {
+			typed = append(typed, typedArg{"alternate-exchange", s, n.pos, "alternate_exchange"})
+		}
+	}
+	x.Arguments = d.mergeArgs(what, args, at, typed)
+	return x
+}
+
+func (d *decoder) exchangeType(n *node, what string) (string, bool) {
+	const hint = "expected direct, fanout, topic, headers, or a plugin type starting with x- such as x-delayed-message"
+	if n.bad {
+		return "", false
+	}
+	if !isString(n) {
+		d.errs.addf(n.pos, hint, "%s: expected a string, got %s", what, describe(n))
+		return "", false
+	}
+	if slices.Contains(exchangeTypes, n.value) || (strings.HasPrefix(n.value, "x-") && len(n.value) > 2) {
+		return n.value, true
+	}
+	h := hint
+	if s := closest(n.value, exchangeTypes); s != "" {
+		h = fmt.Sprintf("did you mean %q?; %s", s, hint)
+	}
+	d.errs.addf(n.pos, h, "%s: invalid value %q", what, n.value)
+	return "", false
+}
+
+// queueIgnores collects the ignore comments that belong to a queue itself:
+// not those on its bindings, its retry tiers or its dead-letter queue.
+func queueIgnores(key, body *node) []string {
+	if body == nil || body.kind != mapNode {
+		return ignoresOf(key, body)
+	}
+	nodes := []*node{key, {ignore: body.ignore}}
+	for _, e := range body.entries {
+		switch e.key.value {
+		case "bindings", "retry":
+		case "dead_letter":
+			nodes = append(nodes, e.key, &node{ignore: e.value.ignore})
+			for _, de := range e.value.entries {
+				if de.key.value != "queue" {
+					nodes = append(nodes, de.key, de.value)
+				}
+			}
+		default:
+			nodes = append(nodes, e.key, e.value)
+		}
+	}
+	return ignoresOf(nodes...)
+}
+
+// queue decodes one queue body. Errors are reported; the returned
+// declaration holds whatever could be read.
+func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *node, o queueOpts) *queueDecl {
+	what := fmt.Sprintf("queue %q", name)
+	d.checkName(name, pos, what, "queue")
+	q := &topology.Queue{Name: name, Type: o.fallbackType, Durable: o.fallbackDurable, Role: o.role, Origin: o.origin,
+		Meta: topology.Meta{Pos: pos, Ignore: ignore}}
+	decl := &queueDecl{q: q}
+	known := queueFields
+	if o.nameField {
+		known = dlQueueFields
+	}
+	f, ok := d.fields(body, what, known)
+	if !ok {
+		return decl
+	}
+	typ := ""
+	var typeAt topology.Pos
+	if n := f.value("type"); n != nil {
+		if t, ok := d.enum(n, label(what, "type"), queueTypes...); ok {
+			typ, typeAt = t, n.pos
+		}
+	}
+	d.boolField(f, "durable", what, &q.Durable)
+	d.boolField(f, "auto_delete", what, &q.AutoDelete)
+	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
+	if raw, ok := args["x-queue-type"]; ok {
+		n := at["x-queue-type"]
+		s, isStr := raw.(string)
+		switch {
+		case !isStr || !slices.Contains(queueTypes, s):
+			d.errs.addf(n.pos, "expected one of classic, quorum, stream (or set type: instead)", "%s: arguments.x-queue-type: invalid value %s", what, describe(n))
+		case typ != "" && typ != s:
+			d.errs.addf(n.pos, "set it once: remove type or arguments.x-queue-type", "%s: arguments.x-queue-type %q conflicts with type %q at %s", what, s, typ, typeAt)
+		default:
+			typ = s
+		}
+		delete(args, "x-queue-type")
+	}
+	if typ != "" {
+		q.Type = typ
+	}
+
+	var typed []typedArg
+	if n := f.value("limits"); n != nil {
+		typed = append(typed, d.limits(n, what)...)
+	}
+	if n := f.value("max_priority"); n != nil {
+		if v, ok := d.integer(n, label(what, "max_priority"), 0, 255); ok {
+			typed = append(typed, typedArg{"x-max-priority", v, n.pos, "max_priority"})
+		}
+	}
+	if n := f.value("single_active_consumer"); n != nil {
+		if v, ok := d.boolean(n, label(what, "single_active_consumer")); ok {
+			typed = append(typed, typedArg{"x-single-active-consumer", v, n.pos, "single_active_consumer"})
+		}
+	}
+	if n := f.value("delivery_limit"); n != nil {
+		if v, ok := d.integer(n, label(what, "delivery_limit"), 0, maxInt); ok {
+			typed = append(typed, typedArg{"x-delivery-limit", v, n.pos, "delivery_limit"})
+		}
+	}
+	if n := f.value("alert"); n != nil {
+		// Accepted for `mqctl status`; it declares nothing on the broker.
+		af, _ := d.fields(n, label(what, "alert"), alertFields)
+		if m := af.value("max_depth"); m != nil {
+			d.integer(m, label(what, "alert.max_depth"), 0, maxInt)
+		}
+	}
+	if e, ok := f["dead_letter"]; ok {
+		typed = append(typed, d.deadLetter(decl, e, what, args)...)
+	}
+	if e, ok := f["retry"]; ok {
+		d.retry(decl, e, what)
+	}
+	if n := f.value("bindings"); n != nil {
+		decl.bindings = d.queueBindings(n, name, what)
+	}
+	q.Arguments = d.mergeArgs(what, args, at, typed)
+	return decl
+}
+
+func (d *decoder) limits(n *node, what string) []typedArg {
+	f, ok := d.fields(n, label(what, "limits"), limitsFields)
+	if !ok {
+		return nil
+	}
+	var typed []typedArg
+	field := func(name string) (*node, string) { return f.value(name), label(what, "limits."+name) }
+	if n, w := field("max_length"); n != nil {
+		if v, ok := d.integer(n, w, 0, maxInt); ok {
+			typed = append(typed, typedArg{"x-max-length", v, n.pos, "limits.max_length"})
+		}
+	}
+	if n, w := field("max_length_bytes"); n != nil {
+		if v, ok := d.size(n, w); ok {
+			typed = append(typed, typedArg{"x-max-length-bytes", v, n.pos, "limits.max_length_bytes"})
+		}
+	}
+	if n, w := field("overflow"); n != nil {
+		if v, ok := d.enum(n, w, overflows...); ok {
+			typed = append(typed, typedArg{"x-overflow", v, n.pos, "limits.overflow"})
+		}
+	}
+	if n, w := field("message_ttl"); n != nil {
+		if v, ok := d.duration(n, w, 0); ok {
+			typed = append(typed, typedArg{"x-message-ttl", v, n.pos, "limits.message_ttl"})
+		}
+	}
+	if n, w := field("expires"); n != nil {
+		if v, ok := d.duration(n, w, 1); ok {
+			typed = append(typed, typedArg{"x-expires", v, n.pos, "limits.expires"})
+		}
+	}
+	return typed
+}
+
+// deadLetter decodes dead_letter into typed arguments and, with
+// dead_letter.queue, the DLQ and its binding. args are the queue's raw
+// arguments: a raw dead-letter exchange or routing key counts as set.
+func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topology.Args) []typedArg {
+	dw := label(what, "dead_letter")
+	f, ok := d.fields(e.value, dw, deadLetterFields)
+	if !ok || e.value.isNull() {
+		// dead_letter: null declares no dead-lettering (and overrides defaults).
+		return nil
+	}
+	origin := decl.q.Name
+	var typed []typedArg
+	exch, exchSet := "", false
+	if n := f.value("exchange"); n != nil {
+		s, ok := d.str(n, dw+".exchange")
+		if !ok {
+			return nil
+		}
+		exch, exchSet = s, true
+		typed = append(typed, typedArg{"x-dead-letter-exchange", s, n.pos, "dead_letter.exchange"})
+	}
+	rk, rkSet := "", false
+	if n := f.value("routing_key"); n != nil {
+		s, ok := d.str(n, dw+".routing_key")
+		if !ok {
+			return typed
+		}
+		rk, rkSet = s, true
+		typed = append(typed, typedArg{"x-dead-letter-routing-key", s, n.pos, "dead_letter.routing_key"})
+	}
+	if n := f.value("strategy"); n != nil {
+		if s, ok := d.enum(n, dw+".strategy", dlStrategies...); ok {
+			typed = append(typed, typedArg{"x-dead-letter-strategy", s, n.pos, "dead_letter.strategy"})
+		}
+	}
+	qe, hasQueue := f["queue"]
+	if !hasQueue {
+		if !exchSet {
+			d.errs.addf(e.key.pos, "set dead_letter.exchange (where dead letters are published) and usually dead_letter.queue (the queue that keeps them)",
+				"%s: names neither an exchange nor a queue", dw)
+		}
+		return typed
+	}
+	qn := qe.value
+	dlqName, namePos := "", qn.pos
+	switch {
+	case isString(qn):
+		dlqName = qn.value
+	case qn.kind == mapNode:
+		nf := qn.get("name")
+		if nf == nil {
+			d.errs.addf(qn.pos, "add name: <queue name>", "%s.queue: missing required field \"name\"", dw)
+			return typed
+		}
+		s, ok := d.str(nf, dw+".queue.name")
+		if !ok {
+			return typed
+		}
+		dlqName, namePos = s, nf.pos
+	default:
+		d.errs.addf(qn.pos, "write a queue name, or a mapping {name: …, <queue settings>}", "%s.queue: expected a queue name, got %s", dw, describe(qn))
+		return typed
+	}
+	if qn.kind != mapNode && !d.checkName(dlqName, namePos, fmt.Sprintf("%s.queue %q", dw, dlqName), "queue") {
+		return typed
+	}
+
+	// The exchange and routing key dead letters will carry, as the broker
+	// will see them: typed, else raw arguments, else the defaults.
+	if !exchSet {
+		if s, ok := args["x-dead-letter-exchange"].(string); ok {
+			exch = s
+		} else {
+			typed = append(typed, typedArg{"x-dead-letter-exchange", "", qn.pos, "dead_letter.queue (default exchange)"})
+		}
+	}
+	if !rkSet {
+		if s, ok := args["x-dead-letter-routing-key"].(string); ok {
+			rk = s
+		} else {
+			// Each queue's dead letters reach its own DLQ and no other.
+			rk = origin
+			if exch == "" {
+				rk = dlqName // the default exchange routes by queue name
+			}
+			typed = append(typed, typedArg{"x-dead-letter-routing-key", rk, qn.pos, "dead_letter.routing_key (default)"})
+		}
+	}
+	if exch == "" && rk != dlqName {
+		d.errs.addf(qn.pos, "the default exchange routes by queue name: remove routing_key, or set dead_letter.exchange",
+			"%s: dead letters go to the default exchange with routing key %q, which does not reach queue %q", dw, rk, dlqName)
+		return typed
+	}
+	ignore := ignoresOf(qe.key, qn)
+	if qn.kind == mapNode {
+		decl.dlq = d.queue(dlqName, namePos, ignore, qn, queueOpts{
+			fallbackType: decl.q.Type, fallbackDurable: decl.q.Durable,
+			role: topology.RoleDeadLetter, origin: origin, nameField: true,
+		})
+		decl.dlqFull = true
+	} else {
+		decl.dlq = &queueDecl{q: &topology.Queue{
+			Name: dlqName, Type: decl.q.Type, Durable: decl.q.Durable,
+			Role: topology.RoleDeadLetter, Origin: origin,
+			Meta: topology.Meta{Pos: namePos, Ignore: ignore},
+		}}
+	}
+	if exch != "" {
+		decl.dlqBinding = &topology.Binding{
+			Source: exch, Destination: dlqName, DestinationType: topology.DestQueue, RoutingKey: rk,
+			Meta: topology.Meta{Pos: namePos, Ignore: ignore},
+		}
+	}
+	return typed
+}
+
+// retry decodes retry.delays into one delay queue per tier.
+func (d *decoder) retry(decl *queueDecl, e entry, what string) {
+	rw := label(what, "retry")
+	f, ok := d.fields(e.value, rw, retryFields)
+	if !ok {
+		return
+	}
+	delays := f.value("delays")
+	if delays.isNull() {
+		return
+	}
+	if delays.kind != seqNode {
+		d.errs.addf(delays.pos, "write a list such as [10s, 1m, 10m]", "%s.delays: expected a list of durations, got %s", rw, describe(delays))
+		return
+	}
+	origin := decl.q
+	ignore := ignoresOf(e.key, e.value)
+	seen := map[int64]*node{}
+	for i, it := range delays.items {
+		ms, ok := d.duration(it, fmt.Sprintf("%s.delays[%d]", rw, i), 1)
+		if !ok {
+			continue
+		}
+		if first, dup := seen[ms]; dup {
+			d.errs.addf(it.pos, "list each delay once", "%s.delays[%d]: %s repeats the delay %s at %s", rw, i, it.value, first.value, first.pos)
+			continue
+		}
+		seen[ms] = it
+		decl.delays = append(decl.delays, &topology.Queue{
+			Name:    origin.Name + ".retry." + formatDuration(ms),
+			Type:    origin.Type,
+			Durable: origin.Durable,
+			Arguments: topology.Args{
+				"x-message-ttl":             ms,
+				"x-dead-letter-exchange":    "",
+				"x-dead-letter-routing-key": origin.Name,
+			},
+			Role: topology.RoleDelay, Origin: origin.Name, Delay: ms,
+			Meta: topology.Meta{Pos: it.pos, Ignore: ignore},
+		})
+	}
+}
+
+// queueBindings decodes a queue's bindings list.
+func (d *decoder) queueBindings(n *node, queue, what string) []*topology.Binding {
+	bw := label(what, "bindings")
+	if n.isNull() {
+		return nil
+	}
+	if n.kind != seqNode {
+		d.errs.addf(n.pos, "write a list such as [{exchange: orders, routing_key: order.created}]", "%s: expected a list, got %s", bw, describe(n))
+		return nil
+	}
+	var out []*topology.Binding
+	for i, it := range n.items {
+		iw := fmt.Sprintf("%s[%d]", bw, i)
+		f, ok := d.fields(it, iw, queueBindingFields)
+		if !ok || !d.require(f, it, iw, "exchange", "exchange: <exchange name>") {
+			continue
+		}
+		exch, ok := d.name(f.value("exchange"), iw+".exchange", "the default exchange is bound implicitly: it routes by queue name")
+		if !ok {
+			continue
+		}
+		args, _, _ := d.args(f.value("arguments"), iw+".arguments")
+		type keyAt struct {
+			key string
+			pos topology.Pos
+		}
+		keys := []keyAt{{"", it.pos}}
+		switch {
+		case f.has("routing_key") && f.has("routing_keys"):
+			d.errs.addf(f["routing_keys"].key.pos, "use routing_key for one key or routing_keys for several", "%s: sets both routing_key and routing_keys", iw)
+			continue
+		case f.has("routing_key"):
+			s, ok := d.str(f.value("routing_key"), iw+".routing_key")
+			if !ok {
+				continue
+			}
+			keys[0].key = s
+		case f.has("routing_keys"):
+			rks := f.value("routing_keys")
+			if rks.kind != seqNode || len(rks.items) == 0 {
+				d.errs.addf(f.valuePos("routing_keys"), "write a non-empty list of keys, or use routing_key", "%s.routing_keys: expected a list of routing keys, got %s", iw, describe(rks))
+				continue
+			}
+			keys = keys[:0]
+			for j, k := range rks.items {
+				if s, ok := d.str(k, fmt.Sprintf("%s.routing_keys[%d]", iw, j)); ok {
+					keys = append(keys, keyAt{s, k.pos})
+				}
+			}
+		}
+		ignore := ignoresOf(it)
+		for _, k := range keys {
+			out = append(out, &topology.Binding{
+				Source: exch, Destination: queue, DestinationType: topology.DestQueue,
+				RoutingKey: k.key, Arguments: args.Normalized(),
+				Meta: topology.Meta{Pos: k.pos, Ignore: ignore},
+			})
+		}
+	}
+	return out
+}
+
+// binding decodes one entry of a vhost's bindings list.
+func (d *decoder) binding(n *node, what string) *topology.Binding {
+	f, ok := d.fields(n, what, bindingFields)
+	if !ok {
+		return nil
+	}
+	okAll := d.require(f, n, what, "source", "source: <exchange name>")
+	okAll = d.require(f, n, what, "destination", "destination: <queue or exchange name>") && okAll
+	if !okAll {
+		return nil
+	}
+	b := &topology.Binding{DestinationType: topology.DestQueue, Meta: topology.Meta{Pos: n.pos, Ignore: ignoresOf(n)}}
+	src, ok1 := d.name(f.value("source"), what+".source", "the default exchange cannot be bound explicitly: it routes by queue name")
+	dst, ok2 := d.name(f.value("destination"), what+".destination", "name the queue or exchange to bind")
+	b.Source, b.Destination = src, dst
+	if v := f.value("destination_type"); v != nil {
+		if s, ok := d.enum(v, what+".destination_type", destTypes...); ok {
+			b.DestinationType = s
+		}
+	}
+	if v := f.value("routing_key"); v != nil {
+		if s, ok := d.str(v, what+".routing_key"); ok {
+			b.RoutingKey = s
+		}
+	}
+	args, _, _ := d.args(f.value("arguments"), what+".arguments")
+	b.Arguments = args.Normalized()
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return b
+}
+
+// policy decodes a policy or operator policy; kind names which.
+func (d *decoder) policy(key, body *node, kind string) *topology.Policy {
+	what := fmt.Sprintf("%s %q", kind, key.value)
+	if key.value == "" {
+		d.errs.addf(key.pos, "give the "+kind+" a name", "%s name must not be empty", kind)
+	}
+	p := &topology.Policy{Name: key.value, ApplyTo: "all", Meta: topology.Meta{Pos: key.pos, Ignore: ignoresOf(key, body)}}
+	f, ok := d.fields(body, what, policyFields)
+	if !ok {
+		return p
+	}
+	if body.isNull() {
+		d.errs.addf(key.pos, `write {pattern: "^name\\.", definition: {…}}`, "%s: needs a pattern and a definition", what)
+		return p
+	}
+	if d.require(f, body, what, "pattern", `pattern: "^orders\\."`) {
+		if s, ok := d.str(f.value("pattern"), label(what, "pattern")); ok {
+			p.Pattern = s
+		}
+	}
+	if v := f.value("apply_to"); v != nil {
+		if s, ok := d.enum(v, label(what, "apply_to"), applyTos...); ok {
+			p.ApplyTo = s
+		}
+	}
+	if v := f.value("priority"); v != nil {
+		if i, ok := d.integer(v, label(what, "priority"), -maxInt32-1, maxInt32); ok {
+			p.Priority = int(i)
+		}
+	}
+	if d.require(f, body, what, "definition", "definition: {max-length: 100000}") {
+		def := f.value("definition")
+		args, _, ok := d.args(def, label(what, "definition"))
+		switch {
+		case !ok:
+		case len(args) == 0:
+			d.errs.addf(f.valuePos("definition"), "a policy sets at least one key, e.g. {max-length: 100000}", "%s: definition is empty", what)
+		default:
+			p.Definition = args.Normalized()
+		}
+	}
+	return p
+}

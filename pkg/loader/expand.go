@@ -1,0 +1,298 @@
+package loader
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// maxDefaultsWork bounds (nodes in a defaults block) × (objects it applies
+// to), so that a small hostile file cannot make the loader copy gigabytes.
+const maxDefaultsWork = 20_000_000
+
+// vhostBuilder expands one vhost's declarations into a topology.Vhost.
+type vhostBuilder struct {
+	d         *decoder
+	v         *topology.Vhost
+	bindings  map[string]*topology.Binding
+	generated map[*topology.Binding]bool
+	// partial marks queues declared only by a bare dead_letter.queue name:
+	// their type and durability are known, nothing else.
+	partial map[string]bool
+	// by says how each queue was declared, for messages.
+	by map[string]string
+}
+
+func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
+	d := l.d
+	v := topology.NewVhost(rv.name)
+	v.Pos, v.Ignore = rv.pos, rv.ignore
+	if rv.description != nil {
+		v.Description = rv.description.value
+	}
+	fallbackType := topology.QueueClassic
+	if rv.defaultQueueType != nil {
+		v.DefaultQueueType = rv.defaultQueueType.value
+		fallbackType = v.DefaultQueueType
+	}
+	b := &vhostBuilder{
+		d: d, v: v,
+		bindings:  map[string]*topology.Binding{},
+		generated: map[*topology.Binding]bool{},
+		partial:   map[string]bool{},
+		by:        map[string]string{},
+	}
+	what := fmt.Sprintf("vhost %q", rv.name)
+
+	xdef := l.usableDefault(rv, "exchange", len(rv.exchanges.order), func(n named) {
+		d.exchange(&node{kind: scalarNode, tag: tagStr, value: "{exchange}", pos: n.key.pos}, n.value)
+	})
+	for _, name := range rv.exchanges.order {
+		o := rv.exchanges.byKey[name]
+		body := withDefaults(o.value, xdef, "{exchange}", name, o.key.pos)
+		v.Exchanges[name] = d.exchange(o.key, body)
+	}
+
+	opts := queueOpts{fallbackType: fallbackType, fallbackDurable: true, role: topology.RoleWorking}
+	qdef := l.usableDefault(rv, "queue", len(rv.queues.order), func(n named) {
+		d.queue("{queue}", n.key.pos, nil, n.value, opts)
+	})
+	var decls []*queueDecl
+	for _, name := range rv.queues.order {
+		o := rv.queues.byKey[name]
+		body := withDefaults(o.value, qdef, "{queue}", name, o.key.pos)
+		decl := d.queue(name, o.key.pos, queueIgnores(o.key, body), body, opts)
+		decls = append(decls, decl)
+		v.Queues[name] = decl.q
+		b.by[name] = "declared"
+	}
+
+	for _, name := range rv.policies.order {
+		o := rv.policies.byKey[name]
+		v.Policies[name] = d.policy(o.key, o.value, "policy")
+	}
+	for _, name := range rv.operatorPolicies.order {
+		o := rv.operatorPolicies.byKey[name]
+		v.OperatorPolicies[name] = d.policy(o.key, o.value, "operator policy")
+	}
+
+	// Explicit bindings first, in file order, so that a duplicate names the
+	// earlier declaration; then the bindings that sugar declares.
+	var explicit []*topology.Binding
+	for _, it := range rv.bindings {
+		if bd := d.binding(it.n, label(what, it.what)); bd != nil {
+			explicit = append(explicit, bd)
+		}
+	}
+	for _, decl := range decls {
+		explicit = append(explicit, decl.bindings...)
+	}
+	sort.SliceStable(explicit, func(i, j int) bool { return l.errs.before(explicit[i].Pos, explicit[j].Pos) })
+	for _, bd := range explicit {
+		b.addBinding(bd, false)
+	}
+	for _, decl := range decls {
+		b.sugar(decl)
+	}
+	v.SortBindings()
+	return v
+}
+
+// usableDefault returns the vhost's defaults.<kind> when it is valid and
+// small enough to apply, checking it once (as an object named {queue} or
+// {exchange}) so that its errors are reported once, not per object.
+func (l *load) usableDefault(rv *rawVhost, kind string, objects int, check func(named)) *node {
+	o, ok := rv.defaults.byKey[kind]
+	if !ok || o.value.isNull() {
+		return nil
+	}
+	before := l.errs.count()
+	check(o)
+	if l.errs.count() > before {
+		return nil
+	}
+	if size := countTree(o.value); size*objects > maxDefaultsWork {
+		l.errs.addf(o.key.pos, "write the settings on the objects, or split the vhost across files with smaller defaults",
+			"vhost %q: defaults.%s (%d YAML nodes) applied to %d %ss exceeds the loader's expansion limit", rv.name, kind, size, objects, kind)
+		return nil
+	}
+	return o.value
+}
+
+func countTree(n *node) int {
+	c := 1
+	for _, e := range n.entries {
+		c += countTree(e.key) + countTree(e.value)
+	}
+	for _, it := range n.items {
+		c += countTree(it)
+	}
+	return c
+}
+
+// withDefaults returns body plus each field of def that body does not set
+// (a set field replaces the default's field as a whole), with placeholder
+// replaced by name in the default's string values.
+func withDefaults(body, def *node, placeholder, name string, keyPos topology.Pos) *node {
+	if def == nil || def.kind != mapNode || (!body.isNull() && body.kind != mapNode) {
+		return body
+	}
+	out := &node{kind: mapNode, pos: keyPos, ignore: body.ignore}
+	if body.kind == mapNode {
+		out.pos = body.pos
+		out.entries = slices.Clone(body.entries)
+	}
+	for _, e := range def.entries {
+		if body.get(e.key.value) != nil {
+			continue
+		}
+		out.entries = append(out.entries, entry{key: e.key, value: substitute(e.value, placeholder, name)})
+	}
+	return out
+}
+
+// substitute replaces placeholder in the string scalars below n, copying
+// only the nodes that change.
+func substitute(n *node, placeholder, name string) *node {
+	switch n.kind {
+	case scalarNode:
+		if n.tag == tagStr && strings.Contains(n.value, placeholder) {
+			c := *n
+			c.value = strings.ReplaceAll(n.value, placeholder, name)
+			return &c
+		}
+	case mapNode:
+		var out *node
+		for i, e := range n.entries {
+			if v := substitute(e.value, placeholder, name); v != e.value {
+				if out == nil {
+					c := *n
+					c.entries = slices.Clone(n.entries)
+					out = &c
+				}
+				out.entries[i].value = v
+			}
+		}
+		if out != nil {
+			return out
+		}
+	case seqNode:
+		var out *node
+		for i, it := range n.items {
+			if v := substitute(it, placeholder, name); v != it {
+				if out == nil {
+					c := *n
+					c.items = slices.Clone(n.items)
+					out = &c
+				}
+				out.items[i] = v
+			}
+		}
+		if out != nil {
+			return out
+		}
+	}
+	return n
+}
+
+// addBinding adds bd unless the same binding exists. Two explicit
+// declarations of one binding are an error naming both; a binding that
+// sugar declares may repeat one written out.
+func (b *vhostBuilder) addBinding(bd *topology.Binding, generated bool) {
+	k := bd.Key()
+	prev, dup := b.bindings[k]
+	switch {
+	case !dup:
+		b.bindings[k] = bd
+		b.generated[bd] = generated
+		b.v.Bindings = append(b.v.Bindings, bd)
+	case b.generated[prev] && !generated:
+		*prev = *bd
+		b.generated[prev] = false
+	case !generated:
+		dest := "queue"
+		if bd.DestinationType == topology.DestExchange {
+			dest = "exchange"
+		}
+		b.d.errs.addf(bd.Pos, "declare each binding once; remove one",
+			"binding from exchange %q to %s %q with routing key %q is already declared at %s", bd.Source, dest, bd.Destination, bd.RoutingKey, prev.Pos)
+	}
+}
+
+// sugar adds what a queue's dead_letter.queue and retry.delays declare.
+func (b *vhostBuilder) sugar(decl *queueDecl) {
+	if decl.dlq != nil {
+		if b.addGenerated(decl.dlq.q, !decl.dlqFull, fmt.Sprintf("dead_letter.queue of queue %q", decl.q.Name)) {
+			for _, bd := range decl.dlq.bindings {
+				b.addBinding(bd, false)
+			}
+			b.sugar(decl.dlq)
+		}
+		if decl.dlqBinding != nil {
+			b.addBinding(decl.dlqBinding, true)
+		}
+	}
+	for _, t := range decl.delays {
+		b.addGenerated(t, false, fmt.Sprintf("retry.delays of queue %q", decl.q.Name))
+	}
+}
+
+// addGenerated adds a queue that sugar declares. A queue of the same name
+// must have the same settings (only type and durability when either is a
+// bare dead_letter.queue name). It reports whether q was newly added, so
+// that its own sugar is expanded once.
+func (b *vhostBuilder) addGenerated(q *topology.Queue, partial bool, by string) bool {
+	ex, ok := b.v.Queues[q.Name]
+	if !ok {
+		b.v.Queues[q.Name] = q
+		b.partial[q.Name] = partial
+		b.by[q.Name] = "declared by " + by
+		return true
+	}
+	if diff := queueDiff(q, ex, partial || b.partial[q.Name]); diff != "" {
+		b.d.errs.addf(q.Pos, "give the queues different names, or the same settings",
+			"queue %q declared by %s differs from the queue of that name %s at %s: %s", q.Name, by, b.by[q.Name], ex.Pos, diff)
+		return false
+	}
+	if b.partial[q.Name] && !partial {
+		b.v.Queues[q.Name] = q
+		b.partial[q.Name] = false
+		b.by[q.Name] = "declared by " + by
+		return true
+	}
+	if ex.Role == topology.RoleWorking {
+		ex.Role, ex.Origin, ex.Delay = q.Role, q.Origin, q.Delay
+	}
+	return false
+}
+
+// queueDiff describes how a differs from b; with partial, only in type and
+// durability.
+func queueDiff(a, b *topology.Queue, partial bool) string {
+	var diffs []string
+	if a.Type != b.Type {
+		diffs = append(diffs, fmt.Sprintf("type %s here, %s there", a.Type, b.Type))
+	}
+	if a.Durable != b.Durable {
+		diffs = append(diffs, fmt.Sprintf("durable %t here, %t there", a.Durable, b.Durable))
+	}
+	if !partial {
+		if a.AutoDelete != b.AutoDelete {
+			diffs = append(diffs, fmt.Sprintf("auto_delete %t here, %t there", a.AutoDelete, b.AutoDelete))
+		}
+		if !a.Arguments.Equal(b.Arguments) {
+			diffs = append(diffs, fmt.Sprintf("arguments %s here, %s there", argsText(a.Arguments), argsText(b.Arguments)))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func argsText(a topology.Args) string {
+	if len(a) == 0 {
+		return "{}"
+	}
+	return a.Canonical()
+}

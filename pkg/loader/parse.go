@@ -1,0 +1,403 @@
+package loader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Limits that protect against hostile input.
+const (
+	// MaxFileSize is the largest topology file the loader reads.
+	MaxFileSize = 10 << 20
+	// minNodeLimit is the node count a document may always expand to
+	// through aliases; larger documents may expand to twice their size.
+	minNodeLimit = 200_000
+)
+
+type nodeKind uint8
+
+const (
+	scalarNode nodeKind = iota + 1
+	mapNode
+	seqNode
+)
+
+// Scalar tags, after YAML resolution (timestamps and binary are strings to us).
+const (
+	tagStr   = "!!str"
+	tagInt   = "!!int"
+	tagFloat = "!!float"
+	tagBool  = "!!bool"
+	tagNull  = "!!null"
+)
+
+// node is a YAML node after alias resolution, merge keys and ${VAR}
+// interpolation, with the position it was written at.
+type node struct {
+	kind    nodeKind
+	tag     string // scalars only
+	value   string // scalars only
+	pos     topology.Pos
+	entries []entry // mappings, in source order, keys unique
+	items   []*node // sequences
+	// bad marks a scalar whose interpolation failed (already reported), so
+	// that its value is not reported again as being of the wrong type.
+	bad bool
+	// ignore lists the lint rule IDs of `# mqctl:ignore …` comments written
+	// before or after this node.
+	ignore []string
+}
+
+type entry struct {
+	key   *node
+	value *node
+}
+
+func (n *node) isNull() bool { return n == nil || (n.kind == scalarNode && n.tag == tagNull) }
+
+// get returns the value of key in mapping n, or nil.
+func (n *node) get(key string) *node {
+	if n == nil {
+		return nil
+	}
+	for _, e := range n.entries {
+		if e.key.value == key {
+			return e.value
+		}
+	}
+	return nil
+}
+
+// parser turns one file's YAML into nodes.
+type parser struct {
+	file   string
+	lookup func(string) (string, bool)
+	errs   *collector
+	limit  int
+	count  int
+	over   bool
+	active map[*yaml.Node]bool // anchors being expanded, to catch self-reference
+}
+
+// parseFile parses data (the contents of file) into a node tree, reporting
+// problems to errs. It returns nil when nothing usable could be read.
+func parseFile(file string, data []byte, lookup func(string) (string, bool), errs *collector) *node {
+	pos := topology.Pos{File: file}
+	if len(data) > MaxFileSize {
+		errs.addf(pos, "split the topology into several files", "file is %d bytes, more than the %d MiB limit", len(data), MaxFileSize>>20)
+		return nil
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		errs.addf(pos, `a topology file starts with "version: 1"`, "file is empty")
+		return nil
+	}
+	doc, extra, err := decodeYAML(data)
+	switch {
+	case errors.Is(err, io.EOF):
+		errs.addf(pos, `a topology file starts with "version: 1"`, "file is empty (it holds only comments)")
+		return nil
+	case err != nil:
+		line, msg := syntaxErrorLine(err, data)
+		errs.addf(topology.Pos{File: file, Line: line}, "", "invalid YAML: %s", msg)
+		return nil
+	case extra != nil:
+		errs.addf(topology.Pos{File: file, Line: extra.Line, Col: extra.Column},
+			"put each topology in its own file, or merge them into one document",
+			"a second YAML document (---) starts here; a topology file holds one document")
+		return nil
+	}
+	if len(doc.Content) == 0 {
+		errs.addf(pos, `a topology file starts with "version: 1"`, "file is empty")
+		return nil
+	}
+	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}}
+	p.limit = max(minNodeLimit, 2*countNodes(doc))
+	root := p.convert(doc.Content[0])
+	if p.over {
+		errs.addf(pos, "expand fewer aliases (*name), or write the objects out",
+			"YAML aliases expand this file to more than %d nodes; refusing it", p.limit)
+		return nil
+	}
+	return root
+}
+
+// decodeYAML reads the first document of data and reports a second one.
+// The YAML library is not trusted to never panic on hostile input.
+func decodeYAML(data []byte) (doc *yaml.Node, extra *yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, extra, err = nil, nil, fmt.Errorf("yaml: parser failed: %v", r)
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	doc = &yaml.Node{}
+	if err := dec.Decode(doc); err != nil {
+		return nil, nil, err
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return doc, &next, nil
+	case errors.Is(err, io.EOF):
+		return doc, nil, nil
+	default:
+		return nil, nil, err
+	}
+}
+
+// countNodes counts the nodes of a document without following aliases.
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, ch := range n.Content {
+		c += countNodes(ch)
+	}
+	return c
+}
+
+// Problems reported by yaml's parser (as opposed to its scanner). For those
+// the library prints a zero-based line number; see syntaxErrorLine.
+var parserProblems = []string{
+	"did not find expected <stream-start>",
+	"did not find expected <document start>",
+	"found undefined tag handle",
+	"did not find expected node content",
+	"did not find expected '-' indicator",
+	"did not find expected key",
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"found duplicate %YAML directive",
+	"found incompatible YAML document",
+	"found duplicate %TAG directive",
+}
+
+var (
+	yamlLineRe   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	yamlAnchorRe = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+)
+
+// syntaxErrorLine extracts a one-based line number and the problem from a
+// yaml syntax error. The library prints scanner errors with one-based lines,
+// parser errors with zero-based lines, and omits the line when it is zero.
+func syntaxErrorLine(err error, data []byte) (int, string) {
+	msg := err.Error()
+	if m := yamlAnchorRe.FindStringSubmatch(msg); m != nil {
+		return lineOf(data, "*"+m[1]), fmt.Sprintf("alias *%s refers to no anchor &%s defined before it", m[1], m[1])
+	}
+	line := 0
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	for _, p := range parserProblems {
+		if msg == p {
+			return line + 1, msg
+		}
+	}
+	if line == 0 {
+		line = 1
+	}
+	return line, msg
+}
+
+// lineOf returns the one-based line of the first occurrence of s, or 0.
+func lineOf(data []byte, s string) int {
+	i := bytes.Index(data, []byte(s))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
+}
+
+func (p *parser) pos(y *yaml.Node) topology.Pos {
+	return topology.Pos{File: p.file, Line: y.Line, Col: y.Column}
+}
+
+// convert copies y into a node: aliases are expanded (within p.limit),
+// merge keys (<<) applied, duplicate keys reported and scalars interpolated.
+func (p *parser) convert(y *yaml.Node) *node {
+	p.count++
+	if p.count > p.limit {
+		p.over = true
+	}
+	if p.over {
+		return &node{kind: scalarNode, tag: tagNull}
+	}
+	switch y.Kind {
+	case yaml.AliasNode:
+		if y.Alias == nil || p.active[y.Alias] {
+			p.errs.addf(p.pos(y), "an anchor cannot contain an alias of itself", "alias *%s refers to the node that contains it", y.Value)
+			return &node{kind: scalarNode, tag: tagNull, pos: p.pos(y)}
+		}
+		p.active[y.Alias] = true
+		n := p.convert(y.Alias)
+		delete(p.active, y.Alias)
+		return n
+	case yaml.MappingNode:
+		return p.mapping(y)
+	case yaml.SequenceNode:
+		n := &node{kind: seqNode, pos: p.pos(y), ignore: commentIgnores(y), items: make([]*node, 0, len(y.Content))}
+		for _, c := range y.Content {
+			n.items = append(n.items, p.convert(c))
+		}
+		return n
+	case yaml.DocumentNode:
+		if len(y.Content) == 0 {
+			return &node{kind: scalarNode, tag: tagNull, pos: p.pos(y)}
+		}
+		return p.convert(y.Content[0])
+	default:
+		return p.scalar(y)
+	}
+}
+
+func (p *parser) scalar(y *yaml.Node) *node {
+	n := &node{kind: scalarNode, tag: y.ShortTag(), value: y.Value, pos: p.pos(y), ignore: commentIgnores(y)}
+	switch n.tag {
+	case tagStr, tagInt, tagFloat, tagBool, tagNull:
+	case "!!timestamp", "!!binary":
+		n.tag = tagStr
+	default:
+		p.errs.addf(n.pos, "remove the tag; mqctl reads plain YAML values", "unsupported YAML tag %s on %q", n.tag, y.Value)
+		n.tag = tagStr
+	}
+	v, changed, ierr := interpolate(y.Value, p.lookup)
+	if ierr != nil {
+		p.errs.addf(n.pos, ierr.hint, "%s", ierr.msg)
+		n.bad = true
+		return n
+	}
+	if !changed {
+		return n
+	}
+	n.value = v
+	// A plain (unquoted, untagged) scalar is typed after interpolation, so
+	// that `max_priority: ${P:-10}` is the integer 10.
+	if y.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		n.tag = (&yaml.Node{Kind: yaml.ScalarNode, Value: v}).ShortTag()
+		switch n.tag {
+		case tagInt, tagFloat, tagBool, tagNull:
+		default:
+			n.tag = tagStr
+		}
+	}
+	return n
+}
+
+func (p *parser) mapping(y *yaml.Node) *node {
+	n := &node{kind: mapNode, pos: p.pos(y), ignore: commentIgnores(y)}
+	seen := map[string]*node{}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(y.Content); i += 2 {
+		ky, vy := y.Content[i], y.Content[i+1]
+		if ky.Kind == yaml.ScalarNode && ky.ShortTag() == "!!merge" {
+			merges = append(merges, vy)
+			continue
+		}
+		k := p.convert(ky)
+		v := p.convert(vy)
+		if p.over {
+			return n
+		}
+		if k.kind != scalarNode {
+			p.errs.addf(k.pos, "use a plain name as the key", "a mapping key must be a scalar, got %s", describe(k))
+			continue
+		}
+		if first, dup := seen[k.value]; dup {
+			p.errs.addf(k.pos, "each key may appear once in a mapping; remove or rename one",
+				"duplicate key %q (first at %s)", k.value, first.pos)
+			continue
+		}
+		seen[k.value] = k
+		n.entries = append(n.entries, entry{key: k, value: v})
+	}
+	// Merge keys: entries of the merged mappings that the mapping does not
+	// set itself, earlier merged mappings first.
+	for _, my := range merges {
+		m := p.convert(my)
+		var sources []*node
+		switch m.kind {
+		case mapNode:
+			sources = []*node{m}
+		case seqNode:
+			sources = m.items
+		}
+		for _, src := range sources {
+			if src.kind != mapNode {
+				p.errs.addf(src.pos, "write <<: *anchor or <<: [*a, *b] with anchors of mappings", "merge key << needs a mapping, got %s", describe(src))
+				continue
+			}
+			for _, e := range src.entries {
+				if _, ok := seen[e.key.value]; ok {
+					continue
+				}
+				seen[e.key.value] = e.key
+				n.entries = append(n.entries, e)
+			}
+		}
+		if len(sources) == 0 {
+			p.errs.addf(m.pos, "write <<: *anchor or <<: [*a, *b] with anchors of mappings", "merge key << needs a mapping, got %s", describe(m))
+		}
+	}
+	return n
+}
+
+// commentIgnores returns the rule IDs of `mqctl:ignore` comments written
+// before or on the same line as y.
+func commentIgnores(y *yaml.Node) []string {
+	if y.HeadComment == "" && y.LineComment == "" {
+		return nil
+	}
+	return parseIgnores(y.HeadComment + "\n" + y.LineComment)
+}
+
+// parseIgnores reads "# mqctl:ignore MQ101 MQ301" and "# mqctl:ignore
+// MQ101, MQ301 reason…": IDs up to the first word that is not one.
+func parseIgnores(comment string) []string {
+	const marker = "mqctl:ignore"
+	var ids []string
+	for line := range strings.SplitSeq(comment, "\n") {
+		i := strings.Index(line, marker)
+		if i < 0 {
+			continue
+		}
+		words := strings.FieldsFunc(line[i+len(marker):], func(r rune) bool { return r == ' ' || r == '\t' || r == ',' })
+		for _, w := range words {
+			if !isRuleID(w) {
+				break
+			}
+			ids = append(ids, w)
+		}
+	}
+	return ids
+}
+
+// isRuleID accepts "all" and IDs such as MQ101.
+func isRuleID(w string) bool {
+	if w == "all" {
+		return true
+	}
+	i := 0
+	for i < len(w) && w[i] >= 'A' && w[i] <= 'Z' {
+		i++
+	}
+	if i == 0 || i == len(w) {
+		return false
+	}
+	for _, r := range w[i:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

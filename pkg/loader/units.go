@@ -1,0 +1,80 @@
+package loader
+
+import (
+	"errors"
+	"math"
+	"strconv"
+)
+
+type unit struct {
+	suffix string
+	factor int64
+}
+
+// durationUnits are tried in order, so "ms" is matched before "m" and "s".
+var durationUnits = [...]unit{
+	{"ms", 1},
+	{"s", 1000},
+	{"m", 60 * 1000},
+	{"h", 60 * 60 * 1000},
+	{"d", 24 * 60 * 60 * 1000},
+}
+
+// sizeUnits: SI multiples of 1000 and IEC multiples of 1024.
+var sizeUnits = [...]unit{
+	{"B", 1},
+	{"KB", 1000}, {"kB", 1000}, {"KiB", 1 << 10},
+	{"MB", 1000 * 1000}, {"MiB", 1 << 20},
+	{"GB", 1000 * 1000 * 1000}, {"GiB", 1 << 30},
+	{"TB", 1000 * 1000 * 1000 * 1000}, {"TiB", 1 << 40},
+}
+
+const (
+	durationHelp = "write a duration such as 250ms, 10s, 1m, 2h, 7d, or an integer of milliseconds"
+	sizeHelp     = "write a size such as 512KiB, 100MB, 1GiB (KB=1000, KiB=1024 bytes), or an integer of bytes"
+)
+
+var errOverflow = errors.New("too large")
+
+// parseDuration reads "<digits><unit>" and returns milliseconds.
+func parseDuration(s string) (int64, error) { return parseWithUnit(s, durationUnits[:]) }
+
+// parseSize reads "<digits><unit>" and returns bytes.
+func parseSize(s string) (int64, error) { return parseWithUnit(s, sizeUnits[:]) }
+
+func parseWithUnit(s string, units []unit) (int64, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, errors.New("no number")
+	}
+	num, suffix := s[:i], s[i:]
+	for _, u := range units {
+		if suffix != u.suffix {
+			continue
+		}
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || n > math.MaxInt64/u.factor {
+			return 0, errOverflow
+		}
+		return n * u.factor, nil
+	}
+	return 0, errors.New("unknown unit")
+}
+
+// formatDuration renders ms with the largest unit that divides it exactly:
+// 10000 -> "10s", 60000 -> "1m", 1500 -> "1500ms".
+func formatDuration(ms int64) string {
+	if ms == 0 {
+		return "0ms"
+	}
+	for i := len(durationUnits) - 1; i > 0; i-- {
+		u := durationUnits[i]
+		if ms%u.factor == 0 {
+			return strconv.FormatInt(ms/u.factor, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
