@@ -1,0 +1,445 @@
+package definitions
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+var ignoreMeta = cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay")
+
+func mustRead(t *testing.T, src string, opts ReadOptions) (*topology.Topology, *Report) {
+	t.Helper()
+	top, rep, err := ReadWithOptions("defs.json", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return top, rep
+}
+
+func TestQueues(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want map[string]*topology.Queue // in vhost "/"
+	}{
+		{
+			name: "defaults: classic, durable flags as given",
+			src:  `{"queues":[{"name":"q","vhost":"/","durable":false,"auto_delete":true,"arguments":{}}]}`,
+			want: map[string]*topology.Queue{"q": {Name: "q", Type: "classic", Durable: false, AutoDelete: true}},
+		},
+		{
+			name: "x-queue-type is lifted into Type and removed from the arguments",
+			src:  `{"queues":[{"name":"q","vhost":"/","durable":true,"auto_delete":false,"arguments":{"x-queue-type":"quorum","x-delivery-limit":5}}]}`,
+			want: map[string]*topology.Queue{"q": {Name: "q", Type: "quorum", Durable: true, Arguments: topology.Args{"x-delivery-limit": int64(5)}}},
+		},
+		{
+			name: "type field of 4.x exports",
+			src:  `{"queues":[{"name":"s","vhost":"/","type":"stream","durable":true,"auto_delete":false,"arguments":{}}]}`,
+			want: map[string]*topology.Queue{"s": {Name: "s", Type: "stream", Durable: true}},
+		},
+		{
+			name: "type field and x-queue-type agreeing",
+			src:  `{"queues":[{"name":"q","vhost":"/","type":"quorum","durable":true,"arguments":{"x-queue-type":"quorum"}}]}`,
+			want: map[string]*topology.Queue{"q": {Name: "q", Type: "quorum", Durable: true}},
+		},
+		{
+			name: "vhost default queue type from metadata applies when the queue says nothing",
+			src: `{"vhosts":[{"name":"/","metadata":{"default_queue_type":"quorum"}}],
+			       "queues":[{"name":"a","vhost":"/","durable":true,"arguments":{}},
+			                 {"name":"b","vhost":"/","durable":true,"arguments":{"x-queue-type":"classic"}}]}`,
+			want: map[string]*topology.Queue{
+				"a": {Name: "a", Type: "quorum", Durable: true},
+				"b": {Name: "b", Type: "classic", Durable: true},
+			},
+		},
+		{
+			name: "vhost-level default_queue_type (4.x) wins over metadata",
+			src: `{"vhosts":[{"name":"/","default_queue_type":"stream","metadata":{"default_queue_type":"quorum"}}],
+			       "queues":[{"name":"a","vhost":"/","durable":true}]}`,
+			want: map[string]*topology.Queue{"a": {Name: "a", Type: "stream", Durable: true}},
+		},
+		{
+			name: "default_queue_type undefined (3.x) means classic",
+			src: `{"vhosts":[{"name":"/","metadata":{"default_queue_type":"undefined"}}],
+			       "queues":[{"name":"a","vhost":"/","durable":true}]}`,
+			want: map[string]*topology.Queue{"a": {Name: "a", Type: "classic", Durable: true}},
+		},
+		{
+			name: "missing durable and auto_delete take RabbitMQ's defaults; arguments [] and null are empty",
+			src: `{"queues":[{"name":"a","vhost":"/","arguments":[]},
+			                 {"name":"b","vhost":"/","arguments":null}]}`,
+			want: map[string]*topology.Queue{
+				"a": {Name: "a", Type: "classic", Durable: true},
+				"b": {Name: "b", Type: "classic", Durable: true},
+			},
+		},
+		{
+			name: "numbers keep their integer value",
+			src:  `{"queues":[{"name":"q","vhost":"/","durable":true,"arguments":{"x-message-ttl":60000,"x-max-length-bytes":9007199254740993,"x-ratio":1.5,"x-list":[1,"a",true]}}]}`,
+			want: map[string]*topology.Queue{"q": {Name: "q", Type: "classic", Durable: true, Arguments: topology.Args{
+				"x-message-ttl": int64(60000), "x-max-length-bytes": int64(9007199254740993), "x-ratio": 1.5, "x-list": []any{int64(1), "a", true},
+			}}},
+		},
+		{
+			name: "queues named amq.* are skipped like RabbitMQ does",
+			src:  `{"queues":[{"name":"amq.gen-123","vhost":"/","durable":true},{"name":"q","vhost":"/","durable":true}]}`,
+			want: map[string]*topology.Queue{"q": {Name: "q", Type: "classic", Durable: true}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			top, _ := mustRead(t, tt.src, ReadOptions{})
+			v := top.Vhosts["/"]
+			if v == nil {
+				t.Fatalf("vhost / missing; have %v", top.VhostNames())
+			}
+			if diff := cmp.Diff(tt.want, v.Queues, ignoreMeta); diff != "" {
+				t.Errorf("queues (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNumbersCompareEqualToYAMLIntegers(t *testing.T) {
+	top, _ := mustRead(t, `{"queues":[{"name":"q","vhost":"/","durable":true,"arguments":{"x-message-ttl":60000}}]}`, ReadOptions{})
+	got := top.Vhosts["/"].Queues["q"].Arguments
+	if !got.Equal(topology.Args{"x-message-ttl": 60000}) {
+		t.Errorf("x-message-ttl 60000 read as %#v, want int64 60000", got["x-message-ttl"])
+	}
+	if v, ok := got["x-message-ttl"].(int64); !ok || v != 60000 {
+		t.Errorf("x-message-ttl is %T %v, want int64 60000", got["x-message-ttl"], got["x-message-ttl"])
+	}
+}
+
+func TestExchanges(t *testing.T) {
+	src := `{"exchanges":[
+	  {"name":"orders","vhost":"/","type":"topic","durable":true,"auto_delete":false,"internal":false,"arguments":{"alternate-exchange":"unrouted"}},
+	  {"name":"tmp","vhost":"/","type":"fanout","durable":false,"auto_delete":true,"internal":true,"arguments":[]},
+	  {"name":"delayed","vhost":"/","type":"x-delayed-message","durable":true,"arguments":{"x-delayed-type":"direct"}},
+	  {"name":"old","vhost":"/","type":"headers","durable":true,"auto_delete":false},
+	  {"name":"amq.direct","vhost":"/","type":"direct","durable":true},
+	  {"name":"","vhost":"/","type":"direct","durable":true},
+	  {"name":"amq.custom","vhost":"/","type":"direct","durable":true}
+	]}`
+	top, rep := mustRead(t, src, ReadOptions{})
+	want := map[string]*topology.Exchange{
+		"orders":  {Name: "orders", Type: "topic", Durable: true, Arguments: topology.Args{"alternate-exchange": "unrouted"}},
+		"tmp":     {Name: "tmp", Type: "fanout", AutoDelete: true, Internal: true},
+		"delayed": {Name: "delayed", Type: "x-delayed-message", Durable: true, Arguments: topology.Args{"x-delayed-type": "direct"}},
+		"old":     {Name: "old", Type: "headers", Durable: true},
+	}
+	if diff := cmp.Diff(want, top.Vhosts["/"].Exchanges, cmpopts.IgnoreFields(topology.Exchange{}, "Meta")); diff != "" {
+		t.Errorf("exchanges (-want +got):\n%s", diff)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], `"amq.custom"`) {
+		t.Errorf("want one warning about amq.custom (built-ins are dropped silently), got %q", rep.Warnings)
+	}
+}
+
+func TestExchangeTypes(t *testing.T) {
+	for _, typ := range []string{"direct", "fanout", "topic", "headers", "x-delayed-message", "x-consistent-hash", "x-modulus-hash", "x-random", "x-local-random", "x-jms-topic", "x-recent-history"} {
+		src := `{"exchanges":[{"name":"x","vhost":"/","type":"` + typ + `","durable":true}]}`
+		if _, _, err := Read("defs.json", []byte(src)); err != nil {
+			t.Errorf("type %s rejected: %v", typ, err)
+		}
+	}
+	for _, typ := range []string{"definitly not direct", "Direct", "x-", "match", ""} {
+		src := `{"exchanges":[{"name":"x","vhost":"/","type":"` + typ + `","durable":true}]}`
+		_, _, err := Read("defs.json", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), `exchange "x"`) || !strings.Contains(err.Error(), "type") {
+			t.Errorf("type %q: want an error naming exchange \"x\" and its type, got %v", typ, err)
+		}
+	}
+}
+
+func TestBindings(t *testing.T) {
+	src := `{"bindings":[
+	  {"source":"orders","vhost":"/","destination":"q","destination_type":"queue","routing_key":"order.*","arguments":{}},
+	  {"source":"orders","vhost":"/","destination":"audit","destination_type":"exchange","routing_key":"#","arguments":[]},
+	  {"source":"hdr","vhost":"/","destination":"q","destination_type":"queue","routing_key":"","arguments":{"x-match":"all","n":1}},
+	  {"source":"fan","vhost":"/","destination":"q","destination_type":"queue"},
+	  {"source":"orders","vhost":"/","destination":"q","destination_type":"queue","routing_key":"order.*","arguments":{}},
+	  {"source":"","vhost":"/","destination":"q","destination_type":"queue","routing_key":"q","arguments":{}}
+	]}`
+	top, rep := mustRead(t, src, ReadOptions{})
+	want := []*topology.Binding{
+		{Source: "fan", Destination: "q", DestinationType: "queue"},
+		{Source: "hdr", Destination: "q", DestinationType: "queue", Arguments: topology.Args{"x-match": "all", "n": int64(1)}},
+		{Source: "orders", Destination: "audit", DestinationType: "exchange", RoutingKey: "#"},
+		{Source: "orders", Destination: "q", DestinationType: "queue", RoutingKey: "order.*"},
+	}
+	if diff := cmp.Diff(want, top.Vhosts["/"].Bindings, cmpopts.IgnoreFields(topology.Binding{}, "Meta")); diff != "" {
+		t.Errorf("bindings (-want +got):\n%s", diff)
+	}
+	joined := strings.Join(rep.Warnings, "\n")
+	for _, w := range []string{"listed twice", "default exchange", "does not declare"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("warnings lack %q:\n%s", w, joined)
+		}
+	}
+}
+
+func TestPolicies(t *testing.T) {
+	src := `{"policies":[
+	  {"vhost":"/","name":"cap","pattern":"^events\\.","apply-to":"queues","definition":{"max-length":100000},"priority":1},
+	  {"vhost":"/","name":"ha","pattern":".*","definition":{"ha-mode":"all"}}
+	],
+	"operator_policies":[{"vhost":"/","name":"op","pattern":".*","apply-to":"queues","definition":{"expires":1800000},"priority":2}],
+	"parameters":[{"vhost":"/","component":"operator_policy","name":"op2","value":{"pattern":"^t\\.","definition":{"message-ttl":60000},"priority":3,"apply-to":"queues"}}]}`
+	top, rep := mustRead(t, src, ReadOptions{})
+	v := top.Vhosts["/"]
+	ignore := cmpopts.IgnoreFields(topology.Policy{}, "Meta")
+	wantP := map[string]*topology.Policy{
+		"cap": {Name: "cap", Pattern: `^events\.`, ApplyTo: "queues", Priority: 1, Definition: topology.Args{"max-length": int64(100000)}},
+		"ha":  {Name: "ha", Pattern: ".*", ApplyTo: "all", Definition: topology.Args{"ha-mode": "all"}},
+	}
+	if diff := cmp.Diff(wantP, v.Policies, ignore); diff != "" {
+		t.Errorf("policies (-want +got):\n%s", diff)
+	}
+	wantO := map[string]*topology.Policy{
+		"op":  {Name: "op", Pattern: ".*", ApplyTo: "queues", Priority: 2, Definition: topology.Args{"expires": int64(1800000)}},
+		"op2": {Name: "op2", Pattern: `^t\.`, ApplyTo: "queues", Priority: 3, Definition: topology.Args{"message-ttl": int64(60000)}},
+	}
+	if diff := cmp.Diff(wantO, v.OperatorPolicies, ignore); diff != "" {
+		t.Errorf("operator policies (-want +got):\n%s", diff)
+	}
+	if n := rep.Skipped[SkipParameters]; n != 0 {
+		t.Errorf("operator_policy parameters are read, not skipped; report counts %d skipped parameters", n)
+	}
+}
+
+func TestVhosts(t *testing.T) {
+	src := `{"vhosts":[
+	  {"name":"/","metadata":{"description":"Default virtual host","tags":[]}},
+	  {"name":"old","description":"pre-3.8 style","tracing":false},
+	  {"name":"new","description":"4.x","metadata":{"description":"4.x","tags":["a","b"],"default_queue_type":"quorum"},"tags":["a","b"],"default_queue_type":"quorum","limits":{"max-queues":10}}
+	],
+	"queues":[{"name":"q","vhost":"implicit","durable":true}]}`
+	top, rep := mustRead(t, src, ReadOptions{})
+	got := map[string][2]string{}
+	for n, v := range top.Vhosts {
+		got[n] = [2]string{v.Description, v.DefaultQueueType}
+	}
+	want := map[string][2]string{
+		"/":        {"Default virtual host", ""},
+		"old":      {"pre-3.8 style", ""},
+		"new":      {"4.x", "quorum"},
+		"implicit": {"", ""},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("vhosts [description, default_queue_type] (-want +got):\n%s", diff)
+	}
+	if rep.Skipped[SkipVhostLimits] != 1 || rep.Skipped[SkipVhostTags] != 2 {
+		t.Errorf("skipped = %v, want 1 vhost limit and 2 vhost tags", rep.Skipped)
+	}
+}
+
+func TestMissingVhostsList(t *testing.T) {
+	// Some exports leave "vhosts" empty while their objects use "/".
+	top, _ := mustRead(t, `{"vhosts":[],"exchanges":[{"name":"x","vhost":"/","type":"fanout","durable":true}]}`, ReadOptions{})
+	if _, ok := top.Vhosts["/"]; !ok || len(top.Vhosts) != 1 {
+		t.Fatalf("vhosts = %v, want [/] created for the exchange", top.VhostNames())
+	}
+}
+
+func TestSingleVhostForm(t *testing.T) {
+	src := `{"rabbit_version":"4.0.5","rabbitmq_definition_format":"single_virtual_host","original_vhost_name":"vh3",
+	  "metadata":{"description":"","tags":[],"default_queue_type":"quorum"},"description":"three","default_queue_type":"quorum",
+	  "limits":{"max-connections":9999},
+	  "parameters":[{"value":{"max-connections":9999},"component":"vhost-limits","name":"limits"}],
+	  "policies":[{"name":"p","pattern":"^cq","apply-to":"classic_queues","definition":{"max-length":9999},"priority":0}],
+	  "queues":[{"name":"a","durable":true,"auto_delete":false,"arguments":{}},{"name":"c","durable":true,"arguments":{"x-queue-type":"classic"}}],
+	  "exchanges":[{"name":"x","type":"direct","durable":true,"auto_delete":false,"internal":false,"arguments":{}}],
+	  "bindings":[{"source":"x","destination":"a","destination_type":"queue","routing_key":"k","arguments":{}}]}`
+
+	t.Run("objects go to the vhost the file was exported from", func(t *testing.T) {
+		top, rep := mustRead(t, src, ReadOptions{})
+		if got := top.VhostNames(); len(got) != 1 || got[0] != "vh3" {
+			t.Fatalf("vhosts = %v, want [vh3]", got)
+		}
+		v := top.Vhosts["vh3"]
+		if v.Description != "three" || v.DefaultQueueType != "quorum" {
+			t.Errorf("vhost metadata = %q/%q, want three/quorum", v.Description, v.DefaultQueueType)
+		}
+		if q := v.Queues["a"]; q == nil || q.Type != "quorum" {
+			t.Errorf("queue a = %+v, want quorum (the vhost's default)", q)
+		}
+		if q := v.Queues["c"]; q == nil || q.Type != "classic" {
+			t.Errorf("queue c = %+v, want classic", q)
+		}
+		if len(v.Bindings) != 1 || len(v.Exchanges) != 1 || len(v.Policies) != 1 {
+			t.Errorf("want 1 binding, exchange and policy, got %d %d %d", len(v.Bindings), len(v.Exchanges), len(v.Policies))
+		}
+		if rep.Skipped[SkipVhostLimits] != 1 || rep.Skipped[SkipParameters] != 0 {
+			t.Errorf("skipped = %v, want the limits counted once as vhost limits", rep.Skipped)
+		}
+	})
+	t.Run("the caller can name another vhost", func(t *testing.T) {
+		top, _ := mustRead(t, src, ReadOptions{DefaultVhost: "staging"})
+		if got := top.VhostNames(); len(got) != 1 || got[0] != "staging" {
+			t.Fatalf("vhosts = %v, want [staging]", got)
+		}
+	})
+	t.Run("no original_vhost_name means /", func(t *testing.T) {
+		s := strings.Replace(src, `"original_vhost_name":"vh3",`, "", 1)
+		top, _ := mustRead(t, s, ReadOptions{})
+		if got := top.VhostNames(); len(got) != 1 || got[0] != "/" {
+			t.Fatalf("vhosts = %v, want [/]", got)
+		}
+	})
+}
+
+func TestObjectsWithoutVhost(t *testing.T) {
+	src := `{"rabbit_version":"3.12.8","queues":[{"name":"qq.1","durable":true,"arguments":{"x-queue-type":"quorum"}},{"name":"cq.1","durable":true}]}`
+	_, _, err := Read("defs.json", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), `queue "qq.1" has no "vhost" field (and 1 more objects)`) || !strings.Contains(err.Error(), "--vhost") {
+		t.Errorf("want an error naming qq.1, counting the other object and suggesting --vhost, got %v", err)
+	}
+	top, _ := mustRead(t, src, ReadOptions{DefaultVhost: "/"})
+	if q := top.Vhosts["/"].Queues["qq.1"]; q == nil || q.Type != "quorum" {
+		t.Errorf("with DefaultVhost /, queue qq.1 = %+v", q)
+	}
+}
+
+func TestDuplicates(t *testing.T) {
+	src := `{"queues":[
+	  {"name":"q","vhost":"/","durable":true,"auto_delete":false,"arguments":{}},
+	  {"name":"q","vhost":"/","durable":false,"auto_delete":true,"arguments":{}},
+	  {"name":"q","vhost":"other","durable":false,"arguments":{}}
+	]}`
+	top, rep := mustRead(t, src, ReadOptions{})
+	if q := top.Vhosts["/"].Queues["q"]; !q.Durable || q.AutoDelete {
+		t.Errorf("queue q in / = %+v, want the first declaration (durable)", q)
+	}
+	if q := top.Vhosts["other"].Queues["q"]; q == nil || q.Durable {
+		t.Errorf("queue q in other = %+v, want its own declaration", q)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], `queue "q" in vhost "/" is declared twice (defs.json:2:4 and defs.json:3:4)`) {
+		t.Errorf("warnings = %q", rep.Warnings)
+	}
+}
+
+func TestReportLines(t *testing.T) {
+	src := `{"users":[{"name":"a","password_hash":"x","tags":"","limits":{"max-connections":-1}},{"name":"b","password_hash":"y","tags":""}],
+	  "permissions":[{"user":"a","vhost":"/","configure":".*","write":".*","read":".*"}],
+	  "topic_permissions":[{"user":"a","vhost":"/","exchange":"amq.topic","write":".*","read":".*"}],
+	  "parameters":[{"vhost":"/","component":"shovel","name":"s1","value":{}},{"vhost":"/","component":"shovel","name":"s2","value":{}},{"vhost":"/","component":"federation-upstream","name":"up","value":{}}],
+	  "global_parameters":[{"name":"cluster_name","value":"x"}],
+	  "rabbit_version":"3.12.0","rabbitmq_version":"3.12.0","product_name":"RabbitMQ","product_version":"3.12.0",
+	  "mystery":1}`
+	_, rep := mustRead(t, src, ReadOptions{})
+	want := []string{
+		"skipped 2 users (mqctl does not manage users)",
+		"skipped 1 permission (mqctl does not manage permissions)",
+		"skipped 1 topic permission (mqctl does not manage permissions)",
+		"skipped 3 runtime parameters: 1 federation-upstream, 2 shovel (mqctl does not manage runtime parameters such as shovels and federation upstreams)",
+		"skipped 1 global parameter (mqctl does not manage global parameters)",
+		`warning: ignored unknown top-level key "mystery"`,
+	}
+	if diff := cmp.Diff(want, rep.Lines()); diff != "" {
+		t.Errorf("Lines (-want +got):\n%s", diff)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string // substrings of the error
+	}{
+		{"syntax error with line and column", "{\n  \"queues\": [\n    {\"name\": \"q\",, }\n  ]\n}", []string{"defs.json:3:18:", "not valid JSON", "invalid character ','"}},
+		{"unterminated", `{"queues": [`, []string{"defs.json:1:13:", "unexpected end of file"}},
+		{"template", "{\n \"users\": [{\"password\": \"${pw[\"x\"]}\"}]\n}", []string{"defs.json:2:", "template", "${…}"}},
+		{"empty", "  \n", []string{"defs.json: the file is empty"}},
+		{"not an object", `[{"name":"q"}]`, []string{"defs.json:1:1:", "found an array"}},
+		{"trailing data", `{} {}`, []string{"defs.json:1:", "after the end of the JSON object"}},
+		{"queues not an array", `{"queues":{"name":"q"}}`, []string{`"queues" must be an array`}},
+		{"element not an object", `{"queues":["q"]}`, []string{"defs.json:1:12:", "queues[0] must be a JSON object"}},
+		{"policy without name", `{"policies":[{"vhost":"/","pattern":".*","definition":{}}]}`, []string{"defs.json:1:14:", `policy in vhost "/"`, "no name"}},
+		{"policy without pattern", `{"policies":[{"vhost":"/","name":"p","definition":{}}]}`, []string{`policy "p" in vhost "/"`, "pattern"}},
+		{"policy bad apply-to", `{"policies":[{"vhost":"/","name":"p","pattern":".*","apply-to":"everything","definition":{}}]}`, []string{`policy "p"`, `apply-to "everything"`}},
+		{"policy definition missing", `{"policies":[{"vhost":"/","name":"p","pattern":".*"}]}`, []string{`policy "p"`, "definition"}},
+		{"user limit not an integer", `{"users":[{"name":"u","limits":{"max-connections":"twomincepies"}}]}`, []string{`user "u"`, "max-connections must be an integer", `"twomincepies"`}},
+		{"user limit fraction", `{"users":[{"name":"u","limits":{"max-channels":1.5}}]}`, []string{`user "u"`, "max-channels must be an integer"}},
+		{"user limit unknown", `{"users":[{"name":"u","limits":{"max-queues":1}}]}`, []string{`user "u"`, `unknown user limit "max-queues"`}},
+		{"bad destination_type", `{"bindings":[{"source":"x","vhost":"/","destination":"q","destination_type":"café_29","routing_key":"#"}]}`, []string{`binding from "x" to "q" in vhost "/"`, `destination_type "café_29"`}},
+		{"binding without destination_type", `{"bindings":[{"source":"x","vhost":"/","destination":"q"}]}`, []string{`binding from "x" to "q"`, "destination_type"}},
+		{"exchange without type", `{"exchanges":[{"name":"x","vhost":"/","durable":true}]}`, []string{`exchange "x" in vhost "/"`, "no exchange type"}},
+		{"bad queue type", `{"queues":[{"name":"q","vhost":"/","arguments":{"x-queue-type":"lazy"}}]}`, []string{`queue "q" in vhost "/"`, `queue type "lazy"`}},
+		{"conflicting queue types", `{"queues":[{"name":"q","vhost":"/","type":"classic","arguments":{"x-queue-type":"quorum"}}]}`, []string{`queue "q"`, "must agree"}},
+		{"durable not a bool", `{"queues":[{"name":"q","vhost":"/","durable":"yes"}]}`, []string{`queue "q" in vhost "/"`, `"durable" must be true or false`}},
+		{"arguments not an object", `{"queues":[{"name":"q","vhost":"/","arguments":["x"]}]}`, []string{`queue "q"`, `"arguments" must be a JSON object`}},
+		{"queue without name", `{"queues":[{"vhost":"/"}]}`, []string{"queues[0]", "has no name"}},
+		{"bad default queue type", `{"vhosts":[{"name":"v","default_queue_type":"fast"}]}`, []string{`vhost "v"`, `"fast"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Read("defs.json", []byte(tt.src))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Errorf("error is %T, want ErrorList", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestNegativeUserLimitIsAccepted(t *testing.T) {
+	// RabbitMQ validates user limits as integers; a negative one means "no limit".
+	if _, _, err := Read("defs.json", []byte(`{"users":[{"name":"u","limits":{"max-connections":-1,"max-channels":0}}]}`)); err != nil {
+		t.Errorf("negative user limit rejected: %v", err)
+	}
+}
+
+func TestEveryProblemIsReported(t *testing.T) {
+	src := `{"exchanges":[{"name":"a","vhost":"/","type":"bogus"},{"name":"b","vhost":"/","type":"also bogus"}]}`
+	_, _, err := Read("defs.json", []byte(src))
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 2 {
+		t.Fatalf("want 2 errors, got %v", err)
+	}
+}
+
+func TestByteOrderMark(t *testing.T) {
+	top, _ := mustRead(t, "\xef\xbb\xbf{\"queues\":[{\"name\":\"q\",\"vhost\":\"/\",\"durable\":true}]}", ReadOptions{})
+	if top.Vhosts["/"].Queues["q"] == nil {
+		t.Error("queue q missing after a UTF-8 byte order mark")
+	}
+}
+
+func TestPositions(t *testing.T) {
+	data := []byte("ab\ncé\nx")
+	for _, tt := range []struct{ off, line, col int }{{0, 1, 1}, {2, 1, 3}, {3, 2, 1}, {6, 2, 3}, {7, 3, 1}, {100, 3, 2}} {
+		if l, c := position(data, tt.off); l != tt.line || c != tt.col {
+			t.Errorf("position(%d) = %d:%d, want %d:%d", tt.off, l, c, tt.line, tt.col)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"queues":[{"name":"q","vhost":"/","arguments":{"x-queue-type":"quorum"}}],"bindings":[{"source":"x","vhost":"/","destination":"q","destination_type":"queue"}]}`))
+	f.Add([]byte(`{"rabbitmq_definition_format":"single_virtual_host","queues":[{"name":"q"}],"policies":[{"name":"p","pattern":".*","definition":{}}]}`))
+	f.Add([]byte(`{"users":[{"limits":{"max-connections":"x"}}],"parameters":[{"component":"operator_policy","value":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		top, rep, err := ReadWithOptions("fuzz.json", data, ReadOptions{})
+		if err == nil && (top == nil || rep == nil) {
+			t.Fatal("nil topology or report without an error")
+		}
+		if err != nil && err.Error() == "" {
+			t.Fatal("empty error message")
+		}
+	})
+}
