@@ -1,0 +1,486 @@
+package lint
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Argument names the rules read from effective queue arguments.
+const (
+	argDLX       = "x-dead-letter-exchange"
+	argDLRK      = "x-dead-letter-routing-key"
+	argTTL       = "x-message-ttl"
+	argMaxLen    = "x-max-length"
+	argMaxBytes  = "x-max-length-bytes"
+	argOverflow  = "x-overflow"
+	argMaxAge    = "x-max-age"
+	argPriority  = "x-max-priority"
+	argAlternate = "alternate-exchange"
+)
+
+// keyKind says how much is known about the routing key a message carries
+// into a queue.
+type keyKind int
+
+const (
+	keyExact   keyKind = iota // a direct binding key, the default exchange, a dead-letter routing key
+	keyPattern                // a topic binding pattern with * or #: any key it matches
+	keyAny                    // a fanout or headers binding: any key at all
+)
+
+// msgKey is one routing key (or family of keys) a message can carry while
+// it sits in a queue.
+type msgKey struct {
+	Key      string // the exact key, or the binding pattern
+	Kind     keyKind
+	Exchange string // the exchange the message came through
+}
+
+// keyRoute is where a queue's dead letters go for one routing key.
+type keyRoute struct {
+	In msgKey // the key family the message had in the queue
+	// Sample is the concrete key the dead letter carries in this route.
+	Sample string
+	Route  route.DeadLetterRoute
+}
+
+// dlInfo is the dead-letter wiring of one queue that has a dead-letter
+// exchange.
+type dlInfo struct {
+	Exchange string // "" is the default exchange
+	DLRK     string
+	HasDLRK  bool
+	// Missing is true when Exchange is not declared (MQ102).
+	Missing bool
+	// HeadersDLX is true when the DLX routes on headers: routing keys say
+	// nothing about where the dead letters go.
+	HeadersDLX bool
+	Routes     []keyRoute
+	// Targets is every queue the dead letters reach, sorted.
+	Targets []string
+}
+
+// arrival is a dead letter of queue From that lands in a queue with key Key.
+type arrival struct {
+	From     string
+	Key      string
+	Exchange string
+}
+
+// facts are computed once per vhost and shared by every analyzer.
+type facts struct {
+	v   *topology.Vhost
+	sim *route.Simulator
+
+	queueNames    []string
+	exchangeNames []string
+	qargs         map[string]topology.Args
+	into          map[string][]*topology.Binding // bindings whose destination is a queue, by queue
+	from          map[string][]*topology.Binding // bindings by source exchange
+	dlxOf         map[string][]string            // exchange -> queues whose DLX it is (sorted)
+	dl            map[string]*dlInfo             // queue -> dead-letter wiring (queues with a DLX only)
+	arrivals      map[string][]arrival           // queue -> dead letters arriving in it
+	delay         map[string]bool                // delay queues with a queue TTL
+	perMsgDelay   map[string]bool                // delay queues relying on per-message expiration
+	dlq           map[string]bool                // dead-letter queues
+	samplesCache  map[string][]string            // DLX -> candidate keys for key families
+	regexps       map[string]*regexp.Regexp      // policy pattern -> compiled (nil: unreadable)
+}
+
+func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
+	f := &facts{
+		v:             v,
+		sim:           sim,
+		queueNames:    v.QueueNames(),
+		exchangeNames: v.ExchangeNames(),
+		qargs:         make(map[string]topology.Args, len(v.Queues)),
+		into:          map[string][]*topology.Binding{},
+		from:          map[string][]*topology.Binding{},
+		dlxOf:         map[string][]string{},
+		dl:            map[string]*dlInfo{},
+		arrivals:      map[string][]arrival{},
+		delay:         map[string]bool{},
+		perMsgDelay:   map[string]bool{},
+		dlq:           map[string]bool{},
+		samplesCache:  map[string][]string{},
+		regexps:       map[string]*regexp.Regexp{},
+	}
+	for _, b := range v.Bindings {
+		f.from[b.Source] = append(f.from[b.Source], b)
+		if b.DestinationType == topology.DestQueue {
+			f.into[b.Destination] = append(f.into[b.Destination], b)
+		}
+	}
+	for _, q := range f.queueNames {
+		args := sim.QueueArgs(q)
+		f.qargs[q] = args
+		x, ok := args.String(argDLX)
+		if !ok || v.Queues[q].Type == topology.QueueStream {
+			continue
+		}
+		d := &dlInfo{Exchange: x, Missing: !f.exchangeDeclared(x), HeadersDLX: f.exchangeType(x) == "headers"}
+		d.DLRK, d.HasDLRK = args.String(argDLRK)
+		f.dl[q] = d
+		f.dlxOf[x] = append(f.dlxOf[x], q)
+	}
+
+	// Where dead letters go: first for the keys messages get from bindings
+	// (or the dead-letter routing key), then once more for the keys that
+	// dead letters of other queues arrive with.
+	for _, q := range f.queueNames {
+		if d := f.dl[q]; d != nil && !d.Missing {
+			if d.HasDLRK {
+				f.addRoute(q, d, msgKey{Key: d.DLRK, Kind: keyExact}, d.DLRK)
+				continue
+			}
+			for _, k := range f.inboundKeys(q) {
+				for _, s := range f.samples(k, d.Exchange) {
+					f.addRoute(q, d, k, s)
+				}
+			}
+		}
+	}
+	f.collectArrivals()
+	for _, q := range f.queueNames {
+		d := f.dl[q]
+		if d == nil || d.Missing || d.HasDLRK || len(f.arrivals[q]) == 0 {
+			continue
+		}
+		tried := map[string]bool{}
+		for _, r := range d.Routes {
+			tried[r.Sample] = true
+		}
+		for _, a := range f.arrivals[q] {
+			if !tried[a.Key] {
+				tried[a.Key] = true
+				f.addRoute(q, d, msgKey{Key: a.Key, Kind: keyExact, Exchange: a.Exchange}, a.Key)
+			}
+		}
+	}
+	f.collectArrivals()
+	for _, d := range f.dl {
+		seen := map[string]bool{}
+		for _, r := range d.Routes {
+			for _, t := range r.Route.Result.Queues() {
+				if !seen[t] {
+					seen[t] = true
+					d.Targets = append(d.Targets, t)
+				}
+			}
+		}
+		sort.Strings(d.Targets)
+	}
+	f.classify()
+	return f
+}
+
+func (f *facts) addRoute(q string, d *dlInfo, in msgKey, sample string) {
+	m := route.Message{Exchange: in.Exchange, RoutingKey: sample}
+	d.Routes = append(d.Routes, keyRoute{In: in, Sample: sample, Route: f.sim.DeadLetter(q, route.Rejected, m)})
+}
+
+// collectArrivals records, for every queue, the dead letters that reach
+// it with a known routing key.
+func (f *facts) collectArrivals() {
+	f.arrivals = map[string][]arrival{}
+	for _, q := range f.queueNames {
+		d := f.dl[q]
+		if d == nil {
+			continue
+		}
+		for _, r := range d.Routes {
+			if r.In.Kind != keyExact {
+				continue
+			}
+			for _, t := range r.Route.Result.Queues() {
+				f.arrivals[t] = append(f.arrivals[t], arrival{From: q, Key: r.Route.RoutingKey, Exchange: r.Route.Exchange})
+			}
+		}
+	}
+}
+
+// classify decides which queues are delay queues and which are DLQs, from
+// the dead-letter routes (and from the sugar's roles when present).
+func (f *facts) classify() {
+	for _, q := range f.queueNames {
+		queue := f.v.Queues[q]
+		d := f.dl[q]
+		if queue.Role == topology.RoleDelay {
+			if f.hasTTL(q) {
+				f.delay[q] = true
+			} else {
+				f.perMsgDelay[q] = true
+			}
+			continue
+		}
+		if d == nil || queue.Role == topology.RoleDeadLetter || queue.Type == topology.QueueStream {
+			continue
+		}
+		if !f.hasTTL(q) {
+			continue
+		}
+		// A queue with a TTL and a DLX is a delay queue when its expired
+		// messages go back to a queue consumers work from — or, when only
+		// the default exchange feeds it, when they go nowhere or back into
+		// itself (a delay tier missing its dead-letter routing key).
+		returnsToWork, elsewhere := false, false
+		for _, t := range d.Targets {
+			if t != q {
+				elsewhere = true
+				if f.workingLooking(t) && f.v.Queues[t].Role != topology.RoleDelay {
+					returnsToWork = true
+				}
+			}
+		}
+		if returnsToWork || (len(f.into[q]) == 0 && !elsewhere) {
+			f.delay[q] = true
+		}
+	}
+	for _, q := range f.queueNames {
+		if f.v.Queues[q].Role == topology.RoleDeadLetter {
+			f.dlq[q] = true
+		}
+		d := f.dl[q]
+		if d == nil || f.isDelay(q) {
+			continue
+		}
+		for _, t := range d.Targets {
+			if t != q {
+				f.dlq[t] = true
+			}
+		}
+	}
+	for _, q := range f.queueNames {
+		queue := f.v.Queues[q]
+		d := f.dl[q]
+		if d == nil || f.hasTTL(q) || f.isDelay(q) || f.dlq[q] || len(f.into[q]) > 0 ||
+			queue.Role == topology.RoleDeadLetter || queue.Type == topology.QueueStream {
+			continue
+		}
+		for _, t := range d.Targets {
+			if t != q && !f.delay[t] && f.publishedTo(t) && f.v.Queues[t].Role != topology.RoleDeadLetter {
+				f.perMsgDelay[q] = true
+				break
+			}
+		}
+	}
+}
+
+// isDelay reports whether q holds messages for a while and then sends
+// them back (with a queue TTL or per-message expiration).
+func (f *facts) isDelay(q string) bool { return f.delay[q] || f.perMsgDelay[q] }
+
+// hasTTL reports whether q has a queue-level message TTL (argument or policy).
+func (f *facts) hasTTL(q string) bool { return f.qargs[q].Has(argTTL) }
+
+// publishedTo reports whether some binding into q comes from an exchange
+// that is nobody's dead-letter exchange: q receives regular traffic.
+func (f *facts) publishedTo(q string) bool {
+	for _, b := range f.into[q] {
+		if len(f.dlxOf[b.Source]) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// workingLooking reports whether q looks like a queue consumers work from:
+// it has its own dead-letter exchange, or receives regular traffic.
+func (f *facts) workingLooking(q string) bool {
+	queue := f.v.Queues[q]
+	if queue == nil || queue.Role == topology.RoleDeadLetter || queue.Role == topology.RoleDelay {
+		return false
+	}
+	return f.dl[q] != nil || f.publishedTo(q)
+}
+
+// exchangeDeclared reports whether an exchange exists in the vhost: the
+// default exchange and the broker's amq.* exchanges always do.
+func (f *facts) exchangeDeclared(name string) bool {
+	if name == "" || topology.IsReservedName(name) {
+		return true
+	}
+	_, ok := f.v.Exchanges[name]
+	return ok
+}
+
+// exchangeType returns the routing type of an exchange ("" when unknown).
+func (f *facts) exchangeType(name string) string {
+	if name == "" {
+		return "direct"
+	}
+	if x, ok := f.v.Exchanges[name]; ok {
+		if x.Type == "x-delayed-message" {
+			if t, ok := x.Arguments.String("x-delayed-type"); ok {
+				return t
+			}
+		}
+		return x.Type
+	}
+	switch name {
+	case "amq.direct":
+		return "direct"
+	case "amq.fanout":
+		return "fanout"
+	case "amq.topic", "amq.rabbitmq.trace", "amq.rabbitmq.log":
+		return "topic"
+	case "amq.headers", "amq.match":
+		return "headers"
+	}
+	return ""
+}
+
+// inboundKeys returns the routing keys a message can carry while it sits in
+// queue q: the keys of the bindings that deliver into it (a family of keys
+// for topic patterns, fanout and headers bindings), or q's own name when
+// nothing is bound to it (it is published to through the default exchange).
+func (f *facts) inboundKeys(q string) []msgKey {
+	bs := f.into[q]
+	if len(bs) == 0 {
+		return []msgKey{{Key: q, Kind: keyExact, Exchange: ""}}
+	}
+	seen := map[msgKey]bool{}
+	var out []msgKey
+	for _, b := range bs {
+		k := msgKey{Key: b.RoutingKey, Kind: keyExact, Exchange: b.Source}
+		switch f.exchangeType(b.Source) {
+		case "direct":
+		case "topic":
+			if hasWildcard(b.RoutingKey) {
+				k.Kind = keyPattern
+			}
+		default:
+			k.Kind, k.Key = keyAny, ""
+		}
+		id := msgKey{Key: k.Key, Kind: k.Kind}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// maxSamples bounds how many concrete keys stand for a key family.
+const maxSamples = 6
+
+// samples returns concrete keys to simulate for key family k dead-lettered
+// to exchange dlx: the key itself when exact; otherwise keys the DLX is
+// bound for and names of the queues behind it that fall in the family, and
+// one key built from the pattern.
+func (f *facts) samples(k msgKey, dlx string) []string {
+	if k.Kind == keyExact {
+		return []string{k.Key}
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] && len(out) < maxSamples {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, c := range f.candidateKeys(dlx) {
+		if k.Kind == keyAny || route.TopicMatch(k.Key, c) {
+			add(c)
+		}
+	}
+	if k.Kind == keyPattern {
+		add(instantiate(k.Key))
+	} else if len(out) == 0 {
+		add("")
+	}
+	return out
+}
+
+// maxCandidates bounds how many bindings of a DLX are looked at to find
+// sample keys.
+const maxCandidates = 256
+
+// candidateKeys lists keys worth trying on exchange x: its binding keys
+// (topic patterns turned into a matching key) and the names of the queues
+// bound to it.
+func (f *facts) candidateKeys(x string) []string {
+	if c, ok := f.samplesCache[x]; ok {
+		return c
+	}
+	var keys, names []string
+	seen := map[string]bool{}
+	bs := f.from[x]
+	if x == "" {
+		for _, q := range f.queueNames {
+			if len(names) == maxCandidates {
+				break
+			}
+			names = append(names, q)
+		}
+	}
+	topic := f.exchangeType(x) == "topic"
+	for i, b := range bs {
+		if i == maxCandidates {
+			break
+		}
+		k := b.RoutingKey
+		if topic {
+			k = instantiate(k)
+		}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+		if b.DestinationType == topology.DestQueue && !seen[b.Destination] {
+			seen[b.Destination] = true
+			names = append(names, b.Destination)
+		}
+	}
+	out := append(keys, names...)
+	f.samplesCache[x] = out
+	return out
+}
+
+func hasWildcard(pattern string) bool {
+	for _, w := range strings.Split(pattern, ".") {
+		if w == "*" || w == "#" {
+			return true
+		}
+	}
+	return false
+}
+
+// instantiate turns a topic pattern into one key it matches: * becomes the
+// word "x" and # matches no word.
+func instantiate(pattern string) string {
+	words := strings.Split(pattern, ".")
+	out := words[:0:0]
+	for _, w := range words {
+		switch w {
+		case "#":
+		case "*":
+			out = append(out, "x")
+		default:
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, ".")
+}
+
+// queuesList renders queue names for a message: a, b and c (at most five,
+// then "and N more").
+func queuesList(names []string) string {
+	const show = 5
+	if len(names) == 0 {
+		return "no queue"
+	}
+	if len(names) > show {
+		return strings.Join(names[:show], ", ") + " and " + strconv.Itoa(len(names)-show) + " more"
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

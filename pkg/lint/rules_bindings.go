@@ -1,0 +1,68 @@
+package lint
+
+import (
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// MQ401: a binding with an end that does not exist.
+func runBindingEnds(p *Pass) []Finding {
+	var out []Finding
+	for _, b := range p.Vhost.Bindings {
+		switch {
+		case b.Source == "":
+			out = append(out, p.bindingFinding(b,
+				"binding from the default exchange to %s %q: the default exchange cannot be bound, RabbitMQ refuses the binding (ACCESS_REFUSED). "+
+					"Every queue already receives messages published to the default exchange with its name as the routing key; bind to a declared exchange instead",
+				b.DestinationType, b.Destination))
+		case !p.exchangeDeclared(b.Source):
+			out = append(out, p.bindingFinding(b,
+				"binding to %s %q comes from exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and nothing published there reaches %q. "+
+					"Declare exchange %q or correct the source name",
+				b.DestinationType, b.Destination, b.Source, b.Destination, b.Source))
+		}
+		switch b.DestinationType {
+		case topology.DestQueue:
+			if _, ok := p.Vhost.Queues[b.Destination]; !ok {
+				out = append(out, p.bindingFinding(b,
+					"binding from %s goes to queue %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. "+
+						"Declare queue %q or correct the destination name",
+					exchangeLabel(b.Source), b.Destination, b.Destination))
+			}
+		case topology.DestExchange:
+			if b.Destination == "" {
+				out = append(out, p.bindingFinding(b,
+					"binding from %s goes to the default exchange, which cannot be bound: RabbitMQ refuses the binding (ACCESS_REFUSED). Bind to a declared exchange instead",
+					exchangeLabel(b.Source)))
+			} else if !p.exchangeDeclared(b.Destination) {
+				out = append(out, p.bindingFinding(b,
+					"binding from %s goes to exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. "+
+						"Declare exchange %q or correct the destination name",
+					exchangeLabel(b.Source), b.Destination, b.Destination))
+			}
+		}
+	}
+	return out
+}
+
+// MQ402: an exchange that drops everything published to it.
+func runExchangeUnbound(p *Pass) []Finding {
+	builtin := builtinExchanges()
+	var out []Finding
+	for _, name := range p.exchangeNames {
+		if builtin[name] {
+			continue // declared by the broker itself
+		}
+		x := p.Vhost.Exchanges[name]
+		if len(p.from[name]) > 0 || p.Sim.ExchangeArgs(name).Has(argAlternate) {
+			continue
+		}
+		if len(p.dlxOf[name]) > 0 {
+			continue // a dead-letter exchange with nothing bound is reported by MQ103
+		}
+		out = append(out, p.exchangeFinding(x,
+			"exchange %q has no bindings and no alternate exchange: every message published to it is dropped (or returned, when published as mandatory). "+
+				"Bind a queue or exchange to it, set alternate_exchange, or remove it",
+			name))
+	}
+	return out
+}

@@ -1,0 +1,175 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+)
+
+const delayFix = `Set x-dead-letter-exchange to "" (the default exchange) and x-dead-letter-routing-key to the name of the queue the retries belong to, ` +
+	`with one delay queue per origin queue — retry.delays on the origin queue declares exactly that`
+
+// MQ201: a delay queue whose expired messages do not return to exactly one
+// queue.
+func runDelayMisrouted(p *Pass) []Finding {
+	var out []Finding
+	for _, name := range p.queueNames {
+		d := p.dl[name]
+		if d == nil || d.Missing || !p.isDelay(name) {
+			continue
+		}
+		if d.HeadersDLX && len(p.from[d.Exchange]) > 0 {
+			continue
+		}
+		msg := p.delayProblem(name, d)
+		if msg != "" {
+			out = append(out, p.queueFinding(p.Vhost.Queues[name], "%s", msg))
+		}
+	}
+	return out
+}
+
+// delayProblem explains how delay queue q's expired messages go astray,
+// or returns "" when every one of them returns to exactly one queue.
+func (p *Pass) delayProblem(q string, d *dlInfo) string {
+	if d.HasDLRK {
+		if len(d.Routes) == 0 {
+			return ""
+		}
+		r := d.Routes[0].Route
+		qs := r.Result.Queues()
+		switch {
+		case len(qs) == 0 && d.Exchange == "":
+			return fmt.Sprintf("delay queue %q sends expired messages to the default exchange with routing key %q, and no queue %q is declared: every retry is dropped. %s",
+				q, d.DLRK, d.DLRK, delayFix)
+		case len(qs) == 0:
+			return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which no binding matches: every retry is dropped. "+
+				"Bind the origin queue to %s for %q, or %s",
+				q, exchangeLabel(d.Exchange), d.DLRK, exchangeLabel(d.Exchange), d.DLRK, lowerFirst(delayFix))
+		case len(qs) == 1 && qs[0] == q:
+			return fmt.Sprintf("delay queue %q sends expired messages back into itself (%s, routing key %q): RabbitMQ drops a message that dead-letters around a cycle without a rejection, so every retry is lost. %s",
+				q, exchangeLabel(d.Exchange), d.DLRK, delayFix)
+		case len(qs) > 1:
+			return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which delivers them to %d queues (%s): each retry is processed again by every one of them, not only by the queue that scheduled it. %s",
+				q, exchangeLabel(d.Exchange), d.DLRK, len(qs), queuesList(qs), delayFix)
+		}
+		return ""
+	}
+
+	// No dead-letter routing key: the message keeps its own key, so where it
+	// lands depends on that key. Fine only when every key ends in one and
+	// the same queue.
+	var nowhere, self, multi, single []keyRoute
+	dest := ""
+	consistent := true
+	for _, r := range d.Routes {
+		qs := r.Route.Result.Queues()
+		switch {
+		case len(qs) == 0:
+			nowhere = append(nowhere, r)
+		case len(qs) == 1 && qs[0] == q:
+			self = append(self, r)
+		case len(qs) > 1:
+			multi = append(multi, r)
+		default:
+			single = append(single, r)
+			if dest == "" {
+				dest = qs[0]
+			} else if dest != qs[0] {
+				consistent = false
+			}
+		}
+	}
+	if len(nowhere) == 0 && len(self) == 0 && len(multi) == 0 && consistent {
+		return ""
+	}
+	var cases []string
+	if r, ok := pickExample(nowhere); ok {
+		cases = append(cases, fmt.Sprintf("with key %q it matches no binding and is dropped", r.Sample))
+	}
+	if r, ok := pickExample(self); ok {
+		cases = append(cases, fmt.Sprintf("with key %q it comes back into %q itself, where RabbitMQ drops it as a dead-letter cycle", r.Sample, q))
+	}
+	if r, ok := pickExample(multi); ok {
+		qs := r.Route.Result.Queues()
+		cases = append(cases, fmt.Sprintf("with key %q it reaches %d queues (%s)", r.Sample, len(qs), queuesList(qs)))
+	}
+	if r, ok := pickExample(single); ok {
+		cases = append(cases, fmt.Sprintf("with key %q it reaches %s — every queue bound for that key, not only the queue that scheduled the retry", r.Sample, r.Route.Result.Queues()[0]))
+		if !consistent {
+			for _, s := range single[1:] {
+				if s.Route.Result.Queues()[0] != r.Route.Result.Queues()[0] {
+					cases = append(cases, fmt.Sprintf("with key %q it reaches %s", s.Sample, s.Route.Result.Queues()[0]))
+					break
+				}
+			}
+		}
+	}
+	verb := "sends expired messages to"
+	if len(single) > 0 || len(multi) > 0 {
+		verb = "sends expired messages back to"
+	}
+	return fmt.Sprintf("delay queue %q %s %s with the routing key they were published with (%s, and it has no x-dead-letter-routing-key), so where a retry lands depends on that key: %s. %s",
+		q, verb, exchangeLabel(d.Exchange), inboundPhrase(p, q), strings.Join(cases, "; "), delayFix)
+}
+
+// pickExample prefers a route whose sample key is not empty.
+func pickExample(rs []keyRoute) (keyRoute, bool) {
+	for _, r := range rs {
+		if r.Sample != "" {
+			return r, true
+		}
+	}
+	if len(rs) > 0 {
+		return rs[0], true
+	}
+	return keyRoute{}, false
+}
+
+// inboundPhrase says how messages get into queue q.
+func inboundPhrase(p *Pass, q string) string {
+	bs := p.into[q]
+	if len(bs) == 0 {
+		return fmt.Sprintf("through the default exchange, with key %q", q)
+	}
+	b := bs[0]
+	s := fmt.Sprintf("it is bound to %s with %q", exchangeLabel(b.Source), b.RoutingKey)
+	if len(bs) > 1 {
+		s += fmt.Sprintf(" and %d more bindings", len(bs)-1)
+	}
+	return s
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// MQ202: a delay queue that relies on per-message expiration.
+func runDelayNoTTL(p *Pass) []Finding {
+	var out []Finding
+	for _, name := range p.queueNames {
+		if !p.perMsgDelay[name] {
+			continue
+		}
+		back := ""
+		if d := p.dl[name]; d != nil {
+			var others []string
+			for _, t := range d.Targets {
+				if t != name {
+					others = append(others, t)
+				}
+			}
+			if len(others) > 0 {
+				back = " back to " + queuesList(others)
+			}
+		}
+		out = append(out, p.queueFinding(p.Vhost.Queues[name],
+			"delay queue %q sends messages%s when they expire but has no queue-level TTL, so it relies on per-message expiration: RabbitMQ only expires the message at the head of the queue, "+
+				"so one message with a long expiration holds back every shorter one behind it. "+
+				"Give the queue an x-message-ttl (limits.message_ttl) and use one delay queue per delay — retry.delays does this",
+			name, back))
+	}
+	return out
+}

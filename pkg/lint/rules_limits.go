@@ -1,0 +1,55 @@
+package lint
+
+import "github.com/mqctl/mqctl/pkg/topology"
+
+// MQ301: a queue that can grow without bound.
+func runUnbounded(p *Pass) []Finding {
+	var out []Finding
+	for _, name := range p.queueNames {
+		q := p.Vhost.Queues[name]
+		a := p.qargs[name]
+		if q.Type == topology.QueueStream {
+			if a.Has(argMaxAge) || a.Has(argMaxBytes) {
+				continue
+			}
+			out = append(out, p.queueFinding(q,
+				"stream %q has no retention limit (x-max-age or x-max-length-bytes, by argument or policy): it keeps every message forever and grows until the node's disk alarm blocks all publishers. "+
+					"Set x-max-age (for example 7D) or limits.max_length_bytes",
+				name))
+			continue
+		}
+		if a.Has(argMaxLen) || a.Has(argMaxBytes) || a.Has(argTTL) {
+			continue
+		}
+		out = append(out, p.queueFinding(q,
+			"queue %q has no length limit and no message TTL (by argument or policy): when its consumers stop, it grows until a memory or disk alarm blocks every publisher on the node. "+
+				"Set limits.max_length (with overflow: reject-publish) or limits.message_ttl, or cover it with a max-length policy",
+			name))
+	}
+	return out
+}
+
+// MQ302: a length limit that silently drops the oldest messages.
+func runSilentOverflow(p *Pass) []Finding {
+	var out []Finding
+	for _, name := range p.queueNames {
+		q := p.Vhost.Queues[name]
+		a := p.qargs[name]
+		if q.Type == topology.QueueStream || p.dl[name] != nil || !(a.Has(argMaxLen) || a.Has(argMaxBytes)) {
+			continue
+		}
+		overflow, set := a.String(argOverflow)
+		if set && overflow != "drop-head" {
+			continue
+		}
+		how := "x-overflow drop-head"
+		if !set {
+			how = "the default overflow behaviour (drop-head)"
+		}
+		out = append(out, p.queueFinding(q,
+			"queue %q has a length limit with %s and no dead-letter exchange: when it is full RabbitMQ discards its oldest messages without a trace. "+
+				"Set overflow: reject-publish so publishers get a nack (with publisher confirms), or add a dead-letter exchange to keep what is dropped",
+			name, how))
+	}
+	return out
+}

@@ -1,0 +1,505 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+type ruleCase struct {
+	name  string
+	id    string
+	build func(b *builder)
+	// fire lists object names that must get a finding of rule id; an empty
+	// list means the rule must stay silent.
+	fire []string
+	// quiet lists object names that must not get one.
+	quiet []string
+	// contains are substrings the (first) finding's message must contain.
+	contains []string
+}
+
+func ruleCases() []ruleCase {
+	return []ruleCase{
+		// MQ101
+		{name: "queue without DLX", id: "MQ101",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.queue("work", topology.Args{argMaxLen: 10})
+				b.bind("jobs", "work", "work")
+			},
+			fire: []string{"work"}, contains: []string{`queue "work" has no dead-letter exchange`, "dead_letter:"}},
+		{name: "working queue with DLQ, and the DLQ itself", id: "MQ101",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("jobs.dlx", "direct")
+				b.dlqPair("work", "jobs", "work", "jobs.dlx", nil)
+			},
+			quiet: []string{"work", "work.dlq"}},
+		{name: "DLQ recognised by routing, not by role or name", id: "MQ101",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("failures", "fanout")
+				b.queue("work", topology.Args{argDLX: "failures"})
+				b.bind("jobs", "work", "work")
+				b.queue("parking", nil) // plain working role, no .dlq suffix
+				b.bind("failures", "parking", "")
+			},
+			quiet: []string{"work", "parking"}},
+		{name: "delay queue is not asked for a DLX of its own", id: "MQ101",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("jobs.dlx", "direct")
+				b.dlqPair("work", "jobs", "work", "jobs.dlx", nil)
+				b.queue("work.retry.10s", topology.Args{argTTL: 10000, argDLX: "", argDLRK: "work"})
+			},
+			quiet: []string{"work", "work.dlq", "work.retry.10s"}},
+		{name: "DLX from a policy counts", id: "MQ101",
+			build: func(b *builder) {
+				b.exchange("dlx", "fanout")
+				b.queue("work", nil)
+				b.queue("dead", nil)
+				b.bind("dlx", "dead", "")
+				b.policy("dl", "^work$", topology.Args{"dead-letter-exchange": "dlx"})
+			},
+			quiet: []string{"work", "dead"}},
+
+		// MQ102
+		{name: "DLX not declared", id: "MQ102",
+			build: func(b *builder) { b.queue("work", topology.Args{argDLX: "nope"}) },
+			fire:  []string{"work"}, contains: []string{`exchange "nope"`, "not declared", "Declare exchange"}},
+		{name: "DLX not declared, set by policy", id: "MQ102",
+			build: func(b *builder) {
+				b.queue("work", nil)
+				b.policy("dl", ".*", topology.Args{"dead-letter-exchange": "nope"})
+			},
+			fire: []string{"work"}, contains: []string{"policy"}},
+		{name: "DLX declared, default exchange and amq.*", id: "MQ102",
+			build: func(b *builder) {
+				b.exchange("dlx", "fanout")
+				b.queue("a", topology.Args{argDLX: "dlx"})
+				b.queue("b", topology.Args{argDLX: "", argDLRK: "a"})
+				b.queue("c", topology.Args{argDLX: "amq.fanout"})
+			},
+			quiet: []string{"a", "b", "c"}},
+
+		// MQ103
+		{name: "dead-letter routing key bound nowhere", id: "MQ103",
+			build: func(b *builder) {
+				b.exchange("dlx", "direct")
+				b.queue("work", topology.Args{argDLX: "dlx", argDLRK: "work"})
+				b.queue("other.dlq", nil)
+				b.bind("dlx", "other.dlq", "other")
+			},
+			fire: []string{"work"}, contains: []string{`routing key "work"`, "no binding matches", "drops them"}},
+		{name: "message's own key bound nowhere on the DLX", id: "MQ103",
+			build: func(b *builder) {
+				b.exchange("orders", "direct")
+				b.exchange("dlx", "topic")
+				b.queue("work", topology.Args{argDLX: "dlx"})
+				b.bind("orders", "work", "order.created")
+				b.queue("dead", nil)
+				b.bind("dlx", "dead", "payment.#")
+			},
+			fire: []string{"work"}, contains: []string{`key "order.created"`, "x-dead-letter-routing-key"}},
+		{name: "DLX with nothing bound at all", id: "MQ103",
+			build: func(b *builder) {
+				b.exchange("dlx", "fanout")
+				b.queue("work", topology.Args{argDLX: "dlx", argDLRK: "x"})
+			},
+			fire: []string{"work"}},
+		{name: "dead letters reach their DLQ (also through a topic pattern)", id: "MQ103",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.exchange("dlx", "topic")
+				b.dlqPair("a", "orders", "order.*", "dlx", nil)
+				b.queue("b", topology.Args{argDLX: "dlx"})
+				b.bind("orders", "b", "order.#")
+				b.queue("b.dead", nil)
+				b.bind("dlx", "b.dead", "order.#")
+			},
+			quiet: []string{"a", "b"}},
+
+		// MQ104
+		{name: "shared DLX without per-queue keys", id: "MQ104",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.exchange("orders.dlx", "direct")
+				for _, q := range []string{"orders.billing", "orders.shipping"} {
+					b.queue(q, topology.Args{argDLX: "orders.dlx"})
+					b.bind("orders", q, "order.created")
+					b.queue(q+".dlq", nil)
+					b.bind("orders.dlx", q+".dlq", "order.created")
+				}
+			},
+			fire:     []string{"orders.billing", "orders.shipping"},
+			contains: []string{"reach 2 queues", "orders.billing.dlq", "orders.shipping.dlq", "x-dead-letter-routing-key: orders.billing"}},
+		{name: "dead letters land in a working queue", id: "MQ104",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.queue("a", topology.Args{argDLX: "", argDLRK: "b"})
+				b.bind("jobs", "a", "a")
+				b.queue("b", nil)
+				b.bind("jobs", "b", "b")
+			},
+			fire: []string{"a"}, contains: []string{"regular traffic"}},
+		{name: "dead letters land in another queue's declared DLQ", id: "MQ104",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("dlx", "direct")
+				b.dlqPair("a", "jobs", "a", "dlx", nil)
+				b.queue("b", topology.Args{argDLX: "dlx", argDLRK: "a"})
+				b.bind("jobs", "b", "b")
+			},
+			fire: []string{"b"}, quiet: []string{"a"}, contains: []string{`the DLQ of queue "a"`}},
+		{name: "one shared DLQ as the only destination", id: "MQ104",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.exchange("dlx", "fanout")
+				for _, q := range []string{"orders.billing", "orders.shipping"} {
+					b.queue(q, topology.Args{argDLX: "dlx"})
+					b.bind("orders", q, "order.created")
+				}
+				b.queue("all.dlq", nil)
+				b.bind("dlx", "all.dlq", "")
+			},
+			quiet: []string{"orders.billing", "orders.shipping"}},
+		{name: "retry through a delay queue back to the origin", id: "MQ104",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("retry.work", "direct")
+				b.queue("work", topology.Args{argDLX: "retry.work", argDLRK: "retry"})
+				b.bind("jobs", "work", "work")
+				b.queue("work.retry", topology.Args{argTTL: 15000, argDLX: "", argDLRK: "work"})
+				b.bind("retry.work", "work.retry", "retry")
+			},
+			quiet: []string{"work", "work.retry"}},
+
+		// MQ105
+		{name: "two queues dead-lettering into each other", id: "MQ105",
+			build: func(b *builder) {
+				b.queue("a", topology.Args{argDLX: "", argDLRK: "b"})
+				b.queue("b", topology.Args{argDLX: "", argDLRK: "a"})
+			},
+			fire: []string{"a"}, quiet: []string{"b"}, contains: []string{"a -> b -> a", "x-message-ttl"}},
+		{name: "queue dead-lettering into itself", id: "MQ105",
+			build: func(b *builder) {
+				b.queue("a", topology.Args{argDLX: ""}) // no key: the message's own key, its name
+			},
+			fire: []string{"a"}, contains: []string{"a -> a"}},
+		{name: "loop through a delay queue", id: "MQ105",
+			build: func(b *builder) {
+				b.queue("a", topology.Args{argDLX: "", argDLRK: "a.retry"})
+				b.queue("a.retry", topology.Args{argDLX: "", argDLRK: "a", argTTL: 5000})
+			},
+			quiet: []string{"a", "a.retry"}},
+
+		// MQ201
+		{name: "retry exchange with # and the topic exchange as DLX", id: "MQ201",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.exchange("orders.dlx", "direct")
+				b.exchange("orders.retry", "topic")
+				b.dlqPair("orders.shipping", "orders", "order.created", "orders.dlx", nil)
+				for _, tier := range []struct {
+					name string
+					ttl  int
+				}{{"orders.retry.10s", 10000}, {"orders.retry.1m", 60000}} {
+					b.queue(tier.name, topology.Args{argTTL: tier.ttl, argDLX: "orders"})
+					b.bind("orders.retry", tier.name, "#")
+				}
+			},
+			fire: []string{"orders.retry.10s", "orders.retry.1m"},
+			contains: []string{`exchange "orders"`, "routing key they were published with", `key "orders.shipping" it matches no binding`,
+				`key "order.created" it reaches orders.shipping`, "x-dead-letter-routing-key", "retry.delays"}},
+		{name: "delay queue's routing key bound nowhere", id: "MQ201",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("jobs.dlx", "direct")
+				b.dlqPair("work", "jobs", "work", "jobs.dlx", nil)
+				b.queue("work.retry", topology.Args{argTTL: 1000, argDLX: "", argDLRK: "wrok"})
+			},
+			fire: []string{"work.retry"}, contains: []string{`routing key "wrok"`, "dropped"}},
+		{name: "delay queue returning to several queues", id: "MQ201",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.exchange("dlx", "direct")
+				b.dlqPair("a", "orders", "order.created", "dlx", nil)
+				b.dlqPair("b", "orders", "order.created", "dlx", nil)
+				b.queue("retry", topology.Args{argTTL: 1000, argDLX: "orders", argDLRK: "order.created"})
+			},
+			fire: []string{"retry"}, contains: []string{"2 queues (a and b)"}},
+		{name: "delay queue expiring into itself", id: "MQ201",
+			build: func(b *builder) {
+				b.queue("retry", topology.Args{argTTL: 1000, argDLX: ""})
+			},
+			fire: []string{"retry"}, contains: []string{`"retry" itself`}},
+		{name: "delay tier as retry.delays expands it", id: "MQ201",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.exchange("orders.dlx", "direct")
+				b.dlqPair("orders.shipping", "orders", "order.created", "orders.dlx", nil)
+				d := b.queue("orders.shipping.retry.10s", topology.Args{argTTL: 10000, argDLX: "", argDLRK: "orders.shipping"})
+				d.Role, d.Origin, d.Delay = topology.RoleDelay, "orders.shipping", 10000
+			},
+			quiet: []string{"orders.shipping.retry.10s", "orders.shipping"}},
+
+		// MQ202
+		{name: "retry queue relying on per-message expiration", id: "MQ202",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("jobs.dlx", "direct")
+				b.dlqPair("work", "jobs", "work", "jobs.dlx", nil)
+				b.queue("work.retry", topology.Args{argDLX: "", argDLRK: "work"})
+			},
+			fire: []string{"work.retry"}, quiet: []string{"work", "work.dlq"}, contains: []string{"back to work", "per-message expiration", "x-message-ttl"}},
+		{name: "sugar delay queue without TTL", id: "MQ202",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.queue("work", nil)
+				b.bind("jobs", "work", "work")
+				d := b.queue("work.retry", topology.Args{argDLX: "", argDLRK: "work"})
+				d.Role, d.Origin = topology.RoleDelay, "work"
+			},
+			fire: []string{"work.retry"}},
+		{name: "delay queue with a queue TTL; plain queue with DLQ", id: "MQ202",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("jobs.dlx", "direct")
+				b.dlqPair("work", "jobs", "work", "jobs.dlx", nil)
+				b.queue("work.retry", topology.Args{argDLX: "", argDLRK: "work", argTTL: 1000})
+				b.exchange("dlx2", "direct")
+				b.queue("tasks", topology.Args{argDLX: "dlx2", argDLRK: "tasks"}) // default exchange only
+				b.queue("tasks.dlq", nil)
+				b.bind("dlx2", "tasks.dlq", "tasks")
+			},
+			quiet: []string{"work.retry", "tasks", "tasks.dlq"}},
+
+		// MQ301
+		{name: "queue and stream without bounds", id: "MQ301",
+			build: func(b *builder) {
+				b.queue("work", nil)
+				b.typed("events", topology.QueueStream, nil)
+			},
+			fire: []string{"work", "events"}, contains: []string{"no retention limit"}},
+		{name: "bounded by argument, by policy, stream by age", id: "MQ301",
+			build: func(b *builder) {
+				b.queue("a", topology.Args{argMaxLen: 100})
+				b.queue("b", topology.Args{argTTL: 100})
+				b.queue("c", nil)
+				b.policy("cap", "^c$", topology.Args{"max-length-bytes": 1 << 20})
+				b.typed("events", topology.QueueStream, topology.Args{argMaxAge: "7D"})
+			},
+			quiet: []string{"a", "b", "c", "events"}},
+
+		// MQ302
+		{name: "length limit with default drop-head and no DLX", id: "MQ302",
+			build: func(b *builder) {
+				b.queue("a", topology.Args{argMaxLen: 100})
+				b.queue("b", topology.Args{argMaxBytes: 100, argOverflow: "drop-head"})
+			},
+			fire: []string{"a", "b"}, contains: []string{"default overflow behaviour (drop-head)", "reject-publish"}},
+		{name: "reject-publish, or drop-head with a DLX", id: "MQ302",
+			build: func(b *builder) {
+				b.exchange("dlx", "fanout")
+				b.queue("dead", nil)
+				b.bind("dlx", "dead", "")
+				b.queue("a", topology.Args{argMaxLen: 100, argOverflow: "reject-publish"})
+				b.queue("b", topology.Args{argMaxLen: 100, argDLX: "dlx"})
+			},
+			quiet: []string{"a", "b"}},
+
+		// MQ401
+		{name: "binding ends not declared", id: "MQ401",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.queue("work", nil)
+				b.bind("ghost", "work", "k")
+				b.bind("orders", "nobody", "k")
+				b.bind("", "work", "work")
+				b.v.Bindings = append(b.v.Bindings, &topology.Binding{Source: "orders", Destination: "audit", DestinationType: topology.DestExchange, RoutingKey: "#", Meta: topology.Meta{Pos: b.pos()}})
+			},
+			fire: []string{
+				`ghost -> queue work ["k"]`, `orders -> queue nobody ["k"]`,
+				`(default exchange) -> queue work ["work"]`, `orders -> exchange audit ["#"]`},
+			contains: []string{`exchange "ghost"`, "not declared", "NOT_FOUND"}},
+		{name: "binding ends declared, amq.* built-in", id: "MQ401",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.queue("work", nil)
+				b.bind("orders", "work", "k")
+				b.bind("amq.topic", "work", "k")
+			},
+			quiet: []string{`orders -> queue work ["k"]`, `amq.topic -> queue work ["k"]`}},
+
+		// MQ402
+		{name: "exchange bound to nothing", id: "MQ402",
+			build: func(b *builder) { b.exchange("lonely", "topic") },
+			fire:  []string{"lonely"}, contains: []string{"dropped", "alternate_exchange"}},
+		{name: "exchange with alternate exchange, bindings, or used as DLX", id: "MQ402",
+			build: func(b *builder) {
+				b.exchange("catchall", "fanout")
+				b.queue("unrouted", nil)
+				b.bind("catchall", "unrouted", "")
+				x := b.exchange("ae", "topic")
+				x.Arguments = topology.Args{argAlternate: "catchall"}
+				b.exchange("dlx", "direct")
+				b.queue("work", topology.Args{argDLX: "dlx"})
+			},
+			quiet: []string{"catchall", "ae", "dlx"}},
+
+		// MQ501
+		{name: "quorum queue features", id: "MQ501",
+			build: func(b *builder) {
+				q := b.typed("qq.transient", topology.QueueQuorum, nil)
+				q.Durable = false
+				b.typed("qq.prio", topology.QueueQuorum, topology.Args{argPriority: 5})
+				b.typed("qq.dlx", topology.QueueQuorum, topology.Args{argOverflow: "reject-publish-dlx"})
+				b.queue("cq.limit", topology.Args{"x-delivery-limit": 3})
+				b.typed("st", topology.QueueStream, topology.Args{argMaxLen: 10})
+				b.queue("cq.prio", topology.Args{argPriority: 300})
+			},
+			fire:     []string{"qq.transient", "qq.prio", "qq.dlx", "cq.limit", "st", "cq.prio"},
+			contains: []string{"not durable", "PRECONDITION_FAILED"}},
+		{name: "policy key a quorum queue ignores", id: "MQ501",
+			build: func(b *builder) {
+				b.typed("qq", topology.QueueQuorum, nil)
+				b.queue("cq", nil)
+				b.policy("prio", ".*", topology.Args{"max-priority": 5, "max-length": 10})
+			},
+			fire: []string{"prio"}, contains: []string{"max-priority", "1 quorum queue(s) (qq)", "does not apply a policy"}},
+		{name: "supported settings", id: "MQ501",
+			build: func(b *builder) {
+				b.typed("qq", topology.QueueQuorum, topology.Args{"x-delivery-limit": 3, argOverflow: "reject-publish", argTTL: 1000})
+				b.queue("cq", topology.Args{argPriority: 5, "x-queue-mode": "lazy", "x-custom-plugin-arg": 1})
+				b.typed("st", topology.QueueStream, topology.Args{argMaxAge: "1D", argMaxBytes: 1000})
+				b.policy("cap", "^(qq|cq)$", topology.Args{"max-length": 10})
+			},
+			quiet: []string{"qq", "cq", "st", "cap"}},
+
+		// MQ502
+		{name: "too many priorities", id: "MQ502",
+			build: func(b *builder) { b.queue("p", topology.Args{argPriority: 20}) },
+			fire:  []string{"p"}, contains: []string{"x-max-priority 20", "at most 10"}},
+		{name: "ten priorities", id: "MQ502",
+			build: func(b *builder) { b.queue("p", topology.Args{argPriority: 10}) },
+			quiet: []string{"p"}},
+
+		// MQ601
+		{name: "command keys on a topic exchange", id: "MQ601",
+			build: func(b *builder) {
+				b.exchange("notify", "topic")
+				b.exchange("dlx", "topic")
+				b.queue("mailer", topology.Args{argDLX: "dlx", argDLRK: "process.failure"})
+				b.bind("notify", "mailer", "send.email")
+				b.queue("dead", nil)
+				b.bind("dlx", "dead", "#")
+			},
+			fire: []string{`notify -> queue mailer ["send.email"]`, "mailer"}, contains: []string{`"email.sent"`}},
+		{name: "event keys, and commands on a direct exchange", id: "MQ601",
+			build: func(b *builder) {
+				b.exchange("events", "topic")
+				b.exchange("commands", "direct")
+				b.queue("mailer", nil)
+				b.bind("events", "mailer", "email.sent")
+				b.bind("events", "mailer", "*.created")
+				b.bind("commands", "mailer", "send.email")
+			},
+			quiet: []string{`events -> queue mailer ["email.sent"]`, `events -> queue mailer ["*.created"]`, `commands -> queue mailer ["send.email"]`}},
+
+		// MQ701
+		{name: "reserved names", id: "MQ701",
+			build: func(b *builder) {
+				b.exchange("amq.orders", "topic")
+				b.queue("amq.work", nil)
+			},
+			fire: []string{"amq.orders", "amq.work"}, contains: []string{"amq.", "Rename"}},
+		{name: "broker's own exchanges and ordinary names", id: "MQ701",
+			build: func(b *builder) {
+				b.exchange("amq.topic", "topic")
+				b.exchange("orders", "topic")
+				b.queue("amqwork", nil)
+			},
+			quiet: []string{"amq.topic", "orders", "amqwork"}},
+
+		// MQ702
+		{name: "mirroring policy", id: "MQ702",
+			build: func(b *builder) {
+				b.policy("ha-all", ".*", topology.Args{"ha-mode": "all", "ha-sync-mode": "automatic"})
+				b.v.OperatorPolicies["op-ha"] = &topology.Policy{Name: "op-ha", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"ha-mode": "exactly", "ha-params": int64(2)}}
+			},
+			fire: []string{"ha-all", "op-ha"}, contains: []string{"ha-mode, ha-sync-mode", "4.0", "quorum"}},
+		{name: "policy without mirroring", id: "MQ702",
+			build: func(b *builder) { b.policy("cap", ".*", topology.Args{"max-length": 10}) },
+			quiet: []string{"cap"}},
+	}
+}
+
+func TestRules(t *testing.T) {
+	seen := map[string][2]bool{}
+	for _, tc := range ruleCases() {
+		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
+			b := newBuilder()
+			tc.build(b)
+			fs := only(b.run(t, Options{}), tc.id)
+			byObject := map[string][]Finding{}
+			for _, f := range fs {
+				byObject[f.Object.Name] = append(byObject[f.Object.Name], f)
+			}
+			for _, name := range tc.fire {
+				if len(byObject[name]) == 0 {
+					t.Errorf("%s: no finding for %q; got %s", tc.id, name, describe(fs))
+				}
+			}
+			for _, name := range tc.quiet {
+				if len(byObject[name]) > 0 {
+					t.Errorf("%s: unexpected finding for %q: %s", tc.id, name, byObject[name][0].Message)
+				}
+			}
+			if len(tc.fire) == 0 && len(fs) > 0 {
+				t.Errorf("%s: want no findings, got %s", tc.id, describe(fs))
+			}
+			if len(tc.contains) > 0 && len(tc.fire) > 0 && len(byObject[tc.fire[0]]) > 0 {
+				var all []string
+				for _, f := range fs {
+					all = append(all, f.Message)
+				}
+				joined := strings.Join(all, "\n")
+				for _, s := range tc.contains {
+					if !strings.Contains(joined, s) {
+						t.Errorf("%s: messages lack %q:\n%s", tc.id, s, joined)
+					}
+				}
+			}
+			for _, f := range fs {
+				if f.Severity == Off || f.Name == "" || f.Vhost != "/" || f.Message == "" {
+					t.Errorf("incomplete finding %+v", f)
+				}
+			}
+		})
+		s := seen[tc.id]
+		if len(tc.fire) > 0 {
+			s[0] = true
+		} else {
+			s[1] = true
+		}
+		seen[tc.id] = s
+	}
+	for _, a := range Builtin().Analyzers() {
+		if s := seen[a.ID]; !s[0] || !s[1] {
+			t.Errorf("rule %s needs a case that fires and one that stays silent (have fire=%v silent=%v)", a.ID, s[0], s[1])
+		}
+	}
+}
+
+func describe(fs []Finding) string {
+	if len(fs) == 0 {
+		return "nothing"
+	}
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Object.String()+": "+f.Message)
+	}
+	return strings.Join(out, "\n")
+}
