@@ -1,7 +1,371 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// routeOptions are the route command's own flags.
+type routeOptions struct {
+	exchange   string
+	routingKey string
+	headers    map[string]any
+	depth      int
+}
 
 func newRouteCmd(g *globals) *cobra.Command {
-	return &cobra.Command{Use: "route", Hidden: true}
+	var (
+		o       routeOptions
+		headers []string
+	)
+	cmd := &cobra.Command{
+		Use:   "route --exchange X --routing-key K [--header k=v]...",
+		Short: "Simulate where a message ends up, dead-letter hops included",
+		Long: `route simulates a publish against the topology file, without a broker: every
+queue the message reaches (direct, fanout, topic and headers exchanges,
+exchange-to-exchange bindings, alternate exchanges, the default exchange),
+and for each queue where its rejected, expired, overflowing or over-delivered
+messages go next, hop by hop, until they settle, are dropped, or loop.
+
+A message that reaches no queue is reported as unroutable; that is an answer,
+not an error (exit 0). An undeclared exchange, an internal exchange (clients
+cannot publish to it) or an unknown vhost is an error (exit 1).`,
+		Example: `  mqctl route --exchange orders --routing-key order.created
+  mqctl route --exchange "" --routing-key orders.shipping.retry.10s
+  mqctl route --exchange docs --header format=pdf --header pages=3 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := g.checkOutput("text", "json"); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("exchange") {
+				return errors.New(`--exchange is required (use --exchange "" for the default exchange)`)
+			}
+			if o.depth < 0 {
+				return fmt.Errorf("--depth %d: the number of dead-letter hops to follow cannot be negative", o.depth)
+			}
+			h, err := parseRouteHeaders(headers)
+			if err != nil {
+				return err
+			}
+			o.headers = h
+			t, err := g.loadTopology()
+			if err != nil {
+				return err
+			}
+			return runRoute(cmd.OutOrStdout(), t, g.vhosts, g.output, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.exchange, "exchange", "", `exchange to publish to ("" is the default exchange)`)
+	f.StringVar(&o.routingKey, "routing-key", "", "routing key of the message")
+	f.StringArrayVar(&headers, "header", nil, "message header key=value (repeatable; integers and true/false are typed, anything else is a string)")
+	f.IntVar(&o.depth, "depth", route.DefaultDepth, "dead-letter hops to follow at most")
+	return cmd
+}
+
+// parseRouteHeaders turns key=value flags into message headers: integers and
+// true/false become typed values, anything else stays a string.
+func parseRouteHeaders(kvs []string) (map[string]any, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]any, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--header %q: want key=value, e.g. --header format=pdf", kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("--header %q: header %q is given twice", kv, k)
+		}
+		switch {
+		case v == "true":
+			out[k] = true
+		case v == "false":
+			out[k] = false
+		default:
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				out[k] = n
+			} else {
+				out[k] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// routeVhost picks the vhost to simulate: the one given with --vhost, else
+// the file's only vhost, else "/".
+func routeVhost(t *topology.Topology, vhosts []string) (*topology.Vhost, error) {
+	declared := t.VhostNames()
+	switch {
+	case len(vhosts) > 1:
+		return nil, fmt.Errorf("route simulates one vhost at a time, got --vhost %s; pass one of them", strings.Join(vhosts, ","))
+	case len(vhosts) == 1:
+		if v, ok := t.Vhosts[vhosts[0]]; ok {
+			return v, nil
+		}
+		return nil, fmt.Errorf("vhost %q is not declared (declared: %s); pass one of those to --vhost", vhosts[0], routeQuoteList(declared))
+	case len(declared) == 1:
+		return t.Vhosts[declared[0]], nil
+	case len(declared) == 0:
+		return nil, errors.New("the topology declares no vhost: add one under vhosts:")
+	}
+	if v, ok := t.Vhosts["/"]; ok {
+		return v, nil
+	}
+	return nil, fmt.Errorf("the topology declares several vhosts (%s) and none is \"/\": pass --vhost to pick one", routeQuoteList(declared))
+}
+
+// runRoute simulates the publish o describes against t and writes the
+// trace to w as text or JSON.
+func runRoute(w io.Writer, t *topology.Topology, vhosts []string, output string, o routeOptions) error {
+	v, err := routeVhost(t, vhosts)
+	if err != nil {
+		return err
+	}
+	sim := route.New(v)
+	if o.exchange != "" {
+		x := sim.Exchange(o.exchange)
+		if x == nil {
+			return fmt.Errorf("exchange %q is not declared in vhost %q (declared: %s); publish to one of those, or declare it", o.exchange, v.Name, routeQuoteList(v.ExchangeNames()))
+		}
+		if x.Internal {
+			return fmt.Errorf("exchange %q in vhost %q is internal: clients cannot publish to it (the broker closes the channel); publish to an exchange bound to it", o.exchange, v.Name)
+		}
+	}
+	tr := sim.Trace(route.Message{Exchange: o.exchange, RoutingKey: o.routingKey, Headers: o.headers}, o.depth)
+	if output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(tr)
+	}
+	return writeRouteText(w, tr, sim.Problems())
+}
+
+// writeRouteText renders a trace for people: the publish, one line per
+// queue reached with its path, then each queue's dead-letter hops, indented
+// hop by hop, then the problems found on the way.
+func writeRouteText(w io.Writer, tr route.Trace, simProblems []string) error {
+	p := &routePrinter{w: w}
+	m := tr.Publish.Message
+	target := fmt.Sprintf("exchange %q", m.Exchange)
+	if m.Exchange == "" {
+		target = `exchange "" (the default exchange)`
+	}
+	withHeaders := ""
+	if len(m.Headers) > 0 {
+		withHeaders = " and headers " + routeFormatTable(m.Headers)
+	}
+	p.line(0, "publish to %s with routing key %q%s:", target, m.RoutingKey, withHeaders)
+	var problems routeProblemList
+	if len(tr.Publish.Deliveries) == 0 {
+		reason := "no queue is bound for it"
+		if len(tr.Publish.Problems) > 0 {
+			reason = tr.Publish.Problems[0]
+			problems.add(tr.Publish.Problems[1:]...)
+		}
+		p.line(1, "unroutable: %s", reason)
+	} else {
+		problems.add(tr.Publish.Problems...)
+		for _, d := range tr.Publish.Deliveries {
+			p.line(1, "%s", routePublishPath(d.Path))
+		}
+	}
+	if routeHasDeadLetters(tr.Hops) {
+		p.line(0, "dead letters:")
+		for _, h := range tr.Hops {
+			writeRouteHopBlock(p, h, 1, &problems)
+		}
+	}
+	problems.add(simProblems...)
+	if len(problems.list) > 0 {
+		p.line(0, "problems:")
+		for _, pr := range problems.list {
+			p.line(1, "- %s", pr)
+		}
+	}
+	return p.err
+}
+
+func routeHasDeadLetters(hops []route.Hop) bool {
+	for _, h := range hops {
+		if len(h.Next) > 0 || h.Truncated {
+			return true
+		}
+	}
+	return false
+}
+
+// writeRouteHopBlock writes queue h's name and, under it, where each of its
+// dead letters goes; a queue that cannot dead-letter writes nothing.
+func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *routeProblemList) {
+	if h.Truncated {
+		p.line(depth, "%s (depth limit reached: raise --depth to follow it)", h.Queue)
+		return
+	}
+	if len(h.Next) == 0 {
+		return
+	}
+	p.line(depth, "%s", h.Queue)
+	for _, n := range h.Next {
+		r := n.Route
+		problems.add(r.Result.Problems...)
+		reason := string(r.Reason)
+		switch {
+		case !r.Configured:
+			why := "no dead-letter exchange"
+			if len(r.Result.Problems) > 0 {
+				why = r.Result.Problems[0]
+			}
+			p.line(depth+1, "%s -> dropped: %s", reason, why)
+			continue
+		case r.ExchangeMissing:
+			p.line(depth+1, "%s -> dropped: dead-letter exchange %q is not declared", reason, r.Exchange)
+			continue
+		}
+		head := fmt.Sprintf("%s -> %s [%s] -> ", reason, routeExchangeLabel(r.Exchange), r.RoutingKey)
+		if len(n.Hops) == 0 && len(r.Cycles) == 0 {
+			p.line(depth+1, "%sdropped: unroutable", head)
+			continue
+		}
+		for _, hop := range n.Hops {
+			suffix := ""
+			switch {
+			case hop.Loop:
+				suffix = fmt.Sprintf(" (loop: back to %s)", hop.Queue)
+			case hop.Truncated:
+				suffix = " (depth limit reached: raise --depth to follow it)"
+			}
+			p.line(depth+1, "%s%s%s", head, routeDeadLetterPath(hop.Path), suffix)
+			if !hop.Loop && !hop.Truncated {
+				writeRouteHopBlock(p, hop, depth+2, problems)
+			}
+		}
+		for _, q := range r.Cycles {
+			p.line(depth+1, "%s%s (loop: back to %s; dropped: RabbitMQ drops a dead letter that cycles without a rejection)", head, q, q)
+		}
+	}
+}
+
+// routePublishPath renders the path of a publish:
+// orders --[order.created]--> orders.shipping.
+func routePublishPath(path []route.Step) string {
+	if len(path) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	sb.WriteString(routeExchangeLabel(path[0].Exchange))
+	for _, st := range path {
+		sb.WriteString(" --")
+		sb.WriteString(routeEdgeLabel(st))
+		sb.WriteString("--> ")
+		sb.WriteString(st.To)
+	}
+	return sb.String()
+}
+
+func routeEdgeLabel(st route.Step) string {
+	switch {
+	case st.Via == route.ViaAlternate:
+		return "(alternate-exchange)"
+	case st.ExchangeType == "fanout":
+		return "(fanout)"
+	case st.ExchangeType == "headers":
+		return routeFormatTable(st.BindingArgs)
+	}
+	return "[" + st.BindingKey + "]"
+}
+
+// routeDeadLetterPath renders the part of a dead letter's path after its
+// exchange: the exchanges it passes through, then the queue.
+func routeDeadLetterPath(path []route.Step) string {
+	parts := make([]string, 0, len(path))
+	for _, st := range path {
+		if st.Via == route.ViaAlternate {
+			parts = append(parts, st.To+" (alternate)")
+		} else {
+			parts = append(parts, st.To)
+		}
+	}
+	return strings.Join(parts, " -> ")
+}
+
+func routeExchangeLabel(name string) string {
+	if name == "" {
+		return "(default)"
+	}
+	return name
+}
+
+// routeFormatTable renders headers or binding arguments as {k=v, …}, sorted.
+func routeFormatTable(t map[string]any) string {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v := t[k]
+		if s, ok := v.(string); ok {
+			parts[i] = k + "=" + strconv.Quote(s)
+		} else {
+			parts[i] = fmt.Sprintf("%s=%v", k, v)
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func routeQuoteList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// routeProblemList keeps problems unique, in the order first seen.
+type routeProblemList struct {
+	list []string
+	seen map[string]bool
+}
+
+func (l *routeProblemList) add(ps ...string) {
+	for _, p := range ps {
+		if l.seen == nil {
+			l.seen = map[string]bool{}
+		}
+		if !l.seen[p] {
+			l.seen[p] = true
+			l.list = append(l.list, p)
+		}
+	}
+}
+
+// routePrinter writes indented lines and keeps the first write error.
+type routePrinter struct {
+	w   io.Writer
+	err error
+}
+
+func (p *routePrinter) line(depth int, format string, a ...any) {
+	if p.err != nil {
+		return
+	}
+	_, p.err = fmt.Fprintf(p.w, "%s%s\n", strings.Repeat("  ", depth), fmt.Sprintf(format, a...))
 }

@@ -238,6 +238,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 	seen := map[string]bool{start.x.Name: true}
 	delivered := map[string][]Step{}
 	var unmatched []string // exchanges where nothing matched and no alternate exchange took over
+	var shadowed []string  // problems for alternate exchanges not used because a binding matched
 	work := []pending{{exchange: start.x.Name}}
 	for len(work) > 0 {
 		p := work[0]
@@ -274,6 +275,9 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 			}
 			continue
 		}
+		if ae, ok := s.exchangeArgs[ix.x.Name].String("alternate-exchange"); ok {
+			shadowed = append(shadowed, fmt.Sprintf("alternate exchange %q of exchange %q is not used: a binding of %q matched (to %s %q), and RabbitMQ uses an alternate exchange only when no binding matches", ae, ix.x.Name, ix.x.Name, matched[0].DestinationType, matched[0].Destination))
+		}
 		for _, b := range matched {
 			step := Step{Exchange: ix.x.Name, ExchangeType: ix.routingType, Via: ViaBinding, BindingKey: b.RoutingKey, To: b.Destination, ToType: b.DestinationType}
 			if ix.routingType == typeHeaders {
@@ -296,6 +300,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 		for _, x := range unmatched {
 			problem("no binding of exchange %q matches %s and it has no alternate exchange", x, s.describeMatch(x, m))
 		}
+		res.Problems = append(res.Problems, shadowed...)
 		return res
 	}
 	res.Deliveries = make([]Delivery, 0, len(delivered))
@@ -316,10 +321,14 @@ func (s *Simulator) describeMatch(x string, m Message) string {
 		}
 		keys := make([]string, 0, len(m.Headers))
 		for k, v := range m.Headers {
-			keys = append(keys, fmt.Sprintf("%s=%v", k, v))
+			if str, ok := v.(string); ok {
+				keys = append(keys, fmt.Sprintf("%s=%q", k, str))
+			} else {
+				keys = append(keys, fmt.Sprintf("%s=%v", k, v))
+			}
 		}
 		sort.Strings(keys)
-		return "headers " + strings.Join(keys, ", ")
+		return "headers {" + strings.Join(keys, ", ") + "}"
 	}
 	return fmt.Sprintf("routing key %q", m.RoutingKey)
 }
@@ -351,4 +360,15 @@ func normalizeHeaders(h map[string]any) map[string]any {
 		out[k] = topology.Normalize(v)
 	}
 	return out
+}
+
+// Exchange returns exchange name as the simulator sees it: declared in the
+// vhost, or one of the amq.* exchanges every vhost has. nil when there is
+// no such exchange (and for "", the default exchange, which routes to
+// every queue by name).
+func (s *Simulator) Exchange(name string) *topology.Exchange {
+	if ix := s.exchanges[name]; ix != nil {
+		return ix.x
+	}
+	return nil
 }

@@ -166,7 +166,8 @@ func TestPublishAlternateExchange(t *testing.T) {
 			q("unrouted").bindX("x", "inner", "k").bind("ae", "unrouted", "").sim()
 		r := s.Publish(msg("x", "k"))
 		wantQueues(t, r)
-		if !hasProblem(r, `no binding of exchange "inner" matches routing key "k"`) {
+		if !hasProblem(r, `no binding of exchange "inner" matches routing key "k"`) ||
+			!hasProblem(r, `alternate exchange "ae" of exchange "x" is not used: a binding of "x" matched (to exchange "inner")`) {
 			t.Errorf("problems = %q", r.Problems)
 		}
 	})
@@ -247,5 +248,21 @@ func TestPublishPluginAndBuiltinExchanges(t *testing.T) {
 	r = s.Publish(msg("amq.rabbitmq.trace", "publish.x"))
 	if !hasProblem(r, "is internal") {
 		t.Errorf("amq.rabbitmq.trace must be internal: %q", r.Problems)
+	}
+}
+
+func TestExchangeLookup(t *testing.T) {
+	s := vhost().ex("orders", "topic").sim()
+	if x := s.Exchange("orders"); x == nil || x.Type != "topic" {
+		t.Errorf("Exchange(orders) = %+v", x)
+	}
+	if x := s.Exchange("amq.fanout"); x == nil || x.Type != "fanout" {
+		t.Errorf("Exchange(amq.fanout) = %+v, want the built-in", x)
+	}
+	if x := s.Exchange("ghost"); x != nil {
+		t.Errorf("Exchange(ghost) = %+v", x)
+	}
+	if x := s.Exchange(""); x != nil {
+		t.Errorf("Exchange(\"\") = %+v", x)
 	}
 }

@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// The -update flag may be registered by another test file of this package
+// too; register it only when nobody has.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files in testdata/")
+	}
+}
+
+func routeUpdateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// checkRouteGolden compares got with testdata/route/name, or rewrites it
+// with -update.
+func checkRouteGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "route", name)
+	if routeUpdateGolden() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./pkg/cli -run TestRoute -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs from golden file (-want +got); run with -update if the change is intended:\n%s", path, diff)
+	}
+}
+
+// routeTopology is the expanded form of a typical file: an orders topic
+// exchange with a DLQ pair and a delay tier (§3 sugar), an audit exchange
+// bound exchange-to-exchange, an alternate exchange for unrouted orders, a
+// headers exchange, and a retry loop.
+func routeTopology() *topology.Topology {
+	t := topology.New()
+	v := t.Vhost("/")
+	ex := func(name, typ string, args topology.Args) {
+		v.Exchanges[name] = &topology.Exchange{Name: name, Type: typ, Durable: true, Arguments: args}
+	}
+	q := func(name, typ string, args topology.Args) {
+		v.Queues[name] = &topology.Queue{Name: name, Type: typ, Durable: true, Arguments: args}
+	}
+	bind := func(src, dst, dtype, key string, args topology.Args) {
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: dst, DestinationType: dtype, RoutingKey: key, Arguments: args})
+	}
+	ex("orders", "topic", topology.Args{"alternate-exchange": "orders.unrouted"})
+	ex("orders.dlx", "direct", nil)
+	ex("orders.unrouted", "fanout", nil)
+	ex("audit", "topic", nil)
+	ex("docs", "headers", nil)
+	ex("retry", "direct", nil)
+	q("orders.shipping", "quorum", topology.Args{
+		"x-dead-letter-exchange": "orders.dlx", "x-dead-letter-routing-key": "orders.shipping",
+		"x-message-ttl": int64(3600000), "x-max-length": int64(10000), "x-overflow": "reject-publish", "x-delivery-limit": int64(5),
+	})
+	q("orders.shipping.dlq", "quorum", nil)
+	q("orders.shipping.retry.10s", "quorum", topology.Args{
+		"x-message-ttl": int64(10000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders.shipping",
+	})
+	q("orders.unrouted", "classic", nil)
+	q("audit.orders", "classic", topology.Args{"x-dead-letter-exchange": "ghost"})
+	q("docs.pdf", "classic", nil)
+	q("docs.any", "classic", nil)
+	q("jobs", "classic", topology.Args{"x-dead-letter-exchange": "retry", "x-dead-letter-routing-key": "jobs.retry"})
+	q("jobs.retry", "classic", topology.Args{"x-message-ttl": int64(5000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "jobs"})
+	q("events", "stream", nil)
+	q("cache", "classic", topology.Args{"x-message-ttl": int64(60000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "cache"})
+	bind("orders", "orders.shipping", "queue", "order.created", nil)
+	bind("orders", "orders.shipping", "queue", "order.paid", nil)
+	bind("orders", "audit", "exchange", "order.#", nil)
+	ex("payments", "topic", topology.Args{"alternate-exchange": "orders.unrouted"})
+	bind("payments", "audit", "exchange", "#", nil)
+	bind("orders", "events", "queue", "order.#", nil)
+	bind("audit", "audit.orders", "queue", "order.*", nil)
+	bind("orders.dlx", "orders.shipping.dlq", "queue", "orders.shipping", nil)
+	bind("orders.unrouted", "orders.unrouted", "queue", "", nil)
+	bind("docs", "docs.pdf", "queue", "", topology.Args{"x-match": "all", "format": "pdf", "pages": int64(3)})
+	bind("docs", "docs.any", "queue", "", topology.Args{"x-match": "any", "format": "pdf", "lang": "en"})
+	bind("retry", "jobs.retry", "queue", "jobs.retry", nil)
+	return t
+}
+
+func TestRouteGolden(t *testing.T) {
+	tests := []struct {
+		name   string
+		output string
+		o      routeOptions
+	}{
+		{"orders-created.txt", "text", routeOptions{exchange: "orders", routingKey: "order.created", depth: route.DefaultDepth}},
+		{"orders-unrouted.txt", "text", routeOptions{exchange: "orders", routingKey: "user.signup", depth: route.DefaultDepth}},
+		{"alternate-shadowed.txt", "text", routeOptions{exchange: "payments", routingKey: "refund.issued", depth: route.DefaultDepth}},
+		{"self-cycle.txt", "text", routeOptions{exchange: "", routingKey: "cache", depth: route.DefaultDepth}},
+		{"delay-tier.txt", "text", routeOptions{exchange: "", routingKey: "orders.shipping.retry.10s", depth: route.DefaultDepth}},
+		{"retry-loop.txt", "text", routeOptions{exchange: "", routingKey: "jobs", depth: route.DefaultDepth}},
+		{"headers.txt", "text", routeOptions{exchange: "docs", headers: map[string]any{"format": "pdf", "pages": int64(3)}, depth: route.DefaultDepth}},
+		{"unroutable.txt", "text", routeOptions{exchange: "docs", headers: map[string]any{"format": "zip"}, depth: route.DefaultDepth}},
+		{"default-unknown-queue.txt", "text", routeOptions{exchange: "", routingKey: "nope", depth: route.DefaultDepth}},
+		{"depth-1.txt", "text", routeOptions{exchange: "", routingKey: "orders.shipping.retry.10s", depth: 1}},
+		{"orders-created.json", "json", routeOptions{exchange: "orders", routingKey: "order.paid", depth: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := runRoute(&out, routeTopology(), nil, tt.output, tt.o); err != nil {
+				t.Fatalf("runRoute: %v", err)
+			}
+			checkRouteGolden(t, tt.name, out.Bytes())
+		})
+	}
+}
+
+// The JSON output is the Trace struct.
+func TestRouteJSONIsTrace(t *testing.T) {
+	var out bytes.Buffer
+	o := routeOptions{exchange: "orders", routingKey: "order.created", depth: route.DefaultDepth}
+	if err := runRoute(&out, routeTopology(), nil, "json", o); err != nil {
+		t.Fatal(err)
+	}
+	var tr route.Trace
+	if err := json.Unmarshal(out.Bytes(), &tr); err != nil {
+		t.Fatalf("output is not a Trace: %v\n%s", err, out.String())
+	}
+	if got := tr.Publish.Queues(); strings.Join(got, ",") != "audit.orders,events,orders.shipping" {
+		t.Errorf("queues = %q", got)
+	}
+	if tr.Vhost != "/" {
+		t.Errorf("vhost = %q", tr.Vhost)
+	}
+}
+
+func TestRouteErrors(t *testing.T) {
+	multi := topology.New()
+	multi.Vhost("a")
+	multi.Vhost("b")
+	internal := routeTopology()
+	internal.Vhosts["/"].Exchanges["hidden"] = &topology.Exchange{Name: "hidden", Type: "fanout", Internal: true}
+	tests := []struct {
+		name   string
+		t      *topology.Topology
+		vhosts []string
+		o      routeOptions
+		want   string
+	}{
+		{"undeclared exchange", routeTopology(), nil, routeOptions{exchange: "ghost"}, `exchange "ghost" is not declared in vhost "/" (declared: "audit", "docs"`},
+		{"internal exchange", internal, nil, routeOptions{exchange: "hidden"}, `exchange "hidden" in vhost "/" is internal`},
+		{"unknown vhost", routeTopology(), []string{"prod"}, routeOptions{exchange: "orders"}, `vhost "prod" is not declared (declared: "/")`},
+		{"two vhosts without /", multi, nil, routeOptions{exchange: "x"}, `several vhosts ("a", "b") and none is "/": pass --vhost`},
+		{"two --vhost", multi, []string{"a", "b"}, routeOptions{exchange: "x"}, "one vhost at a time"},
+		{"no vhost", topology.New(), nil, routeOptions{exchange: "x"}, "declares no vhost"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := runRoute(&out, tt.t, tt.vhosts, "text", tt.o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRouteVhostChoice(t *testing.T) {
+	one := topology.New()
+	one.Vhost("prod")
+	two := topology.New()
+	two.Vhost("/")
+	two.Vhost("other")
+	for _, tt := range []struct {
+		name   string
+		t      *topology.Topology
+		vhosts []string
+		want   string
+	}{
+		{"the only vhost", one, nil, "prod"},
+		{"/ among several", two, nil, "/"},
+		{"--vhost", two, []string{"other"}, "other"},
+	} {
+		v, err := routeVhost(tt.t, tt.vhosts)
+		if err != nil || v.Name != tt.want {
+			t.Errorf("%s: vhost = %v, %v; want %q", tt.name, v, err, tt.want)
+		}
+	}
+}
+
+func TestParseRouteHeaders(t *testing.T) {
+	got, err := parseRouteHeaders([]string{"n=42", "neg=-7", "ok=true", "no=false", "s=pdf", "f=1.5", "empty=", "eq=a=b", "big=99999999999999999999"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"n": int64(42), "neg": int64(-7), "ok": true, "no": false, "s": "pdf", "f": "1.5", "empty": "", "eq": "a=b", "big": "99999999999999999999"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("headers (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"novalue", "=v"} {
+		if _, err := parseRouteHeaders([]string{bad}); err == nil || !strings.Contains(err.Error(), "want key=value") {
+			t.Errorf("parseRouteHeaders(%q) err = %v", bad, err)
+		}
+	}
+	if _, err := parseRouteHeaders([]string{"a=1", "a=2"}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("duplicate header err = %v", err)
+	}
+}
+
+// Flag errors are reported before the topology is loaded.
+func TestRouteCommandFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"route", "--routing-key", "k"}, "--exchange is required"},
+		{[]string{"route", "--exchange", "x", "--header", "oops"}, "want key=value"},
+		{[]string{"route", "--exchange", "x", "--depth", "-1"}, "cannot be negative"},
+		{[]string{"route", "--exchange", "x", "-o", "yaml"}, `--output "yaml" is not supported`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(t.Context(), tt.args, Env{Stdout: &stdout, Stderr: &stderr, Stdin: strings.NewReader("")})
+		if code != ExitError || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("mqctl %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(tt.args, " "), code, stderr.String(), tt.want)
+		}
+	}
+}
