@@ -1,0 +1,335 @@
+// Package broker talks to a live RabbitMQ broker through its management
+// HTTP API: it reads the broker's state into the shared topology model
+// (ReadState) and offers the small write primitives apply is built from.
+//
+// Requests go through one http.Client with the caller's context and the
+// configured TLS settings. The wire types come from rabbit-hole v2
+// (github.com/michaelklishin/rabbit-hole/v2), whose own request methods are
+// not used for three reasons found in v2.16.0: they take no
+// context.Context, they turn every 401 into one fixed message (so a failed
+// login cannot be told from "Not administrator user"), and its
+// ExchangeSettings have no `internal` field. RabbitHole returns a
+// rabbit-hole client with the same endpoint, credentials and TLS transport
+// for everything else.
+package broker
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+)
+
+// Defaults used when a Config field is empty.
+const (
+	DefaultServer  = "http://localhost:15672"
+	DefaultTimeout = 30 * time.Second
+)
+
+// Config says how to reach the management API.
+type Config struct {
+	// Server is the management API URL, e.g. http://localhost:15672 or
+	// https://rabbit.example:15671/prefix. A URL without scheme gets
+	// http://. Credentials in the URL (http://user:pass@host) are used when
+	// Username/Password are empty, and are never printed.
+	Server string
+	// Username and Password; both empty means guest/guest.
+	Username string
+	Password string
+	// CACert is a PEM file of CAs to trust instead of the system pool.
+	CACert string
+	// ClientCert and ClientKey are PEM files for mutual TLS (both or neither).
+	ClientCert string
+	ClientKey  string
+	// InsecureSkipVerify disables server certificate verification.
+	InsecureSkipVerify bool
+	// Timeout bounds each HTTP request (DefaultTimeout when zero).
+	Timeout time.Duration
+}
+
+// Client is a connection to one broker's management API. It is safe for
+// concurrent use.
+type Client struct {
+	base      string // scheme://host[:port][/prefix]: no credentials, no trailing slash
+	server    string // base as printed in messages
+	user      string
+	pass      string
+	timeout   time.Duration
+	transport *http.Transport
+	http      *http.Client
+	tags      []string
+	version   string
+	cluster   string
+}
+
+// Connect checks cfg, logs in (GET /api/whoami) and reads the broker version
+// (GET /api/overview). Its errors wrap ErrUnauthorized, ErrForbidden,
+// ErrUnreachable or ErrTLS.
+func Connect(ctx context.Context, cfg Config) (*Client, error) {
+	c, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var who struct {
+		Name string `json:"name"`
+		Tags any    `json:"tags"` // a list since 3.9, a comma-separated string before
+	}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "whoami", op: "log in"}, &who); err != nil {
+		return nil, err
+	}
+	c.tags = parseTags(who.Tags)
+	var ov struct {
+		RabbitMQVersion string `json:"rabbitmq_version"`
+		ClusterName     string `json:"cluster_name"`
+	}
+	q := url.Values{"columns": {"rabbitmq_version,cluster_name"}}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the broker overview"}, &ov); err != nil {
+		return nil, err
+	}
+	c.version, c.cluster = ov.RabbitMQVersion, ov.ClusterName
+	return c, nil
+}
+
+func newClient(cfg Config) (*Client, error) {
+	raw := strings.TrimSpace(cfg.Server)
+	if raw == "" {
+		raw = DefaultServer
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER)", MaskURL(cfg.Server))
+	}
+	user, pass := cfg.Username, cfg.Password
+	if u.User != nil {
+		if user == "" {
+			user = u.User.Username()
+		}
+		if p, ok := u.User.Password(); ok && pass == "" {
+			pass = p
+		}
+		u.User = nil
+	}
+	if user == "" && pass == "" {
+		user, pass = "guest", "guest"
+	}
+	path := strings.TrimSuffix(strings.TrimRight(u.EscapedPath(), "/"), "/api")
+	base := u.Scheme + "://" + u.Host + path
+
+	tlsCfg, err := tlsConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tlsCfg
+	tr.MaxIdleConnsPerHost = 8
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return &Client{
+		base:      base,
+		server:    base,
+		user:      user,
+		pass:      pass,
+		timeout:   timeout,
+		transport: tr,
+		http:      &http.Client{Transport: tr, Timeout: timeout},
+	}, nil
+}
+
+func tlsConfig(cfg Config) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // opt-in flag
+	if cfg.CACert != "" {
+		pem, err := os.ReadFile(cfg.CACert)
+		if err != nil {
+			return nil, fmt.Errorf("read CA certificate (--ca-cert): %w: %w", err, ErrTLS)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("CA certificate file %s (--ca-cert) holds no PEM certificate: %w", cfg.CACert, ErrTLS)
+		}
+		tc.RootCAs = pool
+	}
+	switch {
+	case cfg.ClientCert != "" && cfg.ClientKey != "":
+		pair, err := tls.LoadX509KeyPair(cfg.ClientCert, cfg.ClientKey)
+		if err != nil {
+			return nil, fmt.Errorf("load client certificate %s and key %s (--client-cert/--client-key): %w: %w", cfg.ClientCert, cfg.ClientKey, err, ErrTLS)
+		}
+		tc.Certificates = []tls.Certificate{pair}
+	case cfg.ClientCert != "" || cfg.ClientKey != "":
+		return nil, fmt.Errorf("--client-cert and --client-key go together: give both or neither: %w", ErrTLS)
+	}
+	return tc, nil
+}
+
+func parseTags(v any) []string {
+	var out []string
+	switch t := v.(type) {
+	case string:
+		for _, s := range strings.Split(t, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if s, ok := e.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Server returns the management API URL (without credentials).
+func (c *Client) Server() string { return c.server }
+
+// Username returns the user the client logs in as.
+func (c *Client) Username() string { return c.user }
+
+// Tags returns the user's tags as the broker reported them at Connect.
+func (c *Client) Tags() []string { return slices.Clone(c.tags) }
+
+// IsAdmin reports whether the user has the administrator tag (and so may
+// read definitions and operator policies).
+func (c *Client) IsAdmin() bool { return slices.Contains(c.tags, "administrator") }
+
+// Version returns the broker's RabbitMQ version, e.g. "3.10.8".
+func (c *Client) Version() string { return c.version }
+
+// ClusterName returns the broker's cluster name.
+func (c *Client) ClusterName() string { return c.cluster }
+
+// RabbitHole returns a rabbit-hole client for the same endpoint, user and
+// TLS transport (its methods take no context).
+func (c *Client) RabbitHole() *rabbithole.Client {
+	rh, err := rabbithole.NewTLSClient(c.base, c.user, c.pass, c.transport)
+	if err != nil {
+		// c.base was parsed by newClient; NewTLSClient only re-parses it.
+		return &rabbithole.Client{Endpoint: c.base, Username: c.user, Password: c.pass}
+	}
+	rh.SetTimeout(c.timeout)
+	return rh
+}
+
+// request is one management API call.
+type request struct {
+	method string
+	path   string // relative to /api/, segments already escaped (see seg)
+	query  url.Values
+	body   any    // JSON-encoded when non-nil
+	op     string // what is attempted, in the user's words, for errors
+	vhost  string // the vhost addressed; a 404 then checks whether it exists
+}
+
+// seg escapes path segments and joins them with "/".
+func seg(parts ...string) string {
+	esc := make([]string, len(parts))
+	for i, p := range parts {
+		esc[i] = url.PathEscape(p)
+	}
+	return strings.Join(esc, "/")
+}
+
+const maxErrorBody = 64 << 10
+
+// do sends r and decodes a JSON answer into out (when out is non-nil),
+// keeping JSON numbers as json.Number in untyped values. The response body
+// is always read and closed.
+func (c *Client) do(ctx context.Context, r *request, out any) error {
+	target := c.base + "/api/" + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	var body io.Reader
+	if r.body != nil {
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			return fmt.Errorf("%s: encode request: %w", r.op, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+	if err != nil {
+		return fmt.Errorf("%s: build request for %s: %w", r.op, c.server, errors.Unwrap(err))
+	}
+	req.SetBasicAuth(c.user, c.pass)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.transportError(ctx, r, err)
+	}
+	defer func() {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+	}()
+	if resp.StatusCode >= 300 {
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		var eb errorBody
+		if json.Unmarshal(raw, &eb) != nil || (eb.Error == "" && eb.Reason == "") {
+			eb.Reason = summarise(raw)
+		}
+		missing := false
+		if resp.StatusCode == http.StatusNotFound && r.vhost != "" && eb.Reason != "vhost_not_found" {
+			missing = !c.vhostExists(ctx, r.vhost)
+		}
+		return c.apiError(r, resp.StatusCode, eb, missing)
+	}
+	if out == nil {
+		return nil
+	}
+	dec := json.NewDecoder(resp.Body)
+	dec.UseNumber()
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("%s: the management API at %s sent an answer that is not the expected JSON: %w", r.op, c.server, err)
+	}
+	return nil
+}
+
+// summarise makes a one-line reason out of a non-JSON error body (a proxy's
+// HTML page, say).
+func summarise(raw []byte) string {
+	s := strings.Join(strings.Fields(string(raw)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return MaskURL(s)
+}
+
+// vhostExists reports whether vhost is listed by GET /api/vhosts (which
+// lists the vhosts the user may see). Errors count as "exists" so that a
+// failed check never turns a missing object into a missing vhost.
+func (c *Client) vhostExists(ctx context.Context, vhost string) bool {
+	var list []struct {
+		Name string `json:"name"`
+	}
+	q := url.Values{"columns": {"name"}}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "vhosts", query: q, op: "list vhosts"}, &list); err != nil {
+		return true
+	}
+	for _, v := range list {
+		if v.Name == vhost {
+			return true
+		}
+	}
+	return false
+}

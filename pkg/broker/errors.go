@@ -1,0 +1,173 @@
+package broker
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"html"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Sentinel errors. Every error this package returns wraps at most one of
+// them (ErrVhostNotFound errors also wrap ErrNotFound), so callers branch
+// with errors.Is.
+var (
+	// ErrUnauthorized: the broker rejected the username or password.
+	ErrUnauthorized = errors.New("authentication failed")
+	// ErrForbidden: the user logged in but may not do this (missing
+	// user tag or vhost permission).
+	ErrForbidden = errors.New("permission denied")
+	// ErrUnreachable: no HTTP answer from the management API (refused,
+	// DNS failure, timeout).
+	ErrUnreachable = errors.New("management API unreachable")
+	// ErrTLS: the TLS handshake failed or the TLS settings are unusable.
+	ErrTLS = errors.New("TLS failure")
+	// ErrVhostNotFound: the vhost does not exist (or the user has no
+	// permissions on it, which the API reports the same way).
+	ErrVhostNotFound = errors.New("vhost not found")
+	// ErrNotFound: the object does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrRejected: the broker refused a request (400, 405, 406, 409,
+	// 5xx); the broker's reason is in the message.
+	ErrRejected = errors.New("rejected by the broker")
+)
+
+// APIError is an HTTP error answer from the management API.
+type APIError struct {
+	Op     string // what was attempted, e.g. `declare queue "q1" in vhost "/"`
+	Status int    // HTTP status
+	Reason string // the broker's reason text (HTML entities decoded)
+	Server string // management API URL, credentials masked
+	kind   []error
+	msg    string
+}
+
+func (e *APIError) Error() string { return e.msg }
+
+// Unwrap returns the sentinel errors the answer maps to.
+func (e *APIError) Unwrap() []error { return e.kind }
+
+// userinfoRE matches `user:password@` (or `user@`) right after a URL scheme.
+var userinfoRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)([^/@\s]*)@`)
+
+// MaskURL hides the password of every URL in s: `amqp://u:secret@h/` becomes
+// `amqp://u:***@h/`. Use it on anything that may print a URL.
+func MaskURL(s string) string {
+	return userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := userinfoRE.FindStringSubmatch(m)
+		user, _, hasPass := strings.Cut(sub[2], ":")
+		if !hasPass {
+			return m
+		}
+		return sub[1] + user + ":***@"
+	})
+}
+
+// errorBody is the management API's error document.
+type errorBody struct {
+	Error  string `json:"error"`
+	Reason string `json:"reason"`
+}
+
+// apiError classifies an HTTP error answer to r. vhostMissing reports
+// whether r's vhost is known not to exist (checked by the caller on 404s).
+func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing bool) error {
+	op, vhost := r.op, r.vhost
+	reason := strings.TrimSpace(html.UnescapeString(body.Reason))
+	if reason == "" {
+		reason = strings.TrimSpace(html.UnescapeString(body.Error))
+	}
+	if reason == "" {
+		reason = http.StatusText(status)
+	}
+	e := &APIError{Op: op, Status: status, Reason: reason, Server: c.server}
+	switch {
+	case status == http.StatusUnauthorized && (body.Error == "not_authorised" || isAuthorisationReason(reason)):
+		e.kind = []error{ErrForbidden}
+		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s%s", op, c.user, c.server, reason, forbiddenHint(reason))
+	case status == http.StatusUnauthorized:
+		e.kind = []error{ErrUnauthorized}
+		detail := ""
+		if reason != "Login failed" && reason != http.StatusText(status) {
+			detail = " (" + reason + ")"
+		}
+		e.msg = fmt.Sprintf("authentication failed for user %q at %s%s: check --username/--password", c.user, c.server, detail)
+	case status == http.StatusForbidden:
+		e.kind = []error{ErrForbidden}
+		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s", op, c.user, c.server, reason)
+	case reason == "vhost_not_found" || vhostMissing:
+		e.kind = []error{ErrVhostNotFound, ErrNotFound}
+		e.msg = fmt.Sprintf("vhost %q does not exist on %s", vhost, c.server)
+	case status == http.StatusNotFound:
+		e.kind = []error{ErrNotFound}
+		e.msg = fmt.Sprintf("%s: not found on %s", op, c.server)
+	default:
+		e.kind = []error{ErrRejected}
+		e.msg = fmt.Sprintf("%s: the broker at %s refused (%d): %s", op, c.server, status, reason)
+	}
+	return e
+}
+
+// isAuthorisationReason tells "logged in, but not allowed" answers (which
+// the management API sends as 401 too, with error "not_authorised") from a
+// failed login (error "not_authorized", reason "Login failed").
+func isAuthorisationReason(reason string) bool {
+	r := strings.ToLower(reason)
+	return strings.HasPrefix(r, "not ") && strings.HasSuffix(r, " user") ||
+		strings.Contains(r, "not authorised to access")
+}
+
+func forbiddenHint(reason string) string {
+	switch strings.ToLower(reason) {
+	case "not management user":
+		return " (give the user the management tag: rabbitmqctl set_user_tags USER management)"
+	case "not administrator user":
+		return " (this needs the administrator tag)"
+	case "not policymaker user", "user not authorised to access object":
+		return " (this needs the policymaker or administrator tag, and permissions on the vhost)"
+	}
+	return ""
+}
+
+// transportError classifies an error from the HTTP round trip (no answer).
+func (c *Client) transportError(ctx context.Context, r *request, err error) error {
+	op := r.op
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", op, ctxErr)
+	}
+	inner := err
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		inner = uerr.Err // url.Error repeats the request URL; keep only the cause
+	}
+	detail := MaskURL(inner.Error())
+
+	var (
+		verr    *tls.CertificateVerificationError
+		uaerr   x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		invErr  x509.CertificateInvalidError
+		recErr  tls.RecordHeaderError
+		alert   tls.AlertError
+	)
+	switch {
+	case errors.As(err, &recErr), strings.Contains(detail, "server gave HTTP response to HTTPS client"):
+		return fmt.Errorf("TLS handshake with %s failed: the server does not speak TLS there (use http:// for a plain listener): %w", c.server, ErrTLS)
+	case errors.As(err, &verr), errors.As(err, &uaerr), errors.As(err, &hostErr), errors.As(err, &invErr):
+		return fmt.Errorf("TLS handshake with %s failed: %s: pass the CA that signed the server's certificate with --ca-cert (or --insecure-skip-verify for a test broker): %w", c.server, detail, ErrTLS)
+	case errors.As(err, &alert), strings.Contains(detail, "tls:"):
+		return fmt.Errorf("TLS handshake with %s failed: %s: check --client-cert/--client-key and --ca-cert: %w", c.server, detail, ErrTLS)
+	}
+
+	var nerr net.Error
+	if errors.As(err, &nerr) && nerr.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("cannot reach the management API at %s: no answer within %s: %w", c.server, c.timeout, ErrUnreachable)
+	}
+	return fmt.Errorf("cannot reach the management API at %s: %s: check --server and that the management plugin is enabled: %w", c.server, detail, ErrUnreachable)
+}

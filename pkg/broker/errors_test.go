@@ -1,0 +1,223 @@
+package broker
+
+import (
+	"context"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const secret = "Sup3r-Secret-Pw!"
+
+func TestMaskURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://user:" + secret + "@host:15672/api", "http://user:***@host:15672/api"},
+		{"amqp://guest:guest@127.0.0.1:5672/%2F", "amqp://guest:***@127.0.0.1:5672/%2F"},
+		{"dial amqps://a:b@h:5671/v failed; also http://c:d@e/", "dial amqps://a:***@h:5671/v failed; also http://c:***@e/"},
+		{"http://user@host/", "http://user@host/"},
+		{"http://host:15672", "http://host:15672"},
+		{"no url here", "no url here"},
+	}
+	for _, tt := range tests {
+		if got := MaskURL(tt.in); got != tt.want {
+			t.Errorf("MaskURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// fakeAPI answers /api/whoami and /api/overview like RabbitMQ 3.10, or with
+// the given status and body for whoami.
+func fakeAPI(status int, body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/whoami":
+			if status != http.StatusOK {
+				w.WriteHeader(status)
+				fmt.Fprint(w, body)
+				return
+			}
+			fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
+		case "/api/overview":
+			fmt.Fprint(w, `{"rabbitmq_version":"3.10.8","cluster_name":"fake"}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+		}
+	})
+}
+
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func TestConnectClassifiesErrors(t *testing.T) {
+	loginFailed := httptest.NewServer(fakeAPI(http.StatusUnauthorized, `{"error":"not_authorized","reason":"Login failed"}`))
+	defer loginFailed.Close()
+	notMgmt := httptest.NewServer(fakeAPI(http.StatusUnauthorized, `{"error":"not_authorised","reason":"Not management user"}`))
+	defer notMgmt.Close()
+	proxy := httptest.NewServer(fakeAPI(http.StatusBadGateway, "<html><body><h1>502 Bad Gateway</h1></body></html>"))
+	defer proxy.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	down := "http://" + closedPort(t)
+
+	tests := []struct {
+		name    string
+		cfg     Config
+		want    error
+		message string // the whole error text, with %s for the server
+		server  string
+	}{
+		{"wrong password", Config{Server: loginFailed.URL, Username: "bob", Password: secret}, ErrUnauthorized,
+			`authentication failed for user "bob" at %s: check --username/--password`, loginFailed.URL},
+		{"password in URL", Config{Server: strings.Replace(loginFailed.URL, "http://", "http://bob:"+secret+"@", 1)}, ErrUnauthorized,
+			`authentication failed for user "bob" at %s: check --username/--password`, loginFailed.URL},
+		{"no management tag", Config{Server: notMgmt.URL, Username: "bob", Password: secret}, ErrForbidden,
+			`log in: user "bob" may not do this at %s: Not management user (give the user the management tag: rabbitmqctl set_user_tags USER management)`, notMgmt.URL},
+		{"unreachable", Config{Server: down, Username: "bob", Password: secret}, ErrUnreachable,
+			"cannot reach the management API at %s: ", down},
+		{"unreachable, password in URL", Config{Server: strings.Replace(down, "http://", "http://bob:"+secret+"@", 1)}, ErrUnreachable,
+			"cannot reach the management API at %s: ", down},
+		{"timeout", Config{Server: slow.URL, Username: "bob", Password: secret, Timeout: 200 * time.Millisecond}, ErrUnreachable,
+			"cannot reach the management API at %s: no answer within 200ms", slow.URL},
+		{"proxy error page", Config{Server: proxy.URL, Username: "bob", Password: secret}, ErrRejected,
+			"log in: the broker at %s refused (502): <html><body><h1>502 Bad Gateway</h1></body></html>", proxy.URL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Connect(context.Background(), tt.cfg)
+			if err == nil {
+				t.Fatalf("Connect succeeded (%v), want an error", c.Server())
+			}
+			if !errors.Is(err, tt.want) {
+				t.Errorf("error %q does not wrap %v", err, tt.want)
+			}
+			want := fmt.Sprintf(tt.message, tt.server)
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error\n  %s\nwant it to start with\n  %s", err, want)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error text shows the password: %s", err)
+			}
+		})
+	}
+}
+
+func TestConnectRejectsBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+		is   error
+	}{
+		{"bad scheme", Config{Server: "ftp://u:" + secret + "@host/"}, `invalid management API URL "ftp://u:***@host/"`, nil},
+		{"missing CA file", Config{Server: "https://h", CACert: filepath.Join(dir, "nope.pem")}, "read CA certificate (--ca-cert)", ErrTLS},
+		{"CA file without PEM", Config{Server: "https://h", CACert: notPEM}, "holds no PEM certificate", ErrTLS},
+		{"cert without key", Config{Server: "https://h", ClientCert: notPEM}, "--client-cert and --client-key go together", ErrTLS},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Connect(context.Background(), tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want one containing %q", err, tt.want)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("error %q does not wrap %v", err, tt.is)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error text shows the password: %s", err)
+			}
+		})
+	}
+}
+
+func TestConnectTLS(t *testing.T) {
+	srv := httptest.NewTLSServer(fakeAPI(http.StatusOK, ""))
+	defer srv.Close()
+	plain := httptest.NewServer(fakeAPI(http.StatusOK, ""))
+	defer plain.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	_, err := Connect(ctx, Config{Server: srv.URL, Password: secret, Username: "bob"})
+	if !errors.Is(err, ErrTLS) || !strings.Contains(err.Error(), "--ca-cert") {
+		t.Errorf("unknown CA: error = %v, want ErrTLS naming --ca-cert", err)
+	}
+	c, err := Connect(ctx, Config{Server: srv.URL, CACert: ca})
+	if err != nil {
+		t.Fatalf("with --ca-cert: %v", err)
+	}
+	if c.Version() != "3.10.8" || !c.IsAdmin() {
+		t.Errorf("version %q admin %v, want 3.10.8 and true", c.Version(), c.IsAdmin())
+	}
+	if _, err := Connect(ctx, Config{Server: srv.URL, InsecureSkipVerify: true}); err != nil {
+		t.Errorf("with --insecure-skip-verify: %v", err)
+	}
+	_, err = Connect(ctx, Config{Server: strings.Replace(plain.URL, "http://", "https://", 1)})
+	if !errors.Is(err, ErrTLS) || !strings.Contains(err.Error(), "does not speak TLS") {
+		t.Errorf("https to a plain listener: error = %v, want ErrTLS saying it does not speak TLS", err)
+	}
+}
+
+func TestConnectHonoursContext(t *testing.T) {
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer slow.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := Connect(ctx, Config{Server: slow.URL})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want context.Canceled", err)
+	}
+}
+
+func TestServerURLForms(t *testing.T) {
+	tests := []struct{ in, base, user string }{
+		{"", "http://localhost:15672", "guest"},
+		{"localhost:15672", "http://localhost:15672", "guest"},
+		{"https://rabbit.example:15671/", "https://rabbit.example:15671", "guest"},
+		{"https://rabbit.example/mgmt/api/", "https://rabbit.example/mgmt", "guest"},
+		{"http://alice:pw@rabbit:15672", "http://rabbit:15672", "alice"},
+	}
+	for _, tt := range tests {
+		c, err := newClient(Config{Server: tt.in})
+		if err != nil {
+			t.Errorf("newClient(%q): %v", tt.in, err)
+			continue
+		}
+		if c.base != tt.base || c.user != tt.user {
+			t.Errorf("newClient(%q): base %q user %q, want %q %q", tt.in, c.base, c.user, tt.base, tt.user)
+		}
+	}
+}

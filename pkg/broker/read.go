@@ -1,0 +1,526 @@
+package broker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Ways ReadState reads a vhost (Live.Source).
+const (
+	SourceDefinitions = "definitions" // GET /api/definitions/{vhost}: administrators
+	SourceLists       = "lists"       // the per-kind list endpoints: any management user
+)
+
+// Kinds that may be left unread (Live.Unread).
+const (
+	KindPolicies         = "policies"
+	KindOperatorPolicies = "operator_policies"
+)
+
+// Live is what a plan needs about the broker beyond the topology model.
+type Live struct {
+	Server  string // management API URL, no credentials
+	Version string // RabbitMQ version
+	Source  string // SourceDefinitions or SourceLists
+	// Vhosts holds the metadata of every vhost read.
+	Vhosts map[string]VhostInfo
+	// Queues holds per vhost, per queue name, depth and consumers.
+	Queues map[string]map[string]QueueStats
+	// PropertiesKeys maps per vhost Binding.Key() to the broker's
+	// properties_key. Filled on the list path only; otherwise use
+	// Client.BindingPropertiesKey at delete time.
+	PropertiesKeys map[string]map[string]string
+	// Unread lists per vhost the kinds the user could not read
+	// (KindPolicies, KindOperatorPolicies): their absence from the topology
+	// means "unknown", not "none".
+	Unread map[string][]string
+	// Notes are messages for the user about what was not read, and why.
+	Notes []string
+	// Fingerprint hashes the normalised state read (topology and vhost
+	// tags, not message counts): equal fingerprints mean nothing a plan
+	// depends on changed.
+	Fingerprint string
+}
+
+// VhostInfo is a vhost's metadata.
+type VhostInfo struct {
+	Name             string   `json:"name"`
+	Description      string   `json:"description,omitempty"`
+	Tags             []string `json:"tags,omitempty"`
+	DefaultQueueType string   `json:"default_queue_type,omitempty"`
+	Tracing          bool     `json:"tracing,omitempty"`
+}
+
+// QueueStats is a queue's depth and consumer count.
+type QueueStats struct {
+	Messages  int64 // ready + unacknowledged
+	Consumers int64
+	// Known is false while the broker has not reported statistics for the
+	// queue yet (right after it was declared): treat its depth as unknown.
+	Known bool
+}
+
+// Queue returns the statistics of queue name in vhost (zero when not read).
+func (l *Live) Queue(vhost, name string) QueueStats { return l.Queues[vhost][name] }
+
+// PropertiesKey returns the properties_key of b in vhost when the list
+// path recorded it.
+func (l *Live) PropertiesKey(vhost string, b *topology.Binding) (string, bool) {
+	k, ok := l.PropertiesKeys[vhost][b.Key()]
+	return k, ok
+}
+
+// ReadState reads the given vhosts (every vhost the user sees when vhosts
+// is empty) into the topology model. A requested vhost that does not exist
+// is absent from the result (a plan creates it). Built-in exchanges (""
+// and amq.*), exclusive and server-named queues and the default
+// exchange's implicit bindings are left out; `x-queue-type` is lifted into
+// Queue.Type; argument values are normalised (integers are int64).
+//
+// Administrators are read with one GET /api/definitions/{vhost} per vhost;
+// other users through the list endpoints. Either way one GET
+// /api/queues/{vhost} per vhost supplies queue depth and consumers, and one
+// GET /api/vhosts the metadata.
+func (c *Client) ReadState(ctx context.Context, vhosts []string) (*topology.Topology, *Live, error) {
+	infos, err := c.listVhosts(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	if len(vhosts) == 0 {
+		for n := range infos {
+			names = append(names, n)
+		}
+	} else {
+		for _, n := range vhosts {
+			if _, ok := infos[n]; ok && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	sort.Strings(names)
+
+	source := SourceLists
+	if c.IsAdmin() {
+		source = SourceDefinitions
+	}
+	results := make([]vhostResult, len(names))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = c.readVhost(ctx, infos[name], source)
+		}()
+	}
+	wg.Wait()
+
+	t := topology.New()
+	live := &Live{
+		Server:         c.server,
+		Version:        c.version,
+		Source:         source,
+		Vhosts:         map[string]VhostInfo{},
+		Queues:         map[string]map[string]QueueStats{},
+		PropertiesKeys: map[string]map[string]string{},
+		Unread:         map[string][]string{},
+	}
+	for i, name := range names {
+		r := results[i]
+		if r.err != nil {
+			return nil, nil, r.err
+		}
+		if r.source != source {
+			live.Source = r.source
+		}
+		t.Vhosts[name] = r.vhost
+		live.Vhosts[name] = infos[name]
+		live.Queues[name] = r.stats
+		if r.keys != nil {
+			live.PropertiesKeys[name] = r.keys
+		}
+		if len(r.unread) > 0 {
+			live.Unread[name] = r.unread
+		}
+		live.Notes = append(live.Notes, r.notes...)
+	}
+	live.Fingerprint = fingerprint(t, live.Vhosts)
+	return t, live, nil
+}
+
+type vhostResult struct {
+	vhost  *topology.Vhost
+	stats  map[string]QueueStats
+	keys   map[string]string
+	unread []string
+	notes  []string
+	source string
+	err    error
+}
+
+// vhostJSON is an element of GET /api/vhosts.
+type vhostJSON struct {
+	Name             string               `json:"name"`
+	Description      string               `json:"description"`
+	Tags             rabbithole.VhostTags `json:"tags"`
+	DefaultQueueType string               `json:"default_queue_type"`
+	Tracing          bool                 `json:"tracing"`
+	Metadata         *vhostMetadataJSON   `json:"metadata"`
+}
+
+type vhostMetadataJSON struct {
+	Description      string               `json:"description"`
+	Tags             rabbithole.VhostTags `json:"tags"`
+	DefaultQueueType string               `json:"default_queue_type"`
+}
+
+func (c *Client) listVhosts(ctx context.Context) (map[string]VhostInfo, error) {
+	var list []vhostJSON
+	q := url.Values{"columns": {"name,description,tags,default_queue_type,tracing,metadata"}}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "vhosts", query: q, op: "list vhosts"}, &list); err != nil {
+		return nil, err
+	}
+	out := make(map[string]VhostInfo, len(list))
+	for _, v := range list {
+		info := VhostInfo{Name: v.Name, Description: v.Description, Tags: cleanTags(v.Tags), DefaultQueueType: v.DefaultQueueType, Tracing: v.Tracing}
+		if m := v.Metadata; m != nil {
+			if info.Description == "" {
+				info.Description = m.Description
+			}
+			if len(info.Tags) == 0 {
+				info.Tags = cleanTags(m.Tags)
+			}
+			if info.DefaultQueueType == "" || info.DefaultQueueType == "undefined" {
+				info.DefaultQueueType = m.DefaultQueueType
+			}
+		}
+		// 3.10 reports "undefined" when no default queue type is set.
+		if info.DefaultQueueType == "undefined" {
+			info.DefaultQueueType = ""
+		}
+		out[v.Name] = info
+	}
+	return out, nil
+}
+
+func cleanTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Wire shapes shared by the definitions document and the list endpoints.
+type exchangeJSON struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Internal   bool           `json:"internal"`
+	Arguments  map[string]any `json:"arguments"`
+}
+
+type queueJSON struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Exclusive  bool           `json:"exclusive"`
+	Arguments  map[string]any `json:"arguments"`
+	Messages   *json.Number   `json:"messages"`
+	Consumers  *json.Number   `json:"consumers"`
+}
+
+type parameterJSON struct {
+	Component string          `json:"component"`
+	Name      string          `json:"name"`
+	Value     json.RawMessage `json:"value"`
+}
+
+type definitionsJSON struct {
+	Exchanges        []exchangeJSON              `json:"exchanges"`
+	Queues           []queueJSON                 `json:"queues"`
+	Bindings         []rabbithole.BindingInfo    `json:"bindings"`
+	Policies         []rabbithole.Policy         `json:"policies"`
+	OperatorPolicies []rabbithole.OperatorPolicy `json:"operator_policies"`
+	Parameters       []parameterJSON             `json:"parameters"`
+}
+
+const queueColumns = "name,messages,consumers,type,arguments,durable,auto_delete,exclusive"
+
+func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string) vhostResult {
+	name := info.Name
+	res := vhostResult{source: source}
+	var queues []queueJSON
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", name), query: url.Values{"columns": {queueColumns}},
+		op: fmt.Sprintf("list queues of vhost %q", name), vhost: name}, &queues); err != nil {
+		res.err = err
+		return res
+	}
+	var defs definitionsJSON
+	if source == SourceDefinitions {
+		err := c.do(ctx, &request{method: http.MethodGet, path: seg("definitions", name),
+			op: fmt.Sprintf("read definitions of vhost %q", name), vhost: name}, &defs)
+		if errors.Is(err, ErrForbidden) {
+			source = SourceLists
+			res.source = SourceLists
+		} else if err != nil {
+			res.err = err
+			return res
+		}
+	}
+	if source == SourceLists {
+		res.keys = map[string]string{}
+		if err := c.readLists(ctx, name, &defs, &res); err != nil {
+			res.err = err
+			return res
+		}
+	}
+	// Operator policies come as "operator_policy" runtime parameters in a
+	// per-vhost definitions export (3.10).
+	for _, p := range defs.Parameters {
+		if p.Component != "operator_policy" {
+			continue
+		}
+		var op rabbithole.OperatorPolicy
+		if err := decodeNumbers(p.Value, &op); err != nil {
+			res.err = fmt.Errorf("read operator policy %q of vhost %q: %w", p.Name, name, err)
+			return res
+		}
+		op.Name = p.Name
+		defs.OperatorPolicies = append(defs.OperatorPolicies, op)
+	}
+	if source == SourceDefinitions {
+		// The definitions document has no exclusive flag: take it from the queue list.
+		excl := map[string]bool{}
+		for _, q := range queues {
+			excl[q.Name] = q.Exclusive
+		}
+		for i := range defs.Queues {
+			defs.Queues[i].Exclusive = defs.Queues[i].Exclusive || excl[defs.Queues[i].Name]
+		}
+	} else {
+		defs.Queues = queues
+	}
+	types := map[string]string{}
+	res.stats = map[string]QueueStats{}
+	for _, q := range queues {
+		types[q.Name] = q.Type
+		if skipQueue(q) {
+			continue
+		}
+		st := QueueStats{}
+		if q.Messages != nil {
+			st.Known = true
+			st.Messages, _ = q.Messages.Int64()
+		}
+		if q.Consumers != nil {
+			st.Consumers, _ = q.Consumers.Int64()
+		}
+		res.stats[q.Name] = st
+	}
+	res.vhost = buildVhost(info, &defs, types)
+	if res.keys != nil {
+		for _, b := range defs.Bindings {
+			if tb, ok := mapBinding(b); ok {
+				res.keys[tb.Key()] = b.PropertiesKey
+			}
+		}
+	}
+	return res
+}
+
+// readLists fills defs from the per-kind list endpoints.
+func (c *Client) readLists(ctx context.Context, name string, defs *definitionsJSON, res *vhostResult) error {
+	get := func(kind, path string, q url.Values, out any) error {
+		return c.do(ctx, &request{method: http.MethodGet, path: path, query: q,
+			op: fmt.Sprintf("list %s of vhost %q", kind, name), vhost: name}, out)
+	}
+	if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}}, &defs.Exchanges); err != nil {
+		return err
+	}
+	if err := get("bindings", seg("bindings", name), nil, &defs.Bindings); err != nil {
+		return err
+	}
+	if err := get("policies", seg("policies", name), nil, &defs.Policies); err != nil {
+		if !errors.Is(err, ErrForbidden) {
+			return err
+		}
+		res.unread = append(res.unread, KindPolicies)
+		res.notes = append(res.notes, fmt.Sprintf("policies of vhost %q not read: user %q may not list them (needs the policymaker or administrator tag)", name, c.user))
+	}
+	if err := get("operator policies", seg("operator-policies", name), nil, &defs.OperatorPolicies); err != nil {
+		if !errors.Is(err, ErrForbidden) {
+			return err
+		}
+		res.unread = append(res.unread, KindOperatorPolicies)
+		res.notes = append(res.notes, fmt.Sprintf("operator policies of vhost %q not read: user %q may not list them (needs the administrator tag)", name, c.user))
+	}
+	return nil
+}
+
+func decodeNumbers(raw []byte, out any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	return dec.Decode(out)
+}
+
+// skipQueue reports whether a queue is never managed: exclusive queues and
+// server-named (amq.*) ones.
+func skipQueue(q queueJSON) bool { return q.Exclusive || topology.IsReservedName(q.Name) }
+
+// skipExchange reports whether an exchange is built in.
+func skipExchange(name string) bool { return name == "" || topology.IsReservedName(name) }
+
+// buildVhost maps the wire objects onto the model. types gives each queue's
+// type as the queue list reports it.
+func buildVhost(info VhostInfo, defs *definitionsJSON, types map[string]string) *topology.Vhost {
+	v := topology.NewVhost(info.Name)
+	v.Description = info.Description
+	v.DefaultQueueType = info.DefaultQueueType
+	for _, e := range defs.Exchanges {
+		if skipExchange(e.Name) {
+			continue
+		}
+		v.Exchanges[e.Name] = &topology.Exchange{
+			Name: e.Name, Type: e.Type, Durable: e.Durable, AutoDelete: e.AutoDelete, Internal: e.Internal,
+			Arguments: topology.Args(e.Arguments).Normalized(),
+		}
+	}
+	dropped := map[string]bool{}
+	for _, q := range defs.Queues {
+		if skipQueue(q) {
+			dropped[q.Name] = true
+			continue
+		}
+		args := topology.Args(q.Arguments).Normalized()
+		typ, _ := args.String("x-queue-type")
+		delete(args, "x-queue-type")
+		if len(args) == 0 {
+			args = nil
+		}
+		if typ == "" {
+			typ = q.Type
+		}
+		if typ == "" {
+			typ = types[q.Name]
+		}
+		if typ == "" {
+			typ = info.DefaultQueueType
+		}
+		if typ == "" {
+			typ = topology.QueueClassic
+		}
+		v.Queues[q.Name] = &topology.Queue{
+			Name: q.Name, Type: typ, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: args,
+			Role: topology.RoleWorking,
+		}
+	}
+	for _, b := range defs.Bindings {
+		tb, ok := mapBinding(b)
+		if !ok || (tb.DestinationType == topology.DestQueue && dropped[tb.Destination]) {
+			continue
+		}
+		v.Bindings = append(v.Bindings, tb)
+	}
+	v.SortBindings()
+	for _, p := range defs.Policies {
+		v.Policies[p.Name] = mapPolicy(p.Name, p.Pattern, p.ApplyTo, p.Priority, p.Definition)
+	}
+	for _, p := range defs.OperatorPolicies {
+		v.OperatorPolicies[p.Name] = mapPolicy(p.Name, p.Pattern, p.ApplyTo, p.Priority, p.Definition)
+	}
+	return v
+}
+
+// mapBinding maps a wire binding; false for the default exchange's
+// implicit bindings.
+func mapBinding(b rabbithole.BindingInfo) (*topology.Binding, bool) {
+	if b.Source == "" {
+		return nil, false
+	}
+	return &topology.Binding{
+		Source: b.Source, Destination: b.Destination, DestinationType: b.DestinationType,
+		RoutingKey: b.RoutingKey, Arguments: topology.Args(b.Arguments).Normalized(),
+	}, true
+}
+
+func mapPolicy(name, pattern, applyTo string, priority int, def map[string]any) *topology.Policy {
+	if applyTo == "" {
+		applyTo = "all"
+	}
+	return &topology.Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority,
+		Definition: topology.Args(def).Normalized()}
+}
+
+// fingerprint hashes the canonical JSON of the topology and the vhost tags.
+func fingerprint(t *topology.Topology, vhosts map[string]VhostInfo) string {
+	for _, v := range t.Vhosts {
+		v.SortBindings()
+	}
+	tags := map[string][]string{}
+	for n, v := range vhosts {
+		tg := slices.Clone(v.Tags)
+		sort.Strings(tg)
+		tags[n] = tg
+	}
+	doc := struct {
+		Vhosts map[string]*topology.Vhost `json:"vhosts"`
+		Tags   map[string][]string        `json:"tags"`
+	}{t.Vhosts, tags}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		// Normalised Args hold only JSON-encodable values; fall back to
+		// the canonical renderings should that ever change.
+		b = []byte(fmt.Sprint(doc))
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// BindingPropertiesKey returns the broker's properties_key for b in vhost
+// (needed to delete it), with one GET /api/bindings/{vhost}/e/{source}/…;
+// the error wraps ErrNotFound when no such binding exists.
+func (c *Client) BindingPropertiesKey(ctx context.Context, vhost string, b *topology.Binding) (string, error) {
+	d := "q"
+	if b.DestinationType == topology.DestExchange {
+		d = "e"
+	}
+	var list []rabbithole.BindingInfo
+	op := fmt.Sprintf("list bindings from exchange %q to %s %q in vhost %q", b.Source, b.DestinationType, b.Destination, vhost)
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("bindings", vhost, "e", b.Source, d, b.Destination), op: op, vhost: vhost}, &list); err != nil {
+		return "", err
+	}
+	want := b.Arguments.Canonical()
+	for _, x := range list {
+		if x.RoutingKey == b.RoutingKey && topology.Args(x.Arguments).Canonical() == want {
+			return x.PropertiesKey, nil
+		}
+	}
+	if len(list) == 0 && !c.vhostExists(ctx, vhost) {
+		// This endpoint answers [] rather than 404 for a missing vhost.
+		return "", c.apiError(&request{op: op, vhost: vhost}, http.StatusNotFound, errorBody{}, true)
+	}
+	return "", fmt.Errorf("binding from exchange %q to %s %q with routing key %q in vhost %q: %w",
+		b.Source, b.DestinationType, b.Destination, b.RoutingKey, vhost, ErrNotFound)
+}
