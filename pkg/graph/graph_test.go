@@ -670,13 +670,22 @@ func TestLargeTopologyIsFast(t *testing.T) {
 	}
 	top := bigTopology(10_000)
 	for _, format := range Formats() {
-		start := time.Now()
+		// Best of three, so a busy machine does not fail the test; a
+		// quadratic step would blow the budget every time.
+		var best time.Duration
 		var buf bytes.Buffer
-		if err := Render(&buf, top, format); err != nil {
-			t.Fatal(err)
+		for attempt := 0; attempt < 3 && (attempt == 0 || best > time.Second); attempt++ {
+			buf.Reset()
+			start := time.Now()
+			if err := Render(&buf, top, format); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); attempt == 0 || d < best {
+				best = d
+			}
 		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("%s: 10,000 queues took %v, want well under 1s", format, d)
+		if best > time.Second {
+			t.Errorf("%s: 10,000 queues took %v, want well under 1s", format, best)
 		}
 		if format == FormatDOT {
 			if g := parseDOT(t, buf.String()); len(g.edges) != 15_000 {
