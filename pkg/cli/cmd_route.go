@@ -237,7 +237,11 @@ func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *route
 		}
 		head := fmt.Sprintf("%s -> %s [%s] -> ", reason, routeExchangeLabel(r.Exchange), r.RoutingKey)
 		if len(n.Hops) == 0 && len(r.Cycles) == 0 {
-			p.line(depth+1, "%sdropped: unroutable", head)
+			if len(r.Result.Unsimulated) > 0 {
+				p.line(depth+1, "%sunknown: plugin exchange %s is not simulated", head, routeQuoteList(r.Result.Unsimulated))
+			} else {
+				p.line(depth+1, "%sdropped: unroutable", head)
+			}
 			continue
 		}
 		for _, hop := range n.Hops {

@@ -88,6 +88,10 @@ func routeTopology() *topology.Topology {
 	q("jobs", "classic", topology.Args{"x-dead-letter-exchange": "retry", "x-dead-letter-routing-key": "jobs.retry"})
 	q("jobs.retry", "classic", topology.Args{"x-message-ttl": int64(5000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "jobs"})
 	q("events", "stream", nil)
+	ex("sharded", "x-consistent-hash", nil)
+	q("sharded.work", "classic", topology.Args{"x-dead-letter-exchange": "sharded"})
+	q("sharded.1", "classic", nil)
+	bind("sharded", "sharded.1", "queue", "1", nil)
 	q("cache", "classic", topology.Args{"x-message-ttl": int64(60000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "cache"})
 	bind("orders", "orders.shipping", "queue", "order.created", nil)
 	bind("orders", "orders.shipping", "queue", "order.paid", nil)
@@ -114,6 +118,7 @@ func TestRouteGolden(t *testing.T) {
 		{"orders-unrouted.txt", "text", routeOptions{exchange: "orders", routingKey: "user.signup", depth: route.DefaultDepth}},
 		{"alternate-shadowed.txt", "text", routeOptions{exchange: "payments", routingKey: "refund.issued", depth: route.DefaultDepth}},
 		{"self-cycle.txt", "text", routeOptions{exchange: "", routingKey: "cache", depth: route.DefaultDepth}},
+		{"plugin-dlx.txt", "text", routeOptions{exchange: "", routingKey: "sharded.work", depth: route.DefaultDepth}},
 		{"delay-tier.txt", "text", routeOptions{exchange: "", routingKey: "orders.shipping.retry.10s", depth: route.DefaultDepth}},
 		{"retry-loop.txt", "text", routeOptions{exchange: "", routingKey: "jobs", depth: route.DefaultDepth}},
 		{"headers.txt", "text", routeOptions{exchange: "docs", headers: map[string]any{"format": "pdf", "pages": int64(3)}, depth: route.DefaultDepth}},

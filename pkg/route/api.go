@@ -56,6 +56,10 @@ type Result struct {
 	// "exchange X is internal: clients cannot publish to it",
 	// "no binding matched and X has no alternate exchange", …
 	Problems []string `json:"problems,omitempty"`
+	// Unsimulated names the exchanges the message reached whose plugin type
+	// mqctl does not simulate (x-consistent-hash, …): where they route is
+	// unknown, so an empty Deliveries does not prove the message is lost.
+	Unsimulated []string `json:"unsimulated,omitempty"`
 }
 
 // Queues returns the names of the queues reached, sorted.

@@ -251,6 +251,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 			problem("%s", msg)
 		}
 		if ix.routingType == "" {
+			res.Unsimulated = append(res.Unsimulated, ix.x.Name)
 			continue
 		}
 		var matched []*topology.Binding

@@ -241,6 +241,9 @@ func TestPublishPluginAndBuiltinExchanges(t *testing.T) {
 	if !hasProblem(r, "plugin exchange type x-consistent-hash is not simulated") {
 		t.Errorf("problems = %q", r.Problems)
 	}
+	if len(r.Unsimulated) != 1 || r.Unsimulated[0] != "hash" {
+		t.Errorf("unsimulated = %q, want [hash]", r.Unsimulated)
+	}
 	if hasProblem(r, "no binding") {
 		t.Errorf("an unsimulated exchange must not be reported as unmatched: %q", r.Problems)
 	}

@@ -52,7 +52,8 @@ func (s *Simulator) Trace(m Message, maxDepth int) Trace {
 			r := s.DeadLetter(it.hop.Queue, reason, it.msg)
 			dh := &it.hop.Next[i]
 			dh.Route = r
-			dh.Dropped = len(r.Result.Deliveries) == 0
+			// Dropped unless an unsimulated plugin exchange may have taken it.
+			dh.Dropped = len(r.Result.Deliveries) == 0 && len(r.Result.Unsimulated) == 0
 			loops := append([]string(nil), r.Cycles...)
 			dh.Hops = make([]Hop, len(r.Result.Deliveries))
 			for j, d := range r.Result.Deliveries {

@@ -109,6 +109,13 @@ func TestTrace(t *testing.T) {
 			want:  "a{rejected>DROPPED},b{rejected>DROPPED}",
 		},
 		{
+			name:  "a dead letter into an unsimulated plugin exchange is not reported as dropped",
+			b:     vhost().ex("hash", "x-consistent-hash").q("a", "x-dead-letter-exchange", "hash").q("h").bind("hash", "h", "1"),
+			m:     msg("", "a"),
+			depth: DefaultDepth,
+			want:  "a{rejected>}",
+		},
+		{
 			name: "depth limit",
 			b: vhost().ex("dlx", "direct").
 				q("q1", "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "q2").
