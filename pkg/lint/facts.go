@@ -207,6 +207,15 @@ func (f *facts) collectArrivals() {
 // classify decides which queues are delay queues and which are DLQs, from
 // the dead-letter routes (and from the sugar's roles when present).
 func (f *facts) classify() {
+	// Queues other queues' dead letters reach.
+	reached := map[string]bool{}
+	for q, d := range f.dl {
+		for _, t := range d.Targets {
+			if t != q {
+				reached[t] = true
+			}
+		}
+	}
 	for _, q := range f.queueNames {
 		queue := f.v.Queues[q]
 		d := f.dl[q]
@@ -226,8 +235,9 @@ func (f *facts) classify() {
 		}
 		// A queue with a TTL and a DLX is a delay queue when its expired
 		// messages go back to a queue consumers work from — or, when only
-		// the default exchange feeds it, when they go nowhere or back into
-		// itself (a delay tier missing its dead-letter routing key).
+		// the default exchange feeds it and no dead letters do, when they go
+		// nowhere or back into itself (a delay tier missing its dead-letter
+		// routing key).
 		returnsToWork, elsewhere := false, false
 		for _, t := range d.Targets {
 			if t != q {
@@ -237,7 +247,7 @@ func (f *facts) classify() {
 				}
 			}
 		}
-		if returnsToWork || (len(f.into[q]) == 0 && !elsewhere) {
+		if returnsToWork || (len(f.into[q]) == 0 && !elsewhere && !reached[q]) {
 			f.delay[q] = true
 		}
 	}

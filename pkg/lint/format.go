@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -258,9 +259,9 @@ func sarifURI(file string) string {
 		if !strings.HasPrefix(p, "/") {
 			p = "/" + p
 		}
-		return "file://" + p
+		return (&url.URL{Scheme: "file", Path: p}).String()
 	}
-	return strings.TrimPrefix(p, "./")
+	return (&url.URL{Path: strings.TrimPrefix(p, "./")}).String()
 }
 
 // GitHub Actions workflow commands.

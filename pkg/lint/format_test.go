@@ -256,6 +256,7 @@ func TestSARIFURI(t *testing.T) {
 		"topology.yaml":          "topology.yaml",
 		"./ops/topology.yaml":    "ops/topology.yaml",
 		"/srv/app/topology.yaml": "file:///srv/app/topology.yaml",
+		"my ops/topology.yaml":   "my%20ops/topology.yaml",
 	} {
 		if got := sarifURI(in); got != want {
 			t.Errorf("sarifURI(%q) = %q, want %q", in, got, want)

@@ -245,6 +245,15 @@ func ruleCases() []ruleCase {
 			},
 			quiet: []string{"orders.shipping.retry.10s", "orders.shipping"}},
 
+		{name: "DLQ whose TTL expires into itself is no delay queue", id: "MQ201",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.queue("work", topology.Args{argDLX: "", argDLRK: "dead"})
+				b.bind("jobs", "work", "work")
+				b.queue("dead", topology.Args{argDLX: "", argDLRK: "dead", argTTL: 86400000})
+			},
+			quiet: []string{"work", "dead"}},
+
 		// MQ202
 		{name: "retry queue relying on per-message expiration", id: "MQ202",
 			build: func(b *builder) {
