@@ -25,7 +25,7 @@ import (
 func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLetterRoute {
 	r := DeadLetterRoute{Queue: queue, Reason: reason}
 	q, ok := s.v.Queues[queue]
-	if !ok {
+	if !ok || q == nil {
 		r.Result = Result{Problems: []string{fmt.Sprintf("queue %q is not declared", queue)}}
 		return r
 	}

@@ -12,7 +12,9 @@ import (
 // Effective settings: a queue's or exchange's own arguments combined with
 // the one policy and the one operator policy that apply to it, as RabbitMQ
 // 3.10 combines them (rabbit_policy, rabbit_amqqueue_process,
-// rabbit_quorum_queue).
+// rabbit_quorum_queue). Checked against RabbitMQ 3.10.8: a policy with
+// ha-mode does not apply to a quorum queue (a lower-priority one does), and
+// a quorum queue takes overflow from its policy over its own x-overflow.
 
 // merge says how a queue argument and the policy value for the same
 // setting combine when both are set.
@@ -334,7 +336,7 @@ func (s *Simulator) ExchangePolicy(name string) string {
 // Streams never dead-letter: nil. nil for an undeclared queue too.
 func (s *Simulator) Reasons(name string) []Reason {
 	q, ok := s.v.Queues[name]
-	if !ok || queueType(q) == topology.QueueStream {
+	if !ok || q == nil || queueType(q) == topology.QueueStream {
 		return nil
 	}
 	args := s.queues[name].args

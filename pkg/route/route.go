@@ -96,7 +96,7 @@ func New(v *topology.Vhost) *Simulator {
 	}
 	for _, name := range sortedNames(v.Exchanges) {
 		x := v.Exchanges[name]
-		if name == "" {
+		if name == "" || x == nil {
 			continue // the default exchange is never declared
 		}
 		s.exchanges[name] = &exchangeIndex{x: x}
@@ -110,10 +110,17 @@ func New(v *topology.Vhost) *Simulator {
 		ix.routingType, ix.problem = routingType(ix.x)
 	}
 	for _, name := range sortedNames(v.Queues) {
-		s.queues[name] = s.computeQueue(v.Queues[name])
+		if q := v.Queues[name]; q != nil {
+			s.queues[name] = s.computeQueue(q)
+		}
 	}
 
-	bindings := append([]*topology.Binding(nil), v.Bindings...)
+	bindings := make([]*topology.Binding, 0, len(v.Bindings))
+	for _, b := range v.Bindings {
+		if b != nil {
+			bindings = append(bindings, b)
+		}
+	}
 	sort.SliceStable(bindings, func(i, j int) bool { return bindings[i].Key() < bindings[j].Key() })
 	for _, b := range bindings {
 		ix := s.exchanges[b.Source]
@@ -218,7 +225,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 	res := Result{Message: m}
 	problem := func(format string, a ...any) { res.Problems = append(res.Problems, fmt.Sprintf(format, a...)) }
 	if m.Exchange == "" {
-		if _, ok := s.v.Queues[m.RoutingKey]; ok {
+		if _, ok := s.queues[m.RoutingKey]; ok {
 			res.Deliveries = []Delivery{{Queue: m.RoutingKey, Path: []Step{{Exchange: "", Via: ViaDefault, BindingKey: m.RoutingKey, To: m.RoutingKey, ToType: topology.DestQueue, ExchangeType: typeDirect}}}}
 		} else {
 			problem("the default exchange routes by queue name and no queue is named %q", m.RoutingKey)
@@ -337,7 +344,7 @@ func (s *Simulator) describeMatch(x string, m Message) string {
 func (s *Simulator) destinationExists(b *topology.Binding) bool {
 	switch b.DestinationType {
 	case topology.DestQueue:
-		_, ok := s.v.Queues[b.Destination]
+		_, ok := s.queues[b.Destination]
 		return ok
 	case topology.DestExchange:
 		_, ok := s.exchanges[b.Destination]

@@ -269,3 +269,19 @@ func TestExchangeLookup(t *testing.T) {
 		t.Errorf("Exchange(\"\") = %+v", x)
 	}
 }
+
+// Nil entries in a hand-built vhost must not panic.
+func TestNilEntries(t *testing.T) {
+	b := vhost().ex("x", "fanout").q("q").bind("x", "q", "")
+	b.v.Queues["nilq"] = nil
+	b.v.Exchanges["nilx"] = nil
+	b.v.Bindings = append(b.v.Bindings, nil)
+	s := b.sim()
+	wantQueues(t, s.Publish(msg("x", "")), "q")
+	wantQueues(t, s.Publish(msg("", "nilq")))
+	s.DeadLetter("nilq", Rejected, msg("", "nilq"))
+	if r := s.Reasons("nilq"); r != nil {
+		t.Errorf("Reasons(nilq) = %v", r)
+	}
+	New(nil).Trace(msg("x", ""), DefaultDepth)
+}
