@@ -876,6 +876,10 @@ func (r *reader) readPolicy(o, body *object, kind string, operator bool) {
 		o.errorf("\"definition\" must be a JSON object of policy keys such as {\"max-length\": 1000}, found %s", jsonKind(body.m["definition"]))
 		return
 	}
+	if len(def) == 0 {
+		o.errorf("the definition is empty (RabbitMQ rejects it: \"no policy provided\"); set at least one policy key, such as {\"max-length\": 1000}")
+		return
+	}
 	p := &topology.Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority, Definition: topology.Args(def).Normalized()}
 	if r.duplicate(kind, vh, name, o.pos) {
 		return

@@ -191,7 +191,11 @@ func policiesNode(ps map[string]*topology.Policy) *yaml.Node {
 // says so, its dead-letter queue and delay tiers as sugar.
 func queueNode(v *topology.Vhost, q *topology.Queue, bindings []*topology.Binding, plan *sugarPlan) *yaml.Node {
 	m := mapping()
-	if q.Type != topology.QueueClassic || (v.DefaultQueueType != "" && v.DefaultQueueType != topology.QueueClassic) {
+	defaultType := v.DefaultQueueType
+	if defaultType == "" {
+		defaultType = topology.QueueClassic
+	}
+	if q.Type != defaultType {
 		add(m, "type", str(q.Type))
 	}
 	if !q.Durable {
@@ -205,10 +209,7 @@ func queueNode(v *topology.Vhost, q *topology.Queue, bindings []*topology.Bindin
 	}
 	s := splitQueueArgs(q)
 	if pair := plan.dlq[q.Name]; pair != nil {
-		if s.deadLetter == nil {
-			s.deadLetter = mapping()
-		}
-		add(s.deadLetter, "queue", dlqNode(pair.queue))
+		s.deadLetter = dlqSugar(q, pair)
 	}
 	if s.deadLetter != nil {
 		add(m, "dead_letter", s.deadLetter)
@@ -241,17 +242,44 @@ func hasKey(m *yaml.Node, key string) bool {
 	return false
 }
 
-// dlqNode names the dead-letter queue d of origin, as a bare name when the
-// loader's defaults declare it exactly, else as a map with its settings.
-func dlqNode(d *topology.Queue) *yaml.Node {
+// dlqSugar writes q's dead-lettering with its dead-letter queue: the
+// exchange (left out for the default exchange) and the routing key only
+// where they differ from what the loader fills in.
+func dlqSugar(q *topology.Queue, pair *dlqPair) *yaml.Node {
+	m := mapping()
+	x, _ := q.Arguments.String("x-dead-letter-exchange")
+	key, _ := q.Arguments.String("x-dead-letter-routing-key")
+	defaultKey := q.Name
+	if x == "" {
+		defaultKey = pair.queue.Name
+	} else {
+		add(m, "exchange", str(x))
+	}
+	if key != defaultKey {
+		add(m, "routing_key", str(key))
+	}
+	if st, ok := q.Arguments.String("x-dead-letter-strategy"); ok && deadLetterStrategies[st] {
+		add(m, "strategy", str(st))
+	}
+	add(m, "queue", dlqNode(pair.queue, q))
+	return m
+}
+
+// dlqNode names the dead-letter queue d of origin: a bare name when the
+// loader's defaults (origin's type and durability) declare it exactly, else
+// a mapping with its settings.
+func dlqNode(d, origin *topology.Queue) *yaml.Node {
 	s := splitQueueArgs(d)
-	if d.Durable && !d.AutoDelete && s.empty() {
+	if d.Type == origin.Type && d.Durable == origin.Durable && !d.AutoDelete && s.empty() {
 		return str(d.Name)
 	}
 	m := mapping()
 	add(m, "name", str(d.Name))
-	if !d.Durable {
-		add(m, "durable", boolNode(false))
+	if d.Type != origin.Type {
+		add(m, "type", str(d.Type))
+	}
+	if d.Durable != origin.Durable {
+		add(m, "durable", boolNode(d.Durable))
 	}
 	if d.AutoDelete {
 		add(m, "auto_delete", boolNode(true))

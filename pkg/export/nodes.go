@@ -33,7 +33,13 @@ func escapeDollar(s string) string {
 // str is a string scalar; the encoder quotes it when it would otherwise read
 // back as something else (a number, a bool, null, …).
 func str(s string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: escapeDollar(s)}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: escapeDollar(s)}
+	switch strings.ToLower(s) {
+	case "y", "n", "yes", "no", "on", "off":
+		// Booleans in YAML 1.1: quoted so that no reader takes them for one.
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
 }
 
 func intNode(i int64) *yaml.Node {

@@ -32,14 +32,12 @@ func newSugarPlan() *sugarPlan {
 // findSugar recognises, in v:
 //
 //   - dead-letter queue pairs: queue Q dead-letters to exchange X with
-//     routing key K, and exactly one binding of X receives K: a binding with
-//     key K, no arguments, to a queue D of Q's type that has no other
-//     binding and no dead-letter exchange of its own. Expanding
-//     dead_letter {exchange: X, routing_key: K, queue: D} declares exactly
-//     that queue and binding.
+//     routing key K, and one queue D alone receives them (see dlqCandidate).
+//     dead_letter {exchange: X, routing_key: K, queue: D} declares exactly D
+//     and its binding. D must be claimed by one origin only.
 //   - delay tiers: a queue named Q.retry.<d> with only x-message-ttl = d,
 //     x-dead-letter-exchange = "" and x-dead-letter-routing-key = Q, no
-//     bindings, durable, of Q's type: what retry.delays [d] declares.
+//     bindings, of Q's type and durability: what retry.delays [d] declares.
 func findSugar(v *topology.Vhost) *sugarPlan {
 	p := newSugarPlan()
 	boundTo := map[string][]*topology.Binding{}
@@ -102,7 +100,9 @@ func findSugar(v *topology.Vhost) *sugarPlan {
 		}
 		p.dlq[origin] = pair
 		p.hidden[pair.queue.Name] = true
-		p.consumed[pair.binding] = true
+		if pair.binding != nil {
+			p.consumed[pair.binding] = true
+		}
 	}
 	return p
 }
@@ -110,7 +110,7 @@ func findSugar(v *topology.Vhost) *sugarPlan {
 // tierOrigin reports whether t is exactly a delay tier that retry.delays on
 // its origin queue would declare.
 func tierOrigin(v *topology.Vhost, t *topology.Queue) (origin string, delay int64, ok bool) {
-	if len(t.Arguments) != 3 || !t.Durable || t.AutoDelete {
+	if len(t.Arguments) != 3 || t.AutoDelete {
 		return "", 0, false
 	}
 	ttl, ok1 := t.Arguments.Int("x-message-ttl")
@@ -120,29 +120,59 @@ func tierOrigin(v *topology.Vhost, t *topology.Queue) (origin string, delay int6
 		return "", 0, false
 	}
 	q := v.Queues[origin]
-	if q == nil || q.Type != t.Type || t.Name != origin+".retry."+formatDuration(ttl) {
+	if q == nil || q.Type != t.Type || q.Durable != t.Durable || t.Name != origin+".retry."+formatDuration(ttl) {
 		return "", 0, false
 	}
 	return origin, ttl, true
 }
 
 // dlqCandidate returns the queue that alone receives q's dead letters, when
-// writing it as dead_letter.queue would declare exactly it and its binding.
+// writing it as dead_letter.queue declares exactly it and its binding: the
+// only binding that receives q's dead-letter routing key on its dead-letter
+// exchange, with that key and no arguments, to a queue that has no other
+// binding and no dead-letter exchange of its own. Through the default
+// exchange, the queue named by the routing key, bound nowhere.
 func dlqCandidate(v *topology.Vhost, q *topology.Queue, from, boundTo map[string][]*topology.Binding) *dlqPair {
 	x, ok := q.Arguments.String("x-dead-letter-exchange")
-	if !ok || x == "" {
+	if !ok {
 		return nil
 	}
 	key, ok := q.Arguments.String("x-dead-letter-routing-key")
 	if !ok {
 		return nil
 	}
-	ex := v.Exchanges[x]
+	var d *topology.Queue
+	var b *topology.Binding
+	if x == "" {
+		d = v.Queues[key]
+		if d == nil || len(boundTo[d.Name]) != 0 {
+			return nil
+		}
+	} else {
+		b = onlyReceiver(v.Exchanges[x], from[x], key)
+		if b == nil {
+			return nil
+		}
+		d = v.Queues[b.Destination]
+		if d == nil || len(boundTo[d.Name]) != 1 {
+			return nil
+		}
+	}
+	if d.Name == q.Name || d.Arguments.Has("x-dead-letter-exchange") {
+		return nil
+	}
+	return &dlqPair{queue: d, binding: b}
+}
+
+// onlyReceiver returns the binding of exchange ex that alone receives
+// routing key key, when it binds a queue with exactly that key and no
+// arguments.
+func onlyReceiver(ex *topology.Exchange, bindings []*topology.Binding, key string) *topology.Binding {
 	if ex == nil {
 		return nil
 	}
 	var receiving []*topology.Binding
-	for _, b := range from[x] {
+	for _, b := range bindings {
 		var match bool
 		switch ex.Type {
 		case "direct":
@@ -165,11 +195,7 @@ func dlqCandidate(v *topology.Vhost, q *topology.Queue, from, boundTo map[string
 	if b.DestinationType != topology.DestQueue || b.RoutingKey != key || len(b.Arguments) > 0 {
 		return nil
 	}
-	d := v.Queues[b.Destination]
-	if d == nil || d.Name == q.Name || d.Type != q.Type || len(boundTo[d.Name]) != 1 || d.Arguments.Has("x-dead-letter-exchange") {
-		return nil
-	}
-	return &dlqPair{queue: d, binding: b}
+	return b
 }
 
 // topicMatch reports whether routing key matches topic binding pattern

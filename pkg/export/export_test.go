@@ -1,0 +1,441 @@
+package export
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mqctl/mqctl/pkg/definitions"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// topologyOpts compare the broker-visible state of two topologies.
+var topologyOpts = cmp.Options{
+	cmpopts.IgnoreFields(topology.Vhost{}, "Meta"),
+	cmpopts.IgnoreFields(topology.Exchange{}, "Meta"),
+	cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay"),
+	cmpopts.IgnoreFields(topology.Binding{}, "Meta"),
+	cmpopts.IgnoreFields(topology.Policy{}, "Meta"),
+	cmpopts.IgnoreFields(topology.Topology{}, "Lint"),
+	cmpopts.EquateEmpty(),
+}
+
+// writeAndLoad exports t and loads the output back.
+func writeAndLoad(t *testing.T, top *topology.Topology, sugar bool) (*topology.Topology, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, top, Options{Sugar: sugar, Source: "test"}); err != nil {
+		t.Fatalf("WriteYAML: %v", err)
+	}
+	back, err := loader.LoadBytes("exported.yaml", buf.Bytes(), loader.Options{})
+	if err != nil {
+		t.Fatalf("the exported file does not load (sugar=%t): %v\n%s", sugar, err, numbered(buf.String()))
+	}
+	return back, buf.String()
+}
+
+func numbered(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = strings.Repeat(" ", 4-len(itoa(i+1))) + itoa(i+1) + "  " + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func itoa(i int) string {
+	var b []byte
+	for ; i > 0 || len(b) == 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+// assertRoundTrip checks that top survives export and load unchanged, with
+// and without sugar.
+func assertRoundTrip(t *testing.T, top *topology.Topology) {
+	t.Helper()
+	for _, sugar := range []bool{false, true} {
+		back, out := writeAndLoad(t, top, sugar)
+		if diff := cmp.Diff(sorted(top), sorted(back), topologyOpts); diff != "" {
+			t.Errorf("sugar=%t: loading the export gives another topology (-source +loaded):\n%s\nexported:\n%s", sugar, diff, numbered(out))
+		}
+	}
+}
+
+// sorted returns t with every vhost's bindings in a stable order.
+func sorted(t *topology.Topology) *topology.Topology {
+	for _, v := range t.Vhosts {
+		v.SortBindings()
+	}
+	return t
+}
+
+func readDefs(t *testing.T, path string) *topology.Topology {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _, err := definitions.Read(filepath.Base(path), data)
+	if err != nil {
+		t.Fatalf("definitions.Read: %v", err)
+	}
+	return top
+}
+
+// TestGolden exports the definitions in testdata/*.json, with sugar
+// (NAME.golden) and without (NAME.plain.golden); go test -update rewrites them.
+func TestGolden(t *testing.T) {
+	inputs, _ := filepath.Glob("testdata/*.json")
+	if len(inputs) == 0 {
+		t.Fatal("no testdata/*.json")
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".json")
+		t.Run(name, func(t *testing.T) {
+			top := readDefs(t, in)
+			for _, sugar := range []bool{true, false} {
+				golden := filepath.Join("testdata", name+".golden")
+				if !sugar {
+					golden = filepath.Join("testdata", name+".plain.golden")
+				}
+				var buf bytes.Buffer
+				if err := WriteYAML(&buf, top, Options{Sugar: sugar, Source: filepath.Base(in)}); err != nil {
+					t.Fatal(err)
+				}
+				if *update {
+					if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test -update to create it)", err)
+				}
+				if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+					t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", golden, diff)
+				}
+			}
+			assertRoundTrip(t, top)
+		})
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	top := readDefs(t, "testdata/sugar.json")
+	var first bytes.Buffer
+	if err := WriteYAML(&first, top, Options{Sugar: true}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		var again bytes.Buffer
+		if err := WriteYAML(&again, readDefs(t, "testdata/sugar.json"), Options{Sugar: true}); err != nil {
+			t.Fatal(err)
+		}
+		if again.String() != first.String() {
+			t.Fatalf("run %d wrote different output:\n%s\nvs\n%s", i, again.String(), first.String())
+		}
+	}
+}
+
+func q(name, typ string, args topology.Args) *topology.Queue {
+	return &topology.Queue{Name: name, Type: typ, Durable: true, Arguments: args}
+}
+
+func bind(src, dst, key string) *topology.Binding {
+	return &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestQueue, RoutingKey: key}
+}
+
+func vhostWith(qs []*topology.Queue, xs []*topology.Exchange, bs []*topology.Binding) *topology.Topology {
+	top := topology.New()
+	v := top.Vhost("/")
+	for _, x := range qs {
+		v.Queues[x.Name] = x
+	}
+	for _, x := range xs {
+		v.Exchanges[x.Name] = x
+	}
+	v.Bindings = bs
+	return top
+}
+
+func TestSugar(t *testing.T) {
+	dlx := &topology.Exchange{Name: "dlx", Type: "direct", Durable: true}
+	tests := []struct {
+		name     string
+		top      *topology.Topology
+		want     []string // substrings of the sugared output
+		wantNot  []string
+		explicit []string // queues that must stay listed
+	}{
+		{
+			name: "DLQ pair through a direct exchange, key = queue name",
+			top: vhostWith(
+				[]*topology.Queue{q("work", "quorum", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"}), q("work.dlq", "quorum", nil)},
+				[]*topology.Exchange{dlx}, []*topology.Binding{bind("dlx", "work.dlq", "work")}),
+			want:    []string{"dead_letter: {exchange: dlx, queue: work.dlq}"},
+			wantNot: []string{"work.dlq:", "routing_key"},
+		},
+		{
+			name: "other routing key is written",
+			top: vhostWith(
+				[]*topology.Queue{q("work", "classic", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "dead"}), q("parking", "classic", nil)},
+				[]*topology.Exchange{dlx}, []*topology.Binding{bind("dlx", "parking", "dead")}),
+			want: []string{"dead_letter: {exchange: dlx, routing_key: dead, queue: parking}"},
+		},
+		{
+			name: "DLQ with its own settings is written as a mapping",
+			top: vhostWith(
+				[]*topology.Queue{q("work", "quorum", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"}), q("work.dlq", "classic", topology.Args{"x-message-ttl": int64(604800000)})},
+				[]*topology.Exchange{dlx}, []*topology.Binding{bind("dlx", "work.dlq", "work")}),
+			want: []string{"queue: {name: work.dlq, type: classic, limits: {message_ttl: 7d}}"},
+		},
+		{
+			name: "DLQ through the default exchange",
+			top: vhostWith(
+				[]*topology.Queue{q("rpc", "classic", topology.Args{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "rpc.dlq"}), q("rpc.dlq", "classic", nil)},
+				nil, nil),
+			want: []string{"rpc: {dead_letter: {queue: rpc.dlq}}"},
+		},
+		{
+			name: "a DLX with a second receiver for the key is not a pair",
+			top: vhostWith(
+				[]*topology.Queue{q("work", "classic", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"}), q("work.dlq", "classic", nil), q("audit", "classic", nil)},
+				[]*topology.Exchange{{Name: "dlx", Type: "topic", Durable: true}}, []*topology.Binding{bind("dlx", "work.dlq", "work"), bind("dlx", "audit", "#")}),
+			explicit: []string{"work.dlq"},
+		},
+		{
+			name: "a DLQ with another binding is not a pair",
+			top: vhostWith(
+				[]*topology.Queue{q("work", "classic", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"}), q("work.dlq", "classic", nil)},
+				[]*topology.Exchange{dlx, {Name: "other", Type: "fanout", Durable: true}}, []*topology.Binding{bind("dlx", "work.dlq", "work"), bind("other", "work.dlq", "")}),
+			explicit: []string{"work.dlq"},
+		},
+		{
+			name: "a DLQ shared by two queues stays explicit",
+			top: vhostWith(
+				[]*topology.Queue{
+					q("a", "classic", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "k"}),
+					q("b", "classic", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "k"}),
+					q("shared", "classic", nil)},
+				[]*topology.Exchange{dlx}, []*topology.Binding{bind("dlx", "shared", "k")}),
+			explicit: []string{"shared"},
+		},
+		{
+			name: "without an explicit dead-letter routing key there is no pair (the loader would add one)",
+			top: vhostWith(
+				[]*topology.Queue{q("work", "classic", topology.Args{"x-dead-letter-exchange": "dlx"}), q("work.dlq", "classic", nil)},
+				[]*topology.Exchange{{Name: "dlx", Type: "fanout", Durable: true}}, []*topology.Binding{bind("dlx", "work.dlq", "")}),
+			explicit: []string{"work.dlq"},
+		},
+		{
+			name: "delay tiers",
+			top: vhostWith(
+				[]*topology.Queue{
+					q("work", "classic", nil),
+					q("work.retry.10s", "classic", topology.Args{"x-message-ttl": int64(10000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "work"}),
+					q("work.retry.1m", "classic", topology.Args{"x-message-ttl": int64(60000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "work"}),
+					q("work.retry.1500ms", "classic", topology.Args{"x-message-ttl": int64(1500), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "work"}),
+				}, nil, nil),
+			want:    []string{"retry: {delays: [1500ms, 10s, 1m]}"},
+			wantNot: []string{"work.retry"},
+		},
+		{
+			name: "a tier whose name is not the generated one stays explicit",
+			top: vhostWith(
+				[]*topology.Queue{
+					q("work", "classic", nil),
+					q("work.retry", "classic", topology.Args{"x-message-ttl": int64(15000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "work"}),
+					q("work.retry.60s", "classic", topology.Args{"x-message-ttl": int64(60000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "work"}),
+				}, nil, nil),
+			explicit: []string{"work.retry", "work.retry.60s"},
+			wantNot:  []string{"delays"},
+		},
+		{
+			name: "a tier with another argument stays explicit",
+			top: vhostWith(
+				[]*topology.Queue{
+					q("work", "classic", nil),
+					q("work.retry.10s", "classic", topology.Args{"x-message-ttl": int64(10000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "work", "x-max-length": int64(5)}),
+				}, nil, nil),
+			explicit: []string{"work.retry.10s"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assertRoundTrip(t, tt.top)
+			var buf bytes.Buffer
+			if err := WriteYAML(&buf, tt.top, Options{Sugar: true}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
+				}
+			}
+			for _, name := range tt.explicit {
+				if !strings.Contains(out, "\n      "+name+":") {
+					t.Errorf("queue %s is not listed:\n%s", name, out)
+				}
+			}
+		})
+	}
+}
+
+func TestTypedFields(t *testing.T) {
+	top := vhostWith([]*topology.Queue{
+		q("limits", "classic", topology.Args{"x-max-length": int64(10000), "x-max-length-bytes": int64(1 << 30), "x-overflow": "reject-publish", "x-message-ttl": int64(3600000), "x-expires": int64(1500)}),
+		q("prio", "classic", topology.Args{"x-max-priority": int64(10), "x-single-active-consumer": true}),
+		q("qq", "quorum", topology.Args{"x-delivery-limit": int64(5), "x-max-priority": int64(10)}),
+		q("odd", "classic", topology.Args{"x-max-length": "100", "x-message-ttl": int64(-1), "x-overflow": "explode", "x-queue-mode": "lazy"}),
+		q("zero", "classic", topology.Args{"x-message-ttl": int64(0), "x-max-length-bytes": int64(1000)}),
+	}, []*topology.Exchange{
+		{Name: "ae", Type: "topic", Durable: true, Arguments: topology.Args{"alternate-exchange": "unrouted"}},
+		{Name: "aenum", Type: "topic", Durable: true, Arguments: topology.Args{"alternate-exchange": int64(1)}},
+	}, nil)
+	assertRoundTrip(t, top)
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, top, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, w := range []string{
+		"max_length: 10000\n", "max_length_bytes: 1GiB\n", "overflow: reject-publish\n", "message_ttl: 1h\n", "expires: 1500ms\n",
+		"prio: {max_priority: 10, single_active_consumer: true}",
+		"qq: {type: quorum, delivery_limit: 5, arguments: {x-max-priority: 10}}",
+		"arguments: {x-max-length: \"100\", x-message-ttl: -1, x-overflow: explode, x-queue-mode: lazy}",
+		"zero: {limits: {max_length_bytes: 1KB, message_ttl: 0}}",
+		"ae: {type: topic, alternate_exchange: unrouted}",
+		"aenum: {type: topic, arguments: {alternate-exchange: 1}}",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func TestNamesThatNeedQuoting(t *testing.T) {
+	names := []string{"yes", "no", "true", "null", "~", "123", "1.5", "0x10", "a: b", "#", "- x", "[x]", "{x}", "*", "&a", "!x", "%x", "@x", "`x`", " lead", "trail ", "multi\nline", "tab\there", "quote\"d", "it's", "$HOME", "${NOT_SET}", "$${x}", "a$", "$", "日本語", "café", "", "/", "amq.direct"}
+	top := topology.New()
+	v := top.Vhost("/")
+	v.Description = "${DESC} $$ end$"
+	v.Exchanges["src"] = &topology.Exchange{Name: "src", Type: "headers", Durable: true}
+	for i, n := range names {
+		if n == "" || n == "amq.direct" {
+			continue
+		}
+		qn := n
+		v.Queues[qn] = &topology.Queue{Name: qn, Type: "classic", Durable: true, Arguments: topology.Args{"x-note": n, n: int64(i)}}
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: "src", Destination: qn, DestinationType: "queue", RoutingKey: n, Arguments: topology.Args{"x-match": "all", n: n}})
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: "amq.direct", Destination: qn, DestinationType: "queue", RoutingKey: n})
+	}
+	v.Policies["p$"] = &topology.Policy{Name: "p$", Pattern: "^${x}$", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}}
+	top.Vhost("${VHOST}")
+	top.Vhost("yes")
+	assertRoundTrip(t, top)
+}
+
+func TestPolicies(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("/")
+	v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: `^events\.`, ApplyTo: "queues", Priority: 1, Definition: topology.Args{"max-length": int64(100000), "overflow": "reject-publish"}}
+	v.Policies["all"] = &topology.Policy{Name: "all", Pattern: ".*", ApplyTo: "all", Priority: -5, Definition: topology.Args{"ha-mode": "exactly", "ha-params": int64(2), "federation-upstream-set": "all"}}
+	v.OperatorPolicies["op"] = &topology.Policy{Name: "op", Pattern: "^t", ApplyTo: "quorum_queues", Definition: topology.Args{"delivery-limit": int64(3)}}
+	assertRoundTrip(t, top)
+}
+
+func TestBindingsPlacement(t *testing.T) {
+	top := vhostWith(
+		[]*topology.Queue{q("q", "classic", nil)},
+		[]*topology.Exchange{{Name: "x", Type: "topic", Durable: true}, {Name: "h", Type: "headers", Durable: true}, {Name: "audit", Type: "fanout", Durable: true}},
+		[]*topology.Binding{
+			bind("x", "q", "b"), bind("x", "q", "a"),
+			{Source: "h", Destination: "q", DestinationType: "queue", Arguments: topology.Args{"x-match": "any", "k": "v"}},
+			{Source: "h", Destination: "q", DestinationType: "queue", Arguments: topology.Args{"x-match": "all", "k": "v"}},
+			{Source: "x", Destination: "audit", DestinationType: "exchange", RoutingKey: "#"},
+			bind("x", "undeclared", "k"),
+		})
+	assertRoundTrip(t, top)
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, top, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `      q:
+        bindings:
+          - {exchange: h, routing_key: "", arguments: {k: v, x-match: all}}
+          - {exchange: h, routing_key: "", arguments: {k: v, x-match: any}}
+          - {exchange: x, routing_keys: [a, b]}
+    bindings:
+      - {source: x, destination: audit, destination_type: exchange, routing_key: '#'}
+      - {source: x, destination: undeclared, destination_type: queue, routing_key: k}
+`
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("output lacks\n%s\ngot:\n%s", want, buf.String())
+	}
+}
+
+func TestHeader(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, topology.New(), Options{Source: "defs.json"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "# generated by mqctl export from defs.json\nversion: 1\nvhosts: {}\n"; buf.String() != want {
+		t.Errorf("got %q, want %q", buf.String(), want)
+	}
+	buf.Reset()
+	if err := WriteYAML(&buf, topology.New(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "#") {
+		t.Errorf("no Source, yet a header: %q", buf.String())
+	}
+}
+
+func TestTopicMatch(t *testing.T) {
+	for _, tt := range []struct {
+		pattern, key string
+		want         bool
+	}{
+		{"a.b", "a.b", true}, {"a.*", "a.b", true}, {"a.*", "a", false}, {"a.*", "a.b.c", false},
+		{"#", "", true}, {"#", "a.b", true}, {"a.#", "a", true}, {"a.#.c", "a.b.b.c", true},
+		{"*", "", false}, {"#.#.#.#.#.#.#.#.#.#.#.#.#.#.#.#.#.#.x", strings.Repeat("a.", 40) + "b", false},
+	} {
+		if got := topicMatch(tt.pattern, tt.key); got != tt.want {
+			t.Errorf("topicMatch(%q, %q) = %t, want %t", tt.pattern, tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for ms, want := range map[int64]string{1: "1ms", 1500: "1500ms", 10000: "10s", 60000: "1m", 90000: "90s", 3600000: "1h", 86400000: "1d", 604800000: "7d"} {
+		if got := formatDuration(ms); got != want {
+			t.Errorf("formatDuration(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
