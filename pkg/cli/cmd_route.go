@@ -176,7 +176,11 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string) error {
 			reason = tr.Publish.Problems[0]
 			problems.add(tr.Publish.Problems[1:]...)
 		}
-		p.line(1, "unroutable: %s", reason)
+		if len(tr.Publish.Unsimulated) > 0 {
+			p.line(1, "unknown: %s", reason)
+		} else {
+			p.line(1, "unroutable: %s", reason)
+		}
 	} else {
 		problems.add(tr.Publish.Problems...)
 		for _, d := range tr.Publish.Deliveries {

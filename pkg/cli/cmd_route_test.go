@@ -119,6 +119,7 @@ func TestRouteGolden(t *testing.T) {
 		{"alternate-shadowed.txt", "text", routeOptions{exchange: "payments", routingKey: "refund.issued", depth: route.DefaultDepth}},
 		{"self-cycle.txt", "text", routeOptions{exchange: "", routingKey: "cache", depth: route.DefaultDepth}},
 		{"plugin-dlx.txt", "text", routeOptions{exchange: "", routingKey: "sharded.work", depth: route.DefaultDepth}},
+		{"plugin-publish.txt", "text", routeOptions{exchange: "sharded", routingKey: "k", depth: route.DefaultDepth}},
 		{"delay-tier.txt", "text", routeOptions{exchange: "", routingKey: "orders.shipping.retry.10s", depth: route.DefaultDepth}},
 		{"retry-loop.txt", "text", routeOptions{exchange: "", routingKey: "jobs", depth: route.DefaultDepth}},
 		{"headers.txt", "text", routeOptions{exchange: "docs", headers: map[string]any{"format": "pdf", "pages": int64(3)}, depth: route.DefaultDepth}},
