@@ -165,11 +165,23 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 	f.collectArrivals()
 	for _, d := range f.dl {
 		seen := map[string]bool{}
+		add := func(t string) {
+			if !seen[t] {
+				seen[t] = true
+				d.Targets = append(d.Targets, t)
+			}
+		}
 		for _, r := range d.Routes {
 			for _, t := range r.Route.Result.Queues() {
-				if !seen[t] {
-					seen[t] = true
-					d.Targets = append(d.Targets, t)
+				add(t)
+			}
+			// A plugin exchange the simulation cannot follow may deliver
+			// to any queue bound to it.
+			for _, x := range r.Route.Result.Unsimulated {
+				for _, b := range f.from[x] {
+					if b.DestinationType == topology.DestQueue {
+						add(b.Destination)
+					}
 				}
 			}
 		}

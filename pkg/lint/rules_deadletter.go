@@ -125,8 +125,8 @@ func runDLUnrouted(p *Pass) []Finding {
 				byKey[id] = fm
 				fams = append(fams, fm)
 			}
-			if len(r.Route.Result.Deliveries) > 0 {
-				fm.routed = true
+			if len(r.Route.Result.Deliveries) > 0 || len(r.Route.Result.Unsimulated) > 0 {
+				fm.routed = true // delivered, or passed through a plugin exchange the simulation cannot follow
 			}
 		}
 		var bad []string

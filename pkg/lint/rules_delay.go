@@ -37,6 +37,9 @@ func (p *Pass) delayProblem(q string, d *dlInfo) string {
 		}
 		r := d.Routes[0].Route
 		qs := r.Result.Queues()
+		if len(r.Result.Unsimulated) > 0 {
+			return "" // through a plugin exchange: where it goes is unknown
+		}
 		switch {
 		case len(qs) == 0 && d.Exchange == "":
 			return fmt.Sprintf("delay queue %q sends expired messages to the default exchange with routing key %q, and no queue %q is declared: every retry is dropped. %s",
@@ -63,6 +66,9 @@ func (p *Pass) delayProblem(q string, d *dlInfo) string {
 	consistent := true
 	for _, r := range d.Routes {
 		qs := r.Route.Result.Queues()
+		if len(r.Route.Result.Unsimulated) > 0 {
+			continue // through a plugin exchange: where it goes is unknown
+		}
 		switch {
 		case len(qs) == 0:
 			nowhere = append(nowhere, r)

@@ -120,6 +120,22 @@ func ruleCases() []ruleCase {
 				b.bind("dlx", "b.dead", "order.#")
 			},
 			quiet: []string{"a", "b"}},
+		{name: "DLX of a plugin type the simulation cannot follow", id: "MQ103",
+			build: func(b *builder) {
+				b.exchange("hash", "x-consistent-hash")
+				b.queue("work", topology.Args{argDLX: "hash", argDLRK: "work"})
+				b.queue("dead", nil)
+				b.bind("hash", "dead", "10")
+			},
+			quiet: []string{"work"}},
+		{name: "queue behind a plugin-type DLX counts as a DLQ", id: "MQ101",
+			build: func(b *builder) {
+				b.exchange("hash", "x-consistent-hash")
+				b.queue("work", topology.Args{argDLX: "hash", argDLRK: "work"})
+				b.queue("dead", nil)
+				b.bind("hash", "dead", "10")
+			},
+			quiet: []string{"work", "dead"}},
 
 		// MQ104
 		{name: "shared DLX without per-queue keys", id: "MQ104",
