@@ -96,8 +96,8 @@ type Finding struct {
 	// a topology read from a broker).
 	Pos topology.Pos `json:"-"`
 
-	// ignore is the object's `# mqctl:ignore` list.
-	ignore topology.Meta
+	// objMeta carries the object's `# mqctl:ignore` list.
+	objMeta topology.Meta
 }
 
 // Location renders where the finding is: file:line:col when known, else
@@ -209,7 +209,7 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 				continue
 			}
 			for _, f := range a.Run(pass) {
-				if f.ignore.Ignores(a.ID) || f.ignore.Ignores(a.Name) {
+				if f.objMeta.Ignores(a.ID) || f.objMeta.Ignores(a.Name) {
 					continue
 				}
 				f.ID, f.Name, f.Severity, f.Vhost = a.ID, a.Name, level, v.Name
@@ -332,19 +332,19 @@ func AtLeast(fs []Finding, min Severity) bool {
 // Pass helpers used by the analyzers to build findings about an object.
 
 func (p *Pass) queueFinding(q *topology.Queue, format string, args ...any) Finding {
-	return Finding{Object: Object{KindQueue, q.Name}, Pos: q.Pos, ignore: q.Meta, Message: fmt.Sprintf(format, args...)}
+	return Finding{Object: Object{KindQueue, q.Name}, Pos: q.Pos, objMeta: q.Meta, Message: fmt.Sprintf(format, args...)}
 }
 
 func (p *Pass) exchangeFinding(x *topology.Exchange, format string, args ...any) Finding {
-	return Finding{Object: Object{KindExchange, x.Name}, Pos: x.Pos, ignore: x.Meta, Message: fmt.Sprintf(format, args...)}
+	return Finding{Object: Object{KindExchange, x.Name}, Pos: x.Pos, objMeta: x.Meta, Message: fmt.Sprintf(format, args...)}
 }
 
 func (p *Pass) bindingFinding(b *topology.Binding, format string, args ...any) Finding {
-	return Finding{Object: Object{KindBinding, bindingName(b)}, Pos: b.Pos, ignore: b.Meta, Message: fmt.Sprintf(format, args...)}
+	return Finding{Object: Object{KindBinding, bindingName(b)}, Pos: b.Pos, objMeta: b.Meta, Message: fmt.Sprintf(format, args...)}
 }
 
 func (p *Pass) policyFinding(kind string, pol *topology.Policy, format string, args ...any) Finding {
-	return Finding{Object: Object{kind, pol.Name}, Pos: pol.Pos, ignore: pol.Meta, Message: fmt.Sprintf(format, args...)}
+	return Finding{Object: Object{kind, pol.Name}, Pos: pol.Pos, objMeta: pol.Meta, Message: fmt.Sprintf(format, args...)}
 }
 
 // bindingName names a binding for humans: `orders -> queue orders.shipping ["order.created"]`.
