@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -77,7 +79,7 @@ func (f fieldSet) valuePos(name string) topology.Pos {
 }
 
 // fields checks that n is a mapping (null counts as an empty one) whose
-// keys are all in known, and returns the known fields present.
+// keys are all in known, and returns the known fields present and not null.
 func (d *decoder) fields(n *node, what string, known []string) (fieldSet, bool) {
 	out := fieldSet{}
 	if n.isNull() {
@@ -90,7 +92,11 @@ func (d *decoder) fields(n *node, what string, known []string) (fieldSet, bool) 
 	for _, e := range n.entries {
 		k := e.key.value
 		if slices.Contains(known, k) {
-			out[k] = e
+			// A field set to null is as if not written (and so it keeps a
+			// vhost default from applying).
+			if !e.value.isNull() {
+				out[k] = e
+			}
 			continue
 		}
 		if what == "" {
@@ -113,6 +119,21 @@ func (d *decoder) require(f fieldSet, n *node, what, name, example string) bool 
 
 func isString(n *node) bool { return n != nil && n.kind == scalarNode && n.tag == tagStr }
 
+// typedTag is the tag a typed field reads n with: an interpolated string is
+// resolved by its value, so that "${N}" can fill an integer field.
+func typedTag(n *node) string {
+	if n.kind == scalarNode && n.interpolated && n.tag == tagStr {
+		return (&yaml.Node{Kind: yaml.ScalarNode, Value: n.value}).ShortTag()
+	}
+	return n.tag
+}
+
+// textual reports whether a string field accepts n: a string, or any
+// scalar that came from ${…} (the environment has no types).
+func textual(n *node) bool {
+	return isString(n) || (n.kind == scalarNode && n.interpolated)
+}
+
 func quoteHint(n *node) string {
 	if n != nil && n.kind == scalarNode && n.tag != tagNull {
 		return fmt.Sprintf("quote it to use it as text: %q", n.value)
@@ -124,7 +145,7 @@ func (d *decoder) str(n *node, what string) (string, bool) {
 	if n.bad {
 		return "", false
 	}
-	if isString(n) {
+	if textual(n) {
 		return n.value, true
 	}
 	d.errs.addf(n.pos, quoteHint(n), "%s: expected a string, got %s", what, describe(n))
@@ -145,7 +166,7 @@ func (d *decoder) boolean(n *node, what string) (bool, bool) {
 	if n.bad {
 		return false, false
 	}
-	if n.kind == scalarNode && n.tag == tagBool {
+	if n.kind == scalarNode && typedTag(n) == tagBool {
 		return strings.EqualFold(n.value, "true"), true
 	}
 	hint := ""
@@ -172,7 +193,7 @@ func (d *decoder) integer(n *node, what string, lo, hi int64) (int64, bool) {
 	if n.bad {
 		return 0, false
 	}
-	if n.kind != scalarNode || n.tag != tagInt {
+	if n.kind != scalarNode || typedTag(n) != tagInt {
 		d.errs.addf(n.pos, quoteHintNumber(n), "%s: expected %s, got %s", what, intRange(lo, hi), describe(n))
 		return 0, false
 	}
@@ -206,13 +227,13 @@ func intRange(lo, hi int64) string {
 }
 
 // quantity reads an integer (in the base unit) or a string with a unit.
-func (d *decoder) quantity(n *node, what string, min int64, baseUnit string, parse func(string) (int64, error), help string) (int64, bool) {
+func (d *decoder) quantity(n *node, what, noun string, min int64, baseUnit string, parse func(string) (int64, error), help string) (int64, bool) {
 	if n.bad {
 		return 0, false
 	}
 	var v int64
 	switch {
-	case n.kind == scalarNode && n.tag == tagInt:
+	case n.kind == scalarNode && typedTag(n) == tagInt:
 		i, err := parseInt(n.value)
 		if err != nil {
 			d.errs.addf(n.pos, help, "%s: %s is out of range", what, n.value)
@@ -222,12 +243,12 @@ func (d *decoder) quantity(n *node, what string, min int64, baseUnit string, par
 	case isString(n):
 		i, err := parse(n.value)
 		if err != nil {
-			d.errs.addf(n.pos, help, "%s: invalid value %q", what, n.value)
+			d.errs.addf(n.pos, help, "%s: invalid %s %q", what, strings.TrimPrefix(noun, "a "), n.value)
 			return 0, false
 		}
 		v = i
 	default:
-		d.errs.addf(n.pos, help, "%s: expected a number with a unit, got %s", what, describe(n))
+		d.errs.addf(n.pos, help, "%s: expected %s, got %s", what, noun, describe(n))
 		return 0, false
 	}
 	if v < min {
@@ -239,12 +260,12 @@ func (d *decoder) quantity(n *node, what string, min int64, baseUnit string, par
 
 // duration reads milliseconds of at least min.
 func (d *decoder) duration(n *node, what string, min int64) (int64, bool) {
-	return d.quantity(n, what, min, "ms", parseDuration, durationHelp)
+	return d.quantity(n, what, "a duration", min, "ms", parseDuration, durationHelp)
 }
 
 // size reads bytes.
 func (d *decoder) size(n *node, what string) (int64, bool) {
-	return d.quantity(n, what, 0, " bytes", parseSize, sizeHelp)
+	return d.quantity(n, what, "a size", 0, " bytes", parseSize, sizeHelp)
 }
 
 // enum reads one of allowed.
@@ -252,7 +273,7 @@ func (d *decoder) enum(n *node, what string, allowed ...string) (string, bool) {
 	if n.bad {
 		return "", false
 	}
-	if !isString(n) {
+	if !textual(n) {
 		d.errs.addf(n.pos, "expected one of "+strings.Join(allowed, ", "), "%s: expected a string, got %s", what, describe(n))
 		return "", false
 	}

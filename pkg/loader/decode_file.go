@@ -78,8 +78,12 @@ func (fd *fileDecoder) decodeFile(root *node) {
 	f, _ := d.fields(root, "", topFields)
 	if !f.has("version") {
 		d.errs.addf(root.pos, `add "version: 1" at the top of the file`, "missing version")
-	} else if v := f.value("version"); v.kind != scalarNode || v.tag != tagInt || v.value != "1" {
-		d.errs.addf(f.valuePos("version"), "this mqctl reads version: 1", "unsupported version %s", describe(v))
+	} else if v := f.value("version"); v.kind == scalarNode && typedTag(v) == tagInt {
+		if i, err := parseInt(v.value); err != nil || i != 1 {
+			d.errs.addf(v.pos, "this mqctl reads version: 1", "version %s is not supported", v.value)
+		}
+	} else {
+		d.errs.addf(v.pos, "write version: 1", "version: expected the integer 1, got %s", describe(v))
 	}
 	if f.has("lint") {
 		fd.decodeLint(f["lint"])
@@ -152,7 +156,7 @@ func (fd *fileDecoder) vhost(key *node) *rawVhost {
 			queues:           newObjects("queue"),
 			policies:         newObjects("policy"),
 			operatorPolicies: newObjects("operator policy"),
-			defaults:         newObjects("defaults"),
+			defaults:         newObjects("defaults section"),
 		}
 		fd.vhosts[key.value] = v
 		fd.order = append(fd.order, key.value)

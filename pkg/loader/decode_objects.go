@@ -49,6 +49,8 @@ type queueOpts struct {
 	role            topology.QueueRole
 	origin          string
 	nameField       bool // the body names the queue (dead_letter.queue as a mapping)
+	// label names the queue in messages instead of `queue "<name>"`.
+	label string
 }
 
 // typedArg is an argument set through a typed field such as max_priority.
@@ -110,9 +112,14 @@ func (d *decoder) boolField(f fieldSet, name, what string, dst *bool) {
 }
 
 func (d *decoder) exchange(key, body *node) *topology.Exchange {
+	what := fmt.Sprintf("exchange %q", key.value)
+	d.checkName(key.value, key.pos, what, "exchange")
+	return d.exchangeAs(key, body, what)
+}
+
+// exchangeAs decodes an exchange named key.value, named what in messages.
+func (d *decoder) exchangeAs(key, body *node, what string) *topology.Exchange {
 	name := key.value
-	what := fmt.Sprintf("exchange %q", name)
-	d.checkName(name, key.pos, what, "exchange")
 	x := &topology.Exchange{Name: name, Type: "direct", Durable: true, Meta: topology.Meta{Pos: key.pos, Ignore: ignoresOf(key, body)}}
 	f, ok := d.fields(body, what, exchangeFields)
 	if !ok {
@@ -142,7 +149,7 @@ func (d *decoder) exchangeType(n *node, what string) (string, bool) {
 	if n.bad {
 		return "", false
 	}
-	if !isString(n) {
+	if !textual(n) {
 		d.errs.addf(n.pos, hint, "%s: expected a string, got %s", what, describe(n))
 		return "", false
 	}
@@ -185,7 +192,11 @@ func queueIgnores(key, body *node) []string {
 // declaration holds whatever could be read.
 func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *node, o queueOpts) *queueDecl {
 	what := fmt.Sprintf("queue %q", name)
-	d.checkName(name, pos, what, "queue")
+	if o.label != "" {
+		what = o.label
+	} else {
+		d.checkName(name, pos, what, "queue")
+	}
 	q := &topology.Queue{Name: name, Type: o.fallbackType, Durable: o.fallbackDurable, Role: o.role, Origin: o.origin,
 		Meta: topology.Meta{Pos: pos, Ignore: ignore}}
 	decl := &queueDecl{q: q}
@@ -212,7 +223,11 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 		s, isStr := raw.(string)
 		switch {
 		case !isStr || !slices.Contains(queueTypes, s):
-			d.errs.addf(n.pos, "expected one of classic, quorum, stream (or set type: instead)", "%s: arguments.x-queue-type: invalid value %s", what, describe(n))
+			bad := describe(n)
+			if isStr {
+				bad = strconv.Quote(s)
+			}
+			d.errs.addf(n.pos, "expected one of classic, quorum, stream; or set type: instead", "%s: arguments.x-queue-type: invalid value %s", what, bad)
 		case typ != "" && typ != s:
 			d.errs.addf(n.pos, "set it once: remove type or arguments.x-queue-type", "%s: arguments.x-queue-type %q conflicts with type %q at %s", what, s, typ, typeAt)
 		default:
@@ -336,7 +351,7 @@ func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topolog
 	qe, hasQueue := f["queue"]
 	if !hasQueue {
 		if !exchSet {
-			d.errs.addf(e.key.pos, "set dead_letter.exchange (where dead letters are published) and usually dead_letter.queue (the queue that keeps them)",
+			d.errs.addf(e.key.pos, "set dead_letter.exchange, where dead letters are published, and usually dead_letter.queue, the queue that keeps them",
 				"%s: names neither an exchange nor a queue", dw)
 		}
 		return typed
@@ -344,7 +359,7 @@ func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topolog
 	qn := qe.value
 	dlqName, namePos := "", qn.pos
 	switch {
-	case isString(qn):
+	case textual(qn):
 		dlqName = qn.value
 	case qn.kind == mapNode:
 		nf := qn.get("name")
@@ -496,8 +511,12 @@ func (d *decoder) queueBindings(n *node, queue, what string) []*topology.Binding
 			keys[0].key = s
 		case f.has("routing_keys"):
 			rks := f.value("routing_keys")
-			if rks.kind != seqNode || len(rks.items) == 0 {
-				d.errs.addf(f.valuePos("routing_keys"), "write a non-empty list of keys, or use routing_key", "%s.routing_keys: expected a list of routing keys, got %s", iw, describe(rks))
+			if rks.kind != seqNode {
+				d.errs.addf(rks.pos, "write a list such as [order.created, order.paid], or use routing_key", "%s.routing_keys: expected a list of routing keys, got %s", iw, describe(rks))
+				continue
+			}
+			if len(rks.items) == 0 {
+				d.errs.addf(rks.pos, "list at least one key, or remove routing_keys to bind with the empty key", "%s.routing_keys: is empty, so it binds nothing", iw)
 				continue
 			}
 			keys = keys[:0]

@@ -48,7 +48,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	what := fmt.Sprintf("vhost %q", rv.name)
 
 	xdef := l.usableDefault(rv, "exchange", len(rv.exchanges.order), func(n named) {
-		d.exchange(&node{kind: scalarNode, tag: tagStr, value: "{exchange}", pos: n.key.pos}, n.value)
+		d.exchangeAs(&node{kind: scalarNode, tag: tagStr, value: "{exchange}", pos: n.key.pos}, n.value, label(what, "defaults.exchange"))
 	})
 	for _, name := range rv.exchanges.order {
 		o := rv.exchanges.byKey[name]
@@ -58,7 +58,9 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 
 	opts := queueOpts{fallbackType: fallbackType, fallbackDurable: true, role: topology.RoleWorking}
 	qdef := l.usableDefault(rv, "queue", len(rv.queues.order), func(n named) {
-		d.queue("{queue}", n.key.pos, nil, n.value, opts)
+		o := opts
+		o.label = label(what, "defaults.queue")
+		d.queue("{queue}", n.key.pos, nil, n.value, o)
 	})
 	var decls []*queueDecl
 	for _, name := range rv.queues.order {
@@ -83,7 +85,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	// earlier declaration; then the bindings that sugar declares.
 	var explicit []*topology.Binding
 	for _, it := range rv.bindings {
-		if bd := d.binding(it.n, label(what, it.what)); bd != nil {
+		if bd := d.binding(it.n, it.what); bd != nil {
 			explicit = append(explicit, bd)
 		}
 	}

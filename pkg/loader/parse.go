@@ -49,6 +49,11 @@ type node struct {
 	pos     topology.Pos
 	entries []entry // mappings, in source order, keys unique
 	items   []*node // sequences
+	// interpolated marks a scalar that had ${…} or $$ replaced. Typed fields
+	// read such a value by what it looks like even when it was quoted (as
+	// it must be inside {…}), and string fields take it as text whatever
+	// it looks like.
+	interpolated bool
 	// bad marks a scalar whose interpolation failed (already reported), so
 	// that its value is not reported again as being of the wrong type.
 	bad bool
@@ -103,7 +108,7 @@ func parseFile(file string, data []byte, lookup func(string) (string, bool), err
 	doc, extra, err := decodeYAML(data)
 	switch {
 	case errors.Is(err, io.EOF):
-		errs.addf(pos, `a topology file starts with "version: 1"`, "file is empty (it holds only comments)")
+		errs.addf(pos, `a topology file starts with "version: 1"`, "file holds only comments")
 		return nil
 	case err != nil:
 		line, msg := syntaxErrorLine(err, data)
@@ -233,6 +238,11 @@ func (p *parser) convert(y *yaml.Node) *node {
 	if p.over {
 		return &node{kind: scalarNode, tag: tagNull}
 	}
+	if y.Anchor != "" && y.Kind != yaml.AliasNode {
+		// An alias of this node inside it would expand forever.
+		p.active[y] = true
+		defer delete(p.active, y)
+	}
 	switch y.Kind {
 	case yaml.AliasNode:
 		if y.Alias == nil || p.active[y.Alias] {
@@ -270,6 +280,8 @@ func (p *parser) scalar(y *yaml.Node) *node {
 	default:
 		p.errs.addf(n.pos, "remove the tag; mqctl reads plain YAML values", "unsupported YAML tag %s on %q", n.tag, y.Value)
 		n.tag = tagStr
+		n.bad = true
+		return n
 	}
 	v, changed, ierr := interpolate(y.Value, p.lookup)
 	if ierr != nil {
@@ -281,6 +293,7 @@ func (p *parser) scalar(y *yaml.Node) *node {
 		return n
 	}
 	n.value = v
+	n.interpolated = true
 	// A plain (unquoted, untagged) scalar is typed after interpolation, so
 	// that `max_priority: ${P:-10}` is the integer 10.
 	if y.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
@@ -315,7 +328,7 @@ func (p *parser) mapping(y *yaml.Node) *node {
 		}
 		if first, dup := seen[k.value]; dup {
 			p.errs.addf(k.pos, "each key may appear once in a mapping; remove or rename one",
-				"duplicate key %q (first at %s)", k.value, first.pos)
+				"key %q is already set at %s", k.value, first.pos)
 			continue
 		}
 		seen[k.value] = k

@@ -31,7 +31,7 @@ var sizeUnits = [...]unit{
 
 const (
 	durationHelp = "write a duration such as 250ms, 10s, 1m, 2h, 7d, or an integer of milliseconds"
-	sizeHelp     = "write a size such as 512KiB, 100MB, 1GiB (KB=1000, KiB=1024 bytes), or an integer of bytes"
+	sizeHelp     = "write a size such as 512KiB, 100MB or 1GiB, or an integer of bytes; KB=1000 and KiB=1024 bytes"
 )
 
 var errOverflow = errors.New("too large")

@@ -1,0 +1,130 @@
+package loader
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestErrors checks each class of error with its exact text: position,
+// offending value, and what would be accepted.
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		env  []string
+		want string // one line per error
+	}{
+		// File level.
+		{"empty file", "", nil, `t.yaml: file is empty (a topology file starts with "version: 1")`},
+		{"only comments", "# nothing here\n", nil, `t.yaml: file holds only comments (a topology file starts with "version: 1")`},
+		{"missing version", "vhosts: {}\n", nil, `t.yaml:1:1: missing version (add "version: 1" at the top of the file)`},
+		{"unsupported version", "version: 2\n", nil, `t.yaml:1:10: version 2 is not supported (this mqctl reads version: 1)`},
+		{"version as a string", "version: \"1\"\n", nil, `t.yaml:1:10: version: expected the integer 1, got string "1" (write version: 1)`},
+		{"not a mapping", "- a\n- b\n", nil, `t.yaml:1:1: a topology file is a mapping, got a list (start the file with "version: 1" and "vhosts:")`},
+		{"two documents", "version: 1\n---\nversion: 1\n", nil, `t.yaml:2:1: a second YAML document (---) starts here; a topology file holds one document (put each topology in its own file, or merge them into one document)`},
+		{"unknown top-level field with suggestion", "version: 1\nvhost: {}\n", nil, `t.yaml:2:1: unknown top-level field "vhost" (did you mean "vhosts"?)`},
+		{"tests must be a list", "version: 1\ntests: {a: 1}\n", nil, `t.yaml:2:8: tests: expected a list, got a mapping (write tests as a list: tests: [ … ])`},
+		// YAML syntax.
+		{"syntax error on the first line", "a: b: c\n", nil, `t.yaml:1: invalid YAML: mapping values are not allowed in this context`},
+		{"syntax error later (scanner)", "version: 1\nvhosts:\n\tx: 1\n", nil, `t.yaml:3: invalid YAML: found character that cannot start any token`},
+		{"syntax error later (parser)", "version: 1\nvhosts: {a: 1\nb: [\n", nil, `t.yaml:2: invalid YAML: did not find expected ',' or '}'`},
+		{"unclosed flow sequence", "version: 1\ny: 2\nz: [1,2\n", nil, `t.yaml:3: invalid YAML: did not find expected ',' or ']'`},
+		{"unknown anchor", "version: 1\nvhosts:\n  /: *nope\n", nil, `t.yaml:3: invalid YAML: alias *nope refers to no anchor &nope defined before it`},
+		{"alias of itself", "version: 1\nvhosts: &v\n  /: *v\n", nil, `t.yaml:3:6: alias *v refers to the node that contains it (an anchor cannot contain an alias of itself)`},
+		{"duplicate key", vhostFile("queues:\n  a: {}\n  b: {}\n  a: {durable: false}"), nil, `t.yaml:7:7: key "a" is already set at t.yaml:5:7 (each key may appear once in a mapping; remove or rename one)`},
+		{"duplicate key in arguments", vhostFile("queues:\n  a: {arguments: {x-max-length: 1, x-max-length: 2}}"), nil, `t.yaml:5:40: key "x-max-length" is already set at t.yaml:5:23 (each key may appear once in a mapping; remove or rename one)`},
+		{"unsupported tag", vhostFile("queues:\n  a: {durable: !custom true}"), nil, `t.yaml:5:20: unsupported YAML tag !custom on "true" (remove the tag; mqctl reads plain YAML values)`},
+		{"bad merge", vhostFile("queues:\n  a:\n    <<: [1]\n"), nil, `t.yaml:6:14: merge key << needs a mapping, got integer 1 (write <<: *anchor or <<: [*a, *b] with anchors of mappings)`},
+		// Interpolation.
+		{"unset variable", vhostFile("queues:\n  a: {max_priority: \"${PRIO}\"}"), nil, `t.yaml:5:25: environment variable PRIO is not set (set PRIO, or give a default: ${PRIO:-value})`},
+		{"unset variable in a key", vhostFile("queues:\n  ${SVC}.jobs: {}"), nil, `t.yaml:5:7: environment variable SVC is not set (set SVC, or give a default: ${SVC:-value})`},
+		{"bad variable reference", vhostFile("queues:\n  a: {arguments: {x-note: \"${not-a-name}\"}}"), nil, `t.yaml:5:31: invalid variable reference ${not-a-name} (write ${NAME} or ${NAME:-default}; NAME is letters, digits and _ and does not start with a digit)`},
+		{"unterminated reference", vhostFile("queues:\n  a:\n    arguments: {x-note: \"${HOST\"}"), nil, `t.yaml:6:29: unterminated ${ in "${HOST" (close it with }, or write $$ for a literal $)`},
+		{"interpolated value of the wrong type", vhostFile("queues:\n  a:\n    max_priority: ${PRIO}"), []string{"PRIO", "high"}, `t.yaml:6:23: queue "a": max_priority: expected an integer from 0 to 255, got string "high"`},
+		// Unknown fields.
+		{"unknown field with suggestion", vhostFile("queues:\n  a:\n    bindings:\n      - exchange: x\n        routing_kye: y"), nil, `t.yaml:8:13: queue "a": bindings[0]: unknown field "routing_kye" (did you mean "routing_key"?)`},
+		{"unknown field in camelCase", vhostFile("queues:\n  a: {maxPriority: 5}"), nil, `t.yaml:5:11: queue "a": unknown field "maxPriority" (did you mean "max_priority"?)`},
+		{"unknown field without a close match", vhostFile("exchanges:\n  x: {colour: red}"), nil, `t.yaml:5:11: exchange "x": unknown field "colour" (fields: type, durable, auto_delete, internal, alternate_exchange, arguments)`},
+		{"unknown vhost field", vhostFile("queue:\n  a: {}"), nil, `t.yaml:4:5: vhost "/": unknown field "queue" (did you mean "queues"?)`},
+		{"unknown limits field", vhostFile("queues:\n  a: {limits: {max_len: 5}}"), nil, `t.yaml:5:20: queue "a": limits: unknown field "max_len" (fields: max_length, max_length_bytes, overflow, message_ttl, expires)`},
+		{"unknown defaults field", vhostFile("defaults:\n  queues: {}"), nil, `t.yaml:5:7: vhost "/": defaults: unknown field "queues" (did you mean "queue"?)`},
+		// Wrong types.
+		{"boolean written as yes", vhostFile("queues:\n  a: {durable: yes}"), nil, `t.yaml:5:20: queue "a": durable: expected true or false, got string "yes" (YAML 1.2 booleans are only true and false)`},
+		{"integer written as text", vhostFile("queues:\n  a: {max_priority: ten}"), nil, `t.yaml:5:25: queue "a": max_priority: expected an integer from 0 to 255, got string "ten"`},
+		{"integer written quoted", vhostFile("queues:\n  a: {max_priority: \"10\"}"), nil, `t.yaml:5:25: queue "a": max_priority: expected an integer from 0 to 255, got string "10" (remove the quotes)`},
+		{"integer out of range", vhostFile("queues:\n  a: {max_priority: 300}"), nil, `t.yaml:5:25: queue "a": max_priority: 300 is out of range (expected an integer from 0 to 255)`},
+		{"string written as a number", vhostFile("queues:\n  a: {bindings: [{exchange: x, routing_key: 404}]}"), nil, `t.yaml:5:49: queue "a": bindings[0].routing_key: expected a string, got integer 404 (quote it to use it as text: "404")`},
+		{"mapping expected", vhostFile("queues:\n  a: [1]"), nil, `t.yaml:5:10: queue "a": expected a mapping, got a list (fields: type, durable, auto_delete, arguments, limits, max_priority, single_active_consumer, delivery_limit, dead_letter, retry, bindings, alert)`},
+		{"list expected", vhostFile("queues:\n  a: {bindings: {exchange: x}}"), nil, `t.yaml:5:21: queue "a": bindings: expected a list, got a mapping (write a list such as [{exchange: orders, routing_key: order.created}])`},
+		{"queues as a list", vhostFile("queues: [a, b]"), nil, `t.yaml:4:13: vhost "/": queues: expected a mapping of names, got a list (write a mapping from each queue name to its settings)`},
+		{"bad duration", vhostFile("queues:\n  a: {limits: {message_ttl: 10 sec}}"), nil, `t.yaml:5:33: queue "a": limits.message_ttl: invalid duration "10 sec" (write a duration such as 250ms, 10s, 1m, 2h, 7d, or an integer of milliseconds)`},
+		{"fractional duration", vhostFile("queues:\n  a: {limits: {message_ttl: 1.5}}"), nil, `t.yaml:5:33: queue "a": limits.message_ttl: expected a duration, got number 1.5 (write a duration such as 250ms, 10s, 1m, 2h, 7d, or an integer of milliseconds)`},
+		{"bad size", vhostFile("queues:\n  a: {limits: {max_length_bytes: 10mb}}"), nil, `t.yaml:5:38: queue "a": limits.max_length_bytes: invalid size "10mb" (write a size such as 512KiB, 100MB or 1GiB, or an integer of bytes; KB=1000 and KiB=1024 bytes)`},
+		{"expires of zero", vhostFile("queues:\n  a: {limits: {expires: 0}}"), nil, `t.yaml:5:29: queue "a": limits.expires: 0 is too small (the minimum is 1ms) (write a duration such as 250ms, 10s, 1m, 2h, 7d, or an integer of milliseconds)`},
+		{"negative max_length", vhostFile("queues:\n  a: {limits: {max_length: -1}}"), nil, `t.yaml:5:32: queue "a": limits.max_length: -1 is out of range (expected a non-negative integer)`},
+		{"argument number out of range", vhostFile("queues:\n  a: {arguments: {x-big: .inf}}"), nil, `t.yaml:5:30: queue "a": arguments.x-big: .inf is not a finite number (quote it to use it as text: ".inf")`},
+		// Bad enum values.
+		{"queue type", vhostFile("queues:\n  a: {type: qourum}"), nil, `t.yaml:5:17: queue "a": type: invalid value "qourum" (did you mean "quorum"?)`},
+		{"exchange type", vhostFile("exchanges:\n  x: {type: topix}"), nil, `t.yaml:5:17: exchange "x": type: invalid value "topix" (did you mean "topic"?; expected direct, fanout, topic, headers, or a plugin type starting with x- such as x-delayed-message)`},
+		{"exchange type unrelated", vhostFile("exchanges:\n  x: {type: broadcast}"), nil, `t.yaml:5:17: exchange "x": type: invalid value "broadcast" (expected direct, fanout, topic, headers, or a plugin type starting with x- such as x-delayed-message)`},
+		{"overflow", vhostFile("queues:\n  a: {limits: {overflow: drop-tail}}"), nil, `t.yaml:5:30: queue "a": limits.overflow: invalid value "drop-tail" (expected one of: drop-head, reject-publish, reject-publish-dlx)`},
+		{"dead-letter strategy", vhostFile("queues:\n  a: {dead_letter: {exchange: d, strategy: exactly-once}}"), nil, `t.yaml:5:48: queue "a": dead_letter.strategy: invalid value "exactly-once" (expected one of: at-most-once, at-least-once)`},
+		{"apply_to", vhostFile("policies:\n  p: {pattern: x, apply_to: queue, definition: {max-length: 1}}"), nil, `t.yaml:5:33: policy "p": apply_to: invalid value "queue" (did you mean "queues"?)`},
+		{"destination_type", vhostFile("bindings:\n  - {source: a, destination: b, destination_type: topic}"), nil, `t.yaml:5:55: vhost "/": bindings[0].destination_type: invalid value "topic" (expected one of: queue, exchange)`},
+		{"default_queue_type", vhostFile("default_queue_type: lazy"), nil, `t.yaml:4:25: vhost "/": default_queue_type: invalid value "lazy" (expected one of: classic, quorum, stream)`},
+		{"lint severity", "version: 1\nlint: {rules: {MQ101: warn}}\n", nil, `t.yaml:2:23: lint.rules.MQ101: invalid value "warn" (expected one of: off, info, warning, error)`},
+		{"lint rule id", "version: 1\nlint: {rules: {no-dlx: off}}\n", nil, `t.yaml:2:16: lint.rules: "no-dlx" is not a rule ID (rule IDs look like MQ101)`},
+		{"raw x-queue-type", vhostFile("queues:\n  a: {arguments: {x-queue-type: lazy}}"), nil, `t.yaml:5:37: queue "a": arguments.x-queue-type: invalid value "lazy" (expected one of classic, quorum, stream; or set type: instead)`},
+		// Reserved names.
+		{"amq. exchange", vhostFile("exchanges:\n  amq.custom: {type: topic}"), nil, `t.yaml:5:7: exchange "amq.custom": the amq. prefix is reserved by RabbitMQ; the broker refuses to declare it (choose a name that does not start with "amq.")`},
+		{"amq. queue", vhostFile("queues:\n  amq.gen-1: {}"), nil, `t.yaml:5:7: queue "amq.gen-1": the amq. prefix is reserved by RabbitMQ; the broker refuses to declare it (choose a name that does not start with "amq.")`},
+		{"amq. DLQ", vhostFile("queues:\n  a: {dead_letter: {exchange: d, queue: amq.dlq}}"), nil, `t.yaml:5:45: queue "a": dead_letter.queue "amq.dlq": the amq. prefix is reserved by RabbitMQ; the broker refuses to declare it (choose a name that does not start with "amq.")`},
+		{"empty queue name", vhostFile("queues:\n  \"\": {}"), nil, `t.yaml:5:7: queue name must not be empty (give the queue a name)`},
+		{"empty vhost name", "version: 1\nvhosts:\n  \"\": {}\n", nil, `t.yaml:3:3: vhost name must not be empty (the default vhost is named "/")`},
+		// Conflicts between typed and raw settings.
+		{"max_priority vs x-max-priority", vhostFile("queues:\n  a:\n    max_priority: 10\n    arguments: {x-max-priority: 5}"), nil, `t.yaml:6:23: queue "a": max_priority 10 conflicts with arguments.x-max-priority 5 at t.yaml:7:37 (set it once: remove max_priority or arguments.x-max-priority)`},
+		{"limits vs raw", vhostFile("queues:\n  a:\n    limits: {message_ttl: 1m}\n    arguments: {x-message-ttl: 1000}"), nil, `t.yaml:6:31: queue "a": limits.message_ttl 60000 conflicts with arguments.x-message-ttl 1000 at t.yaml:7:36 (set it once: remove limits.message_ttl or arguments.x-message-ttl)`},
+		{"type vs x-queue-type", vhostFile("queues:\n  a:\n    type: quorum\n    arguments: {x-queue-type: classic}"), nil, `t.yaml:7:35: queue "a": arguments.x-queue-type "classic" conflicts with type "quorum" at t.yaml:6:15 (set it once: remove type or arguments.x-queue-type)`},
+		{"alternate_exchange vs raw", vhostFile("exchanges:\n  x:\n    alternate_exchange: ae\n    arguments: {alternate-exchange: other}"), nil, `t.yaml:6:29: exchange "x": alternate_exchange "ae" conflicts with arguments.alternate-exchange "other" at t.yaml:7:41 (set it once: remove alternate_exchange or arguments.alternate-exchange)`},
+		{"dead_letter vs raw", vhostFile("queues:\n  a:\n    dead_letter: {exchange: dlx}\n    arguments: {x-dead-letter-exchange: other}"), nil, `t.yaml:6:33: queue "a": dead_letter.exchange "dlx" conflicts with arguments.x-dead-letter-exchange "other" at t.yaml:7:45 (set it once: remove dead_letter.exchange or arguments.x-dead-letter-exchange)`},
+		// Object rules.
+		{"routing_key and routing_keys", vhostFile("queues:\n  a:\n    bindings: [{exchange: x, routing_key: a, routing_keys: [b]}]"), nil, `t.yaml:6:50: queue "a": bindings[0]: sets both routing_key and routing_keys (use routing_key for one key or routing_keys for several)`},
+		{"empty routing_keys", vhostFile("queues:\n  a:\n    bindings: [{exchange: x, routing_keys: []}]"), nil, `t.yaml:6:48: queue "a": bindings[0].routing_keys: is empty, so it binds nothing (list at least one key, or remove routing_keys to bind with the empty key)`},
+		{"binding without exchange", vhostFile("queues:\n  a:\n    bindings: [{routing_key: a}]"), nil, `t.yaml:6:20: queue "a": bindings[0]: missing required field "exchange" (add exchange: <exchange name>)`},
+		{"binding to the default exchange", vhostFile("queues:\n  a:\n    bindings: [{exchange: \"\"}]"), nil, `t.yaml:6:31: queue "a": bindings[0].exchange: must not be empty (the default exchange is bound implicitly: it routes by queue name)`},
+		{"vhost binding without source", vhostFile("bindings:\n  - {destination: q}"), nil, `t.yaml:5:9: vhost "/": bindings[0]: missing required field "source" (add source: <exchange name>)`},
+		{"dead_letter with neither exchange nor queue", vhostFile("queues:\n  a:\n    dead_letter: {routing_key: x}"), nil, `t.yaml:6:9: queue "a": dead_letter: names neither an exchange nor a queue (set dead_letter.exchange, where dead letters are published, and usually dead_letter.queue, the queue that keeps them)`},
+		{"dead letters via the default exchange with a foreign key", vhostFile("queues:\n  a:\n    dead_letter: {routing_key: x, queue: a.dlq}"), nil, `t.yaml:6:46: queue "a": dead_letter: dead letters go to the default exchange with routing key "x", which does not reach queue "a.dlq" (the default exchange routes by queue name: remove routing_key, or set dead_letter.exchange)`},
+		{"dead_letter.queue mapping without name", vhostFile("queues:\n  a:\n    dead_letter: {exchange: d, queue: {type: quorum}}"), nil, `t.yaml:6:43: queue "a": dead_letter.queue: missing required field "name" (add name: <queue name>)`},
+		{"dead_letter.queue of the wrong type", vhostFile("queues:\n  a:\n    dead_letter: {exchange: d, queue: [x]}"), nil, `t.yaml:6:43: queue "a": dead_letter.queue: expected a queue name, got a list (write a queue name, or a mapping {name: …, <queue settings>})`},
+		{"DLQ collides with a declared queue", vhostFile("queues:\n  a:\n    dead_letter: {exchange: d, queue: b}\n  b: {type: quorum}"), nil, `t.yaml:6:43: queue "b" declared by dead_letter.queue of queue "a" differs from the queue of that name declared at t.yaml:7:7: type classic here, quorum there (give the queues different names, or the same settings)`},
+		{"DLQ mapping collides with a declared queue", vhostFile("queues:\n  a:\n    dead_letter: {exchange: d, queue: {name: b, limits: {max_length: 5}}}\n  b: {}"), nil, `t.yaml:6:50: queue "b" declared by dead_letter.queue of queue "a" differs from the queue of that name declared at t.yaml:7:7: arguments {"x-max-length":5} here, {} there (give the queues different names, or the same settings)`},
+		{"two DLQs of one name differ", vhostFile("queues:\n  a:\n    dead_letter: {exchange: d, queue: shared}\n  b:\n    type: quorum\n    dead_letter: {exchange: d, queue: shared}"), nil, `t.yaml:9:43: queue "shared" declared by dead_letter.queue of queue "b" differs from the queue of that name declared by dead_letter.queue of queue "a" at t.yaml:6:43: type quorum here, classic there (give the queues different names, or the same settings)`},
+		{"retry tier collides with a declared queue", vhostFile("queues:\n  a:\n    retry: {delays: [10s]}\n  a.retry.10s: {}"), nil, `t.yaml:6:26: queue "a.retry.10s" declared by retry.delays of queue "a" differs from the queue of that name declared at t.yaml:7:7: arguments {"x-dead-letter-exchange":"","x-dead-letter-routing-key":"a","x-message-ttl":10000} here, {} there (give the queues different names, or the same settings)`},
+		{"repeated delay", vhostFile("queues:\n  a:\n    retry: {delays: [10s, 10000]}"), nil, `t.yaml:6:31: queue "a": retry.delays[1]: 10000 repeats the delay 10s at t.yaml:6:26 (list each delay once)`},
+		{"zero delay", vhostFile("queues:\n  a:\n    retry: {delays: [0s]}"), nil, `t.yaml:6:26: queue "a": retry.delays[0]: 0s is too small (the minimum is 1ms) (write a duration such as 250ms, 10s, 1m, 2h, 7d, or an integer of milliseconds)`},
+		{"delays not a list", vhostFile("queues:\n  a:\n    retry: {delays: 10s}"), nil, `t.yaml:6:25: queue "a": retry.delays: expected a list of durations, got string "10s" (write a list such as [10s, 1m, 10m])`},
+		{"duplicate binding", vhostFile("queues:\n  a:\n    bindings: [{exchange: x, routing_key: k}]\nbindings:\n  - {source: x, destination: a, routing_key: k}"), nil, `t.yaml:8:9: binding from exchange "x" to queue "a" with routing key "k" is already declared at t.yaml:6:20 (declare each binding once; remove one)`},
+		{"duplicate key in routing_keys", vhostFile("queues:\n  a:\n    bindings: [{exchange: x, routing_keys: [k, k]}]"), nil, `t.yaml:6:52: binding from exchange "x" to queue "a" with routing key "k" is already declared at t.yaml:6:49 (declare each binding once; remove one)`},
+		{"policy without pattern and definition", vhostFile("policies:\n  p: {priority: 1}"), nil, `t.yaml:5:10: policy "p": missing required field "pattern" (add pattern: "^orders\\.")
+t.yaml:5:10: policy "p": missing required field "definition" (add definition: {max-length: 100000})`},
+		{"policy null", vhostFile("policies:\n  p:"), nil, `t.yaml:5:7: policy "p": needs a pattern and a definition (write {pattern: "^name\\.", definition: {…}})`},
+		{"policy with empty definition", vhostFile("policies:\n  p: {pattern: x, definition: {}}"), nil, `t.yaml:5:35: policy "p": definition is empty (a policy sets at least one key, e.g. {max-length: 100000})`},
+		{"defaults with an error are reported once", vhostFile("defaults:\n  queue: {max_priority: high}\nqueues:\n  a:\n  b:\n  c:"), nil, `t.yaml:5:29: vhost "/": defaults.queue: max_priority: expected an integer from 0 to 255, got string "high"`},
+		{"defaults conflict with a queue's raw argument", vhostFile("defaults:\n  queue: {max_priority: 10}\nqueues:\n  a: {arguments: {x-max-priority: 5}}"), nil, `t.yaml:5:29: queue "a": max_priority 10 conflicts with arguments.x-max-priority 5 at t.yaml:7:39 (set it once: remove max_priority or arguments.x-max-priority)`},
+		{"several errors in file order", vhostFile("queues:\n  b: {durable: 1}\n  a: {type: x}\nexchanges:\n  amq.x: {}"), nil, `t.yaml:5:20: queue "b": durable: expected true or false, got integer 1
+t.yaml:6:17: queue "a": type: invalid value "x" (expected one of: classic, quorum, stream)
+t.yaml:8:7: exchange "amq.x": the amq. prefix is reserved by RabbitMQ; the broker refuses to declare it (choose a name that does not start with "amq.")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadBytes("t.yaml", []byte(tt.src), Options{LookupEnv: envOf(tt.env...)})
+			if err == nil {
+				t.Fatalf("no error; want:\n%s", tt.want)
+			}
+			if got := errorLines(err); got != strings.TrimSpace(tt.want) {
+				t.Errorf("errors:\n%s\nwant:\n%s", got, strings.TrimSpace(tt.want))
+			}
+		})
+	}
+}

@@ -1,0 +1,78 @@
+package loader
+
+import "testing"
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"250ms", 250, true},
+		{"10s", 10_000, true},
+		{"1m", 60_000, true},
+		{"2h", 7_200_000, true},
+		{"7d", 604_800_000, true},
+		{"0s", 0, true},
+		{"10", 0, false},    // a bare number is an integer node, not a string
+		{"10 s", 0, false},  // no spaces
+		{"1.5s", 0, false},  // no fractions
+		{"10sec", 0, false}, // unknown unit
+		{"s", 0, false},
+		{"-1s", 0, false},
+		{"99999999999999999d", 0, false}, // overflows int64 milliseconds
+	}
+	for _, tt := range tests {
+		got, err := parseDuration(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseDuration(%q) = %d, %v; want %d, ok=%t", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"512KiB", 512 * 1024, true},
+		{"100MB", 100_000_000, true},
+		{"1KB", 1000, true},
+		{"1kB", 1000, true},
+		{"1MiB", 1 << 20, true},
+		{"2GB", 2_000_000_000, true},
+		{"2GiB", 2 << 30, true},
+		{"1TiB", 1 << 40, true},
+		{"10B", 10, true},
+		{"10mb", 0, false},
+		{"10 MB", 0, false},
+		{"MB", 0, false},
+		{"9999999999TiB", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, ok=%t", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	tests := map[int64]string{
+		250:        "250ms",
+		1500:       "1500ms",
+		10_000:     "10s",
+		60_000:     "1m",
+		90_000:     "90s",
+		600_000:    "10m",
+		7_200_000:  "2h",
+		86_400_000: "1d",
+		0:          "0ms",
+	}
+	for in, want := range tests {
+		if got := formatDuration(in); got != want {
+			t.Errorf("formatDuration(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
