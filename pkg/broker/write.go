@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
@@ -90,7 +91,7 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost string, q *topology.Que
 	}
 	body := queueBody{Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: args}
 	return c.do(ctx, &request{method: http.MethodPut, path: seg("queues", vhost, q.Name), body: body,
-		op: fmt.Sprintf("declare %s queue %q in vhost %q", q.Type, q.Name, vhost), vhost: vhost}, nil)
+		op: strings.Replace(fmt.Sprintf("declare %s queue %q in vhost %q", q.Type, q.Name, vhost), "  ", " ", 1), vhost: vhost}, nil)
 }
 
 // DeleteQueueOptions are the preconditions of DeleteQueue; the broker

@@ -1,0 +1,185 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// fakeBroker serves canned management API answers keyed by path (query
+// ignored); an answer starting with "4xx " or "5xx " is sent with that status.
+func fakeBroker(t *testing.T, tags string, answers map[string]string) *Client {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/whoami":
+			fmt.Fprintf(w, `{"name":"bob","tags":%s}`, tags)
+			return
+		case "/api/overview":
+			fmt.Fprint(w, `{"rabbitmq_version":"4.1.0"}`)
+			return
+		}
+		body, ok := answers[r.URL.EscapedPath()]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+			return
+		}
+		if status, rest, ok := strings.Cut(body, " "); ok && len(status) == 3 && status[0] >= '4' && status[0] <= '5' {
+			code, _ := strconv.Atoi(status)
+			w.WriteHeader(code)
+			body = rest
+		}
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := Connect(context.Background(), Config{Server: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// RabbitMQ 4.x stores x-queue-type on every queue, reports a vhost default
+// queue type, and may put operator policies under their own key.
+const defs4x = `{
+  "queues": [
+    {"name":"plain","durable":true,"auto_delete":false,"arguments":{"x-queue-type":"classic"}},
+    {"name":"votes","durable":true,"auto_delete":false,"arguments":{"x-queue-type":"quorum","x-delivery-limit":20}},
+    {"name":"lagging","durable":true,"auto_delete":false,"arguments":{}},
+    {"name":"amq.gen-Xyz","durable":false,"auto_delete":true,"arguments":{}},
+    {"name":"mine-only","durable":false,"auto_delete":true,"arguments":{}}
+  ],
+  "exchanges": [
+    {"name":"events","type":"topic","durable":true,"auto_delete":false,"internal":true,"arguments":{}},
+    {"name":"amq.topic","type":"topic","durable":true,"auto_delete":false,"internal":false,"arguments":{}}
+  ],
+  "bindings": [
+    {"source":"events","destination":"plain","destination_type":"queue","routing_key":"a.*","arguments":{}},
+    {"source":"events","destination":"mine-only","destination_type":"queue","routing_key":"b","arguments":{}},
+    {"source":"","destination":"plain","destination_type":"queue","routing_key":"plain","arguments":{}}
+  ],
+  "policies": [
+    {"vhost":"v","name":"ttl","pattern":".*","apply-to":"queues","priority":0,
+     "definition":{"message-ttl":60000.0,"max-length-bytes":9007199254740993}}
+  ],
+  "operator_policies": [
+    {"vhost":"v","name":"cap","pattern":".*","apply-to":"quorum_queues","priority":3,"definition":{"delivery-limit":50}}
+  ]
+}`
+
+const queues4x = `[
+  {"name":"plain","type":"classic","messages":7,"consumers":1,"exclusive":false,"arguments":{"x-queue-type":"classic"}},
+  {"name":"votes","type":"quorum","exclusive":false,"arguments":{"x-queue-type":"quorum","x-delivery-limit":20}},
+  {"name":"amq.gen-Xyz","type":"classic","messages":0,"consumers":1,"exclusive":true,"arguments":{}},
+  {"name":"mine-only","type":"classic","messages":0,"consumers":1,"exclusive":true,"arguments":{}}
+]`
+
+func TestReadState4xShapes(t *testing.T) {
+	c := fakeBroker(t, `["administrator"]`, map[string]string{
+		"/api/vhosts": `[{"name":"v","description":"","tags":[],"default_queue_type":"quorum",
+			"metadata":{"description":"team v","tags":["mqctl"],"default_queue_type":"quorum"}}]`,
+		"/api/definitions/v": defs4x,
+		"/api/queues/v":      queues4x,
+	})
+	top, live, err := c.ReadState(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := topology.NewVhost("v")
+	want.Description = "team v"
+	want.DefaultQueueType = "quorum"
+	want.Exchanges["events"] = &topology.Exchange{Name: "events", Type: "topic", Durable: true, Internal: true}
+	want.Queues["plain"] = &topology.Queue{Name: "plain", Type: "classic", Durable: true, Role: topology.RoleWorking}
+	want.Queues["votes"] = &topology.Queue{Name: "votes", Type: "quorum", Durable: true, Role: topology.RoleWorking,
+		Arguments: topology.Args{"x-delivery-limit": int64(20)}}
+	// Not in the queue list (declared between the two reads): the vhost default applies.
+	want.Queues["lagging"] = &topology.Queue{Name: "lagging", Type: "quorum", Durable: true, Role: topology.RoleWorking}
+	want.Bindings = []*topology.Binding{{Source: "events", Destination: "plain", DestinationType: "queue", RoutingKey: "a.*"}}
+	want.Policies["ttl"] = &topology.Policy{Name: "ttl", Pattern: ".*", ApplyTo: "queues",
+		Definition: topology.Args{"message-ttl": int64(60000), "max-length-bytes": int64(9007199254740993)}}
+	want.OperatorPolicies["cap"] = &topology.Policy{Name: "cap", Pattern: ".*", ApplyTo: "quorum_queues", Priority: 3,
+		Definition: topology.Args{"delivery-limit": int64(50)}}
+	if diff := cmp.Diff(want, top.Vhosts["v"], cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("ReadState (-want +got):\n%s", diff)
+	}
+	wantStats := map[string]QueueStats{"plain": {Messages: 7, Consumers: 1, Known: true}, "votes": {}}
+	if diff := cmp.Diff(wantStats, live.Queues["v"]); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+	if got := live.Vhosts["v"]; got.DefaultQueueType != "quorum" || !cmp.Equal(got.Tags, []string{"mqctl"}) {
+		t.Errorf("vhost info %+v", got)
+	}
+}
+
+// RabbitMQ 3.10: no x-queue-type on queues declared without one, vhost
+// default "undefined", operator policies as runtime parameters, tags as a
+// comma-separated string on older brokers; a management user reads lists.
+func TestReadState310Shapes(t *testing.T) {
+	answers := map[string]string{
+		"/api/vhosts": `[{"name":"/","description":"Default virtual host","tags":"a,b","default_queue_type":"undefined"}]`,
+		"/api/definitions/%2F": `{"queues":[{"name":"q","durable":true,"auto_delete":false,"arguments":{"x-message-ttl":1000}}],
+			"exchanges":[],"bindings":[],"policies":[],
+			"parameters":[{"vhost":"/","component":"operator_policy","name":"op","value":{"pattern":"^q$","definition":{"max-length":5},"priority":0,"apply-to":"queues"}}]}`,
+		"/api/queues/%2F":            `[{"name":"q","type":"classic","messages":0,"consumers":0,"exclusive":false,"durable":true,"auto_delete":false,"arguments":{"x-message-ttl":1000}}]`,
+		"/api/exchanges/%2F":         `[{"name":"","type":"direct","durable":true,"auto_delete":false,"internal":false,"arguments":{}}]`,
+		"/api/bindings/%2F":          `[{"source":"","vhost":"/","destination":"q","destination_type":"queue","routing_key":"q","arguments":{},"properties_key":"q"}]`,
+		"/api/policies/%2F":          `[]`,
+		"/api/operator-policies/%2F": `[{"vhost":"/","name":"op","pattern":"^q$","apply-to":"queues","definition":{"max-length":5},"priority":0}]`,
+	}
+	want := topology.NewVhost("/")
+	want.Description = "Default virtual host"
+	want.Queues["q"] = &topology.Queue{Name: "q", Type: "classic", Durable: true, Role: topology.RoleWorking,
+		Arguments: topology.Args{"x-message-ttl": int64(1000)}}
+	want.OperatorPolicies["op"] = &topology.Policy{Name: "op", Pattern: "^q$", ApplyTo: "queues",
+		Definition: topology.Args{"max-length": int64(5)}}
+
+	var prints []string
+	for _, tags := range []string{`["administrator"]`, `"management"`} {
+		t.Run(tags, func(t *testing.T) {
+			c := fakeBroker(t, tags, answers)
+			top, live, err := c.ReadState(context.Background(), []string{"/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, top.Vhosts["/"], cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("ReadState (-want +got):\n%s", diff)
+			}
+			if got := live.Vhosts["/"].Tags; !cmp.Equal(got, []string{"a", "b"}) {
+				t.Errorf("tags %v", got)
+			}
+			prints = append(prints, live.Fingerprint)
+		})
+	}
+	if len(prints) == 2 && prints[0] != prints[1] {
+		t.Errorf("the two read paths fingerprint differently: %v", prints)
+	}
+}
+
+func TestReadStateNotesUnreadOperatorPolicies(t *testing.T) {
+	c := fakeBroker(t, `["management"]`, map[string]string{
+		"/api/vhosts":              `[{"name":"v"}]`,
+		"/api/queues/v":            `[]`,
+		"/api/exchanges/v":         `[]`,
+		"/api/bindings/v":          `[]`,
+		"/api/policies/v":          `[]`,
+		"/api/operator-policies/v": "401 " + `{"error":"not_authorised","reason":"Not administrator user"}`,
+	})
+	_, live, err := c.ReadState(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(live.Unread["v"], []string{KindOperatorPolicies}) || len(live.Notes) != 1 {
+		t.Errorf("Unread %v Notes %q, want operator policies unread with one note", live.Unread, live.Notes)
+	}
+}
