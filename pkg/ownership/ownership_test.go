@@ -1,0 +1,73 @@
+package ownership
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+func TestRoundTripThroughExchange(t *testing.T) {
+	refs := map[plan.ObjectRef]bool{
+		{Kind: plan.KindQueue, Vhost: "/", Name: "orders.shipping"}:               true,
+		{Kind: plan.KindBinding, Vhost: "/", Name: "orders -> queue q [a:b]"}:     true,
+		{Kind: plan.KindExchange, Vhost: "/", Name: "orders"}:                     true,
+		{Kind: plan.KindQueue, Vhost: "other", Name: "not-in-this-vhost-record"}:  true,
+		{Kind: plan.KindPolicy, Vhost: "/", Name: "name: with colons and spaces"}: true,
+		{Kind: plan.KindOperatorPolicy, Vhost: "/", Name: "cap"}:                  true,
+		{Kind: plan.KindVhost, Vhost: "/", Name: "/"}:                             true,
+	}
+	tp := topology.New()
+	v := tp.Vhost("/")
+	old := Exchange("/", 3, map[plan.ObjectRef]bool{{Kind: plan.KindQueue, Vhost: "/", Name: "stale"}: true})
+	cur := Exchange("/", 4, refs)
+	// As the broker gives it back: JSON numbers, []any.
+	cur.Arguments = topology.Args{ArgFormat: float64(1), ArgManaged: cur.Arguments[ArgManaged]}
+	v.Exchanges[old.Name], v.Exchanges[cur.Name] = old, cur
+	v.Exchanges["orders"] = &topology.Exchange{Name: "orders", Type: "topic", Durable: true}
+	v.Bindings = []*topology.Binding{{Source: cur.Name, Destination: "x", DestinationType: topology.DestExchange}}
+
+	recs, err := Extract(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := recs["/"]
+	if r.Generation != 4 || len(r.Exchanges) != 2 {
+		t.Errorf("generation %d, exchanges %v: want the newest (4) of two", r.Generation, r.Exchanges)
+	}
+	want := map[plan.ObjectRef]bool{}
+	for ref := range refs {
+		if ref.Vhost == "/" {
+			want[ref] = true
+		}
+	}
+	if diff := cmp.Diff(want, r.Managed); diff != "" {
+		t.Errorf("managed (-want +got):\n%s", diff)
+	}
+	if _, ok := v.Exchanges[cur.Name]; ok || len(v.Exchanges) != 1 || len(v.Bindings) != 0 {
+		t.Errorf("record exchanges and their bindings must leave the topology: %v %v", v.ExchangeNames(), v.Bindings)
+	}
+	if r.Equal(want) {
+		t.Error("two record generations on the broker: the record must be rewritten to clean up")
+	}
+}
+
+func TestUnreadableRecordNamesTheExchange(t *testing.T) {
+	tp := topology.New()
+	tp.Vhost("v").Exchanges[Prefix+"1"] = &topology.Exchange{Name: Prefix + "1", Type: "fanout", Arguments: topology.Args{ArgFormat: int64(7)}}
+	_, err := Extract(tp)
+	if err == nil || !strings.Contains(err.Error(), `"mqctl.ownership.1"`) || !strings.Contains(err.Error(), "delete that exchange") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestIsRecord(t *testing.T) {
+	for name, want := range map[string]bool{"mqctl.ownership.1": true, "mqctl.ownership.": false, "mqctl.ownership.x": false, "orders": false} {
+		if IsRecord(name) != want {
+			t.Errorf("IsRecord(%q) = %v", name, !want)
+		}
+	}
+}
