@@ -125,7 +125,8 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			d.add(Change{Action: Update, Kind: KindVhost, Vhost: name, Name: name,
 				Before: &Object{Vhost: vhostMeta(have)}, After: &Object{Vhost: vhostMeta(want)}, Fields: fields, Pos: want.Pos})
 		}
-		d.claim(ref)
+		// An existing vhost is never adopted: mqctl deletes only vhosts it
+		// created itself, never one that was there before (such as "/").
 	case have != nil:
 		want = empty
 	default:
@@ -225,7 +226,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	d.policies(name, KindPolicy, want.Policies, have.Policies)
 	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
 
-	if want == empty && d.managed(ref) {
+	if want == empty && d.managed(ref) && name != "/" {
 		// The vhost left the file: delete it only when nothing in it is
 		// someone else's (unmanaged objects keep it alive).
 		for _, u := range d.p.Unmanaged {

@@ -1,0 +1,182 @@
+// Package lock keeps two applies from interleaving on one vhost. The lock
+// is an exclusive, server-side queue named QueueName held open over an AMQP
+// connection: RabbitMQ refuses a second exclusive declaration
+// (RESOURCE_LOCKED) while the first connection lives, and drops the queue
+// by itself when that connection closes — so a crashed or killed apply
+// never leaves a stale lock behind.
+package lock
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// QueueName is the lock queue declared in every vhost an apply changes.
+const QueueName = "mqctl.lock"
+
+// ErrHeld is wrapped by the error returned when another apply holds a lock.
+var ErrHeld = errors.New("another apply holds the lock")
+
+// Holder describes who holds a lock, for the error message.
+type Holder func(ctx context.Context, vhost string) string
+
+// Options configure Acquire.
+type Options struct {
+	// URL is the AMQP URL without vhost path (amqp://user:pass@host:5672).
+	URL string
+	// TLS is used for amqps URLs.
+	TLS *tls.Config
+	// Name identifies this apply in the broker's connection list.
+	Name string
+	// Wait is how long to keep trying while another apply holds the lock.
+	Wait time.Duration
+	// Holder, when set, names the current holder in the error.
+	Holder Holder
+}
+
+// Lock is a held lock on one vhost.
+type Lock struct {
+	Vhost string
+	conn  *amqp.Connection
+}
+
+// DefaultName is the connection name an apply announces: who and where.
+func DefaultName(action string) string {
+	host, _ := os.Hostname()
+	user := os.Getenv("USER")
+	if user == "" {
+		user = "unknown"
+	}
+	return fmt.Sprintf("mqctl %s by %s@%s (pid %d) since %s", action, user, host, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
+}
+
+// Acquire takes the lock of vhost, waiting up to opts.Wait while another
+// apply holds it.
+func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
+	deadline := time.Now().Add(opts.Wait)
+	for {
+		l, err := try(vhost, opts)
+		if err == nil {
+			return l, nil
+		}
+		if !errors.Is(err, ErrHeld) || time.Now().After(deadline) {
+			if errors.Is(err, ErrHeld) && opts.Holder != nil {
+				if h := opts.Holder(ctx, vhost); h != "" {
+					return nil, fmt.Errorf("vhost %q is locked by %s: %w; wait for it to finish, or pass --lock-timeout to wait longer", vhost, h, ErrHeld)
+				}
+			}
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the lock of vhost %q: %w", vhost, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func try(vhost string, opts Options) (*Lock, error) {
+	u, err := url.Parse(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("AMQP URL is invalid: %w", err)
+	}
+	u.Path = "/" + url.PathEscape(vhost)
+	u.RawPath = u.Path
+	cfg := amqp.Config{
+		Properties:      amqp.Table{"connection_name": opts.Name},
+		TLSClientConfig: opts.TLS,
+		Heartbeat:       10 * time.Second,
+		Dial:            amqp.DefaultDial(10 * time.Second),
+	}
+	conn, err := amqp.DialConfig(u.String(), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open an AMQP connection to %s for the apply lock of vhost %q: %s", u.Host, vhost, maskAMQP(err))
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("AMQP channel for the apply lock of vhost %q: %w", vhost, err)
+	}
+	_, err = ch.QueueDeclare(QueueName, false, true, true, false, amqp.Table{"x-queue-type": "classic"})
+	if err != nil {
+		conn.Close()
+		var ae *amqp.Error
+		if errors.As(err, &ae) && ae.Code == amqp.ResourceLocked {
+			return nil, fmt.Errorf("vhost %q: %w", vhost, ErrHeld)
+		}
+		return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: %w", QueueName, vhost, err)
+	}
+	return &Lock{Vhost: vhost, conn: conn}, nil
+}
+
+// Release drops the lock (closing the connection deletes the queue).
+func (l *Lock) Release() error {
+	if l == nil || l.conn == nil {
+		return nil
+	}
+	err := l.conn.Close()
+	l.conn = nil
+	if errors.Is(err, amqp.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Lost reports whether the lock's connection has closed under us.
+func (l *Lock) Lost() bool { return l == nil || l.conn == nil || l.conn.IsClosed() }
+
+// maskAMQP renders an AMQP dial error without credentials.
+func maskAMQP(err error) string {
+	var ae *amqp.Error
+	if errors.As(err, &ae) {
+		return ae.Reason
+	}
+	s := err.Error()
+	if u, perr := url.Parse(s); perr == nil && u.User != nil {
+		u.User = url.User(u.User.Username())
+		return u.String()
+	}
+	return s
+}
+
+// QueueState is what AMQP's passive declare tells about a queue, straight
+// from the queue process (no statistics delay).
+type QueueState struct {
+	Ready     int64 // messages ready for delivery
+	Consumers int64
+	Exists    bool
+}
+
+// Inspect reads queue's ready-message and consumer counts with a passive
+// declare on the lock's connection (the lock's vhost).
+func (l *Lock) Inspect(queue string) (QueueState, error) {
+	if l.Lost() {
+		return QueueState{}, fmt.Errorf("the apply lock's connection to vhost %q is closed", l.Vhost)
+	}
+	ch, err := l.conn.Channel()
+	if err != nil {
+		return QueueState{}, fmt.Errorf("AMQP channel in vhost %q: %w", l.Vhost, err)
+	}
+	q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
+	if err != nil {
+		// A failed passive declare closes the channel; the connection lives.
+		var ae *amqp.Error
+		if errors.As(err, &ae) && ae.Code == amqp.NotFound {
+			return QueueState{}, nil
+		}
+		if errors.As(err, &ae) && ae.Code == amqp.ResourceLocked {
+			// Another connection's exclusive queue: in use by definition.
+			return QueueState{Exists: true, Consumers: 1}, nil
+		}
+		return QueueState{}, fmt.Errorf("inspect queue %q in vhost %q: %w", queue, l.Vhost, err)
+	}
+	ch.Close()
+	return QueueState{Ready: int64(q.Messages), Consumers: int64(q.Consumers), Exists: true}, nil
+}
