@@ -149,7 +149,7 @@ func exchangeNode(x *topology.Exchange) *yaml.Node {
 		add(m, "internal", boolNode(true))
 	}
 	rest := x.Arguments.Clone()
-	if ae, ok := rest.String("alternate-exchange"); ok {
+	if ae, ok := rest.String("alternate-exchange"); ok && ae != "" {
 		add(m, "alternate_exchange", str(ae))
 		delete(rest, "alternate-exchange")
 	}
@@ -195,7 +195,7 @@ func queueNode(v *topology.Vhost, q *topology.Queue, bindings []*topology.Bindin
 	if defaultType == "" {
 		defaultType = topology.QueueClassic
 	}
-	if q.Type != defaultType {
+	if q.Type != defaultType && q.Type != "" {
 		add(m, "type", str(q.Type))
 	}
 	if !q.Durable {

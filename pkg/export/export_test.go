@@ -352,6 +352,17 @@ func TestNamesThatNeedQuoting(t *testing.T) {
 	assertRoundTrip(t, top)
 }
 
+func TestArgumentValues(t *testing.T) {
+	values := topology.Args{
+		"big": 1e21, "small": 0.1, "neg": -2.5, "int": int64(-9007199254740993), "null": nil, "bool": false,
+		"list": []any{int64(1), "two", 3.5, nil, []any{"nested"}}, "map": map[string]any{"k": "v", "n": map[string]any{"deep": true}},
+		"empty-list": []any{}, "empty-map": map[string]any{}, "string-number": "60000", "date": "2024-01-01",
+	}
+	top := vhostWith([]*topology.Queue{q("q", "classic", values)},
+		[]*topology.Exchange{{Name: "x", Type: "fanout", Durable: true, Arguments: topology.Args{"alternate-exchange": ""}}}, nil)
+	assertRoundTrip(t, top)
+}
+
 func TestPolicies(t *testing.T) {
 	top := topology.New()
 	v := top.Vhost("/")
@@ -438,4 +449,34 @@ func keys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// FuzzRoundTrip: whatever definitions file is read without error exports,
+// with and without sugar, to a file that loads back into the same topology.
+func FuzzRoundTrip(f *testing.F) {
+	for _, p := range []string{"testdata/sugar.json", "testdata/typed.json", "testdata/single-vhost.json"} {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"queues":[{"name":"a$","vhost":"${x}","arguments":{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"b"}},{"name":"b","vhost":"${x}"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		top, _, err := definitions.Read("fuzz.json", data)
+		if err != nil {
+			return
+		}
+		for _, sugar := range []bool{false, true} {
+			var buf bytes.Buffer
+			if err := WriteYAML(&buf, top, Options{Sugar: sugar}); err != nil {
+				t.Fatal(err)
+			}
+			back, err := loader.LoadBytes("fuzz.yaml", buf.Bytes(), loader.Options{})
+			if err != nil {
+				t.Fatalf("sugar=%t: the export does not load: %v\n%s", sugar, err, buf.String())
+			}
+			if diff := cmp.Diff(sorted(top), sorted(back), topologyOpts); diff != "" {
+				t.Fatalf("sugar=%t: round trip differs (-read +loaded):\n%s\n%s", sugar, diff, buf.String())
+			}
+		}
+	})
 }
