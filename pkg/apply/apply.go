@@ -1,0 +1,388 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// ErrRefused is wrapped by every safety refusal.
+var ErrRefused = errors.New("refused to lose data")
+
+// Options configure an apply.
+type Options struct {
+	// AllowDataLoss lets apply delete or replace queues that hold messages
+	// or have consumers.
+	AllowDataLoss bool
+	// AllowReplace lets apply replace (delete and re-declare) queues and
+	// exchanges whose immutable settings changed.
+	AllowReplace bool
+	// Parallelism is the number of concurrent requests within a phase.
+	Parallelism int
+	// Progress is told about every finished step.
+	Progress func(Event)
+	// Inspect reads a queue's state right before it is deleted (AMQP
+	// passive declare); nil uses the management API's statistics only.
+	Inspect func(ctx context.Context, vhost, queue string) (lock.QueueState, error)
+	// PropertiesKey looks up a binding's properties_key read with the
+	// state; when it has none, apply asks the broker.
+	PropertiesKey func(vhost string, b *topology.Binding) (string, bool)
+	// VhostTags gives the tags a vhost has now (a metadata update keeps them).
+	VhostTags func(vhost string) []string
+	// VhostCreated runs right after apply creates a vhost (to take its lock).
+	VhostCreated func(ctx context.Context, vhost string) error
+	// Records are the ownership records read with the state, per vhost.
+	Records map[string]*ownership.Record
+}
+
+// Event reports one finished step.
+type Event struct {
+	Step     Step
+	Err      error
+	Duration time.Duration
+}
+
+// Failure is a step that failed, with the broker's reason.
+type Failure struct {
+	Step Step
+	Err  error
+}
+
+// Result is what an apply did.
+type Result struct {
+	Done      []Step
+	Failed    []Failure
+	Remaining []Step
+	// Interrupted is true when the context was cancelled (Ctrl-C): the
+	// steps in flight were finished, no new one was started.
+	Interrupted bool
+	// RecordErr is set when the ownership record could not be written.
+	RecordErr error
+}
+
+// OK reports whether everything was applied.
+func (r *Result) OK() bool {
+	return len(r.Failed) == 0 && len(r.Remaining) == 0 && !r.Interrupted && r.RecordErr == nil
+}
+
+// Check refuses a plan that would lose data or replace objects without the
+// flags that allow it, before anything is changed. The error lists every
+// refused change with what forced it and what to do instead.
+func Check(p *plan.Plan, opts Options) error {
+	var refusals []string
+	for _, c := range p.Changes {
+		switch {
+		case c.Action == plan.Replace && !opts.AllowReplace:
+			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q must be replaced (deleted and declared again): %s; pass --allow-replace to do it", c.Kind, c.Name, c.Vhost, c.Reason))
+		case (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss:
+			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q would be %sd but holds %d %s and has %d %s: drain it first, or pass --allow-data-loss to drop them",
+				c.Kind, c.Name, c.Vhost, c.Action, c.Messages, plural("message", c.Messages), c.Consumers, plural("consumer", c.Consumers)))
+		}
+	}
+	if len(refusals) == 0 {
+		return nil
+	}
+	return &RefusalError{Refusals: refusals}
+}
+
+// RefusalError lists the changes apply will not make without a flag.
+type RefusalError struct{ Refusals []string }
+
+func (e *RefusalError) Error() string {
+	return fmt.Sprintf("nothing was changed: %d %s refused:\n  %s", len(e.Refusals), plural("change", int64(len(e.Refusals))), strings.Join(e.Refusals, "\n  "))
+}
+
+func (e *RefusalError) Unwrap() error { return ErrRefused }
+
+func plural(w string, n int64) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}
+
+// Execute carries out p on c, phase by phase. It stops after the phase in
+// which a step failed (later phases depend on it), or when ctx is
+// cancelled (after the steps in flight). The ownership record of every
+// vhost it touched is then rewritten to match what was actually done.
+func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) *Result {
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = 8
+	}
+	e := &executor{c: c, opts: opts}
+	res := &Result{}
+	phases := Order(p)
+	for i, phase := range phases {
+		if ctx.Err() != nil {
+			res.Interrupted = true
+		}
+		if res.Interrupted || len(res.Failed) > 0 {
+			for _, rest := range phases[i:] {
+				res.Remaining = append(res.Remaining, rest...)
+			}
+			break
+		}
+		done, failed, notRun := e.runPhase(ctx, phase)
+		res.Done = append(res.Done, done...)
+		res.Failed = append(res.Failed, failed...)
+		res.Remaining = append(res.Remaining, notRun...)
+		if len(notRun) > 0 {
+			res.Interrupted = true
+		}
+	}
+	// The record is written even after a failure or an interruption, so it
+	// always describes what exists; it must not be cut short itself.
+	res.RecordErr = e.writeRecords(context.WithoutCancel(ctx), p, res)
+	return res
+}
+
+type executor struct {
+	c    *broker.Client
+	opts Options
+}
+
+// runPhase runs the independent steps of one phase concurrently. Steps
+// already started finish even when ctx is cancelled.
+func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, failed []Failure, notRun []Step) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, e.opts.Parallelism)
+	run := context.WithoutCancel(ctx)
+	for i, s := range steps {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return done, failed, append(notRun, steps[i:]...)
+		case sem <- struct{}{}:
+		}
+		wg.Add(1)
+		go func(s Step) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			start := time.Now()
+			err := e.step(run, s)
+			mu.Lock()
+			if err != nil {
+				failed = append(failed, Failure{Step: s, Err: err})
+			} else {
+				done = append(done, s)
+			}
+			if e.opts.Progress != nil {
+				e.opts.Progress(Event{Step: s, Err: err, Duration: time.Since(start)})
+			}
+			mu.Unlock()
+		}(s)
+	}
+	wg.Wait()
+	sortSteps(done)
+	sort.SliceStable(failed, func(i, j int) bool { return failed[i].Step.String() < failed[j].Step.String() })
+	return done, failed, notRun
+}
+
+func sortSteps(s []Step) {
+	sort.SliceStable(s, func(i, j int) bool { return s[i].String() < s[j].String() })
+}
+
+// step performs one operation. Deletes of objects already gone succeed
+// (re-running converges).
+func (e *executor) step(ctx context.Context, s Step) error {
+	c := s.Change
+	switch s.Op {
+	case OpCreateVhost:
+		v := c.After.Vhost
+		if err := e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType}); err != nil {
+			return err
+		}
+		if err := e.c.GrantFullPermissions(ctx, v.Name, e.c.Username()); err != nil {
+			return err
+		}
+		if e.opts.VhostCreated != nil {
+			return e.opts.VhostCreated(ctx, v.Name)
+		}
+		return nil
+	case OpUpdateVhost:
+		v := c.After.Vhost
+		var tags []string
+		if e.opts.VhostTags != nil {
+			tags = e.opts.VhostTags(v.Name)
+		}
+		return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: tags})
+	case OpDeleteVhost:
+		return ignoreNotFound(e.c.DeleteVhost(ctx, s.Name))
+	case OpDeletePolicy:
+		return ignoreNotFound(e.c.DeletePolicy(ctx, s.Vhost, s.Name))
+	case OpDeleteOpPolicy:
+		return ignoreNotFound(e.c.DeleteOperatorPolicy(ctx, s.Vhost, s.Name))
+	case OpPutPolicy:
+		return e.c.PutPolicy(ctx, s.Vhost, c.After.Policy)
+	case OpPutOpPolicy:
+		return e.c.PutOperatorPolicy(ctx, s.Vhost, c.After.Policy)
+	case OpUnbind:
+		key, ok := "", false
+		if e.opts.PropertiesKey != nil {
+			key, ok = e.opts.PropertiesKey(s.Vhost, s.Binding)
+		}
+		if !ok {
+			k, err := e.c.BindingPropertiesKey(ctx, s.Vhost, s.Binding)
+			if errors.Is(err, broker.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			key = k
+		}
+		return ignoreNotFound(e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key))
+	case OpBind:
+		return e.c.DeclareBinding(ctx, s.Vhost, s.Binding)
+	case OpDeleteQueue:
+		return e.deleteQueue(ctx, s)
+	case OpDeleteExchange:
+		return ignoreNotFound(e.c.DeleteExchange(ctx, s.Vhost, s.Name, broker.DeleteExchangeOptions{}))
+	case OpDeclareExchange:
+		return e.c.DeclareExchange(ctx, s.Vhost, c.After.Exchange)
+	case OpDeclareQueue:
+		return e.c.DeclareQueue(ctx, s.Vhost, c.After.Queue)
+	}
+	return fmt.Errorf("unknown step %q", s.Op)
+}
+
+// deleteQueue deletes a queue (for a delete or the first half of a
+// replace), checking at this very moment that it holds no messages and has
+// no consumers unless data loss is allowed. Classic queues are also
+// deleted with the broker's own if-empty/if-unused guard; quorum queues
+// have none, so the check right before is what protects them.
+func (e *executor) deleteQueue(ctx context.Context, s Step) error {
+	verb := "deleted"
+	if s.Change.Action == plan.Replace {
+		verb = "replaced"
+	}
+	var opts broker.DeleteQueueOptions
+	if !e.opts.AllowDataLoss {
+		if e.opts.Inspect != nil {
+			st, err := e.opts.Inspect(ctx, s.Vhost, s.Name)
+			if err != nil {
+				return err
+			}
+			if !st.Exists {
+				return nil
+			}
+			if st.Ready > 0 || st.Consumers > 0 {
+				return refuse(s, verb, st.Ready, st.Consumers)
+			}
+		}
+		st, err := e.c.GetQueueStats(ctx, s.Vhost, s.Name)
+		if errors.Is(err, broker.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if st.Messages > 0 || st.Consumers > 0 {
+			return refuse(s, verb, st.Messages, st.Consumers)
+		}
+		if q := s.Change.Before.Queue; q != nil && (q.Type == "" || q.Type == topology.QueueClassic) {
+			opts = broker.DeleteQueueOptions{IfEmpty: true, IfUnused: true}
+		}
+	}
+	err := e.c.DeleteQueue(ctx, s.Vhost, s.Name, opts)
+	if errors.Is(err, broker.ErrRejected) && (opts.IfEmpty || opts.IfUnused) {
+		return fmt.Errorf("queue %q in vhost %q was not %s: %w (it received messages or a consumer at the last moment; pass --allow-data-loss to drop them)", s.Name, s.Vhost, verb, errors.Join(ErrRefused, err))
+	}
+	return ignoreNotFound(err)
+}
+
+func refuse(s Step, verb string, msgs, consumers int64) error {
+	return fmt.Errorf("queue %q in vhost %q was not %s: it holds %d %s and has %d %s right now: %w; drain it first, or pass --allow-data-loss to drop them",
+		s.Name, s.Vhost, verb, msgs, plural("message", msgs), consumers, plural("consumer", consumers), ErrRefused)
+}
+
+func ignoreNotFound(err error) error {
+	if errors.Is(err, broker.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// writeRecords rewrites the ownership record of every vhost the plan
+// touched (or whose objects it adopts) to list what mqctl now manages
+// there: the old record, minus what was deleted, plus what was created,
+// replaced or adopted.
+func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) error {
+	managed := map[plan.ObjectRef]bool{}
+	vhosts := map[string]bool{}
+	for vh, r := range e.opts.Records {
+		for ref := range r.Managed {
+			managed[ref] = true
+		}
+		if len(r.Exchanges) > 1 {
+			vhosts[vh] = true // an interrupted record swap to finish
+		}
+	}
+	deletedVhosts := map[string]bool{}
+	for _, s := range res.Done {
+		c := s.Change
+		vhosts[c.Vhost] = true
+		if s.Restore {
+			continue
+		}
+		ref := plan.ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}
+		switch {
+		case s.Op == OpDeleteVhost:
+			deletedVhosts[c.Vhost] = true
+		case c.Action == plan.Delete:
+			delete(managed, ref)
+		case c.Action == plan.Create || s.Op == OpDeclareExchange || s.Op == OpDeclareQueue:
+			managed[ref] = true
+		}
+	}
+	failedVhost := map[string]bool{}
+	for _, f := range res.Failed {
+		if f.Step.Op == OpCreateVhost {
+			failedVhost[f.Step.Vhost] = true
+		}
+	}
+	for _, ref := range p.Adopt {
+		managed[ref] = true
+		vhosts[ref.Vhost] = true
+	}
+	var errs []error
+	names := make([]string, 0, len(vhosts))
+	for vh := range vhosts {
+		names = append(names, vh)
+	}
+	sort.Strings(names)
+	for _, vh := range names {
+		if deletedVhosts[vh] || failedVhost[vh] {
+			continue
+		}
+		rec := e.opts.Records[vh]
+		if rec == nil {
+			rec = &ownership.Record{Vhost: vh, Managed: map[plan.ObjectRef]bool{}}
+		}
+		if rec.Equal(managed) {
+			continue
+		}
+		next := ownership.Exchange(vh, rec.Generation+1, managed)
+		if err := e.c.DeclareExchange(ctx, vh, next); err != nil {
+			errs = append(errs, fmt.Errorf("write the ownership record of vhost %q: %w", vh, err))
+			continue
+		}
+		for _, old := range rec.Exchanges {
+			if err := ignoreNotFound(e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})); err != nil {
+				errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
