@@ -18,6 +18,9 @@ import (
 const (
 	// MaxFileSize is the largest topology file the loader reads.
 	MaxFileSize = 10 << 20
+	// MaxNodes is the most YAML nodes a file may hold, aliases expanded
+	// (a 10,000-queue topology holds some 150,000).
+	MaxNodes = 1_000_000
 	// minNodeLimit is the node count a document may always expand to
 	// through aliases; larger documents may expand to twice their size.
 	minNodeLimit = 200_000
@@ -124,8 +127,13 @@ func parseFile(file string, data []byte, lookup func(string) (string, bool), err
 		errs.addf(pos, `a topology file starts with "version: 1"`, "file is empty")
 		return nil
 	}
+	size := countNodes(doc)
+	if size > MaxNodes {
+		errs.addf(pos, "split the topology into several files", "file holds %d YAML nodes, more than the %d the loader reads", size, MaxNodes)
+		return nil
+	}
 	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}}
-	p.limit = max(minNodeLimit, 2*countNodes(doc))
+	p.limit = min(MaxNodes, max(minNodeLimit, 2*size))
 	root := p.convert(doc.Content[0])
 	if p.over {
 		errs.addf(pos, "expand fewer aliases (*name), or write the objects out",
