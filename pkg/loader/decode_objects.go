@@ -319,8 +319,7 @@ func (d *decoder) limits(n *node, what string) []typedArg {
 func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topology.Args) []typedArg {
 	dw := label(what, "dead_letter")
 	f, ok := d.fields(e.value, dw, deadLetterFields)
-	if !ok || e.value.isNull() {
-		// dead_letter: null declares no dead-lettering (and overrides defaults).
+	if !ok {
 		return nil
 	}
 	origin := decl.q.Name
