@@ -2,10 +2,13 @@ package broker
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
+	"strings"
 )
 
 // GrantFullPermissions gives user configure, write and read permissions on
@@ -43,4 +46,55 @@ func (c *Client) QueueHolder(ctx context.Context, vhost, name string) string {
 	}
 	b, _ := json.Marshal(conn.User)
 	return fmt.Sprintf("user %s on connection %s", b, q.Owner.Name)
+}
+
+// AMQPURL returns the AMQP URL (no vhost) that goes with this management
+// connection: the same host and credentials, port 5672 (5671 and amqps
+// when the management API is https). override, when set, is used instead;
+// it gets this client's credentials when it carries none. The result holds
+// the password: never print it (MaskURL).
+func (c *Client) AMQPURL(override string) (string, error) {
+	var u *url.URL
+	if override != "" {
+		o, err := url.Parse(override)
+		if err != nil || (o.Scheme != "amqp" && o.Scheme != "amqps") || o.Host == "" {
+			return "", fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)", MaskURL(override))
+		}
+		u = o
+	} else {
+		b, err := url.Parse(c.base)
+		if err != nil {
+			return "", err
+		}
+		u = &url.URL{Scheme: "amqp", Host: b.Hostname() + ":5672"}
+		if b.Scheme == "https" {
+			u = &url.URL{Scheme: "amqps", Host: b.Hostname() + ":5671"}
+		}
+		if strings.Contains(b.Hostname(), ":") {
+			u.Host = "[" + b.Hostname() + "]" + u.Host[len(b.Hostname()):]
+		}
+	}
+	if u.User == nil {
+		u.User = url.UserPassword(c.user, c.pass)
+	}
+	u.Path = ""
+	return u.String(), nil
+}
+
+// TLSConfig is the TLS configuration of this connection (CA, client
+// certificate), for AMQP connections that go with it.
+func (c *Client) TLSConfig() *tls.Config { return c.transport.TLSClientConfig.Clone() }
+
+// VhostNames lists the vhosts the user can see, sorted.
+func (c *Client) VhostNames(ctx context.Context) ([]string, error) {
+	infos, err := c.listVhosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(infos))
+	for n := range infos {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -51,11 +52,14 @@ type Env struct {
 	LookupEnv func(string) (string, bool)
 	// IsTerminal reports whether stdout is an interactive terminal.
 	IsTerminal bool
+	// StdinIsTerminal reports whether stdin is one (apply asks there).
+	StdinIsTerminal bool
 }
 
 // OSEnv is the process's real environment.
 func OSEnv() Env {
-	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, LookupEnv: os.LookupEnv, IsTerminal: isTerminal(os.Stdout)}
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, LookupEnv: os.LookupEnv,
+		IsTerminal: isTerminal(os.Stdout), StdinIsTerminal: isTerminal(os.Stdin)}
 }
 
 func isTerminal(f *os.File) bool {
@@ -69,6 +73,7 @@ type globals struct {
 	files  []string
 	vhosts []string
 	output string
+	conn   connFlags
 }
 
 // NewRootCmd builds the whole command tree.
@@ -96,6 +101,7 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 	pf.StringArrayVarP(&g.files, "file", "f", nil, "topology file, directory of *.yaml/*.yml, or - for stdin (repeatable; default topology.yaml)")
 	pf.StringSliceVar(&g.vhosts, "vhost", nil, "restrict to these vhosts (repeatable or comma-separated)")
 	pf.StringVarP(&g.output, "output", "o", "text", "output format: text or json")
+	g.conn.register(pf)
 
 	root.AddCommand(
 		newVersionCmd(g),
@@ -104,6 +110,8 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 		newRouteCmd(g),
 		newGraphCmd(g),
 		newExportCmd(g),
+		newPlanCmd(g),
+		newApplyCmd(g),
 	)
 	return root
 }
@@ -112,7 +120,7 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 // printed to env.Stderr as one "mqctl: …" line each; never a stack trace.
 func Main(ctx context.Context, args []string, env Env) int {
 	root := NewRootCmd(env)
-	root.SetArgs(args)
+	root.SetArgs(terraformFlags(args))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
@@ -191,4 +199,21 @@ func newVersionCmd(g *globals) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// terraformFlags accepts the single-dash long flags users know from
+// terraform (-out FILE, -detailed-exitcode, -auto-approve) as their
+// double-dash forms.
+func terraformFlags(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		for _, f := range []string{"-out", "-detailed-exitcode", "-auto-approve"} {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				a = "-" + a
+				break
+			}
+		}
+		out[i] = a
+	}
+	return out
 }

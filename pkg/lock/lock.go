@@ -87,8 +87,8 @@ func try(vhost string, opts Options) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("AMQP URL is invalid: %w", err)
 	}
-	u.Path = "/" + url.PathEscape(vhost)
-	u.RawPath = u.Path
+	u.Path = "/" + vhost
+	u.RawPath = "/" + url.PathEscape(vhost)
 	cfg := amqp.Config{
 		Properties:      amqp.Table{"connection_name": opts.Name},
 		TLSClientConfig: opts.TLS,

@@ -284,7 +284,8 @@ func vhostMeta(v *topology.Vhost) *VhostMeta {
 
 func vhostFields(want, have *topology.Vhost) []FieldChange {
 	var out []FieldChange
-	if want.Description != have.Description {
+	// An empty description in the file means "leave the broker's".
+	if want.Description != "" && want.Description != have.Description {
 		out = append(out, FieldChange{Field: "description", Before: have.Description, After: want.Description})
 	}
 	// An unset default_queue_type in the file means "leave the broker's".

@@ -90,8 +90,11 @@ type ObjectRef struct {
 
 // Plan is the full answer of `mqctl plan`.
 type Plan struct {
-	FormatVersion string   `json:"format_version"`
-	Changes       []Change `json:"changes"`
+	FormatVersion string `json:"format_version"`
+	// Vhosts are the vhosts the plan was made for (the broker is read for
+	// these when a saved plan is applied).
+	Vhosts  []string `json:"vhosts,omitempty"`
+	Changes []Change `json:"changes"`
 	// Unmanaged are objects on the broker that the file does not name and
 	// mqctl does not manage: listed, counted, and left alone.
 	Unmanaged []ObjectRef `json:"unmanaged,omitempty"`

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mqctl/mqctl/pkg/plan"
+)
+
+func newPlanCmd(g *globals) *cobra.Command {
+	var (
+		detailed      bool
+		out           string
+		listUnmanaged bool
+	)
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Show what apply would change on the live broker",
+		Long: `plan reads the live broker through the management API, diffs it against the
+file and prints the changes apply would make: + create, ~ update, -/+ replace,
+- delete, with before → after for every changed field.
+
+Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
+1 error, 2 changes. --out FILE saves the plan for "mqctl apply FILE".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := g.checkOutput("text", "json"); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			c, _, err := g.connect(ctx)
+			if err != nil {
+				return err
+			}
+			p, _, err := g.makePlan(ctx, c, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if g.output == "json" {
+				err = plan.WriteJSON(w, p)
+			} else {
+				err = plan.WriteText(w, p, plan.RenderOptions{Color: g.useColor(), ListUnmanaged: listUnmanaged})
+			}
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				f, err := os.Create(out)
+				if err != nil {
+					return fmt.Errorf("save the plan: %w", err)
+				}
+				if err := plan.WriteJSON(f, p); err != nil {
+					f.Close()
+					return fmt.Errorf("save the plan to %s: %w", out, err)
+				}
+				if err := f.Close(); err != nil {
+					return fmt.Errorf("save the plan to %s: %w", out, err)
+				}
+				if g.output != "json" {
+					fmt.Fprintf(w, "\nSaved the plan to %s: run \"mqctl apply %s\" to apply exactly these changes.\n", out, out)
+				}
+			}
+			if detailed && !p.Empty() {
+				return &ExitCodeError{Code: ExitChanges}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when there are none")
+	cmd.Flags().StringVar(&out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
+	cmd.Flags().BoolVar(&listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
+	return cmd
+}

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/spf13/pflag"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+)
+
+// connFlags are the connection settings (SPEC §1). Precedence: flag, then
+// environment variable, then the selected context of the config file, then
+// the default (http://localhost:15672, guest/guest).
+type connFlags struct {
+	server, username, password    string
+	amqpURL                       string
+	caCert, clientCert, clientKey string
+	insecure                      bool
+	context, config               string
+	timeout                       time.Duration
+	set                           func(name string) bool
+}
+
+func (c *connFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&c.server, "server", "", "management API URL (env MQCTL_SERVER; default http://localhost:15672)")
+	fs.StringVar(&c.username, "username", "", "management API user (env MQCTL_USERNAME; default guest)")
+	fs.StringVar(&c.password, "password", "", "password (env MQCTL_PASSWORD; default guest); never printed")
+	fs.StringVar(&c.amqpURL, "amqp-url", "", "AMQP URL for locks and queue checks (env MQCTL_AMQP_URL; default: the server's host, port 5672)")
+	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust (env MQCTL_CA_CERT)")
+	fs.StringVar(&c.clientCert, "client-cert", "", "PEM client certificate for mutual TLS (env MQCTL_CLIENT_CERT)")
+	fs.StringVar(&c.clientKey, "client-key", "", "PEM client key for mutual TLS (env MQCTL_CLIENT_KEY)")
+	fs.BoolVar(&c.insecure, "insecure-skip-verify", false, "do not verify the server's TLS certificate")
+	fs.StringVar(&c.context, "context", "", "named broker context from the config file (env MQCTL_CONTEXT)")
+	fs.StringVar(&c.config, "config", "", "config file (env MQCTL_CONFIG; default ~/.config/mqctl/config.yaml)")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "timeout of each management API request")
+	c.set = func(name string) bool { return fs.Changed(name) }
+}
+
+// Context is one named broker in the config file.
+type Context struct {
+	Server             string `yaml:"server"`
+	Username           string `yaml:"username"`
+	Password           string `yaml:"password"`
+	PasswordEnv        string `yaml:"password_env"`
+	AMQPURL            string `yaml:"amqp_url"`
+	CACert             string `yaml:"ca_cert"`
+	ClientCert         string `yaml:"client_cert"`
+	ClientKey          string `yaml:"client_key"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
+}
+
+// Config is ~/.config/mqctl/config.yaml.
+type Config struct {
+	CurrentContext string             `yaml:"current_context"`
+	Contexts       map[string]Context `yaml:"contexts"`
+}
+
+// brokerConfig resolves the connection settings.
+func (g *globals) brokerConfig() (broker.Config, string, error) {
+	c := &g.conn
+	env := func(name string) string { v, _ := g.env.LookupEnv(name); return v }
+	pick := func(flag, flagVal, envName string, ctxVal string) string {
+		if c.set != nil && c.set(flag) {
+			return flagVal
+		}
+		if v := env(envName); v != "" {
+			return v
+		}
+		return ctxVal
+	}
+	var ctx Context
+	name := pick("context", c.context, "MQCTL_CONTEXT", "")
+	path := pick("config", c.config, "MQCTL_CONFIG", "")
+	if path == "" {
+		if home, ok := g.env.LookupEnv("HOME"); ok && home != "" {
+			path = filepath.Join(home, ".config", "mqctl", "config.yaml")
+		}
+	}
+	if path != "" {
+		cfg, err := readConfig(path)
+		switch {
+		case err == nil:
+			if name == "" {
+				name = cfg.CurrentContext
+			}
+			if name != "" {
+				cx, ok := cfg.Contexts[name]
+				if !ok {
+					return broker.Config{}, "", fmt.Errorf("context %q is not defined in %s (defined: %v)", name, path, keys(cfg.Contexts))
+				}
+				ctx = cx
+			}
+		case os.IsNotExist(err) && name == "":
+		case os.IsNotExist(err):
+			return broker.Config{}, "", fmt.Errorf("--context %q given but the config file %s does not exist", name, path)
+		default:
+			return broker.Config{}, "", err
+		}
+	}
+	if ctx.PasswordEnv != "" && ctx.Password == "" {
+		ctx.Password = env(ctx.PasswordEnv)
+	}
+	bc := broker.Config{
+		Server:             pick("server", c.server, "MQCTL_SERVER", ctx.Server),
+		Username:           pick("username", c.username, "MQCTL_USERNAME", ctx.Username),
+		Password:           pick("password", c.password, "MQCTL_PASSWORD", ctx.Password),
+		CACert:             pick("ca-cert", c.caCert, "MQCTL_CA_CERT", ctx.CACert),
+		ClientCert:         pick("client-cert", c.clientCert, "MQCTL_CLIENT_CERT", ctx.ClientCert),
+		ClientKey:          pick("client-key", c.clientKey, "MQCTL_CLIENT_KEY", ctx.ClientKey),
+		InsecureSkipVerify: c.insecure || ctx.InsecureSkipVerify || env("MQCTL_INSECURE_SKIP_VERIFY") == "true",
+		Timeout:            c.timeout,
+	}
+	amqpURL := pick("amqp-url", c.amqpURL, "MQCTL_AMQP_URL", ctx.AMQPURL)
+	return bc, amqpURL, nil
+}
+
+func readConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, fmt.Errorf("config file %s: %v (expected current_context: NAME and contexts: {NAME: {server, username, password | password_env, amqp_url, ca_cert, client_cert, client_key, insecure_skip_verify}})", path, err)
+	}
+	return &cfg, nil
+}
+
+// connect opens the management API connection.
+func (g *globals) connect(ctx context.Context) (*broker.Client, string, error) {
+	cfg, amqpURL, err := g.brokerConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := broker.Connect(ctx, cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	u, err := c.AMQPURL(amqpURL)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, u, nil
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

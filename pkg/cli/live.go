@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// live is the broker's side of a plan.
+type live struct {
+	info    *broker.Live
+	records map[string]*ownership.Record
+	current plan.Current
+}
+
+// readLive reads the scope vhosts and splits mqctl's ownership records off
+// the topology.
+func readLive(ctx context.Context, c *broker.Client, scope []string) (*live, error) {
+	state, info, err := c.ReadState(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := ownership.Extract(state)
+	if err != nil {
+		return nil, err
+	}
+	stats := map[plan.ObjectRef]plan.QueueStats{}
+	for vh, qs := range info.Queues {
+		for q, st := range qs {
+			stats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
+		}
+	}
+	return &live{
+		info:    info,
+		records: recs,
+		current: plan.Current{State: state, Managed: ownership.Merge(recs), Stats: stats, Fingerprint: info.Fingerprint},
+	}, nil
+}
+
+// makePlan loads the file, reads the broker and diffs them.
+func (g *globals) makePlan(ctx context.Context, c *broker.Client, stderr io.Writer) (*plan.Plan, *live, error) {
+	desired, err := g.loadTopology()
+	if err != nil {
+		return nil, nil, err
+	}
+	return planFor(ctx, c, desired, stderr)
+}
+
+// planFor reads the broker for desired's vhosts and diffs them.
+func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, stderr io.Writer) (*plan.Plan, *live, error) {
+	scope := desired.VhostNames()
+	if !supportsDefaultQueueType(c.Version()) {
+		for _, v := range desired.Vhosts {
+			if v.DefaultQueueType != "" {
+				// The broker ignores it; the file's queues carry their types.
+				v.DefaultQueueType = ""
+			}
+		}
+	}
+	l, err := readLive(ctx, c, scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range l.info.Notes {
+		fmt.Fprintf(stderr, "mqctl: note: %s\n", n)
+	}
+	p := plan.Diff(desired, l.current)
+	p.Vhosts = scope
+	return p, l, nil
+}
+
+// supportsDefaultQueueType reports whether the broker stores a vhost's
+// default queue type (RabbitMQ 3.11 and later; 3.10 ignores it).
+func supportsDefaultQueueType(version string) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return true
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return major > 3 || (major == 3 && minor >= 11)
+}
+
+// useColor reports whether output should be coloured: on a terminal,
+// unless NO_COLOR is set (https://no-color.org).
+func (g *globals) useColor() bool {
+	if v, ok := g.env.LookupEnv("NO_COLOR"); ok && v != "" {
+		return false
+	}
+	return g.env.IsTerminal
+}
