@@ -49,9 +49,12 @@ broker-start:
 broker-stop:
 	./scripts/broker stop
 
+# The main job: lint the file, apply it to the local broker, then show that
+# a second plan has nothing left to do (exit code 0 = no changes).
 demo: broker-start build
-	./$(BIN) validate -f topology.yaml
 	./$(BIN) lint -f topology.yaml
+	./$(BIN) apply -f topology.yaml --auto-approve
+	./$(BIN) plan -f topology.yaml --detailed-exitcode
 
 clean:
 	rm -rf bin bench/tmp
