@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mqctl/mqctl/pkg/export"
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -70,7 +71,14 @@ func writeValidateSummary(w io.Writer, files []string, t *topology.Topology) err
 		bindings += len(v.Bindings)
 		policies += len(v.Policies) + len(v.OperatorPolicies)
 	}
-	_, err := fmt.Fprintf(w, "%s: OK — %s, %s, %s, %s, %s\n", strings.Join(files, ", "),
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f
+		if f == "-" {
+			names[i] = loader.StdinName
+		}
+	}
+	_, err := fmt.Fprintf(w, "%s: OK — %s, %s, %s, %s, %s\n", strings.Join(names, ", "),
 		pluralCount(len(t.Vhosts), "vhost"), pluralCount(exchanges, "exchange"), pluralCount(queues, "queue"),
 		pluralCount(bindings, "binding"), pluralCount(policies, "policy"))
 	return err

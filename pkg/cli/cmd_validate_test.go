@@ -65,7 +65,7 @@ func TestValidateSummary(t *testing.T) {
 func TestValidateStdinAndSeveralFiles(t *testing.T) {
 	extra := writeTopology(t, "audit.yaml", "version: 1\nvhosts:\n  audit:\n    queues:\n      log: {}\n      trail: {}\n")
 	out, errOut, code := runValidate(t, Env{Stdin: strings.NewReader(validateTestFile)}, "-f", "-", "-f", extra)
-	want := "-, " + extra + ": OK — 2 vhosts, 2 exchanges, 6 queues, 3 bindings, 1 policy\n"
+	want := "<stdin>, " + extra + ": OK — 2 vhosts, 2 exchanges, 6 queues, 3 bindings, 1 policy\n"
 	if code != 0 || out != want {
 		t.Errorf("exit %d\nstdout: %q\nwant:   %q\nstderr: %s", code, out, want, errOut)
 	}
