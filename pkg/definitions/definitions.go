@@ -71,6 +71,7 @@ var policyApplyTo = []string{"all", "queues", "exchanges", "classic_queues", "qu
 type reader struct {
 	name    string
 	data    []byte
+	lines   *lineIndex
 	offsets map[string][]int
 	errs    ErrorList
 	rep     *Report
@@ -94,7 +95,10 @@ func (r *reader) errorAt(pos topology.Pos, format string, args ...any) {
 }
 
 func (r *reader) filePos(offset int) topology.Pos {
-	line, col := position(r.data, offset)
+	if r.lines == nil {
+		r.lines = newLineIndex(r.data)
+	}
+	line, col := r.lines.position(offset)
 	return topology.Pos{File: r.name, Line: line, Col: col}
 }
 

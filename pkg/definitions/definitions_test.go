@@ -423,8 +423,13 @@ func TestByteOrderMark(t *testing.T) {
 
 func TestPositions(t *testing.T) {
 	data := []byte("ab\ncé\nx")
-	for _, tt := range []struct{ off, line, col int }{{0, 1, 1}, {2, 1, 3}, {3, 2, 1}, {6, 2, 3}, {7, 3, 1}, {100, 3, 2}} {
-		if l, c := position(data, tt.off); l != tt.line || c != tt.col {
+	ix := newLineIndex(data)
+	for _, tt := range []struct{ off, line, col int }{{0, 1, 1}, {2, 1, 3}, {3, 2, 1}, {6, 2, 3}, {7, 3, 1}, {100, 3, 2}, {4, 2, 2}, {1, 1, 2}, {6, 2, 3}} {
+		// The same index answers in any order; and a fresh one agrees.
+		if l, c := ix.position(tt.off); l != tt.line || c != tt.col {
+			t.Errorf("position(%d) = %d:%d, want %d:%d", tt.off, l, c, tt.line, tt.col)
+		}
+		if l, c := newLineIndex(data).position(tt.off); l != tt.line || c != tt.col {
 			t.Errorf("position(%d) = %d:%d, want %d:%d", tt.off, l, c, tt.line, tt.col)
 		}
 	}

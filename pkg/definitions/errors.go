@@ -1,6 +1,7 @@
 package definitions
 
 import (
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -34,25 +35,37 @@ func (l ErrorList) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// position converts a byte offset in data to a 1-based line and column
-// (columns count characters, not bytes).
-func position(data []byte, offset int) (line, col int) {
-	if offset > len(data) {
-		offset = len(data)
-	}
-	if offset < 0 {
-		offset = 0
-	}
-	line, col = 1, 1
-	for i := 0; i < offset; {
-		r, size := utf8.DecodeRune(data[i:])
-		i += size
-		if r == '\n' {
-			line++
-			col = 1
-			continue
+// lineIndex finds line:column positions in one document. Positions asked
+// for in increasing order cost, in all, one pass over the document, even
+// when it is a single line (as the management API writes it).
+type lineIndex struct {
+	data   []byte
+	starts []int // byte offset of each line's first byte
+
+	// the last position found, to count columns on from it
+	lastOffset, lastLine, lastCol int
+}
+
+func newLineIndex(data []byte) *lineIndex {
+	ix := &lineIndex{data: data, starts: []int{0}, lastLine: 1, lastCol: 1}
+	for i, b := range data {
+		if b == '\n' {
+			ix.starts = append(ix.starts, i+1)
 		}
-		col++
 	}
-	return line, col
+	return ix
+}
+
+// position converts a byte offset to a 1-based line and column (columns
+// count characters, not bytes).
+func (ix *lineIndex) position(offset int) (line, col int) {
+	offset = max(0, min(offset, len(ix.data)))
+	l := sort.Search(len(ix.starts), func(i int) bool { return ix.starts[i] > offset }) - 1
+	from, col := ix.starts[l], 1
+	if ix.lastLine == l+1 && ix.lastOffset <= offset {
+		from, col = ix.lastOffset, ix.lastCol
+	}
+	col += utf8.RuneCount(ix.data[from:offset])
+	ix.lastOffset, ix.lastLine, ix.lastCol = offset, l+1, col
+	return l + 1, col
 }
