@@ -2,6 +2,7 @@ package definitions
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -448,4 +449,25 @@ func FuzzRead(f *testing.F) {
 			t.Fatal("empty error message")
 		}
 	})
+}
+
+// BenchmarkReadMinified reads a one-line export of 20,000 queues, as the
+// management API writes it.
+func BenchmarkReadMinified(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"queues":[`)
+	for i := 0; i < 20000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`{"name":"q.é.` + strconv.Itoa(i) + `","vhost":"/","durable":true,"auto_delete":false,"arguments":{"x-queue-type":"quorum"}}`)
+	}
+	sb.WriteString(`]}`)
+	data := []byte(sb.String())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := Read("big.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
