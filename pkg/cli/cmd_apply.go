@@ -128,6 +128,11 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 			return err
 		}
 	}
+	// Exact figures for the safety check, read through the locks' AMQP
+	// connections (the statistics the plan was made from lag).
+	if err := refreshStakes(ctx, p, locks.inspect); err != nil {
+		return err
+	}
 	if err := plan.WriteText(stdout, p, plan.RenderOptions{Color: g.useColor()}); err != nil {
 		return err
 	}

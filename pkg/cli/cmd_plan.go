@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
@@ -30,13 +34,21 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 				return err
 			}
 			ctx := cmd.Context()
-			c, _, err := g.connect(ctx)
+			c, amqpURL, err := g.connect(ctx)
 			if err != nil {
 				return err
 			}
 			p, _, err := g.makePlan(ctx, c, cmd.ErrOrStderr())
 			if err != nil {
 				return err
+			}
+			if hasStakes(p) {
+				pk := newPeeks(c, amqpURL)
+				err := refreshStakes(ctx, p, pk.inspect)
+				pk.close()
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %v; the messages at stake shown come from the management API's statistics, which lag by a few seconds\n", err)
+				}
 			}
 			w := cmd.OutOrStdout()
 			if g.output == "json" {
@@ -73,4 +85,38 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
 	cmd.Flags().BoolVar(&listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
 	return cmd
+}
+
+// peeks are AMQP connections that read exact queue depths for a plan;
+// unlike apply's, they take no lock.
+type peeks struct {
+	opts  lock.Options
+	conns map[string]*lock.Lock
+}
+
+func newPeeks(c *broker.Client, amqpURL string) *peeks {
+	opts := lock.Options{URL: amqpURL, Name: lock.DefaultName("plan")}
+	if strings.HasPrefix(amqpURL, "amqps:") {
+		opts.TLS = c.TLSConfig()
+	}
+	return &peeks{opts: opts, conns: map[string]*lock.Lock{}}
+}
+
+func (p *peeks) inspect(_ context.Context, vhost, queue string) (lock.QueueState, error) {
+	conn, ok := p.conns[vhost]
+	if !ok {
+		var err error
+		if conn, err = lock.Peek(vhost, p.opts); err != nil {
+			return lock.QueueState{}, err
+		}
+		p.conns[vhost] = conn
+	}
+	return conn.Inspect(queue)
+}
+
+func (p *peeks) close() {
+	for vh, c := range p.conns {
+		_ = c.Release()
+		delete(p.conns, vh)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -98,4 +99,40 @@ func (g *globals) useColor() bool {
 		return false
 	}
 	return g.env.IsTerminal
+}
+
+// inspectFunc reads one queue's exact state over AMQP.
+type inspectFunc func(ctx context.Context, vhost, queue string) (lock.QueueState, error)
+
+// refreshStakes sets the messages and consumers at stake in every queue the
+// plan deletes or replaces from inspect: a passive declare answers from the
+// queue itself, while the management API's statistics lag by up to the
+// broker's collect_statistics_interval (5 s by default), so a message
+// published just before would go unseen and the safety check would pass.
+// The larger figure wins: the statistics also count unacknowledged
+// messages, the passive declare only ready ones.
+func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Kind != plan.KindQueue || (c.Action != plan.Delete && c.Action != plan.Replace) {
+			continue
+		}
+		st, err := inspect(ctx, c.Vhost, c.Name)
+		if err != nil {
+			return fmt.Errorf("read the messages and consumers of queue %q in vhost %q: %w", c.Name, c.Vhost, err)
+		}
+		c.Messages = max(c.Messages, st.Ready)
+		c.Consumers = max(c.Consumers, st.Consumers)
+	}
+	return nil
+}
+
+// hasStakes reports whether the plan deletes or replaces a queue.
+func hasStakes(p *plan.Plan) bool {
+	for _, c := range p.Changes {
+		if c.Kind == plan.KindQueue && (c.Action == plan.Delete || c.Action == plan.Replace) {
+			return true
+		}
+	}
+	return false
 }

@@ -41,7 +41,8 @@ type Options struct {
 	Holder Holder
 }
 
-// Lock is a held lock on one vhost.
+// Lock is a held lock on one vhost (from Peek: an AMQP connection to it
+// that holds no lock, for Inspect only).
 type Lock struct {
 	Vhost string
 	conn  *amqp.Connection
@@ -83,21 +84,9 @@ func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 }
 
 func try(vhost string, opts Options) (*Lock, error) {
-	u, err := url.Parse(opts.URL)
+	conn, err := dial(vhost, opts)
 	if err != nil {
-		return nil, fmt.Errorf("AMQP URL is invalid: %w", err)
-	}
-	u.Path = "/" + vhost
-	u.RawPath = "/" + url.PathEscape(vhost)
-	cfg := amqp.Config{
-		Properties:      amqp.Table{"connection_name": opts.Name},
-		TLSClientConfig: opts.TLS,
-		Heartbeat:       10 * time.Second,
-		Dial:            amqp.DefaultDial(10 * time.Second),
-	}
-	conn, err := amqp.DialConfig(u.String(), cfg)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open an AMQP connection to %s for the apply lock of vhost %q: %s", u.Host, vhost, maskAMQP(err))
+		return nil, err
 	}
 	ch, err := conn.Channel()
 	if err != nil {
@@ -112,6 +101,37 @@ func try(vhost string, opts Options) (*Lock, error) {
 			return nil, fmt.Errorf("vhost %q: %w", vhost, ErrHeld)
 		}
 		return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: %w", QueueName, vhost, err)
+	}
+	return &Lock{Vhost: vhost, conn: conn}, nil
+}
+
+// dial opens an AMQP connection to vhost.
+func dial(vhost string, opts Options) (*amqp.Connection, error) {
+	u, err := url.Parse(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("AMQP URL is invalid: %w", err)
+	}
+	u.Path = "/" + vhost
+	u.RawPath = "/" + url.PathEscape(vhost)
+	cfg := amqp.Config{
+		Properties:      amqp.Table{"connection_name": opts.Name},
+		TLSClientConfig: opts.TLS,
+		Heartbeat:       10 * time.Second,
+		Dial:            amqp.DefaultDial(10 * time.Second),
+	}
+	conn, err := amqp.DialConfig(u.String(), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, vhost, maskAMQP(err))
+	}
+	return conn, nil
+}
+
+// Peek opens an AMQP connection to vhost for Inspect only: it takes no
+// lock (plan uses it to read exact queue depths). Release closes it.
+func Peek(vhost string, opts Options) (*Lock, error) {
+	conn, err := dial(vhost, opts)
+	if err != nil {
+		return nil, err
 	}
 	return &Lock{Vhost: vhost, conn: conn}, nil
 }

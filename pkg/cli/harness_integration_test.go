@@ -1,0 +1,397 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/cli"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// The tests in the *_integration_test.go files drive the real mqctl
+// command line (cli.Main) against the broker of scripts/broker, each in
+// vhosts of its own. Topology files name their vhost ${VHOST}; the
+// command's environment resolves it to the test's vhost.
+
+// harness runs mqctl against one test vhost.
+type harness struct {
+	t     testing.TB
+	b     *testbroker.Broker
+	c     *broker.Client
+	vhost string
+	dir   string
+	env   map[string]string
+}
+
+// newHarness returns a harness on a fresh vhost that exists before mqctl
+// runs (so mqctl never adopts or deletes it).
+func newHarness(t testing.TB) *harness {
+	t.Helper()
+	b := testbroker.New(t)
+	h := &harness{t: t, b: b, c: connectBroker(t, b), dir: t.TempDir()}
+	h.vhost = b.Vhost(t)
+	h.env = map[string]string{"VHOST": h.vhost}
+	return h
+}
+
+// newHarnessNoVhost returns a harness whose vhost does not exist yet: mqctl
+// creates it. It is deleted when the test ends.
+func newHarnessNoVhost(t testing.TB) *harness {
+	t.Helper()
+	b := testbroker.New(t)
+	h := &harness{t: t, b: b, c: connectBroker(t, b), dir: t.TempDir()}
+	h.vhost = freshVhostName(t, b)
+	h.env = map[string]string{"VHOST": h.vhost}
+	return h
+}
+
+// freshVhostName returns a vhost name no broker object has yet; the vhost
+// is deleted (if mqctl created it) when the test ends.
+func freshVhostName(t testing.TB, b *testbroker.Broker) string {
+	t.Helper()
+	name := testbroker.Name(t, "mqctl-test")
+	t.Cleanup(func() {
+		resp, err := b.RH.DeleteVhost(name)
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		if err != nil && !strings.Contains(err.Error(), "Not Found") && !strings.Contains(err.Error(), "404") {
+			t.Errorf("delete test vhost %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+func connectBroker(t testing.TB, b *testbroker.Broker) *broker.Client {
+	t.Helper()
+	c, err := broker.Connect(context.Background(), broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
+	if err != nil {
+		t.Fatalf("connect to the test broker: %v", err)
+	}
+	return c
+}
+
+// amqpURL is the AMQP URL (no vhost) of the test broker.
+func amqpURL(b *testbroker.Broker) string {
+	u := url.URL{Scheme: "amqp", User: url.UserPassword(b.Username, b.Password), Host: fmt.Sprintf("%s:%d", b.AMQPHost, b.AMQPPort)}
+	return u.String()
+}
+
+// result is what one mqctl run printed and returned.
+type result struct {
+	args           []string
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("mqctl %s: exit %d\n--- stdout:\n%s--- stderr:\n%s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
+}
+
+// run runs mqctl with args (connection flags added) in the harness's
+// environment.
+func (h *harness) run(args ...string) result {
+	h.t.Helper()
+	return runMqctl(h.b, h.env, args...)
+}
+
+func runMqctl(b *testbroker.Broker, env map[string]string, args ...string) result {
+	var stdout, stderr bytes.Buffer
+	full := append(append([]string{}, args...),
+		"--server", b.URL, "--username", b.Username, "--password", b.Password, "--amqp-url", amqpURL(b))
+	e := cli.Env{
+		Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+	}
+	code := cli.Main(context.Background(), full, e)
+	return result{args: args, stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// write saves a topology file into the harness's directory.
+func (h *harness) write(name, content string) string {
+	h.t.Helper()
+	p := filepath.Join(h.dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return p
+}
+
+// mustApply applies file content (with extra flags) and fails the test
+// unless it succeeds.
+func (h *harness) mustApply(content string, flags ...string) result {
+	h.t.Helper()
+	f := h.write("apply.yaml", content)
+	r := h.run(append([]string{"apply", "-f", f, "--auto-approve"}, flags...)...)
+	if r.code != 0 {
+		h.t.Fatalf("apply failed:\n%s", r)
+	}
+	return r
+}
+
+// planJSON runs `plan -o json` on file content and decodes the plan.
+func (h *harness) planJSON(content string) *plan.Plan {
+	h.t.Helper()
+	f := h.write("plan.yaml", content)
+	r := h.run("plan", "-f", f, "-o", "json")
+	if r.code != 0 {
+		h.t.Fatalf("plan failed:\n%s", r)
+	}
+	p, err := plan.ReadJSON(strings.NewReader(r.stdout))
+	if err != nil {
+		h.t.Fatalf("plan -o json is not a plan: %v\n%s", err, r)
+	}
+	return p
+}
+
+// rows renders a plan's changes as "<symbol> <kind> <name>" rows, vhost
+// names replaced by ${VHOST}.
+func (h *harness) rows(p *plan.Plan) []string {
+	out := []string{}
+	for _, c := range p.Changes {
+		sym := map[plan.Action]string{plan.Create: "+", plan.Update: "~", plan.Replace: "-/+", plan.Delete: "-"}[c.Action]
+		out = append(out, strings.ReplaceAll(fmt.Sprintf("%s %s %s", sym, c.Kind, c.Name), h.vhost, "${VHOST}"))
+	}
+	return out
+}
+
+// assertNoChanges checks that `plan --detailed-exitcode` exits 0.
+func (h *harness) assertNoChanges(content string) {
+	h.t.Helper()
+	f := h.write("again.yaml", content)
+	if r := h.run("plan", "-f", f, "--detailed-exitcode"); r.code != 0 {
+		h.t.Errorf("a second plan is not empty:\n%s", r)
+	}
+}
+
+// load expands file content as the loader does (with ${VHOST} set).
+func (h *harness) load(content string) *topology.Topology {
+	h.t.Helper()
+	t, err := loader.LoadBytes("file.yaml", []byte(content), loader.Options{LookupEnv: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok }})
+	if err != nil {
+		h.t.Fatalf("load: %v", err)
+	}
+	return t
+}
+
+// state reads the test vhost from the broker without mqctl's ownership
+// record (returned separately).
+func (h *harness) state() (*topology.Vhost, *ownership.Record) {
+	h.t.Helper()
+	return readVhostState(h.t, h.c, h.vhost)
+}
+
+func readVhostState(t testing.TB, c *broker.Client, vhost string) (*topology.Vhost, *ownership.Record) {
+	t.Helper()
+	top, _, err := c.ReadState(context.Background(), []string{vhost})
+	if err != nil {
+		t.Fatalf("read the broker: %v", err)
+	}
+	recs, err := ownership.Extract(top)
+	if err != nil {
+		t.Fatalf("read the ownership record: %v", err)
+	}
+	v := top.Vhosts[vhost]
+	if v == nil {
+		t.Fatalf("vhost %q does not exist", vhost)
+	}
+	return v, recs[vhost]
+}
+
+// objects is the part of a vhost that apply makes equal to the file.
+type objects struct {
+	Exchanges        map[string]*topology.Exchange
+	Queues           map[string]*topology.Queue
+	Bindings         []*topology.Binding
+	Policies         map[string]*topology.Policy
+	OperatorPolicies map[string]*topology.Policy
+}
+
+func objectsOf(v *topology.Vhost) objects {
+	v.SortBindings()
+	return objects{Exchanges: v.Exchanges, Queues: v.Queues, Bindings: v.Bindings, Policies: v.Policies, OperatorPolicies: v.OperatorPolicies}
+}
+
+var cmpObjects = cmp.Options{
+	cmpopts.EquateEmpty(),
+	cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay"),
+	cmpopts.IgnoreFields(topology.Exchange{}, "Meta"),
+	cmpopts.IgnoreFields(topology.Binding{}, "Meta"),
+	cmpopts.IgnoreFields(topology.Policy{}, "Meta"),
+}
+
+// merge returns the objects of base overlaid with those of top (top wins).
+func merge(base, top *topology.Vhost) *topology.Vhost {
+	out := topology.NewVhost(top.Name)
+	out.Description = top.Description
+	for _, v := range []*topology.Vhost{base, top} {
+		if v == nil {
+			continue
+		}
+		for n, x := range v.Exchanges {
+			out.Exchanges[n] = x
+		}
+		for n, q := range v.Queues {
+			out.Queues[n] = q
+		}
+		for n, p := range v.Policies {
+			out.Policies[n] = p
+		}
+		for n, p := range v.OperatorPolicies {
+			out.OperatorPolicies[n] = p
+		}
+	}
+	seen := map[string]bool{}
+	for _, v := range []*topology.Vhost{top, base} {
+		if v == nil {
+			continue
+		}
+		for _, b := range v.Bindings {
+			if !seen[b.Key()] {
+				seen[b.Key()] = true
+				out.Bindings = append(out.Bindings, b)
+			}
+		}
+	}
+	return out
+}
+
+// declareDirect declares every object of v in vhost straight through the
+// management API: mqctl does not record them (unmanaged objects).
+func declareDirect(t testing.TB, c *broker.Client, vhost string, v *topology.Vhost) {
+	t.Helper()
+	ctx := context.Background()
+	for _, n := range v.ExchangeNames() {
+		if err := c.DeclareExchange(ctx, vhost, v.Exchanges[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range v.QueueNames() {
+		if err := c.DeclareQueue(ctx, vhost, v.Queues[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range v.Bindings {
+		if err := c.DeclareBinding(ctx, vhost, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range v.PolicyNames() {
+		if err := c.PutPolicy(ctx, vhost, v.Policies[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range v.OperatorPolicyNames() {
+		if err := c.PutOperatorPolicy(ctx, vhost, v.OperatorPolicies[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// amqpChannel opens a confirming channel on vhost; it closes when the test ends.
+func amqpChannel(t testing.TB, b *testbroker.Broker, vhost string) (*amqp.Connection, *amqp.Channel) {
+	t.Helper()
+	conn, err := amqp.Dial(b.AMQPURL(vhost))
+	if err != nil {
+		t.Fatalf("AMQP dial: %v", broker.MaskURL(err.Error()))
+	}
+	t.Cleanup(func() { conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	return conn, ch
+}
+
+// publish publishes n confirmed messages to the default exchange with
+// routing key queue.
+func publish(t testing.TB, ch *amqp.Channel, queue string, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		conf, err := ch.PublishWithDeferredConfirmWithContext(context.Background(), "", queue, true, false, amqp.Publishing{Body: []byte("keep me")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := conf.WaitContext(context.Background()); err != nil || !ok {
+			t.Fatalf("publish to queue %q not confirmed: %v", queue, err)
+		}
+	}
+}
+
+// depth returns the number of ready messages in queue (passive declare:
+// exact, no statistics delay).
+func depth(t testing.TB, b *testbroker.Broker, vhost, queue string) int {
+	t.Helper()
+	conn, err := amqp.Dial(b.AMQPURL(vhost))
+	if err != nil {
+		t.Fatalf("AMQP dial: %v", broker.MaskURL(err.Error()))
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
+	if err != nil {
+		var ae *amqp.Error
+		if errors.As(err, &ae) && ae.Code == amqp.NotFound {
+			return -1
+		}
+		t.Fatalf("inspect queue %q: %v", queue, err)
+	}
+	return q.Messages
+}
+
+// definitionsOf reads GET /api/definitions/{vhost}: the broker's own
+// export, numbers kept exact.
+func definitionsOf(t testing.TB, b *testbroker.Broker, vhost string) map[string]any {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, b.URL+"/api/definitions/"+url.PathEscape(vhost), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(b.Username, b.Password)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET definitions of %q: %v", vhost, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET definitions of %q: %s", vhost, resp.Status)
+	}
+	dec := json.NewDecoder(resp.Body)
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("GET definitions of %q: %v", vhost, err)
+	}
+	return doc
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string{}, s...)
+	sort.Strings(out)
+	return out
+}
