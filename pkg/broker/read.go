@@ -96,6 +96,19 @@ func (l *Live) PropertiesKey(vhost string, b *topology.Binding) (string, bool) {
 // /api/queues/{vhost} per vhost supplies queue depth and consumers, and one
 // GET /api/vhosts the metadata.
 func (c *Client) ReadState(ctx context.Context, vhosts []string) (*topology.Topology, *Live, error) {
+	return c.readState(ctx, vhosts, true)
+}
+
+// ReadTopology is ReadState without queue statistics where they cost a
+// request of their own: administrators get one GET /api/definitions per
+// vhost and nothing else, so Live.Queues is empty on that path (ask
+// GetQueueStats for the queues that matter). The list path still reports
+// statistics, which come with the queue list it needs anyway.
+func (c *Client) ReadTopology(ctx context.Context, vhosts []string) (*topology.Topology, *Live, error) {
+	return c.readState(ctx, vhosts, false)
+}
+
+func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool) (*topology.Topology, *Live, error) {
 	infos, err := c.listVhosts(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -127,7 +140,7 @@ func (c *Client) ReadState(ctx context.Context, vhosts []string) (*topology.Topo
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = c.readVhost(ctx, infos[name], source)
+			results[i] = c.readVhost(ctx, infos[name], source, withStats)
 		}()
 	}
 	wg.Wait()
@@ -268,23 +281,41 @@ type definitionsJSON struct {
 
 const queueColumns = "name,messages,consumers,type,arguments,durable,auto_delete,exclusive"
 
-func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string) vhostResult {
+func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string, withStats bool) vhostResult {
 	name := info.Name
 	res := vhostResult{source: source}
 	var queues []queueJSON
-	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", name), query: url.Values{"columns": {queueColumns}},
-		op: fmt.Sprintf("list queues of vhost %q", name), vhost: name}, &queues); err != nil {
-		res.err = err
-		return res
+	listQueues := func() error {
+		return c.do(ctx, &request{method: http.MethodGet, path: seg("queues", name), query: url.Values{"columns": {queueColumns}},
+			op: fmt.Sprintf("list queues of vhost %q", name), vhost: name}, &queues)
 	}
 	var defs definitionsJSON
 	if source == SourceDefinitions {
+		// The queue list (statistics, and the type of queues declared
+		// without x-queue-type) and the definitions are read concurrently.
+		var qerr error
+		var wg sync.WaitGroup
+		if withStats {
+			wg.Add(1)
+			go func() { defer wg.Done(); qerr = listQueues() }()
+		}
 		err := c.do(ctx, &request{method: http.MethodGet, path: seg("definitions", name),
 			op: fmt.Sprintf("read definitions of vhost %q", name), vhost: name}, &defs)
+		wg.Wait()
 		if errors.Is(err, ErrForbidden) {
 			source = SourceLists
 			res.source = SourceLists
 		} else if err != nil {
+			res.err = err
+			return res
+		}
+		if qerr != nil {
+			res.err = qerr
+			return res
+		}
+	}
+	if source == SourceLists {
+		if err := listQueues(); err != nil {
 			res.err = err
 			return res
 		}

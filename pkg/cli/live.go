@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/lock"
@@ -24,7 +26,7 @@ type live struct {
 // readLive reads the scope vhosts and splits mqctl's ownership records off
 // the topology.
 func readLive(ctx context.Context, c *broker.Client, scope []string) (*live, error) {
-	state, info, err := c.ReadState(ctx, scope)
+	state, info, err := c.ReadTopology(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +75,9 @@ func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, 
 		fmt.Fprintf(stderr, "mqctl: note: %s\n", n)
 	}
 	p := plan.Diff(desired, l.current)
+	if err := fillStakes(ctx, c, p, l); err != nil {
+		return nil, nil, err
+	}
 	p.Vhosts = scope
 	return p, l, nil
 }
@@ -135,4 +140,47 @@ func hasStakes(p *plan.Plan) bool {
 		}
 	}
 	return false
+}
+
+// fillStakes reads the depth and consumers of the queues the plan deletes
+// or replaces (the state read does not carry statistics, which would cost
+// a full queue listing on every plan).
+func fillStakes(ctx context.Context, c *broker.Client, p *plan.Plan, l *live) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	sem := make(chan struct{}, 8)
+	for i := range p.Changes {
+		ch := &p.Changes[i]
+		if ch.Kind != plan.KindQueue || (ch.Action != plan.Delete && ch.Action != plan.Replace) {
+			continue
+		}
+		ref := plan.ObjectRef{Kind: plan.KindQueue, Vhost: ch.Vhost, Name: ch.Name}
+		if st, ok := l.current.Stats[ref]; ok {
+			ch.Messages, ch.Consumers = st.Messages, st.Consumers
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			st, err := c.GetQueueStats(ctx, ch.Vhost, ch.Name)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && !errors.Is(err, broker.ErrNotFound) {
+				errs = append(errs, err)
+				return
+			}
+			ch.Messages, ch.Consumers = st.Messages, st.Consumers
+			if l.current.Stats == nil {
+				l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
+			}
+			l.current.Stats[ref] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
