@@ -12,6 +12,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/export"
+	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -24,9 +25,11 @@ type exportFlags struct {
 func newExportCmd(g *globals) *cobra.Command {
 	f := &exportFlags{}
 	cmd := &cobra.Command{
-		Use:   "export --from definitions.json",
-		Short: "Write a broker's topology (from a definitions JSON export) as an mqctl YAML file",
-		Long: `export reads a RabbitMQ definitions file — what GET /api/definitions,
+		Use:   "export [--from definitions.json]",
+		Short: "Write the live broker's topology (or a definitions JSON export) as an mqctl YAML file",
+		Long: `export reads the live broker through the management API (every vhost the
+user sees, or those named by --vhost) — or, with --from, a RabbitMQ definitions
+file: what GET /api/definitions,
 GET /api/definitions/{vhost} or rabbitmqctl export_definitions produce — and
 writes its vhosts, exchanges, queues, bindings and policies as an mqctl
 topology file. Dead-letter queue pairs and delay tiers are written as
@@ -38,7 +41,8 @@ not managed by mqctl: export says on stderr what it skipped.
 
 --vhost restricts the output to some vhosts. For a single-vhost export, one
 --vhost names the vhost its objects belong to.`,
-		Example: `  mqctl export --from definitions.json > topology.yaml
+		Example: `  mqctl export --server http://rabbit:15672 --vhost orders > topology.yaml
+  mqctl export --from definitions.json > topology.yaml
   mqctl export --from definitions.json --vhost orders --out orders.yaml
   curl -su guest:guest localhost:15672/api/definitions | mqctl export --from -`,
 		Args: cobra.NoArgs,
@@ -58,7 +62,7 @@ func runExport(cmd *cobra.Command, g *globals, f *exportFlags) error {
 		return fmt.Errorf("%w (export always writes YAML)", err)
 	}
 	if f.from == "" {
-		return errors.New("export from a live broker needs a broker connection: not available yet; use --from definitions.json")
+		return exportLive(cmd, g, f)
 	}
 	data, source, err := readExportSource(f.from, g.env.Stdin)
 	if err != nil {
@@ -89,6 +93,42 @@ func runExport(cmd *cobra.Command, g *globals, f *exportFlags) error {
 		fmt.Fprintf(g.env.Stderr, "mqctl: %s\n", line)
 	}
 
+	return writeExport(cmd, t, f, source)
+}
+
+// exportLive exports the live broker (every vhost the user sees, or those
+// named by --vhost); mqctl's own ownership records are left out.
+func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
+	ctx := cmd.Context()
+	c, _, err := g.connect(ctx)
+	if err != nil {
+		return err
+	}
+	if len(g.vhosts) > 0 {
+		have, err := c.VhostNames(ctx)
+		if err != nil {
+			return err
+		}
+		for _, v := range g.vhosts {
+			if !contains(have, v) {
+				return fmt.Errorf("vhost %q does not exist on %s (it has: %v)", v, c.Server(), have)
+			}
+		}
+	}
+	t, info, err := c.ReadTopology(ctx, g.vhosts)
+	if err != nil {
+		return err
+	}
+	if _, err := ownership.Extract(t); err != nil {
+		return err
+	}
+	for _, n := range info.Notes {
+		fmt.Fprintf(g.env.Stderr, "mqctl: note: %s\n", n)
+	}
+	return writeExport(cmd, t, f, c.Server())
+}
+
+func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, source string) error {
 	var buf bytes.Buffer
 	if err := export.WriteYAML(&buf, t, export.Options{Sugar: !f.noSugar, Source: source}); err != nil {
 		return err

@@ -74,7 +74,7 @@ func TestExportCommand(t *testing.T) {
 			"mqctl: 2 errors in " + broken,
 		}},
 		{name: "missing file", args: []string{"--from", filepath.Join(t.TempDir(), "nope.json")}, code: 1, stderr: []string{"does not exist", "api/definitions"}},
-		{name: "no --from", code: 1, stderr: []string{"mqctl: export from a live broker needs a broker connection: not available yet; use --from definitions.json\n"}},
+		{name: "without --from it reads the broker, and says when it cannot reach one", args: []string{"--server", "http://127.0.0.1:1"}, code: 1, stderr: []string{"mqctl: cannot reach the management API at http://127.0.0.1:1"}},
 		{name: "json output is refused", args: []string{"--from", defs, "-o", "json"}, code: 1, stderr: []string{"export always writes YAML"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
