@@ -8,7 +8,7 @@ LDFLAGS   := -X github.com/mqctl/mqctl/pkg/cli.Version=$(VERSION)
 FUZZTIME  ?= 10s
 export MQCTL_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: build test unit vet fuzz fuzz-long bench broker-start broker-stop demo clean
+.PHONY: build test unit vet fuzz fuzz-long bench bench-live broker-start broker-stop demo clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/mqctl
@@ -42,6 +42,12 @@ fuzz-long:
 bench:
 	$(GO) run ./internal/benchgen -out bench/tmp -sizes 5000
 	./scripts/bench-offline bench/tmp
+
+# Against the local broker: fresh apply vs POST /api/definitions, no-op plan
+# vs GET /api/definitions, for 5,000 queues + 5,000 DLQs + 10,000 bindings
+# (MQCTL_BENCH_QUEUES=N changes the number of working queues).
+bench-live: broker-start
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
 
 broker-start:
 	./scripts/broker start
