@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // GrantFullPermissions gives user configure, write and read permissions on
@@ -24,28 +26,48 @@ func (c *Client) GrantFullPermissions(ctx context.Context, vhost, user string) e
 // (its client-provided connection name when it set one), or "" when it
 // cannot be told.
 func (c *Client) QueueHolder(ctx context.Context, vhost, name string) string {
+	// owner_pid_details is [] until the broker has emitted the owner
+	// connection's statistics (a few seconds after it opened), an object after.
 	var q struct {
-		Owner struct {
-			Name string `json:"name"`
-		} `json:"owner_pid_details"`
+		Owner json.RawMessage `json:"owner_pid_details"`
 	}
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
-		query: url.Values{"columns": {"owner_pid_details"}}, op: "read lock holder", vhost: vhost}, &q); err != nil || q.Owner.Name == "" {
+		query: url.Values{"columns": {"owner_pid_details"}}, op: "read lock holder", vhost: vhost}, &q); err != nil {
+		return ""
+	}
+	var owner struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(q.Owner, &owner) != nil || owner.Name == "" {
 		return ""
 	}
 	var conn struct {
 		User        string         `json:"user"`
 		ClientProps map[string]any `json:"client_properties"`
 	}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("connections", q.Owner.Name),
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("connections", owner.Name),
 		op: "read lock holder connection"}, &conn); err != nil {
-		return fmt.Sprintf("connection %s", q.Owner.Name)
+		return fmt.Sprintf("connection %s", owner.Name)
 	}
 	if n, ok := conn.ClientProps["connection_name"].(string); ok && n != "" {
-		return fmt.Sprintf("%q (user %q, connection %s)", n, conn.User, q.Owner.Name)
+		return fmt.Sprintf("%q (user %q, connection %s)", n, conn.User, owner.Name)
 	}
 	b, _ := json.Marshal(conn.User)
-	return fmt.Sprintf("user %s on connection %s", b, q.Owner.Name)
+	return fmt.Sprintf("user %s on connection %s", b, owner.Name)
+}
+
+// QueueArguments returns the arguments queue name was declared with. They
+// come from the queue's record, so unlike its statistics they are there as
+// soon as the queue is. The error wraps ErrNotFound when it does not exist.
+func (c *Client) QueueArguments(ctx context.Context, vhost, name string) (topology.Args, error) {
+	var q struct {
+		Arguments map[string]any `json:"arguments"`
+	}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
+		query: url.Values{"columns": {"arguments"}}, op: fmt.Sprintf("read queue %q in vhost %q", name, vhost), vhost: vhost}, &q); err != nil {
+		return nil, err
+	}
+	return topology.Args(q.Arguments).Normalized(), nil
 }
 
 // AMQPURL returns the AMQP URL (no vhost) that goes with this management

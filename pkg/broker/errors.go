@@ -86,6 +86,7 @@ func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing b
 	if reason == "" {
 		reason = http.StatusText(status)
 	}
+	reason = oneLine(reason)
 	e := &APIError{Op: op, Status: status, Reason: reason, Server: c.server}
 	switch {
 	case status == http.StatusUnauthorized && (body.Error == "not_authorised" || isAuthorisationReason(reason)):
@@ -112,6 +113,22 @@ func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing b
 		e.msg = fmt.Sprintf("%s: the broker at %s refused (%d): %s", op, c.server, status, reason)
 	}
 	return e
+}
+
+// oneLine joins the lines of a multi-line reason with ": " (the broker's
+// policy validation answers "Validation failed\n\n<<\"abc\">> is not a
+// valid maximum length"), so that every error stays on one line.
+func oneLine(reason string) string {
+	if !strings.ContainsAny(reason, "\r\n") {
+		return reason
+	}
+	var parts []string
+	for _, l := range strings.FieldsFunc(reason, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, ": ")
 }
 
 // isAuthorisationReason tells "logged in, but not allowed" answers (which

@@ -98,6 +98,9 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 	if err != nil {
 		return err
 	}
+	locks.opts.Waiting = func(vhost, holder string) {
+		fmt.Fprintf(stderr, "mqctl: vhost %q is locked by %s; waiting up to %s (--lock-timeout)\n", vhost, holder, f.lockTimeout)
+	}
 	defer locks.releaseAll()
 	existing, err := c.VhostNames(ctx)
 	if err != nil {
@@ -169,7 +172,7 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 			mu.Lock()
 			defer mu.Unlock()
 			if ev.Err != nil {
-				fmt.Fprintf(stdout, "  failed: %s: %v\n", ev.Step, ev.Err)
+				fmt.Fprintf(stdout, "  failed: %s: %s\n", ev.Step, failureText(ev.Err))
 				return
 			}
 			fmt.Fprintf(stdout, "  done: %s (%s)\n", ev.Step, ev.Duration.Round(time.Millisecond))
@@ -197,7 +200,7 @@ func report(w io.Writer, p *plan.Plan, res *apply.Result) error {
 	if len(res.Failed) > 0 {
 		fmt.Fprintf(w, "Failed (%d):\n", len(res.Failed))
 		for _, fl := range res.Failed {
-			fmt.Fprintf(w, "  %s: %v\n", fl.Step, fl.Err)
+			fmt.Fprintf(w, "  %s: %s\n", fl.Step, failureText(fl.Err))
 		}
 	}
 	if len(res.Remaining) > 0 {
@@ -214,6 +217,16 @@ func report(w io.Writer, p *plan.Plan, res *apply.Result) error {
 		why = "the ownership record could not be written"
 	}
 	return fmt.Errorf("apply %s after %d of %d steps; nothing was lost: fix the cause and run mqctl apply again, it continues from where the broker is now", why, len(res.Done), len(res.Done)+len(res.Failed)+len(res.Remaining))
+}
+
+// failureText is a failed step's error without the broker client's own
+// description of the request, which repeats the step.
+func failureText(err error) string {
+	var ae *broker.APIError
+	if errors.As(err, &ae) && ae.Op != "" {
+		return strings.TrimPrefix(err.Error(), ae.Op+": ")
+	}
+	return err.Error()
 }
 
 func listSteps(w io.Writer, steps []apply.Step) {
@@ -253,11 +266,28 @@ type locks struct {
 
 func newLocks(ctx context.Context, c *broker.Client, amqpURL string, wait time.Duration) (*locks, error) {
 	opts := lock.Options{URL: amqpURL, Name: lock.DefaultName("apply"), Wait: wait,
-		Holder: func(ctx context.Context, vhost string) string { return c.QueueHolder(ctx, vhost, lock.QueueName) }}
+		Holder: func(ctx context.Context, vhost string) string { return lockHolder(ctx, c, vhost) }}
 	if strings.HasPrefix(amqpURL, "amqps:") {
 		opts.TLS = c.TLSConfig()
 	}
 	return &locks{c: c, opts: opts, held: map[string]*lock.Lock{}}, nil
+}
+
+// lockHolder names who holds the apply lock of vhost: its connection once
+// the broker reports it (a few seconds after it opened), until then the
+// name the holder wrote into the lock queue's arguments.
+func lockHolder(ctx context.Context, c *broker.Client, vhost string) string {
+	if conn := c.QueueHolder(ctx, vhost, lock.QueueName); conn != "" {
+		return conn
+	}
+	args, err := c.QueueArguments(ctx, vhost, lock.QueueName)
+	if err != nil {
+		return ""
+	}
+	if name, ok := args.String(lock.ArgHolder); ok && name != "" {
+		return fmt.Sprintf("%q", name)
+	}
+	return ""
 }
 
 func (l *locks) acquire(ctx context.Context, vhost string) error {

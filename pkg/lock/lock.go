@@ -21,6 +21,12 @@ import (
 // QueueName is the lock queue declared in every vhost an apply changes.
 const QueueName = "mqctl.lock"
 
+// ArgHolder is the lock queue's argument naming who holds it (Options.Name):
+// unlike the owner connection's details, which the management API shows
+// only once the broker has emitted that connection's statistics, queue
+// arguments can be read as soon as the queue exists.
+const ArgHolder = "x-mqctl-holder"
+
 // ErrHeld is wrapped by the error returned when another apply holds a lock.
 var ErrHeld = errors.New("another apply holds the lock")
 
@@ -39,6 +45,8 @@ type Options struct {
 	Wait time.Duration
 	// Holder, when set, names the current holder in the error.
 	Holder Holder
+	// Waiting, when set, is told once that Acquire waits for holder.
+	Waiting func(vhost, holder string)
 }
 
 // Lock is a held lock on one vhost (from Peek: an AMQP connection to it
@@ -62,18 +70,34 @@ func DefaultName(action string) string {
 // apply holds it.
 func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 	deadline := time.Now().Add(opts.Wait)
+	holder := func() string {
+		if opts.Holder != nil {
+			if h := opts.Holder(ctx, vhost); h != "" {
+				return h
+			}
+		}
+		return "another apply"
+	}
+	told := false
 	for {
 		l, err := try(vhost, opts)
 		if err == nil {
 			return l, nil
 		}
-		if !errors.Is(err, ErrHeld) || time.Now().After(deadline) {
-			if errors.Is(err, ErrHeld) && opts.Holder != nil {
-				if h := opts.Holder(ctx, vhost); h != "" {
-					return nil, fmt.Errorf("vhost %q is locked by %s: %w; wait for it to finish, or pass --lock-timeout to wait longer", vhost, h, ErrHeld)
-				}
-			}
+		if !errors.Is(err, ErrHeld) {
 			return nil, err
+		}
+		if time.Now().After(deadline) {
+			who := holder()
+			waited := ""
+			if opts.Wait > 0 {
+				waited = fmt.Sprintf(" (waited %s)", opts.Wait)
+			}
+			return nil, fmt.Errorf("vhost %q is locked by %s%s: %w; wait for it to finish, or pass --lock-timeout to wait longer", vhost, who, waited, ErrHeld)
+		}
+		if !told && opts.Waiting != nil {
+			told = true
+			opts.Waiting(vhost, holder())
 		}
 		select {
 		case <-ctx.Done():
@@ -93,7 +117,11 @@ func try(vhost string, opts Options) (*Lock, error) {
 		conn.Close()
 		return nil, fmt.Errorf("AMQP channel for the apply lock of vhost %q: %w", vhost, err)
 	}
-	_, err = ch.QueueDeclare(QueueName, false, true, true, false, amqp.Table{"x-queue-type": "classic"})
+	args := amqp.Table{"x-queue-type": "classic"}
+	if opts.Name != "" {
+		args[ArgHolder] = opts.Name
+	}
+	_, err = ch.QueueDeclare(QueueName, false, true, true, false, args)
 	if err != nil {
 		conn.Close()
 		var ae *amqp.Error
