@@ -262,7 +262,9 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 		// Accepted for `mqctl status`; it declares nothing on the broker.
 		af, _ := d.fields(n, label(what, "alert"), alertFields)
 		if m := af.value("max_depth"); m != nil {
-			d.integer(m, label(what, "alert.max_depth"), 0, maxInt)
+			if v, ok := d.integer(m, label(what, "alert.max_depth"), 0, maxInt); ok {
+				decl.q.Alert = &topology.Alert{MaxDepth: v}
+			}
 		}
 	}
 	if e, ok := f["dead_letter"]; ok {

@@ -169,9 +169,9 @@ func TestQueueFields(t *testing.T) {
 			}},
 		},
 		{
-			name: "alert is accepted and declares nothing",
+			name: "alert declares no argument, only the threshold status --check uses",
 			body: "queues:\n  q: {alert: {max_depth: 100}}",
-			want: &topology.Queue{Name: "q", Type: "classic", Durable: true, Role: topology.RoleWorking},
+			want: &topology.Queue{Name: "q", Type: "classic", Durable: true, Role: topology.RoleWorking, Alert: &topology.Alert{MaxDepth: 100}},
 		},
 		{
 			name: "interpolated values are typed after substitution",

@@ -127,7 +127,16 @@ type Queue struct {
 	Origin string    `json:"-"`
 	// Delay is the tier's delay in milliseconds for RoleDelay queues.
 	Delay int64 `json:"-"`
+	// Alert holds the file's operational thresholds (alert.max_depth) for
+	// `mqctl status --check`; nil when none. Not part of the broker's state.
+	Alert *Alert `json:"-"`
 	Meta  `json:"-"`
+}
+
+// Alert is a queue's `alert:` section.
+type Alert struct {
+	// MaxDepth: status --check fails when the queue holds more messages.
+	MaxDepth int64
 }
 
 // Binding routes from exchange Source to a queue or exchange.
