@@ -5,10 +5,11 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"sort"
-	"strings"
+	"strconv"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -71,8 +72,9 @@ func (c *Client) QueueArguments(ctx context.Context, vhost, name string) (topolo
 }
 
 // AMQPURL returns the AMQP URL (no vhost) that goes with this management
-// connection: the same host and credentials, port 5672 (5671 and amqps
-// when the management API is https). override, when set, is used instead;
+// connection: the same host and credentials, and the AMQP listener port the
+// broker reports (5672 when it reports none); amqps and the TLS listener
+// when the management API is https. override, when set, is used instead;
 // it gets this client's credentials when it carries none. The result holds
 // the password: never print it (MaskURL).
 func (c *Client) AMQPURL(override string) (string, error) {
@@ -88,12 +90,10 @@ func (c *Client) AMQPURL(override string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		u = &url.URL{Scheme: "amqp", Host: b.Hostname() + ":5672"}
+		port := orDefault(c.amqpPort, 5672)
+		u = &url.URL{Scheme: "amqp", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(port))}
 		if b.Scheme == "https" {
-			u = &url.URL{Scheme: "amqps", Host: b.Hostname() + ":5671"}
-		}
-		if strings.Contains(b.Hostname(), ":") {
-			u.Host = "[" + b.Hostname() + "]" + u.Host[len(b.Hostname()):]
+			u = &url.URL{Scheme: "amqps", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(orDefault(c.amqpsPort, 5671)))}
 		}
 	}
 	if u.User == nil {
@@ -119,4 +119,11 @@ func (c *Client) VhostNames(ctx context.Context) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+func orDefault(port, def int) int {
+	if port == 0 {
+		return def
+	}
+	return port
 }

@@ -72,6 +72,8 @@ type Client struct {
 	tags      []string
 	version   string
 	cluster   string
+	// AMQP listener ports the broker reports (0: unknown).
+	amqpPort, amqpsPort int
 }
 
 // Connect checks cfg, logs in (GET /api/whoami) and reads the broker version
@@ -93,12 +95,28 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	var ov struct {
 		RabbitMQVersion string `json:"rabbitmq_version"`
 		ClusterName     string `json:"cluster_name"`
+		Listeners       []struct {
+			Protocol string `json:"protocol"`
+			Port     int    `json:"port"`
+		} `json:"listeners"`
 	}
-	q := url.Values{"columns": {"rabbitmq_version,cluster_name"}}
+	q := url.Values{"columns": {"rabbitmq_version,cluster_name,listeners"}}
 	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the broker overview"}, &ov); err != nil {
 		return nil, err
 	}
 	c.version, c.cluster = ov.RabbitMQVersion, ov.ClusterName
+	for _, l := range ov.Listeners {
+		switch l.Protocol {
+		case "amqp":
+			if c.amqpPort == 0 {
+				c.amqpPort = l.Port
+			}
+		case "amqp/ssl":
+			if c.amqpsPort == 0 {
+				c.amqpsPort = l.Port
+			}
+		}
+	}
 	return c, nil
 }
 
