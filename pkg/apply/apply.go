@@ -81,10 +81,12 @@ func (r *Result) OK() bool {
 func Check(p *plan.Plan, opts Options) error {
 	var refusals []string
 	for _, c := range p.Changes {
-		switch {
-		case c.Action == plan.Replace && !opts.AllowReplace:
+		// Both refusals of one change are listed, so that one re-run with
+		// the right flags goes through.
+		if c.Action == plan.Replace && !opts.AllowReplace {
 			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q must be replaced (deleted and declared again): %s; pass --allow-replace to do it", c.Kind, c.Name, c.Vhost, c.Reason))
-		case (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss:
+		}
+		if (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss {
 			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q would be %sd but holds %d %s and has %d %s: drain it first, or pass --allow-data-loss to drop them",
 				c.Kind, c.Name, c.Vhost, c.Action, c.Messages, plural("message", c.Messages), c.Consumers, plural("consumer", c.Consumers)))
 		}
@@ -281,7 +283,14 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 				return refuse(s, verb, st.Ready, st.Consumers)
 			}
 		}
-		st, err := e.c.GetQueueStats(ctx, s.Vhost, s.Name)
+		// The statistics also count unacknowledged messages. Right after
+		// a queue is declared the broker has none to report yet; with the
+		// exact passive check above there is no point waiting for them.
+		stats := e.c.GetQueueStats
+		if e.opts.Inspect != nil {
+			stats = e.c.QueueStatsNow
+		}
+		st, err := stats(ctx, s.Vhost, s.Name)
 		if errors.Is(err, broker.ErrNotFound) {
 			return nil
 		}

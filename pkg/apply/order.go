@@ -72,7 +72,10 @@ func Order(p *plan.Plan) [][]Step {
 		vhosts, delPolicies, unbinds, delQueues, delExchanges, delVhosts []Step
 		declExchanges, declQueues, binds, putPolicies                    []Step
 	)
-	goneExchanges := map[[2]string]bool{} // deleted for good (not replaced)
+	// Objects deleted for good (not replaced): a binding on one of them is
+	// gone with it and cannot be restored.
+	goneExchanges := map[[2]string]bool{}
+	goneQueues := map[[2]string]bool{}
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		s := Step{Vhost: c.Vhost, Name: c.Name, Change: c}
@@ -105,6 +108,9 @@ func Order(p *plan.Plan) [][]Step {
 			if c.Action == plan.Delete || c.Action == plan.Replace {
 				s.Op = OpDeleteQueue
 				delQueues = append(delQueues, s)
+			}
+			if c.Action == plan.Delete {
+				goneQueues[[2]string{c.Vhost, c.Name}] = true
 			}
 			if c.Action == plan.Create || c.Action == plan.Replace {
 				s.Op = OpDeclareQueue
@@ -144,8 +150,10 @@ func Order(p *plan.Plan) [][]Step {
 		}
 		for _, b := range c.Bindings {
 			k := c.Vhost + "\x00" + b.Key()
+			dest := [2]string{c.Vhost, b.Destination}
 			if seen[k] || goneExchanges[[2]string{c.Vhost, b.Source}] ||
-				(b.DestinationType == topology.DestExchange && goneExchanges[[2]string{c.Vhost, b.Destination}]) {
+				(b.DestinationType == topology.DestExchange && goneExchanges[dest]) ||
+				(b.DestinationType == topology.DestQueue && goneQueues[dest]) {
 				continue
 			}
 			seen[k] = true

@@ -187,21 +187,9 @@ const statsWait = 6 * time.Second
 func (c *Client) GetQueueStats(ctx context.Context, vhost, name string) (QueueStats, error) {
 	deadline := time.Now().Add(statsWait)
 	for {
-		var q queueJSON
-		err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
-			query: url.Values{"columns": {"name,messages,consumers"}},
-			op:    fmt.Sprintf("read queue %q in vhost %q", name, vhost), vhost: vhost}, &q)
-		if err != nil {
-			return QueueStats{}, err
-		}
-		var st QueueStats
-		if q.Consumers != nil {
-			st.Consumers, _ = q.Consumers.Int64()
-		}
-		if q.Messages != nil {
-			st.Messages, _ = q.Messages.Int64()
-			st.Known = true
-			return st, nil
+		st, err := c.QueueStatsNow(ctx, vhost, name)
+		if err != nil || st.Known {
+			return st, err
 		}
 		if time.Now().After(deadline) {
 			return st, nil
@@ -212,6 +200,27 @@ func (c *Client) GetQueueStats(ctx context.Context, vhost, name string) (QueueSt
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// QueueStatsNow is GetQueueStats without the wait: Known is false when the
+// broker has not reported the queue's statistics yet.
+func (c *Client) QueueStatsNow(ctx context.Context, vhost, name string) (QueueStats, error) {
+	var q queueJSON
+	err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
+		query: url.Values{"columns": {"name,messages,consumers"}},
+		op:    fmt.Sprintf("read queue %q in vhost %q", name, vhost), vhost: vhost}, &q)
+	if err != nil {
+		return QueueStats{}, err
+	}
+	var st QueueStats
+	if q.Consumers != nil {
+		st.Consumers, _ = q.Consumers.Int64()
+	}
+	if q.Messages != nil {
+		st.Messages, _ = q.Messages.Int64()
+		st.Known = true
+	}
+	return st, nil
 }
 
 // argsBody returns a as a JSON object body: normalised, never nil.

@@ -325,6 +325,37 @@ vhosts:
 			flags:   []string{"--allow-replace"},
 		},
 		{
+			name: "replace an exchange while a queue bound to it is deleted",
+			before: `version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      ex: { type: direct }
+    queues:
+      gone: {}
+      kept: { bindings: [{ exchange: ex, routing_key: ours }] }
+`,
+			unmanaged: `version: 1
+vhosts:
+  ${VHOST}:
+    bindings:
+      - { source: ex, destination: gone, destination_type: queue, routing_key: theirs }
+      - { source: ex, destination: kept, destination_type: queue, routing_key: theirs }
+`,
+			file: `version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      ex: { type: topic }
+    queues:
+      kept: { bindings: [{ exchange: ex, routing_key: ours }] }
+`,
+			plan:           []string{"-/+ exchange ex", "- queue gone"},
+			planText:       []string{"takes down and restores 2 bindings:", "also deletes 1 binding:\n        ex -> queue gone [theirs]"},
+			unmanagedCount: 2,
+			flags:          []string{"--allow-replace"},
+		},
+		{
 			name:   "delete what the file dropped",
 			before: deleteBefore,
 			file: `version: 1

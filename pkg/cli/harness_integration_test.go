@@ -266,13 +266,27 @@ func merge(base, top *topology.Vhost) *topology.Vhost {
 			continue
 		}
 		for _, b := range v.Bindings {
-			if !seen[b.Key()] {
-				seen[b.Key()] = true
-				out.Bindings = append(out.Bindings, b)
+			if seen[b.Key()] || (v == base && !bothEnds(out, b)) {
+				continue // the broker dropped it with one of its ends
 			}
+			seen[b.Key()] = true
+			out.Bindings = append(out.Bindings, b)
 		}
 	}
 	return out
+}
+
+// bothEnds reports whether both ends of b exist in v.
+func bothEnds(v *topology.Vhost, b *topology.Binding) bool {
+	if _, ok := v.Exchanges[b.Source]; !ok && !topology.IsReservedName(b.Source) {
+		return false
+	}
+	if b.DestinationType == topology.DestExchange {
+		_, ok := v.Exchanges[b.Destination]
+		return ok || topology.IsReservedName(b.Destination)
+	}
+	_, ok := v.Queues[b.Destination]
+	return ok
 }
 
 // declareDirect declares every object of v in vhost straight through the

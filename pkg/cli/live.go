@@ -167,7 +167,10 @@ func fillStakes(ctx context.Context, c *broker.Client, p *plan.Plan, l *live) er
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			st, err := c.GetQueueStats(ctx, ch.Vhost, ch.Name)
+			// No waiting for a just-declared queue's first statistics:
+			// plan and apply read exact figures through AMQP next
+			// (refreshStakes).
+			st, err := c.QueueStatsNow(ctx, ch.Vhost, ch.Name)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && !errors.Is(err, broker.ErrNotFound) {

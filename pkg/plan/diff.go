@@ -203,20 +203,38 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		}
 	}
 	// Bindings that a replace takes down and must put back: every current
-	// binding on the replaced object that is not itself being deleted.
+	// binding on the replaced object that is not itself being deleted. A
+	// delete lists those it takes down for good (bindings mqctl does not
+	// manage: the broker drops them with the object).
 	deleted := map[string]bool{}
+	gone := map[ObjectRef]bool{} // exchanges and queues deleted for good
 	for _, c := range d.p.Changes {
-		if c.Kind == KindBinding && c.Action == Delete && c.Vhost == name {
-			deleted[c.Before.Binding.Key()] = true
+		if c.Vhost != name || c.Action != Delete {
+			continue
 		}
+		switch c.Kind {
+		case KindBinding:
+			deleted[c.Before.Binding.Key()] = true
+		case KindExchange, KindQueue:
+			gone[ObjectRef{Kind: c.Kind, Vhost: name, Name: c.Name}] = true
+		}
+	}
+	// endGone reports whether an end of b is deleted for good: a replace
+	// cannot put b back then.
+	endGone := func(b *topology.Binding) bool {
+		destKind := KindQueue
+		if b.DestinationType == topology.DestExchange {
+			destKind = KindExchange
+		}
+		return gone[ObjectRef{Kind: KindExchange, Vhost: name, Name: b.Source}] || gone[ObjectRef{Kind: destKind, Vhost: name, Name: b.Destination}]
 	}
 	for i := range d.p.Changes {
 		c := &d.p.Changes[i]
-		if c.Vhost != name || c.Action != Replace {
+		if c.Vhost != name || (c.Action != Replace && c.Action != Delete) || (c.Kind != KindQueue && c.Kind != KindExchange) {
 			continue
 		}
 		for _, b := range have.Bindings {
-			if deleted[b.Key()] || !touches(b, c.Kind, c.Name) {
+			if deleted[b.Key()] || !touches(b, c.Kind, c.Name) || (c.Action == Replace && endGone(b)) {
 				continue
 			}
 			c.Bindings = append(c.Bindings, b)

@@ -206,3 +206,32 @@ func TestReplaceCarriesBindingsAndStakes(t *testing.T) {
 		t.Errorf("field change = %+v", c.Fields[0])
 	}
 }
+
+// A delete lists the unmanaged bindings the broker drops with the object;
+// the managed ones are deletes of their own.
+func TestDeleteListsBindingsItTakesDown(t *testing.T) {
+	current := vh("/", func(v *topology.Vhost) {
+		v.Exchanges["e"] = x("e", "direct")
+		v.Queues["a"] = q("a", nil)
+		v.Bindings = []*topology.Binding{bind("e", "a", "ours"), bind("e", "a", "theirs")}
+	})
+	managed := map[ObjectRef]bool{
+		{KindExchange, "/", "e"}: true, {KindQueue, "/", "a"}: true,
+		BindingRef("/", bind("e", "a", "ours")): true,
+	}
+	p := Diff(vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct") }), Current{State: current, Managed: managed})
+	want := []row{{Delete, KindQueue, "a"}, {Delete, KindBinding, "e -> queue a [ours]"}}
+	if diff := cmp.Diff(want, rows(p)); diff != "" {
+		t.Fatalf("changes (-want +got):\n%s", diff)
+	}
+	if got := p.Changes[0].Bindings; len(got) != 1 || got[0].RoutingKey != "theirs" {
+		t.Errorf("the delete of a lists bindings %v, want just the unmanaged e -> a [theirs]", got)
+	}
+	var sb strings.Builder
+	if err := WriteText(&sb, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "also deletes 1 binding:\n        e -> queue a [theirs]") {
+		t.Errorf("the plan does not show the binding going with the queue:\n%s", sb.String())
+	}
+}

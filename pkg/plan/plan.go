@@ -71,7 +71,8 @@ type Change struct {
 	Fields []FieldChange `json:"fields,omitempty"`
 	// Reason explains a replace: which fields forced it, and how to avoid it.
 	Reason string `json:"reason,omitempty"`
-	// Bindings a replace takes down with the object and puts back after it.
+	// Bindings a replace takes down with the object and puts back after
+	// it; for a delete, the bindings that go with the object for good.
 	Bindings []*topology.Binding `json:"bindings,omitempty"`
 	// Messages and Consumers at stake: the queue's contents and consumers
 	// when it is deleted or replaced.

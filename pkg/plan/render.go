@@ -129,7 +129,11 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 				fmt.Fprintf(&sb, "      why: %s\n", c.Reason)
 			}
 			if len(c.Bindings) > 0 {
-				fmt.Fprintf(&sb, "      takes down and restores %d %s:\n", len(c.Bindings), plural("binding", len(c.Bindings)))
+				what := "takes down and restores"
+				if c.Action == Delete {
+					what = "also deletes"
+				}
+				fmt.Fprintf(&sb, "      %s %d %s:\n", what, len(c.Bindings), plural("binding", len(c.Bindings)))
 				for _, b := range c.Bindings {
 					fmt.Fprintf(&sb, "        %s\n", BindingName(b))
 				}

@@ -1,0 +1,88 @@
+package apply
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+func TestCheck(t *testing.T) {
+	ttl := func(ms int64) topology.Args { return topology.Args{"x-message-ttl": ms} }
+	// replaceQueue: q's TTL changes (a policy could set it instead).
+	replaceQueue := func() *plan.Plan {
+		return diff(vhost(queue("q", ttl(1000))), vhost(queue("q", ttl(2000))))
+	}
+	// replaceType: q becomes a quorum queue (no policy can do that).
+	replaceType := func() *plan.Plan {
+		q := queue("q", nil)
+		q.Type = topology.QueueQuorum
+		return diff(vhost(queue("q", nil)), vhost(q))
+	}
+	deleteQueue := func() *plan.Plan { return diff(vhost(queue("q", nil)), vhost()) }
+	stake := func(p *plan.Plan, msgs, consumers int64) *plan.Plan {
+		for i := range p.Changes {
+			p.Changes[i].Messages, p.Changes[i].Consumers = msgs, consumers
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		p    *plan.Plan
+		opts Options
+		want []string // substrings of the refusal; none: no refusal
+		not  []string // must not appear
+	}{
+		{name: "replace refused without --allow-replace, naming the field and a way around",
+			p: replaceQueue(),
+			want: []string{`queue "q" in vhost "v" must be replaced`, "field arguments.x-message-ttl changed",
+				"set these limits with a policy", "pass --allow-replace", "nothing was changed: 1 change refused"},
+			not: []string{"--allow-data-loss"}},
+		{name: "a type change names the type and a new queue name as the way around",
+			p:    replaceType(),
+			want: []string{"field type changed", "under a new queue name", "pass --allow-replace"}},
+		{name: "an empty queue is replaced with --allow-replace", p: replaceQueue(), opts: Options{AllowReplace: true}},
+		{name: "a queue with messages needs --allow-data-loss as well: both refusals listed",
+			p:    stake(replaceQueue(), 3, 0),
+			want: []string{"pass --allow-replace", "would be replaced but holds 3 messages and has 0 consumers", "pass --allow-data-loss", "2 changes refused"}},
+		{name: "a queue with messages is not replaced with --allow-replace alone",
+			p: stake(replaceQueue(), 1, 0), opts: Options{AllowReplace: true},
+			want: []string{`queue "q" in vhost "v" would be replaced but holds 1 message and has 0 consumers`, "--allow-data-loss"},
+			not:  []string{"--allow-replace"}},
+		{name: "a queue with a consumer is not deleted",
+			p:    stake(deleteQueue(), 0, 1),
+			want: []string{`queue "q" in vhost "v" would be deleted but holds 0 messages and has 1 consumer:`, "drain it first", "--allow-data-loss"}},
+		{name: "--allow-data-loss lets a delete through", p: stake(deleteQueue(), 5, 2), opts: Options{AllowDataLoss: true}},
+		{name: "an empty, unused queue is deleted without flags", p: deleteQueue()},
+		{name: "both flags let everything through", p: stake(replaceType(), 9, 9), opts: Options{AllowReplace: true, AllowDataLoss: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(tc.p, tc.opts)
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("not refused; want %q", tc.want)
+			}
+			if !errors.Is(err, ErrRefused) {
+				t.Errorf("error does not wrap ErrRefused: %v", err)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("refusal does not say %q:\n%v", s, err)
+				}
+			}
+			for _, s := range tc.not {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("refusal says %q, which does not apply:\n%v", s, err)
+				}
+			}
+		})
+	}
+}

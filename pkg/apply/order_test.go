@@ -1,0 +1,215 @@
+package apply
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Test helpers build plans the way plan.Diff does: from a current and a
+// desired vhost, with an ownership record listing every current object.
+
+func exchange(name, typ string) *topology.Exchange {
+	return &topology.Exchange{Name: name, Type: typ, Durable: true}
+}
+
+func queue(name string, args topology.Args) *topology.Queue {
+	return &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true, Arguments: args}
+}
+
+func bind(src, destType, dest, key string) *topology.Binding {
+	return &topology.Binding{Source: src, DestinationType: destType, Destination: dest, RoutingKey: key}
+}
+
+// vhost builds vhost "v" from objects.
+func vhost(objs ...any) *topology.Vhost {
+	v := topology.NewVhost("v")
+	for _, o := range objs {
+		switch x := o.(type) {
+		case *topology.Exchange:
+			v.Exchanges[x.Name] = x
+		case *topology.Queue:
+			v.Queues[x.Name] = x
+		case *topology.Binding:
+			v.Bindings = append(v.Bindings, x)
+		case *topology.Policy:
+			v.Policies[x.Name] = x
+		}
+	}
+	return v
+}
+
+// diff plans have → want in vhost "v". Everything in have is managed except
+// the bindings in unmanaged.
+func diff(have, want *topology.Vhost, unmanaged ...*topology.Binding) *plan.Plan {
+	managed := map[plan.ObjectRef]bool{}
+	for n := range have.Exchanges {
+		managed[plan.ObjectRef{Kind: plan.KindExchange, Vhost: "v", Name: n}] = true
+	}
+	for n := range have.Queues {
+		managed[plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: n}] = true
+	}
+	for n := range have.Policies {
+		managed[plan.ObjectRef{Kind: plan.KindPolicy, Vhost: "v", Name: n}] = true
+	}
+	skip := map[string]bool{}
+	for _, b := range unmanaged {
+		skip[b.Key()] = true
+		have.Bindings = append(have.Bindings, b)
+	}
+	for _, b := range have.Bindings {
+		if !skip[b.Key()] {
+			managed[plan.BindingRef("v", b)] = true
+		}
+	}
+	cur := topology.New()
+	cur.Vhosts["v"] = have
+	des := topology.New()
+	des.Vhosts["v"] = want
+	return plan.Diff(des, plan.Current{State: cur, Managed: managed})
+}
+
+// render lists each phase's steps as strings, restores marked.
+func render(phases [][]Step) [][]string {
+	out := [][]string{}
+	for _, ph := range phases {
+		var steps []string
+		for _, s := range ph {
+			str := strings.TrimSuffix(s.String(), ` in vhost "v"`)
+			steps = append(steps, str)
+		}
+		out = append(out, steps)
+	}
+	return out
+}
+
+func TestOrder(t *testing.T) {
+	ttl := func(ms int64) topology.Args { return topology.Args{"x-message-ttl": ms} }
+	tests := []struct {
+		name       string
+		have, want *topology.Vhost
+		unmanaged  []*topology.Binding
+		// carried are bindings added to the replace's list, as a plan
+		// saved by another version might carry them.
+		carried []*topology.Binding
+		phases  [][]string
+	}{
+		{
+			name: "phases: deletes in reverse dependency order, then creates",
+			have: vhost(exchange("old.x", "fanout"), queue("old.q", nil), bind("old.x", "queue", "old.q", ""),
+				&topology.Policy{Name: "old.p", Pattern: ".*", ApplyTo: "all", Definition: topology.Args{"max-length": int64(1)}}),
+			want: vhost(exchange("x", "topic"), queue("q", nil), bind("x", "queue", "q", "k"),
+				&topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "all", Definition: topology.Args{"max-length": int64(1)}}),
+			phases: [][]string{
+				{`delete policy "old.p"`},
+				{`delete binding old.x -> queue old.q []`},
+				{`delete queue "old.q"`},
+				{`delete exchange "old.x"`},
+				{`declare exchange "x"`},
+				{`declare queue "q"`},
+				{`create binding x -> queue q [k]`},
+				{`put policy "p"`},
+			},
+		},
+		{
+			name:      "a replaced queue's bindings, unmanaged ones too, come back after it",
+			have:      vhost(exchange("x", "topic"), queue("q", ttl(1000)), bind("x", "queue", "q", "a")),
+			want:      vhost(exchange("x", "topic"), queue("q", ttl(2000)), bind("x", "queue", "q", "a")),
+			unmanaged: []*topology.Binding{bind("x", "queue", "q", "theirs")},
+			phases: [][]string{
+				{`delete queue "q"`},
+				{`declare queue "q"`},
+				{`restore binding x -> queue q [a]`, `restore binding x -> queue q [theirs]`},
+			},
+		},
+		{
+			name: "a binding between two replaced objects is restored once",
+			have: vhost(exchange("x", "direct"), queue("q", ttl(1000)), bind("x", "queue", "q", "k")),
+			want: vhost(exchange("x", "topic"), queue("q", ttl(2000)), bind("x", "queue", "q", "k")),
+			phases: [][]string{
+				{`delete queue "q"`},
+				{`delete exchange "x"`},
+				{`declare exchange "x"`},
+				{`declare queue "q"`},
+				{`restore binding x -> queue q [k]`},
+			},
+		},
+		{
+			name: "no restore onto an exchange deleted for good",
+			have: vhost(exchange("x", "direct"), exchange("gone.src", "fanout"), exchange("gone.dst", "fanout")),
+			want: vhost(exchange("x", "topic")),
+			unmanaged: []*topology.Binding{
+				bind("x", "exchange", "gone.dst", "k"), bind("gone.src", "exchange", "x", ""),
+			},
+			carried: []*topology.Binding{bind("x", "exchange", "gone.dst", "k"), bind("gone.src", "exchange", "x", "")},
+			phases: [][]string{
+				{`delete exchange "gone.dst"`, `delete exchange "gone.src"`, `delete exchange "x"`},
+				{`declare exchange "x"`},
+			},
+		},
+		{
+			name:      "no restore onto a queue deleted for good",
+			have:      vhost(exchange("x", "direct"), queue("gone", nil), queue("kept", nil)),
+			want:      vhost(exchange("x", "topic"), queue("kept", nil)),
+			unmanaged: []*topology.Binding{bind("x", "queue", "gone", "k"), bind("x", "queue", "kept", "k")},
+			carried:   []*topology.Binding{bind("x", "queue", "gone", "k")},
+			phases: [][]string{
+				{`delete queue "gone"`},
+				{`delete exchange "x"`},
+				{`declare exchange "x"`},
+				{`restore binding x -> queue kept [k]`},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := diff(tc.have, tc.want, tc.unmanaged...)
+			for i := range p.Changes {
+				if c := &p.Changes[i]; c.Action == plan.Replace && len(tc.carried) > 0 {
+					c.Bindings = append(c.Bindings, tc.carried...)
+				}
+			}
+			phases := Order(p)
+			if d := cmp.Diff(tc.phases, render(phases)); d != "" {
+				t.Errorf("phases (-want +got):\n%s", d)
+			}
+			for _, ph := range phases {
+				for _, s := range ph {
+					if s.Op == OpBind && s.Restore != strings.HasPrefix(s.String(), "restore") {
+						t.Errorf("step %s: Restore = %t", s, s.Restore)
+					}
+					if s.Change == nil {
+						t.Errorf("step %s carries no change", s)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A vhost the plan creates comes before everything in it; one it deletes,
+// after everything in it.
+func TestOrderVhosts(t *testing.T) {
+	p := &plan.Plan{Changes: []plan.Change{
+		{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "old", Name: "old", Before: &plan.Object{Vhost: &plan.VhostMeta{Name: "old"}}},
+		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "old", Name: "q", Before: &plan.Object{Queue: queue("q", nil)}},
+		{Action: plan.Create, Kind: plan.KindVhost, Vhost: "new", Name: "new", After: &plan.Object{Vhost: &plan.VhostMeta{Name: "new"}}},
+		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "new", Name: "q", After: &plan.Object{Queue: queue("q", nil)}},
+	}}
+	got := [][]Op{}
+	for _, ph := range Order(p) {
+		var ops []Op
+		for _, s := range ph {
+			ops = append(ops, s.Op)
+		}
+		got = append(got, ops)
+	}
+	want := [][]Op{{OpCreateVhost}, {OpDeleteQueue}, {OpDeleteVhost}, {OpDeclareQueue}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("phases (-want +got):\n%s", d)
+	}
+}
