@@ -17,11 +17,11 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-# The whole suite: offline unit tests, CLI scripts, broker integration tests
-# (each in its own vhost), and a short fuzz run of every fuzz target.
+# The whole suite: a short fuzz run of every fuzz target, then the offline
+# unit tests, CLI scripts and broker integration tests (each in its own vhost).
 test: vet broker-start
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 	$(GO) test -count=1 ./...
-	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 
 # Offline tests only (no broker needed; broker tests skip outside CI).
 unit:
