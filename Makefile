@@ -6,9 +6,10 @@ BIN       ?= bin/mqctl
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/mqctl/mqctl/pkg/cli.Version=$(VERSION)
 FUZZTIME  ?= 10s
+BENCH_SIZES ?= 1000,10000,50000
 export MQCTL_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: build test unit vet fuzz fuzz-long bench bench-live broker-start broker-stop demo clean
+.PHONY: build test unit vet fuzz fuzz-long bench bench-offline bench-live broker-start broker-stop demo clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/mqctl
@@ -39,9 +40,15 @@ fuzz:
 fuzz-long:
 	$(MAKE) fuzz FUZZTIME=5m
 
-bench:
-	$(GO) run ./internal/benchgen -out bench/tmp -sizes 5000
-	./scripts/bench-offline bench/tmp
+# Generated topologies of 1,000, 10,000 and 50,000 objects: apply vs the
+# broker's definitions import, no-op plan vs one definitions read, and
+# validate/lint/route/graph offline on one core, with peak memory. Writes
+# bench/results.md, bench/results.json and bench/results.svg.
+bench: broker-start build
+	$(GO) run ./internal/benchrun -bin $(BIN) -out bench -sizes $(BENCH_SIZES)
+
+bench-offline: build
+	$(GO) run ./internal/benchrun -bin $(BIN) -out bench/offline -offline -sizes $(BENCH_SIZES)
 
 # Against the local broker: fresh apply vs POST /api/definitions, no-op plan
 # vs GET /api/definitions, for 5,000 queues + 5,000 DLQs + 10,000 bindings

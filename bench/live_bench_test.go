@@ -11,7 +11,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,55 +21,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqctl/mqctl/internal/gentopo"
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/cli"
 	"github.com/mqctl/mqctl/pkg/loader"
-	"github.com/mqctl/mqctl/pkg/topology"
 )
-
-// genYAML writes n working queues, each with its own DLQ and one binding:
-// 2n queues and 2n bindings once expanded.
-func genYAML(vhost string, n int) string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "version: 1\nvhosts:\n  %q:\n    exchanges:\n      events: { type: topic }\n      events.dlx: { type: direct }\n    queues:\n", vhost)
-	for i := 0; i < n; i++ {
-		q := fmt.Sprintf("svc%03d.q%05d", i%100, i)
-		fmt.Fprintf(&sb, "      %s:\n        bindings: [{ exchange: events, routing_key: \"svc%03d.event%d.#\" }]\n", q, i%100, i)
-		fmt.Fprintf(&sb, "        dead_letter: { exchange: events.dlx, queue: %s.dlq }\n", q)
-		fmt.Fprintf(&sb, "        limits: { max_length: 10000, overflow: reject-publish }\n")
-	}
-	return sb.String()
-}
-
-// definitions renders one vhost of t as a definitions document for
-// POST /api/definitions/{vhost}.
-func definitions(v *topology.Vhost) []byte {
-	type obj = map[string]any
-	doc := obj{"exchanges": []obj{}, "queues": []obj{}, "bindings": []obj{}}
-	for _, n := range v.ExchangeNames() {
-		e := v.Exchanges[n]
-		doc["exchanges"] = append(doc["exchanges"].([]obj), obj{"name": n, "type": e.Type, "durable": e.Durable, "auto_delete": e.AutoDelete, "internal": e.Internal, "arguments": nonNil(e.Arguments)})
-	}
-	for _, n := range v.QueueNames() {
-		q := v.Queues[n]
-		args := nonNil(q.Arguments)
-		args["x-queue-type"] = q.Type
-		doc["queues"] = append(doc["queues"].([]obj), obj{"name": n, "durable": q.Durable, "auto_delete": q.AutoDelete, "arguments": args})
-	}
-	for _, b := range v.Bindings {
-		doc["bindings"] = append(doc["bindings"].([]obj), obj{"source": b.Source, "destination": b.Destination, "destination_type": b.DestinationType, "routing_key": b.RoutingKey, "arguments": nonNil(b.Arguments)})
-	}
-	out, _ := json.Marshal(doc)
-	return out
-}
-
-func nonNil(a topology.Args) map[string]any {
-	out := map[string]any{}
-	for k, v := range a {
-		out[k] = v
-	}
-	return out
-}
 
 func httpDo(b *testing.B, br *testbroker.Broker, method, path string, body []byte) []byte {
 	b.Helper()
@@ -120,15 +75,18 @@ func BenchmarkApplyVsImport(b *testing.B) {
 		importVhost, applyVhost := br.Vhost(b), br.Vhost(b)
 		dir := b.TempDir()
 		file := filepath.Join(dir, "topology.yaml")
-		if err := os.WriteFile(file, []byte(genYAML(applyVhost, n)), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(gentopo.YAML(applyVhost, n)), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		t, err := loader.LoadBytes("gen.yaml", []byte(genYAML(importVhost, n)), loader.Options{})
+		t, err := loader.LoadBytes("gen.yaml", []byte(gentopo.YAML(importVhost, n)), loader.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		v := t.Vhosts[importVhost]
-		defs := definitions(v)
+		defs, err := gentopo.Definitions(v)
+		if err != nil {
+			b.Fatal(err)
+		}
 
 		start := time.Now()
 		httpDo(b, br, http.MethodPost, "definitions/"+url.PathEscape(importVhost), defs)

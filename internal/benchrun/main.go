@@ -1,0 +1,261 @@
+// Command benchrun is `make bench`: it generates topologies of several
+// sizes and measures, in one run and side by side,
+//
+//   - mqctl apply on a fresh vhost vs RabbitMQ's POST /api/definitions of
+//     the same topology into another fresh vhost;
+//   - a no-op mqctl plan vs one GET /api/definitions of that vhost;
+//   - validate, lint, route and graph offline (pinned to one core);
+//
+// with the wall time and peak memory (max RSS) of every mqctl run. It
+// writes bench/results.md (table, targets, machine), bench/results.json
+// and bench/results.svg (time against size).
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mqctl/mqctl/internal/gentopo"
+	"github.com/mqctl/mqctl/pkg/loader"
+)
+
+type measure struct {
+	Seconds float64 `json:"seconds"`
+	RSSMB   float64 `json:"max_rss_mb,omitempty"`
+}
+
+type row struct {
+	Objects  int                `json:"objects"`
+	Queues   int                `json:"queues"`
+	Bindings int                `json:"bindings"`
+	M        map[string]measure `json:"measures"`
+}
+
+type config struct {
+	server, user, pass string
+	bin, out           string
+	offline            bool
+}
+
+func main() {
+	var c config
+	sizes := flag.String("sizes", "1000,10000,50000", "topology sizes in objects (queues + bindings + exchanges)")
+	flag.StringVar(&c.server, "server", "http://127.0.0.1:15672", "management API of the broker to measure against")
+	flag.StringVar(&c.user, "username", "guest", "administrator user")
+	flag.StringVar(&c.pass, "password", "guest", "its password")
+	flag.StringVar(&c.bin, "bin", "bin/mqctl", "mqctl binary to measure")
+	flag.StringVar(&c.out, "out", "bench", "directory for results.md, results.json and results.svg")
+	flag.BoolVar(&c.offline, "offline", false, "measure only the offline commands (no broker)")
+	flag.Parse()
+	if err := run(context.Background(), c, *sizes); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config, sizes string) error {
+	var rows []row
+	tmp, err := os.MkdirTemp("", "mqctl-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	version := ""
+	if !c.offline {
+		var ov struct {
+			V string `json:"rabbitmq_version"`
+		}
+		data, err := c.http(ctx, http.MethodGet, "overview?columns=rabbitmq_version", nil)
+		if err != nil {
+			return fmt.Errorf("no broker at %s (run scripts/broker start, or pass -offline): %w", c.server, err)
+		}
+		_ = json.Unmarshal(data, &ov)
+		version = ov.V
+	}
+	for _, s := range strings.Split(sizes, ",") {
+		objects, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || objects < 10 {
+			return fmt.Errorf("-sizes: %q is not a size of at least 10 objects", s)
+		}
+		n := (objects + 1) / 4 // 4n+2 objects: the nearest size
+		r, err := c.measureSize(ctx, tmp, n)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+		fmt.Fprintf(os.Stderr, "%d objects: %v\n", r.Objects, r.M)
+	}
+	return write(c.out, rows, version, c.offline)
+}
+
+func (c config) measureSize(ctx context.Context, tmp string, n int) (row, error) {
+	objects := gentopo.Objects(n)
+	applyVhost := fmt.Sprintf("mqctl-bench-apply-%d", objects)
+	importVhost := fmt.Sprintf("mqctl-bench-import-%d", objects)
+	file := filepath.Join(tmp, fmt.Sprintf("topology-%d.yaml", objects))
+	if err := os.WriteFile(file, []byte(gentopo.YAML(applyVhost, n)), 0o644); err != nil {
+		return row{}, err
+	}
+	r := row{Objects: objects, Queues: 2 * n, Bindings: 2 * n, M: map[string]measure{}}
+	offline := [][]string{
+		{"validate", "-f", file},
+		{"lint", "-f", file, "--fail-on", "none"},
+		{"route", "-f", file, "--exchange", "events", "--routing-key", "svc001.event1.created"},
+		{"graph", "-f", file, "--format", "dot"},
+	}
+	for _, args := range offline {
+		m, err := c.timeMqctl(ctx, true, args...)
+		if err != nil {
+			return r, err
+		}
+		r.M[args[0]] = m
+	}
+	if c.offline {
+		return r, nil
+	}
+	conn := []string{"--server", c.server, "--username", c.user, "--password", c.pass}
+	// Fresh vhosts: leftovers of an interrupted run are removed first.
+	for _, vh := range []string{applyVhost, importVhost} {
+		_, _ = c.http(ctx, http.MethodDelete, "vhosts/"+url.PathEscape(vh), nil)
+	}
+	defer func() {
+		for _, vh := range []string{applyVhost, importVhost} {
+			_, _ = c.http(context.Background(), http.MethodDelete, "vhosts/"+url.PathEscape(vh), nil)
+		}
+	}()
+	top, err := loader.LoadBytes("gen.yaml", []byte(gentopo.YAML(importVhost, n)), loader.Options{})
+	if err != nil {
+		return r, err
+	}
+	defs, err := gentopo.Definitions(top.Vhosts[importVhost])
+	if err != nil {
+		return r, err
+	}
+	if _, err := c.http(ctx, http.MethodPut, "vhosts/"+url.PathEscape(importVhost), []byte(`{}`)); err != nil {
+		return r, err
+	}
+	start := time.Now()
+	if _, err := c.http(ctx, http.MethodPost, "definitions/"+url.PathEscape(importVhost), defs); err != nil {
+		return r, err
+	}
+	r.M["definitions import"] = measure{Seconds: time.Since(start).Seconds()}
+
+	m, err := c.timeMqctl(ctx, false, append([]string{"apply", "-f", file, "--auto-approve", "--quiet"}, conn...)...)
+	if err != nil {
+		return r, err
+	}
+	r.M["apply"] = m
+	m, err = c.timeMqctl(ctx, false, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...)
+	if err != nil {
+		return r, fmt.Errorf("the plan right after apply is not empty (or failed): %w", err)
+	}
+	r.M["no-op plan"] = m
+	start = time.Now()
+	if _, err := c.http(ctx, http.MethodGet, "definitions/"+url.PathEscape(applyVhost), nil); err != nil {
+		return r, err
+	}
+	r.M["definitions read"] = measure{Seconds: time.Since(start).Seconds()}
+	return r, nil
+}
+
+// timeMqctl runs mqctl under /usr/bin/time for wall time and max RSS;
+// offline commands are pinned to one core.
+func (c config) timeMqctl(ctx context.Context, oneCore bool, args ...string) (measure, error) {
+	tf, err := os.CreateTemp("", "time")
+	if err != nil {
+		return measure{}, err
+	}
+	tf.Close()
+	defer os.Remove(tf.Name())
+	cmdline := []string{"-f", "%e %M", "-o", tf.Name()}
+	if oneCore {
+		if _, err := exec.LookPath("taskset"); err == nil {
+			cmdline = append(cmdline, "taskset", "-c", "0")
+		}
+	}
+	cmdline = append(cmdline, c.bin)
+	cmdline = append(cmdline, args...)
+	cmd := exec.CommandContext(ctx, "/usr/bin/time", cmdline...)
+	if oneCore {
+		cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		tail := out.String()
+		if len(tail) > 2000 {
+			tail = tail[len(tail)-2000:]
+		}
+		return measure{}, fmt.Errorf("mqctl %s: %v\n%s", args[0], err, tail)
+	}
+	data, err := os.ReadFile(tf.Name())
+	if err != nil {
+		return measure{}, err
+	}
+	var secs, kb float64
+	if _, err := fmt.Sscanf(lastLine(string(data)), "%f %f", &secs, &kb); err != nil {
+		return measure{}, fmt.Errorf("reading /usr/bin/time output %q: %w", data, err)
+	}
+	return measure{Seconds: secs, RSSMB: kb / 1024}, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func (c config) http(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.server, "/")+"/api/"+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.SetBasicAuth(c.user, c.pass)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 30 * time.Minute}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 && !(method == http.MethodDelete && resp.StatusCode == http.StatusNotFound) {
+		return nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, data)
+	}
+	return data, nil
+}
+
+func machine() string {
+	cpu := ""
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				cpu = strings.TrimSpace(strings.SplitN(l, ":", 2)[1])
+				break
+			}
+		}
+	}
+	mem := ""
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		f := strings.Fields(strings.SplitN(string(data), "\n", 2)[0])
+		if len(f) >= 2 {
+			kb, _ := strconv.Atoi(f[1])
+			mem = fmt.Sprintf("%.0f GiB", float64(kb)/1024/1024)
+		}
+	}
+	return fmt.Sprintf("%d cores (%s), %s memory, %s/%s, %s", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
