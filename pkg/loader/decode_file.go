@@ -63,6 +63,7 @@ type fileDecoder struct {
 	lint     topology.LintConfig
 	lintPos  map[string]topology.Pos
 	lintSeen bool
+	tests    []indexed // entries of `tests:`, from every file
 }
 
 func newFileDecoder(d *decoder) *fileDecoder {
@@ -88,13 +89,7 @@ func (fd *fileDecoder) decodeFile(root *node) {
 	if f.has("lint") {
 		fd.decodeLint(f["lint"])
 	}
-	if f.has("tests") {
-		// The tests section is checked by `mqctl test`; here it only has to
-		// be a list.
-		if t := f.value("tests"); !t.isNull() && t.kind != seqNode {
-			d.errs.addf(t.pos, "write tests as a list: tests: [ … ]", "tests: expected a list, got %s", describe(t))
-		}
-	}
+	fd.addTests(f.value("tests")) // decoded in decode_tests.go once the vhosts are built
 	if vs := f.value("vhosts"); vs != nil && !vs.isNull() {
 		if vs.kind != mapNode {
 			d.errs.addf(vs.pos, `write vhosts as a mapping of names, e.g. vhosts: {"/": {…}}`, "vhosts: expected a mapping of vhost names, got %s", describe(vs))

@@ -167,6 +167,7 @@ func (l *load) finish() (*topology.Topology, error) {
 		t.Vhosts[name] = l.buildVhost(l.fd.vhosts[name])
 	}
 	t.Lint = l.fd.lint
+	t.Tests = l.buildTests(t)
 	if err := l.errs.err(); err != nil {
 		return nil, err
 	}

@@ -79,6 +79,8 @@ type Topology struct {
 	Vhosts map[string]*Vhost `json:"vhosts"`
 	// Lint holds the file's lint settings (rule ID -> "error"|"warning"|"info"|"off").
 	Lint LintConfig `json:"-"`
+	// Tests are the file's `tests:` expectations, checked by `mqctl test`.
+	Tests []Test `json:"-"`
 }
 
 // LintConfig is the `lint:` section of a file.
