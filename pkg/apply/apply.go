@@ -246,7 +246,13 @@ func (e *executor) step(ctx context.Context, s Step) error {
 		}
 		return ignoreNotFound(e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key))
 	case OpBind:
-		return e.c.DeclareBinding(ctx, s.Vhost, s.Binding)
+		err := e.c.DeclareBinding(ctx, s.Vhost, s.Binding)
+		if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
+			b := s.Binding
+			return fmt.Errorf("exchange %q or %s %q does not exist: declare both ends of the binding (mqctl lint reports this as MQ401): %w",
+				b.Source, b.DestinationType, b.Destination, err)
+		}
+		return err
 	case OpDeleteQueue:
 		return e.deleteQueue(ctx, s)
 	case OpDeleteExchange:

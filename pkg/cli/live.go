@@ -26,6 +26,13 @@ type live struct {
 // readLive reads the scope vhosts and splits mqctl's ownership records off
 // the topology.
 func readLive(ctx context.Context, c *broker.Client, scope []string) (*live, error) {
+	if len(scope) == 0 {
+		// To the broker client no vhosts means every vhost: a file that
+		// declares none must read (and so plan deletes in) none.
+		info := &broker.Live{Server: c.Server(), Version: c.Version(), Vhosts: map[string]broker.VhostInfo{},
+			Queues: map[string]map[string]broker.QueueStats{}, PropertiesKeys: map[string]map[string]string{}, Unread: map[string][]string{}}
+		return &live{info: info, records: map[string]*ownership.Record{}, current: plan.Current{State: topology.New()}}, nil
+	}
 	state, info, err := c.ReadTopology(ctx, scope)
 	if err != nil {
 		return nil, err
@@ -146,12 +153,13 @@ func hasStakes(p *plan.Plan) bool {
 // or replaces (the state read does not carry statistics, which would cost
 // a full queue listing on every plan).
 func fillStakes(ctx context.Context, c *broker.Client, p *plan.Plan, l *live) error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	sem := make(chan struct{}, 8)
+	type lookup struct {
+		change *plan.Change
+		ref    plan.ObjectRef
+		st     broker.QueueStats
+		err    error
+	}
+	var todo []*lookup
 	for i := range p.Changes {
 		ch := &p.Changes[i]
 		if ch.Kind != plan.KindQueue || (ch.Action != plan.Delete && ch.Action != plan.Replace) {
@@ -162,6 +170,13 @@ func fillStakes(ctx context.Context, c *broker.Client, p *plan.Plan, l *live) er
 			ch.Messages, ch.Consumers = st.Messages, st.Consumers
 			continue
 		}
+		todo = append(todo, &lookup{change: ch, ref: ref})
+	}
+	// The lookups run concurrently; each writes only its own entry, and
+	// the results are merged once they are all in.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, lk := range todo {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -170,20 +185,21 @@ func fillStakes(ctx context.Context, c *broker.Client, p *plan.Plan, l *live) er
 			// No waiting for a just-declared queue's first statistics:
 			// plan and apply read exact figures through AMQP next
 			// (refreshStakes).
-			st, err := c.QueueStatsNow(ctx, ch.Vhost, ch.Name)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && !errors.Is(err, broker.ErrNotFound) {
-				errs = append(errs, err)
-				return
-			}
-			ch.Messages, ch.Consumers = st.Messages, st.Consumers
-			if l.current.Stats == nil {
-				l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
-			}
-			l.current.Stats[ref] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
+			lk.st, lk.err = c.QueueStatsNow(ctx, lk.ref.Vhost, lk.ref.Name)
 		}()
 	}
 	wg.Wait()
+	var errs []error
+	for _, lk := range todo {
+		if lk.err != nil && !errors.Is(lk.err, broker.ErrNotFound) {
+			errs = append(errs, lk.err)
+			continue
+		}
+		lk.change.Messages, lk.change.Consumers = lk.st.Messages, lk.st.Consumers
+		if l.current.Stats == nil {
+			l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
+		}
+		l.current.Stats[lk.ref] = plan.QueueStats{Messages: lk.st.Messages, Consumers: lk.st.Consumers}
+	}
 	return errors.Join(errs...)
 }

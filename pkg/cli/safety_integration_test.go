@@ -208,3 +208,26 @@ func TestApplyPartialFailure(t *testing.T) {
 		})
 	}
 }
+
+// A file that declares no vhost plans nothing: it must not read the whole
+// broker (to the broker client, no vhosts means every vhost) and plan the
+// deletion of everything mqctl manages anywhere.
+func TestApplyFileWithoutVhosts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.mustApply(savedBefore)
+	v0, rec0 := h.state()
+	for _, content := range []string{"version: 1\nvhosts: {}\n", "version: 1\n"} {
+		f := h.write("empty.yaml", content)
+		if r := h.run("plan", "-f", f, "--detailed-exitcode"); r.code != 0 || !strings.Contains(r.stdout, "No changes.") {
+			t.Errorf("plan of a file without vhosts:\n%s", r)
+		}
+		if r := h.run("apply", "-f", f, "--auto-approve"); r.code != 0 {
+			t.Errorf("apply of a file without vhosts:\n%s", r)
+		}
+	}
+	v1, rec1 := h.state()
+	if !cmp.Equal(objectsOf(v0), objectsOf(v1), cmpObjects) || !cmp.Equal(rec0.Managed, rec1.Managed) {
+		t.Errorf("a file without vhosts changed vhost %s: %v -> %v", h.vhost, v0.QueueNames(), v1.QueueNames())
+	}
+}
