@@ -112,6 +112,7 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 		newExportCmd(g),
 		newPlanCmd(g),
 		newApplyCmd(g),
+		newTestCmd(g),
 	)
 	return root
 }

@@ -1,0 +1,533 @@
+package topotest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// VhostPrefix starts the name of every throwaway vhost.
+const VhostPrefix = "mqctl-test-"
+
+// DefaultWait is how long a live test waits for a dead letter to arrive.
+const DefaultWait = 5 * time.Second
+
+// LiveOptions configure RunLive.
+type LiveOptions struct {
+	// AMQPURL is the broker's AMQP URL with credentials and without a
+	// vhost (broker.Client.AMQPURL). It is never printed.
+	AMQPURL string
+	// TLS is used for amqps URLs.
+	TLS *tls.Config
+	// Wait bounds how long a test waits for its message to arrive: a test
+	// that expects a dead letter to reach no queue takes this long.
+	Wait time.Duration
+	// Log receives one line when a throwaway vhost is ready and one when it
+	// is deleted; nil discards them.
+	Log io.Writer
+}
+
+// RunLive checks tests on the broker behind c. For each vhost the tests
+// use it creates a vhost named mqctl-test-<random>, applies the file's
+// vhost into it (with apply's own machinery), runs the tests there one
+// after the other, and deletes the vhost, also when a test or the run
+// fails or ctx is cancelled.
+//
+// Each test publishes a probe message with a unique message id, mandatory
+// and with publisher confirms (so "reached no queue" is the broker's own
+// answer), then reads every queue of the vhost with basic.get to see
+// which ones hold a copy:
+//   - publish: the queues holding the probe must be exactly the expected.
+//   - reject: the copy in the queue is rejected (basic.nack,
+//     requeue=false); the queues its dead letter reaches, told by the
+//     x-death header (latest death: that queue, reason rejected), must be
+//     exactly the expected.
+//   - expire and retry: waiting for a real queue TTL (10 minutes for a
+//     10m delay tier) is not practical, so the probe is published again
+//     with a per-message expiration of 0, which makes the queue expire it
+//     on arrival. This runs the real dead-letter wiring of that queue (its
+//     x-dead-letter-exchange and routing key, by argument or policy, and
+//     the bindings behind them); that the queue has a TTL at all is
+//     checked on the file, as offline. Copies that expire from other queues
+//     the probe reached are told apart by their x-death entry.
+func RunLive(ctx context.Context, c *broker.Client, t *topology.Topology, tests []topology.Test, o LiveOptions) (*Report, error) {
+	if o.Wait <= 0 {
+		o.Wait = DefaultWait
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	out := make([]Outcome, len(tests))
+	var order []string
+	byVhost := map[string][]int{}
+	for i, tc := range tests {
+		if _, seen := byVhost[tc.Vhost]; !seen {
+			order = append(order, tc.Vhost)
+		}
+		byVhost[tc.Vhost] = append(byVhost[tc.Vhost], i)
+	}
+	for _, vh := range order {
+		v := t.Vhosts[vh]
+		if v == nil {
+			return nil, fmt.Errorf("vhost %q is not in the topology", vh)
+		}
+		var group []topology.Test
+		for _, i := range byVhost[vh] {
+			group = append(group, tests[i])
+		}
+		res, err := runVhost(ctx, c, v, group, o)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range byVhost[vh] {
+			out[i] = res[j]
+		}
+	}
+	return newReport(true, out), nil
+}
+
+// runVhost runs the tests of one vhost in a throwaway copy of it.
+func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests []topology.Test, o LiveOptions) (outcomes []Outcome, err error) {
+	name := VhostPrefix + randomHex(6)
+	defer func() {
+		// A fresh context: the vhost goes also after Ctrl-C.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		derr := c.DeleteVhost(dctx, name)
+		switch {
+		case derr == nil:
+			fmt.Fprintf(o.Log, "deleted the throwaway vhost %q\n", name)
+		case errors.Is(derr, broker.ErrNotFound):
+		default:
+			err = errors.Join(err, fmt.Errorf("could not delete the throwaway vhost %q: %w; delete it with the management UI or rabbitmqctl delete_vhost %s", name, derr, name))
+		}
+	}()
+	if err := applyCopy(ctx, c, src, name); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Log, "applied vhost %q into the throwaway vhost %q (%d queues); running %d %s\n", src.Name, name, len(src.Queues), len(tests), plural("test", len(tests)))
+
+	p, err := newProber(ctx, src, name, o)
+	if err != nil {
+		return nil, err
+	}
+	defer p.close()
+	sim := route.New(src)
+	for i, tc := range tests {
+		oc, err := p.run(ctx, sim, tc, i)
+		if err != nil {
+			return nil, fmt.Errorf("test %q: %w", tc.Name, err)
+		}
+		outcomes = append(outcomes, oc)
+	}
+	return outcomes, nil
+}
+
+// applyCopy creates vhost name holding everything src declares.
+func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name string) error {
+	v := *src
+	v.Name = name
+	v.Description = fmt.Sprintf("mqctl test: throwaway copy of vhost %q, deleted after the run", src.Name)
+	v.DefaultQueueType = "" // every queue carries its type after expansion
+	desired := topology.New()
+	desired.Vhosts[name] = &v
+	res := apply.Execute(ctx, c, plan.Diff(desired, plan.Current{}), apply.Options{})
+	if res.OK() {
+		return nil
+	}
+	var why []string
+	for _, f := range res.Failed {
+		why = append(why, fmt.Sprintf("%s: %v", f.Step, f.Err))
+	}
+	if res.Interrupted {
+		why = append(why, "interrupted")
+	}
+	if len(why) == 0 && res.RecordErr != nil {
+		why = append(why, res.RecordErr.Error())
+	}
+	return fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %s", src.Name, name, strings.Join(why, "; "))
+}
+
+// prober publishes probes into one throwaway vhost and finds their copies.
+type prober struct {
+	v       *topology.Vhost
+	queues  []string // every queue but streams, read with basic.get
+	streams *streamWatch
+	conn    *amqp.Connection
+	ch      *amqp.Channel
+	returns chan amqp.Return
+	wait    time.Duration
+	run0    string // random part of this run's message ids
+	// seen are the messages read during the current test; reject is the
+	// queue whose next fresh message the next sweep rejects.
+	seen   []copyOf
+	reject string
+}
+
+func newProber(ctx context.Context, v *topology.Vhost, vhost string, o LiveOptions) (*prober, error) {
+	conn, err := dial(o.AMQPURL, o.TLS, vhost)
+	if err != nil {
+		return nil, err
+	}
+	p := &prober{v: v, conn: conn, wait: o.Wait, run0: randomHex(4)}
+	var streams []string
+	for _, q := range v.QueueNames() {
+		if v.Queues[q].Type == topology.QueueStream {
+			streams = append(streams, q)
+		} else {
+			p.queues = append(p.queues, q)
+		}
+	}
+	if p.ch, err = conn.Channel(); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("open an AMQP channel in vhost %q: %w", vhost, err)
+	}
+	if err := p.ch.Confirm(false); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("publisher confirms in vhost %q: %w", vhost, err)
+	}
+	p.returns = p.ch.NotifyReturn(make(chan amqp.Return, 64))
+	if p.streams, err = watchStreams(ctx, conn, streams); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *prober) close() { p.conn.Close() }
+
+// dial opens an AMQP connection to vhost; errors never show the password.
+func dial(rawURL string, tlsCfg *tls.Config, vhost string) (*amqp.Connection, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("AMQP URL %q is invalid", broker.MaskURL(rawURL))
+	}
+	u.Path = "/" + vhost
+	u.RawPath = "/" + url.PathEscape(vhost)
+	conn, err := amqp.DialConfig(u.String(), amqp.Config{
+		Properties:      amqp.Table{"connection_name": "mqctl test"},
+		TLSClientConfig: tlsCfg,
+		Heartbeat:       10 * time.Second,
+		Dial:            amqp.DefaultDial(10 * time.Second),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, vhost, broker.MaskURL(err.Error()))
+	}
+	return conn, nil
+}
+
+// copyOf is one copy of a probe found in a queue.
+type copyOf struct {
+	id    string // message id
+	queue string
+	// diedIn and reason are the latest x-death entry ("" when the copy was
+	// never dead-lettered).
+	diedIn, reason string
+}
+
+// run runs test number i.
+func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test, i int) (Outcome, error) {
+	o := newOutcome(tc)
+	pred := predict(sim, p.v, tc)
+	o.Hops = pred.hops
+	if pred.problem != "" && pred.static {
+		// The file itself says it cannot work (a queue without a TTL, a
+		// stream): the broker would only hide it.
+		o.Message = pred.problem
+		return o, nil
+	}
+	if err := p.purge(); err != nil {
+		return o, err
+	}
+	p.seen = p.seen[:0]
+	id := fmt.Sprintf("mqctl-test-%s-%d", p.run0, i)
+	routed, err := p.publish(ctx, tc.Publish, id, "")
+	if err != nil {
+		return o, err
+	}
+	if tc.Action == topology.ActionNone {
+		fresh := func(c copyOf) bool { return c.id == id && c.diedIn == "" }
+		o.Got = []string{}
+		if routed {
+			if o.Got, err = p.collect(ctx, p.publishWait(), tc.Expect, fresh, true); err != nil {
+				return o, err
+			}
+		}
+		o.judge(p.onBroker(pred, o))
+		return o, nil
+	}
+
+	// The probe must reach the queue to be rejected or expire there; the
+	// copy there is rejected as soon as it is read.
+	verb := map[topology.TestAction]string{topology.ActionReject: "rejected", topology.ActionExpire: "expire"}[tc.Action]
+	if tc.Action == topology.ActionReject {
+		p.reject = tc.Queue
+	}
+	reached := []string{}
+	if routed {
+		inQueue := func(c copyOf) bool { return c.id == id && c.diedIn == "" }
+		if reached, err = p.collect(ctx, p.publishWait(), []string{tc.Queue}, inQueue, false); err != nil {
+			return o, err
+		}
+	}
+	p.reject = ""
+	if !slices.Contains(reached, tc.Queue) {
+		o.Message = fmt.Sprintf("on the broker the message does not reach queue %q (it reaches %s), so it cannot be %s there", tc.Queue, list(reached), verb)
+		return o, nil
+	}
+	reason := string(route.Rejected)
+	if tc.Action == topology.ActionExpire {
+		reason = string(route.Expired)
+		id += "-expire"
+		if _, err := p.publish(ctx, tc.Publish, id, "0"); err != nil {
+			return o, err
+		}
+	}
+	died := func(c copyOf) bool { return c.id == id && c.diedIn == tc.Queue && c.reason == reason }
+	if o.Got, err = p.collect(ctx, p.wait, tc.Expect, died, true); err != nil {
+		return o, err
+	}
+	o.judge(p.onBroker(pred, o))
+	return o, nil
+}
+
+// publishWait bounds the search for the copies of a publish. The broker
+// confirms a publish once every queue it routes to has taken the message,
+// so they are all there at the first look; streams are read by consumers,
+// which see it a moment later.
+func (p *prober) publishWait() time.Duration {
+	if len(p.streams.names) > 0 {
+		return p.wait
+	}
+	return min(p.wait, time.Second)
+}
+
+// onBroker is the suffix of a live failure message: what the simulator
+// predicts.
+func (p *prober) onBroker(pred prediction, o Outcome) string {
+	switch {
+	case pred.problem != "":
+		return " on the broker, where the simulator says: " + pred.problem
+	case slices.Equal(pred.queues, o.Got):
+		return " on the broker, as the simulator predicts"
+	default:
+		return " on the broker, but the simulator predicts " + list(pred.queues)
+	}
+}
+
+// purge empties every queue (streams cannot be purged; their old
+// messages carry other message ids).
+func (p *prober) purge() error {
+	for _, q := range p.queues {
+		if _, err := p.ch.QueuePurge(q, false); err != nil {
+			return fmt.Errorf("purge queue %q: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// publish sends the probe, mandatory, and waits for the broker's confirm.
+// It reports whether the message reached a queue (false: returned as
+// unroutable).
+func (p *prober) publish(ctx context.Context, m topology.TestMessage, id, expiration string) (bool, error) {
+	headers, err := table(m.Headers)
+	if err != nil {
+		return false, err
+	}
+	msg := amqp.Publishing{MessageId: id, Headers: headers, Expiration: expiration, ContentType: "text/plain",
+		Body: []byte("mqctl test probe")}
+	dc, err := p.ch.PublishWithDeferredConfirmWithContext(ctx, m.Exchange, m.RoutingKey, true, false, msg)
+	if err != nil {
+		return false, fmt.Errorf("publish the probe to %s: %w", exchangeName(m.Exchange), err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	acked, err := dc.WaitContext(cctx)
+	if err != nil {
+		return false, fmt.Errorf("waiting for the broker to confirm the probe: %w", err)
+	}
+	if !acked {
+		return false, fmt.Errorf("the broker refused the probe published to %s with key %q (basic.nack): a queue it routes to may be full with overflow reject-publish", exchangeName(m.Exchange), m.RoutingKey)
+	}
+	// A mandatory message that reached no queue is returned before the
+	// broker confirms it.
+	routed := true
+	for {
+		select {
+		case r := <-p.returns:
+			if r.MessageId == id {
+				routed = false
+			}
+			continue
+		default:
+		}
+		return routed, nil
+	}
+}
+
+// collect reads every queue until each queue of want holds a copy that
+// match accepts, or until wait is over, and returns the queues
+// holding such a copy, sorted. With exact, the first copy found ends the
+// search, after one more look a short pause later: the broker routes a
+// message (or a dead letter) to all its queues at once, so the others
+// are there by then, and a queue of want still without a copy gets none.
+// Only a message that lands nowhere takes the whole wait.
+func (p *prober) collect(ctx context.Context, wait time.Duration, want []string, match func(copyOf) bool, exact bool) ([]string, error) {
+	deadline := time.Now().Add(wait)
+	for settling := false; ; {
+		if err := p.sweep(); err != nil {
+			return nil, err
+		}
+		found := map[string]bool{}
+		for _, c := range slices.Concat(p.seen, p.streams.copies()) {
+			if match(c) {
+				found[c.queue] = true
+			}
+		}
+		all := true
+		for _, q := range want {
+			all = all && found[q]
+		}
+		done := (all && len(want) > 0) || (exact && len(found) > 0)
+		switch {
+		case settling || (done && !exact) || time.Now().After(deadline):
+			return sortedKeys(found), nil
+		case done:
+			settling = true
+			if err := sleep(ctx, 200*time.Millisecond); err != nil {
+				return nil, err
+			}
+		default:
+			if err := sleep(ctx, 50*time.Millisecond); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// sweep drains every queue once with basic.get, recording each copy of a
+// probe in p.seen. Every message is acknowledged, except the first fresh
+// copy in queue p.reject, which is rejected (requeue=false) so that the
+// broker dead-letters it.
+func (p *prober) sweep() error {
+	for _, q := range p.queues {
+		for range 10000 {
+			d, ok, err := p.ch.Get(q, false)
+			if err != nil {
+				return fmt.Errorf("read queue %q: %w", q, err)
+			}
+			if !ok {
+				break
+			}
+			c := copyOf{id: d.MessageId, queue: q}
+			c.diedIn, c.reason = latestDeath(d.Headers)
+			p.seen = append(p.seen, c)
+			if p.reject == q && c.diedIn == "" {
+				p.reject = "" // once
+				if err := d.Nack(false, false); err != nil {
+					return fmt.Errorf("reject the probe in queue %q: %w", q, err)
+				}
+				continue
+			}
+			if err := d.Ack(false); err != nil {
+				return fmt.Errorf("acknowledge a message of queue %q: %w", q, err)
+			}
+		}
+	}
+	return nil
+}
+
+// latestDeath reads the newest x-death entry: the queue the message was
+// last dead-lettered from, and why.
+func latestDeath(h amqp.Table) (queue, reason string) {
+	deaths, _ := h["x-death"].([]any)
+	if len(deaths) == 0 {
+		return "", ""
+	}
+	e, _ := deaths[0].(amqp.Table)
+	queue, _ = e["queue"].(string)
+	reason, _ = e["reason"].(string)
+	return queue, reason
+}
+
+// table converts message headers into an AMQP table.
+func table(h map[string]any) (amqp.Table, error) {
+	if len(h) == 0 {
+		return nil, nil
+	}
+	out := amqp.Table{}
+	for k, v := range h {
+		out[k] = amqpValue(v)
+	}
+	if err := out.Validate(); err != nil {
+		return nil, fmt.Errorf("probe headers: %w", err)
+	}
+	return out, nil
+}
+
+func amqpValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		t := amqp.Table{}
+		for k, e := range x {
+			t[k] = amqpValue(e)
+		}
+		return t
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = amqpValue(e)
+		}
+		return l
+	}
+	return v
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b)
+}
+
+func plural(w string, n int) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}

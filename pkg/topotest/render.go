@@ -1,0 +1,38 @@
+package topotest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText prints one line per test, `PASS name` or `FAIL name: why
+// (hops: …)` with the test's place in the file, then `N passed, N failed`.
+func WriteText(w io.Writer, r *Report) error {
+	var sb strings.Builder
+	for _, o := range r.Tests {
+		if o.Passed {
+			fmt.Fprintf(&sb, "PASS %s\n", o.Name)
+			continue
+		}
+		fmt.Fprintf(&sb, "FAIL %s: %s", o.Name, o.Message)
+		if len(o.Hops) > 0 {
+			fmt.Fprintf(&sb, " (hops: %s)", strings.Join(o.Hops, "; "))
+		}
+		sb.WriteString("\n")
+		if p := o.Pos.String(); p != "" {
+			fmt.Fprintf(&sb, "    at %s\n", p)
+		}
+	}
+	fmt.Fprintf(&sb, "%d passed, %d failed\n", r.Passed, r.Failed)
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// WriteJSON prints the report as indented JSON.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

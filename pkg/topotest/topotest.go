@@ -1,0 +1,218 @@
+// Package topotest checks a topology file's `tests:` expectations: where a
+// probe message lands after it is published, rejected from a queue,
+// expired from a queue, or scheduled on a delay tier.
+//
+// Simulate answers with the routing simulator (pkg/route), offline.
+// RunLive applies the file's vhost into a throwaway vhost on a real
+// broker, publishes real probe messages there, looks where they land, and
+// deletes the vhost.
+package topotest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// FormatVersion is the version of the JSON report.
+const FormatVersion = "1"
+
+// Outcome is the result of one test.
+type Outcome struct {
+	Name  string       `json:"name"`
+	Vhost string       `json:"vhost"`
+	Pos   topology.Pos `json:"pos"`
+	// Passed is true when the message landed in exactly Expected.
+	Passed   bool     `json:"passed"`
+	Expected []string `json:"expected"`
+	// Got is where the message landed (sorted); nil when the test could
+	// not get that far (see Message).
+	Got []string `json:"got"`
+	// Message explains a failure in one line.
+	Message string `json:"message,omitempty"`
+	// Hops is the route the simulator gives the message, one edge per
+	// entry, ending with any problem it found on the way.
+	Hops []string `json:"hops,omitempty"`
+}
+
+// Report is the answer of one `mqctl test` run.
+type Report struct {
+	FormatVersion string    `json:"format_version"`
+	Live          bool      `json:"live"`
+	Tests         []Outcome `json:"tests"`
+	Passed        int       `json:"passed"`
+	Failed        int       `json:"failed"`
+}
+
+func newReport(live bool, outcomes []Outcome) *Report {
+	r := &Report{FormatVersion: FormatVersion, Live: live, Tests: outcomes}
+	if r.Tests == nil {
+		r.Tests = []Outcome{}
+	}
+	for _, o := range outcomes {
+		if o.Passed {
+			r.Passed++
+		} else {
+			r.Failed++
+		}
+	}
+	return r
+}
+
+// OK reports whether every test passed.
+func (r *Report) OK() bool { return r.Failed == 0 }
+
+// Simulate checks every test with the routing simulator.
+func Simulate(t *topology.Topology, tests []topology.Test) *Report {
+	sims := map[string]*route.Simulator{}
+	out := make([]Outcome, 0, len(tests))
+	for _, tc := range tests {
+		o := newOutcome(tc)
+		v := t.Vhosts[tc.Vhost]
+		if v == nil {
+			o.Message = fmt.Sprintf("vhost %q is not in the topology", tc.Vhost)
+			out = append(out, o)
+			continue
+		}
+		sim, ok := sims[tc.Vhost]
+		if !ok {
+			sim = route.New(v)
+			sims[tc.Vhost] = sim
+		}
+		p := predict(sim, v, tc)
+		o.Hops = p.hops
+		if p.problem != "" {
+			o.Message = p.problem
+		} else {
+			o.Got = p.queues
+			o.judge("")
+		}
+		out = append(out, o)
+	}
+	return newReport(false, out)
+}
+
+func newOutcome(tc topology.Test) Outcome {
+	exp := tc.Expect
+	if exp == nil {
+		exp = []string{}
+	}
+	return Outcome{Name: tc.Name, Vhost: tc.Vhost, Pos: tc.Pos, Expected: exp}
+}
+
+// judge compares Got with Expected and writes the failure message; where
+// says where the result comes from (e.g. " on the broker").
+func (o *Outcome) judge(where string) {
+	if slices.Equal(o.Got, o.Expected) {
+		o.Passed = true
+		return
+	}
+	o.Message = fmt.Sprintf("expected %s, got %s%s", list(o.Expected), list(o.Got), where)
+}
+
+func list(qs []string) string { return "[" + strings.Join(qs, " ") + "]" }
+
+// prediction is what the simulator says about one test.
+type prediction struct {
+	queues []string // where the message lands, sorted, never nil
+	hops   []string
+	// problem says why the test cannot do what it says (the probe never
+	// reaches the queue to reject, the queue never expires messages, …).
+	problem string
+	// static marks a problem of the file that a live run must report as
+	// well (a queue without TTL, a stream), rather than observe.
+	static bool
+}
+
+func message(tc topology.Test) route.Message {
+	return route.Message{Exchange: tc.Publish.Exchange, RoutingKey: tc.Publish.RoutingKey, Headers: tc.Publish.Headers}
+}
+
+func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) prediction {
+	var p prediction
+	msg := message(tc)
+	pub := sim.Publish(msg)
+	for _, d := range pub.Deliveries {
+		p.hops = append(p.hops, pathText(d.Path))
+	}
+	p.hops = append(p.hops, pub.Problems...)
+	if tc.Action == topology.ActionNone {
+		p.queues = pub.Queues()
+		return p
+	}
+	verb := map[topology.TestAction]string{topology.ActionReject: "rejected", topology.ActionExpire: "expire"}[tc.Action]
+	if q := v.Queues[tc.Queue]; q != nil && q.Type == topology.QueueStream {
+		p.problem = fmt.Sprintf("queue %q is a stream: streams never dead-letter, so nothing can be %s there", tc.Queue, verb)
+		p.static = true
+		return p
+	}
+	if !slices.Contains(pub.Queues(), tc.Queue) {
+		p.problem = fmt.Sprintf("the message does not reach queue %q (it reaches %s), so it cannot be %s there; fix the test's publish, or the bindings", tc.Queue, list(pub.Queues()), verb)
+		if tc.Retry != nil {
+			p.problem = fmt.Sprintf("the default exchange does not route to the delay tier %q", tc.Queue)
+		}
+		return p
+	}
+	reason := route.Rejected
+	if tc.Action == topology.ActionExpire {
+		reason = route.Expired
+		if !slices.Contains(sim.Reasons(tc.Queue), route.Expired) {
+			p.problem = fmt.Sprintf("queue %q has no message TTL (x-message-ttl, by argument or policy), so its messages never expire; set limits.message_ttl on it, or test a reject instead", tc.Queue)
+			p.static = true
+			return p
+		}
+	}
+	dl := sim.DeadLetter(tc.Queue, reason, msg)
+	p.hops = append(p.hops, deadLetterText(dl)...)
+	p.queues = dl.Result.Queues()
+	return p
+}
+
+// pathText renders one delivery's path: `orders [order.created] -> q`.
+func pathText(steps []route.Step) string {
+	var sb strings.Builder
+	for i, s := range steps {
+		if i == 0 {
+			sb.WriteString(exchangeName(s.Exchange))
+		}
+		switch {
+		case s.Via == route.ViaAlternate:
+			sb.WriteString(" (alternate exchange)")
+		case len(s.BindingArgs) > 0:
+			sb.WriteString(" " + s.BindingArgs.Canonical())
+		default:
+			fmt.Fprintf(&sb, " [%s]", s.BindingKey)
+		}
+		sb.WriteString(" -> " + s.To)
+	}
+	return sb.String()
+}
+
+func exchangeName(x string) string {
+	if x == "" {
+		return "(default exchange)"
+	}
+	return x
+}
+
+// deadLetterText renders where one queue's dead letter goes.
+func deadLetterText(dl route.DeadLetterRoute) []string {
+	head := fmt.Sprintf("%s %s", dl.Queue, dl.Reason)
+	if !dl.Configured {
+		if len(dl.Result.Problems) > 0 {
+			return append([]string{head + ": dropped"}, dl.Result.Problems...)
+		}
+		return []string{fmt.Sprintf("%s: dropped (queue %q has no dead-letter exchange)", head, dl.Queue)}
+	}
+	var out []string
+	for _, d := range dl.Result.Deliveries {
+		out = append(out, head+": "+pathText(d.Path))
+	}
+	if len(dl.Result.Deliveries) == 0 {
+		out = append(out, fmt.Sprintf("%s: dead-lettered to %s with key %q, which routes it nowhere", head, exchangeName(dl.Exchange), dl.RoutingKey))
+	}
+	return append(out, dl.Result.Problems...)
+}
