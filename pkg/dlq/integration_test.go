@@ -1,0 +1,614 @@
+package dlq_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/dlq"
+)
+
+// The fixture is a small real topology in a vhost of its own:
+//
+//	orders (topic) --order.*--> work --(rejected)--> dlx (direct) --work--> work.dlq
+//	orders --order.audit--> audit
+//	other: a plain queue, reached through the default exchange
+//
+// Dead letters are made the way production makes them: published to
+// orders, then rejected from work with requeue=false.
+type fixture struct {
+	t     *testing.T
+	b     *testbroker.Broker
+	vhost string
+	conn  *amqp.Connection
+	ch    *amqp.Channel
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	b := testbroker.New(t)
+	f := &fixture{t: t, b: b, vhost: b.Vhost(t)}
+	f.conn = f.dial()
+	ch, err := f.conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ch = ch
+	f.must(ch.ExchangeDeclare("orders", "topic", true, false, false, false, nil))
+	f.must(ch.ExchangeDeclare("dlx", "direct", true, false, false, false, nil))
+	f.declare("work", amqp.Table{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"})
+	f.must(ch.QueueBind("work", "order.*", "orders", false, nil))
+	f.declare("work.dlq", nil)
+	f.must(ch.QueueBind("work.dlq", "work", "dlx", false, nil))
+	f.declare("audit", nil)
+	f.must(ch.QueueBind("audit", "order.audit", "orders", false, nil))
+	f.declare("other", nil)
+	return f
+}
+
+func (f *fixture) dial() *amqp.Connection {
+	f.t.Helper()
+	conn, err := amqp.Dial(f.b.AMQPURL(f.vhost))
+	if err != nil {
+		f.t.Fatalf("AMQP connection to the test vhost: %v", err)
+	}
+	f.t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func (f *fixture) must(err error) {
+	f.t.Helper()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) declare(name string, args amqp.Table) {
+	f.t.Helper()
+	_, err := f.ch.QueueDeclare(name, true, false, false, false, args)
+	f.must(err)
+}
+
+// publish publishes one message per id to orders with key.
+func (f *fixture) publish(key string, ids []string, mutate func(*amqp.Publishing)) {
+	f.t.Helper()
+	for _, id := range ids {
+		p := amqp.Publishing{MessageId: id, Body: []byte("body of " + id), ContentType: "text/plain", DeliveryMode: amqp.Persistent}
+		if mutate != nil {
+			mutate(&p)
+		}
+		f.must(f.ch.PublishWithContext(context.Background(), "orders", key, false, false, p))
+	}
+}
+
+// deadLetter publishes ids to orders (key order.created), then rejects
+// them from work so the broker dead-letters them into work.dlq.
+func (f *fixture) deadLetter(ids []string, mutate func(*amqp.Publishing)) {
+	f.t.Helper()
+	before := f.depth("work.dlq")
+	f.publish("order.created", ids, mutate)
+	f.waitDepth("work", len(ids))
+	for range ids {
+		d, ok, err := f.ch.Get("work", false)
+		f.must(err)
+		if !ok {
+			f.t.Fatal("work ran dry while dead-lettering")
+		}
+		f.must(d.Reject(false))
+	}
+	f.waitDepth("work.dlq", before+len(ids))
+}
+
+func (f *fixture) depth(queue string) int {
+	f.t.Helper()
+	q, err := f.ch.QueueDeclarePassive(queue, true, false, false, false, nil)
+	f.must(err)
+	return q.Messages
+}
+
+// waitDepth waits for queue to hold n ready messages: dead-lettering and
+// requeueing after a closed connection are asynchronous in the broker.
+func (f *fixture) waitDepth(queue string, n int) {
+	f.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := f.depth(queue)
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("queue %s holds %d messages, want %d", queue, got, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// drain removes every message of queue and returns them in order.
+func (f *fixture) drain(queue string) []amqp.Delivery {
+	f.t.Helper()
+	var out []amqp.Delivery
+	for {
+		d, ok, err := f.ch.Get(queue, true)
+		f.must(err)
+		if !ok {
+			return out
+		}
+		out = append(out, d)
+	}
+}
+
+func ids(ds []amqp.Delivery) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.MessageId
+	}
+	return out
+}
+
+func seq(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%03d", prefix, i)
+	}
+	return out
+}
+
+func (f *fixture) router() dlq.Router {
+	f.t.Helper()
+	c, err := broker.Connect(context.Background(), broker.Config{Server: f.b.URL, Username: f.b.Username, Password: f.b.Password})
+	f.must(err)
+	top, _, err := c.ReadTopology(context.Background(), []string{f.vhost})
+	f.must(err)
+	return dlq.NewTopologyRouter(top.Vhosts[f.vhost])
+}
+
+func (f *fixture) replay(opts dlq.ReplayOptions) *dlq.Report {
+	f.t.Helper()
+	if opts.Queue == "" {
+		opts.Queue = "work.dlq"
+	}
+	if opts.User == "" {
+		opts.User = f.b.Username
+	}
+	conn := f.dial()
+	defer conn.Close()
+	rep, err := dlq.Replay(context.Background(), conn, opts)
+	if err != nil {
+		f.t.Fatalf("replay: %v", err)
+	}
+	return rep
+}
+
+func TestPeekLeavesMessagesInOrder(t *testing.T) {
+	f := newFixture(t)
+	want := seq("m", 5)
+	f.deadLetter(want, nil)
+
+	conn := f.dial()
+	res, err := dlq.Peek(context.Background(), conn, "work.dlq", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.InQueue != 5 || len(res.Messages) != 3 {
+		t.Fatalf("peek 3 of 5: InQueue %d, %d messages", res.InQueue, len(res.Messages))
+	}
+	m := res.Messages[0]
+	if m.Properties.MessageID != "m-000" || string(m.Body) != "body of m-000" || m.Exchange != "dlx" || m.RoutingKey != "work" {
+		t.Errorf("first message: id %q body %q via %q/%q", m.Properties.MessageID, m.Body, m.Exchange, m.RoutingKey)
+	}
+	if len(m.Deaths.Entries) != 1 {
+		t.Fatalf("x-death entries: %+v", m.Deaths)
+	}
+	d := m.Deaths.Entries[0]
+	if d.Queue != "work" || d.Reason != "rejected" || d.Exchange != "orders" || !slices.Equal(d.RoutingKeys, []string{"order.created"}) || d.Count != 1 || d.Time.IsZero() {
+		t.Errorf("x-death entry: %+v", d)
+	}
+	if f := m.Deaths.First; !f.Known || f.Queue != "work" || f.Reason != "rejected" || f.Exchange != "orders" {
+		t.Errorf("x-first-death-*: %+v", f)
+	}
+
+	// A second peek sees the same messages first, now redelivered, then the rest.
+	res, err = dlq.Peek(context.Background(), conn, "work.dlq", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, m := range res.Messages {
+		got = append(got, m.Properties.MessageID)
+		if m.Redelivered != (i < 3) {
+			t.Errorf("message %s: redelivered %v", m.Properties.MessageID, m.Redelivered)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("second peek: %v, want %v", got, want)
+	}
+	f.waitDepth("work.dlq", 5)
+	if got := ids(f.drain("work.dlq")); !slices.Equal(got, want) {
+		t.Errorf("after peeking, the queue holds %v, want %v", got, want)
+	}
+}
+
+func TestReplayToOrigin(t *testing.T) {
+	f := newFixture(t)
+	want := seq("r", 5)
+	stamp := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	f.deadLetter(want, func(p *amqp.Publishing) {
+		p.CorrelationId = "corr-" + p.MessageId
+		p.Timestamp = stamp
+		p.Priority = 3
+		p.ContentType = "application/json"
+		p.Type = "order.created"
+		p.AppId = "shop"
+		p.Headers = amqp.Table{"x-retry-count": int32(3), "tenant": "acme"}
+	})
+
+	rep := f.replay(dlq.ReplayOptions{RetryHeaders: []string{dlq.DefaultRetryHeader}, Router: f.router()})
+	if rep.Replayed != 5 || rep.Skipped != 0 || rep.Failed != 0 || rep.Interrupted != nil {
+		t.Fatalf("report: replayed %d skipped %d failed %d interrupted %v: %+v", rep.Replayed, rep.Skipped, rep.Failed, rep.Interrupted, rep.Outcomes)
+	}
+	if o := rep.Outcomes[0]; !o.Routed || !slices.Equal(o.Queues, []string{"work"}) || o.Target.Exchange != "orders" || o.Target.RoutingKey != "order.created" {
+		t.Errorf("outcome: %+v target %+v", o, o.Target)
+	}
+	if n := f.depth("work.dlq"); n != 0 {
+		t.Errorf("the DLQ still holds %d messages", n)
+	}
+	got := f.drain("work")
+	if !slices.Equal(ids(got), want) {
+		t.Fatalf("work holds %v, want %v in order", ids(got), want)
+	}
+	d := got[0]
+	if d.Exchange != "orders" || d.RoutingKey != "order.created" {
+		t.Errorf("republished to %q/%q, want orders/order.created", d.Exchange, d.RoutingKey)
+	}
+	if d.CorrelationId != "corr-r-000" || !d.Timestamp.Equal(stamp) || d.Priority != 3 || d.ContentType != "application/json" ||
+		d.DeliveryMode != amqp.Persistent || d.Type != "order.created" || d.AppId != "shop" || string(d.Body) != "body of r-000" {
+		t.Errorf("properties not kept: %+v", d)
+	}
+	if d.Headers["tenant"] != "acme" {
+		t.Errorf("header tenant lost: %v", d.Headers)
+	}
+	for _, h := range []string{"x-retry-count", "x-death", "x-first-death-queue", "x-first-death-reason", "x-first-death-exchange"} {
+		if _, ok := d.Headers[h]; ok {
+			t.Errorf("header %s kept, want removed: %v", h, d.Headers)
+		}
+	}
+	if n := f.depth("audit"); n != 0 {
+		t.Errorf("audit received %d copies", n)
+	}
+}
+
+// A message that died twice — rejected from work, then expired from a
+// parking queue behind work's dead-letter exchange — goes back to where it
+// was first published, not to the parking queue (whose dead letters lead
+// straight back into the DLQ).
+func TestReplayMultiHopGoesToFirstOrigin(t *testing.T) {
+	f := newFixture(t)
+	f.must(f.ch.ExchangeDeclare("c.dlx1", "direct", true, false, false, false, nil))
+	f.must(f.ch.ExchangeDeclare("c.dlx2", "fanout", true, false, false, false, nil))
+	f.declare("c.work", amqp.Table{"x-dead-letter-exchange": "c.dlx1", "x-dead-letter-routing-key": "parked"})
+	f.must(f.ch.QueueBind("c.work", "chain.#", "orders", false, nil))
+	f.declare("c.park", amqp.Table{"x-message-ttl": int32(1), "x-dead-letter-exchange": "c.dlx2"})
+	f.must(f.ch.QueueBind("c.park", "parked", "c.dlx1", false, nil))
+	f.declare("c.dlq", nil)
+	f.must(f.ch.QueueBind("c.dlq", "", "c.dlx2", false, nil))
+
+	f.publish("chain.start", []string{"c-1"}, nil)
+	f.waitDepth("c.work", 1)
+	d, _, err := f.ch.Get("c.work", false)
+	f.must(err)
+	f.must(d.Reject(false))
+	f.waitDepth("c.dlq", 1)
+
+	conn := f.dial()
+	res, err := dlq.Peek(context.Background(), conn, "c.dlq", 1)
+	f.must(err)
+	deaths := res.Messages[0].Deaths
+	if len(deaths.Entries) != 2 || deaths.Entries[0].Queue != "c.park" || deaths.Entries[0].Reason != "expired" ||
+		deaths.Entries[0].Exchange != "c.dlx1" || deaths.Entries[1].Queue != "c.work" || deaths.Entries[1].Exchange != "orders" {
+		t.Fatalf("x-death as the broker wrote it: %+v", deaths)
+	}
+	rep := f.replay(dlq.ReplayOptions{Queue: "c.dlq"})
+	if rep.Replayed != 1 || rep.Outcomes[0].Target.Exchange != "orders" || rep.Outcomes[0].Target.RoutingKey != "chain.start" {
+		t.Fatalf("report: %+v, target %+v", rep, rep.Outcomes[0].Target)
+	}
+	if got := ids(f.drain("c.work")); !slices.Equal(got, []string{"c-1"}) {
+		t.Errorf("c.work holds %v after the replay", got)
+	}
+}
+
+func TestReplayOverrideAndLimit(t *testing.T) {
+	f := newFixture(t)
+	all := seq("o", 5)
+	f.deadLetter(all, nil)
+	empty, key := "", "other"
+	rep := f.replay(dlq.ReplayOptions{Limit: 2, Override: dlq.Override{Exchange: &empty, RoutingKey: &key}})
+	if rep.Replayed != 2 || rep.Limit != 2 || rep.InQueue != 5 {
+		t.Fatalf("report: %+v", rep)
+	}
+	if got := ids(f.drain("other")); !slices.Equal(got, all[:2]) {
+		t.Errorf("other holds %v, want %v", got, all[:2])
+	}
+	if got := ids(f.drain("work.dlq")); !slices.Equal(got, all[2:]) {
+		t.Errorf("the DLQ holds %v, want %v", got, all[2:])
+	}
+	if n := f.depth("work"); n != 0 {
+		t.Errorf("work received %d messages", n)
+	}
+}
+
+func TestReplayDryRunMovesNothing(t *testing.T) {
+	f := newFixture(t)
+	all := seq("d", 3)
+	f.deadLetter(all, nil)
+	rep := f.replay(dlq.ReplayOptions{DryRun: true, Router: f.router()})
+	if rep.Replayed != 3 || !rep.DryRun {
+		t.Fatalf("report: %+v", rep)
+	}
+	for _, o := range rep.Outcomes {
+		if o.Action != dlq.ActionWouldReplay || !slices.Equal(o.Queues, []string{"work"}) {
+			t.Errorf("outcome %+v", o)
+		}
+	}
+	f.waitDepth("work.dlq", 3)
+	if got := ids(f.drain("work.dlq")); !slices.Equal(got, all) {
+		t.Errorf("after a dry run the DLQ holds %v, want %v", got, all)
+	}
+	if n := f.depth("work"); n != 0 {
+		t.Errorf("a dry run delivered %d messages to work", n)
+	}
+}
+
+// Messages that cannot go anywhere stay in the DLQ, in their places:
+// unroutable (returned by the broker), published straight into the DLQ
+// (no x-death), a destination leading back into the DLQ, a missing exchange.
+func TestReplayFailuresStayInDLQ(t *testing.T) {
+	f := newFixture(t)
+	f.deadLetter([]string{"u-000", "u-001"}, nil)
+	f.must(f.ch.PublishWithContext(context.Background(), "", "work.dlq", false, false, amqp.Publishing{MessageId: "u-002", Body: []byte("x")}))
+	f.deadLetter([]string{"u-003"}, nil)
+	f.waitDepth("work.dlq", 4)
+	// work no longer takes order.created: the origin is unroutable now.
+	f.must(f.ch.QueueUnbind("work", "order.*", "orders", nil))
+
+	rep := f.replay(dlq.ReplayOptions{})
+	if rep.Replayed != 0 || rep.Skipped != 1 || rep.Failed != 3 || rep.Interrupted != nil {
+		t.Fatalf("report: %+v", rep)
+	}
+	kinds := map[string]string{}
+	for _, o := range rep.Outcomes {
+		kinds[o.MessageID] = o.Kind
+	}
+	want := map[string]string{"u-000": dlq.FailUnroutable, "u-001": dlq.FailUnroutable, "u-002": dlq.SkipNoDeath, "u-003": dlq.FailUnroutable}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Errorf("kinds %v, want %v", kinds, want)
+	}
+	f.waitDepth("work.dlq", 4)
+
+	// Into the DLX: refused, with the live bindings and without them.
+	dlx, key := "dlx", "work"
+	for _, router := range []dlq.Router{nil, f.router()} {
+		rep = f.replay(dlq.ReplayOptions{Override: dlq.Override{Exchange: &dlx, RoutingKey: &key}, Router: router})
+		if rep.Failed != 4 {
+			t.Errorf("replay into the DLX (router %v): %+v", router != nil, rep.Outcomes)
+		}
+		for _, o := range rep.Outcomes {
+			if o.Kind != dlq.FailLoop {
+				t.Errorf("replay into the DLX (router %v): %s is %s, want %s", router != nil, o.MessageID, o.Kind, dlq.FailLoop)
+			}
+		}
+		f.waitDepth("work.dlq", 4)
+	}
+	missing := "no-such-exchange"
+	rep = f.replay(dlq.ReplayOptions{Override: dlq.Override{Exchange: &missing}})
+	if rep.Failed != 4 || rep.Outcomes[0].Kind != dlq.FailNoExchange {
+		t.Errorf("replay to a missing exchange: %+v", rep.Outcomes)
+	}
+	f.waitDepth("work.dlq", 4)
+	if got := ids(f.drain("work.dlq")); !slices.Equal(got, []string{"u-000", "u-001", "u-002", "u-003"}) {
+		t.Errorf("the DLQ holds %v, want every message in its place", got)
+	}
+}
+
+// breakableConn is an AMQP connection whose TCP socket the test can cut.
+type breakableConn struct {
+	*amqp.Connection
+	mu   sync.Mutex
+	sock net.Conn
+}
+
+func (f *fixture) dialBreakable() *breakableConn {
+	f.t.Helper()
+	bc := &breakableConn{}
+	conn, err := amqp.DialConfig(f.b.AMQPURL(f.vhost), amqp.Config{Dial: func(network, addr string) (net.Conn, error) {
+		c, err := net.DialTimeout(network, addr, 10*time.Second)
+		bc.mu.Lock()
+		bc.sock = c
+		bc.mu.Unlock()
+		return c, err
+	}})
+	f.must(err)
+	bc.Connection = conn
+	f.t.Cleanup(func() { conn.Close() })
+	return bc
+}
+
+// cut closes the socket without a word to the broker: a crash.
+func (bc *breakableConn) cut() {
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	bc.sock.Close()
+}
+
+// TestReplayInterrupted breaks the replay's connection part way — at the
+// worst moment (a republish confirmed, its dead letter not yet acked), or
+// at whatever point the broker happens to be — and checks that every
+// message is in the DLQ or in its origin queue, at most one in both; then
+// a second replay finishes the job.
+func TestReplayInterrupted(t *testing.T) {
+	const n = 200
+	cases := []struct {
+		name string
+		// arm sets up the break on opts and the connection; wantDup is the
+		// exact number of messages in both queues, or -1 for "at most 1".
+		arm     func(opts *dlq.ReplayOptions, bc *breakableConn)
+		wantDup int
+	}{
+		{"close after confirm, before ack", func(opts *dlq.ReplayOptions, bc *breakableConn) {
+			dlq.SetAfterConfirm(opts, func(i int) {
+				if i == 57 {
+					bc.Close()
+				}
+			})
+		}, 1},
+		{"cut socket after confirm, before ack", func(opts *dlq.ReplayOptions, bc *breakableConn) {
+			dlq.SetAfterConfirm(opts, func(i int) {
+				if i == 131 {
+					bc.cut()
+				}
+			})
+		}, 1},
+		{"cut socket at a random point", func(opts *dlq.ReplayOptions, bc *breakableConn) {
+			var once sync.Once
+			opts.Progress = func(o dlq.Outcome) {
+				if o.Index == 90 {
+					once.Do(func() { go bc.cut() })
+				}
+			}
+		}, -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			all := seq("x", n)
+			f.deadLetter(all, nil)
+
+			bc := f.dialBreakable()
+			// An exclusive queue on the replay's connection: it is gone once
+			// the broker has closed that connection and its channels, which
+			// returns their unacked messages to the DLQ first.
+			probe, err := bc.Channel()
+			f.must(err)
+			pq, err := probe.QueueDeclare("", false, true, true, false, nil)
+			f.must(err)
+
+			opts := dlq.ReplayOptions{Queue: "work.dlq", User: f.b.Username}
+			tc.arm(&opts, bc)
+			rep, err := dlq.Replay(context.Background(), bc.Connection, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Interrupted == nil {
+				t.Fatalf("the replay was not interrupted: replayed %d", rep.Replayed)
+			}
+			t.Logf("interrupted after %d replayed: %v", rep.Replayed, rep.Interrupted)
+			f.waitGone(pq.Name)
+
+			origin := ids(f.drain("work"))
+			peek, err := dlq.Peek(context.Background(), f.dial(), "work.dlq", n+1)
+			f.must(err)
+			var inDLQ []string
+			for _, m := range peek.Messages {
+				inDLQ = append(inDLQ, m.Properties.MessageID)
+			}
+			dup := partition(t, all, origin, inDLQ)
+			switch {
+			case tc.wantDup >= 0 && dup != tc.wantDup:
+				t.Errorf("%d messages in both the DLQ and work, want %d", dup, tc.wantDup)
+			case dup > 1:
+				t.Errorf("%d messages in both the DLQ and work, want at most 1", dup)
+			}
+			if len(origin) != rep.Replayed+dup {
+				t.Errorf("work holds %d messages; the report says %d replayed, and %d are in both queues", len(origin), rep.Replayed, dup)
+			}
+
+			// A second replay finishes the job.
+			f.waitDepth("work.dlq", len(inDLQ))
+			rep2 := f.replay(dlq.ReplayOptions{})
+			if rep2.Interrupted != nil || rep2.Replayed != len(inDLQ) || rep2.Failed+rep2.Skipped != 0 {
+				t.Fatalf("second replay: replayed %d of %d, interrupted %v", rep2.Replayed, len(inDLQ), rep2.Interrupted)
+			}
+			if d := f.depth("work.dlq"); d != 0 {
+				t.Errorf("the DLQ still holds %d messages", d)
+			}
+			final := append(origin, ids(f.drain("work"))...)
+			if twice := partition(t, all, final, nil); twice != dup {
+				t.Errorf("%d messages reached work twice, want %d (those in both queues after the break)", twice, dup)
+			}
+			if len(final) != n+dup {
+				t.Errorf("work received %d messages in all, want %d (+%d replayed twice)", len(final), n+dup, dup)
+			}
+		})
+	}
+}
+
+// partition checks that every id of all is in origin or dlq (none lost),
+// that nothing else is, that dlq holds no id twice and origin none more
+// than twice, and returns how many ids are in both queues or twice in
+// origin (replayed twice).
+func partition(t *testing.T, all, origin, dlq []string) int {
+	t.Helper()
+	inOrigin, inDLQ := map[string]int{}, map[string]int{}
+	for _, id := range origin {
+		inOrigin[id]++
+	}
+	for _, id := range dlq {
+		inDLQ[id]++
+	}
+	known := map[string]bool{}
+	dup, lost := 0, 0
+	for _, id := range all {
+		known[id] = true
+		o, d := inOrigin[id], inDLQ[id]
+		switch {
+		case o+d == 0:
+			lost++
+			t.Errorf("message %s is lost: in neither the DLQ nor work", id)
+		case d > 1 || o > 2:
+			t.Errorf("message %s is %d times in work and %d times in the DLQ", id, o, d)
+		case o+d == 2:
+			dup++
+		}
+	}
+	for id := range inOrigin {
+		if !known[id] {
+			t.Errorf("unknown message %q in work", id)
+		}
+	}
+	for id := range inDLQ {
+		if !known[id] {
+			t.Errorf("unknown message %q in the DLQ", id)
+		}
+	}
+	return dup
+}
+
+// waitGone waits until queue no longer exists.
+func (f *fixture) waitGone(queue string) {
+	f.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ch, err := f.conn.Channel()
+		f.must(err)
+		_, err = ch.QueueDeclarePassive(queue, false, true, true, false, nil)
+		var ae *amqp.Error
+		if errors.As(err, &ae) && ae.Code == amqp.NotFound {
+			return
+		}
+		if err == nil {
+			ch.Close()
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("queue %s still exists (%v): the broker has not closed the replay's connection", queue, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

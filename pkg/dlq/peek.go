@@ -1,0 +1,61 @@
+package dlq
+
+import (
+	"context"
+	"fmt"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// DefaultPeekLimit is how many messages Peek shows unless told otherwise.
+const DefaultPeekLimit = 10
+
+// PeekResult is what Peek read.
+type PeekResult struct {
+	Queue string
+	// InQueue is the number of ready messages when the peek started.
+	InQueue  int
+	Messages []Message
+}
+
+// Peek reads the first limit messages of queue without removing them: it
+// takes them with basic.get, unacknowledged, and returns them all to the
+// queue with one basic.nack (requeue), which puts them back in their
+// places, in order. The broker marks them redelivered; a quorum queue also
+// counts the return as a delivery attempt (see DeliveryLimit).
+func Peek(ctx context.Context, conn *amqp.Connection, queue string, limit int) (*PeekResult, error) {
+	if limit <= 0 {
+		limit = DefaultPeekLimit
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		return nil, fmt.Errorf("open an AMQP channel: %w", err)
+	}
+	defer ch.Close()
+	q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
+	if err != nil {
+		return nil, queueError(queue, err)
+	}
+	res := &PeekResult{Queue: queue, InQueue: q.Messages}
+	var last uint64
+	for i := 1; i <= limit && i <= q.Messages; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d, ok, err := ch.Get(queue, false)
+		if err != nil {
+			return nil, fmt.Errorf("read message %d of %q: %w", i, queue, err)
+		}
+		if !ok {
+			break
+		}
+		last = d.DeliveryTag
+		res.Messages = append(res.Messages, fromDelivery(i, d))
+	}
+	if last > 0 {
+		if err := ch.Nack(last, true, true); err != nil {
+			return nil, fmt.Errorf("return the peeked messages to %q: %w (the broker returns them when the connection closes)", queue, err)
+		}
+	}
+	return res, nil
+}

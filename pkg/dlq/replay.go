@@ -1,0 +1,356 @@
+package dlq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// Actions taken on a message by Replay.
+const (
+	ActionReplayed    = "replayed"     // republished, confirmed, removed from the DLQ
+	ActionWouldReplay = "would-replay" // dry run: would be republished
+	ActionSkipped     = "skipped"      // left in the DLQ: no destination known
+	ActionFailed      = "failed"       // left in the DLQ: the republish did not succeed
+)
+
+// Kinds of failure.
+const (
+	FailLoop        = "would loop back into the DLQ"
+	FailNoExchange  = "exchange not found"
+	FailUnroutable  = "unroutable"
+	FailNacked      = "refused by the broker"
+	FailInterrupted = "interrupted"
+)
+
+// DefaultConfirmTimeout is how long Replay waits for a publisher confirm.
+const DefaultConfirmTimeout = 30 * time.Second
+
+// ReplayOptions configure Replay.
+type ReplayOptions struct {
+	// Queue is the dead-letter queue.
+	Queue string
+	// Limit caps how many messages are taken from the queue; 0 means the
+	// messages it holds when the replay starts (never more: a replayed
+	// message that dies again is not replayed twice in one run).
+	Limit int
+	// DryRun reads the messages and reports where each would go; nothing
+	// is published and every message stays in the queue.
+	DryRun bool
+	// Override replaces the destination taken from x-death.
+	Override Override
+	// RetryHeaders are removed from each republished message.
+	RetryHeaders []string
+	// User is the AMQP user publishing: a message's user-id other than
+	// this one is dropped (the broker would refuse the publish).
+	User string
+	// ConfirmTimeout bounds the wait for each confirm (default
+	// DefaultConfirmTimeout); when it passes, the replay stops.
+	ConfirmTimeout time.Duration
+	// Router, when set, is asked where each destination leads: a
+	// destination that reaches the DLQ itself is refused, and the dry run
+	// reports the queues reached.
+	Router Router
+	// Progress, when set, is told each outcome as it happens.
+	Progress func(Outcome)
+
+	// afterConfirm is called once a republish is confirmed, before the
+	// dead letter is acked: tests break the connection there.
+	afterConfirm func(index int)
+}
+
+// Outcome is what happened to one message.
+type Outcome struct {
+	Index     int    `json:"index"`
+	MessageID string `json:"message_id,omitempty"`
+	Action    string `json:"action"`
+	// Target is set for replayed, would-replay and failed messages.
+	Target *Target `json:"target,omitempty"`
+	// Queues are the queues the destination reaches per the Router; they
+	// are known only when Routed is true.
+	Queues []string `json:"queues,omitempty"`
+	Routed bool     `json:"queues_known,omitempty"`
+	// Kind classifies a skip (Skip*) or failure (Fail*).
+	Kind string `json:"kind,omitempty"`
+	// Reason explains a skip or failure.
+	Reason string `json:"reason,omitempty"`
+	// Notes are changes made to the message beyond the documented ones.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Report is the result of a replay.
+type Report struct {
+	Queue string
+	// InQueue is the number of ready messages when the replay started.
+	InQueue int
+	// Limit is how many messages the replay set out to take.
+	Limit    int
+	DryRun   bool
+	Outcomes []Outcome
+	// Replayed, Skipped and Failed count outcomes (Replayed counts
+	// would-replay in a dry run).
+	Replayed, Skipped, Failed int
+	// Interrupted is set when the replay stopped early (broken connection,
+	// confirm timeout, cancelled): every message not replayed is still in
+	// the DLQ, and the one in flight, if any, may be in both.
+	Interrupted error
+}
+
+func (r *Report) add(o Outcome, progress func(Outcome)) {
+	switch o.Action {
+	case ActionReplayed, ActionWouldReplay:
+		r.Replayed++
+	case ActionSkipped:
+		r.Skipped++
+	case ActionFailed:
+		r.Failed++
+	}
+	r.Outcomes = append(r.Outcomes, o)
+	if progress != nil {
+		progress(o)
+	}
+}
+
+// Replay moves dead letters from opts.Queue back to where they came from,
+// one at a time, on one channel of conn:
+//
+//  1. basic.get takes the next message, unacknowledged;
+//  2. it is published (mandatory) to its destination, on the same channel
+//     in confirm mode;
+//  3. only when the broker confirms the publish — and returned nothing —
+//     is the dead letter acked, removing it from the DLQ.
+//
+// A message that fails (returned as unroutable, nacked, refused before
+// publishing) or is skipped stays unacked until the end, then goes back to
+// the DLQ in its place. Since each message is acked before the next is
+// published, on the same channel (the broker handles a channel's frames in
+// order), a connection lost at any point leaves every message in the DLQ or
+// at its destination, and at most one — the one whose confirm arrived but
+// whose ack did not — in both.
+//
+// The error is for a replay that could not start (no such queue, no
+// channel); once it runs, problems are in the report (Interrupted).
+func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Report, error) {
+	if opts.ConfirmTimeout <= 0 {
+		opts.ConfirmTimeout = DefaultConfirmTimeout
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		return nil, fmt.Errorf("open an AMQP channel: %w", err)
+	}
+	defer ch.Close()
+	q, err := ch.QueueDeclarePassive(opts.Queue, false, false, false, false, nil)
+	if err != nil {
+		return nil, queueError(opts.Queue, err)
+	}
+	rep := &Report{Queue: opts.Queue, InQueue: q.Messages, Limit: q.Messages, DryRun: opts.DryRun}
+	if opts.Limit > 0 && opts.Limit < rep.Limit {
+		rep.Limit = opts.Limit
+	}
+	if rep.Limit == 0 {
+		return rep, nil
+	}
+	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, into: map[[2]string]bool{}}
+	if !opts.DryRun {
+		if err := ch.Confirm(false); err != nil {
+			return nil, fmt.Errorf("put the channel in confirm mode: %w", err)
+		}
+		r.returns = ch.NotifyReturn(make(chan amqp.Return, 4))
+	}
+	r.closed = ch.NotifyClose(make(chan *amqp.Error, 1))
+	defer func() {
+		if r.side != nil {
+			r.side.Close()
+		}
+	}()
+
+	var held uint64 // highest delivery tag left unacked on purpose
+	for i := 1; i <= rep.Limit; i++ {
+		if err := ctx.Err(); err != nil {
+			rep.Interrupted = fmt.Errorf("cancelled: %w", err)
+			break
+		}
+		d, ok, err := ch.Get(opts.Queue, false)
+		if err != nil {
+			rep.Interrupted = fmt.Errorf("take the next message from %q: %w", opts.Queue, err)
+			break
+		}
+		if !ok {
+			break // drained sooner than counted (another consumer took some)
+		}
+		m := fromDelivery(i, d)
+		o, err := r.one(&m)
+		if err != nil {
+			rep.Interrupted = err
+			o.Action, o.Kind, o.Reason = ActionFailed, FailInterrupted, err.Error()
+			rep.add(o, opts.Progress)
+			break
+		}
+		if o.Action != ActionReplayed {
+			held = m.tag
+		}
+		rep.add(o, opts.Progress)
+	}
+	if held > 0 && !ch.IsClosed() {
+		// Every unacked delivery up to held is one left on purpose: back in
+		// place. (Closing the channel would return them too.)
+		if err := ch.Nack(held, true, true); err != nil && rep.Interrupted == nil {
+			rep.Interrupted = fmt.Errorf("return the messages left to %q: %w (the broker returns them when the connection closes)", opts.Queue, err)
+		}
+	}
+	return rep, nil
+}
+
+type replayer struct {
+	conn      *amqp.Connection
+	ch        *amqp.Channel
+	side      *amqp.Channel // for passive exchange checks, which close a channel on failure
+	opts      ReplayOptions
+	returns   <-chan amqp.Return
+	closed    <-chan *amqp.Error
+	exchanges map[string]error // checked exchanges: nil = exists
+	// into are the (exchange, routing key) pairs dead letters of this run
+	// arrived by: dead-letter routes into the DLQ.
+	into map[[2]string]bool
+}
+
+// one handles message m. An error means the replay cannot go on.
+func (r *replayer) one(m *Message) (Outcome, error) {
+	o := Outcome{Index: m.Index, MessageID: m.Properties.MessageID}
+	if len(m.Deaths.Entries) > 0 {
+		r.into[[2]string{m.Exchange, m.RoutingKey}] = true
+	}
+	t, skip := Choose(m, r.opts.Override)
+	if skip != nil {
+		o.Action, o.Kind, o.Reason = ActionSkipped, skip.Kind, skip.Detail
+		return o, nil
+	}
+	o.Target = &t
+	pub, notes := Republish(m, t, r.opts.RetryHeaders, r.opts.User)
+	o.Notes = notes
+	if r.opts.Router != nil {
+		o.Queues, o.Routed = r.opts.Router.Route(t, pub.Headers)
+	}
+	if LoopsBack(t, m, r.opts.Queue) || r.into[[2]string{t.Exchange, t.RoutingKey}] || (o.Routed && slices.Contains(o.Queues, r.opts.Queue)) {
+		o.Action, o.Kind = ActionFailed, FailLoop
+		o.Reason = fmt.Sprintf("exchange %q with routing key %q leads back into %q itself; pass --to-exchange/--routing-key to send it elsewhere", t.Exchange, t.RoutingKey, r.opts.Queue)
+		return o, nil
+	}
+	if err := r.exchangeExists(t.Exchange); err != nil {
+		if !errors.Is(err, errNoExchange) {
+			return o, err
+		}
+		o.Action, o.Kind = ActionFailed, FailNoExchange
+		o.Reason = fmt.Sprintf("exchange %q does not exist; declare it, or pass --to-exchange", t.Exchange)
+		return o, nil
+	}
+	if r.opts.DryRun {
+		o.Action = ActionWouldReplay
+		if o.Routed && len(o.Queues) == 0 {
+			o.Action, o.Kind = ActionFailed, FailUnroutable
+			o.Reason = fmt.Sprintf("no queue is bound to exchange %q for routing key %q (per the broker's bindings now)", t.Exchange, t.RoutingKey)
+		}
+		return o, nil
+	}
+	return r.publish(m, t, pub, o)
+}
+
+// publish republishes m and acks it once confirmed.
+func (r *replayer) publish(m *Message, t Target, pub amqp.Publishing, o Outcome) (Outcome, error) {
+	dc, err := r.ch.PublishWithDeferredConfirm(t.Exchange, t.RoutingKey, true, false, pub)
+	if err != nil {
+		return o, fmt.Errorf("publish message #%d to exchange %q: %w", m.Index, t.Exchange, err)
+	}
+	timer := time.NewTimer(r.opts.ConfirmTimeout)
+	defer timer.Stop()
+	select {
+	case <-dc.Done():
+	case e := <-r.closed:
+		return o, fmt.Errorf("the channel closed while waiting for the broker to confirm message #%d: %w", m.Index, closeErr(e))
+	case <-timer.C:
+		return o, fmt.Errorf("no confirm for message #%d within %s; it may or may not have been delivered, and stays in the DLQ too", m.Index, r.opts.ConfirmTimeout)
+	}
+	if r.ch.IsClosed() {
+		return o, fmt.Errorf("the channel closed while waiting for the broker to confirm message #%d", m.Index)
+	}
+	// The broker sends basic.return before the basic.ack of the same
+	// publish, and the client hands them over in that order.
+	select {
+	case ret := <-r.returns:
+		o.Action, o.Kind = ActionFailed, FailUnroutable
+		o.Reason = fmt.Sprintf("the broker returned it (%d %s): no queue is bound to exchange %q for routing key %q", ret.ReplyCode, ret.ReplyText, ret.Exchange, ret.RoutingKey)
+		return o, nil
+	default:
+	}
+	if !dc.Acked() {
+		o.Action, o.Kind = ActionFailed, FailNacked
+		o.Reason = "the broker nacked the publish (a destination queue refuses messages: full with overflow reject-publish, or unavailable)"
+		return o, nil
+	}
+	if r.opts.afterConfirm != nil {
+		r.opts.afterConfirm(m.Index)
+	}
+	if err := r.ch.Ack(m.tag, false); err != nil {
+		return o, fmt.Errorf("message #%d was republished but could not be removed from the DLQ (%w): it is in both", m.Index, err)
+	}
+	o.Action = ActionReplayed
+	return o, nil
+}
+
+var errNoExchange = errors.New("no such exchange")
+
+// exchangeExists checks an exchange with a passive declare on a side
+// channel (a failed one closes its channel; the replay channel must live).
+func (r *replayer) exchangeExists(name string) error {
+	if name == "" {
+		return nil
+	}
+	if err, ok := r.exchanges[name]; ok {
+		return err
+	}
+	if r.side == nil || r.side.IsClosed() {
+		ch, err := r.conn.Channel()
+		if err != nil {
+			return fmt.Errorf("open an AMQP channel: %w", err)
+		}
+		r.side = ch
+	}
+	err := r.side.ExchangeDeclarePassive(name, "", false, false, false, false, nil)
+	var ae *amqp.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &ae) && ae.Code == amqp.NotFound:
+		err = errNoExchange
+	default:
+		return fmt.Errorf("check exchange %q: %w", name, err)
+	}
+	r.exchanges[name] = err
+	return err
+}
+
+func closeErr(e *amqp.Error) error {
+	if e == nil {
+		return amqp.ErrClosed
+	}
+	return e
+}
+
+// queueError explains a failed passive declare of the DLQ.
+func queueError(queue string, err error) error {
+	var ae *amqp.Error
+	if errors.As(err, &ae) {
+		switch ae.Code {
+		case amqp.NotFound:
+			return fmt.Errorf("queue %q does not exist in this vhost; check the name and --vhost", queue)
+		case amqp.ResourceLocked:
+			return fmt.Errorf("queue %q is exclusive to another connection: it cannot be read from here", queue)
+		case amqp.AccessRefused:
+			return fmt.Errorf("access to queue %q refused: %s", queue, ae.Reason)
+		}
+	}
+	return fmt.Errorf("inspect queue %q: %w", queue, err)
+}
