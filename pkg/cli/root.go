@@ -113,6 +113,7 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 		newPlanCmd(g),
 		newApplyCmd(g),
 		newTestCmd(g),
+		newStatusCmd(g),
 	)
 	return root
 }

@@ -1,0 +1,255 @@
+package status
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// FormatVersion is the version of the JSON output; it changes only when a
+// field changes meaning or disappears.
+const FormatVersion = "1"
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+)
+
+// TextOptions tune WriteText.
+type TextOptions struct {
+	// Color colours the rows that need attention (red: alert, yellow:
+	// warning).
+	Color bool
+}
+
+// header is the table's first row.
+func header() []string {
+	return []string{"QUEUE", "ROLE", "MESSAGES", "READY", "UNACKED", "CONSUMERS", "PUBLISH/s", "DELIVER/s", "NOTE"}
+}
+
+// numeric columns are right-aligned.
+func numeric(col int) bool { return col >= 2 && col <= 7 }
+
+// WriteText writes one table per vhost and a summary line. A row that
+// needs attention starts with "!" and says why in its NOTE column.
+func WriteText(w io.Writer, r *Report, opts TextOptions) error {
+	var b strings.Builder
+	if r.Server != "" {
+		fmt.Fprintf(&b, "Broker %s", r.Server)
+		if r.Version != "" {
+			fmt.Fprintf(&b, " (RabbitMQ %s)", r.Version)
+		}
+		b.WriteString("\n\n")
+	}
+	for _, v := range r.Vhosts {
+		fmt.Fprintf(&b, "vhost %s", v.Name)
+		if v.Missing {
+			b.WriteString(" (missing on the broker)")
+		}
+		b.WriteString("\n")
+		rows := [][]string{header()}
+		for _, q := range v.Queues {
+			rows = append(rows, row(q))
+		}
+		widths := make([]int, len(rows[0]))
+		for _, cells := range rows {
+			for i, c := range cells {
+				widths[i] = max(widths[i], len([]rune(c)))
+			}
+		}
+		for i, cells := range rows {
+			mark, color := "  ", ""
+			if i > 0 {
+				switch severity(v.Queues[i-1]) {
+				case Alert:
+					mark, color = "! ", ansiRed
+				case Warning:
+					mark, color = "! ", ansiYellow
+				}
+			}
+			line := mark + pad(cells, widths)
+			if opts.Color && color != "" {
+				line = color + line + ansiReset
+			}
+			b.WriteString(line + "\n")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(summary(r) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// pad lays cells out in columns two spaces apart, without trailing blanks.
+func pad(cells []string, widths []int) string {
+	var b strings.Builder
+	for i, c := range cells {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		gap := strings.Repeat(" ", widths[i]-len([]rune(c)))
+		if numeric(i) {
+			b.WriteString(gap + c)
+		} else {
+			b.WriteString(c + gap)
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// severity is the worst severity of q's problems ("" when none).
+func severity(q Queue) Severity {
+	var s Severity
+	for _, p := range q.Problems {
+		if p.Severity == Alert {
+			return Alert
+		}
+		s = Warning
+	}
+	return s
+}
+
+func row(q Queue) []string {
+	cells := []string{q.Name, roleText(q), "-", "-", "-", "-", "-", "-"}
+	if q.Present && q.Known {
+		cells[2] = strconv.FormatInt(q.Messages, 10)
+		cells[3] = strconv.FormatInt(q.Ready, 10)
+		cells[4] = strconv.FormatInt(q.Unacked, 10)
+		cells[5] = strconv.FormatInt(q.Consumers, 10)
+		cells[6] = rate(q.PublishRate)
+		cells[7] = rate(q.DeliverRate)
+	}
+	var notes []string
+	for _, p := range q.Problems {
+		notes = append(notes, p.Message)
+	}
+	if q.Present && !q.Known {
+		notes = append(notes, "no statistics from the broker yet")
+	}
+	return append(cells, strings.Join(notes, "; "))
+}
+
+func roleText(q Queue) string {
+	switch q.Role {
+	case topology.RoleDeadLetter:
+		return "dlq"
+	case topology.RoleDelay:
+		if q.Delay > 0 {
+			return "delay " + formatMillis(q.Delay)
+		}
+		return "delay"
+	}
+	return "working"
+}
+
+func rate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
+
+// formatMillis renders a duration the way the file writes it (10s, 1m, 2h,
+// 7d, 250ms).
+func formatMillis(ms int64) string {
+	for _, u := range []struct {
+		n    int64
+		unit string
+	}{{86_400_000, "d"}, {3_600_000, "h"}, {60_000, "m"}, {1000, "s"}} {
+		if ms%u.n == 0 {
+			return strconv.FormatInt(ms/u.n, 10) + u.unit
+		}
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+// summary is the last line: how many queues, and what needs attention.
+func summary(r *Report) string {
+	queues, alerts, warnings := r.Counts()
+	s := fmt.Sprintf("Status: %s in %s", countOf(queues, "queue"), countOf(len(r.Vhosts), "vhost"))
+	if alerts == 0 && warnings == 0 {
+		return s + ": nothing needs attention."
+	}
+	return fmt.Sprintf("%s: %s, %s.", s, countOf(alerts, "alert"), countOf(warnings, "warning"))
+}
+
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// JSON shapes (format_version 1).
+type jsonReport struct {
+	FormatVersion string      `json:"format_version"`
+	Server        string      `json:"server,omitempty"`
+	Version       string      `json:"rabbitmq_version,omitempty"`
+	OK            bool        `json:"ok"`
+	Strict        bool        `json:"strict"`
+	Summary       jsonSummary `json:"summary"`
+	Vhosts        []jsonVhost `json:"vhosts"`
+}
+
+type jsonSummary struct {
+	Queues   int `json:"queues"`
+	Alerts   int `json:"alerts"`
+	Warnings int `json:"warnings"`
+}
+
+type jsonVhost struct {
+	Name    string      `json:"name"`
+	Missing bool        `json:"missing"`
+	Queues  []jsonQueue `json:"queues"`
+}
+
+type jsonQueue struct {
+	Name            string    `json:"name"`
+	Role            string    `json:"role"`
+	DeadLettersFrom []string  `json:"dead_letters_from,omitempty"`
+	ReturnsTo       []string  `json:"returns_to,omitempty"`
+	DelayMS         int64     `json:"delay_ms,omitempty"`
+	MaxDepth        *int64    `json:"alert_max_depth,omitempty"`
+	Present         bool      `json:"present"`
+	StatsKnown      bool      `json:"stats_known"`
+	Type            string    `json:"type,omitempty"`
+	State           string    `json:"state,omitempty"`
+	Messages        int64     `json:"messages"`
+	Ready           int64     `json:"messages_ready"`
+	Unacked         int64     `json:"messages_unacknowledged"`
+	Consumers       int64     `json:"consumers"`
+	PublishRate     float64   `json:"publish_rate"`
+	DeliverRate     float64   `json:"deliver_rate"`
+	Problems        []Problem `json:"problems"`
+}
+
+// WriteJSON writes the report as versioned JSON. "ok" is false when the
+// check fails (alerts; warnings too when strict).
+func WriteJSON(w io.Writer, r *Report) error {
+	queues, alerts, warnings := r.Counts()
+	out := jsonReport{
+		FormatVersion: FormatVersion, Server: r.Server, Version: r.Version,
+		OK: r.OK(), Strict: r.Strict,
+		Summary: jsonSummary{Queues: queues, Alerts: alerts, Warnings: warnings},
+		Vhosts:  []jsonVhost{},
+	}
+	for _, v := range r.Vhosts {
+		jv := jsonVhost{Name: v.Name, Missing: v.Missing, Queues: []jsonQueue{}}
+		for _, q := range v.Queues {
+			probs := q.Problems
+			if probs == nil {
+				probs = []Problem{}
+			}
+			jv.Queues = append(jv.Queues, jsonQueue{
+				Name: q.Name, Role: string(q.Role), DeadLettersFrom: q.DeadLettersFrom, ReturnsTo: q.ReturnsTo,
+				DelayMS: q.Delay, MaxDepth: q.MaxDepth, Present: q.Present, StatsKnown: q.Known,
+				Type: q.Type, State: q.State, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked,
+				Consumers: q.Consumers, PublishRate: q.PublishRate, DeliverRate: q.DeliverRate, Problems: probs,
+			})
+		}
+		out.Vhosts = append(out.Vhosts, jv)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

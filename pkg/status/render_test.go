@@ -1,0 +1,139 @@
+package status
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+// sampleReport has a DLQ holding dead letters, a queue over its
+// max_depth, an idle queue with messages, a queue without statistics yet
+// and a queue missing on the broker.
+func sampleReport(t *testing.T) *Report {
+	t.Helper()
+	top := load(t, sampleFile+"  fresh: {}\n  gone: {}\n")
+	live := map[string][]broker.QueueActivity{"/": {
+		{Name: "orders.shipping", Type: "quorum", State: "running", Known: true, Messages: 20000, Ready: 19990, Unacked: 10, Consumers: 2, PublishRate: 812.4, DeliverRate: 35.25},
+		{Name: "orders.shipping.dlq", Type: "quorum", State: "running", Known: true, Messages: 3, Ready: 3},
+		{Name: "orders.shipping.retry.10s", Type: "quorum", State: "running", Known: true, Messages: 4, Ready: 4, PublishRate: 0.4, DeliverRate: 0},
+		{Name: "events", Type: "stream", State: "running", Known: true, Messages: 5000, Ready: 5000, PublishRate: 2},
+		{Name: "idle", Type: "classic", State: "running", Known: true, Messages: 12, Ready: 12},
+		{Name: "fresh", Type: "classic", State: "running"},
+		{Name: "not-declared", Type: "classic", State: "running", Known: true, Messages: 99},
+	}}
+	r := Build(top, live, false)
+	r.Server, r.Version = "http://127.0.0.1:15672", "3.10.8"
+	return r
+}
+
+func TestWriteText(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteText(&buf, sampleReport(t), TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "\x1b[") {
+		t.Error("colour codes without TextOptions.Color")
+	}
+	if strings.Contains(buf.String(), "not-declared") {
+		t.Error("a queue the file does not declare is listed")
+	}
+	golden(t, "status.txt", buf.Bytes())
+}
+
+func TestWriteTextColour(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteText(&buf, sampleReport(t), TextOptions{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		ansiRed + "! orders.shipping.dlq ",
+		ansiYellow + "! idle ",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), ansiRed+"  ") || strings.Contains(buf.String(), ansiYellow+"  ") {
+		t.Errorf("a row needing no attention is coloured:\n%s", buf.String())
+	}
+}
+
+func TestWriteTextAllQuiet(t *testing.T) {
+	top := load(t, "queues:\n  q: {}\n")
+	r := Build(top, map[string][]broker.QueueActivity{"/": {running("q", 0, 1)}}, false)
+	var buf bytes.Buffer
+	if err := WriteText(&buf, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "!") || !strings.HasSuffix(buf.String(), "Status: 1 queue in 1 vhost: nothing needs attention.\n") {
+		t.Errorf("quiet status:\n%s", buf.String())
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, sampleReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "status.json", buf.Bytes())
+
+	var doc struct {
+		FormatVersion string `json:"format_version"`
+		OK            *bool  `json:"ok"`
+		Vhosts        []struct {
+			Queues []struct {
+				Name     string            `json:"name"`
+				Problems []json.RawMessage `json:"problems"`
+			} `json:"queues"`
+		} `json:"vhosts"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.FormatVersion != "1" || doc.OK == nil || *doc.OK {
+		t.Errorf("format_version %q, ok %v: want \"1\" and false", doc.FormatVersion, doc.OK)
+	}
+	for _, q := range doc.Vhosts[0].Queues {
+		if q.Problems == nil {
+			t.Errorf("queue %s: problems is null, want a list", q.Name)
+		}
+	}
+}
+
+func TestFormatMillis(t *testing.T) {
+	for ms, want := range map[int64]string{250: "250ms", 10000: "10s", 60000: "1m", 90000: "90s", 7200000: "2h", 604800000: "7d"} {
+		if got := formatMillis(ms); got != want {
+			t.Errorf("formatMillis(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}

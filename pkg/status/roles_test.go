@@ -1,0 +1,146 @@
+package status
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// load expands a one-vhost file body (under "vhosts: {/: …}").
+func load(t *testing.T, body string) *topology.Topology {
+	t.Helper()
+	src := "version: 1\nvhosts:\n  /:\n" + indent(body, "    ")
+	top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
+	if err != nil {
+		t.Fatalf("load:\n%s\n%v", src, err)
+	}
+	return top
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
+}
+
+type roleRow struct {
+	Role      topology.QueueRole
+	From      []string
+	ReturnsTo []string
+	Delay     int64
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want map[string]roleRow
+	}{
+		{
+			name: "sugar: DLQ pair and delay tiers",
+			body: `exchanges:
+  orders: { type: topic }
+  orders.dlx: { type: topic }
+queues:
+  orders.shipping:
+    bindings: [{ exchange: orders, routing_key: order.created }]
+    dead_letter: { exchange: orders.dlx, queue: orders.shipping.dlq }
+    retry: { delays: [10s] }
+`,
+			want: map[string]roleRow{
+				"orders.shipping":           {Role: topology.RoleWorking},
+				"orders.shipping.dlq":       {Role: topology.RoleDeadLetter, From: []string{"orders.shipping"}},
+				"orders.shipping.retry.10s": {Role: topology.RoleDelay, ReturnsTo: []string{"orders.shipping"}, Delay: 10000},
+			},
+		},
+		{
+			name: "hand-written DLQ through the default exchange",
+			body: `queues:
+  work: { arguments: { x-dead-letter-exchange: "", x-dead-letter-routing-key: work.failed } }
+  work.failed: {}
+`,
+			want: map[string]roleRow{
+				"work":        {Role: topology.RoleWorking},
+				"work.failed": {Role: topology.RoleDeadLetter, From: []string{"work"}},
+			},
+		},
+		{
+			name: "dead letters keep the binding's key and reach the DLQ bound for it",
+			body: `exchanges:
+  jobs: { type: direct }
+  jobs.dlx: { type: direct }
+queues:
+  a:
+    bindings: [{ exchange: jobs, routing_key: a }]
+    arguments: { x-dead-letter-exchange: jobs.dlx }
+  b:
+    bindings: [{ exchange: jobs, routing_key: b }]
+    arguments: { x-dead-letter-exchange: jobs.dlx }
+  parked: { bindings: [{ exchange: jobs.dlx, routing_key: a }, { exchange: jobs.dlx, routing_key: b }] }
+`,
+			want: map[string]roleRow{
+				"a":      {Role: topology.RoleWorking},
+				"b":      {Role: topology.RoleWorking},
+				"parked": {Role: topology.RoleDeadLetter, From: []string{"a", "b"}},
+			},
+		},
+		{
+			name: "hand-written delay tier: TTL, expired messages back to a working queue",
+			body: `exchanges:
+  jobs: { type: direct }
+queues:
+  work: { bindings: [{ exchange: jobs, routing_key: work }] }
+  work.wait:
+    arguments: { x-message-ttl: 30000, x-dead-letter-exchange: "", x-dead-letter-routing-key: work }
+`,
+			want: map[string]roleRow{
+				"work":      {Role: topology.RoleWorking},
+				"work.wait": {Role: topology.RoleDelay, ReturnsTo: []string{"work"}, Delay: 30000},
+			},
+		},
+		{
+			name: "a working queue with a TTL that expires into its DLQ is no delay tier",
+			body: `exchanges:
+  jobs: { type: direct }
+  jobs.dlx: { type: direct }
+queues:
+  work:
+    bindings: [{ exchange: jobs, routing_key: work }]
+    arguments: { x-message-ttl: 3600000, x-dead-letter-exchange: jobs.dlx }
+  work.dlq: { bindings: [{ exchange: jobs.dlx, routing_key: work }] }
+`,
+			want: map[string]roleRow{
+				"work":     {Role: topology.RoleWorking},
+				"work.dlq": {Role: topology.RoleDeadLetter, From: []string{"work"}},
+			},
+		},
+		{
+			name: "dead letters that route nowhere make no DLQ",
+			body: `exchanges:
+  jobs.dlx: { type: direct }
+queues:
+  work: { arguments: { x-dead-letter-exchange: jobs.dlx } }
+  other: {}
+`,
+			want: map[string]roleRow{
+				"other": {Role: topology.RoleWorking},
+				"work":  {Role: topology.RoleWorking},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			top := load(t, tc.body)
+			got := map[string]roleRow{}
+			for q, ri := range classify(top.Vhosts["/"]) {
+				got[q] = roleRow{Role: ri.role, From: ri.from, ReturnsTo: ri.returnsTo, Delay: ri.delay}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("roles (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,300 @@
+// Package status reports how the queues a topology file declares are doing
+// on the live broker: depth, ready and unacknowledged messages, consumers,
+// publish and deliver rates, and each queue's role (working queue, DLQ,
+// delay tier). It names the states that need attention — a DLQ holding
+// dead letters, a queue deeper than its alert.max_depth, a declared queue
+// missing on the broker, messages piling up with no consumer — so that
+// `mqctl status --check` can fail a cron job or a CI step on them.
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Severity says whether a problem fails `status --check`.
+type Severity string
+
+const (
+	// Alert problems fail --check.
+	Alert Severity = "alert"
+	// Warning problems fail --check only with --strict.
+	Warning Severity = "warning"
+)
+
+// Kind names a problem.
+type Kind string
+
+const (
+	KindDeadLetters  Kind = "dead-letters"   // a DLQ holds messages
+	KindOverMaxDepth Kind = "over-max-depth" // depth above the file's alert.max_depth
+	KindMissing      Kind = "missing"        // declared in the file, absent on the broker
+	KindNoConsumers  Kind = "no-consumers"   // a working queue holds messages and nobody consumes
+	KindNotRunning   Kind = "not-running"    // the broker reports the queue down, crashed, …
+)
+
+// Problem is one thing about a queue that needs attention.
+type Problem struct {
+	Kind     Kind     `json:"kind"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}
+
+// Queue is one declared queue and what the broker says about it.
+type Queue struct {
+	Name string
+	Role topology.QueueRole
+	// DeadLettersFrom lists the queues whose dead letters reach a DLQ.
+	DeadLettersFrom []string
+	// ReturnsTo lists the queues a delay tier's expired messages go back to.
+	ReturnsTo []string
+	// Delay is a delay tier's TTL in milliseconds (0: unknown).
+	Delay int64
+	// MaxDepth is the file's alert.max_depth (nil: none).
+	MaxDepth *int64
+
+	// Present is false when the queue does not exist on the broker.
+	Present bool
+	// Known is false while the broker has not reported its statistics yet.
+	Known       bool
+	Type        string
+	State       string
+	Messages    int64
+	Ready       int64
+	Unacked     int64
+	Consumers   int64
+	PublishRate float64
+	DeliverRate float64
+
+	Problems []Problem
+}
+
+// Vhost is the status of one declared vhost.
+type Vhost struct {
+	Name string
+	// Missing is true when the vhost does not exist on the broker.
+	Missing bool
+	Queues  []Queue // sorted by name
+}
+
+// Report is the status of every declared queue.
+type Report struct {
+	Server  string // management API URL, without credentials
+	Version string // RabbitMQ version
+	// Strict makes warnings fail the check too.
+	Strict bool
+	Vhosts []Vhost // sorted by name
+}
+
+// Counts returns the number of queues, of alert problems and of warnings.
+func (r *Report) Counts() (queues, alerts, warnings int) {
+	for _, v := range r.Vhosts {
+		queues += len(v.Queues)
+		for _, q := range v.Queues {
+			for _, p := range q.Problems {
+				if p.Severity == Alert {
+					alerts++
+				} else {
+					warnings++
+				}
+			}
+		}
+	}
+	return queues, alerts, warnings
+}
+
+// Failing returns the problems that fail the check, each prefixed with its
+// queue and vhost: alerts, and warnings too when Strict.
+func (r *Report) Failing() []string {
+	var out []string
+	for _, v := range r.Vhosts {
+		if v.Missing {
+			out = append(out, fmt.Sprintf("vhost %q is missing on the broker, and with it %s the file declares (run mqctl apply)", v.Name, countOf(len(v.Queues), "queue")))
+			continue
+		}
+		for _, q := range v.Queues {
+			for _, p := range q.Problems {
+				if p.Severity == Alert || r.Strict {
+					out = append(out, fmt.Sprintf("queue %q in vhost %q: %s", q.Name, v.Name, p.Message))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// OK reports whether the check passes.
+func (r *Report) OK() bool { return len(r.Failing()) == 0 }
+
+// Lister reads the queues of one vhost (broker.Client does).
+type Lister interface {
+	ListQueueActivity(ctx context.Context, vhost string) ([]broker.QueueActivity, error)
+}
+
+// Options tune Collect.
+type Options struct {
+	// Strict makes warnings (messages with no consumers, a queue not
+	// running) fail the check too.
+	Strict bool
+	// StatsWait bounds how long Collect lists a vhost again while some of
+	// its declared queues exist but have no statistics yet (declared less
+	// than the broker's statistics interval ago). Zero: no waiting.
+	StatsWait time.Duration
+	// Poll is the pause between two listings (default 250ms).
+	Poll time.Duration
+}
+
+// Collect lists the queues of every vhost of t (one request per vhost)
+// and builds the report.
+func Collect(ctx context.Context, t *topology.Topology, src Lister, opts Options) (*Report, error) {
+	poll := opts.Poll
+	if poll <= 0 {
+		poll = 250 * time.Millisecond
+	}
+	deadline := time.Now().Add(opts.StatsWait)
+	live := map[string][]broker.QueueActivity{}
+	for _, name := range t.VhostNames() {
+		for {
+			list, err := src.ListQueueActivity(ctx, name)
+			if errors.Is(err, broker.ErrVhostNotFound) {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			live[name] = list
+			if !pending(t.Vhosts[name], list) || !time.Now().Before(deadline) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("wait for the statistics of vhost %q: %w", name, ctx.Err())
+			case <-time.After(poll):
+			}
+		}
+	}
+	return Build(t, live, opts.Strict), nil
+}
+
+// pending reports whether a queue v declares exists in list without
+// statistics.
+func pending(v *topology.Vhost, list []broker.QueueActivity) bool {
+	for _, a := range list {
+		if _, declared := v.Queues[a.Name]; declared && !a.Known {
+			return true
+		}
+	}
+	return false
+}
+
+// Build maps the broker's queue lists (by vhost; a vhost absent from live
+// does not exist on the broker) onto the queues t declares and finds the
+// problems. It is a pure function.
+func Build(t *topology.Topology, live map[string][]broker.QueueActivity, strict bool) *Report {
+	r := &Report{Strict: strict}
+	for _, vname := range t.VhostNames() {
+		v := t.Vhosts[vname]
+		list, exists := live[vname]
+		byName := make(map[string]broker.QueueActivity, len(list))
+		for _, a := range list {
+			byName[a.Name] = a
+		}
+		roles := classify(v)
+		vs := Vhost{Name: vname, Missing: !exists}
+		for _, qname := range v.QueueNames() {
+			decl := v.Queues[qname]
+			ri := roles[qname]
+			q := Queue{Name: qname, Role: ri.role, DeadLettersFrom: ri.from, ReturnsTo: ri.returnsTo, Delay: ri.delay}
+			if decl.Alert != nil {
+				d := decl.Alert.MaxDepth
+				q.MaxDepth = &d
+			}
+			if a, ok := byName[qname]; ok {
+				q.Present, q.Known, q.Type, q.State = true, a.Known, a.Type, a.State
+				q.Messages, q.Ready, q.Unacked, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Consumers
+				q.PublishRate, q.DeliverRate = a.PublishRate, a.DeliverRate
+			}
+			q.Problems = problems(&q, vs.Missing)
+			vs.Queues = append(vs.Queues, q)
+		}
+		r.Vhosts = append(r.Vhosts, vs)
+	}
+	return r
+}
+
+// badState reports whether a queue state means the queue cannot serve: a
+// quorum queue without a majority, a crashed or stopped queue process.
+func badState(state string) bool {
+	switch state {
+	case "down", "crashed", "stopped", "minority", "terminated":
+		return true
+	}
+	return false
+}
+
+// problems finds what needs attention in q.
+func problems(q *Queue, vhostMissing bool) []Problem {
+	out := []Problem{}
+	if !q.Present {
+		msg := "missing on the broker (run mqctl apply)"
+		if vhostMissing {
+			msg = "missing on the broker: its vhost does not exist"
+		}
+		return append(out, Problem{KindMissing, Alert, msg})
+	}
+	if badState(q.State) {
+		out = append(out, Problem{KindNotRunning, Warning, fmt.Sprintf("the broker reports the queue %s", q.State)})
+	}
+	if !q.Known {
+		return out
+	}
+	if q.Role == topology.RoleDeadLetter && q.Messages > 0 {
+		msg := fmt.Sprintf("DLQ holds %s", plural(q.Messages, "dead letter"))
+		if len(q.DeadLettersFrom) > 0 {
+			msg += " (from " + joinNames(q.DeadLettersFrom) + ")"
+		}
+		out = append(out, Problem{KindDeadLetters, Alert, msg})
+	}
+	if q.MaxDepth != nil && q.Messages > *q.MaxDepth {
+		out = append(out, Problem{KindOverMaxDepth, Alert, fmt.Sprintf("depth %d > alert.max_depth %d", q.Messages, *q.MaxDepth)})
+	}
+	// DLQs are read by hand, delay tiers by nobody, streams keep their
+	// messages whoever reads them: only a working queue wants a consumer.
+	if q.Role == topology.RoleWorking && q.Type != topology.QueueStream && q.Messages > 0 && q.Consumers == 0 {
+		out = append(out, Problem{KindNoConsumers, Warning, fmt.Sprintf("%s, no consumers", plural(q.Messages, "message"))})
+	}
+	return out
+}
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// joinNames renders up to three names, then "and N more".
+func joinNames(names []string) string {
+	const show = 3
+	switch {
+	case len(names) == 1:
+		return names[0]
+	case len(names) <= show:
+		s := names[0]
+		for _, n := range names[1 : len(names)-1] {
+			s += ", " + n
+		}
+		return s + " and " + names[len(names)-1]
+	default:
+		s := names[0]
+		for _, n := range names[1:show] {
+			s += ", " + n
+		}
+		return fmt.Sprintf("%s and %d more", s, len(names)-show)
+	}
+}

@@ -1,0 +1,237 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+)
+
+const sampleFile = `exchanges:
+  orders: { type: topic }
+  orders.dlx: { type: topic }
+queues:
+  orders.shipping:
+    type: quorum
+    bindings: [{ exchange: orders, routing_key: order.created }]
+    dead_letter: { exchange: orders.dlx, queue: orders.shipping.dlq }
+    retry: { delays: [10s] }
+    alert: { max_depth: 100 }
+  events: { type: stream }
+  idle: {}
+`
+
+// running returns an activity row with statistics.
+func running(name string, messages, consumers int64) broker.QueueActivity {
+	return broker.QueueActivity{Name: name, Type: "classic", State: "running", Known: true,
+		Messages: messages, Ready: messages, Consumers: consumers}
+}
+
+// problemKinds lists "queue: kind/severity" for every problem.
+func problemKinds(r *Report) []string {
+	out := []string{}
+	for _, v := range r.Vhosts {
+		for _, q := range v.Queues {
+			for _, p := range q.Problems {
+				out = append(out, fmt.Sprintf("%s: %s/%s", q.Name, p.Kind, p.Severity))
+			}
+		}
+	}
+	return out
+}
+
+func TestBuildProblems(t *testing.T) {
+	all := func(rows ...broker.QueueActivity) []broker.QueueActivity {
+		base := map[string]broker.QueueActivity{}
+		for _, n := range []string{"orders.shipping", "orders.shipping.dlq", "orders.shipping.retry.10s", "idle"} {
+			base[n] = running(n, 0, 0)
+		}
+		base["events"] = broker.QueueActivity{Name: "events", Type: "stream", State: "running", Known: true}
+		for _, r := range rows {
+			base[r.Name] = r
+		}
+		var out []broker.QueueActivity
+		for _, r := range base {
+			out = append(out, r)
+		}
+		return out
+	}
+	drop := func(list []broker.QueueActivity, name string) []broker.QueueActivity {
+		var out []broker.QueueActivity
+		for _, a := range list {
+			if a.Name != name {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		live     map[string][]broker.QueueActivity
+		strict   bool
+		want     []string
+		wantOK   bool
+		failWith string
+	}{
+		{name: "all quiet", live: map[string][]broker.QueueActivity{"/": all()}, want: []string{}, wantOK: true},
+		{
+			name:     "a DLQ holding dead letters is an alert",
+			live:     map[string][]broker.QueueActivity{"/": all(running("orders.shipping.dlq", 3, 0))},
+			want:     []string{"orders.shipping.dlq: dead-letters/alert"},
+			failWith: `queue "orders.shipping.dlq" in vhost "/": DLQ holds 3 dead letters (from orders.shipping)`,
+		},
+		{
+			name:     "deeper than alert.max_depth is an alert",
+			live:     map[string][]broker.QueueActivity{"/": all(running("orders.shipping", 101, 4))},
+			want:     []string{"orders.shipping: over-max-depth/alert"},
+			failWith: "depth 101 > alert.max_depth 100",
+		},
+		{
+			name:   "exactly max_depth is fine",
+			live:   map[string][]broker.QueueActivity{"/": all(running("orders.shipping", 100, 4))},
+			want:   []string{},
+			wantOK: true,
+		},
+		{
+			name:   "messages with no consumer is a warning that passes the check",
+			live:   map[string][]broker.QueueActivity{"/": all(running("idle", 12, 0))},
+			want:   []string{"idle: no-consumers/warning"},
+			wantOK: true,
+		},
+		{
+			name:     "with strict a warning fails the check",
+			live:     map[string][]broker.QueueActivity{"/": all(running("idle", 12, 0))},
+			strict:   true,
+			want:     []string{"idle: no-consumers/warning"},
+			failWith: "12 messages, no consumers",
+		},
+		{
+			name: "delay tiers, streams and DLQs hold messages without consumers by design",
+			live: map[string][]broker.QueueActivity{"/": all(
+				running("orders.shipping.retry.10s", 5, 0),
+				broker.QueueActivity{Name: "events", Type: "stream", State: "running", Known: true, Messages: 1000})},
+			strict: true,
+			want:   []string{},
+			wantOK: true,
+		},
+		{
+			name:     "a declared queue missing on the broker is an alert",
+			live:     map[string][]broker.QueueActivity{"/": drop(all(), "idle")},
+			want:     []string{"idle: missing/alert"},
+			failWith: `queue "idle" in vhost "/": missing on the broker (run mqctl apply)`,
+		},
+		{
+			name:     "a missing vhost fails once, naming it",
+			live:     map[string][]broker.QueueActivity{},
+			want:     []string{"events: missing/alert", "idle: missing/alert", "orders.shipping: missing/alert", "orders.shipping.dlq: missing/alert", "orders.shipping.retry.10s: missing/alert"},
+			failWith: `vhost "/" is missing on the broker, and with it 5 queues the file declares (run mqctl apply)`,
+		},
+		{
+			name: "statistics not reported yet are no problem",
+			live: map[string][]broker.QueueActivity{"/": all(broker.QueueActivity{Name: "orders.shipping.dlq", Type: "classic", State: "running"})},
+			want: []string{}, wantOK: true,
+		},
+		{
+			name:   "a queue the broker reports down is a warning",
+			live:   map[string][]broker.QueueActivity{"/": all(broker.QueueActivity{Name: "orders.shipping", Type: "quorum", State: "minority", Known: true})},
+			want:   []string{"orders.shipping: not-running/warning"},
+			wantOK: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Build(load(t, sampleFile), tc.live, tc.strict)
+			if diff := cmp.Diff(tc.want, problemKinds(r)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			if tc.failWith == "" {
+				tc.wantOK = true
+			}
+			if r.OK() != tc.wantOK {
+				t.Errorf("OK() = %v, want %v (failing: %q)", r.OK(), tc.wantOK, r.Failing())
+			}
+			if tc.failWith != "" && !strings.Contains(strings.Join(r.Failing(), "\n"), tc.failWith) {
+				t.Errorf("failing = %q, want one containing %q", r.Failing(), tc.failWith)
+			}
+		})
+	}
+}
+
+// fakeLister answers from a script of listings per vhost; the last one
+// repeats.
+type fakeLister struct {
+	lists map[string][][]broker.QueueActivity
+	errs  map[string]error
+	calls map[string]int
+}
+
+func (f *fakeLister) ListQueueActivity(_ context.Context, vhost string) ([]broker.QueueActivity, error) {
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	f.calls[vhost]++
+	if err := f.errs[vhost]; err != nil {
+		return nil, err
+	}
+	l := f.lists[vhost]
+	i := min(f.calls[vhost], len(l)) - 1
+	return l[i], nil
+}
+
+func TestCollectWaitsForStatistics(t *testing.T) {
+	top := load(t, "queues:\n  q: {}\n")
+	f := &fakeLister{lists: map[string][][]broker.QueueActivity{"/": {
+		{{Name: "q", State: "running"}},
+		{{Name: "q", State: "running"}},
+		{running("q", 7, 0)},
+	}}}
+	r, err := Collect(context.Background(), top, f, Options{StatsWait: time.Minute, Poll: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := r.Vhosts[0].Queues[0]; !q.Known || q.Messages != 7 {
+		t.Errorf("queue = %+v, want the statistics of the third listing", q)
+	}
+	if f.calls["/"] != 3 {
+		t.Errorf("listed %d times, want 3", f.calls["/"])
+	}
+}
+
+func TestCollectGivesUpOnStatistics(t *testing.T) {
+	top := load(t, "queues:\n  q: {}\n")
+	f := &fakeLister{lists: map[string][][]broker.QueueActivity{"/": {{{Name: "q", State: "running"}}}}}
+	r, err := Collect(context.Background(), top, f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := r.Vhosts[0].Queues[0]; !q.Present || q.Known {
+		t.Errorf("queue = %+v, want present without statistics", q)
+	}
+	if f.calls["/"] != 1 {
+		t.Errorf("listed %d times, want 1 (no waiting without StatsWait)", f.calls["/"])
+	}
+}
+
+func TestCollectErrors(t *testing.T) {
+	top := load(t, "queues:\n  q: {}\n")
+	missing := &fakeLister{errs: map[string]error{"/": fmt.Errorf("list queues: %w", broker.ErrVhostNotFound)}}
+	r, err := Collect(context.Background(), top, missing, Options{})
+	if err != nil {
+		t.Fatalf("a missing vhost is a finding, not an error: %v", err)
+	}
+	if !r.Vhosts[0].Missing || r.OK() {
+		t.Errorf("report = %+v, want the vhost missing and the check failing", r.Vhosts[0])
+	}
+
+	boom := errors.New("connection refused")
+	_, err = Collect(context.Background(), top, &fakeLister{errs: map[string]error{"/": boom}}, Options{})
+	if !errors.Is(err, boom) {
+		t.Errorf("err = %v, want the lister's error", err)
+	}
+}
