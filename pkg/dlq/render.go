@@ -182,7 +182,7 @@ func describeDeath(d Death) string {
 		meta = append(meta, "at "+d.Time.Format(time.RFC3339))
 	}
 	if d.OriginalExpiration != "" {
-		meta = append(meta, fmt.Sprintf("original expiration %qms", d.OriginalExpiration))
+		meta = append(meta, fmt.Sprintf("original expiration %s ms", d.OriginalExpiration))
 	}
 	if len(meta) > 0 {
 		b.WriteString(" (" + strings.Join(meta, ", ") + ")")
@@ -471,22 +471,26 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 				continue
 			}
 			listed++
-			fmt.Fprintf(&b, "  %s #%d%s: %s: %s\n", action, oc.Index, idSuffix(oc.MessageID), oc.Kind, oc.Reason)
+			fmt.Fprintf(&b, "  %s #%d%s: %s\n", action, oc.Index, idSuffix(oc.MessageID), oc.Reason)
 		}
 		if more > 0 {
 			fmt.Fprintf(&b, "  … and %d more %s (-o json lists every message)\n", more, action)
 		}
 	}
-	writeDestinations(&b, rep)
-	noted := map[string]bool{}
+	var notes []string
+	noted := map[string]int{}
 	for _, oc := range rep.Outcomes {
 		for _, n := range oc.Notes {
-			if !noted[n] {
-				noted[n] = true
-				fmt.Fprintf(&b, "  note: %s\n", n)
+			if noted[n] == 0 {
+				notes = append(notes, n)
 			}
+			noted[n]++
 		}
 	}
+	for _, n := range notes {
+		fmt.Fprintf(&b, "  note (%s): %s\n", plural(noted[n], "message"), n)
+	}
+	writeDestinations(&b, rep)
 	b.WriteString(summaryLine(rep) + "\n")
 	if rep.Interrupted != nil {
 		fmt.Fprintf(&b, "Interrupted: %v.\nEvery message not replayed is still in %q (the one in flight may have been delivered as well); run the replay again to continue.\n", rep.Interrupted, rep.Queue)

@@ -1,0 +1,384 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/spf13/cobra"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/dlq"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+func newDLQCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dlq",
+		Short: "Inspect dead letters and replay them to where they came from",
+		Long: `dlq works on one dead-letter queue of one vhost (--vhost; default: the file's
+only vhost when a file is given or ./topology.yaml exists, else "/"). The queue
+need not be declared in the file.
+
+  mqctl dlq peek QUEUE      show dead letters without removing them
+  mqctl dlq replay QUEUE    republish them where they came from, confirmed`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newDLQPeekCmd(g), newDLQReplayCmd(g))
+	return cmd
+}
+
+func newDLQPeekCmd(g *globals) *cobra.Command {
+	var (
+		limit, maxBody int
+		raw            bool
+	)
+	cmd := &cobra.Command{
+		Use:   "peek QUEUE",
+		Short: "Show dead letters without removing them",
+		Long: `peek shows the first --limit messages of QUEUE: message id, timestamp, the
+exchange and routing key they arrived by, properties, headers, the decoded
+x-death history (each queue the message died in, why, how often, and where it
+had been published), where replay would send it, and the body — as text when
+it is printable UTF-8, else as a hex dump (base64 with --raw), cut at
+--max-body bytes.
+
+The messages stay in the queue, in order: peek takes them unacknowledged and
+returns them. The broker then marks them redelivered, and a quorum queue
+counts the return as a delivery attempt (with a delivery limit, a message
+peeked too often is dead-lettered or dropped; peek warns when that applies).
+
+-o json writes a versioned document (format_version 1).`,
+		Args: exactQueueArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := g.checkOutput("text", "json"); err != nil {
+				return err
+			}
+			if limit < 1 {
+				return fmt.Errorf("--limit %d: peek shows at least 1 message", limit)
+			}
+			if maxBody < 0 {
+				return fmt.Errorf("--max-body %d: give a number of bytes, or 0 to show whole bodies", maxBody)
+			}
+			s, err := g.openDLQ(cmd.Context(), cmd.ErrOrStderr(), args[0], "dlq peek")
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			if n := s.deliveryLimit(args[0]); n > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %q is a quorum queue with a delivery limit of %d: each peek counts as a delivery of the messages it shows, and past the limit the broker dead-letters or drops them\n", args[0], n)
+			}
+			res, err := dlq.Peek(cmd.Context(), s.conn, args[0], limit)
+			if err != nil {
+				return fmt.Errorf("vhost %q: %w", s.vhost, err)
+			}
+			o := dlq.PeekRender{Vhost: s.vhost, MaxBody: maxBody, Raw: raw}
+			if g.output == "json" {
+				return dlq.WritePeekJSON(cmd.OutOrStdout(), res, o)
+			}
+			return dlq.WritePeekText(cmd.OutOrStdout(), res, o)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&limit, "limit", dlq.DefaultPeekLimit, "show at most this many messages")
+	f.IntVar(&maxBody, "max-body", dlq.DefaultMaxBody, "show at most this many bytes of each body (0: all)")
+	f.BoolVar(&raw, "raw", false, "show binary bodies as base64 instead of a hex dump")
+	return cmd
+}
+
+func newDLQReplayCmd(g *globals) *cobra.Command {
+	var (
+		limit          int
+		dryRun         bool
+		toExchange     string
+		routingKey     string
+		retryHeaders   []string
+		confirmTimeout = dlq.DefaultConfirmTimeout
+	)
+	cmd := &cobra.Command{
+		Use:   "replay QUEUE",
+		Short: "Republish dead letters to where they came from",
+		Long: `replay takes the messages of QUEUE one at a time and republishes each to where
+it was originally published: the exchange and routing key (and CC keys) of its
+first dead-lettering, read from the x-death header — never the dead-letter
+exchange it passed through last, which would lead straight back into the DLQ.
+--to-exchange and --routing-key send them elsewhere (--to-exchange "" with
+--routing-key Q sends them to queue Q alone). A destination that leads back
+into QUEUE is refused.
+
+Each message is published with the mandatory flag and a publisher confirm, and
+removed from QUEUE only once the broker confirmed it: a crash or a broken
+connection loses nothing, and at worst one message — the one in flight — ends
+up in both places. A message that comes back unroutable, is nacked, or has no
+x-death (it was published straight into QUEUE; pass --to-exchange) stays in
+QUEUE, in its place, and is reported.
+
+The message keeps its body and properties (message id, correlation id,
+timestamp, content type, delivery mode, priority, headers…) but starts fresh:
+x-death, x-first-death-* and x-delivery-count are removed, and so is the retry
+counter named by --retry-header (default x-retry-count; repeatable; '' keeps
+every header). A user-id other than the publishing user's is dropped (the
+broker would refuse it). Without --limit, replay takes as many messages as
+QUEUE holds when it starts: one that dies again is not replayed twice.
+
+--dry-run reads the messages and prints where each would go (with the queues
+that destination reaches now), publishing and removing nothing; the messages
+read are marked redelivered.
+
+Exit codes: 0 when every message taken was replayed or skipped, 1 when some
+could not be replayed or the replay was interrupted (run it again).`,
+		Args: exactQueueArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := g.checkOutput("text", "json"); err != nil {
+				return err
+			}
+			if limit < 0 {
+				return fmt.Errorf("--limit %d: give a number of messages, or 0 for all", limit)
+			}
+			if confirmTimeout <= 0 {
+				return fmt.Errorf("--confirm-timeout %s: give a positive duration, such as 30s", confirmTimeout)
+			}
+			queue := args[0]
+			stderr := cmd.ErrOrStderr()
+			s, err := g.openDLQ(cmd.Context(), stderr, queue, "dlq replay")
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			opts := dlq.ReplayOptions{
+				Queue: queue, Limit: limit, DryRun: dryRun, User: s.user,
+				ConfirmTimeout: confirmTimeout, Router: s.router(),
+			}
+			for _, h := range retryHeaders {
+				if h != "" {
+					opts.RetryHeaders = append(opts.RetryHeaders, h)
+				}
+			}
+			if cmd.Flags().Changed("to-exchange") {
+				opts.Override.Exchange = &toExchange
+			}
+			if cmd.Flags().Changed("routing-key") {
+				opts.Override.RoutingKey = &routingKey
+			}
+			if n := s.deliveryLimit(queue); n > 0 {
+				fmt.Fprintf(stderr, "mqctl: note: %q is a quorum queue with a delivery limit of %d: a message that is skipped, fails or is only read (--dry-run) counts a delivery, and past the limit the broker dead-letters or drops it\n", queue, n)
+			}
+			if opts.Router == nil {
+				fmt.Fprintf(stderr, "mqctl: note: the bindings of vhost %q could not be read (%v): a destination leading back into %q is caught only when it is the way the messages came in\n", s.vhost, s.liveErr, queue)
+			}
+			opts.Progress = progress(stderr, dryRun)
+			rep, err := dlq.Replay(cmd.Context(), s.conn, opts)
+			if err != nil {
+				return fmt.Errorf("vhost %q: %w", s.vhost, err)
+			}
+			ro := dlq.ReplayRender{Vhost: s.vhost}
+			if g.output == "json" {
+				err = dlq.WriteReplayJSON(cmd.OutOrStdout(), rep, ro)
+			} else {
+				err = dlq.WriteReplayText(cmd.OutOrStdout(), rep, ro)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case rep.Interrupted != nil:
+				return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("the replay was interrupted: %w; run it again to continue", rep.Interrupted)}
+			case rep.Failed > 0 && !dryRun:
+				return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%d of %d messages could not be replayed and stay in %q", rep.Failed, len(rep.Outcomes), queue)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&limit, "limit", 0, "replay at most this many messages (0: all it holds when the replay starts)")
+	f.BoolVar(&dryRun, "dry-run", false, "print where each message would go; publish and remove nothing")
+	f.StringVar(&toExchange, "to-exchange", "", `publish to this exchange instead of the original one ("" is the default exchange)`)
+	f.StringVar(&routingKey, "routing-key", "", "publish with this routing key instead of the original one(s)")
+	f.StringArrayVar(&retryHeaders, "retry-header", []string{dlq.DefaultRetryHeader}, "retry-attempt header to remove (repeatable; '' removes none)")
+	f.DurationVar(&confirmTimeout, "confirm-timeout", confirmTimeout, "how long to wait for the broker to confirm each message before stopping")
+	return cmd
+}
+
+func exactQueueArg(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 || args[0] == "" {
+		return fmt.Errorf("%s takes one argument, the queue's name (got %d); e.g. mqctl %s orders.shipping.dlq --vhost /", cmd.CommandPath(), len(args), strings.TrimPrefix(cmd.CommandPath(), "mqctl "))
+	}
+	return nil
+}
+
+// progress reports every 1000 messages on stderr.
+func progress(w io.Writer, dry bool) func(dlq.Outcome) {
+	verb := "replay"
+	if dry {
+		verb = "dry run"
+	}
+	return func(o dlq.Outcome) {
+		if o.Index%1000 == 0 {
+			fmt.Fprintf(w, "mqctl: %s: %d messages done\n", verb, o.Index)
+		}
+	}
+}
+
+// dlqSession is what a dlq command works with: the vhost, an AMQP
+// connection to it, and the vhost as the broker's definitions show it.
+type dlqSession struct {
+	vhost   string
+	user    string // the AMQP user
+	conn    *amqp.Connection
+	live    *topology.Vhost
+	liveErr error
+}
+
+func (s *dlqSession) close() {
+	if s.conn != nil {
+		_ = s.conn.Close()
+	}
+}
+
+// router routes over the live bindings; nil when they could not be read.
+func (s *dlqSession) router() dlq.Router {
+	if s.live == nil {
+		return nil
+	}
+	return dlq.NewTopologyRouter(s.live)
+}
+
+func (s *dlqSession) deliveryLimit(queue string) int64 {
+	if s.live == nil {
+		return 0
+	}
+	return dlq.DeliveryLimit(s.live, queue)
+}
+
+// openDLQ resolves the vhost, checks queue against the file (notes only),
+// reads the vhost's definitions and opens the AMQP connection.
+func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action string) (*dlqSession, error) {
+	vhost, file, err := g.dlqVhost(stderr)
+	if err != nil {
+		return nil, err
+	}
+	if file != nil {
+		if note := fileNote(file, vhost, queue); note != "" {
+			fmt.Fprintf(stderr, "mqctl: note: %s\n", note)
+		}
+	}
+	c, amqpURL, err := g.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &dlqSession{vhost: vhost}
+	if u, err := url.Parse(amqpURL); err == nil && u.User != nil {
+		s.user = u.User.Username()
+	}
+	top, _, err := c.ReadTopology(ctx, []string{vhost})
+	switch {
+	case errors.Is(err, broker.ErrVhostNotFound):
+		return nil, fmt.Errorf("vhost %q does not exist on %s (or you have no permissions on it); pass --vhost", vhost, c.Server())
+	case err != nil:
+		s.liveErr = err
+	case top.Vhosts[vhost] == nil:
+		s.liveErr = fmt.Errorf("the broker returned no definitions for vhost %q", vhost)
+	default:
+		s.live = top.Vhosts[vhost]
+	}
+	do := dlq.DialOptions{URL: amqpURL, Vhost: vhost, Name: lock.DefaultName(action)}
+	if strings.HasPrefix(amqpURL, "amqps:") {
+		do.TLS = c.TLSConfig()
+	}
+	if s.conn, err = dlq.Dial(ctx, do); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// dlqVhost picks the one vhost a dlq command works on: --vhost; else the
+// only vhost of the file (-f, or ./topology.yaml when present); else "/".
+// The file is returned for checks, nil when there is none.
+func (g *globals) dlqVhost(stderr io.Writer) (string, *topology.Topology, error) {
+	if len(g.vhosts) > 1 {
+		return "", nil, fmt.Errorf("dlq works on one vhost at a time; --vhost names %d (%s)", len(g.vhosts), strings.Join(g.vhosts, ", "))
+	}
+	var file *topology.Topology
+	opts := loader.Options{LookupEnv: g.env.LookupEnv, Stdin: g.env.Stdin}
+	switch {
+	case len(g.files) > 0:
+		t, err := loader.Load(g.files, opts)
+		if err != nil {
+			return "", nil, err
+		}
+		file = t
+	default:
+		if _, err := os.Stat("topology.yaml"); err == nil {
+			t, err := loader.Load([]string{"topology.yaml"}, opts)
+			if err != nil {
+				fmt.Fprintf(stderr, "mqctl: note: ignoring ./topology.yaml, which does not load (%v); pass -f to use a file\n", firstLine(err))
+			} else {
+				file = t
+			}
+		}
+	}
+	if len(g.vhosts) == 1 {
+		return g.vhosts[0], file, nil
+	}
+	if file == nil {
+		return "/", nil, nil
+	}
+	names := file.VhostNames()
+	if len(names) != 1 {
+		return "", nil, fmt.Errorf("the file declares %d vhosts (%s); pass --vhost to pick one", len(names), strings.Join(names, ", "))
+	}
+	return names[0], file, nil
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// fileNote says when the file does not see queue as a dead-letter queue
+// of vhost: dlq works on any queue, but a typo is worth a word.
+func fileNote(file *topology.Topology, vhost, queue string) string {
+	v := file.Vhosts[vhost]
+	if v == nil {
+		return ""
+	}
+	q := v.Queues[queue]
+	if q == nil {
+		return fmt.Sprintf("queue %q is not declared in vhost %q of the file (declared: %s)", queue, vhost, strings.Join(keys(v.Queues), ", "))
+	}
+	if q.Role == topology.RoleDeadLetter || receivesDeadLetters(v, queue) {
+		return ""
+	}
+	role := q.Role
+	if role == "" {
+		role = topology.RoleWorking
+	}
+	return fmt.Sprintf("in the file, queue %q is a %s queue: no dead-letter exchange leads to it", queue, role)
+}
+
+// receivesDeadLetters reports whether a binding of some queue's effective
+// dead-letter exchange leads to queue.
+func receivesDeadLetters(v *topology.Vhost, queue string) bool {
+	sim := route.New(v)
+	dlx := map[string]bool{}
+	for name := range v.Queues {
+		if x, ok := sim.QueueArgs(name).String("x-dead-letter-exchange"); ok {
+			dlx[x] = true
+		}
+	}
+	for _, b := range v.Bindings {
+		if dlx[b.Source] && b.DestinationType == topology.DestQueue && b.Destination == queue {
+			return true
+		}
+	}
+	return false
+}

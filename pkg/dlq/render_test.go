@@ -1,0 +1,153 @@
+package dlq
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs (run with -update to accept):\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+func peekFixture() *PeekResult {
+	dead := headers([]string{"orders.shipping", "rejected", "orders"},
+		death("orders.shipping", "rejected", "orders", 2, t0, "order.created", "order.audit"))
+	dead["x-retry-count"] = int32(3)
+	dead["tenant"] = "acme"
+	dead["trace"] = amqp.Table{"span": []byte{0xde, 0xad}, "sampled": true, "at": t1, "price": amqp.Decimal{Scale: 2, Value: 1999}}
+	chain := headers([]string{"orders.shipping", "rejected", "orders"},
+		death("orders.park", "expired", "orders.dlx", 1, t1, "orders.shipping"),
+		death("orders.shipping", "rejected", "orders", 1, t0, "order.paid"))
+	chain["x-death"].([]any)[0].(amqp.Table)["original-expiration"] = "5000"
+	binary := make([]byte, 60)
+	for i := range binary {
+		binary[i] = byte(i * 7)
+	}
+	msgs := []Message{
+		{Index: 1, Exchange: "orders.dlx", RoutingKey: "orders.shipping", Headers: dead,
+			Properties: Properties{MessageID: "m-1", CorrelationID: "c-1", Timestamp: t0, ContentType: "application/json", DeliveryMode: 2, Priority: 5},
+			Body:       []byte("{\"order\": 1,\n \"note\": \"ünïcode\"}\n")},
+		{Index: 2, Exchange: "orders.dlx", RoutingKey: "orders.shipping", Redelivered: true, Headers: chain,
+			Properties: Properties{MessageID: "m-2", Expiration: "60000", UserID: "shop", AppID: "checkout", Type: "order.paid", ReplyTo: "rpc"},
+			Body:       binary},
+		{Index: 3, Exchange: "", RoutingKey: "orders.shipping.dlq",
+			Properties: Properties{ContentEncoding: "identity"},
+			Body:       []byte(strings.Repeat("0123456789", 5) + "é")},
+		{Index: 4, Exchange: "orders.dlx", RoutingKey: "orders.shipping", Headers: amqp.Table{"x-death": "rewritten by a client"}},
+	}
+	for i := range msgs {
+		msgs[i].Deaths = DecodeDeaths(msgs[i].Headers)
+	}
+	return &PeekResult{Queue: "orders.shipping.dlq", InQueue: 12, Messages: msgs}
+}
+
+func TestWritePeekText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    PeekRender
+	}{
+		{"peek.txt", PeekRender{Vhost: "/", MaxBody: 51}},
+		{"peek-raw.txt", PeekRender{Vhost: "/", MaxBody: 0, Raw: true}},
+	} {
+		var buf bytes.Buffer
+		if err := WritePeekText(&buf, peekFixture(), tc.o); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tc.name, buf.Bytes())
+	}
+	var buf bytes.Buffer
+	if err := WritePeekText(&buf, &PeekResult{Queue: "q"}, PeekRender{Vhost: "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != "Queue \"q\" (vhost \"v\") is empty.\n" {
+		t.Errorf("empty queue: %q", got)
+	}
+}
+
+func TestWritePeekJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WritePeekJSON(&buf, peekFixture(), PeekRender{Vhost: "/", MaxBody: 45}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "peek.json", buf.Bytes())
+}
+
+func replayFixture(dry bool) *Report {
+	origin := &Target{Exchange: "orders", RoutingKey: "order.created", From: FromDeath, OriginQueue: "orders.shipping"}
+	paid := &Target{Exchange: "orders", RoutingKey: "order.paid", CC: []string{"order.audit"}, From: FromDeath, OriginQueue: "orders.shipping"}
+	done := ActionReplayed
+	if dry {
+		done = ActionWouldReplay
+	}
+	rep := &Report{Queue: "orders.shipping.dlq", InQueue: 30, Limit: 6, DryRun: dry}
+	for _, o := range []Outcome{
+		{Index: 1, MessageID: "m-1", Action: done, Target: origin, Queues: []string{"orders.shipping"}, Routed: true},
+		{Index: 2, MessageID: "m-2", Action: done, Target: paid, Queues: []string{"orders.audit", "orders.shipping"}, Routed: true,
+			Notes: []string{`user-id "shop" dropped: the broker accepts only the publishing user's own ("ops")`}},
+		{Index: 3, Action: ActionSkipped, Kind: SkipNoDeath, Reason: "no x-death header: …"},
+		{Index: 4, MessageID: "m-4", Action: ActionFailed, Target: origin, Kind: FailUnroutable, Reason: "the broker returned it (312 NO_ROUTE)"},
+		{Index: 5, MessageID: "m-5", Action: done, Target: origin, Queues: []string{"orders.shipping"}, Routed: true},
+		{Index: 6, MessageID: "m-6", Action: ActionFailed, Target: &Target{Exchange: "gone", RoutingKey: "k", From: FromFlags}, Kind: FailNoExchange, Reason: `exchange "gone" does not exist`},
+	} {
+		rep.add(o, nil)
+	}
+	return rep
+}
+
+func TestWriteReplayText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  *Report
+	}{
+		{"replay.txt", replayFixture(false)},
+		{"replay-dry-run.txt", replayFixture(true)},
+		{"replay-interrupted.txt", func() *Report {
+			r := replayFixture(false)
+			r.Limit = 30
+			r.Interrupted = errors.New("message #7 was republished but could not be removed from the DLQ (connection closed): it is in both")
+			r.add(Outcome{Index: 7, MessageID: "m-7", Action: ActionFailed, Target: r.Outcomes[0].Target, Kind: FailInterrupted, Reason: r.Interrupted.Error()}, nil)
+			return r
+		}()},
+		{"replay-empty.txt", &Report{Queue: "orders.shipping.dlq"}},
+	} {
+		var buf bytes.Buffer
+		if err := WriteReplayText(&buf, tc.rep, ReplayRender{Vhost: "/", MaxLines: 1}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tc.name, buf.Bytes())
+	}
+}
+
+func TestWriteReplayJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteReplayJSON(&buf, replayFixture(false), ReplayRender{Vhost: "/"}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "replay.json", buf.Bytes())
+}

@@ -1,0 +1,67 @@
+package dlq
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+func loadVhost(t *testing.T, src string) *topology.Vhost {
+	t.Helper()
+	top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return top.Vhosts["/"]
+}
+
+const routerTopology = `version: 1
+vhosts:
+  /:
+    exchanges:
+      orders: { type: topic }
+      orders.dlx: { type: direct }
+      hash: { type: x-consistent-hash }
+    queues:
+      work:
+        type: quorum
+        delivery_limit: 5
+        bindings: [{ exchange: orders, routing_key: "order.*" }]
+        dead_letter: { exchange: orders.dlx, queue: work.dlq }
+      audit:
+        bindings: [{ exchange: orders, routing_key: "order.audit" }]
+`
+
+func TestTopologyRouter(t *testing.T) {
+	r := NewTopologyRouter(loadVhost(t, routerTopology))
+	tests := []struct {
+		t      Target
+		want   []string
+		routed bool
+	}{
+		{Target{Exchange: "orders", RoutingKey: "order.created"}, []string{"work"}, true},
+		{Target{Exchange: "orders", RoutingKey: "order.created", CC: []string{"order.audit"}}, []string{"audit", "work"}, true},
+		{Target{Exchange: "orders", RoutingKey: "nothing"}, nil, true},
+		{Target{Exchange: "orders.dlx", RoutingKey: "work"}, []string{"work.dlq"}, true},
+		{Target{Exchange: "", RoutingKey: "work"}, []string{"work"}, true},
+		{Target{Exchange: "missing", RoutingKey: "k"}, nil, false},
+		{Target{Exchange: "hash", RoutingKey: "k"}, nil, false},
+	}
+	for _, tt := range tests {
+		got, routed := r.Route(tt.t, nil)
+		if routed != tt.routed || !slices.Equal(got, tt.want) {
+			t.Errorf("Route(%+v) = %v, %v; want %v, %v", tt.t, got, routed, tt.want, tt.routed)
+		}
+	}
+}
+
+func TestDeliveryLimit(t *testing.T) {
+	v := loadVhost(t, routerTopology)
+	for q, want := range map[string]int64{"work": 5, "work.dlq": 0, "audit": 0, "missing": 0} {
+		if got := DeliveryLimit(v, q); got != want {
+			t.Errorf("DeliveryLimit(%s) = %d, want %d", q, got, want)
+		}
+	}
+}
