@@ -114,6 +114,7 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 		newApplyCmd(g),
 		newTestCmd(g),
 		newStatusCmd(g),
+		newDLQCmd(g),
 	)
 	return root
 }
