@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -97,6 +98,7 @@ vhosts:
           - exchange: match
             arguments: { x-match: any, vip: true }
       orders.unrouted:
+        alert: { max_depth: 100 }
         bindings: [{ exchange: orders.ae }]
       transient:
         durable: false
@@ -280,6 +282,14 @@ vhosts:
 			setup: func(t *testing.T, h *harness) {
 				_, ch := amqpChannel(t, h.b, h.vhost)
 				publish(t, ch, "q", 3)
+				// Tags are not in the file: a description update keeps them.
+				resp, err := h.b.RH.PutVhost(h.vhost, rabbithole.VhostSettings{Description: "first", Tags: rabbithole.VhostTags{"team-a", "prod"}})
+				if resp != nil {
+					resp.Body.Close()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
 			},
 			file: `version: 1
 vhosts:
@@ -296,6 +306,13 @@ vhosts:
 			check: func(t *testing.T, h *harness) {
 				if n := depth(t, h.b, h.vhost, "q"); n != 3 {
 					t.Errorf("q holds %d messages after a policy update, want the 3 it had", n)
+				}
+				info, err := h.b.RH.GetVhost(h.vhost)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tags := strings.Join(sortedStrings(info.Tags), ","); tags != "prod,team-a" {
+					t.Errorf("vhost tags after the description update = %q, want prod,team-a", tags)
 				}
 			},
 		},

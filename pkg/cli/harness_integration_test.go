@@ -233,7 +233,7 @@ func objectsOf(v *topology.Vhost) objects {
 
 var cmpObjects = cmp.Options{
 	cmpopts.EquateEmpty(),
-	cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay"),
+	cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay", "Alert"), // Alert is mqctl's, not the broker's
 	cmpopts.IgnoreFields(topology.Exchange{}, "Meta"),
 	cmpopts.IgnoreFields(topology.Binding{}, "Meta"),
 	cmpopts.IgnoreFields(topology.Policy{}, "Meta"),
