@@ -61,11 +61,14 @@ type LiveOptions struct {
 //   - expire and retry: waiting for a real queue TTL (10 minutes for a
 //     10m delay tier) is not practical, so the probe is published again
 //     with a per-message expiration of 0, which makes the queue expire it
-//     on arrival. This runs the real dead-letter wiring of that queue (its
-//     x-dead-letter-exchange and routing key, by argument or policy, and
-//     the bindings behind them); that the queue has a TTL at all is
-//     checked on the file, as offline. Copies that expire from other queues
-//     the probe reached are told apart by their x-death entry.
+//     on arrival (mqctl leaves that queue unread meanwhile, lest basic.get
+//     take the probe out first). This runs the real dead-letter wiring of
+//     that queue (its x-dead-letter-exchange and routing key, by argument
+//     or policy, and the bindings behind them); that the queue has a TTL
+//     at all is checked on the file, as offline. Copies that expire from
+//     other queues the probe reached are told apart by their x-death entry.
+//
+// Streams, which basic.get cannot read, are read by a consumer each.
 func RunLive(ctx context.Context, c *broker.Client, t *topology.Topology, tests []topology.Test, o LiveOptions) (*Report, error) {
 	if o.Wait <= 0 {
 		o.Wait = DefaultWait
@@ -175,9 +178,11 @@ type prober struct {
 	wait    time.Duration
 	run0    string // random part of this run's message ids
 	// seen are the messages read during the current test; reject is the
-	// queue whose next fresh message the next sweep rejects.
+	// queue whose next fresh message the next sweep rejects; skip is a
+	// queue sweeps do not read.
 	seen   []copyOf
 	reject string
+	skip   string
 }
 
 func newProber(ctx context.Context, v *topology.Vhost, vhost string, o LiveOptions) (*prober, error) {
@@ -265,7 +270,7 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 		fresh := func(c copyOf) bool { return c.id == id && c.diedIn == "" }
 		o.Got = []string{}
 		if routed {
-			if o.Got, err = p.collect(ctx, p.publishWait(), tc.Expect, fresh, true); err != nil {
+			if o.Got, err = p.collect(ctx, p.publishWait(tc.Expect), tc.Expect, fresh, true); err != nil {
 				return o, err
 			}
 		}
@@ -282,7 +287,7 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 	reached := []string{}
 	if routed {
 		inQueue := func(c copyOf) bool { return c.id == id && c.diedIn == "" }
-		if reached, err = p.collect(ctx, p.publishWait(), []string{tc.Queue}, inQueue, false); err != nil {
+		if reached, err = p.collect(ctx, p.publishWait([]string{tc.Queue}), []string{tc.Queue}, inQueue, false); err != nil {
 			return o, err
 		}
 	}
@@ -295,6 +300,10 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 	if tc.Action == topology.ActionExpire {
 		reason = string(route.Expired)
 		id += "-expire"
+		// Left alone, so that basic.get does not take the probe out of the
+		// queue before the queue expires it.
+		p.skip = tc.Queue
+		defer func() { p.skip = "" }()
 		if _, err := p.publish(ctx, tc.Publish, id, "0"); err != nil {
 			return o, err
 		}
@@ -307,13 +316,15 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 	return o, nil
 }
 
-// publishWait bounds the search for the copies of a publish. The broker
-// confirms a publish once every queue it routes to has taken the message,
-// so they are all there at the first look; streams are read by consumers,
-// which see it a moment later.
-func (p *prober) publishWait() time.Duration {
-	if len(p.streams.names) > 0 {
-		return p.wait
+// publishWait bounds the search for the copies of a publish in the
+// queues want. The broker confirms a publish once every queue it routes to
+// has taken the message, so they are all there at the first look; streams
+// are read by consumers, which see it a moment later.
+func (p *prober) publishWait(want []string) time.Duration {
+	for _, q := range want {
+		if slices.Contains(p.streams.names, q) {
+			return p.wait
+		}
 	}
 	return min(p.wait, time.Second)
 }
@@ -381,16 +392,22 @@ func (p *prober) publish(ctx context.Context, m topology.TestMessage, id, expira
 	}
 }
 
-// collect reads every queue until each queue of want holds a copy that
-// match accepts, or until wait is over, and returns the queues
-// holding such a copy, sorted. With exact, the first copy found ends the
-// search, after one more look a short pause later: the broker routes a
-// message (or a dead letter) to all its queues at once, so the others
-// are there by then, and a queue of want still without a copy gets none.
-// Only a message that lands nowhere takes the whole wait.
+// collect reads every queue, again and again, and returns the queues
+// holding a copy that match accepts, sorted:
+//   - without exact, as soon as every queue of want holds one;
+//   - with exact, 200ms after every queue of want holds one (in case
+//     another queue gets one too), or, when some are still missing, a
+//     second after the first copy arrived: the broker routes a message (or
+//     a dead letter) to all its queues at once, so a queue still without a
+//     copy by then gets none. A missing stream is waited for longer, as a
+//     consumer reads it.
+//
+// Until a first copy arrives it looks for at most wait: only a message
+// that lands nowhere takes that long.
 func (p *prober) collect(ctx context.Context, wait time.Duration, want []string, match func(copyOf) bool, exact bool) ([]string, error) {
 	deadline := time.Now().Add(wait)
-	for settling := false; ; {
+	var firstAt, allAt time.Time
+	for {
 		if err := p.sweep(); err != nil {
 			return nil, err
 		}
@@ -400,25 +417,45 @@ func (p *prober) collect(ctx context.Context, wait time.Duration, want []string,
 				found[c.queue] = true
 			}
 		}
-		all := true
+		now := time.Now()
+		stopAt := deadline
+		missingStream := false
 		for _, q := range want {
-			all = all && found[q]
+			missingStream = missingStream || (!found[q] && slices.Contains(p.streams.names, q))
 		}
-		done := (all && len(want) > 0) || (exact && len(found) > 0)
 		switch {
-		case settling || (done && !exact) || time.Now().After(deadline):
+		case len(want) > 0 && len(found) >= len(want) && containsAll(found, want):
+			if !exact {
+				return sortedKeys(found), nil
+			}
+			if allAt.IsZero() {
+				allAt = now
+			}
+			stopAt = allAt.Add(200 * time.Millisecond)
+		case exact && len(found) > 0 && !missingStream:
+			if firstAt.IsZero() {
+				firstAt = now
+			}
+			if t := firstAt.Add(time.Second); t.Before(stopAt) {
+				stopAt = t
+			}
+		}
+		if !now.Before(stopAt) {
 			return sortedKeys(found), nil
-		case done:
-			settling = true
-			if err := sleep(ctx, 200*time.Millisecond); err != nil {
-				return nil, err
-			}
-		default:
-			if err := sleep(ctx, 50*time.Millisecond); err != nil {
-				return nil, err
-			}
+		}
+		if err := sleep(ctx, min(50*time.Millisecond, stopAt.Sub(now))); err != nil {
+			return nil, err
 		}
 	}
+}
+
+func containsAll(found map[string]bool, want []string) bool {
+	for _, q := range want {
+		if !found[q] {
+			return false
+		}
+	}
+	return true
 }
 
 // sweep drains every queue once with basic.get, recording each copy of a
@@ -427,6 +464,9 @@ func (p *prober) collect(ctx context.Context, wait time.Duration, want []string,
 // broker dead-letters it.
 func (p *prober) sweep() error {
 	for _, q := range p.queues {
+		if q == p.skip {
+			continue
+		}
 		for range 10000 {
 			d, ok, err := p.ch.Get(q, false)
 			if err != nil {

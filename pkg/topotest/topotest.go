@@ -183,6 +183,7 @@ func pathText(steps []route.Step) string {
 			sb.WriteString(" (alternate exchange)")
 		case len(s.BindingArgs) > 0:
 			sb.WriteString(" " + s.BindingArgs.Canonical())
+		case s.ExchangeType == "fanout":
 		default:
 			fmt.Fprintf(&sb, " [%s]", s.BindingKey)
 		}

@@ -1,0 +1,222 @@
+package topotest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/topotest"
+)
+
+// liveBroker connects to the test broker (skipping without one, failing in
+// CI) and returns the client with its AMQP URL.
+func liveBroker(t *testing.T) (*broker.Client, string) {
+	t.Helper()
+	b := testbroker.New(t)
+	c, err := broker.Connect(t.Context(), broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
+	if err != nil {
+		t.Fatalf("connect to the test broker: %v", err)
+	}
+	u, err := c.AMQPURL("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, u
+}
+
+// logBuffer is a LiveOptions.Log that tests can read while RunLive runs.
+type logBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	onWrite func(string)
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.buf.Write(p)
+	l.mu.Unlock()
+	if l.onWrite != nil {
+		l.onWrite(string(p))
+	}
+	return len(p), nil
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+var throwaway = regexp.MustCompile(`"(` + topotest.VhostPrefix + `[0-9a-f]+)"`)
+
+// throwawayVhosts are the vhosts RunLive said it created.
+func throwawayVhosts(t *testing.T, log string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range throwaway.FindAllStringSubmatch(log, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("the log names no throwaway vhost:\n%s", log)
+	}
+	return out
+}
+
+// assertDeleted checks that the throwaway vhosts are gone from the broker.
+func assertDeleted(t *testing.T, c *broker.Client, vhosts []string) {
+	t.Helper()
+	names, err := c.VhostNames(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vhosts {
+		if slices.Contains(names, v) {
+			t.Errorf("throwaway vhost %q is still on the broker", v)
+		}
+	}
+}
+
+// TestLiveAgreesWithSimulator runs the fixture's tests with real messages:
+// every test passes or fails as its name says, and lands where the
+// simulator says it lands.
+func TestLiveAgreesWithSimulator(t *testing.T) {
+	c, amqpURL := liveBroker(t)
+	top := loadFile(t, filepath.Join("testdata", "shop.yaml"))
+	var log logBuffer
+	live, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, TLS: c.TLSConfig(), Wait: 3 * time.Second, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertDeleted(t, c, throwawayVhosts(t, log.String()))
+	if !live.Live || len(live.Tests) != len(top.Tests) {
+		t.Fatalf("live %v, %d outcomes for %d tests", live.Live, len(live.Tests), len(top.Tests))
+	}
+	sim := topotest.Simulate(top, top.Tests)
+	for i, o := range live.Tests {
+		if want := strings.HasPrefix(o.Name, "pass "); o.Passed != want {
+			t.Errorf("%s: passed = %v on the broker: %s", o.Name, o.Passed, o.Message)
+		}
+		if diff := cmp.Diff(sim.Tests[i].Got, o.Got); diff != "" {
+			t.Errorf("%s: the broker and the simulator disagree (-simulator +broker):\n%s", o.Name, diff)
+		}
+	}
+	var out bytes.Buffer
+	if err := topotest.WriteText(&out, live); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"FAIL fail created reaches shipping only: expected [shipping], got [billing log shipping] on the broker, as the simulator predicts",
+		`FAIL fail paid orders never reach shipping to be rejected: on the broker the message does not reach queue "shipping" (it reaches [billing log])`,
+		"9 passed, 5 failed",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestLiveExampleOrders: examples/orders carries tests that pass on the
+// broker.
+func TestLiveExampleOrders(t *testing.T) {
+	c, amqpURL := liveBroker(t)
+	top := loadFile(t, filepath.Join("..", "..", "examples", "orders"))
+	if len(top.Tests) == 0 {
+		t.Fatal("examples/orders has no tests")
+	}
+	var log logBuffer
+	r, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertDeleted(t, c, throwawayVhosts(t, log.String()))
+	for _, o := range r.Tests {
+		if !o.Passed {
+			t.Errorf("FAIL %s: %s (hops: %s)", o.Name, o.Message, strings.Join(o.Hops, "; "))
+		}
+	}
+}
+
+// TestLiveBrokenWiring: a file whose dead letters are bound to the wrong
+// key fails on the broker, saying where the message went instead.
+func TestLiveBrokenWiring(t *testing.T) {
+	c, amqpURL := liveBroker(t)
+	top := loadSrc(t, `version: 1
+vhosts:
+  /:
+    exchanges:
+      orders: { type: topic }
+      orders.dlx: { type: topic }
+    queues:
+      shipping:
+        bindings: [{ exchange: orders, routing_key: order.created }]
+        dead_letter: { exchange: orders.dlx, routing_key: shipping.failed }
+      shipping.dlq:
+        bindings: [{ exchange: orders.dlx, routing_key: shipping }]
+      catch-all:
+        bindings: [{ exchange: orders.dlx, routing_key: "#" }]
+tests:
+  - name: rejected shipping messages land in the DLQ
+    publish: { exchange: orders, routing_key: order.created }
+    reject: shipping
+    expect: { queues: [shipping.dlq] }
+`)
+	var log logBuffer
+	r, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertDeleted(t, c, throwawayVhosts(t, log.String()))
+	o := r.Tests[0]
+	want := "expected [shipping.dlq], got [catch-all] on the broker, as the simulator predicts"
+	if o.Passed || o.Message != want || r.OK() {
+		t.Errorf("outcome %+v, want the message %q", o, want)
+	}
+}
+
+// TestLiveCancelledDeletesVhost: a run interrupted (Ctrl-C) after the
+// throwaway vhost was made still deletes it.
+func TestLiveCancelledDeletesVhost(t *testing.T) {
+	c, amqpURL := liveBroker(t)
+	top := loadFile(t, filepath.Join("testdata", "shop.yaml"))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	log := &logBuffer{onWrite: func(line string) {
+		if strings.HasPrefix(line, "applied") {
+			cancel()
+		}
+	}}
+	_, err := topotest.RunLive(ctx, c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: log})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	assertDeleted(t, c, throwawayVhosts(t, log.String()))
+	if !strings.Contains(log.String(), "deleted the throwaway vhost") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestLiveBadAMQPURL: an AMQP connection that fails is an error naming the
+// host, without the password; the vhost is deleted all the same.
+func TestLiveBadAMQPURL(t *testing.T) {
+	c, _ := liveBroker(t)
+	top := loadFile(t, filepath.Join("..", "..", "examples", "orders"))
+	var log logBuffer
+	_, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: "amqp://guest:s3cret-pw@127.0.0.1:1", Log: &log})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "s3cret-pw") {
+		t.Errorf("err = %v", err)
+	}
+	assertDeleted(t, c, throwawayVhosts(t, log.String()))
+}

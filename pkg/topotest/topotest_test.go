@@ -1,0 +1,219 @@
+package topotest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+	"github.com/mqctl/mqctl/pkg/topotest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func loadFile(t *testing.T, path string) *topology.Topology {
+	t.Helper()
+	top, err := loader.Load([]string{path}, loader.Options{})
+	if err != nil {
+		t.Fatalf("load %s: %v", path, err)
+	}
+	return top
+}
+
+func loadSrc(t *testing.T, src string) *topology.Topology {
+	t.Helper()
+	top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
+	if err != nil {
+		t.Fatalf("load:\n%v\nsource:\n%s", err, src)
+	}
+	return top
+}
+
+// TestSimulateShop: every test of the fixture passes or fails as its name
+// says, and the report reads as the golden file.
+func TestSimulateShop(t *testing.T) {
+	top := loadFile(t, filepath.Join("testdata", "shop.yaml"))
+	r := topotest.Simulate(top, top.Tests)
+	if len(r.Tests) != len(top.Tests) || r.Passed+r.Failed != len(top.Tests) {
+		t.Fatalf("report has %d outcomes (%d passed, %d failed) for %d tests", len(r.Tests), r.Passed, r.Failed, len(top.Tests))
+	}
+	for _, o := range r.Tests {
+		if want := strings.HasPrefix(o.Name, "pass "); o.Passed != want {
+			t.Errorf("%s: passed = %v (%s)", o.Name, o.Passed, o.Message)
+		}
+	}
+	if r.OK() {
+		t.Error("report is OK although tests failed")
+	}
+	var out bytes.Buffer
+	if err := topotest.WriteText(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join("testdata", "shop.txt"), out.Bytes())
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got); run go test -update after checking:\n%s", path, diff)
+	}
+}
+
+const ordersVhost = `version: 1
+vhosts:
+  /:
+    exchanges:
+      orders: { type: topic }
+      orders.dlx: { type: topic }
+    queues:
+      shipping:
+        bindings: [{ exchange: orders, routing_key: order.created }]
+        dead_letter: { exchange: orders.dlx, queue: shipping.dlq }
+        retry: { delays: [10s] }
+      audit:
+        bindings: [{ exchange: orders, routing_key: "order.#" }]
+        limits: { message_ttl: 7d }
+`
+
+// TestSimulate: what a user sees for each kind of test, passing and
+// failing; a failure says what went where and why.
+func TestSimulate(t *testing.T) {
+	tests := []struct {
+		name    string
+		src     string // appended to ordersVhost
+		passed  bool
+		got     []string
+		message string   // for a failure
+		hops    []string // when given, the whole route
+	}{
+		{"publish reaches exactly the expected queues",
+			"tests: [{publish: {exchange: orders, routing_key: order.created}, expect: {queues: [shipping, audit]}}]",
+			true, []string{"audit", "shipping"}, "", []string{"orders [order.#] -> audit", "orders [order.created] -> shipping"}},
+		{"publish reaches one queue more than expected",
+			"tests: [{publish: {exchange: orders, routing_key: order.created}, expect: {queues: [shipping]}}]",
+			false, []string{"audit", "shipping"}, "expected [shipping], got [audit shipping]", nil},
+		{"unroutable publish expected nowhere",
+			"tests: [{publish: {exchange: orders, routing_key: invoice.sent}, expect: {queues: []}}]",
+			true, []string{}, "", nil},
+		{"unroutable publish explains why",
+			"tests: [{publish: {exchange: orders, routing_key: invoice.sent}, expect: {queues: [audit]}}]",
+			false, []string{}, "expected [audit], got []",
+			[]string{`no binding of exchange "orders" matches routing key "invoice.sent" and it has no alternate exchange`}},
+		{"reject lands in the DLQ",
+			"tests: [{publish: {exchange: orders, routing_key: order.created}, reject: shipping, expect: {queues: [shipping.dlq]}}]",
+			true, []string{"shipping.dlq"}, "",
+			[]string{"orders [order.#] -> audit", "orders [order.created] -> shipping", "shipping rejected: orders.dlx [shipping] -> shipping.dlq"}},
+		{"reject from a queue without dead-letter exchange drops it",
+			"tests: [{publish: {exchange: orders, routing_key: order.paid}, reject: audit, expect: {queues: [shipping.dlq]}}]",
+			false, []string{}, "expected [shipping.dlq], got []",
+			[]string{"orders [order.#] -> audit", `audit rejected: dropped (queue "audit" has no dead-letter exchange)`}},
+		{"reject where the message never arrives",
+			"tests: [{publish: {exchange: orders, routing_key: order.paid}, reject: shipping, expect: {queues: [shipping.dlq]}}]",
+			false, nil, `the message does not reach queue "shipping" (it reaches [audit]), so it cannot be rejected there`, nil},
+		{"reject without publish goes through the default exchange",
+			"tests: [{reject: shipping, expect: {queues: [shipping.dlq]}}]",
+			true, []string{"shipping.dlq"}, "",
+			[]string{"(default exchange) [shipping] -> shipping", "shipping rejected: orders.dlx [shipping] -> shipping.dlq"}},
+		{"expire needs a TTL",
+			"tests: [{reject: shipping, expect: {queues: [shipping.dlq]}}, {name: x, expire: shipping, expect: {queues: [shipping.dlq]}}]",
+			false, nil, `queue "shipping" has no message TTL`, nil},
+		{"expire with a TTL and no dead-letter exchange drops it",
+			"tests: [{expire: audit, expect: {queues: []}}]",
+			true, []string{}, "", nil},
+		{"retry returns to its queue",
+			"tests: [{retry: {queue: shipping, delay: 10s}, expect: {queues: [shipping]}}]",
+			true, []string{"shipping"}, "",
+			[]string{"(default exchange) [shipping.retry.10s] -> shipping.retry.10s", "shipping.retry.10s expired: (default exchange) [shipping] -> shipping"}},
+		{"retry expected elsewhere",
+			"tests: [{retry: {queue: shipping, delay: 10s}, expect: {queues: [shipping.dlq]}}]",
+			false, []string{"shipping"}, "expected [shipping.dlq], got [shipping]", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			top := loadSrc(t, ordersVhost+tt.src+"\n")
+			r := topotest.Simulate(top, top.Tests)
+			o := r.Tests[len(r.Tests)-1]
+			if o.Passed != tt.passed {
+				t.Errorf("passed = %v, want %v (%s)", o.Passed, tt.passed, o.Message)
+			}
+			if diff := cmp.Diff(tt.got, o.Got); diff != "" {
+				t.Errorf("got (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(o.Message, tt.message) || (tt.passed && o.Message != "") {
+				t.Errorf("message %q, want it to say %q", o.Message, tt.message)
+			}
+			if tt.hops != nil {
+				if diff := cmp.Diff(tt.hops, o.Hops); diff != "" {
+					t.Errorf("hops (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	top := loadSrc(t, ordersVhost+`tests:
+  - {name: ok, publish: {exchange: orders, routing_key: order.paid}, expect: {queues: [audit]}}
+  - {name: bad, publish: {exchange: orders, routing_key: order.paid}, expect: {queues: []}}
+`)
+	var out bytes.Buffer
+	if err := topotest.WriteJSON(&out, topotest.Simulate(top, top.Tests)); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		FormatVersion string `json:"format_version"`
+		Live          bool   `json:"live"`
+		Passed        int    `json:"passed"`
+		Failed        int    `json:"failed"`
+		Tests         []struct {
+			Name     string   `json:"name"`
+			Passed   bool     `json:"passed"`
+			Expected []string `json:"expected"`
+			Got      []string `json:"got"`
+			Message  string   `json:"message"`
+			Pos      struct {
+				File string `json:"file"`
+				Line int    `json:"line"`
+			} `json:"pos"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if doc.FormatVersion != "1" || doc.Live || doc.Passed != 1 || doc.Failed != 1 || len(doc.Tests) != 2 {
+		t.Fatalf("report: %s", out.String())
+	}
+	bad := doc.Tests[1]
+	if bad.Name != "bad" || bad.Passed || bad.Expected == nil || len(bad.Expected) != 0 ||
+		!cmp.Equal(bad.Got, []string{"audit"}) || bad.Message != "expected [], got [audit]" || bad.Pos.File != "t.yaml" || bad.Pos.Line != 17 {
+		t.Errorf("failed test: %+v", bad)
+	}
+}
+
+// TestNoTests: an empty run is a passing report of zero tests.
+func TestNoTests(t *testing.T) {
+	r := topotest.Simulate(topology.New(), nil)
+	var out bytes.Buffer
+	if err := topotest.WriteText(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() || out.String() != "0 passed, 0 failed\n" {
+		t.Errorf("OK %v, output %q", r.OK(), out.String())
+	}
+}
