@@ -7,7 +7,10 @@
 //
 // Environment: MQCTL_TEST_SERVER (management API, default
 // http://127.0.0.1:15672), MQCTL_TEST_USERNAME / MQCTL_TEST_PASSWORD
-// (default guest/guest; the user needs the administrator tag).
+// (default guest/guest; the user needs the administrator tag),
+// MQCTL_TEST_TLS_DIR (the certificates of the TLS listeners; default
+// $MQCTL_BROKER_DIR/tls, else .broker/tls in the repository, where
+// scripts/broker makes them).
 package testbroker
 
 import (
@@ -15,9 +18,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,6 +42,8 @@ type Broker struct {
 	Password string
 	AMQPHost string
 	AMQPPort int
+	// TLS listener ports the broker reports (0: none).
+	AMQPSPort, HTTPSPort int
 	// RH is a rabbit-hole client logged in as Username (an administrator).
 	RH *rabbithole.Client
 }
@@ -74,11 +81,98 @@ func New(t testing.TB) *Broker {
 	}
 	b := &Broker{URL: strings.TrimRight(server, "/"), Username: user, Password: pass, AMQPHost: u.Hostname(), AMQPPort: 5672, RH: rh}
 	for _, l := range ov.Listeners {
-		if l.Protocol == "amqp" && l.Port > 0 {
+		switch {
+		case l.Port <= 0:
+		case l.Protocol == "amqp":
 			b.AMQPPort = int(l.Port)
+		case l.Protocol == "amqp/ssl":
+			b.AMQPSPort = int(l.Port)
+		case l.Protocol == "https":
+			b.HTTPSPort = int(l.Port)
 		}
 	}
 	return b
+}
+
+// TLS describes the broker's TLS listeners and the certificates
+// scripts/broker made for them.
+type TLS struct {
+	// Host is the name the server certificate is checked against
+	// ("localhost"; 127.0.0.1 is in the certificate too).
+	Host string
+	// ManagementURL is the management API over HTTPS, e.g.
+	// https://localhost:15671.
+	ManagementURL string
+	AMQPSPort     int
+	// CACert signs the server and client certificates; ClientCert and
+	// ClientKey are a client certificate (CN mqctl-test-client) for mutual TLS.
+	CACert, ClientCert, ClientKey string
+	// Dir holds all of them.
+	Dir string
+}
+
+// ClientCertSubject is the subject of TLS.ClientCert as RabbitMQ prints it.
+const ClientCertSubject = "CN=mqctl-test-client,O=mqctl test"
+
+// AMQPSURL returns the amqps URL of vhost for user/password (Host and the
+// AMQPS port).
+func (x *TLS) AMQPSURL(user, password, vhost string) string {
+	u := url.URL{Scheme: "amqps", User: url.UserPassword(user, password), Host: net.JoinHostPort(x.Host, strconv.Itoa(x.AMQPSPort))}
+	return u.String() + "/" + url.PathEscape(vhost)
+}
+
+// TLS returns the broker's TLS endpoints and certificate files, or skips
+// (fails in CI) the test when the broker has no TLS listeners or the
+// certificates are not found.
+func (b *Broker) TLS(t testing.TB) *TLS {
+	t.Helper()
+	dir, err := tlsDir()
+	if err == nil && (b.AMQPSPort == 0 || b.HTTPSPort == 0) {
+		err = fmt.Errorf("the broker at %s reports no TLS listeners (amqp/ssl port %d, https port %d); restart it with TLS: scripts/broker stop && scripts/broker start", b.URL, b.AMQPSPort, b.HTTPSPort)
+	}
+	x := &TLS{Host: "localhost", AMQPSPort: b.AMQPSPort, Dir: dir,
+		CACert: filepath.Join(dir, "ca.pem"), ClientCert: filepath.Join(dir, "client.pem"), ClientKey: filepath.Join(dir, "client.key")}
+	x.ManagementURL = "https://" + net.JoinHostPort(x.Host, strconv.Itoa(b.HTTPSPort))
+	for _, f := range []string{x.CACert, x.ClientCert, x.ClientKey} {
+		if err != nil {
+			break
+		}
+		if _, serr := os.Stat(f); serr != nil {
+			err = fmt.Errorf("TLS certificate file missing: %w (scripts/broker start makes them; set MQCTL_TEST_TLS_DIR for a broker of your own)", serr)
+		}
+	}
+	if err != nil {
+		if Required() {
+			t.Fatal(err.Error() + " — TLS is required here (CI or MQCTL_REQUIRE_BROKER=1)")
+		}
+		t.Skip(err.Error())
+	}
+	return x
+}
+
+// tlsDir is MQCTL_TEST_TLS_DIR, else $MQCTL_BROKER_DIR/tls, else .broker/tls
+// in the repository holding the working directory.
+func tlsDir() (string, error) {
+	if d := os.Getenv("MQCTL_TEST_TLS_DIR"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("MQCTL_BROKER_DIR"); d != "" {
+		return filepath.Join(d, "tls"), nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find the repository for .broker/tls: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, ".broker", "tls"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory to find .broker/tls from; set MQCTL_TEST_TLS_DIR")
+		}
+		dir = parent
+	}
 }
 
 // Required reports whether a missing broker fails tests instead of skipping them.

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -55,6 +56,10 @@ type Config struct {
 	ClientKey  string
 	// InsecureSkipVerify disables server certificate verification.
 	InsecureSkipVerify bool
+	// AMQPURL, when set, is the AMQP URL to use instead of the one derived
+	// from Server (see Client.AMQPURL); the client opens short AMQP
+	// connections to tell which permission a refused request lacks.
+	AMQPURL string
 	// Timeout bounds each HTTP request (DefaultTimeout when zero).
 	Timeout time.Duration
 }
@@ -74,6 +79,7 @@ type Client struct {
 	cluster   string
 	// AMQP listener ports the broker reports (0: unknown).
 	amqpPort, amqpsPort int
+	amqpOverride        string // Config.AMQPURL
 }
 
 // Connect checks cfg, logs in (GET /api/whoami) and reads the broker version
@@ -160,13 +166,14 @@ func newClient(cfg Config) (*Client, error) {
 		timeout = DefaultTimeout
 	}
 	return &Client{
-		base:      base,
-		server:    base,
-		user:      user,
-		pass:      pass,
-		timeout:   timeout,
-		transport: tr,
-		http:      &http.Client{Transport: tr, Timeout: timeout},
+		base:         base,
+		server:       base,
+		user:         user,
+		pass:         pass,
+		timeout:      timeout,
+		transport:    tr,
+		http:         &http.Client{Transport: tr, Timeout: timeout},
+		amqpOverride: cfg.AMQPURL,
 	}, nil
 }
 
@@ -309,6 +316,9 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 		missing := false
 		if resp.StatusCode == http.StatusNotFound && r.vhost != "" && eb.Reason != "vhost_not_found" {
 			missing = !c.vhostExists(ctx, r.vhost)
+		}
+		if resp.StatusCode == http.StatusUnauthorized && (eb.Error == "not_authorised" || isAuthorisationReason(eb.Reason)) {
+			eb.explained = c.explainRefusal(ctx, r, strings.TrimSpace(html.UnescapeString(eb.Reason)))
 		}
 		return c.apiError(r, resp.StatusCode, eb, missing)
 	}

@@ -73,6 +73,9 @@ func MaskURL(s string) string {
 type errorBody struct {
 	Error  string `json:"error"`
 	Reason string `json:"reason"`
+	// explained says which permission or tag a refused request lacks
+	// (explainRefusal); "" when unknown.
+	explained string
 }
 
 // apiError classifies an HTTP error answer to r. vhostMissing reports
@@ -89,6 +92,9 @@ func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing b
 	reason = oneLine(reason)
 	e := &APIError{Op: op, Status: status, Reason: reason, Server: c.server}
 	switch {
+	case status == http.StatusUnauthorized && body.explained != "":
+		e.kind = []error{ErrForbidden}
+		e.msg = fmt.Sprintf("%s: %s", op, body.explained)
 	case status == http.StatusUnauthorized && (body.Error == "not_authorised" || isAuthorisationReason(reason)):
 		e.kind = []error{ErrForbidden}
 		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s%s", op, c.user, c.server, reason, forbiddenHint(reason))

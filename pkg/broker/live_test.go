@@ -586,7 +586,7 @@ func TestErrorsAgainstBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = mc.DeclareVhost(ctx, "mqctl-test-forbidden", broker.VhostSettings{})
-	if !errors.Is(record(err), broker.ErrForbidden) || !strings.Contains(err.Error(), "Not administrator user") {
+	if !errors.Is(record(err), broker.ErrForbidden) || !strings.Contains(err.Error(), "it needs the administrator tag") {
 		t.Errorf("management user creating a vhost: %v, want ErrForbidden", err)
 	}
 	err = mc.PutPolicy(ctx, vh, &topology.Policy{Name: "p", Pattern: ".*", Definition: topology.Args{"max-length": int64(1)}})

@@ -118,6 +118,7 @@ func (g *globals) brokerConfig() (broker.Config, string, error) {
 		Timeout:            c.timeout,
 	}
 	amqpURL := pick("amqp-url", c.amqpURL, "MQCTL_AMQP_URL", ctx.AMQPURL)
+	bc.AMQPURL = amqpURL
 	return bc, amqpURL, nil
 }
 

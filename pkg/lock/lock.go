@@ -128,6 +128,10 @@ func try(vhost string, opts Options) (*Lock, error) {
 		if errors.As(err, &ae) && ae.Code == amqp.ResourceLocked {
 			return nil, fmt.Errorf("vhost %q: %w", vhost, ErrHeld)
 		}
+		if errors.As(err, &ae) && ae.Code == amqp.AccessRefused {
+			return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: user %q lacks configure permission on queue %q in vhost %q: its configure regexp does not match %q (apply locks a vhost with an exclusive queue of that name)",
+				QueueName, vhost, urlUser(opts.URL), QueueName, vhost, QueueName)
+		}
 		return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: %w", QueueName, vhost, err)
 	}
 	return &Lock{Vhost: vhost, conn: conn}, nil
@@ -180,6 +184,15 @@ func (l *Lock) Release() error {
 // Lost reports whether the lock's connection has closed under us.
 func (l *Lock) Lost() bool { return l == nil || l.conn == nil || l.conn.IsClosed() }
 
+// urlUser is the user name of an AMQP URL.
+func urlUser(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	return u.User.Username()
+}
+
 // maskAMQP renders an AMQP dial error without credentials.
 func maskAMQP(err error) string {
 	var ae *amqp.Error
@@ -200,6 +213,9 @@ type QueueState struct {
 	Ready     int64 // messages ready for delivery
 	Consumers int64
 	Exists    bool
+	// AtLeast: Ready is a lower bound (a stream read found a message but
+	// cannot count them).
+	AtLeast bool
 }
 
 // Inspect reads queue's ready-message and consumer counts with a passive

@@ -1,0 +1,203 @@
+package broker_test
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestRefusalsNameWhatIsMissing: a user with the management tag and narrow
+// permissions gets, for every refused write, the permission (or tag) it
+// lacks, the object and the vhost — where the management API itself only
+// answers "Access refused.".
+func TestRefusalsNameWhatIsMissing(t *testing.T) {
+	b := testbroker.New(t)
+	ctx := t.Context()
+	admin := connect(t, b)
+	vh := b.Vhost(t)
+	for _, e := range []*topology.Exchange{
+		{Name: "src", Type: "topic", Durable: true},
+		{Name: "dlx", Type: "fanout", Durable: true},
+	} {
+		if err := admin.DeclareExchange(ctx, vh, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := admin.DeclareQueue(ctx, vh, &topology.Queue{Name: "dst", Type: topology.QueueClassic, Durable: true}); err != nil {
+		t.Fatal(err)
+	}
+	user, pass := b.User(t, "management")
+	amqpURL := "amqp://" + net.JoinHostPort(b.AMQPHost, strconv.Itoa(b.AMQPPort))
+	uc, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: user, Password: pass, AMQPURL: amqpURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// noProbe cannot open AMQP connections (a closed port), so it cannot
+	// tell which of two permissions a binding lacks.
+	noProbe, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: user, Password: pass, AMQPURL: "amqp://" + closedAddr(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	lacks := func(perm, kind, name, why string) string {
+		s := fmt.Sprintf("user %q lacks %s permission on %s %q in vhost %q: its %s regexp does not match %q", user, perm, kind, name, vh, perm, name)
+		if why != "" {
+			s += " (" + why + ")"
+		}
+		return s
+	}
+	const bindingWhy = "a binding needs write on its destination and read on its source"
+	queueDLX := func(name string) *topology.Queue {
+		return &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true, Arguments: topology.Args{"x-dead-letter-exchange": "dlx"}}
+	}
+	exchangeAE := &topology.Exchange{Name: "with-ae", Type: "direct", Durable: true, Arguments: topology.Args{"alternate-exchange": "dlx"}}
+	binding := &topology.Binding{Source: "src", Destination: "dst", DestinationType: topology.DestQueue, RoutingKey: "k"}
+	e2e := &topology.Binding{Source: "src", Destination: "dlx", DestinationType: topology.DestExchange, RoutingKey: "k"}
+	all, none := ".*", "^$"
+
+	tests := []struct {
+		name                   string
+		configure, write, read string
+		call                   func() error
+		want                   string // the error after the request's own description
+	}{
+		{"declare a queue without configure", none, all, all,
+			func() error {
+				return uc.DeclareQueue(ctx, vh, &topology.Queue{Name: "new.q", Type: topology.QueueClassic, Durable: true})
+			},
+			lacks("configure", "queue", "new.q", "")},
+		{"declare an exchange without configure", none, all, all,
+			func() error {
+				return uc.DeclareExchange(ctx, vh, &topology.Exchange{Name: "new.x", Type: "topic", Durable: true})
+			},
+			lacks("configure", "exchange", "new.x", "")},
+		{"delete a queue without configure", none, all, all,
+			func() error { return uc.DeleteQueue(ctx, vh, "dst", broker.DeleteQueueOptions{}) },
+			lacks("configure", "queue", "dst", "")},
+		{"delete an exchange without configure", "^dst$", all, all,
+			func() error { return uc.DeleteExchange(ctx, vh, "dlx", broker.DeleteExchangeOptions{}) },
+			lacks("configure", "exchange", "dlx", "")},
+		{"bind without write on the queue", all, none, all,
+			func() error { return uc.DeclareBinding(ctx, vh, binding) },
+			lacks("write", "queue", "dst", bindingWhy)},
+		{"bind without read on the source", all, all, none,
+			func() error { return uc.DeclareBinding(ctx, vh, binding) },
+			lacks("read", "exchange", "src", bindingWhy)},
+		{"bind an exchange without write on it", all, "^dst$", all,
+			func() error { return uc.DeclareBinding(ctx, vh, e2e) },
+			lacks("write", "exchange", "dlx", bindingWhy)},
+		{"bind, no AMQP to tell which", all, all, none,
+			func() error { return noProbe.DeclareBinding(ctx, vh, binding) },
+			fmt.Sprintf(`user %q lacks one of the permissions this needs in vhost %q: write on queue "dst" (%s); read on exchange "src" (%s)`, user, vh, bindingWhy, bindingWhy)},
+		{"queue with a dead-letter exchange, no write on it", all, "^dst$", all,
+			func() error { return uc.DeclareQueue(ctx, vh, queueDLX("dl.1")) },
+			lacks("write", "exchange", "dlx", "declaring a queue with a dead-letter exchange needs write on that exchange")},
+		{"queue with a dead-letter exchange, no read on the queue", all, all, "^src$",
+			func() error { return uc.DeclareQueue(ctx, vh, queueDLX("dl.2")) },
+			lacks("read", "queue", "dl.2", "declaring a queue with a dead-letter exchange needs read on the queue")},
+		{"queue with a dead-letter exchange, neither", all, none, none,
+			func() error { return uc.DeclareQueue(ctx, vh, queueDLX("dl.3")) },
+			fmt.Sprintf(`user %q lacks these permissions in vhost %q: read on queue "dl.3" (declaring a queue with a dead-letter exchange needs read on the queue); write on exchange "dlx" (declaring a queue with a dead-letter exchange needs write on that exchange)`, user, vh)},
+		{"queue with a dead-letter exchange, no configure", "^dst$", all, all,
+			func() error { return uc.DeclareQueue(ctx, vh, queueDLX("dl.4")) },
+			lacks("configure", "queue", "dl.4", "")},
+		{"exchange with an alternate exchange, no write on it", all, "^dst$", all,
+			func() error { return uc.DeclareExchange(ctx, vh, exchangeAE) },
+			lacks("write", "exchange", "dlx", "declaring an exchange with an alternate exchange needs write on that exchange")},
+		{"exchange with an alternate exchange, no read on it", all, all, "^src$",
+			func() error { return uc.DeclareExchange(ctx, vh, exchangeAE) },
+			lacks("read", "exchange", "with-ae", "declaring an exchange with an alternate exchange needs read on the exchange")},
+		{"policy without the policymaker tag", all, all, all,
+			func() error {
+				return uc.PutPolicy(ctx, vh, &topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
+			},
+			fmt.Sprintf("user %q may not create policies in vhost %q: it needs the policymaker or administrator tag", user, vh)},
+		{"delete a policy without the policymaker tag", all, all, all,
+			func() error { return uc.DeletePolicy(ctx, vh, "p") },
+			fmt.Sprintf("user %q may not delete policies in vhost %q: it needs the policymaker or administrator tag", user, vh)},
+		{"create a vhost", all, all, all,
+			func() error { return uc.DeclareVhost(ctx, vh+"-new", broker.VhostSettings{}) },
+			fmt.Sprintf("user %q may not create vhost %q: it needs the administrator tag", user, vh+"-new")},
+		{"change a vhost", all, all, all,
+			func() error { return uc.DeclareVhost(ctx, vh, broker.VhostSettings{Description: "x"}) },
+			fmt.Sprintf("user %q may not change vhost %q: it needs the administrator tag", user, vh)},
+		{"delete a vhost", all, all, all,
+			func() error { return uc.DeleteVhost(ctx, vh) },
+			fmt.Sprintf("user %q may not delete vhost %q: it needs the administrator tag", user, vh)},
+		{"operator policy", all, all, all,
+			func() error {
+				return uc.PutOperatorPolicy(ctx, vh, &topology.Policy{Name: "op", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
+			},
+			fmt.Sprintf("user %q may not create operator policies in vhost %q: it needs the administrator tag", user, vh)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
+			err := tt.call()
+			if !errors.Is(err, broker.ErrForbidden) {
+				t.Fatalf("error = %v, want ErrForbidden", err)
+			}
+			var ae *broker.APIError
+			if !errors.As(err, &ae) {
+				t.Fatalf("error %v is not an APIError", err)
+			}
+			if got := strings.TrimPrefix(err.Error(), ae.Op+": "); got != tt.want {
+				t.Errorf("error after %q:\n  %s\nwant\n  %s", ae.Op, got, tt.want)
+			}
+		})
+	}
+
+	t.Run("no permissions on the vhost", func(t *testing.T) {
+		other := b.Vhost(t)
+		err := uc.DeclareQueue(ctx, other, &topology.Queue{Name: "q", Type: topology.QueueClassic, Durable: true})
+		want := fmt.Sprintf(`user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)`, user, other, other, user)
+		if !errors.Is(err, broker.ErrForbidden) || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("error = %v\nwant ErrForbidden ending %s", err, want)
+		}
+	})
+	t.Run("policymaker without permissions on the vhost", func(t *testing.T) {
+		pm, pmPass := b.User(t, "policymaker")
+		pc, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: pm, Password: pmPass})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = pc.PutPolicy(ctx, vh, &topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
+		if !errors.Is(err, broker.ErrForbidden) || !strings.Contains(err.Error(), fmt.Sprintf("user %q has no permissions on vhost %q", pm, vh)) {
+			t.Errorf("error = %v, want ErrForbidden saying %s has no permissions on %s", err, pm, vh)
+		}
+	})
+}
+
+func check(t *testing.T) func(*http.Response, error) {
+	t.Helper()
+	return func(resp *http.Response, err error) {
+		t.Helper()
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
