@@ -32,8 +32,10 @@ type Options struct {
 	// Progress is told about every finished step.
 	Progress func(Event)
 	// Inspect reads a queue's state right before it is deleted (AMQP
-	// passive declare); nil uses the management API's statistics only.
-	Inspect func(ctx context.Context, vhost, queue string) (lock.QueueState, error)
+	// passive declare; for a stream, of type topology.QueueStream, also a
+	// read from its first offset); nil uses the management API's
+	// statistics only.
+	Inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)
 	// PropertiesKey looks up a binding's properties_key read with the
 	// state; when it has none, apply asks the broker.
 	PropertiesKey func(vhost string, b *topology.Binding) (string, bool)
@@ -87,8 +89,8 @@ func Check(p *plan.Plan, opts Options) error {
 			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q must be replaced (deleted and declared again): %s; pass --allow-replace to do it", c.Kind, c.Name, c.Vhost, c.Reason))
 		}
 		if (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss {
-			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q would be %sd but holds %d %s and has %d %s: drain it first, or pass --allow-data-loss to drop them",
-				c.Kind, c.Name, c.Vhost, c.Action, c.Messages, plural("message", c.Messages), c.Consumers, plural("consumer", c.Consumers)))
+			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q would be %sd but holds %s and has %d %s: drain it first, or pass --allow-data-loss to drop them",
+				c.Kind, c.Name, c.Vhost, c.Action, c.MessagesText(), c.Consumers, plural("consumer", c.Consumers)))
 		}
 	}
 	if len(refusals) == 0 {
@@ -278,7 +280,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 	var opts broker.DeleteQueueOptions
 	if !e.opts.AllowDataLoss {
 		if e.opts.Inspect != nil {
-			st, err := e.opts.Inspect(ctx, s.Vhost, s.Name)
+			st, err := e.opts.Inspect(ctx, s.Vhost, s.Name, queueType(s.Change.Before))
 			if err != nil {
 				return err
 			}
@@ -286,7 +288,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 				return nil
 			}
 			if st.Ready > 0 || st.Consumers > 0 {
-				return refuse(s, verb, st.Ready, st.Consumers)
+				return refuse(s, verb, st.Ready, st.AtLeast, st.Consumers)
 			}
 		}
 		// The statistics also count unacknowledged messages. Right after
@@ -304,7 +306,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 			return err
 		}
 		if st.Messages > 0 || st.Consumers > 0 {
-			return refuse(s, verb, st.Messages, st.Consumers)
+			return refuse(s, verb, st.Messages, false, st.Consumers)
 		}
 		if q := s.Change.Before.Queue; q != nil && (q.Type == "" || q.Type == topology.QueueClassic) {
 			opts = broker.DeleteQueueOptions{IfEmpty: true, IfUnused: true}
@@ -317,9 +319,18 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 	return ignoreNotFound(err)
 }
 
-func refuse(s Step, verb string, msgs, consumers int64) error {
-	return fmt.Errorf("queue %q in vhost %q was not %s: it holds %d %s and has %d %s right now: %w; drain it first, or pass --allow-data-loss to drop them",
-		s.Name, s.Vhost, verb, msgs, plural("message", msgs), consumers, plural("consumer", consumers), ErrRefused)
+// queueType is the type of the queue in o (classic when unknown).
+func queueType(o *plan.Object) string {
+	if o == nil || o.Queue == nil || o.Queue.Type == "" {
+		return topology.QueueClassic
+	}
+	return o.Queue.Type
+}
+
+func refuse(s Step, verb string, msgs int64, atLeast bool, consumers int64) error {
+	c := plan.Change{Messages: msgs, MessagesAtLeast: atLeast}
+	return fmt.Errorf("queue %q in vhost %q was not %s: it holds %s and has %d %s right now: %w; drain it first, or pass --allow-data-loss to drop them",
+		s.Name, s.Vhost, verb, c.MessagesText(), consumers, plural("consumer", consumers), ErrRefused)
 }
 
 func ignoreNotFound(err error) error {

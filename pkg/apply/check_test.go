@@ -54,6 +54,13 @@ func TestCheck(t *testing.T) {
 		{name: "a queue with a consumer is not deleted",
 			p:    stake(deleteQueue(), 0, 1),
 			want: []string{`queue "q" in vhost "v" would be deleted but holds 0 messages and has 1 consumer:`, "drain it first", "--allow-data-loss"}},
+		{name: "a stream's depth that could only be bounded is said so",
+			p: func() *plan.Plan {
+				p := stake(deleteQueue(), 1, 0)
+				p.Changes[0].MessagesAtLeast = true
+				return p
+			}(),
+			want: []string{`would be deleted but holds at least 1 message and has 0 consumers`}},
 		{name: "--allow-data-loss lets a delete through", p: stake(deleteQueue(), 5, 2), opts: Options{AllowDataLoss: true}},
 		{name: "an empty, unused queue is deleted without flags", p: deleteQueue()},
 		{name: "both flags let everything through", p: stake(replaceType(), 9, 9), opts: Options{AllowReplace: true, AllowDataLoss: true}},

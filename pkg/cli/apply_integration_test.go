@@ -181,6 +181,7 @@ vhosts:
         limits: { max_length: 100 }
         bindings: [{ exchange: ex, routing_key: q }, { exchange: ex, routing_key: old }]
       qq: { type: quorum }
+      qs: { type: stream }
 `
 
 const dataAfter = `version: 1
@@ -444,12 +445,13 @@ vhosts:
 				_, ch := amqpChannel(t, h.b, h.vhost)
 				publish(t, ch, "q", 1)
 				publish(t, ch, "qq", 2)
+				publish(t, ch, "qs", 4)
 			},
 			file: dataAfter,
-			plan: []string{"-/+ queue q", "- queue qq", "- binding ex -> queue q [old]"},
+			plan: []string{"-/+ queue q", "- queue qq", "- queue qs", "- binding ex -> queue q [old]"},
 			refused: []refusal{
 				{flags: []string{"--allow-replace"},
-					want: []string{`queue "q"`, "holds 1 message", `queue "qq"`, "holds 2 messages", "--allow-data-loss", "nothing was changed"},
+					want: []string{`queue "q"`, "holds 1 message", `queue "qq"`, "holds 2 messages", `queue "qs"`, "holds at least 1 message", "--allow-data-loss", "nothing was changed"},
 					check: func(t *testing.T, h *harness) {
 						if n := depth(t, h.b, h.vhost, "q"); n != 1 {
 							t.Errorf("q holds %d messages after the refused apply, want 1", n)
@@ -478,7 +480,8 @@ vhosts:
 				}
 			},
 			file: dataAfter,
-			plan: []string{"-/+ queue q", "- queue qq", "- binding ex -> queue q [old]"},
+			// qs, an empty stream without consumers, goes without a flag.
+			plan: []string{"-/+ queue q", "- queue qq", "- queue qs", "- binding ex -> queue q [old]"},
 			refused: []refusal{{flags: []string{"--allow-replace"},
 				want: []string{`queue "q"`, `queue "qq"`, "1 consumer", "--allow-data-loss", "nothing was changed"}}},
 			flags: []string{"--allow-replace", "--allow-data-loss"},

@@ -307,12 +307,15 @@ func (l *locks) acquire(ctx context.Context, vhost string) error {
 	return nil
 }
 
-func (l *locks) inspect(_ context.Context, vhost, queue string) (lock.QueueState, error) {
+func (l *locks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
 	l.mu.Lock()
 	lk := l.held[vhost]
 	l.mu.Unlock()
 	if lk == nil {
 		return lock.QueueState{}, fmt.Errorf("no apply lock held on vhost %q", vhost)
+	}
+	if queueType == topology.QueueStream {
+		return lk.InspectStream(queue, lock.StreamWait)
 	}
 	return lk.Inspect(queue)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -102,7 +103,7 @@ func newPeeks(c *broker.Client, amqpURL string) *peeks {
 	return &peeks{opts: opts, conns: map[string]*lock.Lock{}}
 }
 
-func (p *peeks) inspect(_ context.Context, vhost, queue string) (lock.QueueState, error) {
+func (p *peeks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
 	conn, ok := p.conns[vhost]
 	if !ok {
 		var err error
@@ -110,6 +111,9 @@ func (p *peeks) inspect(_ context.Context, vhost, queue string) (lock.QueueState
 			return lock.QueueState{}, err
 		}
 		p.conns[vhost] = conn
+	}
+	if queueType == topology.QueueStream {
+		return conn.InspectStream(queue, lock.StreamWait)
 	}
 	return conn.Inspect(queue)
 }

@@ -114,7 +114,7 @@ func (g *globals) useColor() bool {
 }
 
 // inspectFunc reads one queue's exact state over AMQP.
-type inspectFunc func(ctx context.Context, vhost, queue string) (lock.QueueState, error)
+type inspectFunc func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)
 
 // refreshStakes sets the messages and consumers at stake in every queue the
 // plan deletes or replaces from inspect: a passive declare answers from the
@@ -129,11 +129,17 @@ func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error
 		if c.Kind != plan.KindQueue || (c.Action != plan.Delete && c.Action != plan.Replace) {
 			continue
 		}
-		st, err := inspect(ctx, c.Vhost, c.Name)
+		typ := topology.QueueClassic
+		if c.Before != nil && c.Before.Queue != nil && c.Before.Queue.Type != "" {
+			typ = c.Before.Queue.Type
+		}
+		st, err := inspect(ctx, c.Vhost, c.Name, typ)
 		if err != nil {
 			return fmt.Errorf("read the messages and consumers of queue %q in vhost %q: %w", c.Name, c.Vhost, err)
 		}
-		c.Messages = max(c.Messages, st.Ready)
+		if st.Ready > c.Messages {
+			c.Messages, c.MessagesAtLeast = st.Ready, st.AtLeast
+		}
 		c.Consumers = max(c.Consumers, st.Consumers)
 	}
 	return nil

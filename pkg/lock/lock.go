@@ -244,3 +244,39 @@ func (l *Lock) Inspect(queue string) (QueueState, error) {
 	ch.Close()
 	return QueueState{Ready: int64(q.Messages), Consumers: int64(q.Consumers), Exists: true}, nil
 }
+
+// StreamWait is how long InspectStream waits for a stream's first message.
+const StreamWait = 2 * time.Second
+
+// InspectStream is Inspect for a stream. A passive declare reports no
+// messages for a stream whatever it holds, so InspectStream also reads it
+// from its first offset (reading a stream removes nothing) and reports at
+// least one ready message when a delivery arrives within wait.
+func (l *Lock) InspectStream(queue string, wait time.Duration) (QueueState, error) {
+	st, err := l.Inspect(queue)
+	if err != nil || !st.Exists {
+		return st, err
+	}
+	ch, err := l.conn.Channel()
+	if err != nil {
+		return QueueState{}, fmt.Errorf("AMQP channel in vhost %q: %w", l.Vhost, err)
+	}
+	defer ch.Close()
+	if err := ch.Qos(1, 0, false); err != nil {
+		return QueueState{}, fmt.Errorf("read stream %q in vhost %q: %w", queue, l.Vhost, err)
+	}
+	deliveries, err := ch.Consume(queue, "", false, false, false, false, amqp.Table{"x-stream-offset": "first"})
+	if err != nil {
+		return QueueState{}, fmt.Errorf("read stream %q in vhost %q: %w", queue, l.Vhost, err)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case _, ok := <-deliveries:
+		if ok && st.Ready == 0 {
+			st.Ready, st.AtLeast = 1, true
+		}
+	case <-timer.C:
+	}
+	return st, nil
+}

@@ -4,6 +4,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -78,6 +80,9 @@ type Change struct {
 	// when it is deleted or replaced.
 	Messages  int64 `json:"messages,omitempty"`
 	Consumers int64 `json:"consumers,omitempty"`
+	// MessagesAtLeast: Messages is a lower bound (a stream, whose depth
+	// could not be counted exactly at that moment).
+	MessagesAtLeast bool `json:"messages_at_least,omitempty"`
 	// Pos is where the desired object is declared (empty for deletes).
 	Pos topology.Pos `json:"pos,omitempty"`
 }
@@ -106,6 +111,15 @@ type Plan struct {
 	// exactly as declared but are not recorded as managed yet: apply
 	// records them without touching them.
 	Adopt []ObjectRef `json:"adopt,omitempty"`
+}
+
+// MessagesText renders the messages at stake: "3 messages", "at least 1 message".
+func (c *Change) MessagesText() string {
+	s := fmt.Sprintf("%d %s", c.Messages, plural("message", int(c.Messages)))
+	if c.MessagesAtLeast {
+		return "at least " + s
+	}
+	return s
 }
 
 // Summary counts changes per action.

@@ -139,8 +139,8 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 				}
 			}
 			if c.Messages > 0 || c.Consumers > 0 {
-				fmt.Fprintf(&sb, "      %s\n", paint(ansiRed, fmt.Sprintf("at stake: %d %s, %d %s",
-					c.Messages, plural("message", int(c.Messages)), c.Consumers, plural("consumer", int(c.Consumers)))))
+				fmt.Fprintf(&sb, "      %s\n", paint(ansiRed, fmt.Sprintf("at stake: %s, %d %s",
+					c.MessagesText(), c.Consumers, plural("consumer", int(c.Consumers)))))
 			}
 		}
 		s := p.Summary()
