@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const testsTestFile = `version: 1
+vhosts:
+  /:
+    exchanges:
+      orders: { type: topic }
+      orders.dlx: { type: topic }
+    queues:
+      shipping:
+        bindings: [{ exchange: orders, routing_key: order.created }]
+        dead_letter: { exchange: orders.dlx, queue: shipping.dlq }
+        retry: { delays: [10s] }
+tests:
+  - name: created reaches shipping
+    publish: { exchange: orders, routing_key: order.created }
+    expect: { queues: [shipping] }
+  - name: rejected lands in the DLQ
+    reject: shipping
+    expect: { queues: [shipping.dlq] }
+  - name: retry comes back
+    retry: { queue: shipping, delay: 10s }
+    expect: { queues: [shipping] }
+`
+
+func runTestCmd(t *testing.T, file string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "topology.yaml")
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), append([]string{"test", "-f", path}, args...), Env{Stdout: &out, Stderr: &errb})
+	return out.String(), strings.ReplaceAll(errb.String(), path, "topology.yaml"), code
+}
+
+func TestTestCommand(t *testing.T) {
+	failing := strings.Replace(testsTestFile, "expect: { queues: [shipping.dlq] }", "expect: { queues: [] }", 1)
+	for _, tc := range []struct {
+		name     string
+		file     string
+		args     []string
+		code     int
+		stdout   string   // exactly, when set
+		contains []string // in stdout or stderr
+	}{
+		{name: "all pass", file: testsTestFile,
+			stdout: "PASS created reaches shipping\nPASS rejected lands in the DLQ\nPASS retry comes back\n3 passed, 0 failed\n"},
+		{name: "a failure exits 1 and explains", file: failing, code: 1,
+			contains: []string{"FAIL rejected lands in the DLQ: expected [], got [shipping.dlq] (hops: (default exchange) [shipping] -> shipping; shipping rejected: orders.dlx [shipping] -> shipping.dlq)\n", "    at ", "topology.yaml:16:5\n", "2 passed, 1 failed\n"}},
+		{name: "--run selects by name", file: failing, args: []string{"--run", "^retry"},
+			stdout: "PASS retry comes back\n1 passed, 0 failed\n"},
+		{name: "bad --run", file: testsTestFile, args: []string{"--run", "("}, code: 1,
+			contains: []string{`mqctl: --run "(" is not a regular expression`}},
+		{name: "bad output", file: testsTestFile, args: []string{"-o", "yaml"}, code: 1,
+			contains: []string{`--output "yaml" is not supported here; use one of [text json]`}},
+		{name: "bad --wait", file: testsTestFile, args: []string{"--live", "--wait", "0s"}, code: 1,
+			contains: []string{"--wait 0s: give a positive duration"}},
+		{name: "no tests", file: strings.Split(testsTestFile, "tests:")[0],
+			stdout: "0 passed, 0 failed\n", contains: []string{"mqctl: no tests to run: add a tests: section"}},
+		{name: "a bad test is a load error", file: strings.Replace(testsTestFile, "reject: shipping", "reject: shiping", 1), code: 1,
+			contains: []string{`topology.yaml:17:13: test "rejected lands in the DLQ": reject: queue "shiping" is not declared in vhost "/" (did you mean "shipping"?)`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runTestCmd(t, tc.file, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			if tc.stdout != "" && stdout != tc.stdout {
+				t.Errorf("stdout:\n%s\nwant:\n%s", stdout, tc.stdout)
+			}
+			for _, want := range tc.contains {
+				if !strings.Contains(stdout+stderr, want) {
+					t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestTestCommandJSON(t *testing.T) {
+	stdout, _, code := runTestCmd(t, testsTestFile, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+	var r struct {
+		FormatVersion string `json:"format_version"`
+		Passed        int    `json:"passed"`
+		Tests         []struct {
+			Name   string   `json:"name"`
+			Passed bool     `json:"passed"`
+			Got    []string `json:"got"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if r.FormatVersion != "1" || r.Passed != 3 || len(r.Tests) != 3 || r.Tests[1].Got[0] != "shipping.dlq" {
+		t.Errorf("report: %s", stdout)
+	}
+}
