@@ -26,14 +26,20 @@ import (
 // Dead letters are made the way production makes them: published to
 // orders, then rejected from work with requeue=false.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	b     *testbroker.Broker
 	vhost string
 	conn  *amqp.Connection
 	ch    *amqp.Channel
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	return newFixtureDLQ(t, nil)
+}
+
+// newFixtureDLQ declares work.dlq with dlqArgs (e.g. a quorum queue).
+func newFixtureDLQ(t testing.TB, dlqArgs amqp.Table) *fixture {
 	t.Helper()
 	b := testbroker.New(t)
 	f := &fixture{t: t, b: b, vhost: b.Vhost(t)}
@@ -47,7 +53,7 @@ func newFixture(t *testing.T) *fixture {
 	f.must(ch.ExchangeDeclare("dlx", "direct", true, false, false, false, nil))
 	f.declare("work", amqp.Table{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"})
 	f.must(ch.QueueBind("work", "order.*", "orders", false, nil))
-	f.declare("work.dlq", nil)
+	f.declare("work.dlq", dlqArgs)
 	f.must(ch.QueueBind("work.dlq", "work", "dlx", false, nil))
 	f.declare("audit", nil)
 	f.must(ch.QueueBind("audit", "order.audit", "orders", false, nil))
@@ -369,7 +375,8 @@ func TestReplayDryRunMovesNothing(t *testing.T) {
 
 // Messages that cannot go anywhere stay in the DLQ, in their places:
 // unroutable (returned by the broker), published straight into the DLQ
-// (no x-death), a destination leading back into the DLQ, a missing exchange.
+// (no x-death), a destination leading back into the DLQ, a missing
+// exchange, a full queue (nacked), an internal exchange.
 func TestReplayFailuresStayInDLQ(t *testing.T) {
 	f := newFixture(t)
 	f.deadLetter([]string{"u-000", "u-001"}, nil)
@@ -413,6 +420,35 @@ func TestReplayFailuresStayInDLQ(t *testing.T) {
 		t.Errorf("replay to a missing exchange: %+v", rep.Outcomes)
 	}
 	f.waitDepth("work.dlq", 4)
+
+	// A full queue that rejects publishes: the broker nacks them.
+	f.declare("full", amqp.Table{"x-max-length": int32(0), "x-overflow": "reject-publish"})
+	empty, full := "", "full"
+	rep = f.replay(dlq.ReplayOptions{Override: dlq.Override{Exchange: &empty, RoutingKey: &full}})
+	if rep.Failed != 4 || rep.Outcomes[0].Kind != dlq.FailNacked {
+		t.Errorf("replay to a full queue: %+v", rep.Outcomes)
+	}
+	f.waitDepth("work.dlq", 4)
+
+	// An internal exchange: refused with the live definitions; without
+	// them the broker closes the channel, which stops the replay.
+	f.must(f.ch.ExchangeDeclare("inner", "fanout", true, false, true, false, nil))
+	f.must(f.ch.QueueBind("other", "", "inner", false, nil))
+	inner := "inner"
+	rep = f.replay(dlq.ReplayOptions{Override: dlq.Override{Exchange: &inner}, Router: f.router()})
+	if rep.Failed != 4 || rep.Outcomes[0].Kind != dlq.FailRefused || rep.Interrupted != nil {
+		t.Errorf("replay to an internal exchange: %+v", rep.Outcomes)
+	}
+	f.waitDepth("work.dlq", 4)
+	rep = f.replay(dlq.ReplayOptions{Override: dlq.Override{Exchange: &inner}})
+	if rep.Interrupted == nil || rep.Replayed != 0 {
+		t.Errorf("replay to an internal exchange without definitions: %+v", rep)
+	}
+	f.waitDepth("work.dlq", 4)
+	if n := f.depth("other"); n != 0 {
+		t.Errorf("other received %d messages", n)
+	}
+
 	if got := ids(f.drain("work.dlq")); !slices.Equal(got, []string{"u-000", "u-001", "u-002", "u-003"}) {
 		t.Errorf("the DLQ holds %v, want every message in its place", got)
 	}
@@ -611,4 +647,67 @@ func (f *fixture) waitGone(queue string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A quorum DLQ: peeking returns the messages in order (the quorum queue
+// counts each return as a delivery, and says so in x-delivery-count), and
+// replay drops that count with the rest of the DLQ's bookkeeping.
+func TestQuorumDLQ(t *testing.T) {
+	f := newFixtureDLQ(t, amqp.Table{"x-queue-type": "quorum"})
+	want := seq("q", 4)
+	f.deadLetter(want, nil)
+	conn := f.dial()
+	for round := range 2 {
+		res, err := dlq.Peek(context.Background(), conn, "work.dlq", 10)
+		f.must(err)
+		var got []string
+		for _, m := range res.Messages {
+			got = append(got, m.Properties.MessageID)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("peek %d of the quorum DLQ: %v, want %v", round+1, got, want)
+		}
+		if round == 1 {
+			// RabbitMQ 3.10: returned messages carry the count.
+			if _, ok := res.Messages[0].Headers[dlq.HeaderDeliveryCount]; !ok {
+				t.Errorf("the broker set no %s on a returned message: %v", dlq.HeaderDeliveryCount, res.Messages[0].Headers)
+			}
+		}
+		f.waitDepth("work.dlq", 4)
+	}
+	rep := f.replay(dlq.ReplayOptions{})
+	if rep.Replayed != 4 {
+		t.Fatalf("replay: %+v", rep)
+	}
+	got := f.drain("work")
+	if !slices.Equal(ids(got), want) {
+		t.Errorf("work holds %v, want %v", ids(got), want)
+	}
+	for _, d := range got {
+		if _, ok := d.Headers[dlq.HeaderDeliveryCount]; ok {
+			t.Errorf("%s kept %s: %v", d.MessageId, dlq.HeaderDeliveryCount, d.Headers)
+		}
+	}
+}
+
+// BenchmarkReplay measures replay's throughput: one publish, confirm and
+// ack at a time, persistent messages into a durable classic queue.
+func BenchmarkReplay(b *testing.B) {
+	const n = 500
+	f := newFixture(b)
+	for b.Loop() {
+		b.StopTimer()
+		f.deadLetter(seq("b", n), nil)
+		conn := f.dial()
+		b.StartTimer()
+		rep, err := dlq.Replay(context.Background(), conn, dlq.ReplayOptions{Queue: "work.dlq", User: f.b.Username})
+		b.StopTimer()
+		if err != nil || rep.Replayed != n {
+			b.Fatalf("replay: %v, %+v", err, rep)
+		}
+		conn.Close()
+		f.must(func() error { _, err := f.ch.QueuePurge("work", false); return err }())
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
 }

@@ -23,7 +23,8 @@ const (
 	FailLoop        = "would loop back into the DLQ"
 	FailNoExchange  = "exchange not found"
 	FailUnroutable  = "unroutable"
-	FailNacked      = "refused by the broker"
+	FailNacked      = "nacked"
+	FailRefused     = "refused"
 	FailInterrupted = "interrupted"
 )
 
@@ -232,12 +233,18 @@ func (r *replayer) one(m *Message) (Outcome, error) {
 	o.Target = &t
 	pub, notes := Republish(m, t, r.opts.RetryHeaders, r.opts.User)
 	o.Notes = notes
+	var refused string
 	if r.opts.Router != nil {
-		o.Queues, o.Routed = r.opts.Router.Route(t, pub.Headers)
+		rt := r.opts.Router.Route(t, pub.Headers)
+		o.Queues, o.Routed, refused = rt.Queues, rt.Known, rt.Refused
 	}
 	if LoopsBack(t, m, r.opts.Queue) || r.into[[2]string{t.Exchange, t.RoutingKey}] || (o.Routed && slices.Contains(o.Queues, r.opts.Queue)) {
 		o.Action, o.Kind = ActionFailed, FailLoop
 		o.Reason = fmt.Sprintf("exchange %q with routing key %q leads back into %q itself; pass --to-exchange/--routing-key to send it elsewhere", t.Exchange, t.RoutingKey, r.opts.Queue)
+		return o, nil
+	}
+	if refused != "" {
+		o.Action, o.Kind, o.Reason = ActionFailed, FailRefused, refused
 		return o, nil
 	}
 	if err := r.exchangeExists(t.Exchange); err != nil {

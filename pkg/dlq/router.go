@@ -1,6 +1,7 @@
 package dlq
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -10,11 +11,21 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// Router tells which queues a publish would reach, from the broker's
-// bindings. known is false when it cannot tell (an exchange it has not
-// read, a plugin exchange type it does not simulate).
+// Router tells where a publish would go, from the broker's definitions.
 type Router interface {
-	Route(t Target, headers amqp.Table) (queues []string, known bool)
+	Route(t Target, headers amqp.Table) Routing
+}
+
+// Routing is a Router's answer.
+type Routing struct {
+	// Queues are the queues reached, sorted; meaningful when Known.
+	Queues []string
+	// Known is false when the router cannot tell (an exchange it has not
+	// read, a plugin exchange type it does not simulate).
+	Known bool
+	// Refused, when set, says why the broker would refuse the publish
+	// outright, closing the channel (an internal exchange).
+	Refused string
 }
 
 // TopologyRouter routes with mqctl's simulator over a vhost read from the
@@ -30,17 +41,23 @@ func NewTopologyRouter(v *topology.Vhost) *TopologyRouter {
 
 // Route implements Router: the union of where the routing key and each CC
 // key lead.
-func (r *TopologyRouter) Route(t Target, headers amqp.Table) ([]string, bool) {
-	if t.Exchange != "" && r.sim.Exchange(t.Exchange) == nil {
-		// Not declared (as far as the topology read shows): the broker
-		// itself has the last word.
-		return nil, false
+func (r *TopologyRouter) Route(t Target, headers amqp.Table) Routing {
+	if t.Exchange != "" {
+		x := r.sim.Exchange(t.Exchange)
+		if x == nil {
+			// Not declared (as far as the definitions read show): the
+			// broker itself has the last word.
+			return Routing{}
+		}
+		if x.Internal {
+			return Routing{Known: true, Refused: fmt.Sprintf("exchange %q is internal: clients cannot publish to it; pass --to-exchange with an exchange bound to it", t.Exchange)}
+		}
 	}
 	var queues []string
 	for _, key := range append([]string{t.RoutingKey}, t.CC...) {
 		res := r.sim.Publish(route.Message{Exchange: t.Exchange, RoutingKey: key, Headers: map[string]any(headers)})
 		if len(res.Unsimulated) > 0 {
-			return nil, false
+			return Routing{}
 		}
 		for _, q := range res.Queues() {
 			if !slices.Contains(queues, q) {
@@ -49,7 +66,7 @@ func (r *TopologyRouter) Route(t Target, headers amqp.Table) ([]string, bool) {
 		}
 	}
 	sort.Strings(queues)
-	return queues, true
+	return Routing{Queues: queues, Known: true}
 }
 
 // DeliveryLimit returns the effective delivery limit of queue when it is a

@@ -2,6 +2,7 @@ package dlq
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/loader"
@@ -24,6 +25,7 @@ vhosts:
       orders: { type: topic }
       orders.dlx: { type: direct }
       hash: { type: x-consistent-hash }
+      inner: { type: fanout, internal: true }
     queues:
       work:
         type: quorum
@@ -50,10 +52,13 @@ func TestTopologyRouter(t *testing.T) {
 		{Target{Exchange: "hash", RoutingKey: "k"}, nil, false},
 	}
 	for _, tt := range tests {
-		got, routed := r.Route(tt.t, nil)
-		if routed != tt.routed || !slices.Equal(got, tt.want) {
-			t.Errorf("Route(%+v) = %v, %v; want %v, %v", tt.t, got, routed, tt.want, tt.routed)
+		got := r.Route(tt.t, nil)
+		if got.Known != tt.routed || !slices.Equal(got.Queues, tt.want) || got.Refused != "" {
+			t.Errorf("Route(%+v) = %+v; want %v, %v", tt.t, got, tt.want, tt.routed)
 		}
+	}
+	if got := r.Route(Target{Exchange: "inner"}, nil); !got.Known || !strings.Contains(got.Refused, `exchange "inner" is internal`) {
+		t.Errorf("Route(internal exchange) = %+v", got)
 	}
 }
 
