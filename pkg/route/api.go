@@ -91,8 +91,12 @@ type DeadLetterRoute struct {
 	ExchangeMissing bool `json:"exchange_missing"`
 	// Cycles names the queues the dead letter was routed to but that
 	// RabbitMQ's cycle detection drops it for: the message was dead-lettered
-	// from that queue before and no step since was a rejection. They are not
-	// in Result.Deliveries.
+	// from that queue before and no x-death entry ahead of that one is a
+	// rejection. RabbitMQ 3.10 reorders x-death at each death, so "ahead"
+	// is not always "since": a rejection can fall behind (the message is
+	// dropped although the cycle had one) or stay ahead for ever (it
+	// circles between TTL queues without end). They are not in
+	// Result.Deliveries.
 	Cycles []string `json:"cycles,omitempty"`
 	// Result is where the dead letter is delivered.
 	Result Result `json:"result"`

@@ -20,8 +20,9 @@ import (
 //     x-first-death-reason/-queue/-exchange.
 //   - unless reason is rejected, a queue the dead letter would reach is
 //     skipped when the message was dead-lettered from that queue before and
-//     no death since (this one included) was a rejection: RabbitMQ's cycle
-//     detection. Those queues are listed in Cycles.
+//     no x-death entry ahead of that queue's (this death's included) is a
+//     rejection: RabbitMQ's cycle detection, reading x-death as RabbitMQ
+//     3.10 reorders it (see groupDeaths). Those queues are listed in Cycles.
 func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLetterRoute {
 	r := DeadLetterRoute{Queue: queue, Reason: reason}
 	q, ok := s.v.Queues[queue]
@@ -99,9 +100,11 @@ func isDeathCycle(queue string, deaths []any) bool {
 }
 
 // deathHeaders returns m's headers as they are on the dead letter
-// (rabbit_dead_letter:make_msg / update_x_death_header): the x-death entry
-// for (queue, reason) is added with count 1, or moved to the front with
-// its count raised; the first death sets the x-first-death-* headers. A
+// (rabbit_dead_letter:make_msg / update_x_death_header in RabbitMQ 3.10):
+// the x-death entry for (queue, reason) is added with count 1, or moved to
+// the front with its count raised; the first death sets the
+// x-first-death-* headers. Before that, a list of two or more entries is
+// regrouped by (queue, reason), which reverses it (see groupDeaths). A
 // dead-letter routing key also removes the CC header.
 func deathHeaders(m Message, queue string, reason Reason, dropCC bool) map[string]any {
 	h := make(map[string]any, len(m.Headers)+4)
@@ -118,6 +121,7 @@ func deathHeaders(m Message, queue string, reason Reason, dropCC bool) map[strin
 		h["x-first-death-exchange"] = m.Exchange
 	}
 	deaths, _ := old.([]any) // anything but an array is reset
+	deaths = groupDeaths(deaths)
 	var entry map[string]any
 	rest := make([]any, 0, len(deaths)+1)
 	for _, d := range deaths {
@@ -143,4 +147,56 @@ func deathHeaders(m Message, queue string, reason Reason, dropCC bool) map[strin
 	}
 	h["x-death"] = append([]any{entry}, rest...)
 	return h
+}
+
+// groupDeaths is rabbit_dead_letter:group_by_queue_and_reason (RabbitMQ
+// 3.10), which update_x_death_header applies to an x-death list of two or
+// more entries before adding the new death: it keeps the first entry of
+// each (queue, reason), gives an entry without a count the number of
+// entries it stands for, and, folding into an accumulator, returns them
+// in reverse order. So every death after the second reverses the order of
+// the earlier ones, and with it what cycle detection sees first: the
+// broker's x-death after deaths in q1, q2, q3 is [q3, q1, q2], not
+// [q3, q2, q1].
+func groupDeaths(deaths []any) []any {
+	if len(deaths) < 2 {
+		return deaths
+	}
+	type key struct{ queue, reason string }
+	keyOf := func(t map[string]any) key {
+		return key{fmt.Sprintf("%#v", t["queue"]), fmt.Sprintf("%#v", t["reason"])}
+	}
+	counts := map[key]int64{}
+	for _, d := range deaths {
+		if t, ok := d.(map[string]any); ok {
+			counts[keyOf(t)]++
+		}
+	}
+	seen := map[key]bool{}
+	out := make([]any, 0, len(deaths))
+	for _, d := range deaths {
+		t, ok := d.(map[string]any)
+		if !ok {
+			out = append(out, d)
+			continue
+		}
+		k := keyOf(t)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if _, has := t["count"]; !has {
+			c := make(map[string]any, len(t)+1)
+			for f, v := range t {
+				c[f] = v
+			}
+			c["count"] = counts[k]
+			t = c
+		}
+		out = append(out, t)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"strconv"
 	"testing"
 )
 
@@ -167,4 +168,92 @@ func TestDeadLetterStreamAndUndeclared(t *testing.T) {
 	if r := s.DeadLetter("ghost", Rejected, msg("", "s")); r.Configured || !hasProblem(r.Result, `queue "ghost" is not declared`) {
 		t.Errorf("undeclared route = %+v", r)
 	}
+}
+
+// RabbitMQ 3.10 regroups the x-death list by (queue, reason) before each
+// death (group_by_queue_and_reason), which reverses a list of two or more
+// entries. Found by the differential test (internal/difftest, seed 58);
+// each case checked against RabbitMQ 3.10.8.
+func TestDeathHeadersOrder(t *testing.T) {
+	e := func(q, r string, n int64) any { return map[string]any{"queue": q, "reason": r, "count": n} }
+	tests := []struct {
+		name   string
+		before []any
+		queue  string
+		reason Reason
+		want   []string // queue:reason:count, most recent first
+	}{
+		{"first death", nil, "a", Rejected, []string{"a:rejected:1"}},
+		{"second death: prepended", []any{e("a", "rejected", 1)}, "b", Rejected, []string{"b:rejected:1", "a:rejected:1"}},
+		{"third death: the earlier two swap", []any{e("b", "rejected", 1), e("a", "rejected", 1)}, "c", Rejected,
+			[]string{"c:rejected:1", "a:rejected:1", "b:rejected:1"}},
+		{"fourth death: reversed again", []any{e("c", "rejected", 1), e("a", "rejected", 1), e("b", "rejected", 1)}, "d", Expired,
+			[]string{"d:expired:1", "b:rejected:1", "a:rejected:1", "c:rejected:1"}},
+		{"same queue and reason: counted up, moved to the front, the rest reversed", []any{e("c", "rejected", 1), e("a", "expired", 1), e("b", "rejected", 1)}, "a", Expired,
+			[]string{"a:expired:2", "b:rejected:1", "c:rejected:1"}},
+		{"same queue, other reason: a new entry", []any{e("a", "rejected", 1), e("b", "expired", 1)}, "a", Expired,
+			[]string{"a:expired:1", "b:expired:1", "a:rejected:1"}},
+		{"duplicate entries are merged (first kept)", []any{e("a", "expired", 3), e("b", "rejected", 1), e("a", "expired", 1)}, "c", Rejected,
+			[]string{"c:rejected:1", "b:rejected:1", "a:expired:3"}},
+		{"an entry without a count counts its duplicates", []any{map[string]any{"queue": "a", "reason": "expired"}, map[string]any{"queue": "a", "reason": "expired"}}, "a", Expired,
+			[]string{"a:expired:3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Message{Exchange: "x", RoutingKey: "k"}
+			if tt.before != nil {
+				m.Headers = map[string]any{"x-death": tt.before}
+			}
+			h := deathHeaders(m, tt.queue, tt.reason, false)
+			var got []string
+			for _, d := range h["x-death"].([]any) {
+				t := d.(map[string]any)
+				got = append(got, t["queue"].(string)+":"+t["reason"].(string)+":"+strconv.FormatInt(t["count"].(int64), 10))
+			}
+			if !equalStrings(got, tt.want) {
+				t.Errorf("x-death = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// Cycle detection reads the regrouped x-death list, so whether a rejection
+// "is part of the cycle" depends on where the regrouping puts it. Both
+// cases checked against RabbitMQ 3.10.8 (internal/difftest TestKnownCases
+// and TestDeadLetterLoopForever).
+func TestDeadLetterCyclesAfterRegrouping(t *testing.T) {
+	t.Run("expired, rejected, expired back: dropped", func(t *testing.T) {
+		s := vhost().
+			q("q1", "x-message-ttl", 0, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "q2").
+			q("q2", "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "q3").
+			q("q3", "x-message-ttl", 0, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "q1").
+			sim()
+		toQ2 := s.DeadLetter("q1", Expired, msg("", "q1"))
+		wantQueues(t, toQ2.Result, "q2")
+		toQ3 := s.DeadLetter("q2", Rejected, toQ2.Result.Message)
+		wantQueues(t, toQ3.Result, "q3")
+		back := s.DeadLetter("q3", Expired, toQ3.Result.Message)
+		wantQueues(t, back.Result) // x-death [q3 expired, q1 expired, q2 rejected]: a cycle at q1
+		if len(back.Cycles) != 1 || back.Cycles[0] != "q1" {
+			t.Errorf("cycles = %q, want [q1]", back.Cycles)
+		}
+	})
+	t.Run("rejected once, then expired between two TTL queues for ever", func(t *testing.T) {
+		s := vhost().ex("to-a", "fanout").ex("to-b", "fanout").
+			q("a", "x-message-ttl", 0, "x-dead-letter-exchange", "to-b").
+			q("b", "x-message-ttl", 0, "x-dead-letter-exchange", "to-a").
+			q("start", "x-dead-letter-exchange", "to-a").
+			bind("to-a", "a", "").bind("to-b", "b", "").
+			sim()
+		dl := s.DeadLetter("start", Rejected, msg("", "start"))
+		queue, next := "a", "b"
+		for hop := range 20 {
+			wantQueues(t, dl.Result, queue)
+			if t.Failed() {
+				t.Fatalf("hop %d", hop)
+			}
+			dl = s.DeadLetter(queue, Expired, dl.Result.Message)
+			queue, next = next, queue
+		}
+	})
 }

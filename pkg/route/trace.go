@@ -19,8 +19,10 @@ const traceBudget = 10000
 // A hop back to a queue already on the path is marked Loop and not
 // followed again; it is Dropped when RabbitMQ drops it (a cycle without a
 // rejection, e.g. a queue whose expired messages return to itself), and
-// delivered when a rejection is part of the cycle (a retry loop: rejected
-// into a delay queue, expired back to the work queue).
+// delivered when RabbitMQ's cycle detection lets it through, usually
+// because a rejection is part of the cycle (a retry loop: rejected into a
+// delay queue, expired back to the work queue). See
+// DeadLetterRoute.Cycles for where RabbitMQ 3.10 departs from that rule.
 func (s *Simulator) Trace(m Message, maxDepth int) Trace {
 	t := Trace{Vhost: s.v.Name, Publish: s.Publish(m)}
 	t.Hops = make([]Hop, len(t.Publish.Deliveries))

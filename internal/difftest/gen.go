@@ -1,0 +1,513 @@
+// Package difftest proves the routing simulator (pkg/route) against a real
+// RabbitMQ broker. Generate builds a random topology and random messages
+// from a seed; Apply declares the topology in a vhost; Run publishes the
+// messages, rejects some of the copies that arrive, lets queue TTLs expire
+// others, and compares where every copy ends up (queue, exchange, routing
+// key and x-death history) with what the simulator predicts.
+package difftest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Case is one generated topology with the messages to publish through it.
+type Case struct {
+	Seed  uint64
+	Vhost *topology.Vhost
+	// AMQPOnly are the bindings of Vhost that only AMQP can declare:
+	// headers bindings with a void (null) criterion, which the management
+	// API refuses.
+	AMQPOnly []*topology.Binding
+	Messages []Message
+}
+
+// Message is one message to publish.
+type Message struct {
+	// ID is the AMQP message-id, unique within the case; every copy of the
+	// message (dead letters included) carries it.
+	ID string
+	route.Message
+	// Expiration is the per-message TTL property ("" or "0").
+	Expiration string
+}
+
+// Topology returns the case's vhost as a topology, e.g. to write it as YAML.
+func (c *Case) Topology() *topology.Topology {
+	t := topology.New()
+	t.Vhosts[c.Vhost.Name] = c.Vhost
+	return t
+}
+
+// String describes the message as it is published.
+func (m Message) String() string {
+	var sb strings.Builder
+	ex := m.Exchange
+	if ex == "" {
+		ex = "(default)"
+	}
+	fmt.Fprintf(&sb, "%s: exchange %s, routing key %q", m.ID, ex, m.RoutingKey)
+	if len(m.Headers) > 0 {
+		fmt.Fprintf(&sb, ", headers %s", describeHeaders(m.Headers))
+	}
+	if m.Expiration != "" {
+		fmt.Fprintf(&sb, ", expiration %q", m.Expiration)
+	}
+	return sb.String()
+}
+
+func describeHeaders(h map[string]any) string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%s", k, describeValue(h[k]))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "void"
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = describeValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprintf("%v(%T)", v, v)
+}
+
+// Names the generator uses.
+const (
+	// MissingExchange is never declared: alternate exchanges, dead-letter
+	// exchanges and publishes sometimes name it.
+	MissingExchange = "x-missing"
+	expiringTTL     = 1       // ms: expires before anyone looks
+	longTTL         = 3600000 // ms: never expires during a run
+	// maxExpiring bounds the queues that may expire messages, which bounds
+	// the copies an automatic dead-letter cascade can make.
+	maxExpiring = 3
+)
+
+var (
+	keyWords    = []string{"a", "b", "c"}
+	headerKeys  = []string{"h1", "h2", "h3", "x-h", "x-first-death-reason", "x-first-death-queue"}
+	builtinSrcs = []string{"amq.direct", "amq.fanout", "amq.topic", "amq.headers", "amq.match"}
+	xMatches    = []string{"", "all", "any", "all-with-x", "any-with-x"}
+)
+
+type gen struct {
+	r         *rand.Rand
+	v         *topology.Vhost
+	exchanges []string
+	queues    []string
+	bindings  map[string]bool
+	// expiring holds the queues that may have a TTL that expires at once
+	// (by argument or policy).
+	expiring map[string]bool
+	priority int
+}
+
+// Generate builds the case for seed: a handful of exchanges of every type
+// (some internal, some with an alternate exchange by argument or policy),
+// 3–8 classic or quorum queues (some with a dead-letter exchange with or
+// without a routing key, by argument or policy, some with a message TTL),
+// queue and exchange-to-exchange bindings (cycles allowed) with topic
+// patterns and headers criteria, and messages random messages. The same
+// seed always gives the same case.
+func Generate(seed uint64, vhost string, messages int) *Case {
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6d71637463746c)), v: topology.NewVhost(vhost), bindings: map[string]bool{}, expiring: map[string]bool{}}
+	c := &Case{Seed: seed, Vhost: g.v}
+
+	nx := 2 + g.r.IntN(5)
+	for i := 1; i <= nx; i++ {
+		g.exchanges = append(g.exchanges, fmt.Sprintf("x%d", i))
+	}
+	nq := 3 + g.r.IntN(6)
+	for i := 1; i <= nq; i++ {
+		g.queues = append(g.queues, fmt.Sprintf("q%d", i))
+	}
+	for _, name := range g.exchanges {
+		g.exchange(name)
+	}
+	for _, name := range g.queues {
+		g.queue(name)
+	}
+	g.policies()
+	for _, q := range g.queues {
+		for range g.weighted(10, 45, 30, 15) {
+			g.bindQueue(q)
+		}
+	}
+	for range g.r.IntN(5) {
+		g.bindExchange()
+	}
+	for _, b := range g.v.Bindings {
+		if hasVoid(b.Arguments) {
+			c.AMQPOnly = append(c.AMQPOnly, b)
+		}
+	}
+	for i := range messages {
+		c.Messages = append(c.Messages, g.message(fmt.Sprintf("m%04d", i+1)))
+	}
+	return c
+}
+
+// weighted returns i with probability w[i]/sum(w).
+func (g *gen) weighted(w ...int) int {
+	sum := 0
+	for _, x := range w {
+		sum += x
+	}
+	n := g.r.IntN(sum)
+	for i, x := range w {
+		if n < x {
+			return i
+		}
+		n -= x
+	}
+	return len(w) - 1
+}
+
+func (g *gen) chance(percent int) bool { return g.r.IntN(100) < percent }
+
+func pick[T any](g *gen, xs []T) T { return xs[g.r.IntN(len(xs))] }
+
+func (g *gen) exchange(name string) {
+	x := &topology.Exchange{Name: name, Durable: true, Internal: g.chance(15)}
+	x.Type = []string{"direct", "fanout", "topic", "headers"}[g.weighted(25, 20, 30, 25)]
+	if g.chance(25) {
+		x.Arguments = topology.Args{"alternate-exchange": g.exchangeTarget()}
+	}
+	g.v.Exchanges[name] = x
+}
+
+// exchangeTarget names an exchange for an alternate or dead-letter
+// exchange: usually a declared one, sometimes a built-in or a missing one.
+func (g *gen) exchangeTarget() string {
+	switch g.weighted(85, 5, 10) {
+	case 0:
+		return pick(g, g.exchanges)
+	case 1:
+		return "amq.fanout"
+	}
+	return MissingExchange
+}
+
+func (g *gen) queue(name string) {
+	q := &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true}
+	if g.chance(25) {
+		q.Type = topology.QueueQuorum
+	}
+	args := topology.Args{}
+	// A dead-letter routing key without a dead-letter exchange makes the
+	// broker refuse the queue (routing_key_but_no_dlx_defined); a policy
+	// may still set one alone.
+	if g.chance(55) {
+		args["x-dead-letter-exchange"] = g.deadLetterExchange()
+		if g.chance(50) {
+			args["x-dead-letter-routing-key"] = g.deadLetterKey()
+		}
+	}
+	if g.chance(20) {
+		args["x-message-ttl"] = g.ttl([]string{name})
+	}
+	q.Arguments = args.Normalized()
+	g.v.Queues[name] = q
+}
+
+func (g *gen) deadLetterExchange() string {
+	switch g.weighted(70, 20, 10) {
+	case 0:
+		return g.exchangeTarget()
+	case 1:
+		return "" // the default exchange
+	}
+	return MissingExchange
+}
+
+func (g *gen) deadLetterKey() string {
+	if g.chance(50) {
+		return pick(g, g.queues) // reaches that queue through the default exchange
+	}
+	return g.routingKey()
+}
+
+// ttl returns a message TTL for queues: most expire at once, some never
+// during a run. At most maxExpiring queues of a case get one that expires.
+func (g *gen) ttl(queues []string) int64 {
+	n := len(g.expiring)
+	for _, q := range queues {
+		if !g.expiring[q] {
+			n++
+		}
+	}
+	if n > maxExpiring || !g.chance(70) {
+		return longTTL
+	}
+	for _, q := range queues {
+		g.expiring[q] = true
+	}
+	return int64(g.r.IntN(expiringTTL + 1)) // 0 or 1 ms
+}
+
+// policies adds up to two queue policies (dead-letter settings and TTLs)
+// and sometimes an exchange policy with an alternate exchange, each
+// matching a random subset of the names, with distinct priorities.
+func (g *gen) policies() {
+	for i := range g.r.IntN(3) {
+		def := topology.Args{}
+		if g.chance(60) {
+			def["dead-letter-exchange"] = g.deadLetterExchange()
+		}
+		if g.chance(40) {
+			def["dead-letter-routing-key"] = g.deadLetterKey()
+		}
+		withTTL := g.chance(30)
+		applyTo := "queues"
+		if g.chance(25) {
+			applyTo = "all"
+			def["alternate-exchange"] = g.exchangeTarget()
+		}
+		if len(def) == 0 && !withTTL {
+			def["dead-letter-exchange"] = g.deadLetterExchange()
+		}
+		names := g.queues
+		if applyTo == "all" {
+			names = append(append([]string(nil), g.queues...), g.exchanges...)
+		}
+		chosen := g.subset(names)
+		if withTTL {
+			var qs []string
+			for _, n := range chosen {
+				if g.v.Queues[n] != nil {
+					qs = append(qs, n)
+				}
+			}
+			def["message-ttl"] = g.ttl(qs)
+		}
+		g.policy(fmt.Sprintf("p%d", i+1), applyTo, chosen, def)
+	}
+	if g.chance(30) {
+		g.policy("ae", "exchanges", g.subset(g.exchanges), topology.Args{"alternate-exchange": g.exchangeTarget()})
+	}
+}
+
+// subset returns a random non-empty subset of names.
+func (g *gen) subset(names []string) []string {
+	var chosen []string
+	for _, n := range names {
+		if g.chance(40) {
+			chosen = append(chosen, n)
+		}
+	}
+	if len(chosen) == 0 {
+		chosen = []string{pick(g, names)}
+	}
+	return chosen
+}
+
+func (g *gen) policy(name, applyTo string, chosen []string, def topology.Args) {
+	g.priority++
+	g.v.Policies[name] = &topology.Policy{
+		Name:       name,
+		Pattern:    "^(" + strings.ReplaceAll(strings.Join(chosen, "|"), ".", `\.`) + ")$",
+		ApplyTo:    applyTo,
+		Priority:   g.priority,
+		Definition: def.Normalized(),
+	}
+}
+
+// source picks the source exchange of a binding: a declared one, or now
+// and then a built-in.
+func (g *gen) source() string {
+	if g.chance(8) {
+		return pick(g, builtinSrcs)
+	}
+	return pick(g, g.exchanges)
+}
+
+func (g *gen) exchangeType(name string) string {
+	if x := g.v.Exchanges[name]; x != nil {
+		return x.Type
+	}
+	switch name {
+	case "amq.direct":
+		return "direct"
+	case "amq.fanout":
+		return "fanout"
+	case "amq.topic":
+		return "topic"
+	}
+	return "headers"
+}
+
+func (g *gen) bindQueue(q string) {
+	src := g.source()
+	g.bind(&topology.Binding{Source: src, Destination: q, DestinationType: topology.DestQueue})
+}
+
+func (g *gen) bindExchange() {
+	src := g.source()
+	dst := pick(g, g.exchanges)
+	g.bind(&topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestExchange})
+}
+
+// bind fills in the key or arguments the source's type routes by and adds
+// the binding unless an identical one exists.
+func (g *gen) bind(b *topology.Binding) {
+	switch g.exchangeType(b.Source) {
+	case "direct":
+		b.RoutingKey = g.routingKey()
+	case "topic":
+		b.RoutingKey = g.pattern()
+	case "fanout":
+		if g.chance(30) {
+			b.RoutingKey = g.routingKey() // ignored
+		}
+	case "headers":
+		b.Arguments = g.headersCriteria()
+	}
+	if g.bindings[b.Key()] {
+		return
+	}
+	g.bindings[b.Key()] = true
+	g.v.Bindings = append(g.v.Bindings, b)
+}
+
+// routingKey returns 0–3 words, mostly a, b and c, sometimes an empty
+// word (a..b, .a, a.) or a literal * or #.
+func (g *gen) routingKey() string {
+	n := g.weighted(10, 30, 35, 25)
+	words := make([]string, n)
+	for i := range words {
+		switch g.weighted(86, 10, 2, 2) {
+		case 0:
+			words[i] = pick(g, keyWords)
+		case 1:
+			words[i] = ""
+		case 2:
+			words[i] = "*"
+		default:
+			words[i] = "#"
+		}
+	}
+	return strings.Join(words, ".")
+}
+
+// pattern returns a topic binding key of 0–4 words with * and #.
+func (g *gen) pattern() string {
+	n := g.weighted(8, 30, 32, 20, 10)
+	words := make([]string, n)
+	for i := range words {
+		switch g.weighted(55, 20, 20, 5) {
+		case 0:
+			words[i] = pick(g, keyWords)
+		case 1:
+			words[i] = "*"
+		case 2:
+			words[i] = "#"
+		default:
+			words[i] = ""
+		}
+	}
+	return strings.Join(words, ".")
+}
+
+// headersCriteria returns a headers binding's arguments: an x-match (or
+// none) and 0–3 criteria on a few keys with values of mixed types,
+// sometimes void (presence only).
+func (g *gen) headersCriteria() topology.Args {
+	args := topology.Args{}
+	if m := xMatches[g.weighted(15, 25, 25, 15, 20)]; m != "" {
+		args["x-match"] = m
+	}
+	for range g.weighted(10, 40, 35, 15) {
+		k := pick(g, headerKeys)
+		if g.chance(7) {
+			args[k] = nil
+			continue
+		}
+		args[k] = g.criterionValue(k)
+	}
+	return args.Normalized()
+}
+
+func (g *gen) criterionValue(key string) any {
+	switch key {
+	case "x-first-death-reason":
+		return pick(g, []string{"rejected", "expired"})
+	case "x-first-death-queue":
+		return pick(g, g.queues)
+	}
+	return pick(g, []any{"v1", "v2", "1", int64(1), int64(2), 1.5, true, false})
+}
+
+// headerValue returns a message header value: the criteria values with
+// various AMQP field types (signed 32- and 64-bit integers, 1.0 as a
+// double, float32), void, or an array.
+func (g *gen) headerValue(key string) any {
+	switch g.weighted(80, 5, 5, 5, 5) {
+	case 0:
+		return g.criterionValue(key)
+	case 1:
+		return pick(g, []any{int32(1), int32(2)})
+	case 2:
+		return pick(g, []any{1.0, float32(1.5)})
+	case 3:
+		return nil
+	}
+	return []any{"v1"}
+}
+
+func (g *gen) message(id string) Message {
+	m := Message{ID: id}
+	switch g.weighted(70, 12, 8, 4) {
+	case 0:
+		m.Exchange = pick(g, g.exchanges)
+	case 1:
+		m.Exchange = ""
+	case 2:
+		m.Exchange = pick(g, append(builtinSrcs, "amq.rabbitmq.trace"))
+	default:
+		m.Exchange = MissingExchange
+	}
+	if (m.Exchange == "" && g.chance(60)) || g.chance(12) {
+		m.RoutingKey = pick(g, g.queues)
+	} else {
+		m.RoutingKey = g.routingKey()
+	}
+	if g.chance(55) {
+		m.Headers = map[string]any{}
+		for range 1 + g.r.IntN(3) {
+			k := pick(g, headerKeys)
+			m.Headers[k] = g.headerValue(k)
+		}
+	}
+	if g.chance(10) {
+		m.Expiration = "0"
+	}
+	return m
+}
+
+func hasVoid(a topology.Args) bool {
+	for _, v := range a {
+		if v == nil {
+			return true
+		}
+	}
+	return false
+}
