@@ -711,3 +711,43 @@ func BenchmarkReplay(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
+
+// When a dead-lettering event repeats, the broker moves its x-death entry
+// to the front (count 2) and keeps the entry's first exchange and routing
+// keys: the last entry is then not the first death. Replay follows
+// x-first-death-* to the entry of the original publish.
+func TestReplayRepeatedDeath(t *testing.T) {
+	f := newFixture(t)
+	// First round: work's dead letters go to park, which expires them
+	// straight back into work.
+	f.declare("park", amqp.Table{"x-message-ttl": int32(1), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "work"})
+	f.must(f.ch.QueueUnbind("work.dlq", "work", "dlx", nil))
+	f.must(f.ch.QueueBind("park", "work", "dlx", false, nil))
+	f.publish("order.created", []string{"rep-1"}, nil)
+	f.waitDepth("work", 1)
+	d, _, err := f.ch.Get("work", false)
+	f.must(err)
+	f.must(d.Reject(false))
+	f.waitDepth("work", 1) // back from park
+	// Second round: into the DLQ.
+	f.must(f.ch.QueueUnbind("park", "work", "dlx", nil))
+	f.must(f.ch.QueueBind("work.dlq", "work", "dlx", false, nil))
+	d, _, err = f.ch.Get("work", false)
+	f.must(err)
+	f.must(d.Reject(false))
+	f.waitDepth("work.dlq", 1)
+
+	res, err := dlq.Peek(context.Background(), f.dial(), "work.dlq", 1)
+	f.must(err)
+	e := res.Messages[0].Deaths.Entries
+	if len(e) != 2 || e[0].Queue != "work" || e[0].Count != 2 || e[0].Exchange != "orders" || e[1].Queue != "park" || e[1].Exchange != "dlx" {
+		t.Fatalf("x-death as the broker wrote it: %+v", e)
+	}
+	rep := f.replay(dlq.ReplayOptions{})
+	if rep.Replayed != 1 || rep.Outcomes[0].Target.Exchange != "orders" || rep.Outcomes[0].Target.RoutingKey != "order.created" {
+		t.Fatalf("replay: %+v, target %+v", rep.Outcomes, rep.Outcomes[0].Target)
+	}
+	if got := ids(f.drain("work")); !slices.Equal(got, []string{"rep-1"}) {
+		t.Errorf("work holds %v", got)
+	}
+}

@@ -133,6 +133,9 @@ func (r *Report) add(o Outcome, progress func(Outcome)) {
 // at its destination, and at most one — the one whose confirm arrived but
 // whose ack did not — in both.
 //
+// ctx is checked between messages: cancelling finishes the message in
+// flight (its confirm, then its ack) and stops, leaving no duplicate.
+//
 // The error is for a replay that could not start (no such queue, no
 // channel); once it runs, problems are in the report (Interrupted).
 func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Report, error) {
