@@ -263,6 +263,10 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 	p.seen = p.seen[:0]
 	id := fmt.Sprintf("mqctl-test-%s-%d", p.run0, i)
 	routed, err := p.publish(ctx, tc.Publish, id, "")
+	if errors.As(err, new(*refusedError)) {
+		o.Message = err.Error()
+		return o, nil
+	}
 	if err != nil {
 		return o, err
 	}
@@ -304,7 +308,12 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 		// queue before the queue expires it.
 		p.skip = tc.Queue
 		defer func() { p.skip = "" }()
-		if _, err := p.publish(ctx, tc.Publish, id, "0"); err != nil {
+		_, err := p.publish(ctx, tc.Publish, id, "0")
+		if errors.As(err, new(*refusedError)) {
+			o.Message = err.Error()
+			return o, nil
+		}
+		if err != nil {
 			return o, err
 		}
 	}
@@ -327,6 +336,13 @@ func (p *prober) publishWait(want []string) time.Duration {
 		}
 	}
 	return min(p.wait, time.Second)
+}
+
+// refusedError is a probe the broker did not take (basic.nack).
+type refusedError struct{ m topology.TestMessage }
+
+func (e *refusedError) Error() string {
+	return fmt.Sprintf("the broker refused the message published to %s with key %q (basic.nack): a queue it routes to is full with overflow reject-publish, or could not take it", exchangeName(e.m.Exchange), e.m.RoutingKey)
 }
 
 // onBroker is the suffix of a live failure message: what the simulator
@@ -374,7 +390,7 @@ func (p *prober) publish(ctx context.Context, m topology.TestMessage, id, expira
 		return false, fmt.Errorf("waiting for the broker to confirm the probe: %w", err)
 	}
 	if !acked {
-		return false, fmt.Errorf("the broker refused the probe published to %s with key %q (basic.nack): a queue it routes to may be full with overflow reject-publish", exchangeName(m.Exchange), m.RoutingKey)
+		return false, &refusedError{m: m}
 	}
 	// A mandatory message that reached no queue is returned before the
 	// broker confirms it.

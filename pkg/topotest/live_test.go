@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -219,4 +220,50 @@ func TestLiveBadAMQPURL(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	assertDeleted(t, c, throwawayVhosts(t, log.String()))
+}
+
+// TestLiveRefusedAndTwoVhosts: a probe the broker refuses fails its test
+// and the run goes on; the tests of each vhost run in a throwaway copy of
+// that vhost, all deleted afterwards.
+func TestLiveRefusedAndTwoVhosts(t *testing.T) {
+	c, amqpURL := liveBroker(t)
+	top := loadSrc(t, `version: 1
+vhosts:
+  a:
+    queues:
+      full: { limits: { max_length: 0, overflow: reject-publish } }
+      jobs: {}
+  b:
+    exchanges:
+      fan: { type: fanout }
+    queues:
+      one: { bindings: [{ exchange: fan }] }
+      two: { bindings: [{ exchange: fan }] }
+tests:
+  - { name: full, vhost: a, publish: { exchange: "", routing_key: full }, expect: { queues: [full] } }
+  - { name: fanout, vhost: b, publish: { exchange: fan }, expect: { queues: [one, two] } }
+  - { name: jobs, vhost: a, publish: { exchange: "", routing_key: jobs }, expect: { queues: [jobs] } }
+`)
+	var log logBuffer
+	r, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vhosts := throwawayVhosts(t, log.String())
+	if len(vhosts) != 2 {
+		t.Errorf("throwaway vhosts %v, want one per vhost", vhosts)
+	}
+	assertDeleted(t, c, vhosts)
+	var got []string
+	for _, o := range r.Tests {
+		got = append(got, fmt.Sprintf("%s %v %s", o.Name, o.Passed, o.Message))
+	}
+	want := []string{
+		`full false the broker refused the message published to (default exchange) with key "full" (basic.nack): a queue it routes to is full with overflow reject-publish, or could not take it`,
+		"fanout true ",
+		"jobs true ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outcomes in file order (-want +got):\n%s", diff)
+	}
 }
