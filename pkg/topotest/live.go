@@ -177,12 +177,13 @@ type prober struct {
 	returns chan amqp.Return
 	wait    time.Duration
 	run0    string // random part of this run's message ids
-	// seen are the messages read during the current test; reject is the
-	// queue whose next fresh message the next sweep rejects; skip is a
-	// queue sweeps do not read.
-	seen   []copyOf
-	reject string
-	skip   string
+	// seen are the messages read during the current test; sweeps reject
+	// the copy of probe rejectID in queue reject, and do not read queue
+	// skip.
+	seen     []copyOf
+	reject   string
+	rejectID string
+	skip     string
 }
 
 func newProber(ctx context.Context, v *topology.Vhost, vhost string, o LiveOptions) (*prober, error) {
@@ -286,7 +287,7 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 	// copy there is rejected as soon as it is read.
 	verb := map[topology.TestAction]string{topology.ActionReject: "rejected", topology.ActionExpire: "expire"}[tc.Action]
 	if tc.Action == topology.ActionReject {
-		p.reject = tc.Queue
+		p.reject, p.rejectID = tc.Queue, id
 	}
 	reached := []string{}
 	if routed {
@@ -474,10 +475,10 @@ func containsAll(found map[string]bool, want []string) bool {
 	return true
 }
 
-// sweep drains every queue once with basic.get, recording each copy of a
-// probe in p.seen. Every message is acknowledged, except the first fresh
-// copy in queue p.reject, which is rejected (requeue=false) so that the
-// broker dead-letters it.
+// sweep drains every queue once with basic.get, recording each message
+// in p.seen. Every message is acknowledged, except the copy of probe
+// p.rejectID in queue p.reject, which is rejected (requeue=false) so that
+// the broker dead-letters it.
 func (p *prober) sweep() error {
 	for _, q := range p.queues {
 		if q == p.skip {
@@ -494,7 +495,7 @@ func (p *prober) sweep() error {
 			c := copyOf{id: d.MessageId, queue: q}
 			c.diedIn, c.reason = latestDeath(d.Headers)
 			p.seen = append(p.seen, c)
-			if p.reject == q && c.diedIn == "" {
+			if p.reject == q && c.id == p.rejectID && c.diedIn == "" {
 				p.reject = "" // once
 				if err := d.Nack(false, false); err != nil {
 					return fmt.Errorf("reject the probe in queue %q: %w", q, err)
