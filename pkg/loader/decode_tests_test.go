@@ -2,6 +2,7 @@ package loader
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -196,4 +197,25 @@ func TestTestsSchemaFields(t *testing.T) {
 			t.Errorf("schema %v properties differ from the loader's (-loader +schema):\n%s", tt.path, diff)
 		}
 	}
+}
+
+// FuzzTests asserts that no tests: section makes the loader panic, and
+// that a rejected one is explained at a position.
+func FuzzTests(f *testing.F) {
+	for _, s := range []string{
+		"tests: [{publish: {exchange: orders, routing_key: order.created, headers: {a: [1, {b: c}]}}, expect: {queues: [orders.audit]}}]",
+		"tests: [{reject: orders.shipping, expect: {queues: []}}, {expire: orders.audit, expect: {queues: [orders.shipping.dlq]}}]",
+		"tests: [{retry: {queue: orders.shipping, delay: 1m}, expect: {queues: [orders.shipping]}, name: r, vhost: /}]",
+		"tests: [~, {}, [], {retry: ~, expect: ~}, {publish: [], reject: {}, expect: {queues: {}}}]",
+		"tests:\n  - name: ${N:-x}\n    retry: {queue: orders.shipping, delay: ${D:-10s}}\n    expect: {queues: [orders.shipping]}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, section string) {
+		_, err := LoadBytes("t.yaml", []byte(testsVhost+section), Options{})
+		var list ErrorList
+		if err != nil && (!errors.As(err, &list) || len(list) == 0 || list[0].Pos.File != "t.yaml") {
+			t.Fatalf("unexplained error %v for:\n%s", err, section)
+		}
+	})
 }
