@@ -3,6 +3,8 @@ package testbroker
 import (
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -126,5 +128,64 @@ func TestAMQPURL(t *testing.T) {
 		if err != nil || u.Vhost != vhost || u.Password != "p@ss" {
 			t.Errorf("AMQPURL(%q) parses to vhost %q password ok=%v, err %v", vhost, u.Vhost, u.Password == "p@ss", err)
 		}
+	}
+}
+
+func runTLS(t *testing.T, b *Broker) (*fakeT, *TLS) {
+	f := &fakeT{TB: t, name: t.Name()}
+	var x *TLS
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		x = b.TLS(f)
+	}()
+	<-done
+	return f, x
+}
+
+func TestTLSWithoutListeners(t *testing.T) {
+	t.Setenv("MQCTL_TEST_TLS_DIR", t.TempDir())
+	b := &Broker{URL: "http://127.0.0.1:15672"}
+	t.Run("developer machine skips", func(t *testing.T) {
+		t.Setenv("CI", "")
+		t.Setenv("MQCTL_REQUIRE_BROKER", "")
+		f, _ := runTLS(t, b)
+		if f.failed != "" || !strings.Contains(f.skipped, "reports no TLS listeners") || !strings.Contains(f.skipped, "scripts/broker stop && scripts/broker start") {
+			t.Errorf("skipped %q failed %q", f.skipped, f.failed)
+		}
+	})
+	t.Run("CI fails", func(t *testing.T) {
+		t.Setenv("CI", "true")
+		f, _ := runTLS(t, b)
+		if f.skipped != "" || !strings.Contains(f.failed, "reports no TLS listeners") {
+			t.Errorf("skipped %q failed %q", f.skipped, f.failed)
+		}
+	})
+	t.Run("certificates missing", func(t *testing.T) {
+		t.Setenv("CI", "true")
+		f, _ := runTLS(t, &Broker{URL: b.URL, AMQPSPort: 5671, HTTPSPort: 15671})
+		if !strings.Contains(f.failed, "TLS certificate file missing") || !strings.Contains(f.failed, "ca.pem") {
+			t.Errorf("skipped %q failed %q", f.skipped, f.failed)
+		}
+	})
+}
+
+func TestTLSEndpoints(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"ca.pem", "client.pem", "client.key"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("MQCTL_TEST_TLS_DIR", dir)
+	f, x := runTLS(t, &Broker{URL: "http://127.0.0.1:15672", AMQPSPort: 5676, HTTPSPort: 15676})
+	if f.failed != "" || f.skipped != "" {
+		t.Fatalf("skipped %q failed %q", f.skipped, f.failed)
+	}
+	if x.ManagementURL != "https://localhost:15676" || x.CACert != filepath.Join(dir, "ca.pem") || x.ClientKey != filepath.Join(dir, "client.key") {
+		t.Errorf("TLS = %+v", x)
+	}
+	if got, want := x.AMQPSURL("u", "p@ss", "/"), "amqps://u:p%40ss@localhost:5676/%2F"; got != want {
+		t.Errorf("AMQPSURL = %q, want %q", got, want)
 	}
 }
