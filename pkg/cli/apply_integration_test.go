@@ -1,10 +1,12 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
@@ -473,17 +475,26 @@ vhosts:
 			before: dataBefore,
 			setup: func(t *testing.T, h *harness) {
 				_, ch := amqpChannel(t, h.b, h.vhost)
-				for _, q := range []string{"q", "qq"} {
+				if err := ch.Qos(10, 0, false); err != nil { // streams want a prefetch
+					t.Fatal(err)
+				}
+				for _, q := range []string{"q", "qq", "qs"} {
 					if _, err := ch.Consume(q, "test-consumer-"+q, false, false, false, false, amqp.Table{}); err != nil {
 						t.Fatal(err)
 					}
 				}
+				// RabbitMQ 3.10 tells a stream's consumers only through its
+				// statistics (a passive declare reports none), which show
+				// a new consumer after collect_statistics_interval.
+				waitConsumers(t, h, "qs", 1)
 			},
 			file: dataAfter,
-			// qs, an empty stream without consumers, goes without a flag.
 			plan: []string{"-/+ queue q", "- queue qq", "- queue qs", "- binding ex -> queue q [old]"},
 			refused: []refusal{{flags: []string{"--allow-replace"},
-				want: []string{`queue "q"`, `queue "qq"`, "1 consumer", "--allow-data-loss", "nothing was changed"}}},
+				want: []string{`queue "q" in vhost "${VHOST}" would be replaced but holds 0 messages and has 1 consumer`,
+					`queue "qq" in vhost "${VHOST}" would be deleted but holds 0 messages and has 1 consumer`,
+					`queue "qs" in vhost "${VHOST}" would be deleted but holds 0 messages and has 1 consumer`,
+					"--allow-data-loss", "nothing was changed"}}},
 			flags: []string{"--allow-replace", "--allow-data-loss"},
 		},
 	}
@@ -541,7 +552,7 @@ func runApplyCase(t *testing.T, tc applyCase) {
 			t.Fatalf("apply %v was not refused:\n%s", rf.flags, r)
 		}
 		for _, s := range rf.want {
-			if !strings.Contains(r.stdout+r.stderr, s) {
+			if s = strings.ReplaceAll(s, "${VHOST}", h.vhost); !strings.Contains(r.stdout+r.stderr, s) {
 				t.Errorf("the refusal of apply %v does not say %q:\n%s", rf.flags, s, r)
 			}
 		}
@@ -613,6 +624,25 @@ func assertBrokerHolds(t *testing.T, h *harness, file string, unmanaged *topolog
 	}
 	if diff := cmp.Diff(refs, managed); diff != "" {
 		t.Errorf("the ownership record does not list exactly the file's objects (-file +record):\n%s", diff)
+	}
+}
+
+// waitConsumers waits until the management API reports n consumers on queue.
+func waitConsumers(t *testing.T, h *harness, queue string, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		st, err := h.c.QueueStatsNow(context.Background(), h.vhost, queue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Consumers == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the broker reports %d consumers on %s after 15 s, want %d", st.Consumers, queue, n)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

@@ -121,8 +121,8 @@ type inspectFunc func(ctx context.Context, vhost, queue, queueType string) (lock
 // queue itself, while the management API's statistics lag by up to the
 // broker's collect_statistics_interval (5 s by default), so a message
 // published just before would go unseen and the safety check would pass.
-// The larger figure wins: the statistics also count unacknowledged
-// messages, the passive declare only ready ones.
+// For messages the larger figure wins: the statistics also count
+// unacknowledged messages, the passive declare only ready ones.
 func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
 	for i := range p.Changes {
 		c := &p.Changes[i]
@@ -140,7 +140,15 @@ func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error
 		if st.Ready > c.Messages {
 			c.Messages, c.MessagesAtLeast = st.Ready, st.AtLeast
 		}
-		c.Consumers = max(c.Consumers, st.Consumers)
+		if typ == topology.QueueStream {
+			// A passive declare reports no consumers on a stream either:
+			// the statistics are all there is.
+			c.Consumers = max(c.Consumers, st.Consumers)
+		} else {
+			// The AMQP count is exact; the statistics may still count a
+			// consumer that has left.
+			c.Consumers = st.Consumers
+		}
 	}
 	return nil
 }
