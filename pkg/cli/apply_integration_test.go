@@ -576,6 +576,9 @@ func runApplyCase(t *testing.T, tc applyCase) {
 		t.Errorf("apply does not say it completed:\n%s", r)
 	}
 	assertBrokerHolds(t, h, tc.file, unmanaged)
+	if _, rec := h.state(); !tc.newVhost && rec != nil && rec.Managed[plan.ObjectRef{Kind: plan.KindVhost, Vhost: h.vhost, Name: h.vhost}] {
+		t.Errorf("mqctl recorded the vhost that existed before it as managed (it would delete it once dropped from the file)")
+	}
 	h.assertNoChanges(tc.file)
 	if tc.check != nil {
 		tc.check(t, h)
