@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mqctl/mqctl/pkg/lint"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -101,7 +102,6 @@ type vhostBuilder struct {
 	nodes map[string]*node // by namespace + "\x00" + name
 	extra []*node          // nodes created for references (default, built-in, missing)
 	qargs map[string]topology.Args
-	into  map[string][]*topology.Binding // bindings by destination queue
 	roles map[string]queueRole
 }
 
@@ -114,20 +114,14 @@ func buildVhost(vi int, v *topology.Vhost, ids *idAllocator) *cluster {
 		c:     &cluster{id: "V" + strconv.Itoa(vi), title: "vhost " + v.Name},
 		nodes: map[string]*node{},
 		qargs: make(map[string]topology.Args, len(v.Queues)),
-		into:  make(map[string][]*topology.Binding, len(v.Queues)),
 		roles: make(map[string]queueRole, len(v.Queues)),
 	}
 	bindings := sortedBindings(v.Bindings)
-	for _, bd := range bindings {
-		if bd.DestinationType == topology.DestQueue {
-			b.into[bd.Destination] = append(b.into[bd.Destination], bd)
-		}
-	}
 	queueNames := v.QueueNames()
 	for _, q := range queueNames {
 		b.qargs[q] = b.sim.QueueArgs(q)
 	}
-	b.classifyQueues(queueNames)
+	b.classifyQueues()
 
 	for _, name := range v.ExchangeNames() {
 		if name == "" {
@@ -164,89 +158,18 @@ func sortedBindings(in []*topology.Binding) []*topology.Binding {
 	return out
 }
 
-// classifyQueues decides each queue's role: from Queue.Role when sugar set
-// it to dead-letter or delay, otherwise from structure. A queue with a TTL
-// whose dead letters go through the default exchange back to another
-// declared queue is a delay tier; a queue that another queue's dead letters
-// reach is a DLQ.
-func (b *vhostBuilder) classifyQueues(names []string) {
-	for _, name := range names {
-		q := b.v.Queues[name]
-		switch {
-		case q == nil:
-		case q.Role == topology.RoleDelay:
+// classifyQueues takes each queue's role from lint's classification (sugar
+// roles first, then the routing simulation), so that graph, lint and status
+// always agree on which queues are DLQs and delay tiers.
+func (b *vhostBuilder) classifyQueues() {
+	for name, r := range lint.RolesWith(b.v, b.sim) {
+		switch r.Role {
+		case topology.RoleDelay:
 			b.roles[name] = roleDelay
-		case q.Role == topology.RoleDeadLetter:
+		case topology.RoleDeadLetter:
 			b.roles[name] = roleDLQ
-		case b.returnsLikeDelayTier(name):
-			b.roles[name] = roleDelay
 		}
 	}
-	for _, name := range names {
-		if b.roles[name] == roleDelay {
-			continue
-		}
-		for _, target := range b.deadLetterTargets(name) {
-			if target == name || b.roles[target] == roleDelay {
-				continue
-			}
-			if q := b.v.Queues[target]; q != nil && q.Role != topology.RoleDelay {
-				b.roles[target] = roleDLQ
-			}
-		}
-	}
-}
-
-func (b *vhostBuilder) returnsLikeDelayTier(name string) bool {
-	a := b.qargs[name]
-	if !a.Has(argTTL) {
-		return false
-	}
-	if dlx, ok := a.String(argDLX); !ok || dlx != "" {
-		return false
-	}
-	rk, ok := a.String(argDLRK)
-	if !ok || rk == name {
-		return false
-	}
-	_, declared := b.v.Queues[rk]
-	return declared
-}
-
-// deadLetterTargets lists the queues that the dead letters of queue name can
-// reach. Without a dead-letter routing key a dead letter keeps the key it
-// was published with, so every key the queue is bound with is tried, and
-// the queue's own name (a publish through the default exchange).
-func (b *vhostBuilder) deadLetterTargets(name string) []string {
-	a := b.qargs[name]
-	if _, ok := a.String(argDLX); !ok {
-		return nil
-	}
-	msgs := []route.Message{{RoutingKey: name}}
-	if _, fixed := a.String(argDLRK); !fixed {
-		for _, bd := range b.into[name] {
-			msgs = append(msgs, route.Message{Exchange: bd.Source, RoutingKey: bd.RoutingKey, Headers: bindingHeaders(bd.Arguments)})
-		}
-	}
-	var out []string
-	for _, m := range msgs {
-		r := b.sim.DeadLetter(name, route.Rejected, m)
-		out = append(out, r.Result.Queues()...)
-	}
-	return out
-}
-
-func bindingHeaders(a topology.Args) map[string]any {
-	if len(a) == 0 {
-		return nil
-	}
-	h := make(map[string]any, len(a))
-	for k, v := range a {
-		if k != "x-match" {
-			h[k] = v
-		}
-	}
-	return h
 }
 
 func (b *vhostBuilder) add(n *node, ns, name string) *node {

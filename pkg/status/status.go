@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/lint"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -204,12 +205,12 @@ func Build(t *topology.Topology, live map[string][]broker.QueueActivity, strict 
 		for _, a := range list {
 			byName[a.Name] = a
 		}
-		roles := classify(v)
+		roles := lint.Roles(v)
 		vs := Vhost{Name: vname, Missing: !exists}
 		for _, qname := range v.QueueNames() {
 			decl := v.Queues[qname]
 			ri := roles[qname]
-			q := Queue{Name: qname, Role: ri.role, DeadLettersFrom: ri.from, ReturnsTo: ri.returnsTo, Delay: ri.delay}
+			q := Queue{Name: qname, Role: ri.Role, DeadLettersFrom: ri.From, ReturnsTo: ri.ReturnsTo, Delay: ri.DelayMS}
 			if decl.Alert != nil {
 				d := decl.Alert.MaxDepth
 				q.MaxDepth = &d

@@ -1,4 +1,4 @@
-package status
+package lint
 
 import (
 	"strings"
@@ -10,20 +10,16 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// load expands a one-vhost file body (under "vhosts: {/: …}").
-func load(t *testing.T, body string) *topology.Topology {
+// loadVhost expands a one-vhost file body (under "vhosts: {/: …}").
+func loadVhost(t *testing.T, body string) *topology.Topology {
 	t.Helper()
-	src := "version: 1\nvhosts:\n  /:\n" + indent(body, "    ")
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	src := "version: 1\nvhosts:\n  /:\n    " + strings.Join(lines, "\n    ") + "\n"
 	top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
 	if err != nil {
 		t.Fatalf("load:\n%s\n%v", src, err)
 	}
 	return top
-}
-
-func indent(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
 }
 
 type roleRow struct {
@@ -133,10 +129,10 @@ queues:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			top := load(t, tc.body)
+			top := loadVhost(t, tc.body)
 			got := map[string]roleRow{}
-			for q, ri := range classify(top.Vhosts["/"]) {
-				got[q] = roleRow{Role: ri.role, From: ri.from, ReturnsTo: ri.returnsTo, Delay: ri.delay}
+			for q, ri := range Roles(top.Vhosts["/"]) {
+				got[q] = roleRow{Role: ri.Role, From: ri.From, ReturnsTo: ri.ReturnsTo, Delay: ri.DelayMS}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("roles (-want +got):\n%s", diff)

@@ -1,0 +1,93 @@
+package lint
+
+import (
+	"sort"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// QueueRole is what the analysis concludes a queue is for. Lint, graph and
+// status all read queues through this one classification.
+type QueueRole struct {
+	// Role is working, dead-letter (a DLQ) or delay (a delay tier).
+	Role topology.QueueRole
+	// PerMessage marks a delay queue without a queue-level TTL (it relies
+	// on per-message expiration).
+	PerMessage bool
+	// From lists, for a DLQ, the queues whose dead letters reach it.
+	From []string
+	// ReturnsTo lists, for a delay queue, where its expired messages go.
+	ReturnsTo []string
+	// DelayMS is a delay queue's message TTL in milliseconds (0: unknown
+	// or per-message).
+	DelayMS int64
+}
+
+// Roles classifies every queue of v. Sugar decides first (dead_letter.queue
+// declares a DLQ, retry.delays a delay tier); other queues are read from
+// the routing simulation: a queue with a TTL whose expired messages go
+// back to a queue consumers work from is a delay tier, and a queue that
+// other queues' dead letters reach is a DLQ.
+func Roles(v *topology.Vhost) map[string]QueueRole { return RolesWith(v, route.New(v)) }
+
+// RolesWith is Roles with a simulator already built for v.
+func RolesWith(v *topology.Vhost, sim *route.Simulator) map[string]QueueRole {
+	return newFacts(v, sim).roles()
+}
+
+func (f *facts) roles() map[string]QueueRole {
+	out := make(map[string]QueueRole, len(f.queueNames))
+	for _, q := range f.queueNames {
+		r := QueueRole{Role: topology.RoleWorking}
+		switch {
+		case f.isDelay(q):
+			r.Role = topology.RoleDelay
+			r.PerMessage = f.perMsgDelay[q]
+			if ttl, ok := f.qargs[q].Int(argTTL); ok {
+				r.DelayMS = ttl
+			} else {
+				r.DelayMS = f.v.Queues[q].Delay
+			}
+			if d := f.dl[q]; d != nil {
+				for _, t := range d.Targets {
+					if t != q {
+						r.ReturnsTo = append(r.ReturnsTo, t)
+					}
+				}
+			}
+		case f.dlq[q]:
+			r.Role = topology.RoleDeadLetter
+			if o := f.v.Queues[q].Origin; o != "" {
+				r.From = append(r.From, o)
+			}
+		}
+		out[q] = r
+	}
+	for _, q := range f.queueNames {
+		d := f.dl[q]
+		if d == nil || f.isDelay(q) {
+			continue
+		}
+		for _, t := range d.Targets {
+			if r := out[t]; t != q && r.Role == topology.RoleDeadLetter && !contains(r.From, q) {
+				r.From = append(r.From, q)
+				out[t] = r
+			}
+		}
+	}
+	for q, r := range out {
+		sort.Strings(r.From)
+		out[q] = r
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
