@@ -1,0 +1,161 @@
+package lock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/lock"
+)
+
+// These tests run against the broker of scripts/broker, each in its own vhost.
+
+func options(b *testbroker.Broker, name string) lock.Options {
+	u := url.URL{Scheme: "amqp", User: url.UserPassword(b.Username, b.Password), Host: fmt.Sprintf("%s:%d", b.AMQPHost, b.AMQPPort)}
+	return lock.Options{URL: u.String(), Name: name}
+}
+
+func TestAcquireExcludes(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	ctx := context.Background()
+
+	first, err := lock.Acquire(ctx, vh, options(b, "first apply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := options(b, "second apply")
+	opts.Holder = func(context.Context, string) string { return `"first apply"` }
+	start := time.Now()
+	_, err = lock.Acquire(ctx, vh, opts)
+	if !errors.Is(err, lock.ErrHeld) {
+		t.Fatalf("second Acquire = %v, want ErrHeld", err)
+	}
+	for _, s := range []string{vh, `locked by "first apply"`, "--lock-timeout"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not say %q", err, s)
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Acquire without Wait took %s", d)
+	}
+
+	// Waiting: the second gets the lock once the first lets go, and is
+	// told once whom it waits for.
+	var told []string
+	opts.Wait = 20 * time.Second
+	opts.Waiting = func(vhost, holder string) { told = append(told, vhost+" "+holder) }
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		first.Release()
+	}()
+	second, err := lock.Acquire(ctx, vh, opts)
+	if err != nil {
+		t.Fatalf("Acquire with Wait: %v", err)
+	}
+	defer second.Release()
+	if len(told) != 1 || told[0] != vh+` "first apply"` {
+		t.Errorf("Waiting was told %q, want once %q", told, vh+` "first apply"`)
+	}
+	if second.Lost() {
+		t.Error("a fresh lock reports itself lost")
+	}
+	if err := second.Release(); err != nil || !second.Lost() {
+		t.Errorf("Release = %v, Lost = %t", err, second.Lost())
+	}
+	if err := second.Release(); err != nil {
+		t.Errorf("a second Release = %v", err)
+	}
+}
+
+func TestAcquireCancelled(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	held, err := lock.Acquire(context.Background(), vh, options(b, "holder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	defer cancel()
+	opts := options(b, "waiter")
+	opts.Wait = time.Minute
+	if _, err := lock.Acquire(ctx, vh, opts); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Acquire after the context ended = %v", err)
+	}
+}
+
+func TestInspect(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	conn, err := amqp.Dial(b.AMQPURL(vh))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	for name, typ := range map[string]string{"classic": "classic", "quorum": "quorum", "stream": "stream", "empty-stream": "stream"} {
+		if _, err := ch.QueueDeclare(name, true, false, false, false, amqp.Table{"x-queue-type": typ}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"classic", "quorum", "quorum", "stream"} {
+		conf, err := ch.PublishWithDeferredConfirmWithContext(context.Background(), "", q, true, false, amqp.Publishing{Body: []byte("m")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !conf.Wait() {
+			t.Fatalf("publish to %s not confirmed", q)
+		}
+	}
+
+	l, err := lock.Peek(vh, options(b, "inspector"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	for _, tc := range []struct {
+		queue  string
+		stream bool
+		want   lock.QueueState
+	}{
+		{"classic", false, lock.QueueState{Ready: 1, Exists: true}},
+		{"quorum", false, lock.QueueState{Ready: 2, Exists: true}},
+		{"missing", false, lock.QueueState{}},
+		// A passive declare reports no messages on a stream…
+		{"stream", false, lock.QueueState{Exists: true}},
+		// …a read from its first offset finds one.
+		{"stream", true, lock.QueueState{Ready: 1, Exists: true, AtLeast: true}},
+		{"empty-stream", true, lock.QueueState{Exists: true}},
+	} {
+		inspect := l.Inspect
+		if tc.stream {
+			inspect = func(q string) (lock.QueueState, error) { return l.InspectStream(q, lock.StreamWait) }
+		}
+		got, err := inspect(tc.queue)
+		if err != nil {
+			t.Errorf("inspect %s: %v", tc.queue, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("inspect %s (stream read %t) = %+v, want %+v", tc.queue, tc.stream, got, tc.want)
+		}
+	}
+	// Reading the stream took nothing away.
+	if got, err := l.InspectStream("stream", lock.StreamWait); err != nil || got.Ready != 1 {
+		t.Errorf("the stream after two reads: %+v, %v", got, err)
+	}
+}
