@@ -32,7 +32,7 @@ func (c *connFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.server, "server", "", "management API URL (env MQCTL_SERVER; default http://localhost:15672)")
 	fs.StringVar(&c.username, "username", "", "management API user (env MQCTL_USERNAME; default guest)")
 	fs.StringVar(&c.password, "password", "", "password (env MQCTL_PASSWORD; default guest); never printed")
-	fs.StringVar(&c.amqpURL, "amqp-url", "", "AMQP URL for locks and queue checks (env MQCTL_AMQP_URL; default: the server's host, port 5672)")
+	fs.StringVar(&c.amqpURL, "amqp-url", "", "AMQP URL for locks, queue checks and dlq (env MQCTL_AMQP_URL; default: the server's host and the AMQP port the broker reports)")
 	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust (env MQCTL_CA_CERT)")
 	fs.StringVar(&c.clientCert, "client-cert", "", "PEM client certificate for mutual TLS (env MQCTL_CLIENT_CERT)")
 	fs.StringVar(&c.clientKey, "client-key", "", "PEM client key for mutual TLS (env MQCTL_CLIENT_KEY)")
