@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -31,6 +32,9 @@ type ReadOptions struct {
 	// the vhost the file was exported from.
 	DefaultVhost string
 }
+
+// MaxFileSize is the largest definitions file Read accepts.
+const MaxFileSize = 256 << 20
 
 // Read parses the definitions file data (name is used in messages only).
 // On failure the error is an ErrorList naming every problem found.
@@ -109,6 +113,20 @@ func (r *reader) decode() (map[string]any, error) {
 	}
 	if len(bytes.TrimSpace(r.data)) == 0 {
 		return fail(topology.Pos{File: r.name}, "the file is empty: expected a RabbitMQ definitions JSON object (export one with GET /api/definitions or rabbitmqctl export_definitions)")
+	}
+	if len(r.data) > MaxFileSize {
+		return fail(topology.Pos{File: r.name}, "the file is %d bytes, more than the %d MiB mqctl reads", len(r.data), MaxFileSize>>20)
+	}
+	if !utf8.Valid(r.data) {
+		off := 0
+		for off < len(r.data) {
+			c, size := utf8.DecodeRune(r.data[off:])
+			if c == utf8.RuneError && size <= 1 {
+				break
+			}
+			off += size
+		}
+		return fail(r.filePos(off), "invalid UTF-8 (byte 0x%02x): RabbitMQ definitions are UTF-8 JSON; re-export the file or fix its encoding", r.data[off])
 	}
 	template := bytes.Contains(r.data, []byte("${"))
 	dec := json.NewDecoder(bytes.NewReader(r.data))
@@ -399,8 +417,24 @@ func (o *object) name(kind string) (string, bool) {
 		}
 		return "", false
 	}
+	if (kind == "queue" || kind == "exchange") && len(n) > topology.MaxNameBytes {
+		o.what = fmt.Sprintf("%s %q…", kind, truncateUTF8(n, 40))
+		o.errorf("the name is %d bytes long; RabbitMQ takes %s names of at most %d bytes", len(n), kind, topology.MaxNameBytes)
+		return "", false
+	}
 	o.what = fmt.Sprintf("%s %q", kind, n)
 	return n, true
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // vhost resolves the object's vhost and completes its name for messages.

@@ -100,6 +100,11 @@ func (d *decoder) checkName(name string, pos topology.Pos, what, kind string) bo
 		d.errs.addf(pos, `choose a name that does not start with "amq."`, "%s: the amq. prefix is reserved by RabbitMQ; the broker refuses to declare it", what)
 		return false
 	}
+	if len(name) > topology.MaxNameBytes {
+		d.errs.addf(pos, fmt.Sprintf("RabbitMQ takes %s names of at most %d bytes; choose a shorter one", kind, topology.MaxNameBytes),
+			"%s name is %d bytes long", kind, len(name))
+		return false
+	}
 	return true
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -21,6 +22,9 @@ const (
 	// MaxNodes is the most YAML nodes a file may hold, aliases expanded
 	// (a 10,000-queue topology holds some 150,000).
 	MaxNodes = 1_000_000
+	// MaxValueBytes is the longest single value (a name, a key, an
+	// argument) a file may hold.
+	MaxValueBytes = 64 << 10
 	// minNodeLimit is the node count a document may always expand to
 	// through aliases; larger documents may expand to twice their size.
 	minNodeLimit = 200_000
@@ -106,6 +110,13 @@ func parseFile(file string, data []byte, lookup func(string) (string, bool), err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		errs.addf(pos, `a topology file starts with "version: 1"`, "file is empty")
+		return nil
+	}
+	if off := invalidUTF8(data); off >= 0 {
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		col := off - bytes.LastIndexByte(data[:off], '\n')
+		errs.addf(topology.Pos{File: file, Line: line, Col: col}, "save the file as UTF-8",
+			"invalid UTF-8 (byte 0x%02x at offset %d)", data[off], off)
 		return nil
 	}
 	doc, extra, err := decodeYAML(data)
@@ -291,10 +302,20 @@ func (p *parser) scalar(y *yaml.Node) *node {
 		n.bad = true
 		return n
 	}
+	if len(y.Value) > MaxValueBytes {
+		p.errs.addf(n.pos, "mqctl reads values of at most 64 KiB", "value is %d bytes long", len(y.Value))
+		n.value, n.bad = "", true
+		return n
+	}
 	v, changed, ierr := interpolate(y.Value, p.lookup)
 	if ierr != nil {
 		p.errs.addf(n.pos, ierr.hint, "%s", ierr.msg)
 		n.bad = true
+		return n
+	}
+	if len(v) > MaxValueBytes {
+		p.errs.addf(n.pos, "mqctl reads values of at most 64 KiB", "value is %d bytes long after ${…} substitution", len(v))
+		n.value, n.bad = "", true
 		return n
 	}
 	if !changed {
@@ -421,4 +442,20 @@ func isRuleID(w string) bool {
 		}
 	}
 	return true
+}
+
+// invalidUTF8 returns the offset of the first byte that is not valid
+// UTF-8, or -1.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for off := 0; off < len(data); {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size <= 1 {
+			return off
+		}
+		off += size
+	}
+	return -1
 }

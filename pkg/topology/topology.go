@@ -236,6 +236,10 @@ func (v *Vhost) BindingsTo(destType, name string) []*Binding {
 	return out
 }
 
+// MaxNameBytes is the longest exchange or queue name (and routing key)
+// RabbitMQ accepts: an AMQP short string.
+const MaxNameBytes = 255
+
 // IsReservedName reports whether name is reserved by the broker (amq.*).
 func IsReservedName(name string) bool { return len(name) >= 4 && name[:4] == "amq." }
 
