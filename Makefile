@@ -56,6 +56,17 @@ bench-offline: build
 bench-live: broker-start
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
 
+# The routing simulator against the local broker, longer than the CI run
+# (60 topologies x 40 messages): SEEDS random topologies from seed SEED,
+# MESSAGES messages each. Prints every disagreement and a summary.
+SEEDS ?= 1000
+MESSAGES ?= 50
+SEED ?= 1
+.PHONY: difftest
+difftest: broker-start
+	@out=$$(mktemp); $(GO) test -v -run 'TestDifferential|TestKnownCases|TestDeadLetterLoopForever' -count=1 -timeout 3h ./internal/difftest/ \
+	  -args -seeds $(SEEDS) -messages $(MESSAGES) -seed $(SEED) >$$out 2>&1; rc=$$?; grep -v -e '^=== ' -e '--- PASS' $$out; rm -f $$out; exit $$rc
+
 broker-start:
 	./scripts/broker start
 

@@ -58,8 +58,10 @@ func TestDifferential(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("%d topologies, %d messages (%d refused, %d returned as unroutable), %d copies compared, %d rejected and followed as dead letters (%d left alone: they would loop for ever), in %s",
-		total.Topologies, total.Messages, total.Refused, total.Returned, total.Copies, total.Rejected, total.Looping, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d topologies, %d messages (%d refused, %d returned as unroutable), %d copies compared (dead letters: %d rejected, %d expired, %d maxlen), %d copies rejected (%d left alone: they would loop for ever), in %s",
+		total.Topologies, total.Messages, total.Refused, total.Returned, total.Copies,
+		total.DeadLetters["rejected"], total.DeadLetters["expired"], total.DeadLetters["maxlen"],
+		total.Rejected, total.Looping, time.Since(start).Round(time.Millisecond))
 }
 
 func runSeed(t *testing.T, b *testbroker.Broker, client *broker.Client, seed uint64) Stats {

@@ -187,7 +187,7 @@ func (g *gen) chance(percent int) bool { return g.r.IntN(100) < percent }
 func pick[T any](g *gen, xs []T) T { return xs[g.r.IntN(len(xs))] }
 
 func (g *gen) exchange(name string) {
-	x := &topology.Exchange{Name: name, Durable: true, Internal: g.chance(15)}
+	x := &topology.Exchange{Name: name, Durable: true, Internal: g.chance(12)}
 	x.Type = []string{"direct", "fanout", "topic", "headers"}[g.weighted(25, 20, 30, 25)]
 	if g.chance(25) {
 		x.Arguments = topology.Args{"alternate-exchange": g.exchangeTarget()}
@@ -225,6 +225,9 @@ func (g *gen) queue(name string) {
 	if g.chance(20) {
 		args["x-message-ttl"] = g.ttl([]string{name})
 	}
+	if g.chance(6) {
+		args["x-max-length"] = g.maxLength([]string{name})
+	}
 	q.Arguments = args.Normalized()
 	g.v.Queues[name] = q
 }
@@ -246,9 +249,10 @@ func (g *gen) deadLetterKey() string {
 	return g.routingKey()
 }
 
-// ttl returns a message TTL for queues: most expire at once, some never
-// during a run. At most maxExpiring queues of a case get one that expires.
-func (g *gen) ttl(queues []string) int64 {
+// passOn says whether queues may get a setting that passes every message
+// on at once (a TTL of 0 or 1 ms, a length limit of 0): usually, while at
+// most maxExpiring queues of a case have one.
+func (g *gen) passOn(queues []string) bool {
 	n := len(g.expiring)
 	for _, q := range queues {
 		if !g.expiring[q] {
@@ -256,12 +260,30 @@ func (g *gen) ttl(queues []string) int64 {
 		}
 	}
 	if n > maxExpiring || !g.chance(70) {
-		return longTTL
+		return false
 	}
 	for _, q := range queues {
 		g.expiring[q] = true
 	}
-	return int64(g.r.IntN(expiringTTL + 1)) // 0 or 1 ms
+	return true
+}
+
+// ttl returns a message TTL for queues: most expire at once, some never
+// during a run.
+func (g *gen) ttl(queues []string) int64 {
+	if g.passOn(queues) {
+		return int64(g.r.IntN(expiringTTL + 1)) // 0 or 1 ms
+	}
+	return longTTL
+}
+
+// maxLength returns a length limit for queues: 0 (every message goes at
+// once, dead-lettered as maxlen) or one never reached during a run.
+func (g *gen) maxLength(queues []string) int64 {
+	if g.passOn(queues) {
+		return 0
+	}
+	return 100000
 }
 
 // policies adds up to two queue policies (dead-letter settings and TTLs)
@@ -276,7 +298,7 @@ func (g *gen) policies() {
 		if g.chance(40) {
 			def["dead-letter-routing-key"] = g.deadLetterKey()
 		}
-		withTTL := g.chance(30)
+		withTTL, withMaxLen := g.chance(30), g.chance(12)
 		applyTo := "queues"
 		if g.chance(25) {
 			applyTo = "all"
@@ -290,20 +312,40 @@ func (g *gen) policies() {
 			names = append(append([]string(nil), g.queues...), g.exchanges...)
 		}
 		chosen := g.subset(names)
+		qs := g.onlyQueues(chosen)
 		if withTTL {
-			var qs []string
-			for _, n := range chosen {
-				if g.v.Queues[n] != nil {
-					qs = append(qs, n)
-				}
-			}
 			def["message-ttl"] = g.ttl(qs)
 		}
-		g.policy(fmt.Sprintf("p%d", i+1), applyTo, chosen, def)
+		if withMaxLen {
+			def["max-length"] = g.maxLength(qs)
+		}
+		g.priority++
+		g.v.Policies[fmt.Sprintf("p%d", i+1)] = g.policy(fmt.Sprintf("p%d", i+1), applyTo, chosen, def)
 	}
 	if g.chance(30) {
-		g.policy("ae", "exchanges", g.subset(g.exchanges), topology.Args{"alternate-exchange": g.exchangeTarget()})
+		g.priority++
+		g.v.Policies["ae"] = g.policy("ae", "exchanges", g.subset(g.exchanges), topology.Args{"alternate-exchange": g.exchangeTarget()})
 	}
+	// An operator policy's limits combine with a policy's and the queue's
+	// own: the smallest applies.
+	if g.chance(20) {
+		chosen := g.subset(g.queues)
+		def := topology.Args{"message-ttl": g.ttl(chosen)}
+		if g.chance(30) {
+			def = topology.Args{"max-length": g.maxLength(chosen)}
+		}
+		g.v.OperatorPolicies["op"] = g.policy("op", "queues", chosen, def)
+	}
+}
+
+func (g *gen) onlyQueues(names []string) []string {
+	var qs []string
+	for _, n := range names {
+		if g.v.Queues[n] != nil {
+			qs = append(qs, n)
+		}
+	}
+	return qs
 }
 
 // subset returns a random non-empty subset of names.
@@ -320,9 +362,8 @@ func (g *gen) subset(names []string) []string {
 	return chosen
 }
 
-func (g *gen) policy(name, applyTo string, chosen []string, def topology.Args) {
-	g.priority++
-	g.v.Policies[name] = &topology.Policy{
+func (g *gen) policy(name, applyTo string, chosen []string, def topology.Args) *topology.Policy {
+	return &topology.Policy{
 		Name:       name,
 		Pattern:    "^(" + strings.ReplaceAll(strings.Join(chosen, "|"), ".", `\.`) + ")$",
 		ApplyTo:    applyTo,
@@ -363,6 +404,9 @@ func (g *gen) bindQueue(q string) {
 func (g *gen) bindExchange() {
 	src := g.source()
 	dst := pick(g, g.exchanges)
+	if g.chance(8) {
+		dst = pick(g, builtinSrcs)
+	}
 	g.bind(&topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestExchange})
 }
 
@@ -475,32 +519,102 @@ func (g *gen) headerValue(key string) any {
 
 func (g *gen) message(id string) Message {
 	m := Message{ID: id}
-	switch g.weighted(70, 12, 8, 4) {
+	switch g.weighted(72, 12, 10, 3, 3, 2) {
 	case 0:
 		m.Exchange = pick(g, g.exchanges)
 	case 1:
 		m.Exchange = ""
 	case 2:
-		m.Exchange = pick(g, append(builtinSrcs, "amq.rabbitmq.trace"))
-	default:
+		m.Exchange = pick(g, builtinSrcs)
+	case 3:
+		m.Exchange = "amq.rabbitmq.trace" // internal
+	case 4:
 		m.Exchange = MissingExchange
+	default:
+		m.Exchange = "amq.default"
 	}
-	if (m.Exchange == "" && g.chance(60)) || g.chance(12) {
+	if ((m.Exchange == "" || m.Exchange == "amq.default") && g.chance(60)) || g.chance(8) {
 		m.RoutingKey = pick(g, g.queues)
 	} else {
 		m.RoutingKey = g.routingKey()
 	}
-	if g.chance(55) {
+	if g.chance(50) {
 		m.Headers = map[string]any{}
 		for range 1 + g.r.IntN(3) {
 			k := pick(g, headerKeys)
 			m.Headers[k] = g.headerValue(k)
 		}
 	}
+	// Half the time, aim at one of the exchange's bindings: a key or
+	// headers made to match it, perhaps with one word or value changed.
+	if bs := g.v.BindingsFrom(m.Exchange); len(bs) > 0 && g.chance(50) {
+		g.aim(&m, pick(g, bs))
+	}
 	if g.chance(10) {
 		m.Expiration = "0"
 	}
 	return m
+}
+
+// aim makes m's routing key or headers match binding b (mostly).
+func (g *gen) aim(m *Message, b *topology.Binding) {
+	switch g.exchangeType(b.Source) {
+	case "direct":
+		m.RoutingKey = b.RoutingKey
+	case "topic":
+		m.RoutingKey = g.instantiate(b.RoutingKey)
+	case "headers":
+		if m.Headers == nil {
+			m.Headers = map[string]any{}
+		}
+		for _, k := range b.Arguments.Keys() {
+			switch v := b.Arguments[k]; {
+			case k == "x-match":
+			case v == nil || g.chance(15):
+				m.Headers[k] = g.headerValue(k)
+			default:
+				m.Headers[k] = v
+			}
+		}
+	}
+}
+
+// instantiate returns a routing key a topic pattern matches: * becomes a
+// word, # zero to two words; now and then a word is changed.
+func (g *gen) instantiate(pattern string) string {
+	var words []string
+	for _, w := range splitWords(pattern) {
+		switch w {
+		case "*":
+			words = append(words, g.word())
+		case "#":
+			for range g.r.IntN(3) {
+				words = append(words, g.word())
+			}
+		default:
+			words = append(words, w)
+		}
+	}
+	if len(words) > 0 && g.chance(15) {
+		words[g.r.IntN(len(words))] = g.word()
+	}
+	return strings.Join(words, ".")
+}
+
+func (g *gen) word() string {
+	if g.chance(8) {
+		return ""
+	}
+	return pick(g, keyWords)
+}
+
+// splitWords splits a key into words as the topic exchange does: "" has
+// none.
+func splitWords(key string) []string {
+	if key == "" {
+		return nil
+	}
+	return strings.Split(key, ".")
 }
 
 func hasVoid(a topology.Args) bool {

@@ -51,17 +51,22 @@ func (e *loopError) Error() string {
 // predictor turns simulator answers into the copies a run expects.
 type predictor struct {
 	sim *route.Simulator
-	// expiring holds the queues whose effective message TTL expires a
-	// message before anyone looks: no copy stays there.
-	expiring map[string]bool
-	queues   []string
+	// passOn holds the queues that keep no message: their effective
+	// length limit of 0 dead-letters each as maxlen, or their effective
+	// message TTL expires it before anyone looks.
+	passOn map[string]route.Reason
+	queues []string
 }
 
 func newPredictor(v *topology.Vhost) *predictor {
-	p := &predictor{sim: route.New(v), expiring: map[string]bool{}, queues: v.QueueNames()}
+	p := &predictor{sim: route.New(v), passOn: map[string]route.Reason{}, queues: v.QueueNames()}
 	for _, q := range p.queues {
-		if ttl, ok := p.sim.QueueArgs(q).Int("x-message-ttl"); ok && ttl < expiresAtOnce {
-			p.expiring[q] = true
+		args := p.sim.QueueArgs(q)
+		overflow, _ := args.String("x-overflow")
+		if n, ok := args.Int("x-max-length"); ok && n == 0 && (overflow == "" || overflow == "drop-head") {
+			p.passOn[q] = route.MaxLen
+		} else if ttl, ok := args.Int("x-message-ttl"); ok && ttl < expiresAtOnce {
+			p.passOn[q] = route.Expired
 		}
 	}
 	return p
@@ -108,11 +113,15 @@ func (p *predictor) rejected(c copyState) ([]copyState, error) {
 }
 
 func (p *predictor) settle(c copyState, expire bool, out *[]copyState, depth int) error {
-	if !expire && !p.expiring[c.queue] {
-		*out = append(*out, c)
-		return nil
+	reason, passes := p.passOn[c.queue]
+	switch {
+	case passes:
+		return p.deadLetter(c, reason, out, depth)
+	case expire:
+		return p.deadLetter(c, route.Expired, out, depth)
 	}
-	return p.deadLetter(c, route.Expired, out, depth)
+	*out = append(*out, c)
+	return nil
 }
 
 func (p *predictor) deadLetter(c copyState, reason route.Reason, out *[]copyState, depth int) error {

@@ -107,6 +107,9 @@ type Stats struct {
 	// Looping counts copies not rejected because the simulator says their
 	// dead letters would then circle between TTL queues for ever.
 	Looping int
+	// DeadLetters counts the copies found that are dead letters, by the
+	// reason of their latest death.
+	DeadLetters map[string]int
 }
 
 // Add adds o to s.
@@ -118,6 +121,12 @@ func (s *Stats) Add(o Stats) {
 	s.Copies += o.Copies
 	s.Rejected += o.Rejected
 	s.Looping += o.Looping
+	for k, n := range o.DeadLetters {
+		if s.DeadLetters == nil {
+			s.DeadLetters = map[string]int{}
+		}
+		s.DeadLetters[k] += n
+	}
 }
 
 // Result is what Run found.
@@ -142,9 +151,10 @@ type runner struct {
 // topology) and compares, message by message, the broker with the
 // simulator: whether the publish is refused or returned as unroutable,
 // which queues hold a copy, and, over opts.Rounds rounds of rejecting some
-// copies, where the dead letters go. Expired messages (queue TTLs of 0 or
-// 1 ms, per-message expiration 0) are followed as they happen. An error
-// means the run itself failed (a channel closed unexpectedly).
+// copies, where the dead letters go. Messages that queues pass on at once
+// (queue TTLs of 0 or 1 ms, a length limit of 0, per-message expiration 0)
+// are followed as dead letters as they happen. An error means the run
+// itself failed (a channel closed unexpectedly).
 func Run(ctx context.Context, conn *amqp.Connection, cs *Case, opts Options) (*Result, error) {
 	if opts.Rounds <= 0 {
 		opts.Rounds = 2
@@ -331,26 +341,37 @@ func (r *runner) publishAlone(ctx context.Context, m Message) (string, error) {
 	}
 	select {
 	case e := <-closed:
-		switch {
-		case e == nil:
-			return "", fmt.Errorf("publish %s: channel closed without a reason", m.ID)
-		case e.Code == amqp.AccessRefused:
-			return "refused: internal", nil
-		case e.Code == amqp.NotFound:
-			return "refused: not found", nil
-		}
-		return "refused: " + e.Error(), nil
+		return refused(m, e)
 	case <-dc.Done():
-		if len(returns) > 0 {
-			return "returned", nil
-		}
-		if !dc.Acked() {
-			return "nacked by the broker", nil
-		}
-		return "routed", nil
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+	// A channel closed by the broker also settles the pending confirm;
+	// the close notice is sent first.
+	select {
+	case e := <-closed:
+		return refused(m, e)
+	default:
+	}
+	if len(returns) > 0 {
+		return "returned", nil
+	}
+	if !dc.Acked() {
+		return "nacked by the broker", nil
+	}
+	return "routed", nil
+}
+
+func refused(m Message, e *amqp.Error) (string, error) {
+	switch {
+	case e == nil:
+		return "", fmt.Errorf("publish %s: channel closed without a reason", m.ID)
+	case e.Code == amqp.AccessRefused:
+		return "refused: internal", nil
+	case e.Code == amqp.NotFound:
+		return "refused: not found", nil
+	}
+	return "refused: " + e.Error(), nil
 }
 
 // foundCopy is a copy taken from a queue with basic.get, not yet acked.
@@ -373,14 +394,23 @@ func (r *runner) found(queue string, d amqp.Delivery) foundCopy {
 		desc += ", " + sig
 	}
 	desc += ")"
+	if deaths, ok := h["x-death"].([]any); ok && len(deaths) > 0 {
+		if reason, ok := asTable(deaths[0])["reason"].(string); ok {
+			if r.res.Stats.DeadLetters == nil {
+				r.res.Stats.DeadLetters = map[string]int{}
+			}
+			r.res.Stats.DeadLetters[reason]++
+		}
+	}
 	return foundCopy{key: copyKey(d.MessageId, queue, d.Exchange, d.RoutingKey, h), id: d.MessageId, queue: queue, tag: d.DeliveryTag, desc: desc}
 }
 
 // drain takes every copy out of the queues that keep them (basic.get, not
 // acked) until want copies arrived and nothing else moves, or until
-// nothing arrived for opts.Settle. Queues the simulator says expire
-// messages at once are only watched: a message that stays in one too long
-// is requeued (so that it can expire), and taken in the end.
+// nothing arrived for opts.Settle. Queues the simulator says keep no
+// message (TTL or length limit) are only watched: a message that stays in
+// one too long is requeued (so that its TTL can act), and taken in the
+// end.
 func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 	var out []foundCopy
 	lastNew := time.Now()
@@ -392,7 +422,7 @@ func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 		}
 		n := 0
 		for _, q := range r.p.queues {
-			if r.p.expiring[q] {
+			if isPassOn(r.p, q) {
 				continue
 			}
 			for {
@@ -409,7 +439,7 @@ func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 		}
 		waiting := 0
 		for _, q := range r.p.queues {
-			if !r.p.expiring[q] {
+			if !isPassOn(r.p, q) {
 				continue
 			}
 			qi, err := r.ch.QueueDeclarePassive(q, true, false, false, false, nil)
@@ -425,7 +455,7 @@ func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 			if !ok {
 				stuck[q] = time.Now()
 			} else if time.Since(since) > 500*time.Millisecond {
-				// Not expiring: put it back at the head, where TTLs act.
+				// Still there: put it back at the head, where TTLs act.
 				if d, ok, err := r.ch.Get(q, false); err == nil && ok {
 					if err := r.ch.Nack(d.DeliveryTag, false, true); err != nil {
 						return nil, fmt.Errorf("requeue in %s: %w", q, err)
@@ -449,7 +479,7 @@ func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 			return out, nil
 		case quiet > r.opts.Settle:
 			for _, q := range r.p.queues {
-				if !r.p.expiring[q] {
+				if !isPassOn(r.p, q) {
 					continue
 				}
 				for {
@@ -608,4 +638,9 @@ func (r *runner) reject(round int, found []foundCopy, matched []match) ([]copySt
 		}
 	}
 	return expected, nil
+}
+
+func isPassOn(p *predictor, q string) bool {
+	_, ok := p.passOn[q]
+	return ok
 }
