@@ -299,6 +299,11 @@ func (g *gen) policies() {
 			def["dead-letter-routing-key"] = g.deadLetterKey()
 		}
 		withTTL, withMaxLen := g.chance(30), g.chance(12)
+		if g.chance(15) {
+			// Quorum queues do not support queue-mode: the policy does not
+			// apply to them at all, a lower-priority one may instead.
+			def["queue-mode"] = "default"
+		}
 		applyTo := "queues"
 		if g.chance(25) {
 			applyTo = "all"
@@ -533,11 +538,7 @@ func (g *gen) message(id string) Message {
 	default:
 		m.Exchange = "amq.default"
 	}
-	if ((m.Exchange == "" || m.Exchange == "amq.default") && g.chance(60)) || g.chance(8) {
-		m.RoutingKey = pick(g, g.queues)
-	} else {
-		m.RoutingKey = g.routingKey()
-	}
+	m.RoutingKey = g.destinationKey(m.Exchange)
 	if g.chance(50) {
 		m.Headers = map[string]any{}
 		for range 1 + g.r.IntN(3) {
@@ -550,10 +551,46 @@ func (g *gen) message(id string) Message {
 	if bs := g.v.BindingsFrom(m.Exchange); len(bs) > 0 && g.chance(50) {
 		g.aim(&m, pick(g, bs))
 	}
+	// Sender-selected distribution: more routing keys in CC and BCC.
+	for _, h := range []string{"CC", "BCC"} {
+		if !g.chance(map[string]int{"CC": 8, "BCC": 4}[h]) {
+			continue
+		}
+		if m.Headers == nil {
+			m.Headers = map[string]any{}
+		}
+		if g.chance(12) {
+			m.Headers[h] = g.routingKey() // not an array: the broker refuses the publish
+			continue
+		}
+		var keys []any
+		for range 1 + g.r.IntN(2) {
+			if bs := g.v.BindingsFrom(m.Exchange); len(bs) > 0 && g.chance(50) {
+				aimed := Message{}
+				g.aim(&aimed, pick(g, bs))
+				keys = append(keys, aimed.RoutingKey)
+			} else {
+				keys = append(keys, g.destinationKey(m.Exchange))
+			}
+		}
+		if g.chance(10) {
+			keys = append(keys, int64(1)) // not a string: ignored
+		}
+		m.Headers[h] = keys
+	}
 	if g.chance(10) {
 		m.Expiration = "0"
 	}
 	return m
+}
+
+// destinationKey returns a routing key for a publish to exchange: often a
+// queue name for the default exchange, else mostly a random key.
+func (g *gen) destinationKey(exchange string) string {
+	if ((exchange == "" || exchange == "amq.default") && g.chance(60)) || g.chance(8) {
+		return pick(g, g.queues)
+	}
+	return g.routingKey()
 }
 
 // aim makes m's routing key or headers match binding b (mostly).

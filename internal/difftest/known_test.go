@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -40,8 +41,31 @@ func (b *caseBuilder) bind(src, queue, key string) *caseBuilder {
 	return b
 }
 
-func (b *caseBuilder) publish(exchange, key string) *caseBuilder {
-	b.c.Messages = append(b.c.Messages, Message{ID: "m" + string(rune('0'+len(b.c.Messages)+1)), Message: route.Message{Exchange: exchange, RoutingKey: key}})
+// bindArgs binds with arguments given as key, value pairs; a nil value
+// (a void criterion) makes it a binding only AMQP can declare.
+func (b *caseBuilder) bindArgs(src, queue, key string, kv ...any) *caseBuilder {
+	args := topology.Args{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		args[kv[i].(string)] = kv[i+1]
+	}
+	bd := &topology.Binding{Source: src, Destination: queue, DestinationType: topology.DestQueue, RoutingKey: key, Arguments: args.Normalized()}
+	b.c.Vhost.Bindings = append(b.c.Vhost.Bindings, bd)
+	if hasVoid(bd.Arguments) {
+		b.c.AMQPOnly = append(b.c.AMQPOnly, bd)
+	}
+	return b
+}
+
+// publish adds a message with headers given as key, value pairs.
+func (b *caseBuilder) publish(exchange, key string, kv ...any) *caseBuilder {
+	m := Message{ID: fmt.Sprintf("m%d", len(b.c.Messages)+1), Message: route.Message{Exchange: exchange, RoutingKey: key}}
+	if len(kv) > 0 {
+		m.Headers = map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m.Headers[kv[i].(string)] = kv[i+1]
+		}
+	}
+	b.c.Messages = append(b.c.Messages, m)
 	return b
 }
 
@@ -109,6 +133,26 @@ func TestKnownCases(t *testing.T) {
 				publish("", "work").c,
 			reject: rejectIn("work", "again"),
 			rounds: 4,
+		},
+		{
+			// CC and BCC keys route the publish and every dead letter
+			// without a dead-letter routing key; BCC is removed before
+			// routing (the headers exchange does not see it), CC is not.
+			name: "CC and BCC",
+			c: newCase().exchange("d", "direct").exchange("h", "headers").exchange("dlx", "direct").
+				queue("own-keys", "x-dead-letter-exchange", "dlx").
+				queue("fixed-key", "x-dead-letter-exchange", "dlx", "x-dead-letter-routing-key", "k").
+				queue("by-cc").queue("by-bcc").queue("by-fixed").queue("seen-cc").queue("seen-bcc").
+				bind("d", "own-keys", "key").bind("d", "fixed-key", "fixed").
+				bind("dlx", "by-cc", "cc").bind("dlx", "by-bcc", "bcc").bind("dlx", "by-fixed", "k").
+				bindArgs("h", "seen-cc", "", "x-match", "any", "CC", nil).
+				bindArgs("h", "seen-bcc", "", "x-match", "any", "BCC", nil).
+				publish("d", "key", "CC", []any{"cc", "fixed"}, "BCC", []any{"bcc"}).
+				publish("h", "", "CC", []any{"x"}, "BCC", []any{"y"}).
+				publish("", "by-cc", "BCC", []any{"by-bcc", int64(1)}).
+				publish("d", "key", "CC", "not an array").c,
+			reject: rejectIn("own-keys", "fixed-key"),
+			rounds: 1,
 		},
 	}
 	b := testbroker.New(t)

@@ -73,7 +73,8 @@ func newPredictor(v *topology.Vhost) *predictor {
 }
 
 // refusal is how the simulator says the broker refuses a publish: "" when
-// it does not; "internal" or "not found" from its problems.
+// it does not; "internal", "not found" or "precondition failed" from its
+// problems.
 func refusal(r route.Result) string {
 	if len(r.Deliveries) > 0 {
 		return ""
@@ -84,6 +85,8 @@ func refusal(r route.Result) string {
 			return "internal"
 		case strings.Contains(p, "is not declared") && strings.HasPrefix(p, fmt.Sprintf("exchange %q", r.Message.Exchange)):
 			return "not found"
+		case strings.Contains(p, "PRECONDITION_FAILED"):
+			return "precondition failed"
 		}
 	}
 	return ""

@@ -214,6 +214,13 @@ func (r *runner) disagree(m Message, sim, brk []string) {
 // exchange is internal or not declared. Such publishes go on a channel of
 // their own, which the refusal closes.
 func (r *runner) mayBeRefused(m Message) bool {
+	for _, h := range []string{"CC", "BCC"} {
+		if v, ok := m.Headers[h]; ok {
+			if _, isArray := v.([]any); !isArray {
+				return true
+			}
+		}
+	}
 	if m.Exchange == "" {
 		return false
 	}
@@ -294,7 +301,7 @@ func (r *runner) publish(ctx context.Context) ([]copyState, error) {
 		switch got {
 		case "returned":
 			r.res.Stats.Returned++
-		case "refused: internal", "refused: not found":
+		case "refused: internal", "refused: not found", "refused: precondition failed":
 			r.res.Stats.Refused++
 		}
 		if got != want {
@@ -370,6 +377,8 @@ func refused(m Message, e *amqp.Error) (string, error) {
 		return "refused: internal", nil
 	case e.Code == amqp.NotFound:
 		return "refused: not found", nil
+	case e.Code == amqp.PreconditionFailed:
+		return "refused: precondition failed", nil
 	}
 	return "refused: " + e.Error(), nil
 }

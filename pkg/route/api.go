@@ -21,9 +21,27 @@ const (
 
 // Message is what is published.
 type Message struct {
-	Exchange   string         `json:"exchange"` // "" is the default exchange
-	RoutingKey string         `json:"routing_key"`
-	Headers    map[string]any `json:"headers,omitempty"`
+	Exchange   string `json:"exchange"` // "" is the default exchange
+	RoutingKey string `json:"routing_key"`
+	// Headers are the message's headers. Arrays of strings in the CC and
+	// BCC headers are more routing keys (sender-selected distribution);
+	// RabbitMQ removes BCC from the message once routed.
+	Headers map[string]any `json:"headers,omitempty"`
+	// keys, when set, are all the routing keys of a dead letter: RabbitMQ
+	// keeps a message's CC and BCC keys on its dead letters (when no
+	// dead-letter routing key replaces them), although BCC is gone from
+	// the headers.
+	keys []string
+}
+
+// RoutingKeys returns every key the message is routed by: RoutingKey,
+// then the CC and BCC keys (for a dead letter, the keys it carries).
+// Elements of CC or BCC that are not strings are ignored, as RabbitMQ
+// ignores them; a CC or BCC that is not an array makes RabbitMQ refuse the
+// publish, and its keys are left out.
+func (m Message) RoutingKeys() []string {
+	keys, _ := m.routingKeys()
+	return keys
 }
 
 // Step is one edge a message travelled to reach a queue.

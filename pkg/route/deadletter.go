@@ -46,14 +46,35 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 	}
 	r.Configured = true
 	r.Exchange = dlx
+	// The message as the queue holds it: BCC is gone from its headers, its
+	// keys are not.
+	keys, err := m.routingKeys()
+	if err != nil {
+		r.Result = Result{Problems: []string{err.Error()}}
+		return r
+	}
+	held := m
+	if _, ok := m.Headers["BCC"]; ok {
+		held.Headers = make(map[string]any, len(m.Headers))
+		for k, v := range m.Headers {
+			if k != "BCC" {
+				held.Headers[k] = v
+			}
+		}
+	}
 	rk, hasRK := args["x-dead-letter-routing-key"].(string)
+	dl := Message{Exchange: dlx, Headers: deathHeaders(held, keys, queue, reason, hasRK)}
 	if hasRK {
 		r.RoutingKey = rk
+		dl.RoutingKey = rk
 	} else {
 		r.RoutingKey = m.RoutingKey
 		r.KeyFromMessage = true
+		dl.RoutingKey = m.RoutingKey
+		if len(keys) > 1 {
+			dl.keys = keys
+		}
 	}
-	dl := Message{Exchange: dlx, RoutingKey: r.RoutingKey, Headers: deathHeaders(m, queue, reason, hasRK)}
 	if dlx != "" && s.exchanges[dlx] == nil {
 		r.ExchangeMissing = true
 		r.Result = Result{Message: dl, Problems: []string{fmt.Sprintf("queue %q: dead-letter exchange %q is not declared: RabbitMQ drops its dead letters; declare the exchange or fix x-dead-letter-exchange", queue, dlx)}}
@@ -104,9 +125,11 @@ func isDeathCycle(queue string, deaths []any) bool {
 // the x-death entry for (queue, reason) is added with count 1, or moved to
 // the front with its count raised; the first death sets the
 // x-first-death-* headers. Before that, a list of two or more entries is
-// regrouped by (queue, reason), which reverses it (see groupDeaths). A
-// dead-letter routing key also removes the CC header.
-func deathHeaders(m Message, queue string, reason Reason, dropCC bool) map[string]any {
+// regrouped by (queue, reason), which reverses it (see groupDeaths). The
+// entry's routing-keys are the message's first key and its CC keys. A
+// dead-letter routing key also removes the CC header. m is the message as
+// the queue holds it (no BCC header); keys are all its routing keys.
+func deathHeaders(m Message, keys []string, queue string, reason Reason, dropCC bool) map[string]any {
 	h := make(map[string]any, len(m.Headers)+4)
 	for k, v := range m.Headers {
 		h[k] = v
@@ -137,12 +160,20 @@ func deathHeaders(m Message, queue string, reason Reason, dropCC bool) map[strin
 		rest = append(rest, d)
 	}
 	if entry == nil {
+		routingKeys := []any{m.RoutingKey}
+		if len(keys) > 0 {
+			routingKeys[0] = keys[0]
+		}
+		cc, _ := headerRoutes(m.Headers, "CC")
+		for _, k := range cc {
+			routingKeys = append(routingKeys, k)
+		}
 		entry = map[string]any{
 			"count":        int64(1),
 			"reason":       string(reason),
 			"queue":        queue,
 			"exchange":     m.Exchange,
-			"routing-keys": []any{m.RoutingKey},
+			"routing-keys": routingKeys,
 		}
 	}
 	h["x-death"] = append([]any{entry}, rest...)

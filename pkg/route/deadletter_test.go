@@ -204,7 +204,7 @@ func TestDeathHeadersOrder(t *testing.T) {
 			if tt.before != nil {
 				m.Headers = map[string]any{"x-death": tt.before}
 			}
-			h := deathHeaders(m, tt.queue, tt.reason, false)
+			h := deathHeaders(m, nil, tt.queue, tt.reason, false)
 			var got []string
 			for _, d := range h["x-death"].([]any) {
 				t := d.(map[string]any)
@@ -256,4 +256,46 @@ func TestDeadLetterCyclesAfterRegrouping(t *testing.T) {
 			queue, next = next, queue
 		}
 	})
+}
+
+// A dead letter keeps the message's CC and BCC keys unless a dead-letter
+// routing key replaces them (and then CC goes too); x-death lists the
+// first key and the CC keys. Checked against RabbitMQ 3.10.8 by the
+// differential test (internal/difftest).
+func TestDeadLetterCCAndBCC(t *testing.T) {
+	s := vhost().ex("dlx", "direct").
+		q("own-keys", "x-dead-letter-exchange", "dlx").
+		q("fixed-key", "x-dead-letter-exchange", "dlx", "x-dead-letter-routing-key", "k").
+		q("again", "x-dead-letter-exchange", "dlx").
+		q("by-key").q("by-cc").q("by-bcc").q("by-fixed").
+		bind("dlx", "by-key", "key").bind("dlx", "by-cc", "cc").bind("dlx", "by-bcc", "bcc").bind("dlx", "by-fixed", "k").
+		bind("dlx", "again", "again").
+		sim()
+	m := msg("x", "key", "CC", []any{"cc", "again"}, "BCC", []any{"bcc"})
+
+	r := s.DeadLetter("own-keys", Rejected, m)
+	wantQueues(t, r.Result, "again", "by-bcc", "by-cc", "by-key")
+	h := r.Result.Message.Headers
+	if _, ok := h["BCC"]; ok {
+		t.Errorf("the dead letter has a BCC header: RabbitMQ removed it at publish")
+	}
+	if _, ok := h["CC"]; !ok {
+		t.Errorf("the dead letter lost its CC header")
+	}
+	entry := h["x-death"].([]any)[0].(map[string]any)
+	if got := entry["routing-keys"].([]any); len(got) != 3 || got[0] != "key" || got[1] != "cc" || got[2] != "again" {
+		t.Errorf("x-death routing-keys = %v, want [key cc again] (no BCC keys)", got)
+	}
+	if got := r.Result.Message.RoutingKeys(); !equalStrings(got, []string{"key", "cc", "again", "bcc"}) {
+		t.Errorf("dead letter keys = %q", got)
+	}
+	// A second hop still carries the BCC key, although no header names it.
+	again := s.DeadLetter("again", Rejected, r.Result.Message)
+	wantQueues(t, again.Result, "again", "by-bcc", "by-cc", "by-key")
+
+	r = s.DeadLetter("fixed-key", Rejected, m)
+	wantQueues(t, r.Result, "by-fixed")
+	if _, ok := r.Result.Message.Headers["CC"]; ok {
+		t.Errorf("CC kept although a dead-letter routing key is set")
+	}
 }

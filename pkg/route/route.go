@@ -170,12 +170,21 @@ func (ix *exchangeIndex) add(b *topology.Binding) {
 	ix.bindings = append(ix.bindings, b)
 }
 
-// match returns the bindings of ix that match m, in binding order, each
-// once.
-func (ix *exchangeIndex) match(m Message, headers map[string]any) []*topology.Binding {
+// match returns the bindings of ix that match a message with routing
+// keys keys and headers headers, in binding order, each once.
+func (ix *exchangeIndex) match(keys []string, headers map[string]any) []*topology.Binding {
 	switch ix.routingType {
 	case typeDirect:
-		return ix.direct[m.RoutingKey]
+		if len(keys) == 1 {
+			return ix.direct[keys[0]]
+		}
+		seen := map[*topology.Binding]bool{}
+		for _, k := range keys {
+			for _, b := range ix.direct[k] {
+				seen[b] = true
+			}
+		}
+		return ix.inOrder(seen)
 	case typeFanout:
 		return ix.bindings
 	case typeTopic:
@@ -183,17 +192,10 @@ func (ix *exchangeIndex) match(m Message, headers map[string]any) []*topology.Bi
 			return nil
 		}
 		seen := map[*topology.Binding]bool{}
-		ix.trie.match(splitTopicKey(m.RoutingKey), func(b *topology.Binding) { seen[b] = true })
-		if len(seen) == 0 {
-			return nil
+		for _, k := range keys {
+			ix.trie.match(splitTopicKey(k), func(b *topology.Binding) { seen[b] = true })
 		}
-		out := make([]*topology.Binding, 0, len(seen))
-		for _, b := range ix.bindings {
-			if seen[b] {
-				out = append(out, b)
-			}
-		}
-		return out
+		return ix.inOrder(seen)
 	case typeHeaders:
 		var out []*topology.Binding
 		for _, hb := range ix.headers {
@@ -204,6 +206,69 @@ func (ix *exchangeIndex) match(m Message, headers map[string]any) []*topology.Bi
 		return out
 	}
 	return nil
+}
+
+// inOrder returns the bindings of seen in ix's binding order.
+func (ix *exchangeIndex) inOrder(seen map[*topology.Binding]bool) []*topology.Binding {
+	if len(seen) == 0 {
+		return nil
+	}
+	out := make([]*topology.Binding, 0, len(seen))
+	for _, b := range ix.bindings {
+		if seen[b] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// routingKeys returns m's keys: the dead letter's own list, or RoutingKey
+// followed by the CC and BCC keys (rabbit_basic:header_routes). A CC or
+// BCC header that is not an array is an error: RabbitMQ refuses such a
+// publish.
+func (m Message) routingKeys() ([]string, error) {
+	if m.keys != nil {
+		return append([]string(nil), m.keys...), nil
+	}
+	keys := []string{m.RoutingKey}
+	for _, h := range []string{"CC", "BCC"} {
+		routes, err := headerRoutes(m.Headers, h)
+		if err != nil {
+			return keys, err
+		}
+		keys = append(keys, routes...)
+	}
+	return keys, nil
+}
+
+// headerRoutes returns the strings in array header h; other elements are
+// ignored, as RabbitMQ ignores them.
+func headerRoutes(headers map[string]any, h string) ([]string, error) {
+	v, ok := headers[h]
+	if !ok {
+		return nil, nil
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("header %s is %s, not an array of routing keys: RabbitMQ refuses the publish (PRECONDITION_FAILED, unacceptable_type_in_header); send %s as an array of strings", h, describeValue(v), h)
+	}
+	var out []string
+	for _, e := range arr {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case nil:
+		return "void"
+	}
+	return fmt.Sprintf("%v (%T)", v, v)
 }
 
 // Publish routes a message published by a client: through exchange
@@ -224,24 +289,45 @@ type pending struct {
 func (s *Simulator) route(m Message, fromClient bool) Result {
 	res := Result{Message: m}
 	problem := func(format string, a ...any) { res.Problems = append(res.Problems, fmt.Sprintf(format, a...)) }
-	if m.Exchange == "" {
-		if _, ok := s.queues[m.RoutingKey]; ok {
-			res.Deliveries = []Delivery{{Queue: m.RoutingKey, Path: []Step{{Exchange: "", Via: ViaDefault, BindingKey: m.RoutingKey, To: m.RoutingKey, ToType: topology.DestQueue, ExchangeType: typeDirect}}}}
-		} else {
-			problem("the default exchange routes by queue name and no queue is named %q", m.RoutingKey)
+	// The broker checks the exchange (404), then that it is not internal
+	// (403), then the CC and BCC headers (406).
+	var start *exchangeIndex
+	if m.Exchange != "" {
+		if start = s.exchanges[m.Exchange]; start == nil {
+			problem("exchange %q is not declared", m.Exchange)
+			return res
 		}
+		if fromClient && start.x.Internal {
+			problem("exchange %q is internal: clients cannot publish to it (the broker closes the channel with ACCESS_REFUSED); publish to an exchange bound to it", m.Exchange)
+			return res
+		}
+	}
+	keys, err := m.routingKeys()
+	if err != nil {
+		problem("%v", err)
 		return res
 	}
-	start := s.exchanges[m.Exchange]
-	if start == nil {
-		problem("exchange %q is not declared", m.Exchange)
-		return res
-	}
-	if fromClient && start.x.Internal {
-		problem("exchange %q is internal: clients cannot publish to it (the broker closes the channel with ACCESS_REFUSED); publish to an exchange bound to it", m.Exchange)
+	if m.Exchange == "" {
+		seen := map[string]bool{}
+		for _, k := range keys {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if _, ok := s.queues[k]; ok {
+				res.Deliveries = append(res.Deliveries, Delivery{Queue: k, Path: []Step{{Exchange: "", Via: ViaDefault, BindingKey: k, To: k, ToType: topology.DestQueue, ExchangeType: typeDirect}}})
+			} else {
+				problem("the default exchange routes by queue name and no queue is named %q", k)
+			}
+		}
+		if len(res.Deliveries) > 0 {
+			res.Problems = nil
+		}
+		sort.Slice(res.Deliveries, func(i, j int) bool { return res.Deliveries[i].Queue < res.Deliveries[j].Queue })
 		return res
 	}
 	headers := normalizeHeaders(m.Headers)
+	delete(headers, "BCC") // removed before the message is routed
 	seen := map[string]bool{start.x.Name: true}
 	delivered := map[string][]Step{}
 	var unmatched []string // exchanges where nothing matched and no alternate exchange took over
@@ -262,7 +348,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 			continue
 		}
 		var matched []*topology.Binding
-		for _, b := range ix.match(m, headers) {
+		for _, b := range ix.match(keys, headers) {
 			if s.destinationExists(b) {
 				matched = append(matched, b)
 			} else {
@@ -306,7 +392,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 	}
 	if len(delivered) == 0 {
 		for _, x := range unmatched {
-			problem("no binding of exchange %q matches %s and it has no alternate exchange", x, s.describeMatch(x, m))
+			problem("no binding of exchange %q matches %s and it has no alternate exchange", x, s.describeMatch(x, m, keys))
 		}
 		res.Problems = append(res.Problems, shadowed...)
 		return res
@@ -319,7 +405,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 	return res
 }
 
-func (s *Simulator) describeMatch(x string, m Message) string {
+func (s *Simulator) describeMatch(x string, m Message, keys []string) string {
 	switch s.exchanges[x].routingType {
 	case typeFanout:
 		return "the message (a fanout exchange without bindings)"
@@ -337,6 +423,9 @@ func (s *Simulator) describeMatch(x string, m Message) string {
 		}
 		sort.Strings(keys)
 		return "headers {" + strings.Join(keys, ", ") + "}"
+	}
+	if len(keys) > 1 {
+		return fmt.Sprintf("routing keys %q (with CC/BCC)", keys)
 	}
 	return fmt.Sprintf("routing key %q", m.RoutingKey)
 }
