@@ -129,11 +129,15 @@ func (c config) measureSize(ctx context.Context, tmp string, n int) (row, error)
 	conn := []string{"--server", c.server, "--username", c.user, "--password", c.pass}
 	// Fresh vhosts: leftovers of an interrupted run are removed first.
 	for _, vh := range []string{applyVhost, importVhost} {
-		_, _ = c.http(ctx, http.MethodDelete, "vhosts/"+url.PathEscape(vh), nil)
+		if err := c.deleteVhost(ctx, vh); err != nil {
+			return r, err
+		}
 	}
 	defer func() {
 		for _, vh := range []string{applyVhost, importVhost} {
-			_, _ = c.http(context.Background(), http.MethodDelete, "vhosts/"+url.PathEscape(vh), nil)
+			if err := c.deleteVhost(context.Background(), vh); err != nil {
+				fmt.Fprintln(os.Stderr, "benchrun:", err)
+			}
 		}
 	}()
 	top, err := loader.LoadBytes("gen.yaml", []byte(gentopo.YAML(importVhost, n)), loader.Options{})
@@ -258,4 +262,17 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%d cores (%s), %s memory, %s/%s, %s", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
+
+// deleteVhost deletes a vhost and waits until it is gone: with thousands of
+// queues the management API gives up on the request after 60 s while the
+// broker goes on deleting.
+func (c config) deleteVhost(ctx context.Context, vh string) error {
+	_, _ = c.http(ctx, http.MethodDelete, "vhosts/"+url.PathEscape(vh), nil)
+	for deadline := time.Now().Add(15 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+		if _, err := c.http(ctx, http.MethodGet, "vhosts/"+url.PathEscape(vh), nil); err != nil && strings.Contains(err.Error(), "404") {
+			return nil
+		}
+	}
+	return fmt.Errorf("vhost %s still exists 15 minutes after its deletion", vh)
 }
