@@ -502,6 +502,9 @@ func (g *gen) criterionValue(key string) any {
 	case "x-first-death-queue":
 		return pick(g, g.queues)
 	}
+	if g.chance(6) {
+		return pick(g, []any{[]any{"v1"}, []any{int64(1)}, []any{1.5}})
+	}
 	return pick(g, []any{"v1", "v2", "1", int64(1), int64(2), 1.5, true, false})
 }
 
@@ -519,7 +522,8 @@ func (g *gen) headerValue(key string) any {
 	case 3:
 		return nil
 	}
-	return []any{"v1"}
+	// Arrays compare element by element, AMQP types included.
+	return pick(g, []any{[]any{"v1"}, []any{int64(1)}, []any{int32(1)}, []any{1.5}, []any{1.0}})
 }
 
 func (g *gen) message(id string) Message {

@@ -67,55 +67,110 @@ func headersMatch(mode matchMode, args topology.Args, headers map[string]any) bo
 	return allMatch
 }
 
-// amqpEqual compares two field values as Erlang's == does in the headers
-// exchange: numbers by value whatever their width or kind (1 equals 1.0),
-// strings by content, booleans as booleans; a string never equals a number
-// or a boolean ("1" is not 1, "true" is not true).
-func amqpEqual(a, b any) bool {
-	a, b = topology.Normalize(a), topology.Normalize(b)
+// amqpEqual compares a binding's criterion with a message's header value
+// as Erlang's == does in the headers exchange. At the top level the AMQP
+// types are not compared: numbers match by value whatever their width or
+// kind (1 equals 1.0), strings by content, booleans as booleans; a string
+// never equals a number or a boolean ("1" is not 1, "true" is not true).
+// Inside arrays and tables the values are {type, value} pairs, so each
+// element must also have the same AMQP type (see typedEqual).
+func amqpEqual(want, got any) bool {
+	fw, numW := number(want)
+	fg, numG := number(got)
+	switch {
+	case numW || numG:
+		return numW && numG && fw == fg
+	case isComposite(want) || isComposite(got):
+		return typedEqual(want, got)
+	}
+	return topology.ValueEqual(want, got)
+}
+
+func isComposite(v any) bool {
+	switch v.(type) {
+	case []any, map[string]any:
+		return true
+	}
+	return false
+}
+
+// typedEqual compares two field values with their AMQP types, as Erlang
+// compares the {type, value} pairs inside arrays and tables. A message's
+// Go values have the types the AMQP client encodes them with (int32 is a
+// signedint, int64 a long, float32 a float, float64 a double); a binding's
+// arguments reach the broker as JSON, so an integer is a long and any
+// other number a double. So a binding's [1] does not match a message's
+// [1] sent as an int32, nor [1.0] sent as a double. Tables are compared
+// by key; RabbitMQ compares them in the order their fields were sent.
+func typedEqual(a, b any) bool {
+	if amqpType(a) != amqpType(b) {
+		return false
+	}
 	switch x := a.(type) {
-	case int64:
-		switch y := b.(type) {
-		case int64:
-			return x == y
-		case float64:
-			return float64(x) == y
-		}
-		return false
-	case float64:
-		switch y := b.(type) {
-		case int64:
-			return x == float64(y)
-		case float64:
-			return x == y
-		}
-		return false
 	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
+		y := b.([]any)
+		if len(x) != len(y) {
 			return false
 		}
 		for i := range x {
-			if !amqpEqual(x[i], y[i]) {
+			if !typedEqual(x[i], y[i]) {
 				return false
 			}
 		}
 		return true
 	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
+		y := b.(map[string]any)
+		if len(x) != len(y) {
 			return false
 		}
 		for k, v := range x {
 			w, ok := y[k]
-			if !ok || !amqpEqual(v, w) {
+			if !ok || !typedEqual(v, w) {
 				return false
 			}
 		}
 		return true
-	case nil:
-		return b == nil
-	default:
-		return topology.ValueEqual(a, b)
 	}
+	if fa, ok := number(a); ok {
+		fb, _ := number(b)
+		return fa == fb
+	}
+	return topology.ValueEqual(a, b)
+}
+
+// amqpType names the AMQP 0-9-1 field type a Go value is sent as.
+func amqpType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "void"
+	case bool:
+		return "bool"
+	case int8:
+		return "byte"
+	case uint8:
+		return "unsignedbyte"
+	case int16:
+		return "short"
+	case uint16:
+		return "unsignedshort"
+	case int, int32:
+		return "signedint"
+	case uint32:
+		return "unsignedint"
+	case int64, uint, uint64:
+		return "long"
+	case float32:
+		return "float"
+	case float64:
+		return "double"
+	case string:
+		return "longstr"
+	case []byte:
+		return "binary"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "table"
+	}
+	return fmt.Sprintf("%T", v)
 }

@@ -326,8 +326,15 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 		sort.Slice(res.Deliveries, func(i, j int) bool { return res.Deliveries[i].Queue < res.Deliveries[j].Queue })
 		return res
 	}
-	headers := normalizeHeaders(m.Headers)
-	delete(headers, "BCC") // removed before the message is routed
+	headers := m.Headers // values keep their Go types: see typedEqual
+	if _, ok := headers["BCC"]; ok {
+		headers = make(map[string]any, len(m.Headers))
+		for k, v := range m.Headers {
+			if k != "BCC" { // removed before the message is routed
+				headers[k] = v
+			}
+		}
+	}
 	seen := map[string]bool{start.x.Name: true}
 	delivered := map[string][]Step{}
 	var unmatched []string // exchanges where nothing matched and no alternate exchange took over
@@ -446,17 +453,6 @@ func extend(path []Step, s Step) []Step {
 	out := make([]Step, len(path), len(path)+1)
 	copy(out, path)
 	return append(out, s)
-}
-
-func normalizeHeaders(h map[string]any) map[string]any {
-	if len(h) == 0 {
-		return nil
-	}
-	out := make(map[string]any, len(h))
-	for k, v := range h {
-		out[k] = topology.Normalize(v)
-	}
-	return out
 }
 
 // Exchange returns exchange name as the simulator sees it: declared in the

@@ -330,3 +330,42 @@ func TestPublishCCAndBCC(t *testing.T) {
 		t.Errorf("RoutingKeys = %q", got)
 	}
 }
+
+// Inside arrays, the headers exchange compares AMQP types as well as
+// values (Erlang == on {type, value} pairs); at the top level it does not.
+// Found by the differential test (internal/difftest, TestKnownCases);
+// checked against RabbitMQ 3.10.8.
+func TestPublishHeadersTypedArrays(t *testing.T) {
+	s := vhost().ex("h", "headers").q("arr-int").q("arr-str").q("arr-float").q("int").q("nested").
+		bind("h", "arr-int", "", "x-match", "any", "a", []any{1}).
+		bind("h", "arr-str", "", "x-match", "any", "a", []any{"v1"}).
+		bind("h", "arr-float", "", "x-match", "any", "a", []any{1.5}).
+		bind("h", "int", "", "x-match", "any", "n", 1).
+		bind("h", "nested", "", "x-match", "any", "t", map[string]any{"k": []any{1}}).
+		sim()
+	tests := []struct {
+		name  string
+		value any
+		key   string
+		want  []string
+	}{
+		{"long array element matches a long", []any{int64(1)}, "a", []string{"arr-int"}},
+		{"signedint array element is not a long", []any{int32(1)}, "a", nil},
+		{"double 1.0 array element is not a long", []any{1.0}, "a", nil},
+		{"string array element", []any{"v1"}, "a", []string{"arr-str"}},
+		{"double array element", []any{1.5}, "a", []string{"arr-float"}},
+		{"float array element is not a double", []any{float32(1.5)}, "a", nil},
+		{"an array is not its element", "v1", "a", nil},
+		{"top level: signedint equals long", int32(1), "n", []string{"int"}},
+		{"top level: double 1.0 equals long 1", 1.0, "n", []string{"int"}},
+		{"top level: float equals long", float32(1), "n", []string{"int"}},
+		{"top level: a one-element array is not the number", []any{int64(1)}, "n", nil},
+		{"table elements are typed too", map[string]any{"k": []any{int64(1)}}, "t", []string{"nested"}},
+		{"table with a signedint inside", map[string]any{"k": []any{int32(1)}}, "t", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantQueues(t, s.Publish(Message{Exchange: "h", Headers: map[string]any{tt.key: tt.value}}), tt.want...)
+		})
+	}
+}
