@@ -198,16 +198,19 @@ func sortSteps(s []Step) {
 }
 
 // step performs one operation. Deletes of objects already gone succeed
-// (re-running converges).
+// (re-running converges). A write whose outcome is unknown is read back
+// before it is tried again (see write).
 func (e *executor) step(ctx context.Context, s Step) error {
 	c := s.Change
 	switch s.Op {
 	case OpCreateVhost:
 		v := c.After.Vhost
-		if err := e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType}); err != nil {
+		if err := write(ctx, func() error {
+			return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType})
+		}, e.vhostExists(v.Name)); err != nil {
 			return err
 		}
-		if err := e.c.GrantFullPermissions(ctx, v.Name, e.c.Username()); err != nil {
+		if err := write(ctx, func() error { return e.c.GrantFullPermissions(ctx, v.Name, e.c.Username()) }, e.permitted(v.Name)); err != nil {
 			return err
 		}
 		if e.opts.VhostCreated != nil {
@@ -220,17 +223,19 @@ func (e *executor) step(ctx context.Context, s Step) error {
 		if e.opts.VhostTags != nil {
 			tags = e.opts.VhostTags(v.Name)
 		}
-		return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: tags})
+		return write(ctx, func() error {
+			return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: tags})
+		}, e.vhostDescribed(v.Name, v.Description))
 	case OpDeleteVhost:
-		return ignoreNotFound(e.c.DeleteVhost(ctx, s.Name))
+		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteVhost(ctx, s.Name) }, e.vhostGone(s.Name)))
 	case OpDeletePolicy:
-		return ignoreNotFound(e.c.DeletePolicy(ctx, s.Vhost, s.Name))
+		return ignoreNotFound(write(ctx, func() error { return e.c.DeletePolicy(ctx, s.Vhost, s.Name) }, e.policyGone(s.Vhost, s.Name, false)))
 	case OpDeleteOpPolicy:
-		return ignoreNotFound(e.c.DeleteOperatorPolicy(ctx, s.Vhost, s.Name))
+		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteOperatorPolicy(ctx, s.Vhost, s.Name) }, e.policyGone(s.Vhost, s.Name, true)))
 	case OpPutPolicy:
-		return e.c.PutPolicy(ctx, s.Vhost, c.After.Policy)
+		return write(ctx, func() error { return e.c.PutPolicy(ctx, s.Vhost, c.After.Policy) }, e.policyIs(s.Vhost, c.After.Policy, false))
 	case OpPutOpPolicy:
-		return e.c.PutOperatorPolicy(ctx, s.Vhost, c.After.Policy)
+		return write(ctx, func() error { return e.c.PutOperatorPolicy(ctx, s.Vhost, c.After.Policy) }, e.policyIs(s.Vhost, c.After.Policy, true))
 	case OpUnbind:
 		key, ok := "", false
 		if e.opts.PropertiesKey != nil {
@@ -246,9 +251,9 @@ func (e *executor) step(ctx context.Context, s Step) error {
 			}
 			key = k
 		}
-		return ignoreNotFound(e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key))
+		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key) }, e.bindingGone(s.Vhost, s.Binding)))
 	case OpBind:
-		err := e.c.DeclareBinding(ctx, s.Vhost, s.Binding)
+		err := write(ctx, func() error { return e.c.DeclareBinding(ctx, s.Vhost, s.Binding) }, e.bindingExists(s.Vhost, s.Binding))
 		if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
 			b := s.Binding
 			return fmt.Errorf("exchange %q or %s %q does not exist: declare both ends of the binding (mqctl lint reports this as MQ401): %w",
@@ -256,13 +261,16 @@ func (e *executor) step(ctx context.Context, s Step) error {
 		}
 		return err
 	case OpDeleteQueue:
-		return e.deleteQueue(ctx, s)
+		// Read back, a queue still there goes through every check again.
+		return write(ctx, func() error { return e.deleteQueue(ctx, s) }, e.queueGone(s.Vhost, s.Name))
 	case OpDeleteExchange:
-		return ignoreNotFound(e.c.DeleteExchange(ctx, s.Vhost, s.Name, broker.DeleteExchangeOptions{}))
+		return ignoreNotFound(write(ctx, func() error {
+			return e.c.DeleteExchange(ctx, s.Vhost, s.Name, broker.DeleteExchangeOptions{})
+		}, e.exchangeGone(s.Vhost, s.Name)))
 	case OpDeclareExchange:
-		return e.c.DeclareExchange(ctx, s.Vhost, c.After.Exchange)
+		return write(ctx, func() error { return e.c.DeclareExchange(ctx, s.Vhost, c.After.Exchange) }, e.exchangeIs(s.Vhost, c.After.Exchange))
 	case OpDeclareQueue:
-		return e.c.DeclareQueue(ctx, s.Vhost, c.After.Queue)
+		return write(ctx, func() error { return e.c.DeclareQueue(ctx, s.Vhost, c.After.Queue) }, e.queueIs(s.Vhost, c.After.Queue))
 	}
 	return fmt.Errorf("unknown step %q", s.Op)
 }
@@ -320,7 +328,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 		}
 	}
 	err := e.c.DeleteQueue(ctx, s.Vhost, s.Name, opts)
-	if errors.Is(err, broker.ErrRejected) && (opts.IfEmpty || opts.IfUnused) {
+	if errors.Is(err, broker.ErrRejected) && !errors.Is(err, broker.ErrOutcomeUnknown) && (opts.IfEmpty || opts.IfUnused) {
 		return fmt.Errorf("queue %q in vhost %q was not %s: %w (it received messages or a consumer at the last moment; pass --allow-data-loss to drop them)", s.Name, s.Vhost, verb, errors.Join(ErrRefused, err))
 	}
 	return ignoreNotFound(err)
@@ -407,12 +415,14 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 			continue
 		}
 		next := ownership.Exchange(vh, rec.Generation+1, managed)
-		if err := e.c.DeclareExchange(ctx, vh, next); err != nil {
+		if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.exchangeIs(vh, next)); err != nil {
 			errs = append(errs, fmt.Errorf("write the ownership record of vhost %q: %w", vh, err))
 			continue
 		}
 		for _, old := range rec.Exchanges {
-			if err := ignoreNotFound(e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})); err != nil {
+			if err := ignoreNotFound(write(ctx, func() error {
+				return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
+			}, e.exchangeGone(vh, old))); err != nil {
 				errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
 			}
 		}

@@ -86,7 +86,7 @@ func (c *Client) AMQPURL(override string) (string, error) {
 		}
 		u = o
 	} else {
-		b, err := url.Parse(c.base)
+		b, err := url.Parse(c.Server())
 		if err != nil {
 			return "", err
 		}

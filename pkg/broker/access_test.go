@@ -22,7 +22,7 @@ func TestAMQPURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &Client{base: tc.base, user: "u", pass: "p", amqpPort: tc.amqp, amqpsPort: tc.amqps}
+			c := &Client{endpoints: []string{tc.base}, user: "u", pass: "p", amqpPort: tc.amqp, amqpsPort: tc.amqps}
 			got, err := c.AMQPURL(tc.override)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v", err)

@@ -3,7 +3,9 @@
 // (ReadState) and offers the small write primitives apply is built from.
 //
 // Requests go through one http.Client with the caller's context and the
-// configured TLS settings. The wire types come from rabbit-hole v2
+// configured TLS settings. A Client may know several management endpoints
+// (the nodes of a cluster): requests go to the current one, and move on to
+// the next when it does not answer or answers 5xx (see Retry and do). The wire types come from rabbit-hole v2
 // (github.com/michaelklishin/rabbit-hole/v2), whose own request methods are
 // not used for three reasons found in v2.16.0: they take no
 // context.Context, they turn every 401 into one fixed message (so a failed
@@ -23,11 +25,13 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
@@ -44,8 +48,16 @@ type Config struct {
 	// Server is the management API URL, e.g. http://localhost:15672 or
 	// https://rabbit.example:15671/prefix. A URL without scheme gets
 	// http://. Credentials in the URL (http://user:pass@host) are used when
-	// Username/Password are empty, and are never printed.
+	// Username/Password are empty, and are never printed. A comma-separated
+	// list names several endpoints, as Servers does; Server is ignored when
+	// Servers is set.
 	Server string
+	// Servers are the management API URLs of the nodes of one cluster, in
+	// order of preference: requests go to the first, and fail over to the
+	// next when an endpoint does not answer or answers 5xx (see Retry). The
+	// credentials of the first URL that carries some are used when
+	// Username/Password are empty.
+	Servers []string
 	// Username and Password; both empty means guest/guest.
 	Username string
 	Password string
@@ -62,13 +74,19 @@ type Config struct {
 	AMQPURL string
 	// Timeout bounds each HTTP request (DefaultTimeout when zero).
 	Timeout time.Duration
+	// Retry bounds how failed requests are tried again (DefaultRetry's
+	// values for its zero fields).
+	Retry Retry
 }
 
-// Client is a connection to one broker's management API. It is safe for
-// concurrent use.
+// Client is a connection to one broker's (or cluster's) management API. It
+// is safe for concurrent use.
 type Client struct {
-	base      string // scheme://host[:port][/prefix]: no credentials, no trailing slash
-	server    string // base as printed in messages
+	// endpoints are scheme://host[:port][/prefix]: no credentials, no
+	// trailing slash; as printed in messages.
+	endpoints []string
+	cur       atomic.Int32 // index of the current endpoint
+	retry     Retry
 	user      string
 	pass      string
 	timeout   time.Duration
@@ -83,8 +101,8 @@ type Client struct {
 }
 
 // Connect checks cfg, logs in (GET /api/whoami) and reads the broker version
-// (GET /api/overview). Its errors wrap ErrUnauthorized, ErrForbidden,
-// ErrUnreachable or ErrTLS.
+// (GET /api/overview), on the first endpoint that answers. Its errors wrap
+// ErrUnauthorized, ErrForbidden, ErrUnreachable or ErrTLS.
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	c, err := newClient(cfg)
 	if err != nil {
@@ -101,25 +119,34 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	var ov struct {
 		RabbitMQVersion string `json:"rabbitmq_version"`
 		ClusterName     string `json:"cluster_name"`
+		Node            string `json:"node"` // the node that answered
 		Listeners       []struct {
+			Node     string `json:"node"`
 			Protocol string `json:"protocol"`
 			Port     int    `json:"port"`
 		} `json:"listeners"`
 	}
-	q := url.Values{"columns": {"rabbitmq_version,cluster_name,listeners"}}
+	q := url.Values{"columns": {"rabbitmq_version,cluster_name,node,listeners"}}
 	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the broker overview"}, &ov); err != nil {
 		return nil, err
 	}
 	c.version, c.cluster = ov.RabbitMQVersion, ov.ClusterName
-	for _, l := range ov.Listeners {
-		switch l.Protocol {
-		case "amqp":
-			if c.amqpPort == 0 {
-				c.amqpPort = l.Port
+	// A cluster lists the listeners of every node: prefer those of the
+	// node that answered (nodes on one host listen on different ports).
+	for _, own := range []bool{true, false} {
+		for _, l := range ov.Listeners {
+			if own && l.Node != ov.Node {
+				continue
 			}
-		case "amqp/ssl":
-			if c.amqpsPort == 0 {
-				c.amqpsPort = l.Port
+			switch l.Protocol {
+			case "amqp":
+				if c.amqpPort == 0 {
+					c.amqpPort = l.Port
+				}
+			case "amqp/ssl":
+				if c.amqpsPort == 0 {
+					c.amqpsPort = l.Port
+				}
 			}
 		}
 	}
@@ -127,32 +154,38 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 }
 
 func newClient(cfg Config) (*Client, error) {
-	raw := strings.TrimSpace(cfg.Server)
-	if raw == "" {
-		raw = DefaultServer
+	raws := cfg.Servers
+	if len(raws) == 0 {
+		raws = strings.Split(cfg.Server, ",")
 	}
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER)", MaskURL(cfg.Server))
-	}
+	var endpoints []string
 	user, pass := cfg.Username, cfg.Password
-	if u.User != nil {
-		if user == "" {
-			user = u.User.Username()
+	for _, raw := range raws {
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			continue
 		}
-		if p, ok := u.User.Password(); ok && pass == "" {
-			pass = p
+		base, u, p, hasCreds, err := parseServer(raw)
+		if err != nil {
+			return nil, err
 		}
-		u.User = nil
+		if hasCreds && user == "" && pass == "" {
+			user, pass = u, p
+		}
+		if !slices.Contains(endpoints, base) {
+			endpoints = append(endpoints, base)
+		}
+	}
+	if len(endpoints) == 0 {
+		base, _, _, _, err := parseServer(DefaultServer)
+		if err != nil {
+			return nil, err
+		}
+		endpoints = []string{base}
 	}
 	if user == "" && pass == "" {
 		user, pass = "guest", "guest"
 	}
-	path := strings.TrimSuffix(strings.TrimRight(u.EscapedPath(), "/"), "/api")
-	base := u.Scheme + "://" + u.Host + path
 
 	tlsCfg, err := tlsConfig(cfg)
 	if err != nil {
@@ -166,8 +199,8 @@ func newClient(cfg Config) (*Client, error) {
 		timeout = DefaultTimeout
 	}
 	return &Client{
-		base:         base,
-		server:       base,
+		endpoints:    endpoints,
+		retry:        cfg.Retry.withDefaults(),
 		user:         user,
 		pass:         pass,
 		timeout:      timeout,
@@ -175,6 +208,27 @@ func newClient(cfg Config) (*Client, error) {
 		http:         &http.Client{Transport: tr, Timeout: timeout},
 		amqpOverride: cfg.AMQPURL,
 	}, nil
+}
+
+// parseServer checks one management API URL and splits off its
+// credentials: base is scheme://host[:port][/prefix].
+func parseServer(raw string) (base, user, pass string, hasCreds bool, err error) {
+	full := raw
+	if !strings.Contains(full, "://") {
+		full = "http://" + full
+	}
+	u, perr := url.Parse(full)
+	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", "", false, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER)", MaskURL(raw))
+	}
+	if u.User != nil {
+		hasCreds = true
+		user = u.User.Username()
+		pass, _ = u.User.Password()
+		u.User = nil
+	}
+	path := strings.TrimSuffix(strings.TrimRight(u.EscapedPath(), "/"), "/api")
+	return u.Scheme + "://" + u.Host + path, user, pass, hasCreds, nil
 }
 
 func tlsConfig(cfg Config) (*tls.Config, error) {
@@ -222,8 +276,13 @@ func parseTags(v any) []string {
 	return out
 }
 
-// Server returns the management API URL (without credentials).
-func (c *Client) Server() string { return c.server }
+// Server returns the management API URL (without credentials) requests go
+// to now: the endpoint that answered last, unless it has failed since.
+func (c *Client) Server() string { return c.endpoints[c.current()] }
+
+// Servers returns every management API endpoint the client knows, in the
+// order they were given (without credentials).
+func (c *Client) Servers() []string { return slices.Clone(c.endpoints) }
 
 // Username returns the user the client logs in as.
 func (c *Client) Username() string { return c.user }
@@ -244,10 +303,11 @@ func (c *Client) ClusterName() string { return c.cluster }
 // RabbitHole returns a rabbit-hole client for the same endpoint, user and
 // TLS transport (its methods take no context).
 func (c *Client) RabbitHole() *rabbithole.Client {
-	rh, err := rabbithole.NewTLSClient(c.base, c.user, c.pass, c.transport)
+	base := c.Server()
+	rh, err := rabbithole.NewTLSClient(base, c.user, c.pass, c.transport)
 	if err != nil {
-		// c.base was parsed by newClient; NewTLSClient only re-parses it.
-		return &rabbithole.Client{Endpoint: c.base, Username: c.user, Password: c.pass}
+		// base was parsed by newClient; NewTLSClient only re-parses it.
+		return &rabbithole.Client{Endpoint: base, Username: c.user, Password: c.pass}
 	}
 	rh.SetTimeout(c.timeout)
 	return rh
@@ -261,6 +321,15 @@ type request struct {
 	body   any    // JSON-encoded when non-nil
 	op     string // what is attempted, in the user's words, for errors
 	vhost  string // the vhost addressed; a 404 then checks whether it exists
+	server string // the endpoint of the try under way (set by do), for errors
+}
+
+// at is the endpoint r went to, for messages.
+func (c *Client) at(r *request) string {
+	if r.server != "" {
+		return r.server
+	}
+	return c.Server()
 }
 
 // seg escapes path segments and joins them with "/".
@@ -274,25 +343,24 @@ func seg(parts ...string) string {
 
 const maxErrorBody = 64 << 10
 
-// do sends r and decodes a JSON answer into out (when out is non-nil),
-// keeping JSON numbers as json.Number in untyped values. The response body
-// is always read and closed.
-func (c *Client) do(ctx context.Context, r *request, out any) error {
-	target := c.base + "/api/" + r.path
+// once sends r to endpoint ep and decodes a JSON answer into out (when out
+// is non-nil), keeping JSON numbers as json.Number in untyped values. The
+// response body is always read and closed. The class says whether the
+// failure may be tried again, and detail is its short form for a message
+// naming several endpoints.
+func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, out any) (err error, class failure, detail string) {
+	r.server = ep
+	target := ep + "/api/" + r.path
 	if len(r.query) > 0 {
 		target += "?" + r.query.Encode()
 	}
-	var body io.Reader
-	if r.body != nil {
-		b, err := json.Marshal(r.body)
-		if err != nil {
-			return fmt.Errorf("%s: encode request: %w", r.op, err)
-		}
-		body = bytes.NewReader(b)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+	req, err := http.NewRequestWithContext(ctx, r.method, target, rd)
 	if err != nil {
-		return fmt.Errorf("%s: build request for %s: %w", r.op, c.server, errors.Unwrap(err))
+		return fmt.Errorf("%s: build request for %s: %w", r.op, ep, errors.Unwrap(err)), failFinal, ""
 	}
 	req.SetBasicAuth(c.user, c.pass)
 	req.Header.Set("Accept", "application/json")
@@ -301,7 +369,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return c.transportError(ctx, r, err)
+		return c.transportError(ctx, r, err), classifyTransport(ctx, err), transportDetail(err, c.timeout)
 	}
 	defer func() {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
@@ -313,6 +381,15 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 		if json.Unmarshal(raw, &eb) != nil || (eb.Error == "" && eb.Reason == "") {
 			eb.Reason = summarise(raw)
 		}
+		if retryableStatus(resp.StatusCode) {
+			e := c.apiError(r, resp.StatusCode, eb, false)
+			var ae *APIError
+			reason := http.StatusText(resp.StatusCode)
+			if errors.As(e, &ae) {
+				reason = ae.Reason
+			}
+			return e, failAnswer5xx, fmt.Sprintf("answered %d (%s)", resp.StatusCode, reason)
+		}
 		missing := false
 		if resp.StatusCode == http.StatusNotFound && r.vhost != "" && eb.Reason != "vhost_not_found" {
 			missing = !c.vhostExists(ctx, r.vhost)
@@ -320,17 +397,22 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 		if resp.StatusCode == http.StatusUnauthorized && (eb.Error == "not_authorised" || isAuthorisationReason(eb.Reason)) {
 			eb.explained = c.explainRefusal(ctx, r, strings.TrimSpace(html.UnescapeString(eb.Reason)))
 		}
-		return c.apiError(r, resp.StatusCode, eb, missing)
+		return c.apiError(r, resp.StatusCode, eb, missing), failAnswered, ""
 	}
 	if out == nil {
-		return nil
+		return nil, failNone, ""
 	}
 	dec := json.NewDecoder(resp.Body)
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
-		return fmt.Errorf("%s: the management API at %s sent an answer that is not the expected JSON: %w", r.op, c.server, err)
+		var nerr net.Error
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &nerr) {
+			// The connection broke in the middle of the answer.
+			return c.transportError(ctx, r, err), classifyTransport(ctx, err), transportDetail(err, c.timeout)
+		}
+		return fmt.Errorf("%s: the management API at %s sent an answer that is not the expected JSON: %w", r.op, ep, err), failFinal, ""
 	}
-	return nil
+	return nil, failNone, ""
 }
 
 // summarise makes a one-line reason out of a non-JSON error body (a proxy's

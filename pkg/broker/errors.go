@@ -15,8 +15,9 @@ import (
 )
 
 // Sentinel errors. Every error this package returns wraps at most one of
-// them (ErrVhostNotFound errors also wrap ErrNotFound), so callers branch
-// with errors.Is.
+// them (ErrVhostNotFound errors also wrap ErrNotFound; ErrOutcomeUnknown
+// errors also wrap ErrUnreachable or ErrRejected), so callers branch with
+// errors.Is.
 var (
 	// ErrUnauthorized: the broker rejected the username or password.
 	ErrUnauthorized = errors.New("authentication failed")
@@ -36,6 +37,11 @@ var (
 	// ErrRejected: the broker refused a request (400, 405, 406, 409,
 	// 5xx); the broker's reason is in the message.
 	ErrRejected = errors.New("rejected by the broker")
+	// ErrOutcomeUnknown: a write (PUT, POST, DELETE) was sent but no
+	// answer came (connection reset, timeout) or the answer was a 5xx: the
+	// broker may or may not have carried it out. It is never retried
+	// blindly: read the object back to tell, then retry if it was not done.
+	ErrOutcomeUnknown = errors.New("outcome unknown")
 )
 
 // APIError is an HTTP error answer from the management API.
@@ -81,7 +87,7 @@ type errorBody struct {
 // apiError classifies an HTTP error answer to r. vhostMissing reports
 // whether r's vhost is known not to exist (checked by the caller on 404s).
 func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing bool) error {
-	op, vhost := r.op, r.vhost
+	op, vhost, server := r.op, r.vhost, c.at(r)
 	reason := strings.TrimSpace(html.UnescapeString(body.Reason))
 	if reason == "" {
 		reason = strings.TrimSpace(html.UnescapeString(body.Error))
@@ -90,33 +96,33 @@ func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing b
 		reason = http.StatusText(status)
 	}
 	reason = oneLine(reason)
-	e := &APIError{Op: op, Status: status, Reason: reason, Server: c.server}
+	e := &APIError{Op: op, Status: status, Reason: reason, Server: server}
 	switch {
 	case status == http.StatusUnauthorized && body.explained != "":
 		e.kind = []error{ErrForbidden}
 		e.msg = fmt.Sprintf("%s: %s", op, body.explained)
 	case status == http.StatusUnauthorized && (body.Error == "not_authorised" || isAuthorisationReason(reason)):
 		e.kind = []error{ErrForbidden}
-		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s%s", op, c.user, c.server, reason, forbiddenHint(reason))
+		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s%s", op, c.user, server, reason, forbiddenHint(reason))
 	case status == http.StatusUnauthorized:
 		e.kind = []error{ErrUnauthorized}
 		detail := ""
 		if reason != "Login failed" && reason != http.StatusText(status) {
 			detail = " (" + reason + ")"
 		}
-		e.msg = fmt.Sprintf("authentication failed for user %q at %s%s: check --username/--password", c.user, c.server, detail)
+		e.msg = fmt.Sprintf("authentication failed for user %q at %s%s: check --username/--password", c.user, server, detail)
 	case status == http.StatusForbidden:
 		e.kind = []error{ErrForbidden}
-		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s", op, c.user, c.server, reason)
+		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s", op, c.user, server, reason)
 	case reason == "vhost_not_found" || vhostMissing:
 		e.kind = []error{ErrVhostNotFound, ErrNotFound}
-		e.msg = fmt.Sprintf("vhost %q does not exist on %s", vhost, c.server)
+		e.msg = fmt.Sprintf("vhost %q does not exist on %s", vhost, server)
 	case status == http.StatusNotFound:
 		e.kind = []error{ErrNotFound}
-		e.msg = fmt.Sprintf("%s: not found on %s", op, c.server)
+		e.msg = fmt.Sprintf("%s: not found on %s", op, server)
 	default:
 		e.kind = []error{ErrRejected}
-		e.msg = fmt.Sprintf("%s: the broker at %s refused (%d): %s", op, c.server, status, reason)
+		e.msg = fmt.Sprintf("%s: the broker at %s refused (%d): %s", op, server, status, reason)
 	}
 	return e
 }
@@ -160,7 +166,7 @@ func forbiddenHint(reason string) string {
 
 // transportError classifies an error from the HTTP round trip (no answer).
 func (c *Client) transportError(ctx context.Context, r *request, err error) error {
-	op := r.op
+	op, server := r.op, c.at(r)
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w", op, ctxErr)
 	}
@@ -181,16 +187,16 @@ func (c *Client) transportError(ctx context.Context, r *request, err error) erro
 	)
 	switch {
 	case errors.As(err, &recErr), strings.Contains(detail, "server gave HTTP response to HTTPS client"):
-		return fmt.Errorf("TLS handshake with %s failed: the server does not speak TLS there (use http:// for a plain listener): %w", c.server, ErrTLS)
+		return fmt.Errorf("TLS handshake with %s failed: the server does not speak TLS there (use http:// for a plain listener): %w", server, ErrTLS)
 	case errors.As(err, &verr), errors.As(err, &uaerr), errors.As(err, &hostErr), errors.As(err, &invErr):
-		return fmt.Errorf("TLS handshake with %s failed: %s: pass the CA that signed the server's certificate with --ca-cert (or --insecure-skip-verify for a test broker): %w", c.server, detail, ErrTLS)
+		return fmt.Errorf("TLS handshake with %s failed: %s: pass the CA that signed the server's certificate with --ca-cert (or --insecure-skip-verify for a test broker): %w", server, detail, ErrTLS)
 	case errors.As(err, &alert), strings.Contains(detail, "tls:"):
-		return fmt.Errorf("TLS handshake with %s failed: %s: check --client-cert/--client-key and --ca-cert: %w", c.server, detail, ErrTLS)
+		return fmt.Errorf("TLS handshake with %s failed: %s: check --client-cert/--client-key and --ca-cert: %w", server, detail, ErrTLS)
 	}
 
 	var nerr net.Error
 	if errors.As(err, &nerr) && nerr.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("cannot reach the management API at %s: no answer within %s: %w", c.server, c.timeout, ErrUnreachable)
+		return fmt.Errorf("cannot reach the management API at %s: no answer within %s: %w", server, c.timeout, ErrUnreachable)
 	}
-	return fmt.Errorf("cannot reach the management API at %s: %s: check --server and that the management plugin is enabled: %w", c.server, detail, ErrUnreachable)
+	return fmt.Errorf("cannot reach the management API at %s: %s: check --server and that the management plugin is enabled: %w", server, detail, ErrUnreachable)
 }

@@ -216,8 +216,8 @@ func TestServerURLForms(t *testing.T) {
 			t.Errorf("newClient(%q): %v", tt.in, err)
 			continue
 		}
-		if c.base != tt.base || c.user != tt.user {
-			t.Errorf("newClient(%q): base %q user %q, want %q %q", tt.in, c.base, c.user, tt.base, tt.user)
+		if c.Server() != tt.base || c.user != tt.user {
+			t.Errorf("newClient(%q): base %q user %q, want %q %q", tt.in, c.Server(), c.user, tt.base, tt.user)
 		}
 	}
 }

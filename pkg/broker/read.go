@@ -147,7 +147,7 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 
 	t := topology.New()
 	live := &Live{
-		Server:         c.server,
+		Server:         c.Server(),
 		Version:        c.version,
 		Source:         source,
 		Vhosts:         map[string]VhostInfo{},
@@ -157,6 +157,9 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 	}
 	for i, name := range names {
 		r := results[i]
+		if errors.Is(r.err, ErrVhostNotFound) {
+			continue // deleted since it was listed: absent, like a vhost that never was
+		}
 		if r.err != nil {
 			return nil, nil, r.err
 		}

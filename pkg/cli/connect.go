@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,7 +20,8 @@ import (
 // environment variable, then the selected context of the config file, then
 // the default (http://localhost:15672, guest/guest).
 type connFlags struct {
-	server, username, password    string
+	servers                       []string
+	username, password            string
 	amqpURL                       string
 	caCert, clientCert, clientKey string
 	insecure                      bool
@@ -29,7 +31,7 @@ type connFlags struct {
 }
 
 func (c *connFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&c.server, "server", "", "management API URL (env MQCTL_SERVER; default http://localhost:15672)")
+	fs.StringSliceVar(&c.servers, "server", nil, "management API URL; several (repeated or comma-separated: the nodes of a cluster) fail over in order (env MQCTL_SERVER; default http://localhost:15672)")
 	fs.StringVar(&c.username, "username", "", "management API user (env MQCTL_USERNAME; default guest)")
 	fs.StringVar(&c.password, "password", "", "password (env MQCTL_PASSWORD; default guest); never printed")
 	fs.StringVar(&c.amqpURL, "amqp-url", "", "AMQP URL for locks, queue checks and dlq (env MQCTL_AMQP_URL; default: the server's host and the AMQP port the broker reports)")
@@ -45,15 +47,18 @@ func (c *connFlags) register(fs *pflag.FlagSet) {
 
 // Context is one named broker in the config file.
 type Context struct {
-	Server             string `yaml:"server"`
-	Username           string `yaml:"username"`
-	Password           string `yaml:"password"`
-	PasswordEnv        string `yaml:"password_env"`
-	AMQPURL            string `yaml:"amqp_url"`
-	CACert             string `yaml:"ca_cert"`
-	ClientCert         string `yaml:"client_cert"`
-	ClientKey          string `yaml:"client_key"`
-	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
+	Server string `yaml:"server"`
+	// Servers are several management API endpoints (a cluster's nodes),
+	// tried in order after Server.
+	Servers            []string `yaml:"servers"`
+	Username           string   `yaml:"username"`
+	Password           string   `yaml:"password"`
+	PasswordEnv        string   `yaml:"password_env"`
+	AMQPURL            string   `yaml:"amqp_url"`
+	CACert             string   `yaml:"ca_cert"`
+	ClientCert         string   `yaml:"client_cert"`
+	ClientKey          string   `yaml:"client_key"`
+	InsecureSkipVerify bool     `yaml:"insecure_skip_verify"`
 }
 
 // Config is ~/.config/mqctl/config.yaml.
@@ -107,8 +112,19 @@ func (g *globals) brokerConfig() (broker.Config, string, error) {
 	if ctx.PasswordEnv != "" && ctx.Password == "" {
 		ctx.Password = env(ctx.PasswordEnv)
 	}
+	var servers []string
+	switch {
+	case c.set != nil && c.set("server"):
+		servers = c.servers
+	case env("MQCTL_SERVER") != "":
+		servers = strings.Split(env("MQCTL_SERVER"), ",")
+	default:
+		servers = append(strings.Split(ctx.Server, ","), ctx.Servers...)
+	}
+	servers = cleanServers(servers)
 	bc := broker.Config{
-		Server:             pick("server", c.server, "MQCTL_SERVER", ctx.Server),
+		Server:             strings.Join(servers, ","),
+		Servers:            servers,
 		Username:           pick("username", c.username, "MQCTL_USERNAME", ctx.Username),
 		Password:           pick("password", c.password, "MQCTL_PASSWORD", ctx.Password),
 		CACert:             pick("ca-cert", c.caCert, "MQCTL_CA_CERT", ctx.CACert),
@@ -122,6 +138,17 @@ func (g *globals) brokerConfig() (broker.Config, string, error) {
 	return bc, amqpURL, nil
 }
 
+// cleanServers trims the management API URLs and drops empty ones.
+func cleanServers(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func readConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -131,7 +158,7 @@ func readConfig(path string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return nil, fmt.Errorf("config file %s: %v (expected current_context: NAME and contexts: {NAME: {server, username, password | password_env, amqp_url, ca_cert, client_cert, client_key, insecure_skip_verify}})", path, err)
+		return nil, fmt.Errorf("config file %s: %v (expected current_context: NAME and contexts: {NAME: {server | servers: [URL, …], username, password | password_env, amqp_url, ca_cert, client_cert, client_key, insecure_skip_verify}})", path, err)
 	}
 	return &cfg, nil
 }

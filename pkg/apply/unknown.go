@@ -1,0 +1,181 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// A write whose outcome is unknown (broker.ErrOutcomeUnknown: it was sent
+// and the connection broke, the answer timed out, or the endpoint answered
+// 5xx) is never sent again blindly. write reads the object back first:
+// when the write took effect the step is done; when it did not, the write
+// is sent once more (and, if its outcome is unknown again, read back once
+// more). A write is never repeated without a read in between.
+
+// check reads the object a write is about and reports whether the write
+// took effect.
+type check func(ctx context.Context) (bool, error)
+
+// write runs call, settling an unknown outcome with done.
+func write(ctx context.Context, call func() error, done check) error {
+	err := call()
+	for again := false; errors.Is(err, broker.ErrOutcomeUnknown); again = true {
+		ok, rerr := done(ctx)
+		switch {
+		case rerr != nil:
+			return fmt.Errorf("%w; reading it back to tell whether it was done failed too: %v", err, rerr)
+		case ok:
+			return nil
+		case again:
+			return fmt.Errorf("%w; read back, it was not done (after one more try)", err)
+		}
+		err = call()
+	}
+	return err
+}
+
+// absent turns a read of one object into "it is gone".
+func absent(err error) (bool, error) {
+	if errors.Is(err, broker.ErrNotFound) {
+		return true, nil
+	}
+	return false, err
+}
+
+// present turns a read of one object into "it exists" (false when it, or
+// its vhost, does not).
+func present(err error) (bool, error) {
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, broker.ErrNotFound) {
+		return false, nil
+	}
+	return false, err
+}
+
+func (e *executor) vhostExists(name string) check {
+	return func(ctx context.Context) (bool, error) {
+		_, err := e.c.GetVhost(ctx, name)
+		return present(err)
+	}
+}
+
+func (e *executor) vhostGone(name string) check {
+	return func(ctx context.Context) (bool, error) {
+		_, err := e.c.GetVhost(ctx, name)
+		return absent(err)
+	}
+}
+
+// vhostDescribed: the vhost has the description the update set (the only
+// metadata every supported broker version stores).
+func (e *executor) vhostDescribed(name, description string) check {
+	return func(ctx context.Context) (bool, error) {
+		info, err := e.c.GetVhost(ctx, name)
+		if ok, err := present(err); !ok {
+			return false, err
+		}
+		return description == "" || info.Description == description, nil
+	}
+}
+
+func (e *executor) permitted(vhost string) check {
+	return func(ctx context.Context) (bool, error) {
+		ok, err := e.c.HasPermissions(ctx, vhost, e.c.Username())
+		if err != nil {
+			return present(err)
+		}
+		return ok, nil
+	}
+}
+
+// exchangeIs: the exchange exists with want's settings. One that exists
+// with other settings was not declared by this write (the broker refuses
+// an inequivalent declaration, as the next try will show).
+func (e *executor) exchangeIs(vhost string, want *topology.Exchange) check {
+	return func(ctx context.Context) (bool, error) {
+		have, err := e.c.GetExchange(ctx, vhost, want.Name)
+		if ok, err := present(err); !ok {
+			return false, err
+		}
+		return have.Type == want.Type && have.Durable == want.Durable && have.AutoDelete == want.AutoDelete &&
+			have.Internal == want.Internal && have.Arguments.Equal(want.Arguments), nil
+	}
+}
+
+func (e *executor) exchangeGone(vhost, name string) check {
+	return func(ctx context.Context) (bool, error) {
+		_, err := e.c.GetExchange(ctx, vhost, name)
+		return absent(err)
+	}
+}
+
+// queueIs: the queue exists with want's settings.
+func (e *executor) queueIs(vhost string, want *topology.Queue) check {
+	return func(ctx context.Context) (bool, error) {
+		have, err := e.c.GetQueue(ctx, vhost, want.Name)
+		if ok, err := present(err); !ok {
+			return false, err
+		}
+		wantArgs := want.Arguments.Clone()
+		delete(wantArgs, "x-queue-type")
+		return queueTypeOf(have.Type) == queueTypeOf(want.Type) && have.Durable == want.Durable &&
+			have.AutoDelete == want.AutoDelete && have.Arguments.Equal(wantArgs), nil
+	}
+}
+
+func queueTypeOf(t string) string {
+	if t == "" {
+		return topology.QueueClassic
+	}
+	return t
+}
+
+func (e *executor) queueGone(vhost, name string) check {
+	return func(ctx context.Context) (bool, error) {
+		_, err := e.c.GetQueue(ctx, vhost, name)
+		return absent(err)
+	}
+}
+
+func (e *executor) bindingExists(vhost string, b *topology.Binding) check {
+	return func(ctx context.Context) (bool, error) {
+		_, err := e.c.BindingPropertiesKey(ctx, vhost, b)
+		return present(err)
+	}
+}
+
+func (e *executor) bindingGone(vhost string, b *topology.Binding) check {
+	return func(ctx context.Context) (bool, error) {
+		_, err := e.c.BindingPropertiesKey(ctx, vhost, b)
+		return absent(err)
+	}
+}
+
+// policyIs: the (operator) policy exists with want's settings.
+func (e *executor) policyIs(vhost string, want *topology.Policy, operator bool) check {
+	return func(ctx context.Context) (bool, error) {
+		have, err := e.c.GetPolicy(ctx, vhost, want.Name, operator)
+		if ok, err := present(err); !ok {
+			return false, err
+		}
+		applyTo := want.ApplyTo
+		if applyTo == "" {
+			applyTo = "all"
+		}
+		return have.Pattern == want.Pattern && have.ApplyTo == applyTo && have.Priority == want.Priority &&
+			have.Definition.Equal(want.Definition), nil
+	}
+}
+
+func (e *executor) policyGone(vhost, name string, operator bool) check {
+	return func(ctx context.Context) (bool, error) {
+		_, err := e.c.GetPolicy(ctx, vhost, name, operator)
+		return absent(err)
+	}
+}

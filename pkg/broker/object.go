@@ -1,0 +1,91 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Single-object reads, mapped onto the model as ReadState maps them. apply
+// uses them to tell whether a write whose outcome is unknown
+// (ErrOutcomeUnknown) was carried out. Each error wraps ErrNotFound when
+// the object (ErrVhostNotFound: its vhost) does not exist.
+
+// GetVhost reads vhost name's metadata.
+func (c *Client) GetVhost(ctx context.Context, name string) (VhostInfo, error) {
+	infos, err := c.listVhosts(ctx)
+	if err != nil {
+		return VhostInfo{}, err
+	}
+	info, ok := infos[name]
+	if !ok {
+		return VhostInfo{}, fmt.Errorf("vhost %q does not exist on %s: %w", name, c.Server(), ErrNotFound)
+	}
+	return info, nil
+}
+
+// GetExchange reads exchange name of vhost.
+func (c *Client) GetExchange(ctx context.Context, vhost, name string) (*topology.Exchange, error) {
+	var e exchangeJSON
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", vhost, name),
+		query: url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}},
+		op:    fmt.Sprintf("read exchange %q in vhost %q", name, vhost), vhost: vhost}, &e); err != nil {
+		return nil, err
+	}
+	return &topology.Exchange{Name: name, Type: e.Type, Durable: e.Durable, AutoDelete: e.AutoDelete, Internal: e.Internal,
+		Arguments: topology.Args(e.Arguments).Normalized()}, nil
+}
+
+// GetQueue reads queue name of vhost: Type from `x-queue-type` or the
+// queue's reported type, not repeated in Arguments.
+func (c *Client) GetQueue(ctx context.Context, vhost, name string) (*topology.Queue, error) {
+	var q queueJSON
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
+		query: url.Values{"columns": {"name,type,durable,auto_delete,arguments"}},
+		op:    fmt.Sprintf("read queue %q in vhost %q", name, vhost), vhost: vhost}, &q); err != nil {
+		return nil, err
+	}
+	args := topology.Args(q.Arguments).Normalized()
+	typ, _ := args.String("x-queue-type")
+	delete(args, "x-queue-type")
+	if len(args) == 0 {
+		args = nil
+	}
+	if typ == "" {
+		typ = q.Type
+	}
+	if typ == "" {
+		typ = topology.QueueClassic
+	}
+	return &topology.Queue{Name: name, Type: typ, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: args}, nil
+}
+
+// GetPolicy reads policy name of vhost (an operator policy when operator).
+func (c *Client) GetPolicy(ctx context.Context, vhost, name string, operator bool) (*topology.Policy, error) {
+	kind, what := "policies", "policy"
+	if operator {
+		kind, what = "operator-policies", "operator policy"
+	}
+	var p rabbithole.Policy
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg(kind, vhost, name),
+		op: fmt.Sprintf("read %s %q in vhost %q", what, name, vhost), vhost: vhost}, &p); err != nil {
+		return nil, err
+	}
+	return mapPolicy(name, p.Pattern, p.ApplyTo, p.Priority, p.Definition), nil
+}
+
+// HasPermissions reports whether user has any permissions on vhost.
+func (c *Client) HasPermissions(ctx context.Context, vhost, user string) (bool, error) {
+	var p rabbithole.PermissionInfo
+	err := c.do(ctx, &request{method: http.MethodGet, path: seg("permissions", vhost, user),
+		op: fmt.Sprintf("read the permissions of user %q on vhost %q", user, vhost), vhost: vhost}, &p)
+	if err != nil {
+		return false, err
+	}
+	return p.Configure != "" || p.Write != "" || p.Read != "", nil
+}
