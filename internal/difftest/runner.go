@@ -17,7 +17,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// Apply declares c's topology in its vhost, which must exist and hold
+// Apply declares cs's topology in its vhost, which must exist and hold
 // nothing of it yet: everything the management API can declare through
 // plan and apply, then the bindings only AMQP can declare on conn.
 func Apply(ctx context.Context, c *broker.Client, conn *amqp.Connection, cs *Case) error {
@@ -422,6 +422,9 @@ func (r *runner) found(queue string, d amqp.Delivery) foundCopy {
 // end.
 func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 	var out []foundCopy
+	// Copies that keep coming (a dead-letter loop the simulator did not
+	// predict) must not keep the run going.
+	limit := 4*want + 500
 	lastNew := time.Now()
 	stuck := map[string]time.Time{}
 	calm := false
@@ -444,6 +447,9 @@ func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 				}
 				out = append(out, r.found(q, d))
 				n++
+				if len(out) > limit {
+					break
+				}
 			}
 		}
 		waiting := 0
@@ -479,6 +485,8 @@ func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 		}
 		quiet := time.Since(lastNew)
 		switch {
+		case len(out) > limit:
+			return out, nil
 		case n == 0 && waiting == 0 && len(out) == want:
 			if calm {
 				return out, nil
@@ -500,6 +508,9 @@ func (r *runner) drain(ctx context.Context, want int) ([]foundCopy, error) {
 						break
 					}
 					out = append(out, r.found(q, d))
+					if len(out) > limit {
+						break
+					}
 				}
 			}
 			return out, nil
