@@ -37,6 +37,9 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 	args := s.queues[queue].args
 	v, has := args["x-dead-letter-exchange"]
 	if !has {
+		if msg := routingKeyWithoutExchange(q); msg != "" {
+			r.Result = Result{Problems: []string{msg}}
+		}
 		return r
 	}
 	dlx, isString := v.(string)
@@ -230,4 +233,14 @@ func groupDeaths(deaths []any) []any {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out
+}
+
+// routingKeyWithoutExchange explains a queue whose own arguments set a
+// dead-letter routing key but no dead-letter exchange: RabbitMQ 3.10
+// refuses to declare it (checked against 3.10.8, classic and quorum).
+func routingKeyWithoutExchange(q *topology.Queue) string {
+	if q.Arguments.Has("x-dead-letter-routing-key") && !q.Arguments.Has("x-dead-letter-exchange") {
+		return fmt.Sprintf("queue %q: x-dead-letter-routing-key is set without x-dead-letter-exchange: RabbitMQ refuses to declare the queue (routing_key_but_no_dlx_defined); set x-dead-letter-exchange too (\"\" is the default exchange), or set the routing key in a policy", q.Name)
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package route
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,21 @@ func TestDeadLetter(t *testing.T) {
 	}
 	if r := s.DeadLetter("missing", Rejected, m); !hasProblem(r.Result, `dead-letter exchange "ghost" is not declared`) {
 		t.Errorf("problems = %q", r.Result.Problems)
+	}
+	// Found by the differential test: RabbitMQ 3.10.8 refuses to declare
+	// such a queue, classic or quorum (routing_key_but_no_dlx_defined).
+	const refused = "RabbitMQ refuses to declare the queue"
+	if r := s.DeadLetter("rkonly", Rejected, m); !hasProblem(r.Result, refused) {
+		t.Errorf("rkonly problems = %q", r.Result.Problems)
+	}
+	var found int
+	for _, p := range s.Problems() {
+		if strings.Contains(p, refused) {
+			found++
+		}
+	}
+	if found != 1 {
+		t.Errorf("Problems() = %q, want one for rkonly (not bypolicy, whose routing key comes from a policy)", s.Problems())
 	}
 }
 

@@ -112,6 +112,9 @@ func New(v *topology.Vhost) *Simulator {
 	for _, name := range sortedNames(v.Queues) {
 		if q := v.Queues[name]; q != nil {
 			s.queues[name] = s.computeQueue(q)
+			if msg := routingKeyWithoutExchange(q); msg != "" {
+				s.problems = append(s.problems, msg)
+			}
 		}
 	}
 
