@@ -67,6 +67,21 @@ difftest: broker-start
 	@out=$$(mktemp); $(GO) test -v -run 'TestDifferential|TestKnownCases|TestDeadLetterLoopForever' -count=1 -timeout 3h ./internal/difftest/ \
 	  -args -seeds $(SEEDS) -messages $(MESSAGES) -seed $(SEED) >$$out 2>&1; rc=$$?; grep -v -e '^=== ' -e '--- PASS' $$out; rm -f $$out; exit $$rc
 
+# The three-node cluster tests (internal/testcluster) on the cluster of
+# scripts/cluster: nodes mqctl-c1..c3@localhost, management APIs on
+# 15681-15683, AMQP on 5681-5683, data in .cluster/. Starts the cluster when
+# it is not running (about 45 s the first time, 20 s after), leaves it running
+# (make cluster-stop). The tests stop and restart nodes one at a time.
+.PHONY: cluster-test cluster-start cluster-stop
+cluster-test: cluster-start
+	eval "$$(./scripts/cluster env)" && $(GO) test -count=1 -timeout 15m ./internal/testcluster/
+
+cluster-start:
+	./scripts/cluster start
+
+cluster-stop:
+	./scripts/cluster stop
+
 broker-start:
 	./scripts/broker start
 
