@@ -179,7 +179,10 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		}
 	}
 	res := apply.Execute(ctx, c, p, opts)
-	return report(stdout, p, res)
+	if err := report(stdout, p, res); err != nil {
+		return err
+	}
+	return g.waitVisible(ctx, c, stderr, res, p.Vhosts)
 }
 
 // report prints the outcome; a partial apply says what was done, what

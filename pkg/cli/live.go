@@ -85,6 +85,9 @@ func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, 
 	if err := fillStakes(ctx, c, p, l); err != nil {
 		return nil, nil, err
 	}
+	if err := holdBackDownQueues(ctx, c, p, l, stderr); err != nil {
+		return nil, nil, err
+	}
 	p.Vhosts = scope
 	return p, l, nil
 }
