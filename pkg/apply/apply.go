@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
@@ -140,7 +141,7 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 		res.Done = append(res.Done, done...)
 		res.Failed = append(res.Failed, failed...)
 		res.Remaining = append(res.Remaining, notRun...)
-		if len(notRun) > 0 {
+		if len(notRun) > 0 && ctx.Err() != nil {
 			res.Interrupted = true
 		}
 	}
@@ -156,10 +157,13 @@ type executor struct {
 }
 
 // runPhase runs the independent steps of one phase concurrently. Steps
-// already started finish even when ctx is cancelled.
+// already started finish even when ctx is cancelled. Once a step failed
+// because the management API cannot be reached (or left a write's outcome
+// unknown), no new step starts: the others would only fail the same way.
 func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, failed []Failure, notRun []Step) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	var unreachable atomic.Bool
 	sem := make(chan struct{}, e.opts.Parallelism)
 	run := context.WithoutCancel(ctx)
 	for i, s := range steps {
@@ -168,6 +172,11 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 			wg.Wait()
 			return done, failed, append(notRun, steps[i:]...)
 		case sem <- struct{}{}:
+		}
+		if unreachable.Load() {
+			<-sem
+			notRun = append(notRun, steps[i:]...)
+			break
 		}
 		wg.Add(1)
 		go func(s Step) {
@@ -178,6 +187,9 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 			mu.Lock()
 			if err != nil {
 				failed = append(failed, Failure{Step: s, Err: err})
+				if errors.Is(err, broker.ErrUnreachable) || errors.Is(err, broker.ErrOutcomeUnknown) {
+					unreachable.Store(true)
+				}
 			} else {
 				done = append(done, s)
 			}

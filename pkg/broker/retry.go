@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 )
@@ -132,11 +134,25 @@ func classifyTransport(ctx context.Context, err error) failure {
 	return failNoAnswer
 }
 
-// transportDetail is the short form of a transport failure.
+// transportDetail is the short form of a transport failure: "dial:
+// connection refused", "read: connection reset by peer", "no answer within
+// 30s", "the connection was closed".
 func transportDetail(err error, timeout time.Duration) string {
 	var nerr net.Error
 	if errors.As(err, &nerr) && nerr.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Sprintf("no answer within %s", timeout)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "the connection was closed"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		inner := op.Err
+		var sys *os.SyscallError
+		if errors.As(inner, &sys) {
+			inner = sys.Err
+		}
+		return op.Op + ": " + MaskURL(inner.Error())
 	}
 	inner := err
 	var uerr *url.Error
@@ -191,7 +207,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 			case failNoAnswer, failAnswer5xx:
 				c.moveOn(idx)
 				if write {
-					return outcomeUnknown(r, ep, err, class, detail)
+					return outcomeUnknown(ep, err, class, detail)
 				}
 			case failNotSent:
 				c.moveOn(idx)
@@ -263,14 +279,15 @@ func (e *triedError) Unwrap() []error {
 }
 
 // outcomeUnknown is the error of a write that was sent and got no answer,
-// or a 5xx.
-func outcomeUnknown(r *request, ep string, err error, class failure, detail string) error {
+// or a 5xx. Like the transport errors it does not repeat the request (the
+// caller names what it was doing).
+func outcomeUnknown(ep string, err error, class failure, detail string) error {
 	what := fmt.Sprintf("no answer from the management API at %s (%s)", ep, detail)
 	if class == failAnswer5xx {
 		what = fmt.Sprintf("the management API at %s %s", ep, detail)
 	}
 	return &unknownError{
-		msg: fmt.Sprintf("%s: %s: the broker may or may not have done it", r.op, what),
+		msg: what + ": the broker may or may not have done it",
 		err: err,
 	}
 }

@@ -1,0 +1,250 @@
+package apply_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqctl/mqctl/internal/faultproxy"
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/plan"
+)
+
+// These tests run apply against the real broker through a faulty proxy in
+// front of its management API, and check that a write whose outcome is
+// unknown is read back before it is sent again — never sent twice blindly
+// — and that the broker ends up as the file says.
+
+// faultEnv is a test vhost, a proxy in front of the broker, a client
+// through the proxy (for apply) and one straight to the broker (to plan
+// and check).
+type faultEnv struct {
+	t      *testing.T
+	vhost  string
+	proxy  *faultproxy.HTTP
+	faulty *broker.Client
+	direct *broker.Client
+}
+
+func newFaultEnv(t *testing.T) *faultEnv {
+	t.Helper()
+	b := testbroker.New(t)
+	e := &faultEnv{t: t, vhost: b.Vhost(t)}
+	p, err := faultproxy.NewHTTP(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	e.proxy = p
+	ctx := context.Background()
+	cfg := broker.Config{Server: p.URL, Username: b.Username, Password: b.Password,
+		Timeout: time.Second, Retry: broker.Retry{Backoff: 20 * time.Millisecond}}
+	if e.faulty, err = broker.Connect(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Server = b.URL
+	if e.direct, err = broker.Connect(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+const faultFile = `
+version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      ex: { type: topic }
+    queues:
+      q1:
+        bindings: [{ exchange: ex, routing_key: a.b }]
+      q2:
+        arguments: { x-max-length: 5 }
+    policies:
+      p1: { pattern: "^q1$", apply_to: queues, definition: { max-length: 10 } }
+`
+
+// plan diffs content against the broker, read straight.
+func (e *faultEnv) plan(content string) (*plan.Plan, map[string]*ownership.Record, *broker.Live) {
+	e.t.Helper()
+	desired, err := loader.LoadBytes("fault.yaml", []byte(content), loader.Options{LookupEnv: func(k string) (string, bool) {
+		return e.vhost, k == "VHOST"
+	}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	state, live, err := e.direct.ReadState(context.Background(), []string{e.vhost})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	recs, err := ownership.Extract(state)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p := plan.Diff(desired, plan.Current{State: state, Managed: ownership.Merge(recs), Fingerprint: live.Fingerprint})
+	return p, recs, live
+}
+
+// apply applies content through the proxy.
+func (e *faultEnv) apply(content string) *apply.Result {
+	e.t.Helper()
+	p, recs, live := e.plan(content)
+	return apply.Execute(context.Background(), e.faulty, p, apply.Options{
+		Parallelism: 4, Records: recs, PropertiesKey: live.PropertiesKey,
+		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+	})
+}
+
+// converged checks that a second plan has nothing to do.
+func (e *faultEnv) converged(content string) {
+	e.t.Helper()
+	p, _, _ := e.plan(content)
+	if !p.Empty() || len(p.Adopt) > 0 {
+		var rows []string
+		for _, c := range p.Changes {
+			rows = append(rows, string(c.Action)+" "+string(c.Kind)+" "+c.Name)
+		}
+		e.t.Errorf("the second plan is not empty: changes %v, adopt %v", rows, p.Adopt)
+	}
+}
+
+// trail is what happened to requests on one path, in order: "PUT drop",
+// "GET forward", …
+func (e *faultEnv) trail(path string) []string {
+	var out []string
+	for _, en := range e.proxy.Log() {
+		if en.Path == path {
+			out = append(out, en.Method+" "+en.Fault.String())
+		}
+	}
+	return out
+}
+
+func TestUnknownOutcomeIsReadBack(t *testing.T) {
+	tests := []struct {
+		name string
+		// path is the object's API path below /api/ (%s: the vhost).
+		path   string
+		method string
+		rule   faultproxy.Rule
+		// want is the trail of requests on path: every write after the
+		// first has a read before it.
+		want []string
+	}{
+		{"queue declared, answer lost: read back, done", "queues/%s/q1", http.MethodPut,
+			faultproxy.Rule{Times: 1, Fault: faultproxy.Drop}, []string{"PUT drop", "GET forward"}},
+		{"exchange declared, answer lost: read back, done", "exchanges/%s/ex", http.MethodPut,
+			faultproxy.Rule{Times: 1, Fault: faultproxy.Drop}, []string{"PUT drop", "GET forward"}},
+		{"binding declared, answer lost: read back, done", "bindings/%s/e/ex/q/q1", http.MethodPost,
+			faultproxy.Rule{Times: 1, Fault: faultproxy.Drop}, []string{"POST drop", "GET forward"}},
+		{"policy set, answer lost: read back, done", "policies/%s/p1", http.MethodPut,
+			faultproxy.Rule{Times: 1, Fault: faultproxy.Drop}, []string{"PUT drop", "GET forward"}},
+		{"500 from the proxy, never reached the broker: read back, absent, sent again", "queues/%s/q2", http.MethodPut,
+			faultproxy.Rule{Times: 1, Fault: faultproxy.Status, Status: 500}, []string{"PUT status", "GET forward", "PUT forward"}},
+		{"timeout, never reached the broker: read back, absent, sent again", "queues/%s/q2", http.MethodPut,
+			faultproxy.Rule{Times: 1, Fault: faultproxy.Stall}, []string{"PUT stall", "GET forward", "PUT forward"}},
+		{"connection reset before forwarding: read back, absent, sent again", "policies/%s/p1", http.MethodPut,
+			faultproxy.Rule{Times: 1, Fault: faultproxy.Reset}, []string{"PUT reset", "GET forward", "PUT forward"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newFaultEnv(t)
+			path := strings.ReplaceAll(tt.path, "%s", e.vhost)
+			tt.rule.Match = func(r *http.Request) bool { return r.Method == tt.method && r.URL.Path == "/api/"+path }
+			e.proxy.Add(tt.rule)
+			res := e.apply(faultFile)
+			if !res.OK() {
+				t.Fatalf("apply did not finish: failed %v, remaining %d, record %v", res.Failed, len(res.Remaining), res.RecordErr)
+			}
+			if got := e.trail(path); strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
+				t.Errorf("requests on %s: %v, want %v", path, got, tt.want)
+			}
+			e.converged(faultFile)
+		})
+	}
+}
+
+// A delete whose answer is lost is read back: the queue is gone, the step
+// is done, and the queue leaves the ownership record.
+func TestUnknownOutcomeOfDelete(t *testing.T) {
+	e := newFaultEnv(t)
+	if res := e.apply(faultFile); !res.OK() {
+		t.Fatalf("first apply: %v", res.Failed)
+	}
+	smaller := strings.Replace(faultFile, "      q2:\n        arguments: { x-max-length: 5 }\n", "", 1)
+	path := "queues/" + e.vhost + "/q2"
+	e.proxy.Add(faultproxy.Rule{Times: 1, Fault: faultproxy.Drop, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodDelete && r.URL.Path == "/api/"+path
+	}})
+	res := e.apply(smaller)
+	if !res.OK() {
+		t.Fatalf("apply did not finish: failed %v", res.Failed)
+	}
+	writes := 0
+	for _, s := range e.trail(path) {
+		if strings.HasPrefix(s, "DELETE") {
+			writes++
+		}
+	}
+	if got := e.trail(path); writes != 1 || got[len(got)-1] != "GET forward" {
+		t.Errorf("requests on %s: %v, want one DELETE (dropped) and a read back after it", path, got)
+	}
+	e.converged(smaller)
+}
+
+// When the write is still not done after one more try, the step fails
+// with one line saying so; a re-run finishes the job.
+func TestUnknownOutcomeTwice(t *testing.T) {
+	e := newFaultEnv(t)
+	path := "queues/" + e.vhost + "/q2"
+	e.proxy.Add(faultproxy.Rule{Times: 2, Fault: faultproxy.Status, Status: 503, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodPut && r.URL.Path == "/api/"+path
+	}})
+	res := e.apply(faultFile)
+	if len(res.Failed) != 1 || res.Failed[0].Step.Name != "q2" {
+		t.Fatalf("failed steps %v, want the declaration of q2", res.Failed)
+	}
+	msg := res.Failed[0].Err.Error()
+	for _, want := range []string{"answered 503", "the broker may or may not have done it", "read back, it was not done (after one more try)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("failure %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("failure spans several lines: %q", msg)
+	}
+	if got := e.trail(path); strings.Join(got, ", ") != "PUT status, GET forward, PUT status, GET forward" {
+		t.Errorf("requests on %s: %v", path, got)
+	}
+	if res2 := e.apply(faultFile); !res2.OK() {
+		t.Fatalf("re-run: %v", res2.Failed)
+	}
+	e.converged(faultFile)
+}
+
+// The ownership record's write is settled the same way: its answer lost,
+// it is read back and counted written.
+func TestUnknownOutcomeOfRecord(t *testing.T) {
+	e := newFaultEnv(t)
+	prefix := "/api/exchanges/" + e.vhost + "/"
+	e.proxy.Add(faultproxy.Rule{Times: 1, Fault: faultproxy.Drop, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodPut && strings.HasPrefix(r.URL.Path, prefix) && ownership.IsRecord(strings.TrimPrefix(r.URL.Path, prefix))
+	}})
+	res := e.apply(faultFile)
+	if !res.OK() {
+		t.Fatalf("apply did not finish: failed %v, record %v", res.Failed, res.RecordErr)
+	}
+	if n := e.proxy.Count(func(en faultproxy.Entry) bool {
+		return en.Method == http.MethodPut && ownership.IsRecord(strings.TrimPrefix(en.Path, "exchanges/"+e.vhost+"/"))
+	}); n != 1 {
+		t.Errorf("the record was written %d times, want once", n)
+	}
+	e.converged(faultFile)
+}
