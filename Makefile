@@ -19,10 +19,11 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 # The whole suite: a short fuzz run of every fuzz target, then the offline
-# unit tests, CLI scripts and broker integration tests (each in its own vhost).
-test: vet broker-start
+# unit tests, CLI scripts and broker integration tests (each in its own vhost),
+# and the cluster tests on the three nodes of scripts/cluster (see cluster-test).
+test: vet broker-start cluster-start
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
-	$(GO) test -count=1 ./...
+	eval "$$(./scripts/cluster env)" && $(GO) test -count=1 ./...
 
 # Offline tests only (no broker needed; broker tests skip outside CI).
 unit:
@@ -67,11 +68,12 @@ difftest: broker-start
 	@out=$$(mktemp); $(GO) test -v -run 'TestDifferential|TestKnownCases|TestDeadLetterLoopForever' -count=1 -timeout 3h ./internal/difftest/ \
 	  -args -seeds $(SEEDS) -messages $(MESSAGES) -seed $(SEED) >$$out 2>&1; rc=$$?; grep -v -e '^=== ' -e '--- PASS' $$out; rm -f $$out; exit $$rc
 
-# The three-node cluster tests (internal/testcluster) on the cluster of
-# scripts/cluster: nodes mqctl-c1..c3@localhost, management APIs on
-# 15681-15683, AMQP on 5681-5683, data in .cluster/. Starts the cluster when
-# it is not running (about 45 s the first time, 20 s after), leaves it running
-# (make cluster-stop). The tests stop and restart nodes one at a time.
+# The three-node cluster tests alone (internal/testcluster; `make test` runs
+# them too) on the cluster of scripts/cluster: nodes mqctl-c1..c3@localhost,
+# management APIs on 15681-15683, AMQP on 5681-5683, data in .cluster/. Starts
+# the cluster when it is not running (about 45 s the first time, 20 s after)
+# and leaves it running (make cluster-stop). The tests stop and restart one
+# node at a time.
 .PHONY: cluster-test cluster-start cluster-stop
 cluster-test: cluster-start
 	eval "$$(./scripts/cluster env)" && $(GO) test -count=1 -timeout 15m ./internal/testcluster/
