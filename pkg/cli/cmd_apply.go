@@ -214,12 +214,28 @@ func report(w io.Writer, p *plan.Plan, res *apply.Result) error {
 		fmt.Fprintf(w, "Ownership record: %v\n", res.RecordErr)
 	}
 	why := fmt.Sprintf("%d %s failed", len(res.Failed), pluralize("step", len(res.Failed)))
-	if res.Interrupted {
-		why = "interrupted"
-	} else if len(res.Failed) == 0 {
+	next := "fix the cause and run mqctl apply again"
+	switch {
+	case res.Interrupted:
+		why, next = "interrupted", "run mqctl apply again to finish"
+	case len(res.Failed) == 0:
 		why = "the ownership record could not be written"
+	case unreachable(res.Failed):
+		why += ": the management API could not be reached"
+		next = "run mqctl apply again once it answers"
 	}
-	return fmt.Errorf("apply %s after %d of %d steps; nothing was lost: fix the cause and run mqctl apply again, it continues from where the broker is now", why, len(res.Done), len(res.Done)+len(res.Failed)+len(res.Remaining))
+	return fmt.Errorf("apply %s after %d of %d steps; nothing was lost: %s, it continues from where the broker is now", why, len(res.Done), len(res.Done)+len(res.Failed)+len(res.Remaining), next)
+}
+
+// unreachable reports whether every failure is the management API out of
+// reach (no answer, or a write whose outcome could not be told).
+func unreachable(failed []apply.Failure) bool {
+	for _, f := range failed {
+		if !errors.Is(f.Err, broker.ErrUnreachable) && !errors.Is(f.Err, broker.ErrOutcomeUnknown) {
+			return false
+		}
+	}
+	return len(failed) > 0
 }
 
 // failureText is a failed step's error without the broker client's own

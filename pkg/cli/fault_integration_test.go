@@ -171,7 +171,6 @@ func TestApplyCutMidway(t *testing.T) {
 
 	p.CutAfter(45)
 	r := h.through(server, "apply", "-f", file, "--auto-approve", "--timeout", "2s")
-	t.Logf("apply cut after 45 requests:\n%s", r)
 	noStackTrace(t, r)
 	if r.code != 1 {
 		t.Fatalf("apply cut midway exited %d, want 1:\n%s", r.code, r)
@@ -181,7 +180,7 @@ func TestApplyCutMidway(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "mqctl: apply ") || !strings.Contains(r.stderr, " of 200 steps; nothing was lost") {
+	if strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "mqctl: apply ") || !strings.Contains(r.stderr, "failed: the management API could not be reached after ") || !strings.Contains(r.stderr, " of 200 steps; nothing was lost") {
 		t.Errorf("stderr is not one line saying how far apply got:\n%s", r.stderr)
 	}
 	failed := 0
