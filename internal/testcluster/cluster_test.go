@@ -222,6 +222,24 @@ func TestQuorumGroupSizesPlannedAndIdempotentOnEveryNode(t *testing.T) {
 	if m := qs["orders.billing"].Members; len(m) != 3 {
 		t.Errorf("orders.billing after the replace has members %v, want 3", m)
 	}
+
+	// A group size larger than the cluster: the broker places one replica
+	// per node and keeps the argument as given, so the plan stays empty.
+	large := strings.Replace(grown, "    policies:", `      orders.wide:
+        type: quorum
+        arguments: { x-quorum-initial-group-size: 5 }
+    policies:`, 1)
+	r.mustApply(all, large)
+	for n := 1; n <= 3; n++ {
+		r.assertNoChanges(c.Server(n), large, "group size 5 on 3 nodes")
+	}
+	qs, err = c.Queues(context.Background(), 3, r.vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := qs["orders.wide"]; len(q.Members) != 3 || fmt.Sprint(q.Arguments["x-quorum-initial-group-size"]) != "5" {
+		t.Errorf("orders.wide: members %v, arguments %v; want 3 members and the group size kept at 5", q.Members, q.Arguments)
+	}
 }
 
 // TestDeclarationVisibleOnTheNextNode applies through c2 and plans through
@@ -323,11 +341,14 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Quorum queues keep a majority with 2 of 3 members: a leader on c2 or c3.
+		// Quorum queues keep a majority with 2 of 3 members: a leader on c2
+		// or c3. orders.late, declared meanwhile with group size 3, has c1
+		// among its members too (offline for now).
 		for _, name := range []string{"orders.shipping", "orders.audit", "orders.late"} {
 			q := qs[name]
-			if q.Leader == "" || q.Leader == c.Node(1) || len(q.Online) != 2 {
-				t.Errorf("quorum queue %s with c1 stopped: leader %q, online %v; want a leader on c2 or c3 and 2 members online", name, q.Leader, q.Online)
+			if q.Leader == "" || q.Leader == c.Node(1) || len(q.Online) != 2 || len(q.Members) != 3 {
+				t.Errorf("quorum queue %s with c1 stopped: leader %q, members %v, online %v; want a leader on c2 or c3, 3 members, 2 online",
+					name, q.Leader, q.Members, q.Online)
 			}
 		}
 	})

@@ -34,7 +34,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -66,16 +65,10 @@ type Cluster struct {
 
 	repo   string
 	client *http.Client
-	// mu serialises StopNode/StartNode (tests of one package may run in
-	// parallel; stopping two nodes at once would lose the quorum).
-	mu *sync.Mutex
 }
 
 // Enabled reports whether cluster tests run (MQCTL_CLUSTER=1).
 func Enabled() bool { return os.Getenv("MQCTL_CLUSTER") == "1" }
-
-// nodeLock is shared by every Cluster of the test binary.
-var nodeLock sync.Mutex
 
 // New returns the cluster, or skips the test unless MQCTL_CLUSTER=1. It
 // fails the test when the cluster is not whole: every node must answer and
@@ -92,7 +85,6 @@ func New(t testing.TB) *Cluster {
 		Username:     envOr("MQCTL_TEST_USERNAME", "guest"),
 		Password:     envOr("MQCTL_TEST_PASSWORD", "guest"),
 		client:       &http.Client{Timeout: 30 * time.Second},
-		mu:           &nodeLock,
 	}
 	if len(c.Servers) != 3 || len(c.AMQPURLs) != 3 || len(c.HTTPSServers) != 3 {
 		t.Fatalf("MQCTL_CLUSTER_SERVERS, MQCTL_CLUSTER_AMQP_URLS and MQCTL_CLUSTER_HTTPS_SERVERS must name 3 nodes each, got %d, %d and %d",
@@ -104,8 +96,6 @@ func New(t testing.TB) *Cluster {
 	}
 	c.repo = repo
 	c.TLSDir = envOr("MQCTL_CLUSTER_TLS_DIR", filepath.Join(repo, ".cluster", "c1", "tls"))
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if err := c.whole(context.Background()); err != nil {
 		t.Fatalf("the cluster is not whole: %v\n  start it with scripts/cluster start (scripts/cluster status says which node is missing)", err)
 	}
@@ -231,17 +221,14 @@ func (c *Cluster) DeleteVhost(t testing.TB, vhost string) {
 
 // StopNode stops node n with scripts/cluster stop-node and, when the test
 // ends, starts it again should the test not have done so (the next test
-// needs the whole cluster).
+// needs the whole cluster). Tests that stop nodes must not run in parallel:
+// two nodes down would cost the quorum queues their majority.
 func (c *Cluster) StopNode(t testing.TB, n int) {
 	t.Helper()
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if out, err := c.script("stop-node", strconv.Itoa(n)); err != nil {
 		t.Fatalf("scripts/cluster stop-node %d: %v\n%s", n, err, out)
 	}
 	t.Cleanup(func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
 		if _, err := c.Running(context.Background(), n); err == nil {
 			return
 		}
@@ -255,8 +242,6 @@ func (c *Cluster) StopNode(t testing.TB, n int) {
 // returns once every running node sees it.
 func (c *Cluster) StartNode(t testing.TB, n int) {
 	t.Helper()
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if out, err := c.script("start-node", strconv.Itoa(n)); err != nil {
 		t.Fatalf("scripts/cluster start-node %d: %v\n%s", n, err, out)
 	}
