@@ -3,11 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	gold "github.com/mqctl/mqctl/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -15,40 +15,11 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// The -update flag may be registered by another test file of this package
-// too; register it only when nobody has.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata/")
-	}
-}
-
-func routeUpdateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
 // checkRouteGolden compares got with testdata/route/name, or rewrites it
 // with -update.
 func checkRouteGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "route", name)
-	if routeUpdateGolden() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/cli -run TestRoute -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs from golden file (-want +got); run with -update if the change is intended:\n%s", path, diff)
-	}
+	gold.Check(t, filepath.Join("testdata", "route", name), got)
 }
 
 // routeTopology is the expanded form of a typical file: an orders topic

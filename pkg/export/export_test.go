@@ -2,12 +2,13 @@ package export
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	gold "github.com/mqctl/mqctl/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -16,8 +17,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // topologyOpts compare the broker-visible state of two topologies.
 var topologyOpts = cmp.Options{
@@ -113,19 +112,7 @@ func TestGolden(t *testing.T) {
 				if err := WriteYAML(&buf, top, Options{Sugar: sugar, Source: filepath.Base(in)}); err != nil {
 					t.Fatal(err)
 				}
-				if *update {
-					if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-					t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", golden, diff)
-				}
+				gold.Check(t, golden, buf.Bytes())
 			}
 			assertRoundTrip(t, top)
 		})

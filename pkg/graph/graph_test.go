@@ -3,9 +3,7 @@ package graph
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	gold "github.com/mqctl/mqctl/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // --- topology builders -------------------------------------------------
 
@@ -125,19 +123,7 @@ func TestGolden(t *testing.T) {
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			got := render(t, smallTopology(), tc.format)
-			path := filepath.Join("testdata", tc.file)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./pkg/graph -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s differs from golden file (-want +got); run with -update if the change is intended:\n%s", path, diff)
-			}
+			gold.Check(t, filepath.Join("testdata", tc.file), []byte(got))
 		})
 	}
 }

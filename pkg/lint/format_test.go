@@ -3,18 +3,14 @@ package lint
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gold "github.com/mqctl/mqctl/internal/golden"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // sampleFindings lints a small topology with an error, a warning and an
 // info, one of them on an object without a source position.
@@ -34,23 +30,7 @@ func sampleFindings(t *testing.T) []Finding {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
-	}
+	gold.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestFormatsGolden(t *testing.T) {

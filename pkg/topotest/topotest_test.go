@@ -3,11 +3,11 @@ package topotest_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	gold "github.com/mqctl/mqctl/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -15,8 +15,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 	"github.com/mqctl/mqctl/pkg/topotest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func loadFile(t *testing.T, path string) *topology.Topology {
 	t.Helper()
@@ -61,18 +59,7 @@ func TestSimulateShop(t *testing.T) {
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got); run go test -update after checking:\n%s", path, diff)
-	}
+	gold.Check(t, path, got)
 }
 
 const ordersVhost = `version: 1
