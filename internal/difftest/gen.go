@@ -97,8 +97,9 @@ const (
 	MissingExchange = "x-missing"
 	expiringTTL     = 1       // ms: expires before anyone looks
 	longTTL         = 3600000 // ms: never expires during a run
-	// maxExpiring bounds the queues that may expire messages, which bounds
-	// the copies an automatic dead-letter cascade can make.
+	// maxExpiring bounds the queues that pass every message on at once
+	// (TTL or length limit), which bounds the copies an automatic
+	// dead-letter cascade can make.
 	maxExpiring = 3
 )
 
@@ -115,19 +116,22 @@ type gen struct {
 	exchanges []string
 	queues    []string
 	bindings  map[string]bool
-	// expiring holds the queues that may have a TTL that expires at once
-	// (by argument or policy).
+	// expiring holds the queues that may pass every message on at once:
+	// a TTL of 0 or 1 ms or a length limit of 0, by argument or policy.
 	expiring map[string]bool
 	priority int
 }
 
-// Generate builds the case for seed: a handful of exchanges of every type
-// (some internal, some with an alternate exchange by argument or policy),
-// 3–8 classic or quorum queues (some with a dead-letter exchange with or
-// without a routing key, by argument or policy, some with a message TTL),
-// queue and exchange-to-exchange bindings (cycles allowed) with topic
-// patterns and headers criteria, and messages random messages. The same
-// seed always gives the same case.
+// Generate builds the case for seed: 2–6 exchanges of every type (some
+// internal, some with an alternate exchange by argument or policy), 3–8
+// classic or quorum queues (some with a dead-letter exchange with or
+// without a routing key, by argument or policy, some with a message TTL
+// or a length limit, by argument, policy or operator policy), queue and
+// exchange-to-exchange bindings (cycles allowed) with topic patterns and
+// headers criteria, and the given number of random messages (default
+// and built-in exchanges too, CC and BCC keys, headers of mixed AMQP
+// types, per-message expiration). The same seed always gives the same
+// case.
 func Generate(seed uint64, vhost string, messages int) *Case {
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6d71637463746c)), v: topology.NewVhost(vhost), bindings: map[string]bool{}, expiring: map[string]bool{}}
 	c := &Case{Seed: seed, Vhost: g.v}

@@ -86,10 +86,18 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 			if ttl, ok := q.Arguments.Int("x-message-ttl"); ok && ttl < expiresAtOnce {
 				seen["queue TTL that expires"] = true
 			}
+			if n, ok := q.Arguments.Int("x-max-length"); ok && n == 0 {
+				seen["queue length limit of 0"] = true
+			}
 		}
 		for _, p := range v.Policies {
 			for _, k := range p.Definition.Keys() {
 				seen["policy "+k] = true
+			}
+		}
+		for _, p := range v.OperatorPolicies {
+			for _, k := range p.Definition.Keys() {
+				seen["operator policy "+k] = true
 			}
 		}
 		for _, b := range v.Bindings {
@@ -111,8 +119,11 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 				m, _ := b.Arguments.String("x-match")
 				seen["headers x-match "+fmt.Sprintf("%q", m)] = true
 				for _, val := range b.Arguments {
-					if val == nil {
+					switch val.(type) {
+					case nil:
 						seen["headers void criterion"] = true
+					case []any:
+						seen["headers array criterion"] = true
 					}
 				}
 			}
@@ -132,8 +143,13 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 			if m.Expiration == "0" {
 				seen["per-message expiration"] = true
 			}
-			for _, val := range m.Headers {
-				seen[fmt.Sprintf("header value %T", val)] = true
+			for k, val := range m.Headers {
+				switch k {
+				case "CC", "BCC":
+					seen[fmt.Sprintf("%s header %T", k, val)] = true
+				default:
+					seen[fmt.Sprintf("header value %T", val)] = true
+				}
 			}
 		}
 	}
@@ -143,10 +159,12 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 		"queue classic", "queue quorum",
 		"dead-letter exchange with routing key", "dead-letter exchange without routing key", "dead letters through the default exchange",
 		"policy dead-letter-exchange", "policy dead-letter-routing-key", "policy message-ttl", "queue TTL that expires",
+		"queue length limit of 0", "policy max-length", "policy queue-mode", "operator policy message-ttl", "operator policy max-length",
 		"exchange-to-exchange binding", "exchange binding cycle",
 		`topic pattern word "*"`, `topic pattern word "#"`, `topic pattern word ""`,
 		`headers x-match ""`, `headers x-match "all"`, `headers x-match "any"`, `headers x-match "all-with-x"`, `headers x-match "any-with-x"`,
-		"headers void criterion",
+		"headers void criterion", "headers array criterion",
+		"CC header []interface {}", "BCC header []interface {}", "CC header string",
 		"publish to the default exchange", "publish to a missing exchange", "publish to an internal exchange",
 		"routing key with an empty word", "per-message expiration",
 		"header value string", "header value int32", "header value int64", "header value float64", "header value float32",
