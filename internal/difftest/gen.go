@@ -559,6 +559,27 @@ func (g *gen) message(id string) Message {
 	if bs := g.v.BindingsFrom(m.Exchange); len(bs) > 0 && g.chance(50) {
 		g.aim(&m, pick(g, bs))
 	}
+	// An x-death header from the client (a republished dead letter, or
+	// junk): the broker's cycle detection and x-death updates start from it.
+	switch g.weighted(95, 4, 1) {
+	case 1:
+		var deaths []any
+		for range 1 + g.r.IntN(2) {
+			deaths = append(deaths, map[string]any{
+				"queue": pick(g, g.queues), "reason": pick(g, []string{"rejected", "expired"}),
+				"count": int64(1 + g.r.IntN(2)), "exchange": "", "routing-keys": []any{"k"},
+			})
+		}
+		if m.Headers == nil {
+			m.Headers = map[string]any{}
+		}
+		m.Headers["x-death"] = deaths
+	case 2:
+		if m.Headers == nil {
+			m.Headers = map[string]any{}
+		}
+		m.Headers["x-death"] = "junk" // not an array: reset at the first death
+	}
 	// Sender-selected distribution: more routing keys in CC and BCC.
 	for _, h := range []string{"CC", "BCC"} {
 		if !g.chance(map[string]int{"CC": 8, "BCC": 4}[h]) {

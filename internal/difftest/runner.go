@@ -238,9 +238,29 @@ func (r *runner) mayBeRefused(m Message) bool {
 func publishing(m Message) amqp.Publishing {
 	var h amqp.Table
 	if m.Headers != nil {
-		h = amqp.Table(m.Headers)
+		h = wire(m.Headers).(amqp.Table)
 	}
 	return amqp.Publishing{MessageId: m.ID, Headers: h, Expiration: m.Expiration, Body: []byte("difftest " + m.ID)}
+}
+
+// wire returns v with every table as an amqp.Table, the type the client
+// encodes as a field table.
+func wire(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		t := make(amqp.Table, len(x))
+		for k, e := range x {
+			t[k] = wire(e)
+		}
+		return t
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = wire(e)
+		}
+		return out
+	}
+	return v
 }
 
 // publish sends every message (mandatory, with confirms), compares
