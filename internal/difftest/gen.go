@@ -123,7 +123,7 @@ type gen struct {
 }
 
 // Generate builds the case for seed: 2–6 exchanges of every type (some
-// internal, some with an alternate exchange by argument or policy), 3–8
+// internal, some with an alternate exchange by argument or policy), 3–10
 // classic or quorum queues (some with a dead-letter exchange with or
 // without a routing key, by argument or policy, some with a message TTL
 // or a length limit, by argument, policy or operator policy), queue and
@@ -140,7 +140,7 @@ func Generate(seed uint64, vhost string, messages int) *Case {
 	for i := 1; i <= nx; i++ {
 		g.exchanges = append(g.exchanges, fmt.Sprintf("x%d", i))
 	}
-	nq := 3 + g.r.IntN(6)
+	nq := 3 + g.r.IntN(8)
 	for i := 1; i <= nq; i++ {
 		g.queues = append(g.queues, fmt.Sprintf("q%d", i))
 	}
