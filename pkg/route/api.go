@@ -25,7 +25,10 @@ type Message struct {
 	RoutingKey string `json:"routing_key"`
 	// Headers are the message's headers. Arrays of strings in the CC and
 	// BCC headers are more routing keys (sender-selected distribution);
-	// RabbitMQ removes BCC from the message once routed.
+	// RabbitMQ removes BCC from the message once routed. Inside arrays and
+	// tables a value's Go type stands for the AMQP type a client sends it
+	// as (int64 a long, int32 a signedint, float64 a double, …), which the
+	// headers exchange compares there (see typedEqual).
 	Headers map[string]any `json:"headers,omitempty"`
 	// keys, when set, are all the routing keys of a dead letter: RabbitMQ
 	// keeps a message's CC and BCC keys on its dead letters (when no
