@@ -40,7 +40,7 @@ func randomTopology(r *rand.Rand) *topology.Topology {
 		if r.IntN(2) == 0 {
 			args["x-dead-letter-exchange"] = pick(append(exchangeNames, "")...)
 		}
-		if r.IntN(2) == 0 {
+		if r.IntN(2) == 0 && args.Has("x-dead-letter-exchange") { // RabbitMQ refuses a routing key without an exchange
 			args["x-dead-letter-routing-key"] = pick(keys...)
 		}
 		if r.IntN(3) == 0 {

@@ -282,6 +282,11 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 		decl.bindings = d.queueBindings(n, name, what)
 	}
 	q.Arguments = d.mergeArgs(what, args, at, typed)
+	// (A typed dead_letter without an exchange is reported by deadLetter.)
+	if n := at["x-dead-letter-routing-key"]; n != nil && !q.Arguments.Has("x-dead-letter-exchange") {
+		d.errs.addf(n.pos, `add x-dead-letter-exchange ("" for the default exchange), or use dead_letter: {exchange: …, routing_key: …}`,
+			"%s: x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue", what)
+	}
 	return decl
 }
 
