@@ -394,6 +394,14 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 		if resp.StatusCode == http.StatusNotFound && r.vhost != "" && eb.Reason != "vhost_not_found" {
 			missing = !c.vhostExists(ctx, r.vhost)
 		}
+		if resp.StatusCode == http.StatusNotFound && !missing && declaresIn(r.method, r.path) {
+			// A declaration in a vhost that exists is answered 404 while the
+			// vhost is unavailable: RabbitMQ 3.10 does so while the node shuts
+			// down (a binding also when one of its ends is missing, which the
+			// last try then reports). Nothing was done, so another try (on
+			// another endpoint) is safe.
+			return c.apiError(r, resp.StatusCode, eb, false), failNotSent, "answered 404 for a vhost that exists (is the node shutting down?)"
+		}
 		if resp.StatusCode == http.StatusUnauthorized && (eb.Error == "not_authorised" || isAuthorisationReason(eb.Reason)) {
 			eb.explained = c.explainRefusal(ctx, r, strings.TrimSpace(html.UnescapeString(eb.Reason)))
 		}
@@ -413,6 +421,23 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 		return fmt.Errorf("%s: the management API at %s sent an answer that is not the expected JSON: %w", r.op, ep, err), failFinal, ""
 	}
 	return nil, failNone, ""
+}
+
+// declaresIn reports whether method and path declare something whose 404
+// means "no such vhost" (for a binding: or no such end).
+func declaresIn(method, path string) bool {
+	if method == http.MethodPost {
+		return strings.HasPrefix(path, "bindings/")
+	}
+	if method != http.MethodPut {
+		return false
+	}
+	for _, p := range []string{"queues/", "exchanges/", "policies/", "operator-policies/"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // summarise makes a one-line reason out of a non-JSON error body (a proxy's

@@ -27,8 +27,11 @@ import (
 //
 // What is tried again:
 //   - reads (GET), on any of the failures above;
-//   - writes (PUT, POST, DELETE) only when they never left: the connection
-//     could not be opened. A write that was sent and got no answer, or a
+//   - writes (PUT, POST, DELETE) only when they certainly did nothing: the
+//     connection could not be opened, or a declaration (queue, exchange,
+//     policy, binding) was answered 404 although its vhost exists (RabbitMQ
+//     3.10 does so while the node shuts down). A write that was sent and got
+//     no answer, or a
 //     5xx, is not tried again: the broker may have carried it out, and the
 //     error wraps ErrOutcomeUnknown so that the caller reads the object
 //     back before deciding to write again.
@@ -89,7 +92,7 @@ const (
 	failNone      failure = iota // success
 	failAnswered                 // an answer that is the broker's decision (4xx, bad JSON): final
 	failFinal                    // not worth another try: TLS settings, cancelled context, bad request
-	failNotSent                  // the connection could not be opened: nothing reached the broker
+	failNotSent                  // nothing reached the broker (no connection), or it did nothing and may be asked again
 	failNoAnswer                 // sent (or maybe sent) but no answer: reset, timeout, cut answer
 	failAnswer5xx                // the endpoint answered 5xx
 )

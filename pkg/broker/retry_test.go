@@ -201,6 +201,30 @@ func TestWritesWithUnknownOutcomeAreNotRetried(t *testing.T) {
 	}
 }
 
+// A declaration answered 404 while its vhost exists (a node shutting
+// down) did nothing: it is tried again. In a vhost that does not exist,
+// the 404 is the answer.
+func TestDeclarationAnswered404(t *testing.T) {
+	s := newScript(map[string][]string{"PUT /api/queues/v/q": {"404", "ok"}, "PUT /api/queues/w/q": {"404"}})
+	c, err := Connect(context.Background(), Config{Server: serve(t, s), Retry: fastRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeclareQueue(context.Background(), "v", &topology.Queue{Name: "q"}); err != nil {
+		t.Errorf("declaration answered 404, then 201: %v", err)
+	}
+	if got := s.count("PUT /api/queues/v/q"); got != 2 {
+		t.Errorf("the PUT was sent %d times, want twice", got)
+	}
+	err = c.DeclareQueue(context.Background(), "w", &topology.Queue{Name: "q"})
+	if !errors.Is(err, ErrVhostNotFound) || errors.Is(err, ErrOutcomeUnknown) {
+		t.Errorf("declaration in a missing vhost: %v, want ErrVhostNotFound", err)
+	}
+	if got := s.count("PUT /api/queues/w/q"); got != 1 {
+		t.Errorf("the PUT into a missing vhost was sent %d times, want once", got)
+	}
+}
+
 func closedURL(t *testing.T) string {
 	t.Helper()
 	return "http://" + closedPort(t)

@@ -2,18 +2,25 @@ package cli_test
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/internal/faultproxy"
+	"github.com/mqctl/mqctl/pkg/cli"
 )
 
 // Faults: the management API answering 5xx and timing out, the connection
@@ -374,4 +381,197 @@ func TestFailoverCLI(t *testing.T) {
 		!strings.Contains(r.stderr, dead+": dial: connection refused") || !strings.Contains(r.stderr, dead2+": dial: connection refused") {
 		t.Errorf("every endpoint down:\n%s", r)
 	}
+}
+
+// freePort returns a TCP port nothing listens on right now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// privateNode is a RabbitMQ node of this test's own, started with
+// scripts/broker on free ports with its data in a temporary folder (so
+// that stopping it disturbs no other test).
+type privateNode struct {
+	t      *testing.T
+	env    []string
+	script string
+	mgmt   string
+}
+
+func startPrivateNode(t *testing.T) *privateNode {
+	t.Helper()
+	script, err := filepath.Abs("../../scripts/broker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name [4]byte
+	_, _ = rand.Read(name[:])
+	mgmt := freePort(t)
+	n := &privateNode{t: t, script: script, mgmt: fmt.Sprintf("http://127.0.0.1:%d", mgmt),
+		env: append(os.Environ(),
+			"MQCTL_BROKER_DIR="+t.TempDir(),
+			fmt.Sprintf("MQCTL_NODENAME=fault-%x@localhost", name),
+			fmt.Sprintf("MQCTL_AMQP_PORT=%d", freePort(t)),
+			fmt.Sprintf("MQCTL_MGMT_PORT=%d", mgmt),
+			fmt.Sprintf("MQCTL_DIST_PORT=%d", freePort(t)),
+			fmt.Sprintf("MQCTL_AMQPS_PORT=%d", freePort(t)),
+			fmt.Sprintf("MQCTL_MGMTS_PORT=%d", freePort(t)),
+			"MQCTL_BROKER_TIMEOUT=90")}
+	t.Cleanup(func() { n.run("stop") })
+	n.run("start")
+	return n
+}
+
+func (n *privateNode) run(cmd string) {
+	n.t.Helper()
+	c := exec.Command(n.script, cmd)
+	c.Env = n.env
+	if out, err := c.CombinedOutput(); err != nil {
+		n.t.Fatalf("scripts/broker %s: %v\n%s", cmd, err, out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The broker is stopped in the middle of an apply: apply reports what was
+// done, what failed and what was left, exits 1 with one line saying the
+// management API could not be reached; once the broker is back a re-run
+// converges and the messages of a queue the file does not name are there.
+//
+// It starts, stops and restarts a node of its own (about 40 s), so it runs
+// only with MQCTL_BROKER_FAULTS=1: make faults.
+func TestBrokerStoppedMidApply(t *testing.T) {
+	if os.Getenv("MQCTL_BROKER_FAULTS") != "1" {
+		t.Skip("starts and stops a RabbitMQ node of its own (about 40 s): run it with make faults (MQCTL_BROKER_FAULTS=1)")
+	}
+	node := startPrivateNode(t)
+	const vhost = "faults"
+	env := map[string]string{"VHOST": vhost, "HOME": t.TempDir()}
+	conn := []string{"--server", node.mgmt, "--username", "guest", "--password", "guest"}
+	rh, err := rabbithole.NewClient(node.mgmt, "guest", "guest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rh.PutVhost(vhost, rabbithole.VhostSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rh.UpdatePermissionsIn(vhost, "guest", rabbithole.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
+		t.Fatal(err)
+	}
+	amqpPort := 0
+	for _, kv := range node.env {
+		if v, ok := strings.CutPrefix(kv, "MQCTL_AMQP_PORT="); ok {
+			amqpPort, _ = strconv.Atoi(v)
+		}
+	}
+	keepURL := fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/%s", amqpPort, vhost)
+	publishKeep := func() {
+		c, err := amqp.Dial(keepURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		ch, err := c.Channel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ch.QueueDeclare("keep", true, false, false, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 7 {
+			if err := ch.PublishWithContext(context.Background(), "", "keep", false, false,
+				amqp.Publishing{DeliveryMode: amqp.Persistent, MessageId: strconv.Itoa(i), Body: []byte("keep")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		waitReady(t, ch, "keep", 7)
+	}
+	publishKeep()
+
+	dir := t.TempDir()
+	content := bigFile(665) // 2,000 objects
+	file := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	e := cli.Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	codec := make(chan int, 1)
+	go func() {
+		codec <- cli.Main(context.Background(), append([]string{"apply", "-f", file, "--auto-approve", "--parallelism", "2"}, conn...), e)
+	}()
+	deadline := time.Now().Add(2 * time.Minute)
+	for strings.Count(stdout.String(), "\n  done: ") < 100 {
+		if time.Now().After(deadline) {
+			t.Fatalf("apply did not get through 100 steps:\n%s\n%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	node.run("stop")
+	code := <-codec
+	r := result{args: []string{"apply"}, stdout: stdout.String(), stderr: stderr.String(), code: code}
+	noStackTrace(t, r)
+	if code != 1 || !strings.Contains(r.stdout, "\nApply did not finish.\n") || !strings.Contains(r.stdout, "\nNot done (") {
+		t.Fatalf("apply while the broker stops:\n%s", lastLines(r.String(), 40))
+	}
+	if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "the management API could not be reached after ") {
+		t.Errorf("stderr is not one line saying the management API could not be reached:\n%s", r.stderr)
+	}
+	var failures []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "  failed: ") {
+			failures = append(failures, l)
+		}
+	}
+	t.Logf("apply stopped with the broker:\n%s\n%s", strings.Join(failures, "\n"), r.stderr)
+
+	node.run("start")
+	r = runRaw(env, append([]string{"apply", "-f", file, "--auto-approve", "--quiet"}, conn...)...)
+	if r.code != 0 {
+		t.Fatalf("re-run after the broker came back:\n%s", lastLines(r.String(), 30))
+	}
+	if r := runRaw(env, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...); r.code != 0 {
+		t.Errorf("second plan:\n%s", lastLines(r.String(), 30))
+	}
+	c, err := amqp.Dial(keepURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ch, err := c.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, ch, "keep", 7)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
