@@ -89,7 +89,7 @@ cluster-stop:
 # endpoints, Ctrl-C during apply (the real binary), and the one `make test`
 # skips: the broker stopped in the middle of an apply, on a node of its own
 # that scripts/broker starts on free ports and stops again (about 40 s).
-FAULTS_RUN := ^Test(HTTPFaults|HTTPCutAfterAndHeal|TCPCutAndStall|ReadsAreRetried|ReadsGiveUp|WritesWithUnknownOutcomeAreNotRetried|Failover|AllEndpointsDown|RetryHonoursContext|UnknownOutcome.*|ReplayThroughFaultyNetwork|ReplayInterrupted|ManagementAPIFaultsCLI|ApplyCutMidway|DLQReplayCutByProxy|FailoverCLI|BrokerStoppedMidApply|InterruptApply)$$
+FAULTS_RUN := ^Test(HTTPFaults|HTTPCutAfterAndHeal|TCPCutAndStall|ReadsAreRetried|ReadsGiveUp|WritesWithUnknownOutcomeAreNotRetried|Failover|AllEndpointsDown|RetryHonoursContext|DeclarationAnswered404|ServersList|UnknownOutcome.*|ReplayThroughFaultyNetwork|ReplayInterrupted|ManagementAPIFaultsCLI|ApplyCutMidway|DLQReplayCutByProxy|FailoverCLI|BrokerStoppedMidApply|InterruptApply)$$
 .PHONY: faults
 faults: broker-start
 	MQCTL_BROKER_FAULTS=1 $(GO) test -count=1 -timeout 10m -run '$(FAULTS_RUN)' \

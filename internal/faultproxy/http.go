@@ -162,7 +162,7 @@ func (p *HTTP) Clear() {
 }
 
 // CutAfter cuts every connection once n more requests have been
-// forwarded (the n-th gets its answer); see Cut.
+// forwarded: the n-th gets its answer, any later one is reset; see Cut.
 func (p *HTTP) CutAfter(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -209,41 +209,42 @@ func (p *HTTP) Count(f func(Entry) bool) int {
 	return n
 }
 
-// pick returns the fault for r and counts it down.
-func (p *HTTP) pick(r *http.Request) (Rule, bool) {
+// pick returns the fault for r and counts it down; last is set for the
+// request after whose answer CutAfter cuts (later ones are reset, even
+// those that arrive while it is answered).
+func (p *HTTP) pick(r *http.Request) (ru Rule, last bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cut {
-		return Rule{Fault: Reset}, true
+		return Rule{Fault: Reset}, false
 	}
-	for _, ru := range p.rules {
-		if ru.left == 0 || (ru.Match != nil && !ru.Match(r)) {
+	ru = Rule{Fault: Forward}
+	for _, x := range p.rules {
+		if x.left == 0 || (x.Match != nil && !x.Match(r)) {
 			continue
 		}
-		if ru.left > 0 {
-			ru.left--
+		if x.left > 0 {
+			x.left--
 		}
-		return ru.Rule, true
+		ru = x.Rule
+		break
 	}
-	return Rule{Fault: Forward}, false
+	switch ru.Fault {
+	case Forward, Delay, Drop:
+		if p.cutAfter > 0 {
+			p.cutAfter--
+			if p.cutAfter == 0 {
+				p.cut, last = true, true
+			}
+		}
+	}
+	return ru, last
 }
 
 func (p *HTTP) record(r *http.Request, f Fault, status int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.log = append(p.log, Entry{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, "/api/"), Fault: f, Status: status})
-}
-
-// forwarded counts a forwarded request toward CutAfter and reports
-// whether the proxy must cut now.
-func (p *HTTP) forwarded() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cutAfter < 0 {
-		return false
-	}
-	p.cutAfter--
-	return p.cutAfter <= 0
 }
 
 func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -253,7 +254,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	ru, _ := p.pick(r)
+	ru, last := p.pick(r)
 	switch ru.Fault {
 	case Status:
 		code := ru.Status
@@ -288,7 +289,6 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.record(r, ru.Fault, resp.StatusCode)
-	cut := p.forwarded()
 	if ru.Fault == Drop {
 		reset(w)
 	} else {
@@ -303,7 +303,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.Flush()
 		}
 	}
-	if cut {
+	if last {
 		p.Cut()
 	}
 }
