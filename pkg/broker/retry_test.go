@@ -277,6 +277,35 @@ func TestFailover(t *testing.T) {
 			t.Errorf("AMQP URL %s, want the answering node's port 5682", MaskURL(u))
 		}
 	})
+	t.Run("concurrent requests agree on the endpoint", func(t *testing.T) {
+		bad := newScript(map[string][]string{"GET /api/vhosts": {"503"}})
+		good := newScript(nil)
+		goodURL := serve(t, good)
+		c, err := Connect(context.Background(), Config{Servers: []string{serve(t, bad), goodURL}, Retry: fastRetry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := c.VhostNames(context.Background())
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		if c.Server() != goodURL {
+			t.Errorf("Server() = %s, want %s", c.Server(), goodURL)
+		}
+	})
 	t.Run("a write with unknown outcome moves on too", func(t *testing.T) {
 		bad := newScript(map[string][]string{"PUT /api/queues/v/q": {"reset"}})
 		good := newScript(nil)
