@@ -44,8 +44,12 @@ type Retry struct {
 	Backoff time.Duration
 	// MaxBackoff caps the pause. Default 2s.
 	MaxBackoff time.Duration
-	// Budget is how long after the first try a new round may still start
-	// (a try itself is bounded by Config.Timeout). Default 10s.
+	// Budget is how long after the first try a new round may still start.
+	// A try itself is bounded by Config.Timeout, and every endpoint is
+	// tried once in a round whatever the budget: with the default 30s
+	// timeout a read that timed out moves on to the next endpoint, but is
+	// not tried again on the same one (lower the timeout for that).
+	// Default 10s.
 	Budget time.Duration
 }
 
