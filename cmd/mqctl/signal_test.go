@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,6 +73,11 @@ func refOf(vhost, op, name string) plan.ObjectRef {
 // ownership record lists exactly what was done, the report says
 // "interrupted" with counts (no stack trace), exit 1; a re-run converges.
 func TestInterruptApply(t *testing.T) {
+	t.Run("SIGINT", func(t *testing.T) { interruptApply(t, os.Interrupt) })
+	t.Run("SIGTERM", func(t *testing.T) { interruptApply(t, syscall.SIGTERM) })
+}
+
+func interruptApply(t *testing.T, sig os.Signal) {
 	b := testbroker.New(t)
 	vhost := b.Vhost(t)
 	bin := buildMqctl(t)
@@ -128,7 +134,7 @@ func TestInterruptApply(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("apply did not get through 60 steps in 2 minutes")
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)

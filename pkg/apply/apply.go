@@ -44,6 +44,10 @@ type Options struct {
 	VhostTags func(vhost string) []string
 	// VhostCreated runs right after apply creates a vhost (to take its lock).
 	VhostCreated func(ctx context.Context, vhost string) error
+	// Guard, when set, is asked before every step; an error stops apply
+	// from starting more steps (e.g. the apply lock was lost, so another
+	// apply could interleave).
+	Guard func() error
 	// Records are the ownership records read with the state, per vhost.
 	Records map[string]*ownership.Record
 }
@@ -69,13 +73,15 @@ type Result struct {
 	// Interrupted is true when the context was cancelled (Ctrl-C): the
 	// steps in flight were finished, no new one was started.
 	Interrupted bool
+	// Stopped is the Guard's error when it stopped the apply.
+	Stopped error
 	// RecordErr is set when the ownership record could not be written.
 	RecordErr error
 }
 
 // OK reports whether everything was applied.
 func (r *Result) OK() bool {
-	return len(r.Failed) == 0 && len(r.Remaining) == 0 && !r.Interrupted && r.RecordErr == nil
+	return len(r.Failed) == 0 && len(r.Remaining) == 0 && !r.Interrupted && r.Stopped == nil && r.RecordErr == nil
 }
 
 // Check refuses a plan that would lose data or replace objects without the
@@ -131,7 +137,13 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 		if ctx.Err() != nil {
 			res.Interrupted = true
 		}
-		if res.Interrupted || len(res.Failed) > 0 {
+		if res.Stopped == nil && opts.Guard != nil {
+			res.Stopped = opts.Guard()
+		}
+		if res.Interrupted || len(res.Failed) > 0 || res.Stopped != nil || e.stopped() != nil {
+			if res.Stopped == nil {
+				res.Stopped = e.stopped()
+			}
 			for _, rest := range phases[i:] {
 				res.Remaining = append(res.Remaining, rest...)
 			}
@@ -145,6 +157,9 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 			res.Interrupted = true
 		}
 	}
+	if res.Stopped == nil {
+		res.Stopped = e.stopped()
+	}
 	// The record is written even after a failure or an interruption, so it
 	// always describes what exists; it must not be cut short itself.
 	res.RecordErr = e.writeRecords(context.WithoutCancel(ctx), p, res)
@@ -154,6 +169,15 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 type executor struct {
 	c    *broker.Client
 	opts Options
+
+	mu      sync.Mutex
+	guarded error // the Guard's error, once it stopped a phase
+}
+
+func (e *executor) stopped() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.guarded
 }
 
 // runPhase runs the independent steps of one phase concurrently. Steps
@@ -177,6 +201,16 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 			<-sem
 			notRun = append(notRun, steps[i:]...)
 			break
+		}
+		if e.opts.Guard != nil {
+			if err := e.opts.Guard(); err != nil {
+				<-sem
+				e.mu.Lock()
+				e.guarded = err
+				e.mu.Unlock()
+				notRun = append(notRun, steps[i:]...)
+				break
+			}
 		}
 		wg.Add(1)
 		go func(s Step) {

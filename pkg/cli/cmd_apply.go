@@ -150,6 +150,7 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		PropertiesKey: l.info.PropertiesKey,
 		VhostTags:     func(vh string) []string { return l.info.Vhosts[vh].Tags },
 		VhostCreated:  locks.acquire,
+		Guard:         locks.lost,
 		Inspect:       locks.inspect,
 	}
 	if err := apply.Check(p, opts); err != nil {
@@ -216,6 +217,8 @@ func report(w io.Writer, p *plan.Plan, res *apply.Result) error {
 	why := fmt.Sprintf("%d %s failed", len(res.Failed), pluralize("step", len(res.Failed)))
 	next := "fix the cause and run mqctl apply again"
 	switch {
+	case res.Stopped != nil:
+		why, next = "stopped: "+res.Stopped.Error(), "run mqctl apply again to finish"
 	case res.Interrupted:
 		why, next = "interrupted", "run mqctl apply again to finish"
 	case len(res.Failed) == 0:
@@ -337,6 +340,19 @@ func (l *locks) inspect(_ context.Context, vhost, queue, queueType string) (lock
 		return lk.InspectStream(queue, lock.StreamWait)
 	}
 	return lk.Inspect(queue)
+}
+
+// lost returns an error when a held lock's connection has closed: another
+// apply could then take the vhost, so no further step may start.
+func (l *locks) lost() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for vh, lk := range l.held {
+		if lk.Lost() {
+			return fmt.Errorf("the apply lock of vhost %q was lost (its AMQP connection closed), so another apply could interleave", vh)
+		}
+	}
+	return nil
 }
 
 func (l *locks) releaseAll() {
