@@ -40,7 +40,7 @@ import (
 // Defaults used when a Config field is empty.
 const (
 	DefaultServer  = "http://localhost:15672"
-	DefaultTimeout = 30 * time.Second
+	DefaultTimeout = 2 * time.Minute
 )
 
 // Config says how to reach the management API.

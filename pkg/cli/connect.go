@@ -41,7 +41,7 @@ func (c *connFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.insecure, "insecure-skip-verify", false, "do not verify the server's TLS certificate")
 	fs.StringVar(&c.context, "context", "", "named broker context from the config file (env MQCTL_CONTEXT)")
 	fs.StringVar(&c.config, "config", "", "config file (env MQCTL_CONFIG; default ~/.config/mqctl/config.yaml)")
-	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "timeout of each management API request")
+	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "timeout of each management API request (a definitions read of a vhost with tens of thousands of objects takes a while)")
 	c.set = func(name string) bool { return fs.Changed(name) }
 }
 
