@@ -766,6 +766,10 @@ func (r *reader) readQueues(top map[string]any) {
 		if !ok {
 			continue
 		}
+		if args.Has("x-dead-letter-routing-key") && !args.Has("x-dead-letter-exchange") {
+			o.errorf("x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue; add x-dead-letter-exchange (\"\" for the default exchange)")
+			continue
+		}
 		if args.Has("x-queue-type") {
 			delete(args, "x-queue-type")
 			if len(args) == 0 {
