@@ -3,26 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/internal/corpus"
+
 	"github.com/mqctl/mqctl/pkg/cli"
 )
-
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("MQCTL_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	if fi, err := os.Stat(filepath.Join(dir, "definitions")); err != nil || !fi.IsDir() {
-		t.Skipf("corpus of definitions files not found at %s (set MQCTL_CORPUS to its path)", dir)
-	}
-	return dir
-}
 
 func mqctl(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -39,16 +27,7 @@ func mqctl(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // command without error. (pkg/export's corpus test checks that the export
 // holds exactly the source's objects.)
 func TestCorpusThroughTheCLI(t *testing.T) {
-	dir := filepath.Join(corpusDir(t), "definitions")
-	var files []string
-	if err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			files = append(files, p)
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	dir, files := corpus.Files(t)
 	if len(files) < 60 {
 		t.Fatalf("found %d corpus files under %s, expected the 62 of SOURCES.md", len(files), dir)
 	}

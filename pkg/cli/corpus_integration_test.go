@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mqctl/mqctl/internal/corpus"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -38,44 +39,14 @@ var corpusRefused = map[string]string{
 	"rauno56__rabbit-validator__full-invalid-relations.json": `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`,
 }
 
-// corpusDir is the shared corpus: $MQCTL_CORPUS, else ../shared/corpus next
-// to the repository.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("MQCTL_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Skipf("corpus of definitions files not found at %s (set MQCTL_CORPUS to its path)", dir)
-	}
-	return dir
-}
-
 // TestApplyCorpus applies every definitions file of the corpus that mqctl
 // reads, exported with sugar, to fresh vhosts (one per source vhost), and
 // checks that the broker's own definitions export of those vhosts holds the
 // source file's queues, exchanges, bindings and policies, and that a second
 // plan is empty.
 func TestApplyCorpus(t *testing.T) {
-	dir := corpusDir(t)
+	dir, files := corpus.Files(t)
 	b := testbroker.New(t)
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && !strings.HasSuffix(p, ".md") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no definitions files under %s", dir)
-	}
 	for _, path := range files {
 		rel, _ := filepath.Rel(dir, path)
 		t.Run(rel, func(t *testing.T) {

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mqctl/mqctl/internal/corpus"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -16,20 +17,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
-
-// corpusDir is the shared corpus of real definitions files: $MQCTL_CORPUS,
-// else ../shared/corpus next to the repository.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("MQCTL_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Skipf("corpus of definitions files not found at %s (set MQCTL_CORPUS to its path)", dir)
-	}
-	return dir
-}
 
 // rejected lists the corpus files RabbitMQ refuses to import, with what
 // mqctl's message must say about each.
@@ -50,23 +37,7 @@ var rejected = map[string]string{
 // one must export (with and without sugar) to a file that loads back into
 // exactly the queues, exchanges, bindings and policies of the source.
 func TestCorpus(t *testing.T) {
-	dir := corpusDir(t)
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && !strings.HasSuffix(p, ".md") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no definitions files under %s", dir)
-	}
+	dir, files := corpus.Files(t)
 	for _, path := range files {
 		base := filepath.Base(path)
 		rel, _ := filepath.Rel(dir, path)

@@ -3,35 +3,17 @@ package lint
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/mqctl/mqctl/internal/corpus"
 
 	"github.com/mqctl/mqctl/pkg/definitions"
 )
 
-// corpusDir is the shared corpus of real RabbitMQ definitions files:
-// $MQCTL_CORPUS, or ../shared/corpus beside the repository.
-func corpusDir() string {
-	if d := os.Getenv("MQCTL_CORPUS"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "corpus")
-}
-
 // TestCorpus lints every definitions file of the corpus: no error, no
 // panic, and every finding complete and attached to a declared object.
 func TestCorpus(t *testing.T) {
-	dir := filepath.Join(corpusDir(), "definitions")
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") {
-			files = append(files, path)
-		}
-		return err
-	})
-	if err != nil || len(files) == 0 {
-		t.Skipf("corpus not found at %s (set MQCTL_CORPUS): %v", dir, err)
-	}
+	dir, files := corpus.Files(t)
 	read := 0
 	for _, path := range files {
 		data, err := os.ReadFile(path)
