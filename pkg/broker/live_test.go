@@ -75,37 +75,6 @@ func sample(name, description string) *topology.Vhost {
 	return v
 }
 
-// declare writes v into vhost through the write primitives.
-func declare(t *testing.T, c *broker.Client, vhost string, v *topology.Vhost) {
-	t.Helper()
-	ctx := t.Context()
-	for _, n := range v.ExchangeNames() {
-		if err := c.DeclareExchange(ctx, vhost, v.Exchanges[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range v.QueueNames() {
-		if err := c.DeclareQueue(ctx, vhost, v.Queues[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, b := range v.Bindings {
-		if err := c.DeclareBinding(ctx, vhost, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range v.PolicyNames() {
-		if err := c.PutPolicy(ctx, vhost, v.Policies[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range v.OperatorPolicyNames() {
-		if err := c.PutOperatorPolicy(ctx, vhost, v.OperatorPolicies[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 var cmpTopology = cmp.Options{cmpopts.EquateEmpty()}
 
 func readVhost(t *testing.T, c *broker.Client, vhost string) (*topology.Vhost, *broker.Live) {
@@ -156,7 +125,7 @@ func TestReadStateRoundTrip(t *testing.T) {
 	vh := b.Vhost(t)
 	c := connect(t, b)
 	want := sample(vh, "mqctl test "+t.Name())
-	declare(t, c, vh, want)
+	testbroker.Declare(t, c, vh, want)
 
 	// Objects mqctl never manages: a server-named exclusive queue bound to
 	// an exchange, a named exclusive queue, a binding from a built-in exchange.
@@ -266,7 +235,7 @@ func TestListPathMatchesDefinitionsPath(t *testing.T) {
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	admin := connect(t, b)
-	declare(t, admin, vh, sample(vh, "list path"))
+	testbroker.Declare(t, admin, vh, sample(vh, "list path"))
 
 	user, pass := b.User(t, "management")
 	b.Permit(t, user, vh)
@@ -411,7 +380,7 @@ func TestDeleteBindingByPropertiesKey(t *testing.T) {
 	c := connect(t, b)
 	ctx := t.Context()
 	v := sample(vh, "")
-	declare(t, c, vh, v)
+	testbroker.Declare(t, c, vh, v)
 
 	for _, bd := range v.Bindings {
 		k, err := c.BindingPropertiesKey(ctx, vh, bd)
@@ -445,7 +414,7 @@ func TestDeleteExchangesAndPolicies(t *testing.T) {
 	c := connect(t, b)
 	ctx := t.Context()
 	v := sample(vh, "mqctl test "+t.Name())
-	declare(t, c, vh, v)
+	testbroker.Declare(t, c, vh, v)
 
 	if err := c.DeleteExchange(ctx, vh, "orders", broker.DeleteExchangeOptions{IfUnused: true}); !errors.Is(err, broker.ErrRejected) {
 		t.Errorf("DeleteExchange(if-unused) of a bound exchange: %v, want ErrRejected", err)

@@ -1,19 +1,12 @@
 package broker_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,7 +109,7 @@ func TestConnectOverTLS(t *testing.T) {
 func TestTLSFailures(t *testing.T) {
 	b := testbroker.New(t)
 	x := b.TLS(t)
-	otherCA := writeOtherCA(t)
+	otherCA := testbroker.WriteOtherCA(t)
 	const pw = "Tls-Secret-Pw-9"
 	plainHTTPS := strings.Replace(b.URL, "http://", "https://", 1)
 	tests := []struct {
@@ -190,33 +183,6 @@ func caPool(t *testing.T, file string) *x509.CertPool {
 		t.Fatalf("%s holds no certificate", file)
 	}
 	return pool
-}
-
-// writeOtherCA writes a CA certificate that signed nothing the broker has.
-func writeOtherCA(t *testing.T) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "some other CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "other-ca.pem")
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func contains(list []string, s string) bool {

@@ -12,6 +12,7 @@ import (
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -519,7 +520,7 @@ func runApplyCase(t *testing.T, tc applyCase) {
 	var unmanaged *topology.Vhost
 	if tc.unmanaged != "" {
 		unmanaged = h.load(tc.unmanaged).Vhosts[h.vhost]
-		declareDirect(t, h.c, h.vhost, unmanaged)
+		testbroker.Declare(t, h.c, h.vhost, unmanaged)
 	}
 	if tc.setup != nil {
 		tc.setup(t, h)

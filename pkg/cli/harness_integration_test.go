@@ -289,38 +289,6 @@ func bothEnds(v *topology.Vhost, b *topology.Binding) bool {
 	return ok
 }
 
-// declareDirect declares every object of v in vhost straight through the
-// management API: mqctl does not record them (unmanaged objects).
-func declareDirect(t testing.TB, c *broker.Client, vhost string, v *topology.Vhost) {
-	t.Helper()
-	ctx := context.Background()
-	for _, n := range v.ExchangeNames() {
-		if err := c.DeclareExchange(ctx, vhost, v.Exchanges[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range v.QueueNames() {
-		if err := c.DeclareQueue(ctx, vhost, v.Queues[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, b := range v.Bindings {
-		if err := c.DeclareBinding(ctx, vhost, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range v.PolicyNames() {
-		if err := c.PutPolicy(ctx, vhost, v.Policies[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range v.OperatorPolicyNames() {
-		if err := c.PutOperatorPolicy(ctx, vhost, v.OperatorPolicies[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // amqpChannel opens a confirming channel on vhost; it closes when the test ends.
 func amqpChannel(t testing.TB, b *testbroker.Broker, vhost string) (*amqp.Connection, *amqp.Channel) {
 	t.Helper()

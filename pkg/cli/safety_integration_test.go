@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -42,7 +43,7 @@ func TestApplySavedPlan(t *testing.T) {
 		t.Fatalf("plan -out:\n%s", r)
 	}
 	// Someone changes the broker in between.
-	declareDirect(t, h.c, h.vhost, &topology.Vhost{Queues: map[string]*topology.Queue{
+	testbroker.Declare(t, h.c, h.vhost, &topology.Vhost{Queues: map[string]*topology.Queue{
 		"theirs": {Name: "theirs", Type: topology.QueueClassic, Durable: true}}})
 	v0, _ := h.state()
 	r = h.run("apply", planFile, "--auto-approve")

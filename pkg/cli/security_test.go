@@ -2,14 +2,7 @@ package cli_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -18,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
@@ -114,7 +106,7 @@ func TestCommandsOverTLS(t *testing.T) {
 		t.Errorf("export over HTTPS with a client certificate:\n%s", r)
 	}
 
-	otherCA := writeOtherCA(t)
+	otherCA := testbroker.WriteOtherCA(t)
 	for _, cmd := range [][]string{{"plan", "-f", file}, {"apply", "-f", file, "--auto-approve"}, {"export", "--vhost", vh}} {
 		r := run(append(cmd, "--ca-cert", otherCA)...)
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
@@ -323,7 +315,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 	config := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(config, []byte(fmt.Sprintf("contexts:\n  plain: { server: %q, username: %q, password: %q }\n  fromenv: { server: %q, username: %q, password_env: SEC_PW }\n  tls: { server: %q, username: %q, password: %q, ca_cert: %q }\n",
-		b.URL, user, secret, b.URL, user, x.ManagementURL, user, secret, writeOtherCA(t))), 0o600); err != nil {
+		b.URL, user, secret, b.URL, user, x.ManagementURL, user, secret, testbroker.WriteOtherCA(t))), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	savedPlan := filepath.Join(dir, "plan.json")
@@ -367,7 +359,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		{"dlq peek, unreachable host with credentials", env, []string{"dlq", "peek", "sec.work.dlq", "-f", file, "--vhost", vh, "--server", withCreds(closed, secret)}, 1},
 		{"plan, unreachable host with credentials", env, []string{"plan", "-f", file, "--server", withCreds(closed, secret)}, 1},
 		{"export, unreachable host, --password", env, []string{"export", "--server", closed, "--username", user, "--password", secret}, 1},
-		{"plan, TLS failure with credentials", env, []string{"plan", "-f", file, "--server", withCreds(x.ManagementURL, secret), "--ca-cert", writeOtherCA(t)}, 1},
+		{"plan, TLS failure with credentials", env, []string{"plan", "-f", file, "--server", withCreds(x.ManagementURL, secret), "--ca-cert", testbroker.WriteOtherCA(t)}, 1},
 		{"export, TLS failure from a config context", env, []string{"export", "--config", config, "--context", "tls"}, 1},
 		{"export, https to the plain listener", env, []string{"export", "--server", withCreds(strings.Replace(b.URL, "http://", "https://", 1), secret)}, 1},
 		{"apply, AMQP unreachable with credentials", env, append([]string{"apply", "-f", file, "--auto-approve"}, append(flags[:6:6], "--amqp-url", "amqp://"+user+":"+secret+"@"+closedAddr(t))...), 1},
@@ -398,33 +390,6 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	if strings.Contains(string(saved), secret) {
 		t.Errorf("the saved plan %s holds the password", savedPlan)
 	}
-}
-
-// writeOtherCA writes a CA certificate that signed nothing the broker has.
-func writeOtherCA(t *testing.T) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "some other CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "other-ca.pem")
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func closedAddr(t *testing.T) string {

@@ -1,0 +1,80 @@
+package testbroker
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Declare writes every object of v into vhost straight through the
+// management API's write primitives: exchanges, queues, bindings,
+// policies, operator policies. mqctl does not record them as managed.
+func Declare(t testing.TB, c *broker.Client, vhost string, v *topology.Vhost) {
+	t.Helper()
+	ctx := context.Background()
+	for _, n := range v.ExchangeNames() {
+		if err := c.DeclareExchange(ctx, vhost, v.Exchanges[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range v.QueueNames() {
+		if err := c.DeclareQueue(ctx, vhost, v.Queues[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range v.Bindings {
+		if err := c.DeclareBinding(ctx, vhost, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range v.PolicyNames() {
+		if err := c.PutPolicy(ctx, vhost, v.Policies[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range v.OperatorPolicyNames() {
+		if err := c.PutOperatorPolicy(ctx, vhost, v.OperatorPolicies[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// WriteOtherCA writes a CA certificate that signed nothing the broker has,
+// for tests of a wrong --ca-cert, and returns its path.
+func WriteOtherCA(t testing.TB) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "some other CA"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "other-ca.pem")
+	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
