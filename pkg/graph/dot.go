@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bufio"
-	"unicode/utf8"
 )
 
 const dotLegend = `  // mqctl graph. Legend:
@@ -112,42 +111,20 @@ func writeDOTLines(w *bufio.Writer, lines []string) {
 // triggered by a name), & is written as &amp; (Graphviz decodes entities),
 // line breaks become \n, other control characters
 // become spaces and invalid UTF-8 becomes U+FFFD.
-func writeDOTText(w *bufio.Writer, s string) {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				w.WriteString(s[start:i])
-				w.WriteString("\uFFFD")
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		var esc string
-		switch {
-		case c == '"':
-			esc = `\"`
-		case c == '\\':
-			esc = `\\`
-		case c == '&':
-			esc = "&amp;" // Graphviz decodes HTML entities in labels
-		case c == '\n' || c == '\r':
-			esc = `\n`
-		case c < 0x20 || c == 0x7f:
-			esc = " "
-		default:
-			i++
-			continue
-		}
-		w.WriteString(s[start:i])
-		w.WriteString(esc)
-		i++
-		start = i
+func writeDOTText(w *bufio.Writer, s string) { writeEscaped(w, s, dotEscape) }
+
+func dotEscape(c byte) string {
+	switch {
+	case c == '"':
+		return `\"`
+	case c == '\\':
+		return `\\`
+	case c == '&':
+		return "&amp;" // Graphviz decodes HTML entities in labels
+	case c == '\n' || c == '\r':
+		return `\n`
+	case c < 0x20 || c == 0x7f:
+		return " "
 	}
-	w.WriteString(s[start:])
+	return ""
 }

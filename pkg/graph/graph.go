@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -55,4 +56,35 @@ func Render(w io.Writer, t *topology.Topology, format string) error {
 		return fmt.Errorf("writing %s graph: %w", format, err)
 	}
 	return nil
+}
+
+// writeEscaped writes s with every ASCII byte that escape maps to a
+// non-empty string replaced by it; invalid UTF-8 becomes U+FFFD.
+func writeEscaped(w *bufio.Writer, s string, escape func(byte) string) {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				w.WriteString(s[start:i])
+				w.WriteString("\uFFFD")
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		esc := escape(c)
+		if esc == "" {
+			i++
+			continue
+		}
+		w.WriteString(s[start:i])
+		w.WriteString(esc)
+		i++
+		start = i
+	}
+	w.WriteString(s[start:])
 }

@@ -3,7 +3,6 @@ package graph
 import (
 	"bufio"
 	"strconv"
-	"unicode/utf8"
 )
 
 // mermaidLegend is written as comments under the header; the classDefs and
@@ -141,34 +140,7 @@ func writeMermaidLines(w *bufio.Writer, lines []string) {
 // writeMermaidText writes s for use inside a double-quoted Mermaid label.
 // Characters Mermaid or its HTML labels would interpret are written as
 // Mermaid entity codes (#quot;, #35;, …); invalid UTF-8 becomes U+FFFD.
-func writeMermaidText(w *bufio.Writer, s string) {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				w.WriteString(s[start:i])
-				w.WriteString("\uFFFD")
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		esc := mermaidEscape(c)
-		if esc == "" {
-			i++
-			continue
-		}
-		w.WriteString(s[start:i])
-		w.WriteString(esc)
-		i++
-		start = i
-	}
-	w.WriteString(s[start:])
-}
+func writeMermaidText(w *bufio.Writer, s string) { writeEscaped(w, s, mermaidEscape) }
 
 func mermaidEscape(c byte) string {
 	switch c {
