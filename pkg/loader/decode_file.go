@@ -241,6 +241,12 @@ func (o *objects) add(d *decoder, key, value *node, what string) {
 	o.order = append(o.order, key.value)
 }
 
+// release drops the nodes of a decoded object, so that a large file's node
+// tree is freed while its objects are built. The name stays in order.
+func (o *objects) release(name string) {
+	o.byKey[name] = named{}
+}
+
 // intRange bounds for fields that have none of their own.
 const (
 	maxInt   = math.MaxInt64

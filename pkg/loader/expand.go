@@ -54,6 +54,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		o := rv.exchanges.byKey[name]
 		body := withDefaults(o.value, xdef, "{exchange}", name, o.key.pos)
 		v.Exchanges[name] = d.exchange(o.key, body)
+		rv.exchanges.release(name)
 	}
 
 	opts := queueOpts{fallbackType: fallbackType, fallbackDurable: true, role: topology.RoleWorking}
@@ -70,6 +71,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		decls = append(decls, decl)
 		v.Queues[name] = decl.q
 		b.by[name] = "declared"
+		rv.queues.release(name)
 	}
 
 	for _, name := range rv.policies.order {
@@ -84,10 +86,11 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	// Explicit bindings first, in file order, so that a duplicate names the
 	// earlier declaration; then the bindings that sugar declares.
 	var explicit []*topology.Binding
-	for _, it := range rv.bindings {
+	for i, it := range rv.bindings {
 		if bd := d.binding(it.n, it.what); bd != nil {
 			explicit = append(explicit, bd)
 		}
+		rv.bindings[i].n = nil
 	}
 	for _, decl := range decls {
 		explicit = append(explicit, decl.bindings...)

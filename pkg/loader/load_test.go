@@ -205,6 +205,17 @@ func TestQueueFields(t *testing.T) {
 			body: "queues:\n  a: &common {type: quorum, limits: {max_length: 7}}\n  q:\n    <<: *common\n    durable: false",
 			want: &topology.Queue{Name: "q", Type: "quorum", Durable: false, Role: topology.RoleWorking, Arguments: topology.Args{"x-max-length": int64(7)}},
 		},
+		{
+			// The parser frees YAML nodes once copied, but not anchored ones.
+			name: "a nested anchor aliased twice after it is read",
+			body: "queues:
+  a:
+    limits: &lim {max_length: 7, overflow: reject-publish}
+  b: {limits: *lim}
+  q:
+    limits: *lim",
+			want: &topology.Queue{Name: "q", Type: "classic", Durable: true, Role: topology.RoleWorking, Arguments: topology.Args{"x-max-length": int64(7), "x-overflow": "reject-publish"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

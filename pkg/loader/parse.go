@@ -98,6 +98,11 @@ type parser struct {
 	count  int
 	over   bool
 	active map[*yaml.Node]bool // anchors being expanded, to catch self-reference
+	// shared counts the anchored nodes being converted. Outside them each
+	// YAML node is read once, so convert drops it from its parent as soon as
+	// it is copied: the YAML tree is freed while the node tree grows, and a
+	// large file never holds both in full (see bench/results.md).
+	shared int
 }
 
 // parseFile parses data (the contents of file) into a node tree, reporting
@@ -260,7 +265,8 @@ func (p *parser) convert(y *yaml.Node) *node {
 	if y.Anchor != "" && y.Kind != yaml.AliasNode {
 		// An alias of this node inside it would expand forever.
 		p.active[y] = true
-		defer delete(p.active, y)
+		p.shared++
+		defer func() { delete(p.active, y); p.shared-- }()
 	}
 	switch y.Kind {
 	case yaml.AliasNode:
@@ -269,15 +275,18 @@ func (p *parser) convert(y *yaml.Node) *node {
 			return &node{kind: scalarNode, tag: tagNull, pos: p.pos(y)}
 		}
 		p.active[y.Alias] = true
+		p.shared++
 		n := p.convert(y.Alias)
+		p.shared--
 		delete(p.active, y.Alias)
 		return n
 	case yaml.MappingNode:
 		return p.mapping(y)
 	case yaml.SequenceNode:
 		n := &node{kind: seqNode, pos: p.pos(y), ignore: commentIgnores(y), items: make([]*node, 0, len(y.Content))}
-		for _, c := range y.Content {
+		for i, c := range y.Content {
 			n.items = append(n.items, p.convert(c))
+			p.release(y, i)
 		}
 		return n
 	case yaml.DocumentNode:
@@ -287,6 +296,14 @@ func (p *parser) convert(y *yaml.Node) *node {
 		return p.convert(y.Content[0])
 	default:
 		return p.scalar(y)
+	}
+}
+
+// release drops child i of y once it is copied, unless y may be read again
+// through an alias.
+func (p *parser) release(y *yaml.Node, i int) {
+	if p.shared == 0 {
+		y.Content[i] = nil
 	}
 }
 
@@ -348,6 +365,8 @@ func (p *parser) mapping(y *yaml.Node) *node {
 		}
 		k := p.convert(ky)
 		v := p.convert(vy)
+		p.release(y, i)
+		p.release(y, i+1)
 		if p.over {
 			return n
 		}
