@@ -208,12 +208,7 @@ func TestQueueFields(t *testing.T) {
 		{
 			// The parser frees YAML nodes once copied, but not anchored ones.
 			name: "a nested anchor aliased twice after it is read",
-			body: "queues:
-  a:
-    limits: &lim {max_length: 7, overflow: reject-publish}
-  b: {limits: *lim}
-  q:
-    limits: *lim",
+			body: "queues:\n  a:\n    limits: &lim {max_length: 7, overflow: reject-publish}\n  b: {limits: *lim}\n  q:\n    limits: *lim",
 			want: &topology.Queue{Name: "q", Type: "classic", Durable: true, Role: topology.RoleWorking, Arguments: topology.Args{"x-max-length": int64(7), "x-overflow": "reject-publish"}},
 		},
 	}
