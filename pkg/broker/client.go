@@ -412,7 +412,12 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 	}
 	dec := json.NewDecoder(resp.Body)
 	dec.UseNumber()
-	if err := dec.Decode(out); err != nil {
+	if s, ok := out.(streamDecoder); ok {
+		err = s.decodeStream(dec)
+	} else {
+		err = dec.Decode(out)
+	}
+	if err != nil {
 		var nerr net.Error
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &nerr) {
 			// The connection broke in the middle of the answer.

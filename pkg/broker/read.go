@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -282,6 +283,93 @@ type definitionsJSON struct {
 	Parameters       []parameterJSON             `json:"parameters"`
 }
 
+// streamDecoder is an answer decoded piece by piece rather than buffered
+// whole: a definitions document of 50,000 objects is some 10 MB of JSON.
+type streamDecoder interface {
+	decodeStream(dec *json.Decoder) error
+}
+
+// decodeStream reads a definitions document one object at a time, so that
+// only the decoded objects are held, never the document's text.
+// A retried read starts afresh; an answer cut short is io.ErrUnexpectedEOF,
+// as a buffered decode reports it.
+func (d *definitionsJSON) decodeStream(dec *json.Decoder) error {
+	*d = definitionsJSON{}
+	err := d.decodeObjects(dec)
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func (d *definitionsJSON) decodeObjects(dec *json.Decoder) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var err2 error
+		switch tok {
+		case "exchanges":
+			d.Exchanges, err2 = decodeArray(dec, d.Exchanges)
+		case "queues":
+			d.Queues, err2 = decodeArray(dec, d.Queues)
+		case "bindings":
+			d.Bindings, err2 = decodeArray(dec, d.Bindings)
+		case "policies":
+			d.Policies, err2 = decodeArray(dec, d.Policies)
+		case "operator_policies":
+			d.OperatorPolicies, err2 = decodeArray(dec, d.OperatorPolicies)
+		case "parameters":
+			d.Parameters, err2 = decodeArray(dec, d.Parameters)
+		default:
+			var skip json.RawMessage
+			err2 = dec.Decode(&skip)
+		}
+		if err2 != nil {
+			return err2
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
+// decodeArray appends the elements of a JSON array (or nothing for null).
+func decodeArray[T any](dec *json.Decoder, out []T) ([]T, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return out, err
+	}
+	if tok == nil {
+		return out, nil
+	}
+	if tok != json.Delim('[') {
+		return out, fmt.Errorf("expected a list, got %v", tok)
+	}
+	for dec.More() {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
+	_, err = dec.Token()
+	return out, err
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != want {
+		return fmt.Errorf("expected %v, got %v", want, tok)
+	}
+	return nil
+}
+
 const queueColumns = "name,messages,consumers,type,arguments,durable,auto_delete,exclusive"
 
 func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string, withStats bool) vhostResult {
@@ -373,14 +461,7 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string, w
 		}
 		res.stats[q.Name] = st
 	}
-	res.vhost = buildVhost(info, &defs, types)
-	if res.keys != nil {
-		for _, b := range defs.Bindings {
-			if tb, ok := mapBinding(b); ok {
-				res.keys[tb.Key()] = b.PropertiesKey
-			}
-		}
-	}
+	res.vhost = buildVhost(info, &defs, types, res.keys)
 	return res
 }
 
@@ -426,13 +507,15 @@ func skipQueue(q queueJSON) bool { return q.Exclusive || topology.IsReservedName
 // skipExchange reports whether an exchange is built in.
 func skipExchange(name string) bool { return name == "" || topology.IsReservedName(name) }
 
-// buildVhost maps the wire objects onto the model. types gives each queue's
-// type as the queue list reports it.
-func buildVhost(info VhostInfo, defs *definitionsJSON, types map[string]string) *topology.Vhost {
+// buildVhost maps the wire objects onto the model, emptying defs as it
+// goes. types gives each queue's type as the queue list reports it; keys,
+// when not nil, receives each binding's properties_key.
+func buildVhost(info VhostInfo, defs *definitionsJSON, types map[string]string, keys map[string]string) *topology.Vhost {
 	v := topology.NewVhost(info.Name)
 	v.Description = info.Description
 	v.DefaultQueueType = info.DefaultQueueType
-	for _, e := range defs.Exchanges {
+	for i, e := range defs.Exchanges {
+		defs.Exchanges[i] = exchangeJSON{} // built: let the collector have it
 		if skipExchange(e.Name) {
 			continue
 		}
@@ -442,7 +525,8 @@ func buildVhost(info VhostInfo, defs *definitionsJSON, types map[string]string) 
 		}
 	}
 	dropped := map[string]bool{}
-	for _, q := range defs.Queues {
+	for i, q := range defs.Queues {
+		defs.Queues[i] = queueJSON{}
 		if skipQueue(q) {
 			dropped[q.Name] = true
 			continue
@@ -470,8 +554,12 @@ func buildVhost(info VhostInfo, defs *definitionsJSON, types map[string]string) 
 			Role: topology.RoleWorking,
 		}
 	}
-	for _, b := range defs.Bindings {
+	for i, b := range defs.Bindings {
+		defs.Bindings[i] = rabbithole.BindingInfo{}
 		tb, ok := mapBinding(b)
+		if ok && keys != nil {
+			keys[tb.Key()] = b.PropertiesKey
+		}
 		if !ok || (tb.DestinationType == topology.DestQueue && dropped[tb.Destination]) {
 			continue
 		}
@@ -507,29 +595,52 @@ func mapPolicy(name, pattern, applyTo string, priority int, def map[string]any) 
 		Definition: topology.Args(def).Normalized()}
 }
 
-// fingerprint hashes the canonical JSON of the topology and the vhost tags.
+// fingerprint hashes the canonical JSON of the topology and the vhost tags,
+// one object at a time in name order (never the whole document at once: at
+// 50,000 objects that is some 10 MB).
 func fingerprint(t *topology.Topology, vhosts map[string]VhostInfo) string {
-	for _, v := range t.Vhosts {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	put := func(v any) {
+		if err := enc.Encode(v); err != nil {
+			// Normalised Args hold only JSON-encodable values; fall back to
+			// the canonical rendering should that ever change.
+			fmt.Fprintln(h, v)
+		}
+	}
+	for _, name := range t.VhostNames() {
+		v := t.Vhosts[name]
 		v.SortBindings()
+		tags := slices.Clone(vhosts[name].Tags)
+		sort.Strings(tags)
+		put(struct {
+			Name             string   `json:"vhost"`
+			Description      string   `json:"description"`
+			DefaultQueueType string   `json:"default_queue_type"`
+			Tags             []string `json:"tags"`
+		}{v.Name, v.Description, v.DefaultQueueType, tags})
+		for _, n := range v.ExchangeNames() {
+			put("exchange")
+			put(v.Exchanges[n])
+		}
+		for _, n := range v.QueueNames() {
+			put("queue")
+			put(v.Queues[n])
+		}
+		for _, b := range v.Bindings {
+			put("binding")
+			put(b)
+		}
+		for _, n := range v.PolicyNames() {
+			put("policy")
+			put(v.Policies[n])
+		}
+		for _, n := range v.OperatorPolicyNames() {
+			put("operator policy")
+			put(v.OperatorPolicies[n])
+		}
 	}
-	tags := map[string][]string{}
-	for n, v := range vhosts {
-		tg := slices.Clone(v.Tags)
-		sort.Strings(tg)
-		tags[n] = tg
-	}
-	doc := struct {
-		Vhosts map[string]*topology.Vhost `json:"vhosts"`
-		Tags   map[string][]string        `json:"tags"`
-	}{t.Vhosts, tags}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		// Normalised Args hold only JSON-encodable values; fall back to
-		// the canonical renderings should that ever change.
-		b = []byte(fmt.Sprint(doc))
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // BindingPropertiesKey returns the broker's properties_key for b in vhost

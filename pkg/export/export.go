@@ -10,6 +10,7 @@ package export
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,7 +85,7 @@ func vhostNode(v *topology.Vhost, sugar bool) *yaml.Node {
 
 	// Bindings to listed queues go under the queue; the rest stay explicit.
 	bindings := append([]*topology.Binding(nil), v.Bindings...)
-	sort.SliceStable(bindings, func(i, j int) bool { return bindings[i].Key() < bindings[j].Key() })
+	slices.SortStableFunc(bindings, topology.CompareBindings)
 	perQueue := map[string][]*topology.Binding{}
 	var explicit []*topology.Binding
 	for _, b := range bindings {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -121,9 +119,9 @@ func isString(n *node) bool { return n != nil && n.kind == scalarNode && n.tag =
 
 // typedTag is the tag a typed field reads n with: an interpolated string is
 // resolved by its value, so that "${N}" can fill an integer field.
-func typedTag(n *node) string {
+func typedTag(n *node) scalarTag {
 	if n.kind == scalarNode && n.interpolated && n.tag == tagStr {
-		return (&yaml.Node{Kind: yaml.ScalarNode, Value: n.value}).ShortTag()
+		return plainTag(n.value)
 	}
 	return n.tag
 }
@@ -368,9 +366,11 @@ func ignoresOf(nodes ...*node) []string {
 		if n == nil {
 			return
 		}
-		for _, id := range n.ignore {
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
+		if n.ignore != nil {
+			for _, id := range *n.ignore {
+				if !slices.Contains(ids, id) {
+					ids = append(ids, id)
+				}
 			}
 		}
 		for _, e := range n.entries {

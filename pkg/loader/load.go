@@ -8,6 +8,7 @@
 package loader
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -133,12 +134,26 @@ func (l *load) readFile(p string) {
 		return
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := readAll(f)
 	if err != nil {
 		l.readError(p, err)
 		return
 	}
 	l.addFile(p, data)
+}
+
+// readAll reads at most MaxFileSize+1 bytes of f into a buffer sized from
+// its length, not grown by doubling (a 10 MiB file would otherwise pass
+// through buffers of twice its size).
+func readAll(f *os.File) ([]byte, error) {
+	r := io.LimitReader(f, MaxFileSize+1)
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxFileSize {
+		return io.ReadAll(r)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 func (l *load) readError(p string, err error) {

@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -124,7 +125,7 @@ func New(v *topology.Vhost) *Simulator {
 			bindings = append(bindings, b)
 		}
 	}
-	sort.SliceStable(bindings, func(i, j int) bool { return bindings[i].Key() < bindings[j].Key() })
+	slices.SortStableFunc(bindings, topology.CompareBindings)
 	for _, b := range bindings {
 		ix := s.exchanges[b.Source]
 		if ix == nil || b.Source == "" {

@@ -4,7 +4,9 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -211,7 +213,29 @@ func (v *Vhost) OperatorPolicyNames() []string { return sortedKeys(v.OperatorPol
 // SortBindings orders bindings by source, destination type, destination,
 // routing key and arguments, so output is deterministic.
 func (v *Vhost) SortBindings() {
-	sort.SliceStable(v.Bindings, func(i, j int) bool { return v.Bindings[i].Key() < v.Bindings[j].Key() })
+	slices.SortStableFunc(v.Bindings, CompareBindings)
+}
+
+// CompareBindings orders bindings as their Keys compare, field by field
+// and without building the keys: sorting 25,000 bindings by Key() built
+// some 750,000 strings.
+func CompareBindings(a, b *Binding) int {
+	if c := cmp.Compare(a.Source, b.Source); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.DestinationType, b.DestinationType); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Destination, b.Destination); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.RoutingKey, b.RoutingKey); c != 0 {
+		return c
+	}
+	if len(a.Arguments) == 0 && len(b.Arguments) == 0 {
+		return 0
+	}
+	return cmp.Compare(a.Arguments.Canonical(), b.Arguments.Canonical())
 }
 
 // BindingsFrom returns the bindings whose source is exchange name.
