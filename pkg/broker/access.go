@@ -74,15 +74,18 @@ func (c *Client) QueueArguments(ctx context.Context, vhost, name string) (topolo
 // AMQPURL returns the AMQP URL (no vhost) that goes with this management
 // connection: the same host and credentials, and the AMQP listener port the
 // broker reports (5672 when it reports none); amqps and the TLS listener
-// when the management API is https. override, when set, is used instead;
-// it gets this client's credentials when it carries none. The result holds
-// the password: never print it (MaskURL).
-func (c *Client) AMQPURL(override string) (string, error) {
+// when the management API is https. override (or else Config.AMQPURL),
+// when set, is used instead; it gets this client's credentials when it
+// carries none. The result holds the password: never print it (MaskURL).
+func (c *Client) AMQPURL(ctx context.Context, override string) (string, error) {
+	if override == "" {
+		override = c.amqpOverride
+	}
 	var u *url.URL
 	if override != "" {
-		o, err := url.Parse(override)
-		if err != nil || (o.Scheme != "amqp" && o.Scheme != "amqps") || o.Host == "" {
-			return "", fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)", MaskURL(override))
+		o, err := parseAMQPURL(override)
+		if err != nil {
+			return "", err
 		}
 		u = o
 	} else {
@@ -90,10 +93,13 @@ func (c *Client) AMQPURL(override string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		port := orDefault(c.amqpPort, 5672)
-		u = &url.URL{Scheme: "amqp", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(port))}
+		amqpPort, amqpsPort, err := c.listeners(ctx)
+		if err != nil {
+			return "", err
+		}
+		u = &url.URL{Scheme: "amqp", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(orDefault(amqpPort, 5672)))}
 		if b.Scheme == "https" {
-			u = &url.URL{Scheme: "amqps", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(orDefault(c.amqpsPort, 5671)))}
+			u = &url.URL{Scheme: "amqps", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(orDefault(amqpsPort, 5671)))}
 		}
 	}
 	if u.User == nil {
@@ -101,6 +107,56 @@ func (c *Client) AMQPURL(override string) (string, error) {
 	}
 	u.Path = ""
 	return u.String(), nil
+}
+
+// parseAMQPURL checks an AMQP URL setting.
+func parseAMQPURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "" {
+		return nil, fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)", MaskURL(raw))
+	}
+	return u, nil
+}
+
+// listeners reads, once, the AMQP listener ports of the node that answers
+// (GET /api/overview: a cluster lists every node's listeners, and nodes on
+// one host listen on different ports).
+func (c *Client) listeners(ctx context.Context) (amqpPort, amqpsPort int, err error) {
+	c.listenersMu.Lock()
+	read, amqpPort, amqpsPort := c.listenersRead, c.amqpPort, c.amqpsPort
+	c.listenersMu.Unlock()
+	if read {
+		return amqpPort, amqpsPort, nil
+	}
+	var ov struct {
+		Node      string `json:"node"` // the node that answered
+		Listeners []struct {
+			Node     string `json:"node"`
+			Protocol string `json:"protocol"`
+			Port     int    `json:"port"`
+		} `json:"listeners"`
+	}
+	q := url.Values{"columns": {"node,listeners"}}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the AMQP listeners"}, &ov); err != nil {
+		return 0, 0, err
+	}
+	for _, own := range []bool{true, false} {
+		for _, l := range ov.Listeners {
+			if own && l.Node != ov.Node {
+				continue
+			}
+			switch {
+			case l.Protocol == "amqp" && amqpPort == 0:
+				amqpPort = l.Port
+			case l.Protocol == "amqp/ssl" && amqpsPort == 0:
+				amqpsPort = l.Port
+			}
+		}
+	}
+	c.listenersMu.Lock()
+	c.listenersRead, c.amqpPort, c.amqpsPort = true, amqpPort, amqpsPort
+	c.listenersMu.Unlock()
+	return amqpPort, amqpsPort, nil
 }
 
 // TLSConfig is the TLS configuration of this connection (CA, client

@@ -1,6 +1,9 @@
 package broker
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 func TestAMQPURL(t *testing.T) {
 	tests := []struct {
@@ -22,8 +25,8 @@ func TestAMQPURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &Client{endpoints: []string{tc.base}, user: "u", pass: "p", amqpPort: tc.amqp, amqpsPort: tc.amqps}
-			got, err := c.AMQPURL(tc.override)
+			c := &Client{endpoints: []string{tc.base}, user: "u", pass: "p", listenersRead: true, amqpPort: tc.amqp, amqpsPort: tc.amqps}
+			got, err := c.AMQPURL(context.Background(), tc.override)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v", err)
 			}

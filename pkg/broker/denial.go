@@ -202,7 +202,7 @@ func (c *Client) objectExists(ctx context.Context, vhost string, res resource) b
 // probeNeeds narrows needs down to the missing ones with AMQP probes;
 // certain is false (and needs unchanged) when the probes cannot tell.
 func (c *Client) probeNeeds(ctx context.Context, vhost string, parts []string, needs []need) (missing []need, certain bool) {
-	conn, err := c.probeConn(vhost)
+	conn, err := c.probeConn(ctx, vhost)
 	if err != nil {
 		return needs, false
 	}
@@ -318,8 +318,8 @@ func refusedResource(reason string) (resource, bool) {
 }
 
 // probeConn opens a short AMQP connection to vhost for permission probes.
-func (c *Client) probeConn(vhost string) (*amqp.Connection, error) {
-	raw, err := c.AMQPURL(c.amqpOverride)
+func (c *Client) probeConn(ctx context.Context, vhost string) (*amqp.Connection, error) {
+	raw, err := c.AMQPURL(ctx, "")
 	if err != nil {
 		return nil, err
 	}

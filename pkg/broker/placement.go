@@ -48,7 +48,7 @@ func (c *Client) QueuePlacements(ctx context.Context, vhost string) (map[string]
 	var list []placementJSON
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost),
 		query: url.Values{"columns": {placementColumns}},
-		op:    fmt.Sprintf("list the queues of vhost %q and their nodes", vhost), vhost: vhost}, &list); err != nil {
+		op:    fmt.Sprintf("list the queues of vhost %q and their nodes", vhost), vhost: vhost}, listOf[placementJSON]{&list}); err != nil {
 		return nil, err
 	}
 	out := make(map[string]Placement, len(list))

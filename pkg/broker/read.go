@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -211,7 +212,7 @@ type vhostMetadataJSON struct {
 func (c *Client) listVhosts(ctx context.Context) (map[string]VhostInfo, error) {
 	var list []vhostJSON
 	q := url.Values{"columns": {"name,description,tags,default_queue_type,tracing,metadata"}}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: "vhosts", query: q, op: "list vhosts"}, &list); err != nil {
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "vhosts", query: q, op: "list vhosts"}, listOf[vhostJSON]{&list}); err != nil {
 		return nil, err
 	}
 	out := make(map[string]VhostInfo, len(list))
@@ -359,6 +360,49 @@ func decodeArray[T any](dec *json.Decoder, out []T) ([]T, error) {
 	return out, err
 }
 
+// listOf decodes a list answer into *items, skipping elements that are not
+// JSON objects: RabbitMQ renders an object that vanished while it built
+// the list (a vhost or queue deleted meanwhile) as an empty list, [].
+type listOf[T any] struct{ items *[]T }
+
+func (l listOf[T]) decodeStream(dec *json.Decoder) error {
+	*l.items = nil
+	tok, err := dec.Token()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if tok == nil {
+		return nil
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("expected a list, got %v", tok)
+	}
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
+			continue
+		}
+		var v T
+		if err := decodeNumbers(raw, &v); err != nil {
+			return err
+		}
+		*l.items = append(*l.items, v)
+	}
+	if _, err := dec.Token(); err != nil {
+		if errors.Is(err, io.EOF) {
+			return io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
+}
+
 func expectDelim(dec *json.Decoder, want json.Delim) error {
 	tok, err := dec.Token()
 	if err != nil {
@@ -378,7 +422,7 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string, w
 	var queues []queueJSON
 	listQueues := func() error {
 		return c.do(ctx, &request{method: http.MethodGet, path: seg("queues", name), query: url.Values{"columns": {queueColumns}},
-			op: fmt.Sprintf("list queues of vhost %q", name), vhost: name}, &queues)
+			op: fmt.Sprintf("list queues of vhost %q", name), vhost: name}, listOf[queueJSON]{&queues})
 	}
 	var defs definitionsJSON
 	if source == SourceDefinitions {
@@ -471,10 +515,10 @@ func (c *Client) readLists(ctx context.Context, name string, defs *definitionsJS
 		return c.do(ctx, &request{method: http.MethodGet, path: path, query: q,
 			op: fmt.Sprintf("list %s of vhost %q", kind, name), vhost: name}, out)
 	}
-	if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}}, &defs.Exchanges); err != nil {
+	if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}}, listOf[exchangeJSON]{&defs.Exchanges}); err != nil {
 		return err
 	}
-	if err := get("bindings", seg("bindings", name), nil, &defs.Bindings); err != nil {
+	if err := get("bindings", seg("bindings", name), nil, listOf[rabbithole.BindingInfo]{&defs.Bindings}); err != nil {
 		return err
 	}
 	if err := get("policies", seg("policies", name), nil, &defs.Policies); err != nil {
@@ -495,7 +539,7 @@ func (c *Client) readLists(ctx context.Context, name string, defs *definitionsJS
 }
 
 func decodeNumbers(raw []byte, out any) error {
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	return dec.Decode(out)
 }

@@ -2,7 +2,10 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -181,5 +184,41 @@ func TestReadStateNotesUnreadOperatorPolicies(t *testing.T) {
 	}
 	if !cmp.Equal(live.Unread["v"], []string{KindOperatorPolicies}) || len(live.Notes) != 1 {
 		t.Errorf("Unread %v Notes %q, want operator policies unread with one note", live.Unread, live.Notes)
+	}
+}
+
+// An object deleted while RabbitMQ builds a list comes out as [] in it;
+// reading skips it instead of failing the whole plan.
+func TestReadStateSkipsVanishedListItems(t *testing.T) {
+	c := fakeBroker(t, `["management"]`, map[string]string{
+		"/api/vhosts":              `[[], {"name":"v"}, []]`,
+		"/api/queues/v":            `[{"name":"q","type":"classic","durable":true,"arguments":{}}, []]`,
+		"/api/exchanges/v":         `[[], {"name":"x","type":"fanout","durable":true,"arguments":{}}]`,
+		"/api/bindings/v":          `[{"source":"x","destination":"q","destination_type":"queue","routing_key":"","arguments":{},"properties_key":"~"}, []]`,
+		"/api/policies/v":          `[]`,
+		"/api/operator-policies/v": `[]`,
+	})
+	top, _, err := c.ReadState(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := top.Vhosts["v"]
+	if v == nil || len(top.Vhosts) != 1 {
+		t.Fatalf("vhosts %v, want only v", top.VhostNames())
+	}
+	if v.Queues["q"] == nil || v.Exchanges["x"] == nil || len(v.Bindings) != 1 {
+		t.Errorf("read %v %v %d bindings, want queue q, exchange x and one binding", v.QueueNames(), v.ExchangeNames(), len(v.Bindings))
+	}
+}
+
+// A definitions answer cut short is a transport failure (tried again), not
+// a malformed answer.
+func TestDefinitionsCutShort(t *testing.T) {
+	for _, body := range []string{``, `{"queues":[{"name":"a"},`, `{"queues":[]`} {
+		var d definitionsJSON
+		dec := json.NewDecoder(strings.NewReader(body))
+		if err := d.decodeStream(dec); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%q: err %v, want io.ErrUnexpectedEOF", body, err)
+		}
 	}
 }

@@ -273,7 +273,7 @@ func TestFailover(t *testing.T) {
 			t.Errorf("the failing endpoint was asked %d times, want once (the client stays on the one that answers)", got)
 		}
 		// The listeners of the node that answered.
-		if u, _ := c.AMQPURL(""); !strings.HasSuffix(u, ":5682") {
+		if u, _ := c.AMQPURL(context.Background(), ""); !strings.HasSuffix(u, ":5682") {
 			t.Errorf("AMQP URL %s, want the answering node's port 5682", MaskURL(u))
 		}
 	})

@@ -56,7 +56,7 @@ func (c *Client) ListQueueActivity(ctx context.Context, vhost string) ([]QueueAc
 	var list []activityJSON
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost),
 		query: url.Values{"columns": {activityColumns}},
-		op:    fmt.Sprintf("list queues of vhost %q", vhost), vhost: vhost}, &list); err != nil {
+		op:    fmt.Sprintf("list queues of vhost %q", vhost), vhost: vhost}, listOf[activityJSON]{&list}); err != nil {
 		return nil, err
 	}
 	out := make([]QueueActivity, len(list))

@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -78,7 +79,7 @@ func TestConnectOverTLS(t *testing.T) {
 			if err != nil || !contains(names, vh) {
 				t.Errorf("VhostNames over HTTPS = %v, %v; want it to list %s", names, err, vh)
 			}
-			amqpURL, err := c.AMQPURL("")
+			amqpURL, err := c.AMQPURL(context.Background(), "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -100,7 +100,7 @@ func runExport(cmd *cobra.Command, g *globals, f *exportFlags) error {
 // named by --vhost); mqctl's own ownership records are left out.
 func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 	ctx := cmd.Context()
-	c, _, err := g.connect(ctx)
+	c, err := g.connectAPI(ctx)
 	if err != nil {
 		return err
 	}

@@ -35,18 +35,16 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 				return err
 			}
 			ctx := cmd.Context()
-			c, amqpURL, err := g.connect(ctx)
+			desired, c, err := g.loadAndConnect(ctx)
 			if err != nil {
 				return err
 			}
-			p, _, err := g.makePlan(ctx, c, cmd.ErrOrStderr())
+			p, _, err := planFor(ctx, c, desired, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			if hasStakes(p) {
-				pk := newPeeks(c, amqpURL)
-				err := refreshStakes(ctx, p, pk.inspect)
-				pk.close()
+				err := refreshStakesOver(ctx, c, p)
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %v; the messages at stake shown come from the management API's statistics, which lag by a few seconds\n", err)
 				}
@@ -93,6 +91,18 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 type peeks struct {
 	opts  lock.Options
 	conns map[string]*lock.Lock
+}
+
+// refreshStakesOver reads the messages at stake over AMQP, which is exact
+// where the management API's statistics lag.
+func refreshStakesOver(ctx context.Context, c *broker.Client, p *plan.Plan) error {
+	amqpURL, err := c.AMQPURL(ctx, "")
+	if err != nil {
+		return err
+	}
+	pk := newPeeks(c, amqpURL)
+	defer pk.close()
+	return refreshStakes(ctx, p, pk.inspect)
 }
 
 func newPeeks(c *broker.Client, amqpURL string) *peeks {

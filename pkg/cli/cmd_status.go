@@ -51,7 +51,7 @@ by default).`,
 				return err
 			}
 			ctx := cmd.Context()
-			c, _, err := g.connect(ctx)
+			c, err := g.connectAPI(ctx)
 			if err != nil {
 				return err
 			}

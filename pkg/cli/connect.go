@@ -163,21 +163,27 @@ func readConfig(path string) (*Config, error) {
 	return &cfg, nil
 }
 
-// connect opens the management API connection.
+// connect opens the management API connection and works out the AMQP URL
+// that goes with it, for commands that open AMQP connections.
 func (g *globals) connect(ctx context.Context) (*broker.Client, string, error) {
-	cfg, amqpURL, err := g.brokerConfig()
+	c, err := g.connectAPI(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := broker.Connect(ctx, cfg)
-	if err != nil {
-		return nil, "", err
-	}
-	u, err := c.AMQPURL(amqpURL)
+	u, err := c.AMQPURL(ctx, "")
 	if err != nil {
 		return nil, "", err
 	}
 	return c, u, nil
+}
+
+// connectAPI opens the management API connection only.
+func (g *globals) connectAPI(ctx context.Context) (*broker.Client, error) {
+	cfg, _, err := g.brokerConfig()
+	if err != nil {
+		return nil, err
+	}
+	return broker.Connect(ctx, cfg)
 }
 
 func keys[V any](m map[string]V) []string {

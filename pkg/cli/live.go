@@ -54,13 +54,32 @@ func readLive(ctx context.Context, c *broker.Client, scope []string) (*live, err
 	}, nil
 }
 
-// makePlan loads the file, reads the broker and diffs them.
-func (g *globals) makePlan(ctx context.Context, c *broker.Client, stderr io.Writer) (*plan.Plan, *live, error) {
+// loadAndConnect loads the file while it connects to the management API:
+// the one is CPU work, the other waits on the network. A file that does
+// not load is reported at once, without waiting for the broker.
+func (g *globals) loadAndConnect(ctx context.Context) (*topology.Topology, *broker.Client, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type connected struct {
+		c   *broker.Client
+		err error
+	}
+	ch := make(chan connected, 1)
+	go func() {
+		c, err := g.connectAPI(ctx)
+		ch <- connected{c, err}
+	}()
 	desired, err := g.loadTopology()
 	if err != nil {
+		cancel()
+		<-ch
 		return nil, nil, err
 	}
-	return planFor(ctx, c, desired, stderr)
+	r := <-ch
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	return desired, r.c, nil
 }
 
 // planFor reads the broker for desired's vhosts and diffs them.

@@ -29,7 +29,7 @@ func liveBroker(t *testing.T) (*broker.Client, string) {
 	if err != nil {
 		t.Fatalf("connect to the test broker: %v", err)
 	}
-	u, err := c.AMQPURL("")
+	u, err := c.AMQPURL(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
