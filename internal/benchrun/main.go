@@ -24,8 +24,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mqctl/mqctl/internal/gentopo"
@@ -116,8 +118,9 @@ func (c config) measureSize(ctx context.Context, tmp string, n int) (row, error)
 		{"route", "-f", file, "--exchange", "events", "--routing-key", "svc001.event1.created"},
 		{"graph", "-f", file, "--format", "dot"},
 	}
+	runs := repeats(objects)
 	for _, args := range offline {
-		m, err := c.timeMqctl(ctx, true, args...)
+		m, err := c.timeMqctl(ctx, true, runs, args...)
 		if err != nil {
 			return r, err
 		}
@@ -157,68 +160,80 @@ func (c config) measureSize(ctx context.Context, tmp string, n int) (row, error)
 	}
 	r.M["definitions import"] = measure{Seconds: time.Since(start).Seconds()}
 
-	m, err := c.timeMqctl(ctx, false, append([]string{"apply", "-f", file, "--auto-approve", "--quiet"}, conn...)...)
+	m, err := c.timeMqctl(ctx, false, 1, append([]string{"apply", "-f", file, "--auto-approve", "--quiet"}, conn...)...)
 	if err != nil {
 		return r, err
 	}
 	r.M["apply"] = m
-	m, err = c.timeMqctl(ctx, false, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...)
+	m, err = c.timeMqctl(ctx, false, runs, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...)
 	if err != nil {
 		return r, fmt.Errorf("the plan right after apply is not empty (or failed): %w", err)
 	}
 	r.M["no-op plan"] = m
-	start = time.Now()
-	if _, err := c.http(ctx, http.MethodGet, "definitions/"+url.PathEscape(applyVhost), nil); err != nil {
-		return r, err
+	var reads []float64
+	for range runs {
+		start = time.Now()
+		if _, err := c.http(ctx, http.MethodGet, "definitions/"+url.PathEscape(applyVhost), nil); err != nil {
+			return r, err
+		}
+		reads = append(reads, time.Since(start).Seconds())
 	}
-	r.M["definitions read"] = measure{Seconds: time.Since(start).Seconds()}
+	r.M["definitions read"] = measure{Seconds: median(reads)}
 	return r, nil
 }
 
-// timeMqctl runs mqctl under /usr/bin/time for wall time and max RSS;
-// offline commands are pinned to one core.
-func (c config) timeMqctl(ctx context.Context, oneCore bool, args ...string) (measure, error) {
-	tf, err := os.CreateTemp("", "time")
-	if err != nil {
-		return measure{}, err
+// repeats is how many times a quick measure is taken (its median is
+// reported): small sizes run in milliseconds, where one run is noise.
+func repeats(objects int) int {
+	if objects > 20000 {
+		return 3
 	}
-	tf.Close()
-	defer os.Remove(tf.Name())
-	cmdline := []string{"-f", "%e %M", "-o", tf.Name()}
-	if oneCore {
-		if _, err := exec.LookPath("taskset"); err == nil {
-			cmdline = append(cmdline, "taskset", "-c", "0")
-		}
-	}
-	cmdline = append(cmdline, c.bin)
-	cmdline = append(cmdline, args...)
-	cmd := exec.CommandContext(ctx, "/usr/bin/time", cmdline...)
-	if oneCore {
-		cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		tail := out.String()
-		if len(tail) > 2000 {
-			tail = tail[len(tail)-2000:]
-		}
-		return measure{}, fmt.Errorf("mqctl %s: %v\n%s", args[0], err, tail)
-	}
-	data, err := os.ReadFile(tf.Name())
-	if err != nil {
-		return measure{}, err
-	}
-	var secs, kb float64
-	if _, err := fmt.Sscanf(lastLine(string(data)), "%f %f", &secs, &kb); err != nil {
-		return measure{}, fmt.Errorf("reading /usr/bin/time output %q: %w", data, err)
-	}
-	return measure{Seconds: secs, RSSMB: kb / 1024}, nil
+	return 7
 }
 
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// timeMqctl runs mqctl runs times and reports the median wall time and the
+// largest peak memory (max RSS, from the kernel's rusage of the child);
+// offline commands are pinned to one core.
+func (c config) timeMqctl(ctx context.Context, oneCore bool, runs int, args ...string) (measure, error) {
+	var secs []float64
+	var rss float64
+	for range runs {
+		var cmdline []string
+		if oneCore {
+			if _, err := exec.LookPath("taskset"); err == nil {
+				cmdline = append(cmdline, "taskset", "-c", "0")
+			}
+		}
+		cmdline = append(cmdline, c.bin)
+		cmdline = append(cmdline, args...)
+		cmd := exec.CommandContext(ctx, cmdline[0], cmdline[1:]...)
+		if oneCore {
+			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+		}
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(start).Seconds()
+		if err != nil {
+			tail := out.String()
+			if len(tail) > 2000 {
+				tail = tail[len(tail)-2000:]
+			}
+			return measure{}, fmt.Errorf("mqctl %s: %v\n%s", args[0], err, tail)
+		}
+		secs = append(secs, elapsed)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = max(rss, float64(ru.Maxrss)/1024) // kilobytes on Linux
+		}
+	}
+	return measure{Seconds: median(secs), RSSMB: rss}, nil
 }
 
 func (c config) http(ctx context.Context, method, path string, body []byte) ([]byte, error) {
