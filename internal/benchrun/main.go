@@ -87,27 +87,45 @@ func run(ctx context.Context, c config, sizes string) error {
 		_ = json.Unmarshal(data, &ov)
 		version = ov.V
 	}
+	var ns []int
 	for _, s := range strings.Split(sizes, ",") {
 		objects, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || objects < 10 {
 			return fmt.Errorf("-sizes: %q is not a size of at least 10 objects", s)
 		}
-		n := (objects + 1) / 4 // 4n+2 objects: the nearest size
-		r, err := c.measureSize(ctx, tmp, n)
+		ns = append(ns, (objects+1)/4) // 4n+2 objects: the nearest size
+	}
+	// Every offline measure first, while the broker is idle: it keeps
+	// working for a while after an import or a vhost deletion, and on two
+	// cores that would be measured too.
+	for _, n := range ns {
+		r, err := c.measureOffline(ctx, tmp, n)
 		if err != nil {
 			return err
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(os.Stderr, "%d objects: %v\n", r.Objects, r.M)
+		fmt.Fprintf(os.Stderr, "%d objects offline: %v\n", r.Objects, r.M)
+	}
+	if !c.offline {
+		for i, n := range ns {
+			if err := c.measureLive(ctx, tmp, n, rows[i]); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "%d objects: %v\n", rows[i].Objects, rows[i].M)
+		}
 	}
 	return write(c.out, rows, version, c.offline)
 }
 
-func (c config) measureSize(ctx context.Context, tmp string, n int) (row, error) {
+// file is the generated topology of n working queues in the apply vhost.
+func file(tmp string, n int) (path, vhost string) {
 	objects := gentopo.Objects(n)
-	applyVhost := fmt.Sprintf("mqctl-bench-apply-%d", objects)
-	importVhost := fmt.Sprintf("mqctl-bench-import-%d", objects)
-	file := filepath.Join(tmp, fmt.Sprintf("topology-%d.yaml", objects))
+	return filepath.Join(tmp, fmt.Sprintf("topology-%d.yaml", objects)), fmt.Sprintf("mqctl-bench-apply-%d", objects)
+}
+
+func (c config) measureOffline(ctx context.Context, tmp string, n int) (row, error) {
+	objects := gentopo.Objects(n)
+	file, applyVhost := file(tmp, n)
 	if err := os.WriteFile(file, []byte(gentopo.YAML(applyVhost, n)), 0o644); err != nil {
 		return row{}, err
 	}
@@ -126,14 +144,20 @@ func (c config) measureSize(ctx context.Context, tmp string, n int) (row, error)
 		}
 		r.M[args[0]] = m
 	}
-	if c.offline {
-		return r, nil
-	}
+	return r, nil
+}
+
+// measureLive adds the broker measures to r.
+func (c config) measureLive(ctx context.Context, tmp string, n int, r row) error {
+	objects := gentopo.Objects(n)
+	file, applyVhost := file(tmp, n)
+	importVhost := fmt.Sprintf("mqctl-bench-import-%d", objects)
+	runs := repeats(objects)
 	conn := []string{"--server", c.server, "--username", c.user, "--password", c.pass}
 	// Fresh vhosts: leftovers of an interrupted run are removed first.
 	for _, vh := range []string{applyVhost, importVhost} {
 		if err := c.deleteVhost(ctx, vh); err != nil {
-			return r, err
+			return err
 		}
 	}
 	defer func() {
@@ -145,41 +169,45 @@ func (c config) measureSize(ctx context.Context, tmp string, n int) (row, error)
 	}()
 	top, err := loader.LoadBytes("gen.yaml", []byte(gentopo.YAML(importVhost, n)), loader.Options{})
 	if err != nil {
-		return r, err
+		return err
 	}
 	defs, err := gentopo.Definitions(top.Vhosts[importVhost])
 	if err != nil {
-		return r, err
+		return err
 	}
 	if _, err := c.http(ctx, http.MethodPut, "vhosts/"+url.PathEscape(importVhost), []byte(`{}`)); err != nil {
-		return r, err
+		return err
 	}
 	start := time.Now()
 	if _, err := c.http(ctx, http.MethodPost, "definitions/"+url.PathEscape(importVhost), defs); err != nil {
-		return r, err
+		return err
 	}
 	r.M["definitions import"] = measure{Seconds: time.Since(start).Seconds()}
 
 	m, err := c.timeMqctl(ctx, false, 1, append([]string{"apply", "-f", file, "--auto-approve", "--quiet"}, conn...)...)
 	if err != nil {
-		return r, err
+		return err
 	}
 	r.M["apply"] = m
-	m, err = c.timeMqctl(ctx, false, runs, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...)
-	if err != nil {
-		return r, fmt.Errorf("the plan right after apply is not empty (or failed): %w", err)
-	}
-	r.M["no-op plan"] = m
-	var reads []float64
+	// Plans and reads take turns, so that both meet the broker in the same
+	// state (it is still busy for a while after the apply).
+	var plans, reads []float64
+	var rss float64
 	for range runs {
+		m, err = c.timeMqctl(ctx, false, 1, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...)
+		if err != nil {
+			return fmt.Errorf("the plan right after apply is not empty (or failed): %w", err)
+		}
+		plans, rss = append(plans, m.Seconds), max(rss, m.RSSMB)
 		start = time.Now()
 		if _, err := c.http(ctx, http.MethodGet, "definitions/"+url.PathEscape(applyVhost), nil); err != nil {
-			return r, err
+			return err
 		}
 		reads = append(reads, time.Since(start).Seconds())
 	}
+	r.M["no-op plan"] = measure{Seconds: median(plans), RSSMB: rss}
 	r.M["definitions read"] = measure{Seconds: median(reads)}
-	return r, nil
+	return nil
 }
 
 // repeats is how many times a quick measure is taken (its median is

@@ -127,7 +127,7 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		}
 		p = saved
 	} else {
-		if p, l, err = planFor(ctx, c, desired, stderr); err != nil {
+		if p, l, err = planFor(ctx, c, desired, nil, stderr); err != nil {
 			return err
 		}
 	}

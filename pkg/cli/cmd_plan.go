@@ -35,11 +35,11 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 				return err
 			}
 			ctx := cmd.Context()
-			desired, c, err := g.loadAndConnect(ctx)
+			desired, c, l, err := g.loadAndRead(ctx)
 			if err != nil {
 				return err
 			}
-			p, _, err := planFor(ctx, c, desired, cmd.ErrOrStderr())
+			p, _, err := planFor(ctx, c, desired, l, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,36 +55,68 @@ func readLive(ctx context.Context, c *broker.Client, scope []string) (*live, err
 	}, nil
 }
 
-// loadAndConnect loads the file while it connects to the management API:
-// the one is CPU work, the other waits on the network. A file that does
-// not load is reported at once, without waiting for the broker.
-func (g *globals) loadAndConnect(ctx context.Context) (*topology.Topology, *broker.Client, error) {
+// loadAndRead loads the file while it connects to the management API and,
+// once the file's vhost names are known (before its objects are built and
+// checked), reads those vhosts: loading is CPU work, the rest waits on the
+// network. A file that does not load is reported at once.
+func (g *globals) loadAndRead(ctx context.Context) (*topology.Topology, *broker.Client, *live, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type connected struct {
-		c   *broker.Client
-		err error
-	}
-	ch := make(chan connected, 1)
+	var (
+		c    *broker.Client
+		cerr error
+	)
+	connected := make(chan struct{})
 	go func() {
-		c, err := g.connectAPI(ctx)
-		ch <- connected{c, err}
+		defer close(connected)
+		c, cerr = g.connectAPI(ctx)
 	}()
-	desired, err := g.loadTopology()
+	type read struct {
+		scope []string
+		l     *live
+		err   error
+	}
+	var early chan read
+	desired, err := g.loadTopologyScoped(func(scope []string) {
+		early = make(chan read, 1)
+		go func() {
+			<-connected
+			if cerr != nil {
+				early <- read{err: cerr}
+				return
+			}
+			l, err := readLive(ctx, c, scope)
+			early <- read{scope, l, err}
+		}()
+	})
 	if err != nil {
 		cancel()
-		<-ch
-		return nil, nil, err
+		<-connected
+		if early != nil {
+			<-early
+		}
+		return nil, nil, nil, err
 	}
-	r := <-ch
-	if r.err != nil {
-		return nil, nil, r.err
+	<-connected
+	if cerr != nil {
+		return nil, nil, nil, cerr
 	}
-	return desired, r.c, nil
+	var l *live
+	if early != nil {
+		r := <-early
+		if slices.Equal(r.scope, desired.VhostNames()) {
+			if r.err != nil {
+				return nil, nil, nil, r.err
+			}
+			l = r.l
+		}
+	}
+	return desired, c, l, nil
 }
 
-// planFor reads the broker for desired's vhosts and diffs them.
-func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, stderr io.Writer) (*plan.Plan, *live, error) {
+// planFor reads the broker for desired's vhosts (unless l already holds
+// them) and diffs them.
+func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, l *live, stderr io.Writer) (*plan.Plan, *live, error) {
 	scope := desired.VhostNames()
 	if !supportsDefaultQueueType(c.Version()) {
 		for _, v := range desired.Vhosts {
@@ -93,9 +126,11 @@ func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, 
 			}
 		}
 	}
-	l, err := readLive(ctx, c, scope)
-	if err != nil {
-		return nil, nil, err
+	if l == nil {
+		var err error
+		if l, err = readLive(ctx, c, scope); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, n := range l.info.Notes {
 		fmt.Fprintf(stderr, "mqctl: note: %s\n", n)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -157,11 +158,27 @@ func printError(w io.Writer, err error) {
 
 // loadTopology loads and expands the files named by -f (default topology.yaml).
 func (g *globals) loadTopology() (*topology.Topology, error) {
+	return g.loadTopologyScoped(nil)
+}
+
+// loadTopologyScoped is loadTopology that reports to scoped, before the
+// objects are built, the vhosts the result will hold (--vhost applied).
+func (g *globals) loadTopologyScoped(scoped func(vhosts []string)) (*topology.Topology, error) {
 	files := g.files
 	if len(files) == 0 {
 		files = []string{"topology.yaml"}
 	}
-	t, err := loader.Load(files, loader.Options{LookupEnv: g.env.LookupEnv, Stdin: g.env.Stdin})
+	opts := loader.Options{LookupEnv: g.env.LookupEnv, Stdin: g.env.Stdin}
+	if scoped != nil {
+		opts.Declared = func(names []string) {
+			if len(g.vhosts) > 0 {
+				names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(g.vhosts, n) })
+			}
+			slices.Sort(names)
+			scoped(names)
+		}
+	}
+	t, err := loader.Load(files, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -28,6 +29,12 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// Declared, when set, is called once every file is read, with the
+	// vhost names they declare, before the objects are built and checked:
+	// a caller may start work that needs only the names (plan reads those
+	// vhosts from the broker meanwhile). The names may include a vhost
+	// that then fails to load.
+	Declared func(vhosts []string)
 }
 
 // Load reads, merges, checks and expands the files at paths (a directory
@@ -42,6 +49,13 @@ func Load(paths []string, opts Options) (*topology.Topology, error) {
 		l.readPath(p)
 	}
 	return l.finish()
+}
+
+// declared reports the vhost names read so far to Options.Declared.
+func (l *load) declared() {
+	if l.opts.Declared != nil {
+		l.opts.Declared(slices.Clone(l.fd.order))
+	}
 }
 
 // LoadBytes loads one file's contents; name is used in positions.
@@ -177,6 +191,7 @@ func (l *load) addFile(name string, data []byte) {
 }
 
 func (l *load) finish() (*topology.Topology, error) {
+	l.declared()
 	t := topology.New()
 	for _, name := range l.fd.order {
 		t.Vhosts[name] = l.buildVhost(l.fd.vhosts[name])
