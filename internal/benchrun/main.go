@@ -27,7 +27,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mqctl/mqctl/internal/gentopo"
@@ -225,14 +224,21 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// timeMqctl runs mqctl runs times and reports the median wall time and the
-// largest peak memory (max RSS, from the kernel's rusage of the child);
-// offline commands are pinned to one core.
+// timeMqctl runs mqctl runs times and reports the median wall time (taken
+// here) and the largest peak memory (max RSS, as /usr/bin/time reports
+// it); offline commands are pinned to one core. The child's own rusage
+// would not do: Linux keeps in it the RSS this process had when it forked.
 func (c config) timeMqctl(ctx context.Context, oneCore bool, runs int, args ...string) (measure, error) {
+	tf, err := os.CreateTemp("", "time")
+	if err != nil {
+		return measure{}, err
+	}
+	tf.Close()
+	defer os.Remove(tf.Name())
 	var secs []float64
 	var rss float64
 	for range runs {
-		var cmdline []string
+		cmdline := []string{"-f", "%M", "-o", tf.Name()}
 		if oneCore {
 			if _, err := exec.LookPath("taskset"); err == nil {
 				cmdline = append(cmdline, "taskset", "-c", "0")
@@ -240,7 +246,7 @@ func (c config) timeMqctl(ctx context.Context, oneCore bool, runs int, args ...s
 		}
 		cmdline = append(cmdline, c.bin)
 		cmdline = append(cmdline, args...)
-		cmd := exec.CommandContext(ctx, cmdline[0], cmdline[1:]...)
+		cmd := exec.CommandContext(ctx, "/usr/bin/time", cmdline...)
 		if oneCore {
 			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 		}
@@ -256,10 +262,20 @@ func (c config) timeMqctl(ctx context.Context, oneCore bool, runs int, args ...s
 			}
 			return measure{}, fmt.Errorf("mqctl %s: %v\n%s", args[0], err, tail)
 		}
-		secs = append(secs, elapsed)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = max(rss, float64(ru.Maxrss)/1024) // kilobytes on Linux
+		data, err := os.ReadFile(tf.Name())
+		if err != nil {
+			return measure{}, err
 		}
+		fields := strings.Fields(string(data))
+		if len(fields) == 0 {
+			return measure{}, fmt.Errorf("/usr/bin/time wrote nothing to %s", tf.Name())
+		}
+		kb, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			return measure{}, fmt.Errorf("reading /usr/bin/time output %q: %w", data, err)
+		}
+		secs = append(secs, elapsed)
+		rss = max(rss, kb/1024)
 	}
 	return measure{Seconds: median(secs), RSSMB: rss}, nil
 }
