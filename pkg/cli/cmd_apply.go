@@ -217,15 +217,17 @@ func report(w io.Writer, p *plan.Plan, res *apply.Result) error {
 	why := fmt.Sprintf("%d %s failed", len(res.Failed), pluralize("step", len(res.Failed)))
 	next := "fix the cause and run mqctl apply again"
 	switch {
+	case unreachable(res.Failed) && !res.Interrupted:
+		// The root cause even when the apply also stopped for its lost
+		// lock: a broker that goes down takes the lock's connection along.
+		why += ": the management API could not be reached"
+		next = "run mqctl apply again once it answers"
 	case res.Stopped != nil:
 		why, next = "stopped: "+res.Stopped.Error(), "run mqctl apply again to finish"
 	case res.Interrupted:
 		why, next = "interrupted", "run mqctl apply again to finish"
 	case len(res.Failed) == 0:
 		why = "the ownership record could not be written"
-	case unreachable(res.Failed):
-		why += ": the management API could not be reached"
-		next = "run mqctl apply again once it answers"
 	}
 	return fmt.Errorf("apply %s after %d of %d steps; nothing was lost: %s, it continues from where the broker is now", why, len(res.Done), len(res.Done)+len(res.Failed)+len(res.Remaining), next)
 }
