@@ -381,6 +381,8 @@ func TestReplayFailuresStayInDLQ(t *testing.T) {
 	f := newFixture(t)
 	f.deadLetter([]string{"u-000", "u-001"}, nil)
 	f.must(f.ch.PublishWithContext(context.Background(), "", "work.dlq", false, false, amqp.Publishing{MessageId: "u-002", Body: []byte("x")}))
+	// deadLetter counts the DLQ first: the publish must have landed.
+	f.waitDepth("work.dlq", 3)
 	f.deadLetter([]string{"u-003"}, nil)
 	f.waitDepth("work.dlq", 4)
 	// work no longer takes order.created: the origin is unroutable now.
