@@ -296,11 +296,7 @@ type streamDecoder interface {
 // as a buffered decode reports it.
 func (d *definitionsJSON) decodeStream(dec *json.Decoder) error {
 	*d = definitionsJSON{}
-	err := d.decodeObjects(dec)
-	if errors.Is(err, io.EOF) {
-		return io.ErrUnexpectedEOF
-	}
-	return err
+	return cutShort(d.decodeObjects(dec))
 }
 
 func (d *definitionsJSON) decodeObjects(dec *json.Decoder) error {
@@ -315,17 +311,17 @@ func (d *definitionsJSON) decodeObjects(dec *json.Decoder) error {
 		var err2 error
 		switch tok {
 		case "exchanges":
-			d.Exchanges, err2 = decodeArray(dec, d.Exchanges)
+			d.Exchanges, err2 = decodeArray(dec, d.Exchanges, false)
 		case "queues":
-			d.Queues, err2 = decodeArray(dec, d.Queues)
+			d.Queues, err2 = decodeArray(dec, d.Queues, false)
 		case "bindings":
-			d.Bindings, err2 = decodeArray(dec, d.Bindings)
+			d.Bindings, err2 = decodeArray(dec, d.Bindings, false)
 		case "policies":
-			d.Policies, err2 = decodeArray(dec, d.Policies)
+			d.Policies, err2 = decodeArray(dec, d.Policies, false)
 		case "operator_policies":
-			d.OperatorPolicies, err2 = decodeArray(dec, d.OperatorPolicies)
+			d.OperatorPolicies, err2 = decodeArray(dec, d.OperatorPolicies, false)
 		case "parameters":
-			d.Parameters, err2 = decodeArray(dec, d.Parameters)
+			d.Parameters, err2 = decodeArray(dec, d.Parameters, false)
 		default:
 			var skip json.RawMessage
 			err2 = dec.Decode(&skip)
@@ -337,8 +333,11 @@ func (d *definitionsJSON) decodeObjects(dec *json.Decoder) error {
 	return expectDelim(dec, '}')
 }
 
-// decodeArray appends the elements of a JSON array (or nothing for null).
-func decodeArray[T any](dec *json.Decoder, out []T) ([]T, error) {
+// decodeArray appends the elements of a JSON array (nothing for null).
+// Lenient skips elements that are not JSON objects: RabbitMQ renders an
+// object that vanished while it built a list (a vhost or queue deleted
+// meanwhile) as an empty list, [].
+func decodeArray[T any](dec *json.Decoder, out []T, lenient bool) ([]T, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return out, err
@@ -351,7 +350,19 @@ func decodeArray[T any](dec *json.Decoder, out []T) ([]T, error) {
 	}
 	for dec.More() {
 		var v T
-		if err := dec.Decode(&v); err != nil {
+		if lenient {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return out, err
+			}
+			if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
+				continue
+			}
+			err = decodeNumbers(raw, &v)
+		} else {
+			err = dec.Decode(&v)
+		}
+		if err != nil {
 			return out, err
 		}
 		out = append(out, v)
@@ -360,47 +371,22 @@ func decodeArray[T any](dec *json.Decoder, out []T) ([]T, error) {
 	return out, err
 }
 
-// listOf decodes a list answer into *items, skipping elements that are not
-// JSON objects: RabbitMQ renders an object that vanished while it built
-// the list (a vhost or queue deleted meanwhile) as an empty list, [].
+// cutShort maps the end of an answer in the middle of a document onto
+// io.ErrUnexpectedEOF, as a buffered decode reports it.
+func cutShort(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// listOf decodes a list answer into *items, leniently (see decodeArray).
 type listOf[T any] struct{ items *[]T }
 
 func (l listOf[T]) decodeStream(dec *json.Decoder) error {
-	*l.items = nil
-	tok, err := dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	if tok == nil {
-		return nil
-	}
-	if tok != json.Delim('[') {
-		return fmt.Errorf("expected a list, got %v", tok)
-	}
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
-			continue
-		}
-		var v T
-		if err := decodeNumbers(raw, &v); err != nil {
-			return err
-		}
-		*l.items = append(*l.items, v)
-	}
-	if _, err := dec.Token(); err != nil {
-		if errors.Is(err, io.EOF) {
-			return io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	return nil
+	var err error
+	*l.items, err = decodeArray(dec, []T(nil), true)
+	return cutShort(err)
 }
 
 func expectDelim(dec *json.Decoder, want json.Delim) error {
