@@ -51,13 +51,6 @@ func Load(paths []string, opts Options) (*topology.Topology, error) {
 	return l.finish()
 }
 
-// declared reports the vhost names read so far to Options.Declared.
-func (l *load) declared() {
-	if l.opts.Declared != nil {
-		l.opts.Declared(slices.Clone(l.fd.order))
-	}
-}
-
 // LoadBytes loads one file's contents; name is used in positions.
 func LoadBytes(name string, data []byte, opts Options) (*topology.Topology, error) {
 	l := newLoad(opts)
@@ -191,7 +184,9 @@ func (l *load) addFile(name string, data []byte) {
 }
 
 func (l *load) finish() (*topology.Topology, error) {
-	l.declared()
+	if l.opts.Declared != nil {
+		l.opts.Declared(slices.Clone(l.fd.order))
+	}
 	t := topology.New()
 	for _, name := range l.fd.order {
 		t.Vhosts[name] = l.buildVhost(l.fd.vhosts[name])

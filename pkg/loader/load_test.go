@@ -222,3 +222,17 @@ func TestQueueFields(t *testing.T) {
 		})
 	}
 }
+
+// Declared hears the vhost names once, before the objects are checked: a
+// vhost whose objects then fail to load is among them.
+func TestDeclaredNames(t *testing.T) {
+	var got [][]string
+	_, err := LoadBytes("f.yaml", []byte("version: 1\nvhosts:\n  b: {}\n  a:\n    queues:\n      q: {type: nope}\n"),
+		Options{Declared: func(v []string) { got = append(got, v) }})
+	if err == nil {
+		t.Fatal("want the bad queue type reported")
+	}
+	if want := [][]string{{"b", "a"}}; !cmp.Equal(got, want) {
+		t.Errorf("Declared heard %v, want %v", got, want)
+	}
+}
