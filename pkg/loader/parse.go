@@ -72,12 +72,10 @@ func resolvedTag(short string) (t scalarTag, ok bool) {
 // node is a YAML node after alias resolution, merge keys and ${VAR}
 // interpolation, with the position it was written at.
 type node struct {
-	kind    nodeKind
-	tag     scalarTag // scalars only
-	value   string    // scalars only
-	pos     topology.Pos
-	entries []entry // mappings, in source order, keys unique
-	items   []*node // sequences
+	// The one-byte fields come first, packed into one word: a
+	// 50,000-object file has some 250,000 nodes.
+	kind nodeKind
+	tag  scalarTag // scalars only
 	// interpolated marks a scalar that had ${…} or $$ replaced. Typed fields
 	// read such a value by what it looks like even when it was quoted (as
 	// it must be inside {…}), and string fields take it as text whatever
@@ -85,7 +83,11 @@ type node struct {
 	interpolated bool
 	// bad marks a scalar whose interpolation failed (already reported), so
 	// that its value is not reported again as being of the wrong type.
-	bad bool
+	bad     bool
+	value   string // scalars only
+	pos     topology.Pos
+	entries []entry // mappings, in source order, keys unique
+	items   []*node // sequences
 	// ignore lists the lint rule IDs of `# mqctl:ignore …` comments written
 	// before or after this node; nil for nearly every node.
 	ignore *[]string
