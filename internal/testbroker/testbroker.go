@@ -277,3 +277,21 @@ func closeBody(resp *http.Response) {
 		resp.Body.Close()
 	}
 }
+
+// Connections lists the broker's AMQP connections. RabbitMQ 3.10 answers
+// 500 when a connection closes while it lists them (tests run in
+// parallel), so a failed listing is tried again for up to 10 s.
+func (b *Broker) Connections(t testing.TB) []rabbithole.ConnectionInfo {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conns, err := b.RH.ListConnections()
+		if err == nil {
+			return conns
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("list connections: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

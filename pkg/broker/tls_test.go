@@ -157,11 +157,7 @@ func waitConnection(t *testing.T, b *testbroker.Broker, name string) rabbithole.
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		conns, err := b.RH.ListConnections()
-		if err != nil {
-			t.Fatalf("list connections: %v", err)
-		}
-		for _, c := range conns {
+		for _, c := range b.Connections(t) {
 			if n, _ := c.ClientProperties["connection_name"].(string); n == name {
 				return c
 			}

@@ -278,12 +278,8 @@ func waitNoReplay(t *testing.T, h *harness) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		conns, err := h.b.RH.ListConnections()
-		if err != nil {
-			t.Fatal(err)
-		}
 		open := 0
-		for _, c := range conns {
+		for _, c := range h.b.Connections(t) {
 			if name, _ := c.ClientProperties["connection_name"].(string); c.Vhost == h.vhost && strings.Contains(name, "dlq replay") {
 				open++
 			}
