@@ -29,6 +29,8 @@ import (
 	"testing"
 	"time"
 
+	amqp "github.com/rabbitmq/amqp091-go"
+
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
 
@@ -260,6 +262,25 @@ func (b *Broker) AMQPURL(vhost string) string {
 func (b *Broker) AMQPURLFor(user, password, vhost string) string {
 	u := url.URL{Scheme: "amqp", User: url.UserPassword(user, password), Host: fmt.Sprintf("%s:%d", b.AMQPHost, b.AMQPPort)}
 	return u.String() + "/" + url.PathEscape(vhost)
+}
+
+// Channel opens an AMQP channel in publisher-confirm mode on vhost; its
+// connection closes when the test ends.
+func (b *Broker) Channel(t testing.TB, vhost string) *amqp.Channel {
+	t.Helper()
+	conn, err := amqp.Dial(b.AMQPURL(vhost))
+	if err != nil {
+		t.Fatalf("AMQP dial: %s", strings.ReplaceAll(err.Error(), b.Password, "xxxxx"))
+	}
+	t.Cleanup(func() { conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	return ch
 }
 
 func check(t testing.TB, what string) func(*http.Response, error) {

@@ -20,8 +20,6 @@ package testcluster
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,11 +29,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
 )
 
 // Defaults: what scripts/cluster starts.
@@ -181,7 +180,7 @@ func (c *Cluster) Node(n int) string { return c.Nodes[n-1] }
 // running node, when the test ends.
 func (c *Cluster) Vhost(t testing.TB) string {
 	t.Helper()
-	name := Name(t, "mqctl-cluster")
+	name := testbroker.Name(t, "mqctl-cluster")
 	ctx := context.Background()
 	if err := c.Do(ctx, 1, http.MethodPut, "vhosts/"+url.PathEscape(name), map[string]any{"description": "mqctl cluster test " + t.Name()}, nil); err != nil {
 		t.Fatalf("create vhost %s: %v", name, err)
@@ -198,7 +197,7 @@ func (c *Cluster) Vhost(t testing.TB) string {
 // create it); the vhost is deleted, if it exists, when the test ends.
 func (c *Cluster) FreshVhostName(t testing.TB) string {
 	t.Helper()
-	name := Name(t, "mqctl-cluster")
+	name := testbroker.Name(t, "mqctl-cluster")
 	t.Cleanup(func() { c.DeleteVhost(t, name) })
 	return name
 }
@@ -368,19 +367,4 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
-}
-
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// Name returns a unique name for this test: PREFIX-<test name>-<random>.
-func Name(t testing.TB, prefix string) string {
-	s := strings.Trim(unsafeChars.ReplaceAllString(t.Name(), "-"), "-")
-	if len(s) > 60 {
-		s = s[:60]
-	}
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		return prefix + "-" + s + "-" + strconv.FormatInt(time.Now().UnixNano(), 16)
-	}
-	return prefix + "-" + s + "-" + hex.EncodeToString(b)
 }

@@ -89,24 +89,6 @@ func readVhost(t *testing.T, c *broker.Client, vhost string) (*topology.Vhost, *
 	return top.Vhosts[vhost], live
 }
 
-// amqpChannel opens a channel on vhost; both close when the test ends.
-func amqpChannel(t *testing.T, b *testbroker.Broker, vhost string) *amqp.Channel {
-	t.Helper()
-	conn, err := amqp.Dial(b.AMQPURL(vhost))
-	if err != nil {
-		t.Fatalf("AMQP dial: %v", broker.MaskURL(err.Error()))
-	}
-	t.Cleanup(func() { conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.Confirm(false); err != nil {
-		t.Fatal(err)
-	}
-	return ch
-}
-
 func publish(t *testing.T, ch *amqp.Channel, exchange, key string, n int) {
 	t.Helper()
 	for i := 0; i < n; i++ {
@@ -129,7 +111,7 @@ func TestReadStateRoundTrip(t *testing.T) {
 
 	// Objects mqctl never manages: a server-named exclusive queue bound to
 	// an exchange, a named exclusive queue, a binding from a built-in exchange.
-	ch := amqpChannel(t, b, vh)
+	ch := b.Channel(t, vh)
 	tmp, err := ch.QueueDeclare("", false, true, true, false, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +176,7 @@ func TestReadStateQueueStats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ch := amqpChannel(t, b, vh)
+	ch := b.Channel(t, vh)
 	publish(t, ch, "", "work", 3)
 	publish(t, ch, "", "quorum", 2)
 	if err := ch.Qos(1, 0, false); err != nil {
@@ -348,7 +330,7 @@ func TestDeleteQueuePreconditions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ch := amqpChannel(t, b, vh)
+	ch := b.Channel(t, vh)
 	publish(t, ch, "", "full", 1)
 	if _, err := ch.Consume("busy", "", true, false, false, false, nil); err != nil {
 		t.Fatal(err)

@@ -284,7 +284,7 @@ vhosts:
       ceiling: { pattern: ".*", apply_to: queues, definition: { max-length-bytes: 1000000 } }
 `,
 			setup: func(t *testing.T, h *harness) {
-				_, ch := amqpChannel(t, h.b, h.vhost)
+				ch := h.b.Channel(t, h.vhost)
 				publish(t, ch, "q", 3)
 				// Tags are not in the file: a description update keeps them.
 				resp, err := h.b.RH.PutVhost(h.vhost, rabbithole.VhostSettings{Description: "first", Tags: rabbithole.VhostTags{"team-a", "prod"}})
@@ -445,7 +445,7 @@ vhosts:
 			setup: func(t *testing.T, h *harness) {
 				// Published right before the plan: the management API's
 				// statistics may not show them yet.
-				_, ch := amqpChannel(t, h.b, h.vhost)
+				ch := h.b.Channel(t, h.vhost)
 				publish(t, ch, "q", 1)
 				publish(t, ch, "qq", 2)
 				publish(t, ch, "qs", 4)
@@ -475,7 +475,7 @@ vhosts:
 			name:   "queues with consumers are not deleted or replaced without --allow-data-loss",
 			before: dataBefore,
 			setup: func(t *testing.T, h *harness) {
-				_, ch := amqpChannel(t, h.b, h.vhost)
+				ch := h.b.Channel(t, h.vhost)
 				if err := ch.Qos(10, 0, false); err != nil { // streams want a prefetch
 					t.Fatal(err)
 				}

@@ -128,7 +128,7 @@ func TestStatusLive(t *testing.T) {
 
 	// A consumer rejects one of two messages without requeue: it is
 	// dead-lettered into work.dlq. deep gets 4 messages, idle 1.
-	_, ch := amqpChannel(t, h.b, h.vhost)
+	ch := h.b.Channel(t, h.vhost)
 	publish(t, ch, "work", 2)
 	d, ok, err := ch.Get("work", false)
 	if err != nil || !ok {

@@ -289,24 +289,6 @@ func bothEnds(v *topology.Vhost, b *topology.Binding) bool {
 	return ok
 }
 
-// amqpChannel opens a confirming channel on vhost; it closes when the test ends.
-func amqpChannel(t testing.TB, b *testbroker.Broker, vhost string) (*amqp.Connection, *amqp.Channel) {
-	t.Helper()
-	conn, err := amqp.Dial(b.AMQPURL(vhost))
-	if err != nil {
-		t.Fatalf("AMQP dial: %v", broker.MaskURL(err.Error()))
-	}
-	t.Cleanup(func() { conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.Confirm(false); err != nil {
-		t.Fatal(err)
-	}
-	return conn, ch
-}
-
 // publish publishes n confirmed messages to the default exchange with
 // routing key queue.
 func publish(t testing.TB, ch *amqp.Channel, queue string, n int) {
