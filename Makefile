@@ -18,15 +18,29 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-# The whole suite: a short fuzz run of every fuzz target, then the offline
-# unit tests, CLI scripts and broker integration tests (each in its own vhost),
-# and the cluster tests on the three nodes of scripts/cluster (see cluster-test).
-# The fuzz runs come before the cluster starts: three booting Erlang nodes
-# on two cores can starve a fuzz worker into "context deadline exceeded".
+# The whole suite: a short fuzz run of every fuzz target, then, for each
+# RabbitMQ version of RABBITMQ_VERSIONS (4.0 and 3.10), every test against
+# that version: the offline unit tests and CLI scripts, the broker
+# integration tests (each in its own vhost) on the version's node of
+# scripts/broker, and the cluster tests on its three nodes of scripts/cluster
+# (see cluster-test). One version's cluster is stopped before the next one
+# starts (two cores). The fuzz runs come before any cluster starts: three
+# booting Erlang nodes on two cores can starve a fuzz worker into "context
+# deadline exceeded".
+RABBITMQ_VERSIONS ?= 4.0 3.10
 test: vet
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
-	$(MAKE) --no-print-directory broker-start cluster-start
-	eval "$$(./scripts/cluster env)" && $(GO) test -count=1 ./...
+	@set -e; for v in $(RABBITMQ_VERSIONS); do \
+	  echo "=== the whole suite against RabbitMQ $$v"; \
+	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/broker start; \
+	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster start; \
+	  rc=0; ( eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/broker env)" && \
+	    eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster env)" && \
+	    $(GO) test -count=1 ./... ) || rc=$$?; \
+	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster stop >/dev/null; \
+	  if [ $$rc != 0 ]; then echo "=== FAILED against RabbitMQ $$v"; exit $$rc; fi; \
+	  echo "=== passed against RabbitMQ $$v"; \
+	done
 
 # Offline tests only (no broker needed; broker tests skip outside CI).
 unit:
@@ -48,8 +62,10 @@ fuzz-long:
 # broker's definitions import, no-op plan vs one definitions read, and
 # validate/lint/route/graph offline on one core, with peak memory. Writes
 # bench/results.md, bench/results.json and bench/results.svg.
+# Against the RabbitMQ version scripts/broker runs (MQCTL_RABBITMQ_VERSION, default 4.0), into bench/<version>/.
+BENCH_OUT ?= bench/$(or $(MQCTL_RABBITMQ_VERSION),4.0)
 bench: broker-start build
-	$(GO) run ./internal/benchrun -bin $(BIN) -out bench -sizes $(BENCH_SIZES)
+	eval "$$(./scripts/broker env)" && $(GO) run ./internal/benchrun -bin $(BIN) -out $(BENCH_OUT) -sizes $(BENCH_SIZES) -server "$$MQCTL_SERVER"
 
 bench-offline: build
 	$(GO) run ./internal/benchrun -bin $(BIN) -out bench/offline -offline -sizes $(BENCH_SIZES)
@@ -58,7 +74,7 @@ bench-offline: build
 # vs GET /api/definitions, for 5,000 queues + 5,000 DLQs + 10,000 bindings
 # (MQCTL_BENCH_QUEUES=N changes the number of working queues).
 bench-live: broker-start
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+	eval "$$(./scripts/broker env)" && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
 
 # The routing simulator against the local broker, longer than the CI run
 # (60 topologies x 40 messages): SEEDS random topologies from seed SEED,
@@ -68,7 +84,7 @@ MESSAGES ?= 50
 SEED ?= 1
 .PHONY: difftest
 difftest: broker-start
-	@out=$$(mktemp); $(GO) test -v -run 'TestDifferential|TestKnownCases|TestDeadLetterLoopForever' -count=1 -timeout 3h ./internal/difftest/ \
+	@out=$$(mktemp); eval "$$(./scripts/broker env)"; $(GO) test -v -run 'TestDifferential|TestKnownCases|TestDeadLetterLoopForever' -count=1 -timeout 3h ./internal/difftest/ \
 	  -args -seeds $(SEEDS) -messages $(MESSAGES) -seed $(SEED) >$$out 2>&1; rc=$$?; grep -v -e '^=== ' -e '--- PASS' $$out; rm -f $$out; exit $$rc
 
 # The three-node cluster tests alone (internal/testcluster; `make test` runs
@@ -79,7 +95,7 @@ difftest: broker-start
 # node at a time.
 .PHONY: cluster-test cluster-start cluster-stop
 cluster-test: cluster-start
-	eval "$$(./scripts/cluster env)" && $(GO) test -count=1 -timeout 15m ./internal/testcluster/
+	eval "$$(./scripts/broker env)" && eval "$$(./scripts/cluster env)" && $(GO) test -count=1 -timeout 15m ./internal/testcluster/
 
 cluster-start:
 	./scripts/cluster start
@@ -95,7 +111,7 @@ cluster-stop:
 FAULTS_RUN := ^Test(HTTPFaults|HTTPCutAfterAndHeal|TCPCutAndStall|ReadsAreRetried|ReadsGiveUp|WritesWithUnknownOutcomeAreNotRetried|Failover|AllEndpointsDown|RetryHonoursContext|DeclarationAnswered404|ServersList|UnknownOutcome.*|ReplayThroughFaultyNetwork|ReplayInterrupted|ManagementAPIFaultsCLI|ApplyCutMidway|DLQReplayCutByProxy|FailoverCLI|BrokerStoppedMidApply|InterruptApply)$$
 .PHONY: faults
 faults: broker-start
-	MQCTL_BROKER_FAULTS=1 $(GO) test -count=1 -timeout 10m -run '$(FAULTS_RUN)' \
+	eval "$$(./scripts/broker env)" && MQCTL_BROKER_FAULTS=1 $(GO) test -count=1 -timeout 10m -run '$(FAULTS_RUN)' \
 	  ./internal/faultproxy/ ./pkg/broker/ ./pkg/apply/ ./pkg/dlq/ ./pkg/cli/ ./cmd/mqctl/
 
 broker-start:
@@ -107,9 +123,9 @@ broker-stop:
 # The main job: lint the file, apply it to the local broker, then show that
 # a second plan has nothing left to do (exit code 0 = no changes).
 demo: broker-start build
-	./$(BIN) lint -f topology.yaml
-	./$(BIN) apply -f topology.yaml --auto-approve
-	./$(BIN) plan -f topology.yaml --detailed-exitcode
+	eval "$$(./scripts/broker env)" && ./$(BIN) lint -f topology.yaml && \
+	  ./$(BIN) apply -f topology.yaml --auto-approve && \
+	  ./$(BIN) plan -f topology.yaml --detailed-exitcode
 
 clean:
 	rm -rf bin bench/tmp

@@ -31,6 +31,8 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
 
@@ -48,7 +50,14 @@ type Broker struct {
 	AMQPSPort, HTTPSPort int
 	// RH is a rabbit-hole client logged in as Username (an administrator).
 	RH *rabbithole.Client
+	// RabbitMQ is the version the broker reports, e.g. 4.0.5.
+	RabbitMQ rmqversion.Version
 }
+
+// Version is the broker's RabbitMQ version; tests that assert behaviour
+// which differs between versions branch on its Line() ("3.10", "4.0") and
+// state every answer.
+func (b *Broker) Version() rmqversion.Version { return b.RabbitMQ }
 
 // New returns the test broker, or skips (fails in CI) the test when none
 // answers.
@@ -85,6 +94,9 @@ func New(t testing.TB) *Broker {
 		t.Skip(msg)
 	}
 	b := &Broker{URL: strings.TrimRight(server, "/"), Username: user, Password: pass, AMQPHost: u.Hostname(), AMQPPort: 5672, RH: rh}
+	if b.RabbitMQ, err = rmqversion.Parse(ov.RabbitMQVersion); err != nil {
+		t.Fatalf("the broker at %s reports version %q: %v", server, ov.RabbitMQVersion, err)
+	}
 	for _, l := range ov.Listeners {
 		switch {
 		case l.Port <= 0:

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"html"
 	"io"
 	"net"
@@ -95,6 +96,7 @@ type Client struct {
 	http      *http.Client
 	tags      []string
 	version   string
+	rmq       rmqversion.Version // version parsed; Default when unparseable
 	cluster   string
 	// AMQP listener ports the broker reports (0: none), read once.
 	listenersMu         sync.Mutex
@@ -131,6 +133,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c.version, c.cluster = ov.RabbitMQVersion, ov.ClusterName
+	c.rmq, _ = rmqversion.Parse(ov.RabbitMQVersion)
 	return c, nil
 }
 
@@ -284,6 +287,10 @@ func (c *Client) IsAdmin() bool { return slices.Contains(c.tags, "administrator"
 
 // Version returns the broker's RabbitMQ version, e.g. "3.10.8".
 func (c *Client) Version() string { return c.version }
+
+// RabbitMQVersion returns the broker's version parsed (rmqversion.Default
+// when the broker reports none mqctl can read).
+func (c *Client) RabbitMQVersion() rmqversion.Version { return c.rmq.OrDefault() }
 
 // ClusterName returns the broker's cluster name.
 func (c *Client) ClusterName() string { return c.cluster }

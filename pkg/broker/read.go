@@ -233,6 +233,12 @@ func (c *Client) listVhosts(ctx context.Context) (map[string]VhostInfo, error) {
 		if info.DefaultQueueType == "undefined" {
 			info.DefaultQueueType = ""
 		}
+		// 4.x fills in "classic" for a vhost declared without one: the
+		// value the broker chose is not the user's, and it means what no
+		// default queue type means.
+		if info.DefaultQueueType == topology.QueueClassic && c.RabbitMQVersion().FillsDefaultQueueType() {
+			info.DefaultQueueType = ""
+		}
 		out[v.Name] = info
 	}
 	return out, nil

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/mqctl/mqctl/pkg/broker"
@@ -118,7 +116,13 @@ func (g *globals) loadAndRead(ctx context.Context) (*topology.Topology, *broker.
 // them) and diffs them.
 func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, l *live, stderr io.Writer) (*plan.Plan, *live, error) {
 	scope := desired.VhostNames()
-	if !supportsDefaultQueueType(c.Version()) {
+	version := c.RabbitMQVersion()
+	// What the broker would refuse is refused here, before anything
+	// changes, naming the object and the key.
+	if err := version.Check(desired); err != nil {
+		return nil, nil, err
+	}
+	if !version.StoresDefaultQueueType() {
 		for _, v := range desired.Vhosts {
 			if v.DefaultQueueType != "" {
 				// The broker ignores it; the file's queues carry their types.
@@ -144,21 +148,6 @@ func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, 
 	}
 	p.Vhosts = scope
 	return p, l, nil
-}
-
-// supportsDefaultQueueType reports whether the broker stores a vhost's
-// default queue type (RabbitMQ 3.11 and later; 3.10 ignores it).
-func supportsDefaultQueueType(version string) bool {
-	parts := strings.SplitN(version, ".", 3)
-	if len(parts) < 2 {
-		return true
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return true
-	}
-	return major > 3 || (major == 3 && minor >= 11)
 }
 
 // useColor reports whether output should be coloured: on a terminal,

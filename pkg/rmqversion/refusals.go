@@ -1,0 +1,179 @@
+package rmqversion
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// refusedQueueArgs lists, per queue type, the arguments every supported
+// version refuses with HTTP 400 "invalid arg 'X' for queue 'Q' … of queue
+// type rabbit_…_queue" (measured on 3.10.8 and 4.0.5 alike; the live test
+// in this package declares each of them on both).
+var refusedQueueArgs = map[string][]string{
+	topology.QueueClassic: {"x-delivery-limit", "x-dead-letter-strategy", "x-max-age",
+		"x-stream-max-segment-size-bytes", "x-initial-cluster-size", "x-quorum-initial-group-size"},
+	topology.QueueQuorum: {"x-max-priority", "x-queue-mode", "x-queue-version", "x-queue-master-locator",
+		"x-max-age", "x-stream-max-segment-size-bytes", "x-initial-cluster-size"},
+	topology.QueueStream: {"x-max-priority", "x-queue-mode", "x-queue-version", "x-message-ttl", "x-expires",
+		"x-max-length", "x-overflow", "x-delivery-limit", "x-single-active-consumer", "x-dead-letter-exchange",
+		"x-dead-letter-strategy", "x-queue-master-locator", "x-quorum-initial-group-size"},
+}
+
+// RefusesQueueArgument reports whether version v refuses to declare a
+// queue of type typ ("" is classic) with argument arg.
+func (v Version) RefusesQueueArgument(typ, arg string) bool {
+	if typ == "" {
+		typ = topology.QueueClassic
+	}
+	if slices.Contains(refusedQueueArgs[typ], arg) {
+		return true
+	}
+	// Classic queues learnt the leader locator in 4.0 (3.x refuses it;
+	// their own was x-queue-master-locator).
+	return typ == topology.QueueClassic && arg == "x-queue-leader-locator" && !v.AtLeast(4, 0)
+}
+
+// mirroringKeys are the policy keys of classic queue mirroring.
+var mirroringKeys = []string{"ha-mode", "ha-params", "ha-sync-mode", "ha-sync-batch-size",
+	"ha-promote-on-shutdown", "ha-promote-on-failure"}
+
+// IsMirroringKey reports whether a policy key belongs to classic queue
+// mirroring (ha-*).
+func IsMirroringKey(key string) bool {
+	return slices.Contains(mirroringKeys, key) || strings.HasPrefix(key, "ha-")
+}
+
+// Refusal is one thing a version's broker would refuse, named by object
+// and key, with the fix.
+type Refusal struct {
+	Vhost  string
+	Object string // `queue "q"`, `policy "p"`, `operator policy "p"`
+	Key    string
+	Pos    topology.Pos
+	Reason string // why the broker refuses it
+	Fix    string
+}
+
+func (r Refusal) Error() string {
+	var b strings.Builder
+	if r.Pos.File != "" {
+		b.WriteString(r.Pos.String())
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "%s in vhost %q: %s: %s; %s", r.Object, r.Vhost, r.Key, r.Reason, r.Fix)
+	return b.String()
+}
+
+// RefusalsError is every refusal of one topology; plan reports it before
+// anything changes.
+type RefusalsError struct {
+	Version  Version
+	Refusals []Refusal
+}
+
+func (e *RefusalsError) Error() string {
+	lines := make([]string, 0, len(e.Refusals)+1)
+	objects := map[string]bool{}
+	for _, r := range e.Refusals {
+		objects[r.Vhost+"\x00"+r.Object] = true
+	}
+	noun := "object"
+	if len(objects) > 1 {
+		noun = "objects"
+	}
+	lines = append(lines, fmt.Sprintf("RabbitMQ %s would refuse %d %s of the file; nothing was changed:", e.Version, len(objects), noun))
+	for _, r := range e.Refusals {
+		lines = append(lines, "  "+r.Error())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Check returns what a broker of version v would refuse to declare from t
+// (nil when nothing): arguments a queue type refuses, classic mirroring
+// keys from 4.0, apply-to by queue type before 3.12.
+func (v Version) Check(t *topology.Topology) error {
+	var out []Refusal
+	for _, vn := range t.VhostNames() {
+		vh := t.Vhosts[vn]
+		for _, qn := range sortedKeys(vh.Queues) {
+			q := vh.Queues[qn]
+			typ := q.Type
+			if typ == "" {
+				typ = topology.QueueClassic
+			}
+			for _, arg := range sortedKeys(q.Arguments) {
+				if !v.RefusesQueueArgument(typ, arg) {
+					continue
+				}
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
+					Reason: fmt.Sprintf("RabbitMQ %s refuses this argument on a %s queue (HTTP 400 invalid arg)", v.Line(), typ),
+					Fix:    queueArgFix(v, typ, arg)})
+			}
+		}
+		check := func(kind string, ps map[string]*topology.Policy) {
+			for _, pn := range sortedKeys(ps) {
+				p := ps[pn]
+				obj := fmt.Sprintf("%s %q", kind, pn)
+				if !v.ClassicMirroring() {
+					for _, k := range sortedKeys(p.Definition) {
+						if IsMirroringKey(k) {
+							out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,
+								Reason: fmt.Sprintf("classic queue mirroring was removed in RabbitMQ 4.0, and %s refuses ha-* policy keys (HTTP 400)", v.Line()),
+								Fix:    "remove the ha-* keys; for replicated queues declare them with type: quorum"})
+						}
+					}
+				}
+				switch p.ApplyTo {
+				case "classic_queues", "quorum_queues", "streams":
+					if !v.PolicyApplyToQueueTypes() {
+						out = append(out, Refusal{Vhost: vn, Object: obj, Key: "apply_to: " + p.ApplyTo, Pos: p.Pos,
+							Reason: fmt.Sprintf("apply-to by queue type arrived in RabbitMQ 3.12; %s accepts queues, exchanges or all", v.Line()),
+							Fix:    "use apply_to: queues, or upgrade the broker to 3.12 or later"})
+					}
+				}
+			}
+		}
+		check("policy", vh.Policies)
+		check("operator policy", vh.OperatorPolicies)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+}
+
+func queueArgFix(v Version, typ, arg string) string {
+	switch {
+	case typ == topology.QueueQuorum && arg == "x-max-priority":
+		if v.AtLeast(4, 0) {
+			return "remove it: quorum queues have two priorities (publish with priority above 4 for the high one) and no x-max-priority, or use a classic queue"
+		}
+		return "remove it, or use a classic queue: quorum queues have no priorities before 4.0"
+	case arg == "x-queue-mode" || arg == "x-queue-version" || arg == "x-queue-master-locator":
+		return "remove it: it is an argument of classic queues only"
+	case typ == topology.QueueStream && (arg == "x-max-length" || arg == "x-overflow"):
+		return "remove it: streams are bounded by max_length_bytes and x-max-age, not by message count"
+	case typ == topology.QueueStream && (arg == "x-message-ttl" || arg == "x-expires"):
+		return "remove it: a stream keeps messages by x-max-age and max_length_bytes"
+	case typ == topology.QueueStream:
+		return "remove it: streams do not support it"
+	case typ == topology.QueueClassic && arg == "x-queue-leader-locator":
+		return "use x-queue-master-locator on 3.x (x-queue-leader-locator for classic queues arrived in 4.0)"
+	case typ == topology.QueueClassic:
+		return fmt.Sprintf("remove it, or declare the queue with the type that takes %s", arg)
+	}
+	return "remove it"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
