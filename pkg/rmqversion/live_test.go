@@ -1,0 +1,89 @@
+package rmqversion_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// probeArgs are the queue arguments the live test declares on every queue
+// type: each one some type refuses, and a few every type takes.
+var probeArgs = map[string]any{
+	"x-max-priority": 5, "x-queue-mode": "lazy", "x-queue-version": 2, "x-message-ttl": 1000,
+	"x-expires": 100000, "x-max-length": 10, "x-max-length-bytes": 1000, "x-overflow": "reject-publish",
+	"x-delivery-limit": 5, "x-single-active-consumer": true, "x-dead-letter-exchange": "dlx",
+	"x-dead-letter-strategy": "at-most-once", "x-queue-master-locator": "client-local",
+	"x-queue-leader-locator": "balanced", "x-max-age": "1D", "x-stream-max-segment-size-bytes": 1000000,
+	"x-initial-cluster-size": 1, "x-quorum-initial-group-size": 1,
+}
+
+// TestRefusedQueueArgumentsAgainstBroker declares a queue of each type with
+// each probe argument and checks that the broker refuses exactly what
+// RefusesQueueArgument predicts for its version. The one difference between
+// 3.10 and 4.0: a classic queue takes x-queue-leader-locator on 4.0 only.
+func TestRefusedQueueArgumentsAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	n := 0
+	for _, typ := range []string{topology.QueueClassic, topology.QueueQuorum, topology.QueueStream} {
+		for arg, val := range probeArgs {
+			n++
+			name := fmt.Sprintf("probe-%d", n)
+			resp, err := b.RH.DeclareQueue(vh, name, rabbithole.QueueSettings{Durable: true,
+				Arguments: map[string]any{"x-queue-type": typ, arg: val}})
+			refused := err != nil
+			if resp != nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				refused = refused || resp.StatusCode == http.StatusBadRequest
+			}
+			if want := v.RefusesQueueArgument(typ, arg); refused != want {
+				t.Errorf("RabbitMQ %s, %s queue with %s: broker refused=%v (%v), mqctl predicts refused=%v", v, typ, arg, refused, err, want)
+			}
+		}
+	}
+	if got, want := v.RefusesQueueArgument(topology.QueueClassic, "x-queue-leader-locator"), !v.AtLeast(4, 0); got != want {
+		t.Errorf("x-queue-leader-locator on a classic queue: 3.10 refuses it, 4.0 takes it; RabbitMQ %s predicted refused=%v", v, got)
+	}
+}
+
+// TestRefusedPoliciesAgainstBroker: 4.0 refuses ha-* keys, 3.10 takes them;
+// 3.10 refuses apply-to classic_queues, 4.0 takes it. Check predicts both.
+func TestRefusedPoliciesAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	cases := []struct {
+		name string
+		p    topology.Policy
+	}{
+		{"mirroring", topology.Policy{Name: "mirror", Pattern: "^m$", ApplyTo: "queues", Definition: topology.Args{"ha-mode": "all"}}},
+		{"apply-to by type", topology.Policy{Name: "cq", Pattern: "^c$", ApplyTo: "classic_queues", Definition: topology.Args{"max-length": 10}}},
+		{"plain", topology.Policy{Name: "plain", Pattern: "^p$", ApplyTo: "queues", Definition: topology.Args{"max-length": 10}}},
+	}
+	for _, c := range cases {
+		resp, err := b.RH.PutPolicy(vh, c.p.Name, rabbithole.Policy{Pattern: c.p.Pattern, ApplyTo: c.p.ApplyTo,
+			Definition: rabbithole.PolicyDefinition(c.p.Definition)})
+		refused := err != nil
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		top := topology.New()
+		vhost := topology.NewVhost(vh)
+		p := c.p
+		vhost.Policies[p.Name] = &p
+		top.Vhosts[vh] = vhost
+		predicted := v.Check(top) != nil
+		if refused != predicted {
+			t.Errorf("RabbitMQ %s, policy %s: broker refused=%v (%v), Check predicts refused=%v", v, c.name, refused, err, predicted)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package rmqversion_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in, want, line string
+		err            bool
+	}{
+		{in: "4.0", want: "4.0", line: "4.0"},
+		{in: "4.0.5", want: "4.0.5", line: "4.0"},
+		{in: "3.10.8", want: "3.10.8", line: "3.10"},
+		{in: "4.1.0-beta.1", want: "4.1.0", line: "4.1"},
+		{in: " 3.13.7+2.gabc ", want: "3.13.7", line: "3.13"},
+		{in: "4", err: true},
+		{in: "four.0", err: true},
+		{in: "4..1", err: true},
+		{in: "", err: true},
+	}
+	for _, c := range cases {
+		v, err := rmqversion.Parse(c.in)
+		if c.err {
+			if err == nil || !strings.Contains(err.Error(), "MAJOR.MINOR") {
+				t.Errorf("Parse(%q) = %v, %v; want an error that shows the form", c.in, v, err)
+			}
+			continue
+		}
+		if err != nil || v.String() != c.want || v.Line() != c.line {
+			t.Errorf("Parse(%q) = %v (line %s), %v; want %s (line %s)", c.in, v, v.Line(), err, c.want, c.line)
+		}
+	}
+	if got := (rmqversion.Version{}).String(); got != "4.0" {
+		t.Errorf("the zero Version is %q, want the default 4.0", got)
+	}
+}
+
+func TestBehaviourByVersion(t *testing.T) {
+	v310, v312, v40 := rmqversion.MustParse("3.10.8"), rmqversion.MustParse("3.12"), rmqversion.MustParse("4.0.5")
+	checks := []struct {
+		name string
+		f    func(rmqversion.Version) bool
+		want [3]bool // 3.10, 3.12, 4.0
+	}{
+		{"stores default queue type", rmqversion.Version.StoresDefaultQueueType, [3]bool{false, true, true}},
+		{"fills default queue type", rmqversion.Version.FillsDefaultQueueType, [3]bool{false, false, true}},
+		{"apply-to by queue type", rmqversion.Version.PolicyApplyToQueueTypes, [3]bool{false, true, true}},
+		{"classic mirroring", rmqversion.Version.ClassicMirroring, [3]bool{true, true, false}},
+		{"deprecates transient queues", rmqversion.Version.DeprecatesTransientQueues, [3]bool{false, false, true}},
+	}
+	for _, c := range checks {
+		for i, v := range []rmqversion.Version{v310, v312, v40} {
+			if got := c.f(v); got != c.want[i] {
+				t.Errorf("%s on %s = %v, want %v", c.name, v, got, c.want[i])
+			}
+		}
+	}
+	if v310.QuorumDeliveryLimit() != 0 || v40.QuorumDeliveryLimit() != 20 {
+		t.Errorf("quorum delivery limit: 3.10 %d (want none), 4.0 %d (want 20)", v310.QuorumDeliveryLimit(), v40.QuorumDeliveryLimit())
+	}
+}
+
+func TestCheck(t *testing.T) {
+	top := func(q *topology.Queue, p *topology.Policy) *topology.Topology {
+		tp := topology.New()
+		v := topology.NewVhost("orders")
+		if q != nil {
+			v.Queues[q.Name] = q
+		}
+		if p != nil {
+			v.Policies[p.Name] = p
+		}
+		tp.Vhosts["orders"] = v
+		return tp
+	}
+	cases := []struct {
+		name    string
+		t       *topology.Topology
+		version string
+		want    string // "" = accepted
+	}{
+		{"quorum priority on 4.0", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "4.0",
+			`queue "jobs" in vhost "orders": x-max-priority: RabbitMQ 4.0 refuses this argument on a quorum queue`},
+		{"quorum priority on 3.10", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "3.10",
+			`x-max-priority: RabbitMQ 3.10 refuses this argument on a quorum queue`},
+		{"classic priority", top(&topology.Queue{Name: "jobs", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "4.0", ""},
+		{"stream max length", top(&topology.Queue{Name: "log", Type: "stream", Durable: true, Arguments: topology.Args{"x-max-length": 5}}, nil), "3.10",
+			"streams are bounded by max_length_bytes"},
+		{"classic leader locator on 3.10", top(&topology.Queue{Name: "jobs", Durable: true, Arguments: topology.Args{"x-queue-leader-locator": "balanced"}}, nil), "3.10",
+			"x-queue-leader-locator for classic queues arrived in 4.0"},
+		{"classic leader locator on 4.0", top(&topology.Queue{Name: "jobs", Durable: true, Arguments: topology.Args{"x-queue-leader-locator": "balanced"}}, nil), "4.0", ""},
+		{"ha on 4.0", top(nil, &topology.Policy{Name: "ha", Pattern: ".*", Definition: topology.Args{"ha-mode": "all"}}), "4.0",
+			`policy "ha" in vhost "orders": ha-mode: classic queue mirroring was removed in RabbitMQ 4.0`},
+		{"ha on 3.10", top(nil, &topology.Policy{Name: "ha", Pattern: ".*", Definition: topology.Args{"ha-mode": "all"}}), "3.10", ""},
+		{"apply-to streams on 3.10", top(nil, &topology.Policy{Name: "s", Pattern: ".*", ApplyTo: "streams", Definition: topology.Args{"max-age": "1D"}}), "3.10",
+			"apply_to: streams: apply-to by queue type arrived in RabbitMQ 3.12"},
+		{"apply-to streams on 4.0", top(nil, &topology.Policy{Name: "s", Pattern: ".*", ApplyTo: "streams", Definition: topology.Args{"max-age": "1D"}}), "4.0", ""},
+	}
+	for _, c := range cases {
+		err := rmqversion.MustParse(c.version).Check(c.t)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: Check = %v, want accepted", c.name, err)
+			}
+			continue
+		}
+		var re *rmqversion.RefusalsError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was changed") {
+			t.Errorf("%s: Check = %v, want a RefusalsError containing %q", c.name, err, c.want)
+		}
+	}
+}
