@@ -107,7 +107,9 @@ func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing b
 	case status == http.StatusUnauthorized:
 		e.kind = []error{ErrUnauthorized}
 		detail := ""
-		if reason != "Login failed" && reason != http.StatusText(status) {
+		// A refused login says nothing more than that: 3.10 answers
+		// "Login failed", 4.x "Not_Authorized".
+		if reason != "Login failed" && reason != "Not_Authorized" && reason != http.StatusText(status) {
 			detail = " (" + reason + ")"
 		}
 		e.msg = fmt.Sprintf("authentication failed for user %q at %s%s: check --username/--password", c.user, server, detail)

@@ -494,6 +494,12 @@ func TestErrorsAgainstBroker(t *testing.T) {
 	if !errors.Is(record(err), broker.ErrUnauthorized) || err.Error() != `authentication failed for user "`+b.Username+`" at `+b.URL+`: check --username/--password` {
 		t.Errorf("wrong password: %v", err)
 	}
+	// The broker's own reason differs by version; mqctl's message does not.
+	wantReason := map[string]string{"3.10": "Login failed", "4.0": "Not_Authorized"}[b.Version().Line()]
+	var apiErr *broker.APIError
+	if !errors.As(err, &apiErr) || apiErr.Reason != wantReason {
+		t.Errorf("RabbitMQ %s refuses a wrong password with reason %q (3.10: \"Login failed\", 4.0: \"Not_Authorized\"); got %v", b.Version(), wantReason, err)
+	}
 	withCreds := strings.Replace(b.URL, "://", "://"+b.Username+":"+pw+"@", 1)
 	_, err = broker.Connect(ctx, broker.Config{Server: withCreds})
 	if !errors.Is(record(err), broker.ErrUnauthorized) {

@@ -7,26 +7,67 @@ import (
 	"net/url"
 )
 
-// Placement is where a queue lives in a cluster, as GET /api/queues/{vhost}
-// reports it (RabbitMQ 3.10).
+// Placement is where a queue lives in a cluster and whether its home node
+// or a majority of its replicas can be reached, as the management API
+// reports it.
+//
+// While a node is stopped, RabbitMQ reports (seen on 3.10.8 and 4.0.5):
+//   - a classic queue whose home node it is: both list it with its node
+//     and state "down"; 3.10 answers 404 to GET of it, leaves its bindings
+//     out of every listing and refuses to bind it ("home node … is down or
+//     inaccessible"); 4.0 answers GET with state "stopped" and no
+//     statistics, lists its bindings, binds it, and deletes it when asked,
+//     force-deleting the messages waiting on the stopped node's disk.
+//   - a quorum queue that keeps a majority of its members: a leader among
+//     the members online and state "running" (3.10 reports neither state
+//     nor node until the new leader reports its statistics).
+//   - a quorum queue without a majority: 4.0 state "minority" (the leader
+//     still named on the stopped node), 3.10 no state and no leader; both
+//     list its members and those online, report no messages, and delete it
+//     when asked (forcing it after a timeout), messages and all.
+//   - a stream without a majority: 4.0 as a quorum queue ("minority");
+//     3.10 reports only the writer's node (no state, no members).
 type Placement struct {
-	Name string
-	Type string // classic, quorum or stream
+	Name  string
+	Type  string // classic, quorum or stream
+	State string // as reported: running, down, stopped, minority, … (may be empty)
 	// Node is a classic queue's home node. RabbitMQ also reports the
 	// leader's node here for a quorum queue.
 	Node string
-	// Down is true while a classic queue's home node is stopped: the queue
-	// and its messages are on that node's disk, the broker lists the queue
-	// with state "down", answers 404 to GET/DELETE of it, refuses to
-	// declare or bind it ("home node … is down or inaccessible"), and hides
-	// its bindings from every listing and definitions export until the
-	// node is back.
+	// Down is true while a classic queue's home node is stopped: the
+	// queue and its messages are on that node's disk (state "down" in a
+	// listing, "stopped" from GET on 4.0).
 	Down bool
 	// Leader, Members and Online describe a quorum queue's (or stream's)
 	// replicas: Online are the members reachable now.
 	Leader  string
 	Members []string
 	Online  []string
+}
+
+// NoMajority reports whether a quorum queue or stream has lost the
+// majority of its members: the broker says "minority" (4.0), or half or
+// fewer of the members it lists are online.
+func (p Placement) NoMajority() bool {
+	if p.Type != "quorum" && p.Type != "stream" {
+		return false
+	}
+	if p.State == "minority" {
+		return true
+	}
+	if len(p.Members) == 0 {
+		return false
+	}
+	online := 0
+	for _, m := range p.Members {
+		for _, o := range p.Online {
+			if m == o {
+				online++
+				break
+			}
+		}
+	}
+	return 2*online <= len(p.Members)
 }
 
 type placementJSON struct {
@@ -39,7 +80,29 @@ type placementJSON struct {
 	Online  []string `json:"online"`
 }
 
+func (q placementJSON) placement() Placement {
+	classic := q.Type == "" || q.Type == "classic"
+	return Placement{Name: q.Name, Type: q.Type, State: q.State, Node: q.Node,
+		Down:   classic && (q.State == "down" || q.State == "stopped"),
+		Leader: q.Leader, Members: q.Members, Online: q.Online}
+}
+
 const placementColumns = "name,type,node,state,leader,members,online"
+
+// QueuePlacement reads where queue name of vhost lives, with one GET
+// /api/queues/{vhost}/{name} (no statistics columns). The error wraps
+// ErrNotFound when the broker answers 404, which RabbitMQ 3.10 also does
+// for a classic queue whose home node is down (QueuePlacements lists it),
+// and ErrVhostNotFound when the vhost does not exist.
+func (c *Client) QueuePlacement(ctx context.Context, vhost, name string) (Placement, error) {
+	var q placementJSON
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
+		query: url.Values{"columns": {placementColumns}},
+		op:    fmt.Sprintf("read where queue %q in vhost %q lives", name, vhost), vhost: vhost}, &q); err != nil {
+		return Placement{}, err
+	}
+	return q.placement(), nil
+}
 
 // QueuePlacements lists where every queue of vhost lives, with one GET
 // /api/queues/{vhost} (no statistics columns). The error wraps
@@ -53,8 +116,7 @@ func (c *Client) QueuePlacements(ctx context.Context, vhost string) (map[string]
 	}
 	out := make(map[string]Placement, len(list))
 	for _, q := range list {
-		out[q.Name] = Placement{Name: q.Name, Type: q.Type, Node: q.Node, Down: q.State == "down",
-			Leader: q.Leader, Members: q.Members, Online: q.Online}
+		out[q.Name] = q.placement()
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,23 +18,32 @@ import (
 
 // What a RabbitMQ cluster adds to plan and apply.
 //
-// A classic queue lives on one node. While that node is down (RabbitMQ
-// 3.10), the other nodes still list the queue in their definitions, but
-// answer 404 to GET and DELETE of it, refuse to declare or bind it ("home
-// node … is down or inaccessible"), and leave its bindings out of every
-// listing until the node is back. A plain diff would then plan to bind it
-// again (and fail), or "delete" it with a 404 taken for success while it
-// waits, messages and all, on the stopped node's disk. holdBackDownQueues
-// keeps such changes out of the plan and says why.
+// A classic queue lives on one node. While that node is down, the queue and
+// its messages wait on that node's disk; the other nodes still list the
+// queue in their definitions, with its node and state "down". What else
+// they do depends on the version (see broker.Placement): 3.10 answers 404
+// to GET and DELETE of it, refuses to bind it and leaves its bindings out
+// of every listing, so a plain diff would plan to bind it again (and
+// fail), or "delete" it with a 404 taken for success; 4.0 lists its
+// bindings, binds it, and deletes it when asked, messages and all. A quorum
+// queue (or stream) without a majority of its members online is deleted
+// by both, forcibly, with messages nobody could count. holdBackDownQueues
+// recognises such queues from what the broker reports about their node or
+// members, never from what it refuses or hides, keeps every change on them
+// (and on their bindings) out of the plan, and says why.
 
 // queueRef is a queue by vhost and name.
 type queueRef struct{ vhost, name string }
 
-// holdBackDownQueues removes from p the changes on classic queues whose
-// home node is down: bindings to them, and deleting or replacing them. Each
-// such queue gets a note on stderr naming its node and what waits for it.
-// Only the queues the plan would touch are checked: one GET each, and one
-// queue listing per vhost where one of them does not answer.
+// holdBackDownQueues removes from p the changes on existing queues that
+// cannot be reached: classic queues whose home node is down (bindings to or
+// from them created or deleted, the queue deleted or replaced), and quorum
+// queues and streams without a majority of their members online (the queue
+// deleted or replaced, with its binding changes). Each such queue gets a
+// note on stderr saying what is down and what waits for it. Only the
+// queues the plan would touch are checked: one GET each, and one queue
+// listing per vhost where one of them does not answer (RabbitMQ 3.10
+// answers 404 for a classic queue on a down node).
 func holdBackDownQueues(ctx context.Context, c *broker.Client, p *plan.Plan, l *live, stderr io.Writer) error {
 	cands := map[queueRef]bool{}
 	created := map[queueRef]bool{}
@@ -43,7 +53,13 @@ func holdBackDownQueues(ctx context.Context, c *broker.Client, p *plan.Plan, l *
 		}
 	}
 	for _, ch := range p.Changes {
-		if r, ok := touchedQueue(ch); ok && !created[r] && isClassicOnBroker(l, r) {
+		r, ok := touchedQueue(ch)
+		if !ok || created[r] {
+			continue
+		}
+		// Bindings matter for a classic queue only: the broker binds a
+		// quorum queue or stream without a majority as any other.
+		if typ, ok := brokerQueueType(l, r); ok && (typ == topology.QueueClassic || ch.Kind == plan.KindQueue) {
 			cands[r] = true
 		}
 	}
@@ -57,7 +73,7 @@ func holdBackDownQueues(ctx context.Context, c *broker.Client, p *plan.Plan, l *
 	held := map[queueRef][]string{}
 	kept := p.Changes[:0]
 	for _, ch := range p.Changes {
-		if r, ok := touchedQueue(ch); ok && down[r] != "" {
+		if r, ok := touchedQueue(ch); ok && down[r] != nil {
 			held[r] = append(held[r], fmt.Sprintf("%s %s %s", ch.Action, ch.Kind, ch.Name))
 			continue
 		}
@@ -72,45 +88,81 @@ func holdBackDownQueues(ctx context.Context, c *broker.Client, p *plan.Plan, l *
 		return refs[i].vhost < refs[j].vhost || (refs[i].vhost == refs[j].vhost && refs[i].name < refs[j].name)
 	})
 	for _, r := range refs {
-		fmt.Fprintf(stderr, "mqctl: note: queue %q in vhost %q lives on node %s, which is down: RabbitMQ hides its bindings and refuses to change it until that node is back, so this run leaves it alone (%s); run again once %s is back\n",
-			r.name, r.vhost, down[r], strings.Join(held[r], "; "), down[r])
+		fmt.Fprintf(stderr, "mqctl: note: %s\n", downNote(r, down[r], held[r]))
 	}
 	return nil
 }
 
+// downNote says why queue r is left alone and what waits for it.
+func downNote(r queueRef, q *broker.Placement, held []string) string {
+	what := strings.Join(held, "; ")
+	if q.Down {
+		node := q.Node
+		if node == "" {
+			node = "(unknown)"
+		}
+		return fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down: the queue and its messages wait on that node's disk, "+
+			"and RabbitMQ cannot count them, bind or delete the queue safely until it is back (3.10 hides its bindings and refuses; "+
+			"4.0 would delete it, messages and all), so this run leaves it alone (%s); run again once %s is back",
+			r.name, r.vhost, node, what, node)
+	}
+	var off []string
+	for _, m := range q.Members {
+		if !slices.Contains(q.Online, m) {
+			off = append(off, m)
+		}
+	}
+	return fmt.Sprintf("%s queue %q in vhost %q has %d of its %d members online (down: %s): without a majority RabbitMQ cannot count its "+
+		"messages, and deleting it would force them away, so this run leaves it alone (%s); run again once a majority is back",
+		q.Type, r.name, r.vhost, len(q.Members)-len(off), len(q.Members), strings.Join(off, ", "), what)
+}
+
 // touchedQueue is the existing queue a change acts on: the destination of a
-// new binding, or the queue deleted or replaced.
+// binding created or deleted, or the queue deleted or replaced.
 func touchedQueue(ch plan.Change) (queueRef, bool) {
-	switch {
-	case ch.Kind == plan.KindBinding && ch.Action == plan.Create && ch.After != nil && ch.After.Binding != nil &&
-		ch.After.Binding.DestinationType == topology.DestQueue:
-		return queueRef{ch.Vhost, ch.After.Binding.Destination}, true
-	case ch.Kind == plan.KindQueue && (ch.Action == plan.Delete || ch.Action == plan.Replace):
-		return queueRef{ch.Vhost, ch.Name}, true
+	switch ch.Kind {
+	case plan.KindBinding:
+		for _, o := range []*plan.Object{ch.After, ch.Before} {
+			if o != nil && o.Binding != nil && o.Binding.DestinationType == topology.DestQueue {
+				return queueRef{ch.Vhost, o.Binding.Destination}, true
+			}
+		}
+	case plan.KindQueue:
+		if ch.Action == plan.Delete || ch.Action == plan.Replace {
+			return queueRef{ch.Vhost, ch.Name}, true
+		}
 	}
 	return queueRef{}, false
 }
 
-// isClassicOnBroker reports whether the broker state read for the plan
-// holds r as a classic queue (quorum queues and streams have no home node).
-func isClassicOnBroker(l *live, r queueRef) bool {
+// brokerQueueType returns the type of queue r in the broker state read for
+// the plan (classic for a queue without one), and whether r is there.
+func brokerQueueType(l *live, r queueRef) (string, bool) {
 	if l == nil || l.current.State == nil {
-		return false
+		return "", false
 	}
 	v := l.current.State.Vhosts[r.vhost]
 	if v == nil {
-		return false
+		return "", false
 	}
 	q := v.Queues[r.name]
-	return q != nil && (q.Type == "" || q.Type == topology.QueueClassic)
+	if q == nil {
+		return "", false
+	}
+	if q.Type == "" {
+		return topology.QueueClassic, true
+	}
+	return q.Type, true
 }
 
-// downQueues returns, for each queue of cands whose home node is down, that
-// node's name.
-func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]string, error) {
+// downQueues returns, for each queue of cands that cannot be reached (a
+// classic queue whose home node is down, a quorum queue or stream without a
+// majority), where the broker says it lives.
+func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, error) {
 	var (
 		mu      sync.Mutex
 		wg      sync.WaitGroup
+		down    = map[queueRef]*broker.Placement{}
 		missing = map[string]bool{} // vhosts with a queue that does not answer
 		errs    []error
 	)
@@ -121,7 +173,7 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			_, err := c.QueueStatsNow(ctx, r.vhost, r.name)
+			q, err := c.QueuePlacement(ctx, r.vhost, r.name)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -130,6 +182,8 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 				missing[r.vhost] = true
 			case err != nil:
 				errs = append(errs, err)
+			case q.Down || q.NoMajority():
+				down[r] = &q
 			}
 		}()
 	}
@@ -137,19 +191,14 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	down := map[queueRef]string{}
 	for vh := range missing {
 		pl, err := c.QueuePlacements(ctx, vh)
 		if err != nil {
 			return nil, err
 		}
 		for r := range cands {
-			if q, ok := pl[r.name]; ok && r.vhost == vh && q.Down {
-				node := q.Node
-				if node == "" {
-					node = "(unknown)"
-				}
-				down[r] = node
+			if q, ok := pl[r.name]; ok && r.vhost == vh && (q.Down || q.NoMajority()) {
+				down[r] = &q
 			}
 		}
 	}
