@@ -101,8 +101,8 @@ func downNote(r queueRef, q *broker.Placement, held []string) string {
 		if node == "" {
 			node = "(unknown)"
 		}
-		return fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down: the queue and its messages wait on that node's disk, "+
-			"and RabbitMQ cannot count them, bind or delete the queue safely until it is back (3.10 hides its bindings and refuses; "+
+		return fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down: its messages wait on that node's disk, and until "+
+			"the node is back RabbitMQ can neither count them nor bind or delete the queue safely (3.10 hides its bindings and refuses; "+
 			"4.0 would delete it, messages and all), so this run leaves it alone (%s); run again once %s is back",
 			r.name, r.vhost, node, what, node)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -17,32 +18,51 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// downBroker answers like a RabbitMQ 3.10 node of a cluster whose node
-// rabbit@c1 is stopped: classic queues "down" and "gone" live there (404 to
-// GET, listed with state "down"); "up" lives on a running node.
-func downBroker(t *testing.T) (*broker.Client, func() []string) {
+// downBroker answers like a node (of RabbitMQ version, "3.10" or "4.0")
+// of a cluster whose node rabbit@c1 is stopped, as those versions were seen
+// to answer: classic queues "down" and "gone" live on c1 (3.10: 404 to GET,
+// listed with state "down"; 4.0: GET says "stopped", listed "down"); "up"
+// lives on a running node; quorum queues "qq" and "qb" keep 2 of their 3
+// members, "qq2" has 1 of 2 (3.10: no state and no leader; 4.0:
+// "minority").
+func downBroker(t *testing.T, version string) (*broker.Client, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var asked []string
+	v310 := version == "3.10"
+	queues := map[string]string{
+		"up": `{"name":"up","type":"classic","node":"rabbit@c2","state":"running"}`,
+		"qq": `{"name":"qq","type":"quorum","node":"rabbit@c2","leader":"rabbit@c2","members":["rabbit@c1","rabbit@c2","rabbit@c3"],"online":["rabbit@c2","rabbit@c3"],"state":"running"}`,
+		"qb": `{"name":"qb","type":"quorum","node":"rabbit@c2","leader":"rabbit@c2","members":["rabbit@c1","rabbit@c2","rabbit@c3"],"online":["rabbit@c2","rabbit@c3"],"state":"running"}`,
+	}
+	list := []string{queues["up"], queues["qq"], queues["qb"],
+		`{"name":"down","type":"classic","node":"rabbit@c1","state":"down"}`,
+		`{"name":"gone","type":"classic","node":"rabbit@c1","state":"down"}`}
+	if v310 {
+		queues["qq2"] = `{"name":"qq2","type":"quorum","leader":null,"members":["rabbit@c1","rabbit@c2"],"online":["rabbit@c2"]}`
+	} else {
+		queues["qq2"] = `{"name":"qq2","type":"quorum","node":"rabbit@c1","leader":"rabbit@c1","members":["rabbit@c1","rabbit@c2"],"online":["rabbit@c2"],"state":"minority"}`
+		queues["down"] = `{"name":"down","type":"classic","node":"rabbit@c1","state":"stopped"}`
+		queues["gone"] = `{"name":"gone","type":"classic","node":"rabbit@c1","state":"stopped"}`
+	}
+	list = append(list, queues["qq2"])
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		asked = append(asked, r.URL.Path)
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/api/whoami":
+		q, isQueue := strings.CutPrefix(r.URL.Path, "/api/queues/v/")
+		switch {
+		case r.URL.Path == "/api/whoami":
 			_, _ = w.Write([]byte(`{"name":"guest","tags":["administrator"]}`))
-		case "/api/overview":
-			_, _ = w.Write([]byte(`{"rabbitmq_version":"3.10.8","cluster_name":"c","node":"rabbit@c2","listeners":[]}`))
-		case "/api/vhosts":
+		case r.URL.Path == "/api/overview":
+			_, _ = fmt.Fprintf(w, `{"rabbitmq_version":"%s.5","cluster_name":"c","node":"rabbit@c2","listeners":[]}`, version)
+		case r.URL.Path == "/api/vhosts":
 			_, _ = w.Write([]byte(`[{"name":"v"}]`))
-		case "/api/queues/v/up":
-			_, _ = w.Write([]byte(`{"name":"up","messages":0,"consumers":0}`))
-		case "/api/queues/v":
-			_, _ = w.Write([]byte(`[{"name":"down","type":"classic","node":"rabbit@c1","state":"down"},
-				{"name":"gone","type":"classic","node":"rabbit@c1","state":"down"},
-				{"name":"up","type":"classic","node":"rabbit@c2","state":"running"},
-				{"name":"qq","type":"quorum","node":"rabbit@c2","leader":"rabbit@c2","members":["rabbit@c1","rabbit@c2","rabbit@c3"],"online":["rabbit@c2","rabbit@c3"],"state":"running"}]`))
+		case r.URL.Path == "/api/queues/v":
+			_, _ = w.Write([]byte("[" + strings.Join(list, ",") + "]"))
+		case isQueue && queues[q] != "":
+			_, _ = w.Write([]byte(queues[q]))
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
@@ -61,26 +81,44 @@ func downBroker(t *testing.T) (*broker.Client, func() []string) {
 }
 
 func TestHoldBackDownQueues(t *testing.T) {
-	c, asked := downBroker(t)
+	for _, version := range []string{"3.10", "4.0"} {
+		t.Run(version, func(t *testing.T) { testHoldBackDownQueues(t, version) })
+	}
+}
+
+func testHoldBackDownQueues(t *testing.T, version string) {
+	c, asked := downBroker(t, version)
 	state := topology.New()
 	v := topology.NewVhost("v")
-	for name, typ := range map[string]string{"down": "classic", "gone": "", "up": "classic", "qq": "quorum"} {
+	for name, typ := range map[string]string{"down": "classic", "gone": "", "up": "classic", "qq": "quorum", "qb": "quorum", "qq2": "quorum"} {
 		v.Queues[name] = &topology.Queue{Name: name, Type: typ, Durable: true}
 	}
 	state.Vhosts["v"] = v
 	l := &live{current: plan.Current{State: state}}
+	binding := func(q, key string) *topology.Binding {
+		return &topology.Binding{Source: "x", Destination: q, DestinationType: topology.DestQueue, RoutingKey: key}
+	}
 	bind := func(q string) plan.Change {
-		b := &topology.Binding{Source: "x", Destination: q, DestinationType: topology.DestQueue, RoutingKey: "k"}
+		b := binding(q, "k")
 		return plan.Change{Action: plan.Create, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b), After: &plan.Object{Binding: b}}
+	}
+	unbind := func(q string) plan.Change {
+		b := binding(q, "old")
+		return plan.Change{Action: plan.Delete, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b), Before: &plan.Object{Binding: b}}
 	}
 	p := &plan.Plan{Changes: []plan.Change{
 		bind("down"),
+		unbind("down"),
 		bind("up"),
+		unbind("up"),
 		bind("new"),
 		bind("qq"),
+		bind("qb"),
+		unbind("qq2"),
 		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new"},
 		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "gone"},
 		{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "qq"},
+		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "qq2"},
 	}}
 	var stderr bytes.Buffer
 	if err := holdBackDownQueues(context.Background(), c, p, l, &stderr); err != nil {
@@ -92,8 +130,10 @@ func TestHoldBackDownQueues(t *testing.T) {
 	}
 	want := []string{
 		"create binding x -> queue up [k]",
+		"delete binding x -> queue up [old]",
 		"create binding x -> queue new [k]",
 		"create binding x -> queue qq [k]",
+		"create binding x -> queue qb [k]",
 		"create queue new",
 		"replace queue qq",
 	}
@@ -103,28 +143,36 @@ func TestHoldBackDownQueues(t *testing.T) {
 	notes := stderr.String()
 	for _, s := range []string{
 		`queue "down" in vhost "v" lives on node rabbit@c1, which is down`,
-		`(create binding x -> queue down [k]); run again once rabbit@c1 is back`,
+		`(create binding x -> queue down [k]; delete binding x -> queue down [old]); run again once rabbit@c1 is back`,
 		`queue "gone" in vhost "v" lives on node rabbit@c1, which is down`,
 		`(delete queue gone)`,
+		`quorum queue "qq2" in vhost "v" has 1 of its 2 members online (down: rabbit@c1)`,
+		`(delete binding x -> queue qq2 [old]; delete queue qq2); run again once a majority is back`,
 	} {
 		if !strings.Contains(notes, s) {
 			t.Errorf("notes do not say %q:\n%s", s, notes)
 		}
 	}
-	if n := strings.Count(notes, "\n"); n != 2 {
+	if n := strings.Count(notes, "\n"); n != 3 {
 		t.Errorf("want one note per queue held back, got %d:\n%s", n, notes)
 	}
-	// Only the classic queues that exist and that the plan touches are
-	// looked up; quorum queues and queues the plan creates are not.
+	// Only the existing queues that the plan touches are looked up, and
+	// quorum queues only when it deletes or replaces them; the queue list
+	// is read only where a queue answers 404 (3.10).
+	listed := false
 	for _, p := range asked() {
-		if strings.HasSuffix(p, "/new") || strings.HasSuffix(p, "/qq") {
+		if strings.HasSuffix(p, "/new") || strings.HasSuffix(p, "/qb") {
 			t.Errorf("asked the broker about %s", p)
 		}
+		listed = listed || p == "/api/queues/v"
+	}
+	if listed != (version == "3.10") {
+		t.Errorf("listed the queues of the vhost: %v, want %v", listed, version == "3.10")
 	}
 }
 
 func TestHoldBackNothingWithoutCandidates(t *testing.T) {
-	c, asked := downBroker(t)
+	c, asked := downBroker(t, "4.0")
 	before := len(asked())
 	l := &live{current: plan.Current{State: topology.New()}}
 	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new"}}}
