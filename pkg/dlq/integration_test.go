@@ -753,3 +753,108 @@ func TestReplayRepeatedDeath(t *testing.T) {
 		t.Errorf("work holds %v", got)
 	}
 }
+
+// requeueUntilGone gets queue's one message and rejects it with requeue
+// until the broker stops returning it (nothing to get for 3 s), at most max
+// times; it returns how many deliveries there were and the last one's
+// x-delivery-count.
+func (f *fixture) requeueUntilGone(queue string, max int) (deliveries int, lastCount any) {
+	f.t.Helper()
+	for deliveries < max {
+		deadline := time.Now().Add(3 * time.Second)
+		for {
+			d, ok, err := f.ch.Get(queue, false)
+			f.must(err)
+			if ok {
+				deliveries++
+				lastCount = d.Headers[dlq.HeaderDeliveryCount]
+				f.must(d.Reject(true))
+				break
+			}
+			if time.Now().After(deadline) {
+				if deliveries == 0 {
+					f.t.Fatalf("%s never delivered the message", queue)
+				}
+				return deliveries, lastCount
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return deliveries, lastCount
+}
+
+// A quorum queue dead-letters a message once it has been delivered more
+// often than its delivery limit, with reason delivery_limit, on 3.10 and
+// 4.0 alike when the limit is set. Without one the versions differ: 4.0
+// gives every quorum queue a limit of 20, 3.10 none (the message comes
+// back for ever). Peek reads the 4.x dead letter as the broker wrote it and
+// replay returns it to its queue without the delivery count.
+func TestQuorumDeliveryLimit(t *testing.T) {
+	f := newFixture(t)
+	v := f.b.Version()
+	for _, c := range []struct {
+		queue string
+		limit any // nil: the broker's default
+	}{{"limited", int32(2)}, {"default", nil}} {
+		t.Run(c.queue, func(t *testing.T) {
+			args := amqp.Table{"x-queue-type": "quorum", "x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": c.queue}
+			if c.limit != nil {
+				args["x-delivery-limit"] = c.limit
+			}
+			f.declare(c.queue, args)
+			f.declare(c.queue+".dlq", nil)
+			f.must(f.ch.QueueBind(c.queue+".dlq", c.queue, "dlx", false, nil))
+			f.must(f.ch.PublishWithContext(context.Background(), "", c.queue, false, false,
+				amqp.Publishing{MessageId: "m-" + c.queue, Body: []byte("x"), DeliveryMode: amqp.Persistent}))
+			f.waitDepth(c.queue, 1)
+
+			limit := v.QuorumDeliveryLimit()
+			if c.limit != nil {
+				limit = 2
+			}
+			n, count := f.requeueUntilGone(c.queue, 25)
+			if limit == 0 {
+				// 3.10 without a limit: the message is still there after 25 returns.
+				if n != 25 || f.depth(c.queue+".dlq") != 0 {
+					t.Fatalf("RabbitMQ %s, quorum queue without a delivery limit: %d deliveries, DLQ holds %d; want the message back every time (3.10 has no default limit)", v, n, f.depth(c.queue+".dlq"))
+				}
+				return
+			}
+			// A message goes out limit+1 times; the last return dead-letters it.
+			if n != limit+1 {
+				t.Errorf("RabbitMQ %s, delivery limit %d: the message was delivered %d times (last x-delivery-count %v), want %d", v, limit, n, count, limit+1)
+			}
+			f.waitDepth(c.queue+".dlq", 1)
+			conn := f.dial()
+			res, err := dlq.Peek(context.Background(), conn, c.queue+".dlq", 10)
+			f.must(err)
+			if len(res.Messages) != 1 {
+				t.Fatalf("peek: %d messages, want 1", len(res.Messages))
+			}
+			deaths := res.Messages[0].Deaths
+			if len(deaths.Entries) == 0 || deaths.Entries[0].Reason != "delivery_limit" || deaths.Entries[0].Queue != c.queue {
+				t.Errorf("RabbitMQ %s: x-death of the dead letter = %+v, want reason delivery_limit from %s", v, deaths, c.queue)
+			}
+			f.waitDepth(c.queue+".dlq", 1)
+			rep := f.replay(dlq.ReplayOptions{Queue: c.queue + ".dlq"})
+			if rep.Replayed != 1 {
+				t.Fatalf("replay: %+v", rep)
+			}
+			f.waitDepth(c.queue, 1)
+			d, ok, err := f.ch.Get(c.queue, true)
+			f.must(err)
+			if !ok || d.MessageId != "m-"+c.queue {
+				t.Fatalf("after replay %s holds %v", c.queue, d.MessageId)
+			}
+			// The replayed copy is a new message: its first delivery has no
+			// count on 4.0, and 3.10 stamps 0 on every first delivery.
+			count, has := d.Headers[dlq.HeaderDeliveryCount]
+			switch {
+			case v.AtLeast(4, 0) && has:
+				t.Errorf("RabbitMQ %s: the replayed message arrived with %s %v, want none", v, dlq.HeaderDeliveryCount, count)
+			case !v.AtLeast(4, 0) && fmt.Sprint(count) != "0":
+				t.Errorf("RabbitMQ %s: the replayed message arrived with %s %v, want 0 (a first delivery)", v, dlq.HeaderDeliveryCount, count)
+			}
+		})
+	}
+}
