@@ -142,6 +142,17 @@ func (c *Cluster) Running(ctx context.Context, n int) ([]string, error) {
 	return out, nil
 }
 
+// Version returns the RabbitMQ version node n reports, e.g. "4.0.5".
+func (c *Cluster) Version(ctx context.Context, n int) (string, error) {
+	var ov struct {
+		Version string `json:"rabbitmq_version"`
+	}
+	if err := c.get(ctx, n, "overview?columns=rabbitmq_version", &ov); err != nil {
+		return "", err
+	}
+	return ov.Version, nil
+}
+
 // Server returns node n's management API URL (n is 1, 2 or 3).
 func (c *Cluster) Server(n int) string { return c.Servers[n-1] }
 
@@ -316,8 +327,10 @@ type QueueInfo struct {
 	Leader  string   `json:"leader"`
 	Members []string `json:"members"`
 	Online  []string `json:"online"`
-	// State is "running" (or "live"), or "down" while a classic queue's
-	// home node is stopped.
+	// State is "running" (or "live"); while a node is stopped, "down" for
+	// a classic queue living there (in a listing: GET answers 404 on 3.10,
+	// "stopped" on 4.0), and on 4.0 "minority" for a quorum queue or
+	// stream without a majority (3.10 reports no state).
 	State string `json:"state"`
 }
 

@@ -49,14 +49,14 @@ var corpusRefused = map[string]map[string]corpusRefusal{
 	},
 	"4.0": {
 		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
-		"adrienKoumgangT__distriqueue__definitions.json": {true, `queue "job.high" in vhost`},
+		"adrienKoumgangT__distriqueue__definitions.json":         {true, `queue "job.high" in vhost`},
 		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
 		// Classic queue mirroring is gone: ha-* policy keys are refused.
 		"case1.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
 		"case3.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"juliofalbo__complete-microservices-env__rabbitmq-definitions.json":     {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":              {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":          {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
 	},
 }
 
