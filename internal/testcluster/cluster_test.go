@@ -261,14 +261,29 @@ func TestDeclarationVisibleOnTheNextNode(t *testing.T) {
 	}
 }
 
-// withoutScratch is base without the classic queue orders.scratch.
-func withoutScratch(t *testing.T) string {
-	out := strings.Replace(base, `      orders.scratch:
+// queueBlocks are the declarations of base's queues that tests drop.
+var queueBlocks = map[string]string{
+	"orders.scratch": `      orders.scratch:
         bindings: [{ exchange: orders, routing_key: order.created }]
         limits: { max_length: 1000 }
-`, "", 1)
-	if out == base {
-		t.Fatal("the test file still declares orders.scratch")
+`,
+	"orders.billing": `      orders.billing:
+        type: quorum
+        arguments: { x-quorum-initial-group-size: 2 }
+        delivery_limit: 5
+        bindings: [{ exchange: orders, routing_key: order.paid }]
+`,
+}
+
+// without is base without the named queues (keys of queueBlocks).
+func without(t *testing.T, queues ...string) string {
+	out := base
+	for _, q := range queues {
+		next := strings.Replace(out, queueBlocks[q], "", 1)
+		if next == out {
+			t.Fatalf("the test file does not declare %s as expected", q)
+		}
+		out = next
 	}
 	return out
 }
@@ -281,32 +296,50 @@ func withoutScratch(t *testing.T) string {
 // policy) is on c1 once it is back; quorum queues keep a majority.
 //
 // A classic queue lives on one node: orders.scratch, declared through c1,
-// is there. While c1 is down RabbitMQ hides its bindings and answers 404 to
-// deleting it, though the queue and its messages wait on c1's disk. plan
-// and apply leave it alone and say so (never "create binding" again, never
-// a delete taken for done); once c1 is back, the delete shows with the
-// message at stake and is refused without --allow-data-loss.
+// is there, and so is one of the two members of the quorum queue
+// orders.billing, which keeps no majority while c1 is down. Both hold a
+// message, which waits on c1's disk. The broker lists both queues, and
+// would delete them if asked: 3.10 answers 404 to deleting the classic
+// queue (and hides its bindings), 4.0 deletes it, message and all, and both
+// force the quorum queue away. mqctl recognises them from what the broker
+// reports about their node and members, leaves them alone and says so
+// (never "create binding" again, never a delete); once c1 is back, the
+// deletes show with the messages at stake and are refused without
+// --allow-data-loss.
 func TestWhileFirstNodeIsDown(t *testing.T) {
 	c := testcluster.New(t)
+	ctx := context.Background()
+	version, err := c.Version(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v310 := strings.HasPrefix(version, "3.")
 	all := c.ServerList(1, 2, 3)
 	failover := newRunner(t, c, c.Vhost(t))
 	failover.mustApply(all, base)
 	keep := newRunner(t, c, c.Vhost(t))
 	keep.mustApply(all, base)
-	var routed struct {
-		Routed bool `json:"routed"`
-	}
-	msg := map[string]any{"properties": map[string]any{"delivery_mode": 2}, "routing_key": "orders.scratch", "payload": "kept", "payload_encoding": "string"}
-	if err := c.Do(context.Background(), 1, "POST", "exchanges/"+url.PathEscape(keep.vhost)+"/amq.default/publish", msg, &routed); err != nil || !routed.Routed {
-		t.Fatalf("publish into orders.scratch: routed %v, %v", routed.Routed, err)
+	for _, q := range []string{"orders.scratch", "orders.billing"} {
+		var routed struct {
+			Routed bool `json:"routed"`
+		}
+		msg := map[string]any{"properties": map[string]any{"delivery_mode": 2}, "routing_key": q, "payload": "kept", "payload_encoding": "string"}
+		if err := c.Do(ctx, 1, "POST", "exchanges/"+url.PathEscape(keep.vhost)+"/amq.default/publish", msg, &routed); err != nil || !routed.Routed {
+			t.Fatalf("publish into %s: routed %v, %v", q, routed.Routed, err)
+		}
 	}
 	for _, r := range []*runner{failover, keep} {
-		qs, err := c.Queues(context.Background(), 1, r.vhost)
+		qs, err := c.Queues(ctx, 1, r.vhost)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := qs["orders.scratch"].Node; n != c.Node(1) {
 			t.Fatalf("classic queue orders.scratch, declared through c1, lives on %q, not on c1 (%s)", n, c.Node(1))
+		}
+		// Both versions place a quorum queue's first member on the node
+		// that declares it.
+		if m := qs["orders.billing"].Members; len(m) != 2 || !slices.Contains(m, c.Node(1)) {
+			t.Fatalf("quorum queue orders.billing, declared through c1 with 2 members, has members %v, not c1 (%s) and one more", m, c.Node(1))
 		}
 	}
 
@@ -319,10 +352,30 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 		if res.code != 0 {
 			t.Errorf("plan through c1,c2,c3 with c1 stopped is not empty:\n%s", res)
 		}
-		// orders.scratch is on c1: its binding is hidden meanwhile.
+		// orders.scratch is on c1. 3.10 hides its binding meanwhile: the
+		// diff would create it again, and mqctl says it waits for c1. 4.0
+		// lists it: nothing to create, nothing to say.
+		var bindings []struct {
+			Source string `json:"source"`
+		}
+		if err := c.Do(ctx, 2, "GET", "queues/"+url.PathEscape(r.vhost)+"/orders.scratch/bindings", nil, &bindings); err != nil {
+			t.Fatal(err)
+		}
+		listed := slices.ContainsFunc(bindings, func(b struct {
+			Source string `json:"source"`
+		}) bool {
+			return b.Source == "orders"
+		})
+		if listed == v310 {
+			t.Errorf("RabbitMQ %s with c1 stopped: the binding orders -> orders.scratch listed: %v; want 3.10 to hide it and 4.0 to list it", version, listed)
+		}
 		note := fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down", "orders.scratch", r.vhost, c.Node(1))
-		if !strings.Contains(res.stderr, note) || !strings.Contains(res.stderr, "create binding orders -> queue orders.scratch [order.created]") {
-			t.Errorf("plan with c1 stopped does not say that the binding of orders.scratch waits for c1 (%q):\n%s", note, res)
+		said := strings.Contains(res.stderr, note) && strings.Contains(res.stderr, "create binding orders -> queue orders.scratch [order.created]")
+		switch {
+		case v310 && !said:
+			t.Errorf("RabbitMQ %s hides the binding of orders.scratch; the plan with c1 stopped does not say that it waits for c1 (%q):\n%s", version, note, res)
+		case !v310 && strings.Contains(res.stderr, "orders.scratch"):
+			t.Errorf("RabbitMQ %s lists the binding of orders.scratch; the plan with c1 stopped has nothing to hold back, yet speaks of it:\n%s", version, res)
 		}
 		// The same over HTTPS, with the CA the three nodes share.
 		res = r.run(c.HTTPSServerList(1, 2, 3), "plan", "-f", r.file(base), "--detailed-exitcode", "--ca-cert", c.CACert())
@@ -337,7 +390,7 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 		r.assertNoChanges(all, withChange(), "c1 stopped, after the change")
 		r.assertNoChanges(c.Server(3), withChange(), "c1 stopped, after the change")
 
-		qs, err := c.Queues(context.Background(), 2, r.vhost)
+		qs, err := c.Queues(ctx, 2, r.vhost)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,15 +406,42 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 		}
 	})
 
-	t.Run("a classic queue on c1 is not deleted", func(t *testing.T) {
+	t.Run("queues that wait for c1 are not deleted", func(t *testing.T) {
 		r := keep
 		r.t = t
-		res := r.mustApply(all, withoutScratch(t))
-		if !strings.Contains(res.stderr, "delete queue orders.scratch") || !strings.Contains(res.stderr, c.Node(1)) {
-			t.Errorf("apply with c1 stopped does not say that deleting orders.scratch waits for c1:\n%s", res)
+		// What the broker reports, from which mqctl tells: the classic
+		// queue is "down" in the listing on both versions; the quorum queue
+		// has 1 of its 2 members online ("minority" on 4.0, no state on 3.10).
+		qs, err := c.Queues(ctx, 2, r.vhost)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if strings.Contains(res.stdout, "delete queue") {
-			t.Errorf("apply with c1 stopped claims to delete orders.scratch:\n%s", res)
+		if q := qs["orders.scratch"]; q.State != "down" || q.Node != c.Node(1) {
+			t.Errorf("RabbitMQ %s lists orders.scratch with state %q on node %q; want \"down\" on %s", version, q.State, q.Node, c.Node(1))
+		}
+		if q := qs["orders.billing"]; len(q.Online) != 1 || (v310 && q.State != "") || (!v310 && q.State != "minority") {
+			t.Errorf("RabbitMQ %s lists orders.billing with state %q, online %v; want 1 online, with no state on 3.10 and \"minority\" on 4.0", version, q.State, q.Online)
+		}
+
+		res := r.mustApply(all, without(t, "orders.scratch", "orders.billing"))
+		for _, s := range []string{
+			fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down", "orders.scratch", r.vhost, c.Node(1)),
+			"delete queue orders.scratch",
+			fmt.Sprintf("quorum queue %q in vhost %q has 1 of its 2 members online (down: %s)", "orders.billing", r.vhost, c.Node(1)),
+			"delete queue orders.billing",
+			"delete binding orders -> queue orders.billing [order.paid]",
+		} {
+			if !strings.Contains(res.stderr, s) {
+				t.Errorf("apply with c1 stopped does not say %q:\n%s", s, res)
+			}
+		}
+		// 3.10 hides the binding of orders.scratch, 4.0 lists it: its
+		// delete is held back with the queue.
+		if s := "delete binding orders -> queue orders.scratch [order.created]"; !v310 && !strings.Contains(res.stderr, s) {
+			t.Errorf("apply with c1 stopped (RabbitMQ %s lists the binding) does not say %q:\n%s", version, s, res)
+		}
+		if strings.Contains(res.stdout, "delete queue") || strings.Contains(res.stdout, "delete binding") {
+			t.Errorf("apply with c1 stopped claims to delete orders.scratch or orders.billing:\n%s", res)
 		}
 	})
 
@@ -374,20 +454,28 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 		r.assertNoChanges(all, withChange(), "c1 back")
 	})
 
-	t.Run("the classic queue is back with its message", func(t *testing.T) {
+	t.Run("the queues are back with their messages", func(t *testing.T) {
 		r := keep
 		r.t = t
-		p := r.planJSON(c.Server(1), withoutScratch(t))
-		ch := changeOf(p, plan.KindQueue, "orders.scratch")
-		if ch == nil || ch.Action != plan.Delete || ch.Messages != 1 {
-			t.Fatalf("plan with c1 back: want the delete of orders.scratch with 1 message at stake, got %+v", p.Changes)
+		file := without(t, "orders.scratch", "orders.billing")
+		p := r.planJSON(c.Server(1), file)
+		for _, b := range []struct{ queue, binding string }{
+			{"orders.scratch", "orders -> queue orders.scratch [order.created]"},
+			{"orders.billing", "orders -> queue orders.billing [order.paid]"},
+		} {
+			if ch := changeOf(p, plan.KindQueue, b.queue); ch == nil || ch.Action != plan.Delete || ch.Messages != 1 {
+				t.Errorf("plan with c1 back: want the delete of %s with 1 message at stake, got %+v", b.queue, p.Changes)
+			}
+			if ch := changeOf(p, plan.KindBinding, b.binding); ch == nil || ch.Action != plan.Delete {
+				t.Errorf("plan with c1 back: want the binding %s (visible again on 3.10) deleted with its queue; got %+v", b.binding, p.Changes)
+			}
 		}
-		if b := changeOf(p, plan.KindBinding, "orders -> queue orders.scratch [order.created]"); b == nil || b.Action != plan.Delete || len(p.Changes) != 2 {
-			t.Errorf("plan with c1 back: want the queue's binding (visible again) deleted with it, and nothing else; got %+v", p.Changes)
+		if len(p.Changes) != 4 {
+			t.Errorf("plan with c1 back: want the 2 deletes and their bindings, nothing else; got %+v", p.Changes)
 		}
-		res := r.run(all, "apply", "-f", r.file(withoutScratch(t)), "--auto-approve")
+		res := r.run(all, "apply", "-f", r.file(file), "--auto-approve")
 		if res.code == 0 || !strings.Contains(res.stderr, "--allow-data-loss") {
-			t.Errorf("apply deleted a queue holding a message without --allow-data-loss:\n%s", res)
+			t.Errorf("apply deleted queues holding messages without --allow-data-loss:\n%s", res)
 		}
 	})
 }
