@@ -14,8 +14,10 @@
 // https://localhost:15691,…:15692,…:15693), MQCTL_CLUSTER_TLS_DIR (the CA
 // the three nodes share; default .cluster/c1/tls in the repository),
 // MQCTL_TEST_USERNAME / MQCTL_TEST_PASSWORD (an administrator; default
-// guest/guest). StopNode and StartNode run scripts/cluster, which reads its own
-// MQCTL_CLUSTER_* port settings from the same environment.
+// guest/guest). StopNode and StartNode run scripts/cluster for the version
+// MQCTL_CLUSTER_RABBITMQ_VERSION names (as MQCTL_RABBITMQ_VERSION; 4.0 when
+// unset), which reads its own MQCTL_CLUSTER_* port settings from the same
+// environment.
 package testcluster
 
 import (
@@ -238,6 +240,11 @@ func (c *Cluster) StopNode(t testing.TB, n int) {
 	if out, err := c.script("stop-node", strconv.Itoa(n)); err != nil {
 		t.Fatalf("scripts/cluster stop-node %d: %v\n%s", n, err, out)
 	}
+	// The script returns once the node's process is gone: a management API
+	// still answering at node n's address means it stopped another cluster.
+	if _, err := c.Running(context.Background(), n); err == nil {
+		t.Fatalf("scripts/cluster stop-node %d returned, yet %s still answers: the script runs another cluster than the tests (MQCTL_CLUSTER_RABBITMQ_VERSION, MQCTL_CLUSTER_* ports)", n, c.Server(n))
+	}
 	t.Cleanup(func() {
 		if _, err := c.Running(context.Background(), n); err == nil {
 			return
@@ -262,6 +269,11 @@ func (c *Cluster) script(args ...string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(c.repo, "scripts", "cluster"), args...)
 	cmd.Dir = c.repo
+	// The script picks its cluster by MQCTL_RABBITMQ_VERSION (default 4.0);
+	// `scripts/cluster env` names the version of the cluster it describes.
+	if v := os.Getenv("MQCTL_CLUSTER_RABBITMQ_VERSION"); v != "" {
+		cmd.Env = append(os.Environ(), "MQCTL_RABBITMQ_VERSION="+v)
+	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
