@@ -48,8 +48,20 @@ func TestCorpusThroughTheCLI(t *testing.T) {
 				t.Fatalf("export --from: exit %d\n%s", code, stderr)
 			}
 			accepted++
+			// validate judges for the target version: refused on a line
+			// that would refuse the file before anything changes, fine on
+			// the others.
+			for line, refused := range corpus.Refused {
+				_, stderr, code := mqctl(t, "validate", "-f", out, "--rabbitmq-version", line)
+				if r, ok := refused[base]; ok && r.AtPlan {
+					if code != 1 || !strings.Contains(stderr, r.Want) || !strings.Contains(stderr, "RabbitMQ "+line+" would refuse") {
+						t.Errorf("validate --rabbitmq-version %s: want exit 1 saying %q, got %d:\n%s", line, r.Want, code, stderr)
+					}
+				} else if code != 0 {
+					t.Errorf("validate --rabbitmq-version %s: exit %d\n%s", line, code, stderr)
+				}
+			}
 			for _, args := range [][]string{
-				{"validate", "-f", out},
 				{"lint", "-f", out, "--fail-on", "none"},
 				{"lint", "-f", out, "--format", "sarif", "--fail-on", "none"},
 				{"graph", "-f", out, "--format", "mermaid"},

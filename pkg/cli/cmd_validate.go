@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -30,9 +31,17 @@ with what would be accepted; the exit status is 1 when there is any.
 			if err := g.checkOutput("text", "json"); err != nil {
 				return err
 			}
+			version, err := g.targetVersion()
+			if err != nil {
+				return err
+			}
 			t, err := g.loadTopology()
 			if err != nil {
 				return err
+			}
+			// What the target broker would refuse is a file error too.
+			if err := version.Check(t); err != nil {
+				return fmt.Errorf("%w\n(judged for RabbitMQ %s: --rabbitmq-version or %s chooses another)", err, version, rmqversion.EnvVar)
 			}
 			w := cmd.OutOrStdout()
 			switch {
@@ -50,6 +59,7 @@ with what would be accepted; the exit status is 1 when there is any.
 			}
 		},
 	}
+	g.addTargetVersionFlag(cmd)
 	cmd.Flags().BoolVar(&expanded, "expanded", false, "print the expanded topology (sugar written out as plain objects) as YAML")
 	return cmd
 }

@@ -23,43 +23,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// corpusRefusal is what happens to a corpus file a broker version does not
-// take whole: plan refuses it up front (nothing changes), or the broker
-// refuses part of it during apply (the rest is applied all the same).
-type corpusRefusal struct {
-	atPlan bool   // mqctl refuses before anything changes
-	want   string // in the error (at plan) or the apply report
-}
-
-// corpusRefused gives, per RabbitMQ release line, the corpus files that the
-// broker (with the management, shovel and federation plugins) would refuse
-// part of, and what mqctl must say. A file absent from a line's map applies
-// whole on that line. The two lines differ in ha-* (4.0 removed classic
-// mirroring) and apply-to by queue type (3.12 added it).
-var corpusRefused = map[string]map[string]corpusRefusal{
-	"3.10": {
-		// Streams take no x-max-length (they have x-max-length-bytes and x-max-age).
-		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
-		// Quorum queues have no x-max-priority.
-		"adrienKoumgangT__distriqueue__definitions.json": {true, `queue "job.high" in vhost`},
-		// apply-to classic_queues, quorum_queues and streams arrived in 3.12.
-		"rabbitmq__rabbitmqadmin-ng__vhost.definitions.1.json": {true, "apply_to: classic_queues: apply-to by queue type arrived in RabbitMQ 3.12"},
-		// Bindings from exchanges the file never declares.
-		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
-	},
-	"4.0": {
-		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
-		"adrienKoumgangT__distriqueue__definitions.json":         {true, `queue "job.high" in vhost`},
-		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
-		// Classic queue mirroring is gone: ha-* policy keys are refused.
-		"case1.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"case3.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-	},
-}
-
 // TestApplyCorpus applies every definitions file of the corpus that mqctl
 // reads, exported with sugar, to fresh vhosts (one per source vhost), and
 // checks that the broker's own definitions export of those vhosts holds the
@@ -119,14 +82,14 @@ func applyCorpusFile(t *testing.T, b *testbroker.Broker, path string) {
 	r := runMqctl(b, nil, "apply", "-f", file, "--auto-approve", "--quiet")
 	t.Logf("apply took %s", time.Since(start).Round(time.Millisecond))
 	line := b.Version().Line()
-	refusals, ok := corpusRefused[line]
+	refusals, ok := corpus.Refused[line]
 	if !ok {
 		t.Fatalf("no corpus expectations for RabbitMQ %s", line)
 	}
 	if ref, refused := refusals[base]; refused {
-		if ref.atPlan {
-			if r.code != 1 || !strings.Contains(r.stderr, ref.want) || !strings.Contains(r.stderr, "nothing was changed") {
-				t.Fatalf("RabbitMQ %s: apply should refuse the file up front saying %q:\n%s", line, ref.want, r)
+		if ref.AtPlan {
+			if r.code != 1 || !strings.Contains(r.stderr, ref.Want) || !strings.Contains(r.stderr, "nothing was changed") {
+				t.Fatalf("RabbitMQ %s: apply should refuse the file up front saying %q:\n%s", line, ref.Want, r)
 			}
 			for _, vh := range rename {
 				if _, err := b.RH.GetVhost(vh); err == nil {
@@ -135,8 +98,8 @@ func applyCorpusFile(t *testing.T, b *testbroker.Broker, path string) {
 			}
 			return
 		}
-		if r.code != 1 || !strings.Contains(r.stdout, ref.want) || !strings.Contains(r.stdout, "Failed (") {
-			t.Fatalf("RabbitMQ %s: apply should fail saying %q:\n%s", line, ref.want, r)
+		if r.code != 1 || !strings.Contains(r.stdout, ref.Want) || !strings.Contains(r.stdout, "Failed (") {
+			t.Fatalf("RabbitMQ %s: apply should fail saying %q:\n%s", line, ref.Want, r)
 		}
 		return
 	}

@@ -120,7 +120,7 @@ func planFor(ctx context.Context, c *broker.Client, desired *topology.Topology, 
 	// What the broker would refuse is refused here, before anything
 	// changes, naming the object and the key.
 	if err := version.Check(desired); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
 	if !version.StoresDefaultQueueType() {
 		for _, v := range desired.Vhosts {

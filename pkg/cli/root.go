@@ -75,6 +75,8 @@ type globals struct {
 	vhosts []string
 	output string
 	conn   connFlags
+	// rabbitmqVersion is --rabbitmq-version of the offline commands.
+	rabbitmqVersion string
 }
 
 // NewRootCmd builds the whole command tree.

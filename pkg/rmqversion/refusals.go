@@ -68,8 +68,8 @@ func (r Refusal) Error() string {
 	return b.String()
 }
 
-// RefusalsError is every refusal of one topology; plan reports it before
-// anything changes.
+// RefusalsError is every refusal of one topology: plan reports it before
+// anything changes, validate and lint for the target version.
 type RefusalsError struct {
 	Version  Version
 	Refusals []Refusal
@@ -85,7 +85,7 @@ func (e *RefusalsError) Error() string {
 	if len(objects) > 1 {
 		noun = "objects"
 	}
-	lines = append(lines, fmt.Sprintf("RabbitMQ %s would refuse %d %s of the file; nothing was changed:", e.Version, len(objects), noun))
+	lines = append(lines, fmt.Sprintf("RabbitMQ %s would refuse %d %s of the file:", e.Version, len(objects), noun))
 	for _, r := range e.Refusals {
 		lines = append(lines, "  "+r.Error())
 	}

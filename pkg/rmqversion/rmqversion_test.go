@@ -111,7 +111,7 @@ func TestCheck(t *testing.T) {
 			continue
 		}
 		var re *rmqversion.RefusalsError
-		if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was changed") {
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Check = %v, want a RefusalsError containing %q", c.name, err, c.want)
 		}
 	}

@@ -1,0 +1,39 @@
+package corpus
+
+// Refusal is what happens to a corpus file that a RabbitMQ release line
+// does not take whole: mqctl refuses it before anything changes (AtPlan:
+// plan, and validate for that target), or the broker refuses part of it
+// during apply (the rest is applied all the same).
+type Refusal struct {
+	AtPlan bool
+	Want   string // in mqctl's error (AtPlan) or in the apply report
+}
+
+// Refused gives, per RabbitMQ release line, the corpus files that a broker
+// with the management, shovel and federation plugins would refuse part of,
+// and what mqctl says. A file absent from a line's map is taken whole on that
+// line. The lines differ in ha-* (4.0 removed classic mirroring) and apply-to
+// by queue type (3.12 added it).
+var Refused = map[string]map[string]Refusal{
+	"3.10": {
+		// Streams take no x-max-length (they have x-max-length-bytes and x-max-age).
+		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
+		// Quorum queues have no x-max-priority.
+		"adrienKoumgangT__distriqueue__definitions.json": {true, `queue "job.high" in vhost`},
+		// apply-to classic_queues, quorum_queues and streams arrived in 3.12.
+		"rabbitmq__rabbitmqadmin-ng__vhost.definitions.1.json": {true, "apply_to: classic_queues: apply-to by queue type arrived in RabbitMQ 3.12"},
+		// Bindings from exchanges the file never declares.
+		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
+	},
+	"4.0": {
+		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
+		"adrienKoumgangT__distriqueue__definitions.json":         {true, `queue "job.high" in vhost`},
+		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
+		// Classic queue mirroring is gone: ha-* policy keys are refused.
+		"case1.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"case3.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	},
+}
