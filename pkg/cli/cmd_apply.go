@@ -131,6 +131,9 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 			return err
 		}
 	}
+	if err := checkTransientQueues(ctx, c, p, existing, stderr); err != nil {
+		return err
+	}
 	// Exact figures for the safety check, read through the locks' AMQP
 	// connections (the statistics the plan was made from lag).
 	if err := refreshStakes(ctx, p, locks.inspect); err != nil {

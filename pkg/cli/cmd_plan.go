@@ -43,6 +43,7 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 			if err != nil {
 				return err
 			}
+			noteTransientQueues(c, p, cmd.ErrOrStderr())
 			if hasStakes(p) {
 				err := refreshStakesOver(ctx, c, p)
 				if err != nil {

@@ -400,7 +400,7 @@ type privateNode struct {
 	mgmt   string
 }
 
-func startPrivateNode(t *testing.T) *privateNode {
+func startPrivateNode(t *testing.T, extraEnv ...string) *privateNode {
 	t.Helper()
 	script, err := filepath.Abs("../../scripts/broker")
 	if err != nil {
@@ -419,6 +419,7 @@ func startPrivateNode(t *testing.T) *privateNode {
 			fmt.Sprintf("MQCTL_AMQPS_PORT=%d", freePort(t)),
 			fmt.Sprintf("MQCTL_MGMTS_PORT=%d", freePort(t)),
 			"MQCTL_BROKER_TIMEOUT=90")}
+	n.env = append(n.env, extraEnv...)
 	t.Cleanup(func() { n.run("stop") })
 	n.run("start")
 	return n

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// transientQueues lists the transient (non-durable) queues the plan
+// declares: every queue mqctl declares is non-exclusive, and RabbitMQ 4.x
+// deprecates such queues (transient_nonexcl_queues).
+func transientQueues(p *plan.Plan) []plan.Change {
+	var out []plan.Change
+	for _, c := range p.Changes {
+		if c.Kind != plan.KindQueue || (c.Action != plan.Create && c.Action != plan.Replace) {
+			continue
+		}
+		if c.After != nil && c.After.Queue != nil && !c.After.Queue.Durable && c.After.Queue.Type != topology.QueueQuorum && c.After.Queue.Type != topology.QueueStream {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func queueList(cs []plan.Change) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = fmt.Sprintf("%q in vhost %q", c.Name, c.Vhost)
+	}
+	return strings.Join(names, ", ")
+}
+
+// noteTransientQueues tells plan's reader about transient queues on a
+// broker that deprecates them: plan reads only, so whether this broker
+// denies them is learnt by apply, before it changes anything.
+func noteTransientQueues(c *broker.Client, p *plan.Plan, stderr io.Writer) {
+	v := c.RabbitMQVersion()
+	qs := transientQueues(p)
+	if !v.DeprecatesTransientQueues() || len(qs) == 0 {
+		return
+	}
+	fmt.Fprintf(stderr, "mqctl: note: transient (durable: false) queue %s: RabbitMQ %s deprecates transient non-exclusive queues (deprecated feature transient_nonexcl_queues), and a broker that denies the feature refuses them (the default from 4.3); apply checks this broker before it changes anything. Declare them durable: true to be safe.\n",
+		queueList(qs), v.Line())
+}
+
+// checkTransientQueues refuses, before anything changes, a plan that
+// declares transient queues on a broker that denies them. It probes in one
+// of the existing vhosts (the setting is the node's); with none to probe
+// in, or when the probe is not allowed, the declarations themselves will
+// say.
+func checkTransientQueues(ctx context.Context, c *broker.Client, p *plan.Plan, existing []string, stderr io.Writer) error {
+	v := c.RabbitMQVersion()
+	qs := transientQueues(p)
+	if !v.DeprecatesTransientQueues() || len(qs) == 0 {
+		return nil
+	}
+	probeIn := ""
+	for _, ch := range qs {
+		if contains(existing, ch.Vhost) {
+			probeIn = ch.Vhost
+			break
+		}
+	}
+	if probeIn == "" {
+		for _, vh := range p.Vhosts {
+			if contains(existing, vh) {
+				probeIn = vh
+				break
+			}
+		}
+	}
+	if probeIn == "" {
+		return nil
+	}
+	denied, _, err := c.TransientQueuesDenied(ctx, probeIn)
+	if err != nil {
+		fmt.Fprintf(stderr, "mqctl: note: could not learn whether this broker denies transient queues (%v); applying them as planned\n", err)
+		return nil
+	}
+	if !denied {
+		return nil
+	}
+	return fmt.Errorf("apply refused, nothing was changed: transient (durable: false) queue %s: this RabbitMQ %s denies transient non-exclusive queues (deprecated feature transient_nonexcl_queues). Declare them durable: true, or permit the feature on the broker (deprecated_features.permit.transient_nonexcl_queues = true)",
+		queueList(qs), c.Version())
+}

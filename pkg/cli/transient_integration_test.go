@@ -1,0 +1,88 @@
+package cli_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+)
+
+const transientFile = `version: 1
+vhosts:
+  ${VHOST}:
+    queues:
+      scratch: { durable: false }
+      keep: {}
+`
+
+// Transient non-exclusive queues: 3.10 declares them as any other; 4.0
+// deprecates them (plan says so) and declares them while the broker permits
+// the deprecated feature (its default); a 4.0 broker that denies it makes
+// apply refuse the file before it changes anything, naming the queue and
+// both fixes.
+func TestTransientQueuesByVersion(t *testing.T) {
+	h := newHarness(t)
+	b := h.b
+	file := h.write("topology.yaml", transientFile)
+	r := h.run("plan", "-f", file)
+	note := strings.Contains(r.stderr, "deprecated feature transient_nonexcl_queues")
+	v := b.Version()
+	if want := v.AtLeast(4, 0); note != want || r.code != 0 {
+		t.Errorf("RabbitMQ %s: plan notes the deprecation = %v, want %v (3.10 has no such deprecation, 4.0 has):\n%s", v, note, want, r)
+	}
+	if r := h.run("apply", "-f", file, "--auto-approve"); r.code != 0 {
+		t.Fatalf("RabbitMQ %s permits transient queues by default, yet apply failed:\n%s", v, r)
+	}
+	if q, err := b.RH.GetQueue(h.vhost, "scratch"); err != nil || q.Durable {
+		t.Errorf("queue scratch: %+v, %v; want a transient queue", q, err)
+	}
+	qs, err := b.RH.ListQueuesIn(h.vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range qs {
+		if strings.HasPrefix(q.Name, "mqctl.probe.") {
+			t.Errorf("the probe queue %s was left behind", q.Name)
+		}
+	}
+	if !v.AtLeast(4, 0) {
+		return
+	}
+
+	// A 4.0 node of this test's own that denies the feature.
+	node := startPrivateNode(t, "MQCTL_BROKER_CONF=deprecated_features.permit.transient_nonexcl_queues = false")
+	rh, err := rabbithole.NewClient(node.mgmt, "guest", "guest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const vhost = "transient"
+	if _, err := rh.PutVhost(vhost, rabbithole.VhostSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rh.UpdatePermissionsIn(vhost, "guest", rabbithole.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
+		t.Fatal(err)
+	}
+	amqpPort := 0
+	for _, kv := range node.env {
+		if v, ok := strings.CutPrefix(kv, "MQCTL_AMQP_PORT="); ok {
+			amqpPort, _ = strconv.Atoi(v)
+		}
+	}
+	private := &testbroker.Broker{URL: node.mgmt, Username: "guest", Password: "guest", AMQPHost: "127.0.0.1", AMQPPort: amqpPort}
+	r = runMqctl(private, map[string]string{"VHOST": vhost}, "apply", "-f", file, "--auto-approve")
+	want := `apply refused, nothing was changed: transient (durable: false) queue "scratch" in vhost "transient": this RabbitMQ 4.0`
+	if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "durable: true") ||
+		!strings.Contains(r.stderr, "deprecated_features.permit.transient_nonexcl_queues = true") {
+		t.Errorf("apply on a broker that denies transient queues: want exit 1 saying %q and both fixes:\n%s", want, r)
+	}
+	left, err := rh.ListQueuesIn(vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Errorf("the refused apply left queues behind: %+v", left)
+	}
+}
