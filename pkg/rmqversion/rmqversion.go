@@ -119,7 +119,8 @@ func (v Version) ClassicMirroring() bool { return !v.AtLeast(4, 0) }
 
 // QuorumDeliveryLimit is the delivery limit a quorum queue has when none is
 // set: 20 from 4.0 (past it a message is dead-lettered, or dropped without
-// a dead-letter exchange), none (0) before.
+// a dead-letter exchange; 4.0.1 release notes, rabbit_quorum_queue.erl
+// gather_policy_config at v4.0.5), none (0) before.
 func (v Version) QuorumDeliveryLimit() int {
 	if v.AtLeast(4, 0) {
 		return 20
@@ -133,5 +134,95 @@ func (v Version) QuorumDeliveryLimit() int {
 func (v Version) DeprecatesTransientQueues() bool { return v.AtLeast(4, 0) }
 
 // IgnoresClientXDeath: an x-death header a client publishes is not taken as
-// dead-letter history (4.0+); before, the broker reads it and updates it.
-func (v Version) IgnoresClientXDeath() bool { return v.AtLeast(4, 0) }
+// dead-letter history: the first death starts a new one (and sets the
+// x-first-death-* headers), the client's entries neither count up nor take
+// part in cycle detection, and the delivered dead letter's x-death holds
+// the broker's entries only. So in 3.13.0-3.13.2 (message containers,
+// rabbitmq-server#10709, #11331) and from 4.0 (4.0.1 release notes, "AMQP
+// 0.9.1 x-death header"; mc.erl record_death at v4.0.5). 3.10-3.12 read the
+// header and update it (rabbit_dead_letter.erl update_x_death_header at
+// v3.10.8), and so does 3.13.3+ again (#11339, backported to 3.13.x only).
+// A 3.13 given without a patch is judged as the latest 3.13.
+func (v Version) IgnoresClientXDeath() bool {
+	return v.AtLeast(4, 0) || (v.AtLeast(3, 13) && !v.atLeastPatch(3, 13, 3))
+}
+
+// RegroupsXDeath: before each death the broker regroups an x-death list of
+// two or more entries by queue and reason, keeping the first of each, and
+// the fold returns them reversed: after deaths in q1, q2, q3 the list is
+// [q3, q1, q2] (rabbit_dead_letter.erl group_by_queue_and_reason at
+// v3.10.8; the same code is mc_compat.erl's at 3.13, kept for old
+// messages). Before 3.13. From 3.13 (message containers) the broker keeps
+// its own death records, most recent first, a repeated death moving its
+// entry to the front: [q3, q2, q1] (mc.erl record_death at v4.0.5).
+func (v Version) RegroupsXDeath() bool { return !v.AtLeast(3, 13) }
+
+// ChecksDeathCyclesInKeyOrder: dead-letter cycle detection walks the death
+// records in the order of their (queue, reason) keys, queue names compared
+// byte by byte, instead of most recent first (mc.erl is_cycle_v1 over
+// maps:keys/1): 3.13.0-3.13.2. 3.13.3 replaced it with the ordered death
+// list (rabbitmq-server#11174, #11048, fixing #11159, feature flag
+// message_containers_deaths_v2), as 4.0 has it (mc.erl is_cycle_v2 at
+// v4.0.5); before 3.13 the x-death header is walked in its order.
+func (v Version) ChecksDeathCyclesInKeyOrder() bool {
+	return v.AtLeast(3, 13) && !v.atLeastPatch(3, 13, 3)
+}
+
+// SetsLastDeathHeaders: every death also sets x-last-death-reason,
+// x-last-death-queue and x-last-death-exchange on the dead letter (3.13+,
+// message-container annotations; mc.erl record_death at v4.0.5). 3.10-3.12
+// set only the x-first-death-* headers, at the first death.
+func (v Version) SetsLastDeathHeaders() bool { return v.AtLeast(3, 13) }
+
+// KeepsCCWithDeadLetterRoutingKey: a dead letter routed by the queue's
+// x-dead-letter-routing-key keeps its CC header (3.13+: rabbit_dead_letter
+// publish/5 at v4.0.5 sets the routing keys only, and mc_compat.erl at 3.13
+// has the CC removal commented out); 3.10-3.12 remove CC then
+// (rabbit_dead_letter.erl make_msg at v3.10.8). Either way the CC keys no
+// longer route the dead letter.
+func (v Version) KeepsCCWithDeadLetterRoutingKey() bool { return v.AtLeast(3, 13) }
+
+// XDeathKeysLessBCC: an x-death entry's routing-keys are the message's
+// routing keys less its BCC keys, one occurrence each (mc.erl record_death
+// at v4.0.5: RKeys0 -- BccKeys), 3.13+; 3.10-3.12 take the message's first
+// routing key and the keys in its CC header (rabbit_dead_letter.erl
+// make_msg at v3.10.8). They differ in order when a BCC key repeats the
+// routing key, and after a dead-letter routing key that a BCC key equals.
+func (v Version) XDeathKeysLessBCC() bool { return v.AtLeast(3, 13) }
+
+// HeadersMatchNumberTypes: the headers exchange compares a criterion with
+// the message's header with =:= (3.13+, rabbit_exchange_type_headers.erl
+// match/2 at v4.0.5, over mc:routing_headers): an integer never equals a
+// float, so a binding's 1 does not match a header 1.0. Before 3.13 it
+// compares with == (headers_match/5 at v3.10.8), and 1 matches 1.0.
+// Integers of any width match each other in both, and inside arrays and
+// tables the AMQP field types are compared in both.
+func (v Version) HeadersMatchNumberTypes() bool { return v.AtLeast(3, 13) }
+
+// OperatorPolicyOverflow: operator policies may set overflow and
+// queue-version, and where a policy sets them too the operator policy's
+// value wins (3.12.7+, release notes of 3.12.7, rabbitmq-server#9636,
+// #9548; rabbit_policies.erl merge_policy_value at v4.0.5); before, the
+// broker refuses an operator policy with those keys. A 3.12 given without
+// a patch is judged as the latest 3.12.
+func (v Version) OperatorPolicyOverflow() bool { return v.atLeastPatch(3, 12, 7) }
+
+// NegativeDeliveryLimitDisables: a quorum queue's delivery limit of -1 (or
+// any negative one) means none, and where the queue's argument and a
+// policy disagree and either is negative the larger applies (4.0+, 4.0.1
+// release notes; rabbit_fifo.erl update_config and rabbit_quorum_queue.erl
+// resolve_delivery_limit at v4.0.5). Before, a policy's delivery-limit
+// must be 0 or more, the smaller value applies, and a negative limit
+// would dead-letter a message at its first return (rabbit_fifo.erl
+// return_one at v3.10.8).
+func (v Version) NegativeDeliveryLimitDisables() bool { return v.AtLeast(4, 0) }
+
+// atLeastPatch reports whether v is major.minor.patch or later; a version
+// of that line given without a patch stands for its latest patch.
+func (v Version) atLeastPatch(major, minor, patch int) bool {
+	v = v.OrDefault()
+	if v.Major != major || v.Minor != minor {
+		return v.AtLeast(major, minor)
+	}
+	return !v.HasPatch || v.Patch >= patch
+}

@@ -35,6 +35,25 @@ type Message struct {
 	// dead-letter routing key replaces them), although BCC is gone from
 	// the headers.
 	keys []string
+	// mc, set on the dead letters of a 3.13+ simulation, is what the
+	// broker keeps beside the headers (see mcState).
+	mc *mcState
+}
+
+// mcState is what RabbitMQ 3.13+ keeps of a dead letter beside its
+// headers: message containers hold the death records, the BCC keys and
+// the x-*-death-* values as annotations (mc.erl). Headers is the message
+// as delivered: x-death rendered from the records, x-first-death-* and
+// x-last-death-* from the annotations. The headers exchange routes by the
+// message's own headers instead, with the annotations over them, so it
+// sees the x-death header the client published (if any), not the records.
+type mcState struct {
+	// own is the x-death header the message was published with; hasOwn
+	// says whether it had one.
+	own    any
+	hasOwn bool
+	// bcc are the message's BCC keys, which x-death routing-keys leave out.
+	bcc []string
 }
 
 // RoutingKeys returns every key the message is routed by: RoutingKey,
@@ -45,6 +64,25 @@ type Message struct {
 func (m Message) RoutingKeys() []string {
 	keys, _ := m.routingKeys()
 	return keys
+}
+
+// routingHeaders returns the headers the headers exchange routes m by: its
+// headers, except that for a 3.13+ dead letter x-death is the header the
+// client published (see mcState).
+func (m Message) routingHeaders() map[string]any {
+	if m.mc == nil {
+		return m.Headers
+	}
+	h := make(map[string]any, len(m.Headers))
+	for k, v := range m.Headers {
+		h[k] = v
+	}
+	if m.mc.hasOwn {
+		h["x-death"] = m.mc.own
+	} else {
+		delete(h, "x-death")
+	}
+	return h
 }
 
 // Step is one edge a message travelled to reach a queue.
@@ -113,10 +151,13 @@ type DeadLetterRoute struct {
 	// Cycles names the queues the dead letter was routed to but that
 	// RabbitMQ's cycle detection drops it for: the message was dead-lettered
 	// from that queue before and no x-death entry ahead of that one is a
-	// rejection. RabbitMQ 3.10 reorders x-death at each death, so "ahead"
-	// is not always "since": a rejection can fall behind (the message is
-	// dropped although the cycle had one) or stay ahead for ever (it
-	// circles between TTL queues without end). They are not in
+	// rejection. From 3.13.3 the entries are the deaths most recent first,
+	// so "ahead" is "since". Up to 3.12 RabbitMQ reorders x-death at each
+	// death (rmqversion RegroupsXDeath), so "ahead" is not always "since":
+	// a rejection can fall behind (the message is dropped although the
+	// cycle had one) or stay ahead for ever (it circles between TTL queues
+	// without end); 3.13.0-3.13.2 walk the entries in the order of their
+	// queue names (ChecksDeathCyclesInKeyOrder). They are not in
 	// Result.Deliveries.
 	Cycles []string `json:"cycles,omitempty"`
 	// Result is where the dead letter is delivered.

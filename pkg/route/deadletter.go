@@ -2,27 +2,32 @@ package route
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // DeadLetter returns where a message m, sitting in queue (m as it was
-// published: its exchange, routing key and headers), goes when the queue
-// dead-letters it for reason. It follows rabbit_dead_letter:
+// published: its exchange, routing key and headers; or a dead letter as an
+// earlier DeadLetter returned it), goes when the queue dead-letters it for
+// reason. It follows rabbit_dead_letter for the simulator's version:
 //   - the dead-letter exchange is the queue's effective
 //     x-dead-letter-exchange (argument or policy); without one the message
 //     is discarded (Configured false). "" is the default exchange.
 //   - the routing key is the effective x-dead-letter-routing-key when set,
-//     else the message's own routing key.
+//     else the message's own routing keys (CC and BCC included).
 //   - a dead-letter exchange that does not exist drops the message.
 //   - the dead letter keeps its headers; x-death gains (or counts up) the
 //     entry for this queue and reason, and the first death also sets
-//     x-first-death-reason/-queue/-exchange.
+//     x-first-death-reason/-queue/-exchange; from 3.13 every death sets
+//     x-last-death-reason/-queue/-exchange too (see deathHeaders and
+//     recordDeath for how the versions order x-death and treat an x-death
+//     header a client published).
 //   - unless reason is rejected, a queue the dead letter would reach is
 //     skipped when the message was dead-lettered from that queue before and
 //     no x-death entry ahead of that queue's (this death's included) is a
-//     rejection: RabbitMQ's cycle detection, reading x-death as RabbitMQ
-//     3.10 reorders it (see groupDeaths). Those queues are listed in Cycles.
+//     rejection: RabbitMQ's cycle detection (see isDeathCycle). Those
+//     queues are listed in Cycles.
 func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLetterRoute {
 	r := DeadLetterRoute{Queue: queue, Reason: reason}
 	q, ok := s.v.Queues[queue]
@@ -66,7 +71,20 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 		}
 	}
 	rk, hasRK := args["x-dead-letter-routing-key"].(string)
-	dl := Message{Exchange: dlx, Headers: deathHeaders(held, keys, queue, reason, hasRK)}
+	var dl Message
+	if s.ver.RegroupsXDeath() {
+		dl = Message{Exchange: dlx, Headers: deathHeaders(held, keys, queue, reason, hasRK && !s.ver.KeepsCCWithDeadLetterRoutingKey())}
+		if !hasRK && len(keys) > 1 {
+			dl.keys = keys
+		}
+	} else {
+		dl = s.recordDeath(m, held, keys, queue, reason)
+		dl.Exchange = dlx
+		dl.keys = keys
+		if hasRK {
+			dl.keys = []string{rk}
+		}
+	}
 	if hasRK {
 		r.RoutingKey = rk
 		dl.RoutingKey = rk
@@ -74,9 +92,6 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 		r.RoutingKey = m.RoutingKey
 		r.KeyFromMessage = true
 		dl.RoutingKey = m.RoutingKey
-		if len(keys) > 1 {
-			dl.keys = keys
-		}
 	}
 	if dlx != "" && s.exchanges[dlx] == nil {
 		r.ExchangeMissing = true
@@ -90,7 +105,7 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 	deaths, _ := dl.Headers["x-death"].([]any)
 	kept := r.Result.Deliveries[:0:0]
 	for _, d := range r.Result.Deliveries {
-		if isDeathCycle(d.Queue, deaths) {
+		if s.isDeathCycle(d.Queue, deaths) {
 			r.Cycles = append(r.Cycles, d.Queue)
 			r.Result.Problems = append(r.Result.Problems, fmt.Sprintf("queue %q: its %s dead letters would reach queue %q, which the message was dead-lettered from before with no rejection since: RabbitMQ drops them there (dead-letter cycle)", queue, reason, d.Queue))
 			continue
@@ -101,11 +116,24 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 	return r
 }
 
-// isDeathCycle is rabbit_dead_letter:is_cycle: deaths is the dead letter's
-// x-death list, most recent first. The message cycles into queue when
-// queue has an entry and neither it nor any more recent entry has reason
+// isDeathCycle is RabbitMQ's cycle detection (rabbit_dead_letter:is_cycle
+// up to 3.12, mc:is_death_cycle from 3.13): deaths is the dead letter's
+// x-death list, this death included. The message cycles into queue when
+// queue has an entry and neither it nor any entry ahead of it has reason
 // rejected. An entry that is not a table was put there by a client, so the
-// cycle is not "fully automatic".
+// cycle is not "fully automatic". In 3.13.0-3.13.2 "ahead" is in the order
+// of the entries' (queue, reason) keys (is_cycle_v1 over maps:keys/1).
+func (s *Simulator) isDeathCycle(queue string, deaths []any) bool {
+	if s.ver.ChecksDeathCyclesInKeyOrder() {
+		return isDeathCycleInKeyOrder(queue, deaths)
+	}
+	return isDeathCycle(queue, deaths)
+}
+
+// isDeathCycle is rabbit_dead_letter:is_cycle (and mc.erl is_cycle_v2):
+// deaths in the order they are walked, the message cycles into queue when
+// queue has an entry and neither it nor any entry ahead of it has reason
+// rejected.
 func isDeathCycle(queue string, deaths []any) bool {
 	for i, d := range deaths {
 		t, ok := d.(map[string]any)
@@ -123,15 +151,49 @@ func isDeathCycle(queue string, deaths []any) bool {
 	return false
 }
 
-// deathHeaders returns m's headers as they are on the dead letter
-// (rabbit_dead_letter:make_msg / update_x_death_header in RabbitMQ 3.10):
-// the x-death entry for (queue, reason) is added with count 1, or moved to
-// the front with its count raised; the first death sets the
+// isDeathCycleInKeyOrder is mc.erl is_cycle_v1 (3.13.0-3.13.2): the death
+// records walked in the order of their keys {Queue, Reason}, queue names
+// compared as binaries (byte by byte) and reasons as atoms (by name); the
+// first rejection ends the walk (no cycle), the first entry of queue with
+// another reason is a cycle.
+func isDeathCycleInKeyOrder(queue string, deaths []any) bool {
+	type key struct{ queue, reason string }
+	var keys []key
+	for _, d := range deaths {
+		if t, ok := d.(map[string]any); ok {
+			q, _ := t["queue"].(string)
+			r, _ := t["reason"].(string)
+			keys = append(keys, key{q, r})
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].queue != keys[j].queue {
+			return keys[i].queue < keys[j].queue
+		}
+		return keys[i].reason < keys[j].reason
+	})
+	for _, k := range keys {
+		if k.reason == string(Rejected) {
+			return false
+		}
+		if k.queue == queue {
+			return true
+		}
+	}
+	return false
+}
+
+// deathHeaders returns m's headers as they are on the dead letter up to
+// RabbitMQ 3.12 (rabbit_dead_letter:make_msg / update_x_death_header at
+// v3.10.8): the x-death entry for (queue, reason) is added with count 1,
+// or moved to the front with its count raised; the first death sets the
 // x-first-death-* headers. Before that, a list of two or more entries is
 // regrouped by (queue, reason), which reverses it (see groupDeaths). The
 // entry's routing-keys are the message's first key and its CC keys. A
-// dead-letter routing key also removes the CC header. m is the message as
-// the queue holds it (no BCC header); keys are all its routing keys.
+// dead-letter routing key also removes the CC header (dropCC). m is the
+// message as the queue holds it (no BCC header); keys are all its routing
+// keys. An x-death header the client published counts as history: it is
+// updated, and no x-first-death-* headers are set.
 func deathHeaders(m Message, keys []string, queue string, reason Reason, dropCC bool) map[string]any {
 	h := make(map[string]any, len(m.Headers)+4)
 	for k, v := range m.Headers {
@@ -171,27 +233,131 @@ func deathHeaders(m Message, keys []string, queue string, reason Reason, dropCC 
 		for _, k := range cc {
 			routingKeys = append(routingKeys, k)
 		}
-		entry = map[string]any{
-			"count":        int64(1),
-			"reason":       string(reason),
-			"queue":        queue,
-			"exchange":     m.Exchange,
-			"routing-keys": routingKeys,
-		}
+		entry = newDeath(queue, reason, m.Exchange, routingKeys)
 	}
 	h["x-death"] = append([]any{entry}, rest...)
 	return h
 }
 
+func newDeath(queue string, reason Reason, exchange string, routingKeys []any) map[string]any {
+	return map[string]any{
+		"count":        int64(1),
+		"reason":       string(reason),
+		"queue":        queue,
+		"exchange":     exchange,
+		"routing-keys": routingKeys,
+	}
+}
+
+// recordDeath returns the dead letter of m from queue for reason as
+// RabbitMQ 3.13+ makes it (mc:record_death, rabbit_dead_letter:publish at
+// v4.0.5), its Exchange, RoutingKey and keys left to the caller. held is m
+// as the queue holds it (no BCC header), keys all its routing keys.
+//   - The broker keeps death records, most recent first: a repeated
+//     (queue, reason) counts up and moves to the front, keeping its
+//     exchange and routing keys; a new one is put first. x-death is
+//     rendered from them.
+//   - A new record's routing-keys are the message's keys less its BCC keys
+//     (one occurrence each), its exchange the one the message was in.
+//   - Without records yet, the death sets x-first-death-*, overriding
+//     headers of those names the client sent; every death sets
+//     x-last-death-*.
+//   - An x-death header the client published is ignored (3.13.0-3.13.2,
+//     4.0+: rmqversion IgnoresClientXDeath) or taken as the first records
+//     (3.13.3+). What 3.13.3 takes of a malformed header is not simulated
+//     here: its tables with a queue and a reason, in their order.
+//   - The CC header stays, also with a dead-letter routing key.
+func (s *Simulator) recordDeath(m, held Message, keys []string, queue string, reason Reason) Message {
+	st := m.mc
+	var records []any
+	recorded := false
+	if st != nil {
+		records, _ = m.Headers["x-death"].([]any)
+		recorded = true
+	} else {
+		st = &mcState{}
+		st.own, st.hasOwn = m.Headers["x-death"]
+		st.bcc, _ = headerRoutes(m.Headers, "BCC")
+		if arr, ok := st.own.([]any); ok && !s.ver.IgnoresClientXDeath() {
+			for _, d := range arr {
+				if t, ok := d.(map[string]any); ok {
+					if _, ok := t["queue"].(string); !ok {
+						continue
+					}
+					if _, ok := t["reason"].(string); !ok {
+						continue
+					}
+					records = append(records, t)
+				}
+			}
+			recorded = len(records) > 0
+		}
+	}
+	var entry map[string]any
+	rest := make([]any, 0, len(records)+1)
+	for _, d := range records {
+		t, _ := d.(map[string]any)
+		if entry == nil && t["queue"] == queue && t["reason"] == string(reason) {
+			entry = make(map[string]any, len(t))
+			for k, v := range t {
+				entry[k] = v
+			}
+			n, _ := topology.Args(t).Int("count")
+			entry["count"] = n + 1
+			continue
+		}
+		rest = append(rest, d)
+	}
+	if entry == nil {
+		rks := listMinus(keys, st.bcc)
+		routingKeys := make([]any, len(rks))
+		for i, k := range rks {
+			routingKeys[i] = k
+		}
+		entry = newDeath(queue, reason, m.Exchange, routingKeys)
+	}
+	h := make(map[string]any, len(held.Headers)+7)
+	for k, v := range held.Headers {
+		h[k] = v
+	}
+	h["x-death"] = append([]any{entry}, rest...)
+	if !recorded {
+		h["x-first-death-reason"] = string(reason)
+		h["x-first-death-queue"] = queue
+		h["x-first-death-exchange"] = m.Exchange
+	}
+	if s.ver.SetsLastDeathHeaders() {
+		h["x-last-death-reason"] = string(reason)
+		h["x-last-death-queue"] = queue
+		h["x-last-death-exchange"] = m.Exchange
+	}
+	return Message{Headers: h, mc: &mcState{own: st.own, hasOwn: st.hasOwn, bcc: st.bcc}}
+}
+
+// listMinus is Erlang's a -- b: a with the first occurrence of each
+// element of b removed.
+func listMinus(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, x := range b {
+		for i, y := range out {
+			if x == y {
+				out = append(out[:i], out[i+1:]...)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // groupDeaths is rabbit_dead_letter:group_by_queue_and_reason (RabbitMQ
-// 3.10), which update_x_death_header applies to an x-death list of two or
-// more entries before adding the new death: it keeps the first entry of
-// each (queue, reason), gives an entry without a count the number of
-// entries it stands for, and, folding into an accumulator, returns them
-// in reverse order. So every death after the second reverses the order of
-// the earlier ones, and with it what cycle detection sees first: the
-// broker's x-death after deaths in q1, q2, q3 is [q3, q1, q2], not
-// [q3, q2, q1].
+// 3.10-3.12), which update_x_death_header applies to an x-death list of
+// two or more entries before adding the new death: it keeps the first
+// entry of each (queue, reason), gives an entry without a count the
+// number of entries it stands for, and, folding into an accumulator,
+// returns them in reverse order. So every death after the second reverses
+// the order of the earlier ones, and with it what cycle detection sees
+// first: the broker's x-death after deaths in q1, q2, q3 is [q3, q1, q2],
+// not [q3, q2, q1].
 func groupDeaths(deaths []any) []any {
 	if len(deaths) < 2 {
 		return deaths

@@ -77,20 +77,30 @@ func TestDeadLetter(t *testing.T) {
 }
 
 func TestDeadLetterHeaders(t *testing.T) {
+	for _, ver := range []string{"3.10.8", "4.0.5"} {
+		t.Run(ver, func(t *testing.T) { testDeadLetterHeaders(t, ver) })
+	}
+}
+
+func testDeadLetterHeaders(t *testing.T, ver string) {
 	s := vhost().ex("dlx", "headers").
 		q("work", "x-dead-letter-exchange", "dlx", "x-dead-letter-routing-key", "k", "x-message-ttl", 1000).
 		q("expired-only").q("rejected-only").
 		bind("dlx", "expired-only", "", "x-match", "all-with-x", "x-first-death-reason", "expired").
 		bind("dlx", "rejected-only", "", "x-match", "all-with-x", "x-first-death-reason", "rejected", "tenant", "acme").
-		sim()
+		simFor(ver)
 	m := msg("in", "key", "tenant", "acme", "CC", []any{"other"})
 	r := s.DeadLetter("work", Expired, m)
 	wantQueues(t, r.Result, "expired-only")
 	r = s.DeadLetter("work", Rejected, m)
 	wantQueues(t, r.Result, "rejected-only") // the message's own headers are kept
 	h := r.Result.Message.Headers
-	if _, ok := h["CC"]; ok {
-		t.Errorf("CC header kept although a dead-letter routing key is set")
+	// A dead-letter routing key removes CC up to 3.12; 3.13+ keeps it.
+	if _, kept := h["CC"]; kept != s.Version().KeepsCCWithDeadLetterRoutingKey() {
+		t.Errorf("CC header kept = %v with a dead-letter routing key, want %v", kept, !kept)
+	}
+	if got := r.Result.Message.RoutingKeys(); !equalStrings(got, []string{"k"}) {
+		t.Errorf("dead letter keys = %q, want [k]: CC no longer routes it", got)
 	}
 	deaths, _ := h["x-death"].([]any)
 	if len(deaths) != 1 {
@@ -233,52 +243,108 @@ func TestDeathHeadersOrder(t *testing.T) {
 	}
 }
 
-// Cycle detection reads the regrouped x-death list, so whether a rejection
-// "is part of the cycle" depends on where the regrouping puts it. Both
-// cases checked against RabbitMQ 3.10.8 (internal/difftest TestKnownCases
+// Cycle detection reads x-death as the version orders it, so whether a
+// rejection "is part of the cycle" depends on the version: up to 3.12 the
+// regrouping can put it behind or keep it ahead; 3.13.0-3.13.2 walk the
+// entries by queue name; 3.13.3+ walk them most recent first. 3.10 and
+// 4.0 checked against 3.10.8 and 4.0.5 (internal/difftest TestKnownCases
 // and TestDeadLetterLoopForever).
-func TestDeadLetterCyclesAfterRegrouping(t *testing.T) {
-	t.Run("expired, rejected, expired back: dropped", func(t *testing.T) {
-		s := vhost().
+func TestDeadLetterCyclesByVersion(t *testing.T) {
+	t.Run("expired, rejected, expired back", func(t *testing.T) {
+		b := vhost().
 			q("q1", "x-message-ttl", 0, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "q2").
 			q("q2", "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "q3").
-			q("q3", "x-message-ttl", 0, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "q1").
-			sim()
-		toQ2 := s.DeadLetter("q1", Expired, msg("", "q1"))
-		wantQueues(t, toQ2.Result, "q2")
-		toQ3 := s.DeadLetter("q2", Rejected, toQ2.Result.Message)
-		wantQueues(t, toQ3.Result, "q3")
-		back := s.DeadLetter("q3", Expired, toQ3.Result.Message)
-		wantQueues(t, back.Result) // x-death [q3 expired, q1 expired, q2 rejected]: a cycle at q1
-		if len(back.Cycles) != 1 || back.Cycles[0] != "q1" {
-			t.Errorf("cycles = %q, want [q1]", back.Cycles)
+			q("q3", "x-message-ttl", 0, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "q1")
+		tests := []struct {
+			ver    string
+			back   []string // queues the last hop reaches
+			deaths []string // its x-death
+		}{
+			// [q3 expired, q1 expired, q2 rejected]: q1 ahead of the rejection, a cycle.
+			{"3.10.8", nil, []string{"q3:expired:1", "q1:expired:1", "q2:rejected:1"}},
+			{"3.12", nil, []string{"q3:expired:1", "q1:expired:1", "q2:rejected:1"}},
+			// Key order q1, q2, q3: q1's expiry comes first, a cycle.
+			{"3.13.0", nil, []string{"q3:expired:1", "q2:rejected:1", "q1:expired:1"}},
+			// Most recent first: the rejection is since q1's death.
+			{"3.13.3", []string{"q1"}, []string{"q3:expired:1", "q2:rejected:1", "q1:expired:1"}},
+			{"4.0.5", []string{"q1"}, []string{"q3:expired:1", "q2:rejected:1", "q1:expired:1"}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.ver, func(t *testing.T) {
+				s := b.simFor(tt.ver)
+				toQ2 := s.DeadLetter("q1", Expired, msg("", "q1"))
+				wantQueues(t, toQ2.Result, "q2")
+				toQ3 := s.DeadLetter("q2", Rejected, toQ2.Result.Message)
+				wantQueues(t, toQ3.Result, "q3")
+				back := s.DeadLetter("q3", Expired, toQ3.Result.Message)
+				wantQueues(t, back.Result, tt.back...)
+				if got := deathList(back.Result.Message.Headers); !equalStrings(got, tt.deaths) {
+					t.Errorf("x-death = %q, want %q", got, tt.deaths)
+				}
+				if cycles := len(back.Cycles) == 1 && back.Cycles[0] == "q1"; cycles != (tt.back == nil) {
+					t.Errorf("cycles = %q", back.Cycles)
+				}
+			})
 		}
 	})
-	t.Run("rejected once, then expired between two TTL queues for ever", func(t *testing.T) {
-		s := vhost().ex("to-a", "fanout").ex("to-b", "fanout").
+	t.Run("rejected once, then expired between two TTL queues", func(t *testing.T) {
+		b := vhost().ex("to-a", "fanout").ex("to-b", "fanout").
 			q("a", "x-message-ttl", 0, "x-dead-letter-exchange", "to-b").
 			q("b", "x-message-ttl", 0, "x-dead-letter-exchange", "to-a").
 			q("start", "x-dead-letter-exchange", "to-a").
-			bind("to-a", "a", "").bind("to-b", "b", "").
-			sim()
-		dl := s.DeadLetter("start", Rejected, msg("", "start"))
-		queue, next := "a", "b"
-		for hop := range 20 {
-			wantQueues(t, dl.Result, queue)
-			if t.Failed() {
-				t.Fatalf("hop %d", hop)
-			}
-			dl = s.DeadLetter(queue, Expired, dl.Result.Message)
-			queue, next = next, queue
+			bind("to-a", "a", "").bind("to-b", "b", "")
+		tests := []struct {
+			ver  string
+			hops int // hops delivered before cycle detection drops it; -1: for ever
+		}{
+			// The regrouped x-death keeps the rejection ahead of a and b.
+			{"3.10.8", -1},
+			// Key order a, b, start: a's and b's expiries come first.
+			{"3.13.0", 2},
+			// Most recent first: b's and a's expiries are since the rejection.
+			{"3.13.3", 2},
+			{"4.0.5", 2},
+		}
+		for _, tt := range tests {
+			t.Run(tt.ver, func(t *testing.T) {
+				s := b.simFor(tt.ver)
+				dl := s.DeadLetter("start", Rejected, msg("", "start"))
+				queue, next := "a", "b"
+				hops := -1
+				for hop := range 20 {
+					if len(dl.Result.Deliveries) == 0 {
+						hops = hop
+						if !equalStrings(dl.Cycles, []string{queue}) {
+							t.Errorf("hop %d: dropped with cycles %q, want [%s]", hop, dl.Cycles, queue)
+						}
+						break
+					}
+					wantQueues(t, dl.Result, queue)
+					if t.Failed() {
+						t.Fatalf("hop %d", hop)
+					}
+					dl = s.DeadLetter(queue, Expired, dl.Result.Message)
+					queue, next = next, queue
+				}
+				if hops != tt.hops {
+					t.Errorf("delivered %d hops, want %d (-1: for ever)", hops, tt.hops)
+				}
+			})
 		}
 	})
 }
 
 // A dead letter keeps the message's CC and BCC keys unless a dead-letter
-// routing key replaces them (and then CC goes too); x-death lists the
-// first key and the CC keys. Checked against RabbitMQ 3.10.8 by the
-// differential test (internal/difftest).
+// routing key replaces them (and then, up to 3.12, CC goes too); x-death
+// lists the first key and the CC keys. Checked against RabbitMQ 3.10.8
+// and 4.0.5 by the differential test (internal/difftest).
 func TestDeadLetterCCAndBCC(t *testing.T) {
+	for _, ver := range []string{"3.10.8", "4.0.5"} {
+		t.Run(ver, func(t *testing.T) { testDeadLetterCCAndBCC(t, ver) })
+	}
+}
+
+func testDeadLetterCCAndBCC(t *testing.T, ver string) {
 	s := vhost().ex("dlx", "direct").
 		q("own-keys", "x-dead-letter-exchange", "dlx").
 		q("fixed-key", "x-dead-letter-exchange", "dlx", "x-dead-letter-routing-key", "k").
@@ -286,7 +352,7 @@ func TestDeadLetterCCAndBCC(t *testing.T) {
 		q("by-key").q("by-cc").q("by-bcc").q("by-fixed").
 		bind("dlx", "by-key", "key").bind("dlx", "by-cc", "cc").bind("dlx", "by-bcc", "bcc").bind("dlx", "by-fixed", "k").
 		bind("dlx", "again", "again").
-		sim()
+		simFor(ver)
 	m := msg("x", "key", "CC", []any{"cc", "again"}, "BCC", []any{"bcc"})
 
 	r := s.DeadLetter("own-keys", Rejected, m)
@@ -311,7 +377,12 @@ func TestDeadLetterCCAndBCC(t *testing.T) {
 
 	r = s.DeadLetter("fixed-key", Rejected, m)
 	wantQueues(t, r.Result, "by-fixed")
-	if _, ok := r.Result.Message.Headers["CC"]; ok {
-		t.Errorf("CC kept although a dead-letter routing key is set")
+	if _, kept := r.Result.Message.Headers["CC"]; kept != s.Version().KeepsCCWithDeadLetterRoutingKey() {
+		t.Errorf("CC kept = %v with a dead-letter routing key on %s", kept, ver)
+	}
+	// The next hop routes by the dead-letter routing key alone.
+	next := s.DeadLetter("again", Rejected, r.Result.Message)
+	if got := next.Result.Message.RoutingKeys(); !equalStrings(got, []string{"k"}) {
+		t.Errorf("keys after a dead-letter routing key = %q, want [k]", got)
 	}
 }

@@ -15,6 +15,9 @@ import (
 // rabbit_quorum_queue). Checked against RabbitMQ 3.10.8: a policy with
 // ha-mode does not apply to a quorum queue (a lower-priority one does), and
 // a quorum queue takes overflow from its policy over its own x-overflow.
+// Where later versions combine differently (operator policies' overflow
+// from 3.12.7, negative delivery limits from 4.0), the simulator's version
+// decides (see operatorKey and mergeDeliveryLimit).
 
 // merge says how a queue argument and the policy value for the same
 // setting combine when both are set.
@@ -59,10 +62,38 @@ var queueSettings = map[string]policySetting{
 
 // operatorKeys are the only keys an operator policy may set in RabbitMQ
 // 3.10 (rabbit_policies: operator_policy_validator); where a policy sets
-// the same key, the smaller value applies (merge_policy_value).
+// the same key, the smaller value applies (merge_policy_value). From
+// 3.12.7 overflow and queue-version may be set too, and the operator
+// policy's value wins (see operatorKey).
 var operatorKeys = map[string]bool{
 	"expires": true, "message-ttl": true, "max-length": true, "max-length-bytes": true,
 	"max-in-memory-length": true, "max-in-memory-bytes": true, "delivery-limit": true,
+}
+
+// operatorWins are the operator policy keys of 3.12.7+ whose value
+// replaces a policy's (rabbit_policies:merge_policy_value at v4.0.5).
+var operatorWins = map[string]bool{"overflow": true, "queue-version": true}
+
+// operatorKey reports whether an operator policy may set key k.
+func (s *Simulator) operatorKey(k string) bool {
+	return operatorKeys[k] || (operatorWins[k] && s.ver.OperatorPolicyOverflow())
+}
+
+// mergeDeliveryLimit combines two delivery limits (policy and operator
+// policy, or queue argument and policy): the smaller one; from 4.0, when
+// either is negative (no limit), the larger.
+func (s *Simulator) mergeDeliveryLimit(a, b any) any {
+	if s.ver.NegativeDeliveryLimitDisables() {
+		fa, okA := number(a)
+		fb, okB := number(b)
+		if okA && okB && (fa < 0 || fb < 0) {
+			if fb > fa {
+				return b
+			}
+			return a
+		}
+	}
+	return minValue(a, b)
 }
 
 // quorumUnsupported are policy keys quorum queues do not support: a
@@ -184,12 +215,18 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 	}
 	if e.opPolicy != nil {
 		for k, v := range e.opPolicy.Definition {
-			if !operatorKeys[k] {
+			if !s.operatorKey(k) {
 				continue
 			}
 			v = topology.Normalize(v)
 			if old, ok := pol[k]; ok {
-				v = minValue(old, v)
+				switch {
+				case operatorWins[k]:
+				case k == "delivery-limit":
+					v = s.mergeDeliveryLimit(old, v)
+				default:
+					v = minValue(old, v)
+				}
 			}
 			pol[k] = v
 		}
@@ -215,10 +252,12 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 		case topology.QueueStream:
 			rule = set.strem
 		}
-		switch rule {
-		case minWins:
+		switch {
+		case rule == minWins && k == "delivery-limit":
+			e.args[set.arg] = s.mergeDeliveryLimit(pv, av)
+		case rule == minWins:
 			e.args[set.arg] = minValue(pv, av)
-		case policyWins:
+		case rule == policyWins:
 			e.args[set.arg] = pv
 		}
 	}
@@ -329,9 +368,9 @@ func (s *Simulator) ExchangePolicy(name string) string {
 //     expiration can expire a message in any queue; it is not listed);
 //   - maxlen: when a length limit is in force and overflow is drop-head
 //     (the default) or reject-publish-dlx;
-//   - delivery_limit: quorum queues with a delivery limit. RabbitMQ 3.10
-//     has no default limit; 4.x defaults to 20 (and -1 means unlimited),
-//     which this 3.10 simulation does not assume.
+//   - delivery_limit: quorum queues with a delivery limit (see
+//     DeliveryLimit): from 4.0 every quorum queue has one unless it is
+//     negative.
 //
 // Streams never dead-letter: nil. nil for an undeclared queue too.
 func (s *Simulator) Reasons(name string) []Reason {
@@ -353,12 +392,36 @@ func (s *Simulator) Reasons(name string) []Reason {
 			out = append(out, MaxLen)
 		}
 	}
-	if queueType(q) == topology.QueueQuorum {
-		if limit, ok := args.Int("x-delivery-limit"); ok && limit >= 0 {
-			out = append(out, DeliveryLimit)
-		}
+	if _, ok := s.DeliveryLimit(name); ok {
+		out = append(out, DeliveryLimit)
 	}
 	return out
+}
+
+// DeliveryLimit returns the delivery limit of queue name and true when it
+// is a quorum queue that has one: past it (more returns than the limit) a
+// message is dead-lettered with reason delivery_limit, or dropped without
+// a dead-letter exchange. The limit is the effective x-delivery-limit
+// (argument or policy); without one it is the version's default
+// (rmqversion QuorumDeliveryLimit: 20 from 4.0, none before). From 4.0 a
+// negative limit means none; before, a negative limit (which only an
+// argument can set) dead-letters a message at its first return.
+func (s *Simulator) DeliveryLimit(name string) (int64, bool) {
+	q, ok := s.v.Queues[name]
+	if !ok || q == nil || queueType(q) != topology.QueueQuorum {
+		return 0, false
+	}
+	limit, ok := s.queues[name].args.Int("x-delivery-limit")
+	if !ok {
+		if d := s.ver.QuorumDeliveryLimit(); d > 0 {
+			return int64(d), true
+		}
+		return 0, false
+	}
+	if limit < 0 && s.ver.NegativeDeliveryLimitDisables() {
+		return 0, false
+	}
+	return limit, true
 }
 
 // Problems returns what New found questionable about the vhost's policies:
@@ -368,11 +431,12 @@ func (s *Simulator) Problems() []string {
 	return append([]string(nil), s.problems...)
 }
 
-func checkOperatorPolicies(ps map[string]*topology.Policy, problems *[]string) {
+func (s *Simulator) checkOperatorPolicies(ps map[string]*topology.Policy) {
+	problems := &s.problems
 	for _, name := range sortedNames(ps) {
 		var bad []string
 		for _, k := range ps[name].Definition.Keys() {
-			if !operatorKeys[k] {
+			if !s.operatorKey(k) {
 				bad = append(bad, k)
 			}
 		}

@@ -38,14 +38,15 @@ func parseXMatch(args topology.Args) (matchMode, error) {
 	return matchMode{}, fmt.Errorf("x-match %q is not valid: RabbitMQ refuses the binding; use all, any, all-with-x or any-with-x", s)
 }
 
-// headersMatch follows rabbit_exchange_type_headers:headers_match: every
-// binding argument except x-match is a criterion, but arguments starting
-// with "x-" only in the -with-x modes. A criterion holds when the message
-// has the header with an equal value; a criterion without a value (nil,
-// AMQP void) holds when the header is present at all. all needs every
-// criterion (so a binding without criteria matches every message), any
-// needs one (so it matches none).
-func headersMatch(mode matchMode, args topology.Args, headers map[string]any) bool {
+// headersMatch follows rabbit_exchange_type_headers (headers_match/5 up to
+// 3.12, match/2 from 3.13): every binding argument except x-match is a
+// criterion, but arguments starting with "x-" only in the -with-x modes.
+// A criterion holds when the message has the header with an equal value
+// (see amqpEqual; strict is rmqversion's HeadersMatchNumberTypes); a
+// criterion without a value (nil, AMQP void) holds when the header is
+// present at all. all needs every criterion (so a binding without criteria
+// matches every message), any needs one (so it matches none).
+func headersMatch(mode matchMode, args topology.Args, headers map[string]any, strict bool) bool {
 	allMatch, anyMatch := true, false
 	for k, want := range args {
 		if k == "x-match" || (!mode.withX && strings.HasPrefix(k, "x-")) {
@@ -55,7 +56,7 @@ func headersMatch(mode matchMode, args topology.Args, headers map[string]any) bo
 		switch {
 		case !present:
 			allMatch = false
-		case want == nil || amqpEqual(want, got):
+		case want == nil || amqpEqual(want, got, strict):
 			anyMatch = true
 		default:
 			allMatch = false
@@ -68,22 +69,38 @@ func headersMatch(mode matchMode, args topology.Args, headers map[string]any) bo
 }
 
 // amqpEqual compares a binding's criterion with a message's header value
-// as Erlang's == does in the headers exchange. At the top level the AMQP
-// types are not compared: numbers match by value whatever their width or
-// kind (1 equals 1.0), strings by content, booleans as booleans; a string
-// never equals a number or a boolean ("1" is not 1, "true" is not true).
-// Inside arrays and tables the values are {type, value} pairs, so each
-// element must also have the same AMQP type (see typedEqual).
-func amqpEqual(want, got any) bool {
+// as the headers exchange does. At the top level the AMQP types are not
+// compared: numbers match by value whatever their width (a 32-bit 1 equals
+// a 64-bit 1), strings by content, booleans as booleans; a string never
+// equals a number or a boolean ("1" is not 1, "true" is not true). Up to
+// 3.12 the exchange compares with Erlang's ==, so an integer equals a
+// float of the same value (1 equals 1.0); from 3.13 with =:= (strict), so
+// it does not. Inside arrays and tables the values are {type, value}
+// pairs, so each element must also have the same AMQP type (see
+// typedEqual).
+func amqpEqual(want, got any, strict bool) bool {
 	fw, numW := number(want)
 	fg, numG := number(got)
 	switch {
 	case numW || numG:
+		if strict && numW && numG && isInteger(want) != isInteger(got) {
+			return false
+		}
 		return numW && numG && fw == fg
 	case isComposite(want) || isComposite(got):
 		return typedEqual(want, got)
 	}
 	return topology.ValueEqual(want, got)
+}
+
+// isInteger reports whether v is sent as an AMQP integer of some width
+// (an Erlang integer on the broker), not a float.
+func isInteger(v any) bool {
+	switch v.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	}
+	return false
 }
 
 func isComposite(v any) bool {

@@ -1,8 +1,10 @@
 package route
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -60,6 +62,24 @@ func (b *vb) opPolicy(name, pattern, applyTo string, prio int, def ...any) *vb {
 }
 
 func (b *vb) sim() *Simulator { return New(b.v) }
+
+// simFor builds a simulator of RabbitMQ version ver ("3.10.8", "4.0").
+func (b *vb) simFor(ver string) *Simulator {
+	return NewWith(b.v, Options{Version: rmqversion.MustParse(ver)})
+}
+
+// deathList renders an x-death list as queue:reason:count, most recent
+// first.
+func deathList(h map[string]any) []string {
+	var out []string
+	deaths, _ := h["x-death"].([]any)
+	for _, d := range deaths {
+		t, _ := d.(map[string]any)
+		n, _ := topology.Args(t).Int("count")
+		out = append(out, fmt.Sprintf("%v:%v:%d", t["queue"], t["reason"], n))
+	}
+	return out
+}
 
 func msg(exchange, key string, headers ...any) Message {
 	m := Message{Exchange: exchange, RoutingKey: key}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -40,7 +41,8 @@ var builtinExchanges = map[string]topology.Exchange{
 // it needs; afterwards a Simulator is read-only and safe for concurrent
 // use.
 type Simulator struct {
-	v *topology.Vhost
+	v   *topology.Vhost
+	ver rmqversion.Version
 
 	exchanges      map[string]*exchangeIndex // declared and built-in exchanges
 	queues         map[string]effectiveQueue
@@ -73,13 +75,29 @@ type headersBinding struct {
 	mode matchMode
 }
 
-// New builds a simulator for vhost v (nil is an empty vhost).
-func New(v *topology.Vhost) *Simulator {
+// Options tune NewWith.
+type Options struct {
+	// Version is the RabbitMQ version whose rules the simulator follows
+	// where versions differ (dead-letter headers and cycle detection, the
+	// headers exchange's comparison of numbers, quorum queues' delivery
+	// limit, what operator policies may set; see the predicates of
+	// rmqversion). The zero Version is rmqversion.Default (4.0).
+	Version rmqversion.Version
+}
+
+// New builds a simulator for vhost v (nil is an empty vhost) that follows
+// rmqversion.Default; NewWith chooses the version.
+func New(v *topology.Vhost) *Simulator { return NewWith(v, Options{}) }
+
+// NewWith builds a simulator for vhost v (nil is an empty vhost) with
+// options o.
+func NewWith(v *topology.Vhost, o Options) *Simulator {
 	if v == nil {
 		v = topology.NewVhost("/")
 	}
 	s := &Simulator{
 		v:              v,
+		ver:            o.Version.OrDefault(),
 		exchanges:      map[string]*exchangeIndex{},
 		queues:         make(map[string]effectiveQueue, len(v.Queues)),
 		exchangeArgs:   make(map[string]topology.Args, len(v.Exchanges)),
@@ -87,7 +105,7 @@ func New(v *topology.Vhost) *Simulator {
 	}
 	s.policies = compilePolicies("policy", v.Policies, &s.problems)
 	s.opPolicies = compilePolicies("operator policy", v.OperatorPolicies, &s.problems)
-	checkOperatorPolicies(v.OperatorPolicies, &s.problems)
+	s.checkOperatorPolicies(v.OperatorPolicies)
 
 	for name, b := range builtinExchanges {
 		if _, declared := v.Exchanges[name]; !declared {
@@ -136,6 +154,9 @@ func New(v *topology.Vhost) *Simulator {
 	return s
 }
 
+// Version returns the RabbitMQ version the simulator follows.
+func (s *Simulator) Version() rmqversion.Version { return s.ver }
+
 func routingType(x *topology.Exchange) (string, string) {
 	switch x.Type {
 	case typeDirect, typeFanout, typeTopic, typeHeaders:
@@ -175,8 +196,9 @@ func (ix *exchangeIndex) add(b *topology.Binding) {
 }
 
 // match returns the bindings of ix that match a message with routing
-// keys keys and headers headers, in binding order, each once.
-func (ix *exchangeIndex) match(keys []string, headers map[string]any) []*topology.Binding {
+// keys keys and headers headers, in binding order, each once. strict is
+// rmqversion's HeadersMatchNumberTypes.
+func (ix *exchangeIndex) match(keys []string, headers map[string]any, strict bool) []*topology.Binding {
 	switch ix.routingType {
 	case typeDirect:
 		if len(keys) == 1 {
@@ -203,7 +225,7 @@ func (ix *exchangeIndex) match(keys []string, headers map[string]any) []*topolog
 	case typeHeaders:
 		var out []*topology.Binding
 		for _, hb := range ix.headers {
-			if headersMatch(hb.mode, hb.b.Arguments, headers) {
+			if headersMatch(hb.mode, hb.b.Arguments, headers, strict) {
 				out = append(out, hb.b)
 			}
 		}
@@ -330,15 +352,17 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 		sort.Slice(res.Deliveries, func(i, j int) bool { return res.Deliveries[i].Queue < res.Deliveries[j].Queue })
 		return res
 	}
-	headers := m.Headers // values keep their Go types: see typedEqual
+	headers := m.routingHeaders() // values keep their Go types: see typedEqual
 	if _, ok := headers["BCC"]; ok {
-		headers = make(map[string]any, len(m.Headers))
-		for k, v := range m.Headers {
+		h := make(map[string]any, len(headers))
+		for k, v := range headers {
 			if k != "BCC" { // removed before the message is routed
-				headers[k] = v
+				h[k] = v
 			}
 		}
+		headers = h
 	}
+	strict := s.ver.HeadersMatchNumberTypes()
 	seen := map[string]bool{start.x.Name: true}
 	delivered := map[string][]Step{}
 	var unmatched []string // exchanges where nothing matched and no alternate exchange took over
@@ -359,7 +383,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 			continue
 		}
 		var matched []*topology.Binding
-		for _, b := range ix.match(keys, headers) {
+		for _, b := range ix.match(keys, headers, strict) {
 			if s.destinationExists(b) {
 				matched = append(matched, b)
 			} else {

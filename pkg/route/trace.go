@@ -22,7 +22,8 @@ const traceBudget = 10000
 // delivered when RabbitMQ's cycle detection lets it through, usually
 // because a rejection is part of the cycle (a retry loop: rejected into a
 // delay queue, expired back to the work queue). See
-// DeadLetterRoute.Cycles for where RabbitMQ 3.10 departs from that rule.
+// DeadLetterRoute.Cycles for where RabbitMQ 3.10-3.12 and 3.13.0-3.13.2
+// depart from that rule.
 func (s *Simulator) Trace(m Message, maxDepth int) Trace {
 	t := Trace{Vhost: s.v.Name, Publish: s.Publish(m)}
 	t.Hops = make([]Hop, len(t.Publish.Deliveries))
