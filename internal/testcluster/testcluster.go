@@ -237,14 +237,7 @@ func (c *Cluster) DeleteVhost(t testing.TB, vhost string) {
 // two nodes down would cost the quorum queues their majority.
 func (c *Cluster) StopNode(t testing.TB, n int) {
 	t.Helper()
-	if out, err := c.script("stop-node", strconv.Itoa(n)); err != nil {
-		t.Fatalf("scripts/cluster stop-node %d: %v\n%s", n, err, out)
-	}
-	// The script returns once the node's process is gone: a management API
-	// still answering at node n's address means it stopped another cluster.
-	if _, err := c.Running(context.Background(), n); err == nil {
-		t.Fatalf("scripts/cluster stop-node %d returned, yet %s still answers: the script runs another cluster than the tests (MQCTL_CLUSTER_RABBITMQ_VERSION, MQCTL_CLUSTER_* ports)", n, c.Server(n))
-	}
+	// Registered first, so that a stop that fails half way is undone too.
 	t.Cleanup(func() {
 		if _, err := c.Running(context.Background(), n); err == nil {
 			return
@@ -253,6 +246,14 @@ func (c *Cluster) StopNode(t testing.TB, n int) {
 			t.Errorf("scripts/cluster start-node %d (after the test): %v\n%s", n, err, out)
 		}
 	})
+	if out, err := c.script("stop-node", strconv.Itoa(n)); err != nil {
+		t.Fatalf("scripts/cluster stop-node %d: %v\n%s", n, err, out)
+	}
+	// The script returns once the node's process is gone: a management API
+	// still answering at node n's address means it stopped another cluster.
+	if _, err := c.Running(context.Background(), n); err == nil {
+		t.Fatalf("scripts/cluster stop-node %d returned, yet %s still answers: the script runs another cluster than the tests (MQCTL_CLUSTER_RABBITMQ_VERSION, MQCTL_CLUSTER_* ports)", n, c.Server(n))
+	}
 }
 
 // StartNode starts node n again with scripts/cluster start-node, which
