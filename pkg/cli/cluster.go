@@ -36,8 +36,8 @@ import (
 type queueRef struct{ vhost, name string }
 
 // holdBackDownQueues removes from p the changes on existing queues that
-// cannot be reached: classic queues whose home node is down (bindings to or
-// from them created or deleted, the queue deleted or replaced), and quorum
+// cannot be reached: classic queues whose home node is down (bindings to
+// them created or deleted, the queue deleted or replaced), and quorum
 // queues and streams without a majority of their members online (the queue
 // deleted or replaced, with its binding changes). Each such queue gets a
 // note on stderr saying what is down and what waits for it. Only the
