@@ -126,6 +126,11 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 			return fmt.Errorf("%s: the broker changed since this plan was made (%w): run \"mqctl plan --out %s\" again and review it", planFile, ErrStalePlan, planFile)
 		}
 		p = saved
+		// A node that went down since leaves the fingerprint alone (4.0
+		// still lists the queues on it): check again what is out of reach.
+		if err := holdBackDownQueues(ctx, c, p, l, stderr); err != nil {
+			return err
+		}
 	} else {
 		if p, l, err = planFor(ctx, c, desired, nil, stderr); err != nil {
 			return err
