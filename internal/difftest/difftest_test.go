@@ -15,6 +15,7 @@ import (
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/export"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -38,6 +39,10 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ver, err := BrokerVersion(client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	var (
 		mu    sync.Mutex
@@ -51,20 +56,20 @@ func TestDifferential(t *testing.T) {
 				t.Parallel()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				st := runSeed(t, b, client, seed)
+				st := runSeed(t, b, client, ver, seed)
 				mu.Lock()
 				total.Add(st)
 				mu.Unlock()
 			})
 		}
 	})
-	t.Logf("%d topologies, %d messages (%d refused, %d returned as unroutable), %d copies compared (dead letters: %d rejected, %d expired, %d maxlen), %d copies rejected (%d left alone: they would loop for ever), in %s",
-		total.Topologies, total.Messages, total.Refused, total.Returned, total.Copies,
+	t.Logf("RabbitMQ %s: %d topologies, %d messages (%d refused, %d returned as unroutable), %d copies compared (dead letters: %d rejected, %d expired, %d maxlen), %d copies rejected (%d left alone: they would loop for ever), %d disagreements, in %s",
+		ver, total.Topologies, total.Messages, total.Refused, total.Returned, total.Copies,
 		total.DeadLetters["rejected"], total.DeadLetters["expired"], total.DeadLetters["maxlen"],
-		total.Rejected, total.Looping, time.Since(start).Round(time.Millisecond))
+		total.Rejected, total.Looping, total.Disagreements, time.Since(start).Round(time.Millisecond))
 }
 
-func runSeed(t *testing.T, b *testbroker.Broker, client *broker.Client, seed uint64) Stats {
+func runSeed(t *testing.T, b *testbroker.Broker, client *broker.Client, ver rmqversion.Version, seed uint64) Stats {
 	ctx := context.Background()
 	vh := b.Vhost(t)
 	cs := Generate(seed, vh, *flagMessages)
@@ -76,14 +81,14 @@ func runSeed(t *testing.T, b *testbroker.Broker, client *broker.Client, seed uin
 	if err := Apply(ctx, client, conn, cs); err != nil {
 		t.Fatalf("seed %d: %v\n%s", seed, err, caseYAML(t, cs))
 	}
-	res, err := Run(ctx, conn, cs, Options{})
+	res, err := Run(ctx, conn, cs, Options{Version: ver})
 	if err != nil {
 		t.Fatalf("seed %d: %v\n%s", seed, err, caseYAML(t, cs))
 	}
 	if len(res.Disagreements) > 0 {
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "seed %d: %d disagreements between the broker and the simulator (rerun: go test -run TestDifferential ./internal/difftest/ -args -seed %d -seeds 1 -messages %d)\n",
-			seed, len(res.Disagreements), seed, *flagMessages)
+		fmt.Fprintf(&sb, "seed %d: %d disagreements between the broker (RabbitMQ %s) and the simulator (rerun: go test -run TestDifferential ./internal/difftest/ -args -seed %d -seeds 1 -messages %d)\n",
+			seed, len(res.Disagreements), ver, seed, *flagMessages)
 		for _, d := range res.Disagreements {
 			fmt.Fprintf(&sb, "\n%s — %s\n  simulator:\n", d.Stage, d.Message)
 			for _, s := range d.Simulator {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -616,11 +617,19 @@ func (g *gen) message(id string) Message {
 	return m
 }
 
-// reachesQuorum reports whether a publish of m lands in a quorum queue.
+// genVersions are the versions whose routing reachesQuorum consults, so
+// that a seed gives the same case whatever broker runs it.
+var genVersions = []rmqversion.Version{rmqversion.Oldest, rmqversion.Newest}
+
+// reachesQuorum reports whether a publish of m lands in a quorum queue
+// under the routing rules of any version in genVersions (the headers
+// exchange compares numbers differently from 3.13).
 func (g *gen) reachesQuorum(m route.Message) bool {
-	for _, q := range route.New(g.v).Publish(m).Queues() {
-		if qq := g.v.Queues[q]; qq != nil && qq.Type == topology.QueueQuorum {
-			return true
+	for _, ver := range genVersions {
+		for _, q := range route.NewWith(g.v, route.Options{Version: ver}).Publish(m).Queues() {
+			if qq := g.v.Queues[q]; qq != nil && qq.Type == topology.QueueQuorum {
+				return true
+			}
 		}
 	}
 	return false

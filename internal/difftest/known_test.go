@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -86,19 +87,29 @@ func rejectIn(queues ...string) func(string) bool {
 	}
 }
 
+// answers are what a case's copies are, per RabbitMQ line ("3.10",
+// "4.0") and stage ("publish", "round 1", …): Result.Found, "id queue" and
+// the dead-letter headers of each copy. A stage listed with no copies
+// means none.
+type answers map[string]map[string][]string
+
 // TestKnownCases runs the disagreements the random runs found, as minimal
-// cases, against the broker: the simulator must now agree on each.
+// cases, against the broker: the simulator must now agree on each. Where
+// RabbitMQ versions answer differently, the case states each version's
+// answer, and the broker must give the one stated for its version.
 func TestKnownCases(t *testing.T) {
 	tests := []struct {
 		name   string
 		c      *Case
 		reject func(string) bool
 		rounds int
+		want   answers
 	}{
 		{
 			// RabbitMQ 3.10 regroups x-death before each death, which
 			// reverses the earlier entries: after deaths in q1, q2, q3 the
-			// list is [q3, q1, q2].
+			// list is [q3, q1, q2]. 4.0 keeps them most recent first, and
+			// sets x-last-death-* at every death.
 			name: "x-death order after three rejections",
 			c: newCase().
 				queue("q1", deadLetterTo("q2")...).queue("q2", deadLetterTo("q3")...).
@@ -106,13 +117,19 @@ func TestKnownCases(t *testing.T) {
 				publish("", "q1").c,
 			reject: rejectIn("q1", "q2", "q3"),
 			rounds: 3,
+			want: answers{
+				"3.10": {"round 3": {`m1 q4 queue=q1 reason=rejected exchange= [q3 rejected x1 from "" keys ["q3"]][q1 rejected x1 from "" keys ["q1"]][q2 rejected x1 from "" keys ["q2"]]`}},
+				"4.0":  {"round 3": {`m1 q4 queue=q1 reason=rejected exchange= last-queue=q3 last-reason=rejected last-exchange= [q3 rejected x1 from "" keys ["q3"]][q2 rejected x1 from "" keys ["q2"]][q1 rejected x1 from "" keys ["q1"]]`}},
+			},
 		},
 		{
 			// Expired from q1 into q2, rejected from q2 into q3, expired
-			// from q3 back to q1: the rejection is part of the cycle, yet
-			// the regrouped x-death [q3, q1, q2] puts q1's automatic death
-			// ahead of it, and the broker drops the message at q1.
-			name: "expired, rejected, expired back: dropped",
+			// from q3 back to q1: the rejection is part of the cycle. On
+			// 3.10 the regrouped x-death [q3, q1, q2] puts q1's automatic
+			// death ahead of it, and the broker drops the message at q1;
+			// on 4.0 x-death is [q3, q2, q1], the rejection is since q1's
+			// death, and the message expires from q1 into q2 again.
+			name: "expired, rejected, expired back",
 			c: newCase().
 				queue("q1", deadLetterTo("q2", "x-message-ttl", 0)...).
 				queue("q2", deadLetterTo("q3")...).
@@ -120,6 +137,11 @@ func TestKnownCases(t *testing.T) {
 				publish("", "q1").c,
 			reject: rejectIn("q2"),
 			rounds: 2,
+			want: answers{
+				"3.10": {"round 1": {}},
+				"4.0": {"round 1": {`m1 q2 queue=q1 reason=expired exchange= last-queue=q1 last-reason=expired last-exchange= [q1 expired x2 from "" keys ["q1"]][q3 expired x1 from "" keys ["q3"]][q2 rejected x1 from "" keys ["q2"]]`},
+					"round 2": {`m1 q2 queue=q1 reason=expired exchange= last-queue=q1 last-reason=expired last-exchange= [q1 expired x3 from "" keys ["q1"]][q3 expired x2 from "" keys ["q3"]][q2 rejected x2 from "" keys ["q2"]]`}},
+			},
 		},
 		{
 			// The same loop through a topic exchange with the message's own
@@ -155,9 +177,81 @@ func TestKnownCases(t *testing.T) {
 			rounds: 1,
 		},
 		{
+			// x-death's routing-keys: 3.10 lists the first key and the CC
+			// keys (k, c); 4.0 the keys less the BCC keys, one occurrence
+			// each: [k c k] -- [k] is (c, k).
+			name: "a BCC key repeats the routing key",
+			c: newCase().exchange("d", "direct").exchange("dlx", "direct").
+				queue("own-keys", "x-dead-letter-exchange", "dlx").queue("out").
+				bind("d", "own-keys", "k").bind("dlx", "out", "k").
+				publish("d", "k", "CC", []any{"c"}, "BCC", []any{"k"}).c,
+			reject: rejectIn("own-keys"),
+			rounds: 1,
+			want: answers{
+				"3.10": {"round 1": {`m1 out queue=own-keys reason=rejected exchange=d [own-keys rejected x1 from "d" keys ["k" "c"]]`}},
+				"4.0":  {"round 1": {`m1 out queue=own-keys reason=rejected exchange=d last-queue=own-keys last-reason=rejected last-exchange=d [own-keys rejected x1 from "d" keys ["c" "k"]]`}},
+			},
+		},
+		{
+			// A dead-letter routing key removes the CC header on 3.10 and
+			// keeps it on 4.0, where a headers exchange still sees it.
+			name: "a dead-letter routing key and the CC header",
+			c: newCase().exchange("h", "headers").
+				queue("fixed", "x-dead-letter-exchange", "h", "x-dead-letter-routing-key", "r").queue("has-cc").
+				bindArgs("h", "has-cc", "", "x-match", "any", "CC", nil).
+				publish("", "fixed", "CC", []any{"nobody"}).c,
+			reject: rejectIn("fixed"),
+			rounds: 1,
+			want: answers{
+				"3.10": {"round 1": {}},
+				"4.0":  {"round 1": {`m1 has-cc queue=fixed reason=rejected exchange= last-queue=fixed last-reason=rejected last-exchange= [fixed rejected x1 from "" keys ["fixed" "nobody"]]`}},
+			},
+		},
+		{
+			// An x-death header the client publishes: 3.10 counts its entry
+			// up and sets no x-first-death-* (the client's one stays); 4.0
+			// ignores it, starts a history of its own and sets
+			// x-first-death-* over the client's.
+			name: "an x-death header from the client",
+			c: newCase().queue("work", deadLetterTo("dlq")...).queue("dlq").
+				publish("", "work",
+					"x-death", []any{map[string]any{"queue": "work", "reason": "rejected", "count": int64(2), "exchange": "", "routing-keys": []any{"work"}}},
+					"x-first-death-queue", "from-the-client").c,
+			reject: rejectIn("work"),
+			rounds: 1,
+			want: answers{
+				"3.10": {"round 1": {`m1 dlq queue=from-the-client [work rejected x3 from "" keys ["work"]]`}},
+				"4.0":  {"round 1": {`m1 dlq queue=work reason=rejected exchange= last-queue=work last-reason=rejected last-exchange= [work rejected x1 from "" keys ["work"]]`}},
+			},
+		},
+		{
+			// A headers binding on the presence of x-death (any-with-x)
+			// sees every dead letter on 3.10, whose x-death is a header;
+			// 4.0 routes by the headers as published, so only m2, whose
+			// publisher sent an x-death (junk: 3.10 resets it and sets no
+			// x-first-death-*), reaches has-x-death.
+			name: "a headers exchange and a dead letter's x-death",
+			c: newCase().exchange("h", "headers").
+				queue("work", "x-dead-letter-exchange", "h").queue("has-x-death").
+				bindArgs("h", "has-x-death", "", "x-match", "any-with-x", "x-death", nil).
+				publish("", "work").
+				publish("", "work", "x-death", "junk").c,
+			reject: rejectIn("work"),
+			rounds: 1,
+			want: answers{
+				"3.10": {"round 1": {
+					`m1 has-x-death queue=work reason=rejected exchange= [work rejected x1 from "" keys ["work"]]`,
+					`m2 has-x-death [work rejected x1 from "" keys ["work"]]`}},
+				"4.0": {"round 1": {
+					`m2 has-x-death queue=work reason=rejected exchange= last-queue=work last-reason=rejected last-exchange= [work rejected x1 from "" keys ["work"]]`}},
+			},
+		},
+		{
 			// Inside arrays, values compare with their AMQP types: a
 			// binding's [1] (a long, from JSON) is not a message's [1] sent
-			// as a 32-bit int, nor [1.0] sent as a double.
+			// as a 32-bit int, nor [1.0] sent as a double. At the top level
+			// integers of any width match; 3.10 matches the long 1 with
+			// 1.0 sent as a double or a float (m8, m9), 4.0 does not.
 			name: "headers arrays compare typed elements",
 			c: newCase().exchange("h", "headers").
 				queue("arr-int").queue("arr-str").queue("arr-float").queue("int").
@@ -175,6 +269,10 @@ func TestKnownCases(t *testing.T) {
 				publish("h", "", "n", 1.0).
 				publish("h", "", "n", float32(1)).c,
 			rounds: 1,
+			want: answers{
+				"3.10": {"publish": {"m1 arr-int", "m4 arr-str", "m5 arr-float", "m7 int", "m8 int", "m9 int"}},
+				"4.0":  {"publish": {"m1 arr-int", "m4 arr-str", "m5 arr-float", "m7 int"}},
+			},
 		},
 	}
 	b := testbroker.New(t)
@@ -183,8 +281,18 @@ func TestKnownCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ver, err := BrokerVersion(client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var want map[string][]string
+			if tt.want != nil {
+				if want = tt.want[ver.Line()]; want == nil {
+					t.Fatalf("the case states no answer for RabbitMQ %s", ver.Line())
+				}
+			}
 			vh := b.Vhost(t)
 			tt.c.Vhost.Name = vh
 			conn, err := amqp.Dial(b.AMQPURL(vh))
@@ -195,12 +303,17 @@ func TestKnownCases(t *testing.T) {
 			if err := Apply(ctx, client, conn, tt.c); err != nil {
 				t.Fatal(err)
 			}
-			res, err := Run(ctx, conn, tt.c, Options{Rounds: tt.rounds, Reject: tt.reject})
+			res, err := Run(ctx, conn, tt.c, Options{Rounds: tt.rounds, Reject: tt.reject, Version: ver})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, d := range res.Disagreements {
 				t.Errorf("%s — %s\n  simulator: %q\n  broker:    %q", d.Stage, d.Message, d.Simulator, d.Broker)
+			}
+			for stage, copies := range want {
+				if got := res.Found[stage]; !slices.Equal(got, copies) {
+					t.Errorf("%s on RabbitMQ %s: copies\n  %q\nwant\n  %q", stage, ver, got, copies)
+				}
 			}
 			if tt.reject != nil && res.Stats.Rejected == 0 {
 				t.Errorf("nothing was rejected: the case does not test dead-lettering")
@@ -210,11 +323,14 @@ func TestKnownCases(t *testing.T) {
 }
 
 // TestDeadLetterLoopForever: a message rejected once into a pair of TTL
-// queues that dead-letter to each other circles between them for ever on
-// RabbitMQ 3.10 (the regrouped x-death keeps the rejection ahead of each
-// queue's own entry, so cycle detection never fires). The simulator must
-// keep delivering it hop after hop, and the broker must keep moving it:
-// each hop leaves a copy in a monitor queue.
+// queues that dead-letter to each other. On RabbitMQ 3.10 it circles
+// between them for ever (the regrouped x-death keeps the rejection ahead
+// of each queue's own entry, so cycle detection never fires): the
+// simulator must keep delivering it hop after hop, and the broker must
+// keep moving it, each hop leaving a copy in a monitor queue. On 4.0
+// x-death is most recent first: back at a, a's expiry is more recent than
+// the rejection, and the broker drops it after two hops; the run must
+// find exactly the copies the simulator predicts.
 func TestDeadLetterLoopForever(t *testing.T) {
 	c := newCase().exchange("to-a", "fanout").exchange("to-b", "fanout").
 		queue("a", "x-message-ttl", 0, "x-dead-letter-exchange", "to-b").
@@ -222,18 +338,23 @@ func TestDeadLetterLoopForever(t *testing.T) {
 		queue("start", "x-dead-letter-exchange", "to-a").
 		queue("seen-a").queue("seen-b").
 		bind("to-a", "a", "").bind("to-a", "seen-a", "").
-		bind("to-b", "b", "").bind("to-b", "seen-b", "").c
-
-	sim := route.New(c.Vhost)
-	dl := sim.DeadLetter("start", route.Rejected, route.Message{Exchange: "", RoutingKey: "start"})
-	queue := "a"
-	for hop := range 100 {
-		if !contains(dl.Result.Queues(), queue) {
-			t.Fatalf("hop %d: the simulator stops the loop at %s (cycles %q, delivered to %q); the broker keeps it going", hop, queue, dl.Cycles, dl.Result.Queues())
-		}
-		next := map[string]string{"a": "b", "b": "a"}[queue]
-		dl = sim.DeadLetter(queue, route.Expired, dl.Result.Message)
-		queue = next
+		bind("to-b", "b", "").bind("to-b", "seen-b", "").
+		publish("", "start").c
+	// The answer per version: how many hops the message is delivered to a
+	// or b before cycle detection drops it (-1: for ever), and the copies
+	// the loop then leaves in seen-a and seen-b: one for each hop, and a
+	// last one in seen-a, which is no cycle.
+	type answer struct {
+		hops   int
+		copies []string
+	}
+	answers := map[string]answer{
+		"3.10": {hops: -1},
+		"4.0": {hops: 2, copies: []string{
+			`m1 seen-a queue=start reason=rejected exchange= last-queue=b last-reason=expired last-exchange=to-b [b expired x1 from "to-b" keys ["start"]][a expired x1 from "to-a" keys ["start"]][start rejected x1 from "" keys ["start"]]`,
+			`m1 seen-a queue=start reason=rejected exchange= last-queue=start last-reason=rejected last-exchange= [start rejected x1 from "" keys ["start"]]`,
+			`m1 seen-b queue=start reason=rejected exchange= last-queue=a last-reason=expired last-exchange=to-a [a expired x1 from "to-a" keys ["start"]][start rejected x1 from "" keys ["start"]]`,
+		}},
 	}
 
 	b := testbroker.New(t)
@@ -242,6 +363,36 @@ func TestDeadLetterLoopForever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ver, err := BrokerVersion(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, ok := answers[ver.Line()]
+	want := ans.hops
+	if !ok {
+		t.Fatalf("the test states no answer for RabbitMQ %s", ver.Line())
+	}
+
+	sim := route.NewWith(c.Vhost, route.Options{Version: ver})
+	dl := sim.DeadLetter("start", route.Rejected, route.Message{Exchange: "", RoutingKey: "start"})
+	queue := "a"
+	got := -1
+	for hop := range 100 {
+		if !contains(dl.Result.Queues(), queue) {
+			if !contains(dl.Cycles, queue) {
+				t.Fatalf("hop %d: the simulator neither delivers to %s nor names it a cycle (cycles %q, delivered to %q)", hop, queue, dl.Cycles, dl.Result.Queues())
+			}
+			got = hop
+			break
+		}
+		next := map[string]string{"a": "b", "b": "a"}[queue]
+		dl = sim.DeadLetter(queue, route.Expired, dl.Result.Message)
+		queue = next
+	}
+	if got != want {
+		t.Fatalf("the simulator for RabbitMQ %s delivers %d hops (-1: for ever), the stated answer is %d", ver, got, want)
+	}
+
 	vh := b.Vhost(t)
 	c.Vhost.Name = vh
 	conn, err := amqp.Dial(b.AMQPURL(vh))
@@ -251,6 +402,21 @@ func TestDeadLetterLoopForever(t *testing.T) {
 	defer conn.Close()
 	if err := Apply(ctx, client, conn, c); err != nil {
 		t.Fatal(err)
+	}
+	if want >= 0 {
+		// The loop ends: every copy it leaves (in seen-a and seen-b) must
+		// be the one the simulator predicts, headers included.
+		res, err := Run(ctx, conn, c, Options{Rounds: 1, Reject: rejectIn("start"), Version: ver})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range res.Disagreements {
+			t.Errorf("%s — %s\n  simulator: %q\n  broker:    %q", d.Stage, d.Message, d.Simulator, d.Broker)
+		}
+		if got := res.Found["round 1"]; !slices.Equal(got, ans.copies) {
+			t.Errorf("the broker left in seen-a and seen-b\n  %q\nwant\n  %q", got, ans.copies)
+		}
+		return
 	}
 	ch, err := conn.Channel()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -33,8 +34,8 @@ func (c copyState) key() string {
 }
 
 // loopError says the simulator dead-letters a message from queue to queue
-// without end, no consumer involved: RabbitMQ 3.10 does that to a message
-// rejected once and then expired around a loop of TTL queues.
+// without end, no consumer involved: RabbitMQ 3.10-3.12 do that to a
+// message rejected once and then expired around a loop of TTL queues.
 type loopError struct {
 	id      string
 	history []string
@@ -58,8 +59,8 @@ type predictor struct {
 	queues []string
 }
 
-func newPredictor(v *topology.Vhost) *predictor {
-	p := &predictor{sim: route.New(v), passOn: map[string]route.Reason{}, queues: v.QueueNames()}
+func newPredictor(v *topology.Vhost, ver rmqversion.Version) *predictor {
+	p := &predictor{sim: route.NewWith(v, route.Options{Version: ver}), passOn: map[string]route.Reason{}, queues: v.QueueNames()}
 	for _, q := range p.queues {
 		args := p.sim.QueueArgs(q)
 		overflow, _ := args.String("x-overflow")
@@ -174,14 +175,19 @@ func copyKey(id, queue, exchange, routingKey string, headers map[string]any) str
 }
 
 // deathSignature renders the dead-letter headers of h: the x-first-death-*
-// headers and, for each x-death entry in order, its queue, reason, count,
-// exchange and routing keys. Fields the simulator does not model (time,
-// original-expiration) are left out.
+// and x-last-death-* headers (3.13+) and, for each x-death entry in order,
+// its queue, reason, count, exchange and routing keys. Fields the
+// simulator does not model (time, original-expiration) are left out.
 func deathSignature(h map[string]any) string {
 	var sb strings.Builder
 	for _, k := range []string{"x-first-death-queue", "x-first-death-reason", "x-first-death-exchange"} {
 		if v, ok := h[k]; ok {
 			fmt.Fprintf(&sb, "%s=%v ", strings.TrimPrefix(k, "x-first-death-"), v)
+		}
+	}
+	for _, k := range []string{"x-last-death-queue", "x-last-death-reason", "x-last-death-exchange"} {
+		if v, ok := h[k]; ok {
+			fmt.Fprintf(&sb, "last-%s=%v ", strings.TrimPrefix(k, "x-last-death-"), v)
 		}
 	}
 	deaths, ok := h["x-death"].([]any)

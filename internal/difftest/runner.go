@@ -14,6 +14,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -37,7 +38,14 @@ func Apply(ctx context.Context, c *broker.Client, conn *amqp.Connection, cs *Cas
 	current := topology.New()
 	current.Vhosts[v.Name] = topology.NewVhost(v.Name)
 	p := plan.Diff(desired, plan.Current{State: current})
-	res := apply.Execute(ctx, c, p, apply.Options{})
+	// One request at a time: RabbitMQ 4.0 reads a vhost's policies before
+	// the transaction that applies them to its queues and exchanges
+	// (rabbit_policy:update_matched_objects, rabbit_db_policy:update at
+	// v4.0.5; 3.10.8 reads them inside it), so two policies put at once
+	// can leave a queue with the policies one of them saw: a lost policy
+	// (seen as dead letters a policy's DLX should have routed, seeds 14
+	// and 38 of a 4.0 run).
+	res := apply.Execute(ctx, c, p, apply.Options{Parallelism: 1})
 	if !res.OK() {
 		var msgs []string
 		for _, f := range res.Failed {
@@ -85,6 +93,21 @@ type Options struct {
 	// Reject, when set, says which copies to reject (by queue) instead of
 	// a seeded random choice.
 	Reject func(queue string) bool
+	// Version is the broker's RabbitMQ version (GET /api/overview
+	// rabbitmq_version; see BrokerVersion), whose rules the simulator
+	// follows. The zero Version is rmqversion.Default (4.0).
+	Version rmqversion.Version
+}
+
+// BrokerVersion returns the version c's broker reports in GET
+// /api/overview (rabbitmq_version), for Options.Version; an error when it
+// reports none that parses.
+func BrokerVersion(c *broker.Client) (rmqversion.Version, error) {
+	v, err := rmqversion.Parse(c.Version())
+	if err != nil {
+		return rmqversion.Version{}, fmt.Errorf("the broker's version (GET /api/overview rabbitmq_version): %w", err)
+	}
+	return v, nil
 }
 
 // Disagreement is one message for which the broker and the simulator
@@ -110,6 +133,9 @@ type Stats struct {
 	// DeadLetters counts the copies found that are dead letters, by the
 	// reason of their latest death.
 	DeadLetters map[string]int
+	// Disagreements counts the messages the broker and the simulator
+	// disagreed on (Result.Disagreements).
+	Disagreements int
 }
 
 // Add adds o to s.
@@ -121,6 +147,7 @@ func (s *Stats) Add(o Stats) {
 	s.Copies += o.Copies
 	s.Rejected += o.Rejected
 	s.Looping += o.Looping
+	s.Disagreements += o.Disagreements
 	for k, n := range o.DeadLetters {
 		if s.DeadLetters == nil {
 			s.DeadLetters = map[string]int{}
@@ -133,6 +160,10 @@ func (s *Stats) Add(o Stats) {
 type Result struct {
 	Disagreements []Disagreement
 	Stats         Stats
+	// Found lists, stage by stage ("publish", "round 1", …), the copies
+	// the broker held, each as "id queue" and its dead-letter headers
+	// (deathSignature), sorted: what a test states as the answer.
+	Found map[string][]string
 }
 
 type runner struct {
@@ -165,7 +196,7 @@ func Run(ctx context.Context, conn *amqp.Connection, cs *Case, opts Options) (*R
 	if opts.MaxCopies <= 0 {
 		opts.MaxCopies = 400
 	}
-	r := &runner{conn: conn, cs: cs, opts: opts, p: newPredictor(cs.Vhost), msgs: map[string]Message{}, res: &Result{}, skip: map[string]bool{}}
+	r := &runner{conn: conn, cs: cs, opts: opts, p: newPredictor(cs.Vhost, opts.Version), msgs: map[string]Message{}, res: &Result{Found: map[string][]string{}}, skip: map[string]bool{}}
 	r.res.Stats.Topologies = 1
 	ch, err := conn.Channel()
 	if err != nil {
@@ -189,6 +220,10 @@ func Run(ctx context.Context, conn *amqp.Connection, cs *Case, opts Options) (*R
 		}
 		matched := r.compare(expected, found)
 		r.res.Stats.Copies += len(found)
+		for _, f := range found {
+			r.res.Found[r.stage] = append(r.res.Found[r.stage], f.answer)
+		}
+		sort.Strings(r.res.Found[r.stage])
 		if round == opts.Rounds {
 			for _, f := range found {
 				if err := ch.Ack(f.tag, false); err != nil {
@@ -203,6 +238,7 @@ func Run(ctx context.Context, conn *amqp.Connection, cs *Case, opts Options) (*R
 			return nil, err
 		}
 	}
+	r.res.Stats.Disagreements = len(r.res.Disagreements)
 	return r.res, nil
 }
 
@@ -410,6 +446,8 @@ type foundCopy struct {
 	queue string
 	tag   uint64
 	desc  string
+	// answer is "id queue" and the dead-letter headers, for Result.Found.
+	answer string
 }
 
 func (r *runner) found(queue string, d amqp.Delivery) foundCopy {
@@ -431,7 +469,11 @@ func (r *runner) found(queue string, d amqp.Delivery) foundCopy {
 			r.res.Stats.DeadLetters[reason]++
 		}
 	}
-	return foundCopy{key: copyKey(d.MessageId, queue, d.Exchange, d.RoutingKey, h), id: d.MessageId, queue: queue, tag: d.DeliveryTag, desc: desc}
+	answer := d.MessageId + " " + queue
+	if sig := deathSignature(h); sig != "" {
+		answer += " " + sig
+	}
+	return foundCopy{key: copyKey(d.MessageId, queue, d.Exchange, d.RoutingKey, h), id: d.MessageId, queue: queue, tag: d.DeliveryTag, desc: desc, answer: answer}
 }
 
 // drain takes every copy out of the queues that keep them (basic.get, not
