@@ -479,3 +479,267 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 		}
 	})
 }
+
+// publishKept publishes one persistent message into queue through node n
+// (the default exchange) and fails the test unless it was routed.
+func publishKept(t *testing.T, c *testcluster.Cluster, n int, vhost, queue string) {
+	t.Helper()
+	var routed struct {
+		Routed bool `json:"routed"`
+	}
+	msg := map[string]any{"properties": map[string]any{"delivery_mode": 2}, "routing_key": queue, "payload": "kept", "payload_encoding": "string"}
+	if err := c.Do(context.Background(), n, "POST", "exchanges/"+url.PathEscape(vhost)+"/amq.default/publish", msg, &routed); err != nil || !routed.Routed {
+		t.Fatalf("publish into %s: routed %v, %v", queue, routed.Routed, err)
+	}
+}
+
+// listsBinding reports whether node n lists a binding from exchange source
+// to queue with routing key key.
+func listsBinding(t *testing.T, c *testcluster.Cluster, n int, vhost, source, queue, key string) bool {
+	t.Helper()
+	var bindings []struct {
+		Source     string `json:"source"`
+		RoutingKey string `json:"routing_key"`
+	}
+	if err := c.Do(context.Background(), n, "GET", "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(queue)+"/bindings", nil, &bindings); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bindings {
+		if b.Source == source && b.RoutingKey == key {
+			return true
+		}
+	}
+	return false
+}
+
+// parked is a classic queue without bindings, for the quorum vhost of
+// TestSavedPlanWhileFirstNodeIsDown.
+const parked = `      orders.parked: {}
+`
+
+// TestSavedPlanWhileFirstNodeIsDown saves a plan (plan --out) with the
+// whole cluster up, stops c1, and applies the saved plan: the changes on
+// the queues out of reach, and on their bindings, are held back, as they
+// are for apply -f (TestWhileFirstNodeIsDown).
+//
+// The saved plan deletes empty queues; each gets a message after the plan
+// is saved and before c1 stops, as a queue in use does. Nothing else stops
+// such an apply: the check at apply time reads a queue out of reach as
+// empty (a passive declare of a classic queue on a down node answers "not
+// found"), so without the hold-back 4.0 deletes the bindings, forces the
+// quorum queue away with its message, and takes the classic queue's
+// delete for done.
+//
+// Two vhosts, each with its own saved plan, all declared through c1:
+//
+//   - classic: the classic queue orders.scratch (on c1, bound to orders),
+//     which the saved plan deletes with its binding. 4.0 keeps listing the
+//     binding with c1 stopped, so the fingerprint is the saved plan's: mqctl
+//     holds both deletes back and says why. 3.10 hides the binding while c1
+//     is down, so the broker state is not the saved plan's: apply refuses
+//     the plan as stale before changing anything.
+//   - quorum: the quorum queue orders.billing (members c1 and one more,
+//     bound to orders) and the classic queue orders.parked (on c1, no
+//     bindings), which the saved plan deletes with the binding. Nothing the
+//     fingerprint covers changes on either version when c1 stops, so both
+//     apply the plan and hold back its three changes, with a note per queue
+//     (3.10 answers 404 for orders.parked, which a delete would take for
+//     done; both would force orders.billing away).
+//
+// Once c1 is back the queues hold their messages: a new plan shows the
+// deletes with the message at stake, and the saved plan, current again on
+// both versions (3.10 lists the binding again), is refused without
+// --allow-data-loss.
+func TestSavedPlanWhileFirstNodeIsDown(t *testing.T) {
+	c := testcluster.New(t)
+	ctx := context.Background()
+	version, err := c.Version(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v310 := strings.HasPrefix(version, "3.")
+	all := c.ServerList(1, 2, 3)
+
+	classic := newRunner(t, c, c.Vhost(t))
+	classic.mustApply(all, base)
+	classicGone := without(t, "orders.scratch")
+
+	quorum := newRunner(t, c, c.Vhost(t))
+	// No classic queue with a binding here: on 3.10 its hidden binding
+	// would make this plan stale too.
+	withParked := strings.Replace(without(t, "orders.scratch"), "    policies:", parked+"    policies:", 1)
+	quorum.mustApply(all, withParked)
+	quorumGone := without(t, "orders.scratch", "orders.billing")
+
+	qs, err := c.Queues(ctx, 1, classic.vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := qs["orders.scratch"].Node; n != c.Node(1) {
+		t.Fatalf("classic queue orders.scratch, declared through c1, lives on %q, not on c1 (%s)", n, c.Node(1))
+	}
+	if qs, err = c.Queues(ctx, 1, quorum.vhost); err != nil {
+		t.Fatal(err)
+	}
+	if n := qs["orders.parked"].Node; n != c.Node(1) {
+		t.Fatalf("classic queue orders.parked, declared through c1, lives on %q, not on c1 (%s)", n, c.Node(1))
+	}
+	if m := qs["orders.billing"].Members; len(m) != 2 || !slices.Contains(m, c.Node(1)) {
+		t.Fatalf("quorum queue orders.billing, declared through c1 with 2 members, has members %v, not c1 (%s) and one more", m, c.Node(1))
+	}
+
+	// save writes r's plan for content to plan.json and checks it deletes
+	// exactly the given queues (empty for now) and bindings.
+	save := func(r *runner, content string, queues, bindings []string) string {
+		t.Helper()
+		out := filepath.Join(r.dir, "plan.json")
+		if res := r.run(all, "plan", "-f", r.file(content), "--out", out); res.code != 0 {
+			t.Fatalf("plan --out with the whole cluster up failed:\n%s", res)
+		}
+		fh, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		p, err := plan.ReadJSON(fh)
+		if err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		for _, q := range queues {
+			if ch := changeOf(p, plan.KindQueue, q); ch == nil || ch.Action != plan.Delete || ch.Messages != 0 {
+				t.Errorf("saved plan: want the delete of %s with no message at stake, got %+v", q, p.Changes)
+			}
+		}
+		for _, b := range bindings {
+			if ch := changeOf(p, plan.KindBinding, b); ch == nil || ch.Action != plan.Delete {
+				t.Errorf("saved plan: want the delete of binding %s, got %+v", b, p.Changes)
+			}
+		}
+		if len(p.Changes) != len(queues)+len(bindings) {
+			t.Errorf("saved plan: want %d deletes, nothing else; got %+v", len(queues)+len(bindings), p.Changes)
+		}
+		return out
+	}
+	classicPlan := save(classic, classicGone, []string{"orders.scratch"}, []string{"orders -> queue orders.scratch [order.created]"})
+	quorumPlan := save(quorum, quorumGone, []string{"orders.billing", "orders.parked"}, []string{"orders -> queue orders.billing [order.paid]"})
+
+	// The messages arrive after the plan was saved.
+	publishKept(t, c, 1, classic.vhost, "orders.scratch")
+	publishKept(t, c, 1, quorum.vhost, "orders.billing")
+	publishKept(t, c, 1, quorum.vhost, "orders.parked")
+	c.StopNode(t, 1)
+
+	t.Run("the saved plan leaves the classic queue on c1 alone", func(t *testing.T) {
+		r := classic
+		r.t = t
+		res := r.run(all, "apply", classicPlan, "--auto-approve")
+		if v310 {
+			// 3.10 hides the binding: the state is not the saved plan's.
+			if res.code == 0 || !strings.Contains(res.stderr, "the broker changed since this plan was made") {
+				t.Errorf("RabbitMQ %s hides the binding of orders.scratch with c1 stopped; apply of the saved plan does not refuse it as stale:\n%s", version, res)
+			}
+		} else {
+			// 4.0 lists the binding: the fingerprint is the saved plan's,
+			// and the hold-back is what keeps the queue.
+			if res.code != 0 {
+				t.Errorf("RabbitMQ %s: apply of the saved plan with c1 stopped failed:\n%s", version, res)
+			}
+			for _, s := range []string{
+				fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down", "orders.scratch", r.vhost, c.Node(1)),
+				"delete queue orders.scratch",
+				"delete binding orders -> queue orders.scratch [order.created]",
+			} {
+				if !strings.Contains(res.stderr, s) {
+					t.Errorf("RabbitMQ %s: apply of the saved plan with c1 stopped does not say %q:\n%s", version, s, res)
+				}
+			}
+			if !listsBinding(t, c, 2, r.vhost, "orders", "orders.scratch", "order.created") {
+				t.Errorf("RabbitMQ %s: the binding orders -> orders.scratch is gone after apply of the saved plan with c1 stopped", version)
+			}
+		}
+		if strings.Contains(res.stdout, "delete queue") || strings.Contains(res.stdout, "delete binding") || strings.Contains(res.stdout, "Apply complete") {
+			t.Errorf("apply of the saved plan with c1 stopped claims to delete orders.scratch or its binding:\n%s", res)
+		}
+		qs, err := c.Queues(ctx, 2, r.vhost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q, ok := qs["orders.scratch"]; !ok || q.State != "down" || q.Node != c.Node(1) {
+			t.Errorf("after apply of the saved plan, orders.scratch is listed %v with state %q on node %q; want \"down\" on %s", ok, q.State, q.Node, c.Node(1))
+		}
+	})
+
+	t.Run("the saved plan leaves the quorum queue without a majority and the classic queue on c1 alone", func(t *testing.T) {
+		r := quorum
+		r.t = t
+		res := r.run(all, "apply", quorumPlan, "--auto-approve")
+		if res.code != 0 {
+			t.Errorf("RabbitMQ %s: apply of the saved plan with c1 stopped failed:\n%s", version, res)
+		}
+		for _, s := range []string{
+			fmt.Sprintf("quorum queue %q in vhost %q has 1 of its 2 members online (down: %s)", "orders.billing", r.vhost, c.Node(1)),
+			"delete queue orders.billing",
+			"delete binding orders -> queue orders.billing [order.paid]",
+			fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down", "orders.parked", r.vhost, c.Node(1)),
+			"delete queue orders.parked",
+		} {
+			if !strings.Contains(res.stderr, s) {
+				t.Errorf("RabbitMQ %s: apply of the saved plan with c1 stopped does not say %q:\n%s", version, s, res)
+			}
+		}
+		if strings.Contains(res.stdout, "delete queue") || strings.Contains(res.stdout, "delete binding") || strings.Contains(res.stdout, "Apply complete") {
+			t.Errorf("apply of the saved plan with c1 stopped claims to delete orders.billing, its binding or orders.parked:\n%s", res)
+		}
+		if !listsBinding(t, c, 2, r.vhost, "orders", "orders.billing", "order.paid") {
+			t.Errorf("RabbitMQ %s: the binding orders -> orders.billing is gone after apply of the saved plan with c1 stopped", version)
+		}
+		qs, err := c.Queues(ctx, 2, r.vhost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q, ok := qs["orders.billing"]; !ok || len(q.Online) != 1 {
+			t.Errorf("after apply of the saved plan, orders.billing is listed %v with online %v; want 1 of 2 members online", ok, q.Online)
+		}
+		if q, ok := qs["orders.parked"]; !ok || q.State != "down" || q.Node != c.Node(1) {
+			t.Errorf("after apply of the saved plan, orders.parked is listed %v with state %q on node %q; want \"down\" on %s", ok, q.State, q.Node, c.Node(1))
+		}
+	})
+
+	c.StartNode(t, 1)
+
+	t.Run("the queues are back with their messages", func(t *testing.T) {
+		for _, x := range []struct {
+			r        *runner
+			file     string
+			saved    string
+			queues   []string
+			bindings []string
+		}{
+			{classic, classicGone, classicPlan, []string{"orders.scratch"}, []string{"orders -> queue orders.scratch [order.created]"}},
+			{quorum, quorumGone, quorumPlan, []string{"orders.billing", "orders.parked"}, []string{"orders -> queue orders.billing [order.paid]"}},
+		} {
+			r := x.r
+			r.t = t
+			p := r.planJSON(c.Server(1), x.file)
+			for _, q := range x.queues {
+				if ch := changeOf(p, plan.KindQueue, q); ch == nil || ch.Action != plan.Delete || ch.Messages != 1 {
+					t.Errorf("plan with c1 back: want the delete of %s with 1 message at stake, got %+v", q, p.Changes)
+				}
+			}
+			for _, b := range x.bindings {
+				if ch := changeOf(p, plan.KindBinding, b); ch == nil || ch.Action != plan.Delete {
+					t.Errorf("plan with c1 back: want the binding %s (visible again on 3.10) deleted with its queue; got %+v", b, p.Changes)
+				}
+			}
+			if len(p.Changes) != len(x.queues)+len(x.bindings) {
+				t.Errorf("plan with c1 back: want %d deletes, nothing else; got %+v", len(x.queues)+len(x.bindings), p.Changes)
+			}
+			// The saved plan matches the broker again (3.10 lists the
+			// binding again), and its deletes are refused for the messages.
+			res := r.run(all, "apply", x.saved, "--auto-approve")
+			if res.code == 0 || !strings.Contains(res.stderr, "--allow-data-loss") || strings.Contains(res.stderr, "the broker changed since this plan was made") {
+				t.Errorf("apply of the saved plan with c1 back: want it current and refused without --allow-data-loss:\n%s", res)
+			}
+		}
+	})
+}
