@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -232,6 +233,11 @@ func (l *Lock) Inspect(queue string) (QueueState, error) {
 	if err != nil {
 		// A failed passive declare closes the channel; the connection lives.
 		var ae *amqp.Error
+		if errors.As(err, &ae) && ae.Code == amqp.NotFound && outOfReach(ae.Reason) {
+			// The queue exists but its node is down: its messages cannot
+			// be counted, which is not the same as none.
+			return QueueState{}, fmt.Errorf("queue %q in vhost %q exists but is out of reach, so its messages cannot be counted (broker: %s)", queue, l.Vhost, ae.Reason)
+		}
 		if errors.As(err, &ae) && ae.Code == amqp.NotFound {
 			return QueueState{}, nil
 		}
@@ -243,6 +249,14 @@ func (l *Lock) Inspect(queue string) (QueueState, error) {
 	}
 	ch.Close()
 	return QueueState{Ready: int64(q.Messages), Consumers: int64(q.Consumers), Exists: true}, nil
+}
+
+// outOfReach reports whether a passive declare's NOT_FOUND says the queue
+// exists on a node that is down: 3.10 answers "home node … of durable queue
+// … is down or inaccessible", 4.0 "queue … process is stopped by
+// supervisor".
+func outOfReach(reason string) bool {
+	return strings.Contains(reason, "is down or inaccessible") || strings.Contains(reason, "process is stopped by supervisor")
 }
 
 // StreamWait is how long InspectStream waits for a stream's first message.
