@@ -47,3 +47,39 @@ func TestRuntimeBehaviourByVersion(t *testing.T) {
 		t.Errorf("the zero Version (4.0) reads a client's x-death")
 	}
 }
+
+func TestUnsupportedPolicyKeys(t *testing.T) {
+	has := func(v, typ, key string) bool {
+		for _, k := range rmqversion.MustParse(v).UnsupportedPolicyKeys(typ) {
+			if k == key {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		ver, typ, key string
+		want          bool
+	}{
+		{"3.10.8", "classic", "delivery-limit", true},
+		{"4.0.5", "classic", "delivery-limit", true},
+		{"3.10.8", "quorum", "delivery-limit", false},
+		{"3.10.8", "stream", "delivery-limit", true},
+		{"3.10.8", "quorum", "queue-mode", true},
+		{"3.10.8", "classic", "queue-mode", false},
+		{"3.10.8", "classic", "max-in-memory-length", false},
+		{"4.0.5", "classic", "max-in-memory-length", true},
+		{"3.10.8", "classic", "queue-leader-locator", true},
+		{"4.0.5", "classic", "queue-leader-locator", false},
+		{"4.0.5", "stream", "target-group-size", true},
+		{"4.0.5", "stream", "max-length-bytes", false},
+	}
+	for _, tt := range tests {
+		if got := has(tt.ver, tt.typ, tt.key); got != tt.want {
+			t.Errorf("%s %s refuses policy key %s: %v, want %v", tt.ver, tt.typ, tt.key, got, tt.want)
+		}
+	}
+	if got := rmqversion.Default.UnsupportedPolicyKeys("x-unknown"); got != nil {
+		t.Errorf("an unknown queue type lists %q", got)
+	}
+}

@@ -217,6 +217,45 @@ func (v Version) OperatorPolicyOverflow() bool { return v.atLeastPatch(3, 12, 7)
 // return_one at v3.10.8).
 func (v Version) NegativeDeliveryLimitDisables() bool { return v.AtLeast(4, 0) }
 
+// UnsupportedPolicyKeys returns the policy keys queue type typ ("classic",
+// "quorum", "stream") does not support: a policy or operator policy whose
+// definition holds any of them does not apply to a queue of that type at
+// all, so a lower-priority one may apply instead
+// (rabbit_queue_type:is_policy_applicable over the type's capabilities()
+// unsupported_policies). The lists are 4.0.5's from 4.0 and 3.10.8's
+// before (rabbit_classic_queue.erl, rabbit_quorum_queue.erl,
+// rabbit_stream_queue.erl at v4.0.5 and v3.10.8): 4.0 adds
+// max-in-memory-length, max-in-memory-bytes and target-group-size for
+// classic queues and target-group-size for streams, and no longer lists
+// queue-leader-locator for classic queues; in which 3.11-3.13 release
+// each of those changed is not established here. A key a version does
+// not know is refused with the policy, so listing it changes nothing.
+func (v Version) UnsupportedPolicyKeys(typ string) []string {
+	switch typ {
+	case "classic":
+		keys := []string{"max-age", "stream-max-segment-size-bytes", "initial-cluster-size", "delivery-limit", "dead-letter-strategy"}
+		if v.AtLeast(4, 0) {
+			return append(keys, "max-in-memory-length", "max-in-memory-bytes", "target-group-size")
+		}
+		return append(keys, "queue-leader-locator")
+	case "quorum":
+		return []string{"max-priority", "queue-mode", "single-active-consumer", "ha-mode", "ha-params",
+			"ha-sync-mode", "ha-promote-on-shutdown", "ha-promote-on-failure", "queue-master-locator",
+			"max-age", "stream-max-segment-size-bytes", "initial-cluster-size"}
+	case "stream":
+		keys := []string{"expires", "message-ttl", "dead-letter-exchange", "dead-letter-routing-key",
+			"max-length", "max-in-memory-length", "max-in-memory-bytes", "max-priority", "overflow",
+			"queue-mode", "single-active-consumer", "delivery-limit", "ha-mode", "ha-params",
+			"ha-sync-mode", "ha-promote-on-shutdown", "ha-promote-on-failure", "queue-master-locator",
+			"dead-letter-strategy"}
+		if v.AtLeast(4, 0) {
+			return append(keys, "target-group-size")
+		}
+		return keys
+	}
+	return nil
+}
+
 // atLeastPatch reports whether v is major.minor.patch or later; a version
 // of that line given without a patch stands for its latest patch.
 func (v Version) atLeastPatch(major, minor, patch int) bool {

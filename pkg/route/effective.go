@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -96,14 +97,21 @@ func (s *Simulator) mergeDeliveryLimit(a, b any) any {
 	return minValue(a, b)
 }
 
-// quorumUnsupported are policy keys quorum queues do not support: a
-// policy that contains any of them does not apply to a quorum queue at all
-// (rabbit_quorum_queue:is_policy_applicable), so a lower-priority policy
-// may apply instead.
-var quorumUnsupported = map[string]bool{
-	"max-priority": true, "queue-mode": true, "single-active-consumer": true,
-	"ha-mode": true, "ha-params": true, "ha-sync-mode": true, "ha-sync-batch-size": true,
-	"ha-promote-on-shutdown": true, "ha-promote-on-failure": true, "queue-master-locator": true,
+// unsupportedKeys returns, per queue type, the policy keys that type does
+// not support in the simulator's version (rmqversion
+// UnsupportedPolicyKeys): a policy that contains any of them does not
+// apply to a queue of that type at all, so a lower-priority policy may
+// apply instead. A policy with delivery-limit, say, applies to quorum
+// queues only.
+func unsupportedKeys(ver rmqversion.Version) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, typ := range []string{topology.QueueClassic, topology.QueueQuorum, topology.QueueStream} {
+		out[typ] = map[string]bool{}
+		for _, k := range ver.UnsupportedPolicyKeys(typ) {
+			out[typ][k] = true
+		}
+	}
+	return out
 }
 
 type compiledPolicy struct {
@@ -131,8 +139,9 @@ func compilePolicies(kind string, ps map[string]*topology.Policy, problems *[]st
 }
 
 // appliesTo reports whether policy p can apply to an object of kind
-// ("queue" or "exchange") and, for queues, queue type qtype.
-func appliesTo(p *topology.Policy, kind, qtype string) bool {
+// ("queue" or "exchange") and, for queues, queue type qtype, whose
+// unsupported policy keys are unsupported.
+func appliesTo(p *topology.Policy, kind, qtype string, unsupported map[string]bool) bool {
 	switch p.ApplyTo {
 	case "", "all":
 	case "exchanges":
@@ -158,9 +167,9 @@ func appliesTo(p *topology.Policy, kind, qtype string) bool {
 	default:
 		return false
 	}
-	if kind == "queue" && qtype == topology.QueueQuorum {
+	if kind == "queue" {
 		for k := range p.Definition {
-			if quorumUnsupported[k] {
+			if unsupported[k] {
 				return false
 			}
 		}
@@ -170,13 +179,14 @@ func appliesTo(p *topology.Policy, kind, qtype string) bool {
 
 // matchPolicy returns the policy that applies to the object, and the
 // name of another policy with the same priority that matches too, if any.
-func matchPolicy(ps []compiledPolicy, kind, qtype, name string) (*topology.Policy, string) {
+// unsupported are the policy keys of the queue type (nil for exchanges).
+func matchPolicy(ps []compiledPolicy, kind, qtype, name string, unsupported map[string]bool) (*topology.Policy, string) {
 	var won *topology.Policy
 	for _, cp := range ps {
 		if won != nil && cp.p.Priority < won.Priority {
 			break
 		}
-		if !appliesTo(cp.p, kind, qtype) || !cp.re.MatchString(name) {
+		if !appliesTo(cp.p, kind, qtype, unsupported) || !cp.re.MatchString(name) {
 			continue
 		}
 		if won != nil {
@@ -197,11 +207,11 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 	qtype := queueType(q)
 	e := effectiveQueue{}
 	var tie string
-	e.policy, tie = matchPolicy(s.policies, "queue", qtype, q.Name)
+	e.policy, tie = matchPolicy(s.policies, "queue", qtype, q.Name, s.unsupported[qtype])
 	if tie != "" {
 		s.problems = append(s.problems, fmt.Sprintf("queue %q: policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", q.Name, e.policy.Name, tie, e.policy.Priority, e.policy.Name))
 	}
-	e.opPolicy, tie = matchPolicy(s.opPolicies, "queue", qtype, q.Name)
+	e.opPolicy, tie = matchPolicy(s.opPolicies, "queue", qtype, q.Name, s.unsupported[qtype])
 	if tie != "" {
 		s.problems = append(s.problems, fmt.Sprintf("queue %q: operator policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", q.Name, e.opPolicy.Name, tie, e.opPolicy.Priority, e.opPolicy.Name))
 	}
@@ -265,7 +275,7 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 }
 
 func (s *Simulator) computeExchange(x *topology.Exchange) (topology.Args, *topology.Policy) {
-	p, tie := matchPolicy(s.policies, "exchange", "", x.Name)
+	p, tie := matchPolicy(s.policies, "exchange", "", x.Name, nil)
 	if tie != "" {
 		s.problems = append(s.problems, fmt.Sprintf("exchange %q: policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", x.Name, p.Name, tie, p.Priority, p.Name))
 	}

@@ -50,7 +50,10 @@ type Simulator struct {
 	exchangePolicy map[string]*topology.Policy
 	policies       []compiledPolicy
 	opPolicies     []compiledPolicy
-	problems       []string
+	// unsupported are, per queue type, the policy keys that keep a
+	// policy from applying (see unsupportedKeys).
+	unsupported map[string]map[string]bool
+	problems    []string
 }
 
 // exchangeIndex is one exchange with its outgoing bindings, indexed for
@@ -98,6 +101,7 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 	s := &Simulator{
 		v:              v,
 		ver:            o.Version.OrDefault(),
+		unsupported:    unsupportedKeys(o.Version.OrDefault()),
 		exchanges:      map[string]*exchangeIndex{},
 		queues:         make(map[string]effectiveQueue, len(v.Queues)),
 		exchangeArgs:   make(map[string]topology.Args, len(v.Exchanges)),

@@ -300,3 +300,36 @@ func TestVersionDefault(t *testing.T) {
 		}
 	}
 }
+
+// A policy holding a key a queue type does not support does not apply to
+// queues of that type at all, and a lower-priority policy may apply
+// instead: delivery-limit keeps a policy off classic queues and streams,
+// queue-mode off quorum queues; from 4.0 max-in-memory-length keeps it off
+// classic queues too.
+func TestVersionPolicyKeysByQueueType(t *testing.T) {
+	b := vhost().q("cq").typed("qq", topology.QueueQuorum).q("cq-mem").typed("qq-mode", topology.QueueQuorum).
+		policy("low", ".*", "queues", 1, "dead-letter-exchange", "", "dead-letter-routing-key", "low").
+		policy("limit", "^(cq|qq)$", "queues", 2, "dead-letter-exchange", "", "dead-letter-routing-key", "limit", "delivery-limit", 1000).
+		policy("mem", "^cq-mem$", "queues", 2, "dead-letter-exchange", "", "dead-letter-routing-key", "mem", "max-in-memory-length", 100000).
+		policy("mode", "^qq-mode$", "queues", 2, "dead-letter-exchange", "", "dead-letter-routing-key", "mode", "queue-mode", "default")
+	tests := []struct {
+		ver  string
+		want map[string]string // queue → the policy that applies
+	}{
+		{"3.10.8", map[string]string{"cq": "low", "qq": "limit", "cq-mem": "mem", "qq-mode": "low"}},
+		{"4.0.5", map[string]string{"cq": "low", "qq": "limit", "cq-mem": "low", "qq-mode": "low"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ver, func(t *testing.T) {
+			s := b.simFor(tt.ver)
+			for q, want := range tt.want {
+				if got, _ := s.QueuePolicies(q); got != want {
+					t.Errorf("%s: policy %q, want %q", q, got, want)
+				}
+				if got, _ := s.QueueArgs(q).String("x-dead-letter-routing-key"); got != want {
+					t.Errorf("%s: dead-letter routing key %q, want %q", q, got, want)
+				}
+			}
+		})
+	}
+}
