@@ -172,6 +172,34 @@ type executor struct {
 
 	mu      sync.Mutex
 	guarded error // the Guard's error, once it stopped a phase
+	// policyMu serialises the policy writes of each vhost: RabbitMQ 4.0
+	// reads a vhost's policies before the transaction that applies them
+	// to its queues and exchanges (rabbit_policy:update_matched_objects at
+	// v4.0.5), so two policies put at once can leave a queue under the
+	// policies only one of them saw — a dead-letter exchange or a limit
+	// silently missing.
+	policyMu map[string]*sync.Mutex
+}
+
+// policyLock returns the lock of vhost's policy writes.
+func (e *executor) policyLock(vhost string) *sync.Mutex {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.policyMu == nil {
+		e.policyMu = map[string]*sync.Mutex{}
+	}
+	m := e.policyMu[vhost]
+	if m == nil {
+		m = &sync.Mutex{}
+		e.policyMu[vhost] = m
+	}
+	return m
+}
+
+// writesPolicy reports whether a step puts or deletes a policy or an
+// operator policy.
+func writesPolicy(op Op) bool {
+	return op == OpPutPolicy || op == OpPutOpPolicy || op == OpDeletePolicy || op == OpDeleteOpPolicy
 }
 
 func (e *executor) stopped() error {
@@ -216,6 +244,11 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 		go func(s Step) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if writesPolicy(s.Op) {
+				pm := e.policyLock(s.Vhost)
+				pm.Lock()
+				defer pm.Unlock()
+			}
 			start := time.Now()
 			err := e.step(run, s)
 			mu.Lock()
