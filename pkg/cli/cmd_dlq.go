@@ -16,6 +16,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/dlq"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -236,6 +237,7 @@ type dlqSession struct {
 	conn    *amqp.Connection
 	live    *topology.Vhost
 	liveErr error
+	version rmqversion.Version // the broker's
 }
 
 func (s *dlqSession) close() {
@@ -249,14 +251,14 @@ func (s *dlqSession) router() dlq.Router {
 	if s.live == nil {
 		return nil
 	}
-	return dlq.NewTopologyRouter(s.live)
+	return dlq.NewTopologyRouter(s.live, s.version)
 }
 
 func (s *dlqSession) deliveryLimit(queue string) int64 {
 	if s.live == nil {
 		return 0
 	}
-	return dlq.DeliveryLimit(s.live, queue)
+	return dlq.DeliveryLimit(s.live, queue, s.version)
 }
 
 // openDLQ resolves the vhost, checks queue against the file (notes only),
@@ -275,7 +277,7 @@ func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action s
 	if err != nil {
 		return nil, err
 	}
-	s := &dlqSession{vhost: vhost}
+	s := &dlqSession{vhost: vhost, version: c.RabbitMQVersion()}
 	if u, err := url.Parse(amqpURL); err == nil && u.User != nil {
 		s.user = u.User.Username()
 	}

@@ -174,7 +174,7 @@ func (f *fixture) router() dlq.Router {
 	f.must(err)
 	top, _, err := c.ReadTopology(context.Background(), []string{f.vhost})
 	f.must(err)
-	return dlq.NewTopologyRouter(top.Vhosts[f.vhost])
+	return dlq.NewTopologyRouter(top.Vhosts[f.vhost], c.RabbitMQVersion())
 }
 
 func (f *fixture) replay(opts dlq.ReplayOptions) *dlq.Report {

@@ -7,6 +7,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -34,9 +35,10 @@ type TopologyRouter struct {
 	sim *route.Simulator
 }
 
-// NewTopologyRouter returns a Router over v.
-func NewTopologyRouter(v *topology.Vhost) *TopologyRouter {
-	return &TopologyRouter{sim: route.New(v)}
+// NewTopologyRouter returns a Router over v, routing as a broker of
+// version ver does.
+func NewTopologyRouter(v *topology.Vhost, ver rmqversion.Version) *TopologyRouter {
+	return &TopologyRouter{sim: route.NewWith(v, route.Options{Version: ver})}
 }
 
 // Route implements Router: the union of where the routing key and each CC
@@ -70,16 +72,13 @@ func (r *TopologyRouter) Route(t Target, headers amqp.Table) Routing {
 }
 
 // DeliveryLimit returns the effective delivery limit of queue when it is a
-// quorum queue that has one (by argument or policy), else 0. Every peek,
-// dry run or failed replay returns messages to the queue, and a quorum
-// queue counts each return as a delivery: past the limit the message is
+// quorum queue with one (0 otherwise), on a broker of version ver: the
+// queue's x-delivery-limit, a policy's delivery-limit, or from 4.0 the
+// default of 20 a quorum queue has without either. Each return of a message
+// to such a queue counts as a delivery: past the limit the message is
 // dead-lettered or dropped.
-func DeliveryLimit(v *topology.Vhost, queue string) int64 {
-	q := v.Queues[queue]
-	if q == nil || q.Type != "quorum" {
-		return 0
-	}
-	n, ok := route.New(v).QueueArgs(queue).Int("x-delivery-limit")
+func DeliveryLimit(v *topology.Vhost, queue string, ver rmqversion.Version) int64 {
+	n, ok := route.NewWith(v, route.Options{Version: ver}).DeliveryLimit(queue)
 	if !ok || n <= 0 {
 		return 0
 	}

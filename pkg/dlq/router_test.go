@@ -1,6 +1,7 @@
 package dlq
 
 import (
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"slices"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ vhosts:
 `
 
 func TestTopologyRouter(t *testing.T) {
-	r := NewTopologyRouter(loadVhost(t, routerTopology))
+	r := NewTopologyRouter(loadVhost(t, routerTopology), rmqversion.Default)
 	tests := []struct {
 		t      Target
 		want   []string
@@ -62,11 +63,21 @@ func TestTopologyRouter(t *testing.T) {
 	}
 }
 
+// The quorum DLQ work.dlq sets no limit: 3.10 has none, 4.0 gives every
+// quorum queue 20 (so peeking it 20 times drops what it holds).
 func TestDeliveryLimit(t *testing.T) {
 	v := loadVhost(t, routerTopology)
-	for q, want := range map[string]int64{"work": 5, "work.dlq": 0, "audit": 0, "missing": 0} {
-		if got := DeliveryLimit(v, q); got != want {
-			t.Errorf("DeliveryLimit(%s) = %d, want %d", q, got, want)
+	for _, c := range []struct {
+		version string
+		want    map[string]int64
+	}{
+		{"3.10", map[string]int64{"work": 5, "work.dlq": 0, "audit": 0, "missing": 0}},
+		{"4.0", map[string]int64{"work": 5, "work.dlq": 20, "audit": 0, "missing": 0}},
+	} {
+		for q, want := range c.want {
+			if got := DeliveryLimit(v, q, rmqversion.MustParse(c.version)); got != want {
+				t.Errorf("RabbitMQ %s: DeliveryLimit(%s) = %d, want %d", c.version, q, got, want)
+			}
 		}
 	}
 }
