@@ -5,6 +5,7 @@ package examples_test
 
 import (
 	"bytes"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,13 +91,13 @@ func TestGraph(t *testing.T) {
 		top := load(t, path, nil)
 		for _, format := range graph.Formats() {
 			var buf bytes.Buffer
-			if err := graph.Render(&buf, top, format); err != nil {
+			if err := graph.Render(&buf, top, format, rmqversion.Default); err != nil {
 				t.Errorf("%s: graph --format %s: %v", path, format, err)
 			}
 		}
 	}
 	var buf bytes.Buffer
-	if err := graph.Render(&buf, load(t, "worker", nil), graph.FormatMermaid); err != nil {
+	if err := graph.Render(&buf, load(t, "worker", nil), graph.FormatMermaid, rmqversion.Default); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(buf.String(), `-.->|"dead-letter: `); n != len(workerQueues) {

@@ -28,14 +28,19 @@ Each vhost is drawn as its own subgraph. The diagram is written to stdout.`,
 			if err := g.checkOutput("text"); err != nil {
 				return err
 			}
+			version, err := g.targetVersion()
+			if err != nil {
+				return err
+			}
 			t, err := g.loadTopology()
 			if err != nil {
 				return err
 			}
-			return graph.Render(cmd.OutOrStdout(), t, format)
+			return graph.Render(cmd.OutOrStdout(), t, format, version)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", format, "diagram format: "+strings.Join(graph.Formats(), " or "))
+	g.addTargetVersionFlag(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return graph.Formats(), cobra.ShellCompDirectiveNoFileComp
 	})

@@ -66,6 +66,7 @@ fails.`,
 	fs := cmd.Flags()
 	fs.BoolVar(&f.live, "live", false, "run the tests with real messages in a throwaway vhost on the broker")
 	fs.StringVar(&f.run, "run", "", "run only the tests whose name matches this regular expression")
+	g.addTargetVersionFlag(cmd)
 	fs.DurationVar(&f.wait, "wait", topotest.DefaultWait, "with --live: how long to wait for a message to arrive (a test expecting a dead letter to reach no queue takes this long)")
 	return cmd
 }
@@ -84,6 +85,11 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 	}
 	if f.wait <= 0 {
 		return fmt.Errorf("--wait %s: give a positive duration such as 5s", f.wait)
+	}
+	// --live follows the broker's version; the simulation, --rabbitmq-version.
+	version, err := g.targetVersion()
+	if err != nil {
+		return err
 	}
 	t, err := g.loadTopology()
 	if err != nil {
@@ -110,7 +116,7 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 			return err
 		}
 	} else {
-		r = topotest.Simulate(t, tests)
+		r = topotest.Simulate(t, tests, version)
 		r.Live = f.live
 	}
 	if g.output == "json" {

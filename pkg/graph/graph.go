@@ -8,6 +8,7 @@ package graph
 import (
 	"bufio"
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -36,15 +37,16 @@ func CheckFormat(format string) error {
 }
 
 // Render writes t to w in format ("mermaid" or "dot"). Every vhost becomes
-// its own subgraph (Mermaid) or cluster (DOT).
-func Render(w io.Writer, t *topology.Topology, format string) error {
+// its own subgraph (Mermaid) or cluster (DOT). Dead-letter edges follow the
+// rules of RabbitMQ version ver (the zero Version: the default, 4.0).
+func Render(w io.Writer, t *topology.Topology, format string, ver rmqversion.Version) error {
 	if err := CheckFormat(format); err != nil {
 		return err
 	}
 	if t == nil {
 		return fmt.Errorf("graph: no topology to draw")
 	}
-	m := build(t)
+	m := build(t, ver)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	switch format {
 	case FormatDOT:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -108,7 +109,7 @@ func smallTopology() *topology.Topology {
 func render(t *testing.T, top *topology.Topology, format string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Render(&buf, top, format); err != nil {
+	if err := Render(&buf, top, format, rmqversion.Default); err != nil {
 		t.Fatalf("Render(%s): %v", format, err)
 	}
 	return buf.String()
@@ -594,14 +595,14 @@ func TestMultiVhostClusters(t *testing.T) {
 
 func TestRenderErrors(t *testing.T) {
 	var buf bytes.Buffer
-	err := Render(&buf, smallTopology(), "png")
+	err := Render(&buf, smallTopology(), "png", rmqversion.Default)
 	if err == nil || !strings.Contains(err.Error(), `"png"`) || !strings.Contains(err.Error(), "mermaid, dot") {
 		t.Errorf("Render(png) error = %v, want one naming the format and the accepted ones", err)
 	}
-	if err := Render(&buf, nil, FormatDOT); err == nil {
+	if err := Render(&buf, nil, FormatDOT, rmqversion.Default); err == nil {
 		t.Error("Render(nil topology) succeeded")
 	}
-	if err := Render(failWriter{}, smallTopology(), FormatMermaid); err == nil || !strings.Contains(err.Error(), "disk full") {
+	if err := Render(failWriter{}, smallTopology(), FormatMermaid, rmqversion.Default); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("write error not reported: %v", err)
 	}
 }
@@ -658,7 +659,7 @@ func TestLargeTopology(t *testing.T) {
 	top := bigTopology(10_000)
 	for _, format := range Formats() {
 		var buf bytes.Buffer
-		if err := Render(&buf, top, format); err != nil {
+		if err := Render(&buf, top, format, rmqversion.Default); err != nil {
 			t.Fatal(err)
 		}
 		if format == FormatDOT {
@@ -676,7 +677,7 @@ func BenchmarkGraph10k(b *testing.B) {
 			var buf bytes.Buffer
 			for b.Loop() {
 				buf.Reset()
-				if err := Render(&buf, top, format); err != nil {
+				if err := Render(&buf, top, format, rmqversion.Default); err != nil {
 					b.Fatal(err)
 				}
 			}

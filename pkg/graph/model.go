@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ const (
 	argDelayedTyp = "x-delayed-type"
 )
 
-func build(t *topology.Topology) *model {
+func build(t *topology.Topology, ver rmqversion.Version) *model {
 	m := &model{}
 	ids := newIDAllocator()
 	for vi, name := range t.VhostNames() {
@@ -87,7 +88,7 @@ func build(t *topology.Topology) *model {
 		if v == nil {
 			continue
 		}
-		m.clusters = append(m.clusters, buildVhost(vi, v, ids))
+		m.clusters = append(m.clusters, buildVhost(vi, v, ids, ver))
 	}
 	return m
 }
@@ -105,11 +106,11 @@ type vhostBuilder struct {
 	roles map[string]queueRole
 }
 
-func buildVhost(vi int, v *topology.Vhost, ids *idAllocator) *cluster {
+func buildVhost(vi int, v *topology.Vhost, ids *idAllocator, ver rmqversion.Version) *cluster {
 	b := &vhostBuilder{
 		v:     v,
 		vi:    strconv.Itoa(vi),
-		sim:   route.New(v),
+		sim:   route.NewWith(v, route.Options{Version: ver}),
 		ids:   ids,
 		c:     &cluster{id: "V" + strconv.Itoa(vi), title: "vhost " + v.Name},
 		nodes: map[string]*node{},

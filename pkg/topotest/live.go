@@ -131,7 +131,7 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 		return nil, err
 	}
 	defer p.close()
-	sim := route.New(src)
+	sim := route.NewWith(src, route.Options{Version: c.RabbitMQVersion()})
 	for i, tc := range tests {
 		oc, err := p.run(ctx, sim, tc, i)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -105,7 +106,7 @@ func TestLiveAgreesWithSimulator(t *testing.T) {
 	if !live.Live || len(live.Tests) != len(top.Tests) {
 		t.Fatalf("live %v, %d outcomes for %d tests", live.Live, len(live.Tests), len(top.Tests))
 	}
-	sim := topotest.Simulate(top, top.Tests)
+	sim := topotest.Simulate(top, top.Tests, rmqversion.Default)
 	for i, o := range live.Tests {
 		if want := strings.HasPrefix(o.Name, "pass "); o.Passed != want {
 			t.Errorf("%s: passed = %v on the broker: %s", o.Name, o.Passed, o.Message)

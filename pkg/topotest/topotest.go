@@ -10,6 +10,7 @@ package topotest
 
 import (
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"slices"
 	"strings"
 
@@ -65,8 +66,9 @@ func newReport(live bool, outcomes []Outcome) *Report {
 // OK reports whether every test passed.
 func (r *Report) OK() bool { return r.Failed == 0 }
 
-// Simulate checks every test with the routing simulator.
-func Simulate(t *topology.Topology, tests []topology.Test) *Report {
+// Simulate checks every test with the routing simulator, following the
+// rules of RabbitMQ version ver.
+func Simulate(t *topology.Topology, tests []topology.Test, ver rmqversion.Version) *Report {
 	sims := map[string]*route.Simulator{}
 	out := make([]Outcome, 0, len(tests))
 	for _, tc := range tests {
@@ -79,7 +81,7 @@ func Simulate(t *topology.Topology, tests []topology.Test) *Report {
 		}
 		sim, ok := sims[tc.Vhost]
 		if !ok {
-			sim = route.New(v)
+			sim = route.NewWith(v, route.Options{Version: ver})
 			sims[tc.Vhost] = sim
 		}
 		p := predict(sim, v, tc)

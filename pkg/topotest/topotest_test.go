@@ -3,6 +3,7 @@ package topotest_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func loadSrc(t *testing.T, src string) *topology.Topology {
 // says, and the report reads as the golden file.
 func TestSimulateShop(t *testing.T) {
 	top := loadFile(t, filepath.Join("testdata", "shop.yaml"))
-	r := topotest.Simulate(top, top.Tests)
+	r := topotest.Simulate(top, top.Tests, rmqversion.Default)
 	if len(r.Tests) != len(top.Tests) || r.Passed+r.Failed != len(top.Tests) {
 		t.Fatalf("report has %d outcomes (%d passed, %d failed) for %d tests", len(r.Tests), r.Passed, r.Failed, len(top.Tests))
 	}
@@ -134,7 +135,7 @@ func TestSimulate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			top := loadSrc(t, ordersVhost+tt.src+"\n")
-			r := topotest.Simulate(top, top.Tests)
+			r := topotest.Simulate(top, top.Tests, rmqversion.Default)
 			o := r.Tests[len(r.Tests)-1]
 			if o.Passed != tt.passed {
 				t.Errorf("passed = %v, want %v (%s)", o.Passed, tt.passed, o.Message)
@@ -160,7 +161,7 @@ func TestWriteJSON(t *testing.T) {
   - {name: bad, publish: {exchange: orders, routing_key: order.paid}, expect: {queues: []}}
 `)
 	var out bytes.Buffer
-	if err := topotest.WriteJSON(&out, topotest.Simulate(top, top.Tests)); err != nil {
+	if err := topotest.WriteJSON(&out, topotest.Simulate(top, top.Tests, rmqversion.Default)); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -195,7 +196,7 @@ func TestWriteJSON(t *testing.T) {
 
 // TestNoTests: an empty run is a passing report of zero tests.
 func TestNoTests(t *testing.T) {
-	r := topotest.Simulate(topology.New(), nil)
+	r := topotest.Simulate(topology.New(), nil, rmqversion.Default)
 	var out bytes.Buffer
 	if err := topotest.WriteText(&out, r); err != nil {
 		t.Fatal(err)
