@@ -37,6 +37,23 @@ func (b *caseBuilder) queue(name string, kv ...any) *caseBuilder {
 	return b
 }
 
+// quorum declares a quorum queue with arguments given as key, value pairs.
+func (b *caseBuilder) quorum(name string, kv ...any) *caseBuilder {
+	b.queue(name, kv...)
+	b.c.Vhost.Queues[name].Type = topology.QueueQuorum
+	return b
+}
+
+// policy adds a queue policy with a definition given as key, value pairs.
+func (b *caseBuilder) policy(name, pattern string, priority int, kv ...any) *caseBuilder {
+	def := topology.Args{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		def[kv[i].(string)] = kv[i+1]
+	}
+	b.c.Vhost.Policies[name] = &topology.Policy{Name: name, Pattern: pattern, ApplyTo: "queues", Priority: priority, Definition: def.Normalized()}
+	return b
+}
+
 func (b *caseBuilder) bind(src, queue, key string) *caseBuilder {
 	b.c.Vhost.Bindings = append(b.c.Vhost.Bindings, &topology.Binding{Source: src, Destination: queue, DestinationType: topology.DestQueue, RoutingKey: key})
 	return b
@@ -244,6 +261,32 @@ func TestKnownCases(t *testing.T) {
 					`m2 has-x-death [work rejected x1 from "" keys ["work"]]`}},
 				"4.0": {"round 1": {
 					`m2 has-x-death queue=work reason=rejected exchange= last-queue=work last-reason=rejected last-exchange= [work rejected x1 from "" keys ["work"]]`}},
+			},
+		},
+		{
+			// A policy holding a key the queue type does not support does
+			// not apply to it, and a lower-priority policy does instead:
+			// delivery-limit keeps "limit" off the classic queue cq (its
+			// dead letters go to low), not off the quorum queue qq; 3.10
+			// applies "mem" (max-in-memory-length) to the classic queue
+			// cq-mem, 4.0 does not.
+			name: "policy keys a queue type does not support",
+			c: newCase().queue("cq").quorum("qq").queue("cq-mem").queue("low").queue("limit").queue("mem").
+				policy("low", "^(cq|qq|cq-mem)$", 1, "dead-letter-exchange", "", "dead-letter-routing-key", "low").
+				policy("limit", "^(cq|qq)$", 2, "dead-letter-exchange", "", "dead-letter-routing-key", "limit", "delivery-limit", 1000).
+				policy("mem", "^cq-mem$", 2, "dead-letter-exchange", "", "dead-letter-routing-key", "mem", "max-in-memory-length", 100000).
+				publish("", "cq").publish("", "qq").publish("", "cq-mem").c,
+			reject: rejectIn("cq", "qq", "cq-mem"),
+			rounds: 1,
+			want: answers{
+				"3.10": {"round 1": {
+					`m1 low queue=cq reason=rejected exchange= [cq rejected x1 from "" keys ["cq"]]`,
+					`m2 limit queue=qq reason=rejected exchange= [qq rejected x1 from "" keys ["qq"]]`,
+					`m3 mem queue=cq-mem reason=rejected exchange= [cq-mem rejected x1 from "" keys ["cq-mem"]]`}},
+				"4.0": {"round 1": {
+					`m1 low queue=cq reason=rejected exchange= last-queue=cq last-reason=rejected last-exchange= [cq rejected x1 from "" keys ["cq"]]`,
+					`m2 limit queue=qq reason=rejected exchange= last-queue=qq last-reason=rejected last-exchange= [qq rejected x1 from "" keys ["qq"]]`,
+					`m3 low queue=cq-mem reason=rejected exchange= last-queue=cq-mem last-reason=rejected last-exchange= [cq-mem rejected x1 from "" keys ["cq-mem"]]`}},
 			},
 		},
 		{
