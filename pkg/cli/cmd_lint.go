@@ -18,12 +18,18 @@ func newLintCmd(g *globals) *cobra.Command {
 go nowhere, delay queues that send retries to the wrong place, unbounded queues,
 bindings to undeclared objects, arguments a queue type refuses, and more.
 
+Rules that depend on the RabbitMQ version judge the file for
+--rabbitmq-version (env MQCTL_RABBITMQ_VERSION, default 4.0) and say so: on
+4.x a quorum queue without a dead-letter exchange and a policy with ha-*
+keys are errors.
+
 Severities can be changed in the file (lint: {rules: {MQ101: off}}), and one
 finding is silenced with a "# mqctl:ignore MQ101" comment on its object.
 lint exits 1 when a finding is at or above --fail-on.`,
 		Example: `  mqctl lint
   mqctl lint -f topology.yaml --format sarif > mqctl.sarif
-  mqctl lint --format github --fail-on warning`,
+  mqctl lint --format github --fail-on warning
+  mqctl lint --rabbitmq-version 3.10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := lintFormat(cmd, g, format)
@@ -34,11 +40,15 @@ lint exits 1 when a finding is at or above --fail-on.`,
 			if err != nil {
 				return err
 			}
+			ver, err := g.targetVersion()
+			if err != nil {
+				return err
+			}
 			t, err := g.loadTopology()
 			if err != nil {
 				return err
 			}
-			findings, err := lint.Run(t, lint.Options{})
+			findings, err := lint.Run(t, lint.Options{Version: ver})
 			if err != nil {
 				return err
 			}
@@ -53,6 +63,7 @@ lint exits 1 when a finding is at or above --fail-on.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "", "output format: text, json, sarif or github (default text; -o json is the same as --format json)")
 	cmd.Flags().StringVar(&failOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error, warning, info or none")
+	g.addTargetVersionFlag(cmd)
 	return cmd
 }
 

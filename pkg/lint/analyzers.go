@@ -5,7 +5,7 @@ package lint
 func builtinAnalyzers() []*Analyzer {
 	return []*Analyzer{
 		{ID: "MQ101", Name: "no-dead-letter-exchange", Severity: Warning,
-			Summary: "a queue with no dead-letter exchange (not DLQs themselves, not delay queues)", Run: runNoDLX},
+			Summary: "a queue with no dead-letter exchange (not DLQs, delay queues or collectors of unroutable messages); an error for a quorum queue on 4.x, whose delivery limit drops messages", Run: runNoDLX},
 		{ID: "MQ102", Name: "dead-letter-exchange-missing", Severity: Error,
 			Summary: "a dead-letter exchange that is not declared", Run: runDLXMissing},
 		{ID: "MQ103", Name: "dead-letters-unrouted", Severity: Error,
@@ -14,6 +14,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "dead letters of one queue reaching another queue's DLQ or a working queue", Run: runDLCrossDelivered},
 		{ID: "MQ105", Name: "dead-letter-loop", Severity: Warning,
 			Summary: "a dead-letter path that loops back without a delay", Run: runDLLoop},
+		{ID: "MQ106", Name: "dlq-unreached", Severity: Info,
+			Summary: "a DLQ (declared with dead_letter.queue, or named as one) that no dead letters reach", Run: runDLQUnreached},
 		{ID: "MQ201", Name: "delay-return-misrouted", Severity: Error,
 			Summary: "a delay queue whose expired messages route nowhere, or to more than the queue that sent them", Run: runDelayMisrouted},
 		{ID: "MQ202", Name: "delay-without-queue-ttl", Severity: Warning,
@@ -22,6 +24,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "an unbounded queue: no length limit and no TTL, by argument or policy", Run: runUnbounded},
 		{ID: "MQ302", Name: "silent-overflow", Severity: Warning,
 			Summary: "a length limit with drop-head overflow and no dead-letter exchange: overflow discards silently", Run: runSilentOverflow},
+		{ID: "MQ303", Name: "policy-shadowed", Severity: Warning,
+			Summary: "a policy that never applies: everything it matches gets a policy of higher priority instead", Run: runShadowedPolicy},
 		{ID: "MQ401", Name: "binding-undeclared-end", Severity: Error,
 			Summary: "a binding whose source or destination is not declared", Run: runBindingEnds},
 		{ID: "MQ402", Name: "exchange-unbound", Severity: Warning,
@@ -30,11 +34,13 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "an argument or property the queue type does not support", Run: runUnsupported},
 		{ID: "MQ502", Name: "too-many-priorities", Severity: Warning,
 			Summary: "x-max-priority above 10", Run: runPriority},
+		{ID: "MQ503", Name: "deprecated-queue-setting", Severity: Warning,
+			Summary: "a deprecated queue argument or policy key: x-queue-mode (ignored from 3.12, refused from 4.3), x-queue-master-locator (deprecated in 4.0, refused from 4.3)", Run: runDeprecated},
 		{ID: "MQ601", Name: "command-routing-key", Severity: Info,
 			Summary: "a topic routing key that names a command (send.email) rather than an event (email.sent)", Run: runCommandKey},
 		{ID: "MQ701", Name: "reserved-name", Severity: Error,
 			Summary: "a name with the reserved amq. prefix", Run: runReservedName},
 		{ID: "MQ702", Name: "classic-mirroring-policy", Severity: Warning,
-			Summary: "a policy with classic-mirroring keys (ha-*), removed in RabbitMQ 4.0", Run: runMirroring},
+			Summary: "a policy with classic-mirroring keys (ha-*): deprecated, refused from RabbitMQ 4.0 (an error there)", Run: runMirroring},
 	}
 }

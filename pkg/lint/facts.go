@@ -88,6 +88,10 @@ type facts struct {
 	delay         map[string]bool                // delay queues with a queue TTL
 	perMsgDelay   map[string]bool                // delay queues relying on per-message expiration
 	dlq           map[string]bool                // dead-letter queues
+	namedDLQ      map[string]string              // queue no dead letters reach -> the queue it is named the DLQ of
+	collects      map[string][]string            // queue fed only through alternate exchanges -> those exchanges' sources
+	candidates    map[string]bool                // queues with a TTL and a dead-letter exchange (maybe delay tiers)
+	reachedByWork map[string]bool                // queues reached by dead letters of a queue that is no candidate
 	samplesCache  map[string][]string            // DLX -> candidate keys for key families
 	regexps       map[string]*regexp.Regexp      // policy pattern -> compiled (nil: unreadable)
 }
@@ -107,6 +111,8 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		delay:         map[string]bool{},
 		perMsgDelay:   map[string]bool{},
 		dlq:           map[string]bool{},
+		namedDLQ:      map[string]string{},
+		collects:      map[string][]string{},
 		samplesCache:  map[string][]string{},
 		regexps:       map[string]*regexp.Regexp{},
 	}
@@ -215,83 +221,6 @@ func (f *facts) collectArrivals() {
 			}
 			for _, t := range r.Route.Result.Queues() {
 				f.arrivals[t] = append(f.arrivals[t], arrival{From: q, Key: r.Route.RoutingKey, Exchange: r.Route.Exchange})
-			}
-		}
-	}
-}
-
-// classify decides which queues are delay queues and which are DLQs, from
-// the dead-letter routes (and from the sugar's roles when present).
-func (f *facts) classify() {
-	// Queues other queues' dead letters reach.
-	reached := map[string]bool{}
-	for q, d := range f.dl {
-		for _, t := range d.Targets {
-			if t != q {
-				reached[t] = true
-			}
-		}
-	}
-	for _, q := range f.queueNames {
-		queue := f.v.Queues[q]
-		d := f.dl[q]
-		if queue.Role == topology.RoleDelay {
-			if f.hasTTL(q) {
-				f.delay[q] = true
-			} else {
-				f.perMsgDelay[q] = true
-			}
-			continue
-		}
-		if d == nil || queue.Role == topology.RoleDeadLetter || queue.Type == topology.QueueStream {
-			continue
-		}
-		if !f.hasTTL(q) {
-			continue
-		}
-		// A queue with a TTL and a DLX is a delay queue when its expired
-		// messages go back to a queue consumers work from — or, when only
-		// the default exchange feeds it and no dead letters do, when they go
-		// nowhere or back into itself (a delay tier missing its dead-letter
-		// routing key).
-		returnsToWork, elsewhere := false, false
-		for _, t := range d.Targets {
-			if t != q {
-				elsewhere = true
-				if f.workingLooking(t) && f.v.Queues[t].Role != topology.RoleDelay {
-					returnsToWork = true
-				}
-			}
-		}
-		if returnsToWork || (len(f.into[q]) == 0 && !elsewhere && !reached[q]) {
-			f.delay[q] = true
-		}
-	}
-	for _, q := range f.queueNames {
-		if f.v.Queues[q].Role == topology.RoleDeadLetter {
-			f.dlq[q] = true
-		}
-		d := f.dl[q]
-		if d == nil || f.isDelay(q) {
-			continue
-		}
-		for _, t := range d.Targets {
-			if t != q {
-				f.dlq[t] = true
-			}
-		}
-	}
-	for _, q := range f.queueNames {
-		queue := f.v.Queues[q]
-		d := f.dl[q]
-		if d == nil || f.hasTTL(q) || f.isDelay(q) || f.dlq[q] || len(f.into[q]) > 0 ||
-			queue.Role == topology.RoleDeadLetter || queue.Type == topology.QueueStream {
-			continue
-		}
-		for _, t := range d.Targets {
-			if t != q && !f.delay[t] && f.publishedTo(t) && f.v.Queues[t].Role != topology.RoleDeadLetter {
-				f.perMsgDelay[q] = true
-				break
 			}
 		}
 	}

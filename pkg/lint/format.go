@@ -94,6 +94,9 @@ type jsonFinding struct {
 	Vhost    string        `json:"vhost"`
 	Object   Object        `json:"object"`
 	Pos      *topology.Pos `json:"pos,omitempty"`
+	// RabbitMQVersion is the version a version-dependent finding was
+	// judged for.
+	RabbitMQVersion string `json:"rabbitmq_version,omitempty"`
 }
 
 type jsonSummary struct {
@@ -111,7 +114,7 @@ type jsonReport struct {
 func writeJSON(w io.Writer, findings []Finding) error {
 	rep := jsonReport{FormatVersion: JSONFormatVersion, Findings: []jsonFinding{}}
 	for _, f := range findings {
-		jf := jsonFinding{ID: f.ID, Name: f.Name, Severity: f.Severity, Message: f.Message, Vhost: f.Vhost, Object: f.Object}
+		jf := jsonFinding{ID: f.ID, Name: f.Name, Severity: f.Severity, Message: f.Message, Vhost: f.Vhost, Object: f.Object, RabbitMQVersion: f.RabbitMQVersion}
 		if !f.Pos.IsZero() {
 			p := f.Pos
 			jf.Pos = &p

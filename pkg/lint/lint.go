@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -95,9 +96,17 @@ type Finding struct {
 	// Pos is where the object is declared; zero when unknown (for example
 	// a topology read from a broker).
 	Pos topology.Pos `json:"-"`
+	// RabbitMQVersion is the version the finding was judged for, set when
+	// the rule's verdict or its advice depends on it ("" otherwise).
+	RabbitMQVersion string `json:"rabbitmq_version,omitempty"`
 
 	// objMeta carries the object's `# mqctl:ignore` list.
 	objMeta topology.Meta
+	// raise, when above the rule's default severity, is the severity this
+	// finding has on the target version (a quorum queue without a
+	// dead-letter exchange is an error on 4.x). A severity configured for
+	// the rule replaces it.
+	raise Severity
 }
 
 // Location renders where the finding is: file:line:col when known, else
@@ -122,12 +131,19 @@ type Analyzer struct {
 	Run func(*Pass) []Finding
 }
 
-// Pass is what an analyzer sees: one vhost, its routing simulator, and
-// facts about its queues computed once and shared by every rule.
+// Pass is what an analyzer sees: one vhost, its routing simulator, the
+// RabbitMQ version the file is judged for, and facts about its queues
+// computed once and shared by every rule.
 type Pass struct {
 	Vhost *topology.Vhost
 	Sim   *route.Simulator
+	// Version is the target RabbitMQ version (never zero: the default is
+	// rmqversion.Default).
+	Version rmqversion.Version
 	*facts
+	// enabled reports whether a rule runs in this pass, so that one cause
+	// reported by a rule is not reported again by another.
+	enabled func(id string) bool
 }
 
 // Options tune a run.
@@ -135,6 +151,9 @@ type Options struct {
 	// Rules overrides severities after the file's `lint.rules` section:
 	// rule ID (or name) -> off | info | warning | error.
 	Rules map[string]string
+	// Version is the RabbitMQ version the file is judged for; the zero
+	// Version is rmqversion.Default (4.0).
+	Version rmqversion.Version
 }
 
 // Registry is a set of analyzers, looked up by ID or name.
@@ -194,15 +213,17 @@ func Run(t *topology.Topology, opts Options) ([]Finding, error) {
 // sorted by position, then ID. An unknown rule or severity in the
 // configuration is an error naming where it was written.
 func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
-	levels, err := r.levels(t.Lint, opts.Rules)
+	levels, configured, err := r.levels(t.Lint, opts.Rules)
 	if err != nil {
 		return nil, err
 	}
+	ver := opts.Version.OrDefault()
+	enabled := func(id string) bool { return levels[id] != Off }
 	var out []Finding
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
-		sim := route.New(v)
-		pass := &Pass{Vhost: v, Sim: sim, facts: newFacts(v, sim)}
+		sim := newSimulator(v, ver)
+		pass := &Pass{Vhost: v, Sim: sim, Version: ver, facts: newFacts(v, sim), enabled: enabled}
 		for _, a := range r.list {
 			level := levels[a.ID]
 			if level == Off {
@@ -213,6 +234,9 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 					continue
 				}
 				f.ID, f.Name, f.Severity, f.Vhost = a.ID, a.Name, level, v.Name
+				if !configured[a.ID] && f.raise > level {
+					f.Severity = f.raise
+				}
 				out = append(out, f)
 			}
 		}
@@ -221,9 +245,11 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 	return out, nil
 }
 
-// levels resolves every rule's effective severity.
-func (r *Registry) levels(cfg topology.LintConfig, overrides map[string]string) (map[string]Severity, error) {
+// levels resolves every rule's effective severity, and says which rules
+// the file or the options set one for.
+func (r *Registry) levels(cfg topology.LintConfig, overrides map[string]string) (map[string]Severity, map[string]bool, error) {
 	levels := make(map[string]Severity, len(r.list))
+	configured := map[string]bool{}
 	for _, a := range r.list {
 		levels[a.ID] = a.Severity
 	}
@@ -243,6 +269,7 @@ func (r *Registry) levels(cfg topology.LintConfig, overrides map[string]string) 
 				return fmt.Errorf("%slint.rules.%s: %w", where, k, err)
 			}
 			levels[a.ID] = s
+			configured[a.ID] = true
 		}
 		return nil
 	}
@@ -251,12 +278,12 @@ func (r *Registry) levels(cfg topology.LintConfig, overrides map[string]string) 
 		where = p + ": "
 	}
 	if err := apply(cfg.Rules, where); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := apply(overrides, ""); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return levels, nil
+	return levels, configured, nil
 }
 
 func (r *Registry) ids() []string {

@@ -22,13 +22,25 @@ type QueueRole struct {
 	// DelayMS is a delay queue's message TTL in milliseconds (0: unknown
 	// or per-message).
 	DelayMS int64
+	// Collects lists, for a queue fed only through alternate exchanges,
+	// the exchanges whose unroutable messages it collects (its Role stays
+	// working).
+	Collects []string
+	// NamedDLQ is true for a queue no dead letters reach but named as a DLQ
+	// (orders.dlq), and NamedDLQOf is the declared queue its name makes it
+	// the DLQ of ("" when none). Its Role stays working: only a client puts
+	// messages there.
+	NamedDLQ   bool
+	NamedDLQOf string
 }
 
 // Roles classifies every queue of v. Sugar decides first (dead_letter.queue
 // declares a DLQ, retry.delays a delay tier); other queues are read from
-// the routing simulation: a queue with a TTL whose expired messages go
-// back to a queue consumers work from is a delay tier, and a queue that
-// other queues' dead letters reach is a DLQ.
+// the routing simulation: a queue with a TTL whose dead-letter route points
+// back towards work (expired messages reach a queue consumers work from,
+// or its dead-letter exchange is the default exchange or one that feeds
+// working queues) is a delay tier, and a queue that other queues' dead
+// letters reach is a DLQ.
 func Roles(v *topology.Vhost) map[string]QueueRole { return RolesWith(v, route.New(v)) }
 
 // RolesWith is Roles with a simulator already built for v.
@@ -62,6 +74,8 @@ func (f *facts) roles() map[string]QueueRole {
 				r.From = append(r.From, o)
 			}
 		}
+		r.Collects = f.collects[q]
+		r.NamedDLQOf, r.NamedDLQ = f.namedDLQ[q]
 		out[q] = r
 	}
 	for _, q := range f.queueNames {

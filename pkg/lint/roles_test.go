@@ -23,10 +23,13 @@ func loadVhost(t *testing.T, body string) *topology.Topology {
 }
 
 type roleRow struct {
-	Role      topology.QueueRole
-	From      []string
-	ReturnsTo []string
-	Delay     int64
+	Role       topology.QueueRole
+	From       []string
+	ReturnsTo  []string
+	Delay      int64
+	Collects   []string
+	NamedDLQ   bool
+	NamedDLQOf string
 }
 
 func TestClassify(t *testing.T) {
@@ -114,6 +117,45 @@ queues:
 			},
 		},
 		{
+			name: "hand-written delay tiers back to the work exchange, whatever their keys",
+			body: `exchanges:
+  orders: { type: topic }
+  orders.retry: { type: direct }
+queues:
+  orders.shipping: { bindings: [{ exchange: orders, routing_key: order.created }] }
+  orders.retry.10s:
+    bindings: [{ exchange: orders.retry, routing_key: 10s }]
+    arguments: { x-message-ttl: 10000, x-dead-letter-exchange: orders }
+  orders.retry.1m:
+    bindings: [{ exchange: orders.retry, routing_key: 1m }]
+    arguments: { x-message-ttl: 60000, x-dead-letter-exchange: orders }
+`,
+			want: map[string]roleRow{
+				"orders.shipping":  {Role: topology.RoleWorking},
+				"orders.retry.10s": {Role: topology.RoleDelay, Delay: 10000},
+				"orders.retry.1m":  {Role: topology.RoleDelay, Delay: 60000},
+			},
+		},
+		{
+			name: "collectors of unroutable messages and DLQs by name",
+			body: `exchanges:
+  orders: { type: topic, alternate_exchange: orders.unrouted }
+  orders.unrouted: { type: fanout }
+  parking: { type: direct }
+queues:
+  work: { bindings: [{ exchange: orders, routing_key: "#" }] }
+  unrouted: { bindings: [{ exchange: orders.unrouted }] }
+  work.dlq: { bindings: [{ exchange: parking, routing_key: work }] }
+  lost-dead-letters: {}
+`,
+			want: map[string]roleRow{
+				"work":              {Role: topology.RoleWorking},
+				"unrouted":          {Role: topology.RoleWorking, Collects: []string{"orders"}},
+				"work.dlq":          {Role: topology.RoleWorking, NamedDLQ: true, NamedDLQOf: "work"},
+				"lost-dead-letters": {Role: topology.RoleWorking, NamedDLQ: true},
+			},
+		},
+		{
 			name: "dead letters that route nowhere make no DLQ",
 			body: `exchanges:
   jobs.dlx: { type: direct }
@@ -132,7 +174,7 @@ queues:
 			top := loadVhost(t, tc.body)
 			got := map[string]roleRow{}
 			for q, ri := range Roles(top.Vhosts["/"]) {
-				got[q] = roleRow{Role: ri.Role, From: ri.From, ReturnsTo: ri.ReturnsTo, Delay: ri.DelayMS}
+				got[q] = roleRow{Role: ri.Role, From: ri.From, ReturnsTo: ri.ReturnsTo, Delay: ri.DelayMS, Collects: ri.Collects, NamedDLQ: ri.NamedDLQ, NamedDLQOf: ri.NamedDLQOf}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("roles (-want +got):\n%s", diff)

@@ -3,47 +3,140 @@ package lint
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
+// needsDLX reports whether MQ101 asks queue name for a dead-letter
+// exchange: it has none and consumers work from it (no stream, no DLQ, no
+// delay tier, no collector of unroutable messages).
+func (p *Pass) needsDLX(name string) bool {
+	q := p.Vhost.Queues[name]
+	return p.dl[name] == nil && q.Type != topology.QueueStream && !p.dlq[name] && !p.isDelay(name) &&
+		!p.isNamedDLQ(name) && len(p.collects[name]) == 0
+}
+
 // MQ101: a queue whose failed messages are discarded.
 func runNoDLX(p *Pass) []Finding {
 	var out []Finding
 	for _, name := range p.queueNames {
-		q := p.Vhost.Queues[name]
-		if p.dl[name] != nil || q.Type == topology.QueueStream || p.dlq[name] || p.isDelay(name) {
+		if !p.needsDLX(name) {
 			continue
 		}
-		out = append(out, p.queueFinding(q,
-			"queue %q has no dead-letter exchange: a message that is %s is discarded and the failure leaves no trace. "+
-				"Add dead_letter: {exchange: <dlx>, queue: %s.dlq} (or a dead-letter-exchange policy) so failed messages are kept for inspection and replay",
-			name, reasonPhrase(p.Sim.Reasons(name)), name))
+		q := p.Vhost.Queues[name]
+		reasons := p.Sim.Reasons(name)
+		limit, limited := p.Sim.DeliveryLimit(name)
+		what := fmt.Sprintf("queue %q has no dead-letter exchange: a message that %s is discarded and the failure leaves no trace", name, reasonPhrase(reasons))
+		if limited {
+			what = fmt.Sprintf("quorum queue %q has no dead-letter exchange: %s it delivers a message at most %d times (%s), then drops it, so a message whose consumer keeps failing on it (crashing, or requeueing it) is lost without a trace, as is one that %s",
+				name, p.onVersion(), limit, p.deliveryLimitSource(q), reasonPhrase(withoutReason(reasons, route.DeliveryLimit)))
+		}
+		fix := fmt.Sprintf("Add dead_letter: {exchange: <dlx>, queue: %s.dlq} (or a dead-letter-exchange policy) so failed messages are kept for inspection and replay", name)
+		if d := p.namedDLQFor(name); d != "" {
+			fix = fmt.Sprintf("Queue %q looks like its DLQ (by its name) but nothing dead-letters into it: point this queue at it with %s", d, p.deadLetterTo(d))
+		}
+		if hasReason(reasons, route.MaxLen) {
+			fix += ", or set overflow: reject-publish so that a full queue refuses new messages (publishers get a nack with publisher confirms) instead of dropping its oldest"
+		}
+		f := p.queueFinding(q, "%s. %s", what, fix)
+		switch {
+		case limited:
+			f = p.raised(f)
+		case q.Type == topology.QueueQuorum:
+			f = p.judged(f) // no delivery limit on this version
+		}
+		out = append(out, f)
 	}
 	return out
 }
 
-// reasonPhrase renders the ways a queue dead-letters: "rejected by a
-// consumer, expires or is dropped by the length limit".
+// deliveryLimitSource says where a delivery limit comes from.
+func (p *Pass) deliveryLimitSource(q *topology.Queue) string {
+	switch {
+	case q.Arguments.Has("x-delivery-limit"):
+		return "its x-delivery-limit"
+	case p.qargs[q.Name].Has("x-delivery-limit"):
+		return "the delivery-limit of its policy"
+	}
+	return "the default limit quorum queues have from RabbitMQ 4.0"
+}
+
+// namedDLQFor returns the queue named as the DLQ of queue q that no dead
+// letters reach, or "".
+func (p *Pass) namedDLQFor(q string) string {
+	for _, d := range p.queueNames {
+		if p.namedDLQ[d] == q {
+			return d
+		}
+	}
+	return ""
+}
+
+// deadLetterTo renders the dead_letter setting that sends dead letters to
+// queue d: through its binding when it has exactly one on a direct or
+// topic exchange, else through the default exchange.
+func (p *Pass) deadLetterTo(d string) string {
+	if bs := p.into[d]; len(bs) == 1 {
+		switch b := bs[0]; p.exchangeType(b.Source) {
+		case "direct", "topic", "fanout":
+			if !hasWildcard(b.RoutingKey) {
+				return fmt.Sprintf("dead_letter: {exchange: %s, routing_key: %s}", yamlString(b.Source), yamlString(b.RoutingKey))
+			}
+		}
+	}
+	return fmt.Sprintf(`dead_letter: {exchange: "", routing_key: %s}`, yamlString(d))
+}
+
+// yamlString renders s as a YAML flow scalar, quoted when it must be.
+func yamlString(s string) string {
+	if s == "" || strings.ContainsAny(s, ":{}[],&*#?|<>=!%@`'\"\\\t\n") || strings.TrimSpace(s) != s {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func hasReason(rs []route.Reason, r route.Reason) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+func withoutReason(rs []route.Reason, r route.Reason) []route.Reason {
+	var out []route.Reason
+	for _, x := range rs {
+		if x != r {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// reasonPhrase renders the ways a queue dead-letters, to follow "a message
+// that": "is rejected by a consumer, expires or is pushed out by the length
+// limit".
 func reasonPhrase(rs []route.Reason) string {
 	var parts []string
 	for _, r := range rs {
 		switch r {
 		case route.Rejected:
-			parts = append(parts, "rejected by a consumer")
+			parts = append(parts, "is rejected by a consumer")
 		case route.Expired:
 			parts = append(parts, "expires")
 		case route.MaxLen:
-			parts = append(parts, "pushed out by the length limit")
+			parts = append(parts, "is pushed out by the length limit")
 		case route.DeliveryLimit:
-			parts = append(parts, "redelivered past the delivery limit")
+			parts = append(parts, "is redelivered past the delivery limit")
 		}
 	}
 	switch len(parts) {
 	case 0:
-		return "rejected by a consumer"
+		return "is rejected by a consumer"
 	case 1:
 		return parts[0]
 	default:
@@ -71,6 +164,13 @@ func runDLXMissing(p *Pass) []Finding {
 			continue
 		}
 		q := p.Vhost.Queues[name]
+		if p.isDelay(name) {
+			out = append(out, p.queueFinding(q,
+				"delay queue %q sends expired messages to exchange %q (%s), which is not declared: RabbitMQ drops every retry silently. "+
+					"Declare exchange %q, or %s",
+				name, d.Exchange, p.dlxSource(q), d.Exchange, lowerFirst(p.delayAdvice(name))))
+			continue
+		}
 		out = append(out, p.queueFinding(q,
 			"queue %q dead-letters to exchange %q (%s), which is not declared: RabbitMQ drops every dead letter of this queue silently. "+
 				"Declare exchange %q and bind a DLQ to it, or correct the exchange name",
@@ -140,7 +240,14 @@ func runDLUnrouted(p *Pass) []Finding {
 		}
 		q := p.Vhost.Queues[name]
 		var msg string
+		named := ""
+		if nd := p.namedDLQFor(name); nd != "" {
+			named = fmt.Sprintf(". Queue %q looks like its DLQ (by its name) but nothing dead-letters into it: %s on queue %q sends them there", nd, p.deadLetterTo(nd), name)
+		}
 		switch {
+		case named != "":
+			msg = fmt.Sprintf("dead letters of queue %q go to %s with %s, which no binding matches: RabbitMQ drops them silently%s",
+				name, exchangeLabel(d.Exchange), deadLetterKeys(d, bad), named)
 		case d.HasDLRK && d.Exchange == "":
 			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with routing key %q (x-dead-letter-routing-key), and no queue %q is declared: RabbitMQ drops them silently. "+
 				"Declare queue %q as the DLQ, or set x-dead-letter-routing-key to the name of an existing queue",
@@ -161,6 +268,14 @@ func runDLUnrouted(p *Pass) []Finding {
 		out = append(out, p.queueFinding(q, "%s", msg))
 	}
 	return out
+}
+
+// deadLetterKeys says which keys a queue's unrouted dead letters carry.
+func deadLetterKeys(d *dlInfo, bad []string) string {
+	if d.HasDLRK {
+		return fmt.Sprintf("routing key %q (x-dead-letter-routing-key)", d.DLRK)
+	}
+	return "the routing key they were published with (" + joinOr(bad) + ")"
 }
 
 func joinOr(items []string) string {
@@ -403,4 +518,81 @@ func shortestCycle(start string, edges map[string][]string, scc []string) []stri
 		}
 	}
 	return []string{start, start}
+}
+
+// MQ106: a DLQ that no dead letters reach: declared with dead_letter.queue,
+// or named as the DLQ of a queue (orders.dlq). Where the cause is reported
+// on the origin queue (no dead-letter exchange: MQ101; a missing one:
+// MQ102; dead letters that go nowhere: MQ103), that finding names the DLQ
+// and this rule stays silent.
+func runDLQUnreached(p *Pass) []Finding {
+	var out []Finding
+	for _, name := range p.queueNames {
+		q := p.Vhost.Queues[name]
+		var origin, label string
+		switch {
+		case q.Role == topology.RoleDeadLetter && q.Origin != "":
+			origin = q.Origin
+			label = fmt.Sprintf("queue %q is declared as the DLQ of queue %q (dead_letter.queue)", name, origin)
+			if d := p.dl[origin]; d != nil && contains(d.Targets, name) {
+				continue
+			}
+		case p.isNamedDLQ(name) && p.namedDLQ[name] == "":
+			out = append(out, p.queueFinding(q,
+				"queue %q is named as a DLQ, but no queue dead-letters into it: only a client that publishes here fills it. "+
+					"If that is the plan (a parking lot), silence this with `# mqctl:ignore MQ106`; otherwise set %s on the queues whose failures belong here",
+				name, p.deadLetterTo(name)))
+			continue
+		case p.isNamedDLQ(name):
+			origin = p.namedDLQ[name]
+			label = fmt.Sprintf("queue %q is named as the DLQ of queue %q", name, origin)
+		default:
+			continue
+		}
+		o := p.Vhost.Queues[origin]
+		if o == nil {
+			continue
+		}
+		d := p.dl[origin]
+		var why, fix string
+		switch {
+		case o.Type == topology.QueueStream:
+			why = fmt.Sprintf("queue %q is a stream, and streams never dead-letter", origin)
+			fix = "A consumer of the stream that gives up on a message must publish it here itself"
+		case d == nil:
+			if p.enabled("MQ101") && p.needsDLX(origin) {
+				continue // MQ101 on the origin names this queue
+			}
+			why = fmt.Sprintf("queue %q has no dead-letter exchange", origin)
+			fix = fmt.Sprintf("Point it here: %s on queue %q", p.deadLetterTo(name), origin)
+		case d.Missing:
+			continue // MQ102
+		case p.unrouted(d) && p.enabled("MQ103"):
+			continue // MQ103 on the origin names this queue
+		default:
+			settled := p.settledTargets(origin)
+			if len(settled) == 0 {
+				why = fmt.Sprintf("queue %q dead-letters into %s, which returns every message to %q, so a message that keeps failing is retried for ever and never lands here",
+					origin, queuesList(d.Targets), origin)
+				fix = fmt.Sprintf("If the consumer of %q moves a message here itself after its last retry (counting its x-death entries), nothing is lost: silence this with `# mqctl:ignore MQ106` on queue %q. "+
+					"If it does not, make it publish such a message where this queue is bound, or give up by dead-lettering elsewhere than the delay queue", origin, name)
+			} else {
+				why = fmt.Sprintf("the dead letters of queue %q go to %s instead", origin, queuesList(settled))
+				fix = fmt.Sprintf("If this queue should hold them, set %s on queue %q; if a client moves messages here itself, silence this with `# mqctl:ignore MQ106`, or remove the queue", p.deadLetterTo(name), origin)
+			}
+		}
+		out = append(out, p.queueFinding(q, "%s, but no dead letters reach it: %s. %s", label, why, fix))
+	}
+	return out
+}
+
+// unrouted reports whether some of a queue's dead letters reach no queue
+// (what MQ103 reports).
+func (p *Pass) unrouted(d *dlInfo) bool {
+	for _, r := range d.Routes {
+		if len(r.Route.Result.Deliveries) == 0 && len(r.Route.Result.Unsimulated) == 0 {
+			return true
+		}
+	}
+	return false
 }

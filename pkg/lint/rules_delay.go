@@ -2,11 +2,53 @@ package lint
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+
+	"github.com/mqctl/mqctl/pkg/loader"
 )
 
 const delayFix = `Set x-dead-letter-exchange to "" (the default exchange) and x-dead-letter-routing-key to the name of the queue the retries belong to, ` +
 	`with one delay queue per origin queue — retry.delays on the origin queue declares exactly that`
+
+// delayAdvice is delayFix for delay queue q, with the sugar that declares
+// it for the queues its dead-letter exchange feeds, when those are few:
+// `for example retry: {delays: [10s, 1m]} on queue orders.shipping`.
+func (p *Pass) delayAdvice(q string) string {
+	d := p.dl[q]
+	if d == nil || d.Exchange == "" {
+		return delayFix
+	}
+	origins := p.workQueuesOf(d.Exchange, p.candidates, p.reachedByWork)
+	if len(origins) == 0 || len(origins) > 3 {
+		return delayFix
+	}
+	// The delays of the tiers that share q's dead-letter exchange.
+	seen := map[int64]bool{}
+	var delays []int64
+	for c := range p.candidates {
+		if cd := p.dl[c]; cd != nil && cd.Exchange == d.Exchange {
+			if ttl, ok := p.qargs[c].Int(argTTL); ok && ttl > 0 && !seen[ttl] {
+				seen[ttl] = true
+				delays = append(delays, ttl)
+			}
+		}
+	}
+	if len(delays) == 0 {
+		return delayFix
+	}
+	sort.Slice(delays, func(i, j int) bool { return delays[i] < delays[j] })
+	names := make([]string, len(delays))
+	for i, ms := range delays {
+		names[i] = loader.FormatDuration(ms)
+	}
+	where, fed := "queue "+origins[0], "the queue"
+	if len(origins) > 1 {
+		where, fed = "each of queues "+joinOr(origins), "the queues"
+	}
+	return fmt.Sprintf("%s: here, retry: {delays: [%s]} on %s (%s exchange %q feeds) declares %s.retry.%s and the other tiers, each returning expired messages to its own queue alone",
+		delayFix, strings.Join(names, ", "), where, fed, d.Exchange, origins[0], names[0])
+}
 
 // MQ201: a delay queue whose expired messages do not return to exactly one
 // queue.
@@ -20,7 +62,7 @@ func runDelayMisrouted(p *Pass) []Finding {
 		if d.HeadersDLX && len(p.from[d.Exchange]) > 0 {
 			continue
 		}
-		msg := p.delayProblem(name, d)
+		msg := p.delayProblem(name, d, p.delayAdvice(name))
 		if msg != "" {
 			out = append(out, p.queueFinding(p.Vhost.Queues[name], "%s", msg))
 		}
@@ -30,7 +72,7 @@ func runDelayMisrouted(p *Pass) []Finding {
 
 // delayProblem explains how delay queue q's expired messages go astray,
 // or returns "" when every one of them returns to exactly one queue.
-func (p *Pass) delayProblem(q string, d *dlInfo) string {
+func (p *Pass) delayProblem(q string, d *dlInfo, fix string) string {
 	if d.HasDLRK {
 		if len(d.Routes) == 0 {
 			return ""
@@ -43,17 +85,17 @@ func (p *Pass) delayProblem(q string, d *dlInfo) string {
 		switch {
 		case len(qs) == 0 && d.Exchange == "":
 			return fmt.Sprintf("delay queue %q sends expired messages to the default exchange with routing key %q, and no queue %q is declared: every retry is dropped. %s",
-				q, d.DLRK, d.DLRK, delayFix)
+				q, d.DLRK, d.DLRK, fix)
 		case len(qs) == 0:
 			return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which no binding matches: every retry is dropped. "+
 				"Bind the origin queue to %s for %q, or %s",
-				q, exchangeLabel(d.Exchange), d.DLRK, exchangeLabel(d.Exchange), d.DLRK, lowerFirst(delayFix))
+				q, exchangeLabel(d.Exchange), d.DLRK, exchangeLabel(d.Exchange), d.DLRK, lowerFirst(fix))
 		case len(qs) == 1 && qs[0] == q:
 			return fmt.Sprintf("delay queue %q sends expired messages back into itself (%s, routing key %q): RabbitMQ drops a message that dead-letters around a cycle without a rejection, so every retry is lost. %s",
-				q, exchangeLabel(d.Exchange), d.DLRK, delayFix)
+				q, exchangeLabel(d.Exchange), d.DLRK, fix)
 		case len(qs) > 1:
 			return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which delivers them to %d queues (%s): each retry is processed again by every one of them, not only by the queue that scheduled it. %s",
-				q, exchangeLabel(d.Exchange), d.DLRK, len(qs), queuesList(qs), delayFix)
+				q, exchangeLabel(d.Exchange), d.DLRK, len(qs), queuesList(qs), fix)
 		}
 		return ""
 	}
@@ -115,7 +157,7 @@ func (p *Pass) delayProblem(q string, d *dlInfo) string {
 		verb = "sends expired messages back to"
 	}
 	return fmt.Sprintf("delay queue %q %s %s with the routing key they were published with (%s, and it has no x-dead-letter-routing-key), so where a retry lands depends on that key: %s. %s",
-		q, verb, exchangeLabel(d.Exchange), inboundPhrase(p, q), strings.Join(cases, "; "), delayFix)
+		q, verb, exchangeLabel(d.Exchange), inboundPhrase(p, q), strings.Join(cases, "; "), fix)
 }
 
 // pickExample prefers a route whose sample key is not empty.

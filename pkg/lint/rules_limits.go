@@ -9,7 +9,9 @@ func runUnbounded(p *Pass) []Finding {
 		q := p.Vhost.Queues[name]
 		a := p.qargs[name]
 		if q.Type == topology.QueueStream {
-			if a.Has(argMaxAge) || a.Has(argMaxBytes) {
+			// A stream bounded by x-max-length or x-message-ttl is refused
+			// (MQ501, whose advice is retention): one cause, one finding.
+			if a.Has(argMaxAge) || a.Has(argMaxBytes) || q.Arguments.Has(argMaxLen) || q.Arguments.Has(argTTL) {
 				continue
 			}
 			out = append(out, p.queueFinding(q,
@@ -29,13 +31,24 @@ func runUnbounded(p *Pass) []Finding {
 	return out
 }
 
-// MQ302: a length limit that silently drops the oldest messages.
+// MQ302: a length limit that silently drops the oldest messages. A queue
+// MQ101 asks for a dead-letter exchange is left to MQ101, whose message
+// names the overflow too: one cause, one finding.
 func runSilentOverflow(p *Pass) []Finding {
 	var out []Finding
 	for _, name := range p.queueNames {
 		q := p.Vhost.Queues[name]
 		a := p.qargs[name]
 		if q.Type == topology.QueueStream || p.dl[name] != nil || !(a.Has(argMaxLen) || a.Has(argMaxBytes)) {
+			continue
+		}
+		if p.enabled("MQ101") && p.needsDLX(name) {
+			continue
+		}
+		// A DLQ or a collector of unroutable messages with a length limit
+		// keeps the newest (drop-head) or the oldest (reject-publish): a
+		// retention choice, and no DLQ of its own helps.
+		if p.dlq[name] || p.isNamedDLQ(name) || len(p.collects[name]) > 0 {
 			continue
 		}
 		overflow, set := a.String(argOverflow)

@@ -2,9 +2,9 @@ package lint
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -108,34 +108,47 @@ func runReservedName(p *Pass) []Finding {
 	return out
 }
 
-// MQ702: classic mirroring keys in policies.
+// MQ702: classic mirroring keys in policies: refused from 4.0, deprecated
+// before.
 func runMirroring(p *Pass) []Finding {
 	var out []Finding
-	for _, set := range []struct {
-		kind     string
-		label    string
-		policies map[string]*topology.Policy
-	}{{KindPolicy, "policy", p.Vhost.Policies}, {KindOperatorPolicy, "operator policy", p.Vhost.OperatorPolicies}} {
-		names := make([]string, 0, len(set.policies))
-		for n := range set.policies {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+	for _, set := range p.policySets() {
+		for _, n := range set.names() {
 			pol := set.policies[n]
 			var keys []string
 			for _, k := range pol.Definition.Keys() {
-				if strings.HasPrefix(k, "ha-") {
+				if rmqversion.IsMirroringKey(k) {
 					keys = append(keys, k)
 				}
 			}
 			if len(keys) == 0 {
 				continue
 			}
-			out = append(out, p.policyFinding(set.kind, pol,
-				"%s %q sets %s: classic queue mirroring was deprecated in RabbitMQ 3.9 and removed in 4.0, where these keys replicate nothing and the queues they were meant to protect have a single copy. "+
-					"Use quorum queues (type: quorum) for replicated queues and remove the ha-* keys",
-				set.label, n, strings.Join(keys, ", ")))
+			var others []string
+			for _, k := range pol.Definition.Keys() {
+				if !rmqversion.IsMirroringKey(k) {
+					others = append(others, k)
+				}
+			}
+			if !p.Version.ClassicMirroring() {
+				lost := ""
+				if len(others) > 0 {
+					lost = fmt.Sprintf(", and the settings it carries besides (%s) never reach its queues", strings.Join(others, ", "))
+				}
+				out = append(out, p.raised(p.policyFinding(set.kind, pol,
+					"%s %q sets %s: %s the broker refuses a policy with ha-* keys (HTTP 400; classic queue mirroring was removed in 4.0), so apply fails on it%s. "+
+						"Remove the ha-* keys; declare the queues that need replication with type: quorum",
+					set.label, n, strings.Join(keys, ", "), p.onVersion(), lost)))
+				continue
+			}
+			skips := ""
+			if s := p.policySkips(pol, keys...); s != "" {
+				skips = "; meanwhile, " + s
+			}
+			out = append(out, p.judged(p.policyFinding(set.kind, pol,
+				"%s %q sets %s: classic queue mirroring works %s but is deprecated (since 3.9), and RabbitMQ 4.0 removed it and refuses a policy with ha-* keys (HTTP 400), so the upgrade to 4.x fails on this policy%s. "+
+					"Declare the queues that need replication with type: quorum and remove the ha-* keys",
+				set.label, n, strings.Join(keys, ", "), p.onVersion(), skips)))
 		}
 	}
 	return out

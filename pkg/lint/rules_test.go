@@ -18,6 +18,10 @@ type ruleCase struct {
 	quiet []string
 	// contains are substrings the (first) finding's message must contain.
 	contains []string
+	// opts run the case (zero: RabbitMQ 4.0, default severities).
+	opts Options
+	// severity, when set, is the severity every finding of rule id must have.
+	severity Severity
 }
 
 func ruleCases() []ruleCase {
@@ -319,12 +323,33 @@ func ruleCases() []ruleCase {
 			quiet: []string{"a", "b", "c", "events"}},
 
 		// MQ302
-		{name: "length limit with default drop-head and no DLX", id: "MQ302",
+		{name: "length limit with default drop-head and no DLX, MQ101 off", id: "MQ302",
 			build: func(b *builder) {
 				b.queue("a", topology.Args{argMaxLen: 100})
 				b.queue("b", topology.Args{argMaxBytes: 100, argOverflow: "drop-head"})
 			},
+			opts: Options{Rules: map[string]string{"MQ101": "off"}},
 			fire: []string{"a", "b"}, contains: []string{"default overflow behaviour (drop-head)", "reject-publish"}},
+		{name: "one cause, one finding: MQ101 names the overflow", id: "MQ302",
+			build: func(b *builder) {
+				b.queue("a", topology.Args{argMaxLen: 100})
+			},
+			quiet: []string{"a"}},
+		{name: "no DLX asked for MQ101's queue with drop-head names the overflow", id: "MQ101",
+			build: func(b *builder) {
+				b.queue("a", topology.Args{argMaxLen: 100})
+			},
+			fire: []string{"a"}, contains: []string{"is pushed out by the length limit", "overflow: reject-publish"}},
+		{name: "a DLQ with a length limit keeps its retention choice", id: "MQ302",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct")
+				b.exchange("dlx", "direct")
+				w, d := b.dlqPair("work", "jobs", "work", "dlx", nil)
+				_ = w
+				d.Arguments = topology.Args{argMaxLen: 1000}.Normalized()
+			},
+			opts:  Options{Rules: map[string]string{"MQ101": "off"}},
+			quiet: []string{"work.dlq"}},
 		{name: "reject-publish, or drop-head with a DLX", id: "MQ302",
 			build: func(b *builder) {
 				b.exchange("dlx", "fanout")
@@ -463,11 +488,11 @@ func ruleCases() []ruleCase {
 
 func TestRules(t *testing.T) {
 	seen := map[string][2]bool{}
-	for _, tc := range ruleCases() {
+	for _, tc := range append(append(ruleCases(), roleRuleCases()...), versionRuleCases()...) {
 		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()
 			tc.build(b)
-			fs := only(b.run(t, Options{}), tc.id)
+			fs := only(b.run(t, tc.opts), tc.id)
 			byObject := map[string][]Finding{}
 			for _, f := range fs {
 				byObject[f.Object.Name] = append(byObject[f.Object.Name], f)
@@ -500,6 +525,9 @@ func TestRules(t *testing.T) {
 			for _, f := range fs {
 				if f.Severity == Off || f.Name == "" || f.Vhost != "/" || f.Message == "" {
 					t.Errorf("incomplete finding %+v", f)
+				}
+				if tc.severity != Off && f.Severity != tc.severity {
+					t.Errorf("%s on %s: severity %s, want %s", tc.id, f.Object, f.Severity, tc.severity)
 				}
 			}
 		})

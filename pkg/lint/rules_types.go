@@ -5,55 +5,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
-
-// queueTypeArgs lists the queue arguments each queue type accepts, as the
-// broker's queue type modules declare them (rabbit_classic_queue,
-// rabbit_quorum_queue and rabbit_stream_queue capabilities, 3.10–4.x).
-// Since 3.10 RabbitMQ refuses to declare a queue with an argument that only
-// another queue type knows (PRECONDITION_FAILED); arguments no type knows
-// (plugins' own) are left alone.
-func queueTypeArgs() map[string][]string {
-	return map[string][]string{
-		topology.QueueClassic: {
-			"x-expires", "x-message-ttl", "x-dead-letter-exchange", "x-dead-letter-routing-key",
-			"x-max-length", "x-max-length-bytes", "x-max-priority", "x-overflow", "x-queue-mode",
-			"x-queue-version", "x-single-active-consumer", "x-queue-master-locator", "x-queue-leader-locator",
-		},
-		topology.QueueQuorum: {
-			"x-dead-letter-exchange", "x-dead-letter-routing-key", "x-dead-letter-strategy", "x-expires",
-			"x-max-length", "x-max-length-bytes", "x-max-in-memory-length", "x-max-in-memory-bytes",
-			"x-overflow", "x-single-active-consumer", "x-quorum-initial-group-size", "x-quorum-target-group-size",
-			"x-delivery-limit", "x-message-ttl", "x-queue-leader-locator",
-		},
-		topology.QueueStream: {
-			"x-max-length-bytes", "x-max-age", "x-stream-max-segment-size-bytes", "x-max-segment-size-bytes",
-			"x-initial-cluster-size", "x-queue-leader-locator", "x-stream-filter-size-bytes",
-		},
-	}
-}
-
-// queueTypeUnsupportedPolicyKeys lists the policy keys each queue type
-// ignores (the queue type modules' unsupported_policies).
-func queueTypeUnsupportedPolicyKeys() map[string][]string {
-	mirroring := []string{"ha-mode", "ha-params", "ha-sync-mode", "ha-sync-batch-size", "ha-promote-on-shutdown", "ha-promote-on-failure", "queue-master-locator"}
-	return map[string][]string{
-		topology.QueueClassic: {
-			"max-age", "stream-max-segment-size-bytes", "initial-cluster-size",
-			"delivery-limit", "dead-letter-strategy", "max-in-memory-length", "max-in-memory-bytes", "target-group-size",
-		},
-		topology.QueueQuorum: append([]string{
-			"max-priority", "queue-mode", "queue-version",
-			"max-age", "stream-max-segment-size-bytes", "initial-cluster-size",
-		}, mirroring...),
-		topology.QueueStream: append([]string{
-			"expires", "message-ttl", "dead-letter-exchange", "dead-letter-routing-key", "dead-letter-strategy",
-			"max-length", "max-in-memory-length", "max-in-memory-bytes", "max-priority", "overflow",
-			"queue-mode", "queue-version", "single-active-consumer", "delivery-limit",
-		}, mirroring...),
-	}
-}
 
 // argHint says what to do instead of an argument a queue type rejects.
 func argHint(qtype, arg string) string {
@@ -68,21 +22,14 @@ func argHint(qtype, arg string) string {
 		return "streams never dead-letter: remove it"
 	case qtype == topology.QueueClassic && (arg == "x-delivery-limit" || arg == "x-dead-letter-strategy"):
 		return "it needs a quorum queue (type: quorum)"
+	case qtype == topology.QueueClassic && arg == "x-queue-leader-locator":
+		return "classic queues take x-queue-master-locator before RabbitMQ 4.0"
 	}
 	return "remove it, or use a queue type that supports it"
 }
 
 // MQ501: arguments, properties and policies a queue type does not support.
 func runUnsupported(p *Pass) []Finding {
-	supported := map[string]map[string]bool{}
-	known := map[string]bool{}
-	for t, args := range queueTypeArgs() {
-		supported[t] = map[string]bool{}
-		for _, a := range args {
-			supported[t][a] = true
-			known[a] = true
-		}
-	}
 	var out []Finding
 	for _, name := range p.queueNames {
 		q := p.Vhost.Queues[name]
@@ -97,12 +44,11 @@ func runUnsupported(p *Pass) []Finding {
 				"%s %q is auto-delete: RabbitMQ refuses to declare it (PRECONDITION_FAILED), %ss cannot be auto-deleted. Set auto_delete: false, or use a classic queue",
 				typeLabel(q.Type), name, typeLabel(q.Type)))
 		}
-		sup, typeKnown := supported[q.Type]
 		for _, arg := range q.Arguments.Keys() {
-			if typeKnown && known[arg] && !sup[arg] {
-				out = append(out, p.queueFinding(q,
-					"%s %q sets %s, which %ss do not support: RabbitMQ refuses to declare it (PRECONDITION_FAILED). %s",
-					typeLabel(q.Type), name, arg, typeLabel(q.Type), upperFirst(argHint(q.Type, arg))))
+			if p.Version.RefusesQueueArgument(q.Type, arg) {
+				out = append(out, p.judged(p.queueFinding(q,
+					"%s %q sets %s, which %ss do not support: %s the broker refuses to declare it (PRECONDITION_FAILED). %s",
+					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), upperFirst(argHint(q.Type, arg)))))
 			}
 		}
 		if q.Type == topology.QueueQuorum {
@@ -138,44 +84,51 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// unsupportedPolicyKeys reports policies whose keys the queue types they
-// apply to ignore: one finding per policy, naming the keys, the queue type
-// and the queues.
-func (p *Pass) unsupportedPolicyKeys() []Finding {
-	unsupported := map[string]map[string]bool{}
-	for t, keys := range queueTypeUnsupportedPolicyKeys() {
-		unsupported[t] = map[string]bool{}
-		for _, k := range keys {
-			unsupported[t][k] = true
+// reportedElsewhere reports whether another rule reports policy key k on
+// the target version: ha-* keys (MQ702) and deprecated keys (MQ503), whose
+// messages name the queues the policy then skips.
+func (p *Pass) reportedElsewhere(k string) bool {
+	if rmqversion.IsMirroringKey(k) {
+		return p.enabled("MQ702")
+	}
+	for _, s := range deprecatedSettings() {
+		if s.key == k && s.applies(p.Version) {
+			return p.enabled("MQ503")
 		}
 	}
+	return false
+}
+
+// unsupportedPolicyKeys reports policies holding keys that the types of
+// queues they match do not support, so that RabbitMQ does not apply them
+// to those queues at all: one finding per policy and queue type, naming
+// the keys and the queues.
+func (p *Pass) unsupportedPolicyKeys() []Finding {
 	type hit struct {
 		kind   string
 		policy *topology.Policy
 		qtype  string
 	}
+	badKeys := func(pol *topology.Policy, qtype string) []string {
+		var keys []string
+		for _, k := range p.Version.UnsupportedPolicyKeys(qtype) {
+			if pol.Definition.Has(k) && !p.reportedElsewhere(k) {
+				keys = append(keys, k)
+			}
+		}
+		if o, _ := pol.Definition.String("overflow"); o == "reject-publish-dlx" && qtype == topology.QueueQuorum {
+			keys = append(keys, "overflow: reject-publish-dlx")
+		}
+		sort.Strings(keys)
+		return keys
+	}
 	affected := map[hit][]string{}
 	var order []hit
 	for _, name := range p.queueNames {
 		q := p.Vhost.Queues[name]
-		for _, set := range []struct {
-			kind     string
-			policies map[string]*topology.Policy
-		}{{KindPolicy, p.Vhost.Policies}, {KindOperatorPolicy, p.Vhost.OperatorPolicies}} {
+		for _, set := range p.policySets() {
 			pol := p.effectivePolicy(set.policies, q)
-			if pol == nil {
-				continue
-			}
-			bad := false
-			for k := range pol.Definition {
-				if unsupported[q.Type][k] || strings.HasPrefix(k, "ha-") && q.Type != topology.QueueClassic {
-					bad = true
-				}
-			}
-			if o, _ := pol.Definition.String("overflow"); o == "reject-publish-dlx" && q.Type == topology.QueueQuorum {
-				bad = true
-			}
-			if !bad {
+			if pol == nil || len(badKeys(pol, q.Type)) == 0 {
 				continue
 			}
 			h := hit{set.kind, pol, q.Type}
@@ -187,28 +140,15 @@ func (p *Pass) unsupportedPolicyKeys() []Finding {
 	}
 	var out []Finding
 	for _, h := range order {
-		var keys []string
-		for _, k := range h.policy.Definition.Keys() {
-			if unsupported[h.qtype][k] || strings.HasPrefix(k, "ha-") && h.qtype != topology.QueueClassic {
-				keys = append(keys, k)
-			}
-		}
-		if o, _ := h.policy.Definition.String("overflow"); o == "reject-publish-dlx" && h.qtype == topology.QueueQuorum {
-			keys = append(keys, "overflow: reject-publish-dlx")
-		}
 		qs := affected[h]
 		kind := "policy"
 		if h.kind == KindOperatorPolicy {
 			kind = "operator policy"
 		}
-		effect := "RabbitMQ ignores those keys for them, so they run without the setting"
-		if h.qtype == topology.QueueQuorum {
-			effect = "RabbitMQ does not apply a policy with such keys to a quorum queue at all, so they lose its other settings too"
-		}
-		out = append(out, p.policyFinding(h.kind, h.policy,
-			"%s %q sets %s, which %ss do not support, and it matches %d %s(s) (%s): %s. "+
+		out = append(out, p.judged(p.policyFinding(h.kind, h.policy,
+			"%s %q sets %s, which %ss do not support %s, and it matches %d %s(s) (%s): RabbitMQ does not apply a policy with such keys to a %s at all, so they run without any of its settings (a lower-priority policy may apply instead). "+
 				"Narrow the policy's pattern or apply_to (classic_queues, quorum_queues, streams), or move the setting to a policy for the right queue type",
-			kind, h.policy.Name, strings.Join(keys, ", "), typeLabel(h.qtype), len(qs), typeLabel(h.qtype), queuesList(qs), effect))
+			kind, h.policy.Name, strings.Join(badKeys(h.policy, h.qtype), ", "), typeLabel(h.qtype), p.onVersion(), len(qs), typeLabel(h.qtype), queuesList(qs), typeLabel(h.qtype))))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Object.Name < out[j].Object.Name })
 	return out

@@ -469,7 +469,7 @@ func (d *decoder) retry(decl *queueDecl, e entry, what string) {
 		}
 		seen[ms] = it
 		decl.delays = append(decl.delays, &topology.Queue{
-			Name:    origin.Name + ".retry." + formatDuration(ms),
+			Name:    origin.Name + ".retry." + FormatDuration(ms),
 			Type:    origin.Type,
 			Durable: origin.Durable,
 			Arguments: topology.Args{

@@ -254,9 +254,9 @@ func (d *decoder) testRetry(n *node, what string, v *topology.Vhost) (*topology.
 	sort.Slice(tiers, func(i, j int) bool { return tiers[i].Delay < tiers[j].Delay })
 	have := make([]string, len(tiers))
 	for i, t := range tiers {
-		have[i] = formatDuration(t.Delay)
+		have[i] = FormatDuration(t.Delay)
 	}
-	d.errs.addf(f.valuePos("delay"), "its tiers are "+strings.Join(have, ", "), "%s: queue %q has no %s delay tier", label(what, "retry.delay"), q, formatDuration(ms))
+	d.errs.addf(f.valuePos("delay"), "its tiers are "+strings.Join(have, ", "), "%s: queue %q has no %s delay tier", label(what, "retry.delay"), q, FormatDuration(ms))
 	return nil, "", false
 }
 
@@ -299,7 +299,7 @@ func (d *decoder) testExpect(n *node, what string, v *topology.Vhost) ([]string,
 func testName(tc topology.Test) string {
 	switch {
 	case tc.Retry != nil:
-		return fmt.Sprintf("retry %s after %s", tc.Retry.Queue, formatDuration(tc.Retry.Delay))
+		return fmt.Sprintf("retry %s after %s", tc.Retry.Queue, FormatDuration(tc.Retry.Delay))
 	case tc.Action == topology.ActionReject:
 		return "rejected from " + tc.Queue
 	case tc.Action == topology.ActionExpire:

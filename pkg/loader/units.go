@@ -64,9 +64,10 @@ func parseWithUnit(s string, units []unit) (int64, error) {
 	return 0, errors.New("unknown unit")
 }
 
-// formatDuration renders ms with the largest unit that divides it exactly:
-// 10000 -> "10s", 60000 -> "1m", 1500 -> "1500ms".
-func formatDuration(ms int64) string {
+// FormatDuration renders ms with the largest unit that divides it exactly:
+// 10000 -> "10s", 60000 -> "1m", 1500 -> "1500ms". It names the delay tiers
+// retry.delays declares (Q.retry.10s).
+func FormatDuration(ms int64) string {
 	if ms == 0 {
 		return "0ms"
 	}

@@ -71,8 +71,8 @@ func TestFormatDuration(t *testing.T) {
 		0:          "0ms",
 	}
 	for in, want := range tests {
-		if got := formatDuration(in); got != want {
-			t.Errorf("formatDuration(%d) = %q, want %q", in, got, want)
+		if got := FormatDuration(in); got != want {
+			t.Errorf("FormatDuration(%d) = %q, want %q", in, got, want)
 		}
 	}
 }

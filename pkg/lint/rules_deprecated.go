@@ -1,0 +1,149 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// deprecatedSetting is a classic queue argument (and the policy key that
+// stands for it) that the target version accepts but ignores or warns
+// about, or refuses.
+type deprecatedSetting struct {
+	arg, key string
+	// applies reports whether the version deprecates the setting, and
+	// refused whether it refuses it.
+	applies, refused func(rmqversion.Version) bool
+	// why says what the version does with it; fix what to do instead,
+	// given the value set.
+	why func(v rmqversion.Version) string
+	fix func(value string, policy bool) string
+}
+
+func deprecatedSettings() []deprecatedSetting {
+	return []deprecatedSetting{
+		{arg: "x-queue-master-locator", key: "queue-master-locator",
+			applies: rmqversion.Version.DeprecatesQueueMasterLocator, refused: rmqversion.Version.RefusesQueueMasterLocator,
+			why: func(v rmqversion.Version) string {
+				if v.RefusesQueueMasterLocator() {
+					return "RabbitMQ " + v.Line() + " denies the deprecated feature queue_master_locator by default: the broker refuses to declare a queue with it unless rabbitmq.conf permits the feature"
+				}
+				return "RabbitMQ " + v.Line() + " logs a deprecation warning for it (the deprecated feature queue_master_locator, since 4.0), and 4.3 refuses it unless rabbitmq.conf permits the feature"
+			},
+			fix: func(value string, policy bool) string {
+				leader := "balanced"
+				if value == "client-local" {
+					leader = "client-local"
+				}
+				if policy {
+					return fmt.Sprintf("Replace it with queue-leader-locator: %s", leader)
+				}
+				return fmt.Sprintf("Use x-queue-leader-locator: %s instead (queue arguments cannot change in place: mqctl plans a replace of the queue, so make the change while it is empty, or move the setting to a policy, queue-leader-locator)", leader)
+			}},
+		{arg: "x-queue-mode", key: "queue-mode",
+			applies: rmqversion.Version.IgnoresQueueMode, refused: rmqversion.Version.RefusesQueueMode,
+			why: func(v rmqversion.Version) string {
+				if v.RefusesQueueMode() {
+					return "RabbitMQ " + v.Line() + " removed the storage it selected (classic queues v1) and refuses to declare a queue with it"
+				}
+				return "RabbitMQ " + v.Line() + " ignores it (since 3.12 classic queues keep messages on disk with a small in-memory buffer whatever the mode, as lazy queues did), and 4.3 refuses a queue declared with it"
+			},
+			fix: func(_ string, policy bool) string {
+				if policy {
+					return "Remove it from the policy"
+				}
+				return "Remove it (queue arguments cannot change in place: mqctl plans a replace of the queue, so make the change while it is empty, or before upgrading to 4.3)"
+			}},
+	}
+}
+
+// MQ503: deprecated queue arguments and policy keys.
+func runDeprecated(p *Pass) []Finding {
+	var out []Finding
+	settings := deprecatedSettings()
+	for _, name := range p.queueNames {
+		q := p.Vhost.Queues[name]
+		if q.Type != topology.QueueClassic {
+			continue // other queue types refuse these arguments on every version: MQ501
+		}
+		for _, s := range settings {
+			v, ok := q.Arguments[s.arg]
+			if !ok || !s.applies(p.Version) {
+				continue
+			}
+			f := p.queueFinding(q, "classic queue %q sets %s %v: %s. %s",
+				name, s.arg, v, s.why(p.Version), s.fix(fmt.Sprint(v), false))
+			out = append(out, p.deprecationFinding(f, s))
+		}
+	}
+	for _, set := range p.policySets() {
+		for _, pn := range set.names() {
+			pol := set.policies[pn]
+			for _, s := range settings {
+				v, ok := pol.Definition[s.key]
+				if !ok || !s.applies(p.Version) {
+					continue
+				}
+				msg := fmt.Sprintf("%s %q sets %s: %v: %s", set.label, pn, s.key, v, s.why(p.Version))
+				if skipped := p.policySkips(pol, s.key); skipped != "" {
+					msg += "; " + skipped
+				}
+				f := p.policyFinding(set.kind, pol, "%s. %s", msg, s.fix(fmt.Sprint(v), true))
+				out = append(out, p.deprecationFinding(f, s))
+			}
+		}
+	}
+	return out
+}
+
+func (p *Pass) deprecationFinding(f Finding, s deprecatedSetting) Finding {
+	if s.refused(p.Version) {
+		return p.raised(f)
+	}
+	return p.judged(f)
+}
+
+// policySkips says which queues policy pol matches but does not apply to
+// because of key (their type does not support it on the target version):
+// "since quorum queues do not support queue-mode, RabbitMQ does not apply
+// the policy at all to the ones it matches (a and b), which lose its other
+// settings too"; "" when none.
+func (p *Pass) policySkips(pol *topology.Policy, keys ...string) string {
+	re := p.policyRegexp(pol.Pattern)
+	if re == nil {
+		return ""
+	}
+	byType := map[string][]string{}
+	unsupported := map[string][]string{}
+	var types []string
+	for _, qn := range p.queueNames {
+		q := p.Vhost.Queues[qn]
+		if !policyAppliesToQueue(pol.ApplyTo, q.Type) || !re.MatchString(qn) {
+			continue
+		}
+		if _, seen := unsupported[q.Type]; !seen {
+			var ks []string
+			for _, k := range keys {
+				if contains(p.Version.UnsupportedPolicyKeys(q.Type), k) {
+					ks = append(ks, k)
+				}
+			}
+			unsupported[q.Type] = ks
+		}
+		if len(unsupported[q.Type]) == 0 {
+			continue
+		}
+		if byType[q.Type] == nil {
+			types = append(types, q.Type)
+		}
+		byType[q.Type] = append(byType[q.Type], qn)
+	}
+	var parts []string
+	for _, t := range types {
+		parts = append(parts, fmt.Sprintf("since %ss do not support %s, RabbitMQ does not apply the policy at all to the ones it matches (%s), which lose its other settings too",
+			typeLabel(t), strings.Join(unsupported[t], ", "), queuesList(byType[t])))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,26 @@
+package rmqversion
+
+// Deprecated queue arguments (and the policy keys that stand for them):
+// what a version still accepts but ignores or warns about, and from which
+// version it refuses them.
+
+// IgnoresQueueMode: x-queue-mode (policy key queue-mode) changes nothing
+// (3.12+): classic queues keep few messages in memory whatever the mode, as
+// lazy ones did (RabbitMQ docs, "Lazy Queues": ignored from 3.12). Before
+// 3.12 "lazy" moves messages to disk as early as possible.
+func (v Version) IgnoresQueueMode() bool { return v.AtLeast(3, 12) }
+
+// RefusesQueueMode: a classic queue declared with x-queue-mode is refused
+// (4.3+, which removed the CQv1 storage; 4.3.0 release notes).
+func (v Version) RefusesQueueMode() bool { return v.AtLeast(4, 3) }
+
+// DeprecatesQueueMasterLocator: x-queue-master-locator (policy key
+// queue-master-locator) is the deprecated feature queue_master_locator, for
+// which the broker logs a warning (4.0+); x-queue-leader-locator replaces
+// it for classic queues (which 3.x refuses; see RefusesQueueArgument).
+func (v Version) DeprecatesQueueMasterLocator() bool { return v.AtLeast(4, 0) }
+
+// RefusesQueueMasterLocator: the deprecated feature queue_master_locator is
+// denied by default, and a queue declared with x-queue-master-locator is
+// refused unless rabbitmq.conf permits it (4.3+, 4.3.0 release notes).
+func (v Version) RefusesQueueMasterLocator() bool { return v.AtLeast(4, 3) }
