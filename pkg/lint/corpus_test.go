@@ -1,13 +1,16 @@
 package lint
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mqctl/mqctl/internal/corpus"
+	gold "github.com/mqctl/mqctl/internal/golden"
 
 	"github.com/mqctl/mqctl/pkg/definitions"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 )
 
 // TestCorpus lints every definitions file of the corpus: no error, no
@@ -50,5 +53,38 @@ func TestCorpus(t *testing.T) {
 	}
 	if read == 0 {
 		t.Fatalf("no corpus file could be read from %s", dir)
+	}
+}
+
+// TestCorpusFindings keeps every corpus file's findings, for RabbitMQ 4.0
+// and 3.10, in golden files (testdata/lint/corpus/<version>/<file>.json at
+// the repository's root, as `mqctl lint --format json` prints them): a
+// change to a rule shows as a change to the findings it makes on real
+// files, to be read finding by finding before go test -update accepts it.
+func TestCorpusFindings(t *testing.T) {
+	_, files := corpus.Files(t)
+	for _, line := range []string{"4.0", "3.10"} {
+		ver := rmqversion.MustParse(line)
+		for _, path := range files {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := filepath.Base(path)
+			tp, _, err := definitions.Read(base, data)
+			if err != nil {
+				continue // not a readable definitions file (failing_case*, templates)
+			}
+			fs, err := Run(tp, Options{Version: ver})
+			if err != nil {
+				t.Errorf("%s: %v", base, err)
+				continue
+			}
+			var out bytes.Buffer
+			if err := Write(&out, FormatJSON, fs, nil, ""); err != nil {
+				t.Fatal(err)
+			}
+			gold.Check(t, filepath.Join("..", "..", "testdata", "lint", "corpus", line, base+".json"), out.Bytes())
+		}
 	}
 }

@@ -47,6 +47,12 @@ func runBindingEnds(p *Pass) []Finding {
 // MQ402: an exchange that drops everything published to it.
 func runExchangeUnbound(p *Pass) []Finding {
 	builtin := builtinExchanges()
+	routedInto := map[string]bool{} // exchanges another exchange is bound to
+	for _, b := range p.Vhost.Bindings {
+		if b.DestinationType == topology.DestExchange {
+			routedInto[b.Destination] = true
+		}
+	}
 	var out []Finding
 	for _, name := range p.exchangeNames {
 		if builtin[name] {
@@ -59,9 +65,12 @@ func runExchangeUnbound(p *Pass) []Finding {
 		if len(p.dlxOf[name]) > 0 {
 			continue // a dead-letter exchange with nothing bound is reported by MQ103
 		}
+		if x.Internal && !routedInto[name] {
+			continue // nothing can reach it, so nothing is lost through it
+		}
 		out = append(out, p.exchangeFinding(x,
-			"exchange %q has no bindings and no alternate exchange: every message published to it is dropped (or returned, when published as mandatory). "+
-				"Bind a queue or exchange to it, set alternate_exchange, or remove it",
+			"exchange %q has no bindings and no alternate exchange: every message that reaches it while no queue is bound is dropped (or returned, when published as mandatory). "+
+				"Bind a queue or exchange to it, or set alternate_exchange; if consumers bind queues of their own to it at run time (server-named queues for pub/sub), silence this with `# mqctl:ignore MQ402`; if nothing uses it, remove it",
 			name))
 	}
 	return out

@@ -128,6 +128,15 @@ func roleRuleCases() []ruleCase {
 			},
 			fire: []string{"work"}, quiet: []string{"unrouted", "sunk"}},
 
+		{name: "an internal exchange nothing is bound to or from loses nothing", id: "MQ402",
+			build: func(b *builder) {
+				b.exchange("unused.internal", "direct").Internal = true
+				b.exchange("front", "topic")
+				b.exchange("fed.internal", "direct").Internal = true
+				b.v.Bindings = append(b.v.Bindings, &topology.Binding{Source: "front", Destination: "fed.internal", DestinationType: topology.DestExchange, RoutingKey: "#", Meta: topology.Meta{Pos: b.pos()}})
+			},
+			fire: []string{"fed.internal"}, quiet: []string{"unused.internal", "front"}, contains: []string{"mqctl:ignore MQ402"}},
+
 		// MQ106
 		{name: "DLQ by name in a retry loop", id: "MQ106",
 			build: auditRetryLoop,
