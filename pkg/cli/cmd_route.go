@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -21,6 +22,9 @@ type routeOptions struct {
 	routingKey string
 	headers    map[string]any
 	depth      int
+	// version is the RabbitMQ version whose dead-letter rules the
+	// simulation follows (zero: the default, 4.0).
+	version rmqversion.Version
 }
 
 func newRouteCmd(g *globals) *cobra.Command {
@@ -59,6 +63,9 @@ cannot publish to it) or an unknown vhost is an error (exit 1).`,
 				return err
 			}
 			o.headers = h
+			if o.version, err = g.targetVersion(); err != nil {
+				return err
+			}
 			t, err := g.loadTopology()
 			if err != nil {
 				return err
@@ -71,6 +78,7 @@ cannot publish to it) or an unknown vhost is an error (exit 1).`,
 	f.StringVar(&o.routingKey, "routing-key", "", "routing key of the message")
 	f.StringArrayVar(&headers, "header", nil, "message header key=value (repeatable; integers and true/false are typed, anything else is a string)")
 	f.IntVar(&o.depth, "depth", route.DefaultDepth, "dead-letter hops to follow at most")
+	g.addTargetVersionFlag(cmd)
 	return cmd
 }
 
@@ -135,29 +143,103 @@ func runRoute(w io.Writer, t *topology.Topology, vhosts []string, output string,
 	if err != nil {
 		return err
 	}
-	sim := route.New(v)
+	sim := route.NewWith(v, route.Options{Version: o.version})
 	if o.exchange != "" {
 		x := sim.Exchange(o.exchange)
 		if x == nil {
-			return fmt.Errorf("exchange %q is not declared in vhost %q (declared: %s); publish to one of those, or declare it", o.exchange, v.Name, routeQuoteList(v.ExchangeNames()))
+			return routeUndeclared(t, v, vhosts, o.exchange)
 		}
 		if x.Internal {
 			return fmt.Errorf("exchange %q in vhost %q is internal: clients cannot publish to it (the broker closes the channel); publish to an exchange bound to it", o.exchange, v.Name)
 		}
 	}
-	tr := sim.Trace(route.Message{Exchange: o.exchange, RoutingKey: o.routingKey, Headers: o.headers}, o.depth)
+	m := route.Message{Exchange: o.exchange, RoutingKey: o.routingKey, Headers: o.headers}
+	tr := sim.Trace(m, o.depth)
 	if output == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(tr)
 	}
-	return writeRouteText(w, tr, sim.Problems())
+	return writeRouteText(w, tr, sim.Problems(), unsimulatedPaths(v, o.version, m, tr.Publish.Unsimulated))
+}
+
+// routeUndeclared explains an exchange the vhost route simulates does not
+// declare: naming the vhosts that declare it (when --vhost did not choose
+// this one), else what this vhost declares.
+func routeUndeclared(t *topology.Topology, v *topology.Vhost, vhosts []string, exchange string) error {
+	if len(vhosts) == 0 {
+		var in []string
+		for _, vn := range t.VhostNames() {
+			if _, ok := t.Vhosts[vn].Exchanges[exchange]; ok && vn != v.Name {
+				in = append(in, vn)
+			}
+		}
+		if len(in) > 0 {
+			noun := "vhost"
+			if len(in) > 1 {
+				noun = "vhosts"
+			}
+			return fmt.Errorf("exchange %q is not declared in vhost %q, the one route simulates without --vhost, but in %s %s: pass --vhost %s",
+				exchange, v.Name, noun, routeQuoteList(in), in[0])
+		}
+	}
+	declared := "it declares no exchange"
+	if names := v.ExchangeNames(); len(names) > 0 {
+		declared = "declared: " + routeQuoteList(names)
+	}
+	return fmt.Errorf("exchange %q is not declared in vhost %q (%s); publish to a declared exchange, or declare it", exchange, v.Name, declared)
+}
+
+// unsimulatedPaths finds the path a publish of m takes to each plugin
+// exchange in names that the simulator cannot follow: it routes m again
+// through a copy of vhost v in which each of them is a fanout exchange
+// bound to a stand-in queue, whose delivery path is that path. nil when
+// names is empty.
+func unsimulatedPaths(v *topology.Vhost, ver rmqversion.Version, m route.Message, names []string) map[string][]route.Step {
+	if len(names) == 0 {
+		return nil
+	}
+	c := *v
+	c.Exchanges = make(map[string]*topology.Exchange, len(v.Exchanges))
+	for k, x := range v.Exchanges {
+		c.Exchanges[k] = x
+	}
+	c.Queues = make(map[string]*topology.Queue, len(v.Queues)+len(names))
+	for k, q := range v.Queues {
+		c.Queues[k] = q
+	}
+	c.Bindings = append([]*topology.Binding(nil), v.Bindings...)
+	standIn := map[string]string{} // stand-in queue -> exchange
+	for _, name := range names {
+		x := v.Exchanges[name]
+		if x == nil {
+			continue
+		}
+		fan := *x
+		fan.Type, fan.Arguments = "fanout", nil
+		c.Exchanges[name] = &fan
+		q := "\x00unsimulated\x00" + name
+		standIn[q] = name
+		c.Queues[q] = &topology.Queue{Name: q, Type: topology.QueueClassic, Durable: true}
+		c.Bindings = append(c.Bindings, &topology.Binding{Source: name, Destination: q, DestinationType: topology.DestQueue})
+	}
+	out := map[string][]route.Step{}
+	for _, d := range route.NewWith(&c, route.Options{Version: ver}).Publish(m).Deliveries {
+		if x, ok := standIn[d.Queue]; ok && len(d.Path) > 0 {
+			out[x] = d.Path[:len(d.Path)-1]
+		}
+	}
+	return out
 }
 
 // writeRouteText renders a trace for people: the publish, one line per
 // queue reached with its path, then each queue's dead-letter hops, indented
 // hop by hop, then the problems found on the way.
-func writeRouteText(w io.Writer, tr route.Trace, simProblems []string) error {
+//
+// unsim holds, for each plugin exchange the publish reached that the
+// simulation cannot follow, the path that led there (see
+// unsimulatedPaths): it is shown like a delivery, ending in "unknown".
+func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map[string][]route.Step) error {
 	p := &routePrinter{w: w}
 	m := tr.Publish.Message
 	target := fmt.Sprintf("exchange %q", m.Exchange)
@@ -170,21 +252,25 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string) error {
 	}
 	p.line(0, "publish to %s with routing key %q%s:", target, m.RoutingKey, withHeaders)
 	var problems routeProblemList
-	if len(tr.Publish.Deliveries) == 0 {
+	switch {
+	case len(tr.Publish.Deliveries) == 0 && len(tr.Publish.Unsimulated) == 0:
 		reason := "no queue is bound for it"
 		if len(tr.Publish.Problems) > 0 {
 			reason = tr.Publish.Problems[0]
 			problems.add(tr.Publish.Problems[1:]...)
 		}
-		if len(tr.Publish.Unsimulated) > 0 {
-			p.line(1, "unknown: %s", reason)
-		} else {
-			p.line(1, "unroutable: %s", reason)
-		}
-	} else {
+		p.line(1, "unroutable: %s", reason)
+	default:
 		problems.add(tr.Publish.Problems...)
 		for _, d := range tr.Publish.Deliveries {
 			p.line(1, "%s", routePublishPath(d.Path))
+		}
+		for _, x := range tr.Publish.Unsimulated {
+			path := routeExchangeLabel(x)
+			if steps := unsim[x]; len(steps) > 0 {
+				path = routePublishPath(steps)
+			}
+			p.line(1, "%s -> unknown: plugin exchange %q is not simulated", path, x)
 		}
 	}
 	if routeHasDeadLetters(tr.Hops) {

@@ -63,6 +63,10 @@ func routeTopology() *topology.Topology {
 	q("sharded.work", "classic", topology.Args{"x-dead-letter-exchange": "sharded"})
 	q("sharded.1", "classic", nil)
 	bind("sharded", "sharded.1", "queue", "1", nil)
+	ex("front", "direct", nil)
+	q("front.copy", "classic", nil)
+	bind("front", "sharded", "exchange", "k", nil)
+	bind("front", "front.copy", "queue", "k", nil)
 	q("cache", "classic", topology.Args{"x-message-ttl": int64(60000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "cache"})
 	bind("orders", "orders.shipping", "queue", "order.created", nil)
 	bind("orders", "orders.shipping", "queue", "order.paid", nil)
@@ -91,6 +95,7 @@ func TestRouteGolden(t *testing.T) {
 		{"self-cycle.txt", "text", routeOptions{exchange: "", routingKey: "cache", depth: route.DefaultDepth}},
 		{"plugin-dlx.txt", "text", routeOptions{exchange: "", routingKey: "sharded.work", depth: route.DefaultDepth}},
 		{"plugin-publish.txt", "text", routeOptions{exchange: "sharded", routingKey: "k", depth: route.DefaultDepth}},
+		{"plugin-through-binding.txt", "text", routeOptions{exchange: "front", routingKey: "k", depth: route.DefaultDepth}},
 		{"delay-tier.txt", "text", routeOptions{exchange: "", routingKey: "orders.shipping.retry.10s", depth: route.DefaultDepth}},
 		{"retry-loop.txt", "text", routeOptions{exchange: "", routingKey: "jobs", depth: route.DefaultDepth}},
 		{"headers.txt", "text", routeOptions{exchange: "docs", headers: map[string]any{"format": "pdf", "pages": int64(3)}, depth: route.DefaultDepth}},
@@ -133,6 +138,9 @@ func TestRouteErrors(t *testing.T) {
 	multi := topology.New()
 	multi.Vhost("a")
 	multi.Vhost("b")
+	twoVhosts := routeTopology()
+	twoVhosts.Vhost("orders").Exchanges["billing"] = &topology.Exchange{Name: "billing", Type: "topic"}
+	twoVhosts.Vhost("legacy")
 	internal := routeTopology()
 	internal.Vhosts["/"].Exchanges["hidden"] = &topology.Exchange{Name: "hidden", Type: "fanout", Internal: true}
 	tests := []struct {
@@ -144,6 +152,8 @@ func TestRouteErrors(t *testing.T) {
 	}{
 		{"undeclared exchange", routeTopology(), nil, routeOptions{exchange: "ghost"}, `exchange "ghost" is not declared in vhost "/" (declared: "audit", "docs"`},
 		{"internal exchange", internal, nil, routeOptions{exchange: "hidden"}, `exchange "hidden" in vhost "/" is internal`},
+		{"exchange of another vhost", twoVhosts, nil, routeOptions{exchange: "billing"}, `exchange "billing" is not declared in vhost "/", the one route simulates without --vhost, but in vhost "orders": pass --vhost orders`},
+		{"vhost without exchanges", twoVhosts, []string{"legacy"}, routeOptions{exchange: "billing"}, `exchange "billing" is not declared in vhost "legacy" (it declares no exchange)`},
 		{"unknown vhost", routeTopology(), []string{"prod"}, routeOptions{exchange: "orders"}, `vhost "prod" is not declared (declared: "/")`},
 		{"two vhosts without /", multi, nil, routeOptions{exchange: "x"}, `several vhosts ("a", "b") and none is "/": pass --vhost`},
 		{"two --vhost", multi, []string{"a", "b"}, routeOptions{exchange: "x"}, "one vhost at a time"},
