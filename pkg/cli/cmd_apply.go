@@ -15,13 +15,13 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
-	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/plan"
-	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// ErrStalePlan is returned when a saved plan no longer matches the broker.
-var ErrStalePlan = errors.New("saved plan is stale")
+// ErrStalePlan is wrapped by apply's error when a saved plan no longer
+// matches the broker.
+var ErrStalePlan = engine.ErrStalePlan
 
 type applyFlags struct {
 	autoApprove   bool
@@ -67,116 +67,59 @@ exactly those changes, and refuses when the broker changed since.`,
 }
 
 func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFile string, f applyFlags) error {
-	var (
-		saved   *plan.Plan
-		desired *topology.Topology
-		scope   []string
-	)
+	var in engine.ApplyInput
 	if planFile != "" {
 		fh, err := os.Open(planFile)
 		if err != nil {
 			return fmt.Errorf("read the saved plan: %w", err)
 		}
-		saved, err = plan.ReadJSON(fh)
+		in.Saved, err = plan.ReadJSON(fh)
 		fh.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", planFile, err)
 		}
-		scope = saved.Vhosts
 	} else {
 		var err error
-		if desired, err = g.loadTopology(); err != nil {
+		if in.Desired, err = g.loadTopology(); err != nil {
 			return err
 		}
-		scope = desired.VhostNames()
 	}
-	c, amqpURL, err := g.connect(ctx)
+	c, err := g.connectAPI(ctx)
 	if err != nil {
 		return err
 	}
-	locks, err := newLocks(ctx, c, amqpURL, f.lockTimeout)
-	if err != nil {
-		return err
-	}
-	locks.opts.Waiting = func(vhost, holder string) {
-		fmt.Fprintf(stderr, "mqctl: vhost %q is locked by %s; waiting up to %s (--lock-timeout)\n", vhost, holder, f.lockTimeout)
-	}
-	defer locks.releaseAll()
-	existing, err := c.VhostNames(ctx)
-	if err != nil {
-		return err
-	}
-	for _, vh := range scope {
-		if contains(existing, vh) {
-			if err := locks.acquire(ctx, vh); err != nil {
-				return err
-			}
-		}
-	}
-
-	var (
-		p *plan.Plan
-		l *live
-	)
-	if saved != nil {
-		if l, err = readLive(ctx, c, scope); err != nil {
-			return err
-		}
-		if l.info.Fingerprint != saved.Fingerprint {
-			return fmt.Errorf("%s: the broker changed since this plan was made (%w): run \"mqctl plan --out %s\" again and review it", planFile, ErrStalePlan, planFile)
-		}
-		p = saved
-		// A node that went down since leaves the fingerprint alone (4.0
-		// still lists the queues on it): check again what is out of reach.
-		if err := holdBackDownQueues(ctx, c, p, l, stderr); err != nil {
-			return err
-		}
-	} else {
-		if p, l, err = planFor(ctx, c, desired, nil, stderr); err != nil {
-			return err
-		}
-	}
-	if err := checkTransientQueues(ctx, c, p, existing, stderr); err != nil {
-		return err
-	}
-	// Exact figures for the safety check, read through the locks' AMQP
-	// connections (the statistics the plan was made from lag).
-	if err := refreshStakes(ctx, p, locks.inspect); err != nil {
-		return err
-	}
-	if err := plan.WriteText(stdout, p, plan.RenderOptions{Color: g.useColor()}); err != nil {
-		return err
-	}
-	if p.Empty() && len(p.Adopt) == 0 {
-		return nil
-	}
-	opts := apply.Options{
+	var mu sync.Mutex
+	opts := engine.ApplyOptions{
 		AllowDataLoss: f.allowDataLoss,
 		AllowReplace:  f.allowReplace,
 		Parallelism:   f.parallelism,
-		Records:       l.records,
-		PropertiesKey: l.info.PropertiesKey,
-		VhostTags:     func(vh string) []string { return l.info.Vhosts[vh].Tags },
-		VhostCreated:  locks.acquire,
-		Guard:         locks.lost,
-		Inspect:       locks.inspect,
+		LockTimeout:   f.lockTimeout,
+		LockWaiting: func(vhost, holder string) {
+			fmt.Fprintf(stderr, "mqctl: vhost %q is locked by %s; waiting up to %s (--lock-timeout)\n", vhost, holder, f.lockTimeout)
+		},
+		Show: func(p *plan.Plan) error { return plan.WriteText(stdout, p, plan.RenderOptions{Color: g.useColor()}) },
+		Confirm: func(p *plan.Plan) error {
+			if !p.Empty() && !f.autoApprove {
+				if err := g.confirm(stdout); err != nil {
+					return err
+				}
+			}
+			if !f.quiet {
+				fmt.Fprintln(stdout)
+			}
+			return nil
+		},
+		Report: func(p *plan.Plan, res *apply.Result) error { return report(stdout, p, res) },
+		Waiting: func(server string, pending []string) {
+			them := "them"
+			if len(pending) == 1 {
+				them = "it"
+			}
+			fmt.Fprintf(stderr, "mqctl: waiting until %s shows %d %s of this apply (it does not show %s yet)\n",
+				server, len(pending), pluralize("change", len(pending)), them)
+		},
 	}
-	if err := apply.Check(p, opts); err != nil {
-		return err
-	}
-	if !p.Empty() && !f.autoApprove {
-		if !g.env.StdinIsTerminal {
-			return errors.New("apply asks for confirmation on a terminal: run it in one, or pass --auto-approve")
-		}
-		fmt.Fprint(stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted: ")
-		answer, _ := bufio.NewReader(g.env.Stdin).ReadString('\n')
-		if strings.TrimSpace(answer) != "yes" {
-			return &ExitCodeError{Code: ExitError, Err: errors.New("apply cancelled: nothing was changed")}
-		}
-	}
-	var mu sync.Mutex
 	if !f.quiet {
-		fmt.Fprintln(stdout)
 		opts.Progress = func(ev apply.Event) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -187,11 +130,25 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 			fmt.Fprintf(stdout, "  done: %s (%s)\n", ev.Step, ev.Duration.Round(time.Millisecond))
 		}
 	}
-	res := apply.Execute(ctx, c, p, opts)
-	if err := report(stdout, p, res); err != nil {
-		return err
+	_, err = g.newEngine(c, stderr).Apply(ctx, in, opts)
+	if errors.Is(err, engine.ErrStalePlan) {
+		return fmt.Errorf("%s: %w: run \"mqctl plan --out %s\" again and review it", planFile, err, planFile)
 	}
-	return g.waitVisible(ctx, c, stderr, res, p.Vhosts)
+	return err
+}
+
+// confirm asks on the terminal whether to apply; anything but "yes"
+// cancels.
+func (g *globals) confirm(stdout io.Writer) error {
+	if !g.env.StdinIsTerminal {
+		return errors.New("apply asks for confirmation on a terminal: run it in one, or pass --auto-approve")
+	}
+	fmt.Fprint(stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted: ")
+	answer, _ := bufio.NewReader(g.env.Stdin).ReadString('\n')
+	if strings.TrimSpace(answer) != "yes" {
+		return &ExitCodeError{Code: ExitError, Err: errors.New("apply cancelled: nothing was changed")}
+	}
+	return nil
 }
 
 // report prints the outcome; a partial apply says what was done, what
@@ -277,99 +234,4 @@ func pluralize(word string, n int) string {
 		return word
 	}
 	return word + "s"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// locks holds the apply locks of the vhosts being changed.
-type locks struct {
-	mu   sync.Mutex
-	c    *broker.Client
-	opts lock.Options
-	held map[string]*lock.Lock
-}
-
-func newLocks(ctx context.Context, c *broker.Client, amqpURL string, wait time.Duration) (*locks, error) {
-	opts := lock.Options{URL: amqpURL, Name: lock.DefaultName("apply"), Wait: wait,
-		Holder: func(ctx context.Context, vhost string) string { return lockHolder(ctx, c, vhost) }}
-	if strings.HasPrefix(amqpURL, "amqps:") {
-		opts.TLS = c.TLSConfig()
-	}
-	return &locks{c: c, opts: opts, held: map[string]*lock.Lock{}}, nil
-}
-
-// lockHolder names who holds the apply lock of vhost: its connection once
-// the broker reports it (a few seconds after it opened), until then the
-// name the holder wrote into the lock queue's arguments.
-func lockHolder(ctx context.Context, c *broker.Client, vhost string) string {
-	if conn := c.QueueHolder(ctx, vhost, lock.QueueName); conn != "" {
-		return conn
-	}
-	args, err := c.QueueArguments(ctx, vhost, lock.QueueName)
-	if err != nil {
-		return ""
-	}
-	if name, ok := args.String(lock.ArgHolder); ok && name != "" {
-		return fmt.Sprintf("%q", name)
-	}
-	return ""
-}
-
-func (l *locks) acquire(ctx context.Context, vhost string) error {
-	l.mu.Lock()
-	_, ok := l.held[vhost]
-	l.mu.Unlock()
-	if ok {
-		return nil
-	}
-	lk, err := lock.Acquire(ctx, vhost, l.opts)
-	if err != nil {
-		return err
-	}
-	l.mu.Lock()
-	l.held[vhost] = lk
-	l.mu.Unlock()
-	return nil
-}
-
-func (l *locks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
-	l.mu.Lock()
-	lk := l.held[vhost]
-	l.mu.Unlock()
-	if lk == nil {
-		return lock.QueueState{}, fmt.Errorf("no apply lock held on vhost %q", vhost)
-	}
-	if queueType == topology.QueueStream {
-		return lk.InspectStream(queue, lock.StreamWait)
-	}
-	return lk.Inspect(queue)
-}
-
-// lost returns an error when a held lock's connection has closed: another
-// apply could then take the vhost, so no further step may start.
-func (l *locks) lost() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for vh, lk := range l.held {
-		if lk.Lost() {
-			return fmt.Errorf("the apply lock of vhost %q was lost (its AMQP connection closed), so another apply could interleave", vh)
-		}
-	}
-	return nil
-}
-
-func (l *locks) releaseAll() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for vh, lk := range l.held {
-		_ = lk.Release()
-		delete(l.held, vh)
-	}
 }

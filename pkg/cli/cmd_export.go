@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -110,7 +111,7 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 			return err
 		}
 		for _, v := range g.vhosts {
-			if !contains(have, v) {
+			if !slices.Contains(have, v) {
 				return fmt.Errorf("vhost %q does not exist on %s (it has: %v)", v, c.Server(), have)
 			}
 		}

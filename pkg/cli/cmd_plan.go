@@ -1,17 +1,13 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mqctl/mqctl/pkg/broker"
-	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/plan"
-	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -35,21 +31,15 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 				return err
 			}
 			ctx := cmd.Context()
-			desired, c, l, err := g.loadAndRead(ctx)
+			desired, eng, l, err := g.loadAndRead(ctx, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			p, _, err := planFor(ctx, c, desired, l, cmd.ErrOrStderr())
+			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Live: l})
 			if err != nil {
 				return err
 			}
-			noteTransientQueues(c, p, cmd.ErrOrStderr())
-			if hasStakes(p) {
-				err := refreshStakesOver(ctx, c, p)
-				if err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %v; the messages at stake shown come from the management API's statistics, which lag by a few seconds\n", err)
-				}
-			}
+			p := res.Plan
 			w := cmd.OutOrStdout()
 			if g.output == "json" {
 				err = plan.WriteJSON(w, p)
@@ -85,56 +75,4 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
 	cmd.Flags().BoolVar(&listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
 	return cmd
-}
-
-// peeks are AMQP connections that read exact queue depths for a plan;
-// unlike apply's, they take no lock.
-type peeks struct {
-	opts  lock.Options
-	conns map[string]*lock.Lock
-}
-
-// refreshStakesOver reads the messages at stake over AMQP, which is exact
-// where the management API's statistics lag.
-func refreshStakesOver(ctx context.Context, c *broker.Client, p *plan.Plan) error {
-	amqpURL, err := c.AMQPURL(ctx, "")
-	if err != nil {
-		return err
-	}
-	pk := newPeeks(c, amqpURL)
-	defer pk.close()
-	return refreshStakes(ctx, p, pk.inspect)
-}
-
-func newPeeks(c *broker.Client, amqpURL string) *peeks {
-	opts := lock.Options{URL: amqpURL, Name: lock.DefaultName("plan")}
-	if strings.HasPrefix(amqpURL, "amqps:") {
-		opts.TLS = c.TLSConfig()
-	}
-	return &peeks{opts: opts, conns: map[string]*lock.Lock{}}
-}
-
-func (p *peeks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
-	conn, ok := p.conns[vhost]
-	if !ok {
-		var err error
-		if conn, err = lock.Peek(vhost, p.opts); err != nil {
-			return lock.QueueState{}, err
-		}
-		p.conns[vhost] = conn
-	}
-	if queueType == topology.QueueStream {
-		// plan does not read streams: the probe would show as a consumer
-		// in the statistics for a few seconds and make an apply that
-		// follows refuse the stream's delete. apply reads it.
-		return lock.QueueState{Exists: true}, nil
-	}
-	return conn.Inspect(queue)
-}
-
-func (p *peeks) close() {
-	for vh, c := range p.conns {
-		_ = c.Release()
-		delete(p.conns, vh)
-	}
 }

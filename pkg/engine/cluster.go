@@ -1,10 +1,9 @@
-package cli
+package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -40,11 +39,11 @@ type queueRef struct{ vhost, name string }
 // them created or deleted, the queue deleted or replaced), and quorum
 // queues and streams without a majority of their members online (the queue
 // deleted or replaced, with its binding changes). Each such queue gets a
-// note on stderr saying what is down and what waits for it. Only the
+// note saying what is down and what waits for it. Only the
 // queues the plan would touch are checked: one GET each, and one queue
 // listing per vhost where one of them does not answer (RabbitMQ 3.10
 // answers 404 for a classic queue on a down node).
-func holdBackDownQueues(ctx context.Context, c *broker.Client, p *plan.Plan, l *live, stderr io.Writer) error {
+func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) error {
 	cands := map[queueRef]bool{}
 	created := map[queueRef]bool{}
 	for _, ch := range p.Changes {
@@ -66,7 +65,7 @@ func holdBackDownQueues(ctx context.Context, c *broker.Client, p *plan.Plan, l *
 	if len(cands) == 0 {
 		return nil
 	}
-	down, err := downQueues(ctx, c, cands)
+	down, err := downQueues(ctx, e.c, cands)
 	if err != nil || len(down) == 0 {
 		return err
 	}
@@ -88,7 +87,7 @@ func holdBackDownQueues(ctx context.Context, c *broker.Client, p *plan.Plan, l *
 		return refs[i].vhost < refs[j].vhost || (refs[i].vhost == refs[j].vhost && refs[i].name < refs[j].name)
 	})
 	for _, r := range refs {
-		fmt.Fprintf(stderr, "mqctl: note: %s\n", downNote(r, down[r], held[r]))
+		e.note("%s", downNote(r, down[r], held[r]))
 	}
 	return nil
 }
@@ -137,7 +136,7 @@ func touchedQueue(ch plan.Change) (queueRef, bool) {
 
 // brokerQueueType returns the type of queue r in the broker state read for
 // the plan (classic for a queue without one), and whether r is there.
-func brokerQueueType(l *live, r queueRef) (string, bool) {
+func brokerQueueType(l *Live, r queueRef) (string, bool) {
 	if l == nil || l.current.State == nil {
 		return "", false
 	}
@@ -207,19 +206,15 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 
 // waitVisible waits, after an apply through several management endpoints,
 // until the endpoint a later plan reads from (the first that answers, as
-// for any command) shows every change apply made: a plan right after apply
-// is then empty there too, not only on the node apply wrote through. With a
-// single endpoint apply reads where it wrote, and there is nothing to wait
-// for.
-func (g *globals) waitVisible(ctx context.Context, c *broker.Client, stderr io.Writer, res *apply.Result, vhosts []string) error {
-	if len(c.Servers()) < 2 || len(res.Done) == 0 || len(vhosts) == 0 {
+// for any command: Options.Reconnect) shows every change apply made: a
+// plan right after apply is then empty there too, not only on the node
+// apply wrote through. With a single endpoint apply reads where it wrote,
+// and there is nothing to wait for.
+func (e *Engine) waitVisible(ctx context.Context, res *apply.Result, vhosts []string, waiting func(server string, pending []string)) error {
+	if e.opts.Reconnect == nil || len(e.c.Servers()) < 2 || len(res.Done) == 0 || len(vhosts) == 0 {
 		return nil
 	}
-	cfg, _, err := g.brokerConfig()
-	if err != nil {
-		return err
-	}
-	reader, err := broker.Connect(ctx, cfg)
+	reader, err := e.opts.Reconnect(ctx)
 	if err != nil {
 		return fmt.Errorf("apply is complete, but its changes could not be read back: %w", err)
 	}
@@ -228,18 +223,15 @@ func (g *globals) waitVisible(ctx context.Context, c *broker.Client, stderr io.W
 		return t, err
 	}
 	err = apply.WaitVisible(ctx, read, res.Done, apply.WaitOptions{Waiting: func(pending []string) {
-		them := "them"
-		if len(pending) == 1 {
-			them = "it"
+		if waiting != nil {
+			waiting(reader.Server(), pending)
 		}
-		fmt.Fprintf(stderr, "mqctl: waiting until %s shows %d %s of this apply (it does not show %s yet)\n",
-			reader.Server(), len(pending), pluralize("change", len(pending)), them)
 	}})
 	if err != nil {
-		if reader.Server() == c.Server() {
+		if reader.Server() == e.c.Server() {
 			return fmt.Errorf("apply is complete, but reading %s back: %w", reader.Server(), err)
 		}
-		return fmt.Errorf("apply is complete on %s, but %s (which plans read from): %w", c.Server(), reader.Server(), err)
+		return fmt.Errorf("apply is complete on %s, but %s (which plans read from): %w", e.c.Server(), reader.Server(), err)
 	}
 	return nil
 }

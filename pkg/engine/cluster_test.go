@@ -1,9 +1,10 @@
-package cli
+package engine
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -80,6 +81,12 @@ func downBroker(t *testing.T, version string) (*broker.Client, func() []string) 
 	}
 }
 
+// notesTo is an engine for c that writes its notes to w as mqctl prints
+// them.
+func notesTo(c *broker.Client, w io.Writer) *Engine {
+	return New(c, Options{Note: func(n string) { fmt.Fprintf(w, "mqctl: note: %s\n", n) }})
+}
+
 func TestHoldBackDownQueues(t *testing.T) {
 	for _, version := range []string{"3.10", "4.0"} {
 		t.Run(version, func(t *testing.T) { testHoldBackDownQueues(t, version) })
@@ -94,7 +101,7 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 		v.Queues[name] = &topology.Queue{Name: name, Type: typ, Durable: true}
 	}
 	state.Vhosts["v"] = v
-	l := &live{current: plan.Current{State: state}}
+	l := &Live{current: plan.Current{State: state}}
 	binding := func(q, key string) *topology.Binding {
 		return &topology.Binding{Source: "x", Destination: q, DestinationType: topology.DestQueue, RoutingKey: key}
 	}
@@ -121,7 +128,7 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "qq2"},
 	}}
 	var stderr bytes.Buffer
-	if err := holdBackDownQueues(context.Background(), c, p, l, &stderr); err != nil {
+	if err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l); err != nil {
 		t.Fatal(err)
 	}
 	var kept []string
@@ -174,10 +181,10 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 func TestHoldBackNothingWithoutCandidates(t *testing.T) {
 	c, asked := downBroker(t, "4.0")
 	before := len(asked())
-	l := &live{current: plan.Current{State: topology.New()}}
+	l := &Live{current: plan.Current{State: topology.New()}}
 	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new"}}}
 	var stderr bytes.Buffer
-	if err := holdBackDownQueues(context.Background(), c, p, l, &stderr); err != nil {
+	if err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Changes) != 1 || stderr.Len() != 0 || len(asked()) != before {

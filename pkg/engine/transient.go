@@ -1,12 +1,11 @@
-package cli
+package engine
 
 import (
 	"context"
 	"fmt"
-	"io"
+	"slices"
 	"strings"
 
-	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -38,13 +37,13 @@ func queueList(cs []plan.Change) string {
 // noteTransientQueues tells plan's reader about transient queues on a
 // broker that deprecates them: plan reads only, so whether this broker
 // denies them is learnt by apply, before it changes anything.
-func noteTransientQueues(c *broker.Client, p *plan.Plan, stderr io.Writer) {
-	v := c.RabbitMQVersion()
+func (e *Engine) noteTransientQueues(p *plan.Plan) {
+	v := e.c.RabbitMQVersion()
 	qs := transientQueues(p)
 	if !v.DeprecatesTransientQueues() || len(qs) == 0 {
 		return
 	}
-	fmt.Fprintf(stderr, "mqctl: note: transient (durable: false) queue %s: RabbitMQ %s deprecates transient non-exclusive queues (deprecated feature transient_nonexcl_queues), and a broker that denies the feature refuses them (the default from 4.3); apply checks this broker before it changes anything. Declare them durable: true to be safe.\n",
+	e.note("transient (durable: false) queue %s: RabbitMQ %s deprecates transient non-exclusive queues (deprecated feature transient_nonexcl_queues), and a broker that denies the feature refuses them (the default from 4.3); apply checks this broker before it changes anything. Declare them durable: true to be safe.",
 		queueList(qs), v.Line())
 }
 
@@ -53,22 +52,22 @@ func noteTransientQueues(c *broker.Client, p *plan.Plan, stderr io.Writer) {
 // of the existing vhosts (the setting is the node's); with none to probe
 // in, or when the probe is not allowed, the declarations themselves will
 // say.
-func checkTransientQueues(ctx context.Context, c *broker.Client, p *plan.Plan, existing []string, stderr io.Writer) error {
-	v := c.RabbitMQVersion()
+func (e *Engine) checkTransientQueues(ctx context.Context, p *plan.Plan, existing []string) error {
+	v := e.c.RabbitMQVersion()
 	qs := transientQueues(p)
 	if !v.DeprecatesTransientQueues() || len(qs) == 0 {
 		return nil
 	}
 	probeIn := ""
 	for _, ch := range qs {
-		if contains(existing, ch.Vhost) {
+		if slices.Contains(existing, ch.Vhost) {
 			probeIn = ch.Vhost
 			break
 		}
 	}
 	if probeIn == "" {
 		for _, vh := range p.Vhosts {
-			if contains(existing, vh) {
+			if slices.Contains(existing, vh) {
 				probeIn = vh
 				break
 			}
@@ -77,14 +76,14 @@ func checkTransientQueues(ctx context.Context, c *broker.Client, p *plan.Plan, e
 	if probeIn == "" {
 		return nil
 	}
-	denied, _, err := c.TransientQueuesDenied(ctx, probeIn)
+	denied, _, err := e.c.TransientQueuesDenied(ctx, probeIn)
 	if err != nil {
-		fmt.Fprintf(stderr, "mqctl: note: could not learn whether this broker denies transient queues (%v); applying them as planned\n", err)
+		e.note("could not learn whether this broker denies transient queues (%v); applying them as planned", err)
 		return nil
 	}
 	if !denied {
 		return nil
 	}
 	return fmt.Errorf("apply refused, nothing was changed: transient (durable: false) queue %s: this RabbitMQ %s denies transient non-exclusive queues (deprecated feature transient_nonexcl_queues). Declare them durable: true, or permit the feature on the broker (deprecated_features.permit.transient_nonexcl_queues = true)",
-		queueList(qs), c.Version())
+		queueList(qs), e.c.Version())
 }

@@ -15,9 +15,8 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
-	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -45,7 +44,7 @@ type LiveOptions struct {
 
 // RunLive checks tests on the broker behind c. For each vhost the tests
 // use it creates a vhost named mqctl-test-<random>, applies the file's
-// vhost into it (with apply's own machinery), runs the tests there one
+// vhost into it (through the engine, as mqctl apply does), runs the tests there one
 // after the other, and deletes the vhost, also when a test or the run
 // fails or ctx is cancelled.
 //
@@ -121,7 +120,7 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 			err = errors.Join(err, fmt.Errorf("could not delete the throwaway vhost %q: %w; delete it with the management UI or rabbitmqctl delete_vhost %s", name, derr, name))
 		}
 	}()
-	if err := applyCopy(ctx, c, src, name); err != nil {
+	if err := applyCopy(ctx, c, src, name, o.AMQPURL); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(o.Log, "applied vhost %q into the throwaway vhost %q (%d queues); running %d %s\n", src.Name, name, len(src.Queues), len(tests), plural("test", len(tests)))
@@ -142,18 +141,23 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 	return outcomes, nil
 }
 
-// applyCopy creates vhost name holding everything src declares.
-func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name string) error {
+// applyCopy creates vhost name holding everything src declares, through
+// the engine, as mqctl apply would (its AMQP connections to amqpURL).
+func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name, amqpURL string) error {
 	v := *src
 	v.Name = name
 	v.Description = fmt.Sprintf("mqctl test: throwaway copy of vhost %q, deleted after the run", src.Name)
 	v.DefaultQueueType = "" // every queue carries its type after expansion
 	desired := topology.New()
 	desired.Vhosts[name] = &v
-	res := apply.Execute(ctx, c, plan.Diff(desired, plan.Current{}), apply.Options{})
-	if res.OK() {
+	out, err := engine.New(c, engine.Options{AMQPURL: amqpURL}).Apply(ctx, engine.ApplyInput{Desired: desired}, engine.ApplyOptions{})
+	if err == nil {
 		return nil
 	}
+	if out == nil || out.Result == nil {
+		return fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %w", src.Name, name, err)
+	}
+	res := out.Result
 	var why []string
 	for _, f := range res.Failed {
 		why = append(why, fmt.Sprintf("%s: %v", f.Step, f.Err))
@@ -163,6 +167,9 @@ func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name 
 	}
 	if len(why) == 0 && res.RecordErr != nil {
 		why = append(why, res.RecordErr.Error())
+	}
+	if len(why) == 0 {
+		why = append(why, err.Error())
 	}
 	return fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %s", src.Name, name, strings.Join(why, "; "))
 }

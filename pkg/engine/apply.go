@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// ErrStalePlan is wrapped by Apply's error when a saved plan no longer
+// matches the broker.
+var ErrStalePlan = errors.New("saved plan is stale")
+
+// ErrIncomplete is Apply's error when the apply did not finish (a step
+// failed, it was interrupted or stopped, or the ownership record could
+// not be written) and ApplyOptions.Report did not return an error of its
+// own: ApplyResult.Result says what was done, what failed and what is
+// left.
+var ErrIncomplete = errors.New("apply did not finish")
+
+// ApplyInput is what to apply: exactly one of Desired and Saved.
+type ApplyInput struct {
+	// Desired is the state to reach: Apply plans it (as Plan does, under
+	// the locks) and applies that plan. Apply may change it (see Plan).
+	Desired *topology.Topology
+	// Saved is a plan made earlier (plan.ReadJSON), applied exactly as it
+	// is when the broker has not changed since it was made, and refused
+	// (ErrStalePlan) when it has.
+	Saved *plan.Plan
+}
+
+// ApplyOptions configure Apply. The hooks are called in this order, from
+// the goroutine that called Apply (Progress excepted); an error from one
+// stops the apply there and is Apply's error.
+type ApplyOptions struct {
+	// AllowDataLoss lets apply delete or replace queues that hold messages
+	// or have consumers.
+	AllowDataLoss bool
+	// AllowReplace lets apply replace (delete and re-declare) queues and
+	// exchanges whose immutable settings changed.
+	AllowReplace bool
+	// Parallelism is the number of concurrent requests within a phase
+	// (8 when zero).
+	Parallelism int
+	// LockTimeout is how long to wait while another apply holds a vhost's
+	// lock; LockWaiting, when set, is told once per vhost that Apply
+	// waits, and for whom.
+	LockTimeout time.Duration
+	LockWaiting func(vhost, holder string)
+	// Show is given the plan once it is final, with the exact messages at
+	// stake, before the safety check: a plan that is refused is shown too.
+	Show func(*plan.Plan) error
+	// Confirm is called once the plan has passed the safety check, right
+	// before anything changes; a plan with nothing to change or record
+	// never gets here, one that only records existing objects as managed
+	// (Plan.Empty, with Plan.Adopt) does. An error stops the apply with
+	// nothing changed.
+	Confirm func(*plan.Plan) error
+	// Progress is told about every finished step, from the goroutines
+	// that run them.
+	Progress func(apply.Event)
+	// Report is given what apply did, before Apply waits until the
+	// changes are visible; an error is Apply's error, and it does not
+	// wait.
+	Report func(*plan.Plan, *apply.Result) error
+	// Waiting is told once, with the endpoint read and what it does not
+	// show yet, when the changes are not visible at once where later
+	// plans read (see Options.Reconnect).
+	Waiting func(server string, pending []string)
+}
+
+// ApplyResult is what Apply did.
+type ApplyResult struct {
+	// Plan is the plan applied (or refused): the saved plan, less what
+	// was held back, or the one made from the desired state.
+	Plan *plan.Plan
+	// Result is what apply did; nil when nothing was attempted.
+	Result *apply.Result
+}
+
+// Apply makes the broker match in, under the apply lock of every vhost it
+// changes, released before it returns: it takes the locks of the vhosts
+// that exist (a vhost it creates, right after creating it), plans (or
+// checks that the saved plan is not stale, and holds back the changes on
+// queues gone out of reach since), refuses transient queues on a broker
+// that denies them, reads the exact messages at stake through the locks'
+// connections, refuses what would lose data or replace objects without
+// the options that allow it, executes, and waits until a later plan sees
+// every change. The result is returned with the error whenever there is a
+// plan.
+func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*ApplyResult, error) {
+	var scope []string
+	switch {
+	case (in.Desired == nil) == (in.Saved == nil):
+		return nil, errors.New("engine: apply needs either a desired state or a saved plan")
+	case in.Saved != nil:
+		scope = in.Saved.Vhosts
+	default:
+		scope = in.Desired.VhostNames()
+	}
+	amqpURL, err := e.amqpURL(ctx)
+	if err != nil {
+		return nil, err
+	}
+	locks := newLocks(e.c, amqpURL, o.LockTimeout, o.LockWaiting)
+	defer locks.releaseAll()
+	existing, err := e.c.VhostNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, vh := range scope {
+		if slices.Contains(existing, vh) {
+			if err := locks.acquire(ctx, vh); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	var (
+		p *plan.Plan
+		l *Live
+	)
+	if in.Saved != nil {
+		if l, err = e.ReadLive(ctx, scope); err != nil {
+			return nil, err
+		}
+		if l.info.Fingerprint != in.Saved.Fingerprint {
+			return nil, fmt.Errorf("the broker changed since this plan was made (%w)", ErrStalePlan)
+		}
+		p = in.Saved
+		// A node that went down since leaves the fingerprint alone (4.0
+		// still lists the queues on it): check again what is out of reach.
+		if err := e.holdBackDownQueues(ctx, p, l); err != nil {
+			return nil, err
+		}
+	} else if p, l, err = e.diff(ctx, in.Desired, nil); err != nil {
+		return nil, err
+	}
+	out := &ApplyResult{Plan: p}
+	if err := e.checkTransientQueues(ctx, p, existing); err != nil {
+		return out, err
+	}
+	// Exact figures for the safety check, read through the locks' AMQP
+	// connections (the statistics the plan was made from lag).
+	if err := refreshStakes(ctx, p, locks.inspect); err != nil {
+		return out, err
+	}
+	if o.Show != nil {
+		if err := o.Show(p); err != nil {
+			return out, err
+		}
+	}
+	if p.Empty() && len(p.Adopt) == 0 {
+		return out, nil
+	}
+	opts := apply.Options{
+		AllowDataLoss: o.AllowDataLoss,
+		AllowReplace:  o.AllowReplace,
+		Parallelism:   o.Parallelism,
+		Progress:      o.Progress,
+		Records:       l.records,
+		PropertiesKey: l.info.PropertiesKey,
+		VhostTags:     func(vh string) []string { return l.info.Vhosts[vh].Tags },
+		VhostCreated:  locks.acquire,
+		Guard:         locks.lost,
+		Inspect:       locks.inspect,
+	}
+	if err := apply.Check(p, opts); err != nil {
+		return out, err
+	}
+	if o.Confirm != nil {
+		if err := o.Confirm(p); err != nil {
+			return out, err
+		}
+	}
+	out.Result = apply.Execute(ctx, e.c, p, opts)
+	if o.Report != nil {
+		if err := o.Report(p, out.Result); err != nil {
+			return out, err
+		}
+	}
+	if !out.Result.OK() {
+		return out, ErrIncomplete
+	}
+	return out, e.waitVisible(ctx, out.Result, p.Vhosts, o.Waiting)
+}

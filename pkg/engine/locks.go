@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// locks holds the apply locks of the vhosts being changed.
+type locks struct {
+	mu   sync.Mutex
+	opts lock.Options
+	held map[string]*lock.Lock
+}
+
+// newLocks prepares the apply locks of the broker behind c: each waits up
+// to wait while another apply holds it, telling waiting (when set) once.
+func newLocks(c *broker.Client, amqpURL string, wait time.Duration, waiting func(vhost, holder string)) *locks {
+	opts := lockOptions(c, amqpURL, "apply")
+	opts.Wait, opts.Waiting = wait, waiting
+	opts.Holder = func(ctx context.Context, vhost string) string { return lockHolder(ctx, c, vhost) }
+	return &locks{opts: opts, held: map[string]*lock.Lock{}}
+}
+
+// lockHolder names who holds the apply lock of vhost: its connection once
+// the broker reports it (a few seconds after it opened), until then the
+// name the holder wrote into the lock queue's arguments.
+func lockHolder(ctx context.Context, c *broker.Client, vhost string) string {
+	if conn := c.QueueHolder(ctx, vhost, lock.QueueName); conn != "" {
+		return conn
+	}
+	args, err := c.QueueArguments(ctx, vhost, lock.QueueName)
+	if err != nil {
+		return ""
+	}
+	if name, ok := args.String(lock.ArgHolder); ok && name != "" {
+		return fmt.Sprintf("%q", name)
+	}
+	return ""
+}
+
+func (l *locks) acquire(ctx context.Context, vhost string) error {
+	l.mu.Lock()
+	_, ok := l.held[vhost]
+	l.mu.Unlock()
+	if ok {
+		return nil
+	}
+	lk, err := lock.Acquire(ctx, vhost, l.opts)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.held[vhost] = lk
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *locks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
+	l.mu.Lock()
+	lk := l.held[vhost]
+	l.mu.Unlock()
+	if lk == nil {
+		return lock.QueueState{}, fmt.Errorf("no apply lock held on vhost %q", vhost)
+	}
+	if queueType == topology.QueueStream {
+		return lk.InspectStream(queue, lock.StreamWait)
+	}
+	return lk.Inspect(queue)
+}
+
+// lost returns an error when a held lock's connection has closed: another
+// apply could then take the vhost, so no further step may start.
+func (l *locks) lost() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for vh, lk := range l.held {
+		if lk.Lost() {
+			return fmt.Errorf("the apply lock of vhost %q was lost (its AMQP connection closed), so another apply could interleave", vh)
+		}
+	}
+	return nil
+}
+
+func (l *locks) releaseAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for vh, lk := range l.held {
+		_ = lk.Release()
+		delete(l.held, vh)
+	}
+}
