@@ -40,7 +40,7 @@ func TestHostileInput(t *testing.T) {
 	}{
 		{"a 12 MB topology file", []string{"validate", "-f", write("huge.yaml", huge)}, "huge.yaml: file is 10485761 bytes, more than the 10 MiB limit"},
 		{"a billion laughs", []string{"validate", "-f", write("laughs.yaml", []byte(laughs))}, "laughs.yaml: YAML aliases expand this file to more than"},
-		{"100,000 nested lists", []string{"validate", "-f", write("deep.yaml", []byte(yamlHead+"      q: {arguments: {x-a: "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+"}}\n"))}, "deep.yaml:5: invalid YAML: exceeded max depth"},
+		{"100,000 nested lists", []string{"validate", "-f", write("deep.yaml", []byte(yamlHead+"      q: {arguments: {x-a: "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+"}}\n"))}, "deep.yaml:5:7: invalid YAML: exceeded max depth"},
 		{"a 10 MB string", []string{"validate", "-f", write("bigstr.yaml", []byte(yamlHead+"      q: {arguments: {x-note: \""+strings.Repeat("a", 10_000_000)+"\"}}\n"))}, "bigstr.yaml:5:31: value is 10000000 bytes long (mqctl reads values of at most 64 KiB)"},
 		{"invalid UTF-8", []string{"validate", "-f", write("utf.yaml", []byte(yamlHead+"      q\xff\xfe: {}\n"))}, "utf.yaml:5:8: invalid UTF-8 (byte 0xff at offset 43)"},
 		{"a 300-byte queue name", []string{"validate", "-f", write("long.yaml", []byte(yamlHead+"      "+strings.Repeat("q", 300)+": {}\n"))}, "long.yaml:5:7: queue name is 300 bytes long"},

@@ -157,7 +157,7 @@ func TestHostileInput(t *testing.T) {
 		{"billion laughs", laughs, "t.yaml: YAML aliases expand this file to more than 200000 nodes; refusing it (expand fewer aliases (*name), or write the objects out)"},
 		{"too large", "version: 1\n#" + strings.Repeat("x", MaxFileSize), "t.yaml: file is 10485772 bytes, more than the 10 MiB limit (split the topology into several files)"},
 		{"too many nodes", "version: 1\ntests: [" + strings.Repeat("1,", MaxNodes) + "1]\n", "t.yaml: file holds 1000007 YAML nodes, more than the 1000000 the loader reads (split the topology into several files)"},
-		{"deep nesting", "version: 1\nvhosts: " + strings.Repeat("[", 20000), "t.yaml:2: invalid YAML: exceeded max depth of 10000"},
+		{"deep nesting", "version: 1\nvhosts: " + strings.Repeat("[", 20000), "t.yaml:2:1: invalid YAML: exceeded max depth of 10000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -155,7 +155,15 @@ func parseFile(file string, data []byte, lookup func(string) (string, bool), err
 		return nil
 	case err != nil:
 		line, msg := syntaxErrorLine(err, data)
-		errs.addf(topology.Pos{File: file, Line: line}, "", "invalid YAML: %s", msg)
+		line = contentLine(data, line)
+		col, where := errorColumn(data, line, msg)
+		if msg == "did not find expected key" {
+			if l, c := misindented(data, line, col); l > 0 {
+				where = fmt.Sprintf(" (this line is indented to no key of the mapping that starts at %d:%d, nor inside one)", line, col)
+				line, col = l, c
+			}
+		}
+		errs.addf(topology.Pos{File: file, Line: line, Col: col}, "", "invalid YAML: %s%s", msg, where)
 		return nil
 	case extra != nil:
 		errs.addf(topology.Pos{File: file, Line: extra.Line, Col: extra.Column},
@@ -261,6 +269,177 @@ func syntaxErrorLine(err error, data []byte) (int, string) {
 		line = 1
 	}
 	return line, msg
+}
+
+// contentLine returns line, or the last line with content before it when
+// it has none (an error at the end of the file: an unclosed collection is
+// on a line above).
+func contentLine(data []byte, line int) int {
+	for l := line; l > 1; l-- {
+		if strings.TrimSpace(lineText(data, l)) != "" {
+			return l
+		}
+	}
+	return line
+}
+
+// errorColumn finds the one-based column of a syntax error on line (the
+// library reports the line only) and says what is there when the column is
+// not the problem itself but where the broken construct starts. For an
+// unclosed or broken flow collection the library reports the line where it
+// opens: the column is its bracket. Otherwise it is the offending
+// character where one can be told (a tab, an unmatched quote, a second ":"
+// on the line), else the line's first character that is not a space.
+func errorColumn(data []byte, line int, msg string) (col int, where string) {
+	text := lineText(data, line)
+	first := 1 + len(text) - len(strings.TrimLeft(text, " \t"))
+	if strings.TrimSpace(text) == "" {
+		return 1, ""
+	}
+	if name, ok := strings.CutPrefix(msg, "alias *"); ok {
+		if i := strings.Index(text, "*"+strings.SplitN(name, " ", 2)[0]); i >= 0 {
+			return i + 1, ""
+		}
+	}
+	switch msg {
+	case "did not find expected node content":
+		for _, open := range []byte{'[', '{'} {
+			if c := flowStart(text, open); c > 0 {
+				return c, " (the flow collection that starts here is never closed)"
+			}
+		}
+	case "did not find expected ',' or ']'":
+		if c := flowStart(text, '['); c > 0 {
+			return c, " (in the flow sequence [...] that starts here: is a ',' or the closing ']' missing?)"
+		}
+	case "did not find expected ',' or '}'":
+		if c := flowStart(text, '{'); c > 0 {
+			return c, " (in the flow mapping {...} that starts here: is a ',' or the closing '}' missing?)"
+		}
+	case "found character that cannot start any token":
+		if i := strings.IndexAny(text, "\t@`"); i >= 0 {
+			return i + 1, ""
+		}
+	case "found unexpected end of stream":
+		if c := openQuote(text); c > 0 {
+			return c, " (the quoted string that starts here is never closed)"
+		}
+	case "mapping values are not allowed in this context":
+		if i := strings.Index(text, ": "); i >= 0 {
+			if j := strings.Index(text[i+2:], ":"); j >= 0 {
+				return i + 2 + j + 1, ""
+			}
+		}
+	}
+	return first, ""
+}
+
+// misindented finds, below the block mapping whose first key is at line:col,
+// the first line indented to none of the levels opened above it (a key
+// that belongs neither to that mapping nor inside one of its values), and
+// returns its line and column; 0, 0 when there is none.
+func misindented(data []byte, line, col int) (int, int) {
+	levels := []int{col - 1}
+	last := bytes.Count(data, []byte("\n")) + 1
+	for l := line + 1; l <= last; l++ {
+		text := lineText(data, l)
+		trimmed := strings.TrimLeft(text, " ")
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		indent := len(text) - len(trimmed)
+		if indent < levels[0] {
+			return 0, 0
+		}
+		popped := false
+		for len(levels) > 1 && levels[len(levels)-1] > indent {
+			levels, popped = levels[:len(levels)-1], true
+		}
+		switch top := levels[len(levels)-1]; {
+		case indent == top:
+		case popped || indent < top:
+			return l, indent + 1
+		default:
+			levels = append(levels, indent)
+		}
+	}
+	return 0, 0
+}
+
+// lineText returns one-based line of data without its line break ("" past
+// the end).
+func lineText(data []byte, line int) string {
+	for i := 1; i < line; i++ {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return ""
+		}
+		data = data[nl+1:]
+	}
+	if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+		data = data[:nl]
+	}
+	return strings.TrimRight(string(data), "\r")
+}
+
+// flowStart returns the one-based column of the flow collection opened by
+// open on a line: the innermost one left open at the end of the line, else
+// the last one opened (quotes and comments skipped); 0 when none.
+func flowStart(text string, open byte) int {
+	var stack []int // columns of open brackets of both kinds, with their kind
+	var kinds []byte
+	last := 0
+	var quote byte
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '#' && (i == 0 || text[i-1] == ' ' || text[i-1] == '\t'):
+			i = len(text)
+		case c == '[' || c == '{':
+			stack, kinds = append(stack, i+1), append(kinds, c)
+			if c == open {
+				last = i + 1
+			}
+		case (c == ']' || c == '}') && len(stack) > 0:
+			stack, kinds = stack[:len(stack)-1], kinds[:len(kinds)-1]
+		}
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		if kinds[i] == open {
+			return stack[i]
+		}
+	}
+	return last
+}
+
+// openQuote returns the one-based column of a quote left open at the end
+// of a line, or 0.
+func openQuote(text string) int {
+	var quote byte
+	at := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote, at = c, i+1
+		case c == '#' && (i == 0 || text[i-1] == ' '):
+			return 0
+		}
+	}
+	if quote != 0 {
+		return at
+	}
+	return 0
 }
 
 // lineOf returns the one-based line of the first occurrence of s, or 0.
