@@ -389,18 +389,8 @@ func flowStart(text string, open byte) int {
 	var stack []int // columns of open brackets of both kinds, with their kind
 	var kinds []byte
 	last := 0
-	var quote byte
-	for i := 0; i < len(text); i++ {
-		c := text[i]
+	unquoted(text, func(i int, c byte) {
 		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '#' && (i == 0 || text[i-1] == ' ' || text[i-1] == '\t'):
-			i = len(text)
 		case c == '[' || c == '{':
 			stack, kinds = append(stack, i+1), append(kinds, c)
 			if c == open {
@@ -409,7 +399,7 @@ func flowStart(text string, open byte) int {
 		case (c == ']' || c == '}') && len(stack) > 0:
 			stack, kinds = stack[:len(stack)-1], kinds[:len(kinds)-1]
 		}
-	}
+	})
 	for i := len(stack) - 1; i >= 0; i-- {
 		if kinds[i] == open {
 			return stack[i]
@@ -420,26 +410,30 @@ func flowStart(text string, open byte) int {
 
 // openQuote returns the one-based column of a quote left open at the end
 // of a line, or 0.
-func openQuote(text string) int {
+func openQuote(text string) int { return unquoted(text, func(int, byte) {}) + 1 }
+
+// unquoted calls f with each byte of a line outside quoted strings and
+// comments, and returns the index of the quote that starts a string left
+// open at the end of the line, or -1.
+func unquoted(text string, f func(i int, c byte)) int {
 	var quote byte
-	at := 0
+	at := -1
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch {
 		case quote != 0:
 			if c == quote {
-				quote = 0
+				quote, at = 0, -1
 			}
 		case c == '\'' || c == '"':
-			quote, at = c, i+1
-		case c == '#' && (i == 0 || text[i-1] == ' '):
-			return 0
+			quote, at = c, i
+		case c == '#' && (i == 0 || text[i-1] == ' ' || text[i-1] == '\t'):
+			return -1
+		default:
+			f(i, c)
 		}
 	}
-	if quote != 0 {
-		return at
-	}
-	return 0
+	return at
 }
 
 // lineOf returns the one-based line of the first occurrence of s, or 0.
