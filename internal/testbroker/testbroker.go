@@ -231,7 +231,11 @@ func (b *Broker) Vhost(t testing.TB) string {
 	name := Name(t, "mqctl-test")
 	check(t, "create vhost "+name)(b.RH.PutVhost(name, rabbithole.VhostSettings{Description: "mqctl test " + t.Name()}))
 	t.Cleanup(func() {
-		resp, err := b.RH.DeleteVhost(name)
+		// Deleting a vhost with its queues can take RabbitMQ 4.0 longer
+		// than the 30 s other requests get, on a busy machine.
+		rh := *b.RH
+		rh.SetTimeout(2 * time.Minute)
+		resp, err := rh.DeleteVhost(name)
 		closeBody(resp)
 		if err != nil {
 			t.Errorf("delete test vhost %s: %v", name, err)
