@@ -1,6 +1,7 @@
 # mqctl — make targets. The two that matter on a fresh machine:
 #   make demo   start a local RabbitMQ (installing it if needed) and apply topology.yaml
 #   make test   start the broker if none runs, then run every test
+SHELL     := /bin/bash
 GO        ?= go
 BIN       ?= bin/mqctl
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -30,17 +31,20 @@ vet:
 RABBITMQ_VERSIONS ?= 4.0 3.10
 test: vet
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+	@mkdir -p bin && rm -f bin/test-summary.txt
 	@set -e; for v in $(RABBITMQ_VERSIONS); do \
 	  echo "=== the whole suite against RabbitMQ $$v"; \
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/broker start; \
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster start; \
 	  rc=0; ( eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/broker env)" && \
 	    eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster env)" && \
-	    $(GO) test -count=1 ./... ) || rc=$$?; \
+	    { set -o pipefail; $(GO) test -count=1 -json ./... 2>&1 | \
+	      $(GO) run ./internal/testsum -label "rabbitmq-$$v" -append bin/test-summary.txt; } ) || rc=$$?; \
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster stop >/dev/null; \
 	  if [ $$rc != 0 ]; then echo "=== FAILED against RabbitMQ $$v"; exit $$rc; fi; \
 	  echo "=== passed against RabbitMQ $$v"; \
 	done
+	@awk '{p += $$2; f += $$4; s += $$6} END {printf "total: %d passed, %d failed, %d skipped\n", p, f, s}' bin/test-summary.txt
 
 # Offline tests only (no broker needed; broker tests skip outside CI).
 unit:
