@@ -51,7 +51,7 @@ func (f *facts) classify() {
 		if !cand[q] {
 			continue
 		}
-		if f.isDelayTier(q, reached[q], cand, reachedByWork, tiers) {
+		if f.isDelayTier(q, reached, cand, reachedByWork, tiers) {
 			f.delay[q] = true
 		}
 	}
@@ -125,8 +125,12 @@ func (f *facts) tierCounts(cand map[string]bool) map[string]int {
 // (a delay tier whose return is broken, MQ201), when its dead-letter
 // exchange points back towards work: the default exchange (for a queue
 // that no dead letters reach), or an exchange that feeds working queues.
-// A queue with a TTL whose expired messages go to a DLQ is a working queue.
-func (f *facts) isDelayTier(q string, reached bool, cand, reachedByWork map[string]bool, tiers map[string]int) bool {
+// When they reach queues that look like DLQs, it is still a delay tier if
+// its dead-letter exchange also feeds queues no dead letters reach at all
+// (regular traffic: the exchange is a work exchange). A queue with a TTL
+// whose expired messages go to a DLQ is a working queue.
+func (f *facts) isDelayTier(q string, reachedBy map[string]bool, cand, reachedByWork map[string]bool, tiers map[string]int) bool {
+	reached := reachedBy[q]
 	d := f.dl[q]
 	returnsToWork, elsewhere := false, false
 	for _, t := range d.Targets {
@@ -141,7 +145,7 @@ func (f *facts) isDelayTier(q string, reached bool, cand, reachedByWork map[stri
 	case returnsToWork:
 		return true
 	case elsewhere:
-		return false
+		return d.Exchange != "" && f.feedsRegularTraffic(q, d.Exchange, cand, reachedBy)
 	case !reached && (len(f.into[q]) == 0 || d.Exchange == ""):
 		return true
 	}
@@ -157,12 +161,10 @@ func (f *facts) isDelayTier(q string, reached bool, cand, reachedByWork map[stri
 // its own or receives regular traffic — any such queue when x is shared by
 // delay candidates with different TTLs (tiers written by hand).
 func (f *facts) feedsWork(q, x string, cand, reachedByWork map[string]bool, tiers map[string]int) bool {
-	for _, o := range f.dlxOf[x] {
-		if !cand[o] {
-			return false
-		}
+	if !f.dlxOfCandidatesOnly(x, cand) {
+		return false
 	}
-	for _, w := range f.workQueuesOf(x, cand, reachedByWork) {
+	for _, w := range f.memoWorkQueues("work", x, cand, reachedByWork) {
 		if w != q && (f.dl[w] != nil || f.publishedTo(w) || tiers[x] >= 2) {
 			return true
 		}
@@ -170,14 +172,66 @@ func (f *facts) feedsWork(q, x string, cand, reachedByWork map[string]bool, tier
 	return false
 }
 
+// feedsRegularTraffic reports whether exchange x, the dead-letter exchange
+// of delay candidate q and of no queue without a TTL, also delivers to a
+// queue that no dead letters reach at all (and that is no delay candidate
+// nor a DLQ by name): clients publish there, so x is a work exchange.
+func (f *facts) feedsRegularTraffic(q, x string, cand, reached map[string]bool) bool {
+	if !f.dlxOfCandidatesOnly(x, cand) {
+		return false
+	}
+	for _, w := range f.memoWorkQueues("regular", x, cand, reached) {
+		if w != q {
+			return true
+		}
+	}
+	return false
+}
+
+// dlxOfCandidatesOnly reports whether every queue that dead-letters to x
+// is a delay candidate (memoised per exchange: candidates sharing one
+// exchange ask the same question).
+func (f *facts) dlxOfCandidatesOnly(x string, cand map[string]bool) bool {
+	key := "dlx\x00" + x
+	if r, ok := f.exchangeMemo[key]; ok {
+		return r != nil
+	}
+	ok := true
+	for _, o := range f.dlxOf[x] {
+		if !cand[o] {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		f.exchangeMemo[key] = []string{}
+	} else {
+		f.exchangeMemo[key] = nil
+	}
+	return ok
+}
+
+// memoWorkQueues is workQueuesOf memoised per exchange and kind of reached
+// set.
+func (f *facts) memoWorkQueues(kind, x string, cand, reached map[string]bool) []string {
+	key := kind + "\x00" + x
+	if r, ok := f.exchangeMemo[key]; ok {
+		return r
+	}
+	r := f.workQueuesOf(x, cand, reached)
+	f.exchangeMemo[key] = r
+	return r
+}
+
 // workQueuesOf lists the queues exchange x reaches through bindings and
 // exchange-to-exchange bindings (whatever the key) that may be working
-// queues: no delay candidates, no DLQs, no sugar roles. Sorted.
-func (f *facts) workQueuesOf(x string, cand, reachedByWork map[string]bool) []string {
+// queues: no delay candidates, no queues in reached (DLQs), no DLQs by
+// name, no sugar roles. Sorted.
+func (f *facts) workQueuesOf(x string, cand, reached map[string]bool) []string {
 	var out []string
 	for _, w := range f.reachableQueues(x) {
 		wq := f.v.Queues[w]
-		if wq == nil || cand[w] || reachedByWork[w] || wq.Role != topology.RoleWorking || f.isNamedDLQ(w) {
+		if wq == nil || cand[w] || reached[w] || wq.Role != topology.RoleWorking || f.isNamedDLQ(w) {
 			continue
 		}
 		out = append(out, w)
@@ -233,6 +287,9 @@ func (f *facts) nameDLQs(reached map[string]bool) {
 		}
 		if o, ok := dlqOrigin(d, f.v.Queues); ok {
 			f.namedDLQ[d] = o
+			if _, seen := f.dlqNamedFor[o]; o != "" && !seen {
+				f.dlqNamedFor[o] = d
+			}
 		}
 	}
 }

@@ -89,9 +89,11 @@ type facts struct {
 	perMsgDelay   map[string]bool                // delay queues relying on per-message expiration
 	dlq           map[string]bool                // dead-letter queues
 	namedDLQ      map[string]string              // queue no dead letters reach -> the queue it is named the DLQ of
+	dlqNamedFor   map[string]string              // the other way round: queue -> the first queue named as its DLQ
 	collects      map[string][]string            // queue fed only through alternate exchanges -> those exchanges' sources
 	candidates    map[string]bool                // queues with a TTL and a dead-letter exchange (maybe delay tiers)
 	reachedByWork map[string]bool                // queues reached by dead letters of a queue that is no candidate
+	exchangeMemo  map[string][]string            // answers of classify per exchange (see memoWorkQueues)
 	samplesCache  map[string][]string            // DLX -> candidate keys for key families
 	regexps       map[string]*regexp.Regexp      // policy pattern -> compiled (nil: unreadable)
 }
@@ -112,7 +114,9 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		perMsgDelay:   map[string]bool{},
 		dlq:           map[string]bool{},
 		namedDLQ:      map[string]string{},
+		dlqNamedFor:   map[string]string{},
 		collects:      map[string][]string{},
+		exchangeMemo:  map[string][]string{},
 		samplesCache:  map[string][]string{},
 		regexps:       map[string]*regexp.Regexp{},
 	}

@@ -137,6 +137,24 @@ queues:
 			},
 		},
 		{
+			name: "a delay queue whose dead-letter exchange is also published to",
+			body: `exchanges:
+  delay: { type: topic }
+  render: { type: topic }
+queues:
+  delay:
+    bindings: [{ exchange: delay, routing_key: "#" }]
+    arguments: { x-message-ttl: 2000, x-dead-letter-exchange: render, x-dead-letter-routing-key: delayed.render }
+  render: { bindings: [{ exchange: render, routing_key: "#.render" }] }
+  me-render: { bindings: [{ exchange: render, routing_key: "#.me-render" }] }
+`,
+			want: map[string]roleRow{
+				"delay":     {Role: topology.RoleDelay, ReturnsTo: []string{"render"}, Delay: 2000},
+				"render":    {Role: topology.RoleWorking},
+				"me-render": {Role: topology.RoleWorking},
+			},
+		},
+		{
 			name: "collectors of unroutable messages and DLQs by name",
 			body: `exchanges:
   orders: { type: topic, alternate_exchange: orders.unrouted }

@@ -66,14 +66,7 @@ func (p *Pass) deliveryLimitSource(q *topology.Queue) string {
 
 // namedDLQFor returns the queue named as the DLQ of queue q that no dead
 // letters reach, or "".
-func (p *Pass) namedDLQFor(q string) string {
-	for _, d := range p.queueNames {
-		if p.namedDLQ[d] == q {
-			return d
-		}
-	}
-	return ""
-}
+func (p *Pass) namedDLQFor(q string) string { return p.dlqNamedFor[q] }
 
 // deadLetterTo renders the dead_letter setting that sends dead letters to
 // queue d: through its binding when it has exactly one on a direct or

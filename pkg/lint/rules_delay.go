@@ -19,28 +19,13 @@ func (p *Pass) delayAdvice(q string) string {
 	if d == nil || d.Exchange == "" {
 		return delayFix
 	}
-	origins := p.workQueuesOf(d.Exchange, p.candidates, p.reachedByWork)
+	origins := p.memoWorkQueues("work", d.Exchange, p.candidates, p.reachedByWork)
 	if len(origins) == 0 || len(origins) > 3 {
 		return delayFix
 	}
-	// The delays of the tiers that share q's dead-letter exchange.
-	seen := map[int64]bool{}
-	var delays []int64
-	for c := range p.candidates {
-		if cd := p.dl[c]; cd != nil && cd.Exchange == d.Exchange {
-			if ttl, ok := p.qargs[c].Int(argTTL); ok && ttl > 0 && !seen[ttl] {
-				seen[ttl] = true
-				delays = append(delays, ttl)
-			}
-		}
-	}
-	if len(delays) == 0 {
+	names := p.tierDelays(d.Exchange)
+	if len(names) == 0 {
 		return delayFix
-	}
-	sort.Slice(delays, func(i, j int) bool { return delays[i] < delays[j] })
-	names := make([]string, len(delays))
-	for i, ms := range delays {
-		names[i] = loader.FormatDuration(ms)
 	}
 	where, fed := "queue "+origins[0], "the queue"
 	if len(origins) > 1 {
@@ -48,6 +33,30 @@ func (p *Pass) delayAdvice(q string) string {
 	}
 	return fmt.Sprintf("%s: here, retry: {delays: [%s]} on %s (%s exchange %q feeds) declares %s.retry.%s and the other tiers, each returning expired messages to its own queue alone",
 		delayFix, strings.Join(names, ", "), where, fed, d.Exchange, origins[0], names[0])
+}
+
+// tierDelays lists, shortest first, the TTLs of the delay candidates that
+// dead-letter to exchange x, as retry.delays writes them (memoised).
+func (p *Pass) tierDelays(x string) []string {
+	key := "delays\x00" + x
+	if r, ok := p.exchangeMemo[key]; ok {
+		return r
+	}
+	seen := map[int64]bool{}
+	var delays []int64
+	for _, c := range p.dlxOf[x] {
+		if ttl, ok := p.qargs[c].Int(argTTL); ok && ttl > 0 && p.candidates[c] && !seen[ttl] {
+			seen[ttl] = true
+			delays = append(delays, ttl)
+		}
+	}
+	sort.Slice(delays, func(i, j int) bool { return delays[i] < delays[j] })
+	names := make([]string, len(delays))
+	for i, ms := range delays {
+		names[i] = loader.FormatDuration(ms)
+	}
+	p.exchangeMemo[key] = names
+	return names
 }
 
 // MQ201: a delay queue whose expired messages do not return to exactly one

@@ -23,6 +23,17 @@ func runUnbounded(p *Pass) []Finding {
 		if a.Has(argMaxLen) || a.Has(argMaxBytes) || a.Has(argTTL) {
 			continue
 		}
+		if p.dlq[name] || p.isNamedDLQ(name) || len(p.collects[name]) > 0 {
+			what := "dead letters"
+			if len(p.collects[name]) > 0 && !p.dlq[name] {
+				what = "unroutable messages"
+			}
+			out = append(out, p.queueFinding(q,
+				"queue %q collects %s and has no length limit and no message TTL (by argument or policy): what nobody removes piles up until a memory or disk alarm blocks every publisher on the node. "+
+					"Keep them for a while that suits you (limits.message_ttl, e.g. 7d) or up to a number (limits.max_length), or cover it with a policy",
+				name, what))
+			continue
+		}
 		out = append(out, p.queueFinding(q,
 			"queue %q has no length limit and no message TTL (by argument or policy): when its consumers stop, it grows until a memory or disk alarm blocks every publisher on the node. "+
 				"Set limits.max_length (with overflow: reject-publish) or limits.message_ttl, or cover it with a max-length policy",
