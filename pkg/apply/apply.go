@@ -435,9 +435,12 @@ func ignoreNotFound(err error) error {
 }
 
 // writeRecords rewrites the ownership record of every vhost the plan
-// touched (or whose objects it adopts) to list what mqctl now manages
-// there: the old record, minus what was deleted, plus what was created,
-// replaced or adopted.
+// touched (or whose objects it adopts, or whose record is left over from
+// an interrupted swap or in an older format) to list what mqctl now
+// manages there: the old record, minus what was deleted, plus what was
+// created, replaced or adopted. The new record is declared under the next
+// generation before the old ones are deleted, so a failure in between
+// leaves the newest readable and the next apply finishes the swap.
 func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) error {
 	managed := map[plan.ObjectRef]bool{}
 	vhosts := map[string]bool{}
@@ -445,8 +448,8 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 		for ref := range r.Managed {
 			managed[ref] = true
 		}
-		if len(r.Exchanges) > 1 {
-			vhosts[vh] = true // an interrupted record swap to finish
+		if len(r.Exchanges) > 1 || r.Outdated() {
+			vhosts[vh] = true // an interrupted record swap to finish, or an old format to rewrite
 		}
 	}
 	deletedVhosts := map[string]bool{}

@@ -92,7 +92,8 @@ type ApplyResult struct {
 // connections, refuses what would lose data or replace objects without
 // the options that allow it, executes, and waits until a later plan sees
 // every change. The result is returned with the error whenever there is a
-// plan.
+// plan. An apply with nothing to do still rewrites an ownership record
+// left in an older format (silently: no step, no question, no report).
 func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*ApplyResult, error) {
 	var scope []string
 	switch {
@@ -156,6 +157,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 	}
 	if p.Empty() && len(p.Adopt) == 0 {
+		e.migrateRecords(ctx, l, locks)
 		return out, nil
 	}
 	opts := apply.Options{
@@ -188,4 +190,23 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		return out, ErrIncomplete
 	}
 	return out, e.waitVisible(ctx, out.Result, p.Vhosts, o.Waiting)
+}
+
+// migrateRecords rewrites, under the locks held, the ownership records of
+// the vhosts read that are still in an older format, when the apply has
+// nothing else to do (otherwise apply.Execute rewrites them with the
+// rest). It only re-encodes what the record lists; a failure is a note,
+// and the next apply tries again.
+func (e *Engine) migrateRecords(ctx context.Context, l *Live, locks *locks) {
+	outdated := false
+	for _, r := range l.records {
+		outdated = outdated || r.Outdated()
+	}
+	if !outdated || locks.lost() != nil {
+		return
+	}
+	res := apply.Execute(ctx, e.c, &plan.Plan{Vhosts: l.scope}, apply.Options{Records: l.records, Guard: locks.lost})
+	if res.RecordErr != nil {
+		e.note("the ownership record stays in its old format, which this mqctl reads too (the next apply tries again): %v", res.RecordErr)
+	}
 }

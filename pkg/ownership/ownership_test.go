@@ -25,7 +25,7 @@ func TestRoundTripThroughExchange(t *testing.T) {
 	old := Exchange("/", 3, map[plan.ObjectRef]bool{{Kind: plan.KindQueue, Vhost: "/", Name: "stale"}: true})
 	cur := Exchange("/", 4, refs)
 	// As the broker gives it back: JSON numbers, []any.
-	cur.Arguments = topology.Args{ArgFormat: float64(1), ArgManaged: cur.Arguments[ArgManaged]}
+	cur.Arguments = asBroker(t, cur.Arguments)
 	v.Exchanges[old.Name], v.Exchanges[cur.Name] = old, cur
 	v.Exchanges["orders"] = &topology.Exchange{Name: "orders", Type: "topic", Durable: true}
 	v.Bindings = []*topology.Binding{{Source: cur.Name, Destination: "x", DestinationType: topology.DestExchange}}
