@@ -601,9 +601,9 @@ func TestSavedPlanWhileFirstNodeIsDown(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer fh.Close()
-		p, err := plan.ReadJSON(fh)
+		p, err := plan.ReadSaved(fh, out)
 		if err != nil {
-			t.Fatalf("%s: %v", out, err)
+			t.Fatal(err)
 		}
 		for _, q := range queues {
 			if ch := changeOf(p, plan.KindQueue, q); ch == nil || ch.Action != plan.Delete || ch.Messages != 0 {

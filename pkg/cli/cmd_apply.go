@@ -73,10 +73,10 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		if err != nil {
 			return fmt.Errorf("read the saved plan: %w", err)
 		}
-		in.Saved, err = plan.ReadJSON(fh)
+		in.Saved, err = plan.ReadSaved(fh, planFile)
 		fh.Close()
 		if err != nil {
-			return fmt.Errorf("%s: %w", planFile, err)
+			return err
 		}
 	} else {
 		var err error

@@ -24,7 +24,9 @@ file and prints the changes apply would make: + create, ~ update, -/+ replace,
 - delete, with before → after for every changed field.
 
 Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
-1 error, 2 changes. --out FILE saves the plan for "mqctl apply FILE".`,
+1 error, 2 changes. --out FILE saves the plan for "mqctl apply FILE": a file
+private to mqctl (kind mqctl-saved-plan), not the JSON plan. -o json prints the
+JSON plan, the versioned contract for CI (format_version, docs/plan-json.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.checkOutput("text", "json"); err != nil {
@@ -54,7 +56,7 @@ Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
 				if err != nil {
 					return fmt.Errorf("save the plan: %w", err)
 				}
-				if err := plan.WriteJSON(f, p); err != nil {
+				if err := plan.WriteSaved(f, p); err != nil {
 					f.Close()
 					return fmt.Errorf("save the plan to %s: %w", out, err)
 				}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -25,7 +24,11 @@ with what would be accepted; the exit status is 1 when there is any.
 
   mqctl validate -f topology.yaml
   mqctl validate -f topology/ --expanded     # print the expanded topology as YAML
-  mqctl validate -f - -o json < topology.yaml  # print it as JSON`,
+  mqctl validate -f - -o json < topology.yaml  # print it as JSON
+
+-o json prints the expanded topology as a versioned document (format_version,
+docs/validate-json.md), each object with the file, line and column where it is
+declared when they are known.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.checkOutput("text", "json"); err != nil {
@@ -46,9 +49,7 @@ with what would be accepted; the exit status is 1 when there is any.
 			w := cmd.OutOrStdout()
 			switch {
 			case g.output == "json":
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(t); err != nil {
+				if err := writeValidateJSON(w, t); err != nil {
 					return fmt.Errorf("writing JSON: %w", err)
 				}
 				return nil

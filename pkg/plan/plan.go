@@ -9,9 +9,15 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// FormatVersion is the version of the JSON plan document. It changes only
-// when a field changes meaning or disappears; new fields may be added.
-const FormatVersion = "1"
+// FormatVersion is the format_version of the public JSON plan ("mqctl plan
+// -o json", WriteJSON, docs/plan-json.md). It changes only when a field
+// changes meaning or disappears; new fields may be added. Version 2: the
+// broker fingerprint left the JSON plan (it lives in the saved plan only),
+// "pos" is omitted when unknown instead of "{}", and the messages and
+// consumers at stake are always present on a change that can lose messages.
+// The saved plan ("mqctl plan --out") has its own kind and version
+// (SavedKind, SavedVersion).
+const FormatVersion = "2"
 
 // Action is what a change does to one object.
 type Action string

@@ -39,59 +39,6 @@ func symbol(a Action) (string, string) {
 	}
 }
 
-// WriteJSON writes the plan as the versioned JSON document, the stable
-// contract for CI.
-func WriteJSON(w io.Writer, p *Plan) error {
-	doc := struct {
-		*Plan
-		Summary Summary `json:"summary"`
-	}{p, p.Summary()}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
-}
-
-// ReadJSON reads a plan written by WriteJSON, refusing other format versions.
-func ReadJSON(r io.Reader) (*Plan, error) {
-	var p Plan
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("not a mqctl plan: %w", err)
-	}
-	if p.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("plan format_version %q is not supported by this mqctl (it reads %q): make the plan again with this version", p.FormatVersion, FormatVersion)
-	}
-	for i := range p.Changes {
-		normalizeObject(p.Changes[i].Before)
-		normalizeObject(p.Changes[i].After)
-		for j := range p.Changes[i].Fields {
-			f := &p.Changes[i].Fields[j]
-			f.Before, f.After = topology.Normalize(f.Before), topology.Normalize(f.After)
-		}
-		for _, b := range p.Changes[i].Bindings {
-			b.Arguments = b.Arguments.Normalized()
-		}
-	}
-	return &p, nil
-}
-
-func normalizeObject(o *Object) {
-	if o == nil {
-		return
-	}
-	switch {
-	case o.Exchange != nil:
-		o.Exchange.Arguments = o.Exchange.Arguments.Normalized()
-	case o.Queue != nil:
-		o.Queue.Arguments = o.Queue.Arguments.Normalized()
-	case o.Binding != nil:
-		o.Binding.Arguments = o.Binding.Arguments.Normalized()
-	case o.Policy != nil:
-		o.Policy.Definition = o.Policy.Definition.Normalized()
-	}
-}
-
 // WriteText renders the human view of the plan.
 func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	var sb strings.Builder

@@ -3,11 +3,14 @@ package plan
 import (
 	"bytes"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	gold "github.com/mqctl/mqctl/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -22,6 +25,7 @@ func samplePlan() *Plan {
 		v.Exchanges["orders"] = x("orders", "topic")
 		v.Queues["orders.shipping"] = q("orders.shipping", topology.Args{"x-max-priority": int64(10), "x-dead-letter-exchange": "orders.dlx"})
 		v.Queues["fresh"] = q("fresh", topology.Args{"x-message-ttl": int64(60000)})
+		v.Queues["fresh"].Pos = topology.Pos{File: "topology.yaml", Line: 9, Col: 7}
 		v.Bindings = []*topology.Binding{bind("orders", "orders.shipping", "order.created")}
 		v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: "^events\\.", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(100000)}}
 	})
@@ -62,6 +66,14 @@ func TestRenderText(t *testing.T) {
 	}
 }
 
+// objectPos ignores the positions of the objects in a change: a change
+// carries its own (Change.Pos), and neither JSON document repeats it in the
+// objects.
+var objectPos = cmpopts.IgnoreFields(topology.Meta{}, "Pos")
+
+// The JSON plan is the public contract (docs/plan-json.md): its golden
+// file pins the shape; read back, it is the plan without the fingerprint,
+// which only the saved plan carries.
 func TestJSONRoundTrip(t *testing.T) {
 	p := samplePlan()
 	var buf bytes.Buffer
@@ -69,14 +81,101 @@ func TestJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "plan.json", buf.Bytes())
+	for _, s := range []string{`"pos": {}`, `"fingerprint"`, "abc123"} {
+		if bytes.Contains(buf.Bytes(), []byte(s)) {
+			t.Errorf("the JSON plan carries %s", s)
+		}
+	}
 	back, err := ReadJSON(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(p, back); diff != "" {
+	want := *p
+	want.Fingerprint = ""
+	if diff := cmp.Diff(&want, back, objectPos); diff != "" {
 		t.Errorf("plan changed through JSON (-before +after):\n%s", diff)
 	}
-	if _, err := ReadJSON(bytes.NewBufferString(`{"format_version":"99","changes":[]}`)); err == nil {
-		t.Error("a plan of another format version must be refused")
+	for _, doc := range []string{`{"format_version":"99","changes":[]}`, `{"format_version":"1","changes":[]}`} {
+		if _, err := ReadJSON(bytes.NewBufferString(doc)); err == nil {
+			t.Errorf("a plan of another format version must be refused: %s", doc)
+		}
+	}
+
+	buf.Reset()
+	if err := WriteJSON(&buf, Diff(topology.New(), Current{State: topology.New()})); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "plan-empty.json", buf.Bytes())
+}
+
+// The saved plan is private to apply: it carries everything, fingerprint
+// included, and comes back as the same plan.
+func TestSavedRoundTrip(t *testing.T) {
+	p := samplePlan()
+	p.Vhosts = []string{"/"}
+	p.Adopt = []ObjectRef{{KindExchange, "/", "orders"}}
+	p.Changes[0].MessagesAtLeast = true
+	var buf bytes.Buffer
+	if err := WriteSaved(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"kind": "mqctl-saved-plan"`, `"version": 1`, `"fingerprint": "abc123"`, "private to mqctl"} {
+		if !bytes.Contains(buf.Bytes(), []byte(s)) {
+			t.Errorf("the saved plan lacks %s:\n%s", s, buf.String())
+		}
+	}
+	if bytes.Contains(buf.Bytes(), []byte(`"format_version"`)) {
+		t.Errorf("the saved plan looks like the JSON plan:\n%s", buf.String())
+	}
+	back, err := ReadSaved(&buf, "plan.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p, back, objectPos); diff != "" {
+		t.Errorf("plan changed through the saved plan (-before +after):\n%s", diff)
+	}
+}
+
+func TestReadSavedRefuses(t *testing.T) {
+	var public bytes.Buffer
+	if err := WriteJSON(&public, samplePlan()); err != nil {
+		t.Fatal(err)
+	}
+	again := `make it again with "mqctl plan --out my.plan"`
+	for _, tc := range []struct{ name, doc, want string }{
+		{"the JSON plan", public.String(), `my.plan is a JSON plan (format_version "2"`},
+		{"a saved plan of mqctl 0.x (the old shared shape)", `{"format_version":"1","changes":[],"fingerprint":"x"}`, `my.plan is a JSON plan (format_version "1"`},
+		{"another version", `{"kind":"mqctl-saved-plan","version":2,"changes":[]}`, "my.plan is a saved plan of version 2, and this mqctl reads version 1 only"},
+		{"another kind", `{"kind":"something"}`, `my.plan is not a saved plan (kind "something"`},
+		{"not JSON", `hello`, "my.plan is not a saved plan ("},
+		{"an unknown field", `{"kind":"mqctl-saved-plan","version":1,"changes":[],"extra":1}`, "my.plan is not a valid saved plan ("},
+	} {
+		_, err := ReadSaved(bytes.NewBufferString(tc.doc), "my.plan")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), again) {
+			t.Errorf("%s: ReadSaved = %v, want an error saying %q and %q", tc.name, err, tc.want, again)
+		}
+	}
+}
+
+// The saved plan carries every field of a change and of a plan (but the
+// public format_version): a field added to Change must be added to the
+// saved plan too, or apply would lose it between plan --out and apply.
+func TestSavedCarriesEveryField(t *testing.T) {
+	for _, tc := range []struct {
+		internal, saved any
+		skip            string
+	}{
+		{Change{}, savedChange{}, ""},
+		{FieldChange{}, savedField{}, ""},
+		{Plan{}, savedPlan{}, "FormatVersion"},
+	} {
+		it, st := reflect.TypeOf(tc.internal), reflect.TypeOf(tc.saved)
+		for i := range it.NumField() {
+			if name := it.Field(i).Name; name != tc.skip {
+				if _, ok := st.FieldByName(name); !ok {
+					t.Errorf("%s.%s is not in the saved plan (%s)", it.Name(), name, st.Name())
+				}
+			}
+		}
 	}
 }

@@ -1,0 +1,192 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// The saved plan is the file "mqctl plan --out FILE" writes and
+// "mqctl apply FILE" reads. It is private to mqctl: it carries what apply
+// needs to make exactly the planned changes (the changes with their
+// before/after objects, the bindings a replace takes down, the messages at
+// stake, the fingerprint of the broker state, the vhosts, the objects to
+// adopt) and may change shape with any mqctl release. Its kind and version
+// say so; a reader refuses any other. The public, documented shape is the
+// JSON plan (WriteJSON, docs/plan-json.md).
+const (
+	// SavedKind is the "kind" of a saved plan file.
+	SavedKind = "mqctl-saved-plan"
+	// SavedVersion is the version of the saved plan's shape this mqctl
+	// writes and the only one it reads.
+	SavedVersion = 1
+)
+
+const savedNote = `private to mqctl: give this file to "mqctl apply FILE". It is not the JSON plan ("mqctl plan -o json", docs/plan-json.md): its shape may change with any mqctl release.`
+
+type savedPlan struct {
+	Kind        string        `json:"kind"`
+	Version     int           `json:"version"`
+	Note        string        `json:"note"`
+	Fingerprint string        `json:"fingerprint"`
+	Vhosts      []string      `json:"vhosts"`
+	Changes     []savedChange `json:"changes"`
+	Adopt       []ObjectRef   `json:"adopt"`
+	Unmanaged   []ObjectRef   `json:"unmanaged"`
+}
+
+type savedChange struct {
+	Action          Action              `json:"action"`
+	Kind            Kind                `json:"kind"`
+	Vhost           string              `json:"vhost"`
+	Name            string              `json:"name"`
+	Before          *Object             `json:"before,omitempty"`
+	After           *Object             `json:"after,omitempty"`
+	Fields          []savedField        `json:"fields,omitempty"`
+	Reason          string              `json:"reason,omitempty"`
+	Bindings        []*topology.Binding `json:"bindings,omitempty"`
+	Messages        int64               `json:"messages"`
+	Consumers       int64               `json:"consumers"`
+	MessagesAtLeast bool                `json:"messages_at_least"`
+	Pos             *savedPos           `json:"pos,omitempty"`
+}
+
+// savedField is one changed field; a null side is the field absent there.
+type savedField struct {
+	Field  string `json:"field"`
+	Before any    `json:"before"`
+	After  any    `json:"after"`
+	Forces bool   `json:"forces_replace"`
+}
+
+type savedPos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"column"`
+}
+
+// WriteSaved writes p as a saved plan for "mqctl apply FILE".
+func WriteSaved(w io.Writer, p *Plan) error {
+	doc := savedPlan{
+		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
+		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Changes: make([]savedChange, len(p.Changes)),
+		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged),
+	}
+	for i, c := range p.Changes {
+		sc := savedChange{
+			Action: c.Action, Kind: c.Kind, Vhost: c.Vhost, Name: c.Name, Before: c.Before, After: c.After,
+			Reason: c.Reason, Bindings: c.Bindings, Messages: c.Messages, Consumers: c.Consumers, MessagesAtLeast: c.MessagesAtLeast,
+		}
+		if !c.Pos.IsZero() {
+			sc.Pos = &savedPos{File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col}
+		}
+		for _, f := range c.Fields {
+			sc.Fields = append(sc.Fields, savedField{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces})
+		}
+		doc.Changes[i] = sc
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// ReadSaved reads a saved plan written by WriteSaved. name is the file's
+// name, for the errors: a file that is not a saved plan, or one of another
+// version, is refused with what to do.
+func ReadSaved(r io.Reader, name string) (*Plan, error) {
+	again := fmt.Sprintf("make it again with \"mqctl plan --out %s\"", name)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read the saved plan %s: %w", name, err)
+	}
+	var head struct {
+		Kind          string          `json:"kind"`
+		Version       json.RawMessage `json:"version"`
+		FormatVersion *string         `json:"format_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%s is not a saved plan (%v): %s", name, err, again)
+	}
+	switch {
+	case head.Kind == "" && head.FormatVersion != nil:
+		return nil, fmt.Errorf("%s is a JSON plan (format_version %q, the output of \"mqctl plan -o json\" or of an mqctl older than saved plans), not a saved plan: %s", name, *head.FormatVersion, again)
+	case head.Kind != SavedKind:
+		return nil, fmt.Errorf("%s is not a saved plan (kind %q, want %q): %s", name, head.Kind, SavedKind, again)
+	case string(head.Version) != fmt.Sprint(SavedVersion):
+		return nil, fmt.Errorf("%s is a saved plan of version %s, and this mqctl reads version %d only: %s with this mqctl", name, head.Version, SavedVersion, again)
+	}
+	var doc savedPlan
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s is not a valid saved plan (%v): %s", name, err, again)
+	}
+	p := &Plan{
+		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
+		Vhosts: emptyToNil(doc.Vhosts), Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged),
+		Changes: make([]Change, len(doc.Changes)),
+	}
+	for i, sc := range doc.Changes {
+		c := Change{
+			Action: sc.Action, Kind: sc.Kind, Vhost: sc.Vhost, Name: sc.Name, Before: sc.Before, After: sc.After,
+			Reason: sc.Reason, Bindings: sc.Bindings, Messages: sc.Messages, Consumers: sc.Consumers, MessagesAtLeast: sc.MessagesAtLeast,
+		}
+		if sc.Pos != nil {
+			c.Pos = topology.Pos{File: sc.Pos.File, Line: sc.Pos.Line, Col: sc.Pos.Col}
+		}
+		for _, sf := range sc.Fields {
+			c.Fields = append(c.Fields, FieldChange{Field: sf.Field, Before: sf.Before, After: sf.After, Forces: sf.Forces})
+		}
+		normalizeChange(&c)
+		p.Changes[i] = c
+	}
+	return p, nil
+}
+
+// normalizeChange puts the values read from JSON back into the types the
+// diff makes (int64 and float64 numbers, Args maps).
+func normalizeChange(c *Change) {
+	normalizeObject(c.Before)
+	normalizeObject(c.After)
+	for j := range c.Fields {
+		f := &c.Fields[j]
+		f.Before, f.After = topology.Normalize(f.Before), topology.Normalize(f.After)
+	}
+	for _, b := range c.Bindings {
+		b.Arguments = b.Arguments.Normalized()
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func emptyToNil[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func normalizeObject(o *Object) {
+	if o == nil {
+		return
+	}
+	switch {
+	case o.Exchange != nil:
+		o.Exchange.Arguments = o.Exchange.Arguments.Normalized()
+	case o.Queue != nil:
+		o.Queue.Arguments = o.Queue.Arguments.Normalized()
+	case o.Binding != nil:
+		o.Binding.Arguments = o.Binding.Arguments.Normalized()
+	case o.Policy != nil:
+		o.Policy.Definition = o.Policy.Definition.Normalized()
+	}
+}
