@@ -137,17 +137,30 @@ func hasStakes(p *plan.Plan) bool {
 	return false
 }
 
+// listStakesFrom is how many queues of one vhost must be at stake for
+// fillStakes to list the vhost's queues in one request rather than read
+// them one by one: a listing costs as much as a few single reads on a
+// small vhost, and far less than thousands of them.
+const listStakesFrom = 5
+
 // fillStakes reads the depth and consumers of the queues the plan deletes
 // or replaces (the state read does not carry statistics, which would cost
-// a full queue listing on every plan).
+// a full queue listing on every plan): with one GET /api/queues/{vhost}
+// for a vhost where more than a few are at stake, with one GET per queue
+// otherwise, or where the listing failed. Both read the same statistics;
+// plan and apply then read exact figures over AMQP, queue by queue
+// (refreshStakes, and apply's check at deletion time).
 func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
 	type lookup struct {
 		change *plan.Change
 		ref    plan.ObjectRef
 		st     broker.QueueStats
 		err    error
+		done   bool // read by the vhost's listing
 	}
 	var todo []*lookup
+	perVhost := map[string][]*lookup{}
+	var vhosts []string
 	for i := range p.Changes {
 		ch := &p.Changes[i]
 		if ch.Kind != plan.KindQueue || (ch.Action != plan.Delete && ch.Action != plan.Replace) {
@@ -158,23 +171,60 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
 			ch.Messages, ch.Consumers = st.Messages, st.Consumers
 			continue
 		}
-		todo = append(todo, &lookup{change: ch, ref: ref})
+		lk := &lookup{change: ch, ref: ref}
+		todo = append(todo, lk)
+		if _, ok := perVhost[ch.Vhost]; !ok {
+			vhosts = append(vhosts, ch.Vhost)
+		}
+		perVhost[ch.Vhost] = append(perVhost[ch.Vhost], lk)
 	}
-	// The lookups run concurrently; each writes only its own entry, and
+	// The reads run concurrently; each writes only its own entries, and
 	// the results are merged once they are all in.
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
-	for _, lk := range todo {
+	spawn := func(read func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			read()
+		}()
+	}
+	for _, vh := range vhosts {
+		lks := perVhost[vh]
+		if len(lks) < listStakesFrom {
+			continue
+		}
+		spawn(func() {
+			list, err := e.c.ListQueueActivity(ctx, vh)
+			if err != nil {
+				return // read queue by queue below, which reports the errors
+			}
+			byName := make(map[string]broker.QueueActivity, len(list))
+			for _, a := range list {
+				byName[a.Name] = a
+			}
+			for _, lk := range lks {
+				// A queue the listing does not hold is gone: nothing at
+				// stake, as for a single read that finds no queue.
+				a := byName[lk.ref.Name]
+				lk.st = broker.QueueStats{Messages: a.Messages, Consumers: a.Consumers, Known: a.Known}
+				lk.done = true
+			}
+		})
+	}
+	wg.Wait()
+	for _, lk := range todo {
+		if lk.done {
+			continue
+		}
+		spawn(func() {
 			// No waiting for a just-declared queue's first statistics:
 			// plan and apply read exact figures through AMQP next
 			// (refreshStakes).
 			lk.st, lk.err = e.c.QueueStatsNow(ctx, lk.ref.Vhost, lk.ref.Name)
-		}()
+		})
 	}
 	wg.Wait()
 	var errs []error

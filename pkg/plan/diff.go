@@ -52,6 +52,10 @@ func BindingRef(vhost string, b *topology.Binding) ObjectRef {
 // ownership record lists (so dropping a whole vhost from the file deletes
 // what mqctl made there).
 func Diff(desired *topology.Topology, cur Current) *Plan {
+	return diffWith(desired, cur).p
+}
+
+func diffWith(desired *topology.Topology, cur Current) *differ {
 	if desired == nil {
 		desired = topology.New()
 	}
@@ -80,12 +84,15 @@ func Diff(desired *topology.Topology, cur Current) *Plan {
 	}
 	sortRefs(d.p.Unmanaged)
 	sortRefs(d.p.Adopt)
-	return d.p
+	return d
 }
 
 type differ struct {
 	cur Current
 	p   *Plan
+	// visits counts the steps of takenDown (bindings indexed, changes
+	// examined, bindings listed): the tests check that it grows linearly.
+	visits int
 }
 
 func (d *differ) managed(ref ObjectRef) bool { return d.cur.Managed[ref] }
@@ -133,7 +140,10 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		return
 	}
 
-	replaced := map[ObjectRef]bool{} // exchanges and queues being replaced or deleted
+	first := len(d.p.Changes) // this vhost's changes start here
+	// gone are the exchanges and queues deleted for good: a replace cannot
+	// put back a binding on one of them.
+	gone := map[ObjectRef]bool{}
 	// Exchanges.
 	for _, en := range union(want.ExchangeNames(), have.ExchangeNames()) {
 		w, h := want.Exchanges[en], have.Exchanges[en]
@@ -144,14 +154,13 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		case w != nil:
 			d.claim(eref)
 			if fields := exchangeFields(h, w); len(fields) > 0 {
-				replaced[eref] = true
 				d.add(Change{Action: Replace, Kind: KindExchange, Vhost: name, Name: en,
 					Before: &Object{Exchange: h}, After: &Object{Exchange: w}, Fields: fields,
 					Reason: replaceReason("exchange", fields), Pos: w.Pos})
 			}
 		default:
 			d.leave(eref, func() {
-				replaced[eref] = true
+				gone[eref] = true
 				d.add(Change{Action: Delete, Kind: KindExchange, Vhost: name, Name: en, Before: &Object{Exchange: h}})
 			})
 		}
@@ -167,14 +176,13 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		case w != nil:
 			d.claim(qref)
 			if fields := queueFields(h, w); len(fields) > 0 {
-				replaced[qref] = true
 				d.add(Change{Action: Replace, Kind: KindQueue, Vhost: name, Name: qn,
 					Before: &Object{Queue: h}, After: &Object{Queue: w}, Fields: fields,
 					Reason: replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos})
 			}
 		default:
 			d.leave(qref, func() {
-				replaced[qref] = true
+				gone[qref] = true
 				d.add(Change{Action: Delete, Kind: KindQueue, Vhost: name, Name: qn, Before: &Object{Queue: h},
 					Messages: st.Messages, Consumers: st.Consumers})
 			})
@@ -185,10 +193,13 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	for _, b := range want.Bindings {
 		wantB[b.Key()] = b
 	}
+	haveKeys := make([]string, len(have.Bindings)) // the key of each current binding, computed once
 	haveB := map[string]*topology.Binding{}
-	for _, b := range have.Bindings {
-		haveB[b.Key()] = b
+	for i, b := range have.Bindings {
+		haveKeys[i] = b.Key()
+		haveB[haveKeys[i]] = b
 	}
+	deleted := map[string]bool{} // keys of the bindings this plan deletes
 	for _, k := range union(sortedKeys(wantB), sortedKeys(haveB)) {
 		w, h := wantB[k], haveB[k]
 		switch {
@@ -198,48 +209,12 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			d.claim(BindingRef(name, w))
 		default:
 			d.leave(BindingRef(name, h), func() {
+				deleted[k] = true
 				d.add(Change{Action: Delete, Kind: KindBinding, Vhost: name, Name: BindingName(h), Before: &Object{Binding: h}})
 			})
 		}
 	}
-	// Bindings that a replace takes down and must put back: every current
-	// binding on the replaced object that is not itself being deleted. A
-	// delete lists those it takes down for good (bindings mqctl does not
-	// manage: the broker drops them with the object).
-	deleted := map[string]bool{}
-	gone := map[ObjectRef]bool{} // exchanges and queues deleted for good
-	for _, c := range d.p.Changes {
-		if c.Vhost != name || c.Action != Delete {
-			continue
-		}
-		switch c.Kind {
-		case KindBinding:
-			deleted[c.Before.Binding.Key()] = true
-		case KindExchange, KindQueue:
-			gone[ObjectRef{Kind: c.Kind, Vhost: name, Name: c.Name}] = true
-		}
-	}
-	// endGone reports whether an end of b is deleted for good: a replace
-	// cannot put b back then.
-	endGone := func(b *topology.Binding) bool {
-		destKind := KindQueue
-		if b.DestinationType == topology.DestExchange {
-			destKind = KindExchange
-		}
-		return gone[ObjectRef{Kind: KindExchange, Vhost: name, Name: b.Source}] || gone[ObjectRef{Kind: destKind, Vhost: name, Name: b.Destination}]
-	}
-	for i := range d.p.Changes {
-		c := &d.p.Changes[i]
-		if c.Vhost != name || (c.Action != Replace && c.Action != Delete) || (c.Kind != KindQueue && c.Kind != KindExchange) {
-			continue
-		}
-		for _, b := range have.Bindings {
-			if deleted[b.Key()] || !touches(b, c.Kind, c.Name) || (c.Action == Replace && endGone(b)) {
-				continue
-			}
-			c.Bindings = append(c.Bindings, b)
-		}
-	}
+	d.takenDown(name, have, haveKeys, deleted, gone, d.p.Changes[first:])
 	// Policies and operator policies.
 	d.policies(name, KindPolicy, want.Policies, have.Policies)
 	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
@@ -262,6 +237,74 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		d.add(Change{Action: Delete, Kind: KindVhost, Vhost: name, Name: name, Before: &Object{Vhost: vhostMeta(have)}, Messages: msgs, Consumers: cons})
 	} else if want == empty {
 		d.p.Unmanaged = append(d.p.Unmanaged, ref)
+	}
+}
+
+// takenDown fills in the bindings that each replace or delete of an
+// exchange or queue among changes (those of vhost name) takes down: for a
+// replace, every current binding on the object that is not itself being
+// deleted and whose other end is not deleted for good (a replace puts them
+// back); for a delete, every current binding on it that is not deleted on
+// its own (bindings mqctl does not manage: the broker drops them with the
+// object, for good). Bindings keep the order of have.Bindings.
+//
+// The current bindings are indexed once by source and by destination, and
+// what each one allows (deleted on its own, an end gone) is decided once:
+// the work is linear in the changes plus the bindings.
+func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string, deleted map[string]bool, gone map[ObjectRef]bool, changes []Change) {
+	type end struct {
+		kind Kind
+		name string
+	}
+	bySource := map[string][]int{}              // exchange name -> indexes into have.Bindings
+	byDest := map[end][]int{}                   // destination -> indexes into have.Bindings
+	skip := make([]bool, len(have.Bindings))    // deleted on its own: never listed
+	endGone := make([]bool, len(have.Bindings)) // an end is deleted for good: no replace puts it back
+	for i, b := range have.Bindings {
+		d.visits++
+		destKind := KindQueue
+		if b.DestinationType == topology.DestExchange {
+			destKind = KindExchange
+		}
+		skip[i] = deleted[haveKeys[i]]
+		endGone[i] = gone[ObjectRef{Kind: KindExchange, Vhost: name, Name: b.Source}] || gone[ObjectRef{Kind: destKind, Vhost: name, Name: b.Destination}]
+		if skip[i] {
+			continue
+		}
+		bySource[b.Source] = append(bySource[b.Source], i)
+		if b.DestinationType == topology.DestQueue || b.DestinationType == topology.DestExchange {
+			byDest[end{destKind, b.Destination}] = append(byDest[end{destKind, b.Destination}], i)
+		}
+	}
+	for i := range changes {
+		d.visits++
+		c := &changes[i]
+		if (c.Action != Replace && c.Action != Delete) || (c.Kind != KindQueue && c.Kind != KindExchange) {
+			continue
+		}
+		var src []int // the bindings out of an exchange
+		if c.Kind == KindExchange {
+			src = bySource[c.Name]
+		}
+		dst := byDest[end{c.Kind, c.Name}]
+		// Merge the two ascending lists in have.Bindings order; a binding
+		// from an exchange to itself is in both, and listed once.
+		for len(src) > 0 || len(dst) > 0 {
+			var j int
+			switch {
+			case len(dst) == 0 || (len(src) > 0 && src[0] < dst[0]):
+				j, src = src[0], src[1:]
+			case len(src) == 0 || dst[0] < src[0]:
+				j, dst = dst[0], dst[1:]
+			default:
+				j, src, dst = src[0], src[1:], dst[1:]
+			}
+			d.visits++
+			if c.Action == Replace && endGone[j] {
+				continue
+			}
+			c.Bindings = append(c.Bindings, have.Bindings[j])
+		}
 	}
 }
 

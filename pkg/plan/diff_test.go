@@ -45,25 +45,6 @@ func rows(p *Plan) []row {
 }
 
 func TestDiff(t *testing.T) {
-	managedAll := func(cur *topology.Topology) map[ObjectRef]bool {
-		m := map[ObjectRef]bool{}
-		for _, v := range cur.Vhosts {
-			m[ObjectRef{KindVhost, v.Name, v.Name}] = true
-			for n := range v.Exchanges {
-				m[ObjectRef{KindExchange, v.Name, n}] = true
-			}
-			for n := range v.Queues {
-				m[ObjectRef{KindQueue, v.Name, n}] = true
-			}
-			for _, b := range v.Bindings {
-				m[BindingRef(v.Name, b)] = true
-			}
-			for n := range v.Policies {
-				m[ObjectRef{KindPolicy, v.Name, n}] = true
-			}
-		}
-		return m
-	}
 	tests := []struct {
 		name      string
 		desired   *topology.Topology

@@ -1,0 +1,227 @@
+package plan
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// pairs is the benchmark topology (internal/gentopo) of n working queues in
+// vhost: each with a DLQ, a binding on the topic exchange events and one
+// behind events.dlx — 2n queues, 2n bindings and 2 exchanges.
+func pairs(vhost string, n int, maxLength int64, dlxType string) *topology.Topology {
+	return vh(vhost, func(v *topology.Vhost) {
+		v.Exchanges["events"] = x("events", "topic")
+		v.Exchanges["events.dlx"] = x("events.dlx", dlxType)
+		for i := range n {
+			name := fmt.Sprintf("svc%03d.q%05d", i%100, i)
+			v.Queues[name] = q(name, topology.Args{"x-max-length": maxLength, "x-overflow": "reject-publish",
+				"x-dead-letter-exchange": "events.dlx", "x-dead-letter-routing-key": name})
+			v.Queues[name+".dlq"] = q(name+".dlq", topology.Args{"x-max-length": maxLength})
+			v.Bindings = append(v.Bindings, bind("events", name, fmt.Sprintf("svc%03d.event%d.#", i%100, i)), bind("events.dlx", name+".dlq", name))
+		}
+	})
+}
+
+// managedAll is the ownership record of everything in cur.
+func managedAll(cur *topology.Topology) map[ObjectRef]bool {
+	m := map[ObjectRef]bool{}
+	for _, v := range cur.Vhosts {
+		m[ObjectRef{KindVhost, v.Name, v.Name}] = true
+		for n := range v.Exchanges {
+			m[ObjectRef{KindExchange, v.Name, n}] = true
+		}
+		for n := range v.Queues {
+			m[ObjectRef{KindQueue, v.Name, n}] = true
+		}
+		for _, b := range v.Bindings {
+			m[BindingRef(v.Name, b)] = true
+		}
+		for n := range v.Policies {
+			m[ObjectRef{KindPolicy, v.Name, n}] = true
+		}
+	}
+	return m
+}
+
+// visits diffs desired against cur and returns the plan and the steps the
+// bindings taken down by replaces and deletes cost.
+func visits(desired *topology.Topology, cur Current) (*Plan, int) {
+	d := diffWith(desired, cur)
+	return d.p, d.visits
+}
+
+// The diff of a teardown (every object of the file dropped, the vhost kept)
+// and of a replace of everything is linear: 4× the objects, at most 4× the
+// work (the former comparison of every deleted object with every binding
+// made it 16×). Counted in steps, never timed.
+func TestDiffScalesLinearly(t *testing.T) {
+	const n = 250
+	for _, tc := range []struct {
+		name    string
+		desired func(n int) *topology.Topology
+		action  Action
+	}{
+		{"teardown", func(int) *topology.Topology { return vh("bench", nil) }, Delete},
+		{"replace everything", func(n int) *topology.Topology { return pairs("bench", n, 20000, "fanout") }, Replace},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var steps [2]int
+			for i, size := range []int{n, 4 * n} {
+				cur := pairs("bench", size, 10000, "direct")
+				p, v := visits(tc.desired(size), Current{State: cur, Managed: managedAll(cur)})
+				want := 4*size + 2 // every exchange, queue and binding deleted
+				if tc.action == Replace {
+					want = 2*size + 1 // every queue and events.dlx; the bindings are restored
+				}
+				if got := p.Summary(); got.Delete+got.Replace != want {
+					t.Fatalf("%d pairs: %+v, want %d changes", size, got, want)
+				}
+				steps[i] = v
+			}
+			if steps[0] == 0 || steps[1] > 4*steps[0]+8 {
+				t.Errorf("work grows from %d steps (%d pairs) to %d (%d pairs): more than 4×, not linear", steps[0], n, steps[1], 4*n)
+			}
+		})
+	}
+}
+
+// oldTakenDown is the diff's former way of listing the bindings a replace
+// or delete takes down (every change against every binding): the plans of
+// the indexed diff must be identical to it.
+func oldTakenDown(p *Plan, cur *topology.Topology) {
+	for i := range p.Changes {
+		p.Changes[i].Bindings = nil
+	}
+	for name, have := range cur.Vhosts {
+		deleted := map[string]bool{}
+		gone := map[ObjectRef]bool{}
+		for _, c := range p.Changes {
+			if c.Vhost != name || c.Action != Delete {
+				continue
+			}
+			switch c.Kind {
+			case KindBinding:
+				deleted[c.Before.Binding.Key()] = true
+			case KindExchange, KindQueue:
+				gone[ObjectRef{Kind: c.Kind, Vhost: name, Name: c.Name}] = true
+			}
+		}
+		endGone := func(b *topology.Binding) bool {
+			destKind := KindQueue
+			if b.DestinationType == topology.DestExchange {
+				destKind = KindExchange
+			}
+			return gone[ObjectRef{Kind: KindExchange, Vhost: name, Name: b.Source}] || gone[ObjectRef{Kind: destKind, Vhost: name, Name: b.Destination}]
+		}
+		for i := range p.Changes {
+			c := &p.Changes[i]
+			if c.Vhost != name || (c.Action != Replace && c.Action != Delete) || (c.Kind != KindQueue && c.Kind != KindExchange) {
+				continue
+			}
+			for _, b := range have.Bindings {
+				if deleted[b.Key()] || !touches(b, c.Kind, c.Name) || (c.Action == Replace && endGone(b)) {
+					continue
+				}
+				c.Bindings = append(c.Bindings, b)
+			}
+		}
+	}
+}
+
+func TestTakenDownUnchanged(t *testing.T) {
+	xb := func(src, dst, key string) *topology.Binding {
+		return &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestExchange, RoutingKey: key}
+	}
+	withArgs := func(b *topology.Binding, a topology.Args) *topology.Binding { b.Arguments = a; return b }
+	// mesh: exchanges and queues bound every which way, an exchange bound
+	// to itself, exchange-to-exchange bindings, bindings that differ only
+	// by arguments, and bindings from an exchange not declared.
+	mesh := func(vhost string, qArgs topology.Args, eType string) *topology.Topology {
+		return vh(vhost, func(v *topology.Vhost) {
+			for _, e := range []string{"a", "b", "c"} {
+				v.Exchanges[e] = x(e, "direct")
+			}
+			v.Exchanges["t"] = x("t", eType)
+			for _, n := range []string{"q1", "q2", "q3"} {
+				v.Queues[n] = q(n, qArgs)
+			}
+			v.Bindings = []*topology.Binding{
+				bind("a", "q1", "k"), bind("b", "q1", "k"), xb("a", "b", "x"), xb("b", "a", "y"), xb("t", "t", "self"),
+				bind("t", "q2", "k"), withArgs(bind("t", "q2", "k"), topology.Args{"x-match": "all"}), xb("a", "t", "z"),
+				bind("c", "q3", "k"), bind("other", "q3", "theirs"), xb("other", "c", "in"), bind("t", "q1", "z"),
+			}
+		})
+	}
+	partly := func(cur *topology.Topology, keep func(ObjectRef) bool) map[ObjectRef]bool {
+		m := managedAll(cur)
+		for ref := range m {
+			if !keep(ref) {
+				delete(m, ref)
+			}
+		}
+		return m
+	}
+	two := func(a, b *topology.Topology) *topology.Topology {
+		for n, v := range b.Vhosts {
+			a.Vhosts[n] = v
+		}
+		return a
+	}
+	tests := []struct {
+		name    string
+		desired *topology.Topology
+		current *topology.Topology
+		managed func(cur *topology.Topology) map[ObjectRef]bool
+	}{
+		{"teardown, all managed", vh("/", nil), mesh("/", nil, "topic"), managedAll},
+		{"teardown, bindings unmanaged", vh("/", nil), mesh("/", nil, "topic"),
+			func(cur *topology.Topology) map[ObjectRef]bool {
+				return partly(cur, func(r ObjectRef) bool { return r.Kind != KindBinding })
+			}},
+		{"teardown, some queues unmanaged", vh("/", nil), mesh("/", nil, "topic"),
+			func(cur *topology.Topology) map[ObjectRef]bool {
+				return partly(cur, func(r ObjectRef) bool { return r.Name != "q2" && r.Name != "c" })
+			}},
+		{"replace everything", mesh("/", topology.Args{"x-max-length": int64(5)}, "fanout"), mesh("/", nil, "topic"), managedAll},
+		{"replace some, delete others", vh("/", func(v *topology.Vhost) {
+			v.Exchanges["t"] = x("t", "fanout")
+			v.Exchanges["a"] = x("a", "direct")
+			v.Queues["q1"] = q("q1", topology.Args{"x-max-length": int64(5)})
+			v.Queues["q2"] = q("q2", nil)
+			v.Bindings = []*topology.Binding{bind("t", "q1", "z"), bind("a", "q1", "k")}
+		}), mesh("/", nil, "topic"), managedAll},
+		{"replace, bindings unmanaged", mesh("/", topology.Args{"x-max-length": int64(5)}, "fanout"), mesh("/", nil, "topic"),
+			func(cur *topology.Topology) map[ObjectRef]bool {
+				return partly(cur, func(r ObjectRef) bool { return r.Kind != KindBinding })
+			}},
+		{"two vhosts: one dropped from the file, one replaced", mesh("v2", topology.Args{"x-max-length": int64(5)}, "topic"),
+			two(mesh("v1", nil, "topic"), mesh("v2", nil, "fanout")), managedAll},
+		{"benchmark pairs, teardown", vh("bench", nil), pairs("bench", 20, 10000, "direct"), managedAll},
+		{"benchmark pairs, replace everything", pairs("bench", 20, 20000, "fanout"), pairs("bench", 20, 10000, "direct"), managedAll},
+		{"benchmark pairs, nothing managed", vh("bench", nil), pairs("bench", 20, 10000, "direct"),
+			func(*topology.Topology) map[ObjectRef]bool { return nil }},
+	}
+	listed := 0
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cur := Current{State: tc.current, Managed: tc.managed(tc.current),
+				Stats: map[ObjectRef]QueueStats{{KindQueue, "/", "q1"}: {Messages: 3, Consumers: 1}}}
+			got := Diff(tc.desired, cur)
+			want := Diff(tc.desired, cur)
+			oldTakenDown(want, tc.current)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("plan differs from the former diff's (-old +new):\n%s", diff)
+			}
+			for _, c := range got.Changes {
+				listed += len(c.Bindings)
+			}
+		})
+	}
+	if listed == 0 {
+		t.Errorf("no change lists a binding: the cases test nothing")
+	}
+}
