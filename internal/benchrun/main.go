@@ -4,6 +4,10 @@
 //   - mqctl apply on a fresh vhost vs RabbitMQ's POST /api/definitions of
 //     the same topology into another fresh vhost;
 //   - a no-op mqctl plan vs one GET /api/definitions of that vhost;
+//   - against that no-op plan, a teardown plan (a file that keeps the vhost
+//     and drops every object in it) and a plan that replaces every queue
+//     with arguments and both exchanges (taking down and restoring every
+//     binding);
 //   - validate, lint, route and graph offline (pinned to one core);
 //
 // with the wall time and peak memory (max RSS) of every mqctl run. It
@@ -214,7 +218,39 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r row) error
 	}
 	r.M["no-op plan"] = measure{Seconds: median(plans), RSSMB: rss}
 	r.M["definitions read"] = measure{Seconds: median(reads)}
+	// Plans that take everything down, against the same vhost: they read
+	// the messages at stake in every queue besides the state.
+	for _, k := range []struct{ name, yaml string }{
+		{"teardown plan", teardownYAML(applyVhost)},
+		{"replace plan", replaceYAML(applyVhost, n)},
+	} {
+		f := filepath.Join(tmp, fmt.Sprintf("%s-%d.yaml", strings.ReplaceAll(k.name, " ", "-"), objects))
+		if err := os.WriteFile(f, []byte(k.yaml), 0o644); err != nil {
+			return err
+		}
+		m, err := c.timeMqctl(ctx, false, runs, append([]string{"plan", "-f", f}, conn...)...)
+		if err != nil {
+			return err
+		}
+		r.M[k.name] = m
+	}
 	return nil
+}
+
+// teardownYAML keeps vhost and drops every object in it: the plan deletes
+// all 4n+2 of them.
+func teardownYAML(vhost string) string {
+	return fmt.Sprintf("version: 1\nvhosts:\n  %q: {}\n", vhost)
+}
+
+// replaceYAML is the generated topology with every working queue's
+// max_length and both exchanges' types changed: the plan replaces n queues
+// and 2 exchanges, and takes down and restores all 2n bindings.
+func replaceYAML(vhost string, n int) string {
+	y := gentopo.YAML(vhost, n)
+	y = strings.Replace(y, "events: { type: topic }", "events: { type: headers }", 1)
+	y = strings.Replace(y, "events.dlx: { type: direct }", "events.dlx: { type: fanout }", 1)
+	return strings.ReplaceAll(y, "max_length: 10000,", "max_length: 20000,")
 }
 
 // settle is how long the broker is left alone after a vhost deletion,

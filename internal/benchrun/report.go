@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-var order = []string{"definitions import", "apply", "definitions read", "no-op plan", "validate", "lint", "route", "graph"}
+var order = []string{"definitions import", "apply", "definitions read", "no-op plan", "teardown plan", "replace plan", "validate", "lint", "route", "graph"}
 
 func write(dir string, rows []row, version string, offline bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -86,6 +86,10 @@ func markdown(rows []row, version string, offline bool) string {
 			p := r.M["no-op plan"].Seconds / r.M["definitions read"].Seconds
 			check(fmt.Sprintf("no-op plan within 1.5× of one definitions read (%d objects)", r.Objects), fmt.Sprintf("%.2f×", p), p <= 1.5)
 		}
+		for _, r := range rows {
+			t := r.M["teardown plan"].Seconds / r.M["no-op plan"].Seconds
+			check(fmt.Sprintf("a plan deleting every object within 4× the no-op plan (%d objects)", r.Objects), fmt.Sprintf("%.2f×", t), t <= 4)
+		}
 		last := rows[len(rows)-1]
 		check(fmt.Sprintf("%d objects planned in under 100 MB", last.Objects), fmt.Sprintf("%.0f MB", last.M["no-op plan"].RSSMB), last.M["no-op plan"].RSSMB < 100)
 	}
@@ -126,7 +130,7 @@ func growth(a, b row, k string) float64 {
 
 func isLive(k string) bool {
 	switch k {
-	case "definitions import", "apply", "definitions read", "no-op plan":
+	case "definitions import", "apply", "definitions read", "no-op plan", "teardown plan", "replace plan":
 		return true
 	}
 	return false
