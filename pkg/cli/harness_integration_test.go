@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -70,7 +71,12 @@ func freshVhostName(t testing.TB, b *testbroker.Broker) string {
 	t.Helper()
 	name := testbroker.Name(t, "mqctl-test")
 	t.Cleanup(func() {
-		resp, err := b.RH.DeleteVhost(name)
+		// As testbroker.Vhost: deleting a vhost with its queues (1,000
+		// quorum queues in the corpus) can take RabbitMQ 4.0 longer than
+		// the 30 s other requests get, on a busy machine.
+		rh := *b.RH
+		rh.SetTimeout(2 * time.Minute)
+		resp, err := rh.DeleteVhost(name)
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
