@@ -28,7 +28,7 @@ type ApplyInput struct {
 	// Desired is the state to reach: Apply plans it (as Plan does, under
 	// the locks) and applies that plan. Apply may change it (see Plan).
 	Desired *topology.Topology
-	// Saved is a plan made earlier (plan.ReadJSON), applied exactly as it
+	// Saved is a plan made earlier (plan.ReadSaved), applied exactly as it
 	// is when the broker has not changed since it was made, and refused
 	// (ErrStalePlan) when it has.
 	Saved *plan.Plan
