@@ -425,6 +425,29 @@ func startPrivateNode(t *testing.T, extraEnv ...string) *privateNode {
 	return n
 }
 
+// vhost creates vhost on the node with full permissions for guest, and
+// returns a rabbit-hole client of the node and its AMQP port.
+func (n *privateNode) vhost(vhost string) (*rabbithole.Client, int) {
+	n.t.Helper()
+	rh, err := rabbithole.NewClient(n.mgmt, "guest", "guest")
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	if _, err := rh.PutVhost(vhost, rabbithole.VhostSettings{}); err != nil {
+		n.t.Fatal(err)
+	}
+	if _, err := rh.UpdatePermissionsIn(vhost, "guest", rabbithole.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
+		n.t.Fatal(err)
+	}
+	amqpPort := 0
+	for _, kv := range n.env {
+		if v, ok := strings.CutPrefix(kv, "MQCTL_AMQP_PORT="); ok {
+			amqpPort, _ = strconv.Atoi(v)
+		}
+	}
+	return rh, amqpPort
+}
+
 func (n *privateNode) run(cmd string) {
 	n.t.Helper()
 	c := exec.Command(n.script, cmd)
@@ -467,22 +490,7 @@ func TestBrokerStoppedMidApply(t *testing.T) {
 	const vhost = "faults"
 	env := map[string]string{"VHOST": vhost, "HOME": t.TempDir()}
 	conn := []string{"--server", node.mgmt, "--username", "guest", "--password", "guest"}
-	rh, err := rabbithole.NewClient(node.mgmt, "guest", "guest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rh.PutVhost(vhost, rabbithole.VhostSettings{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rh.UpdatePermissionsIn(vhost, "guest", rabbithole.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
-		t.Fatal(err)
-	}
-	amqpPort := 0
-	for _, kv := range node.env {
-		if v, ok := strings.CutPrefix(kv, "MQCTL_AMQP_PORT="); ok {
-			amqpPort, _ = strconv.Atoi(v)
-		}
-	}
+	_, amqpPort := node.vhost(vhost)
 	keepURL := fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/%s", amqpPort, vhost)
 	publishKeep := func() {
 		c, err := amqp.Dial(keepURL)

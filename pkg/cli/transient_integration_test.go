@@ -1,11 +1,8 @@
 package cli_test
 
 import (
-	"strconv"
 	"strings"
 	"testing"
-
-	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 )
@@ -54,23 +51,8 @@ func TestTransientQueuesByVersion(t *testing.T) {
 
 	// A 4.0 node of this test's own that denies the feature.
 	node := startPrivateNode(t, "MQCTL_BROKER_CONF=deprecated_features.permit.transient_nonexcl_queues = false")
-	rh, err := rabbithole.NewClient(node.mgmt, "guest", "guest")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const vhost = "transient"
-	if _, err := rh.PutVhost(vhost, rabbithole.VhostSettings{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rh.UpdatePermissionsIn(vhost, "guest", rabbithole.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
-		t.Fatal(err)
-	}
-	amqpPort := 0
-	for _, kv := range node.env {
-		if v, ok := strings.CutPrefix(kv, "MQCTL_AMQP_PORT="); ok {
-			amqpPort, _ = strconv.Atoi(v)
-		}
-	}
+	rh, amqpPort := node.vhost(vhost)
 	private := &testbroker.Broker{URL: node.mgmt, Username: "guest", Password: "guest", AMQPHost: "127.0.0.1", AMQPPort: amqpPort}
 	r = runMqctl(private, map[string]string{"VHOST": vhost}, "apply", "-f", file, "--auto-approve")
 	want := `apply refused, nothing was changed: transient (durable: false) queue "scratch" in vhost "transient": this RabbitMQ 4.0`
