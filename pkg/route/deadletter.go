@@ -210,20 +210,7 @@ func deathHeaders(m Message, keys []string, queue string, reason Reason, dropCC 
 	}
 	deaths, _ := old.([]any) // anything but an array is reset
 	deaths = groupDeaths(deaths)
-	var entry map[string]any
-	rest := make([]any, 0, len(deaths)+1)
-	for _, d := range deaths {
-		if t, ok := d.(map[string]any); ok && entry == nil && t["queue"] == queue && t["reason"] == string(reason) {
-			entry = make(map[string]any, len(t))
-			for k, v := range t {
-				entry[k] = v
-			}
-			n, _ := topology.Args(t).Int("count")
-			entry["count"] = n + 1
-			continue
-		}
-		rest = append(rest, d)
-	}
+	entry, rest := takeDeath(deaths, queue, reason)
 	if entry == nil {
 		routingKeys := []any{m.RoutingKey}
 		if len(keys) > 0 {
@@ -293,21 +280,7 @@ func (s *Simulator) recordDeath(m, held Message, keys []string, queue string, re
 			recorded = len(records) > 0
 		}
 	}
-	var entry map[string]any
-	rest := make([]any, 0, len(records)+1)
-	for _, d := range records {
-		t, _ := d.(map[string]any)
-		if entry == nil && t["queue"] == queue && t["reason"] == string(reason) {
-			entry = make(map[string]any, len(t))
-			for k, v := range t {
-				entry[k] = v
-			}
-			n, _ := topology.Args(t).Int("count")
-			entry["count"] = n + 1
-			continue
-		}
-		rest = append(rest, d)
-	}
+	entry, rest := takeDeath(records, queue, reason)
 	if entry == nil {
 		rks := listMinus(keys, st.bcc)
 		routingKeys := make([]any, len(rks))
@@ -409,4 +382,25 @@ func routingKeyWithoutExchange(q *topology.Queue) string {
 		return fmt.Sprintf("queue %q: x-dead-letter-routing-key is set without x-dead-letter-exchange: RabbitMQ refuses to declare the queue (routing_key_but_no_dlx_defined); set x-dead-letter-exchange too (\"\" is the default exchange), or set the routing key in a policy", q.Name)
 	}
 	return ""
+}
+
+// takeDeath takes the first x-death entry of (queue, reason) out of deaths,
+// as a copy with its count one higher, and returns the other entries in
+// their order (entry is nil when there was none: the death is new).
+func takeDeath(deaths []any, queue string, reason Reason) (entry map[string]any, rest []any) {
+	rest = make([]any, 0, len(deaths)+1)
+	for _, d := range deaths {
+		t, _ := d.(map[string]any)
+		if entry == nil && t["queue"] == queue && t["reason"] == string(reason) {
+			entry = make(map[string]any, len(t))
+			for k, v := range t {
+				entry[k] = v
+			}
+			n, _ := topology.Args(t).Int("count")
+			entry["count"] = n + 1
+			continue
+		}
+		rest = append(rest, d)
+	}
+	return entry, rest
 }
