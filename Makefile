@@ -127,7 +127,8 @@ broker-stop:
 # The main job: lint the file, apply it to the local broker, then show that
 # a second plan has nothing left to do (exit code 0 = no changes).
 demo: broker-start build
-	eval "$$(./scripts/broker env)" && ./$(BIN) lint -f topology.yaml && \
+	export MQCTL_SERVER="$$(./scripts/broker env | sed -n 's/^export MQCTL_SERVER=//p')" && \
+	  ./$(BIN) lint -f topology.yaml && \
 	  ./$(BIN) apply -f topology.yaml --auto-approve && \
 	  ./$(BIN) plan -f topology.yaml --detailed-exitcode
 
