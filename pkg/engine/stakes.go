@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// inspectFunc reads one queue's exact state over AMQP.
+type inspectFunc func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)
+
+// refreshStakes sets the messages and consumers at stake in every queue the
+// plan deletes or replaces from inspect: a passive declare answers from the
+// queue itself, while the management API's statistics lag by up to the
+// broker's collect_statistics_interval (5 s by default), so a message
+// published just before would go unseen and the safety check would pass.
+// For messages the larger figure wins: the statistics also count
+// unacknowledged messages, the passive declare only ready ones.
+func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Kind != plan.KindQueue || (c.Action != plan.Delete && c.Action != plan.Replace) {
+			continue
+		}
+		typ := topology.QueueClassic
+		if c.Before != nil && c.Before.Queue != nil && c.Before.Queue.Type != "" {
+			typ = c.Before.Queue.Type
+		}
+		st, err := inspect(ctx, c.Vhost, c.Name, typ)
+		if err != nil {
+			return fmt.Errorf("read the messages and consumers of queue %q in vhost %q: %w", c.Name, c.Vhost, err)
+		}
+		if st.Ready > c.Messages {
+			c.Messages, c.MessagesAtLeast = st.Ready, st.AtLeast
+		}
+		if typ == topology.QueueStream {
+			// A passive declare reports no consumers on a stream either:
+			// the statistics are all there is.
+			c.Consumers = max(c.Consumers, st.Consumers)
+		} else {
+			// The AMQP count is exact; the statistics may still count a
+			// consumer that has left.
+			c.Consumers = st.Consumers
+		}
+	}
+	return nil
+}
+
+// hasStakes reports whether the plan deletes or replaces a queue.
+func hasStakes(p *plan.Plan) bool {
+	for _, c := range p.Changes {
+		if c.Kind == plan.KindQueue && (c.Action == plan.Delete || c.Action == plan.Replace) {
+			return true
+		}
+	}
+	return false
+}
+
+// listStakesFrom is how many queues of one vhost must be at stake for
+// fillStakes to list the vhost's queues in one request rather than read
+// them one by one: a listing costs as much as a few single reads on a
+// small vhost, and far less than thousands of them.
+const listStakesFrom = 5
+
+// fillStakes reads the depth and consumers of the queues the plan deletes
+// or replaces (the state read does not carry statistics, which would cost
+// a full queue listing on every plan): with one GET /api/queues/{vhost}
+// for a vhost where more than a few are at stake, with one GET per queue
+// otherwise, or where the listing failed. Both read the same statistics;
+// plan and apply then read exact figures over AMQP, queue by queue
+// (refreshStakes, and apply's check at deletion time).
+func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
+	type lookup struct {
+		change *plan.Change
+		ref    plan.ObjectRef
+		st     broker.QueueStats
+		err    error
+		done   bool // read by the vhost's listing
+	}
+	var todo []*lookup
+	perVhost := map[string][]*lookup{}
+	var vhosts []string
+	for i := range p.Changes {
+		ch := &p.Changes[i]
+		if ch.Kind != plan.KindQueue || (ch.Action != plan.Delete && ch.Action != plan.Replace) {
+			continue
+		}
+		ref := plan.ObjectRef{Kind: plan.KindQueue, Vhost: ch.Vhost, Name: ch.Name}
+		if st, ok := l.current.Stats[ref]; ok {
+			ch.Messages, ch.Consumers = st.Messages, st.Consumers
+			continue
+		}
+		lk := &lookup{change: ch, ref: ref}
+		todo = append(todo, lk)
+		if _, ok := perVhost[ch.Vhost]; !ok {
+			vhosts = append(vhosts, ch.Vhost)
+		}
+		perVhost[ch.Vhost] = append(perVhost[ch.Vhost], lk)
+	}
+	// The reads run concurrently; each writes only its own entries, and
+	// the results are merged once they are all in.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	spawn := func(read func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			read()
+		}()
+	}
+	for _, vh := range vhosts {
+		lks := perVhost[vh]
+		if len(lks) < listStakesFrom {
+			continue
+		}
+		spawn(func() {
+			list, err := e.c.ListQueueActivity(ctx, vh)
+			if err != nil {
+				return // read queue by queue below, which reports the errors
+			}
+			byName := make(map[string]broker.QueueActivity, len(list))
+			for _, a := range list {
+				byName[a.Name] = a
+			}
+			for _, lk := range lks {
+				// A queue the listing does not hold is gone: nothing at
+				// stake, as for a single read that finds no queue.
+				a := byName[lk.ref.Name]
+				lk.st = broker.QueueStats{Messages: a.Messages, Consumers: a.Consumers, Known: a.Known}
+				lk.done = true
+			}
+		})
+	}
+	wg.Wait()
+	for _, lk := range todo {
+		if lk.done {
+			continue
+		}
+		spawn(func() {
+			// No waiting for a just-declared queue's first statistics:
+			// plan and apply read exact figures through AMQP next
+			// (refreshStakes).
+			lk.st, lk.err = e.c.QueueStatsNow(ctx, lk.ref.Vhost, lk.ref.Name)
+		})
+	}
+	wg.Wait()
+	var errs []error
+	for _, lk := range todo {
+		if lk.err != nil && !errors.Is(lk.err, broker.ErrNotFound) {
+			errs = append(errs, lk.err)
+			continue
+		}
+		lk.change.Messages, lk.change.Consumers = lk.st.Messages, lk.st.Consumers
+		if l.current.Stats == nil {
+			l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
+		}
+		l.current.Stats[lk.ref] = plan.QueueStats{Messages: lk.st.Messages, Consumers: lk.st.Consumers}
+	}
+	return errors.Join(errs...)
+}
+
+// refreshStakesOver reads the messages at stake over AMQP, which is exact
+// where the management API's statistics lag, through connections that
+// take no lock (plan changes nothing).
+func (e *Engine) refreshStakesOver(ctx context.Context, p *plan.Plan) error {
+	amqpURL, err := e.amqpURL(ctx)
+	if err != nil {
+		return err
+	}
+	pk := newPeeks(e.c, amqpURL)
+	defer pk.close()
+	return refreshStakes(ctx, p, pk.inspect)
+}
+
+// peeks are AMQP connections that read exact queue depths for a plan;
+// unlike apply's, they take no lock.
+type peeks struct {
+	opts  lock.Options
+	conns map[string]*lock.Lock
+}
+
+func newPeeks(c *broker.Client, amqpURL string) *peeks {
+	return &peeks{opts: lockOptions(c, amqpURL, "plan"), conns: map[string]*lock.Lock{}}
+}
+
+// lockOptions are the options of the AMQP connections of an action ("plan"
+// or "apply") to the broker behind c.
+func lockOptions(c *broker.Client, amqpURL, action string) lock.Options {
+	opts := lock.Options{URL: amqpURL, Name: lock.DefaultName(action)}
+	if strings.HasPrefix(amqpURL, "amqps:") {
+		opts.TLS = c.TLSConfig()
+	}
+	return opts
+}
+
+func (p *peeks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
+	conn, ok := p.conns[vhost]
+	if !ok {
+		var err error
+		if conn, err = lock.Peek(vhost, p.opts); err != nil {
+			return lock.QueueState{}, err
+		}
+		p.conns[vhost] = conn
+	}
+	if queueType == topology.QueueStream {
+		// plan does not read streams: the probe would show as a consumer
+		// in the statistics for a few seconds and make an apply that
+		// follows refuse the stream's delete. apply reads it.
+		return lock.QueueState{Exists: true}, nil
+	}
+	return conn.Inspect(queue)
+}
+
+func (p *peeks) close() {
+	for vh, c := range p.conns {
+		_ = c.Release()
+		delete(p.conns, vh)
+	}
+}
