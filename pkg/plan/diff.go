@@ -23,6 +23,10 @@ type Current struct {
 	Stats map[ObjectRef]QueueStats
 	// Fingerprint identifies the broker state read.
 	Fingerprint string
+	// Unread are the kinds the broker would not let mqctl read, per vhost
+	// (Unread.Declared is filled in by Diff). State holds none of them
+	// there, which means "unknown", not "none".
+	Unread []Unread
 }
 
 // BindingName renders a binding's identity for humans and for ObjectRef.Name.
@@ -84,6 +88,13 @@ func diffWith(desired *topology.Topology, cur Current) *differ {
 	}
 	sortRefs(d.p.Unmanaged)
 	sortRefs(d.p.Adopt)
+	sort.Slice(d.p.Unread, func(i, j int) bool {
+		a, b := d.p.Unread[i], d.p.Unread[j]
+		if a.Vhost != b.Vhost {
+			return a.Vhost < b.Vhost
+		}
+		return a.Kind < b.Kind
+	})
 	return d
 }
 
@@ -221,8 +232,14 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 
 	if want == empty && d.managed(ref) && name != "/" {
 		// The vhost left the file: delete it only when nothing in it is
-		// someone else's (unmanaged objects keep it alive).
+		// someone else's (unmanaged objects keep it alive, and so do kinds
+		// that could not be read: they may hold such objects).
 		for _, u := range d.p.Unmanaged {
+			if u.Vhost == name {
+				return
+			}
+		}
+		for _, u := range d.p.Unread {
 			if u.Vhost == name {
 				return
 			}
@@ -308,7 +325,24 @@ func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string,
 	}
 }
 
+// unread reports whether kind could not be read in vhost; if so, it lists
+// it in the plan with the number of objects of that kind the file declares
+// there, which the plan leaves out.
+func (d *differ) unread(vhost string, kind Kind, declared int) bool {
+	for _, u := range d.cur.Unread {
+		if u.Vhost == vhost && u.Kind == kind {
+			u.Declared = declared
+			d.p.Unread = append(d.p.Unread, u)
+			return true
+		}
+	}
+	return false
+}
+
 func (d *differ) policies(vhost string, kind Kind, want, have map[string]*topology.Policy) {
+	if d.unread(vhost, kind, len(want)) {
+		return
+	}
 	for _, pn := range union(sortedKeys(want), sortedKeys(have)) {
 		w, h := want[pn], have[pn]
 		ref := ObjectRef{Kind: kind, Vhost: vhost, Name: pn}

@@ -42,6 +42,7 @@ type jsonPlan struct {
 	Changes       []jsonChange `json:"changes"`
 	Unmanaged     []ObjectRef  `json:"unmanaged"`
 	Adopt         []ObjectRef  `json:"adopt"`
+	Unread        []Unread     `json:"unread"`
 	Summary       Summary      `json:"summary"`
 }
 
@@ -87,7 +88,7 @@ func atStake(c *Change) bool {
 func WriteJSON(w io.Writer, p *Plan) error {
 	doc := jsonPlan{
 		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts), Changes: make([]jsonChange, len(p.Changes)),
-		Unmanaged: nonNil(p.Unmanaged), Adopt: nonNil(p.Adopt), Summary: p.Summary(),
+		Unmanaged: nonNil(p.Unmanaged), Adopt: nonNil(p.Adopt), Unread: nonNil(p.Unread), Summary: p.Summary(),
 	}
 	for i := range p.Changes {
 		c := &p.Changes[i]
@@ -124,7 +125,7 @@ func ReadJSON(r io.Reader) (*Plan, error) {
 	}
 	p := &Plan{
 		FormatVersion: FormatVersion, Vhosts: emptyToNil(doc.Vhosts), Changes: make([]Change, len(doc.Changes)),
-		Unmanaged: emptyToNil(doc.Unmanaged), Adopt: emptyToNil(doc.Adopt),
+		Unmanaged: emptyToNil(doc.Unmanaged), Adopt: emptyToNil(doc.Adopt), Unread: emptyToNil(doc.Unread),
 	}
 	for i, jc := range doc.Changes {
 		c := Change{

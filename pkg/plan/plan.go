@@ -41,6 +41,17 @@ const (
 	KindOperatorPolicy Kind = "operator_policy"
 )
 
+// Plural names objects of the kind in prose: "queues", "operator policies".
+func (k Kind) Plural() string {
+	switch k {
+	case KindPolicy:
+		return "policies"
+	case KindOperatorPolicy:
+		return "operator policies"
+	}
+	return string(k) + "s"
+}
+
 // VhostMeta is the mutable part of a vhost.
 type VhostMeta struct {
 	Name             string `json:"name"`
@@ -117,6 +128,23 @@ type Plan struct {
 	// exactly as declared but are not recorded as managed yet: apply
 	// records them without touching them.
 	Adopt []ObjectRef `json:"adopt,omitempty"`
+	// Unread are the kinds of object the broker would not let mqctl read
+	// in a vhost. Their absence from the state read means "unknown", not
+	// "none": the plan changes nothing of those kinds there (it neither
+	// creates what the file declares nor deletes what mqctl recorded), and
+	// keeps a vhost that left the file.
+	Unread []Unread `json:"unread,omitempty"`
+}
+
+// Unread is one kind of object not read in one vhost.
+type Unread struct {
+	Vhost string `json:"vhost"`
+	Kind  Kind   `json:"kind"`
+	// Reason says why, and what would let mqctl read them.
+	Reason string `json:"reason"`
+	// Declared counts the objects of that kind the file declares in the
+	// vhost: the plan leaves them out.
+	Declared int `json:"declared"`
 }
 
 // MessagesText renders the messages at stake: "3 messages", "at least 1 message".

@@ -48,7 +48,9 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		}
 		return color + s + ansiReset
 	}
-	if p.Empty() {
+	if p.Empty() && len(p.Unread) > 0 {
+		sb.WriteString(paint(ansiBold, "No changes.") + " What mqctl could read matches the file (see below for what it could not).\n")
+	} else if p.Empty() {
 		sb.WriteString(paint(ansiBold, "No changes.") + " The broker matches the file.\n")
 	} else {
 		sb.WriteString("mqctl will perform these actions:\n")
@@ -102,6 +104,16 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			for _, u := range p.Unmanaged {
 				fmt.Fprintf(&sb, "  %s %q in vhost %q\n", u.Kind, u.Name, u.Vhost)
 			}
+		}
+	}
+	if len(p.Unread) > 0 {
+		sb.WriteString(paint(ansiBold, "Not read, so not planned:") + " the broker would not let mqctl read these; unknown is not empty, so the plan creates, changes and deletes none of them.\n")
+		for _, u := range p.Unread {
+			left := ""
+			if u.Declared > 0 {
+				left = fmt.Sprintf(" (%d in the file left out)", u.Declared)
+			}
+			fmt.Fprintf(&sb, "  %s in vhost %q%s: %s\n", u.Kind.Plural(), u.Vhost, left, u.Reason)
 		}
 	}
 	_, err := io.WriteString(w, sb.String())

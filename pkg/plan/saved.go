@@ -36,6 +36,7 @@ type savedPlan struct {
 	Changes     []savedChange `json:"changes"`
 	Adopt       []ObjectRef   `json:"adopt"`
 	Unmanaged   []ObjectRef   `json:"unmanaged"`
+	Unread      []Unread      `json:"unread,omitempty"`
 }
 
 type savedChange struct {
@@ -73,7 +74,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
 		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Changes: make([]savedChange, len(p.Changes)),
-		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged),
+		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
 	}
 	for i, c := range p.Changes {
 		sc := savedChange{
@@ -127,7 +128,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 	}
 	p := &Plan{
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
-		Vhosts: emptyToNil(doc.Vhosts), Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged),
+		Vhosts: emptyToNil(doc.Vhosts), Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)),
 	}
 	for i, sc := range doc.Changes {
