@@ -18,6 +18,7 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -25,12 +26,6 @@ import (
 const (
 	SourceDefinitions = "definitions" // GET /api/definitions/{vhost}: administrators
 	SourceLists       = "lists"       // the per-kind list endpoints: any management user
-)
-
-// Kinds that may be left unread (Live.Unread).
-const (
-	KindPolicies         = "policies"
-	KindOperatorPolicies = "operator_policies"
 )
 
 // Live is what a plan needs about the broker beyond the topology model.
@@ -46,16 +41,22 @@ type Live struct {
 	// properties_key. Filled on the list path only; otherwise use
 	// Client.BindingPropertiesKey at delete time.
 	PropertiesKeys map[string]map[string]string
-	// Unread lists per vhost the kinds the user could not read
-	// (KindPolicies, KindOperatorPolicies): their absence from the topology
-	// means "unknown", not "none".
-	Unread map[string][]string
-	// Notes are messages for the user about what was not read, and why.
-	Notes []string
+	// Unread lists per vhost the kinds the user could not read, and why:
+	// their absence from the topology means "unknown", not "none".
+	Unread map[string][]Unread
 	// Fingerprint hashes the normalised state read (topology and vhost
 	// tags, not message counts): equal fingerprints mean nothing a plan
 	// depends on changed.
 	Fingerprint string
+}
+
+// Unread is a kind of object the broker would not let the user read in a
+// vhost.
+type Unread struct {
+	Kind kind.Kind // kind.Policy or kind.OperatorPolicy
+	// Reason says why, and what would let the user read them, as a clause:
+	// `user "dev" may not list them (needs the policymaker or administrator tag)`.
+	Reason string
 }
 
 // VhostInfo is a vhost's metadata.
@@ -155,7 +156,7 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 		Vhosts:         map[string]VhostInfo{},
 		Queues:         map[string]map[string]QueueStats{},
 		PropertiesKeys: map[string]map[string]string{},
-		Unread:         map[string][]string{},
+		Unread:         map[string][]Unread{},
 	}
 	for i, name := range names {
 		r := results[i]
@@ -177,7 +178,6 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 		if len(r.unread) > 0 {
 			live.Unread[name] = r.unread
 		}
-		live.Notes = append(live.Notes, r.notes...)
 	}
 	live.Fingerprint = fingerprint(t, live.Vhosts)
 	return t, live, nil
@@ -187,8 +187,7 @@ type vhostResult struct {
 	vhost  *topology.Vhost
 	stats  map[string]QueueStats
 	keys   map[string]string
-	unread []string
-	notes  []string
+	unread []Unread
 	source string
 	err    error
 }
@@ -517,15 +516,15 @@ func (c *Client) readLists(ctx context.Context, name string, defs *definitionsJS
 		if !errors.Is(err, ErrForbidden) {
 			return err
 		}
-		res.unread = append(res.unread, KindPolicies)
-		res.notes = append(res.notes, fmt.Sprintf("policies of vhost %q not read: user %q may not list them (needs the policymaker or administrator tag)", name, c.user))
+		res.unread = append(res.unread, Unread{Kind: kind.Policy,
+			Reason: fmt.Sprintf("user %q may not list them (needs the policymaker or administrator tag)", c.user)})
 	}
 	if err := get("operator policies", seg("operator-policies", name), nil, &defs.OperatorPolicies); err != nil {
 		if !errors.Is(err, ErrForbidden) {
 			return err
 		}
-		res.unread = append(res.unread, KindOperatorPolicies)
-		res.notes = append(res.notes, fmt.Sprintf("operator policies of vhost %q not read: user %q may not list them (needs the administrator tag)", name, c.user))
+		res.unread = append(res.unread, Unread{Kind: kind.OperatorPolicy,
+			Reason: fmt.Sprintf("user %q may not list them (needs the administrator tag)", c.user)})
 	}
 	return nil
 }

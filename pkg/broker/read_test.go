@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -182,8 +183,9 @@ func TestReadStateNotesUnreadOperatorPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cmp.Equal(live.Unread["v"], []string{KindOperatorPolicies}) || len(live.Notes) != 1 {
-		t.Errorf("Unread %v Notes %q, want operator policies unread with one note", live.Unread, live.Notes)
+	want := []Unread{{Kind: kind.OperatorPolicy, Reason: `user "guest" may not list them (needs the administrator tag)`}}
+	if diff := cmp.Diff(want, live.Unread["v"]); diff != "" {
+		t.Errorf("Unread (-want +got):\n%s", diff)
 	}
 }
 

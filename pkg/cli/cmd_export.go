@@ -123,8 +123,10 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 	if _, err := ownership.Extract(t); err != nil {
 		return err
 	}
-	for _, n := range info.Notes {
-		fmt.Fprintf(g.env.Stderr, "mqctl: note: %s\n", n)
+	for _, vh := range t.VhostNames() {
+		for _, u := range info.Unread[vh] {
+			fmt.Fprintf(g.env.Stderr, "mqctl: note: %s of vhost %q not exported: %s\n", u.Kind.Plural(), vh, u.Reason)
+		}
 	}
 	return writeExport(cmd, t, f, c.Server())
 }

@@ -30,7 +30,7 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 		// To the broker client no vhosts means every vhost: a file that
 		// declares none must read (and so plan deletes in) none.
 		info := &broker.Live{Server: e.c.Server(), Version: e.c.Version(), Vhosts: map[string]broker.VhostInfo{},
-			Queues: map[string]map[string]broker.QueueStats{}, PropertiesKeys: map[string]map[string]string{}, Unread: map[string][]string{}}
+			Queues: map[string]map[string]broker.QueueStats{}, PropertiesKeys: map[string]map[string]string{}, Unread: map[string][]broker.Unread{}}
 		return &Live{info: info, records: map[string]*ownership.Record{}, current: plan.Current{State: topology.New()}}, nil
 	}
 	state, info, err := e.c.ReadTopology(ctx, scope)
@@ -47,10 +47,16 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 			stats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
 		}
 	}
+	var unread []plan.Unread
+	for vh, kinds := range info.Unread {
+		for _, u := range kinds {
+			unread = append(unread, plan.Unread{Vhost: vh, Kind: u.Kind, Reason: u.Reason})
+		}
+	}
 	return &Live{
 		scope:   scope,
 		info:    info,
 		records: recs,
-		current: plan.Current{State: state, Managed: ownership.Merge(recs), Stats: stats, Fingerprint: info.Fingerprint},
+		current: plan.Current{State: state, Managed: ownership.Merge(recs), Stats: stats, Fingerprint: info.Fingerprint, Unread: unread},
 	}, nil
 }

@@ -68,9 +68,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live) 
 			return nil, nil, err
 		}
 	}
-	for _, n := range l.info.Notes {
-		e.note("%s", n)
-	}
+	// What could not be read is the plan's to say (plan.Plan.Unread).
 	p := plan.Diff(desired, l.current)
 	if err := e.fillStakes(ctx, p, l); err != nil {
 		return nil, nil, err

@@ -6,6 +6,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -29,28 +30,19 @@ const (
 	Delete  Action = "delete"
 )
 
-// Kind is the kind of object a change is about.
-type Kind string
+// Kind is the kind of object a change is about (pkg/kind holds what
+// every stage knows about each).
+type Kind = kind.Kind
 
+// The kinds, as plans spell them.
 const (
-	KindVhost          Kind = "vhost"
-	KindExchange       Kind = "exchange"
-	KindQueue          Kind = "queue"
-	KindBinding        Kind = "binding"
-	KindPolicy         Kind = "policy"
-	KindOperatorPolicy Kind = "operator_policy"
+	KindVhost          = kind.Vhost
+	KindExchange       = kind.Exchange
+	KindQueue          = kind.Queue
+	KindBinding        = kind.Binding
+	KindPolicy         = kind.Policy
+	KindOperatorPolicy = kind.OperatorPolicy
 )
-
-// Plural names objects of the kind in prose: "queues", "operator policies".
-func (k Kind) Plural() string {
-	switch k {
-	case KindPolicy:
-		return "policies"
-	case KindOperatorPolicy:
-		return "operator policies"
-	}
-	return string(k) + "s"
-}
 
 // VhostMeta is the mutable part of a vhost.
 type VhostMeta struct {

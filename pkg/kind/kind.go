@@ -1,0 +1,103 @@
+// Package kind names the kinds of object mqctl manages and holds, for each,
+// the facts that every stage shares: its one spelling, how people read it,
+// where it lives in a definitions document, in topology.yaml and in the
+// management API, whether it changes in place, and where its deletes and
+// writes fall in an apply's order.
+//
+// Every stage (reading, diff, ordering, writing, visibility, rendering,
+// export) takes these facts from here; each stage's own code for a kind is
+// reached through a switch on Kind that fails loudly on a kind it does not
+// know, and pkg/engine's TestEveryKindThroughEveryStage runs every kind of
+// All through every stage against a real broker, so a kind missing a stage
+// fails a test, not a user. README.md ("Adding a kind") lists what adding
+// one takes.
+package kind
+
+import "fmt"
+
+// Kind is the one spelling of a kind of object: in plans (text, JSON,
+// saved), lint findings, ownership records and errors.
+type Kind string
+
+// The kinds.
+const (
+	Vhost          Kind = "vhost"
+	Exchange       Kind = "exchange"
+	Queue          Kind = "queue"
+	Binding        Kind = "binding"
+	Policy         Kind = "policy"
+	OperatorPolicy Kind = "operator_policy"
+)
+
+// Spec is what every stage shares about a kind.
+type Spec struct {
+	Kind Kind
+	// Label and Plural name the kind in prose: "operator policy",
+	// "operator policies".
+	Label, Plural string
+	// Section is the key of the kind's list in a definitions document and
+	// of its map in a topology.yaml vhost ("" for vhosts, which are the
+	// map itself).
+	Section string
+	// APIPath is the management API's collection of the kind
+	// (/api/{APIPath}/{vhost}/{name}).
+	APIPath string
+	// InPlace is true when the broker changes an object of the kind in
+	// place (an update); false when a change means delete and declare
+	// again (a replace).
+	InPlace bool
+	// DeletePhase and WritePhase order an apply: phases run one after the
+	// other, deletes first (phase 1 deletes what depends on others first),
+	// then writes (creates, updates, the declare half of a replace).
+	// Vhosts are created before anything is deleted and deleted after
+	// everything in them.
+	DeletePhase, WritePhase int
+}
+
+var specs = []Spec{
+	{Kind: Vhost, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
+	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6},
+	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7},
+	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8},
+	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
+	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
+}
+
+// All returns the spec of every kind, in apply's write order.
+func All() []Spec { return append([]Spec(nil), specs...) }
+
+// Of returns the spec of k; false for a kind mqctl does not know.
+func Of(k Kind) (Spec, bool) {
+	for _, s := range specs {
+		if s.Kind == k {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Label is k's name in prose ("operator policy"); an unknown kind is its
+// own spelling.
+func (k Kind) Label() string {
+	if s, ok := Of(k); ok {
+		return s.Label
+	}
+	return string(k)
+}
+
+// Plural names objects of the kind in prose ("operator policies").
+func (k Kind) Plural() string {
+	if s, ok := Of(k); ok {
+		return s.Plural
+	}
+	return string(k) + "s"
+}
+
+// Phases is the number of apply phases (DeletePhase and WritePhase are
+// below it).
+const Phases = 10
+
+// Unknown is the error of a stage given a kind it has no code for.
+func Unknown(stage string, k Kind) error {
+	return fmt.Errorf("mqctl has no %s for objects of kind %q: this is a bug in mqctl, please report it", stage, k)
+}
