@@ -13,6 +13,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -90,6 +91,11 @@ func (r *Result) OK() bool {
 func Check(p *plan.Plan, opts Options) error {
 	var refusals []string
 	for _, c := range p.Changes {
+		if _, ok := ops[c.Kind]; !ok {
+			// A plan from a newer mqctl, or a kind missing its apply steps.
+			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q: %v", c.Kind, c.Name, c.Vhost, kind.Unknown("apply step", c.Kind)))
+			continue
+		}
 		// Both refusals of one change are listed, so that one re-run with
 		// the right flags goes through.
 		if c.Action == plan.Replace && !opts.AllowReplace {

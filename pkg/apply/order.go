@@ -7,6 +7,7 @@ package apply
 import (
 	"fmt"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -60,84 +61,67 @@ func (s Step) String() string {
 	return fmt.Sprintf("%s %q in vhost %q", s.Op, s.Name, s.Vhost)
 }
 
+// ops are, per kind, the operations that write (create, update, declare
+// again) and delete one object. A kind missing here is refused by Check
+// before anything changes.
+var ops = map[plan.Kind]struct{ create, update, del Op }{
+	plan.KindVhost:          {OpCreateVhost, OpUpdateVhost, OpDeleteVhost},
+	plan.KindExchange:       {OpDeclareExchange, OpDeclareExchange, OpDeleteExchange},
+	plan.KindQueue:          {OpDeclareQueue, OpDeclareQueue, OpDeleteQueue},
+	plan.KindBinding:        {OpBind, OpBind, OpUnbind},
+	plan.KindPolicy:         {OpPutPolicy, OpPutPolicy, OpDeletePolicy},
+	plan.KindOperatorPolicy: {OpPutOpPolicy, OpPutOpPolicy, OpDeleteOpPolicy},
+}
+
 // Order turns a plan into phases of steps. Steps within a phase do not
-// depend on each other; each phase needs the ones before it:
+// depend on each other; each phase needs the ones before it. The phase of
+// each kind's deletes and writes is the kind's (kind.Spec.DeletePhase,
+// WritePhase):
 //
 //	vhosts created/updated
 //	deletes, in reverse: policies, bindings, queues, exchanges, vhosts
 //	  (a replace's delete half runs here)
 //	creates: exchanges, queues, bindings (with those a replace took down), policies
 func Order(p *plan.Plan) [][]Step {
-	var (
-		vhosts, delPolicies, unbinds, delQueues, delExchanges, delVhosts []Step
-		declExchanges, declQueues, binds, putPolicies                    []Step
-	)
+	byPhase := make([][]Step, kind.Phases)
 	// Objects deleted for good (not replaced): a binding on one of them is
 	// gone with it and cannot be restored.
 	goneExchanges := map[[2]string]bool{}
 	goneQueues := map[[2]string]bool{}
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		s := Step{Vhost: c.Vhost, Name: c.Name, Change: c}
-		switch c.Kind {
-		case plan.KindVhost:
-			switch c.Action {
-			case plan.Create:
-				s.Op = OpCreateVhost
-				vhosts = append(vhosts, s)
-			case plan.Update:
-				s.Op = OpUpdateVhost
-				vhosts = append(vhosts, s)
-			case plan.Delete:
-				s.Op = OpDeleteVhost
-				delVhosts = append(delVhosts, s)
-			}
-		case plan.KindExchange:
-			if c.Action == plan.Delete || c.Action == plan.Replace {
-				s.Op = OpDeleteExchange
-				delExchanges = append(delExchanges, s)
-			}
-			if c.Action == plan.Delete {
+		spec, ok := kind.Of(c.Kind)
+		op, known := ops[c.Kind]
+		if !ok || !known {
+			continue // refused by Check
+		}
+		if c.Action == plan.Delete {
+			switch c.Kind {
+			case plan.KindExchange:
 				goneExchanges[[2]string{c.Vhost, c.Name}] = true
-			}
-			if c.Action == plan.Create || c.Action == plan.Replace {
-				s.Op = OpDeclareExchange
-				declExchanges = append(declExchanges, s)
-			}
-		case plan.KindQueue:
-			if c.Action == plan.Delete || c.Action == plan.Replace {
-				s.Op = OpDeleteQueue
-				delQueues = append(delQueues, s)
-			}
-			if c.Action == plan.Delete {
+			case plan.KindQueue:
 				goneQueues[[2]string{c.Vhost, c.Name}] = true
 			}
-			if c.Action == plan.Create || c.Action == plan.Replace {
-				s.Op = OpDeclareQueue
-				declQueues = append(declQueues, s)
+		}
+		if c.Action == plan.Delete || c.Action == plan.Replace {
+			s := Step{Op: op.del, Vhost: c.Vhost, Name: c.Name, Change: c}
+			if c.Before != nil {
+				s.Binding = c.Before.Binding
 			}
-		case plan.KindBinding:
-			if c.Action == plan.Delete {
-				s.Op, s.Binding = OpUnbind, c.Before.Binding
-				unbinds = append(unbinds, s)
-			} else {
-				s.Op, s.Binding = OpBind, c.After.Binding
-				binds = append(binds, s)
+			byPhase[spec.DeletePhase] = append(byPhase[spec.DeletePhase], s)
+		}
+		if c.Action != plan.Delete {
+			s := Step{Op: op.create, Vhost: c.Vhost, Name: c.Name, Change: c}
+			if c.Action == plan.Update {
+				s.Op = op.update
 			}
-		case plan.KindPolicy, plan.KindOperatorPolicy:
-			op, del := OpPutPolicy, OpDeletePolicy
-			if c.Kind == plan.KindOperatorPolicy {
-				op, del = OpPutOpPolicy, OpDeleteOpPolicy
+			if c.After != nil {
+				s.Binding = c.After.Binding
 			}
-			if c.Action == plan.Delete {
-				s.Op = del
-				delPolicies = append(delPolicies, s)
-			} else {
-				s.Op = op
-				putPolicies = append(putPolicies, s)
-			}
+			byPhase[spec.WritePhase] = append(byPhase[spec.WritePhase], s)
 		}
 	}
+	binds := byPhase[kind.Binding.WritePhase()]
 	// Bindings a replace took down come back once both ends exist again.
 	seen := map[string]bool{}
 	for _, s := range binds {
@@ -160,8 +144,9 @@ func Order(p *plan.Plan) [][]Step {
 			binds = append(binds, Step{Op: OpBind, Vhost: c.Vhost, Name: plan.BindingName(b), Change: c, Binding: b, Restore: true})
 		}
 	}
+	byPhase[kind.Binding.WritePhase()] = binds
 	var phases [][]Step
-	for _, ph := range [][]Step{vhosts, delPolicies, unbinds, delQueues, delExchanges, delVhosts, declExchanges, declQueues, binds, putPolicies} {
+	for _, ph := range byPhase {
 		if len(ph) > 0 {
 			phases = append(phases, ph)
 		}

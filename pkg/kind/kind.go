@@ -93,6 +93,9 @@ func (k Kind) Plural() string {
 	return string(k) + "s"
 }
 
+// WritePhase is Of(k).WritePhase (0 for an unknown kind).
+func (k Kind) WritePhase() int { s, _ := Of(k); return s.WritePhase }
+
 // Phases is the number of apply phases (DeletePhase and WritePhase are
 // below it).
 const Phases = 10
