@@ -8,6 +8,7 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -37,12 +38,13 @@ func (c *Client) GetExchange(ctx context.Context, vhost, name string) (*topology
 		op:    fmt.Sprintf("read exchange %q in vhost %q", name, vhost), vhost: vhost}, &e); err != nil {
 		return nil, err
 	}
-	return &topology.Exchange{Name: name, Type: e.Type, Durable: e.Durable, AutoDelete: e.AutoDelete, Internal: e.Internal,
-		Arguments: topology.Args(e.Arguments).Normalized()}, nil
+	e.Name = name
+	return definitions.MapExchange(e), nil
 }
 
 // GetQueue reads queue name of vhost: Type from `x-queue-type` or the
-// queue's reported type, not repeated in Arguments.
+// queue's reported type, not repeated in Arguments (definitions.MapQueue;
+// no vhost default applies).
 func (c *Client) GetQueue(ctx context.Context, vhost, name string) (*topology.Queue, error) {
 	var q queueJSON
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
@@ -50,19 +52,8 @@ func (c *Client) GetQueue(ctx context.Context, vhost, name string) (*topology.Qu
 		op:    fmt.Sprintf("read queue %q in vhost %q", name, vhost), vhost: vhost}, &q); err != nil {
 		return nil, err
 	}
-	args := topology.Args(q.Arguments).Normalized()
-	typ, _ := args.String("x-queue-type")
-	delete(args, "x-queue-type")
-	if len(args) == 0 {
-		args = nil
-	}
-	if typ == "" {
-		typ = q.Type
-	}
-	if typ == "" {
-		typ = topology.QueueClassic
-	}
-	return &topology.Queue{Name: name, Type: typ, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: args}, nil
+	q.Name = name
+	return definitions.MapQueue(q), nil
 }
 
 // GetPolicy reads policy name of vhost (an operator policy when operator).
@@ -71,12 +62,13 @@ func (c *Client) GetPolicy(ctx context.Context, vhost, name string, operator boo
 	if operator {
 		kind, what = "operator-policies", "operator policy"
 	}
-	var p rabbithole.Policy
+	var p policyJSON
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg(kind, vhost, name),
 		op: fmt.Sprintf("read %s %q in vhost %q", what, name, vhost), vhost: vhost}, &p); err != nil {
 		return nil, err
 	}
-	return mapPolicy(name, p.Pattern, p.ApplyTo, p.Priority, p.Definition), nil
+	p.Name = name
+	return definitions.MapPolicy(p), nil
 }
 
 // HasPermissions reports whether user has any permissions on vhost.

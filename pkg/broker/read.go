@@ -1,14 +1,12 @@
 package broker
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -18,6 +16,7 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -253,41 +252,15 @@ func cleanTags(tags []string) []string {
 	return out
 }
 
-// Wire shapes shared by the definitions document and the list endpoints.
-type exchangeJSON struct {
-	Name       string         `json:"name"`
-	Type       string         `json:"type"`
-	Durable    bool           `json:"durable"`
-	AutoDelete bool           `json:"auto_delete"`
-	Internal   bool           `json:"internal"`
-	Arguments  map[string]any `json:"arguments"`
-}
-
-type queueJSON struct {
-	Name       string         `json:"name"`
-	Type       string         `json:"type"`
-	Durable    bool           `json:"durable"`
-	AutoDelete bool           `json:"auto_delete"`
-	Exclusive  bool           `json:"exclusive"`
-	Arguments  map[string]any `json:"arguments"`
-	Messages   *json.Number   `json:"messages"`
-	Consumers  *json.Number   `json:"consumers"`
-}
-
-type parameterJSON struct {
-	Component string          `json:"component"`
-	Name      string          `json:"name"`
-	Value     json.RawMessage `json:"value"`
-}
-
-type definitionsJSON struct {
-	Exchanges        []exchangeJSON              `json:"exchanges"`
-	Queues           []queueJSON                 `json:"queues"`
-	Bindings         []rabbithole.BindingInfo    `json:"bindings"`
-	Policies         []rabbithole.Policy         `json:"policies"`
-	OperatorPolicies []rabbithole.OperatorPolicy `json:"operator_policies"`
-	Parameters       []parameterJSON             `json:"parameters"`
-}
+// The wire shapes and their mapping onto the model are pkg/definitions'
+// (its lenient mode): the definitions document and the list endpoints give
+// the same objects.
+type (
+	exchangeJSON = definitions.Exchange
+	queueJSON    = definitions.Queue
+	bindingJSON  = definitions.Binding
+	policyJSON   = definitions.Policy
+)
 
 // streamDecoder is an answer decoded piece by piece rather than buffered
 // whole: a definitions document of 50,000 objects is some 10 MB of JSON.
@@ -295,114 +268,20 @@ type streamDecoder interface {
 	decodeStream(dec *json.Decoder) error
 }
 
-// decodeStream reads a definitions document one object at a time, so that
-// only the decoded objects are held, never the document's text.
-// A retried read starts afresh; an answer cut short is io.ErrUnexpectedEOF,
-// as a buffered decode reports it.
-func (d *definitionsJSON) decodeStream(dec *json.Decoder) error {
-	*d = definitionsJSON{}
-	return cutShort(d.decodeObjects(dec))
-}
+// definitionsJSON is a per-vhost definitions answer, streamed (see
+// definitions.Document.DecodeStream).
+type definitionsJSON struct{ definitions.Document }
 
-func (d *definitionsJSON) decodeObjects(dec *json.Decoder) error {
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		var err2 error
-		switch tok {
-		case "exchanges":
-			d.Exchanges, err2 = decodeArray(dec, d.Exchanges, false)
-		case "queues":
-			d.Queues, err2 = decodeArray(dec, d.Queues, false)
-		case "bindings":
-			d.Bindings, err2 = decodeArray(dec, d.Bindings, false)
-		case "policies":
-			d.Policies, err2 = decodeArray(dec, d.Policies, false)
-		case "operator_policies":
-			d.OperatorPolicies, err2 = decodeArray(dec, d.OperatorPolicies, false)
-		case "parameters":
-			d.Parameters, err2 = decodeArray(dec, d.Parameters, false)
-		default:
-			var skip json.RawMessage
-			err2 = dec.Decode(&skip)
-		}
-		if err2 != nil {
-			return err2
-		}
-	}
-	return expectDelim(dec, '}')
-}
+func (d *definitionsJSON) decodeStream(dec *json.Decoder) error { return d.DecodeStream(dec) }
 
-// decodeArray appends the elements of a JSON array (nothing for null).
-// Lenient skips elements that are not JSON objects: RabbitMQ renders an
-// object that vanished while it built a list (a vhost or queue deleted
-// meanwhile) as an empty list, [].
-func decodeArray[T any](dec *json.Decoder, out []T, lenient bool) ([]T, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return out, err
-	}
-	if tok == nil {
-		return out, nil
-	}
-	if tok != json.Delim('[') {
-		return out, fmt.Errorf("expected a list, got %v", tok)
-	}
-	for dec.More() {
-		var v T
-		if lenient {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return out, err
-			}
-			if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
-				continue
-			}
-			err = decodeNumbers(raw, &v)
-		} else {
-			err = dec.Decode(&v)
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, v)
-	}
-	_, err = dec.Token()
-	return out, err
-}
-
-// cutShort maps the end of an answer in the middle of a document onto
-// io.ErrUnexpectedEOF, as a buffered decode reports it.
-func cutShort(err error) error {
-	if errors.Is(err, io.EOF) {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
-// listOf decodes a list answer into *items, leniently (see decodeArray).
+// listOf decodes a list answer into *items, leniently (see
+// definitions.DecodeList).
 type listOf[T any] struct{ items *[]T }
 
 func (l listOf[T]) decodeStream(dec *json.Decoder) error {
 	var err error
-	*l.items, err = decodeArray(dec, []T(nil), true)
-	return cutShort(err)
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != want {
-		return fmt.Errorf("expected %v, got %v", want, tok)
-	}
-	return nil
+	*l.items, err = definitions.DecodeList[T](dec)
+	return err
 }
 
 const queueColumns = "name,messages,consumers,type,arguments,durable,auto_delete,exclusive"
@@ -453,37 +332,9 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string, w
 			return res
 		}
 	}
-	// Operator policies come as "operator_policy" runtime parameters in a
-	// per-vhost definitions export (3.10).
-	for _, p := range defs.Parameters {
-		if p.Component != "operator_policy" {
-			continue
-		}
-		var op rabbithole.OperatorPolicy
-		if err := decodeNumbers(p.Value, &op); err != nil {
-			res.err = fmt.Errorf("read operator policy %q of vhost %q: %w", p.Name, name, err)
-			return res
-		}
-		op.Name = p.Name
-		defs.OperatorPolicies = append(defs.OperatorPolicies, op)
-	}
-	if source == SourceDefinitions {
-		// The definitions document has no exclusive flag: take it from the queue list.
-		excl := map[string]bool{}
-		for _, q := range queues {
-			excl[q.Name] = q.Exclusive
-		}
-		for i := range defs.Queues {
-			defs.Queues[i].Exclusive = defs.Queues[i].Exclusive || excl[defs.Queues[i].Name]
-		}
-	} else {
-		defs.Queues = queues
-	}
-	types := map[string]string{}
 	res.stats = map[string]QueueStats{}
 	for _, q := range queues {
-		types[q.Name] = q.Type
-		if skipQueue(q) {
+		if definitions.SkipQueue(q) {
 			continue
 		}
 		st := QueueStats{}
@@ -496,7 +347,11 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string, w
 		}
 		res.stats[q.Name] = st
 	}
-	res.vhost = buildVhost(info, &defs, types, res.keys)
+	if source == SourceLists {
+		defs.Queues = queues
+	}
+	res.vhost, res.err = definitions.MapLive(definitions.LiveVhost{Name: name, Description: info.Description,
+		DefaultQueueType: info.DefaultQueueType, Listed: queues, PropertiesKeys: res.keys}, &defs.Document)
 	return res
 }
 
@@ -509,7 +364,7 @@ func (c *Client) readLists(ctx context.Context, name string, defs *definitionsJS
 	if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}}, listOf[exchangeJSON]{&defs.Exchanges}); err != nil {
 		return err
 	}
-	if err := get("bindings", seg("bindings", name), nil, listOf[rabbithole.BindingInfo]{&defs.Bindings}); err != nil {
+	if err := get("bindings", seg("bindings", name), nil, listOf[bindingJSON]{&defs.Bindings}); err != nil {
 		return err
 	}
 	if err := get("policies", seg("policies", name), nil, &defs.Policies); err != nil {
@@ -527,107 +382,6 @@ func (c *Client) readLists(ctx context.Context, name string, defs *definitionsJS
 			Reason: fmt.Sprintf("user %q may not list them (needs the administrator tag)", c.user)})
 	}
 	return nil
-}
-
-func decodeNumbers(raw []byte, out any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	return dec.Decode(out)
-}
-
-// skipQueue reports whether a queue is never managed: exclusive queues and
-// server-named (amq.*) ones.
-func skipQueue(q queueJSON) bool { return q.Exclusive || topology.IsReservedName(q.Name) }
-
-// skipExchange reports whether an exchange is built in.
-func skipExchange(name string) bool { return name == "" || topology.IsReservedName(name) }
-
-// buildVhost maps the wire objects onto the model, emptying defs as it
-// goes. types gives each queue's type as the queue list reports it; keys,
-// when not nil, receives each binding's properties_key.
-func buildVhost(info VhostInfo, defs *definitionsJSON, types map[string]string, keys map[string]string) *topology.Vhost {
-	v := topology.NewVhost(info.Name)
-	v.Description = info.Description
-	v.DefaultQueueType = info.DefaultQueueType
-	for i, e := range defs.Exchanges {
-		defs.Exchanges[i] = exchangeJSON{} // built: let the collector have it
-		if skipExchange(e.Name) {
-			continue
-		}
-		v.Exchanges[e.Name] = &topology.Exchange{
-			Name: e.Name, Type: e.Type, Durable: e.Durable, AutoDelete: e.AutoDelete, Internal: e.Internal,
-			Arguments: topology.Args(e.Arguments).Normalized(),
-		}
-	}
-	dropped := map[string]bool{}
-	for i, q := range defs.Queues {
-		defs.Queues[i] = queueJSON{}
-		if skipQueue(q) {
-			dropped[q.Name] = true
-			continue
-		}
-		args := topology.Args(q.Arguments).Normalized()
-		typ, _ := args.String("x-queue-type")
-		delete(args, "x-queue-type")
-		if len(args) == 0 {
-			args = nil
-		}
-		if typ == "" {
-			typ = q.Type
-		}
-		if typ == "" {
-			typ = types[q.Name]
-		}
-		if typ == "" {
-			typ = info.DefaultQueueType
-		}
-		if typ == "" {
-			typ = topology.QueueClassic
-		}
-		v.Queues[q.Name] = &topology.Queue{
-			Name: q.Name, Type: typ, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: args,
-			Role: topology.RoleWorking,
-		}
-	}
-	for i, b := range defs.Bindings {
-		defs.Bindings[i] = rabbithole.BindingInfo{}
-		tb, ok := mapBinding(b)
-		if ok && keys != nil {
-			keys[tb.Key()] = b.PropertiesKey
-		}
-		if !ok || (tb.DestinationType == topology.DestQueue && dropped[tb.Destination]) {
-			continue
-		}
-		v.Bindings = append(v.Bindings, tb)
-	}
-	v.SortBindings()
-	for _, p := range defs.Policies {
-		v.Policies[p.Name] = mapPolicy(p.Name, p.Pattern, p.ApplyTo, p.Priority, p.Definition)
-	}
-	for _, p := range defs.OperatorPolicies {
-		v.OperatorPolicies[p.Name] = mapPolicy(p.Name, p.Pattern, p.ApplyTo, p.Priority, p.Definition)
-	}
-	return v
-}
-
-// mapBinding maps a wire binding; false for the default exchange's
-// implicit bindings.
-func mapBinding(b rabbithole.BindingInfo) (*topology.Binding, bool) {
-	if b.Source == "" {
-		return nil, false
-	}
-	return &topology.Binding{
-		Source: b.Source, Destination: b.Destination, DestinationType: b.DestinationType,
-		RoutingKey: b.RoutingKey, Arguments: topology.Args(b.Arguments).Normalized(),
-	}, true
-}
-
-func mapPolicy(name, pattern, applyTo string, priority int, def map[string]any) *topology.Policy {
-	if applyTo == "" {
-		applyTo = "all"
-	}
-	return &topology.Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority,
-		Definition: topology.Args(def).Normalized()}
 }
 
 // fingerprint hashes the canonical JSON of the topology and the vhost tags,
@@ -686,7 +440,7 @@ func (c *Client) BindingPropertiesKey(ctx context.Context, vhost string, b *topo
 	if b.DestinationType == topology.DestExchange {
 		d = "e"
 	}
-	var list []rabbithole.BindingInfo
+	var list []bindingJSON
 	op := fmt.Sprintf("list bindings from exchange %q to %s %q in vhost %q", b.Source, b.DestinationType, b.Destination, vhost)
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("bindings", vhost, "e", b.Source, d, b.Destination), op: op, vhost: vhost}, &list); err != nil {
 		return "", err

@@ -630,7 +630,7 @@ func (r *reader) readUsers(top map[string]any) {
 func (r *reader) readParameters(top map[string]any) {
 	for _, o := range r.list(top, "parameters", "parameter") {
 		comp, _ := o.str("component")
-		if comp == "operator_policy" {
+		if comp == OperatorPolicyComponent {
 			body, isMap := o.m["value"].(map[string]any)
 			if !isMap {
 				o.errorf("the value of an operator_policy parameter must be a JSON object with pattern and definition, found %s", jsonKind(o.m["value"]))
@@ -681,11 +681,10 @@ func (r *reader) readExchanges(top map[string]any) {
 		if !ok {
 			continue
 		}
-		if builtinExchanges[name] {
-			continue
-		}
-		if topology.IsReservedName(name) {
-			r.rep.warnf("skipped exchange %q in vhost %q: names starting with \"amq.\" are reserved (RabbitMQ skips it on import too)", name, vh)
+		if SkipExchange(name) {
+			if !builtinExchanges[name] {
+				r.rep.warnf("skipped exchange %q in vhost %q: names starting with \"amq.\" are reserved (RabbitMQ skips it on import too)", name, vh)
+			}
 			continue
 		}
 		typ, present := o.str("type")
@@ -699,14 +698,14 @@ func (r *reader) readExchanges(top map[string]any) {
 			o.errorf("exchange type %q is not known to RabbitMQ (it rejects this file); use direct, fanout, topic, headers or a plugin type such as x-delayed-message or x-consistent-hash", typ)
 			continue
 		}
-		x := &topology.Exchange{
+		x := MapExchange(Exchange{
 			Name:       name,
 			Type:       typ,
 			Durable:    o.boolean("durable", true),
 			AutoDelete: o.boolean("auto_delete", false),
 			Internal:   o.boolean("internal", false),
 			Arguments:  o.args("arguments"),
-		}
+		})
 		if r.duplicate("exchange", vh, name, o.pos) {
 			continue
 		}
@@ -715,10 +714,11 @@ func (r *reader) readExchanges(top map[string]any) {
 	}
 }
 
-// queueType lifts the queue's type out of "type" and "x-queue-type".
+// queueType checks the queue's type in "type" and "x-queue-type" (MapQueue
+// lifts it) and returns the one named.
 func (o *object) queueType(args topology.Args) (string, bool) {
 	fromArg := ""
-	if v, ok := args["x-queue-type"]; ok {
+	if v, ok := args[topology.QueueTypeArgument]; ok {
 		s, isStr := v.(string)
 		if !isStr {
 			o.errorf("argument x-queue-type must be a string (classic, quorum or stream), found %s", describe(v))
@@ -757,7 +757,7 @@ func (r *reader) readQueues(top map[string]any) {
 			o.errorf("the queue name is empty (server-named queues cannot be imported); give the queue a name")
 			continue
 		}
-		if topology.IsReservedName(name) {
+		if SkipQueue(Queue{Name: name}) {
 			r.rep.warnf("skipped queue %q in vhost %q: names starting with \"amq.\" are reserved for server-named queues (RabbitMQ skips it on import too)", name, vh)
 			continue
 		}
@@ -770,32 +770,20 @@ func (r *reader) readQueues(top map[string]any) {
 			o.errorf("x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue; add x-dead-letter-exchange (\"\" for the default exchange)")
 			continue
 		}
-		if args.Has("x-queue-type") {
-			delete(args, "x-queue-type")
-			if len(args) == 0 {
-				args = nil
-			}
-		}
-		q := &topology.Queue{
+		q := Queue{
 			Name:       name,
 			Type:       typ,
 			Durable:    o.boolean("durable", true),
 			AutoDelete: o.boolean("auto_delete", false),
 			Arguments:  args,
-			Role:       topology.RoleWorking,
 		}
 		if r.duplicate("queue", vh, name, o.pos) {
 			continue
 		}
 		v := r.t.Vhost(vh)
-		if q.Type == "" {
-			q.Type = v.DefaultQueueType
-		}
-		if q.Type == "" {
-			q.Type = topology.QueueClassic
-		}
-		q.Pos = o.pos
-		v.Queues[name] = q
+		tq := MapQueue(q, v.DefaultQueueType)
+		tq.Pos = o.pos
+		v.Queues[name] = tq
 	}
 }
 
@@ -833,8 +821,8 @@ func (r *reader) readBindings(top map[string]any) {
 			continue
 		}
 		key, _ := o.str("routing_key")
-		b := &topology.Binding{Source: src, Destination: dst, DestinationType: dt, RoutingKey: key, Arguments: o.args("arguments")}
-		if src == "" {
+		b, ok := MapBinding(Binding{Source: src, Destination: dst, DestinationType: dt, RoutingKey: key, Arguments: o.args("arguments")})
+		if !ok {
 			r.rep.warnf("skipped %s: the default exchange binds every queue implicitly and takes no explicit bindings", o.what)
 			continue
 		}
@@ -922,7 +910,7 @@ func (r *reader) readPolicy(o, body *object, kind string, operator bool) {
 		o.errorf("the definition is empty (RabbitMQ rejects it: \"no policy provided\"); set at least one policy key, such as {\"max-length\": 1000}")
 		return
 	}
-	p := &topology.Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority, Definition: topology.Args(def).Normalized()}
+	p := MapPolicy(Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority, Definition: def})
 	if r.duplicate(kind, vh, name, o.pos) {
 		return
 	}

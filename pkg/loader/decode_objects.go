@@ -223,8 +223,9 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	d.boolField(f, "durable", what, &q.Durable)
 	d.boolField(f, "auto_delete", what, &q.AutoDelete)
 	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
-	if raw, ok := args["x-queue-type"]; ok {
-		n := at["x-queue-type"]
+	args, raw, lifted := topology.LiftQueueType(args)
+	if lifted {
+		n := at[topology.QueueTypeArgument]
 		s, isStr := raw.(string)
 		switch {
 		case !isStr || !slices.Contains(queueTypes, s):
@@ -238,7 +239,6 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 		default:
 			typ = s
 		}
-		delete(args, "x-queue-type")
 	}
 	if typ != "" {
 		q.Type = typ

@@ -184,3 +184,24 @@ func (a Args) Has(key string) bool {
 	_, ok := a[key]
 	return ok
 }
+
+// QueueTypeArgument is the queue argument that names a queue's type
+// (classic, quorum, stream). The model keeps the type in Queue.Type, never
+// in Arguments; RabbitMQ 4.x stores the argument on every queue, 3.10 only
+// when it was given.
+const QueueTypeArgument = "x-queue-type"
+
+// LiftQueueType takes the queue type argument out of a queue's arguments:
+// rest is a without it (nil when nothing else is left), value and present
+// say what the argument held. a itself loses the argument (Clone it first
+// to keep it).
+func LiftQueueType(a Args) (rest Args, value any, present bool) {
+	value, present = a[QueueTypeArgument]
+	if present {
+		delete(a, QueueTypeArgument)
+	}
+	if len(a) == 0 {
+		return nil, value, present
+	}
+	return a, value, present
+}

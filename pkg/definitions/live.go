@@ -1,0 +1,221 @@
+package definitions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// The lenient mode: a live broker's answers (GET /api/definitions/{vhost},
+// or the per-kind list endpoints), decoded one object at a time and mapped
+// with the rules Read applies to files, without its checks. What RabbitMQ
+// itself wrote is taken as it is: unknown keys and shapes are skipped, not
+// reported.
+
+// DecodeStream reads a definitions answer into d one object at a time, so
+// that only the decoded objects are held, never the document's text (a
+// document of 50,000 objects is some 10 MB of JSON). d starts afresh (a
+// retried read); an answer cut short is io.ErrUnexpectedEOF, as a
+// buffered decode reports it. dec should UseNumber, so that large integer
+// arguments stay exact.
+func (d *Document) DecodeStream(dec *json.Decoder) error {
+	*d = Document{}
+	return cutShort(d.decodeObjects(dec))
+}
+
+func (d *Document) decodeObjects(dec *json.Decoder) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var err2 error
+		switch tok {
+		case "exchanges":
+			d.Exchanges, err2 = decodeArray(dec, d.Exchanges, false)
+		case "queues":
+			d.Queues, err2 = decodeArray(dec, d.Queues, false)
+		case "bindings":
+			d.Bindings, err2 = decodeArray(dec, d.Bindings, false)
+		case "policies":
+			d.Policies, err2 = decodeArray(dec, d.Policies, false)
+		case "operator_policies":
+			d.OperatorPolicies, err2 = decodeArray(dec, d.OperatorPolicies, false)
+		case "parameters":
+			d.Parameters, err2 = decodeArray(dec, d.Parameters, false)
+		default:
+			var skip json.RawMessage
+			err2 = dec.Decode(&skip)
+		}
+		if err2 != nil {
+			return err2
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
+// DecodeList reads a list answer (a JSON array; null is an empty list) one
+// element at a time. Elements that are not JSON objects are skipped:
+// RabbitMQ renders an object that vanished while it built a list (a vhost
+// or queue deleted meanwhile) as an empty list, []. An answer cut short is
+// io.ErrUnexpectedEOF.
+func DecodeList[T any](dec *json.Decoder) ([]T, error) {
+	out, err := decodeArray(dec, []T(nil), true)
+	return out, cutShort(err)
+}
+
+// decodeArray appends the elements of a JSON array (nothing for null);
+// lenient skips elements that are not JSON objects (see DecodeList).
+func decodeArray[T any](dec *json.Decoder, out []T, lenient bool) ([]T, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return out, err
+	}
+	if tok == nil {
+		return out, nil
+	}
+	if tok != json.Delim('[') {
+		return out, fmt.Errorf("expected a list, got %v", tok)
+	}
+	for dec.More() {
+		var v T
+		if lenient {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return out, err
+			}
+			if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
+				continue
+			}
+			err = decodeNumbers(raw, &v)
+		} else {
+			err = dec.Decode(&v)
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
+	_, err = dec.Token()
+	return out, err
+}
+
+// cutShort maps the end of an answer in the middle of a document onto
+// io.ErrUnexpectedEOF, as a buffered decode reports it.
+func cutShort(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != want {
+		return fmt.Errorf("expected %v, got %v", want, tok)
+	}
+	return nil
+}
+
+func decodeNumbers(raw []byte, out any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(out)
+}
+
+// LiveVhost is what MapLive needs to know of a vhost besides its objects.
+type LiveVhost struct {
+	Name             string
+	Description      string
+	DefaultQueueType string // "" for none
+	// Listed is the vhost's queue list (GET /api/queues/{vhost}), when
+	// read: it gives the exclusive flag, which a definitions document
+	// lacks, and the type of queues the document names none for.
+	Listed []Queue
+	// PropertiesKeys, when not nil, receives each binding's properties_key
+	// by topology.Binding.Key().
+	PropertiesKeys map[string]string
+}
+
+// MapLive maps one vhost's live objects onto the model, emptying doc as it
+// goes (a mapped object is garbage at once). Built-in exchanges, exclusive
+// and server-named queues and their bindings and the default exchange's
+// implicit bindings are left out; operator policies come from
+// doc.OperatorPolicies and from "operator_policy" runtime parameters (3.10);
+// x-queue-type is lifted into Queue.Type (see MapQueue), falling back to
+// the type the queue list reports, then the vhost's default queue type.
+// The error, for an operator_policy parameter whose value is not a policy,
+// names it.
+func MapLive(lv LiveVhost, doc *Document) (*topology.Vhost, error) {
+	for _, p := range doc.Parameters {
+		if p.Component != OperatorPolicyComponent {
+			continue
+		}
+		var op Policy
+		if err := decodeNumbers(p.Value, &op); err != nil {
+			return nil, fmt.Errorf("read operator policy %q of vhost %q: %w", p.Name, lv.Name, err)
+		}
+		op.Name = p.Name
+		doc.OperatorPolicies = append(doc.OperatorPolicies, op)
+	}
+	doc.Parameters = nil
+	type listed struct {
+		typ       string
+		exclusive bool
+	}
+	queues := make(map[string]listed, len(lv.Listed))
+	for _, q := range lv.Listed {
+		queues[q.Name] = listed{q.Type, q.Exclusive}
+	}
+
+	v := topology.NewVhost(lv.Name)
+	v.Description = lv.Description
+	v.DefaultQueueType = lv.DefaultQueueType
+	for i, e := range doc.Exchanges {
+		doc.Exchanges[i] = Exchange{}
+		if !SkipExchange(e.Name) {
+			v.Exchanges[e.Name] = MapExchange(e)
+		}
+	}
+	dropped := map[string]bool{}
+	for i, q := range doc.Queues {
+		doc.Queues[i] = Queue{}
+		l := queues[q.Name]
+		q.Exclusive = q.Exclusive || l.exclusive
+		if SkipQueue(q) {
+			dropped[q.Name] = true
+			continue
+		}
+		v.Queues[q.Name] = MapQueue(q, l.typ, lv.DefaultQueueType)
+	}
+	for i, b := range doc.Bindings {
+		doc.Bindings[i] = Binding{}
+		tb, ok := MapBinding(b)
+		if ok && lv.PropertiesKeys != nil {
+			lv.PropertiesKeys[tb.Key()] = b.PropertiesKey
+		}
+		if !ok || (tb.DestinationType == topology.DestQueue && dropped[tb.Destination]) {
+			continue
+		}
+		v.Bindings = append(v.Bindings, tb)
+	}
+	v.SortBindings()
+	for _, p := range doc.Policies {
+		v.Policies[p.Name] = MapPolicy(p)
+	}
+	for _, p := range doc.OperatorPolicies {
+		v.OperatorPolicies[p.Name] = MapPolicy(p)
+	}
+	*doc = Document{}
+	return v, nil
+}

@@ -1,0 +1,146 @@
+package definitions
+
+import (
+	"encoding/json"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// The objects of a definitions document as RabbitMQ writes them: the
+// elements of a definitions file or of GET /api/definitions/{vhost}, and the
+// same objects as the management API's list and single-object endpoints
+// answer (GET /api/queues/{vhost} and so on). The Map* functions turn them
+// into the model; Read (strict, for files) and MapLive (lenient, for live
+// answers) both go through them, so that one rule holds in both.
+
+// Exchange is an exchange object.
+type Exchange struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Internal   bool           `json:"internal"`
+	Arguments  map[string]any `json:"arguments"`
+}
+
+// Queue is a queue object. Type is the type the broker reports (4.x
+// definitions and every queue list); Exclusive, Messages and Consumers
+// come with the queue list only (a definitions document has no exclusive
+// flag).
+type Queue struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Exclusive  bool           `json:"exclusive"`
+	Arguments  map[string]any `json:"arguments"`
+	Messages   *json.Number   `json:"messages"`
+	Consumers  *json.Number   `json:"consumers"`
+}
+
+// Binding is a binding object. PropertiesKey (the broker's identity of the
+// binding, needed to delete it) comes with the binding list only.
+type Binding struct {
+	Source          string         `json:"source"`
+	Destination     string         `json:"destination"`
+	DestinationType string         `json:"destination_type"`
+	RoutingKey      string         `json:"routing_key"`
+	Arguments       map[string]any `json:"arguments"`
+	PropertiesKey   string         `json:"properties_key"`
+}
+
+// Policy is a policy or operator policy object, or the value of an
+// "operator_policy" runtime parameter (which has no name of its own).
+type Policy struct {
+	Name       string         `json:"name"`
+	Pattern    string         `json:"pattern"`
+	ApplyTo    string         `json:"apply-to"`
+	Priority   int            `json:"priority"`
+	Definition map[string]any `json:"definition"`
+}
+
+// Parameter is a runtime parameter object.
+type Parameter struct {
+	Component string          `json:"component"`
+	Name      string          `json:"name"`
+	Value     json.RawMessage `json:"value"`
+}
+
+// OperatorPolicyComponent is the runtime parameter component under which
+// RabbitMQ 3.10's per-vhost definitions carry operator policies.
+const OperatorPolicyComponent = "operator_policy"
+
+// Document is a definitions document's topology: what a per-vhost
+// definitions answer holds, or what the list endpoints give for one vhost.
+type Document struct {
+	Exchanges        []Exchange  `json:"exchanges"`
+	Queues           []Queue     `json:"queues"`
+	Bindings         []Binding   `json:"bindings"`
+	Policies         []Policy    `json:"policies"`
+	OperatorPolicies []Policy    `json:"operator_policies"`
+	Parameters       []Parameter `json:"parameters"`
+}
+
+// SkipExchange reports whether an exchange is never managed: the default
+// exchange ("") and the built-in and reserved amq.* ones.
+func SkipExchange(name string) bool { return name == "" || topology.IsReservedName(name) }
+
+// SkipQueue reports whether a queue is never managed: exclusive queues and
+// server-named (amq.*) ones.
+func SkipQueue(q Queue) bool { return q.Exclusive || topology.IsReservedName(q.Name) }
+
+// MapExchange maps an exchange object onto the model.
+func MapExchange(e Exchange) *topology.Exchange {
+	return &topology.Exchange{
+		Name: e.Name, Type: e.Type, Durable: e.Durable, AutoDelete: e.AutoDelete, Internal: e.Internal,
+		Arguments: topology.Args(e.Arguments).Normalized(),
+	}
+}
+
+// MapQueue maps a queue object onto the model. Its type is the x-queue-type
+// argument (lifted out of Arguments: the model keeps the type in Type
+// only), else the object's own type, else the first of fallbacks that is
+// not empty (the type the queue list reports, the vhost's default queue
+// type), else classic. A non-string x-queue-type names no type (Read
+// rejects it before).
+func MapQueue(q Queue, fallbacks ...string) *topology.Queue {
+	args, lifted, _ := topology.LiftQueueType(topology.Args(q.Arguments).Normalized())
+	typ, _ := lifted.(string)
+	if typ == "" {
+		typ = q.Type
+	}
+	for _, t := range fallbacks {
+		if typ != "" {
+			break
+		}
+		typ = t
+	}
+	if typ == "" {
+		typ = topology.QueueClassic
+	}
+	return &topology.Queue{Name: q.Name, Type: typ, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: args,
+		Role: topology.RoleWorking}
+}
+
+// MapBinding maps a binding object onto the model; false for a binding
+// from the default exchange, which binds every queue implicitly and is
+// never managed.
+func MapBinding(b Binding) (*topology.Binding, bool) {
+	if b.Source == "" {
+		return nil, false
+	}
+	return &topology.Binding{
+		Source: b.Source, Destination: b.Destination, DestinationType: b.DestinationType,
+		RoutingKey: b.RoutingKey, Arguments: topology.Args(b.Arguments).Normalized(),
+	}, true
+}
+
+// MapPolicy maps a policy or operator policy object onto the model; no
+// apply-to means "all".
+func MapPolicy(p Policy) *topology.Policy {
+	if p.ApplyTo == "" {
+		p.ApplyTo = "all"
+	}
+	return &topology.Policy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority,
+		Definition: topology.Args(p.Definition).Normalized()}
+}
