@@ -160,7 +160,7 @@ func TestMapLive(t *testing.T) {
 				}
 			},
 			keys: map[string]string{
-				(&topology.Binding{Source: "x", Destination: "q", DestinationType: "queue", RoutingKey: "k"}).Key():                                         "k",
+				(&topology.Binding{Source: "x", Destination: "q", DestinationType: "queue", RoutingKey: "k"}).Key():                                          "k",
 				(&topology.Binding{Source: "x", Destination: "q", DestinationType: "queue", RoutingKey: "k", Arguments: topology.Args{"a": int64(1)}}).Key(): "k~xyz",
 			},
 		},
