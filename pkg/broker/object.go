@@ -9,6 +9,7 @@ import (
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
 	"github.com/mqctl/mqctl/pkg/definitions"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -33,9 +34,7 @@ func (c *Client) GetVhost(ctx context.Context, name string) (VhostInfo, error) {
 // GetExchange reads exchange name of vhost.
 func (c *Client) GetExchange(ctx context.Context, vhost, name string) (*topology.Exchange, error) {
 	var e exchangeJSON
-	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", vhost, name),
-		query: url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}},
-		op:    fmt.Sprintf("read exchange %q in vhost %q", name, vhost), vhost: vhost}, &e); err != nil {
+	if err := c.getObject(ctx, kind.Exchange, vhost, name, "name,type,durable,auto_delete,internal,arguments", &e); err != nil {
 		return nil, err
 	}
 	e.Name = name
@@ -47,9 +46,7 @@ func (c *Client) GetExchange(ctx context.Context, vhost, name string) (*topology
 // no vhost default applies).
 func (c *Client) GetQueue(ctx context.Context, vhost, name string) (*topology.Queue, error) {
 	var q queueJSON
-	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
-		query: url.Values{"columns": {"name,type,durable,auto_delete,arguments"}},
-		op:    fmt.Sprintf("read queue %q in vhost %q", name, vhost), vhost: vhost}, &q); err != nil {
+	if err := c.getObject(ctx, kind.Queue, vhost, name, "name,type,durable,auto_delete,arguments", &q); err != nil {
 		return nil, err
 	}
 	q.Name = name
@@ -58,17 +55,31 @@ func (c *Client) GetQueue(ctx context.Context, vhost, name string) (*topology.Qu
 
 // GetPolicy reads policy name of vhost (an operator policy when operator).
 func (c *Client) GetPolicy(ctx context.Context, vhost, name string, operator bool) (*topology.Policy, error) {
-	kind, what := "policies", "policy"
+	k := kind.Policy
 	if operator {
-		kind, what = "operator-policies", "operator policy"
+		k = kind.OperatorPolicy
 	}
 	var p policyJSON
-	if err := c.do(ctx, &request{method: http.MethodGet, path: seg(kind, vhost, name),
-		op: fmt.Sprintf("read %s %q in vhost %q", what, name, vhost), vhost: vhost}, &p); err != nil {
+	if err := c.getObject(ctx, k, vhost, name, "", &p); err != nil {
 		return nil, err
 	}
 	p.Name = name
 	return definitions.MapPolicy(p), nil
+}
+
+// getObject reads object name of kind k in vhost into out (GET
+// /api/{APIPath}/{vhost}/{name}, only the given columns when not "").
+func (c *Client) getObject(ctx context.Context, k kind.Kind, vhost, name, columns string, out any) error {
+	spec, ok := kind.Of(k)
+	if !ok {
+		return kind.Unknown("read", k)
+	}
+	r := &request{method: http.MethodGet, path: seg(spec.APIPath, vhost, name),
+		op: fmt.Sprintf("read %s %q in vhost %q", spec.Label, name, vhost), vhost: vhost}
+	if columns != "" {
+		r.query = url.Values{"columns": {columns}}
+	}
+	return c.do(ctx, r, out)
 }
 
 // HasPermissions reports whether user has any permissions on vhost.

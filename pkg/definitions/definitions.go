@@ -466,6 +466,14 @@ func (o *object) vhost() (string, bool) {
 	return "", false
 }
 
+// nameIn reads an exchange's or queue's name, then its vhost.
+func (o *object) nameIn(kind string) (name, vhost string, ok bool) {
+	if name, ok = o.name(kind); ok {
+		vhost, ok = o.vhost()
+	}
+	return name, vhost, ok
+}
+
 func (r *reader) duplicate(kind, vhost, name string, pos topology.Pos) bool {
 	key := kind + "\x00" + vhost + "\x00" + name
 	if first, ok := r.declared[key]; ok {
@@ -673,11 +681,7 @@ func validExchangeType(t string) bool {
 
 func (r *reader) readExchanges(top map[string]any) {
 	for _, o := range r.list(top, "exchanges", "exchange") {
-		name, ok := o.name("exchange")
-		if !ok {
-			continue
-		}
-		vh, ok := o.vhost()
+		name, vh, ok := o.nameIn("exchange")
 		if !ok {
 			continue
 		}
@@ -745,11 +749,7 @@ func (o *object) queueType(args topology.Args) (string, bool) {
 
 func (r *reader) readQueues(top map[string]any) {
 	for _, o := range r.list(top, "queues", "queue") {
-		name, ok := o.name("queue")
-		if !ok {
-			continue
-		}
-		vh, ok := o.vhost()
+		name, vh, ok := o.nameIn("queue")
 		if !ok {
 			continue
 		}
