@@ -371,17 +371,23 @@ func (c *Client) readLists(ctx context.Context, name string, defs *definitionsJS
 		if !errors.Is(err, ErrForbidden) {
 			return err
 		}
-		res.unread = append(res.unread, Unread{Kind: kind.Policy,
-			Reason: fmt.Sprintf("user %q may not list them (needs the policymaker or administrator tag)", c.user)})
+		res.unread = append(res.unread, Unread{Kind: kind.Policy, Reason: refusedReason(err)})
 	}
 	if err := get("operator policies", seg("operator-policies", name), nil, &defs.OperatorPolicies); err != nil {
 		if !errors.Is(err, ErrForbidden) {
 			return err
 		}
-		res.unread = append(res.unread, Unread{Kind: kind.OperatorPolicy,
-			Reason: fmt.Sprintf("user %q may not list them (needs the administrator tag)", c.user)})
+		res.unread = append(res.unread, Unread{Kind: kind.OperatorPolicy, Reason: refusedReason(err)})
 	}
 	return nil
+}
+
+// refusedReason is why a list was not read, from the broker's refusal.
+// (RabbitMQ 3.10.8 and 4.0.5 list policies and operator policies to any
+// management user with access to the vhost: a refusal comes from the
+// broker's authorisation backend or a proxy, so the reason is its own.)
+func refusedReason(err error) string {
+	return err.Error()
 }
 
 // fingerprint hashes the canonical JSON of the topology and the vhost tags,
