@@ -708,7 +708,7 @@ func (r *reader) readExchanges(top map[string]any) {
 			Durable:    o.boolean("durable", true),
 			AutoDelete: o.boolean("auto_delete", false),
 			Internal:   o.boolean("internal", false),
-			Arguments:  Arguments(o.args("arguments")),
+			Arguments:  o.args("arguments"),
 		})
 		if r.duplicate("exchange", vh, name, o.pos) {
 			continue
@@ -775,7 +775,7 @@ func (r *reader) readQueues(top map[string]any) {
 			Type:       typ,
 			Durable:    o.boolean("durable", true),
 			AutoDelete: o.boolean("auto_delete", false),
-			Arguments:  Arguments(args),
+			Arguments:  args,
 		}
 		if r.duplicate("queue", vh, name, o.pos) {
 			continue
@@ -821,7 +821,7 @@ func (r *reader) readBindings(top map[string]any) {
 			continue
 		}
 		key, _ := o.str("routing_key")
-		b, ok := MapBinding(Binding{Source: src, Destination: dst, DestinationType: dt, RoutingKey: key, Arguments: Arguments(o.args("arguments"))})
+		b, ok := MapBinding(Binding{Source: src, Destination: dst, DestinationType: dt, RoutingKey: key, Arguments: o.args("arguments")})
 		if !ok {
 			r.rep.warnf("skipped %s: the default exchange binds every queue implicitly and takes no explicit bindings", o.what)
 			continue

@@ -1,9 +1,7 @@
 package definitions
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -17,12 +15,12 @@ import (
 
 // Exchange is an exchange object.
 type Exchange struct {
-	Name       string    `json:"name"`
-	Type       string    `json:"type"`
-	Durable    bool      `json:"durable"`
-	AutoDelete bool      `json:"auto_delete"`
-	Internal   bool      `json:"internal"`
-	Arguments  Arguments `json:"arguments"`
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Internal   bool           `json:"internal"`
+	Arguments  map[string]any `json:"arguments"`
 }
 
 // Queue is a queue object. Type is the type the broker reports (4.x
@@ -30,47 +28,25 @@ type Exchange struct {
 // come with the queue list only (a definitions document has no exclusive
 // flag).
 type Queue struct {
-	Name       string       `json:"name"`
-	Type       string       `json:"type"`
-	Durable    bool         `json:"durable"`
-	AutoDelete bool         `json:"auto_delete"`
-	Exclusive  bool         `json:"exclusive"`
-	Arguments  Arguments    `json:"arguments"`
-	Messages   *json.Number `json:"messages"`
-	Consumers  *json.Number `json:"consumers"`
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Exclusive  bool           `json:"exclusive"`
+	Arguments  map[string]any `json:"arguments"`
+	Messages   *json.Number   `json:"messages"`
+	Consumers  *json.Number   `json:"consumers"`
 }
 
 // Binding is a binding object. PropertiesKey (the broker's identity of the
 // binding, needed to delete it) comes with the binding list only.
 type Binding struct {
-	Source          string    `json:"source"`
-	Destination     string    `json:"destination"`
-	DestinationType string    `json:"destination_type"`
-	RoutingKey      string    `json:"routing_key"`
-	Arguments       Arguments `json:"arguments"`
-	PropertiesKey   string    `json:"properties_key"`
-}
-
-// Arguments is an argument table as RabbitMQ writes it: a JSON object, or
-// for none null or an empty list, [] (an empty Erlang list, as some
-// versions render it). Numbers are decoded as json.Number.
-type Arguments map[string]any
-
-// UnmarshalJSON decodes an argument table; a list with elements is an
-// error, not an empty table (dropping arguments would plan changes).
-func (a *Arguments) UnmarshalJSON(b []byte) error {
-	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '[' {
-		var list []json.RawMessage
-		if err := json.Unmarshal(b, &list); err != nil {
-			return err
-		}
-		if len(list) > 0 {
-			return fmt.Errorf("arguments: expected a JSON object, found a list of %d elements", len(list))
-		}
-		*a = nil
-		return nil
-	}
-	return decodeNumbers(b, (*map[string]any)(a))
+	Source          string         `json:"source"`
+	Destination     string         `json:"destination"`
+	DestinationType string         `json:"destination_type"`
+	RoutingKey      string         `json:"routing_key"`
+	Arguments       map[string]any `json:"arguments"`
+	PropertiesKey   string         `json:"properties_key"`
 }
 
 // Policy is a policy or operator policy object, or the value of an
