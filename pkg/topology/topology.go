@@ -118,7 +118,8 @@ type Exchange struct {
 
 // Queue is a declared queue. Type is one of classic, quorum, stream and is
 // never empty after expansion; it is not repeated in Arguments (the broker's
-// "x-queue-type" argument is lifted into Type when state is read).
+// "x-queue-type" argument is lifted into Type when state is read, by
+// LiftQueueType).
 type Queue struct {
 	Name       string `json:"name"`
 	Type       string `json:"type"`
