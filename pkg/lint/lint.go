@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -67,7 +68,7 @@ func ParseSeverity(name string) (Severity, error) {
 
 // Object names what a finding is about.
 type Object struct {
-	// Kind is queue, exchange, binding, policy or operator-policy.
+	// Kind is queue, exchange, binding, policy or operator_policy.
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 }
@@ -75,13 +76,13 @@ type Object struct {
 // String renders the object as `queue "orders.shipping"`.
 func (o Object) String() string { return fmt.Sprintf("%s %q", o.Kind, o.Name) }
 
-// Object kinds.
+// Object kinds, spelled as everywhere else (pkg/kind).
 const (
-	KindQueue          = "queue"
-	KindExchange       = "exchange"
-	KindBinding        = "binding"
-	KindPolicy         = "policy"
-	KindOperatorPolicy = "operator-policy"
+	KindQueue          = string(kind.Queue)
+	KindExchange       = string(kind.Exchange)
+	KindBinding        = string(kind.Binding)
+	KindPolicy         = string(kind.Policy)
+	KindOperatorPolicy = string(kind.OperatorPolicy)
 )
 
 // Finding is one problem a rule found.
