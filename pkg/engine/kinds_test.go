@@ -1,0 +1,366 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/export"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// kindCase is one kind's object in a topology file: the vhost's body with
+// the object (and what it needs), the same with the object changed (""
+// when no field of the kind can change: a binding is its identity), and
+// without it.
+type kindCase struct {
+	name                   string // the object's name in plans
+	with, changed, without string
+}
+
+// kindCases holds a case for every kind of kind.All: a kind without one
+// fails TestEveryKindThroughEveryStage.
+var kindCases = map[kind.Kind]kindCase{
+	kind.Vhost: {
+		name:    "${VHOST}",
+		with:    "description: made by mqctl\n",
+		changed: "description: changed by mqctl\n",
+	},
+	kind.Exchange: {
+		name:    "k.x",
+		with:    "exchanges:\n  k.x: { type: direct }\n",
+		changed: "exchanges:\n  k.x: { type: topic }\n",
+		without: "{}\n",
+	},
+	kind.Queue: {
+		name:    "k.q",
+		with:    "queues:\n  k.q: {}\n",
+		changed: "queues:\n  k.q: { arguments: { x-max-priority: 5 } }\n",
+		without: "{}\n",
+	},
+	kind.Binding: {
+		name:    "k.x -> queue k.q [a]",
+		with:    "exchanges:\n  k.x: { type: direct }\nqueues:\n  k.q: {}\nbindings:\n  - { source: k.x, destination: k.q, destination_type: queue, routing_key: a }\n",
+		without: "exchanges:\n  k.x: { type: direct }\nqueues:\n  k.q: {}\n",
+	},
+	kind.Policy: {
+		name:    "k.p",
+		with:    "policies:\n  k.p: { pattern: \"^k\\\\.\", apply_to: queues, definition: { max-length: 10 } }\n",
+		changed: "policies:\n  k.p: { pattern: \"^k\\\\.\", apply_to: queues, definition: { max-length: 20 } }\n",
+		without: "{}\n",
+	},
+	kind.OperatorPolicy: {
+		name:    "k.op",
+		with:    "operator_policies:\n  k.op: { pattern: \"^k\\\\.\", apply_to: queues, definition: { max-length: 10 } }\n",
+		changed: "operator_policies:\n  k.op: { pattern: \"^k\\\\.\", apply_to: queues, definition: { max-length: 20 } }\n",
+		without: "{}\n",
+	},
+}
+
+// TestEveryKindThroughEveryStage runs one object of every kind mqctl knows
+// (kind.All) through every stage against the broker: loaded from a file,
+// diffed (create), rendered (text, JSON plan, saved plan), ordered,
+// written, read back, visible, planned again (nothing), exported and
+// loaded again (nothing to plan), changed (update or replace, as its spec
+// says), and deleted. A kind missing a stage fails here, not for a user.
+func TestEveryKindThroughEveryStage(t *testing.T) {
+	for _, spec := range kind.All() {
+		t.Run(string(spec.Kind), func(t *testing.T) {
+			t.Parallel()
+			kc, ok := kindCases[spec.Kind]
+			if !ok {
+				t.Fatalf("kind %q has no case in kindCases: add one (README, \"Adding a kind\")", spec.Kind)
+			}
+			f := newFixture(t)
+			if spec.Kind == kind.Vhost {
+				// A vhost mqctl creates, changes and deletes: not the test's own.
+				f.vhost = freshVhost(t, f.b)
+			}
+			name := strings.ReplaceAll(kc.name, "${VHOST}", f.vhost)
+			k := &kindRun{f: f, spec: spec, name: name}
+
+			// Loaded and diffed: one create of the kind.
+			p := k.plan(kc.with)
+			c := k.change(p, plan.Create)
+			// Rendered.
+			var text bytes.Buffer
+			if err := plan.WriteText(&text, p, plan.RenderOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !hasLine(text.String(), "+ "+string(spec.Kind)+" ", name) {
+				t.Errorf("text plan lacks a line creating %s %q:\n%s", spec.Kind, name, text.String())
+			}
+			var js bytes.Buffer
+			if err := plan.WriteJSON(&js, p); err != nil {
+				t.Fatal(err)
+			}
+			back, err := plan.ReadJSON(&js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(p.Changes, back.Changes, ignoreMeta); diff != "" {
+				t.Errorf("JSON plan round trip (-made +read):\n%s", diff)
+			}
+			var saved bytes.Buffer
+			if err := plan.WriteSaved(&saved, p); err != nil {
+				t.Fatal(err)
+			}
+			if back, err = plan.ReadSaved(&saved, "plan.out"); err != nil {
+				t.Fatal(err)
+			} else if diff := cmp.Diff(p.Changes, back.Changes, ignoreMeta); diff != "" {
+				t.Errorf("saved plan round trip (-made +read):\n%s", diff)
+			}
+			// Ordered: the create is a step of its own.
+			if !hasStep(apply.Order(p), c) {
+				t.Errorf("apply.Order has no step for %s %q", spec.Kind, name)
+			}
+			// Written, read back, visible, and planned again: nothing.
+			res := k.apply(kc.with)
+			state := k.read()
+			if !k.present(state) {
+				t.Fatalf("%s %q is not on the broker after apply", spec.Kind, name)
+			}
+			if pending := apply.Pending(res.Result.Done, state); len(pending) > 0 {
+				t.Errorf("apply.Pending after apply: %v", pending)
+			}
+			k.noChanges(kc.with, "after the create")
+			// Exported and loaded again: nothing to plan.
+			var y bytes.Buffer
+			if err := export.WriteYAML(&y, state, export.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(y.String(), spec.Section+":") && spec.Kind != kind.Vhost {
+				t.Errorf("export lacks a %q section:\n%s", spec.Section, y.String())
+			}
+			exported, err := loader.LoadBytes("export.yaml", y.Bytes(), loader.Options{})
+			if err != nil {
+				t.Fatalf("load the export: %v\n%s", err, y.String())
+			}
+			if p := k.planOf(exported); !p.Empty() {
+				t.Errorf("the export of the broker plans changes: %v\n%s", changes(p), y.String())
+			}
+			// Changed: in place or replaced, as the spec says.
+			if kc.changed != "" {
+				p := k.plan(kc.changed)
+				want := plan.Replace
+				if spec.InPlace {
+					want = plan.Update
+				}
+				k.change(p, want)
+				k.apply(kc.changed)
+				k.noChanges(kc.changed, "after the change")
+			}
+			// Deleted.
+			if spec.Kind == kind.Vhost {
+				// A vhost that leaves the file leaves every plan's scope too
+				// (plans read the file's vhosts only), so its delete is the
+				// diff's of a state that holds it and records it as mqctl's.
+				state, _, err := f.c.ReadTopology(context.Background(), []string{f.vhost})
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs, err := ownership.Extract(state)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := plan.Diff(topology.New(), plan.Current{State: state, Managed: ownership.Merge(recs)})
+				k.change(p, plan.Delete)
+				if res := apply.Execute(context.Background(), f.c, p, apply.Options{Records: recs}); !res.OK() {
+					t.Fatalf("delete the vhost: %+v", res.Failed)
+				}
+				if vs, err := f.c.VhostNames(context.Background()); err != nil || contains(vs, f.vhost) {
+					t.Errorf("vhost %q still exists after its delete (%v)", f.vhost, err)
+				}
+				return
+			}
+			k.change(k.plan(kc.without), plan.Delete)
+			k.apply(kc.without)
+			if k.present(k.read()) {
+				t.Errorf("%s %q is still on the broker after its delete", spec.Kind, name)
+			}
+			k.noChanges(kc.without, "after the delete")
+		})
+	}
+}
+
+// ignoreMeta leaves out where an object was declared, which the plans'
+// objects do not carry (each change has its own Pos).
+// Nor do they carry what the loader's sugar notes on a queue.
+var ignoreMeta = cmp.Options{cmpopts.IgnoreTypes(topology.Meta{}), cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "Alert")}
+
+type kindRun struct {
+	f    *fixture
+	spec kind.Spec
+	name string
+}
+
+func (k *kindRun) file(body string) *topology.Topology {
+	k.f.t.Helper()
+	var sb strings.Builder
+	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n")
+	for _, line := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		sb.WriteString("    " + line + "\n")
+	}
+	if k.spec.Kind == kind.Vhost {
+		return loadFor(k.f, sb.String())
+	}
+	return k.f.desired(sb.String())
+}
+
+func loadFor(f *fixture, src string) *topology.Topology {
+	f.t.Helper()
+	env := func(name string) (string, bool) { return f.vhost, name == "VHOST" }
+	t, err := loader.LoadBytes("topology.yaml", []byte(src), loader.Options{LookupEnv: env})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return t
+}
+
+func (k *kindRun) plan(body string) *plan.Plan { k.f.t.Helper(); return k.planOf(k.file(body)) }
+
+func (k *kindRun) planOf(desired *topology.Topology) *plan.Plan {
+	k.f.t.Helper()
+	res, err := k.f.eng.Plan(context.Background(), desired, engine.PlanOptions{})
+	if err != nil {
+		k.f.t.Fatal(err)
+	}
+	return res.Plan
+}
+
+// change returns the plan's change of the object, failing unless there is
+// exactly one, with action a.
+func (k *kindRun) change(p *plan.Plan, a plan.Action) *plan.Change {
+	k.f.t.Helper()
+	var found *plan.Change
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Kind == k.spec.Kind && c.Name == k.name {
+			if found != nil {
+				k.f.t.Fatalf("two changes of %s %q: %v", k.spec.Kind, k.name, changes(p))
+			}
+			found = c
+		}
+	}
+	if found == nil || found.Action != a {
+		k.f.t.Fatalf("want %s %s %q in the plan, got %v", a, k.spec.Kind, k.name, changes(p))
+	}
+	return found
+}
+
+func (k *kindRun) apply(body string) *engine.ApplyResult {
+	k.f.t.Helper()
+	out, err := k.f.eng.Apply(context.Background(), engine.ApplyInput{Desired: k.file(body)}, engine.ApplyOptions{AllowReplace: true})
+	if err != nil {
+		k.f.t.Fatalf("apply: %v", err)
+	}
+	if out.Result != nil && !out.Result.OK() {
+		k.f.t.Fatalf("apply failed: %+v", out.Result.Failed)
+	}
+	return out
+}
+
+func (k *kindRun) noChanges(body, when string) {
+	k.f.t.Helper()
+	if p := k.plan(body); !p.Empty() {
+		k.f.t.Errorf("plan %s is not empty: %v", when, changes(p))
+	}
+}
+
+// read is the vhost's state on the broker, without mqctl's record.
+func (k *kindRun) read() *topology.Topology {
+	k.f.t.Helper()
+	state, _, err := k.f.c.ReadTopology(context.Background(), []string{k.f.vhost})
+	if err != nil {
+		k.f.t.Fatal(err)
+	}
+	if _, err := ownership.Extract(state); err != nil {
+		k.f.t.Fatal(err)
+	}
+	return state
+}
+
+func (k *kindRun) present(state *topology.Topology) bool {
+	v := state.Vhosts[k.f.vhost]
+	if v == nil {
+		return false
+	}
+	switch k.spec.Kind {
+	case kind.Vhost:
+		return true
+	case kind.Exchange:
+		return v.Exchanges[k.name] != nil
+	case kind.Queue:
+		return v.Queues[k.name] != nil
+	case kind.Binding:
+		for _, b := range v.Bindings {
+			if plan.BindingName(b) == k.name {
+				return true
+			}
+		}
+		return false
+	case kind.Policy:
+		return v.Policies[k.name] != nil
+	case kind.OperatorPolicy:
+		return v.OperatorPolicies[k.name] != nil
+	}
+	k.f.t.Fatalf("the test cannot find objects of kind %q in a state: add it to kindRun.present", k.spec.Kind)
+	return false
+}
+
+// hasLine reports whether a line of text holds both prefix and name.
+func hasLine(text, prefix, name string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, prefix) && strings.Contains(l, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasStep(phases [][]apply.Step, c *plan.Change) bool {
+	for _, ph := range phases {
+		for _, s := range ph {
+			if s.Change == c {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// freshVhost is a vhost name no broker object has yet, deleted when the
+// test ends.
+func freshVhost(t *testing.T, b *testbroker.Broker) string {
+	t.Helper()
+	name := testbroker.Name(t, "mqctl-test")
+	t.Cleanup(func() {
+		rh := *b.RH
+		rh.SetTimeout(time.Minute)
+		if resp, err := rh.DeleteVhost(name); err == nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+	})
+	return name
+}
