@@ -13,8 +13,16 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// inspectFunc reads one queue's exact state over AMQP.
+// inspectFunc reads one queue's exact state over AMQP. refreshStakes
+// calls it from several goroutines at once.
 type inspectFunc func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)
+
+// stakeReaders is how many queues refreshStakes reads at once: each read
+// is a round trip to the queue's process (a passive declare on a channel
+// of its own), so thousands of them one after the other cost seconds of
+// waiting, while a handful in flight keep the broker busy without
+// crowding out the other clients.
+const stakeReaders = 16
 
 // refreshStakes sets the messages and consumers at stake in every queue the
 // plan deletes or replaces from inspect: a passive declare answers from the
@@ -23,7 +31,19 @@ type inspectFunc func(ctx context.Context, vhost, queue, queueType string) (lock
 // published just before would go unseen and the safety check would pass.
 // For messages the larger figure wins: the statistics also count
 // unacknowledged messages, the passive declare only ready ones.
+//
+// Up to stakeReaders queues are read at once, in the plan's order; after
+// a failed read no further one starts. The changes are then updated in
+// the plan's order up to the first that failed, whose error is returned:
+// what reading them one after the other would have done.
 func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
+	type read struct {
+		change *plan.Change
+		typ    string
+		st     lock.QueueState
+		err    error
+	}
+	var reads []*read
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if c.Kind != plan.KindQueue || (c.Action != plan.Delete && c.Action != plan.Replace) {
@@ -33,14 +53,60 @@ func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error
 		if c.Before != nil && c.Before.Queue != nil && c.Before.Queue.Type != "" {
 			typ = c.Before.Queue.Type
 		}
-		st, err := inspect(ctx, c.Vhost, c.Name, typ)
-		if err != nil {
-			return fmt.Errorf("read the messages and consumers of queue %q in vhost %q: %w", c.Name, c.Vhost, err)
+		reads = append(reads, &read{change: c, typ: typ})
+	}
+	var (
+		wg     sync.WaitGroup
+		failed = make(chan struct{})
+		once   sync.Once
+		next   = make(chan *read)
+	)
+	for range min(stakeReaders, len(reads)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range next {
+				r.st, r.err = inspect(ctx, r.change.Vhost, r.change.Name, r.typ)
+				if r.err != nil {
+					once.Do(func() { close(failed) })
+				}
+			}
+		}()
+	}
+	// Every read handed out is read to its end; those not handed out
+	// (after a failure) come after the first failed one in the plan's
+	// order, and are not looked at.
+dispatch:
+	for _, r := range reads {
+		if err := ctx.Err(); err != nil {
+			r.err = err
+			break
+		}
+		select {
+		case <-failed:
+			break dispatch
+		default:
+		}
+		select {
+		case next <- r:
+		case <-failed:
+			break dispatch
+		case <-ctx.Done():
+			r.err = ctx.Err()
+			break dispatch
+		}
+	}
+	close(next)
+	wg.Wait()
+	for _, r := range reads {
+		c, st := r.change, r.st
+		if r.err != nil {
+			return fmt.Errorf("read the messages and consumers of queue %q in vhost %q: %w", c.Name, c.Vhost, r.err)
 		}
 		if st.Ready > c.Messages {
 			c.Messages, c.MessagesAtLeast = st.Ready, st.AtLeast
 		}
-		if typ == topology.QueueStream {
+		if r.typ == topology.QueueStream {
 			// A passive declare reports no consumers on a stream either:
 			// the statistics are all there is.
 			c.Consumers = max(c.Consumers, st.Consumers)
@@ -181,15 +247,25 @@ func (e *Engine) refreshStakesOver(ctx context.Context, p *plan.Plan) error {
 	return refreshStakes(ctx, p, pk.inspect)
 }
 
-// peeks are AMQP connections that read exact queue depths for a plan;
-// unlike apply's, they take no lock.
+// peeks are AMQP connections that read exact queue depths for a plan,
+// one per vhost, opened when first needed; unlike apply's, they take no
+// lock. inspect may be called from several goroutines at once.
 type peeks struct {
 	opts  lock.Options
-	conns map[string]*lock.Lock
+	mu    sync.Mutex
+	conns map[string]*peek
+}
+
+// peek is the connection of one vhost, dialled once: the reads of that
+// vhost that come meanwhile wait for it, and share its error.
+type peek struct {
+	once sync.Once
+	conn *lock.Lock
+	err  error
 }
 
 func newPeeks(c *broker.Client, amqpURL string) *peeks {
-	return &peeks{opts: lockOptions(c, amqpURL, "plan"), conns: map[string]*lock.Lock{}}
+	return &peeks{opts: lockOptions(c, amqpURL, "plan"), conns: map[string]*peek{}}
 }
 
 // lockOptions are the options of the AMQP connections of an action ("plan"
@@ -203,14 +279,18 @@ func lockOptions(c *broker.Client, amqpURL, action string) lock.Options {
 }
 
 func (p *peeks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
-	conn, ok := p.conns[vhost]
+	p.mu.Lock()
+	pk, ok := p.conns[vhost]
 	if !ok {
-		var err error
-		if conn, err = lock.Peek(vhost, p.opts); err != nil {
-			return lock.QueueState{}, err
-		}
-		p.conns[vhost] = conn
+		pk = &peek{}
+		p.conns[vhost] = pk
 	}
+	p.mu.Unlock()
+	pk.once.Do(func() { pk.conn, pk.err = lock.Peek(vhost, p.opts) })
+	if pk.err != nil {
+		return lock.QueueState{}, pk.err
+	}
+	conn := pk.conn
 	if queueType == topology.QueueStream {
 		// plan does not read streams: the probe would show as a consumer
 		// in the statistics for a few seconds and make an apply that
@@ -221,8 +301,12 @@ func (p *peeks) inspect(_ context.Context, vhost, queue, queueType string) (lock
 }
 
 func (p *peeks) close() {
-	for vh, c := range p.conns {
-		_ = c.Release()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for vh, pk := range p.conns {
+		if pk.conn != nil {
+			_ = pk.conn.Release()
+		}
 		delete(p.conns, vh)
 	}
 }

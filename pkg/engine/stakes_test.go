@@ -2,12 +2,14 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -49,5 +51,91 @@ func TestStakesOfManyQueues(t *testing.T) {
 		if got[q] != want {
 			t.Errorf("queue %s: %d messages, %d consumers at stake, want %d and %d", q, got[q][0], got[q][1], want[0], want[1])
 		}
+	}
+}
+
+// TestStakesOfManyQueuesExact: with more queues at stake than are read at
+// once, the exact figures of plan and apply (read over AMQP, many queues
+// at a time) still belong each to its own queue: messages published an
+// instant before the plan, before the statistics could show them, are
+// counted in the right queues (quorum queues too), a consumer too; apply
+// refuses the teardown for them, showing the same figures, and deletes
+// everything with AllowDataLoss.
+func TestStakesOfManyQueuesExact(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	const queues = 40
+	var sb strings.Builder
+	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n")
+	for i := range queues {
+		if i%10 == 7 {
+			fmt.Fprintf(&sb, "      q%02d: { type: quorum }\n", i)
+		} else {
+			fmt.Fprintf(&sb, "      q%02d: {}\n", i)
+		}
+	}
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(sb.String())}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int64{}
+	for i := range queues {
+		want[fmt.Sprintf("q%02d", i)] = [2]int64{}
+	}
+	ch := f.b.Channel(t, f.vhost)
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	for q, n := range map[string]int64{"q03": 3, "q17": 1, "q27": 2, "q39": 4} {
+		for range n {
+			conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", q, true, false, amqp.Publishing{Body: []byte("x")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !conf.Wait() {
+				t.Fatalf("publish to %s not confirmed", q)
+			}
+		}
+		want[q] = [2]int64{n, 0}
+	}
+	if _, err := f.b.Channel(t, f.vhost).Consume("q20", "", false, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	want["q20"] = [2]int64{0, 1}
+	stakes := func(p *plan.Plan) map[string][2]int64 {
+		got := map[string][2]int64{}
+		for _, c := range p.Changes {
+			if c.Kind == plan.KindQueue && c.Action == plan.Delete {
+				got[c.Name] = [2]int64{c.Messages, c.Consumers}
+			}
+		}
+		return got
+	}
+	check := func(what string, got map[string][2]int64) {
+		t.Helper()
+		if len(got) != queues {
+			t.Fatalf("%s: %d queue deletes, want %d", what, len(got), queues)
+		}
+		for q, w := range want {
+			if got[q] != w {
+				t.Errorf("%s: queue %s: %d messages, %d consumers at stake, want %d and %d", what, q, got[q][0], got[q][1], w[0], w[1])
+			}
+		}
+	}
+	teardown := f.desired("version: 1\nvhosts:\n  ${VHOST}: {}\n")
+	check("plan", stakes(f.plan(teardown)))
+
+	var shown map[string][2]int64
+	_, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired("version: 1\nvhosts:\n  ${VHOST}: {}\n")}, engine.ApplyOptions{
+		Show: func(p *plan.Plan) error { shown = stakes(p); return nil },
+	})
+	if !errors.Is(err, apply.ErrRefused) {
+		t.Fatalf("apply of the teardown without AllowDataLoss: %v, want it refused", err)
+	}
+	check("apply", shown)
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired("version: 1\nvhosts:\n  ${VHOST}: {}\n")}, engine.ApplyOptions{AllowDataLoss: true}); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.plan(f.desired("version: 1\nvhosts:\n  ${VHOST}: {}\n")); !p.Empty() {
+		t.Errorf("plan after the teardown: %v", changes(p))
 	}
 }

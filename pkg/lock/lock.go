@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -51,10 +52,18 @@ type Options struct {
 }
 
 // Lock is a held lock on one vhost (from Peek: an AMQP connection to it
-// that holds no lock, for Inspect only).
+// that holds no lock, for Inspect only). Its methods may be called from
+// several goroutines at once: each Inspect uses a channel of its own.
 type Lock struct {
 	Vhost string
-	conn  *amqp.Connection
+
+	mu   sync.Mutex
+	conn *amqp.Connection
+	// idle are channels of Inspect that answered their last passive
+	// declare: the next Inspect reuses one instead of opening a channel
+	// (two round trips fewer). A failed declare closes its channel, which
+	// is then dropped. At most as many as Inspects ran at once.
+	idle []*amqp.Channel
 }
 
 // DefaultName is the connection name an apply announces: who and where.
@@ -169,13 +178,19 @@ func Peek(vhost string, opts Options) (*Lock, error) {
 	return &Lock{Vhost: vhost, conn: conn}, nil
 }
 
-// Release drops the lock (closing the connection deletes the queue).
+// Release drops the lock (closing the connection deletes the queue, and
+// closes the channels of Inspect).
 func (l *Lock) Release() error {
-	if l == nil || l.conn == nil {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
 		return nil
 	}
 	err := l.conn.Close()
-	l.conn = nil
+	l.conn, l.idle = nil, nil
 	if errors.Is(err, amqp.ErrClosed) {
 		return nil
 	}
@@ -183,7 +198,52 @@ func (l *Lock) Release() error {
 }
 
 // Lost reports whether the lock's connection has closed under us.
-func (l *Lock) Lost() bool { return l == nil || l.conn == nil || l.conn.IsClosed() }
+func (l *Lock) Lost() bool {
+	if l == nil {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.conn == nil || l.conn.IsClosed()
+}
+
+// channel returns an open channel for Inspect alone: an idle one, or a
+// new one on the lock's connection.
+func (l *Lock) channel() (*amqp.Channel, error) {
+	l.mu.Lock()
+	conn := l.conn
+	if conn == nil || conn.IsClosed() {
+		l.mu.Unlock()
+		return nil, fmt.Errorf("the apply lock's connection to vhost %q is closed", l.Vhost)
+	}
+	for len(l.idle) > 0 {
+		ch := l.idle[len(l.idle)-1]
+		l.idle = l.idle[:len(l.idle)-1]
+		if !ch.IsClosed() {
+			l.mu.Unlock()
+			return ch, nil
+		}
+	}
+	l.mu.Unlock()
+	// Opening a channel is a round trip: not under the mutex, so that
+	// concurrent Inspects open theirs at once.
+	ch, err := conn.Channel()
+	if err != nil {
+		return nil, fmt.Errorf("AMQP channel in vhost %q: %w", l.Vhost, err)
+	}
+	return ch, nil
+}
+
+// idleChannel keeps ch, which just answered, for the next Inspect.
+func (l *Lock) idleChannel(ch *amqp.Channel) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		_ = ch.Close()
+		return
+	}
+	l.idle = append(l.idle, ch)
+}
 
 // urlUser is the user name of an AMQP URL.
 func urlUser(raw string) string {
@@ -220,18 +280,18 @@ type QueueState struct {
 }
 
 // Inspect reads queue's ready-message and consumer counts with a passive
-// declare on the lock's connection (the lock's vhost).
+// declare on the lock's connection (the lock's vhost). Concurrent calls
+// run at once, each on its own channel.
 func (l *Lock) Inspect(queue string) (QueueState, error) {
-	if l.Lost() {
-		return QueueState{}, fmt.Errorf("the apply lock's connection to vhost %q is closed", l.Vhost)
-	}
-	ch, err := l.conn.Channel()
+	ch, err := l.channel()
 	if err != nil {
-		return QueueState{}, fmt.Errorf("AMQP channel in vhost %q: %w", l.Vhost, err)
+		return QueueState{}, err
 	}
 	q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
 	if err != nil {
-		// A failed passive declare closes the channel; the connection lives.
+		// A failed passive declare closes the channel (it is not kept);
+		// the connection lives.
+		_ = ch.Close()
 		var ae *amqp.Error
 		if errors.As(err, &ae) && ae.Code == amqp.NotFound && outOfReach(ae.Reason) {
 			// The queue exists but its node is down: its messages cannot
@@ -247,7 +307,7 @@ func (l *Lock) Inspect(queue string) (QueueState, error) {
 		}
 		return QueueState{}, fmt.Errorf("inspect queue %q in vhost %q: %w", queue, l.Vhost, err)
 	}
-	ch.Close()
+	l.idleChannel(ch)
 	return QueueState{Ready: int64(q.Messages), Consumers: int64(q.Consumers), Exists: true}, nil
 }
 
@@ -271,7 +331,14 @@ func (l *Lock) InspectStream(queue string, wait time.Duration) (QueueState, erro
 	if err != nil || !st.Exists {
 		return st, err
 	}
-	ch, err := l.conn.Channel()
+	// A channel of its own, closed after: the consumer goes with it.
+	l.mu.Lock()
+	conn := l.conn
+	l.mu.Unlock()
+	if conn == nil {
+		return QueueState{}, fmt.Errorf("the apply lock's connection to vhost %q is closed", l.Vhost)
+	}
+	ch, err := conn.Channel()
 	if err != nil {
 		return QueueState{}, fmt.Errorf("AMQP channel in vhost %q: %w", l.Vhost, err)
 	}

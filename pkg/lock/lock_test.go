@@ -159,3 +159,90 @@ func TestInspect(t *testing.T) {
 		t.Errorf("the stream after two reads: %+v, %v", got, err)
 	}
 }
+
+// TestInspectConcurrent: one connection answers many Inspects at once,
+// each with its own queue's figures (q4's consumer too), a missing queue among them (whose
+// failed passive declare closes its channel) disturbing none of the
+// others; after Release, Inspect says the connection is closed.
+func TestInspectConcurrent(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	conn, err := amqp.Dial(b.AMQPURL(vh))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	const queues = 12
+	for i := range queues {
+		q := fmt.Sprintf("q%d", i)
+		if _, err := ch.QueueDeclare(q, true, false, false, false, amqp.Table{"x-queue-type": "classic"}); err != nil {
+			t.Fatal(err)
+		}
+		for range i % 4 {
+			conf, err := ch.PublishWithDeferredConfirmWithContext(context.Background(), "", q, true, false, amqp.Publishing{Body: []byte("m")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !conf.Wait() {
+				t.Fatalf("publish to %s not confirmed", q)
+			}
+		}
+	}
+	consumer, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := consumer.Consume("q4", "", false, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	l, err := lock.Peek(vh, options(b, "inspector"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		queue string
+		st    lock.QueueState
+		err   error
+	}
+	results := make(chan result)
+	const rounds = 3
+	for i := range queues + 1 {
+		go func() {
+			q := fmt.Sprintf("q%d", i) // q12 does not exist
+			for range rounds {
+				st, err := l.Inspect(q)
+				results <- result{q, st, err}
+			}
+		}()
+	}
+	for range (queues + 1) * rounds {
+		r := <-results
+		var i int
+		fmt.Sscanf(r.queue, "q%d", &i)
+		want := lock.QueueState{Ready: int64(i % 4), Exists: true}
+		if i == 4 {
+			// Its consumer (without messages to take).
+			want.Consumers = 1
+		}
+		if i == queues {
+			want = lock.QueueState{}
+		}
+		if r.err != nil || r.st != want {
+			t.Errorf("inspect %s = %+v, %v; want %+v", r.queue, r.st, r.err, want)
+		}
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Inspect("q0"); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Inspect after Release = %v, want an error saying the connection is closed", err)
+	}
+}

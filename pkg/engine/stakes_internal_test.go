@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// stakesPlan deletes n classic queues q0..q(n-1) of vhost "v" (each with
+// the statistics' figures given by stats, when set), replaces a stream and
+// deletes an exchange: only the queues are read.
+func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan {
+	p := &plan.Plan{}
+	for i := range n {
+		c := plan.Change{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: fmt.Sprintf("q%d", i),
+			Before: &plan.Object{Queue: &topology.Queue{Type: topology.QueueClassic}}}
+		if stats != nil {
+			c.Messages, c.Consumers = stats(i)
+		}
+		p.Changes = append(p.Changes, c)
+	}
+	p.Changes = append(p.Changes,
+		plan.Change{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "s",
+			Before: &plan.Object{Queue: &topology.Queue{Type: topology.QueueStream}}, Consumers: 2},
+		plan.Change{Action: plan.Delete, Kind: plan.KindExchange, Vhost: "v", Name: "x"})
+	return p
+}
+
+// waitFor fails the test rather than hang when what the test waits for
+// never happens (a read that was to run beside others ran alone).
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(time.Minute):
+		t.Fatalf("gave up waiting: %s", what)
+	}
+}
+
+// TestRefreshStakesFigures: every queue the plan deletes or replaces is
+// read, each change gets its own queue's figures (the larger message
+// count, the AMQP consumer count except on a stream) whatever order the
+// concurrent reads finish in, and nothing else is read.
+func TestRefreshStakesFigures(t *testing.T) {
+	const n = 3*stakeReaders + 5
+	// The statistics lag: they count q1's unacknowledged messages, and a
+	// consumer of q2 that has left.
+	p := stakesPlan(n, func(i int) (int64, int64) {
+		switch i {
+		case 1:
+			return 50, 0
+		case 2:
+			return 0, 3
+		}
+		return 0, 0
+	})
+	var mu sync.Mutex
+	read := map[string]string{}
+	inspect := func(_ context.Context, vhost, queue, typ string) (lock.QueueState, error) {
+		mu.Lock()
+		read[queue] = typ
+		mu.Unlock()
+		var i int
+		if _, err := fmt.Sscanf(queue, "q%d", &i); err != nil {
+			// The stream: no consumers over AMQP, one message found.
+			return lock.QueueState{Exists: true, Ready: 1, AtLeast: true}, nil
+		}
+		if i%2 == 0 {
+			// Finish out of order: the even reads wait a little.
+			time.Sleep(time.Millisecond)
+		}
+		return lock.QueueState{Exists: true, Ready: int64(i), Consumers: int64(i % 3)}, nil
+	}
+	if err := refreshStakes(context.Background(), p, inspect); err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != n+1 {
+		t.Errorf("%d queues read, want %d (every queue deleted or replaced, nothing else)", len(read), n+1)
+	}
+	if read["s"] != topology.QueueStream || read["q0"] != topology.QueueClassic {
+		t.Errorf("queue types passed to inspect: stream %q, classic %q", read["s"], read["q0"])
+	}
+	for i := range n {
+		c := p.Changes[i]
+		wantMsgs, wantCons := int64(i), int64(i%3)
+		if i == 1 {
+			wantMsgs = 50 // the statistics' figure is larger
+		}
+		if c.Messages != wantMsgs || c.Consumers != wantCons || c.MessagesAtLeast {
+			t.Errorf("queue %s: %d messages (at least %t), %d consumers at stake, want %d and %d",
+				c.Name, c.Messages, c.MessagesAtLeast, c.Consumers, wantMsgs, wantCons)
+		}
+	}
+	s := p.Changes[n]
+	if s.Messages != 1 || !s.MessagesAtLeast || s.Consumers != 2 {
+		t.Errorf("stream: %d messages (at least %t), %d consumers, want at least 1 and the statistics' 2 consumers", s.Messages, s.MessagesAtLeast, s.Consumers)
+	}
+}
+
+// TestRefreshStakesConcurrent: the reads run side by side, never more than
+// stakeReaders of them at once.
+func TestRefreshStakesConcurrent(t *testing.T) {
+	const n = 4 * stakeReaders
+	p := stakesPlan(n, nil)
+	var inFlight, most atomic.Int64
+	all := make(chan struct{})
+	var once sync.Once
+	inspect := func(_ context.Context, _, queue, _ string) (lock.QueueState, error) {
+		now := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for {
+			m := most.Load()
+			if now <= m || most.CompareAndSwap(m, now) {
+				break
+			}
+		}
+		if now == stakeReaders {
+			once.Do(func() { close(all) })
+		}
+		// The first reads return only once stakeReaders of them are in
+		// flight: reads one after the other would never get there.
+		waitFor(t, all, fmt.Sprintf("%d reads at once (queue %s)", stakeReaders, queue))
+		return lock.QueueState{Exists: true}, nil
+	}
+	if err := refreshStakes(context.Background(), p, inspect); err != nil {
+		t.Fatal(err)
+	}
+	if m := most.Load(); m > stakeReaders {
+		t.Errorf("%d reads at once, want at most %d", m, stakeReaders)
+	}
+}
+
+// TestRefreshStakesError: a failed read is reported as reading the queues
+// one after the other reported it (the first failure in the plan's order,
+// naming its queue and wrapping the cause), the changes before it carry
+// their exact figures, and no read starts once one has failed.
+func TestRefreshStakesError(t *testing.T) {
+	const n = 10 * stakeReaders
+	failAt := stakeReaders + 3
+	p := stakesPlan(n, nil)
+	cause := errors.New("connection refused")
+	var reads atomic.Int64
+	inspect := func(_ context.Context, _, queue, _ string) (lock.QueueState, error) {
+		reads.Add(1)
+		var i int
+		_, _ = fmt.Sscanf(queue, "q%d", &i)
+		if i == failAt || i == failAt+2 {
+			return lock.QueueState{}, fmt.Errorf("queue %d: %w", i, cause)
+		}
+		if i > failAt {
+			// The reads after the failure take a while, so that the
+			// test sees whether they keep being started.
+			time.Sleep(5 * time.Millisecond)
+		}
+		return lock.QueueState{Exists: true, Ready: 7}, nil
+	}
+	err := refreshStakes(context.Background(), p, inspect)
+	if !errors.Is(err, cause) {
+		t.Fatalf("refreshStakes = %v, want an error wrapping %v", err, cause)
+	}
+	want := fmt.Sprintf(`read the messages and consumers of queue "q%d" in vhost "v": queue %d: %v`, failAt, failAt, cause)
+	if err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	for i := range failAt {
+		if c := p.Changes[i]; c.Messages != 7 {
+			t.Errorf("queue %s before the failed read: %d messages at stake, want 7", c.Name, c.Messages)
+		}
+	}
+	// The reads in flight when the failure came finish; no more start.
+	if r := reads.Load(); r > n/2 {
+		t.Errorf("%d of %d queues read although the read of q%d failed", r, n+1, failAt)
+	}
+}
+
+// TestRefreshStakesCancelled: a cancelled context stops the reads and is
+// the error.
+func TestRefreshStakesCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var reads atomic.Int64
+	inspect := func(context.Context, string, string, string) (lock.QueueState, error) {
+		reads.Add(1)
+		return lock.QueueState{Exists: true}, nil
+	}
+	err := refreshStakes(ctx, stakesPlan(5*stakeReaders, nil), inspect)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("refreshStakes = %v, want context.Canceled", err)
+	}
+	if reads.Load() != 0 {
+		t.Errorf("%d queues read after the context ended", reads.Load())
+	}
+}
+
+// TestRefreshStakesNothing: a plan without queues at stake reads nothing.
+func TestRefreshStakesNothing(t *testing.T) {
+	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "q"}}}
+	err := refreshStakes(context.Background(), p, func(context.Context, string, string, string) (lock.QueueState, error) {
+		t.Error("a queue was read")
+		return lock.QueueState{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
