@@ -14,6 +14,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -91,7 +92,7 @@ func (r *Result) OK() bool {
 func Check(p *plan.Plan, opts Options) error {
 	var refusals []string
 	for _, c := range p.Changes {
-		if _, ok := ops[c.Kind]; !ok {
+		if _, ok := opsFor(c.Kind); !ok {
 			// A plan from a newer mqctl, or a kind missing its apply steps.
 			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q: %v", c.Kind, c.Name, c.Vhost, kind.Unknown("apply step", c.Kind)))
 			continue
@@ -321,6 +322,16 @@ func (e *executor) step(ctx context.Context, s Step) error {
 		return write(ctx, func() error { return e.c.PutPolicy(ctx, s.Vhost, c.After.Policy) }, e.policyIs(s.Vhost, c.After.Policy, false))
 	case OpPutOpPolicy:
 		return write(ctx, func() error { return e.c.PutOperatorPolicy(ctx, s.Vhost, c.After.Policy) }, e.policyIs(s.Vhost, c.After.Policy, true))
+	case OpPutItem:
+		h, _ := kinds.For(c.Kind) // Check refused kinds without one
+		var have *topology.Item
+		if c.Before != nil {
+			have = c.Before.Item
+		}
+		return write(ctx, func() error { return h.Write(ctx, e.c, s.Vhost, have, c.After.Item) }, e.itemIs(h, s.Vhost, c.After.Item))
+	case OpDeleteItem:
+		h, _ := kinds.For(c.Kind)
+		return ignoreNotFound(write(ctx, func() error { return h.Delete(ctx, e.c, s.Vhost, c.Before.Item) }, e.itemIs(h, s.Vhost, nil, s.Name)))
 	case OpUnbind:
 		key, ok := "", false
 		if e.opts.PropertiesKey != nil {

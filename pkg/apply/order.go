@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -29,6 +30,9 @@ const (
 	OpBind            Op = "create binding"
 	OpPutPolicy       Op = "put policy"
 	OpPutOpPolicy     Op = "put operator policy"
+	// The generic kinds (pkg/kinds): the step's Change says which.
+	OpPutItem    Op = "write"
+	OpDeleteItem Op = "delete"
 )
 
 // Step is one operation of an apply.
@@ -57,14 +61,30 @@ func (s Step) String() string {
 		return fmt.Sprintf("%s binding %s in vhost %q", what, plan.BindingName(s.Binding), s.Vhost)
 	case OpCreateVhost, OpUpdateVhost, OpDeleteVhost:
 		return fmt.Sprintf("%s %q", s.Op, s.Name)
+	case OpPutItem, OpDeleteItem:
+		return fmt.Sprintf("%s %s %q in vhost %q", s.Op, s.Change.Kind.Label(), s.Name, s.Vhost)
 	}
 	return fmt.Sprintf("%s %q in vhost %q", s.Op, s.Name, s.Vhost)
 }
 
-// ops are, per kind, the operations that write (create, update, declare
-// again) and delete one object. A kind missing here is refused by Check
-// before anything changes.
-var ops = map[plan.Kind]struct{ create, update, del Op }{
+// kindOps are the operations that write (create, update, declare again)
+// and delete one object of a kind.
+type kindOps struct{ create, update, del Op }
+
+// opsFor returns k's operations; false for a kind apply has no steps for,
+// which Check refuses before anything changes. The generic kinds
+// (pkg/kinds) share OpPutItem and OpDeleteItem.
+func opsFor(k plan.Kind) (kindOps, bool) {
+	if o, ok := ops[k]; ok {
+		return o, true
+	}
+	if _, ok := kinds.For(k); ok {
+		return kindOps{OpPutItem, OpPutItem, OpDeleteItem}, true
+	}
+	return kindOps{}, false
+}
+
+var ops = map[plan.Kind]kindOps{
 	plan.KindVhost:          {OpCreateVhost, OpUpdateVhost, OpDeleteVhost},
 	plan.KindExchange:       {OpDeclareExchange, OpDeclareExchange, OpDeleteExchange},
 	plan.KindQueue:          {OpDeclareQueue, OpDeclareQueue, OpDeleteQueue},
@@ -91,7 +111,7 @@ func Order(p *plan.Plan) [][]Step {
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		spec, ok := kind.Of(c.Kind)
-		op, known := ops[c.Kind]
+		op, known := opsFor(c.Kind)
 		if !ok || !known {
 			continue // refused by Check
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -170,6 +171,27 @@ func (e *executor) policyIs(vhost string, want *topology.Policy, operator bool) 
 		}
 		return have.Pattern == want.Pattern && have.ApplyTo == applyTo && have.Priority == want.Priority &&
 			have.Definition.Equal(want.Definition), nil
+	}
+}
+
+// itemIs reads the items of h's kind in vhost back: true when want is
+// there with its settings, or, with want nil, when the item named name is
+// gone.
+func (e *executor) itemIs(h kinds.Handler, vhost string, want *topology.Item, name ...string) check {
+	return func(ctx context.Context) (bool, error) {
+		items, err := h.Read(ctx, e.c, vhost)
+		if err != nil {
+			return false, err
+		}
+		for _, it := range items {
+			switch {
+			case want == nil && len(name) > 0 && it.Name == name[0]:
+				return false, nil
+			case want != nil && it.Name == want.Name:
+				return it.Settings.Equal(want.Settings), nil
+			}
+		}
+		return want == nil, nil
 	}
 }
 

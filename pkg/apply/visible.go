@@ -47,6 +47,8 @@ func Pending(done []Step, state *topology.Topology) []string {
 			k.kind = plan.KindQueue
 		case OpBind, OpUnbind:
 			k.kind, k.name = plan.KindBinding, s.Binding.Key()
+		case OpPutItem, OpDeleteItem:
+			k.kind = s.Change.Kind
 		case OpPutPolicy, OpDeletePolicy:
 			k.kind = plan.KindPolicy
 		case OpPutOpPolicy, OpDeleteOpPolicy:
@@ -126,6 +128,14 @@ func Pending(done []Step, state *topology.Topology) []string {
 			}
 			if p := cur.OperatorPolicies[k.name]; p != nil {
 				h.OperatorPolicies[k.name], managed[ref] = p, true
+			}
+		case OpPutItem, OpDeleteItem:
+			if s.Op == OpPutItem {
+				w.Items.Put(s.Change.After.Item)
+			}
+			if it := cur.Items.Get(k.kind, k.name); it != nil {
+				h.Items.Put(it)
+				managed[ref] = true
 			}
 		}
 	}

@@ -358,7 +358,11 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 		return fmt.Errorf("%s: build request for %s: %w", r.op, ep, errors.Unwrap(err)), failFinal, ""
 	}
 	req.SetBasicAuth(c.user, c.pass)
-	req.Header.Set("Accept", "application/json")
+	if r.method == http.MethodGet {
+		// Only reads ask for JSON: 3.10.8 and 4.0.5 answer 406 to a PUT or
+		// DELETE of /api/vhost-limits/… that does (measured).
+		req.Header.Set("Accept", "application/json")
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mqctl/mqctl/pkg/definitions"
+	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
-	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -105,26 +105,27 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 	if err != nil {
 		return err
 	}
-	if len(g.vhosts) > 0 {
-		have, err := c.VhostNames(ctx)
-		if err != nil {
-			return err
-		}
-		for _, v := range g.vhosts {
-			if !slices.Contains(have, v) {
-				return fmt.Errorf("vhost %q does not exist on %s (it has: %v)", v, c.Server(), have)
-			}
-		}
-	}
-	t, info, err := c.ReadTopology(ctx, g.vhosts)
+	have, err := c.VhostNames(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := ownership.Extract(t); err != nil {
+	scope := g.vhosts
+	if len(scope) == 0 {
+		scope = have
+	}
+	for _, v := range g.vhosts {
+		if !slices.Contains(have, v) {
+			return fmt.Errorf("vhost %q does not exist on %s (it has: %v)", v, c.Server(), have)
+		}
+	}
+	// The engine's read: every kind mqctl manages, its records split off.
+	l, err := engine.New(c, engine.Options{}).ReadLive(ctx, scope)
+	if err != nil {
 		return err
 	}
+	t := l.State()
 	for _, vh := range t.VhostNames() {
-		for _, u := range info.Unread[vh] {
+		for _, u := range l.Unread()[vh] {
 			fmt.Fprintf(g.env.Stderr, "mqctl: note: %s of vhost %q not exported: %s\n", u.Kind.Plural(), vh, u.Reason)
 		}
 	}

@@ -219,8 +219,11 @@ func (e *Engine) waitVisible(ctx context.Context, res *apply.Result, vhosts []st
 		return fmt.Errorf("apply is complete, but its changes could not be read back: %w", err)
 	}
 	read := func(ctx context.Context) (*topology.Topology, error) {
-		t, _, err := reader.ReadTopology(ctx, vhosts)
-		return t, err
+		l, err := New(reader, Options{}).ReadLive(ctx, vhosts)
+		if err != nil {
+			return nil, err
+		}
+		return l.State(), nil
 	}
 	err = apply.WaitVisible(ctx, read, res.Done, apply.WaitOptions{Waiting: func(pending []string) {
 		if waiting != nil {

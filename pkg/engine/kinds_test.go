@@ -15,6 +15,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -59,6 +60,12 @@ var kindCases = map[kind.Kind]kindCase{
 		name:    "k.p",
 		with:    "policies:\n  k.p: { pattern: \"^k\\\\.\", apply_to: queues, definition: { max-length: 10 } }\n",
 		changed: "policies:\n  k.p: { pattern: \"^k\\\\.\", apply_to: queues, definition: { max-length: 20 } }\n",
+		without: "{}\n",
+	},
+	kind.VhostLimits: {
+		name:    "${VHOST}",
+		with:    "limits: { max-queues: 100 }\n",
+		changed: "limits: { max-queues: 200, max-connections: 50 }\n",
 		without: "{}\n",
 	},
 	kind.OperatorPolicy: {
@@ -264,6 +271,9 @@ func (k *kindRun) apply(body string) *engine.ApplyResult {
 	k.f.t.Helper()
 	out, err := k.f.eng.Apply(context.Background(), engine.ApplyInput{Desired: k.file(body)}, engine.ApplyOptions{AllowReplace: true})
 	if err != nil {
+		if out != nil && out.Result != nil {
+			k.f.t.Fatalf("apply: %v: failed %+v, remaining %v", err, out.Result.Failed, out.Result.Remaining)
+		}
 		k.f.t.Fatalf("apply: %v", err)
 	}
 	if out.Result != nil && !out.Result.OK() {
@@ -279,17 +289,15 @@ func (k *kindRun) noChanges(body, when string) {
 	}
 }
 
-// read is the vhost's state on the broker, without mqctl's record.
+// read is the vhost's state on the broker as the engine reads it (every
+// kind, mqctl's record split off).
 func (k *kindRun) read() *topology.Topology {
 	k.f.t.Helper()
-	state, _, err := k.f.c.ReadTopology(context.Background(), []string{k.f.vhost})
+	l, err := k.f.eng.ReadLive(context.Background(), []string{k.f.vhost})
 	if err != nil {
 		k.f.t.Fatal(err)
 	}
-	if _, err := ownership.Extract(state); err != nil {
-		k.f.t.Fatal(err)
-	}
-	return state
+	return l.State()
 }
 
 func (k *kindRun) present(state *topology.Topology) bool {
@@ -315,6 +323,9 @@ func (k *kindRun) present(state *topology.Topology) bool {
 		return v.Policies[k.name] != nil
 	case kind.OperatorPolicy:
 		return v.OperatorPolicies[k.name] != nil
+	}
+	if _, ok := kinds.For(k.spec.Kind); ok {
+		return v.Items.Get(k.spec.Kind, k.name) != nil
 	}
 	k.f.t.Fatalf("the test cannot find objects of kind %q in a state: add it to kindRun.present", k.spec.Kind)
 	return false

@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -133,6 +134,28 @@ func vhostNode(v *topology.Vhost, sugar bool) *yaml.Node {
 	}
 	if len(v.OperatorPolicies) > 0 {
 		add(m, "operator_policies", policiesNode(v.OperatorPolicies))
+	}
+	// The generic kinds (pkg/kinds), each under its section.
+	for _, h := range kinds.All() {
+		k := h.Spec().Kind
+		names := v.Items.Names(k)
+		if len(names) == 0 {
+			continue
+		}
+		switch h.Shape() {
+		case kinds.Single:
+			n := valueNode(map[string]any(v.Items.Get(k, names[0]).Settings))
+			flowify(n, 4)
+			add(m, h.Spec().Section, n)
+		case kinds.Named:
+			sec := mapping()
+			for _, name := range names {
+				n := valueNode(map[string]any(v.Items.Get(k, name).Settings))
+				flowify(n, 6+len(name))
+				add(sec, name, n)
+			}
+			add(m, h.Spec().Section, sec)
+		}
 	}
 	return m
 }

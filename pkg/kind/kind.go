@@ -27,6 +27,7 @@ const (
 	Binding        Kind = "binding"
 	Policy         Kind = "policy"
 	OperatorPolicy Kind = "operator_policy"
+	VhostLimits    Kind = "vhost_limits"
 )
 
 // Spec is what every stage shares about a kind.
@@ -61,6 +62,7 @@ var specs = []Spec{
 	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8},
 	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
 	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
+	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9},
 }
 
 // All returns the spec of every kind, in apply's write order.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -12,7 +13,7 @@ import (
 var (
 	topFields      = []string{"version", "vhosts", "lint", "tests"}
 	lintFields     = []string{"rules"}
-	vhostFields    = []string{"description", "default_queue_type", "exchanges", "queues", "bindings", "policies", "operator_policies", "defaults"}
+	vhostFields    = append([]string{"description", "default_queue_type", "exchanges", "queues", "bindings", "policies", "operator_policies", "defaults"}, itemSections()...)
 	defaultsFields = []string{"queue", "exchange"}
 )
 
@@ -53,6 +54,8 @@ type rawVhost struct {
 	operatorPolicies *objects
 	bindings         []indexed
 	defaults         *objects // "queue" and "exchange"
+	// items are the sections of the generic kinds (pkg/kinds), by kind.
+	items map[kind.Kind]*node
 }
 
 // fileDecoder reads files' top level into rawVhosts and the lint config.
@@ -186,6 +189,7 @@ func (fd *fileDecoder) decodeVhost(key, body *node) {
 	fd.addObjects(v.queues, f.value("queues"), label(what, "queues"))
 	fd.addObjects(v.policies, f.value("policies"), label(what, "policies"))
 	fd.addObjects(v.operatorPolicies, f.value("operator_policies"), label(what, "operator_policies"))
+	fd.addItems(v, f, what)
 	if b := f.value("bindings"); b != nil && !b.isNull() {
 		if b.kind != seqNode {
 			d.errs.addf(b.pos, "write bindings as a list of {source, destination, routing_key}", "%s: expected a list, got %s", label(what, "bindings"), describe(b))

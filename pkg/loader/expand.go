@@ -46,6 +46,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		by:        map[string]string{},
 	}
 	what := fmt.Sprintf("vhost %q", rv.name)
+	l.buildItems(rv, v)
 
 	xdef := l.usableDefault(rv, "exchange", len(rv.exchanges.order), func(n named) {
 		d.exchangeAs(&node{kind: scalarNode, tag: tagStr, value: "{exchange}", pos: n.key.pos}, n.value, label(what, "defaults.exchange"))

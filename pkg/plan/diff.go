@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -229,6 +231,11 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	// Policies and operator policies.
 	d.policies(name, KindPolicy, want.Policies, have.Policies)
 	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
+	// The generic kinds (pkg/kinds).
+	for _, h := range kinds.All() {
+		k := h.Spec().Kind
+		d.items(name, h.Spec(), want.Items[k], have.Items[k])
+	}
 
 	if want == empty && d.managed(ref) && name != "/" {
 		// The vhost left the file: delete it only when nothing in it is
@@ -357,6 +364,42 @@ func (d *differ) policies(vhost string, kind Kind, want, have map[string]*topolo
 		default:
 			d.leave(ref, func() {
 				d.add(Change{Action: Delete, Kind: kind, Vhost: vhost, Name: pn, Before: &Object{Policy: h}})
+			})
+		}
+	}
+}
+
+// items diffs the objects of one generic kind in vhost: settings change in
+// place (an update) when the kind's spec says so, by a replace otherwise.
+func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topology.Item) {
+	if d.unread(vhost, spec.Kind, len(want)) {
+		return
+	}
+	for _, n := range union(sortedKeys(want), sortedKeys(have)) {
+		w, h := want[n], have[n]
+		ref := ObjectRef{Kind: spec.Kind, Vhost: vhost, Name: n}
+		switch {
+		case w != nil && h == nil:
+			d.add(Change{Action: Create, Kind: spec.Kind, Vhost: vhost, Name: n, After: &Object{Item: w}, Pos: w.Pos})
+		case w != nil:
+			d.claim(ref)
+			fields := argFields(h.Settings, w.Settings)
+			if len(fields) == 0 {
+				continue
+			}
+			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}, After: &Object{Item: w}, Pos: w.Pos}
+			for _, f := range fields {
+				f.Field = "settings." + strings.TrimPrefix(f.Field, "arguments.")
+				f.Forces = !spec.InPlace
+				c.Fields = append(c.Fields, f)
+			}
+			if !spec.InPlace {
+				c.Action, c.Reason = Replace, replaceReason(spec.Label, c.Fields)
+			}
+			d.add(c)
+		default:
+			d.leave(ref, func() {
+				d.add(Change{Action: Delete, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}})
 			})
 		}
 	}

@@ -42,6 +42,7 @@ const (
 	KindBinding        = kind.Binding
 	KindPolicy         = kind.Policy
 	KindOperatorPolicy = kind.OperatorPolicy
+	KindVhostLimits    = kind.VhostLimits
 )
 
 // VhostMeta is the mutable part of a vhost.
@@ -58,6 +59,8 @@ type Object struct {
 	Queue    *topology.Queue    `json:"queue,omitempty"`
 	Binding  *topology.Binding  `json:"binding,omitempty"`
 	Policy   *topology.Policy   `json:"policy,omitempty"`
+	// Item is an object of a generic kind (pkg/kinds: vhost limits, …).
+	Item *topology.Item `json:"item,omitempty"`
 }
 
 // FieldChange is one field that differs, as before → after. A nil side

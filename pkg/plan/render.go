@@ -182,6 +182,8 @@ func describe(o *Object) []string {
 	case o.Policy != nil:
 		out = append(out, fmt.Sprintf("pattern: %s", show(o.Policy.Pattern)), fmt.Sprintf("apply_to: %s", normApplyTo(o.Policy.ApplyTo)), fmt.Sprintf("priority: %d", o.Policy.Priority))
 		args(o.Policy.Definition)
+	case o.Item != nil:
+		args(o.Item.Settings)
 	case o.Vhost != nil:
 		if o.Vhost.Description != "" {
 			out = append(out, "description: "+show(o.Vhost.Description))

@@ -189,5 +189,7 @@ func normalizeObject(o *Object) {
 		o.Binding.Arguments = o.Binding.Arguments.Normalized()
 	case o.Policy != nil:
 		o.Policy.Definition = o.Policy.Definition.Normalized()
+	case o.Item != nil:
+		o.Item.Settings = o.Item.Settings.Normalized()
 	}
 }

@@ -101,7 +101,10 @@ type Vhost struct {
 	Bindings         []*Binding           `json:"bindings,omitempty"`
 	Policies         map[string]*Policy   `json:"policies,omitempty"`
 	OperatorPolicies map[string]*Policy   `json:"operator_policies,omitempty"`
-	Meta             `json:"-"`
+	// Items are the vhost's objects of the kinds pkg/kinds handles (its
+	// limits, …).
+	Items Items `json:"items,omitempty"`
+	Meta  `json:"-"`
 }
 
 // Exchange is a declared exchange. The alternate exchange lives in

@@ -1,0 +1,108 @@
+// Package kinds holds the code of each kind of object that the broker
+// changes in place and that mqctl handles through one generic path
+// (topology.Item): how the kind is declared in a file, read from the
+// broker, written and deleted. Everything else (diff, order, render, JSON
+// and saved plans, visibility, export, ownership) is generic over
+// topology.Item and the kind's kind.Spec. Adding such a kind is its Spec
+// line in pkg/kind, one file here, and its case in pkg/engine's
+// TestEveryKindThroughEveryStage (README, "Adding a kind").
+package kinds
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// API is the broker's management API as the handlers use it
+// (broker.Client implements it). path is the segments below /api/; op
+// says what is attempted, for errors; vhost is the vhost addressed.
+type API interface {
+	GetJSON(ctx context.Context, out any, op, vhost string, path ...string) error
+	PutJSON(ctx context.Context, body any, op, vhost string, path ...string) error
+	DeleteJSON(ctx context.Context, op, vhost string, path ...string) error
+}
+
+// Shape is how a kind's section of a vhost in topology.yaml holds its
+// items.
+type Shape int
+
+const (
+	// Single: the section is one item, named after its vhost
+	// (limits: {max-queues: 10}).
+	Single Shape = iota
+	// Named: the section maps names to items (shovels: {name: {…}}).
+	Named
+)
+
+// FieldType is the type of a setting in the file.
+type FieldType int
+
+const (
+	Int FieldType = iota
+	String
+	Bool
+)
+
+func (t FieldType) String() string {
+	switch t {
+	case Int:
+		return "an integer"
+	case String:
+		return "a string"
+	case Bool:
+		return "true or false"
+	}
+	return "a value"
+}
+
+// Field is a setting the file may give an item, stored under its name.
+type Field struct {
+	Name string
+	Type FieldType
+	// Min is the least integer allowed (Int only).
+	Min int64
+	// Help says what the setting does, for errors and the schema.
+	Help string
+}
+
+// Handler is one generic kind's own code.
+type Handler interface {
+	Spec() kind.Spec
+	// Shape and Fields say how the file declares an item.
+	Shape() Shape
+	Fields() []Field
+	// Read lists the kind's items in vhost.
+	Read(ctx context.Context, api API, vhost string) ([]*topology.Item, error)
+	// Write makes the broker hold want in vhost, where it held have (nil
+	// when it held none).
+	Write(ctx context.Context, api API, vhost string, have, want *topology.Item) error
+	// Delete removes have from vhost.
+	Delete(ctx context.Context, api API, vhost string, have *topology.Item) error
+}
+
+var handlers = []Handler{vhostLimits{}}
+
+// All returns every generic kind's handler.
+func All() []Handler { return append([]Handler(nil), handlers...) }
+
+// For returns k's handler; false when k is not a generic kind.
+func For(k kind.Kind) (Handler, bool) {
+	for _, h := range handlers {
+		if h.Spec().Kind == k {
+			return h, true
+		}
+	}
+	return nil, false
+}
+
+// spec is the kind.Spec of k, which every handler's kind has.
+func spec(k kind.Kind) kind.Spec {
+	s, ok := kind.Of(k)
+	if !ok {
+		panic(fmt.Sprintf("kinds: kind %q has no kind.Spec", k))
+	}
+	return s
+}
