@@ -3,7 +3,11 @@
 //
 //   - mqctl apply on a fresh vhost vs RabbitMQ's POST /api/definitions of
 //     the same topology into another fresh vhost;
-//   - a no-op mqctl plan vs one GET /api/definitions of that vhost;
+//   - a no-op mqctl plan vs one GET /api/definitions of that vhost, with
+//     mqctl's ownership record and without it (the record exchange taken
+//     out for that one read and put back, so that both reads meet the same
+//     broker, taking turns with the plans), and the size the record adds
+//     to the vhost's definitions;
 //   - against that no-op plan, a teardown plan (a file that keeps the vhost
 //     and drops every object in it) and a plan that replaces every queue
 //     with arguments and both exchanges (taking down and restoring every
@@ -35,6 +39,7 @@ import (
 
 	"github.com/mqctl/mqctl/internal/gentopo"
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/ownership"
 )
 
 type measure struct {
@@ -47,6 +52,14 @@ type row struct {
 	Queues   int                `json:"queues"`
 	Bindings int                `json:"bindings"`
 	M        map[string]measure `json:"measures"`
+	// DefinitionsBytes is the size of GET /api/definitions/{vhost} of the
+	// applied topology without mqctl's ownership record; RecordBytes what
+	// the record adds to it.
+	DefinitionsBytes int `json:"definitions_bytes,omitempty"`
+	RecordBytes      int `json:"record_bytes,omitempty"`
+	// Load is the machine's 1-minute load average when the broker
+	// measures of this size started and ended.
+	Load [2]float64 `json:"load_average,omitempty"`
 }
 
 type config struct {
@@ -111,7 +124,7 @@ func run(ctx context.Context, c config, sizes string) error {
 	}
 	if !c.offline {
 		for i, n := range ns {
-			if err := c.measureLive(ctx, tmp, n, rows[i]); err != nil {
+			if err := c.measureLive(ctx, tmp, n, &rows[i]); err != nil {
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "%d objects: %v\n", rows[i].Objects, rows[i].M)
@@ -151,7 +164,9 @@ func (c config) measureOffline(ctx context.Context, tmp string, n int) (row, err
 }
 
 // measureLive adds the broker measures to r.
-func (c config) measureLive(ctx context.Context, tmp string, n int, r row) error {
+func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) error {
+	r.Load[0] = loadAverage()
+	defer func() { r.Load[1] = loadAverage() }()
 	objects := gentopo.Objects(n)
 	file, applyVhost := file(tmp, n)
 	importVhost := fmt.Sprintf("mqctl-bench-import-%d", objects)
@@ -200,9 +215,18 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r row) error
 		return err
 	}
 	r.M["apply"] = m
-	// Plans and reads take turns, so that both meet the broker in the same
-	// state (it is still busy for a while after the apply).
-	var plans, reads []float64
+	// The ownership record apply wrote: taken out for the reads without it.
+	records, err := c.records(ctx, applyVhost)
+	if err != nil {
+		return err
+	}
+	// Plans and reads take turns, so that they all meet the broker in the
+	// same state (it is still busy for a while after the apply): a plan,
+	// a read of the vhost's definitions as mqctl left them, a read without
+	// the record (the same topology as a definitions import leaves it).
+	// The next plan, which must be empty again, checks that the record
+	// was put back whole.
+	var plans, reads, bare []float64
 	var rss float64
 	for range runs {
 		m, err = c.timeMqctl(ctx, false, 1, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...)
@@ -211,13 +235,31 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r row) error
 		}
 		plans, rss = append(plans, m.Seconds), max(rss, m.RSSMB)
 		start = time.Now()
-		if _, err := c.http(ctx, http.MethodGet, "definitions/"+url.PathEscape(applyVhost), nil); err != nil {
+		with, err := c.http(ctx, http.MethodGet, "definitions/"+url.PathEscape(applyVhost), nil)
+		if err != nil {
 			return err
 		}
 		reads = append(reads, time.Since(start).Seconds())
+		if err := records.remove(ctx); err != nil {
+			return err
+		}
+		start = time.Now()
+		without, err := c.http(ctx, http.MethodGet, "definitions/"+url.PathEscape(applyVhost), nil)
+		if err != nil {
+			return err
+		}
+		bare = append(bare, time.Since(start).Seconds())
+		if err := records.restore(ctx); err != nil {
+			return err
+		}
+		r.DefinitionsBytes, r.RecordBytes = len(without), len(with)-len(without)
+	}
+	if _, err := c.timeMqctl(ctx, false, 1, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...); err != nil {
+		return fmt.Errorf("the plan after the record was put back is not empty (or failed): %w", err)
 	}
 	r.M["no-op plan"] = measure{Seconds: median(plans), RSSMB: rss}
 	r.M["definitions read"] = measure{Seconds: median(reads)}
+	r.M["definitions read without record"] = measure{Seconds: median(bare)}
 	// Plans that take everything down, against the same vhost: they read
 	// the messages at stake in every queue besides the state.
 	for _, k := range []struct{ name, yaml string }{
@@ -233,6 +275,69 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r row) error
 			return err
 		}
 		r.M[k.name] = m
+	}
+	return nil
+}
+
+// recordSet is the ownership record exchanges of one vhost, as the
+// management API lists them, to take out and put back.
+type recordSet struct {
+	c     config
+	vhost string
+	list  []map[string]any
+}
+
+// records finds the ownership record exchanges of vhost (named
+// mqctl.ownership.<generation>, see pkg/ownership).
+func (c config) records(ctx context.Context, vhost string) (*recordSet, error) {
+	data, err := c.http(ctx, http.MethodGet, "exchanges/"+url.PathEscape(vhost)+"?columns=name,type,durable,auto_delete,internal,arguments", nil)
+	if err != nil {
+		return nil, err
+	}
+	var all []map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // x-mqctl-count goes back as it came
+	if err := dec.Decode(&all); err != nil {
+		return nil, fmt.Errorf("the exchanges of vhost %s: %w", vhost, err)
+	}
+	rs := &recordSet{c: c, vhost: vhost}
+	for _, e := range all {
+		if name, _ := e["name"].(string); ownership.IsRecord(name) {
+			rs.list = append(rs.list, e)
+		}
+	}
+	if len(rs.list) == 0 {
+		return nil, fmt.Errorf("vhost %s holds no ownership record after apply", vhost)
+	}
+	return rs, nil
+}
+
+func (rs *recordSet) path(e map[string]any) string {
+	name, _ := e["name"].(string)
+	return "exchanges/" + url.PathEscape(rs.vhost) + "/" + url.PathEscape(name)
+}
+
+// remove deletes the record exchanges (they have no bindings).
+func (rs *recordSet) remove(ctx context.Context) error {
+	for _, e := range rs.list {
+		if _, err := rs.c.http(ctx, http.MethodDelete, rs.path(e), nil); err != nil {
+			return fmt.Errorf("take out the ownership record: %w", err)
+		}
+	}
+	return nil
+}
+
+// restore declares the record exchanges again, as they were.
+func (rs *recordSet) restore(ctx context.Context) error {
+	for _, e := range rs.list {
+		body, err := json.Marshal(map[string]any{"type": e["type"], "durable": e["durable"], "auto_delete": e["auto_delete"],
+			"internal": e["internal"], "arguments": e["arguments"]})
+		if err != nil {
+			return err
+		}
+		if _, err := rs.c.http(ctx, http.MethodPut, rs.path(e), body); err != nil {
+			return fmt.Errorf("put the ownership record back: %w", err)
+		}
 	}
 	return nil
 }
@@ -348,6 +453,20 @@ func (c config) http(ctx context.Context, method, path string, body []byte) ([]b
 		return nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, data)
 	}
 	return data, nil
+}
+
+// loadAverage is the 1-minute load average (0 where /proc has none).
+func loadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	x, _ := strconv.ParseFloat(f[0], 64)
+	return x
 }
 
 func machine() string {
