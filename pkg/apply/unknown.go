@@ -123,8 +123,7 @@ func (e *executor) queueIs(vhost string, want *topology.Queue) check {
 		if ok, err := present(err); !ok {
 			return false, err
 		}
-		wantArgs := want.Arguments.Clone()
-		delete(wantArgs, "x-queue-type")
+		wantArgs, _, _ := topology.LiftQueueType(want.Arguments.Clone())
 		return queueTypeOf(have.Type) == queueTypeOf(want.Type) && have.Durable == want.Durable &&
 			have.AutoDelete == want.AutoDelete && have.Arguments.Equal(wantArgs), nil
 	}

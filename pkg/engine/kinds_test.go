@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,7 +188,7 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 				if res := apply.Execute(context.Background(), f.c, p, apply.Options{Records: recs}); !res.OK() {
 					t.Fatalf("delete the vhost: %+v", res.Failed)
 				}
-				if vs, err := f.c.VhostNames(context.Background()); err != nil || contains(vs, f.vhost) {
+				if vs, err := f.c.VhostNames(context.Background()); err != nil || slices.Contains(vs, f.vhost) {
 					t.Errorf("vhost %q still exists after its delete (%v)", f.vhost, err)
 				}
 				return
@@ -347,15 +348,6 @@ func hasStep(phases [][]apply.Step, c *plan.Change) bool {
 			if s.Change == c {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
 		}
 	}
 	return false

@@ -457,12 +457,11 @@ func queueFields(have, want *topology.Queue) []FieldChange {
 // queueArgs drops x-queue-type: the type is compared on its own (RabbitMQ
 // 4.x stores x-queue-type on every queue, 3.10 only when it was given).
 func queueArgs(a topology.Args) topology.Args {
-	if !a.Has("x-queue-type") {
+	if !a.Has(topology.QueueTypeArgument) {
 		return a
 	}
-	out := a.Clone()
-	delete(out, "x-queue-type")
-	return out
+	rest, _, _ := topology.LiftQueueType(a.Clone())
+	return rest
 }
 
 func policyFields(have, want *topology.Policy) []FieldChange {
