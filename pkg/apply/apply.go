@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
-	"github.com/mqctl/mqctl/pkg/lock"
-	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
