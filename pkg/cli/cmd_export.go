@@ -137,6 +137,12 @@ func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, sourc
 	if err := export.WriteYAML(&buf, t, export.Options{Sugar: !f.noSugar, Source: source}); err != nil {
 		return err
 	}
+	if vars := export.Variables(t); len(vars) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: the export holds no secret; set these variables before applying it:\n")
+		for _, v := range vars {
+			fmt.Fprintf(cmd.ErrOrStderr(), "  %s: %s\n", v.Name, v.What)
+		}
+	}
 	if f.out == "" {
 		_, err := cmd.OutOrStdout().Write(buf.Bytes())
 		return err

@@ -17,6 +17,7 @@ func (g *globals) newEngine(c *broker.Client, stderr io.Writer) *engine.Engine {
 	return engine.New(c, engine.Options{
 		Note:      func(n string) { fmt.Fprintf(stderr, "mqctl: note: %s\n", n) },
 		Reconnect: g.connectAPI,
+		LookupEnv: g.env.LookupEnv,
 	})
 }
 

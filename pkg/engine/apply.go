@@ -101,6 +101,9 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		return nil, errors.New("engine: apply needs either a desired state or a saved plan")
 	case in.Saved != nil:
 		scope = in.Saved.Vhosts
+		if err := resolveSecrets(in.Saved, e.opts.LookupEnv); err != nil {
+			return nil, err
+		}
 	default:
 		scope = in.Desired.VhostNames()
 	}

@@ -36,6 +36,9 @@ type Options struct {
 	// shows there, so that a plan right after is empty there too. nil
 	// skips that wait.
 	Reconnect func(context.Context) (*broker.Client, error)
+	// LookupEnv reads the environment variables a saved plan names for
+	// the secrets it does not hold (topology.Item.Refs); nil reads none.
+	LookupEnv func(string) (string, bool)
 }
 
 // Engine plans and applies against the broker behind one client. It holds

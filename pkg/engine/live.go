@@ -123,7 +123,9 @@ func (e *Engine) readItems(ctx context.Context, state *topology.Topology, info *
 			errs = append(errs, j.err)
 		default:
 			v := state.Vhosts[j.vhost]
+			secret := kinds.SecretFields(j.h)
 			for _, it := range j.items {
+				it.Secret = secret
 				v.Items.Put(it)
 			}
 		}
@@ -142,7 +144,10 @@ func itemsFingerprint(base string, state *topology.Topology) string {
 		for _, hd := range kinds.All() {
 			k := hd.Spec().Kind
 			for _, n := range v.Items.Names(k) {
-				_ = enc.Encode(v.Items.Get(k, n)) // normalised Args: always encodable
+				// The settings themselves, secrets included: a changed
+				// password must change the fingerprint. Only their hash
+				// leaves the process.
+				_ = enc.Encode(v.Items.Get(k, n).Settings) // normalised Args: always encodable
 			}
 		}
 	}

@@ -144,13 +144,13 @@ func vhostNode(v *topology.Vhost, sugar bool) *yaml.Node {
 		}
 		switch h.Shape() {
 		case kinds.Single:
-			n := valueNode(map[string]any(v.Items.Get(k, names[0]).Settings))
+			n := valueNode(map[string]any(exported(v.Name, v.Items.Get(k, names[0]))))
 			flowify(n, 4)
 			add(m, h.Spec().Section, n)
 		case kinds.Named:
 			sec := mapping()
 			for _, name := range names {
-				n := valueNode(map[string]any(v.Items.Get(k, name).Settings))
+				n := valueNode(map[string]any(exported(v.Name, v.Items.Get(k, name))))
 				flowify(n, 6+len(name))
 				add(sec, name, n)
 			}
@@ -374,4 +374,78 @@ func queueBindingsNode(bs []*topology.Binding) *yaml.Node {
 		}
 	}
 	return seq
+}
+
+// exported is an item's settings as export writes them: each secret that
+// holds something secret (a password, a URI with credentials) as a ${VAR}
+// placeholder (Variables lists them), the others as they are.
+func exported(vhost string, it *topology.Item) topology.Args {
+	out, cloned := it.Settings, false
+	for _, key := range it.Secret {
+		v, ok := it.Settings[key]
+		if !ok || fmt.Sprint(topology.MaskSecret(v)) == fmt.Sprint(v) {
+			continue
+		}
+		if !cloned {
+			out, cloned = it.Settings.Clone(), true
+		}
+		out[key] = "${" + variable(vhost, it, key) + "}"
+	}
+	return out
+}
+
+// Variable is an environment variable an export's placeholder names.
+type Variable struct {
+	Name string // SHOVEL_ORDERS_REPLAY_SRC_URI
+	What string // `src-uri of shovel "orders-replay" in vhost "orders"`
+}
+
+// Variables lists the placeholders WriteYAML writes for t's secrets, in
+// the order it writes them: the variables to set before the export is
+// applied.
+func Variables(t *topology.Topology) []Variable {
+	var out []Variable
+	for _, vn := range t.VhostNames() {
+		v := t.Vhosts[vn]
+		for _, h := range kinds.All() {
+			k := h.Spec().Kind
+			for _, name := range v.Items.Names(k) {
+				it := v.Items.Get(k, name)
+				for _, key := range it.Secret {
+					val, ok := it.Settings[key]
+					if !ok || fmt.Sprint(topology.MaskSecret(val)) == fmt.Sprint(val) {
+						continue
+					}
+					out = append(out, Variable{Name: variable(vn, it, key), What: fmt.Sprintf("%s of %s %q in vhost %q", key, k.Label(), name, vn)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// variable names the placeholder of secret key of it: the variable the
+// file took it from when known, else one made of the vhost, kind, name
+// and key (upper case, other characters as _).
+func variable(vhost string, it *topology.Item, key string) string {
+	if name, ok := it.Refs[key]; ok {
+		return name
+	}
+	var sb strings.Builder
+	for _, part := range []string{vhost, string(it.Kind), it.Name, key} {
+		if sb.Len() > 0 {
+			sb.WriteByte('_')
+		}
+		for _, r := range part {
+			switch {
+			case r >= 'a' && r <= 'z':
+				sb.WriteRune(r - 'a' + 'A')
+			case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+				sb.WriteRune(r)
+			default:
+				sb.WriteByte('_')
+			}
+		}
+	}
+	return sb.String()
 }

@@ -66,6 +66,21 @@ type Field struct {
 	Min int64
 	// Help says what the setting does, for errors and the schema.
 	Help string
+	// Secret marks a password, or a URI that may hold credentials: no
+	// output shows it (topology.Item.Secret), and the file should take it
+	// from ${VAR}.
+	Secret bool
+}
+
+// SecretFields names h's secret fields.
+func SecretFields(h Handler) []string {
+	var out []string
+	for _, f := range h.Fields() {
+		if f.Secret {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 // Handler is one generic kind's own code.

@@ -15,6 +15,8 @@ import (
 // with the next field so that one load reports every problem.
 type decoder struct {
 	errs *collector
+	// refs names the variable of each scalar written as exactly ${VAR}.
+	refs map[*node]string
 }
 
 // describe names a node's type and value for error messages.

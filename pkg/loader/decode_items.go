@@ -82,7 +82,7 @@ func (d *decoder) item(h kinds.Handler, name string, n *node, what string) *topo
 	if !ok {
 		return nil
 	}
-	it := &topology.Item{Kind: h.Spec().Kind, Name: name, Settings: topology.Args{}}
+	it := &topology.Item{Kind: h.Spec().Kind, Name: name, Settings: topology.Args{}, Secret: kinds.SecretFields(h)}
 	it.Pos = n.pos
 	good := true
 	for _, fl := range fields {
@@ -100,6 +100,12 @@ func (d *decoder) item(h kinds.Handler, name string, n *node, what string) *topo
 			s, ok := d.str(e.value, fw)
 			good = good && ok
 			it.Settings[fl.Name] = s
+			if name, ok := d.refs[e.value]; ok && fl.Secret {
+				if it.Refs == nil {
+					it.Refs = map[string]string{}
+				}
+				it.Refs[fl.Name] = name
+			}
 		case kinds.Bool:
 			b, ok := d.boolean(e.value, fw)
 			good = good && ok

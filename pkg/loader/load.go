@@ -70,7 +70,7 @@ type load struct {
 
 func newLoad(opts Options) *load {
 	errs := newCollector()
-	d := &decoder{errs: errs}
+	d := &decoder{errs: errs, refs: map[*node]string{}}
 	return &load{opts: opts, errs: errs, d: d, fd: newFileDecoder(d), seen: map[string]bool{}}
 }
 
@@ -178,7 +178,7 @@ func (l *load) readError(p string, err error) {
 
 func (l *load) addFile(name string, data []byte) {
 	l.errs.file(name)
-	if root := parseFile(name, data, l.opts.LookupEnv, l.errs); root != nil {
+	if root := parseFile(name, data, l.opts.LookupEnv, l.errs, l.d.refs); root != nil {
 		l.fd.decodeFile(root)
 	}
 }

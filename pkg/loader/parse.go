@@ -122,6 +122,7 @@ type parser struct {
 	count  int
 	over   bool
 	active map[*yaml.Node]bool // anchors being expanded, to catch self-reference
+	refs   map[*node]string    // see parseFile
 	// shared counts the anchored nodes being converted. Outside them each
 	// YAML node is read once, so convert drops it from its parent as soon as
 	// it is copied: the YAML tree is freed while the node tree grows, and a
@@ -131,7 +132,10 @@ type parser struct {
 
 // parseFile parses data (the contents of file) into a node tree, reporting
 // problems to errs. It returns nil when nothing usable could be read.
-func parseFile(file string, data []byte, lookup func(string) (string, bool), errs *collector) *node {
+// refs, when not nil, receives each scalar written as exactly one ${VAR}
+// and the variable's name (for secrets: a saved plan names the variable,
+// never the value).
+func parseFile(file string, data []byte, lookup func(string) (string, bool), errs *collector, refs map[*node]string) *node {
 	pos := topology.Pos{File: file}
 	if len(data) > MaxFileSize {
 		errs.addf(pos, "split the topology into several files", "file is %d bytes, more than the %d MiB limit", len(data), MaxFileSize>>20)
@@ -180,7 +184,7 @@ func parseFile(file string, data []byte, lookup func(string) (string, bool), err
 		errs.addf(pos, "split the topology into several files", "file holds %d YAML nodes, more than the %d the loader reads", size, MaxNodes)
 		return nil
 	}
-	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}}
+	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}, refs: refs}
 	p.limit = min(MaxNodes, max(minNodeLimit, 2*size))
 	root := p.convert(doc.Content[0])
 	if p.over {
@@ -534,6 +538,9 @@ func (p *parser) scalar(y *yaml.Node) *node {
 	}
 	n.value = v
 	n.interpolated = true
+	if p.refs != nil && strings.HasPrefix(y.Value, "${") && strings.HasSuffix(y.Value, "}") && validVarName(y.Value[2:len(y.Value)-1]) {
+		p.refs[n] = y.Value[2 : len(y.Value)-1]
+	}
 	// A plain (unquoted, untagged) scalar is typed after interpolation, so
 	// that `max_priority: ${P:-10}` is the integer 10.
 	if y.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 {

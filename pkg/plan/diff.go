@@ -389,6 +389,10 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 			}
 			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}, After: &Object{Item: w}, Pos: w.Pos}
 			for _, f := range fields {
+				if key := strings.TrimPrefix(f.Field, "arguments."); w.IsSecret(key) || h.IsSecret(key) {
+					// Shown as changed, never with either value.
+					f.Before, f.After = maskedOrNil(f.Before), maskedOrNil(f.After)
+				}
 				f.Field = "settings." + strings.TrimPrefix(f.Field, "arguments.")
 				f.Forces = !spec.InPlace
 				c.Fields = append(c.Fields, f)
@@ -403,6 +407,13 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 			})
 		}
 	}
+}
+
+func maskedOrNil(v any) any {
+	if v == nil {
+		return nil
+	}
+	return topology.MaskSecret(v)
 }
 
 // touches reports whether binding b hangs on the exchange or queue name.

@@ -183,7 +183,7 @@ func describe(o *Object) []string {
 		out = append(out, fmt.Sprintf("pattern: %s", show(o.Policy.Pattern)), fmt.Sprintf("apply_to: %s", normApplyTo(o.Policy.ApplyTo)), fmt.Sprintf("priority: %d", o.Policy.Priority))
 		args(o.Policy.Definition)
 	case o.Item != nil:
-		args(o.Item.Settings)
+		args(o.Item.Masked())
 	case o.Vhost != nil:
 		if o.Vhost.Description != "" {
 			out = append(out, "description: "+show(o.Vhost.Description))

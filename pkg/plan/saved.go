@@ -69,8 +69,24 @@ type savedPos struct {
 	Col  int    `json:"column"`
 }
 
-// WriteSaved writes p as a saved plan for "mqctl apply FILE".
+// WriteSaved writes p as a saved plan for "mqctl apply FILE". It holds no
+// secret: an item's secrets are masked and named by the variables the file
+// took them from (topology.Item.Refs), read again by apply; a plan with a
+// secret written literally in the file is refused.
 func WriteSaved(w io.Writer, p *Plan) error {
+	for _, c := range p.Changes {
+		if c.After == nil || c.After.Item == nil {
+			continue
+		}
+		it := c.After.Item
+		for _, key := range it.Secret {
+			v, ok := it.Settings[key]
+			if _, ref := it.Refs[key]; !ok || ref || fmt.Sprint(topology.MaskSecret(v)) == fmt.Sprint(v) {
+				continue
+			}
+			return fmt.Errorf("%s of %s %q in vhost %q is written in the file itself, and a saved plan holds no secret: take it from the environment (%s: ${VARIABLE}), or apply the file with -f", key, c.Kind, c.Name, c.Vhost, key)
+		}
+	}
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
 		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Changes: make([]savedChange, len(p.Changes)),

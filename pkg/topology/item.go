@@ -1,7 +1,9 @@
 package topology
 
 import (
+	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 )
@@ -13,10 +15,18 @@ import (
 // broker stores, normalised (Args.Normalized), as the file declares them
 // and the broker reports them.
 type Item struct {
-	Kind     kind.Kind `json:"kind"`
-	Name     string    `json:"name"`
-	Settings Args      `json:"settings,omitempty"`
-	Meta     `json:"-"`
+	Kind     kind.Kind
+	Name     string
+	Settings Args
+	// Secret names the settings that are secrets (a password, a URI that
+	// may hold credentials): every JSON form of the item masks them
+	// (MarshalJSON, Masked), and export writes ${VAR} placeholders.
+	Secret []string
+	// Refs maps a secret setting to the environment variable the file
+	// took it from ("${VAR}" and nothing else), so that a saved plan, which
+	// holds no secret, can still be applied.
+	Refs map[string]string
+	Meta
 }
 
 // Items holds items by kind and name.
@@ -52,4 +62,95 @@ func (s Items) Delete(k kind.Kind, name string) {
 	if len(s[k]) == 0 {
 		delete(s, k)
 	}
+}
+
+// IsSecret reports whether setting key of it is a secret.
+func (it *Item) IsSecret(key string) bool {
+	for _, s := range it.Secret {
+		if s == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Masked is it's settings with every secret masked (MaskSecret): what any
+// output may show.
+func (it *Item) Masked() Args {
+	if len(it.Secret) == 0 {
+		return it.Settings
+	}
+	out := it.Settings.Clone()
+	for _, k := range it.Secret {
+		if v, ok := out[k]; ok {
+			out[k] = MaskSecret(v)
+		}
+	}
+	return out
+}
+
+// Mask is the mask of a secret that is not a URI.
+const Mask = "***"
+
+// MaskSecret hides a secret value: a URI keeps its scheme, user and host
+// and loses its password (amqp://user:***@host/vhost); a URI without one is
+// kept whole, since it holds no credential; a list is masked item by item;
+// anything else becomes Mask.
+func MaskSecret(v any) any {
+	switch x := v.(type) {
+	case string:
+		return maskURI(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = MaskSecret(e)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return Mask
+}
+
+func maskURI(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@:") {
+		return Mask
+	}
+	auth, host, hasAuth := strings.Cut(rest, "@")
+	if !hasAuth || strings.Contains(auth, "/") {
+		return s // no credentials
+	}
+	user, _, hasPass := strings.Cut(auth, ":")
+	if !hasPass {
+		return s
+	}
+	return scheme + "://" + user + ":" + Mask + "@" + host
+}
+
+// itemJSON is Item's JSON form: the settings masked.
+type itemJSON struct {
+	Kind     kind.Kind         `json:"kind"`
+	Name     string            `json:"name"`
+	Settings Args              `json:"settings,omitempty"`
+	Secret   []string          `json:"secret,omitempty"`
+	Refs     map[string]string `json:"refs,omitempty"`
+}
+
+// MarshalJSON writes the item with its secrets masked: no JSON form of an
+// item (a plan, a saved plan, validate's output) holds a secret.
+func (it Item) MarshalJSON() ([]byte, error) {
+	return json.Marshal(itemJSON{Kind: it.Kind, Name: it.Name, Settings: it.Masked(), Secret: it.Secret, Refs: it.Refs})
+}
+
+// UnmarshalJSON reads an item written by MarshalJSON: its secrets are
+// masked, Refs says where to find those the file took from the
+// environment.
+func (it *Item) UnmarshalJSON(data []byte) error {
+	var j itemJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*it = Item{Kind: j.Kind, Name: j.Name, Settings: j.Settings, Secret: j.Secret, Refs: j.Refs}
+	return nil
 }

@@ -1,0 +1,56 @@
+package plan
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// A plan of an item with a secret shows it in no form: text, JSON, saved.
+// The saved plan names the variable the file took it from, and refuses a
+// secret written in the file itself.
+func TestPlanHoldsNoSecret(t *testing.T) {
+	const pw = "pw-5e5e"
+	item := func(refs map[string]string) *Plan {
+		it := &topology.Item{Kind: "shovel", Name: "s", Settings: topology.Args{"src-uri": "amqp://u:" + pw + "@h/v", "src-queue": "q"},
+			Secret: []string{"src-uri"}, Refs: refs}
+		before := &topology.Item{Kind: "shovel", Name: "s", Settings: topology.Args{"src-uri": "amqp://u:old-" + pw + "@h/v", "src-queue": "q"}, Secret: []string{"src-uri"}}
+		return &Plan{FormatVersion: FormatVersion, Changes: []Change{
+			{Action: Create, Kind: "shovel", Vhost: "v", Name: "s", After: &Object{Item: it}},
+			{Action: Update, Kind: "shovel", Vhost: "v", Name: "s", Before: &Object{Item: before}, After: &Object{Item: it},
+				Fields: []FieldChange{{Field: "settings.src-uri", Before: maskedOrNil(before.Settings["src-uri"]), After: maskedOrNil(it.Settings["src-uri"])}}},
+		}}
+	}
+	p := item(map[string]string{"src-uri": "SRC_URI"})
+	var text, js, saved bytes.Buffer
+	if err := WriteText(&text, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSaved(&saved, p); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "JSON": js.String(), "saved": saved.String()} {
+		if strings.Contains(out, pw) {
+			t.Errorf("the %s plan shows the secret:\n%s", name, out)
+		}
+		if !strings.Contains(out, "amqp://u:***@h/v") {
+			t.Errorf("the %s plan does not show the masked URI:\n%s", name, out)
+		}
+	}
+	back, err := ReadSaved(&saved, "plan.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Changes[0].After.Item.Refs["src-uri"]; got != "SRC_URI" {
+		t.Errorf("saved plan lost the variable: refs %v", back.Changes[0].After.Item.Refs)
+	}
+	err = WriteSaved(&bytes.Buffer{}, item(nil))
+	if err == nil || strings.Contains(err.Error(), pw) || !strings.Contains(err.Error(), "${VARIABLE}") {
+		t.Errorf("a secret written in the file: WriteSaved error %v, want a refusal naming no secret", err)
+	}
+}
