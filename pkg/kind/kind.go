@@ -53,6 +53,14 @@ type Spec struct {
 	// Vhosts are created before anything is deleted and deleted after
 	// everything in them.
 	DeletePhase, WritePhase int
+	// Broker is true for a kind that lives on the broker, not in a vhost
+	// (users): its objects are in topology.Topology.Items, and its
+	// changes' Vhost is "".
+	Broker bool
+	// Declared is true for a kind a plan covers only when the file
+	// declares its section (topology.Topology.Declares): users and their
+	// access are often kept in another file than the vhosts they use.
+	Declared bool
 }
 
 var specs = []Spec{
@@ -65,12 +73,13 @@ var specs = []Spec{
 	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9},
 }
 
-// All returns the spec of every kind, in apply's write order.
-func All() []Spec { return append([]Spec(nil), specs...) }
+// All returns the spec of every kind: the vhost's kinds (specs), then the
+// kinds about users and their access (accessSpecs, access.go).
+func All() []Spec { return append(append([]Spec(nil), specs...), accessSpecs...) }
 
 // Of returns the spec of k; false for a kind mqctl does not know.
 func Of(k Kind) (Spec, bool) {
-	for _, s := range specs {
+	for _, s := range All() {
 		if s.Kind == k {
 			return s, true
 		}
