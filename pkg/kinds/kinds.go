@@ -98,14 +98,23 @@ type Handler interface {
 	Delete(ctx context.Context, api API, vhost string, have *topology.Item) error
 }
 
+// Comparable is implemented by a kind whose settings the diff does not
+// compare as they are (a password against the hash the broker stores):
+// it returns the settings to compare, which hold no secret value.
+type Comparable interface {
+	Comparable(have, want *topology.Item) (topology.Args, topology.Args)
+}
+
 var handlers = []Handler{vhostLimits{}}
 
-// All returns every generic kind's handler.
+// All returns the handlers of the generic kinds declared in a vhost's
+// section of the file (Access has the others).
 func All() []Handler { return append([]Handler(nil), handlers...) }
 
-// For returns k's handler; false when k is not a generic kind.
+// For returns k's handler (of All or Access); false when k is not a
+// generic kind.
 func For(k kind.Kind) (Handler, bool) {
-	for _, h := range handlers {
+	for _, h := range append(All(), accessHandlers...) {
 		if h.Spec().Kind == k {
 			return h, true
 		}

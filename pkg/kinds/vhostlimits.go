@@ -3,7 +3,6 @@ package kinds
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -47,40 +46,9 @@ func (vhostLimits) Read(ctx context.Context, api API, vhost string) ([]*topology
 }
 
 func (vhostLimits) Write(ctx context.Context, api API, vhost string, have, want *topology.Item) error {
-	var old topology.Args
-	if have != nil {
-		old = have.Settings
-	}
-	for _, k := range want.Settings.Keys() {
-		if old.Has(k) && topology.ValueEqual(old[k], want.Settings[k]) {
-			continue
-		}
-		body := map[string]any{"value": want.Settings[k]}
-		if err := api.PutJSON(ctx, body, fmt.Sprintf("set limit %s of vhost %q", k, vhost), vhost, "vhost-limits", vhost, k); err != nil {
-			return err
-		}
-	}
-	for _, k := range old.Keys() {
-		if !want.Settings.Has(k) {
-			if err := clearLimit(ctx, api, vhost, k); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return writeLimits(ctx, api, "vhost", vhost, vhost, []string{"vhost-limits", vhost}, have, want)
 }
 
 func (vhostLimits) Delete(ctx context.Context, api API, vhost string, have *topology.Item) error {
-	keys := have.Settings.Keys()
-	slices.Sort(keys)
-	for _, k := range keys {
-		if err := clearLimit(ctx, api, vhost, k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func clearLimit(ctx context.Context, api API, vhost, limit string) error {
-	return api.DeleteJSON(ctx, fmt.Sprintf("clear limit %s of vhost %q", limit, vhost), vhost, "vhost-limits", vhost, limit)
+	return writeLimits(ctx, api, "vhost", vhost, vhost, []string{"vhost-limits", vhost}, have, &topology.Item{Name: have.Name})
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/mqctl/mqctl/pkg/kind"
 )
 
 // Pos is a place in a source file. The zero Pos means "no source position"
@@ -79,6 +81,13 @@ const (
 // of it that a file describes).
 type Topology struct {
 	Vhosts map[string]*Vhost `json:"vhosts"`
+	// Items are the broker's own objects of the generic kinds (users,
+	// their limits: kind.Spec.Broker).
+	Items Items `json:"items,omitempty"`
+	// Sections are the kinds of kind.Spec.Declared whose section the file
+	// declares (a plan covers only those); a state read from a broker
+	// declares every kind it read.
+	Sections map[kind.Kind]bool `json:"-"`
 	// Lint holds the file's lint settings (rule ID -> "error"|"warning"|"info"|"off").
 	Lint LintConfig `json:"-"`
 	// Tests are the file's `tests:` expectations, checked by `mqctl test`.
@@ -174,6 +183,23 @@ type Policy struct {
 
 // New returns an empty topology.
 func New() *Topology { return &Topology{Vhosts: map[string]*Vhost{}} }
+
+// Declares reports whether t covers kind k: always for a kind that is not
+// kind.Spec.Declared, else when its section was declared (Sections).
+func (t *Topology) Declares(k kind.Kind) bool {
+	if s, ok := kind.Of(k); ok && !s.Declared {
+		return true
+	}
+	return t.Sections[k]
+}
+
+// Declare marks kind k's section as declared.
+func (t *Topology) Declare(k kind.Kind) {
+	if t.Sections == nil {
+		t.Sections = map[kind.Kind]bool{}
+	}
+	t.Sections[k] = true
+}
 
 // NewVhost returns an empty vhost named name.
 func NewVhost(name string) *Vhost {
