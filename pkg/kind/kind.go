@@ -28,6 +28,12 @@ const (
 	Policy         Kind = "policy"
 	OperatorPolicy Kind = "operator_policy"
 	VhostLimits    Kind = "vhost_limits"
+	// Shovel, FederationUpstream and FederationUpstreamSet are runtime
+	// parameters (/api/parameters/{component}/{vhost}/{name}) of the
+	// shovel and federation plugins.
+	Shovel                Kind = "shovel"
+	FederationUpstream    Kind = "federation_upstream"
+	FederationUpstreamSet Kind = "federation_upstream_set"
 )
 
 // Spec is what every stage shares about a kind.
@@ -71,6 +77,14 @@ var specs = []Spec{
 	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
 	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
 	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9},
+	// An upstream is written before the policies that name it (federation
+	// links start when a policy applies) and before the sets that name it,
+	// and deleted after them; a shovel is written after the queues,
+	// exchanges and bindings it moves messages between, and deleted before
+	// them (a running shovel declares its queues again).
+	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 8},
+	{Kind: FederationUpstreamSet, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9},
+	{Kind: Shovel, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9},
 }
 
 // All returns the spec of every kind: the vhost's kinds (specs), then the

@@ -44,6 +44,17 @@ const (
 	Int FieldType = iota
 	String
 	Bool
+	// Number is an integer or a number with a fraction (seconds: 0.5).
+	Number
+	// Strings is a string or a list of strings (a shovel's src-uri: the
+	// broker tries each URI in turn); the setting keeps the file's form.
+	Strings
+	// StringOrInt is a string or an integer (a shovel's src-delete-after:
+	// never, queue-length or a count of messages).
+	StringOrInt
+	// Table is a mapping of names to values of any type (queue arguments,
+	// message properties).
+	Table
 )
 
 func (t FieldType) String() string {
@@ -54,6 +65,14 @@ func (t FieldType) String() string {
 		return "a string"
 	case Bool:
 		return "true or false"
+	case Number:
+		return "a number"
+	case Strings:
+		return "a string or a list of strings"
+	case StringOrInt:
+		return "a string or an integer"
+	case Table:
+		return "a mapping"
 	}
 	return "a value"
 }
@@ -105,7 +124,7 @@ type Comparable interface {
 	Comparable(have, want *topology.Item) (topology.Args, topology.Args)
 }
 
-var handlers = []Handler{vhostLimits{}}
+var handlers = []Handler{vhostLimits{}, shovel{}, federationUpstream{}, federationUpstreamSet{}}
 
 // All returns the handlers of the generic kinds declared in a vhost's
 // section of the file (Access has the others).

@@ -3,6 +3,9 @@ package loader
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/kinds"
@@ -70,50 +73,241 @@ func (l *load) buildItems(rv *rawVhost, v *topology.Vhost) {
 	}
 }
 
-// item decodes one item of h's kind from n by h's fields; nil after an
-// error.
+// item decodes one item of h's kind from n by h's fields (by its members'
+// fields, a list of mappings, when h is kinds.ListShaped), then checks it
+// with h's Validator; nil after an error.
 func (d *decoder) item(h kinds.Handler, name string, n *node, what string) *topology.Item {
-	fields := h.Fields()
+	it := &topology.Item{Kind: h.Spec().Kind, Name: name, Secret: kinds.SecretFields(h)}
+	it.Pos = n.pos
+	if ls, ok := h.(kinds.ListShaped); ok {
+		l, ok := d.members(ls, n, what)
+		if !ok {
+			return nil
+		}
+		it.Settings = topology.Args{ls.ListKey(): l}
+		return it
+	}
+	settings, f, failed, ok := d.settings(h.Fields(), n, what, it)
+	if f == nil {
+		return nil
+	}
+	it.Settings = settings
+	if v, isV := h.(kinds.Validator); isV && !d.problems(v.Validate(settings), f, failed, n, what) {
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	return it
+}
+
+// members decodes a list-shaped item: a list of mappings, each by ls's
+// member fields and checked by its ValidateElem.
+func (d *decoder) members(ls kinds.ListShaped, n *node, what string) ([]any, bool) {
+	fields := ls.ElemFields()
+	if n.isNull() {
+		return []any{}, true
+	}
+	if n.kind != seqNode {
+		d.errs.addf(n.pos, "write a list of mappings: [{"+fields[0].Name+": …}]", "%s: expected a list, got %s", what, describe(n))
+		return nil, false
+	}
+	out := make([]any, 0, len(n.items))
+	good := true
+	for i, e := range n.items {
+		ew := fmt.Sprintf("%s[%d]", what, i)
+		if e.kind != mapNode {
+			d.errs.addf(e.pos, "write a mapping: {"+fields[0].Name+": …}", "%s: expected a mapping, got %s", ew, describe(e))
+			good = false
+			continue
+		}
+		settings, f, failed, ok := d.settings(fields, e, ew, nil)
+		if f != nil && !d.problems(ls.ValidateElem(settings), f, failed, e, ew) {
+			ok = false
+		}
+		good = good && ok
+		out = append(out, map[string]any(settings))
+	}
+	return out, good
+}
+
+// problems reports a Validator's problems, each at its field's value
+// (the mapping's own position for the item as a whole), but those of a
+// field whose value was already reported (failed); false when there is
+// one.
+func (d *decoder) problems(ps []kinds.Problem, f fieldSet, failed map[string]bool, n *node, what string) bool {
+	bad := false
+	for _, p := range ps {
+		if failed[p.Field] {
+			continue
+		}
+		bad = true
+		pos, w := n.pos, what
+		if p.Field != "" {
+			w = label(what, p.Field)
+			if f.has(p.Field) {
+				pos = f.valuePos(p.Field)
+			}
+		}
+		d.errs.addf(pos, p.Hint, "%s: %s", w, p.Msg)
+	}
+	return !bad
+}
+
+// settings decodes mapping n by fields. it, when not nil, receives the
+// variables secret fields were taken from (exactly ${VAR}). failed names
+// the fields whose values were wrong (reported, and in settings as their
+// type's zero); f is nil when n is not a mapping.
+func (d *decoder) settings(fields []kinds.Field, n *node, what string, it *topology.Item) (settings topology.Args, f fieldSet, failed map[string]bool, good bool) {
 	known := make([]string, len(fields))
 	for i, fl := range fields {
 		known[i] = fl.Name
 	}
 	f, ok := d.fields(n, what, known)
 	if !ok {
-		return nil
+		return nil, nil, nil, false
 	}
-	it := &topology.Item{Kind: h.Spec().Kind, Name: name, Settings: topology.Args{}, Secret: kinds.SecretFields(h)}
-	it.Pos = n.pos
-	good := true
+	settings = topology.Args{}
+	failed = map[string]bool{}
+	good = len(d.unknown(n, known)) == 0
 	for _, fl := range fields {
 		e, ok := f[fl.Name]
 		if !ok {
 			continue
 		}
-		fw := label(what, fl.Name)
-		switch fl.Type {
-		case kinds.Int:
-			i, ok := d.integer(e.value, fw, fl.Min, math.MaxInt64)
-			good = good && ok
-			it.Settings[fl.Name] = i
-		case kinds.String:
-			s, ok := d.str(e.value, fw)
-			good = good && ok
-			it.Settings[fl.Name] = s
-			if name, ok := d.refs[e.value]; ok && fl.Secret {
-				if it.Refs == nil {
-					it.Refs = map[string]string{}
-				}
-				it.Refs[fl.Name] = name
+		v, ok := d.fieldValue(fl, e.value, label(what, fl.Name))
+		if !ok {
+			good, failed[fl.Name] = false, true
+		}
+		settings[fl.Name] = v
+		if name, ok := d.refs[e.value]; ok && fl.Secret && it != nil {
+			if it.Refs == nil {
+				it.Refs = map[string]string{}
 			}
-		case kinds.Bool:
-			b, ok := d.boolean(e.value, fw)
-			good = good && ok
-			it.Settings[fl.Name] = b
+			it.Refs[fl.Name] = name
 		}
 	}
-	if !good {
+	return settings, f, failed, good
+}
+
+// unknown lists the keys of mapping n that are not in known (fields
+// reported them).
+func (d *decoder) unknown(n *node, known []string) []string {
+	var out []string
+	if n == nil || n.kind != mapNode {
 		return nil
 	}
-	return it
+	for _, e := range n.entries {
+		if !slices.Contains(known, e.key.value) {
+			out = append(out, e.key.value)
+		}
+	}
+	return out
+}
+
+// fieldValue decodes n as a value of field fl; fw names it in errors. A
+// secret's value is never quoted in an error.
+func (d *decoder) fieldValue(fl kinds.Field, n *node, fw string) (any, bool) {
+	switch fl.Type {
+	case kinds.Int:
+		return d.integer(n, fw, fl.Min, math.MaxInt64)
+	case kinds.String:
+		if fl.Secret && !n.bad && !textual(n) {
+			d.errs.addf(n.pos, "", "%s: expected a string, got %s", fw, describeSecret(n))
+			return "", false
+		}
+		return d.str(n, fw)
+	case kinds.Bool:
+		return d.boolean(n, fw)
+	case kinds.Number:
+		if n.bad {
+			return nil, false
+		}
+		if n.kind == scalarNode && typedTag(n) == tagInt {
+			return d.integer(n, fw, math.MinInt64, math.MaxInt64)
+		}
+		if n.kind == scalarNode && typedTag(n) == tagFloat {
+			f, err := strconv.ParseFloat(strings.ReplaceAll(n.value, "_", ""), 64)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				d.errs.addf(n.pos, "", "%s: %s is not a finite number", fw, n.value)
+				return nil, false
+			}
+			return topology.Normalize(f), true
+		}
+		d.errs.addf(n.pos, quoteHintNumber(n), "%s: expected a number, got %s", fw, describe(n))
+		return nil, false
+	case kinds.Strings:
+		if n.bad {
+			return nil, false
+		}
+		if textual(n) {
+			return n.value, true
+		}
+		if n.kind != seqNode {
+			d.errs.addf(n.pos, "write one string, or a list of strings: [\"amqp://a\", \"amqp://b\"]", "%s: expected a string or a list of strings, got %s", fw, describeSecret(n))
+			return nil, false
+		}
+		out := make([]any, 0, len(n.items))
+		good := true
+		for i, e := range n.items {
+			if e.bad {
+				good = false
+				continue
+			}
+			if !textual(e) {
+				d.errs.addf(e.pos, "quote it", "%s[%d]: expected a string, got %s", fw, i, describeSecret(e))
+				good = false
+				continue
+			}
+			out = append(out, e.value)
+		}
+		return out, good
+	case kinds.StringOrInt:
+		if n.bad {
+			return nil, false
+		}
+		if n.kind == scalarNode && typedTag(n) == tagInt {
+			return d.integer(n, fw, math.MinInt64, math.MaxInt64)
+		}
+		if textual(n) {
+			return n.value, true
+		}
+		d.errs.addf(n.pos, "", "%s: expected a string or an integer, got %s", fw, describe(n))
+		return nil, false
+	case kinds.Table:
+		if n.bad {
+			return nil, false
+		}
+		if n.kind != mapNode {
+			d.errs.addf(n.pos, "write a mapping such as {x-queue-type: quorum}", "%s: expected a mapping, got %s", fw, describe(n))
+			return nil, false
+		}
+		args, _, ok := d.args(n, fw)
+		if args == nil {
+			args = topology.Args{}
+		}
+		return map[string]any(args), ok
+	}
+	d.errs.addf(n.pos, "", "%s: mqctl cannot read a field of type %s: this is a bug in mqctl, please report it", fw, fl.Type)
+	return nil, false
+}
+
+// describeSecret is describe without the value: the value of a secret
+// field is not shown even when it has the wrong type.
+func describeSecret(n *node) string {
+	switch {
+	case n.kind == mapNode:
+		return "a mapping"
+	case n.kind == seqNode:
+		return "a list"
+	case n.tag == tagNull:
+		return "null"
+	case n.tag == tagBool:
+		return "a boolean"
+	case n.tag == tagInt:
+		return "an integer"
+	case n.tag == tagFloat:
+		return "a number"
+	}
+	return "a string"
 }
