@@ -513,6 +513,14 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 		if rec.Equal(managed) {
 			continue
 		}
+		if vh == "" {
+			// The broker's own objects: one global parameter, replaced whole.
+			body := map[string]any{"name": ownership.GlobalParameter, "value": ownership.GlobalValue(managed)}
+			if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter); err != nil {
+				errs = append(errs, fmt.Errorf("write the ownership record of the broker's users: %w", err))
+			}
+			continue
+		}
 		next := ownership.Exchange(vh, rec.Generation+1, managed)
 		if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.exchangeIs(vh, next)); err != nil {
 			errs = append(errs, fmt.Errorf("write the ownership record of vhost %q: %w", vh, err))

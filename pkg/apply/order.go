@@ -62,6 +62,9 @@ func (s Step) String() string {
 	case OpCreateVhost, OpUpdateVhost, OpDeleteVhost:
 		return fmt.Sprintf("%s %q", s.Op, s.Name)
 	case OpPutItem, OpDeleteItem:
+		if s.Vhost == "" {
+			return fmt.Sprintf("%s %s %q", s.Op, s.Change.Kind.Label(), s.Name)
+		}
 		return fmt.Sprintf("%s %s %q in vhost %q", s.Op, s.Change.Kind.Label(), s.Name, s.Vhost)
 	}
 	return fmt.Sprintf("%s %q in vhost %q", s.Op, s.Name, s.Vhost)

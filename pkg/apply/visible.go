@@ -72,6 +72,22 @@ func Pending(done []Step, state *topology.Topology) []string {
 	}
 	for _, k := range order {
 		s := last[k]
+		if s.Op == OpPutItem || s.Op == OpDeleteItem {
+			// Compared for this kind only, wherever it lives.
+			want.Declare(k.kind)
+			have.Declare(k.kind)
+		}
+		if k.vhost == "" && (s.Op == OpPutItem || s.Op == OpDeleteItem) {
+			// An object of the broker's own (a user).
+			if s.Op == OpPutItem {
+				want.Items.Put(s.Change.After.Item)
+			}
+			if it := state.Items.Get(k.kind, k.name); it != nil {
+				have.Items.Put(it)
+				managed[plan.ObjectRef{Kind: k.kind, Name: k.name}] = true
+			}
+			continue
+		}
 		if vhostGone[k.vhost] {
 			continue
 		}
@@ -155,10 +171,13 @@ func Pending(done []Step, state *topology.Topology) []string {
 			}
 			continue
 		}
-		if state.Vhosts[c.Vhost] == nil {
+		if c.Vhost != "" && state.Vhosts[c.Vhost] == nil {
 			continue // reported with its vhost
 		}
 		what := fmt.Sprintf("%s %q in vhost %q", c.Kind, c.Name, c.Vhost)
+		if c.Vhost == "" {
+			what = fmt.Sprintf("%s %q", c.Kind, c.Name)
+		}
 		switch c.Action {
 		case plan.Delete:
 			what += " (deleted, still listed)"

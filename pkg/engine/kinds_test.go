@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +31,9 @@ import (
 type kindCase struct {
 	name                   string // the object's name in plans
 	with, changed, without string
+	// top is the file's top level for each of with, changed and without
+	// (the users section), when the kind is declared there.
+	topWith, topChanged, topWithout string
 }
 
 // kindCases holds a case for every kind of kind.All: a kind without one
@@ -69,6 +73,48 @@ var kindCases = map[kind.Kind]kindCase{
 		changed: "limits: { max-queues: 200, max-connections: 50 }\n",
 		without: "{}\n",
 	},
+	kind.User: {
+		name:       "${VHOST}-u",
+		topWith:    "users:\n  ${VHOST}-u: { password: \"${KIND_PASSWORD}\", tags: [management] }\n",
+		topChanged: "users:\n  ${VHOST}-u: { password: \"${KIND_PASSWORD_2}\", tags: [management, monitoring] }\n",
+		topWithout: "users: {}\n",
+	},
+	kind.UserLimits: {
+		name:       "${VHOST}-u",
+		topWith:    "users:\n  ${VHOST}-u: { password: \"${KIND_PASSWORD}\", limits: { max-connections: 5 } }\n",
+		topChanged: "users:\n  ${VHOST}-u: { password: \"${KIND_PASSWORD}\", limits: { max-connections: 6, max-channels: 10 } }\n",
+		topWithout: "users:\n  ${VHOST}-u: { password: \"${KIND_PASSWORD}\" }\n",
+	},
+	kind.Permission: {
+		name:       "${VHOST}-u",
+		topWith:    "users:\n  ${VHOST}-u:\n    password: \"${KIND_PASSWORD}\"\n    permissions:\n      ${VHOST}: { configure: \"^k\\\\.\", write: \".*\", read: \".*\" }\n",
+		topChanged: "users:\n  ${VHOST}-u:\n    password: \"${KIND_PASSWORD}\"\n    permissions:\n      ${VHOST}: { write: \".*\", read: \".*\" }\n",
+		topWithout: "users:\n  ${VHOST}-u: { password: \"${KIND_PASSWORD}\" }\n",
+	},
+	kind.TopicPermission: {
+		name:       "${VHOST}-u",
+		topWith:    "users:\n  ${VHOST}-u:\n    password: \"${KIND_PASSWORD}\"\n    topic_permissions:\n      ${VHOST}: [{ exchange: amq.topic, write: \"^a\\\\.\", read: \".*\" }]\n",
+		topChanged: "users:\n  ${VHOST}-u:\n    password: \"${KIND_PASSWORD}\"\n    topic_permissions:\n      ${VHOST}: [{ exchange: amq.topic, write: \"^b\\\\.\", read: \".*\" }, { exchange: amq.match, read: \".*\" }]\n",
+		topWithout: "users:\n  ${VHOST}-u: { password: \"${KIND_PASSWORD}\" }\n",
+	},
+	kind.Shovel: {
+		name:    "k.s",
+		with:    "queues:\n  k.src: {}\n  k.dst: {}\nshovels:\n  k.s: { src-uri: \"amqp:///${VHOST}\", src-queue: k.src, dest-uri: \"amqp:///${VHOST}\", dest-queue: k.dst }\n",
+		changed: "queues:\n  k.src: {}\n  k.dst: {}\nshovels:\n  k.s: { src-uri: \"amqp:///${VHOST}\", src-queue: k.src, dest-uri: [\"amqp:///${VHOST}\"], dest-queue: k.dst, ack-mode: on-publish, reconnect-delay: 2.5, src-delete-after: never }\n",
+		without: "queues:\n  k.src: {}\n  k.dst: {}\n",
+	},
+	kind.FederationUpstream: {
+		name:    "k.up",
+		with:    "federation_upstreams:\n  k.up: { uri: \"amqp://localhost:1/none\", expires: 3600000 }\n",
+		changed: "federation_upstreams:\n  k.up: { uri: [\"amqp://localhost:1/none\", \"amqp://localhost:2/none\"], expires: 60000, max-hops: 2, trust-user-id: true }\n",
+		without: "{}\n",
+	},
+	kind.FederationUpstreamSet: {
+		name:    "k.set",
+		with:    "federation_upstreams:\n  k.up: { uri: \"amqp://localhost:1/none\" }\nfederation_upstream_sets:\n  k.set: [{ upstream: k.up }]\n",
+		changed: "federation_upstreams:\n  k.up: { uri: \"amqp://localhost:1/none\" }\nfederation_upstream_sets:\n  k.set: [{ upstream: k.up, exchange: other }, { upstream: k.up, queue: q, prefetch-count: 10 }]\n",
+		without: "federation_upstreams:\n  k.up: { uri: \"amqp://localhost:1/none\" }\n",
+	},
 	kind.OperatorPolicy: {
 		name:    "k.op",
 		with:    "operator_policies:\n  k.op: { pattern: \"^k\\\\.\", apply_to: queues, definition: { max-length: 10 } }\n",
@@ -97,10 +143,17 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 				f.vhost = freshVhost(t, f.b)
 			}
 			name := strings.ReplaceAll(kc.name, "${VHOST}", f.vhost)
-			k := &kindRun{f: f, spec: spec, name: name}
+			k := &kindRun{f: f, spec: spec, name: name, password: "pw-" + testbroker.Name(t, "k")}
+			if spec.Kind == kind.User || spec.Kind == kind.UserLimits || spec.Kind == kind.Permission || spec.Kind == kind.TopicPermission {
+				accessMu.Lock()
+				t.Cleanup(accessMu.Unlock)
+				t.Cleanup(func() { // the test's user, should a stage fail before its delete
+					_ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name)
+				})
+			}
 
 			// Loaded and diffed: one create of the kind.
-			p := k.plan(kc.with)
+			p := k.plan(kc.with, kc.topWith)
 			c := k.change(p, plan.Create)
 			// Rendered.
 			var text bytes.Buffer
@@ -114,28 +167,35 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 			if err := plan.WriteJSON(&js, p); err != nil {
 				t.Fatal(err)
 			}
+			jsText := js.String()
 			back, err := plan.ReadJSON(&js)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(p.Changes, back.Changes, ignoreMeta); diff != "" {
+			if diff := cmp.Diff(masked(p.Changes), back.Changes, ignoreMeta); diff != "" {
 				t.Errorf("JSON plan round trip (-made +read):\n%s", diff)
 			}
 			var saved bytes.Buffer
 			if err := plan.WriteSaved(&saved, p); err != nil {
 				t.Fatal(err)
 			}
+			savedText := saved.String()
 			if back, err = plan.ReadSaved(&saved, "plan.out"); err != nil {
 				t.Fatal(err)
-			} else if diff := cmp.Diff(p.Changes, back.Changes, ignoreMeta); diff != "" {
+			} else if diff := cmp.Diff(masked(p.Changes), back.Changes, ignoreMeta); diff != "" {
 				t.Errorf("saved plan round trip (-made +read):\n%s", diff)
+			}
+			for form, out := range map[string]string{"text": text.String(), "JSON": jsText, "saved": savedText} {
+				if strings.Contains(out, k.password) {
+					t.Errorf("the %s plan shows the password:\n%s", form, out)
+				}
 			}
 			// Ordered: the create is a step of its own.
 			if !hasStep(apply.Order(p), c) {
 				t.Errorf("apply.Order has no step for %s %q", spec.Kind, name)
 			}
 			// Written, read back, visible, and planned again: nothing.
-			res := k.apply(kc.with)
+			res := k.apply(kc.with, kc.topWith)
 			state := k.read()
 			if !k.present(state) {
 				t.Fatalf("%s %q is not on the broker after apply", spec.Kind, name)
@@ -143,7 +203,7 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 			if pending := apply.Pending(res.Result.Done, state); len(pending) > 0 {
 				t.Errorf("apply.Pending after apply: %v", pending)
 			}
-			k.noChanges(kc.with, "after the create")
+			k.noChanges(kc.with, kc.topWith, "after the create")
 			// Exported and loaded again: nothing to plan.
 			var y bytes.Buffer
 			if err := export.WriteYAML(&y, state, export.Options{}); err != nil {
@@ -152,23 +212,29 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 			if !strings.Contains(y.String(), spec.Section+":") && spec.Kind != kind.Vhost {
 				t.Errorf("export lacks a %q section:\n%s", spec.Section, y.String())
 			}
-			exported, err := loader.LoadBytes("export.yaml", y.Bytes(), loader.Options{})
+			if strings.Contains(y.String(), k.password) {
+				t.Errorf("the export shows the password:\n%s", y.String())
+			}
+			// The export holds ${VAR} placeholders for passwords: any value
+			// loads it, and the plan may then change passwords only.
+			anyValue := func(string) (string, bool) { return "x", true }
+			exported, err := loader.LoadBytes("export.yaml", y.Bytes(), loader.Options{LookupEnv: anyValue})
 			if err != nil {
 				t.Fatalf("load the export: %v\n%s", err, y.String())
 			}
-			if p := k.planOf(exported); !p.Empty() {
+			if p := k.planOf(exported); !onlyPasswords(p) {
 				t.Errorf("the export of the broker plans changes: %v\n%s", changes(p), y.String())
 			}
 			// Changed: in place or replaced, as the spec says.
-			if kc.changed != "" {
-				p := k.plan(kc.changed)
+			if kc.changed != "" || kc.topChanged != "" {
+				p := k.plan(kc.changed, kc.topChanged)
 				want := plan.Replace
 				if spec.InPlace {
 					want = plan.Update
 				}
 				k.change(p, want)
-				k.apply(kc.changed)
-				k.noChanges(kc.changed, "after the change")
+				k.apply(kc.changed, kc.topChanged)
+				k.noChanges(kc.changed, kc.topChanged, "after the change")
 			}
 			// Deleted.
 			if spec.Kind == kind.Vhost {
@@ -193,12 +259,12 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 				}
 				return
 			}
-			k.change(k.plan(kc.without), plan.Delete)
-			k.apply(kc.without)
+			k.change(k.plan(kc.without, kc.topWithout), plan.Delete)
+			k.apply(kc.without, kc.topWithout)
 			if k.present(k.read()) {
 				t.Errorf("%s %q is still on the broker after its delete", spec.Kind, name)
 			}
-			k.noChanges(kc.without, "after the delete")
+			k.noChanges(kc.without, kc.topWithout, "after the delete")
 		})
 	}
 }
@@ -209,22 +275,82 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 var ignoreMeta = cmp.Options{cmpopts.IgnoreTypes(topology.Meta{}), cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "Alert")}
 
 type kindRun struct {
-	f    *fixture
-	spec kind.Spec
-	name string
+	f        *fixture
+	spec     kind.Spec
+	name     string
+	password string // ${KIND_PASSWORD}: in no output
 }
 
-func (k *kindRun) file(body string) *topology.Topology {
+// file is a topology file of the test's vhost with body, and top at the
+// top level; ${KIND_PASSWORD} and ${KIND_PASSWORD_2} are two passwords.
+func (k *kindRun) file(body, top string) *topology.Topology {
 	k.f.t.Helper()
 	var sb strings.Builder
 	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n")
 	for _, line := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
-		sb.WriteString("    " + line + "\n")
+		if line != "" {
+			sb.WriteString("    " + line + "\n")
+		}
 	}
-	if k.spec.Kind == kind.Vhost {
-		return loadFor(k.f, sb.String())
+	sb.WriteString(top)
+	env := func(name string) (string, bool) {
+		switch name {
+		case "VHOST":
+			return k.f.vhost, true
+		case "KIND_PASSWORD":
+			return k.password, true
+		case "KIND_PASSWORD_2":
+			return k.password + "-2", true
+		}
+		return "", false
 	}
-	return k.f.desired(sb.String())
+	t, err := loader.LoadBytes("topology.yaml", []byte(sb.String()), loader.Options{LookupEnv: env})
+	if err != nil {
+		k.f.t.Fatalf("%v\n%s", err, sb.String())
+	}
+	if k.spec.Kind != kind.Vhost {
+		// The test vhost exists with its own description: keep it.
+		t.Vhosts[k.f.vhost].Description = "mqctl test " + k.f.t.Name()
+	}
+	return t
+}
+
+// masked is changes as their JSON forms hold them: items' secrets masked.
+func masked(changes []plan.Change) []plan.Change {
+	out := make([]plan.Change, len(changes))
+	for i, c := range changes {
+		for _, o := range []**plan.Object{&c.Before, &c.After} {
+			if *o != nil && (*o).Item != nil && len((*o).Item.Secret) > 0 {
+				it := *(*o).Item
+				it.Settings = it.Masked()
+				cp := **o
+				cp.Item = &it
+				*o = &cp
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// accessMu runs the cases of the kinds declared in the users section one
+// at a time: each file's users section says which users are mqctl's on
+// the whole broker, so two at once would delete each other's.
+var accessMu sync.Mutex
+
+// onlyPasswords reports whether p changes nothing but users' passwords.
+func onlyPasswords(p *plan.Plan) bool {
+	for _, c := range p.Changes {
+		if c.Kind != kind.User || c.Action != plan.Update {
+			return false
+		}
+		for _, f := range c.Fields {
+			if f.Field != "settings."+kinds.UserPassword {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func loadFor(f *fixture, src string) *topology.Topology {
@@ -237,7 +363,10 @@ func loadFor(f *fixture, src string) *topology.Topology {
 	return t
 }
 
-func (k *kindRun) plan(body string) *plan.Plan { k.f.t.Helper(); return k.planOf(k.file(body)) }
+func (k *kindRun) plan(body, top string) *plan.Plan {
+	k.f.t.Helper()
+	return k.planOf(k.file(body, top))
+}
 
 func (k *kindRun) planOf(desired *topology.Topology) *plan.Plan {
 	k.f.t.Helper()
@@ -268,9 +397,9 @@ func (k *kindRun) change(p *plan.Plan, a plan.Action) *plan.Change {
 	return found
 }
 
-func (k *kindRun) apply(body string) *engine.ApplyResult {
+func (k *kindRun) apply(body, top string) *engine.ApplyResult {
 	k.f.t.Helper()
-	out, err := k.f.eng.Apply(context.Background(), engine.ApplyInput{Desired: k.file(body)}, engine.ApplyOptions{AllowReplace: true})
+	out, err := k.f.eng.Apply(context.Background(), engine.ApplyInput{Desired: k.file(body, top)}, engine.ApplyOptions{AllowReplace: true})
 	if err != nil {
 		if out != nil && out.Result != nil {
 			k.f.t.Fatalf("apply: %v: failed %+v, remaining %v", err, out.Result.Failed, out.Result.Remaining)
@@ -283,9 +412,9 @@ func (k *kindRun) apply(body string) *engine.ApplyResult {
 	return out
 }
 
-func (k *kindRun) noChanges(body, when string) {
+func (k *kindRun) noChanges(body, top, when string) {
 	k.f.t.Helper()
-	if p := k.plan(body); !p.Empty() {
+	if p := k.plan(body, top); !p.Empty() {
 		k.f.t.Errorf("plan %s is not empty: %v", when, changes(p))
 	}
 }
@@ -326,6 +455,9 @@ func (k *kindRun) present(state *topology.Topology) bool {
 		return v.OperatorPolicies[k.name] != nil
 	}
 	if _, ok := kinds.For(k.spec.Kind); ok {
+		if k.spec.Broker {
+			return state.Items.Get(k.spec.Kind, k.name) != nil
+		}
 		return v.Items.Get(k.spec.Kind, k.name) != nil
 	}
 	k.f.t.Fatalf("the test cannot find objects of kind %q in a state: add it to kindRun.present", k.spec.Kind)

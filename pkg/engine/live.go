@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -43,16 +44,18 @@ func (l *Live) Server() string { return l.info.Server }
 // names its vhosts before its objects are built) is given to Plan
 // (PlanOptions.Live), which then does not read again.
 func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
+	// To the broker client no vhosts means every vhost: a file that
+	// declares none must read (and so plan deletes in) none. The broker's
+	// own objects (users) are read either way.
 	scope = slices.Clone(scope)
+	var (
+		state *topology.Topology
+		info  *broker.Live
+		err   error
+	)
 	if len(scope) == 0 {
-		// To the broker client no vhosts means every vhost: a file that
-		// declares none must read (and so plan deletes in) none.
-		info := &broker.Live{Server: e.c.Server(), Version: e.c.Version(), Vhosts: map[string]broker.VhostInfo{},
-			Queues: map[string]map[string]broker.QueueStats{}, PropertiesKeys: map[string]map[string]string{}, Unread: map[string][]broker.Unread{}}
-		return &Live{info: info, records: map[string]*ownership.Record{}, current: plan.Current{State: topology.New()}}, nil
-	}
-	state, info, err := e.c.ReadTopology(ctx, scope)
-	if err != nil {
+		state, info = topology.New(), emptyLive(e.c)
+	} else if state, info, err = e.c.ReadTopology(ctx, scope); err != nil {
 		return nil, err
 	}
 	recs, err := ownership.Extract(state)
@@ -60,6 +63,9 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 		return nil, err
 	}
 	if err := e.readItems(ctx, state, info); err != nil {
+		return nil, err
+	}
+	if err := e.readBrokerRecord(ctx, recs, info); err != nil {
 		return nil, err
 	}
 	stats := map[plan.ObjectRef]plan.QueueStats{}
@@ -94,9 +100,16 @@ func (e *Engine) readItems(ctx context.Context, state *topology.Topology, info *
 		err   error
 	}
 	var jobs []*job
+	for _, h := range kinds.Access() {
+		if h.Spec().Broker {
+			jobs = append(jobs, &job{h: h})
+		}
+	}
 	for _, vh := range state.VhostNames() {
-		for _, h := range kinds.All() {
-			jobs = append(jobs, &job{vhost: vh, h: h})
+		for _, h := range append(kinds.All(), kinds.Access()...) {
+			if !h.Spec().Broker {
+				jobs = append(jobs, &job{vhost: vh, h: h})
+			}
 		}
 	}
 	var wg sync.WaitGroup
@@ -122,11 +135,15 @@ func (e *Engine) readItems(ctx context.Context, state *topology.Topology, info *
 		case j.err != nil:
 			errs = append(errs, j.err)
 		default:
-			v := state.Vhosts[j.vhost]
+			items := &state.Items
+			if j.vhost != "" {
+				items = &state.Vhosts[j.vhost].Items
+			}
+			state.Declare(k) // read: what is not there is not there
 			secret := kinds.SecretFields(j.h)
 			for _, it := range j.items {
 				it.Secret = secret
-				v.Items.Put(it)
+				items.Put(it)
 			}
 		}
 	}
@@ -139,9 +156,15 @@ func itemsFingerprint(base string, state *topology.Topology) string {
 	h := sha256.New()
 	io.WriteString(h, base)
 	enc := json.NewEncoder(h)
+	for _, hd := range kinds.Access() {
+		k := hd.Spec().Kind
+		for _, n := range state.Items.Names(k) {
+			_ = enc.Encode(state.Items.Get(k, n).Settings)
+		}
+	}
 	for _, vh := range state.VhostNames() {
 		v := state.Vhosts[vh]
-		for _, hd := range kinds.All() {
+		for _, hd := range append(kinds.All(), kinds.Access()...) {
 			k := hd.Spec().Kind
 			for _, n := range v.Items.Names(k) {
 				// The settings themselves, secrets included: a changed
@@ -152,4 +175,49 @@ func itemsFingerprint(base string, state *topology.Topology) string {
 		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// emptyLive is what a read of no vhost found.
+func emptyLive(c *broker.Client) *broker.Live {
+	return &broker.Live{Server: c.Server(), Version: c.Version(), Vhosts: map[string]broker.VhostInfo{},
+		Queues: map[string]map[string]broker.QueueStats{}, PropertiesKeys: map[string]map[string]string{}, Unread: map[string][]broker.Unread{}}
+}
+
+// readBrokerRecord reads the ownership record of the broker's own objects
+// (ownership.GlobalParameter) into recs[""]. A broker that will not let the
+// user read it makes the broker's kinds unread: without the record, what
+// mqctl made there is unknown.
+func (e *Engine) readBrokerRecord(ctx context.Context, recs map[string]*ownership.Record, info *broker.Live) error {
+	var p struct {
+		Value map[string]any `json:"value"`
+	}
+	err := e.c.GetJSON(ctx, &p, "read mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter)
+	switch {
+	case errors.Is(err, broker.ErrNotFound):
+		p.Value = nil
+	case errors.Is(err, broker.ErrForbidden):
+		for _, h := range kinds.Access() {
+			if h.Spec().Broker && !unread(info, "", h.Spec().Kind) {
+				info.Unread[""] = append(info.Unread[""], broker.Unread{Kind: h.Spec().Kind, Reason: err.Error()})
+			}
+		}
+		return nil
+	case err != nil:
+		return err
+	}
+	rec, err := ownership.DecodeGlobal(p.Value)
+	if err != nil {
+		return err
+	}
+	recs[""] = rec
+	return nil
+}
+
+func unread(info *broker.Live, vhost string, k kind.Kind) bool {
+	for _, u := range info.Unread[vhost] {
+		if u.Kind == k {
+			return true
+		}
+	}
+	return false
 }

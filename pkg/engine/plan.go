@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -70,6 +71,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live) 
 	}
 	// What could not be read is the plan's to say (plan.Plan.Unread).
 	p := plan.Diff(desired, l.current)
+	e.keepOwnUser(p)
 	if err := e.fillStakes(ctx, p, l); err != nil {
 		return nil, nil, err
 	}
@@ -78,4 +80,24 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live) 
 	}
 	p.Vhosts = scope
 	return p, l, nil
+}
+
+// keepOwnUser leaves out of p every change that would delete the user
+// mqctl is connected as, or take its permissions away: the apply, and every
+// one after it, would lock itself out. The user is told.
+func (e *Engine) keepOwnUser(p *plan.Plan) {
+	me := e.c.Username()
+	kept := p.Changes[:0]
+	for _, c := range p.Changes {
+		if c.Action == plan.Delete && c.Name == me && (c.Kind == kind.User || c.Kind == kind.Permission || c.Kind == kind.TopicPermission || c.Kind == kind.UserLimits) {
+			where := ""
+			if c.Vhost != "" {
+				where = fmt.Sprintf(" on vhost %q", c.Vhost)
+			}
+			e.note("%s %q%s is left alone: mqctl is connected as that user, and never deletes it or its access (do it as another user)", c.Kind.Label(), me, where)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	p.Changes = kept
 }

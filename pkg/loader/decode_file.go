@@ -11,7 +11,7 @@ import (
 // Field names, per mapping. The JSON Schema (schema/mqctl.schema.json)
 // lists the same fields; a test keeps them in step.
 var (
-	topFields      = []string{"version", "vhosts", "lint", "tests"}
+	topFields      = []string{"version", "vhosts", "users", "lint", "tests"}
 	lintFields     = []string{"rules"}
 	vhostFields    = append([]string{"description", "default_queue_type", "exchanges", "queues", "bindings", "policies", "operator_policies", "defaults"}, itemSections()...)
 	defaultsFields = []string{"queue", "exchange"}
@@ -67,6 +67,7 @@ type fileDecoder struct {
 	lintPos  map[string]topology.Pos
 	lintSeen bool
 	tests    []indexed // entries of `tests:`, from every file
+	users    rawUsers  // `users:`, from every file
 }
 
 func newFileDecoder(d *decoder) *fileDecoder {
@@ -93,6 +94,11 @@ func (fd *fileDecoder) decodeFile(root *node) {
 		fd.decodeLint(f["lint"])
 	}
 	fd.addTests(f.value("tests")) // decoded in decode_tests.go once the vhosts are built
+	if e, ok := f["users"]; ok {
+		fd.addUsers(e.value) // decoded in decode_users.go once the vhosts are built
+	} else if root.get("users") != nil {
+		fd.addUsers(&node{kind: mapNode}) // users: (null) declares none
+	}
 	if vs := f.value("vhosts"); vs != nil && !vs.isNull() {
 		if vs.kind != mapNode {
 			d.errs.addf(vs.pos, `write vhosts as a mapping of names, e.g. vhosts: {"/": {…}}`, "vhosts: expected a mapping of vhost names, got %s", describe(vs))

@@ -191,6 +191,7 @@ func (l *load) finish() (*topology.Topology, error) {
 	for _, name := range l.fd.order {
 		t.Vhosts[name] = l.buildVhost(l.fd.vhosts[name])
 	}
+	l.buildUsers(t)
 	t.Lint = l.fd.lint
 	t.Tests = l.buildTests(t)
 	if err := l.errs.err(); err != nil {

@@ -61,6 +61,7 @@ func TestSchemaFieldsMatchLoader(t *testing.T) {
 		{def("queueBinding"), queueBindingFields},
 		{def("vhostBinding"), bindingFields},
 		{def("policy"), policyFields},
+		{def("user"), userFields},
 	}
 	for _, tt := range tests {
 		want := slices.Sorted(slices.Values(tt.loader))

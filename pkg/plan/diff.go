@@ -69,7 +69,7 @@ func diffWith(desired *topology.Topology, cur Current) *differ {
 	if curState == nil {
 		curState = topology.New()
 	}
-	d := &differ{cur: cur, p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Changes: []Change{}}}
+	d := &differ{cur: cur, desired: desired, p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Changes: []Change{}}}
 
 	scope := map[string]bool{}
 	for name := range desired.Vhosts {
@@ -85,6 +85,13 @@ func diffWith(desired *topology.Topology, cur Current) *differ {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// The broker's own objects (users): first, so that the vhosts'
+	// permissions of a user follow the user in the plan.
+	for _, h := range kinds.Access() {
+		if spec := h.Spec(); spec.Broker && desired.Declares(spec.Kind) {
+			d.items("", spec, desired.Items[spec.Kind], curState.Items[spec.Kind])
+		}
+	}
 	for _, name := range names {
 		d.vhost(name, desired.Vhosts[name], curState.Vhosts[name])
 	}
@@ -101,8 +108,9 @@ func diffWith(desired *topology.Topology, cur Current) *differ {
 }
 
 type differ struct {
-	cur Current
-	p   *Plan
+	cur     Current
+	desired *topology.Topology
+	p       *Plan
 	// visits counts the steps of takenDown (bindings indexed, changes
 	// examined, bindings listed): the tests check that it grows linearly.
 	visits int
@@ -231,10 +239,14 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	// Policies and operator policies.
 	d.policies(name, KindPolicy, want.Policies, have.Policies)
 	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
-	// The generic kinds (pkg/kinds).
-	for _, h := range kinds.All() {
-		k := h.Spec().Kind
-		d.items(name, h.Spec(), want.Items[k], have.Items[k])
+	// The generic kinds (pkg/kinds), those about access when the file has
+	// their section.
+	for _, h := range append(kinds.All(), kinds.Access()...) {
+		spec := h.Spec()
+		if spec.Broker || !d.desired.Declares(spec.Kind) {
+			continue
+		}
+		d.items(name, spec, want.Items[spec.Kind], have.Items[spec.Kind])
 	}
 
 	if want == empty && d.managed(ref) && name != "/" {
@@ -383,7 +395,13 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 			d.add(Change{Action: Create, Kind: spec.Kind, Vhost: vhost, Name: n, After: &Object{Item: w}, Pos: w.Pos})
 		case w != nil:
 			d.claim(ref)
-			fields := argFields(h.Settings, w.Settings)
+			hs, ws := h.Settings, w.Settings
+			if hd, ok := kinds.For(spec.Kind); ok {
+				if c, ok := hd.(kinds.Comparable); ok {
+					hs, ws = c.Comparable(h, w)
+				}
+			}
+			fields := argFields(hs, ws)
 			if len(fields) == 0 {
 				continue
 			}

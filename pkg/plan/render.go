@@ -58,7 +58,11 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		for _, c := range p.Changes {
 			if c.Vhost != vhost {
 				vhost = c.Vhost
-				fmt.Fprintf(&sb, "\n  # vhost %q\n", vhost)
+				if vhost == "" {
+					sb.WriteString("\n  # the broker (users)\n")
+				} else {
+					fmt.Fprintf(&sb, "\n  # vhost %q\n", vhost)
+				}
 			}
 			sym, color := symbol(c.Action)
 			fmt.Fprintf(&sb, "  %s %s %s%s\n", paint(color, sym), c.Kind, quoteName(c), headline(c))
@@ -113,7 +117,11 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			if u.Declared > 0 {
 				left = fmt.Sprintf(" (%d in the file left out)", u.Declared)
 			}
-			fmt.Fprintf(&sb, "  %s in vhost %q%s: %s\n", u.Kind.Plural(), u.Vhost, left, u.Reason)
+			where := fmt.Sprintf(" in vhost %q", u.Vhost)
+			if u.Vhost == "" {
+				where = " on the broker"
+			}
+			fmt.Fprintf(&sb, "  %s%s%s: %s\n", u.Kind.Plural(), where, left, u.Reason)
 		}
 	}
 	_, err := io.WriteString(w, sb.String())

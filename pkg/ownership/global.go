@@ -1,0 +1,38 @@
+package ownership
+
+import (
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// The broker's own objects (users and their limits: kind.Spec.Broker) live
+// in no vhost, so their record cannot be a vhost's exchange: it is the
+// global runtime parameter GlobalParameter (PUT
+// /api/global-parameters/mqctl-managed, administrators only), whose value
+// holds the same arguments as a record exchange of format 2. One PUT
+// replaces it whole, so it needs no generations. Its Record has Vhost "".
+
+// GlobalParameter is the name of the broker-level record.
+const GlobalParameter = "mqctl-managed"
+
+// GlobalValue is the value of the broker-level record listing refs (only
+// those of the broker's own objects, Vhost "", are kept).
+func GlobalValue(refs map[plan.ObjectRef]bool) map[string]any {
+	return map[string]any(Exchange("", 0, refs).Arguments)
+}
+
+// DecodeGlobal reads the broker-level record from the parameter's value
+// (nil when there is none).
+func DecodeGlobal(value map[string]any) (*Record, error) {
+	rec := &Record{Vhost: "", Managed: map[plan.ObjectRef]bool{}}
+	if value == nil {
+		return rec, nil
+	}
+	e := &topology.Exchange{Name: GlobalParameter, Arguments: topology.Args(value).Normalized()}
+	f, err := decode("", e, rec.Managed)
+	if err != nil {
+		return nil, err
+	}
+	rec.Format, rec.Exchanges = f, []string{GlobalParameter}
+	return rec, nil
+}
