@@ -81,8 +81,10 @@ var specs = []Spec{
 	// links start when a policy applies) and before the sets that name it,
 	// and deleted after them; a shovel is written after the queues,
 	// exchanges and bindings it moves messages between, and deleted before
-	// them (a running shovel declares its queues again).
-	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 8},
+	// them (a running shovel declares its queues again). Upstreams are
+	// written in the queues' phase: the bindings' phase holds bindings
+	// only (apply.Order restores the bindings of replaced objects there).
+	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 7},
 	{Kind: FederationUpstreamSet, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9},
 	{Kind: Shovel, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9},
 }
