@@ -56,6 +56,9 @@ func Document(t *topology.Topology, opts Options) *yaml.Node {
 		add(vhosts, name, vhostNode(t.Vhosts[name], opts.Sugar))
 	}
 	add(root, "vhosts", vhosts)
+	if users := usersNode(t); users != nil {
+		add(root, "users", users)
+	}
 	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}
 }
 
@@ -144,13 +147,21 @@ func vhostNode(v *topology.Vhost, sugar bool) *yaml.Node {
 		}
 		switch h.Shape() {
 		case kinds.Single:
-			n := valueNode(map[string]any(exported(v.Name, v.Items.Get(k, names[0]))))
+			n := itemNode(v.Name, v.Items.Get(k, names[0]))
 			flowify(n, 4)
 			add(m, h.Spec().Section, n)
 		case kinds.Named:
 			sec := mapping()
 			for _, name := range names {
-				n := valueNode(map[string]any(exported(v.Name, v.Items.Get(k, name))))
+				it := v.Items.Get(k, name)
+				var n *yaml.Node
+				if ls, ok := h.(kinds.ListShaped); ok {
+					// A list of mappings, as the file writes it.
+					l, _ := it.Settings[ls.ListKey()].([]any)
+					n = valueNode(append([]any{}, l...))
+				} else {
+					n = itemNode(v.Name, it)
+				}
 				flowify(n, 6+len(name))
 				add(sec, name, n)
 			}
@@ -376,22 +387,50 @@ func queueBindingsNode(bs []*topology.Binding) *yaml.Node {
 	return seq
 }
 
-// exported is an item's settings as export writes them: each secret that
+// itemNode is an item's settings as export writes them: each secret that
 // holds something secret (a password, a URI with credentials) as a ${VAR}
-// placeholder (Variables lists them), the others as they are.
-func exported(vhost string, it *topology.Item) topology.Args {
-	out, cloned := it.Settings, false
-	for _, key := range it.Secret {
-		v, ok := it.Settings[key]
-		if !ok || fmt.Sprint(topology.MaskSecret(v)) == fmt.Sprint(v) {
+// placeholder (Variables lists them; in a list of URIs, each URI with
+// credentials its own, numbered from 1), the others as they are.
+func itemNode(vhost string, it *topology.Item) *yaml.Node {
+	m := mapping()
+	for _, key := range it.Settings.Keys() {
+		val := it.Settings[key]
+		if !it.IsSecret(key) {
+			add(m, key, valueNode(val))
 			continue
 		}
-		if !cloned {
-			out, cloned = it.Settings.Clone(), true
+		switch x := val.(type) {
+		case []any:
+			seq := sequence()
+			for i, e := range x {
+				if isSecretValue(e) {
+					seq.Content = append(seq.Content, placeholder(fmt.Sprintf("%s_%d", variable(vhost, it, key), i+1)))
+				} else {
+					seq.Content = append(seq.Content, valueNode(e))
+				}
+			}
+			add(m, key, seq)
+		default:
+			if isSecretValue(val) {
+				add(m, key, placeholder(variable(vhost, it, key)))
+			} else {
+				add(m, key, valueNode(val))
+			}
 		}
-		out[key] = "${" + variable(vhost, it, key) + "}"
 	}
-	return out
+	return m
+}
+
+// isSecretValue reports whether v holds something secret: its mask is not
+// itself.
+func isSecretValue(v any) bool {
+	return fmt.Sprint(topology.MaskSecret(v)) != fmt.Sprint(v)
+}
+
+// placeholder is ${name}, written so that the loader reads it as the
+// variable (not escaped as a literal "$" would be).
+func placeholder(name string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "${" + name + "}", Style: yaml.DoubleQuotedStyle}
 }
 
 // Variable is an environment variable an export's placeholder names.
@@ -404,19 +443,28 @@ type Variable struct {
 // the order it writes them: the variables to set before the export is
 // applied.
 func Variables(t *topology.Topology) []Variable {
-	var out []Variable
+	out := userVariables(t)
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
 		for _, h := range kinds.All() {
 			k := h.Spec().Kind
 			for _, name := range v.Items.Names(k) {
 				it := v.Items.Get(k, name)
-				for _, key := range it.Secret {
-					val, ok := it.Settings[key]
-					if !ok || fmt.Sprint(topology.MaskSecret(val)) == fmt.Sprint(val) {
+				for _, key := range it.Settings.Keys() {
+					val := it.Settings[key]
+					if !it.IsSecret(key) || !isSecretValue(val) {
 						continue
 					}
-					out = append(out, Variable{Name: variable(vn, it, key), What: fmt.Sprintf("%s of %s %q in vhost %q", key, k.Label(), name, vn)})
+					what := fmt.Sprintf("%s of %s %q in vhost %q", key, k.Label(), name, vn)
+					if l, ok := val.([]any); ok {
+						for i, e := range l {
+							if isSecretValue(e) {
+								out = append(out, Variable{Name: fmt.Sprintf("%s_%d", variable(vn, it, key), i+1), What: fmt.Sprintf("URI %d of %s", i+1, what)})
+							}
+						}
+						continue
+					}
+					out = append(out, Variable{Name: variable(vn, it, key), What: what})
 				}
 			}
 		}
