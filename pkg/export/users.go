@@ -24,7 +24,7 @@ func usersNode(t *topology.Topology) *yaml.Node {
 		u := t.Items.Get(kind.User, name)
 		n := mapping()
 		if hasPassword(u) {
-			add(n, kinds.UserPassword, str("${"+passwordVariable(u)+"}"))
+			add(n, kinds.UserPassword, placeholder(passwordVariable(u)))
 		}
 		tags := valueNode(u.Settings[kinds.UserTags])
 		tags.Style = yaml.FlowStyle
