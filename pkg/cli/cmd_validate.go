@@ -54,7 +54,7 @@ declared when they are known.`,
 				}
 				return nil
 			case expanded:
-				return export.WriteYAML(w, t, export.Options{Sugar: false})
+				return export.WriteYAML(w, t, export.Options{Sugar: false, MaskSecrets: true})
 			default:
 				return writeValidateSummary(w, validateFiles(g), t)
 			}

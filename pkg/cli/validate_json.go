@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -19,6 +20,9 @@ const ValidateFormatVersion = "1"
 type validateDoc struct {
 	FormatVersion string                   `json:"format_version"`
 	Vhosts        map[string]validateVhost `json:"vhosts"`
+	// Items are the broker's own objects of the generic kinds (users,
+	// their limits), by kind and name, secrets masked.
+	Items map[kind.Kind]map[string]positioned[*topology.Item] `json:"items,omitempty"`
 }
 
 type validateVhost struct {
@@ -30,7 +34,10 @@ type validateVhost struct {
 	Bindings         []positioned[*topology.Binding]           `json:"bindings"`
 	Policies         map[string]positioned[*topology.Policy]   `json:"policies"`
 	OperatorPolicies map[string]positioned[*topology.Policy]   `json:"operator_policies"`
-	Pos              *plan.Position                            `json:"pos,omitempty"`
+	// Items are the vhost's objects of the generic kinds (limits,
+	// permissions, shovels, …), by kind and name, secrets masked.
+	Items map[kind.Kind]map[string]positioned[*topology.Item] `json:"items,omitempty"`
+	Pos   *plan.Position                                      `json:"pos,omitempty"`
 }
 
 // positioned is an object with its position: the object's own fields,
@@ -92,8 +99,10 @@ func writeValidateJSON(w io.Writer, t *topology.Topology) error {
 		for i, b := range v.Bindings {
 			vv.Bindings[i] = positioned[*topology.Binding]{b, plan.PositionOf(b.Pos)}
 		}
+		vv.Items = itemsDoc(v.Items)
 		doc.Vhosts[name] = vv
 	}
+	doc.Items = itemsDoc(t.Items)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -101,3 +110,16 @@ func writeValidateJSON(w io.Writer, t *topology.Topology) error {
 }
 
 func policyPos(p *topology.Policy) topology.Pos { return p.Pos }
+
+// itemsDoc is items by kind and name (nil for none); an item's JSON masks
+// its secrets (topology.Item.MarshalJSON).
+func itemsDoc(items topology.Items) map[kind.Kind]map[string]positioned[*topology.Item] {
+	if len(items) == 0 {
+		return nil
+	}
+	out := map[kind.Kind]map[string]positioned[*topology.Item]{}
+	for k, byName := range items {
+		out[k] = posMap(byName, func(it *topology.Item) topology.Pos { return it.Pos })
+	}
+	return out
+}

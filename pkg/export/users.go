@@ -15,7 +15,8 @@ import (
 // users): each user's tags, limits, and permissions and topic permissions
 // by vhost. A password is never written: a ${VAR} placeholder stands for
 // it (userVariables lists them), the file's own variable when known.
-func usersNode(t *topology.Topology) *yaml.Node {
+// With mask, a password is written as topology.Mask instead.
+func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 	if !t.Declares(kind.User) && len(t.Items[kind.User]) == 0 {
 		return nil
 	}
@@ -23,7 +24,10 @@ func usersNode(t *topology.Topology) *yaml.Node {
 	for _, name := range t.Items.Names(kind.User) {
 		u := t.Items.Get(kind.User, name)
 		n := mapping()
-		if hasPassword(u) {
+		switch {
+		case mask && hasPassword(u):
+			add(n, kinds.UserPassword, str(topology.Mask))
+		case hasPassword(u):
 			add(n, kinds.UserPassword, placeholder(passwordVariable(u)))
 		}
 		tags := valueNode(u.Settings[kinds.UserTags])
@@ -76,6 +80,9 @@ func usersNode(t *topology.Topology) *yaml.Node {
 // hasPassword reports whether user u has a password to stand in for.
 func hasPassword(u *topology.Item) bool {
 	if _, ok := u.Settings[kinds.UserPassword]; ok {
+		return true
+	}
+	if _, ok := u.Settings[kinds.UserPasswordHash]; ok && u.Refs == nil && u.Settings[kinds.UserPasswordHash] == topology.Mask {
 		return true
 	}
 	h, _ := u.Settings[kinds.UserPasswordHash].(string)
