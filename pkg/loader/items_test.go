@@ -1,0 +1,214 @@
+package loader
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/schema"
+)
+
+func loadVhost(t *testing.T, body string, env map[string]string) (string, error) {
+	t.Helper()
+	var sb strings.Builder
+	sb.WriteString("version: 1\nvhosts:\n  v:\n")
+	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		sb.WriteString("    " + l + "\n")
+	}
+	top, err := LoadBytes("t.yaml", []byte(sb.String()), Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if err != nil {
+		return "", err
+	}
+	var out []string
+	v := top.Vhosts["v"]
+	for _, h := range kinds.All() {
+		for _, n := range v.Items.Names(h.Spec().Kind) {
+			it := v.Items.Get(h.Spec().Kind, n)
+			b, _ := json.Marshal(it)
+			out = append(out, string(b))
+		}
+	}
+	return strings.Join(out, "\n"), nil
+}
+
+// TestItemsShapes: the file shapes of shovels, upstreams and upstream sets
+// decode into the items the broker stores (JSON: secrets masked, the
+// variable a secret came from recorded).
+func TestItemsShapes(t *testing.T) {
+	env := map[string]string{"DC2": "amqp://user:pw@dc2/orders"}
+	tests := []struct {
+		name, body, want string
+	}{
+		{
+			name: "SPEC §9 example",
+			body: `shovels:
+  orders-replay: { src-uri: "amqp:///orders", src-queue: orders.dead, dest-uri: "amqp:///orders",
+                   dest-exchange: orders, ack-mode: on-confirm, src-delete-after: queue-length }
+federation_upstreams:
+  dc2: { uri: "${DC2}", expires: 3600000 }
+federation_upstream_sets:
+  all-dcs: [{ upstream: dc2 }]`,
+			want: `{"kind":"shovel","name":"orders-replay","settings":{"ack-mode":"on-confirm","dest-exchange":"orders","dest-uri":"amqp:///orders","src-delete-after":"queue-length","src-queue":"orders.dead","src-uri":"amqp:///orders"},"secret":["src-uri","dest-uri"]}
+{"kind":"federation_upstream","name":"dc2","settings":{"expires":3600000,"uri":"amqp://user:***@dc2/orders"},"secret":["uri"],"refs":{"uri":"DC2"}}
+{"kind":"federation_upstream_set","name":"all-dcs","settings":{"upstreams":[{"upstream":"dc2"}]}}`,
+		},
+		{
+			name: "lists of URIs, numbers, tables, a count to delete after",
+			body: `shovels:
+  s: { src-uri: ["amqp://a", "amqp://u:pw@b"], src-queue: q, dest-uri: [], dest-queue: d,
+       reconnect-delay: 0.5, src-delete-after: 10, src-queue-args: { x-queue-type: quorum }, dest-add-forward-headers: true }`,
+			want: "",
+		},
+		{
+			name: "an upstream set of two members, overrides kept in order",
+			body: `federation_upstream_sets:
+  s: [{ upstream: b, exchange: x, max-hops: 2 }, { upstream: a }]`,
+			want: `{"kind":"federation_upstream_set","name":"s","settings":{"upstreams":[{"exchange":"x","max-hops":2,"upstream":"b"},{"upstream":"a"}]}}`,
+		},
+		{
+			name: "an empty set",
+			body: "federation_upstream_sets:\n  s: []",
+			want: `{"kind":"federation_upstream_set","name":"s","settings":{"upstreams":[]}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := loadVhost(t, tt.body, env)
+			if tt.want == "" {
+				// The empty dest-uri list is refused.
+				if err == nil || !strings.Contains(err.Error(), "t.yaml:5:") || !strings.Contains(err.Error(), "the list of URIs is empty") {
+					t.Fatalf("want the empty list refused at line 5, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestItemsErrors: each wrong key, type or value is an error at its
+// file:line:col that says what is wrong and how to fix it, and none shows
+// a secret.
+func TestItemsErrors(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       []string // each a line of the error list
+	}{
+		{"unknown key, with a suggestion", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", dest-queu: d }",
+			[]string{`t.yaml:5:67: shovel "s": unknown field "dest-queu" (did you mean "dest-queue"?`}},
+		{"URI of the wrong type, value not shown", "shovels:\n  s: { src-uri: 12345, src-queue: q, dest-uri: [\"amqp://\", true] }",
+			[]string{`t.yaml:5:21: shovel "s": src-uri: expected a string or a list of strings, got an integer`,
+				`t.yaml:5:64: shovel "s": dest-uri[1]: expected a string, got a boolean`}},
+		{"missing URIs and source", "shovels:\n  s: { dest-queue: d }",
+			[]string{`t.yaml:5:10: shovel "s": missing required field "src-uri"`, `t.yaml:5:10: shovel "s": missing required field "dest-uri"`, `t.yaml:5:10: shovel "s": a shovel needs src-queue or src-exchange`}},
+		{"enum and delete-after", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", ack-mode: fast, src-delete-after: later }",
+			[]string{`t.yaml:5:77: shovel "s": ack-mode: invalid value "fast" (expected one of on-confirm, on-publish, no-ack)`,
+				`t.yaml:5:101: shovel "s": src-delete-after: invalid value "later" (expected never, queue-length or a number of messages)`}},
+		{"no-ack with a count", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", ack-mode: no-ack, src-delete-after: 5 }",
+			[]string{`t.yaml:5:103: shovel "s": src-delete-after: a number of messages to move cannot be counted with ack-mode no-ack`}},
+		{"exclusive and other-protocol keys", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, src-exchange: x, dest-uri: \"amqp://\", dest-address: a }",
+			[]string{`t.yaml:5:60: shovel "s": src-exchange: src-queue and src-exchange exclude each other`,
+				`t.yaml:5:98: shovel "s": dest-address: dest-address is not a setting of an amqp091 shovel (dest-protocol amqp091) (remove it, or set dest-protocol: amqp10)`}},
+		{"table of the wrong type", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", src-queue-args: [a] }",
+			[]string{`t.yaml:5:83: shovel "s": src-queue-args: expected a mapping, got a list`}},
+		{"upstream without uri, bad values", "federation_upstreams:\n  u: { expires: 0, queue-type: stream, trust-user-id: yes }",
+			[]string{`t.yaml:5:10: federation upstream "u": missing required field "uri"`,
+				`t.yaml:5:21: federation upstream "u": expires: 0 is out of range (expected an integer of at least 1)`,
+				`t.yaml:5:36: federation upstream "u": queue-type: invalid value "stream" (expected one of classic, quorum)`,
+				`t.yaml:5:59: federation upstream "u": trust-user-id: expected true or false, got string "yes" (YAML 1.2 booleans are only true and false)`}},
+		{"set not a list", "federation_upstream_sets:\n  s: { upstream: a }",
+			[]string{`t.yaml:5:10: federation upstream set "s": expected a list, got a mapping (write a list of mappings: [{upstream: …}])`}},
+		{"set members: not a mapping, no upstream, a uri", "federation_upstream_sets:\n  s: [5, { exchange: x }, { upstream: a, uri: \"amqp://\" }]",
+			[]string{`t.yaml:5:11: federation upstream set "s"[0]: expected a mapping, got integer 5`,
+				`t.yaml:5:14: federation upstream set "s"[1]: missing required field "upstream"`,
+				`t.yaml:5:46: federation upstream set "s"[2]: unknown field "uri"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadVhost(t, tt.body, nil)
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("want errors, got %v", err)
+			}
+			var got []string
+			for _, e := range list {
+				got = append(got, e.Error())
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("want %d errors, got %d:\n%s", len(tt.want), len(got), strings.Join(got, "\n"))
+			}
+			for i, w := range tt.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("error %d:\n got %s\nwant %s…", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+// TestItemsSecretNotInErrors: a secret field of the wrong shape is
+// reported without its value.
+func TestItemsSecretNotInErrors(t *testing.T) {
+	_, err := loadVhost(t, "federation_upstreams:\n  u: { uri: { amqp://u:SECRET@h: 1 } }", nil)
+	if err == nil || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "uri: expected a string or a list of strings, got a mapping") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestItemsSchema: the schema's definitions of each generic kind's items
+// hold the handler's fields, no more, no less.
+func TestItemsSchema(t *testing.T) {
+	var doc struct {
+		Defs map[string]struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schema.JSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	names := func(fs []kinds.Field) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Name)
+		}
+		return out
+	}
+	sh, _ := kinds.For(kind.Shovel)
+	up, _ := kinds.For(kind.FederationUpstream)
+	set, _ := kinds.For(kind.FederationUpstreamSet)
+	for def, fields := range map[string][]string{
+		"shovel":                      names(sh.Fields()),
+		"federationUpstream":          names(up.Fields()),
+		"federationUpstreamSetMember": names(set.(kinds.ListShaped).ElemFields()),
+	} {
+		var got []string
+		for k := range doc.Defs[def].Properties {
+			got = append(got, k)
+		}
+		if diff := cmp.Diff(sorted(fields), sorted(got)); diff != "" {
+			t.Errorf("schema $defs.%s (-handler +schema):\n%s", def, diff)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
