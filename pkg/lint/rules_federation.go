@@ -1,0 +1,110 @@
+package lint
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// localVhost reports the vhost a shovel URI names when it is this broker
+// (amqp:// or amqp:///v: no host, a direct connection), false otherwise.
+func localVhost(uri string) (string, bool) {
+	rest, ok := strings.CutPrefix(uri, "amqp://")
+	if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
+		return "", false
+	}
+	if rest == "" || rest == "/" {
+		return "/", true
+	}
+	v, err := url.PathUnescape(rest[1:])
+	if err != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// localURI reports whether setting key of a shovel names only this vhost of
+// this broker (every URI of a list).
+func localURI(it *topology.Item, key, vhost string) bool {
+	var uris []string
+	switch x := it.Settings[key].(type) {
+	case string:
+		uris = []string{x}
+	case []any:
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return false
+			}
+			uris = append(uris, s)
+		}
+	}
+	if len(uris) == 0 {
+		return false
+	}
+	for _, u := range uris {
+		if v, ok := localVhost(u); !ok || v != vhost {
+			return false
+		}
+	}
+	return true
+}
+
+func itemFinding(it *topology.Item, format string, args ...any) Finding {
+	return Finding{Object: Object{string(it.Kind), it.Name}, Pos: it.Pos, objMeta: it.Meta, Message: fmt.Sprintf(format, args...)}
+}
+
+// MQ403: a shovel whose source or destination in this vhost of this broker
+// is not declared in the file.
+func runShovelEnds(p *Pass) []Finding {
+	var out []Finding
+	v := p.Vhost
+	for _, name := range v.Items.Names(kind.Shovel) {
+		it := v.Items.Get(kind.Shovel, name)
+		check := func(uriKey, key, what string, declared bool) {
+			obj, ok := it.Settings.String(key)
+			if !ok || obj == "" || !localURI(it, uriKey, v.Name) || declared {
+				return
+			}
+			out = append(out, itemFinding(it,
+				"shovel %q moves messages %s %s %q of this vhost (%s %s), which the file does not declare: %s. Declare it, or fix the name",
+				name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, uriKey, it.Settings[uriKey],
+				map[string]string{
+					"queue":    "the shovel declares a missing queue itself, as a durable classic queue mqctl does not manage (a later plan of the file would not know it)",
+					"exchange": "a missing exchange stops the shovel (its channel is closed with NOT_FOUND) and nothing moves",
+				}[what]))
+		}
+		q, _ := it.Settings.String("src-queue")
+		check("src-uri", "src-queue", "queue", v.Queues[q] != nil)
+		x, _ := it.Settings.String("src-exchange")
+		check("src-uri", "src-exchange", "exchange", x == "" || v.Exchanges[x] != nil || strings.HasPrefix(x, "amq."))
+		dq, _ := it.Settings.String("dest-queue")
+		check("dest-uri", "dest-queue", "queue", v.Queues[dq] != nil)
+		dx, _ := it.Settings.String("dest-exchange")
+		check("dest-uri", "dest-exchange", "exchange", dx == "" || v.Exchanges[dx] != nil || strings.HasPrefix(dx, "amq."))
+	}
+	return out
+}
+
+// MQ404: an upstream set naming an upstream the vhost does not declare.
+func runUpstreamSetUnknown(p *Pass) []Finding {
+	var out []Finding
+	v := p.Vhost
+	for _, name := range v.Items.Names(kind.FederationUpstreamSet) {
+		it := v.Items.Get(kind.FederationUpstreamSet, name)
+		for i, m := range kinds.Members(it) {
+			up, _ := m["upstream"].(string)
+			if up == "" || v.Items.Get(kind.FederationUpstream, up) != nil {
+				continue
+			}
+			out = append(out, itemFinding(it,
+				"federation upstream set %q names upstream %q (member %d), which the vhost's federation_upstreams do not declare: the broker takes the set, and a policy using it makes no link to that upstream. Declare the upstream, or fix the name",
+				name, up, i+1))
+		}
+	}
+	return out
+}
