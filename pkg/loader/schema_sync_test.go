@@ -62,6 +62,7 @@ func TestSchemaFieldsMatchLoader(t *testing.T) {
 		{def("vhostBinding"), bindingFields},
 		{def("policy"), policyFields},
 		{def("user"), userFields},
+		{[]string{"$defs", "user", "properties", "access", "additionalProperties"}, accessFields},
 	}
 	for _, tt := range tests {
 		want := slices.Sorted(slices.Values(tt.loader))

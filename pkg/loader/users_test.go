@@ -1,0 +1,211 @@
+package loader
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// accessFile is a file with vhost "orders" (body, unindented, inside it)
+// and user "svc" whose access on orders is access.
+func accessFile(access, body string) string {
+	var sb strings.Builder
+	sb.WriteString("version: 1\nusers:\n  svc:\n    password: ${PW}\n    access:\n      orders: " + access + "\nvhosts:\n  orders:\n")
+	for line := range strings.SplitSeq(strings.TrimRight(body, "\n"), "\n") {
+		sb.WriteString("    " + line + "\n")
+	}
+	return sb.String()
+}
+
+const accessVhost = `exchanges:
+  orders: { type: topic }
+  orders.dlx: { type: topic }
+  orders.ae: { type: fanout }
+  orders.fan: { type: fanout, alternate_exchange: orders.ae }
+  audit+log(1): { type: fanout }
+queues:
+  orders.audit:
+    bindings: [{ exchange: orders, routing_key: "order.*" }]
+    dead_letter: { exchange: orders.dlx, queue: orders.audit.dlq }
+  orders.shipping:
+    bindings: [{ exchange: orders, routing_key: order.paid }, { exchange: orders.fan }]
+  plain: {}
+bindings:
+  - { source: orders, destination: orders.fan, destination_type: exchange, routing_key: "#" }
+`
+
+// TestAccessExpansion: each form of access becomes the permission a user
+// reads in validate --expanded: exact, escaped, anchored regexps covering
+// what the operations need.
+func TestAccessExpansion(t *testing.T) {
+	tests := []struct {
+		name   string
+		access string
+		want   topology.Args
+	}{
+		{"nothing: vhost access only", "{}", topology.Args{"configure": "^$", "write": "^$", "read": "^$"}},
+		{"null: vhost access only", "null", topology.Args{"configure": "^$", "write": "^$", "read": "^$"}},
+		{"consume one queue: read on it, nothing on its exchanges", "{ consume: [orders.audit] }",
+			topology.Args{"configure": "^$", "write": "^$", "read": `^orders\.audit$`}},
+		{"consume several: one alternation, sorted", "{ consume: [plain, orders.shipping, orders.audit, plain] }",
+			topology.Args{"configure": "^$", "write": "^$", "read": `^(?:orders\.audit|orders\.shipping|plain)$`}},
+		{"one name without a list", "{ consume: plain, publish: orders }",
+			topology.Args{"configure": "^$", "write": "^orders$", "read": "^plain$"}},
+		{"publish: write on the exchange only", "{ publish: [orders] }",
+			topology.Args{"configure": "^$", "write": "^orders$", "read": "^$"}},
+		{"publish to the default exchange: write on amq.default", `{ publish: [""] }`,
+			topology.Args{"configure": "^$", "write": `^amq\.default$`, "read": "^$"}},
+		{"names escaped", `{ publish: ["audit+log(1)"] }`,
+			topology.Args{"configure": "^$", "write": `^audit\+log\(1\)$`, "read": "^$"}},
+		{"declare a queue without bindings or DLX: configure only", "{ declare: [plain] }",
+			topology.Args{"configure": "^plain$", "write": "^$", "read": "^$"}},
+		{"declare a queue with bindings: write on it, read on each source", "{ declare: [orders.shipping] }",
+			topology.Args{"configure": `^orders\.shipping$`, "write": `^orders\.shipping$`, "read": `^(?:orders|orders\.fan)$`}},
+		{"declare a queue with a DLX argument: read on it and write on the DLX", "{ declare: [orders.audit] }",
+			topology.Args{"configure": `^orders\.audit$`, "write": `^(?:orders\.audit|orders\.dlx)$`, "read": `^(?:orders|orders\.audit)$`}},
+		{"declare an exchange with an AE and a binding to it", "{ declare: [orders.fan] }",
+			topology.Args{"configure": `^orders\.fan$`, "write": `^(?:orders\.ae|orders\.fan)$`, "read": `^(?:orders|orders\.fan)$`}},
+		{"declare a name the file does not declare: configure only", "{ declare: [elsewhere] }",
+			topology.Args{"configure": "^elsewhere$", "write": "^$", "read": "^$"}},
+		{"all three", "{ consume: [orders.audit], publish: [orders], declare: [orders.audit] }",
+			topology.Args{"configure": `^orders\.audit$`, "write": `^(?:orders|orders\.audit|orders\.dlx)$`, "read": `^(?:orders|orders\.audit)$`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			top := mustLoad(t, accessFile(tt.access, accessVhost), "PW", "s3cret")
+			it := top.Vhosts["orders"].Items.Get(kind.Permission, "svc")
+			if it == nil {
+				t.Fatalf("no permission for svc in orders: %v", top.Vhosts["orders"].Items)
+			}
+			if diff := cmp.Diff(tt.want, it.Settings); diff != "" {
+				t.Errorf("permission (-want +got):\n%s", diff)
+			}
+			if a := AccessOf(it); a == nil || a.User != "svc" || a.Vhost != "orders" || a.Pos.Line != 6 {
+				t.Errorf("AccessOf = %+v, want the access of svc on orders at line 6", a)
+			}
+		})
+	}
+}
+
+// TestExactRegexp: the regexps match exactly the names, as RabbitMQ's
+// PCRE and Go's RE2 read them alike (no construct beyond ^ $ (?:|) and
+// escapes).
+func TestExactRegexp(t *testing.T) {
+	tests := []struct {
+		names    []string
+		want     string
+		match    []string
+		nonmatch []string
+	}{
+		{nil, "^$", []string{""}, []string{"a", "orders"}},
+		{[]string{"orders"}, "^orders$", []string{"orders"}, []string{"orders.audit", "xorders", "order", ""}},
+		{[]string{"orders.audit"}, `^orders\.audit$`, []string{"orders.audit"}, []string{"ordersXaudit", "orders.audit.dlq"}},
+		{[]string{"b", "a", "b"}, "^(?:a|b)$", []string{"a", "b"}, []string{"ab", "a|b", ""}},
+		{[]string{"a.*", "q[1]", "x|y", "$^"}, `^(?:\$\^|a\.\*|q\[1\]|x\|y)$`, []string{"a.*", "q[1]", "x|y", "$^"}, []string{"abc", "q1", "x", "y"}},
+	}
+	for _, tt := range tests {
+		got := ExactRegexp(tt.names)
+		if got != tt.want {
+			t.Errorf("ExactRegexp(%q) = %s, want %s", tt.names, got, tt.want)
+			continue
+		}
+		re := regexp.MustCompile(got)
+		for _, s := range tt.match {
+			if !re.MatchString(s) {
+				t.Errorf("%s does not match %q", got, s)
+			}
+		}
+		for _, s := range tt.nonmatch {
+			if re.MatchString(s) {
+				t.Errorf("%s matches %q", got, s)
+			}
+		}
+	}
+}
+
+// TestAccessErrors: every mistake in access names file:line:col, what is
+// wrong and how to fix it.
+func TestAccessErrors(t *testing.T) {
+	both := "version: 1\nusers:\n  svc:\n    password: ${PW}\n    permissions:\n      orders: { read: \"^a$\" }\n    access:\n      orders: { consume: [a] }\nvhosts:\n  orders: {}\n"
+	tests := []struct {
+		name string
+		src  string
+		want string
+	}{
+		{"access and permissions for one vhost", both,
+			`t.yaml:8:7: user "svc": access: vhost "orders" has both access and permissions (at t.yaml:6:7) (keep one for vhost "orders": access (mqctl writes exact regexps) or permissions (your own regexps))`},
+		{"undeclared vhost",
+			"version: 1\nusers:\n  svc:\n    password: ${PW}\n    access:\n      billing: { consume: [a] }\nvhosts:\n  orders: {}\n",
+			`t.yaml:6:7: user "svc": access: vhost "billing" is not declared in the file (declare vhost "billing" under vhosts, or remove its access)`},
+		{"access not a mapping",
+			"version: 1\nusers:\n  svc:\n    password: ${PW}\n    access: [orders]\nvhosts:\n  orders: {}\n",
+			`t.yaml:5:13: user "svc": access: expected a mapping of vhosts, got a list (write access as a mapping from vhost to {consume: [queues], publish: [exchanges], declare: [names]})`},
+		{"unknown operation", accessFile("{ consumes: [a] }", "{}"),
+			`t.yaml:6:17: user "svc": access.orders: unknown field "consumes" (did you mean "consume"?)`},
+		{"operation not a list", accessFile("{ consume: { a: 1 } }", "{}"),
+			`t.yaml:6:26: user "svc": access.orders: consume: expected a list of names, got a mapping (write consume as a list of queue names, e.g. consume: [orders.audit])`},
+		{"name not a string", accessFile("{ publish: [[x]] }", "{}"),
+			`t.yaml:6:27: user "svc": access.orders: publish[0]: expected a string, got a list`},
+		{"empty queue name", accessFile(`{ consume: [""] }`, "{}"),
+			`t.yaml:6:27: user "svc": access.orders: consume[0]: must not be empty (name the queue, e.g. consume: [orders.audit])`},
+		{"empty declared name", accessFile(`{ declare: [""] }`, "{}"),
+			`t.yaml:6:27: user "svc": access.orders: declare[0]: must not be empty (name the queue or exchange: access grants exact names, so a server-named queue (amq.gen-…) needs permissions instead)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadBytes("t.yaml", []byte(tt.src), Options{LookupEnv: envOf("PW", "s3cret")})
+			if err == nil {
+				t.Fatalf("loaded; want %s", tt.want)
+			}
+			if got := errorLines(err); got != tt.want {
+				t.Errorf("errors:\n%s\nwant:\n%s", got, tt.want)
+			}
+			if strings.Contains(errorLines(err), "s3cret") {
+				t.Errorf("the error shows the password")
+			}
+		})
+	}
+}
+
+// TestAccessBesidePermissions: access on one vhost and permissions on
+// another are both kept; only the sugar's item has an Access.
+func TestAccessBesidePermissions(t *testing.T) {
+	src := `version: 1
+users:
+  svc:
+    password: ${PW}
+    permissions:
+      billing: { configure: "^$", write: "^bills$", read: "^$" } # mqctl:ignore MQ802
+    access:
+      orders: { consume: [orders.audit] }
+vhosts:
+  orders:
+    queues: { orders.audit: {} }
+  billing:
+    exchanges: { bills: { type: fanout } }
+`
+	top := mustLoad(t, src, "PW", "s3cret")
+	hand := top.Vhosts["billing"].Items.Get(kind.Permission, "svc")
+	sugar := top.Vhosts["orders"].Items.Get(kind.Permission, "svc")
+	if hand == nil || sugar == nil {
+		t.Fatalf("permissions: billing %v, orders %v", hand, sugar)
+	}
+	if hand.Settings["write"] != "^bills$" || sugar.Settings["read"] != `^orders\.audit$` {
+		t.Errorf("billing %v, orders %v", hand.Settings, sugar.Settings)
+	}
+	if AccessOf(hand) != nil {
+		t.Errorf("AccessOf(explicit permission) = %+v, want nil", AccessOf(hand))
+	}
+	a := AccessOf(sugar)
+	if a == nil || len(a.Consume) != 1 || a.Consume[0].Name != "orders.audit" || a.Consume[0].Pos.String() != "t.yaml:8:27" {
+		t.Errorf("AccessOf(sugar) = %+v", a)
+	}
+	if !hand.Ignores("MQ802") {
+		t.Errorf("the ignore comment on billing's permission is lost: %v", hand.Ignore)
+	}
+}
