@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -83,6 +84,19 @@ type ApplyResult struct {
 	Result *apply.Result
 }
 
+// touchesBroker reports whether in may change the broker's own objects.
+func touchesBroker(in ApplyInput) bool {
+	if in.Desired != nil {
+		return in.Desired.Declares(kind.User)
+	}
+	for _, c := range in.Saved.Changes {
+		if c.Vhost == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Apply makes the broker match in, under the apply lock of every vhost it
 // changes, released before it returns: it takes the locks of the vhosts
 // that exist (a vhost it creates, right after creating it), plans (or
@@ -117,7 +131,16 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err != nil {
 		return nil, err
 	}
-	for _, vh := range scope {
+	lockVhosts := slices.Clone(scope)
+	if touchesBroker(in) && !slices.Contains(lockVhosts, "/") {
+		// The broker's own objects (users) and their record (one global
+		// parameter, replaced whole) have no vhost: two applies that write
+		// them take the default vhost's lock, so that neither loses the
+		// other's record.
+		lockVhosts = append(lockVhosts, "/")
+		slices.Sort(lockVhosts) // one order for every apply: no deadlock
+	}
+	for _, vh := range lockVhosts {
 		if slices.Contains(existing, vh) {
 			if err := locks.acquire(ctx, vh); err != nil {
 				return nil, err
