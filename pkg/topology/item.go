@@ -117,13 +117,22 @@ func maskURI(s string) string {
 	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@:") {
 		return Mask
 	}
-	auth, host, hasAuth := strings.Cut(rest, "@")
-	if !hasAuth || strings.Contains(auth, "/") {
+	// The last @ ends the credentials: a password written with a raw @
+	// (it should be %40) is masked whole rather than cut short.
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
 		return s // no credentials
 	}
+	auth, host := rest[:at], rest[at+1:]
 	user, _, hasPass := strings.Cut(auth, ":")
 	if !hasPass {
-		return s
+		if strings.ContainsAny(auth, "/?#") {
+			return s // an @ in the path or query, and no credentials before it
+		}
+		return s // a user name alone is no secret
+	}
+	if strings.ContainsAny(user, "/?#") {
+		return s // the : and @ are in the path or query
 	}
 	return scheme + "://" + user + ":" + Mask + "@" + host
 }

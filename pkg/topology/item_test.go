@@ -18,7 +18,10 @@ func TestMaskSecret(t *testing.T) {
 		{"amqp:///orders", "amqp:///orders"},     // local: no credential
 		{"amqp://guest@h/v", "amqp://guest@h/v"}, // a user without a password
 		{"amqp://h/v?auth_mechanism=external", "amqp://h/v?auth_mechanism=external"},
-		{"hunter2", Mask}, // a password
+		{"amqp://u:p@ss@h/v", "amqp://u:***@h/v"}, // a raw @ in the password
+		{"amqp://u:p/a@h/v", "amqp://u:***@h/v"},  // a raw / in the password
+		{"amqp://h/v?x=a@b", "amqp://h/v?x=a@b"},  // an @ in the query
+		{"hunter2", Mask},                         // a password
 		{"", Mask},
 		{[]any{"amqp://a:b@h1", "amqp:///x"}, []any{"amqp://a:***@h1", "amqp:///x"}},
 		{int64(3), Mask},
