@@ -1,0 +1,525 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// The rules about users' access (SPEC §9): access sugar naming an object
+// the file does not declare (MQ801) and permission regexps that match more
+// than they name (MQ802).
+
+// accessAnalyzers are the catalogue entries of this file.
+func accessAnalyzers() []*Analyzer {
+	return []*Analyzer{
+		{ID: "MQ801", Name: "access-undeclared-object", Severity: Warning,
+			Summary: "a user's access names a queue or exchange the vhost does not declare (amq.* exchanges and the default exchange count as declared)", Run: runAccessUndeclared},
+		{ID: "MQ802", Name: "permission-unanchored", Severity: Warning,
+			Summary: "a permission or topic permission regexp that is not anchored (^…$) or matches every name: it grants more than it names", Run: runPermissionUnanchored},
+	}
+}
+
+func permissionFinding(it *topology.Item, pos topology.Pos, format string, args ...any) Finding {
+	return Finding{Object: Object{string(it.Kind), it.Name}, Pos: pos, objMeta: it.Meta, Message: fmt.Sprintf(format, args...)}
+}
+
+// MQ801: access naming an object the vhost does not declare.
+func runAccessUndeclared(p *Pass) []Finding {
+	v := p.Vhost
+	var out []Finding
+	for _, user := range v.Items.Names(kind.Permission) {
+		it := v.Items.Get(kind.Permission, user)
+		a := loader.AccessOf(it)
+		if a == nil {
+			continue
+		}
+		for _, n := range a.Consume {
+			if _, ok := v.Queues[n.Name]; ok {
+				continue
+			}
+			fix := fmt.Sprintf("Declare queue %q in vhost %q, or correct the name%s", n.Name, v.Name, closestHint(n.Name, p.queueNamesOf()))
+			if _, isX := v.Exchanges[n.Name]; isX || p.exchangeDeclared(n.Name) {
+				fix = fmt.Sprintf("%q is an exchange: consume names queues, so list the queue%s the user reads from", n.Name, boundQueuesHint(v, n.Name))
+			}
+			out = append(out, permissionFinding(it, n.Pos,
+				"user %q consumes queue %q, which vhost %q does not declare: it is granted read on a queue nothing here creates, so its consumer fails with NOT_FOUND unless something else declares the queue (unmanaged), and if the name is misspelt the real queue stays unreadable (ACCESS_REFUSED). %s",
+				user, n.Name, v.Name, fix))
+		}
+		for _, n := range a.Publish {
+			if p.exchangeDeclared(n.Name) {
+				continue
+			}
+			fix := fmt.Sprintf("Declare exchange %q in vhost %q, or correct the name%s", n.Name, v.Name, closestHint(n.Name, p.exchangeNamesOf()))
+			if _, isQ := v.Queues[n.Name]; isQ {
+				fix = fmt.Sprintf("%q is a queue: messages are published to exchanges; to send straight to the queue, publish to the default exchange (publish: [\"\"]) with routing key %q, or publish to an exchange bound to it", n.Name, n.Name)
+			}
+			out = append(out, permissionFinding(it, n.Pos,
+				"user %q publishes to exchange %q, which vhost %q does not declare: its publishes fail with NOT_FOUND and close the channel. %s",
+				user, n.Name, v.Name, fix))
+		}
+		for _, n := range a.Declare {
+			_, isQ := v.Queues[n.Name]
+			if isQ || p.exchangeDeclared(n.Name) {
+				continue
+			}
+			out = append(out, permissionFinding(it, n.Pos,
+				"user %q may declare %q (configure), but vhost %q declares no queue or exchange of that name: what the user creates there is not managed by the file (no plan shows it, no dead-letter or binding of the file reaches it). Declare it in the file, or correct the name%s",
+				user, n.Name, v.Name, closestHint(n.Name, append(p.queueNamesOf(), p.exchangeNamesOf()...))))
+		}
+	}
+	return out
+}
+
+func (p *Pass) queueNamesOf() []string {
+	out := make([]string, 0, len(p.Vhost.Queues))
+	for n := range p.Vhost.Queues {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (p *Pass) exchangeNamesOf() []string {
+	out := make([]string, 0, len(p.Vhost.Exchanges))
+	for n := range p.Vhost.Exchanges {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// boundQueuesHint names the queues bound to exchange x: " (orders.audit or
+// orders.shipping, bound to it)".
+func boundQueuesHint(v *topology.Vhost, x string) string {
+	seen := map[string]bool{}
+	var qs []string
+	for _, b := range v.Bindings {
+		if b.Source == x && b.DestinationType == topology.DestQueue && !seen[b.Destination] {
+			seen[b.Destination] = true
+			qs = append(qs, b.Destination)
+		}
+	}
+	if len(qs) == 0 {
+		return ""
+	}
+	sort.Strings(qs)
+	return fmt.Sprintf(" (%s, bound to it)", strings.Join(quoteAll(qs), " or "))
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// closestHint suggests the declared name nearest to name (at most two
+// edits away): ` (did you mean "orders.audit"?)`.
+func closestHint(name string, declared []string) string {
+	best, bestD := "", 3
+	for _, d := range declared {
+		if dist := editDistance(name, d); dist < bestD {
+			best, bestD = d, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}
+
+// permissionOps says what each permission lets a user do, for messages.
+var permissionOps = map[string]string{
+	"configure": "declare and delete",
+	"write":     "publish to (exchanges) and bind to (queues)",
+	"read":      "consume from and purge (queues) and bind from (exchanges)",
+}
+
+// accessOp is the access list that writes each permission.
+var accessOp = map[string]string{"configure": "declare", "write": "publish", "read": "consume"}
+
+// MQ802: a permission regexp that matches more than it names.
+func runPermissionUnanchored(p *Pass) []Finding {
+	v := p.Vhost
+	var out []Finding
+	for _, user := range v.Items.Names(kind.Permission) {
+		it := v.Items.Get(kind.Permission, user)
+		if loader.AccessOf(it) != nil {
+			continue // mqctl wrote exact regexps
+		}
+		for _, field := range []string{"configure", "write", "read"} {
+			re, _ := it.Settings.String(field)
+			s, ok := shapeOf(re)
+			if !ok {
+				continue
+			}
+			what := fmt.Sprintf("%s regexp %q of user %q", field, re, user)
+			switch {
+			case s.all:
+				out = append(out, permissionFinding(it, it.Pos,
+					"%s matches every name: it lets the user %s every queue and exchange of vhost %q, including those created later. %s",
+					what, permissionOps[field], v.Name, accessAdvice(p, user, field)))
+			case !s.anchored():
+				out = append(out, permissionFinding(it, it.Pos,
+					"%s %s, so it also matches %s. %s",
+					what, s.where("name"), s.alsoMatches(p.declaredNames(), "names"), s.fix("name")))
+			}
+		}
+	}
+	for _, user := range v.Items.Names(kind.TopicPermission) {
+		it := v.Items.Get(kind.TopicPermission, user)
+		exchanges := make([]string, 0, len(it.Settings))
+		for x := range it.Settings {
+			exchanges = append(exchanges, x)
+		}
+		sort.Strings(exchanges)
+		for _, x := range exchanges {
+			m, _ := it.Settings[x].(map[string]any)
+			for _, field := range []string{"write", "read"} {
+				re, _ := m[field].(string)
+				s, ok := shapeOf(re)
+				if !ok {
+					continue
+				}
+				what := fmt.Sprintf("topic permission %s regexp %q of user %q on exchange %q", field, re, user, x)
+				switch {
+				case s.all:
+					out = append(out, permissionFinding(it, it.Pos,
+						"%s matches every routing key: it restricts nothing (a user without topic permissions may already use every key). Name the keys it may %s, e.g. %s, or remove the entry",
+						what, map[string]string{"write": "publish with", "read": "bind with"}[field], topicExample(v, x)))
+				case !s.anchored():
+					out = append(out, permissionFinding(it, it.Pos,
+						"%s %s, so it also matches %s. %s",
+						what, s.where("routing key"), s.alsoMatches(nil, "routing keys"), s.fix("routing key")))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// declaredNames are the queue and exchange names of the vhost, labelled.
+func (p *Pass) declaredNames() []labelled {
+	var out []labelled
+	for _, n := range p.queueNamesOf() {
+		out = append(out, labelled{"queue", n})
+	}
+	for _, n := range p.exchangeNamesOf() {
+		out = append(out, labelled{"exchange", n})
+	}
+	return out
+}
+
+type labelled struct{ kind, name string }
+
+// accessAdvice is how access sugar would grant field narrowly to user.
+func accessAdvice(p *Pass, user, field string) string {
+	var names []string
+	noun, nouns, verb := "queue", "queues", "consumes"
+	switch field {
+	case "write":
+		names, noun, nouns, verb = p.exchangeNamesOf(), "exchange", "exchanges", "publishes to"
+	case "configure":
+		names, noun, nouns, verb = append(p.queueNamesOf(), p.exchangeNamesOf()...), "queue or exchange", "queues and exchanges", "declares"
+	default:
+		names = p.queueNamesOf()
+	}
+	vn := p.Vhost.Name
+	if len(names) == 0 {
+		return fmt.Sprintf("The file declares no %s in vhost %q: grant \"^$\" if the user needs none, or list exact names", noun, vn)
+	}
+	shown := names
+	more := ""
+	if len(shown) > 5 {
+		shown, more = shown[:5], ", …"
+	}
+	op := accessOp[field]
+	return fmt.Sprintf("If %s only %s some of the vhost's %s (%s%s), replace its permissions on vhost %q with access: { %q: { %s: [the ones it uses] } }: mqctl then writes exact regexps (for all of them, %s: %s)",
+		user, verb, nouns, strings.Join(shown, ", "), more, vn, vn, op, field, accessRegexpFor(p, field, names))
+}
+
+// accessRegexpFor is the regexp access writes for field when its list is
+// names (with what the operations need besides, for declare).
+func accessRegexpFor(p *Pass, field string, names []string) string {
+	var g loader.AccessGrant
+	switch field {
+	case "read":
+		g = loader.ExpandAccess(p.Vhost, names, nil, nil)
+		return loader.ExactRegexp(g.Read)
+	case "write":
+		g = loader.ExpandAccess(p.Vhost, nil, names, nil)
+		return loader.ExactRegexp(g.Write)
+	}
+	g = loader.ExpandAccess(p.Vhost, nil, nil, names)
+	return loader.ExactRegexp(g.Configure)
+}
+
+// topicExample is a narrow topic regexp to suggest for exchange x: the
+// file's binding keys on it when they have no wildcard, else an example.
+func topicExample(v *topology.Vhost, x string) string {
+	var keys []string
+	for _, b := range v.Bindings {
+		if b.Source == x && b.RoutingKey != "" && !strings.ContainsAny(b.RoutingKey, "*#") {
+			keys = append(keys, b.RoutingKey)
+		}
+	}
+	if len(keys) > 0 && len(keys) <= 5 {
+		return loader.ExactRegexp(keys)
+	}
+	return `^order\.(?:created|paid)$`
+}
+
+// regexpShape is what a permission regexp matches, as far as lint judges.
+type regexpShape struct {
+	re         *regexp.Regexp
+	all        bool // matches every name
+	start, end bool // anchored at the start, at the end
+	// literal is the name the regexp spells without its anchors, an
+	// unescaped . read as a dot; isLiteral when it spells one.
+	literal   string
+	isLiteral bool
+	bareDot   bool // the literal has an unescaped .
+	// core is the regexp without its anchors; splitAnchors when anchors
+	// bound single alternatives (^a|b$).
+	core         string
+	splitAnchors bool
+	// literals are the names an alternation of plain names spells.
+	literals []string
+}
+
+func (s regexpShape) anchored() bool { return s.start && s.end }
+
+// shapeOf judges re; false when there is nothing to say (empty, "^$", or
+// a regexp Go cannot read, which lint leaves to the broker).
+func shapeOf(re string) (regexpShape, bool) {
+	if re == "" || re == "^$" {
+		return regexpShape{}, false // RabbitMQ reads "" as ^$: nothing
+	}
+	compiled, err := regexp.Compile(re)
+	if err != nil {
+		return regexpShape{}, false
+	}
+	parsed, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return regexpShape{}, false
+	}
+	s := regexpShape{re: compiled}
+	s.all = compiled.MatchString("mqctl.lint-probe_7") && compiled.MatchString("z")
+	s.core = textCore(re)
+	if parsed.Op == syntax.OpAlternate {
+		// ^a|b$ is (^a)|(b$): each anchor binds to one alternative only.
+		lits := []string{}
+		for _, alt := range parsed.Sub {
+			bare := stripAnchors(alt)
+			s.splitAnchors = s.splitAnchors || bare != alt
+			if l, ok, dot := literalOf(bare); ok && l != "" && lits != nil {
+				lits = append(lits, l)
+				s.bareDot = s.bareDot || dot
+			} else {
+				lits = nil
+			}
+		}
+		s.literals = lits
+		return s, true
+	}
+	subs := []*syntax.Regexp{parsed}
+	if parsed.Op == syntax.OpConcat {
+		subs = parsed.Sub
+	}
+	if len(subs) > 0 && subs[0].Op == syntax.OpBeginText {
+		s.start, subs = true, subs[1:]
+	}
+	if len(subs) > 0 && subs[len(subs)-1].Op == syntax.OpEndText {
+		s.end, subs = true, subs[:len(subs)-1]
+	}
+	var core *syntax.Regexp
+	switch len(subs) {
+	case 0:
+		core = &syntax.Regexp{Op: syntax.OpEmptyMatch}
+	case 1:
+		core = subs[0]
+	default:
+		core = &syntax.Regexp{Op: syntax.OpConcat, Sub: subs, Flags: parsed.Flags}
+	}
+	s.literal, s.isLiteral, s.bareDot = literalOf(core)
+	if s.isLiteral && s.literal == "" {
+		s.isLiteral = false
+	}
+	return s, true
+}
+
+// textCore is re without a leading ^ and a trailing unescaped $.
+func textCore(re string) string {
+	core := strings.TrimPrefix(re, "^")
+	if strings.HasSuffix(core, "$") {
+		n := 0 // backslashes before the $
+		for i := len(core) - 2; i >= 0 && core[i] == '\\'; i-- {
+			n++
+		}
+		if n%2 == 0 {
+			core = core[:len(core)-1]
+		}
+	}
+	return core
+}
+
+// stripAnchors is r without a leading ^ and a trailing $.
+func stripAnchors(r *syntax.Regexp) *syntax.Regexp {
+	if r.Op != syntax.OpConcat {
+		if r.Op == syntax.OpBeginText || r.Op == syntax.OpEndText {
+			return &syntax.Regexp{Op: syntax.OpEmptyMatch}
+		}
+		return r
+	}
+	subs := r.Sub
+	if len(subs) > 0 && subs[0].Op == syntax.OpBeginText {
+		subs = subs[1:]
+	}
+	if len(subs) > 0 && subs[len(subs)-1].Op == syntax.OpEndText {
+		subs = subs[:len(subs)-1]
+	}
+	if len(subs) == len(r.Sub) {
+		return r
+	}
+	if len(subs) == 1 {
+		return subs[0]
+	}
+	return &syntax.Regexp{Op: syntax.OpConcat, Sub: subs, Flags: r.Flags}
+}
+
+// literalOf spells r when it is a plain name: literals and bare dots.
+func literalOf(r *syntax.Regexp) (string, bool, bool) {
+	switch r.Op {
+	case syntax.OpLiteral:
+		if r.Flags&syntax.FoldCase != 0 {
+			return "", false, false
+		}
+		return string(r.Rune), true, false
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return ".", true, true
+	case syntax.OpConcat:
+		var sb strings.Builder
+		dot := false
+		for _, sub := range r.Sub {
+			l, ok, d := literalOf(sub)
+			if !ok {
+				return "", false, false
+			}
+			sb.WriteString(l)
+			dot = dot || d
+		}
+		return sb.String(), true, dot
+	}
+	return "", false, false
+}
+
+// alsoMatches describes what s matches beyond the name it spells: the
+// other declared objects it matches, and made-up names it matches too.
+func (s regexpShape) alsoMatches(declared []labelled, nouns string) string {
+	var parts []string
+	seeds := []string{}
+	if s.isLiteral {
+		seeds = append(seeds, s.literal)
+		for _, d := range declared {
+			if d.name != s.literal && s.re.MatchString(d.name) && len(parts) < 4 {
+				parts = append(parts, fmt.Sprintf("%s %q", d.kind, d.name))
+			}
+		}
+		if len(parts) > 0 {
+			parts[len(parts)-1] += " (declared here)"
+		}
+	} else {
+		for _, d := range declared {
+			if s.re.MatchString(d.name) {
+				seeds = append(seeds, d.name)
+			}
+		}
+	}
+	var examples []string
+	for _, seed := range seeds {
+		for _, e := range []string{"old-" + seed, seed + "2", strings.ReplaceAll(seed, ".", "X")} {
+			if e != seed && s.re.MatchString(e) && !slices.Contains(examples, fmt.Sprintf("%q", e)) && len(examples) < 3 {
+				examples = append(examples, fmt.Sprintf("%q", e))
+			}
+		}
+	}
+	if len(examples) > 0 {
+		parts = append(parts, nouns+" such as "+strings.Join(examples, ", "))
+	}
+	if len(parts) == 0 {
+		return "more than it spells"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// where says how RabbitMQ matches s against a name (or routing key).
+func (s regexpShape) where(noun string) string {
+	switch {
+	case s.start && s.isLiteral:
+		return fmt.Sprintf("is anchored at the start only: RabbitMQ matches every %s that starts with %q", noun, s.literal)
+	case s.end && s.isLiteral:
+		return fmt.Sprintf("is anchored at the end only: RabbitMQ matches every %s that ends with %q", noun, s.literal)
+	}
+	return "is not anchored: RabbitMQ matches it anywhere in a " + noun
+}
+
+// fix is the anchored form to write instead.
+func (s regexpShape) fix(noun string) string {
+	if s.isLiteral {
+		dot := ""
+		if s.bareDot {
+			dot = " (escaped: an unescaped . matches any character)"
+		}
+		exact := loader.ExactRegexp([]string{s.literal})
+		q := regexp.QuoteMeta(s.literal)
+		switch {
+		case s.start:
+			return fmt.Sprintf("To grant exactly the %s %q, write %s%s; if every %s starting with it is meant, say so: ^%s.*$", noun, s.literal, exact, dot, noun, q)
+		case s.end:
+			return fmt.Sprintf("To grant exactly the %s %q, write %s%s; if every %s ending with it is meant, say so: ^.*%s$", noun, s.literal, exact, dot, noun, q)
+		}
+		return fmt.Sprintf("To grant exactly the %s %q, write %s%s", noun, s.literal, exact, dot)
+	}
+	split := ""
+	if s.splitAnchors {
+		split = "The ^ and $ bind to the first and last alternatives only. "
+	}
+	if len(s.literals) > 0 {
+		dot := ""
+		if s.bareDot {
+			dot = " (escaped: an unescaped . matches any character)"
+		}
+		return fmt.Sprintf("%sTo grant exactly the %ss %s, write %s%s", split, noun, strings.Join(quoteAll(s.literals), ", "), loader.ExactRegexp(s.literals), dot)
+	}
+	return fmt.Sprintf("%sTo match only whole %ss, anchor the whole regexp: ^(?:%s)$", split, noun, s.core)
+}

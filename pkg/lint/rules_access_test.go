@@ -1,0 +1,174 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/loader"
+)
+
+// fromFile makes a case's topology from a file (vhost "/" and users), so
+// that access sugar goes through the loader as in `mqctl lint`.
+func fromFile(t *testing.T, src string) func(b *builder) {
+	return func(b *builder) {
+		top, err := loader.LoadBytes("topology.yaml", []byte(src), loader.Options{LookupEnv: func(k string) (string, bool) { return "pw", k == "PW" }})
+		if err != nil {
+			t.Fatalf("load: %v\n%s", err, src)
+		}
+		b.t, b.v = top, top.Vhosts["/"]
+	}
+}
+
+// accessUsersFile is a vhost "/" with queues orders.audit and
+// orders.shipping bound to exchange orders, and user svc given users (the
+// inside of svc, unindented).
+func accessUsersFile(user string) string {
+	var sb strings.Builder
+	sb.WriteString("version: 1\nusers:\n  svc:\n    password: ${PW}\n")
+	for line := range strings.SplitSeq(strings.TrimRight(user, "\n"), "\n") {
+		sb.WriteString("    " + line + "\n")
+	}
+	sb.WriteString(`vhosts:
+  /:
+    exchanges:
+      orders: { type: topic }
+    queues:
+      orders.audit:
+        bindings: [{ exchange: orders, routing_key: "order.*" }]
+      orders.shipping:
+        bindings: [{ exchange: orders, routing_key: order.paid }]
+`)
+	return sb.String()
+}
+
+// accessRuleCases are MQ801's and MQ802's cases in TestRules' form (each
+// fires on user "svc" or stays silent).
+func accessRuleCases(t *testing.T) []ruleCase {
+	f := func(user string) func(b *builder) { return fromFile(t, accessUsersFile(user)) }
+	return []ruleCase{
+		// MQ801
+		{name: "access naming declared objects and built-in exchanges", id: "MQ801",
+			build: f(`access: { /: { consume: [orders.audit], publish: [orders, "", amq.topic], declare: [orders.audit, orders] } }`)},
+		{name: "consume a misspelt queue", id: "MQ801",
+			build: f(`access: { /: { consume: [orders.audti] } }`),
+			fire:  []string{"svc"}, contains: []string{`user "svc" consumes queue "orders.audti", which vhost "/" does not declare`, `topology.yaml:5:30`, `(did you mean "orders.audit"?)`}},
+		{name: "consume an exchange", id: "MQ801",
+			build: f(`access: { /: { consume: [orders] } }`),
+			fire:  []string{"svc"}, contains: []string{`"orders" is an exchange: consume names queues, so list the queue ("orders.audit" or "orders.shipping", bound to it)`}},
+		{name: "publish to a queue", id: "MQ801",
+			build: f(`access: { /: { publish: [orders.audit] } }`),
+			fire:  []string{"svc"}, contains: []string{`"orders.audit" is a queue`, `publish: [""]`, `routing key "orders.audit"`}},
+		{name: "publish to an undeclared exchange", id: "MQ801",
+			build: f(`access: { /: { publish: [events] } }`),
+			fire:  []string{"svc"}, contains: []string{`publishes to exchange "events", which vhost "/" does not declare`, "NOT_FOUND", `Declare exchange "events"`}},
+		{name: "declare an undeclared name", id: "MQ801",
+			build: f(`access: { /: { declare: [scratch] } }`),
+			fire:  []string{"svc"}, contains: []string{`may declare "scratch" (configure)`, "not managed by the file"}},
+		{name: "explicit permissions are not access", id: "MQ801",
+			build: f(`permissions: { /: { read: "^nothing\\.here$" } }`)},
+
+		// MQ802
+		{name: "exact and prefix-on-purpose regexps", id: "MQ802",
+			build: f(`permissions: { /: { configure: "^$", write: "^orders$", read: "^orders\\..*$" } }
+topic_permissions: { /: [{ exchange: orders, write: "^order\\..*$", read: "^$" }] }`)},
+		{name: "access sugar is exact", id: "MQ802",
+			build: f(`access: { /: { consume: [orders.audit], publish: [orders] } }`)},
+		{name: "unanchored name", id: "MQ802",
+			build: f(`permissions: { /: { write: orders } }`),
+			fire:  []string{"svc"}, contains: []string{`write regexp "orders" of user "svc" is not anchored`, `queue "orders.audit"`, `"old-orders"`, `To grant exactly the name "orders", write ^orders$`}},
+		{name: "unescaped dot", id: "MQ802",
+			build: f(`permissions: { /: { read: orders.audit } }`),
+			fire:  []string{"svc"}, contains: []string{`"ordersXaudit"`, `write ^orders\.audit$ (escaped: an unescaped . matches any character)`}},
+		{name: "anchored at the start only", id: "MQ802",
+			build: f(`permissions: { /: { read: "^orders" } }`),
+			fire:  []string{"svc"}, contains: []string{`read regexp "^orders" of user "svc" is anchored at the start only: RabbitMQ matches every name that starts with "orders", so it also matches queue "orders.audit", queue "orders.shipping" (declared here)`, `write ^orders$; if every name starting with it is meant, say so: ^orders.*$`}},
+		{name: "anchors bound to alternatives", id: "MQ802",
+			build: f(`permissions: { /: { read: "^orders.audit|orders.shipping$" } }`),
+			fire:  []string{"svc"}, contains: []string{"The ^ and $ bind to the first and last alternatives only", `names such as "orders.audit2"`, `write ^(?:orders\.audit|orders\.shipping)$ (escaped`}},
+		{name: "alternation without anchors, not of plain names", id: "MQ802",
+			build: f(`permissions: { /: { read: "orders\\.(audit|ship+ing)" } }`),
+			fire:  []string{"svc"}, contains: []string{`anchor the whole regexp: ^(?:orders\.(audit|ship+ing))$`}},
+		{name: "everything", id: "MQ802",
+			build: f(`permissions: { /: { configure: ".*", write: ".*", read: ".*" } }`),
+			fire:  []string{"svc"}, contains: []string{
+				`read regexp ".*" of user "svc" matches every name`, "including those created later",
+				`replace its permissions on vhost "/" with access: { "/": { consume: [the ones it uses] } }`, `read: ^(?:orders\.audit|orders\.shipping)$`,
+				`publish: [the ones it uses]`, `write: ^orders$`,
+				`declare: [the ones it uses]`}},
+		{name: "anchored everything", id: "MQ802",
+			build: f(`permissions: { /: { read: "^.*$" } }`),
+			fire:  []string{"svc"}, contains: []string{`read regexp "^.*$" of user "svc" matches every name`}},
+		{name: "topic permission for every key", id: "MQ802",
+			build: f(`topic_permissions: { /: [{ exchange: orders, write: "^order\\..*$", read: ".*" }] }`),
+			fire:  []string{"svc"}, contains: []string{`topic permission read regexp ".*" of user "svc" on exchange "orders" matches every routing key: it restricts nothing`, `^order\.paid$`}},
+		{name: "topic permission prefix without $", id: "MQ802",
+			build: f(`topic_permissions: { /: [{ exchange: orders, write: "^order\\." }] }`),
+			fire:  []string{"svc"}, contains: []string{`starts with "order."`, `routing keys such as "order.2"`, `if every routing key starting with it is meant, say so: ^order\..*$`}},
+		{name: "ignored on the permission", id: "MQ802",
+			build: f("permissions:\n  /: { read: \".*\" } # mqctl:ignore MQ802")},
+	}
+}
+
+// TestAccessRules runs accessRuleCases as TestRules runs the catalogue's,
+// with MQ801 and MQ802 added to it.
+func TestAccessRules(t *testing.T) {
+	reg, err := NewRegistry(append(builtinAnalyzers(), accessAnalyzers()...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string][2]bool{}
+	for _, tc := range accessRuleCases(t) {
+		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
+			b := newBuilder()
+			tc.build(b)
+			all, err := reg.Run(b.t, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := only(all, tc.id)
+			if len(tc.fire) == 0 && len(fs) > 0 {
+				t.Fatalf("want no %s findings, got %s", tc.id, describe(fs))
+			}
+			var msgs []string
+			for _, f := range fs {
+				if f.Object.Name != "svc" || f.Pos.IsZero() || f.Vhost != "/" || f.Severity != Warning {
+					t.Errorf("finding %+v: want a warning about svc at its position", f)
+				}
+				msgs = append(msgs, f.Location()+": "+f.Message)
+			}
+			if len(tc.fire) > 0 && len(fs) == 0 {
+				t.Fatalf("no %s finding", tc.id)
+			}
+			joined := strings.Join(msgs, "\n")
+			t.Log(joined)
+			for _, s := range tc.contains {
+				if !strings.Contains(joined, s) {
+					t.Errorf("messages lack %q:\n%s", s, joined)
+				}
+			}
+		})
+		s := seen[tc.id]
+		if len(tc.fire) > 0 {
+			s[0] = true
+		} else {
+			s[1] = true
+		}
+		seen[tc.id] = s
+	}
+	for _, a := range accessAnalyzers() {
+		if s := seen[a.ID]; !s[0] || !s[1] {
+			t.Errorf("rule %s needs a case that fires and one that stays silent", a.ID)
+		}
+	}
+}
+
+// TestUnanchoredOnePerRegexp: each regexp that matches too much is one
+// finding, naming its field.
+func TestUnanchoredOnePerRegexp(t *testing.T) {
+	b := newBuilder()
+	fromFile(t, accessUsersFile(`permissions: { /: { configure: "^$", write: orders, read: ".*" } }`))(b)
+	fs := runPermissionUnanchored(&Pass{Vhost: b.v, facts: newFacts(b.v, newSimulator(b.v, Options{}.Version.OrDefault()))})
+	if len(fs) != 2 || !strings.HasPrefix(fs[0].Message, "write regexp") || !strings.HasPrefix(fs[1].Message, "read regexp") {
+		t.Fatalf("want one finding for write and one for read, got %s", describe(fs))
+	}
+}
