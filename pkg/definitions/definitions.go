@@ -3,8 +3,12 @@
 // (one vhost) return, RabbitMQ 3.6 to 4.x — into a topology.Topology.
 //
 // Queues, exchanges, bindings, policies, operator policies and vhost metadata
-// become topology objects. Users, permissions, runtime and global parameters
-// (shovels, federation) and limits are read past and counted in a Report.
+// become topology objects; users, their limits, permissions, topic
+// permissions, vhost limits, shovels, federation upstreams and upstream sets
+// become the items (topology.Item) the engine's live read makes of the same
+// broker state (access.go). What mqctl does not manage (global parameters,
+// runtime parameters of other components, vhost tags) is read past and
+// counted in a Report.
 // Files that RabbitMQ itself refuses to import are rejected with an error
 // naming the file, the object and the problem.
 package definitions
@@ -90,8 +94,8 @@ type reader struct {
 
 	// declared positions, for duplicate warnings.
 	declared map[string]topology.Pos
-	// vhosts that have limits (counted once each).
-	limited map[string]bool
+	// users, limits and the other items, as they are read (access.go).
+	acc accessState
 }
 
 func (r *reader) errorAt(pos topology.Pos, format string, args ...any) {
@@ -232,7 +236,7 @@ func jsonKind(v any) string {
 
 func (r *reader) read(top map[string]any, opts ReadOptions) {
 	r.declared = map[string]topology.Pos{}
-	r.limited = map[string]bool{}
+	r.acc = accessState{users: map[string]bool{}, limits: map[string]topology.Args{}, limitsPos: map[string]topology.Pos{}, seen: map[string]topology.Pos{}}
 	format, _ := top["rabbitmq_definition_format"].(string)
 	r.defaultVhost = opts.DefaultVhost
 	if format == "single_virtual_host" {
@@ -249,16 +253,17 @@ func (r *reader) read(top map[string]any, opts ReadOptions) {
 	r.readVhosts(top)
 	r.readTopLevelVhostMetadata(top, topPos)
 	r.readUsers(top)
-	r.countSkipped(top, "permissions", SkipPermissions)
-	r.countSkipped(top, "topic_permissions", SkipTopicPermissions)
-	r.countSkipped(top, "global_parameters", SkipGlobalParameters)
+	r.readPermissions(top)
+	r.readTopicPermissions(top)
+	r.readGlobalParameters(top)
 	r.readParameters(top)
 	r.readExchanges(top)
 	r.readQueues(top)
 	r.readBindings(top)
 	r.readPolicies(top, "policies", false)
 	r.readPolicies(top, "operator_policies", true)
-	r.rep.skip(SkipVhostLimits, len(r.limited))
+	r.putVhostLimits()
+	r.warnUnlistedUsers()
 
 	if r.missingVhost != nil {
 		more := ""
@@ -342,12 +347,6 @@ func (r *reader) list(top map[string]any, key, kind string) []*object {
 		out = append(out, o)
 	}
 	return out
-}
-
-func (r *reader) countSkipped(top map[string]any, key, category string) {
-	for range r.list(top, key, strings.TrimSuffix(key, "s")) {
-		r.rep.skip(category, 1)
-	}
 }
 
 // str reads a string field. present is false when the field is absent or
@@ -529,8 +528,8 @@ func (r *reader) readVhostMetadata(o *object, v *topology.Vhost) {
 		tags = countTags(meta["tags"])
 	}
 	r.rep.skip(SkipVhostTags, tags)
-	if hasEntries(o.m["limits"]) {
-		r.limited[v.Name] = true
+	if l, ok := o.limits("limits", "vhost", vhostLimitKeys); ok {
+		r.addVhostLimits(v.Name, l, o.pos, false)
 	}
 }
 
@@ -548,16 +547,6 @@ func countTags(v any) int {
 		return n
 	}
 	return 0
-}
-
-func hasEntries(v any) bool {
-	switch x := v.(type) {
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return false
 }
 
 func (r *reader) readVhosts(top map[string]any) {
@@ -600,41 +589,6 @@ func (r *reader) readTopLevelVhostMetadata(top map[string]any, pos topology.Pos)
 	r.readVhostMetadata(o, r.t.Vhost(r.defaultVhost))
 }
 
-func (r *reader) readUsers(top map[string]any) {
-	for _, o := range r.list(top, "users", "user") {
-		r.rep.skip(SkipUsers, 1)
-		if n, ok := o.str("name"); ok {
-			o.what = fmt.Sprintf("user %q", n)
-		}
-		v, ok := o.m["limits"]
-		if !ok || v == nil {
-			continue
-		}
-		limits, isMap := v.(map[string]any)
-		if !isMap {
-			if arr, isArr := v.([]any); isArr && len(arr) == 0 {
-				continue
-			}
-			o.errorf("\"limits\" must be a JSON object such as {\"max-connections\": 10}, found %s (RabbitMQ rejects this file)", jsonKind(v))
-			continue
-		}
-		keys := make([]string, 0, len(limits))
-		for k := range limits {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if k != "max-connections" && k != "max-channels" {
-				o.errorf("unknown user limit %q (RabbitMQ rejects this file); user limits are max-connections and max-channels", k)
-				continue
-			}
-			if _, isInt := topology.Normalize(limits[k]).(int64); !isInt {
-				o.errorf("user limit %s must be an integer, found %s (RabbitMQ rejects this file)", k, describe(limits[k]))
-			}
-		}
-	}
-}
-
 func (r *reader) readParameters(top map[string]any) {
 	for _, o := range r.list(top, "parameters", "parameter") {
 		comp, _ := o.str("component")
@@ -648,11 +602,11 @@ func (r *reader) readParameters(top map[string]any) {
 			continue
 		}
 		if comp == "vhost-limits" {
-			vh, ok := o.m["vhost"].(string)
-			if r.single || !ok {
-				vh = r.defaultVhost
-			}
-			r.limited[vh] = true
+			r.readVhostLimitsParameter(o)
+			continue
+		}
+		if _, ok := parameterKinds[comp]; ok {
+			r.readItemParameter(o, comp)
 			continue
 		}
 		if comp == "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -236,8 +237,11 @@ func TestVhosts(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("vhosts [description, default_queue_type] (-want +got):\n%s", diff)
 	}
-	if rep.Skipped[SkipVhostLimits] != 1 || rep.Skipped[SkipVhostTags] != 2 {
-		t.Errorf("skipped = %v, want 1 vhost limit and 2 vhost tags", rep.Skipped)
+	if l := top.Vhosts["new"].Items.Get(kind.VhostLimits, "new"); l == nil || !cmp.Equal(l.Settings, topology.Args{"max-queues": int64(10)}) {
+		t.Errorf("limits of vhost new = %+v, want max-queues 10", l)
+	}
+	if diff := cmp.Diff(map[string]int{SkipVhostTags: 2}, rep.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got), want 2 vhost tags and the limits read:\n%s", diff)
 	}
 }
 
@@ -277,8 +281,11 @@ func TestSingleVhostForm(t *testing.T) {
 		if len(v.Bindings) != 1 || len(v.Exchanges) != 1 || len(v.Policies) != 1 {
 			t.Errorf("want 1 binding, exchange and policy, got %d %d %d", len(v.Bindings), len(v.Exchanges), len(v.Policies))
 		}
-		if rep.Skipped[SkipVhostLimits] != 1 || rep.Skipped[SkipParameters] != 0 {
-			t.Errorf("skipped = %v, want the limits counted once as vhost limits", rep.Skipped)
+		if l := v.Items.Get(kind.VhostLimits, "vh3"); l == nil || !cmp.Equal(l.Settings, topology.Args{"max-connections": int64(9999)}) {
+			t.Errorf("limits of vh3 = %+v, want the one max-connections 9999 both places give", l)
+		}
+		if len(rep.Skipped) != 0 || len(rep.Warnings) != 0 {
+			t.Errorf("skipped = %v, warnings = %q; want the limits read, not skipped", rep.Skipped, rep.Warnings)
 		}
 	})
 	t.Run("the caller can name another vhost", func(t *testing.T) {
@@ -330,16 +337,16 @@ func TestReportLines(t *testing.T) {
 	src := `{"users":[{"name":"a","password_hash":"x","tags":"","limits":{"max-connections":-1}},{"name":"b","password_hash":"y","tags":""}],
 	  "permissions":[{"user":"a","vhost":"/","configure":".*","write":".*","read":".*"}],
 	  "topic_permissions":[{"user":"a","vhost":"/","exchange":"amq.topic","write":".*","read":".*"}],
-	  "parameters":[{"vhost":"/","component":"shovel","name":"s1","value":{}},{"vhost":"/","component":"shovel","name":"s2","value":{}},{"vhost":"/","component":"federation-upstream","name":"up","value":{}}],
-	  "global_parameters":[{"name":"cluster_name","value":"x"}],
+	  "parameters":[{"vhost":"/","component":"shovel","name":"s1","value":{}},{"vhost":"/","component":"shovel","name":"s2","value":{}},{"vhost":"/","component":"federation-upstream","name":"up","value":{}},{"vhost":"/","component":"mqtt-port-to-vhost","name":"m","value":{}}],
+	  "global_parameters":[{"name":"cluster_name","value":"x"},{"name":"mqctl-managed","value":{}}],
 	  "rabbit_version":"3.12.0","rabbitmq_version":"3.12.0","product_name":"RabbitMQ","product_version":"3.12.0",
 	  "mystery":1}`
 	_, rep := mustRead(t, src, ReadOptions{})
+	// Users, permissions, shovels and upstreams are read now; what is
+	// left is the parameter of a component mqctl does not know and the
+	// global parameters other than mqctl's own record.
 	want := []string{
-		"skipped 2 users (mqctl does not manage users)",
-		"skipped 1 permission (mqctl does not manage permissions)",
-		"skipped 1 topic permission (mqctl does not manage permissions)",
-		"skipped 3 runtime parameters: 1 federation-upstream, 2 shovel (mqctl does not manage runtime parameters such as shovels and federation upstreams)",
+		"skipped 1 runtime parameter: 1 mqtt-port-to-vhost (mqctl manages the runtime parameters of shovels, federation upstreams and upstream sets, vhost limits and operator policies, not these components)",
 		"skipped 1 global parameter (mqctl does not manage global parameters)",
 		`warning: ignored unknown top-level key "mystery"`,
 	}

@@ -7,13 +7,11 @@ import (
 )
 
 // Categories of definitions that mqctl reads past without managing them.
+// Users, permissions, topic permissions, vhost and user limits, shovels and
+// federation objects are read (as topology items), not skipped.
 const (
-	SkipUsers            = "users"
-	SkipPermissions      = "permissions"
-	SkipTopicPermissions = "topic permissions"
 	SkipParameters       = "runtime parameters"
 	SkipGlobalParameters = "global parameters"
-	SkipVhostLimits      = "vhost limits"
 	SkipVhostTags        = "vhost tags"
 )
 
@@ -22,12 +20,8 @@ const (
 var skipOrder = []struct {
 	category, singular, reason string
 }{
-	{SkipUsers, "user", "mqctl does not manage users"},
-	{SkipPermissions, "permission", "mqctl does not manage permissions"},
-	{SkipTopicPermissions, "topic permission", "mqctl does not manage permissions"},
-	{SkipParameters, "runtime parameter", "mqctl does not manage runtime parameters such as shovels and federation upstreams"},
+	{SkipParameters, "runtime parameter", "mqctl manages the runtime parameters of shovels, federation upstreams and upstream sets, vhost limits and operator policies, not these components"},
 	{SkipGlobalParameters, "global parameter", "mqctl does not manage global parameters"},
-	{SkipVhostLimits, "vhost limit", "mqctl does not manage vhost limits"},
 	{SkipVhostTags, "vhost tag", "mqctl does not manage vhost tags"},
 }
 
@@ -37,8 +31,8 @@ var skipOrder = []struct {
 type Report struct {
 	// Skipped counts the objects of each Skip* category that were read past.
 	Skipped map[string]int
-	// Components counts skipped runtime parameters by component (shovel,
-	// federation-upstream, ...).
+	// Components counts skipped runtime parameters by component (those
+	// of plugins mqctl does not manage, "without component").
 	Components map[string]int
 	// Warnings are one-line notes about dropped or suspicious objects.
 	Warnings []string
@@ -59,7 +53,7 @@ func (r *Report) warnf(format string, args ...any) {
 }
 
 // Lines renders the report, one line per skipped category and per warning,
-// e.g. "skipped 2 users (mqctl does not manage users)".
+// e.g. "skipped 1 global parameter (mqctl does not manage global parameters)".
 func (r *Report) Lines() []string {
 	if r == nil {
 		return nil
