@@ -1,0 +1,211 @@
+package definitions_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mqctl/mqctl/internal/corpus"
+	"github.com/mqctl/mqctl/pkg/definitions"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// fakeAPI answers the management API's list endpoints that pkg/kinds'
+// handlers read, from a definitions file's objects: what a broker that
+// imported the file would list.
+type fakeAPI struct {
+	answers map[string]any // by path, "/"-joined
+}
+
+func (f *fakeAPI) GetJSON(_ context.Context, out any, _, _ string, path ...string) error {
+	v, ok := f.answers[strings.Join(path, "\x00")]
+	if !ok {
+		v = []any{}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+func (f *fakeAPI) PutJSON(context.Context, any, string, string, ...string) error {
+	return fmt.Errorf("read only")
+}
+
+func (f *fakeAPI) DeleteJSON(context.Context, string, string, ...string) error {
+	return fmt.Errorf("read only")
+}
+
+func (f *fakeAPI) add(v any, path ...string) {
+	k := strings.Join(path, "\x00")
+	l, _ := f.answers[k].([]any)
+	f.answers[k] = append(l, v)
+}
+
+// brokerOf builds the answers of a broker that imported the definitions
+// file data. Users whose hash the broker would compute itself (a password
+// in clear, no algorithm named) are left out, with their names returned.
+func brokerOf(t *testing.T, data []byte) (*fakeAPI, map[string]bool) {
+	t.Helper()
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	single := str(doc, "rabbitmq_definition_format") == "single_virtual_host"
+	vhostOf := func(m map[string]any) string {
+		if single {
+			if n := str(doc, "original_vhost_name"); n != "" {
+				return n
+			}
+			return "/"
+		}
+		return str(m, "vhost")
+	}
+	list := func(key string) []map[string]any {
+		arr, _ := doc[key].([]any)
+		var out []map[string]any
+		for _, e := range arr {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	api := &fakeAPI{answers: map[string]any{}}
+	computed := map[string]bool{}
+	for _, u := range list("users") {
+		if _, ok := u["hashing_algorithm"]; !ok || u["password"] != nil {
+			computed[str(u, "name")] = true
+			continue
+		}
+		api.add(u, "users")
+		if l, ok := u["limits"].(map[string]any); ok && len(l) > 0 {
+			api.add(map[string]any{"user": u["name"], "value": l}, "user-limits")
+		}
+	}
+	for _, p := range list("permissions") {
+		api.add(p, "vhosts", vhostOf(p), "permissions")
+	}
+	for _, p := range list("topic_permissions") {
+		api.add(p, "vhosts", vhostOf(p), "topic-permissions")
+	}
+	for _, v := range list("vhosts") {
+		if l, ok := v["limits"].(map[string]any); ok && len(l) > 0 {
+			api.add(map[string]any{"vhost": v["name"], "value": l}, "vhost-limits", str(v, "name"))
+		}
+	}
+	for _, p := range list("parameters") {
+		switch c := str(p, "component"); c {
+		case "vhost-limits":
+			api.add(map[string]any{"vhost": vhostOf(p), "value": p["value"]}, "vhost-limits", vhostOf(p))
+		case "shovel", "federation-upstream", "federation-upstream-set":
+			api.add(p, "parameters", c, vhostOf(p))
+		}
+	}
+	return api, computed
+}
+
+// TestItemsAsTheLiveReadMakesThem: for every corpus file Read accepts,
+// the items it makes are those pkg/kinds' Read functions (the engine's
+// live read) make of a broker that imported the file, with the secret
+// settings the engine marks; users whose hash the broker would compute
+// itself (a password in clear, no algorithm) aside.
+func TestItemsAsTheLiveReadMakesThem(t *testing.T) {
+	_, files := corpus.Files(t)
+	compared := 0
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Base(path)
+		top, rep, err := definitions.Read(base, data)
+		if err != nil {
+			continue
+		}
+		if slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "twice") }) {
+			continue // a broker has no duplicates
+		}
+		t.Run(base, func(t *testing.T) {
+			api, computed := brokerOf(t, data)
+			ctx := context.Background()
+			for _, h := range append(kinds.All(), kinds.Access()...) {
+				k := h.Spec().Kind
+				vhosts := top.VhostNames()
+				if h.Spec().Broker {
+					vhosts = []string{""}
+				}
+				for _, vh := range vhosts {
+					live, err := h.Read(ctx, api, vh)
+					if err != nil {
+						t.Fatalf("%s of vhost %q: live read: %v", k, vh, err)
+					}
+					want := map[string]*topology.Item{}
+					for _, it := range live {
+						it.Secret = kinds.SecretFields(h) // as the engine's readItems does
+						want[it.Name] = it
+					}
+					items := top.Items
+					if vh != "" {
+						items = top.Vhosts[vh].Items
+					}
+					got := map[string]*topology.Item{}
+					for _, n := range items.Names(k) {
+						if (k == kind.User || k == kind.UserLimits) && computed[n] {
+							continue
+						}
+						got[n] = items.Get(k, n)
+					}
+					if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreTypes(topology.Meta{})); diff != "" {
+						t.Errorf("%s of vhost %q: live read (-) and Read (+) differ:\n%s", k, vh, diff)
+					}
+				}
+			}
+		})
+		compared++
+	}
+	if compared == 0 {
+		t.Fatal("no corpus file was compared")
+	}
+}
+
+// The names the reader keeps of pkg/kinds and pkg/ownership (which it
+// cannot import) are theirs.
+func TestNamesAgreeWithKinds(t *testing.T) {
+	for _, h := range append(kinds.All(), kinds.Access()...) {
+		k := h.Spec().Kind
+		if diff := cmp.Diff(kinds.SecretFields(h), definitions.SecretFields(k), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: secret settings (-kinds +definitions):\n%s", k, diff)
+		}
+	}
+	if definitions.MqctlGlobalParameter != ownership.GlobalParameter {
+		t.Errorf("mqctl's global parameter is %q, not %q", ownership.GlobalParameter, definitions.MqctlGlobalParameter)
+	}
+	top, _, err := definitions.Read("defs.json", []byte(`{"users":[{"name":"u","password_hash":"h","hashing_algorithm":"a","tags":"x"},{"name":"p","password":"pw","tags":""}],
+	  "parameters":[{"vhost":"/","component":"federation-upstream-set","name":"s","value":[]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := []*topology.Item{top.Items.Get(kind.User, "u"), top.Items.Get(kind.User, "p"), top.Vhosts["/"].Items.Get(kind.FederationUpstreamSet, "s")}
+	for _, s := range []string{kinds.UserPassword, kinds.UserPasswordHash, kinds.UserHashingAlgorithm, kinds.UserTags, kinds.UpstreamSetList} {
+		if !slices.ContainsFunc(made, func(it *topology.Item) bool { return it.Settings.Has(s) }) {
+			t.Errorf("setting %q of pkg/kinds is not a setting Read makes", s)
+		}
+	}
+}
