@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -331,4 +332,30 @@ func (b *Broker) Connections(t testing.TB) []rabbithole.ConnectionInfo {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// UsersSection serialises, across every test process on this machine,
+// the tests whose files have a users section: such a file speaks for
+// every user mqctl made on the broker, so two at once would delete each
+// other's users. It holds an exclusive lock on a file named after the
+// broker's management port until the test ends.
+func (b *Broker) UsersSection(t testing.TB) {
+	t.Helper()
+	u, err := url.Parse(b.URL)
+	if err != nil {
+		t.Fatalf("users lock: %v", err)
+	}
+	path := filepath.Join(os.TempDir(), "mqctl-test-users-"+strings.ReplaceAll(u.Host, ":", "-")+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("users lock: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("users lock %s: %v", path, err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
 }

@@ -51,6 +51,7 @@ func deleteUserAtEnd(t *testing.T, b *testbroker.Broker, user string) {
 // and 4.0.5.
 func TestAccessLeastPrivilege(t *testing.T) {
 	h := newHarness(t)
+	h.b.UsersSection(t) // its users section speaks for every mqctl-made user
 	user := testbroker.Name(t, "mqctl-acc")
 	password := "pw-" + strings.ReplaceAll(testbroker.Name(t, "acc"), "-", "")
 	deleteUserAtEnd(t, h.b, user)

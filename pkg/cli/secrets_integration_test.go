@@ -32,6 +32,7 @@ vhosts:
 // stores for it.
 func TestNoPasswordInAnyOutput(t *testing.T) {
 	h := newHarness(t)
+	h.b.UsersSection(t) // its users section speaks for every mqctl-made user
 	user := testbroker.Name(t, "mqctl-sec")
 	password := "pw-Sec-" + strings.ReplaceAll(testbroker.Name(t, "x"), "-", "")
 	changed := password + "-changed"

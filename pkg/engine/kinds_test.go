@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -146,8 +145,7 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 			name := strings.ReplaceAll(kc.name, "${VHOST}", f.vhost)
 			k := &kindRun{f: f, spec: spec, name: name, password: "pw-" + testbroker.Name(t, "k")}
 			if spec.Kind == kind.User || spec.Kind == kind.UserLimits || spec.Kind == kind.Permission || spec.Kind == kind.TopicPermission {
-				accessMu.Lock()
-				t.Cleanup(accessMu.Unlock)
+				f.b.UsersSection(t)
 				t.Cleanup(func() { // the test's user, should a stage fail before its delete
 					_ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name)
 				})
@@ -345,11 +343,6 @@ func masked(changes []plan.Change) []plan.Change {
 	}
 	return out
 }
-
-// accessMu runs the cases of the kinds declared in the users section one
-// at a time: each file's users section says which users are mqctl's on
-// the whole broker, so two at once would delete each other's.
-var accessMu sync.Mutex
 
 // onlyPasswords reports whether p changes nothing but the passwords of
 // users other than own.
