@@ -3,7 +3,7 @@ package lint
 // builtinAnalyzers is mqctl's rule catalogue (SPEC §6). IDs and names are
 // stable: they appear in configuration files, ignore comments and CI.
 func builtinAnalyzers() []*Analyzer {
-	return []*Analyzer{
+	return append([]*Analyzer{
 		{ID: "MQ101", Name: "no-dead-letter-exchange", Severity: Warning,
 			Summary: "a queue with no dead-letter exchange (not DLQs, delay queues or collectors of unroutable messages); an error for a quorum queue on 4.x, whose delivery limit drops messages", Run: runNoDLX},
 		{ID: "MQ102", Name: "dead-letter-exchange-missing", Severity: Error,
@@ -30,6 +30,10 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a binding whose source or destination is not declared", Run: runBindingEnds},
 		{ID: "MQ402", Name: "exchange-unbound", Severity: Warning,
 			Summary: "an exchange with no bindings and no alternate exchange: publishes are dropped", Run: runExchangeUnbound},
+		{ID: "MQ403", Name: "shovel-undeclared-end", Severity: Warning,
+			Summary: "a shovel whose source queue or exchange, or destination, in this vhost of this broker (amqp:// or amqp:///vhost) is not declared", Run: runShovelEnds},
+		{ID: "MQ404", Name: "upstream-set-unknown-upstream", Severity: Error,
+			Summary: "a federation upstream set naming an upstream the vhost does not declare", Run: runUpstreamSetUnknown},
 		{ID: "MQ501", Name: "unsupported-queue-feature", Severity: Error,
 			Summary: "an argument or property the queue type does not support", Run: runUnsupported},
 		{ID: "MQ502", Name: "too-many-priorities", Severity: Warning,
@@ -42,5 +46,5 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a name with the reserved amq. prefix", Run: runReservedName},
 		{ID: "MQ702", Name: "classic-mirroring-policy", Severity: Warning,
 			Summary: "a policy with classic-mirroring keys (ha-*): deprecated, refused from RabbitMQ 4.0 (an error there)", Run: runMirroring},
-	}
+	}, accessAnalyzers()...)
 }

@@ -137,7 +137,10 @@ type Analyzer struct {
 // computed once and shared by every rule.
 type Pass struct {
 	Vhost *topology.Vhost
-	Sim   *route.Simulator
+	// Broker holds the broker's own objects the file declares (users and
+	// their tags), for the rules about access.
+	Broker topology.Items
+	Sim    *route.Simulator
 	// Version is the target RabbitMQ version (never zero: the default is
 	// rmqversion.Default).
 	Version rmqversion.Version
@@ -224,7 +227,7 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
 		sim := newSimulator(v, ver)
-		pass := &Pass{Vhost: v, Sim: sim, Version: ver, facts: newFacts(v, sim), enabled: enabled}
+		pass := &Pass{Vhost: v, Broker: t.Items, Sim: sim, Version: ver, facts: newFacts(v, sim), enabled: enabled}
 		for _, a := range r.list {
 			level := levels[a.ID]
 			if level == Off {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -23,7 +24,7 @@ func accessAnalyzers() []*Analyzer {
 		{ID: "MQ801", Name: "access-undeclared-object", Severity: Warning,
 			Summary: "a user's access names a queue or exchange the vhost does not declare (amq.* exchanges and the default exchange count as declared)", Run: runAccessUndeclared},
 		{ID: "MQ802", Name: "permission-unanchored", Severity: Warning,
-			Summary: "a permission or topic permission regexp that is not anchored (^…$) or matches every name: it grants more than it names", Run: runPermissionUnanchored},
+			Summary: "a permission or topic permission regexp that is not anchored (^…$), or that matches every name for a user who is not an administrator: it grants more than it names", Run: runPermissionUnanchored},
 	}
 }
 
@@ -168,7 +169,23 @@ var permissionOps = map[string]string{
 // accessOp is the access list that writes each permission.
 var accessOp = map[string]string{"configure": "declare", "write": "publish", "read": "consume"}
 
-// MQ802: a permission regexp that matches more than it names.
+// administrator reports whether the file gives user the administrator tag.
+func (p *Pass) administrator(user string) bool {
+	u := p.Broker.Get(kind.User, user)
+	if u == nil {
+		return false
+	}
+	tags, _ := u.Settings[kinds.UserTags].([]any)
+	for _, t := range tags {
+		if t == "administrator" {
+			return true
+		}
+	}
+	return false
+}
+
+// MQ802: a permission regexp that matches more than it names (an
+// administrator's match-all excepted).
 func runPermissionUnanchored(p *Pass) []Finding {
 	v := p.Vhost
 	var out []Finding
@@ -185,6 +202,9 @@ func runPermissionUnanchored(p *Pass) []Finding {
 			}
 			what := fmt.Sprintf("%s regexp %q of user %q", field, re, user)
 			switch {
+			case s.all && p.administrator(user):
+				// An administrator's full access is meant: it can grant
+				// itself any permission anyway.
 			case s.all:
 				out = append(out, permissionFinding(it, it.Pos,
 					"%s matches every name: it lets the user %s every queue and exchange of vhost %q, including those created later. %s",

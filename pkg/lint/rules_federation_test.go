@@ -74,3 +74,24 @@ func TestShovelAndFederationRules(t *testing.T) {
 		})
 	}
 }
+
+// federationRuleCases are MQ403's and MQ404's cases in TestRules' form.
+func federationRuleCases() []ruleCase {
+	return []ruleCase{
+		{name: "local shovel, both ends declared", id: "MQ403", build: func(b *builder) {
+			b.queue("src", nil)
+			b.exchange("dst", "direct")
+			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "src", "dest-uri": []any{"amqp:///%2F"}, "dest-exchange": "dst"})
+		}},
+		{name: "local shovel, source queue missing", id: "MQ403", build: func(b *builder) {
+			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp:///", "src-queue": "gone", "dest-uri": "amqp://u:pw@dc2/x", "dest-queue": "x"})
+		}, fire: []string{"s"}, contains: []string{`shovel "s" moves messages from queue "gone"`}},
+		{name: "set naming a declared upstream", id: "MQ404", build: func(b *builder) {
+			b.item(kind.FederationUpstream, "dc2", topology.Args{"uri": "amqp://dc2"})
+			b.item(kind.FederationUpstreamSet, "all", topology.Args{"upstreams": []any{map[string]any{"upstream": "dc2"}}})
+		}},
+		{name: "set naming an unknown upstream", id: "MQ404", build: func(b *builder) {
+			b.item(kind.FederationUpstreamSet, "all", topology.Args{"upstreams": []any{map[string]any{"upstream": "dc3"}}})
+		}, fire: []string{"all"}, contains: []string{`names upstream "dc3"`}},
+	}
+}

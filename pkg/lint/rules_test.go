@@ -488,7 +488,9 @@ func ruleCases() []ruleCase {
 
 func TestRules(t *testing.T) {
 	seen := map[string][2]bool{}
-	for _, tc := range append(append(ruleCases(), roleRuleCases()...), versionRuleCases()...) {
+	cases := append(append(ruleCases(), roleRuleCases()...), versionRuleCases()...)
+	cases = append(append(cases, accessRuleCases(t)...), federationRuleCases()...)
+	for _, tc := range cases {
 		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()
 			tc.build(b)
@@ -513,7 +515,7 @@ func TestRules(t *testing.T) {
 			if len(tc.contains) > 0 && len(tc.fire) > 0 && len(byObject[tc.fire[0]]) > 0 {
 				var all []string
 				for _, f := range fs {
-					all = append(all, f.Message)
+					all = append(all, f.Location()+": "+f.Message)
 				}
 				joined := strings.Join(all, "\n")
 				for _, s := range tc.contains {
