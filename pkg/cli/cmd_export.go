@@ -37,8 +37,12 @@ topology file. Dead-letter queue pairs and delay tiers are written as
 dead_letter.queue and retry.delays where that reproduces them exactly
 (--no-sugar writes every queue plainly).
 
-Users, permissions, runtime parameters (shovels, federation) and limits are
-not managed by mqctl: export says on stderr what it skipped.
+Users (with their tags, limits, permissions and topic permissions), vhost
+limits, shovels and federation upstreams and sets are written too. No
+secret is: a password or a URI with credentials is written as a ${VAR}
+placeholder, and export lists on stderr the variables to set before the
+file is applied. What it still skips (other runtime parameters, global
+parameters) it says on stderr.
 
 --vhost restricts the output to some vhosts. For a single-vhost export, one
 --vhost names the vhost its objects belong to.`,

@@ -23,7 +23,6 @@ var (
 	userFields            = []string{"password", "password_hash", "hashing_algorithm", "tags", "limits", "permissions", "topic_permissions", "access"}
 	permissionFields      = []string{"configure", "write", "read"}
 	topicPermissionFields = []string{"exchange", "write", "read"}
-	userTags              = []string{"administrator", "monitoring", "policymaker", "management", "impersonator"}
 	hashingAlgorithms     = []string{"rabbit_password_hashing_sha256", "rabbit_password_hashing_sha512"}
 )
 
@@ -136,9 +135,11 @@ func (l *load) userTags(f fieldSet, what string) []any {
 		d.errs.addf(e.value.pos, "write tags as a list, e.g. [management]", "%s: expected a list of tags, got %s", label(what, "tags"), describe(e.value))
 		return []any{}
 	}
+	// RabbitMQ takes any tag (plugins and people define their own); the
+	// five it knows grant management access.
 	var tags []string
 	for i, n := range nodes {
-		if s, ok := d.enum(n, fmt.Sprintf("%s[%d]", label(what, "tags"), i), userTags...); ok {
+		if s, ok := d.name(n, fmt.Sprintf("%s[%d]", label(what, "tags"), i), "write a tag such as management"); ok {
 			tags = append(tags, s)
 		}
 	}
