@@ -2,7 +2,6 @@ package export
 
 import (
 	"fmt"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -96,18 +95,7 @@ func passwordVariable(u *topology.Item) string {
 	if v, ok := u.Refs[kinds.UserPassword]; ok {
 		return v
 	}
-	var sb strings.Builder
-	for _, r := range u.Name {
-		switch {
-		case r >= 'a' && r <= 'z':
-			sb.WriteRune(r - 'a' + 'A')
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			sb.WriteRune(r)
-		default:
-			sb.WriteByte('_')
-		}
-	}
-	return sb.String() + "_PASSWORD"
+	return kinds.PasswordVariable(u.Name)
 }
 
 // userVariables lists the password placeholders of t's users.

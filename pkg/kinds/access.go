@@ -370,3 +370,21 @@ func (t topicPermissions) Write(ctx context.Context, api API, vhost string, have
 func (topicPermissions) Delete(ctx context.Context, api API, vhost string, have *topology.Item) error {
 	return api.DeleteJSON(ctx, fmt.Sprintf("delete the topic permissions of user %q in vhost %q", have.Name, vhost), vhost, "topic-permissions", vhost, have.Name)
 }
+
+// PasswordVariable is the environment variable mqctl suggests for user's
+// password (export's placeholder, lint's advice): the name in upper case,
+// other characters as _, then _PASSWORD.
+func PasswordVariable(user string) string {
+	var sb strings.Builder
+	for _, r := range user {
+		switch {
+		case r >= 'a' && r <= 'z':
+			sb.WriteRune(r - 'a' + 'A')
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			sb.WriteRune(r)
+		default:
+			sb.WriteByte('_')
+		}
+	}
+	return sb.String() + "_PASSWORD"
+}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,6 +35,9 @@ func TestCorpus(t *testing.T) {
 			continue
 		}
 		for _, f := range fs {
+			if f.Vhost == "" && f.Object.Kind == string(kind.User) && tp.Items.Get(kind.User, f.Object.Name) != nil && f.ID != "" && f.Message != "" {
+				continue // about one of the file's users, on the broker
+			}
 			v := tp.Vhosts[f.Vhost]
 			if f.ID == "" || f.Message == "" || f.Severity == Off || v == nil {
 				t.Errorf("%s: incomplete finding %+v", path, f)

@@ -83,6 +83,7 @@ const (
 	KindBinding        = string(kind.Binding)
 	KindPolicy         = string(kind.Policy)
 	KindOperatorPolicy = string(kind.OperatorPolicy)
+	KindUser           = string(kind.User)
 )
 
 // Finding is one problem a rule found.
@@ -130,6 +131,10 @@ type Analyzer struct {
 	// object's ignore list, through the Pass helpers); ID, Name, Severity
 	// and Vhost are set by the runner.
 	Run func(*Pass) []Finding
+	// RunBroker, for a rule about the broker's own objects (users), runs
+	// once per file instead of Run, on a Pass with no Vhost; its findings
+	// have Vhost "".
+	RunBroker func(*Pass) []Finding
 }
 
 // Pass is what an analyzer sees: one vhost, its routing simulator, the
@@ -171,8 +176,8 @@ type Registry struct {
 func NewRegistry(analyzers ...*Analyzer) (*Registry, error) {
 	r := &Registry{byKey: map[string]*Analyzer{}}
 	for _, a := range analyzers {
-		if a.ID == "" || a.Name == "" || a.Run == nil || a.Severity == Off {
-			return nil, fmt.Errorf("analyzer %q (%s) is incomplete: it needs an ID, a name, a default severity and Run", a.ID, a.Name)
+		if a.ID == "" || a.Name == "" || (a.Run == nil) == (a.RunBroker == nil) || a.Severity == Off {
+			return nil, fmt.Errorf("analyzer %q (%s) is incomplete: it needs an ID, a name, a default severity and one of Run and RunBroker", a.ID, a.Name)
 		}
 		for _, k := range []string{a.ID, a.Name} {
 			if _, dup := r.byKey[k]; dup {
@@ -230,7 +235,7 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 		pass := &Pass{Vhost: v, Broker: t.Items, Sim: sim, Version: ver, facts: newFacts(v, sim), enabled: enabled}
 		for _, a := range r.list {
 			level := levels[a.ID]
-			if level == Off {
+			if level == Off || a.Run == nil {
 				continue
 			}
 			for _, f := range a.Run(pass) {
@@ -243,6 +248,20 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 				}
 				out = append(out, f)
 			}
+		}
+	}
+	broker := &Pass{Broker: t.Items, Version: ver, enabled: enabled}
+	for _, a := range r.list {
+		level := levels[a.ID]
+		if level == Off || a.RunBroker == nil {
+			continue
+		}
+		for _, f := range a.RunBroker(broker) {
+			if f.objMeta.Ignores(a.ID) || f.objMeta.Ignores(a.Name) {
+				continue
+			}
+			f.ID, f.Name, f.Severity = a.ID, a.Name, level
+			out = append(out, f)
 		}
 	}
 	Sort(out)

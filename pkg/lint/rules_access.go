@@ -23,6 +23,8 @@ func accessAnalyzers() []*Analyzer {
 	return []*Analyzer{
 		{ID: "MQ801", Name: "access-undeclared-object", Severity: Warning,
 			Summary: "a user's access names a queue or exchange the vhost does not declare (amq.* exchanges and the default exchange count as declared)", Run: runAccessUndeclared},
+		{ID: "MQ803", Name: "literal-password", Severity: Error,
+			Summary: "a user's password written in the file instead of taken from the environment (${VAR})", RunBroker: runLiteralPassword},
 		{ID: "MQ802", Name: "permission-unanchored", Severity: Warning,
 			Summary: "a permission or topic permission regexp that is not anchored (^…$), or that matches every name for a user who is not an administrator: it grants more than it names", Run: runPermissionUnanchored},
 	}
@@ -168,6 +170,23 @@ var permissionOps = map[string]string{
 
 // accessOp is the access list that writes each permission.
 var accessOp = map[string]string{"configure": "declare", "write": "publish", "read": "consume"}
+
+// MQ803: a password written in the file itself.
+func runLiteralPassword(p *Pass) []Finding {
+	var out []Finding
+	for _, name := range p.Broker.Names(kind.User) {
+		u := p.Broker.Get(kind.User, name)
+		if _, has := u.Settings[kinds.UserPassword]; !has {
+			continue
+		}
+		if _, ref := u.Refs[kinds.UserPassword]; ref {
+			continue
+		}
+		out = append(out, Finding{Object: Object{string(kind.User), name}, Pos: u.Pos, objMeta: u.Meta,
+			Message: fmt.Sprintf("the password of user %q is written in the file: whoever reads the file, or its history, has it, and a saved plan cannot be made of it. Take it from the environment: password: \"${%s}\" (a single variable, nothing around it)", name, kinds.PasswordVariable(name))})
+	}
+	return out
+}
 
 // administrator reports whether the file gives user the administrator tag.
 func (p *Pass) administrator(user string) bool {
