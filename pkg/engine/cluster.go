@@ -166,7 +166,23 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 		errs    []error
 	)
 	sem := make(chan struct{}, 8)
+	// A vhost with more than a few candidates is read with one listing
+	// (a teardown plan of 4,000 queues would take 4,000 reads); the
+	// listing also holds the classic queues of a down node that 3.10
+	// answers 404 for.
+	perVhost := map[string]int{}
 	for r := range cands {
+		perVhost[r.vhost]++
+	}
+	for vh, n := range perVhost {
+		if n >= listStakesFrom {
+			missing[vh] = true
+		}
+	}
+	for r := range cands {
+		if perVhost[r.vhost] >= listStakesFrom {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -192,6 +208,9 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 	}
 	for vh := range missing {
 		pl, err := c.QueuePlacements(ctx, vh)
+		if errors.Is(err, broker.ErrVhostNotFound) {
+			continue // gone, and its queues with it
+		}
 		if err != nil {
 			return nil, err
 		}
