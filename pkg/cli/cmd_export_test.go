@@ -33,7 +33,7 @@ func exportVars(name string) (string, bool) {
 
 var exportDefs = `{
   "rabbit_version": "3.12.0",
-  "users": [{"name": "guest", "password_hash": "`+guestHash+`", "tags": "administrator"}, {"name": "app", "password_hash": "`+appHash+`", "tags": ""}],
+  "users": [{"name": "guest", "password_hash": "` + guestHash + `", "tags": "administrator"}, {"name": "app", "password_hash": "` + appHash + `", "tags": ""}],
   "permissions": [{"user": "guest", "vhost": "/", "configure": ".*", "write": ".*", "read": ".*"}],
   "vhosts": [{"name": "/"}, {"name": "other"}],
   "queues": [
