@@ -14,15 +14,47 @@ import (
 
 func mqctl(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return mqctlEnv(t, nil, args...)
+}
+
+// mqctlEnv runs mqctl with the environment variables vars and no other.
+func mqctlEnv(t *testing.T, vars map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	env := cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, LookupEnv: func(string) (string, bool) { return "", false }}
+	env := cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
 	code = cli.Main(context.Background(), args, env)
 	return out.String(), errb.String(), code
 }
 
+// exportNote is what export prints on stderr before the variables its
+// placeholders (passwords, URIs with credentials) name, one a line.
+const exportNote = "mqctl: note: the export holds no secret; set these variables before applying it:\n"
+
+// exportVariables gives each variable export's stderr names a value, as a
+// user sets them before using the export.
+func exportVariables(t *testing.T, stderr string) map[string]string {
+	t.Helper()
+	vars := map[string]string{}
+	i := strings.Index(stderr, exportNote)
+	if i < 0 {
+		return vars
+	}
+	for _, line := range strings.Split(stderr[i+len(exportNote):], "\n") {
+		if !strings.HasPrefix(line, "  ") {
+			break
+		}
+		name, _, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		if !ok || name == "" {
+			t.Fatalf("note line %q is not NAME: WHAT", line)
+		}
+		vars[name] = "value-of-" + name
+	}
+	return vars
+}
+
 // TestCorpusThroughTheCLI runs every definitions file of the shared corpus
 // through `export --from`, then `validate`, `lint` and `graph` (both
-// formats), as a user would. Files RabbitMQ itself rejects must be rejected
+// formats), as a user would, with the variables export names set. Files RabbitMQ itself rejects must be rejected
 // with a one-line reason naming the file; every other file must pass every
 // command without error. (pkg/export's corpus test checks that the export
 // holds exactly the source's objects.)
@@ -48,11 +80,14 @@ func TestCorpusThroughTheCLI(t *testing.T) {
 				t.Fatalf("export --from: exit %d\n%s", code, stderr)
 			}
 			accepted++
+			// The export's ${VAR} placeholders: every variable export
+			// names on stderr is set; the commands then need no other.
+			vars := exportVariables(t, stderr)
 			// validate judges for the target version: refused on a line
 			// that would refuse the file before anything changes, fine on
 			// the others.
 			for line, refused := range corpus.Refused {
-				_, stderr, code := mqctl(t, "validate", "-f", out, "--rabbitmq-version", line)
+				_, stderr, code := mqctlEnv(t, vars, "validate", "-f", out, "--rabbitmq-version", line)
 				if r, ok := refused[base]; ok && r.AtPlan {
 					if code != 1 || !strings.Contains(stderr, r.Want) || !strings.Contains(stderr, "RabbitMQ "+line+" would refuse") {
 						t.Errorf("validate --rabbitmq-version %s: want exit 1 saying %q, got %d:\n%s", line, r.Want, code, stderr)
@@ -67,7 +102,7 @@ func TestCorpusThroughTheCLI(t *testing.T) {
 				{"graph", "-f", out, "--format", "mermaid"},
 				{"graph", "-f", out, "--format", "dot"},
 			} {
-				stdout, stderr, code := mqctl(t, args...)
+				stdout, stderr, code := mqctlEnv(t, vars, args...)
 				if code != 0 {
 					t.Errorf("mqctl %s: exit %d\n%s", args[0], code, stderr)
 				}
