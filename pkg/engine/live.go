@@ -53,16 +53,21 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 		info  *broker.Live
 		err   error
 	)
+	// The generic kinds are read beside the topology: the vhosts asked
+	// for are known, and those that turn out not to exist are left out.
+	items := e.startItems(ctx, scope)
 	if len(scope) == 0 {
 		state, info = topology.New(), emptyLive(e.c)
 	} else if state, info, err = e.c.ReadTopology(ctx, scope); err != nil {
+		items()
 		return nil, err
 	}
 	recs, err := ownership.Extract(state)
 	if err != nil {
+		items()
 		return nil, err
 	}
-	if err := e.readItems(ctx, state, info); err != nil {
+	if err := items().into(state, info); err != nil {
 		return nil, err
 	}
 	if err := e.readBrokerRecord(ctx, recs, info); err != nil {
@@ -89,26 +94,31 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	}, nil
 }
 
-// readItems reads the generic kinds' objects (pkg/kinds) of every vhost of
-// state into it, concurrently (a few requests at a time). A kind the broker
-// will not let the user read is recorded in info.Unread, not as empty.
-func (e *Engine) readItems(ctx context.Context, state *topology.Topology, info *broker.Live) error {
-	type job struct {
-		vhost string
-		h     kinds.Handler
-		items []*topology.Item
-		err   error
-	}
-	var jobs []*job
+// itemJob is one read of one generic kind in one vhost ("" for the
+// broker's own kinds).
+type itemJob struct {
+	vhost string
+	h     kinds.Handler
+	items []*topology.Item
+	err   error
+}
+
+type itemJobs []*itemJob
+
+// startItems starts reading the generic kinds' objects of vhosts (and the
+// broker's own), a few requests at a time, beside whatever the caller
+// reads meanwhile; the function it returns waits for them.
+func (e *Engine) startItems(ctx context.Context, vhosts []string) func() itemJobs {
+	var jobs itemJobs
 	for _, h := range kinds.Access() {
 		if h.Spec().Broker {
-			jobs = append(jobs, &job{h: h})
+			jobs = append(jobs, &itemJob{h: h})
 		}
 	}
-	for _, vh := range state.VhostNames() {
+	for _, vh := range vhosts {
 		for _, h := range append(kinds.All(), kinds.Access()...) {
 			if !h.Spec().Broker {
-				jobs = append(jobs, &job{vhost: vh, h: h})
+				jobs = append(jobs, &itemJob{vhost: vh, h: h})
 			}
 		}
 	}
@@ -123,10 +133,19 @@ func (e *Engine) readItems(ctx context.Context, state *topology.Topology, info *
 			j.items, j.err = j.h.Read(ctx, e.c, j.vhost)
 		}()
 	}
-	wg.Wait()
+	return func() itemJobs { wg.Wait(); return jobs }
+}
+
+// into puts what the jobs read into state (the vhosts state holds; a vhost
+// it lacks does not exist), and a kind the broker would not let the user
+// read into info.Unread: unknown, not empty.
+func (jobs itemJobs) into(state *topology.Topology, info *broker.Live) error {
 	var errs []error
 	for _, j := range jobs {
 		k := j.h.Spec().Kind
+		if j.vhost != "" && state.Vhosts[j.vhost] == nil {
+			continue // no such vhost (a plan creates it): nothing was there
+		}
 		switch {
 		case errors.Is(j.err, broker.ErrForbidden):
 			info.Unread[j.vhost] = append(info.Unread[j.vhost], broker.Unread{Kind: k, Reason: j.err.Error()})
