@@ -432,8 +432,22 @@ func (r *reader) readItemParameter(o *object, comp string) {
 		o.errorf("the value of a %s parameter must be %s, found %s (RabbitMQ rejects this file)", comp, want, jsonKind(o.m["value"]))
 		return
 	}
+	for _, req := range requiredParameterSettings[comp] {
+		if !settings.Has(req) {
+			o.errorf("the %s parameter has no %q (RabbitMQ rejects it); add it", comp, req)
+			return
+		}
+	}
 	it := &topology.Item{Kind: pk.k, Name: name, Settings: settings, Secret: SecretFields(pk.k)}
 	r.put(&r.t.Vhost(vh).Items, it, vh, o.what, o.pos)
+}
+
+// requiredParameterSettings are the settings without which the plugins
+// refuse a parameter (rabbit_federation_parameters, rabbit_shovel_parameters;
+// pkg/kinds' handlers check the same of a file).
+var requiredParameterSettings = map[string][]string{
+	"federation-upstream": {"uri"},
+	"shovel":              {"src-uri", "dest-uri"},
 }
 
 // readVhostLimitsParameter reads a vhost-limits runtime parameter.
@@ -465,13 +479,17 @@ func (r *reader) readGlobalParameters(top map[string]any) {
 // mqctl file declares permissions under their user, so export cannot
 // write them (RabbitMQ's import needs such a user on the broker already).
 func (r *reader) warnUnlistedUsers() {
-	if !r.t.Declares(kind.User) {
-		return
-	}
+	listed := r.t.Declares(kind.User)
 	for _, vn := range r.t.VhostNames() {
 		v := r.t.Vhosts[vn]
 		for _, k := range []kind.Kind{kind.Permission, kind.TopicPermission} {
 			for _, u := range v.Items.Names(k) {
+				if !listed {
+					// A file without users (a vhost's own export, say):
+					// nothing to declare them under.
+					r.rep.warnf("%s of user %q in vhost %q: the file has no users, and an mqctl file declares permissions under their user, so export leaves them out (export the users too: GET /api/definitions)", k.Label(), u, vn)
+					continue
+				}
 				if !r.acc.users[u] {
 					r.rep.warnf("%s of user %q in vhost %q: the file lists no user %q; an mqctl file declares permissions under their user, so export leaves them out", k.Label(), u, vn, u)
 				}

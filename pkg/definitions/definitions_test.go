@@ -337,7 +337,7 @@ func TestReportLines(t *testing.T) {
 	src := `{"users":[{"name":"a","password_hash":"x","tags":"","limits":{"max-connections":-1}},{"name":"b","password_hash":"y","tags":""}],
 	  "permissions":[{"user":"a","vhost":"/","configure":".*","write":".*","read":".*"}],
 	  "topic_permissions":[{"user":"a","vhost":"/","exchange":"amq.topic","write":".*","read":".*"}],
-	  "parameters":[{"vhost":"/","component":"shovel","name":"s1","value":{}},{"vhost":"/","component":"shovel","name":"s2","value":{}},{"vhost":"/","component":"federation-upstream","name":"up","value":{}},{"vhost":"/","component":"mqtt-port-to-vhost","name":"m","value":{}}],
+	  "parameters":[{"vhost":"/","component":"shovel","name":"s1","value":{"src-uri":"amqp://","src-queue":"a","dest-uri":"amqp://","dest-queue":"b"}},{"vhost":"/","component":"shovel","name":"s2","value":{"src-uri":"amqp://","src-queue":"a","dest-uri":"amqp://","dest-queue":"c"}},{"vhost":"/","component":"federation-upstream","name":"up","value":{"uri":"amqp://dc2"}},{"vhost":"/","component":"mqtt-port-to-vhost","name":"m","value":{}}],
 	  "global_parameters":[{"name":"cluster_name","value":"x"},{"name":"mqctl-managed","value":{}}],
 	  "rabbit_version":"3.12.0","rabbitmq_version":"3.12.0","product_name":"RabbitMQ","product_version":"3.12.0",
 	  "mystery":1}`
@@ -476,5 +476,18 @@ func BenchmarkReadMinified(b *testing.B) {
 		if _, _, err := Read("big.json", data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A parameter RabbitMQ refuses is refused here (its export would not load),
+// and permissions in a file without users are not dropped silently.
+func TestParametersAndPermissionsWithoutUsers(t *testing.T) {
+	_, _, err := Read("defs.json", []byte(`{"parameters":[{"vhost":"/","component":"federation-upstream","name":"up","value":{"expires":1}}]}`))
+	if err == nil || !strings.Contains(err.Error(), `federation upstream "up"`) || !strings.Contains(err.Error(), `has no "uri"`) {
+		t.Errorf("an upstream without uri: %v, want a refusal naming it", err)
+	}
+	_, rep := mustRead(t, `{"vhosts":[{"name":"/"}],"permissions":[{"user":"guest","vhost":"/","configure":".*","write":".*","read":".*"}]}`, ReadOptions{})
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], `permission of user "guest" in vhost "/": the file has no users`) {
+		t.Errorf("warnings = %q, want one about guest's permission left out", rep.Warnings)
 	}
 }
