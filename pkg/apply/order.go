@@ -148,7 +148,9 @@ func Order(p *plan.Plan) [][]Step {
 	// Bindings a replace took down come back once both ends exist again.
 	seen := map[string]bool{}
 	for _, s := range binds {
-		seen[s.Vhost+"\x00"+s.Binding.Key()] = true
+		if s.Binding != nil { // another kind may share the bindings' phase
+			seen[s.Vhost+"\x00"+s.Binding.Key()] = true
+		}
 	}
 	for i := range p.Changes {
 		c := &p.Changes[i]
