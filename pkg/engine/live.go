@@ -56,21 +56,24 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	// The generic kinds are read beside the topology: the vhosts asked
 	// for are known, and those that turn out not to exist are left out.
 	items := e.startItems(ctx, scope)
+	record := e.startBrokerRecord(ctx)
 	if len(scope) == 0 {
 		state, info = topology.New(), emptyLive(e.c)
 	} else if state, info, err = e.c.ReadTopology(ctx, scope); err != nil {
 		items()
+		record()
 		return nil, err
 	}
 	recs, err := ownership.Extract(state)
 	if err != nil {
 		items()
+		record()
 		return nil, err
 	}
 	if err := items().into(state, info); err != nil {
 		return nil, err
 	}
-	if err := e.readBrokerRecord(ctx, recs, info); err != nil {
+	if err := record().into(recs, info); err != nil {
 		return nil, err
 	}
 	stats := map[plan.ObjectRef]plan.QueueStats{}
@@ -202,29 +205,52 @@ func emptyLive(c *broker.Client) *broker.Live {
 		Queues: map[string]map[string]broker.QueueStats{}, PropertiesKeys: map[string]map[string]string{}, Unread: map[string][]broker.Unread{}}
 }
 
-// readBrokerRecord reads the ownership record of the broker's own objects
-// (ownership.GlobalParameter) into recs[""]. A broker that will not let the
-// user read it makes the broker's kinds unread: without the record, what
-// mqctl made there is unknown.
-func (e *Engine) readBrokerRecord(ctx context.Context, recs map[string]*ownership.Record, info *broker.Live) error {
-	var p struct {
-		Value map[string]any `json:"value"`
+// brokerRecord is a read of the ownership record of the broker's own
+// objects (ownership.GlobalParameter).
+type brokerRecord struct {
+	value map[string]any
+	err   error
+}
+
+// startBrokerRecord starts reading the broker-level record beside the
+// rest of the state; the function it returns waits for it.
+func (e *Engine) startBrokerRecord(ctx context.Context) func() brokerRecord {
+	done := make(chan brokerRecord, 1)
+	go func() {
+		var p struct {
+			Value map[string]any `json:"value"`
+		}
+		err := e.c.GetJSON(ctx, &p, "read mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter)
+		done <- brokerRecord{value: p.Value, err: err}
+	}()
+	var r *brokerRecord
+	return func() brokerRecord {
+		if r == nil {
+			got := <-done
+			r = &got
+		}
+		return *r
 	}
-	err := e.c.GetJSON(ctx, &p, "read mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter)
+}
+
+// into puts the record into recs[""]. A broker that will not let the user
+// read it makes the broker's kinds unread: without the record, what mqctl
+// made there is unknown.
+func (r brokerRecord) into(recs map[string]*ownership.Record, info *broker.Live) error {
 	switch {
-	case errors.Is(err, broker.ErrNotFound):
-		p.Value = nil
-	case errors.Is(err, broker.ErrForbidden):
+	case errors.Is(r.err, broker.ErrNotFound):
+		r.value = nil
+	case errors.Is(r.err, broker.ErrForbidden):
 		for _, h := range kinds.Access() {
 			if h.Spec().Broker && !unread(info, "", h.Spec().Kind) {
-				info.Unread[""] = append(info.Unread[""], broker.Unread{Kind: h.Spec().Kind, Reason: err.Error()})
+				info.Unread[""] = append(info.Unread[""], broker.Unread{Kind: h.Spec().Kind, Reason: r.err.Error()})
 			}
 		}
 		return nil
-	case err != nil:
-		return err
+	case r.err != nil:
+		return r.err
 	}
-	rec, err := ownership.DecodeGlobal(p.Value)
+	rec, err := ownership.DecodeGlobal(r.value)
 	if err != nil {
 		return err
 	}
