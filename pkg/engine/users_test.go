@@ -1,0 +1,156 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Users the sqldef way: the broker's state before (made by hand, or by an
+// earlier mqctl apply), the file, the plan's rows, the broker's exact state
+// after apply, and an empty second plan.
+func TestUsersTable(t *testing.T) {
+	tests := []struct {
+		name string
+		// byHand makes users mqctl did not make; earlier is a file mqctl
+		// applied before (its users are mqctl's).
+		byHand  func(t *testing.T, b *testbroker.Broker, u, vhost string)
+		earlier string
+		file    string
+		rows    []string
+		// after checks the broker's state after apply.
+		after func(t *testing.T, state *topology.Topology, u, vhost string)
+	}{
+		{
+			name: "a new user with its permissions",
+			file: "users:\n  ${U}:\n    password: \"${PW}\"\n    tags: [management]\n    permissions:\n      ${VHOST}: { configure: \"^$\", write: \"^x$\", read: \"^q$\" }\n",
+			rows: []string{"create user ${U}", "create permission ${U}"},
+			after: func(t *testing.T, st *topology.Topology, u, vh string) {
+				p := st.Vhosts[vh].Items.Get(kind.Permission, u)
+				if p == nil || p.Settings["write"] != "^x$" || p.Settings["configure"] != "^$" || p.Settings["read"] != "^q$" {
+					t.Errorf("permission = %+v", p)
+				}
+			},
+		},
+		{
+			name:   "a user made by hand with the same password and tags is adopted, not changed",
+			byHand: func(t *testing.T, b *testbroker.Broker, u, _ string) { putUser(t, b, u, "pw-same", "management") },
+			file:   "users:\n  ${U}: { password: \"${PW}\", tags: [management] }\n",
+			rows:   nil,
+		},
+		{
+			name:    "a changed password is an update, shown without either value",
+			earlier: "users:\n  ${U}: { password: \"other-pw\" }\n",
+			file:    "users:\n  ${U}: { password: \"${PW}\" }\n",
+			rows:    []string{"update user ${U} settings.password *** -> ***"},
+		},
+		{
+			name:    "a permission mqctl made and the file dropped is deleted",
+			earlier: "users:\n  ${U}:\n    password: \"${PW}\"\n    permissions:\n      ${VHOST}: { read: \".*\" }\n",
+			file:    "users:\n  ${U}: { password: \"${PW}\" }\n",
+			rows:    []string{"delete permission ${U}"},
+			after: func(t *testing.T, st *topology.Topology, u, vh string) {
+				if st.Vhosts[vh].Items.Get(kind.Permission, u) != nil {
+					t.Errorf("permission of %s still there", u)
+				}
+			},
+		},
+		{
+			name:   "a user made by hand that the file does not name is left alone",
+			byHand: func(t *testing.T, b *testbroker.Broker, u, _ string) { putUser(t, b, u, "pw-hand", "") },
+			file:   "users: {}\n",
+			rows:   nil,
+			after: func(t *testing.T, st *topology.Topology, u, _ string) {
+				if st.Items.Get(kind.User, u) == nil {
+					t.Errorf("user %s made by hand was deleted", u)
+				}
+			},
+		},
+		{
+			name:    "a user mqctl made and the file dropped is deleted",
+			earlier: "users:\n  ${U}: { password: \"${PW}\", tags: [monitoring] }\n",
+			file:    "users: {}\n",
+			rows:    []string{"delete user ${U}"},
+			after: func(t *testing.T, st *topology.Topology, u, _ string) {
+				if st.Items.Get(kind.User, u) != nil {
+					t.Errorf("user %s still there", u)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.b.UsersSection(t)
+			u := testbroker.Name(t, "mqctl-ut")
+			t.Cleanup(func() { _ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", u) })
+			env := map[string]string{"VHOST": f.vhost, "U": u, "PW": "pw-same"}
+			load := func(body string) *topology.Topology {
+				src := "version: 1\nvhosts:\n  ${VHOST}: {}\n" + body
+				top, err := loader.LoadBytes("topology.yaml", []byte(src), loader.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+				if err != nil {
+					t.Fatalf("%v\n%s", err, src)
+				}
+				top.Vhosts[f.vhost].Description = "mqctl test " + t.Name()
+				return top
+			}
+			if tt.byHand != nil {
+				tt.byHand(t, f.b, u, f.vhost)
+			}
+			if tt.earlier != "" {
+				if _, err := f.eng.Apply(context.Background(), engine.ApplyInput{Desired: load(tt.earlier)}, engine.ApplyOptions{}); err != nil {
+					t.Fatalf("earlier apply: %v", err)
+				}
+			}
+			p := f.plan(load(tt.file))
+			var rows []string
+			for _, c := range p.Changes {
+				row := string(c.Action) + " " + string(c.Kind) + " " + c.Name
+				for _, fc := range c.Fields {
+					row += " " + fc.Field + " " + strings.TrimSpace(strings.Trim(topology.Normalize(fc.Before).(string)+" -> "+topology.Normalize(fc.After).(string), " "))
+				}
+				rows = append(rows, strings.ReplaceAll(row, u, "${U}"))
+			}
+			if !slices.Equal(rows, tt.rows) {
+				t.Fatalf("plan rows = %q, want %q", rows, tt.rows)
+			}
+			if _, err := f.eng.Apply(context.Background(), engine.ApplyInput{Desired: load(tt.file)}, engine.ApplyOptions{}); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			l, err := f.eng.ReadLive(context.Background(), []string{f.vhost})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.after != nil {
+				tt.after(t, l.State(), u, f.vhost)
+			}
+			if it := l.State().Items.Get(kind.User, u); it != nil && strings.Contains(tt.file, "${PW}") && !kinds.PasswordMatches(&topology.Item{Settings: topology.Args{kinds.UserPassword: "pw-same"}}, it) {
+				t.Errorf("user %s's password is not the file's after apply", u)
+			}
+			if p := f.plan(load(tt.file)); !p.Empty() {
+				t.Errorf("second plan: %v", changes(p))
+			}
+		})
+	}
+}
+
+func putUser(t *testing.T, b *testbroker.Broker, name, password, tags string) {
+	t.Helper()
+	resp, err := b.RH.PutUser(name, rabbithole.UserSettings{Password: password, Tags: rabbithole.UserTags(strings.Fields(tags))})
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		t.Fatalf("create user %s: %v", name, err)
+	}
+}
