@@ -486,23 +486,7 @@ func variable(vhost string, it *topology.Item, key string) string {
 	if name, ok := it.Refs[key]; ok {
 		return name
 	}
-	var sb strings.Builder
-	for _, part := range []string{vhost, string(it.Kind), it.Name, key} {
-		if sb.Len() > 0 {
-			sb.WriteByte('_')
-		}
-		for _, r := range part {
-			switch {
-			case r >= 'a' && r <= 'z':
-				sb.WriteRune(r - 'a' + 'A')
-			case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-				sb.WriteRune(r)
-			default:
-				sb.WriteByte('_')
-			}
-		}
-	}
-	return sb.String()
+	return kinds.VariableName(vhost, string(it.Kind), it.Name, key)
 }
 
 // masked is a shallow copy of t whose items hold their secrets masked

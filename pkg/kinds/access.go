@@ -93,13 +93,7 @@ func tagList(v any) []any {
 			}
 		}
 	}
-	slices.Sort(tags)
-	tags = slices.Compact(tags)
-	out := make([]any, len(tags))
-	for i, s := range tags {
-		out[i] = s
-	}
-	return out
+	return TagList(tags)
 }
 
 // Comparable gives the settings the diff compares: tags as they are, and
@@ -372,19 +366,39 @@ func (topicPermissions) Delete(ctx context.Context, api API, vhost string, have 
 }
 
 // PasswordVariable is the environment variable mqctl suggests for user's
-// password (export's placeholder, lint's advice): the name in upper case,
-// other characters as _, then _PASSWORD.
-func PasswordVariable(user string) string {
+// password (export's placeholder, lint's advice).
+func PasswordVariable(user string) string { return VariableName(user, "PASSWORD") }
+
+// VariableName joins parts into an environment variable's name: upper
+// case, every other character as _, parts joined by _.
+func VariableName(parts ...string) string {
 	var sb strings.Builder
-	for _, r := range user {
-		switch {
-		case r >= 'a' && r <= 'z':
-			sb.WriteRune(r - 'a' + 'A')
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			sb.WriteRune(r)
-		default:
+	for i, part := range parts {
+		if i > 0 {
 			sb.WriteByte('_')
 		}
+		for _, r := range part {
+			switch {
+			case r >= 'a' && r <= 'z':
+				sb.WriteRune(r - 'a' + 'A')
+			case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+				sb.WriteRune(r)
+			default:
+				sb.WriteByte('_')
+			}
+		}
 	}
-	return sb.String() + "_PASSWORD"
+	return sb.String()
+}
+
+// TagList is tags as a user item holds them: sorted, each once.
+func TagList(tags []string) []any {
+	tags = slices.Clone(tags)
+	slices.Sort(tags)
+	tags = slices.Compact(tags)
+	out := make([]any, len(tags))
+	for i, s := range tags {
+		out[i] = s
+	}
+	return out
 }

@@ -143,13 +143,7 @@ func (l *load) userTags(f fieldSet, what string) []any {
 			tags = append(tags, s)
 		}
 	}
-	slices.Sort(tags)
-	tags = slices.Compact(tags)
-	out := make([]any, len(tags))
-	for i, s := range tags {
-		out[i] = s
-	}
-	return out
+	return kinds.TagList(tags)
 }
 
 // permissionVhost returns the vhost of t that a user's permissions name,
