@@ -258,7 +258,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 				return
 			}
 		}
-		for _, u := range d.p.Unread {
+		for _, u := range d.cur.Unread {
 			if u.Vhost == name {
 				return
 			}
@@ -347,11 +347,30 @@ func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string,
 // unread reports whether kind could not be read in vhost; if so, it lists
 // it in the plan with the number of objects of that kind the file declares
 // there, which the plan leaves out.
+//
+// It is listed only when it matters: the file declares objects of that
+// kind there, or mqctl's record says it made some (which a plan would
+// otherwise delete). A kind nobody uses there (the shovels of a vhost
+// whose file has none, for a user who may not list them) plans nothing,
+// silently.
 func (d *differ) unread(vhost string, kind Kind, declared int) bool {
 	for _, u := range d.cur.Unread {
 		if u.Vhost == vhost && u.Kind == kind {
-			u.Declared = declared
-			d.p.Unread = append(d.p.Unread, u)
+			if declared > 0 || d.manages(vhost, kind) {
+				u.Declared = declared
+				d.p.Unread = append(d.p.Unread, u)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// manages reports whether the ownership record holds an object of kind in
+// vhost.
+func (d *differ) manages(vhost string, kind Kind) bool {
+	for ref := range d.cur.Managed {
+		if ref.Vhost == vhost && ref.Kind == kind {
 			return true
 		}
 	}

@@ -115,3 +115,18 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 		}
 	})
 }
+
+// An unread kind is listed only when it matters: the file declares some,
+// or mqctl's record says it made some there.
+func TestUnreadListedOnlyWhenItMatters(t *testing.T) {
+	unread := []Unread{{Vhost: "app", Kind: KindOperatorPolicy, Reason: "refused"}}
+	d := vh("app", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) })
+	cur := vh("app", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) })
+	if p := Diff(d, Current{State: cur, Unread: unread}); !p.Empty() || len(p.Unread) != 0 {
+		t.Errorf("nothing declared, nothing recorded: changes %v, unread %v; want neither", rows(p), p.Unread)
+	}
+	managed := map[ObjectRef]bool{{Kind: KindOperatorPolicy, Vhost: "app", Name: "cap"}: true}
+	if p := Diff(d, Current{State: cur, Managed: managed, Unread: unread}); !p.Empty() || len(p.Unread) != 1 {
+		t.Errorf("recorded by mqctl: changes %v, unread %v; want the kind listed, nothing changed", rows(p), p.Unread)
+	}
+}
