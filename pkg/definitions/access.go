@@ -26,17 +26,12 @@ const (
 	userTags             = "tags"
 )
 
-// secretFields are the secret settings of each kind (kinds.SecretFields):
-// every output masks them and export writes ${VAR} placeholders for them.
-var secretFields = map[kind.Kind][]string{
-	kind.User:               {userPassword, userPasswordHash, userHashingAlgorithm},
-	kind.Shovel:             {"src-uri", "dest-uri"},
-	kind.FederationUpstream: {"uri"},
-}
-
 // SecretFields names the settings of items of kind k that Read marks as
-// secrets (nil for a kind that has none).
-func SecretFields(k kind.Kind) []string { return slices.Clone(secretFields[k]) }
+// secrets (kind.Spec.Secret; nil for a kind that has none).
+func SecretFields(k kind.Kind) []string {
+	s, _ := kind.Of(k)
+	return slices.Clone(s.Secret)
+}
 
 // upstreamSetList is the setting of an upstream set that holds its members
 // (kinds.UpstreamSetList).

@@ -12,7 +12,7 @@ const (
 
 var accessSpecs = []Spec{
 	{Kind: User, Label: "user", Plural: "users", Section: "users", APIPath: "users", InPlace: true, Broker: true, Declared: true,
-		DeletePhase: 2, WritePhase: 6},
+		DeletePhase: 2, WritePhase: 6, Secret: []string{"password", "password_hash", "hashing_algorithm"}},
 	{Kind: UserLimits, Label: "user limits", Plural: "user limits", Section: "limits", APIPath: "user-limits", InPlace: true, Broker: true, Declared: true,
 		DeletePhase: 1, WritePhase: 9},
 	{Kind: Permission, Label: "permission", Plural: "permissions", Section: "permissions", APIPath: "permissions", InPlace: true, Declared: true,

@@ -63,6 +63,11 @@ type Spec struct {
 	// (users): its objects are in topology.Topology.Items, and its
 	// changes' Vhost is "".
 	Broker bool
+	// Secret names the settings of an object of the kind that are secrets
+	// (a password, a URI that may hold credentials): every output masks
+	// them (topology.Item.Secret), export writes ${VAR} placeholders, and
+	// the file should take them from ${VAR}.
+	Secret []string
 	// Declared is true for a kind a plan covers only when the file
 	// declares its section (topology.Topology.Declares): users and their
 	// access are often kept in another file than the vhosts they use.
@@ -84,9 +89,11 @@ var specs = []Spec{
 	// them (a running shovel declares its queues again). Upstreams are
 	// written in the queues' phase: the bindings' phase holds bindings
 	// only (apply.Order restores the bindings of replaced objects there).
-	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 7},
+	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 7,
+		Secret: []string{"uri"}},
 	{Kind: FederationUpstreamSet, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9},
-	{Kind: Shovel, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9},
+	{Kind: Shovel, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9,
+		Secret: []string{"src-uri", "dest-uri"}},
 }
 
 // All returns the spec of every kind: the vhost's kinds (specs), then the

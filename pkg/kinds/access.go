@@ -49,9 +49,9 @@ func (users) Shape() Shape    { return Named }
 
 func (users) Fields() []Field {
 	return []Field{
-		{Name: UserPassword, Type: String, Secret: true, Help: "the password, from ${VAR}: compared with the hash the broker stores, never shown"},
-		{Name: UserPasswordHash, Type: String, Secret: true, Help: "the password's hash as the broker stores it (base64 of salt and digest)"},
-		{Name: UserHashingAlgorithm, Type: String, Secret: true, Help: "rabbit_password_hashing_sha256 (the default) or rabbit_password_hashing_sha512"},
+		{Name: UserPassword, Type: String, Help: "the password, from ${VAR}: compared with the hash the broker stores, never shown"},
+		{Name: UserPasswordHash, Type: String, Help: "the password's hash as the broker stores it (base64 of salt and digest)"},
+		{Name: UserHashingAlgorithm, Type: String, Help: "rabbit_password_hashing_sha256 (the default) or rabbit_password_hashing_sha512"},
 		{Name: UserTags, Type: String, Help: "the user's tags: administrator, monitoring, policymaker, management, impersonator"},
 	}
 }

@@ -68,13 +68,13 @@ func validateFederation(s topology.Args) []Problem {
 // credentials) and the shared keys.
 type federationUpstream struct{}
 
-var upstreamParam = parameter{k: kind.FederationUpstream, component: "federation-upstream", secret: []string{"uri"}}
+var upstreamParam = parameter{k: kind.FederationUpstream, component: "federation-upstream"}
 
 func (federationUpstream) Spec() kind.Spec { return spec(kind.FederationUpstream) }
 func (federationUpstream) Shape() Shape    { return Named }
 
 func (federationUpstream) Fields() []Field {
-	return append([]Field{{Name: "uri", Type: Strings, Secret: true, Help: "the upstream broker's URI, or a list of URIs tried in turn (take one with credentials from ${VARIABLE})"}}, federationShared...)
+	return append([]Field{{Name: "uri", Type: Strings, Help: "the upstream broker's URI, or a list of URIs tried in turn (take one with credentials from ${VARIABLE})"}}, federationShared...)
 }
 
 func (federationUpstream) Validate(s topology.Args) []Problem {

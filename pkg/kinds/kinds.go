@@ -11,6 +11,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -85,22 +86,10 @@ type Field struct {
 	Min int64
 	// Help says what the setting does, for errors and the schema.
 	Help string
-	// Secret marks a password, or a URI that may hold credentials: no
-	// output shows it (topology.Item.Secret), and the file should take it
-	// from ${VAR}.
-	Secret bool
 }
 
-// SecretFields names h's secret fields.
-func SecretFields(h Handler) []string {
-	var out []string
-	for _, f := range h.Fields() {
-		if f.Secret {
-			out = append(out, f.Name)
-		}
-	}
-	return out
-}
+// SecretFields names the secret settings of h's kind (kind.Spec.Secret).
+func SecretFields(h Handler) []string { return slices.Clone(h.Spec().Secret) }
 
 // Handler is one generic kind's own code.
 type Handler interface {

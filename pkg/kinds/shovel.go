@@ -47,9 +47,6 @@ type parameter struct {
 	k         kind.Kind
 	component string
 	list      string
-	// secret names the settings that are secrets, masked in errors even
-	// when the item does not say so.
-	secret []string
 }
 
 func (p parameter) Read(ctx context.Context, api API, vhost string) ([]*topology.Item, error) {
@@ -100,7 +97,7 @@ func (p parameter) Write(ctx context.Context, api API, vhost string, _, want *to
 	}
 	body := map[string]any{"value": value}
 	err := api.PutJSON(ctx, body, fmt.Sprintf("set %s %q in vhost %q", spec(p.k).Label, want.Name, vhost), vhost, "parameters", p.component, vhost, want.Name)
-	return scrub(err, want, p.secret)
+	return scrub(err, want, spec(p.k).Secret)
 }
 
 func (p parameter) Delete(ctx context.Context, api API, vhost string, have *topology.Item) error {
@@ -108,7 +105,7 @@ func (p parameter) Delete(ctx context.Context, api API, vhost string, have *topo
 	if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
 		return nil // gone already: what the delete wanted
 	}
-	return scrub(err, have, p.secret)
+	return scrub(err, have, spec(p.k).Secret)
 }
 
 // scrubbed is an error whose message had its secrets masked; it wraps the
@@ -198,7 +195,7 @@ func uriPassword(s string) string {
 // 4.0 accepts and 3.10 refuses ("Unrecognised terms").
 type shovel struct{}
 
-var shovelParam = parameter{k: kind.Shovel, component: "shovel", secret: []string{"src-uri", "dest-uri"}}
+var shovelParam = parameter{k: kind.Shovel, component: "shovel"}
 
 func (shovel) Spec() kind.Spec { return spec(kind.Shovel) }
 func (shovel) Shape() Shape    { return Named }
@@ -223,7 +220,7 @@ var shovelFields = []Field{
 	{Name: "ack-mode", Type: String, Help: "on-confirm (the default), on-publish or no-ack"},
 	{Name: "reconnect-delay", Type: Number, Help: "seconds to wait before reconnecting after a failure (default 1)"},
 
-	{Name: "src-uri", Type: Strings, Secret: true, Help: "the source broker's URI, or a list of URIs tried in turn (amqp:// is this broker's default vhost, amqp:///v its vhost v)"},
+	{Name: "src-uri", Type: Strings, Help: "the source broker's URI, or a list of URIs tried in turn (amqp:// is this broker's default vhost, amqp:///v its vhost v)"},
 	{Name: "src-queue", Type: String, Help: "the queue to consume from (amqp091; declared by the shovel unless src-predeclared)"},
 	{Name: "src-exchange", Type: String, Help: "the exchange to consume from through a queue of the shovel's own (amqp091; instead of src-queue)"},
 	{Name: "src-exchange-key", Type: String, Help: "the routing key that queue is bound with (amqp091, with src-exchange)"},
@@ -236,7 +233,7 @@ var shovelFields = []Field{
 	{Name: "src-predeclared", Type: Bool, Help: "the source queue exists already: check it, do not declare it (amqp091; RabbitMQ 4.0, refused by 3.10)"},
 	{Name: "src-address", Type: String, Help: "the AMQP 1.0 address to consume from (amqp10, required there)"},
 
-	{Name: "dest-uri", Type: Strings, Secret: true, Help: "the destination broker's URI, or a list of URIs tried in turn"},
+	{Name: "dest-uri", Type: Strings, Help: "the destination broker's URI, or a list of URIs tried in turn"},
 	{Name: "dest-queue", Type: String, Help: "the queue to publish to (amqp091; declared by the shovel unless dest-predeclared)"},
 	{Name: "dest-exchange", Type: String, Help: "the exchange to publish to (amqp091; instead of dest-queue)"},
 	{Name: "dest-exchange-key", Type: String, Help: "the routing key to publish with (amqp091; default: the message's own)"},

@@ -175,12 +175,13 @@ func (d *decoder) settings(fields []kinds.Field, n *node, what string, it *topol
 		if !ok {
 			continue
 		}
-		v, ok := d.fieldValue(fl, e.value, label(what, fl.Name))
+		secret := it != nil && it.IsSecret(fl.Name)
+		v, ok := d.fieldValue(fl, secret, e.value, label(what, fl.Name))
 		if !ok {
 			good, failed[fl.Name] = false, true
 		}
 		settings[fl.Name] = v
-		if name, ok := d.refs[e.value]; ok && fl.Secret && it != nil {
+		if name, ok := d.refs[e.value]; ok && secret {
 			if it.Refs == nil {
 				it.Refs = map[string]string{}
 			}
@@ -207,12 +208,12 @@ func (d *decoder) unknown(n *node, known []string) []string {
 
 // fieldValue decodes n as a value of field fl; fw names it in errors. A
 // secret's value is never quoted in an error.
-func (d *decoder) fieldValue(fl kinds.Field, n *node, fw string) (any, bool) {
+func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (any, bool) {
 	switch fl.Type {
 	case kinds.Int:
 		return d.integer(n, fw, fl.Min, math.MaxInt64)
 	case kinds.String:
-		if fl.Secret && !n.bad && !textual(n) {
+		if secret && !n.bad && !textual(n) {
 			d.errs.addf(n.pos, "", "%s: expected a string, got %s", fw, describeSecret(n))
 			return "", false
 		}
