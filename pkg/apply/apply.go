@@ -52,7 +52,19 @@ type Options struct {
 	Guard func() error
 	// Records are the ownership records read with the state, per vhost.
 	Records map[string]*ownership.Record
+	// BulkDeclares is the number of declarations (exchanges, queues,
+	// bindings) in a vhost from which apply makes them over AMQP rather
+	// than through the management API; 0 means DefaultBulkDeclares, a
+	// negative number never.
+	BulkDeclares int
 }
+
+// DefaultBulkDeclares is where declaring over AMQP starts to pay: one
+// connection to open per vhost, then each declaration costs the broker
+// less than a management API request does (4.0.5, 10,000 objects: 15 s
+// over AMQP, 19-20 s through the API). Below it, the difference is under
+// a second, and the API, whose every request apply can read back, is used.
+const DefaultBulkDeclares = 1000
 
 // Event reports one finished step.
 type Event struct {
@@ -140,6 +152,10 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 	e := &executor{c: c, opts: opts}
 	res := &Result{}
 	phases := Order(p)
+	if vhosts := bulkDeclares(phases, opts.BulkDeclares); len(vhosts) > 0 {
+		e.amqp, e.amqpVhosts = c.Declarer(lock.DefaultName("apply")), vhosts
+		defer e.amqp.Close()
+	}
 	for i, phase := range phases {
 		if ctx.Err() != nil {
 			res.Interrupted = true
@@ -186,6 +202,48 @@ type executor struct {
 	// policies only one of them saw — a dead-letter exchange or a limit
 	// silently missing.
 	policyMu map[string]*sync.Mutex
+
+	// amqp declares exchanges, queues and bindings in amqpVhosts, the
+	// vhosts where the plan declares many (see bulkDeclares).
+	amqp       *broker.Declarer
+	amqpVhosts map[string]bool
+}
+
+// bulkDeclares returns the vhosts where the plan declares at least from
+// exchanges, queues and bindings (see Options.BulkDeclares).
+func bulkDeclares(phases [][]Step, from int) map[string]bool {
+	if from < 0 {
+		return nil
+	}
+	if from == 0 {
+		from = DefaultBulkDeclares
+	}
+	n := map[string]int{}
+	for _, phase := range phases {
+		for _, s := range phase {
+			if s.Op == OpDeclareExchange || s.Op == OpDeclareQueue || s.Op == OpBind {
+				n[s.Vhost]++
+			}
+		}
+	}
+	out := map[string]bool{}
+	for vh, k := range n {
+		if k >= from {
+			out[vh] = true
+		}
+	}
+	return out
+}
+
+// overAMQP makes a declaration over AMQP where apply makes them so. It
+// reports false when it did not: the caller makes it through the
+// management API, which, declarations being idempotent, is safe after
+// any AMQP failure, and reports a refusal as it always does.
+func (e *executor) overAMQP(vhost string, f func(d *broker.Declarer) error) bool {
+	if e.amqp == nil || !e.amqpVhosts[vhost] {
+		return false
+	}
+	return f(e.amqp) == nil
 }
 
 // policyLock returns the lock of vhost's policy writes.
@@ -349,6 +407,9 @@ func (e *executor) step(ctx context.Context, s Step) error {
 		}
 		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key) }, e.bindingGone(s.Vhost, s.Binding)))
 	case OpBind:
+		if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareBinding(ctx, s.Vhost, s.Binding) }) {
+			return nil
+		}
 		err := write(ctx, func() error { return e.c.DeclareBinding(ctx, s.Vhost, s.Binding) }, e.bindingExists(s.Vhost, s.Binding))
 		if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
 			b := s.Binding
@@ -364,8 +425,14 @@ func (e *executor) step(ctx context.Context, s Step) error {
 			return e.c.DeleteExchange(ctx, s.Vhost, s.Name, broker.DeleteExchangeOptions{})
 		}, e.exchangeGone(s.Vhost, s.Name)))
 	case OpDeclareExchange:
+		if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareExchange(ctx, s.Vhost, c.After.Exchange) }) {
+			return nil
+		}
 		return write(ctx, func() error { return e.c.DeclareExchange(ctx, s.Vhost, c.After.Exchange) }, e.exchangeIs(s.Vhost, c.After.Exchange))
 	case OpDeclareQueue:
+		if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareQueue(ctx, s.Vhost, c.After.Queue) }) {
+			return nil
+		}
 		return write(ctx, func() error { return e.c.DeclareQueue(ctx, s.Vhost, c.After.Queue) }, e.queueIs(s.Vhost, c.After.Queue))
 	}
 	return fmt.Errorf("unknown step %q", s.Op)

@@ -213,3 +213,28 @@ func TestOrderVhosts(t *testing.T) {
 		t.Errorf("phases (-want +got):\n%s", d)
 	}
 }
+
+// Declarations go over AMQP in the vhosts where the plan makes at least
+// Options.BulkDeclares of them (DefaultBulkDeclares when 0), never when
+// it is negative; deletes and policies do not count.
+func TestBulkDeclaresPerVhost(t *testing.T) {
+	step := func(vh string, op Op) Step { return Step{Vhost: vh, Op: op} }
+	var phase []Step
+	for range DefaultBulkDeclares - 2 {
+		phase = append(phase, step("big", OpDeclareQueue), step("small", OpBind), step("big", OpUnbind), step("big", OpPutPolicy))
+	}
+	phases := [][]Step{phase, {step("big", OpDeclareExchange)}}
+	if got := bulkDeclares(phases, 0); len(got) != 0 {
+		t.Errorf("with %d declarations in a vhost: %v, want none over AMQP", DefaultBulkDeclares-1, got)
+	}
+	phases = append(phases, []Step{step("big", OpBind)})
+	if got := bulkDeclares(phases, 0); !cmp.Equal(got, map[string]bool{"big": true}) {
+		t.Errorf("with %d declarations in vhost big: %v, want big over AMQP", DefaultBulkDeclares, got)
+	}
+	if got := bulkDeclares(phases, 10); !cmp.Equal(got, map[string]bool{"big": true, "small": true}) {
+		t.Errorf("from 10: %v, want both", got)
+	}
+	if got := bulkDeclares(phases, -1); len(got) != 0 {
+		t.Errorf("never: %v", got)
+	}
+}

@@ -323,20 +323,7 @@ func (c *Client) probeConn(ctx context.Context, vhost string) (*amqp.Connection,
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	u.Path = "/" + vhost
-	u.RawPath = "/" + url.PathEscape(vhost)
-	cfg := amqp.Config{
-		Properties: amqp.Table{"connection_name": "mqctl permission check"},
-		Dial:       amqp.DefaultDial(5 * time.Second),
-	}
-	if u.Scheme == "amqps" {
-		cfg.TLSClientConfig = c.TLSConfig()
-	}
-	return amqp.DialConfig(u.String(), cfg)
+	return DialAMQP(ctx, AMQPDial{URL: raw, Vhost: vhost, TLS: c.TLSConfig(), Name: "mqctl permission check"})
 }
 
 // splitPath unescapes the segments of a request path.

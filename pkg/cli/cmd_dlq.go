@@ -292,11 +292,11 @@ func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action s
 	default:
 		s.live = top.Vhosts[vhost]
 	}
-	do := dlq.DialOptions{URL: amqpURL, Vhost: vhost, Name: lock.DefaultName(action)}
+	do := broker.AMQPDial{URL: amqpURL, Vhost: vhost, Name: lock.DefaultName(action)}
 	if strings.HasPrefix(amqpURL, "amqps:") {
 		do.TLS = c.TLSConfig()
 	}
-	if s.conn, err = dlq.Dial(ctx, do); err != nil {
+	if s.conn, err = broker.DialAMQP(ctx, do); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -12,6 +12,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/internal/faultproxy"
+	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/dlq"
 )
 
@@ -57,12 +58,12 @@ func TestReplayThroughFaultyNetwork(t *testing.T) {
 			u.Host = p.Addr
 			var conn *amqp.Connection
 			if tc.stalled {
-				// mqctl's own heartbeat (10s, dlq.Dial) notices a silent
+				// mqctl's own heartbeat (10s, broker.DialAMQP) notices a silent
 				// network after about 15s; the same path, sooner.
 				u.Path = "/" + f.vhost
 				conn, err = amqp.DialConfig(u.String(), amqp.Config{Heartbeat: time.Second})
 			} else {
-				conn, err = dlq.Dial(context.Background(), dlq.DialOptions{URL: u.String(), Vhost: f.vhost, Name: "mqctl fault test"})
+				conn, err = broker.DialAMQP(context.Background(), broker.AMQPDial{URL: u.String(), Vhost: f.vhost, Name: "mqctl fault test"})
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqctl/mqctl/pkg/broker"
 )
 
 // QueueName is the lock queue declared in every vhost an apply changes.
@@ -149,23 +151,7 @@ func try(vhost string, opts Options) (*Lock, error) {
 
 // dial opens an AMQP connection to vhost.
 func dial(vhost string, opts Options) (*amqp.Connection, error) {
-	u, err := url.Parse(opts.URL)
-	if err != nil {
-		return nil, fmt.Errorf("AMQP URL is invalid: %w", err)
-	}
-	u.Path = "/" + vhost
-	u.RawPath = "/" + url.PathEscape(vhost)
-	cfg := amqp.Config{
-		Properties:      amqp.Table{"connection_name": opts.Name},
-		TLSClientConfig: opts.TLS,
-		Heartbeat:       10 * time.Second,
-		Dial:            amqp.DefaultDial(10 * time.Second),
-	}
-	conn, err := amqp.DialConfig(u.String(), cfg)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, vhost, maskAMQP(err))
-	}
-	return conn, nil
+	return broker.DialAMQP(context.Background(), broker.AMQPDial{URL: opts.URL, Vhost: vhost, TLS: opts.TLS, Name: opts.Name})
 }
 
 // Peek opens an AMQP connection to vhost for Inspect only: it takes no
@@ -252,20 +238,6 @@ func urlUser(raw string) string {
 		return ""
 	}
 	return u.User.Username()
-}
-
-// maskAMQP renders an AMQP dial error without credentials.
-func maskAMQP(err error) string {
-	var ae *amqp.Error
-	if errors.As(err, &ae) {
-		return ae.Reason
-	}
-	s := err.Error()
-	if u, perr := url.Parse(s); perr == nil && u.User != nil {
-		u.User = url.User(u.User.Username())
-		return u.String()
-	}
-	return s
 }
 
 // QueueState is what AMQP's passive declare tells about a queue, straight

@@ -1,0 +1,272 @@
+package broker
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sync"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// AMQPDial says how to reach a vhost over AMQP.
+type AMQPDial struct {
+	// URL is the AMQP URL without vhost path (amqp://user:pass@host:5672).
+	URL   string
+	Vhost string
+	// TLS is used for amqps URLs.
+	TLS *tls.Config
+	// Name is the connection name the broker shows.
+	Name string
+}
+
+// DialAMQP opens an AMQP connection to a vhost, with a 10 s heartbeat and
+// a handshake that cannot hang on a silent peer. Errors never hold the
+// password.
+func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("the AMQP URL %s is invalid: %s", MaskURL(o.URL), MaskURL(err.Error()))
+	}
+	u.Path = "/" + o.Vhost
+	u.RawPath = "/" + url.PathEscape(o.Vhost)
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	cfg := amqp.Config{
+		Properties:      amqp.Table{"connection_name": o.Name},
+		TLSClientConfig: o.TLS,
+		Heartbeat:       10 * time.Second,
+		Dial: func(network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			// The handshake must not hang on a silent peer.
+			if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+				c.Close()
+				return nil, err
+			}
+			return c, nil
+		},
+	}
+	conn, err := amqp.DialConfig(u.String(), cfg)
+	if err != nil {
+		var ae *amqp.Error
+		msg := MaskURL(err.Error())
+		if errors.As(err, &ae) {
+			msg = ae.Reason
+		}
+		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg)
+	}
+	return conn, nil
+}
+
+// Declarer declares exchanges, queues and bindings over AMQP: one
+// connection per vhost, its channels reused. RabbitMQ does the same
+// declarations over AMQP with less work than through the management API,
+// which handles every declaration as a request of its own (measured on
+// 4.0.5, 5,000 queues and 5,000 bindings, 8 at a time: 16 s over AMQP,
+// 19-20 s through the API). A declaration that fails here changed nothing
+// the management API's would not: callers that get an error make the
+// same declaration through the API, which reports what is wrong.
+type Declarer struct {
+	c        *Client
+	name     string
+	mu       sync.Mutex
+	url      string
+	urlErr   error
+	resolved bool
+	vhosts   map[string]*amqpVhost
+}
+
+// amqpVhost is one vhost's connection and its idle channels.
+type amqpVhost struct {
+	mu   sync.Mutex
+	conn *amqp.Connection
+	idle []*amqp.Channel
+	err  error // the dial failed: no more tries in this vhost
+}
+
+// Declarer returns a Declarer for this broker; the connection to a vhost
+// is opened by its first declaration. Close it when done.
+func (c *Client) Declarer(name string) *Declarer {
+	return &Declarer{c: c, name: name, vhosts: map[string]*amqpVhost{}}
+}
+
+// Close closes every connection.
+func (d *Declarer) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, v := range d.vhosts {
+		v.mu.Lock()
+		if v.conn != nil {
+			_ = v.conn.Close()
+		}
+		v.conn, v.idle = nil, nil
+		v.mu.Unlock()
+	}
+}
+
+func (d *Declarer) vhost(vhost string) *amqpVhost {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	v := d.vhosts[vhost]
+	if v == nil {
+		v = &amqpVhost{}
+		d.vhosts[vhost] = v
+	}
+	return v
+}
+
+func (d *Declarer) amqpURL(ctx context.Context) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.resolved {
+		d.url, d.urlErr = d.c.AMQPURL(ctx, "")
+		d.resolved = true
+	}
+	return d.url, d.urlErr
+}
+
+// channel takes an idle channel of vhost, or opens one (and the
+// connection when there is none or it closed).
+func (d *Declarer) channel(ctx context.Context, vhost string) (*amqpVhost, *amqp.Channel, error) {
+	v := d.vhost(vhost)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.err != nil {
+		return nil, nil, v.err
+	}
+	if v.conn != nil && v.conn.IsClosed() {
+		v.conn, v.idle = nil, nil
+	}
+	if n := len(v.idle); n > 0 {
+		ch := v.idle[n-1]
+		v.idle = v.idle[:n-1]
+		return v, ch, nil
+	}
+	if v.conn == nil {
+		raw, err := d.amqpURL(ctx)
+		if err != nil {
+			v.err = err
+			return nil, nil, err
+		}
+		conn, err := DialAMQP(ctx, AMQPDial{URL: raw, Vhost: vhost, TLS: d.c.TLSConfig(), Name: d.name})
+		if err != nil {
+			v.err = err
+			return nil, nil, err
+		}
+		v.conn = conn
+	}
+	ch, err := v.conn.Channel()
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, ch, nil
+}
+
+// with runs f on a channel of vhost; the channel goes back to the idle
+// ones unless f failed (the broker closes a channel on any error).
+func (d *Declarer) with(ctx context.Context, vhost string, f func(ch *amqp.Channel) error) error {
+	v, ch, err := d.channel(ctx, vhost)
+	if err != nil {
+		return err
+	}
+	if err := f(ch); err != nil {
+		_ = ch.Close()
+		return err
+	}
+	v.mu.Lock()
+	v.idle = append(v.idle, ch)
+	v.mu.Unlock()
+	return nil
+}
+
+// DeclareExchange declares e in vhost, as Client.DeclareExchange does.
+func (d *Declarer) DeclareExchange(ctx context.Context, vhost string, e *topology.Exchange) error {
+	args, err := amqpTable(e.Arguments)
+	if err != nil {
+		return err
+	}
+	return d.with(ctx, vhost, func(ch *amqp.Channel) error {
+		return ch.ExchangeDeclare(e.Name, e.Type, e.Durable, e.AutoDelete, e.Internal, false, args)
+	})
+}
+
+// DeclareQueue declares q in vhost, as Client.DeclareQueue does (q.Type
+// as x-queue-type).
+func (d *Declarer) DeclareQueue(ctx context.Context, vhost string, q *topology.Queue) error {
+	args, err := amqpTable(q.Arguments)
+	if err != nil {
+		return err
+	}
+	if q.Type != "" {
+		args["x-queue-type"] = q.Type
+	}
+	return d.with(ctx, vhost, func(ch *amqp.Channel) error {
+		_, err := ch.QueueDeclare(q.Name, q.Durable, q.AutoDelete, false, false, args)
+		return err
+	})
+}
+
+// DeclareBinding binds b.Destination to b.Source in vhost.
+func (d *Declarer) DeclareBinding(ctx context.Context, vhost string, b *topology.Binding) error {
+	args, err := amqpTable(b.Arguments)
+	if err != nil {
+		return err
+	}
+	return d.with(ctx, vhost, func(ch *amqp.Channel) error {
+		if b.DestinationType == topology.DestExchange {
+			return ch.ExchangeBind(b.Destination, b.RoutingKey, b.Source, false, args)
+		}
+		return ch.QueueBind(b.Destination, b.RoutingKey, b.Source, false, args)
+	})
+}
+
+// amqpTable converts normalised arguments into an AMQP table, typed as the
+// management API types the same JSON: integers as long, other numbers as
+// double, strings as long strings, lists as arrays, objects as tables.
+func amqpTable(a topology.Args) (amqp.Table, error) {
+	out := amqp.Table{}
+	for k, v := range a.Normalized() {
+		x, err := amqpValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("argument %q: %w", k, err)
+		}
+		out[k] = x
+	}
+	return out, nil
+}
+
+func amqpValue(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, string:
+		return x, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := amqpValue(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case map[string]any:
+		t := amqp.Table{}
+		for k, e := range x {
+			c, err := amqpValue(e)
+			if err != nil {
+				return nil, err
+			}
+			t[k] = c
+		}
+		return t, nil
+	}
+	return nil, fmt.Errorf("a %T has no AMQP table type", v)
+}
