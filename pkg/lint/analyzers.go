@@ -31,7 +31,7 @@ func builtinAnalyzers() []*Analyzer {
 		{ID: "MQ402", Name: "exchange-unbound", Severity: Warning,
 			Summary: "an exchange with no bindings and no alternate exchange: publishes are dropped", Run: runExchangeUnbound},
 		{ID: "MQ403", Name: "shovel-undeclared-end", Severity: Warning,
-			Summary: "a shovel whose source queue or exchange, or destination, in this vhost of this broker (amqp:// or amqp:///vhost) is not declared", Run: runShovelEnds},
+			Summary: "a shovel whose source queue or exchange, or destination, on this broker (amqp:// or amqp:///vhost) in a vhost the file declares is not declared there", Run: runShovelEnds},
 		{ID: "MQ404", Name: "upstream-set-unknown-upstream", Severity: Error,
 			Summary: "a federation upstream set naming an upstream the vhost does not declare", Run: runUpstreamSetUnknown},
 		{ID: "MQ501", Name: "unsupported-queue-feature", Severity: Error,

@@ -145,6 +145,9 @@ type Pass struct {
 	// Broker holds the broker's own objects the file declares (users and
 	// their tags), for the rules about access.
 	Broker topology.Items
+	// Vhosts are all the file's vhosts, for the rules that follow a
+	// reference into another one (a shovel between two vhosts).
+	Vhosts map[string]*topology.Vhost
 	Sim    *route.Simulator
 	// Version is the target RabbitMQ version (never zero: the default is
 	// rmqversion.Default).
@@ -232,7 +235,7 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
 		sim := newSimulator(v, ver)
-		pass := &Pass{Vhost: v, Broker: t.Items, Sim: sim, Version: ver, facts: newFacts(v, sim), enabled: enabled}
+		pass := &Pass{Vhost: v, Broker: t.Items, Vhosts: t.Vhosts, Sim: sim, Version: ver, facts: newFacts(v, sim), enabled: enabled}
 		for _, a := range r.list {
 			level := levels[a.ID]
 			if level == Off || a.Run == nil {

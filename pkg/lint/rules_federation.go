@@ -27,9 +27,9 @@ func localVhost(uri string) (string, bool) {
 	return v, true
 }
 
-// localURI reports whether setting key of a shovel names only this vhost of
-// this broker (every URI of a list).
-func localURI(it *topology.Item, key, vhost string) bool {
+// localURI reports the vhost that setting key of a shovel names when every
+// URI of it (one, or a list) is this broker's and names that one vhost.
+func localURI(it *topology.Item, key string) (string, bool) {
 	var uris []string
 	switch x := it.Settings[key].(type) {
 	case string:
@@ -38,54 +38,69 @@ func localURI(it *topology.Item, key, vhost string) bool {
 		for _, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return false
+				return "", false
 			}
 			uris = append(uris, s)
 		}
 	}
 	if len(uris) == 0 {
-		return false
+		return "", false
 	}
-	for _, u := range uris {
-		if v, ok := localVhost(u); !ok || v != vhost {
-			return false
+	vhost := ""
+	for i, u := range uris {
+		v, ok := localVhost(u)
+		if !ok || (i > 0 && v != vhost) {
+			return "", false
 		}
+		vhost = v
 	}
-	return true
+	return vhost, true
 }
 
 func itemFinding(it *topology.Item, format string, args ...any) Finding {
 	return Finding{Object: Object{string(it.Kind), it.Name}, Pos: it.Pos, objMeta: it.Meta, Message: fmt.Sprintf(format, args...)}
 }
 
-// MQ403: a shovel whose source or destination in this vhost of this broker
-// is not declared in the file.
+// MQ403: a shovel whose source or destination on this broker, in a vhost
+// the file declares, is not declared in the file.
 func runShovelEnds(p *Pass) []Finding {
 	var out []Finding
 	v := p.Vhost
 	for _, name := range v.Items.Names(kind.Shovel) {
 		it := v.Items.Get(kind.Shovel, name)
-		check := func(uriKey, key, what string, declared bool) {
+		check := func(uriKey, key, what string) {
 			obj, ok := it.Settings.String(key)
-			if !ok || obj == "" || !localURI(it, uriKey, v.Name) || declared {
+			if !ok || obj == "" {
+				return
+			}
+			vn, local := localURI(it, uriKey)
+			if !local {
+				return
+			}
+			end, where := v, "this vhost"
+			if vn != v.Name {
+				if end = p.Vhosts[vn]; end == nil {
+					return // a vhost this file does not speak for
+				}
+				where = fmt.Sprintf("vhost %q", vn)
+			}
+			switch {
+			case what == "queue" && end.Queues[obj] != nil,
+				what == "exchange" && (end.Exchanges[obj] != nil || strings.HasPrefix(obj, "amq.")):
 				return
 			}
 			out = append(out, itemFinding(it,
-				"shovel %q moves messages %s %s %q of this vhost (%s %s), which the file does not declare: %s. Declare it, or fix the name",
-				name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, uriKey, it.Settings[uriKey],
+				"shovel %q moves messages %s %s %q of %s (%s %s), which the file does not declare: %s. Declare it, or fix the name",
+				name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, where, uriKey, it.Settings[uriKey],
 				map[string]string{
 					"queue":    "the shovel declares a missing queue itself, as a durable classic queue mqctl does not manage (a later plan of the file would not know it)",
 					"exchange": "a missing exchange stops the shovel (its channel is closed with NOT_FOUND) and nothing moves",
 				}[what]))
 		}
-		q, _ := it.Settings.String("src-queue")
-		check("src-uri", "src-queue", "queue", v.Queues[q] != nil)
-		x, _ := it.Settings.String("src-exchange")
-		check("src-uri", "src-exchange", "exchange", x == "" || v.Exchanges[x] != nil || strings.HasPrefix(x, "amq."))
-		dq, _ := it.Settings.String("dest-queue")
-		check("dest-uri", "dest-queue", "queue", v.Queues[dq] != nil)
-		dx, _ := it.Settings.String("dest-exchange")
-		check("dest-uri", "dest-exchange", "exchange", dx == "" || v.Exchanges[dx] != nil || strings.HasPrefix(dx, "amq."))
+		check("src-uri", "src-queue", "queue")
+		check("src-uri", "src-exchange", "exchange")
+		check("dest-uri", "dest-queue", "queue")
+		check("dest-uri", "dest-exchange", "exchange")
 	}
 	return out
 }

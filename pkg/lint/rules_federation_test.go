@@ -32,8 +32,18 @@ func TestShovelAndFederationRules(t *testing.T) {
 		{name: "remote ends are not this file's", id: "MQ403", build: func(b *builder) {
 			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://u:pw@other/x", "src-queue": "gone", "dest-uri": []any{"amqp://", "amqp://dc2"}, "dest-queue": "gone"})
 		}},
-		{name: "another vhost of this broker is not this vhost", id: "MQ403", build: func(b *builder) {
+		{name: "another vhost of this broker that the file does not declare is not this file's", id: "MQ403", build: func(b *builder) {
 			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp:///other", "src-queue": "gone", "dest-uri": "amqp:///other", "dest-queue": "gone"})
+		}},
+		{name: "another vhost the file declares is checked there", id: "MQ403", build: func(b *builder) {
+			b.queue("here", nil) // in this vhost, not in "other"
+			o := b.t.Vhost("other")
+			o.Queues["there"] = &topology.Queue{Name: "there", Durable: true}
+			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp:///other", "src-queue": "there", "dest-uri": "amqp:///other", "dest-queue": "here"})
+		}, fire: []string{"s"}, contains: []string{`to queue "here" of vhost "other" (dest-uri amqp:///other)`}},
+		{name: "URIs naming two vhosts are not checked", id: "MQ403", build: func(b *builder) {
+			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "q", "dest-uri": []any{"amqp:///", "amqp:///other"}, "dest-queue": "gone"})
+			b.queue("q", nil)
 		}},
 		{name: "default exchanges count as declared", id: "MQ403", build: func(b *builder) {
 			b.queue("q", nil)
@@ -55,7 +65,7 @@ func TestShovelAndFederationRules(t *testing.T) {
 			// Not yet in the catalogue (analyzers.go): registering them
 			// takes cases in ruleCases and new format goldens.
 			run := map[string]func(*Pass) []Finding{"MQ403": runShovelEnds, "MQ404": runUpstreamSetUnknown}[tt.id]
-			fs := run(&Pass{Vhost: b.v})
+			fs := run(&Pass{Vhost: b.v, Vhosts: b.t.Vhosts})
 			if len(fs) != len(tt.fire) {
 				t.Fatalf("want %d findings of %s, got %+v", len(tt.fire), tt.id, fs)
 			}
