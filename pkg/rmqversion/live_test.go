@@ -1,14 +1,18 @@
 package rmqversion_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"testing"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -84,6 +88,60 @@ func TestRefusedPoliciesAgainstBroker(t *testing.T) {
 		predicted := v.Check(top) != nil
 		if refused != predicted {
 			t.Errorf("RabbitMQ %s, policy %s: broker refused=%v (%v), Check predicts refused=%v", v, c.name, refused, err, predicted)
+		}
+	}
+}
+
+// TestRefusedSettingsAgainstBroker: 3.10 refuses a shovel's
+// src-predeclared and dest-predeclared and an upstream's queue-type, and
+// takes an upstream's ha-policy; 4.0 the other way round. Check predicts
+// each, for the broker it runs against.
+func TestRefusedSettingsAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	uri := "amqp:///" + vh
+	cases := []struct {
+		name      string
+		component string
+		k         kind.Kind
+		value     map[string]any
+		on40      bool // whether 4.0 takes it (3.10 does the opposite, but for the plain ones)
+		plain     bool
+	}{
+		{"plain shovel", "shovel", kind.Shovel, map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b"}, true, true},
+		{"shovel src-predeclared", "shovel", kind.Shovel, map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b", "src-predeclared": true}, true, false},
+		{"shovel dest-predeclared", "shovel", kind.Shovel, map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b", "dest-predeclared": true}, true, false},
+		{"plain upstream", "federation-upstream", kind.FederationUpstream, map[string]any{"uri": "amqp://localhost:1/none"}, true, true},
+		{"upstream queue-type", "federation-upstream", kind.FederationUpstream, map[string]any{"uri": "amqp://localhost:1/none", "queue-type": "quorum"}, true, false},
+		{"upstream ha-policy", "federation-upstream", kind.FederationUpstream, map[string]any{"uri": "amqp://localhost:1/none", "ha-policy": "all"}, false, false},
+	}
+	for i, c := range cases {
+		name := fmt.Sprintf("probe-%d", i)
+		body, _ := json.Marshal(map[string]any{"value": c.value})
+		req, _ := http.NewRequest(http.MethodPut, b.URL+"/api/parameters/"+c.component+"/"+url.PathEscape(vh)+"/"+name, bytes.NewReader(body))
+		req.SetBasicAuth(b.Username, b.Password)
+		req.Header.Set("Content-Type", "application/json")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		refused := r.StatusCode == http.StatusBadRequest
+		if !refused && r.StatusCode >= 300 {
+			t.Fatalf("%s: %d %s", c.name, r.StatusCode, msg)
+		}
+		takes := c.on40 == v.AtLeast(4, 0) || c.plain
+		if refused == takes {
+			t.Errorf("RabbitMQ %s, %s: broker refused=%v (%s), want refused=%v", v, c.name, refused, msg, !takes)
+		}
+		top := topology.New()
+		vhost := topology.NewVhost(vh)
+		vhost.Items.Put(&topology.Item{Kind: c.k, Name: name, Settings: topology.Args(c.value).Normalized()})
+		top.Vhosts[vh] = vhost
+		if predicted := v.Check(top) != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, %s: broker refused=%v, Check predicts refused=%v", v, c.name, refused, predicted)
 		}
 	}
 }
