@@ -27,6 +27,25 @@ func resolveSecrets(p *plan.Plan, lookup func(string) (string, bool)) error {
 				continue
 			}
 			name, hasRef := it.Refs[key]
+			if list, isList := v.([]any); isList && !hasRef {
+				// A list of URIs: each element may come from a variable.
+				for i := range list {
+					name, ok := it.Refs[topology.RefKey(key, i)]
+					if !ok {
+						continue
+					}
+					val, found := "", false
+					if lookup != nil {
+						val, found = lookup(name)
+					}
+					if !found {
+						missing = append(missing, fmt.Sprintf("set %s: item %d of %s of %s %q in vhost %q comes from it", name, i+1, key, c.Kind, c.Name, c.Vhost))
+						continue
+					}
+					it.SetSecretPart(topology.SecretPart{Key: key, Index: i}, val)
+				}
+				continue
+			}
 			if !hasRef {
 				if topology.MaskSecret(v) != nil && fmt.Sprint(topology.MaskSecret(v)) == fmt.Sprint(v) {
 					continue // held whole: nothing secret in it

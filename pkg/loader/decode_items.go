@@ -181,14 +181,28 @@ func (d *decoder) settings(fields []kinds.Field, n *node, what string, it *topol
 			good, failed[fl.Name] = false, true
 		}
 		settings[fl.Name] = v
-		if name, ok := d.refs[e.value]; ok && secret {
-			if it.Refs == nil {
-				it.Refs = map[string]string{}
+		if secret {
+			if name, ok := d.refs[e.value]; ok {
+				addRef(it, fl.Name, name)
 			}
-			it.Refs[fl.Name] = name
+			// A list of URIs: each item may be a ${VAR} of its own.
+			for i, el := range e.value.items {
+				if name, ok := d.refs[el]; ok {
+					addRef(it, topology.RefKey(fl.Name, i), name)
+				}
+			}
 		}
 	}
 	return settings, f, failed, good
+}
+
+// addRef records that secret setting key (or list item, topology.RefKey)
+// of it was taken from variable name.
+func addRef(it *topology.Item, key, name string) {
+	if it.Refs == nil {
+		it.Refs = map[string]string{}
+	}
+	it.Refs[key] = name
 }
 
 // unknown lists the keys of mapping n that are not in known (fields

@@ -78,13 +78,14 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		if c.After == nil || c.After.Item == nil {
 			continue
 		}
-		it := c.After.Item
-		for _, key := range it.Secret {
-			v, ok := it.Settings[key]
-			if _, ref := it.Refs[key]; !ok || ref || fmt.Sprint(topology.MaskSecret(v)) == fmt.Sprint(v) {
+		for _, sp := range c.After.Item.SecretParts() {
+			if sp.Ref != "" {
 				continue
 			}
-			return fmt.Errorf("%s of %s %q in vhost %q is written in the file itself, and a saved plan holds no secret: take it from the environment (%s: ${VARIABLE}), or apply the file with -f", key, c.Kind, c.Name, c.Vhost, key)
+			if sp.Index >= 0 {
+				return fmt.Errorf("item %d of %s of %s %q in vhost %q is written in the file itself, and a saved plan holds no secret: take it from the environment (%s: [..., ${VARIABLE}, ...]), or apply the file with -f", sp.Index+1, sp.Key, c.Kind, c.Name, c.Vhost, sp.Key)
+			}
+			return fmt.Errorf("%s of %s %q in vhost %q is written in the file itself, and a saved plan holds no secret: take it from the environment (%s: ${VARIABLE}), or apply the file with -f", sp.Key, c.Kind, c.Name, c.Vhost, sp.Key)
 		}
 	}
 	doc := savedPlan{

@@ -54,3 +54,32 @@ func TestPlanHoldsNoSecret(t *testing.T) {
 		t.Errorf("a secret written in the file: WriteSaved error %v, want a refusal naming no secret", err)
 	}
 }
+
+// A list of URIs: each item with credentials must come from a variable of
+// its own for the plan to be saved; one written in the file is named.
+func TestSavedPlanListOfURIs(t *testing.T) {
+	const pw = "pw-l1st"
+	mk := func(refs map[string]string) *Plan {
+		it := &topology.Item{Kind: "shovel", Name: "s", Settings: topology.Args{"dest-uri": []any{"amqp://", "amqp://u:" + pw + "@h/v", "amqp://u:" + pw + "@g/v"}},
+			Secret: []string{"dest-uri"}, Refs: refs}
+		return &Plan{FormatVersion: FormatVersion, Changes: []Change{{Action: Create, Kind: "shovel", Vhost: "v", Name: "s", After: &Object{Item: it}}}}
+	}
+	var saved bytes.Buffer
+	if err := WriteSaved(&saved, mk(map[string]string{"dest-uri[1]": "B", "dest-uri[2]": "C"})); err != nil {
+		t.Fatalf("both items from variables: %v", err)
+	}
+	if strings.Contains(saved.String(), pw) {
+		t.Errorf("the saved plan holds the password:\n%s", saved.String())
+	}
+	back, err := ReadSaved(&saved, "plan.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Changes[0].After.Item.Refs; got["dest-uri[1]"] != "B" || got["dest-uri[2]"] != "C" {
+		t.Errorf("saved plan lost the variables: %v", got)
+	}
+	err = WriteSaved(&bytes.Buffer{}, mk(map[string]string{"dest-uri[1]": "B"}))
+	if err == nil || strings.Contains(err.Error(), pw) || !strings.Contains(err.Error(), "item 3 of dest-uri") {
+		t.Errorf("item 3 written in the file: %v, want a refusal naming item 3 and no secret", err)
+	}
+}

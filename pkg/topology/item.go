@@ -2,7 +2,9 @@ package topology
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -87,6 +89,65 @@ func (it *Item) Masked() Args {
 		}
 	}
 	return out
+}
+
+// RefKey is the key in Item.Refs of element i of list setting key (a
+// shovel's list of URIs); i < 0 is the whole setting.
+func RefKey(key string, i int) string {
+	if i < 0 {
+		return key
+	}
+	return key + "[" + strconv.Itoa(i) + "]"
+}
+
+// SecretPart is a part of a secret setting that holds a secret: the whole
+// value, or one element of a list (Index ≥ 0).
+type SecretPart struct {
+	Key   string
+	Index int    // -1: the whole value
+	Ref   string // the variable it was taken from, "" when none
+}
+
+// SecretParts lists the parts of it's secret settings that hide something
+// when masked (a password; a URI's credentials), each with the variable
+// the file took it from, if any.
+func (it *Item) SecretParts() []SecretPart {
+	var out []SecretPart
+	for _, key := range it.Secret {
+		v, ok := it.Settings[key]
+		if !ok || fmt.Sprint(MaskSecret(v)) == fmt.Sprint(v) {
+			continue
+		}
+		if ref, ok := it.Refs[key]; ok {
+			out = append(out, SecretPart{Key: key, Index: -1, Ref: ref})
+			continue
+		}
+		list, isList := v.([]any)
+		if !isList {
+			out = append(out, SecretPart{Key: key, Index: -1})
+			continue
+		}
+		for i, e := range list {
+			if fmt.Sprint(MaskSecret(e)) == fmt.Sprint(e) {
+				continue
+			}
+			out = append(out, SecretPart{Key: key, Index: i, Ref: it.Refs[RefKey(key, i)]})
+		}
+	}
+	return out
+}
+
+// SetSecretPart puts val in the place of part p.
+func (it *Item) SetSecretPart(p SecretPart, val string) {
+	if p.Index < 0 {
+		it.Settings[p.Key] = val
+		return
+	}
+	if list, ok := it.Settings[p.Key].([]any); ok && p.Index < len(list) {
+		list = append([]any(nil), list...)
+		list[p.Index] = val
+		it.Settings[p.Key] = list
+	}
 }
 
 // Mask is the mask of a secret that is not a URI.
