@@ -427,7 +427,8 @@ func (r *reader) readItemParameter(o *object, comp string) {
 		o.errorf("the value of a %s parameter must be %s, found %s (RabbitMQ rejects this file)", comp, want, jsonKind(o.m["value"]))
 		return
 	}
-	for _, req := range requiredParameterSettings[comp] {
+	sp, _ := kind.Of(pk.k)
+	for _, req := range sp.Required {
 		if !settings.Has(req) {
 			o.errorf("the %s parameter has no %q (RabbitMQ rejects it); add it", comp, req)
 			return
@@ -435,14 +436,6 @@ func (r *reader) readItemParameter(o *object, comp string) {
 	}
 	it := &topology.Item{Kind: pk.k, Name: name, Settings: settings, Secret: SecretFields(pk.k)}
 	r.put(&r.t.Vhost(vh).Items, it, vh, o.what, o.pos)
-}
-
-// requiredParameterSettings are the settings without which the plugins
-// refuse a parameter (rabbit_federation_parameters, rabbit_shovel_parameters;
-// pkg/kinds' handlers check the same of a file).
-var requiredParameterSettings = map[string][]string{
-	"federation-upstream": {"uri"},
-	"shovel":              {"src-uri", "dest-uri"},
 }
 
 // readVhostLimitsParameter reads a vhost-limits runtime parameter.

@@ -68,6 +68,11 @@ type Spec struct {
 	// them (topology.Item.Secret), export writes ${VAR} placeholders, and
 	// the file should take them from ${VAR}.
 	Secret []string
+	// Required names the settings without which the broker refuses an
+	// object of the kind (rabbit_shovel_parameters and
+	// rabbit_federation_parameters validate them): the file reader and the
+	// definitions reader both refuse an object without one.
+	Required []string
 	// Declared is true for a kind a plan covers only when the file
 	// declares its section (topology.Topology.Declares): users and their
 	// access are often kept in another file than the vhosts they use.
@@ -90,10 +95,10 @@ var specs = []Spec{
 	// written in the queues' phase: the bindings' phase holds bindings
 	// only (apply.Order restores the bindings of replaced objects there).
 	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 7,
-		Secret: []string{"uri"}},
+		Secret: []string{"uri"}, Required: []string{"uri"}},
 	{Kind: FederationUpstreamSet, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9},
 	{Kind: Shovel, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9,
-		Secret: []string{"src-uri", "dest-uri"}},
+		Secret: []string{"src-uri", "dest-uri"}, Required: []string{"src-uri", "dest-uri"}},
 }
 
 // All returns the spec of every kind: the vhost's kinds (specs), then the

@@ -79,7 +79,7 @@ func (federationUpstream) Fields() []Field {
 
 func (federationUpstream) Validate(s topology.Args) []Problem {
 	var out []Problem
-	if !s.Has("uri") {
+	if len(missing(kind.FederationUpstream, s)) > 0 {
 		out = append(out, Problem{Msg: `missing required field "uri"`, Hint: `add uri: "${UPSTREAM_URI}" (amqp://user:password@host/vhost)`})
 	} else if l, ok := s["uri"].([]any); ok && len(l) == 0 {
 		out = append(out, Problem{Field: "uri", Msg: "the list of URIs is empty", Hint: "give at least one URI"})

@@ -262,15 +262,26 @@ var (
 	amqp10Dest  = []string{"dest-uri", "dest-address", "dest-add-forward-headers", "dest-add-timestamp-header", "dest-application-properties", "dest-message-annotations", "dest-properties"}
 )
 
+// missing lists the settings kind k requires (kind.Spec.Required) that s
+// lacks.
+func missing(k kind.Kind, s topology.Args) []string {
+	sp, _ := kind.Of(k)
+	var out []string
+	for _, f := range sp.Required {
+		if !s.Has(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Validate checks what the broker's validation checks beyond each key's
 // type, so that a file it would refuse fails at validate, not halfway
 // through an apply.
 func (shovel) Validate(s topology.Args) []Problem {
 	var out []Problem
-	for _, f := range []string{"src-uri", "dest-uri"} {
-		if !s.Has(f) {
-			out = append(out, Problem{Msg: fmt.Sprintf("missing required field %q", f), Hint: fmt.Sprintf("add %s: \"amqp:///vhost\" (this broker) or \"${VARIABLE}\" (one with credentials)", f)})
-		}
+	for _, f := range missing(kind.Shovel, s) {
+		out = append(out, Problem{Msg: fmt.Sprintf("missing required field %q", f), Hint: fmt.Sprintf("add %s: \"amqp:///vhost\" (this broker) or \"${VARIABLE}\" (one with credentials)", f)})
 	}
 	for _, f := range []string{"src-uri", "dest-uri"} {
 		if l, ok := s[f].([]any); ok && len(l) == 0 {
