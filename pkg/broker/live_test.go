@@ -3,6 +3,9 @@ package broker_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -132,8 +136,8 @@ func TestReadStateRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmpTopology); diff != "" {
 		t.Errorf("ReadState (-declared +read):\n%s", diff)
 	}
-	if live.Source != broker.SourceDefinitions {
-		t.Errorf("Source = %q, want %q for an administrator", live.Source, broker.SourceDefinitions)
+	if live.Source != broker.SourceLists {
+		t.Errorf("Source = %q, want %q for an administrator too (the lists are the quicker read)", live.Source, broker.SourceLists)
 	}
 	if info := live.Vhosts[vh]; info.Name != vh || info.Description != want.Description {
 		t.Errorf("vhost metadata = %+v", info)
@@ -238,6 +242,32 @@ func TestListPathMatchesDefinitionsPath(t *testing.T) {
 	}
 	if liveDefs.Fingerprint != liveLists.Fingerprint {
 		t.Errorf("fingerprints differ: %s vs %s", liveDefs.Fingerprint, liveLists.Fingerprint)
+	}
+	// And what both read is what the broker's own definitions of the vhost
+	// hold (definitions.Read, the strict reader of such files).
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, b.URL+"/api/definitions/"+url.PathEscape(vh), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(b.Username, b.Password)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET definitions: %d %v", resp.StatusCode, err)
+	}
+	doc, _, err := definitions.Read("definitions.json", raw)
+	if err != nil || len(doc.Vhosts) != 1 {
+		t.Fatalf("definitions.Read: %v (%d vhosts)", err, len(doc.Vhosts))
+	}
+	for _, dv := range doc.Vhosts {
+		if diff := cmp.Diff(dv, fromLists, cmpTopology, cmpopts.IgnoreTypes(topology.Meta{}),
+			cmpopts.IgnoreFields(topology.Vhost{}, "Name", "Description", "DefaultQueueType", "Items")); diff != "" {
+			t.Errorf("the broker's definitions vs the list path (-definitions +lists):\n%s", diff)
+		}
 	}
 	// The list path records each binding's properties_key, and it matches
 	// what BindingPropertiesKey finds.
