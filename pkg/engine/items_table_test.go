@@ -48,11 +48,13 @@ func TestBrokerObjectsTable(t *testing.T) {
 			want: map[string]any{"max-queues": int64(10)},
 		},
 		{
-			name:   "vhost limits: the file's are the vhost's, a limit it leaves out is lifted",
-			byHand: func(t *testing.T, f *fixture, e env) { putVhostLimits(t, f, e.vhost, map[string]any{"max-queues": 10, "max-connections": 5}) },
-			file:   "limits: { max-queues: 20 }\n",
-			rows:   []string{"update vhost_limits ${VHOST} settings.max-connections 5 -> <nil> settings.max-queues 10 -> 20"},
-			kind:   kind.VhostLimits, obj: "${VHOST}",
+			name: "vhost limits: the file's are the vhost's, a limit it leaves out is lifted",
+			byHand: func(t *testing.T, f *fixture, e env) {
+				putVhostLimits(t, f, e.vhost, map[string]any{"max-queues": 10, "max-connections": 5})
+			},
+			file: "limits: { max-queues: 20 }\n",
+			rows: []string{"update vhost_limits ${VHOST} settings.max-connections 5 -> <nil> settings.max-queues 10 -> 20"},
+			kind: kind.VhostLimits, obj: "${VHOST}",
 			want: map[string]any{"max-queues": int64(20)},
 		},
 		{
@@ -63,10 +65,12 @@ func TestBrokerObjectsTable(t *testing.T) {
 			kind:    kind.VhostLimits, obj: "${VHOST}",
 		},
 		{
-			name:   "vhost limits set by hand are left alone by a file without limits",
-			byHand: func(t *testing.T, f *fixture, e env) { putVhostLimits(t, f, e.vhost, map[string]any{"max-connections": 7}) },
-			file:   "{}\n",
-			kind:   kind.VhostLimits, obj: "${VHOST}",
+			name: "vhost limits set by hand are left alone by a file without limits",
+			byHand: func(t *testing.T, f *fixture, e env) {
+				putVhostLimits(t, f, e.vhost, map[string]any{"max-connections": 7})
+			},
+			file: "{}\n",
+			kind: kind.VhostLimits, obj: "${VHOST}",
 			want: map[string]any{"max-connections": int64(7)},
 		},
 		{
