@@ -91,19 +91,16 @@ func (l *Live) PropertiesKey(vhost string, b *topology.Binding) (string, bool) {
 // exchange's implicit bindings are left out; `x-queue-type` is lifted into
 // Queue.Type; argument values are normalised (integers are int64).
 //
-// Administrators are read with one GET /api/definitions/{vhost} per vhost;
-// other users through the list endpoints. Either way one GET
-// /api/queues/{vhost} per vhost supplies queue depth and consumers, and one
-// GET /api/vhosts the metadata.
+// Each vhost is read from its lists (queues with depth and consumers,
+// exchanges, bindings, policies, operator policies; see readVhost), and one
+// GET /api/vhosts gives the metadata.
 func (c *Client) ReadState(ctx context.Context, vhosts []string) (*topology.Topology, *Live, error) {
 	return c.readState(ctx, vhosts, true)
 }
 
-// ReadTopology is ReadState without queue statistics where they cost a
-// request of their own: administrators get one GET /api/definitions per
-// vhost and nothing else, so Live.Queues is empty on that path (ask
-// GetQueueStats for the queues that matter). The list path still reports
-// statistics, which come with the queue list it needs anyway.
+// ReadTopology is ReadState without queue statistics, which make a queue
+// listing several times slower: Live.Queues is empty (ask GetQueueStats,
+// or ReadState, for the queues that matter).
 func (c *Client) ReadTopology(ctx context.Context, vhosts []string) (*topology.Topology, *Live, error) {
 	return c.readState(ctx, vhosts, false)
 }
