@@ -114,11 +114,7 @@ func TestUsersTable(t *testing.T) {
 			}
 			p := f.plan(load(tt.file))
 			var rows []string
-			for _, c := range p.Changes {
-				row := string(c.Action) + " " + string(c.Kind) + " " + c.Name
-				for _, fc := range c.Fields {
-					row += " " + fc.Field + " " + strings.TrimSpace(strings.Trim(topology.Normalize(fc.Before).(string)+" -> "+topology.Normalize(fc.After).(string), " "))
-				}
+			for _, row := range planRows(p) {
 				rows = append(rows, strings.ReplaceAll(row, u, "${U}"))
 			}
 			if !slices.Equal(rows, tt.rows) {
