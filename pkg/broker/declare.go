@@ -232,41 +232,46 @@ func (d *Declarer) DeclareBinding(ctx context.Context, vhost string, b *topology
 // management API types the same JSON: integers as long, other numbers as
 // double, strings as long strings, lists as arrays, objects as tables.
 func amqpTable(a topology.Args) (amqp.Table, error) {
+	t, err := AMQPTable(a.Normalized())
+	if t == nil && err == nil {
+		t = amqp.Table{}
+	}
+	return t, err
+}
+
+// AMQPTable converts decoded JSON or YAML (objects as map[string]any, at
+// any depth) into an AMQP table, the values as they are; nil when m is
+// empty. The error names a value AMQP has no type for.
+func AMQPTable(m map[string]any) (amqp.Table, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
 	out := amqp.Table{}
-	for k, v := range a.Normalized() {
-		x, err := amqpValue(v)
-		if err != nil {
-			return nil, fmt.Errorf("argument %q: %w", k, err)
-		}
-		out[k] = x
+	for k, v := range m {
+		out[k] = amqpValue(v)
+	}
+	if err := out.Validate(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-func amqpValue(v any) (any, error) {
+func amqpValue(v any) any {
 	switch x := v.(type) {
-	case nil, bool, int64, float64, string:
-		return x, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, err := amqpValue(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
 	case map[string]any:
 		t := amqp.Table{}
 		for k, e := range x {
-			c, err := amqpValue(e)
-			if err != nil {
-				return nil, err
-			}
-			t[k] = c
+			t[k] = amqpValue(e)
 		}
-		return t, nil
+		return t
+	case topology.Args:
+		return amqpValue(map[string]any(x))
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = amqpValue(e)
+		}
+		return l
 	}
-	return nil, fmt.Errorf("a %T has no AMQP table type", v)
+	return v
 }

@@ -124,7 +124,6 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 	}
 	sort.Strings(names)
 
-	source := SourceLists
 	results := make([]vhostResult, len(names))
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
@@ -134,7 +133,7 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = c.readVhost(ctx, infos[name], source, withStats)
+			results[i] = c.readVhost(ctx, infos[name], withStats)
 		}()
 	}
 	wg.Wait()
@@ -143,7 +142,7 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 	live := &Live{
 		Server:         c.Server(),
 		Version:        c.version,
-		Source:         source,
+		Source:         SourceLists,
 		Vhosts:         map[string]VhostInfo{},
 		Queues:         map[string]map[string]QueueStats{},
 		PropertiesKeys: map[string]map[string]string{},
@@ -156,9 +155,6 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 		}
 		if r.err != nil {
 			return nil, nil, r.err
-		}
-		if r.source != source {
-			live.Source = r.source
 		}
 		t.Vhosts[name] = r.vhost
 		live.Vhosts[name] = infos[name]
@@ -179,7 +175,6 @@ type vhostResult struct {
 	stats  map[string]QueueStats
 	keys   map[string]string
 	unread []Unread
-	source string
 	err    error
 }
 
@@ -292,9 +287,9 @@ const (
 // (measured one after the other on an idle broker). The statistics
 // (withStats) make the queue listing take 12.6 s there: a plan reads them
 // only for the queues it would delete or replace.
-func (c *Client) readVhost(ctx context.Context, info VhostInfo, source string, withStats bool) vhostResult {
+func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) vhostResult {
 	name := info.Name
-	res := vhostResult{source: source, keys: map[string]string{}}
+	res := vhostResult{keys: map[string]string{}}
 	var defs definitionsJSON
 	var queues []queueJSON
 	get := func(kind, path string, q url.Values, out any) error {

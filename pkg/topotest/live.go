@@ -532,35 +532,11 @@ func latestDeath(h amqp.Table) (queue, reason string) {
 
 // table converts message headers into an AMQP table.
 func table(h map[string]any) (amqp.Table, error) {
-	if len(h) == 0 {
-		return nil, nil
-	}
-	out := amqp.Table{}
-	for k, v := range h {
-		out[k] = amqpValue(v)
-	}
-	if err := out.Validate(); err != nil {
+	t, err := broker.AMQPTable(h)
+	if err != nil {
 		return nil, fmt.Errorf("probe headers: %w", err)
 	}
-	return out, nil
-}
-
-func amqpValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		t := amqp.Table{}
-		for k, e := range x {
-			t[k] = amqpValue(e)
-		}
-		return t
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = amqpValue(e)
-		}
-		return l
-	}
-	return v
+	return t, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
