@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/engine"
@@ -26,7 +27,6 @@ func TestBrokerObjectsTable(t *testing.T) {
 	}
 	const shovel = `{ src-uri: "amqp:///${VHOST}", src-queue: t.src, dest-uri: "amqp:///${VHOST}", dest-queue: %s }`
 	queues := "queues:\n  t.src: {}\n  t.dst: {}\n  t.other: {}\n"
-	createQueues := []string{"create queue t.dst", "create queue t.other", "create queue t.src"}
 	tests := []struct {
 		name string
 		// byHand makes, through the management API, objects mqctl did
@@ -101,8 +101,10 @@ func TestBrokerObjectsTable(t *testing.T) {
 			name:   "a shovel made by hand with the file's settings is adopted",
 			byHand: func(t *testing.T, f *fixture, e env) { putShovel(t, f, e.vhost, "t.s", "t.dst") },
 			file:   queues + "shovels:\n  t.s: " + fmt.Sprintf(shovel, "t.dst") + "\n",
-			rows:   createQueues,
-			kind:   kind.Shovel, obj: "t.s",
+			// The running shovel declared t.src and t.dst as the file
+			// has them: mqctl adopts them without a change.
+			rows: []string{"create queue t.other"},
+			kind: kind.Shovel, obj: "t.s",
 			want: map[string]any{"src-uri": "amqp:///${VHOST}", "src-queue": "t.src", "dest-uri": "amqp:///${VHOST}", "dest-queue": "t.dst"},
 		},
 		{
@@ -117,7 +119,7 @@ func TestBrokerObjectsTable(t *testing.T) {
 			name:   "a shovel made by hand that the file does not name is left alone",
 			byHand: func(t *testing.T, f *fixture, e env) { putShovel(t, f, e.vhost, "t.hand", "t.dst") },
 			file:   queues,
-			rows:   createQueues,
+			rows:   []string{"create queue t.other"},
 			kind:   kind.Shovel, obj: "t.hand",
 			want: map[string]any{"src-uri": "amqp:///${VHOST}", "src-queue": "t.src", "dest-uri": "amqp:///${VHOST}", "dest-queue": "t.dst"},
 		},
@@ -280,5 +282,23 @@ func putShovel(t *testing.T, f *fixture, vhost, name, dest string) {
 	body := map[string]any{"value": map[string]any{"src-uri": "amqp:///" + vhost, "src-queue": "t.src", "dest-uri": "amqp:///" + vhost, "dest-queue": dest}}
 	if err := f.c.PutJSON(context.Background(), body, "make a shovel by hand", vhost, "parameters", "shovel", vhost, name); err != nil {
 		t.Fatal(err)
+	}
+	// A running shovel declares its source and destination queues; wait
+	// for that, so that the plan reads them whatever the timing.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var status []struct{ Name, State string }
+		if err := f.c.GetJSON(context.Background(), &status, "read shovel status", vhost, "shovels", vhost); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range status {
+			if s.Name == name && s.State == "running" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shovel %s is not running after 20 s: %+v", name, status)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
