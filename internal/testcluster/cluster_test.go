@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/internal/testcluster"
+	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/cli"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -421,6 +422,25 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 		}
 		if q := qs["orders.billing"]; len(q.Online) != 1 || (v310 && q.State != "") || (!v310 && q.State != "minority") {
 			t.Errorf("RabbitMQ %s lists orders.billing with state %q, online %v; want 1 online, with no state on 3.10 and \"minority\" on 4.0", version, q.State, q.Online)
+		}
+		// mqctl's own listing (without the statistics on 4.0, which still
+		// reports placements then; with them on 3.10) tells the same.
+		bc, err := broker.Connect(ctx, broker.Config{Server: c.Server(2), Username: c.Username, Password: c.Password})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := bc.QueuePlacements(ctx, r.vhost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := pl["orders.scratch"]; !p.Down || p.Node != c.Node(1) {
+			t.Errorf("RabbitMQ %s: QueuePlacements says orders.scratch is %+v; want down on %s", version, p, c.Node(1))
+		}
+		if p := pl["orders.billing"]; !p.NoMajority() {
+			t.Errorf("RabbitMQ %s: QueuePlacements says orders.billing is %+v; want it without a majority", version, p)
+		}
+		if p := pl["orders.shipping"]; p.Down || p.NoMajority() {
+			t.Errorf("RabbitMQ %s: QueuePlacements says orders.shipping (2 of 3 members online) is %+v; want it reachable", version, p)
 		}
 
 		res := r.mustApply(all, without(t, "orders.scratch", "orders.billing"))

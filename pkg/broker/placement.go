@@ -105,12 +105,18 @@ func (c *Client) QueuePlacement(ctx context.Context, vhost, name string) (Placem
 }
 
 // QueuePlacements lists where every queue of vhost lives, with one GET
-// /api/queues/{vhost} (no statistics columns). The error wraps
+// /api/queues/{vhost} (no statistics columns; without the statistics
+// themselves where the version still reports placements then:
+// rmqversion.Version.PlacementsWithoutStats). The error wraps
 // ErrVhostNotFound when the vhost does not exist.
 func (c *Client) QueuePlacements(ctx context.Context, vhost string) (map[string]Placement, error) {
 	var list []placementJSON
+	query := url.Values{"columns": {placementColumns}}
+	if c.RabbitMQVersion().PlacementsWithoutStats() {
+		query.Set("disable_stats", "true")
+	}
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost),
-		query: url.Values{"columns": {placementColumns}},
+		query: query,
 		op:    fmt.Sprintf("list the queues of vhost %q and their nodes", vhost), vhost: vhost}, listOf[placementJSON]{&list}); err != nil {
 		return nil, err
 	}

@@ -148,9 +148,14 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 	}
 
+	// Exact figures for the safety check are read through the locks'
+	// AMQP connections (the statistics lag): for a saved plan over its
+	// plan's statistics, for a fresh diff while the statistics are read.
+	// A failure is reported once the plan is known.
 	var (
-		p *plan.Plan
-		l *Live
+		p        *plan.Plan
+		l        *Live
+		exactErr error
 	)
 	if in.Saved != nil {
 		if l, err = e.ReadLive(ctx, scope); err != nil {
@@ -165,17 +170,21 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		if err := e.holdBackDownQueues(ctx, p, l); err != nil {
 			return nil, err
 		}
-	} else if p, l, err = e.diff(ctx, in.Desired, nil); err != nil {
-		return nil, err
+		exactErr = refreshStakes(ctx, p, locks.inspect)
+	} else {
+		if p, l, err = e.diff(ctx, in.Desired, nil); err != nil {
+			return nil, err
+		}
+		if exactErr, err = e.readStakes(ctx, p, l, func(context.Context) (inspectFunc, error) { return locks.inspect, nil }); err != nil {
+			return nil, err
+		}
 	}
 	out := &ApplyResult{Plan: p}
 	if err := e.checkTransientQueues(ctx, p, existing); err != nil {
 		return out, err
 	}
-	// Exact figures for the safety check, read through the locks' AMQP
-	// connections (the statistics the plan was made from lag).
-	if err := refreshStakes(ctx, p, locks.inspect); err != nil {
-		return out, err
+	if exactErr != nil {
+		return out, exactErr
 	}
 	if o.Show != nil {
 		if err := o.Show(p); err != nil {

@@ -32,21 +32,39 @@ type PlanResult struct {
 // out the changes on queues out of reach. It reads only, takes no lock,
 // and tells Options.Note what the user should know about the plan.
 func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts PlanOptions) (*PlanResult, error) {
-	p, _, err := e.diff(ctx, desired, opts.Live)
+	p, l, err := e.diff(ctx, desired, opts.Live)
 	if err != nil {
 		return nil, err
 	}
 	e.noteTransientQueues(p)
-	if hasStakes(p) {
-		if err := e.refreshStakesOver(ctx, p); err != nil {
-			e.note("%v; the messages at stake shown come from the management API's statistics, which lag by a few seconds", err)
+	// The exact reads go through connections that take no lock (plan
+	// changes nothing).
+	var pk *peeks
+	defer func() {
+		if pk != nil {
+			pk.close()
 		}
+	}()
+	exactErr, err := e.readStakes(ctx, p, l, func(ctx context.Context) (inspectFunc, error) {
+		amqpURL, err := e.amqpURL(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pk = newPeeks(e.c, amqpURL)
+		return pk.inspect, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if exactErr != nil {
+		e.note("%v; the messages at stake shown come from the management API's statistics, which lag by a few seconds", exactErr)
 	}
 	return &PlanResult{Plan: p}, nil
 }
 
 // diff reads the broker for desired's vhosts (unless l already holds
-// them) and diffs them.
+// them), diffs them and leaves out the changes on queues out of reach;
+// the messages at stake are the caller's to read (readStakes).
 func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live) (*plan.Plan, *Live, error) {
 	scope := desired.VhostNames()
 	version := e.c.RabbitMQVersion()
@@ -72,9 +90,6 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live) 
 	// What could not be read is the plan's to say (plan.Plan.Unread).
 	p := plan.Diff(desired, l.current)
 	e.keepOwnUser(p)
-	if err := e.fillStakes(ctx, p, l); err != nil {
-		return nil, nil, err
-	}
 	if err := e.holdBackDownQueues(ctx, p, l); err != nil {
 		return nil, nil, err
 	}

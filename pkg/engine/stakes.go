@@ -31,19 +31,28 @@ const stakeReaders = 16
 // published just before would go unseen and the safety check would pass.
 // For messages the larger figure wins: the statistics also count
 // unacknowledged messages, the passive declare only ready ones.
-//
-// Up to stakeReaders queues are read at once, in the plan's order; after
-// a failed read no further one starts. The changes are then updated in
-// the plan's order up to the first that failed, whose error is returned:
-// what reading them one after the other would have done.
 func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
-	type read struct {
-		change *plan.Change
-		typ    string
-		st     lock.QueueState
-		err    error
-	}
-	var reads []*read
+	return readExact(ctx, p, inspect).merge()
+}
+
+// exactReads are the exact reads of the queues a plan deletes or
+// replaces, read (readExact) apart from updating the plan (merge), so that
+// they can run while the statistics are read into the same changes.
+type exactReads []*exactRead
+
+type exactRead struct {
+	change *plan.Change
+	typ    string
+	st     lock.QueueState
+	err    error
+}
+
+// readExact reads the queues p deletes or replaces through inspect, up to
+// stakeReaders at once, in the plan's order; after a failed read no
+// further one starts. It reads the changes' identities only, and changes
+// nothing in p.
+func readExact(ctx context.Context, p *plan.Plan, inspect inspectFunc) exactReads {
+	var reads exactReads
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if c.Kind != plan.KindQueue || (c.Action != plan.Delete && c.Action != plan.Replace) {
@@ -53,13 +62,13 @@ func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error
 		if c.Before != nil && c.Before.Queue != nil && c.Before.Queue.Type != "" {
 			typ = c.Before.Queue.Type
 		}
-		reads = append(reads, &read{change: c, typ: typ})
+		reads = append(reads, &exactRead{change: c, typ: typ})
 	}
 	var (
 		wg     sync.WaitGroup
 		failed = make(chan struct{})
 		once   sync.Once
-		next   = make(chan *read)
+		next   = make(chan *exactRead)
 	)
 	for range min(stakeReaders, len(reads)) {
 		wg.Add(1)
@@ -98,6 +107,13 @@ dispatch:
 	}
 	close(next)
 	wg.Wait()
+	return reads
+}
+
+// merge updates the changes in the plan's order up to the first read that
+// failed, whose error it returns: what reading them one after the other
+// would have done.
+func (reads exactReads) merge() error {
 	for _, r := range reads {
 		c, st := r.change, r.st
 		if r.err != nil {
@@ -117,6 +133,42 @@ dispatch:
 		}
 	}
 	return nil
+}
+
+// readStakes fills in the messages and consumers at stake in the queues p
+// deletes or replaces: from the statistics (fillStakes) and, with exact,
+// exactly over AMQP (refreshStakes) at the same time, the two merged once
+// both are in. err is the statistics' failure; exactErr the exact reads'
+// (or opening them), after which the statistics' figures stand.
+func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, exact func(context.Context) (inspectFunc, error)) (exactErr, err error) {
+	if !hasStakes(p) {
+		return nil, nil
+	}
+	var (
+		wg    sync.WaitGroup
+		reads exactReads
+	)
+	if exact != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			inspect, err := exact(ctx)
+			if err != nil {
+				exactErr = err
+				return
+			}
+			reads = readExact(ctx, p, inspect)
+		}()
+	}
+	err = e.fillStakes(ctx, p, l)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if exactErr == nil && exact != nil {
+		exactErr = reads.merge()
+	}
+	return exactErr, nil
 }
 
 // hasStakes reports whether the plan deletes or replaces a queue.
@@ -232,19 +284,6 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
 		l.current.Stats[lk.ref] = plan.QueueStats{Messages: lk.st.Messages, Consumers: lk.st.Consumers}
 	}
 	return errors.Join(errs...)
-}
-
-// refreshStakesOver reads the messages at stake over AMQP, which is exact
-// where the management API's statistics lag, through connections that
-// take no lock (plan changes nothing).
-func (e *Engine) refreshStakesOver(ctx context.Context, p *plan.Plan) error {
-	amqpURL, err := e.amqpURL(ctx)
-	if err != nil {
-		return err
-	}
-	pk := newPeeks(e.c, amqpURL)
-	defer pk.close()
-	return refreshStakes(ctx, p, pk.inspect)
 }
 
 // peeks are AMQP connections that read exact queue depths for a plan,

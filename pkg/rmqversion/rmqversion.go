@@ -117,6 +117,17 @@ func (v Version) PolicyApplyToQueueTypes() bool { return v.AtLeast(3, 12) }
 // removed classic queue mirroring and refuses them with HTTP 400).
 func (v Version) ClassicMirroring() bool { return !v.AtLeast(4, 0) }
 
+// PlacementsWithoutStats: a queue listing with disable_stats=true still
+// reports where each queue lives and what state it is in (node, state,
+// and a quorum queue's or stream's leader, members and online), exactly
+// as the listing with statistics does, at a fraction of its cost (seen on
+// 4.0.5: 0.8 s against 3.6 s for 25,000 queues). 3.10.8 leaves out a
+// quorum queue's node and a stream's members and online members there,
+// and reports "live" for "running" (pkg/broker
+// TestQueuePlacementsAgainstBroker states both): before 4.0 placements are read with
+// the statistics.
+func (v Version) PlacementsWithoutStats() bool { return v.AtLeast(4, 0) }
+
 // QuorumDeliveryLimit is the delivery limit a quorum queue has when none is
 // set: 20 from 4.0 (past it a message is dead-lettered, or dropped without
 // a dead-letter exchange; 4.0.1 release notes, rabbit_quorum_queue.erl

@@ -53,6 +53,7 @@ func TestBehaviourByVersion(t *testing.T) {
 		{"apply-to by queue type", rmqversion.Version.PolicyApplyToQueueTypes, [3]bool{false, true, true}},
 		{"classic mirroring", rmqversion.Version.ClassicMirroring, [3]bool{true, true, false}},
 		{"deprecates transient queues", rmqversion.Version.DeprecatesTransientQueues, [3]bool{false, false, true}},
+		{"placements without statistics", rmqversion.Version.PlacementsWithoutStats, [3]bool{false, false, true}},
 	}
 	for _, c := range checks {
 		for i, v := range []rmqversion.Version{v310, v312, v40} {
