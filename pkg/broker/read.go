@@ -356,15 +356,7 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 			if definitions.SkipQueue(q) {
 				continue
 			}
-			st := QueueStats{}
-			if q.Messages != nil {
-				st.Known = true
-				st.Messages, _ = q.Messages.Int64()
-			}
-			if q.Consumers != nil {
-				st.Consumers, _ = q.Consumers.Int64()
-			}
-			res.stats[q.Name] = st
+			res.stats[q.Name] = queueStats(q)
 		}
 	}
 	defs.Queues = queues

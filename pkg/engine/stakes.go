@@ -241,19 +241,14 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
 			continue
 		}
 		spawn(func() {
-			list, err := e.c.ListQueueActivity(ctx, vh)
+			byName, err := e.c.ListQueueStats(ctx, vh)
 			if err != nil {
 				return // read queue by queue below, which reports the errors
-			}
-			byName := make(map[string]broker.QueueActivity, len(list))
-			for _, a := range list {
-				byName[a.Name] = a
 			}
 			for _, lk := range lks {
 				// A queue the listing does not hold is gone: nothing at
 				// stake, as for a single read that finds no queue.
-				a := byName[lk.ref.Name]
-				lk.st = broker.QueueStats{Messages: a.Messages, Consumers: a.Consumers, Known: a.Known}
+				lk.st = byName[lk.ref.Name]
 				lk.done = true
 			}
 		})

@@ -114,6 +114,28 @@ type differ struct {
 	// visits counts the steps of takenDown (bindings indexed, changes
 	// examined, bindings listed): the tests check that it grows linearly.
 	visits int
+	// reasons holds each replace reason once: a plan that replaces
+	// thousands of queues for the same change says the same thing of each
+	// (4.5 MB of copies for 12,500 queues otherwise).
+	reasons map[string]string
+}
+
+// replaceReason is replaceReason(kind, fields), shared between the
+// changes that give the same one.
+func (d *differ) replaceReason(kind string, fields []FieldChange) string {
+	key := kind
+	for _, f := range fields {
+		key += "\x00" + f.Field
+	}
+	if r, ok := d.reasons[key]; ok {
+		return r
+	}
+	if d.reasons == nil {
+		d.reasons = map[string]string{}
+	}
+	r := replaceReason(kind, fields)
+	d.reasons[key] = r
+	return r
 }
 
 func (d *differ) managed(ref ObjectRef) bool { return d.cur.Managed[ref] }
@@ -177,7 +199,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			if fields := exchangeFields(h, w); len(fields) > 0 {
 				d.add(Change{Action: Replace, Kind: KindExchange, Vhost: name, Name: en,
 					Before: &Object{Exchange: h}, After: &Object{Exchange: w}, Fields: fields,
-					Reason: replaceReason("exchange", fields), Pos: w.Pos})
+					Reason: d.replaceReason("exchange", fields), Pos: w.Pos})
 			}
 		default:
 			d.leave(eref, func() {
@@ -199,7 +221,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			if fields := queueFields(h, w); len(fields) > 0 {
 				d.add(Change{Action: Replace, Kind: KindQueue, Vhost: name, Name: qn,
 					Before: &Object{Queue: h}, After: &Object{Queue: w}, Fields: fields,
-					Reason: replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos})
+					Reason: d.replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos})
 			}
 		default:
 			d.leave(qref, func() {
@@ -435,7 +457,7 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 				c.Fields = append(c.Fields, f)
 			}
 			if !spec.InPlace {
-				c.Action, c.Reason = Replace, replaceReason(spec.Label, c.Fields)
+				c.Action, c.Reason = Replace, d.replaceReason(spec.Label, c.Fields)
 			}
 			d.add(c)
 		default:
