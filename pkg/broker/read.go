@@ -331,9 +331,11 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 	}
 	list(func() error { return get("queues", seg("queues", name), qcols, listOf[queueJSON]{&queues}) })
 	list(func() error {
-		return get("exchanges", seg("exchanges", name), url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}}, listOf[exchangeJSON]{&defs.Exchanges})
+		if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}}, listOf[exchangeJSON]{&defs.Exchanges}); err != nil {
+			return err
+		}
+		return c.listBindings(ctx, name, defs.Exchanges, &defs.Bindings)
 	})
-	list(func() error { return get("bindings", seg("bindings", name), nil, listOf[bindingJSON]{&defs.Bindings}) })
 	list(optional(kind.Policy, "policies", seg("policies", name), &defs.Policies))
 	list(optional(kind.OperatorPolicy, "operator policies", seg("operator-policies", name), &defs.OperatorPolicies))
 	wg.Wait()
@@ -363,6 +365,72 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 	res.vhost, res.err = definitions.MapLive(definitions.LiveVhost{Name: name, Description: info.Description,
 		DefaultQueueType: info.DefaultQueueType, Listed: queues, PropertiesKeys: res.keys}, &defs.Document)
 	return res
+}
+
+// bindingsBySource is how many exchanges a vhost may have for listBindings
+// to list their bindings exchange by exchange, bindingsBySourceAtOnce at
+// a time, rather than with one GET /api/bindings/{vhost}.
+const (
+	bindingsBySource       = 32
+	bindingsBySourceAtOnce = 4
+)
+
+// listBindings reads the bindings of vhost, whose exchanges are listed.
+// GET /api/bindings/{vhost} also lists the default exchange's implicit
+// binding of every queue, which mqctl leaves out (definitions.MapBinding):
+// for 5,000 queues and 5,000 bindings, half of what it sends, and most of
+// its time. With a few exchanges, their own lists
+// (GET /api/exchanges/{vhost}/{name}/bindings/source) hold only the real
+// bindings: RabbitMQ 4.0.5 answers 25,000 queues and 25,000 bindings from
+// two exchanges in 2.0 s with the first, 0.46-0.49 s each (and 0.02 s for
+// an exchange without bindings) with the second; 3.10.8 at 10,000 queues
+// and 10,000 bindings in 1.1-1.3 s, against 0.21-0.23 s. An exchange
+// deleted meanwhile has no bindings.
+func (c *Client) listBindings(ctx context.Context, vhost string, exchanges []exchangeJSON, out *[]bindingJSON) error {
+	sources := make([]string, 0, len(exchanges))
+	for _, x := range exchanges {
+		if x.Name != "" {
+			sources = append(sources, x.Name)
+		}
+	}
+	if len(sources) > bindingsBySource {
+		return c.do(ctx, &request{method: http.MethodGet, path: seg("bindings", vhost),
+			op: fmt.Sprintf("list bindings of vhost %q", vhost), vhost: vhost}, listOf[bindingJSON]{out})
+	}
+	lists := make([][]bindingJSON, len(sources))
+	errs := make([]error, len(sources))
+	sem := make(chan struct{}, bindingsBySourceAtOnce)
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			err := c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", vhost, src, "bindings", "source"),
+				op: fmt.Sprintf("list bindings from exchange %q of vhost %q", src, vhost), vhost: vhost}, listOf[bindingJSON]{&lists[i]})
+			if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrVhostNotFound) {
+				err = nil
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	all := make([]bindingJSON, 0, n)
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	*out = all
+	return nil
 }
 
 // refusedReason is why a list was not read, from the broker's refusal.

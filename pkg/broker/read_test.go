@@ -8,8 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,11 +70,12 @@ var lists4x = map[string]string{
   {"name":"events","type":"topic","durable":true,"auto_delete":false,"internal":true,"arguments":{}},
   {"name":"amq.topic","type":"topic","durable":true,"auto_delete":false,"internal":false,"arguments":{}}
 ]`,
-	"/api/bindings/v": `[
+	// Few exchanges: their bindings are listed exchange by exchange.
+	"/api/exchanges/v/events/bindings/source": `[
   {"source":"events","vhost":"v","destination":"plain","destination_type":"queue","routing_key":"a.*","arguments":{},"properties_key":"a.*"},
-  {"source":"events","vhost":"v","destination":"mine-only","destination_type":"queue","routing_key":"b","arguments":{},"properties_key":"b"},
-  {"source":"","vhost":"v","destination":"plain","destination_type":"queue","routing_key":"plain","arguments":{},"properties_key":"plain"}
+  {"source":"events","vhost":"v","destination":"mine-only","destination_type":"queue","routing_key":"b","arguments":{},"properties_key":"b"}
 ]`,
+	"/api/exchanges/v/amq.topic/bindings/source": `[]`,
 	"/api/policies/v": `[{"vhost":"v","name":"ttl","pattern":".*","apply-to":"queues","priority":0,
      "definition":{"message-ttl":60000.0,"max-length-bytes":9007199254740993}}]`,
 	"/api/operator-policies/v": `[{"vhost":"v","name":"cap","pattern":".*","apply-to":"quorum_queues","priority":3,"definition":{"delivery-limit":50}}]`,
@@ -181,12 +184,12 @@ func TestReadStateNotesUnreadOperatorPolicies(t *testing.T) {
 // reading skips it instead of failing the whole plan.
 func TestReadStateSkipsVanishedListItems(t *testing.T) {
 	c := fakeBroker(t, `["management"]`, map[string]string{
-		"/api/vhosts":              `[[], {"name":"v"}, []]`,
-		"/api/queues/v":            `[{"name":"q","type":"classic","durable":true,"arguments":{}}, []]`,
-		"/api/exchanges/v":         `[[], {"name":"x","type":"fanout","durable":true,"arguments":{}}]`,
-		"/api/bindings/v":          `[{"source":"x","destination":"q","destination_type":"queue","routing_key":"","arguments":{},"properties_key":"~"}, []]`,
-		"/api/policies/v":          `[]`,
-		"/api/operator-policies/v": `[]`,
+		"/api/vhosts":                        `[[], {"name":"v"}, []]`,
+		"/api/queues/v":                      `[{"name":"q","type":"classic","durable":true,"arguments":{}}, []]`,
+		"/api/exchanges/v":                   `[[], {"name":"x","type":"fanout","durable":true,"arguments":{}}]`,
+		"/api/exchanges/v/x/bindings/source": `[{"source":"x","destination":"q","destination_type":"queue","routing_key":"","arguments":{},"properties_key":"~"}, []]`,
+		"/api/policies/v":                    `[]`,
+		"/api/operator-policies/v":           `[]`,
 	})
 	top, _, err := c.ReadState(context.Background(), nil)
 	if err != nil {
@@ -210,5 +213,110 @@ func TestDefinitionsCutShort(t *testing.T) {
 		if err := d.decodeStream(dec); !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("%q: err %v, want io.ErrUnexpectedEOF", body, err)
 		}
+	}
+}
+
+// The bindings of a vhost with few exchanges are listed exchange by
+// exchange (an exchange deleted meanwhile has none); with more than
+// bindingsBySource, with one listing of the vhost, whose implicit
+// default-exchange bindings are left out.
+func TestReadStateBindingsBySource(t *testing.T) {
+	binding := func(src, dest string) string {
+		return fmt.Sprintf(`{"source":%q,"vhost":"v","destination":%q,"destination_type":"queue","routing_key":"k","arguments":{},"properties_key":"k"}`, src, dest)
+	}
+	exchanges := func(n int) string {
+		var xs []string
+		for i := range n {
+			xs = append(xs, fmt.Sprintf(`{"name":"x%02d","type":"direct","durable":true,"arguments":{}}`, i))
+		}
+		return "[" + strings.Join(append(xs, `{"name":"","type":"direct","durable":true,"arguments":{}}`), ",") + "]"
+	}
+	base := map[string]string{
+		"/api/vhosts":              `[{"name":"v"}]`,
+		"/api/vhosts/v":            `{"name":"v"}`,
+		"/api/queues/v":            `[{"name":"q","type":"classic","durable":true,"arguments":{}}]`,
+		"/api/policies/v":          `[]`,
+		"/api/operator-policies/v": `[]`,
+	}
+	for _, tt := range []struct {
+		name      string
+		answers   map[string]string
+		want      []string // sources of the bindings read
+		notListed string   // a path the read must not ask for
+	}{
+		{
+			name: "two exchanges, one deleted meanwhile",
+			answers: map[string]string{
+				"/api/exchanges/v":                     exchanges(2),
+				"/api/exchanges/v/x00/bindings/source": "[" + binding("x00", "q") + "]",
+				// x01: 404, gone since the exchange listing.
+			},
+			want:      []string{"x00"},
+			notListed: "/api/bindings/v",
+		},
+		{
+			name: "more exchanges than bindingsBySource",
+			answers: map[string]string{
+				"/api/exchanges/v": exchanges(bindingsBySource + 1),
+				"/api/bindings/v":  "[" + binding("", "q") + "," + binding("x07", "q") + "," + binding("x31", "q") + "]",
+			},
+			want:      []string{"x07", "x31"},
+			notListed: "/api/exchanges/v/x00/bindings/source",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			answers := map[string]string{}
+			for k, v := range base {
+				answers[k] = v
+			}
+			for k, v := range tt.answers {
+				answers[k] = v
+			}
+			var mu sync.Mutex
+			var asked []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				asked = append(asked, r.URL.EscapedPath())
+				mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				switch r.URL.Path {
+				case "/api/whoami":
+					fmt.Fprint(w, `{"name":"bob","tags":["management"]}`)
+					return
+				case "/api/overview":
+					fmt.Fprint(w, `{"rabbitmq_version":"4.0.5"}`)
+					return
+				}
+				body, ok := answers[r.URL.EscapedPath()]
+				if !ok {
+					w.WriteHeader(http.StatusNotFound)
+					fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+					return
+				}
+				fmt.Fprint(w, body)
+			}))
+			defer srv.Close()
+			c, err := Connect(context.Background(), Config{Server: srv.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			top, live, err := c.ReadState(context.Background(), []string{"v"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, b := range top.Vhosts["v"].Bindings {
+				got = append(got, b.Source)
+				if k, _ := live.PropertiesKey("v", b); k != "k" {
+					t.Errorf("binding from %s: properties_key %q, want k", b.Source, k)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("bindings from %v, want %v", got, tt.want)
+			}
+			if slices.Contains(asked, tt.notListed) {
+				t.Errorf("asked for %s: %v", tt.notListed, asked)
+			}
+		})
 	}
 }
