@@ -65,20 +65,9 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	if len(cands) == 0 {
 		return nil
 	}
-	down, stats, err := downQueues(ctx, e.c, cands)
-	if err != nil {
+	down, err := downQueues(ctx, e.c, cands)
+	if err != nil || len(down) == 0 {
 		return err
-	}
-	// A listing with statistics (before 4.0) also gave the depths of the
-	// queues at stake: readStakes need not list them again.
-	for r, st := range stats {
-		if l.current.Stats == nil {
-			l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
-		}
-		l.current.Stats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
-	}
-	if len(down) == 0 {
-		return nil
 	}
 	held := map[queueRef][]string{}
 	kept := p.Changes[:0]
@@ -167,9 +156,8 @@ func brokerQueueType(l *Live, r queueRef) (string, bool) {
 
 // downQueues returns, for each queue of cands that cannot be reached (a
 // classic queue whose home node is down, a quorum queue or stream without a
-// majority), where the broker says it lives; and the depth and consumers
-// of the reachable candidates that a listing with statistics gave.
-func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, map[queueRef]broker.QueueStats, error) {
+// majority), where the broker says it lives.
+func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, error) {
 	var (
 		mu      sync.Mutex
 		wg      sync.WaitGroup
@@ -216,31 +204,23 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	stats := map[queueRef]broker.QueueStats{}
 	for vh := range missing {
 		pl, err := c.QueuePlacements(ctx, vh)
 		if errors.Is(err, broker.ErrVhostNotFound) {
 			continue // gone, and its queues with it
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for r := range cands {
-			if r.vhost != vh {
-				continue
-			}
-			q, ok := pl[r.name]
-			switch {
-			case ok && (q.Down || q.NoMajority()):
+			if q, ok := pl[r.name]; ok && r.vhost == vh && (q.Down || q.NoMajority()) {
 				down[r] = &q
-			case ok && q.Stats != nil && q.Stats.Known:
-				stats[r] = *q.Stats
 			}
 		}
 	}
-	return down, stats, nil
+	return down, nil
 }
 
 // waitVisible waits, after an apply through several management endpoints,
