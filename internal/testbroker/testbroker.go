@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -298,6 +299,28 @@ func (b *Broker) Channel(t testing.TB, vhost string) *amqp.Channel {
 		t.Fatal(err)
 	}
 	return ch
+}
+
+// GetAPI reads GET /api/{path} (path escaped by the caller, query
+// included) as the test's administrator, failing the test on anything
+// but 200, and returns the answer.
+func (b *Broker) GetAPI(t testing.TB, path string) []byte {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, b.URL+"/api/"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(b.Username, b.Password)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET /api/%s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/%s: %s %v", path, resp.Status, err)
+	}
+	return raw
 }
 
 func check(t testing.TB, what string) func(*http.Response, error) {

@@ -3,8 +3,6 @@ package broker_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -245,20 +243,7 @@ func TestListPathMatchesDefinitionsPath(t *testing.T) {
 	}
 	// And what both read is what the broker's own definitions of the vhost
 	// hold (definitions.Read, the strict reader of such files).
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, b.URL+"/api/definitions/"+url.PathEscape(vh), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth(b.Username, b.Password)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET definitions: %d %v", resp.StatusCode, err)
-	}
+	raw := b.GetAPI(t, "definitions/"+url.PathEscape(vh))
 	// An export of one vhost may carry no "vhost" fields (3.10.8's does not).
 	doc, _, err := definitions.ReadWithOptions("definitions.json", raw, definitions.ReadOptions{DefaultVhost: vh})
 	if err != nil {

@@ -2,7 +2,6 @@ package broker_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"testing"
 	"time"
@@ -46,17 +45,7 @@ func TestQueuePlacementsAgainstBroker(t *testing.T) {
 	}
 	get := func(path string, q url.Values, out any) {
 		t.Helper()
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, b.URL+"/api/"+path+"?"+q.Encode(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.SetBasicAuth(b.Username, b.Password)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		if err := json.Unmarshal(b.GetAPI(t, path+"?"+q.Encode()), out); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -25,7 +25,19 @@ import (
 // ignored); an answer starting with "4xx " or "5xx " is sent with that status.
 func fakeBroker(t *testing.T, tags string, answers map[string]string) *Client {
 	t.Helper()
+	c, _ := fakeBrokerAsked(t, tags, answers)
+	return c
+}
+
+// fakeBrokerAsked is fakeBroker, and the escaped paths it was asked for.
+func fakeBrokerAsked(t *testing.T, tags string, answers map[string]string) (*Client, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.EscapedPath())
+		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/api/whoami":
@@ -53,7 +65,11 @@ func fakeBroker(t *testing.T, tags string, answers map[string]string) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(asked)
+	}
 }
 
 // RabbitMQ 4.x stores x-queue-type on every queue, reports a vhost default
@@ -272,34 +288,7 @@ func TestReadStateBindingsBySource(t *testing.T) {
 			for k, v := range tt.answers {
 				answers[k] = v
 			}
-			var mu sync.Mutex
-			var asked []string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				asked = append(asked, r.URL.EscapedPath())
-				mu.Unlock()
-				w.Header().Set("Content-Type", "application/json")
-				switch r.URL.Path {
-				case "/api/whoami":
-					fmt.Fprint(w, `{"name":"bob","tags":["management"]}`)
-					return
-				case "/api/overview":
-					fmt.Fprint(w, `{"rabbitmq_version":"4.0.5"}`)
-					return
-				}
-				body, ok := answers[r.URL.EscapedPath()]
-				if !ok {
-					w.WriteHeader(http.StatusNotFound)
-					fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
-					return
-				}
-				fmt.Fprint(w, body)
-			}))
-			defer srv.Close()
-			c, err := Connect(context.Background(), Config{Server: srv.URL})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, asked := fakeBrokerAsked(t, `["management"]`, answers)
 			top, live, err := c.ReadState(context.Background(), []string{"v"})
 			if err != nil {
 				t.Fatal(err)
@@ -314,8 +303,8 @@ func TestReadStateBindingsBySource(t *testing.T) {
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("bindings from %v, want %v", got, tt.want)
 			}
-			if slices.Contains(asked, tt.notListed) {
-				t.Errorf("asked for %s: %v", tt.notListed, asked)
+			if slices.Contains(asked(), tt.notListed) {
+				t.Errorf("asked for %s: %v", tt.notListed, asked())
 			}
 		})
 	}

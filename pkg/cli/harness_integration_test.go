@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -338,20 +337,7 @@ func depth(t testing.TB, b *testbroker.Broker, vhost, queue string) int {
 // export, numbers kept exact.
 func definitionsOf(t testing.TB, b *testbroker.Broker, vhost string) map[string]any {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, b.URL+"/api/definitions/"+url.PathEscape(vhost), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth(b.Username, b.Password)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET definitions of %q: %v", vhost, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET definitions of %q: %s", vhost, resp.Status)
-	}
-	dec := json.NewDecoder(resp.Body)
+	dec := json.NewDecoder(bytes.NewReader(b.GetAPI(t, "definitions/"+url.PathEscape(vhost))))
 	dec.UseNumber()
 	var doc map[string]any
 	if err := dec.Decode(&doc); err != nil {
