@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -43,6 +44,10 @@ type Placement struct {
 	Leader  string
 	Members []string
 	Online  []string
+	// Stats is the queue's depth and consumers where the listing carried
+	// them (QueuePlacements before 4.0, which lists with statistics
+	// anyway); nil otherwise.
+	Stats *QueueStats
 }
 
 // NoMajority reports whether a quorum queue or stream has lost the
@@ -78,6 +83,9 @@ type placementJSON struct {
 	Leader  string   `json:"leader"`
 	Members []string `json:"members"`
 	Online  []string `json:"online"`
+	// With statistics only (placementStatsColumns).
+	Messages  *json.Number `json:"messages"`
+	Consumers *json.Number `json:"consumers"`
 }
 
 func (q placementJSON) placement() Placement {
@@ -87,7 +95,12 @@ func (q placementJSON) placement() Placement {
 		Leader: q.Leader, Members: q.Members, Online: q.Online}
 }
 
-const placementColumns = "name,type,node,state,leader,members,online"
+const (
+	placementColumns = "name,type,node,state,leader,members,online"
+	// placementStatsColumns: the same with the depth and consumers, for
+	// a listing made with statistics anyway.
+	placementStatsColumns = placementColumns + ",messages,consumers"
+)
 
 // QueuePlacement reads where queue name of vhost lives, with one GET
 // /api/queues/{vhost}/{name} (no statistics columns). The error wraps
@@ -105,15 +118,17 @@ func (c *Client) QueuePlacement(ctx context.Context, vhost, name string) (Placem
 }
 
 // QueuePlacements lists where every queue of vhost lives, with one GET
-// /api/queues/{vhost} (no statistics columns; without the statistics
-// themselves where the version still reports placements then:
-// rmqversion.Version.PlacementsWithoutStats). The error wraps
-// ErrVhostNotFound when the vhost does not exist.
+// /api/queues/{vhost}: without the statistics where the version still
+// reports placements then (rmqversion.Version.PlacementsWithoutStats);
+// otherwise with them, and then with each queue's depth and consumers
+// too (Placement.Stats), which the listing computes anyway. The error
+// wraps ErrVhostNotFound when the vhost does not exist.
 func (c *Client) QueuePlacements(ctx context.Context, vhost string) (map[string]Placement, error) {
 	var list []placementJSON
-	query := url.Values{"columns": {placementColumns}}
-	if c.RabbitMQVersion().PlacementsWithoutStats() {
-		query.Set("disable_stats", "true")
+	withStats := !c.RabbitMQVersion().PlacementsWithoutStats()
+	query := url.Values{"columns": {placementColumns}, "disable_stats": {"true"}}
+	if withStats {
+		query = url.Values{"columns": {placementStatsColumns}}
 	}
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost),
 		query: query,
@@ -122,7 +137,12 @@ func (c *Client) QueuePlacements(ctx context.Context, vhost string) (map[string]
 	}
 	out := make(map[string]Placement, len(list))
 	for _, q := range list {
-		out[q.Name] = q.placement()
+		p := q.placement()
+		if withStats {
+			st := queueStats(queueJSON{Name: q.Name, Messages: q.Messages, Consumers: q.Consumers})
+			p.Stats = &st
+		}
+		out[q.Name] = p
 	}
 	return out, nil
 }

@@ -65,9 +65,20 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	if len(cands) == 0 {
 		return nil
 	}
-	down, err := downQueues(ctx, e.c, cands)
-	if err != nil || len(down) == 0 {
+	down, stats, err := downQueues(ctx, e.c, cands)
+	if err != nil {
 		return err
+	}
+	// A listing with statistics (before 4.0) also gave the depths of the
+	// queues at stake: readStakes need not list them again.
+	for r, st := range stats {
+		if l.current.Stats == nil {
+			l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
+		}
+		l.current.Stats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
+	}
+	if len(down) == 0 {
+		return nil
 	}
 	held := map[queueRef][]string{}
 	kept := p.Changes[:0]
@@ -156,8 +167,9 @@ func brokerQueueType(l *Live, r queueRef) (string, bool) {
 
 // downQueues returns, for each queue of cands that cannot be reached (a
 // classic queue whose home node is down, a quorum queue or stream without a
-// majority), where the broker says it lives.
-func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, error) {
+// majority), where the broker says it lives; and the depth and consumers
+// of the reachable candidates that a listing with statistics gave.
+func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, map[queueRef]broker.QueueStats, error) {
 	var (
 		mu      sync.Mutex
 		wg      sync.WaitGroup
@@ -204,23 +216,31 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	stats := map[queueRef]broker.QueueStats{}
 	for vh := range missing {
 		pl, err := c.QueuePlacements(ctx, vh)
 		if errors.Is(err, broker.ErrVhostNotFound) {
 			continue // gone, and its queues with it
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for r := range cands {
-			if q, ok := pl[r.name]; ok && r.vhost == vh && (q.Down || q.NoMajority()) {
+			if r.vhost != vh {
+				continue
+			}
+			q, ok := pl[r.name]
+			switch {
+			case ok && (q.Down || q.NoMajority()):
 				down[r] = &q
+			case ok && q.Stats != nil && q.Stats.Known:
+				stats[r] = *q.Stats
 			}
 		}
 	}
-	return down, nil
+	return down, stats, nil
 }
 
 // waitVisible waits, after an apply through several management endpoints,
