@@ -471,7 +471,10 @@ func (c config) http(ctx context.Context, method, path string, body []byte) ([]b
 	}
 	req.SetBasicAuth(c.user, c.pass)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: 30 * time.Minute}).Do(req)
+	// A connection of its own for each request: the management API closes
+	// idle ones, and a PUT sent on one it has just closed fails with EOF
+	// (Go does not send it again), as a run did after a 5 s settle.
+	resp, err := (&http.Client{Timeout: 30 * time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
 	if err != nil {
 		return nil, err
 	}
