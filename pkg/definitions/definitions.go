@@ -827,6 +827,12 @@ func (r *reader) readPolicy(o, body *object, kind string, operator bool) {
 		}
 		return
 	}
+	if name == "" {
+		// RabbitMQ 3.10.8 and 4.0.5 both import it, but no management
+		// API path names it: it could be neither changed nor deleted.
+		o.errorf("the name is empty; RabbitMQ imports such a %s, but its management API has no address for it, so it could be neither changed nor deleted: give the %s a name", kind, kind)
+		return
+	}
 	pattern, ok := body.str("pattern")
 	if !ok {
 		if _, has := body.m["pattern"]; !has || body.m["pattern"] == nil {

@@ -370,6 +370,8 @@ func TestErrors(t *testing.T) {
 		{"queues not an array", `{"queues":{"name":"q"}}`, []string{`"queues" must be an array`}},
 		{"element not an object", `{"queues":["q"]}`, []string{"defs.json:1:12:", "queues[0] must be a JSON object"}},
 		{"policy without name", `{"policies":[{"vhost":"/","pattern":".*","definition":{"max-length":1}}]}`, []string{"defs.json:1:14:", `policy in vhost "/"`, "no name"}},
+		{"policy with an empty name", `{"policies":[{"vhost":"/","name":"","pattern":".*","definition":{"max-length":1}}]}`, []string{"defs.json:1:14:", `policy "" in vhost "/"`, "name is empty", "give the policy a name"}},
+		{"operator policy with an empty name", `{"operator_policies":[{"vhost":"/","name":"","pattern":".*","definition":{"max-length":1}}]}`, []string{`operator policy "" in vhost "/"`, "name is empty"}},
 		{"policy without pattern", `{"policies":[{"vhost":"/","name":"p","definition":{"max-length":1}}]}`, []string{`policy "p" in vhost "/"`, "pattern"}},
 		{"policy bad apply-to", `{"policies":[{"vhost":"/","name":"p","pattern":".*","apply-to":"everything","definition":{"max-length":1}}]}`, []string{`policy "p"`, `apply-to "everything"`}},
 		{"policy definition empty", `{"policies":[{"vhost":"/","name":"p","pattern":".*","definition":{}}]}`, []string{`policy "p"`, "definition is empty"}},

@@ -36,6 +36,9 @@ type Options struct {
 
 // WriteYAML writes t to w as an mqctl topology file.
 func WriteYAML(w io.Writer, t *topology.Topology, opts Options) error {
+	if err := unnamedPolicies(t); err != nil {
+		return err
+	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(Document(t, opts)); err != nil {
@@ -43,6 +46,27 @@ func WriteYAML(w io.Writer, t *topology.Topology, opts Options) error {
 	}
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("export: writing YAML: %w", err)
+	}
+	return nil
+}
+
+// unnamedPolicies refuses a policy or operator policy with an empty
+// name, which a topology file cannot hold: RabbitMQ 3.10.8 and 4.0.5
+// import one from a definitions file, but their management API has no
+// address for it.
+func unnamedPolicies(t *topology.Topology) error {
+	for _, name := range t.VhostNames() {
+		v := t.Vhosts[name]
+		for _, k := range []struct {
+			kind, cmd string
+			ps        map[string]*topology.Policy
+		}{{"a policy", "policy", v.Policies}, {"an operator policy", "operator_policy", v.OperatorPolicies}} {
+			if _, ok := k.ps[""]; ok {
+				return fmt.Errorf("export: vhost %q holds %s with an empty name, which a topology file cannot hold (nor the management API change or delete): "+
+					"set it again under a name (rabbitmqctl set_%s -p %s NAME …), then clear the unnamed one (rabbitmqctl clear_%s -p %s \"\")",
+					name, k.kind, k.cmd, name, k.cmd, name)
+			}
+		}
 	}
 	return nil
 }

@@ -432,6 +432,38 @@ func TestPolicies(t *testing.T) {
 	assertRoundTrip(t, top)
 }
 
+// A broker can hold a policy named "" (RabbitMQ imports one from a
+// definitions file); the export refuses it, saying how to rename it,
+// instead of writing a file that does not load.
+func TestUnnamedPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		operator bool
+		want     []string
+	}{
+		{false, []string{`vhost "v" holds a policy with an empty name`, "rabbitmqctl set_policy -p v NAME", `rabbitmqctl clear_policy -p v ""`}},
+		{true, []string{`vhost "v" holds an operator policy with an empty name`, "rabbitmqctl set_operator_policy -p v NAME", `clear_operator_policy -p v ""`}},
+	} {
+		top := topology.New()
+		v := top.Vhost("v")
+		p := &topology.Policy{Name: "", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}}
+		if tt.operator {
+			v.OperatorPolicies[""] = p
+		} else {
+			v.Policies[""] = p
+		}
+		var buf bytes.Buffer
+		err := WriteYAML(&buf, top, Options{})
+		if err == nil {
+			t.Fatalf("operator=%t: exported:\n%s", tt.operator, buf.String())
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("operator=%t: error %q does not say %q", tt.operator, err, w)
+			}
+		}
+	}
+}
+
 func TestBindingsPlacement(t *testing.T) {
 	top := vhostWith(
 		[]*topology.Queue{q("q", "classic", nil)},
