@@ -780,6 +780,10 @@ func (r *reader) readBindings(top map[string]any) {
 			r.rep.warnf("skipped %s: the default exchange binds every queue implicitly and takes no explicit bindings", o.what)
 			continue
 		}
+		if dst == "" {
+			o.errorf("the destination is empty; no %s named \"\" can be bound: name the %s to bind", dt, dt)
+			continue
+		}
 		if dt == topology.DestQueue && topology.IsReservedName(dst) {
 			r.rep.warnf("skipped %s: queues named \"amq.*\" are server-named and not managed", o.what)
 			continue

@@ -380,6 +380,7 @@ func TestErrors(t *testing.T) {
 		{"user limit fraction", `{"users":[{"name":"u","limits":{"max-channels":1.5}}]}`, []string{`user "u"`, "max-channels must be an integer"}},
 		{"user limit unknown", `{"users":[{"name":"u","limits":{"max-queues":1}}]}`, []string{`user "u"`, `unknown user limit "max-queues"`}},
 		{"bad destination_type", `{"bindings":[{"source":"x","vhost":"/","destination":"q","destination_type":"café_29","routing_key":"#"}]}`, []string{`binding from "x" to "q" in vhost "/"`, `destination_type "café_29"`}},
+		{"binding to an empty destination", `{"bindings":[{"source":"x","vhost":"/","destination":"","destination_type":"queue","routing_key":"#"}]}`, []string{`binding from "x" to "" in vhost "/"`, "destination is empty", "name the queue to bind"}},
 		{"binding without destination_type", `{"bindings":[{"source":"x","vhost":"/","destination":"q"}]}`, []string{`binding from "x" to "q"`, "destination_type"}},
 		{"exchange without type", `{"exchanges":[{"name":"x","vhost":"/","durable":true}]}`, []string{`exchange "x" in vhost "/"`, "no exchange type"}},
 		{"bad queue type", `{"queues":[{"name":"q","vhost":"/","arguments":{"x-queue-type":"lazy"}}]}`, []string{`queue "q" in vhost "/"`, `queue type "lazy"`}},
