@@ -72,10 +72,7 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	// A listing with statistics (before 4.0) also gave the depths of the
 	// queues at stake: readStakes need not list them again.
 	for r, st := range stats {
-		if l.current.Stats == nil {
-			l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
-		}
-		l.current.Stats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
+		l.keepStats(plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}, st)
 	}
 	if len(down) == 0 {
 		return nil

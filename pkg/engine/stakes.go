@@ -273,12 +273,18 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
 			continue
 		}
 		lk.change.Messages, lk.change.Consumers = lk.st.Messages, lk.st.Consumers
-		if l.current.Stats == nil {
-			l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
-		}
-		l.current.Stats[lk.ref] = plan.QueueStats{Messages: lk.st.Messages, Consumers: lk.st.Consumers}
+		l.keepStats(lk.ref, lk.st)
 	}
 	return errors.Join(errs...)
+}
+
+// keepStats records the depth and consumers read of queue ref in the
+// live state, where fillStakes looks first.
+func (l *Live) keepStats(ref plan.ObjectRef, st broker.QueueStats) {
+	if l.current.Stats == nil {
+		l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
+	}
+	l.current.Stats[ref] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
 }
 
 // peeks are AMQP connections that read exact queue depths for a plan,
