@@ -22,6 +22,7 @@ func (f *facts) classify() {
 			}
 		}
 	}
+	f.findAlternates()
 	f.nameDLQs(reached)
 	cand := f.delayCandidates()
 	// Queues reached by the dead letters of a queue that is no delay
@@ -278,11 +279,16 @@ var dlqSuffixes = []string{"dlq", "dead", "deadletter", "deadletters", "dead-let
 // nothing about them (a client may move failed messages there itself, a
 // parking lot), so only their name tells that they are no working queue:
 // lint asks them for no DLQ of their own and says why no dead letters
-// reach them (MQ106).
+// reach them (MQ106). A queue fed only through alternate exchanges is
+// none of them, whatever its name: the routing tells what it is for (it
+// collects what other exchanges cannot route, see findCollectors).
 func (f *facts) nameDLQs(reached map[string]bool) {
 	for _, d := range f.queueNames {
 		queue := f.v.Queues[d]
 		if reached[d] || queue.Role != topology.RoleWorking || (f.dl[d] != nil && f.hasTTL(d)) {
+			continue
+		}
+		if _, collects := f.fedOnlyUnroutable(d); collects {
 			continue
 		}
 		if o, ok := dlqOrigin(d, f.v.Queues); ok {
@@ -320,24 +326,35 @@ func dlqOrigin(name string, queues map[string]*topology.Queue) (string, bool) {
 	return "", false
 }
 
-// findCollectors finds the queues fed only through alternate exchanges:
-// every binding into them comes from an exchange that is the alternate
-// exchange of another (by argument or policy), or that only such
-// exchanges are bound to. They collect what the other exchanges cannot
-// route, as a DLQ collects dead letters.
-func (f *facts) findCollectors() {
-	aeOf := map[string][]string{} // alternate exchange -> exchanges using it
+// findAlternates records what alternate exchanges deliver, before any
+// queue is classified: the alternate exchanges and whose they are
+// (f.aeOf), the queues they deliver to through bindings and
+// exchange-to-exchange bindings whatever the key (f.aeFed), and the
+// exchanges that carry nothing but unroutable messages (f.aeSrcs). An
+// exchange's alternate exchange is the one the simulator routes by
+// (route.Simulator.ExchangeArgs): its alternate-exchange argument, else
+// the alternate-exchange key of the policy that applies to it; operator
+// policies cannot set one. An alternate exchange that is not declared
+// delivers nothing: the broker drops what would go there.
+func (f *facts) findAlternates() {
 	for _, x := range f.exchangeNames {
-		if ae, ok := f.sim.ExchangeArgs(x).String(argAlternate); ok && ae != x {
-			aeOf[ae] = append(aeOf[ae], x)
+		if ae, ok := f.sim.ExchangeArgs(x).String(argAlternate); ok && ae != x && f.exchangeDeclared(ae) {
+			f.aeOf[ae] = append(f.aeOf[ae], x)
 		}
 	}
-	if len(aeOf) == 0 {
+	if len(f.aeOf) == 0 {
 		return
 	}
-	// srcs: exchange -> the exchanges whose unroutable messages it carries.
+	for ae := range f.aeOf {
+		for _, q := range f.reachableQueues(ae) {
+			f.aeFed[q] = true
+		}
+	}
+	// aeSrcs: exchange -> the exchanges whose unroutable messages it
+	// carries, for the alternate exchanges that are no dead-letter
+	// exchange and the exchanges only they are bound to.
 	srcs := map[string][]string{}
-	for ae, xs := range aeOf {
+	for ae, xs := range f.aeOf {
 		if len(f.dlxOf[ae]) == 0 {
 			srcs[ae] = xs
 		}
@@ -351,7 +368,7 @@ func (f *facts) findCollectors() {
 	for changed := true; changed; {
 		changed = false
 		for _, x := range f.exchangeNames {
-			if _, done := srcs[x]; done || len(into[x]) == 0 || len(f.dlxOf[x]) > 0 || len(aeOf[x]) > 0 {
+			if _, done := srcs[x]; done || len(into[x]) == 0 || len(f.dlxOf[x]) > 0 || len(f.aeOf[x]) > 0 {
 				continue
 			}
 			if from, ok := fedOnlyBy(into[x], srcs); ok {
@@ -360,11 +377,29 @@ func (f *facts) findCollectors() {
 			}
 		}
 	}
+	f.aeSrcs = srcs
+}
+
+// fedOnlyUnroutable reports whether queue q is fed only through alternate
+// exchanges: every binding into it comes from an exchange that is the
+// alternate exchange of another, or that only such exchanges are bound
+// to. It returns the exchanges whose unroutable messages it collects.
+func (f *facts) fedOnlyUnroutable(q string) ([]string, bool) {
+	if len(f.into[q]) == 0 || len(f.aeSrcs) == 0 {
+		return nil, false
+	}
+	return fedOnlyBy(f.into[q], f.aeSrcs)
+}
+
+// findCollectors finds the queues fed only through alternate exchanges
+// (see fedOnlyUnroutable) that are no DLQ nor delay queue. They collect
+// what the other exchanges cannot route, as a DLQ collects dead letters.
+func (f *facts) findCollectors() {
 	for _, q := range f.queueNames {
-		if len(f.into[q]) == 0 || f.dlq[q] || f.isDelay(q) {
+		if f.dlq[q] || f.isDelay(q) {
 			continue
 		}
-		if from, ok := fedOnlyBy(f.into[q], srcs); ok {
+		if from, ok := f.fedOnlyUnroutable(q); ok {
 			f.collects[q] = from
 		}
 	}

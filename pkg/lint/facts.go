@@ -90,6 +90,9 @@ type facts struct {
 	dlq           map[string]bool                // dead-letter queues
 	namedDLQ      map[string]string              // queue no dead letters reach -> the queue it is named the DLQ of
 	dlqNamedFor   map[string]string              // the other way round: queue -> the first queue named as its DLQ
+	aeOf          map[string][]string            // declared alternate exchange -> the exchanges whose alternate exchange it is
+	aeFed         map[string]bool                // queues an alternate exchange delivers to (directly or through exchanges)
+	aeSrcs        map[string][]string            // exchange carrying only unroutable messages -> the exchanges they come from
 	collects      map[string][]string            // queue fed only through alternate exchanges -> those exchanges' sources
 	candidates    map[string]bool                // queues with a TTL and a dead-letter exchange (maybe delay tiers)
 	reachedByWork map[string]bool                // queues reached by dead letters of a queue that is no candidate
@@ -115,6 +118,8 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		dlq:           map[string]bool{},
 		namedDLQ:      map[string]string{},
 		dlqNamedFor:   map[string]string{},
+		aeOf:          map[string][]string{},
+		aeFed:         map[string]bool{},
 		collects:      map[string][]string{},
 		exchangeMemo:  map[string][]string{},
 		samplesCache:  map[string][]string{},

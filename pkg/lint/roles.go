@@ -29,7 +29,9 @@ type QueueRole struct {
 	// NamedDLQ is true for a queue no dead letters reach but named as a DLQ
 	// (orders.dlq), and NamedDLQOf is the declared queue its name makes it
 	// the DLQ of ("" when none). Its Role stays working: only a client puts
-	// messages there.
+	// messages there (and an alternate exchange, when one is bound to it
+	// beside other exchanges; a queue fed only through alternate exchanges
+	// is no DLQ by name but a collector, see Collects).
 	NamedDLQ   bool
 	NamedDLQOf string
 }

@@ -174,6 +174,31 @@ queues:
 			},
 		},
 		{
+			name: "a queue named as a DLQ that an alternate exchange fills is a collector",
+			body: `exchanges:
+  sda: { type: topic }
+  sda.dead: { type: topic }
+  jobs: { type: direct, alternate_exchange: jobs.unrouted }
+  jobs.unrouted: { type: fanout }
+  parking: { type: direct }
+queues:
+  ingest: { bindings: [{ exchange: sda, routing_key: ingest }] }
+  catch_all.dead: { bindings: [{ exchange: sda.dead, routing_key: "#" }] }
+  work: { bindings: [{ exchange: jobs, routing_key: work }] }
+  work.dlq: { bindings: [{ exchange: jobs.unrouted }] }
+  mixed.dead: { bindings: [{ exchange: jobs.unrouted }, { exchange: parking, routing_key: mixed }] }
+policies:
+  sda-ae: { pattern: "^sda$", apply_to: exchanges, definition: { alternate-exchange: sda.dead } }
+`,
+			want: map[string]roleRow{
+				"ingest":         {Role: topology.RoleWorking},
+				"catch_all.dead": {Role: topology.RoleWorking, Collects: []string{"sda"}},
+				"work":           {Role: topology.RoleWorking},
+				"work.dlq":       {Role: topology.RoleWorking, Collects: []string{"jobs"}},
+				"mixed.dead":     {Role: topology.RoleWorking, NamedDLQ: true},
+			},
+		},
+		{
 			name: "dead letters that route nowhere make no DLQ",
 			body: `exchanges:
   jobs.dlx: { type: direct }

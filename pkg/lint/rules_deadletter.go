@@ -517,7 +517,10 @@ func shortestCycle(start string, edges map[string][]string, scc []string) []stri
 // or named as the DLQ of a queue (orders.dlq). Where the cause is reported
 // on the origin queue (no dead-letter exchange: MQ101; a missing one:
 // MQ102; dead letters that go nowhere: MQ103), that finding names the DLQ
-// and this rule stays silent.
+// and this rule stays silent. A queue named as a DLQ of no declared queue
+// that an alternate exchange delivers to is a catch-all that the broker
+// fills with unroutable messages, not a DLQ only clients fill: silent too
+// (one fed only through alternate exchanges is no DLQ by name at all).
 func runDLQUnreached(p *Pass) []Finding {
 	var out []Finding
 	for _, name := range p.queueNames {
@@ -531,10 +534,17 @@ func runDLQUnreached(p *Pass) []Finding {
 				continue
 			}
 		case p.isNamedDLQ(name) && p.namedDLQ[name] == "":
+			if p.aeFed[name] {
+				continue
+			}
+			idle := p.idleAlternate(name)
+			if idle != "" {
+				idle = " " + idle + "."
+			}
 			out = append(out, p.queueFinding(q,
-				"queue %q is named as a DLQ, but no queue dead-letters into it: only a client that publishes here fills it. "+
+				"queue %q is named as a DLQ, but no queue dead-letters into it: only a client that publishes here fills it.%s "+
 					"If that is the plan (a parking lot), silence this with `# mqctl:ignore MQ106`; otherwise set %s on the queues whose failures belong here",
-				name, p.deadLetterTo(name)))
+				name, idle, p.deadLetterTo(name)))
 			continue
 		case p.isNamedDLQ(name):
 			origin = p.namedDLQ[name]
@@ -574,9 +584,73 @@ func runDLQUnreached(p *Pass) []Finding {
 				fix = fmt.Sprintf("If this queue should hold them, set %s on queue %q; if a client moves messages here itself, silence this with `# mqctl:ignore MQ106`, or remove the queue", p.deadLetterTo(name), origin)
 			}
 		}
+		if idle := p.idleAlternate(name); idle != "" {
+			fix += ". " + idle
+		}
 		out = append(out, p.queueFinding(q, "%s, but no dead letters reach it: %s. %s", label, why, fix))
 	}
 	return out
+}
+
+// idleAlternate says, for MQ106 on queue q, why an alternate exchange that
+// a policy (or an operator policy) names, and that delivers to q, sends
+// it nothing: it is the alternate exchange of no exchange (as the
+// simulator computes them, see findAlternates). "" when no such policy
+// names one; otherwise a sentence without its full stop.
+func (p *Pass) idleAlternate(q string) string {
+	for _, set := range p.policySets() {
+		for _, name := range set.names() {
+			pol := set.policies[name]
+			ae, ok := pol.Definition.String(argAlternate)
+			if !ok || len(p.aeOf[ae]) > 0 || !p.exchangeDeclared(ae) || !contains(p.reachableQueues(ae), q) {
+				continue
+			}
+			var why, fix string
+			switch {
+			case set.kind == KindOperatorPolicy:
+				why = "operator policies cannot set alternate-exchange (RabbitMQ refuses the operator policy)"
+				fix = fmt.Sprintf("move alternate-exchange: %s to a policy that applies to the exchanges whose unroutable messages belong here", yamlString(ae))
+			case pol.ApplyTo != "" && pol.ApplyTo != "all" && pol.ApplyTo != "exchanges":
+				why = fmt.Sprintf("it applies to queues only (apply_to: %s)", pol.ApplyTo)
+				fix = fmt.Sprintf("set apply_to: exchanges on %s %q", set.label, name)
+			default:
+				re := p.policyRegexp(pol.Pattern)
+				if re == nil {
+					continue // the simulator reports the pattern it cannot read
+				}
+				var elsewhere, fixes []string
+				own, other := false, false
+				for _, x := range p.exchangeNames {
+					if x == ae || !re.MatchString(x) {
+						continue
+					}
+					if w := p.Sim.ExchangePolicy(x); w != name {
+						elsewhere = append(elsewhere, fmt.Sprintf("%s (policy %q applies to it instead: RabbitMQ applies one policy per exchange)", x, w))
+						other = true
+					} else {
+						elsewhere = append(elsewhere, fmt.Sprintf("%s (its own alternate-exchange argument wins over the policy)", x))
+						own = true
+					}
+				}
+				if other {
+					fixes = append(fixes, fmt.Sprintf("put alternate-exchange: %s in the policy that applies instead", yamlString(ae)))
+				}
+				if own {
+					fixes = append(fixes, "remove the exchange's own alternate-exchange argument")
+				}
+				if len(elsewhere) == 0 {
+					why = fmt.Sprintf("its pattern %q matches no other exchange", pol.Pattern)
+					fix = fmt.Sprintf("make the pattern of %s %q match the exchanges whose unroutable messages belong here", set.label, name)
+				} else {
+					why = "the exchanges it matches take their alternate exchange elsewhere: " + joinOr(elsewhere)
+					fix = strings.Join(fixes, ", or ")
+				}
+			}
+			return fmt.Sprintf("%s %q names exchange %q, which delivers to this queue, as alternate exchange, but %s, so no exchange sends its unroutable messages there: to collect them here, %s",
+				upperFirst(set.label), name, ae, why, fix)
+		}
+	}
+	return ""
 }
 
 // unrouted reports whether some of a queue's dead letters reach no queue

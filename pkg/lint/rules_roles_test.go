@@ -164,6 +164,123 @@ func roleRuleCases() []ruleCase {
 				b.queue("other.dead", nil)
 			},
 			quiet: []string{"work.dlq", "other.dead"}},
+		{name: "a queue named as a DLQ that an alternate exchange (argument) fills", id: "MQ106",
+			build: func(b *builder) {
+				unroutedByArgument(b)
+				b.queue("audit.dead", nil) // named as a DLQ, bound nowhere: only a client fills it
+			},
+			fire: []string{"audit.dead"}, quiet: []string{"unrouted.dlq", "orders.shipping"},
+			contains: []string{`queue "audit.dead" is named as a DLQ`, "only a client that publishes here fills it"}},
+		{name: "a queue named as the DLQ of a declared queue that only an alternate exchange fills", id: "MQ106",
+			build: func(b *builder) {
+				b.exchange("jobs", "direct").Arguments = topology.Args{argAlternate: "jobs.unrouted"}
+				b.exchange("jobs.unrouted", "fanout")
+				b.exchange("dlx", "direct")
+				b.queue("work", topology.Args{argDLX: "dlx", argDLRK: "work"})
+				b.bind("jobs", "work", "work")
+				b.queue("work.failed", nil)
+				b.bind("dlx", "work.failed", "work")
+				b.queue("work.dlq", nil) // collects what jobs cannot route, not work's dead letters
+				b.bind("jobs.unrouted", "work.dlq", "")
+			},
+			quiet: []string{"work", "work.failed", "work.dlq"}},
+		{name: "a queue named as a DLQ that an alternate exchange fills beside a regular exchange", id: "MQ106",
+			build: unroutedBesideParking,
+			quiet: []string{"unrouted.dlq", "lost.dead"}},
+		{name: "a queue named as a DLQ that an alternate exchange fills beside a regular exchange is asked for no DLQ", id: "MQ101",
+			build: unroutedBesideParking,
+			fire:  []string{"orders.shipping"}, quiet: []string{"unrouted.dlq", "lost.dead"}},
+		{name: "a queue named as a DLQ that an alternate-exchange policy fills", id: "MQ106",
+			build: sdaCatchAll("exchanges", false),
+			quiet: []string{"catch_all.dead", "ingest"}},
+		{name: "a queue named as a DLQ that an alternate-exchange policy fills is asked for no DLQ", id: "MQ101",
+			build: sdaCatchAll("exchanges", false),
+			fire:  []string{"ingest"}, quiet: []string{"catch_all.dead"}},
+		{name: "a queue named as a DLQ that an alternate-exchange policy fills collects unroutable messages", id: "MQ301",
+			build: sdaCatchAll("all", false),
+			fire:  []string{"catch_all.dead", "ingest"}, contains: []string{`queue "catch_all.dead" collects unroutable messages`}},
+		{name: "an alternate-exchange policy for queues sets no alternate exchange", id: "MQ106",
+			build: sdaCatchAll("queues", false),
+			fire:  []string{"catch_all.dead"}, quiet: []string{"ingest"},
+			contains: []string{"no queue dead-letters into it: only a client that publishes here fills it", `dead_letter: {exchange: "", routing_key: catch_all.dead}`,
+				`Policy "sda-ae" names exchange "sda.dead", which delivers to this queue, as alternate exchange, but it applies to queues only (apply_to: queues)`,
+				`to collect them here, set apply_to: exchanges on policy "sda-ae". If that is the plan`}},
+		{name: "an operator policy cannot set an alternate exchange", id: "MQ106",
+			build: sdaCatchAll("exchanges", true),
+			fire:  []string{"catch_all.dead"}, quiet: []string{"ingest"},
+			contains: []string{`Operator policy "sda-ae" names exchange "sda.dead"`, "operator policies cannot set alternate-exchange",
+				"move alternate-exchange: sda.dead to a policy that applies to the exchanges"}},
+		{name: "an alternate-exchange policy whose pattern matches no exchange", id: "MQ106",
+			build: func(b *builder) {
+				sdaCatchAll("exchanges", false)(b)
+				b.v.Policies["sda-ae"].Pattern = "^sda-main$"
+			},
+			fire: []string{"catch_all.dead"},
+			contains: []string{`its pattern "^sda-main$" matches no other exchange`,
+				`make the pattern of policy "sda-ae" match the exchanges whose unroutable messages belong here`}},
+		{name: "an alternate-exchange policy that the exchange's own argument overrides", id: "MQ106",
+			build: func(b *builder) {
+				sdaCatchAll("all", false)(b)
+				b.exchange("sda.other", "fanout")
+				b.v.Exchanges["sda"].Arguments = topology.Args{argAlternate: "sda.other"}
+			},
+			fire: []string{"catch_all.dead"},
+			contains: []string{`the exchanges it matches take their alternate exchange elsewhere: sda (its own alternate-exchange argument wins over the policy)`,
+				"to collect them here, remove the exchange's own alternate-exchange argument."}},
+		{name: "an alternate-exchange policy shadowed by one of higher priority", id: "MQ106",
+			build: func(b *builder) {
+				sdaCatchAll("exchanges", false)(b)
+				p := b.policy("sda-federation", "^sda$", topology.Args{"federation-upstream-set": "all"})
+				p.ApplyTo, p.Priority = "exchanges", 5
+			},
+			fire: []string{"catch_all.dead"},
+			contains: []string{`sda (policy "sda-federation" applies to it instead: RabbitMQ applies one policy per exchange)`,
+				"to collect them here, put alternate-exchange: sda.dead in the policy that applies instead."}},
+	}
+}
+
+// unroutedByArgument is a topic exchange whose alternate-exchange argument
+// names a fanout exchange, and queue unrouted.dlq (named as a DLQ, of no
+// declared queue) bound to that fanout exchange.
+func unroutedByArgument(b *builder) {
+	b.exchange("orders", "topic").Arguments = topology.Args{argAlternate: "orders.unrouted"}
+	b.exchange("orders.unrouted", "fanout")
+	b.queue("orders.shipping", nil)
+	b.bind("orders", "orders.shipping", "order.created")
+	b.queue("unrouted.dlq", nil)
+	b.bind("orders.unrouted", "unrouted.dlq", "")
+}
+
+// unroutedBesideParking is unroutedByArgument, and queue lost.dead (named
+// as a DLQ, of no declared queue) bound both to the alternate exchange
+// and to exchange parking, which is no alternate exchange.
+func unroutedBesideParking(b *builder) {
+	unroutedByArgument(b)
+	b.exchange("parking", "direct")
+	b.queue("lost.dead", nil)
+	b.bind("orders.unrouted", "lost.dead", "")
+	b.bind("parking", "lost.dead", "lost")
+}
+
+// sdaCatchAll is the shape of a real file: topic exchange sda takes its
+// alternate exchange sda.dead (a topic exchange) from a policy, and queue
+// catch_all.dead (named as a DLQ, of no declared queue) is bound to
+// sda.dead with "#". applyTo is the policy's apply-to; operator makes it
+// an operator policy, which cannot set an alternate exchange.
+func sdaCatchAll(applyTo string, operator bool) func(b *builder) {
+	return func(b *builder) {
+		b.exchange("sda", "topic")
+		b.exchange("sda.dead", "topic")
+		b.queue("ingest", nil)
+		b.bind("sda", "ingest", "ingest")
+		b.queue("catch_all.dead", nil)
+		b.bind("sda.dead", "catch_all.dead", "#")
+		p := b.policy("sda-ae", "^sda$", topology.Args{argAlternate: "sda.dead"})
+		p.ApplyTo = applyTo
+		if operator {
+			delete(b.v.Policies, p.Name)
+			b.v.OperatorPolicies[p.Name] = p
+		}
 	}
 }
 
