@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -520,37 +521,74 @@ func ignoreNotFound(err error) error {
 
 // writeRecords rewrites the ownership record of every vhost the plan
 // touched (or whose objects it adopts, or whose record is left over from
-// an interrupted swap or in an older format) to list what mqctl now
-// manages there: the old record, minus what was deleted, plus what was
-// created, replaced or adopted. The new record is declared under the next
-// generation before the old ones are deleted, so a failure in between
+// an interrupted swap, in an older format, or lists what the plan drops)
+// to list what mqctl now manages there, each object with its print: the
+// old record, minus the objects no longer there (plan.Plan.Stale), those
+// changed outside mqctl (plan.Plan.ChangedOutside) and those deleted, with
+// the prints the plan sets (plan.Plan.Prints: adopted objects, objects
+// recorded without a print), plus what was created, updated, replaced or
+// restored with the print the change leaves (read back from the broker
+// where only the broker knows it). The new record is declared under the
+// next generation before the old ones are deleted, so a failure in between
 // leaves the newest readable and the next apply finishes the swap.
 func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) error {
-	managed := map[plan.ObjectRef]bool{}
+	managed := map[plan.ObjectRef]plan.Print{}
 	vhosts := map[string]bool{}
 	for vh, r := range e.opts.Records {
-		for ref := range r.Managed {
-			managed[ref] = true
+		for ref, pr := range r.Managed {
+			managed[ref] = pr
 		}
 		if len(r.Exchanges) > 1 || r.Outdated() {
 			vhosts[vh] = true // an interrupted record swap to finish, or an old format to rewrite
 		}
 	}
+	for _, ref := range p.Stale {
+		delete(managed, ref)
+		vhosts[ref.Vhost] = true
+	}
+	for _, o := range p.ChangedOutside {
+		if !o.Deleted { // someone else's now; one deleted leaves with its step
+			delete(managed, o.ObjectRef)
+			vhosts[o.Vhost] = true
+		}
+	}
+	for ref, pr := range p.Prints {
+		managed[ref] = pr
+		vhosts[ref.Vhost] = true
+	}
+	for _, ref := range p.Adopt {
+		vhosts[ref.Vhost] = true
+	}
 	deletedVhosts := map[string]bool{}
+	var readBack []plan.ObjectRef // written, with a print only the broker knows
 	for _, s := range res.Done {
 		c := s.Change
 		vhosts[c.Vhost] = true
-		if s.Restore {
-			continue
-		}
 		ref := plan.ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}
 		switch {
+		case s.Restore:
+			// A binding put back after its end was replaced: its print
+			// changed with the end, and stays mqctl's only if it was.
+			bref := plan.BindingRef(c.Vhost, s.Binding)
+			if _, ok := managed[bref]; ok {
+				if i := slices.Index(c.Bindings, s.Binding); i >= 0 && i < len(c.BindingPrints) {
+					managed[bref] = c.BindingPrints[i]
+				}
+			}
 		case s.Op == OpDeleteVhost:
 			deletedVhosts[c.Vhost] = true
 		case c.Action == plan.Delete:
 			delete(managed, ref)
-		case c.Action == plan.Create || s.Op == OpDeclareExchange || s.Op == OpDeclareQueue:
-			managed[ref] = true
+		case c.Action == plan.Replace && (s.Op == OpDeleteExchange || s.Op == OpDeleteQueue):
+			// The delete half of a replace: its declare half records it.
+		default:
+			if _, ok := managed[ref]; !ok && c.Action == plan.Update {
+				break // an update records nothing new (an existing vhost is never adopted)
+			}
+			managed[ref] = c.Print
+			if c.Print == plan.NoPrint {
+				readBack = append(readBack, ref)
+			}
 		}
 	}
 	failedVhost := map[string]bool{}
@@ -559,11 +597,10 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 			failedVhost[f.Step.Vhost] = true
 		}
 	}
-	for _, ref := range p.Adopt {
-		managed[ref] = true
-		vhosts[ref.Vhost] = true
-	}
 	var errs []error
+	if err := e.readPrints(ctx, readBack, managed); err != nil {
+		errs = append(errs, err)
+	}
 	names := make([]string, 0, len(vhosts))
 	for vh := range vhosts {
 		names = append(names, vh)
@@ -575,7 +612,7 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 		}
 		rec := e.opts.Records[vh]
 		if rec == nil {
-			rec = &ownership.Record{Vhost: vh, Managed: map[plan.ObjectRef]bool{}}
+			rec = &ownership.Record{Vhost: vh, Managed: map[plan.ObjectRef]plan.Print{}}
 		}
 		if rec.Equal(managed) {
 			continue
@@ -598,6 +635,46 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 				return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
 			}, e.exchangeGone(vh, old))); err != nil {
 				errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// readPrints reads back from the broker the objects of refs, which apply
+// wrote but whose prints only the broker knows (a user given a plaintext
+// password: the broker salts its hash), and sets their prints in managed.
+// One listing per kind and vhost. An object it cannot read keeps
+// plan.NoPrint: no plan deletes it before an apply that names it records
+// its print.
+func (e *executor) readPrints(ctx context.Context, refs []plan.ObjectRef, managed map[plan.ObjectRef]plan.Print) error {
+	type list struct {
+		kind  plan.Kind
+		vhost string
+	}
+	byList := map[list][]plan.ObjectRef{}
+	for _, ref := range refs {
+		l := list{ref.Kind, ref.Vhost}
+		byList[l] = append(byList[l], ref)
+	}
+	var errs []error
+	for l, refs := range byList {
+		h, ok := kinds.For(l.kind)
+		if !ok {
+			continue
+		}
+		items, err := h.Read(ctx, e.c, l.vhost)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read back the %s just written, for mqctl's ownership record: %w", l.kind.Plural(), err))
+			continue
+		}
+		byName := make(map[string]*topology.Item, len(items))
+		for _, it := range items {
+			byName[it.Name] = it
+		}
+		for _, ref := range refs {
+			if it := byName[ref.Name]; it != nil {
+				managed[ref] = plan.ItemPrint(it)
 			}
 		}
 	}

@@ -63,7 +63,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 	}
 
 	want, have := topology.New(), topology.New()
-	managed := map[plan.ObjectRef]bool{}
+	managed := map[plan.ObjectRef]plan.Print{} // NoPrint: DeleteChanged plans their deletes
 	vh := func(t *topology.Topology, name string) *topology.Vhost {
 		if t.Vhosts[name] == nil {
 			t.Vhosts[name] = topology.NewVhost(name)
@@ -84,7 +84,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 			}
 			if it := state.Items.Get(k.kind, k.name); it != nil {
 				have.Items.Put(it)
-				managed[plan.ObjectRef{Kind: k.kind, Name: k.name}] = true
+				managed[plan.ObjectRef{Kind: k.kind, Name: k.name}] = plan.NoPrint
 			}
 			continue
 		}
@@ -111,7 +111,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 			}
 		case OpDeleteExchange:
 			if e := cur.Exchanges[k.name]; e != nil {
-				h.Exchanges[k.name], managed[ref] = e, true
+				h.Exchanges[k.name], managed[ref] = e, plan.NoPrint
 			}
 		case OpDeclareQueue:
 			w.Queues[k.name] = s.Change.After.Queue
@@ -120,7 +120,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 			}
 		case OpDeleteQueue:
 			if q := cur.Queues[k.name]; q != nil {
-				h.Queues[k.name], managed[ref] = q, true
+				h.Queues[k.name], managed[ref] = q, plan.NoPrint
 			}
 		case OpBind, OpUnbind:
 			b := findBinding(cur, k.name)
@@ -129,21 +129,21 @@ func Pending(done []Step, state *topology.Topology) []string {
 			}
 			if b != nil {
 				h.Bindings = append(h.Bindings, b)
-				managed[plan.BindingRef(k.vhost, b)] = true
+				managed[plan.BindingRef(k.vhost, b)] = plan.NoPrint
 			}
 		case OpPutPolicy, OpDeletePolicy:
 			if s.Op == OpPutPolicy {
 				w.Policies[k.name] = s.Change.After.Policy
 			}
 			if p := cur.Policies[k.name]; p != nil {
-				h.Policies[k.name], managed[ref] = p, true
+				h.Policies[k.name], managed[ref] = p, plan.NoPrint
 			}
 		case OpPutOpPolicy, OpDeleteOpPolicy:
 			if s.Op == OpPutOpPolicy {
 				w.OperatorPolicies[k.name] = s.Change.After.Policy
 			}
 			if p := cur.OperatorPolicies[k.name]; p != nil {
-				h.OperatorPolicies[k.name], managed[ref] = p, true
+				h.OperatorPolicies[k.name], managed[ref] = p, plan.NoPrint
 			}
 		case OpPutItem, OpDeleteItem:
 			if s.Op == OpPutItem {
@@ -151,7 +151,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 			}
 			if it := cur.Items.Get(k.kind, k.name); it != nil {
 				h.Items.Put(it)
-				managed[ref] = true
+				managed[ref] = plan.NoPrint
 			}
 		}
 	}
@@ -161,7 +161,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 			out = append(out, fmt.Sprintf("vhost %q (deleted, still listed)", name))
 		}
 	}
-	p := plan.Diff(want, plan.Current{State: have, Managed: managed})
+	p := plan.DiffWith(want, plan.Current{State: have, Managed: managed}, plan.Options{DeleteChanged: true})
 	for _, c := range p.Changes {
 		if c.Kind == plan.KindVhost {
 			if c.Action == plan.Create {

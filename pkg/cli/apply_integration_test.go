@@ -14,6 +14,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -267,7 +268,7 @@ vhosts:
 				if v.Description != "made by mqctl" {
 					t.Errorf("description = %q", v.Description)
 				}
-				if !rec.Managed[plan.ObjectRef{Kind: plan.KindVhost, Vhost: h.vhost, Name: h.vhost}] {
+				if _, ok := rec.Managed[plan.ObjectRef{Kind: plan.KindVhost, Vhost: h.vhost, Name: h.vhost}]; !ok {
 					t.Errorf("the vhost mqctl created is not in its record: %v", rec.Managed)
 				}
 				if v.Queues["work"].Type != topology.QueueQuorum {
@@ -591,13 +592,19 @@ func runApplyCase(t *testing.T, tc applyCase) {
 		t.Errorf("apply does not say it completed:\n%s", r)
 	}
 	assertBrokerHolds(t, h, tc.file, unmanaged)
-	if _, rec := h.state(); !tc.newVhost && rec != nil && rec.Managed[plan.ObjectRef{Kind: plan.KindVhost, Vhost: h.vhost, Name: h.vhost}] {
+	if _, rec := h.state(); !tc.newVhost && rec != nil && recorded(rec, plan.ObjectRef{Kind: plan.KindVhost, Vhost: h.vhost, Name: h.vhost}) {
 		t.Errorf("mqctl recorded the vhost that existed before it as managed (it would delete it once dropped from the file)")
 	}
 	h.assertNoChanges(tc.file)
 	if tc.check != nil {
 		tc.check(t, h)
 	}
+}
+
+// recorded reports whether rec lists ref.
+func recorded(rec *ownership.Record, ref plan.ObjectRef) bool {
+	_, ok := rec.Managed[ref]
+	return ok
 }
 
 // assertBrokerHolds checks that the test vhost holds exactly the file's
@@ -629,19 +636,23 @@ func assertBrokerHolds(t *testing.T, h *harness, file string, unmanaged *topolog
 	for n := range want.OperatorPolicies {
 		refs[plan.ObjectRef{Kind: plan.KindOperatorPolicy, Vhost: h.vhost, Name: n}] = true
 	}
-	managed := map[plan.ObjectRef]bool{}
+	managed := map[plan.ObjectRef]plan.Print{}
 	if rec != nil {
-		for ref := range rec.Managed {
+		for ref, p := range rec.Managed {
 			if ref.Kind != plan.KindVhost {
-				managed[ref] = true
+				managed[ref] = p
 			}
 		}
 		if len(rec.Exchanges) != 1 && len(refs) > 0 {
 			t.Errorf("ownership record exchanges = %v, want exactly one", rec.Exchanges)
 		}
 	}
-	if diff := cmp.Diff(refs, managed); diff != "" {
-		t.Errorf("the ownership record does not list exactly the file's objects (-file +record):\n%s", diff)
+	// Each with the print of the object as the broker holds it: a plan
+	// deletes it once the file drops it.
+	live := topology.New()
+	live.Vhosts[h.vhost] = got
+	if diff := cmp.Diff(plan.RecordedOf(live, refs), managed); diff != "" {
+		t.Errorf("the ownership record does not list exactly the file's objects with the broker's prints (-file +record):\n%s", diff)
 	}
 }
 

@@ -27,6 +27,7 @@ type applyFlags struct {
 	autoApprove   bool
 	allowDataLoss bool
 	allowReplace  bool
+	deleteChanged bool
 	lockTimeout   time.Duration
 	parallelism   int
 	quiet         bool
@@ -46,7 +47,11 @@ Nothing is lost: a queue holding messages or with consumers is never deleted or
 replaced without --allow-data-loss (checked again at the moment of deletion),
 and an empty queue is replaced only with --allow-replace. Two applies on one
 vhost never interleave. Given PLANFILE (from "mqctl plan --out"), apply makes
-exactly those changes, and refuses when the broker changed since.`,
+exactly those changes, and refuses when the broker changed since.
+
+mqctl deletes an object the file dropped only while it is still the one mqctl
+wrote: one declared again, or changed, by hand under the same name is left
+alone and named in the plan, unless --delete-changed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			planFile := ""
@@ -60,6 +65,7 @@ exactly those changes, and refuses when the broker changed since.`,
 	fs.BoolVar(&f.autoApprove, "auto-approve", false, "apply without asking for confirmation")
 	fs.BoolVar(&f.allowDataLoss, "allow-data-loss", false, "allow deleting or replacing queues that hold messages or have consumers")
 	fs.BoolVar(&f.allowReplace, "allow-replace", false, "allow replacing (delete and re-declare) queues and exchanges whose settings cannot change in place")
+	fs.BoolVar(&f.deleteChanged, "delete-changed", false, deleteChangedHelp)
 	fs.DurationVar(&f.lockTimeout, "lock-timeout", 0, "how long to wait while another apply holds a vhost's lock")
 	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent requests within a phase")
 	fs.BoolVar(&f.quiet, "quiet", false, "do not print a line per step")
@@ -92,6 +98,7 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 	opts := engine.ApplyOptions{
 		AllowDataLoss: f.allowDataLoss,
 		AllowReplace:  f.allowReplace,
+		DeleteChanged: f.deleteChanged,
 		Parallelism:   f.parallelism,
 		LockTimeout:   f.lockTimeout,
 		LockWaiting: func(vhost, holder string) {

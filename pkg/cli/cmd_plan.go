@@ -10,11 +10,15 @@ import (
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
+// deleteChangedHelp is the help of plan's and apply's --delete-changed.
+const deleteChangedHelp = "also delete the objects the file dropped that mqctl managed once but that were declared again or changed by hand since (the plan lists them; without this flag they are left alone and forgotten)"
+
 func newPlanCmd(g *globals) *cobra.Command {
 	var (
 		detailed      bool
 		out           string
 		listUnmanaged bool
+		deleteChanged bool
 	)
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -37,7 +41,7 @@ JSON plan, the versioned contract for CI (format_version, docs/plan-json.md).`,
 			if err != nil {
 				return err
 			}
-			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Live: l})
+			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Live: l, DeleteChanged: deleteChanged})
 			if err != nil {
 				return err
 			}
@@ -76,5 +80,6 @@ JSON plan, the versioned contract for CI (format_version, docs/plan-json.md).`,
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when there are none")
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
 	cmd.Flags().BoolVar(&listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
+	cmd.Flags().BoolVar(&deleteChanged, "delete-changed", false, deleteChangedHelp)
 	return cmd
 }

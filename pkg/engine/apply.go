@@ -42,6 +42,9 @@ type ApplyOptions struct {
 	// AllowDataLoss lets apply delete or replace queues that hold messages
 	// or have consumers.
 	AllowDataLoss bool
+	// DeleteChanged deletes the objects the file dropped that mqctl managed
+	// once and that were changed outside mqctl since (PlanOptions).
+	DeleteChanged bool
 	// AllowReplace lets apply replace (delete and re-declare) queues and
 	// exchanges whose immutable settings changed.
 	AllowReplace bool
@@ -172,7 +175,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 		exactErr = refreshStakes(ctx, p, locks.inspect)
 	} else {
-		if p, l, err = e.diff(ctx, in.Desired, nil); err != nil {
+		if p, l, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}); err != nil {
 			return nil, err
 		}
 		if exactErr, err = e.readStakes(ctx, p, l, func(context.Context) (inspectFunc, error) { return locks.inspect, nil }); err != nil {
@@ -192,7 +195,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 	}
 	if p.Empty() && len(p.Adopt) == 0 {
-		e.migrateRecords(ctx, l, locks)
+		e.cleanRecords(ctx, p, l, locks)
 		return out, nil
 	}
 	opts := apply.Options{
@@ -227,21 +230,24 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	return out, e.waitVisible(ctx, out.Result, p.Vhosts, o.Waiting)
 }
 
-// migrateRecords rewrites, under the locks held, the ownership records of
-// the vhosts read that are still in an older format, when the apply has
-// nothing else to do (otherwise apply.Execute rewrites them with the
-// rest). It only re-encodes what the record lists; a failure is a note,
-// and the next apply tries again.
-func (e *Engine) migrateRecords(ctx context.Context, l *Live, locks *locks) {
-	outdated := false
+// cleanRecords rewrites, under the locks held, the ownership records of
+// the vhosts read when the apply has nothing else to do (otherwise
+// apply.Execute rewrites them with the rest) but a record is in an older
+// format, or lists objects that are gone or were changed outside mqctl,
+// or lacks the prints of objects the file names (plan.Plan.Records). It
+// changes only the records; a failure is a note, and the next apply tries
+// again.
+func (e *Engine) cleanRecords(ctx context.Context, p *plan.Plan, l *Live, locks *locks) {
+	outdated := p.Records()
 	for _, r := range l.records {
 		outdated = outdated || r.Outdated()
 	}
 	if !outdated || locks.lost() != nil {
 		return
 	}
-	res := apply.Execute(ctx, e.c, &plan.Plan{Vhosts: l.scope}, apply.Options{Records: l.records, Guard: locks.lost})
+	res := apply.Execute(ctx, e.c, &plan.Plan{Vhosts: l.scope, Stale: p.Stale, ChangedOutside: p.ChangedOutside, Prints: p.Prints},
+		apply.Options{Records: l.records, Guard: locks.lost})
 	if res.RecordErr != nil {
-		e.note("the ownership record stays in its old format, which this mqctl reads too (the next apply tries again): %v", res.RecordErr)
+		e.note("mqctl's ownership record is left as it was, which this mqctl reads too (the next apply tries again): %v", res.RecordErr)
 	}
 }

@@ -77,6 +77,14 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	if len(down) == 0 {
 		return nil
 	}
+	// RabbitMQ 3.10 leaves the bindings of a queue on a down node out of
+	// every listing: a vhost with such a queue keeps its record's bindings
+	// that seem gone until the node is back.
+	downVhost := map[string]bool{}
+	for r := range down {
+		downVhost[r.vhost] = true
+	}
+	p.Stale = slices.DeleteFunc(p.Stale, func(ref plan.ObjectRef) bool { return ref.Kind == plan.KindBinding && downVhost[ref.Vhost] })
 	held := map[queueRef][]string{}
 	kept := p.Changes[:0]
 	for _, ch := range p.Changes {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 
@@ -34,14 +33,17 @@ func (f *fixture) record() *ownership.Record {
 	return recs[f.vhost]
 }
 
-// toPlainRecord replaces the vhost's record with one in format 1 listing
-// the same objects, as an mqctl from before format 2 left it: the next
-// generation is declared, then the current one deleted.
-func (f *fixture) toPlainRecord() *ownership.Record {
+// toOldRecord replaces the vhost's record with one in format f (1 or 2)
+// listing the same objects, as an mqctl from before format 3 left it (no
+// prints): the next generation is declared, then the current one deleted.
+func (f *fixture) toOldRecord(format int64) *ownership.Record {
 	f.t.Helper()
 	ctx := context.Background()
 	rec := f.record()
 	old := ownership.PlainExchange(f.vhost, rec.Generation+1, rec.Managed)
+	if format == ownership.FormatCompressed {
+		old = ownership.CompressedExchange(f.vhost, rec.Generation+1, rec.Managed)
+	}
 	if err := f.c.DeclareExchange(ctx, f.vhost, old); err != nil {
 		f.t.Fatal(err)
 	}
@@ -51,8 +53,13 @@ func (f *fixture) toPlainRecord() *ownership.Record {
 		}
 	}
 	got := f.record()
-	if got.Format != ownership.FormatPlain || !cmp.Equal(got.Managed, rec.Managed) {
-		f.t.Fatalf("the format 1 record reads back as format %d, %d objects (want %d)", got.Format, len(got.Managed), len(rec.Managed))
+	if got.Format != format || len(got.Managed) != len(rec.Managed) {
+		f.t.Fatalf("the format %d record reads back as format %d, %d objects (want %d)", format, got.Format, len(got.Managed), len(rec.Managed))
+	}
+	for ref, p := range got.Managed {
+		if _, ok := rec.Managed[ref]; !ok || p != plan.NoPrint {
+			f.t.Fatalf("the format %d record lists %v with print %d: want the same objects, none with a print", format, ref, p)
+		}
 	}
 	return got
 }
@@ -90,12 +97,13 @@ func (f *fixture) definitions() (total, record int) {
 	return len(data), record
 }
 
-// TestOldRecordIsReadAndMigrated: a record in format 1 on the broker is
-// read as before (the plan is the same as with the compressed one, and
-// deletes what the file dropped), rewritten in format 2 by the next apply
-// even when it has nothing else to do, and by one that changes objects;
-// the compressed record is at most 10% of the vhost's definitions at 1,002
-// objects.
+// An old record (format 1 or 2, written by an mqctl that kept no prints)
+// is read: a plan deletes none of its objects that the file dropped
+// (mqctl cannot tell whether they are still the ones it wrote) and names
+// them; the next apply, even one with nothing else to do, rewrites it in
+// format 3 with the print of every object the file names, and forgets the
+// rest. The record of format 3 is at most 10% of the vhost's definitions
+// at 1,002 objects.
 func TestOldRecordIsReadAndMigrated(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -111,41 +119,64 @@ func TestOldRecordIsReadAndMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := f.record()
-	if rec.Format != ownership.FormatCompressed || len(rec.Managed) != gentopo.Objects(n) {
-		t.Fatalf("record: format %d, %d objects, want format 2 and %d", rec.Format, len(rec.Managed), gentopo.Objects(n))
+	if rec.Format != ownership.FormatPrinted || len(rec.Managed) != gentopo.Objects(n) {
+		t.Fatalf("record: format %d, %d objects, want format 3 and %d", rec.Format, len(rec.Managed), gentopo.Objects(n))
+	}
+	for ref, p := range rec.Managed {
+		if p == plan.NoPrint {
+			t.Errorf("%v is recorded without a print", ref)
+		}
 	}
 	total, size := f.definitions()
-	t.Logf("%d objects: definitions %d bytes, compressed record %d bytes (%.1f%%)", gentopo.Objects(n), total, size, 100*float64(size)/float64(total))
+	t.Logf("%d objects: definitions %d bytes, record %d bytes (%.1f%%)", gentopo.Objects(n), total, size, 100*float64(size)/float64(total))
 	if float64(size) > 0.10*float64(total) {
 		t.Errorf("the record is %d of the definitions' %d bytes: want at most 10%%", size, total)
 	}
-	before := f.plan(desired(cut))
-	if got := changes(before); len(got) != 4 || !slices.Contains(got, "delete queue svc000.q00000") {
-		t.Fatalf("plan of the cut file with the compressed record: %v", got)
+	dropped := []string{"delete queue svc000.q00000", "delete queue svc000.q00000.dlq",
+		"delete binding events -> queue svc000.q00000 [svc000.event0.#]", "delete binding events.dlx -> queue svc000.q00000.dlq [svc000.q00000]"}
+	if got := changes(f.plan(desired(cut))); !cmp.Equal(got, dropped) {
+		t.Fatalf("plan of the cut file with the record of format 3: %v, want %v", got, dropped)
 	}
 
-	old := f.toPlainRecord()
-	total, size = f.definitions()
-	t.Logf("format 1: definitions %d bytes, record %d bytes (%.1f%%)", total, size, 100*float64(size)/float64(total))
-	if diff := cmp.Diff(changes(before), changes(f.plan(desired(cut)))); diff != "" {
-		t.Errorf("the plan from the format 1 record differs (-compressed +format 1):\n%s", diff)
-	}
-	if p := f.plan(desired(full)); !p.Empty() || len(p.Adopt) != 0 {
-		t.Errorf("plan of the applied file with the format 1 record: %v, adopt %v", changes(p), p.Adopt)
-	}
+	for _, format := range []int64{ownership.FormatPlain, ownership.FormatCompressed} {
+		old := f.toOldRecord(format)
+		total, size = f.definitions()
+		t.Logf("format %d: definitions %d bytes, record %d bytes (%.1f%%)", format, total, size, 100*float64(size)/float64(total))
+		p := f.plan(desired(cut))
+		if got := changes(p); len(got) != 0 {
+			t.Errorf("format %d: the plan of the cut file deletes what an older mqctl recorded without a print: %v", format, got)
+		}
+		var outside []string
+		for _, o := range p.ChangedOutside {
+			outside = append(outside, string(o.Kind)+" "+o.Name)
+			if o.Deleted || !strings.Contains(o.Reason, "older mqctl recorded this") {
+				t.Errorf("format %d: %v", format, o)
+			}
+		}
+		if want := []string{"binding events -> queue svc000.q00000 [svc000.event0.#]", "binding events.dlx -> queue svc000.q00000.dlq [svc000.q00000]",
+			"queue svc000.q00000", "queue svc000.q00000.dlq"}; !cmp.Equal(outside, want) {
+			t.Errorf("format %d: changed outside %v, want %v", format, outside, want)
+		}
+		if p := f.plan(desired(full)); !p.Empty() || len(p.Adopt) != 0 || len(p.Prints) != gentopo.Objects(n) {
+			t.Errorf("format %d: plan of the applied file: %v, adopt %v, %d prints to record (want %d)", format, changes(p), p.Adopt, len(p.Prints), gentopo.Objects(n))
+		}
 
-	// An apply with nothing to do rewrites it, listing the same objects,
-	// without a step, a question or a note.
-	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: desired(full)}, engine.ApplyOptions{
-		Confirm: func(*plan.Plan) error { t.Error("an apply with nothing to do asked"); return nil },
-	})
-	if err != nil || out.Result != nil || len(f.notes) != 0 {
-		t.Fatalf("no-op apply: result %+v, err %v, notes %q", out, err, f.notes)
-	}
-	rec = f.record()
-	if rec.Format != ownership.FormatCompressed || rec.Generation != old.Generation+1 || len(rec.Exchanges) != 1 || !cmp.Equal(rec.Managed, old.Managed) {
-		t.Errorf("after a no-op apply: format %d, generation %d (old %d), exchanges %v, same objects %v",
-			rec.Format, rec.Generation, old.Generation, rec.Exchanges, cmp.Equal(rec.Managed, old.Managed))
+		// An apply with nothing to do rewrites it, listing the same objects
+		// with their prints, without a step, a question or a note.
+		out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: desired(full)}, engine.ApplyOptions{
+			Confirm: func(*plan.Plan) error { t.Error("an apply with nothing to do asked"); return nil },
+		})
+		if err != nil || out.Result != nil || len(f.notes) != 0 {
+			t.Fatalf("format %d: no-op apply: result %+v, err %v, notes %q", format, out, err, f.notes)
+		}
+		rec = f.record()
+		if rec.Format != ownership.FormatPrinted || rec.Generation != old.Generation+1 || len(rec.Exchanges) != 1 || len(rec.Managed) != len(old.Managed) {
+			t.Errorf("format %d: after a no-op apply: format %d, generation %d (old %d), exchanges %v, %d objects (old %d)",
+				format, rec.Format, rec.Generation, old.Generation, rec.Exchanges, len(rec.Managed), len(old.Managed))
+		}
+		if got := changes(f.plan(desired(cut))); !cmp.Equal(got, dropped) {
+			t.Errorf("format %d: plan of the cut file once the record has its prints: %v, want %v", format, got, dropped)
+		}
 	}
 	// An apply with nothing to do on a current record writes nothing.
 	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: desired(full)}, engine.ApplyOptions{}); err != nil {
@@ -155,17 +186,18 @@ func TestOldRecordIsReadAndMigrated(t *testing.T) {
 		t.Errorf("a no-op apply on a current record wrote generation %d", again.Generation)
 	}
 
-	// An apply that changes objects migrates it with the changes.
-	old = f.toPlainRecord()
-	out, err = f.eng.Apply(ctx, engine.ApplyInput{Desired: desired(cut)}, engine.ApplyOptions{})
-	if err != nil || len(out.Result.Done) != 4 {
+	// An apply of the cut file over an old record deletes nothing and
+	// forgets the objects it cannot prove its own: they are unmanaged now.
+	old := f.toOldRecord(ownership.FormatPlain)
+	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: desired(cut)}, engine.ApplyOptions{})
+	if err != nil || out.Result != nil {
 		t.Fatalf("apply of the cut file: %+v, %v", out, err)
 	}
 	rec = f.record()
-	if rec.Format != ownership.FormatCompressed || len(rec.Exchanges) != 1 || len(rec.Managed) != len(old.Managed)-4 {
+	if rec.Format != ownership.FormatPrinted || len(rec.Exchanges) != 1 || len(rec.Managed) != len(old.Managed)-4 {
 		t.Errorf("after the apply: format %d, exchanges %v, %d objects (old %d)", rec.Format, rec.Exchanges, len(rec.Managed), len(old.Managed))
 	}
-	if p := f.plan(desired(cut)); !p.Empty() || len(p.Adopt) != 0 {
-		t.Errorf("plan after the migrating apply: %v, adopt %v", changes(p), p.Adopt)
+	if p := f.plan(desired(cut)); !p.Empty() || len(p.Adopt) != 0 || len(p.Unmanaged) != 4 || p.Records() {
+		t.Errorf("plan after the migrating apply: %v, adopt %v, unmanaged %v, record %v %v %v", changes(p), p.Adopt, p.Unmanaged, p.Prints, p.Stale, p.ChangedOutside)
 	}
 }

@@ -16,6 +16,10 @@ type PlanOptions struct {
 	// (ReadLive), typically while the desired state was still being
 	// built. nil, or a read of other vhosts, makes Plan read the broker.
 	Live *Live
+	// DeleteChanged plans the deletes of the objects the file dropped that
+	// mqctl managed once and that were changed outside mqctl since
+	// (plan.Plan.ChangedOutside), which are otherwise left alone.
+	DeleteChanged bool
 }
 
 // PlanResult is what Plan found.
@@ -32,7 +36,7 @@ type PlanResult struct {
 // out the changes on queues out of reach. It reads only, takes no lock,
 // and tells Options.Note what the user should know about the plan.
 func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts PlanOptions) (*PlanResult, error) {
-	p, l, err := e.diff(ctx, desired, opts.Live)
+	p, l, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged})
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +69,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 // diff reads the broker for desired's vhosts (unless l already holds
 // them), diffs them and leaves out the changes on queues out of reach;
 // the messages at stake are the caller's to read (readStakes).
-func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live) (*plan.Plan, *Live, error) {
+func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, opts plan.Options) (*plan.Plan, *Live, error) {
 	scope := desired.VhostNames()
 	version := e.c.RabbitMQVersion()
 	// What the broker would refuse is refused here, before anything
@@ -88,7 +92,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live) 
 		}
 	}
 	// What could not be read is the plan's to say (plan.Plan.Unread).
-	p := plan.Diff(desired, l.current)
+	p := plan.DiffWith(desired, l.current, opts)
 	e.keepOwnUser(p)
 	if err := e.holdBackDownQueues(ctx, p, l); err != nil {
 		return nil, nil, err

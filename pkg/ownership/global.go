@@ -9,7 +9,7 @@ import (
 // in no vhost, so their record cannot be a vhost's exchange: it is the
 // global runtime parameter GlobalParameter (PUT
 // /api/global-parameters/mqctl-managed, administrators only), whose value
-// holds the same arguments as a record exchange of format 2. One PUT
+// holds the same arguments as a record exchange (format 3 now). One PUT
 // replaces it whole, so it needs no generations. Its Record has Vhost "".
 
 // GlobalParameter is the name of the broker-level record.
@@ -17,14 +17,14 @@ const GlobalParameter = "mqctl-managed"
 
 // GlobalValue is the value of the broker-level record listing refs (only
 // those of the broker's own objects, Vhost "", are kept).
-func GlobalValue(refs map[plan.ObjectRef]bool) map[string]any {
+func GlobalValue(refs map[plan.ObjectRef]plan.Print) map[string]any {
 	return map[string]any(Exchange("", 0, refs).Arguments)
 }
 
 // DecodeGlobal reads the broker-level record from the parameter's value
 // (nil when there is none).
 func DecodeGlobal(value map[string]any) (*Record, error) {
-	rec := &Record{Vhost: "", Managed: map[plan.ObjectRef]bool{}}
+	rec := &Record{Vhost: "", Managed: map[plan.ObjectRef]plan.Print{}}
 	if value == nil {
 		return rec, nil
 	}

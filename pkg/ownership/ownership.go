@@ -12,18 +12,23 @@
 // One record is one exchange, declared in one request, so it is written
 // whole or not at all.
 //
-// Two formats exist (x-mqctl-format):
+// Three formats exist (x-mqctl-format):
 //
 //   - 1 lists every object as a string "kind:name" in x-mqctl-managed.
 //     It added 30-40% to the size of a vhost's definitions; it is still read,
-//     and the next apply rewrites it in format 2.
-//   - 2 (written now) holds the same sorted list, front-coded (each entry
-//     is the length of the prefix it shares with the one before, then the
-//     rest) and gzipped, as base64 in x-mqctl-managed-gzip: a list of
-//     strings of at most ChunkSize characters, to be concatenated.
-//     x-mqctl-count is the number of entries, checked on reading.
-//     It is 1-3% of the size of the vhost's definitions (1k to 50k
-//     objects of the bench's topology).
+//     and the next apply rewrites it in format 3.
+//   - 2 holds the same sorted list, front-coded (each entry is the length
+//     of the prefix it shares with the one before, then the rest) and
+//     gzipped, as base64 in x-mqctl-managed-gzip: a list of strings of at
+//     most ChunkSize characters, to be concatenated. x-mqctl-count is the
+//     number of entries, checked on reading. It is 1-3% of the size of the
+//     vhost's definitions (1k to 50k objects of the bench's topology).
+//     Still read; the next apply rewrites it in format 3.
+//   - 3 (written now) is format 2 with each entry followed by the print
+//     of the object as mqctl wrote or adopted it (plan.Print, 4 bytes), so
+//     that a plan tells mqctl's object from one declared again by hand
+//     under the same name. Formats 1 and 2 kept no print: their entries
+//     read as plan.NoPrint, which no plan deletes.
 package ownership
 
 import (
@@ -60,9 +65,11 @@ const (
 const (
 	// FormatPlain is format 1, read but no longer written.
 	FormatPlain = int64(1)
-	// FormatCompressed is format 2, the one written.
+	// FormatCompressed is format 2, read but no longer written.
 	FormatCompressed = int64(2)
-	format           = FormatCompressed
+	// FormatPrinted is format 3, the one written.
+	FormatPrinted = int64(3)
+	format        = FormatPrinted
 )
 
 // ChunkSize is the largest string of the compressed list's base64 text
@@ -84,8 +91,9 @@ type Record struct {
 	// Exchanges are the names of every record exchange found (old
 	// generations left by an interrupted write included).
 	Exchanges []string
-	// Managed holds the managed objects of the vhost.
-	Managed map[plan.ObjectRef]bool
+	// Managed holds the managed objects of the vhost, each with its print
+	// (plan.NoPrint in a record of format 1 or 2).
+	Managed map[plan.ObjectRef]plan.Print
 }
 
 // Outdated reports whether the record exists in a format older than the
@@ -110,7 +118,7 @@ func Extract(t *topology.Topology) (map[string]*Record, error) {
 	out := map[string]*Record{}
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
-		rec := &Record{Vhost: vn, Managed: map[plan.ObjectRef]bool{}}
+		rec := &Record{Vhost: vn, Managed: map[plan.ObjectRef]plan.Print{}}
 		out[vn] = rec
 		var newest *topology.Exchange
 		for _, en := range v.ExchangeNames() {
@@ -149,15 +157,15 @@ func Extract(t *topology.Topology) (map[string]*Record, error) {
 
 // decode reads the record exchange e of vhost into into and returns its
 // format.
-func decode(vhost string, e *topology.Exchange, into map[plan.ObjectRef]bool) (int64, error) {
+func decode(vhost string, e *topology.Exchange, into map[plan.ObjectRef]plan.Print) (int64, error) {
 	bad := func(why string) error {
 		return fmt.Errorf("ownership record %q in vhost %q is unreadable (%s): delete that exchange and run apply again to rebuild it from the file", e.Name, vhost, why)
 	}
 	f, ok := e.Arguments.Int(ArgFormat)
-	if !ok || (f != FormatPlain && f != FormatCompressed) {
-		return 0, bad(fmt.Sprintf("%s is %v, this mqctl reads %d and %d", ArgFormat, e.Arguments[ArgFormat], FormatPlain, FormatCompressed))
+	if !ok || f < FormatPlain || f > FormatPrinted {
+		return 0, bad(fmt.Sprintf("%s is %v, this mqctl reads %d to %d", ArgFormat, e.Arguments[ArgFormat], FormatPlain, FormatPrinted))
 	}
-	var entries []string
+	var entries []entry
 	if f == FormatPlain {
 		list, ok := e.Arguments[ArgManaged].([]any)
 		if !ok && e.Arguments[ArgManaged] != nil {
@@ -168,26 +176,33 @@ func decode(vhost string, e *topology.Exchange, into map[plan.ObjectRef]bool) (i
 			if !ok {
 				return 0, bad(fmt.Sprintf("entry %v is not a string", item))
 			}
-			entries = append(entries, s)
+			entries = append(entries, entry{name: s})
 		}
 	} else {
 		var err error
-		if entries, err = decodeCompressed(e.Arguments); err != nil {
+		if entries, err = decodeCompressed(e.Arguments, f == FormatPrinted); err != nil {
 			return 0, bad(err.Error())
 		}
 	}
-	for _, s := range entries {
-		kind, name, ok := strings.Cut(s, ":")
+	for _, en := range entries {
+		kind, name, ok := strings.Cut(en.name, ":")
 		if !ok {
-			return 0, bad(fmt.Sprintf("entry %q has no kind", s))
+			return 0, bad(fmt.Sprintf("entry %q has no kind", en.name))
 		}
-		into[plan.ObjectRef{Kind: plan.Kind(kind), Vhost: vhost, Name: name}] = true
+		into[plan.ObjectRef{Kind: plan.Kind(kind), Vhost: vhost, Name: name}] = en.print
 	}
 	return f, nil
 }
 
-// decodeCompressed reads the entries of a format 2 record.
-func decodeCompressed(args topology.Args) ([]string, error) {
+// entry is one entry of a record: "kind:name" and the object's print.
+type entry struct {
+	name  string
+	print plan.Print
+}
+
+// decodeCompressed reads the entries of a format 2 record, or of a format
+// 3 one (printed).
+func decodeCompressed(args topology.Args, printed bool) ([]entry, error) {
 	count, ok := args.Int(ArgCount)
 	if !ok || count < 0 {
 		return nil, fmt.Errorf("%s is %v, not a count", ArgCount, args[ArgCount])
@@ -226,7 +241,7 @@ func decodeCompressed(args topology.Args) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is cut short or damaged: %v", ArgCompressed, err)
 	}
-	entries, err := unfront(data)
+	entries, err := unfront(data, printed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", ArgCompressed, err)
 	}
@@ -236,13 +251,14 @@ func decodeCompressed(args topology.Args) ([]string, error) {
 	return entries, nil
 }
 
-// front front-codes sorted entries: for each, the length of the prefix it
-// shares with the one before and the length of the rest (uvarints), then
-// the rest.
-func front(entries []string) []byte {
+// front front-codes entries sorted by name: for each, the length of the
+// prefix it shares with the one before and the length of the rest
+// (uvarints), then the rest, then (printed) its print in 4 bytes.
+func front(entries []entry, printed bool) []byte {
 	var out []byte
 	prev := ""
-	for _, s := range entries {
+	for _, e := range entries {
+		s := e.name
 		n := 0
 		for n < len(s) && n < len(prev) && s[n] == prev[n] {
 			n++
@@ -250,14 +266,17 @@ func front(entries []string) []byte {
 		out = binary.AppendUvarint(out, uint64(n))
 		out = binary.AppendUvarint(out, uint64(len(s)-n))
 		out = append(out, s[n:]...)
+		if printed {
+			out = binary.BigEndian.AppendUint32(out, uint32(e.print))
+		}
 		prev = s
 	}
 	return out
 }
 
 // unfront reverses front.
-func unfront(data []byte) ([]string, error) {
-	var out []string
+func unfront(data []byte, printed bool) ([]entry, error) {
+	var out []entry
 	prev := ""
 	for len(data) > 0 {
 		shared, n := binary.Uvarint(data)
@@ -275,31 +294,49 @@ func unfront(data []byte) ([]string, error) {
 		}
 		s := prev[:shared] + string(data[:rest])
 		data = data[rest:]
-		out = append(out, s)
+		e := entry{name: s}
+		if printed {
+			if len(data) < 4 {
+				return nil, fmt.Errorf("entry %d has no print", len(out)+1)
+			}
+			e.print = plan.Print(binary.BigEndian.Uint32(data))
+			data = data[4:]
+		}
+		out = append(out, e)
 		prev = s
 	}
 	return out, nil
 }
 
-// entries lists refs of vhost as sorted "kind:name" strings.
-func entries(vhost string, refs map[plan.ObjectRef]bool) []string {
-	out := make([]string, 0, len(refs))
-	for r := range refs {
+// entries lists refs of vhost as entries sorted by "kind:name".
+func entries(vhost string, refs map[plan.ObjectRef]plan.Print) []entry {
+	out := make([]entry, 0, len(refs))
+	for r, p := range refs {
 		if r.Vhost == vhost {
-			out = append(out, string(r.Kind)+":"+r.Name)
+			out = append(out, entry{name: string(r.Kind) + ":" + r.Name, print: p})
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
 // Exchange builds the record exchange of generation gen listing refs (only
 // the refs of vhost are kept), in the format written now.
-func Exchange(vhost string, gen int64, refs map[plan.ObjectRef]bool) *topology.Exchange {
+func Exchange(vhost string, gen int64, refs map[plan.ObjectRef]plan.Print) *topology.Exchange {
+	return compressedExchange(vhost, gen, refs, FormatPrinted)
+}
+
+// CompressedExchange builds a record exchange in format 2, as mqctl wrote
+// it before format 3 (for tests of reading and migrating old records).
+func CompressedExchange(vhost string, gen int64, refs map[plan.ObjectRef]plan.Print) *topology.Exchange {
+	return compressedExchange(vhost, gen, refs, FormatCompressed)
+}
+
+func compressedExchange(vhost string, gen int64, refs map[plan.ObjectRef]plan.Print, f int64) *topology.Exchange {
 	list := entries(vhost, refs)
 	var zbuf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&zbuf, gzip.BestCompression)
-	_, _ = zw.Write(front(list)) // a bytes.Buffer does not fail
+	_, _ = zw.Write(front(list, f == FormatPrinted)) // a bytes.Buffer does not fail
 	_ = zw.Close()
 	text := base64.StdEncoding.EncodeToString(zbuf.Bytes())
 	chunks := []any{}
@@ -309,7 +346,7 @@ func Exchange(vhost string, gen int64, refs map[plan.ObjectRef]bool) *topology.E
 		text = text[n:]
 	}
 	return recordExchange(gen, topology.Args{
-		ArgFormat:     FormatCompressed,
+		ArgFormat:     f,
 		ArgCount:      int64(len(list)),
 		ArgCompressed: chunks,
 	})
@@ -317,11 +354,11 @@ func Exchange(vhost string, gen int64, refs map[plan.ObjectRef]bool) *topology.E
 
 // PlainExchange builds a record exchange in format 1, as mqctl wrote it
 // before format 2 (for tests of reading and migrating old records).
-func PlainExchange(vhost string, gen int64, refs map[plan.ObjectRef]bool) *topology.Exchange {
+func PlainExchange(vhost string, gen int64, refs map[plan.ObjectRef]plan.Print) *topology.Exchange {
 	list := entries(vhost, refs)
 	items := make([]any, len(list))
-	for i, s := range list {
-		items[i] = s
+	for i, e := range list {
+		items[i] = e.name
 	}
 	return recordExchange(gen, topology.Args{ArgFormat: FormatPlain, ArgManaged: items})
 }
@@ -336,16 +373,16 @@ func recordExchange(gen int64, args topology.Args) *topology.Exchange {
 	}
 }
 
-// Equal reports whether the record already lists exactly refs (for vhost),
-// in one exchange of the format written now.
-func (r *Record) Equal(refs map[plan.ObjectRef]bool) bool {
+// Equal reports whether the record already lists exactly refs (for vhost)
+// with the same prints, in one exchange of the format written now.
+func (r *Record) Equal(refs map[plan.ObjectRef]plan.Print) bool {
 	n := 0
-	for ref := range refs {
+	for ref, p := range refs {
 		if ref.Vhost != r.Vhost {
 			continue
 		}
 		n++
-		if !r.Managed[ref] {
+		if got, ok := r.Managed[ref]; !ok || got != p {
 			return false
 		}
 	}
@@ -353,11 +390,11 @@ func (r *Record) Equal(refs map[plan.ObjectRef]bool) bool {
 }
 
 // Merge returns the union of the per-vhost records as one managed set.
-func Merge(recs map[string]*Record) map[plan.ObjectRef]bool {
-	out := map[plan.ObjectRef]bool{}
+func Merge(recs map[string]*Record) map[plan.ObjectRef]plan.Print {
+	out := map[plan.ObjectRef]plan.Print{}
 	for _, r := range recs {
-		for ref := range r.Managed {
-			out[ref] = true
+		for ref, p := range r.Managed {
+			out[ref] = p
 		}
 	}
 	return out

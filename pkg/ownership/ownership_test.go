@@ -11,18 +11,18 @@ import (
 )
 
 func TestRoundTripThroughExchange(t *testing.T) {
-	refs := map[plan.ObjectRef]bool{
-		{Kind: plan.KindQueue, Vhost: "/", Name: "orders.shipping"}:               true,
-		{Kind: plan.KindBinding, Vhost: "/", Name: "orders -> queue q [a:b]"}:     true,
-		{Kind: plan.KindExchange, Vhost: "/", Name: "orders"}:                     true,
-		{Kind: plan.KindQueue, Vhost: "other", Name: "not-in-this-vhost-record"}:  true,
-		{Kind: plan.KindPolicy, Vhost: "/", Name: "name: with colons and spaces"}: true,
-		{Kind: plan.KindOperatorPolicy, Vhost: "/", Name: "cap"}:                  true,
-		{Kind: plan.KindVhost, Vhost: "/", Name: "/"}:                             true,
+	refs := map[plan.ObjectRef]plan.Print{
+		{Kind: plan.KindQueue, Vhost: "/", Name: "orders.shipping"}:               11,
+		{Kind: plan.KindBinding, Vhost: "/", Name: "orders -> queue q [a:b]"}:     11,
+		{Kind: plan.KindExchange, Vhost: "/", Name: "orders"}:                     11,
+		{Kind: plan.KindQueue, Vhost: "other", Name: "not-in-this-vhost-record"}:  11,
+		{Kind: plan.KindPolicy, Vhost: "/", Name: "name: with colons and spaces"}: 11,
+		{Kind: plan.KindOperatorPolicy, Vhost: "/", Name: "cap"}:                  11,
+		{Kind: plan.KindVhost, Vhost: "/", Name: "/"}:                             11,
 	}
 	tp := topology.New()
 	v := tp.Vhost("/")
-	old := Exchange("/", 3, map[plan.ObjectRef]bool{{Kind: plan.KindQueue, Vhost: "/", Name: "stale"}: true})
+	old := Exchange("/", 3, map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "/", Name: "stale"}: 12})
 	cur := Exchange("/", 4, refs)
 	// As the broker gives it back: JSON numbers, []any.
 	cur.Arguments = asBroker(t, cur.Arguments)
@@ -38,10 +38,10 @@ func TestRoundTripThroughExchange(t *testing.T) {
 	if r.Generation != 4 || len(r.Exchanges) != 2 {
 		t.Errorf("generation %d, exchanges %v: want the newest (4) of two", r.Generation, r.Exchanges)
 	}
-	want := map[plan.ObjectRef]bool{}
-	for ref := range refs {
+	want := map[plan.ObjectRef]plan.Print{}
+	for ref, p := range refs {
 		if ref.Vhost == "/" {
-			want[ref] = true
+			want[ref] = p
 		}
 	}
 	if diff := cmp.Diff(want, r.Managed); diff != "" {

@@ -12,19 +12,18 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// managedAll lists every object of vhost vh of t (and the vhost), as the
-// record of an apply that created them all does.
-func managedAll(t *topology.Topology, vh string) map[plan.ObjectRef]bool {
+// managedAll lists every object of vhost vh of t (and the vhost), with
+// its print, as the record of an apply that created them all does.
+func managedAll(t *topology.Topology, vh string) map[plan.ObjectRef]plan.Print {
 	v := t.Vhosts[vh]
-	refs := map[plan.ObjectRef]bool{{Kind: plan.KindVhost, Vhost: vh, Name: vh}: true}
-	for _, n := range v.ExchangeNames() {
-		refs[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: n}] = true
+	refs := map[plan.ObjectRef]plan.Print{}
+	for _, c := range plan.Diff(t, plan.Current{}).Changes {
+		if c.Vhost == vh {
+			refs[plan.ObjectRef{Kind: c.Kind, Vhost: vh, Name: c.Name}] = c.Print
+		}
 	}
-	for _, n := range v.QueueNames() {
-		refs[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: n}] = true
-	}
-	for _, b := range v.Bindings {
-		refs[plan.BindingRef(vh, b)] = true
+	if len(refs) != 1+len(v.Exchanges)+len(v.Queues)+len(v.Bindings)+len(v.Policies) {
+		panic(fmt.Sprintf("the plan of vhost %q creates %d objects", vh, len(refs)))
 	}
 	return refs
 }

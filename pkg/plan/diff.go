@@ -19,8 +19,10 @@ type QueueStats struct {
 // Current is the broker's side of a diff.
 type Current struct {
 	State *topology.Topology
-	// Managed is the ownership record: the objects mqctl created or adopted.
-	Managed map[ObjectRef]bool
+	// Managed is the ownership record: the objects mqctl created or
+	// adopted, each with its print as mqctl wrote or adopted it (NoPrint:
+	// recorded by an older mqctl).
+	Managed map[ObjectRef]Print
 	// Stats holds messages and consumers per queue (Kind == KindQueue).
 	Stats map[ObjectRef]QueueStats
 	// Fingerprint identifies the broker state read.
@@ -58,10 +60,24 @@ func BindingRef(vhost string, b *topology.Binding) ObjectRef {
 // ownership record lists (so dropping a whole vhost from the file deletes
 // what mqctl made there).
 func Diff(desired *topology.Topology, cur Current) *Plan {
-	return diffWith(desired, cur).p
+	return diffWith(desired, cur, Options{}).p
 }
 
-func diffWith(desired *topology.Topology, cur Current) *differ {
+// Options change what Diff plans.
+type Options struct {
+	// DeleteChanged deletes the objects the file dropped that mqctl
+	// managed once and that were changed outside mqctl since
+	// (Plan.ChangedOutside), which are otherwise left alone: the user asked
+	// for exactly that.
+	DeleteChanged bool
+}
+
+// DiffWith is Diff with options.
+func DiffWith(desired *topology.Topology, cur Current, opts Options) *Plan {
+	return diffWith(desired, cur, opts).p
+}
+
+func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 	if desired == nil {
 		desired = topology.New()
 	}
@@ -69,7 +85,8 @@ func diffWith(desired *topology.Topology, cur Current) *differ {
 	if curState == nil {
 		curState = topology.New()
 	}
-	d := &differ{cur: cur, desired: desired, p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Changes: []Change{}}}
+	d := &differ{cur: cur, desired: desired, opts: opts, curState: curState, found: map[string]int{},
+		p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Changes: []Change{}}}
 
 	scope := map[string]bool{}
 	for name := range desired.Vhosts {
@@ -95,7 +112,12 @@ func diffWith(desired *topology.Topology, cur Current) *differ {
 	for _, name := range names {
 		d.vhost(name, desired.Vhosts[name], curState.Vhosts[name])
 	}
+	d.stale()
 	sortRefs(d.p.Unmanaged)
+	sortRefs(d.p.Stale)
+	sort.Slice(d.p.ChangedOutside, func(i, j int) bool {
+		return refLess(d.p.ChangedOutside[i].ObjectRef, d.p.ChangedOutside[j].ObjectRef)
+	})
 	sortRefs(d.p.Adopt)
 	sort.Slice(d.p.Unread, func(i, j int) bool {
 		a, b := d.p.Unread[i], d.p.Unread[j]
@@ -108,9 +130,18 @@ func diffWith(desired *topology.Topology, cur Current) *differ {
 }
 
 type differ struct {
-	cur     Current
-	desired *topology.Topology
-	p       *Plan
+	cur      Current
+	curState *topology.Topology
+	desired  *topology.Topology
+	opts     Options
+	p        *Plan
+	// found counts, per vhost ("" for the broker's own objects), the
+	// record's entries whose object the diff met on the broker: when it
+	// is the number of entries, none is stale.
+	found map[string]int
+	// ends holds the prints of binding ends met in the vhost being
+	// diffed: the file's (after apply) and the broker's.
+	ends map[endKey]Print
 	// visits counts the steps of takenDown (bindings indexed, changes
 	// examined, bindings listed): the tests check that it grows linearly.
 	visits int
@@ -138,7 +169,10 @@ func (d *differ) replaceReason(kind string, fields []FieldChange) string {
 	return r
 }
 
-func (d *differ) managed(ref ObjectRef) bool { return d.cur.Managed[ref] }
+func (d *differ) managed(ref ObjectRef) bool {
+	_, ok := d.cur.Managed[ref]
+	return ok
+}
 
 func (d *differ) stats(vhost, queue string) QueueStats {
 	return d.cur.Stats[ObjectRef{Kind: KindQueue, Vhost: vhost, Name: queue}]
@@ -146,21 +180,98 @@ func (d *differ) stats(vhost, queue string) QueueStats {
 
 func (d *differ) add(c Change) { d.p.Changes = append(d.p.Changes, c) }
 
-// claim notes that the file names an existing object: when it is not yet
-// in the ownership record, apply adopts it.
-func (d *differ) claim(ref ObjectRef) {
-	if !d.managed(ref) {
+// claim notes that the file names an existing object, of print live on
+// the broker: when it is not yet in the ownership record, apply adopts it;
+// when the record holds another print (or none), apply records this one.
+// A change the plan makes to the object records the print it leaves.
+func (d *differ) claim(ref ObjectRef, live Print) {
+	rec, ok := d.cur.Managed[ref]
+	if !ok {
 		d.p.Adopt = append(d.p.Adopt, ref)
+	} else {
+		d.found[ref.Vhost]++
+	}
+	if !ok || rec != live {
+		d.setPrint(ref, live)
 	}
 }
 
-// leave handles an object on the broker that the file does not name.
-func (d *differ) leave(ref ObjectRef, del func()) {
-	if d.managed(ref) {
+// setPrint records that apply sets ref's print in the record.
+func (d *differ) setPrint(ref ObjectRef, p Print) {
+	if d.p.Prints == nil {
+		d.p.Prints = map[ObjectRef]Print{}
+	}
+	d.p.Prints[ref] = p
+}
+
+// leave handles an object on the broker, of print live, that the file
+// does not name: it is deleted only when mqctl's record lists it with
+// that print, and its user (for a permission, topic permission or user
+// limit) is not one changed outside mqctl either. One the record lists
+// with another print, or none, was changed outside mqctl: it is left
+// alone, and named (unless the options ask to delete it all the same).
+func (d *differ) leave(ref ObjectRef, live Print, del func()) {
+	rec, ok := d.cur.Managed[ref]
+	if !ok {
+		d.p.Unmanaged = append(d.p.Unmanaged, ref)
+		return
+	}
+	d.found[ref.Vhost]++
+	why := ""
+	switch {
+	case rec == NoPrint:
+		why = fmt.Sprintf("an older mqctl recorded this %s without a fingerprint of what it wrote, so mqctl cannot tell whether it is still the one it made or one declared again by hand under the same name", ref.Kind.Label())
+	case rec != live && ref.Kind == KindBinding:
+		why = "its source or destination is no longer the one mqctl bound: declared again, by hand, since"
+	case rec != live:
+		why = fmt.Sprintf("it is no longer the %s mqctl wrote: declared again under the same name, or changed, by hand since", ref.Kind.Label())
+	case ownedByUser(ref.Kind):
+		user := ObjectRef{Kind: kind.User, Name: ref.Name}
+		if urec, ok := d.cur.Managed[user]; ok {
+			if u := d.curState.Items.Get(kind.User, ref.Name); u == nil || urec == NoPrint || urec != ItemPrint(u) {
+				why = fmt.Sprintf("its user %q is no longer the one mqctl made: declared again, or changed, by hand since", ref.Name)
+			}
+		}
+	}
+	if why == "" {
 		del()
 		return
 	}
-	d.p.Unmanaged = append(d.p.Unmanaged, ref)
+	d.p.ChangedOutside = append(d.p.ChangedOutside, Outside{ObjectRef: ref, Reason: why, Deleted: d.opts.DeleteChanged})
+	if d.opts.DeleteChanged {
+		del()
+	}
+}
+
+// endKey is a binding end in the vhost being diffed, on the file's side
+// (after) or the broker's.
+type endKey struct {
+	after bool
+	kind  Kind
+	name  string
+}
+
+// end is the print of a binding end in the vhost being diffed: as the
+// broker holds it (have), or as apply leaves it (after: the file's object
+// when the file declares it, the broker's otherwise).
+func (d *differ) end(after bool, want, have *topology.Vhost, k Kind, name string) Print {
+	key := endKey{after, k, name}
+	if p, ok := d.ends[key]; ok {
+		return p
+	}
+	v := have
+	if after && want != nil && ((k == KindExchange && want.Exchanges[name] != nil) || (k == KindQueue && want.Queues[name] != nil)) {
+		v = want
+	}
+	p := EndPrint(v, k, name)
+	d.ends[key] = p
+	return p
+}
+
+// bindingPrint is the print of b in the vhost being diffed, before or
+// after apply.
+func (d *differ) bindingPrint(after bool, want, have *topology.Vhost, b *topology.Binding) Print {
+	return BindingPrint(b, d.end(after, want, have, KindExchange, b.Source), d.end(after, want, have, destKind(b), b.Destination))
 }
 
 func (d *differ) vhost(name string, want, have *topology.Vhost) {
@@ -168,12 +279,12 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	empty := topology.NewVhost(name)
 	switch {
 	case want != nil && have == nil:
-		d.add(Change{Action: Create, Kind: KindVhost, Vhost: name, Name: name, After: &Object{Vhost: vhostMeta(want)}, Pos: want.Pos})
+		d.add(Change{Action: Create, Kind: KindVhost, Vhost: name, Name: name, After: &Object{Vhost: vhostMeta(want)}, Pos: want.Pos, Print: vhostPrint})
 		have = empty
 	case want != nil:
 		if fields := vhostFields(want, have); len(fields) > 0 {
 			d.add(Change{Action: Update, Kind: KindVhost, Vhost: name, Name: name,
-				Before: &Object{Vhost: vhostMeta(have)}, After: &Object{Vhost: vhostMeta(want)}, Fields: fields, Pos: want.Pos})
+				Before: &Object{Vhost: vhostMeta(have)}, After: &Object{Vhost: vhostMeta(want)}, Fields: fields, Pos: want.Pos, Print: vhostPrint})
 		}
 		// An existing vhost is never adopted: mqctl deletes only vhosts it
 		// created itself, never one that was there before (such as "/").
@@ -184,6 +295,13 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	}
 
 	first := len(d.p.Changes) // this vhost's changes start here
+	d.ends = map[endKey]Print{}
+	if rec, ok := d.cur.Managed[ref]; ok {
+		d.found[name]++ // a vhost's own entry: its record goes with it
+		if rec != vhostPrint && want != nil {
+			d.setPrint(ref, vhostPrint)
+		}
+	}
 	// gone are the exchanges and queues deleted for good: a replace cannot
 	// put back a binding on one of them.
 	gone := map[ObjectRef]bool{}
@@ -193,16 +311,16 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		eref := ObjectRef{Kind: KindExchange, Vhost: name, Name: en}
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindExchange, Vhost: name, Name: en, After: &Object{Exchange: w}, Pos: w.Pos})
+			d.add(Change{Action: Create, Kind: KindExchange, Vhost: name, Name: en, After: &Object{Exchange: w}, Pos: w.Pos, Print: ExchangePrint(w)})
 		case w != nil:
-			d.claim(eref)
+			d.claim(eref, ExchangePrint(h))
 			if fields := exchangeFields(h, w); len(fields) > 0 {
 				d.add(Change{Action: Replace, Kind: KindExchange, Vhost: name, Name: en,
 					Before: &Object{Exchange: h}, After: &Object{Exchange: w}, Fields: fields,
-					Reason: d.replaceReason("exchange", fields), Pos: w.Pos})
+					Reason: d.replaceReason("exchange", fields), Pos: w.Pos, Print: ExchangePrint(w)})
 			}
 		default:
-			d.leave(eref, func() {
+			d.leave(eref, ExchangePrint(h), func() {
 				gone[eref] = true
 				d.add(Change{Action: Delete, Kind: KindExchange, Vhost: name, Name: en, Before: &Object{Exchange: h}})
 			})
@@ -215,16 +333,16 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		st := d.stats(name, qn)
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindQueue, Vhost: name, Name: qn, After: &Object{Queue: w}, Pos: w.Pos})
+			d.add(Change{Action: Create, Kind: KindQueue, Vhost: name, Name: qn, After: &Object{Queue: w}, Pos: w.Pos, Print: QueuePrint(w)})
 		case w != nil:
-			d.claim(qref)
+			d.claim(qref, QueuePrint(h))
 			if fields := queueFields(h, w); len(fields) > 0 {
 				d.add(Change{Action: Replace, Kind: KindQueue, Vhost: name, Name: qn,
 					Before: &Object{Queue: h}, After: &Object{Queue: w}, Fields: fields,
-					Reason: d.replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos})
+					Reason: d.replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos, Print: QueuePrint(w)})
 			}
 		default:
-			d.leave(qref, func() {
+			d.leave(qref, QueuePrint(h), func() {
 				gone[qref] = true
 				d.add(Change{Action: Delete, Kind: KindQueue, Vhost: name, Name: qn, Before: &Object{Queue: h},
 					Messages: st.Messages, Consumers: st.Consumers})
@@ -247,17 +365,29 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		w, h := wantB[k], haveB[k]
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindBinding, Vhost: name, Name: BindingName(w), After: &Object{Binding: w}, Pos: w.Pos})
+			d.add(Change{Action: Create, Kind: KindBinding, Vhost: name, Name: BindingName(w), After: &Object{Binding: w}, Pos: w.Pos,
+				Print: d.bindingPrint(true, want, have, w)})
 		case w != nil:
-			d.claim(BindingRef(name, w))
+			d.claim(BindingRef(name, w), d.bindingPrint(false, want, have, h))
 		default:
-			d.leave(BindingRef(name, h), func() {
+			d.leave(BindingRef(name, h), d.bindingPrint(false, want, have, h), func() {
 				deleted[k] = true
 				d.add(Change{Action: Delete, Kind: KindBinding, Vhost: name, Name: BindingName(h), Before: &Object{Binding: h}})
 			})
 		}
 	}
 	d.takenDown(name, have, haveKeys, deleted, gone, d.p.Changes[first:])
+	// The bindings a replace puts back hang on the object as the file
+	// declares it: their prints change with it.
+	for i := range d.p.Changes[first:] {
+		c := &d.p.Changes[first+i]
+		if c.Action != Replace {
+			continue
+		}
+		for _, b := range c.Bindings {
+			c.BindingPrints = append(c.BindingPrints, d.bindingPrint(true, want, have, b))
+		}
+	}
 	// Policies and operator policies.
 	d.policies(name, KindPolicy, want.Policies, have.Policies)
 	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
@@ -277,6 +407,11 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		// that could not be read: they may hold such objects).
 		for _, u := range d.p.Unmanaged {
 			if u.Vhost == name {
+				return
+			}
+		}
+		for _, u := range d.p.ChangedOutside {
+			if u.Vhost == name && !u.Deleted {
 				return
 			}
 		}
@@ -408,14 +543,14 @@ func (d *differ) policies(vhost string, kind Kind, want, have map[string]*topolo
 		ref := ObjectRef{Kind: kind, Vhost: vhost, Name: pn}
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: kind, Vhost: vhost, Name: pn, After: &Object{Policy: w}, Pos: w.Pos})
+			d.add(Change{Action: Create, Kind: kind, Vhost: vhost, Name: pn, After: &Object{Policy: w}, Pos: w.Pos, Print: PolicyPrint(w)})
 		case w != nil:
-			d.claim(ref)
+			d.claim(ref, PolicyPrint(h))
 			if fields := policyFields(h, w); len(fields) > 0 {
-				d.add(Change{Action: Update, Kind: kind, Vhost: vhost, Name: pn, Before: &Object{Policy: h}, After: &Object{Policy: w}, Fields: fields, Pos: w.Pos})
+				d.add(Change{Action: Update, Kind: kind, Vhost: vhost, Name: pn, Before: &Object{Policy: h}, After: &Object{Policy: w}, Fields: fields, Pos: w.Pos, Print: PolicyPrint(w)})
 			}
 		default:
-			d.leave(ref, func() {
+			d.leave(ref, PolicyPrint(h), func() {
 				d.add(Change{Action: Delete, Kind: kind, Vhost: vhost, Name: pn, Before: &Object{Policy: h}})
 			})
 		}
@@ -433,9 +568,9 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 		ref := ObjectRef{Kind: spec.Kind, Vhost: vhost, Name: n}
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: spec.Kind, Vhost: vhost, Name: n, After: &Object{Item: w}, Pos: w.Pos})
+			d.add(Change{Action: Create, Kind: spec.Kind, Vhost: vhost, Name: n, After: &Object{Item: w}, Pos: w.Pos, Print: ItemPrint(w)})
 		case w != nil:
-			d.claim(ref)
+			d.claim(ref, ItemPrint(h))
 			hs, ws := h.Settings, w.Settings
 			if hd, ok := kinds.For(spec.Kind); ok {
 				if c, ok := hd.(kinds.Comparable); ok {
@@ -446,7 +581,7 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 			if len(fields) == 0 {
 				continue
 			}
-			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}, After: &Object{Item: w}, Pos: w.Pos}
+			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}, After: &Object{Item: w}, Pos: w.Pos, Print: afterPrint(h, w)}
 			for _, f := range fields {
 				if key := strings.TrimPrefix(f.Field, "arguments."); w.IsSecret(key) || h.IsSecret(key) {
 					// Shown as changed, never with either value.
@@ -461,11 +596,24 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 			}
 			d.add(c)
 		default:
-			d.leave(ref, func() {
+			d.leave(ref, ItemPrint(h), func() {
 				d.add(Change{Action: Delete, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}})
 			})
 		}
 	}
+}
+
+// afterPrint is the print of item want written over have: a user whose
+// plaintext password the broker holds already keeps its hash (the
+// kind's Write sends it back), so its print is known before the write.
+func afterPrint(have, want *topology.Item) Print {
+	p := ItemPrint(want)
+	if p == NoPrint && want.Kind == kind.User && kinds.PasswordMatches(want, have) {
+		kept := &topology.Item{Kind: kind.User, Name: want.Name, Settings: topology.Args{
+			kinds.UserTags: want.Settings[kinds.UserTags], kinds.UserPasswordHash: have.Settings[kinds.UserPasswordHash]}}
+		return ItemPrint(kept)
+	}
+	return p
 }
 
 func maskedOrNil(v any) any {
@@ -675,14 +823,88 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func sortRefs(refs []ObjectRef) {
-	sort.Slice(refs, func(i, j int) bool {
-		a, b := refs[i], refs[j]
-		if a.Vhost != b.Vhost {
-			return a.Vhost < b.Vhost
+	sort.Slice(refs, func(i, j int) bool { return refLess(refs[i], refs[j]) })
+}
+
+func refLess(a, b ObjectRef) bool {
+	if a.Vhost != b.Vhost {
+		return a.Vhost < b.Vhost
+	}
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	return a.Name < b.Name
+}
+
+// stale lists the record's entries whose object the broker no longer
+// holds (Plan.Stale): apply drops them from the record. An entry counts
+// only where its kind was read: a kind the broker would not let mqctl
+// read is unknown, not empty, and so is every kind of a vhost that the
+// broker no longer holds (its record went with it).
+func (d *differ) stale() {
+	total := map[string]int{}
+	for ref := range d.cur.Managed {
+		total[ref.Vhost]++
+	}
+	var bindings map[string]map[string]bool // per vhost, the names of the bindings read
+	for ref := range d.cur.Managed {
+		if total[ref.Vhost] == d.found[ref.Vhost] || ref.Kind == KindVhost {
+			continue // every entry of the vhost was met (the usual case), or the vhost's own
 		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
+		if d.unreadKind(ref.Vhost, ref.Kind) {
+			continue
 		}
-		return a.Name < b.Name
-	})
+		var there bool
+		if ref.Vhost == "" {
+			if !d.curState.Declares(ref.Kind) {
+				continue
+			}
+			there = d.curState.Items.Get(ref.Kind, ref.Name) != nil
+		} else {
+			v := d.curState.Vhosts[ref.Vhost]
+			if v == nil {
+				continue
+			}
+			switch ref.Kind {
+			case KindExchange:
+				there = v.Exchanges[ref.Name] != nil
+			case KindQueue:
+				there = v.Queues[ref.Name] != nil
+			case KindPolicy:
+				there = v.Policies[ref.Name] != nil
+			case KindOperatorPolicy:
+				there = v.OperatorPolicies[ref.Name] != nil
+			case KindBinding:
+				if bindings == nil {
+					bindings = map[string]map[string]bool{}
+				}
+				if bindings[ref.Vhost] == nil {
+					names := make(map[string]bool, len(v.Bindings))
+					for _, b := range v.Bindings {
+						names[BindingName(b)] = true
+					}
+					bindings[ref.Vhost] = names
+				}
+				there = bindings[ref.Vhost][ref.Name]
+			default:
+				if !d.curState.Declares(ref.Kind) {
+					continue
+				}
+				there = v.Items.Get(ref.Kind, ref.Name) != nil
+			}
+		}
+		if !there {
+			d.p.Stale = append(d.p.Stale, ref)
+		}
+	}
+}
+
+// unreadKind reports whether kind k could not be read in vhost.
+func (d *differ) unreadKind(vhost string, k Kind) bool {
+	for _, u := range d.cur.Unread {
+		if u.Vhost == vhost && u.Kind == k {
+			return true
+		}
+	}
+	return false
 }

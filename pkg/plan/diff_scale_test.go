@@ -50,7 +50,7 @@ func managedAll(cur *topology.Topology) map[ObjectRef]bool {
 // visits diffs desired against cur and returns the plan and the steps the
 // bindings taken down by replaces and deletes cost.
 func visits(desired *topology.Topology, cur Current) (*Plan, int) {
-	d := diffWith(desired, cur)
+	d := diffWith(desired, cur, Options{})
 	return d.p, d.visits
 }
 
@@ -72,7 +72,7 @@ func TestDiffScalesLinearly(t *testing.T) {
 			var steps [2]int
 			for i, size := range []int{n, 4 * n} {
 				cur := pairs("bench", size, 10000, "direct")
-				p, v := visits(tc.desired(size), Current{State: cur, Managed: managedAll(cur)})
+				p, v := visits(tc.desired(size), Current{State: cur, Managed: RecordedOf(cur, managedAll(cur))})
 				want := 4*size + 2 // every exchange, queue and binding deleted
 				if tc.action == Replace {
 					want = 2*size + 1 // every queue and events.dlx; the bindings are restored
@@ -208,7 +208,7 @@ func TestTakenDownUnchanged(t *testing.T) {
 	listed := 0
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cur := Current{State: tc.current, Managed: tc.managed(tc.current),
+			cur := Current{State: tc.current, Managed: RecordedOf(tc.current, tc.managed(tc.current)),
 				Stats: map[ObjectRef]QueueStats{{KindQueue, "/", "q1"}: {Messages: 3, Consumers: 1}}}
 			got := Diff(tc.desired, cur)
 			want := Diff(tc.desired, cur)

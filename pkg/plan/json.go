@@ -43,7 +43,11 @@ type jsonPlan struct {
 	Unmanaged     []ObjectRef  `json:"unmanaged"`
 	Adopt         []ObjectRef  `json:"adopt"`
 	Unread        []Unread     `json:"unread"`
-	Summary       Summary      `json:"summary"`
+	// ChangedOutside and Stale: the ownership record's side (additive in
+	// format_version 2).
+	ChangedOutside []Outside   `json:"changed_outside"`
+	Stale          []ObjectRef `json:"stale"`
+	Summary        Summary     `json:"summary"`
 }
 
 type jsonChange struct {
@@ -89,6 +93,7 @@ func WriteJSON(w io.Writer, p *Plan) error {
 	doc := jsonPlan{
 		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts), Changes: make([]jsonChange, len(p.Changes)),
 		Unmanaged: nonNil(p.Unmanaged), Adopt: nonNil(p.Adopt), Unread: nonNil(p.Unread), Summary: p.Summary(),
+		ChangedOutside: nonNil(p.ChangedOutside), Stale: nonNil(p.Stale),
 	}
 	for i := range p.Changes {
 		c := &p.Changes[i]
@@ -126,6 +131,7 @@ func ReadJSON(r io.Reader) (*Plan, error) {
 	p := &Plan{
 		FormatVersion: FormatVersion, Vhosts: emptyToNil(doc.Vhosts), Changes: make([]Change, len(doc.Changes)),
 		Unmanaged: emptyToNil(doc.Unmanaged), Adopt: emptyToNil(doc.Adopt), Unread: emptyToNil(doc.Unread),
+		ChangedOutside: emptyToNil(doc.ChangedOutside), Stale: emptyToNil(doc.Stale),
 	}
 	for i, jc := range doc.Changes {
 		c := Change{

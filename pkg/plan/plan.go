@@ -97,6 +97,13 @@ type Change struct {
 	MessagesAtLeast bool `json:"messages_at_least,omitempty"`
 	// Pos is where the desired object is declared (empty for deletes).
 	Pos topology.Pos `json:"pos,omitempty"`
+	// Print is the print of the object as apply leaves it (for a create,
+	// update or replace; NoPrint when only the broker can tell: apply
+	// reads it back), which the ownership record keeps.
+	Print Print `json:"-"`
+	// BindingPrints are, for a replace, the prints of Bindings as apply
+	// puts them back (their ends' prints change with the replace).
+	BindingPrints []Print `json:"-"`
 }
 
 // ObjectRef names an object.
@@ -129,6 +136,30 @@ type Plan struct {
 	// creates what the file declares nor deletes what mqctl recorded), and
 	// keeps a vhost that left the file.
 	Unread []Unread `json:"unread,omitempty"`
+	// ChangedOutside are objects the file does not name that mqctl's
+	// record lists but that are no longer the ones mqctl wrote: declared
+	// again by hand under the same name, or changed by hand, since (or
+	// recorded by an older mqctl, which kept no print to tell). They are
+	// not deleted (unless the plan was made with DeleteChanged), and apply
+	// drops them from the record: they are someone else's now.
+	ChangedOutside []Outside `json:"changed_outside,omitempty"`
+	// Stale are objects mqctl's record lists that no longer exist: apply
+	// drops them from the record, a no-op apply included.
+	Stale []ObjectRef `json:"stale,omitempty"`
+	// Prints are the record entries apply sets besides those of the
+	// changes it makes: the objects the file names that are left as they
+	// are (adopted, or recorded without a print or with another one).
+	Prints map[ObjectRef]Print `json:"-"`
+}
+
+// Outside is an object mqctl managed once that was changed outside mqctl.
+type Outside struct {
+	ObjectRef
+	// Reason says what changed, and what the user can do about it.
+	Reason string `json:"reason"`
+	// Deleted is true when the plan deletes it all the same, because the
+	// user asked for exactly that (--delete-changed).
+	Deleted bool `json:"deleted"`
 }
 
 // Unread is one kind of object not read in one vhost.
@@ -179,3 +210,10 @@ func (p *Plan) Summary() Summary {
 
 // Empty reports whether applying the plan would change nothing.
 func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
+
+// Records reports whether applying the plan rewrites mqctl's ownership
+// record even when it changes nothing: objects to adopt, entries to set
+// or to drop.
+func (p *Plan) Records() bool {
+	return len(p.Adopt) > 0 || len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.ChangedOutside) > 0
+}

@@ -110,6 +110,10 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			}
 		}
 	}
+	writeOutside(&sb, p, paint)
+	if n := len(p.Stale); n > 0 {
+		fmt.Fprintf(&sb, "mqctl's ownership record lists %d %s that no longer %s: apply drops %s from the record.\n", n, plural("object", n), plural2("exists", "exist", n), plural2("it", "them", n))
+	}
 	if len(p.Unread) > 0 {
 		sb.WriteString(paint(ansiBold, "Not read, so not planned:") + " the broker would not let mqctl read these; unknown is not empty, so the plan creates, changes and deletes none of them.\n")
 		for _, u := range p.Unread {
@@ -213,4 +217,49 @@ func show(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// writeOutside lists the objects mqctl managed once that were changed
+// outside mqctl: left alone (or deleted, as asked), with what to do.
+func writeOutside(sb *strings.Builder, p *Plan, paint func(color, s string) string) {
+	var kept, deleted []Outside
+	for _, o := range p.ChangedOutside {
+		if o.Deleted {
+			deleted = append(deleted, o)
+		} else {
+			kept = append(kept, o)
+		}
+	}
+	list := func(os []Outside) {
+		for _, o := range os {
+			where := fmt.Sprintf(" in vhost %q", o.Vhost)
+			if o.Vhost == "" {
+				where = ""
+			}
+			name := fmt.Sprintf("%q", o.Name)
+			if o.Kind == KindBinding {
+				name = o.Name
+			}
+			fmt.Fprintf(sb, "  %s %s%s: %s\n", o.Kind, name, where, o.Reason)
+		}
+	}
+	if len(kept) > 0 {
+		sb.WriteString(paint(ansiBold, "Managed once, changed outside mqctl: not deleted.") +
+			" The file no longer names these, but they are not the objects mqctl wrote, so they are someone else's now:\n")
+		list(kept)
+		sb.WriteString("  To keep managing one, name it in the file again: mqctl adopts it as it is, or plans it back to the file. " +
+			"To delete them, delete them by hand, or run plan and apply with --delete-changed. Otherwise apply forgets them: mqctl's record drops them.\n")
+	}
+	if len(deleted) > 0 {
+		sb.WriteString(paint(ansiBold, "Managed once, changed outside mqctl, and deleted as asked (--delete-changed):") + "\n")
+		list(deleted)
+	}
+}
+
+// plural2 is one when n is 1, many otherwise.
+func plural2(one, many string, n int) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

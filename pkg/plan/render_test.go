@@ -34,12 +34,18 @@ func samplePlan() *Plan {
 		v.Queues["orders.shipping"] = q("orders.shipping", topology.Args{"x-dead-letter-exchange": "orders.dlx"})
 		v.Queues["old"] = q("old", nil)
 		v.Queues["theirs"] = q("theirs", nil)
+		v.Queues["hand"] = q("hand", nil)
 		v.Bindings = []*topology.Binding{bind("orders", "orders.shipping", "order.created")}
 		v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: "^events\\.", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(50000)}}
 	})
 	managed := map[ObjectRef]bool{{KindQueue, "/", "old"}: true, {KindQueue, "/", "orders.shipping"}: true}
 	stats := map[ObjectRef]QueueStats{{KindQueue, "/", "old"}: {Messages: 3}, {KindQueue, "/", "orders.shipping"}: {Messages: 12, Consumers: 2}}
-	return Diff(desired, Current{State: current, Managed: managed, Stats: stats, Fingerprint: "abc123"})
+	record := RecordedOf(current, managed)
+	// mqctl made "hand" with a length limit; it was declared again by hand
+	// without one. It made "gone" too, deleted by hand since.
+	record[ObjectRef{KindQueue, "/", "hand"}] = QueuePrint(q("hand", topology.Args{"x-max-length": int64(5)}))
+	record[ObjectRef{KindQueue, "/", "gone"}] = 77
+	return Diff(desired, Current{State: current, Managed: record, Stats: stats, Fingerprint: "abc123"})
 }
 
 func TestRenderText(t *testing.T) {
@@ -72,8 +78,8 @@ func TestRenderText(t *testing.T) {
 var objectPos = cmpopts.IgnoreFields(topology.Meta{}, "Pos")
 
 // The JSON plan is the public contract (docs/plan-json.md): its golden
-// file pins the shape; read back, it is the plan without the fingerprint,
-// which only the saved plan carries.
+// file pins the shape; read back, it is the plan without the fingerprint
+// and the prints, which only the saved plan carries.
 func TestJSONRoundTrip(t *testing.T) {
 	p := samplePlan()
 	var buf bytes.Buffer
@@ -91,7 +97,11 @@ func TestJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := *p
-	want.Fingerprint = ""
+	want.Fingerprint, want.Prints = "", nil
+	want.Changes = append([]Change(nil), p.Changes...)
+	for i := range want.Changes {
+		want.Changes[i].Print, want.Changes[i].BindingPrints = NoPrint, nil
+	}
 	if diff := cmp.Diff(&want, back, objectPos); diff != "" {
 		t.Errorf("plan changed through JSON (-before +after):\n%s", diff)
 	}
@@ -119,7 +129,7 @@ func TestSavedRoundTrip(t *testing.T) {
 	if err := WriteSaved(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`"kind": "mqctl-saved-plan"`, `"version": 1`, `"fingerprint": "abc123"`, "private to mqctl"} {
+	for _, s := range []string{`"kind": "mqctl-saved-plan"`, `"version": 2`, `"fingerprint": "abc123"`, "private to mqctl"} {
 		if !bytes.Contains(buf.Bytes(), []byte(s)) {
 			t.Errorf("the saved plan lacks %s:\n%s", s, buf.String())
 		}
@@ -145,10 +155,11 @@ func TestReadSavedRefuses(t *testing.T) {
 	for _, tc := range []struct{ name, doc, want string }{
 		{"the JSON plan", public.String(), `my.plan is a JSON plan (format_version "2"`},
 		{"a saved plan of mqctl 0.x (the old shared shape)", `{"format_version":"1","changes":[],"fingerprint":"x"}`, `my.plan is a JSON plan (format_version "1"`},
-		{"another version", `{"kind":"mqctl-saved-plan","version":2,"changes":[]}`, "my.plan is a saved plan of version 2, and this mqctl reads version 1 only"},
+		{"an older version", `{"kind":"mqctl-saved-plan","version":1,"changes":[]}`, "my.plan is a saved plan of version 1, and this mqctl reads version 2 only"},
+		{"a newer version", `{"kind":"mqctl-saved-plan","version":3,"changes":[]}`, "my.plan is a saved plan of version 3, and this mqctl reads version 2 only"},
 		{"another kind", `{"kind":"something"}`, `my.plan is not a saved plan (kind "something"`},
 		{"not JSON", `hello`, "my.plan is not a saved plan ("},
-		{"an unknown field", `{"kind":"mqctl-saved-plan","version":1,"changes":[],"extra":1}`, "my.plan is not a valid saved plan ("},
+		{"an unknown field", `{"kind":"mqctl-saved-plan","version":2,"changes":[],"extra":1}`, "my.plan is not a valid saved plan ("},
 	} {
 		_, err := ReadSaved(bytes.NewBufferString(tc.doc), "my.plan")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), again) {

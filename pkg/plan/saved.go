@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -21,8 +22,9 @@ const (
 	// SavedKind is the "kind" of a saved plan file.
 	SavedKind = "mqctl-saved-plan"
 	// SavedVersion is the version of the saved plan's shape this mqctl
-	// writes and the only one it reads.
-	SavedVersion = 1
+	// writes and the only one it reads. Version 2 added the prints the
+	// ownership record keeps, and the record entries a plan drops.
+	SavedVersion = 2
 )
 
 const savedNote = `private to mqctl: give this file to "mqctl apply FILE". It is not the JSON plan ("mqctl plan -o json", docs/plan-json.md): its shape may change with any mqctl release.`
@@ -37,6 +39,17 @@ type savedPlan struct {
 	Adopt       []ObjectRef   `json:"adopt"`
 	Unmanaged   []ObjectRef   `json:"unmanaged"`
 	Unread      []Unread      `json:"unread,omitempty"`
+	// The ownership record's side of the plan (Plan.Prints, Stale,
+	// ChangedOutside).
+	Prints         []savedPrint `json:"prints,omitempty"`
+	Stale          []ObjectRef  `json:"stale,omitempty"`
+	ChangedOutside []Outside    `json:"changed_outside,omitempty"`
+}
+
+// savedPrint is one entry of Plan.Prints.
+type savedPrint struct {
+	ObjectRef
+	Print Print `json:"print"`
 }
 
 type savedChange struct {
@@ -53,6 +66,8 @@ type savedChange struct {
 	Consumers       int64               `json:"consumers"`
 	MessagesAtLeast bool                `json:"messages_at_least"`
 	Pos             *savedPos           `json:"pos,omitempty"`
+	Print           Print               `json:"print,omitempty"`
+	BindingPrints   []Print             `json:"binding_prints,omitempty"`
 }
 
 // savedField is one changed field; a null side is the field absent there.
@@ -92,11 +107,17 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
 		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
+		Stale: p.Stale, ChangedOutside: p.ChangedOutside,
 	}
+	for ref, pr := range p.Prints {
+		doc.Prints = append(doc.Prints, savedPrint{ObjectRef: ref, Print: pr})
+	}
+	sort.Slice(doc.Prints, func(i, j int) bool { return refLess(doc.Prints[i].ObjectRef, doc.Prints[j].ObjectRef) })
 	for i, c := range p.Changes {
 		sc := savedChange{
 			Action: c.Action, Kind: c.Kind, Vhost: c.Vhost, Name: c.Name, Before: c.Before, After: c.After,
 			Reason: c.Reason, Bindings: c.Bindings, Messages: c.Messages, Consumers: c.Consumers, MessagesAtLeast: c.MessagesAtLeast,
+			Print: c.Print, BindingPrints: c.BindingPrints,
 		}
 		if !c.Pos.IsZero() {
 			sc.Pos = &savedPos{File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col}
@@ -146,12 +167,19 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 	p := &Plan{
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
 		Vhosts: emptyToNil(doc.Vhosts), Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
-		Changes: make([]Change, len(doc.Changes)),
+		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside),
+	}
+	for _, sp := range doc.Prints {
+		if p.Prints == nil {
+			p.Prints = map[ObjectRef]Print{}
+		}
+		p.Prints[sp.ObjectRef] = sp.Print
 	}
 	for i, sc := range doc.Changes {
 		c := Change{
 			Action: sc.Action, Kind: sc.Kind, Vhost: sc.Vhost, Name: sc.Name, Before: sc.Before, After: sc.After,
 			Reason: sc.Reason, Bindings: sc.Bindings, Messages: sc.Messages, Consumers: sc.Consumers, MessagesAtLeast: sc.MessagesAtLeast,
+			Print: sc.Print, BindingPrints: sc.BindingPrints,
 		}
 		if sc.Pos != nil {
 			c.Pos = topology.Pos{File: sc.Pos.File, Line: sc.Pos.Line, Col: sc.Pos.Col}

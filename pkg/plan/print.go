@@ -1,0 +1,167 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"strconv"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Print is a fingerprint of one object's definition as the diff compares
+// it: two objects of a kind that the diff finds equal have the same print,
+// and an object declared again with other settings (a queue with other
+// arguments, a policy with another pattern) almost surely another (one in
+// 2³² by chance). mqctl's ownership record keeps the print of each object
+// next to its name, as mqctl wrote or adopted it, so that a plan deletes
+// an object the file dropped only while it is still the one mqctl wrote:
+// a name re-used by hand is not ownership.
+//
+// A binding has no definition beyond its identity; its print is made of
+// its ends' prints, so that a binding between objects re-declared by hand
+// is not mqctl's either. A permission, topic permission or user limit is
+// also checked against its user's record entry when the plan decides
+// (differ.leave). A vhost holds its own record, which goes with it: its
+// print is a constant.
+type Print uint32
+
+// NoPrint is the print of an entry recorded by an older mqctl, which kept
+// none, or of an object whose print is not known before the broker is read
+// back (a user given a plaintext password: the broker salts its hash).
+const NoPrint Print = 0
+
+// sum is the print of the canonical parts of a definition (never NoPrint).
+func sum(parts ...string) Print {
+	h := sha256.New()
+	for _, p := range parts {
+		var n [binary.MaxVarintLen64]byte
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		h.Write([]byte(p))
+	}
+	p := Print(binary.BigEndian.Uint32(h.Sum(nil)))
+	if p == NoPrint {
+		return 1
+	}
+	return p
+}
+
+// vhostPrint is every vhost's print: a vhost's record lives in the vhost
+// and goes with it, so an entry for a vhost is always its own.
+var vhostPrint = sum("vhost")
+
+// ExchangePrint is the print of an exchange's definition (exchangeFields).
+func ExchangePrint(e *topology.Exchange) Print {
+	return sum("exchange", e.Type, strconv.FormatBool(e.Durable), strconv.FormatBool(e.AutoDelete), strconv.FormatBool(e.Internal), e.Arguments.Canonical())
+}
+
+// QueuePrint is the print of a queue's definition (queueFields).
+func QueuePrint(q *topology.Queue) Print {
+	return sum("queue", normQueueType(q.Type), strconv.FormatBool(q.Durable), strconv.FormatBool(q.AutoDelete), queueArgs(q.Arguments).Canonical())
+}
+
+// PolicyPrint is the print of a policy's or operator policy's definition
+// (policyFields).
+func PolicyPrint(p *topology.Policy) Print {
+	return sum("policy", p.Pattern, normApplyTo(p.ApplyTo), strconv.Itoa(p.Priority), p.Definition.Canonical())
+}
+
+// ItemPrint is the print of an object of a generic kind (its settings,
+// those that are secrets masked: the record is readable by anyone who may
+// read the vhost, and the print of a URI's password would let them test
+// guesses). A user's print is its tags and the hash the broker stores (the
+// record of users is a global parameter, which only administrators read,
+// and they read the hash itself): NoPrint when the file gives a plaintext
+// password, whose salted hash only the broker knows.
+func ItemPrint(it *topology.Item) Print {
+	if it.Kind == kind.User {
+		hash, ok := it.Settings[kinds.UserPasswordHash].(string)
+		if !ok {
+			if it.Settings.Has(kinds.UserPassword) {
+				return NoPrint
+			}
+			hash = "" // no password: the broker stores an empty hash
+		}
+		return sum("user", topology.Args{kinds.UserTags: it.Settings[kinds.UserTags]}.Canonical(), hash)
+	}
+	settings := it.Settings
+	if spec, ok := kind.Of(it.Kind); ok && len(spec.Secret) > 0 {
+		settings = settings.Clone()
+		for _, k := range spec.Secret {
+			if v, ok := settings[k]; ok {
+				settings[k] = topology.MaskSecret(v)
+			}
+		}
+	}
+	return sum(string(it.Kind), settings.Canonical())
+}
+
+// BindingPrint is the print of binding b between ends of prints src and
+// dst (EndPrint).
+func BindingPrint(b *topology.Binding, src, dst Print) Print {
+	return sum("binding", BindingName(b), strconv.FormatUint(uint64(src), 10), strconv.FormatUint(uint64(dst), 10))
+}
+
+// builtin reports whether exchange name is the broker's own (the default
+// exchange, amq.*): never read into a state, never declared by a file.
+func builtin(name string) bool { return name == "" || strings.HasPrefix(name, "amq.") }
+
+// EndPrint is the print of a binding's end in vhost v (nil: none): the
+// exchange or queue of that name, or a constant of its name when v holds
+// none (the broker's own exchanges, which no state holds).
+func EndPrint(v *topology.Vhost, k Kind, name string) Print {
+	if v != nil && !(k == KindExchange && builtin(name)) {
+		switch k {
+		case KindExchange:
+			if e := v.Exchanges[name]; e != nil {
+				return ExchangePrint(e)
+			}
+		case KindQueue:
+			if q := v.Queues[name]; q != nil {
+				return QueuePrint(q)
+			}
+		}
+	}
+	return sum("absent", string(k), name)
+}
+
+// destKind is the kind of binding b's destination.
+func destKind(b *topology.Binding) Kind {
+	if b.DestinationType == topology.DestExchange {
+		return KindExchange
+	}
+	return KindQueue
+}
+
+// ownedByUser reports whether objects of kind k belong to a user (named
+// as the item): they go with the user, and are never checked as mqctl's
+// own once that user has been changed outside mqctl.
+func ownedByUser(k Kind) bool {
+	return k == kind.Permission || k == kind.TopicPermission || k == kind.UserLimits
+}
+
+// Recorded is the ownership record an apply that wrote every object of t
+// as it is would keep: each object (of the kinds t declares) with its
+// print (NoPrint for a user given a plaintext password).
+func Recorded(t *topology.Topology) map[ObjectRef]Print {
+	out := map[ObjectRef]Print{}
+	for _, c := range Diff(t, Current{}).Changes {
+		out[ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}] = c.Print
+	}
+	return out
+}
+
+// RecordedOf is Recorded(t) for the objects of refs only (those t lacks
+// with NoPrint).
+func RecordedOf(t *topology.Topology, refs map[ObjectRef]bool) map[ObjectRef]Print {
+	all := Recorded(t)
+	out := make(map[ObjectRef]Print, len(refs))
+	for ref, ok := range refs {
+		if ok {
+			out[ref] = all[ref]
+		}
+	}
+	return out
+}
