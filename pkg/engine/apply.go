@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -97,7 +98,29 @@ func touchesBroker(in ApplyInput) bool {
 			return true
 		}
 	}
-	return false
+	for ref := range in.Saved.Prints {
+		if ref.Vhost == "" {
+			return true
+		}
+	}
+	return slices.ContainsFunc(in.Saved.Stale, func(r plan.ObjectRef) bool { return r.Vhost == "" }) ||
+		slices.ContainsFunc(in.Saved.ChangedOutside, func(o plan.Outside) bool { return o.Vhost == "" })
+}
+
+// records are the ownership records an apply may rewrite: the vhosts',
+// and the broker's own (users) only when it touches the broker, under the
+// default vhost's lock (touchesBroker).
+func records(l *Live, touches bool) map[string]*ownership.Record {
+	if touches {
+		return l.records
+	}
+	out := make(map[string]*ownership.Record, len(l.records))
+	for vh, r := range l.records {
+		if vh != "" {
+			out[vh] = r
+		}
+	}
+	return out
 }
 
 // Apply makes the broker match in, under the apply lock of every vhost it
@@ -195,7 +218,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 	}
 	if p.Empty() && len(p.Adopt) == 0 {
-		e.cleanRecords(ctx, p, l, locks)
+		e.cleanRecords(ctx, p, l, locks, records(l, touchesBroker(in)))
 		return out, nil
 	}
 	opts := apply.Options{
@@ -203,7 +226,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		AllowReplace:  o.AllowReplace,
 		Parallelism:   o.Parallelism,
 		Progress:      o.Progress,
-		Records:       l.records,
+		Records:       records(l, touchesBroker(in)),
 		PropertiesKey: l.info.PropertiesKey,
 		VhostTags:     func(vh string) []string { return l.info.Vhosts[vh].Tags },
 		VhostCreated:  locks.acquire,
@@ -237,16 +260,16 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 // or lacks the prints of objects the file names (plan.Plan.Records). It
 // changes only the records; a failure is a note, and the next apply tries
 // again.
-func (e *Engine) cleanRecords(ctx context.Context, p *plan.Plan, l *Live, locks *locks) {
+func (e *Engine) cleanRecords(ctx context.Context, p *plan.Plan, l *Live, locks *locks, recs map[string]*ownership.Record) {
 	outdated := p.Records()
-	for _, r := range l.records {
+	for _, r := range recs {
 		outdated = outdated || r.Outdated()
 	}
 	if !outdated || locks.lost() != nil {
 		return
 	}
 	res := apply.Execute(ctx, e.c, &plan.Plan{Vhosts: l.scope, Stale: p.Stale, ChangedOutside: p.ChangedOutside, Prints: p.Prints},
-		apply.Options{Records: l.records, Guard: locks.lost})
+		apply.Options{Records: recs, Guard: locks.lost})
 	if res.RecordErr != nil {
 		e.note("mqctl's ownership record is left as it was, which this mqctl reads too (the next apply tries again): %v", res.RecordErr)
 	}

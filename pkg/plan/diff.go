@@ -856,7 +856,11 @@ func (d *differ) stale() {
 		}
 		var there bool
 		if ref.Vhost == "" {
-			if !d.curState.Declares(ref.Kind) {
+			// The record of the broker's own objects is cleaned by a plan
+			// of a file that speaks for them (its users section): only
+			// such an apply writes it, under the lock that keeps two of
+			// them from losing each other's entries.
+			if !d.curState.Declares(ref.Kind) || !d.desired.Declares(ref.Kind) {
 				continue
 			}
 			there = d.curState.Items.Get(ref.Kind, ref.Name) != nil

@@ -1,0 +1,247 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// reusedCase is a re-used name: the file of kindCases with the object,
+// what is done by hand after mqctl applied it, and the file without it.
+type reusedCase struct {
+	kind kind.Kind
+	// what names the case when it is not the kind's plain one.
+	what string
+	// byHand deletes the object and declares it again under its name, by
+	// hand (mqctl's record is not told); nil: with kindCases' changed
+	// object.
+	byHand func(k *kindRun)
+	// without is the file without the object (body, top); "": kindCases'.
+	without, topWithout string
+	// outside are the objects the plan must name as changed outside mqctl
+	// ("kind name"); nil: the object itself.
+	outside []string
+}
+
+// TestReusedNameIsNotOwnership runs, for every kind of kind.All, the
+// sequence that made mqctl delete what it did not create: mqctl applies a
+// file with the object; by hand, the object is deleted and declared again
+// under the same name with other settings; a plan of the file without it
+// must not delete it, and must name it as changed outside mqctl; apply
+// leaves it on the broker and drops it from mqctl's record; the next plan
+// lists it as unmanaged.
+func TestReusedNameIsNotOwnership(t *testing.T) {
+	cases := []reusedCase{
+		{kind: kind.Exchange}, {kind: kind.Queue}, {kind: kind.Policy}, {kind: kind.OperatorPolicy},
+		{kind: kind.VhostLimits}, {kind: kind.Shovel}, {kind: kind.FederationUpstream}, {kind: kind.FederationUpstreamSet},
+		{kind: kind.User}, {kind: kind.UserLimits}, {kind: kind.Permission}, {kind: kind.TopicPermission},
+		{
+			// A binding is its identity: what makes one someone else's is an
+			// end declared again by hand, and the binding made again on it.
+			kind: kind.Binding,
+			byHand: func(k *kindRun) {
+				ctx := context.Background()
+				if err := k.f.c.DeleteQueue(ctx, k.f.vhost, "k.q", broker.DeleteQueueOptions{}); err != nil {
+					k.f.t.Fatal(err)
+				}
+				testbroker.Declare(k.f.t, k.f.c, k.f.vhost, &topology.Vhost{
+					Queues:   map[string]*topology.Queue{"k.q": {Name: "k.q", Durable: true, Arguments: topology.Args{"x-max-priority": int64(5)}}},
+					Bindings: []*topology.Binding{{Source: "k.x", Destination: "k.q", DestinationType: topology.DestQueue, RoutingKey: "a"}},
+				})
+			},
+			// The exchange stays: deleting it would take every binding on
+			// it down, as RabbitMQ does (the plan says so).
+			without: "exchanges:\n  k.x: { type: direct }\n",
+			outside: []string{"binding k.x -> queue k.q [a]", "queue k.q"},
+		},
+		{
+			// The permission as mqctl wrote it, but its user was deleted by
+			// hand (the permission with it) and made again, and given the
+			// same permission by hand: the user's, not mqctl's.
+			kind: kind.Permission, what: "of a user declared again by hand",
+			byHand: func(k *kindRun) {
+				ctx := context.Background()
+				users, _ := kinds.For(kind.User)
+				perms, _ := kinds.For(kind.Permission)
+				state := k.read()
+				perm := state.Vhosts[k.f.vhost].Items.Get(kind.Permission, k.name)
+				if perm == nil {
+					k.f.t.Fatal("no permission to give again")
+				}
+				if err := users.Delete(ctx, k.f.c, "", state.Items.Get(kind.User, k.name)); err != nil {
+					k.f.t.Fatal(err)
+				}
+				again := &topology.Item{Kind: kind.User, Name: k.name, Settings: topology.Args{kinds.UserPassword: k.password, kinds.UserTags: []any{}}}
+				if err := users.Write(ctx, k.f.c, "", nil, again); err != nil {
+					k.f.t.Fatal(err)
+				}
+				if err := perms.Write(ctx, k.f.c, k.f.vhost, nil, perm); err != nil {
+					k.f.t.Fatal(err)
+				}
+			},
+		},
+	}
+	for _, rc := range cases {
+		name := string(rc.kind)
+		if rc.what != "" {
+			name += " " + rc.what
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			kc := kindCases[rc.kind]
+			spec, _ := kind.Of(rc.kind)
+			f := newFixture(t)
+			objName := strings.ReplaceAll(kc.name, "${VHOST}", f.vhost)
+			k := &kindRun{f: f, spec: spec, name: objName, password: "pw-" + testbroker.Name(t, "k")}
+			if kc.topWith != "" {
+				f.b.UsersSection(t)
+				t.Cleanup(func() { _ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", objName) })
+			}
+			without, topWithout := kc.without, kc.topWithout
+			if rc.without != "" {
+				without, topWithout = rc.without, ""
+			}
+			outside := rc.outside
+			if outside == nil {
+				outside = []string{string(rc.kind) + " " + objName}
+			}
+
+			k.apply(kc.with, kc.topWith)
+			if rc.byHand != nil {
+				rc.byHand(k)
+			} else {
+				k.redeclare(kc)
+			}
+			if !k.present(k.read()) {
+				t.Fatalf("%s %q is not on the broker after it was declared again by hand", rc.kind, objName)
+			}
+
+			p := k.plan(without, topWithout)
+			for _, c := range p.Changes {
+				if c.Action == plan.Delete && slices.Contains(outside, string(c.Kind)+" "+c.Name) {
+					t.Errorf("the plan deletes %s %q, declared again by hand: %v", c.Kind, c.Name, changes(p))
+				}
+			}
+			var got []string
+			for _, o := range p.ChangedOutside {
+				got = append(got, string(o.Kind)+" "+o.Name)
+				if o.Deleted || o.Reason == "" {
+					t.Errorf("changed outside: %+v", o)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, outside) {
+				t.Errorf("changed outside mqctl: %q, want %q", got, outside)
+			}
+
+			k.apply(without, topWithout)
+			if !k.present(k.read()) {
+				t.Errorf("apply deleted %s %q, declared again by hand", rc.kind, objName)
+			}
+			// Forgotten: the record no longer lists it, and the next plan
+			// counts it as unmanaged.
+			recs := k.records()
+			for _, o := range outside {
+				kd, n, _ := strings.Cut(o, " ")
+				vh := f.vhost
+				if s, _ := kind.Of(kind.Kind(kd)); s.Broker {
+					vh = ""
+				}
+				if _, ok := recs[plan.ObjectRef{Kind: kind.Kind(kd), Vhost: vh, Name: n}]; ok {
+					t.Errorf("mqctl's record still lists %s after the apply", o)
+				}
+			}
+			p = k.plan(without, topWithout)
+			var unmanaged []string
+			for _, u := range p.Unmanaged {
+				unmanaged = append(unmanaged, string(u.Kind)+" "+u.Name)
+			}
+			for _, o := range outside {
+				if !slices.Contains(unmanaged, o) {
+					t.Errorf("the plan after the apply does not count %s as unmanaged: %v", o, unmanaged)
+				}
+			}
+			if !p.Empty() || len(p.ChangedOutside) > 0 || len(p.Stale) > 0 {
+				t.Errorf("the plan after the apply: %v, changed outside %v, stale %v", changes(p), p.ChangedOutside, p.Stale)
+			}
+		})
+	}
+}
+
+// redeclare deletes the object by hand and declares it again under its
+// name as kindCases' changed file has it, through the management API.
+func (k *kindRun) redeclare(kc kindCase) {
+	k.f.t.Helper()
+	ctx := context.Background()
+	c, vh, name := k.f.c, k.f.vhost, k.name
+	state := k.read()
+	changed := k.file(kc.changed, kc.topChanged)
+	v, want := state.Vhosts[vh], changed.Vhosts[vh]
+	var err error
+	switch k.spec.Kind {
+	case kind.Exchange:
+		if err = c.DeleteExchange(ctx, vh, name, broker.DeleteExchangeOptions{}); err == nil {
+			err = c.DeclareExchange(ctx, vh, want.Exchanges[name])
+		}
+	case kind.Queue:
+		if err = c.DeleteQueue(ctx, vh, name, broker.DeleteQueueOptions{}); err == nil {
+			err = c.DeclareQueue(ctx, vh, want.Queues[name])
+		}
+	case kind.Policy:
+		if err = c.DeletePolicy(ctx, vh, name); err == nil {
+			err = c.PutPolicy(ctx, vh, want.Policies[name])
+		}
+	case kind.OperatorPolicy:
+		if err = c.DeleteOperatorPolicy(ctx, vh, name); err == nil {
+			err = c.PutOperatorPolicy(ctx, vh, want.OperatorPolicies[name])
+		}
+	default:
+		h, ok := kinds.For(k.spec.Kind)
+		if !ok {
+			k.f.t.Fatalf("the test cannot declare objects of kind %q by hand: add it to kindRun.redeclare", k.spec.Kind)
+		}
+		items, wantItems, where := v.Items, want.Items, vh
+		if k.spec.Broker {
+			items, wantItems, where = state.Items, changed.Items, ""
+		}
+		if err = h.Delete(ctx, c, where, items.Get(k.spec.Kind, name)); err == nil {
+			err = h.Write(ctx, c, where, nil, wantItems.Get(k.spec.Kind, name))
+		}
+	}
+	if err != nil {
+		k.f.t.Fatalf("declare %s %q again by hand: %v", k.spec.Kind, name, err)
+	}
+}
+
+// records is mqctl's record of the test vhost and of the broker's users,
+// as the broker holds them.
+func (k *kindRun) records() map[plan.ObjectRef]plan.Print {
+	k.f.t.Helper()
+	ctx := context.Background()
+	state, _, err := k.f.c.ReadTopology(ctx, []string{k.f.vhost})
+	if err != nil {
+		k.f.t.Fatal(err)
+	}
+	recs, err := ownership.Extract(state)
+	if err != nil {
+		k.f.t.Fatal(err)
+	}
+	var p struct {
+		Value map[string]any `json:"value"`
+	}
+	if err := k.f.c.GetJSON(ctx, &p, "read the users' record", "", "global-parameters", ownership.GlobalParameter); err == nil {
+		if recs[""], err = ownership.DecodeGlobal(p.Value); err != nil {
+			k.f.t.Fatal(err)
+		}
+	}
+	return ownership.Merge(recs)
+}
