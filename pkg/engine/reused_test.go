@@ -245,3 +245,70 @@ func (k *kindRun) records() map[plan.ObjectRef]plan.Print {
 	}
 	return ownership.Merge(recs)
 }
+
+// TestStaleRecordIsCleaned: objects mqctl made that were deleted by hand
+// are listed by the plan as stale, and the next apply, a no-op one
+// included, drops them from mqctl's record, which then lists only what
+// exists. The users' record is cleaned by an apply whose file has a users
+// section (the one that may write it).
+func TestStaleRecordIsCleaned(t *testing.T) {
+	f := newFixture(t)
+	f.b.UsersSection(t)
+	ctx := context.Background()
+	k := &kindRun{f: f, spec: kind.Spec{Kind: kind.Queue}, password: "pw-" + testbroker.Name(t, "k")}
+	user := func(i int) string { return f.vhost + "-u" + string(rune('0'+i)) }
+	for i := 1; i <= 3; i++ {
+		t.Cleanup(func() { _ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", user(i)) })
+	}
+	users := func(n int) string {
+		s := "users:\n"
+		for i := 1; i <= n; i++ {
+			s += "  ${VHOST}-u" + string(rune('0'+i)) + ": { password: \"${KIND_PASSWORD}\" }\n"
+		}
+		return s
+	}
+	k.apply("queues:\n  a: {}\n  b: {}\n  c: {}\n", users(3))
+	before := k.records()
+
+	// By hand: two users and a queue deleted.
+	for _, u := range []string{user(2), user(3)} {
+		if err := f.c.DeleteJSON(ctx, "delete user", "", "users", u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.c.DeleteQueue(ctx, f.vhost, "b", broker.DeleteQueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stale := []plan.ObjectRef{{Kind: kind.Queue, Vhost: f.vhost, Name: "b"}, {Kind: kind.User, Name: user(2)}, {Kind: kind.User, Name: user(3)}}
+
+	// A file without a users section: its plan cleans the vhost's record
+	// only.
+	p := k.plan("queues:\n  a: {}\n  c: {}\n", "")
+	if !p.Empty() || !slices.Equal(p.Stale, stale[:1]) {
+		t.Errorf("plan without users: %v, stale %v, want none and %v", changes(p), p.Stale, stale[:1])
+	}
+	p = k.plan("queues:\n  a: {}\n  c: {}\n", users(1))
+	// In the plan's order: the broker's objects, then the vhost's.
+	if want := []plan.ObjectRef{stale[1], stale[2], stale[0]}; !p.Empty() || !slices.Equal(p.Stale, want) {
+		t.Errorf("plan: %v, stale %v, want none and %v", changes(p), p.Stale, want)
+	}
+
+	// A no-op apply cleans both records.
+	k.apply("queues:\n  a: {}\n  c: {}\n", users(1))
+	after := k.records()
+	t.Logf("record before: %d entries, after: %d", len(before), len(after))
+	for _, r := range stale {
+		if _, ok := before[r]; !ok {
+			t.Errorf("the first apply did not record %v", r)
+		}
+		if _, ok := after[r]; ok {
+			t.Errorf("the no-op apply left %v in the record", r)
+		}
+	}
+	if len(after) != len(before)-len(stale) {
+		t.Errorf("record after the no-op apply: %v (before: %v)", after, before)
+	}
+	if p := k.plan("queues:\n  a: {}\n  c: {}\n", users(1)); !p.Empty() || p.Records() {
+		t.Errorf("the plan after the cleaning apply: %v, record %v %v %v", changes(p), p.Prints, p.Stale, p.ChangedOutside)
+	}
+}
