@@ -310,7 +310,7 @@ func (g *globals) dlqVhost(stderr io.Writer) (string, *topology.Topology, error)
 		return "", nil, fmt.Errorf("dlq works on one vhost at a time; --vhost names %d (%s)", len(g.vhosts), strings.Join(g.vhosts, ", "))
 	}
 	var file *topology.Topology
-	opts := loader.Options{LookupEnv: g.env.LookupEnv, Stdin: g.env.Stdin}
+	opts := g.loaderOptions()
 	switch {
 	case len(g.files) > 0:
 		t, err := loader.Load(g.files, opts)

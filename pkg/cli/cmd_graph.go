@@ -32,7 +32,7 @@ Each vhost is drawn as its own subgraph. The diagram is written to stdout.`,
 			if err != nil {
 				return err
 			}
-			t, err := g.loadTopology()
+			t, err := g.loadOffline()
 			if err != nil {
 				return err
 			}

@@ -44,7 +44,7 @@ lint exits 1 when a finding is at or above --fail-on.`,
 			if err != nil {
 				return err
 			}
-			t, err := g.loadTopology()
+			t, err := g.loadOffline()
 			if err != nil {
 				return err
 			}

@@ -66,7 +66,7 @@ cannot publish to it) or an unknown vhost is an error (exit 1).`,
 			if o.version, err = g.targetVersion(); err != nil {
 				return err
 			}
-			t, err := g.loadTopology()
+			t, err := g.loadOffline()
 			if err != nil {
 				return err
 			}

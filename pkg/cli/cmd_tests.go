@@ -91,7 +91,12 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 	if err != nil {
 		return err
 	}
-	t, err := g.loadTopology()
+	// Only --live needs the secrets: it applies the file to the broker.
+	load := g.loadOffline
+	if f.live {
+		load = g.loadTopology
+	}
+	t, err := load()
 	if err != nil {
 		return err
 	}

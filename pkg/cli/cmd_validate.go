@@ -38,7 +38,7 @@ declared when they are known.`,
 			if err != nil {
 				return err
 			}
-			t, err := g.loadTopology()
+			t, err := g.loadOffline()
 			if err != nil {
 				return err
 			}

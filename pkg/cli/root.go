@@ -163,14 +163,30 @@ func (g *globals) loadTopology() (*topology.Topology, error) {
 	return g.loadTopologyScoped(nil)
 }
 
+// loadOffline is loadTopology for a command that talks to no broker, and
+// so needs no secret: a variable that is not set in a secret field (a
+// password, a URI that may hold credentials) is a warning on stderr, not
+// an error (loader.Options.SecretsOptional).
+func (g *globals) loadOffline() (*topology.Topology, error) {
+	opts := g.loaderOptions()
+	opts.SecretsOptional = true
+	opts.Warn = func(w *loader.Error) {
+		if g.env.Stderr != nil {
+			fmt.Fprintf(g.env.Stderr, "mqctl: warning: %s\n", w)
+		}
+	}
+	return g.load(opts)
+}
+
+// loaderOptions are the options of every load: the environment and stdin.
+func (g *globals) loaderOptions() loader.Options {
+	return loader.Options{LookupEnv: g.env.LookupEnv, Stdin: g.env.Stdin}
+}
+
 // loadTopologyScoped is loadTopology that reports to scoped, before the
 // objects are built, the vhosts the result will hold (--vhost applied).
 func (g *globals) loadTopologyScoped(scoped func(vhosts []string)) (*topology.Topology, error) {
-	files := g.files
-	if len(files) == 0 {
-		files = []string{"topology.yaml"}
-	}
-	opts := loader.Options{LookupEnv: g.env.LookupEnv, Stdin: g.env.Stdin}
+	opts := g.loaderOptions()
 	if scoped != nil {
 		opts.Declared = func(names []string) {
 			if len(g.vhosts) > 0 {
@@ -179,6 +195,16 @@ func (g *globals) loadTopologyScoped(scoped func(vhosts []string)) (*topology.To
 			slices.Sort(names)
 			scoped(names)
 		}
+	}
+	return g.load(opts)
+}
+
+// load loads the files named by -f (default topology.yaml) with opts, and
+// keeps the vhosts --vhost names.
+func (g *globals) load(opts loader.Options) (*topology.Topology, error) {
+	files := g.files
+	if len(files) == 0 {
+		files = []string{"topology.yaml"}
 	}
 	t, err := loader.Load(files, opts)
 	if err != nil {

@@ -17,6 +17,47 @@ type decoder struct {
 	errs *collector
 	// refs names the variable of each scalar written as exactly ${VAR}.
 	refs map[*node]string
+	// unset holds the scalars that name variables that are not set, when
+	// secrets are optional (Options.SecretsOptional); nil otherwise.
+	unset map[*node]*unsetVars
+}
+
+// unsetVars is why a scalar could not be interpolated when all that is
+// wrong is variables that are not set (interpolationError.unset).
+type unsetVars struct {
+	err *interpolationError
+	// secret: the scalar was read as a secret, and its variables
+	// reported as warnings.
+	secret bool
+}
+
+// unsetSecret reports whether n, read as the secret field what, names
+// variables that are not set while secrets are optional. Each is then a
+// warning (once), and n stands as written ("${VAR}"): no secret, and a
+// reference to the variable (decoder.refs).
+func (d *decoder) unsetSecret(n *node, what string) bool {
+	u := d.unset[n]
+	if u == nil {
+		return false
+	}
+	if !u.secret {
+		u.secret = true
+		for _, name := range u.err.unset {
+			d.errs.warnf(n.pos, "a secret is not needed offline; plan and apply need it set",
+				"%s: environment variable %s is not set", what, name)
+		}
+	}
+	return true
+}
+
+// reportUnset reports, as the errors they are, the variables that are not
+// set in scalars not read as secrets.
+func (d *decoder) reportUnset() {
+	for n, u := range d.unset {
+		if !u.secret {
+			d.errs.addf(n.pos, u.err.hint, "%s", u.err.msg)
+		}
+	}
 }
 
 // describe names a node's type and value for error messages.

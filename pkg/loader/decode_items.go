@@ -227,6 +227,9 @@ func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (a
 	case kinds.Int:
 		return d.integer(n, fw, fl.Min, math.MaxInt64)
 	case kinds.String:
+		if secret && d.unsetSecret(n, fw) {
+			return n.value, true
+		}
 		if secret && !n.bad && !textual(n) {
 			d.errs.addf(n.pos, "", "%s: expected a string, got %s", fw, describeSecret(n))
 			return "", false
@@ -252,6 +255,9 @@ func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (a
 		d.errs.addf(n.pos, quoteHintNumber(n), "%s: expected a number, got %s", fw, describe(n))
 		return nil, false
 	case kinds.Strings:
+		if secret && d.unsetSecret(n, fw) {
+			return n.value, true
+		}
 		if n.bad {
 			return nil, false
 		}
@@ -265,6 +271,10 @@ func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (a
 		out := make([]any, 0, len(n.items))
 		good := true
 		for i, e := range n.items {
+			if secret && d.unsetSecret(e, fmt.Sprintf("%s[%d]", fw, i)) {
+				out = append(out, e.value)
+				continue
+			}
 			if e.bad {
 				good = false
 				continue

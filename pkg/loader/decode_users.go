@@ -76,9 +76,12 @@ func (l *load) buildUsers(t *topology.Topology) {
 			if !ok {
 				continue
 			}
-			s, ok := d.str(e.value, label(what, field))
-			if !ok {
-				continue
+			fw := label(what, field)
+			s := e.value.value // as written, when its variable is not set
+			if !d.unsetSecret(e.value, fw) {
+				if s, ok = d.str(e.value, fw); !ok {
+					continue
+				}
 			}
 			u.Settings[field] = s
 			if ref, ok := d.refs[e.value]; ok {

@@ -46,11 +46,13 @@ func (l ErrorList) Error() string {
 	}
 }
 
-// collector gathers the errors of one load. Files are numbered in the order
-// they were read so that the final list comes out in file order.
+// collector gathers the errors and warnings of one load. Files are
+// numbered in the order they were read so that the final lists come out in
+// file order.
 type collector struct {
 	order map[string]int
 	errs  ErrorList
+	warns ErrorList
 }
 
 func newCollector() *collector { return &collector{order: map[string]int{}} }
@@ -67,6 +69,11 @@ func (c *collector) addf(pos topology.Pos, hint, format string, args ...any) {
 	c.errs = append(c.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
+// warnf records a warning at pos: a problem that does not fail the load.
+func (c *collector) warnf(pos topology.Pos, hint, format string, args ...any) {
+	c.warns = append(c.warns, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
 func (c *collector) count() int { return len(c.errs) }
 
 // err returns the collected errors sorted by file, line and column, without
@@ -75,8 +82,22 @@ func (c *collector) err() error {
 	if len(c.errs) == 0 {
 		return nil
 	}
-	list := make(ErrorList, len(c.errs))
-	copy(list, c.errs)
+	return c.sorted(c.errs)
+}
+
+// warnings returns the collected warnings as err does the errors.
+func (c *collector) warnings() ErrorList {
+	if len(c.warns) == 0 {
+		return nil
+	}
+	return c.sorted(c.warns)
+}
+
+// sorted is a copy of errs sorted by file, line and column, without exact
+// repeats.
+func (c *collector) sorted(errs ErrorList) ErrorList {
+	list := make(ErrorList, len(errs))
+	copy(list, errs)
 	sort.SliceStable(list, func(i, j int) bool { return c.before(list[i].Pos, list[j].Pos) })
 	out := list[:0]
 	seen := map[string]bool{}

@@ -37,6 +37,7 @@ policies:
 		"\t",
 		"{",
 		"version: 1\nvhosts:\n  /:\n    queues:\n      a: {dead_letter: {queue: a}}\n",
+		"version: 1\nvhosts:\n  v:\n    shovels: {s: {src-uri: \"${S}\", src-queue: q, dest-uri: [\"${D}\", \"amqp://u:${P}@h\"]}}\nusers:\n  ${U}: {password: ${PW}, tags: [\"${T}\"]}\n",
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -44,6 +45,21 @@ policies:
 	env := envOf("P", "7", "AE", "")
 	f.Fuzz(func(t *testing.T, src string) {
 		top, err := LoadBytes("f.yaml", []byte(src), Options{LookupEnv: env})
+		// Offline (secrets optional), a file that loads loads the same,
+		// without a warning; warnings are positioned too.
+		var warns ErrorList
+		offline, offErr := LoadBytes("f.yaml", []byte(src), Options{LookupEnv: env, SecretsOptional: true, Warn: func(w *Error) { warns = append(warns, w) }})
+		for _, w := range warns {
+			if !strings.HasPrefix(w.Pos.File, "f.yaml") || !strings.Contains(w.Msg, "is not set") {
+				t.Fatalf("warning without a file or not about a variable: %#v", w)
+			}
+		}
+		if err == nil && (offErr != nil || len(warns) > 0 || offline == nil) {
+			t.Fatalf("loads, but not the same offline: %v, warnings %v", offErr, warns)
+		}
+		if offErr == nil && offline == nil {
+			t.Fatal("nil topology without error offline")
+		}
 		if err == nil {
 			if top == nil {
 				t.Fatal("nil topology without error")

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -9,17 +10,25 @@ import (
 type interpolationError struct {
 	msg  string
 	hint string
+	// unset names the variables that are not set (each once, in order)
+	// when nothing else is wrong with the value; nil otherwise.
+	unset []string
 }
 
 // interpolate replaces ${VAR} and ${VAR:-default} in s with values from
 // lookup, and $$ with a literal $. A $ followed by anything else is kept.
 // ${VAR:-default} uses default when VAR is unset or empty, as a shell does.
-// changed reports whether s contained anything to replace.
+// changed reports whether s contained anything to replace. The error is
+// the first problem; when every problem is a variable that is not set, it
+// lists them all (interpolationError.unset).
 func interpolate(s string, lookup func(string) (string, bool)) (out string, changed bool, ierr *interpolationError) {
 	if !strings.Contains(s, "$") {
 		return s, false, nil
 	}
 	var sb strings.Builder
+	var first *interpolationError
+	var unset []string
+	other := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '$' || i+1 >= len(s) {
@@ -34,15 +43,26 @@ func interpolate(s string, lookup func(string) (string, bool)) (out string, chan
 		case '{':
 			end := strings.IndexByte(s[i+2:], '}')
 			if end < 0 {
-				return s, false, &interpolationError{
-					msg:  fmt.Sprintf("unterminated ${ in %q", s),
-					hint: "close it with }, or write $$ for a literal $",
+				if first == nil {
+					first = &interpolationError{
+						msg:  fmt.Sprintf("unterminated ${ in %q", s),
+						hint: "close it with }, or write $$ for a literal $",
+					}
 				}
+				first.unset = nil
+				return s, false, first
 			}
 			expr := s[i+2 : i+2+end]
 			val, err := expand(expr, lookup)
 			if err != nil {
-				return s, false, err
+				if first == nil {
+					first = err
+				}
+				if err.unset == nil {
+					other = true
+				} else if !slices.Contains(unset, err.unset[0]) {
+					unset = append(unset, err.unset[0])
+				}
 			}
 			sb.WriteString(val)
 			i += 2 + end
@@ -50,6 +70,13 @@ func interpolate(s string, lookup func(string) (string, bool)) (out string, chan
 		default:
 			sb.WriteByte(c)
 		}
+	}
+	if first != nil {
+		first.unset = nil
+		if !other {
+			first.unset = unset
+		}
+		return s, false, first
 	}
 	return sb.String(), changed, nil
 }
@@ -74,8 +101,9 @@ func expand(expr string, lookup func(string) (string, bool)) (string, *interpola
 		return val, nil
 	default:
 		return "", &interpolationError{
-			msg:  fmt.Sprintf("environment variable %s is not set", name),
-			hint: fmt.Sprintf("set %s, or give a default: ${%s:-value}", name, name),
+			msg:   fmt.Sprintf("environment variable %s is not set", name),
+			hint:  fmt.Sprintf("set %s, or give a default: ${%s:-value}", name, name),
+			unset: []string{name},
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package loader
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestInterpolate(t *testing.T) {
 	env := map[string]string{"HOST": "rabbit", "EMPTY": "", "N": "10"}
@@ -9,6 +12,8 @@ func TestInterpolate(t *testing.T) {
 		in, want string
 		changed  bool
 		err      string
+		// unset: the variables the error lists when nothing else is wrong.
+		unset []string
 	}{
 		{in: "plain", want: "plain"},
 		{in: "${HOST}", want: "rabbit", changed: true},
@@ -22,7 +27,11 @@ func TestInterpolate(t *testing.T) {
 		{in: "$${HOST}", want: "${HOST}", changed: true},
 		{in: "cost $5", want: "cost $5"},
 		{in: "trailing $", want: "trailing $"},
-		{in: "${MISSING}", err: "environment variable MISSING is not set"},
+		{in: "${MISSING}", err: "environment variable MISSING is not set", unset: []string{"MISSING"}},
+		{in: "amqp://${U}:${P}@${HOST}/${U}", err: "environment variable U is not set", unset: []string{"U", "P"}},
+		{in: "${U}${1X}", err: "environment variable U is not set"},
+		{in: "${1X}${U}", err: "invalid variable reference ${1X}"},
+		{in: "${U} ${HOST", err: "environment variable U is not set"},
 		{in: "${HOST", err: `unterminated ${ in "${HOST"`},
 		{in: "${1X}", err: "invalid variable reference ${1X}"},
 		{in: "${}", err: "invalid variable reference ${}"},
@@ -31,8 +40,8 @@ func TestInterpolate(t *testing.T) {
 	for _, tt := range tests {
 		got, changed, ierr := interpolate(tt.in, lookup)
 		if tt.err != "" {
-			if ierr == nil || ierr.msg != tt.err {
-				t.Errorf("interpolate(%q) error = %v, want %q", tt.in, ierr, tt.err)
+			if ierr == nil || ierr.msg != tt.err || !slices.Equal(ierr.unset, tt.unset) {
+				t.Errorf("interpolate(%q) error = %+v, want %q, unset %q", tt.in, ierr, tt.err, tt.unset)
 			}
 			continue
 		}

@@ -27,6 +27,18 @@ const StdinName = "<stdin>"
 type Options struct {
 	// LookupEnv resolves ${VAR}; nil means no variable is set.
 	LookupEnv func(string) (string, bool)
+	// SecretsOptional lets a secret field (a user's password or
+	// password_hash, a shovel's src-uri or dest-uri, a federation
+	// upstream's uri; not hashing_algorithm, which only names an
+	// algorithm) name a variable that is not set: the commands that talk
+	// to no broker need no secret. Each such variable is a warning (to
+	// Warn), and the field holds its text as written, which is no secret
+	// ("${VAR}", the variable then in Item.Refs as when it is set). A
+	// variable that is not set anywhere else is still an error.
+	SecretsOptional bool
+	// Warn, when set, receives the warnings of the load, in file order,
+	// before Load returns (whether or not it fails).
+	Warn func(*Error)
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// Declared, when set, is called once every file is read, with the
@@ -71,6 +83,9 @@ type load struct {
 func newLoad(opts Options) *load {
 	errs := newCollector()
 	d := &decoder{errs: errs, refs: map[*node]string{}}
+	if opts.SecretsOptional {
+		d.unset = map[*node]*unsetVars{}
+	}
 	return &load{opts: opts, errs: errs, d: d, fd: newFileDecoder(d), seen: map[string]bool{}}
 }
 
@@ -178,7 +193,7 @@ func (l *load) readError(p string, err error) {
 
 func (l *load) addFile(name string, data []byte) {
 	l.errs.file(name)
-	if root := parseFile(name, data, l.opts.LookupEnv, l.errs, l.d.refs); root != nil {
+	if root := parseFile(name, data, l.opts.LookupEnv, l.errs, l.d.refs, l.d.unset); root != nil {
 		l.fd.decodeFile(root)
 	}
 }
@@ -194,6 +209,12 @@ func (l *load) finish() (*topology.Topology, error) {
 	l.buildUsers(t)
 	t.Lint = l.fd.lint
 	t.Tests = l.buildTests(t)
+	l.d.reportUnset()
+	if l.opts.Warn != nil {
+		for _, w := range l.errs.warnings() {
+			l.opts.Warn(w)
+		}
+	}
 	if err := l.errs.err(); err != nil {
 		return nil, err
 	}

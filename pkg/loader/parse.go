@@ -121,8 +121,9 @@ type parser struct {
 	limit  int
 	count  int
 	over   bool
-	active map[*yaml.Node]bool // anchors being expanded, to catch self-reference
-	refs   map[*node]string    // see parseFile
+	active map[*yaml.Node]bool  // anchors being expanded, to catch self-reference
+	refs   map[*node]string     // see parseFile
+	unset  map[*node]*unsetVars // see parseFile
 	// shared counts the anchored nodes being converted. Outside them each
 	// YAML node is read once, so convert drops it from its parent as soon as
 	// it is copied: the YAML tree is freed while the node tree grows, and a
@@ -134,8 +135,11 @@ type parser struct {
 // problems to errs. It returns nil when nothing usable could be read.
 // refs, when not nil, receives each scalar written as exactly one ${VAR}
 // and the variable's name (for secrets: a saved plan names the variable,
-// never the value).
-func parseFile(file string, data []byte, lookup func(string) (string, bool), errs *collector, refs map[*node]string) *node {
+// never the value). unset, when not nil, receives each scalar whose only
+// problem is variables that are not set, instead of errs: the decoder
+// reports it, as a warning where it reads a secret and as the error it is
+// anywhere else (Options.SecretsOptional).
+func parseFile(file string, data []byte, lookup func(string) (string, bool), errs *collector, refs map[*node]string, unset map[*node]*unsetVars) *node {
 	pos := topology.Pos{File: file}
 	if len(data) > MaxFileSize {
 		errs.addf(pos, "split the topology into several files", "file is %d bytes, more than the %d MiB limit", len(data), MaxFileSize>>20)
@@ -184,7 +188,7 @@ func parseFile(file string, data []byte, lookup func(string) (string, bool), err
 		errs.addf(pos, "split the topology into several files", "file holds %d YAML nodes, more than the %d the loader reads", size, MaxNodes)
 		return nil
 	}
-	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}, refs: refs}
+	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}, refs: refs, unset: unset}
 	p.limit = min(MaxNodes, max(minNodeLimit, 2*size))
 	root := p.convert(doc.Content[0])
 	if p.over {
@@ -524,8 +528,15 @@ func (p *parser) scalar(y *yaml.Node) *node {
 	}
 	v, changed, ierr := interpolate(y.Value, p.lookup)
 	if ierr != nil {
-		p.errs.addf(n.pos, ierr.hint, "%s", ierr.msg)
 		n.bad = true
+		if p.unset != nil && ierr.unset != nil {
+			// Kept as written, which holds no secret; reported by the
+			// decoder (decoder.unsetSecret, decoder.reportUnset).
+			p.unset[n] = &unsetVars{err: ierr}
+			p.ref(n, y.Value)
+			return n
+		}
+		p.errs.addf(n.pos, ierr.hint, "%s", ierr.msg)
 		return n
 	}
 	if len(v) > MaxValueBytes {
@@ -538,15 +549,21 @@ func (p *parser) scalar(y *yaml.Node) *node {
 	}
 	n.value = v
 	n.interpolated = true
-	if p.refs != nil && strings.HasPrefix(y.Value, "${") && strings.HasSuffix(y.Value, "}") && validVarName(y.Value[2:len(y.Value)-1]) {
-		p.refs[n] = y.Value[2 : len(y.Value)-1]
-	}
+	p.ref(n, y.Value)
 	// A plain (unquoted, untagged) scalar is typed after interpolation, so
 	// that `max_priority: ${P:-10}` is the integer 10.
 	if y.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
 		n.tag = plainTag(v)
 	}
 	return n
+}
+
+// ref records in p.refs the variable of scalar n when it was written as
+// exactly one ${VAR} (raw).
+func (p *parser) ref(n *node, raw string) {
+	if p.refs != nil && strings.HasPrefix(raw, "${") && strings.HasSuffix(raw, "}") && validVarName(raw[2:len(raw)-1]) {
+		p.refs[n] = raw[2 : len(raw)-1]
+	}
 }
 
 func (p *parser) mapping(y *yaml.Node) *node {
