@@ -52,7 +52,7 @@ lint exits 1 when a finding is at or above --fail-on.`,
 			if err != nil {
 				return err
 			}
-			if err := lint.Write(cmd.OutOrStdout(), f, findings, nil, Version); err != nil {
+			if err := lint.Write(cmd.OutOrStdout(), f, findings, nil, cmd.Root().Version); err != nil {
 				return fmt.Errorf("writing findings: %w", err)
 			}
 			if lint.AtLeast(findings, min) {

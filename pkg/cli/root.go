@@ -18,9 +18,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// Version is stamped by the linker (-X github.com/mqctl/mqctl/pkg/cli.Version=…).
-var Version = "dev"
-
 // Exit codes.
 const (
 	ExitOK      = 0
@@ -106,8 +103,8 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 	pf.StringVarP(&g.output, "output", "o", "text", "output format: text or json")
 	g.conn.register(pf)
 
+	addVersion(root)
 	root.AddCommand(
-		newVersionCmd(g),
 		newValidateCmd(g),
 		newLintCmd(g),
 		newRouteCmd(g),
@@ -235,18 +232,6 @@ func (g *globals) checkOutput(allowed ...string) error {
 		}
 	}
 	return fmt.Errorf("--output %q is not supported here; use one of %v", g.output, allowed)
-}
-
-func newVersionCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print mqctl's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "mqctl %s\n", Version)
-			return err
-		},
-	}
 }
 
 // terraformFlags accepts the single-dash long flags users know from
