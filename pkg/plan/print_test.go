@@ -1,0 +1,207 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// A print follows the diff: two objects the diff finds equal have the same
+// print, however each side spells them (the file's int, the broker's JSON
+// number; a type left out or "classic"; x-queue-type in the arguments),
+// and two it finds different have different prints.
+func TestPrintsFollowTheDiff(t *testing.T) {
+	pol := func(pattern, applyTo string, prio int, def topology.Args) *topology.Policy {
+		return &topology.Policy{Name: "p", Pattern: pattern, ApplyTo: applyTo, Priority: prio, Definition: def}
+	}
+	item := func(k Kind, s topology.Args) *topology.Item { return &topology.Item{Kind: k, Name: "i", Settings: s} }
+	for _, tc := range []struct {
+		name       string
+		have, want *Object
+		equal      bool
+	}{
+		{"queue: int and JSON number", &Object{Queue: q("a", topology.Args{"x-max-length": float64(10)})}, &Object{Queue: q("a", topology.Args{"x-max-length": int64(10)})}, true},
+		{"queue: type left out and classic", &Object{Queue: &topology.Queue{Name: "a", Durable: true}}, &Object{Queue: q("a", nil)}, true},
+		{"queue: x-queue-type stored (4.x)", &Object{Queue: &topology.Queue{Name: "a", Type: "quorum", Durable: true, Arguments: topology.Args{"x-queue-type": "quorum"}}},
+			&Object{Queue: &topology.Queue{Name: "a", Type: "quorum", Durable: true}}, true},
+		{"queue: other argument", &Object{Queue: q("a", topology.Args{"x-max-length": int64(5)})}, &Object{Queue: q("a", nil)}, false},
+		{"queue: other type", &Object{Queue: &topology.Queue{Name: "a", Type: "quorum", Durable: true}}, &Object{Queue: q("a", nil)}, false},
+		{"queue: not durable", &Object{Queue: &topology.Queue{Name: "a", Durable: false}}, &Object{Queue: q("a", nil)}, false},
+		{"exchange: same", &Object{Exchange: x("e", "topic")}, &Object{Exchange: x("e", "topic")}, true},
+		{"exchange: other type", &Object{Exchange: x("e", "fanout")}, &Object{Exchange: x("e", "topic")}, false},
+		{"exchange: internal", &Object{Exchange: &topology.Exchange{Name: "e", Type: "topic", Durable: true, Internal: true}}, &Object{Exchange: x("e", "topic")}, false},
+		{"policy: apply_to left out and all", &Object{Policy: pol("^a", "", 0, topology.Args{"max-length": float64(1)})}, &Object{Policy: pol("^a", "all", 0, topology.Args{"max-length": int64(1)})}, true},
+		{"policy: other pattern", &Object{Policy: pol("^other$", "queues", 0, nil)}, &Object{Policy: pol("^temp$", "queues", 0, nil)}, false},
+		{"policy: other priority", &Object{Policy: pol("^a", "queues", 1, nil)}, &Object{Policy: pol("^a", "queues", 0, nil)}, false},
+		{"policy: other definition", &Object{Policy: pol("^a", "queues", 0, topology.Args{"max-length": int64(2)})}, &Object{Policy: pol("^a", "queues", 0, topology.Args{"max-length": int64(1)})}, false},
+		{"limits: same", &Object{Item: item(kind.VhostLimits, topology.Args{"max-queues": float64(100)})}, &Object{Item: item(kind.VhostLimits, topology.Args{"max-queues": int64(100)})}, true},
+		{"limits: other", &Object{Item: item(kind.VhostLimits, topology.Args{"max-queues": int64(200)})}, &Object{Item: item(kind.VhostLimits, topology.Args{"max-queues": int64(100)})}, false},
+		{"upstream: other uri", &Object{Item: item(kind.FederationUpstream, topology.Args{"uri": "amqp://h2"})}, &Object{Item: item(kind.FederationUpstream, topology.Args{"uri": "amqp://h1"})}, false},
+		{"user: same hash and tags", &Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserHashingAlgorithm: "rabbit_password_hashing_sha256", kinds.UserTags: []any{"management"}})},
+			&Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserTags: []any{"management"}})}, true},
+		{"user: another salt", &Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abd", kinds.UserTags: []any{}})},
+			&Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserTags: []any{}})}, false},
+		{"user: other tags", &Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserTags: []any{"administrator"}})},
+			&Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserTags: []any{}})}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ph, pw := objectPrint(tc.have), objectPrint(tc.want)
+			if ph == NoPrint || pw == NoPrint {
+				t.Fatalf("NoPrint for an object whose definition is known: %d, %d", ph, pw)
+			}
+			if (ph == pw) != tc.equal {
+				t.Errorf("prints %d and %d: equal %v, want %v", ph, pw, ph == pw, tc.equal)
+			}
+			// The diff agrees.
+			if tc.have.Queue != nil {
+				if same := len(queueFields(tc.have.Queue, tc.want.Queue)) == 0; same != tc.equal {
+					t.Errorf("queueFields equal %v", same)
+				}
+			}
+			if tc.have.Policy != nil {
+				if same := len(policyFields(tc.have.Policy, tc.want.Policy)) == 0; same != tc.equal {
+					t.Errorf("policyFields equal %v", same)
+				}
+			}
+		})
+	}
+	// A secret is masked before it is printed: the record, readable by
+	// whoever may read the vhost, is no test of a guessed password.
+	a := ItemPrint(&topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{"src-uri": "amqp://u:secret1@h/v"}})
+	b := ItemPrint(&topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{"src-uri": "amqp://u:secret2@h/v"}})
+	if a != b {
+		t.Error("a shovel's print depends on the password in its URI")
+	}
+	// A user given a plaintext password: only the broker knows its hash.
+	if p := ItemPrint(&topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kinds.UserPassword: "pw"}}); p != NoPrint {
+		t.Errorf("a user with a plaintext password has print %d, want NoPrint (read back after the write)", p)
+	}
+}
+
+func objectPrint(o *Object) Print {
+	switch {
+	case o.Queue != nil:
+		return QueuePrint(o.Queue)
+	case o.Exchange != nil:
+		return ExchangePrint(o.Exchange)
+	case o.Policy != nil:
+		return PolicyPrint(o.Policy)
+	}
+	return ItemPrint(o.Item)
+}
+
+// leaveCase is an object the file dropped, as the broker holds it, and
+// as mqctl recorded it.
+func TestChangedOutside(t *testing.T) {
+	current := vh("v", func(v *topology.Vhost) {
+		v.Exchanges["events"] = x("events", "fanout")                         // made by hand after mqctl's topic one
+		v.Exchanges["mine"] = x("mine", "topic")                              // mqctl's
+		v.Queues["temp"] = q("temp", topology.Args{"x-max-length": int64(5)}) // by hand after mqctl's
+		v.Queues["old"] = q("old", nil)                                       // recorded by an older mqctl
+		v.Queues["keep"] = q("keep", nil)
+		v.Bindings = []*topology.Binding{bind("mine", "temp", "a"), bind("mine", "keep", "b")}
+		v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: "^other$", ApplyTo: "queues"}
+	})
+	desired := vh("v", func(v *topology.Vhost) { v.Queues["keep"] = q("keep", nil) })
+	wrote := vh("v", func(v *topology.Vhost) { // what mqctl wrote
+		v.Exchanges["events"] = x("events", "topic")
+		v.Exchanges["mine"] = x("mine", "topic")
+		v.Queues["temp"] = q("temp", nil)
+		v.Queues["keep"] = q("keep", nil)
+		v.Bindings = []*topology.Binding{bind("mine", "temp", "a"), bind("mine", "keep", "b")}
+		v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: "^temp$", ApplyTo: "queues"}
+	})
+	record := Recorded(wrote)
+	record[ObjectRef{KindQueue, "v", "old"}] = NoPrint
+	record[ObjectRef{KindQueue, "v", "gone"}] = 12345
+
+	p := Diff(desired, Current{State: current, Managed: record})
+	var got []string
+	for _, o := range p.ChangedOutside {
+		got = append(got, string(o.Kind)+" "+o.Name)
+	}
+	want := []string{"binding mine -> queue temp [a]", "exchange events", "policy cap", "queue old", "queue temp"}
+	if !cmp.Equal(got, want) {
+		t.Errorf("changed outside %v, want %v", got, want)
+	}
+	for _, o := range p.ChangedOutside {
+		switch {
+		case o.Deleted:
+			t.Errorf("%v deleted without --delete-changed", o)
+		case o.Name == "old" && !strings.Contains(o.Reason, "older mqctl"):
+			t.Errorf("old: %q", o.Reason)
+		case o.Kind == KindBinding && !strings.Contains(o.Reason, "source or destination"):
+			t.Errorf("binding: %q", o.Reason)
+		}
+	}
+	// mqctl's own exchange goes, with the binding on it that the plan does
+	// not delete on its own (RabbitMQ drops it with the exchange).
+	if got, want := rows(p), []row{{Delete, KindExchange, "mine"}, {Delete, KindBinding, "mine -> queue keep [b]"}}; !cmp.Equal(got, want) {
+		t.Errorf("changes %v, want %v", got, want)
+	}
+	if !cmp.Equal(p.Stale, []ObjectRef{{KindQueue, "v", "gone"}}) {
+		t.Errorf("stale %v", p.Stale)
+	}
+
+	// --delete-changed: deleted, as asked, and said so.
+	p = DiffWith(desired, Current{State: current, Managed: record}, Options{DeleteChanged: true})
+	deletes := 0
+	for _, c := range p.Changes {
+		if c.Action == Delete {
+			deletes++
+		}
+	}
+	if deletes != 7 || len(p.ChangedOutside) != 5 || !p.ChangedOutside[0].Deleted {
+		t.Errorf("with DeleteChanged: %v, changed outside %v", rows(p), p.ChangedOutside)
+	}
+
+	// A vhost mqctl made, left by the file, is kept while an object in it
+	// is someone else's.
+	record[ObjectRef{KindVhost, "v", "v"}] = vhostPrint
+	p = Diff(topology.New(), Current{State: current, Managed: record})
+	for _, c := range p.Changes {
+		if c.Kind == KindVhost {
+			t.Errorf("the vhost is deleted with objects changed outside mqctl in it: %v", rows(p))
+		}
+	}
+}
+
+// A permission whose user mqctl made but which was made again by hand is
+// the user's, even when its own settings are as mqctl wrote them; one on a
+// user mqctl does not manage is judged by its own settings.
+func TestPermissionOfAUserMadeAgain(t *testing.T) {
+	perm := &topology.Item{Kind: kind.Permission, Name: "u", Settings: topology.Args{"configure": ".*", "write": ".*", "read": ".*"}}
+	user := func(hash string) *topology.Item {
+		return &topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kinds.UserPasswordHash: hash, kinds.UserTags: []any{}}}
+	}
+	current := vh("v", func(v *topology.Vhost) { v.Items.Put(perm) })
+	current.Items.Put(user("new-salt"))
+	current.Declare(kind.User)
+	current.Declare(kind.Permission)
+	desired := vh("v", nil)
+	desired.Declare(kind.User)
+	desired.Declare(kind.Permission)
+	desired.Items.Put(&topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kinds.UserPasswordHash: "new-salt", kinds.UserTags: []any{}}})
+	pref := ObjectRef{kind.Permission, "v", "u"}
+	for _, tc := range []struct {
+		name    string
+		record  map[ObjectRef]Print
+		outside bool
+	}{
+		{"user made again by hand", map[ObjectRef]Print{pref: ItemPrint(perm), {kind.User, "", "u"}: ItemPrint(user("old-salt"))}, true},
+		{"user as mqctl made it", map[ObjectRef]Print{pref: ItemPrint(perm), {kind.User, "", "u"}: ItemPrint(user("new-salt"))}, false},
+		{"user not mqctl's", map[ObjectRef]Print{pref: ItemPrint(perm)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Diff(desired, Current{State: current, Managed: tc.record})
+			if outside := len(p.ChangedOutside) == 1; outside != tc.outside || (outside == (len(p.Changes) > 0)) {
+				t.Errorf("changes %v, changed outside %v", rows(p), p.ChangedOutside)
+			}
+		})
+	}
+}
