@@ -255,16 +255,22 @@ type endKey struct {
 // broker holds it (have), or as apply leaves it (after: the file's object
 // when the file declares it, the broker's otherwise).
 func (d *differ) end(after bool, want, have *topology.Vhost, k Kind, name string) Print {
+	// An exchange is the source of many bindings: its print is kept; a
+	// queue is the destination of one or two.
 	key := endKey{after, k, name}
-	if p, ok := d.ends[key]; ok {
-		return p
+	if k == KindExchange {
+		if p, ok := d.ends[key]; ok {
+			return p
+		}
 	}
 	v := have
 	if after && want != nil && ((k == KindExchange && want.Exchanges[name] != nil) || (k == KindQueue && want.Queues[name] != nil)) {
 		v = want
 	}
 	p := EndPrint(v, k, name)
-	d.ends[key] = p
+	if k == KindExchange {
+		d.ends[key] = p
+	}
 	return p
 }
 

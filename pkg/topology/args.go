@@ -2,7 +2,9 @@ package topology
 
 import (
 	"encoding/json"
+	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,7 +115,45 @@ func (a Args) Canonical() string {
 	return sb.String()
 }
 
-func writeCanonical(sb *strings.Builder, v any) {
+// CanonicalWriter takes a canonical rendering (a strings.Builder, a hash).
+type CanonicalWriter interface {
+	io.Writer
+	io.ByteWriter
+	io.StringWriter
+}
+
+// quoter is a CanonicalWriter that writes a string unambiguously itself
+// (a hash needs no quotes, only a length), without the allocation of
+// strconv.Quote.
+type quoter interface {
+	WriteQuoted(s string)
+}
+
+// quote writes s quoted, as w wants it.
+func quote(w CanonicalWriter, s string) {
+	if q, ok := w.(quoter); ok {
+		q.WriteQuoted(s)
+		return
+	}
+	w.WriteString(strconv.Quote(s))
+}
+
+// WriteCanonical writes a to w as Canonical renders it, leaving out the
+// keys of skip (nothing at all when no key is left): tables equal but for
+// those keys write the same.
+func (a Args) WriteCanonical(w CanonicalWriter, skip ...string) {
+	n := 0
+	for k := range a {
+		if !slices.Contains(skip, k) {
+			n++
+		}
+	}
+	if n > 0 {
+		writeMap(w, map[string]any(a), skip)
+	}
+}
+
+func writeCanonical(sb CanonicalWriter, v any) {
 	switch x := Normalize(v).(type) {
 	case nil:
 		sb.WriteString("null")
@@ -124,7 +164,7 @@ func writeCanonical(sb *strings.Builder, v any) {
 	case float64:
 		sb.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
 	case string:
-		sb.WriteString(strconv.Quote(x))
+		quote(sb, x)
 	case []any:
 		sb.WriteByte('[')
 		for i, e := range x {
@@ -135,25 +175,32 @@ func writeCanonical(sb *strings.Builder, v any) {
 		}
 		sb.WriteByte(']')
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		sb.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString(strconv.Quote(k))
-			sb.WriteByte(':')
-			writeCanonical(sb, x[k])
-		}
-		sb.WriteByte('}')
+		writeMap(sb, x, nil)
 	default:
 		b, _ := json.Marshal(x)
 		sb.Write(b)
 	}
+}
+
+// writeMap writes m's keys but those of skip, sorted, with their values.
+func writeMap(w CanonicalWriter, m map[string]any, skip []string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !slices.Contains(skip, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	w.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		quote(w, k)
+		w.WriteByte(':')
+		writeCanonical(w, m[k])
+	}
+	w.WriteByte('}')
 }
 
 // Equal reports whether two tables hold the same values after normalisation.
