@@ -68,10 +68,10 @@ var metadataKeys = map[string]bool{
 	"explanation": true,
 }
 
-// Built-in exchanges that every vhost has: dropped without a warning.
-var builtinExchanges = map[string]bool{
-	"": true, "amq.direct": true, "amq.fanout": true, "amq.topic": true, "amq.headers": true,
-	"amq.match": true, "amq.rabbitmq.trace": true, "amq.rabbitmq.log": true, "amq.rabbitmq.event": true,
+// builtinExchange reports the exchanges every vhost has (the default one
+// included): dropped without a warning.
+func builtinExchange(name string) bool {
+	return topology.IsBrokerExchange(name) || name == ""
 }
 
 var policyApplyTo = []string{"all", "queues", "exchanges", "classic_queues", "quorum_queues", "streams"}
@@ -640,7 +640,7 @@ func (r *reader) readExchanges(top map[string]any) {
 			continue
 		}
 		if SkipExchange(name) {
-			if !builtinExchanges[name] {
+			if !builtinExchange(name) {
 				r.rep.warnf("skipped exchange %q in vhost %q: names starting with \"amq.\" are reserved (RabbitMQ skips it on import too)", name, vh)
 			}
 			continue
@@ -895,7 +895,7 @@ func (r *reader) warnDangling() {
 		var missing []string
 		seen := map[string]bool{}
 		note := func(kind, name string) {
-			if builtinExchanges[name] || topology.IsReservedName(name) || seen[kind+name] {
+			if builtinExchange(name) || topology.IsReservedName(name) || seen[kind+name] {
 				return
 			}
 			seen[kind+name] = true

@@ -420,19 +420,8 @@ func (b *vhostBuilder) deadLetterEdge(name string, q *topology.Queue) {
 // builtinExchange reports the exchanges every vhost has without declaring
 // them.
 func builtinExchange(name string) (typ string, internal, ok bool) {
-	switch name {
-	case "amq.direct":
-		return "direct", false, true
-	case "amq.fanout":
-		return "fanout", false, true
-	case "amq.topic":
-		return "topic", false, true
-	case "amq.headers", "amq.match":
-		return "headers", false, true
-	case "amq.rabbitmq.trace":
-		return "topic", true, true
-	}
-	return "", false, false
+	x, ok := topology.BuiltinExchange(name)
+	return x.Type, x.Internal, ok
 }
 
 // formatMillis renders a duration in milliseconds in the largest unit that

@@ -273,30 +273,15 @@ func (f *facts) exchangeDeclared(name string) bool {
 	return ok
 }
 
-// exchangeType returns the routing type of an exchange ("" when unknown).
+// exchangeType returns the routing type of an exchange ("" when unknown):
+// a delayed-message exchange routes as its x-delayed-type.
 func (f *facts) exchangeType(name string) string {
-	if name == "" {
-		return "direct"
-	}
-	if x, ok := f.v.Exchanges[name]; ok {
-		if x.Type == "x-delayed-message" {
-			if t, ok := x.Arguments.String("x-delayed-type"); ok {
-				return t
-			}
+	if x, ok := f.v.Exchanges[name]; ok && x.Type == "x-delayed-message" {
+		if t, ok := x.Arguments.String("x-delayed-type"); ok {
+			return t
 		}
-		return x.Type
 	}
-	switch name {
-	case "amq.direct":
-		return "direct"
-	case "amq.fanout":
-		return "fanout"
-	case "amq.topic", "amq.rabbitmq.trace", "amq.rabbitmq.log":
-		return "topic"
-	case "amq.headers", "amq.match":
-		return "headers"
-	}
-	return ""
+	return f.v.ExchangeType(name)
 }
 
 // inboundKeys returns the routing keys a message can carry while it sits in

@@ -1,6 +1,9 @@
 package lint
 
 import (
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -46,7 +49,6 @@ func runBindingEnds(p *Pass) []Finding {
 
 // MQ402: an exchange that drops everything published to it.
 func runExchangeUnbound(p *Pass) []Finding {
-	builtin := builtinExchanges()
 	routedInto := map[string]bool{} // exchanges another exchange is bound to
 	for _, b := range p.Vhost.Bindings {
 		if b.DestinationType == topology.DestExchange {
@@ -55,7 +57,7 @@ func runExchangeUnbound(p *Pass) []Finding {
 	}
 	var out []Finding
 	for _, name := range p.exchangeNames {
-		if builtin[name] {
+		if topology.IsBrokerExchange(name) {
 			continue // declared by the broker itself
 		}
 		x := p.Vhost.Exchanges[name]
@@ -72,6 +74,27 @@ func runExchangeUnbound(p *Pass) []Finding {
 			"exchange %q has no bindings and no alternate exchange: every message that reaches it while no queue is bound is dropped (or returned, when published as mandatory). "+
 				"Bind a queue or exchange to it, or set alternate_exchange; if consumers bind queues of their own to it at run time (server-named queues for pub/sub), silence this with `# mqctl:ignore MQ402`; if nothing uses it, remove it",
 			name))
+	}
+	return out
+}
+
+// MQ405: a topic binding key RabbitMQ 4.3.5+ refuses (more than two '#'
+// words), on every target: a file that holds one does not apply there.
+func runTopicHashes(p *Pass) []Finding {
+	var out []Finding
+	for _, b := range p.Vhost.Bindings {
+		n := rmqversion.TopicHashWords(b.RoutingKey)
+		if n <= rmqversion.MaxTopicHashWords || p.Vhost.ExchangeType(b.Source) != "topic" {
+			continue
+		}
+		judged := "RabbitMQ 4.3.5 and later refuse it"
+		if p.Version.TopicHashLimit() {
+			judged = fmt.Sprintf("RabbitMQ %s refuses it", p.Version.Line())
+		}
+		out = append(out, p.bindingFinding(b,
+			"topic binding from %s to %s %q has routing key %q with %d '#' words: %s (\"at most 2 are allowed\"), so the file does not apply there. "+
+				"'#' words next to each other match what one does (\"#.#\" is \"#\"): merge them, or split the binding in two with at most two '#' each",
+			exchangeLabel(b.Source), b.DestinationType, b.Destination, b.RoutingKey, n, judged))
 	}
 	return out
 }

@@ -43,18 +43,18 @@ func deprecatedSettings() []deprecatedSetting {
 				return fmt.Sprintf("Use x-queue-leader-locator: %s instead (queue arguments cannot change in place: mqctl plans a replace of the queue, so make the change while it is empty, or move the setting to a policy, queue-leader-locator)", leader)
 			}},
 		{arg: "x-queue-mode", key: "queue-mode",
-			applies: rmqversion.Version.IgnoresQueueMode, refused: rmqversion.Version.RefusesQueueMode,
+			applies: rmqversion.Version.IgnoresQueueMode, refused: func(rmqversion.Version) bool { return false },
 			why: func(v rmqversion.Version) string {
-				if v.RefusesQueueMode() {
-					return "RabbitMQ " + v.Line() + " removed the storage it selected (classic queues v1) and refuses to declare a queue with it"
+				if !v.ValidatesQueueMode() {
+					return "RabbitMQ " + v.Line() + " ignores it (since 3.12 classic queues keep messages on disk with a small in-memory buffer whatever the mode, as lazy queues did), and no longer even checks its value"
 				}
-				return "RabbitMQ " + v.Line() + " ignores it (since 3.12 classic queues keep messages on disk with a small in-memory buffer whatever the mode, as lazy queues did), and 4.3 refuses a queue declared with it"
+				return "RabbitMQ " + v.Line() + " ignores it (since 3.12 classic queues keep messages on disk with a small in-memory buffer whatever the mode, as lazy queues did)"
 			},
 			fix: func(_ string, policy bool) string {
 				if policy {
 					return "Remove it from the policy"
 				}
-				return "Remove it (queue arguments cannot change in place: mqctl plans a replace of the queue, so make the change while it is empty, or before upgrading to 4.3)"
+				return "Remove it (queue arguments cannot change in place: mqctl plans a replace of the queue, so make the change while it is empty, or move the setting to a policy first)"
 			}},
 	}
 }

@@ -81,20 +81,11 @@ func runCommandKey(p *Pass) []Finding {
 	return out
 }
 
-// builtinExchanges are declared by the broker itself in every vhost.
-func builtinExchanges() map[string]bool {
-	return map[string]bool{
-		"amq.direct": true, "amq.fanout": true, "amq.topic": true, "amq.headers": true,
-		"amq.match": true, "amq.rabbitmq.trace": true, "amq.rabbitmq.log": true,
-	}
-}
-
 // MQ701: user objects named with the reserved amq. prefix.
 func runReservedName(p *Pass) []Finding {
-	builtin := builtinExchanges()
 	var out []Finding
 	for _, name := range p.exchangeNames {
-		if topology.IsReservedName(name) && !builtin[name] {
+		if topology.IsReservedName(name) && !topology.IsBrokerExchange(name) {
 			out = append(out, p.exchangeFinding(p.Vhost.Exchanges[name],
 				"exchange %q uses the reserved amq. prefix: RabbitMQ refuses to declare it (ACCESS_REFUSED). Rename it", name))
 		}

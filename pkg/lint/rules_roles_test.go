@@ -343,9 +343,14 @@ func versionRuleCases() []ruleCase {
 			fire: []string{"lazy", "located", "old"}, severity: Warning,
 			contains: []string{"RabbitMQ 4.0 ignores it", "x-queue-leader-locator: balanced", "queue-leader-locator: client-local",
 				"mqctl plans a replace", "quorum queues do not support queue-master-locator"}},
-		{name: "deprecated arguments refused on 4.3", id: "MQ503",
+		// RabbitMQ 4.3.6 takes a classic queue with x-queue-mode (its
+		// release notes said it would refuse it): a warning, no error.
+		{name: "queue mode on 4.3 is ignored, not refused", id: "MQ503",
 			build: func(b *builder) { b.queue("lazy", topology.Args{"x-queue-mode": "lazy"}) },
-			opts:  v43, fire: []string{"lazy"}, severity: Error, contains: []string{"RabbitMQ 4.3"}},
+			opts:  v43, fire: []string{"lazy"}, severity: Warning, contains: []string{"RabbitMQ 4.3 ignores it", "no longer even checks its value"}},
+		{name: "queue master locator refused on 4.3", id: "MQ503",
+			build: func(b *builder) { b.queue("located", topology.Args{"x-queue-master-locator": "client-local"}) },
+			opts:  v43, fire: []string{"located"}, severity: Error, contains: []string{"RabbitMQ 4.3 denies the deprecated feature queue_master_locator", "x-queue-leader-locator: client-local"}},
 		{name: "lazy mode on 3.10 still works", id: "MQ503",
 			build: func(b *builder) {
 				b.queue("lazy", topology.Args{"x-queue-mode": "lazy"})

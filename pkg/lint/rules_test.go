@@ -383,6 +383,28 @@ func ruleCases() []ruleCase {
 			},
 			quiet: []string{`orders -> queue work ["k"]`, `amq.topic -> queue work ["k"]`}},
 
+		// MQ405
+		{name: "three '#' words in a topic key, on every target", id: "MQ405",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.exchange("plain", "direct")
+				b.queue("work", nil)
+				b.bind("orders", "work", "#.a.#.b.#")
+				b.bind("amq.topic", "work", "#.#.#")
+				b.bind("plain", "work", "#.a.#.b.#") // a direct exchange's key is a word
+			},
+			fire:     []string{`orders -> queue work ["#.a.#.b.#"]`, `amq.topic -> queue work ["#.#.#"]`},
+			quiet:    []string{`plain -> queue work ["#.a.#.b.#"]`},
+			contains: []string{"3 '#' words", "RabbitMQ 4.3.5 and later refuse it", "merge them"}},
+		{name: "two '#' words are fine", id: "MQ405",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.queue("work", nil)
+				b.bind("orders", "work", "#.a.#")
+				b.bind("orders", "work", "*.*.#")
+			},
+			quiet: []string{`orders -> queue work ["#.a.#"]`, `orders -> queue work ["*.*.#"]`}},
+
 		// MQ402
 		{name: "exchange bound to nothing", id: "MQ402",
 			build: func(b *builder) { b.exchange("lonely", "topic") },

@@ -10,9 +10,13 @@ package rmqversion
 // 3.12 "lazy" moves messages to disk as early as possible.
 func (v Version) IgnoresQueueMode() bool { return v.AtLeast(3, 12) }
 
-// RefusesQueueMode: a classic queue declared with x-queue-mode is refused
-// (4.3+, which removed the CQv1 storage; 4.3.0 release notes).
-func (v Version) RefusesQueueMode() bool { return v.AtLeast(4, 3) }
+// ValidatesQueueMode: the value of x-queue-mode on a classic queue is
+// checked ("default" or "lazy"). 4.3 removed the check with the CQv1
+// storage: its release notes say a queue with the argument is refused, but
+// RabbitMQ 4.3.6 declares a classic queue with x-queue-mode "lazy", and
+// even "bogus" (pkg/rmqversion's live test states each version's answer).
+// The broker wins: no version refuses the argument on a classic queue.
+func (v Version) ValidatesQueueMode() bool { return !v.AtLeast(4, 3) }
 
 // DeprecatesQueueMasterLocator: x-queue-master-locator (policy key
 // queue-master-locator) is the deprecated feature queue_master_locator, for

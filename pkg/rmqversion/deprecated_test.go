@@ -14,7 +14,7 @@ func TestDeprecatedArgumentsByVersion(t *testing.T) {
 		want []bool // in the order of versions
 	}{
 		{"ignores queue mode", rmqversion.Version.IgnoresQueueMode, []bool{false, false, true, true, true, true, true}},
-		{"refuses queue mode", rmqversion.Version.RefusesQueueMode, []bool{false, false, false, false, false, false, true}},
+		{"validates queue mode", rmqversion.Version.ValidatesQueueMode, []bool{true, true, true, true, true, true, false}},
 		{"deprecates queue master locator", rmqversion.Version.DeprecatesQueueMasterLocator, []bool{false, false, false, false, true, true, true}},
 		{"refuses queue master locator", rmqversion.Version.RefusesQueueMasterLocator, []bool{false, false, false, false, false, false, true}},
 	}
@@ -24,5 +24,37 @@ func TestDeprecatedArgumentsByVersion(t *testing.T) {
 				t.Errorf("%s on %s = %v, want %v", c.name, s, got, c.want[i])
 			}
 		}
+	}
+}
+
+// What 4.3 refuses that earlier versions take, by the version table
+// (the live tests hold each against the broker of the run).
+func TestRefusals43(t *testing.T) {
+	for _, s := range []string{"3.10", "4.0", "4.2", "4.3.0", "4.3.4", "4.3.5", "4.3"} {
+		v := rmqversion.MustParse(s)
+		is43 := v.AtLeast(4, 3)
+		for _, c := range []struct {
+			name      string
+			got, want bool
+		}{
+			{"x-consumer-timeout on a classic queue", v.RefusesQueueArgument("classic", "x-consumer-timeout"), is43},
+			{"x-delayed-retry-type on a stream", v.RefusesQueueArgument("stream", "x-delayed-retry-type"), is43},
+			{"x-consumer-timeout on a quorum queue", v.RefusesQueueArgument("quorum", "x-consumer-timeout"), false},
+			{"x-queue-master-locator on a classic queue", v.RefusesQueueArgument("classic", "x-queue-master-locator"), is43},
+			{"x-queue-mode on a classic queue", v.RefusesQueueArgument("classic", "x-queue-mode"), false},
+			{"topic keys with three '#'", v.TopicHashLimit(), v.AtLeast(4, 3) && s != "4.3.0" && s != "4.3.4"},
+		} {
+			if c.got != c.want {
+				t.Errorf("%s, %s: refused %v, want %v", s, c.name, c.got, c.want)
+			}
+		}
+		_, one := v.RefusesQueueArgumentValue("classic", "x-queue-version", int64(1))
+		_, two := v.RefusesQueueArgumentValue("classic", "x-queue-version", float64(2))
+		if one != is43 || two {
+			t.Errorf("%s: x-queue-version 1 refused %v (want %v), 2 refused %v", s, one, is43, two)
+		}
+	}
+	if n := rmqversion.TopicHashWords("#.a.#.b.#"); n != 3 {
+		t.Errorf("TopicHashWords = %d", n)
 	}
 }

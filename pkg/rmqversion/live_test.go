@@ -7,12 +7,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -25,6 +27,9 @@ var probeArgs = map[string]any{
 	"x-dead-letter-strategy": "at-most-once", "x-queue-master-locator": "client-local",
 	"x-queue-leader-locator": "balanced", "x-max-age": "1D", "x-stream-max-segment-size-bytes": 1000000,
 	"x-initial-cluster-size": 1, "x-quorum-initial-group-size": 1,
+	// Quorum queues' own from 4.3.
+	"x-consumer-timeout": 60000, "x-consumer-disconnected-timeout": 60000, "x-delayed-retry-type": "all",
+	"x-delayed-retry-min": 100, "x-delayed-retry-max": 1000,
 }
 
 // TestRefusedQueueArgumentsAgainstBroker declares a queue of each type with
@@ -51,6 +56,21 @@ func TestRefusedQueueArgumentsAgainstBroker(t *testing.T) {
 			if want := v.RefusesQueueArgument(typ, arg); refused != want {
 				t.Errorf("RabbitMQ %s, %s queue with %s: broker refused=%v (%v), mqctl predicts refused=%v", v, typ, arg, refused, err, want)
 			}
+		}
+	}
+	// Values: x-queue-version 1 on a classic queue (4.3 removed v1).
+	for _, val := range []int{1, 2} {
+		n++
+		resp, err := b.RH.DeclareQueue(vh, fmt.Sprintf("probe-%d", n), rabbithole.QueueSettings{Durable: true,
+			Arguments: map[string]any{"x-queue-version": val}})
+		refused := err != nil
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			refused = refused || resp.StatusCode == http.StatusBadRequest
+		}
+		if _, want := v.RefusesQueueArgumentValue(topology.QueueClassic, "x-queue-version", val); refused != want {
+			t.Errorf("RabbitMQ %s, classic queue with x-queue-version %d: broker refused=%v (%v), mqctl predicts refused=%v", v, val, refused, err, want)
 		}
 	}
 	if got, want := v.RefusesQueueArgument(topology.QueueClassic, "x-queue-leader-locator"), !v.AtLeast(4, 0); got != want {
@@ -142,6 +162,53 @@ func TestRefusedSettingsAgainstBroker(t *testing.T) {
 		top.Vhosts[vh] = vhost
 		if predicted := v.Check(top) != nil; predicted != refused {
 			t.Errorf("RabbitMQ %s, %s: broker refused=%v, Check predicts refused=%v", v, c.name, refused, predicted)
+		}
+	}
+}
+
+// TestTopicHashLimitAgainstBroker: 4.3.5+ refuses a topic binding key
+// with three '#' words, and takes two; 3.10 and 4.0 take both. Check
+// predicts it for the broker of the run.
+func TestTopicHashLimitAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	for _, path := range []string{"/api/exchanges/" + url.PathEscape(vh) + "/t", "/api/queues/" + url.PathEscape(vh) + "/q"} {
+		body := `{"type":"topic","durable":true}`
+		if strings.Contains(path, "/queues/") {
+			body = `{"durable":true}`
+		}
+		req, _ := http.NewRequest(http.MethodPut, b.URL+path, strings.NewReader(body))
+		req.SetBasicAuth(b.Username, b.Password)
+		req.Header.Set("Content-Type", "application/json")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+	}
+	for _, key := range []string{"#.a.#", "#.a.#.b.#"} {
+		req, _ := http.NewRequest(http.MethodPost, b.URL+"/api/bindings/"+url.PathEscape(vh)+"/e/t/q/q", strings.NewReader(`{"routing_key":"`+key+`"}`))
+		req.SetBasicAuth(b.Username, b.Password)
+		req.Header.Set("Content-Type", "application/json")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		refused := r.StatusCode == http.StatusBadRequest
+		top := topology.New()
+		vhost := topology.NewVhost(vh)
+		vhost.Exchanges["t"] = &topology.Exchange{Name: "t", Type: "topic", Durable: true}
+		vhost.Queues["q"] = &topology.Queue{Name: "q", Durable: true}
+		vhost.Bindings = []*topology.Binding{{Source: "t", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: key}}
+		top.Vhosts[vh] = vhost
+		if predicted := v.Check(top) != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, topic binding key %q: broker refused=%v (%d %s), Check predicts refused=%v", v, key, refused, r.StatusCode, msg, predicted)
+		}
+		if want := v.AtLeast(4, 3) && rmqversion.TopicHashWords(key) > 2; refused != want {
+			t.Errorf("RabbitMQ %s, topic binding key %q: refused=%v, want %v (4.3.5+ refuses three '#' words)", v, key, refused, want)
 		}
 	}
 }

@@ -24,18 +24,69 @@ var refusedQueueArgs = map[string][]string{
 		"x-dead-letter-strategy", "x-queue-master-locator", "x-quorum-initial-group-size"},
 }
 
+// quorumArgs43 are the arguments quorum queues learnt in 4.3 (consumer
+// timeouts, delayed retry). An argument some queue type takes is refused
+// on every other type ("invalid arg … of queue type …"); before 4.3 no
+// type knew them and every type stored them unread (measured: 3.10.8 and
+// 4.0.5 declare a classic queue and a stream with each, 4.3.6 refuses both).
+var quorumArgs43 = []string{"x-consumer-timeout", "x-consumer-disconnected-timeout",
+	"x-delayed-retry-type", "x-delayed-retry-min", "x-delayed-retry-max"}
+
 // RefusesQueueArgument reports whether version v refuses to declare a
-// queue of type typ ("" is classic) with argument arg.
+// queue of type typ ("" is classic) with argument arg, whatever its value.
 func (v Version) RefusesQueueArgument(typ, arg string) bool {
 	if typ == "" {
 		typ = topology.QueueClassic
 	}
-	if slices.Contains(refusedQueueArgs[typ], arg) {
+	switch {
+	case slices.Contains(refusedQueueArgs[typ], arg):
 		return true
+	case typ != topology.QueueQuorum && slices.Contains(quorumArgs43, arg):
+		return v.AtLeast(4, 3)
+	case typ == topology.QueueClassic && arg == "x-queue-master-locator":
+		// The deprecated feature queue_master_locator, denied by default.
+		return v.RefusesQueueMasterLocator()
 	}
 	// Classic queues learnt the leader locator in 4.0 (3.x refuses it;
 	// their own was x-queue-master-locator).
 	return typ == topology.QueueClassic && arg == "x-queue-leader-locator" && !v.AtLeast(4, 0)
+}
+
+// RefusesQueueArgumentValue reports whether version v refuses to declare
+// a queue of type typ with argument arg set to val (an argument the type
+// takes), and why in the broker's words: 4.3 removed classic queues v1, so
+// x-queue-version 1 is "unsupported queue version '1'" (2 is still taken).
+func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason string, refused bool) {
+	if typ == "" {
+		typ = topology.QueueClassic
+	}
+	if typ == topology.QueueClassic && arg == "x-queue-version" && v.AtLeast(4, 3) {
+		if n, ok := topology.Normalize(val).(int64); ok && n != 2 {
+			return fmt.Sprintf("unsupported queue version '%d' (classic queues v1 were removed in 4.3)", n), true
+		}
+	}
+	return "", false
+}
+
+// MaxTopicHashWords is the most '#' words a topic binding key may hold on
+// a version that limits them (TopicHashLimit).
+const MaxTopicHashWords = 2
+
+// TopicHashLimit: a topic binding key with more than MaxTopicHashWords
+// '#' words is refused ("Topic binding key '#.a.#.b.#' uses 3 '#'
+// wildcards, at most 2 are allowed", 4.3.5+; rabbitmq-server#17039).
+// Bindings made by older versions are kept.
+func (v Version) TopicHashLimit() bool { return v.atLeastPatch(4, 3, 5) }
+
+// TopicHashWords counts the '#' words of a topic binding key.
+func TopicHashWords(key string) int {
+	n := 0
+	for _, w := range strings.Split(key, ".") {
+		if w == "#" {
+			n++
+		}
+	}
+	return n
 }
 
 // RefusesSetting reports whether version v refuses a shovel or federation
@@ -125,12 +176,25 @@ func (v Version) Check(t *topology.Topology) error {
 				typ = topology.QueueClassic
 			}
 			for _, arg := range sortedKeys(q.Arguments) {
-				if !v.RefusesQueueArgument(typ, arg) {
+				if v.RefusesQueueArgument(typ, arg) {
+					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
+						Reason: queueArgReason(v, typ, arg),
+						Fix:    queueArgFix(v, typ, arg)})
+				} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
+					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
+						Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
+						Fix:    "remove it, or set it to 2 (classic queues have used version 2 storage by default since 3.12)"})
+				}
+			}
+		}
+		if v.TopicHashLimit() {
+			for _, b := range vh.Bindings {
+				if vh.ExchangeType(b.Source) != "topic" || TopicHashWords(b.RoutingKey) <= MaxTopicHashWords {
 					continue
 				}
-				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
-					Reason: fmt.Sprintf("RabbitMQ %s refuses this argument on a %s queue (HTTP 400 invalid arg)", v.Line(), typ),
-					Fix:    queueArgFix(v, typ, arg)})
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
+					Reason: fmt.Sprintf("RabbitMQ %s refuses a topic binding key with more than %d '#' words (HTTP 400 \"uses %d '#' wildcards, at most %d are allowed\", from 4.3.5)", v.Line(), MaxTopicHashWords, TopicHashWords(b.RoutingKey), MaxTopicHashWords),
+					Fix:    "write it with at most two '#' words: next to each other they match what one does (\"#.#\" is \"#\"), so merge them, or split the binding in two"})
 			}
 		}
 		check := func(kind string, ps map[string]*topology.Policy) {
@@ -177,8 +241,25 @@ func (v Version) Check(t *topology.Topology) error {
 	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
 }
 
+// queueArgReason says why version v refuses arg on a queue of type typ.
+func queueArgReason(v Version, typ, arg string) string {
+	switch {
+	case typ == topology.QueueClassic && arg == "x-queue-master-locator":
+		return fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"Feature `queue_master_locator` is deprecated\")", v.Line())
+	case slices.Contains(quorumArgs43, arg):
+		return fmt.Sprintf("RabbitMQ %s takes it on quorum queues only, and refuses it on a %s queue (HTTP 400 invalid arg)", v.Line(), typ)
+	}
+	return fmt.Sprintf("RabbitMQ %s refuses this argument on a %s queue (HTTP 400 invalid arg)", v.Line(), typ)
+}
+
 func queueArgFix(v Version, typ, arg string) string {
 	switch {
+	case typ == topology.QueueClassic && arg == "x-queue-master-locator":
+		return "use x-queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"
+	case arg == "x-consumer-timeout":
+		return "remove it: on 4.3 only quorum queues evaluate consumer timeouts (classic queues and streams no longer do); for a quorum queue keep it, or set consumer-timeout with a policy"
+	case slices.Contains(quorumArgs43, arg):
+		return "remove it, or declare the queue as a quorum queue: only quorum queues take it"
 	case typ == topology.QueueQuorum && arg == "x-max-priority":
 		if v.AtLeast(4, 0) {
 			return "remove it: quorum queues have two priorities (publish with priority above 4 for the high one) and no x-max-priority, or use a classic queue"

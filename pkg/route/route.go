@@ -26,17 +26,6 @@ const (
 	typeDelayed = "x-delayed-message"
 )
 
-// builtinExchanges are the exchanges every RabbitMQ vhost has; a topology
-// need not declare them to bind to or publish to them.
-var builtinExchanges = map[string]topology.Exchange{
-	"amq.direct":         {Name: "amq.direct", Type: typeDirect, Durable: true},
-	"amq.fanout":         {Name: "amq.fanout", Type: typeFanout, Durable: true},
-	"amq.topic":          {Name: "amq.topic", Type: typeTopic, Durable: true},
-	"amq.headers":        {Name: "amq.headers", Type: typeHeaders, Durable: true},
-	"amq.match":          {Name: "amq.match", Type: typeHeaders, Durable: true},
-	"amq.rabbitmq.trace": {Name: "amq.rabbitmq.trace", Type: typeTopic, Durable: true, Internal: true},
-}
-
 // Simulator routes messages through one vhost. New precomputes every index
 // it needs; afterwards a Simulator is read-only and safe for concurrent
 // use.
@@ -111,9 +100,11 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 	s.opPolicies = compilePolicies("operator policy", v.OperatorPolicies, &s.problems)
 	s.checkOperatorPolicies(v.OperatorPolicies)
 
-	for name, b := range builtinExchanges {
+	// The exchanges every vhost has: a topology need not declare them to
+	// bind to or publish to them.
+	for _, name := range topology.BuiltinExchangeNames() {
 		if _, declared := v.Exchanges[name]; !declared {
-			x := b
+			x, _ := topology.BuiltinExchange(name)
 			s.exchanges[name] = &exchangeIndex{x: &x}
 		}
 	}
