@@ -12,8 +12,8 @@ type Refusal struct {
 // Refused gives, per RabbitMQ release line, the corpus files that a broker
 // with the management, shovel and federation plugins would refuse part of,
 // and what mqctl says. A file absent from a line's map is taken whole on that
-// line. The lines differ in ha-* (4.0 removed classic mirroring) and apply-to
-// by queue type (3.12 added it).
+// line. The lines differ in ha-* (4.0 removed classic mirroring), apply-to
+// by queue type (3.12 added it) and queue-master-locator (4.3 denies it).
 var Refused = map[string]map[string]Refusal{
 	"3.10": {
 		// Streams take no x-max-length (they have x-max-length-bytes and x-max-age).
@@ -35,5 +35,17 @@ var Refused = map[string]map[string]Refusal{
 		"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
 		"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
 		"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	},
+	"4.3": {
+		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
+		"adrienKoumgangT__distriqueue__definitions.json":         {true, `queue "job.high" in vhost`},
+		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
+		"case1.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"case3.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+		// The deprecated feature queue_master_locator is denied by default.
+		"case4.json": {true, `policy "abc" in vhost`},
 	},
 }

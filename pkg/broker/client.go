@@ -395,8 +395,17 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 		missing := false
 		if resp.StatusCode == http.StatusNotFound && r.vhost != "" && eb.Reason != "vhost_not_found" {
 			missing = !c.vhostExists(ctx, r.vhost)
+			if missing && !c.IsAdmin() && eb.Error == "not_found" {
+				// RabbitMQ 4.3 (from 4.2.9 and 4.3.3) answers a user without
+				// permissions on a vhost 404 "not_found" where 4.0 said 401;
+				// a vhost that does not exist gets "vhost_not_found" or
+				// "Object Not Found". Such a vhost is unknown, never absent.
+				eb.explained = fmt.Sprintf("vhost %q is not one user %q may see, so RabbitMQ does not say whether it exists; if it does, %s",
+					r.vhost, c.user, c.noVhostAccess(r.vhost))
+				missing = false
+			}
 		}
-		if resp.StatusCode == http.StatusNotFound && !missing && declaresIn(r.method, r.path) {
+		if resp.StatusCode == http.StatusNotFound && !missing && eb.explained == "" && declaresIn(r.method, r.path) {
 			// A declaration in a vhost that exists is answered 404 while the
 			// vhost is unavailable: RabbitMQ 3.10 does so while the node shuts
 			// down (a binding also when one of its ends is missing, which the

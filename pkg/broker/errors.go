@@ -98,6 +98,10 @@ func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing b
 	reason = oneLine(reason)
 	e := &APIError{Op: op, Status: status, Reason: reason, Server: server}
 	switch {
+	case status == http.StatusNotFound && body.explained != "":
+		// A vhost the user may not see (client.go): unknown, not missing.
+		e.kind = []error{ErrForbidden}
+		e.msg = fmt.Sprintf("%s: %s", op, body.explained)
 	case status == http.StatusUnauthorized && body.explained != "":
 		e.kind = []error{ErrForbidden}
 		e.msg = fmt.Sprintf("%s: %s", op, body.explained)

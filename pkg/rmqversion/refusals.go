@@ -210,6 +210,11 @@ func (v Version) Check(t *topology.Topology) error {
 						}
 					}
 				}
+				if _, ok := p.Definition["queue-master-locator"]; ok && v.RefusesQueueMasterLocator() {
+					out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.Pos,
+						Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
+						Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
+				}
 				switch p.ApplyTo {
 				case "classic_queues", "quorum_queues", "streams":
 					if !v.PolicyApplyToQueueTypes() {
