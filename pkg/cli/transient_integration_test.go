@@ -49,13 +49,14 @@ func TestTransientQueuesByVersion(t *testing.T) {
 		return
 	}
 
-	// A 4.0 node of this test's own that denies the feature.
+	// A node of this test's own, of the same version, that denies the
+	// feature.
 	node := startPrivateNode(t, "MQCTL_BROKER_CONF=deprecated_features.permit.transient_nonexcl_queues = false")
 	const vhost = "transient"
 	rh, amqpPort := node.vhost(vhost)
 	private := &testbroker.Broker{URL: node.mgmt, Username: "guest", Password: "guest", AMQPHost: "127.0.0.1", AMQPPort: amqpPort}
 	r = runMqctl(private, map[string]string{"VHOST": vhost}, "apply", "-f", file, "--auto-approve")
-	want := `apply refused, nothing was changed: transient (durable: false) queue "scratch" in vhost "transient": this RabbitMQ 4.0`
+	want := `apply refused, nothing was changed: transient (durable: false) queue "scratch" in vhost "transient": this RabbitMQ ` + v.Line()
 	if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "durable: true") ||
 		!strings.Contains(r.stderr, "deprecated_features.permit.transient_nonexcl_queues = true") {
 		t.Errorf("apply on a broker that denies transient queues: want exit 1 saying %q and both fixes:\n%s", want, r)

@@ -61,6 +61,8 @@ type Lock struct {
 
 	mu   sync.Mutex
 	conn *amqp.Connection
+	// held is true for a lock (Acquire), false for a Peek.
+	held bool
 	// idle are channels of Inspect that answered their last passive
 	// declare: the next Inspect reuses one instead of opening a channel
 	// (two round trips fewer). A failed declare closes its channel, which
@@ -146,7 +148,7 @@ func try(vhost string, opts Options) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: %w", QueueName, vhost, err)
 	}
-	return &Lock{Vhost: vhost, conn: conn}, nil
+	return &Lock{Vhost: vhost, conn: conn, held: true}, nil
 }
 
 // dial opens an AMQP connection to vhost.
@@ -164,8 +166,11 @@ func Peek(vhost string, opts Options) (*Lock, error) {
 	return &Lock{Vhost: vhost, conn: conn}, nil
 }
 
-// Release drops the lock (closing the connection deletes the queue, and
-// closes the channels of Inspect).
+// Release drops the lock: it deletes the lock queue, then closes the
+// connection (which closes the channels of Inspect). Closing alone would
+// delete the exclusive queue too, but RabbitMQ 4.3 does that after the
+// connection is gone, asynchronously: an apply right after could still
+// meet the lock. A lock whose delete fails still goes with its connection.
 func (l *Lock) Release() error {
 	if l == nil {
 		return nil
@@ -174,6 +179,12 @@ func (l *Lock) Release() error {
 	defer l.mu.Unlock()
 	if l.conn == nil {
 		return nil
+	}
+	if l.held && !l.conn.IsClosed() {
+		if ch, err := l.conn.Channel(); err == nil {
+			_, _ = ch.QueueDelete(QueueName, false, false, false)
+			_ = ch.Close()
+		}
 	}
 	err := l.conn.Close()
 	l.conn, l.idle = nil, nil

@@ -254,3 +254,31 @@ func TestInspectConcurrent(t *testing.T) {
 		t.Errorf("Inspect after Release = %v, want an error saying the connection is closed", err)
 	}
 }
+
+// Release leaves no lock behind, as the management API shows it right
+// after: closing the connection alone is not enough on RabbitMQ 4.3,
+// which drops an exclusive queue a moment after its connection is gone
+// (a test listed the vhost's queues after an apply and found mqctl.lock).
+func TestReleaseFreesAtOnce(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	ctx := context.Background()
+	for i := range 10 {
+		l, err := lock.Acquire(ctx, vh, options(b, fmt.Sprintf("apply %d", i)))
+		if err != nil {
+			t.Fatalf("Acquire %d right after a Release: %v", i, err)
+		}
+		if err := l.Release(); err != nil {
+			t.Fatalf("Release %d: %v", i, err)
+		}
+		qs, err := b.RH.ListQueuesIn(vh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			if q.Name == lock.QueueName {
+				t.Fatalf("after Release %d the management API still lists %s", i, lock.QueueName)
+			}
+		}
+	}
+}
