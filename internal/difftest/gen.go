@@ -462,10 +462,22 @@ func (g *gen) routingKey() string {
 	return strings.Join(words, ".")
 }
 
-// pattern returns a topic binding key of 0–4 words with * and #.
+// maxHashWords is the most # words a topic binding key may have:
+// RabbitMQ 4.3.5 and later refuse more ("Topic binding key '#.a.#.b.#'
+// uses 3 '#' wildcards, at most 2 are allowed"; 4.3.5 release notes,
+// rabbitmq-server#17039), and mqctl's lint refuses them for every
+// version, so that a file stays portable.
+const maxHashWords = 2
+
+// pattern returns a topic binding key of 0–4 words with * and #, at most
+// maxHashWords of them #. A # drawn past those becomes a *: that draws
+// nothing more from the generator, so every seed whose keys had no more
+// # words gives the case it gave before (the CI seeds had one such key,
+// "#.#.*.#" in seed 26, now "#.#.*.*").
 func (g *gen) pattern() string {
 	n := g.weighted(8, 30, 32, 20, 10)
 	words := make([]string, n)
+	hashes := 0
 	for i := range words {
 		switch g.weighted(55, 20, 20, 5) {
 		case 0:
@@ -474,6 +486,9 @@ func (g *gen) pattern() string {
 			words[i] = "*"
 		case 2:
 			words[i] = "#"
+			if hashes++; hashes > maxHashWords {
+				words[i] = "*"
+			}
 		default:
 			words[i] = ""
 		}

@@ -115,6 +115,14 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 						seen["topic pattern word "+fmt.Sprintf("%q", w)] = true
 					}
 				}
+				switch hashes, stars := topicWildcards(b.RoutingKey); {
+				case hashes == 2 && stars > 0:
+					seen["topic pattern with two # and a *"] = true
+				case hashes == 2:
+					seen["topic pattern with two #"] = true
+				case hashes == 1 && stars > 0:
+					seen["topic pattern with # and *"] = true
+				}
 			case "exchange headers":
 				m, _ := b.Arguments.String("x-match")
 				seen["headers x-match "+fmt.Sprintf("%q", m)] = true
@@ -162,6 +170,7 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 		"queue length limit of 0", "policy max-length", "policy queue-mode", "operator policy message-ttl", "operator policy max-length",
 		"exchange-to-exchange binding", "exchange binding cycle",
 		`topic pattern word "*"`, `topic pattern word "#"`, `topic pattern word ""`,
+		"topic pattern with two #", "topic pattern with # and *", "topic pattern with two # and a *",
 		`headers x-match ""`, `headers x-match "all"`, `headers x-match "any"`, `headers x-match "all-with-x"`, `headers x-match "any-with-x"`,
 		"headers void criterion", "headers array criterion",
 		"CC header []interface {}", "BCC header []interface {}", "CC header string",
@@ -175,6 +184,35 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 			t.Errorf("no case of the CI run has: %s", w)
 		}
 	}
+}
+
+// No generated topic binding key has more than two # words: RabbitMQ
+// 4.3.5+ refuses them, and so does mqctl's lint on every version.
+func TestGeneratedTopicKeysHaveAtMostTwoHashes(t *testing.T) {
+	for seed := uint64(1); seed <= 5000; seed++ {
+		c := Generate(seed, "v", 0)
+		for _, b := range c.Vhost.Bindings {
+			if (&gen{v: c.Vhost}).exchangeType(b.Source) != "topic" {
+				continue
+			}
+			if hashes, _ := topicWildcards(b.RoutingKey); hashes > 2 {
+				t.Errorf("seed %d: topic binding %s -> %s has the key %q: %d # words, RabbitMQ 4.3.5+ refuses more than two", seed, b.Source, b.Destination, b.RoutingKey, hashes)
+			}
+		}
+	}
+}
+
+// topicWildcards counts the # and * words of a topic binding key.
+func topicWildcards(key string) (hashes, stars int) {
+	for _, w := range splitWords(key) {
+		switch w {
+		case "#":
+			hashes++
+		case "*":
+			stars++
+		}
+	}
+	return hashes, stars
 }
 
 // reaches reports whether exchange from reaches exchange to through
