@@ -20,8 +20,14 @@ const (
 	HeaderLastDeathReason    = "x-last-death-reason"
 	HeaderLastDeathExchange  = "x-last-death-exchange"
 	// HeaderDeliveryCount is set by quorum queues on redelivery: the DLQ's
-	// own delivery counter, not part of the message.
+	// own delivery counter, not part of the message. From 4.3 it counts
+	// failed deliveries only, and a dead letter brings the count of the
+	// queue it died in along.
 	HeaderDeliveryCount = "x-delivery-count"
+	// HeaderAcquiredCount is set by quorum queues from 4.3: how often the
+	// message was taken from a queue (peeks included), likewise brought
+	// along by a dead letter. Bookkeeping, like x-delivery-count.
+	HeaderAcquiredCount = "x-acquired-count"
 	// HeaderCC carries the extra routing keys of a publish (sender-selected
 	// distribution); x-death's routing-keys list them after the first key.
 	HeaderCC = "CC"

@@ -196,6 +196,17 @@ func (f *fixture) replay(opts dlq.ReplayOptions) *dlq.Report {
 
 func TestPeekLeavesMessagesInOrder(t *testing.T) {
 	f := newFixture(t)
+	// Whether a dead letter that was delivered from work (and rejected
+	// there) is marked redelivered the first time it is read from the DLQ,
+	// per release line: 4.3 brings the delivery count along when it
+	// dead-letters a message, and a queue marks a message with a count
+	// redelivered (see Message.Redelivered).
+	answers := map[string]bool{"3.10": false, "4.0": false, "4.3": true}
+	v := f.b.Version()
+	diedRedelivered, ok := answers[v.Line()]
+	if !ok {
+		t.Fatalf("the test states no answer for RabbitMQ %s", v.Line())
+	}
 	want := seq("m", 5)
 	f.deadLetter(want, nil)
 
@@ -206,6 +217,11 @@ func TestPeekLeavesMessagesInOrder(t *testing.T) {
 	}
 	if res.InQueue != 5 || len(res.Messages) != 3 {
 		t.Fatalf("peek 3 of 5: InQueue %d, %d messages", res.InQueue, len(res.Messages))
+	}
+	for _, m := range res.Messages {
+		if m.Redelivered != diedRedelivered {
+			t.Errorf("RabbitMQ %s, first peek, message %s: redelivered %v, want %v", v, m.Properties.MessageID, m.Redelivered, diedRedelivered)
+		}
 	}
 	m := res.Messages[0]
 	if m.Properties.MessageID != "m-000" || string(m.Body) != "body of m-000" || m.Exchange != "dlx" || m.RoutingKey != "work" {
@@ -230,8 +246,8 @@ func TestPeekLeavesMessagesInOrder(t *testing.T) {
 	var got []string
 	for i, m := range res.Messages {
 		got = append(got, m.Properties.MessageID)
-		if m.Redelivered != (i < 3) {
-			t.Errorf("message %s: redelivered %v", m.Properties.MessageID, m.Redelivered)
+		if want := i < 3 || diedRedelivered; m.Redelivered != want {
+			t.Errorf("RabbitMQ %s, second peek, message %s: redelivered %v, want %v", v, m.Properties.MessageID, m.Redelivered, want)
 		}
 	}
 	if !slices.Equal(got, want) {
@@ -240,6 +256,33 @@ func TestPeekLeavesMessagesInOrder(t *testing.T) {
 	f.waitDepth("work.dlq", 5)
 	if got := ids(f.drain("work.dlq")); !slices.Equal(got, want) {
 		t.Errorf("after peeking, the queue holds %v, want %v", got, want)
+	}
+}
+
+// A dead letter that was never delivered (it expired in a queue with a
+// TTL) is not marked redelivered on its first read, on every version and
+// in a classic or quorum DLQ: the flag never claims a delivery that did
+// not happen.
+func TestPeekExpiredDeadLetterIsNotRedelivered(t *testing.T) {
+	for _, typ := range []string{"classic", "quorum"} {
+		t.Run(typ, func(t *testing.T) {
+			f := newFixtureDLQ(t, amqp.Table{"x-queue-type": typ})
+			f.declare("ttl", amqp.Table{"x-message-ttl": int32(0), "x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"})
+			f.must(f.ch.PublishWithContext(context.Background(), "", "ttl", false, false, amqp.Publishing{MessageId: "exp-1"}))
+			f.waitDepth("work.dlq", 1)
+			res, err := dlq.Peek(context.Background(), f.dial(), "work.dlq", 1)
+			f.must(err)
+			if len(res.Messages) != 1 {
+				t.Fatalf("peek: %d messages, want 1", len(res.Messages))
+			}
+			m := res.Messages[0]
+			if len(m.Deaths.Entries) != 1 || m.Deaths.Entries[0].Reason != "expired" {
+				t.Fatalf("x-death: %+v, want one entry, expired", m.Deaths)
+			}
+			if m.Redelivered {
+				t.Errorf("RabbitMQ %s: an expired dead letter, never delivered, is marked redelivered on its first read", f.b.Version())
+			}
+		})
 	}
 }
 
@@ -652,10 +695,18 @@ func (f *fixture) waitGone(queue string) {
 }
 
 // A quorum DLQ: peeking returns the messages in order (the quorum queue
-// counts each return as a delivery, and says so in x-delivery-count), and
-// replay drops that count with the rest of the DLQ's bookkeeping.
+// counts each return, in x-delivery-count before 4.3; 4.3 counts a
+// return by nack as no failed delivery, only in x-acquired-count), and
+// replay drops those counts with the rest of the DLQ's bookkeeping.
 func TestQuorumDLQ(t *testing.T) {
 	f := newFixtureDLQ(t, amqp.Table{"x-queue-type": "quorum"})
+	// The header a returned message carries its count in, per release line.
+	answers := map[string]string{"3.10": dlq.HeaderDeliveryCount, "4.0": dlq.HeaderDeliveryCount, "4.3": dlq.HeaderAcquiredCount}
+	v := f.b.Version()
+	countHeader, ok := answers[v.Line()]
+	if !ok {
+		t.Fatalf("the test states no answer for RabbitMQ %s", v.Line())
+	}
 	want := seq("q", 4)
 	f.deadLetter(want, nil)
 	conn := f.dial()
@@ -670,9 +721,8 @@ func TestQuorumDLQ(t *testing.T) {
 			t.Fatalf("peek %d of the quorum DLQ: %v, want %v", round+1, got, want)
 		}
 		if round == 1 {
-			// RabbitMQ 3.10: returned messages carry the count.
-			if _, ok := res.Messages[0].Headers[dlq.HeaderDeliveryCount]; !ok {
-				t.Errorf("the broker set no %s on a returned message: %v", dlq.HeaderDeliveryCount, res.Messages[0].Headers)
+			if _, ok := res.Messages[0].Headers[countHeader]; !ok {
+				t.Errorf("RabbitMQ %s set no %s on a returned message: %v", v, countHeader, res.Messages[0].Headers)
 			}
 		}
 		f.waitDepth("work.dlq", 4)
@@ -686,9 +736,49 @@ func TestQuorumDLQ(t *testing.T) {
 		t.Errorf("work holds %v, want %v", ids(got), want)
 	}
 	for _, d := range got {
-		if _, ok := d.Headers[dlq.HeaderDeliveryCount]; ok {
-			t.Errorf("%s kept %s: %v", d.MessageId, dlq.HeaderDeliveryCount, d.Headers)
+		for _, h := range []string{dlq.HeaderDeliveryCount, dlq.HeaderAcquiredCount} {
+			if _, ok := d.Headers[h]; ok {
+				t.Errorf("%s kept %s: %v", d.MessageId, h, d.Headers)
+			}
 		}
+	}
+}
+
+// Peek returns what it read with basic.nack (requeue). A quorum DLQ with
+// a delivery limit of 1 is peeked three times: the peek after which the
+// broker has dropped the messages (work.dlq has no dead-letter exchange)
+// per release line, 0 for none. Before 4.3 each return counts as a
+// delivery; 4.3 counts a nack with requeue as no failed delivery (see
+// DeliveryLimit).
+func TestPeekAndTheDeliveryLimit(t *testing.T) {
+	answers := map[string]int{"3.10": 2, "4.0": 2, "4.3": 0}
+	f := newFixtureDLQ(t, amqp.Table{"x-queue-type": "quorum", "x-delivery-limit": int32(1)})
+	v := f.b.Version()
+	want, ok := answers[v.Line()]
+	if !ok {
+		t.Fatalf("the test states no answer for RabbitMQ %s", v.Line())
+	}
+	f.deadLetter(seq("l", 2), nil)
+	conn := f.dial()
+	gone := 0
+	for peek := 1; peek <= 3 && gone == 0; peek++ {
+		res, err := dlq.Peek(context.Background(), conn, "work.dlq", 10)
+		f.must(err)
+		if len(res.Messages) != 2 {
+			t.Fatalf("RabbitMQ %s, peek %d: %d messages, want 2", v, peek, len(res.Messages))
+		}
+		// The returns are asynchronous: the messages are back, or gone.
+		deadline := time.Now().Add(2 * time.Second)
+		for f.depth("work.dlq") != 2 {
+			if time.Now().After(deadline) {
+				gone = peek
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if gone != want {
+		t.Errorf("RabbitMQ %s, quorum DLQ with a delivery limit of 1: the messages were gone after peek %d (0: never in 3), want %d", v, gone, want)
 	}
 }
 

@@ -15,7 +15,11 @@ type Message struct {
 	Exchange   string
 	RoutingKey string
 	// Redelivered is the broker's flag: the message had been delivered
-	// before (a peek or an interrupted replay sets it).
+	// before. A peek or an interrupted replay sets it; from RabbitMQ 4.3 so
+	// does a delivery before the message died (a dead letter brings its
+	// delivery count along, rabbitmq-server#16039 and "CQ: Propagate
+	// delivery-count to DLQs"), so a rejected dead letter is marked on its
+	// first read, an expired one is not.
 	Redelivered bool
 	Properties  Properties
 	// Headers are all the message's headers, x-death included.

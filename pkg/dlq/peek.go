@@ -21,8 +21,9 @@ type PeekResult struct {
 // Peek reads the first limit messages of queue without removing them: it
 // takes them with basic.get, unacknowledged, and returns them all to the
 // queue with one basic.nack (requeue), which puts them back in their
-// places, in order. The broker marks them redelivered; a quorum queue also
-// counts the return as a delivery attempt (see DeliveryLimit).
+// places, in order. The broker marks them redelivered; before RabbitMQ 4.3
+// a quorum queue also counts the return as a delivery attempt (see
+// DeliveryLimit), 4.3 counts a nack with requeue as none.
 func Peek(ctx context.Context, conn *amqp.Connection, queue string, limit int) (*PeekResult, error) {
 	if limit <= 0 {
 		limit = DefaultPeekLimit

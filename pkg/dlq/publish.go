@@ -16,8 +16,8 @@ const DefaultRetryHeader = "x-retry-count"
 // and encoding, delivery mode, priority, type, app id, reply-to, other
 // headers), except:
 //   - the broker's dead-lettering headers (x-death, x-first-death-*,
-//     x-last-death-*) and a quorum queue's x-delivery-count are removed, so
-//     the message starts fresh;
+//     x-last-death-*) and a quorum queue's x-delivery-count and (4.3)
+//     x-acquired-count are removed, so the message starts fresh;
 //   - each header in retryHeaders is removed: a consumer that counts
 //     attempts starts again from zero (removing, rather than setting 0,
 //     keeps whatever type the application used out of the question);
@@ -38,6 +38,7 @@ func Republish(m *Message, t Target, retryHeaders []string, user string) (pub am
 		delete(h, k)
 	}
 	delete(h, HeaderDeliveryCount)
+	delete(h, HeaderAcquiredCount)
 	for _, k := range retryHeaders {
 		delete(h, k)
 	}

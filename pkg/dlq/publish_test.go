@@ -12,6 +12,7 @@ func TestRepublish(t *testing.T) {
 	h["x-retry-count"] = int32(4)
 	h["x-retries"] = int64(4)
 	h["x-delivery-count"] = int64(2)
+	h["x-acquired-count"] = int64(3)
 	h["x-last-death-queue"] = "work"
 	h["CC"] = []any{"stale"}
 	h["tenant"] = "acme"

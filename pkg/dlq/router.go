@@ -74,9 +74,13 @@ func (r *TopologyRouter) Route(t Target, headers amqp.Table) Routing {
 // DeliveryLimit returns the effective delivery limit of queue when it is a
 // quorum queue with one (0 otherwise), on a broker of version ver: the
 // queue's x-delivery-limit, a policy's delivery-limit, or from 4.0 the
-// default of 20 a quorum queue has without either. Each return of a message
-// to such a queue counts as a delivery: past the limit the message is
-// dead-lettered or dropped.
+// default of 20 a quorum queue has without either. Before 4.3 each return
+// of a message to such a queue counts as a delivery: past the limit the
+// message is dead-lettered or dropped. 4.3 counts only failed deliveries
+// (basic.reject with requeue among them), not a basic.nack with requeue,
+// which is how peek and replay return messages (seen on 4.3.6: a quorum
+// DLQ with a limit of 1 kept its messages through four peeks; 4.0.5
+// dropped them at the second).
 func DeliveryLimit(v *topology.Vhost, queue string, ver rmqversion.Version) int64 {
 	n, ok := route.NewWith(v, route.Options{Version: ver}).DeliveryLimit(queue)
 	if !ok || n <= 0 {
