@@ -103,6 +103,9 @@ type Client struct {
 	listenersRead       bool
 	amqpPort, amqpsPort int
 	amqpOverride        string // Config.AMQPURL
+	// facts the broker reports about itself, read once (ReadFacts).
+	factsMu sync.Mutex
+	facts   *rmqversion.Facts
 }
 
 // Connect checks cfg, logs in (GET /api/whoami) and reads the broker version
@@ -293,7 +296,11 @@ func (c *Client) Version() string { return c.version }
 
 // RabbitMQVersion returns the broker's version parsed (rmqversion.Default
 // when the broker reports none mqctl can read).
-func (c *Client) RabbitMQVersion() rmqversion.Version { return c.rmq.OrDefault() }
+func (c *Client) RabbitMQVersion() rmqversion.Version {
+	c.factsMu.Lock()
+	defer c.factsMu.Unlock()
+	return c.rmq.OrDefault().WithFacts(c.facts)
+}
 
 // ClusterName returns the broker's cluster name.
 func (c *Client) ClusterName() string { return c.cluster }

@@ -30,6 +30,11 @@ func TestTransientQueuesByVersion(t *testing.T) {
 	if want := v.AtLeast(4, 0); note != want || r.code != 0 {
 		t.Errorf("RabbitMQ %s: plan notes the deprecation = %v, want %v (3.10 has no such deprecation, 4.0 has):\n%s", v, note, want, r)
 	}
+	// 4.3 says whether it denies the feature (GET /api/deprecated-features
+	// "state"): the note tells this broker's answer, not a default.
+	if permits := strings.Contains(r.stderr, "this broker permits them"); permits != v.AtLeast(4, 3) {
+		t.Errorf("RabbitMQ %s: the plan's note says the broker permits them = %v, want %v (only 4.3 reports the feature's state):\n%s", v, permits, v.AtLeast(4, 3), r)
+	}
 	if r := h.run("apply", "-f", file, "--auto-approve"); r.code != 0 {
 		t.Fatalf("RabbitMQ %s permits transient queues by default, yet apply failed:\n%s", v, r)
 	}

@@ -71,6 +71,11 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 // the messages at stake are the caller's to read (readStakes).
 func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, opts plan.Options) (*plan.Plan, *Live, error) {
 	scope := desired.VhostNames()
+	// What the broker says of itself (deprecated features it denies,
+	// exchange types it offers) wins over its version's table.
+	if _, err := e.c.ReadFacts(ctx); err != nil {
+		return nil, nil, err
+	}
 	version := e.c.RabbitMQVersion()
 	// What the broker would refuse is refused here, before anything
 	// changes, naming the object and the key.

@@ -43,8 +43,17 @@ func (e *Engine) noteTransientQueues(p *plan.Plan) {
 	if !v.DeprecatesTransientQueues() || len(qs) == 0 {
 		return
 	}
-	e.note("transient (durable: false) queue %s: RabbitMQ %s deprecates transient non-exclusive queues (deprecated feature transient_nonexcl_queues), and a broker that denies the feature refuses them (the default from 4.3); apply checks this broker before it changes anything. Declare them durable: true to be safe.",
-		queueList(qs), v.Line())
+	switch denied, known := v.DeniesTransientQueues(); {
+	case known && denied:
+		e.note("transient (durable: false) queue %s: this RabbitMQ %s denies transient non-exclusive queues (deprecated feature transient_nonexcl_queues), so apply refuses the file before it changes anything. Declare them durable: true, or permit the feature on the broker (deprecated_features.permit.transient_nonexcl_queues = true)",
+			queueList(qs), e.c.Version())
+	case known:
+		e.note("transient (durable: false) queue %s: RabbitMQ %s deprecates transient non-exclusive queues (deprecated feature transient_nonexcl_queues); this broker permits them, but upstream RabbitMQ denies them by default from 4.3 (Debian's 4.3.6 permits them again). Declare them durable: true to be safe.",
+			queueList(qs), e.c.Version())
+	default:
+		e.note("transient (durable: false) queue %s: RabbitMQ %s deprecates transient non-exclusive queues (deprecated feature transient_nonexcl_queues), and a broker that denies the feature refuses them (upstream RabbitMQ's default from 4.3; Debian's 4.3.6 permits them); apply checks this broker before it changes anything. Declare them durable: true to be safe.",
+			queueList(qs), v.Line())
+	}
 }
 
 // checkTransientQueues refuses, before anything changes, a plan that
@@ -58,28 +67,32 @@ func (e *Engine) checkTransientQueues(ctx context.Context, p *plan.Plan, existin
 	if !v.DeprecatesTransientQueues() || len(qs) == 0 {
 		return nil
 	}
-	probeIn := ""
-	for _, ch := range qs {
-		if slices.Contains(existing, ch.Vhost) {
-			probeIn = ch.Vhost
-			break
-		}
-	}
-	if probeIn == "" {
-		for _, vh := range p.Vhosts {
-			if slices.Contains(existing, vh) {
-				probeIn = vh
+	// The broker's own word, where it gives one (4.3); a probe otherwise.
+	denied, known := v.DeniesTransientQueues()
+	if !known {
+		probeIn := ""
+		for _, ch := range qs {
+			if slices.Contains(existing, ch.Vhost) {
+				probeIn = ch.Vhost
 				break
 			}
 		}
-	}
-	if probeIn == "" {
-		return nil
-	}
-	denied, _, err := e.c.TransientQueuesDenied(ctx, probeIn)
-	if err != nil {
-		e.note("could not learn whether this broker denies transient queues (%v); applying them as planned", err)
-		return nil
+		if probeIn == "" {
+			for _, vh := range p.Vhosts {
+				if slices.Contains(existing, vh) {
+					probeIn = vh
+					break
+				}
+			}
+		}
+		if probeIn == "" {
+			return nil
+		}
+		var err error
+		if denied, _, err = e.c.TransientQueuesDenied(ctx, probeIn); err != nil {
+			e.note("could not learn whether this broker denies transient queues (%v); applying them as planned", err)
+			return nil
+		}
 	}
 	if !denied {
 		return nil

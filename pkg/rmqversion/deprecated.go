@@ -25,6 +25,12 @@ func (v Version) ValidatesQueueMode() bool { return !v.AtLeast(4, 3) }
 func (v Version) DeprecatesQueueMasterLocator() bool { return v.AtLeast(4, 0) }
 
 // RefusesQueueMasterLocator: the deprecated feature queue_master_locator is
-// denied by default, and a queue declared with x-queue-master-locator is
-// refused unless rabbitmq.conf permits it (4.3+, 4.3.0 release notes).
-func (v Version) RefusesQueueMasterLocator() bool { return v.AtLeast(4, 3) }
+// denied, and a queue declared with x-queue-master-locator is refused: by
+// default from 4.3 (4.3.0 release notes), or as a live broker reports it
+// (its configuration may permit the feature, or deny it earlier).
+func (v Version) RefusesQueueMasterLocator() bool {
+	if denied, known := v.denied("queue_master_locator"); known {
+		return denied
+	}
+	return v.AtLeast(4, 3)
+}

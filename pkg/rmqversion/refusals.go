@@ -187,6 +187,14 @@ func (v Version) Check(t *topology.Topology) error {
 				}
 			}
 		}
+		for _, xn := range sortedKeys(vh.Exchanges) {
+			x := vh.Exchanges[xn]
+			if offered, known := v.OffersExchangeType(x.Type); known && !offered {
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("exchange %q", xn), Key: "type: " + x.Type, Pos: x.Pos,
+					Reason: fmt.Sprintf("this broker offers no exchange type %q (it offers %s; HTTP 400 \"unknown exchange type\")", x.Type, strings.Join(v.facts.ExchangeTypes, ", ")),
+					Fix:    exchangeTypeFix(x.Type)})
+			}
+		}
 		if v.TopicHashLimit() {
 			for _, b := range vh.Bindings {
 				if vh.ExchangeType(b.Source) != "topic" || TopicHashWords(b.RoutingKey) <= MaxTopicHashWords {
@@ -244,6 +252,19 @@ func (v Version) Check(t *topology.Topology) error {
 		return nil
 	}
 	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+}
+
+// exchangeTypeFix says how to get exchange type typ.
+func exchangeTypeFix(typ string) string {
+	plugin := map[string]string{
+		"x-consistent-hash": "rabbitmq_consistent_hash_exchange", "x-delayed-message": "rabbitmq_delayed_message_exchange",
+		"x-random": "rabbitmq_random_exchange", "x-recent-history": "rabbitmq_recent_history_exchange",
+		"x-jms-topic": "rabbitmq_jms_topic_exchange", "x-modulus-hash": "rabbitmq_sharding",
+	}[typ]
+	if plugin == "" {
+		return "enable the plugin that provides it on every node, or use a type the broker offers"
+	}
+	return fmt.Sprintf("enable the plugin that provides it on every node (rabbitmq-plugins enable %s), or use a type the broker offers", plugin)
 }
 
 // queueArgReason says why version v refuses arg on a queue of type typ.

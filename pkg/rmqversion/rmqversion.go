@@ -18,6 +18,9 @@ type Version struct {
 	Major, Minor, Patch int
 	// HasPatch is false for a version given as major.minor ("4.0").
 	HasPatch bool
+	// facts are what a live broker reports about itself (WithFacts): where
+	// it reports one, it wins over the table.
+	facts *Facts
 }
 
 // Default is the version offline commands judge for when none is given:
