@@ -187,7 +187,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		if l, err = e.ReadLive(ctx, scope); err != nil {
 			return nil, err
 		}
-		if l.info.Fingerprint != in.Saved.Fingerprint {
+		if l.fingerprintLike(in.Saved.Fingerprint) != in.Saved.Fingerprint {
 			return nil, fmt.Errorf("the broker changed since this plan was made (%w)", ErrStalePlan)
 		}
 		p = in.Saved

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mqctl/mqctl/pkg/broker"
@@ -21,10 +22,14 @@ import (
 // Live is the broker's side of a plan: the state of some vhosts, with
 // mqctl's ownership records split off it.
 type Live struct {
-	scope   []string // the vhosts asked for, sorted
-	info    *broker.Live
-	records map[string]*ownership.Record
-	current plan.Current
+	scope []string // the vhosts asked for, sorted
+	info  *broker.Live
+	// vhostsPrint is the fingerprint of the state without the kinds about
+	// users and their access: a plan of a file without a users section
+	// depends on none of them (info.Fingerprint has them all).
+	vhostsPrint string
+	records     map[string]*ownership.Record
+	current     plan.Current
 }
 
 // State is the state read, mqctl's ownership records split off: every
@@ -88,12 +93,14 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 			unread = append(unread, plan.Unread{Vhost: vh, Kind: u.Kind, Reason: u.Reason})
 		}
 	}
-	info.Fingerprint = itemsFingerprint(info.Fingerprint, state)
+	base := info.Fingerprint
+	info.Fingerprint = itemsFingerprint(base, state, true)
 	return &Live{
-		scope:   scope,
-		info:    info,
-		records: recs,
-		current: plan.Current{State: state, Managed: ownership.Merge(recs), Stats: stats, Fingerprint: info.Fingerprint, Unread: unread},
+		scope:       scope,
+		info:        info,
+		vhostsPrint: itemsFingerprint(base, state, false),
+		records:     recs,
+		current:     plan.Current{State: state, Managed: ownership.Merge(recs), Stats: stats, Fingerprint: info.Fingerprint, Unread: unread},
 	}, nil
 }
 
@@ -173,20 +180,30 @@ func (jobs itemJobs) into(state *topology.Topology, info *broker.Live) error {
 }
 
 // itemsFingerprint adds the generic kinds' objects to the fingerprint of
-// the rest of the state, so that a saved plan goes stale when they change.
-func itemsFingerprint(base string, state *topology.Topology) string {
+// the rest of the state, so that a saved plan goes stale when they change;
+// without access, the kinds about users and their access are left out
+// (another team's new user must not make a plan that manages none stale),
+// and the fingerprint says so ("sha256-vhosts:"): fingerprintOf picks the
+// one a saved plan was made with.
+func itemsFingerprint(base string, state *topology.Topology, access bool) string {
 	h := sha256.New()
 	io.WriteString(h, base)
 	enc := json.NewEncoder(h)
-	for _, hd := range kinds.Access() {
-		k := hd.Spec().Kind
-		for _, n := range state.Items.Names(k) {
-			_ = enc.Encode(state.Items.Get(k, n).Settings)
+	if access {
+		for _, hd := range kinds.Access() {
+			k := hd.Spec().Kind
+			for _, n := range state.Items.Names(k) {
+				_ = enc.Encode(state.Items.Get(k, n).Settings)
+			}
 		}
+	}
+	handlers := kinds.All()
+	if access {
+		handlers = append(handlers, kinds.Access()...)
 	}
 	for _, vh := range state.VhostNames() {
 		v := state.Vhosts[vh]
-		for _, hd := range append(kinds.All(), kinds.Access()...) {
+		for _, hd := range handlers {
 			k := hd.Spec().Kind
 			for _, n := range v.Items.Names(k) {
 				// The settings themselves, secrets included: a changed
@@ -196,7 +213,30 @@ func itemsFingerprint(base string, state *topology.Topology) string {
 			}
 		}
 	}
+	if !access {
+		return vhostsPrefix + hex.EncodeToString(h.Sum(nil))
+	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// vhostsPrefix starts a fingerprint without the kinds about users.
+const vhostsPrefix = "sha256-vhosts:"
+
+// fingerprintFor is the fingerprint of l a plan of desired records: with
+// the users and their access only when the file has a users section.
+func (l *Live) fingerprintFor(desired *topology.Topology) string {
+	if desired.Declares(kind.User) {
+		return l.info.Fingerprint
+	}
+	return l.vhostsPrint
+}
+
+// fingerprintLike is the fingerprint of l made as the saved one was.
+func (l *Live) fingerprintLike(saved string) string {
+	if strings.HasPrefix(saved, vhostsPrefix) {
+		return l.vhostsPrint
+	}
+	return l.info.Fingerprint
 }
 
 // emptyLive is what a read of no vhost found.

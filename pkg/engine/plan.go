@@ -98,6 +98,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	}
 	// What could not be read is the plan's to say (plan.Plan.Unread).
 	p := plan.DiffWith(desired, l.current, opts)
+	p.Fingerprint = l.fingerprintFor(desired)
 	e.keepOwnUser(p)
 	if err := e.holdBackDownQueues(ctx, p, l); err != nil {
 		return nil, nil, err

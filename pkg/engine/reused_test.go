@@ -2,12 +2,14 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/ownership"
@@ -310,5 +312,39 @@ func TestStaleRecordIsCleaned(t *testing.T) {
 	}
 	if p := k.plan("queues:\n  a: {}\n  c: {}\n", users(1)); !p.Empty() || p.Records() {
 		t.Errorf("the plan after the cleaning apply: %v, record %v %v %v", changes(p), p.Prints, p.Stale, p.ChangedOutside)
+	}
+}
+
+// A saved plan depends on the broker's users only when its file has a
+// users section: a user someone else makes meanwhile leaves a plan of a
+// file without one applicable, and makes one with one stale.
+func TestSavedPlanAndOtherUsers(t *testing.T) {
+	f := newFixture(t)
+	f.b.UsersSection(t)
+	ctx := context.Background()
+	k := &kindRun{f: f, spec: kind.Spec{Kind: kind.Queue}, password: "pw-" + testbroker.Name(t, "k")}
+	other := f.vhost + "-other"
+	t.Cleanup(func() { _ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", other) })
+	users, _ := kinds.For(kind.User)
+	for _, tc := range []struct {
+		name  string
+		top   string
+		stale bool
+	}{
+		{"no users section", "", false},
+		{"a users section", "users: {}\n", true},
+	} {
+		res, err := f.eng.Plan(ctx, k.file("queues:\n  "+strings.ReplaceAll(tc.name, " ", "-")+": {}\n", tc.top), engine.PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = f.c.DeleteJSON(ctx, "delete test user", "", "users", other)
+		if err := users.Write(ctx, f.c, "", nil, &topology.Item{Kind: kind.User, Name: other, Settings: topology.Args{kinds.UserPassword: "x", kinds.UserTags: []any{}}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.eng.Apply(ctx, engine.ApplyInput{Saved: res.Plan}, engine.ApplyOptions{})
+		if stale := errors.Is(err, engine.ErrStalePlan); stale != tc.stale {
+			t.Errorf("%s: a user made meanwhile: apply of the saved plan = %v, want stale %v", tc.name, err, tc.stale)
+		}
 	}
 }
