@@ -95,7 +95,7 @@ type Options struct {
 	Reject func(queue string) bool
 	// Version is the broker's RabbitMQ version (GET /api/overview
 	// rabbitmq_version; see BrokerVersion), whose rules the simulator
-	// follows. The zero Version is rmqversion.Default (4.0).
+	// follows. The zero Version is rmqversion.Default (4.3).
 	Version rmqversion.Version
 }
 

@@ -75,7 +75,7 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 				return err
 			}
 			defer s.close()
-			if n := s.deliveryLimit(args[0]); n > 0 {
+			if n := s.deliveryLimit(args[0]); n > 0 && s.version.CountsRequeueAsDelivery() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %q is a quorum queue with a delivery limit of %d: each peek counts as a delivery of the messages it shows, and past the limit the broker dead-letters or drops them\n", args[0], n)
 			}
 			res, err := dlq.Peek(cmd.Context(), s.conn, args[0], limit)
@@ -125,7 +125,7 @@ QUEUE, in its place, and is reported.
 
 The message keeps its body and properties (message id, correlation id,
 timestamp, content type, delivery mode, priority, headers…) but starts fresh:
-x-death, x-first-death-* and x-delivery-count are removed, and so is the retry
+x-death, x-first-death-*, x-delivery-count and x-acquired-count are removed, and so is the retry
 counter named by --retry-header (default x-retry-count; repeatable; '' keeps
 every header). A user-id other than the publishing user's is dropped (the
 broker would refuse it). Without --limit, replay takes as many messages as
@@ -170,7 +170,7 @@ could not be replayed or the replay was interrupted (run it again).`,
 			if cmd.Flags().Changed("routing-key") {
 				opts.Override.RoutingKey = &routingKey
 			}
-			if n := s.deliveryLimit(queue); n > 0 {
+			if n := s.deliveryLimit(queue); n > 0 && s.version.CountsRequeueAsDelivery() {
 				fmt.Fprintf(stderr, "mqctl: note: %q is a quorum queue with a delivery limit of %d: a message that is skipped, fails or is only read (--dry-run) counts a delivery, and past the limit the broker dead-letters or drops it\n", queue, n)
 			}
 			if opts.Router == nil {

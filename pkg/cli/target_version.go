@@ -13,7 +13,7 @@ import (
 // the broker reports).
 func (g *globals) addTargetVersionFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&g.rabbitmqVersion, "rabbitmq-version", "",
-		fmt.Sprintf("RabbitMQ version to judge the file for, e.g. 4.0 or 3.10 (env %s; default %s)", rmqversion.EnvVar, rmqversion.Default))
+		fmt.Sprintf("RabbitMQ version to judge the file for: 3.10, 4.0, 4.1, 4.2 or 4.3 (env %s; default %s)", rmqversion.EnvVar, rmqversion.Default))
 }
 
 // targetVersion is --rabbitmq-version, else MQCTL_RABBITMQ_VERSION, else

@@ -164,7 +164,7 @@ type Options struct {
 	// rule ID (or name) -> off | info | warning | error.
 	Rules map[string]string
 	// Version is the RabbitMQ version the file is judged for; the zero
-	// Version is rmqversion.Default (4.0).
+	// Version is rmqversion.Default (4.3).
 	Version rmqversion.Version
 }
 

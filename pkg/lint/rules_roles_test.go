@@ -288,6 +288,7 @@ func sdaCatchAll(applyTo string, operator bool) func(b *builder) {
 // version the file is judged for.
 func versionRuleCases() []ruleCase {
 	v310 := Options{Version: rmqversion.MustParse("3.10")}
+	v40 := Options{Version: rmqversion.MustParse("4.0")}
 	v43 := Options{Version: rmqversion.MustParse("4.3")}
 	quorumNoDLX := func(b *builder) {
 		b.exchange("jobs", "direct")
@@ -302,8 +303,11 @@ func versionRuleCases() []ruleCase {
 	}
 	return []ruleCase{
 		{name: "quorum queue without DLX on 4.0: its delivery limit drops messages", id: "MQ101",
-			build: quorumNoDLX, fire: []string{"work"}, severity: Error,
+			build: quorumNoDLX, opts: v40, fire: []string{"work"}, severity: Error,
 			contains: []string{"on RabbitMQ 4.0", "at most 20 times", "dead_letter:"}},
+		{name: "quorum queue without DLX on 4.3, the default target", id: "MQ101",
+			build: quorumNoDLX, fire: []string{"work"}, severity: Error,
+			contains: []string{"on RabbitMQ 4.3", "at most 20 times", "dead_letter:"}},
 		{name: "quorum queue without DLX on 3.10: no delivery limit", id: "MQ101",
 			build: quorumNoDLX, opts: v310, fire: []string{"work"}, severity: Warning},
 		{name: "a severity set in the file wins over the version's", id: "MQ101",
@@ -311,7 +315,7 @@ func versionRuleCases() []ruleCase {
 
 		{name: "ha-* keys on 4.0 are refused", id: "MQ702",
 			build: func(b *builder) { b.policy("ha-all", ".*", topology.Args{"ha-mode": "all", "max-length": 10}) },
-			fire:  []string{"ha-all"}, severity: Error, contains: []string{"on RabbitMQ 4.0", "HTTP 400", "(max-length) never reach"}},
+			opts:  v40, fire: []string{"ha-all"}, severity: Error, contains: []string{"on RabbitMQ 4.0", "HTTP 400", "(max-length) never reach"}},
 		{name: "ha-* keys on 3.10 are deprecated", id: "MQ702",
 			build: func(b *builder) {
 				b.typed("qq", topology.QueueQuorum, nil)
@@ -340,7 +344,7 @@ func versionRuleCases() []ruleCase {
 				b.typed("qq", topology.QueueQuorum, nil)
 				b.policy("old", ".*", topology.Args{"queue-master-locator": "client-local"})
 			},
-			fire: []string{"lazy", "located", "old"}, severity: Warning,
+			opts: v40, fire: []string{"lazy", "located", "old"}, severity: Warning,
 			contains: []string{"RabbitMQ 4.0 ignores it", "x-queue-leader-locator: balanced", "queue-leader-locator: client-local",
 				"mqctl plans a replace", "quorum queues do not support queue-master-locator"}},
 		// RabbitMQ 4.3.6 takes a classic queue with x-queue-mode (its

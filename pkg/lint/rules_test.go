@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -395,7 +396,16 @@ func ruleCases() []ruleCase {
 			},
 			fire:     []string{`orders -> queue work ["#.a.#.b.#"]`, `amq.topic -> queue work ["#.#.#"]`},
 			quiet:    []string{`plain -> queue work ["#.a.#.b.#"]`},
+			opts:     Options{Version: rmqversion.MustParse("4.0")},
 			contains: []string{"3 '#' words", "RabbitMQ 4.3.5 and later refuse it", "merge them"}},
+		{name: "three '#' words in a topic key on 4.3, the default target", id: "MQ405",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.queue("work", nil)
+				b.bind("orders", "work", "#.a.#.b.#")
+			},
+			fire:     []string{`orders -> queue work ["#.a.#.b.#"]`},
+			contains: []string{"RabbitMQ 4.3 refuses it"}},
 		{name: "two '#' words are fine", id: "MQ405",
 			build: func(b *builder) {
 				b.exchange("orders", "topic")

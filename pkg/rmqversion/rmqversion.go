@@ -24,13 +24,16 @@ type Version struct {
 }
 
 // Default is the version offline commands judge for when none is given:
-// what production teams run today.
-var Default = Version{Major: 4, Minor: 0}
+// what production teams run today (4.3 shipped in April 2026; Debian
+// forky ships 4.3.6).
+var Default = Version{Major: 4, Minor: 3}
 
-// Supported is the range mqctl is built and tested for.
+// Supported is the range mqctl is built and tested for: every test runs
+// against 3.10, 4.0 and 4.3 (the project's scripts/broker); 4.1 and 4.2
+// are judged by the same table of version facts (AtLeast).
 var (
 	Oldest = Version{Major: 3, Minor: 10}
-	Newest = Version{Major: 4, Minor: 0}
+	Newest = Version{Major: 4, Minor: 3}
 )
 
 // EnvVar names the environment variable offline commands read.
@@ -141,6 +144,15 @@ func (v Version) QuorumDeliveryLimit() int {
 	}
 	return 0
 }
+
+// CountsRequeueAsDelivery: a quorum queue counts a message returned with
+// basic.nack requeue=true (as dlq peek and replay return what they only
+// read) towards its delivery limit. 4.3 counts failed deliveries only
+// (basic.reject requeue=true does count; nack does not, and the new
+// x-acquired-count header counts every acquisition); before, every return
+// counted (rabbit_fifo return_one at v4.0.5 and v4.3.5; pkg/dlq's
+// TestPeekAndTheDeliveryLimit states each version's answer).
+func (v Version) CountsRequeueAsDelivery() bool { return !v.AtLeast(4, 3) }
 
 // DeprecatesTransientQueues: transient (non-durable) non-exclusive queues
 // are a deprecated feature (transient_nonexcl_queues), refused where the

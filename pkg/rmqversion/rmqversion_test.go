@@ -36,8 +36,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %v (line %s), %v; want %s (line %s)", c.in, v, v.Line(), err, c.want, c.line)
 		}
 	}
-	if got := (rmqversion.Version{}).String(); got != "4.0" {
-		t.Errorf("the zero Version is %q, want the default 4.0", got)
+	if got := (rmqversion.Version{}).String(); got != "4.3" {
+		t.Errorf("the zero Version is %q, want the default 4.3", got)
 	}
 }
 

@@ -73,7 +73,7 @@ type Options struct {
 	// where versions differ (dead-letter headers and cycle detection, the
 	// headers exchange's comparison of numbers, quorum queues' delivery
 	// limit, what operator policies may set; see the predicates of
-	// rmqversion). The zero Version is rmqversion.Default (4.0).
+	// rmqversion). The zero Version is rmqversion.Default (4.3).
 	Version rmqversion.Version
 }
 

@@ -288,15 +288,15 @@ func TestVersionOperatorPolicyOverflow(t *testing.T) {
 	}
 }
 
-// The zero Options follow rmqversion.Default (4.0), as New does.
+// The zero Options follow rmqversion.Default (4.3), as New does.
 func TestVersionDefault(t *testing.T) {
 	b := vhost().typed("q", topology.QueueQuorum)
 	for name, s := range map[string]*Simulator{"New": b.sim(), "NewWith zero": NewWith(b.v, Options{})} {
-		if got := s.Version().String(); got != "4.0" {
-			t.Errorf("%s: Version = %s, want 4.0", name, got)
+		if got := s.Version().String(); got != "4.3" {
+			t.Errorf("%s: Version = %s, want 4.3", name, got)
 		}
 		if _, ok := s.DeliveryLimit("q"); !ok {
-			t.Errorf("%s: a quorum queue has no delivery limit, want 4.0's 20", name)
+			t.Errorf("%s: a quorum queue has no delivery limit, want 4.3's 20", name)
 		}
 	}
 }
