@@ -25,14 +25,14 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 # The whole suite: a short fuzz run of every fuzz target, then, for each
-# RabbitMQ version of RABBITMQ_VERSIONS (4.0 and 3.10), every test against
+# RabbitMQ version of RABBITMQ_VERSIONS (4.3, 4.0 and 3.10), every test against
 # that version: the offline unit tests and CLI scripts, the broker
 # integration tests (each in its own vhost) on the version's node of
 # scripts/broker, and the cluster tests on its three nodes of scripts/cluster
 # (see cluster-test). One version's cluster is stopped before the next one
 # starts (two cores). The fuzz runs come before any cluster starts: three
 # booting Erlang nodes on two cores would slow them down.
-RABBITMQ_VERSIONS ?= 4.0 3.10
+RABBITMQ_VERSIONS ?= 4.3 4.0 3.10
 test: vet
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 	@mkdir -p bin && rm -f bin/test-summary.txt
@@ -70,8 +70,8 @@ fuzz-long:
 # broker's definitions import, no-op plan vs one definitions read, and
 # validate/lint/route/graph offline on one core, with peak memory. Writes
 # bench/results.md, bench/results.json and bench/results.svg.
-# Against the RabbitMQ version scripts/broker runs (MQCTL_RABBITMQ_VERSION, default 4.0), into bench/<version>/.
-BENCH_OUT ?= bench/$(or $(MQCTL_RABBITMQ_VERSION),4.0)
+# Against the RabbitMQ version scripts/broker runs (MQCTL_RABBITMQ_VERSION, default 4.3), into bench/<version>/.
+BENCH_OUT ?= bench/$(or $(MQCTL_RABBITMQ_VERSION),4.3)
 bench: broker-start build
 	eval "$$(./scripts/broker env)" && $(GO) run ./internal/benchrun -bin $(BIN) -out $(BENCH_OUT) -sizes $(BENCH_SIZES) -server "$$MQCTL_SERVER"
 
