@@ -494,3 +494,42 @@ func TestParametersAndPermissionsWithoutUsers(t *testing.T) {
 		t.Errorf("warnings = %q, want one about guest's permission left out", rep.Warnings)
 	}
 }
+
+// RabbitMQ 4.3's export (from 4.2.9 and 4.3.3, streamed): a vhost is
+// {name, limits (an object), metadata} only, with description, tags and
+// default queue type under metadata (protected_from_deletion too); queues
+// carry their type; exchanges have no "internal" key (internal ones are
+// left out); user tags are a list. Read loses nothing of what it holds.
+func TestExport43Shape(t *testing.T) {
+	src := `{"rabbit_version":"4.3.6","rabbitmq_version":"4.3.6","product_name":"RabbitMQ","product_version":"4.3.6",
+	  "users":[{"name":"svc","password_hash":"abc","hashing_algorithm":"rabbit_password_hashing_sha256","tags":["management"],"limits":{}}],
+	  "vhosts":[{"name":"orders","limits":{"max-queues":100,"max-connections":10},
+	    "metadata":{"description":"orders of 4.3","tags":[],"default_queue_type":"quorum","protected_from_deletion":false}}],
+	  "permissions":[{"user":"svc","vhost":"orders","configure":"^$","write":".*","read":".*"}],
+	  "queues":[{"name":"work","vhost":"orders","durable":true,"auto_delete":false,"type":"quorum","arguments":{"x-queue-type":"quorum","x-delivery-limit":5}}],
+	  "exchanges":[{"name":"events","vhost":"orders","type":"topic","durable":true,"auto_delete":false,"arguments":{}}],
+	  "bindings":[{"source":"events","vhost":"orders","destination":"work","destination_type":"queue","routing_key":"a.#","arguments":{}}]}`
+	top, _ := mustRead(t, src, ReadOptions{})
+	v := top.Vhosts["orders"]
+	if v == nil || v.Description != "orders of 4.3" || v.DefaultQueueType != "quorum" {
+		t.Fatalf("vhost orders = %+v, want the description and default queue type of its metadata", v)
+	}
+	if l := v.Items.Get(kind.VhostLimits, "orders"); l == nil || !cmp.Equal(l.Settings, topology.Args{"max-queues": int64(100), "max-connections": int64(10)}) {
+		t.Errorf("limits of vhost orders = %+v, want max-queues 100 and max-connections 10", l)
+	}
+	if q := v.Queues["work"]; q == nil || q.Type != topology.QueueQuorum || !cmp.Equal(q.Arguments, topology.Args{"x-delivery-limit": int64(5)}) {
+		t.Errorf("queue work = %+v", q)
+	}
+	if x := v.Exchanges["events"]; x == nil || x.Type != "topic" || x.Internal {
+		t.Errorf("exchange events = %+v", x)
+	}
+	if len(v.Bindings) != 1 || v.Bindings[0].RoutingKey != "a.#" {
+		t.Errorf("bindings = %v", v.Bindings)
+	}
+	if u := top.Items.Get(kind.User, "svc"); u == nil || !cmp.Equal(u.Settings["tags"], []any{"management"}) {
+		t.Errorf("user svc = %+v", u)
+	}
+	if p := v.Items.Get(kind.Permission, "svc"); p == nil {
+		t.Error("the permission of svc on orders was not read")
+	}
+}
