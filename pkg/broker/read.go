@@ -35,6 +35,10 @@ type Live struct {
 	Vhosts map[string]VhostInfo
 	// Queues holds per vhost, per queue name, depth and consumers.
 	Queues map[string]map[string]QueueStats
+	// Owned holds per vhost, per queue name, the owner of each queue the
+	// broker reports as owned by a plugin (internal_owner, 4.1+), which
+	// the broker protects from deletion by clients.
+	Owned map[string]map[string]string
 	// PropertiesKeys maps per vhost Binding.Key() to the broker's
 	// properties_key (Client.BindingPropertiesKey asks for one binding's).
 	PropertiesKeys map[string]map[string]string
@@ -63,6 +67,10 @@ type VhostInfo struct {
 	Tags             []string `json:"tags,omitempty"`
 	DefaultQueueType string   `json:"default_queue_type,omitempty"`
 	Tracing          bool     `json:"tracing,omitempty"`
+	// Protected is true for a vhost protected from deletion (4.0.6+: POST
+	// /api/vhosts/{vhost}/deletion/protection): the broker refuses to
+	// delete it (412).
+	Protected bool `json:"protected_from_deletion,omitempty"`
 }
 
 // QueueStats is a queue's depth and consumer count.
@@ -145,6 +153,7 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 		Source:         SourceLists,
 		Vhosts:         map[string]VhostInfo{},
 		Queues:         map[string]map[string]QueueStats{},
+		Owned:          map[string]map[string]string{},
 		PropertiesKeys: map[string]map[string]string{},
 		Unread:         map[string][]Unread{},
 	}
@@ -159,6 +168,9 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 		t.Vhosts[name] = r.vhost
 		live.Vhosts[name] = infos[name]
 		live.Queues[name] = r.stats
+		if len(r.owned) > 0 {
+			live.Owned[name] = r.owned
+		}
 		if r.keys != nil {
 			live.PropertiesKeys[name] = r.keys
 		}
@@ -173,6 +185,7 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 type vhostResult struct {
 	vhost  *topology.Vhost
 	stats  map[string]QueueStats
+	owned  map[string]string
 	keys   map[string]string
 	unread []Unread
 	err    error
@@ -185,6 +198,7 @@ type vhostJSON struct {
 	Tags             rabbithole.VhostTags `json:"tags"`
 	DefaultQueueType string               `json:"default_queue_type"`
 	Tracing          bool                 `json:"tracing"`
+	Protected        bool                 `json:"protected_from_deletion"`
 	Metadata         *vhostMetadataJSON   `json:"metadata"`
 }
 
@@ -192,18 +206,20 @@ type vhostMetadataJSON struct {
 	Description      string               `json:"description"`
 	Tags             rabbithole.VhostTags `json:"tags"`
 	DefaultQueueType string               `json:"default_queue_type"`
+	Protected        bool                 `json:"protected_from_deletion"`
 }
 
 func (c *Client) listVhosts(ctx context.Context) (map[string]VhostInfo, error) {
 	var list []vhostJSON
-	q := url.Values{"columns": {"name,description,tags,default_queue_type,tracing,metadata"}}
+	q := url.Values{"columns": {"name,description,tags,default_queue_type,tracing,protected_from_deletion,metadata"}}
 	if err := c.do(ctx, &request{method: http.MethodGet, path: "vhosts", query: q, op: "list vhosts"}, listOf[vhostJSON]{&list}); err != nil {
 		return nil, err
 	}
 	out := make(map[string]VhostInfo, len(list))
 	for _, v := range list {
-		info := VhostInfo{Name: v.Name, Description: v.Description, Tags: cleanTags(v.Tags), DefaultQueueType: v.DefaultQueueType, Tracing: v.Tracing}
+		info := VhostInfo{Name: v.Name, Description: v.Description, Tags: cleanTags(v.Tags), DefaultQueueType: v.DefaultQueueType, Tracing: v.Tracing, Protected: v.Protected}
 		if m := v.Metadata; m != nil {
+			info.Protected = info.Protected || m.Protected
 			if info.Description == "" {
 				info.Description = m.Description
 			}
@@ -274,7 +290,7 @@ func (l listOf[T]) decodeStream(dec *json.Decoder) error {
 // queueColumns are the columns of a queue listing: the queue's definition,
 // and with statistics its depth and consumers.
 const (
-	queueColumns      = "name,type,arguments,durable,auto_delete,exclusive"
+	queueColumns      = "name,type,arguments,durable,auto_delete,exclusive,internal_owner"
 	queueStatsColumns = queueColumns + ",messages,consumers"
 )
 
@@ -359,6 +375,14 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 				continue
 			}
 			res.stats[q.Name] = queueStats(q)
+		}
+	}
+	for _, q := range queues {
+		if owner := ownerOf(q.InternalOwner); owner != "" {
+			if res.owned == nil {
+				res.owned = map[string]string{}
+			}
+			res.owned[q.Name] = owner
 		}
 	}
 	defs.Queues = queues
@@ -464,7 +488,8 @@ func fingerprint(t *topology.Topology, vhosts map[string]VhostInfo) string {
 			Description      string   `json:"description"`
 			DefaultQueueType string   `json:"default_queue_type"`
 			Tags             []string `json:"tags"`
-		}{v.Name, v.Description, v.DefaultQueueType, tags})
+			Protected        bool     `json:"protected,omitempty"`
+		}{v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected})
 		for _, n := range v.ExchangeNames() {
 			put("exchange")
 			put(v.Exchanges[n])
@@ -514,4 +539,26 @@ func (c *Client) BindingPropertiesKey(ctx context.Context, vhost string, b *topo
 	}
 	return "", fmt.Errorf("binding from exchange %q to %s %q with routing key %q in vhost %q: %w",
 		b.Source, b.DestinationType, b.Destination, b.RoutingKey, vhost, ErrNotFound)
+}
+
+// ownerOf describes a queue's internal_owner as the broker reports it
+// (false, or {"name", "kind", "virtual_host"}); "" when none.
+func ownerOf(v any) string {
+	switch o := v.(type) {
+	case map[string]any:
+		name, _ := o["name"].(string)
+		k, _ := o["kind"].(string)
+		if name == "" {
+			return "a plugin"
+		}
+		if k != "" {
+			return fmt.Sprintf("%s %q", k, name)
+		}
+		return fmt.Sprintf("%q", name)
+	case string:
+		if o != "" && o != "false" {
+			return o
+		}
+	}
+	return ""
 }

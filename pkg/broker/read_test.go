@@ -309,3 +309,23 @@ func TestReadStateBindingsBySource(t *testing.T) {
 		})
 	}
 }
+
+// A queue's internal_owner as 4.1+ reports it: false (none), or the
+// owner's resource; older versions leave the column out (nil).
+func TestOwnerOf(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{nil, ""},
+		{false, ""},
+		{"false", ""},
+		{map[string]any{"name": "fed.x", "kind": "exchange", "virtual_host": "v"}, `exchange "fed.x"`},
+		{map[string]any{"name": "owner"}, `"owner"`},
+		{map[string]any{}, "a plugin"},
+	} {
+		if got := ownerOf(tc.in); got != tc.want {
+			t.Errorf("ownerOf(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

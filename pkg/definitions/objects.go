@@ -36,6 +36,10 @@ type Queue struct {
 	Arguments  map[string]any `json:"arguments"`
 	Messages   *json.Number   `json:"messages"`
 	Consumers  *json.Number   `json:"consumers"`
+	// InternalOwner is what a live broker (4.1+) says owns the queue: a
+	// plugin's queue, protected from deletion by clients (false, or an
+	// object naming the owner). Definitions files do not carry it.
+	InternalOwner any `json:"internal_owner,omitempty"`
 }
 
 // Binding is a binding object. PropertiesKey (the broker's identity of the

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -100,6 +101,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	p := plan.DiffWith(desired, l.current, opts)
 	p.Fingerprint = l.fingerprintFor(desired)
 	e.keepOwnUser(p)
+	e.keepProtected(p, l)
 	if err := e.holdBackDownQueues(ctx, p, l); err != nil {
 		return nil, nil, err
 	}
@@ -125,4 +127,37 @@ func (e *Engine) keepOwnUser(p *plan.Plan) {
 		kept = append(kept, c)
 	}
 	p.Changes = kept
+}
+
+// keepProtected leaves out of p every change the broker refuses because
+// the object is protected, and tells the user why and what to do: without
+// this, apply would stop half way on it. A queue the broker reports owned
+// by a plugin (internal_owner, 4.1+) is neither deleted nor replaced; a
+// user tagged "protected" (4.2+: "Protected users cannot be modified via
+// the HTTP API") is neither changed nor deleted. (A vhost protected from deletion needs no such care: mqctl reads,
+// and so deletes, only the vhosts the file names.)
+func (e *Engine) keepProtected(p *plan.Plan, l *Live) {
+	kept := p.Changes[:0]
+	for _, c := range p.Changes {
+		if owner := l.info.Owned[c.Vhost][c.Name]; c.Kind == kind.Queue && (c.Action == plan.Delete || c.Action == plan.Replace) && owner != "" {
+			e.note("queue %q in vhost %q is left alone: the broker reports it owned by %s (internal_owner), and protects it from deletion by clients; the plugin that made it manages it", c.Name, c.Vhost, owner)
+			continue
+		}
+		if c.Kind == kind.User && (c.Action == plan.Delete || c.Action == plan.Update) && protectedUser(l.State().Items.Get(kind.User, c.Name)) && e.c.RabbitMQVersion().ProtectsTaggedUsers() {
+			e.note("user %q is left alone: it is tagged protected, and RabbitMQ %s refuses to change or delete a protected user through the management API (\"Protected users cannot be modified via the HTTP API\"); change it with rabbitmqctl, or remove the tag there first", c.Name, l.info.Version)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	p.Changes = kept
+}
+
+// protectedUser reports whether user u (nil: none) carries the protected
+// tag.
+func protectedUser(u *topology.Item) bool {
+	if u == nil {
+		return false
+	}
+	tags, _ := u.Settings[kinds.UserTags].([]any)
+	return slices.Contains(tags, any("protected"))
 }

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -347,4 +348,42 @@ func TestSavedPlanAndOtherUsers(t *testing.T) {
 			t.Errorf("%s: a user made meanwhile: apply of the saved plan = %v, want stale %v", tc.name, err, tc.stale)
 		}
 	}
+}
+
+// A user tagged protected: 4.2+ refuses to change or delete it through
+// the management API, so a plan leaves out the change and says why (apply
+// completes instead of stopping half way); 3.10 and 4.0 know no such tag
+// and apply the change.
+func TestProtectedUser(t *testing.T) {
+	f := newFixture(t)
+	f.b.UsersSection(t)
+	ctx := context.Background()
+	k := &kindRun{f: f, spec: kind.Spec{Kind: kind.User}, password: "pw-" + testbroker.Name(t, "k")}
+	name := f.vhost + "-p"
+	t.Cleanup(func() {
+		// A protected user is deleted with the tag taken off first (by
+		// rabbitmqctl where the API refuses).
+		_ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name)
+		_ = exec.Command("../../scripts/broker", "ctl", "clear_user_tags", name).Run()
+		_ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name)
+	})
+	top := "users:\n  ${VHOST}-p: { password: \"${KIND_PASSWORD}\", tags: [management] }\n"
+	k.apply("{}\n", top)
+	// By hand: the user gets the protected tag (besides its own).
+	users, _ := kinds.For(kind.User)
+	if err := users.Write(ctx, f.c, "", nil, &topology.Item{Kind: kind.User, Name: name,
+		Settings: topology.Args{kinds.UserPassword: k.password, kinds.UserTags: []any{"management", "protected"}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.notes = nil
+	p := k.plan("{}\n", top)
+	protects := f.b.Version().AtLeast(4, 2)
+	held := false
+	for _, n := range f.notes {
+		held = held || strings.Contains(n, `user "`+name+`" is left alone: it is tagged protected`)
+	}
+	if held != protects || (len(p.Changes) == 0) != protects {
+		t.Fatalf("RabbitMQ %s: plan %v, notes %q: want the update of the tags held back = %v", f.b.Version(), changes(p), f.notes, protects)
+	}
+	k.apply("{}\n", top) // completes either way
 }

@@ -154,6 +154,11 @@ func (v Version) QuorumDeliveryLimit() int {
 // TestPeekAndTheDeliveryLimit states each version's answer).
 func (v Version) CountsRequeueAsDelivery() bool { return !v.AtLeast(4, 3) }
 
+// ProtectsTaggedUsers: a user tagged "protected" cannot be changed or
+// deleted through the management API (400 "Protected users cannot be
+// modified via the HTTP API"; 4.2.0 release notes), only with rabbitmqctl.
+func (v Version) ProtectsTaggedUsers() bool { return v.AtLeast(4, 2) }
+
 // DeprecatesTransientQueues: transient (non-durable) non-exclusive queues
 // are a deprecated feature (transient_nonexcl_queues), refused where the
 // broker denies it (4.0+).
