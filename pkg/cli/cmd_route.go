@@ -266,11 +266,21 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 			p.line(1, "%s", routePublishPath(d.Path))
 		}
 		for _, x := range tr.Publish.Unsimulated {
+			if routeChoiceOf(tr.Publish, x) != nil {
+				continue // said below, with the destinations it picks from
+			}
 			path := routeExchangeLabel(x)
 			if steps := unsim[x]; len(steps) > 0 {
 				path = routePublishPath(steps)
 			}
 			p.line(1, "%s -> unknown: plugin exchange %q is not simulated", path, x)
+		}
+		for _, c := range tr.Publish.OneOf {
+			path := routeExchangeLabel(c.Exchange)
+			if len(c.Path) > 0 {
+				path = routePublishPath(c.Path)
+			}
+			p.line(1, "%s", routeChoiceLine(path, c))
 		}
 	}
 	if routeHasDeadLetters(tr.Hops) {
@@ -326,13 +336,21 @@ func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *route
 			continue
 		}
 		head := fmt.Sprintf("%s -> %s [%s] -> ", reason, routeExchangeLabel(r.Exchange), r.RoutingKey)
-		if len(n.Hops) == 0 && len(r.Cycles) == 0 {
-			if len(r.Result.Unsimulated) > 0 {
-				p.line(depth+1, "%sunknown: plugin exchange %s is not simulated", head, routeQuoteList(r.Result.Unsimulated))
-			} else {
-				p.line(depth+1, "%sdropped: unroutable", head)
+		var unknown []string // unsimulated exchanges that pick no known destination
+		for _, x := range r.Result.Unsimulated {
+			if routeChoiceOf(r.Result, x) == nil {
+				unknown = append(unknown, x)
 			}
+		}
+		if len(n.Hops) == 0 && len(r.Cycles) == 0 && len(r.Result.OneOf) == 0 && len(unknown) == 0 {
+			p.line(depth+1, "%sdropped: unroutable", head)
 			continue
+		}
+		if len(unknown) > 0 {
+			p.line(depth+1, "%sunknown: plugin exchange %s is not simulated", head, routeQuoteList(unknown))
+		}
+		for _, c := range r.Result.OneOf {
+			p.line(depth+1, "%s", routeChoiceLine(strings.TrimSuffix(head, " -> ")+routeDeadLetterPathTo(c), c))
 		}
 		for _, hop := range n.Hops {
 			suffix := ""
@@ -370,12 +388,67 @@ func routePublishPath(path []route.Step) string {
 	return sb.String()
 }
 
+// routeChoiceOf returns the choice r made at exchange x, if x picks one
+// of its destinations (x-modulus-hash).
+func routeChoiceOf(r route.Result, x string) *route.Choice {
+	for i := range r.OneOf {
+		if r.OneOf[i].Exchange == x {
+			return &r.OneOf[i]
+		}
+	}
+	return nil
+}
+
+// routeChoiceLine renders a choice reached by path (which ends at the
+// choosing exchange): the destinations it picks one of, and which one
+// when the simulation knows. It never reads as if all of them received
+// the message.
+func routeChoiceLine(path string, c route.Choice) string {
+	among := routeTargets(c.Among)
+	if c.Picked == nil {
+		return fmt.Sprintf("%s -> one of %s: x-modulus-hash delivers the message to exactly one of them, picked by a hash of its routing keys; which one, mqctl cannot tell before RabbitMQ 4.3", path, among)
+	}
+	return fmt.Sprintf("%s picks one of %s by a hash of the routing keys: %s, and only it (x-modulus-hash)", path, among, routeTargets([]route.Target{{Name: c.Picked.Name, Type: c.Picked.Type, Bindings: 1}}))
+}
+
+// routeTargets renders destinations as {a, b (2 bindings), exchange x}
+// ({a} for one).
+func routeTargets(ts []route.Target) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		s := t.Name
+		if t.Type == topology.DestExchange {
+			s = "exchange " + routeExchangeLabel(t.Name)
+		}
+		if t.Bindings > 1 {
+			s += fmt.Sprintf(" (%d bindings)", t.Bindings)
+		}
+		parts[i] = s
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// routeDeadLetterPathTo renders, after a dead letter's exchange, the
+// exchanges it passed to reach choice c's exchange ("" when it is the
+// dead-letter exchange itself).
+func routeDeadLetterPathTo(c route.Choice) string {
+	if len(c.Path) == 0 {
+		return ""
+	}
+	return " -> " + routeDeadLetterPath(c.Path)
+}
+
 func routeEdgeLabel(st route.Step) string {
 	switch {
 	case st.Via == route.ViaAlternate:
 		return "(alternate-exchange)"
 	case st.ExchangeType == "fanout":
 		return "(fanout)"
+	case st.ExchangeType == "x-modulus-hash":
+		return "(hash)"
 	case st.ExchangeType == "headers":
 		return routeFormatTable(st.BindingArgs)
 	}

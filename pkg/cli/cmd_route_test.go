@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -80,6 +81,17 @@ func routeTopology() *topology.Topology {
 	bind("docs", "docs.pdf", "queue", "", topology.Args{"x-match": "all", "format": "pdf", "pages": int64(3)})
 	bind("docs", "docs.any", "queue", "", topology.Args{"x-match": "any", "format": "pdf", "lang": "en"})
 	bind("retry", "jobs.retry", "queue", "jobs.retry", nil)
+	// x-modulus-hash: one of three shards (one bound twice), and a queue
+	// whose dead letters go there with their own routing key.
+	ex("shards", "x-modulus-hash", nil)
+	q("shard.1", "classic", nil)
+	q("shard.2", "classic", nil)
+	q("shard.3", "classic", nil)
+	q("shard.work", "classic", topology.Args{"x-dead-letter-exchange": "shards"})
+	bind("shards", "shard.1", "queue", "", nil)
+	bind("shards", "shard.2", "queue", "a", nil)
+	bind("shards", "shard.2", "queue", "b", nil)
+	bind("shards", "shard.3", "queue", "", nil)
 	return t
 }
 
@@ -103,6 +115,11 @@ func TestRouteGolden(t *testing.T) {
 		{"default-unknown-queue.txt", "text", routeOptions{exchange: "", routingKey: "nope", depth: route.DefaultDepth}},
 		{"depth-1.txt", "text", routeOptions{exchange: "", routingKey: "orders.shipping.retry.10s", depth: 1}},
 		{"orders-created.json", "json", routeOptions{exchange: "orders", routingKey: "order.paid", depth: 1}},
+		{"modulus-hash.txt", "text", routeOptions{exchange: "shards", routingKey: "order.created", depth: route.DefaultDepth}},
+		{"modulus-hash-4.0.txt", "text", routeOptions{exchange: "shards", routingKey: "order.created", depth: route.DefaultDepth, version: rmqversion.MustParse("4.0")}},
+		{"modulus-hash-dlx.txt", "text", routeOptions{exchange: "", routingKey: "shard.work", depth: route.DefaultDepth}},
+		{"modulus-hash-dlx-4.0.txt", "text", routeOptions{exchange: "", routingKey: "shard.work", depth: route.DefaultDepth, version: rmqversion.MustParse("4.0")}},
+		{"modulus-hash.json", "json", routeOptions{exchange: "shards", routingKey: "order.created", depth: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,6 +244,40 @@ func TestRouteCommandFlags(t *testing.T) {
 		code := Main(t.Context(), tt.args, Env{Stdout: &stdout, Stderr: &stderr, Stdin: strings.NewReader("")})
 		if code != ExitError || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("mqctl %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(tt.args, " "), code, stderr.String(), tt.want)
+		}
+	}
+}
+
+// TestRouteModulusHashReachesOne: route never says an x-modulus-hash
+// exchange delivers to all of its destinations: on 4.3 one path leads
+// through it and the text names the pick; before 4.3 no path does, and
+// the text says "one of". The key order.created hashes to entry 1 of the
+// four bindings (erlang:phash2([<<"order.created">>], 134217728) rem 4 = 1,
+// OTP 25.2.3): shard.2, bound twice.
+func TestRouteModulusHashReachesOne(t *testing.T) {
+	for _, tt := range []struct {
+		ver         string
+		paths, want string
+	}{
+		{"4.3", "shards --(hash)--> shard.2", "shards picks one of {shard.1, shard.2 (2 bindings), shard.3} by a hash of the routing keys: shard.2, and only it"},
+		{"4.0", "", "shards -> one of {shard.1, shard.2 (2 bindings), shard.3}: x-modulus-hash delivers the message to exactly one of them"},
+	} {
+		var out bytes.Buffer
+		o := routeOptions{exchange: "shards", routingKey: "order.created", depth: 0, version: rmqversion.MustParse(tt.ver)}
+		if err := runRoute(&out, routeTopology(), nil, "text", o); err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.Contains(l, "-->") {
+				paths = append(paths, strings.TrimSpace(l))
+			}
+		}
+		if strings.Join(paths, "|") != tt.paths {
+			t.Errorf("%s: delivery paths %q, want %q\n%s", tt.ver, paths, tt.paths, out.String())
+		}
+		if !strings.Contains(out.String(), tt.want) {
+			t.Errorf("%s: output lacks %q:\n%s", tt.ver, tt.want, out.String())
 		}
 	}
 }

@@ -191,11 +191,19 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 				add(t)
 			}
 			// A plugin exchange the simulation cannot follow may deliver
-			// to any queue bound to it.
+			// to any queue bound to it, and so may an x-modulus-hash
+			// exchange whose pick depends on keys lint does not know.
 			for _, x := range r.Route.Result.Unsimulated {
 				for _, b := range f.from[x] {
 					if b.DestinationType == topology.DestQueue {
 						add(b.Destination)
+					}
+				}
+			}
+			if openRoute(r.Route) {
+				for _, c := range r.Route.Result.OneOf {
+					for _, q := range c.Queues() {
+						add(q)
 					}
 				}
 			}
@@ -213,6 +221,17 @@ func (f *facts) addRoute(q string, d *dlInfo, in msgKey, sample string) {
 	// dropping them saves a map per route (10 MB at 50,000 objects).
 	r.Result.Message.Headers = nil
 	d.Routes = append(d.Routes, keyRoute{In: in, Sample: sample, Route: r})
+}
+
+// openRoute reports whether lint cannot tell where dead letters routed as r
+// go, only where they may: they pass an exchange the simulation does not
+// follow (Unsimulated), or an x-modulus-hash exchange while they keep the
+// message's own routing keys. Its pick hashes all of them, the CC and BCC
+// keys of each message included, which a rule does not know; only a
+// dead-letter routing key fixes the keys and with them the pick. Such a
+// dead letter reaches one of the choice's destinations, never all of them.
+func openRoute(r route.DeadLetterRoute) bool {
+	return len(r.Result.Unsimulated) > 0 || (r.KeyFromMessage && len(r.Result.OneOf) > 0)
 }
 
 // collectArrivals records, for every queue, the dead letters that reach

@@ -218,8 +218,8 @@ func runDLUnrouted(p *Pass) []Finding {
 				byKey[id] = fm
 				fams = append(fams, fm)
 			}
-			if len(r.Route.Result.Deliveries) > 0 || len(r.Route.Result.Unsimulated) > 0 {
-				fm.routed = true // delivered, or passed through a plugin exchange the simulation cannot follow
+			if len(r.Route.Result.Deliveries) > 0 || openRoute(r.Route) {
+				fm.routed = true // delivered, or passed through an exchange whose pick lint cannot tell
 			}
 		}
 		var bad []string
@@ -657,7 +657,7 @@ func (p *Pass) idleAlternate(q string) string {
 // (what MQ103 reports).
 func (p *Pass) unrouted(d *dlInfo) bool {
 	for _, r := range d.Routes {
-		if len(r.Route.Result.Deliveries) == 0 && len(r.Route.Result.Unsimulated) == 0 {
+		if len(r.Route.Result.Deliveries) == 0 && !openRoute(r.Route) {
 			return true
 		}
 	}

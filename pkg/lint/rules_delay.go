@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 const delayFix = `Set x-dead-letter-exchange to "" (the default exchange) and x-dead-letter-routing-key to the name of the queue the retries belong to, ` +
@@ -88,8 +90,8 @@ func (p *Pass) delayProblem(q string, d *dlInfo, fix string) string {
 		}
 		r := d.Routes[0].Route
 		qs := r.Result.Queues()
-		if len(r.Result.Unsimulated) > 0 {
-			return "" // through a plugin exchange: where it goes is unknown
+		if openRoute(r) {
+			return "" // through an exchange whose pick is unknown: where it goes is unknown
 		}
 		switch {
 		case len(qs) == 0 && d.Exchange == "":
@@ -113,12 +115,16 @@ func (p *Pass) delayProblem(q string, d *dlInfo, fix string) string {
 	// lands depends on that key. Fine only when every key ends in one and
 	// the same queue.
 	var nowhere, self, multi, single []keyRoute
+	var hashed *route.Choice // an x-modulus-hash exchange picking by the message's keys
 	dest := ""
 	consistent := true
 	for _, r := range d.Routes {
 		qs := r.Route.Result.Queues()
-		if len(r.Route.Result.Unsimulated) > 0 {
-			continue // through a plugin exchange: where it goes is unknown
+		if openRoute(r.Route) {
+			if c := keyedChoice(r.Route); c != nil && hashed == nil {
+				hashed = c
+			}
+			continue // through an exchange whose pick is unknown: where it goes is unknown
 		}
 		switch {
 		case len(qs) == 0:
@@ -136,10 +142,14 @@ func (p *Pass) delayProblem(q string, d *dlInfo, fix string) string {
 			}
 		}
 	}
-	if len(nowhere) == 0 && len(self) == 0 && len(multi) == 0 && consistent {
+	if len(nowhere) == 0 && len(self) == 0 && len(multi) == 0 && consistent && hashed == nil {
 		return ""
 	}
 	var cases []string
+	if hashed != nil {
+		cases = append(cases, fmt.Sprintf("through x-modulus-hash exchange %q it reaches one of %s, whichever the message's routing keys (its CC and BCC keys included) pick, not necessarily the queue that scheduled the retry",
+			hashed.Exchange, targetsList(hashed.Among)))
+	}
 	if r, ok := pickExample(nowhere); ok {
 		cases = append(cases, fmt.Sprintf("with key %q it matches no binding and is dropped", r.Sample))
 	}
@@ -162,11 +172,38 @@ func (p *Pass) delayProblem(q string, d *dlInfo, fix string) string {
 		}
 	}
 	verb := "sends expired messages to"
-	if len(single) > 0 || len(multi) > 0 {
+	if len(single) > 0 || len(multi) > 0 || hashed != nil {
 		verb = "sends expired messages back to"
 	}
 	return fmt.Sprintf("delay queue %q %s %s with the routing key they were published with (%s, and it has no x-dead-letter-routing-key), so where a retry lands depends on that key: %s. %s",
 		q, verb, exchangeLabel(d.Exchange), inboundPhrase(p, q), strings.Join(cases, "; "), fix)
+}
+
+// keyedChoice returns the x-modulus-hash choice of r that picks among more
+// than one destination by the dead letter's own routing keys, or nil.
+func keyedChoice(r route.DeadLetterRoute) *route.Choice {
+	if !r.KeyFromMessage {
+		return nil
+	}
+	for i := range r.Result.OneOf {
+		if len(r.Result.OneOf[i].Among) > 1 {
+			return &r.Result.OneOf[i]
+		}
+	}
+	return nil
+}
+
+// targetsList renders a choice's destinations: work.a and work.b, or
+// exchange x (exchanges named as such).
+func targetsList(ts []route.Target) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+		if t.Type == topology.DestExchange {
+			names[i] = "exchange " + exchangeLabel(t.Name)
+		}
+	}
+	return queuesList(names)
 }
 
 // pickExample prefers a route whose sample key is not empty.

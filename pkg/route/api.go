@@ -118,7 +118,57 @@ type Result struct {
 	// Unsimulated names the exchanges the message reached whose plugin type
 	// mqctl does not simulate (x-consistent-hash, …): where they route is
 	// unknown, so an empty Deliveries does not prove the message is lost.
+	// An x-modulus-hash exchange before RabbitMQ 4.3 is one of them, and
+	// OneOf says among which destinations it picks.
 	Unsimulated []string `json:"unsimulated,omitempty"`
+	// OneOf lists the exchanges the message reached that deliver each
+	// message to exactly one of their bound destinations (x-modulus-hash),
+	// never to all of them: one Choice per exchange, in the order reached.
+	// Where the Choice is Picked, Deliveries hold what the picked
+	// destination leads to; otherwise (before RabbitMQ 4.3) the exchange is
+	// in Unsimulated and Deliveries hold nothing through it.
+	OneOf []Choice `json:"one_of,omitempty"`
+}
+
+// Target is a destination of bindings.
+type Target struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // "queue" or "exchange"
+	// Bindings is how many bindings of the exchange lead to it: each is
+	// one entry of the list x-modulus-hash picks from, so a destination
+	// bound twice gets twice the share of messages.
+	Bindings int `json:"bindings"`
+}
+
+// Choice is an exchange that delivers a message to exactly one of its
+// bound destinations, picked by a hash of the message's routing keys (an
+// x-modulus-hash exchange).
+type Choice struct {
+	Exchange string `json:"exchange"`
+	// Path is how the message reached Exchange (empty when it was
+	// published to it).
+	Path []Step `json:"path,omitempty"`
+	// Among are the destinations the exchange picks from, as the broker
+	// orders them (exchanges before queues, then by name), each once.
+	Among []Target `json:"among"`
+	// Picked is the destination this message's routing keys pick (RabbitMQ
+	// 4.3+: erlang:phash2 of the routing keys, CC and BCC keys included,
+	// modulo the number of bindings); nil when mqctl cannot tell (before
+	// 4.3 the rabbitmq_sharding plugin picks from the bindings in an order
+	// only the broker's metadata store knows).
+	Picked *Target `json:"picked,omitempty"`
+}
+
+// Queues returns the names of the queues among the choice's destinations
+// (the exchanges among them lead further), in Among's order.
+func (c Choice) Queues() []string {
+	var out []string
+	for _, t := range c.Among {
+		if t.Type == topology.DestQueue {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 // Queues returns the names of the queues reached, sorted.

@@ -24,6 +24,9 @@ const (
 	typeTopic   = "topic"
 	typeHeaders = "headers"
 	typeDelayed = "x-delayed-message"
+	// typeModulusHash delivers each message to exactly one of its bound
+	// destinations (see Choice).
+	typeModulusHash = "x-modulus-hash"
 )
 
 // Simulator routes messages through one vhost. New precomputes every index
@@ -121,7 +124,7 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 		if p != nil {
 			s.exchangePolicy[name] = p
 		}
-		ix.routingType, ix.problem = routingType(ix.x)
+		ix.routingType, ix.problem = routingType(ix.x, s.ver)
 	}
 	for _, name := range sortedNames(v.Queues) {
 		if q := v.Queues[name]; q != nil {
@@ -152,10 +155,15 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 // Version returns the RabbitMQ version the simulator follows.
 func (s *Simulator) Version() rmqversion.Version { return s.ver }
 
-func routingType(x *topology.Exchange) (string, string) {
+func routingType(x *topology.Exchange, ver rmqversion.Version) (string, string) {
 	switch x.Type {
 	case typeDirect, typeFanout, typeTopic, typeHeaders:
 		return x.Type, ""
+	case typeModulusHash:
+		if ver.ModulusHashPicksStably() {
+			return x.Type, ""
+		}
+		return x.Type, fmt.Sprintf("exchange %q: before RabbitMQ 4.3, %s is the rabbitmq_sharding plugin's exchange type: it delivers each message to exactly one of its bound destinations, picked by a hash of the routing keys over its bindings in the order the broker's metadata store lists them, which mqctl cannot know: it names the destinations that can receive the message, not the one that does (4.3 sorts them, and mqctl makes the pick there)", x.Name, x.Type)
 	case typeDelayed:
 		inner, _ := x.Arguments.String("x-delayed-type")
 		switch inner {
@@ -378,12 +386,21 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 			continue
 		}
 		var matched []*topology.Binding
-		for _, b := range ix.match(keys, headers, strict) {
-			if s.destinationExists(b) {
-				matched = append(matched, b)
-			} else {
-				problem("binding from %q to undeclared %s %q is ignored: the broker cannot have it; declare the %s or remove the binding", b.Source, b.DestinationType, b.Destination, b.DestinationType)
+		if ix.routingType == typeModulusHash {
+			// Every binding takes part, whatever its key.
+			cands := s.declaredDestinations(ix.bindings, problem)
+			if len(cands) > 0 {
+				c, picked := s.modulusHash(ix.x.Name, cands, keys)
+				c.Path = p.path
+				res.OneOf = append(res.OneOf, c)
+				if picked == nil {
+					res.Unsimulated = append(res.Unsimulated, ix.x.Name)
+					continue
+				}
+				matched = []*topology.Binding{picked}
 			}
+		} else {
+			matched = s.declaredDestinations(ix.match(keys, headers, strict), problem)
 		}
 		if len(matched) == 0 {
 			ae, hasAE := s.exchangeArgs[ix.x.Name].String("alternate-exchange")
@@ -435,10 +452,64 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 	return res
 }
 
+// declaredDestinations returns the bindings of bs whose destination is
+// declared; each other one is a problem: the broker cannot have it.
+func (s *Simulator) declaredDestinations(bs []*topology.Binding, problem func(string, ...any)) []*topology.Binding {
+	var out []*topology.Binding
+	for _, b := range bs {
+		if s.destinationExists(b) {
+			out = append(out, b)
+		} else {
+			problem("binding from %q to undeclared %s %q is ignored: the broker cannot have it; declare the %s or remove the binding", b.Source, b.DestinationType, b.Destination, b.DestinationType)
+		}
+	}
+	return out
+}
+
+// modulusHash is the choice x-modulus-hash exchange x makes among its
+// bindings bs (all with declared destinations) for a message with routing
+// keys keys, and the binding it picks: nil where the version's pick
+// cannot be told (see rmqversion ModulusHashPicksStably). RabbitMQ 4.3
+// (rabbit_exchange_type_modulus_hash:route/3 at v4.3.5) lists one
+// destination per binding (the route_by_source projection holds each
+// binding: two keys to one queue are two entries), sorts them as Erlang
+// sorts #resource{} records (kind exchange before queue, then the name
+// byte by byte), and takes entry erlang:phash2(Keys, 2^27) rem N.
+func (s *Simulator) modulusHash(x string, bs []*topology.Binding, keys []string) (Choice, *topology.Binding) {
+	sorted := append([]*topology.Binding(nil), bs...)
+	slices.SortStableFunc(sorted, func(a, b *topology.Binding) int {
+		if c := strings.Compare(a.DestinationType, b.DestinationType); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Destination, b.Destination)
+	})
+	c := Choice{Exchange: x}
+	for _, b := range sorted {
+		if n := len(c.Among); n > 0 && c.Among[n-1].Name == b.Destination && c.Among[n-1].Type == b.DestinationType {
+			c.Among[n-1].Bindings++
+			continue
+		}
+		c.Among = append(c.Among, Target{Name: b.Destination, Type: b.DestinationType, Bindings: 1})
+	}
+	if !s.ver.ModulusHashPicksStably() {
+		return c, nil
+	}
+	b := sorted[phash2(keys, modulusHashRange)%uint32(len(sorted))]
+	c.Picked = &Target{Name: b.Destination, Type: b.DestinationType}
+	for _, t := range c.Among {
+		if t.Name == b.Destination && t.Type == b.DestinationType {
+			c.Picked.Bindings = t.Bindings
+		}
+	}
+	return c, b
+}
+
 func (s *Simulator) describeMatch(x string, m Message, keys []string) string {
 	switch s.exchanges[x].routingType {
 	case typeFanout:
 		return "the message (a fanout exchange without bindings)"
+	case typeModulusHash:
+		return "the message (an x-modulus-hash exchange without bindings)"
 	case typeHeaders:
 		if len(m.Headers) == 0 {
 			return "a message without headers"
