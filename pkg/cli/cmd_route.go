@@ -21,6 +21,9 @@ type routeOptions struct {
 	exchange   string
 	routingKey string
 	headers    map[string]any
+	// expiration is the message's expiration property (milliseconds),
+	// "" for none.
+	expiration string
 	depth      int
 	// version is the RabbitMQ version whose dead-letter rules the
 	// simulation follows (zero: the default, 4.0).
@@ -33,7 +36,7 @@ func newRouteCmd(g *globals) *cobra.Command {
 		headers []string
 	)
 	cmd := &cobra.Command{
-		Use:   "route --exchange X --routing-key K [--header k=v]...",
+		Use:   "route --exchange X --routing-key K [--header k=v]... [--expiration MS]",
 		Short: "Simulate where a message ends up, dead-letter hops included",
 		Long: `route simulates a publish against the topology file, without a broker: every
 queue the message reaches (direct, fanout, topic and headers exchanges,
@@ -41,12 +44,19 @@ exchange-to-exchange bindings, alternate exchanges, the default exchange),
 and for each queue where its rejected, expired, overflowing or over-delivered
 messages go next, hop by hop, until they settle, are dropped, or loop.
 
+--expiration gives the message a per-message TTL, in milliseconds, as the
+AMQP expiration property does: in each queue it reaches it then expires
+after the smaller of that and the queue's message TTL, so route follows its
+expired dead letters even where the queue has no TTL. Its dead letters lose
+the expiration (x-death records it as original-expiration).
+
 A message that reaches no queue is reported as unroutable; that is an answer,
 not an error (exit 0). An undeclared exchange, an internal exchange (clients
 cannot publish to it) or an unknown vhost is an error (exit 1).`,
 		Example: `  mqctl route --exchange orders --routing-key order.created
   mqctl route --exchange "" --routing-key orders.shipping.retry.10s
-  mqctl route --exchange docs --header format=pdf --header pages=3 -o json`,
+  mqctl route --exchange docs --header format=pdf --header pages=3 -o json
+  mqctl route --exchange orders --routing-key order.created --expiration 60000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.checkOutput("text", "json"); err != nil {
@@ -57,6 +67,11 @@ cannot publish to it) or an unknown vhost is an error (exit 1).`,
 			}
 			if o.depth < 0 {
 				return fmt.Errorf("--depth %d: the number of dead-letter hops to follow cannot be negative", o.depth)
+			}
+			if cmd.Flags().Changed("expiration") {
+				if _, err := route.ParseExpiration(o.expiration); err != nil {
+					return fmt.Errorf("--expiration %q: RabbitMQ refuses a publish with this expiration (%v); give milliseconds from 0 to %d, e.g. --expiration 60000", o.expiration, err, int64(route.MaxExpiration))
+				}
 			}
 			h, err := parseRouteHeaders(headers)
 			if err != nil {
@@ -77,6 +92,7 @@ cannot publish to it) or an unknown vhost is an error (exit 1).`,
 	f.StringVar(&o.exchange, "exchange", "", `exchange to publish to ("" is the default exchange)`)
 	f.StringVar(&o.routingKey, "routing-key", "", "routing key of the message")
 	f.StringArrayVar(&headers, "header", nil, "message header key=value (repeatable; integers and true/false are typed, anything else is a string)")
+	f.StringVar(&o.expiration, "expiration", "", "the message's expiration (per-message TTL) in milliseconds, as the AMQP expiration property")
 	f.IntVar(&o.depth, "depth", route.DefaultDepth, "dead-letter hops to follow at most")
 	g.addTargetVersionFlag(cmd)
 	return cmd
@@ -153,7 +169,7 @@ func runRoute(w io.Writer, t *topology.Topology, vhosts []string, output string,
 			return fmt.Errorf("exchange %q in vhost %q is internal: clients cannot publish to it (the broker closes the channel); publish to an exchange bound to it", o.exchange, v.Name)
 		}
 	}
-	m := route.Message{Exchange: o.exchange, RoutingKey: o.routingKey, Headers: o.headers}
+	m := route.Message{Exchange: o.exchange, RoutingKey: o.routingKey, Headers: o.headers, Expiration: o.expiration}
 	tr := sim.Trace(m, o.depth)
 	if output == "json" {
 		enc := json.NewEncoder(w)
@@ -250,7 +266,11 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 	if len(m.Headers) > 0 {
 		withHeaders = " and headers " + routeFormatTable(m.Headers)
 	}
-	p.line(0, "publish to %s with routing key %q%s:", target, m.RoutingKey, withHeaders)
+	withExpiration := ""
+	if m.Expiration != "" {
+		withExpiration = fmt.Sprintf(" and expiration %s ms (its dead letters lose it: x-death records it as original-expiration)", m.Expiration)
+	}
+	p.line(0, "publish to %s with routing key %q%s%s:", target, m.RoutingKey, withHeaders, withExpiration)
 	var problems routeProblemList
 	switch {
 	case len(tr.Publish.Deliveries) == 0 && len(tr.Publish.Unsimulated) == 0:
@@ -323,6 +343,9 @@ func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *route
 		r := n.Route
 		problems.add(r.Result.Problems...)
 		reason := string(r.Reason)
+		if n.ExpiresAfterMS != nil {
+			reason = fmt.Sprintf("%s after %d ms", reason, *n.ExpiresAfterMS)
+		}
 		switch {
 		case !r.Configured:
 			why := "no dead-letter exchange"

@@ -120,6 +120,9 @@ func TestRouteGolden(t *testing.T) {
 		{"modulus-hash-dlx.txt", "text", routeOptions{exchange: "", routingKey: "shard.work", depth: route.DefaultDepth}},
 		{"modulus-hash-dlx-4.0.txt", "text", routeOptions{exchange: "", routingKey: "shard.work", depth: route.DefaultDepth, version: rmqversion.MustParse("4.0")}},
 		{"modulus-hash.json", "json", routeOptions{exchange: "shards", routingKey: "order.created", depth: 0}},
+		{"expiration.txt", "text", routeOptions{exchange: "orders", routingKey: "order.created", expiration: "60000", depth: route.DefaultDepth}},
+		{"expiration-no-ttl.txt", "text", routeOptions{exchange: "", routingKey: "jobs", expiration: "30000", depth: 3}},
+		{"expiration-no-ttl.json", "json", routeOptions{exchange: "", routingKey: "jobs", expiration: "30000", depth: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -239,6 +242,8 @@ func TestRouteCommandFlags(t *testing.T) {
 		{[]string{"route", "--exchange", "x", "--header", "oops"}, "want key=value"},
 		{[]string{"route", "--exchange", "x", "--depth", "-1"}, "cannot be negative"},
 		{[]string{"route", "--exchange", "x", "-o", "yaml"}, `--output "yaml" is not supported`},
+		{[]string{"route", "--exchange", "x", "--expiration", "1m"}, `--expiration "1m": RabbitMQ refuses a publish with this expiration (leftover_string`},
+		{[]string{"route", "--exchange", "x", "--expiration", "-5"}, "value_negative"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := Main(t.Context(), tt.args, Env{Stdout: &stdout, Stderr: &stderr, Stdin: strings.NewReader("")})

@@ -30,6 +30,14 @@ type Message struct {
 	// as (int64 a long, int32 a signedint, float64 a double, …), which the
 	// headers exchange compares there (see typedEqual).
 	Headers map[string]any `json:"headers,omitempty"`
+	// Expiration is the message's expiration property, its per-message
+	// TTL: milliseconds as a decimal string, "" for none. In any queue but
+	// a stream the message expires after the smaller of it and the queue's
+	// message TTL (see ExpiresAfter). RabbitMQ refuses a publish whose
+	// expiration is not a whole number from 0 to 315360000000 (see
+	// ParseExpiration). A dead letter never has one: RabbitMQ removes it
+	// and records it in the new x-death entry as original-expiration.
+	Expiration string `json:"expiration,omitempty"`
 	// keys, when set, are all the routing keys of a dead letter: RabbitMQ
 	// keeps a message's CC and BCC keys on its dead letters (when no
 	// dead-letter routing key replaces them), although BCC is gone from
@@ -219,7 +227,8 @@ type DeadLetterRoute struct {
 type Hop struct {
 	Delivery
 	// Next holds one entry per applicable reason (rejected always; expired
-	// when a TTL is in force; maxlen when overflow can dead-letter;
+	// when a queue TTL is in force or the message has an expiration;
+	// maxlen when overflow can dead-letter;
 	// delivery_limit for quorum queues with a delivery limit).
 	Next []DeadLetterHop `json:"next,omitempty"`
 	// Loop is true when this queue is already on the path that led here (the
@@ -243,6 +252,10 @@ type DeadLetterHop struct {
 	// no queue receives it (cycle of automatic dead-lettering, no DLX,
 	// missing DLX, unroutable).
 	Dropped bool `json:"dropped,omitempty"`
+	// ExpiresAfterMS, for reason expired, is how long the message stays in
+	// the queue before it expires: the smaller of its expiration and the
+	// queue's message TTL (see Simulator.ExpiresAfter).
+	ExpiresAfterMS *int64 `json:"expires_after_ms,omitempty"`
 }
 
 // Trace is the full answer of `mqctl route`: the first publish and every

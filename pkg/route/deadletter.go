@@ -72,13 +72,14 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 	}
 	rk, hasRK := args["x-dead-letter-routing-key"].(string)
 	var dl Message
+	origExp, hasExp := s.originalExpiration(m)
 	if s.ver.RegroupsXDeath() {
-		dl = Message{Exchange: dlx, Headers: deathHeaders(held, keys, queue, reason, hasRK && !s.ver.KeepsCCWithDeadLetterRoutingKey())}
+		dl = Message{Exchange: dlx, Headers: deathHeaders(held, keys, queue, reason, hasRK && !s.ver.KeepsCCWithDeadLetterRoutingKey(), origExp, hasExp)}
 		if !hasRK && len(keys) > 1 {
 			dl.keys = keys
 		}
 	} else {
-		dl = s.recordDeath(m, held, keys, queue, reason)
+		dl = s.recordDeath(m, held, keys, queue, reason, origExp, hasExp)
 		dl.Exchange = dlx
 		dl.keys = keys
 		if hasRK {
@@ -193,8 +194,10 @@ func isDeathCycleInKeyOrder(queue string, deaths []any) bool {
 // dead-letter routing key also removes the CC header (dropCC). m is the
 // message as the queue holds it (no BCC header); keys are all its routing
 // keys. An x-death header the client published counts as history: it is
-// updated, and no x-first-death-* headers are set.
-func deathHeaders(m Message, keys []string, queue string, reason Reason, dropCC bool) map[string]any {
+// updated, and no x-first-death-* headers are set. A new entry records the
+// message's expiration as original-expiration (origExp, when hasExp); the
+// dead letter has none (a Message without Expiration).
+func deathHeaders(m Message, keys []string, queue string, reason Reason, dropCC bool, origExp string, hasExp bool) map[string]any {
 	h := make(map[string]any, len(m.Headers)+4)
 	for k, v := range m.Headers {
 		h[k] = v
@@ -221,6 +224,9 @@ func deathHeaders(m Message, keys []string, queue string, reason Reason, dropCC 
 			routingKeys = append(routingKeys, k)
 		}
 		entry = newDeath(queue, reason, m.Exchange, routingKeys)
+		if hasExp {
+			entry["original-expiration"] = origExp
+		}
 	}
 	h["x-death"] = append([]any{entry}, rest...)
 	return h
@@ -254,7 +260,9 @@ func newDeath(queue string, reason Reason, exchange string, routingKeys []any) m
 //     (3.13.3+). What 3.13.3 takes of a malformed header is not simulated
 //     here: its tables with a queue and a reason, in their order.
 //   - The CC header stays, also with a dead-letter routing key.
-func (s *Simulator) recordDeath(m, held Message, keys []string, queue string, reason Reason) Message {
+//   - A new record keeps the message's expiration (origExp, when hasExp),
+//     rendered as original-expiration; the dead letter has none.
+func (s *Simulator) recordDeath(m, held Message, keys []string, queue string, reason Reason, origExp string, hasExp bool) Message {
 	st := m.mc
 	var records []any
 	recorded := false
@@ -288,6 +296,9 @@ func (s *Simulator) recordDeath(m, held Message, keys []string, queue string, re
 			routingKeys[i] = k
 		}
 		entry = newDeath(queue, reason, m.Exchange, routingKeys)
+		if hasExp {
+			entry["original-expiration"] = origExp
+		}
 	}
 	h := make(map[string]any, len(held.Headers)+7)
 	for k, v := range held.Headers {

@@ -230,7 +230,7 @@ func TestDeathHeadersOrder(t *testing.T) {
 			if tt.before != nil {
 				m.Headers = map[string]any{"x-death": tt.before}
 			}
-			h := deathHeaders(m, nil, tt.queue, tt.reason, false)
+			h := deathHeaders(m, nil, tt.queue, tt.reason, false, "", false)
 			var got []string
 			for _, d := range h["x-death"].([]any) {
 				t := d.(map[string]any)

@@ -383,14 +383,18 @@ func (s *Simulator) ExchangePolicy(name string) string {
 //     negative.
 //
 // Streams never dead-letter: nil. nil for an undeclared queue too.
-func (s *Simulator) Reasons(name string) []Reason {
+func (s *Simulator) Reasons(name string) []Reason { return s.ReasonsFor(name, Message{}) }
+
+// ReasonsFor is Reasons for message m: expired also when m has an
+// expiration (see ExpiresAfter).
+func (s *Simulator) ReasonsFor(name string, m Message) []Reason {
 	q, ok := s.v.Queues[name]
 	if !ok || q == nil || queueType(q) == topology.QueueStream {
 		return nil
 	}
 	args := s.queues[name].args
 	out := []Reason{Rejected}
-	if args.Has("x-message-ttl") {
+	if _, expires := s.ExpiresAfter(name, m); expires {
 		out = append(out, Expired)
 	}
 	if args.Has("x-max-length") || args.Has("x-max-length-bytes") {

@@ -336,6 +336,12 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 		problem("%v", err)
 		return res
 	}
+	if m.Expiration != "" {
+		if _, err := ParseExpiration(m.Expiration); err != nil {
+			problem("expiration %q is not valid (%v): RabbitMQ refuses the publish (PRECONDITION_FAILED, invalid expiration)", m.Expiration, err)
+			return res
+		}
+	}
 	if m.Exchange == "" {
 		seen := map[string]bool{}
 		for _, k := range keys {

@@ -12,8 +12,10 @@ const traceBudget = 10000
 
 // Trace publishes m and follows every dead-letter hop after it,
 // breadth-first, at most maxDepth hops deep (0: the publish only). For each
-// queue reached it lists each reason the queue can dead-letter (see
-// Reasons) and where that dead letter goes, carrying the x-death header the
+// queue reached it lists each reason the queue can dead-letter the message
+// it holds (see ReasonsFor: m's expiration counts in the queues m reaches,
+// never after, since dead letters have none) and where that dead letter
+// goes, carrying the x-death header the
 // broker would add, so RabbitMQ's cycle detection applies along the way.
 //
 // A hop back to a queue already on the path is marked Loop and not
@@ -42,7 +44,7 @@ func (s *Simulator) Trace(m Message, maxDepth int) Trace {
 	for len(work) > 0 {
 		it := work[0]
 		work = work[1:]
-		reasons := s.Reasons(it.hop.Queue)
+		reasons := s.ReasonsFor(it.hop.Queue, it.msg)
 		if len(reasons) == 0 {
 			continue
 		}
@@ -55,6 +57,11 @@ func (s *Simulator) Trace(m Message, maxDepth int) Trace {
 			r := s.DeadLetter(it.hop.Queue, reason, it.msg)
 			dh := &it.hop.Next[i]
 			dh.Route = r
+			if reason == Expired {
+				if ms, ok := s.ExpiresAfter(it.hop.Queue, it.msg); ok {
+					dh.ExpiresAfterMS = &ms
+				}
+			}
 			// Dropped unless an unsimulated plugin exchange may have taken it.
 			dh.Dropped = len(r.Result.Deliveries) == 0 && len(r.Result.Unsimulated) == 0
 			loops := append([]string(nil), r.Cycles...)
