@@ -176,7 +176,7 @@ func runRoute(w io.Writer, t *topology.Topology, vhosts []string, output string,
 		enc.SetIndent("", "  ")
 		return enc.Encode(tr)
 	}
-	return writeRouteText(w, tr, sim.Problems(), unsimulatedPaths(v, o.version, m, tr.Publish.Unsimulated))
+	return writeRouteText(w, tr, sim.Problems(), unsimulatedPaths(v, o.version, m, tr.Publish.Unsimulated), routeNotes(tr))
 }
 
 // routeUndeclared explains an exchange the vhost route simulates does not
@@ -255,7 +255,8 @@ func unsimulatedPaths(v *topology.Vhost, ver rmqversion.Version, m route.Message
 // unsim holds, for each plugin exchange the publish reached that the
 // simulation cannot follow, the path that led there (see
 // unsimulatedPaths): it is shown like a delivery, ending in "unknown".
-func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map[string][]route.Step) error {
+// notes say how the queues reached hold the message (see routeNotes).
+func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map[string][]route.Step, notes []string) error {
 	p := &routePrinter{w: w}
 	m := tr.Publish.Message
 	target := fmt.Sprintf("exchange %q", m.Exchange)
@@ -309,6 +310,12 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 			writeRouteHopBlock(p, h, 1, &problems)
 		}
 	}
+	if len(notes) > 0 {
+		p.line(0, "notes:")
+		for _, n := range notes {
+			p.line(1, "- %s", n)
+		}
+	}
 	problems.add(simProblems...)
 	if len(problems.list) > 0 {
 		p.line(0, "problems:")
@@ -317,6 +324,53 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 		}
 	}
 	return p.err
+}
+
+// routeNotes says, once per queue the trace reaches, in the order reached,
+// what happens to a message the queue holds beside dead-lettering: how
+// long a returned message waits under delayed retry (4.3 quorum queues).
+func routeNotes(tr route.Trace) []string {
+	var notes []string
+	seen := map[string]bool{}
+	var visit func(hops []route.Hop)
+	visit = func(hops []route.Hop) {
+		for _, h := range hops {
+			if !seen[h.Queue] && h.DelayedRetry != nil {
+				seen[h.Queue] = true
+				notes = append(notes, routeRetryNote(h.Queue, *h.DelayedRetry))
+			}
+			for _, n := range h.Next {
+				visit(n.Hops)
+			}
+		}
+	}
+	visit(tr.Hops)
+	return notes
+}
+
+// routeRetryNote explains queue q's delayed retry d (rabbit_fifo
+// should_delay0/4 and calculate_ready_at/4 at v4.3.5).
+func routeRetryNote(q string, d route.DelayedRetry) string {
+	var which, rest string
+	switch d.Type {
+	case route.RetryAll:
+		which = "a message returned to it"
+	case route.RetryFailed:
+		which = "a message whose delivery failed (basic.reject with requeue, or its consumer's channel gone with it unacknowledged)"
+		rest = "; other returns (basic.nack with requeue, a consumer timeout) are available again at once"
+	case route.RetryReturned:
+		which = "a message returned without a failed delivery (basic.nack with requeue, basic.recover, a consumer timeout)"
+		rest = fmt.Sprintf("; such returns do not raise n, so it waits %d ms each time unless deliveries failed too; a failed delivery (basic.reject with requeue) is available again at once", d.Delay(1))
+	}
+	bounds := fmt.Sprintf("min %d ms, max %d ms", d.MinMS, d.MaxMS)
+	switch {
+	case d.MaxIsMin:
+		bounds = fmt.Sprintf("min %d ms, and max the same: no usable x-delayed-retry-max", d.MinMS)
+	case d.MaxMS < d.MinMS:
+		bounds += ", below min: every retry waits max"
+	}
+	return fmt.Sprintf("%s: delayed retry %s (%s): %s waits min(%d × n, %d) ms before it is delivered again, n being its failed deliveries so far (x-delivery-count, at least 1): %d ms, %d ms, %d ms, …%s",
+		q, d.Type, bounds, which, d.MinMS, d.MaxMS, d.Delay(1), d.Delay(2), d.Delay(3), rest)
 }
 
 func routeHasDeadLetters(hops []route.Hop) bool {

@@ -92,6 +92,12 @@ func routeTopology() *topology.Topology {
 	bind("shards", "shard.2", "queue", "a", nil)
 	bind("shards", "shard.2", "queue", "b", nil)
 	bind("shards", "shard.3", "queue", "", nil)
+	// Quorum queues with delayed retry (4.3).
+	ex("invoices", "direct", nil)
+	q("invoices.charge", "quorum", topology.Args{"x-delayed-retry-type": "all", "x-delayed-retry-min": int64(1000), "x-delayed-retry-max": int64(60000),
+		"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "invoices.refund"})
+	q("invoices.refund", "quorum", topology.Args{"x-delayed-retry-type": "returned", "x-delayed-retry-min": int64(500)})
+	bind("invoices", "invoices.charge", "queue", "charge", nil)
 	return t
 }
 
@@ -123,6 +129,9 @@ func TestRouteGolden(t *testing.T) {
 		{"expiration.txt", "text", routeOptions{exchange: "orders", routingKey: "order.created", expiration: "60000", depth: route.DefaultDepth}},
 		{"expiration-no-ttl.txt", "text", routeOptions{exchange: "", routingKey: "jobs", expiration: "30000", depth: 3}},
 		{"expiration-no-ttl.json", "json", routeOptions{exchange: "", routingKey: "jobs", expiration: "30000", depth: 1}},
+		{"delayed-retry.txt", "text", routeOptions{exchange: "invoices", routingKey: "charge", depth: route.DefaultDepth}},
+		{"delayed-retry-4.0.txt", "text", routeOptions{exchange: "invoices", routingKey: "charge", depth: route.DefaultDepth, version: rmqversion.MustParse("4.0")}},
+		{"delayed-retry.json", "json", routeOptions{exchange: "invoices", routingKey: "charge", depth: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,10 +6,35 @@ import (
 )
 
 // rabbit43RuleCases are the cases of what RabbitMQ 4.3 changed: the core
-// x-modulus-hash exchange.
+// x-modulus-hash exchange, quorum queues' delayed retry.
 func rabbit43RuleCases() []ruleCase {
 	v40 := Options{Version: rmqversion.MustParse("4.0")}
 	v43 := Options{Version: rmqversion.MustParse("4.3")}
+	v430 := Options{Version: rmqversion.MustParse("4.3.0")}
+	v431 := Options{Version: rmqversion.MustParse("4.3.1")}
+	// retryQueue declares quorum queue q with kv as its arguments.
+	retryQueue := func(qtype string, kv ...any) func(b *builder) {
+		return func(b *builder) {
+			args := topology.Args{argDLX: "dlx"}
+			for i := 0; i+1 < len(kv); i += 2 {
+				args[kv[i].(string)] = kv[i+1]
+			}
+			b.exchange("dlx", "fanout")
+			b.queue("q.dlq", nil)
+			b.bind("dlx", "q.dlq", "")
+			b.typed("q", qtype, args)
+		}
+	}
+	retryPolicy := func(def ...any) func(b *builder) {
+		return func(b *builder) {
+			b.typed("q", topology.QueueQuorum, nil)
+			args := topology.Args{}
+			for i := 0; i+1 < len(def); i += 2 {
+				args[def[i].(string)] = def[i+1]
+			}
+			b.policy("retry", "^q$", args)
+		}
+	}
 	// shardedDLX: queue work dead-letters with its own keys to an
 	// x-modulus-hash exchange over three shards.
 	shardedDLX := func(b *builder) {
@@ -71,5 +96,73 @@ func rabbit43RuleCases() []ruleCase {
 			build: shardedBackIntoItself, opts: v43, fire: []string{"work.a.retry"}, contains: []string{"back into itself"}},
 		{name: "before 4.3 that pick is unknown", id: "MQ201",
 			build: shardedBackIntoItself, opts: v40, quiet: []string{"work.a.retry"}},
+
+		// MQ504: the broker takes any x-delayed-retry-* value.
+		{name: "delayed retry as it should be", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "all", "x-delayed-retry-min", 1000, "x-delayed-retry-max", 60000), opts: v43, quiet: []string{"q"}},
+		{name: "type disabled alone", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "disabled"), opts: v43, quiet: []string{"q"}},
+		{name: "an unknown type: disabled without a word", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "bogus", "x-delayed-retry-min", 1000), opts: v43, fire: []string{"q"}, severity: Error,
+			contains: []string{`x-delayed-retry-type "bogus" is not one of disabled, all, failed or returned: the broker takes it, and delayed retry stays disabled`, "RabbitMQ declares the queue without a word"}},
+		{name: "min missing: disabled", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "failed"), opts: v43, fire: []string{"q"},
+			contains: []string{"x-delayed-retry-type failed without x-delayed-retry-min: the broker leaves delayed retry disabled"}},
+		{name: "min not an integer", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "all", "x-delayed-retry-min", "1000"), opts: v43, fire: []string{"q"},
+			contains: []string{`x-delayed-retry-min "1000" is not a positive whole number of milliseconds: the broker leaves delayed retry disabled`}},
+		{name: "min negative", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "all", "x-delayed-retry-min", -5), opts: v43, fire: []string{"q"},
+			contains: []string{"x-delayed-retry-min -5 is not a positive whole number"}},
+		{name: "max negative: max is min", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "all", "x-delayed-retry-min", 100, "x-delayed-retry-max", -1), opts: v43, fire: []string{"q"},
+			contains: []string{"x-delayed-retry-max -1 is not a positive whole number of milliseconds: the broker uses min (100 ms) as max"}},
+		{name: "max below min", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "returned", "x-delayed-retry-min", 1000, "x-delayed-retry-max", 500), opts: v43, fire: []string{"q"},
+			contains: []string{"x-delayed-retry-max 500 is below x-delayed-retry-min 1000: every retry waits 500 ms"}},
+		{name: "min without a type", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-min", 1000), opts: v43, fire: []string{"q"},
+			contains: []string{"without x-delayed-retry-type (all, failed or returned: which returns wait) delayed retry stays disabled"}},
+		{name: "the type from a policy, min from the queue: judged together", id: "MQ504",
+			build: func(b *builder) {
+				retryQueue("quorum", "x-delayed-retry-min", 1000)(b)
+				b.policy("retry", "^q$", topology.Args{"delayed-retry-type": "all", "delayed-retry-min": 2000})
+			}, opts: v43, quiet: []string{"q", "retry"}},
+		{name: "on a classic queue 4.3 refuses them: MQ501's finding, not MQ504's", id: "MQ504",
+			build: retryQueue("classic", "x-delayed-retry-type", "all", "x-delayed-retry-min", 1000), opts: v43, quiet: []string{"q"}},
+		{name: "on a classic queue 4.3 refuses them", id: "MQ501",
+			build: retryQueue("classic", "x-delayed-retry-type", "all"), opts: v43, fire: []string{"q"},
+			contains: []string{"on RabbitMQ 4.3 the broker refuses to declare it", "Delayed retry is a quorum queue feature (RabbitMQ 4.3): declare the queue with type: quorum"}},
+		{name: "on a classic queue, with MQ501 off", id: "MQ504",
+			build: retryQueue("classic", "x-delayed-retry-type", "all", "x-delayed-retry-min", 1000),
+			opts:  Options{Version: rmqversion.MustParse("4.3"), Rules: map[string]string{"MQ501": "off"}}, fire: []string{"q"},
+			contains: []string{"on RabbitMQ 4.3 the broker refuses to declare it (PRECONDITION_FAILED invalid arg), delayed retry is for quorum queues only"}},
+		{name: "on a stream before 4.3: stored and ignored", id: "MQ504",
+			build: retryQueue("stream", "x-delayed-retry-type", "all"), opts: v40, fire: []string{"q"},
+			contains: []string{"stream \"q\" sets x-delayed-retry-type, which RabbitMQ 4.0 stores and ignores", "4.3 refuses these arguments on a stream"}},
+		{name: "on a quorum queue before 4.3: stored and ignored", id: "MQ504",
+			build: retryQueue("quorum", "x-delayed-retry-type", "all"), opts: v40, fire: []string{"q"},
+			contains: []string{"which RabbitMQ 4.0 stores and ignores: delayed retry arrived in 4.3", "on 4.3 it would not work as written either: x-delayed-retry-type all without x-delayed-retry-min"}},
+		{name: "policy keys before 4.3: refused", id: "MQ504",
+			build: retryPolicy("delayed-retry-type", "all", "delayed-retry-min", 1000), opts: v40, fire: []string{"retry"}, severity: Error,
+			contains: []string{"RabbitMQ 4.0 does not know them (delayed retry arrived in 4.3; its policy keys work from 4.3.1), so the broker refuses the whole policy"}},
+		{name: "policy keys on 4.3.0: refused", id: "MQ504",
+			build: retryPolicy("delayed-retry-type", "all", "delayed-retry-min", 1000), opts: v430, fire: []string{"retry"},
+			contains: []string{"RabbitMQ 4.3.0 refuses them in policy definitions (a bug fixed in 4.3.1)"}},
+		{name: "policy keys on 4.3.1", id: "MQ504",
+			build: retryPolicy("delayed-retry-type", "all", "delayed-retry-min", 1000, "delayed-retry-max", 60000), opts: v431, quiet: []string{"retry", "q"}},
+		{name: "a policy's type without min: refused", id: "MQ504",
+			build: retryPolicy("delayed-retry-type", "all"), opts: v43, fire: []string{"retry"},
+			contains: []string{`Validation failed": delayed-retry-min is required when delayed-retry-type is all`}},
+		{name: "a policy's bad type: refused", id: "MQ504",
+			build: retryPolicy("delayed-retry-type", "sometimes", "delayed-retry-min", 10), opts: v43, fire: []string{"retry"},
+			contains: []string{`"sometimes" is not a valid delayed retry type. Must be one of: all, failed, returned, disabled`}},
+		{name: "an operator policy's max below min: refused", id: "MQ504",
+			build: func(b *builder) {
+				b.typed("q", topology.QueueQuorum, nil)
+				b.v.OperatorPolicies["cap"] = &topology.Policy{Name: "cap", Pattern: ".*", ApplyTo: "queues",
+					Definition: topology.Args{"delayed-retry-type": "all", "delayed-retry-min": 1000, "delayed-retry-max": 50}.Normalized(), Meta: topology.Meta{Pos: b.pos()}}
+			}, opts: v431, fire: []string{"cap"},
+			contains: []string{"operator policy \"cap\": RabbitMQ refuses it", "delayed-retry-max (50) must not be smaller than delayed-retry-min (1000)"}},
 	}
 }

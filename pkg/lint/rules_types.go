@@ -24,6 +24,8 @@ func argHint(qtype, arg string) string {
 		return "it needs a quorum queue (type: quorum)"
 	case qtype == topology.QueueClassic && arg == "x-queue-leader-locator":
 		return "classic queues take x-queue-master-locator before RabbitMQ 4.0"
+	case strings.HasPrefix(arg, "x-delayed-retry-"):
+		return "delayed retry is a quorum queue feature (RabbitMQ 4.3): declare the queue with type: quorum, or remove it"
 	}
 	return "remove it, or use a queue type that supports it"
 }

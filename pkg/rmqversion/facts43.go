@@ -17,3 +17,25 @@ package rmqversion
 // cannot know offline. On every version it delivers to exactly one of its
 // bound destinations.
 func (v Version) ModulusHashPicksStably() bool { return v.AtLeast(4, 3) }
+
+// DelayedRetry: quorum queues read x-delayed-retry-type, -min and -max
+// (policy keys delayed-retry-type, -min, -max): a returned message waits
+// min(min × delivery count, max) ms before it is delivered again (4.3+;
+// rabbit_fifo should_delay0/4 and calculate_ready_at/4 at v4.3.5). Before
+// 4.3 no queue type knows the arguments and every type stores them unread.
+// The broker does not check the arguments' values: a type it does not know,
+// a min that is missing or not a positive integer mean "disabled", a max
+// that is missing or not a positive integer means max = min
+// (rabbit_quorum_queue:get_delayed_retry_config/1 at v4.3.5).
+func (v Version) DelayedRetry() bool { return v.AtLeast(4, 3) }
+
+// DelayedRetryPolicyKeys: policies and operator policies may set
+// delayed-retry-type, delayed-retry-min and delayed-retry-max (4.3.1+:
+// 4.3.0 refused them in policy definitions, fixed in 4.3.1; earlier
+// versions do not know them and refuse a policy holding them, HTTP 400
+// "not recognised policy settings"). The broker validates their values.
+// Where a policy and an operator policy both set one, the operator
+// policy's type wins, the larger min and the smaller max apply
+// (rabbit_quorum_queue merge_policy_value/3 at v4.3.5). A 4.3 given
+// without a patch is judged as the latest 4.3.
+func (v Version) DelayedRetryPolicyKeys() bool { return v.atLeastPatch(4, 3, 1) }

@@ -237,6 +237,10 @@ type Hop struct {
 	// Truncated is true when the depth limit (or the trace's size budget)
 	// stopped the trace at this queue although it can dead-letter further.
 	Truncated bool `json:"truncated,omitempty"`
+	// DelayedRetry is the queue's delayed retry (a 4.3 quorum queue's, see
+	// Simulator.DelayedRetry): a message returned to it waits before it is
+	// delivered again. nil when returned messages are available at once.
+	DelayedRetry *DelayedRetry `json:"delayed_retry,omitempty"`
 }
 
 // DeadLetterHop is one dead-letter edge of a trace.

@@ -59,6 +59,17 @@ var queueSettings = map[string]policySetting{
 	"max-age":                       {"x-max-age", argWins, argWins, argWins},
 	"stream-max-segment-size-bytes": {"x-stream-max-segment-size-bytes", argWins, argWins, argWins},
 	"initial-cluster-size":          {"x-initial-cluster-size", argWins, argWins, argWins},
+	// Consumer timeouts: the smaller applies (rabbit_queue_type
+	// get_consumer_timeout/2 at v4.3.5, quorum queues; rabbit_channel at
+	// v4.2.9, every type). 4.3's classic queues and streams ignore them.
+	"consumer-timeout":              {"x-consumer-timeout", minWins, minWins, minWins},
+	"consumer-disconnected-timeout": {"x-consumer-disconnected-timeout", minWins, minWins, minWins},
+	// Delayed retry (4.3, quorum queues): the policy's type beats the
+	// queue's own, the smaller min and the smaller max apply
+	// (rabbit_quorum_queue get_delayed_retry_config/1 at v4.3.5).
+	"delayed-retry-type": {"x-delayed-retry-type", argWins, policyWins, argWins},
+	"delayed-retry-min":  {"x-delayed-retry-min", argWins, minWins, argWins},
+	"delayed-retry-max":  {"x-delayed-retry-max", argWins, minWins, argWins},
 }
 
 // operatorKeys are the only keys an operator policy may set in RabbitMQ
@@ -75,9 +86,17 @@ var operatorKeys = map[string]bool{
 // replaces a policy's (rabbit_policies:merge_policy_value at v4.0.5).
 var operatorWins = map[string]bool{"overflow": true, "queue-version": true}
 
+// delayedRetryKeys are the policy keys of quorum queues' delayed retry,
+// which operator policies may set from 4.3.1 (rmqversion
+// DelayedRetryPolicyKeys): the operator policy's type wins over a
+// policy's, the larger min and the smaller max apply
+// (rabbit_quorum_queue merge_policy_value/3 at v4.3.5).
+var delayedRetryKeys = map[string]bool{"delayed-retry-type": true, "delayed-retry-min": true, "delayed-retry-max": true}
+
 // operatorKey reports whether an operator policy may set key k.
 func (s *Simulator) operatorKey(k string) bool {
-	return operatorKeys[k] || (operatorWins[k] && s.ver.OperatorPolicyOverflow())
+	return operatorKeys[k] || (operatorWins[k] && s.ver.OperatorPolicyOverflow()) ||
+		(delayedRetryKeys[k] && s.ver.DelayedRetryPolicyKeys())
 }
 
 // mergeDeliveryLimit combines two delivery limits (policy and operator
@@ -231,7 +250,9 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 			v = topology.Normalize(v)
 			if old, ok := pol[k]; ok {
 				switch {
-				case operatorWins[k]:
+				case operatorWins[k], k == "delayed-retry-type":
+				case k == "delayed-retry-min":
+					v = maxValue(old, v)
 				case k == "delivery-limit":
 					v = s.mergeDeliveryLimit(old, v)
 				default:
@@ -290,6 +311,17 @@ func (s *Simulator) computeExchange(x *topology.Exchange) (topology.Args, *topol
 		}
 	}
 	return args, p
+}
+
+// maxValue returns the larger of two numbers; when either is not a
+// number (an invalid setting), the first.
+func maxValue(a, b any) any {
+	fa, okA := number(a)
+	fb, okB := number(b)
+	if okA && okB && fb > fa {
+		return b
+	}
+	return a
 }
 
 // minValue returns the smaller of two numbers; when either is not a

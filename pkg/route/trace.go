@@ -44,6 +44,9 @@ func (s *Simulator) Trace(m Message, maxDepth int) Trace {
 	for len(work) > 0 {
 		it := work[0]
 		work = work[1:]
+		if d, ok := s.DelayedRetry(it.hop.Queue); ok && !it.hop.Loop {
+			it.hop.DelayedRetry = &d
+		}
 		reasons := s.ReasonsFor(it.hop.Queue, it.msg)
 		if len(reasons) == 0 {
 			continue
