@@ -176,7 +176,7 @@ func runRoute(w io.Writer, t *topology.Topology, vhosts []string, output string,
 		enc.SetIndent("", "  ")
 		return enc.Encode(tr)
 	}
-	return writeRouteText(w, tr, sim.Problems(), unsimulatedPaths(v, o.version, m, tr.Publish.Unsimulated), routeNotes(tr))
+	return writeRouteText(w, tr, sim.Problems(), unsimulatedPaths(v, o.version, m, tr.Publish.Unsimulated), routeNotes(sim, tr))
 }
 
 // routeUndeclared explains an exchange the vhost route simulates does not
@@ -327,16 +327,30 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 }
 
 // routeNotes says, once per queue the trace reaches, in the order reached,
-// what happens to a message the queue holds beside dead-lettering: how
-// long a returned message waits under delayed retry (4.3 quorum queues).
-func routeNotes(tr route.Trace) []string {
+// what happens to a message the queue holds beside dead-lettering: what
+// counts towards a quorum queue's delivery limit and the headers that count
+// it, how long a returned message waits under delayed retry (4.3).
+func routeNotes(sim *route.Simulator, tr route.Trace) []string {
 	var notes []string
+	limits := "" // what counts towards a delivery limit, said once
 	seen := map[string]bool{}
 	var visit func(hops []route.Hop)
 	visit = func(hops []route.Hop) {
 		for _, h := range hops {
-			if !seen[h.Queue] && h.DelayedRetry != nil {
+			if seen[h.Queue] || h.Loop {
+				continue
+			}
+			if h.DeliveryLimit != nil || h.DelayedRetry != nil {
 				seen[h.Queue] = true
+			}
+			if h.DeliveryLimit != nil {
+				when, counts := sim.DeliveryLimitRule(*h.DeliveryLimit, false)
+				if limits == "" {
+					limits = fmt.Sprintf("delivery limits on RabbitMQ %s: %s; %s", sim.Version(), counts, sim.DeliveryCountHeaders())
+				}
+				notes = append(notes, fmt.Sprintf("%s: delivery limit %d: it %s (reason delivery_limit)", h.Queue, *h.DeliveryLimit, when))
+			}
+			if h.DelayedRetry != nil {
 				notes = append(notes, routeRetryNote(h.Queue, *h.DelayedRetry))
 			}
 			for _, n := range h.Next {
@@ -345,6 +359,9 @@ func routeNotes(tr route.Trace) []string {
 		}
 	}
 	visit(tr.Hops)
+	if limits != "" {
+		notes = append(notes, limits)
+	}
 	return notes
 }
 

@@ -97,6 +97,21 @@ func rabbit43RuleCases() []ruleCase {
 		{name: "before 4.3 that pick is unknown", id: "MQ201",
 			build: shardedBackIntoItself, opts: v40, quiet: []string{"work.a.retry"}},
 
+		// MQ101: what counts towards a quorum queue's delivery limit.
+		{name: "4.3 counts failed deliveries: a reject with requeue and a consumer gone, not a nack", id: "MQ101",
+			build: func(b *builder) { b.typed("work", topology.QueueQuorum, topology.Args{"x-delivery-limit": 3}) }, opts: v43, fire: []string{"work"}, severity: Error,
+			contains: []string{"on RabbitMQ 4.3 it drops a message once more than 3 of its deliveries have failed (its x-delivery-limit): a basic.reject with requeue is a failed delivery, and so is its consumer's channel or connection closing with it unacknowledged (a crash included); a basic.nack with requeue, basic.recover and a consumer timeout are not"}},
+		{name: "4.3, limit 0: the first failed delivery", id: "MQ101",
+			build: func(b *builder) { b.typed("work", topology.QueueQuorum, topology.Args{"x-delivery-limit": 0}) }, opts: v43, fire: []string{"work"},
+			contains: []string{"it drops a message at its first failed delivery (its x-delivery-limit)"}},
+		{name: "before 4.3 every return counts", id: "MQ101",
+			build: func(b *builder) { b.typed("work", topology.QueueQuorum, topology.Args{"x-delivery-limit": 3}) }, opts: v40, fire: []string{"work"},
+			contains: []string{"on RabbitMQ 4.0 it delivers a message at most 3 times after the first and drops it when it comes back again (its x-delivery-limit): every return counts: a basic.reject or basic.nack with requeue"}},
+		{name: "3.10, a negative limit: the first return", id: "MQ101",
+			build: func(b *builder) { b.typed("work", topology.QueueQuorum, topology.Args{"x-delivery-limit": -1}) },
+			opts:  Options{Version: rmqversion.MustParse("3.10")}, fire: []string{"work"},
+			contains: []string{"on RabbitMQ 3.10 it drops a message the first time it comes back (its x-delivery-limit)"}},
+
 		// MQ504: the broker takes any x-delayed-retry-* value.
 		{name: "delayed retry as it should be", id: "MQ504",
 			build: retryQueue("quorum", "x-delayed-retry-type", "all", "x-delayed-retry-min", 1000, "x-delayed-retry-max", 60000), opts: v43, quiet: []string{"q"}},

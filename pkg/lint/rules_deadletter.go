@@ -31,8 +31,9 @@ func runNoDLX(p *Pass) []Finding {
 		limit, limited := p.Sim.DeliveryLimit(name)
 		what := fmt.Sprintf("queue %q has no dead-letter exchange: a message that %s is discarded and the failure leaves no trace", name, reasonPhrase(reasons))
 		if limited {
-			what = fmt.Sprintf("quorum queue %q has no dead-letter exchange: %s it delivers a message at most %d times (%s), then drops it, so a message whose consumer keeps failing on it (crashing, or requeueing it) is lost without a trace, as is one that %s",
-				name, p.onVersion(), limit, p.deliveryLimitSource(q), reasonPhrase(withoutReason(reasons, route.DeliveryLimit)))
+			when, counts := p.Sim.DeliveryLimitRule(limit, true)
+			what = fmt.Sprintf("quorum queue %q has no dead-letter exchange: %s it %s (%s): %s. So a message its consumers keep failing on is lost without a trace, as is one that %s",
+				name, p.onVersion(), when, p.deliveryLimitSource(q), counts, reasonPhrase(withoutReason(reasons, route.DeliveryLimit)))
 		}
 		fix := fmt.Sprintf("Add dead_letter: {exchange: <dlx>, queue: %s.dlq} (or a dead-letter-exchange policy) so failed messages are kept for inspection and replay", name)
 		if d := p.namedDLQFor(name); d != "" {

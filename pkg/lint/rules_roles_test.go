@@ -307,7 +307,7 @@ func versionRuleCases() []ruleCase {
 			contains: []string{"on RabbitMQ 4.0", "at most 20 times", "dead_letter:"}},
 		{name: "quorum queue without DLX on 4.3, the default target", id: "MQ101",
 			build: quorumNoDLX, fire: []string{"work"}, severity: Error,
-			contains: []string{"on RabbitMQ 4.3", "at most 20 times", "dead_letter:"}},
+			contains: []string{"on RabbitMQ 4.3 it drops a message once more than 20 of its deliveries have failed", "a basic.nack with requeue, basic.recover and a consumer timeout are not", "dead_letter:"}},
 		{name: "quorum queue without DLX on 3.10: no delivery limit", id: "MQ101",
 			build: quorumNoDLX, opts: v310, fire: []string{"work"}, severity: Warning},
 		{name: "a severity set in the file wins over the version's", id: "MQ101",

@@ -39,3 +39,10 @@ func (v Version) DelayedRetry() bool { return v.AtLeast(4, 3) }
 // (rabbit_quorum_queue merge_policy_value/3 at v4.3.5). A 4.3 given
 // without a patch is judged as the latest 4.3.
 func (v Version) DelayedRetryPolicyKeys() bool { return v.atLeastPatch(4, 3, 1) }
+
+// AcquiredCountHeader: quorum queues give a delivered message both
+// x-delivery-count (failed deliveries, absent until the first) and
+// x-acquired-count (every time a consumer took it) (4.3+;
+// rabbit_fifo_client add_delivery_count_header/2 at v4.3.0). Before, the
+// one header x-delivery-count counts every return.
+func (v Version) AcquiredCountHeader() bool { return v.AtLeast(4, 3) }

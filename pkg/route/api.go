@@ -241,6 +241,9 @@ type Hop struct {
 	// Simulator.DelayedRetry): a message returned to it waits before it is
 	// delivered again. nil when returned messages are available at once.
 	DelayedRetry *DelayedRetry `json:"delayed_retry,omitempty"`
+	// DeliveryLimit is the queue's delivery limit (a quorum queue's, see
+	// Simulator.DeliveryLimit and DeliveryLimitRule for what counts).
+	DeliveryLimit *int64 `json:"delivery_limit,omitempty"`
 }
 
 // DeadLetterHop is one dead-letter edge of a trace.

@@ -445,9 +445,11 @@ func (s *Simulator) ReasonsFor(name string, m Message) []Reason {
 }
 
 // DeliveryLimit returns the delivery limit of queue name and true when it
-// is a quorum queue that has one: past it (more returns than the limit) a
-// message is dead-lettered with reason delivery_limit, or dropped without
-// a dead-letter exchange. The limit is the effective x-delivery-limit
+// is a quorum queue that has one: past it a message is dead-lettered with
+// reason delivery_limit, or dropped without a dead-letter exchange. Before
+// 4.3 every return counts towards it; 4.3 counts failed deliveries only
+// (a basic.reject with requeue counts, a basic.nack with requeue does not;
+// see DeliveryLimitRule). The limit is the effective x-delivery-limit
 // (argument or policy); without one it is the version's default
 // (rmqversion QuorumDeliveryLimit: 20 from 4.0, none before). From 4.0 a
 // negative limit means none; before, a negative limit (which only an

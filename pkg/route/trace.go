@@ -47,6 +47,9 @@ func (s *Simulator) Trace(m Message, maxDepth int) Trace {
 		if d, ok := s.DelayedRetry(it.hop.Queue); ok && !it.hop.Loop {
 			it.hop.DelayedRetry = &d
 		}
+		if n, ok := s.DeliveryLimit(it.hop.Queue); ok && !it.hop.Loop {
+			it.hop.DeliveryLimit = &n
+		}
 		reasons := s.ReasonsFor(it.hop.Queue, it.msg)
 		if len(reasons) == 0 {
 			continue
