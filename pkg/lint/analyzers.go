@@ -44,6 +44,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a deprecated queue argument or policy key: x-queue-mode (ignored from 3.12), x-queue-master-locator (deprecated in 4.0, refused from 4.3 unless the broker permits the feature)", Run: runDeprecated},
 		{ID: "MQ504", Name: "delayed-retry-invalid", Severity: Error,
 			Summary: "quorum queues' delayed retry (4.3) that does not do what it says: an unknown x-delayed-retry-type, min missing or not a positive integer, max below min (the broker accepts these arguments silently), the arguments where the target ignores them, delayed-retry-* policy keys the target refuses (before 4.3.1) or values it refuses", Run: runDelayedRetry},
+		{ID: "MQ505", Name: "consumer-timeout-ignored", Severity: Warning,
+			Summary: "a policy's consumer-timeout (or consumer-disconnected-timeout) that applies to classic queues or streams on RabbitMQ 4.3, where only quorum queues evaluate consumer timeouts", Run: runConsumerTimeoutIgnored},
 		{ID: "MQ601", Name: "command-routing-key", Severity: Info,
 			Summary: "a topic routing key that names a command (send.email) rather than an event (email.sent)", Run: runCommandKey},
 		{ID: "MQ701", Name: "reserved-name", Severity: Error,

@@ -6,7 +6,8 @@ import (
 )
 
 // rabbit43RuleCases are the cases of what RabbitMQ 4.3 changed: the core
-// x-modulus-hash exchange, quorum queues' delayed retry.
+// x-modulus-hash exchange, quorum queues' delayed retry and delivery
+// limits, consumer timeouts for quorum queues only.
 func rabbit43RuleCases() []ruleCase {
 	v40 := Options{Version: rmqversion.MustParse("4.0")}
 	v43 := Options{Version: rmqversion.MustParse("4.3")}
@@ -23,6 +24,17 @@ func rabbit43RuleCases() []ruleCase {
 			b.queue("q.dlq", nil)
 			b.bind("dlx", "q.dlq", "")
 			b.typed("q", qtype, args)
+		}
+	}
+	// timeoutPolicy: a consumer-timeout policy over a quorum queue, a
+	// classic queue and a stream.
+	timeoutPolicy := func(applyTo string, prio int) func(b *builder) {
+		return func(b *builder) {
+			b.typed("jobs.q", topology.QueueQuorum, nil)
+			b.queue("jobs.c", nil)
+			b.typed("jobs.s", topology.QueueStream, nil)
+			pol := b.policy("timeouts", `^jobs\.`, topology.Args{"consumer-timeout": 600000})
+			pol.ApplyTo, pol.Priority = applyTo, prio
 		}
 	}
 	retryPolicy := func(def ...any) func(b *builder) {
@@ -111,6 +123,38 @@ func rabbit43RuleCases() []ruleCase {
 			build: func(b *builder) { b.typed("work", topology.QueueQuorum, topology.Args{"x-delivery-limit": -1}) },
 			opts:  Options{Version: rmqversion.MustParse("3.10")}, fire: []string{"work"},
 			contains: []string{"on RabbitMQ 3.10 it drops a message the first time it comes back (its x-delivery-limit)"}},
+
+		// MQ505 and MQ501: 4.3 evaluates consumer timeouts for quorum queues only.
+		{name: "a consumer-timeout policy over all queue types", id: "MQ505",
+			build: timeoutPolicy("queues", 0), opts: v43, fire: []string{"timeouts"}, quiet: []string{"jobs.q", "jobs.c", "jobs.s"}, severity: Warning,
+			contains: []string{`policy "timeouts" sets consumer-timeout and applies to classic queue jobs.c and stream jobs.s: on RabbitMQ 4.3 only quorum queues evaluate consumer timeouts`,
+				"by this policy or by consumer_timeout in rabbitmq.conf", "apply_to: quorum_queues"}},
+		{name: "a consumer-timeout policy for quorum queues only", id: "MQ505",
+			build: timeoutPolicy("quorum_queues", 0), opts: v43, quiet: []string{"timeouts"}},
+		{name: "before 4.3 the channel evaluates them for every queue type", id: "MQ505",
+			build: timeoutPolicy("queues", 0), opts: v40, quiet: []string{"timeouts"}},
+		{name: "queues whose policy is another one", id: "MQ505",
+			build: func(b *builder) {
+				timeoutPolicy("queues", 0)(b)
+				b.policy("cap", `^jobs\.[cs]$`, topology.Args{"max-length-bytes": 1000000}).Priority = 5
+			}, opts: v43, quiet: []string{"timeouts", "cap"}},
+		{name: "a higher policy that streams do not take leaves them the timeout one (the simulator's choice)", id: "MQ505",
+			build: func(b *builder) {
+				timeoutPolicy("queues", 0)(b)
+				b.policy("cap", `^jobs\.[cs]$`, topology.Args{"max-length": 100}).Priority = 5
+			}, opts: v43, fire: []string{"timeouts"}, contains: []string{`policy "timeouts" sets consumer-timeout and applies to stream jobs.s:`}},
+		{name: "consumer-disconnected-timeout too", id: "MQ505",
+			build: func(b *builder) {
+				b.queue("c", nil)
+				b.policy("gone", ".*", topology.Args{"consumer-disconnected-timeout": 30000})
+			}, opts: v43, fire: []string{"gone"}, contains: []string{"sets consumer-disconnected-timeout and applies to classic queue c"}},
+		{name: "x-consumer-timeout on a classic queue: refused on 4.3, and why the fix is quorum or nothing", id: "MQ501",
+			build: func(b *builder) { b.queue("c", topology.Args{"x-consumer-timeout": 60000}) }, opts: v43, fire: []string{"c"},
+			contains: []string{"classic queue \"c\" sets x-consumer-timeout, which classic queues do not support: on RabbitMQ 4.3 the broker refuses to declare it",
+				"classic queues and streams never do, whatever sets the timeout (this argument, a consumer-timeout policy, or consumer_timeout in rabbitmq.conf)",
+				"Remove it, or declare the queue with type: quorum to keep the timeout"}},
+		{name: "x-consumer-timeout on a classic queue before 4.3", id: "MQ501",
+			build: func(b *builder) { b.queue("c", topology.Args{"x-consumer-timeout": 60000}) }, opts: v40, quiet: []string{"c"}},
 
 		// MQ504: the broker takes any x-delayed-retry-* value.
 		{name: "delayed retry as it should be", id: "MQ504",

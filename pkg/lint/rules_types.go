@@ -24,6 +24,9 @@ func argHint(qtype, arg string) string {
 		return "it needs a quorum queue (type: quorum)"
 	case qtype == topology.QueueClassic && arg == "x-queue-leader-locator":
 		return "classic queues take x-queue-master-locator before RabbitMQ 4.0"
+	case arg == "x-consumer-timeout" || arg == "x-consumer-disconnected-timeout":
+		return "on RabbitMQ 4.3 only quorum queues evaluate consumer timeouts: classic queues and streams never do, whatever sets the timeout (this argument, a consumer-timeout policy, or consumer_timeout in rabbitmq.conf), so a consumer of this queue that hangs keeps its unacknowledged messages until its channel closes. " +
+			"Remove it, or declare the queue with type: quorum to keep the timeout"
 	case strings.HasPrefix(arg, "x-delayed-retry-"):
 		return "delayed retry is a quorum queue feature (RabbitMQ 4.3): declare the queue with type: quorum, or remove it"
 	}

@@ -40,6 +40,17 @@ func (v Version) DelayedRetry() bool { return v.AtLeast(4, 3) }
 // without a patch is judged as the latest 4.3.
 func (v Version) DelayedRetryPolicyKeys() bool { return v.atLeastPatch(4, 3, 1) }
 
+// ConsumerTimeoutQuorumOnly: only quorum queues evaluate consumer
+// timeouts (4.3+). Classic queues and streams never do, whatever sets the
+// timeout: the consumer-timeout policy key, the x-consumer-timeout argument
+// (refused on them, see RefusesQueueArgument) or consumer_timeout in
+// rabbitmq.conf (release notes of 4.3.0, "Consumer Timeouts are No Longer
+// Evaluated for Classic Queues and Streams"; rabbit_channel.erl at v4.3.5
+// no longer has evaluate_consumer_timeout, which v4.2.9 runs for every
+// queue type). Before 4.3 the AMQP 0-9-1 channel evaluates them for every
+// queue type, closing the channel of a consumer past its timeout.
+func (v Version) ConsumerTimeoutQuorumOnly() bool { return v.AtLeast(4, 3) }
+
 // AcquiredCountHeader: quorum queues give a delivered message both
 // x-delivery-count (failed deliveries, absent until the first) and
 // x-acquired-count (every time a consumer took it) (4.3+;
