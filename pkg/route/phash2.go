@@ -1,5 +1,7 @@
 package route
 
+import "encoding/binary"
+
 // erlang:phash2 of a list of binaries, as RabbitMQ 4.3's x-modulus-hash
 // exchange computes it over a message's routing keys
 // (rabbit_exchange_type_modulus_hash:route/3 at v4.3.5:
@@ -24,85 +26,46 @@ const (
 	nilHash uint32 = 3468870702
 )
 
-// mix is Bob Jenkins' MIX(a, b, c).
+// mix is Bob Jenkins' MIX(a, b, c): three rounds of the same steps with
+// these shifts (right, left, right).
 func mix(a, b, c uint32) (uint32, uint32, uint32) {
-	a -= b
-	a -= c
-	a ^= c >> 13
-	b -= c
-	b -= a
-	b ^= a << 8
-	c -= a
-	c -= b
-	c ^= b >> 13
-	a -= b
-	a -= c
-	a ^= c >> 12
-	b -= c
-	b -= a
-	b ^= a << 16
-	c -= a
-	c -= b
-	c ^= b >> 5
-	a -= b
-	a -= c
-	a ^= c >> 3
-	b -= c
-	b -= a
-	b ^= a << 10
-	c -= a
-	c -= b
-	c ^= b >> 15
+	for _, r := range [3][3]uint{{13, 8, 13}, {12, 16, 5}, {3, 10, 15}} {
+		a -= b
+		a -= c
+		a ^= c >> r[0]
+		b -= c
+		b -= a
+		b ^= a << r[1]
+		c -= a
+		c -= b
+		c ^= b >> r[2]
+	}
 	return a, b, c
 }
 
 // blockHash is make_hash2's block_hash (Bob Jenkins' lookup2 hash) of k
-// with initial value initval.
+// with initial value initval: 12-byte blocks read little-endian into a, b
+// and c, then the length added to c and the tail's bytes to a, b and c
+// (c's lowest byte is the length's).
 func blockHash(k []byte, initval uint32) uint32 {
 	a, b, c := hconst, hconst, initval
 	length := uint32(len(k))
-	for len(k) >= 12 {
-		a += uint32(k[0]) | uint32(k[1])<<8 | uint32(k[2])<<16 | uint32(k[3])<<24
-		b += uint32(k[4]) | uint32(k[5])<<8 | uint32(k[6])<<16 | uint32(k[7])<<24
-		c += uint32(k[8]) | uint32(k[9])<<8 | uint32(k[10])<<16 | uint32(k[11])<<24
+	for ; len(k) >= 12; k = k[12:] {
+		a += binary.LittleEndian.Uint32(k[0:4])
+		b += binary.LittleEndian.Uint32(k[4:8])
+		c += binary.LittleEndian.Uint32(k[8:12])
 		a, b, c = mix(a, b, c)
-		k = k[12:]
 	}
 	c += length
-	// The C switch falls through from the number of bytes left.
-	n := len(k)
-	if n >= 11 {
-		c += uint32(k[10]) << 24
-	}
-	if n >= 10 {
-		c += uint32(k[9]) << 16
-	}
-	if n >= 9 {
-		c += uint32(k[8]) << 8
-	}
-	if n >= 8 {
-		b += uint32(k[7]) << 24
-	}
-	if n >= 7 {
-		b += uint32(k[6]) << 16
-	}
-	if n >= 6 {
-		b += uint32(k[5]) << 8
-	}
-	if n >= 5 {
-		b += uint32(k[4])
-	}
-	if n >= 4 {
-		a += uint32(k[3]) << 24
-	}
-	if n >= 3 {
-		a += uint32(k[2]) << 16
-	}
-	if n >= 2 {
-		a += uint32(k[1]) << 8
-	}
-	if n >= 1 {
-		a += uint32(k[0])
+	for i, x := range k {
+		switch {
+		case i < 4:
+			a += uint32(x) << (8 * i)
+		case i < 8:
+			b += uint32(x) << (8 * (i - 4))
+		default:
+			c += uint32(x) << (8 * (i - 7))
+		}
 	}
 	_, _, c = mix(a, b, c)
 	return c

@@ -1,6 +1,13 @@
 package route
 
-import "testing"
+import (
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // TestPhash2 checks the port of erlang:phash2 against values Erlang
 // computed: each want is erlang:phash2(Keys, 4294967296) (the whole
@@ -67,5 +74,42 @@ func TestPhash2MatchesLiveBroker(t *testing.T) {
 	}
 	if len(seen) != 3 {
 		t.Errorf("the keys fall into %d groups, the broker made 3", len(seen))
+	}
+}
+
+// TestPhash2Vectors checks the port against erlang:phash2 of 300 random
+// lists of binaries (testdata/phash2.txt says how Erlang made them).
+func TestPhash2Vectors(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "phash2.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		list, hash, ok := strings.Cut(line, " ")
+		want, err := strconv.ParseUint(hash, 10, 32)
+		if !ok || err != nil || !strings.HasSuffix(list, "-") {
+			t.Fatalf("bad line %q", line)
+		}
+		var keys []string // "-" is the empty list, ",-" the list of one empty binary
+		if list != "-" {
+			for _, h := range strings.Split(strings.TrimSuffix(list, ",-"), ",") {
+				b, err := hex.DecodeString(h)
+				if err != nil {
+					t.Fatalf("bad line %q: %v", line, err)
+				}
+				keys = append(keys, string(b))
+			}
+		}
+		if got := phash2(keys, 0); got != uint32(want) {
+			t.Errorf("phash2(%q) = %d, Erlang says %d", keys, got, want)
+		}
+		n++
+	}
+	if n != 300 {
+		t.Errorf("%d vectors, want 300", n)
 	}
 }
