@@ -206,6 +206,9 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 	}
 	out := &ApplyResult{Plan: p}
+	if err := e.refuseUnseenVhosts(p); err != nil {
+		return out, err
+	}
 	if err := e.checkTransientQueues(ctx, p, existing); err != nil {
 		return out, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/kinds"
@@ -102,6 +103,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	p.Fingerprint = l.fingerprintFor(desired)
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
+	e.keepUnseenVhosts(p, desired, l)
 	if err := e.holdBackDownQueues(ctx, p, l); err != nil {
 		return nil, nil, err
 	}
@@ -160,4 +162,54 @@ func protectedUser(u *topology.Item) bool {
 	}
 	tags, _ := u.Settings[kinds.UserTags].([]any)
 	return slices.Contains(tags, any("protected"))
+}
+
+// keepUnseenVhosts leaves out of p every change in a vhost the file names
+// that the broker did not show a user who is not an administrator: such a
+// user is shown only the vhosts it has permissions on, and RabbitMQ 4.3
+// answers 404 for the others as for a vhost that does not exist. Whether
+// it exists is unknown, never "absent": the plan records it as unread
+// (and only an administrator could create it anyway).
+func (e *Engine) keepUnseenVhosts(p *plan.Plan, desired *topology.Topology, l *Live) {
+	if e.c.IsAdmin() {
+		return
+	}
+	unseen := map[string]bool{}
+	for _, vh := range desired.VhostNames() {
+		if l.State().Vhosts[vh] == nil {
+			unseen[vh] = true
+			p.Unread = append(p.Unread, plan.Unread{Vhost: vh, Kind: kind.Vhost, Declared: 1,
+				Reason: fmt.Sprintf("user %q is not shown vhost %q: it does not exist, or the user has no permissions on it (RabbitMQ answers both alike to a user who is not an administrator); an administrator can tell, and create it or grant the permissions (rabbitmqctl set_permissions -p %s %s ...)", e.c.Username(), vh, vh, e.c.Username())})
+		}
+	}
+	if len(unseen) == 0 {
+		return
+	}
+	kept := p.Changes[:0]
+	for _, c := range p.Changes {
+		if !unseen[c.Vhost] {
+			kept = append(kept, c)
+		}
+	}
+	p.Changes = kept
+}
+
+// refuseUnseenVhosts refuses, before anything changes, to apply a file
+// that names a vhost the broker did not show the user (keepUnseenVhosts):
+// none of the file's objects there could be applied, and an apply that
+// ended "complete" would say otherwise.
+func (e *Engine) refuseUnseenVhosts(p *plan.Plan) error {
+	var lines []string
+	for _, u := range p.Unread {
+		if u.Kind != kind.Vhost {
+			continue
+		}
+		user := e.c.Username()
+		lines = append(lines, fmt.Sprintf("user %q is not shown vhost %q: if it does not exist, user %q may not create vhost %q: it needs the administrator tag; if it does, the user has no permissions on it (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)",
+			user, u.Vhost, user, u.Vhost, u.Vhost, user))
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("apply refused, nothing was changed: %s", strings.Join(lines, "; "))
 }

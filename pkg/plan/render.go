@@ -125,6 +125,10 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			if u.Vhost == "" {
 				where = " on the broker"
 			}
+			if u.Kind == KindVhost {
+				fmt.Fprintf(&sb, "  vhost %q (what the file declares there left out): %s\n", u.Vhost, u.Reason)
+				continue
+			}
 			fmt.Fprintf(&sb, "  %s%s%s: %s\n", u.Kind.Plural(), where, left, u.Reason)
 		}
 	}

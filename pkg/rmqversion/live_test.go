@@ -91,6 +91,12 @@ func TestRefusedPoliciesAgainstBroker(t *testing.T) {
 		{"mirroring", topology.Policy{Name: "mirror", Pattern: "^m$", ApplyTo: "queues", Definition: topology.Args{"ha-mode": "all"}}},
 		{"apply-to by type", topology.Policy{Name: "cq", Pattern: "^c$", ApplyTo: "classic_queues", Definition: topology.Args{"max-length": 10}}},
 		{"plain", topology.Policy{Name: "plain", Pattern: "^p$", ApplyTo: "queues", Definition: topology.Args{"max-length": 10}}},
+		// Delayed retry in a policy: 4.3.1+ (4.3.6 takes it; 4.0.5 and
+		// 3.10.8 refuse the keys they do not know).
+		{"delayed retry", topology.Policy{Name: "dr", Pattern: "^d$", ApplyTo: "queues", Definition: topology.Args{"delayed-retry-type": "all", "delayed-retry-min": 100}}},
+		// queue-master-locator: refused where the broker denies the
+		// deprecated feature (4.3's default).
+		{"queue master locator", topology.Policy{Name: "qml", Pattern: "^l$", ApplyTo: "queues", Definition: topology.Args{"queue-master-locator": "client-local"}}},
 	}
 	for _, c := range cases {
 		resp, err := b.RH.PutPolicy(vh, c.p.Name, rabbithole.Policy{Pattern: c.p.Pattern, ApplyTo: c.p.ApplyTo,

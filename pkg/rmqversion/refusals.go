@@ -223,6 +223,15 @@ func (v Version) Check(t *topology.Topology) error {
 						Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
 						Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
 				}
+				if !v.DelayedRetryPolicyKeys() {
+					for _, k := range []string{"delayed-retry-type", "delayed-retry-min", "delayed-retry-max"} {
+						if _, ok := p.Definition[k]; ok {
+							out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,
+								Reason: fmt.Sprintf("RabbitMQ %s refuses this policy key (HTTP 400 \"not recognised policy settings\"): policies may set delayed retry from 4.3.1", v.Line()),
+								Fix:    "remove it, or set x-delayed-retry-* as arguments of the quorum queues (4.3.0), or upgrade the broker to 4.3.1 or later"})
+						}
+					}
+				}
 				switch p.ApplyTo {
 				case "classic_queues", "quorum_queues", "streams":
 					if !v.PolicyApplyToQueueTypes() {
@@ -283,7 +292,7 @@ func queueArgFix(v Version, typ, arg string) string {
 	case typ == topology.QueueClassic && arg == "x-queue-master-locator":
 		return "use x-queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"
 	case arg == "x-consumer-timeout":
-		return "remove it: on 4.3 only quorum queues evaluate consumer timeouts (classic queues and streams no longer do); for a quorum queue keep it, or set consumer-timeout with a policy"
+		return "remove it, or declare the queue as a quorum queue: from 4.3 only quorum queues evaluate consumer timeouts, and nothing (no policy, no consumer_timeout in rabbitmq.conf) times out a consumer of a classic queue or stream"
 	case slices.Contains(quorumArgs43, arg):
 		return "remove it, or declare the queue as a quorum queue: only quorum queues take it"
 	case typ == topology.QueueQuorum && arg == "x-max-priority":
