@@ -25,27 +25,34 @@ var Refused = map[string]map[string]Refusal{
 		// Bindings from exchanges the file never declares.
 		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
 	},
-	"4.0": {
-		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
-		"adrienKoumgangT__distriqueue__definitions.json":         {true, `queue "job.high" in vhost`},
-		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
-		// Classic queue mirroring is gone: ha-* policy keys are refused.
-		"case1.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"case3.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-	},
-	"4.3": {
-		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
-		"adrienKoumgangT__distriqueue__definitions.json":         {true, `queue "job.high" in vhost`},
-		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
-		"case1.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"case3.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-		"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"4.0": refused40,
+	"4.3": with(refused40, map[string]Refusal{
 		// The deprecated feature queue_master_locator is denied by default.
 		"case4.json": {true, `policy "abc" in vhost`},
-	},
+	}),
+}
+
+// refused40 is what 4.0 refuses, which 4.3 refuses too.
+var refused40 = map[string]Refusal{
+	"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
+	"adrienKoumgangT__distriqueue__definitions.json":         {true, `queue "job.high" in vhost`},
+	"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
+	// Classic queue mirroring is gone: ha-* policy keys are refused.
+	"case1.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"case3.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+}
+
+// with is base and more in one map.
+func with(base, more map[string]Refusal) map[string]Refusal {
+	out := make(map[string]Refusal, len(base)+len(more))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package rmqversion_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -145,18 +144,10 @@ func TestRefusedSettingsAgainstBroker(t *testing.T) {
 	for i, c := range cases {
 		name := fmt.Sprintf("probe-%d", i)
 		body, _ := json.Marshal(map[string]any{"value": c.value})
-		req, _ := http.NewRequest(http.MethodPut, b.URL+"/api/parameters/"+c.component+"/"+url.PathEscape(vh)+"/"+name, bytes.NewReader(body))
-		req.SetBasicAuth(b.Username, b.Password)
-		req.Header.Set("Content-Type", "application/json")
-		r, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, _ := io.ReadAll(r.Body)
-		r.Body.Close()
-		refused := r.StatusCode == http.StatusBadRequest
-		if !refused && r.StatusCode >= 300 {
-			t.Fatalf("%s: %d %s", c.name, r.StatusCode, msg)
+		status, msg := send(t, b, http.MethodPut, "/api/parameters/"+c.component+"/"+url.PathEscape(vh)+"/"+name, string(body))
+		refused := status == http.StatusBadRequest
+		if !refused && status >= 300 {
+			t.Fatalf("%s: %d %s", c.name, status, msg)
 		}
 		takes := c.on40 == v.AtLeast(4, 0) || c.plain
 		if refused == takes {
@@ -179,31 +170,11 @@ func TestTopicHashLimitAgainstBroker(t *testing.T) {
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	v := b.Version()
-	for _, path := range []string{"/api/exchanges/" + url.PathEscape(vh) + "/t", "/api/queues/" + url.PathEscape(vh) + "/q"} {
-		body := `{"type":"topic","durable":true}`
-		if strings.Contains(path, "/queues/") {
-			body = `{"durable":true}`
-		}
-		req, _ := http.NewRequest(http.MethodPut, b.URL+path, strings.NewReader(body))
-		req.SetBasicAuth(b.Username, b.Password)
-		req.Header.Set("Content-Type", "application/json")
-		r, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Body.Close()
-	}
+	send(t, b, http.MethodPut, "/api/exchanges/"+url.PathEscape(vh)+"/t", `{"type":"topic","durable":true}`)
+	send(t, b, http.MethodPut, "/api/queues/"+url.PathEscape(vh)+"/q", `{"durable":true}`)
 	for _, key := range []string{"#.a.#", "#.a.#.b.#"} {
-		req, _ := http.NewRequest(http.MethodPost, b.URL+"/api/bindings/"+url.PathEscape(vh)+"/e/t/q/q", strings.NewReader(`{"routing_key":"`+key+`"}`))
-		req.SetBasicAuth(b.Username, b.Password)
-		req.Header.Set("Content-Type", "application/json")
-		r, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, _ := io.ReadAll(r.Body)
-		r.Body.Close()
-		refused := r.StatusCode == http.StatusBadRequest
+		status, msg := send(t, b, http.MethodPost, "/api/bindings/"+url.PathEscape(vh)+"/e/t/q/q", `{"routing_key":"`+key+`"}`)
+		refused := status == http.StatusBadRequest
 		top := topology.New()
 		vhost := topology.NewVhost(vh)
 		vhost.Exchanges["t"] = &topology.Exchange{Name: "t", Type: "topic", Durable: true}
@@ -211,10 +182,29 @@ func TestTopicHashLimitAgainstBroker(t *testing.T) {
 		vhost.Bindings = []*topology.Binding{{Source: "t", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: key}}
 		top.Vhosts[vh] = vhost
 		if predicted := v.Check(top) != nil; predicted != refused {
-			t.Errorf("RabbitMQ %s, topic binding key %q: broker refused=%v (%d %s), Check predicts refused=%v", v, key, refused, r.StatusCode, msg, predicted)
+			t.Errorf("RabbitMQ %s, topic binding key %q: broker refused=%v (%d %s), Check predicts refused=%v", v, key, refused, status, msg, predicted)
 		}
 		if want := v.AtLeast(4, 3) && rmqversion.TopicHashWords(key) > 2; refused != want {
 			t.Errorf("RabbitMQ %s, topic binding key %q: refused=%v, want %v (4.3.5+ refuses three '#' words)", v, key, refused, want)
 		}
 	}
+}
+
+// send makes one management API request of b with a JSON body, and
+// returns the answer's status and body.
+func send(t *testing.T, b *testbroker.Broker, method, path, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, b.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(b.Username, b.Password)
+	req.Header.Set("Content-Type", "application/json")
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	msg, _ := io.ReadAll(r.Body)
+	return r.StatusCode, string(msg)
 }
