@@ -4,16 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // delayedRetryArgs are the queue arguments of quorum queues' delayed retry
 // (RabbitMQ 4.3), in the order messages name them.
 var delayedRetryArgs = []string{"x-delayed-retry-type", "x-delayed-retry-min", "x-delayed-retry-max"}
-
-// retryTypes are the values x-delayed-retry-type (policy key
-// delayed-retry-type) takes.
-var retryTypes = map[string]bool{"disabled": true, "all": true, "failed": true, "returned": true}
 
 const retryFix = "Set x-delayed-retry-type to all, failed or returned, x-delayed-retry-min to the first wait in milliseconds (a positive whole number) and x-delayed-retry-max, if any, to the longest (at least min): a returned message then waits min(min × failed deliveries, max) ms"
 
@@ -83,12 +80,12 @@ func (p *Pass) delayedRetryIssues(q *topology.Queue) []string {
 	switch {
 	case !hasType:
 		issues = append(issues, "without x-delayed-retry-type (all, failed or returned: which returns wait) delayed retry stays disabled")
-	case !isString || !retryTypes[typ]:
+	case !isString || !route.KnownRetryType(typ):
 		issues = append(issues, fmt.Sprintf("x-delayed-retry-type %s is not one of disabled, all, failed or returned: the broker takes it, and delayed retry stays disabled", argValue(tv)))
 	case typ != "disabled":
 		active = true
 	}
-	minMS, minOK := positiveWhole(minv)
+	minMS, minOK := route.PositiveInt(minv)
 	switch {
 	case active && !hasMin:
 		issues = append(issues, fmt.Sprintf("x-delayed-retry-type %s without x-delayed-retry-min: the broker leaves delayed retry disabled", typ))
@@ -96,7 +93,7 @@ func (p *Pass) delayedRetryIssues(q *topology.Queue) []string {
 		issues = append(issues, fmt.Sprintf("x-delayed-retry-min %s is not a positive whole number of milliseconds: the broker leaves delayed retry disabled", argValue(minv)))
 	}
 	if hasMax {
-		maxMS, maxOK := positiveWhole(maxv)
+		maxMS, maxOK := route.PositiveInt(maxv)
 		switch {
 		case !maxOK && minOK:
 			issues = append(issues, fmt.Sprintf("x-delayed-retry-max %s is not a positive whole number of milliseconds: the broker uses min (%d ms) as max", argValue(maxv), minMS))
@@ -155,16 +152,16 @@ func (p *Pass) delayedRetryPolicies() []Finding {
 // below min.
 func delayedRetryPolicyRefusal(def topology.Args) string {
 	tv, hasType := def["delayed-retry-type"]
-	if typ, ok := tv.(string); hasType && (!ok || !retryTypes[typ]) {
+	if typ, ok := tv.(string); hasType && (!ok || !route.KnownRetryType(typ)) {
 		return fmt.Sprintf("%s is not a valid delayed retry type. Must be one of: all, failed, returned, disabled", argValue(tv))
 	}
 	minv, hasMin := def["delayed-retry-min"]
-	minMS, minOK := positiveWhole(minv)
+	minMS, minOK := route.PositiveInt(minv)
 	if hasMin && !minOK {
 		return fmt.Sprintf("%s is not a valid delayed retry minimum delay. Must be a positive integer", argValue(minv))
 	}
 	maxv, hasMax := def["delayed-retry-max"]
-	maxMS, maxOK := positiveWhole(maxv)
+	maxMS, maxOK := route.PositiveInt(maxv)
 	if hasMax && !maxOK {
 		return fmt.Sprintf("%s is not a valid delayed retry maximum delay. Must be a positive integer", argValue(maxv))
 	}
@@ -175,13 +172,6 @@ func delayedRetryPolicyRefusal(def topology.Args) string {
 		return fmt.Sprintf("delayed-retry-max (%d) must not be smaller than delayed-retry-min (%d)", maxMS, minMS)
 	}
 	return ""
-}
-
-// positiveWhole reads a value the broker takes only as an integer above
-// 0.
-func positiveWhole(v any) (int64, bool) {
-	n, ok := topology.Normalize(v).(int64)
-	return n, ok && n > 0
 }
 
 // argValue renders an argument's value for a message: strings quoted.

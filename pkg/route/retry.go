@@ -70,20 +70,30 @@ func (s *Simulator) DelayedRetry(name string) (DelayedRetry, bool) {
 	default:
 		return DelayedRetry{}, false
 	}
-	minMS, ok := positiveInt(args["x-delayed-retry-min"])
+	minMS, ok := PositiveInt(args["x-delayed-retry-min"])
 	if !ok {
 		return DelayedRetry{}, false
 	}
 	d := DelayedRetry{Type: typ, MinMS: minMS, MaxMS: minMS, MaxIsMin: true}
-	if maxMS, ok := positiveInt(args["x-delayed-retry-max"]); ok {
+	if maxMS, ok := PositiveInt(args["x-delayed-retry-max"]); ok {
 		d.MaxMS, d.MaxIsMin = maxMS, false
 	}
 	return d, true
 }
 
-// positiveInt reads an argument the broker takes only as an integer
+// KnownRetryType reports whether the broker knows delayed retry type t
+// (another one it takes, and leaves delayed retry disabled).
+func KnownRetryType(t string) bool {
+	switch t {
+	case RetryDisabled, RetryAll, RetryFailed, RetryReturned:
+		return true
+	}
+	return false
+}
+
+// PositiveInt reads an argument the broker takes only as an integer
 // above 0 (is_integer(V), V > 0).
-func positiveInt(v any) (int64, bool) {
+func PositiveInt(v any) (int64, bool) {
 	n, ok := topology.Normalize(v).(int64)
 	return n, ok && n > 0
 }
