@@ -685,3 +685,36 @@ func BenchmarkGraph10k(b *testing.B) {
 		})
 	}
 }
+
+// An x-modulus-hash exchange delivers each message to one of its
+// destinations: the diagram says so on the exchange and gives each edge its
+// share of the bindings, never the keys (which do not matter to it).
+func TestModulusHashIsDrawnAsOneOf(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("/")
+	exchange(v, "work", "x-modulus-hash")
+	exchange(v, "spill", "fanout")
+	for _, q := range []string{"w1", "w2", "s1"} {
+		queue(v, q, nil)
+	}
+	bind(v, "work", "w1", "a", nil)
+	bind(v, "work", "w1", "b", nil) // bound twice: twice the share
+	bind(v, "work", "w2", "a", nil)
+	bindExchange(v, "work", "spill", "")
+	bind(v, "spill", "s1", "", nil)
+	out := render(t, top, FormatMermaid)
+	edges, _ := mermaidEdges(t, out)
+	want := map[string]string{
+		"work -> w1":    "--> share 2/4",
+		"work -> w2":    "--> share 1/4",
+		"work -> spill": "--> share 1/4",
+		"spill -> s1":   "--> ",
+	}
+	if diff := cmp.Diff(want, edges); diff != "" {
+		t.Errorf("edges (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(out, "x-modulus-hash, 1 of 3 (hash)") {
+		t.Errorf("the exchange's label does not say it picks 1 of 3 destinations:\n%s", out)
+	}
+	runGraphviz(t, render(t, top, FormatDOT))
+}

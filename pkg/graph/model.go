@@ -189,8 +189,41 @@ func (b *vhostBuilder) declareExchange(name string, x *topology.Exchange) {
 			detail += ", internal"
 		}
 	}
+	if b.routingType(name) == typeModulusHash {
+		detail += ", " + b.modulusHashLabel(name)
+	}
 	n.lines = []string{name, detail}
 	b.add(n, "E", name)
+}
+
+// typeModulusHash delivers each message to exactly one of its bound
+// destinations, picked by a hash of the routing keys: a core type from
+// RabbitMQ 4.3, the rabbitmq_sharding plugin's before.
+const typeModulusHash = "x-modulus-hash"
+
+// modulusHashLabel says how an x-modulus-hash exchange routes, so that a
+// reader never takes its edges for copies: "1 of 3 (hash)". Every binding
+// is one entry of the list the hash picks from, whatever its key.
+func (b *vhostBuilder) modulusHashLabel(name string) string {
+	dests := map[string]bool{}
+	for _, bd := range b.v.Bindings {
+		if bd != nil && bd.Source == name {
+			dests[bd.DestinationType+"\x00"+bd.Destination] = true
+		}
+	}
+	return fmt.Sprintf("1 of %d (hash)", len(dests))
+}
+
+// modulusHashShares counts the bindings of each x-modulus-hash exchange:
+// a destination bound k times of n gets k/n of the messages.
+func (b *vhostBuilder) modulusHashShares() map[string]int {
+	out := map[string]int{}
+	for _, bd := range b.v.Bindings {
+		if bd != nil && b.routingType(bd.Source) == typeModulusHash {
+			out[bd.Source]++
+		}
+	}
+	return out
 }
 
 func exchangeTypeLabel(x *topology.Exchange) string {
@@ -313,7 +346,10 @@ func (b *vhostBuilder) alternateEdge(name string) {
 
 // bindingEdges draws one edge per (source, destination) pair, labelled with
 // every binding's key, in binding order.
+// An x-modulus-hash exchange's edge is labelled with the destination's
+// share instead: its keys do not matter.
 func (b *vhostBuilder) bindingEdges(bindings []*topology.Binding) {
+	shares := b.modulusHashShares()
 	for i := 0; i < len(bindings); {
 		first := bindings[i]
 		j := i
@@ -328,6 +364,9 @@ func (b *vhostBuilder) bindingEdges(bindings []*topology.Binding) {
 				seen[l] = true
 				labels = append(labels, l)
 			}
+		}
+		if n := shares[first.Source]; n > 0 {
+			labels = []string{fmt.Sprintf("share %d/%d", j-i, n)}
 		}
 		from := b.exchangeRef(first.Source)
 		var to string

@@ -359,6 +359,8 @@ func (p *prober) onBroker(pred prediction, o Outcome) string {
 	switch {
 	case pred.problem != "":
 		return " on the broker, where the simulator says: " + pred.problem
+	case len(pred.unsure) > 0:
+		return " on the broker (the simulator cannot tell: " + strings.Join(pred.unsure, "; ") + ")"
 	case slices.Equal(pred.queues, o.Got):
 		return " on the broker, as the simulator predicts"
 	default:

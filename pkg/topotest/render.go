@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// WriteText prints one line per test, `PASS name` or `FAIL name: why
-// (hops: …)` with the test's place in the file, then `N passed, N failed`.
+// WriteText prints one line per test, `PASS name`, or `FAIL name: why
+// (hops: …)` (`UNKNOWN` where the simulator cannot tell) with the test's
+// place in the file, then `N passed, N failed[, N unknown offline]`.
 func WriteText(w io.Writer, r *Report) error {
 	var sb strings.Builder
 	for _, o := range r.Tests {
@@ -16,7 +17,11 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&sb, "PASS %s\n", o.Name)
 			continue
 		}
-		fmt.Fprintf(&sb, "FAIL %s: %s", o.Name, o.Message)
+		verdict := "FAIL"
+		if o.Unknown {
+			verdict = "UNKNOWN"
+		}
+		fmt.Fprintf(&sb, "%s %s: %s", verdict, o.Name, o.Message)
 		if len(o.Hops) > 0 {
 			fmt.Fprintf(&sb, " (hops: %s)", strings.Join(o.Hops, "; "))
 		}
@@ -25,7 +30,11 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&sb, "    at %s\n", p)
 		}
 	}
-	fmt.Fprintf(&sb, "%d passed, %d failed\n", r.Passed, r.Failed)
+	fmt.Fprintf(&sb, "%d passed, %d failed", r.Passed, r.Failed)
+	if r.Unknown > 0 {
+		fmt.Fprintf(&sb, ", %d unknown offline (run with --live)", r.Unknown)
+	}
+	sb.WriteString("\n")
 	_, err := io.WriteString(w, sb.String())
 	return err
 }

@@ -205,3 +205,71 @@ func TestNoTests(t *testing.T) {
 		t.Errorf("OK %v, output %q", r.OK(), out.String())
 	}
 }
+
+// An x-modulus-hash exchange delivers to exactly one destination. From 4.3
+// the simulator knows which; before, it cannot: a test that agrees with
+// what it knows is unknown (never a failure, never a pass), and a test the
+// certain part contradicts fails.
+func TestModulusHashPickIsUnknownBefore43(t *testing.T) {
+	top := loadSrc(t, `version: 1
+vhosts:
+  /:
+    exchanges:
+      work: { type: x-modulus-hash }
+      orders: { type: topic }
+      dlx: { type: fanout }
+    queues:
+      w1: { bindings: [{ exchange: work, routing_key: "" }], dead_letter: { exchange: dlx } }
+      w2: { bindings: [{ exchange: work, routing_key: "" }], dead_letter: { exchange: dlx } }
+      log: { bindings: [{ exchange: orders, routing_key: "#" }] }
+      parked: { bindings: [{ exchange: dlx, routing_key: "" }] }
+    bindings:
+      - { source: orders, destination: work, destination_type: exchange, routing_key: "order.*" }
+tests:
+  - name: one worker
+    publish: { exchange: orders, routing_key: order.1 }
+    expect: { queues: [log, w2] }
+  - name: the log is certain and missing
+    publish: { exchange: orders, routing_key: order.1 }
+    expect: { queues: [w1, w2] }
+  - name: rejected by a worker
+    publish: { exchange: work, routing_key: order.1 }
+    reject: w1
+    expect: { queues: [parked] }
+`)
+	rep43 := topotest.Simulate(top, top.Tests, rmqversion.MustParse("4.3"))
+	// On 4.3 the pick is known: order.1 hashes to one of w1, w2; whichever
+	// it is, the first test's verdict is definite.
+	for _, o := range rep43.Tests {
+		if o.Unknown {
+			t.Errorf("4.3: %s is unknown (%s); 4.3's pick is known", o.Name, o.Message)
+		}
+	}
+	rep40 := topotest.Simulate(top, top.Tests, rmqversion.MustParse("4.0"))
+	want := []struct {
+		unknown, passed bool
+		msg             string
+	}{
+		{true, false, `cannot tell offline whether the message lands in [log w2]: exchange "work" (x-modulus-hash) delivers it to exactly one of [queue w1, queue w2]`},
+		{false, false, `expected [w1 w2], got at least [log]`},
+		{true, false, `it may not reach queue "w1" to be rejected there`},
+	}
+	for i, w := range want {
+		o := rep40.Tests[i]
+		if o.Unknown != w.unknown || o.Passed != w.passed || !strings.Contains(o.Message, w.msg) {
+			t.Errorf("4.0: %s: unknown=%v passed=%v message %q; want unknown=%v passed=%v and %q", o.Name, o.Unknown, o.Passed, o.Message, w.unknown, w.passed, w.msg)
+		}
+	}
+	if rep40.Unknown != 2 || rep40.Failed != 1 || rep40.OK() {
+		t.Errorf("4.0: %d unknown, %d failed, OK=%v; want 2 unknown, 1 failed, not OK", rep40.Unknown, rep40.Failed, rep40.OK())
+	}
+	var out bytes.Buffer
+	if err := topotest.WriteText(&out, rep40); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"UNKNOWN one worker: ", "FAIL the log is certain and missing: ", "0 passed, 1 failed, 2 unknown offline (run with --live)\n"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("text report lacks %q:\n%s", line, out.String())
+		}
+	}
+}
