@@ -2,8 +2,6 @@ package dlq
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -41,8 +39,9 @@ func NewTopologyRouter(v *topology.Vhost, ver rmqversion.Version) *TopologyRoute
 	return &TopologyRouter{sim: route.NewWith(v, route.Options{Version: ver})}
 }
 
-// Route implements Router: the union of where the routing key and each CC
-// key lead.
+// Route implements Router: where one publish with the routing key and the
+// CC keys goes. It is one publish, not one per key: an x-modulus-hash
+// exchange picks its one destination by a hash of all the keys together.
 func (r *TopologyRouter) Route(t Target, headers amqp.Table) Routing {
 	if t.Exchange != "" {
 		x := r.sim.Exchange(t.Exchange)
@@ -55,20 +54,22 @@ func (r *TopologyRouter) Route(t Target, headers amqp.Table) Routing {
 			return Routing{Known: true, Refused: fmt.Sprintf("exchange %q is internal: clients cannot publish to it; pass --to-exchange with an exchange bound to it", t.Exchange)}
 		}
 	}
-	var queues []string
-	for _, key := range append([]string{t.RoutingKey}, t.CC...) {
-		res := r.sim.Publish(route.Message{Exchange: t.Exchange, RoutingKey: key, Headers: map[string]any(headers)})
-		if len(res.Unsimulated) > 0 {
-			return Routing{}
-		}
-		for _, q := range res.Queues() {
-			if !slices.Contains(queues, q) {
-				queues = append(queues, q)
-			}
-		}
+	h := make(map[string]any, len(headers)+1)
+	for k, v := range headers {
+		h[k] = v
 	}
-	sort.Strings(queues)
-	return Routing{Queues: queues, Known: true}
+	if len(t.CC) > 0 {
+		cc := make([]any, len(t.CC))
+		for i, k := range t.CC {
+			cc[i] = k
+		}
+		h[HeaderCC] = cc
+	}
+	res := r.sim.Publish(route.Message{Exchange: t.Exchange, RoutingKey: t.RoutingKey, Headers: h})
+	if len(res.Unsimulated) > 0 {
+		return Routing{}
+	}
+	return Routing{Queues: res.Queues(), Known: true}
 }
 
 // DeliveryLimit returns the effective delivery limit of queue when it is a

@@ -81,3 +81,38 @@ func TestDeliveryLimit(t *testing.T) {
 		}
 	}
 }
+
+// A replay with CC keys is one publish: an x-modulus-hash exchange picks
+// one destination by a hash of all its keys together (4.3), never one per
+// key; before 4.3 its pick is unknown.
+func TestTopologyRouterModulusHash(t *testing.T) {
+	v := loadVhost(t, `version: 1
+vhosts:
+  /:
+    exchanges:
+      spread: { type: x-modulus-hash }
+    queues:
+      w1: { bindings: [{ exchange: spread, routing_key: "" }] }
+      w2: { bindings: [{ exchange: spread, routing_key: "" }] }
+      w3: { bindings: [{ exchange: spread, routing_key: "" }] }
+`)
+	r43 := NewTopologyRouter(v, rmqversion.MustParse("4.3"))
+	// Among a few CC lists, each lands in exactly one queue; and the keys
+	// together pick differently from the first key alone at least once.
+	differs := false
+	for _, cc := range [][]string{{"b"}, {"c", "d"}, {"e"}, {"f", "g", "h"}, {"x"}} {
+		got := r43.Route(Target{Exchange: "spread", RoutingKey: "a", CC: cc}, nil)
+		if !got.Known || len(got.Queues) != 1 {
+			t.Fatalf("4.3: Route(a, CC %v) = %+v; want exactly one queue", cc, got)
+		}
+		if alone := r43.Route(Target{Exchange: "spread", RoutingKey: "a"}, nil); alone.Queues[0] != got.Queues[0] {
+			differs = true
+		}
+	}
+	if !differs {
+		t.Error("4.3: the CC keys never changed the pick; the hash is not taken over all keys")
+	}
+	if got := NewTopologyRouter(v, rmqversion.MustParse("4.0")).Route(Target{Exchange: "spread", RoutingKey: "a", CC: []string{"b"}}, nil); got.Known {
+		t.Errorf("4.0: Route = %+v; the pick before 4.3 cannot be known", got)
+	}
+}
