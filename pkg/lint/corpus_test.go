@@ -60,14 +60,14 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// TestCorpusFindings keeps every corpus file's findings, for RabbitMQ 4.0
+// TestCorpusFindings keeps every corpus file's findings, for RabbitMQ 4.3, 4.0
 // and 3.10, in golden files (testdata/lint/corpus/<version>/<file>.json at
 // the repository's root, as `mqctl lint --format json` prints them): a
 // change to a rule shows as a change to the findings it makes on real
 // files, to be read finding by finding before go test -update accepts it.
 func TestCorpusFindings(t *testing.T) {
 	_, files := corpus.Files(t)
-	for _, line := range []string{"4.0", "3.10"} {
+	for _, line := range []string{"4.3", "4.0", "3.10"} {
 		ver := rmqversion.MustParse(line)
 		for _, path := range files {
 			data, err := os.ReadFile(path)

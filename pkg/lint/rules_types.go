@@ -9,11 +9,12 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// argHint says what to do instead of an argument a queue type rejects.
-func argHint(qtype, arg string) string {
+// argHint says what to do instead of an argument a queue type rejects on
+// RabbitMQ version v.
+func argHint(v rmqversion.Version, qtype, arg string) string {
 	switch {
 	case qtype == topology.QueueQuorum && arg == "x-max-priority":
-		return "quorum queues have no priority levels: use a classic queue, or one queue per priority"
+		return v.QuorumPriorityAdvice()
 	case qtype == topology.QueueQuorum && arg == "x-queue-mode":
 		return "quorum queues keep messages on disk already: remove it"
 	case qtype == topology.QueueStream && (arg == "x-max-length" || arg == "x-message-ttl" || arg == "x-expires"):
@@ -53,7 +54,7 @@ func runUnsupported(p *Pass) []Finding {
 			if p.Version.RefusesQueueArgument(q.Type, arg) {
 				out = append(out, p.judged(p.queueFinding(q,
 					"%s %q sets %s, which %ss do not support: %s the broker refuses to declare it (PRECONDITION_FAILED). %s",
-					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), upperFirst(argHint(q.Type, arg)))))
+					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), upperFirst(argHint(p.Version, q.Type, arg)))))
 			}
 		}
 		if q.Type == topology.QueueQuorum {
