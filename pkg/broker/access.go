@@ -163,7 +163,8 @@ func (c *Client) listeners(ctx context.Context) (amqpPort, amqpsPort int, err er
 // certificate), for AMQP connections that go with it.
 func (c *Client) TLSConfig() *tls.Config { return c.transport.TLSClientConfig.Clone() }
 
-// VhostNames lists the vhosts the user can see, sorted.
+// VhostNames lists the vhosts the user can see, sorted, less mqctl's
+// throwaway vhosts (IsThrowaway).
 func (c *Client) VhostNames(ctx context.Context) ([]string, error) {
 	infos, err := c.listVhosts(ctx)
 	if err != nil {
@@ -171,7 +172,9 @@ func (c *Client) VhostNames(ctx context.Context) ([]string, error) {
 	}
 	out := make([]string, 0, len(infos))
 	for n := range infos {
-		out = append(out, n)
+		if !IsThrowaway(n) {
+			out = append(out, n)
+		}
 	}
 	sort.Strings(out)
 	return out, nil

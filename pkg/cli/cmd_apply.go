@@ -28,6 +28,7 @@ type applyFlags struct {
 	allowDataLoss bool
 	allowReplace  bool
 	deleteChanged bool
+	noPreflight   bool
 	lockTimeout   time.Duration
 	parallelism   int
 	quiet         bool
@@ -49,6 +50,12 @@ and an empty queue is replaced only with --allow-replace. Two applies on one
 vhost never interleave. Given PLANFILE (from "mqctl plan --out"), apply makes
 exactly those changes, and refuses when the broker changed since.
 
+Before its first change apply asks the broker whether it takes the plan's
+objects: it declares each distinct shape in a throwaway vhost (tagged
+mqctl-preflight, deleted at once) and changes nothing when the broker refuses
+one. --no-preflight skips that; users, permissions, shovels and federation are
+judged from the version table alone either way.
+
 mqctl deletes an object the file dropped only while it is still the one mqctl
 wrote: one declared again, or changed, by hand under the same name is left
 alone and named in the plan, unless --delete-changed.`,
@@ -66,6 +73,7 @@ alone and named in the plan, unless --delete-changed.`,
 	fs.BoolVar(&f.allowDataLoss, "allow-data-loss", false, "allow deleting or replacing queues that hold messages or have consumers")
 	fs.BoolVar(&f.allowReplace, "allow-replace", false, "allow replacing (delete and re-declare) queues and exchanges whose settings cannot change in place")
 	fs.BoolVar(&f.deleteChanged, "delete-changed", false, deleteChangedHelp)
+	fs.BoolVar(&f.noPreflight, "no-preflight", false, "do not ask the broker first, in a throwaway vhost, whether it takes the plan's objects (for brokers where creating a vhost is unwelcome): the plan is judged from the version table alone")
 	fs.DurationVar(&f.lockTimeout, "lock-timeout", 0, "how long to wait while another apply holds a vhost's lock")
 	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent requests within a phase")
 	fs.BoolVar(&f.quiet, "quiet", false, "do not print a line per step")
@@ -99,6 +107,7 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		AllowDataLoss: f.allowDataLoss,
 		AllowReplace:  f.allowReplace,
 		DeleteChanged: f.deleteChanged,
+		NoPreflight:   f.noPreflight,
 		Parallelism:   f.parallelism,
 		LockTimeout:   f.lockTimeout,
 		LockWaiting: func(vhost, holder string) {

@@ -11,6 +11,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/preflight"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -49,6 +50,12 @@ type ApplyOptions struct {
 	// AllowReplace lets apply replace (delete and re-declare) queues and
 	// exchanges whose immutable settings changed.
 	AllowReplace bool
+	// NoPreflight skips the preflight: by default, once the plan passed
+	// the safety check and before Confirm, apply asks the broker whether
+	// it takes the plan's objects, declaring each distinct shape in a
+	// throwaway vhost (pkg/preflight), and changes nothing when it refuses
+	// one (a *preflight.RefusedError).
+	NoPreflight bool
 	// Parallelism is the number of concurrent requests within a phase
 	// (8 when zero).
 	Parallelism int
@@ -86,6 +93,8 @@ type ApplyResult struct {
 	Plan *plan.Plan
 	// Result is what apply did; nil when nothing was attempted.
 	Result *apply.Result
+	// Preflight is what the preflight found (nil when it did not run).
+	Preflight *preflight.Report
 }
 
 // touchesBroker reports whether in may change the broker's own objects.
@@ -238,6 +247,16 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	}
 	if err := apply.Check(p, opts); err != nil {
 		return out, err
+	}
+	if !o.NoPreflight {
+		rep, err := e.preflight(ctx, p, l, amqpURL)
+		out.Preflight = rep
+		if err != nil {
+			return out, err
+		}
+		if len(rep.Refusals) > 0 {
+			return out, &preflight.RefusedError{Report: rep}
+		}
 	}
 	if o.Confirm != nil {
 		if err := o.Confirm(p); err != nil {

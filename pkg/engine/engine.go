@@ -47,6 +47,9 @@ type Options struct {
 type Engine struct {
 	c    *broker.Client
 	opts Options
+	// noTable turns the version table's refusals off (tests: what the
+	// preflight catches alone).
+	noTable bool
 }
 
 // New returns an engine for the broker behind c. It does no I/O.

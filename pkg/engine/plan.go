@@ -9,6 +9,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/preflight"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -22,12 +23,20 @@ type PlanOptions struct {
 	// mqctl managed once and that were changed outside mqctl since
 	// (plan.Plan.ChangedOutside), which are otherwise left alone.
 	DeleteChanged bool
+	// Preflight asks the broker whether it takes the plan's objects, in a
+	// throwaway vhost (pkg/preflight), as apply does before it changes
+	// anything; PlanResult.Preflight says what it answered. Without it
+	// the plan is judged from the version table alone.
+	Preflight bool
 }
 
 // PlanResult is what Plan found.
 type PlanResult struct {
 	// Plan is the changes apply would make; Plan.Vhosts is the scope read.
 	Plan *plan.Plan
+	// Preflight is the preflight's answer (PlanOptions.Preflight); its
+	// refusals are no error of Plan's: the caller shows the plan with them.
+	Preflight *preflight.Report
 }
 
 // Plan diffs desired against the broker: it refuses what this broker's
@@ -65,7 +74,17 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	if exactErr != nil {
 		e.note("%v; the messages at stake shown come from the management API's statistics, which lag by a few seconds", exactErr)
 	}
-	return &PlanResult{Plan: p}, nil
+	res := &PlanResult{Plan: p}
+	if opts.Preflight {
+		amqpURL, err := e.amqpURL(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if res.Preflight, err = e.preflight(ctx, p, l, amqpURL); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // diff reads the broker for desired's vhosts (unless l already holds
@@ -81,7 +100,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	version := e.c.RabbitMQVersion()
 	// What the broker would refuse is refused here, before anything
 	// changes, naming the object and the key.
-	if err := version.Check(desired); err != nil {
+	if err := version.Check(desired); err != nil && !e.noTable {
 		return nil, nil, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
 	if !version.StoresDefaultQueueType() {

@@ -150,6 +150,9 @@ type Plan struct {
 	// changes it makes: the objects the file names that are left as they
 	// are (adopted, or recorded without a print or with another one).
 	Prints map[ObjectRef]Print `json:"-"`
+	// Preflight is the broker's answer to the plan, when it was asked
+	// (apply always asks unless told not to; plan --preflight).
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 // Outside is an object mqctl managed once that was changed outside mqctl.

@@ -132,6 +132,12 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			fmt.Fprintf(&sb, "  %s%s%s: %s\n", u.Kind.Plural(), where, left, u.Reason)
 		}
 	}
+	if pf := p.Preflight; pf != nil {
+		sb.WriteString(paint(ansiBold, "Preflight:") + " " + pf.Summary() + ".\n")
+		for _, line := range pf.RefusalLines() {
+			fmt.Fprintf(&sb, "  %s\n", paint(ansiRed, line))
+		}
+	}
 	_, err := io.WriteString(w, sb.String())
 	return err
 }

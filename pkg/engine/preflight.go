@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/preflight"
+)
+
+// preflight asks the broker whether it takes p's objects (pkg/preflight)
+// and tells the user, in notes, what it could not try and what it cleaned
+// up. The broker's refusals are in the report; the error is for a
+// preflight that could not finish.
+func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL string) (*preflight.Report, error) {
+	rep, err := preflight.Run(ctx, e.c, p, l.State(), preflight.Options{AMQPURL: amqpURL, TLS: e.c.TLSConfig()})
+	if err != nil {
+		return nil, err
+	}
+	p.Preflight = rep
+	if len(rep.Swept) > 0 {
+		e.note("deleted the throwaway vhosts that killed mqctl applies left behind: %s", strings.Join(rep.Swept, ", "))
+	}
+	if rep.SweepErr != "" {
+		e.note("a throwaway vhost that a killed mqctl apply left behind could not be deleted (%s); the next apply tries again", rep.SweepErr)
+	}
+	if rep.Skipped != "" {
+		e.note("the plan was judged from RabbitMQ %s's version table alone: %s. Pass --no-preflight to skip the attempt", e.c.RabbitMQVersion(), rep.Skipped)
+	}
+	if len(rep.Untried) > 0 && rep.Skipped == "" {
+		kinds := map[string]bool{}
+		var names []string
+		for _, o := range rep.Untried {
+			if l := string(o.Kind); !kinds[l] {
+				kinds[l] = true
+				names = append(names, strings.ReplaceAll(l, "_", " "))
+			}
+		}
+		e.note("the preflight does not try %s: a throwaway vhost cannot without touching the real broker, so the version table alone judges them", strings.Join(names, ", "))
+	}
+	if rep.CleanupErr != "" {
+		e.note("the preflight's throwaway vhost %q could not be deleted (%s); the next apply deletes it", rep.Vhost, rep.CleanupErr)
+	}
+	return rep, nil
+}

@@ -1,0 +1,436 @@
+package preflight
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Options configure Run.
+type Options struct {
+	// AMQPURL (with credentials, without a vhost) opens the connection
+	// the throwaway vhost is held by while the preflight runs: another
+	// apply's sweep leaves a vhost with a connection alone. "" holds none.
+	AMQPURL string
+	TLS     *tls.Config
+	// Parallelism is how many declarations run at once (8 when zero).
+	Parallelism int
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Grace is how old a throwaway vhost without a connection must be for an
+// apply to take it for one a killed process left behind and delete it: the
+// vhost exists for a moment before its connection does.
+const Grace = 10 * time.Second
+
+// Report is what a preflight did (plan.Plan.Preflight).
+type Report = plan.Preflight
+
+// Refusal is one cause the broker refuses.
+type Refusal = plan.Refusal
+
+// Run tries the shapes of p's writes on the broker behind c, in a
+// throwaway vhost it deletes before it returns (even when ctx is
+// cancelled), after deleting the ones killed processes left behind. held
+// is the state read for p: the shapes it holds are not tried. A plan with
+// no shape to try costs no vhost. The broker's refusals are in the report;
+// the error is for a preflight that could not finish (the broker
+// unreachable, ctx cancelled), when nothing must be applied either.
+func Run(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.Topology, o Options) (*Report, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = 8
+	}
+	trials, untried := Shapes(p, held)
+	rep := &Report{Untried: untried}
+	rep.Swept, rep.SweepErr = sweep(ctx, c, o.Now())
+	if len(trials) == 0 {
+		return rep, nil
+	}
+	name, err := throwawayName(o.Now())
+	if err != nil {
+		return nil, err
+	}
+	err = c.DeclareVhost(ctx, name, broker.VhostSettings{Description: description, Tags: []string{broker.ThrowawayTag}})
+	if err != nil {
+		if cannotRun(err) {
+			rep.Skipped = fmt.Sprintf("mqctl could not make a throwaway vhost to try the plan in (%v)", err)
+			return rep, nil
+		}
+		return nil, fmt.Errorf("preflight: %w", err)
+	}
+	rep.Vhost = name
+	defer func() {
+		// Deleted even when ctx is cancelled (Ctrl-C), within its own
+		// time limit.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := c.DeleteVhost(dctx, name); err != nil && !errors.Is(err, broker.ErrNotFound) {
+			rep.CleanupErr = err.Error()
+		}
+	}()
+	if err := c.GrantFullPermissions(ctx, name, c.Username()); err != nil {
+		if cannotRun(err) {
+			rep.Skipped = fmt.Sprintf("mqctl could not give itself permissions on its throwaway vhost (%v)", err)
+			return rep, nil
+		}
+		return nil, fmt.Errorf("preflight: %w", err)
+	}
+	if o.AMQPURL != "" {
+		conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: o.AMQPURL, Vhost: name, TLS: o.TLS, Name: "mqctl preflight"})
+		if err == nil {
+			defer conn.Close()
+		}
+		// Without it the vhost is only safe from other applies' sweeps
+		// for Grace, which a preflight does not take.
+	}
+	t := &trier{c: c, vhost: name, sem: make(chan struct{}, o.Parallelism), refused: map[string]*Refusal{}}
+	if err := t.run(ctx, trials); err != nil {
+		return nil, err
+	}
+	rep.Tried = len(trials)
+	for _, tr := range trials {
+		rep.Objects += len(tr.Objects)
+	}
+	rep.Refusals = t.refusals()
+	return rep, nil
+}
+
+const description = "a throwaway vhost of mqctl apply's preflight, where it asks the broker whether it takes the plan's objects before changing anything; it is deleted when the apply ends, and any apply deletes one left behind"
+
+// cannotRun reports whether err means the user may not make or use a
+// throwaway vhost (not a tag for it, a limit on vhosts): the plan is then
+// judged from the table alone.
+func cannotRun(err error) bool {
+	return errors.Is(err, broker.ErrForbidden) || errors.Is(err, broker.ErrRejected)
+}
+
+// throwawayName is a new throwaway vhost's name: the prefix, the creation
+// time in Unix seconds (which the sweep reads) and a random part.
+func throwawayName(now time.Time) (string, error) {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("preflight: %w", err)
+	}
+	return fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, now.Unix(), hex.EncodeToString(b)), nil
+}
+
+// createdAt reads the creation time from a throwaway vhost's name.
+func createdAt(name string) (time.Time, bool) {
+	rest := strings.TrimPrefix(name, broker.ThrowawayPrefix)
+	secs, _, ok := strings.Cut(rest, "-")
+	n, err := strconv.ParseInt(secs, 10, 64)
+	if !ok || err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(n, 0), true
+}
+
+// sweep deletes the throwaway vhosts that killed processes left behind:
+// older than Grace, with no connection. It returns those deleted and,
+// when one could not be, why (the apply goes on: the next one tries
+// again).
+func sweep(ctx context.Context, c *broker.Client, now time.Time) (swept []string, failed string) {
+	vhosts, err := c.ThrowawayVhosts(ctx)
+	if err != nil {
+		return nil, err.Error()
+	}
+	for _, v := range vhosts {
+		at, ok := createdAt(v.Name)
+		if !ok || now.Sub(at) < Grace {
+			continue
+		}
+		if n, err := c.VhostConnections(ctx, v.Name); err != nil || n > 0 {
+			continue
+		}
+		if err := c.DeleteVhost(ctx, v.Name); err != nil && !errors.Is(err, broker.ErrNotFound) {
+			failed = err.Error()
+			continue
+		}
+		swept = append(swept, v.Name)
+	}
+	return swept, failed
+}
+
+// trier declares trials in the throwaway vhost.
+type trier struct {
+	c     *broker.Client
+	vhost string
+	sem   chan struct{}
+
+	mu      sync.Mutex
+	n       int
+	refused map[string]*Refusal // by cause
+	order   []string
+	// sources maps an exchange shape to the name of an exchange of that
+	// shape in the throwaway vhost ("" when the broker refused it).
+	sources map[string]string
+}
+
+// name returns a new object name in the throwaway vhost.
+func (t *trier) name() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n++
+	return fmt.Sprintf("mqctl.preflight.%d", t.n)
+}
+
+func (t *trier) run(ctx context.Context, trials []*Trial) error {
+	byKind := map[kind.Kind][]*Trial{}
+	for _, tr := range trials {
+		byKind[tr.Kind] = append(byKind[tr.Kind], tr)
+	}
+	t.sources = map[string]string{}
+	// Exchanges first: bindings start from them. Then the queues and the
+	// ends bindings need, the bindings, the policies, and last what
+	// changes the throwaway vhost itself.
+	phases := []func() []func(context.Context) error{
+		func() []func(context.Context) error { return t.each(byKind[kind.Exchange], t.exchange) },
+		// ends reads which source shapes the phase before declared.
+		func() []func(context.Context) error {
+			return append(t.each(byKind[kind.Queue], t.queue), t.ends(byKind[kind.Binding])...)
+		},
+		func() []func(context.Context) error { return t.each(byKind[kind.Binding], t.binding) },
+		func() []func(context.Context) error { return t.each(byKind[kind.Policy], t.policy) },
+		func() []func(context.Context) error { return t.each(byKind[kind.OperatorPolicy], t.policy) },
+		func() []func(context.Context) error { return t.each(byKind[kind.Vhost], t.vhostSettings) },
+		func() []func(context.Context) error { return t.each(byKind[kind.VhostLimits], t.limits) },
+	}
+	for _, phase := range phases {
+		if err := t.phase(ctx, phase()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *trier) each(trials []*Trial, f func(context.Context, *Trial) error) []func(context.Context) error {
+	out := make([]func(context.Context) error, len(trials))
+	for i, tr := range trials {
+		out[i] = func(ctx context.Context) error { return t.judge(tr, f(ctx, tr)) }
+	}
+	return out
+}
+
+// phase runs fs, Parallelism at a time; the first error that is not a
+// refusal is the phase's.
+func (t *trier) phase(ctx context.Context, fs []func(context.Context) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for _, f := range fs {
+		if err := ctx.Err(); err != nil {
+			wg.Wait()
+			return fmt.Errorf("preflight interrupted, nothing was changed: %w", err)
+		}
+		t.sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-t.sem }()
+			if err := f(ctx); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return fmt.Errorf("preflight could not finish, nothing was changed: %w", first)
+	}
+	return ctx.Err()
+}
+
+// judge records a trial's refusal; any other error is returned.
+func (t *trier) judge(tr *Trial, err error) error {
+	var ae *broker.APIError
+	if err == nil {
+		return nil
+	}
+	if !errors.As(err, &ae) || !(errors.Is(err, broker.ErrRejected) || errors.Is(err, broker.ErrForbidden)) {
+		return err
+	}
+	first := tr.Objects[0]
+	reason := strings.ReplaceAll(ae.Reason, t.vhost, first.Vhost)
+	cause := string(tr.Kind) + "\x00" + trialNames.ReplaceAllString(strings.ReplaceAll(ae.Reason, t.vhost, ""), "")
+	reason = trialNames.ReplaceAllString(reason, first.Name)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r, ok := t.refused[cause]
+	if !ok {
+		r = &Refusal{Kind: tr.Kind, Reason: reason}
+		t.refused[cause] = r
+		t.order = append(t.order, cause)
+	}
+	r.Objects = append(r.Objects, tr.Objects...)
+	return nil
+}
+
+// trialNames matches the names of the objects declared in the throwaway
+// vhost, in the broker's words.
+var trialNames = regexp.MustCompile(`mqctl\.preflight\.[0-9]+`)
+
+// sortRefusals orders refusals by where their first object is in the file.
+func sortRefusals(rs []Refusal) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i].Objects[0], rs[j].Objects[0]
+		if a.Pos != b.Pos {
+			objs := []Object{a, b}
+			sortObjects(objs)
+			return objs[0] == a
+		}
+		return a.Name < b.Name
+	})
+}
+
+func (t *trier) refusals() []Refusal {
+	out := make([]Refusal, 0, len(t.order))
+	for _, cause := range t.order {
+		r := *t.refused[cause]
+		sortObjects(r.Objects)
+		out = append(out, r)
+	}
+	// One order whatever the order the answers came in.
+	sortRefusals(out)
+	return out
+}
+
+func (t *trier) exchange(ctx context.Context, tr *Trial) error {
+	x := *tr.Exchange
+	x.Name = t.name()
+	err := t.c.DeclareExchange(ctx, t.vhost, &x)
+	t.mu.Lock()
+	if err == nil {
+		t.sources[exchangeKey(tr.Exchange)] = x.Name
+	} else {
+		t.sources[exchangeKey(tr.Exchange)] = ""
+	}
+	t.mu.Unlock()
+	return err
+}
+
+func (t *trier) queue(ctx context.Context, tr *Trial) error {
+	q := *tr.Queue
+	q.Name = t.name()
+	return t.c.DeclareQueue(ctx, t.vhost, &q)
+}
+
+// Names of the ends bindings are tried between, besides the sources.
+const (
+	sinkQueue    = "mqctl.preflight.sink"
+	sinkExchange = "mqctl.preflight.sink"
+)
+
+// ends returns the declarations the binding trials need: a queue and an
+// exchange to bind to, and an exchange of each source shape the broker
+// already holds (not a trial itself).
+func (t *trier) ends(bindings []*Trial) []func(context.Context) error {
+	if len(bindings) == 0 {
+		return nil
+	}
+	out := []func(context.Context) error{
+		func(ctx context.Context) error {
+			return t.c.DeclareQueue(ctx, t.vhost, &topology.Queue{Name: sinkQueue, Type: topology.QueueClassic, Durable: true})
+		},
+		func(ctx context.Context) error {
+			return t.c.DeclareExchange(ctx, t.vhost, &topology.Exchange{Name: sinkExchange, Type: "fanout", Durable: true})
+		},
+	}
+	seen := map[string]bool{}
+	for _, tr := range bindings {
+		if tr.Source == nil {
+			continue
+		}
+		key := exchangeKey(tr.Source)
+		if _, tried := t.sources[key]; tried || seen[key] {
+			continue
+		}
+		seen[key] = true
+		src := *tr.Source
+		out = append(out, func(ctx context.Context) error {
+			x := src
+			x.Name = t.name()
+			err := t.c.DeclareExchange(ctx, t.vhost, &x)
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if err != nil {
+				// The broker holds an exchange of this shape, so this is
+				// unexpected; its bindings are left to the apply.
+				t.sources[key] = ""
+				return nil
+			}
+			t.sources[key] = x.Name
+			return nil
+		})
+	}
+	return out
+}
+
+func (t *trier) binding(ctx context.Context, tr *Trial) error {
+	b := *tr.Binding
+	if tr.Source != nil {
+		t.mu.Lock()
+		src := t.sources[exchangeKey(tr.Source)]
+		t.mu.Unlock()
+		if src == "" {
+			return nil // its source was refused: that refusal stands for it
+		}
+		b.Source = src
+	}
+	b.Destination = sinkQueue
+	if b.DestinationType == topology.DestExchange {
+		b.Destination = sinkExchange
+	}
+	return t.c.DeclareBinding(ctx, t.vhost, &b)
+}
+
+func (t *trier) policy(ctx context.Context, tr *Trial) error {
+	p := *tr.Policy
+	p.Name = t.name()
+	if tr.Kind == kind.OperatorPolicy {
+		return t.c.PutOperatorPolicy(ctx, t.vhost, &p)
+	}
+	return t.c.PutPolicy(ctx, t.vhost, &p)
+}
+
+// vhostSettings tries a vhost's default queue type on the throwaway vhost.
+// It runs after every queue: from then on the throwaway vhost's queues
+// would default to it (every queue mqctl declares names its type anyway).
+func (t *trier) vhostSettings(ctx context.Context, tr *Trial) error {
+	return t.c.DeclareVhost(ctx, t.vhost, broker.VhostSettings{Description: description, Tags: []string{broker.ThrowawayTag}, DefaultQueueType: tr.Vhost.DefaultQueueType})
+}
+
+// limits tries a vhost's limits on the throwaway vhost, last: a limit of
+// max-queues 0 would refuse every queue after it.
+func (t *trier) limits(ctx context.Context, tr *Trial) error {
+	h, ok := kinds.For(kind.VhostLimits)
+	if !ok {
+		return nil
+	}
+	item := *tr.Item
+	item.Name = t.vhost
+	return h.Write(ctx, t.c, t.vhost, nil, &item)
+}

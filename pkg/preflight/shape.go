@@ -1,0 +1,250 @@
+// Package preflight asks the broker itself whether it takes what a plan
+// declares, before apply changes anything: it declares each distinct shape
+// of the plan's writes in a throwaway vhost, then deletes that vhost.
+//
+// Shapes (this file) are pure: which of a plan's objects the broker could
+// refuse, grouped so that objects the broker validates alike are tried
+// once. Run (run.go) tries them on a broker.
+package preflight
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Object is one object of the plan that a trial stands for.
+type Object = plan.ObjectAt
+
+// Trial is one distinct shape the plan writes, and the objects that share
+// it: the broker validates them alike, so declaring one tells for all.
+type Trial struct {
+	Kind kind.Kind
+	// Key is the shape, canonical: equal keys, one trial.
+	Key string
+	// Objects are the plan's objects of this shape, in plan order.
+	Objects []Object
+
+	// Exactly one of these is set: what is declared in the throwaway
+	// vhost (names are the first object's; Run renames them).
+	Exchange *topology.Exchange
+	Queue    *topology.Queue
+	Policy   *topology.Policy // Kind tells a policy from an operator policy
+	Vhost    *plan.VhostMeta
+	Item     *topology.Item
+	// Binding, with the shape of its source exchange (nil for the
+	// broker's own amq.* exchanges, which every vhost has).
+	Binding *topology.Binding
+	Source  *topology.Exchange
+}
+
+// Shapes returns the trials of p: one per distinct shape of the objects p
+// creates, replaces or updates that the broker could refuse, leaving out
+// the shapes held holds already (the broker took them once: an object of
+// the same shape is taken again). held is the state read for p (nil: none
+// known). untried are the plan's writes of kinds a throwaway vhost cannot
+// try without touching the real broker (users, permissions, shovels,
+// federation), which the version table alone judges.
+func Shapes(p *plan.Plan, held *topology.Topology) (trials []*Trial, untried []Object) {
+	have := heldShapes(held)
+	byKey := map[string]*Trial{}
+	add := func(t *Trial, o Object) {
+		if have[t.Key] {
+			return
+		}
+		if prev, ok := byKey[t.Key]; ok {
+			prev.Objects = append(prev.Objects, o)
+			return
+		}
+		t.Objects = []Object{o}
+		byKey[t.Key] = t
+		trials = append(trials, t)
+	}
+	exchanges := sourceTypes(p, held)
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Action == plan.Delete || c.After == nil {
+			continue
+		}
+		o := Object{ObjectRef: plan.ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}, Pos: c.Pos}
+		a := c.After
+		switch {
+		case c.Kind == kind.Exchange && a.Exchange != nil:
+			add(&Trial{Kind: c.Kind, Key: exchangeKey(a.Exchange), Exchange: a.Exchange}, o)
+		case c.Kind == kind.Queue && a.Queue != nil:
+			add(&Trial{Kind: c.Kind, Key: queueKey(a.Queue), Queue: a.Queue}, o)
+		case c.Kind == kind.Binding && a.Binding != nil:
+			src, ok := exchanges[[2]string{c.Vhost, a.Binding.Source}]
+			if !ok {
+				if _, builtin := topology.BuiltinExchange(a.Binding.Source); !builtin || a.Binding.Source == "" {
+					// A source nobody declares: apply reports it (MQ401).
+					continue
+				}
+			}
+			add(&Trial{Kind: c.Kind, Key: bindingKey(a.Binding, src), Binding: a.Binding, Source: src}, o)
+		case (c.Kind == kind.Policy || c.Kind == kind.OperatorPolicy) && a.Policy != nil:
+			add(&Trial{Kind: c.Kind, Key: policyKey(c.Kind, a.Policy), Policy: a.Policy}, o)
+		case c.Kind == kind.Vhost && a.Vhost != nil:
+			if a.Vhost.DefaultQueueType == "" {
+				continue // a name and a description: nothing the broker validates
+			}
+			add(&Trial{Kind: c.Kind, Key: "vhost\x00" + a.Vhost.DefaultQueueType, Vhost: a.Vhost}, o)
+		case c.Kind == kind.VhostLimits && a.Item != nil:
+			add(&Trial{Kind: c.Kind, Key: "vhost_limits\x00" + a.Item.Settings.Canonical(), Item: a.Item}, o)
+		default:
+			untried = append(untried, o)
+		}
+	}
+	return trials, untried
+}
+
+// heldShapes returns the shapes of the objects held holds.
+func heldShapes(held *topology.Topology) map[string]bool {
+	out := map[string]bool{}
+	if held == nil {
+		return out
+	}
+	for _, v := range held.Vhosts {
+		for _, x := range v.Exchanges {
+			out[exchangeKey(x)] = true
+		}
+		for _, q := range v.Queues {
+			out[queueKey(q)] = true
+		}
+		for _, b := range v.Bindings {
+			if src := v.Exchanges[b.Source]; src != nil {
+				out[bindingKey(b, src)] = true
+			} else if _, builtin := topology.BuiltinExchange(b.Source); builtin {
+				out[bindingKey(b, nil)] = true
+			}
+		}
+		for _, p := range v.Policies {
+			out[policyKey(kind.Policy, p)] = true
+		}
+		for _, p := range v.OperatorPolicies {
+			out[policyKey(kind.OperatorPolicy, p)] = true
+		}
+		if v.DefaultQueueType != "" {
+			out["vhost\x00"+v.DefaultQueueType] = true
+		}
+	}
+	return out
+}
+
+// sourceTypes maps (vhost, name) to each exchange a binding of p can start
+// from: as p declares it, else as held holds it.
+func sourceTypes(p *plan.Plan, held *topology.Topology) map[[2]string]*topology.Exchange {
+	out := map[[2]string]*topology.Exchange{}
+	if held != nil {
+		for vn, v := range held.Vhosts {
+			for name, x := range v.Exchanges {
+				out[[2]string{vn, name}] = x
+			}
+		}
+	}
+	for _, c := range p.Changes {
+		if c.Kind == kind.Exchange && c.After != nil && c.After.Exchange != nil {
+			out[[2]string{c.Vhost, c.Name}] = c.After.Exchange
+		}
+	}
+	return out
+}
+
+// nameArgs are the arguments and policy keys whose value names another
+// object (an exchange, a routing key, an upstream). RabbitMQ checks only
+// that they are strings (rabbit_amqqueue check_dlxname_arg/2 and
+// check_dlxrk_arg/2, which also needs x-dead-letter-exchange present;
+// rabbit_exchange's alternate-exchange), so objects that differ only in
+// them share a shape: the seed's 38 queues, each dead-lettering with its
+// own name as key, are one trial.
+var nameArgs = map[string]bool{
+	"x-dead-letter-exchange": true, "x-dead-letter-routing-key": true, "alternate-exchange": true,
+	"dead-letter-exchange": true, "dead-letter-routing-key": true,
+	"federation-upstream": true, "federation-upstream-set": true,
+}
+
+// shapeArgs is args with the value of every name argument that is a
+// string replaced by "": a string of any content is taken alike.
+func shapeArgs(args topology.Args) string {
+	if len(args) == 0 {
+		return "{}"
+	}
+	out := make(topology.Args, len(args))
+	for k, v := range args {
+		if _, isString := v.(string); isString && nameArgs[k] {
+			out[k] = ""
+			continue
+		}
+		out[k] = v
+	}
+	return out.Canonical()
+}
+
+func exchangeKey(x *topology.Exchange) string {
+	return fmt.Sprintf("exchange\x00%s\x00%t\x00%t\x00%t\x00%s", x.Type, x.Durable, x.AutoDelete, x.Internal, shapeArgs(x.Arguments))
+}
+
+func queueKey(q *topology.Queue) string {
+	return fmt.Sprintf("queue\x00%s\x00%t\x00%t\x00%s", q.Type, q.Durable, q.AutoDelete, shapeArgs(q.Arguments))
+}
+
+// bindingKey is a binding's shape on its source src (nil: an amq.*
+// exchange, known by name). The key is kept as it is on exchange types
+// that may validate it, and reduced to its form on the core types: a
+// direct, fanout or headers exchange takes any key (up to AMQP's 255
+// bytes), and a topic exchange checks only its words' wildcards (4.3.5
+// refuses more than two '#'), so "order.created" and "invoice.paid" are
+// both "w.w".
+func bindingKey(b *topology.Binding, src *topology.Exchange) string {
+	srcKey, typ := "builtin\x00"+b.Source, ""
+	if src != nil {
+		srcKey, typ = exchangeKey(src), src.Type
+	} else if x, ok := topology.BuiltinExchange(b.Source); ok {
+		typ = x.Type
+	}
+	return fmt.Sprintf("binding\x00%s\x00%s\x00%s\x00%s", srcKey, b.DestinationType, keyForm(typ, b.RoutingKey), b.Arguments.Canonical())
+}
+
+func keyForm(exchangeType, key string) string {
+	if len(key) > 255 {
+		return key
+	}
+	switch exchangeType {
+	case "direct", "fanout", "headers":
+		return ""
+	case "topic":
+		words := strings.Split(key, ".")
+		for i, w := range words {
+			if w != "#" && w != "*" && w != "" {
+				words[i] = "w"
+			}
+		}
+		return strings.Join(words, ".")
+	}
+	return key
+}
+
+// policyKey is a policy's shape: its pattern (a regular expression the
+// broker compiles), what it applies to, its priority and its definition.
+func policyKey(k kind.Kind, p *topology.Policy) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", k, p.Pattern, p.ApplyTo, p.Priority, shapeArgs(p.Definition))
+}
+
+// sortObjects orders the objects of trials refused together, each once, in
+// file order (objects without a place last, by name).
+func sortObjects(objs []Object) {
+	sort.SliceStable(objs, func(i, j int) bool {
+		a, b := objs[i].Pos, objs[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
