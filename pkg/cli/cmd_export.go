@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -34,8 +36,9 @@ file: what GET /api/definitions,
 GET /api/definitions/{vhost} or rabbitmqctl export_definitions produce — and
 writes its vhosts, exchanges, queues, bindings and policies as an mqctl
 topology file. Dead-letter queue pairs and delay tiers are written as
-dead_letter.queue and retry.delays where that reproduces them exactly
-(--no-sugar writes every queue plainly).
+dead_letter.queue and retry.delays where that reproduces them exactly, and
+from a RabbitMQ 4.3 or later broker (or definitions file) a quorum queue's
+delayed retry as retry.backoff (--no-sugar writes every queue plainly).
 
 Users (with their tags, limits, permissions and topic permissions), vhost
 limits, shovels and federation upstreams and sets are written too. No
@@ -58,7 +61,7 @@ parameters) it says on stderr.
 	fl := cmd.Flags()
 	fl.StringVar(&f.from, "from", "", "definitions JSON file to read (- for stdin)")
 	fl.StringVar(&f.out, "out", "", "write the YAML to this file instead of stdout")
-	fl.BoolVar(&f.noSugar, "no-sugar", false, "write dead-letter queues and delay tiers as plain queues")
+	fl.BoolVar(&f.noSugar, "no-sugar", false, "write dead-letter queues and delay tiers as plain queues, and delayed retry as arguments")
 	return cmd
 }
 
@@ -98,7 +101,26 @@ func runExport(cmd *cobra.Command, g *globals, f *exportFlags) error {
 		fmt.Fprintf(g.env.Stderr, "mqctl: %s\n", line)
 	}
 
-	return writeExport(cmd, t, f, source)
+	return writeExport(cmd, t, f, source, definitionsDelayedRetry(data))
+}
+
+// definitionsDelayedRetry reports whether the broker that wrote a
+// definitions file has delayed retry (4.3+), by the version the file
+// names; false when it names none.
+func definitionsDelayedRetry(data []byte) bool {
+	var doc struct {
+		RabbitVersion   string `json:"rabbit_version"`
+		RabbitMQVersion string `json:"rabbitmq_version"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return false
+	}
+	for _, s := range []string{doc.RabbitMQVersion, doc.RabbitVersion} {
+		if v, err := rmqversion.Parse(s); err == nil {
+			return v.DelayedRetry()
+		}
+	}
+	return false
 }
 
 // exportLive exports the live broker (every vhost the user sees, or those
@@ -133,12 +155,14 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 			fmt.Fprintf(g.env.Stderr, "mqctl: note: %s of vhost %q not exported: %s\n", u.Kind.Plural(), vh, u.Reason)
 		}
 	}
-	return writeExport(cmd, t, f, c.Server())
+	return writeExport(cmd, t, f, c.Server(), c.RabbitMQVersion().DelayedRetry())
 }
 
-func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, source string) error {
+// writeExport writes t; delayedRetry says its broker has delayed retry, so
+// that quorum queues' delayed retry may be written as retry.backoff.
+func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, source string, delayedRetry bool) error {
 	var buf bytes.Buffer
-	if err := export.WriteYAML(&buf, t, export.Options{Sugar: !f.noSugar, Source: source}); err != nil {
+	if err := export.WriteYAML(&buf, t, export.Options{Sugar: !f.noSugar, Source: source, DelayedRetry: delayedRetry}); err != nil {
 		return err
 	}
 	if vars := export.Variables(t); len(vars) > 0 {

@@ -1,8 +1,11 @@
 package export
 
 import (
+	"math"
 	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -13,6 +16,9 @@ type sugarPlan struct {
 	tiers    map[string][]int64  // origin queue -> delays (ms), ascending
 	hidden   map[string]bool     // queues written as sugar, not listed
 	consumed map[*topology.Binding]bool
+	// backoff holds the queues whose delayed retry is written as
+	// retry.backoff (with when and attempts).
+	backoff map[string]topology.Backoff
 }
 
 type dlqPair struct {
@@ -26,6 +32,7 @@ func newSugarPlan() *sugarPlan {
 		tiers:    map[string][]int64{},
 		hidden:   map[string]bool{},
 		consumed: map[*topology.Binding]bool{},
+		backoff:  map[string]topology.Backoff{},
 	}
 }
 
@@ -227,4 +234,83 @@ func words(s string) []string {
 		return nil
 	}
 	return strings.Split(s, ".")
+}
+
+// findBackoff recognises, in v, the quorum queues whose delayed retry
+// arguments are exactly what retry.backoff declares (see backoffOf), and
+// that have no delay tiers written as retry.delays (a queue uses one or the
+// other).
+func (p *sugarPlan) findBackoff(v *topology.Vhost) {
+	for _, name := range v.QueueNames() {
+		if p.hidden[name] || len(p.tiers[name]) > 0 {
+			continue
+		}
+		if b, ok := backoffOf(v.Queues[name]); ok {
+			p.backoff[name] = b
+		}
+	}
+}
+
+// backoffOf reports whether queue q's arguments hold delayed retry exactly
+// as retry.backoff writes it, so that the sugar loads back into the same
+// arguments: a quorum queue with x-delayed-retry-type failed, returned or
+// all, x-delayed-retry-min a positive integer, x-delayed-retry-max absent
+// or an integer not below min, and x-delivery-limit absent or not negative
+// (attempts = x-delivery-limit + 1).
+func backoffOf(q *topology.Queue) (topology.Backoff, bool) {
+	if q.Type != topology.QueueQuorum {
+		return topology.Backoff{}, false
+	}
+	typ, ok := q.Arguments.String("x-delayed-retry-type")
+	if !ok || (typ != "failed" && typ != "returned" && typ != "all") {
+		return topology.Backoff{}, false
+	}
+	b := topology.Backoff{On: typ}
+	if b.MinMS, ok = q.Arguments.Int("x-delayed-retry-min"); !ok || b.MinMS <= 0 {
+		return topology.Backoff{}, false
+	}
+	if q.Arguments.Has("x-delayed-retry-max") {
+		if b.MaxMS, ok = q.Arguments.Int("x-delayed-retry-max"); !ok || b.MaxMS < b.MinMS {
+			return topology.Backoff{}, false
+		}
+	}
+	if q.Arguments.Has("x-delivery-limit") {
+		limit, ok := q.Arguments.Int("x-delivery-limit")
+		if !ok || limit < 0 || limit == math.MaxInt64 {
+			return topology.Backoff{}, false
+		}
+		b.Attempts = limit + 1
+	}
+	return b, true
+}
+
+// backoffNode writes q's retry section for backoff b, and takes the
+// arguments it declares out of s.
+func backoffNode(b topology.Backoff, s *queueSettings) *yaml.Node {
+	for _, k := range []string{"x-delayed-retry-type", "x-delayed-retry-min", "x-delayed-retry-max"} {
+		delete(s.rest, k)
+	}
+	if b.Attempts > 0 {
+		var top []*yaml.Node
+		for i := 0; i+1 < len(s.top); i += 2 {
+			if s.top[i].Value != "delivery_limit" {
+				top = append(top, s.top[i], s.top[i+1])
+			}
+		}
+		s.top = top
+	}
+	bo := mapping()
+	add(bo, "min", durationNode(b.MinMS))
+	if b.MaxMS > 0 {
+		add(bo, "max", durationNode(b.MaxMS))
+	}
+	r := mapping()
+	add(r, "backoff", bo)
+	if b.On != "failed" {
+		add(r, "when", str(b.On))
+	}
+	if b.Attempts > 0 {
+		add(r, "attempts", intNode(b.Attempts))
+	}
+	return r
 }

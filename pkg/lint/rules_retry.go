@@ -49,6 +49,8 @@ func runDelayedRetry(p *Pass) []Finding {
 			out = append(out, p.judged(p.queueFinding(q,
 				"%s %q sets %s, which RabbitMQ %s stores and ignores: delayed retry arrived in 4.3, for quorum queues only, and 4.3 refuses these arguments on a %s. Remove them, or declare the queue with type: quorum",
 				typeLabel(qtype), name, args, p.Version, typeLabel(qtype))))
+		case !p.Version.DelayedRetry() && q.Backoff != nil && p.enabled("MQ203"):
+			continue // MQ203 says what retry.backoff does here, and what to write instead
 		case !p.Version.DelayedRetry():
 			msg := fmt.Sprintf("quorum queue %q sets %s, which RabbitMQ %s stores and ignores: delayed retry arrived in 4.3, and returned messages are redelivered at once here", name, args, p.Version)
 			if issues := p.delayedRetryIssues(q); len(issues) > 0 {

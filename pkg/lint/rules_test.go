@@ -522,7 +522,7 @@ func TestRules(t *testing.T) {
 	seen := map[string][2]bool{}
 	cases := append(append(ruleCases(), roleRuleCases()...), versionRuleCases()...)
 	cases = append(append(append(cases, accessRuleCases(t)...), federationRuleCases()...), literalPasswordCases(t)...)
-	cases = append(cases, rabbit43RuleCases()...)
+	cases = append(append(cases, rabbit43RuleCases()...), retryFormCases()...)
 	for _, tc := range cases {
 		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

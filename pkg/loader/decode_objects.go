@@ -22,7 +22,9 @@ var (
 	dlQueueFields      = append([]string{"name"}, queueFields...)
 	limitsFields       = []string{"max_length", "max_length_bytes", "overflow", "message_ttl", "expires"}
 	deadLetterFields   = []string{"exchange", "routing_key", "strategy", "queue"}
-	retryFields        = []string{"delays"}
+	retryFields        = []string{"delays", "backoff", "when", "attempts"}
+	backoffFields      = []string{"min", "max"}
+	retryWhens         = []string{"failed", "returned", "all"}
 	alertFields        = []string{"max_depth"}
 	queueBindingFields = []string{"exchange", "routing_key", "routing_keys", "arguments"}
 	bindingFields      = []string{"source", "destination", "destination_type", "routing_key", "arguments"}
@@ -276,7 +278,7 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 		typed = append(typed, d.deadLetter(decl, e, what, args)...)
 	}
 	if e, ok := f["retry"]; ok {
-		d.retry(decl, e, what)
+		typed = append(typed, d.retry(decl, e, what, retryContext{isDefault: o.label != "", typed: typed, args: args, at: at})...)
 	}
 	if n := f.value("bindings"); n != nil {
 		decl.bindings = d.queueBindings(n, name, what)
@@ -440,20 +442,51 @@ func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topolog
 	return typed
 }
 
-// retry decodes retry.delays into one delay queue per tier.
-func (d *decoder) retry(decl *queueDecl, e entry, what string) {
+// retryContext is what retry needs to know of the queue around it.
+type retryContext struct {
+	isDefault bool // decoding a vhost's defaults.queue, not a queue
+	typed     []typedArg
+	args      topology.Args
+	at        map[string]*node
+}
+
+// retry decodes a queue's retry section: retry.delays into one delay queue
+// per tier, or retry.backoff (with when and attempts) into the queue's own
+// arguments, which it returns.
+func (d *decoder) retry(decl *queueDecl, e entry, what string, rc retryContext) []typedArg {
 	rw := label(what, "retry")
 	f, ok := d.fields(e.value, rw, retryFields)
 	if !ok {
-		return
+		return nil
+	}
+	if f.has("delays") && f.has("backoff") {
+		first, second := f["delays"].key, f["backoff"].key
+		if d.errs.before(second.pos, first.pos) {
+			first, second = second, first
+		}
+		d.errs.addf(second.pos, "keep one: delays: [10s, 1m, …] declares a delay queue per tier that the consumer republishes to, for any queue type on any RabbitMQ version; backoff: {min: …, max: …} makes a quorum queue delay its own returned messages, with no extra queues, from RabbitMQ 4.3",
+			"%s: sets both delays and backoff (%s at %s): they are two ways to make a retry wait, and a queue uses one", rw, first.value, first.pos)
+		return nil
+	}
+	if f.has("backoff") {
+		return d.backoff(decl, e, f, rw, rc)
+	}
+	for _, k := range []string{"when", "attempts"} {
+		if f.has(k) {
+			hint := "add backoff: {min: 1s, max: 1m} to have the broker delay returned messages, on a quorum queue from RabbitMQ 4.3, or remove " + k
+			if k == "attempts" && f.has("delays") {
+				hint = "with delays, the consumer republishes each retry and decides when to give up, from the x-death count of the tier; to bound redeliveries of a quorum queue itself, set delivery_limit"
+			}
+			d.errs.addf(f[k].key.pos, hint, "%s.%s belongs to retry.backoff, which is not set", rw, k)
+		}
 	}
 	delays := f.value("delays")
 	if delays.isNull() {
-		return
+		return nil
 	}
 	if delays.kind != seqNode {
 		d.errs.addf(delays.pos, "write a list such as [10s, 1m, 10m]", "%s.delays: expected a list of durations, got %s", rw, describe(delays))
-		return
+		return nil
 	}
 	origin := decl.q
 	ignore := ignoresOf(e.key, e.value)
@@ -481,6 +514,133 @@ func (d *decoder) retry(decl *queueDecl, e entry, what string) {
 			Meta: topology.Meta{Pos: it.pos, Ignore: ignore},
 		})
 	}
+	return nil
+}
+
+// backoff decodes retry.backoff, retry.when and retry.attempts: quorum
+// queues' delayed retry (RabbitMQ 4.3). A returned message waits
+// min(min × its failed deliveries, max) before it is delivered again, and
+// the attempts-th failed delivery dead-letters it. It declares no queue:
+// it returns the queue's arguments x-delayed-retry-type (when, failed by
+// default), x-delayed-retry-min, x-delayed-retry-max (when max is given)
+// and x-delivery-limit (attempts - 1: RabbitMQ dead-letters a message once
+// more than x-delivery-limit of its deliveries have failed). Whether the
+// target version has delayed retry is the version table's to say
+// (rmqversion Check), from the queue's Backoff.
+func (d *decoder) backoff(decl *queueDecl, e entry, f fieldSet, rw string, rc retryContext) []typedArg {
+	q := decl.q
+	bk := f["backoff"].key
+	bw := rw + ".backoff"
+	bf, ok := d.fields(f.value("backoff"), bw, backoffFields)
+	if !ok {
+		return nil
+	}
+	if !d.require(bf, f.value("backoff"), bw, "min", "min: <the first wait, e.g. 1s>") {
+		return nil
+	}
+	b := &topology.Backoff{Pos: bk.pos, On: "failed"}
+	var typed []typedArg
+	bad := false
+	minN := bf.value("min")
+	if v, ok := d.duration(minN, bw+".min", 1); ok {
+		b.MinMS = v
+		typed = append(typed, typedArg{"x-delayed-retry-min", v, minN.pos, "retry.backoff.min"})
+	} else {
+		bad = true
+	}
+	if maxN := bf.value("max"); maxN != nil {
+		if v, ok := d.duration(maxN, bw+".max", 1); ok {
+			if b.MinMS > 0 && v < b.MinMS {
+				d.errs.addf(maxN.pos, "make max at least min, or leave it out for a fixed wait of min",
+					"%s.max %s is below min %s: every retry would wait %s and never grow", bw, FormatDuration(v), FormatDuration(b.MinMS), FormatDuration(v))
+				bad = true
+			} else {
+				b.MaxMS = v
+				typed = append(typed, typedArg{"x-delayed-retry-max", v, maxN.pos, "retry.backoff.max"})
+			}
+		} else {
+			bad = true
+		}
+	}
+	if n := f.value("when"); n != nil {
+		if v, ok := d.enum(n, rw+".when", retryWhens...); ok {
+			b.On = v
+			typed = append(typed, typedArg{"x-delayed-retry-type", v, n.pos, "retry.when"})
+		} else {
+			bad = true
+		}
+	} else if raw, has := rc.args["x-delayed-retry-type"]; has && !topology.ValueEqual(raw, b.On) {
+		d.errs.addf(bk.pos, "write the type you mean as retry.when (failed, returned or all) and remove arguments.x-delayed-retry-type",
+			"%s delays failed deliveries (when: failed, the default), but arguments.x-delayed-retry-type is %s at %s", bw, render(raw), rc.at["x-delayed-retry-type"].pos)
+		bad = true
+	} else {
+		typed = append(typed, typedArg{"x-delayed-retry-type", b.On, bk.pos, "retry.when"})
+	}
+	if n := f.value("attempts"); n != nil {
+		if v, ok := d.integer(n, rw+".attempts", 1, maxInt); ok {
+			b.Attempts = v
+			if t, ok := d.attemptsAgree(v, n.pos, rw, rc); ok {
+				typed = append(typed, t)
+			} else {
+				bad = true
+			}
+		} else {
+			bad = true
+		}
+	}
+	if !rc.isDefault && q.Type != topology.QueueQuorum {
+		d.errs.addf(bk.pos, "declare the queue with type: quorum, or use retry.delays: [10s, 1m, …], delay queues, which work for every queue type and RabbitMQ version",
+			"%s: the broker's delayed retry is quorum queues' own, and this is a %s queue: RabbitMQ 4.3 refuses x-delayed-retry-* on it, earlier versions store them and never delay a retry", bw, q.Type)
+		return nil
+	}
+	if bad {
+		return nil
+	}
+	q.Backoff = b
+	// The queue itself waits, so an ignore comment on retry is the queue's.
+	q.Ignore = append(q.Ignore, ignoresOf(e.key, e.value)...)
+	return typed
+}
+
+// attemptsAgree checks retry.attempts against the queue's delivery limit
+// set elsewhere (delivery_limit, arguments.x-delivery-limit): attempts N is
+// x-delivery-limit N-1. It returns the typed argument when they agree (or
+// no other is set).
+func (d *decoder) attemptsAgree(attempts int64, pos topology.Pos, rw string, rc retryContext) (typedArg, bool) {
+	limit := attempts - 1
+	ok := true
+	conflict := func(other string, v any, at topology.Pos, fix string) {
+		ok = false
+		d.errs.addf(pos, fix, "%s.attempts %d dead-letters a message at its %s failed delivery, which is x-delivery-limit %d, but %s is %s at %s",
+			rw, attempts, ordinal(attempts), limit, other, render(v), at)
+	}
+	for _, t := range rc.typed {
+		if t.key == "x-delivery-limit" && !topology.ValueEqual(t.value, limit) {
+			conflict(t.field, t.value, t.pos, fmt.Sprintf("set it once: remove %s, which retry.attempts sets, or make it attempts - 1 = %d", t.field, limit))
+		}
+	}
+	if raw, has := rc.args["x-delivery-limit"]; has && !topology.ValueEqual(raw, limit) {
+		conflict("arguments.x-delivery-limit", raw, rc.at["x-delivery-limit"].pos, fmt.Sprintf("set it once: remove arguments.x-delivery-limit, which retry.attempts sets, or make it attempts - 1 = %d", limit))
+	}
+	return typedArg{"x-delivery-limit", limit, pos, "retry.attempts"}, ok
+}
+
+// ordinal renders 1 as "1st", 2 as "2nd", 11 as "11th".
+func ordinal(n int64) string {
+	suffix := "th"
+	switch n % 100 {
+	case 11, 12, 13:
+	default:
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.FormatInt(n, 10) + suffix
 }
 
 // queueBindings decodes a queue's bindings list.

@@ -125,6 +125,10 @@ type Refusal struct {
 	Pos    topology.Pos
 	Reason string // why the broker refuses it
 	Fix    string
+	// Ignored: the broker would take it and silently not do what the file
+	// asks (retry.backoff where it has no delayed retry), which mqctl
+	// refuses as it refuses what the broker would.
+	Ignored bool
 }
 
 func (r Refusal) Error() string {
@@ -154,7 +158,11 @@ func (e *RefusalsError) Error() string {
 	if len(objects) > 1 {
 		noun = "objects"
 	}
-	lines = append(lines, fmt.Sprintf("RabbitMQ %s would refuse %d %s of the file:", e.Version, len(objects), noun))
+	verb := "refuse"
+	if slices.ContainsFunc(e.Refusals, func(r Refusal) bool { return r.Ignored }) {
+		verb = "refuse or ignore"
+	}
+	lines = append(lines, fmt.Sprintf("RabbitMQ %s would %s %d %s of the file:", e.Version, verb, len(objects), noun))
 	for _, r := range e.Refusals {
 		lines = append(lines, "  "+r.Error())
 	}
@@ -174,6 +182,9 @@ func (v Version) Check(t *topology.Topology) error {
 			typ := q.Type
 			if typ == "" {
 				typ = topology.QueueClassic
+			}
+			if q.Backoff != nil && !v.DelayedRetry() {
+				out = append(out, backoffIgnored(v, vn, qn, q))
 			}
 			for _, arg := range sortedKeys(q.Arguments) {
 				if v.RefusesQueueArgument(typ, arg) {
@@ -261,6 +272,24 @@ func (v Version) Check(t *topology.Topology) error {
 		return nil
 	}
 	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+}
+
+// backoffIgnored is the refusal of queue q's retry.backoff on a version
+// without delayed retry. 4.0.5 and 3.10.8 declare a quorum queue with the
+// x-delayed-retry-* arguments, keep them and redeliver a rejected message
+// at once (TestBackoffAgainstBroker in pkg/cli): its attempts are spent in
+// a burst, with no wait between them.
+func backoffIgnored(v Version, vhost, name string, q *topology.Queue) Refusal {
+	burst := "a message its consumer rejects is redelivered at once, again and again"
+	switch {
+	case q.Backoff.Attempts > 0:
+		burst = fmt.Sprintf("a message its consumer rejects is redelivered at once, and its %d attempts are spent in a burst, with no wait between them", q.Backoff.Attempts)
+	case v.QuorumDeliveryLimit() > 0:
+		burst = fmt.Sprintf("a message its consumer rejects is redelivered at once, and its %d attempts (the default delivery limit of %d, +1) are spent in a burst", v.QuorumDeliveryLimit()+1, v.QuorumDeliveryLimit())
+	}
+	return Refusal{Vhost: vhost, Object: fmt.Sprintf("queue %q", name), Key: "retry.backoff", Pos: q.Backoff.Pos, Ignored: true,
+		Reason: fmt.Sprintf("RabbitMQ %s has no delayed retry (quorum queues have it from 4.3): it declares the queue with the x-delayed-retry-* arguments and ignores them, so %s", v.Line(), burst),
+		Fix:    "write retry: {delays: [10s, 1m, …]} instead: before 4.3, delay queues are the only way to make a retry wait (the consumer publishes the message to " + name + ".retry.<delay> and acknowledges it; the tier returns it when its TTL expires); or target RabbitMQ 4.3 or later"}
 }
 
 // exchangeTypeFix says how to get exchange type typ.

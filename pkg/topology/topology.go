@@ -147,7 +147,27 @@ type Queue struct {
 	// Alert holds the file's operational thresholds (alert.max_depth) for
 	// `mqctl status --check`; nil when none. Not part of the broker's state.
 	Alert *Alert `json:"-"`
-	Meta  `json:"-"`
+	// Backoff is the file's retry.backoff, which asked for the broker's own
+	// delayed retry; nil when none. It is already expanded into Arguments
+	// (x-delayed-retry-*, x-delivery-limit): this says only that the file
+	// asked for it and where, for the checks that depend on the target
+	// version. Not part of the broker's state.
+	Backoff *Backoff `json:"-"`
+	Meta    `json:"-"`
+}
+
+// Backoff is a queue's retry.backoff: a returned message waits
+// min(MinMS × failed deliveries, MaxMS) before it is delivered again
+// (quorum queues, RabbitMQ 4.3+), and after Attempts failed deliveries it
+// is dead-lettered.
+type Backoff struct {
+	Pos   Pos    // where retry.backoff is written
+	MinMS int64  // x-delayed-retry-min
+	MaxMS int64  // x-delayed-retry-max; 0 when not given (the broker takes min)
+	On    string // x-delayed-retry-type: failed, returned or all
+	// Attempts is retry.attempts (x-delivery-limit = Attempts - 1); 0 when
+	// not given.
+	Attempts int64
 }
 
 // Alert is a queue's `alert:` section.
