@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -136,9 +137,19 @@ func (c *Client) listeners(ctx context.Context) (amqpPort, amqpsPort int, err er
 			Port     int    `json:"port"`
 		} `json:"listeners"`
 	}
+	// A user without the monitoring or administrator tag is not shown the
+	// node and its listeners: asked for those columns, RabbitMQ 3.10.8,
+	// 4.0.5 and 4.3.6 answer [] instead of an object. The ports are then
+	// unknown, and the caller takes the defaults (--amqp-url overrides).
+	var raw json.RawMessage
 	q := url.Values{"columns": {"node,listeners"}}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the AMQP listeners"}, &ov); err != nil {
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the AMQP listeners"}, &raw); err != nil {
 		return 0, 0, err
+	}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
+		if err := json.Unmarshal(t, &ov); err != nil {
+			return 0, 0, fmt.Errorf("read the AMQP listeners: the management API at %s sent an answer that is not the expected JSON: %w", c.Server(), err)
+		}
 	}
 	for _, own := range []bool{true, false} {
 		for _, l := range ov.Listeners {

@@ -1,0 +1,341 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/preflight"
+)
+
+// preflightCase is a file, and per RabbitMQ line what the broker answers:
+// the words of its refusal ("" when it takes the file).
+type preflightCase struct {
+	name    string
+	file    string
+	refused []string // the objects refused, as `kind name`
+	answers map[string]string
+}
+
+// preflightCases are what the broker refuses that mqctl's version table
+// may not know (the streams' values, a plugin's exchange type, 3.10's
+// delivery-limit -1), and every 4.3 refusal of the table. Each runs with
+// the table switched off: the preflight alone must stop it.
+var preflightCases = []preflightCase{
+	{name: "stream filter size out of range", refused: []string{"queue s"},
+		file: `
+    queues:
+      plain: {}
+      s: { type: stream, arguments: { x-stream-filter-size-bytes: 300 } }`,
+		answers: map[string]string{"4.3": "Invalid value for x-stream-filter-size-bytes", "4.0": "x-stream-filter-size-bytes", "3.10": ""}},
+	{name: "stream max-age of zero", refused: []string{"queue s1", "queue s2"},
+		file: `
+    queues:
+      plain: {}
+      s1: { type: stream, arguments: { x-max-age: 0D } }
+      s2: { type: stream, arguments: { x-max-age: 0D } }`,
+		answers: map[string]string{"4.3": "invalid_max_age", "4.0": "invalid_max_age", "3.10": "invalid_max_age"}},
+	{name: "exchange type of a plugin not enabled", refused: []string{"exchange hash"},
+		file: `
+    exchanges:
+      plain: { type: direct }
+      hash: { type: x-consistent-hash }
+    queues:
+      q: { bindings: [{ exchange: hash, routing_key: "1" }] }`,
+		answers: map[string]string{"4.3": "unknown exchange type", "4.0": "unknown exchange type", "3.10": "unknown exchange type"}},
+	{name: "delivery-limit -1 in a policy", refused: []string{"operator_policy odl", "policy dl"},
+		file: `
+    queues:
+      q: { type: quorum }
+    policies:
+      dl: { pattern: "^q$", apply_to: queues, definition: { delivery-limit: -1 } }
+    operator_policies:
+      odl: { pattern: "^q$", apply_to: queues, definition: { delivery-limit: -1 } }`,
+		answers: map[string]string{"4.3": "", "4.0": "", "3.10": "-1 is not a valid delivery limit"}},
+	{name: "x-queue-master-locator", refused: []string{"queue q"},
+		file: `
+    queues:
+      q: { arguments: { x-queue-master-locator: client-local } }`,
+		answers: map[string]string{"4.3": "Feature `queue_master_locator` is deprecated", "4.0": "", "3.10": ""}},
+	{name: "queue-master-locator policy key", refused: []string{"policy loc"},
+		file: `
+    policies:
+      loc: { pattern: "^q$", apply_to: queues, definition: { queue-master-locator: client-local } }`,
+		answers: map[string]string{"4.3": "queue-master-locator", "4.0": "", "3.10": ""}},
+	{name: "classic queue version 1", refused: []string{"queue q"},
+		file: `
+    queues:
+      q: { arguments: { x-queue-version: 1 } }`,
+		answers: map[string]string{"4.3": "unsupported queue version", "4.0": "", "3.10": ""}},
+	{name: "consumer timeout on a classic queue", refused: []string{"queue q"},
+		file: `
+    queues:
+      q: { arguments: { x-consumer-timeout: 60000 } }`,
+		answers: map[string]string{"4.3": "x-consumer-timeout", "4.0": "", "3.10": ""}},
+	{name: "delayed retry on a stream", refused: []string{"queue s"},
+		file: `
+    queues:
+      s: { type: stream, arguments: { x-delayed-retry-type: all } }`,
+		answers: map[string]string{"4.3": "x-delayed-retry-type", "4.0": "", "3.10": ""}},
+	{name: "topic key with three '#' words", refused: []string{"binding t -> queue q [#.a.#.b.#]"},
+		file: `
+    exchanges:
+      t: { type: topic }
+    queues:
+      q: { bindings: [{ exchange: t, routing_key: "#.a.#.b.#" }] }`,
+		answers: map[string]string{"4.3": "'#' wildcards", "4.0": "", "3.10": ""}},
+}
+
+// TestPreflightStopsWhatTheBrokerRefuses: with the version table switched
+// off, what the broker refuses is found by the preflight, before any
+// change: the apply changes nothing, names each refused object with its
+// place in the file and the broker's words, and deletes its throwaway
+// vhost. What the broker takes is applied, and planned empty after.
+func TestPreflightStopsWhatTheBrokerRefuses(t *testing.T) {
+	for _, tc := range preflightCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			engine.WithoutTable(f.eng)
+			line := f.b.Version().Line()
+			want, ok := tc.answers[line]
+			if !ok {
+				t.Fatalf("the case states no answer for RabbitMQ %s", line)
+			}
+			src := "version: 1\nvhosts:\n  ${VHOST}:" + tc.file + "\n"
+			ctx := context.Background()
+			before := changes(f.plan(f.desired(src)))
+			out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{})
+			if out == nil || out.Preflight == nil {
+				t.Fatalf("RabbitMQ %s: no preflight ran (err %v)", line, err)
+			}
+			if out.Preflight.Vhost != "" {
+				if _, gerr := f.c.GetVhost(ctx, out.Preflight.Vhost); !errors.Is(gerr, broker.ErrNotFound) {
+					t.Errorf("the throwaway vhost %s is still there after the apply (%v)", out.Preflight.Vhost, gerr)
+				}
+			}
+			if want == "" {
+				if err != nil {
+					t.Fatalf("RabbitMQ %s takes this file, but the apply failed: %v", line, err)
+				}
+				if p := f.plan(f.desired(src)); !p.Empty() {
+					t.Errorf("the plan right after apply: %v", changes(p))
+				}
+				return
+			}
+			var re *preflight.RefusedError
+			if !errors.As(err, &re) || !errors.Is(err, preflight.ErrRefused) {
+				t.Fatalf("RabbitMQ %s: want the preflight to refuse (%q), got %v", line, want, err)
+			}
+			var refused []string
+			for _, r := range re.Report.Refusals {
+				if !strings.Contains(r.Reason, want) {
+					t.Errorf("RabbitMQ %s: refusal %q does not say %q", line, r.Reason, want)
+				}
+				for _, o := range r.Objects {
+					refused = append(refused, fmt.Sprintf("%s %s", o.Kind, o.Name))
+					if o.Pos.Line == 0 || !strings.Contains(err.Error(), o.Pos.String()) {
+						t.Errorf("the error does not name where %s %s is declared (%v): %v", o.Kind, o.Name, o.Pos, err)
+					}
+				}
+			}
+			slices.Sort(refused)
+			if !slices.Equal(refused, tc.refused) {
+				t.Errorf("RabbitMQ %s: refused %v, want %v", line, refused, tc.refused)
+			}
+			if out.Result != nil {
+				t.Errorf("the apply went on after the refusal: %+v", out.Result)
+			}
+			if after := changes(f.plan(f.desired(src))); !slices.Equal(after, before) {
+				t.Errorf("a refused apply changed the broker: the plan went from %v to %v", before, after)
+			}
+		})
+	}
+}
+
+// TestPreflightCostsNothingWhenNothingIsNew: a change whose every shape
+// the broker already holds (one more queue like the others) makes no
+// throwaway vhost; a plan with nothing to change runs no preflight.
+func TestPreflightCostsNothingWhenNothingIsNew(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	worker := func(n int) string {
+		var sb strings.Builder
+		sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    exchanges:\n      work: { type: topic }\n    queues:\n")
+		for i := range n {
+			fmt.Fprintf(&sb, "      w%d: { type: quorum, arguments: { x-max-length: 1000 }, bindings: [{ exchange: work, routing_key: \"job.w%d\" }], dead_letter: { exchange: \"\", routing_key: w%d.dlq } }\n", i, i, i)
+			fmt.Fprintf(&sb, "      w%d.dlq: { type: quorum }\n", i)
+		}
+		return sb.String()
+	}
+	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(worker(38))}, engine.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 38 workers, their DLQs, their bindings and the exchange: four shapes.
+	if pf := out.Preflight; pf == nil || pf.Tried != 4 || pf.Objects != 1+38*3 || pf.Vhost == "" {
+		t.Fatalf("the first apply's preflight: %+v, want 4 shapes tried for 115 objects", pf)
+	}
+	out, err = f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(worker(39))}, engine.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf := out.Preflight; pf == nil || pf.Tried != 0 || pf.Vhost != "" {
+		t.Errorf("a 39th worker like the others: preflight %+v, want nothing tried and no vhost made", pf)
+	}
+	out, err = f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(worker(39))}, engine.ApplyOptions{})
+	if err != nil || out.Preflight != nil {
+		t.Errorf("an apply with nothing to do: preflight %+v, err %v", out.Preflight, err)
+	}
+}
+
+// TestPreflightSweepsLeftovers: a throwaway vhost that a killed apply left
+// behind (older than the grace, no connection) is deleted by the next
+// apply, and the user is told; one that is younger is left alone (its
+// apply may still be making its connection).
+func TestPreflightSweepsLeftovers(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	old := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(-time.Minute).Unix(), "deadbeef")
+	young := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(time.Minute).Unix(), "cafebabe")
+	for _, name := range []string{old, young} {
+		if err := f.c.DeclareVhost(ctx, name, broker.VhostSettings{Tags: []string{broker.ThrowawayTag}}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), name) })
+	}
+	names, err := f.c.VhostNames(ctx)
+	if err != nil || slices.Contains(names, old) {
+		t.Fatalf("VhostNames lists a throwaway vhost (%v): %v", err, names)
+	}
+	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(twoQueues)}, engine.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(out.Preflight.Swept, old) || slices.Contains(out.Preflight.Swept, young) {
+		t.Errorf("swept %v; want %s and not %s", out.Preflight.Swept, old, young)
+	}
+	if _, err := f.c.GetVhost(ctx, old); !errors.Is(err, broker.ErrNotFound) {
+		t.Errorf("the leftover %s is still there (%v)", old, err)
+	}
+	if _, err := f.c.GetVhost(ctx, young); err != nil {
+		t.Errorf("the young throwaway vhost %s was deleted (%v)", young, err)
+	}
+	if !slices.ContainsFunc(f.notes, func(n string) bool { return strings.Contains(n, old) }) {
+		t.Errorf("no note names the leftover deleted: %v", f.notes)
+	}
+}
+
+// TestPreflightWithoutVhostRights: a user who may not create vhosts (no
+// administrator tag) gets the apply judged from the version table alone,
+// and one note that says so and why.
+func TestPreflightWithoutVhostRights(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	user, pw := f.b.User(t, "management")
+	f.b.Permit(t, user, f.vhost)
+	c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: user, Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	// Not shown the listeners, the user's AMQP port is the default one;
+	// this broker's may be another.
+	eng := engine.New(c, engine.Options{AMQPURL: fmt.Sprintf("amqp://%s:%d", f.b.AMQPHost, f.b.AMQPPort), Note: func(n string) { notes = append(notes, n) }})
+	src := strings.Replace(twoQueues, "      done: {}", "      done: { arguments: { x-max-length: 5 } }", 1)
+	out, err := eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{})
+	if err != nil {
+		t.Fatalf("apply as %s: %v", user, err)
+	}
+	if out.Preflight == nil || out.Preflight.Skipped == "" || out.Preflight.Vhost != "" {
+		t.Fatalf("preflight %+v: want it skipped", out.Preflight)
+	}
+	judged := 0
+	for _, n := range notes {
+		if strings.Contains(n, "judged from RabbitMQ") && strings.Contains(n, "version table alone") && strings.Contains(n, user) {
+			judged++
+		}
+	}
+	if judged != 1 {
+		t.Errorf("want one note that the table alone judged and why (naming %s), got %v", user, notes)
+	}
+	if p := f.plan(f.desired(src)); !p.Empty() {
+		t.Errorf("the plan after the apply: %v", changes(p))
+	}
+}
+
+// TestPreflightInterrupted: an apply cancelled while its preflight runs
+// (Ctrl-C) changes nothing and deletes its throwaway vhost. Its queues'
+// x-max-length values are this run's own, so that the throwaway vhost
+// found is this apply's, whatever other tests run meanwhile.
+func TestPreflightInterrupted(t *testing.T) {
+	f := newFixture(t)
+	base := 1_000_000 + time.Now().UnixNano()%1_000_000*100
+	var sb strings.Builder
+	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n")
+	for i := range 300 {
+		fmt.Fprintf(&sb, "      q%d: { arguments: { x-max-length: %d } }\n", i, base+int64(i)) // 300 shapes
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := make(chan string, 1)
+	go func() {
+		for ctx.Err() == nil {
+			if name := throwawayHolding(f, base); name != "" {
+				seen <- name
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(sb.String())}, engine.ApplyOptions{})
+	cancel()
+	var name string
+	select {
+	case name = <-seen:
+	default:
+		t.Fatalf("no throwaway vhost holding this test's queues was seen (apply: %v)", err)
+	}
+	if err == nil {
+		t.Fatalf("the apply was not interrupted")
+	}
+	if _, gerr := f.c.GetVhost(context.Background(), name); !errors.Is(gerr, broker.ErrNotFound) {
+		t.Errorf("the throwaway vhost %s is still there after the interrupted apply (%v)", name, gerr)
+	}
+	if out != nil && out.Result == nil {
+		if p := f.plan(f.desired(sb.String())); len(p.Changes) != 300 {
+			t.Errorf("an apply interrupted in its preflight changed the broker: %d changes left", len(p.Changes))
+		}
+	}
+}
+
+// throwawayHolding returns the throwaway vhost that holds a queue with
+// x-max-length base (one of this test's shapes), or "".
+func throwawayHolding(f *fixture, base int64) string {
+	ctx := context.Background()
+	vs, err := f.c.ThrowawayVhosts(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, v := range vs {
+		var qs []struct {
+			Arguments map[string]any `json:"arguments"`
+		}
+		if err := f.c.GetJSON(ctx, &qs, "list queues", v.Name, "queues", v.Name); err != nil {
+			continue
+		}
+		for _, q := range qs {
+			if n, ok := q.Arguments["x-max-length"]; ok && fmt.Sprint(n) == fmt.Sprint(base) {
+				return v.Name
+			}
+		}
+	}
+	return ""
+}
