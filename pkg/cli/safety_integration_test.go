@@ -159,22 +159,26 @@ vhosts:
       cap: { pattern: "^good$", definition: { max-length: 10 } }
 `
 
-// An apply that the broker stops part way reports what was done, what
-// failed (with the broker's reason) and what was left; a re-run with the
-// cause fixed converges.
+// What the broker refuses is found by apply's preflight, before any
+// change: nothing is done, and the error names the object, its place in
+// the file and the broker's words. With --no-preflight an apply that the
+// broker stops part way reports what was done, what failed (with the
+// broker's reason) and what was left; a re-run with the cause fixed
+// converges.
 func TestApplyPartialFailure(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, broken string
+		refused      string // what the preflight's error says
 		want         []string
 	}{
-		{"a queue argument the broker refuses", partialBroken, []string{
+		{"a queue argument the broker refuses", partialBroken, `broken.yaml:8:7: queue "bogus" in vhost "${VHOST}": invalid arg 'x-overflow' for queue 'bogus'`, []string{
 			"Apply did not finish.",
 			"Done (2 steps):", `declare exchange "ex"`, `declare queue "good"`,
 			"Failed (1):", `declare queue "bogus" in vhost "${VHOST}": the broker at`, "refused (400): invalid arg 'x-overflow' for queue 'bogus'",
 			"Not done (3 steps):", "create binding ex -> queue bogus [bogus]", "create binding ex -> queue good [good]", `put policy "cap"`,
 		}},
-		{"a policy definition the broker refuses", policyBroken, []string{
+		{"a policy definition the broker refuses", policyBroken, `broken.yaml:12:7: policy "cap" in vhost "${VHOST}": Validation failed: <<"ten">> is not a valid maximum length`, []string{
 			"Apply did not finish.",
 			"Done (5 steps):", "create binding ex -> queue good [good]",
 			"Failed (1):", `put policy "cap" in vhost "${VHOST}": the broker at`, `refused (400): Validation failed: <<"ten">> is not a valid maximum length`,
@@ -185,6 +189,14 @@ func TestApplyPartialFailure(t *testing.T) {
 			h := newHarness(t)
 			f := h.write("broken.yaml", tc.broken)
 			r := h.run("apply", "-f", f, "--auto-approve")
+			if want := strings.ReplaceAll(tc.refused, "${VHOST}", h.vhost); r.code != 1 || !strings.Contains(r.stderr, "nothing was changed: the broker refuses 1 object of the plan") || !strings.Contains(r.stderr, want) {
+				t.Fatalf("apply's preflight did not refuse it, saying %q:\n%s", want, r)
+			}
+			if _, rec := h.state(); rec != nil && len(rec.Managed) > 0 {
+				t.Fatalf("the apply the preflight refused changed the broker: the record lists %v", rec.Managed)
+			}
+
+			r = h.run("apply", "-f", f, "--auto-approve", "--no-preflight")
 			if r.code != 1 {
 				t.Fatalf("apply did not fail:\n%s", r)
 			}
