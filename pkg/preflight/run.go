@@ -94,6 +94,10 @@ func Run(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.Top
 		}
 		return nil, fmt.Errorf("preflight: %w", err)
 	}
+	if why := tooTight(ctx, c, name, trials); why != "" {
+		rep.Skipped = why
+		return rep, nil
+	}
 	if o.AMQPURL != "" {
 		conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: o.AMQPURL, Vhost: name, TLS: o.TLS, Name: "mqctl preflight"})
 		if err == nil {
@@ -112,6 +116,30 @@ func Run(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.Top
 	}
 	rep.Refusals = t.refusals()
 	return rep, nil
+}
+
+// tooTight says why the preflight cannot run in the throwaway vhost name,
+// or "": the limits the broker gives a new vhost (default_limits in its
+// configuration) must leave room for the queues the trials declare.
+func tooTight(ctx context.Context, c *broker.Client, name string, trials []*Trial) string {
+	h, ok := kinds.For(kind.VhostLimits)
+	if !ok {
+		return ""
+	}
+	items, err := h.Read(ctx, c, name)
+	if err != nil || len(items) == 0 {
+		return ""
+	}
+	queues := 1 // the sink of the bindings
+	for _, tr := range trials {
+		if tr.Kind == kind.Queue {
+			queues++
+		}
+	}
+	if max, ok := items[0].Settings.Int("max-queues"); ok && max >= 0 && int(max) < queues {
+		return fmt.Sprintf("the broker gives a new vhost a limit of %d queues (default_limits in its configuration), fewer than the %d the preflight would declare", max, queues)
+	}
+	return ""
 }
 
 const description = "a throwaway vhost of mqctl apply's preflight, where it asks the broker whether it takes the plan's objects before changing anything; it is deleted when the apply ends, and any apply deletes one left behind"

@@ -1,0 +1,124 @@
+package preflight
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+func load(t *testing.T, src string) *topology.Topology {
+	t.Helper()
+	top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{LookupEnv: func(string) (string, bool) { return "pw", true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return top
+}
+
+// trialKeys names each trial: its kind and the names of its objects.
+func trialKeys(trials []*Trial) []string {
+	var out []string
+	for _, tr := range trials {
+		var names []string
+		for _, o := range tr.Objects {
+			names = append(names, o.Name)
+		}
+		out = append(out, string(tr.Kind)+": "+strings.Join(names, ", "))
+	}
+	return out
+}
+
+const workers = `version: 1
+vhosts:
+  v:
+    exchanges:
+      work: { type: topic }
+      audit: { type: topic, arguments: { alternate-exchange: audit.ae } }
+      audit.ae: { type: fanout }
+    queues:
+      a: { type: quorum, bindings: [{ exchange: work, routing_key: job.a }], dead_letter: { exchange: "", routing_key: a.dlq } }
+      b: { type: quorum, bindings: [{ exchange: work, routing_key: job.b }], dead_letter: { exchange: "", routing_key: b.dlq } }
+      a.dlq: { type: quorum }
+      b.dlq: { type: quorum }
+      c: { type: quorum, arguments: { x-max-length: 5 }, bindings: [{ exchange: work, routing_key: "job.#.c" }] }
+    bindings:
+      - { source: amq.topic, destination: a, destination_type: queue, routing_key: "x.y" }
+    policies:
+      p1: { pattern: "^a$", definition: { max-length: 10 } }
+users:
+  svc:
+    password: ${PW}
+    permissions: { v: { configure: ".*", write: ".*", read: ".*" } }
+`
+
+// TestShapes: objects the broker validates alike are one trial; names in
+// arguments (DLX, DLRK, AE) and the words of topic keys do not split
+// shapes, the wildcards do; users and permissions are not tried.
+func TestShapes(t *testing.T) {
+	p := plan.Diff(load(t, workers), plan.Current{State: topology.New()})
+	trials, untried := Shapes(p, nil)
+	want := []string{
+		"exchange: audit",
+		"exchange: audit.ae",
+		"exchange: work",
+		"queue: a, b",
+		"queue: a.dlq, b.dlq",
+		"queue: c",
+		"binding: amq.topic -> queue a [x.y]",
+		"binding: work -> queue a [job.a], work -> queue b [job.b]",
+		"binding: work -> queue c [job.#.c]",
+		"policy: p1",
+	}
+	got := trialKeys(trials)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("trials:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	var kinds []string
+	for _, o := range untried {
+		kinds = append(kinds, string(o.Kind))
+	}
+	if !slices.Contains(kinds, string(kind.User)) || !slices.Contains(kinds, string(kind.Permission)) {
+		t.Errorf("untried %v: want the user and its permissions", kinds)
+	}
+}
+
+// TestShapesHeld: a shape the broker already holds is not tried again;
+// a plan that only adds objects of held shapes tries nothing.
+func TestShapesHeld(t *testing.T) {
+	held := load(t, workers)
+	more := strings.Replace(workers, "      c: {", "      d: { type: quorum, bindings: [{ exchange: work, routing_key: job.d }], dead_letter: { exchange: \"\", routing_key: d.dlq } }\n      d.dlq: { type: quorum }\n      c: {", 1)
+	p := plan.Diff(load(t, more), plan.Current{State: held})
+	if trials, _ := Shapes(p, held); len(trials) != 0 {
+		t.Errorf("trials of held shapes: %v", trialKeys(trials))
+	}
+	other := strings.Replace(workers, "x-max-length: 5", "x-max-length: 6", 1)
+	p = plan.Diff(load(t, other), plan.Current{State: held})
+	if got := trialKeys(firstOf(Shapes(p, held))); !slices.Equal(got, []string{"queue: c"}) {
+		t.Errorf("a changed argument: trials %v, want the queue's new shape", got)
+	}
+}
+
+func firstOf(trials []*Trial, _ []Object) []*Trial { return trials }
+
+func TestKeyForm(t *testing.T) {
+	for _, tc := range []struct{ typ, key, want string }{
+		{"topic", "order.created", "w.w"},
+		{"topic", "#.a.#.b.#", "#.w.#.w.#"},
+		{"topic", "*.x..", "*.w.."},
+		{"direct", "anything", ""},
+		{"headers", "k", ""},
+		{"x-consistent-hash", "10", "10"},
+		{"topic", strings.Repeat("a", 256), strings.Repeat("a", 256)},
+	} {
+		if got := keyForm(tc.typ, tc.key); got != tc.want {
+			t.Errorf("keyForm(%s, %q) = %q, want %q", tc.typ, tc.key, got, tc.want)
+		}
+	}
+}
