@@ -48,6 +48,9 @@ type jsonPlan struct {
 	ChangedOutside []Outside   `json:"changed_outside"`
 	Stale          []ObjectRef `json:"stale"`
 	Summary        Summary     `json:"summary"`
+	// Preflight: the broker's answer, when it was asked (additive in
+	// format_version 2).
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 type jsonChange struct {
@@ -93,7 +96,7 @@ func WriteJSON(w io.Writer, p *Plan) error {
 	doc := jsonPlan{
 		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts), Changes: make([]jsonChange, len(p.Changes)),
 		Unmanaged: nonNil(p.Unmanaged), Adopt: nonNil(p.Adopt), Unread: nonNil(p.Unread), Summary: p.Summary(),
-		ChangedOutside: nonNil(p.ChangedOutside), Stale: nonNil(p.Stale),
+		ChangedOutside: nonNil(p.ChangedOutside), Stale: nonNil(p.Stale), Preflight: p.Preflight,
 	}
 	for i := range p.Changes {
 		c := &p.Changes[i]

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -47,7 +48,16 @@ type Refusal struct {
 // ObjectAt is an object and where the file declares it.
 type ObjectAt struct {
 	ObjectRef
-	Pos topology.Pos `json:"pos,omitempty"`
+	Pos topology.Pos `json:"-"`
+}
+
+// MarshalJSON writes the object ref with "pos" as the JSON plan writes
+// positions: absent when unknown, never {}.
+func (o ObjectAt) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		ObjectRef
+		Pos *Position `json:"pos,omitempty"`
+	}{o.ObjectRef, PositionOf(o.Pos)})
 }
 
 // String names the object as plans do: `queue "q" in vhost "v"`, after
