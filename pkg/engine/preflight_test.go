@@ -210,10 +210,38 @@ func TestPreflightSweepsLeftovers(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), name) })
 	}
+	// Held by a connection, as a live apply holds its own, so that the
+	// applies of other tests leave them to this one until it applies.
+	var oldGuard func() error
+	for _, name := range []string{old, young} {
+		if err := f.c.GrantFullPermissions(ctx, name, f.b.Username); err != nil {
+			t.Fatal(err)
+		}
+		guard, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: strings.TrimSuffix(f.b.AMQPURL(name), "/"+name), Vhost: name, Name: "test guard"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { guard.Close() })
+		if name == old {
+			oldGuard = guard.Close
+		}
+	}
 	names, err := f.c.VhostNames(ctx)
 	if err != nil || slices.Contains(names, old) {
 		t.Fatalf("VhostNames lists a throwaway vhost (%v): %v", err, names)
 	}
+	if err := oldGuard(); err != nil {
+		t.Fatal(err)
+	}
+	// The connections listing lags (3.10.8: its statistics).
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if n, err := f.c.VhostConnections(ctx, old); err == nil && n == 0 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the broker still lists %d connections to %s (%v)", n, old, err)
+		}
+	}
+	// The young one is left alone however old: it is held.
 	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(twoQueues)}, engine.ApplyOptions{})
 	if err != nil {
 		t.Fatal(err)

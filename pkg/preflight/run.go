@@ -286,10 +286,13 @@ func (t *trier) phase(ctx context.Context, fs []func(context.Context) error) err
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("preflight interrupted, nothing was changed: %w", err)
+	}
 	if first != nil {
 		return fmt.Errorf("preflight could not finish, nothing was changed: %w", first)
 	}
-	return ctx.Err()
+	return nil
 }
 
 // judge records a trial's refusal; any other error is returned.
