@@ -83,6 +83,22 @@ var preflightCases = []preflightCase{
     queues:
       s: { type: stream, arguments: { x-delayed-retry-type: all } }`,
 		answers: map[string]string{"4.3": "x-delayed-retry-type", "4.0": "", "3.10": ""}},
+	{name: "quorum queues' 4.3 arguments on other types", refused: []string{"queue c1", "queue c2", "queue c3", "queue s1"},
+		file: `
+    queues:
+      c1: { arguments: { x-consumer-disconnected-timeout: 60000 } }
+      c2: { arguments: { x-delayed-retry-min: 100 } }
+      c3: { arguments: { x-delayed-retry-max: 1000 } }
+      s1: { type: stream, arguments: { x-consumer-timeout: 60000 } }
+      q: { type: quorum, arguments: { x-consumer-timeout: 60000, x-delayed-retry-type: all, x-delayed-retry-min: 100 } }`,
+		answers: map[string]string{"4.3": "invalid arg 'x-", "4.0": "", "3.10": ""}},
+	{name: "4.3's policy keys on older brokers", refused: []string{"policy retry"},
+		file: `
+    queues:
+      q: { type: quorum }
+    policies:
+      retry: { pattern: "^q$", apply_to: queues, definition: { delayed-retry-type: all, delayed-retry-min: 100 } }`,
+		answers: map[string]string{"4.3": "", "4.0": "not recognised", "3.10": "not recognised"}},
 	{name: "topic key with three '#' words", refused: []string{"binding t -> queue q [#.a.#.b.#]"},
 		file: `
     exchanges:
