@@ -27,7 +27,10 @@ import (
 //
 // A classic queue with tiers gets nothing: tiers are its only way.
 func runRetryForm(p *Pass) []Finding {
-	tiers := p.tiersByQueue()
+	var tiers map[string][]tier
+	if p.Version.DelayedRetry() {
+		tiers = p.tiersByQueue() // advice only where backoff could replace them
+	}
 	var out []Finding
 	for _, name := range p.queueNames {
 		q := p.Vhost.Queues[name]
@@ -44,7 +47,7 @@ func runRetryForm(p *Pass) []Finding {
 			}
 			continue
 		}
-		if ts := tiers[name]; len(ts) > 0 && p.Version.DelayedRetry() {
+		if ts := tiers[name]; len(ts) > 0 {
 			out = append(out, p.judged(p.queueFinding(q, "%s", p.tiersCouldBackoff(name, ts))))
 		}
 	}
