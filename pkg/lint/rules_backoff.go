@@ -152,8 +152,10 @@ func (p *Pass) delayedRetryAdvice(q *topology.Queue, dr route.DelayedRetry) (Fin
 	end := ""
 	switch {
 	case !limited:
-	case hasDLX:
+	case hasDLX && p.dl[q.Name] != nil:
 		end = fmt.Sprintf("dead-letters the message to %s", exchangeLabel(p.dl[q.Name].Exchange))
+	case hasDLX:
+		end = "dead-letters the message"
 	default:
 		end = "drops the message: the queue has no dead-letter exchange"
 	}
