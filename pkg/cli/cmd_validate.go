@@ -19,8 +19,10 @@ func newValidateCmd(g *globals) *cobra.Command {
 		Use:   "validate",
 		Short: "Load, expand and check the topology file(s)",
 		Long: `validate loads the topology files, expands sugar (defaults, dead_letter.queue,
-retry.delays) and checks every field. Each problem is printed as file:line:col
-with what would be accepted; the exit status is 1 when there is any.
+retry.delays, retry.backoff) and checks every field, and what the target RabbitMQ
+version would refuse or ignore (--rabbitmq-version, default 4.3). Each problem
+is printed as file:line:col with what would be accepted; the exit status is 1
+when there is any.
 
   mqctl validate -f topology.yaml
   mqctl validate -f topology/ --expanded     # print the expanded topology as YAML
