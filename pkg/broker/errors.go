@@ -140,13 +140,23 @@ func oneLine(reason string) string {
 	if !strings.ContainsAny(reason, "\r\n") {
 		return reason
 	}
-	var parts []string
+	var sb strings.Builder
 	for _, l := range strings.FieldsFunc(reason, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
+		if l = strings.TrimSpace(l); l == "" {
+			continue
 		}
+		switch s := sb.String(); {
+		case s == "":
+		case strings.HasSuffix(s, ","):
+			// An Erlang term printed over several lines:
+			// "[{<<\"max-priority\">>,10},\n {<<\"x-queue-type\">>,…}]".
+			sb.WriteString(" ")
+		default:
+			sb.WriteString(": ")
+		}
+		sb.WriteString(l)
 	}
-	return strings.Join(parts, ": ")
+	return sb.String()
 }
 
 // isAuthorisationReason tells "logged in, but not allowed" answers (which

@@ -304,21 +304,26 @@ func (t *trier) judge(tr *Trial, err error) error {
 	if !errors.As(err, &ae) || !(errors.Is(err, broker.ErrRejected) || errors.Is(err, broker.ErrForbidden)) {
 		return err
 	}
-	first := tr.Objects[0]
-	reason := strings.ReplaceAll(ae.Reason, t.vhost, first.Vhost)
-	cause := string(tr.Kind) + "\x00" + trialNames.ReplaceAllString(strings.ReplaceAll(ae.Reason, t.vhost, ""), "")
-	reason = trialNames.ReplaceAllString(reason, first.Name)
+	// The broker's words name the trial's object and the throwaway vhost;
+	// refusals() puts the first refused object's names in their place.
+	cause := string(tr.Kind) + "\x00" + trialNames.ReplaceAllString(strings.ReplaceAll(ae.Reason, t.vhost, vhostMark), nameMark)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r, ok := t.refused[cause]
 	if !ok {
-		r = &Refusal{Kind: tr.Kind, Reason: reason}
+		r = &Refusal{Kind: tr.Kind, Reason: cause[len(tr.Kind)+1:]}
 		t.refused[cause] = r
 		t.order = append(t.order, cause)
 	}
 	r.Objects = append(r.Objects, tr.Objects...)
 	return nil
 }
+
+// Marks of the names in a refusal's words until refusals() fills them in.
+const (
+	nameMark  = "\x00name\x00"
+	vhostMark = "\x00vhost\x00"
+)
 
 // trialNames matches the names of the objects declared in the throwaway
 // vhost, in the broker's words.
@@ -342,6 +347,8 @@ func (t *trier) refusals() []Refusal {
 	for _, cause := range t.order {
 		r := *t.refused[cause]
 		sortObjects(r.Objects)
+		first := r.Objects[0]
+		r.Reason = strings.ReplaceAll(strings.ReplaceAll(r.Reason, nameMark, first.Name), vhostMark, first.Vhost)
 		out = append(out, r)
 	}
 	// One order whatever the order the answers came in.
