@@ -718,3 +718,29 @@ func TestModulusHashIsDrawnAsOneOf(t *testing.T) {
 	}
 	runGraphviz(t, render(t, top, FormatDOT))
 }
+
+// A quorum queue with the broker's delayed retry (4.3) says how long its
+// returned messages wait; before 4.3 the broker ignores the arguments and
+// the diagram says nothing.
+func TestDelayedRetryIsDrawn(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("/")
+	queue(v, "work", topology.Args{"x-delayed-retry-type": "failed", "x-delayed-retry-min": 1000, "x-delayed-retry-max": 60000}, func(q *topology.Queue) { q.Type = topology.QueueQuorum })
+	queue(v, "flat", topology.Args{"x-delayed-retry-type": "all", "x-delayed-retry-min": 500}, func(q *topology.Queue) { q.Type = topology.QueueQuorum })
+	var buf bytes.Buffer
+	if err := Render(&buf, top, FormatMermaid, rmqversion.MustParse("4.3")); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"quorum, retry after 1s…1m", "quorum, retry after 500ms (all)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("4.3: the diagram does not say %q:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	if err := Render(&buf, top, FormatMermaid, rmqversion.MustParse("4.0")); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "retry after") {
+		t.Errorf("4.0 has no delayed retry, but the diagram draws one:\n%s", buf.String())
+	}
+}

@@ -270,6 +270,18 @@ func (b *vhostBuilder) declareQueue(name string, q *topology.Queue) {
 			details = append(details, "delay tier")
 		}
 	}
+	if r, ok := b.sim.DelayedRetry(name); ok {
+		// The broker's own delayed retry (4.3): a returned message waits
+		// min × its failed deliveries, at most max, in the queue itself.
+		wait := "retry after " + formatMillis(r.MinMS)
+		if r.MaxMS != r.MinMS {
+			wait += "…" + formatMillis(r.MaxMS)
+		}
+		if r.Type != route.RetryFailed {
+			wait += " (" + r.Type + ")"
+		}
+		details = append(details, wait)
+	}
 	n.lines = []string{name}
 	if len(details) > 0 {
 		n.lines = append(n.lines, strings.Join(details, ", "))
