@@ -48,6 +48,12 @@ type Placement struct {
 	// them (QueuePlacements before 4.0, which lists with statistics
 	// anyway); nil otherwise.
 	Stats *QueueStats
+	// Owner describes the plugin the broker reports owns the queue
+	// (internal_owner, 4.1+: it refuses to let clients delete the queue),
+	// as Live.Owned does; "" for none. A read from the definitions
+	// (SourceDefinitions) has no owners: the placements of the queues a
+	// plan would delete or replace give theirs.
+	Owner string
 }
 
 // NoMajority reports whether a quorum queue or stream has lost the
@@ -86,17 +92,19 @@ type placementJSON struct {
 	// With statistics only (placementStatsColumns).
 	Messages  *json.Number `json:"messages"`
 	Consumers *json.Number `json:"consumers"`
+	// InternalOwner: false, or the owner (4.1+; absent before).
+	InternalOwner any `json:"internal_owner"`
 }
 
 func (q placementJSON) placement() Placement {
 	classic := q.Type == "" || q.Type == "classic"
 	return Placement{Name: q.Name, Type: q.Type, State: q.State, Node: q.Node,
 		Down:   classic && (q.State == "down" || q.State == "stopped"),
-		Leader: q.Leader, Members: q.Members, Online: q.Online}
+		Leader: q.Leader, Members: q.Members, Online: q.Online, Owner: ownerOf(q.InternalOwner)}
 }
 
 const (
-	placementColumns = "name,type,node,state,leader,members,online"
+	placementColumns = "name,type,node,state,leader,members,online,internal_owner"
 	// placementStatsColumns: the same with the depth and consumers, for
 	// a listing made with statistics anyway.
 	placementStatsColumns = placementColumns + ",messages,consumers"

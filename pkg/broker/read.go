@@ -21,26 +21,37 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// SourceLists is how ReadState reads a vhost (Live.Source): the per-kind
-// list endpoints, which any management user may read (see readVhost).
-// GET /api/definitions/{vhost} gives the same objects, more slowly.
-const SourceLists = "lists"
+// How ReadState and ReadTopology read the vhosts (Live.Source).
+const (
+	// SourceLists: the per-kind list endpoints, which any management user
+	// may read (readVhost).
+	SourceLists = "lists"
+	// SourceDefinitions: each vhost's definitions export, GET
+	// /api/definitions/{vhost}, which needs the administrator tag, and its
+	// exchange listing beside it (readVhostDefinitions). ReadTopology takes
+	// it where the broker streams the export (readSource).
+	SourceDefinitions = "definitions"
+)
 
 // Live is what a plan needs about the broker beyond the topology model.
 type Live struct {
 	Server  string // management API URL, no credentials
 	Version string // RabbitMQ version
-	Source  string // SourceLists
+	Source  string // SourceLists or SourceDefinitions
 	// Vhosts holds the metadata of every vhost read.
 	Vhosts map[string]VhostInfo
 	// Queues holds per vhost, per queue name, depth and consumers.
 	Queues map[string]map[string]QueueStats
 	// Owned holds per vhost, per queue name, the owner of each queue the
 	// broker reports as owned by a plugin (internal_owner, 4.1+), which
-	// the broker protects from deletion by clients.
+	// the broker protects from deletion by clients. The lists give it for
+	// every queue; a definitions export has no such field, and holds none
+	// (Placement.Owner tells it for the queues a plan would delete).
 	Owned map[string]map[string]string
 	// PropertiesKeys maps per vhost Binding.Key() to the broker's
-	// properties_key (Client.BindingPropertiesKey asks for one binding's).
+	// properties_key, for the vhosts read from the lists: a definitions
+	// export has none (Client.ListPropertiesKeys lists a vhost's,
+	// Client.BindingPropertiesKey asks for one binding's).
 	PropertiesKeys map[string]map[string]string
 	// Unread lists per vhost the kinds the user could not read, and why:
 	// their absence from the topology means "unknown", not "none".
@@ -108,7 +119,11 @@ func (c *Client) ReadState(ctx context.Context, vhosts []string) (*topology.Topo
 
 // ReadTopology is ReadState without queue statistics, which make a queue
 // listing several times slower: Live.Queues is empty (ask GetQueueStats,
-// or ReadState, for the queues that matter).
+// or ReadState, for the queues that matter). Where the broker streams its
+// definitions export and the user may read it, the vhosts are read from
+// their exports instead of the lists (see readSource); the topology and
+// the fingerprint are the same either way, Live.Owned and
+// Live.PropertiesKeys are not filled then.
 func (c *Client) ReadTopology(ctx context.Context, vhosts []string) (*topology.Topology, *Live, error) {
 	return c.readState(ctx, vhosts, false)
 }
@@ -132,25 +147,23 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 	}
 	sort.Strings(names)
 
-	results := make([]vhostResult, len(names))
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			results[i] = c.readVhost(ctx, infos[name], withStats)
-		}()
+	source := c.readSource(withStats)
+	results := c.readVhosts(ctx, names, infos, source, withStats)
+	if source == SourceDefinitions && slices.ContainsFunc(results, func(r vhostResult) bool { return errors.Is(r.err, ErrForbidden) }) {
+		// Refused (401 "Not administrator user": the tag was taken away
+		// since the login, or a proxy refuses the export): never "absent".
+		// Every vhost is read again from the lists, which any management
+		// user may read and which say what the user may not, so that one
+		// read is one source.
+		source = SourceLists
+		results = c.readVhosts(ctx, names, infos, source, withStats)
 	}
-	wg.Wait()
 
 	t := topology.New()
 	live := &Live{
 		Server:         c.Server(),
 		Version:        c.version,
-		Source:         SourceLists,
+		Source:         source,
 		Vhosts:         map[string]VhostInfo{},
 		Queues:         map[string]map[string]QueueStats{},
 		Owned:          map[string]map[string]string{},
@@ -180,6 +193,47 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 	}
 	live.Fingerprint = fingerprint(t, live.Vhosts)
 	return t, live, nil
+}
+
+// readSource is how readState reads: from each vhost's definitions export
+// where the broker streams it (RabbitMQ 4.3.3+, by the version it reports:
+// rmqversion.Version.StreamsDefinitions), the user is an administrator
+// (4.3.6 answers anyone else 401 "Not administrator user") and no queue
+// statistics are asked for (the export has none); from the lists
+// otherwise. Measured on RabbitMQ 4.3.6 for 10,002 objects (5,000 queues,
+// 5,000 bindings, one after the other on an idle broker): the export
+// 0.05-0.09 s, the queue listing alone 0.16-0.26 s without statistics,
+// even with only the name column, the bindings of each of the two
+// exchanges 0.04-0.13 s. Before 4.3.3 the export is assembled whole and
+// the lists are the quicker read: 4.0.5 took 40-44 s for the export of
+// 50,002 objects, its lists 3.6 s (see readVhost).
+func (c *Client) readSource(withStats bool) string {
+	if withStats || !c.IsAdmin() || c.rmq.Major == 0 || !c.rmq.StreamsDefinitions() {
+		return SourceLists
+	}
+	return SourceDefinitions
+}
+
+// readVhosts reads the vhosts names, 4 at a time, from source.
+func (c *Client) readVhosts(ctx context.Context, names []string, infos map[string]VhostInfo, source string, withStats bool) []vhostResult {
+	results := make([]vhostResult, len(names))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if source == SourceDefinitions {
+				results[i] = c.readVhostDefinitions(ctx, infos[name])
+			} else {
+				results[i] = c.readVhost(ctx, infos[name], withStats)
+			}
+		}()
+	}
+	wg.Wait()
+	return results
 }
 
 type vhostResult struct {
@@ -288,10 +342,12 @@ func (l listOf[T]) decodeStream(dec *json.Decoder) error {
 }
 
 // queueColumns are the columns of a queue listing: the queue's definition,
-// and with statistics its depth and consumers.
+// and with statistics its depth and consumers; exchangeColumns those of an
+// exchange listing.
 const (
 	queueColumns      = "name,type,arguments,durable,auto_delete,exclusive,internal_owner"
 	queueStatsColumns = queueColumns + ",messages,consumers"
+	exchangeColumns   = "name,type,durable,auto_delete,internal,arguments"
 )
 
 // readVhost reads one vhost from the per-kind lists, at once: queues,
@@ -347,7 +403,7 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 	}
 	list(func() error { return get("queues", seg("queues", name), qcols, listOf[queueJSON]{&queues}) })
 	list(func() error {
-		if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {"name,type,durable,auto_delete,internal,arguments"}}, listOf[exchangeJSON]{&defs.Exchanges}); err != nil {
+		if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {exchangeColumns}}, listOf[exchangeJSON]{&defs.Exchanges}); err != nil {
 			return err
 		}
 		return c.listBindings(ctx, name, defs.Exchanges, &defs.Bindings)
@@ -389,6 +445,74 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 	res.vhost, res.err = definitions.MapLive(definitions.LiveVhost{Name: name, Description: info.Description,
 		DefaultQueueType: info.DefaultQueueType, Listed: queues, PropertiesKeys: res.keys}, &defs.Document)
 	return res
+}
+
+// readVhostDefinitions reads one vhost from its definitions export (GET
+// /api/definitions/{vhost}) and, at once, its exchange listing, which
+// gives every exchange: RabbitMQ 4.3 leaves internal exchanges out of the
+// export (mqctl's own ownership record is one). What else the lists give
+// and the export lacks: exclusive queues are left out of it (their
+// bindings, which 4.3.6 keeps in it, go with them: definitions.LiveVhost's
+// Export), each binding's properties_key (only a delete needs it:
+// ListPropertiesKeys, BindingPropertiesKey) and a queue's internal_owner
+// (only a delete or replace needs it: Placement.Owner). The queues' types
+// are in the 4.3 export; the vhost's metadata comes from GET /api/vhosts,
+// as for the lists.
+func (c *Client) readVhostDefinitions(ctx context.Context, info VhostInfo) vhostResult {
+	name := info.Name
+	var (
+		defs      definitionsJSON
+		exchanges []exchangeJSON
+		exErr     error
+		wg        sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		exErr = c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", name), query: url.Values{"columns": {exchangeColumns}},
+			op: fmt.Sprintf("list exchanges of vhost %q", name), vhost: name}, listOf[exchangeJSON]{&exchanges})
+	}()
+	err := c.do(ctx, &request{method: http.MethodGet, path: seg("definitions", name),
+		op: fmt.Sprintf("read the definitions of vhost %q", name), vhost: name}, &defs)
+	wg.Wait()
+	// A vhost deleted meanwhile says so first: absent, not a failure.
+	for _, e := range []error{err, exErr} {
+		if errors.Is(e, ErrVhostNotFound) {
+			return vhostResult{err: e}
+		}
+	}
+	if err = errors.Join(err, exErr); err != nil {
+		return vhostResult{err: err}
+	}
+	defs.Exchanges = exchanges
+	v, err := definitions.MapLive(definitions.LiveVhost{Name: name, Description: info.Description,
+		DefaultQueueType: info.DefaultQueueType, Export: true}, &defs.Document)
+	return vhostResult{vhost: v, err: err}
+}
+
+// ListPropertiesKeys lists the bindings of vhost and returns each one's
+// properties_key by topology.Binding.Key(), which a read from the
+// definitions does not record (Live.PropertiesKeys): a delete of many
+// bindings takes them from one listing, where BindingPropertiesKey asks
+// once per binding. The error wraps ErrVhostNotFound when the vhost does
+// not exist.
+func (c *Client) ListPropertiesKeys(ctx context.Context, vhost string) (map[string]string, error) {
+	var exchanges []exchangeJSON
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", vhost), query: url.Values{"columns": {"name"}},
+		op: fmt.Sprintf("list exchanges of vhost %q", vhost), vhost: vhost}, listOf[exchangeJSON]{&exchanges}); err != nil {
+		return nil, err
+	}
+	var bindings []bindingJSON
+	if err := c.listBindings(ctx, vhost, exchanges, &bindings); err != nil {
+		return nil, err
+	}
+	keys := make(map[string]string, len(bindings))
+	for _, b := range bindings {
+		if tb, ok := definitions.MapBinding(b); ok {
+			keys[tb.Key()] = b.PropertiesKey
+		}
+	}
+	return keys, nil
 }
 
 // bindingsBySource is how many exchanges a vhost may have for listBindings

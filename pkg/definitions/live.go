@@ -145,15 +145,22 @@ type LiveVhost struct {
 	// PropertiesKeys, when not nil, receives each binding's properties_key
 	// by topology.Binding.Key().
 	PropertiesKeys map[string]string
+	// Export says doc is the vhost's definitions export (GET
+	// /api/definitions/{vhost}), read without Listed. An export leaves
+	// exclusive queues out, and RabbitMQ 4.3.6 keeps their bindings in it:
+	// a binding to a queue doc does not hold is left out with its queue,
+	// as the queue list would have it (no other queue can be missing: a
+	// queue's bindings go with it).
+	Export bool
 }
 
 // MapLive maps one vhost's live objects onto the model, emptying doc as it
 // goes (a mapped object is garbage at once). Built-in exchanges, exclusive
 // and server-named queues and their bindings and the default exchange's
 // implicit bindings are left out; operator policies come from
-// doc.OperatorPolicies and from "operator_policy" runtime parameters (3.10);
-// x-queue-type is lifted into Queue.Type (see MapQueue), falling back to
-// the type the queue list reports, then the vhost's default queue type.
+// doc.OperatorPolicies and from "operator_policy" runtime parameters (3.10,
+// 4.3); x-queue-type is lifted into Queue.Type (see MapQueue), falling back
+// to the type the queue list reports, then the vhost's default queue type.
 // The error, for an operator_policy parameter whose value is not a policy,
 // names it.
 func MapLive(lv LiveVhost, doc *Document) (*topology.Vhost, error) {
@@ -188,8 +195,15 @@ func MapLive(lv LiveVhost, doc *Document) (*topology.Vhost, error) {
 		}
 	}
 	dropped := map[string]bool{}
+	var exported map[string]bool // the export's queues (lv.Export)
+	if lv.Export {
+		exported = make(map[string]bool, len(doc.Queues))
+	}
 	for i, q := range doc.Queues {
 		doc.Queues[i] = Queue{}
+		if exported != nil {
+			exported[q.Name] = true
+		}
 		l := queues[q.Name]
 		q.Exclusive = q.Exclusive || l.exclusive
 		if SkipQueue(q) {
@@ -204,7 +218,7 @@ func MapLive(lv LiveVhost, doc *Document) (*topology.Vhost, error) {
 		if ok && lv.PropertiesKeys != nil {
 			lv.PropertiesKeys[tb.Key()] = b.PropertiesKey
 		}
-		if !ok || (tb.DestinationType == topology.DestQueue && dropped[tb.Destination]) {
+		if !ok || (tb.DestinationType == topology.DestQueue && (dropped[tb.Destination] || (exported != nil && !exported[tb.Destination]))) {
 			continue
 		}
 		v.Bindings = append(v.Bindings, tb)

@@ -130,6 +130,27 @@ func TestMapLive(t *testing.T) {
 			},
 		},
 		{
+			// As RabbitMQ 4.3.6 exports a vhost while a connection holds the
+			// exclusive queue "mine" bound to x: the queue left out, its binding
+			// kept; and a server-named queue that is not exclusive.
+			name:  "4.3's export without the queue list: a binding to a queue the export leaves out goes with it",
+			vhost: LiveVhost{Name: "v", Export: true},
+			defs: `{"queues":[{"name":"q","type":"classic","durable":true,"arguments":{"x-queue-type":"classic"}},
+					{"name":"amq.gen-Xyz","type":"classic","durable":true,"arguments":{"x-queue-type":"classic"}}],
+				"bindings":[
+					{"source":"x","destination":"mine","destination_type":"queue","routing_key":"a","arguments":{}},
+					{"source":"x","destination":"amq.gen-Xyz","destination_type":"queue","routing_key":"a","arguments":{}},
+					{"source":"x","destination":"q","destination_type":"queue","routing_key":"a","arguments":{}},
+					{"source":"x","destination":"ix","destination_type":"exchange","routing_key":"a","arguments":{"k":"v"}}]}`,
+			want: func(v *topology.Vhost) {
+				v.Queues["q"] = working(&topology.Queue{Name: "q", Type: "classic", Durable: true})
+				v.Bindings = []*topology.Binding{
+					{Source: "x", Destination: "q", DestinationType: "queue", RoutingKey: "a"},
+					{Source: "x", Destination: "ix", DestinationType: "exchange", RoutingKey: "a", Arguments: topology.Args{"k": "v"}},
+				}
+			},
+		},
+		{
 			name:  "built-in exchanges, server-named queues and the default exchange's implicit bindings are left out",
 			vhost: LiveVhost{Name: "v"},
 			defs: `{"exchanges":[

@@ -43,6 +43,12 @@ type queueRef struct{ vhost, name string }
 // queues the plan would touch are checked: one GET each, and one queue
 // listing per vhost where one of them does not answer (RabbitMQ 3.10
 // answers 404 for a classic queue on a down node).
+//
+// The placements also say which of the queues the plan deletes or
+// replaces a plugin owns (broker.Placement.Owner): a read from the
+// definitions (broker.SourceDefinitions) tells no owner, so they are
+// recorded in the state read (Live.Owned) and keepProtected leaves those
+// queues alone, as it does with the owners the lists tell.
 func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) error {
 	cands := map[queueRef]bool{}
 	created := map[queueRef]bool{}
@@ -65,7 +71,7 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	if len(cands) == 0 {
 		return nil
 	}
-	down, stats, err := downQueues(ctx, e.c, cands)
+	down, stats, owners, err := downQueues(ctx, e.c, cands)
 	if err != nil {
 		return err
 	}
@@ -73,6 +79,9 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	// queues at stake: readStakes need not list them again.
 	for r, st := range stats {
 		l.keepStats(plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}, st)
+	}
+	if l.keepOwners(owners) {
+		e.keepProtected(p, l)
 	}
 	if len(down) == 0 {
 		return nil
@@ -172,13 +181,15 @@ func brokerQueueType(l *Live, r queueRef) (string, bool) {
 
 // downQueues returns, for each queue of cands that cannot be reached (a
 // classic queue whose home node is down, a quorum queue or stream without a
-// majority), where the broker says it lives; and the depth and consumers
-// of the reachable candidates that a listing with statistics gave.
-func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, map[queueRef]broker.QueueStats, error) {
+// majority), where the broker says it lives; the depth and consumers of
+// the reachable candidates that a listing with statistics gave; and the
+// owner of each candidate the broker says a plugin owns.
+func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, map[queueRef]broker.QueueStats, map[queueRef]string, error) {
 	var (
 		mu      sync.Mutex
 		wg      sync.WaitGroup
 		down    = map[queueRef]*broker.Placement{}
+		owners  = map[queueRef]string{}
 		missing = map[string]bool{} // vhosts with a queue that does not answer
 		errs    []error
 	)
@@ -214,14 +225,19 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 				missing[r.vhost] = true
 			case err != nil:
 				errs = append(errs, err)
-			case q.Down || q.NoMajority():
-				down[r] = &q
+			default:
+				if q.Owner != "" {
+					owners[r] = q.Owner
+				}
+				if q.Down || q.NoMajority() {
+					down[r] = &q
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	stats := map[queueRef]broker.QueueStats{}
 	for vh := range missing {
@@ -230,13 +246,16 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 			continue // gone, and its queues with it
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for r := range cands {
 			if r.vhost != vh {
 				continue
 			}
 			q, ok := pl[r.name]
+			if ok && q.Owner != "" {
+				owners[r] = q.Owner
+			}
 			switch {
 			case ok && (q.Down || q.NoMajority()):
 				down[r] = &q
@@ -245,7 +264,7 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 			}
 		}
 	}
-	return down, stats, nil
+	return down, stats, owners, nil
 }
 
 // waitVisible waits, after an apply through several management endpoints,

@@ -43,6 +43,33 @@ func (l *Live) Unread() map[string][]broker.Unread { return l.info.Unread }
 // Server is the management API the state was read from.
 func (l *Live) Server() string { return l.info.Server }
 
+// Source is how the state was read: broker.SourceDefinitions or
+// broker.SourceLists ("" when no vhost was read).
+func (l *Live) Source() string { return l.info.Source }
+
+// keepOwners records in the state read the owners the placements told of
+// queues (downQueues), and reports whether it learnt one it did not know.
+func (l *Live) keepOwners(owners map[queueRef]string) bool {
+	if l.info == nil {
+		return false // a test's Live, made without a read
+	}
+	added := false
+	for r, o := range owners {
+		if l.info.Owned[r.vhost][r.name] == o {
+			continue
+		}
+		if l.info.Owned == nil {
+			l.info.Owned = map[string]map[string]string{}
+		}
+		if l.info.Owned[r.vhost] == nil {
+			l.info.Owned[r.vhost] = map[string]string{}
+		}
+		l.info.Owned[r.vhost][r.name] = o
+		added = true
+	}
+	return added
+}
+
 // ReadLive reads the vhosts of scope (sorted; those that do not exist are
 // absent) and splits mqctl's ownership records off the topology. A read
 // begun before the desired state is complete (loader.Options.Declared
@@ -60,8 +87,17 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	)
 	// The generic kinds are read beside the topology: the vhosts asked
 	// for are known, and those that turn out not to exist are left out.
+	// So are the facts the broker reports about itself, which a plan
+	// needs next (diff); the client keeps them, and a failure here is
+	// left for the plan to read again and report.
 	items := e.startItems(ctx, scope)
 	record := e.startBrokerRecord(ctx)
+	facts := make(chan struct{})
+	go func() {
+		defer close(facts)
+		_, _ = e.c.ReadFacts(ctx)
+	}()
+	defer func() { <-facts }()
 	if len(scope) == 0 {
 		state, info = topology.New(), emptyLive(e.c)
 	} else if state, info, err = e.c.ReadTopology(ctx, scope); err != nil {

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestOwnedQueueFromPlacements: a state read from the definitions export
+// (RabbitMQ 4.3) tells no queue's internal_owner; the placement of each
+// queue the plan deletes or replaces does, and a queue a plugin owns is
+// left alone with keepProtected's note, as when the lists told it. No
+// plugin of the project's brokers owns queues: the answers are 4.3.6's
+// shape (GET /api/queues/{vhost}/{name}, internal_owner false or an
+// object naming the owner).
+func TestOwnedQueueFromPlacements(t *testing.T) {
+	queues := map[string]string{
+		"owned": `{"name":"owned","type":"classic","node":"rabbit@a","state":"running","internal_owner":{"name":"sh","kind":"shovel","virtual_host":"v"}}`,
+		"plain": `{"name":"plain","type":"classic","node":"rabbit@a","state":"running","internal_owner":false}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		q, isQueue := strings.CutPrefix(r.URL.Path, "/api/queues/v/")
+		switch {
+		case r.URL.Path == "/api/whoami":
+			_, _ = w.Write([]byte(`{"name":"guest","tags":["administrator"]}`))
+		case r.URL.Path == "/api/overview":
+			_, _ = w.Write([]byte(`{"rabbitmq_version":"4.3.6","cluster_name":"c"}`))
+		case isQueue && queues[q] != "":
+			_, _ = w.Write([]byte(queues[q]))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := broker.Connect(context.Background(), broker.Config{Server: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := topology.New()
+	v := topology.NewVhost("v")
+	for _, n := range []string{"owned", "plain"} {
+		v.Queues[n] = &topology.Queue{Name: n, Type: topology.QueueClassic, Durable: true}
+	}
+	state.Vhosts["v"] = v
+	l := &Live{info: &broker.Live{Source: broker.SourceDefinitions, Owned: map[string]map[string]string{}}, current: plan.Current{State: state}}
+	p := &plan.Plan{Changes: []plan.Change{
+		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "owned"},
+		{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "plain"},
+	}}
+	var stderr bytes.Buffer
+	if err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l); err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, ch := range p.Changes {
+		kept = append(kept, string(ch.Action)+" "+string(ch.Kind)+" "+ch.Name)
+	}
+	if diff := cmp.Diff([]string{"replace queue plain"}, kept); diff != "" {
+		t.Errorf("changes kept (-want +got):\n%s", diff)
+	}
+	if want := map[string]map[string]string{"v": {"owned": `shovel "sh"`}}; !cmp.Equal(want, l.info.Owned) {
+		t.Errorf("owners recorded: %v, want %v", l.info.Owned, want)
+	}
+	if note := stderr.String(); strings.Count(note, "\n") != 1 || !strings.Contains(note, `queue "owned" in vhost "v" is left alone: the broker reports it owned by shovel "sh" (internal_owner)`) {
+		t.Errorf("notes:\n%s", note)
+	}
+}
