@@ -249,7 +249,9 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		return out, err
 	}
 	if !o.NoPreflight {
-		rep, err := e.preflight(ctx, p, l, amqpURL)
+		rep, done, err := e.preflight(ctx, p, l, amqpURL)
+		// The throwaway vhost is deleted while the apply goes on.
+		defer done()
 		out.Preflight = rep
 		if err != nil {
 			return out, err

@@ -80,7 +80,10 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 		if err != nil {
 			return nil, err
 		}
-		if res.Preflight, err = e.preflight(ctx, p, l, amqpURL); err != nil {
+		var done func()
+		res.Preflight, done, err = e.preflight(ctx, p, l, amqpURL)
+		done()
+		if err != nil {
 			return nil, err
 		}
 	}

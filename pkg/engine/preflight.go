@@ -9,21 +9,32 @@ import (
 )
 
 // preflight asks the broker whether it takes p's objects (pkg/preflight)
-// and tells the user, in notes, what it could not try and what it cleaned
-// up. The broker's refusals are in the report; the error is for a
-// preflight that could not finish.
-func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL string) (*preflight.Report, error) {
-	rep, err := preflight.Run(ctx, e.c, p, l.State(), preflight.Options{AMQPURL: amqpURL, TLS: e.c.TLSConfig()})
+// and tells the user, in notes, what it could not try. The broker's
+// refusals are in the report (also set as p.Preflight); the error is for
+// a preflight that could not finish. The throwaway vhost is deleted while
+// the caller goes on: done waits until it is, then notes what the sweep of
+// leftovers and the cleanup found. Call done before returning.
+func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL string) (rep *preflight.Report, done func(), err error) {
+	rep, wait, err := preflight.Start(ctx, e.c, p, l.State(), preflight.Options{AMQPURL: amqpURL, TLS: e.c.TLSConfig()})
+	done = func() {
+		wait()
+		if rep == nil {
+			return
+		}
+		if len(rep.Swept) > 0 {
+			e.note("deleted the throwaway vhosts that killed mqctl applies left behind: %s", strings.Join(rep.Swept, ", "))
+		}
+		if rep.SweepErr != "" {
+			e.note("a throwaway vhost that a killed mqctl apply left behind could not be deleted (%s); the next apply tries again", rep.SweepErr)
+		}
+		if rep.CleanupErr != "" {
+			e.note("the preflight's throwaway vhost %q could not be deleted (%s); the next apply deletes it", rep.Vhost, rep.CleanupErr)
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, done, err
 	}
 	p.Preflight = rep
-	if len(rep.Swept) > 0 {
-		e.note("deleted the throwaway vhosts that killed mqctl applies left behind: %s", strings.Join(rep.Swept, ", "))
-	}
-	if rep.SweepErr != "" {
-		e.note("a throwaway vhost that a killed mqctl apply left behind could not be deleted (%s); the next apply tries again", rep.SweepErr)
-	}
 	if rep.Skipped != "" {
 		e.note("the plan was judged from RabbitMQ %s's version table alone: %s. Pass --no-preflight to skip the attempt", e.c.RabbitMQVersion(), rep.Skipped)
 	}
@@ -38,8 +49,5 @@ func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL s
 		}
 		e.note("the preflight does not try %s: a throwaway vhost cannot without touching the real broker, so the version table alone judges them", strings.Join(names, ", "))
 	}
-	if rep.CleanupErr != "" {
-		e.note("the preflight's throwaway vhost %q could not be deleted (%s); the next apply deletes it", rep.Vhost, rep.CleanupErr)
-	}
-	return rep, nil
+	return rep, done, nil
 }

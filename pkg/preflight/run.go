@@ -53,6 +53,16 @@ type Refusal = plan.Refusal
 // the error is for a preflight that could not finish (the broker
 // unreachable, ctx cancelled), when nothing must be applied either.
 func Run(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.Topology, o Options) (*Report, error) {
+	rep, wait, err := Start(ctx, c, p, held, o)
+	wait()
+	return rep, err
+}
+
+// Start is Run, but returns as soon as the broker has answered: the
+// throwaway vhost is deleted meanwhile (an apply goes on with its changes),
+// and wait, never nil, blocks until it is, then sets the report's
+// CleanupErr. Call wait before the process ends.
+func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.Topology, o Options) (rep *Report, wait func(), err error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -60,25 +70,37 @@ func Run(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.Top
 		o.Parallelism = 8
 	}
 	trials, untried := Shapes(p, held)
-	rep := &Report{Untried: untried}
-	rep.Swept, rep.SweepErr = sweep(ctx, c, o.Now())
+	rep = &Report{Untried: untried}
+	// The sweep of what killed processes left runs beside the rest.
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		rep.Swept, rep.SweepErr = sweep(ctx, c, o.Now())
+	}()
+	wait = func() { <-swept }
 	if len(trials) == 0 {
-		return rep, nil
+		return rep, wait, nil
 	}
 	name, err := throwawayName(o.Now())
 	if err != nil {
-		return nil, err
+		return nil, wait, err
 	}
 	err = c.DeclareVhost(ctx, name, broker.VhostSettings{Description: description, Tags: []string{broker.ThrowawayTag}})
 	if err != nil {
 		if cannotRun(err) {
 			rep.Skipped = fmt.Sprintf("mqctl could not make a throwaway vhost to try the plan in (%v)", err)
-			return rep, nil
+			return rep, wait, nil
 		}
-		return nil, fmt.Errorf("preflight: %w", err)
+		return nil, wait, fmt.Errorf("preflight: %w", err)
 	}
 	rep.Vhost = name
-	defer func() {
+	var conn interface{ Close() error }
+	deleted := make(chan struct{})
+	remove := func() {
+		defer close(deleted)
+		if conn != nil {
+			_ = conn.Close()
+		}
 		// Deleted even when ctx is cancelled (Ctrl-C), within its own
 		// time limit.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -86,36 +108,60 @@ func Run(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.Top
 		if err := c.DeleteVhost(dctx, name); err != nil && !errors.Is(err, broker.ErrNotFound) {
 			rep.CleanupErr = err.Error()
 		}
-	}()
-	if err := c.GrantFullPermissions(ctx, name, c.Username()); err != nil {
-		if cannotRun(err) {
-			rep.Skipped = fmt.Sprintf("mqctl could not give itself permissions on its throwaway vhost (%v)", err)
-			return rep, nil
-		}
-		return nil, fmt.Errorf("preflight: %w", err)
 	}
-	if why := tooTight(ctx, c, name, trials); why != "" {
-		rep.Skipped = why
-		return rep, nil
+	wait = func() { <-swept; <-deleted }
+	// What the trials need, at once: the permissions (the management API
+	// gives the creator of a vhost none on some versions' auth backends),
+	// the limits the broker gave the vhost, and the connection that holds
+	// it against other applies' sweeps.
+	var (
+		grantErr error
+		tight    string
+		setup    sync.WaitGroup
+	)
+	setup.Add(2)
+	go func() { defer setup.Done(); grantErr = c.GrantFullPermissions(ctx, name, c.Username()) }()
+	go func() { defer setup.Done(); tight = tooTight(ctx, c, name, trials) }()
+	setup.Wait()
+	switch {
+	case grantErr != nil && cannotRun(grantErr):
+		rep.Skipped = fmt.Sprintf("mqctl could not give itself permissions on its throwaway vhost (%v)", grantErr)
+	case grantErr != nil:
+		go remove()
+		return nil, wait, fmt.Errorf("preflight: %w", grantErr)
+	case tight != "":
+		rep.Skipped = tight
 	}
+	if rep.Skipped != "" {
+		go remove()
+		return rep, wait, nil
+	}
+	dialed := make(chan struct{})
 	if o.AMQPURL != "" {
-		conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: o.AMQPURL, Vhost: name, TLS: o.TLS, Name: "mqctl preflight"})
-		if err == nil {
-			defer conn.Close()
-		}
-		// Without it the vhost is only safe from other applies' sweeps
-		// for Grace, which a preflight does not take.
+		go func() {
+			defer close(dialed)
+			// Without it the vhost is only safe from other applies'
+			// sweeps for Grace, which a preflight does not take.
+			if cn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: o.AMQPURL, Vhost: name, TLS: o.TLS, Name: "mqctl preflight"}); err == nil {
+				conn = cn
+			}
+		}()
+	} else {
+		close(dialed)
 	}
 	t := &trier{c: c, vhost: name, sem: make(chan struct{}, o.Parallelism), refused: map[string]*Refusal{}}
-	if err := t.run(ctx, trials); err != nil {
-		return nil, err
+	err = t.run(ctx, trials)
+	<-dialed
+	go remove()
+	if err != nil {
+		return nil, wait, err
 	}
 	rep.Tried = len(trials)
 	for _, tr := range trials {
 		rep.Objects += len(tr.Objects)
 	}
 	rep.Refusals = t.refusals()
-	return rep, nil
+	return rep, wait, nil
 }
 
 // tooTight says why the preflight cannot run in the throwaway vhost name,
