@@ -57,9 +57,13 @@ type row struct {
 	M        map[string]measure `json:"measures"`
 	// DefinitionsBytes is the size of GET /api/definitions/{vhost} of the
 	// applied topology without mqctl's ownership record; RecordBytes what
-	// the record adds to it.
-	DefinitionsBytes int `json:"definitions_bytes,omitempty"`
-	RecordBytes      int `json:"record_bytes,omitempty"`
+	// the record adds to it. RabbitMQ 4.3 leaves internal exchanges, the
+	// record among them, out of the export (RecordOutOfExport): the
+	// record's size is then that of its exchange objects as the exchange
+	// listing gives them, the shape they have in an export that holds them.
+	DefinitionsBytes  int  `json:"definitions_bytes,omitempty"`
+	RecordBytes       int  `json:"record_bytes,omitempty"`
+	RecordOutOfExport bool `json:"record_out_of_export,omitempty"`
 	// Load is the machine's 1-minute load average when the broker
 	// measures of this size started and ended.
 	Load [2]float64 `json:"load_average,omitempty"`
@@ -273,6 +277,9 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 			return err
 		}
 		r.DefinitionsBytes, r.RecordBytes = len(without), len(with)-len(without)
+		if !bytes.Contains(with, []byte(`"`+records.names()[0]+`"`)) {
+			r.RecordOutOfExport, r.RecordBytes = true, records.size()
+		}
 	}
 	if _, err := c.timeMqctl(ctx, false, 1, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...); err != nil {
 		return fmt.Errorf("the plan after the record was put back is not empty (or failed): %w", err)
@@ -335,6 +342,32 @@ func (c config) records(ctx context.Context, vhost string) (*recordSet, error) {
 func (rs *recordSet) path(e map[string]any) string {
 	name, _ := e["name"].(string)
 	return "exchanges/" + url.PathEscape(rs.vhost) + "/" + url.PathEscape(name)
+}
+
+// names are the record exchanges' names.
+func (rs *recordSet) names() []string {
+	var out []string
+	for _, e := range rs.list {
+		name, _ := e["name"].(string)
+		out = append(out, name)
+	}
+	return out
+}
+
+// size is what the record exchanges take as the exchange objects of a
+// definitions export (name, type, durable, auto_delete, internal,
+// arguments, each followed by a comma), for an export that leaves them
+// out (RabbitMQ 4.3 leaves out every internal exchange).
+func (rs *recordSet) size() int {
+	n := 0
+	for _, e := range rs.list {
+		data, err := json.Marshal(e)
+		if err != nil {
+			continue // decoded from JSON: always encodable
+		}
+		n += len(data) + 1
+	}
+	return n
 }
 
 // remove deletes the record exchanges (they have no bindings).
