@@ -12,6 +12,9 @@
 //     and drops every object in it) and a plan that replaces every queue
 //     with arguments and both exchanges (taking down and restoring every
 //     binding);
+//   - up to 20,000 objects, apply's preflight (issue 20): the fresh apply
+//     against the same apply with --no-preflight, and a change of one
+//     queue, of a shape the vhost holds and of a new one, with and without;
 //   - validate, lint, route and graph offline (pinned to one core);
 //
 // with the wall time and peak memory (max RSS) of every mqctl run. It
@@ -205,7 +208,7 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 	// run of each is a coin toss on a broker whose pace drifts by a
 	// quarter from minute to minute (4.0.5 imported 10,002 objects in
 	// 15-23 s within one quarter of an hour on the reference machine).
-	var imports, applies []float64
+	var imports, applies, bare []float64
 	var applyRSS float64
 	for i := range pairs(objects) {
 		if i > 0 {
@@ -236,9 +239,26 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 			return err
 		}
 		applies, applyRSS = append(applies, m.Seconds), max(applyRSS, m.RSSMB)
+		if objects > preflightUpTo {
+			continue
+		}
+		// The same apply without its preflight (issue 20: the preflight
+		// costs at most 10% of it), on a fresh vhost again.
+		if err := c.deleteVhost(ctx, applyVhost); err != nil {
+			return err
+		}
+		time.Sleep(settle)
+		m, err = c.timeMqctl(ctx, false, 1, append([]string{"apply", "-f", file, "--auto-approve", "--quiet", "--no-preflight"}, conn...)...)
+		if err != nil {
+			return err
+		}
+		bare = append(bare, m.Seconds)
 	}
 	r.M["definitions import"] = measure{Seconds: median(imports), Runs: imports}
 	r.M["apply"] = measure{Seconds: median(applies), RSSMB: applyRSS, Runs: applies}
+	if len(bare) > 0 {
+		r.M["apply without preflight"] = measure{Seconds: median(bare), Runs: bare}
+	}
 	// The ownership record apply wrote: taken out for the reads without it.
 	records, err := c.records(ctx, applyVhost)
 	if err != nil {
@@ -250,7 +270,7 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 	// the record (the same topology as a definitions import leaves it).
 	// The next plan, which must be empty again, checks that the record
 	// was put back whole.
-	var plans, reads, bare []float64
+	var plans, reads, unrecorded []float64
 	var rss float64
 	for range runs {
 		m, err := c.timeMqctl(ctx, false, 1, append([]string{"plan", "-f", file, "--detailed-exitcode"}, conn...)...)
@@ -272,7 +292,7 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 		if err != nil {
 			return err
 		}
-		bare = append(bare, time.Since(start).Seconds())
+		unrecorded = append(unrecorded, time.Since(start).Seconds())
 		if err := records.restore(ctx); err != nil {
 			return err
 		}
@@ -286,7 +306,12 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 	}
 	r.M["no-op plan"] = measure{Seconds: median(plans), RSSMB: rss}
 	r.M["definitions read"] = measure{Seconds: median(reads)}
-	r.M["definitions read without record"] = measure{Seconds: median(bare)}
+	r.M["definitions read without record"] = measure{Seconds: median(unrecorded)}
+	if objects <= preflightUpTo {
+		if err := c.measureOneChange(ctx, tmp, n, conn, r); err != nil {
+			return err
+		}
+	}
 	// Plans that take everything down, against the same vhost: they read
 	// the messages at stake in every queue besides the state.
 	for _, k := range []struct{ name, yaml string }{
@@ -302,6 +327,54 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 			return err
 		}
 		r.M[k.name] = m
+	}
+	return nil
+}
+
+// preflightUpTo is the largest size at which the preflight's cost is
+// measured (an apply without it, a change of one object): issue 20 sets
+// its targets at 10,000 objects.
+const preflightUpTo = 20000
+
+// measureOneChange measures an apply that adds one working queue to the
+// applied vhost, with and without the preflight, where the new queue's
+// shape is one the vhost holds (the preflight makes no throwaway vhost)
+// and where it is new (one throwaway vhost, one declaration); the file
+// is applied again after each, which takes the queue away.
+func (c config) measureOneChange(ctx context.Context, tmp string, n int, conn []string, r *row) error {
+	file, applyVhost := file(tmp, n)
+	objects := gentopo.Objects(n)
+	base := gentopo.YAML(applyVhost, n)
+	variants := []struct{ name, extra string }{
+		// A queue like the DLQs: classic, no arguments.
+		{"1-object change (held shape)", "      bench.extra: {}\n"},
+		{"1-object change (new shape)", "      bench.extra: { limits: { max_length: 12345 } }\n"},
+	}
+	times := map[string][]float64{}
+	for range repeats(objects) {
+		for _, v := range variants {
+			f := filepath.Join(tmp, fmt.Sprintf("one-more-%d.yaml", objects))
+			if err := os.WriteFile(f, []byte(base+v.extra), 0o644); err != nil {
+				return err
+			}
+			for _, flags := range [][]string{nil, {"--no-preflight"}} {
+				m, err := c.timeMqctl(ctx, false, 1, append(append([]string{"apply", "-f", f, "--auto-approve", "--quiet"}, flags...), conn...)...)
+				if err != nil {
+					return err
+				}
+				name := v.name
+				if flags != nil {
+					name += " without preflight"
+				}
+				times[name] = append(times[name], m.Seconds)
+				if _, err := c.timeMqctl(ctx, false, 1, append([]string{"apply", "-f", file, "--auto-approve", "--quiet"}, conn...)...); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for name, ts := range times {
+		r.M[name] = measure{Seconds: median(ts), Runs: ts}
 	}
 	return nil
 }

@@ -95,9 +95,11 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 	}
 	rep.Vhost = name
 	var conn interface{ Close() error }
+	dialed := make(chan struct{})
 	deleted := make(chan struct{})
 	remove := func() {
 		defer close(deleted)
+		<-dialed
 		if conn != nil {
 			_ = conn.Close()
 		}
@@ -127,16 +129,18 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 	case grantErr != nil && cannotRun(grantErr):
 		rep.Skipped = fmt.Sprintf("mqctl could not give itself permissions on its throwaway vhost (%v)", grantErr)
 	case grantErr != nil:
-		go remove()
-		return nil, wait, fmt.Errorf("preflight: %w", grantErr)
 	case tight != "":
 		rep.Skipped = tight
 	}
-	if rep.Skipped != "" {
+	if rep.Skipped != "" || grantErr != nil {
+		close(dialed)
 		go remove()
+		if grantErr != nil && rep.Skipped == "" {
+			return nil, wait, fmt.Errorf("preflight: %w", grantErr)
+		}
 		return rep, wait, nil
 	}
-	dialed := make(chan struct{})
+	// The trials do not wait for the connection: remove does.
 	if o.AMQPURL != "" {
 		go func() {
 			defer close(dialed)
@@ -151,7 +155,6 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 	}
 	t := &trier{c: c, vhost: name, sem: make(chan struct{}, o.Parallelism), refused: map[string]*Refusal{}}
 	err = t.run(ctx, trials)
-	<-dialed
 	go remove()
 	if err != nil {
 		return nil, wait, err
