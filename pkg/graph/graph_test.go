@@ -716,7 +716,7 @@ func TestModulusHashIsDrawnAsOneOf(t *testing.T) {
 	if !strings.Contains(out, "x-modulus-hash, 1 of 3 (hash)") {
 		t.Errorf("the exchange's label does not say it picks 1 of 3 destinations:\n%s", out)
 	}
-	runGraphviz(t, render(t, top, FormatDOT))
+	t.Run("graphviz", func(t *testing.T) { runGraphviz(t, render(t, top, FormatDOT)) })
 }
 
 // A quorum queue with the broker's delayed retry (4.3) says how long its
