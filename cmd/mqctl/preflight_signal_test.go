@@ -67,7 +67,7 @@ func TestPreflightStopped(t *testing.T) {
 					t.Fatalf("apply ended (%v) before its throwaway vhost was seen:\n%s\n%s", err, stdout.String(), stderr.String())
 				default:
 				}
-				name = holding(c, base)
+				name = testbroker.ThrowawayHolding(c, base)
 				time.Sleep(2 * time.Millisecond)
 			}
 			if name == "" {
@@ -137,28 +137,4 @@ func TestPreflightStopped(t *testing.T) {
 			}
 		})
 	}
-}
-
-// holding returns the throwaway vhost that holds a queue with x-max-length
-// base, or "".
-func holding(c *broker.Client, base int64) string {
-	ctx := context.Background()
-	vs, err := c.ThrowawayVhosts(ctx)
-	if err != nil {
-		return ""
-	}
-	for _, v := range vs {
-		var qs []struct {
-			Arguments map[string]any `json:"arguments"`
-		}
-		if err := c.GetJSON(ctx, &qs, "list queues", v.Name, "queues", v.Name); err != nil {
-			continue
-		}
-		for _, q := range qs {
-			if fmt.Sprint(q.Arguments["x-max-length"]) == fmt.Sprint(base) {
-				return v.Name
-			}
-		}
-	}
-	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -77,4 +78,30 @@ func WriteOtherCA(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// ThrowawayHolding returns the name of the throwaway vhost (an apply's
+// preflight's, broker.IsThrowaway) that holds a queue whose x-max-length
+// is maxLength, or "": a test gives its queues lengths of its own to find
+// its apply's vhost among those of the tests that run beside it.
+func ThrowawayHolding(c *broker.Client, maxLength int64) string {
+	ctx := context.Background()
+	vs, err := c.ThrowawayVhosts(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, v := range vs {
+		var qs []struct {
+			Arguments map[string]any `json:"arguments"`
+		}
+		if err := c.GetJSON(ctx, &qs, "list queues", v.Name, "queues", v.Name); err != nil {
+			continue
+		}
+		for _, q := range qs {
+			if fmt.Sprint(q.Arguments["x-max-length"]) == fmt.Sprint(maxLength) {
+				return v.Name
+			}
+		}
+	}
+	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/preflight"
@@ -331,7 +332,7 @@ func TestPreflightInterrupted(t *testing.T) {
 	seen := make(chan string, 1)
 	go func() {
 		for ctx.Err() == nil {
-			if name := throwawayHolding(f, base); name != "" {
+			if name := testbroker.ThrowawayHolding(f.c, base); name != "" {
 				seen <- name
 				cancel()
 				return
@@ -358,28 +359,4 @@ func TestPreflightInterrupted(t *testing.T) {
 			t.Errorf("an apply interrupted in its preflight changed the broker: %d changes left", len(p.Changes))
 		}
 	}
-}
-
-// throwawayHolding returns the throwaway vhost that holds a queue with
-// x-max-length base (one of this test's shapes), or "".
-func throwawayHolding(f *fixture, base int64) string {
-	ctx := context.Background()
-	vs, err := f.c.ThrowawayVhosts(ctx)
-	if err != nil {
-		return ""
-	}
-	for _, v := range vs {
-		var qs []struct {
-			Arguments map[string]any `json:"arguments"`
-		}
-		if err := f.c.GetJSON(ctx, &qs, "list queues", v.Name, "queues", v.Name); err != nil {
-			continue
-		}
-		for _, q := range qs {
-			if n, ok := q.Arguments["x-max-length"]; ok && fmt.Sprint(n) == fmt.Sprint(base) {
-				return v.Name
-			}
-		}
-	}
-	return ""
 }

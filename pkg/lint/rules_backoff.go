@@ -168,9 +168,9 @@ func (p *Pass) delayedRetryAdvice(q *topology.Queue, dr route.DelayedRetry) (Fin
 			fix += ", and give the queue a dead-letter exchange to keep what fails"
 		}
 		issues = append(issues, fmt.Sprintf("it sets no attempts (no delivery limit): %s quorum queues' default delivery limit of %d applies, so the %s failed delivery %s, after %s of waiting in all (%s). %s",
-			p.onVersion(), limit, ordinal(limit+1), end, loader.FormatDuration(totalWait(dr, limit)), waitSteps(dr.MinMS, dr.MaxMS, 3), fix))
+			p.onVersion(), limit, loader.Ordinal(limit+1), end, loader.FormatDuration(totalWait(dr, limit)), waitSteps(dr.MinMS, dr.MaxMS, 3), fix))
 	} else if limited && !hasDLX && !p.enabled("MQ101") {
-		issues = append(issues, fmt.Sprintf("the %s failed delivery %s, so it is lost", ordinal(limit+1), end))
+		issues = append(issues, fmt.Sprintf("the %s failed delivery %s, so it is lost", loader.Ordinal(limit+1), end))
 	}
 	if len(issues) == 0 {
 		return Finding{}, false
@@ -203,22 +203,4 @@ func waitSteps(lo, hi int64, n int) string {
 		}
 	}
 	return strings.Join(steps, ", ") + ", … up to " + loader.FormatDuration(hi)
-}
-
-// ordinal renders 1 as "1st", 2 as "2nd", 21 as "21st".
-func ordinal(n int64) string {
-	suffix := "th"
-	switch n % 100 {
-	case 11, 12, 13:
-	default:
-		switch n % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
-	}
-	return fmt.Sprintf("%d%s", n, suffix)
 }

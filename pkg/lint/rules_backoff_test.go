@@ -159,8 +159,8 @@ func TestWaitSteps(t *testing.T) {
 		}
 	}
 	for n, want := range map[int64]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 101: "101st", 111: "111th"} {
-		if got := ordinal(n); got != want {
-			t.Errorf("ordinal(%d) = %q", n, got)
+		if got := loader.Ordinal(n); got != want {
+			t.Errorf("loader.Ordinal(%d) = %q", n, got)
 		}
 	}
 }
