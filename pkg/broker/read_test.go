@@ -32,6 +32,12 @@ func fakeBroker(t *testing.T, tags string, answers map[string]string) *Client {
 // fakeBrokerAsked is fakeBroker, and the escaped paths it was asked for.
 func fakeBrokerAsked(t *testing.T, tags string, answers map[string]string) (*Client, func() []string) {
 	t.Helper()
+	return fakeVersionAsked(t, "4.1.0", tags, answers)
+}
+
+// fakeVersionAsked is fakeBrokerAsked for a broker of RabbitMQ version.
+func fakeVersionAsked(t *testing.T, version, tags string, answers map[string]string) (*Client, func() []string) {
+	t.Helper()
 	var mu sync.Mutex
 	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +50,7 @@ func fakeBrokerAsked(t *testing.T, tags string, answers map[string]string) (*Cli
 			fmt.Fprintf(w, `{"name":"bob","tags":%s}`, tags)
 			return
 		case "/api/overview":
-			fmt.Fprint(w, `{"rabbitmq_version":"4.1.0"}`)
+			fmt.Fprintf(w, `{"rabbitmq_version":%q}`, version)
 			return
 		}
 		body, ok := answers[r.URL.EscapedPath()]

@@ -2,12 +2,7 @@ package broker
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,8 +26,6 @@ const export43 = `{"description":"","metadata":{"description":"team v","tags":["
 // /api/definitions/v instead of export43 ("401 …" sends a 401).
 func versionBroker(t *testing.T, version, tags, definitions string) (*Client, func() []string) {
 	t.Helper()
-	var mu sync.Mutex
-	var asked []string
 	if definitions == "" {
 		definitions = export43
 	}
@@ -44,41 +37,7 @@ func versionBroker(t *testing.T, version, tags, definitions string) (*Client, fu
 	for k, v := range lists4x {
 		answers[k] = v
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		asked = append(asked, r.URL.EscapedPath())
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/api/whoami":
-			fmt.Fprintf(w, `{"name":"bob","tags":%s}`, tags)
-			return
-		case "/api/overview":
-			fmt.Fprintf(w, `{"rabbitmq_version":%q}`, version)
-			return
-		}
-		body, ok := answers[r.URL.EscapedPath()]
-		if !ok {
-			w.WriteHeader(http.StatusNotFound)
-			fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
-			return
-		}
-		if rest, ok := strings.CutPrefix(body, "401 "); ok {
-			w.WriteHeader(http.StatusUnauthorized)
-			body = rest
-		}
-		fmt.Fprint(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := Connect(context.Background(), Config{Server: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(asked)
-	}
+	return fakeVersionAsked(t, version, tags, answers)
 }
 
 // TestReadTopologySource: ReadTopology reads from the definitions export
