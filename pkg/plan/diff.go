@@ -40,7 +40,16 @@ func BindingName(b *topology.Binding) string {
 	if src == "" {
 		src = "(default)"
 	}
-	fmt.Fprintf(&sb, "%s -> %s %s [%s]", src, b.DestinationType, b.Destination, b.RoutingKey)
+	// "%s -> %s %s [%s]", written out: every binding of a plan is named.
+	sb.Grow(len(src) + len(b.DestinationType) + len(b.Destination) + len(b.RoutingKey) + 8)
+	sb.WriteString(src)
+	sb.WriteString(" -> ")
+	sb.WriteString(string(b.DestinationType))
+	sb.WriteByte(' ')
+	sb.WriteString(b.Destination)
+	sb.WriteString(" [")
+	sb.WriteString(b.RoutingKey)
+	sb.WriteByte(']')
 	if len(b.Arguments) > 0 {
 		sb.WriteString(" ")
 		sb.WriteString(b.Arguments.Canonical())
@@ -255,22 +264,18 @@ type endKey struct {
 // broker holds it (have), or as apply leaves it (after: the file's object
 // when the file declares it, the broker's otherwise).
 func (d *differ) end(after bool, want, have *topology.Vhost, k Kind, name string) Print {
-	// An exchange is the source of many bindings: its print is kept; a
-	// queue is the destination of one or two.
+	// An exchange is the source of many bindings, and a queue's print is
+	// also its own change's: each is made once.
 	key := endKey{after, k, name}
-	if k == KindExchange {
-		if p, ok := d.ends[key]; ok {
-			return p
-		}
+	if p, ok := d.ends[key]; ok {
+		return p
 	}
 	v := have
 	if after && want != nil && ((k == KindExchange && want.Exchanges[name] != nil) || (k == KindQueue && want.Queues[name] != nil)) {
 		v = want
 	}
 	p := EndPrint(v, k, name)
-	if k == KindExchange {
-		d.ends[key] = p
-	}
+	d.ends[key] = p
 	return p
 }
 
@@ -339,16 +344,16 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		st := d.stats(name, qn)
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindQueue, Vhost: name, Name: qn, After: &Object{Queue: w}, Pos: w.Pos, Print: QueuePrint(w)})
+			d.add(Change{Action: Create, Kind: KindQueue, Vhost: name, Name: qn, After: &Object{Queue: w}, Pos: w.Pos, Print: d.end(true, want, have, KindQueue, qn)})
 		case w != nil:
-			d.claim(qref, QueuePrint(h))
+			d.claim(qref, d.end(false, want, have, KindQueue, qn))
 			if fields := queueFields(h, w); len(fields) > 0 {
 				d.add(Change{Action: Replace, Kind: KindQueue, Vhost: name, Name: qn,
 					Before: &Object{Queue: h}, After: &Object{Queue: w}, Fields: fields,
-					Reason: d.replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos, Print: QueuePrint(w)})
+					Reason: d.replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos, Print: d.end(true, want, have, KindQueue, qn)})
 			}
 		default:
-			d.leave(qref, QueuePrint(h), func() {
+			d.leave(qref, d.end(false, want, have, KindQueue, qn), func() {
 				gone[qref] = true
 				d.add(Change{Action: Delete, Kind: KindQueue, Vhost: name, Name: qn, Before: &Object{Queue: h},
 					Messages: st.Messages, Consumers: st.Consumers})

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -184,13 +183,14 @@ func writeCanonical(sb CanonicalWriter, v any) {
 
 // writeMap writes m's keys but those of skip, sorted, with their values.
 func writeMap(w CanonicalWriter, m map[string]any, skip []string) {
-	keys := make([]string, 0, len(m))
+	var small [8]string // most tables: no allocation
+	keys := small[:0]
 	for k := range m {
 		if !slices.Contains(skip, k) {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	w.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
@@ -208,6 +208,23 @@ func (a Args) Equal(b Args) bool { return a.Canonical() == b.Canonical() }
 
 // ValueEqual reports whether two single values are equal after normalisation.
 func ValueEqual(x, y any) bool {
+	// The scalars an argument table mostly holds compare as themselves:
+	// their canonical forms are equal exactly when they are (a diff of
+	// 10,000 queues compares some 30,000 of them).
+	switch a := Normalize(x).(type) {
+	case string:
+		if b, ok := y.(string); ok {
+			return a == b
+		}
+	case int64:
+		if b, ok := Normalize(y).(int64); ok {
+			return a == b
+		}
+	case bool:
+		if b, ok := y.(bool); ok {
+			return a == b
+		}
+	}
 	var sx, sy strings.Builder
 	writeCanonical(&sx, x)
 	writeCanonical(&sy, y)
