@@ -21,12 +21,15 @@ func (g *globals) newEngine(c *broker.Client, stderr io.Writer) *engine.Engine {
 	})
 }
 
-// loadAndRead loads the file while it connects to the management API and,
-// once the file's vhost names are known (before its objects are built and
-// checked), reads those vhosts: loading is CPU work, the rest waits on the
-// network. A file that does not load is reported at once. The read is for
-// the engine's Plan (engine.PlanOptions.Live); nil when the file's vhosts
-// were not known early.
+// loadAndRead loads the file while it connects to the management API and
+// reads the file's vhosts meanwhile: loading is CPU work, the rest waits
+// on the network. The read starts at once for the vhosts the files' text
+// names (guessVhosts), or else once the loader knows their names (before
+// the objects are built and checked); a guess the loader's names belie is
+// dropped and the read starts again for those. A file that does not load
+// is reported at once. The read is for the engine's Plan
+// (engine.PlanOptions.Live); nil when the file's vhosts were not known
+// early.
 func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer) (*topology.Topology, *engine.Engine, *engine.Live, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -43,29 +46,50 @@ func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer) (*topology.
 		}
 	}()
 	type read struct {
-		scope []string
-		l     *engine.Live
-		err   error
+		scope   []string
+		l       *engine.Live
+		err     error
+		cancel  context.CancelFunc
+		dropped bool // cancelled: a guess the loader belied
+		done    chan struct{}
 	}
-	var early chan read
-	desired, err := g.loadTopologyScoped(func(scope []string) {
-		early = make(chan read, 1)
+	start := func(scope []string) *read {
+		rctx, rcancel := context.WithCancel(ctx)
+		r := &read{scope: scope, cancel: rcancel, done: make(chan struct{})}
 		go func() {
+			defer close(r.done)
 			<-connected
 			if cerr != nil {
-				early <- read{err: cerr}
+				r.err = cerr
 				return
 			}
-			l, err := eng.ReadLive(ctx, scope)
-			early <- read{scope, l, err}
+			r.l, r.err = eng.ReadLive(rctx, scope)
 		}()
-	})
-	if err != nil {
+		return r
+	}
+	var reads []*read
+	defer func() {
+		// Those not used, and all of them after an error, stop at once.
 		cancel()
 		<-connected
-		if early != nil {
-			<-early
+		for _, r := range reads {
+			<-r.done
 		}
+	}()
+	if guess, ok := guessVhosts(g.topologyFiles()); ok {
+		reads = append(reads, start(g.inScope(guess)))
+	}
+	desired, err := g.loadTopologyScoped(func(scope []string) {
+		if len(reads) == 1 && slices.Equal(reads[0].scope, scope) {
+			return // the guess was right: that read goes on
+		}
+		for _, r := range reads {
+			r.cancel() // a guess the loader belies: not used
+			r.dropped = true
+		}
+		reads = append(reads, start(scope))
+	})
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	<-connected
@@ -73,14 +97,16 @@ func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer) (*topology.
 		return nil, nil, nil, cerr
 	}
 	var l *engine.Live
-	if early != nil {
-		r := <-early
-		if slices.Equal(r.scope, desired.VhostNames()) {
-			if r.err != nil {
-				return nil, nil, nil, r.err
-			}
-			l = r.l
+	for _, r := range reads {
+		if r.dropped || !slices.Equal(r.scope, desired.VhostNames()) {
+			continue
 		}
+		<-r.done
+		if r.err != nil {
+			return nil, nil, nil, r.err
+		}
+		l = r.l
+		break
 	}
 	return desired, eng, l, nil
 }

@@ -185,24 +185,32 @@ func (g *globals) loaderOptions() loader.Options {
 func (g *globals) loadTopologyScoped(scoped func(vhosts []string)) (*topology.Topology, error) {
 	opts := g.loaderOptions()
 	if scoped != nil {
-		opts.Declared = func(names []string) {
-			if len(g.vhosts) > 0 {
-				names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(g.vhosts, n) })
-			}
-			slices.Sort(names)
-			scoped(names)
-		}
+		opts.Declared = func(names []string) { scoped(g.inScope(names)) }
 	}
 	return g.load(opts)
+}
+
+// inScope keeps of names those --vhost names (all without it), sorted.
+func (g *globals) inScope(names []string) []string {
+	if len(g.vhosts) > 0 {
+		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(g.vhosts, n) })
+	}
+	slices.Sort(names)
+	return names
+}
+
+// topologyFiles are the files named by -f (default topology.yaml).
+func (g *globals) topologyFiles() []string {
+	if len(g.files) == 0 {
+		return []string{"topology.yaml"}
+	}
+	return g.files
 }
 
 // load loads the files named by -f (default topology.yaml) with opts, and
 // keeps the vhosts --vhost names.
 func (g *globals) load(opts loader.Options) (*topology.Topology, error) {
-	files := g.files
-	if len(files) == 0 {
-		files = []string{"topology.yaml"}
-	}
+	files := g.topologyFiles()
 	t, err := loader.Load(files, opts)
 	if err != nil {
 		return nil, err
