@@ -103,6 +103,13 @@ func TestShapesHeld(t *testing.T) {
 	if got := trialKeys(firstOf(Shapes(p, held))); !slices.Equal(got, []string{"queue: c"}) {
 		t.Errorf("a changed argument: trials %v, want the queue's new shape", got)
 	}
+	// One argument more than any held queue has: held keys only the objects
+	// with as many arguments as a trial, and none has.
+	longer := strings.Replace(workers, "x-max-length: 5", "x-max-length: 5, x-overflow: reject-publish", 1)
+	p = plan.Diff(load(t, longer), plan.Current{State: held})
+	if got := trialKeys(firstOf(Shapes(p, held))); !slices.Equal(got, []string{"queue: c"}) {
+		t.Errorf("an added argument: trials %v, want the queue's new shape", got)
+	}
 }
 
 func firstOf(trials []*Trial, _ []Object) []*Trial { return trials }
