@@ -146,7 +146,7 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 			fmt.Fprintf(stdout, "  done: %s (%s)\n", ev.Step, ev.Duration.Round(time.Millisecond))
 		}
 	}
-	_, err = g.newEngine(c, stderr).Apply(ctx, in, opts)
+	_, err = g.newEngine(c, stderr, nil).Apply(ctx, in, opts)
 	if errors.Is(err, engine.ErrStalePlan) {
 		return fmt.Errorf("%s: %w: run \"mqctl plan --out %s\" again and review it", planFile, err, planFile)
 	}

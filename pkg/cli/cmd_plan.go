@@ -45,7 +45,10 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 				return err
 			}
 			ctx := cmd.Context()
-			desired, eng, l, err := g.loadAndRead(ctx, cmd.ErrOrStderr())
+			// The engine's notes go to stderr as they come, and into the
+			// JSON plan (a CI job reads everything from it).
+			var notes []string
+			desired, eng, l, err := g.loadAndRead(ctx, cmd.ErrOrStderr(), &notes)
 			if err != nil {
 				return err
 			}
@@ -56,6 +59,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			p := res.Plan
 			w := cmd.OutOrStdout()
 			if g.output == "json" {
+				p.Notes = notes
 				err = plan.WriteJSON(w, p)
 			} else {
 				err = plan.WriteText(w, p, plan.RenderOptions{Color: g.useColor(), ListUnmanaged: listUnmanaged})

@@ -12,10 +12,16 @@ import (
 )
 
 // newEngine is the plan and apply engine for the broker behind c: its notes
-// go to stderr, and it reconnects as any command connects.
-func (g *globals) newEngine(c *broker.Client, stderr io.Writer) *engine.Engine {
+// go to stderr (and, when keep is not nil, to *keep as well), and it
+// reconnects as any command connects.
+func (g *globals) newEngine(c *broker.Client, stderr io.Writer, keep *[]string) *engine.Engine {
 	return engine.New(c, engine.Options{
-		Note:      func(n string) { fmt.Fprintf(stderr, "mqctl: note: %s\n", n) },
+		Note: func(n string) {
+			fmt.Fprintf(stderr, "mqctl: note: %s\n", n)
+			if keep != nil {
+				*keep = append(*keep, n)
+			}
+		},
 		Reconnect: g.connectAPI,
 		LookupEnv: g.env.LookupEnv,
 	})
@@ -30,7 +36,7 @@ func (g *globals) newEngine(c *broker.Client, stderr io.Writer) *engine.Engine {
 // is reported at once. The read is for the engine's Plan
 // (engine.PlanOptions.Live); nil when the file's vhosts were not known
 // early.
-func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer) (*topology.Topology, *engine.Engine, *engine.Live, error) {
+func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer, keep *[]string) (*topology.Topology, *engine.Engine, *engine.Live, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -42,7 +48,7 @@ func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer) (*topology.
 		defer close(connected)
 		var c *broker.Client
 		if c, cerr = g.connectAPI(ctx); cerr == nil {
-			eng = g.newEngine(c, stderr)
+			eng = g.newEngine(c, stderr, keep)
 		}
 	}()
 	type read struct {

@@ -51,6 +51,12 @@ type jsonPlan struct {
 	// Preflight: the broker's answer, when it was asked (additive in
 	// format_version 2).
 	Preflight *Preflight `json:"preflight,omitempty"`
+	// Held: the changes mqctl holds back, and why (additive in
+	// format_version 2).
+	Held []Held `json:"held"`
+	// Notes: what mqctl told the user on stderr while it made the plan
+	// (additive in format_version 2).
+	Notes []string `json:"notes"`
 }
 
 type jsonChange struct {
@@ -96,7 +102,7 @@ func WriteJSON(w io.Writer, p *Plan) error {
 	doc := jsonPlan{
 		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts), Changes: make([]jsonChange, len(p.Changes)),
 		Unmanaged: nonNil(p.Unmanaged), Adopt: nonNil(p.Adopt), Unread: nonNil(p.Unread), Summary: p.Summary(),
-		ChangedOutside: nonNil(p.ChangedOutside), Stale: nonNil(p.Stale), Preflight: p.Preflight,
+		ChangedOutside: nonNil(p.ChangedOutside), Stale: nonNil(p.Stale), Preflight: p.Preflight, Held: nonNil(p.Held), Notes: nonNil(p.Notes),
 	}
 	for i := range p.Changes {
 		c := &p.Changes[i]
@@ -134,7 +140,7 @@ func ReadJSON(r io.Reader) (*Plan, error) {
 	p := &Plan{
 		FormatVersion: FormatVersion, Vhosts: emptyToNil(doc.Vhosts), Changes: make([]Change, len(doc.Changes)),
 		Unmanaged: emptyToNil(doc.Unmanaged), Adopt: emptyToNil(doc.Adopt), Unread: emptyToNil(doc.Unread),
-		ChangedOutside: emptyToNil(doc.ChangedOutside), Stale: emptyToNil(doc.Stale),
+		ChangedOutside: emptyToNil(doc.ChangedOutside), Stale: emptyToNil(doc.Stale), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 	}
 	for i, jc := range doc.Changes {
 		c := Change{
