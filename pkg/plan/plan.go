@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -18,7 +19,7 @@ import (
 // consumers at stake are always present on a change that can lose messages.
 // The saved plan ("mqctl plan --out") has its own kind and version
 // (SavedKind, SavedVersion).
-const FormatVersion = "2"
+const FormatVersion = planjson.FormatVersion
 
 // Action is what a change does to one object.
 type Action string
