@@ -202,4 +202,3 @@ type RefAt struct {
 	Ref
 	Pos *Position `json:"pos,omitempty"`
 }
-
