@@ -48,7 +48,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			// The engine's notes go to stderr as they come, and into the
 			// JSON plan (a CI job reads everything from it).
 			var notes []string
-			desired, eng, l, err := g.loadAndRead(ctx, cmd.ErrOrStderr(), &notes)
+			desired, eng, l, err := g.loadAndRead(ctx, textNotes(cmd.ErrOrStderr(), &notes))
 			if err != nil {
 				return err
 			}

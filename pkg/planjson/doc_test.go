@@ -169,3 +169,21 @@ func TestPageMatchesTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyPageMatchesTypes: docs/apply-json.md documents exactly the
+// fields of the apply stream's types.
+func TestApplyPageMatchesTypes(t *testing.T) {
+	data, err := os.ReadFile("../../docs/apply-json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	check(t, "a line", keys(rows(section(t, text, "## A line"))), planjson.Message{})
+	check(t, "a step", keys(rows(section(t, text, "## A step"))), planjson.Step{})
+	check(t, "the summary", keys(rows(section(t, text, "## The summary"))), planjson.ApplySummary{})
+	for _, typ := range []string{planjson.TypePlan, planjson.TypeNote, planjson.TypeStep, planjson.TypeSummary, planjson.TypeError} {
+		if !strings.Contains(rows(section(t, text, "## A line"))["type"], "`"+typ+"`") {
+			t.Errorf("docs/apply-json.md: a line's type does not list %q", typ)
+		}
+	}
+}
