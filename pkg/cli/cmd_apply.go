@@ -93,8 +93,10 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 	err := g.applyWith(ctx, view, stdout, planFile, f)
 	if err != nil {
 		view.Error(err)
+		return err
 	}
-	return err
+	view.Finish()
+	return nil
 }
 
 // applyWith runs apply, showing what it does through view (stdout is the

@@ -28,6 +28,8 @@ type applyView interface {
 	// Error shows why the apply stopped before it made its changes (or
 	// after a partial one: err is what the command returns).
 	Error(err error)
+	// Finish ends an apply that had nothing to do (no Report).
+	Finish()
 }
 
 // applyText is the human view: the plan as text, a line per step (unless
@@ -67,10 +69,14 @@ func (v *applyText) Report(p *plan.Plan, res *apply.Result) error { return repor
 // Error leaves the error to the command's caller, which prints it.
 func (v *applyText) Error(error) {}
 
+// Finish adds nothing: the plan said "No changes".
+func (v *applyText) Finish() {}
+
 // applyJSON is "apply -o json": one planjson.Message per line on stdout.
 type applyJSON struct {
-	mu  sync.Mutex
-	enc *json.Encoder
+	mu       sync.Mutex
+	enc      *json.Encoder
+	reported bool // a summary line was written
 }
 
 func newApplyJSON(w io.Writer) *applyJSON {
@@ -117,10 +123,19 @@ func (v *applyJSON) Report(p *plan.Plan, res *apply.Result) error {
 		sum.RecordError = res.RecordErr.Error()
 	}
 	v.emit(planjson.Message{Type: planjson.TypeSummary, Summary: sum})
+	v.reported = true
 	if !res.OK() {
 		return incomplete(res)
 	}
 	return nil
+}
+
+// Finish writes the summary of an apply with nothing to do: the stream
+// always ends with a summary or an error.
+func (v *applyJSON) Finish() {
+	if !v.reported {
+		v.emit(planjson.Message{Type: planjson.TypeSummary, Summary: &planjson.ApplySummary{Complete: true, Failed: []planjson.Step{}, Remaining: []string{}}})
+	}
 }
 
 func (v *applyJSON) Error(err error) {
