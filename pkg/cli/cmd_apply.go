@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -81,6 +80,28 @@ alone and named in the plan, unless --delete-changed.`,
 }
 
 func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFile string, f applyFlags) error {
+	if err := g.checkOutput("text", "json"); err != nil {
+		return err
+	}
+	var view applyView = &applyText{g: g, stdout: stdout, stderr: stderr, quiet: f.quiet}
+	if g.output == "json" {
+		if !f.autoApprove && planFile == "" {
+			return errors.New("apply -o json does not ask for confirmation: review the plan (mqctl plan) and pass --auto-approve, or apply a saved plan (mqctl plan --out FILE, then mqctl apply -o json FILE)")
+		}
+		view = newApplyJSON(stdout)
+	}
+	err := g.applyWith(ctx, view, stdout, planFile, f)
+	if err != nil {
+		view.Error(err)
+		return err
+	}
+	view.Finish()
+	return nil
+}
+
+// applyWith runs apply, showing what it does through view (stdout is the
+// terminal's, for the confirmation).
+func (g *globals) applyWith(ctx context.Context, view applyView, stdout io.Writer, planFile string, f applyFlags) error {
 	var in engine.ApplyInput
 	if planFile != "" {
 		fh, err := os.Open(planFile)
@@ -102,7 +123,6 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
 	opts := engine.ApplyOptions{
 		AllowDataLoss: f.allowDataLoss,
 		AllowReplace:  f.allowReplace,
@@ -111,42 +131,33 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		Parallelism:   f.parallelism,
 		LockTimeout:   f.lockTimeout,
 		LockWaiting: func(vhost, holder string) {
-			fmt.Fprintf(stderr, "mqctl: vhost %q is locked by %s; waiting up to %s (--lock-timeout)\n", vhost, holder, f.lockTimeout)
+			view.Note(fmt.Sprintf("vhost %q is locked by %s; waiting up to %s (--lock-timeout)", vhost, holder, f.lockTimeout))
 		},
-		Show: func(p *plan.Plan) error { return plan.WriteText(stdout, p, plan.RenderOptions{Color: g.useColor()}) },
+		Show: view.Plan,
 		Confirm: func(p *plan.Plan) error {
-			if !p.Empty() && !f.autoApprove {
+			// -o json never asks: it takes --auto-approve, or a saved plan.
+			if !p.Empty() && !f.autoApprove && g.output != "json" {
 				if err := g.confirm(stdout); err != nil {
 					return err
 				}
 			}
-			if !f.quiet {
+			if !f.quiet && g.output != "json" {
 				fmt.Fprintln(stdout)
 			}
 			return nil
 		},
-		Report: func(p *plan.Plan, res *apply.Result) error { return report(stdout, p, res) },
+		Report:   view.Report,
+		Progress: view.Step,
 		Waiting: func(server string, pending []string) {
 			them := "them"
 			if len(pending) == 1 {
 				them = "it"
 			}
-			fmt.Fprintf(stderr, "mqctl: waiting until %s shows %d %s of this apply (it does not show %s yet)\n",
-				server, len(pending), pluralize("change", len(pending)), them)
+			view.Note(fmt.Sprintf("waiting until %s shows %d %s of this apply (it does not show %s yet)",
+				server, len(pending), pluralize("change", len(pending)), them))
 		},
 	}
-	if !f.quiet {
-		opts.Progress = func(ev apply.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			if ev.Err != nil {
-				fmt.Fprintf(stdout, "  failed: %s: %s\n", ev.Step, failureText(ev.Err))
-				return
-			}
-			fmt.Fprintf(stdout, "  done: %s (%s)\n", ev.Step, ev.Duration.Round(time.Millisecond))
-		}
-	}
-	_, err = g.newEngine(c, stderr).Apply(ctx, in, opts)
+	_, err = g.newEngine(c, func(n string) { view.Note("note: " + n) }).Apply(ctx, in, opts)
 	if errors.Is(err, engine.ErrStalePlan) {
 		return fmt.Errorf("%s: %w: run \"mqctl plan --out %s\" again and review it", planFile, err, planFile)
 	}
@@ -195,6 +206,12 @@ func report(w io.Writer, p *plan.Plan, res *apply.Result) error {
 	if res.RecordErr != nil {
 		fmt.Fprintf(w, "Ownership record: %v\n", res.RecordErr)
 	}
+	return incomplete(res)
+}
+
+// incomplete is the error of an apply that did not finish: why, and what
+// to do next.
+func incomplete(res *apply.Result) error {
 	why := fmt.Sprintf("%d %s failed", len(res.Failed), pluralize("step", len(res.Failed)))
 	next := "fix the cause and run mqctl apply again"
 	switch {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -45,7 +46,10 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 				return err
 			}
 			ctx := cmd.Context()
-			desired, eng, l, err := g.loadAndRead(ctx, cmd.ErrOrStderr())
+			// The engine's notes go to stderr as they come, and into the
+			// JSON plan (a CI job reads everything from it).
+			var notes []string
+			desired, eng, l, err := g.loadAndRead(ctx, textNotes(cmd.ErrOrStderr(), &notes))
 			if err != nil {
 				return err
 			}
@@ -54,38 +58,19 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 				return err
 			}
 			p := res.Plan
-			w := cmd.OutOrStdout()
-			if g.output == "json" {
-				err = plan.WriteJSON(w, p)
-			} else {
-				err = plan.WriteText(w, p, plan.RenderOptions{Color: g.useColor(), ListUnmanaged: listUnmanaged})
-			}
-			if err != nil {
+			p.Notes = notes
+			view := planView{json: g.output == "json", w: cmd.OutOrStdout(), render: plan.RenderOptions{Color: g.useColor(), ListUnmanaged: listUnmanaged}}
+			if err := view.plan(p); err != nil {
 				return err
 			}
 			if out != "" {
-				f, err := os.Create(out)
-				if err != nil {
-					return fmt.Errorf("save the plan: %w", err)
+				if err := savePlan(out, p); err != nil {
+					return err
 				}
-				if err := plan.WriteSaved(f, p); err != nil {
-					f.Close()
-					return fmt.Errorf("save the plan to %s: %w", out, err)
-				}
-				if err := f.Close(); err != nil {
-					return fmt.Errorf("save the plan to %s: %w", out, err)
-				}
-				if g.output != "json" {
-					fmt.Fprintf(w, "\nSaved the plan to %s: run \"mqctl apply %s\" to apply exactly these changes.\n", out, out)
-				}
+				view.saved(out)
 			}
 			if pf := p.Preflight; pf != nil && len(pf.Refusals) > 0 {
-				var err error = &preflightpkg.RefusedError{Report: pf}
-				if g.output != "json" {
-					// The plan above lists them.
-					err = fmt.Errorf("the broker refuses %d of the plan's objects (listed above): fix them in the file before apply: %w", pf.Refused(), preflightpkg.ErrRefused)
-				}
-				return &ExitCodeError{Code: ExitError, Err: err}
+				return &ExitCodeError{Code: ExitError, Err: view.refused(pf)}
 			}
 			if detailed && !p.Empty() {
 				return &ExitCodeError{Code: ExitChanges}
@@ -99,4 +84,53 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 	cmd.Flags().BoolVar(&deleteChanged, "delete-changed", false, deleteChangedHelp)
 	cmd.Flags().BoolVar(&preflight, "preflight", false, "also ask the broker, as apply does, whether it takes the plan's objects: each distinct shape is declared in a throwaway vhost, which is then deleted (exit 1 when it refuses one)")
 	return cmd
+}
+
+// savePlan writes p to file as a saved plan, for "mqctl apply FILE".
+func savePlan(file string, p *plan.Plan) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("save the plan: %w", err)
+	}
+	if err := plan.WriteSaved(f, p); err != nil {
+		f.Close()
+		return fmt.Errorf("save the plan to %s: %w", file, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("save the plan to %s: %w", file, err)
+	}
+	return nil
+}
+
+// planView shows what plan found: to a person (the text view) or to a
+// program (the JSON plan, json).
+type planView struct {
+	json   bool
+	w      io.Writer
+	render plan.RenderOptions
+}
+
+func (v planView) plan(p *plan.Plan) error {
+	if v.json {
+		return plan.WriteJSON(v.w, p)
+	}
+	return plan.WriteText(v.w, p, v.render)
+}
+
+// saved tells a person where the saved plan is and what to do with it
+// (the JSON plan is all a program gets on stdout).
+func (v planView) saved(file string) {
+	if !v.json {
+		fmt.Fprintf(v.w, "\nSaved the plan to %s: run \"mqctl apply %s\" to apply exactly these changes.\n", file, file)
+	}
+}
+
+// refused is the error of a plan the broker refuses objects of: the text
+// above lists them; the JSON plan has them in its preflight, and the error
+// names them.
+func (v planView) refused(pf *plan.Preflight) error {
+	if v.json {
+		return &preflightpkg.RefusedError{Report: pf}
+	}
+	return fmt.Errorf("the broker refuses %d of the plan's objects (listed above): fix them in the file before apply: %w", pf.Refused(), preflightpkg.ErrRefused)
 }

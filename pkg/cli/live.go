@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// newEngine is the plan and apply engine for the broker behind c: its notes
-// go to stderr, and it reconnects as any command connects.
-func (g *globals) newEngine(c *broker.Client, stderr io.Writer) *engine.Engine {
+// newEngine is the plan and apply engine for the broker behind c: it tells
+// note what the user should know, and reconnects as any command connects.
+func (g *globals) newEngine(c *broker.Client, note func(string)) *engine.Engine {
 	return engine.New(c, engine.Options{
-		Note:      func(n string) { fmt.Fprintf(stderr, "mqctl: note: %s\n", n) },
+		Note:      note,
 		Reconnect: g.connectAPI,
 		LookupEnv: g.env.LookupEnv,
 	})
@@ -30,7 +31,7 @@ func (g *globals) newEngine(c *broker.Client, stderr io.Writer) *engine.Engine {
 // is reported at once. The read is for the engine's Plan
 // (engine.PlanOptions.Live); nil when the file's vhosts were not known
 // early.
-func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer) (*topology.Topology, *engine.Engine, *engine.Live, error) {
+func (g *globals) loadAndRead(ctx context.Context, note func(string)) (*topology.Topology, *engine.Engine, *engine.Live, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -42,7 +43,7 @@ func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer) (*topology.
 		defer close(connected)
 		var c *broker.Client
 		if c, cerr = g.connectAPI(ctx); cerr == nil {
-			eng = g.newEngine(c, stderr)
+			eng = g.newEngine(c, note)
 		}
 	}()
 	type read struct {
@@ -109,6 +110,20 @@ func (g *globals) loadAndRead(ctx context.Context, stderr io.Writer) (*topology.
 		break
 	}
 	return desired, eng, l, nil
+}
+
+// textNotes prints each note on w as the text views do, and keeps it in
+// *keep when keep is not nil (for the JSON plan).
+func textNotes(w io.Writer, keep *[]string) func(string) {
+	var mu sync.Mutex // the engine notes from several goroutines
+	return func(n string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "mqctl: note: %s\n", n)
+		if keep != nil {
+			*keep = append(*keep, n)
+		}
+	}
 }
 
 // useColor reports whether output should be coloured: on a terminal,

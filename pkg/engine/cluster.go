@@ -94,16 +94,20 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 		downVhost[r.vhost] = true
 	}
 	p.Stale = slices.DeleteFunc(p.Stale, func(ref plan.ObjectRef) bool { return ref.Kind == plan.KindBinding && downVhost[ref.Vhost] })
+	// What waits for each queue, then each of those changes held back
+	// with that.
 	held := map[queueRef][]string{}
-	kept := p.Changes[:0]
 	for _, ch := range p.Changes {
 		if r, ok := touchedQueue(ch); ok && down[r] != nil {
 			held[r] = append(held[r], fmt.Sprintf("%s %s %s", ch.Action, ch.Kind, ch.Name))
-			continue
 		}
-		kept = append(kept, ch)
 	}
-	p.Changes = kept
+	p.HoldBack(func(ch *plan.Change) (string, string) {
+		if r, ok := touchedQueue(*ch); ok && down[r] != nil {
+			return plan.HeldNodeDown, downNote(r, down[r], held[r])
+		}
+		return "", ""
+	})
 	refs := make([]queueRef, 0, len(held))
 	for r := range held {
 		refs = append(refs, r)

@@ -75,4 +75,9 @@ func TestOwnedQueueFromPlacements(t *testing.T) {
 	if note := stderr.String(); strings.Count(note, "\n") != 1 || !strings.Contains(note, `queue "owned" in vhost "v" is left alone: the broker reports it owned by shovel "sh" (internal_owner)`) {
 		t.Errorf("notes:\n%s", note)
 	}
+	// The plan itself holds the decision (JSON and saved plans carry it).
+	if len(p.Held) != 1 || p.Held[0].Name != "owned" || p.Held[0].Action != plan.Delete || p.Held[0].Cause != plan.HeldInternalOwner ||
+		!strings.Contains(p.Held[0].Reason, `owned by shovel "sh" (internal_owner)`) {
+		t.Errorf("held back: %+v, want the delete of queue owned, for its internal owner", p.Held)
+	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/preflight"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -40,12 +42,13 @@ type PlanResult struct {
 }
 
 // Plan diffs desired against the broker: it refuses what this broker's
-// version would refuse, adjusts desired to what the version stores (it
-// may change desired), reads the broker (unless opts.Live holds the read),
-// diffs, fills in the messages and consumers at stake in every queue the
-// plan deletes or replaces (exactly, over AMQP, where it can) and leaves
-// out the changes on queues out of reach. It reads only, takes no lock,
-// and tells Options.Note what the user should know about the plan.
+// version would refuse, diffs a copy of desired adjusted to what the
+// version stores (desired itself is never changed) against the broker
+// (read unless opts.Live holds the read), fills in the messages and
+// consumers at stake in every queue the plan deletes or replaces (exactly,
+// over AMQP, where it can) and holds back (plan.Plan.Held) the changes it
+// must not make, each with why. It reads only, takes no lock, and tells
+// Options.Note what the user should know about the plan.
 func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts PlanOptions) (*PlanResult, error) {
 	p, l, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged})
 	if err != nil {
@@ -106,14 +109,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	if err := version.Check(desired); err != nil && !e.noTable {
 		return nil, nil, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
-	if !version.StoresDefaultQueueType() {
-		for _, v := range desired.Vhosts {
-			if v.DefaultQueueType != "" {
-				// The broker ignores it; the file's queues carry their types.
-				v.DefaultQueueType = ""
-			}
-		}
-	}
+	desired = normalize(desired, version)
 	if l == nil || !slices.Equal(l.scope, scope) {
 		var err error
 		if l, err = e.ReadLive(ctx, scope); err != nil {
@@ -133,24 +129,52 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	return p, l, nil
 }
 
+// normalize is desired as the broker of version stores it, leaving desired
+// itself alone: the caller's topology is never changed. Before 3.11 the
+// broker ignores a vhost's default queue type (the file's queues carry
+// their types), so the vhosts that give one are copied without it; the
+// objects in them are shared, not copied.
+func normalize(desired *topology.Topology, version rmqversion.Version) *topology.Topology {
+	if version.StoresDefaultQueueType() {
+		return desired
+	}
+	var out *topology.Topology
+	for name, v := range desired.Vhosts {
+		if v.DefaultQueueType == "" {
+			continue
+		}
+		if out == nil {
+			cp := *desired
+			cp.Vhosts = maps.Clone(desired.Vhosts)
+			out = &cp
+		}
+		nv := *v
+		nv.DefaultQueueType = ""
+		out.Vhosts[name] = &nv
+	}
+	if out == nil {
+		return desired
+	}
+	return out
+}
+
 // keepOwnUser leaves out of p every change that would delete the user
 // mqctl is connected as, or take its permissions away: the apply, and every
 // one after it, would lock itself out. The user is told.
 func (e *Engine) keepOwnUser(p *plan.Plan) {
 	me := e.c.Username()
-	kept := p.Changes[:0]
-	for _, c := range p.Changes {
+	p.HoldBack(func(c *plan.Change) (string, string) {
 		if c.Action == plan.Delete && c.Name == me && (c.Kind == kind.User || c.Kind == kind.Permission || c.Kind == kind.TopicPermission || c.Kind == kind.UserLimits) {
 			where := ""
 			if c.Vhost != "" {
 				where = fmt.Sprintf(" on vhost %q", c.Vhost)
 			}
-			e.note("%s %q%s is left alone: mqctl is connected as that user, and never deletes it or its access (do it as another user)", c.Kind.Label(), me, where)
-			continue
+			why := "mqctl is connected as that user, and never deletes it or its access (do it as another user)"
+			e.note("%s %q%s is left alone: %s", c.Kind.Label(), me, where, why)
+			return plan.HeldOwnUser, why
 		}
-		kept = append(kept, c)
-	}
-	p.Changes = kept
+		return "", ""
+	})
 }
 
 // keepProtected leaves out of p every change the broker refuses because
@@ -161,19 +185,19 @@ func (e *Engine) keepOwnUser(p *plan.Plan) {
 // the HTTP API") is neither changed nor deleted. (A vhost protected from deletion needs no such care: mqctl reads,
 // and so deletes, only the vhosts the file names.)
 func (e *Engine) keepProtected(p *plan.Plan, l *Live) {
-	kept := p.Changes[:0]
-	for _, c := range p.Changes {
+	p.HoldBack(func(c *plan.Change) (string, string) {
 		if owner := l.info.Owned[c.Vhost][c.Name]; c.Kind == kind.Queue && (c.Action == plan.Delete || c.Action == plan.Replace) && owner != "" {
-			e.note("queue %q in vhost %q is left alone: the broker reports it owned by %s (internal_owner), and protects it from deletion by clients; the plugin that made it manages it", c.Name, c.Vhost, owner)
-			continue
+			why := fmt.Sprintf("the broker reports it owned by %s (internal_owner), and protects it from deletion by clients; the plugin that made it manages it", owner)
+			e.note("queue %q in vhost %q is left alone: %s", c.Name, c.Vhost, why)
+			return plan.HeldInternalOwner, why
 		}
 		if c.Kind == kind.User && (c.Action == plan.Delete || c.Action == plan.Update) && protectedUser(l.State().Items.Get(kind.User, c.Name)) && e.c.RabbitMQVersion().ProtectsTaggedUsers() {
-			e.note("user %q is left alone: it is tagged protected, and RabbitMQ %s refuses to change or delete a protected user through the management API (\"Protected users cannot be modified via the HTTP API\"); change it with rabbitmqctl, or remove the tag there first", c.Name, l.info.Version)
-			continue
+			why := fmt.Sprintf("it is tagged protected, and RabbitMQ %s refuses to change or delete a protected user through the management API (\"Protected users cannot be modified via the HTTP API\"); change it with rabbitmqctl, or remove the tag there first", l.info.Version)
+			e.note("user %q is left alone: %s", c.Name, why)
+			return plan.HeldProtectedUser, why
 		}
-		kept = append(kept, c)
-	}
-	p.Changes = kept
+		return "", ""
+	})
 }
 
 // protectedUser reports whether user u (nil: none) carries the protected
@@ -207,13 +231,12 @@ func (e *Engine) keepUnseenVhosts(p *plan.Plan, desired *topology.Topology, l *L
 	if len(unseen) == 0 {
 		return
 	}
-	kept := p.Changes[:0]
-	for _, c := range p.Changes {
+	p.HoldBack(func(c *plan.Change) (string, string) {
 		if !unseen[c.Vhost] {
-			kept = append(kept, c)
+			return "", ""
 		}
-	}
-	p.Changes = kept
+		return plan.HeldUnseenVhost, fmt.Sprintf("user %q is not shown vhost %q (see what was not read)", e.c.Username(), c.Vhost)
+	})
 }
 
 // refuseUnseenVhosts refuses, before anything changes, to apply a file

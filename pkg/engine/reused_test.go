@@ -387,5 +387,13 @@ func TestProtectedUser(t *testing.T) {
 	if held != protects || (len(p.Changes) == 0) != protects {
 		t.Fatalf("RabbitMQ %s: plan %v, notes %q: want the update of the tags held back = %v", f.b.Version(), changes(p), f.notes, protects)
 	}
+	// The plan itself says so (its JSON and saved forms carry Held).
+	inPlan := false // the record of users is shared with other tests: this test's user only
+	for _, h := range p.Held {
+		inPlan = inPlan || h.Name == name && h.Cause == plan.HeldProtectedUser
+	}
+	if inPlan != protects {
+		t.Errorf("RabbitMQ %s: held back %+v: want the user's update held back for its protected tag = %v", f.b.Version(), p.Held, protects)
+	}
 	k.apply("{}\n", top) // completes either way
 }

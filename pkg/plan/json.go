@@ -5,21 +5,19 @@ import (
 	"fmt"
 	"io"
 
+	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // The JSON plan ("mqctl plan -o json") is the public, versioned view of a
-// plan for CI, documented field by field in docs/plan-json.md. It is not
-// the saved plan (WriteSaved): it leaves out what only apply needs (the
-// broker fingerprint) and never shows an unknown value as absent.
+// plan for CI: its types are pkg/planjson's, documented field by field in
+// docs/plan-json.md. It is not the saved plan (WriteSaved): it leaves out
+// what only apply needs (the broker fingerprint) and never shows an
+// unknown value as absent.
 
-// Position is where an object is declared, in the JSON documents: what is
-// known of it, and nothing when nothing is (never an empty object).
-type Position struct {
-	File   string `json:"file,omitempty"`
-	Line   int    `json:"line,omitempty"`
-	Column int    `json:"column,omitempty"`
-}
+// Position is where an object is declared, as the JSON documents write it
+// (pkg/planjson): what is known of it, and nothing when nothing is.
+type Position = pj.Position
 
 // PositionOf is p as a Position, nil when p is unknown.
 func PositionOf(p topology.Pos) *Position {
@@ -29,53 +27,11 @@ func PositionOf(p topology.Pos) *Position {
 	return &Position{File: p.File, Line: p.Line, Column: p.Col}
 }
 
-func (p *Position) pos() topology.Pos {
+func posOf(p *Position) topology.Pos {
 	if p == nil {
 		return topology.Pos{}
 	}
 	return topology.Pos{File: p.File, Line: p.Line, Col: p.Column}
-}
-
-type jsonPlan struct {
-	FormatVersion string       `json:"format_version"`
-	Vhosts        []string     `json:"vhosts"`
-	Changes       []jsonChange `json:"changes"`
-	Unmanaged     []ObjectRef  `json:"unmanaged"`
-	Adopt         []ObjectRef  `json:"adopt"`
-	Unread        []Unread     `json:"unread"`
-	// ChangedOutside and Stale: the ownership record's side (additive in
-	// format_version 2).
-	ChangedOutside []Outside   `json:"changed_outside"`
-	Stale          []ObjectRef `json:"stale"`
-	Summary        Summary     `json:"summary"`
-	// Preflight: the broker's answer, when it was asked (additive in
-	// format_version 2).
-	Preflight *Preflight `json:"preflight,omitempty"`
-}
-
-type jsonChange struct {
-	Action   Action              `json:"action"`
-	Kind     Kind                `json:"kind"`
-	Vhost    string              `json:"vhost"`
-	Name     string              `json:"name"`
-	Before   *Object             `json:"before,omitempty"`
-	After    *Object             `json:"after,omitempty"`
-	Fields   []jsonField         `json:"fields,omitempty"`
-	Reason   string              `json:"reason,omitempty"`
-	Bindings []*topology.Binding `json:"bindings,omitempty"`
-	// Present exactly when the change can lose messages (a queue or vhost
-	// deleted, a queue replaced), 0 included.
-	Messages        *int64    `json:"messages,omitempty"`
-	Consumers       *int64    `json:"consumers,omitempty"`
-	MessagesAtLeast *bool     `json:"messages_at_least,omitempty"`
-	Pos             *Position `json:"pos,omitempty"`
-}
-
-type jsonField struct {
-	Field  string `json:"field"`
-	Before any    `json:"before"`
-	After  any    `json:"after"`
-	Forces bool   `json:"forces_replace"`
 }
 
 // atStake reports whether c can lose messages, so that the JSON plan
@@ -93,36 +49,16 @@ func atStake(c *Change) bool {
 // WriteJSON writes the JSON plan (format_version FormatVersion), the
 // stable contract for CI documented in docs/plan-json.md.
 func WriteJSON(w io.Writer, p *Plan) error {
-	doc := jsonPlan{
-		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts), Changes: make([]jsonChange, len(p.Changes)),
-		Unmanaged: nonNil(p.Unmanaged), Adopt: nonNil(p.Adopt), Unread: nonNil(p.Unread), Summary: p.Summary(),
-		ChangedOutside: nonNil(p.ChangedOutside), Stale: nonNil(p.Stale), Preflight: p.Preflight,
-	}
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		jc := jsonChange{
-			Action: c.Action, Kind: c.Kind, Vhost: c.Vhost, Name: c.Name, Before: c.Before, After: c.After,
-			Reason: c.Reason, Bindings: c.Bindings, Pos: PositionOf(c.Pos),
-		}
-		for _, f := range c.Fields {
-			jc.Fields = append(jc.Fields, jsonField{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces})
-		}
-		if atStake(c) {
-			m, n, least := c.Messages, c.Consumers, c.MessagesAtLeast
-			jc.Messages, jc.Consumers, jc.MessagesAtLeast = &m, &n, &least
-		}
-		doc.Changes[i] = jc
-	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return enc.Encode(JSONOf(p))
 }
 
 // ReadJSON reads a JSON plan written by WriteJSON (for programs and tests
 // that check one), refusing other format versions. The plan has no
 // fingerprint: "mqctl apply" takes a saved plan (ReadSaved), never this.
 func ReadJSON(r io.Reader) (*Plan, error) {
-	var doc jsonPlan
+	var doc pj.Plan
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
@@ -131,18 +67,75 @@ func ReadJSON(r io.Reader) (*Plan, error) {
 	if doc.FormatVersion != FormatVersion {
 		return nil, fmt.Errorf("plan format_version %q is not supported by this mqctl (it reads %q): make the plan again with this version", doc.FormatVersion, FormatVersion)
 	}
+	return fromJSON(&doc), nil
+}
+
+// JSONOf is p as the JSON plan's document.
+func JSONOf(p *Plan) *pj.Plan {
+	s := p.Summary()
+	doc := &pj.Plan{
+		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts), Changes: make([]pj.Change, len(p.Changes)),
+		Unmanaged: jsonRefs(p.Unmanaged), Adopt: jsonRefs(p.Adopt), Unread: []pj.Unread{}, ChangedOutside: []pj.Outside{}, Stale: jsonRefs(p.Stale),
+		Summary:   pj.Summary{Create: s.Create, Update: s.Update, Replace: s.Replace, Delete: s.Delete},
+		Preflight: jsonPreflight(p.Preflight), Held: []pj.Held{}, Notes: nonNil(p.Notes),
+	}
+	for _, u := range p.Unread {
+		doc.Unread = append(doc.Unread, pj.Unread{Vhost: u.Vhost, Kind: string(u.Kind), Reason: u.Reason, Declared: u.Declared})
+	}
+	for _, o := range p.ChangedOutside {
+		doc.ChangedOutside = append(doc.ChangedOutside, pj.Outside{Ref: jsonRef(o.ObjectRef), Reason: o.Reason, Deleted: o.Deleted})
+	}
+	for _, h := range p.Held {
+		doc.Held = append(doc.Held, pj.Held{Ref: jsonRef(h.ObjectRef), Action: string(h.Action), Cause: h.Cause, Reason: h.Reason})
+	}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		jc := pj.Change{
+			Action: string(c.Action), Kind: string(c.Kind), Vhost: c.Vhost, Name: c.Name, Before: jsonObject(c.Before), After: jsonObject(c.After),
+			Reason: c.Reason, Pos: PositionOf(c.Pos),
+		}
+		for _, f := range c.Fields {
+			jc.Fields = append(jc.Fields, pj.Field{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces})
+		}
+		for _, b := range c.Bindings {
+			jc.Bindings = append(jc.Bindings, *jsonBinding(b))
+		}
+		if atStake(c) {
+			m, n, least := c.Messages, c.Consumers, c.MessagesAtLeast
+			jc.Messages, jc.Consumers, jc.MessagesAtLeast = &m, &n, &least
+		}
+		doc.Changes[i] = jc
+	}
+	return doc
+}
+
+// fromJSON is the document as a plan (without the fingerprint, the prints
+// and anything else only the saved plan carries).
+func fromJSON(doc *pj.Plan) *Plan {
 	p := &Plan{
 		FormatVersion: FormatVersion, Vhosts: emptyToNil(doc.Vhosts), Changes: make([]Change, len(doc.Changes)),
-		Unmanaged: emptyToNil(doc.Unmanaged), Adopt: emptyToNil(doc.Adopt), Unread: emptyToNil(doc.Unread),
-		ChangedOutside: emptyToNil(doc.ChangedOutside), Stale: emptyToNil(doc.Stale),
+		Unmanaged: planRefs(doc.Unmanaged), Adopt: planRefs(doc.Adopt), Stale: planRefs(doc.Stale),
+		Notes: emptyToNil(doc.Notes), Preflight: planPreflight(doc.Preflight),
+	}
+	for _, u := range doc.Unread {
+		p.Unread = append(p.Unread, Unread{Vhost: u.Vhost, Kind: Kind(u.Kind), Reason: u.Reason, Declared: u.Declared})
+	}
+	for _, o := range doc.ChangedOutside {
+		p.ChangedOutside = append(p.ChangedOutside, Outside{ObjectRef: planRef(o.Ref), Reason: o.Reason, Deleted: o.Deleted})
+	}
+	for _, h := range doc.Held {
+		p.Held = append(p.Held, Held{ObjectRef: planRef(h.Ref), Action: Action(h.Action), Cause: h.Cause, Reason: h.Reason})
 	}
 	for i, jc := range doc.Changes {
 		c := Change{
-			Action: jc.Action, Kind: jc.Kind, Vhost: jc.Vhost, Name: jc.Name, Before: jc.Before, After: jc.After,
-			Reason: jc.Reason, Bindings: jc.Bindings, Pos: jc.Pos.pos(),
+			Action: Action(jc.Action), Kind: Kind(jc.Kind), Vhost: jc.Vhost, Name: jc.Name,
+			Before: planObject(jc.Before), After: planObject(jc.After), Reason: jc.Reason, Pos: posOf(jc.Pos),
 		}
 		for _, f := range jc.Fields {
 			c.Fields = append(c.Fields, FieldChange{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces})
+		}
+		for _, b := range jc.Bindings {
+			c.Bindings = append(c.Bindings, planBinding(b))
 		}
 		if jc.Messages != nil {
 			c.Messages = *jc.Messages
@@ -156,5 +149,125 @@ func ReadJSON(r io.Reader) (*Plan, error) {
 		normalizeChange(&c)
 		p.Changes[i] = c
 	}
-	return p, nil
+	return p
+}
+
+func jsonRef(r ObjectRef) pj.Ref { return pj.Ref{Kind: string(r.Kind), Vhost: r.Vhost, Name: r.Name} }
+
+func planRef(r pj.Ref) ObjectRef { return ObjectRef{Kind: Kind(r.Kind), Vhost: r.Vhost, Name: r.Name} }
+
+func jsonRefs(rs []ObjectRef) []pj.Ref {
+	out := make([]pj.Ref, len(rs))
+	for i, r := range rs {
+		out[i] = jsonRef(r)
+	}
+	return out
+}
+
+func planRefs(rs []pj.Ref) []ObjectRef {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]ObjectRef, len(rs))
+	for i, r := range rs {
+		out[i] = planRef(r)
+	}
+	return out
+}
+
+func jsonObject(o *Object) *pj.Object {
+	switch {
+	case o == nil:
+		return nil
+	case o.Vhost != nil:
+		return &pj.Object{Vhost: &pj.Vhost{Name: o.Vhost.Name, Description: o.Vhost.Description, DefaultQueueType: o.Vhost.DefaultQueueType}}
+	case o.Exchange != nil:
+		x := o.Exchange
+		return &pj.Object{Exchange: &pj.Exchange{Name: x.Name, Type: x.Type, Durable: x.Durable, AutoDelete: x.AutoDelete, Internal: x.Internal, Arguments: x.Arguments}}
+	case o.Queue != nil:
+		q := o.Queue
+		return &pj.Object{Queue: &pj.Queue{Name: q.Name, Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: q.Arguments}}
+	case o.Binding != nil:
+		return &pj.Object{Binding: jsonBinding(o.Binding)}
+	case o.Policy != nil:
+		p := o.Policy
+		return &pj.Object{Policy: &pj.Policy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: p.Definition}}
+	case o.Item != nil:
+		it := o.Item
+		// Masked: no JSON plan holds a secret.
+		return &pj.Object{Item: &pj.Item{Kind: string(it.Kind), Name: it.Name, Settings: it.Masked(), Secret: it.Secret, Refs: it.Refs}}
+	}
+	return &pj.Object{}
+}
+
+func planObject(o *pj.Object) *Object {
+	switch {
+	case o == nil:
+		return nil
+	case o.Vhost != nil:
+		return &Object{Vhost: &VhostMeta{Name: o.Vhost.Name, Description: o.Vhost.Description, DefaultQueueType: o.Vhost.DefaultQueueType}}
+	case o.Exchange != nil:
+		x := o.Exchange
+		return &Object{Exchange: &topology.Exchange{Name: x.Name, Type: x.Type, Durable: x.Durable, AutoDelete: x.AutoDelete, Internal: x.Internal, Arguments: x.Arguments}}
+	case o.Queue != nil:
+		q := o.Queue
+		return &Object{Queue: &topology.Queue{Name: q.Name, Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: q.Arguments}}
+	case o.Binding != nil:
+		return &Object{Binding: planBinding(*o.Binding)}
+	case o.Policy != nil:
+		p := o.Policy
+		return &Object{Policy: &topology.Policy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: p.Definition}}
+	case o.Item != nil:
+		it := o.Item
+		return &Object{Item: &topology.Item{Kind: Kind(it.Kind), Name: it.Name, Settings: it.Settings, Secret: it.Secret, Refs: it.Refs}}
+	}
+	return &Object{}
+}
+
+func jsonBinding(b *topology.Binding) *pj.Binding {
+	return &pj.Binding{Source: b.Source, Destination: b.Destination, DestinationType: b.DestinationType, RoutingKey: b.RoutingKey, Arguments: b.Arguments}
+}
+
+func planBinding(b pj.Binding) *topology.Binding {
+	return &topology.Binding{Source: b.Source, Destination: b.Destination, DestinationType: b.DestinationType, RoutingKey: b.RoutingKey, Arguments: b.Arguments}
+}
+
+func jsonPreflight(pf *Preflight) *pj.Preflight {
+	if pf == nil {
+		return nil
+	}
+	out := &pj.Preflight{Vhost: pf.Vhost, Tried: pf.Tried, Objects: pf.Objects, Skipped: pf.Skipped, Untried: jsonRefsAt(pf.Untried),
+		Swept: pf.Swept, SweepError: pf.SweepErr, CleanupError: pf.CleanupErr}
+	for _, r := range pf.Refusals {
+		out.Refusals = append(out.Refusals, pj.Refusal{Kind: string(r.Kind), Reason: r.Reason, Objects: jsonRefsAt(r.Objects)})
+	}
+	return out
+}
+
+func planPreflight(pf *pj.Preflight) *Preflight {
+	if pf == nil {
+		return nil
+	}
+	out := &Preflight{Vhost: pf.Vhost, Tried: pf.Tried, Objects: pf.Objects, Skipped: pf.Skipped, Untried: planRefsAt(pf.Untried),
+		Swept: pf.Swept, SweepErr: pf.SweepError, CleanupErr: pf.CleanupError}
+	for _, r := range pf.Refusals {
+		out.Refusals = append(out.Refusals, Refusal{Kind: Kind(r.Kind), Reason: r.Reason, Objects: planRefsAt(r.Objects)})
+	}
+	return out
+}
+
+func jsonRefsAt(os []ObjectAt) []pj.RefAt {
+	var out []pj.RefAt
+	for _, o := range os {
+		out = append(out, pj.RefAt{Ref: jsonRef(o.ObjectRef), Pos: PositionOf(o.Pos)})
+	}
+	return out
+}
+
+func planRefsAt(rs []pj.RefAt) []ObjectAt {
+	var out []ObjectAt
+	for _, r := range rs {
+		out = append(out, ObjectAt{ObjectRef: planRef(r.Ref), Pos: posOf(r.Pos)})
+	}
+	return out
 }

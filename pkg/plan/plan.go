@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -18,7 +19,7 @@ import (
 // consumers at stake are always present on a change that can lose messages.
 // The saved plan ("mqctl plan --out") has its own kind and version
 // (SavedKind, SavedVersion).
-const FormatVersion = "2"
+const FormatVersion = planjson.FormatVersion
 
 // Action is what a change does to one object.
 type Action string
@@ -153,6 +154,59 @@ type Plan struct {
 	// Preflight is the broker's answer to the plan, when it was asked
 	// (apply always asks unless told not to; plan --preflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
+	// Held are the changes the diff found that mqctl holds back, each
+	// with why (HoldBack): apply makes none of them, and the next plan
+	// finds them again.
+	Held []Held `json:"held,omitempty"`
+	// Notes are what mqctl told the user while it made the plan (on
+	// stderr beside the text view), for the JSON plan.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Why mqctl holds a change back (Held.Cause): stable codes, in the JSON
+// plan.
+const (
+	// HeldOwnUser: the change deletes the user mqctl is connected as, or
+	// its access, which would lock this apply and every later one out.
+	HeldOwnUser = "own_user"
+	// HeldInternalOwner: the queue is owned by a plugin (internal_owner),
+	// and the broker refuses its deletion by clients.
+	HeldInternalOwner = "internal_owner"
+	// HeldProtectedUser: the user is tagged protected, and the broker
+	// refuses to change or delete it through the management API.
+	HeldProtectedUser = "protected_user"
+	// HeldNodeDown: the queue lives on a node that is down (or without a
+	// majority of its members online): its messages cannot be counted.
+	HeldNodeDown = "node_down"
+	// HeldUnseenVhost: the broker did not show the vhost to the user (it
+	// does not exist, or the user has no permissions on it).
+	HeldUnseenVhost = "unseen_vhost"
+)
+
+// Held is a change the plan holds back, and why.
+type Held struct {
+	ObjectRef
+	Action Action `json:"action"`
+	// Cause says why, as a stable code (HeldOwnUser, …).
+	Cause string `json:"cause"`
+	// Reason says why in words, and what the user can do.
+	Reason string `json:"reason"`
+}
+
+// HoldBack moves out of the plan's changes, into Held, every change for
+// which hold gives a cause (and says why); the others keep their order.
+func (p *Plan) HoldBack(hold func(c *Change) (cause, reason string)) {
+	kept := p.Changes[:0]
+	for i := range p.Changes {
+		c := p.Changes[i]
+		if cause, reason := hold(&c); cause != "" {
+			p.Held = append(p.Held, Held{ObjectRef: ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}, Action: c.Action, Cause: cause, Reason: reason})
+			continue
+		}
+		kept = append(kept, c)
+	}
+	clear(p.Changes[len(kept):])
+	p.Changes = kept
 }
 
 // Outside is an object mqctl managed once that was changed outside mqctl.

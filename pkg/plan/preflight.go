@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -49,15 +48,6 @@ type Refusal struct {
 type ObjectAt struct {
 	ObjectRef
 	Pos topology.Pos `json:"-"`
-}
-
-// MarshalJSON writes the object ref with "pos" as the JSON plan writes
-// positions: absent when unknown, never {}.
-func (o ObjectAt) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		ObjectRef
-		Pos *Position `json:"pos,omitempty"`
-	}{o.ObjectRef, PositionOf(o.Pos)})
 }
 
 // String names the object as plans do: `queue "q" in vhost "v"`, after

@@ -48,7 +48,9 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		}
 		return color + s + ansiReset
 	}
-	if p.Empty() && len(p.Unread) > 0 {
+	if p.Empty() && len(p.Held) > 0 {
+		sb.WriteString(paint(ansiBold, "No changes.") + " mqctl holds back what differs from the file (below).\n")
+	} else if p.Empty() && len(p.Unread) > 0 {
 		sb.WriteString(paint(ansiBold, "No changes.") + " What mqctl could read matches the file (see below for what it could not).\n")
 	} else if p.Empty() {
 		sb.WriteString(paint(ansiBold, "No changes.") + " The broker matches the file.\n")
@@ -110,6 +112,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			}
 		}
 	}
+	writeHeld(&sb, p, paint)
 	writeOutside(&sb, p, paint)
 	if n := len(p.Stale); n > 0 {
 		fmt.Fprintf(&sb, "mqctl's ownership record lists %d %s that no longer %s: apply drops %s from the record.\n", n, plural("object", n), plural2("exists", "exist", n), plural2("it", "them", n))
@@ -263,6 +266,35 @@ func writeOutside(sb *strings.Builder, p *Plan, paint func(color, s string) stri
 	if len(deleted) > 0 {
 		sb.WriteString(paint(ansiBold, "Managed once, changed outside mqctl, and deleted as asked (--delete-changed):") + "\n")
 		list(deleted)
+	}
+}
+
+// writeHeld lists the changes mqctl holds back, the reason said once for
+// the changes that share it (a queue on a node that is down, and its
+// bindings).
+func writeHeld(sb *strings.Builder, p *Plan, paint func(color, s string) string) {
+	if len(p.Held) == 0 {
+		return
+	}
+	n := len(p.Held)
+	what := "apply makes none of them, and the next plan shows them again"
+	if n == 1 {
+		what = "apply does not make it, and the next plan shows it again"
+	}
+	fmt.Fprintf(sb, "%s %s:\n", paint(ansiBold, fmt.Sprintf("Held back (%d %s):", n, plural("change", n))), what)
+	for i, h := range p.Held {
+		where := fmt.Sprintf(" in vhost %q", h.Vhost)
+		if h.Vhost == "" || h.Kind == KindVhost {
+			where = ""
+		}
+		name := fmt.Sprintf("%q", h.Name)
+		if h.Kind == KindBinding {
+			name = h.Name
+		}
+		fmt.Fprintf(sb, "  %s %s %s%s\n", h.Action, h.Kind, name, where)
+		if i == n-1 || p.Held[i+1].Reason != h.Reason {
+			fmt.Fprintf(sb, "    why: %s\n", h.Reason)
+		}
 	}
 }
 

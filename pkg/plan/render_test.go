@@ -192,3 +192,79 @@ func TestSavedCarriesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestHeld: what mqctl holds back leaves the changes, keeps its order and
+// its reason, and every form of the plan shows it: the text (the reason
+// said once for the changes that share it), the JSON plan and the saved
+// plan.
+func TestHeld(t *testing.T) {
+	p := samplePlan()
+	before := len(p.Changes)
+	down := `queue "orders.shipping" in vhost "/" lives on node rabbit@b, which is down`
+	p.HoldBack(func(c *Change) (string, string) {
+		switch {
+		case c.Kind == KindQueue && c.Name == "orders.shipping":
+			return HeldNodeDown, down
+		case c.Kind == KindBinding && strings.Contains(c.Name, "orders.shipping"):
+			return HeldNodeDown, down
+		case c.Kind == KindQueue && c.Name == "old":
+			return HeldInternalOwner, `the broker reports it owned by shovel "sh" (internal_owner)`
+		}
+		return "", ""
+	})
+	var held []string
+	for _, h := range p.Held {
+		held = append(held, string(h.Action)+" "+string(h.Kind)+" "+h.Name+" "+h.Cause)
+	}
+	want := []string{"delete queue old internal_owner", "replace queue orders.shipping node_down"}
+	if diff := cmp.Diff(want, held); diff != "" {
+		t.Errorf("held (-want +got):\n%s", diff)
+	}
+	if len(p.Changes) != before-2 {
+		t.Errorf("%d changes left of %d, want 2 fewer", len(p.Changes), before)
+	}
+	for _, c := range p.Changes {
+		if c.Name == "old" || c.Name == "orders.shipping" {
+			t.Errorf("a held change is still planned: %s %s %s", c.Action, c.Kind, c.Name)
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "plan-held.txt", buf.Bytes())
+
+	buf.Reset()
+	if err := WriteJSON(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p.Held, back.Held); diff != "" {
+		t.Errorf("held through the JSON plan (-before +after):\n%s", diff)
+	}
+	buf.Reset()
+	if err := WriteSaved(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := ReadSaved(&buf, "plan.saved")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p.Held, saved.Held); diff != "" {
+		t.Errorf("held through the saved plan (-before +after):\n%s", diff)
+	}
+
+	// Nothing left but what is held: the plan says so, never "the broker
+	// matches the file".
+	p.HoldBack(func(*Change) (string, string) { return HeldOwnUser, "mqctl is connected as that user" })
+	buf.Reset()
+	if err := WriteText(&buf, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); strings.Contains(got, "The broker matches the file") || !strings.HasPrefix(got, "No changes. mqctl holds back what differs from the file (below).\n") {
+		t.Errorf("a plan with only held changes:\n%s", got)
+	}
+}

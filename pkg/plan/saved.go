@@ -44,6 +44,11 @@ type savedPlan struct {
 	Prints         []savedPrint `json:"prints,omitempty"`
 	Stale          []ObjectRef  `json:"stale,omitempty"`
 	ChangedOutside []Outside    `json:"changed_outside,omitempty"`
+	// Held: the changes the plan holds back (Plan.Held), shown again when
+	// the saved plan is applied.
+	Held []Held `json:"held,omitempty"`
+	// Notes: what mqctl told the user when it made the plan.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // savedPrint is one entry of Plan.Prints.
@@ -107,7 +112,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
 		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
-		Stale: p.Stale, ChangedOutside: p.ChangedOutside,
+		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 	}
 	for ref, pr := range p.Prints {
 		doc.Prints = append(doc.Prints, savedPrint{ObjectRef: ref, Print: pr})
@@ -167,7 +172,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 	p := &Plan{
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
 		Vhosts: emptyToNil(doc.Vhosts), Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
-		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside),
+		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 	}
 	for _, sp := range doc.Prints {
 		if p.Prints == nil {

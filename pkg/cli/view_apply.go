@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/planjson"
+)
+
+// applyView is how apply shows what it does: to a person (applyText) or
+// to a program (applyJSON, "apply -o json"). The engine calls it from
+// several goroutines.
+type applyView interface {
+	// Plan shows the plan before anything changes.
+	Plan(p *plan.Plan) error
+	// Note says something the user should know (the engine's notes, a
+	// lock waited for, a change not yet visible).
+	Note(msg string)
+	// Step shows one step's outcome as it ends.
+	Step(ev apply.Event)
+	// Report shows the outcome of the whole apply.
+	Report(p *plan.Plan, res *apply.Result) error
+	// Error shows why the apply stopped before it made its changes (or
+	// after a partial one: err is what the command returns).
+	Error(err error)
+	// Finish ends an apply that had nothing to do (no Report).
+	Finish()
+}
+
+// applyText is the human view: the plan as text, a line per step (unless
+// quiet), notes on stderr.
+type applyText struct {
+	g              *globals
+	stdout, stderr io.Writer
+	quiet          bool
+	mu             sync.Mutex
+}
+
+func (v *applyText) Plan(p *plan.Plan) error {
+	return plan.WriteText(v.stdout, p, plan.RenderOptions{Color: v.g.useColor()})
+}
+
+func (v *applyText) Note(msg string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	fmt.Fprintf(v.stderr, "mqctl: %s\n", msg)
+}
+
+func (v *applyText) Step(ev apply.Event) {
+	if v.quiet {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if ev.Err != nil {
+		fmt.Fprintf(v.stdout, "  failed: %s: %s\n", ev.Step, failureText(ev.Err))
+		return
+	}
+	fmt.Fprintf(v.stdout, "  done: %s (%s)\n", ev.Step, ev.Duration.Round(time.Millisecond))
+}
+
+func (v *applyText) Report(p *plan.Plan, res *apply.Result) error { return report(v.stdout, p, res) }
+
+// Error leaves the error to the command's caller, which prints it.
+func (v *applyText) Error(error) {}
+
+// Finish adds nothing: the plan said "No changes".
+func (v *applyText) Finish() {}
+
+// applyJSON is "apply -o json": one planjson.Message per line on stdout.
+type applyJSON struct {
+	mu       sync.Mutex
+	enc      *json.Encoder
+	reported bool // a summary line was written
+}
+
+func newApplyJSON(w io.Writer) *applyJSON {
+	enc := json.NewEncoder(w) // one line each: no indent
+	enc.SetEscapeHTML(false)
+	return &applyJSON{enc: enc}
+}
+
+func (v *applyJSON) emit(m planjson.Message) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_ = v.enc.Encode(m)
+}
+
+func (v *applyJSON) Plan(p *plan.Plan) error {
+	v.emit(planjson.Message{Type: planjson.TypePlan, Plan: plan.JSONOf(p)})
+	return nil
+}
+
+func (v *applyJSON) Note(msg string) { v.emit(planjson.Message{Type: planjson.TypeNote, Message: msg}) }
+
+func (v *applyJSON) Step(ev apply.Event) {
+	s := stepJSON(ev.Step, ev.Err)
+	s.DurationMS = ev.Duration.Milliseconds()
+	v.emit(planjson.Message{Type: planjson.TypeStep, Step: &s})
+}
+
+func (v *applyJSON) Report(p *plan.Plan, res *apply.Result) error {
+	s := p.Summary()
+	sum := &planjson.ApplySummary{
+		Complete: res.OK(), Create: s.Create, Update: s.Update, Replace: s.Replace, Delete: s.Delete,
+		Done: len(res.Done), Failed: []planjson.Step{}, Remaining: []string{}, Interrupted: res.Interrupted,
+	}
+	for _, f := range res.Failed {
+		sum.Failed = append(sum.Failed, stepJSON(f.Step, f.Err))
+	}
+	for _, st := range res.Remaining {
+		sum.Remaining = append(sum.Remaining, st.String())
+	}
+	if res.Stopped != nil {
+		sum.Stopped = res.Stopped.Error()
+	}
+	if res.RecordErr != nil {
+		sum.RecordError = res.RecordErr.Error()
+	}
+	v.emit(planjson.Message{Type: planjson.TypeSummary, Summary: sum})
+	v.reported = true
+	if !res.OK() {
+		return incomplete(res)
+	}
+	return nil
+}
+
+// Finish writes the summary of an apply with nothing to do: the stream
+// always ends with a summary or an error.
+func (v *applyJSON) Finish() {
+	if !v.reported {
+		v.emit(planjson.Message{Type: planjson.TypeSummary, Summary: &planjson.ApplySummary{Complete: true, Failed: []planjson.Step{}, Remaining: []string{}}})
+	}
+}
+
+func (v *applyJSON) Error(err error) {
+	v.emit(planjson.Message{Type: planjson.TypeError, Message: err.Error()})
+}
+
+// stepJSON is step st, done or failed with err, in the stream.
+func stepJSON(st apply.Step, err error) planjson.Step {
+	s := planjson.Step{Step: st.String(), Vhost: st.Vhost, Name: st.Name, Outcome: "done"}
+	if c := st.Change; c != nil {
+		s.Action, s.Kind, s.Name = string(c.Action), string(c.Kind), c.Name
+	}
+	if err != nil {
+		s.Outcome, s.Error = "failed", failureText(err)
+	}
+	return s
+}

@@ -1,0 +1,96 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/plan"
+)
+
+// TestOwnUserIsHeldBack: a file that drops the user mqctl is connected as
+// would delete it and its permissions, locking this apply and every later
+// one out. The plan holds those changes back, each with why, tells the
+// user, and an apply completes without them: the user can still log in.
+func TestOwnUserIsHeldBack(t *testing.T) {
+	f := newFixture(t)
+	f.b.UsersSection(t)
+	ctx := context.Background()
+	name, password := f.b.User(t, "administrator")
+	// An apply that writes users takes the default vhost's lock.
+	f.b.Permit(t, name, "/")
+	f.b.Permit(t, name, f.vhost)
+	c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: name, Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	eng := engine.New(c, engine.Options{Note: func(n string) { notes = append(notes, n) }})
+	load := func(users string) *engine.ApplyInput {
+		t.Helper()
+		env := func(k string) (string, bool) {
+			switch k {
+			case "VHOST":
+				return f.vhost, true
+			case "ME_PASSWORD":
+				return password, true
+			}
+			return "", false
+		}
+		top, err := loader.LoadBytes("topology.yaml", []byte("version: 1\nvhosts:\n  ${VHOST}: {}\nusers:\n"+users), loader.Options{LookupEnv: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		top.Vhosts[f.vhost].Description = "mqctl test " + t.Name()
+		return &engine.ApplyInput{Desired: top}
+	}
+	// mqctl manages its own user once the file names it.
+	mine := "  " + name + ":\n    password: ${ME_PASSWORD}\n    tags: [administrator]\n    permissions:\n      ${VHOST}: { configure: \".*\", write: \".*\", read: \".*\" }\n"
+	if _, err := eng.Apply(ctx, *load(mine), engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The file drops it.
+	res, err := eng.Plan(ctx, load(" {}\n").Desired, engine.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Plan
+	for _, c := range p.Changes {
+		if c.Name == name {
+			t.Errorf("the plan %s %s %q, the user mqctl is connected as", c.Action, c.Kind, c.Name)
+		}
+	}
+	// The record of users is the broker's, shared with other tests: only
+	// this test's user is looked at.
+	var held []string
+	for _, h := range p.Held {
+		if h.Name != name && h.Cause != plan.HeldOwnUser {
+			continue
+		}
+		if h.Cause != plan.HeldOwnUser || h.Name != name || h.Action != plan.Delete || !strings.Contains(h.Reason, "mqctl is connected as that user") {
+			t.Errorf("held back: %+v", h)
+		}
+		held = append(held, string(h.Kind))
+	}
+	if strings.Join(held, ",") != "user,permission" && strings.Join(held, ",") != "permission,user" {
+		t.Errorf("held back %q, want the user and its permission", held)
+	}
+	told := 0
+	for _, n := range notes {
+		if strings.Contains(n, "is left alone: mqctl is connected as that user") {
+			told++
+		}
+	}
+	if told != len(held) {
+		t.Errorf("notes %q: want one for each change held back (%d)", notes, len(held))
+	}
+	if _, err := eng.Apply(ctx, *load(" {}\n"), engine.ApplyOptions{}); err != nil {
+		t.Fatalf("apply without the changes held back: %v", err)
+	}
+	if _, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: name, Password: password}); err != nil {
+		t.Errorf("after the apply the user cannot log in: %v", err)
+	}
+}

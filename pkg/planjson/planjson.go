@@ -1,0 +1,204 @@
+// Package planjson owns the public JSON plan ("mqctl plan -o json"): the
+// types of the document, which are the versioned contract for CI,
+// documented field by field in docs/plan-json.md (a test checks the page
+// against them).
+//
+// The types are this package's own, not the model's: a field renamed in
+// pkg/topology or pkg/plan does not change the document. pkg/plan maps a
+// plan into them (plan.WriteJSON) and back (plan.ReadJSON). The JSON plan
+// is not the saved plan (plan.WriteSaved), which is private to apply: it
+// leaves out what only apply needs (the broker fingerprint) and never
+// shows an unknown value as absent.
+package planjson
+
+// FormatVersion is the document's format_version: it changes only when a
+// field changes meaning or disappears (a new field may appear in any
+// release without a new version).
+const FormatVersion = "2"
+
+// Plan is the document.
+type Plan struct {
+	FormatVersion  string    `json:"format_version"`
+	Vhosts         []string  `json:"vhosts"`
+	Changes        []Change  `json:"changes"`
+	Unmanaged      []Ref     `json:"unmanaged"`
+	Adopt          []Ref     `json:"adopt"`
+	Unread         []Unread  `json:"unread"`
+	ChangedOutside []Outside `json:"changed_outside"`
+	Stale          []Ref     `json:"stale"`
+	Summary        Summary   `json:"summary"`
+	// Preflight is present only when the broker was asked.
+	Preflight *Preflight `json:"preflight,omitempty"`
+	Held      []Held     `json:"held"`
+	Notes     []string   `json:"notes"`
+}
+
+// Ref names an object.
+type Ref struct {
+	Kind  string `json:"kind"`
+	Vhost string `json:"vhost"`
+	Name  string `json:"name"`
+}
+
+// Change is one action on one object.
+type Change struct {
+	Action   string    `json:"action"`
+	Kind     string    `json:"kind"`
+	Vhost    string    `json:"vhost"`
+	Name     string    `json:"name"`
+	Before   *Object   `json:"before,omitempty"`
+	After    *Object   `json:"after,omitempty"`
+	Fields   []Field   `json:"fields,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	Bindings []Binding `json:"bindings,omitempty"`
+	// Messages, Consumers and MessagesAtLeast are present exactly when
+	// the change can lose messages (a queue deleted or replaced, a vhost
+	// deleted), 0 and false included.
+	Messages        *int64    `json:"messages,omitempty"`
+	Consumers       *int64    `json:"consumers,omitempty"`
+	MessagesAtLeast *bool     `json:"messages_at_least,omitempty"`
+	Pos             *Position `json:"pos,omitempty"`
+}
+
+// Field is one field that differs; a null side is the field absent there.
+type Field struct {
+	Field  string `json:"field"`
+	Before any    `json:"before"`
+	After  any    `json:"after"`
+	Forces bool   `json:"forces_replace"`
+}
+
+// Position is where the file declares an object: what is known of it, and
+// no Position at all when nothing is (never {}).
+type Position struct {
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+}
+
+// Object is an object's full state: exactly one key is set, named after
+// its kind (Item for the kinds carried as generic items: vhost limits,
+// shovels, federation, users and their access).
+type Object struct {
+	Vhost    *Vhost    `json:"vhost,omitempty"`
+	Exchange *Exchange `json:"exchange,omitempty"`
+	Queue    *Queue    `json:"queue,omitempty"`
+	Binding  *Binding  `json:"binding,omitempty"`
+	Policy   *Policy   `json:"policy,omitempty"`
+	Item     *Item     `json:"item,omitempty"`
+}
+
+// Vhost is a vhost's metadata.
+type Vhost struct {
+	Name             string `json:"name"`
+	Description      string `json:"description,omitempty"`
+	DefaultQueueType string `json:"default_queue_type,omitempty"`
+}
+
+// Exchange is an exchange.
+type Exchange struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Internal   bool           `json:"internal"`
+	Arguments  map[string]any `json:"arguments,omitempty"`
+}
+
+// Queue is a queue.
+type Queue struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Arguments  map[string]any `json:"arguments,omitempty"`
+}
+
+// Binding is a binding.
+type Binding struct {
+	Source          string         `json:"source"`
+	Destination     string         `json:"destination"`
+	DestinationType string         `json:"destination_type"`
+	RoutingKey      string         `json:"routing_key"`
+	Arguments       map[string]any `json:"arguments,omitempty"`
+}
+
+// Policy is a policy or an operator policy.
+type Policy struct {
+	Name       string         `json:"name"`
+	Pattern    string         `json:"pattern"`
+	ApplyTo    string         `json:"apply-to"`
+	Priority   int            `json:"priority"`
+	Definition map[string]any `json:"definition"`
+}
+
+// Item is an object of a kind carried as a generic item: its settings,
+// every secret masked, and where the file took the secrets from.
+type Item struct {
+	Kind     string            `json:"kind"`
+	Name     string            `json:"name"`
+	Settings map[string]any    `json:"settings,omitempty"`
+	Secret   []string          `json:"secret,omitempty"`
+	Refs     map[string]string `json:"refs,omitempty"`
+}
+
+// Unread is one kind of object the broker would not let mqctl read in one
+// vhost.
+type Unread struct {
+	Vhost    string `json:"vhost"`
+	Kind     string `json:"kind"`
+	Reason   string `json:"reason"`
+	Declared int    `json:"declared"`
+}
+
+// Outside is an object mqctl managed once that was changed outside mqctl.
+type Outside struct {
+	Ref
+	Reason  string `json:"reason"`
+	Deleted bool   `json:"deleted"`
+}
+
+// Held is a change mqctl holds back, and why.
+type Held struct {
+	Ref
+	Action string `json:"action"`
+	Cause  string `json:"cause"`
+	Reason string `json:"reason"`
+}
+
+// Summary counts the changes per action.
+type Summary struct {
+	Create  int `json:"create"`
+	Update  int `json:"update"`
+	Replace int `json:"replace"`
+	Delete  int `json:"delete"`
+}
+
+// Preflight is what the broker answered when asked whether it takes the
+// plan's objects.
+type Preflight struct {
+	Vhost      string    `json:"vhost,omitempty"`
+	Tried      int       `json:"tried"`
+	Objects    int       `json:"objects"`
+	Refusals   []Refusal `json:"refusals,omitempty"`
+	Skipped    string    `json:"skipped,omitempty"`
+	Untried    []RefAt   `json:"untried,omitempty"`
+	Swept      []string  `json:"swept,omitempty"`
+	SweepError string    `json:"sweep_error,omitempty"`
+	// CleanupError says why the throwaway vhost could not be deleted.
+	CleanupError string `json:"cleanup_error,omitempty"`
+}
+
+// Refusal is one cause the broker refuses, and the objects it refuses for
+// it.
+type Refusal struct {
+	Kind    string  `json:"kind"`
+	Reason  string  `json:"reason"`
+	Objects []RefAt `json:"objects"`
+}
+
+// RefAt is an object and where the file declares it.
+type RefAt struct {
+	Ref
+	Pos *Position `json:"pos,omitempty"`
+}
