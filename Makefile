@@ -43,7 +43,7 @@ test: vet
 	  rc=0; ( eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/broker env)" && \
 	    eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster env)" && \
 	    { set -o pipefail; $(GO) test -count=1 -json ./... 2>&1 | \
-	      $(GO) run ./internal/testsum -label "rabbitmq-$$v" -append bin/test-summary.txt; } ) || rc=$$?; \
+	      $(GO) run ./cmd/testsum -label "rabbitmq-$$v" -append bin/test-summary.txt; } ) || rc=$$?; \
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster stop >/dev/null; \
 	  if [ $$rc != 0 ]; then echo "=== FAILED against RabbitMQ $$v"; exit $$rc; fi; \
 	  echo "=== passed against RabbitMQ $$v"; \
@@ -73,10 +73,10 @@ fuzz-long:
 # Against the RabbitMQ version scripts/broker runs (MQCTL_RABBITMQ_VERSION, default 4.3), into bench/<version>/.
 BENCH_OUT ?= bench/$(or $(MQCTL_RABBITMQ_VERSION),4.3)
 bench: broker-start build
-	eval "$$(./scripts/broker env)" && $(GO) run ./internal/benchrun -bin $(BIN) -out $(BENCH_OUT) -sizes $(BENCH_SIZES) -server "$$MQCTL_SERVER"
+	eval "$$(./scripts/broker env)" && $(GO) run ./cmd/benchrun -bin $(BIN) -out $(BENCH_OUT) -sizes $(BENCH_SIZES) -server "$$MQCTL_SERVER"
 
 bench-offline: build
-	$(GO) run ./internal/benchrun -bin $(BIN) -out bench/offline -offline -sizes $(BENCH_SIZES)
+	$(GO) run ./cmd/benchrun -bin $(BIN) -out bench/offline -offline -sizes $(BENCH_SIZES)
 
 # Against the local broker: fresh apply vs POST /api/definitions, no-op plan
 # vs GET /api/definitions, for 5,000 queues + 5,000 DLQs + 10,000 bindings

@@ -318,7 +318,7 @@ func lockOptions(c *broker.Client, amqpURL, action string) lock.Options {
 	return opts
 }
 
-func (p *peeks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
+func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
 	p.mu.Lock()
 	pk, ok := p.conns[vhost]
 	if !ok {
@@ -326,7 +326,9 @@ func (p *peeks) inspect(_ context.Context, vhost, queue, queueType string) (lock
 		p.conns[vhost] = pk
 	}
 	p.mu.Unlock()
-	pk.once.Do(func() { pk.conn, pk.err = lock.Peek(vhost, p.opts) })
+	// The first read of the vhost dials with its ctx: the reads of one
+	// plan share one, so one that ended ends them all.
+	pk.once.Do(func() { pk.conn, pk.err = lock.Peek(ctx, vhost, p.opts) })
 	if pk.err != nil {
 		return lock.QueueState{}, pk.err
 	}

@@ -81,7 +81,8 @@ func DefaultName(action string) string {
 }
 
 // Acquire takes the lock of vhost, waiting up to opts.Wait while another
-// apply holds it.
+// apply holds it. It gives up as soon as ctx ends, also while the
+// connection is being opened (see dial).
 func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 	deadline := time.Now().Add(opts.Wait)
 	holder := func() string {
@@ -94,7 +95,7 @@ func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 	}
 	told := false
 	for {
-		l, err := try(vhost, opts)
+		l, err := try(ctx, vhost, opts)
 		if err == nil {
 			return l, nil
 		}
@@ -121,8 +122,8 @@ func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 	}
 }
 
-func try(vhost string, opts Options) (*Lock, error) {
-	conn, err := dial(vhost, opts)
+func try(ctx context.Context, vhost string, opts Options) (*Lock, error) {
+	conn, err := dial(ctx, vhost, fmt.Sprintf("the apply lock of vhost %q", vhost), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -151,15 +152,56 @@ func try(vhost string, opts Options) (*Lock, error) {
 	return &Lock{Vhost: vhost, conn: conn, held: true}, nil
 }
 
-// dial opens an AMQP connection to vhost.
-func dial(vhost string, opts Options) (*amqp.Connection, error) {
-	return broker.DialAMQP(context.Background(), broker.AMQPDial{URL: opts.URL, Vhost: vhost, TLS: opts.TLS, Name: opts.Name})
+// dial opens an AMQP connection to vhost for purpose (what its error says
+// the connection was for). It returns as soon as ctx ends, with an error
+// that wraps ctx.Err(), even while the connection is still being opened:
+// broker.DialAMQP stops on ctx during the TCP connect, but the TLS and
+// AMQP handshakes after it heed only their own deadline (10 s), so a peer
+// that accepts and never answers would hold Ctrl-C that long. The dial
+// left behind ends by itself within that deadline, and closes the
+// connection should it still open one.
+func dial(ctx context.Context, vhost, purpose string, opts Options) (*amqp.Connection, error) {
+	stopped := func() error {
+		return fmt.Errorf("open an AMQP connection to %s for %s: %w", urlHost(opts.URL), purpose, ctx.Err())
+	}
+	if ctx.Err() != nil {
+		return nil, stopped()
+	}
+	type dialed struct {
+		conn *amqp.Connection
+		err  error
+	}
+	// Unbuffered: a dial's result is either taken below or, once ctx has
+	// ended and nobody takes it, its connection closed here.
+	done := make(chan dialed)
+	go func() {
+		conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: opts.URL, Vhost: vhost, TLS: opts.TLS, Name: opts.Name})
+		select {
+		case done <- dialed{conn, err}:
+		case <-ctx.Done():
+			if conn != nil {
+				_ = conn.Close()
+			}
+		}
+	}()
+	select {
+	case d := <-done:
+		if d.err != nil && ctx.Err() != nil {
+			// A connect that ctx stopped: DialAMQP's error does not wrap
+			// ctx's, which tells the caller why.
+			return nil, stopped()
+		}
+		return d.conn, d.err
+	case <-ctx.Done():
+		return nil, stopped()
+	}
 }
 
 // Peek opens an AMQP connection to vhost for Inspect only: it takes no
-// lock (plan uses it to read exact queue depths). Release closes it.
-func Peek(vhost string, opts Options) (*Lock, error) {
-	conn, err := dial(vhost, opts)
+// lock (plan uses it to read exact queue depths). Release closes it. It
+// gives up as soon as ctx ends, also while the connection is being opened.
+func Peek(ctx context.Context, vhost string, opts Options) (*Lock, error) {
+	conn, err := dial(ctx, vhost, fmt.Sprintf("reading the queues of vhost %q", vhost), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +282,16 @@ func (l *Lock) idleChannel(ch *amqp.Channel) {
 		return
 	}
 	l.idle = append(l.idle, ch)
+}
+
+// urlHost is the host and port of an AMQP URL (never its password), for
+// errors.
+func urlHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "the broker"
+	}
+	return u.Host
 }
 
 // urlUser is the user name of an AMQP URL.

@@ -122,7 +122,7 @@ func TestInspect(t *testing.T) {
 		}
 	}
 
-	l, err := lock.Peek(vh, options(b, "inspector"))
+	l, err := lock.Peek(context.Background(), vh, options(b, "inspector"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestInspectConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	l, err := lock.Peek(vh, options(b, "inspector"))
+	l, err := lock.Peek(context.Background(), vh, options(b, "inspector"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 // "LABEL: N passed, N failed, N skipped" counting every test and subtest.
 // It exits 1 when anything failed.
 //
-//	go test -count=1 -json ./... | go run ./internal/testsum -label 4.0
+//	go test -count=1 -json ./... | go run ./cmd/testsum -label 4.0
 package main
 
 import (
