@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/preflight"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -182,7 +181,7 @@ func protectedUser(u *topology.Item) bool {
 	if u == nil {
 		return false
 	}
-	tags, _ := u.Settings[kinds.UserTags].([]any)
+	tags, _ := u.Settings[kind.UserTags].([]any)
 	return slices.Contains(tags, any("protected"))
 }
 

@@ -11,11 +11,12 @@ import (
 )
 
 // Item is an object of a kind the broker changes in place and that mqctl
-// handles through one generic path (pkg/kinds holds each such kind's own
-// code): vhost limits today; users, permissions, shovels and federation
-// objects next. Its identity is (kind, vhost, name); Settings are what the
-// broker stores, normalised (Args.Normalized), as the file declares them
-// and the broker reports them.
+// handles through one generic path (kind.Spec.Item says what is the kind's
+// own; pkg/broker reads and writes it): vhost limits, users and their
+// access, shovels and federation objects. Its identity is (kind, vhost,
+// name); Settings are what the broker stores, normalised
+// (Args.Normalized), as the file declares them and the broker reports
+// them.
 type Item struct {
 	Kind     kind.Kind
 	Name     string
