@@ -3,11 +3,8 @@ package loader
 import (
 	"fmt"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -389,27 +386,15 @@ func ExactRegexp(names []string) string {
 	return "^(?:" + strings.Join(q, "|") + ")$"
 }
 
-// accessOrigins maps each permission item the access sugar wrote to its
-// Access, without keeping the item alive.
-var accessOrigins sync.Map // weak.Pointer[topology.Item] -> *Access
-
-func recordAccess(it *topology.Item, a *Access) {
-	k := weak.Make(it)
-	accessOrigins.Store(k, a)
-	runtime.AddCleanup(it, func(k weak.Pointer[topology.Item]) { accessOrigins.Delete(k) }, k)
-}
-
-// AccessOf returns the access sugar a permission item was expanded from,
-// nil when the file wrote the permission itself (or it was read from a
-// broker).
+// AccessOf returns the access sugar a permission item was expanded from
+// (the item carries it: topology.Item.Sugar), nil when the file wrote the
+// permission itself (or it was read from a broker).
 func AccessOf(it *topology.Item) *Access {
 	if it == nil {
 		return nil
 	}
-	if a, ok := accessOrigins.Load(weak.Make(it)); ok {
-		return a.(*Access)
-	}
-	return nil
+	a, _ := it.Sugar.(*Access)
+	return a
 }
 
 // userAccess expands a user's access section into its permissions.
@@ -451,10 +436,9 @@ func (l *load) userAccess(t *topology.Topology, user string, n *node, what strin
 		a.Consume = l.accessNames(f, "consume", aw, "queue")
 		a.Publish = l.accessNames(f, "publish", aw, "exchange")
 		a.Declare = l.accessNames(f, "declare", aw, "queue or exchange")
-		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: a.Expand(v).Permission()}
+		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: a.Expand(v).Permission(), Sugar: a}
 		it.Pos, it.Ignore = e.key.pos, ignoresOf(e.key, e.value)
 		v.Items.Put(it)
-		recordAccess(it, a)
 	}
 }
 

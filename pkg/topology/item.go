@@ -29,6 +29,12 @@ type Item struct {
 	// took it from ("${VAR}" and nothing else), so that a saved plan, which
 	// holds no secret, can still be applied.
 	Refs map[string]string
+	// Sugar is the file's sugar the item was expanded from, as the file
+	// reader decoded it (a permission of a user's access section:
+	// *loader.Access), nil for an item written as it is or read from a
+	// broker. Like Meta it is not part of the broker's state: no diff,
+	// print, export or JSON form of the item reads it.
+	Sugar any `json:"-"`
 	Meta
 }
 
