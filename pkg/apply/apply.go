@@ -13,7 +13,6 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -430,15 +429,13 @@ func (e *executor) step(ctx context.Context, s Step) error {
 	case OpPutOpPolicy:
 		return write(ctx, func() error { return e.c.PutOperatorPolicy(ctx, s.Vhost, c.After.Policy) }, e.policyIs(s.Vhost, c.After.Policy, true))
 	case OpPutItem:
-		h, _ := kinds.For(c.Kind) // Check refused kinds without one
 		var have *topology.Item
 		if c.Before != nil {
 			have = c.Before.Item
 		}
-		return write(ctx, func() error { return h.Write(ctx, e.c, s.Vhost, have, c.After.Item) }, e.itemIs(h, s.Vhost, c.After.Item))
+		return write(ctx, func() error { return e.c.WriteItem(ctx, c.Kind, s.Vhost, have, c.After.Item) }, e.itemIs(c.Kind, s.Vhost, c.After.Item))
 	case OpDeleteItem:
-		h, _ := kinds.For(c.Kind)
-		return ignoreNotFound(write(ctx, func() error { return h.Delete(ctx, e.c, s.Vhost, c.Before.Item) }, e.itemIs(h, s.Vhost, nil, s.Name)))
+		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteItem(ctx, c.Kind, s.Vhost, c.Before.Item) }, e.itemIs(c.Kind, s.Vhost, nil, s.Name)))
 	case OpUnbind:
 		key, ok := "", false
 		if e.opts.PropertiesKey != nil {
@@ -712,11 +709,10 @@ func (e *executor) readPrints(ctx context.Context, refs []plan.ObjectRef, manage
 	}
 	var errs []error
 	for l, refs := range byList {
-		h, ok := kinds.For(l.kind)
-		if !ok {
+		if l.kind.Item() == nil {
 			continue
 		}
-		items, err := h.Read(ctx, e.c, l.vhost)
+		items, err := e.c.ReadItems(ctx, l.kind, l.vhost)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("read back the %s just written, for mqctl's ownership record: %w", l.kind.Plural(), err))
 			continue

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -30,7 +29,7 @@ const (
 	OpBind            Op = "create binding"
 	OpPutPolicy       Op = "put policy"
 	OpPutOpPolicy     Op = "put operator policy"
-	// The generic kinds (pkg/kinds): the step's Change says which.
+	// The generic kinds (kind.Spec.Item): the step's Change says which.
 	OpPutItem    Op = "write"
 	OpDeleteItem Op = "delete"
 )
@@ -76,12 +75,12 @@ type kindOps struct{ create, update, del Op }
 
 // opsFor returns k's operations; false for a kind apply has no steps for,
 // which Check refuses before anything changes. The generic kinds
-// (pkg/kinds) share OpPutItem and OpDeleteItem.
+// (kind.Spec.Item) share OpPutItem and OpDeleteItem.
 func opsFor(k plan.Kind) (kindOps, bool) {
 	if o, ok := ops[k]; ok {
 		return o, true
 	}
-	if _, ok := kinds.For(k); ok {
+	if k.Item() != nil {
 		return kindOps{OpPutItem, OpPutItem, OpDeleteItem}, true
 	}
 	return kindOps{}, false

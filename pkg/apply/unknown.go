@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/broker"
-	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -173,12 +173,12 @@ func (e *executor) policyIs(vhost string, want *topology.Policy, operator bool) 
 	}
 }
 
-// itemIs reads the items of h's kind in vhost back: true when want is
+// itemIs reads the items of kind k in vhost back: true when want is
 // there with its settings, or, with want nil, when the item named name is
 // gone.
-func (e *executor) itemIs(h kinds.Handler, vhost string, want *topology.Item, name ...string) check {
+func (e *executor) itemIs(k kind.Kind, vhost string, want *topology.Item, name ...string) check {
 	return func(ctx context.Context) (bool, error) {
-		items, err := h.Read(ctx, e.c, vhost)
+		items, err := e.c.ReadItems(ctx, k, vhost)
 		if err != nil {
 			return false, err
 		}

@@ -1,6 +1,8 @@
 // Package broker talks to a live RabbitMQ broker through its management
 // HTTP API: it reads the broker's state into the shared topology model
-// (ReadState) and offers the small write primitives apply is built from.
+// (ReadState), offers the small write primitives apply is built from, and
+// reads and writes the objects of each kind carried as topology.Item
+// through that kind's driver (ReadItems, WriteItem, DeleteItem).
 //
 // Requests go through one http.Client with the caller's context and the
 // configured TLS settings. A Client may know several management endpoints

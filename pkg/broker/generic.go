@@ -5,8 +5,8 @@ import (
 	"net/http"
 )
 
-// Requests for the kinds pkg/kinds handles: each names its path as
-// segments below /api/ (escaped here), what it attempts in the user's
+// Requests by path, for the item drivers (items.go) and mqctl's own
+// records: each names its path as segments below /api/ (escaped here), what it attempts in the user's
 // words (for errors) and the vhost it addresses ("" for none). Errors are
 // classified as every other request's (ErrNotFound, ErrForbidden, …).
 

@@ -69,7 +69,7 @@ func applyCorpusFile(t *testing.T, b *testbroker.Broker, path string) {
 		// applied in fresh vhosts, its users are the corpus's own. So do
 		// shovels and federation links: they would connect to the hosts
 		// the file names (amqp://localhost is this broker's default vhost),
-		// and pkg/kinds tests them against the broker.
+		// and pkg/broker tests them against the broker.
 		for _, k := range []kind.Kind{kind.Shovel, kind.FederationUpstream, kind.FederationUpstreamSet} {
 			delete(v.Items, k)
 		}

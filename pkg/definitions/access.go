@@ -13,29 +13,9 @@ import (
 // Users, their limits, permissions and topic permissions, vhost limits,
 // shovels and federation objects (SPEC §9), mapped onto the items
 // (topology.Item) that the engine's live read makes of the same broker
-// state (pkg/kinds' Read functions): the same settings, normalised the same
-// way, the same secret settings. pkg/kinds cannot be imported here (it
-// depends on the broker client, which depends on this package); the names
-// below are its, and an external test checks that they agree.
-
-// The settings of a user item (kinds.UserPassword and the others).
-const (
-	userPassword         = "password"
-	userPasswordHash     = "password_hash"
-	userHashingAlgorithm = "hashing_algorithm"
-	userTags             = "tags"
-)
-
-// SecretFields names the settings of items of kind k that Read marks as
-// secrets (kind.Spec.Secret; nil for a kind that has none).
-func SecretFields(k kind.Kind) []string {
-	s, _ := kind.Of(k)
-	return slices.Clone(s.Secret)
-}
-
-// upstreamSetList is the setting of an upstream set that holds its members
-// (kinds.UpstreamSetList).
-const upstreamSetList = "upstreams"
+// state (pkg/broker's item drivers): the same settings (pkg/kind names
+// them), normalised the same way, the same secret settings
+// (kind.SecretFields).
 
 // MqctlGlobalParameter is mqctl's own record of the broker's users
 // (ownership.GlobalParameter): not topology, left out as the live export
@@ -124,9 +104,9 @@ func (r *reader) readUsers(top map[string]any) {
 			continue
 		}
 		settings := topology.Args{}
-		hash, hasHash := o.str(userPasswordHash)
-		pw, hasPw := o.str(userPassword)
-		alg, hasAlg := o.str(userHashingAlgorithm)
+		hash, hasHash := o.str(kind.UserPasswordHash)
+		pw, hasPw := o.str(kind.UserPassword)
+		alg, hasAlg := o.str(kind.UserHashingAlgorithm)
 		tags, tagsOK := o.tags()
 		limits, limitsOK := o.limits("limits", "user", userLimitKeys)
 		switch {
@@ -137,35 +117,35 @@ func (r *reader) readUsers(top map[string]any) {
 			// The broker would hash it with a salt of its own: what the
 			// file says is the password itself, as an mqctl file's
 			// password setting (a secret, never shown).
-			settings[userPassword] = pw
+			settings[kind.UserPassword] = pw
 			r.rep.warnf("%s: the file holds the password itself, not its hash; export writes a ${VAR} placeholder for it, never the password", o.what)
 		default:
 			// No hash means a user that cannot log in with a password
 			// (the live read gives password_hash "").
-			settings[userPasswordHash] = hash
+			settings[kind.UserPasswordHash] = hash
 			if !hasAlg || alg == "" {
 				alg = defaultAlg
 			}
-			settings[userHashingAlgorithm] = alg
+			settings[kind.UserHashingAlgorithm] = alg
 		}
 		if !tagsOK || !limitsOK {
 			continue
 		}
-		settings[userTags] = tags
+		settings[kind.UserTags] = tags
 		r.acc.users[name] = true
-		r.put(&r.t.Items, &topology.Item{Kind: kind.User, Name: name, Settings: settings, Secret: SecretFields(kind.User)}, "", o.what, o.pos)
+		r.put(&r.t.Items, &topology.Item{Kind: kind.User, Name: name, Settings: settings, Secret: kind.SecretFields(kind.User)}, "", o.what, o.pos)
 		if len(limits) > 0 {
 			r.t.Items.Put(&topology.Item{Kind: kind.UserLimits, Name: name, Settings: limits, Meta: topology.Meta{Pos: o.pos}})
 		}
 	}
 }
 
-// tags reads a user's tags as the live read keeps them (kinds' tagList):
+// tags reads a user's tags as the live read keeps them (kind.TagList):
 // from "a,b" (3.x) or ["a","b"] (3.13+), sorted, without duplicates or
 // empty tags.
 func (o *object) tags() ([]any, bool) {
 	var tags []string
-	switch t := o.m[userTags].(type) {
+	switch t := o.m[kind.UserTags].(type) {
 	case nil:
 	case string:
 		for _, s := range strings.Split(t, ",") {
@@ -188,13 +168,7 @@ func (o *object) tags() ([]any, bool) {
 		o.errorf("\"tags\" must be a string such as \"administrator,management\" or a list of strings, found %s", jsonKind(t))
 		return nil, false
 	}
-	slices.Sort(tags)
-	tags = slices.Compact(tags)
-	out := make([]any, len(tags))
-	for i, s := range tags {
-		out[i] = s
-	}
-	return out, true
+	return kind.TagList(tags), true
 }
 
 // limits reads a limits object (field of o) of owner ("user" or "vhost"):
@@ -418,7 +392,7 @@ func (r *reader) readItemParameter(o *object, comp string) {
 				return
 			}
 		}
-		settings = topology.Args{upstreamSetList: topology.Normalize(v)}
+		settings = topology.Args{kind.UpstreamSetList: topology.Normalize(v)}
 	default:
 		want := "a JSON object of its settings"
 		if pk.listValued {
@@ -434,7 +408,7 @@ func (r *reader) readItemParameter(o *object, comp string) {
 			return
 		}
 	}
-	it := &topology.Item{Kind: pk.k, Name: name, Settings: settings, Secret: SecretFields(pk.k)}
+	it := &topology.Item{Kind: pk.k, Name: name, Settings: settings, Secret: kind.SecretFields(pk.k)}
 	r.put(&r.t.Vhost(vh).Items, it, vh, o.what, o.pos)
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,44 +17,63 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mqctl/mqctl/internal/corpus"
+	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// fakeAPI answers the management API's list endpoints that pkg/kinds'
-// handlers read, from a definitions file's objects: what a broker that
-// imported the file would list.
+// fakeAPI answers the management API's list endpoints that pkg/broker's
+// item drivers read, from a definitions file's objects: what a broker
+// that imported the file would list.
 type fakeAPI struct {
-	answers map[string]any // by path, "/"-joined
-}
-
-func (f *fakeAPI) GetJSON(_ context.Context, out any, _, _ string, path ...string) error {
-	v, ok := f.answers[strings.Join(path, "\x00")]
-	if !ok {
-		v = []any{}
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, out)
-}
-
-func (f *fakeAPI) PutJSON(context.Context, any, string, string, ...string) error {
-	return fmt.Errorf("read only")
-}
-
-func (f *fakeAPI) DeleteJSON(context.Context, string, string, ...string) error {
-	return fmt.Errorf("read only")
+	answers map[string]any // by path below /api/, segments joined by \x00
 }
 
 func (f *fakeAPI) add(v any, path ...string) {
 	k := strings.Join(path, "\x00")
 	l, _ := f.answers[k].([]any)
 	f.answers[k] = append(l, v)
+}
+
+// client serves f's answers over HTTP (reads only) and logs in to them.
+func (f *fakeAPI) client(t *testing.T) *broker.Client {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			http.Error(w, "read only", http.StatusMethodNotAllowed)
+			return
+		}
+		var segs []string
+		for _, seg := range strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/api/"), "/") {
+			s, err := url.PathUnescape(seg)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			segs = append(segs, s)
+		}
+		var v any
+		switch path := strings.Join(segs, "\x00"); path {
+		case "whoami":
+			v = map[string]any{"name": "guest", "tags": []string{"administrator"}}
+		case "overview":
+			v = map[string]any{"rabbitmq_version": "4.0.5"}
+		default:
+			if v = f.answers[path]; v == nil {
+				v = []any{}
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(v)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := broker.Connect(context.Background(), broker.Config{Server: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // brokerOf builds the answers of a broker that imported the definitions
@@ -122,7 +143,7 @@ func brokerOf(t *testing.T, data []byte) (*fakeAPI, map[string]bool) {
 }
 
 // TestItemsAsTheLiveReadMakesThem: for every corpus file Read accepts,
-// the items it makes are those pkg/kinds' Read functions (the engine's
+// the items it makes are those pkg/broker's item drivers (the engine's
 // live read) make of a broker that imported the file, with the secret
 // settings the engine marks; users whose hash the broker would compute
 // itself (a password in clear, no algorithm) aside.
@@ -144,21 +165,22 @@ func TestItemsAsTheLiveReadMakesThem(t *testing.T) {
 		}
 		t.Run(base, func(t *testing.T) {
 			api, computed := brokerOf(t, data)
+			c := api.client(t)
 			ctx := context.Background()
-			for _, h := range append(kinds.All(), kinds.Access()...) {
-				k := h.Spec().Kind
+			for _, s := range kind.Items() {
+				k := s.Kind
 				vhosts := top.VhostNames()
-				if h.Spec().Broker {
+				if s.Broker {
 					vhosts = []string{""}
 				}
 				for _, vh := range vhosts {
-					live, err := h.Read(ctx, api, vh)
+					live, err := c.ReadItems(ctx, k, vh)
 					if err != nil {
 						t.Fatalf("%s of vhost %q: live read: %v", k, vh, err)
 					}
 					want := map[string]*topology.Item{}
 					for _, it := range live {
-						it.Secret = kinds.SecretFields(h) // as the engine's readItems does
+						it.Secret = kind.SecretFields(k) // as the engine's readItems does
 						want[it.Name] = it
 					}
 					items := top.Items
@@ -185,15 +207,10 @@ func TestItemsAsTheLiveReadMakesThem(t *testing.T) {
 	}
 }
 
-// The names the reader keeps of pkg/kinds and pkg/ownership (which it
-// cannot import) are theirs.
+// The names the reader keeps of pkg/ownership (which it cannot import)
+// are its, and the items it makes have pkg/kind's settings and secret
+// settings.
 func TestNamesAgreeWithKinds(t *testing.T) {
-	for _, h := range append(kinds.All(), kinds.Access()...) {
-		k := h.Spec().Kind
-		if diff := cmp.Diff(kinds.SecretFields(h), definitions.SecretFields(k), cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("%s: secret settings (-kinds +definitions):\n%s", k, diff)
-		}
-	}
 	if definitions.MqctlGlobalParameter != ownership.GlobalParameter {
 		t.Errorf("mqctl's global parameter is %q, not %q", ownership.GlobalParameter, definitions.MqctlGlobalParameter)
 	}
@@ -203,9 +220,14 @@ func TestNamesAgreeWithKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	made := []*topology.Item{top.Items.Get(kind.User, "u"), top.Items.Get(kind.User, "p"), top.Vhosts["/"].Items.Get(kind.FederationUpstreamSet, "s")}
-	for _, s := range []string{kinds.UserPassword, kinds.UserPasswordHash, kinds.UserHashingAlgorithm, kinds.UserTags, kinds.UpstreamSetList} {
+	for _, it := range made {
+		if diff := cmp.Diff(kind.SecretFields(it.Kind), it.Secret, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s %q: secret settings (-kind +definitions):\n%s", it.Kind, it.Name, diff)
+		}
+	}
+	for _, s := range []string{kind.UserPassword, kind.UserPasswordHash, kind.UserHashingAlgorithm, kind.UserTags, kind.UpstreamSetList} {
 		if !slices.ContainsFunc(made, func(it *topology.Item) bool { return it.Settings.Has(s) }) {
-			t.Errorf("setting %q of pkg/kinds is not a setting Read makes", s)
+			t.Errorf("setting %q of pkg/kind is not a setting Read makes", s)
 		}
 	}
 }

@@ -55,7 +55,7 @@ func TestStrictAndLenientAgreeOnCorpus(t *testing.T) {
 					t.Fatalf("vhost %q: MapLive: %v", name, err)
 				}
 				// MapLive maps no items: the live read takes those from
-				// pkg/kinds' handlers, which TestItemsAsTheLiveReadMakesThem
+				// pkg/broker's item drivers, which TestItemsAsTheLiveReadMakesThem
 				// (items_test.go) compares with Read's.
 				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreTypes(topology.Meta{}), cmpopts.IgnoreFields(topology.Vhost{}, "Items")); diff != "" {
 					t.Errorf("vhost %q: strict (-) and lenient (+) differ:\n%s", name, diff)

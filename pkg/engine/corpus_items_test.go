@@ -15,7 +15,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -106,10 +105,10 @@ func TestApplyCorpusItems(t *testing.T) {
 						}
 						ws, gs := w.Settings.Clone(), g.Settings.Clone()
 						if k == kind.User {
-							if !kinds.PasswordMatches(w, g) {
+							if !kind.PasswordMatches(w.Settings, g.Settings) {
 								t.Errorf("user %q: the broker's password is not the file's", name)
 							}
-							for _, s := range []string{kinds.UserPassword, kinds.UserPasswordHash, kinds.UserHashingAlgorithm} {
+							for _, s := range []string{kind.UserPassword, kind.UserPasswordHash, kind.UserHashingAlgorithm} {
 								delete(ws, s)
 								delete(gs, s)
 							}

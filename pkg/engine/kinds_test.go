@@ -17,7 +17,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -472,7 +471,7 @@ func (k *kindRun) present(state *topology.Topology) bool {
 	case kind.OperatorPolicy:
 		return v.OperatorPolicies[k.name] != nil
 	}
-	if _, ok := kinds.For(k.spec.Kind); ok {
+	if k.spec.Kind.Item() != nil {
 		if k.spec.Broker {
 			return state.Items.Get(k.spec.Kind, k.name) != nil
 		}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -33,7 +32,7 @@ type Live struct {
 }
 
 // State is the state read, mqctl's ownership records split off: every
-// kind mqctl manages, the generic ones (pkg/kinds) included.
+// kind mqctl manages, the generic ones (kind.Spec.Item) included.
 func (l *Live) State() *topology.Topology { return l.current.State }
 
 // Unread is, per vhost, the kinds the broker would not let mqctl read, and
@@ -144,7 +143,7 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 // broker's own kinds).
 type itemJob struct {
 	vhost string
-	h     kinds.Handler
+	spec  kind.Spec
 	items []*topology.Item
 	err   error
 }
@@ -156,15 +155,15 @@ type itemJobs []*itemJob
 // reads meanwhile; the function it returns waits for them.
 func (e *Engine) startItems(ctx context.Context, vhosts []string) func() itemJobs {
 	var jobs itemJobs
-	for _, h := range kinds.Access() {
-		if h.Spec().Broker {
-			jobs = append(jobs, &itemJob{h: h})
+	for _, s := range kind.Access() {
+		if s.Broker {
+			jobs = append(jobs, &itemJob{spec: s})
 		}
 	}
 	for _, vh := range vhosts {
-		for _, h := range append(kinds.All(), kinds.Access()...) {
-			if !h.Spec().Broker {
-				jobs = append(jobs, &itemJob{vhost: vh, h: h})
+		for _, s := range kind.Items() {
+			if !s.Broker {
+				jobs = append(jobs, &itemJob{vhost: vh, spec: s})
 			}
 		}
 	}
@@ -176,7 +175,7 @@ func (e *Engine) startItems(ctx context.Context, vhosts []string) func() itemJob
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			j.items, j.err = j.h.Read(ctx, e.c, j.vhost)
+			j.items, j.err = e.c.ReadItems(ctx, j.spec.Kind, j.vhost)
 		}()
 	}
 	return func() itemJobs { wg.Wait(); return jobs }
@@ -188,7 +187,7 @@ func (e *Engine) startItems(ctx context.Context, vhosts []string) func() itemJob
 func (jobs itemJobs) into(state *topology.Topology, info *broker.Live) error {
 	var errs []error
 	for _, j := range jobs {
-		k := j.h.Spec().Kind
+		k := j.spec.Kind
 		if j.vhost != "" && state.Vhosts[j.vhost] == nil {
 			continue // no such vhost (a plan creates it): nothing was there
 		}
@@ -205,7 +204,7 @@ func (jobs itemJobs) into(state *topology.Topology, info *broker.Live) error {
 				items = &state.Vhosts[j.vhost].Items
 			}
 			state.Declare(k) // read: what is not there is not there
-			secret := kinds.SecretFields(j.h)
+			secret := kind.SecretFields(k)
 			for _, it := range j.items {
 				it.Secret = secret
 				items.Put(it)
@@ -226,21 +225,21 @@ func itemsFingerprint(base string, state *topology.Topology, access bool) string
 	io.WriteString(h, base)
 	enc := json.NewEncoder(h)
 	if access {
-		for _, hd := range kinds.Access() {
-			k := hd.Spec().Kind
+		for _, s := range kind.Access() {
+			k := s.Kind
 			for _, n := range state.Items.Names(k) {
 				_ = enc.Encode(state.Items.Get(k, n).Settings)
 			}
 		}
 	}
-	handlers := kinds.All()
+	specs := kind.VhostItems()
 	if access {
-		handlers = append(handlers, kinds.Access()...)
+		specs = kind.Items()
 	}
 	for _, vh := range state.VhostNames() {
 		v := state.Vhosts[vh]
-		for _, hd := range handlers {
-			k := hd.Spec().Kind
+		for _, s := range specs {
+			k := s.Kind
 			for _, n := range v.Items.Names(k) {
 				// The settings themselves, secrets included: a changed
 				// password must change the fingerprint. Only their hash
@@ -317,9 +316,9 @@ func (r brokerRecord) into(recs map[string]*ownership.Record, info *broker.Live)
 	case errors.Is(r.err, broker.ErrNotFound):
 		r.value = nil
 	case errors.Is(r.err, broker.ErrForbidden):
-		for _, h := range kinds.Access() {
-			if h.Spec().Broker && !unread(info, "", h.Spec().Kind) {
-				info.Unread[""] = append(info.Unread[""], broker.Unread{Kind: h.Spec().Kind, Reason: r.err.Error()})
+		for _, s := range kind.Access() {
+			if s.Broker && !unread(info, "", s.Kind) {
+				info.Unread[""] = append(info.Unread[""], broker.Unread{Kind: s.Kind, Reason: r.err.Error()})
 			}
 		}
 		return nil

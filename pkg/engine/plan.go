@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/preflight"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -206,7 +205,7 @@ func protectedUser(u *topology.Item) bool {
 	if u == nil {
 		return false
 	}
-	tags, _ := u.Settings[kinds.UserTags].([]any)
+	tags, _ := u.Settings[kind.UserTags].([]any)
 	return slices.Contains(tags, any("protected"))
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -73,21 +72,19 @@ func TestReusedNameIsNotOwnership(t *testing.T) {
 			kind: kind.Permission, what: "of a user declared again by hand",
 			byHand: func(k *kindRun) {
 				ctx := context.Background()
-				users, _ := kinds.For(kind.User)
-				perms, _ := kinds.For(kind.Permission)
 				state := k.read()
 				perm := state.Vhosts[k.f.vhost].Items.Get(kind.Permission, k.name)
 				if perm == nil {
 					k.f.t.Fatal("no permission to give again")
 				}
-				if err := users.Delete(ctx, k.f.c, "", state.Items.Get(kind.User, k.name)); err != nil {
+				if err := k.f.c.DeleteItem(ctx, kind.User, "", state.Items.Get(kind.User, k.name)); err != nil {
 					k.f.t.Fatal(err)
 				}
-				again := &topology.Item{Kind: kind.User, Name: k.name, Settings: topology.Args{kinds.UserPassword: k.password, kinds.UserTags: []any{}}}
-				if err := users.Write(ctx, k.f.c, "", nil, again); err != nil {
+				again := &topology.Item{Kind: kind.User, Name: k.name, Settings: topology.Args{kind.UserPassword: k.password, kind.UserTags: []any{}}}
+				if err := k.f.c.WriteItem(ctx, kind.User, "", nil, again); err != nil {
 					k.f.t.Fatal(err)
 				}
-				if err := perms.Write(ctx, k.f.c, k.f.vhost, nil, perm); err != nil {
+				if err := k.f.c.WriteItem(ctx, kind.Permission, k.f.vhost, nil, perm); err != nil {
 					k.f.t.Fatal(err)
 				}
 			},
@@ -210,16 +207,15 @@ func (k *kindRun) redeclare(kc kindCase) {
 			err = c.PutOperatorPolicy(ctx, vh, want.OperatorPolicies[name])
 		}
 	default:
-		h, ok := kinds.For(k.spec.Kind)
-		if !ok {
+		if k.spec.Kind.Item() == nil {
 			k.f.t.Fatalf("the test cannot declare objects of kind %q by hand: add it to kindRun.redeclare", k.spec.Kind)
 		}
 		items, wantItems, where := v.Items, want.Items, vh
 		if k.spec.Broker {
 			items, wantItems, where = state.Items, changed.Items, ""
 		}
-		if err = h.Delete(ctx, c, where, items.Get(k.spec.Kind, name)); err == nil {
-			err = h.Write(ctx, c, where, nil, wantItems.Get(k.spec.Kind, name))
+		if err = c.DeleteItem(ctx, k.spec.Kind, where, items.Get(k.spec.Kind, name)); err == nil {
+			err = c.WriteItem(ctx, k.spec.Kind, where, nil, wantItems.Get(k.spec.Kind, name))
 		}
 	}
 	if err != nil {
@@ -328,7 +324,6 @@ func TestSavedPlanAndOtherUsers(t *testing.T) {
 	k := &kindRun{f: f, spec: kind.Spec{Kind: kind.Queue}, password: "pw-" + testbroker.Name(t, "k")}
 	other := f.vhost + "-other"
 	t.Cleanup(func() { _ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", other) })
-	users, _ := kinds.For(kind.User)
 	for _, tc := range []struct {
 		name  string
 		top   string
@@ -342,7 +337,7 @@ func TestSavedPlanAndOtherUsers(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = f.c.DeleteJSON(ctx, "delete test user", "", "users", other)
-		if err := users.Write(ctx, f.c, "", nil, &topology.Item{Kind: kind.User, Name: other, Settings: topology.Args{kinds.UserPassword: "x", kinds.UserTags: []any{}}}); err != nil {
+		if err := f.c.WriteItem(ctx, kind.User, "", nil, &topology.Item{Kind: kind.User, Name: other, Settings: topology.Args{kind.UserPassword: "x", kind.UserTags: []any{}}}); err != nil {
 			t.Fatal(err)
 		}
 		_, err = f.eng.Apply(ctx, engine.ApplyInput{Saved: res.Plan}, engine.ApplyOptions{})
@@ -372,9 +367,8 @@ func TestProtectedUser(t *testing.T) {
 	top := "users:\n  ${VHOST}-p: { password: \"${KIND_PASSWORD}\", tags: [management] }\n"
 	k.apply("{}\n", top)
 	// By hand: the user gets the protected tag (besides its own).
-	users, _ := kinds.For(kind.User)
-	if err := users.Write(ctx, f.c, "", nil, &topology.Item{Kind: kind.User, Name: name,
-		Settings: topology.Args{kinds.UserPassword: k.password, kinds.UserTags: []any{"management", "protected"}}}); err != nil {
+	if err := f.c.WriteItem(ctx, kind.User, "", nil, &topology.Item{Kind: kind.User, Name: name,
+		Settings: topology.Args{kind.UserPassword: k.password, kind.UserTags: []any{"management", "protected"}}}); err != nil {
 		t.Fatal(err)
 	}
 	f.notes = nil

@@ -11,7 +11,6 @@ import (
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -130,7 +129,7 @@ func TestUsersTable(t *testing.T) {
 			if tt.after != nil {
 				tt.after(t, l.State(), u, f.vhost)
 			}
-			if it := l.State().Items.Get(kind.User, u); it != nil && strings.Contains(tt.file, "${PW}") && !kinds.PasswordMatches(&topology.Item{Settings: topology.Args{kinds.UserPassword: "pw-same"}}, it) {
+			if it := l.State().Items.Get(kind.User, u); it != nil && strings.Contains(tt.file, "${PW}") && !kind.PasswordMatches(topology.Args{kind.UserPassword: "pw-same"}, it.Settings) {
 				t.Errorf("user %s's password is not the file's after apply", u)
 			}
 			if p := f.plan(load(tt.file)); !p.Empty() {

@@ -15,7 +15,6 @@ import (
 	"github.com/mqctl/mqctl/internal/corpus"
 	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -27,7 +26,7 @@ var loaderGaps = map[string]string{}
 
 // passwordSettings are a user's settings that the export does not carry
 // over: it writes a ${VAR} placeholder for the password, never the hash.
-var passwordSettings = []string{kinds.UserPassword, kinds.UserPasswordHash, kinds.UserHashingAlgorithm}
+var passwordSettings = []string{kind.UserPassword, kind.UserPasswordHash, kind.UserHashingAlgorithm}
 
 // itemSet renders each item as kind|vhost|name => settings (canonical),
 // with a user's password settings replaced by whether it has a password.
@@ -37,8 +36,8 @@ func itemSet(t *topology.Topology) map[string]string {
 		s := it.Settings.Clone()
 		extra := ""
 		if it.Kind == kind.User {
-			h, _ := s[kinds.UserPasswordHash].(string)
-			_, pw := s[kinds.UserPassword]
+			h, _ := s[kind.UserPasswordHash].(string)
+			_, pw := s[kind.UserPassword]
 			extra = fmt.Sprintf(" password=%t", h != "" || pw)
 			for _, k := range passwordSettings {
 				delete(s, k)

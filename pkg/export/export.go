@@ -16,7 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mqctl/mqctl/pkg/kinds"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -180,26 +180,26 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 	if len(v.OperatorPolicies) > 0 {
 		add(m, "operator_policies", policiesNode(v.OperatorPolicies))
 	}
-	// The generic kinds (pkg/kinds), each under its section.
-	for _, h := range kinds.All() {
-		k := h.Spec().Kind
+	// The generic kinds (kind.VhostItems), each under its section.
+	for _, s := range kind.VhostItems() {
+		k := s.Kind
 		names := v.Items.Names(k)
 		if len(names) == 0 {
 			continue
 		}
-		switch h.Shape() {
-		case kinds.Single:
+		switch s.Item.Shape {
+		case kind.Single:
 			n := itemNode(v.Name, v.Items.Get(k, names[0]))
 			flowify(n, 4)
-			add(m, h.Spec().Section, n)
-		case kinds.Named:
+			add(m, s.Section, n)
+		case kind.Named:
 			sec := mapping()
 			for _, name := range names {
 				it := v.Items.Get(k, name)
 				var n *yaml.Node
-				if ls, ok := h.(kinds.ListShaped); ok {
+				if ls := s.Item.List; ls != nil {
 					// A list of mappings, as the file writes it.
-					l, _ := it.Settings[ls.ListKey()].([]any)
+					l, _ := it.Settings[ls.Key].([]any)
 					n = valueNode(append([]any{}, l...))
 				} else {
 					n = itemNode(v.Name, it)
@@ -207,7 +207,7 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 				flowify(n, 6+len(name))
 				add(sec, name, n)
 			}
-			add(m, h.Spec().Section, sec)
+			add(m, s.Section, sec)
 		}
 	}
 	return m
@@ -491,8 +491,8 @@ func Variables(t *topology.Topology) []Variable {
 	out := userVariables(t)
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
-		for _, h := range kinds.All() {
-			k := h.Spec().Kind
+		for _, s := range kind.VhostItems() {
+			k := s.Kind
 			for _, name := range v.Items.Names(k) {
 				it := v.Items.Get(k, name)
 				for _, key := range it.Settings.Keys() {
@@ -524,7 +524,7 @@ func variable(vhost string, it *topology.Item, key string) string {
 	if name, ok := it.Refs[key]; ok {
 		return name
 	}
-	return kinds.VariableName(vhost, string(it.Kind), it.Name, key)
+	return kind.VariableName(vhost, string(it.Kind), it.Name, key)
 }
 
 // masked is a shallow copy of t whose items hold their secrets masked

@@ -6,7 +6,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -25,13 +24,13 @@ func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 		n := mapping()
 		switch {
 		case mask && hasPassword(u):
-			add(n, kinds.UserPassword, str(topology.Mask))
+			add(n, kind.UserPassword, str(topology.Mask))
 		case hasPassword(u):
-			add(n, kinds.UserPassword, placeholder(passwordVariable(u)))
+			add(n, kind.UserPassword, placeholder(passwordVariable(u)))
 		}
-		tags := valueNode(u.Settings[kinds.UserTags])
+		tags := valueNode(u.Settings[kind.UserTags])
 		tags.Style = yaml.FlowStyle
-		add(n, kinds.UserTags, tags)
+		add(n, kind.UserTags, tags)
 		if l := t.Items.Get(kind.UserLimits, name); l != nil {
 			ln := valueNode(map[string]any(l.Settings))
 			flowify(ln, 6)
@@ -78,13 +77,13 @@ func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 
 // hasPassword reports whether user u has a password to stand in for.
 func hasPassword(u *topology.Item) bool {
-	if _, ok := u.Settings[kinds.UserPassword]; ok {
+	if _, ok := u.Settings[kind.UserPassword]; ok {
 		return true
 	}
-	if _, ok := u.Settings[kinds.UserPasswordHash]; ok && u.Refs == nil && u.Settings[kinds.UserPasswordHash] == topology.Mask {
+	if _, ok := u.Settings[kind.UserPasswordHash]; ok && u.Refs == nil && u.Settings[kind.UserPasswordHash] == topology.Mask {
 		return true
 	}
-	h, _ := u.Settings[kinds.UserPasswordHash].(string)
+	h, _ := u.Settings[kind.UserPasswordHash].(string)
 	return h != ""
 }
 
@@ -92,10 +91,10 @@ func hasPassword(u *topology.Item) bool {
 // file's variable when known, else the user's name in upper case with
 // _PASSWORD.
 func passwordVariable(u *topology.Item) string {
-	if v, ok := u.Refs[kinds.UserPassword]; ok {
+	if v, ok := u.Refs[kind.UserPassword]; ok {
 		return v
 	}
-	return kinds.PasswordVariable(u.Name)
+	return kind.PasswordVariable(u.Name)
 }
 
 // userVariables lists the password placeholders of t's users.

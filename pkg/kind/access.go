@@ -1,8 +1,22 @@
 package kind
 
+import (
+	"crypto/md5"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/subtle"
+	"encoding/base64"
+	"hash"
+	"slices"
+	"strings"
+)
+
 // The kinds about users and their access (SPEC §9), declared under the
 // file's top-level users section: a plan covers them only when the file
-// has one (Spec.Declared).
+// has one (Spec.Declared). Users and their limits live on the broker
+// (Spec.Broker), permissions and topic permissions in a vhost, one item
+// per user. pkg/loader decodes the users section itself
+// (decode_users.go): these kinds have no section of a vhost.
 const (
 	User            Kind = "user"
 	UserLimits      Kind = "user_limits"
@@ -12,11 +26,149 @@ const (
 
 var accessSpecs = []Spec{
 	{Kind: User, Label: "user", Plural: "users", Section: "users", APIPath: "users", InPlace: true, Broker: true, Declared: true,
-		DeletePhase: 2, WritePhase: 6, Secret: []string{"password", "password_hash", "hashing_algorithm"}},
+		DeletePhase: 2, WritePhase: 6, Secret: []string{UserPassword, UserPasswordHash, UserHashingAlgorithm}, Item: userItem},
 	{Kind: UserLimits, Label: "user limits", Plural: "user limits", Section: "limits", APIPath: "user-limits", InPlace: true, Broker: true, Declared: true,
-		DeletePhase: 1, WritePhase: 9},
+		DeletePhase: 1, WritePhase: 9, Item: userLimitsItem},
 	{Kind: Permission, Label: "permission", Plural: "permissions", Section: "permissions", APIPath: "permissions", InPlace: true, Declared: true,
-		DeletePhase: 1, WritePhase: 9},
+		DeletePhase: 1, WritePhase: 9, Item: permissionItem},
 	{Kind: TopicPermission, Label: "topic permission", Plural: "topic permissions", Section: "topic_permissions", APIPath: "topic-permissions", InPlace: true, Declared: true,
-		DeletePhase: 1, WritePhase: 9},
+		DeletePhase: 1, WritePhase: 9, Item: topicPermissionItem},
+}
+
+// Access returns the spec of every kind about users and their access,
+// declared under the file's users section.
+func Access() []Spec { return slices.Clone(accessSpecs) }
+
+// Settings of a user item.
+const (
+	// UserPassword is the file's password (a secret).
+	UserPassword = "password"
+	// UserPasswordHash and UserHashingAlgorithm are the hash as the broker
+	// stores it (secrets), from the broker or from the file's
+	// password_hash.
+	UserPasswordHash     = "password_hash"
+	UserHashingAlgorithm = "hashing_algorithm"
+	// UserTags are the user's tags, a sorted list (TagList).
+	UserTags = "tags"
+)
+
+// userItem: a user, named (users: {name: {password: …, tags: […]}}).
+var userItem = &ItemSpec{
+	Shape: Named,
+	Fields: []Field{
+		{Name: UserPassword, Type: FieldString, Help: "the password, from ${VAR}: compared with the hash the broker stores, never shown"},
+		{Name: UserPasswordHash, Type: FieldString, Help: "the password's hash as the broker stores it (base64 of salt and digest)"},
+		{Name: UserHashingAlgorithm, Type: FieldString, Help: "rabbit_password_hashing_sha256 (the default) or rabbit_password_hashing_sha512"},
+		{Name: UserTags, Type: FieldString, Help: "the user's tags: administrator, monitoring, policymaker, management, impersonator"},
+	},
+	Compare: compareUsers,
+}
+
+// permissionItem: a user's permissions on a vhost, one item per user
+// named after it.
+var permissionItem = &ItemSpec{
+	Shape: Named,
+	Fields: []Field{
+		{Name: "configure", Type: FieldString, Help: "a regexp of the names the user may declare and delete"},
+		{Name: "write", Type: FieldString, Help: "a regexp of the names the user may publish to (and bind to)"},
+		{Name: "read", Type: FieldString, Help: "a regexp of the names the user may consume from (and bind from)"},
+	},
+}
+
+// topicPermissionItem: a user's topic permissions on a vhost, one item per
+// user whose settings map each exchange to {write, read}. Its fields are
+// exchange names: the users section decodes them.
+var topicPermissionItem = &ItemSpec{Shape: Named}
+
+// compareUsers gives the settings the diff compares (ItemSpec.Compare):
+// tags as they are, and the password as "unchanged" or "changed" after
+// checking the file's password against the stored hash with its salt and
+// algorithm (or the file's hash against the stored one), so that no value
+// of either ever reaches a plan.
+func compareUsers(have, want map[string]any) (map[string]any, map[string]any) {
+	h := map[string]any{UserTags: have[UserTags], UserPassword: "stored"}
+	w := map[string]any{UserTags: want[UserTags], UserPassword: "stored"}
+	if !PasswordMatches(want, have) {
+		w[UserPassword] = "new"
+	}
+	return h, w
+}
+
+// PasswordMatches reports whether the settings of the broker's user have
+// hold the password of want (or want's hash).
+func PasswordMatches(want, have map[string]any) bool {
+	hash, _ := have[UserPasswordHash].(string)
+	alg, _ := have[UserHashingAlgorithm].(string)
+	if wh, ok := want[UserPasswordHash].(string); ok {
+		wa, _ := want[UserHashingAlgorithm].(string)
+		return wh == hash && (wa == "" || wa == alg)
+	}
+	pw, ok := want[UserPassword].(string)
+	if !ok {
+		return hash == "" // a user without a password
+	}
+	return CheckPassword(pw, hash, alg)
+}
+
+// CheckPassword reports whether stored (base64 of a 4-byte salt and the
+// digest of salt+password) holds password under alg, as RabbitMQ's
+// rabbit_password checks it.
+func CheckPassword(password, stored, alg string) bool {
+	raw, err := base64.StdEncoding.DecodeString(stored)
+	if err != nil || len(raw) < 5 {
+		return false
+	}
+	var h hash.Hash
+	switch alg {
+	case "", "rabbit_password_hashing_sha256":
+		h = sha256.New()
+	case "rabbit_password_hashing_sha512":
+		h = sha512.New()
+	case "rabbit_password_hashing_md5":
+		h = md5.New()
+	default:
+		return false
+	}
+	salt := raw[:4]
+	h.Write(salt)
+	h.Write([]byte(password))
+	return subtle.ConstantTimeCompare(h.Sum(nil), raw[4:]) == 1
+}
+
+// TagList is tags as a user item holds them: sorted, each once.
+func TagList(tags []string) []any {
+	tags = slices.Clone(tags)
+	slices.Sort(tags)
+	tags = slices.Compact(tags)
+	out := make([]any, len(tags))
+	for i, s := range tags {
+		out[i] = s
+	}
+	return out
+}
+
+// PasswordVariable is the environment variable mqctl suggests for user's
+// password (export's placeholder, lint's advice).
+func PasswordVariable(user string) string { return VariableName(user, "PASSWORD") }
+
+// VariableName joins parts into an environment variable's name: upper
+// case, every other character as _, parts joined by _.
+func VariableName(parts ...string) string {
+	var sb strings.Builder
+	for i, part := range parts {
+		if i > 0 {
+			sb.WriteByte('_')
+		}
+		for _, r := range part {
+			switch {
+			case r >= 'a' && r <= 'z':
+				sb.WriteRune(r - 'a' + 'A')
+			case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+				sb.WriteRune(r)
+			default:
+				sb.WriteByte('_')
+			}
+		}
+	}
+	return sb.String()
 }

@@ -1,19 +1,25 @@
-// Package kind names the kinds of object mqctl manages and holds, for each,
-// the facts that every stage shares: its one spelling, how people read it,
-// where it lives in a definitions document, in topology.yaml and in the
-// management API, whether it changes in place, and where its deletes and
-// writes fall in an apply's order.
+// Package kind is the one registry of the kinds of object mqctl manages:
+// for each, everything that is true of it whatever the stage, with no I/O —
+// its one spelling, how people read it, where it lives in a definitions
+// document, in topology.yaml and in the management API, whether it changes
+// in place, where its deletes and writes fall in an apply's order, its
+// secrets and required settings and, for a kind carried as topology.Item,
+// how the file declares an item, how it is checked and what the diff
+// compares (ItemSpec).
 //
 // Every stage (reading, diff, ordering, writing, visibility, rendering,
 // export) takes these facts from here; each stage's own code for a kind is
 // reached through a switch on Kind that fails loudly on a kind it does not
-// know, and pkg/engine's TestEveryKindThroughEveryStage runs every kind of
-// All through every stage against a real broker, so a kind missing a stage
-// fails a test, not a user. README.md ("Adding a kind") lists what adding
-// one takes.
+// know (pkg/broker's drivers, one per item kind, likewise), and pkg/engine's
+// TestEveryKindThroughEveryStage runs every kind of All through every stage
+// against a real broker, so a kind missing a stage fails a test, not a
+// user. README.md ("Adding a kind") lists what adding one takes.
 package kind
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Kind is the one spelling of a kind of object: in plans (text, JSON,
 // saved), lint findings, ownership records and errors.
@@ -77,6 +83,11 @@ type Spec struct {
 	// declares its section (topology.Topology.Declares): users and their
 	// access are often kept in another file than the vhosts they use.
 	Declared bool
+	// Item is set for a kind carried as topology.Item through one generic
+	// path (vhost limits, shovels, federation objects, users and their
+	// access): its file shape, fields, checks and comparison. Vhosts,
+	// exchanges, queues, bindings and policies have types of their own.
+	Item *ItemSpec
 }
 
 var specs = []Spec{
@@ -86,7 +97,8 @@ var specs = []Spec{
 	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8},
 	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
 	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
-	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9},
+	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9,
+		Item: vhostLimitsItem},
 	// An upstream is written before the policies that name it (federation
 	// links start when a policy applies) and before the sets that name it,
 	// and deleted after them; a shovel is written after the queues,
@@ -95,10 +107,11 @@ var specs = []Spec{
 	// written in the queues' phase: the bindings' phase holds bindings
 	// only (apply.Order restores the bindings of replaced objects there).
 	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 7,
-		Secret: []string{"uri"}, Required: []string{"uri"}},
-	{Kind: FederationUpstreamSet, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9},
+		Secret: []string{"uri"}, Required: upstreamRequired, Item: upstreamItem},
+	{Kind: FederationUpstreamSet, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9,
+		Item: upstreamSetItem},
 	{Kind: Shovel, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9,
-		Secret: []string{"src-uri", "dest-uri"}, Required: []string{"src-uri", "dest-uri"}},
+		Secret: []string{"src-uri", "dest-uri"}, Required: shovelRequired, Item: shovelItem},
 }
 
 // All returns the spec of every kind: the vhost's kinds (specs), then the
@@ -107,13 +120,44 @@ func All() []Spec { return append(append([]Spec(nil), specs...), accessSpecs...)
 
 // Of returns the spec of k; false for a kind mqctl does not know.
 func Of(k Kind) (Spec, bool) {
-	for _, s := range All() {
-		if s.Kind == k {
-			return s, true
+	for _, list := range [...][]Spec{specs, accessSpecs} {
+		for _, s := range list {
+			if s.Kind == k {
+				return s, true
+			}
 		}
 	}
 	return Spec{}, false
 }
+
+// vhostItems are the item kinds a vhost's section of topology.yaml
+// declares, in the order the file reader, the diff and export take them
+// (shovels before the federation objects, unlike All).
+var vhostItems = []Kind{VhostLimits, Shovel, FederationUpstream, FederationUpstreamSet}
+
+// VhostItems returns the spec of every kind carried as topology.Item that
+// a vhost's section of topology.yaml declares (Spec.Section there): vhost
+// limits, shovels and the federation objects. Access has the others.
+func VhostItems() []Spec {
+	out := make([]Spec, 0, len(vhostItems))
+	for _, k := range vhostItems {
+		s, _ := Of(k)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Items returns the spec of every kind carried as topology.Item:
+// VhostItems, then Access.
+func Items() []Spec { return append(VhostItems(), Access()...) }
+
+// Item is k's ItemSpec; nil for a kind not carried as topology.Item (and
+// for a kind mqctl does not know).
+func (k Kind) Item() *ItemSpec { s, _ := Of(k); return s.Item }
+
+// SecretFields names the secret settings of an object of kind k
+// (Spec.Secret), a slice of its own: what topology.Item.Secret holds.
+func SecretFields(k Kind) []string { s, _ := Of(k); return slices.Clone(s.Secret) }
 
 // Label is k's name in prose ("operator policy"); an unknown kind is its
 // own spelling.

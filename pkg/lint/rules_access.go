@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -176,14 +175,14 @@ func runLiteralPassword(p *Pass) []Finding {
 	var out []Finding
 	for _, name := range p.Broker.Names(kind.User) {
 		u := p.Broker.Get(kind.User, name)
-		if _, has := u.Settings[kinds.UserPassword]; !has {
+		if _, has := u.Settings[kind.UserPassword]; !has {
 			continue
 		}
-		if _, ref := u.Refs[kinds.UserPassword]; ref {
+		if _, ref := u.Refs[kind.UserPassword]; ref {
 			continue
 		}
 		out = append(out, Finding{Object: Object{string(kind.User), name}, Pos: u.Pos, objMeta: u.Meta,
-			Message: fmt.Sprintf("the password of user %q is written in the file: whoever reads the file, or its history, has it, and a saved plan cannot be made of it. Take it from the environment: password: \"${%s}\" (a single variable, nothing around it)", name, kinds.PasswordVariable(name))})
+			Message: fmt.Sprintf("the password of user %q is written in the file: whoever reads the file, or its history, has it, and a saved plan cannot be made of it. Take it from the environment: password: \"${%s}\" (a single variable, nothing around it)", name, kind.PasswordVariable(name))})
 	}
 	return out
 }
@@ -194,7 +193,7 @@ func (p *Pass) administrator(user string) bool {
 	if u == nil {
 		return false
 	}
-	tags, _ := u.Settings[kinds.UserTags].([]any)
+	tags, _ := u.Settings[kind.UserTags].([]any)
 	for _, t := range tags {
 		if t == "administrator" {
 			return true

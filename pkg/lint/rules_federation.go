@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -111,7 +110,7 @@ func runUpstreamSetUnknown(p *Pass) []Finding {
 	v := p.Vhost
 	for _, name := range v.Items.Names(kind.FederationUpstreamSet) {
 		it := v.Items.Get(kind.FederationUpstreamSet, name)
-		for i, m := range kinds.Members(it) {
+		for i, m := range kind.UpstreamSetMembers(it.Settings) {
 			up, _ := m["upstream"].(string)
 			if up == "" || v.Items.Get(kind.FederationUpstream, up) != nil {
 				continue

@@ -54,7 +54,7 @@ type rawVhost struct {
 	operatorPolicies *objects
 	bindings         []indexed
 	defaults         *objects // "queue" and "exchange"
-	// items are the sections of the generic kinds (pkg/kinds), by kind.
+	// items are the sections of the generic kinds (kind.VhostItems), by kind.
 	items map[kind.Kind]*node
 }
 

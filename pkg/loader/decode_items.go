@@ -8,18 +8,18 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // The sections of a vhost that hold items of the generic kinds
-// (pkg/kinds): each kind's section, decoded by its fields.
+// (kind.VhostItems): each kind's section, decoded by its fields
+// (kind.ItemSpec).
 
 // itemSections returns the vhost fields of the generic kinds.
 func itemSections() []string {
 	var out []string
-	for _, h := range kinds.All() {
-		out = append(out, h.Spec().Section)
+	for _, s := range kind.VhostItems() {
+		out = append(out, s.Section)
 	}
 	return out
 }
@@ -27,44 +27,44 @@ func itemSections() []string {
 // addItems records the generic kinds' sections of one file's vhost; a
 // section is declared in one file only.
 func (fd *fileDecoder) addItems(v *rawVhost, f fieldSet, what string) {
-	for _, h := range kinds.All() {
-		sec := h.Spec().Section
+	for _, s := range kind.VhostItems() {
+		sec := s.Section
 		n := f.value(sec)
 		if n == nil {
 			continue
 		}
-		if prev, ok := v.items[h.Spec().Kind]; ok {
+		if prev, ok := v.items[s.Kind]; ok {
 			fd.d.errs.addf(n.pos, "declare it in one file only", "%s: %s is declared again (first at %s)", what, sec, prev.pos)
 			continue
 		}
 		if v.items == nil {
 			v.items = map[kind.Kind]*node{}
 		}
-		v.items[h.Spec().Kind] = n
+		v.items[s.Kind] = n
 	}
 }
 
 // buildItems decodes rv's generic sections into v.Items.
 func (l *load) buildItems(rv *rawVhost, v *topology.Vhost) {
 	what := fmt.Sprintf("vhost %q", rv.name)
-	for _, h := range kinds.All() {
-		n, ok := rv.items[h.Spec().Kind]
+	for _, s := range kind.VhostItems() {
+		n, ok := rv.items[s.Kind]
 		if !ok {
 			continue
 		}
-		sec := label(what, h.Spec().Section)
-		switch h.Shape() {
-		case kinds.Single:
-			if it := l.d.item(h, rv.name, n, sec); it != nil {
+		sec := label(what, s.Section)
+		switch s.Item.Shape {
+		case kind.Single:
+			if it := l.d.item(s, rv.name, n, sec); it != nil {
 				v.Items.Put(it)
 			}
-		case kinds.Named:
+		case kind.Named:
 			if n.kind != mapNode {
-				l.d.errs.addf(n.pos, "write a mapping from each "+h.Spec().Label+" name to its settings", "%s: expected a mapping of names, got %s", sec, describe(n))
+				l.d.errs.addf(n.pos, "write a mapping from each "+s.Label+" name to its settings", "%s: expected a mapping of names, got %s", sec, describe(n))
 				continue
 			}
 			for _, e := range n.entries {
-				if it := l.d.item(h, e.key.value, e.value, fmt.Sprintf("%s %q", h.Spec().Label, e.key.value)); it != nil {
+				if it := l.d.item(s, e.key.value, e.value, fmt.Sprintf("%s %q", s.Label, e.key.value)); it != nil {
 					it.Pos = e.key.pos
 					v.Items.Put(it)
 				}
@@ -73,26 +73,26 @@ func (l *load) buildItems(rv *rawVhost, v *topology.Vhost) {
 	}
 }
 
-// item decodes one item of h's kind from n by h's fields (by its members'
-// fields, a list of mappings, when h is kinds.ListShaped), then checks it
-// with h's Validator; nil after an error.
-func (d *decoder) item(h kinds.Handler, name string, n *node, what string) *topology.Item {
-	it := &topology.Item{Kind: h.Spec().Kind, Name: name, Secret: kinds.SecretFields(h)}
+// item decodes one item of kind s from n by its fields (by its members'
+// fields, a list of mappings, when it has a kind.ListSpec), then checks it
+// with its Validate; nil after an error.
+func (d *decoder) item(s kind.Spec, name string, n *node, what string) *topology.Item {
+	it := &topology.Item{Kind: s.Kind, Name: name, Secret: kind.SecretFields(s.Kind)}
 	it.Pos = n.pos
-	if ls, ok := h.(kinds.ListShaped); ok {
+	if ls := s.Item.List; ls != nil {
 		l, ok := d.members(ls, n, what)
 		if !ok {
 			return nil
 		}
-		it.Settings = topology.Args{ls.ListKey(): l}
+		it.Settings = topology.Args{ls.Key: l}
 		return it
 	}
-	settings, f, failed, ok := d.settings(h.Fields(), n, what, it)
+	settings, f, failed, ok := d.settings(s.Item.Fields, n, what, it)
 	if f == nil {
 		return nil
 	}
 	it.Settings = settings
-	if v, isV := h.(kinds.Validator); isV && !d.problems(v.Validate(settings), f, failed, n, what) {
+	if validate := s.Item.Validate; validate != nil && !d.problems(validate(settings), f, failed, n, what) {
 		return nil
 	}
 	if !ok {
@@ -102,9 +102,9 @@ func (d *decoder) item(h kinds.Handler, name string, n *node, what string) *topo
 }
 
 // members decodes a list-shaped item: a list of mappings, each by ls's
-// member fields and checked by its ValidateElem.
-func (d *decoder) members(ls kinds.ListShaped, n *node, what string) ([]any, bool) {
-	fields := ls.ElemFields()
+// fields and checked by its Validate.
+func (d *decoder) members(ls *kind.ListSpec, n *node, what string) ([]any, bool) {
+	fields := ls.Fields
 	if n.isNull() {
 		return []any{}, true
 	}
@@ -122,7 +122,7 @@ func (d *decoder) members(ls kinds.ListShaped, n *node, what string) ([]any, boo
 			continue
 		}
 		settings, f, failed, ok := d.settings(fields, e, ew, nil)
-		if f != nil && !d.problems(ls.ValidateElem(settings), f, failed, e, ew) {
+		if f != nil && !d.problems(ls.Validate(settings), f, failed, e, ew) {
 			ok = false
 		}
 		good = good && ok
@@ -131,11 +131,11 @@ func (d *decoder) members(ls kinds.ListShaped, n *node, what string) ([]any, boo
 	return out, good
 }
 
-// problems reports a Validator's problems, each at its field's value
+// problems reports the problems a Validate found, each at its field's value
 // (the mapping's own position for the item as a whole), but those of a
 // field whose value was already reported (failed); false when there is
 // one.
-func (d *decoder) problems(ps []kinds.Problem, f fieldSet, failed map[string]bool, n *node, what string) bool {
+func (d *decoder) problems(ps []kind.Problem, f fieldSet, failed map[string]bool, n *node, what string) bool {
 	bad := false
 	for _, p := range ps {
 		if failed[p.Field] {
@@ -158,7 +158,7 @@ func (d *decoder) problems(ps []kinds.Problem, f fieldSet, failed map[string]boo
 // variables secret fields were taken from (exactly ${VAR}). failed names
 // the fields whose values were wrong (reported, and in settings as their
 // type's zero); f is nil when n is not a mapping.
-func (d *decoder) settings(fields []kinds.Field, n *node, what string, it *topology.Item) (settings topology.Args, f fieldSet, failed map[string]bool, good bool) {
+func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topology.Item) (settings topology.Args, f fieldSet, failed map[string]bool, good bool) {
 	known := make([]string, len(fields))
 	for i, fl := range fields {
 		known[i] = fl.Name
@@ -222,11 +222,11 @@ func (d *decoder) unknown(n *node, known []string) []string {
 
 // fieldValue decodes n as a value of field fl; fw names it in errors. A
 // secret's value is never quoted in an error.
-func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (any, bool) {
+func (d *decoder) fieldValue(fl kind.Field, secret bool, n *node, fw string) (any, bool) {
 	switch fl.Type {
-	case kinds.Int:
+	case kind.FieldInt:
 		return d.integer(n, fw, fl.Min, math.MaxInt64)
-	case kinds.String:
+	case kind.FieldString:
 		if secret && d.unsetSecret(n, fw) {
 			return n.value, true
 		}
@@ -235,9 +235,9 @@ func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (a
 			return "", false
 		}
 		return d.str(n, fw)
-	case kinds.Bool:
+	case kind.FieldBool:
 		return d.boolean(n, fw)
-	case kinds.Number:
+	case kind.FieldNumber:
 		if n.bad {
 			return nil, false
 		}
@@ -254,7 +254,7 @@ func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (a
 		}
 		d.errs.addf(n.pos, quoteHintNumber(n), "%s: expected a number, got %s", fw, describe(n))
 		return nil, false
-	case kinds.Strings:
+	case kind.FieldStrings:
 		if secret && d.unsetSecret(n, fw) {
 			return n.value, true
 		}
@@ -287,7 +287,7 @@ func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (a
 			out = append(out, e.value)
 		}
 		return out, good
-	case kinds.StringOrInt:
+	case kind.FieldStringOrInt:
 		if n.bad {
 			return nil, false
 		}
@@ -299,7 +299,7 @@ func (d *decoder) fieldValue(fl kinds.Field, secret bool, n *node, fw string) (a
 		}
 		d.errs.addf(n.pos, "", "%s: expected a string or an integer, got %s", fw, describe(n))
 		return nil, false
-	case kinds.Table:
+	case kind.FieldTable:
 		if n.bad {
 			return nil, false
 		}

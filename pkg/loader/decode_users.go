@@ -3,14 +3,10 @@ package loader
 import (
 	"fmt"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -58,10 +54,6 @@ func (l *load) buildUsers(t *topology.Topology) {
 		return
 	}
 	d := l.d
-	secret := func(k kind.Kind) []string {
-		h, _ := kinds.For(k)
-		return kinds.SecretFields(h)
-	}
 	for _, name := range ru.users.order {
 		o := ru.users.byKey[name]
 		what := fmt.Sprintf("user %q", name)
@@ -69,9 +61,9 @@ func (l *load) buildUsers(t *topology.Topology) {
 		if !ok {
 			continue
 		}
-		u := &topology.Item{Kind: kind.User, Name: name, Settings: topology.Args{}, Secret: secret(kind.User)}
+		u := &topology.Item{Kind: kind.User, Name: name, Settings: topology.Args{}, Secret: kind.SecretFields(kind.User)}
 		u.Pos = o.key.pos
-		for _, field := range []string{kinds.UserPassword, kinds.UserPasswordHash} {
+		for _, field := range []string{kind.UserPassword, kind.UserPasswordHash} {
 			e, ok := f[field]
 			if !ok {
 				continue
@@ -91,21 +83,21 @@ func (l *load) buildUsers(t *topology.Topology) {
 				u.Refs[field] = ref
 			}
 		}
-		if f.has(kinds.UserPassword) && f.has(kinds.UserPasswordHash) {
-			d.errs.addf(f.valuePos(kinds.UserPasswordHash), "keep one: password (from ${VAR}) or password_hash", "%s: both password and password_hash are set", what)
+		if f.has(kind.UserPassword) && f.has(kind.UserPasswordHash) {
+			d.errs.addf(f.valuePos(kind.UserPasswordHash), "keep one: password (from ${VAR}) or password_hash", "%s: both password and password_hash are set", what)
 		}
 		if e, ok := f["hashing_algorithm"]; ok {
-			if !f.has(kinds.UserPasswordHash) {
+			if !f.has(kind.UserPasswordHash) {
 				d.errs.addf(e.value.pos, "remove it, or give password_hash", "%s: hashing_algorithm applies to password_hash only", what)
 			} else if alg, ok := d.enum(e.value, label(what, "hashing_algorithm"), hashingAlgorithms...); ok {
-				u.Settings[kinds.UserHashingAlgorithm] = alg
+				u.Settings[kind.UserHashingAlgorithm] = alg
 			}
 		}
-		u.Settings[kinds.UserTags] = l.userTags(f, what)
+		u.Settings[kind.UserTags] = l.userTags(f, what)
 		t.Items.Put(u)
 		if e, ok := f["limits"]; ok {
-			h, _ := kinds.For(kind.UserLimits)
-			if it := d.item(h, name, e.value, label(what, "limits")); it != nil && len(it.Settings) > 0 {
+			limits, _ := kind.Of(kind.UserLimits)
+			if it := d.item(limits, name, e.value, label(what, "limits")); it != nil && len(it.Settings) > 0 {
 				t.Items.Put(it)
 			}
 		}
@@ -146,7 +138,7 @@ func (l *load) userTags(f fieldSet, what string) []any {
 			tags = append(tags, s)
 		}
 	}
-	return kinds.TagList(tags)
+	return kind.TagList(tags)
 }
 
 // permissionVhost returns the vhost of t that a user's permissions name,
@@ -394,27 +386,15 @@ func ExactRegexp(names []string) string {
 	return "^(?:" + strings.Join(q, "|") + ")$"
 }
 
-// accessOrigins maps each permission item the access sugar wrote to its
-// Access, without keeping the item alive.
-var accessOrigins sync.Map // weak.Pointer[topology.Item] -> *Access
-
-func recordAccess(it *topology.Item, a *Access) {
-	k := weak.Make(it)
-	accessOrigins.Store(k, a)
-	runtime.AddCleanup(it, func(k weak.Pointer[topology.Item]) { accessOrigins.Delete(k) }, k)
-}
-
-// AccessOf returns the access sugar a permission item was expanded from,
-// nil when the file wrote the permission itself (or it was read from a
-// broker).
+// AccessOf returns the access sugar a permission item was expanded from
+// (the item carries it: topology.Item.Sugar), nil when the file wrote the
+// permission itself (or it was read from a broker).
 func AccessOf(it *topology.Item) *Access {
 	if it == nil {
 		return nil
 	}
-	if a, ok := accessOrigins.Load(weak.Make(it)); ok {
-		return a.(*Access)
-	}
-	return nil
+	a, _ := it.Sugar.(*Access)
+	return a
 }
 
 // userAccess expands a user's access section into its permissions.
@@ -456,10 +436,9 @@ func (l *load) userAccess(t *topology.Topology, user string, n *node, what strin
 		a.Consume = l.accessNames(f, "consume", aw, "queue")
 		a.Publish = l.accessNames(f, "publish", aw, "exchange")
 		a.Declare = l.accessNames(f, "declare", aw, "queue or exchange")
-		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: a.Expand(v).Permission()}
+		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: a.Expand(v).Permission(), Sugar: a}
 		it.Pos, it.Ignore = e.key.pos, ignoresOf(e.key, e.value)
 		v.Items.Put(it)
-		recordAccess(it, a)
 	}
 }
 

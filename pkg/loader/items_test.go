@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/schema"
 )
 
@@ -26,9 +25,9 @@ func loadVhost(t *testing.T, body string, env map[string]string) (string, error)
 	}
 	var out []string
 	v := top.Vhosts["v"]
-	for _, h := range kinds.All() {
-		for _, n := range v.Items.Names(h.Spec().Kind) {
-			it := v.Items.Get(h.Spec().Kind, n)
+	for _, s := range kind.VhostItems() {
+		for _, n := range v.Items.Names(s.Kind) {
+			it := v.Items.Get(s.Kind, n)
 			b, _ := json.Marshal(it)
 			out = append(out, string(b))
 		}
@@ -176,20 +175,17 @@ func TestItemsSchema(t *testing.T) {
 	if err := json.Unmarshal(schema.JSON(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	names := func(fs []kinds.Field) []string {
+	names := func(fs []kind.Field) []string {
 		var out []string
 		for _, f := range fs {
 			out = append(out, f.Name)
 		}
 		return out
 	}
-	sh, _ := kinds.For(kind.Shovel)
-	up, _ := kinds.For(kind.FederationUpstream)
-	set, _ := kinds.For(kind.FederationUpstreamSet)
 	for def, fields := range map[string][]string{
-		"shovel":                      names(sh.Fields()),
-		"federationUpstream":          names(up.Fields()),
-		"federationUpstreamSetMember": names(set.(kinds.ListShaped).ElemFields()),
+		"shovel":                      names(kind.Shovel.Item().Fields),
+		"federationUpstream":          names(kind.FederationUpstream.Item().Fields),
+		"federationUpstreamSetMember": names(kind.FederationUpstreamSet.Item().List.Fields),
 	} {
 		var got []string
 		for k := range doc.Defs[def].Properties {

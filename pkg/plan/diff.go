@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -113,8 +112,8 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 	sort.Strings(names)
 	// The broker's own objects (users): first, so that the vhosts'
 	// permissions of a user follow the user in the plan.
-	for _, h := range kinds.Access() {
-		if spec := h.Spec(); spec.Broker && desired.Declares(spec.Kind) {
+	for _, spec := range kind.Access() {
+		if spec.Broker && desired.Declares(spec.Kind) {
 			d.items("", spec, desired.Items[spec.Kind], curState.Items[spec.Kind])
 		}
 	}
@@ -402,10 +401,9 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	// Policies and operator policies.
 	d.policies(name, KindPolicy, want.Policies, have.Policies)
 	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
-	// The generic kinds (pkg/kinds), those about access when the file has
-	// their section.
-	for _, h := range append(kinds.All(), kinds.Access()...) {
-		spec := h.Spec()
+	// The generic kinds (kind.Spec.Item), those about access when the file
+	// has their section.
+	for _, spec := range kind.Items() {
 		if spec.Broker || !d.desired.Declares(spec.Kind) {
 			continue
 		}
@@ -583,10 +581,8 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 		case w != nil:
 			d.claim(ref, ItemPrint(h))
 			hs, ws := h.Settings, w.Settings
-			if hd, ok := kinds.For(spec.Kind); ok {
-				if c, ok := hd.(kinds.Comparable); ok {
-					hs, ws = c.Comparable(h, w)
-				}
+			if compare := spec.Item.Compare; compare != nil {
+				hs, ws = compare(h.Settings, w.Settings)
 			}
 			fields := argFields(hs, ws)
 			if len(fields) == 0 {
@@ -619,9 +615,9 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 // kind's Write sends it back), so its print is known before the write.
 func afterPrint(have, want *topology.Item) Print {
 	p := ItemPrint(want)
-	if p == NoPrint && want.Kind == kind.User && kinds.PasswordMatches(want, have) {
+	if p == NoPrint && want.Kind == kind.User && kind.PasswordMatches(want.Settings, have.Settings) {
 		kept := &topology.Item{Kind: kind.User, Name: want.Name, Settings: topology.Args{
-			kinds.UserTags: want.Settings[kinds.UserTags], kinds.UserPasswordHash: have.Settings[kinds.UserPasswordHash]}}
+			kind.UserTags: want.Settings[kind.UserTags], kind.UserPasswordHash: have.Settings[kind.UserPasswordHash]}}
 		return ItemPrint(kept)
 	}
 	return p

@@ -60,7 +60,7 @@ type Object struct {
 	Queue    *topology.Queue    `json:"queue,omitempty"`
 	Binding  *topology.Binding  `json:"binding,omitempty"`
 	Policy   *topology.Policy   `json:"policy,omitempty"`
-	// Item is an object of a generic kind (pkg/kinds: vhost limits, …).
+	// Item is an object of a generic kind (kind.Spec.Item: vhost limits, …).
 	Item *topology.Item `json:"item,omitempty"`
 }
 

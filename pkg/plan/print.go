@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -146,14 +145,14 @@ func PolicyPrint(p *topology.Policy) Print {
 // password, whose salted hash only the broker knows.
 func ItemPrint(it *topology.Item) Print {
 	if it.Kind == kind.User {
-		hash, ok := it.Settings[kinds.UserPasswordHash].(string)
+		hash, ok := it.Settings[kind.UserPasswordHash].(string)
 		if !ok {
-			if it.Settings.Has(kinds.UserPassword) {
+			if it.Settings.Has(kind.UserPassword) {
 				return NoPrint
 			}
 			hash = "" // no password: the broker stores an empty hash
 		}
-		return newHasher().part("user").args(topology.Args{kinds.UserTags: it.Settings[kinds.UserTags]}).part(hash).print()
+		return newHasher().part("user").args(topology.Args{kind.UserTags: it.Settings[kind.UserTags]}).part(hash).print()
 	}
 	settings := it.Settings
 	if spec, ok := kind.Of(it.Kind); ok && len(spec.Secret) > 0 {

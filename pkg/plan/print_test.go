@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -42,12 +41,12 @@ func TestPrintsFollowTheDiff(t *testing.T) {
 		{"limits: same", &Object{Item: item(kind.VhostLimits, topology.Args{"max-queues": float64(100)})}, &Object{Item: item(kind.VhostLimits, topology.Args{"max-queues": int64(100)})}, true},
 		{"limits: other", &Object{Item: item(kind.VhostLimits, topology.Args{"max-queues": int64(200)})}, &Object{Item: item(kind.VhostLimits, topology.Args{"max-queues": int64(100)})}, false},
 		{"upstream: other uri", &Object{Item: item(kind.FederationUpstream, topology.Args{"uri": "amqp://h2"})}, &Object{Item: item(kind.FederationUpstream, topology.Args{"uri": "amqp://h1"})}, false},
-		{"user: same hash and tags", &Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserHashingAlgorithm: "rabbit_password_hashing_sha256", kinds.UserTags: []any{"management"}})},
-			&Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserTags: []any{"management"}})}, true},
-		{"user: another salt", &Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abd", kinds.UserTags: []any{}})},
-			&Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserTags: []any{}})}, false},
-		{"user: other tags", &Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserTags: []any{"administrator"}})},
-			&Object{Item: item(kind.User, topology.Args{kinds.UserPasswordHash: "abc", kinds.UserTags: []any{}})}, false},
+		{"user: same hash and tags", &Object{Item: item(kind.User, topology.Args{kind.UserPasswordHash: "abc", kind.UserHashingAlgorithm: "rabbit_password_hashing_sha256", kind.UserTags: []any{"management"}})},
+			&Object{Item: item(kind.User, topology.Args{kind.UserPasswordHash: "abc", kind.UserTags: []any{"management"}})}, true},
+		{"user: another salt", &Object{Item: item(kind.User, topology.Args{kind.UserPasswordHash: "abd", kind.UserTags: []any{}})},
+			&Object{Item: item(kind.User, topology.Args{kind.UserPasswordHash: "abc", kind.UserTags: []any{}})}, false},
+		{"user: other tags", &Object{Item: item(kind.User, topology.Args{kind.UserPasswordHash: "abc", kind.UserTags: []any{"administrator"}})},
+			&Object{Item: item(kind.User, topology.Args{kind.UserPasswordHash: "abc", kind.UserTags: []any{}})}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ph, pw := objectPrint(tc.have), objectPrint(tc.want)
@@ -78,7 +77,7 @@ func TestPrintsFollowTheDiff(t *testing.T) {
 		t.Error("a shovel's print depends on the password in its URI")
 	}
 	// A user given a plaintext password: only the broker knows its hash.
-	if p := ItemPrint(&topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kinds.UserPassword: "pw"}}); p != NoPrint {
+	if p := ItemPrint(&topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kind.UserPassword: "pw"}}); p != NoPrint {
 		t.Errorf("a user with a plaintext password has print %d, want NoPrint (read back after the write)", p)
 	}
 }
@@ -177,7 +176,7 @@ func TestChangedOutside(t *testing.T) {
 func TestPermissionOfAUserMadeAgain(t *testing.T) {
 	perm := &topology.Item{Kind: kind.Permission, Name: "u", Settings: topology.Args{"configure": ".*", "write": ".*", "read": ".*"}}
 	user := func(hash string) *topology.Item {
-		return &topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kinds.UserPasswordHash: hash, kinds.UserTags: []any{}}}
+		return &topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kind.UserPasswordHash: hash, kind.UserTags: []any{}}}
 	}
 	current := vh("v", func(v *topology.Vhost) { v.Items.Put(perm) })
 	current.Items.Put(user("new-salt"))
@@ -186,7 +185,7 @@ func TestPermissionOfAUserMadeAgain(t *testing.T) {
 	desired := vh("v", nil)
 	desired.Declare(kind.User)
 	desired.Declare(kind.Permission)
-	desired.Items.Put(&topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kinds.UserPasswordHash: "new-salt", kinds.UserTags: []any{}}})
+	desired.Items.Put(&topology.Item{Kind: kind.User, Name: "u", Settings: topology.Args{kind.UserPasswordHash: "new-salt", kind.UserTags: []any{}}})
 	pref := ObjectRef{kind.Permission, "v", "u"}
 	for _, tc := range []struct {
 		name    string

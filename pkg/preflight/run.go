@@ -16,7 +16,6 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -171,11 +170,7 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 // or "": the limits the broker gives a new vhost (default_limits in its
 // configuration) must leave room for the queues the trials declare.
 func tooTight(ctx context.Context, c *broker.Client, name string, trials []*Trial) string {
-	h, ok := kinds.For(kind.VhostLimits)
-	if !ok {
-		return ""
-	}
-	items, err := h.Read(ctx, c, name)
+	items, err := c.ReadItems(ctx, kind.VhostLimits, name)
 	if err != nil || len(items) == 0 {
 		return ""
 	}
@@ -513,11 +508,7 @@ func (t *trier) vhostSettings(ctx context.Context, tr *Trial) error {
 // limits tries a vhost's limits on the throwaway vhost, last: a limit of
 // max-queues 0 would refuse every queue after it.
 func (t *trier) limits(ctx context.Context, tr *Trial) error {
-	h, ok := kinds.For(kind.VhostLimits)
-	if !ok {
-		return nil
-	}
 	item := *tr.Item
 	item.Name = t.vhost
-	return h.Write(ctx, t.c, t.vhost, nil, &item)
+	return t.c.WriteItem(ctx, kind.VhostLimits, t.vhost, nil, &item)
 }

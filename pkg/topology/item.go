@@ -11,11 +11,12 @@ import (
 )
 
 // Item is an object of a kind the broker changes in place and that mqctl
-// handles through one generic path (pkg/kinds holds each such kind's own
-// code): vhost limits today; users, permissions, shovels and federation
-// objects next. Its identity is (kind, vhost, name); Settings are what the
-// broker stores, normalised (Args.Normalized), as the file declares them
-// and the broker reports them.
+// handles through one generic path (kind.Spec.Item says what is the kind's
+// own; pkg/broker reads and writes it): vhost limits, users and their
+// access, shovels and federation objects. Its identity is (kind, vhost,
+// name); Settings are what the broker stores, normalised
+// (Args.Normalized), as the file declares them and the broker reports
+// them.
 type Item struct {
 	Kind     kind.Kind
 	Name     string
@@ -28,6 +29,12 @@ type Item struct {
 	// took it from ("${VAR}" and nothing else), so that a saved plan, which
 	// holds no secret, can still be applied.
 	Refs map[string]string
+	// Sugar is the file's sugar the item was expanded from, as the file
+	// reader decoded it (a permission of a user's access section:
+	// *loader.Access), nil for an item written as it is or read from a
+	// broker. Like Meta it is not part of the broker's state: no diff,
+	// print, export or JSON form of the item reads it.
+	Sugar any `json:"-"`
 	Meta
 }
 

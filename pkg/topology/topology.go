@@ -110,8 +110,8 @@ type Vhost struct {
 	Bindings         []*Binding           `json:"bindings,omitempty"`
 	Policies         map[string]*Policy   `json:"policies,omitempty"`
 	OperatorPolicies map[string]*Policy   `json:"operator_policies,omitempty"`
-	// Items are the vhost's objects of the kinds pkg/kinds handles (its
-	// limits, …).
+	// Items are the vhost's objects of the generic kinds (kind.Spec.Item:
+	// its limits, …).
 	Items Items `json:"items,omitempty"`
 	Meta  `json:"-"`
 }

@@ -1,4 +1,4 @@
-package kinds_test
+package broker_test
 
 import (
 	"bytes"
@@ -17,7 +17,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/kinds"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -326,29 +325,28 @@ vhosts:
 // list, 1.5 as 1.5) and add no default.
 func TestReadGivesBackWhatWasWritten(t *testing.T) {
 	f := newFixture(t)
-	h, _ := kinds.For(kind.Shovel)
 	want := &topology.Item{Kind: kind.Shovel, Name: "r.s", Settings: topology.Args{
 		"src-uri": "amqp://u:pw@localhost:1/x", "src-queue": "a", "dest-uri": []any{"amqp://"}, "dest-queue": "b",
 		"reconnect-delay": 1.5, "src-delete-after": int64(3), "src-queue-args": map[string]any{"x-queue-type": "quorum"},
 	}}
-	if err := h.Write(context.Background(), f.c, f.vhost, nil, want); err != nil {
+	if err := f.c.WriteItem(context.Background(), kind.Shovel, f.vhost, nil, want); err != nil {
 		t.Fatal(err)
 	}
-	items, err := h.Read(context.Background(), f.c, f.vhost)
+	items, err := f.c.ReadItems(context.Background(), kind.Shovel, f.vhost)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(items) != 1 || !topology.ValueEqual(map[string]any(items[0].Settings), map[string]any(want.Settings)) {
 		t.Errorf("read back %v, want %v", items[0].Settings, want.Settings)
 	}
-	if err := h.Delete(context.Background(), f.c, f.vhost, want); err != nil {
+	if err := f.c.DeleteItem(context.Background(), kind.Shovel, f.vhost, want); err != nil {
 		t.Fatal(err)
 	}
-	if items, err := h.Read(context.Background(), f.c, f.vhost); err != nil || len(items) != 0 {
+	if items, err := f.c.ReadItems(context.Background(), kind.Shovel, f.vhost); err != nil || len(items) != 0 {
 		t.Errorf("after the delete: %v, %v", items, err)
 	}
 	// A delete of what is gone already is done.
-	if err := h.Delete(context.Background(), f.c, f.vhost, want); err != nil {
+	if err := f.c.DeleteItem(context.Background(), kind.Shovel, f.vhost, want); err != nil {
 		t.Errorf("delete again: %v", err)
 	}
 }

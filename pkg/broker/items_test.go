@@ -1,0 +1,69 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Every kind the registry carries as topology.Item has a driver here, and
+// nothing else has one: a kind added to pkg/kind without one fails here,
+// before any broker is asked.
+func TestEveryItemKindHasADriver(t *testing.T) {
+	for _, s := range kind.All() {
+		_, ok := drivers[s.Kind]
+		switch {
+		case s.Item != nil && !ok:
+			t.Errorf("kind %q is carried as topology.Item but has no driver: add one to drivers (pkg/broker/items.go; README, \"Adding a kind\")", s.Kind)
+		case s.Item == nil && ok:
+			t.Errorf("kind %q has a driver but no kind.ItemSpec: the generic path never reaches it", s.Kind)
+		}
+	}
+	for k := range drivers {
+		if _, ok := kind.Of(k); !ok {
+			t.Errorf("drivers has kind %q, which pkg/kind does not know", k)
+		}
+	}
+}
+
+// A kind without a driver is refused before any request, with
+// kind.Unknown's error.
+func TestNoDriverIsUnknown(t *testing.T) {
+	c := &Client{} // no endpoint: a request would fail otherwise
+	ctx := context.Background()
+	want := kind.Unknown("broker driver", kind.Queue).Error()
+	it := &topology.Item{Kind: kind.Queue, Name: "q"}
+	for name, err := range map[string]error{
+		"read":   func() error { _, err := c.ReadItems(ctx, kind.Queue, "/"); return err }(),
+		"write":  c.WriteItem(ctx, kind.Queue, "/", nil, it),
+		"delete": c.DeleteItem(ctx, kind.Queue, "/", it),
+	} {
+		if err == nil || err.Error() != want {
+			t.Errorf("%s of a queue as an item: %v, want %q", name, err, want)
+		}
+	}
+}
+
+// scrub masks the secrets the broker quoted and keeps the sentinel
+// errors of the original.
+func TestScrubMasksSecrets(t *testing.T) {
+	it := &topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{
+		"src-uri": []any{"amqp://u:s3cret@h1:x", "amqp:///"}, "dest-uri": "amqp://u:other-pw@h2"}}
+	orig := &APIError{msg: `set shovel "s": "amqp://u:s3cret@h1:x" not a valid URI; other-pw`, kind: []error{ErrRejected}}
+	err := scrub(orig, it, kind.SecretFields(kind.Shovel))
+	if !errors.Is(err, ErrRejected) {
+		t.Errorf("scrubbed error %v no longer wraps ErrRejected", err)
+	}
+	for _, secret := range []string{"s3cret", "other-pw"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("scrubbed error %q still holds %q", err, secret)
+		}
+	}
+	if scrub(nil, it, nil) != nil {
+		t.Error("scrub(nil) is not nil")
+	}
+}

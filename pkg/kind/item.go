@@ -1,0 +1,124 @@
+package kind
+
+// ItemSpec is what a kind carried as topology.Item has of its own beyond
+// Spec: how topology.yaml declares an item, what the file reader checks
+// besides each setting's type, and what the diff compares. Settings are
+// map[string]any, which a topology.Args is (this package is below
+// pkg/topology), normalised as topology.Normalize makes them (an integer
+// is an int64). The broker's reading and writing of items is pkg/broker's
+// (one driver per item kind).
+type ItemSpec struct {
+	// Shape is how a section of the file holds the items.
+	Shape Shape
+	// Fields are the settings the file may give an item, stored under
+	// their names.
+	Fields []Field
+	// List is set for a Named kind whose items the file writes as lists of
+	// mappings (federation_upstream_sets: {name: [{upstream: a}, …]}).
+	List *ListSpec
+	// Validate, when set, checks what the broker's validation checks
+	// beyond each field's type (required settings, settings that exclude
+	// each other, the values a string may take), so that a file it would
+	// refuse fails at validate, not halfway through an apply. The file
+	// reader reports each problem at the setting's position.
+	Validate func(settings map[string]any) []Problem
+	// Compare, when set, gives the settings the diff compares instead of
+	// the settings themselves (a password against the hash the broker
+	// stores); they hold no secret value.
+	Compare func(have, want map[string]any) (map[string]any, map[string]any)
+}
+
+// ListSpec is a list-shaped kind's list: Key names the one setting of the
+// item that holds it, Fields are the fields of each mapping in it, and
+// Validate checks one mapping as ItemSpec.Validate checks an item.
+type ListSpec struct {
+	Key      string
+	Fields   []Field
+	Validate func(settings map[string]any) []Problem
+}
+
+// Shape is how a kind's section in topology.yaml holds its items.
+type Shape int
+
+const (
+	// Single: the section is one item, named after its vhost (or user)
+	// (limits: {max-queues: 10}).
+	Single Shape = iota
+	// Named: the section maps names to items (shovels: {name: {…}}).
+	Named
+)
+
+// FieldType is the type of a setting in the file.
+type FieldType int
+
+const (
+	FieldInt FieldType = iota
+	FieldString
+	FieldBool
+	// FieldNumber is an integer or a number with a fraction (seconds: 0.5).
+	FieldNumber
+	// FieldStrings is a string or a list of strings (a shovel's src-uri:
+	// the broker tries each URI in turn); the setting keeps the file's
+	// form.
+	FieldStrings
+	// FieldStringOrInt is a string or an integer (a shovel's
+	// src-delete-after: never, queue-length or a count of messages).
+	FieldStringOrInt
+	// FieldTable is a mapping of names to values of any type (queue
+	// arguments, message properties).
+	FieldTable
+)
+
+func (t FieldType) String() string {
+	switch t {
+	case FieldInt:
+		return "an integer"
+	case FieldString:
+		return "a string"
+	case FieldBool:
+		return "true or false"
+	case FieldNumber:
+		return "a number"
+	case FieldStrings:
+		return "a string or a list of strings"
+	case FieldStringOrInt:
+		return "a string or an integer"
+	case FieldTable:
+		return "a mapping"
+	}
+	return "a value"
+}
+
+// Field is a setting the file may give an item, stored under its name.
+type Field struct {
+	Name string
+	Type FieldType
+	// Min is the least integer allowed (FieldInt only).
+	Min int64
+	// Help says what the setting does, for errors and the schema.
+	Help string
+}
+
+// Problem is what a Validate finds wrong with an item's settings: Field
+// names the setting it concerns ("" for the item), Msg says what is wrong
+// and Hint how to fix it.
+type Problem struct {
+	Field, Msg, Hint string
+}
+
+// The settings as the checks read them (normalised: see ItemSpec).
+
+func has(s map[string]any, key string) bool {
+	_, ok := s[key]
+	return ok
+}
+
+func str(s map[string]any, key string) (string, bool) {
+	v, ok := s[key].(string)
+	return v, ok
+}
+
+func integer(s map[string]any, key string) (int64, bool) {
+	i, ok := s[key].(int64)
+	return i, ok
+}
