@@ -1,3 +1,8 @@
+// Package dlq reads and replays dead-lettered messages over AMQP: it peeks
+// at a dead-letter queue without taking messages off it, decodes each
+// message's x-death history (why, from where, how often), and replays
+// messages to where they came from, or where the topology routes them,
+// without losing one.
 package dlq
 
 import (
