@@ -95,6 +95,37 @@ var ops = map[plan.Kind]kindOps{
 	plan.KindOperatorPolicy: {OpPutOpPolicy, OpPutOpPolicy, OpDeleteOpPolicy},
 }
 
+// Kind is the kind of the object the step writes or deletes ("" for a
+// step of no known kind).
+func (s Step) Kind() plan.Kind {
+	if s.Op == OpPutItem || s.Op == OpDeleteItem {
+		if s.Change != nil {
+			return s.Change.Kind
+		}
+		return ""
+	}
+	for k, o := range ops {
+		if s.Op == o.create || s.Op == o.update || s.Op == o.del {
+			return k
+		}
+	}
+	return ""
+}
+
+// Deletes reports whether the step deletes its object (a replace's first
+// half included).
+func (s Step) Deletes() bool {
+	if s.Op == OpDeleteItem {
+		return true
+	}
+	for _, o := range ops {
+		if s.Op == o.del {
+			return true
+		}
+	}
+	return false
+}
+
 // Order turns a plan into phases of steps. Steps within a phase do not
 // depend on each other; each phase needs the ones before it. The phase of
 // each kind's deletes and writes is the kind's (kind.Spec.DeletePhase,

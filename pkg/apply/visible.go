@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,8 +17,9 @@ import (
 // step on an object counts (a replace deletes, then declares). Each entry
 // reads like `queue "q" in vhost "v"`; none means every step is visible.
 //
-// The comparison is the plan's own (plan.Diff), so "visible" means exactly
-// "a plan read from this state would not list the change again".
+// Each object written is compared with what state holds of it as the plan
+// compares them (plan.ObjectFields), so "visible" means exactly "a plan
+// read from this state would not list the change again".
 func Pending(done []Step, state *topology.Topology) []string {
 	if state == nil {
 		state = topology.New()
@@ -31,29 +30,12 @@ func Pending(done []Step, state *topology.Topology) []string {
 	}
 	last := map[key]Step{}
 	var order []key
-	vhostGone := map[string]bool{}
 	for _, s := range done {
-		k := key{vhost: s.Vhost, name: s.Name}
-		switch s.Op {
-		case OpCreateVhost, OpUpdateVhost:
-			k.kind = plan.KindVhost
-			delete(vhostGone, s.Vhost)
-		case OpDeleteVhost:
-			vhostGone[s.Vhost] = true
-			continue
-		case OpDeclareExchange, OpDeleteExchange:
-			k.kind = plan.KindExchange
-		case OpDeclareQueue, OpDeleteQueue:
-			k.kind = plan.KindQueue
-		case OpBind, OpUnbind:
-			k.kind, k.name = plan.KindBinding, s.Binding.Key()
-		case OpPutItem, OpDeleteItem:
-			k.kind = s.Change.Kind
-		case OpPutPolicy, OpDeletePolicy:
-			k.kind = plan.KindPolicy
-		case OpPutOpPolicy, OpDeleteOpPolicy:
-			k.kind = plan.KindOperatorPolicy
-		default:
+		k := key{kind: s.Kind(), vhost: s.Vhost, name: s.Name}
+		if k.kind == plan.KindBinding {
+			k.name = s.Binding.Key()
+		}
+		if k.kind == "" {
 			continue
 		}
 		if _, ok := last[k]; !ok {
@@ -61,138 +43,110 @@ func Pending(done []Step, state *topology.Topology) []string {
 		}
 		last[k] = s
 	}
-
-	want, have := topology.New(), topology.New()
-	managed := map[plan.ObjectRef]plan.Print{} // NoPrint: DeleteChanged plans their deletes
-	vh := func(t *topology.Topology, name string) *topology.Vhost {
-		if t.Vhosts[name] == nil {
-			t.Vhosts[name] = topology.NewVhost(name)
-		}
-		return t.Vhosts[name]
-	}
+	// A vhost deleted takes everything in it along; one that is missing
+	// is said once, for all that was written in it.
+	gone := map[string]bool{}
 	for _, k := range order {
-		s := last[k]
-		if s.Op == OpPutItem || s.Op == OpDeleteItem {
-			// Compared for this kind only, wherever it lives.
-			want.Declare(k.kind)
-			have.Declare(k.kind)
-		}
-		if k.vhost == "" && (s.Op == OpPutItem || s.Op == OpDeleteItem) {
-			// An object of the broker's own (a user).
-			if s.Op == OpPutItem {
-				want.Items.Put(s.Change.After.Item)
-			}
-			if it := state.Items.Get(k.kind, k.name); it != nil {
-				have.Items.Put(it)
-				managed[plan.ObjectRef{Kind: k.kind, Name: k.name}] = plan.NoPrint
-			}
-			continue
-		}
-		if vhostGone[k.vhost] {
-			continue
-		}
-		w := vh(want, k.vhost)
-		cur := state.Vhosts[k.vhost]
-		if cur == nil {
-			continue // the vhost itself is missing: Diff plans it all again
-		}
-		h := vh(have, k.vhost)
-		h.Description, h.DefaultQueueType = cur.Description, cur.DefaultQueueType
-		ref := plan.ObjectRef{Kind: k.kind, Vhost: k.vhost, Name: k.name}
-		switch s.Op {
-		case OpCreateVhost, OpUpdateVhost:
-			if m := s.Change.After.Vhost; m != nil {
-				w.Description, w.DefaultQueueType = m.Description, m.DefaultQueueType
-			}
-		case OpDeclareExchange:
-			w.Exchanges[k.name] = s.Change.After.Exchange
-			if e := cur.Exchanges[k.name]; e != nil {
-				h.Exchanges[k.name] = e
-			}
-		case OpDeleteExchange:
-			if e := cur.Exchanges[k.name]; e != nil {
-				h.Exchanges[k.name], managed[ref] = e, plan.NoPrint
-			}
-		case OpDeclareQueue:
-			w.Queues[k.name] = s.Change.After.Queue
-			if q := cur.Queues[k.name]; q != nil {
-				h.Queues[k.name] = q
-			}
-		case OpDeleteQueue:
-			if q := cur.Queues[k.name]; q != nil {
-				h.Queues[k.name], managed[ref] = q, plan.NoPrint
-			}
-		case OpBind, OpUnbind:
-			b := findBinding(cur, k.name)
-			if s.Op == OpBind {
-				w.Bindings = append(w.Bindings, s.Binding)
-			}
-			if b != nil {
-				h.Bindings = append(h.Bindings, b)
-				managed[plan.BindingRef(k.vhost, b)] = plan.NoPrint
-			}
-		case OpPutPolicy, OpDeletePolicy:
-			if s.Op == OpPutPolicy {
-				w.Policies[k.name] = s.Change.After.Policy
-			}
-			if p := cur.Policies[k.name]; p != nil {
-				h.Policies[k.name], managed[ref] = p, plan.NoPrint
-			}
-		case OpPutOpPolicy, OpDeleteOpPolicy:
-			if s.Op == OpPutOpPolicy {
-				w.OperatorPolicies[k.name] = s.Change.After.Policy
-			}
-			if p := cur.OperatorPolicies[k.name]; p != nil {
-				h.OperatorPolicies[k.name], managed[ref] = p, plan.NoPrint
-			}
-		case OpPutItem, OpDeleteItem:
-			if s.Op == OpPutItem {
-				w.Items.Put(s.Change.After.Item)
-			}
-			if it := cur.Items.Get(k.kind, k.name); it != nil {
-				h.Items.Put(it)
-				managed[ref] = plan.NoPrint
-			}
+		if k.kind == plan.KindVhost {
+			gone[k.vhost] = last[k].Op == OpDeleteVhost
 		}
 	}
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(vhostGone)) {
-		if state.Vhosts[name] != nil {
-			out = append(out, fmt.Sprintf("vhost %q (deleted, still listed)", name))
+	missing := map[string]bool{}
+	bindings := map[string]map[string]bool{} // per vhost, the keys state lists
+	for _, k := range order {
+		s := last[k]
+		deleted := s.Deletes()
+		where := fmt.Sprintf(" in vhost %q", k.vhost)
+		if k.vhost == "" {
+			where = ""
 		}
-	}
-	p := plan.DiffWith(want, plan.Current{State: have, Managed: managed}, plan.Options{DeleteChanged: true})
-	for _, c := range p.Changes {
-		if c.Kind == plan.KindVhost {
-			if c.Action == plan.Create {
-				out = append(out, fmt.Sprintf("vhost %q", c.Vhost))
-			} else {
-				out = append(out, fmt.Sprintf("vhost %q (%s)", c.Vhost, fieldNames(c.Fields)))
+		if k.kind == plan.KindVhost {
+			switch v := state.Vhosts[k.vhost]; {
+			case deleted && v != nil:
+				out = append(out, fmt.Sprintf("vhost %q (deleted, still listed)", k.vhost))
+			case deleted:
+			case v == nil:
+				missing[k.vhost] = true
+				out = append(out, fmt.Sprintf("vhost %q", k.vhost))
+			default:
+				if fields := plan.ObjectFields(k.kind, &plan.Object{Vhost: &plan.VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType}}, s.Change.After); len(fields) > 0 {
+					out = append(out, fmt.Sprintf("vhost %q (%s)", k.vhost, fieldNames(fields)))
+				}
 			}
 			continue
 		}
-		if c.Vhost != "" && state.Vhosts[c.Vhost] == nil {
-			continue // reported with its vhost
+		var held *plan.Object // what state holds of the object
+		if k.vhost == "" {
+			if it := state.Items.Get(k.kind, k.name); it != nil {
+				held = &plan.Object{Item: it}
+			}
+		} else {
+			if gone[k.vhost] || missing[k.vhost] {
+				continue
+			}
+			v := state.Vhosts[k.vhost]
+			if v == nil {
+				missing[k.vhost] = true
+				out = append(out, fmt.Sprintf("vhost %q", k.vhost))
+				continue
+			}
+			if k.kind == plan.KindBinding {
+				if bindings[k.vhost] == nil {
+					bindings[k.vhost] = map[string]bool{}
+					for _, b := range v.Bindings {
+						bindings[k.vhost][b.Key()] = true
+					}
+				}
+				if bindings[k.vhost][k.name] {
+					held = &plan.Object{Binding: s.Binding}
+				}
+			} else {
+				held = objectIn(v, k.kind, k.name)
+			}
 		}
-		what := fmt.Sprintf("%s %q in vhost %q", c.Kind, c.Name, c.Vhost)
-		if c.Vhost == "" {
-			what = fmt.Sprintf("%s %q", c.Kind, c.Name)
+		what := fmt.Sprintf("%s %q%s", k.kind, k.name, where)
+		if k.kind == plan.KindBinding {
+			what = fmt.Sprintf("binding %q%s", plan.BindingName(s.Binding), where)
 		}
-		switch c.Action {
-		case plan.Delete:
-			what += " (deleted, still listed)"
-		case plan.Replace, plan.Update:
-			what += " (" + fieldNames(c.Fields) + " not as declared)"
+		switch {
+		case deleted && held != nil:
+			out = append(out, what+" (deleted, still listed)")
+		case deleted:
+		case held == nil:
+			out = append(out, what)
+		default:
+			if fields := plan.ObjectFields(k.kind, held, s.Change.After); len(fields) > 0 {
+				out = append(out, what+" ("+fieldNames(fields)+" not as declared)")
+			}
 		}
-		out = append(out, what)
 	}
 	return out
 }
 
-func findBinding(v *topology.Vhost, key string) *topology.Binding {
-	for _, b := range v.Bindings {
-		if b.Key() == key {
-			return b
+// objectIn is the object of kind k named name that vhost v holds, nil
+// when it holds none.
+func objectIn(v *topology.Vhost, k plan.Kind, name string) *plan.Object {
+	switch k {
+	case plan.KindExchange:
+		if e := v.Exchanges[name]; e != nil {
+			return &plan.Object{Exchange: e}
+		}
+	case plan.KindQueue:
+		if q := v.Queues[name]; q != nil {
+			return &plan.Object{Queue: q}
+		}
+	case plan.KindPolicy:
+		if p := v.Policies[name]; p != nil {
+			return &plan.Object{Policy: p}
+		}
+	case plan.KindOperatorPolicy:
+		if p := v.OperatorPolicies[name]; p != nil {
+			return &plan.Object{Policy: p}
+		}
+	default:
+		if it := v.Items.Get(k, name); it != nil {
+			return &plan.Object{Item: it}
 		}
 	}
 	return nil

@@ -580,24 +580,11 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 			d.add(Change{Action: Create, Kind: spec.Kind, Vhost: vhost, Name: n, After: &Object{Item: w}, Pos: w.Pos, Print: ItemPrint(w)})
 		case w != nil:
 			d.claim(ref, ItemPrint(h))
-			hs, ws := h.Settings, w.Settings
-			if compare := spec.Item.Compare; compare != nil {
-				hs, ws = compare(h.Settings, w.Settings)
-			}
-			fields := argFields(hs, ws)
+			fields := itemFields(spec, h, w)
 			if len(fields) == 0 {
 				continue
 			}
-			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}, After: &Object{Item: w}, Pos: w.Pos, Print: afterPrint(h, w)}
-			for _, f := range fields {
-				if key := strings.TrimPrefix(f.Field, "arguments."); w.IsSecret(key) || h.IsSecret(key) {
-					// Shown as changed, never with either value.
-					f.Before, f.After = maskedOrNil(f.Before), maskedOrNil(f.After)
-				}
-				f.Field = "settings." + strings.TrimPrefix(f.Field, "arguments.")
-				f.Forces = !spec.InPlace
-				c.Fields = append(c.Fields, f)
-			}
+			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}, After: &Object{Item: w}, Pos: w.Pos, Print: afterPrint(h, w), Fields: fields}
 			if !spec.InPlace {
 				c.Action, c.Reason = Replace, d.replaceReason(spec.Label, c.Fields)
 			}
@@ -613,6 +600,50 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 // afterPrint is the print of item want written over have: a user whose
 // plaintext password the broker holds already keeps its hash (the
 // kind's Write sends it back), so its print is known before the write.
+// itemFields are the settings of an item of kind spec that differ between
+// have and want, as the kind compares them (a password against the stored
+// hash): secrets are shown as changed, never with either value.
+func itemFields(spec kind.Spec, have, want *topology.Item) []FieldChange {
+	hs, ws := have.Settings, want.Settings
+	if spec.Item != nil && spec.Item.Compare != nil {
+		hs, ws = spec.Item.Compare(have.Settings, want.Settings)
+	}
+	var out []FieldChange
+	for _, f := range argFields(hs, ws) {
+		if key := strings.TrimPrefix(f.Field, "arguments."); want.IsSecret(key) || have.IsSecret(key) {
+			f.Before, f.After = maskedOrNil(f.Before), maskedOrNil(f.After)
+		}
+		f.Field = "settings." + strings.TrimPrefix(f.Field, "arguments.")
+		f.Forces = !spec.InPlace
+		out = append(out, f)
+	}
+	return out
+}
+
+// ObjectFields are the fields of an object of kind k that differ between
+// have (as the broker holds it) and want, compared as the diff compares
+// them; none when the broker holds want. A binding has no fields (its
+// identity is all of it).
+func ObjectFields(k Kind, have, want *Object) []FieldChange {
+	switch {
+	case have == nil || want == nil:
+		return nil
+	case have.Vhost != nil && want.Vhost != nil:
+		return vhostFields(&topology.Vhost{Description: want.Vhost.Description, DefaultQueueType: want.Vhost.DefaultQueueType},
+			&topology.Vhost{Description: have.Vhost.Description, DefaultQueueType: have.Vhost.DefaultQueueType})
+	case have.Exchange != nil && want.Exchange != nil:
+		return exchangeFields(have.Exchange, want.Exchange)
+	case have.Queue != nil && want.Queue != nil:
+		return queueFields(have.Queue, want.Queue)
+	case have.Policy != nil && want.Policy != nil:
+		return policyFields(have.Policy, want.Policy)
+	case have.Item != nil && want.Item != nil:
+		spec, _ := kind.Of(k)
+		return itemFields(spec, have.Item, want.Item)
+	}
+	return nil
+}
+
 func afterPrint(have, want *topology.Item) Print {
 	p := ItemPrint(want)
 	if p == NoPrint && want.Kind == kind.User && kind.PasswordMatches(want.Settings, have.Settings) {
