@@ -202,15 +202,16 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		p = in.Saved
 		// A node that went down since leaves the fingerprint alone (4.0
 		// still lists the queues on it): check again what is out of reach.
-		if err := e.holdBackDownQueues(ctx, p, l); err != nil {
+		if _, err := e.holdBackDownQueues(ctx, p, l); err != nil {
 			return nil, err
 		}
 		exactErr = refreshStakes(ctx, p, locks.inspect)
 	} else {
-		if p, l, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}); err != nil {
+		var known stakes
+		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}); err != nil {
 			return nil, err
 		}
-		if exactErr, err = e.readStakes(ctx, p, l, func(context.Context) (inspectFunc, error) { return locks.inspect, nil }); err != nil {
+		if exactErr, err = e.readStakes(ctx, p, l, known, func(context.Context) (inspectFunc, error) { return locks.inspect, nil }); err != nil {
 			return nil, err
 		}
 	}

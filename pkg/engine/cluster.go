@@ -49,7 +49,7 @@ type queueRef struct{ vhost, name string }
 // definitions (broker.SourceDefinitions) tells no owner, so they are
 // recorded in the state read (Live.Owned) and keepProtected leaves those
 // queues alone, as it does with the owners the lists tell.
-func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) error {
+func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) (stakes, error) {
 	cands := map[queueRef]bool{}
 	created := map[queueRef]bool{}
 	for _, ch := range p.Changes {
@@ -69,22 +69,23 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 		}
 	}
 	if len(cands) == 0 {
-		return nil
+		return nil, nil
 	}
 	down, stats, owners, err := downQueues(ctx, e.c, cands)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A listing with statistics (before 4.0) also gave the depths of the
 	// queues at stake: readStakes need not list them again.
+	read := stakes{}
 	for r, st := range stats {
-		l.keepStats(plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}, st)
+		read[plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}] = st
 	}
 	if l.keepOwners(owners) {
 		e.keepProtected(p, l)
 	}
 	if len(down) == 0 {
-		return nil
+		return read, nil
 	}
 	// RabbitMQ 3.10 leaves the bindings of a queue on a down node out of
 	// every listing: a vhost with such a queue keeps its record's bindings
@@ -118,7 +119,7 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	for _, r := range refs {
 		e.note("%s", downNote(r, down[r], held[r]))
 	}
-	return nil
+	return read, nil
 }
 
 // downNote says why queue r is left alone and what waits for it.

@@ -59,7 +59,7 @@ func TestOwnedQueueFromPlacements(t *testing.T) {
 		{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "plain"},
 	}}
 	var stderr bytes.Buffer
-	if err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l); err != nil {
+	if _, err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l); err != nil {
 		t.Fatal(err)
 	}
 	var kept []string

@@ -49,7 +49,7 @@ type PlanResult struct {
 // must not make, each with why. It reads only, takes no lock, and tells
 // Options.Note what the user should know about the plan.
 func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts PlanOptions) (*PlanResult, error) {
-	p, l, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged})
+	p, l, known, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged})
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 			pk.close()
 		}
 	}()
-	exactErr, err := e.readStakes(ctx, p, l, func(ctx context.Context) (inspectFunc, error) {
+	exactErr, err := e.readStakes(ctx, p, l, known, func(ctx context.Context) (inspectFunc, error) {
 		amqpURL, err := e.amqpURL(ctx)
 		if err != nil {
 			return nil, err
@@ -93,26 +93,27 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 }
 
 // diff reads the broker for desired's vhosts (unless l already holds
-// them), diffs them and leaves out the changes on queues out of reach;
-// the messages at stake are the caller's to read (readStakes).
-func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, opts plan.Options) (*plan.Plan, *Live, error) {
+// them), diffs them and holds back the changes on queues out of reach;
+// the messages at stake are the caller's to read (readStakes), given the
+// depths diff read on the way (known).
+func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, opts plan.Options) (*plan.Plan, *Live, stakes, error) {
 	scope := desired.VhostNames()
 	// What the broker says of itself (deprecated features it denies,
 	// exchange types it offers) wins over its version's table.
 	if _, err := e.c.ReadFacts(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	version := e.c.RabbitMQVersion()
 	// What the broker would refuse is refused here, before anything
 	// changes, naming the object and the key.
 	if err := version.Check(desired); err != nil && !e.noTable {
-		return nil, nil, fmt.Errorf("plan refused, nothing was changed: %w", err)
+		return nil, nil, nil, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
 	desired = normalize(desired, version)
 	if l == nil || !slices.Equal(l.scope, scope) {
 		var err error
 		if l, err = e.ReadLive(ctx, scope); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	// What could not be read is the plan's to say (plan.Plan.Unread).
@@ -121,11 +122,12 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
 	e.keepUnseenVhosts(p, desired, l)
-	if err := e.holdBackDownQueues(ctx, p, l); err != nil {
-		return nil, nil, err
+	known, err := e.holdBackDownQueues(ctx, p, l)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	p.Vhosts = scope
-	return p, l, nil
+	return p, l, known, nil
 }
 
 // normalize is desired as the broker of version stores it, leaving desired

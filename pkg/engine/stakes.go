@@ -140,7 +140,7 @@ func (reads exactReads) merge() error {
 // exactly over AMQP (refreshStakes) at the same time, the two merged once
 // both are in. err is the statistics' failure; exactErr the exact reads'
 // (or opening them), after which the statistics' figures stand.
-func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, exact func(context.Context) (inspectFunc, error)) (exactErr, err error) {
+func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes, exact func(context.Context) (inspectFunc, error)) (exactErr, err error) {
 	if !hasStakes(p) {
 		return nil, nil
 	}
@@ -160,7 +160,7 @@ func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, exact fu
 			reads = readExact(ctx, p, inspect)
 		}()
 	}
-	err = e.fillStakes(ctx, p, l)
+	err = e.fillStakes(ctx, p, l, known)
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -194,7 +194,7 @@ const listStakesFrom = 5
 // otherwise, or where the listing failed. Both read the same statistics;
 // plan and apply then read exact figures over AMQP, queue by queue
 // (refreshStakes, and apply's check at deletion time).
-func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
+func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes) error {
 	type lookup struct {
 		change *plan.Change
 		ref    plan.ObjectRef
@@ -211,6 +211,10 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
 			continue
 		}
 		ref := plan.ObjectRef{Kind: plan.KindQueue, Vhost: ch.Vhost, Name: ch.Name}
+		if st, ok := known[ref]; ok {
+			ch.Messages, ch.Consumers = st.Messages, st.Consumers
+			continue
+		}
 		if st, ok := l.current.Stats[ref]; ok {
 			ch.Messages, ch.Consumers = st.Messages, st.Consumers
 			continue
@@ -273,19 +277,15 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live) error {
 			continue
 		}
 		lk.change.Messages, lk.change.Consumers = lk.st.Messages, lk.st.Consumers
-		l.keepStats(lk.ref, lk.st)
 	}
 	return errors.Join(errs...)
 }
 
-// keepStats records the depth and consumers read of queue ref in the
-// live state, where fillStakes looks first.
-func (l *Live) keepStats(ref plan.ObjectRef, st broker.QueueStats) {
-	if l.current.Stats == nil {
-		l.current.Stats = map[plan.ObjectRef]plan.QueueStats{}
-	}
-	l.current.Stats[ref] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
-}
+// stakes are the depths and consumers of queues at stake that a step
+// read before readStakes (holdBackDownQueues' listing, which carries
+// statistics before 4.0), handed to it so that it does not read them
+// again. The live state read stays as it was read.
+type stakes map[plan.ObjectRef]broker.QueueStats
 
 // peeks are AMQP connections that read exact queue depths for a plan,
 // one per vhost, opened when first needed; unlike apply's, they take no
