@@ -37,6 +37,10 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 	u.Path = "/" + o.Vhost
 	u.RawPath = "/" + url.PathEscape(o.Vhost)
 	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	// amqp091-go runs the TLS and AMQP handshakes itself, without a
+	// context: once ctx ends, a deadline in the past ends them (stop takes
+	// that back once the dial is over).
+	stop := func() bool { return true }
 	cfg := amqp.Config{
 		Properties:      amqp.Table{"connection_name": o.Name},
 		TLSClientConfig: o.TLS,
@@ -51,10 +55,22 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 				c.Close()
 				return nil, err
 			}
+			stop = context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
 			return c, nil
 		},
 	}
 	conn, err := amqp.DialConfig(u.String(), cfg)
+	if !stop() {
+		// ctx ended while the connection was being opened: what opened
+		// may have been cut, and the caller asked to stop.
+		if conn != nil {
+			_ = conn.Close()
+		}
+		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %w", u.Host, o.Vhost, ctx.Err())
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %w", u.Host, o.Vhost, ctx.Err())
+	}
 	if err != nil {
 		var ae *amqp.Error
 		msg := MaskURL(err.Error())

@@ -154,47 +154,15 @@ func try(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 
 // dial opens an AMQP connection to vhost for purpose (what its error says
 // the connection was for). It returns as soon as ctx ends, with an error
-// that wraps ctx.Err(), even while the connection is still being opened:
-// broker.DialAMQP stops on ctx during the TCP connect, but the TLS and
-// AMQP handshakes after it heed only their own deadline (10 s), so a peer
-// that accepts and never answers would hold Ctrl-C that long. The dial
-// left behind ends by itself within that deadline, and closes the
-// connection should it still open one.
+// that wraps ctx.Err(), even while the connection is still being opened
+// (broker.DialAMQP stops the TCP connect and both handshakes on ctx).
 func dial(ctx context.Context, vhost, purpose string, opts Options) (*amqp.Connection, error) {
-	stopped := func() error {
-		return fmt.Errorf("open an AMQP connection to %s for %s: %w", urlHost(opts.URL), purpose, ctx.Err())
+	conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: opts.URL, Vhost: vhost, TLS: opts.TLS, Name: opts.Name})
+	if err != nil && ctx.Err() != nil {
+		// Stopped by ctx: say what for, and why.
+		return nil, fmt.Errorf("open an AMQP connection to %s for %s: %w", urlHost(opts.URL), purpose, ctx.Err())
 	}
-	if ctx.Err() != nil {
-		return nil, stopped()
-	}
-	type dialed struct {
-		conn *amqp.Connection
-		err  error
-	}
-	// Unbuffered: a dial's result is either taken below or, once ctx has
-	// ended and nobody takes it, its connection closed here.
-	done := make(chan dialed)
-	go func() {
-		conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: opts.URL, Vhost: vhost, TLS: opts.TLS, Name: opts.Name})
-		select {
-		case done <- dialed{conn, err}:
-		case <-ctx.Done():
-			if conn != nil {
-				_ = conn.Close()
-			}
-		}
-	}()
-	select {
-	case d := <-done:
-		if d.err != nil && ctx.Err() != nil {
-			// A connect that ctx stopped: DialAMQP's error does not wrap
-			// ctx's, which tells the caller why.
-			return nil, stopped()
-		}
-		return d.conn, d.err
-	case <-ctx.Done():
-		return nil, stopped()
-	}
+	return conn, err
 }
 
 // Peek opens an AMQP connection to vhost for Inspect only: it takes no
