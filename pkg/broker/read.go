@@ -84,14 +84,8 @@ type VhostInfo struct {
 	Protected bool `json:"protected_from_deletion,omitempty"`
 }
 
-// QueueStats is a queue's depth and consumer count.
-type QueueStats struct {
-	Messages  int64 // ready + unacknowledged
-	Consumers int64
-	// Known is false while the broker has not reported statistics for the
-	// queue yet (right after it was declared): treat its depth as unknown.
-	Known bool
-}
+// QueueStats is a queue's depth and consumer count (topology.QueueStats).
+type QueueStats = topology.QueueStats
 
 // Queue returns the statistics of queue name in vhost (zero when not read).
 func (l *Live) Queue(vhost, name string) QueueStats { return l.Queues[vhost][name] }

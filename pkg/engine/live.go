@@ -119,7 +119,7 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	stats := map[plan.ObjectRef]plan.QueueStats{}
 	for vh, qs := range info.Queues {
 		for q, st := range qs {
-			stats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
+			stats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] = st
 		}
 	}
 	var unread []plan.Unread

@@ -9,11 +9,8 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// QueueStats is what is at stake in a queue.
-type QueueStats struct {
-	Messages  int64
-	Consumers int64
-}
+// QueueStats is what is at stake in a queue (topology.QueueStats).
+type QueueStats = topology.QueueStats
 
 // Current is the broker's side of a diff.
 type Current struct {

@@ -176,6 +176,17 @@ type Alert struct {
 	MaxDepth int64
 }
 
+// QueueStats is a queue's depth and consumers as the broker counts them:
+// what is at stake when the queue is deleted or replaced. Both the plan and
+// the broker's reads use this one type.
+type QueueStats struct {
+	Messages  int64 // ready + unacknowledged
+	Consumers int64
+	// Known is false while the broker has not reported statistics for the
+	// queue yet (right after it was declared): treat its depth as unknown.
+	Known bool
+}
+
 // Binding routes from exchange Source to a queue or exchange.
 type Binding struct {
 	Source          string `json:"source"`
