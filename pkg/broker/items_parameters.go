@@ -36,7 +36,8 @@ type parameter struct {
 
 func parameterDriver(k kind.Kind) itemDriver {
 	s, _ := kind.Of(k)
-	p := parameter{spec: s, component: strings.TrimPrefix(s.APIPath, "parameters/")}
+	c, _ := s.Parameter()
+	p := parameter{spec: s, component: c}
 	if s.Item.List != nil {
 		p.list = s.Item.List.Key
 	}

@@ -22,16 +22,24 @@ import (
 // leaves it out, and not reported as skipped.
 const MqctlGlobalParameter = "mqctl-managed"
 
-// parameterKinds maps the runtime parameter components read as items to
-// their kind; listValued says the value is a list (an upstream set), not a
-// mapping.
-var parameterKinds = map[string]struct {
+// parameterKind is a kind whose objects a definitions file holds as
+// runtime parameters (kind.Spec.Parameter): listValued says the value is a
+// list (an upstream set), not a mapping.
+type parameterKind struct {
 	k          kind.Kind
 	listValued bool
-}{
-	"shovel":                  {kind.Shovel, false},
-	"federation-upstream":     {kind.FederationUpstream, false},
-	"federation-upstream-set": {kind.FederationUpstreamSet, true},
+}
+
+// parameterKinds maps the runtime parameter components read as items to
+// their kinds, from the registry: a kind added there is read here too.
+func parameterKinds() map[string]parameterKind {
+	out := map[string]parameterKind{}
+	for _, s := range kind.VhostItems() {
+		if comp, ok := s.Parameter(); ok {
+			out[comp] = parameterKind{k: s.Kind, listValued: s.Item.List != nil}
+		}
+	}
+	return out
 }
 
 // The limits RabbitMQ accepts (rabbit_vhost_limit, rabbit_auth_backend_internal).
@@ -352,7 +360,7 @@ func (r *reader) readTopicPermissions(top map[string]any) {
 // does: a mapping's settings normalised, an upstream set's members as its
 // one list setting.
 func (r *reader) readItemParameter(o *object, comp string) {
-	pk := parameterKinds[comp]
+	pk := parameterKinds()[comp]
 	label := pk.k.Label()
 	name, ok := o.str("name")
 	if !ok {

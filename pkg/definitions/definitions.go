@@ -605,7 +605,7 @@ func (r *reader) readParameters(top map[string]any) {
 			r.readVhostLimitsParameter(o)
 			continue
 		}
-		if _, ok := parameterKinds[comp]; ok {
+		if _, ok := parameterKinds()[comp]; ok {
 			r.readItemParameter(o, comp)
 			continue
 		}

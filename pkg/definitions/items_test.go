@@ -231,3 +231,41 @@ func TestNamesAgreeWithKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryVhostItemKindIsRead: every kind declared in a vhost's section
+// of topology.yaml is read from a definitions file too, as the live read
+// reads it: vhost limits from their own parameters, the others as the
+// runtime parameters of their component (kind.Spec.Parameter). A kind
+// added to the registry without either would be dropped from every
+// definitions file silently: this fails instead.
+func TestEveryVhostItemKindIsRead(t *testing.T) {
+	for _, s := range kind.VhostItems() {
+		if s.Kind == kind.VhostLimits {
+			continue
+		}
+		comp, ok := s.Parameter()
+		if !ok {
+			t.Errorf("kind %s: pkg/definitions has no way to read it (its Spec's APIPath is not parameters/{component}, and nothing here reads it otherwise)", s.Kind)
+			continue
+		}
+		// The settings the broker requires, each a URI.
+		settings := map[string]any{}
+		for _, k := range s.Required {
+			settings[k] = "amqp://h"
+		}
+		v, _ := json.Marshal(settings)
+		value := string(v)
+		if s.Item.List != nil {
+			value = `[{"upstream":"a"}]`
+		}
+		doc := `{"vhosts":[{"name":"v"}],"parameters":[{"vhost":"v","component":"` + comp + `","name":"it","value":` + value + `}]}`
+		top, rep, err := definitions.Read("defs.json", []byte(doc))
+		if err != nil {
+			t.Errorf("kind %s: %v", s.Kind, err)
+			continue
+		}
+		if it := top.Vhosts["v"].Items.Get(s.Kind, "it"); it == nil {
+			t.Errorf("kind %s: the %s parameter was not read as an item (report: %+v)", s.Kind, comp, rep)
+		}
+	}
+}

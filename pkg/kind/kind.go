@@ -19,6 +19,7 @@ package kind
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Kind is the one spelling of a kind of object: in plans (text, JSON,
@@ -178,6 +179,15 @@ func (k Kind) Plural() string {
 
 // WritePhase is Of(k).WritePhase (0 for an unknown kind).
 func (k Kind) WritePhase() int { s, _ := Of(k); return s.WritePhase }
+
+// Parameter is the runtime parameter component that holds the kind's
+// objects (a shovel's "shovel"), when the broker keeps them as runtime
+// parameters (APIPath "parameters/{component}"): in a definitions file they
+// are the parameters of that component, and through the management API
+// /api/parameters/{component}/{vhost}/{name}.
+func (s Spec) Parameter() (component string, ok bool) {
+	return strings.CutPrefix(s.APIPath, "parameters/")
+}
 
 // Phases is the number of apply phases (DeletePhase and WritePhase are
 // below it).
