@@ -63,13 +63,9 @@ type Live struct {
 }
 
 // Unread is a kind of object the broker would not let the user read in a
-// vhost.
-type Unread struct {
-	Kind kind.Kind // kind.Policy or kind.OperatorPolicy
-	// Reason says why, and what would let the user read them, as a clause:
-	// `user "dev" may not list them (needs the policymaker or administrator tag)`.
-	Reason string
-}
+// vhost (topology.Unread; Live.Unread keys them by vhost, and leaves their
+// Vhost to the key).
+type Unread = topology.Unread
 
 // VhostInfo is a vhost's metadata.
 type VhostInfo struct {

@@ -125,7 +125,8 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	var unread []plan.Unread
 	for vh, kinds := range info.Unread {
 		for _, u := range kinds {
-			unread = append(unread, plan.Unread{Vhost: vh, Kind: u.Kind, Reason: u.Reason})
+			u.Vhost = vh
+			unread = append(unread, u)
 		}
 	}
 	base := info.Fingerprint

@@ -219,16 +219,8 @@ type Outside struct {
 	Deleted bool `json:"deleted"`
 }
 
-// Unread is one kind of object not read in one vhost.
-type Unread struct {
-	Vhost string `json:"vhost"`
-	Kind  Kind   `json:"kind"`
-	// Reason says why, and what would let mqctl read them.
-	Reason string `json:"reason"`
-	// Declared counts the objects of that kind the file declares in the
-	// vhost: the plan leaves them out.
-	Declared int `json:"declared"`
-}
+// Unread is one kind of object not read in one vhost (topology.Unread).
+type Unread = topology.Unread
 
 // MessagesText renders the messages at stake: "3 messages", "at least 1 message".
 func (c *Change) MessagesText() string {

@@ -176,6 +176,21 @@ type Alert struct {
 	MaxDepth int64
 }
 
+// Unread is one kind of object the broker would not let mqctl read in one
+// vhost ("" for the broker's own objects): its absence from a state read
+// means "unknown", not "none". Both the broker's reads and the plan use
+// this one type.
+type Unread struct {
+	Vhost string    `json:"vhost"`
+	Kind  kind.Kind `json:"kind"`
+	// Reason says why, and what would let mqctl read them, as a clause:
+	// `user "dev" may not list them (needs the policymaker or administrator tag)`.
+	Reason string `json:"reason"`
+	// Declared counts the objects of that kind the file declares in the
+	// vhost, which a plan leaves out (filled in by the diff).
+	Declared int `json:"declared"`
+}
+
 // QueueStats is a queue's depth and consumers as the broker counts them:
 // what is at stake when the queue is deleted or replaced. Both the plan and
 // the broker's reads use this one type.
