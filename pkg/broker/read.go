@@ -2,8 +2,6 @@ package broker
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,10 +54,13 @@ type Live struct {
 	// Unread lists per vhost the kinds the user could not read, and why:
 	// their absence from the topology means "unknown", not "none".
 	Unread map[string][]Unread
-	// Fingerprint hashes the normalised state read (topology and vhost
-	// tags, not message counts): equal fingerprints mean nothing a plan
-	// depends on changed.
-	Fingerprint string
+	// Fingerprint hashes the normalised state read (topology, item kinds
+	// and vhost tags, not message counts): equal fingerprints mean nothing
+	// a plan depends on changed. VhostsFingerprint leaves out the kinds
+	// about users and their access (VhostsPrefix). Both are computed once,
+	// at the end of the read (fingerprints).
+	Fingerprint       string
+	VhostsFingerprint string
 }
 
 // Unread is a kind of object the broker would not let the user read in a
@@ -104,7 +105,7 @@ func (l *Live) PropertiesKey(vhost string, b *topology.Binding) (string, bool) {
 // exchanges, bindings, policies, operator policies; see readVhost), and one
 // GET /api/vhosts gives the metadata.
 func (c *Client) ReadState(ctx context.Context, vhosts []string) (*topology.Topology, *Live, error) {
-	return c.readState(ctx, vhosts, true)
+	return c.readPrinted(ctx, vhosts, true)
 }
 
 // ReadTopology is ReadState without queue statistics, which make a queue
@@ -115,7 +116,18 @@ func (c *Client) ReadState(ctx context.Context, vhosts []string) (*topology.Topo
 // the fingerprint are the same either way, Live.Owned and
 // Live.PropertiesKeys are not filled then.
 func (c *Client) ReadTopology(ctx context.Context, vhosts []string) (*topology.Topology, *Live, error) {
-	return c.readState(ctx, vhosts, false)
+	return c.readPrinted(ctx, vhosts, false)
+}
+
+// readPrinted is readState with the state's fingerprints (of the topology
+// alone: these reads leave the item kinds to Inspect).
+func (c *Client) readPrinted(ctx context.Context, vhosts []string, withStats bool) (*topology.Topology, *Live, error) {
+	t, live, err := c.readState(ctx, vhosts, withStats)
+	if err != nil {
+		return nil, nil, err
+	}
+	live.Fingerprint, live.VhostsFingerprint = fingerprints(t, live.Vhosts)
+	return t, live, nil
 }
 
 func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool) (*topology.Topology, *Live, error) {
@@ -181,7 +193,6 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 			live.Unread[name] = r.unread
 		}
 	}
-	live.Fingerprint = fingerprint(t, live.Vhosts)
 	return t, live, nil
 }
 
@@ -577,55 +588,6 @@ func (c *Client) listBindings(ctx context.Context, vhost string, exchanges []exc
 // broker's authorisation backend or a proxy, so the reason is its own.)
 func refusedReason(err error) string {
 	return err.Error()
-}
-
-// fingerprint hashes the canonical JSON of the topology and the vhost tags,
-// one object at a time in name order (never the whole document at once: at
-// 50,000 objects that is some 10 MB).
-func fingerprint(t *topology.Topology, vhosts map[string]VhostInfo) string {
-	h := sha256.New()
-	enc := json.NewEncoder(h)
-	put := func(v any) {
-		if err := enc.Encode(v); err != nil {
-			// Normalised Args hold only JSON-encodable values; fall back to
-			// the canonical rendering should that ever change.
-			fmt.Fprintln(h, v)
-		}
-	}
-	for _, name := range t.VhostNames() {
-		v := t.Vhosts[name]
-		v.SortBindings()
-		tags := slices.Clone(vhosts[name].Tags)
-		sort.Strings(tags)
-		put(struct {
-			Name             string   `json:"vhost"`
-			Description      string   `json:"description"`
-			DefaultQueueType string   `json:"default_queue_type"`
-			Tags             []string `json:"tags"`
-			Protected        bool     `json:"protected,omitempty"`
-		}{v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected})
-		for _, n := range v.ExchangeNames() {
-			put("exchange")
-			put(v.Exchanges[n])
-		}
-		for _, n := range v.QueueNames() {
-			put("queue")
-			put(v.Queues[n])
-		}
-		for _, b := range v.Bindings {
-			put("binding")
-			put(b)
-		}
-		for _, n := range v.PolicyNames() {
-			put("policy")
-			put(v.Policies[n])
-		}
-		for _, n := range v.OperatorPolicyNames() {
-			put("operator policy")
-			put(v.OperatorPolicies[n])
-		}
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // BindingPropertiesKey returns the broker's properties_key for b in vhost

@@ -1,0 +1,226 @@
+package broker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Inspect reads everything a plan needs of the vhosts of scope (sorted;
+// none: only the broker's own objects), in one place: their topology, the
+// objects of every kind carried as items (the registry's item kinds,
+// through their drivers) and the broker's own objects (users and their
+// access), beside each other; then it computes the state's fingerprints
+// once. A kind the broker would not let the user read is in Live.Unread:
+// unknown, not empty. Unlike ReadTopology, an empty scope reads no vhost.
+func (c *Client) Inspect(ctx context.Context, scope []string) (*topology.Topology, *Live, error) {
+	items := c.startItems(ctx, scope)
+	var (
+		state *topology.Topology
+		info  *Live
+		err   error
+	)
+	if len(scope) == 0 {
+		state, info = topology.New(), c.emptyLive()
+	} else if state, info, err = c.readState(ctx, scope, false); err != nil {
+		items()
+		return nil, nil, err
+	}
+	if err := items().into(state, info); err != nil {
+		return nil, nil, err
+	}
+	info.Fingerprint, info.VhostsFingerprint = fingerprints(state, info.Vhosts)
+	return state, info, nil
+}
+
+// emptyLive is what a read of no vhost found.
+func (c *Client) emptyLive() *Live {
+	return &Live{Server: c.Server(), Version: c.Version(), Vhosts: map[string]VhostInfo{},
+		Queues: map[string]map[string]QueueStats{}, PropertiesKeys: map[string]map[string]string{}, Unread: map[string][]Unread{}}
+}
+
+// itemJob is one read of one item kind in one vhost ("" for the broker's
+// own kinds).
+type itemJob struct {
+	vhost string
+	spec  kind.Spec
+	items []*topology.Item
+	err   error
+}
+
+type itemJobs []*itemJob
+
+// startItems starts reading the item kinds' objects of vhosts (and the
+// broker's own), a few requests at a time, beside whatever the caller
+// reads meanwhile; the function it returns waits for them.
+func (c *Client) startItems(ctx context.Context, vhosts []string) func() itemJobs {
+	var jobs itemJobs
+	for _, s := range kind.Access() {
+		if s.Broker {
+			jobs = append(jobs, &itemJob{spec: s})
+		}
+	}
+	for _, vh := range vhosts {
+		for _, s := range kind.Items() {
+			if !s.Broker {
+				jobs = append(jobs, &itemJob{vhost: vh, spec: s})
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			j.items, j.err = c.ReadItems(ctx, j.spec.Kind, j.vhost)
+		}()
+	}
+	return func() itemJobs { wg.Wait(); return jobs }
+}
+
+// into puts what the jobs read into state (the vhosts state holds; a vhost
+// it lacks does not exist), and a kind the broker would not let the user
+// read into info.Unread: unknown, not empty.
+func (jobs itemJobs) into(state *topology.Topology, info *Live) error {
+	var errs []error
+	for _, j := range jobs {
+		k := j.spec.Kind
+		if j.vhost != "" && state.Vhosts[j.vhost] == nil {
+			continue // no such vhost (a plan creates it): nothing was there
+		}
+		switch {
+		case errors.Is(j.err, ErrForbidden):
+			info.Unread[j.vhost] = append(info.Unread[j.vhost], Unread{Kind: k, Reason: j.err.Error()})
+		case errors.Is(j.err, ErrVhostNotFound):
+			// Deleted since it was read: its items went with it.
+		case j.err != nil:
+			errs = append(errs, j.err)
+		default:
+			items := &state.Items
+			if j.vhost != "" {
+				items = &state.Vhosts[j.vhost].Items
+			}
+			state.Declare(k) // read: what is not there is not there
+			secret := kind.SecretFields(k)
+			for _, it := range j.items {
+				it.Secret = secret
+				items.Put(it)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// VhostsPrefix starts a fingerprint without the kinds about users
+// (Live.VhostsFingerprint).
+const VhostsPrefix = "sha256-vhosts:"
+
+// fingerprints hash the normalised state read (the topology with its item
+// kinds, the vhosts' tags; not message counts): equal fingerprints mean
+// nothing a plan depends on changed. all covers everything; vhosts leaves
+// out the kinds about users and their access (another team's new user
+// must not make a plan that manages none stale), and says so by its
+// prefix. The topology part is hashed once for both.
+func fingerprints(t *topology.Topology, vhosts map[string]VhostInfo) (all, vhostsOnly string) {
+	base := topologyPrint(t, vhosts)
+	return itemsPrint(base, t, true), itemsPrint(base, t, false)
+}
+
+// topologyPrint hashes the vhosts' metadata and the objects of their own
+// kinds, as canonical JSON one object at a time in name order (never the
+// whole document at once: at 50,000 objects that is some 10 MB).
+func topologyPrint(t *topology.Topology, vhosts map[string]VhostInfo) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	put := func(v any) {
+		if err := enc.Encode(v); err != nil {
+			// Normalised Args hold only JSON-encodable values; fall back to
+			// the canonical rendering should that ever change.
+			fmt.Fprintln(h, v)
+		}
+	}
+	for _, name := range t.VhostNames() {
+		v := t.Vhosts[name]
+		v.SortBindings()
+		tags := slices.Clone(vhosts[name].Tags)
+		sort.Strings(tags)
+		put(struct {
+			Name             string   `json:"vhost"`
+			Description      string   `json:"description"`
+			DefaultQueueType string   `json:"default_queue_type"`
+			Tags             []string `json:"tags"`
+			Protected        bool     `json:"protected,omitempty"`
+		}{v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected})
+		for _, n := range v.ExchangeNames() {
+			put("exchange")
+			put(v.Exchanges[n])
+		}
+		for _, n := range v.QueueNames() {
+			put("queue")
+			put(v.Queues[n])
+		}
+		for _, b := range v.Bindings {
+			put("binding")
+			put(b)
+		}
+		for _, n := range v.PolicyNames() {
+			put("policy")
+			put(v.Policies[n])
+		}
+		for _, n := range v.OperatorPolicyNames() {
+			put("operator policy")
+			put(v.OperatorPolicies[n])
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// itemsPrint adds the item kinds' objects to the print of the rest of the
+// state, so that a saved plan goes stale when they change; without access,
+// the kinds about users and their access are left out.
+func itemsPrint(base string, state *topology.Topology, access bool) string {
+	h := sha256.New()
+	io.WriteString(h, base)
+	enc := json.NewEncoder(h)
+	if access {
+		for _, s := range kind.Access() {
+			k := s.Kind
+			for _, n := range state.Items.Names(k) {
+				_ = enc.Encode(state.Items.Get(k, n).Settings)
+			}
+		}
+	}
+	specs := kind.VhostItems()
+	if access {
+		specs = kind.Items()
+	}
+	for _, vh := range state.VhostNames() {
+		v := state.Vhosts[vh]
+		for _, s := range specs {
+			k := s.Kind
+			for _, n := range v.Items.Names(k) {
+				// The settings themselves, secrets included: a changed
+				// password must change the fingerprint. Only their hash
+				// leaves the process.
+				_ = enc.Encode(v.Items.Get(k, n).Settings) // normalised Args: always encodable
+			}
+		}
+	}
+	if !access {
+		return VhostsPrefix + hex.EncodeToString(h.Sum(nil))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
