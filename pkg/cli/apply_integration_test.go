@@ -13,6 +13,7 @@ import (
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/internal/brokerstate"
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -573,7 +574,7 @@ func runApplyCase(t *testing.T, tc applyCase) {
 			}
 		}
 		v1, rec1 := h.state()
-		if diff := cmp.Diff(objectsOf(v0), objectsOf(v1), cmpObjects); diff != "" {
+		if diff := cmp.Diff(brokerstate.ObjectsOf(v0), brokerstate.ObjectsOf(v1), brokerstate.CmpObjects); diff != "" {
 			t.Errorf("the refused apply %v changed the broker (-before +after):\n%s", rf.flags, diff)
 		}
 		if diff := cmp.Diff(rec0.Managed, rec1.Managed); diff != "" {
@@ -612,47 +613,8 @@ func recorded(rec *ownership.Record, ref plan.ObjectRef) bool {
 // ownership record lists exactly the file's objects.
 func assertBrokerHolds(t *testing.T, h *harness, file string, unmanaged *topology.Vhost) {
 	t.Helper()
-	want := h.load(file).Vhosts[h.vhost]
-	got, rec := h.state()
-	if diff := cmp.Diff(objectsOf(merge(unmanaged, want)), objectsOf(got), cmpObjects); diff != "" {
-		t.Errorf("the broker does not hold the file (-want +got):\n%s", diff)
-	}
-	if want.Description != "" && got.Description != want.Description {
-		t.Errorf("vhost description = %q, want %q", got.Description, want.Description)
-	}
-	refs := map[plan.ObjectRef]bool{}
-	for n := range want.Exchanges {
-		refs[plan.ObjectRef{Kind: plan.KindExchange, Vhost: h.vhost, Name: n}] = true
-	}
-	for n := range want.Queues {
-		refs[plan.ObjectRef{Kind: plan.KindQueue, Vhost: h.vhost, Name: n}] = true
-	}
-	for _, b := range want.Bindings {
-		refs[plan.BindingRef(h.vhost, b)] = true
-	}
-	for n := range want.Policies {
-		refs[plan.ObjectRef{Kind: plan.KindPolicy, Vhost: h.vhost, Name: n}] = true
-	}
-	for n := range want.OperatorPolicies {
-		refs[plan.ObjectRef{Kind: plan.KindOperatorPolicy, Vhost: h.vhost, Name: n}] = true
-	}
-	managed := map[plan.ObjectRef]plan.Print{}
-	if rec != nil {
-		for ref, p := range rec.Managed {
-			if ref.Kind != plan.KindVhost {
-				managed[ref] = p
-			}
-		}
-		if len(rec.Exchanges) != 1 && len(refs) > 0 {
-			t.Errorf("ownership record exchanges = %v, want exactly one", rec.Exchanges)
-		}
-	}
-	// Each with the print of the object as the broker holds it: a plan
-	// deletes it once the file drops it.
-	live := topology.New()
-	live.Vhosts[h.vhost] = got
-	if diff := cmp.Diff(plan.RecordedOf(live, refs), managed); diff != "" {
-		t.Errorf("the ownership record does not list exactly the file's objects with the broker's prints (-file +record):\n%s", diff)
+	if err := brokerstate.Holds(context.Background(), h.c, h.vhost, h.load(file).Vhosts[h.vhost], unmanaged); err != nil {
+		t.Error(err)
 	}
 }
 

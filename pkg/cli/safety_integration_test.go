@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/internal/brokerstate"
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -55,7 +56,7 @@ func TestApplySavedPlan(t *testing.T) {
 			t.Errorf("the refusal does not say %q:\n%s", s, r)
 		}
 	}
-	if v1, _ := h.state(); !cmp.Equal(objectsOf(v0), objectsOf(v1), cmpObjects) {
+	if v1, _ := h.state(); !cmp.Equal(brokerstate.ObjectsOf(v0), brokerstate.ObjectsOf(v1), brokerstate.CmpObjects) {
 		t.Errorf("the refused plan changed the broker: %v -> %v", v0.QueueNames(), v1.QueueNames())
 	}
 
@@ -240,7 +241,7 @@ func TestApplyFileWithoutVhosts(t *testing.T) {
 		}
 	}
 	v1, rec1 := h.state()
-	if !cmp.Equal(objectsOf(v0), objectsOf(v1), cmpObjects) || !cmp.Equal(rec0.Managed, rec1.Managed) {
+	if !cmp.Equal(brokerstate.ObjectsOf(v0), brokerstate.ObjectsOf(v1), brokerstate.CmpObjects) || !cmp.Equal(rec0.Managed, rec1.Managed) {
 		t.Errorf("a file without vhosts changed vhost %s: %v -> %v", h.vhost, v0.QueueNames(), v1.QueueNames())
 	}
 }
