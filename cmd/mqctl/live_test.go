@@ -52,7 +52,8 @@ import (
 //	                      mqctl's record lists exactly FILE's objects.
 //	rmq managed           the objects mqctl's record of $VHOST lists, one a line.
 //	redact FILE           prints FILE (or stdout, stderr) with $VHOST and $WORK
-//	                      for the script's vhost and work directory, for cmp.
+//	                      for the script's vhost and work directory, and $MS for
+//	                      the durations of apply -o json's steps, for cmp.
 //
 // With -update, a cmp against a file of the script rewrites that file.
 func TestLiveScripts(t *testing.T) {
@@ -335,8 +336,11 @@ func sortObjectLists(v any) any {
 }
 
 // cmdRedact prints a file (or stdout, stderr) with the script's vhost
-// name as $VHOST and its work directory as $WORK, so that cmp compares
-// (and -update writes) what does not change from run to run.
+// name as $VHOST, its work directory as $WORK and the durations of
+// apply -o json's steps as $MS, so that cmp compares (and -update writes)
+// what does not change from run to run.
+var durationMS = regexp.MustCompile(`"duration_ms":\d+`)
+
 func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "redact")
 	if len(args) != 1 {
@@ -345,5 +349,6 @@ func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 	text := ts.ReadFile(args[0])
 	text = strings.ReplaceAll(text, ts.Getenv("WORK"), "$WORK")
 	text = strings.ReplaceAll(text, liveOf(ts).vhost, "$VHOST")
+	text = durationMS.ReplaceAllString(text, `"duration_ms":$$MS`)
 	fmt.Fprint(ts.Stdout(), text)
 }
