@@ -50,7 +50,8 @@ import (
 //	                      $VHOST holds exactly the objects of FILE's vhost $VHOST,
 //	                      plus those of UNMANAGED's, which mqctl does not manage, and
 //	                      mqctl's record lists exactly FILE's objects.
-//	rmq managed           the objects mqctl's record of $VHOST lists, one a line.
+//	rmq managed           the objects mqctl's record of $VHOST lists, one a line:
+//	                      kind, name and the print of the object mqctl wrote.
 //	redact FILE           prints FILE (or stdout, stderr) with $VHOST and $WORK
 //	                      for the script's vhost and work directory, and $MS for
 //	                      the durations of apply -o json's steps, for cmp.
@@ -200,7 +201,7 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		var lines []string
 		if rec != nil {
 			for ref := range rec.Managed {
-				lines = append(lines, fmt.Sprintf("%s %s\n", ref.Kind, ref.Name))
+				lines = append(lines, fmt.Sprintf("%s %s %08x\n", ref.Kind, ref.Name, uint32(rec.Managed[ref])))
 			}
 		}
 		sort.Strings(lines)
