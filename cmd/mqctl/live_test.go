@@ -53,8 +53,11 @@ import (
 //	rmq managed           the objects mqctl's record of $VHOST lists, one a line:
 //	                      kind, name and the print of the object mqctl wrote.
 //	redact FILE           prints FILE (or stdout, stderr) with $VHOST and $WORK
-//	                      for the script's vhost and work directory, and $MS for
-//	                      the durations of apply -o json's steps, for cmp.
+//	                      for the script's vhost and work directory, $MS for the
+//	                      durations of apply -o json's steps and $PREFLIGHT_VHOST
+//	                      for the name of a preflight's throwaway vhost, for cmp.
+//
+// exits N mqctl ARGS... (main_test.go) checks mqctl's exit code N.
 //
 // With -update, a cmp against a file of the script rewrites that file.
 func TestLiveScripts(t *testing.T) {
@@ -337,10 +340,14 @@ func sortObjectLists(v any) any {
 }
 
 // cmdRedact prints a file (or stdout, stderr) with the script's vhost
-// name as $VHOST, its work directory as $WORK and the durations of
-// apply -o json's steps as $MS, so that cmp compares (and -update writes)
+// name as $VHOST, its work directory as $WORK, the durations of
+// apply -o json's steps as $MS and the name of a preflight's throwaway
+// vhost as $PREFLIGHT_VHOST, so that cmp compares (and -update writes)
 // what does not change from run to run.
-var durationMS = regexp.MustCompile(`"duration_ms":\d+`)
+var (
+	durationMS     = regexp.MustCompile(`"duration_ms":\d+`)
+	throwawayVhost = regexp.MustCompile(regexp.QuoteMeta(broker.ThrowawayPrefix) + `\d+-[0-9a-f]+`)
+)
 
 func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "redact")
@@ -351,5 +358,6 @@ func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 	text = strings.ReplaceAll(text, ts.Getenv("WORK"), "$WORK")
 	text = strings.ReplaceAll(text, liveOf(ts).vhost, "$VHOST")
 	text = durationMS.ReplaceAllString(text, `"duration_ms":$$MS`)
+	text = throwawayVhost.ReplaceAllString(text, "$$PREFLIGHT_VHOST")
 	fmt.Fprint(ts.Stdout(), text)
 }
