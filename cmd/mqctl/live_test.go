@@ -52,8 +52,9 @@ import (
 //	                      mqctl's record lists exactly FILE's objects.
 //	rmq managed           the objects mqctl's record of $VHOST lists, one a line:
 //	                      kind, name and the print of the object mqctl wrote.
-//	redact FILE           prints FILE (or stdout, stderr) with $VHOST and $WORK
-//	                      for the script's vhost and work directory, $MS for the
+//	redact FILE           prints FILE (or stdout, stderr) with $VHOST, $WORK and
+//	                      $MQCTL_SERVER for the script's vhost, work directory and
+//	                      the broker's management API, $MS for the
 //	                      durations of apply -o json's steps and $PREFLIGHT_VHOST
 //	                      for the name of a preflight's throwaway vhost, for cmp.
 //
@@ -340,7 +341,8 @@ func sortObjectLists(v any) any {
 }
 
 // cmdRedact prints a file (or stdout, stderr) with the script's vhost
-// name as $VHOST, its work directory as $WORK, the durations of
+// name as $VHOST, its work directory as $WORK, the broker's management
+// API as $MQCTL_SERVER (each version's broker has its own), the durations of
 // apply -o json's steps as $MS and the name of a preflight's throwaway
 // vhost as $PREFLIGHT_VHOST, so that cmp compares (and -update writes)
 // what does not change from run to run.
@@ -356,6 +358,7 @@ func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	text := ts.ReadFile(args[0])
 	text = strings.ReplaceAll(text, ts.Getenv("WORK"), "$WORK")
+	text = strings.ReplaceAll(text, liveOf(ts).b.URL, "$MQCTL_SERVER")
 	text = strings.ReplaceAll(text, liveOf(ts).vhost, "$VHOST")
 	text = durationMS.ReplaceAllString(text, `"duration_ms":$$MS`)
 	text = throwawayVhost.ReplaceAllString(text, "$$PREFLIGHT_VHOST")
