@@ -46,12 +46,18 @@ import (
 //	rmq delete PATH       DELETE /api/PATH.
 //	rmq publish EXCHANGE KEY BODY
 //	                      publish one message, confirmed, to $VHOST over AMQP.
+//	rmq declare FILE      declare the objects of FILE's vhost $VHOST straight through
+//	                      the management API, as someone else would: mqctl does not
+//	                      record them (testbroker.Declare).
 //	rmq holds FILE [UNMANAGED]
 //	                      $VHOST holds exactly the objects of FILE's vhost $VHOST,
 //	                      plus those of UNMANAGED's, which mqctl does not manage, and
 //	                      mqctl's record lists exactly FILE's objects.
 //	rmq managed           the objects mqctl's record of $VHOST lists, one a line:
 //	                      kind, name and the print of the object mqctl wrote.
+//	rmq state             $VHOST as a script compares it before and after a command
+//	                      (cp stdout, then cmp): its definitions, its operator
+//	                      policies (not among them) and rmq managed.
 //	redact FILE           prints FILE (or stdout, stderr) with $VHOST, $WORK and
 //	                      $MQCTL_SERVER for the script's vhost, work directory and
 //	                      the broker's management API, $MS for the
@@ -134,7 +140,7 @@ func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|publish|holds|managed ...")
+		ts.Fatalf("usage: rmq get|put|delete|publish|declare|holds|managed|state ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -187,6 +193,12 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("usage: rmq publish EXCHANGE KEY BODY")
 		}
 		ts.Check(l.publish(args[0], args[1], args[2]))
+	case "declare":
+		noNeg(ts, neg, "rmq declare")
+		if len(args) != 1 {
+			ts.Fatalf("usage: rmq declare FILE")
+		}
+		ts.Check(testbroker.DeclareAll(context.Background(), l.c, l.vhost, l.loadVhost(ts, args[0])))
 	case "holds":
 		noNeg(ts, neg, "rmq holds")
 		if len(args) < 1 || len(args) > 2 {
@@ -200,19 +212,40 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(brokerstate.Holds(context.Background(), l.c, l.vhost, want, unmanaged))
 	case "managed":
 		noNeg(ts, neg, "rmq managed")
-		_, rec, err := brokerstate.Read(context.Background(), l.c, l.vhost)
-		ts.Check(err)
-		var lines []string
-		if rec != nil {
-			for ref := range rec.Managed {
-				lines = append(lines, fmt.Sprintf("%s %s %08x\n", ref.Kind, ref.Name, uint32(rec.Managed[ref])))
+		fmt.Fprint(ts.Stdout(), l.managed(ts))
+	case "state":
+		noNeg(ts, neg, "rmq state")
+		for _, path := range []string{"definitions/" + l.vhost, "operator-policies/" + l.vhost} {
+			status, body, err := l.b.API(http.MethodGet, path, nil)
+			ts.Check(err)
+			if status != http.StatusOK {
+				ts.Fatalf("GET /api/%s: %d %s: %s", path, status, http.StatusText(status), body)
 			}
+			out, err := canonicalJSON(body)
+			if err != nil {
+				ts.Fatalf("GET /api/%s: %v", path, err)
+			}
+			fmt.Fprintf(ts.Stdout(), "# %s\n%s", path, out)
 		}
-		sort.Strings(lines)
-		fmt.Fprint(ts.Stdout(), strings.Join(lines, ""))
+		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
 	default:
-		ts.Fatalf("unknown rmq command %q (get, put, delete, publish, holds, managed)", verb)
+		ts.Fatalf("unknown rmq command %q (get, put, delete, publish, declare, holds, managed, state)", verb)
 	}
+}
+
+// managed renders mqctl's record of the script's vhost: a line per
+// object, sorted.
+func (l *live) managed(ts *testscript.TestScript) string {
+	_, rec, err := brokerstate.Read(context.Background(), l.c, l.vhost)
+	ts.Check(err)
+	var lines []string
+	if rec != nil {
+		for ref, p := range rec.Managed {
+			lines = append(lines, fmt.Sprintf("%s %s %08x\n", ref.Kind, ref.Name, uint32(p)))
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "")
 }
 
 func noNeg(ts *testscript.TestScript, neg bool, what string) {
