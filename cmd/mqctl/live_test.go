@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,11 @@ import (
 //	rmq put PATH [JSON]   PUT /api/PATH (JSON: default {}); a vhost or user made so
 //	                      is deleted when the script ends.
 //	rmq delete PATH       DELETE /api/PATH.
-//	rmq publish EXCHANGE KEY BODY
-//	                      publish one message, confirmed, to $VHOST over AMQP.
+//	rmq publish EXCHANGE KEY BODY [N]
+//	                      publish the message (N times: default 1) to $VHOST over
+//	                      AMQP on one channel, each confirmed before the next.
+//	rmq depth QUEUE       the number of ready messages in QUEUE of $VHOST (a passive
+//	                      declare: exact, where the management API's statistics lag).
 //	rmq declare FILE      declare the objects of FILE's vhost $VHOST straight through
 //	                      the management API, as someone else would: mqctl does not
 //	                      record them (testbroker.Declare).
@@ -140,7 +144,7 @@ func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|publish|declare|holds|managed|state ...")
+		ts.Fatalf("usage: rmq get|put|delete|publish|depth|declare|holds|managed|state ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -189,10 +193,23 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "publish":
 		noNeg(ts, neg, "rmq publish")
-		if len(args) != 3 {
-			ts.Fatalf("usage: rmq publish EXCHANGE KEY BODY")
+		n := 1
+		if len(args) == 4 {
+			var err error
+			n, err = strconv.Atoi(args[3])
+			ts.Check(err)
+		} else if len(args) != 3 {
+			ts.Fatalf("usage: rmq publish EXCHANGE KEY BODY [N]")
 		}
-		ts.Check(l.publish(args[0], args[1], args[2]))
+		ts.Check(l.publish(args[0], args[1], args[2], n))
+	case "depth":
+		noNeg(ts, neg, "rmq depth")
+		if len(args) != 1 {
+			ts.Fatalf("usage: rmq depth QUEUE")
+		}
+		n, err := l.depth(args[0])
+		ts.Check(err)
+		fmt.Fprintln(ts.Stdout(), n)
 	case "declare":
 		noNeg(ts, neg, "rmq declare")
 		if len(args) != 1 {
@@ -229,7 +246,7 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
 	default:
-		ts.Fatalf("unknown rmq command %q (get, put, delete, publish, declare, holds, managed, state)", verb)
+		ts.Fatalf("unknown rmq command %q (get, put, delete, publish, depth, declare, holds, managed, state)", verb)
 	}
 }
 
@@ -291,9 +308,9 @@ func (l *live) loadVhost(ts *testscript.TestScript, file string) *topology.Vhost
 	return topology.NewVhost(l.vhost)
 }
 
-// publish publishes body to exchange with key in the script's vhost and
-// waits for the broker's confirm.
-func (l *live) publish(exchange, key, body string) error {
+// publish publishes body n times to exchange with key in the script's
+// vhost, waiting for the broker's confirm of each.
+func (l *live) publish(exchange, key, body string, n int) error {
 	conn, err := amqp.Dial(l.b.AMQPURL(l.vhost))
 	if err != nil {
 		return fmt.Errorf("AMQP dial: %s", broker.MaskURL(err.Error()))
@@ -308,14 +325,35 @@ func (l *live) publish(exchange, key, body string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, false, false, amqp.Publishing{Body: []byte(body)})
-	if err != nil {
-		return err
-	}
-	if ok, err := conf.WaitContext(ctx); err != nil || !ok {
-		return fmt.Errorf("publish to exchange %q with key %q not confirmed: %v", exchange, key, err)
+	for range n {
+		conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, false, false, amqp.Publishing{Body: []byte(body)})
+		if err != nil {
+			return err
+		}
+		if ok, err := conf.WaitContext(ctx); err != nil || !ok {
+			return fmt.Errorf("publish to exchange %q with key %q not confirmed: %v", exchange, key, err)
+		}
 	}
 	return nil
+}
+
+// depth returns the number of ready messages in queue of the script's
+// vhost.
+func (l *live) depth(queue string) (int, error) {
+	conn, err := amqp.Dial(l.b.AMQPURL(l.vhost))
+	if err != nil {
+		return 0, fmt.Errorf("AMQP dial: %s", broker.MaskURL(err.Error()))
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		return 0, err
+	}
+	q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
+	if err != nil {
+		return 0, fmt.Errorf("inspect queue %q: %v", queue, err)
+	}
+	return q.Messages, nil
 }
 
 // canonicalJSON renders a management API answer for scripts to check:
