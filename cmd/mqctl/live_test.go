@@ -121,12 +121,11 @@ func versionCondition(v rmqversion.Version, cond string) (bool, error) {
 	if m == nil {
 		return false, fmt.Errorf("unknown condition %q (the broker's are rabbitmq:X.Y and rabbitmq>=X.Y)", cond)
 	}
-	var major, minor int
-	fmt.Sscan(m[2], &major)
-	fmt.Sscan(m[3], &minor)
 	if m[1] == ":" {
 		return v.Line() == m[2]+"."+m[3], nil
 	}
+	major, _ := strconv.Atoi(m[2]) // digits, by the pattern
+	minor, _ := strconv.Atoi(m[3])
 	return v.AtLeast(major, minor), nil
 }
 
@@ -279,8 +278,6 @@ func (l *live) deleteAtEnd(ts *testscript.TestScript, path string, status int) {
 		return
 	}
 	l.tb.Cleanup(func() {
-		// As testbroker.Vhost: deleting a vhost with its queues can take
-		// a while on a busy machine.
 		status, answer, err := l.b.API(http.MethodDelete, path, nil)
 		if err == nil && status/100 != 2 && status != http.StatusNotFound {
 			err = fmt.Errorf("%d %s: %s", status, http.StatusText(status), answer)
@@ -411,17 +408,18 @@ func sortObjectLists(v any) any {
 	return v
 }
 
-// cmdRedact prints a file (or stdout, stderr) with the script's vhost
-// name as $VHOST, its work directory as $WORK, the broker's management
-// API as $MQCTL_SERVER (each version's broker has its own), the durations of
-// apply -o json's steps as $MS and the name of a preflight's throwaway
-// vhost as $PREFLIGHT_VHOST, so that cmp compares (and -update writes)
-// what does not change from run to run.
+// What redact writes as $MS and $PREFLIGHT_VHOST.
 var (
 	durationMS     = regexp.MustCompile(`"duration_ms":\d+`)
 	throwawayVhost = regexp.MustCompile(regexp.QuoteMeta(broker.ThrowawayPrefix) + `\d+-[0-9a-f]+`)
 )
 
+// cmdRedact prints a file (or stdout, stderr) with the script's vhost
+// name as $VHOST, its work directory as $WORK, the broker's management
+// API as $MQCTL_SERVER (each version's broker has its own), the durations
+// of apply -o json's steps as $MS and the name of a preflight's throwaway
+// vhost as $PREFLIGHT_VHOST, so that cmp compares (and -update writes)
+// what does not change from run to run.
 func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "redact")
 	if len(args) != 1 {

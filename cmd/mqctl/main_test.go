@@ -14,7 +14,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/cli"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
+var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar and testdata/live/*.txtar")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
