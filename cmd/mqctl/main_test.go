@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -12,12 +14,33 @@ import (
 	"github.com/mqctl/mqctl/pkg/cli"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
+var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar and testdata/live/*.txtar")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mqctl": func() { os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSEnv())) },
+		"exits": exits,
 	})
+}
+
+// exits is `exits N mqctl ARGS...`: it runs mqctl with ARGS and succeeds
+// when mqctl exits N (testscript's ! exec tells only that a command
+// failed: --detailed-exitcode's 2 is not 1).
+func exits() {
+	if len(os.Args) < 3 || os.Args[2] != "mqctl" {
+		fmt.Fprintln(os.Stderr, "usage: exits N mqctl ARGS...")
+		os.Exit(2)
+	}
+	want, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "exits: %q is not an exit code\n", os.Args[1])
+		os.Exit(2)
+	}
+	if got := cli.Main(context.Background(), os.Args[3:], cli.OSEnv()); got != want {
+		fmt.Fprintf(os.Stderr, "exits: mqctl exited %d, want %d\n", got, want)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // TestScripts runs the end-to-end CLI scenarios in testdata/script: each

@@ -24,32 +24,40 @@ import (
 // policies, operator policies. mqctl does not record them as managed.
 func Declare(t testing.TB, c *broker.Client, vhost string, v *topology.Vhost) {
 	t.Helper()
-	ctx := context.Background()
+	if err := DeclareAll(context.Background(), c, vhost, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// DeclareAll is Declare without a testing.TB: it stops at the first
+// object the broker refuses.
+func DeclareAll(ctx context.Context, c *broker.Client, vhost string, v *topology.Vhost) error {
 	for _, n := range v.ExchangeNames() {
 		if err := c.DeclareExchange(ctx, vhost, v.Exchanges[n]); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	for _, n := range v.QueueNames() {
 		if err := c.DeclareQueue(ctx, vhost, v.Queues[n]); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	for _, b := range v.Bindings {
 		if err := c.DeclareBinding(ctx, vhost, b); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	for _, n := range v.PolicyNames() {
 		if err := c.PutPolicy(ctx, vhost, v.Policies[n]); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	for _, n := range v.OperatorPolicyNames() {
 		if err := c.PutOperatorPolicy(ctx, vhost, v.OperatorPolicies[n]); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
+	return nil
 }
 
 // WriteOtherCA writes a CA certificate that signed nothing the broker has,

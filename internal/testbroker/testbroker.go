@@ -14,6 +14,7 @@
 package testbroker
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -309,21 +310,39 @@ func (b *Broker) Channel(t testing.TB, vhost string) *amqp.Channel {
 // but 200, and returns the answer.
 func (b *Broker) GetAPI(t testing.TB, path string) []byte {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, b.URL+"/api/"+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth(b.Username, b.Password)
-	resp, err := http.DefaultClient.Do(req)
+	status, raw, err := b.API(http.MethodGet, path, nil)
 	if err != nil {
 		t.Fatalf("GET /api/%s: %v", path, err)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /api/%s: %s %v", path, resp.Status, err)
+	if status != http.StatusOK {
+		t.Fatalf("GET /api/%s: %d %s", path, status, http.StatusText(status))
 	}
 	return raw
+}
+
+// API sends one request to /api/{path} (path escaped by the caller, query
+// included) as the test's administrator, with body as JSON when it is not
+// nil, and returns the answer's status and body.
+func (b *Broker) API(method, path string, body []byte) (status int, answer []byte, err error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, b.URL+"/api/"+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.SetBasicAuth(b.Username, b.Password)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	answer, err = io.ReadAll(resp.Body)
+	return resp.StatusCode, answer, err
 }
 
 func check(t testing.TB, what string) func(*http.Response, error) {

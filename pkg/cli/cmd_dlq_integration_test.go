@@ -199,32 +199,3 @@ func TestDLQPeekAndReplayCLI(t *testing.T) {
 		t.Errorf("replay of an empty DLQ:\n%s", r)
 	}
 }
-
-// Peeking a quorum DLQ that sets no delivery limit: on 4.0 it has the
-// default of 20, and every peek counts a delivery, so peek warns; 3.10 has
-// no default limit, and 4.3 does not count the nack a peek returns its
-// messages with (pkg/dlq TestPeekAndTheDeliveryLimit): peek says nothing.
-func TestDLQPeekQuorumDefaultLimit(t *testing.T) {
-	h := newHarness(t)
-	const top = `version: 1
-vhosts:
-  ${VHOST}:
-    exchanges:
-      jobs.dlx: { type: direct }
-    queues:
-      jobs:
-        type: quorum
-        dead_letter: { exchange: jobs.dlx, queue: jobs.dlq }
-`
-	h.mustApply(top)
-	file := h.write("topology.yaml", top)
-	r := h.run("dlq", "peek", "jobs.dlq", "-f", file, "--vhost", h.vhost)
-	if r.code != 0 {
-		t.Fatalf("peek: %s", r)
-	}
-	warned := strings.Contains(r.stderr, `"jobs.dlq" is a quorum queue with a delivery limit of 20`)
-	v := h.b.Version()
-	if want := v.AtLeast(4, 0) && !v.AtLeast(4, 3); warned != want {
-		t.Errorf("RabbitMQ %s: peek warned of a delivery limit of 20 = %v, want %v (4.0 gives quorum queues 20 and counts a peek; 3.10 has no limit; 4.3 does not count a peek):\n%s", v, warned, want, r)
-	}
-}

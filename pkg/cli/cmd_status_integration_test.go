@@ -194,13 +194,3 @@ func TestStatusLive(t *testing.T) {
 		t.Errorf("a declared queue missing on the broker must fail --check:\n%s", r)
 	}
 }
-
-// TestStatusMissingVhost checks that a declared vhost the broker lacks
-// fails --check, once for the whole vhost.
-func TestStatusMissingVhost(t *testing.T) {
-	h := newHarnessNoVhost(t)
-	r := h.run("status", "-f", h.write("t.yaml", statusFile), "--check")
-	if r.code != 1 || !strings.Contains(r.stderr, "is missing on the broker, and with it 5 queues") || strings.Count(r.stderr, "\n") != 2 {
-		t.Errorf("a declared vhost missing on the broker must fail --check:\n%s", r)
-	}
-}

@@ -14,10 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/internal/brokerstate"
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/cli"
@@ -207,91 +206,11 @@ func (h *harness) state() (*topology.Vhost, *ownership.Record) {
 
 func readVhostState(t testing.TB, c *broker.Client, vhost string) (*topology.Vhost, *ownership.Record) {
 	t.Helper()
-	top, _, err := c.ReadState(context.Background(), []string{vhost})
+	v, rec, err := brokerstate.Read(context.Background(), c, vhost)
 	if err != nil {
-		t.Fatalf("read the broker: %v", err)
+		t.Fatal(err)
 	}
-	recs, err := ownership.Extract(top)
-	if err != nil {
-		t.Fatalf("read the ownership record: %v", err)
-	}
-	v := top.Vhosts[vhost]
-	if v == nil {
-		t.Fatalf("vhost %q does not exist", vhost)
-	}
-	return v, recs[vhost]
-}
-
-// objects is the part of a vhost that apply makes equal to the file.
-type objects struct {
-	Exchanges        map[string]*topology.Exchange
-	Queues           map[string]*topology.Queue
-	Bindings         []*topology.Binding
-	Policies         map[string]*topology.Policy
-	OperatorPolicies map[string]*topology.Policy
-}
-
-func objectsOf(v *topology.Vhost) objects {
-	v.SortBindings()
-	return objects{Exchanges: v.Exchanges, Queues: v.Queues, Bindings: v.Bindings, Policies: v.Policies, OperatorPolicies: v.OperatorPolicies}
-}
-
-var cmpObjects = cmp.Options{
-	cmpopts.EquateEmpty(),
-	cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay", "Alert"), // Alert is mqctl's, not the broker's
-	cmpopts.IgnoreFields(topology.Exchange{}, "Meta"),
-	cmpopts.IgnoreFields(topology.Binding{}, "Meta"),
-	cmpopts.IgnoreFields(topology.Policy{}, "Meta"),
-}
-
-// merge returns the objects of base overlaid with those of top (top wins).
-func merge(base, top *topology.Vhost) *topology.Vhost {
-	out := topology.NewVhost(top.Name)
-	out.Description = top.Description
-	for _, v := range []*topology.Vhost{base, top} {
-		if v == nil {
-			continue
-		}
-		for n, x := range v.Exchanges {
-			out.Exchanges[n] = x
-		}
-		for n, q := range v.Queues {
-			out.Queues[n] = q
-		}
-		for n, p := range v.Policies {
-			out.Policies[n] = p
-		}
-		for n, p := range v.OperatorPolicies {
-			out.OperatorPolicies[n] = p
-		}
-	}
-	seen := map[string]bool{}
-	for _, v := range []*topology.Vhost{top, base} {
-		if v == nil {
-			continue
-		}
-		for _, b := range v.Bindings {
-			if seen[b.Key()] || (v == base && !bothEnds(out, b)) {
-				continue // the broker dropped it with one of its ends
-			}
-			seen[b.Key()] = true
-			out.Bindings = append(out.Bindings, b)
-		}
-	}
-	return out
-}
-
-// bothEnds reports whether both ends of b exist in v.
-func bothEnds(v *topology.Vhost, b *topology.Binding) bool {
-	if _, ok := v.Exchanges[b.Source]; !ok && !topology.IsReservedName(b.Source) {
-		return false
-	}
-	if b.DestinationType == topology.DestExchange {
-		_, ok := v.Exchanges[b.Destination]
-		return ok || topology.IsReservedName(b.Destination)
-	}
-	_, ok := v.Queues[b.Destination]
-	return ok
+	return v, rec
 }
 
 // publish publishes n confirmed messages to the default exchange with

@@ -1,0 +1,435 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mqctl/mqctl/internal/brokerstate"
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestLiveScripts runs the CLI scenarios of testdata/live against the
+// broker of scripts/broker (testbroker.New: MQCTL_TEST_SERVER, …; without
+// one it skips, and fails in CI). Each script gets a fresh vhost of its
+// own, $VHOST, deleted when it ends, and the environment that points mqctl
+// at the broker as its administrator (MQCTL_SERVER, MQCTL_USERNAME,
+// MQCTL_PASSWORD, MQCTL_AMQP_URL), NO_COLOR=1 and $REPO.
+//
+// Conditions name the broker's version, so that a script states each
+// version's answer where they differ: [rabbitmq:4.3] (its line),
+// [rabbitmq>=4.0].
+//
+// Commands besides testscript's own:
+//
+//	rmq get PATH          GET /api/PATH as the administrator: the answer as JSON,
+//	                      keys sorted; a list one element a line, lists of objects
+//	                      sorted. ! rmq get: the answer is not 200 (its status is printed).
+//	rmq put PATH [JSON]   PUT /api/PATH (JSON: default {}); a vhost or user made so
+//	                      is deleted when the script ends.
+//	rmq delete PATH       DELETE /api/PATH.
+//	rmq publish EXCHANGE KEY BODY [N]
+//	                      publish the message (N times: default 1) to $VHOST over
+//	                      AMQP on one channel, each confirmed before the next.
+//	rmq depth QUEUE       the number of ready messages in QUEUE of $VHOST (a passive
+//	                      declare: exact, where the management API's statistics lag).
+//	rmq declare FILE      declare the objects of FILE's vhost $VHOST straight through
+//	                      the management API, as someone else would: mqctl does not
+//	                      record them (testbroker.Declare).
+//	rmq holds FILE [UNMANAGED]
+//	                      $VHOST holds exactly the objects of FILE's vhost $VHOST,
+//	                      plus those of UNMANAGED's, which mqctl does not manage, and
+//	                      mqctl's record lists exactly FILE's objects.
+//	rmq managed           the objects mqctl's record of $VHOST lists, one a line:
+//	                      kind, name and the print of the object mqctl wrote.
+//	rmq state             $VHOST as a script compares it before and after a command
+//	                      (cp stdout, then cmp): its definitions, its operator
+//	                      policies (not among them) and rmq managed.
+//	redact FILE           prints FILE (or stdout, stderr) with $VHOST, $WORK and
+//	                      $MQCTL_SERVER for the script's vhost, work directory and
+//	                      the broker's management API, $MS for the
+//	                      durations of apply -o json's steps and $PREFLIGHT_VHOST
+//	                      for the name of a preflight's throwaway vhost, for cmp.
+//
+// exits N mqctl ARGS... (main_test.go) checks mqctl's exit code N.
+//
+// With -update, a cmp against a file of the script rewrites that file.
+func TestLiveScripts(t *testing.T) {
+	b := testbroker.New(t)
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := broker.Connect(context.Background(), broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
+	if err != nil {
+		t.Fatalf("connect to the test broker: %v", err)
+	}
+	version := b.Version()
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/live",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			tb, ok := e.T().(testing.TB)
+			if !ok {
+				return fmt.Errorf("testscript's T is not a testing.TB")
+			}
+			vhost := b.Vhost(tb)
+			e.Values[liveKey{}] = &live{b: b, c: c, tb: tb, vhost: vhost}
+			e.Setenv("VHOST", vhost)
+			e.Setenv("MQCTL_SERVER", b.URL)
+			e.Setenv("MQCTL_USERNAME", b.Username)
+			e.Setenv("MQCTL_PASSWORD", b.Password)
+			e.Setenv("MQCTL_AMQP_URL", strings.TrimSuffix(b.AMQPURL(""), "/"))
+			e.Setenv("NO_COLOR", "1")
+			e.Setenv("REPO", repo)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			return versionCondition(version, cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"rmq":    cmdRmq,
+			"redact": cmdRedact,
+		},
+	})
+}
+
+var versionCond = regexp.MustCompile(`^rabbitmq(:|>=)(\d+)\.(\d+)$`)
+
+// versionCondition answers [rabbitmq:X.Y] (the broker's line is X.Y) and
+// [rabbitmq>=X.Y].
+func versionCondition(v rmqversion.Version, cond string) (bool, error) {
+	m := versionCond.FindStringSubmatch(cond)
+	if m == nil {
+		return false, fmt.Errorf("unknown condition %q (the broker's are rabbitmq:X.Y and rabbitmq>=X.Y)", cond)
+	}
+	if m[1] == ":" {
+		return v.Line() == m[2]+"."+m[3], nil
+	}
+	major, _ := strconv.Atoi(m[2]) // digits, by the pattern
+	minor, _ := strconv.Atoi(m[3])
+	return v.AtLeast(major, minor), nil
+}
+
+type liveKey struct{}
+
+// live is what the commands of one script use.
+type live struct {
+	b     *testbroker.Broker
+	c     *broker.Client
+	tb    testing.TB
+	vhost string
+}
+
+func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live) }
+
+func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: rmq get|put|delete|publish|depth|declare|holds|managed|state ...")
+	}
+	l := liveOf(ts)
+	switch verb, args := args[0], args[1:]; verb {
+	case "get":
+		if len(args) != 1 {
+			ts.Fatalf("usage: rmq get PATH")
+		}
+		status, body, err := l.b.API(http.MethodGet, args[0], nil)
+		ts.Check(err)
+		if status != http.StatusOK {
+			if !neg {
+				ts.Fatalf("GET /api/%s: %d %s: %s", args[0], status, http.StatusText(status), body)
+			}
+			fmt.Fprintf(ts.Stdout(), "%d %s\n", status, http.StatusText(status))
+			return
+		}
+		if neg {
+			ts.Fatalf("GET /api/%s: 200, want another answer", args[0])
+		}
+		out, err := canonicalJSON(body)
+		if err != nil {
+			ts.Fatalf("GET /api/%s: %v", args[0], err)
+		}
+		ts.Stdout().Write(out)
+	case "put", "delete":
+		noNeg(ts, neg, "rmq "+verb)
+		method, body := http.MethodDelete, []byte(nil)
+		if verb == "put" {
+			if len(args) < 1 || len(args) > 2 {
+				ts.Fatalf("usage: rmq put PATH [JSON]")
+			}
+			method, body = http.MethodPut, []byte("{}")
+			if len(args) == 2 {
+				body = []byte(args[1])
+			}
+		} else if len(args) != 1 {
+			ts.Fatalf("usage: rmq delete PATH")
+		}
+		status, answer, err := l.b.API(method, args[0], body)
+		ts.Check(err)
+		if status/100 != 2 {
+			ts.Fatalf("%s /api/%s: %d %s: %s", method, args[0], status, http.StatusText(status), answer)
+		}
+		if verb == "put" {
+			l.deleteAtEnd(ts, args[0], status)
+		}
+	case "publish":
+		noNeg(ts, neg, "rmq publish")
+		n := 1
+		if len(args) == 4 {
+			var err error
+			n, err = strconv.Atoi(args[3])
+			ts.Check(err)
+		} else if len(args) != 3 {
+			ts.Fatalf("usage: rmq publish EXCHANGE KEY BODY [N]")
+		}
+		ts.Check(l.publish(args[0], args[1], args[2], n))
+	case "depth":
+		noNeg(ts, neg, "rmq depth")
+		if len(args) != 1 {
+			ts.Fatalf("usage: rmq depth QUEUE")
+		}
+		n, err := l.depth(args[0])
+		ts.Check(err)
+		fmt.Fprintln(ts.Stdout(), n)
+	case "declare":
+		noNeg(ts, neg, "rmq declare")
+		if len(args) != 1 {
+			ts.Fatalf("usage: rmq declare FILE")
+		}
+		ts.Check(testbroker.DeclareAll(context.Background(), l.c, l.vhost, l.loadVhost(ts, args[0])))
+	case "holds":
+		noNeg(ts, neg, "rmq holds")
+		if len(args) < 1 || len(args) > 2 {
+			ts.Fatalf("usage: rmq holds FILE [UNMANAGED]")
+		}
+		want := l.loadVhost(ts, args[0])
+		var unmanaged *topology.Vhost
+		if len(args) == 2 {
+			unmanaged = l.loadVhost(ts, args[1])
+		}
+		ts.Check(brokerstate.Holds(context.Background(), l.c, l.vhost, want, unmanaged))
+	case "managed":
+		noNeg(ts, neg, "rmq managed")
+		fmt.Fprint(ts.Stdout(), l.managed(ts))
+	case "state":
+		noNeg(ts, neg, "rmq state")
+		for _, path := range []string{"definitions/" + l.vhost, "operator-policies/" + l.vhost} {
+			status, body, err := l.b.API(http.MethodGet, path, nil)
+			ts.Check(err)
+			if status != http.StatusOK {
+				ts.Fatalf("GET /api/%s: %d %s: %s", path, status, http.StatusText(status), body)
+			}
+			out, err := canonicalJSON(body)
+			if err != nil {
+				ts.Fatalf("GET /api/%s: %v", path, err)
+			}
+			fmt.Fprintf(ts.Stdout(), "# %s\n%s", path, out)
+		}
+		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
+	default:
+		ts.Fatalf("unknown rmq command %q (get, put, delete, publish, depth, declare, holds, managed, state)", verb)
+	}
+}
+
+// managed renders mqctl's record of the script's vhost: a line per
+// object, sorted.
+func (l *live) managed(ts *testscript.TestScript) string {
+	_, rec, err := brokerstate.Read(context.Background(), l.c, l.vhost)
+	ts.Check(err)
+	var lines []string
+	if rec != nil {
+		for ref, p := range rec.Managed {
+			lines = append(lines, fmt.Sprintf("%s %s %08x\n", ref.Kind, ref.Name, uint32(p)))
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "")
+}
+
+func noNeg(ts *testscript.TestScript, neg bool, what string) {
+	if neg {
+		ts.Fatalf("unsupported: ! %s", what)
+	}
+}
+
+// deleteAtEnd deletes a vhost or user the script made (201 Created) when
+// the script ends.
+func (l *live) deleteAtEnd(ts *testscript.TestScript, path string, status int) {
+	parts := strings.Split(path, "/")
+	if status != http.StatusCreated || len(parts) != 2 || (parts[0] != "vhosts" && parts[0] != "users") {
+		return
+	}
+	l.tb.Cleanup(func() {
+		status, answer, err := l.b.API(http.MethodDelete, path, nil)
+		if err == nil && status/100 != 2 && status != http.StatusNotFound {
+			err = fmt.Errorf("%d %s: %s", status, http.StatusText(status), answer)
+		}
+		if err != nil {
+			l.tb.Errorf("delete /api/%s the script made: %v", path, err)
+		}
+	})
+}
+
+// loadVhost loads a topology file of the script as mqctl does, with the
+// script's environment, and returns its vhost $VHOST (empty if it names
+// none).
+func (l *live) loadVhost(ts *testscript.TestScript, file string) *topology.Vhost {
+	data, err := os.ReadFile(ts.MkAbs(file))
+	ts.Check(err)
+	top, err := loader.LoadBytes(file, data, loader.Options{LookupEnv: func(k string) (string, bool) {
+		v := ts.Getenv(k)
+		return v, v != ""
+	}})
+	ts.Check(err)
+	if v := top.Vhosts[l.vhost]; v != nil {
+		return v
+	}
+	return topology.NewVhost(l.vhost)
+}
+
+// publish publishes body n times to exchange with key in the script's
+// vhost, waiting for the broker's confirm of each.
+func (l *live) publish(exchange, key, body string, n int) error {
+	conn, err := amqp.Dial(l.b.AMQPURL(l.vhost))
+	if err != nil {
+		return fmt.Errorf("AMQP dial: %s", broker.MaskURL(err.Error()))
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		return err
+	}
+	if err := ch.Confirm(false); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range n {
+		conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, false, false, amqp.Publishing{Body: []byte(body)})
+		if err != nil {
+			return err
+		}
+		if ok, err := conf.WaitContext(ctx); err != nil || !ok {
+			return fmt.Errorf("publish to exchange %q with key %q not confirmed: %v", exchange, key, err)
+		}
+	}
+	return nil
+}
+
+// depth returns the number of ready messages in queue of the script's
+// vhost.
+func (l *live) depth(queue string) (int, error) {
+	conn, err := amqp.Dial(l.b.AMQPURL(l.vhost))
+	if err != nil {
+		return 0, fmt.Errorf("AMQP dial: %s", broker.MaskURL(err.Error()))
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		return 0, err
+	}
+	q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
+	if err != nil {
+		return 0, fmt.Errorf("inspect queue %q: %v", queue, err)
+	}
+	return q.Messages, nil
+}
+
+// canonicalJSON renders a management API answer for scripts to check:
+// keys sorted, numbers as the broker wrote them, no HTML escaping; a list
+// one element a line (compact), anything else indented; a list of objects
+// (queues, bindings, …: an order the broker does not promise) sorted.
+func canonicalJSON(body []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the answer is not JSON: %v", err)
+	}
+	v = sortObjectLists(v)
+	var out bytes.Buffer
+	if list, ok := v.([]any); ok {
+		for _, e := range list {
+			out.Write(encodeJSON(e, ""))
+		}
+		return out.Bytes(), nil
+	}
+	return encodeJSON(v, "  "), nil
+}
+
+func encodeJSON(v any, indent string) []byte {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // decoded JSON always encodes
+	}
+	return out.Bytes()
+}
+
+func sortObjectLists(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = sortObjectLists(e)
+		}
+	case []any:
+		objects := true
+		for i, e := range x {
+			x[i] = sortObjectLists(e)
+			_, isObject := e.(map[string]any)
+			objects = objects && isObject
+		}
+		if objects {
+			sort.SliceStable(x, func(i, j int) bool {
+				return string(encodeJSON(x[i], "")) < string(encodeJSON(x[j], ""))
+			})
+		}
+	}
+	return v
+}
+
+// What redact writes as $MS and $PREFLIGHT_VHOST.
+var (
+	durationMS     = regexp.MustCompile(`"duration_ms":\d+`)
+	throwawayVhost = regexp.MustCompile(regexp.QuoteMeta(broker.ThrowawayPrefix) + `\d+-[0-9a-f]+`)
+)
+
+// cmdRedact prints a file (or stdout, stderr) with the script's vhost
+// name as $VHOST, its work directory as $WORK, the broker's management
+// API as $MQCTL_SERVER (each version's broker has its own), the durations
+// of apply -o json's steps as $MS and the name of a preflight's throwaway
+// vhost as $PREFLIGHT_VHOST, so that cmp compares (and -update writes)
+// what does not change from run to run.
+func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "redact")
+	if len(args) != 1 {
+		ts.Fatalf("usage: redact FILE|stdout|stderr")
+	}
+	text := ts.ReadFile(args[0])
+	text = strings.ReplaceAll(text, ts.Getenv("WORK"), "$WORK")
+	text = strings.ReplaceAll(text, liveOf(ts).b.URL, "$MQCTL_SERVER")
+	text = strings.ReplaceAll(text, liveOf(ts).vhost, "$VHOST")
+	text = durationMS.ReplaceAllString(text, `"duration_ms":$$MS`)
+	text = throwawayVhost.ReplaceAllString(text, "$$PREFLIGHT_VHOST")
+	fmt.Fprint(ts.Stdout(), text)
+}
