@@ -105,7 +105,7 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	}
 	p.HoldBack(func(ch *plan.Change) (string, string) {
 		if r, ok := touchedQueue(*ch); ok && down[r] != nil {
-			return plan.HeldNodeDown, downNote(r, down[r], held[r])
+			return plan.HeldNodeDown, downNote(r, down[r], nil)
 		}
 		return "", ""
 	})
@@ -124,7 +124,11 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 
 // downNote says why queue r is left alone and what waits for it.
 func downNote(r queueRef, q *broker.Placement, held []string) string {
-	what := strings.Join(held, "; ")
+	// What waits, in parentheses (the plan's Held lists it instead).
+	what := ""
+	if len(held) > 0 {
+		what = " (" + strings.Join(held, "; ") + ")"
+	}
 	if q.Down {
 		node := q.Node
 		if node == "" {
@@ -132,7 +136,7 @@ func downNote(r queueRef, q *broker.Placement, held []string) string {
 		}
 		return fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down: its messages wait on that node's disk, and until "+
 			"the node is back RabbitMQ can neither count them nor bind or delete the queue safely (3.10 hides its bindings and refuses; "+
-			"4.0 would delete it, messages and all), so this run leaves it alone (%s); run again once %s is back",
+			"4.0 would delete it, messages and all), so this run leaves it alone%s; run again once %s is back",
 			r.name, r.vhost, node, what, node)
 	}
 	var off []string
@@ -142,7 +146,7 @@ func downNote(r queueRef, q *broker.Placement, held []string) string {
 		}
 	}
 	return fmt.Sprintf("%s queue %q in vhost %q has %d of its %d members online (down: %s): without a majority RabbitMQ cannot count its "+
-		"messages, and deleting it would force them away, so this run leaves it alone (%s); run again once a majority is back",
+		"messages, and deleting it would force them away, so this run leaves it alone%s; run again once a majority is back",
 		q.Type, r.name, r.vhost, len(q.Members)-len(off), len(q.Members), strings.Join(off, ", "), what)
 }
 

@@ -282,20 +282,45 @@ func writeHeld(sb *strings.Builder, p *Plan, paint func(color, s string) string)
 		what = "apply does not make it, and the next plan shows it again"
 	}
 	fmt.Fprintf(sb, "%s %s:\n", paint(ansiBold, fmt.Sprintf("Held back (%d %s):", n, plural("change", n))), what)
-	for i, h := range p.Held {
-		where := fmt.Sprintf(" in vhost %q", h.Vhost)
-		if h.Vhost == "" || h.Kind == KindVhost {
-			where = ""
+	// The changes that share a reason together, in the order the reasons
+	// first come, each reason said once after them.
+	var reasons []string
+	byReason := map[string][]Held{}
+	for _, h := range p.Held {
+		if _, ok := byReason[h.Reason]; !ok {
+			reasons = append(reasons, h.Reason)
 		}
-		name := fmt.Sprintf("%q", h.Name)
-		if h.Kind == KindBinding {
-			name = h.Name
-		}
-		fmt.Fprintf(sb, "  %s %s %s%s\n", h.Action, h.Kind, name, where)
-		if i == n-1 || p.Held[i+1].Reason != h.Reason {
-			fmt.Fprintf(sb, "    why: %s\n", h.Reason)
-		}
+		byReason[h.Reason] = append(byReason[h.Reason], h)
 	}
+	for _, r := range reasons {
+		for _, h := range byReason[r] {
+			where := fmt.Sprintf(" in vhost %q", h.Vhost)
+			if h.Vhost == "" || h.Kind == KindVhost {
+				where = ""
+			}
+			name := fmt.Sprintf("%q", h.Name)
+			if h.Kind == KindBinding {
+				name = h.Name
+			}
+			fmt.Fprintf(sb, "  %s %s%s: %s\n", h.Kind, name, where, notDone(h.Action))
+		}
+		fmt.Fprintf(sb, "    why: %s\n", r)
+	}
+}
+
+// notDone says what a held change does not do ("not deleted").
+func notDone(a Action) string {
+	switch a {
+	case Create:
+		return "not created"
+	case Update:
+		return "not updated"
+	case Replace:
+		return "not replaced"
+	case Delete:
+		return "not deleted"
+	}
+	return "not " + string(a)
 }
 
 // plural2 is one when n is 1, many otherwise.
