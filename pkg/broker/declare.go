@@ -60,15 +60,13 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 		},
 	}
 	conn, err := amqp.DialConfig(u.String(), cfg)
-	if !stop() {
-		// ctx ended while the connection was being opened: what opened
-		// may have been cut, and the caller asked to stop.
+	// ctx ended while the connection was being opened (what opened may
+	// have been cut), or a dial failed because it had: the caller asked
+	// to stop.
+	if cut := !stop(); cut || err != nil && ctx.Err() != nil {
 		if conn != nil {
 			_ = conn.Close()
 		}
-		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %w", u.Host, o.Vhost, ctx.Err())
-	}
-	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %w", u.Host, o.Vhost, ctx.Err())
 	}
 	if err != nil {

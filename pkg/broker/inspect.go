@@ -31,7 +31,7 @@ func (c *Client) Inspect(ctx context.Context, scope []string) (*topology.Topolog
 		err   error
 	)
 	if len(scope) == 0 {
-		state, info = topology.New(), c.emptyLive()
+		state, info = topology.New(), c.newLive("")
 	} else if state, info, err = c.readState(ctx, scope, false); err != nil {
 		items()
 		return nil, nil, err
@@ -43,10 +43,19 @@ func (c *Client) Inspect(ctx context.Context, scope []string) (*topology.Topolog
 	return state, info, nil
 }
 
-// emptyLive is what a read of no vhost found.
-func (c *Client) emptyLive() *Live {
-	return &Live{Server: c.Server(), Version: c.Version(), Vhosts: map[string]VhostInfo{},
-		Queues: map[string]map[string]QueueStats{}, PropertiesKeys: map[string]map[string]string{}, Unread: map[string][]Unread{}}
+// newLive is a read of source with nothing in it yet (what a read of no
+// vhost finds).
+func (c *Client) newLive(source string) *Live {
+	return &Live{
+		Server:         c.Server(),
+		Version:        c.version,
+		Source:         source,
+		Vhosts:         map[string]VhostInfo{},
+		Queues:         map[string]map[string]QueueStats{},
+		Owned:          map[string]map[string]string{},
+		PropertiesKeys: map[string]map[string]string{},
+		Unread:         map[string][]Unread{},
+	}
 }
 
 // itemJob is one read of one item kind in one vhost ("" for the broker's

@@ -162,16 +162,7 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 	}
 
 	t := topology.New()
-	live := &Live{
-		Server:         c.Server(),
-		Version:        c.version,
-		Source:         source,
-		Vhosts:         map[string]VhostInfo{},
-		Queues:         map[string]map[string]QueueStats{},
-		Owned:          map[string]map[string]string{},
-		PropertiesKeys: map[string]map[string]string{},
-		Unread:         map[string][]Unread{},
-	}
+	live := c.newLive(source)
 	for i, name := range names {
 		r := results[i]
 		if errors.Is(r.err, ErrVhostNotFound) {
