@@ -1,0 +1,197 @@
+// Package flow tells what a topology change does to messages: for each
+// exchange, the classes of routing keys (or headers) that reach a
+// different set of queues before and after; for each queue, where its dead
+// letters go per reason; for each delay tier, where its messages return;
+// and which queues nothing reaches any more. It is a pure function of two
+// topologies, built on the routing simulator (pkg/route), and exact: the
+// classes come from the binding patterns on both sides, not from samples.
+//
+// This file fixes the package's API (used by plan, the diff command and
+// their views); the other files implement it.
+package flow
+
+import (
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Options tune Compare.
+type Options struct {
+	// Version is the RabbitMQ version whose routing rules both sides
+	// follow (route.Options.Version); zero is rmqversion.Default.
+	Version rmqversion.Version
+	// Vhosts restricts the comparison to these vhosts; nil compares every
+	// vhost on either side.
+	Vhosts []string
+	// MaxClasses caps the key classes enumerated per exchange (0: a
+	// default of 10,000). An exchange whose patterns make more is listed
+	// in Diff.Truncated, and its classes past the cap are not reported.
+	MaxClasses int
+}
+
+// Class kinds: how the keys of a class are told apart.
+const (
+	ClassTopic   = "topic"   // a topic exchange's routing keys
+	ClassDirect  = "direct"  // a direct exchange's routing keys
+	ClassFanout  = "fanout"  // any key: a fanout exchange ignores it
+	ClassHeaders = "headers" // a headers exchange's header sets
+	ClassDefault = "default" // the default exchange: the key is a queue name
+	ClassOther   = "other"   // a plugin exchange type (x-consistent-hash, x-modulus-hash before 4.3, …): one class, any key
+)
+
+// Class is a set of messages that every binding pattern on both sides
+// treats alike: they all reach the same queues before, and the same queues
+// after. Example is one of them, the shortest the patterns allow.
+type Class struct {
+	Kind string `json:"kind"`
+	// Example is the representative message: its routing key (and for a
+	// headers exchange, its headers).
+	RoutingKey string         `json:"routing_key"`
+	Headers    map[string]any `json:"headers,omitempty"`
+	// Matches are the binding keys (topic patterns, direct keys) or, for
+	// headers, the bindings' x-match criteria rendered as text, on either
+	// side, that the class matches, sorted: with Example, what describes
+	// the class to a reader ("order.* and #.shipped"). Empty when the
+	// class matches none of them ("any other key").
+	Matches []string `json:"matches,omitempty"`
+}
+
+// Route is one class of messages published to one exchange that reaches
+// a different set of queues after the change than before.
+type Route struct {
+	Vhost    string `json:"vhost"`
+	Exchange string `json:"exchange"` // "" is the default exchange
+	Class    Class  `json:"class"`
+	// Before and After are the queues the class reaches, sorted (nil:
+	// none).
+	Before []string `json:"before"`
+	After  []string `json:"after"`
+	// Gained and Lost are After minus Before and Before minus After.
+	Gained []string `json:"gained,omitempty"`
+	Lost   []string `json:"lost,omitempty"`
+	// Loses is true when the class reached a queue before and reaches none
+	// after: its messages are now dropped (or returned to a mandatory
+	// publisher), Cause says why.
+	Loses bool   `json:"loses_messages,omitempty"`
+	Cause string `json:"cause,omitempty"`
+}
+
+// Reason is why a queue dead-letters a message (route.Reason: rejected,
+// expired, maxlen, delivery_limit).
+type Reason = route.Reason
+
+// DeadLetterEnd is where a queue's dead letters for one reason go.
+type DeadLetterEnd struct {
+	// Exchange is the effective dead-letter exchange ("" the default
+	// exchange) and RoutingKey the key the dead letters carry (the
+	// message's own when KeyFromMessage).
+	Configured     bool   `json:"configured"`
+	Exchange       string `json:"exchange,omitempty"`
+	RoutingKey     string `json:"routing_key,omitempty"`
+	KeyFromMessage bool   `json:"key_from_message,omitempty"`
+	// Queues are the queues the dead letters reach, sorted.
+	Queues []string `json:"queues"`
+	// Dropped is true when they reach no queue; Why says why ("no
+	// dead-letter exchange", `dead-letter exchange "x" is not declared`,
+	// `DLX "billing.dlx" has no binding for "billing-typo"`, a cycle).
+	Dropped bool   `json:"dropped,omitempty"`
+	Why     string `json:"why,omitempty"`
+}
+
+// DeadLetter is one queue's dead letters for one reason whose destination
+// changes. When the dead letters keep the message's own routing key on
+// either side, their destination depends on it: Class then says which keys
+// (on the dead-letter exchange) the change applies to, and there is one
+// DeadLetter per class that moves.
+type DeadLetter struct {
+	Vhost  string         `json:"vhost"`
+	Queue  string         `json:"queue"`
+	Reason Reason         `json:"reason"`
+	Class  *Class         `json:"class,omitempty"`
+	Before *DeadLetterEnd `json:"before"` // nil: the queue does not exist, or does not dead-letter for Reason
+	After  *DeadLetterEnd `json:"after"`
+	// Loses is true when they reached a queue before and are dropped
+	// after; Cause says why (After.Why).
+	Loses bool   `json:"loses_messages,omitempty"`
+	Cause string `json:"cause,omitempty"`
+}
+
+// DelayTier is one delay queue (a retry.delays tier, or a queue that lets
+// its messages expire into a dead-letter exchange and declares no
+// consumer-facing role) whose expired messages return somewhere else.
+type DelayTier struct {
+	Vhost string `json:"vhost"`
+	Queue string `json:"queue"`
+	// Origin is the working queue the tier was declared for, when the
+	// file says (topology.Queue.Origin); "" otherwise.
+	Origin string `json:"origin,omitempty"`
+	// DelayMS is the tier's message TTL after the change (before it when
+	// the tier is gone).
+	DelayMS int64          `json:"delay_ms"`
+	Before  *DeadLetterEnd `json:"before"`
+	After   *DeadLetterEnd `json:"after"`
+	Loses   bool           `json:"loses_messages,omitempty"`
+	Cause   string         `json:"cause,omitempty"`
+}
+
+// Silenced is a queue that exists after the change and that some exchange
+// other than the default one, or some dead-letter route, reached before,
+// but that nothing but the default exchange reaches after.
+type Silenced struct {
+	Vhost string `json:"vhost"`
+	Queue string `json:"queue"`
+	// Cause says what cut it off (`its only binding, from "orders" with
+	// key "order.paid", is gone`).
+	Cause string `json:"cause"`
+}
+
+// Diff is what a change does to messages. Every list is sorted by vhost,
+// then exchange or queue, then class.
+type Diff struct {
+	Routes      []Route      `json:"routes,omitempty"`
+	DeadLetters []DeadLetter `json:"dead_letters,omitempty"`
+	DelayTiers  []DelayTier  `json:"delay_tiers,omitempty"`
+	Silenced    []Silenced   `json:"silenced,omitempty"`
+	// Truncated names the exchanges ("vhost/exchange") whose key classes
+	// went past Options.MaxClasses: not every class of theirs is listed.
+	Truncated []string `json:"truncated,omitempty"`
+}
+
+// Compare returns what changing before into after does to messages. Either
+// side may be nil (an empty broker). Only what differs is computed: an
+// exchange whose bindings, arguments and downstream are the same on both
+// sides is not enumerated.
+func Compare(before, after *topology.Topology, o Options) *Diff {
+	return compare(before, after, o)
+}
+
+// Empty reports whether the change moves no message.
+func (d *Diff) Empty() bool {
+	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced) == 0
+}
+
+// LosesMessages reports whether the change loses messages: a class that is
+// now unroutable, dead letters or delayed messages now dropped, or a queue
+// nothing reaches any more.
+func (d *Diff) LosesMessages() bool {
+	if d == nil {
+		return false
+	}
+	for _, r := range d.Routes {
+		if r.Loses {
+			return true
+		}
+	}
+	for _, dl := range d.DeadLetters {
+		if dl.Loses {
+			return true
+		}
+	}
+	for _, t := range d.DelayTiers {
+		if t.Loses {
+			return true
+		}
+	}
+	return len(d.Silenced) > 0
+}
