@@ -111,6 +111,7 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 		newGraphCmd(g),
 		newExportCmd(g),
 		newPlanCmd(g),
+		newDiffCmd(g),
 		newApplyCmd(g),
 		newTestCmd(g),
 		newStatusCmd(g),
@@ -165,6 +166,12 @@ func (g *globals) loadTopology() (*topology.Topology, error) {
 // password, a URI that may hold credentials) is a warning on stderr, not
 // an error (loader.Options.SecretsOptional).
 func (g *globals) loadOffline() (*topology.Topology, error) {
+	return g.load(g.offlineOptions())
+}
+
+// offlineOptions are the options of a load for a command that talks to no
+// broker (loadOffline).
+func (g *globals) offlineOptions() loader.Options {
 	opts := g.loaderOptions()
 	opts.SecretsOptional = true
 	opts.Warn = func(w *loader.Error) {
@@ -172,7 +179,7 @@ func (g *globals) loadOffline() (*topology.Topology, error) {
 			fmt.Fprintf(g.env.Stderr, "mqctl: warning: %s\n", w)
 		}
 	}
-	return g.load(opts)
+	return opts
 }
 
 // loaderOptions are the options of every load: the environment and stdin.
@@ -215,21 +222,26 @@ func (g *globals) load(opts loader.Options) (*topology.Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(g.vhosts) > 0 {
-		keep := map[string]bool{}
-		for _, v := range g.vhosts {
-			keep[v] = true
-			if _, ok := t.Vhosts[v]; !ok {
-				return nil, fmt.Errorf("vhost %q is not declared in %v (declared: %v)", v, files, t.VhostNames())
-			}
-		}
-		for name := range t.Vhosts {
-			if !keep[name] {
-				delete(t.Vhosts, name)
-			}
+	for _, v := range g.vhosts {
+		if _, ok := t.Vhosts[v]; !ok {
+			return nil, fmt.Errorf("vhost %q is not declared in %v (declared: %v)", v, files, t.VhostNames())
 		}
 	}
+	g.keepVhosts(t)
 	return t, nil
+}
+
+// keepVhosts drops from t the vhosts --vhost does not name (none without
+// it).
+func (g *globals) keepVhosts(t *topology.Topology) {
+	if len(g.vhosts) == 0 {
+		return
+	}
+	for name := range t.Vhosts {
+		if !slices.Contains(g.vhosts, name) {
+			delete(t.Vhosts, name)
+		}
+	}
 }
 
 // checkOutput validates -o against the formats a command supports.

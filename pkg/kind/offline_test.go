@@ -22,6 +22,9 @@ var offline = []string{
 	"github.com/mqctl/mqctl/pkg/definitions",
 	"github.com/mqctl/mqctl/pkg/rmqversion",
 	"github.com/mqctl/mqctl/pkg/ownership",
+	"github.com/mqctl/mqctl/pkg/flow",
+	"github.com/mqctl/mqctl/pkg/gitref",
+	"github.com/mqctl/mqctl/pkg/planjson",
 }
 
 // network are the packages that talk to a broker.

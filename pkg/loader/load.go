@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,6 +48,22 @@ type Options struct {
 	// vhosts from the broker meanwhile). The names may include a vhost
 	// that then fails to load.
 	Declared func(vhosts []string)
+	// Files, when set, is where the paths are read from instead of the
+	// file system (a git commit's tree: pkg/gitref).
+	Files Files
+}
+
+// Files is a tree of files Load can read paths from (Options.Files).
+type Files interface {
+	// IsDir reports whether path is a directory; an error wrapping
+	// fs.ErrNotExist when there is nothing at path.
+	IsDir(path string) (bool, error)
+	// ReadDir lists the names of the files in directory path, sorted.
+	ReadDir(path string) ([]string, error)
+	// ReadFile returns the contents of file path.
+	ReadFile(path string) ([]byte, error)
+	// Name is how positions name file path ("main:topology.yaml").
+	Name(path string) string
 }
 
 // Load reads, merges, checks and expands the files at paths (a directory
@@ -94,6 +111,10 @@ func (l *load) readPath(p string) {
 		l.readStdin()
 		return
 	}
+	if l.opts.Files != nil {
+		l.readFrom(l.opts.Files, p)
+		return
+	}
 	fi, err := os.Stat(p)
 	if err != nil {
 		l.readError(p, err)
@@ -120,6 +141,47 @@ func (l *load) readPath(p string) {
 	if !found {
 		l.errs.file(p)
 		l.errs.addf(topology.Pos{File: p}, "put topology files named *.yaml or *.yml in it, or pass the files with -f", "directory holds no *.yaml or *.yml file")
+	}
+}
+
+// readFrom is readPath over files: a file, or every *.yaml and *.yml
+// file of a directory.
+func (l *load) readFrom(files Files, p string) {
+	dir, err := files.IsDir(p)
+	if err != nil {
+		l.readError(files.Name(p), err)
+		return
+	}
+	names := []string{p}
+	if dir {
+		if names, err = files.ReadDir(p); err != nil {
+			l.readError(files.Name(p), err)
+			return
+		}
+		names = slices.DeleteFunc(names, func(n string) bool { return !strings.HasSuffix(n, ".yaml") && !strings.HasSuffix(n, ".yml") })
+		if len(names) == 0 {
+			l.errs.file(files.Name(p))
+			l.errs.addf(topology.Pos{File: files.Name(p)}, "put topology files named *.yaml or *.yml in it, or pass the files with -f", "directory holds no *.yaml or *.yml file")
+			return
+		}
+		for i, n := range names {
+			names[i] = path.Join(p, n)
+		}
+	}
+	for _, n := range names {
+		if l.seen[n] {
+			continue
+		}
+		l.seen[n] = true
+		data, err := files.ReadFile(n)
+		if err != nil {
+			l.readError(files.Name(n), err)
+			continue
+		}
+		if len(data) > MaxFileSize {
+			data = data[:MaxFileSize+1]
+		}
+		l.addFile(files.Name(n), data)
 	}
 }
 

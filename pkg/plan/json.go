@@ -77,7 +77,7 @@ func JSONOf(p *Plan) *pj.Plan {
 		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts), Changes: make([]pj.Change, len(p.Changes)),
 		Unmanaged: jsonRefs(p.Unmanaged), Adopt: jsonRefs(p.Adopt), Unread: []pj.Unread{}, ChangedOutside: []pj.Outside{}, Stale: jsonRefs(p.Stale),
 		Summary:   pj.Summary{Create: s.Create, Update: s.Update, Replace: s.Replace, Delete: s.Delete},
-		Preflight: jsonPreflight(p.Preflight), Held: []pj.Held{}, Notes: nonNil(p.Notes),
+		Preflight: jsonPreflight(p.Preflight), Held: []pj.Held{}, Notes: nonNil(p.Notes), Flows: jsonFlows(p),
 	}
 	for _, u := range p.Unread {
 		doc.Unread = append(doc.Unread, pj.Unread{Vhost: u.Vhost, Kind: string(u.Kind), Reason: u.Reason, Declared: u.Declared})
@@ -117,6 +117,7 @@ func fromJSON(doc *pj.Plan) *Plan {
 		Unmanaged: planRefs(doc.Unmanaged), Adopt: planRefs(doc.Adopt), Stale: planRefs(doc.Stale),
 		Notes: emptyToNil(doc.Notes), Preflight: planPreflight(doc.Preflight),
 	}
+	p.Flows, p.FlowsUnknown = planFlows(doc.Flows)
 	for _, u := range doc.Unread {
 		p.Unread = append(p.Unread, Unread{Vhost: u.Vhost, Kind: Kind(u.Kind), Reason: u.Reason, Declared: u.Declared})
 	}

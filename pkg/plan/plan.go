@@ -6,6 +6,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -161,6 +162,19 @@ type Plan struct {
 	// Notes are what mqctl told the user while it made the plan (on
 	// stderr beside the text view), for the JSON plan.
 	Notes []string `json:"notes,omitempty"`
+	// Flows is what the plan does to messages (pkg/flow): before is the
+	// broker as read, after the broker as apply leaves it (Project). nil
+	// when it was not computed.
+	Flows *flow.Diff `json:"flows,omitempty"`
+	// FlowsUnknown are the vhosts whose flows mqctl could not tell, and
+	// why: it could not read all that routes messages there.
+	FlowsUnknown []FlowUnknown `json:"flows_unknown,omitempty"`
+}
+
+// FlowUnknown is a vhost whose message flows mqctl could not tell.
+type FlowUnknown struct {
+	Vhost  string `json:"vhost"`
+	Reason string `json:"reason"`
 }
 
 // Why mqctl holds a change back (Held.Cause): stable codes, in the JSON
@@ -237,6 +251,16 @@ type Summary struct {
 	Update  int `json:"update"`
 	Replace int `json:"replace"`
 	Delete  int `json:"delete"`
+}
+
+// Line is the summary line of the text view: "Plan: 1 to create, …", or
+// for a comparison of files (mqctl diff) "Diff: 1 to create, …".
+func (s Summary) Line(files bool) string {
+	word := "Plan"
+	if files {
+		word = "Diff"
+	}
+	return fmt.Sprintf("%s: %d to create, %d to update, %d to replace, %d to delete.", word, s.Create, s.Update, s.Replace, s.Delete)
 }
 
 // Summary counts the plan's changes.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -15,6 +16,9 @@ type RenderOptions struct {
 	Color bool
 	// ListUnmanaged lists every unmanaged object instead of counting them.
 	ListUnmanaged bool
+	// Files: the plan compares two sets of files (mqctl diff), not the
+	// file with a broker.
+	Files bool
 }
 
 const (
@@ -52,10 +56,16 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		sb.WriteString(paint(ansiBold, "No changes.") + " mqctl holds back what differs from the file (below).\n")
 	} else if p.Empty() && len(p.Unread) > 0 {
 		sb.WriteString(paint(ansiBold, "No changes.") + " What mqctl could read matches the file (see below for what it could not).\n")
+	} else if p.Empty() && opts.Files {
+		sb.WriteString(paint(ansiBold, "No changes.") + " Both declare the same topology.\n")
 	} else if p.Empty() {
 		sb.WriteString(paint(ansiBold, "No changes.") + " The broker matches the file.\n")
 	} else {
-		sb.WriteString("mqctl will perform these actions:\n")
+		if opts.Files {
+			sb.WriteString("The new files change these objects:\n")
+		} else {
+			sb.WriteString("mqctl will perform these actions:\n")
+		}
 		vhost := "\x00"
 		for _, c := range p.Changes {
 			if c.Vhost != vhost {
@@ -99,7 +109,8 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			}
 		}
 		s := p.Summary()
-		fmt.Fprintf(&sb, "\n%s\n", paint(ansiBold, fmt.Sprintf("Plan: %d to create, %d to update, %d to replace, %d to delete.", s.Create, s.Update, s.Replace, s.Delete)))
+		fmt.Fprintf(&sb, "\n%s\n", paint(ansiBold, s.Line(opts.Files)))
+		writeFlows(&sb, p, opts)
 	}
 	if n := len(p.Adopt); n > 0 {
 		fmt.Fprintf(&sb, "%d existing %s already match the file and will be recorded as managed.\n", n, plural("object", n))
@@ -329,4 +340,19 @@ func plural2(one, many string, n int) string {
 		return one
 	}
 	return many
+}
+
+// writeFlows writes what the plan does to messages, and the vhosts where
+// mqctl cannot tell.
+func writeFlows(sb *strings.Builder, p *Plan, opts RenderOptions) {
+	if p.Flows == nil && len(p.FlowsUnknown) == 0 {
+		return
+	}
+	sb.WriteString("\n")
+	if p.Flows != nil {
+		flow.WriteText(sb, p.Flows, flow.TextOptions{Color: opts.Color}) // a strings.Builder does not fail
+	}
+	for _, u := range p.FlowsUnknown {
+		fmt.Fprintf(sb, "Message flows in vhost %q are unknown: %s.\n", u.Vhost, u.Reason)
+	}
 }

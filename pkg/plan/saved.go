@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/flow"
 	"io"
 	"sort"
 
@@ -49,6 +50,10 @@ type savedPlan struct {
 	Held []Held `json:"held,omitempty"`
 	// Notes: what mqctl told the user when it made the plan.
 	Notes []string `json:"notes,omitempty"`
+	// Flows and FlowsUnknown: what the plan does to messages, shown again
+	// when the saved plan is applied.
+	Flows        *flow.Diff    `json:"flows,omitempty"`
+	FlowsUnknown []FlowUnknown `json:"flows_unknown,omitempty"`
 }
 
 // savedPrint is one entry of Plan.Prints.
@@ -113,6 +118,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
+		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown,
 	}
 	for ref, pr := range p.Prints {
 		doc.Prints = append(doc.Prints, savedPrint{ObjectRef: ref, Print: pr})
@@ -173,6 +179,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
 		Vhosts: emptyToNil(doc.Vhosts), Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
+		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown,
 	}
 	for _, sp := range doc.Prints {
 		if p.Prints == nil {

@@ -114,6 +114,18 @@ func after(t *testing.T, s, marker string) string {
 	return rest
 }
 
+// firstBraces is the {…} that follows marker in s: the fields a sentence
+// lists.
+func firstBraces(t *testing.T, s, marker string) string {
+	t.Helper()
+	rest := after(t, s, marker)
+	if i, j := strings.Index(rest, "{"), strings.Index(rest, "}"); i >= 0 && j > i {
+		return rest[i : j+1]
+	}
+	t.Fatalf("%s: %q is not followed by {fields}", page, marker)
+	return ""
+}
+
 func check(t *testing.T, what string, documented []string, typ any) {
 	t.Helper()
 	want := fields(reflect.TypeOf(typ))
@@ -161,6 +173,20 @@ func TestPageMatchesTypes(t *testing.T) {
 		}
 		fieldsCell := row[strings.LastIndex(row, "|")+1:]
 		check(t, "the "+key+" object", names(fieldsCell, false), typ)
+	}
+
+	flows := section(t, text, "## Message flows")
+	check(t, "the flows", keys(rows(flows)), planjson.Flows{})
+	check(t, "an unknown vhost", names(rows(flows)["unknown"], true), planjson.FlowUnknown{})
+	for _, c := range []struct {
+		marker string
+		typ    any
+	}{
+		{"A route is ", planjson.FlowRoute{}}, {"A class is ", planjson.FlowClass{}},
+		{"A dead-letter change is ", planjson.FlowDead{}}, {"A delay tier is ", planjson.FlowTier{}},
+		{"An end is ", planjson.FlowEnd{}}, {"A silenced queue is ", planjson.FlowQueue{}},
+	} {
+		check(t, strings.ToLower(strings.TrimSuffix(c.marker, " is ")), names(firstBraces(t, flows, c.marker), true), c.typ)
 	}
 
 	for _, s := range kind.All() {

@@ -31,6 +31,9 @@ type Plan struct {
 	Preflight *Preflight `json:"preflight,omitempty"`
 	Held      []Held     `json:"held"`
 	Notes     []string   `json:"notes"`
+	// Flows is what the plan does to messages; absent when it was not
+	// computed (a plan read from a document without it).
+	Flows *Flows `json:"flows,omitempty"`
 }
 
 // Ref names an object.

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mqctl/mqctl/pkg/gitref"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// ExitLosesMessages: diff --detailed-exitcode, the change loses messages.
+const ExitLosesMessages = 3
+
+func newDiffCmd(g *globals) *cobra.Command {
+	var (
+		base     string
+		detailed bool
+	)
+	cmd := &cobra.Command{
+		Use:   "diff [OLD NEW]",
+		Short: "Compare two topologies offline: object changes and what they do to messages",
+		Long: `diff compares two topology files (or directories of them), or with --base the -f
+files (default topology.yaml) with the same paths at a git ref, and shows the
+object changes that turn the old into the new and what they do to messages:
+each class of routing keys that now reaches other queues, or none; dead letters
+and delay tiers that now go elsewhere, or are dropped; queues nothing reaches
+any more. It needs no broker: run it on a pull request.
+
+  mqctl diff old.yaml topology.yaml
+  mqctl diff --base origin/main -f topology/ -o markdown > comment.md
+  mqctl diff --base origin/main --detailed-exitcode
+
+Output: -o text, json (a JSON plan with its "flows", docs/plan-json.md) or
+markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
+--detailed-exitcode, 0 no change, 2 changes, 3 changes that lose messages.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case base != "" && len(args) > 0:
+				return fmt.Errorf("give either OLD and NEW or --base REF (with -f for the files), not both")
+			case base == "" && len(args) != 2:
+				return fmt.Errorf("give OLD and NEW (two files or directories), or --base REF to compare the -f files with a git ref")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := g.checkOutput("text", "json", "markdown"); err != nil {
+				return err
+			}
+			version, err := g.targetVersion()
+			if err != nil {
+				return err
+			}
+			old, new, names, err := g.diffSides(cmd, base, args)
+			if err != nil {
+				return err
+			}
+			p := plan.Diff(new, plan.Current{State: old, Managed: plan.Recorded(old)})
+			p.SetFlows(old, version)
+			view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}
+			if err := view.diff(p); err != nil {
+				return err
+			}
+			switch {
+			case !detailed || p.Empty():
+				return nil
+			case p.Flows.LosesMessages():
+				return &ExitCodeError{Code: ExitLosesMessages}
+			default:
+				return &ExitCodeError{Code: ExitChanges}
+			}
+		},
+	}
+	cmd.Flags().StringVar(&base, "base", "", "compare the -f files with the same paths at this git ref (a branch, tag or commit)")
+	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when nothing changes, 2 when something does, 3 when the change loses messages")
+	g.addTargetVersionFlag(cmd)
+	return cmd
+}
+
+// diffSides loads the old and the new topology, and names them for the
+// views.
+func (g *globals) diffSides(cmd *cobra.Command, base string, args []string) (old, new *topology.Topology, names [2]string, err error) {
+	if base == "" {
+		if old, err = g.loadPaths([]string{args[0]}, nil); err != nil {
+			return nil, nil, names, err
+		}
+		if new, err = g.loadPaths([]string{args[1]}, nil); err != nil {
+			return nil, nil, names, err
+		}
+		return old, new, [2]string{args[0], args[1]}, nil
+	}
+	files := g.topologyFiles()
+	if slices.Contains(files, "-") {
+		return nil, nil, names, errors.New("diff --base reads the -f files from the working tree and from git: pass files or directories, not -")
+	}
+	if new, err = g.loadPaths(files, nil); err != nil {
+		return nil, nil, names, err
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, nil, names, err
+	}
+	tree, err := gitref.Open(cmd.Context(), dir, base, files)
+	if err != nil {
+		return nil, nil, names, err
+	}
+	held := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !tree.Exists(f) })
+	if len(held) == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: %s holds none of %v: every object is new\n", base, files)
+		return topology.New(), new, [2]string{base, "the working tree"}, nil
+	}
+	if old, err = g.loadPaths(held, tree); err != nil {
+		return nil, nil, names, fmt.Errorf("the files at %s: %w", base, err)
+	}
+	return old, new, [2]string{base, "the working tree"}, nil
+}
+
+// loadPaths loads paths offline (from files, when set; the file system
+// otherwise), keeping the vhosts --vhost names.
+func (g *globals) loadPaths(paths []string, files loader.Files) (*topology.Topology, error) {
+	opts := g.offlineOptions()
+	opts.Files = files
+	t, err := loader.Load(paths, opts)
+	if err != nil {
+		return nil, err
+	}
+	g.keepVhosts(t)
+	return t, nil
+}

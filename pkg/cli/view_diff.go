@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/flow"
+	"github.com/mqctl/mqctl/pkg/plan"
+)
+
+// diffView shows what diff found: to a person (text), to a program (the
+// JSON plan, with its flows) or to a pull request's reviewers (markdown).
+type diffView struct {
+	format           string
+	w                io.Writer
+	color            bool
+	oldName, newName string
+}
+
+func (v diffView) diff(p *plan.Plan) error {
+	switch v.format {
+	case "json":
+		return plan.WriteJSON(v.w, p)
+	case "markdown":
+		return v.markdown(p)
+	}
+	return plan.WriteText(v.w, p, plan.RenderOptions{Color: v.color, Files: true})
+}
+
+// markdown writes a pull-request comment: the summary first (what the
+// change does to messages, flagged when it loses some; then the objects),
+// the flows' table, and the object changes folded.
+func (v diffView) markdown(p *plan.Plan) error {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "### mqctl diff: `%s` → %s\n\n", v.oldName, v.newName)
+	if p.Empty() {
+		sb.WriteString("No changes: both declare the same topology.\n")
+		_, err := io.WriteString(v.w, sb.String())
+		return err
+	}
+	if p.Flows.LosesMessages() {
+		fmt.Fprintf(&sb, ":warning: **This change loses messages.** %s\n", p.Flows.Summary())
+	} else {
+		fmt.Fprintf(&sb, "%s\n", p.Flows.Summary())
+	}
+	s := p.Summary()
+	fmt.Fprintf(&sb, "**Objects:** %d to create, %d to update, %d to replace, %d to delete.\n\n", s.Create, s.Update, s.Replace, s.Delete)
+	if err := flow.WriteMarkdown(&sb, p.Flows, flow.MarkdownOptions{}); err != nil {
+		return err
+	}
+	objects := *p
+	objects.Flows, objects.FlowsUnknown = nil, nil
+	fmt.Fprintf(&sb, "\n<details><summary>Object changes (%d)</summary>\n\n```text\n", len(p.Changes))
+	if err := plan.WriteText(&sb, &objects, plan.RenderOptions{Files: true}); err != nil {
+		return err
+	}
+	sb.WriteString("```\n\n</details>\n")
+	_, err := io.WriteString(v.w, sb.String())
+	return err
+}

@@ -1,0 +1,222 @@
+package flow
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// An entry of the views: one line of what happens to some messages, with
+// why when they are lost.
+type entry struct {
+	vhost string
+	loses bool
+	what  string // what the messages are: `key "order.shipped" on exchange "orders"`
+	was   string // where they went before
+	now   string // where they go after
+	cause string
+}
+
+// entries are d's changes as the views show them: those that lose
+// messages first, each group in d's order.
+func (d *Diff) entries() []entry {
+	var out []entry
+	for _, r := range d.Routes {
+		out = append(out, entry{vhost: r.Vhost, loses: r.Loses, what: routeWhat(r), was: queues(r.Before), now: queues(r.After), cause: r.Cause})
+	}
+	for _, dl := range d.DeadLetters {
+		what := fmt.Sprintf("dead letters of queue %q (%s)", dl.Queue, dl.Reason)
+		if dl.Class != nil {
+			what += " with " + classText(dl.Class)
+		}
+		out = append(out, entry{vhost: dl.Vhost, loses: dl.Loses, what: what, was: endText(dl.Before), now: endText(dl.After), cause: dl.Cause})
+	}
+	for _, t := range d.DelayTiers {
+		what := fmt.Sprintf("messages of delay tier %q (%s)", t.Queue, durationText(t.DelayMS))
+		if t.Origin != "" {
+			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, durationText(t.DelayMS))
+		}
+		out = append(out, entry{vhost: t.Vhost, loses: t.Loses, what: what, was: endText(t.Before), now: endText(t.After), cause: t.Cause})
+	}
+	for _, s := range d.Silenced {
+		out = append(out, entry{vhost: s.Vhost, loses: true, what: fmt.Sprintf("queue %q", s.Queue), was: "reached through bindings or dead letters", now: "nothing reaches it but the default exchange", cause: s.Cause})
+	}
+	slices.SortStableFunc(out, func(a, b entry) int {
+		switch {
+		case a.loses == b.loses:
+			return 0
+		case a.loses:
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// Counts returns how many entries lose messages and how many only move
+// them.
+func (d *Diff) Counts() (loses, moves int) {
+	if d == nil {
+		return 0, 0
+	}
+	for _, e := range d.entries() {
+		if e.loses {
+			loses++
+		} else {
+			moves++
+		}
+	}
+	return loses, moves
+}
+
+// Summary is one line on what the change does to messages.
+func (d *Diff) Summary() string {
+	loses, moves := d.Counts()
+	switch {
+	case loses+moves == 0:
+		return "No message goes anywhere else."
+	case loses == 0:
+		return fmt.Sprintf("%s %s messages elsewhere; none loses messages.", count(moves, "flow change"), plural2("sends", "send", moves))
+	default:
+		return fmt.Sprintf("%s %s messages, %s %s them elsewhere.", count(loses, "flow change"), plural2("loses", "lose", loses), count(moves, "more"), plural2("sends", "send", moves))
+	}
+}
+
+func routeWhat(r Route) string {
+	if r.Exchange == "" {
+		return fmt.Sprintf("%s on the default exchange", classText(&r.Class))
+	}
+	return fmt.Sprintf("%s on exchange %q", classText(&r.Class), r.Exchange)
+}
+
+// classText names a class by its representative and what it matches.
+func classText(c *Class) string {
+	var s string
+	switch c.Kind {
+	case ClassFanout, ClassOther:
+		return "every message"
+	case ClassHeaders:
+		s = "headers " + headersText(c.Headers)
+	case ClassDefault:
+		return fmt.Sprintf("key %q (the queue's name)", c.RoutingKey)
+	default:
+		s = fmt.Sprintf("key %q", c.RoutingKey)
+	}
+	if len(c.Matches) == 0 {
+		return s + " (any key no binding names)"
+	}
+	return s + " (matching " + strings.Join(c.Matches, ", ") + ")"
+}
+
+func headersText(h map[string]any) string {
+	if len(h) == 0 {
+		return "{}"
+	}
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, h[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func queues(qs []string) string {
+	if len(qs) == 0 {
+		return "no queue"
+	}
+	return strings.Join(qs, ", ")
+}
+
+// endText says where dead letters go.
+func endText(e *DeadLetterEnd) string {
+	switch {
+	case e == nil:
+		return "none (the queue does not dead-letter them)"
+	case !e.Configured:
+		return "dropped (no dead-letter exchange)"
+	case e.Dropped:
+		return "dropped"
+	}
+	via := "the default exchange"
+	if e.Exchange != "" {
+		via = fmt.Sprintf("%q", e.Exchange)
+	}
+	key := fmt.Sprintf("key %q", e.RoutingKey)
+	if e.KeyFromMessage {
+		key = "the message's key"
+	}
+	return fmt.Sprintf("%s (via %s, %s)", queues(e.Queues), via, key)
+}
+
+func durationText(ms int64) string {
+	switch {
+	case ms > 0 && ms%3_600_000 == 0:
+		return strconv.FormatInt(ms/3_600_000, 10) + "h"
+	case ms > 0 && ms%60_000 == 0:
+		return strconv.FormatInt(ms/60_000, 10) + "m"
+	case ms > 0 && ms%1000 == 0:
+		return strconv.FormatInt(ms/1000, 10) + "s"
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+func count(n int, noun string) string {
+	if n == 1 || noun == "more" {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func plural2(one, many string, n int) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// TextOptions configure WriteText.
+type TextOptions struct {
+	// Color paints what loses messages red.
+	Color bool
+}
+
+// WriteText writes the human view: a heading, one entry per change that
+// moves messages (those that lose messages first, marked "!"; the others
+// "~"), each with before and after, and the summary line. A diff that
+// moves no message is one line.
+func WriteText(w io.Writer, d *Diff, o TextOptions) error {
+	var sb strings.Builder
+	entries := d.entries()
+	if len(entries) == 0 {
+		sb.WriteString("Message flows: no message goes anywhere else.\n")
+		_, err := io.WriteString(w, sb.String())
+		return err
+	}
+	sb.WriteString("Message flows:\n")
+	for _, e := range entries {
+		mark := "~"
+		if e.loses {
+			mark = "!"
+			if o.Color {
+				mark = "\x1b[31m!\x1b[0m"
+			}
+		}
+		fmt.Fprintf(&sb, "  %s %s in vhost %q\n", mark, e.what, e.vhost)
+		fmt.Fprintf(&sb, "      before: %s\n      after:  %s\n", e.was, e.now)
+		if e.cause != "" {
+			fmt.Fprintf(&sb, "      cause:  %s\n", e.cause)
+		}
+	}
+	if len(d.Truncated) > 0 {
+		fmt.Fprintf(&sb, "  (not every class of keys is listed for %s: their bindings make too many)\n", strings.Join(d.Truncated, ", "))
+	}
+	fmt.Fprintf(&sb, "%s\n", d.Summary())
+	_, err := io.WriteString(w, sb.String())
+	return err
+}

@@ -1,0 +1,63 @@
+package flow
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MarkdownOptions configure WriteMarkdown.
+type MarkdownOptions struct {
+	// Fold is how many entries that only move messages are shown before
+	// the rest are folded into a <details> block (0: 10). Entries that
+	// lose messages are never folded.
+	Fold int
+}
+
+// WriteMarkdown writes the flows for a pull-request comment, below the
+// summary (Summary) the caller writes: a table, the entries that lose
+// messages first and flagged, the rest folded past o.Fold. Nothing when
+// the change moves no message.
+func WriteMarkdown(w io.Writer, d *Diff, o MarkdownOptions) error {
+	fold := o.Fold
+	if fold <= 0 {
+		fold = 10
+	}
+	var sb strings.Builder
+	entries := d.entries()
+	shown := 0
+	for shown < len(entries) && (entries[shown].loses || shown < fold) {
+		shown++
+	}
+	if shown > 0 {
+		writeTable(&sb, entries[:shown])
+	}
+	if rest := entries[shown:]; len(rest) > 0 {
+		fmt.Fprintf(&sb, "\n<details><summary>%s more</summary>\n\n", count(len(rest), "flow change"))
+		writeTable(&sb, rest)
+		sb.WriteString("\n</details>\n")
+	}
+	if len(d.Truncated) > 0 {
+		fmt.Fprintf(&sb, "\nNot every class of keys is listed for %s: their bindings make too many.\n", cells(d.Truncated))
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+func writeTable(sb *strings.Builder, entries []entry) {
+	sb.WriteString("| | messages | vhost | before | after | cause |\n|---|---|---|---|---|---|\n")
+	for _, e := range entries {
+		mark := ":arrow_right:"
+		if e.loses {
+			mark = ":x:"
+		}
+		fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %s |\n", mark, cell(e.what), cell(e.vhost), cell(e.was), cell(e.now), cell(e.cause))
+	}
+}
+
+// cell is s made safe for a table cell.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func cells(ss []string) string { return cell(strings.Join(ss, ", ")) }

@@ -1,0 +1,116 @@
+package plan
+
+import (
+	"github.com/mqctl/mqctl/pkg/flow"
+	pj "github.com/mqctl/mqctl/pkg/planjson"
+)
+
+// jsonFlows is the plan's message flows as the JSON plan's (nil when they
+// were not computed).
+func jsonFlows(p *Plan) *pj.Flows {
+	d := p.Flows
+	if d == nil && len(p.FlowsUnknown) == 0 {
+		return nil
+	}
+	out := &pj.Flows{
+		LosesMessages: d.LosesMessages(), Routes: []pj.FlowRoute{}, DeadLetters: []pj.FlowDead{}, DelayTiers: []pj.FlowTier{},
+		Silenced: []pj.FlowQueue{}, Truncated: []string{}, Unknown: []pj.FlowUnknown{},
+	}
+	for _, u := range p.FlowsUnknown {
+		out.Unknown = append(out.Unknown, pj.FlowUnknown{Vhost: u.Vhost, Reason: u.Reason})
+	}
+	if d == nil {
+		return out
+	}
+	out.Truncated = nonNil(d.Truncated)
+	for _, r := range d.Routes {
+		out.Routes = append(out.Routes, pj.FlowRoute{
+			Vhost: r.Vhost, Exchange: r.Exchange, Class: *jsonClass(&r.Class), Before: nonNil(r.Before), After: nonNil(r.After),
+			Gained: nonNil(r.Gained), Lost: nonNil(r.Lost), LosesMessages: r.Loses, Cause: r.Cause,
+		})
+	}
+	for _, dl := range d.DeadLetters {
+		out.DeadLetters = append(out.DeadLetters, pj.FlowDead{
+			Vhost: dl.Vhost, Queue: dl.Queue, Reason: string(dl.Reason), Class: jsonClass(dl.Class),
+			Before: jsonEnd(dl.Before), After: jsonEnd(dl.After), LosesMessages: dl.Loses, Cause: dl.Cause,
+		})
+	}
+	for _, t := range d.DelayTiers {
+		out.DelayTiers = append(out.DelayTiers, pj.FlowTier{
+			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS,
+			Before: jsonEnd(t.Before), After: jsonEnd(t.After), LosesMessages: t.Loses, Cause: t.Cause,
+		})
+	}
+	for _, s := range d.Silenced {
+		out.Silenced = append(out.Silenced, pj.FlowQueue{Vhost: s.Vhost, Queue: s.Queue, Cause: s.Cause})
+	}
+	return out
+}
+
+func jsonClass(c *flow.Class) *pj.FlowClass {
+	if c == nil {
+		return nil
+	}
+	return &pj.FlowClass{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: nonNil(c.Matches)}
+}
+
+func jsonEnd(e *flow.DeadLetterEnd) *pj.FlowEnd {
+	if e == nil {
+		return nil
+	}
+	return &pj.FlowEnd{
+		Configured: e.Configured, Exchange: e.Exchange, RoutingKey: e.RoutingKey, KeyFromMessage: e.KeyFromMessage,
+		Queues: nonNil(e.Queues), Dropped: e.Dropped, Why: e.Why,
+	}
+}
+
+// planFlows is the JSON plan's message flows as the plan's.
+func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
+	if doc == nil {
+		return nil, nil
+	}
+	var unknown []FlowUnknown
+	for _, u := range doc.Unknown {
+		unknown = append(unknown, FlowUnknown{Vhost: u.Vhost, Reason: u.Reason})
+	}
+	d := &flow.Diff{Truncated: emptyToNil(doc.Truncated)}
+	for _, r := range doc.Routes {
+		d.Routes = append(d.Routes, flow.Route{
+			Vhost: r.Vhost, Exchange: r.Exchange, Class: *planClass(&r.Class), Before: emptyToNil(r.Before), After: emptyToNil(r.After),
+			Gained: emptyToNil(r.Gained), Lost: emptyToNil(r.Lost), Loses: r.LosesMessages, Cause: r.Cause,
+		})
+	}
+	for _, dl := range doc.DeadLetters {
+		d.DeadLetters = append(d.DeadLetters, flow.DeadLetter{
+			Vhost: dl.Vhost, Queue: dl.Queue, Reason: flow.Reason(dl.Reason), Class: planClass(dl.Class),
+			Before: planEnd(dl.Before), After: planEnd(dl.After), Loses: dl.LosesMessages, Cause: dl.Cause,
+		})
+	}
+	for _, t := range doc.DelayTiers {
+		d.DelayTiers = append(d.DelayTiers, flow.DelayTier{
+			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS,
+			Before: planEnd(t.Before), After: planEnd(t.After), Loses: t.LosesMessages, Cause: t.Cause,
+		})
+	}
+	for _, s := range doc.Silenced {
+		d.Silenced = append(d.Silenced, flow.Silenced{Vhost: s.Vhost, Queue: s.Queue, Cause: s.Cause})
+	}
+	return d, unknown
+}
+
+func planClass(c *pj.FlowClass) *flow.Class {
+	if c == nil {
+		return nil
+	}
+	return &flow.Class{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: emptyToNil(c.Matches)}
+}
+
+func planEnd(e *pj.FlowEnd) *flow.DeadLetterEnd {
+	if e == nil {
+		return nil
+	}
+	return &flow.DeadLetterEnd{
+		Configured: e.Configured, Exchange: e.Exchange, RoutingKey: e.RoutingKey, KeyFromMessage: e.KeyFromMessage,
+		Queues: emptyToNil(e.Queues), Dropped: e.Dropped, Why: e.Why,
+	}
+}

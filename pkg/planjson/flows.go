@@ -1,0 +1,92 @@
+package planjson
+
+// Flows is what a change does to messages (docs/plan-json.md, "Message
+// flows"): in the JSON plan, where "before" is the broker as read and
+// "after" the broker as apply leaves it; in "mqctl diff -o json", the old
+// files and the new.
+type Flows struct {
+	// LosesMessages is true when any entry below loses messages.
+	LosesMessages bool        `json:"loses_messages"`
+	Routes        []FlowRoute `json:"routes"`
+	DeadLetters   []FlowDead  `json:"dead_letters"`
+	DelayTiers    []FlowTier  `json:"delay_tiers"`
+	Silenced      []FlowQueue `json:"silenced"`
+	// Truncated names the exchanges ("vhost/exchange") with more classes
+	// of keys than mqctl enumerates: not all of theirs are listed.
+	Truncated []string `json:"truncated"`
+	// Unknown are the vhosts whose flows mqctl could not tell (it could
+	// not read their exchanges, queues, bindings or policies), and why.
+	Unknown []FlowUnknown `json:"unknown"`
+}
+
+// FlowClass is a class of messages that every binding on both sides
+// treats alike, by a representative.
+type FlowClass struct {
+	Kind       string         `json:"kind"`
+	RoutingKey string         `json:"routing_key"`
+	Headers    map[string]any `json:"headers,omitempty"`
+	Matches    []string       `json:"matches"`
+}
+
+// FlowRoute is a class of messages published to an exchange that reaches
+// other queues after the change.
+type FlowRoute struct {
+	Vhost         string    `json:"vhost"`
+	Exchange      string    `json:"exchange"`
+	Class         FlowClass `json:"class"`
+	Before        []string  `json:"before"`
+	After         []string  `json:"after"`
+	Gained        []string  `json:"gained"`
+	Lost          []string  `json:"lost"`
+	LosesMessages bool      `json:"loses_messages"`
+	Cause         string    `json:"cause,omitempty"`
+}
+
+// FlowEnd is where dead letters (or a delay tier's messages) go.
+type FlowEnd struct {
+	Configured     bool     `json:"configured"`
+	Exchange       string   `json:"exchange"`
+	RoutingKey     string   `json:"routing_key"`
+	KeyFromMessage bool     `json:"key_from_message"`
+	Queues         []string `json:"queues"`
+	Dropped        bool     `json:"dropped"`
+	Why            string   `json:"why,omitempty"`
+}
+
+// FlowDead is a queue's dead letters for one reason (and, when they keep
+// the message's key, one class of keys) that go somewhere else.
+type FlowDead struct {
+	Vhost         string     `json:"vhost"`
+	Queue         string     `json:"queue"`
+	Reason        string     `json:"reason"`
+	Class         *FlowClass `json:"class,omitempty"`
+	Before        *FlowEnd   `json:"before"`
+	After         *FlowEnd   `json:"after"`
+	LosesMessages bool       `json:"loses_messages"`
+	Cause         string     `json:"cause,omitempty"`
+}
+
+// FlowTier is a delay tier whose messages return somewhere else.
+type FlowTier struct {
+	Vhost         string   `json:"vhost"`
+	Queue         string   `json:"queue"`
+	Origin        string   `json:"origin,omitempty"`
+	DelayMS       int64    `json:"delay_ms"`
+	Before        *FlowEnd `json:"before"`
+	After         *FlowEnd `json:"after"`
+	LosesMessages bool     `json:"loses_messages"`
+	Cause         string   `json:"cause,omitempty"`
+}
+
+// FlowQueue is a queue nothing reaches any more.
+type FlowQueue struct {
+	Vhost string `json:"vhost"`
+	Queue string `json:"queue"`
+	Cause string `json:"cause"`
+}
+
+// FlowUnknown is a vhost whose flows mqctl could not tell.
+type FlowUnknown struct {
+	Vhost  string `json:"vhost"`
+	Reason string `json:"reason"`
+}
