@@ -152,23 +152,34 @@ func file(tmp string, n int) (path, vhost string) {
 func (c config) measureOffline(ctx context.Context, tmp string, n int) (row, error) {
 	objects := gentopo.Objects(n)
 	file, applyVhost := file(tmp, n)
-	if err := os.WriteFile(file, []byte(gentopo.YAML(applyVhost, n)), 0o644); err != nil {
+	text := gentopo.YAML(applyVhost, n)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		return row{}, err
+	}
+	// The same file with one binding's key changed, for the flow diff.
+	changed := strings.TrimSuffix(file, ".yaml") + "-changed.yaml"
+	if err := os.WriteFile(changed, []byte(strings.Replace(text, `"svc000.event0.#"`, `"svc000.event0.created"`, 1)), 0o644); err != nil {
 		return row{}, err
 	}
 	r := row{Objects: objects, Queues: 2 * n, Bindings: 2 * n, M: map[string]measure{}}
-	offline := [][]string{
-		{"validate", "-f", file},
-		{"lint", "-f", file, "--fail-on", "none"},
-		{"route", "-f", file, "--exchange", "events", "--routing-key", "svc001.event1.created"},
-		{"graph", "-f", file, "--format", "dot"},
+	offline := []struct {
+		name string
+		args []string
+	}{
+		{"validate", []string{"validate", "-f", file}},
+		{"validate changed", []string{"validate", "-f", changed}},
+		{"diff", []string{"diff", file, changed}},
+		{"lint", []string{"lint", "-f", file, "--fail-on", "none"}},
+		{"route", []string{"route", "-f", file, "--exchange", "events", "--routing-key", "svc001.event1.created"}},
+		{"graph", []string{"graph", "-f", file, "--format", "dot"}},
 	}
 	runs := repeats(objects)
-	for _, args := range offline {
-		m, err := c.timeMqctl(ctx, true, runs, args...)
+	for _, o := range offline {
+		m, err := c.timeMqctl(ctx, true, runs, o.args...)
 		if err != nil {
 			return r, err
 		}
-		r.M[args[0]] = m
+		r.M[o.name] = m
 	}
 	return r, nil
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 )
 
-var order = []string{"definitions import", "apply", "definitions read without record", "definitions read", "no-op plan", "teardown plan", "replace plan", "validate", "lint", "route", "graph"}
+var order = []string{"definitions import", "apply", "definitions read without record", "definitions read", "no-op plan", "teardown plan", "replace plan", "validate", "validate changed", "diff", "lint", "route", "graph"}
 
 func write(dir string, rows []row, version string, offline bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -100,6 +100,7 @@ func markdown(rows []row, version string, offline bool) string {
 		sb.WriteString("\n" + issueTargets(rows))
 		sb.WriteString("\n" + preflightTargets(rows))
 	}
+	sb.WriteString("\n" + flowTargets(rows))
 	check := func(name, measured string, ok bool) {
 		fmt.Fprintf(&sb, "| %s | %s | %s |\n", name, measured, met(ok))
 	}
@@ -244,6 +245,23 @@ func issueTargets(rows []row) string {
 		"The record's size is what it adds to GET /api/definitions/{vhost} (with it minus without it), against the size without it; " +
 		"RabbitMQ 4.3 leaves internal exchanges, the record among them, out of that export (both reads are then of the same document), " +
 		"and the record's size is that of its exchange objects as GET /api/exchanges/{vhost} gives them.\n")
+	return sb.String()
+}
+
+// flowTargets is the table of issue 22's target: a flow diff of two files
+// that differ by one binding takes at most 2× the time of validate of both.
+func flowTargets(rows []row) string {
+	var sb strings.Builder
+	sb.WriteString("## Flow diff (issue 22)\n\n`mqctl diff OLD NEW` of the generated file and a copy with one binding's key changed, against `validate` of each.\n\n| target | objects | measured | met |\n|---|---:|---|---|\n")
+	for _, r := range rows {
+		d, v, w := r.M["diff"].Seconds, r.M["validate"].Seconds, r.M["validate changed"].Seconds
+		x := d / (v + w)
+		verdict := met(x <= 2)
+		if r.Objects != 10000 {
+			verdict = "(the target is set at 10k)"
+		}
+		fmt.Fprintf(&sb, "| flow diff ≤ 2× validate of both files | %d | %.2f× (%.3f s ÷ (%.3f s + %.3f s)) | %s |\n", r.Objects, x, d, v, w, verdict)
+	}
 	return sb.String()
 }
 
