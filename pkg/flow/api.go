@@ -72,7 +72,9 @@ type Route struct {
 	Lost   []string `json:"lost,omitempty"`
 	// Loses is true when the class reached a queue before and reaches none
 	// after: its messages are now dropped (or returned to a mandatory
-	// publisher), Cause says why.
+	// publisher), Cause says why. When it still reaches some queue but
+	// has Lost others, Cause says why it no longer reaches the first of
+	// Lost.
 	Loses bool   `json:"loses_messages,omitempty"`
 	Cause string `json:"cause,omitempty"`
 }
@@ -126,6 +128,10 @@ type DelayTier struct {
 	// Origin is the working queue the tier was declared for, when the
 	// file says (topology.Queue.Origin); "" otherwise.
 	Origin string `json:"origin,omitempty"`
+	// Class, as in DeadLetter, is set when where the tier's messages
+	// return depends on the message (no dead-letter routing key, or a
+	// headers exchange on the way): one DelayTier per class that moves.
+	Class *Class `json:"class,omitempty"`
 	// DelayMS is the tier's message TTL after the change (before it when
 	// the tier is gone).
 	DelayMS int64          `json:"delay_ms"`

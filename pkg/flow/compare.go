@@ -1,9 +1,104 @@
 package flow
 
-import "github.com/mqctl/mqctl/pkg/topology"
+import (
+	"sort"
+	"sync"
 
-// compare is Compare's body (being written: see api.go for the contract).
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// defaultMaxClasses is Options.MaxClasses's default.
+const defaultMaxClasses = 10000
+
+// vhostCompare is the comparison of one vhost: both sides, and what has
+// been worked out about them so far.
+type vhostCompare struct {
+	vhost string
+	ver   rmqversion.Version
+	max   int
+	b, a  *side
+	// policiesSame: both sides have the same policies and operator
+	// policies.
+	policiesSame bool
+	exchanges    map[string]*exchangeChange
+	flows        map[[2]string]*flowChange
+	classMemo    map[classKey]classList
+	// unchanged remembers dlUnchanged.
+	unchanged map[string]bool
+	d         *Diff
+}
+
+// compare is Compare's body.
 func compare(before, after *topology.Topology, o Options) *Diff {
-	_, _, _ = before, after, o
-	return &Diff{}
+	d := &Diff{}
+	max := o.MaxClasses
+	if max <= 0 {
+		max = defaultMaxClasses
+	}
+	for _, name := range vhostNames(before, after, o.Vhosts) {
+		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, max, d)
+		c.routes()
+		c.deadLetters()
+		c.silenced()
+	}
+	d.sort()
+	return d
+}
+
+// vhostNames returns the vhosts to compare: only, or else every vhost of
+// either side; sorted, each once.
+func vhostNames(before, after *topology.Topology, only []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	if only != nil {
+		for _, n := range only {
+			add(n)
+		}
+	} else {
+		for _, t := range []*topology.Topology{before, after} {
+			if t != nil {
+				for n := range t.Vhosts {
+					add(n)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func vhostOf(t *topology.Topology, name string) *topology.Vhost {
+	if t == nil {
+		return nil
+	}
+	return t.Vhosts[name]
+}
+
+// newVhostCompare indexes both sides of vhost name, at the same time.
+func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version, max int, d *Diff) *vhostCompare {
+	c := &vhostCompare{vhost: name, ver: ver.OrDefault(), max: max, d: d,
+		exchanges: map[string]*exchangeChange{}, flows: map[[2]string]*flowChange{}, classMemo: map[classKey]classList{},
+		unchanged: map[string]bool{}}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.b = newSide(vb, name, c.ver)
+	}()
+	c.a = newSide(va, name, c.ver)
+	wg.Wait()
+	c.policiesSame = policiesEqual(c.b.v.Policies, c.a.v.Policies) && policiesEqual(c.b.v.OperatorPolicies, c.a.v.OperatorPolicies)
+	return c
+}
+
+// truncate records that the classes of exchange x went past the cap.
+func (c *vhostCompare) truncate(x string) {
+	c.d.Truncated = append(c.d.Truncated, c.vhost+"/"+x)
 }

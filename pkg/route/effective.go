@@ -371,6 +371,14 @@ func (s *Simulator) QueueArgs(name string) topology.Args {
 	return e.args.Clone()
 }
 
+// QueueArg returns the effective argument key of queue name (see
+// QueueArgs) without copying the table: the value must not be changed.
+// false when the queue is not declared or the argument not in force.
+func (s *Simulator) QueueArg(name, key string) (any, bool) {
+	v, ok := s.queues[name].args[key]
+	return v, ok
+}
+
 // QueuePolicies returns the names of the policy and of the operator policy
 // that apply to queue name ("" when none).
 func (s *Simulator) QueuePolicies(name string) (policy, operatorPolicy string) {

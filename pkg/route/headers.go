@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -36,6 +37,19 @@ func parseXMatch(args topology.Args) (matchMode, error) {
 		return matchMode{any: true, withX: true}, nil
 	}
 	return matchMode{}, fmt.Errorf("x-match %q is not valid: RabbitMQ refuses the binding; use all, any, all-with-x or any-with-x", s)
+}
+
+// HeadersMatch reports whether a headers exchange binding with arguments
+// args matches a message with headers headers under the comparison of
+// RabbitMQ version ver (see headersMatch). valid is false when the broker
+// refuses such a binding (its x-match is not one of the four), which then
+// matches nothing.
+func HeadersMatch(args topology.Args, headers map[string]any, ver rmqversion.Version) (match, valid bool) {
+	mode, err := parseXMatch(args)
+	if err != nil {
+		return false, false
+	}
+	return headersMatch(mode, args, headers, ver.OrDefault().HeadersMatchNumberTypes()), true
 }
 
 // headersMatch follows rabbit_exchange_type_headers (headers_match/5 up to

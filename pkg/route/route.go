@@ -555,6 +555,17 @@ func extend(path []Step, s Step) []Step {
 	return append(out, s)
 }
 
+// RoutingType returns the type exchange name routes by: its type (direct,
+// fanout, topic, headers, x-modulus-hash), or for x-delayed-message its
+// x-delayed-type; "" for a type the simulator does not simulate and for
+// an exchange it does not know (the default exchange included).
+func (s *Simulator) RoutingType(name string) string {
+	if ix := s.exchanges[name]; ix != nil {
+		return ix.routingType
+	}
+	return ""
+}
+
 // Exchange returns exchange name as the simulator sees it: declared in the
 // vhost, or one of the amq.* exchanges every vhost has. nil when there is
 // no such exchange (and for "", the default exchange, which routes to

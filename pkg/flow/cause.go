@@ -1,0 +1,158 @@
+package flow
+
+import (
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// routeCause says why message m, which reached queue lost before (result
+// before), does not reach it after: the first thing on its way there that
+// the change removed, else why nothing on the exchange routes it now.
+func (c *vhostCompare) routeCause(m route.Message, before route.Result, lost string) string {
+	x := m.Exchange
+	switch {
+	case x != "" && !c.a.exists(x):
+		return fmt.Sprintf("exchange %q is deleted", x)
+	case !c.a.publishable(x):
+		return fmt.Sprintf("exchange %q is now internal: clients cannot publish to it", x)
+	case !c.a.hasQueue(lost):
+		return fmt.Sprintf("queue %q is deleted", lost)
+	}
+	for _, d := range before.Deliveries {
+		if d.Queue != lost {
+			continue
+		}
+		for _, st := range d.Path {
+			if cause := c.stepCause(st, m); cause != "" {
+				return cause
+			}
+		}
+	}
+	return c.noMatch(x, m)
+}
+
+// stepCause says what the change removed of step st, "" when nothing.
+func (c *vhostCompare) stepCause(st route.Step, m route.Message) string {
+	e := st.Exchange
+	if st.Via == route.ViaDefault {
+		return ""
+	}
+	if !c.a.exists(e) {
+		return fmt.Sprintf("exchange %q is deleted", e)
+	}
+	ib, ia := c.b.ex[e], c.a.ex[e]
+	if ib.typ != ia.typ {
+		return fmt.Sprintf("exchange %q is now of type %s (was %s)", e, ia.declared, ib.declared)
+	}
+	k := c.a.kind(e)
+	switch st.Via {
+	case route.ViaBinding:
+		if !c.a.hasBinding(e, st.To, st.ToType, st.BindingKey, st.BindingArgs, k == ClassHeaders) {
+			return fmt.Sprintf("the binding %s is gone", bindingTo(k, e, st.To, st.BindingKey, st.BindingArgs))
+		}
+	case route.ViaAlternate:
+		if !ia.hasAE || ia.ae != st.To {
+			return fmt.Sprintf("exchange %q no longer has alternate exchange %q", e, st.To)
+		}
+		if b := c.a.matching(e, m); b != nil {
+			return fmt.Sprintf("the binding %s now matches, so its alternate exchange %q is not used", bindingTo(k, e, b.Destination, b.RoutingKey, b.Arguments), st.To)
+		}
+	}
+	if st.ToType == topology.DestExchange && !c.a.exists(st.To) {
+		return fmt.Sprintf("exchange %q is deleted", st.To)
+	}
+	return ""
+}
+
+// noMatch says why nothing routes m from exchange x after the change.
+func (c *vhostCompare) noMatch(x string, m route.Message) string {
+	if x == "" {
+		return fmt.Sprintf("no queue is named %q", m.RoutingKey)
+	}
+	if b := c.a.matching(x, m); b != nil {
+		return fmt.Sprintf("what exchange %q routes %s to reaches no queue", x, describe(c.a.kind(x), m))
+	}
+	info := c.a.ex[x]
+	msg := fmt.Sprintf("no binding on %q matches %s", x, describe(c.a.kind(x), m))
+	switch {
+	case !info.hasAE:
+		return msg + " and it has no alternate exchange"
+	case !c.a.exists(info.ae):
+		return msg + fmt.Sprintf(" and its alternate exchange %q is not declared", info.ae)
+	}
+	return msg + fmt.Sprintf(", nor does its alternate exchange %q route it to a queue", info.ae)
+}
+
+// describe renders what an exchange of kind k routes m by.
+func describe(k string, m route.Message) string {
+	switch k {
+	case ClassHeaders:
+		if len(m.Headers) == 0 {
+			return "a message without headers"
+		}
+		return "headers " + topology.Args(m.Headers).Canonical()
+	case ClassFanout, ClassOther:
+		return "the message"
+	}
+	return fmt.Sprintf("%q", m.RoutingKey)
+}
+
+// bindingFrom renders a binding of exchange x (of kind k) by its source
+// and what it matches: `from "x" with key "k"`.
+func bindingFrom(k, x, key string, args topology.Args) string {
+	return fmt.Sprintf("from %q", x) + bindingMatch(k, key, args)
+}
+
+// bindingTo renders a binding of exchange x (of kind k) by its source,
+// its destination and what it matches: `from "x" to "q" with key "k"`.
+func bindingTo(k, x, dest, key string, args topology.Args) string {
+	return fmt.Sprintf("from %q to %q", x, dest) + bindingMatch(k, key, args)
+}
+
+// bindingMatch renders what a binding of an exchange of kind k matches:
+// its key or its arguments ("" for a fanout binding without key).
+func bindingMatch(k, key string, args topology.Args) string {
+	switch {
+	case k == ClassHeaders:
+		return " with arguments " + args.Canonical()
+	case k == ClassFanout && key == "":
+		return ""
+	}
+	return fmt.Sprintf(" with key %q", key)
+}
+
+// hasBinding reports whether side s routes exchange x by a binding to
+// (destType, dest) with key key (and arguments args, withArgs).
+func (s *side) hasBinding(x, dest, destType, key string, args topology.Args, withArgs bool) bool {
+	for _, b := range s.bindings(x) {
+		if b.Destination == dest && b.DestinationType == destType && b.RoutingKey == key && (!withArgs || argsEqual(b.Arguments, args)) {
+			return true
+		}
+	}
+	return false
+}
+
+// matching returns a binding of exchange x that message m matches on side
+// s, nil when none does.
+func (s *side) matching(x string, m route.Message) *topology.Binding {
+	k := s.kind(x)
+	for _, b := range s.bindings(x) {
+		var ok bool
+		switch k {
+		case ClassTopic:
+			ok = route.TopicMatch(b.RoutingKey, m.RoutingKey)
+		case ClassDirect, ClassDefault:
+			ok = b.RoutingKey == m.RoutingKey
+		case ClassHeaders:
+			ok, _ = route.HeadersMatch(b.Arguments, m.Headers, s.sim.Version())
+		default:
+			ok = true
+		}
+		if ok {
+			return b
+		}
+	}
+	return nil
+}

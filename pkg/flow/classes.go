@@ -1,0 +1,101 @@
+package flow
+
+import (
+	"slices"
+	"strings"
+)
+
+// msgClass is a class of messages: a class of routing keys crossed with a
+// class of header sets.
+type msgClass struct {
+	key     string
+	headers map[string]any
+	matches []string // the patterns and criteria the class matches, as text
+}
+
+// classRequest says which classes of a flowChange to make.
+type classRequest struct {
+	// keys: the routing key matters (else every class has key "").
+	keys bool
+	// pruneKeys, pruneHeaders: only the classes that match a changed
+	// binding's pattern (criterion) can route differently (see
+	// flowChange.keysOnly).
+	pruneKeys, pruneHeaders bool
+	// skip are the headers the classes leave out; context the headers
+	// the broker adds before routing (a dead letter's), and memo names
+	// the context.
+	skip    func(string) bool
+	context map[string]any
+	memo    string
+}
+
+// classKey names the classes of one request.
+type classKey struct {
+	f                    *flowChange
+	keys, pruneK, pruneH bool
+	memo                 string
+}
+
+// classes returns (and remembers) the classes of messages that f's
+// patterns and criteria tell apart, at most Options.MaxClasses of them
+// (truncated then true).
+func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool) {
+	k := classKey{f, r.keys, r.pruneKeys, r.pruneHeaders, r.memo}
+	if got, ok := c.classMemo[k]; ok {
+		return got.classes, got.truncated
+	}
+	f.make(c)
+	ks, hs := []keyClass{{}}, []headerClass{{}}
+	var tk, th bool
+	if r.keys {
+		ks, tk = keyClasses(f.patterns, r.pruneKeys, c.max)
+	}
+	if f.headers {
+		hs, th = headerClasses(f.criteria, r.skip, r.context, r.pruneHeaders, c.max, c.ver)
+	}
+	var out []msgClass
+	truncated := tk || th
+	for _, kc := range ks {
+		for _, hc := range hs {
+			if len(out) == c.max {
+				truncated = true
+				break
+			}
+			out = append(out, msgClass{key: kc.key, headers: hc.headers, matches: f.texts(kc.matches, hc.matches)})
+		}
+	}
+	c.classMemo[k] = classList{out, truncated}
+	return out, truncated
+}
+
+// classList is a remembered result of classes.
+type classList struct {
+	classes   []msgClass
+	truncated bool
+}
+
+// texts renders the patterns and criteria of the given indexes, sorted,
+// each once.
+func (f *flowChange) texts(keys, crits []int) []string {
+	var out []string
+	for _, i := range keys {
+		out = append(out, f.patterns[i].text)
+	}
+	for _, i := range crits {
+		out = append(out, f.criteria[i].text)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// publishSkip leaves out of a published message's classes the headers
+// that are more routing keys (CC, BCC) rather than headers to match: a
+// message with them goes where each of its keys goes.
+func publishSkip(h string) bool { return h == "CC" || h == "BCC" }
+
+// deathSkip leaves out of a dead letter's classes the headers the broker
+// sets on it (x-death, x-first-death-*, x-last-death-*) besides CC and
+// BCC: whatever the message carried, they are the dead letter's.
+func deathSkip(h string) bool {
+	return publishSkip(h) || h == "x-death" || strings.HasPrefix(h, "x-first-death-") || strings.HasPrefix(h, "x-last-death-")
+}

@@ -1,0 +1,156 @@
+package flow
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mqctl/mqctl/pkg/route"
+)
+
+// dlSetup is how a queue dead-letters on one side: its effective
+// dead-letter settings.
+type dlSetup struct {
+	// configured: a dead-letter exchange (a string) is in force.
+	configured bool
+	dlx        string
+	// keyFrom: no dead-letter routing key is set, the dead letters keep
+	// the message's own; else rk is theirs.
+	keyFrom bool
+	rk      string
+	reasons []route.Reason // Simulator.Reasons, made on first use
+	made    bool
+}
+
+// setup returns (and remembers) queue q's dead-letter settings.
+func (s *side) setup(q string) *dlSetup {
+	if d, ok := s.setups[q]; ok {
+		return d
+	}
+	d := &dlSetup{}
+	if v, ok := s.sim.QueueArg(q, "x-dead-letter-exchange"); ok {
+		d.dlx, d.configured = v.(string)
+	}
+	v, _ := s.sim.QueueArg(q, "x-dead-letter-routing-key")
+	rk, hasRK := v.(string)
+	d.rk, d.keyFrom = rk, !hasRK
+	s.setups[q] = d
+	return d
+}
+
+// reasonsOf returns the reasons queue q dead-letters for (its setup's,
+// made on first use).
+func (s *side) reasonsOf(q string) []route.Reason {
+	d := s.setup(q)
+	if !d.made {
+		d.made = true
+		d.reasons = s.sim.Reasons(q)
+	}
+	return d.reasons
+}
+
+// start returns where queue q's dead letters enter: its dead-letter
+// exchange, or noExchange when it has none or it is not declared.
+func (s *side) start(q string) string {
+	d := s.setup(q)
+	if !d.configured || (d.dlx != "" && !s.exists(d.dlx)) {
+		return noExchange
+	}
+	return d.dlx
+}
+
+// sameSetup reports whether queue q dead-letters alike on both sides.
+func (c *vhostCompare) sameSetup(q string) bool {
+	if c.queueSame(q) {
+		return true
+	}
+	sb, sa := c.b.setup(q), c.a.setup(q)
+	return sb.configured == sa.configured && sb.dlx == sa.dlx && sb.keyFrom == sa.keyFrom && sb.rk == sa.rk &&
+		slices.Equal(c.b.reasonsOf(q), c.a.reasonsOf(q))
+}
+
+// dlUnchanged reports (and remembers) whether every dead letter of queue
+// q, declared on both sides, goes where it went: same settings, and a
+// dead-letter exchange that routes the dead letters alike.
+func (c *vhostCompare) dlUnchanged(q string) bool {
+	if u, ok := c.unchanged[q]; ok {
+		return u
+	}
+	u := c.sameSetup(q)
+	if d := c.b.setup(q); u && d.configured {
+		f := c.flow(c.b.start(q), c.a.start(q))
+		u = f.identical || (!d.keyFrom && !f.keyAffected(d.rk))
+	}
+	c.unchanged[q] = u
+	return u
+}
+
+// deadLetters adds, for each queue declared on both sides, the dead
+// letters (per reason, per class of messages) that go elsewhere after the
+// change; a delay tier's expired messages go to DelayTiers.
+func (c *vhostCompare) deadLetters() {
+	for q, qb := range c.b.v.Queues {
+		if qb == nil || !c.a.hasQueue(q) || c.dlUnchanged(q) {
+			continue
+		}
+		tier := c.b.isTier(q) || c.a.isTier(q)
+		for _, r := range unionReasons(c.b.reasonsOf(q), c.a.reasonsOf(q)) {
+			c.deadLetter(q, r, tier && r == route.Expired)
+		}
+	}
+}
+
+// unionReasons returns the reasons of a or b, in route's order.
+func unionReasons(a, b []route.Reason) []route.Reason {
+	var out []route.Reason
+	for _, r := range []route.Reason{route.Rejected, route.Expired, route.MaxLen, route.DeliveryLimit} {
+		if slices.Contains(a, r) || slices.Contains(b, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// sameEnd reports whether dead letters reach the same queues at both
+// ends (nil: the queue does not dead-letter for the reason).
+func sameEnd(a, b *DeadLetterEnd) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Queues, b.Queues)
+}
+
+// end returns where queue q's dead letters of message m for reason r go
+// on side s.
+func (s *side) end(q string, r route.Reason, m route.Message) *DeadLetterEnd {
+	d := s.sim.DeadLetter(q, r, m)
+	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: queuesOf(d.Result)}
+	if len(e.Queues) == 0 {
+		e.Dropped, e.Why = true, s.why(d)
+	}
+	return e
+}
+
+// why says why dead letters d reach no queue.
+func (s *side) why(d route.DeadLetterRoute) string {
+	switch {
+	case !d.Configured && len(d.Result.Problems) > 0:
+		return d.Result.Problems[0]
+	case !d.Configured:
+		return "no dead-letter exchange"
+	case d.ExchangeMissing:
+		return fmt.Sprintf("dead-letter exchange %q is not declared", d.Exchange)
+	case len(d.Cycles) > 0:
+		return fmt.Sprintf("dead-letter cycle: they would return to queue %q, which they were dead-lettered from, and RabbitMQ drops them", d.Cycles[0])
+	case len(d.Result.Unsimulated) > 0:
+		return fmt.Sprintf("DLX %q routes them through exchange %q, whose type mqctl does not simulate", d.Exchange, d.Result.Unsimulated[0])
+	case d.Exchange == "":
+		return fmt.Sprintf("DLX \"\" (the default exchange) has no queue named %q", d.RoutingKey)
+	}
+	switch s.kind(d.Exchange) {
+	case ClassHeaders:
+		return fmt.Sprintf("DLX %q has no binding for their headers", d.Exchange)
+	case ClassFanout:
+		return fmt.Sprintf("DLX %q has no binding", d.Exchange)
+	}
+	return fmt.Sprintf("DLX %q has no binding for %q", d.Exchange, d.RoutingKey)
+}

@@ -1,0 +1,123 @@
+package flow
+
+import (
+	"slices"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// deadLetter adds queue q's dead letters for reason r that go elsewhere
+// after the change: one report, or one per class of messages when where
+// they go depends on the message (its key, kept when no dead-letter
+// routing key is set, or its headers, when a headers exchange routes
+// them). tier reports them as a delay tier's.
+func (c *vhostCompare) deadLetter(q string, r route.Reason, tier bool) {
+	sb, sa := c.b.setup(q), c.a.setup(q)
+	inB, inA := slices.Contains(c.b.reasonsOf(q), r), slices.Contains(c.a.reasonsOf(q), r)
+	f := c.flow(startIf(inB, c.b.start(q)), startIf(inA, c.a.start(q)))
+	needK := (inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom)
+	sameKeys := inB && inA && sb.keyFrom == sa.keyFrom && (sb.keyFrom || sb.rk == sa.rk)
+	classes := []msgClass{{}}
+	if needK || f.headers {
+		req := classRequest{keys: needK, pruneKeys: sameKeys && f.keysOnly, pruneHeaders: sameKeys && f.headersOnly,
+			skip: deathSkip, context: c.deathContext(q, r), memo: "dead-letter"}
+		if f.headers {
+			req.memo += "\x00" + q + "\x00" + string(r)
+		}
+		var truncated bool
+		if classes, truncated = c.classes(f, req); truncated {
+			c.truncate(c.dlxName(f))
+		}
+	}
+	for _, cl := range classes {
+		m := route.Message{RoutingKey: cl.key, Headers: cl.headers}
+		var eb, ea *DeadLetterEnd
+		if inB {
+			eb = c.b.end(q, r, m)
+		}
+		if inA {
+			ea = c.a.end(q, r, m)
+		}
+		if sameEnd(eb, ea) {
+			continue
+		}
+		var class *Class
+		if needK || f.headers {
+			s := c.a
+			if f.startA == noExchange {
+				s = c.b
+			}
+			class = &Class{Kind: s.kind(c.dlxName(f)), RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches}
+		}
+		c.report(q, r, tier, class, eb, ea)
+	}
+}
+
+// dlxName names the dead-letter exchange of f: after the change, or
+// before when there is none after.
+func (c *vhostCompare) dlxName(f *flowChange) string {
+	if f.startA != noExchange {
+		return f.startA
+	}
+	return f.startB
+}
+
+// report adds a DeadLetter (or, for a delay tier, a DelayTier) for queue
+// q's dead letters of class (nil: all of them) for reason r that went to
+// eb and go to ea.
+func (c *vhostCompare) report(q string, r route.Reason, tier bool, class *Class, eb, ea *DeadLetterEnd) {
+	loses := eb != nil && len(eb.Queues) > 0 && ea != nil && ea.Dropped
+	cause := ""
+	if loses {
+		cause = ea.Why
+	}
+	if !tier {
+		c.d.DeadLetters = append(c.d.DeadLetters, DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, Class: class, Before: eb, After: ea, Loses: loses, Cause: cause})
+		return
+	}
+	t := DelayTier{Vhost: c.vhost, Queue: q, Class: class, Before: eb, After: ea, Loses: loses, Cause: cause}
+	for _, s := range []*side{c.b, c.a} {
+		if qq := s.v.Queues[q]; qq != nil && qq.Origin != "" {
+			t.Origin = qq.Origin
+		}
+		if v, ok := s.sim.QueueArg(q, "x-message-ttl"); ok {
+			if ms, isInt := topology.Normalize(v).(int64); isInt {
+				t.DelayMS = ms
+			}
+		}
+	}
+	c.d.DelayTiers = append(c.d.DelayTiers, t)
+}
+
+// isTier reports whether queue q is a delay tier on side s: a
+// retry.delays tier, or a queue that lets its messages expire into a
+// dead-letter exchange and that no exchange but the default binds.
+func (s *side) isTier(q string) bool {
+	qq := s.v.Queues[q]
+	if qq == nil {
+		return false
+	}
+	if qq.Role == topology.RoleDelay {
+		return true
+	}
+	_, ttl := s.sim.QueueArg(q, "x-message-ttl")
+	_, dlx := s.sim.QueueArg(q, "x-dead-letter-exchange")
+	return ttl && dlx && !s.bound[q]
+}
+
+// deathContext returns the headers the broker gives a first dead letter
+// of queue q for reason r before routing it (route.Simulator.DeadLetter),
+// as far as a headers exchange sees them: x-first-death-*, from 3.13
+// x-last-death-*, and up to 3.12 x-death (its entry's routing keys left
+// empty: no criterion can ask for them).
+func (c *vhostCompare) deathContext(q string, r route.Reason) map[string]any {
+	h := map[string]any{"x-first-death-reason": string(r), "x-first-death-queue": q, "x-first-death-exchange": ""}
+	if c.ver.SetsLastDeathHeaders() {
+		h["x-last-death-reason"], h["x-last-death-queue"], h["x-last-death-exchange"] = string(r), q, ""
+	}
+	if c.ver.RegroupsXDeath() {
+		h["x-death"] = []any{map[string]any{"count": int64(1), "reason": string(r), "queue": q, "exchange": "", "routing-keys": []any{}}}
+	}
+	return h
+}

@@ -1,0 +1,184 @@
+package flow
+
+import (
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// flowChange is how the routing from one start exchange changes: the
+// closures of start on both sides (before's start and after's start may
+// differ, for dead letters), whether they route alike, and the binding
+// patterns that tell messages apart there.
+type flowChange struct {
+	startB, startA string
+	// identical: every exchange of both closures routes alike on both
+	// sides, so every message goes where it went.
+	identical bool
+	// keysOnly: the starts are the same and only bindings of exchanges
+	// that route by key (topic, direct, the default exchange) changed, so
+	// a message whose key matches none of relevant's patterns routes
+	// alike. headersOnly: likewise for headers exchanges and criteria.
+	keysOnly, headersOnly bool
+	// keyRouted and headers say whether some exchange of either closure
+	// routes by key, by headers.
+	keyRouted, headers bool
+	// relevant are the key patterns of the changed bindings, and
+	// relevantCriteria the criteria (Canonical) of the changed headers
+	// bindings.
+	relevant         []keyPattern
+	relevantCriteria []string
+	// patterns and criteria tell messages apart: the keys and headers
+	// criteria of every binding of both closures (made on first use).
+	patterns []keyPattern
+	criteria []criterion
+	made     bool
+}
+
+// keyPattern is a binding key: a topic pattern, or a literal key (a
+// direct exchange's, or a queue name for the default exchange).
+type keyPattern struct {
+	text     string
+	literal  bool
+	relevant bool
+}
+
+// matches reports whether key routes through p.
+func (p keyPattern) matches(key string) bool {
+	if p.literal {
+		return p.text == key
+	}
+	return route.TopicMatch(p.text, key)
+}
+
+// criterion is a headers binding's arguments.
+type criterion struct {
+	args     topology.Args
+	text     string // args.Canonical()
+	relevant bool
+}
+
+// flow returns (and remembers) how the routing from startB before and
+// startA after changes.
+func (c *vhostCompare) flow(startB, startA string) *flowChange {
+	key := [2]string{startB, startA}
+	if f, ok := c.flows[key]; ok {
+		return f
+	}
+	f := &flowChange{startB: startB, startA: startA}
+	cb, ca := c.b.closure(startB), c.a.closure(startA)
+	same := startB == startA
+	f.identical, f.keysOnly, f.headersOnly = same, same, same
+	seen := map[string]bool{}
+	for _, x := range append(cb, ca...) {
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		f.note(c.b.kind(x), c.a.kind(x))
+		ch := c.exchangeChange(x)
+		if !ch.same {
+			f.identical, f.keysOnly, f.headersOnly = false, false, false
+			continue
+		}
+		if len(ch.changed) > 0 {
+			f.identical = false
+			f.noteChanged(c.b.kind(x), ch.changed)
+		}
+	}
+	c.flows[key] = f
+	return f
+}
+
+// note records the kinds of an exchange of the closures.
+func (f *flowChange) note(kinds ...string) {
+	for _, k := range kinds {
+		switch k {
+		case ClassTopic, ClassDirect, ClassDefault:
+			f.keyRouted = true
+		case ClassHeaders:
+			f.headers = true
+		}
+	}
+}
+
+// noteChanged records the changed bindings of an exchange of kind k that
+// routes alike otherwise.
+func (f *flowChange) noteChanged(k string, changed []*topology.Binding) {
+	switch k {
+	case ClassTopic, ClassDirect, ClassDefault:
+		f.headersOnly = false
+		for _, b := range changed {
+			f.relevant = append(f.relevant, keyPattern{text: b.RoutingKey, literal: k != ClassTopic, relevant: true})
+		}
+	case ClassHeaders:
+		f.keysOnly = false
+		for _, b := range changed {
+			f.relevantCriteria = append(f.relevantCriteria, b.Arguments.Canonical())
+		}
+	default:
+		f.keysOnly, f.headersOnly = false, false
+	}
+}
+
+// keyAffected reports whether a message with routing key key (whatever
+// its headers) may route differently.
+func (f *flowChange) keyAffected(key string) bool {
+	if f.identical {
+		return false
+	}
+	if !f.keysOnly {
+		return true
+	}
+	for _, p := range f.relevant {
+		if p.matches(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// make collects the patterns and criteria of both closures.
+func (f *flowChange) make(c *vhostCompare) {
+	if f.made {
+		return
+	}
+	f.made = true
+	keys := map[keyPattern]int{}
+	crits := map[string]int{}
+	for _, s := range []struct {
+		side  *side
+		start string
+	}{{c.b, f.startB}, {c.a, f.startA}} {
+		for _, x := range s.side.closure(s.start) {
+			k := s.side.kind(x)
+			for _, b := range s.side.bindings(x) {
+				switch k {
+				case ClassTopic, ClassDirect, ClassDefault:
+					p := keyPattern{text: b.RoutingKey, literal: k != ClassTopic}
+					if _, ok := keys[p]; !ok {
+						keys[p] = len(f.patterns)
+						f.patterns = append(f.patterns, p)
+					}
+				case ClassHeaders:
+					if _, valid := route.HeadersMatch(b.Arguments, nil, c.ver); valid {
+						text := b.Arguments.Canonical()
+						if _, ok := crits[text]; !ok {
+							crits[text] = len(f.criteria)
+							f.criteria = append(f.criteria, criterion{args: b.Arguments, text: text})
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, r := range f.relevant {
+		if i, ok := keys[keyPattern{text: r.text, literal: r.literal}]; ok {
+			f.patterns[i].relevant = true
+		}
+	}
+	for _, text := range f.relevantCriteria {
+		if i, ok := crits[text]; ok {
+			f.criteria[i].relevant = true
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package flow
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// obj adds an object to a test vhost.
+type obj func(v *topology.Vhost)
+
+// topo returns a topology of vhost "/" holding objs.
+func topo(objs ...obj) *topology.Topology {
+	t := topology.New()
+	v := t.Vhost("/")
+	for _, o := range objs {
+		o(v)
+	}
+	return t
+}
+
+func exchange(name, typ string, args topology.Args) obj {
+	return func(v *topology.Vhost) {
+		v.Exchanges[name] = &topology.Exchange{Name: name, Type: typ, Durable: true, Arguments: args.Normalized()}
+	}
+}
+
+func internalExchange(name, typ string) obj {
+	return func(v *topology.Vhost) {
+		v.Exchanges[name] = &topology.Exchange{Name: name, Type: typ, Durable: true, Internal: true}
+	}
+}
+
+func queue(name string, args topology.Args) obj {
+	return func(v *topology.Vhost) {
+		v.Queues[name] = &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true, Arguments: args.Normalized()}
+	}
+}
+
+func delayTier(name, origin string, ms int64) obj {
+	return func(v *topology.Vhost) {
+		v.Queues[name] = &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true, Role: topology.RoleDelay, Origin: origin, Delay: ms,
+			Arguments: topology.Args{"x-message-ttl": ms, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": origin}.Normalized()}
+	}
+}
+
+func bind(src, dst, key string) obj {
+	return func(v *topology.Vhost) {
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestQueue, RoutingKey: key})
+	}
+}
+
+func bindExchange(src, dst, key string) obj {
+	return func(v *topology.Vhost) {
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestExchange, RoutingKey: key})
+	}
+}
+
+func bindHeaders(src, dst string, args topology.Args) obj {
+	return func(v *topology.Vhost) {
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestQueue, Arguments: args.Normalized()})
+	}
+}
+
+func policy(name, pattern, applyTo string, def topology.Args) obj {
+	return func(v *topology.Vhost) {
+		v.Policies[name] = &topology.Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Definition: def.Normalized()}
+	}
+}
+
+// show renders a value as indented JSON for failure messages.
+func show(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

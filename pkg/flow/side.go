@@ -1,0 +1,199 @@
+package flow
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// noExchange is the start of a side that routes nothing: the exchange is
+// missing or not publishable there, or the queue has no dead-letter
+// exchange. No exchange is named so: RabbitMQ names hold no NUL.
+const noExchange = "\x00"
+
+// side is one vhost as it is on one side of the change, with the indexes
+// flow needs beside the simulator's.
+type side struct {
+	v   *topology.Vhost // never nil
+	sim *route.Simulator
+	// from holds, per source exchange, the bindings the simulator routes
+	// by: their destination is declared. Sorted by CompareBindings.
+	from map[string][]*topology.Binding
+	ex   map[string]exchangeInfo // every exchange the simulator knows
+	// bound are the queues some exchange other than the default binds.
+	bound map[string]bool
+	// byName are the default exchange's bindings, one a queue (see
+	// defaultBindings), made when first asked for.
+	byName []*topology.Binding
+	// setups remembers each queue's dead-letter settings (see setup).
+	setups map[string]*dlSetup
+	// targets remembers targetsFrom.
+	targets map[string]*startTargets
+}
+
+// exchangeInfo is what routing through an exchange depends on besides its
+// bindings.
+type exchangeInfo struct {
+	typ      string // routing type (route.Simulator.RoutingType)
+	declared string // declared type, for causes
+	ae       string // effective alternate exchange, when hasAE
+	hasAE    bool
+	internal bool
+}
+
+// newSide indexes vhost v (nil: an empty vhost) for version ver.
+func newSide(v *topology.Vhost, name string, ver rmqversion.Version) *side {
+	if v == nil {
+		v = topology.NewVhost(name)
+	}
+	s := &side{v: v, sim: route.NewWith(v, route.Options{Version: ver}), from: map[string][]*topology.Binding{}, ex: map[string]exchangeInfo{}, bound: map[string]bool{}, setups: map[string]*dlSetup{}, targets: map[string]*startTargets{}}
+	names := append(topology.BuiltinExchangeNames(), mapKeys(v.Exchanges)...)
+	for _, n := range names {
+		x := s.sim.Exchange(n)
+		if x == nil {
+			continue
+		}
+		ae, hasAE := s.sim.ExchangeArgs(n).String("alternate-exchange")
+		s.ex[n] = exchangeInfo{typ: s.sim.RoutingType(n), declared: x.Type, ae: ae, hasAE: hasAE, internal: x.Internal}
+	}
+	for _, b := range v.Bindings {
+		if b == nil || b.Source == "" || !s.exists(b.Source) || !s.destExists(b) {
+			continue
+		}
+		s.from[b.Source] = append(s.from[b.Source], b)
+		if b.DestinationType == topology.DestQueue {
+			s.bound[b.Destination] = true
+		}
+	}
+	for _, bs := range s.from {
+		slices.SortFunc(bs, topology.CompareBindings)
+	}
+	return s
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// exists reports whether exchange x is declared (or built in); false for
+// the default exchange.
+func (s *side) exists(x string) bool {
+	_, ok := s.ex[x]
+	return ok
+}
+
+// hasQueue reports whether queue q is declared.
+func (s *side) hasQueue(q string) bool { return s.v.Queues[q] != nil }
+
+// destExists reports whether the destination of b is declared.
+func (s *side) destExists(b *topology.Binding) bool {
+	if b.DestinationType == topology.DestExchange {
+		return s.exists(b.Destination)
+	}
+	return b.DestinationType == topology.DestQueue && s.hasQueue(b.Destination)
+}
+
+// publishable reports whether a client can publish to exchange x: the
+// default exchange, or a declared exchange that is not internal.
+func (s *side) publishable(x string) bool {
+	if x == "" {
+		return true
+	}
+	info, ok := s.ex[x]
+	return ok && !info.internal
+}
+
+// kind returns the Class kind of exchange x: how it tells messages apart.
+func (s *side) kind(x string) string {
+	if x == "" {
+		return ClassDefault
+	}
+	switch t := s.ex[x].typ; t {
+	case ClassTopic, ClassDirect, ClassFanout, ClassHeaders:
+		return t
+	}
+	return ClassOther
+}
+
+// bindings returns the bindings exchange x routes by; for the default
+// exchange, one a queue (see defaultBindings).
+func (s *side) bindings(x string) []*topology.Binding {
+	if x == "" {
+		return s.defaultBindings()
+	}
+	return s.from[x]
+}
+
+// defaultBindings are the default exchange's implicit bindings: one to
+// every queue, with the queue's name as key, sorted.
+func (s *side) defaultBindings() []*topology.Binding {
+	if s.byName == nil {
+		names := make([]string, 0, len(s.v.Queues))
+		for n, q := range s.v.Queues {
+			if q != nil {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		s.byName = make([]*topology.Binding, len(names))
+		for i, n := range names {
+			s.byName[i] = &topology.Binding{Destination: n, DestinationType: topology.DestQueue, RoutingKey: n}
+		}
+	}
+	return s.byName
+}
+
+// closure returns the exchanges a message published to (or dead-lettered
+// into) start can pass through: start, and every exchange reached from
+// one of them by an exchange-to-exchange binding or as its alternate
+// exchange, in the order reached. An exchange of a type the simulator
+// does not simulate is a dead end, as in the simulator. Empty for
+// noExchange and an undeclared exchange; just the default exchange for
+// "".
+func (s *side) closure(start string) []string {
+	if start == "" {
+		return []string{""}
+	}
+	return s.reach([]string{start}, false)
+}
+
+// reach returns the declared exchanges of starts and every exchange
+// reached from them by exchange-to-exchange bindings and alternate
+// exchanges, in the order reached; through exchanges of types the
+// simulator does not simulate only with plugins (their plugin routes
+// somewhere among their bindings).
+func (s *side) reach(starts []string, plugins bool) []string {
+	seen := map[string]bool{}
+	var out []string
+	next := func(y string) {
+		if !seen[y] && s.exists(y) {
+			seen[y] = true
+			out = append(out, y)
+		}
+	}
+	for _, x := range starts {
+		next(x)
+	}
+	for i := 0; i < len(out); i++ {
+		info := s.ex[out[i]]
+		if info.typ == "" && !plugins {
+			continue
+		}
+		for _, b := range s.from[out[i]] {
+			if b.DestinationType == topology.DestExchange {
+				next(b.Destination)
+			}
+		}
+		if info.hasAE {
+			next(info.ae)
+		}
+	}
+	return out
+}

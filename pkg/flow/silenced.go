@@ -1,0 +1,196 @@
+package flow
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// silenced adds the queues declared on both sides that publishers or dead
+// letters reach before and that nothing but the default exchange reaches
+// after. A queue that a source left unchanged reaches (a queue dead-
+// lettering alike into a dead-letter exchange that routes alike) is
+// reached on both sides, so only the changed sources are followed first,
+// and the unchanged ones only when some queue is left unreached.
+func (c *vhostCompare) silenced() {
+	pb, pa := c.b.published(), c.a.published()
+	changed := func(p string) bool { return !c.b.hasQueue(p) || !c.a.hasQueue(p) || !c.dlUnchanged(p) }
+	db, da := c.b.deadLetterReach(changed), c.a.deadLetterReach(changed)
+	var candidates []string
+	for q, qq := range c.b.v.Queues {
+		if qq == nil || !c.a.hasQueue(q) {
+			continue
+		}
+		if (len(pb[q]) > 0 || db.reaches(q)) && len(pa[q]) == 0 && !da.reaches(q) {
+			candidates = append(candidates, q)
+		}
+	}
+	if len(candidates) == 0 {
+		return
+	}
+	ua := c.a.deadLetterReach(func(p string) bool { return !changed(p) })
+	for _, q := range candidates {
+		if !ua.reaches(q) {
+			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, pb[q], db.sources(q))})
+		}
+	}
+}
+
+// published returns, per queue, the bindings that reach it from an
+// exchange clients can publish to, or one such an exchange reaches.
+func (s *side) published() map[string][]*topology.Binding {
+	var seeds []string
+	for x, info := range s.ex {
+		if !info.internal {
+			seeds = append(seeds, x)
+		}
+	}
+	out := map[string][]*topology.Binding{}
+	for _, x := range s.reach(seeds, true) {
+		for _, b := range s.from[x] {
+			if b.DestinationType == topology.DestQueue {
+				out[b.Destination] = append(out[b.Destination], b)
+			}
+		}
+	}
+	return out
+}
+
+// dlReach is, per queue, the queues whose dead letters reach it.
+type dlReach struct {
+	from map[string][]string
+	// anywhere are queues whose dead letters may reach any queue (the
+	// default exchange with the messages' own keys).
+	anywhere []string
+}
+
+// reaches reports whether some other queue's dead letters reach q.
+func (r *dlReach) reaches(q string) bool { return len(r.sources(q)) > 0 }
+
+// sources returns the other queues whose dead letters reach q, sorted.
+func (r *dlReach) sources(q string) []string {
+	var out []string
+	for _, p := range append(r.from[q], r.anywhere...) {
+		if p != q {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// deadLetterReach returns where the dead letters of the queues of side s
+// that follow says to follow can go.
+func (s *side) deadLetterReach(follow func(string) bool) *dlReach {
+	r := &dlReach{from: map[string][]string{}}
+	for p, qq := range s.v.Queues {
+		if qq == nil || !follow(p) {
+			continue
+		}
+		targets, anywhere := s.deadLetterTargets(p)
+		if anywhere {
+			r.anywhere = append(r.anywhere, p)
+		}
+		for _, q := range targets {
+			r.from[q] = append(r.from[q], p)
+		}
+	}
+	return r
+}
+
+// deadLetterTargets returns the queues queue p's dead letters can reach:
+// exactly where a dead-letter routing key sends them through exchanges
+// that route by key alone, else every queue bound in the dead-letter
+// exchange's closure; anywhere when the default exchange takes them by
+// the messages' own keys.
+func (s *side) deadLetterTargets(p string) (targets []string, anywhere bool) {
+	d, start := s.setup(p), s.start(p)
+	if start == noExchange || len(s.reasonsOf(p)) == 0 {
+		return nil, false
+	}
+	if start == "" {
+		if d.keyFrom {
+			return nil, true
+		}
+		if s.hasQueue(d.rk) {
+			return []string{d.rk}, false
+		}
+		return nil, false
+	}
+	t := s.targetsFrom(start)
+	if !d.keyFrom && !t.headers {
+		return queuesOf(s.sim.DeadLetter(p, route.Rejected, route.Message{}).Result), false
+	}
+	return t.bound, false
+}
+
+// startTargets is what an exchange's closure can deliver to, whatever
+// the key and headers.
+type startTargets struct {
+	headers bool     // some exchange of the closure routes by headers
+	bound   []string // the queues bound from the closure
+}
+
+// targetsFrom returns (and remembers) what the closure of exchange start
+// (plugin exchanges included) can deliver to.
+func (s *side) targetsFrom(start string) *startTargets {
+	if t, ok := s.targets[start]; ok {
+		return t
+	}
+	t := &startTargets{}
+	for _, x := range s.reach([]string{start}, true) {
+		t.headers = t.headers || s.kind(x) == ClassHeaders
+		for _, b := range s.from[x] {
+			if b.DestinationType == topology.DestQueue {
+				t.bound = append(t.bound, b.Destination)
+			}
+		}
+	}
+	s.targets[start] = t
+	return t
+}
+
+// silenceCause says what cut queue q off: what became of the bindings
+// and the dead-letter sources that reached it before.
+func (c *vhostCompare) silenceCause(q string, bindings []*topology.Binding, sources []string) string {
+	var causes []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			causes = append(causes, s)
+		}
+	}
+	for _, b := range bindings {
+		add(c.lostBinding(b, len(bindings) == 1 && len(sources) == 0))
+	}
+	for _, p := range sources {
+		if c.a.hasQueue(p) {
+			add(fmt.Sprintf("the dead letters of queue %q no longer reach it", p))
+		} else {
+			add(fmt.Sprintf("queue %q, whose dead letters reached it, is deleted", p))
+		}
+	}
+	return strings.Join(causes, "; ")
+}
+
+// lostBinding says why binding b, which reached its queue from a
+// publishable exchange before, does not after; only says it was the
+// queue's only way in.
+func (c *vhostCompare) lostBinding(b *topology.Binding, only bool) string {
+	x, k := b.Source, c.b.kind(b.Source)
+	switch {
+	case !c.a.exists(x):
+		return fmt.Sprintf("exchange %q is deleted", x)
+	case !c.a.hasBinding(x, b.Destination, b.DestinationType, b.RoutingKey, b.Arguments, true) && only:
+		return fmt.Sprintf("its only binding, %s, is gone", bindingFrom(k, x, b.RoutingKey, b.Arguments))
+	case !c.a.hasBinding(x, b.Destination, b.DestinationType, b.RoutingKey, b.Arguments, true):
+		return fmt.Sprintf("its binding %s is gone", bindingFrom(k, x, b.RoutingKey, b.Arguments))
+	case c.a.ex[x].internal && !c.b.ex[x].internal:
+		return fmt.Sprintf("exchange %q is now internal and no exchange clients publish to reaches it", x)
+	}
+	return fmt.Sprintf("exchange %q is no longer reached from an exchange clients publish to", x)
+}

@@ -1,0 +1,49 @@
+package flow
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// sort orders every list of d (by vhost, then exchange or queue, then
+// reason and class) and drops repeated Truncated names.
+func (d *Diff) sort() {
+	slices.SortFunc(d.Routes, func(a, b Route) int {
+		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Exchange, b.Exchange), compareClass(&a.Class, &b.Class))
+	})
+	slices.SortFunc(d.DeadLetters, func(a, b DeadLetter) int {
+		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue), cmp.Compare(reasonRank(a.Reason), reasonRank(b.Reason)), compareClass(a.Class, b.Class))
+	})
+	slices.SortFunc(d.DelayTiers, func(a, b DelayTier) int {
+		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue), compareClass(a.Class, b.Class))
+	})
+	slices.SortFunc(d.Silenced, func(a, b Silenced) int {
+		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue))
+	})
+	slices.Sort(d.Truncated)
+	d.Truncated = slices.Compact(d.Truncated)
+}
+
+// compareClass orders classes by routing key, then headers (nil first).
+func compareClass(a, b *Class) int {
+	switch {
+	case a == nil || b == nil:
+		return cmp.Compare(boolRank(a != nil), boolRank(b != nil))
+	}
+	return cmp.Or(cmp.Compare(a.RoutingKey, b.RoutingKey), cmp.Compare(topology.Args(a.Headers).Canonical(), topology.Args(b.Headers).Canonical()))
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// reasonRank orders reasons as route lists them.
+func reasonRank(r route.Reason) int {
+	return slices.Index([]route.Reason{route.Rejected, route.Expired, route.MaxLen, route.DeliveryLimit}, r)
+}
