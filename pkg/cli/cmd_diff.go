@@ -92,7 +92,7 @@ func (g *globals) diffSides(cmd *cobra.Command, base string, args []string) (old
 		if new, err = g.loadPaths([]string{args[1]}, nil); err != nil {
 			return nil, nil, names, err
 		}
-		return old, new, [2]string{args[0], args[1]}, nil
+		return old, new, [2]string{"`" + args[0] + "`", "`" + args[1] + "`"}, nil
 	}
 	files := g.topologyFiles()
 	if slices.Contains(files, "-") {
@@ -112,12 +112,12 @@ func (g *globals) diffSides(cmd *cobra.Command, base string, args []string) (old
 	held := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !tree.Exists(f) })
 	if len(held) == 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: %s holds none of %v: every object is new\n", base, files)
-		return topology.New(), new, [2]string{base, "the working tree"}, nil
+		return topology.New(), new, [2]string{"`" + base + "`", "the working tree"}, nil
 	}
 	if old, err = g.loadPaths(held, tree); err != nil {
 		return nil, nil, names, fmt.Errorf("the files at %s: %w", base, err)
 	}
-	return old, new, [2]string{base, "the working tree"}, nil
+	return old, new, [2]string{"`" + base + "`", "the working tree"}, nil
 }
 
 // loadPaths loads paths offline (from files, when set; the file system

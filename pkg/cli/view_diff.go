@@ -33,7 +33,7 @@ func (v diffView) diff(p *plan.Plan) error {
 // the flows' table, and the object changes folded.
 func (v diffView) markdown(p *plan.Plan) error {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "### mqctl diff: `%s` → %s\n\n", v.oldName, v.newName)
+	fmt.Fprintf(&sb, "### mqctl diff: %s → %s\n\n", v.oldName, v.newName)
 	if p.Empty() {
 		sb.WriteString("No changes: both declare the same topology.\n")
 		_, err := io.WriteString(v.w, sb.String())

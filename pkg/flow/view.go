@@ -23,8 +23,24 @@ type entry struct {
 // messages first, each group in d's order.
 func (d *Diff) entries() []entry {
 	var out []entry
+	// The default exchange reaches every new queue by its name: one entry
+	// per vhost says so for them all.
+	newQueues := map[string][]string{}
+	var vhosts []string
 	for _, r := range d.Routes {
+		if r.Exchange == "" && r.Class.Kind == ClassDefault && len(r.Before) == 0 && !r.Loses {
+			if newQueues[r.Vhost] == nil {
+				vhosts = append(vhosts, r.Vhost)
+			}
+			newQueues[r.Vhost] = append(newQueues[r.Vhost], r.After...)
+			continue
+		}
 		out = append(out, entry{vhost: r.Vhost, loses: r.Loses, what: routeWhat(r), was: queues(r.Before), now: queues(r.After), cause: r.Cause})
+	}
+	for _, v := range vhosts {
+		qs := newQueues[v]
+		out = append(out, entry{vhost: v, what: fmt.Sprintf("the names of %s on the default exchange", count(len(qs), "new queue")),
+			was: "no queue", now: "each its own queue: " + strings.Join(qs, ", ")})
 	}
 	for _, dl := range d.DeadLetters {
 		what := fmt.Sprintf("dead letters of queue %q (%s)", dl.Queue, dl.Reason)
@@ -140,8 +156,6 @@ func endText(e *DeadLetterEnd) string {
 		return "none (the queue does not dead-letter them)"
 	case !e.Configured:
 		return "dropped (no dead-letter exchange)"
-	case e.Dropped:
-		return "dropped"
 	}
 	via := "the default exchange"
 	if e.Exchange != "" {
@@ -150,6 +164,9 @@ func endText(e *DeadLetterEnd) string {
 	key := fmt.Sprintf("key %q", e.RoutingKey)
 	if e.KeyFromMessage {
 		key = "the message's key"
+	}
+	if e.Dropped {
+		return fmt.Sprintf("dropped (via %s, %s)", via, key)
 	}
 	return fmt.Sprintf("%s (via %s, %s)", queues(e.Queues), via, key)
 }
