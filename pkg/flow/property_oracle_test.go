@@ -132,11 +132,11 @@ func (p *propertyCase) deadLetterExchanges(q string, r route.Reason) []string {
 
 // deadLetterSignature is what Class.Matches must be for queue q's dead
 // letters of m for reason r, and whether they have a class at all: where
-// they go depends on the message (its own key, or a headers exchange on
-// the way).
+// they go depends on the message (its own key, kept by a dead-letter
+// exchange that routes by key, or a headers exchange on the way).
 func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Message) ([]string, bool) {
 	var out []string
-	keys, headers := false, false
+	keyFrom, keyRouted, headers := false, false, false
 	type inPlay struct {
 		sim     *route.Simulator
 		v       *topology.Vhost
@@ -155,16 +155,19 @@ func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Mes
 		if !d.Configured {
 			continue
 		}
-		keys = keys || d.KeyFromMessage
+		keyFrom = keyFrom || d.KeyFromMessage
 		var closure []string
 		if !d.ExchangeMissing {
 			closure = oracleExchanges(s.sim, s.v, d.Exchange)
 		}
 		for _, x := range closure {
-			headers = headers || (x != "" && s.sim.RoutingType(x) == "headers")
+			typ := s.sim.RoutingType(x)
+			headers = headers || (x != "" && typ == "headers")
+			keyRouted = keyRouted || x == "" || typ == "topic" || typ == "direct"
 		}
 		sides = append(sides, inPlay{s.sim, s.v, d, closure})
 	}
+	keys := keyFrom && keyRouted
 	for _, s := range sides {
 		h := map[string]any{}
 		for k, v := range s.d.Result.Message.Headers {
