@@ -53,7 +53,11 @@ type Class struct {
 	// headers, the bindings' x-match criteria rendered as text, on either
 	// side, that the class matches, sorted: with Example, what describes
 	// the class to a reader ("order.* and #.shipped"). Empty when the
-	// class matches none of them ("any other key").
+	// class matches none of them ("any other key"). A direct key (or a
+	// queue name, for the default exchange) with a "*" or "#" word is
+	// followed by " (literal)": it matches only itself, unlike the topic
+	// pattern it looks like. Criteria are their arguments as
+	// topology.Args.Canonical renders them ("{}" for none).
 	Matches []string `json:"matches,omitempty"`
 }
 

@@ -79,7 +79,7 @@ type classList struct {
 func (f *flowChange) texts(keys, crits []int) []string {
 	var out []string
 	for _, i := range keys {
-		out = append(out, f.patterns[i].text)
+		out = append(out, keyText(f.patterns[i].text, f.patterns[i].literal))
 	}
 	for _, i := range crits {
 		out = append(out, f.criteria[i].text)

@@ -16,7 +16,7 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier bool) {
 	sb, sa := c.b.setup(q), c.a.setup(q)
 	inB, inA := slices.Contains(c.b.reasonsOf(q), r), slices.Contains(c.a.reasonsOf(q), r)
 	f := c.flow(startIf(inB, c.b.start(q)), startIf(inA, c.a.start(q)))
-	needK := (inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom)
+	needK := f.keyRouted && ((inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom))
 	sameKeys := inB && inA && sb.keyFrom == sa.keyFrom && (sb.keyFrom || sb.rk == sa.rk)
 	classes := []msgClass{{}}
 	if needK || f.headers {

@@ -1,6 +1,8 @@
 package flow
 
 import (
+	"slices"
+
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -53,7 +55,7 @@ func (p keyPattern) matches(key string) bool {
 // criterion is a headers binding's arguments.
 type criterion struct {
 	args     topology.Args
-	text     string // args.Canonical()
+	text     string // criteriaText(args)
 	relevant bool
 }
 
@@ -113,7 +115,7 @@ func (f *flowChange) noteChanged(k string, changed []*topology.Binding) {
 	case ClassHeaders:
 		f.keysOnly = false
 		for _, b := range changed {
-			f.relevantCriteria = append(f.relevantCriteria, b.Arguments.Canonical())
+			f.relevantCriteria = append(f.relevantCriteria, criteriaText(b.Arguments))
 		}
 	default:
 		f.keysOnly, f.headersOnly = false, false
@@ -161,7 +163,7 @@ func (f *flowChange) make(c *vhostCompare) {
 					}
 				case ClassHeaders:
 					if _, valid := route.HeadersMatch(b.Arguments, nil, c.ver); valid {
-						text := b.Arguments.Canonical()
+						text := criteriaText(b.Arguments)
 						if _, ok := crits[text]; !ok {
 							crits[text] = len(f.criteria)
 							f.criteria = append(f.criteria, criterion{args: b.Arguments, text: text})
@@ -181,4 +183,24 @@ func (f *flowChange) make(c *vhostCompare) {
 			f.criteria[i].relevant = true
 		}
 	}
+}
+
+// criteriaText renders a headers binding's arguments as Class.Matches
+// lists them: Canonical, "{}" for none (which x-match all matches).
+func criteriaText(args topology.Args) string {
+	if len(args) == 0 {
+		return "{}"
+	}
+	return args.Canonical()
+}
+
+// keyText renders a binding key as Class.Matches lists it: as it is, but
+// for a literal key (a direct exchange's, a queue name) with a "*" or "#"
+// word, which is followed by " (literal)" to tell it from the topic
+// pattern it looks like: it matches only itself.
+func keyText(key string, literal bool) string {
+	if literal && slices.ContainsFunc(splitKey(key), func(w string) bool { return w == "*" || w == "#" }) {
+		return key + " (literal)"
+	}
+	return key
 }

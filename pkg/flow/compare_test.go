@@ -1,0 +1,240 @@
+package flow
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// dropped is a DeadLetterEnd that reaches no queue.
+func dropped(e DeadLetterEnd, why string) *DeadLetterEnd {
+	e.Dropped, e.Why = true, why
+	return &e
+}
+
+func reaching(e DeadLetterEnd, queues ...string) *DeadLetterEnd {
+	e.Queues = queues
+	return &e
+}
+
+var compareCases = []struct {
+	name          string
+	before, after *topology.Topology
+	want          Diff
+}{
+	{
+		name:   "topic pattern narrowed",
+		before: topo(exchange("orders", "topic", nil), queue("q", nil), bind("orders", "q", "order.*")),
+		after:  topo(exchange("orders", "topic", nil), queue("q", nil), bind("orders", "q", "order.created")),
+		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassTopic, RoutingKey: "order.x", Matches: []string{"order.*"}},
+			Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "orders" to "q" with key "order.*" is gone`}}},
+	},
+	{
+		name:   "binding removed",
+		before: topo(exchange("orders", "direct", nil), queue("q1", nil), queue("q2", nil), bind("orders", "q1", "a"), bind("orders", "q2", "b")),
+		after:  topo(exchange("orders", "direct", nil), queue("q1", nil), queue("q2", nil), bind("orders", "q1", "a")),
+		want: Diff{
+			Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassDirect, RoutingKey: "b", Matches: []string{"b"}},
+				Before: []string{"q2"}, Lost: []string{"q2"}, Loses: true, Cause: `the binding from "orders" to "q2" with key "b" is gone`}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "q2", Cause: `its only binding, from "orders" with key "b", is gone`}},
+		},
+	},
+	{
+		name:   "exchange deleted",
+		before: topo(exchange("orders", "topic", nil), queue("q", nil), bind("orders", "q", "order.#")),
+		after:  topo(queue("q", nil)),
+		want: Diff{
+			Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassTopic, RoutingKey: "order", Matches: []string{"order.#"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `exchange "orders" is deleted`}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "q", Cause: `exchange "orders" is deleted`}},
+		},
+	},
+	{
+		name:   "queue deleted",
+		before: topo(exchange("orders", "direct", nil), queue("q", nil), bind("orders", "q", "k")),
+		after:  topo(exchange("orders", "direct", nil)),
+		want: Diff{Routes: []Route{
+			{Vhost: "/", Exchange: "", Class: Class{Kind: ClassDefault, RoutingKey: "q", Matches: []string{"q"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `queue "q" is deleted`},
+			{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassDirect, RoutingKey: "k", Matches: []string{"k"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `queue "q" is deleted`},
+		}},
+	},
+	{
+		name:   "queue created",
+		before: nil,
+		after:  topo(queue("q", nil)),
+		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "", Class: Class{Kind: ClassDefault, RoutingKey: "q", Matches: []string{"q"}},
+			After: []string{"q"}, Gained: []string{"q"}}}},
+	},
+	{
+		name:   "exchange-to-exchange binding",
+		before: topo(exchange("x1", "topic", nil), exchange("x2", "direct", nil), queue("q", nil), bindExchange("x1", "x2", "a.*"), bind("x2", "q", "a.b")),
+		after:  topo(exchange("x1", "topic", nil), exchange("x2", "direct", nil), queue("q", nil), bindExchange("x1", "x2", "a.*"), bind("x2", "q", "a.c")),
+		want: Diff{Routes: []Route{
+			{Vhost: "/", Exchange: "x1", Class: Class{Kind: ClassTopic, RoutingKey: "a.b", Matches: []string{"a.*", "a.b"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "x2" to "q" with key "a.b" is gone`},
+			{Vhost: "/", Exchange: "x1", Class: Class{Kind: ClassTopic, RoutingKey: "a.c", Matches: []string{"a.*", "a.c"}},
+				After: []string{"q"}, Gained: []string{"q"}},
+			{Vhost: "/", Exchange: "x2", Class: Class{Kind: ClassDirect, RoutingKey: "a.b", Matches: []string{"a.b"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "x2" to "q" with key "a.b" is gone`},
+			{Vhost: "/", Exchange: "x2", Class: Class{Kind: ClassDirect, RoutingKey: "a.c", Matches: []string{"a.c"}},
+				After: []string{"q"}, Gained: []string{"q"}},
+		}},
+	},
+	{
+		name: "alternate exchange by argument removed",
+		before: topo(exchange("x", "direct", topology.Args{"alternate-exchange": "ae"}), exchange("ae", "fanout", nil), queue("q1", nil), queue("qae", nil),
+			bind("x", "q1", "k"), bind("ae", "qae", "")),
+		after: topo(exchange("x", "direct", nil), exchange("ae", "fanout", nil), queue("q1", nil), queue("qae", nil),
+			bind("x", "q1", "k"), bind("ae", "qae", "")),
+		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: ""},
+			Before: []string{"qae"}, Lost: []string{"qae"}, Loses: true, Cause: `exchange "x" no longer has alternate exchange "ae"`}}},
+	},
+	{
+		name: "alternate exchange by policy added",
+		before: topo(exchange("x", "topic", nil), exchange("ae", "fanout", nil), queue("q1", nil), queue("qae", nil),
+			bind("x", "q1", "k.#"), bind("ae", "qae", "")),
+		after: topo(exchange("x", "topic", nil), exchange("ae", "fanout", nil), queue("q1", nil), queue("qae", nil),
+			bind("x", "q1", "k.#"), bind("ae", "qae", ""), policy("ae", "^x$", "exchanges", topology.Args{"alternate-exchange": "ae"})),
+		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassTopic, RoutingKey: ""},
+			After: []string{"qae"}, Gained: []string{"qae"}}}},
+	},
+	{
+		name: "headers all and any",
+		before: topo(exchange("h", "headers", nil), queue("q1", nil), queue("q2", nil),
+			bindHeaders("h", "q1", topology.Args{"x-match": "all", "a": "1", "b": "2"}), bindHeaders("h", "q2", topology.Args{"x-match": "any", "a": "1", "c": "3"})),
+		after: topo(exchange("h", "headers", nil), queue("q1", nil), queue("q2", nil),
+			bindHeaders("h", "q1", topology.Args{"x-match": "any", "a": "1", "b": "2"}), bindHeaders("h", "q2", topology.Args{"x-match": "any", "a": "1", "c": "3"})),
+		want: Diff{Routes: []Route{
+			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassHeaders, Headers: map[string]any{"a": "1"},
+				Matches: []string{`{"a":"1","b":"2","x-match":"any"}`, `{"a":"1","c":"3","x-match":"any"}`}},
+				Before: []string{"q2"}, After: []string{"q1", "q2"}, Gained: []string{"q1"}},
+			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassHeaders, Headers: map[string]any{"b": "2"},
+				Matches: []string{`{"a":"1","b":"2","x-match":"any"}`}},
+				After: []string{"q1"}, Gained: []string{"q1"}},
+		}},
+	},
+	{
+		name:   "direct key changed",
+		before: topo(exchange("x", "direct", nil), queue("q", nil), bind("x", "q", "a")),
+		after:  topo(exchange("x", "direct", nil), queue("q", nil), bind("x", "q", "b")),
+		want: Diff{Routes: []Route{
+			{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: "a", Matches: []string{"a"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "x" to "q" with key "a" is gone`},
+			{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: "b", Matches: []string{"b"}},
+				After: []string{"q"}, Gained: []string{"q"}},
+		}},
+	},
+	{
+		name:   "fanout binding added",
+		before: topo(exchange("f", "fanout", nil), queue("q1", nil), queue("q2", nil), bind("f", "q1", "")),
+		after:  topo(exchange("f", "fanout", nil), queue("q1", nil), queue("q2", nil), bind("f", "q1", ""), bind("f", "q2", "")),
+		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "f", Class: Class{Kind: ClassFanout},
+			Before: []string{"q1"}, After: []string{"q1", "q2"}, Gained: []string{"q2"}}}},
+	},
+	{
+		name: "dead-letter routing key typo",
+		before: topo(exchange("billing.dlx", "direct", nil), queue("billing", topology.Args{"x-dead-letter-exchange": "billing.dlx", "x-dead-letter-routing-key": "billing"}),
+			queue("billing.dlq", nil), bind("billing.dlx", "billing.dlq", "billing")),
+		after: topo(exchange("billing.dlx", "direct", nil), queue("billing", topology.Args{"x-dead-letter-exchange": "billing.dlx", "x-dead-letter-routing-key": "billing-typo"}),
+			queue("billing.dlq", nil), bind("billing.dlx", "billing.dlq", "billing")),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "billing", Reason: route.Rejected,
+			Before: reaching(DeadLetterEnd{Configured: true, Exchange: "billing.dlx", RoutingKey: "billing"}, "billing.dlq"),
+			After:  dropped(DeadLetterEnd{Configured: true, Exchange: "billing.dlx", RoutingKey: "billing-typo"}, `DLX "billing.dlx" has no binding for "billing-typo"`),
+			Loses:  true, Cause: `DLX "billing.dlx" has no binding for "billing-typo"`}}},
+	},
+	{
+		name:   "dead-letter exchange removed",
+		before: topo(exchange("dlx", "fanout", nil), queue("q", topology.Args{"x-dead-letter-exchange": "dlx"}), queue("dlq", nil), bind("dlx", "dlq", "")),
+		after:  topo(exchange("dlx", "fanout", nil), queue("q", nil), queue("dlq", nil), bind("dlx", "dlq", "")),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.Rejected,
+			Before: reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", KeyFromMessage: true}, "dlq"),
+			After:  dropped(DeadLetterEnd{}, "no dead-letter exchange"),
+			Loses:  true, Cause: "no dead-letter exchange"}}},
+	},
+	{
+		name: "dead-letter exchange by policy",
+		before: topo(exchange("dlx", "direct", nil), queue("q", nil), queue("dlq", nil), bind("dlx", "dlq", "k"),
+			policy("dl", "^q$", "queues", topology.Args{"dead-letter-exchange": "dlx", "dead-letter-routing-key": "k"})),
+		after: topo(exchange("dlx", "direct", nil), queue("q", nil), queue("dlq", nil), bind("dlx", "dlq", "k"),
+			policy("dl", "^q$", "queues", topology.Args{"dead-letter-exchange": "gone", "dead-letter-routing-key": "k"})),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.Rejected,
+			Before: reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", RoutingKey: "k"}, "dlq"),
+			After:  dropped(DeadLetterEnd{Configured: true, Exchange: "gone", RoutingKey: "k"}, `dead-letter exchange "gone" is not declared`),
+			Loses:  true, Cause: `dead-letter exchange "gone" is not declared`}}},
+	},
+	{
+		name: "dead letters keep the message's key",
+		before: topo(exchange("dlx", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "dlx"}), queue("dlq", nil), bind("dlx", "dlq", "a.#"),
+			exchange("in", "fanout", nil), bind("in", "q", "")),
+		after: topo(exchange("dlx", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "dlx"}), queue("dlq", nil), bind("dlx", "dlq", "b.#"),
+			exchange("in", "fanout", nil), bind("in", "q", "")),
+		want: Diff{
+			Routes: []Route{
+				{Vhost: "/", Exchange: "dlx", Class: Class{Kind: ClassTopic, RoutingKey: "a", Matches: []string{"a.#"}},
+					Before: []string{"dlq"}, Lost: []string{"dlq"}, Loses: true, Cause: `the binding from "dlx" to "dlq" with key "a.#" is gone`},
+				{Vhost: "/", Exchange: "dlx", Class: Class{Kind: ClassTopic, RoutingKey: "b", Matches: []string{"b.#"}},
+					After: []string{"dlq"}, Gained: []string{"dlq"}},
+			},
+			DeadLetters: []DeadLetter{
+				{Vhost: "/", Queue: "q", Reason: route.Rejected, Class: &Class{Kind: ClassTopic, RoutingKey: "a", Matches: []string{"a.#"}},
+					Before: reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", RoutingKey: "a", KeyFromMessage: true}, "dlq"),
+					After:  dropped(DeadLetterEnd{Configured: true, Exchange: "dlx", RoutingKey: "a", KeyFromMessage: true}, `DLX "dlx" has no binding for "a"`),
+					Loses:  true, Cause: `DLX "dlx" has no binding for "a"`},
+				{Vhost: "/", Queue: "q", Reason: route.Rejected, Class: &Class{Kind: ClassTopic, RoutingKey: "b", Matches: []string{"b.#"}},
+					Before: dropped(DeadLetterEnd{Configured: true, Exchange: "dlx", RoutingKey: "b", KeyFromMessage: true}, `DLX "dlx" has no binding for "b"`),
+					After:  reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", RoutingKey: "b", KeyFromMessage: true}, "dlq")},
+			},
+		},
+	},
+	{
+		name:   "delay tier's return redirected",
+		before: topo(queue("work", nil), delayTier("work.retry.5000", "work", 5000)),
+		after: topo(queue("work", nil), delayTier("work.retry.5000", "work", 5000), func(v *topology.Vhost) {
+			v.Queues["work.retry.5000"].Arguments["x-dead-letter-routing-key"] = "work-typo"
+		}),
+		want: Diff{
+			DeadLetters: []DeadLetter{{Vhost: "/", Queue: "work.retry.5000", Reason: route.Rejected,
+				Before: reaching(DeadLetterEnd{Configured: true, RoutingKey: "work"}, "work"),
+				After:  dropped(DeadLetterEnd{Configured: true, RoutingKey: "work-typo"}, `DLX "" (the default exchange) has no queue named "work-typo"`),
+				Loses:  true, Cause: `DLX "" (the default exchange) has no queue named "work-typo"`}},
+			DelayTiers: []DelayTier{{Vhost: "/", Queue: "work.retry.5000", Origin: "work", DelayMS: 5000,
+				Before: reaching(DeadLetterEnd{Configured: true, RoutingKey: "work"}, "work"),
+				After:  dropped(DeadLetterEnd{Configured: true, RoutingKey: "work-typo"}, `DLX "" (the default exchange) has no queue named "work-typo"`),
+				Loses:  true, Cause: `DLX "" (the default exchange) has no queue named "work-typo"`}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "work", Cause: `the dead letters of queue "work.retry.5000" no longer reach it`}},
+		},
+	},
+	{
+		name:   "exchange made internal silences its queue",
+		before: topo(exchange("x", "direct", nil), queue("q", nil), bind("x", "q", "k")),
+		after:  topo(internalExchange("x", "direct"), queue("q", nil), bind("x", "q", "k")),
+		want: Diff{
+			Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: "k", Matches: []string{"k"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `exchange "x" is now internal: clients cannot publish to it`}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "q", Cause: `exchange "x" is now internal and no exchange clients publish to reaches it`}},
+		},
+	},
+	{
+		name:   "no change",
+		before: topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
+		after:  topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
+	},
+}
+
+func TestCompare(t *testing.T) {
+	for _, tc := range compareCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Compare(tc.before, tc.after, Options{})
+			if !reflect.DeepEqual(*got, tc.want) {
+				t.Errorf("got %s\nwant %s", show(t, got), show(t, tc.want))
+			}
+			if got.Empty() != reflect.DeepEqual(tc.want, Diff{}) {
+				t.Errorf("Empty() = %v", got.Empty())
+			}
+		})
+	}
+}

@@ -1,0 +1,182 @@
+package flow
+
+import (
+	"slices"
+
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// This file is the property test's own account of what tells messages
+// apart, written against the simulator's API only: the patterns and
+// criteria of the exchanges a message can pass through, and which of them
+// a message matches.
+
+// oracleExchanges returns the exchanges a message entering at x can pass
+// through on the side simulated by s (v its vhost): x, and those its
+// exchange-to-exchange bindings and alternate exchanges lead to, not
+// through an exchange the simulator does not route.
+func oracleExchanges(s *route.Simulator, v *topology.Vhost, x string) []string {
+	if x == "" {
+		return []string{""}
+	}
+	if s.Exchange(x) == nil {
+		return nil
+	}
+	out := []string{x}
+	for i := 0; i < len(out); i++ {
+		cur := out[i]
+		if s.RoutingType(cur) == "" {
+			continue
+		}
+		var next []string
+		for _, b := range v.Bindings {
+			if b.Source == cur && b.DestinationType == topology.DestExchange {
+				next = append(next, b.Destination)
+			}
+		}
+		if ae, ok := s.ExchangeArgs(cur).String("alternate-exchange"); ok {
+			next = append(next, ae)
+		}
+		for _, n := range next {
+			if s.Exchange(n) != nil && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// oracleMatches returns, as text, the binding keys and criteria of
+// exchanges (of the side simulated by s) that a message with key key
+// (when keys) and headers headers matches: what Class.Matches lists.
+func oracleMatches(s *route.Simulator, v *topology.Vhost, exchanges []string, keys bool, key string, headers map[string]any) []string {
+	var out []string
+	for _, x := range exchanges {
+		if x == "" {
+			if keys && v.Queues[key] != nil {
+				out = append(out, keyText(key, true))
+			}
+			continue
+		}
+		typ := s.RoutingType(x)
+		for _, b := range v.Bindings {
+			if b.Source != x || !declared(s, v, b) {
+				continue
+			}
+			switch typ {
+			case "topic":
+				if keys && route.TopicMatch(b.RoutingKey, key) {
+					out = append(out, b.RoutingKey)
+				}
+			case "direct":
+				if keys && b.RoutingKey == key {
+					out = append(out, keyText(b.RoutingKey, true))
+				}
+			case "headers":
+				if ok, _ := route.HeadersMatch(b.Arguments, headers, s.Version()); ok {
+					out = append(out, criteriaText(b.Arguments))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// declared reports whether b's destination is declared.
+func declared(s *route.Simulator, v *topology.Vhost, b *topology.Binding) bool {
+	if b.DestinationType == topology.DestExchange {
+		return s.Exchange(b.Destination) != nil
+	}
+	return v.Queues[b.Destination] != nil
+}
+
+// sortedSet sorts xs and drops repeats; nil when empty.
+func sortedSet(xs []string) []string {
+	if len(xs) == 0 {
+		return nil
+	}
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+// signature is what Class.Matches must be for message m published to
+// exchange x.
+func (p *propertyCase) signature(x string, m route.Message) []string {
+	var out []string
+	for _, s := range []struct {
+		sim *route.Simulator
+		v   *topology.Vhost
+	}{{p.b, p.vb}, {p.a, p.va}} {
+		if x != "" && (s.sim.Exchange(x) == nil || s.sim.Exchange(x).Internal) {
+			continue
+		}
+		out = append(out, oracleMatches(s.sim, s.v, oracleExchanges(s.sim, s.v, x), true, m.RoutingKey, m.Headers)...)
+	}
+	return sortedSet(out)
+}
+
+// deadLetterExchanges returns the dead-letter exchanges of queue q for
+// reason r on both sides (where it has one for r).
+func (p *propertyCase) deadLetterExchanges(q string, r route.Reason) []string {
+	var out []string
+	for _, s := range []*route.Simulator{p.b, p.a} {
+		if slices.Contains(s.Reasons(q), r) {
+			if d := s.DeadLetter(q, r, route.Message{}); d.Configured && !slices.Contains(out, d.Exchange) {
+				out = append(out, d.Exchange)
+			}
+		}
+	}
+	return out
+}
+
+// deadLetterSignature is what Class.Matches must be for queue q's dead
+// letters of m for reason r, and whether they have a class at all: where
+// they go depends on the message (its own key, kept by a dead-letter
+// exchange that routes by key, or a headers exchange on the way).
+func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Message) ([]string, bool) {
+	var out []string
+	keyFrom, keyRouted, headers := false, false, false
+	type inPlay struct {
+		sim     *route.Simulator
+		v       *topology.Vhost
+		d       route.DeadLetterRoute
+		closure []string
+	}
+	var sides []inPlay
+	for _, s := range []struct {
+		sim *route.Simulator
+		v   *topology.Vhost
+	}{{p.b, p.vb}, {p.a, p.va}} {
+		if !slices.Contains(s.sim.Reasons(q), r) {
+			continue
+		}
+		d := s.sim.DeadLetter(q, r, m)
+		if !d.Configured {
+			continue
+		}
+		keyFrom = keyFrom || d.KeyFromMessage
+		var closure []string
+		if !d.ExchangeMissing {
+			closure = oracleExchanges(s.sim, s.v, d.Exchange)
+		}
+		for _, x := range closure {
+			typ := s.sim.RoutingType(x)
+			headers = headers || (x != "" && typ == "headers")
+			keyRouted = keyRouted || x == "" || typ == "topic" || typ == "direct"
+		}
+		sides = append(sides, inPlay{s.sim, s.v, d, closure})
+	}
+	keys := keyFrom && keyRouted
+	for _, s := range sides {
+		h := map[string]any{}
+		for k, v := range s.d.Result.Message.Headers {
+			h[k] = v
+		}
+		if !s.sim.Version().RegroupsXDeath() {
+			delete(h, "x-death") // routed by the client's x-death: none
+		}
+		out = append(out, oracleMatches(s.sim, s.v, s.closure, keys, m.RoutingKey, h)...)
+	}
+	return sortedSet(out), keys || headers
+}
