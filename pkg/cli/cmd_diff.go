@@ -60,8 +60,9 @@ markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 			if err != nil {
 				return err
 			}
-			p := plan.Diff(new, plan.Current{State: old, Managed: plan.Recorded(old)})
-			p.SetFlows(old, version)
+			cur := plan.Current{State: old, Managed: plan.Recorded(old)}
+			p := plan.Diff(new, cur)
+			p.SetFlows(cur, version)
 			view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}
 			if err := view.diff(p); err != nil {
 				return err

@@ -127,7 +127,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 		return nil, nil, nil, err
 	}
 	p.Vhosts = scope
-	p.SetFlows(l.current.State, version)
+	p.SetFlows(l.current, version)
 	return p, l, known, nil
 }
 

@@ -1,0 +1,48 @@
+package plan
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestFlowsOfAVhostNotReadAreUnknown: where mqctl could not read what
+// routes messages (the bindings, or the vhost itself), the plan says its
+// flows are unknown instead of reporting none.
+func TestFlowsOfAVhostNotReadAreUnknown(t *testing.T) {
+	live := vh("seen", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) })
+	desired := vh("seen", func(v *topology.Vhost) {
+		v.Exchanges["x"] = x("x", "direct")
+		v.Queues["q"] = q("q", nil)
+		v.Bindings = []*topology.Binding{bind("x", "q", "k")}
+	})
+	desired.Vhost("hidden").Queues["h"] = q("h", nil)
+	desired.Vhost("nobindings").Queues["n"] = q("n", nil)
+	cur := Current{State: live, Managed: Recorded(live), Unread: []Unread{
+		{Vhost: "nobindings", Kind: kind.Binding, Reason: "no permission"},
+		{Vhost: "seen", Kind: kind.VhostLimits, Reason: "not a kind that routes messages"},
+	}}
+	p := Diff(desired, cur)
+	p.Unread = append(p.Unread, Unread{Vhost: "hidden", Kind: kind.Vhost, Reason: "not shown"}) // as the engine adds it
+	p.Vhosts = []string{"hidden", "nobindings", "seen"}
+	p.SetFlows(cur, rmqversion.Default)
+	want := []FlowUnknown{
+		{Vhost: "hidden", Reason: "mqctl could not read the vhost: not shown"},
+		{Vhost: "nobindings", Reason: "mqctl could not read bindings there: no permission"},
+	}
+	if d := cmp.Diff(want, p.FlowsUnknown); d != "" {
+		t.Errorf("unknown flows (-want +got):\n%s", d)
+	}
+	if p.Flows == nil || len(p.Flows.Routes) == 0 || p.Flows.Routes[0].Vhost != "seen" {
+		t.Fatalf("the vhost read has its flows: %+v", p.Flows)
+	}
+	for _, r := range p.Flows.Routes {
+		if r.Vhost != "seen" {
+			t.Errorf("a route in a vhost whose flows are unknown: %+v", r)
+		}
+	}
+}
