@@ -55,9 +55,10 @@ func writeTable(sb *strings.Builder, entries []entry) {
 	}
 }
 
-// cell is s made safe for a table cell.
+// cell is s made safe for a table cell: Markdown would read the * of a
+// topic pattern as emphasis, the | as a cell's end.
 func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`", "~", `\~`, "[", `\[`).Replace(s)
 }
 
 func cells(ss []string) string { return cell(strings.Join(ss, ", ")) }
