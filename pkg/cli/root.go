@@ -100,7 +100,7 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 	pf := root.PersistentFlags()
 	pf.StringArrayVarP(&g.files, "file", "f", nil, "topology file, directory of *.yaml/*.yml, or - for stdin (repeatable; default topology.yaml)")
 	pf.StringSliceVar(&g.vhosts, "vhost", nil, "restrict to these vhosts (repeatable or comma-separated)")
-	pf.StringVarP(&g.output, "output", "o", "text", "output format: text or json")
+	pf.StringVarP(&g.output, "output", "o", "text", "output format: text or json (diff: also markdown)")
 	g.conn.register(pf)
 
 	addVersion(root)
