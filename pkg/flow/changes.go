@@ -42,32 +42,31 @@ func (c *vhostCompare) exchangeChange(x string) *exchangeChange {
 	return ch
 }
 
-// bindingsOnOneSide merges two sorted binding lists and returns those of
-// either that the other lacks (a binding twice on one side and once on
-// the other counts once).
+// bindingsOnOneSide returns the bindings of either sorted list that the
+// other lacks.
 func bindingsOnOneSide(bs, as []*topology.Binding) []*topology.Binding {
+	return append(bindingsOnlyIn(bs, as), bindingsOnlyIn(as, bs)...)
+}
+
+// bindingsOnlyIn merges two sorted binding lists and returns those of bs
+// that as lacks (a binding twice in bs and once in as counts once).
+func bindingsOnlyIn(bs, as []*topology.Binding) []*topology.Binding {
 	var out []*topology.Binding
 	i, j := 0, 0
-	for i < len(bs) || j < len(as) {
+	for i < len(bs) {
+		d := -1
+		if j < len(as) {
+			d = topology.CompareBindings(bs[i], as[j])
+		}
 		switch {
-		case j == len(as):
+		case d == 0:
+			i++
+			j++
+		case d < 0:
 			out = append(out, bs[i])
 			i++
-		case i == len(bs):
-			out = append(out, as[j])
-			j++
 		default:
-			switch d := topology.CompareBindings(bs[i], as[j]); {
-			case d == 0:
-				i++
-				j++
-			case d < 0:
-				out = append(out, bs[i])
-				i++
-			default:
-				out = append(out, as[j])
-				j++
-			}
+			j++
 		}
 	}
 	return out

@@ -32,12 +32,12 @@ type vhostCompare struct {
 // compare is Compare's body.
 func compare(before, after *topology.Topology, o Options) *Diff {
 	d := &Diff{}
-	max := o.MaxClasses
-	if max <= 0 {
-		max = defaultMaxClasses
+	maxClasses := o.MaxClasses
+	if maxClasses <= 0 {
+		maxClasses = defaultMaxClasses
 	}
 	for _, name := range vhostNames(before, after, o.Vhosts) {
-		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, max, d)
+		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, maxClasses, d)
 		c.routes()
 		c.deadLetters()
 		c.silenced()
@@ -82,10 +82,10 @@ func vhostOf(t *topology.Topology, name string) *topology.Vhost {
 }
 
 // newVhostCompare indexes both sides of vhost name, at the same time.
-func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version, max int, d *Diff) *vhostCompare {
-	c := &vhostCompare{vhost: name, ver: ver.OrDefault(), max: max, d: d,
+func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version, maxClasses int, d *Diff) *vhostCompare {
+	c := &vhostCompare{vhost: name, ver: ver.OrDefault(), max: maxClasses, d: d,
 		exchanges: map[string]*exchangeChange{}, flows: map[[2]string]*flowChange{}, classMemo: map[classKey]classList{},
-		unchanged: map[string]bool{}}
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -94,6 +94,7 @@ func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version
 	}()
 	c.a = newSide(va, name, c.ver)
 	wg.Wait()
+	c.unchanged = make(map[string]bool, len(c.b.v.Queues))
 	c.policiesSame = policiesEqual(c.b.v.Policies, c.a.v.Policies) && policiesEqual(c.b.v.OperatorPolicies, c.a.v.OperatorPolicies)
 	return c
 }

@@ -17,35 +17,18 @@ type dlSetup struct {
 	// the message's own; else rk is theirs.
 	keyFrom bool
 	rk      string
-	reasons []route.Reason // Simulator.Reasons, made on first use
-	made    bool
 }
 
-// setup returns (and remembers) queue q's dead-letter settings.
-func (s *side) setup(q string) *dlSetup {
-	if d, ok := s.setups[q]; ok {
-		return d
-	}
-	d := &dlSetup{}
+// setup returns queue q's dead-letter settings.
+func (s *side) setup(q string) dlSetup {
+	var d dlSetup
 	if v, ok := s.sim.QueueArg(q, "x-dead-letter-exchange"); ok {
 		d.dlx, d.configured = v.(string)
 	}
 	v, _ := s.sim.QueueArg(q, "x-dead-letter-routing-key")
 	rk, hasRK := v.(string)
 	d.rk, d.keyFrom = rk, !hasRK
-	s.setups[q] = d
 	return d
-}
-
-// reasonsOf returns the reasons queue q dead-letters for (its setup's,
-// made on first use).
-func (s *side) reasonsOf(q string) []route.Reason {
-	d := s.setup(q)
-	if !d.made {
-		d.made = true
-		d.reasons = s.sim.Reasons(q)
-	}
-	return d.reasons
 }
 
 // start returns where queue q's dead letters enter: its dead-letter
@@ -63,9 +46,7 @@ func (c *vhostCompare) sameSetup(q string) bool {
 	if c.queueSame(q) {
 		return true
 	}
-	sb, sa := c.b.setup(q), c.a.setup(q)
-	return sb.configured == sa.configured && sb.dlx == sa.dlx && sb.keyFrom == sa.keyFrom && sb.rk == sa.rk &&
-		slices.Equal(c.b.reasonsOf(q), c.a.reasonsOf(q))
+	return c.b.setup(q) == c.a.setup(q) && slices.Equal(c.b.sim.Reasons(q), c.a.sim.Reasons(q))
 }
 
 // dlUnchanged reports (and remembers) whether every dead letter of queue
@@ -93,8 +74,9 @@ func (c *vhostCompare) deadLetters() {
 			continue
 		}
 		tier := c.b.isTier(q) || c.a.isTier(q)
-		for _, r := range unionReasons(c.b.reasonsOf(q), c.a.reasonsOf(q)) {
-			c.deadLetter(q, r, tier && r == route.Expired)
+		rb, ra := c.b.sim.Reasons(q), c.a.sim.Reasons(q)
+		for _, r := range unionReasons(rb, ra) {
+			c.deadLetter(q, r, tier && r == route.Expired, slices.Contains(rb, r), slices.Contains(ra, r))
 		}
 	}
 }
