@@ -87,15 +87,11 @@ func (c *vhostCompare) queuesOnOneSide() []*topology.Binding {
 	return out
 }
 
-// queueSame reports whether queue q is declared on both sides alike,
-// with the same policies in force: its effective settings are then the
-// same.
-func (c *vhostCompare) queueSame(q string) bool {
-	qb, qa := c.b.v.Queues[q], c.a.v.Queues[q]
-	if qb == nil || qa == nil || !c.policiesSame {
-		return false
-	}
-	return qb == qa || (qb.Type == qa.Type && argsEqual(qb.Arguments, qa.Arguments))
+// queueSame reports whether queue q, declared as qb before and qa
+// after, is declared alike, with the same policies in force: its
+// effective settings are then the same.
+func (c *vhostCompare) queueSame(qb, qa *topology.Queue) bool {
+	return c.policiesSame && (qb == qa || (qb.Type == qa.Type && argsEqual(qb.Arguments, qa.Arguments)))
 }
 
 // argsEqual reports whether two argument tables hold equal values,

@@ -24,8 +24,9 @@ type vhostCompare struct {
 	exchanges    map[string]*exchangeChange
 	flows        map[[2]string]*flowChange
 	classMemo    map[classKey]classList
-	// unchanged remembers dlUnchanged.
-	unchanged map[string]bool
+	// dlChanged are the queues whose dead letters may go elsewhere after
+	// the change (see findDeadLetterChanges).
+	dlChanged map[string]bool
 	d         *Diff
 }
 
@@ -39,6 +40,7 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 	for _, name := range vhostNames(before, after, o.Vhosts) {
 		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, maxClasses, d)
 		c.routes()
+		c.findDeadLetterChanges()
 		c.deadLetters()
 		c.silenced()
 	}
@@ -94,7 +96,6 @@ func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version
 	}()
 	c.a = newSide(va, name, c.ver)
 	wg.Wait()
-	c.unchanged = make(map[string]bool, len(c.b.v.Queues))
 	c.policiesSame = policiesEqual(c.b.v.Policies, c.a.v.Policies) && policiesEqual(c.b.v.OperatorPolicies, c.a.v.OperatorPolicies)
 	return c
 }

@@ -13,7 +13,7 @@ import (
 // the queue dead-letters for r on each side.
 func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool) {
 	sb, sa := c.b.setup(q), c.a.setup(q)
-	f := c.flow(startIf(inB, c.b.start(q)), startIf(inA, c.a.start(q)))
+	f := c.flow(startIf(inB, c.b.startOf(sb)), startIf(inA, c.a.startOf(sa)))
 	needK := f.keyRouted && ((inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom))
 	sameKeys := inB && inA && sb.keyFrom == sa.keyFrom && (sb.keyFrom || sb.rk == sa.rk)
 	classes := []msgClass{{}}

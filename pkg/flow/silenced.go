@@ -17,7 +17,7 @@ import (
 // reached before, and each is then looked for after.
 func (c *vhostCompare) silenced() {
 	rb, ra := c.b.publishedExchanges(), c.a.publishedExchanges()
-	changed := func(p string) bool { return !c.b.hasQueue(p) || !c.a.hasQueue(p) || !c.dlUnchanged(p) }
+	changed := sortedKeys(c.dlChanged)
 	db, da := c.b.deadLetterReach(changed), c.a.deadLetterReach(changed)
 	candidates := c.lostBindings(rb, ra)
 	for q := range db.from {
@@ -38,7 +38,7 @@ func (c *vhostCompare) silenced() {
 			continue // a candidate only as a dead letter's possible target, and only its own
 		}
 		if ua == nil {
-			ua = c.a.deadLetterReach(func(p string) bool { return !changed(p) })
+			ua = c.a.deadLetterReach(c.unchangedQueues())
 		}
 		if !ua.reaches(q) {
 			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, inB.of(q), db.sources(q))})
@@ -150,12 +150,24 @@ func (r *dlReach) sources(q string) []string {
 	return out
 }
 
-// deadLetterReach returns where the dead letters of the queues of side s
-// that follow says to follow can go.
-func (s *side) deadLetterReach(follow func(string) bool) *dlReach {
+// unchangedQueues returns the queues declared on both sides whose dead
+// letters go where they went.
+func (c *vhostCompare) unchangedQueues() []string {
+	var out []string
+	for q, qq := range c.a.v.Queues {
+		if qq != nil && !c.dlChanged[q] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// deadLetterReach returns where the dead letters of queues can go on side
+// s (those it does not declare are left out).
+func (s *side) deadLetterReach(queues []string) *dlReach {
 	r := &dlReach{from: map[string][]string{}}
-	for p, qq := range s.v.Queues {
-		if qq == nil || !follow(p) {
+	for _, p := range queues {
+		if !s.hasQueue(p) {
 			continue
 		}
 		targets, anywhere := s.deadLetterTargets(p)
@@ -175,7 +187,8 @@ func (s *side) deadLetterReach(follow func(string) bool) *dlReach {
 // exchange's closure; anywhere when the default exchange takes them by
 // the messages' own keys.
 func (s *side) deadLetterTargets(p string) (targets []string, anywhere bool) {
-	d, start := s.setup(p), s.start(p)
+	d := s.setup(p)
+	start := s.startOf(d)
 	if start == noExchange || len(s.sim.Reasons(p)) == 0 {
 		return nil, false
 	}
