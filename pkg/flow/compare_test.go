@@ -238,3 +238,60 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
+
+func TestCompareTruncates(t *testing.T) {
+	objs := []obj{exchange("x", "direct", nil), queue("q", nil)}
+	for _, k := range []string{"k1", "k2", "k3", "k4", "k5"} {
+		objs = append(objs, bind("x", "q", k))
+	}
+	d := Compare(topo(objs...), topo(queue("q", nil)), Options{MaxClasses: 3})
+	if !reflect.DeepEqual(d.Truncated, []string{"//x"}) || len(d.Routes) > 3 {
+		t.Errorf("truncated %q, %d routes", d.Truncated, len(d.Routes))
+	}
+	if d := Compare(topo(objs...), topo(queue("q", nil)), Options{}); len(d.Truncated) != 0 || len(d.Routes) != 5 {
+		t.Errorf("without a cap: truncated %q, %d routes, want 5", d.Truncated, len(d.Routes))
+	}
+}
+
+func TestCompareVhosts(t *testing.T) {
+	both := func(key string) *topology.Topology {
+		top := topology.New()
+		for _, vh := range []string{"a", "b"} {
+			v := top.Vhost(vh)
+			for _, o := range []obj{exchange("x", "direct", nil), queue("q", nil), bind("x", "q", key)} {
+				o(v)
+			}
+		}
+		return top
+	}
+	d := Compare(both("k1"), both("k2"), Options{Vhosts: []string{"b"}})
+	if len(d.Routes) != 2 || d.Routes[0].Vhost != "b" || d.Routes[1].Vhost != "b" {
+		t.Errorf("routes %s, want the two classes of vhost b", show(t, d.Routes))
+	}
+	if d := Compare(both("k1"), both("k2"), Options{}); len(d.Routes) != 4 || d.Routes[0].Vhost != "a" || d.Routes[3].Vhost != "b" {
+		t.Errorf("routes %s, want two classes of each vhost, a first", show(t, d.Routes))
+	}
+}
+
+func TestLosesMessages(t *testing.T) {
+	for _, tc := range compareCases {
+		want := false
+		for _, r := range tc.want.Routes {
+			want = want || r.Loses
+		}
+		for _, dl := range tc.want.DeadLetters {
+			want = want || dl.Loses
+		}
+		want = want || len(tc.want.Silenced) > 0
+		if got := Compare(tc.before, tc.after, Options{}).LosesMessages(); got != want {
+			t.Errorf("%s: LosesMessages() = %v, want %v", tc.name, got, want)
+		}
+	}
+	var nilDiff *Diff
+	if nilDiff.LosesMessages() || !nilDiff.Empty() {
+		t.Error("a nil Diff loses messages or is not empty")
+	}
+	if d := Compare(nil, nil, Options{}); !d.Empty() {
+		t.Errorf("two empty brokers differ: %s", show(t, d))
+	}
+}
