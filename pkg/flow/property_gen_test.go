@@ -293,15 +293,25 @@ func changeTTL(r *rand.Rand, v *topology.Vhost) string {
 }
 
 func deleteQueue(r *rand.Rand, v *topology.Vhost) string {
-	n := pickName(r, v.Queues)
+	return deleteNamed(r, v, v.Queues, topology.DestQueue)
+}
+
+func deleteExchange(r *rand.Rand, v *topology.Vhost) string {
+	return deleteNamed(r, v, v.Exchanges, topology.DestExchange)
+}
+
+// deleteNamed deletes a random object of objects (queues or exchanges, as
+// kind says), and half the time its bindings too.
+func deleteNamed[V any](r *rand.Rand, v *topology.Vhost, objects map[string]V, kind string) string {
+	n := pickName(r, objects)
 	if n == "" {
 		return ""
 	}
-	delete(v.Queues, n)
+	delete(objects, n)
 	if r.IntN(2) == 0 {
-		v.Bindings = withoutBindings(v.Bindings, topology.DestQueue, n)
+		v.Bindings = withoutBindings(v.Bindings, kind, n)
 	}
-	return "delete queue " + n
+	return "delete " + kind + " " + n
 }
 
 func withoutBindings(bs []*topology.Binding, destType, dest string) []*topology.Binding {
@@ -312,18 +322,6 @@ func withoutBindings(bs []*topology.Binding, destType, dest string) []*topology.
 		}
 	}
 	return out
-}
-
-func deleteExchange(r *rand.Rand, v *topology.Vhost) string {
-	n := pickName(r, v.Exchanges)
-	if n == "" {
-		return ""
-	}
-	delete(v.Exchanges, n)
-	if r.IntN(2) == 0 {
-		v.Bindings = withoutBindings(v.Bindings, topology.DestExchange, n)
-	}
-	return "delete exchange " + n
 }
 
 func changeType(r *rand.Rand, v *topology.Vhost) string {
