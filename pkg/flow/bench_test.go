@@ -34,6 +34,7 @@ func BenchmarkCompare10k(b *testing.B) {
 	}
 }
 
+// load reads an mqctl file.
 func load(tb testing.TB, y string) *topology.Topology {
 	tb.Helper()
 	t, err := loader.LoadBytes("gen.yaml", []byte(y), loader.Options{})

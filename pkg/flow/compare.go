@@ -76,6 +76,7 @@ func vhostNames(before, after *topology.Topology, only []string) []string {
 	return out
 }
 
+// vhostOf returns vhost name of t, nil when t or the vhost is missing.
 func vhostOf(t *topology.Topology, name string) *topology.Vhost {
 	if t == nil {
 		return nil

@@ -14,6 +14,7 @@ func dropped(e DeadLetterEnd, why string) *DeadLetterEnd {
 	return &e
 }
 
+// reaching is a DeadLetterEnd that reaches queues.
 func reaching(e DeadLetterEnd, queues ...string) *DeadLetterEnd {
 	e.Queues = queues
 	return &e
@@ -225,6 +226,8 @@ var compareCases = []struct {
 	},
 }
 
+// TestCompare checks Compare on small before/after pairs, one kind of
+// change each.
 func TestCompare(t *testing.T) {
 	for _, tc := range compareCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -239,6 +242,8 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestCompareTruncates checks that classes past MaxClasses are left out
+// and the exchange named in Truncated.
 func TestCompareTruncates(t *testing.T) {
 	objs := []obj{exchange("x", "direct", nil), queue("q", nil)}
 	for _, k := range []string{"k1", "k2", "k3", "k4", "k5"} {
@@ -253,6 +258,7 @@ func TestCompareTruncates(t *testing.T) {
 	}
 }
 
+// TestCompareVhosts checks that Options.Vhosts restricts the comparison.
 func TestCompareVhosts(t *testing.T) {
 	both := func(key string) *topology.Topology {
 		top := topology.New()
@@ -273,6 +279,8 @@ func TestCompareVhosts(t *testing.T) {
 	}
 }
 
+// TestLosesMessages checks LosesMessages and Empty on the cases of
+// TestCompare, a nil Diff and two empty brokers.
 func TestLosesMessages(t *testing.T) {
 	for _, tc := range compareCases {
 		want := false

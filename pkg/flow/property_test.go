@@ -103,6 +103,7 @@ func (p *propertyCase) checkReported() {
 	}
 }
 
+// checkReportedDeadLetter simulates a reported dead letter's example.
 func (p *propertyCase) checkReportedDeadLetter(q string, r route.Reason, class *Class, before, after *DeadLetterEnd) {
 	var m route.Message
 	if class != nil {
@@ -114,10 +115,12 @@ func (p *propertyCase) checkReportedDeadLetter(q string, r route.Reason, class *
 	}
 }
 
+// sameQueues reports whether two ends reach the same queues.
 func sameQueues(a, b *DeadLetterEnd) bool {
 	return (a == nil) == (b == nil) && (a == nil || slices.Equal(a.Queues, b.Queues))
 }
 
+// endText renders an end's queues for a failure message.
 func endText(e *DeadLetterEnd) string {
 	if e == nil {
 		return "(none)"
@@ -169,6 +172,7 @@ func (p *propertyCase) checkRoutes(n int) {
 // ends is a reported class's Before and After.
 type ends struct{ before, after []string }
 
+// routeEnds returns the Before and After of routes.
 func routeEnds(rs []Route) []ends {
 	var out []ends
 	for _, r := range rs {
@@ -221,6 +225,8 @@ func (p *propertyCase) checkDeadLetters(n int) {
 	}
 }
 
+// checkDeadLetter dead-letters n random messages from queue q for
+// reason r.
 func (p *propertyCase) checkDeadLetter(q string, r route.Reason, n int) {
 	var reported []*Class
 	var found []ends
@@ -261,6 +267,7 @@ func (p *propertyCase) checkDeadLetter(q string, r route.Reason, n int) {
 	}
 }
 
+// endQueues renders an end as a list of queues, "(none)" for nil.
 func endQueues(e *DeadLetterEnd) []string {
 	if e == nil {
 		return []string{"(none)"}

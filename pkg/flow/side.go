@@ -72,6 +72,7 @@ func newSide(v *topology.Vhost, name string, ver rmqversion.Version) *side {
 	return s
 }
 
+// mapKeys returns the keys of m, in no order.
 func mapKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

@@ -65,6 +65,7 @@ func (c *vhostCompare) lostBindings(rb, ra map[string]bool) map[string]bool {
 	return out
 }
 
+// sortedKeys returns the keys of m, sorted.
 func sortedKeys(m map[string]bool) []string {
 	out := mapKeys(m)
 	sort.Strings(out)
