@@ -220,6 +220,22 @@ var compareCases = []struct {
 		},
 	},
 	{
+		name:   "delayed-message exchange routes as its x-delayed-type",
+		before: topo(exchange("d", "x-delayed-message", topology.Args{"x-delayed-type": "direct"}), queue("q", nil), bind("d", "q", "a.*")),
+		after:  topo(exchange("d", "x-delayed-message", topology.Args{"x-delayed-type": "direct"}), queue("q", nil), bind("d", "q", "a.b")),
+		want: Diff{Routes: []Route{
+			{Vhost: "/", Exchange: "d", Class: Class{Kind: ClassDirect, RoutingKey: "a.*", Matches: []string{"a.* (literal)"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "d" to "q" with key "a.*" is gone`},
+			{Vhost: "/", Exchange: "d", Class: Class{Kind: ClassDirect, RoutingKey: "a.b", Matches: []string{"a.b"}},
+				After: []string{"q"}, Gained: []string{"q"}},
+		}},
+	},
+	{
+		name:   "plugin exchange type the simulator does not route",
+		before: topo(exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil), bind("h", "q1", "1")),
+		after:  topo(exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil), bind("h", "q1", "1"), bind("h", "q2", "1")),
+	},
+	{
 		name:   "no change",
 		before: topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
 		after:  topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
