@@ -172,6 +172,13 @@ type Diff struct {
 // side may be nil (an empty broker). Only what differs is computed: an
 // exchange whose bindings, arguments and downstream are the same on both
 // sides is not enumerated.
+//
+// The classes are of messages without CC and BCC headers: a message with
+// them goes where each of its keys goes. An x-modulus-hash exchange
+// (RabbitMQ 4.3+) picks one of its destinations by a hash of the key, not
+// by a pattern: a class that passes through one is reported with its
+// Example's pick, and other keys of the class may pick another of its
+// destinations.
 func Compare(before, after *topology.Topology, o Options) *Diff {
 	return compare(before, after, o)
 }

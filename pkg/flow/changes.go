@@ -42,32 +42,31 @@ func (c *vhostCompare) exchangeChange(x string) *exchangeChange {
 	return ch
 }
 
-// bindingsOnOneSide merges two sorted binding lists and returns those of
-// either that the other lacks (a binding twice on one side and once on
-// the other counts once).
+// bindingsOnOneSide returns the bindings of either sorted list that the
+// other lacks.
 func bindingsOnOneSide(bs, as []*topology.Binding) []*topology.Binding {
+	return append(bindingsOnlyIn(bs, as), bindingsOnlyIn(as, bs)...)
+}
+
+// bindingsOnlyIn merges two sorted binding lists and returns those of bs
+// that as lacks (a binding twice in bs and once in as counts once).
+func bindingsOnlyIn(bs, as []*topology.Binding) []*topology.Binding {
 	var out []*topology.Binding
 	i, j := 0, 0
-	for i < len(bs) || j < len(as) {
+	for i < len(bs) {
+		d := -1
+		if j < len(as) {
+			d = topology.CompareBindings(bs[i], as[j])
+		}
 		switch {
-		case j == len(as):
+		case d == 0:
+			i++
+			j++
+		case d < 0:
 			out = append(out, bs[i])
 			i++
-		case i == len(bs):
-			out = append(out, as[j])
-			j++
 		default:
-			switch d := topology.CompareBindings(bs[i], as[j]); {
-			case d == 0:
-				i++
-				j++
-			case d < 0:
-				out = append(out, bs[i])
-				i++
-			default:
-				out = append(out, as[j])
-				j++
-			}
+			j++
 		}
 	}
 	return out
@@ -88,15 +87,11 @@ func (c *vhostCompare) queuesOnOneSide() []*topology.Binding {
 	return out
 }
 
-// queueSame reports whether queue q is declared on both sides alike,
-// with the same policies in force: its effective settings are then the
-// same.
-func (c *vhostCompare) queueSame(q string) bool {
-	qb, qa := c.b.v.Queues[q], c.a.v.Queues[q]
-	if qb == nil || qa == nil || !c.policiesSame {
-		return false
-	}
-	return qb == qa || (qb.Type == qa.Type && argsEqual(qb.Arguments, qa.Arguments))
+// queueSame reports whether queue q, declared as qb before and qa
+// after, is declared alike, with the same policies in force: its
+// effective settings are then the same.
+func (c *vhostCompare) queueSame(qb, qa *topology.Queue) bool {
+	return c.policiesSame && (qb == qa || (qb.Type == qa.Type && argsEqual(qb.Arguments, qa.Arguments)))
 }
 
 // argsEqual reports whether two argument tables hold equal values,

@@ -176,6 +176,7 @@ func matchedCriteria(crits []criterion, h map[string]any, ver rmqversion.Version
 	return out
 }
 
+// anyRelevant reports whether one of the matched criteria is relevant.
 func anyRelevant(crits []criterion, matched []int) bool {
 	for _, i := range matched {
 		if crits[i].relevant {

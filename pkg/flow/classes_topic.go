@@ -38,6 +38,7 @@ func splitKey(key string) []string {
 	return strings.Split(key, ".")
 }
 
+// newKeyAutomaton builds the word automata of pats.
 func newKeyAutomaton(pats []keyPattern) *keyAutomaton {
 	a := &keyAutomaton{pats: pats, words: make([][]string, len(pats))}
 	named := map[string]bool{}
@@ -133,8 +134,7 @@ func (a *keyAutomaton) accepted(states []int32) []int {
 	return slices.Compact(out)
 }
 
-// relevant reports whether a relevant pattern is among ps; alive
-// whether one can still match after more words in states.
+// relevant reports whether a relevant pattern is among ps.
 func (a *keyAutomaton) relevant(ps []int) bool {
 	for _, p := range ps {
 		if a.pats[p].relevant {
@@ -144,6 +144,8 @@ func (a *keyAutomaton) relevant(ps []int) bool {
 	return false
 }
 
+// alive reports whether a relevant pattern can still match after more
+// words in states.
 func (a *keyAutomaton) alive(states []int32) bool {
 	for _, s := range states {
 		if _, _, end := a.word(s); !end && a.pats[a.owner[s]].relevant {

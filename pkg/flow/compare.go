@@ -24,21 +24,23 @@ type vhostCompare struct {
 	exchanges    map[string]*exchangeChange
 	flows        map[[2]string]*flowChange
 	classMemo    map[classKey]classList
-	// unchanged remembers dlUnchanged.
-	unchanged map[string]bool
+	// dlChanged are the queues whose dead letters may go elsewhere after
+	// the change (see findDeadLetterChanges).
+	dlChanged map[string]bool
 	d         *Diff
 }
 
 // compare is Compare's body.
 func compare(before, after *topology.Topology, o Options) *Diff {
 	d := &Diff{}
-	max := o.MaxClasses
-	if max <= 0 {
-		max = defaultMaxClasses
+	maxClasses := o.MaxClasses
+	if maxClasses <= 0 {
+		maxClasses = defaultMaxClasses
 	}
 	for _, name := range vhostNames(before, after, o.Vhosts) {
-		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, max, d)
+		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, maxClasses, d)
 		c.routes()
+		c.findDeadLetterChanges()
 		c.deadLetters()
 		c.silenced()
 	}
@@ -74,6 +76,7 @@ func vhostNames(before, after *topology.Topology, only []string) []string {
 	return out
 }
 
+// vhostOf returns vhost name of t, nil when t or the vhost is missing.
 func vhostOf(t *topology.Topology, name string) *topology.Vhost {
 	if t == nil {
 		return nil
@@ -82,10 +85,10 @@ func vhostOf(t *topology.Topology, name string) *topology.Vhost {
 }
 
 // newVhostCompare indexes both sides of vhost name, at the same time.
-func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version, max int, d *Diff) *vhostCompare {
-	c := &vhostCompare{vhost: name, ver: ver.OrDefault(), max: max, d: d,
+func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version, maxClasses int, d *Diff) *vhostCompare {
+	c := &vhostCompare{vhost: name, ver: ver.OrDefault(), max: maxClasses, d: d,
 		exchanges: map[string]*exchangeChange{}, flows: map[[2]string]*flowChange{}, classMemo: map[classKey]classList{},
-		unchanged: map[string]bool{}}
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {

@@ -14,6 +14,7 @@ func dropped(e DeadLetterEnd, why string) *DeadLetterEnd {
 	return &e
 }
 
+// reaching is a DeadLetterEnd that reaches queues.
 func reaching(e DeadLetterEnd, queues ...string) *DeadLetterEnd {
 	e.Queues = queues
 	return &e
@@ -219,12 +220,30 @@ var compareCases = []struct {
 		},
 	},
 	{
+		name:   "delayed-message exchange routes as its x-delayed-type",
+		before: topo(exchange("d", "x-delayed-message", topology.Args{"x-delayed-type": "direct"}), queue("q", nil), bind("d", "q", "a.*")),
+		after:  topo(exchange("d", "x-delayed-message", topology.Args{"x-delayed-type": "direct"}), queue("q", nil), bind("d", "q", "a.b")),
+		want: Diff{Routes: []Route{
+			{Vhost: "/", Exchange: "d", Class: Class{Kind: ClassDirect, RoutingKey: "a.*", Matches: []string{"a.* (literal)"}},
+				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "d" to "q" with key "a.*" is gone`},
+			{Vhost: "/", Exchange: "d", Class: Class{Kind: ClassDirect, RoutingKey: "a.b", Matches: []string{"a.b"}},
+				After: []string{"q"}, Gained: []string{"q"}},
+		}},
+	},
+	{
+		name:   "plugin exchange type the simulator does not route",
+		before: topo(exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil), bind("h", "q1", "1")),
+		after:  topo(exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil), bind("h", "q1", "1"), bind("h", "q2", "1")),
+	},
+	{
 		name:   "no change",
 		before: topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
 		after:  topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
 	},
 }
 
+// TestCompare checks Compare on small before/after pairs, one kind of
+// change each.
 func TestCompare(t *testing.T) {
 	for _, tc := range compareCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -236,5 +255,67 @@ func TestCompare(t *testing.T) {
 				t.Errorf("Empty() = %v", got.Empty())
 			}
 		})
+	}
+}
+
+// TestCompareTruncates checks that classes past MaxClasses are left out
+// and the exchange named in Truncated.
+func TestCompareTruncates(t *testing.T) {
+	objs := []obj{exchange("x", "direct", nil), queue("q", nil)}
+	for _, k := range []string{"k1", "k2", "k3", "k4", "k5"} {
+		objs = append(objs, bind("x", "q", k))
+	}
+	d := Compare(topo(objs...), topo(queue("q", nil)), Options{MaxClasses: 3})
+	if !reflect.DeepEqual(d.Truncated, []string{"//x"}) || len(d.Routes) > 3 {
+		t.Errorf("truncated %q, %d routes", d.Truncated, len(d.Routes))
+	}
+	if d := Compare(topo(objs...), topo(queue("q", nil)), Options{}); len(d.Truncated) != 0 || len(d.Routes) != 5 {
+		t.Errorf("without a cap: truncated %q, %d routes, want 5", d.Truncated, len(d.Routes))
+	}
+}
+
+// TestCompareVhosts checks that Options.Vhosts restricts the comparison.
+func TestCompareVhosts(t *testing.T) {
+	both := func(key string) *topology.Topology {
+		top := topology.New()
+		for _, vh := range []string{"a", "b"} {
+			v := top.Vhost(vh)
+			for _, o := range []obj{exchange("x", "direct", nil), queue("q", nil), bind("x", "q", key)} {
+				o(v)
+			}
+		}
+		return top
+	}
+	d := Compare(both("k1"), both("k2"), Options{Vhosts: []string{"b"}})
+	if len(d.Routes) != 2 || d.Routes[0].Vhost != "b" || d.Routes[1].Vhost != "b" {
+		t.Errorf("routes %s, want the two classes of vhost b", show(t, d.Routes))
+	}
+	if d := Compare(both("k1"), both("k2"), Options{}); len(d.Routes) != 4 || d.Routes[0].Vhost != "a" || d.Routes[3].Vhost != "b" {
+		t.Errorf("routes %s, want two classes of each vhost, a first", show(t, d.Routes))
+	}
+}
+
+// TestLosesMessages checks LosesMessages and Empty on the cases of
+// TestCompare, a nil Diff and two empty brokers.
+func TestLosesMessages(t *testing.T) {
+	for _, tc := range compareCases {
+		want := false
+		for _, r := range tc.want.Routes {
+			want = want || r.Loses
+		}
+		for _, dl := range tc.want.DeadLetters {
+			want = want || dl.Loses
+		}
+		want = want || len(tc.want.Silenced) > 0
+		if got := Compare(tc.before, tc.after, Options{}).LosesMessages(); got != want {
+			t.Errorf("%s: LosesMessages() = %v, want %v", tc.name, got, want)
+		}
+	}
+	var nilDiff *Diff
+	if nilDiff.LosesMessages() || !nilDiff.Empty() {
+		t.Error("a nil Diff loses messages or is not empty")
+	}
+	if d := Compare(nil, nil, Options{}); !d.Empty() {
+		t.Errorf("two empty brokers differ: %s", show(t, d))
 	}
 }

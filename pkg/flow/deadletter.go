@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // dlSetup is how a queue dead-letters on one side: its effective
@@ -17,84 +18,76 @@ type dlSetup struct {
 	// the message's own; else rk is theirs.
 	keyFrom bool
 	rk      string
-	reasons []route.Reason // Simulator.Reasons, made on first use
-	made    bool
 }
 
-// setup returns (and remembers) queue q's dead-letter settings.
-func (s *side) setup(q string) *dlSetup {
-	if d, ok := s.setups[q]; ok {
-		return d
-	}
-	d := &dlSetup{}
+// setup returns queue q's dead-letter settings.
+func (s *side) setup(q string) dlSetup {
+	var d dlSetup
 	if v, ok := s.sim.QueueArg(q, "x-dead-letter-exchange"); ok {
 		d.dlx, d.configured = v.(string)
 	}
 	v, _ := s.sim.QueueArg(q, "x-dead-letter-routing-key")
 	rk, hasRK := v.(string)
 	d.rk, d.keyFrom = rk, !hasRK
-	s.setups[q] = d
 	return d
 }
 
-// reasonsOf returns the reasons queue q dead-letters for (its setup's,
-// made on first use).
-func (s *side) reasonsOf(q string) []route.Reason {
-	d := s.setup(q)
-	if !d.made {
-		d.made = true
-		d.reasons = s.sim.Reasons(q)
-	}
-	return d.reasons
-}
-
-// start returns where queue q's dead letters enter: its dead-letter
+// startOf returns where dead letters of setup d enter: its dead-letter
 // exchange, or noExchange when it has none or it is not declared.
-func (s *side) start(q string) string {
-	d := s.setup(q)
+func (s *side) startOf(d dlSetup) string {
 	if !d.configured || (d.dlx != "" && !s.exists(d.dlx)) {
 		return noExchange
 	}
 	return d.dlx
 }
 
-// sameSetup reports whether queue q dead-letters alike on both sides.
-func (c *vhostCompare) sameSetup(q string) bool {
-	if c.queueSame(q) {
-		return true
+// findDeadLetterChanges collects the queues whose dead letters may go
+// elsewhere after the change: declared on one side only, or not
+// dlUnchanged.
+func (c *vhostCompare) findDeadLetterChanges() {
+	c.dlChanged = map[string]bool{}
+	for q, qb := range c.b.v.Queues {
+		if qb == nil {
+			continue
+		}
+		if qa := c.a.v.Queues[q]; qa == nil || !c.dlUnchanged(q, qb, qa) {
+			c.dlChanged[q] = true
+		}
 	}
-	sb, sa := c.b.setup(q), c.a.setup(q)
-	return sb.configured == sa.configured && sb.dlx == sa.dlx && sb.keyFrom == sa.keyFrom && sb.rk == sa.rk &&
-		slices.Equal(c.b.reasonsOf(q), c.a.reasonsOf(q))
+	for q, qa := range c.a.v.Queues {
+		if qa != nil && !c.b.hasQueue(q) {
+			c.dlChanged[q] = true
+		}
+	}
 }
 
-// dlUnchanged reports (and remembers) whether every dead letter of queue
-// q, declared on both sides, goes where it went: same settings, and a
+// dlUnchanged reports whether every dead letter of queue q (declared as
+// qb before and qa after) goes where it went: same settings, and a
 // dead-letter exchange that routes the dead letters alike.
-func (c *vhostCompare) dlUnchanged(q string) bool {
-	if u, ok := c.unchanged[q]; ok {
-		return u
+func (c *vhostCompare) dlUnchanged(q string, qb, qa *topology.Queue) bool {
+	d := c.b.setup(q)
+	if !c.queueSame(qb, qa) && (d != c.a.setup(q) || !slices.Equal(c.b.sim.Reasons(q), c.a.sim.Reasons(q))) {
+		return false
 	}
-	u := c.sameSetup(q)
-	if d := c.b.setup(q); u && d.configured {
-		f := c.flow(c.b.start(q), c.a.start(q))
-		u = f.identical || (!d.keyFrom && !f.keyAffected(d.rk))
+	if !d.configured {
+		return true
 	}
-	c.unchanged[q] = u
-	return u
+	f := c.flow(c.b.startOf(d), c.a.startOf(d))
+	return f.identical || (!d.keyFrom && !f.keyAffected(d.rk))
 }
 
 // deadLetters adds, for each queue declared on both sides, the dead
 // letters (per reason, per class of messages) that go elsewhere after the
 // change; a delay tier's expired messages go to DelayTiers.
 func (c *vhostCompare) deadLetters() {
-	for q, qb := range c.b.v.Queues {
-		if qb == nil || !c.a.hasQueue(q) || c.dlUnchanged(q) {
+	for q := range c.dlChanged {
+		if !c.b.hasQueue(q) || !c.a.hasQueue(q) {
 			continue
 		}
 		tier := c.b.isTier(q) || c.a.isTier(q)
-		for _, r := range unionReasons(c.b.reasonsOf(q), c.a.reasonsOf(q)) {
-			c.deadLetter(q, r, tier && r == route.Expired)
+		rb, ra := c.b.sim.Reasons(q), c.a.sim.Reasons(q)
+		for _, r := range unionReasons(rb, ra) {
+			c.deadLetter(q, r, tier && r == route.Expired, slices.Contains(rb, r), slices.Contains(ra, r))
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package flow
 
 import (
-	"slices"
-
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -11,11 +9,11 @@ import (
 // after the change: one report, or one per class of messages when where
 // they go depends on the message (its key, kept when no dead-letter
 // routing key is set, or its headers, when a headers exchange routes
-// them). tier reports them as a delay tier's.
-func (c *vhostCompare) deadLetter(q string, r route.Reason, tier bool) {
+// them). tier reports them as a delay tier's; inB and inA say whether
+// the queue dead-letters for r on each side.
+func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool) {
 	sb, sa := c.b.setup(q), c.a.setup(q)
-	inB, inA := slices.Contains(c.b.reasonsOf(q), r), slices.Contains(c.a.reasonsOf(q), r)
-	f := c.flow(startIf(inB, c.b.start(q)), startIf(inA, c.a.start(q)))
+	f := c.flow(startIf(inB, c.b.startOf(sb)), startIf(inA, c.a.startOf(sa)))
 	needK := f.keyRouted && ((inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom))
 	sameKeys := inB && inA && sb.keyFrom == sa.keyFrom && (sb.keyFrom || sb.rk == sa.rk)
 	classes := []msgClass{{}}
@@ -103,7 +101,7 @@ func (s *side) isTier(q string) bool {
 	}
 	_, ttl := s.sim.QueueArg(q, "x-message-ttl")
 	_, dlx := s.sim.QueueArg(q, "x-dead-letter-exchange")
-	return ttl && dlx && !s.bound[q]
+	return ttl && dlx && !s.isBound(q)
 }
 
 // deathContext returns the headers the broker gives a first dead letter

@@ -70,13 +70,18 @@ func (c *vhostCompare) flow(startB, startA string) *flowChange {
 	cb, ca := c.b.closure(startB), c.a.closure(startA)
 	same := startB == startA
 	f.identical, f.keysOnly, f.headersOnly = same, same, same
+	for _, x := range cb {
+		f.note(c.b.kind(x))
+	}
+	for _, x := range ca {
+		f.note(c.a.kind(x))
+	}
 	seen := map[string]bool{}
 	for _, x := range append(cb, ca...) {
 		if seen[x] {
 			continue
 		}
 		seen[x] = true
-		f.note(c.b.kind(x), c.a.kind(x))
 		ch := c.exchangeChange(x)
 		if !ch.same {
 			f.identical, f.keysOnly, f.headersOnly = false, false, false
@@ -91,15 +96,13 @@ func (c *vhostCompare) flow(startB, startA string) *flowChange {
 	return f
 }
 
-// note records the kinds of an exchange of the closures.
-func (f *flowChange) note(kinds ...string) {
-	for _, k := range kinds {
-		switch k {
-		case ClassTopic, ClassDirect, ClassDefault:
-			f.keyRouted = true
-		case ClassHeaders:
-			f.headers = true
-		}
+// note records the kind of an exchange of one of the closures.
+func (f *flowChange) note(k string) {
+	switch k {
+	case ClassTopic, ClassDirect, ClassDefault:
+		f.keyRouted = true
+	case ClassHeaders:
+		f.headers = true
 	}
 }
 

@@ -20,24 +20,29 @@ func topo(objs ...obj) *topology.Topology {
 	return t
 }
 
+// exchange declares an exchange.
 func exchange(name, typ string, args topology.Args) obj {
 	return func(v *topology.Vhost) {
 		v.Exchanges[name] = &topology.Exchange{Name: name, Type: typ, Durable: true, Arguments: args.Normalized()}
 	}
 }
 
+// internalExchange declares an internal exchange.
 func internalExchange(name, typ string) obj {
 	return func(v *topology.Vhost) {
 		v.Exchanges[name] = &topology.Exchange{Name: name, Type: typ, Durable: true, Internal: true}
 	}
 }
 
+// queue declares a classic queue.
 func queue(name string, args topology.Args) obj {
 	return func(v *topology.Vhost) {
 		v.Queues[name] = &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true, Arguments: args.Normalized()}
 	}
 }
 
+// delayTier declares a retry.delays tier of origin: its messages wait
+// ms, then return to origin through the default exchange.
 func delayTier(name, origin string, ms int64) obj {
 	return func(v *topology.Vhost) {
 		v.Queues[name] = &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true, Role: topology.RoleDelay, Origin: origin, Delay: ms,
@@ -45,24 +50,28 @@ func delayTier(name, origin string, ms int64) obj {
 	}
 }
 
+// bind binds a queue.
 func bind(src, dst, key string) obj {
 	return func(v *topology.Vhost) {
 		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestQueue, RoutingKey: key})
 	}
 }
 
+// bindExchange binds an exchange to an exchange.
 func bindExchange(src, dst, key string) obj {
 	return func(v *topology.Vhost) {
 		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestExchange, RoutingKey: key})
 	}
 }
 
+// bindHeaders binds a queue with headers criteria.
 func bindHeaders(src, dst string, args topology.Args) obj {
 	return func(v *topology.Vhost) {
 		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestQueue, Arguments: args.Normalized()})
 	}
 }
 
+// policy declares a policy.
 func policy(name, pattern, applyTo string, def topology.Args) obj {
 	return func(v *topology.Vhost) {
 		v.Policies[name] = &topology.Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Definition: def.Normalized()}

@@ -153,10 +153,12 @@ var mutations = []func(*rand.Rand, *topology.Vhost) string{
 	deleteExchange, changeType, changeAE, addPolicy, toggleInternal, changeTTL, changeBinding, addBinding,
 }
 
+// mutateOnce makes one random change.
 func mutateOnce(r *rand.Rand, v *topology.Vhost) string {
 	return mutations[r.IntN(len(mutations))](r, v)
 }
 
+// pickName returns a random key of m, "" when it has none.
 func pickName[V any](r *rand.Rand, m map[string]V) string {
 	names := mapKeys(m)
 	if len(names) == 0 {
@@ -166,6 +168,7 @@ func pickName[V any](r *rand.Rand, m map[string]V) string {
 	return names[r.IntN(len(names))]
 }
 
+// randomKey returns a routing key (with wild, a topic pattern).
 func randomKey(r *rand.Rand, wild bool) string {
 	words := make([]string, r.IntN(4))
 	choices := []string{"a", "b", "c", ""}
@@ -178,6 +181,7 @@ func randomKey(r *rand.Rand, wild bool) string {
 	return strings.Join(words, ".")
 }
 
+// randomCriteria returns random headers binding arguments.
 func randomCriteria(r *rand.Rand) topology.Args {
 	args := topology.Args{}
 	if m := []string{"", "all", "any", "all-with-x", "any-with-x"}[r.IntN(5)]; m != "" {
@@ -189,6 +193,9 @@ func randomCriteria(r *rand.Rand) topology.Args {
 	}
 	return args.Normalized()
 }
+
+// The mutations: each makes one change of its kind, and describes it
+// ("" when it found nothing to change).
 
 func removeBinding(r *rand.Rand, v *topology.Vhost) string {
 	if len(v.Bindings) == 0 {
@@ -248,6 +255,7 @@ func setArg(q *topology.Queue, k string, val any, remove bool) {
 	q.Arguments = args.Normalized()
 }
 
+// randomQueue returns a random queue, nil when there is none.
 func randomQueue(r *rand.Rand, v *topology.Vhost) *topology.Queue {
 	n := pickName(r, v.Queues)
 	if n == "" {
@@ -293,17 +301,29 @@ func changeTTL(r *rand.Rand, v *topology.Vhost) string {
 }
 
 func deleteQueue(r *rand.Rand, v *topology.Vhost) string {
-	n := pickName(r, v.Queues)
+	return deleteNamed(r, v, v.Queues, topology.DestQueue)
+}
+
+func deleteExchange(r *rand.Rand, v *topology.Vhost) string {
+	return deleteNamed(r, v, v.Exchanges, topology.DestExchange)
+}
+
+// deleteNamed deletes a random object of objects (queues or exchanges, as
+// kind says), and half the time its bindings too.
+func deleteNamed[V any](r *rand.Rand, v *topology.Vhost, objects map[string]V, kind string) string {
+	n := pickName(r, objects)
 	if n == "" {
 		return ""
 	}
-	delete(v.Queues, n)
+	delete(objects, n)
 	if r.IntN(2) == 0 {
-		v.Bindings = withoutBindings(v.Bindings, topology.DestQueue, n)
+		v.Bindings = withoutBindings(v.Bindings, kind, n)
 	}
-	return "delete queue " + n
+	return "delete " + kind + " " + n
 }
 
+// withoutBindings returns bs without the bindings to (destType, dest)
+// and, for an exchange, from it.
 func withoutBindings(bs []*topology.Binding, destType, dest string) []*topology.Binding {
 	var out []*topology.Binding
 	for _, b := range bs {
@@ -312,18 +332,6 @@ func withoutBindings(bs []*topology.Binding, destType, dest string) []*topology.
 		}
 	}
 	return out
-}
-
-func deleteExchange(r *rand.Rand, v *topology.Vhost) string {
-	n := pickName(r, v.Exchanges)
-	if n == "" {
-		return ""
-	}
-	delete(v.Exchanges, n)
-	if r.IntN(2) == 0 {
-		v.Bindings = withoutBindings(v.Bindings, topology.DestExchange, n)
-	}
-	return "delete exchange " + n
 }
 
 func changeType(r *rand.Rand, v *topology.Vhost) string {

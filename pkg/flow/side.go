@@ -23,13 +23,12 @@ type side struct {
 	// by: their destination is declared. Sorted by CompareBindings.
 	from map[string][]*topology.Binding
 	ex   map[string]exchangeInfo // every exchange the simulator knows
-	// bound are the queues some exchange other than the default binds.
+	// bound are the queues some exchange other than the default binds,
+	// made when first asked for (see isBound).
 	bound map[string]bool
 	// byName are the default exchange's bindings, one a queue (see
 	// defaultBindings), made when first asked for.
 	byName []*topology.Binding
-	// setups remembers each queue's dead-letter settings (see setup).
-	setups map[string]*dlSetup
 	// targets remembers targetsFrom.
 	targets map[string]*startTargets
 }
@@ -49,7 +48,7 @@ func newSide(v *topology.Vhost, name string, ver rmqversion.Version) *side {
 	if v == nil {
 		v = topology.NewVhost(name)
 	}
-	s := &side{v: v, sim: route.NewWith(v, route.Options{Version: ver}), from: map[string][]*topology.Binding{}, ex: map[string]exchangeInfo{}, bound: map[string]bool{}, setups: map[string]*dlSetup{}, targets: map[string]*startTargets{}}
+	s := &side{v: v, sim: route.NewWith(v, route.Options{Version: ver}), from: map[string][]*topology.Binding{}, ex: map[string]exchangeInfo{}, targets: map[string]*startTargets{}}
 	names := append(topology.BuiltinExchangeNames(), mapKeys(v.Exchanges)...)
 	for _, n := range names {
 		x := s.sim.Exchange(n)
@@ -64,16 +63,16 @@ func newSide(v *topology.Vhost, name string, ver rmqversion.Version) *side {
 			continue
 		}
 		s.from[b.Source] = append(s.from[b.Source], b)
-		if b.DestinationType == topology.DestQueue {
-			s.bound[b.Destination] = true
-		}
 	}
 	for _, bs := range s.from {
-		slices.SortFunc(bs, topology.CompareBindings)
+		if !slices.IsSortedFunc(bs, topology.CompareBindings) {
+			slices.SortFunc(bs, topology.CompareBindings)
+		}
 	}
 	return s
 }
 
+// mapKeys returns the keys of m, in no order.
 func mapKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -87,6 +86,22 @@ func mapKeys[V any](m map[string]V) []string {
 func (s *side) exists(x string) bool {
 	_, ok := s.ex[x]
 	return ok
+}
+
+// isBound reports whether some exchange other than the default binds
+// queue q.
+func (s *side) isBound(q string) bool {
+	if s.bound == nil {
+		s.bound = map[string]bool{}
+		for _, bs := range s.from {
+			for _, b := range bs {
+				if b.DestinationType == topology.DestQueue {
+					s.bound[b.Destination] = true
+				}
+			}
+		}
+	}
+	return s.bound[q]
 }
 
 // hasQueue reports whether queue q is declared.

@@ -11,52 +11,121 @@ import (
 
 // silenced adds the queues declared on both sides that publishers or dead
 // letters reach before and that nothing but the default exchange reaches
-// after. A queue that a source left unchanged reaches (a queue dead-
-// lettering alike into a dead-letter exchange that routes alike) is
-// reached on both sides, so only the changed sources are followed first,
-// and the unchanged ones only when some queue is left unreached.
+// after. Only what changed can cut a queue off: a binding (from an
+// exchange publishers reach) that is gone or no longer reached, a queue
+// whose dead letters go elsewhere. So the candidates are the queues those
+// reached before, and each is then looked for after.
 func (c *vhostCompare) silenced() {
-	pb, pa := c.b.published(), c.a.published()
-	changed := func(p string) bool { return !c.b.hasQueue(p) || !c.a.hasQueue(p) || !c.dlUnchanged(p) }
+	rb, ra := c.b.publishedExchanges(), c.a.publishedExchanges()
+	changed := sortedKeys(c.dlChanged)
 	db, da := c.b.deadLetterReach(changed), c.a.deadLetterReach(changed)
-	var candidates []string
-	for q, qq := range c.b.v.Queues {
-		if qq == nil || !c.a.hasQueue(q) {
+	candidates := c.lostBindings(rb, ra)
+	for q := range db.from {
+		candidates[q] = true
+	}
+	if len(db.anywhere) > 0 {
+		for q := range c.b.v.Queues {
+			candidates[q] = true
+		}
+	}
+	inB, inA := &inbound{s: c.b, reached: rb}, &inbound{s: c.a, reached: ra}
+	var ua *dlReach
+	for _, q := range sortedKeys(candidates) {
+		if !c.b.hasQueue(q) || !c.a.hasQueue(q) || len(inA.of(q)) > 0 || da.reaches(q) {
 			continue
 		}
-		if (len(pb[q]) > 0 || db.reaches(q)) && len(pa[q]) == 0 && !da.reaches(q) {
-			candidates = append(candidates, q)
+		if len(inB.of(q)) == 0 && !db.reaches(q) {
+			continue // a candidate only as a dead letter's possible target, and only its own
 		}
-	}
-	if len(candidates) == 0 {
-		return
-	}
-	ua := c.a.deadLetterReach(func(p string) bool { return !changed(p) })
-	for _, q := range candidates {
+		if ua == nil {
+			ua = c.a.deadLetterReach(c.unchangedQueues())
+		}
 		if !ua.reaches(q) {
-			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, pb[q], db.sources(q))})
+			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, inB.of(q), db.sources(q))})
 		}
 	}
 }
 
-// published returns, per queue, the bindings that reach it from an
-// exchange clients can publish to, or one such an exchange reaches.
-func (s *side) published() map[string][]*topology.Binding {
+// lostBindings returns the queues of the bindings that reached them from
+// an exchange of rb (reached by publishers before) and that are gone or
+// no longer reached (ra) after.
+func (c *vhostCompare) lostBindings(rb, ra map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for x := range rb {
+		lost := c.b.from[x]
+		if ra[x] {
+			lost = bindingsOnlyIn(c.b.from[x], c.a.from[x])
+		}
+		for _, b := range lost {
+			if b.DestinationType == topology.DestQueue {
+				out[b.Destination] = true
+			}
+		}
+	}
+	return out
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := mapKeys(m)
+	sort.Strings(out)
+	return out
+}
+
+// publishedExchanges returns the exchanges publishers reach: those
+// clients can publish to, and those these lead to.
+func (s *side) publishedExchanges() map[string]bool {
 	var seeds []string
 	for x, info := range s.ex {
 		if !info.internal {
 			seeds = append(seeds, x)
 		}
 	}
-	out := map[string][]*topology.Binding{}
+	out := map[string]bool{}
 	for _, x := range s.reach(seeds, true) {
-		for _, b := range s.from[x] {
+		out[x] = true
+	}
+	return out
+}
+
+// inbound finds the bindings that reach a queue from the exchanges of
+// reached on side s: by scanning their bindings for the first few
+// queues, by an index made once past those.
+type inbound struct {
+	s       *side
+	reached map[string]bool
+	index   map[string][]*topology.Binding
+	scans   int
+}
+
+// of returns the bindings into queue q from the reached exchanges.
+func (in *inbound) of(q string) []*topology.Binding {
+	if in.index == nil && in.scans < 8 {
+		in.scans++
+		var out []*topology.Binding
+		in.each(func(b *topology.Binding) {
+			if b.Destination == q {
+				out = append(out, b)
+			}
+		})
+		return out
+	}
+	if in.index == nil {
+		in.index = map[string][]*topology.Binding{}
+		in.each(func(b *topology.Binding) { in.index[b.Destination] = append(in.index[b.Destination], b) })
+	}
+	return in.index[q]
+}
+
+// each calls f for every queue binding of the reached exchanges.
+func (in *inbound) each(f func(*topology.Binding)) {
+	for x := range in.reached {
+		for _, b := range in.s.from[x] {
 			if b.DestinationType == topology.DestQueue {
-				out[b.Destination] = append(out[b.Destination], b)
+				f(b)
 			}
 		}
 	}
-	return out
 }
 
 // dlReach is, per queue, the queues whose dead letters reach it.
@@ -82,12 +151,24 @@ func (r *dlReach) sources(q string) []string {
 	return out
 }
 
-// deadLetterReach returns where the dead letters of the queues of side s
-// that follow says to follow can go.
-func (s *side) deadLetterReach(follow func(string) bool) *dlReach {
+// unchangedQueues returns the queues declared on both sides whose dead
+// letters go where they went.
+func (c *vhostCompare) unchangedQueues() []string {
+	var out []string
+	for q, qq := range c.a.v.Queues {
+		if qq != nil && !c.dlChanged[q] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// deadLetterReach returns where the dead letters of queues can go on side
+// s (those it does not declare are left out).
+func (s *side) deadLetterReach(queues []string) *dlReach {
 	r := &dlReach{from: map[string][]string{}}
-	for p, qq := range s.v.Queues {
-		if qq == nil || !follow(p) {
+	for _, p := range queues {
+		if !s.hasQueue(p) {
 			continue
 		}
 		targets, anywhere := s.deadLetterTargets(p)
@@ -107,8 +188,9 @@ func (s *side) deadLetterReach(follow func(string) bool) *dlReach {
 // exchange's closure; anywhere when the default exchange takes them by
 // the messages' own keys.
 func (s *side) deadLetterTargets(p string) (targets []string, anywhere bool) {
-	d, start := s.setup(p), s.start(p)
-	if start == noExchange || len(s.reasonsOf(p)) == 0 {
+	d := s.setup(p)
+	start := s.startOf(d)
+	if start == noExchange || len(s.sim.Reasons(p)) == 0 {
 		return nil, false
 	}
 	if start == "" {

@@ -36,6 +36,7 @@ func compareClass(a, b *Class) int {
 	return cmp.Or(cmp.Compare(a.RoutingKey, b.RoutingKey), cmp.Compare(topology.Args(a.Headers).Canonical(), topology.Args(b.Headers).Canonical()))
 }
 
+// boolRank orders false before true.
 func boolRank(b bool) int {
 	if b {
 		return 1

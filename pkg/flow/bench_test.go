@@ -1,0 +1,45 @@
+package flow
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/internal/gentopo"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// BenchmarkCompare10k compares the generated topology of 10,002 objects
+// (gentopo: 2,500 working queues, each with its DLQ and a binding on a
+// topic exchange) with the same file but one binding's key changed, each
+// loaded on its own as plan loads a file and reads a broker.
+func BenchmarkCompare10k(b *testing.B) {
+	const n = 2500
+	y := gentopo.YAML("/", n)
+	changed := strings.Replace(y, `"svc007.event7.#"`, `"svc007.event7.created"`, 1)
+	if changed == y {
+		b.Fatal("the binding to change is not in the generated file")
+	}
+	before, after := load(b, y), load(b, changed)
+	if objects := len(before.Vhosts["/"].Queues) + len(before.Vhosts["/"].Bindings) + len(before.Vhosts["/"].Exchanges); objects != gentopo.Objects(n) {
+		b.Fatalf("%d objects, want %d", objects, gentopo.Objects(n))
+	}
+	var d *Diff
+	b.ReportAllocs()
+	for b.Loop() {
+		d = Compare(before, after, Options{})
+	}
+	if len(d.Routes) != 1 || d.Routes[0].Class.RoutingKey != "svc007.event7" || !d.Routes[0].Loses || len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced) != 0 {
+		b.Fatalf("unexpected diff: %+v", d)
+	}
+}
+
+// load reads an mqctl file.
+func load(tb testing.TB, y string) *topology.Topology {
+	tb.Helper()
+	t, err := loader.LoadBytes("gen.yaml", []byte(y), loader.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
