@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"github.com/mqctl/mqctl/internal/randtopo"
 	"slices"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func (b *caseBuilder) bindArgs(src, queue, key string, kv ...any) *caseBuilder {
 	}
 	bd := &topology.Binding{Source: src, Destination: queue, DestinationType: topology.DestQueue, RoutingKey: key, Arguments: args.Normalized()}
 	b.c.Vhost.Bindings = append(b.c.Vhost.Bindings, bd)
-	if hasVoid(bd.Arguments) {
+	if randtopo.HasVoid(bd.Arguments) {
 		b.c.AMQPOnly = append(b.c.AMQPOnly, bd)
 	}
 	return b

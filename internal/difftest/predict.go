@@ -7,6 +7,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/internal/randtopo"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -14,7 +15,7 @@ import (
 
 // expiresAtOnce bounds the TTLs (ms) treated as "expires before anyone
 // looks"; longer ones never expire during a run.
-const expiresAtOnce = 1000
+const expiresAtOnce = randtopo.ExpiresAtOnce
 
 // maxHops stops a dead-letter cascade the simulator fails to end.
 const maxHops = 32

@@ -11,6 +11,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/internal/randtopo"
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -263,7 +264,7 @@ func (r *runner) mayBeRefused(m Message) bool {
 	if x := r.cs.Vhost.Exchanges[m.Exchange]; x != nil {
 		return x.Internal
 	}
-	for _, b := range builtinSrcs {
+	for _, b := range randtopo.BuiltinSources() {
 		if b == m.Exchange {
 			return false
 		}

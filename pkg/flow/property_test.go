@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqctl/mqctl/internal/difftest"
+	"github.com/mqctl/mqctl/internal/randtopo"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // TestClassesAreExact compares Compare with the simulator on random
-// topology pairs: a topology from difftest.Generate, and a copy with a few
+// topology pairs: a topology from randtopo.Generate, and a copy with a few
 // random changes. For many random messages per exchange (and per queue
 // and reason, for dead letters): when the simulator delivers a message
 // differently before and after, Compare must report the class the message
@@ -28,7 +28,7 @@ func TestClassesAreExact(t *testing.T) {
 	}
 	var st propertyStats
 	for seed := uint64(1); seed <= uint64(pairs); seed++ {
-		c := difftest.Generate(seed, "/", 0)
+		c := randtopo.Generate(seed, "/", 0)
 		before := c.Topology()
 		r := rand.New(rand.NewPCG(seed, 22))
 		after := topology.New()
@@ -111,7 +111,7 @@ func (p *propertyCase) checkReportedDeadLetter(q string, r route.Reason, class *
 	}
 	eb, ea := p.ends(q, r, m)
 	if !sameQueues(eb, before) || !sameQueues(ea, after) || sameEnd(eb, ea) {
-		p.fail("dead letters of %q (%s), class %+v: reported %s -> %s, simulated %s -> %s", q, r, class, endText(before), endText(after), endText(eb), endText(ea))
+		p.fail("dead letters of %q (%s), class %+v: reported %s -> %s, simulated %s -> %s", q, r, class, endQueuesText(before), endQueuesText(after), endQueuesText(eb), endQueuesText(ea))
 	}
 }
 
@@ -120,8 +120,8 @@ func sameQueues(a, b *DeadLetterEnd) bool {
 	return (a == nil) == (b == nil) && (a == nil || slices.Equal(a.Queues, b.Queues))
 }
 
-// endText renders an end's queues for a failure message.
-func endText(e *DeadLetterEnd) string {
+// endQueuesText renders an end's queues for a failure message.
+func endQueuesText(e *DeadLetterEnd) string {
 	if e == nil {
 		return "(none)"
 	}

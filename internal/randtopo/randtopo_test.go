@@ -1,4 +1,4 @@
-package difftest
+package randtopo
 
 import (
 	"bytes"
@@ -83,7 +83,7 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 			if hasDLX && dlx == "" {
 				seen["dead letters through the default exchange"] = true
 			}
-			if ttl, ok := q.Arguments.Int("x-message-ttl"); ok && ttl < expiresAtOnce {
+			if ttl, ok := q.Arguments.Int("x-message-ttl"); ok && ttl < ExpiresAtOnce {
 				seen["queue TTL that expires"] = true
 			}
 			if n, ok := q.Arguments.Int("x-max-length"); ok && n == 0 {

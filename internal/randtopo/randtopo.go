@@ -1,14 +1,15 @@
-// Package difftest proves the routing simulator (pkg/route) against a real
-// RabbitMQ broker. Generate builds a random topology and random messages
-// from a seed; Apply declares the topology in a vhost; Run publishes the
-// messages, rejects some of the copies that arrive, lets queue TTLs expire
-// others, and compares where every copy ends up (queue, exchange, routing
-// key and x-death history) with what the simulator predicts.
-package difftest
+// Package randtopo makes random topologies and messages from a seed: every
+// exchange type, exchange-to-exchange bindings, alternate exchanges, dead
+// letters, TTLs, length limits and policies, with messages aimed at the
+// bindings. The routing simulator's differential test against the real
+// brokers (internal/difftest) and the flow diff's property test
+// (pkg/flow) run on them.
+package randtopo
 
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -104,6 +105,15 @@ const (
 	maxExpiring = 3
 )
 
+// BuiltinSources are the broker's own exchanges the cases bind from and
+// publish to.
+func BuiltinSources() []string { return slices.Clone(builtinSrcs) }
+
+// ExpiresAtOnce bounds the TTLs (ms) treated as "expires before anyone
+// looks": the cases' short TTLs are below it, their long ones never expire
+// during a run.
+const ExpiresAtOnce = 1000
+
 var (
 	keyWords    = []string{"a", "b", "c"}
 	headerKeys  = []string{"h1", "h2", "h3", "x-h", "x-first-death-reason", "x-first-death-queue"}
@@ -161,7 +171,7 @@ func Generate(seed uint64, vhost string, messages int) *Case {
 		g.bindExchange()
 	}
 	for _, b := range g.v.Bindings {
-		if hasVoid(b.Arguments) {
+		if HasVoid(b.Arguments) {
 			c.AMQPOnly = append(c.AMQPOnly, b)
 		}
 	}
@@ -720,7 +730,9 @@ func splitWords(key string) []string {
 	return strings.Split(key, ".")
 }
 
-func hasVoid(a topology.Args) bool {
+// HasVoid reports whether a binding's arguments hold a void (null)
+// criterion, which only AMQP can declare.
+func HasVoid(a topology.Args) bool {
 	for _, v := range a {
 		if v == nil {
 			return true
