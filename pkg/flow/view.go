@@ -54,6 +54,9 @@ func (d *Diff) entries() []entry {
 		if t.Origin != "" {
 			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, durationText(t.DelayMS))
 		}
+		if t.Class != nil {
+			what += " with " + classText(t.Class)
+		}
 		out = append(out, entry{vhost: t.Vhost, loses: t.Loses, what: what, was: endText(t.Before), now: endText(t.After), cause: t.Cause})
 	}
 	for _, s := range d.Silenced {

@@ -1,9 +1,11 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -43,6 +45,54 @@ func TestFlowsOfAVhostNotReadAreUnknown(t *testing.T) {
 	for _, r := range p.Flows.Routes {
 		if r.Vhost != "seen" {
 			t.Errorf("a route in a vhost whose flows are unknown: %+v", r)
+		}
+	}
+}
+
+// TestFlowsSurviveTheJSONPlanAndTheSavedPlan: what a plan does to messages
+// reads back the same from the JSON plan and from the saved plan.
+func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
+	live := vh("v", func(v *topology.Vhost) {
+		v.Exchanges["orders"] = x("orders", "topic")
+		v.Exchanges["dlx"] = x("dlx", "direct")
+		v.Queues["audit"] = q("audit", nil)
+		v.Queues["work"] = q("work", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"})
+		v.Queues["work.dlq"] = q("work.dlq", nil)
+		v.Bindings = []*topology.Binding{bind("orders", "audit", "order.*"), bind("orders", "work", "order.paid"), bind("dlx", "work.dlq", "work")}
+	})
+	desired := vh("v", func(v *topology.Vhost) {
+		v.Exchanges["orders"] = x("orders", "topic")
+		v.Exchanges["dlx"] = x("dlx", "direct")
+		v.Queues["audit"] = q("audit", nil)
+		v.Queues["work"] = q("work", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "wrok"})
+		v.Queues["work.dlq"] = q("work.dlq", nil)
+		v.Bindings = []*topology.Binding{bind("orders", "audit", "order.created"), bind("orders", "work", "order.paid"), bind("dlx", "work.dlq", "work")}
+	})
+	cur := Current{State: live, Managed: Recorded(live)}
+	p := Diff(desired, cur)
+	p.SetFlows(cur, rmqversion.Default)
+	if !p.Flows.LosesMessages() || len(p.Flows.Routes) == 0 || len(p.Flows.DeadLetters) == 0 {
+		t.Fatalf("the change loses messages through a route and a dead letter: %+v", p.Flows)
+	}
+	var js strings.Builder
+	if err := WriteJSON(&js, p); err != nil {
+		t.Fatal(err)
+	}
+	fromJSON, err := ReadJSON(strings.NewReader(js.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved strings.Builder
+	if err := WriteSaved(&saved, p); err != nil {
+		t.Fatal(err)
+	}
+	fromSaved, err := ReadSaved(strings.NewReader(saved.String()), "plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]*Plan{"the JSON plan": fromJSON, "the saved plan": fromSaved} {
+		if d := cmp.Diff(p.Flows, got.Flows, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("flows read back from %s (-made +read):\n%s", name, d)
 		}
 	}
 }

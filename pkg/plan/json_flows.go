@@ -37,7 +37,7 @@ func jsonFlows(p *Plan) *pj.Flows {
 	}
 	for _, t := range d.DelayTiers {
 		out.DelayTiers = append(out.DelayTiers, pj.FlowTier{
-			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS,
+			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS, Class: jsonClass(t.Class),
 			Before: jsonEnd(t.Before), After: jsonEnd(t.After), LosesMessages: t.Loses, Cause: t.Cause,
 		})
 	}
@@ -88,7 +88,7 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	}
 	for _, t := range doc.DelayTiers {
 		d.DelayTiers = append(d.DelayTiers, flow.DelayTier{
-			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS,
+			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS, Class: planClass(t.Class),
 			Before: planEnd(t.Before), After: planEnd(t.After), Loses: t.LosesMessages, Cause: t.Cause,
 		})
 	}

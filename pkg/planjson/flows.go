@@ -68,14 +68,15 @@ type FlowDead struct {
 
 // FlowTier is a delay tier whose messages return somewhere else.
 type FlowTier struct {
-	Vhost         string   `json:"vhost"`
-	Queue         string   `json:"queue"`
-	Origin        string   `json:"origin,omitempty"`
-	DelayMS       int64    `json:"delay_ms"`
-	Before        *FlowEnd `json:"before"`
-	After         *FlowEnd `json:"after"`
-	LosesMessages bool     `json:"loses_messages"`
-	Cause         string   `json:"cause,omitempty"`
+	Vhost         string     `json:"vhost"`
+	Queue         string     `json:"queue"`
+	Origin        string     `json:"origin,omitempty"`
+	DelayMS       int64      `json:"delay_ms"`
+	Class         *FlowClass `json:"class,omitempty"`
+	Before        *FlowEnd   `json:"before"`
+	After         *FlowEnd   `json:"after"`
+	LosesMessages bool       `json:"loses_messages"`
+	Cause         string     `json:"cause,omitempty"`
 }
 
 // FlowQueue is a queue nothing reaches any more.
