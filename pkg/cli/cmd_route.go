@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -265,7 +264,7 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 	}
 	withHeaders := ""
 	if len(m.Headers) > 0 {
-		withHeaders = " and headers " + routeFormatTable(m.Headers)
+		withHeaders = " and headers " + route.FormatTable(m.Headers)
 	}
 	withExpiration := ""
 	if m.Expiration != "" {
@@ -544,7 +543,7 @@ func routeEdgeLabel(st route.Step) string {
 	case st.ExchangeType == "x-modulus-hash":
 		return "(hash)"
 	case st.ExchangeType == "headers":
-		return routeFormatTable(st.BindingArgs)
+		return route.FormatTable(st.BindingArgs)
 	}
 	return "[" + st.BindingKey + "]"
 }
@@ -568,25 +567,6 @@ func routeExchangeLabel(name string) string {
 		return "(default)"
 	}
 	return name
-}
-
-// routeFormatTable renders headers or binding arguments as {k=v, …}, sorted.
-func routeFormatTable(t map[string]any) string {
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		v := t[k]
-		if s, ok := v.(string); ok {
-			parts[i] = k + "=" + strconv.Quote(s)
-		} else {
-			parts[i] = fmt.Sprintf("%s=%v", k, v)
-		}
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 func routeQuoteList(names []string) string {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mqctl/mqctl/pkg/route"
 )
 
 // An entry of the views: one line of what happens to some messages, with
@@ -117,7 +119,7 @@ func classText(c *Class) string {
 	case ClassFanout, ClassOther:
 		return "every message"
 	case ClassHeaders:
-		s = "headers " + headersText(c.Headers)
+		s = "headers " + route.FormatTable(c.Headers)
 	case ClassDefault:
 		return fmt.Sprintf("key %q (the queue's name)", c.RoutingKey)
 	default:
@@ -127,22 +129,6 @@ func classText(c *Class) string {
 		return s + " (any key no binding names)"
 	}
 	return s + " (matching " + strings.Join(c.Matches, ", ") + ")"
-}
-
-func headersText(h map[string]any) string {
-	if len(h) == 0 {
-		return "{}"
-	}
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%v", k, h[k])
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 func queues(qs []string) string {

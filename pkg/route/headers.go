@@ -2,6 +2,8 @@ package route
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -204,4 +206,23 @@ func amqpType(v any) string {
 		return "table"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// FormatTable renders headers or binding arguments as {k=v, …}, keys
+// sorted, strings quoted.
+func FormatTable(t map[string]any) string {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		if s, ok := t[k].(string); ok {
+			parts[i] = k + "=" + strconv.Quote(s)
+		} else {
+			parts[i] = fmt.Sprintf("%s=%v", k, t[k])
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
