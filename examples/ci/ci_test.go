@@ -893,7 +893,7 @@ func checkLosingComment(t *testing.T, md string) {
 	if !anyContains(lost, `"billing"`, "biling") {
 		t.Errorf("no :x: row for billing's dead letters, which billing.dlx has no binding for (key \"biling\"):\n%s", md)
 	}
-	if !anyContains(lost, `exchange "orders"`, "order.*") {
+	if !anyContains(lost, `exchange "orders"`, `order.\*`) { // * escaped: Markdown would read it as emphasis
 		t.Errorf("no :x: row for the order.* keys audit no longer gets and no queue gets instead:\n%s", md)
 	}
 	if !anyContains(rows(md, ":arrow_right:"), "order.shipped", "audit") {
