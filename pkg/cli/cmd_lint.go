@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mqctl/mqctl/pkg/lint"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 )
 
 func newLintCmd(g *globals) *cobra.Command {
@@ -14,18 +15,18 @@ func newLintCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Find mistakes that make messaging fail silently",
-		Long: `lint runs mqctl's rule catalogue over the expanded topology: dead letters that
+		Long: fmt.Sprintf(`lint runs mqctl's rule catalogue over the expanded topology: dead letters that
 go nowhere, delay queues that send retries to the wrong place, unbounded queues,
 bindings to undeclared objects, arguments a queue type refuses, and more.
 
 Rules that depend on the RabbitMQ version judge the file for
---rabbitmq-version (env MQCTL_RABBITMQ_VERSION, default 4.0) and say so: on
+--rabbitmq-version (env %s, default %s) and say so: on
 4.x a quorum queue without a dead-letter exchange and a policy with ha-*
 keys are errors.
 
 Severities can be changed in the file (lint: {rules: {MQ101: off}}), and one
 finding is silenced with a "# mqctl:ignore MQ101" comment on its object.
-lint exits 1 when a finding is at or above --fail-on.`,
+lint exits 1 when a finding is at or above --fail-on.`, rmqversion.EnvVar, rmqversion.Default),
 		Example: `  mqctl lint
   mqctl lint -f topology.yaml --format sarif > mqctl.sarif
   mqctl lint --format github --fail-on warning
