@@ -25,7 +25,7 @@ type routeOptions struct {
 	expiration string
 	depth      int
 	// version is the RabbitMQ version whose dead-letter rules the
-	// simulation follows (zero: the default, 4.0).
+	// simulation follows (zero: rmqversion.Default, 4.3).
 	version rmqversion.Version
 }
 

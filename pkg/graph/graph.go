@@ -38,7 +38,7 @@ func CheckFormat(format string) error {
 
 // Render writes t to w in format ("mermaid" or "dot"). Every vhost becomes
 // its own subgraph (Mermaid) or cluster (DOT). Dead-letter edges follow the
-// rules of RabbitMQ version ver (the zero Version: the default, 4.0).
+// rules of RabbitMQ version ver (the zero Version: rmqversion.Default, 4.3).
 func Render(w io.Writer, t *topology.Topology, format string, ver rmqversion.Version) error {
 	if err := CheckFormat(format); err != nil {
 		return err
