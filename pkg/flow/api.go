@@ -25,8 +25,11 @@ type Options struct {
 	// vhost on either side.
 	Vhosts []string
 	// MaxClasses caps the key classes enumerated per exchange (0: a
-	// default of 10,000). An exchange whose patterns make more is listed
-	// in Diff.Truncated, and its classes past the cap are not reported.
+	// default of 1,000). An exchange whose patterns make more is listed
+	// in Diff.Truncated, and its classes past the cap are not reported:
+	// a plan that deletes a 50,000-object vhost would otherwise list (and
+	// hold in memory) tens of thousands of classes that all say the same,
+	// that its messages now go nowhere.
 	MaxClasses int
 }
 
