@@ -64,13 +64,26 @@ func TestNoPasswordInAnyOutput(t *testing.T) {
 	step(0, h.env, "validate", "-f", f, "--expanded")
 	step(0, h.env, "plan", "-f", f)
 	step(0, h.env, "plan", "-f", f, "-o", "json")
-	step(0, h.env, "plan", "-f", f, "--out", saved)
-	data, err := os.ReadFile(saved)
-	if err != nil {
-		t.Fatal(err)
+	// A saved plan of a file with a users section is refused once any
+	// user on the broker changed; the tests running beside this one make
+	// and delete theirs, so a stale plan is made again (up to 3 times).
+	for try := 1; ; try++ {
+		step(0, h.env, "plan", "-f", f, "--out", saved)
+		data, err := os.ReadFile(saved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["saved plan"] = string(data)
+		r := runMqctl(h.b, h.env, "apply", saved, "--auto-approve")
+		outputs = append(outputs, r)
+		if r.code == 1 && strings.Contains(r.stderr, "saved plan is stale") && try < 3 {
+			continue
+		}
+		if r.code != 0 {
+			t.Fatalf("want exit 0:\n%s", r)
+		}
+		break
 	}
-	files["saved plan"] = string(data)
-	step(0, h.env, "apply", saved, "--auto-approve")
 	if r := step(0, h.env, "plan", "-f", f, "--detailed-exitcode"); strings.Contains(r.stdout, user) {
 		t.Errorf("the plan after apply still changes the user:\n%s", r)
 	}
