@@ -148,7 +148,7 @@ func (p *propertyCase) checkRoutes(n int) {
 		reported[r.Exchange] = append(reported[r.Exchange], r)
 	}
 	for _, x := range p.publishable() {
-		if slices.Contains(p.d.Truncated, "/"+x) {
+		if slices.Contains(p.d.Truncated, truncatedName("/", x)) {
 			continue
 		}
 		vocab := p.vocabulary(x, x)
@@ -246,7 +246,7 @@ func (p *propertyCase) checkDeadLetter(q string, r route.Reason, n int) {
 	}
 	dlx := p.deadLetterExchanges(q, r)
 	for _, x := range dlx {
-		if slices.Contains(p.d.Truncated, "/"+x) {
+		if slices.Contains(p.d.Truncated, truncatedName("/", x)) {
 			return
 		}
 	}
@@ -313,3 +313,7 @@ func bruteReach(s *side) map[string]bool {
 	}
 	return out
 }
+
+// truncatedName is how Diff.Truncated names exchange x of vhost
+// ("vhost/exchange": "//x" in vhost "/").
+func truncatedName(vhost, x string) string { return vhost + "/" + x }
