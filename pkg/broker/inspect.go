@@ -10,8 +10,8 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"sync"
 
+	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -86,18 +86,11 @@ func (c *Client) startItems(ctx context.Context, vhosts []string) func() itemJob
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
+	g := parallel.New(4)
 	for _, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			j.items, j.err = c.ReadItems(ctx, j.spec.Kind, j.vhost)
-		}()
+		g.Go(func() { j.items, j.err = c.ReadItems(ctx, j.spec.Kind, j.vhost) })
 	}
-	return func() itemJobs { wg.Wait(); return jobs }
+	return func() itemJobs { g.Wait(); return jobs }
 }
 
 // into puts what the jobs read into state (the vhosts state holds; a vhost

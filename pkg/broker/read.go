@@ -14,6 +14,7 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
+	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -209,22 +210,17 @@ func (c *Client) readSource(withStats bool) string {
 // readVhosts reads the vhosts names, 4 at a time, from source.
 func (c *Client) readVhosts(ctx context.Context, names []string, infos map[string]VhostInfo, source string, withStats bool) []vhostResult {
 	results := make([]vhostResult, len(names))
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
+	g := parallel.New(4)
 	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() {
 			if source == SourceDefinitions {
 				results[i] = c.readVhostDefinitions(ctx, infos[name])
 			} else {
 				results[i] = c.readVhost(ctx, infos[name], withStats)
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	return results
 }
 
@@ -539,23 +535,18 @@ func (c *Client) listBindings(ctx context.Context, vhost string, exchanges []exc
 	}
 	lists := make([][]bindingJSON, len(sources))
 	errs := make([]error, len(sources))
-	sem := make(chan struct{}, bindingsBySourceAtOnce)
-	var wg sync.WaitGroup
+	g := parallel.New(bindingsBySourceAtOnce)
 	for i, src := range sources {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() {
 			err := c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", vhost, src, "bindings", "source"),
 				op: fmt.Sprintf("list bindings from exchange %q of vhost %q", src, vhost), vhost: vhost}, listOf[bindingJSON]{&lists[i]})
 			if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrVhostNotFound) {
 				err = nil
 			}
 			errs[i] = err
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -196,13 +197,12 @@ func brokerQueueType(l *Live, r queueRef) (string, bool) {
 func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, map[queueRef]broker.QueueStats, map[queueRef]string, error) {
 	var (
 		mu      sync.Mutex
-		wg      sync.WaitGroup
 		down    = map[queueRef]*broker.Placement{}
 		owners  = map[queueRef]string{}
 		missing = map[string]bool{} // vhosts with a queue that does not answer
 		errs    []error
 	)
-	sem := make(chan struct{}, 8)
+	g := parallel.New(8)
 	// A vhost with more than a few candidates is read with one listing
 	// (a teardown plan of 4,000 queues would take 4,000 reads); the
 	// listing also holds the classic queues of a down node that 3.10
@@ -220,11 +220,7 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 		if perVhost[r.vhost] >= listStakesFrom {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() {
 			q, err := c.QueuePlacement(ctx, r.vhost, r.name)
 			mu.Lock()
 			defer mu.Unlock()
@@ -242,9 +238,9 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 					down[r] = &q
 				}
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -228,23 +229,13 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 	}
 	// The reads run concurrently; each writes only its own entries, and
 	// the results are merged once they are all in.
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	spawn := func(read func()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			read()
-		}()
-	}
+	g := parallel.New(8)
 	for _, vh := range vhosts {
 		lks := perVhost[vh]
 		if len(lks) < listStakesFrom {
 			continue
 		}
-		spawn(func() {
+		g.Go(func() {
 			byName, err := e.c.ListQueueStats(ctx, vh)
 			if err != nil {
 				return // read queue by queue below, which reports the errors
@@ -257,19 +248,19 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 			}
 		})
 	}
-	wg.Wait()
+	g.Wait()
 	for _, lk := range todo {
 		if lk.done {
 			continue
 		}
-		spawn(func() {
+		g.Go(func() {
 			// No waiting for a just-declared queue's first statistics:
 			// plan and apply read exact figures through AMQP next
 			// (refreshStakes).
 			lk.st, lk.err = e.c.QueueStatsNow(ctx, lk.ref.Vhost, lk.ref.Name)
 		})
 	}
-	wg.Wait()
+	g.Wait()
 	var errs []error
 	for _, lk := range todo {
 		if lk.err != nil && !errors.Is(lk.err, broker.ErrNotFound) {
