@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,7 +52,8 @@ type Options struct {
 	Files Files
 }
 
-// Files is a tree of files Load can read paths from (Options.Files).
+// Files is a tree of files Load can read paths from (Options.Files; the
+// file system when none is given).
 type Files interface {
 	// IsDir reports whether path is a directory; an error wrapping
 	// fs.ErrNotExist when there is nothing at path.
@@ -111,42 +111,10 @@ func (l *load) readPath(p string) {
 		l.readStdin()
 		return
 	}
-	if l.opts.Files != nil {
-		l.readFrom(l.opts.Files, p)
-		return
+	files := l.opts.Files
+	if files == nil {
+		files = osFiles{}
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		l.readError(p, err)
-		return
-	}
-	if !fi.IsDir() {
-		l.readFile(p)
-		return
-	}
-	entries, err := os.ReadDir(p)
-	if err != nil {
-		l.readError(p, err)
-		return
-	}
-	found := false
-	for _, e := range entries { // sorted by name
-		name := e.Name()
-		if e.IsDir() || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
-			continue
-		}
-		found = true
-		l.readFile(filepath.Join(p, name))
-	}
-	if !found {
-		l.errs.file(p)
-		l.errs.addf(topology.Pos{File: p}, "put topology files named *.yaml or *.yml in it, or pass the files with -f", "directory holds no *.yaml or *.yml file")
-	}
-}
-
-// readFrom is readPath over files: a file, or every *.yaml and *.yml
-// file of a directory.
-func (l *load) readFrom(files Files, p string) {
 	dir, err := files.IsDir(p)
 	if err != nil {
 		l.readError(files.Name(p), err)
@@ -165,25 +133,71 @@ func (l *load) readFrom(files Files, p string) {
 			return
 		}
 		for i, n := range names {
-			names[i] = path.Join(p, n)
+			names[i] = filepath.Join(p, n)
 		}
 	}
 	for _, n := range names {
-		if l.seen[n] {
-			continue
-		}
-		l.seen[n] = true
-		data, err := files.ReadFile(n)
-		if err != nil {
-			l.readError(files.Name(n), err)
-			continue
-		}
-		if len(data) > MaxFileSize {
-			data = data[:MaxFileSize+1]
-		}
-		l.addFile(files.Name(n), data)
+		l.readFile(files, n)
 	}
 }
+
+// readFile reads file p of files once: a file named twice (by itself and
+// through its directory) is read the first time only.
+func (l *load) readFile(files Files, p string) {
+	key := p
+	if abs, err := filepath.Abs(p); err == nil {
+		key = abs
+	}
+	if l.seen[key] {
+		return
+	}
+	l.seen[key] = true
+	data, err := files.ReadFile(p)
+	if err != nil {
+		l.readError(files.Name(p), err)
+		return
+	}
+	if len(data) > MaxFileSize {
+		data = data[:MaxFileSize+1] // too large: addFile says so
+	}
+	l.addFile(files.Name(p), data)
+}
+
+// osFiles is the file system: the Files of a load that names none.
+type osFiles struct{}
+
+func (osFiles) IsDir(p string) (bool, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return false, err
+	}
+	return fi.IsDir(), nil
+}
+
+func (osFiles) ReadDir(p string) ([]string, error) {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries { // sorted by name
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+func (osFiles) ReadFile(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(f)
+}
+
+func (osFiles) Name(p string) string { return p }
 
 func (l *load) readStdin() {
 	if l.stdinRead {
@@ -201,29 +215,6 @@ func (l *load) readStdin() {
 		return
 	}
 	l.addFile(StdinName, data)
-}
-
-func (l *load) readFile(p string) {
-	key := p
-	if abs, err := filepath.Abs(p); err == nil {
-		key = abs
-	}
-	if l.seen[key] {
-		return // named twice, e.g. by itself and through its directory
-	}
-	l.seen[key] = true
-	f, err := os.Open(p)
-	if err != nil {
-		l.readError(p, err)
-		return
-	}
-	defer f.Close()
-	data, err := readAll(f)
-	if err != nil {
-		l.readError(p, err)
-		return
-	}
-	l.addFile(p, data)
 }
 
 // readAll reads at most MaxFileSize+1 bytes of f into a buffer sized from
