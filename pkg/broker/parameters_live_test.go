@@ -115,15 +115,7 @@ func TestShovelMovesAMessage(t *testing.T) {
 			if p := f.plan(src); !p.Empty() {
 				t.Errorf("plan after apply is not empty: %v", p.Changes)
 			}
-			conn, err := amqp.Dial(f.b.AMQPURL(f.vhost))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			ch, err := conn.Channel()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ch := f.b.Channel(t, f.vhost)
 			body := "moved by " + t.Name()
 			if err := ch.PublishWithContext(context.Background(), "", "s.src", false, false, amqp.Publishing{Body: []byte(body)}); err != nil {
 				t.Fatal(err)
@@ -190,24 +182,8 @@ vhosts:
 		}
 		return false, fmt.Sprintf("%+v", links)
 	})
-	conn, err := amqp.Dial(f.b.AMQPURL(up))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lconn, err := amqp.Dial(f.b.AMQPURL(f.vhost))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lconn.Close()
-	lch, err := lconn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := f.b.Channel(t, up)
+	lch := f.b.Channel(t, f.vhost)
 	eventually(t, "a message published upstream reaches f.in", func() (bool, string) {
 		if err := ch.PublishWithContext(context.Background(), "f.x", "", false, false, amqp.Publishing{Body: []byte("federated")}); err != nil {
 			return false, err.Error()
