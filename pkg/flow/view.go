@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/route"
 )
 
@@ -52,9 +52,9 @@ func (d *Diff) entries() []entry {
 		out = append(out, entry{vhost: dl.Vhost, loses: dl.Loses, what: what, was: endText(dl.Before), now: endText(dl.After), cause: dl.Cause})
 	}
 	for _, t := range d.DelayTiers {
-		what := fmt.Sprintf("messages of delay tier %q (%s)", t.Queue, durationText(t.DelayMS))
+		what := fmt.Sprintf("messages of delay tier %q (%s)", t.Queue, loader.FormatDuration(t.DelayMS))
 		if t.Origin != "" {
-			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, durationText(t.DelayMS))
+			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, loader.FormatDuration(t.DelayMS))
 		}
 		if t.Class != nil {
 			what += " with " + classText(t.Class)
@@ -158,18 +158,6 @@ func endText(e *DeadLetterEnd) string {
 		return fmt.Sprintf("dropped (via %s, %s)", via, key)
 	}
 	return fmt.Sprintf("%s (via %s, %s)", queues(e.Queues), via, key)
-}
-
-func durationText(ms int64) string {
-	switch {
-	case ms > 0 && ms%3_600_000 == 0:
-		return strconv.FormatInt(ms/3_600_000, 10) + "h"
-	case ms > 0 && ms%60_000 == 0:
-		return strconv.FormatInt(ms/60_000, 10) + "m"
-	case ms > 0 && ms%1000 == 0:
-		return strconv.FormatInt(ms/1000, 10) + "s"
-	}
-	return strconv.FormatInt(ms, 10) + "ms"
 }
 
 func count(n int, noun string) string {

@@ -5,17 +5,18 @@ import (
 	"slices"
 
 	"github.com/mqctl/mqctl/pkg/flow"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// routes reports whether objects of kind k decide where messages go.
+// routes reports whether objects of kind k can decide where messages go:
+// the vhost and the kinds of the topology proper (exchanges, queues,
+// bindings, policies, operator policies), not those carried as items
+// (limits, shovels, federation, users and their access).
 func routes(k Kind) bool {
-	switch k {
-	case KindVhost, KindExchange, KindQueue, KindBinding, KindPolicy, KindOperatorPolicy:
-		return true
-	}
-	return false
+	s, ok := kind.Of(k)
+	return ok && s.Item == nil
 }
 
 // SetFlows computes what the plan does to messages (Flows): from the state
