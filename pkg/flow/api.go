@@ -41,6 +41,12 @@ const (
 	ClassHeaders = "headers" // a headers exchange's header sets
 	ClassDefault = "default" // the default exchange: the key is a queue name
 	ClassOther   = "other"   // a plugin exchange type (x-consistent-hash, x-modulus-hash before 4.3, …): one class, any key
+	// ClassEvery is every message published to an exchange that clients
+	// can publish to on one side of the change only (it is created,
+	// deleted, or made internal or not): every message changes alike, so
+	// its keys are not told apart. Before (or After) are then the queues
+	// its messages can reach, each by some key or headers.
+	ClassEvery = "every"
 )
 
 // Class is a set of messages that every binding pattern on both sides

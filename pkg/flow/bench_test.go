@@ -43,3 +43,19 @@ func load(tb testing.TB, y string) *topology.Topology {
 	}
 	return t
 }
+
+// BenchmarkCompareTeardown50k compares the generated topology of 50,002
+// objects with nothing: the flows of a plan that deletes the whole vhost,
+// the worst case for a plan's memory (issue 19's 50k < 100 MB).
+func BenchmarkCompareTeardown50k(b *testing.B) {
+	before := load(b, gentopo.YAML("/", 12500))
+	var d *Diff
+	b.ReportAllocs()
+	for b.Loop() {
+		d = Compare(before, nil, Options{})
+	}
+	b.ReportMetric(float64(len(d.Routes)), "routes")
+	if !d.LosesMessages() {
+		b.Fatalf("a teardown loses no message: %+v", d.Summary())
+	}
+}

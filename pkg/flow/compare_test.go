@@ -47,7 +47,7 @@ var compareCases = []struct {
 		before: topo(exchange("orders", "topic", nil), queue("q", nil), bind("orders", "q", "order.#")),
 		after:  topo(queue("q", nil)),
 		want: Diff{
-			Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassTopic, RoutingKey: "order", Matches: []string{"order.#"}},
+			Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassEvery},
 				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `exchange "orders" is deleted`}},
 			Silenced: []Silenced{{Vhost: "/", Queue: "q", Cause: `exchange "orders" is deleted`}},
 		},
@@ -214,7 +214,7 @@ var compareCases = []struct {
 		before: topo(exchange("x", "direct", nil), queue("q", nil), bind("x", "q", "k")),
 		after:  topo(internalExchange("x", "direct"), queue("q", nil), bind("x", "q", "k")),
 		want: Diff{
-			Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: "k", Matches: []string{"k"}},
+			Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassEvery},
 				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `exchange "x" is now internal: clients cannot publish to it`}},
 			Silenced: []Silenced{{Vhost: "/", Queue: "q", Cause: `exchange "x" is now internal and no exchange clients publish to reaches it`}},
 		},
@@ -265,12 +265,28 @@ func TestCompareTruncates(t *testing.T) {
 	for _, k := range []string{"k1", "k2", "k3", "k4", "k5"} {
 		objs = append(objs, bind("x", "q", k))
 	}
-	d := Compare(topo(objs...), topo(queue("q", nil)), Options{MaxClasses: 3})
+	unbound := topo(exchange("x", "direct", nil), queue("q", nil))
+	d := Compare(topo(objs...), unbound, Options{MaxClasses: 3})
 	if !reflect.DeepEqual(d.Truncated, []string{"//x"}) || len(d.Routes) > 3 {
 		t.Errorf("truncated %q, %d routes", d.Truncated, len(d.Routes))
 	}
-	if d := Compare(topo(objs...), topo(queue("q", nil)), Options{}); len(d.Truncated) != 0 || len(d.Routes) != 5 {
+	if d := Compare(topo(objs...), unbound, Options{}); len(d.Truncated) != 0 || len(d.Routes) != 5 {
 		t.Errorf("without a cap: truncated %q, %d routes, want 5", d.Truncated, len(d.Routes))
+	}
+	// The default exchange's classes are the names of the queues declared
+	// on one side only, capped alike ("//" is vhost "/", exchange "").
+	var queues []obj
+	for _, q := range []string{"q1", "q2", "q3", "q4", "q5"} {
+		queues = append(queues, queue(q, nil))
+	}
+	d = Compare(topo(queues...), nil, Options{MaxClasses: 3})
+	if !reflect.DeepEqual(d.Truncated, []string{"//"}) || len(d.Routes) != 3 || d.Routes[2].Class.RoutingKey != "q3" {
+		t.Errorf("default exchange: truncated %q, routes %+v", d.Truncated, d.Routes)
+	}
+	// A deleted exchange is one route whatever its bindings: every
+	// message published to it now fails.
+	if d := Compare(topo(objs...), nil, Options{MaxClasses: 3}); len(d.Truncated) != 0 || len(d.Routes) != 2 || d.Routes[1].Class.Kind != ClassEvery {
+		t.Errorf("deleted exchange: truncated %q, routes %+v", d.Truncated, d.Routes)
 	}
 }
 

@@ -86,6 +86,10 @@ func (p *propertyCase) checkReported() {
 	p.st.tiers += len(p.d.DelayTiers)
 	p.st.silenced += len(p.d.Silenced)
 	for _, r := range p.d.Routes {
+		if r.Class.Kind == ClassEvery {
+			p.checkEvery(r)
+			continue
+		}
 		m := route.Message{Exchange: r.Exchange, RoutingKey: r.Class.RoutingKey, Headers: r.Class.Headers}
 		qb, qa := queuesOf(p.b.Publish(m)), queuesOf(p.a.Publish(m))
 		if !slices.Equal(qb, r.Before) || !slices.Equal(qa, r.After) || slices.Equal(qb, qa) {
@@ -151,12 +155,17 @@ func (p *propertyCase) checkRoutes(n int) {
 		if slices.Contains(p.d.Truncated, truncatedName("/", x)) {
 			continue
 		}
+		pb, pa := publishableOn(p.b, x), publishableOn(p.a, x)
 		vocab := p.vocabulary(x, x)
 		for range n {
 			m := vocab.message(p.r)
 			m.Exchange = x
 			p.st.keys++
 			qb, qa := queuesOf(p.b.Publish(m)), queuesOf(p.a.Publish(m))
+			if pb != pa {
+				p.judgeEvery(fmt.Sprintf("publish to %q of key %q, headers %v", x, m.RoutingKey, m.Headers), x, pb, qb, qa, reported[x])
+				continue
+			}
 			sig := p.signature(x, m)
 			var found []Route
 			for _, r := range reported[x] {
@@ -167,6 +176,86 @@ func (p *propertyCase) checkRoutes(n int) {
 			p.judge(fmt.Sprintf("publish to %q of key %q, headers %v (matches %q)", x, m.RoutingKey, m.Headers, sig), qb, qa, routeEnds(found))
 		}
 	}
+}
+
+// publishableOn reports whether clients can publish to exchange x on the
+// side s simulates.
+func publishableOn(s *route.Simulator, x string) bool {
+	return x == "" || (s.Exchange(x) != nil && !s.Exchange(x).Internal)
+}
+
+// checkEvery checks a reported route of every message of an exchange:
+// clients can publish to it on one side only, its messages reach queues
+// there (Before or After, the other empty) and exactly the queues its
+// bindings, exchange-to-exchange bindings and alternate exchanges lead
+// to (bruteQueues).
+func (p *propertyCase) checkEvery(r Route) {
+	pb, pa := publishableOn(p.b, r.Exchange), publishableOn(p.a, r.Exchange)
+	want, there, other := bruteQueues(p.b, p.vb, r.Exchange), r.Before, r.After
+	if pa {
+		want, there, other = bruteQueues(p.a, p.va, r.Exchange), r.After, r.Before
+	}
+	if pb == pa || len(there) == 0 || other != nil || !slices.Equal(there, want) || r.Loses != pb {
+		p.fail("route of every message of %q (publishable before %v, after %v): reported %v -> %v (loses %v), its bindings lead to %v", r.Exchange, pb, pa, r.Before, r.After, r.Loses, want)
+	}
+}
+
+// judgeEvery checks a message published to exchange x, which clients can
+// publish to on one side only (before when onBefore): the other side
+// delivers it nowhere, and where it goes on that side is among the
+// queues of the exchange's one reported route (none when none is).
+func (p *propertyCase) judgeEvery(what, x string, onBefore bool, qb, qa []string, reported []Route) {
+	got, other := qb, qa
+	if !onBefore {
+		got, other = qa, qb
+	}
+	var every []string
+	for _, r := range reported {
+		if r.Class.Kind != ClassEvery {
+			p.fail("%s: exchange %q is publishable on one side only, but a class %+v of it is reported", what, x, r.Class)
+			return
+		}
+		every = append(r.Before, r.After...)
+	}
+	for _, q := range got {
+		if _, ok := slices.BinarySearch(every, q); !ok || other != nil {
+			p.fail("%s: simulated %v -> %v, reported every message reaching %v on one side", what, qb, qa, every)
+			return
+		}
+	}
+}
+
+// bruteQueues returns the queues bound (by a binding whose destination is
+// declared) to exchange x or to an exchange reached from it by
+// exchange-to-exchange bindings and alternate exchanges, sorted: a walk of
+// the vhost's declarations, without the flow package's indexes.
+func bruteQueues(s *route.Simulator, v *topology.Vhost, x string) []string {
+	seen, queues := map[string]bool{x: true}, map[string]bool{}
+	for todo := []string{x}; len(todo) > 0; todo = todo[1:] {
+		e := todo[0]
+		if s.Exchange(e) == nil {
+			continue
+		}
+		next := func(y string) {
+			if !seen[y] && s.Exchange(y) != nil {
+				seen[y] = true
+				todo = append(todo, y)
+			}
+		}
+		for _, b := range v.Bindings {
+			switch {
+			case b.Source != e || !declared(s, v, b):
+			case b.DestinationType == topology.DestQueue:
+				queues[b.Destination] = true
+			default:
+				next(b.Destination)
+			}
+		}
+		if ae, ok := s.ExchangeArgs(e).String("alternate-exchange"); ok {
+			next(ae)
+		}
+	}
+	return sortedKeys(queues)
 }
 
 // ends is a reported class's Before and After.

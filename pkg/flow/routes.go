@@ -1,10 +1,12 @@
 package flow
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
 	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // routes adds the classes of messages published to each exchange of the
@@ -12,8 +14,15 @@ import (
 func (c *vhostCompare) routes() {
 	for _, x := range c.exchangeNames() {
 		pb, pa := c.b.publishable(x), c.a.publishable(x)
-		if !pb && !pa {
+		switch {
+		case !pb && !pa:
 			continue // internal, or missing, on both sides
+		case x == "":
+			c.defaultRoutes()
+			continue
+		case pb != pa:
+			c.wholeExchange(x, pb)
+			continue
 		}
 		f := c.flow(startIf(pb, x), startIf(pa, x))
 		if f.identical {
@@ -27,6 +36,87 @@ func (c *vhostCompare) routes() {
 			c.route(x, cl)
 		}
 	}
+}
+
+// defaultRoutes adds the routes of the default exchange: a key reaches
+// the queue of that name, so the classes that move are the names of the
+// queues declared on one side only, each its own class (at most
+// MaxClasses of them, the first by name). They are found by comparing the
+// two sides' queue names, not enumerated from patterns: a teardown of
+// 25,000 queues would otherwise build an automaton over every name.
+func (c *vhostCompare) defaultRoutes() {
+	var names []string
+	for _, sides := range [][2]*side{{c.b, c.a}, {c.a, c.b}} {
+		for q, v := range sides[0].v.Queues {
+			if v != nil && !sides[1].hasQueue(q) {
+				names = append(names, q)
+			}
+		}
+	}
+	sort.Strings(names)
+	if len(names) > c.max {
+		names = names[:c.max]
+		c.truncate("")
+	}
+	for _, q := range names {
+		r := Route{Vhost: c.vhost, Class: Class{Kind: ClassDefault, RoutingKey: q, Matches: []string{keyText(q, true)}}}
+		if c.b.hasQueue(q) {
+			r.Before, r.Lost, r.Loses = []string{q}, []string{q}, true
+			r.Cause = fmt.Sprintf("queue %q is deleted", q)
+		} else {
+			r.After, r.Gained = []string{q}, []string{q}
+		}
+		c.d.Routes = append(c.d.Routes, r)
+	}
+}
+
+// wholeExchange adds the one route of exchange x when clients can publish
+// to it on one side only (before when onBefore): every message published
+// to it changes alike, from the queues it could reach to none (publishing
+// to a deleted or internal exchange fails), or the other way. The classes
+// of its keys are not enumerated: they would all say the same, and a
+// teardown would build an automaton over every binding key of the vhost.
+func (c *vhostCompare) wholeExchange(x string, onBefore bool) {
+	s := c.a
+	if onBefore {
+		s = c.b
+	}
+	qs := s.reachableQueues(x)
+	if len(qs) == 0 {
+		return // no message published to it reached a queue, nor does now
+	}
+	r := Route{Vhost: c.vhost, Exchange: x, Class: Class{Kind: ClassEvery}}
+	if !onBefore {
+		r.After, r.Gained = qs, qs
+		c.d.Routes = append(c.d.Routes, r)
+		return
+	}
+	r.Before, r.Lost, r.Loses = qs, qs, true
+	r.Cause = fmt.Sprintf("exchange %q is now internal: clients cannot publish to it", x)
+	if !c.a.exists(x) {
+		r.Cause = fmt.Sprintf("exchange %q is deleted", x)
+	}
+	c.d.Routes = append(c.d.Routes, r)
+}
+
+// reachableQueues returns the queues a message published to exchange x
+// can reach on side s, sorted: those bound to x or to an exchange its
+// exchange-to-exchange bindings and alternate exchanges lead to, through
+// plugin exchange types too. Whether some message's key or headers match
+// each binding on the way is not asked.
+func (s *side) reachableQueues(x string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range s.reach([]string{x}, true) {
+		for _, b := range s.from[e] {
+			if b.DestinationType == topology.DestQueue && !seen[b.Destination] {
+				seen[b.Destination] = true
+				out = append(out, b.Destination)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // startIf is x when ok, else noExchange.

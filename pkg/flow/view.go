@@ -116,7 +116,7 @@ func routeWhat(r Route) string {
 func classText(c *Class) string {
 	var s string
 	switch c.Kind {
-	case ClassFanout, ClassOther:
+	case ClassFanout, ClassOther, ClassEvery:
 		return "every message"
 	case ClassHeaders:
 		s = "headers " + route.FormatTable(c.Headers)
