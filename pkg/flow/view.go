@@ -42,7 +42,7 @@ func (d *Diff) entries() []entry {
 	for _, v := range vhosts {
 		qs := newQueues[v]
 		out = append(out, entry{vhost: v, what: fmt.Sprintf("the names of %s on the default exchange", count(len(qs), "new queue")),
-			was: "no queue", now: "each its own queue: " + strings.Join(qs, ", ")})
+			was: "no queue", now: "each its own queue: " + queues(qs)})
 	}
 	for _, dl := range d.DeadLetters {
 		what := fmt.Sprintf("dead letters of queue %q (%s)", dl.Queue, dl.Reason)
@@ -131,9 +131,18 @@ func classText(c *Class) string {
 	return s + " (matching " + strings.Join(c.Matches, ", ") + ")"
 }
 
+// shownQueues is how many queue names an entry lists before "and N
+// more": every message of a deleted exchange can name thousands (the JSON
+// lists them all).
+const shownQueues = 10
+
+// queues names the queues of qs, the first shownQueues of them.
 func queues(qs []string) string {
 	if len(qs) == 0 {
 		return "no queue"
+	}
+	if len(qs) > shownQueues {
+		return strings.Join(qs[:shownQueues], ", ") + fmt.Sprintf(" and %d more", len(qs)-shownQueues)
 	}
 	return strings.Join(qs, ", ")
 }
