@@ -38,7 +38,7 @@ func Apply(ctx context.Context, c *broker.Client, conn *amqp.Connection, cs *Cas
 	desired.Vhosts[v.Name] = &v
 	current := topology.New()
 	current.Vhosts[v.Name] = topology.NewVhost(v.Name)
-	p := plan.Diff(desired, plan.Current{State: current})
+	p := plan.Diff(desired, plan.Current{Live: topology.Live{State: current}})
 	// One request at a time: RabbitMQ 4.0 reads a vhost's policies before
 	// the transaction that applies them to its queues and exchanges
 	// (rabbit_policy:update_matched_objects, rabbit_db_policy:update at

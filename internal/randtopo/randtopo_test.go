@@ -48,7 +48,7 @@ func TestGeneratedYAMLLoadsBack(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, y)
 		}
-		p := plan.Diff(got, plan.Current{State: c.Topology()})
+		p := plan.Diff(got, plan.Current{Live: topology.Live{State: c.Topology()}})
 		for _, ch := range p.Changes {
 			t.Errorf("seed %d: loading the YAML back changes %s %s %q", seed, ch.Action, ch.Kind, ch.Name)
 		}

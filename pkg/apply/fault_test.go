@@ -82,15 +82,15 @@ func (e *faultEnv) plan(content string) (*plan.Plan, map[string]*ownership.Recor
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	state, live, err := e.direct.ReadState(context.Background(), []string{e.vhost})
+	_, live, err := e.direct.ReadState(context.Background(), []string{e.vhost})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	recs, err := ownership.Extract(state)
+	recs, err := ownership.Extract(live.State)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	p := plan.Diff(desired, plan.Current{State: state, Managed: ownership.Merge(recs), Fingerprint: live.Fingerprint})
+	p := plan.Diff(desired, plan.Current{Live: *live, Managed: ownership.Merge(recs)})
 	return p, recs, live
 }
 

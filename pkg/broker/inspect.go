@@ -23,24 +23,24 @@ import (
 // access), beside each other; then it computes the state's fingerprints
 // once. A kind the broker would not let the user read is in Live.Unread:
 // unknown, not empty. Unlike ReadTopology, an empty scope reads no vhost.
-func (c *Client) Inspect(ctx context.Context, scope []string) (*topology.Topology, *Live, error) {
+func (c *Client) Inspect(ctx context.Context, scope []string) (*Live, error) {
 	items := c.startItems(ctx, scope)
 	var (
-		state *topology.Topology
-		info  *Live
-		err   error
+		live *Live
+		err  error
 	)
 	if len(scope) == 0 {
-		state, info = topology.New(), c.newLive("")
-	} else if state, info, err = c.readState(ctx, scope, false); err != nil {
+		live = c.newLive("")
+		live.State = topology.New()
+	} else if _, live, err = c.readState(ctx, scope, false); err != nil {
 		items()
-		return nil, nil, err
+		return nil, err
 	}
-	if err := items().into(state, info); err != nil {
-		return nil, nil, err
+	if err := items().into(live); err != nil {
+		return nil, err
 	}
-	info.Fingerprint, info.VhostsFingerprint = fingerprints(state, info.Vhosts)
-	return state, info, nil
+	live.Fingerprint, live.VhostsFingerprint = fingerprints(live.State, live.Vhosts)
+	return live, nil
 }
 
 // newLive is a read of source with nothing in it yet (what a read of no
@@ -93,10 +93,11 @@ func (c *Client) startItems(ctx context.Context, vhosts []string) func() itemJob
 	return func() itemJobs { g.Wait(); return jobs }
 }
 
-// into puts what the jobs read into state (the vhosts state holds; a vhost
-// it lacks does not exist), and a kind the broker would not let the user
-// read into info.Unread: unknown, not empty.
-func (jobs itemJobs) into(state *topology.Topology, info *Live) error {
+// into puts what the jobs read into live.State (the vhosts it holds; a
+// vhost it lacks does not exist), and a kind the broker would not let the
+// user read into live.Unread: unknown, not empty.
+func (jobs itemJobs) into(live *Live) error {
+	state := live.State
 	var errs []error
 	for _, j := range jobs {
 		k := j.spec.Kind
@@ -105,7 +106,7 @@ func (jobs itemJobs) into(state *topology.Topology, info *Live) error {
 		}
 		switch {
 		case errors.Is(j.err, ErrForbidden):
-			info.Unread[j.vhost] = append(info.Unread[j.vhost], Unread{Kind: k, Reason: j.err.Error()})
+			live.Unread[j.vhost] = append(live.Unread[j.vhost], Unread{Vhost: j.vhost, Kind: k, Reason: j.err.Error()})
 		case errors.Is(j.err, ErrVhostNotFound):
 			// Deleted since it was read: its items went with it.
 		case j.err != nil:

@@ -32,68 +32,19 @@ const (
 	SourceDefinitions = "definitions"
 )
 
-// Live is what a plan needs about the broker beyond the topology model.
-type Live struct {
-	Server  string // management API URL, no credentials
-	Version string // RabbitMQ version
-	Source  string // SourceLists or SourceDefinitions
-	// Vhosts holds the metadata of every vhost read.
-	Vhosts map[string]VhostInfo
-	// Queues holds per vhost, per queue name, depth and consumers.
-	Queues map[string]map[string]QueueStats
-	// Owned holds per vhost, per queue name, the owner of each queue the
-	// broker reports as owned by a plugin (internal_owner, 4.1+), which
-	// the broker protects from deletion by clients. The lists give it for
-	// every queue; a definitions export has no such field, and holds none
-	// (Placement.Owner tells it for the queues a plan would delete).
-	Owned map[string]map[string]string
-	// PropertiesKeys maps per vhost Binding.Key() to the broker's
-	// properties_key, for the vhosts read from the lists: a definitions
-	// export has none (Client.ListPropertiesKeys lists a vhost's,
-	// Client.BindingPropertiesKey asks for one binding's).
-	PropertiesKeys map[string]map[string]string
-	// Unread lists per vhost the kinds the user could not read, and why:
-	// their absence from the topology means "unknown", not "none".
-	Unread map[string][]Unread
-	// Fingerprint hashes the normalised state read (topology, item kinds
-	// and vhost tags, not message counts): equal fingerprints mean nothing
-	// a plan depends on changed. VhostsFingerprint leaves out the kinds
-	// about users and their access (VhostsPrefix). Both are computed once,
-	// at the end of the read (fingerprints).
-	Fingerprint       string
-	VhostsFingerprint string
-}
+// Live is the state a read gives: topology.Live, the one type of the live
+// state.
+type Live = topology.Live
 
 // Unread is a kind of object the broker would not let the user read in a
-// vhost (topology.Unread; Live.Unread keys them by vhost, and leaves their
-// Vhost to the key).
+// vhost (topology.Unread; Live.Unread keys them by vhost).
 type Unread = topology.Unread
 
-// VhostInfo is a vhost's metadata.
-type VhostInfo struct {
-	Name             string   `json:"name"`
-	Description      string   `json:"description,omitempty"`
-	Tags             []string `json:"tags,omitempty"`
-	DefaultQueueType string   `json:"default_queue_type,omitempty"`
-	Tracing          bool     `json:"tracing,omitempty"`
-	// Protected is true for a vhost protected from deletion (4.0.6+: POST
-	// /api/vhosts/{vhost}/deletion/protection): the broker refuses to
-	// delete it (412).
-	Protected bool `json:"protected_from_deletion,omitempty"`
-}
+// VhostInfo is a vhost's metadata (topology.VhostInfo).
+type VhostInfo = topology.VhostInfo
 
 // QueueStats is a queue's depth and consumer count (topology.QueueStats).
 type QueueStats = topology.QueueStats
-
-// Queue returns the statistics of queue name in vhost (zero when not read).
-func (l *Live) Queue(vhost, name string) QueueStats { return l.Queues[vhost][name] }
-
-// PropertiesKey returns the properties_key of b in vhost when the list
-// path recorded it.
-func (l *Live) PropertiesKey(vhost string, b *topology.Binding) (string, bool) {
-	k, ok := l.PropertiesKeys[vhost][b.Key()]
-	return k, ok
-}
 
 // ReadState reads the given vhosts (every vhost the user sees when vhosts
 // is empty) into the topology model. A requested vhost that does not exist
@@ -164,6 +115,7 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 
 	t := topology.New()
 	live := c.newLive(source)
+	live.State = t
 	for i, name := range names {
 		r := results[i]
 		if errors.Is(r.err, ErrVhostNotFound) {
@@ -382,7 +334,7 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 			err := get(label, path, nil, out)
 			if errors.Is(err, ErrForbidden) {
 				mu.Lock()
-				unread = append(unread, Unread{Kind: k, Reason: refusedReason(err)})
+				unread = append(unread, Unread{Vhost: name, Kind: k, Reason: refusedReason(err)})
 				mu.Unlock()
 				return nil
 			}

@@ -106,7 +106,7 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 		v.Queues[name] = &topology.Queue{Name: name, Type: typ, Durable: true}
 	}
 	state.Vhosts["v"] = v
-	l := &Live{current: plan.Current{State: state}}
+	l := &Live{current: plan.Current{Live: topology.Live{State: state}}}
 	binding := func(q, key string) *topology.Binding {
 		return &topology.Binding{Source: "x", Destination: q, DestinationType: topology.DestQueue, RoutingKey: key}
 	}
@@ -203,7 +203,7 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 func TestHoldBackNothingWithoutCandidates(t *testing.T) {
 	c, asked := downBroker(t, "4.0")
 	before := len(asked())
-	l := &Live{current: plan.Current{State: topology.New()}}
+	l := &Live{current: plan.Current{Live: topology.Live{State: topology.New()}}}
 	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new"}}}
 	var stderr bytes.Buffer
 	if _, err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l); err != nil {

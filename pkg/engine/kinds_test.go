@@ -259,7 +259,7 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := plan.Diff(topology.New(), plan.Current{State: state, Managed: ownership.Merge(recs)})
+				p := plan.Diff(topology.New(), plan.Current{Live: topology.Live{State: state}, Managed: ownership.Merge(recs)})
 				k.change(p, plan.Delete)
 				if res := apply.Execute(context.Background(), f.c, p, apply.Options{Records: recs}); !res.OK() {
 					t.Fatalf("delete the vhost: %+v", res.Failed)

@@ -16,12 +16,13 @@ import (
 // Live is the broker's side of a plan: the state of some vhosts, with
 // mqctl's ownership records split off it.
 type Live struct {
-	scope []string // the vhosts asked for, sorted
-	// info is the broker's read (broker.Client.Inspect), fingerprints
-	// included: a plan of a file without a users section depends on none
-	// of the kinds about users (info.VhostsFingerprint).
-	info    *broker.Live
+	scope   []string // the vhosts asked for, sorted
 	records map[string]*ownership.Record
+	// current is the broker's read (broker.Client.Inspect, fingerprints
+	// included), mqctl's ownership records split off its topology into
+	// Managed: the read itself, not a copy of it. A plan of a file without
+	// a users section depends on none of the kinds about users
+	// (VhostsFingerprint).
 	current plan.Current
 }
 
@@ -31,33 +32,30 @@ func (l *Live) State() *topology.Topology { return l.current.State }
 
 // Unread is, per vhost, the kinds the broker would not let mqctl read, and
 // why.
-func (l *Live) Unread() map[string][]broker.Unread { return l.info.Unread }
+func (l *Live) Unread() map[string][]broker.Unread { return l.current.Unread }
 
 // Server is the management API the state was read from.
-func (l *Live) Server() string { return l.info.Server }
+func (l *Live) Server() string { return l.current.Server }
 
 // Source is how the state was read: broker.SourceDefinitions or
 // broker.SourceLists ("" when no vhost was read).
-func (l *Live) Source() string { return l.info.Source }
+func (l *Live) Source() string { return l.current.Source }
 
 // keepOwners records in the state read the owners the placements told of
 // queues (downQueues), and reports whether it learnt one it did not know.
 func (l *Live) keepOwners(owners map[queueRef]string) bool {
-	if l.info == nil {
-		return false // a test's Live, made without a read
-	}
 	added := false
 	for r, o := range owners {
-		if l.info.Owned[r.vhost][r.name] == o {
+		if l.current.Owned[r.vhost][r.name] == o {
 			continue
 		}
-		if l.info.Owned == nil {
-			l.info.Owned = map[string]map[string]string{}
+		if l.current.Owned == nil {
+			l.current.Owned = map[string]map[string]string{}
 		}
-		if l.info.Owned[r.vhost] == nil {
-			l.info.Owned[r.vhost] = map[string]string{}
+		if l.current.Owned[r.vhost] == nil {
+			l.current.Owned[r.vhost] = map[string]string{}
 		}
-		l.info.Owned[r.vhost][r.name] = o
+		l.current.Owned[r.vhost][r.name] = o
 		added = true
 	}
 	return added
@@ -73,11 +71,6 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	// declares none must read (and so plan deletes in) none. The broker's
 	// own objects (users) are read either way.
 	scope = slices.Clone(scope)
-	var (
-		state *topology.Topology
-		info  *broker.Live
-		err   error
-	)
 	// The broker's record of its own objects is read beside the state,
 	// and so are the facts the broker reports about itself, which a plan
 	// needs next (diff); the client keeps them, and a failure here is
@@ -89,54 +82,37 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 		_, _ = e.c.ReadFacts(ctx)
 	}()
 	defer func() { <-facts }()
-	if state, info, err = e.c.Inspect(ctx, scope); err != nil {
-		record()
-		return nil, err
-	}
-	recs, err := ownership.Extract(state)
+	read, err := e.c.Inspect(ctx, scope)
 	if err != nil {
 		record()
 		return nil, err
 	}
-	if err := record().into(recs, info); err != nil {
+	recs, err := ownership.Extract(read.State)
+	if err != nil {
+		record()
 		return nil, err
 	}
-	stats := map[plan.ObjectRef]plan.QueueStats{}
-	for vh, qs := range info.Queues {
-		for q, st := range qs {
-			stats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] = st
-		}
+	if err := record().into(recs, read); err != nil {
+		return nil, err
 	}
-	var unread []plan.Unread
-	for vh, kinds := range info.Unread {
-		for _, u := range kinds {
-			u.Vhost = vh
-			unread = append(unread, u)
-		}
-	}
-	return &Live{
-		scope:   scope,
-		info:    info,
-		records: recs,
-		current: plan.Current{State: state, Managed: ownership.Merge(recs), Stats: stats, Fingerprint: info.Fingerprint, Unread: unread},
-	}, nil
+	return &Live{scope: scope, records: recs, current: plan.Current{Live: *read, Managed: ownership.Merge(recs)}}, nil
 }
 
 // fingerprintFor is the fingerprint of l a plan of desired records: with
 // the users and their access only when the file has a users section.
 func (l *Live) fingerprintFor(desired *topology.Topology) string {
 	if desired.Declares(kind.User) {
-		return l.info.Fingerprint
+		return l.current.Fingerprint
 	}
-	return l.info.VhostsFingerprint
+	return l.current.VhostsFingerprint
 }
 
 // fingerprintLike is the fingerprint of l made as the saved one was.
 func (l *Live) fingerprintLike(saved string) string {
 	if strings.HasPrefix(saved, broker.VhostsPrefix) {
-		return l.info.VhostsFingerprint
+		return l.current.VhostsFingerprint
 	}
-	return l.info.Fingerprint
+	return l.current.Fingerprint
 }
 
 // brokerRecord is a read of the ownership record of the broker's own
@@ -177,7 +153,7 @@ func (r brokerRecord) into(recs map[string]*ownership.Record, info *broker.Live)
 	case errors.Is(r.err, broker.ErrForbidden):
 		for _, s := range kind.Access() {
 			if s.Broker && !unread(info, "", s.Kind) {
-				info.Unread[""] = append(info.Unread[""], broker.Unread{Kind: s.Kind, Reason: r.err.Error()})
+				info.Unread[""] = append(info.Unread[""], broker.Unread{Vhost: "", Kind: s.Kind, Reason: r.err.Error()})
 			}
 		}
 		return nil
@@ -193,10 +169,6 @@ func (r brokerRecord) into(recs map[string]*ownership.Record, info *broker.Live)
 }
 
 func unread(info *broker.Live, vhost string, k kind.Kind) bool {
-	for _, u := range info.Unread[vhost] {
-		if u.Kind == k {
-			return true
-		}
-	}
-	return false
+	_, ok := info.UnreadKind(vhost, k)
+	return ok
 }

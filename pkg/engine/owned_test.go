@@ -53,7 +53,7 @@ func TestOwnedQueueFromPlacements(t *testing.T) {
 		v.Queues[n] = &topology.Queue{Name: n, Type: topology.QueueClassic, Durable: true}
 	}
 	state.Vhosts["v"] = v
-	l := &Live{info: &broker.Live{Source: broker.SourceDefinitions, Owned: map[string]map[string]string{}}, current: plan.Current{State: state}}
+	l := &Live{current: plan.Current{Live: topology.Live{State: state, Source: broker.SourceDefinitions, Owned: map[string]map[string]string{}}}}
 	p := &plan.Plan{Changes: []plan.Change{
 		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "owned"},
 		{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "plain"},
@@ -69,8 +69,8 @@ func TestOwnedQueueFromPlacements(t *testing.T) {
 	if diff := cmp.Diff([]string{"replace queue plain"}, kept); diff != "" {
 		t.Errorf("changes kept (-want +got):\n%s", diff)
 	}
-	if want := map[string]map[string]string{"v": {"owned": `shovel "sh"`}}; !cmp.Equal(want, l.info.Owned) {
-		t.Errorf("owners recorded: %v, want %v", l.info.Owned, want)
+	if want := map[string]map[string]string{"v": {"owned": `shovel "sh"`}}; !cmp.Equal(want, l.current.Owned) {
+		t.Errorf("owners recorded: %v, want %v", l.current.Owned, want)
 	}
 	if note := stderr.String(); strings.Count(note, "\n") != 1 || !strings.Contains(note, `queue "owned" in vhost "v" is left alone: the broker reports it owned by shovel "sh" (internal_owner)`) {
 		t.Errorf("notes:\n%s", note)

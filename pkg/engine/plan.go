@@ -188,13 +188,13 @@ func (e *Engine) keepOwnUser(p *plan.Plan) {
 // and so deletes, only the vhosts the file names.)
 func (e *Engine) keepProtected(p *plan.Plan, l *Live) {
 	p.HoldBack(func(c *plan.Change) (string, string) {
-		if owner := l.info.Owned[c.Vhost][c.Name]; c.Kind == kind.Queue && (c.Action == plan.Delete || c.Action == plan.Replace) && owner != "" {
+		if owner := l.current.Owned[c.Vhost][c.Name]; c.Kind == kind.Queue && (c.Action == plan.Delete || c.Action == plan.Replace) && owner != "" {
 			why := fmt.Sprintf("the broker reports it owned by %s (internal_owner), and protects it from deletion by clients; the plugin that made it manages it", owner)
 			e.note("queue %q in vhost %q is left alone: %s", c.Name, c.Vhost, why)
 			return plan.HeldInternalOwner, why
 		}
 		if c.Kind == kind.User && (c.Action == plan.Delete || c.Action == plan.Update) && protectedUser(l.State().Items.Get(kind.User, c.Name)) && e.c.RabbitMQVersion().ProtectsTaggedUsers() {
-			why := fmt.Sprintf("it is tagged protected, and RabbitMQ %s refuses to change or delete a protected user through the management API (\"Protected users cannot be modified via the HTTP API\"); change it with rabbitmqctl, or remove the tag there first", l.info.Version)
+			why := fmt.Sprintf("it is tagged protected, and RabbitMQ %s refuses to change or delete a protected user through the management API (\"Protected users cannot be modified via the HTTP API\"); change it with rabbitmqctl, or remove the tag there first", l.current.Version)
 			e.note("user %q is left alone: %s", c.Name, why)
 			return plan.HeldProtectedUser, why
 		}

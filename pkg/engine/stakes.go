@@ -216,7 +216,7 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 			ch.Messages, ch.Consumers = st.Messages, st.Consumers
 			continue
 		}
-		if st, ok := l.current.Stats[ref]; ok {
+		if st, ok := l.current.Queue(ref.Vhost, ref.Name); ok {
 			ch.Messages, ch.Consumers = st.Messages, st.Consumers
 			continue
 		}

@@ -14,19 +14,15 @@ type QueueStats = topology.QueueStats
 
 // Current is the broker's side of a diff.
 type Current struct {
-	State *topology.Topology
+	// Live is the broker's state as read (topology.Live): its topology
+	// (State), the queues' statistics (Queues), the kinds the broker would
+	// not let mqctl read (Unread; State holds none of them there, which
+	// means "unknown", not "none") and the fingerprint of the read.
+	topology.Live
 	// Managed is the ownership record: the objects mqctl created or
 	// adopted, each with its print as mqctl wrote or adopted it (NoPrint:
 	// recorded by an older mqctl).
 	Managed map[ObjectRef]Print
-	// Stats holds messages and consumers per queue (Kind == KindQueue).
-	Stats map[ObjectRef]QueueStats
-	// Fingerprint identifies the broker state read.
-	Fingerprint string
-	// Unread are the kinds the broker would not let mqctl read, per vhost
-	// (Unread.Declared is filled in by Diff). State holds none of them
-	// there, which means "unknown", not "none".
-	Unread []Unread
 }
 
 // BindingName renders a binding's identity for humans and for ObjectRef.Name.
@@ -180,7 +176,8 @@ func (d *differ) managed(ref ObjectRef) bool {
 }
 
 func (d *differ) stats(vhost, queue string) QueueStats {
-	return d.cur.Stats[ObjectRef{Kind: KindQueue, Vhost: vhost, Name: queue}]
+	st, _ := d.cur.Queue(vhost, queue)
+	return st
 }
 
 func (d *differ) add(c Change) { d.p.Changes = append(d.p.Changes, c) }
@@ -421,17 +418,13 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 				return
 			}
 		}
-		for _, u := range d.cur.Unread {
-			if u.Vhost == name {
-				return
-			}
+		if len(d.cur.Unread[name]) > 0 {
+			return
 		}
 		var msgs, cons int64
-		for ref, st := range d.cur.Stats {
-			if ref.Vhost == name {
-				msgs += st.Messages
-				cons += st.Consumers
-			}
+		for _, st := range d.cur.Queues[name] {
+			msgs += st.Messages
+			cons += st.Consumers
 		}
 		d.add(Change{Action: Delete, Kind: KindVhost, Vhost: name, Name: name, Before: &Object{Vhost: vhostMeta(have)}, Messages: msgs, Consumers: cons})
 	} else if want == empty {
@@ -517,16 +510,12 @@ func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string,
 // whose file has none, for a user who may not list them) plans nothing,
 // silently.
 func (d *differ) unread(vhost string, kind Kind, declared int) bool {
-	for _, u := range d.cur.Unread {
-		if u.Vhost == vhost && u.Kind == kind {
-			if declared > 0 || d.manages(vhost, kind) {
-				u.Declared = declared
-				d.p.Unread = append(d.p.Unread, u)
-			}
-			return true
-		}
+	u, ok := d.cur.UnreadKind(vhost, kind)
+	if ok && (declared > 0 || d.manages(vhost, kind)) {
+		u.Declared = declared
+		d.p.Unread = append(d.p.Unread, u)
 	}
-	return false
+	return ok
 }
 
 // manages reports whether the ownership record holds an object of kind in
@@ -940,10 +929,6 @@ func (d *differ) stale() {
 
 // unreadKind reports whether kind k could not be read in vhost.
 func (d *differ) unreadKind(vhost string, k Kind) bool {
-	for _, u := range d.cur.Unread {
-		if u.Vhost == vhost && u.Kind == k {
-			return true
-		}
-	}
-	return false
+	_, ok := d.cur.UnreadKind(vhost, k)
+	return ok
 }

@@ -138,7 +138,7 @@ func TestDiff(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cur := Current{State: tc.current}
+			cur := Current{Live: topology.Live{State: tc.current}}
 			if tc.managed {
 				cur.Managed = Recorded(tc.current)
 			}
@@ -150,7 +150,7 @@ func TestDiff(t *testing.T) {
 				t.Errorf("unmanaged = %v, want %d", p.Unmanaged, tc.unmanaged)
 			}
 			// The plan against the desired state itself is always empty.
-			again := Diff(tc.desired, Current{State: tc.desired, Managed: Recorded(tc.desired)})
+			again := Diff(tc.desired, Current{Live: topology.Live{State: tc.desired}, Managed: Recorded(tc.desired)})
 			if !again.Empty() || again.Records() {
 				t.Errorf("second plan not empty: %v, record: prints %v, stale %v, changed outside %v", rows(again), again.Prints, again.Stale, again.ChangedOutside)
 			}
@@ -169,7 +169,7 @@ func TestReplaceCarriesBindingsAndStakes(t *testing.T) {
 		v.Queues["a"] = q("a", nil)
 		v.Bindings = []*topology.Binding{bind("e", "a", "k"), bind("other", "a", "theirs")}
 	})
-	p := Diff(desired, Current{State: current, Stats: map[ObjectRef]QueueStats{{KindQueue, "/", "a"}: {Messages: 7, Consumers: 1}}})
+	p := Diff(desired, Current{Live: topology.Live{State: current, Queues: map[string]map[string]QueueStats{"/": {"a": {Messages: 7, Consumers: 1}}}}})
 	if len(p.Changes) != 1 || p.Changes[0].Action != Replace {
 		t.Fatalf("want one replace, got %v", rows(p))
 	}
@@ -200,7 +200,7 @@ func TestDeleteListsBindingsItTakesDown(t *testing.T) {
 		{KindExchange, "/", "e"}: true, {KindQueue, "/", "a"}: true,
 		BindingRef("/", bind("e", "a", "ours")): true,
 	}
-	p := Diff(vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct") }), Current{State: current, Managed: RecordedOf(current, managed)})
+	p := Diff(vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct") }), Current{Live: topology.Live{State: current}, Managed: RecordedOf(current, managed)})
 	want := []row{{Delete, KindQueue, "a"}, {Delete, KindBinding, "e -> queue a [ours]"}}
 	if diff := cmp.Diff(want, rows(p)); diff != "" {
 		t.Fatalf("changes (-want +got):\n%s", diff)

@@ -30,7 +30,7 @@ func (p *Plan) SetFlows(current Current, version rmqversion.Version) {
 	if cur == nil {
 		cur = topology.New()
 	}
-	unread := append(slices.Clip(p.Unread), current.Unread...)
+	unread := append(slices.Clip(p.Unread), current.AllUnread()...)
 	after := p.Project(cur)
 	vhosts := p.Vhosts
 	if vhosts == nil {

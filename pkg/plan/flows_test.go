@@ -24,10 +24,10 @@ func TestFlowsOfAVhostNotReadAreUnknown(t *testing.T) {
 	})
 	desired.Vhost("hidden").Queues["h"] = q("h", nil)
 	desired.Vhost("nobindings").Queues["n"] = q("n", nil)
-	cur := Current{State: live, Managed: Recorded(live), Unread: []Unread{
-		{Vhost: "nobindings", Kind: kind.Binding, Reason: "no permission"},
-		{Vhost: "seen", Kind: kind.VhostLimits, Reason: "not a kind that routes messages"},
-	}}
+	cur := Current{Live: topology.Live{State: live, Unread: map[string][]Unread{
+		"nobindings": {{Vhost: "nobindings", Kind: kind.Binding, Reason: "no permission"}},
+		"seen":       {{Vhost: "seen", Kind: kind.VhostLimits, Reason: "not a kind that routes messages"}},
+	}}, Managed: Recorded(live)}
 	p := Diff(desired, cur)
 	p.Unread = append(p.Unread, Unread{Vhost: "hidden", Kind: kind.Vhost, Reason: "not shown"}) // as the engine adds it
 	p.Vhosts = []string{"hidden", "nobindings", "seen"}
@@ -68,7 +68,7 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Queues["work.dlq"] = q("work.dlq", nil)
 		v.Bindings = []*topology.Binding{bind("orders", "audit", "order.created"), bind("orders", "work", "order.paid"), bind("dlx", "work.dlq", "work")}
 	})
-	cur := Current{State: live, Managed: Recorded(live)}
+	cur := Current{Live: topology.Live{State: live}, Managed: Recorded(live)}
 	p := Diff(desired, cur)
 	p.SetFlows(cur, rmqversion.Default)
 	if !p.Flows.LosesMessages() || len(p.Flows.Routes) == 0 || len(p.Flows.DeadLetters) == 0 {

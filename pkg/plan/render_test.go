@@ -40,13 +40,13 @@ func samplePlan() *Plan {
 		v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: "^events\\.", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(50000)}}
 	})
 	managed := map[ObjectRef]bool{{KindQueue, "/", "old"}: true, {KindQueue, "/", "orders.shipping"}: true}
-	stats := map[ObjectRef]QueueStats{{KindQueue, "/", "old"}: {Messages: 3}, {KindQueue, "/", "orders.shipping"}: {Messages: 12, Consumers: 2}}
+	stats := map[string]map[string]QueueStats{"/": {"old": {Messages: 3}, "orders.shipping": {Messages: 12, Consumers: 2}}}
 	record := RecordedOf(current, managed)
 	// mqctl made "hand" with a length limit; it was declared again by hand
 	// without one. It made "gone" too, deleted by hand since.
 	record[ObjectRef{KindQueue, "/", "hand"}] = QueuePrint(q("hand", topology.Args{"x-max-length": int64(5)}))
 	record[ObjectRef{KindQueue, "/", "gone"}] = 77
-	return Diff(desired, Current{State: current, Managed: record, Stats: stats, Fingerprint: "abc123"})
+	return Diff(desired, Current{Live: topology.Live{State: current, Queues: stats, Fingerprint: "abc123"}, Managed: record})
 }
 
 func TestRenderText(t *testing.T) {
@@ -65,7 +65,7 @@ func TestRenderText(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := WriteText(&buf, Diff(topology.New(), Current{State: topology.New()}), RenderOptions{}); err != nil {
+	if err := WriteText(&buf, Diff(topology.New(), Current{Live: topology.Live{State: topology.New()}}), RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := buf.String(); got != "No changes. The broker matches the file.\n" {
@@ -113,7 +113,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := WriteJSON(&buf, Diff(topology.New(), Current{State: topology.New()})); err != nil {
+	if err := WriteJSON(&buf, Diff(topology.New(), Current{Live: topology.Live{State: topology.New()}})); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "plan-empty.json", buf.Bytes())

@@ -19,7 +19,7 @@ func pol(name string) *topology.Policy {
 // recorded ones, keeps a vhost that left the file, and says so.
 func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 	reason := `user "dev" may not list them (needs the policymaker or administrator tag)`
-	unread := []Unread{{Vhost: "app", Kind: KindPolicy, Reason: reason}}
+	unread := map[string][]Unread{"app": {{Vhost: "app", Kind: KindPolicy, Reason: reason}}}
 	managed := map[ObjectRef]bool{
 		{Kind: KindVhost, Vhost: "app", Name: "app"}:          true,
 		{Kind: KindPolicy, Vhost: "app", Name: "old"}:         true,
@@ -37,7 +37,7 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 	})
 
 	t.Run("read", func(t *testing.T) {
-		p := Diff(desired, Current{State: current, Managed: RecordedOf(current, managed)})
+		p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: RecordedOf(current, managed)})
 		want := []row{{Delete, KindQueue, "gone"}, {Create, KindQueue, "work"}, {Create, KindPolicy, "new"}, {Create, KindPolicy, "other"}, {Delete, KindOperatorPolicy, "cap"}}
 		if diff := cmp.Diff(want, rows(p)); diff != "" {
 			t.Errorf("every kind read (-want +got):\n%s", diff)
@@ -47,7 +47,7 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 		}
 	})
 	t.Run("policies unread", func(t *testing.T) {
-		p := Diff(desired, Current{State: current, Managed: RecordedOf(current, managed), Unread: unread})
+		p := Diff(desired, Current{Live: topology.Live{State: current, Unread: unread}, Managed: RecordedOf(current, managed)})
 		// The recorded policy "old" is absent from the state read: read, it
 		// would be deleted; unread, it is left alone.
 		want := []row{{Delete, KindQueue, "gone"}, {Create, KindQueue, "work"}, {Delete, KindOperatorPolicy, "cap"}}
@@ -91,7 +91,7 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 	})
 	t.Run("nothing else to do", func(t *testing.T) {
 		d := vh("app", func(v *topology.Vhost) { v.Policies["new"] = pol("new") })
-		p := Diff(d, Current{State: vh("app", nil), Unread: unread})
+		p := Diff(d, Current{Live: topology.Live{State: vh("app", nil), Unread: unread}})
 		if !p.Empty() {
 			t.Fatalf("plan = %v, want no changes", rows(p))
 		}
@@ -105,11 +105,11 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 	})
 	t.Run("vhost left the file", func(t *testing.T) {
 		cur := vh("app", nil)
-		read := Diff(topology.New(), Current{State: cur, Managed: RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true})})
+		read := Diff(topology.New(), Current{Live: topology.Live{State: cur}, Managed: RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true})})
 		if diff := cmp.Diff([]row{{Delete, KindVhost, "app"}}, rows(read)); diff != "" {
 			t.Errorf("every kind read: the vhost mqctl made is deleted (-want +got):\n%s", diff)
 		}
-		p := Diff(topology.New(), Current{State: cur, Managed: RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true}), Unread: unread})
+		p := Diff(topology.New(), Current{Live: topology.Live{State: cur, Unread: unread}, Managed: RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true})})
 		if !p.Empty() {
 			t.Errorf("policies unread: plan = %v, want the vhost kept (its policies may be someone else's)", rows(p))
 		}
@@ -119,14 +119,14 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 // An unread kind is listed only when it matters: the file declares some,
 // or mqctl's record says it made some there.
 func TestUnreadListedOnlyWhenItMatters(t *testing.T) {
-	unread := []Unread{{Vhost: "app", Kind: KindOperatorPolicy, Reason: "refused"}}
+	unread := map[string][]Unread{"app": {{Vhost: "app", Kind: KindOperatorPolicy, Reason: "refused"}}}
 	d := vh("app", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) })
 	cur := vh("app", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) })
-	if p := Diff(d, Current{State: cur, Unread: unread}); !p.Empty() || len(p.Unread) != 0 {
+	if p := Diff(d, Current{Live: topology.Live{State: cur, Unread: unread}}); !p.Empty() || len(p.Unread) != 0 {
 		t.Errorf("nothing declared, nothing recorded: changes %v, unread %v; want neither", rows(p), p.Unread)
 	}
 	managed := map[ObjectRef]bool{{Kind: KindOperatorPolicy, Vhost: "app", Name: "cap"}: true}
-	if p := Diff(d, Current{State: cur, Managed: RecordedOf(cur, managed), Unread: unread}); !p.Empty() || len(p.Unread) != 1 {
+	if p := Diff(d, Current{Live: topology.Live{State: cur, Unread: unread}, Managed: RecordedOf(cur, managed)}); !p.Empty() || len(p.Unread) != 1 {
 		t.Errorf("recorded by mqctl: changes %v, unread %v; want the kind listed, nothing changed", rows(p), p.Unread)
 	}
 }

@@ -60,7 +60,7 @@ users:
 // arguments (DLX, DLRK, AE) and the words of topic keys do not split
 // shapes, the wildcards do; users and permissions are not tried.
 func TestShapes(t *testing.T) {
-	p := plan.Diff(load(t, workers), plan.Current{State: topology.New()})
+	p := plan.Diff(load(t, workers), plan.Current{Live: topology.Live{State: topology.New()}})
 	trials, untried := Shapes(p, nil)
 	want := []string{
 		"exchange: audit",
@@ -94,19 +94,19 @@ func TestShapes(t *testing.T) {
 func TestShapesHeld(t *testing.T) {
 	held := load(t, workers)
 	more := strings.Replace(workers, "      c: {", "      d: { type: quorum, bindings: [{ exchange: work, routing_key: job.d }], dead_letter: { exchange: \"\", routing_key: d.dlq } }\n      d.dlq: { type: quorum }\n      c: {", 1)
-	p := plan.Diff(load(t, more), plan.Current{State: held})
+	p := plan.Diff(load(t, more), plan.Current{Live: topology.Live{State: held}})
 	if trials, _ := Shapes(p, held); len(trials) != 0 {
 		t.Errorf("trials of held shapes: %v", trialKeys(trials))
 	}
 	other := strings.Replace(workers, "x-max-length: 5", "x-max-length: 6", 1)
-	p = plan.Diff(load(t, other), plan.Current{State: held})
+	p = plan.Diff(load(t, other), plan.Current{Live: topology.Live{State: held}})
 	if got := trialKeys(firstOf(Shapes(p, held))); !slices.Equal(got, []string{"queue: c"}) {
 		t.Errorf("a changed argument: trials %v, want the queue's new shape", got)
 	}
 	// One argument more than any held queue has: held keys only the objects
 	// with as many arguments as a trial, and none has.
 	longer := strings.Replace(workers, "x-max-length: 5", "x-max-length: 5, x-overflow: reject-publish", 1)
-	p = plan.Diff(load(t, longer), plan.Current{State: held})
+	p = plan.Diff(load(t, longer), plan.Current{Live: topology.Live{State: held}})
 	if got := trialKeys(firstOf(Shapes(p, held))); !slices.Equal(got, []string{"queue: c"}) {
 		t.Errorf("an added argument: trials %v, want the queue's new shape", got)
 	}
