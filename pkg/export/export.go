@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -298,7 +299,7 @@ func queueNode(v *topology.Vhost, q *topology.Queue, bindings []*topology.Bindin
 		r := mapping()
 		seq := sequence()
 		for _, d := range delays {
-			seq.Content = append(seq.Content, str(formatDuration(d)))
+			seq.Content = append(seq.Content, str(loader.FormatDuration(d)))
 		}
 		add(r, "delays", seq)
 		add(m, "retry", r)

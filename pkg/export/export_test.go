@@ -526,14 +526,6 @@ func TestTopicMatch(t *testing.T) {
 	}
 }
 
-func TestFormatDuration(t *testing.T) {
-	for ms, want := range map[int64]string{1: "1ms", 1500: "1500ms", 10000: "10s", 60000: "1m", 90000: "90s", 3600000: "1h", 86400000: "1d", 604800000: "7d"} {
-		if got := formatDuration(ms); got != want {
-			t.Errorf("formatDuration(%d) = %q, want %q", ms, got, want)
-		}
-	}
-}
-
 func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

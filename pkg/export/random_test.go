@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -74,7 +75,7 @@ func randomTopology(r *rand.Rand) *topology.Topology {
 			continue
 		}
 		for _, d := range []int64{10000, 60000} {
-			name := origin + ".retry." + formatDuration(d)
+			name := origin + ".retry." + loader.FormatDuration(d)
 			v.Queues[name] = &topology.Queue{Name: name, Type: o.Type, Durable: o.Durable,
 				Arguments: topology.Args{"x-message-ttl": d, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": origin}}
 		}

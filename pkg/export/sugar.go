@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -127,7 +128,7 @@ func tierOrigin(v *topology.Vhost, t *topology.Queue) (origin string, delay int6
 		return "", 0, false
 	}
 	q := v.Queues[origin]
-	if q == nil || q.Type != t.Type || q.Durable != t.Durable || t.Name != origin+".retry."+formatDuration(ttl) {
+	if q == nil || q.Type != t.Type || q.Durable != t.Durable || t.Name != origin+".retry."+loader.FormatDuration(ttl) {
 		return "", 0, false
 	}
 	return origin, ttl, true

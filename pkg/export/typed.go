@@ -1,10 +1,9 @@
 package export
 
 import (
-	"strconv"
-
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -109,57 +108,18 @@ func splitQueueArgs(q *topology.Queue) *queueSettings {
 	return s
 }
 
-type unit struct {
-	suffix string
-	factor int64
-}
-
-// Largest first; formatDuration must name delay tiers exactly as the
-// loader does ("10s", "1m", "1500ms").
-var durationUnits = []unit{
-	{"d", 24 * 60 * 60 * 1000},
-	{"h", 60 * 60 * 1000},
-	{"m", 60 * 1000},
-	{"s", 1000},
-}
-
-var sizeUnits = []unit{
-	{"TiB", 1 << 40}, {"TB", 1000 * 1000 * 1000 * 1000},
-	{"GiB", 1 << 30}, {"GB", 1000 * 1000 * 1000},
-	{"MiB", 1 << 20}, {"MB", 1000 * 1000},
-	{"KiB", 1 << 10}, {"KB", 1000},
-}
-
-// formatDuration renders milliseconds with the largest unit that divides
-// them exactly: 10000 -> "10s", 60000 -> "1m", 1500 -> "1500ms".
-func formatDuration(ms int64) string {
-	if ms == 0 {
-		return "0ms"
-	}
-	for _, u := range durationUnits {
-		if ms%u.factor == 0 {
-			return strconv.FormatInt(ms/u.factor, 10) + u.suffix
-		}
-	}
-	return strconv.FormatInt(ms, 10) + "ms"
-}
-
 func durationNode(ms int64) *yaml.Node {
 	if ms == 0 {
 		return intNode(0)
 	}
-	return str(formatDuration(ms))
+	return str(loader.FormatDuration(ms))
 }
 
 // sizeNode renders a byte count with the largest unit that divides it
 // exactly (1073741824 -> "1GiB"), or as an integer.
 func sizeNode(n int64) *yaml.Node {
-	if n > 0 {
-		for _, u := range sizeUnits {
-			if n%u.factor == 0 {
-				return str(strconv.FormatInt(n/u.factor, 10) + u.suffix)
-			}
-		}
+	if s, ok := loader.FormatSize(n); ok {
+		return str(s)
 	}
 	return intNode(n)
 }

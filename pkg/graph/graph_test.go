@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,10 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	gold "github.com/mqctl/mqctl/internal/golden"
-
 	"github.com/google/go-cmp/cmp"
 
+	gold "github.com/mqctl/mqctl/internal/golden"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -67,7 +67,7 @@ func smallTopology() *topology.Topology {
 	queue(v, "orders.shipping", topology.Args{"x-dead-letter-exchange": "orders.dlx", "x-dead-letter-routing-key": "orders.shipping"}, func(q *topology.Queue) { q.Type = topology.QueueQuorum })
 	queue(v, "orders.shipping.dlq", nil, role(topology.RoleDeadLetter, "orders.shipping"), func(q *topology.Queue) { q.Type = topology.QueueQuorum })
 	for _, d := range []int64{10_000, 60_000} {
-		name := "orders.shipping.retry." + formatMillis(d)
+		name := "orders.shipping.retry." + loader.FormatDuration(d)
 		queue(v, name, topology.Args{"x-message-ttl": d, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders.shipping"},
 			role(topology.RoleDelay, "orders.shipping"), func(q *topology.Queue) { q.Delay = d; q.Type = topology.QueueQuorum })
 	}
@@ -619,14 +619,6 @@ func TestEmptyTopology(t *testing.T) {
 		} else {
 			parseDOT(t, out)
 			runGraphviz(t, out)
-		}
-	}
-}
-
-func TestFormatMillis(t *testing.T) {
-	for ms, want := range map[int64]string{10_000: "10s", 60_000: "1m", 600_000: "10m", 7_200_000: "2h", 86_400_000: "1d", 1500: "1500ms", 0: "0ms", 90_000: "90s"} {
-		if got := formatMillis(ms); got != want {
-			t.Errorf("formatMillis(%d) = %q, want %q", ms, got, want)
 		}
 	}
 }

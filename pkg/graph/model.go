@@ -3,13 +3,14 @@ package graph
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mqctl/mqctl/pkg/lint"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -265,7 +266,7 @@ func (b *vhostBuilder) declareQueue(name string, q *topology.Queue) {
 	case roleDelay:
 		n.kind = nodeDelay
 		if d, ok := b.delayOf(name, q); ok {
-			details = append(details, "delay "+formatMillis(d))
+			details = append(details, "delay "+loader.FormatDuration(d))
 		} else {
 			details = append(details, "delay tier")
 		}
@@ -273,9 +274,9 @@ func (b *vhostBuilder) declareQueue(name string, q *topology.Queue) {
 	if r, ok := b.sim.DelayedRetry(name); ok {
 		// The broker's own delayed retry (4.3): a returned message waits
 		// min × its failed deliveries, at most max, in the queue itself.
-		wait := "retry after " + formatMillis(r.MinMS)
+		wait := "retry after " + loader.FormatDuration(r.MinMS)
 		if r.MaxMS != r.MinMS {
-			wait += "…" + formatMillis(r.MaxMS)
+			wait += "…" + loader.FormatDuration(r.MaxMS)
 		}
 		if r.Type != route.RetryFailed {
 			wait += " (" + r.Type + ")"
@@ -452,7 +453,7 @@ func (b *vhostBuilder) deadLetterEdge(name string, q *topology.Queue) {
 	if b.roles[name] == roleDelay {
 		label := "after (no queue TTL)"
 		if d, ok := b.delayOf(name, q); ok {
-			label = "after " + formatMillis(d)
+			label = "after " + loader.FormatDuration(d)
 		}
 		b.c.edges = append(b.c.edges, edge{from: from, to: to, kind: edgeDelay, labels: []string{label}})
 		return
@@ -473,23 +474,6 @@ func (b *vhostBuilder) deadLetterEdge(name string, q *topology.Queue) {
 func builtinExchange(name string) (typ string, internal, ok bool) {
 	x, ok := topology.BuiltinExchange(name)
 	return x.Type, x.Internal, ok
-}
-
-// formatMillis renders a duration in milliseconds in the largest unit that
-// divides it exactly: 10000 -> 10s, 60000 -> 1m, 1500 -> 1500ms.
-func formatMillis(ms int64) string {
-	units := []struct {
-		n      int64
-		suffix string
-	}{{86_400_000, "d"}, {3_600_000, "h"}, {60_000, "m"}, {1000, "s"}}
-	if ms > 0 {
-		for _, u := range units {
-			if ms%u.n == 0 {
-				return strconv.FormatInt(ms/u.n, 10) + u.suffix
-			}
-		}
-	}
-	return strconv.FormatInt(ms, 10) + "ms"
 }
 
 // idAllocator hands out node IDs that are safe in both formats (ASCII

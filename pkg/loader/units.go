@@ -64,6 +64,23 @@ func parseWithUnit(s string, units []unit) (int64, error) {
 	return 0, errors.New("unknown unit")
 }
 
+// FormatSize renders a byte count n with the largest unit that divides it
+// exactly, as the file may write it (1073741824 -> "1GiB", 5000000 ->
+// "5MB"); false when no unit above a byte does (n is then best written as
+// an integer).
+func FormatSize(n int64) (string, bool) {
+	if n <= 0 {
+		return "", false
+	}
+	for i := len(sizeUnits) - 1; i > 0; i-- {
+		u := sizeUnits[i]
+		if u.suffix != "kB" && n%u.factor == 0 {
+			return strconv.FormatInt(n/u.factor, 10) + u.suffix, true
+		}
+	}
+	return "", false
+}
+
 // FormatDuration renders ms with the largest unit that divides it exactly:
 // 10000 -> "10s", 60000 -> "1m", 1500 -> "1500ms". It names the delay tiers
 // retry.delays declares (Q.retry.10s).

@@ -76,3 +76,20 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatSize checks the sizes export writes back: the largest unit
+// that divides the count, IEC before SI at the same magnitude, and none
+// (an integer) where no unit above a byte divides it.
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{1 << 30: "1GiB", 5_000_000: "5MB", 1024: "1KiB", 2000: "2KB", 1 << 40: "1TiB", 3_000_000_000_000: "3TB", 1500: "", 0: "", -1024: ""} {
+		got, ok := FormatSize(n)
+		if got != want || ok != (want != "") {
+			t.Errorf("FormatSize(%d) = %q, %v; want %q", n, got, ok, want)
+		}
+		if ok {
+			if back, err := parseSize(got); err != nil || back != n {
+				t.Errorf("parseSize(%q) = %d, %v; want %d", got, back, err, n)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -140,7 +141,7 @@ func roleText(q Queue) string {
 		return "dlq"
 	case topology.RoleDelay:
 		if q.Delay > 0 {
-			return "delay " + formatMillis(q.Delay)
+			return "delay " + loader.FormatDuration(q.Delay)
 		}
 		return "delay"
 	}
@@ -148,20 +149,6 @@ func roleText(q Queue) string {
 }
 
 func rate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
-
-// formatMillis renders a duration the way the file writes it (10s, 1m, 2h,
-// 7d, 250ms).
-func formatMillis(ms int64) string {
-	for _, u := range []struct {
-		n    int64
-		unit string
-	}{{86_400_000, "d"}, {3_600_000, "h"}, {60_000, "m"}, {1000, "s"}} {
-		if ms%u.n == 0 {
-			return strconv.FormatInt(ms/u.n, 10) + u.unit
-		}
-	}
-	return strconv.FormatInt(ms, 10) + "ms"
-}
 
 // summary is the last line: how many queues, and what needs attention.
 func summary(r *Report) string {

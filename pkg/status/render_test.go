@@ -110,11 +110,3 @@ func TestWriteJSON(t *testing.T) {
 		}
 	}
 }
-
-func TestFormatMillis(t *testing.T) {
-	for ms, want := range map[int64]string{250: "250ms", 10000: "10s", 60000: "1m", 90000: "90s", 7200000: "2h", 604800000: "7d"} {
-		if got := formatMillis(ms); got != want {
-			t.Errorf("formatMillis(%d) = %q, want %q", ms, got, want)
-		}
-	}
-}
