@@ -105,7 +105,7 @@ func (r *Result) OK() bool {
 func Check(p *plan.Plan, opts Options) error {
 	var refusals []string
 	for _, c := range p.Changes {
-		if _, ok := opsFor(c.Kind); !ok {
+		if _, ok := objectOf(c.Kind); !ok {
 			// A plan from a newer mqctl, or a kind missing its apply steps.
 			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q: %v", c.Kind, c.Name, c.Vhost, kind.Unknown("apply step", c.Kind)))
 			continue
@@ -232,7 +232,7 @@ const listKeysFrom = 16
 func (e *executor) listKeys(ctx context.Context, phase []Step) {
 	n := map[string]int{}
 	for _, s := range phase {
-		if s.Op != OpUnbind || e.keys[s.Vhost] != nil {
+		if !s.Delete || !s.Kind().DeletedByKey() || e.keys[s.Vhost] != nil {
 			continue
 		}
 		if e.opts.PropertiesKey != nil {
@@ -269,7 +269,7 @@ func bulkDeclares(phases [][]Step, from int) map[string]bool {
 	n := map[string]int{}
 	for _, phase := range phases {
 		for _, s := range phase {
-			if s.Op == OpDeclareExchange || s.Op == OpDeclareQueue || s.Op == OpBind {
+			if o, _ := objectOf(s.Kind()); o.bulk && !s.Delete {
 				n[s.Vhost]++
 			}
 		}
@@ -307,12 +307,6 @@ func (e *executor) policyLock(vhost string) *sync.Mutex {
 		e.policyMu[vhost] = m
 	}
 	return m
-}
-
-// writesPolicy reports whether a step puts or deletes a policy or an
-// operator policy.
-func writesPolicy(op Op) bool {
-	return op == OpPutPolicy || op == OpPutOpPolicy || op == OpDeletePolicy || op == OpDeleteOpPolicy
 }
 
 func (e *executor) stopped() error {
@@ -357,7 +351,7 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 		go func(s Step) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if writesPolicy(s.Op) {
+			if o, _ := objectOf(s.Kind()); o.serial {
 				pm := e.policyLock(s.Vhost)
 				pm.Lock()
 				defer pm.Unlock()
@@ -387,106 +381,6 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 
 func sortSteps(s []Step) {
 	sort.SliceStable(s, func(i, j int) bool { return s[i].String() < s[j].String() })
-}
-
-// step performs one operation. Deletes of objects already gone succeed
-// (re-running converges). A write whose outcome is unknown is read back
-// before it is tried again (see write).
-func (e *executor) step(ctx context.Context, s Step) error {
-	c := s.Change
-	switch s.Op {
-	case OpCreateVhost:
-		v := c.After.Vhost
-		if err := write(ctx, func() error {
-			return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType})
-		}, e.vhostExists(v.Name)); err != nil {
-			return err
-		}
-		if err := write(ctx, func() error { return e.c.GrantFullPermissions(ctx, v.Name, e.c.Username()) }, e.permitted(v.Name)); err != nil {
-			return err
-		}
-		if e.opts.VhostCreated != nil {
-			return e.opts.VhostCreated(ctx, v.Name)
-		}
-		return nil
-	case OpUpdateVhost:
-		v := c.After.Vhost
-		var tags []string
-		if e.opts.VhostTags != nil {
-			tags = e.opts.VhostTags(v.Name)
-		}
-		return write(ctx, func() error {
-			return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: tags})
-		}, e.vhostDescribed(v.Name, v.Description))
-	case OpDeleteVhost:
-		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteVhost(ctx, s.Name) }, e.vhostGone(s.Name)))
-	case OpDeletePolicy:
-		return ignoreNotFound(write(ctx, func() error { return e.c.DeletePolicy(ctx, s.Vhost, s.Name) }, e.policyGone(s.Vhost, s.Name, false)))
-	case OpDeleteOpPolicy:
-		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteOperatorPolicy(ctx, s.Vhost, s.Name) }, e.policyGone(s.Vhost, s.Name, true)))
-	case OpPutPolicy:
-		return write(ctx, func() error { return e.c.PutPolicy(ctx, s.Vhost, c.After.Policy) }, e.policyIs(s.Vhost, c.After.Policy, false))
-	case OpPutOpPolicy:
-		return write(ctx, func() error { return e.c.PutOperatorPolicy(ctx, s.Vhost, c.After.Policy) }, e.policyIs(s.Vhost, c.After.Policy, true))
-	case OpPutItem:
-		var have *topology.Item
-		if c.Before != nil {
-			have = c.Before.Item
-		}
-		return write(ctx, func() error { return e.c.WriteItem(ctx, c.Kind, s.Vhost, have, c.After.Item) }, e.itemIs(c.Kind, s.Vhost, c.After.Item))
-	case OpDeleteItem:
-		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteItem(ctx, c.Kind, s.Vhost, c.Before.Item) }, e.itemIs(c.Kind, s.Vhost, nil, s.Name)))
-	case OpUnbind:
-		key, ok := "", false
-		if e.opts.PropertiesKey != nil {
-			key, ok = e.opts.PropertiesKey(s.Vhost, s.Binding)
-		}
-		if !ok {
-			// Listed before the phase (listKeys); a binding the listing
-			// lacks is asked for, which tells whether it is gone.
-			key, ok = e.keys[s.Vhost][s.Binding.Key()]
-		}
-		if !ok {
-			k, err := e.c.BindingPropertiesKey(ctx, s.Vhost, s.Binding)
-			if errors.Is(err, broker.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			key = k
-		}
-		return ignoreNotFound(write(ctx, func() error { return e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key) }, e.bindingGone(s.Vhost, s.Binding)))
-	case OpBind:
-		if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareBinding(ctx, s.Vhost, s.Binding) }) {
-			return nil
-		}
-		err := write(ctx, func() error { return e.c.DeclareBinding(ctx, s.Vhost, s.Binding) }, e.bindingExists(s.Vhost, s.Binding))
-		if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
-			b := s.Binding
-			return fmt.Errorf("exchange %q or %s %q does not exist: declare both ends of the binding (mqctl lint reports this as MQ401): %w",
-				b.Source, b.DestinationType, b.Destination, err)
-		}
-		return err
-	case OpDeleteQueue:
-		// Read back, a queue still there goes through every check again.
-		return write(ctx, func() error { return e.deleteQueue(ctx, s) }, e.queueGone(s.Vhost, s.Name))
-	case OpDeleteExchange:
-		return ignoreNotFound(write(ctx, func() error {
-			return e.c.DeleteExchange(ctx, s.Vhost, s.Name, broker.DeleteExchangeOptions{})
-		}, e.exchangeGone(s.Vhost, s.Name)))
-	case OpDeclareExchange:
-		if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareExchange(ctx, s.Vhost, c.After.Exchange) }) {
-			return nil
-		}
-		return write(ctx, func() error { return e.c.DeclareExchange(ctx, s.Vhost, c.After.Exchange) }, e.exchangeIs(s.Vhost, c.After.Exchange))
-	case OpDeclareQueue:
-		if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareQueue(ctx, s.Vhost, c.After.Queue) }) {
-			return nil
-		}
-		return write(ctx, func() error { return e.c.DeclareQueue(ctx, s.Vhost, c.After.Queue) }, e.queueIs(s.Vhost, c.After.Queue))
-	}
-	return fmt.Errorf("unknown step %q", s.Op)
 }
 
 // deleteQueue deletes a queue (for a delete or the first half of a
@@ -625,11 +519,11 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 					managed[bref] = c.BindingPrints[i]
 				}
 			}
-		case s.Op == OpDeleteVhost:
+		case s.Delete && c.Kind == plan.KindVhost:
 			deletedVhosts[c.Vhost] = true
 		case c.Action == plan.Delete:
 			delete(managed, ref)
-		case c.Action == plan.Replace && (s.Op == OpDeleteExchange || s.Op == OpDeleteQueue):
+		case c.Action == plan.Replace && s.Delete:
 			// The delete half of a replace: its declare half records it.
 		default:
 			if _, ok := managed[ref]; !ok && c.Action == plan.Update {
@@ -643,7 +537,7 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 	}
 	failedVhost := map[string]bool{}
 	for _, f := range res.Failed {
-		if f.Step.Op == OpCreateVhost {
+		if f.Step.Op() == OpCreateVhost {
 			failedVhost[f.Step.Vhost] = true
 		}
 	}

@@ -46,7 +46,7 @@ func TestUnbindKeysFromOneListing(t *testing.T) {
 			}
 			unbound := 0
 			for _, s := range res.Done {
-				if s.Op == apply.OpUnbind {
+				if s.Op() == apply.OpUnbind {
 					unbound++
 				}
 			}

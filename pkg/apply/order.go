@@ -34,96 +34,71 @@ const (
 	OpDeleteItem Op = "delete"
 )
 
-// Step is one operation of an apply.
+// Step is one operation of an apply: it writes or deletes (Delete) the
+// object of its Change, through its kind's object (objects).
 type Step struct {
-	Op    Op
-	Vhost string
-	Name  string
+	// Delete: the step deletes its object (a delete, or the first half of
+	// a replace); otherwise it writes Change.After (Binding, for a
+	// binding restored).
+	Delete bool
+	Vhost  string
+	Name   string
 	// Change is the plan change this step carries out (for a restored
 	// binding: the replace that took it down).
 	Change *plan.Change
-	// Binding is set for OpBind and OpUnbind.
+	// Binding is set for a binding's steps.
 	Binding *topology.Binding
 	// Restore marks a binding put back after its end was replaced.
 	Restore bool
 }
 
+// Kind is the kind of the object the step writes or deletes ("" for a
+// step without a change).
+func (s Step) Kind() plan.Kind {
+	switch {
+	case s.Restore:
+		return plan.KindBinding
+	case s.Change == nil:
+		return ""
+	}
+	return s.Change.Kind
+}
+
+// Op names what the step does, as its kind's object names it ("declare
+// queue"); "" for a kind apply has no steps for.
+func (s Step) Op() Op {
+	o, ok := objectOf(s.Kind())
+	switch {
+	case !ok:
+		return ""
+	case s.Delete:
+		return o.ops.del
+	case s.Change != nil && s.Change.Action == plan.Update:
+		return o.ops.update
+	}
+	return o.ops.create
+}
+
 func (s Step) String() string {
-	switch s.Op {
+	op := s.Op()
+	switch op {
 	case OpBind, OpUnbind:
 		what := "create"
-		if s.Op == OpUnbind {
+		if s.Delete {
 			what = "delete"
 		} else if s.Restore {
 			what = "restore"
 		}
 		return fmt.Sprintf("%s binding %s in vhost %q", what, plan.BindingName(s.Binding), s.Vhost)
 	case OpCreateVhost, OpUpdateVhost, OpDeleteVhost:
-		return fmt.Sprintf("%s %q", s.Op, s.Name)
+		return fmt.Sprintf("%s %q", op, s.Name)
 	case OpPutItem, OpDeleteItem:
 		if s.Vhost == "" {
-			return fmt.Sprintf("%s %s %q", s.Op, s.Change.Kind.Label(), s.Name)
+			return fmt.Sprintf("%s %s %q", op, s.Change.Kind.Label(), s.Name)
 		}
-		return fmt.Sprintf("%s %s %q in vhost %q", s.Op, s.Change.Kind.Label(), s.Name, s.Vhost)
+		return fmt.Sprintf("%s %s %q in vhost %q", op, s.Change.Kind.Label(), s.Name, s.Vhost)
 	}
-	return fmt.Sprintf("%s %q in vhost %q", s.Op, s.Name, s.Vhost)
-}
-
-// kindOps are the operations that write (create, update, declare again)
-// and delete one object of a kind.
-type kindOps struct{ create, update, del Op }
-
-// opsFor returns k's operations; false for a kind apply has no steps for,
-// which Check refuses before anything changes. The generic kinds
-// (kind.Spec.Item) share OpPutItem and OpDeleteItem.
-func opsFor(k plan.Kind) (kindOps, bool) {
-	if o, ok := ops[k]; ok {
-		return o, true
-	}
-	if k.Item() != nil {
-		return kindOps{OpPutItem, OpPutItem, OpDeleteItem}, true
-	}
-	return kindOps{}, false
-}
-
-var ops = map[plan.Kind]kindOps{
-	plan.KindVhost:          {OpCreateVhost, OpUpdateVhost, OpDeleteVhost},
-	plan.KindExchange:       {OpDeclareExchange, OpDeclareExchange, OpDeleteExchange},
-	plan.KindQueue:          {OpDeclareQueue, OpDeclareQueue, OpDeleteQueue},
-	plan.KindBinding:        {OpBind, OpBind, OpUnbind},
-	plan.KindPolicy:         {OpPutPolicy, OpPutPolicy, OpDeletePolicy},
-	plan.KindOperatorPolicy: {OpPutOpPolicy, OpPutOpPolicy, OpDeleteOpPolicy},
-}
-
-// Kind is the kind of the object the step writes or deletes ("" for a
-// step of no known kind).
-func (s Step) Kind() plan.Kind {
-	if s.Op == OpPutItem || s.Op == OpDeleteItem {
-		if s.Change != nil {
-			return s.Change.Kind
-		}
-		return ""
-	}
-	for k, o := range ops {
-		if s.Op == o.create || s.Op == o.update || s.Op == o.del {
-			return k
-		}
-	}
-	return ""
-}
-
-// Deletes reports whether the step deletes its object (a replace's first
-// half included).
-func (s Step) Deletes() bool {
-	if s.Op == OpDeleteItem {
-		return true
-	}
-	for _, o := range ops {
-		if s.Op == o.del {
-			return true
-		}
-	}
-	return false
+	return fmt.Sprintf("%s %q in vhost %q", op, s.Name, s.Vhost)
 }
 
 // Order turns a plan into phases of steps. Steps within a phase do not
@@ -144,8 +119,7 @@ func Order(p *plan.Plan) [][]Step {
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		spec, ok := kind.Of(c.Kind)
-		op, known := opsFor(c.Kind)
-		if !ok || !known {
+		if _, known := objectOf(c.Kind); !ok || !known {
 			continue // refused by Check
 		}
 		if c.Action == plan.Delete {
@@ -157,17 +131,14 @@ func Order(p *plan.Plan) [][]Step {
 			}
 		}
 		if c.Action == plan.Delete || c.Action == plan.Replace {
-			s := Step{Op: op.del, Vhost: c.Vhost, Name: c.Name, Change: c}
+			s := Step{Delete: true, Vhost: c.Vhost, Name: c.Name, Change: c}
 			if c.Before != nil {
 				s.Binding = c.Before.Binding
 			}
 			byPhase[spec.DeletePhase] = append(byPhase[spec.DeletePhase], s)
 		}
 		if c.Action != plan.Delete {
-			s := Step{Op: op.create, Vhost: c.Vhost, Name: c.Name, Change: c}
-			if c.Action == plan.Update {
-				s.Op = op.update
-			}
+			s := Step{Vhost: c.Vhost, Name: c.Name, Change: c}
 			if c.After != nil {
 				s.Binding = c.After.Binding
 			}
@@ -196,7 +167,7 @@ func Order(p *plan.Plan) [][]Step {
 				continue
 			}
 			seen[k] = true
-			binds = append(binds, Step{Op: OpBind, Vhost: c.Vhost, Name: plan.BindingName(b), Change: c, Binding: b, Restore: true})
+			binds = append(binds, Step{Vhost: c.Vhost, Name: plan.BindingName(b), Change: c, Binding: b, Restore: true})
 		}
 	}
 	byPhase[kind.Binding.WritePhase()] = binds

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -179,7 +180,7 @@ func TestOrder(t *testing.T) {
 			}
 			for _, ph := range phases {
 				for _, s := range ph {
-					if s.Op == OpBind && s.Restore != strings.HasPrefix(s.String(), "restore") {
+					if s.Op() == OpBind && s.Restore != strings.HasPrefix(s.String(), "restore") {
 						t.Errorf("step %s: Restore = %t", s, s.Restore)
 					}
 					if s.Change == nil {
@@ -204,7 +205,7 @@ func TestOrderVhosts(t *testing.T) {
 	for _, ph := range Order(p) {
 		var ops []Op
 		for _, s := range ph {
-			ops = append(ops, s.Op)
+			ops = append(ops, s.Op())
 		}
 		got = append(got, ops)
 	}
@@ -218,7 +219,17 @@ func TestOrderVhosts(t *testing.T) {
 // Options.BulkDeclares of them (DefaultBulkDeclares when 0), never when
 // it is negative; deletes and policies do not count.
 func TestBulkDeclaresPerVhost(t *testing.T) {
-	step := func(vh string, op Op) Step { return Step{Vhost: vh, Op: op} }
+	step := func(vh string, op Op) Step {
+		for k := range objects {
+			for _, s := range []Step{{Vhost: vh, Change: &plan.Change{Action: plan.Create, Kind: k}}, {Vhost: vh, Delete: true, Change: &plan.Change{Action: plan.Delete, Kind: k}}} {
+				if s.Op() == op {
+					return s
+				}
+			}
+		}
+		t.Fatalf("no step does %q", op)
+		return Step{}
+	}
 	var phase []Step
 	for range DefaultBulkDeclares - 2 {
 		phase = append(phase, step("big", OpDeclareQueue), step("small", OpBind), step("big", OpUnbind), step("big", OpPutPolicy))
@@ -236,5 +247,20 @@ func TestBulkDeclaresPerVhost(t *testing.T) {
 	}
 	if got := bulkDeclares(phases, -1); len(got) != 0 {
 		t.Errorf("never: %v", got)
+	}
+}
+
+// TestEveryKindHasAnObject fails for a kind of the registry that apply
+// has no object for: its steps would be refused (Check) before anything
+// changes.
+func TestEveryKindHasAnObject(t *testing.T) {
+	for _, s := range kind.All() {
+		o, ok := objectOf(s.Kind)
+		if !ok || o.write == nil || o.del == nil || o.ops.create == "" || o.ops.update == "" || o.ops.del == "" {
+			t.Errorf("kind %q: apply has no complete object for it (objects, in objects.go)", s.Kind)
+		}
+	}
+	if _, ok := objectOf("no-such-kind"); ok {
+		t.Error("an unknown kind has an object")
 	}
 }

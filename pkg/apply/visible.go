@@ -48,7 +48,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 	gone := map[string]bool{}
 	for _, k := range order {
 		if k.kind == plan.KindVhost {
-			gone[k.vhost] = last[k].Op == OpDeleteVhost
+			gone[k.vhost] = last[k].Delete
 		}
 	}
 	var out []string
@@ -56,7 +56,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 	bindings := map[string]map[string]bool{} // per vhost, the keys state lists
 	for _, k := range order {
 		s := last[k]
-		deleted := s.Deletes()
+		deleted := s.Delete
 		where := fmt.Sprintf(" in vhost %q", k.vhost)
 		if k.vhost == "" {
 			where = ""
@@ -102,7 +102,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 					held = &plan.Object{Binding: s.Binding}
 				}
 			} else {
-				held = objectIn(v, k.kind, k.name)
+				held = plan.ObjectIn(v, k.kind, k.name)
 			}
 		}
 		what := fmt.Sprintf("%s %q%s", k.kind, k.name, where)
@@ -122,34 +122,6 @@ func Pending(done []Step, state *topology.Topology) []string {
 		}
 	}
 	return out
-}
-
-// objectIn is the object of kind k named name that vhost v holds, nil
-// when it holds none.
-func objectIn(v *topology.Vhost, k plan.Kind, name string) *plan.Object {
-	switch k {
-	case plan.KindExchange:
-		if e := v.Exchanges[name]; e != nil {
-			return &plan.Object{Exchange: e}
-		}
-	case plan.KindQueue:
-		if q := v.Queues[name]; q != nil {
-			return &plan.Object{Queue: q}
-		}
-	case plan.KindPolicy:
-		if p := v.Policies[name]; p != nil {
-			return &plan.Object{Policy: p}
-		}
-	case plan.KindOperatorPolicy:
-		if p := v.OperatorPolicies[name]; p != nil {
-			return &plan.Object{Policy: p}
-		}
-	default:
-		if it := v.Items.Get(k, name); it != nil {
-			return &plan.Object{Item: it}
-		}
-	}
-	return nil
 }
 
 func fieldNames(fields []plan.FieldChange) string {

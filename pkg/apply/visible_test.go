@@ -41,14 +41,14 @@ func visibleSteps() []Step {
 	rq := &topology.Queue{Name: "r", Type: "classic", Durable: true, Arguments: topology.Args{"x-max-length": int64(5)}}
 	replace := ch(plan.Replace, plan.KindQueue, "r", &plan.Object{Queue: rq})
 	return []Step{
-		{Op: OpDeleteQueue, Vhost: "v", Name: "old", Change: ch(plan.Delete, plan.KindQueue, "old", nil)},
-		{Op: OpDeleteQueue, Vhost: "v", Name: "r", Change: replace},
-		{Op: OpDeleteVhost, Vhost: "gone", Name: "gone", Change: &plan.Change{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "gone", Name: "gone"}},
-		{Op: OpDeclareExchange, Vhost: "v", Name: "orders", Change: ch(plan.Create, plan.KindExchange, "orders", &plan.Object{Exchange: st.Exchanges["orders"]})},
-		{Op: OpDeclareQueue, Vhost: "v", Name: "q3", Change: ch(plan.Create, plan.KindQueue, "q3", &plan.Object{Queue: st.Queues["q3"]})},
-		{Op: OpDeclareQueue, Vhost: "v", Name: "r", Change: replace},
-		{Op: OpBind, Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: ch(plan.Create, plan.KindBinding, plan.BindingName(b), &plan.Object{Binding: b})},
-		{Op: OpPutPolicy, Vhost: "v", Name: "cap", Change: ch(plan.Create, plan.KindPolicy, "cap", &plan.Object{Policy: st.Policies["cap"]})},
+		{Delete: true, Vhost: "v", Name: "old", Change: ch(plan.Delete, plan.KindQueue, "old", nil)},
+		{Delete: true, Vhost: "v", Name: "r", Change: replace},
+		{Delete: true, Vhost: "gone", Name: "gone", Change: &plan.Change{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "gone", Name: "gone"}},
+		{Vhost: "v", Name: "orders", Change: ch(plan.Create, plan.KindExchange, "orders", &plan.Object{Exchange: st.Exchanges["orders"]})},
+		{Vhost: "v", Name: "q3", Change: ch(plan.Create, plan.KindQueue, "q3", &plan.Object{Queue: st.Queues["q3"]})},
+		{Vhost: "v", Name: "r", Change: replace},
+		{Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: ch(plan.Create, plan.KindBinding, plan.BindingName(b), &plan.Object{Binding: b})},
+		{Vhost: "v", Name: "cap", Change: ch(plan.Create, plan.KindPolicy, "cap", &plan.Object{Policy: st.Policies["cap"]})},
 	}
 }
 
@@ -112,8 +112,8 @@ func TestPendingUnbindThenRestore(t *testing.T) {
 	b := &topology.Binding{Source: "orders", Destination: "q3", DestinationType: "queue", RoutingKey: "a"}
 	c := &plan.Change{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "q3"}
 	steps := []Step{
-		{Op: OpUnbind, Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: c},
-		{Op: OpBind, Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: c, Restore: true},
+		{Delete: true, Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: &plan.Change{Action: plan.Delete, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b)}},
+		{Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: c, Restore: true},
 	}
 	s := visibleState()
 	if got := Pending(steps, s); len(got) != 0 {

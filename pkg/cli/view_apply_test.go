@@ -24,7 +24,7 @@ func TestApplyJSONPartial(t *testing.T) {
 	}}
 	step := func(i int) apply.Step {
 		c := &p.Changes[i]
-		return apply.Step{Op: apply.OpDeclareQueue, Vhost: c.Vhost, Name: c.Name, Change: c}
+		return apply.Step{Vhost: c.Vhost, Name: c.Name, Change: c}
 	}
 	refused := errors.New(`PRECONDITION_FAILED - invalid arg 'x-max-length' for queue 'b'`)
 	res := &apply.Result{Done: []apply.Step{step(0)}, Failed: []apply.Failure{{Step: step(1), Err: refused}}, Remaining: []apply.Step{step(2)}}

@@ -56,7 +56,7 @@ func readExact(ctx context.Context, p *plan.Plan, inspect inspectFunc) exactRead
 	var reads exactReads
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if c.Kind != plan.KindQueue || (c.Action != plan.Delete && c.Action != plan.Replace) {
+		if !c.RisksMessages() {
 			continue
 		}
 		typ := topology.QueueClassic
@@ -175,7 +175,7 @@ func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 // hasStakes reports whether the plan deletes or replaces a queue.
 func hasStakes(p *plan.Plan) bool {
 	for _, c := range p.Changes {
-		if c.Kind == plan.KindQueue && (c.Action == plan.Delete || c.Action == plan.Replace) {
+		if c.RisksMessages() {
 			return true
 		}
 	}
@@ -208,10 +208,10 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 	var vhosts []string
 	for i := range p.Changes {
 		ch := &p.Changes[i]
-		if ch.Kind != plan.KindQueue || (ch.Action != plan.Delete && ch.Action != plan.Replace) {
+		if !ch.RisksMessages() {
 			continue
 		}
-		ref := plan.ObjectRef{Kind: plan.KindQueue, Vhost: ch.Vhost, Name: ch.Name}
+		ref := plan.ObjectRef{Kind: ch.Kind, Vhost: ch.Vhost, Name: ch.Name}
 		if st, ok := known[ref]; ok {
 			ch.Messages, ch.Consumers = st.Messages, st.Consumers
 			continue

@@ -84,6 +84,16 @@ type Spec struct {
 	// declares its section (topology.Topology.Declares): users and their
 	// access are often kept in another file than the vhosts they use.
 	Declared bool
+	// HoldsMessages: deleting or replacing an object of the kind can lose
+	// the messages it holds (queues). A plan reads what is at stake in
+	// each such object, the JSON plan always carries it, and apply checks
+	// it again at the moment of the deletion.
+	HoldsMessages bool
+	// DeletedByKey: the management API deletes an object of the kind by
+	// a key the broker derives from it (a binding's properties_key),
+	// which apply reads (with the state, in one listing per vhost, or one
+	// by one) before the delete.
+	DeletedByKey bool
 	// Item is set for a kind carried as topology.Item through one generic
 	// path (vhost limits, shovels, federation objects, users and their
 	// access): its file shape, fields, checks and comparison. Vhosts,
@@ -94,8 +104,8 @@ type Spec struct {
 var specs = []Spec{
 	{Kind: Vhost, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
 	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6},
-	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7},
-	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8},
+	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, HoldsMessages: true},
+	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeletedByKey: true},
 	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
 	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
 	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9,
@@ -176,6 +186,12 @@ func (k Kind) Plural() string {
 	}
 	return string(k) + "s"
 }
+
+// HoldsMessages is Of(k).HoldsMessages (false for an unknown kind).
+func (k Kind) HoldsMessages() bool { s, _ := Of(k); return s.HoldsMessages }
+
+// DeletedByKey is Of(k).DeletedByKey (false for an unknown kind).
+func (k Kind) DeletedByKey() bool { s, _ := Of(k); return s.DeletedByKey }
 
 // WritePhase is Of(k).WritePhase (0 for an unknown kind).
 func (k Kind) WritePhase() int { s, _ := Of(k); return s.WritePhase }

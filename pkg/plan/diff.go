@@ -893,16 +893,9 @@ func (d *differ) stale() {
 			if v == nil {
 				continue
 			}
-			switch ref.Kind {
-			case KindExchange:
-				there = v.Exchanges[ref.Name] != nil
-			case KindQueue:
-				there = v.Queues[ref.Name] != nil
-			case KindPolicy:
-				there = v.Policies[ref.Name] != nil
-			case KindOperatorPolicy:
-				there = v.OperatorPolicies[ref.Name] != nil
-			case KindBinding:
+			switch a, ok := vhostKindOf(ref.Kind); {
+			case ref.Kind == KindBinding:
+				// Every binding is looked for: their names, made once.
 				if bindings == nil {
 					bindings = map[string]map[string]bool{}
 				}
@@ -914,11 +907,10 @@ func (d *differ) stale() {
 					bindings[ref.Vhost] = names
 				}
 				there = bindings[ref.Vhost][ref.Name]
+			case !ok || (ref.Kind.Item() != nil && !d.curState.Declares(ref.Kind)):
+				continue
 			default:
-				if !d.curState.Declares(ref.Kind) {
-					continue
-				}
-				there = v.Items.Get(ref.Kind, ref.Name) != nil
+				there = a.get(v, ref.Name) != nil
 			}
 		}
 		if !there {

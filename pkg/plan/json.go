@@ -37,13 +37,8 @@ func posOf(p *Position) topology.Pos {
 // atStake reports whether c can lose messages, so that the JSON plan
 // carries its messages and consumers.
 func atStake(c *Change) bool {
-	switch c.Kind {
-	case KindQueue:
-		return c.Action == Delete || c.Action == Replace
-	case KindVhost:
-		return c.Action == Delete
-	}
-	return false
+	// A vhost's delete takes its queues, and their messages, with it.
+	return c.RisksMessages() || (c.Kind == KindVhost && c.Action == Delete)
 }
 
 // WriteJSON writes the JSON plan (format_version FormatVersion), the

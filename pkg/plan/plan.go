@@ -236,6 +236,14 @@ type Outside struct {
 // Unread is one kind of object not read in one vhost (topology.Unread).
 type Unread = topology.Unread
 
+// RisksMessages reports whether carrying out c can lose the messages its
+// object holds: it deletes or replaces an object of a kind that holds
+// messages (kind.Spec.HoldsMessages: queues). The plan reads what is at
+// stake in such an object, and apply checks it again when it deletes it.
+func (c *Change) RisksMessages() bool {
+	return c.Kind.HoldsMessages() && (c.Action == Delete || c.Action == Replace)
+}
+
 // MessagesText renders the messages at stake: "3 messages", "at least 1 message".
 func (c *Change) MessagesText() string {
 	s := fmt.Sprintf("%d %s", c.Messages, plural("message", int(c.Messages)))

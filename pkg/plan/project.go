@@ -11,9 +11,9 @@ import (
 // changes made, the objects it leaves alone (unmanaged, held back, changed
 // outside mqctl) kept. cur is not changed; the result shares its objects.
 // A binding whose end the changes delete goes with it, as on the broker.
-// It covers the vhost kinds that route messages (exchanges, queues,
-// bindings, policies, operator policies and the vhosts themselves), which
-// is what message flows (pkg/flow) are computed from.
+// It covers the vhosts and every kind of their objects (the broker's own
+// kinds, users and their access, are left out); message flows (pkg/flow)
+// are computed from it.
 func (p *Plan) Project(cur *topology.Topology) *topology.Topology {
 	out := topology.New()
 	if cur != nil {
@@ -21,8 +21,44 @@ func (p *Plan) Project(cur *topology.Topology) *topology.Topology {
 			out.Vhosts[name] = copyVhost(v)
 		}
 	}
+	// Deletes of a kind kept in a list are made at once, per vhost.
+	removals := map[Kind]map[string]map[string]bool{}
 	for i := range p.Changes {
-		project(out, &p.Changes[i])
+		c := &p.Changes[i]
+		if c.Kind == KindVhost {
+			projectVhost(out, c)
+			continue
+		}
+		a, ok := vhostKindOf(c.Kind)
+		if !ok {
+			continue
+		}
+		v := out.Vhosts[c.Vhost]
+		switch {
+		case v == nil && c.Action == Delete:
+		case c.Action == Delete && a.removeAll != nil:
+			byVhost := removals[c.Kind]
+			if byVhost == nil {
+				byVhost = map[string]map[string]bool{}
+				removals[c.Kind] = byVhost
+			}
+			if byVhost[c.Vhost] == nil {
+				byVhost[c.Vhost] = map[string]bool{}
+			}
+			byVhost[c.Vhost][c.Name] = true
+		case c.Action == Delete:
+			a.set(v, c.Name, nil)
+		default:
+			a.set(out.Vhost(c.Vhost), c.Name, c.After)
+		}
+	}
+	for k, byVhost := range removals {
+		a, _ := vhostKindOf(k)
+		for vh, names := range byVhost {
+			if v := out.Vhosts[vh]; v != nil {
+				a.removeAll(v, names)
+			}
+		}
 	}
 	for _, v := range out.Vhosts {
 		dropLooseBindings(v)
@@ -38,83 +74,22 @@ func copyVhost(v *topology.Vhost) *topology.Vhost {
 	c.Policies = maps.Clone(v.Policies)
 	c.OperatorPolicies = maps.Clone(v.OperatorPolicies)
 	c.Bindings = append([]*topology.Binding(nil), v.Bindings...)
+	c.Items = make(topology.Items, len(v.Items))
+	for k, byName := range v.Items {
+		c.Items[k] = maps.Clone(byName)
+	}
 	return &c
 }
 
-// project makes change c in t.
-func project(t *topology.Topology, c *Change) {
-	if c.Kind == KindVhost {
-		switch c.Action {
-		case Delete:
-			delete(t.Vhosts, c.Vhost)
-		default:
-			v := t.Vhost(c.Vhost)
-			if m := c.After.Vhost; m != nil {
-				v.Description, v.DefaultQueueType = m.Description, m.DefaultQueueType
-			}
-		}
-		return
-	}
-	v := t.Vhosts[c.Vhost]
-	if v == nil {
-		if c.Action == Delete {
-			return
-		}
-		v = t.Vhost(c.Vhost)
-	}
-	var after *Object
-	if c.Action != Delete {
-		after = c.After
-	}
-	switch c.Kind {
-	case KindExchange:
-		setOrDelete(v.Exchanges, c.Name, objectField(after, func(o *Object) *topology.Exchange { return o.Exchange }))
-	case KindQueue:
-		setOrDelete(v.Queues, c.Name, objectField(after, func(o *Object) *topology.Queue { return o.Queue }))
-	case KindPolicy:
-		setOrDelete(v.Policies, c.Name, objectField(after, func(o *Object) *topology.Policy { return o.Policy }))
-	case KindOperatorPolicy:
-		setOrDelete(v.OperatorPolicies, c.Name, objectField(after, func(o *Object) *topology.Policy { return o.Policy }))
-	case KindBinding:
-		projectBinding(v, c)
-	}
-}
-
-// objectField is f(o), nil for no object.
-func objectField[T any](o *Object, f func(*Object) *T) *T {
-	if o == nil {
-		return nil
-	}
-	return f(o)
-}
-
-// setOrDelete sets m[name] to o, or deletes it when o is nil.
-func setOrDelete[T any](m map[string]*T, name string, o *T) {
-	if o == nil {
-		delete(m, name)
-		return
-	}
-	m[name] = o
-}
-
-// projectBinding makes a binding's change in v: a binding is created or
-// deleted (it has no other action).
-func projectBinding(v *topology.Vhost, c *Change) {
+// projectVhost makes change c of a vhost in t.
+func projectVhost(t *topology.Topology, c *Change) {
 	switch c.Action {
 	case Delete:
-		if c.Before == nil || c.Before.Binding == nil {
-			return
-		}
-		key := c.Before.Binding.Key()
-		for i, b := range v.Bindings {
-			if b.Key() == key {
-				v.Bindings = append(v.Bindings[:i], v.Bindings[i+1:]...)
-				return
-			}
-		}
+		delete(t.Vhosts, c.Vhost)
 	default:
-		if c.After != nil && c.After.Binding != nil {
-			v.Bindings = append(v.Bindings, c.After.Binding)
+		v := t.Vhost(c.Vhost)
+		if m := c.After.Vhost; m != nil {
+			v.Description, v.DefaultQueueType = m.Description, m.DefaultQueueType
 		}
 	}
 }

@@ -1,10 +1,12 @@
 package plan
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -69,5 +71,49 @@ func TestProjectDeletesAVhostAndItsObjects(t *testing.T) {
 	p := Diff(topology.New(), Current{Live: topology.Live{State: live}, Managed: Recorded(live)})
 	if got := p.Project(live).Vhosts; len(got) != 0 {
 		t.Errorf("vhosts after deleting the only one: %v", got)
+	}
+}
+
+// TestEveryVhostKindIsFound fails for a kind of a vhost's objects that
+// the plan cannot find in, put into or take out of a vhost (vhostKinds,
+// in objects.go): each is put, found, and taken out again.
+func TestEveryVhostKindIsFound(t *testing.T) {
+	b := &topology.Binding{Source: "x", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: "k"}
+	objectOf := map[Kind]*Object{
+		KindExchange:       {Exchange: &topology.Exchange{Name: "o", Type: "direct"}},
+		KindQueue:          {Queue: &topology.Queue{Name: "o"}},
+		KindBinding:        {Binding: b},
+		KindPolicy:         {Policy: &topology.Policy{Name: "o"}},
+		KindOperatorPolicy: {Policy: &topology.Policy{Name: "o"}},
+	}
+	for _, s := range kind.All() {
+		if s.Broker || s.Kind == KindVhost {
+			continue
+		}
+		a, ok := vhostKindOf(s.Kind)
+		if !ok {
+			t.Errorf("kind %q: the plan cannot find its objects in a vhost (vhostKinds)", s.Kind)
+			continue
+		}
+		o, name := objectOf[s.Kind], "o"
+		if s.Kind == KindBinding {
+			name = BindingName(b)
+		}
+		if s.Item != nil {
+			o = &Object{Item: &topology.Item{Kind: s.Kind, Name: "o"}}
+		}
+		if o == nil {
+			t.Errorf("kind %q: no object for this test", s.Kind)
+			continue
+		}
+		v := topology.NewVhost("v")
+		a.set(v, name, o)
+		if got := ObjectIn(v, s.Kind, name); got == nil || !reflect.DeepEqual(got, o) {
+			t.Errorf("kind %q: put %+v, found %+v", s.Kind, o, got)
+		}
+		a.set(v, name, nil)
+		if got := ObjectIn(v, s.Kind, name); got != nil {
+			t.Errorf("kind %q: taken out, still found %+v", s.Kind, got)
+		}
 	}
 }

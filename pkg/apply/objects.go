@@ -1,0 +1,207 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// object is what apply does with the objects of one kind: the requests
+// that make the broker hold one (write: a create, an update, the declare
+// half of a replace, a binding put back) or hold none (del: a delete, the
+// first half of a replace), each read back when its outcome is unknown,
+// and the names of those operations as steps print them. Every step goes
+// through its kind's object (executor.step); a kind without one is refused
+// before anything changes (Check).
+type object struct {
+	ops        kindOps
+	write, del func(ctx context.Context, e *executor, s Step) error
+	// bulk: its writes are declarations that apply makes over AMQP where
+	// a vhost has many (bulkDeclares).
+	bulk bool
+	// serial: its writes and deletes in one vhost run one at a time
+	// (policyLock): the broker applies each policy change to every
+	// matching queue, and concurrent changes may leave the older one in
+	// force.
+	serial bool
+}
+
+// kindOps are the operations that write (create, update, declare again)
+// and delete one object of a kind.
+type kindOps struct{ create, update, del Op }
+
+// objects are the kinds with types of their own; every kind carried as
+// topology.Item (kind.Spec.Item) shares itemObject.
+var objects = map[plan.Kind]object{
+	plan.KindVhost:          {ops: kindOps{OpCreateVhost, OpUpdateVhost, OpDeleteVhost}, write: writeVhost, del: deleteVhost},
+	plan.KindExchange:       {ops: kindOps{OpDeclareExchange, OpDeclareExchange, OpDeleteExchange}, write: declareExchange, del: deleteExchange, bulk: true},
+	plan.KindQueue:          {ops: kindOps{OpDeclareQueue, OpDeclareQueue, OpDeleteQueue}, write: declareQueue, del: deleteQueue, bulk: true},
+	plan.KindBinding:        {ops: kindOps{OpBind, OpBind, OpUnbind}, write: createBinding, del: deleteBinding, bulk: true},
+	plan.KindPolicy:         {ops: kindOps{OpPutPolicy, OpPutPolicy, OpDeletePolicy}, write: putPolicy(false), del: deletePolicy(false), serial: true},
+	plan.KindOperatorPolicy: {ops: kindOps{OpPutOpPolicy, OpPutOpPolicy, OpDeleteOpPolicy}, write: putPolicy(true), del: deletePolicy(true), serial: true},
+}
+
+// itemObject is the object of every kind carried as topology.Item: its
+// requests are the broker driver's for the kind.
+var itemObject = object{ops: kindOps{OpPutItem, OpPutItem, OpDeleteItem}, write: writeItem, del: deleteItem}
+
+// objectOf returns k's object; false for a kind apply has no steps for,
+// which Check refuses before anything changes.
+func objectOf(k plan.Kind) (object, bool) {
+	if o, ok := objects[k]; ok {
+		return o, true
+	}
+	if k.Item() != nil {
+		return itemObject, true
+	}
+	return object{}, false
+}
+
+func writeVhost(ctx context.Context, e *executor, s Step) error {
+	v := s.Change.After.Vhost
+	if s.Change.Action != plan.Create {
+		var tags []string
+		if e.opts.VhostTags != nil {
+			tags = e.opts.VhostTags(v.Name)
+		}
+		return write(ctx, func() error {
+			return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: tags})
+		}, e.vhostDescribed(v.Name, v.Description))
+	}
+	if err := write(ctx, func() error {
+		return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType})
+	}, e.vhostExists(v.Name)); err != nil {
+		return err
+	}
+	if err := write(ctx, func() error { return e.c.GrantFullPermissions(ctx, v.Name, e.c.Username()) }, e.permitted(v.Name)); err != nil {
+		return err
+	}
+	if e.opts.VhostCreated != nil {
+		return e.opts.VhostCreated(ctx, v.Name)
+	}
+	return nil
+}
+
+func deleteVhost(ctx context.Context, e *executor, s Step) error {
+	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteVhost(ctx, s.Name) }, e.vhostGone(s.Name)))
+}
+
+func declareExchange(ctx context.Context, e *executor, s Step) error {
+	x := s.Change.After.Exchange
+	if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareExchange(ctx, s.Vhost, x) }) {
+		return nil
+	}
+	return write(ctx, func() error { return e.c.DeclareExchange(ctx, s.Vhost, x) }, e.exchangeIs(s.Vhost, x))
+}
+
+func deleteExchange(ctx context.Context, e *executor, s Step) error {
+	return ignoreNotFound(write(ctx, func() error {
+		return e.c.DeleteExchange(ctx, s.Vhost, s.Name, broker.DeleteExchangeOptions{})
+	}, e.exchangeGone(s.Vhost, s.Name)))
+}
+
+func declareQueue(ctx context.Context, e *executor, s Step) error {
+	q := s.Change.After.Queue
+	if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareQueue(ctx, s.Vhost, q) }) {
+		return nil
+	}
+	return write(ctx, func() error { return e.c.DeclareQueue(ctx, s.Vhost, q) }, e.queueIs(s.Vhost, q))
+}
+
+// deleteQueue deletes a queue, checking at that very moment that no
+// message is lost (executor.deleteQueue); read back, a queue still there
+// goes through every check again.
+func deleteQueue(ctx context.Context, e *executor, s Step) error {
+	return write(ctx, func() error { return e.deleteQueue(ctx, s) }, e.queueGone(s.Vhost, s.Name))
+}
+
+func createBinding(ctx context.Context, e *executor, s Step) error {
+	b := s.Binding
+	if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareBinding(ctx, s.Vhost, b) }) {
+		return nil
+	}
+	err := write(ctx, func() error { return e.c.DeclareBinding(ctx, s.Vhost, b) }, e.bindingExists(s.Vhost, b))
+	if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
+		return fmt.Errorf("exchange %q or %s %q does not exist: declare both ends of the binding (mqctl lint reports this as MQ401): %w",
+			b.Source, b.DestinationType, b.Destination, err)
+	}
+	return err
+}
+
+// deleteBinding deletes a binding by the properties_key the broker gave it
+// (kind.Spec.DeletedByKey): read with the state, listed before the phase
+// (listKeys), or asked for, which also tells whether it is gone.
+func deleteBinding(ctx context.Context, e *executor, s Step) error {
+	key, ok := "", false
+	if e.opts.PropertiesKey != nil {
+		key, ok = e.opts.PropertiesKey(s.Vhost, s.Binding)
+	}
+	if !ok {
+		key, ok = e.keys[s.Vhost][s.Binding.Key()]
+	}
+	if !ok {
+		k, err := e.c.BindingPropertiesKey(ctx, s.Vhost, s.Binding)
+		if errors.Is(err, broker.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		key = k
+	}
+	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key) }, e.bindingGone(s.Vhost, s.Binding)))
+}
+
+func putPolicy(operator bool) func(context.Context, *executor, Step) error {
+	return func(ctx context.Context, e *executor, s Step) error {
+		p := s.Change.After.Policy
+		put := e.c.PutPolicy
+		if operator {
+			put = e.c.PutOperatorPolicy
+		}
+		return write(ctx, func() error { return put(ctx, s.Vhost, p) }, e.policyIs(s.Vhost, p, operator))
+	}
+}
+
+func deletePolicy(operator bool) func(context.Context, *executor, Step) error {
+	return func(ctx context.Context, e *executor, s Step) error {
+		del := e.c.DeletePolicy
+		if operator {
+			del = e.c.DeleteOperatorPolicy
+		}
+		return ignoreNotFound(write(ctx, func() error { return del(ctx, s.Vhost, s.Name) }, e.policyGone(s.Vhost, s.Name, operator)))
+	}
+}
+
+func writeItem(ctx context.Context, e *executor, s Step) error {
+	c := s.Change
+	var have *topology.Item
+	if c.Before != nil {
+		have = c.Before.Item
+	}
+	return write(ctx, func() error { return e.c.WriteItem(ctx, c.Kind, s.Vhost, have, c.After.Item) }, e.itemIs(c.Kind, s.Vhost, c.After.Item))
+}
+
+func deleteItem(ctx context.Context, e *executor, s Step) error {
+	c := s.Change
+	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteItem(ctx, c.Kind, s.Vhost, c.Before.Item) }, e.itemIs(c.Kind, s.Vhost, nil, s.Name)))
+}
+
+// step performs one step through its kind's object. Deletes of objects
+// already gone succeed (re-running converges). A write whose outcome is
+// unknown is read back before it is tried again (see write).
+func (e *executor) step(ctx context.Context, s Step) error {
+	o, ok := objectOf(s.Kind())
+	if !ok {
+		return kind.Unknown("apply step", s.Kind())
+	}
+	if s.Delete {
+		return o.del(ctx, e, s)
+	}
+	return o.write(ctx, e, s)
+}

@@ -1,0 +1,130 @@
+package plan
+
+import (
+	"slices"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// vhostKind is where a vhost's objects of one kind live in a
+// topology.Vhost, and how a plan's Object carries one. The stages that
+// look an object up by kind and name or put one into a vhost (the
+// projection of a plan, the check for stale ownership entries, apply's
+// visibility wait) go through it rather than a switch of their own.
+type vhostKind struct {
+	// get returns the object name of v, nil when v holds none.
+	get func(v *topology.Vhost, name string) *Object
+	// set makes v hold o as name, or hold none when o is nil.
+	set func(v *topology.Vhost, name string, o *Object)
+	// removeAll, when set, removes the objects of names from v at once:
+	// for a kind kept in a list (bindings), where removing each on its
+	// own would cost a pass over the list (a teardown's 25,000 bindings).
+	removeAll func(v *topology.Vhost, names map[string]bool)
+}
+
+// vhostKinds are the kinds with types of their own (kind.Spec.Item nil)
+// that live in a vhost; bindings, which have no name of their own in a
+// vhost, are looked up by their print of BindingName.
+var vhostKinds = map[Kind]vhostKind{
+	KindExchange: inMap(func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
+		func(o *Object) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) *Object { return &Object{Exchange: e} }),
+	KindQueue: inMap(func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
+		func(o *Object) *topology.Queue { return o.Queue }, func(q *topology.Queue) *Object { return &Object{Queue: q} }),
+	KindPolicy: inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.Policies },
+		func(o *Object) *topology.Policy { return o.Policy }, func(p *topology.Policy) *Object { return &Object{Policy: p} }),
+	KindOperatorPolicy: inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.OperatorPolicies },
+		func(o *Object) *topology.Policy { return o.Policy }, func(p *topology.Policy) *Object { return &Object{Policy: p} }),
+	KindBinding: {get: bindingIn, set: setBinding, removeAll: removeBindings},
+}
+
+// inMap is the vhostKind of a kind kept in a map of v by name.
+func inMap[T any](m func(*topology.Vhost) map[string]*T, from func(*Object) *T, to func(*T) *Object) vhostKind {
+	return vhostKind{
+		get: func(v *topology.Vhost, name string) *Object {
+			if o := m(v)[name]; o != nil {
+				return to(o)
+			}
+			return nil
+		},
+		set: func(v *topology.Vhost, name string, o *Object) {
+			if o == nil || from(o) == nil {
+				delete(m(v), name)
+				return
+			}
+			m(v)[name] = from(o)
+		},
+	}
+}
+
+// itemKind is the vhostKind of a kind carried as topology.Item.
+func itemKind(k Kind) vhostKind {
+	return vhostKind{
+		get: func(v *topology.Vhost, name string) *Object {
+			if it := v.Items.Get(k, name); it != nil {
+				return &Object{Item: it}
+			}
+			return nil
+		},
+		set: func(v *topology.Vhost, name string, o *Object) {
+			if o == nil || o.Item == nil {
+				v.Items.Delete(k, name)
+				return
+			}
+			v.Items.Put(o.Item)
+		},
+	}
+}
+
+// vhostKindOf returns the vhostKind of k; false for a kind that does not
+// live in a vhost (vhosts themselves, the broker's own kinds) or that
+// mqctl does not know.
+func vhostKindOf(k Kind) (vhostKind, bool) {
+	if a, ok := vhostKinds[k]; ok {
+		return a, true
+	}
+	if s, ok := kind.Of(k); ok && s.Item != nil && !s.Broker {
+		return itemKind(k), true
+	}
+	return vhostKind{}, false
+}
+
+// ObjectIn returns the object of kind k named name (for a binding, its
+// BindingName) that vhost v holds, nil when it holds none or k is not a
+// kind of a vhost's objects.
+func ObjectIn(v *topology.Vhost, k Kind, name string) *Object {
+	a, ok := vhostKindOf(k)
+	if !ok || v == nil {
+		return nil
+	}
+	return a.get(v, name)
+}
+
+// bindingIn returns the binding of v whose BindingName is name.
+func bindingIn(v *topology.Vhost, name string) *Object {
+	for _, b := range v.Bindings {
+		if BindingName(b) == name {
+			return &Object{Binding: b}
+		}
+	}
+	return nil
+}
+
+// setBinding adds o's binding to v, or removes the binding named name.
+func setBinding(v *topology.Vhost, name string, o *Object) {
+	if o != nil && o.Binding != nil {
+		v.Bindings = append(v.Bindings, o.Binding)
+		return
+	}
+	for i, b := range v.Bindings {
+		if BindingName(b) == name {
+			v.Bindings = append(v.Bindings[:i], v.Bindings[i+1:]...)
+			return
+		}
+	}
+}
+
+// removeBindings removes the bindings of v whose BindingName is in names.
+func removeBindings(v *topology.Vhost, names map[string]bool) {
+	v.Bindings = slices.DeleteFunc(v.Bindings, func(b *topology.Binding) bool { return names[BindingName(b)] })
+}
