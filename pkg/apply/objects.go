@@ -91,12 +91,32 @@ func deleteVhost(ctx context.Context, e *executor, s Step) error {
 	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteVhost(ctx, s.Name) }, e.vhostGone(s.Name)))
 }
 
-func declareExchange(ctx context.Context, e *executor, s Step) error {
-	x := s.Change.After.Exchange
-	if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareExchange(ctx, s.Vhost, x) }) {
+// declarer is how one kind's object is declared: over AMQP, through the
+// management API, and how a declaration whose outcome is unknown is read
+// back.
+type declarer[T any] struct {
+	amqp  func(d *broker.Declarer, ctx context.Context, vhost string, o *T) error
+	api   func(c *broker.Client, ctx context.Context, vhost string, o *T) error
+	check func(e *executor, vhost string, o *T) check
+}
+
+// declare declares o over AMQP where apply declares in bulk in the step's
+// vhost (bulkDeclares), else through the management API.
+func (k declarer[T]) declare(ctx context.Context, e *executor, s Step, o *T) error {
+	if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return k.amqp(d, ctx, s.Vhost, o) }) {
 		return nil
 	}
-	return write(ctx, func() error { return e.c.DeclareExchange(ctx, s.Vhost, x) }, e.exchangeIs(s.Vhost, x))
+	return write(ctx, func() error { return k.api(e.c, ctx, s.Vhost, o) }, k.check(e, s.Vhost, o))
+}
+
+var (
+	exchanges = declarer[topology.Exchange]{(*broker.Declarer).DeclareExchange, (*broker.Client).DeclareExchange, (*executor).exchangeIs}
+	queues    = declarer[topology.Queue]{(*broker.Declarer).DeclareQueue, (*broker.Client).DeclareQueue, (*executor).queueIs}
+	bindings  = declarer[topology.Binding]{(*broker.Declarer).DeclareBinding, (*broker.Client).DeclareBinding, (*executor).bindingExists}
+)
+
+func declareExchange(ctx context.Context, e *executor, s Step) error {
+	return exchanges.declare(ctx, e, s, s.Change.After.Exchange)
 }
 
 func deleteExchange(ctx context.Context, e *executor, s Step) error {
@@ -106,11 +126,7 @@ func deleteExchange(ctx context.Context, e *executor, s Step) error {
 }
 
 func declareQueue(ctx context.Context, e *executor, s Step) error {
-	q := s.Change.After.Queue
-	if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareQueue(ctx, s.Vhost, q) }) {
-		return nil
-	}
-	return write(ctx, func() error { return e.c.DeclareQueue(ctx, s.Vhost, q) }, e.queueIs(s.Vhost, q))
+	return queues.declare(ctx, e, s, s.Change.After.Queue)
 }
 
 // deleteQueue deletes a queue, checking at that very moment that no
@@ -122,10 +138,7 @@ func deleteQueue(ctx context.Context, e *executor, s Step) error {
 
 func createBinding(ctx context.Context, e *executor, s Step) error {
 	b := s.Binding
-	if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return d.DeclareBinding(ctx, s.Vhost, b) }) {
-		return nil
-	}
-	err := write(ctx, func() error { return e.c.DeclareBinding(ctx, s.Vhost, b) }, e.bindingExists(s.Vhost, b))
+	err := bindings.declare(ctx, e, s, b)
 	if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
 		return fmt.Errorf("exchange %q or %s %q does not exist: declare both ends of the binding (mqctl lint reports this as MQ401): %w",
 			b.Source, b.DestinationType, b.Destination, err)
