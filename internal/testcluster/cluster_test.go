@@ -429,7 +429,7 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pl, err := bc.QueuePlacements(ctx, r.vhost)
+		pl, err := bc.QueuePlacements(ctx, r.vhost, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,6 +48,12 @@ type Placement struct {
 	// them (QueuePlacements before 4.0, which lists with statistics
 	// anyway); nil otherwise.
 	Stats *QueueStats
+	// Depth is the queue's depth where the listing carried the queue
+	// totals without the statistics (QueuePlacements from 4.0): its
+	// consumers are not counted there (Depth.Consumers is 0). nil
+	// otherwise, and Depth.Known is false for a queue the broker has no
+	// totals for yet.
+	Depth *QueueStats
 	// Owner describes the plugin the broker reports owns the queue
 	// (internal_owner, 4.1+: it refuses to let clients delete the queue),
 	// as Live.Owned does; "" for none. A read from the definitions
@@ -89,7 +95,8 @@ type placementJSON struct {
 	Leader  string   `json:"leader"`
 	Members []string `json:"members"`
 	Online  []string `json:"online"`
-	// With statistics only (placementStatsColumns).
+	// With statistics (placementStatsColumns), or the queue totals
+	// (messages only, placementTotalsColumns).
 	Messages  *json.Number `json:"messages"`
 	Consumers *json.Number `json:"consumers"`
 	// InternalOwner: false, or the owner (4.1+; absent before).
@@ -108,6 +115,12 @@ const (
 	// placementStatsColumns: the same with the depth and consumers, for
 	// a listing made with statistics anyway.
 	placementStatsColumns = placementColumns + ",messages,consumers"
+	// placementTotalsColumns: the same with the depth, for a listing
+	// without statistics but with the queue totals (enable_queue_totals),
+	// which the broker keeps apart from the statistics and lists in a
+	// fraction of their time (at 5,000 queues on 4.3.6: 0.39-0.47 s,
+	// against 0.67-1.07 s for the depths and consumers with statistics).
+	placementTotalsColumns = placementColumns + ",messages"
 )
 
 // QueuePlacement reads where queue name of vhost lives, with one GET
@@ -127,14 +140,19 @@ func (c *Client) QueuePlacement(ctx context.Context, vhost, name string) (Placem
 
 // QueuePlacements lists where every queue of vhost lives, with one GET
 // /api/queues/{vhost}: without the statistics where the version still
-// reports placements then (rmqversion.Version.PlacementsWithoutStats);
+// reports placements then (rmqversion.Version.PlacementsWithoutStats),
+// with each queue's depth from the queue totals when depth is true
+// (Placement.Depth);
 // otherwise with them, and then with each queue's depth and consumers
 // too (Placement.Stats), which the listing computes anyway. The error
 // wraps ErrVhostNotFound when the vhost does not exist.
-func (c *Client) QueuePlacements(ctx context.Context, vhost string) (map[string]Placement, error) {
+func (c *Client) QueuePlacements(ctx context.Context, vhost string, depth bool) (map[string]Placement, error) {
 	var list []placementJSON
 	withStats := !c.RabbitMQVersion().PlacementsWithoutStats()
 	query := url.Values{"columns": {placementColumns}, "disable_stats": {"true"}}
+	if depth {
+		query = url.Values{"columns": {placementTotalsColumns}, "disable_stats": {"true"}, "enable_queue_totals": {"true"}}
+	}
 	if withStats {
 		query = url.Values{"columns": {placementStatsColumns}}
 	}
@@ -146,9 +164,13 @@ func (c *Client) QueuePlacements(ctx context.Context, vhost string) (map[string]
 	out := make(map[string]Placement, len(list))
 	for _, q := range list {
 		p := q.placement()
-		if withStats {
-			st := queueStats(queueJSON{Name: q.Name, Messages: q.Messages, Consumers: q.Consumers})
+		st := queueStats(queueJSON{Name: q.Name, Messages: q.Messages, Consumers: q.Consumers})
+		switch {
+		case withStats:
 			p.Stats = &st
+		case depth:
+			st.Consumers = 0 // not counted in the totals
+			p.Depth = &st
 		}
 		out[q.Name] = p
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
@@ -104,7 +105,7 @@ func TestQueuePlacementsAgainstBroker(t *testing.T) {
 	if diff := cmp.Diff(without, list(false)); diff != "" {
 		t.Errorf("RabbitMQ %s, listing with disable_stats=true (-want +got):\n%s", b.Version(), diff)
 	}
-	got, err := c.QueuePlacements(t.Context(), vh)
+	got, err := c.QueuePlacements(t.Context(), vh, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +118,9 @@ func TestQueuePlacementsAgainstBroker(t *testing.T) {
 		if st := p.Stats; b.Version().PlacementsWithoutStats() != (st == nil) || (st != nil && (st.Messages != 0 || st.Consumers != 0)) {
 			t.Errorf("RabbitMQ %s, QueuePlacements[%s].Stats = %+v", b.Version(), name, st)
 		}
+		if p.Depth != nil {
+			t.Errorf("RabbitMQ %s, QueuePlacements[%s].Depth = %+v without asking for it", b.Version(), name, p.Depth)
+		}
 		p.Stats = nil
 		if diff := cmp.Diff(want, p); diff != "" {
 			t.Errorf("RabbitMQ %s, QueuePlacements[%s] (-want +got):\n%s", b.Version(), name, diff)
@@ -124,5 +128,41 @@ func TestQueuePlacementsAgainstBroker(t *testing.T) {
 		if p.Down || p.NoMajority() {
 			t.Errorf("RabbitMQ %s: queue %s, on a running single node, is down (%v) or without a majority (%v)", b.Version(), name, p.Down, p.NoMajority())
 		}
+	}
+	// Asked for the depths: 4.0 and later list them from the queue totals
+	// (Depth, no consumers counted) with the same placements; 3.10, which
+	// lists with statistics anyway, gives Stats as before. Three messages
+	// in the classic queue show as a depth of 3 once the broker has
+	// counted them.
+	ch := b.Channel(t, vh)
+	for range 3 {
+		if err := ch.Publish("", "classic", false, false, amqp.Publishing{Body: []byte("m")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		got, err = c.QueuePlacements(t.Context(), vh, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := got["classic"]
+		st := p.Depth
+		if !b.Version().PlacementsWithoutStats() {
+			st = p.Stats
+		}
+		if st != nil && st.Known && st.Messages == 3 {
+			if b.Version().PlacementsWithoutStats() && (p.Stats != nil || st.Consumers != 0) {
+				t.Errorf("RabbitMQ %s: the totals listing gave %+v, statistics %+v", b.Version(), st, p.Stats)
+			}
+			p.Stats, p.Depth = nil, nil
+			if w := withStats["classic"]; !cmp.Equal(p, broker.Placement{Name: "classic", Type: w.Type, State: w.State, Node: w.Node}) {
+				t.Errorf("RabbitMQ %s: the placement with the depth is %+v", b.Version(), p)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("RabbitMQ %s: the depth of classic (3 messages) is listed as %+v (Stats %+v)", b.Version(), p.Depth, p.Stats)
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
 }

@@ -66,21 +66,15 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 		// Bindings matter for a classic queue only: the broker binds a
 		// quorum queue or stream without a majority as any other.
 		if typ, ok := brokerQueueType(l, r); ok && (typ == topology.QueueClassic || ch.Kind == plan.KindQueue) {
-			cands[r] = true
+			cands[r] = cands[r] || ch.RisksMessages()
 		}
 	}
 	if len(cands) == 0 {
-		return nil, nil
+		return stakes{}, nil
 	}
-	down, stats, owners, err := downQueues(ctx, e.c, cands)
+	down, read, owners, err := downQueues(ctx, e.c, cands)
 	if err != nil {
-		return nil, err
-	}
-	// A listing with statistics (before 4.0) also gave the depths of the
-	// queues at stake: readStakes need not list them again.
-	read := stakes{}
-	for r, st := range stats {
-		read[plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}] = st
+		return stakes{}, err
 	}
 	if l.keepOwners(owners) {
 		e.keepProtected(p, l)
@@ -192,9 +186,11 @@ func brokerQueueType(l *Live, r queueRef) (string, bool) {
 // downQueues returns, for each queue of cands that cannot be reached (a
 // classic queue whose home node is down, a quorum queue or stream without a
 // majority), where the broker says it lives; the depth and consumers of
-// the reachable candidates that a listing with statistics gave; and the
-// owner of each candidate the broker says a plugin owns.
-func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, map[queueRef]broker.QueueStats, map[queueRef]string, error) {
+// the reachable candidates that a listing gave (with statistics, before
+// 4.0; from 4.0 the depth alone of those at stake, cands[r] true, from the
+// queue totals: stakes.depthOnly); and the owner of each candidate the
+// broker says a plugin owns.
+func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, stakes, map[queueRef]string, error) {
 	var (
 		mu      sync.Mutex
 		down    = map[queueRef]*broker.Placement{}
@@ -242,16 +238,20 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 	}
 	g.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, nil, err
+		return nil, stakes{}, nil, err
 	}
-	stats := map[queueRef]broker.QueueStats{}
+	atStake := map[string]bool{}
+	for r, stake := range cands {
+		atStake[r.vhost] = atStake[r.vhost] || stake
+	}
+	read := stakes{}
 	for vh := range missing {
-		pl, err := c.QueuePlacements(ctx, vh)
+		pl, err := c.QueuePlacements(ctx, vh, atStake[vh])
 		if errors.Is(err, broker.ErrVhostNotFound) {
 			continue // gone, and its queues with it
 		}
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, stakes{}, nil, err
 		}
 		for r := range cands {
 			if r.vhost != vh {
@@ -265,11 +265,15 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 			case ok && (q.Down || q.NoMajority()):
 				down[r] = &q
 			case ok && q.Stats != nil && q.Stats.Known:
-				stats[r] = *q.Stats
+				read.add(r, *q.Stats, false)
+			case ok && q.Depth != nil && q.Depth.Known && q.Type != topology.QueueStream:
+				// A stream's consumers are the statistics' alone: the
+				// exact reads of a plan do not read streams.
+				read.add(r, *q.Depth, true)
 			}
 		}
 	}
-	return down, stats, owners, nil
+	return down, read, owners, nil
 }
 
 // waitVisible waits, after an apply through several management endpoints,

@@ -52,6 +52,9 @@ func downBroker(t *testing.T, version string) (*broker.Client, func() []string) 
 		// 3.10 lists placements with statistics, depths included.
 		list[1] = strings.Replace(list[1], `"state":"running"`, `"state":"running","messages":4,"consumers":1`, 1)
 	}
+	// 4.0 lists them without, with the queue totals (the depth) where
+	// asked for them.
+	totals := strings.Replace(list[1], `"state":"running"`, `"state":"running","messages":4`, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		asked = append(asked, r.URL.Path)
@@ -65,6 +68,8 @@ func downBroker(t *testing.T, version string) (*broker.Client, func() []string) 
 			_, _ = fmt.Fprintf(w, `{"rabbitmq_version":"%s.5","cluster_name":"c","node":"rabbit@c2","listeners":[]}`, version)
 		case r.URL.Path == "/api/vhosts":
 			_, _ = w.Write([]byte(`[{"name":"v"}]`))
+		case r.URL.Path == "/api/queues/v" && !v310 && r.URL.Query().Get("enable_queue_totals") == "true":
+			_, _ = w.Write([]byte("[" + strings.Join(append([]string{list[0], totals}, list[2:]...), ",") + "]"))
 		case r.URL.Path == "/api/queues/v":
 			_, _ = w.Write([]byte("[" + strings.Join(list, ",") + "]"))
 		case isQueue && queues[q] != "":
@@ -137,16 +142,23 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The listing with statistics (3.10) gave the depth of qq, replaced:
-	// readStakes is handed it and does not list it again. 4.0 lists
-	// without statistics.
-	wantStats := map[plan.ObjectRef]plan.QueueStats{}
-	if version == "3.10" {
-		wantStats[plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: "qq"}] = plan.QueueStats{Messages: 4, Consumers: 1}
+	// The listing with statistics (3.10) gave the depth and consumers of
+	// qq, replaced: readStakes is handed them and does not list them
+	// again. 4.0 lists without statistics, but with the queue totals: the
+	// depth alone, whose consumers the exact reads count.
+	qq := plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: "qq"}
+	wantStats := map[plan.ObjectRef]plan.QueueStats{qq: {Messages: 4, Consumers: 1}}
+	wantDepthOnly := map[plan.ObjectRef]bool{}
+	if version != "3.10" {
+		wantStats[qq] = plan.QueueStats{Messages: 4}
+		wantDepthOnly[qq] = true
 	}
 	gotStats := map[plan.ObjectRef]plan.QueueStats{}
-	for ref, st := range known {
+	for ref, st := range known.read {
 		gotStats[ref] = plan.QueueStats{Messages: st.Messages, Consumers: st.Consumers}
+	}
+	if diff := cmp.Diff(wantDepthOnly, known.depthOnly, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("RabbitMQ %s: depths without consumers (-want +got):\n%s", version, diff)
 	}
 	if diff := cmp.Diff(wantStats, gotStats, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("RabbitMQ %s: statistics from the placements listing (-want +got):\n%s", version, diff)

@@ -101,19 +101,19 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	// What the broker says of itself (deprecated features it denies,
 	// exchange types it offers) wins over its version's table.
 	if _, err := e.c.ReadFacts(ctx); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, stakes{}, err
 	}
 	version := e.c.RabbitMQVersion()
 	// What the broker would refuse is refused here, before anything
 	// changes, naming the object and the key.
 	if err := version.Check(desired); err != nil && !e.noTable {
-		return nil, nil, nil, fmt.Errorf("plan refused, nothing was changed: %w", err)
+		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
 	desired = normalize(desired, version)
 	if l == nil || !slices.Equal(l.scope, scope) {
 		var err error
 		if l, err = e.ReadLive(ctx, scope); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, stakes{}, err
 		}
 	}
 	// What could not be read is the plan's to say (plan.Plan.Unread).
@@ -124,7 +124,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	e.keepUnseenVhosts(p, desired, l)
 	known, err := e.holdBackDownQueues(ctx, p, l)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, stakes{}, err
 	}
 	p.Vhosts = scope
 	p.SetFlows(l.current, version)

@@ -161,13 +161,20 @@ func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 			reads = readExact(ctx, p, inspect)
 		}()
 	}
-	err = e.fillStakes(ctx, p, l, known)
+	err = e.fillStakes(ctx, p, l, known, nil)
 	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
 	if exactErr == nil && exact != nil {
 		exactErr = reads.merge()
+	}
+	if (exact == nil || exactErr != nil) && len(known.depthOnly) > 0 {
+		// Without the exact reads, the consumers of the queues whose
+		// depth came from the queue totals are the statistics' to tell.
+		if err := e.fillStakes(ctx, p, l, known, known.depthOnly); err != nil {
+			return nil, err
+		}
 	}
 	return exactErr, nil
 }
@@ -195,7 +202,7 @@ const listStakesFrom = 5
 // otherwise, or where the listing failed. Both read the same statistics;
 // plan and apply then read exact figures over AMQP, queue by queue
 // (refreshStakes, and apply's check at deletion time).
-func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes) error {
+func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes, only map[plan.ObjectRef]bool) error {
 	type lookup struct {
 		change *plan.Change
 		ref    plan.ObjectRef
@@ -212,7 +219,10 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 			continue
 		}
 		ref := plan.ObjectRef{Kind: ch.Kind, Vhost: ch.Vhost, Name: ch.Name}
-		if st, ok := known[ref]; ok {
+		if only != nil && !only[ref] {
+			continue
+		}
+		if st, ok := known.read[ref]; ok && !(only != nil && known.depthOnly[ref]) {
 			ch.Messages, ch.Consumers = st.Messages, st.Consumers
 			continue
 		}
@@ -273,10 +283,33 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 }
 
 // stakes are the depths and consumers of queues at stake that a step
-// read before readStakes (holdBackDownQueues' listing, which carries
-// statistics before 4.0), handed to it so that it does not read them
-// again. The live state read stays as it was read.
-type stakes map[plan.ObjectRef]broker.QueueStats
+// read before readStakes (holdBackDownQueues' listing: with statistics
+// before 4.0; from 4.0 the depths alone, from the queue totals), handed to
+// it so that it does not read them again. The live state read stays as it
+// was read.
+type stakes struct {
+	read map[plan.ObjectRef]broker.QueueStats
+	// depthOnly are those of read whose consumers were not counted: the
+	// exact reads count them, and where those do not run (or fail) the
+	// statistics are read for them after all (readStakes).
+	depthOnly map[plan.ObjectRef]bool
+}
+
+// add records the figures of queue r; depthOnly when they hold no
+// consumers.
+func (s *stakes) add(r queueRef, st broker.QueueStats, depthOnly bool) {
+	ref := plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}
+	if s.read == nil {
+		s.read = map[plan.ObjectRef]broker.QueueStats{}
+	}
+	s.read[ref] = st
+	if depthOnly {
+		if s.depthOnly == nil {
+			s.depthOnly = map[plan.ObjectRef]bool{}
+		}
+		s.depthOnly[ref] = true
+	}
+}
 
 // peeks are AMQP connections that read exact queue depths for a plan,
 // one per vhost, opened when first needed; unlike apply's, they take no

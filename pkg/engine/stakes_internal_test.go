@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -209,5 +213,79 @@ func TestRefreshStakesNothing(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadStakesDepthOnly: the depths a placements listing took from the
+// queue totals (4.0+, no consumers counted) stand, and the consumers are
+// the exact reads'; the statistics are not listed. When the exact reads
+// cannot run, the statistics are listed after all, for the consumers.
+func TestReadStakesDepthOnly(t *testing.T) {
+	const n = 6
+	var listed atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/whoami":
+			_, _ = w.Write([]byte(`{"name":"guest","tags":["administrator"]}`))
+		case "/api/overview":
+			_, _ = w.Write([]byte(`{"rabbitmq_version":"4.3.6","cluster_name":"c","node":"rabbit@c1","listeners":[]}`))
+		case "/api/queues/v":
+			listed.Add(1)
+			var l []string
+			for i := range n {
+				l = append(l, fmt.Sprintf(`{"name":"q%d","messages":5,"consumers":2}`, i))
+			}
+			_, _ = w.Write([]byte("[" + strings.Join(l, ",") + "]"))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := broker.Connect(context.Background(), broker.Config{Server: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(c, Options{})
+	known := func() stakes {
+		var s stakes
+		for i := range n {
+			s.add(queueRef{"v", fmt.Sprintf("q%d", i)}, broker.QueueStats{Messages: 4, Known: true}, true)
+		}
+		return s
+	}
+	l := &Live{current: plan.Current{Live: topology.Live{State: topology.New()}}}
+	exact := func(context.Context) (inspectFunc, error) {
+		return func(context.Context, string, string, string) (lock.QueueState, error) {
+			return lock.QueueState{Exists: true, Ready: 1, Consumers: 3}, nil
+		}, nil
+	}
+	p := stakesPlan(n, nil)
+	p.Changes = p.Changes[:n] // the queues only
+	if exactErr, err := e.readStakes(context.Background(), p, l, known(), exact); err != nil || exactErr != nil {
+		t.Fatal(err, exactErr)
+	}
+	for _, ch := range p.Changes {
+		if ch.Messages != 4 || ch.Consumers != 3 {
+			t.Errorf("with the exact reads, %s: %d messages and %d consumers at stake, want the totals' 4 and the exact 3", ch.Name, ch.Messages, ch.Consumers)
+		}
+	}
+	if listed.Load() != 0 {
+		t.Errorf("the statistics were listed %d times beside the totals and the exact reads", listed.Load())
+	}
+	refused := errors.New("AMQP refused")
+	p = stakesPlan(n, nil)
+	p.Changes = p.Changes[:n]
+	exactErr, err := e.readStakes(context.Background(), p, l, known(), func(context.Context) (inspectFunc, error) { return nil, refused })
+	if err != nil || !errors.Is(exactErr, refused) {
+		t.Fatalf("readStakes = %v, %v; want the exact reads' error", err, exactErr)
+	}
+	for _, ch := range p.Changes {
+		if ch.Messages != 5 || ch.Consumers != 2 {
+			t.Errorf("without the exact reads, %s: %d messages and %d consumers at stake, want the statistics' 5 and 2", ch.Name, ch.Messages, ch.Consumers)
+		}
+	}
+	if listed.Load() != 1 {
+		t.Errorf("the statistics were listed %d times without the exact reads, want once", listed.Load())
 	}
 }
