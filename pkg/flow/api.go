@@ -80,17 +80,24 @@ type Route struct {
 	// none).
 	Before []string `json:"before"`
 	After  []string `json:"after"`
-	// Gained and Lost are After minus Before and Before minus After.
-	Gained []string `json:"gained,omitempty"`
-	Lost   []string `json:"lost,omitempty"`
 	// Loses is true when the class reached a queue before and reaches none
 	// after: its messages are now dropped (or returned to a mandatory
 	// publisher), Cause says why. When it still reaches some queue but
-	// has Lost others, Cause says why it no longer reaches the first of
-	// Lost.
+	// has lost others (Lost), Cause says why it no longer reaches the
+	// first of them.
 	Loses bool   `json:"loses_messages,omitempty"`
 	Cause string `json:"cause,omitempty"`
 }
+
+// Gained returns the queues the class reaches after and not before,
+// sorted; nil for none. They are not kept in the Route: where every class
+// of a large exchange now reaches its thousands of queues, each Route
+// would hold a copy of them.
+func (r Route) Gained() []string { return minus(r.After, r.Before) }
+
+// Lost returns the queues the class reached before and not after, sorted;
+// nil for none.
+func (r Route) Lost() []string { return minus(r.Before, r.After) }
 
 // Reason is why a queue dead-letters a message (route.Reason: rejected,
 // expired, maxlen, delivery_limit).

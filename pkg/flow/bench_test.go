@@ -59,3 +59,32 @@ func BenchmarkCompareTeardown50k(b *testing.B) {
 		b.Fatalf("a teardown loses no message: %+v", d.Summary())
 	}
 }
+
+// BenchmarkCompareReplace10k compares the generated topology of 10,002
+// objects with the one the benchmark's replace plan applies: the topic
+// exchange made a headers exchange whose bindings (without criteria) take
+// every message to all 2,500 working queues, and the direct dead-letter
+// exchange made a fanout one that takes each queue's dead letters to all
+// 2,500 DLQs. Every class and every queue's dead letters now reach
+// thousands of queues; the simulator shares one result for each such
+// exchange rather than computing and keeping one per message.
+func BenchmarkCompareReplace10k(b *testing.B) {
+	const n = 2500
+	y := gentopo.YAML("/", n)
+	r := strings.Replace(y, "events: { type: topic }", "events: { type: headers }", 1)
+	r = strings.Replace(r, "events.dlx: { type: direct }", "events.dlx: { type: fanout }", 1)
+	if r == y {
+		b.Fatal("the exchanges to replace are not in the generated file")
+	}
+	before, after := load(b, y), load(b, r)
+	var d *Diff
+	b.ReportAllocs()
+	for b.Loop() {
+		d = Compare(before, after, Options{})
+	}
+	b.ReportMetric(float64(len(d.Routes)), "routes")
+	b.ReportMetric(float64(len(d.DeadLetters)), "dead-letters")
+	if len(d.Routes) == 0 || len(d.DeadLetters) == 0 || len(d.Routes[0].After) != n {
+		b.Fatalf("unexpected diff: %+v", d.Summary())
+	}
+}

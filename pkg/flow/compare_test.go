@@ -30,7 +30,7 @@ var compareCases = []struct {
 		before: topo(exchange("orders", "topic", nil), queue("q", nil), bind("orders", "q", "order.*")),
 		after:  topo(exchange("orders", "topic", nil), queue("q", nil), bind("orders", "q", "order.created")),
 		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassTopic, RoutingKey: "order.x", Matches: []string{"order.*"}},
-			Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "orders" to "q" with key "order.*" is gone`}}},
+			Before: []string{"q"}, Loses: true, Cause: `the binding from "orders" to "q" with key "order.*" is gone`}}},
 	},
 	{
 		name:   "binding removed",
@@ -38,7 +38,7 @@ var compareCases = []struct {
 		after:  topo(exchange("orders", "direct", nil), queue("q1", nil), queue("q2", nil), bind("orders", "q1", "a")),
 		want: Diff{
 			Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassDirect, RoutingKey: "b", Matches: []string{"b"}},
-				Before: []string{"q2"}, Lost: []string{"q2"}, Loses: true, Cause: `the binding from "orders" to "q2" with key "b" is gone`}},
+				Before: []string{"q2"}, Loses: true, Cause: `the binding from "orders" to "q2" with key "b" is gone`}},
 			Silenced: []Silenced{{Vhost: "/", Queue: "q2", Cause: `its only binding, from "orders" with key "b", is gone`}},
 		},
 	},
@@ -48,7 +48,7 @@ var compareCases = []struct {
 		after:  topo(queue("q", nil)),
 		want: Diff{
 			Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassEvery},
-				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `exchange "orders" is deleted`}},
+				Before: []string{"q"}, Loses: true, Cause: `exchange "orders" is deleted`}},
 			Silenced: []Silenced{{Vhost: "/", Queue: "q", Cause: `exchange "orders" is deleted`}},
 		},
 	},
@@ -58,9 +58,9 @@ var compareCases = []struct {
 		after:  topo(exchange("orders", "direct", nil)),
 		want: Diff{Routes: []Route{
 			{Vhost: "/", Exchange: "", Class: Class{Kind: ClassDefault, RoutingKey: "q", Matches: []string{"q"}},
-				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `queue "q" is deleted`},
+				Before: []string{"q"}, Loses: true, Cause: `queue "q" is deleted`},
 			{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassDirect, RoutingKey: "k", Matches: []string{"k"}},
-				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `queue "q" is deleted`},
+				Before: []string{"q"}, Loses: true, Cause: `queue "q" is deleted`},
 		}},
 	},
 	{
@@ -68,7 +68,7 @@ var compareCases = []struct {
 		before: nil,
 		after:  topo(queue("q", nil)),
 		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "", Class: Class{Kind: ClassDefault, RoutingKey: "q", Matches: []string{"q"}},
-			After: []string{"q"}, Gained: []string{"q"}}}},
+			After: []string{"q"}}}},
 	},
 	{
 		name:   "exchange-to-exchange binding",
@@ -76,13 +76,13 @@ var compareCases = []struct {
 		after:  topo(exchange("x1", "topic", nil), exchange("x2", "direct", nil), queue("q", nil), bindExchange("x1", "x2", "a.*"), bind("x2", "q", "a.c")),
 		want: Diff{Routes: []Route{
 			{Vhost: "/", Exchange: "x1", Class: Class{Kind: ClassTopic, RoutingKey: "a.b", Matches: []string{"a.*", "a.b"}},
-				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "x2" to "q" with key "a.b" is gone`},
+				Before: []string{"q"}, Loses: true, Cause: `the binding from "x2" to "q" with key "a.b" is gone`},
 			{Vhost: "/", Exchange: "x1", Class: Class{Kind: ClassTopic, RoutingKey: "a.c", Matches: []string{"a.*", "a.c"}},
-				After: []string{"q"}, Gained: []string{"q"}},
+				After: []string{"q"}},
 			{Vhost: "/", Exchange: "x2", Class: Class{Kind: ClassDirect, RoutingKey: "a.b", Matches: []string{"a.b"}},
-				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "x2" to "q" with key "a.b" is gone`},
+				Before: []string{"q"}, Loses: true, Cause: `the binding from "x2" to "q" with key "a.b" is gone`},
 			{Vhost: "/", Exchange: "x2", Class: Class{Kind: ClassDirect, RoutingKey: "a.c", Matches: []string{"a.c"}},
-				After: []string{"q"}, Gained: []string{"q"}},
+				After: []string{"q"}},
 		}},
 	},
 	{
@@ -92,7 +92,7 @@ var compareCases = []struct {
 		after: topo(exchange("x", "direct", nil), exchange("ae", "fanout", nil), queue("q1", nil), queue("qae", nil),
 			bind("x", "q1", "k"), bind("ae", "qae", "")),
 		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: ""},
-			Before: []string{"qae"}, Lost: []string{"qae"}, Loses: true, Cause: `exchange "x" no longer has alternate exchange "ae"`}}},
+			Before: []string{"qae"}, Loses: true, Cause: `exchange "x" no longer has alternate exchange "ae"`}}},
 	},
 	{
 		name: "alternate exchange by policy added",
@@ -101,7 +101,7 @@ var compareCases = []struct {
 		after: topo(exchange("x", "topic", nil), exchange("ae", "fanout", nil), queue("q1", nil), queue("qae", nil),
 			bind("x", "q1", "k.#"), bind("ae", "qae", ""), policy("ae", "^x$", "exchanges", topology.Args{"alternate-exchange": "ae"})),
 		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassTopic, RoutingKey: ""},
-			After: []string{"qae"}, Gained: []string{"qae"}}}},
+			After: []string{"qae"}}}},
 	},
 	{
 		name: "headers all and any",
@@ -112,10 +112,10 @@ var compareCases = []struct {
 		want: Diff{Routes: []Route{
 			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassHeaders, Headers: map[string]any{"a": "1"},
 				Matches: []string{`{"a":"1","b":"2","x-match":"any"}`, `{"a":"1","c":"3","x-match":"any"}`}},
-				Before: []string{"q2"}, After: []string{"q1", "q2"}, Gained: []string{"q1"}},
+				Before: []string{"q2"}, After: []string{"q1", "q2"}},
 			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassHeaders, Headers: map[string]any{"b": "2"},
 				Matches: []string{`{"a":"1","b":"2","x-match":"any"}`}},
-				After: []string{"q1"}, Gained: []string{"q1"}},
+				After: []string{"q1"}},
 		}},
 	},
 	{
@@ -124,9 +124,9 @@ var compareCases = []struct {
 		after:  topo(exchange("x", "direct", nil), queue("q", nil), bind("x", "q", "b")),
 		want: Diff{Routes: []Route{
 			{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: "a", Matches: []string{"a"}},
-				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "x" to "q" with key "a" is gone`},
+				Before: []string{"q"}, Loses: true, Cause: `the binding from "x" to "q" with key "a" is gone`},
 			{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: "b", Matches: []string{"b"}},
-				After: []string{"q"}, Gained: []string{"q"}},
+				After: []string{"q"}},
 		}},
 	},
 	{
@@ -134,7 +134,7 @@ var compareCases = []struct {
 		before: topo(exchange("f", "fanout", nil), queue("q1", nil), queue("q2", nil), bind("f", "q1", "")),
 		after:  topo(exchange("f", "fanout", nil), queue("q1", nil), queue("q2", nil), bind("f", "q1", ""), bind("f", "q2", "")),
 		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "f", Class: Class{Kind: ClassFanout},
-			Before: []string{"q1"}, After: []string{"q1", "q2"}, Gained: []string{"q2"}}}},
+			Before: []string{"q1"}, After: []string{"q1", "q2"}}}},
 	},
 	{
 		name: "dead-letter routing key typo",
@@ -176,9 +176,9 @@ var compareCases = []struct {
 		want: Diff{
 			Routes: []Route{
 				{Vhost: "/", Exchange: "dlx", Class: Class{Kind: ClassTopic, RoutingKey: "a", Matches: []string{"a.#"}},
-					Before: []string{"dlq"}, Lost: []string{"dlq"}, Loses: true, Cause: `the binding from "dlx" to "dlq" with key "a.#" is gone`},
+					Before: []string{"dlq"}, Loses: true, Cause: `the binding from "dlx" to "dlq" with key "a.#" is gone`},
 				{Vhost: "/", Exchange: "dlx", Class: Class{Kind: ClassTopic, RoutingKey: "b", Matches: []string{"b.#"}},
-					After: []string{"dlq"}, Gained: []string{"dlq"}},
+					After: []string{"dlq"}},
 			},
 			DeadLetters: []DeadLetter{
 				{Vhost: "/", Queue: "q", Reason: route.Rejected, Class: &Class{Kind: ClassTopic, RoutingKey: "a", Matches: []string{"a.#"}},
@@ -215,7 +215,7 @@ var compareCases = []struct {
 		after:  topo(internalExchange("x", "direct"), queue("q", nil), bind("x", "q", "k")),
 		want: Diff{
 			Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassEvery},
-				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `exchange "x" is now internal: clients cannot publish to it`}},
+				Before: []string{"q"}, Loses: true, Cause: `exchange "x" is now internal: clients cannot publish to it`}},
 			Silenced: []Silenced{{Vhost: "/", Queue: "q", Cause: `exchange "x" is now internal and no exchange clients publish to reaches it`}},
 		},
 	},
@@ -225,9 +225,9 @@ var compareCases = []struct {
 		after:  topo(exchange("d", "x-delayed-message", topology.Args{"x-delayed-type": "direct"}), queue("q", nil), bind("d", "q", "a.b")),
 		want: Diff{Routes: []Route{
 			{Vhost: "/", Exchange: "d", Class: Class{Kind: ClassDirect, RoutingKey: "a.*", Matches: []string{"a.* (literal)"}},
-				Before: []string{"q"}, Lost: []string{"q"}, Loses: true, Cause: `the binding from "d" to "q" with key "a.*" is gone`},
+				Before: []string{"q"}, Loses: true, Cause: `the binding from "d" to "q" with key "a.*" is gone`},
 			{Vhost: "/", Exchange: "d", Class: Class{Kind: ClassDirect, RoutingKey: "a.b", Matches: []string{"a.b"}},
-				After: []string{"q"}, Gained: []string{"q"}},
+				After: []string{"q"}},
 		}},
 	},
 	{
@@ -333,5 +333,40 @@ func TestLosesMessages(t *testing.T) {
 	}
 	if d := Compare(nil, nil, Options{}); !d.Empty() {
 		t.Errorf("two empty brokers differ: %s", show(t, d))
+	}
+}
+
+// TestSilencedNamesAFewSources cuts off a queue that the dead letters of
+// five queues reached through one fanout exchange: its cause names the
+// first three and counts the others.
+func TestSilencedNamesAFewSources(t *testing.T) {
+	objs := func(bound bool) []obj {
+		out := []obj{internalExchange("dlx", "fanout"), queue("dlq", nil)}
+		for _, w := range []string{"w1", "w2", "w3", "w4", "w5"} {
+			out = append(out, queue(w, topology.Args{"x-dead-letter-exchange": "dlx"}))
+		}
+		if bound {
+			out = append(out, bind("dlx", "dlq", ""))
+		}
+		return out
+	}
+	d := Compare(topo(objs(true)...), topo(objs(false)...), Options{})
+	want := []Silenced{{Vhost: "/", Queue: "dlq", Cause: `the dead letters of queue "w1" no longer reach it; the dead letters of queue "w2" no longer reach it; the dead letters of queue "w3" no longer reach it; and the dead letters of 2 more queues no longer reach it`}}
+	if !reflect.DeepEqual(d.Silenced, want) {
+		t.Errorf("silenced %s, want %s", show(t, d.Silenced), show(t, want))
+	}
+	if len(d.DeadLetters) != 5 {
+		t.Errorf("%d dead-letter changes, want one for each of the five queues: %s", len(d.DeadLetters), show(t, d.DeadLetters))
+	}
+}
+
+// TestGainedAndLost checks what a route gains and loses.
+func TestGainedAndLost(t *testing.T) {
+	r := Route{Before: []string{"a", "b", "c"}, After: []string{"b", "c", "d", "e"}}
+	if g, l := r.Gained(), r.Lost(); !reflect.DeepEqual(g, []string{"d", "e"}) || !reflect.DeepEqual(l, []string{"a"}) {
+		t.Errorf("gained %v, lost %v; want [d e] and [a]", g, l)
+	}
+	if g, l := (Route{After: []string{"q"}}).Gained(), (Route{After: []string{"q"}}).Lost(); !reflect.DeepEqual(g, []string{"q"}) || l != nil {
+		t.Errorf("a new route gains %v and loses %v; want [q] and nothing", g, l)
 	}
 }

@@ -61,10 +61,10 @@ func (c *vhostCompare) defaultRoutes() {
 	for _, q := range names {
 		r := Route{Vhost: c.vhost, Class: Class{Kind: ClassDefault, RoutingKey: q, Matches: []string{keyText(q, true)}}}
 		if c.b.hasQueue(q) {
-			r.Before, r.Lost, r.Loses = []string{q}, []string{q}, true
+			r.Before, r.Loses = []string{q}, true
 			r.Cause = fmt.Sprintf("queue %q is deleted", q)
 		} else {
-			r.After, r.Gained = []string{q}, []string{q}
+			r.After = []string{q}
 		}
 		c.d.Routes = append(c.d.Routes, r)
 	}
@@ -87,11 +87,11 @@ func (c *vhostCompare) wholeExchange(x string, onBefore bool) {
 	}
 	r := Route{Vhost: c.vhost, Exchange: x, Class: Class{Kind: ClassEvery}}
 	if !onBefore {
-		r.After, r.Gained = qs, qs
+		r.After = qs
 		c.d.Routes = append(c.d.Routes, r)
 		return
 	}
-	r.Before, r.Lost, r.Loses = qs, qs, true
+	r.Before, r.Loses = qs, true
 	r.Cause = fmt.Sprintf("exchange %q is now internal: clients cannot publish to it", x)
 	if !c.a.exists(x) {
 		r.Cause = fmt.Sprintf("exchange %q is deleted", x)
@@ -150,11 +150,10 @@ func (c *vhostCompare) route(x string, cl msgClass) {
 	if slices.Equal(before, after) {
 		return
 	}
-	r := Route{Vhost: c.vhost, Exchange: x, Class: c.class(x, cl), Before: before, After: after,
-		Gained: minus(after, before), Lost: minus(before, after)}
+	r := Route{Vhost: c.vhost, Exchange: x, Class: c.class(x, cl), Before: before, After: after}
 	r.Loses = len(before) > 0 && len(after) == 0
-	if len(r.Lost) > 0 {
-		r.Cause = c.routeCause(m, rb, r.Lost[0])
+	if lost, ok := firstMissing(before, after); ok {
+		r.Cause = c.routeCause(m, rb, lost)
 	}
 	c.d.Routes = append(c.d.Routes, r)
 }
@@ -175,6 +174,17 @@ func queuesOf(r route.Result) []string {
 		return nil
 	}
 	return r.Queues()
+}
+
+// firstMissing returns the first element of sorted a that sorted b
+// lacks.
+func firstMissing(a, b []string) (string, bool) {
+	for _, x := range a {
+		if _, found := slices.BinarySearch(b, x); !found {
+			return x, true
+		}
+	}
+	return "", false
 }
 
 // minus returns the elements of sorted a that sorted b lacks; nil for

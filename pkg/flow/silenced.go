@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,7 +21,7 @@ func (c *vhostCompare) silenced() {
 	changed := sortedKeys(c.dlChanged)
 	db, da := c.b.deadLetterReach(changed), c.a.deadLetterReach(changed)
 	candidates := c.lostBindings(rb, ra)
-	for q := range db.from {
+	for q := range db.byTarget {
 		candidates[q] = true
 	}
 	if len(db.anywhere) > 0 {
@@ -41,7 +42,7 @@ func (c *vhostCompare) silenced() {
 			ua = c.a.deadLetterReach(c.unchangedQueues())
 		}
 		if !ua.reaches(q) {
-			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, inB.of(q), db.sources(q))})
+			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, inB.of(q), db)})
 		}
 	}
 }
@@ -128,27 +129,56 @@ func (in *inbound) each(f func(*topology.Binding)) {
 	}
 }
 
-// dlReach is, per queue, the queues whose dead letters reach it.
+// dlReach is, per queue, the queues whose dead letters reach it. The
+// sources that reach the same targets (the very same list, as a fanout
+// dead-letter exchange's route is shared) are one group: N queues that
+// dead-letter into one fanout exchange of N queues are N sources and N
+// targets, not N×N pairs.
 type dlReach struct {
-	from map[string][]string
+	groups   []dlGroup
+	byTarget map[string][]int // target queue -> the groups that reach it, each once
 	// anywhere are queues whose dead letters may reach any queue (the
-	// default exchange with the messages' own keys).
+	// default exchange with the messages' own keys), sorted.
 	anywhere []string
 }
 
-// reaches reports whether some other queue's dead letters reach q.
-func (r *dlReach) reaches(q string) bool { return len(r.sources(q)) > 0 }
+// dlGroup is the queues (sorted) whose dead letters reach targets.
+type dlGroup struct {
+	targets []string
+	sources []string
+}
 
-// sources returns the other queues whose dead letters reach q, sorted.
-func (r *dlReach) sources(q string) []string {
-	var out []string
-	for _, p := range append(r.from[q], r.anywhere...) {
-		if p != q {
-			out = append(out, p)
+// reaches reports whether some other queue's dead letters reach q.
+func (r *dlReach) reaches(q string) bool {
+	_, n := r.sources(q, 0)
+	return n > 0
+}
+
+// sources returns the first (by name) at most k of the other queues
+// whose dead letters reach q, and how many they are.
+func (r *dlReach) sources(q string, k int) (first []string, n int) {
+	take := func(ps []string) {
+		taken := 0
+		for _, p := range ps {
+			if p == q {
+				continue
+			}
+			n++
+			if taken < k {
+				first = append(first, p)
+				taken++
+			}
 		}
 	}
-	sort.Strings(out)
-	return out
+	for _, g := range r.byTarget[q] {
+		take(r.groups[g].sources)
+	}
+	take(r.anywhere)
+	sort.Strings(first)
+	if len(first) > k {
+		first = first[:k]
+	}
+	return first, n
 }
 
 // unchangedQueues returns the queues declared on both sides whose dead
@@ -166,7 +196,13 @@ func (c *vhostCompare) unchangedQueues() []string {
 // deadLetterReach returns where the dead letters of queues can go on side
 // s (those it does not declare are left out).
 func (s *side) deadLetterReach(queues []string) *dlReach {
-	r := &dlReach{from: map[string][]string{}}
+	queues = slices.Sorted(slices.Values(queues))
+	r := &dlReach{byTarget: map[string][]int{}}
+	type listID struct {
+		first *string
+		n     int
+	}
+	group := map[listID]int{}
 	for _, p := range queues {
 		if !s.hasQueue(p) {
 			continue
@@ -175,9 +211,22 @@ func (s *side) deadLetterReach(queues []string) *dlReach {
 		if anywhere {
 			r.anywhere = append(r.anywhere, p)
 		}
-		for _, q := range targets {
-			r.from[q] = append(r.from[q], p)
+		if len(targets) == 0 {
+			continue
 		}
+		id := listID{&targets[0], len(targets)}
+		g, ok := group[id]
+		if !ok {
+			g = len(r.groups)
+			group[id] = g
+			r.groups = append(r.groups, dlGroup{targets: targets})
+			for _, q := range targets {
+				if gs := r.byTarget[q]; len(gs) == 0 || gs[len(gs)-1] != g {
+					r.byTarget[q] = append(gs, g)
+				}
+			}
+		}
+		r.groups[g].sources = append(r.groups[g].sources, p)
 	}
 	return r
 }
@@ -237,7 +286,8 @@ func (s *side) targetsFrom(start string) *startTargets {
 
 // silenceCause says what cut queue q off: what became of the bindings
 // and the dead-letter sources that reached it before.
-func (c *vhostCompare) silenceCause(q string, bindings []*topology.Binding, sources []string) string {
+func (c *vhostCompare) silenceCause(q string, bindings []*topology.Binding, db *dlReach) string {
+	sources, n := db.sources(q, shownSources)
 	var causes []string
 	seen := map[string]bool{}
 	add := func(s string) {
@@ -247,7 +297,7 @@ func (c *vhostCompare) silenceCause(q string, bindings []*topology.Binding, sour
 		}
 	}
 	for _, b := range bindings {
-		add(c.lostBinding(b, len(bindings) == 1 && len(sources) == 0))
+		add(c.lostBinding(b, len(bindings) == 1 && n == 0))
 	}
 	for _, p := range sources {
 		if c.a.hasQueue(p) {
@@ -256,8 +306,15 @@ func (c *vhostCompare) silenceCause(q string, bindings []*topology.Binding, sour
 			add(fmt.Sprintf("queue %q, whose dead letters reached it, is deleted", p))
 		}
 	}
+	if more := n - len(sources); more > 0 {
+		add(fmt.Sprintf("and the dead letters of %d more queues no longer reach it", more))
+	}
 	return strings.Join(causes, "; ")
 }
+
+// shownSources is how many of the queues whose dead letters no longer
+// reach a silenced queue its cause names.
+const shownSources = 3
 
 // lostBinding says why binding b, which reached its queue from a
 // publishable exchange before, does not after; only says it was the

@@ -26,7 +26,7 @@ func jsonFlows(p *Plan) *pj.Flows {
 	for _, r := range d.Routes {
 		out.Routes = append(out.Routes, pj.FlowRoute{
 			Vhost: r.Vhost, Exchange: r.Exchange, Class: *jsonClass(&r.Class), Before: nonNil(r.Before), After: nonNil(r.After),
-			Gained: nonNil(r.Gained), Lost: nonNil(r.Lost), LosesMessages: r.Loses, Cause: r.Cause,
+			Gained: nonNil(r.Gained()), Lost: nonNil(r.Lost()), LosesMessages: r.Loses, Cause: r.Cause,
 		})
 	}
 	for _, dl := range d.DeadLetters {
@@ -77,7 +77,7 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	for _, r := range doc.Routes {
 		d.Routes = append(d.Routes, flow.Route{
 			Vhost: r.Vhost, Exchange: r.Exchange, Class: *planClass(&r.Class), Before: emptyToNil(r.Before), After: emptyToNil(r.After),
-			Gained: emptyToNil(r.Gained), Lost: emptyToNil(r.Lost), Loses: r.LosesMessages, Cause: r.Cause,
+			Loses: r.LosesMessages, Cause: r.Cause,
 		})
 	}
 	for _, dl := range doc.DeadLetters {

@@ -136,6 +136,9 @@ type Result struct {
 	// destination leads to; otherwise (before RabbitMQ 4.3) the exchange is
 	// in Unsimulated and Deliveries hold nothing through it.
 	OneOf []Choice `json:"one_of,omitempty"`
+	// queues are the queues of Deliveries, when known (a message-blind
+	// exchange's shared result).
+	queues []string
 }
 
 // Target is a destination of bindings.
@@ -179,8 +182,12 @@ func (c Choice) Queues() []string {
 	return out
 }
 
-// Queues returns the names of the queues reached, sorted.
+// Queues returns the names of the queues reached, sorted. The slice may
+// be shared with other results: do not modify it.
 func (r Result) Queues() []string {
+	if r.queues != nil {
+		return r.queues
+	}
 	out := make([]string, len(r.Deliveries))
 	for i, d := range r.Deliveries {
 		out[i] = d.Queue

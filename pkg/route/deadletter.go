@@ -2,7 +2,9 @@ package route
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -104,16 +106,30 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 		return r
 	}
 	deaths, _ := dl.Headers["x-death"].([]any)
+	// Only a queue with an x-death entry can be a cycle: look those up
+	// among the deliveries (sorted by queue) rather than every delivery
+	// among them, and keep the deliveries (perhaps shared) when none is.
+	cycles := map[string]bool{}
+	for _, d := range deaths {
+		t, _ := d.(map[string]any)
+		q, _ := t["queue"].(string)
+		if _, reached := slices.BinarySearchFunc(r.Result.Deliveries, q, func(d Delivery, q string) int { return strings.Compare(d.Queue, q) }); reached && s.isDeathCycle(q, deaths) {
+			cycles[q] = true
+		}
+	}
+	if len(cycles) == 0 {
+		return r
+	}
 	kept := r.Result.Deliveries[:0:0]
 	for _, d := range r.Result.Deliveries {
-		if s.isDeathCycle(d.Queue, deaths) {
+		if cycles[d.Queue] {
 			r.Cycles = append(r.Cycles, d.Queue)
 			r.Result.Problems = append(r.Result.Problems, fmt.Sprintf("queue %q: its %s dead letters would reach queue %q, which the message was dead-lettered from before with no rejection since: RabbitMQ drops them there (dead-letter cycle)", queue, reason, d.Queue))
 			continue
 		}
 		kept = append(kept, d)
 	}
-	r.Result.Deliveries = kept
+	r.Result.Deliveries, r.Result.queues = kept, nil
 	return r
 }
 

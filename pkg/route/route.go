@@ -46,6 +46,9 @@ type Simulator struct {
 	// policy from applying (see unsupportedKeys).
 	unsupported map[string]map[string]bool
 	problems    []string
+	// blind are the message-blind exchanges, whose route is computed
+	// once (see findBlind).
+	blind map[string]*fixedRoute
 }
 
 // exchangeIndex is one exchange with its outgoing bindings, indexed for
@@ -149,6 +152,7 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 		}
 		ix.add(b)
 	}
+	s.blind = s.findBlind()
 	return s
 }
 
@@ -361,6 +365,28 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 		sort.Slice(res.Deliveries, func(i, j int) bool { return res.Deliveries[i].Queue < res.Deliveries[j].Queue })
 		return res
 	}
+	if f := s.blind[start.x.Name]; f != nil {
+		var walked *Result
+		r, ok := s.routeFixed(f, m, func() Result {
+			w := s.walk(m, start, keys)
+			walked = &w
+			return w
+		})
+		switch {
+		case ok:
+			return r
+		case walked != nil:
+			return *walked
+		}
+	}
+	return s.walk(m, start, keys)
+}
+
+// walk routes m (with routing keys keys) from exchange start: the
+// breadth-first visit of route.
+func (s *Simulator) walk(m Message, start *exchangeIndex, keys []string) Result {
+	res := Result{Message: m}
+	problem := func(format string, a ...any) { res.Problems = append(res.Problems, fmt.Sprintf(format, a...)) }
 	headers := m.routingHeaders() // values keep their Go types: see typedEqual
 	if _, ok := headers["BCC"]; ok {
 		h := make(map[string]any, len(headers))
@@ -454,7 +480,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 	for q, path := range delivered {
 		res.Deliveries = append(res.Deliveries, Delivery{Queue: q, Path: path})
 	}
-	sort.Slice(res.Deliveries, func(i, j int) bool { return res.Deliveries[i].Queue < res.Deliveries[j].Queue })
+	slices.SortFunc(res.Deliveries, func(a, b Delivery) int { return strings.Compare(a.Queue, b.Queue) })
 	return res
 }
 
