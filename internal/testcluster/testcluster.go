@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -358,6 +359,26 @@ func (c *Cluster) Queues(ctx context.Context, n int, vhost string) (map[string]Q
 	for _, x := range list {
 		out[x.Name] = x
 	}
+	return out, nil
+}
+
+// QueuesWithTotals returns the names of the queues of vhost that node n
+// lists with the queue totals and without the statistics
+// (disable_stats=true&enable_queue_totals=true), as mqctl lists the
+// depths of the queues at stake.
+func (c *Cluster) QueuesWithTotals(ctx context.Context, n int, vhost string) ([]string, error) {
+	var list []struct {
+		Name string `json:"name"`
+	}
+	q := url.Values{"columns": {"name,messages"}, "disable_stats": {"true"}, "enable_queue_totals": {"true"}}
+	if err := c.get(ctx, n, "queues/"+url.PathEscape(vhost)+"?"+q.Encode(), &list); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(list))
+	for i, x := range list {
+		out[i] = x.Name
+	}
+	slices.Sort(out)
 	return out, nil
 }
 

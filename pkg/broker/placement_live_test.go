@@ -105,7 +105,7 @@ func TestQueuePlacementsAgainstBroker(t *testing.T) {
 	if diff := cmp.Diff(without, list(false)); diff != "" {
 		t.Errorf("RabbitMQ %s, listing with disable_stats=true (-want +got):\n%s", b.Version(), diff)
 	}
-	got, err := c.QueuePlacements(t.Context(), vh, false)
+	got, err := c.QueuePlacements(t.Context(), vh, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestQueuePlacementsAgainstBroker(t *testing.T) {
 		}
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		got, err = c.QueuePlacements(t.Context(), vh, true)
+		got, err = c.QueuePlacements(t.Context(), vh, []string{"classic", "quorum", "stream"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -240,9 +240,11 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 	if err := errors.Join(errs...); err != nil {
 		return nil, stakes{}, nil, err
 	}
-	atStake := map[string]bool{}
+	atStake := map[string][]string{} // vhost -> its queues whose depth is wanted
 	for r, stake := range cands {
-		atStake[r.vhost] = atStake[r.vhost] || stake
+		if stake {
+			atStake[r.vhost] = append(atStake[r.vhost], r.name)
+		}
 	}
 	read := stakes{}
 	for vh := range missing {
