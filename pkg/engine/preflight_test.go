@@ -13,6 +13,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/preflight"
+	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // preflightCase is a file, and per RabbitMQ line what the broker answers:
@@ -212,6 +213,18 @@ func TestPreflightCostsNothingWhenNothingIsNew(t *testing.T) {
 	}
 }
 
+// guardedVhost declares throwaway vhost name and holds it with a
+// connection.
+func (f *fixture) guardedVhost(ctx context.Context, name string) (*amqp.Connection, error) {
+	if err := f.c.DeclareVhost(ctx, name, broker.VhostSettings{Tags: []string{broker.ThrowawayTag}}); err != nil {
+		return nil, err
+	}
+	if err := f.c.GrantFullPermissions(ctx, name, f.b.Username); err != nil {
+		return nil, err
+	}
+	return broker.DialAMQP(ctx, broker.AMQPDial{URL: strings.TrimSuffix(f.b.AMQPURL(name), "/"+name), Vhost: name, Name: "test guard"})
+}
+
 // TestPreflightSweepsLeftovers: a throwaway vhost that a killed apply left
 // behind (older than the grace, no connection) is deleted by the next
 // apply, and the user is told; one that is younger is left alone (its
@@ -221,26 +234,27 @@ func TestPreflightSweepsLeftovers(t *testing.T) {
 	ctx := context.Background()
 	old := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(-time.Minute).Unix(), "deadbeef")
 	young := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(time.Minute).Unix(), "cafebabe")
-	for _, name := range []string{old, young} {
-		if err := f.c.DeclareVhost(ctx, name, broker.VhostSettings{Tags: []string{broker.ThrowawayTag}}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), name) })
-	}
-	// Held by a connection, as a live apply holds its own, so that the
-	// applies of other tests leave them to this one until it applies.
+	// Each is held by a connection, as a live apply holds its own, so
+	// that the applies of other tests leave them to this one until it
+	// applies. Until that connection is made, an apply of a test running
+	// meanwhile may sweep the old one (it did, on 3.10.8 in CI: the grant
+	// found no vhost): it is then declared again.
 	var oldGuard func() error
 	for _, name := range []string{old, young} {
-		if err := f.c.GrantFullPermissions(ctx, name, f.b.Username); err != nil {
-			t.Fatal(err)
-		}
-		guard, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: strings.TrimSuffix(f.b.AMQPURL(name), "/"+name), Vhost: name, Name: "test guard"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { guard.Close() })
-		if name == old {
-			oldGuard = guard.Close
+		t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), name) })
+		for try := 1; ; try++ {
+			guard, err := f.guardedVhost(ctx, name)
+			if err != nil && try < 5 {
+				continue // swept meanwhile: the grant or the connection found no vhost
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { guard.Close() })
+			if name == old {
+				oldGuard = guard.Close
+			}
+			break
 		}
 	}
 	names, err := f.c.VhostNames(ctx)
