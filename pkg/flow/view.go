@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -194,13 +195,12 @@ type TextOptions struct {
 // "~"), each with before and after, and the summary line. A diff that
 // moves no message is one line.
 func WriteText(w io.Writer, d *Diff, o TextOptions) error {
-	var sb strings.Builder
 	entries := d.entries()
 	if len(entries) == 0 {
-		sb.WriteString("Message flows: no message goes anywhere else.\n")
-		_, err := io.WriteString(w, sb.String())
+		_, err := io.WriteString(w, "Message flows: no message goes anywhere else.\n")
 		return err
 	}
+	sb := bufio.NewWriter(w)
 	sb.WriteString("Message flows:\n")
 	for _, e := range entries {
 		mark := "~"
@@ -210,16 +210,15 @@ func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 				mark = "\x1b[31m!\x1b[0m"
 			}
 		}
-		fmt.Fprintf(&sb, "  %s %s in vhost %q\n", mark, e.what, e.vhost)
-		fmt.Fprintf(&sb, "      before: %s\n      after:  %s\n", e.was, e.now)
+		fmt.Fprintf(sb, "  %s %s in vhost %q\n", mark, e.what, e.vhost)
+		fmt.Fprintf(sb, "      before: %s\n      after:  %s\n", e.was, e.now)
 		if e.cause != "" {
-			fmt.Fprintf(&sb, "      cause:  %s\n", e.cause)
+			fmt.Fprintf(sb, "      cause:  %s\n", e.cause)
 		}
 	}
 	if len(d.Truncated) > 0 {
-		fmt.Fprintf(&sb, "  (not every class of keys is listed for %s: their bindings make too many)\n", strings.Join(d.Truncated, ", "))
+		fmt.Fprintf(sb, "  (not every class of keys is listed for %s: their bindings make too many)\n", strings.Join(d.Truncated, ", "))
 	}
-	fmt.Fprintf(&sb, "%s\n", d.Summary())
-	_, err := io.WriteString(w, sb.String())
-	return err
+	fmt.Fprintf(sb, "%s\n", d.Summary())
+	return sb.Flush()
 }
