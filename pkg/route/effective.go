@@ -236,7 +236,10 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 	}
 	// The policy value of each key: policy and operator policy merged
 	// first (rabbit_policy:get/2), smaller value winning.
-	pol := map[string]any{}
+	var pol map[string]any
+	if e.policy != nil || e.opPolicy != nil {
+		pol = map[string]any{}
+	}
 	if e.policy != nil {
 		for k, v := range e.policy.Definition {
 			pol[k] = topology.Normalize(v)
@@ -262,8 +265,15 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 			pol[k] = v
 		}
 	}
+	// Without a policy in force the queue's own table is its effective
+	// one, shared (the simulator never changes it, and QueueArgs returns
+	// a copy): a vhost of 25,000 queues is not copied for each simulator.
+	e.args = q.Arguments
+	if len(pol) == 0 {
+		return e
+	}
 	e.args = q.Arguments.Clone()
-	if len(pol) > 0 && e.args == nil {
+	if e.args == nil {
 		e.args = topology.Args{}
 	}
 	for k, pv := range pol {
