@@ -175,10 +175,15 @@ func TestQuorumGroupSizesPlannedAndIdempotentOnEveryNode(t *testing.T) {
 	p := r.planJSON(all, base)
 	for name, want := range map[string]string{"orders.shipping": "3", "orders.billing": "2"} {
 		ch := changeOf(p, plan.KindQueue, name)
-		if ch == nil || ch.Action != plan.Create || ch.After.Queue == nil {
+		var q plan.QueueObject
+		ok := false
+		if ch != nil {
+			q, ok = ch.After.(plan.QueueObject)
+		}
+		if ch == nil || ch.Action != plan.Create || !ok {
 			t.Fatalf("plan has no create of queue %s: %+v", name, p.Changes)
 		}
-		if got := fmt.Sprint(ch.After.Queue.Arguments["x-quorum-initial-group-size"]); got != want {
+		if got := fmt.Sprint(q.Arguments["x-quorum-initial-group-size"]); got != want {
 			t.Errorf("plan: queue %s x-quorum-initial-group-size = %s, want %s", name, got, want)
 		}
 	}

@@ -396,7 +396,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 	var opts broker.DeleteQueueOptions
 	if !e.opts.AllowDataLoss {
 		if e.opts.Inspect != nil {
-			st, err := e.opts.Inspect(ctx, s.Vhost, s.Name, queueType(s.Change.Before))
+			st, err := e.opts.Inspect(ctx, s.Vhost, s.Name, plan.QueueType(s.Change.Before))
 			if err != nil {
 				return err
 			}
@@ -431,7 +431,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 		if st.Messages > 0 || st.Consumers > 0 {
 			return refuse(s, verb, st.Messages, false, st.Consumers)
 		}
-		if q := s.Change.Before.Queue; q != nil && (q.Type == "" || q.Type == topology.QueueClassic) {
+		if q, ok := s.Change.Before.(plan.QueueObject); ok && (q.Type == "" || q.Type == topology.QueueClassic) {
 			opts = broker.DeleteQueueOptions{IfEmpty: true, IfUnused: true}
 		}
 	}
@@ -440,14 +440,6 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 		return fmt.Errorf("queue %q in vhost %q was not %s: %w (it received messages or a consumer at the last moment; pass --allow-data-loss to drop them)", s.Name, s.Vhost, verb, errors.Join(ErrRefused, err))
 	}
 	return ignoreNotFound(err)
-}
-
-// queueType is the type of the queue in o (classic when unknown).
-func queueType(o *plan.Object) string {
-	if o == nil || o.Queue == nil || o.Queue.Type == "" {
-		return topology.QueueClassic
-	}
-	return o.Queue.Type
 }
 
 func refuse(s Step, verb string, msgs int64, atLeast bool, consumers int64) error {

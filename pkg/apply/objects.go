@@ -63,7 +63,7 @@ func objectOf(k plan.Kind) (object, bool) {
 }
 
 func writeVhost(ctx context.Context, e *executor, s Step) error {
-	v := s.Change.After.Vhost
+	v := s.Change.After.(*plan.VhostMeta)
 	if s.Change.Action != plan.Create {
 		var tags []string
 		if e.opts.VhostTags != nil {
@@ -116,7 +116,7 @@ var (
 )
 
 func declareExchange(ctx context.Context, e *executor, s Step) error {
-	return exchanges.declare(ctx, e, s, s.Change.After.Exchange)
+	return exchanges.declare(ctx, e, s, s.Change.After.(plan.ExchangeObject).Exchange)
 }
 
 func deleteExchange(ctx context.Context, e *executor, s Step) error {
@@ -126,7 +126,7 @@ func deleteExchange(ctx context.Context, e *executor, s Step) error {
 }
 
 func declareQueue(ctx context.Context, e *executor, s Step) error {
-	return queues.declare(ctx, e, s, s.Change.After.Queue)
+	return queues.declare(ctx, e, s, s.Change.After.(plan.QueueObject).Queue)
 }
 
 // deleteQueue deletes a queue, checking at that very moment that no
@@ -172,7 +172,7 @@ func deleteBinding(ctx context.Context, e *executor, s Step) error {
 
 func putPolicy(operator bool) func(context.Context, *executor, Step) error {
 	return func(ctx context.Context, e *executor, s Step) error {
-		p := s.Change.After.Policy
+		p := s.Change.After.(plan.PolicyObject).Policy
 		put := e.c.PutPolicy
 		if operator {
 			put = e.c.PutOperatorPolicy
@@ -194,15 +194,16 @@ func deletePolicy(operator bool) func(context.Context, *executor, Step) error {
 func writeItem(ctx context.Context, e *executor, s Step) error {
 	c := s.Change
 	var have *topology.Item
-	if c.Before != nil {
-		have = c.Before.Item
+	if b, ok := c.Before.(plan.ItemObject); ok {
+		have = b.Item
 	}
-	return write(ctx, func() error { return e.c.WriteItem(ctx, c.Kind, s.Vhost, have, c.After.Item) }, e.itemIs(c.Kind, s.Vhost, c.After.Item))
+	want := c.After.(plan.ItemObject).Item
+	return write(ctx, func() error { return e.c.WriteItem(ctx, c.Kind, s.Vhost, have, want) }, e.itemIs(c.Kind, s.Vhost, want))
 }
 
 func deleteItem(ctx context.Context, e *executor, s Step) error {
 	c := s.Change
-	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteItem(ctx, c.Kind, s.Vhost, c.Before.Item) }, e.itemIs(c.Kind, s.Vhost, nil, s.Name)))
+	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteItem(ctx, c.Kind, s.Vhost, c.Before.(plan.ItemObject).Item) }, e.itemIs(c.Kind, s.Vhost, nil, s.Name)))
 }
 
 // step performs one step through its kind's object. Deletes of objects

@@ -132,15 +132,15 @@ func Order(p *plan.Plan) [][]Step {
 		}
 		if c.Action == plan.Delete || c.Action == plan.Replace {
 			s := Step{Delete: true, Vhost: c.Vhost, Name: c.Name, Change: c}
-			if c.Before != nil {
-				s.Binding = c.Before.Binding
+			if b, ok := c.Before.(plan.BindingObject); ok {
+				s.Binding = b.Binding
 			}
 			byPhase[spec.DeletePhase] = append(byPhase[spec.DeletePhase], s)
 		}
 		if c.Action != plan.Delete {
 			s := Step{Vhost: c.Vhost, Name: c.Name, Change: c}
-			if c.After != nil {
-				s.Binding = c.After.Binding
+			if b, ok := c.After.(plan.BindingObject); ok {
+				s.Binding = b.Binding
 			}
 			byPhase[spec.WritePhase] = append(byPhase[spec.WritePhase], s)
 		}

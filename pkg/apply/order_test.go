@@ -196,10 +196,10 @@ func TestOrder(t *testing.T) {
 // after everything in it.
 func TestOrderVhosts(t *testing.T) {
 	p := &plan.Plan{Changes: []plan.Change{
-		{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "old", Name: "old", Before: &plan.Object{Vhost: &plan.VhostMeta{Name: "old"}}},
-		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "old", Name: "q", Before: &plan.Object{Queue: queue("q", nil)}},
-		{Action: plan.Create, Kind: plan.KindVhost, Vhost: "new", Name: "new", After: &plan.Object{Vhost: &plan.VhostMeta{Name: "new"}}},
-		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "new", Name: "q", After: &plan.Object{Queue: queue("q", nil)}},
+		{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "old", Name: "old", Before: &plan.VhostMeta{Name: "old"}},
+		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "old", Name: "q", Before: plan.QueueObject{Queue: queue("q", nil)}},
+		{Action: plan.Create, Kind: plan.KindVhost, Vhost: "new", Name: "new", After: &plan.VhostMeta{Name: "new"}},
+		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "new", Name: "q", After: plan.QueueObject{Queue: queue("q", nil)}},
 	}}
 	got := [][]Op{}
 	for _, ph := range Order(p) {

@@ -70,16 +70,16 @@ func Pending(done []Step, state *topology.Topology) []string {
 				missing[k.vhost] = true
 				out = append(out, fmt.Sprintf("vhost %q", k.vhost))
 			default:
-				if fields := plan.ObjectFields(k.kind, &plan.Object{Vhost: &plan.VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType}}, s.Change.After); len(fields) > 0 {
+				if fields := plan.ObjectFields(k.kind, &plan.VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType}, s.Change.After); len(fields) > 0 {
 					out = append(out, fmt.Sprintf("vhost %q (%s)", k.vhost, fieldNames(fields)))
 				}
 			}
 			continue
 		}
-		var held *plan.Object // what state holds of the object
+		var held plan.Object // what state holds of the object
 		if k.vhost == "" {
 			if it := state.Items.Get(k.kind, k.name); it != nil {
-				held = &plan.Object{Item: it}
+				held = plan.ItemObject{Item: it}
 			}
 		} else {
 			if gone[k.vhost] || missing[k.vhost] {
@@ -99,7 +99,7 @@ func Pending(done []Step, state *topology.Topology) []string {
 					}
 				}
 				if bindings[k.vhost][k.name] {
-					held = &plan.Object{Binding: s.Binding}
+					held = plan.BindingObject{Binding: s.Binding}
 				}
 			} else {
 				held = plan.ObjectIn(v, k.kind, k.name)

@@ -34,21 +34,21 @@ func visibleState() *topology.Topology {
 // delete queue old and vhost gone; replace queue r (delete then declare).
 func visibleSteps() []Step {
 	st := visibleState().Vhosts["v"]
-	ch := func(a plan.Action, k plan.Kind, name string, after *plan.Object) *plan.Change {
+	ch := func(a plan.Action, k plan.Kind, name string, after plan.Object) *plan.Change {
 		return &plan.Change{Action: a, Kind: k, Vhost: "v", Name: name, After: after}
 	}
 	b := st.Bindings[0]
 	rq := &topology.Queue{Name: "r", Type: "classic", Durable: true, Arguments: topology.Args{"x-max-length": int64(5)}}
-	replace := ch(plan.Replace, plan.KindQueue, "r", &plan.Object{Queue: rq})
+	replace := ch(plan.Replace, plan.KindQueue, "r", plan.QueueObject{Queue: rq})
 	return []Step{
 		{Delete: true, Vhost: "v", Name: "old", Change: ch(plan.Delete, plan.KindQueue, "old", nil)},
 		{Delete: true, Vhost: "v", Name: "r", Change: replace},
 		{Delete: true, Vhost: "gone", Name: "gone", Change: &plan.Change{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "gone", Name: "gone"}},
-		{Vhost: "v", Name: "orders", Change: ch(plan.Create, plan.KindExchange, "orders", &plan.Object{Exchange: st.Exchanges["orders"]})},
-		{Vhost: "v", Name: "q3", Change: ch(plan.Create, plan.KindQueue, "q3", &plan.Object{Queue: st.Queues["q3"]})},
+		{Vhost: "v", Name: "orders", Change: ch(plan.Create, plan.KindExchange, "orders", plan.ExchangeObject{Exchange: st.Exchanges["orders"]})},
+		{Vhost: "v", Name: "q3", Change: ch(plan.Create, plan.KindQueue, "q3", plan.QueueObject{Queue: st.Queues["q3"]})},
 		{Vhost: "v", Name: "r", Change: replace},
-		{Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: ch(plan.Create, plan.KindBinding, plan.BindingName(b), &plan.Object{Binding: b})},
-		{Vhost: "v", Name: "cap", Change: ch(plan.Create, plan.KindPolicy, "cap", &plan.Object{Policy: st.Policies["cap"]})},
+		{Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: ch(plan.Create, plan.KindBinding, plan.BindingName(b), plan.BindingObject{Binding: b})},
+		{Vhost: "v", Name: "cap", Change: ch(plan.Create, plan.KindPolicy, "cap", plan.PolicyObject{Policy: st.Policies["cap"]})},
 	}
 }
 

@@ -150,9 +150,9 @@ func downNote(r queueRef, q *broker.Placement, held []string) string {
 func touchedQueue(ch plan.Change) (queueRef, bool) {
 	switch ch.Kind {
 	case plan.KindBinding:
-		for _, o := range []*plan.Object{ch.After, ch.Before} {
-			if o != nil && o.Binding != nil && o.Binding.DestinationType == topology.DestQueue {
-				return queueRef{ch.Vhost, o.Binding.Destination}, true
+		for _, o := range []plan.Object{ch.After, ch.Before} {
+			if b, ok := o.(plan.BindingObject); ok && b.DestinationType == topology.DestQueue {
+				return queueRef{ch.Vhost, b.Destination}, true
 			}
 		}
 	case plan.KindQueue:

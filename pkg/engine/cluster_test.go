@@ -117,11 +117,11 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 	}
 	bind := func(q string) plan.Change {
 		b := binding(q, "k")
-		return plan.Change{Action: plan.Create, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b), After: &plan.Object{Binding: b}}
+		return plan.Change{Action: plan.Create, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b), After: plan.BindingObject{Binding: b}}
 	}
 	unbind := func(q string) plan.Change {
 		b := binding(q, "old")
-		return plan.Change{Action: plan.Delete, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b), Before: &plan.Object{Binding: b}}
+		return plan.Change{Action: plan.Delete, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b), Before: plan.BindingObject{Binding: b}}
 	}
 	p := &plan.Plan{Changes: []plan.Change{
 		bind("down"),

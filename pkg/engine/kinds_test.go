@@ -339,13 +339,11 @@ func unprinted(changes []plan.Change) []plan.Change {
 func masked(changes []plan.Change) []plan.Change {
 	out := make([]plan.Change, len(changes))
 	for i, c := range changes {
-		for _, o := range []**plan.Object{&c.Before, &c.After} {
-			if *o != nil && (*o).Item != nil && len((*o).Item.Secret) > 0 {
-				it := *(*o).Item
+		for _, o := range []*plan.Object{&c.Before, &c.After} {
+			if io, ok := (*o).(plan.ItemObject); ok && len(io.Secret) > 0 {
+				it := *io.Item
 				it.Settings = it.Masked()
-				cp := **o
-				cp.Item = &it
-				*o = &cp
+				*o = plan.ItemObject{Item: &it}
 			}
 		}
 		out[i] = c

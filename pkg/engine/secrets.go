@@ -17,10 +17,10 @@ func resolveSecrets(p *plan.Plan, lookup func(string) (string, bool)) error {
 	var missing []string
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if c.After == nil || c.After.Item == nil {
+		it, ok := c.After.(plan.ItemObject)
+		if !ok {
 			continue
 		}
-		it := c.After.Item
 		for _, key := range it.Secret {
 			v, ok := it.Settings[key]
 			if !ok {

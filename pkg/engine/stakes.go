@@ -59,11 +59,7 @@ func readExact(ctx context.Context, p *plan.Plan, inspect inspectFunc) exactRead
 		if !c.RisksMessages() {
 			continue
 		}
-		typ := topology.QueueClassic
-		if c.Before != nil && c.Before.Queue != nil && c.Before.Queue.Type != "" {
-			typ = c.Before.Queue.Type
-		}
-		reads = append(reads, &exactRead{change: c, typ: typ})
+		reads = append(reads, &exactRead{change: c, typ: plan.QueueType(c.Before)})
 	}
 	var (
 		wg     sync.WaitGroup

@@ -25,7 +25,7 @@ func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan
 	p := &plan.Plan{}
 	for i := range n {
 		c := plan.Change{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: fmt.Sprintf("q%d", i),
-			Before: &plan.Object{Queue: &topology.Queue{Type: topology.QueueClassic}}}
+			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueClassic}}}
 		if stats != nil {
 			c.Messages, c.Consumers = stats(i)
 		}
@@ -33,7 +33,7 @@ func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan
 	}
 	p.Changes = append(p.Changes,
 		plan.Change{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "s",
-			Before: &plan.Object{Queue: &topology.Queue{Type: topology.QueueStream}}, Consumers: 2},
+			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueStream}}, Consumers: 2},
 		plan.Change{Action: plan.Delete, Kind: plan.KindExchange, Vhost: "v", Name: "x"})
 	return p
 }

@@ -19,7 +19,7 @@ func transientQueues(p *plan.Plan) []plan.Change {
 		if c.Kind != plan.KindQueue || (c.Action != plan.Create && c.Action != plan.Replace) {
 			continue
 		}
-		if c.After != nil && c.After.Queue != nil && !c.After.Queue.Durable && c.After.Queue.Type != topology.QueueQuorum && c.After.Queue.Type != topology.QueueStream {
+		if q, ok := c.After.(plan.QueueObject); ok && !q.Durable && q.Type != topology.QueueQuorum && q.Type != topology.QueueStream {
 			out = append(out, c)
 		}
 	}

@@ -283,12 +283,12 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	empty := topology.NewVhost(name)
 	switch {
 	case want != nil && have == nil:
-		d.add(Change{Action: Create, Kind: KindVhost, Vhost: name, Name: name, After: &Object{Vhost: vhostMeta(want)}, Pos: want.Pos, Print: vhostPrint})
+		d.add(Change{Action: Create, Kind: KindVhost, Vhost: name, Name: name, After: vhostMeta(want), Pos: want.Pos, Print: vhostPrint})
 		have = empty
 	case want != nil:
 		if fields := vhostFields(want, have); len(fields) > 0 {
 			d.add(Change{Action: Update, Kind: KindVhost, Vhost: name, Name: name,
-				Before: &Object{Vhost: vhostMeta(have)}, After: &Object{Vhost: vhostMeta(want)}, Fields: fields, Pos: want.Pos, Print: vhostPrint})
+				Before: vhostMeta(have), After: vhostMeta(want), Fields: fields, Pos: want.Pos, Print: vhostPrint})
 		}
 		// An existing vhost is never adopted: mqctl deletes only vhosts it
 		// created itself, never one that was there before (such as "/").
@@ -315,18 +315,18 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		eref := ObjectRef{Kind: KindExchange, Vhost: name, Name: en}
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindExchange, Vhost: name, Name: en, After: &Object{Exchange: w}, Pos: w.Pos, Print: ExchangePrint(w)})
+			d.add(Change{Action: Create, Kind: KindExchange, Vhost: name, Name: en, After: ExchangeObject{w}, Pos: w.Pos, Print: ExchangePrint(w)})
 		case w != nil:
 			d.claim(eref, ExchangePrint(h))
 			if fields := exchangeFields(h, w); len(fields) > 0 {
 				d.add(Change{Action: Replace, Kind: KindExchange, Vhost: name, Name: en,
-					Before: &Object{Exchange: h}, After: &Object{Exchange: w}, Fields: fields,
+					Before: ExchangeObject{h}, After: ExchangeObject{w}, Fields: fields,
 					Reason: d.replaceReason("exchange", fields), Pos: w.Pos, Print: ExchangePrint(w)})
 			}
 		default:
 			d.leave(eref, ExchangePrint(h), func() {
 				gone[eref] = true
-				d.add(Change{Action: Delete, Kind: KindExchange, Vhost: name, Name: en, Before: &Object{Exchange: h}})
+				d.add(Change{Action: Delete, Kind: KindExchange, Vhost: name, Name: en, Before: ExchangeObject{h}})
 			})
 		}
 	}
@@ -337,18 +337,18 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		st := d.stats(name, qn)
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindQueue, Vhost: name, Name: qn, After: &Object{Queue: w}, Pos: w.Pos, Print: d.end(true, want, have, KindQueue, qn)})
+			d.add(Change{Action: Create, Kind: KindQueue, Vhost: name, Name: qn, After: QueueObject{w}, Pos: w.Pos, Print: d.end(true, want, have, KindQueue, qn)})
 		case w != nil:
 			d.claim(qref, d.end(false, want, have, KindQueue, qn))
 			if fields := queueFields(h, w); len(fields) > 0 {
 				d.add(Change{Action: Replace, Kind: KindQueue, Vhost: name, Name: qn,
-					Before: &Object{Queue: h}, After: &Object{Queue: w}, Fields: fields,
+					Before: QueueObject{h}, After: QueueObject{w}, Fields: fields,
 					Reason: d.replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos, Print: d.end(true, want, have, KindQueue, qn)})
 			}
 		default:
 			d.leave(qref, d.end(false, want, have, KindQueue, qn), func() {
 				gone[qref] = true
-				d.add(Change{Action: Delete, Kind: KindQueue, Vhost: name, Name: qn, Before: &Object{Queue: h},
+				d.add(Change{Action: Delete, Kind: KindQueue, Vhost: name, Name: qn, Before: QueueObject{h},
 					Messages: st.Messages, Consumers: st.Consumers})
 			})
 		}
@@ -369,14 +369,14 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		w, h := wantB[k], haveB[k]
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindBinding, Vhost: name, Name: BindingName(w), After: &Object{Binding: w}, Pos: w.Pos,
+			d.add(Change{Action: Create, Kind: KindBinding, Vhost: name, Name: BindingName(w), After: BindingObject{w}, Pos: w.Pos,
 				Print: d.bindingPrint(true, want, have, w)})
 		case w != nil:
 			d.claim(BindingRef(name, w), d.bindingPrint(false, want, have, h))
 		default:
 			d.leave(BindingRef(name, h), d.bindingPrint(false, want, have, h), func() {
 				deleted[k] = true
-				d.add(Change{Action: Delete, Kind: KindBinding, Vhost: name, Name: BindingName(h), Before: &Object{Binding: h}})
+				d.add(Change{Action: Delete, Kind: KindBinding, Vhost: name, Name: BindingName(h), Before: BindingObject{h}})
 			})
 		}
 	}
@@ -426,7 +426,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			msgs += st.Messages
 			cons += st.Consumers
 		}
-		d.add(Change{Action: Delete, Kind: KindVhost, Vhost: name, Name: name, Before: &Object{Vhost: vhostMeta(have)}, Messages: msgs, Consumers: cons})
+		d.add(Change{Action: Delete, Kind: KindVhost, Vhost: name, Name: name, Before: vhostMeta(have), Messages: msgs, Consumers: cons})
 	} else if want == empty {
 		d.p.Unmanaged = append(d.p.Unmanaged, ref)
 	}
@@ -538,15 +538,15 @@ func (d *differ) policies(vhost string, kind Kind, want, have map[string]*topolo
 		ref := ObjectRef{Kind: kind, Vhost: vhost, Name: pn}
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: kind, Vhost: vhost, Name: pn, After: &Object{Policy: w}, Pos: w.Pos, Print: PolicyPrint(w)})
+			d.add(Change{Action: Create, Kind: kind, Vhost: vhost, Name: pn, After: PolicyObject{w}, Pos: w.Pos, Print: PolicyPrint(w)})
 		case w != nil:
 			d.claim(ref, PolicyPrint(h))
 			if fields := policyFields(h, w); len(fields) > 0 {
-				d.add(Change{Action: Update, Kind: kind, Vhost: vhost, Name: pn, Before: &Object{Policy: h}, After: &Object{Policy: w}, Fields: fields, Pos: w.Pos, Print: PolicyPrint(w)})
+				d.add(Change{Action: Update, Kind: kind, Vhost: vhost, Name: pn, Before: PolicyObject{h}, After: PolicyObject{w}, Fields: fields, Pos: w.Pos, Print: PolicyPrint(w)})
 			}
 		default:
 			d.leave(ref, PolicyPrint(h), func() {
-				d.add(Change{Action: Delete, Kind: kind, Vhost: vhost, Name: pn, Before: &Object{Policy: h}})
+				d.add(Change{Action: Delete, Kind: kind, Vhost: vhost, Name: pn, Before: PolicyObject{h}})
 			})
 		}
 	}
@@ -563,21 +563,21 @@ func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topo
 		ref := ObjectRef{Kind: spec.Kind, Vhost: vhost, Name: n}
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: spec.Kind, Vhost: vhost, Name: n, After: &Object{Item: w}, Pos: w.Pos, Print: ItemPrint(w)})
+			d.add(Change{Action: Create, Kind: spec.Kind, Vhost: vhost, Name: n, After: ItemObject{w}, Pos: w.Pos, Print: ItemPrint(w)})
 		case w != nil:
 			d.claim(ref, ItemPrint(h))
 			fields := itemFields(spec, h, w)
 			if len(fields) == 0 {
 				continue
 			}
-			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}, After: &Object{Item: w}, Pos: w.Pos, Print: afterPrint(h, w), Fields: fields}
+			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: ItemObject{h}, After: ItemObject{w}, Pos: w.Pos, Print: afterPrint(h, w), Fields: fields}
 			if !spec.InPlace {
 				c.Action, c.Reason = Replace, d.replaceReason(spec.Label, c.Fields)
 			}
 			d.add(c)
 		default:
 			d.leave(ref, ItemPrint(h), func() {
-				d.add(Change{Action: Delete, Kind: spec.Kind, Vhost: vhost, Name: n, Before: &Object{Item: h}})
+				d.add(Change{Action: Delete, Kind: spec.Kind, Vhost: vhost, Name: n, Before: ItemObject{h}})
 			})
 		}
 	}
@@ -604,30 +604,6 @@ func itemFields(spec kind.Spec, have, want *topology.Item) []FieldChange {
 		out = append(out, f)
 	}
 	return out
-}
-
-// ObjectFields are the fields of an object of kind k that differ between
-// have (as the broker holds it) and want, compared as the diff compares
-// them; none when the broker holds want. A binding has no fields (its
-// identity is all of it).
-func ObjectFields(k Kind, have, want *Object) []FieldChange {
-	switch {
-	case have == nil || want == nil:
-		return nil
-	case have.Vhost != nil && want.Vhost != nil:
-		return vhostFields(&topology.Vhost{Description: want.Vhost.Description, DefaultQueueType: want.Vhost.DefaultQueueType},
-			&topology.Vhost{Description: have.Vhost.Description, DefaultQueueType: have.Vhost.DefaultQueueType})
-	case have.Exchange != nil && want.Exchange != nil:
-		return exchangeFields(have.Exchange, want.Exchange)
-	case have.Queue != nil && want.Queue != nil:
-		return queueFields(have.Queue, want.Queue)
-	case have.Policy != nil && want.Policy != nil:
-		return policyFields(have.Policy, want.Policy)
-	case have.Item != nil && want.Item != nil:
-		spec, _ := kind.Of(k)
-		return itemFields(spec, have.Item, want.Item)
-	}
-	return nil
 }
 
 func afterPrint(have, want *topology.Item) Print {

@@ -105,7 +105,7 @@ func oldTakenDown(p *Plan, cur *topology.Topology) {
 			}
 			switch c.Kind {
 			case KindBinding:
-				deleted[c.Before.Binding.Key()] = true
+				deleted[c.Before.(BindingObject).Key()] = true
 			case KindExchange, KindQueue:
 				gone[ObjectRef{Kind: c.Kind, Vhost: name, Name: c.Name}] = true
 			}

@@ -171,55 +171,6 @@ func planRefs(rs []pj.Ref) []ObjectRef {
 	return out
 }
 
-func jsonObject(o *Object) *pj.Object {
-	switch {
-	case o == nil:
-		return nil
-	case o.Vhost != nil:
-		return &pj.Object{Vhost: &pj.Vhost{Name: o.Vhost.Name, Description: o.Vhost.Description, DefaultQueueType: o.Vhost.DefaultQueueType}}
-	case o.Exchange != nil:
-		x := o.Exchange
-		return &pj.Object{Exchange: &pj.Exchange{Name: x.Name, Type: x.Type, Durable: x.Durable, AutoDelete: x.AutoDelete, Internal: x.Internal, Arguments: x.Arguments}}
-	case o.Queue != nil:
-		q := o.Queue
-		return &pj.Object{Queue: &pj.Queue{Name: q.Name, Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: q.Arguments}}
-	case o.Binding != nil:
-		return &pj.Object{Binding: jsonBinding(o.Binding)}
-	case o.Policy != nil:
-		p := o.Policy
-		return &pj.Object{Policy: &pj.Policy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: p.Definition}}
-	case o.Item != nil:
-		it := o.Item
-		// Masked: no JSON plan holds a secret.
-		return &pj.Object{Item: &pj.Item{Kind: string(it.Kind), Name: it.Name, Settings: it.Masked(), Secret: it.Secret, Refs: it.Refs}}
-	}
-	return &pj.Object{}
-}
-
-func planObject(o *pj.Object) *Object {
-	switch {
-	case o == nil:
-		return nil
-	case o.Vhost != nil:
-		return &Object{Vhost: &VhostMeta{Name: o.Vhost.Name, Description: o.Vhost.Description, DefaultQueueType: o.Vhost.DefaultQueueType}}
-	case o.Exchange != nil:
-		x := o.Exchange
-		return &Object{Exchange: &topology.Exchange{Name: x.Name, Type: x.Type, Durable: x.Durable, AutoDelete: x.AutoDelete, Internal: x.Internal, Arguments: x.Arguments}}
-	case o.Queue != nil:
-		q := o.Queue
-		return &Object{Queue: &topology.Queue{Name: q.Name, Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: q.Arguments}}
-	case o.Binding != nil:
-		return &Object{Binding: planBinding(*o.Binding)}
-	case o.Policy != nil:
-		p := o.Policy
-		return &Object{Policy: &topology.Policy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: p.Definition}}
-	case o.Item != nil:
-		it := o.Item
-		return &Object{Item: &topology.Item{Kind: Kind(it.Kind), Name: it.Name, Settings: it.Settings, Secret: it.Secret, Refs: it.Refs}}
-	}
-	return &Object{}
-}
-
 func jsonBinding(b *topology.Binding) *pj.Binding {
 	return &pj.Binding{Source: b.Source, Destination: b.Destination, DestinationType: b.DestinationType, RoutingKey: b.RoutingKey, Arguments: b.Arguments}
 }

@@ -14,9 +14,9 @@ import (
 // visibility wait) go through it rather than a switch of their own.
 type vhostKind struct {
 	// get returns the object name of v, nil when v holds none.
-	get func(v *topology.Vhost, name string) *Object
+	get func(v *topology.Vhost, name string) Object
 	// set makes v hold o as name, or hold none when o is nil.
-	set func(v *topology.Vhost, name string, o *Object)
+	set func(v *topology.Vhost, name string, o Object)
 	// removeAll, when set, removes the objects of names from v at once:
 	// for a kind kept in a list (bindings), where removing each on its
 	// own would cost a pass over the list (a teardown's 25,000 bindings).
@@ -28,31 +28,32 @@ type vhostKind struct {
 // vhost, are looked up by their print of BindingName.
 var vhostKinds = map[Kind]vhostKind{
 	KindExchange: inMap(func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
-		func(o *Object) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) *Object { return &Object{Exchange: e} }),
+		func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) Object { return ExchangeObject{e} }),
 	KindQueue: inMap(func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
-		func(o *Object) *topology.Queue { return o.Queue }, func(q *topology.Queue) *Object { return &Object{Queue: q} }),
+		func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }),
 	KindPolicy: inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.Policies },
-		func(o *Object) *topology.Policy { return o.Policy }, func(p *topology.Policy) *Object { return &Object{Policy: p} }),
+		func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }),
 	KindOperatorPolicy: inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.OperatorPolicies },
-		func(o *Object) *topology.Policy { return o.Policy }, func(p *topology.Policy) *Object { return &Object{Policy: p} }),
+		func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }),
 	KindBinding: {get: bindingIn, set: setBinding, removeAll: removeBindings},
 }
 
-// inMap is the vhostKind of a kind kept in a map of v by name.
-func inMap[T any](m func(*topology.Vhost) map[string]*T, from func(*Object) *T, to func(*T) *Object) vhostKind {
+// inMap is the vhostKind of a kind kept in a map of v by name, carried
+// in a plan as O.
+func inMap[T any, O Object](m func(*topology.Vhost) map[string]*T, from func(O) *T, to func(*T) Object) vhostKind {
 	return vhostKind{
-		get: func(v *topology.Vhost, name string) *Object {
+		get: func(v *topology.Vhost, name string) Object {
 			if o := m(v)[name]; o != nil {
 				return to(o)
 			}
 			return nil
 		},
-		set: func(v *topology.Vhost, name string, o *Object) {
-			if o == nil || from(o) == nil {
-				delete(m(v), name)
+		set: func(v *topology.Vhost, name string, o Object) {
+			if x, ok := o.(O); ok && from(x) != nil {
+				m(v)[name] = from(x)
 				return
 			}
-			m(v)[name] = from(o)
+			delete(m(v), name)
 		},
 	}
 }
@@ -60,18 +61,18 @@ func inMap[T any](m func(*topology.Vhost) map[string]*T, from func(*Object) *T, 
 // itemKind is the vhostKind of a kind carried as topology.Item.
 func itemKind(k Kind) vhostKind {
 	return vhostKind{
-		get: func(v *topology.Vhost, name string) *Object {
+		get: func(v *topology.Vhost, name string) Object {
 			if it := v.Items.Get(k, name); it != nil {
-				return &Object{Item: it}
+				return ItemObject{it}
 			}
 			return nil
 		},
-		set: func(v *topology.Vhost, name string, o *Object) {
-			if o == nil || o.Item == nil {
-				v.Items.Delete(k, name)
+		set: func(v *topology.Vhost, name string, o Object) {
+			if it, ok := o.(ItemObject); ok && it.Item != nil {
+				v.Items.Put(it.Item)
 				return
 			}
-			v.Items.Put(o.Item)
+			v.Items.Delete(k, name)
 		},
 	}
 }
@@ -92,7 +93,7 @@ func vhostKindOf(k Kind) (vhostKind, bool) {
 // ObjectIn returns the object of kind k named name (for a binding, its
 // BindingName) that vhost v holds, nil when it holds none or k is not a
 // kind of a vhost's objects.
-func ObjectIn(v *topology.Vhost, k Kind, name string) *Object {
+func ObjectIn(v *topology.Vhost, k Kind, name string) Object {
 	a, ok := vhostKindOf(k)
 	if !ok || v == nil {
 		return nil
@@ -101,19 +102,19 @@ func ObjectIn(v *topology.Vhost, k Kind, name string) *Object {
 }
 
 // bindingIn returns the binding of v whose BindingName is name.
-func bindingIn(v *topology.Vhost, name string) *Object {
+func bindingIn(v *topology.Vhost, name string) Object {
 	for _, b := range v.Bindings {
 		if BindingName(b) == name {
-			return &Object{Binding: b}
+			return BindingObject{b}
 		}
 	}
 	return nil
 }
 
 // setBinding adds o's binding to v, or removes the binding named name.
-func setBinding(v *topology.Vhost, name string, o *Object) {
-	if o != nil && o.Binding != nil {
-		v.Bindings = append(v.Bindings, o.Binding)
+func setBinding(v *topology.Vhost, name string, o Object) {
+	if b, ok := o.(BindingObject); ok && b.Binding != nil {
+		v.Bindings = append(v.Bindings, b.Binding)
 		return
 	}
 	for i, b := range v.Bindings {

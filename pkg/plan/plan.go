@@ -47,22 +47,29 @@ const (
 	KindVhostLimits    = kind.VhostLimits
 )
 
-// VhostMeta is the mutable part of a vhost.
-type VhostMeta struct {
-	Name             string `json:"name"`
-	Description      string `json:"description,omitempty"`
-	DefaultQueueType string `json:"default_queue_type,omitempty"`
-}
-
-// Object is one object's full state in a change (exactly one field is set).
-type Object struct {
-	Vhost    *VhostMeta         `json:"vhost,omitempty"`
-	Exchange *topology.Exchange `json:"exchange,omitempty"`
-	Queue    *topology.Queue    `json:"queue,omitempty"`
-	Binding  *topology.Binding  `json:"binding,omitempty"`
-	Policy   *topology.Policy   `json:"policy,omitempty"`
-	// Item is an object of a generic kind (kind.Spec.Item: vhost limits, …).
-	Item *topology.Item `json:"item,omitempty"`
+// Object is one object's full state in a change: a *VhostMeta,
+// ExchangeObject, QueueObject, BindingObject, PolicyObject (policies and
+// operator policies) or ItemObject (every kind carried as topology.Item).
+// Each answers what the plan's stages ask of its kind (object.go): the
+// fields it differs by from the broker's, its settings in the text view,
+// its public JSON, its normalised form read back, where it lives in a
+// vhost (objects.go).
+type Object interface {
+	// fieldsFrom returns the fields by which the object differs from have
+	// (of the same kind k), compared as the diff compares them.
+	fieldsFrom(k Kind, have Object) []FieldChange
+	// headline is the few words after the object's name in the text view
+	// (an exchange's type), "" for none.
+	headline() string
+	// describe lists its settings, for a create in the text view.
+	describe() []string
+	// json is the object in the public JSON plan.
+	json() *planjson.Object
+	// normalize puts the values read from JSON back into the types the
+	// diff makes.
+	normalize()
+	// saved is the object in the saved plan.
+	saved() *savedObject
 }
 
 // FieldChange is one field that differs, as before → after. A nil side
@@ -82,8 +89,8 @@ type Change struct {
 	Kind   Kind          `json:"kind"`
 	Vhost  string        `json:"vhost"`
 	Name   string        `json:"name"`
-	Before *Object       `json:"before,omitempty"`
-	After  *Object       `json:"after,omitempty"`
+	Before Object        `json:"-"`
+	After  Object        `json:"-"`
 	Fields []FieldChange `json:"fields,omitempty"`
 	// Reason explains a replace: which fields forced it, and how to avoid it.
 	Reason string `json:"reason,omitempty"`

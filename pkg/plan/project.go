@@ -88,7 +88,7 @@ func projectVhost(t *topology.Topology, c *Change) {
 		delete(t.Vhosts, c.Vhost)
 	default:
 		v := t.Vhost(c.Vhost)
-		if m := c.After.Vhost; m != nil {
+		if m, ok := c.After.(*VhostMeta); ok {
 			v.Description, v.DefaultQueueType = m.Description, m.DefaultQueueType
 		}
 	}

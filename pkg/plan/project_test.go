@@ -79,12 +79,12 @@ func TestProjectDeletesAVhostAndItsObjects(t *testing.T) {
 // in objects.go): each is put, found, and taken out again.
 func TestEveryVhostKindIsFound(t *testing.T) {
 	b := &topology.Binding{Source: "x", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: "k"}
-	objectOf := map[Kind]*Object{
-		KindExchange:       {Exchange: &topology.Exchange{Name: "o", Type: "direct"}},
-		KindQueue:          {Queue: &topology.Queue{Name: "o"}},
-		KindBinding:        {Binding: b},
-		KindPolicy:         {Policy: &topology.Policy{Name: "o"}},
-		KindOperatorPolicy: {Policy: &topology.Policy{Name: "o"}},
+	objectOf := map[Kind]Object{
+		KindExchange:       ExchangeObject{&topology.Exchange{Name: "o", Type: "direct"}},
+		KindQueue:          QueueObject{&topology.Queue{Name: "o"}},
+		KindBinding:        BindingObject{b},
+		KindPolicy:         PolicyObject{&topology.Policy{Name: "o"}},
+		KindOperatorPolicy: PolicyObject{&topology.Policy{Name: "o"}},
 	}
 	for _, s := range kind.All() {
 		if s.Broker || s.Kind == KindVhost {
@@ -100,7 +100,7 @@ func TestEveryVhostKindIsFound(t *testing.T) {
 			name = BindingName(b)
 		}
 		if s.Item != nil {
-			o = &Object{Item: &topology.Item{Kind: s.Kind, Name: "o"}}
+			o = ItemObject{&topology.Item{Kind: s.Kind, Name: "o"}}
 		}
 		if o == nil {
 			t.Errorf("kind %q: no object for this test", s.Kind)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -173,64 +172,7 @@ func headline(c Change) string {
 	if o == nil {
 		return ""
 	}
-	switch {
-	case o.Exchange != nil:
-		return " (" + o.Exchange.Type + ")"
-	case o.Queue != nil:
-		return " (" + normQueueType(o.Queue.Type) + ")"
-	}
-	return ""
-}
-
-// describe lists the settings of an object being created.
-func describe(o *Object) []string {
-	if o == nil {
-		return nil
-	}
-	var out []string
-	args := func(a topology.Args) {
-		keys := a.Keys()
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = append(out, fmt.Sprintf("%s: %s", k, show(a[k])))
-		}
-	}
-	switch {
-	case o.Exchange != nil:
-		e := o.Exchange
-		if !e.Durable {
-			out = append(out, "durable: false")
-		}
-		if e.AutoDelete {
-			out = append(out, "auto_delete: true")
-		}
-		if e.Internal {
-			out = append(out, "internal: true")
-		}
-		args(e.Arguments)
-	case o.Queue != nil:
-		q := o.Queue
-		if !q.Durable {
-			out = append(out, "durable: false")
-		}
-		if q.AutoDelete {
-			out = append(out, "auto_delete: true")
-		}
-		args(q.Arguments)
-	case o.Policy != nil:
-		out = append(out, fmt.Sprintf("pattern: %s", show(o.Policy.Pattern)), fmt.Sprintf("apply_to: %s", normApplyTo(o.Policy.ApplyTo)), fmt.Sprintf("priority: %d", o.Policy.Priority))
-		args(o.Policy.Definition)
-	case o.Item != nil:
-		args(o.Item.Masked())
-	case o.Vhost != nil:
-		if o.Vhost.Description != "" {
-			out = append(out, "description: "+show(o.Vhost.Description))
-		}
-		if o.Vhost.DefaultQueueType != "" {
-			out = append(out, "default_queue_type: "+o.Vhost.DefaultQueueType)
-		}
-	}
-	return out
+	return o.headline()
 }
 
 // show renders a value compactly: (none) for absent, JSON otherwise.

@@ -67,8 +67,8 @@ type savedChange struct {
 	Kind            Kind                `json:"kind"`
 	Vhost           string              `json:"vhost"`
 	Name            string              `json:"name"`
-	Before          *Object             `json:"before,omitempty"`
-	After           *Object             `json:"after,omitempty"`
+	Before          *savedObject        `json:"before,omitempty"`
+	After           *savedObject        `json:"after,omitempty"`
 	Fields          []savedField        `json:"fields,omitempty"`
 	Reason          string              `json:"reason,omitempty"`
 	Bindings        []*topology.Binding `json:"bindings,omitempty"`
@@ -100,10 +100,11 @@ type savedPos struct {
 // secret written literally in the file is refused.
 func WriteSaved(w io.Writer, p *Plan) error {
 	for _, c := range p.Changes {
-		if c.After == nil || c.After.Item == nil {
+		it, ok := c.After.(ItemObject)
+		if !ok {
 			continue
 		}
-		for _, sp := range c.After.Item.SecretParts() {
+		for _, sp := range it.SecretParts() {
 			if sp.Ref != "" {
 				continue
 			}
@@ -126,7 +127,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	sort.Slice(doc.Prints, func(i, j int) bool { return refLess(doc.Prints[i].ObjectRef, doc.Prints[j].ObjectRef) })
 	for i, c := range p.Changes {
 		sc := savedChange{
-			Action: c.Action, Kind: c.Kind, Vhost: c.Vhost, Name: c.Name, Before: c.Before, After: c.After,
+			Action: c.Action, Kind: c.Kind, Vhost: c.Vhost, Name: c.Name, Before: savedOf(c.Before), After: savedOf(c.After),
 			Reason: c.Reason, Bindings: c.Bindings, Messages: c.Messages, Consumers: c.Consumers, MessagesAtLeast: c.MessagesAtLeast,
 			Print: c.Print, BindingPrints: c.BindingPrints,
 		}
@@ -189,7 +190,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 	}
 	for i, sc := range doc.Changes {
 		c := Change{
-			Action: sc.Action, Kind: sc.Kind, Vhost: sc.Vhost, Name: sc.Name, Before: sc.Before, After: sc.After,
+			Action: sc.Action, Kind: sc.Kind, Vhost: sc.Vhost, Name: sc.Name, Before: sc.Before.object(), After: sc.After.object(),
 			Reason: sc.Reason, Bindings: sc.Bindings, Messages: sc.Messages, Consumers: sc.Consumers, MessagesAtLeast: sc.MessagesAtLeast,
 			Print: sc.Print, BindingPrints: sc.BindingPrints,
 		}
@@ -233,20 +234,16 @@ func emptyToNil[T any](s []T) []T {
 	return s
 }
 
-func normalizeObject(o *Object) {
+func normalizeObject(o Object) {
+	if o != nil {
+		o.normalize()
+	}
+}
+
+// savedOf returns o as the saved plan holds it; nil for none.
+func savedOf(o Object) *savedObject {
 	if o == nil {
-		return
+		return nil
 	}
-	switch {
-	case o.Exchange != nil:
-		o.Exchange.Arguments = o.Exchange.Arguments.Normalized()
-	case o.Queue != nil:
-		o.Queue.Arguments = o.Queue.Arguments.Normalized()
-	case o.Binding != nil:
-		o.Binding.Arguments = o.Binding.Arguments.Normalized()
-	case o.Policy != nil:
-		o.Policy.Definition = o.Policy.Definition.Normalized()
-	case o.Item != nil:
-		o.Item.Settings = o.Item.Settings.Normalized()
-	}
+	return o.saved()
 }

@@ -18,8 +18,8 @@ func TestPlanHoldsNoSecret(t *testing.T) {
 			Secret: []string{"src-uri"}, Refs: refs}
 		before := &topology.Item{Kind: "shovel", Name: "s", Settings: topology.Args{"src-uri": "amqp://u:old-" + pw + "@h/v", "src-queue": "q"}, Secret: []string{"src-uri"}}
 		return &Plan{FormatVersion: FormatVersion, Changes: []Change{
-			{Action: Create, Kind: "shovel", Vhost: "v", Name: "s", After: &Object{Item: it}},
-			{Action: Update, Kind: "shovel", Vhost: "v", Name: "s", Before: &Object{Item: before}, After: &Object{Item: it},
+			{Action: Create, Kind: "shovel", Vhost: "v", Name: "s", After: ItemObject{it}},
+			{Action: Update, Kind: "shovel", Vhost: "v", Name: "s", Before: ItemObject{before}, After: ItemObject{it},
 				Fields: []FieldChange{{Field: "settings.src-uri", Before: maskedOrNil(before.Settings["src-uri"]), After: maskedOrNil(it.Settings["src-uri"])}}},
 		}}
 	}
@@ -46,8 +46,8 @@ func TestPlanHoldsNoSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := back.Changes[0].After.Item.Refs["src-uri"]; got != "SRC_URI" {
-		t.Errorf("saved plan lost the variable: refs %v", back.Changes[0].After.Item.Refs)
+	if got := back.Changes[0].After.(ItemObject).Item.Refs["src-uri"]; got != "SRC_URI" {
+		t.Errorf("saved plan lost the variable: refs %v", back.Changes[0].After.(ItemObject).Item.Refs)
 	}
 	err = WriteSaved(&bytes.Buffer{}, item(nil))
 	if err == nil || strings.Contains(err.Error(), pw) || !strings.Contains(err.Error(), "${VARIABLE}") {
@@ -62,7 +62,7 @@ func TestSavedPlanListOfURIs(t *testing.T) {
 	mk := func(refs map[string]string) *Plan {
 		it := &topology.Item{Kind: "shovel", Name: "s", Settings: topology.Args{"dest-uri": []any{"amqp://", "amqp://u:" + pw + "@h/v", "amqp://u:" + pw + "@g/v"}},
 			Secret: []string{"dest-uri"}, Refs: refs}
-		return &Plan{FormatVersion: FormatVersion, Changes: []Change{{Action: Create, Kind: "shovel", Vhost: "v", Name: "s", After: &Object{Item: it}}}}
+		return &Plan{FormatVersion: FormatVersion, Changes: []Change{{Action: Create, Kind: "shovel", Vhost: "v", Name: "s", After: ItemObject{it}}}}
 	}
 	var saved bytes.Buffer
 	if err := WriteSaved(&saved, mk(map[string]string{"dest-uri[1]": "B", "dest-uri[2]": "C"})); err != nil {
@@ -75,7 +75,7 @@ func TestSavedPlanListOfURIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := back.Changes[0].After.Item.Refs; got["dest-uri[1]"] != "B" || got["dest-uri[2]"] != "C" {
+	if got := back.Changes[0].After.(ItemObject).Item.Refs; got["dest-uri[1]"] != "B" || got["dest-uri[2]"] != "C" {
 		t.Errorf("saved plan lost the variables: %v", got)
 	}
 	err = WriteSaved(&bytes.Buffer{}, mk(map[string]string{"dest-uri[1]": "B"}))

@@ -68,30 +68,33 @@ func Shapes(p *plan.Plan, held *topology.Topology) (trials []*Trial, untried []O
 			continue
 		}
 		o := Object{ObjectRef: plan.ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}, Pos: c.Pos}
-		a := c.After
-		switch {
-		case c.Kind == kind.Exchange && a.Exchange != nil:
+		switch a := c.After.(type) {
+		case plan.ExchangeObject:
 			add(&Trial{Kind: c.Kind, Key: exchangeKey(a.Exchange), Exchange: a.Exchange}, o)
-		case c.Kind == kind.Queue && a.Queue != nil:
+		case plan.QueueObject:
 			add(&Trial{Kind: c.Kind, Key: queueKey(a.Queue), Queue: a.Queue}, o)
-		case c.Kind == kind.Binding && a.Binding != nil:
-			src, ok := exchanges[[2]string{c.Vhost, a.Binding.Source}]
+		case plan.BindingObject:
+			src, ok := exchanges[[2]string{c.Vhost, a.Source}]
 			if !ok {
-				if _, builtin := topology.BuiltinExchange(a.Binding.Source); !builtin || a.Binding.Source == "" {
+				if _, builtin := topology.BuiltinExchange(a.Source); !builtin || a.Source == "" {
 					// A source nobody declares: apply reports it (MQ401).
 					continue
 				}
 			}
 			add(&Trial{Kind: c.Kind, Key: bindingKey(a.Binding, src), Binding: a.Binding, Source: src}, o)
-		case (c.Kind == kind.Policy || c.Kind == kind.OperatorPolicy) && a.Policy != nil:
+		case plan.PolicyObject:
 			add(&Trial{Kind: c.Kind, Key: policyKey(c.Kind, a.Policy), Policy: a.Policy}, o)
-		case c.Kind == kind.Vhost && a.Vhost != nil:
-			if a.Vhost.DefaultQueueType == "" {
+		case *plan.VhostMeta:
+			if a.DefaultQueueType == "" {
 				continue // a name and a description: nothing the broker validates
 			}
-			add(&Trial{Kind: c.Kind, Key: "vhost\x00" + a.Vhost.DefaultQueueType, Vhost: a.Vhost}, o)
-		case c.Kind == kind.VhostLimits && a.Item != nil:
-			add(&Trial{Kind: c.Kind, Key: "vhost_limits\x00" + a.Item.Settings.Canonical(), Item: a.Item}, o)
+			add(&Trial{Kind: c.Kind, Key: "vhost\x00" + a.DefaultQueueType, Vhost: a}, o)
+		case plan.ItemObject:
+			if c.Kind != kind.VhostLimits {
+				untried = append(untried, o)
+				continue
+			}
+			add(&Trial{Kind: c.Kind, Key: "vhost_limits\x00" + a.Settings.Canonical(), Item: a.Item}, o)
 		default:
 			untried = append(untried, o)
 		}
@@ -188,8 +191,8 @@ func sourceTypes(p *plan.Plan, held *topology.Topology) map[[2]string]*topology.
 		}
 	}
 	for _, c := range p.Changes {
-		if c.Kind == kind.Exchange && c.After != nil && c.After.Exchange != nil {
-			out[[2]string{c.Vhost, c.Name}] = c.After.Exchange
+		if x, ok := c.After.(plan.ExchangeObject); ok {
+			out[[2]string{c.Vhost, c.Name}] = x.Exchange
 		}
 	}
 	return out
