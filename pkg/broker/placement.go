@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // Placement is where a queue lives in a cluster and whether its home node
@@ -160,20 +161,17 @@ func (c *Client) QueuePlacements(ctx context.Context, vhost string, depthOf []st
 	if err != nil || !depth {
 		return out, err
 	}
-	for _, name := range depthOf {
-		if _, listed := out[name]; listed {
-			continue
+	if !slices.ContainsFunc(depthOf, func(name string) bool { _, listed := out[name]; return !listed }) {
+		return out, nil
+	}
+	all, err := c.listPlacements(ctx, vhost, false, false)
+	if err != nil {
+		return nil, err
+	}
+	for name, p := range all {
+		if _, listed := out[name]; !listed {
+			out[name] = p
 		}
-		all, err := c.listPlacements(ctx, vhost, false, false)
-		if err != nil {
-			return nil, err
-		}
-		for name, p := range all {
-			if _, listed := out[name]; !listed {
-				out[name] = p
-			}
-		}
-		break
 	}
 	return out, nil
 }

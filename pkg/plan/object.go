@@ -134,6 +134,19 @@ func describeArgs(a topology.Args) []string {
 	return out
 }
 
+// describeFlags lists an exchange's or a queue's durability and
+// auto-delete where they are not the defaults.
+func describeFlags(durable, autoDelete bool) []string {
+	var out []string
+	if !durable {
+		out = append(out, "durable: false")
+	}
+	if autoDelete {
+		out = append(out, "auto_delete: true")
+	}
+	return out
+}
+
 // The vhost.
 
 func (m *VhostMeta) fieldsFrom(_ Kind, have Object) []FieldChange {
@@ -178,13 +191,7 @@ func (o ExchangeObject) fieldsFrom(_ Kind, have Object) []FieldChange {
 func (o ExchangeObject) headline() string { return " (" + o.Type + ")" }
 
 func (o ExchangeObject) describe() []string {
-	var out []string
-	if !o.Durable {
-		out = append(out, "durable: false")
-	}
-	if o.AutoDelete {
-		out = append(out, "auto_delete: true")
-	}
+	out := describeFlags(o.Durable, o.AutoDelete)
 	if o.Internal {
 		out = append(out, "internal: true")
 	}
@@ -212,14 +219,7 @@ func (o QueueObject) fieldsFrom(_ Kind, have Object) []FieldChange {
 func (o QueueObject) headline() string { return " (" + normQueueType(o.Type) + ")" }
 
 func (o QueueObject) describe() []string {
-	var out []string
-	if !o.Durable {
-		out = append(out, "durable: false")
-	}
-	if o.AutoDelete {
-		out = append(out, "auto_delete: true")
-	}
-	return append(out, describeArgs(o.Arguments)...)
+	return append(describeFlags(o.Durable, o.AutoDelete), describeArgs(o.Arguments)...)
 }
 
 func (o QueueObject) json() *pj.Object {

@@ -114,10 +114,10 @@ func (ix *exchangeIndex) picksBlindly() bool {
 	return false
 }
 
-// routeFixed returns the shared result of routing m from message-blind
-// exchange start (walk routes it the first time), or false when the
-// result depends on the message after all (it reaches no queue).
-func (s *Simulator) routeFixed(f *fixedRoute, m Message, walk func() Result) (Result, bool) {
+// result returns f's shared result for message m (walk routes the first
+// message), or false when the result depends on the message after all
+// (it reaches no queue).
+func (f *fixedRoute) result(m Message, walk func() Result) (Result, bool) {
 	f.once.Do(func() {
 		r := walk()
 		if len(r.Deliveries) == 0 {

@@ -109,11 +109,14 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 	// Only a queue with an x-death entry can be a cycle: look those up
 	// among the deliveries (sorted by queue) rather than every delivery
 	// among them, and keep the deliveries (perhaps shared) when none is.
-	cycles := map[string]bool{}
+	var cycles map[string]bool
 	for _, d := range deaths {
 		t, _ := d.(map[string]any)
 		q, _ := t["queue"].(string)
 		if _, reached := slices.BinarySearchFunc(r.Result.Deliveries, q, func(d Delivery, q string) int { return strings.Compare(d.Queue, q) }); reached && s.isDeathCycle(q, deaths) {
+			if cycles == nil {
+				cycles = map[string]bool{}
+			}
 			cycles[q] = true
 		}
 	}

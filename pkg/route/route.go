@@ -367,7 +367,7 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 	}
 	if f := s.blind[start.x.Name]; f != nil {
 		var walked *Result
-		r, ok := s.routeFixed(f, m, func() Result {
+		r, ok := f.result(m, func() Result {
 			w := s.walk(m, start, keys)
 			walked = &w
 			return w
