@@ -31,7 +31,11 @@ vet:
 # scripts/broker, and the cluster tests on its three nodes of scripts/cluster
 # (see cluster-test). One version's cluster is stopped before the next one
 # starts (two cores). The fuzz runs come before any cluster starts: three
-# booting Erlang nodes on two cores would slow them down.
+# booting Erlang nodes on two cores would slow them down. Most tests wait
+# on the broker rather than compute, so four packages run at once and up
+# to eight parallel tests in each (TEST_FLAGS); every broker test has its
+# own vhost and users, so they may.
+TEST_FLAGS ?= -p 4 -parallel 8
 RABBITMQ_VERSIONS ?= 4.3 4.0 3.10
 test: vet
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
@@ -42,7 +46,7 @@ test: vet
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster start; \
 	  rc=0; ( eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/broker env)" && \
 	    eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster env)" && \
-	    { set -o pipefail; $(GO) test -count=1 -json ./... 2>&1 | \
+	    { set -o pipefail; $(GO) test -count=1 $(TEST_FLAGS) -json ./... 2>&1 | \
 	      $(GO) run ./cmd/testsum -label "rabbitmq-$$v" -append bin/test-summary.txt; } ) || rc=$$?; \
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster stop >/dev/null; \
 	  if [ $$rc != 0 ]; then echo "=== FAILED against RabbitMQ $$v"; exit $$rc; fi; \

@@ -59,6 +59,7 @@ func exportVariables(t *testing.T, stderr string) map[string]string {
 // command without error. (pkg/export's corpus test checks that the export
 // holds exactly the source's objects.)
 func TestCorpusThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	dir, files := corpus.Files(t)
 	if len(files) < 60 {
 		t.Fatalf("found %d corpus files under %s, expected the 62 of SOURCES.md", len(files), dir)

@@ -12,6 +12,7 @@ import (
 // UTF-8, over-long names. Each must be refused with one clear message that
 // names the file (and the line where there is one), never a panic.
 func TestHostileInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)

@@ -72,6 +72,7 @@ import (
 //
 // With -update, a cmp against a file of the script rewrites that file.
 func TestLiveScripts(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	repo, err := filepath.Abs("../..")
 	if err != nil {

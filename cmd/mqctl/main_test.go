@@ -48,6 +48,7 @@ func exits() {
 // $REPO points at the repository root so scripts can use examples/ and
 // testdata/; $CORPUS at the shared definitions corpus.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

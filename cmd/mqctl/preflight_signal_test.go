@@ -23,6 +23,7 @@ import (
 // the next apply deletes the vhost it left behind once the grace is over,
 // and says so.
 func TestPreflightStopped(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	bin := buildMqctl(t)
 	c, err := broker.Connect(context.Background(), broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})

@@ -73,6 +73,7 @@ func refOf(vhost, op, name string) plan.ObjectRef {
 // ownership record lists exactly what was done, the report says
 // "interrupted" with counts (no stack trace), exit 1; a re-run converges.
 func TestInterruptApply(t *testing.T) {
+	t.Parallel()
 	t.Run("SIGINT", func(t *testing.T) { interruptApply(t, os.Interrupt) })
 	t.Run("SIGTERM", func(t *testing.T) { interruptApply(t, syscall.SIGTERM) })
 }

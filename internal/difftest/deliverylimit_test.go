@@ -23,6 +23,7 @@ import (
 // count, a nack with requeue does not; on 4.0.5 and 3.10.8 every return
 // counts.
 func TestDeliveryLimitAgainstBroker(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	ver := b.Version()

@@ -33,6 +33,7 @@ var (
 // copies and lets TTLs expire others, and fails on every message whose
 // fate the broker and the simulator disagree on.
 func TestDifferential(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	ctx := context.Background()
 	client, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})

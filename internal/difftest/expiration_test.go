@@ -21,6 +21,7 @@ import (
 //     x-death entry records original-expiration as the simulator writes it
 //     (the property as sent on 3.10.8, the number read on 4.0.5 and 4.3.6).
 func TestExpirationAgainstBroker(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	ver := b.Version()

@@ -123,6 +123,7 @@ func (a answers) alike(line, like string) answers {
 // RabbitMQ versions answer differently, the case states each version's
 // answer, and the broker must give the one stated for its version.
 func TestKnownCases(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		c      *Case
@@ -386,6 +387,7 @@ func TestKnownCases(t *testing.T) {
 // than the rejection, and the broker drops it after two hops; the run
 // must find exactly the copies the simulator predicts.
 func TestDeadLetterLoopForever(t *testing.T) {
+	t.Parallel()
 	c := newCase().exchange("to-a", "fanout").exchange("to-b", "fanout").
 		queue("a", "x-message-ttl", 0, "x-dead-letter-exchange", "to-b").
 		queue("b", "x-message-ttl", 0, "x-dead-letter-exchange", "to-a").

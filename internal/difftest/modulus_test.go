@@ -147,6 +147,7 @@ func amongText(ts []route.Target) string {
 // names the destinations the message can reach (one of them) without
 // picking one.
 func TestModulusHashAgainstBroker(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	ctx := context.Background()
 	client, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})

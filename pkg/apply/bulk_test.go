@@ -59,6 +59,7 @@ func declaredThroughAPI(e *faultEnv) []string {
 // broker ends up exactly as the file says: the arguments, typed on the
 // way as the management API types them, compare equal on the next plan.
 func TestBulkDeclaresGoOverAMQP(t *testing.T) {
+	t.Parallel()
 	e := newFaultEnv(t)
 	content := bulkFile(40, "")
 	res := e.bulk(content)
@@ -86,6 +87,7 @@ func TestBulkDeclaresGoOverAMQP(t *testing.T) {
 // management API, which reports it as apply always does; the others are
 // done.
 func TestBulkDeclareRefusedIsReportedAsThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	e := newFaultEnv(t)
 	content := bulkFile(40, "      orphan:\n        bindings: [{ exchange: absent, routing_key: k }]\n")
 	res := e.bulk(content)
@@ -116,6 +118,7 @@ func TestBulkDeclareRefusedIsReportedAsThroughTheAPI(t *testing.T) {
 // the declarations it left unanswered are made through the management
 // API, the next ones over a new connection, and nothing is missing.
 func TestBulkDeclaresSurviveACutConnection(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	e := newFaultEnv(t)
 	p, err := faultproxy.NewTCP(net.JoinHostPort(b.AMQPHost, strconv.Itoa(b.AMQPPort)))

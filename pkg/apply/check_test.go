@@ -10,6 +10,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	ttl := func(ms int64) topology.Args { return topology.Args{"x-message-ttl": ms} }
 	// replaceQueue: q's TTL changes (a policy could set it instead).
 	replaceQueue := func() *plan.Plan {

@@ -132,6 +132,7 @@ func (e *faultEnv) trail(path string) []string {
 // Each object of the file meets its own fault in one apply; then a delete
 // meets one in a second apply.
 func TestUnknownOutcomeIsReadBack(t *testing.T) {
+	t.Parallel()
 	e := newFaultEnv(t)
 	vh := e.vhost
 	tests := []struct {
@@ -215,6 +216,7 @@ func TestUnknownOutcomeIsReadBack(t *testing.T) {
 // When the write is still not done after one more try, the step fails
 // with one line saying so; a re-run finishes the job.
 func TestUnknownOutcomeTwice(t *testing.T) {
+	t.Parallel()
 	e := newFaultEnv(t)
 	path := "queues/" + e.vhost + "/q2"
 	e.proxy.Add(faultproxy.Rule{Times: 2, Fault: faultproxy.Status, Status: 503, Match: func(r *http.Request) bool {

@@ -14,6 +14,7 @@ import (
 // starts no further step, says why, and the ownership record lists exactly
 // what was done — so a re-run converges.
 func TestGuardStopsApply(t *testing.T) {
+	t.Parallel()
 	e := newFaultEnv(t)
 	p, recs, live := e.plan(faultFile)
 	lost := errors.New("the apply lock of vhost was lost")

@@ -29,6 +29,7 @@ func keysFile(n int, bound bool) string {
 // bindings once and deletes each by its key, instead of asking for each
 // binding's; a few such bindings are asked for one by one.
 func TestUnbindKeysFromOneListing(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{20, 2} {
 		t.Run(fmt.Sprintf("%d bindings", 2*n), func(t *testing.T) {
 			e := newFaultEnv(t)

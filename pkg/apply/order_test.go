@@ -89,6 +89,7 @@ func render(phases [][]Step) [][]string {
 }
 
 func TestOrder(t *testing.T) {
+	t.Parallel()
 	ttl := func(ms int64) topology.Args { return topology.Args{"x-message-ttl": ms} }
 	tests := []struct {
 		name       string
@@ -195,6 +196,7 @@ func TestOrder(t *testing.T) {
 // A vhost the plan creates comes before everything in it; one it deletes,
 // after everything in it.
 func TestOrderVhosts(t *testing.T) {
+	t.Parallel()
 	p := &plan.Plan{Changes: []plan.Change{
 		{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "old", Name: "old", Before: &plan.VhostMeta{Name: "old"}},
 		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "old", Name: "q", Before: plan.QueueObject{Queue: queue("q", nil)}},
@@ -219,6 +221,7 @@ func TestOrderVhosts(t *testing.T) {
 // Options.BulkDeclares of them (DefaultBulkDeclares when 0), never when
 // it is negative; deletes and policies do not count.
 func TestBulkDeclaresPerVhost(t *testing.T) {
+	t.Parallel()
 	step := func(vh string, op Op) Step {
 		for k := range objects {
 			for _, s := range []Step{{Vhost: vh, Change: &plan.Change{Action: plan.Create, Kind: k}}, {Vhost: vh, Delete: true, Change: &plan.Change{Action: plan.Delete, Kind: k}}} {
@@ -254,6 +257,7 @@ func TestBulkDeclaresPerVhost(t *testing.T) {
 // has no object for: its steps would be refused (Check) before anything
 // changes.
 func TestEveryKindHasAnObject(t *testing.T) {
+	t.Parallel()
 	for _, s := range kind.All() {
 		o, ok := objectOf(s.Kind)
 		if !ok || o.write == nil || o.del == nil || o.ops.create == "" || o.ops.update == "" || o.ops.del == "" {

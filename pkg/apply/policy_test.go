@@ -18,6 +18,7 @@ import (
 // proxy for hold; had two been in flight together, the second would have
 // arrived less than hold after the first.
 func TestPolicyWritesOneAtATime(t *testing.T) {
+	t.Parallel()
 	e := newFaultEnv(t)
 	const hold = 150 * time.Millisecond
 	var mu sync.Mutex

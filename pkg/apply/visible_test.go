@@ -58,6 +58,7 @@ func withR(t *topology.Topology) *topology.Topology {
 }
 
 func TestPending(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		state func() *topology.Topology
@@ -109,6 +110,7 @@ func TestPending(t *testing.T) {
 }
 
 func TestPendingUnbindThenRestore(t *testing.T) {
+	t.Parallel()
 	b := &topology.Binding{Source: "orders", Destination: "q3", DestinationType: "queue", RoutingKey: "a"}
 	c := &plan.Change{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "q3"}
 	steps := []Step{
@@ -126,6 +128,7 @@ func TestPendingUnbindThenRestore(t *testing.T) {
 }
 
 func TestWaitVisible(t *testing.T) {
+	t.Parallel()
 	states := []*topology.Topology{visibleState(), visibleState(), withR(visibleState())}
 	reads := 0
 	var told []string

@@ -6,6 +6,7 @@ import (
 )
 
 func TestAMQPURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		base     string

@@ -21,6 +21,7 @@ import (
 // lacks, the object and the vhost — where the management API itself only
 // answers "Access refused.".
 func TestRefusalsNameWhatIsMissing(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	ctx := t.Context()
 	admin := connect(t, b)

@@ -3,6 +3,7 @@ package broker
 import "testing"
 
 func TestRefusedResource(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		reason string
 		want   resource
@@ -24,6 +25,7 @@ func TestRefusedResource(t *testing.T) {
 }
 
 func TestSplitPath(t *testing.T) {
+	t.Parallel()
 	got := splitPath(seg("bindings", "a/b", "e", "x y", "q", "%q"))
 	want := []string{"bindings", "a/b", "e", "x y", "q", "%q"}
 	if len(got) != len(want) {
@@ -37,6 +39,7 @@ func TestSplitPath(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"deploy": "deploy", "/": "/", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)

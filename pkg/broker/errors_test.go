@@ -18,6 +18,7 @@ import (
 const secret = "Sup3r-Secret-Pw!"
 
 func TestMaskURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"http://user:" + secret + "@host:15672/api", "http://user:***@host:15672/api"},
 		{"amqp://guest:guest@127.0.0.1:5672/%2F", "amqp://guest:***@127.0.0.1:5672/%2F"},
@@ -67,6 +68,7 @@ func closedPort(t *testing.T) string {
 }
 
 func TestConnectClassifiesErrors(t *testing.T) {
+	t.Parallel()
 	loginFailed := httptest.NewServer(fakeAPI(http.StatusUnauthorized, `{"error":"not_authorized","reason":"Login failed"}`))
 	defer loginFailed.Close()
 	notMgmt := httptest.NewServer(fakeAPI(http.StatusUnauthorized, `{"error":"not_authorised","reason":"Not management user"}`))
@@ -125,6 +127,7 @@ func TestConnectClassifiesErrors(t *testing.T) {
 }
 
 func TestConnectRejectsBadConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "ca.pem")
 	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
@@ -158,6 +161,7 @@ func TestConnectRejectsBadConfig(t *testing.T) {
 }
 
 func TestConnectTLS(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewTLSServer(fakeAPI(http.StatusOK, ""))
 	defer srv.Close()
 	plain := httptest.NewServer(fakeAPI(http.StatusOK, ""))
@@ -190,6 +194,7 @@ func TestConnectTLS(t *testing.T) {
 }
 
 func TestConnectHonoursContext(t *testing.T) {
+	t.Parallel()
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	}))
@@ -203,6 +208,7 @@ func TestConnectHonoursContext(t *testing.T) {
 }
 
 func TestServerURLForms(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, base, user string }{
 		{"", "http://localhost:15672", "guest"},
 		{"localhost:15672", "http://localhost:15672", "guest"},

@@ -14,6 +14,7 @@ import (
 // core exchange type from 4.3 (the sharding plugin's before), and 4.3
 // has the feature flag of the empty-key topic fix.
 func TestReadFacts(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	c := connect(t, b)
 	f, err := c.ReadFacts(t.Context())

@@ -14,6 +14,7 @@ import (
 // nothing else has one: a kind added to pkg/kind without one fails here,
 // before any broker is asked.
 func TestEveryItemKindHasADriver(t *testing.T) {
+	t.Parallel()
 	for _, s := range kind.All() {
 		_, ok := drivers[s.Kind]
 		switch {
@@ -33,6 +34,7 @@ func TestEveryItemKindHasADriver(t *testing.T) {
 // A kind without a driver is refused before any request, with
 // kind.Unknown's error.
 func TestNoDriverIsUnknown(t *testing.T) {
+	t.Parallel()
 	c := &Client{} // no endpoint: a request would fail otherwise
 	ctx := context.Background()
 	want := kind.Unknown("broker driver", kind.Queue).Error()
@@ -51,6 +53,7 @@ func TestNoDriverIsUnknown(t *testing.T) {
 // scrub masks the secrets the broker quoted and keeps the sentinel
 // errors of the original.
 func TestScrubMasksSecrets(t *testing.T) {
+	t.Parallel()
 	it := &topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{
 		"src-uri": []any{"amqp://u:s3cret@h1:x", "amqp:///"}, "dest-uri": "amqp://u:other-pw@h2"}}
 	orig := &APIError{msg: `set shovel "s": "amqp://u:s3cret@h1:x" not a valid URI; other-pw`, kind: []error{ErrRejected}}

@@ -105,6 +105,7 @@ func publish(t *testing.T, ch *amqp.Channel, exchange, key string, n int) {
 }
 
 func TestReadStateRoundTrip(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	c := connect(t, b)
@@ -167,6 +168,7 @@ func TestReadStateRoundTrip(t *testing.T) {
 }
 
 func TestReadStateQueueStats(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	c := connect(t, b)
@@ -216,6 +218,7 @@ func TestReadStateQueueStats(t *testing.T) {
 }
 
 func TestListPathMatchesDefinitionsPath(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	admin := connect(t, b)
@@ -299,6 +302,7 @@ func TestListPathMatchesDefinitionsPath(t *testing.T) {
 }
 
 func TestReadStateVhostSelection(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	c := connect(t, b)
@@ -319,6 +323,7 @@ func TestReadStateVhostSelection(t *testing.T) {
 }
 
 func TestVhostMetadata(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	c := connect(t, b)
 	name := testbroker.Name(t, "mqctl-test")
@@ -360,6 +365,7 @@ func TestVhostMetadata(t *testing.T) {
 }
 
 func TestDeleteQueuePreconditions(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	c := connect(t, b)
@@ -396,6 +402,7 @@ func TestDeleteQueuePreconditions(t *testing.T) {
 }
 
 func TestDeleteBindingByPropertiesKey(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	c := connect(t, b)
@@ -430,6 +437,7 @@ func TestDeleteBindingByPropertiesKey(t *testing.T) {
 }
 
 func TestDeleteExchangesAndPolicies(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	c := connect(t, b)
@@ -472,6 +480,7 @@ func TestDeleteExchangesAndPolicies(t *testing.T) {
 }
 
 func TestBrokerRejectionsNameTheObject(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	c := connect(t, b)
@@ -518,6 +527,7 @@ func TestBrokerRejectionsNameTheObject(t *testing.T) {
 // TestErrorsAgainstBroker checks how failures against the real broker read,
 // and that no error text ever shows the password.
 func TestErrorsAgainstBroker(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	ctx := t.Context()
 	const pw = "N0t-The-Guest-Passw0rd"

@@ -100,6 +100,7 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 // published to its source queue into its destination queue, on the
 // broker under test (3.10 and 4.0 alike).
 func TestShovelMovesAMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, shovel string
 	}{
@@ -139,6 +140,7 @@ func TestShovelMovesAMessage(t *testing.T) {
 // names it make a running federation link, which carries a message from
 // the upstream's exchange to the federated one.
 func TestFederationUpstreamIsAccepted(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	up := f.b.Vhost(t) // the upstream: another vhost of the same broker
 	if err := f.c.PutJSON(context.Background(), map[string]any{"type": "fanout", "durable": true}, "declare the upstream exchange", up, "exchanges", up, "f.x"); err != nil {
@@ -200,6 +202,7 @@ vhosts:
 // password: no plan form, apply result, read-back, export, nor the
 // broker's refusal of a bad URI shows it.
 func TestNoSecretInAnyOutput(t *testing.T) {
+	t.Parallel()
 	const secret = "S3CRETpw"
 	f := newFixture(t)
 	f.env["SRC_URI"] = "amqp://user:" + secret + "@localhost:1/x"
@@ -300,6 +303,7 @@ vhosts:
 // key and value as written (a URI's credentials, a one-URI list as a
 // list, 1.5 as 1.5) and add no default.
 func TestReadGivesBackWhatWasWritten(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	want := &topology.Item{Kind: kind.Shovel, Name: "r.s", Settings: topology.Args{
 		"src-uri": "amqp://u:pw@localhost:1/x", "src-queue": "a", "dest-uri": []any{"amqp://"}, "dest-queue": "b",

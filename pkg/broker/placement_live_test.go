@@ -23,6 +23,7 @@ import (
 // online members, and says "live" for every queue where the listing with
 // statistics says "running".
 func TestQueuePlacementsAgainstBroker(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	c := connect(t, b)

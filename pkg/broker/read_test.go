@@ -104,6 +104,7 @@ var lists4x = map[string]string{
 }
 
 func TestReadState4xShapes(t *testing.T) {
+	t.Parallel()
 	answers := map[string]string{"/api/vhosts": `[{"name":"v","description":"","tags":[],"default_queue_type":"quorum",
 			"metadata":{"description":"team v","tags":["mqctl"],"default_queue_type":"quorum"}}]`}
 	for k, v := range lists4x {
@@ -142,6 +143,7 @@ func TestReadState4xShapes(t *testing.T) {
 // default "undefined", operator policies as runtime parameters, tags as a
 // comma-separated string on older brokers; a management user reads lists.
 func TestReadState310Shapes(t *testing.T) {
+	t.Parallel()
 	answers := map[string]string{
 		"/api/vhosts": `[{"name":"/","description":"Default virtual host","tags":"a,b","default_queue_type":"undefined"}]`,
 		"/api/definitions/%2F": `{"queues":[{"name":"q","durable":true,"auto_delete":false,"arguments":{"x-message-ttl":1000}}],
@@ -183,6 +185,7 @@ func TestReadState310Shapes(t *testing.T) {
 }
 
 func TestReadStateNotesUnreadOperatorPolicies(t *testing.T) {
+	t.Parallel()
 	c := fakeBroker(t, `["management"]`, map[string]string{
 		"/api/vhosts":              `[{"name":"v"}]`,
 		"/api/queues/v":            `[]`,
@@ -205,6 +208,7 @@ func TestReadStateNotesUnreadOperatorPolicies(t *testing.T) {
 // An object deleted while RabbitMQ builds a list comes out as [] in it;
 // reading skips it instead of failing the whole plan.
 func TestReadStateSkipsVanishedListItems(t *testing.T) {
+	t.Parallel()
 	c := fakeBroker(t, `["management"]`, map[string]string{
 		"/api/vhosts":                        `[[], {"name":"v"}, []]`,
 		"/api/queues/v":                      `[{"name":"q","type":"classic","durable":true,"arguments":{}}, []]`,
@@ -229,6 +233,7 @@ func TestReadStateSkipsVanishedListItems(t *testing.T) {
 // A definitions answer cut short is a transport failure (tried again), not
 // a malformed answer.
 func TestDefinitionsCutShort(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{``, `{"queues":[{"name":"a"},`, `{"queues":[]`} {
 		var d definitionsJSON
 		dec := json.NewDecoder(strings.NewReader(body))
@@ -243,6 +248,7 @@ func TestDefinitionsCutShort(t *testing.T) {
 // bindingsBySource, with one listing of the vhost, whose implicit
 // default-exchange bindings are left out.
 func TestReadStateBindingsBySource(t *testing.T) {
+	t.Parallel()
 	binding := func(src, dest string) string {
 		return fmt.Sprintf(`{"source":%q,"vhost":"v","destination":%q,"destination_type":"queue","routing_key":"k","arguments":{},"properties_key":"k"}`, src, dest)
 	}
@@ -319,6 +325,7 @@ func TestReadStateBindingsBySource(t *testing.T) {
 // A queue's internal_owner as 4.1+ reports it: false (none), or the
 // owner's resource; older versions leave the column out (nil).
 func TestOwnerOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   any
 		want string

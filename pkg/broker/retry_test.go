@@ -99,6 +99,7 @@ const whoami = "GET /api/whoami"
 
 // Reads survive transient 5xx answers, resets and timeouts.
 func TestReadsAreRetried(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		steps []string
@@ -128,6 +129,7 @@ func TestReadsAreRetried(t *testing.T) {
 // A read that keeps failing stops after the configured attempts (or the
 // budget) with one line that says how often it was tried.
 func TestReadsGiveUp(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		step    string
@@ -165,6 +167,7 @@ func TestReadsGiveUp(t *testing.T) {
 // A write that was sent and got no answer, or a 5xx, is not sent again:
 // its error says the outcome is unknown.
 func TestWritesWithUnknownOutcomeAreNotRetried(t *testing.T) {
+	t.Parallel()
 	const put = "PUT /api/queues/v/q"
 	tests := []struct {
 		name    string
@@ -205,6 +208,7 @@ func TestWritesWithUnknownOutcomeAreNotRetried(t *testing.T) {
 // down) did nothing: it is tried again. In a vhost that does not exist,
 // the 404 is the answer.
 func TestDeclarationAnswered404(t *testing.T) {
+	t.Parallel()
 	s := newScript(map[string][]string{"PUT /api/queues/v/q": {"404", "ok"}, "PUT /api/queues/w/q": {"404"}})
 	c, err := Connect(context.Background(), Config{Server: serve(t, s), Retry: fastRetry})
 	if err != nil {
@@ -233,6 +237,7 @@ func closedURL(t *testing.T) string {
 // Several endpoints: a dead one (connection refused) or one that answers
 // 5xx is skipped, and the one that answers becomes the current endpoint.
 func TestFailover(t *testing.T) {
+	t.Parallel()
 	t.Run("first endpoint down", func(t *testing.T) {
 		s := newScript(nil)
 		live, dead := serve(t, s), closedURL(t)
@@ -329,6 +334,7 @@ func TestFailover(t *testing.T) {
 
 // Every endpoint dead: one line naming each, credentials masked.
 func TestAllEndpointsDown(t *testing.T) {
+	t.Parallel()
 	a, b := closedURL(t), closedURL(t)
 	withPass := strings.Replace(a, "http://", "http://bob:"+secret+"@", 1)
 	_, err := Connect(context.Background(), Config{Servers: []string{withPass, b}, Retry: Retry{Attempts: 2, Backoff: time.Millisecond}})
@@ -350,6 +356,7 @@ func TestAllEndpointsDown(t *testing.T) {
 }
 
 func TestServersConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		cfg     Config
@@ -384,6 +391,7 @@ func TestServersConfig(t *testing.T) {
 
 // Cancelling stops the pauses between tries.
 func TestRetryHonoursContext(t *testing.T) {
+	t.Parallel()
 	s := newScript(map[string][]string{whoami: {"500"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
@@ -394,6 +402,7 @@ func TestRetryHonoursContext(t *testing.T) {
 }
 
 func TestPause(t *testing.T) {
+	t.Parallel()
 	r := DefaultRetry
 	var got []time.Duration
 	for round := range 5 {

@@ -30,6 +30,7 @@ import (
 // and a server-named queue that is not exclusive, both of which mqctl
 // never manages.
 func TestDefinitionsReadMatchesLists(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
 	admin := connect(t, b)

@@ -47,6 +47,7 @@ func versionBroker(t *testing.T, version, tags, definitions string) (*Client, fu
 // (the administrator tag taken away since the login) is never "absent":
 // every vhost is read again from the lists.
 func TestReadTopologySource(t *testing.T) {
+	t.Parallel()
 	lc, _ := versionBroker(t, "4.1.0", `["administrator"]`, "")
 	lists, want, err := lc.ReadTopology(context.Background(), nil)
 	if err != nil {

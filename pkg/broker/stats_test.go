@@ -14,6 +14,7 @@ import (
 // from the local broker): a queue without statistics yet has no messages
 // fields, one never published to has no message_stats.
 func TestListQueueActivity(t *testing.T) {
+	t.Parallel()
 	var columns string
 	api := fakeAPI(http.StatusOK, "")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

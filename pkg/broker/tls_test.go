@@ -27,6 +27,7 @@ import (
 // TestServerCertificateCoversLocalNames: the server certificate verifies
 // against the CA for both localhost and 127.0.0.1, on both listeners.
 func TestServerCertificateCoversLocalNames(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	x := b.TLS(t)
 	pool := caPool(t, x.CACert)
@@ -49,6 +50,7 @@ func TestServerCertificateCoversLocalNames(t *testing.T) {
 // with it is amqps on the broker's TLS listener, and the apply lock opens
 // there, presenting the client certificate when one is configured.
 func TestConnectOverTLS(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	x := b.TLS(t)
 
@@ -108,6 +110,7 @@ func TestConnectOverTLS(t *testing.T) {
 // listener, and http to the TLS listener each give one line naming the
 // server and the fix, never the password.
 func TestTLSFailures(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	x := b.TLS(t)
 	otherCA := testbroker.WriteOtherCA(t)

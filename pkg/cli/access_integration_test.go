@@ -51,6 +51,7 @@ func deleteUserAtEnd(t *testing.T, b *testbroker.Broker, user string) {
 // is refused by the broker (ACCESS_REFUSED, 403). Same answers on 3.10.8
 // and 4.0.5.
 func TestAccessLeastPrivilege(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.b.UsersSection(t) // its users section speaks for every mqctl-made user
 	user := testbroker.Name(t, "mqctl-acc")

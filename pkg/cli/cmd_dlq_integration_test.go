@@ -97,6 +97,7 @@ func drainIDs(t *testing.T, ch *amqp.Channel, queue string) []string {
 }
 
 func TestDLQPeekAndReplayCLI(t *testing.T) {
+	t.Parallel()
 	h, file, ch := dlqHarness(t, "d-0", "d-1", "d-2")
 
 	// peek: the vhost comes from the file; the messages stay.

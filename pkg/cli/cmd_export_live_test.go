@@ -91,6 +91,7 @@ func onlyUser(t *testing.T, export, name string) string {
 // export's users section speaks for every user mqctl made, so the test
 // holds the users lock.
 func TestExportLive(t *testing.T) {
+	t.Parallel()
 	br := testbroker.New(t)
 	br.UsersSection(t)
 	vh := br.Vhost(t)
@@ -208,6 +209,7 @@ vhosts:
 }
 
 func TestExportLiveUnknownVhost(t *testing.T) {
+	t.Parallel()
 	br := testbroker.New(t)
 	_, errs, code := runLive(t, "export", "--vhost", "no-such-vhost-here", "--server", br.URL, "--username", br.Username, "--password", br.Password)
 	if code != 1 || !strings.Contains(errs, `vhost "no-such-vhost-here" does not exist`) {

@@ -105,6 +105,7 @@ func statusUntil(t *testing.T, h *harness, file string, want map[string]int64) *
 // queue with an alert threshold and a plain queue to a fresh vhost, then
 // checks status and status --check before and after messages arrive.
 func TestStatusLive(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustApply(statusFile)
 	full := h.write("status.yaml", statusFile)

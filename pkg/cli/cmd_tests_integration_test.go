@@ -35,6 +35,7 @@ func checkThrowaway(t *testing.T, b *testbroker.Broker, r result) {
 // TestTestLiveExampleOrders: the tests of examples/orders pass with real
 // messages, through the command line.
 func TestTestLiveExampleOrders(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	r := runMqctl(b, nil, "test", "--live", "-f", filepath.Join("..", "..", "examples", "orders"))
 	if r.code != 0 || !strings.HasSuffix(r.stdout, "9 passed, 0 failed\n") || strings.Contains(r.stdout, "FAIL") {
@@ -47,6 +48,7 @@ func TestTestLiveExampleOrders(t *testing.T) {
 // to the wrong queue, and whose DLQ is bound to the wrong key, fails on
 // the broker with messages that say where the messages went.
 func TestTestLiveBrokenFile(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	path := filepath.Join(t.TempDir(), "broken.yaml")
 	broken := `version: 1

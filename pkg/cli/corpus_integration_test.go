@@ -30,6 +30,7 @@ import (
 // source file's queues, exchanges, bindings and policies, and that a second
 // plan is empty.
 func TestApplyCorpus(t *testing.T) {
+	t.Parallel()
 	dir, files := corpus.Files(t)
 	b := testbroker.New(t)
 	for _, path := range files {

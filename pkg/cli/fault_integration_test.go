@@ -93,6 +93,7 @@ vhosts:
 // retried and the commands succeed; a write whose answer is lost is read
 // back, not sent again. When it keeps failing, one line says so.
 func TestManagementAPIFaultsCLI(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	p := newProxy(t, h.b.URL)
 	file := h.write("topology.yaml", faultSmallFile)
@@ -169,6 +170,7 @@ func keepQueue(t *testing.T, h *harness, name string, n int) *amqp.Channel {
 // failed and what was left, exits 1; a re-run through the healed proxy
 // converges, and the queue the file does not name keeps its messages.
 func TestApplyCutMidway(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ch := keepQueue(t, h, "keep", 7)
 	p := newProxy(t, h.b.URL)
@@ -233,6 +235,7 @@ func TestApplyCutMidway(t *testing.T) {
 // middle: every message is in the DLQ or back in its queue (at most one in
 // both), and a second replay finishes the job.
 func TestDLQReplayCutByProxy(t *testing.T) {
+	t.Parallel()
 	const n = 150
 	ids := make([]string, n)
 	for i := range ids {
@@ -353,6 +356,7 @@ func partitionIDs(t *testing.T, all, origin, dlq []string) int {
 // Several management endpoints: the dead ones (closed port, or answering
 // 500) are skipped; all dead, one line names each, passwords masked.
 func TestFailoverCLI(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	file := h.write("topology.yaml", faultSmallFile)
 	dead := closedServer(t)
@@ -492,6 +496,7 @@ func (s *syncBuffer) String() string {
 // It starts, stops and restarts a node of its own (about 40 s), so it runs
 // only with MQCTL_BROKER_FAULTS=1: make faults.
 func TestBrokerStoppedMidApply(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("MQCTL_BROKER_FAULTS") != "1" {
 		t.Skip("starts and stops a RabbitMQ node of its own (about 40 s): run it with make faults (MQCTL_BROKER_FAULTS=1)")
 	}

@@ -14,6 +14,7 @@ import (
 // A file that does not load is reported as such, not as the broker being
 // unreachable (plan loads the file while it connects).
 func TestPlanBadFileBeforeBroker(t *testing.T) {
+	t.Parallel()
 	f := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(f, []byte("version: 1\nvhosts:\n  v:\n    queues:\n      a: {type: nope}\n"), 0o644); err != nil {
 		t.Fatal(err)

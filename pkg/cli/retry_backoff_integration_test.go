@@ -72,6 +72,7 @@ vhosts:
 //     ignores them: a rejected message is available again at once, and
 //     the 3rd reject dead-letters it (a burst, no wait).
 func TestBackoffAgainstBroker(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ver := h.b.Version()
 	if !ver.DelayedRetry() {
@@ -328,6 +329,7 @@ func deathReason(d amqp.Delivery) string {
 // ignored: 4.0.5 dead-letters at the 21st reject too, with no wait; 3.10.8
 // has no default limit and redelivers it for ever (25 here).
 func TestBackoffWithoutAttemptsAgainstBroker(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ver := h.b.Version()
 	retry := "retry: {backoff: {min: 5ms, max: 20ms}}"

@@ -31,6 +31,7 @@ vhosts:
 // refusal) holds neither the user's password nor the hash the broker
 // stores for it.
 func TestNoPasswordInAnyOutput(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.b.UsersSection(t) // its users section speaks for every mqctl-made user
 	user := testbroker.Name(t, "mqctl-sec")

@@ -23,6 +23,7 @@ vhosts:
 // both fixes. What a broker that permits them does, on every version, is
 // cmd/mqctl/testdata/live/transient_queues.txtar.
 func TestTransientQueuesDenied(t *testing.T) {
+	t.Parallel()
 	b := testbroker.New(t)
 	v := b.Version()
 	if !v.AtLeast(4, 0) {

@@ -40,6 +40,7 @@ func headers(first []string, entries ...amqp.Table) amqp.Table {
 }
 
 func TestDecodeDeaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		h    amqp.Table
@@ -92,6 +93,7 @@ func TestDecodeDeaths(t *testing.T) {
 }
 
 func TestOrigin(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		h         amqp.Table

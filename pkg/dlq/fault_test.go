@@ -22,6 +22,7 @@ import (
 // in the DLQ or at its origin, at most one in both, and a second replay
 // finishes the job.
 func TestReplayThroughFaultyNetwork(t *testing.T) {
+	t.Parallel()
 	const n = 120
 	cases := []struct {
 		name string

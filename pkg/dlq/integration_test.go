@@ -195,6 +195,7 @@ func (f *fixture) replay(opts dlq.ReplayOptions) *dlq.Report {
 }
 
 func TestPeekLeavesMessagesInOrder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// Whether a dead letter that was delivered from work (and rejected
 	// there) is marked redelivered the first time it is read from the DLQ,
@@ -264,6 +265,7 @@ func TestPeekLeavesMessagesInOrder(t *testing.T) {
 // in a classic or quorum DLQ: the flag never claims a delivery that did
 // not happen.
 func TestPeekExpiredDeadLetterIsNotRedelivered(t *testing.T) {
+	t.Parallel()
 	for _, typ := range []string{"classic", "quorum"} {
 		t.Run(typ, func(t *testing.T) {
 			f := newFixtureDLQ(t, amqp.Table{"x-queue-type": typ})
@@ -287,6 +289,7 @@ func TestPeekExpiredDeadLetterIsNotRedelivered(t *testing.T) {
 }
 
 func TestReplayToOrigin(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	want := seq("r", 5)
 	stamp := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -340,6 +343,7 @@ func TestReplayToOrigin(t *testing.T) {
 // was first published, not to the parking queue (whose dead letters lead
 // straight back into the DLQ).
 func TestReplayMultiHopGoesToFirstOrigin(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.must(f.ch.ExchangeDeclare("c.dlx1", "direct", true, false, false, false, nil))
 	f.must(f.ch.ExchangeDeclare("c.dlx2", "fanout", true, false, false, false, nil))
@@ -375,6 +379,7 @@ func TestReplayMultiHopGoesToFirstOrigin(t *testing.T) {
 }
 
 func TestReplayOverrideAndLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	all := seq("o", 5)
 	f.deadLetter(all, nil)
@@ -395,6 +400,7 @@ func TestReplayOverrideAndLimit(t *testing.T) {
 }
 
 func TestReplayDryRunMovesNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	all := seq("d", 3)
 	f.deadLetter(all, nil)
@@ -421,6 +427,7 @@ func TestReplayDryRunMovesNothing(t *testing.T) {
 // (no x-death), a destination leading back into the DLQ, a missing
 // exchange, a full queue (nacked), an internal exchange.
 func TestReplayFailuresStayInDLQ(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.deadLetter([]string{"u-000", "u-001"}, nil)
 	f.must(f.ch.PublishWithContext(context.Background(), "", "work.dlq", false, false, amqp.Publishing{MessageId: "u-002", Body: []byte("x")}))
@@ -535,6 +542,7 @@ func (bc *breakableConn) cut() {
 // message is in the DLQ or in its origin queue, at most one in both; then
 // a second replay finishes the job.
 func TestReplayInterrupted(t *testing.T) {
+	t.Parallel()
 	const n = 200
 	cases := []struct {
 		name string
@@ -699,6 +707,7 @@ func (f *fixture) waitGone(queue string) {
 // return by nack as no failed delivery, only in x-acquired-count), and
 // replay drops those counts with the rest of the DLQ's bookkeeping.
 func TestQuorumDLQ(t *testing.T) {
+	t.Parallel()
 	f := newFixtureDLQ(t, amqp.Table{"x-queue-type": "quorum"})
 	// The header a returned message carries its count in, per release line.
 	answers := map[string]string{"3.10": dlq.HeaderDeliveryCount, "4.0": dlq.HeaderDeliveryCount, "4.3": dlq.HeaderAcquiredCount}
@@ -751,6 +760,7 @@ func TestQuorumDLQ(t *testing.T) {
 // delivery; 4.3 counts a nack with requeue as no failed delivery (see
 // DeliveryLimit).
 func TestPeekAndTheDeliveryLimit(t *testing.T) {
+	t.Parallel()
 	answers := map[string]int{"3.10": 2, "4.0": 2, "4.3": 0}
 	f := newFixtureDLQ(t, amqp.Table{"x-queue-type": "quorum", "x-delivery-limit": int32(1)})
 	v := f.b.Version()
@@ -809,6 +819,7 @@ func BenchmarkReplay(b *testing.B) {
 // keys: the last entry is then not the first death. Replay follows
 // x-first-death-* to the entry of the original publish.
 func TestReplayRepeatedDeath(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// First round: work's dead letters go to park, which expires them
 	// straight back into work.
@@ -880,6 +891,7 @@ func (f *fixture) requeueUntilGone(queue string, max int) (deliveries int, lastC
 // back for ever). Peek reads the 4.x dead letter as the broker wrote it and
 // replay returns it to its queue without the delivery count.
 func TestQuorumDeliveryLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	v := f.b.Version()
 	for _, c := range []struct {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestRepublish(t *testing.T) {
+	t.Parallel()
 	h := headers([]string{"work", "rejected", "orders"}, death("work", "rejected", "orders", 1, t0, "order.created", "order.audit"))
 	h["x-retry-count"] = int32(4)
 	h["x-retries"] = int64(4)
@@ -56,6 +57,7 @@ func TestRepublish(t *testing.T) {
 }
 
 func TestRepublishKeepsExpirationAndNoHeaders(t *testing.T) {
+	t.Parallel()
 	pub, notes := Republish(&Message{Properties: Properties{Expiration: "60000"}}, Target{RoutingKey: "q"}, []string{DefaultRetryHeader}, "u")
 	if pub.Expiration != "60000" || pub.Headers != nil || len(notes) != 0 {
 		t.Errorf("publishing %+v, notes %q", pub, notes)

@@ -50,6 +50,7 @@ func peekFixture() *PeekResult {
 }
 
 func TestWritePeekText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		o    PeekRender
@@ -73,6 +74,7 @@ func TestWritePeekText(t *testing.T) {
 }
 
 func TestWritePeekJSON(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WritePeekJSON(&buf, peekFixture(), PeekRender{Vhost: "/", MaxBody: 45}); err != nil {
 		t.Fatal(err)
@@ -103,6 +105,7 @@ func replayFixture(dry bool) *Report {
 }
 
 func TestWriteReplayText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		rep  *Report
@@ -127,6 +130,7 @@ func TestWriteReplayText(t *testing.T) {
 }
 
 func TestWriteReplayJSON(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteReplayJSON(&buf, replayFixture(false), ReplayRender{Vhost: "/"}); err != nil {
 		t.Fatal(err)

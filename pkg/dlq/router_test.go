@@ -38,6 +38,7 @@ vhosts:
 `
 
 func TestTopologyRouter(t *testing.T) {
+	t.Parallel()
 	r := NewTopologyRouter(loadVhost(t, routerTopology), rmqversion.Default)
 	tests := []struct {
 		t      Target
@@ -66,6 +67,7 @@ func TestTopologyRouter(t *testing.T) {
 // The quorum DLQ work.dlq sets no limit: 3.10 has none, 4.0 gives every
 // quorum queue 20 (so peeking it 20 times drops what it holds).
 func TestDeliveryLimit(t *testing.T) {
+	t.Parallel()
 	v := loadVhost(t, routerTopology)
 	for _, c := range []struct {
 		version string
@@ -86,6 +88,7 @@ func TestDeliveryLimit(t *testing.T) {
 // one destination by a hash of all its keys together (4.3), never one per
 // key; before 4.3 its pick is unknown.
 func TestTopologyRouterModulusHash(t *testing.T) {
+	t.Parallel()
 	v := loadVhost(t, `version: 1
 vhosts:
   /:

@@ -12,6 +12,7 @@ func msgWith(exchange, key string, h amqp.Table) *Message {
 }
 
 func TestChoose(t *testing.T) {
+	t.Parallel()
 	str := func(s string) *string { return &s }
 	dead := headers([]string{"work", "rejected", "orders"}, death("work", "rejected", "orders", 1, t0, "order.created", "order.audit"))
 	tests := []struct {
@@ -58,6 +59,7 @@ func TestChoose(t *testing.T) {
 }
 
 func TestLoopsBack(t *testing.T) {
+	t.Parallel()
 	m := msgWith("dlx", "work", nil)
 	tests := []struct {
 		t    Target

@@ -98,6 +98,7 @@ func notesTo(c *broker.Client, w io.Writer) *Engine {
 }
 
 func TestHoldBackDownQueues(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"3.10", "4.0"} {
 		t.Run(version, func(t *testing.T) { testHoldBackDownQueues(t, version) })
 	}
@@ -213,6 +214,7 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 }
 
 func TestHoldBackNothingWithoutCandidates(t *testing.T) {
+	t.Parallel()
 	c, asked := downBroker(t, "4.0")
 	before := len(asked())
 	l := &Live{current: plan.Current{Live: topology.Live{State: topology.New()}}}

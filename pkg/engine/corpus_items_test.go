@@ -30,6 +30,7 @@ import (
 // pkg/export's TestCorpusItems checks, offline, that the export holds
 // the source's objects.
 func TestApplyCorpusItems(t *testing.T) {
+	t.Parallel()
 	dir, files := corpus.Files(t)
 	f := newFixture(t)
 	f.b.UsersSection(t) // every subtest's file has a users section

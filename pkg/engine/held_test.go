@@ -16,6 +16,7 @@ import (
 // one out. The plan holds those changes back, each with why, tells the
 // user, and an apply completes without them: the user can still log in.
 func TestOwnUserIsHeldBack(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.b.UsersSection(t)
 	ctx := context.Background()

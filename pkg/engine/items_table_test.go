@@ -22,6 +22,7 @@ import (
 // hand, or by an earlier mqctl apply), the file, the plan's rows, the
 // broker's exact state after apply, and an empty second plan.
 func TestBrokerObjectsTable(t *testing.T) {
+	t.Parallel()
 	type env struct {
 		vhost, user string
 	}

@@ -129,6 +129,7 @@ var kindCases = map[kind.Kind]kindCase{
 // loaded again (nothing to plan), changed (update or replace, as its spec
 // says), and deleted. A kind missing a stage fails here, not for a user.
 func TestEveryKindThroughEveryStage(t *testing.T) {
+	t.Parallel()
 	for _, spec := range kind.All() {
 		t.Run(string(spec.Kind), func(t *testing.T) {
 			t.Parallel()

@@ -12,6 +12,7 @@ import (
 // caller's topology keeps it (a plan never changes its input), and a
 // version that stores it diffs the file as it is.
 func TestNormalizeLeavesDesired(t *testing.T) {
+	t.Parallel()
 	desired := topology.New()
 	q := topology.NewVhost("q")
 	q.DefaultQueueType = topology.QueueQuorum

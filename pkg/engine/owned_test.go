@@ -23,6 +23,7 @@ import (
 // shape (GET /api/queues/{vhost}/{name}, internal_owner false or an
 // object naming the owner).
 func TestOwnedQueueFromPlacements(t *testing.T) {
+	t.Parallel()
 	queues := map[string]string{
 		"owned": `{"name":"owned","type":"classic","node":"rabbit@a","state":"running","internal_owner":{"name":"sh","kind":"shovel","virtual_host":"v"}}`,
 		"plain": `{"name":"plain","type":"classic","node":"rabbit@a","state":"running","internal_owner":false}`,

@@ -28,6 +28,7 @@ import (
 // where the broker refuses what the table does not know, the test names
 // it (preflightOnly), and the preflight is what stops it.
 func TestPreflightOnTheCorpus(t *testing.T) {
+	t.Parallel()
 	_, files := corpus.Files(t)
 	b := testbroker.New(t)
 	c, err := broker.Connect(context.Background(), broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})

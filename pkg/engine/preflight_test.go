@@ -116,6 +116,7 @@ var preflightCases = []preflightCase{
 // place in the file and the broker's words, and deletes its throwaway
 // vhost. What the broker takes is applied, and planned empty after.
 func TestPreflightStopsWhatTheBrokerRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range preflightCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -181,6 +182,7 @@ func TestPreflightStopsWhatTheBrokerRefuses(t *testing.T) {
 // the broker already holds (one more queue like the others) makes no
 // throwaway vhost; a plan with nothing to change runs no preflight.
 func TestPreflightCostsNothingWhenNothingIsNew(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	worker := func(n int) string {
@@ -230,71 +232,107 @@ func (f *fixture) guardedVhost(ctx context.Context, name string) (*amqp.Connecti
 // apply, and the user is told; one that is younger is left alone (its
 // apply may still be making its connection).
 func TestPreflightSweepsLeftovers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	old := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(-time.Minute).Unix(), "deadbeef")
 	young := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(time.Minute).Unix(), "cafebabe")
-	// Each is held by a connection, as a live apply holds its own, so
-	// that the applies of other tests leave them to this one until it
-	// applies. Until that connection is made, an apply of a test running
-	// meanwhile may sweep the old one (it did, on 3.10.8 in CI: the grant
-	// found no vhost): it is then declared again.
-	var oldGuard func() error
-	for _, name := range []string{old, young} {
-		t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), name) })
-		for try := 1; ; try++ {
-			guard, err := f.guardedVhost(ctx, name)
-			if err != nil && try < 5 {
-				continue // swept meanwhile: the grant or the connection found no vhost
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { guard.Close() })
-			if name == old {
-				oldGuard = guard.Close
-			}
-			break
-		}
-	}
-	names, err := f.c.VhostNames(ctx)
-	if err != nil || slices.Contains(names, old) {
-		t.Fatalf("VhostNames lists a throwaway vhost (%v): %v", err, names)
-	}
-	if err := oldGuard(); err != nil {
-		t.Fatal(err)
-	}
-	// The connections listing lags (3.10.8: its statistics).
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if n, err := f.c.VhostConnections(ctx, old); err == nil && n == 0 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the broker still lists %d connections to %s (%v)", n, old, err)
-		}
-	}
-	// The young one is left alone however old: it is held.
-	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(twoQueues)}, engine.ApplyOptions{})
+	t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), young) })
+	youngGuard, err := f.guardedVhost(ctx, young)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(out.Preflight.Swept, old) || slices.Contains(out.Preflight.Swept, young) {
-		t.Errorf("swept %v; want %s and not %s", out.Preflight.Swept, old, young)
+	t.Cleanup(func() { youngGuard.Close() })
+	// The applies of tests running meanwhile (in this package and in
+	// others, on the same broker) sweep leftovers too, and may take the
+	// old one first: the grant or the connection then finds no vhost, or
+	// the connection is closed under the guard, or this apply finds
+	// nothing left to sweep. Each such try starts again with a new
+	// leftover; this apply must sweep one of them.
+	for try := 1; ; try++ {
+		old := fmt.Sprintf("%s%d-%08x", broker.ThrowawayPrefix, time.Now().Add(-time.Minute).Unix(), try)
+		t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), old) })
+		out, taken, err := f.sweepLeftover(ctx, old, try)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if taken && try < 5 {
+			t.Logf("try %d: %s was swept by another test's apply first; again", try, old)
+			continue
+		}
+		if taken {
+			t.Fatalf("%d tries: each leftover was swept by another test's apply first", try)
+		}
+		if !slices.Contains(out.Preflight.Swept, old) || slices.Contains(out.Preflight.Swept, young) {
+			t.Errorf("swept %v; want %s and not %s", out.Preflight.Swept, old, young)
+		}
+		if _, err := f.c.GetVhost(ctx, old); !errors.Is(err, broker.ErrNotFound) {
+			t.Errorf("the leftover %s is still there (%v)", old, err)
+		}
+		if _, err := f.c.GetVhost(ctx, young); err != nil {
+			t.Errorf("the young throwaway vhost %s was deleted (%v)", young, err)
+		}
+		if !slices.ContainsFunc(f.notes, func(n string) bool { return strings.Contains(n, old) }) {
+			t.Errorf("no note names the leftover deleted: %v", f.notes)
+		}
+		return
 	}
-	if _, err := f.c.GetVhost(ctx, old); !errors.Is(err, broker.ErrNotFound) {
-		t.Errorf("the leftover %s is still there (%v)", old, err)
+}
+
+// sweepLeftover leaves throwaway vhost old behind as a killed apply
+// would (declared, held by a connection until the listings show it, then
+// without one), and applies. taken reports that another apply swept old
+// before this one could: the result then says nothing about this apply.
+func (f *fixture) sweepLeftover(ctx context.Context, old string, try int) (out *engine.ApplyResult, taken bool, err error) {
+	// Held by a connection, as a live apply holds its own, while the
+	// listings are checked; the young one is held throughout.
+	guard, err := f.guardedVhost(ctx, old)
+	if err != nil {
+		return out, true, nil // swept meanwhile
 	}
-	if _, err := f.c.GetVhost(ctx, young); err != nil {
-		t.Errorf("the young throwaway vhost %s was deleted (%v)", young, err)
+	names, err := f.c.VhostNames(ctx)
+	if err != nil || slices.Contains(names, old) {
+		guard.Close()
+		return out, false, fmt.Errorf("VhostNames lists a throwaway vhost (%v): %v", err, names)
 	}
-	if !slices.ContainsFunc(f.notes, func(n string) bool { return strings.Contains(n, old) }) {
-		t.Errorf("no note names the leftover deleted: %v", f.notes)
+	if guard.Close() != nil {
+		return out, true, nil // closed by the broker: the vhost was deleted
 	}
+	// The connections listing lags (3.10.8: its statistics).
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		n, err := f.c.VhostConnections(ctx, old)
+		if errors.Is(err, broker.ErrNotFound) {
+			return out, true, nil
+		}
+		if err == nil && n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return out, false, fmt.Errorf("the broker still lists %d connections to %s (%v)", n, old, err)
+		}
+	}
+	f.notes = nil
+	// A queue new on each try, so that each apply has a preflight.
+	src := twoQueues + fmt.Sprintf("      try-%d: {}\n", try)
+	out, err = f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{})
+	if err != nil {
+		return out, false, err
+	}
+	if out.Preflight == nil {
+		return out, false, fmt.Errorf("the apply of a new queue ran no preflight")
+	}
+	if !slices.Contains(out.Preflight.Swept, old) {
+		if _, err := f.c.GetVhost(ctx, old); errors.Is(err, broker.ErrNotFound) {
+			return out, true, nil
+		}
+	}
+	return out, false, nil
 }
 
 // TestPreflightWithoutVhostRights: a user who may not create vhosts (no
 // administrator tag) gets the apply judged from the version table alone,
 // and one note that says so and why.
 func TestPreflightWithoutVhostRights(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	user, pw := f.b.User(t, "management")
@@ -334,6 +372,7 @@ func TestPreflightWithoutVhostRights(t *testing.T) {
 // x-max-length values are this run's own, so that the throwaway vhost
 // found is this apply's, whatever other tests run meanwhile.
 func TestPreflightInterrupted(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	base := 1_000_000 + time.Now().UnixNano()%1_000_000*100
 	var sb strings.Builder

@@ -42,6 +42,7 @@ type reusedCase struct {
 // leaves it on the broker and drops it from mqctl's record; the next plan
 // lists it as unmanaged.
 func TestReusedNameIsNotOwnership(t *testing.T) {
+	t.Parallel()
 	cases := []reusedCase{
 		{kind: kind.Exchange}, {kind: kind.Queue}, {kind: kind.Policy}, {kind: kind.OperatorPolicy},
 		{kind: kind.VhostLimits}, {kind: kind.Shovel}, {kind: kind.FederationUpstream}, {kind: kind.FederationUpstreamSet},
@@ -253,6 +254,7 @@ func (k *kindRun) records() map[plan.ObjectRef]plan.Print {
 // exists. The users' record is cleaned by an apply whose file has a users
 // section (the one that may write it).
 func TestStaleRecordIsCleaned(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.b.UsersSection(t)
 	ctx := context.Background()
@@ -318,6 +320,7 @@ func TestStaleRecordIsCleaned(t *testing.T) {
 // users section: a user someone else makes meanwhile leaves a plan of a
 // file without one applicable, and makes one with one stale.
 func TestSavedPlanAndOtherUsers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.b.UsersSection(t)
 	ctx := context.Background()
@@ -352,6 +355,7 @@ func TestSavedPlanAndOtherUsers(t *testing.T) {
 // completes instead of stopping half way); 3.10 and 4.0 know no such tag
 // and apply the change.
 func TestProtectedUser(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.b.UsersSection(t)
 	ctx := context.Background()

@@ -20,6 +20,7 @@ import (
 // holds neither password, and applying it reads both variables again and
 // writes the URIs whole.
 func TestSavedPlanWithListOfSecretURIs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	host := net.JoinHostPort(f.b.AMQPHost, strconv.Itoa(f.b.AMQPPort))
 	uri := func(pw string) string {

@@ -54,6 +54,7 @@ vhosts:
 // the definitions export does not carry (one listing of the vhost's
 // bindings gives them), and the next plan is empty.
 func TestPlanThroughEitherRead(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	if out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(sourceFile(true))}, engine.ApplyOptions{}); err != nil || !out.Result.OK() {

@@ -54,6 +54,7 @@ func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 // count, the AMQP consumer count except on a stream) whatever order the
 // concurrent reads finish in, and nothing else is read.
 func TestRefreshStakesFigures(t *testing.T) {
+	t.Parallel()
 	const n = 3*stakeReaders + 5
 	// The statistics lag: they count q1's unacknowledged messages, and a
 	// consumer of q2 that has left.
@@ -112,6 +113,7 @@ func TestRefreshStakesFigures(t *testing.T) {
 // TestRefreshStakesConcurrent: the reads run side by side, never more than
 // stakeReaders of them at once.
 func TestRefreshStakesConcurrent(t *testing.T) {
+	t.Parallel()
 	const n = 4 * stakeReaders
 	p := stakesPlan(n, nil)
 	var inFlight, most atomic.Int64
@@ -147,6 +149,7 @@ func TestRefreshStakesConcurrent(t *testing.T) {
 // naming its queue and wrapping the cause), the changes before it carry
 // their exact figures, and no read starts once one has failed.
 func TestRefreshStakesError(t *testing.T) {
+	t.Parallel()
 	const n = 10 * stakeReaders
 	failAt := stakeReaders + 3
 	p := stakesPlan(n, nil)
@@ -188,6 +191,7 @@ func TestRefreshStakesError(t *testing.T) {
 // TestRefreshStakesCancelled: a cancelled context stops the reads and is
 // the error.
 func TestRefreshStakesCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var reads atomic.Int64
@@ -206,6 +210,7 @@ func TestRefreshStakesCancelled(t *testing.T) {
 
 // TestRefreshStakesNothing: a plan without queues at stake reads nothing.
 func TestRefreshStakesNothing(t *testing.T) {
+	t.Parallel()
 	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "q"}}}
 	err := refreshStakes(context.Background(), p, func(context.Context, string, string, string) (lock.QueueState, error) {
 		t.Error("a queue was read")
@@ -221,6 +226,7 @@ func TestRefreshStakesNothing(t *testing.T) {
 // the exact reads'; the statistics are not listed. When the exact reads
 // cannot run, the statistics are listed after all, for the consumers.
 func TestReadStakesDepthOnly(t *testing.T) {
+	t.Parallel()
 	const n = 6
 	var listed atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

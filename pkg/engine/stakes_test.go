@@ -18,6 +18,7 @@ import (
 // the statistics come from one listing of its queues; the plan still
 // counts every queue's messages and consumers, as the reads one by one did.
 func TestStakesOfManyQueues(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	var sb strings.Builder
@@ -62,6 +63,7 @@ func TestStakesOfManyQueues(t *testing.T) {
 // refuses the teardown for them, showing the same figures, and deletes
 // everything with AllowDataLoss.
 func TestStakesOfManyQueuesExact(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	const queues = 40

@@ -19,6 +19,7 @@ import (
 // earlier mqctl apply), the file, the plan's rows, the broker's exact state
 // after apply, and an empty second plan.
 func TestUsersTable(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// byHand makes users mqctl did not make; earlier is a file mqctl

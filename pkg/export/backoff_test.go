@@ -64,6 +64,7 @@ func exportBackoff(t *testing.T, top *topology.Topology, opts Options) (string, 
 // the same arguments; anything else stays an argument. Without
 // DelayedRetry, or without sugar, every argument stays as it is.
 func TestExportBackoff(t *testing.T) {
+	t.Parallel()
 	ignore := append(cmp.Options{cmpopts.IgnoreFields(topology.Queue{}, "Backoff")}, topologyOpts...)
 	for _, opts := range []Options{{Sugar: true, DelayedRetry: true}, {Sugar: true}, {DelayedRetry: true}} {
 		src := backoffSource()
@@ -101,6 +102,7 @@ func TestExportBackoff(t *testing.T) {
 // A queue with delay tiers keeps them as retry.delays; its delayed retry
 // arguments (a queue uses one form in a file) stay arguments.
 func TestExportBackoffBesideTiers(t *testing.T) {
+	t.Parallel()
 	top := topology.New()
 	v := top.Vhost("/")
 	v.Queues["q"] = &topology.Queue{Name: "q", Type: topology.QueueQuorum, Durable: true,

@@ -125,6 +125,7 @@ func itemIDsFromJSON(data []byte) (map[string]bool, error) {
 // same items, users' passwords aside (the export holds a placeholder, not
 // the hash: only whether a user has a password is compared).
 func TestCorpusItems(t *testing.T) {
+	t.Parallel()
 	dir, files := corpus.Files(t)
 	var nFiles, nItems, nLost, nGaps int
 	perKind := map[kind.Kind]int{}

@@ -46,6 +46,7 @@ func fileSecrets(data []byte) (hashes, creds []string) {
 // report, or the errors of a file mqctl refuses; every password the export
 // writes is a ${VAR} placeholder.
 func TestCorpusSecrets(t *testing.T) {
+	t.Parallel()
 	_, files := corpus.Files(t)
 	var nHashes, nCreds int
 	passwordLine := regexp.MustCompile(`(?m)^\s*password: (.*)$`)

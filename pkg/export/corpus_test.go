@@ -46,6 +46,7 @@ var rejected = map[string]string{
 // one must export (with and without sugar) to a file that loads back into
 // exactly the queues, exchanges, bindings and policies of the source.
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	dir, files := corpus.Files(t)
 	for _, path := range files {
 		base := filepath.Base(path)

@@ -168,6 +168,7 @@ func readDefs(t *testing.T, path string) *topology.Topology {
 // TestGolden exports the definitions in testdata/*.json, with sugar
 // (NAME.golden) and without (NAME.plain.golden); go test -update rewrites them.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	inputs, _ := filepath.Glob("testdata/*.json")
 	if len(inputs) == 0 {
 		t.Fatal("no testdata/*.json")
@@ -193,6 +194,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	top := readDefs(t, "testdata/sugar.json")
 	var first bytes.Buffer
 	if err := WriteYAML(&first, top, Options{Sugar: true}); err != nil {
@@ -231,6 +233,7 @@ func vhostWith(qs []*topology.Queue, xs []*topology.Exchange, bs []*topology.Bin
 }
 
 func TestSugar(t *testing.T) {
+	t.Parallel()
 	dlx := &topology.Exchange{Name: "dlx", Type: "direct", Durable: true}
 	tests := []struct {
 		name     string
@@ -360,6 +363,7 @@ func TestSugar(t *testing.T) {
 }
 
 func TestTypedFields(t *testing.T) {
+	t.Parallel()
 	top := vhostWith([]*topology.Queue{
 		q("limits", "classic", topology.Args{"x-max-length": int64(10000), "x-max-length-bytes": int64(1 << 30), "x-overflow": "reject-publish", "x-message-ttl": int64(3600000), "x-expires": int64(1500)}),
 		q("prio", "classic", topology.Args{"x-max-priority": int64(10), "x-single-active-consumer": true}),
@@ -392,6 +396,7 @@ func TestTypedFields(t *testing.T) {
 }
 
 func TestNamesThatNeedQuoting(t *testing.T) {
+	t.Parallel()
 	names := []string{"yes", "no", "true", "null", "~", "123", "1.5", "0x10", "a: b", "#", "- x", "[x]", "{x}", "*", "&a", "!x", "%x", "@x", "`x`", " lead", "trail ", "multi\nline", "tab\there", "quote\"d", "it's", "$HOME", "${NOT_SET}", "$${x}", "a$", "$", "日本語", "café", "", "/", "amq.direct"}
 	top := topology.New()
 	v := top.Vhost("/")
@@ -413,6 +418,7 @@ func TestNamesThatNeedQuoting(t *testing.T) {
 }
 
 func TestArgumentValues(t *testing.T) {
+	t.Parallel()
 	values := topology.Args{
 		"big": 1e21, "small": 0.1, "neg": -2.5, "int": int64(-9007199254740993), "null": nil, "bool": false,
 		"list": []any{int64(1), "two", 3.5, nil, []any{"nested"}}, "map": map[string]any{"k": "v", "n": map[string]any{"deep": true}},
@@ -424,6 +430,7 @@ func TestArgumentValues(t *testing.T) {
 }
 
 func TestPolicies(t *testing.T) {
+	t.Parallel()
 	top := topology.New()
 	v := top.Vhost("/")
 	v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: `^events\.`, ApplyTo: "queues", Priority: 1, Definition: topology.Args{"max-length": int64(100000), "overflow": "reject-publish"}}
@@ -436,6 +443,7 @@ func TestPolicies(t *testing.T) {
 // definitions file); the export refuses it, saying how to rename it,
 // instead of writing a file that does not load.
 func TestUnnamedPolicy(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		operator bool
 		want     []string
@@ -465,6 +473,7 @@ func TestUnnamedPolicy(t *testing.T) {
 }
 
 func TestBindingsPlacement(t *testing.T) {
+	t.Parallel()
 	top := vhostWith(
 		[]*topology.Queue{q("q", "classic", nil)},
 		[]*topology.Exchange{{Name: "x", Type: "topic", Durable: true}, {Name: "h", Type: "headers", Durable: true}, {Name: "audit", Type: "fanout", Durable: true}},
@@ -495,6 +504,7 @@ func TestBindingsPlacement(t *testing.T) {
 }
 
 func TestHeader(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteYAML(&buf, topology.New(), Options{Source: "defs.json"}); err != nil {
 		t.Fatal(err)
@@ -512,6 +522,7 @@ func TestHeader(t *testing.T) {
 }
 
 func TestTopicMatch(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		pattern, key string
 		want         bool

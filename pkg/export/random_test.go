@@ -120,6 +120,7 @@ func randomTopology(r *rand.Rand) *topology.Topology {
 // TestRandomRoundTrip exports many generated vhosts, with and without
 // sugar, and loads each export back.
 func TestRandomRoundTrip(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 1000; seed++ {
 		top := randomTopology(rand.New(rand.NewPCG(seed, 42)))
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {

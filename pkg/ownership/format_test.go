@@ -78,6 +78,7 @@ var noPrint = plan.NoPrint
 
 // A record of format 3 reads back every entry with its print.
 func TestCompressedRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 1, 30000} {
 		refs := someRefs("v", n)
 		if n == 0 {
@@ -124,6 +125,7 @@ func TestCompressedRoundTrip(t *testing.T) {
 // A record of format 2 (no prints) is read, every entry with NoPrint, and
 // rewritten by the next apply.
 func TestFormat2IsReadWithoutPrints(t *testing.T) {
+	t.Parallel()
 	refs := someRefs("v", 100)
 	old := CompressedExchange("v", 5, refs)
 	if f, _ := old.Arguments.Int(ArgFormat); f != FormatCompressed {
@@ -142,6 +144,7 @@ func TestFormat2IsReadWithoutPrints(t *testing.T) {
 }
 
 func TestOldFormatIsReadAndRewritten(t *testing.T) {
+	t.Parallel()
 	refs := someRefs("v", 50)
 	old := PlainExchange("v", 3, refs)
 	if f, _ := old.Arguments.Int(ArgFormat); f != FormatPlain {
@@ -181,6 +184,7 @@ func TestOldFormatIsReadAndRewritten(t *testing.T) {
 }
 
 func TestDamagedCompressedRecordNamesTheExchange(t *testing.T) {
+	t.Parallel()
 	good := Exchange("v", 2, someRefs("v", 20))
 	chunks := good.Arguments[ArgCompressed].([]any)
 	text := chunks[0].(string)
@@ -203,6 +207,7 @@ func TestDamagedCompressedRecordNamesTheExchange(t *testing.T) {
 }
 
 func TestFrontCoding(t *testing.T) {
+	t.Parallel()
 	var in []entry
 	for i, s := range []string{"", "a", "ab", "abc", "abd", "b", "b\x00c", "queue:x"} {
 		in = append(in, entry{name: s, print: plan.Print(i * 0x01010101)})

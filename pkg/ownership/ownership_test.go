@@ -11,6 +11,7 @@ import (
 )
 
 func TestRoundTripThroughExchange(t *testing.T) {
+	t.Parallel()
 	refs := map[plan.ObjectRef]plan.Print{
 		{Kind: plan.KindQueue, Vhost: "/", Name: "orders.shipping"}:               11,
 		{Kind: plan.KindBinding, Vhost: "/", Name: "orders -> queue q [a:b]"}:     11,
@@ -56,6 +57,7 @@ func TestRoundTripThroughExchange(t *testing.T) {
 }
 
 func TestUnreadableRecordNamesTheExchange(t *testing.T) {
+	t.Parallel()
 	tp := topology.New()
 	tp.Vhost("v").Exchanges[Prefix+"1"] = &topology.Exchange{Name: Prefix + "1", Type: "fanout", Arguments: topology.Args{ArgFormat: int64(7)}}
 	_, err := Extract(tp)
@@ -65,6 +67,7 @@ func TestUnreadableRecordNamesTheExchange(t *testing.T) {
 }
 
 func TestIsRecord(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]bool{"mqctl.ownership.1": true, "mqctl.ownership.": false, "mqctl.ownership.x": false, "orders": false} {
 		if IsRecord(name) != want {
 			t.Errorf("IsRecord(%q) = %v", name, !want)

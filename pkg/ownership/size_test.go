@@ -43,6 +43,7 @@ func recordJSON(t testing.TB, vh string, e *topology.Exchange) int {
 // broker's definitions import) at 1k, 10k and 50k objects; the plain list
 // of format 1 was about 40%.
 func TestRecordSizeBound(t *testing.T) {
+	t.Parallel()
 	sizes := []int{1000, 10000, 50000}
 	if testing.Short() {
 		sizes = sizes[:2]

@@ -95,6 +95,7 @@ func assertDeleted(t *testing.T, c *broker.Client, vhosts []string) {
 // every test passes or fails as its name says, and lands where the
 // simulator says it lands.
 func TestLiveAgreesWithSimulator(t *testing.T) {
+	t.Parallel()
 	c, amqpURL := liveBroker(t)
 	top := loadFile(t, filepath.Join("testdata", "shop.yaml"))
 	var log logBuffer
@@ -133,6 +134,7 @@ func TestLiveAgreesWithSimulator(t *testing.T) {
 // TestLiveExampleOrders: examples/orders carries tests that pass on the
 // broker.
 func TestLiveExampleOrders(t *testing.T) {
+	t.Parallel()
 	c, amqpURL := liveBroker(t)
 	top := loadFile(t, filepath.Join("..", "..", "examples", "orders"))
 	if len(top.Tests) == 0 {
@@ -154,6 +156,7 @@ func TestLiveExampleOrders(t *testing.T) {
 // TestLiveBrokenWiring: a file whose dead letters are bound to the wrong
 // key fails on the broker, saying where the message went instead.
 func TestLiveBrokenWiring(t *testing.T) {
+	t.Parallel()
 	c, amqpURL := liveBroker(t)
 	top := loadSrc(t, `version: 1
 vhosts:
@@ -191,6 +194,7 @@ tests:
 // TestLiveCancelledDeletesVhost: a run interrupted (Ctrl-C) after the
 // throwaway vhost was made still deletes it.
 func TestLiveCancelledDeletesVhost(t *testing.T) {
+	t.Parallel()
 	c, amqpURL := liveBroker(t)
 	top := loadFile(t, filepath.Join("testdata", "shop.yaml"))
 	ctx, cancel := context.WithCancel(t.Context())
@@ -213,6 +217,7 @@ func TestLiveCancelledDeletesVhost(t *testing.T) {
 // TestLiveBadAMQPURL: an AMQP connection that fails is an error naming the
 // host, without the password; the vhost is deleted all the same.
 func TestLiveBadAMQPURL(t *testing.T) {
+	t.Parallel()
 	c, _ := liveBroker(t)
 	top := loadFile(t, filepath.Join("..", "..", "examples", "orders"))
 	var log logBuffer
@@ -227,6 +232,7 @@ func TestLiveBadAMQPURL(t *testing.T) {
 // and the run goes on; the tests of each vhost run in a throwaway copy of
 // that vhost, all deleted afterwards.
 func TestLiveRefusedAndTwoVhosts(t *testing.T) {
+	t.Parallel()
 	c, amqpURL := liveBroker(t)
 	top := loadSrc(t, `version: 1
 vhosts:
