@@ -41,7 +41,7 @@ test: vet
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 	@mkdir -p bin && rm -f bin/test-summary.txt
 	@set -e; for v in $(RABBITMQ_VERSIONS); do \
-	  echo "=== the whole suite against RabbitMQ $$v"; \
+	  echo "=== the whole suite against RabbitMQ $$v"; start=$$SECONDS; \
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/broker start; \
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster start; \
 	  rc=0; ( eval "$$(MQCTL_RABBITMQ_VERSION=$$v ./scripts/broker env)" && \
@@ -50,7 +50,7 @@ test: vet
 	      $(GO) run ./cmd/testsum -label "rabbitmq-$$v" -append bin/test-summary.txt; } ) || rc=$$?; \
 	  MQCTL_RABBITMQ_VERSION=$$v ./scripts/cluster stop >/dev/null; \
 	  if [ $$rc != 0 ]; then echo "=== FAILED against RabbitMQ $$v"; exit $$rc; fi; \
-	  echo "=== passed against RabbitMQ $$v"; \
+	  echo "=== passed against RabbitMQ $$v in $$((SECONDS - start)) s (broker, cluster and tests)"; \
 	done
 	@awk '{p += $$2; f += $$4; s += $$6} END {printf "total: %d passed, %d failed, %d skipped\n", p, f, s}' bin/test-summary.txt
 
