@@ -35,107 +35,135 @@ func TestPreflightStopped(t *testing.T) {
 		sig  os.Signal
 	}{{"SIGINT", os.Interrupt}, {"SIGKILL", syscall.SIGKILL}} {
 		t.Run(tc.name, func(t *testing.T) {
-			vhost := b.Vhost(t)
-			dir := t.TempDir()
-			// 400 queue shapes of this run's own: the throwaway vhost
-			// holding them is this apply's, whatever else runs.
-			base := 2_000_000 + time.Now().UnixNano()%1_000_000*1000
-			var sb strings.Builder
-			sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n")
-			for i := range 400 {
-				fmt.Fprintf(&sb, "      q%d: { arguments: { x-max-length: %d } }\n", i, base+int64(i))
-			}
-			file := filepath.Join(dir, "topology.yaml")
-			if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			env := append(os.Environ(), "HOME="+dir, "NO_COLOR=1", "VHOST="+vhost,
-				"MQCTL_SERVER="+b.URL, "MQCTL_USERNAME="+b.Username, "MQCTL_PASSWORD="+b.Password,
-				"MQCTL_AMQP_URL="+strings.TrimSuffix(b.AMQPURL(vhost), "/"+vhost))
-			cmd := exec.Command(bin, "apply", "-f", file, "--auto-approve", "--quiet")
-			cmd.Env = env
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			name := ""
-			for deadline := time.Now().Add(time.Minute); name == "" && time.Now().Before(deadline); {
-				select {
-				case err := <-exited:
-					t.Fatalf("apply ended (%v) before its throwaway vhost was seen:\n%s\n%s", err, stdout.String(), stderr.String())
-				default:
+			// Another test's apply may sweep the killed apply's leftover
+			// in the moment between the guard's release and the next
+			// apply here; the scenario then starts again.
+			for try := 1; ; try++ {
+				if !stopInPreflight(t, b, c, bin, tc.sig) {
+					return
 				}
-				name = testbroker.ThrowawayHolding(c, base)
-				time.Sleep(2 * time.Millisecond)
-			}
-			if name == "" {
-				_ = cmd.Process.Kill()
-				t.Fatal("no throwaway vhost holding this apply's shapes within a minute")
-			}
-			if err := cmd.Process.Signal(tc.sig); err != nil {
-				t.Fatal(err)
-			}
-			var werr error
-			select {
-			case werr = <-exited:
-			case <-time.After(time.Minute):
-				_ = cmd.Process.Kill()
-				t.Fatal("apply did not stop within a minute")
-			}
-			var ee *exec.ExitError
-			if !errors.As(werr, &ee) {
-				t.Fatalf("apply exited %v, want a failure", werr)
-			}
-			if v, _, err := c.ReadState(context.Background(), []string{vhost}); err != nil || len(v.Vhosts[vhost].Queues) != 0 {
-				t.Errorf("an apply stopped in its preflight changed the vhost (%v)", err)
-			}
-			_, gerr := c.GetVhost(context.Background(), name)
-			if tc.sig != syscall.SIGKILL {
-				if ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "preflight interrupted, nothing was changed") || strings.Contains(stderr.String(), "goroutine ") {
-					t.Errorf("exit %d, stderr:\n%s", ee.ExitCode(), stderr.String())
+				if try == 3 {
+					t.Fatalf("%d tries: each time another apply swept the leftover first", try)
 				}
-				if !errors.Is(gerr, broker.ErrNotFound) {
-					t.Errorf("the throwaway vhost %s is still there after Ctrl-C (%v)", name, gerr)
-				}
-				return
-			}
-			if gerr != nil {
-				t.Fatalf("the killed apply's throwaway vhost %s is gone already (%v): nothing left to sweep", name, gerr)
-			}
-			// Past the grace, the next apply sweeps it: any apply that
-			// changes something, here one queue. Until then the test holds
-			// a connection to it, as a live apply does, so that the applies
-			// of other tests leave it to this one.
-			guard, err := broker.DialAMQP(context.Background(), broker.AMQPDial{URL: strings.TrimSuffix(b.AMQPURL(vhost), "/"+vhost), Vhost: name, Name: "test guard"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(preflight.Grace + 2*time.Second)
-			guard.Close()
-			// The connections listing lags (3.10.8: its statistics).
-			for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-				if n, err := c.VhostConnections(context.Background(), name); err == nil && n == 0 {
-					break
-				} else if time.Now().After(deadline) {
-					t.Fatalf("the broker still lists %d connections to %s (%v)", n, name, err)
-				}
-			}
-			small := filepath.Join(dir, "small.yaml")
-			if err := os.WriteFile(small, []byte("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      one: {}\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			again := exec.Command(bin, "apply", "-f", small, "--auto-approve", "--quiet")
-			again.Env = env
-			out, err := again.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "deleted the throwaway vhosts that killed mqctl applies left behind: ") || !strings.Contains(string(out), name) {
-				t.Errorf("the next apply (%v) does not say it deleted %s:\n%s", err, name, lastLines(string(out), 20))
-			}
-			if _, gerr := c.GetVhost(context.Background(), name); !errors.Is(gerr, broker.ErrNotFound) {
-				t.Errorf("the killed apply's throwaway vhost %s is still there after the next apply (%v)", name, gerr)
+				t.Logf("try %d: another test's apply swept the leftover first; again", try)
 			}
 		})
 	}
+}
+
+// stopInPreflight starts an apply of 400 queue shapes, stops it with sig
+// while its throwaway vhost is up, and checks what follows (see
+// TestPreflightStopped). taken reports that another apply swept the
+// leftover of a killed apply before the one here could.
+func stopInPreflight(t *testing.T, b *testbroker.Broker, c *broker.Client, bin string, sig os.Signal) (taken bool) {
+	t.Helper()
+	vhost := b.Vhost(t)
+	dir := t.TempDir()
+	// 400 queue shapes of this run's own: the throwaway vhost
+	// holding them is this apply's, whatever else runs.
+	base := 2_000_000 + time.Now().UnixNano()%1_000_000*1000
+	var sb strings.Builder
+	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n")
+	for i := range 400 {
+		fmt.Fprintf(&sb, "      q%d: { arguments: { x-max-length: %d } }\n", i, base+int64(i))
+	}
+	file := filepath.Join(dir, "topology.yaml")
+	if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOME="+dir, "NO_COLOR=1", "VHOST="+vhost,
+		"MQCTL_SERVER="+b.URL, "MQCTL_USERNAME="+b.Username, "MQCTL_PASSWORD="+b.Password,
+		"MQCTL_AMQP_URL="+strings.TrimSuffix(b.AMQPURL(vhost), "/"+vhost))
+	cmd := exec.Command(bin, "apply", "-f", file, "--auto-approve", "--quiet")
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	name := ""
+	for deadline := time.Now().Add(time.Minute); name == "" && time.Now().Before(deadline); {
+		select {
+		case err := <-exited:
+			t.Fatalf("apply ended (%v) before its throwaway vhost was seen:\n%s\n%s", err, stdout.String(), stderr.String())
+		default:
+		}
+		name = testbroker.ThrowawayHolding(c, base)
+		time.Sleep(2 * time.Millisecond)
+	}
+	if name == "" {
+		_ = cmd.Process.Kill()
+		t.Fatal("no throwaway vhost holding this apply's shapes within a minute")
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	var werr error
+	select {
+	case werr = <-exited:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("apply did not stop within a minute")
+	}
+	var ee *exec.ExitError
+	if !errors.As(werr, &ee) {
+		t.Fatalf("apply exited %v, want a failure", werr)
+	}
+	if v, _, err := c.ReadState(context.Background(), []string{vhost}); err != nil || len(v.Vhosts[vhost].Queues) != 0 {
+		t.Errorf("an apply stopped in its preflight changed the vhost (%v)", err)
+	}
+	_, gerr := c.GetVhost(context.Background(), name)
+	if sig != syscall.SIGKILL {
+		if ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "preflight interrupted, nothing was changed") || strings.Contains(stderr.String(), "goroutine ") {
+			t.Errorf("exit %d, stderr:\n%s", ee.ExitCode(), stderr.String())
+		}
+		if !errors.Is(gerr, broker.ErrNotFound) {
+			t.Errorf("the throwaway vhost %s is still there after Ctrl-C (%v)", name, gerr)
+		}
+		return false
+	}
+	if gerr != nil {
+		t.Fatalf("the killed apply's throwaway vhost %s is gone already (%v): nothing left to sweep", name, gerr)
+	}
+	// Past the grace, the next apply sweeps it: any apply that
+	// changes something, here one queue. Until then the test holds
+	// a connection to it, as a live apply does, so that the applies
+	// of other tests leave it to this one.
+	guard, err := broker.DialAMQP(context.Background(), broker.AMQPDial{URL: strings.TrimSuffix(b.AMQPURL(vhost), "/"+vhost), Vhost: name, Name: "test guard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(preflight.Grace + 2*time.Second)
+	guard.Close()
+	// The connections listing lags (3.10.8: its statistics).
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if n, err := c.VhostConnections(context.Background(), name); err == nil && n == 0 {
+			break
+		} else if errors.Is(err, broker.ErrNotFound) {
+			return true
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the broker still lists %d connections to %s (%v)", n, name, err)
+		}
+	}
+	small := filepath.Join(dir, "small.yaml")
+	if err := os.WriteFile(small, []byte("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      one: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again := exec.Command(bin, "apply", "-f", small, "--auto-approve", "--quiet")
+	again.Env = env
+	out, err := again.CombinedOutput()
+	_, gerr = c.GetVhost(context.Background(), name)
+	said := strings.Contains(string(out), "deleted the throwaway vhosts that killed mqctl applies left behind: ") && strings.Contains(string(out), name)
+	if err == nil && !said && errors.Is(gerr, broker.ErrNotFound) && !strings.Contains(string(out), "could not be deleted") {
+		return true
+	}
+	if err != nil || !said {
+		t.Errorf("the next apply (%v) does not say it deleted %s:\n%s", err, name, lastLines(string(out), 20))
+	}
+	if !errors.Is(gerr, broker.ErrNotFound) {
+		t.Errorf("the killed apply's throwaway vhost %s is still there after the next apply (%v)", name, gerr)
+	}
+	return false
 }

@@ -233,8 +233,14 @@ func sweep(ctx context.Context, c *broker.Client, now time.Time) (swept []string
 		if n, err := c.VhostConnections(ctx, v.Name); err != nil || n > 0 {
 			continue
 		}
-		if err := c.DeleteVhost(ctx, v.Name); err != nil && !errors.Is(err, broker.ErrNotFound) {
-			failed = err.Error()
+		if err := c.DeleteVhost(ctx, v.Name); err != nil {
+			// Another apply sweeping at the same moment may have deleted
+			// it first: 404, or 500 "no_such_vhost" from a broker that was
+			// deleting it for both (4.0.5). Gone is what was wanted; it
+			// is not this apply's to report.
+			if _, gerr := c.GetVhost(ctx, v.Name); !errors.Is(err, broker.ErrNotFound) && !errors.Is(gerr, broker.ErrNotFound) {
+				failed = err.Error()
+			}
 			continue
 		}
 		swept = append(swept, v.Name)
