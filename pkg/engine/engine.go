@@ -15,6 +15,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
 )
@@ -50,6 +51,8 @@ type Engine struct {
 	// noTable turns the version table's refusals off (tests: what the
 	// preflight catches alone).
 	noTable bool
+	// now is the preflight's clock (nil: time.Now); tests move it.
+	now func() time.Time
 }
 
 // New returns an engine for the broker behind c. It does no I/O.

@@ -13,7 +13,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/preflight"
-	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // preflightCase is a file, and per RabbitMQ line what the broker answers:
@@ -215,58 +214,54 @@ func TestPreflightCostsNothingWhenNothingIsNew(t *testing.T) {
 	}
 }
 
-// guardedVhost declares throwaway vhost name and holds it with a
-// connection.
-func (f *fixture) guardedVhost(ctx context.Context, name string) (*amqp.Connection, error) {
-	if err := f.c.DeclareVhost(ctx, name, broker.VhostSettings{Tags: []string{broker.ThrowawayTag}}); err != nil {
-		return nil, err
-	}
-	if err := f.c.GrantFullPermissions(ctx, name, f.b.Username); err != nil {
-		return nil, err
-	}
-	return broker.DialAMQP(ctx, broker.AMQPDial{URL: strings.TrimSuffix(f.b.AMQPURL(name), "/"+name), Vhost: name, Name: "test guard"})
-}
-
 // TestPreflightSweepsLeftovers: a throwaway vhost that a killed apply left
 // behind (older than the grace, no connection) is deleted by the next
 // apply, and the user is told; one that is younger is left alone (its
 // apply may still be making its connection).
+//
+// The applies of other tests, in this package and in others, sweep the
+// same broker. So this test's engine runs on a clock moved past the
+// grace: the leftover it makes is old to that engine alone and young to
+// every other apply for preflight.Grace. Should this test stall that long
+// and another apply take the leftover, it starts again with a new one.
 func TestPreflightSweepsLeftovers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	young := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(time.Minute).Unix(), "cafebabe")
-	t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), young) })
-	youngGuard, err := f.guardedVhost(ctx, young)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { youngGuard.Close() })
-	// The applies of tests running meanwhile (in this package and in
-	// others, on the same broker) sweep leftovers too, and may take the
-	// old one first: the grant or the connection then finds no vhost, or
-	// the connection is closed under the guard, or this apply finds
-	// nothing left to sweep. Each such try starts again with a new
-	// leftover; this apply must sweep one of them.
+	shift := preflight.Grace + time.Minute
+	engine.WithClock(f.eng, func() time.Time { return time.Now().Add(shift) })
+	young := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(2*shift).Unix(), "cafebabe")
+	f.throwaway(ctx, young)
 	for try := 1; ; try++ {
-		old := fmt.Sprintf("%s%d-%08x", broker.ThrowawayPrefix, time.Now().Add(-time.Minute).Unix(), try)
-		t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), old) })
-		out, taken, err := f.sweepLeftover(ctx, old, try)
+		old := fmt.Sprintf("%s%d-%08x", broker.ThrowawayPrefix, time.Now().Unix(), try)
+		f.throwaway(ctx, old)
+		names, err := f.c.VhostNames(ctx)
+		if err != nil || slices.Contains(names, old) {
+			t.Fatalf("VhostNames lists a throwaway vhost (%v): %v", err, names)
+		}
+		// A queue new on each try, so that each apply has a preflight.
+		f.notes = nil
+		src := twoQueues + fmt.Sprintf("      try-%d: {}\n", try)
+		out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if taken && try < 5 {
+		if out.Preflight == nil {
+			t.Fatal("the apply of a new queue ran no preflight")
+		}
+		_, gerr := f.c.GetVhost(ctx, old)
+		if !slices.Contains(out.Preflight.Swept, old) && errors.Is(gerr, broker.ErrNotFound) {
+			if try == 3 {
+				t.Fatalf("%d tries: each leftover was swept by another test's apply first", try)
+			}
 			t.Logf("try %d: %s was swept by another test's apply first; again", try, old)
 			continue
-		}
-		if taken {
-			t.Fatalf("%d tries: each leftover was swept by another test's apply first", try)
 		}
 		if !slices.Contains(out.Preflight.Swept, old) || slices.Contains(out.Preflight.Swept, young) {
 			t.Errorf("swept %v; want %s and not %s", out.Preflight.Swept, old, young)
 		}
-		if _, err := f.c.GetVhost(ctx, old); !errors.Is(err, broker.ErrNotFound) {
-			t.Errorf("the leftover %s is still there (%v)", old, err)
+		if !errors.Is(gerr, broker.ErrNotFound) {
+			t.Errorf("the leftover %s is still there (%v)", old, gerr)
 		}
 		if _, err := f.c.GetVhost(ctx, young); err != nil {
 			t.Errorf("the young throwaway vhost %s was deleted (%v)", young, err)
@@ -278,54 +273,15 @@ func TestPreflightSweepsLeftovers(t *testing.T) {
 	}
 }
 
-// sweepLeftover leaves throwaway vhost old behind as a killed apply
-// would (declared, held by a connection until the listings show it, then
-// without one), and applies. taken reports that another apply swept old
-// before this one could: the result then says nothing about this apply.
-func (f *fixture) sweepLeftover(ctx context.Context, old string, try int) (out *engine.ApplyResult, taken bool, err error) {
-	// Held by a connection, as a live apply holds its own, while the
-	// listings are checked; the young one is held throughout.
-	guard, err := f.guardedVhost(ctx, old)
-	if err != nil {
-		return out, true, nil // swept meanwhile
+// throwaway declares a vhost named and tagged as a preflight's, as an
+// apply killed before its connection leaves it, and deletes it when the
+// test ends.
+func (f *fixture) throwaway(ctx context.Context, name string) {
+	f.t.Helper()
+	f.t.Cleanup(func() { _ = f.c.DeleteVhost(context.Background(), name) })
+	if err := f.c.DeclareVhost(ctx, name, broker.VhostSettings{Tags: []string{broker.ThrowawayTag}}); err != nil {
+		f.t.Fatal(err)
 	}
-	names, err := f.c.VhostNames(ctx)
-	if err != nil || slices.Contains(names, old) {
-		guard.Close()
-		return out, false, fmt.Errorf("VhostNames lists a throwaway vhost (%v): %v", err, names)
-	}
-	if guard.Close() != nil {
-		return out, true, nil // closed by the broker: the vhost was deleted
-	}
-	// The connections listing lags (3.10.8: its statistics).
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		n, err := f.c.VhostConnections(ctx, old)
-		if errors.Is(err, broker.ErrNotFound) {
-			return out, true, nil
-		}
-		if err == nil && n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return out, false, fmt.Errorf("the broker still lists %d connections to %s (%v)", n, old, err)
-		}
-	}
-	f.notes = nil
-	// A queue new on each try, so that each apply has a preflight.
-	src := twoQueues + fmt.Sprintf("      try-%d: {}\n", try)
-	out, err = f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{})
-	if err != nil {
-		return out, false, err
-	}
-	if out.Preflight == nil {
-		return out, false, fmt.Errorf("the apply of a new queue ran no preflight")
-	}
-	if !slices.Contains(out.Preflight.Swept, old) {
-		if _, err := f.c.GetVhost(ctx, old); errors.Is(err, broker.ErrNotFound) {
-			return out, true, nil
-		}
-	}
-	return out, false, nil
 }
 
 // TestPreflightWithoutVhostRights: a user who may not create vhosts (no

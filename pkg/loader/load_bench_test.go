@@ -1,0 +1,32 @@
+package loader
+
+import (
+	"testing"
+
+	"github.com/mqctl/mqctl/internal/gentopo"
+)
+
+// BenchmarkLoad10k loads make bench's generated file of 10,002 objects:
+// the part of a plan that comes before the broker's answer matters.
+func BenchmarkLoad10k(b *testing.B) {
+	data := []byte(gentopo.YAML("bench", 2500))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := LoadBytes("topology.yaml", data, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseYAML10k is the YAML library's own part of BenchmarkLoad10k.
+func BenchmarkParseYAML10k(b *testing.B) {
+	data := []byte(gentopo.YAML("bench", 2500))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := decodeYAML(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
