@@ -279,7 +279,6 @@ func (d *differ) bindingPrint(after bool, want, have *topology.Vhost, b *topolog
 }
 
 func (d *differ) vhost(name string, want, have *topology.Vhost) {
-	ref := ObjectRef{Kind: KindVhost, Vhost: name, Name: name}
 	empty := topology.NewVhost(name)
 	switch {
 	case want != nil && have == nil:
@@ -298,6 +297,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		return
 	}
 
+	ref := ObjectRef{Kind: KindVhost, Vhost: name, Name: name}
 	first := len(d.p.Changes) // this vhost's changes start here
 	d.ends = map[endKey]Print{}
 	if rec, ok := d.cur.Managed[ref]; ok {
@@ -309,7 +309,34 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	// gone are the exchanges and queues deleted for good: a replace cannot
 	// put back a binding on one of them.
 	gone := map[ObjectRef]bool{}
-	// Exchanges.
+	d.exchanges(name, want, have, gone)
+	d.queues(name, want, have, gone)
+	haveKeys, deleted := d.bindings(name, want, have)
+	d.takenDown(name, have, haveKeys, deleted, gone, d.p.Changes[first:])
+	d.restored(want, have, d.p.Changes[first:])
+	d.policies(name, KindPolicy, want.Policies, have.Policies)
+	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
+	// The generic kinds (kind.Spec.Item), those about access when the file
+	// has their section.
+	for _, spec := range kind.Items() {
+		if spec.Broker || !d.desired.Declares(spec.Kind) {
+			continue
+		}
+		d.items(name, spec, want.Items[spec.Kind], have.Items[spec.Kind])
+	}
+
+	switch {
+	case want != empty:
+	case d.managed(ref) && name != "/":
+		d.vhostLeft(name, have)
+	default:
+		d.p.Unmanaged = append(d.p.Unmanaged, ref)
+	}
+}
+
+// exchanges diffs the exchanges of vhost name; gone gets those deleted
+// for good.
+func (d *differ) exchanges(name string, want, have *topology.Vhost, gone map[ObjectRef]bool) {
 	for _, en := range union(want.ExchangeNames(), have.ExchangeNames()) {
 		w, h := want.Exchanges[en], have.Exchanges[en]
 		eref := ObjectRef{Kind: KindExchange, Vhost: name, Name: en}
@@ -330,7 +357,11 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			})
 		}
 	}
-	// Queues.
+}
+
+// queues diffs the queues of vhost name, with the messages and consumers
+// at stake in those replaced or deleted; gone gets those deleted for good.
+func (d *differ) queues(name string, want, have *topology.Vhost, gone map[ObjectRef]bool) {
 	for _, qn := range union(want.QueueNames(), have.QueueNames()) {
 		w, h := want.Queues[qn], have.Queues[qn]
 		qref := ObjectRef{Kind: KindQueue, Vhost: name, Name: qn}
@@ -353,18 +384,23 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			})
 		}
 	}
-	// Bindings.
+}
+
+// bindings diffs the bindings of vhost name (a binding is its identity:
+// it is created or deleted, never changed). It returns the key of each
+// current binding, in have's order, and the keys of those it deletes.
+func (d *differ) bindings(name string, want, have *topology.Vhost) (haveKeys []string, deleted map[string]bool) {
 	wantB := map[string]*topology.Binding{}
 	for _, b := range want.Bindings {
 		wantB[b.Key()] = b
 	}
-	haveKeys := make([]string, len(have.Bindings)) // the key of each current binding, computed once
+	haveKeys = make([]string, len(have.Bindings)) // computed once
 	haveB := map[string]*topology.Binding{}
 	for i, b := range have.Bindings {
 		haveKeys[i] = b.Key()
 		haveB[haveKeys[i]] = b
 	}
-	deleted := map[string]bool{} // keys of the bindings this plan deletes
+	deleted = map[string]bool{}
 	for _, k := range union(sortedKeys(wantB), sortedKeys(haveB)) {
 		w, h := wantB[k], haveB[k]
 		switch {
@@ -380,11 +416,15 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			})
 		}
 	}
-	d.takenDown(name, have, haveKeys, deleted, gone, d.p.Changes[first:])
-	// The bindings a replace puts back hang on the object as the file
-	// declares it: their prints change with it.
-	for i := range d.p.Changes[first:] {
-		c := &d.p.Changes[first+i]
+	return haveKeys, deleted
+}
+
+// restored gives each replace among changes the prints of the bindings
+// it puts back: they hang on the object as the file declares it, and
+// their prints change with it.
+func (d *differ) restored(want, have *topology.Vhost, changes []Change) {
+	for i := range changes {
+		c := &changes[i]
 		if c.Action != Replace {
 			continue
 		}
@@ -392,44 +432,32 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 			c.BindingPrints = append(c.BindingPrints, d.bindingPrint(true, want, have, b))
 		}
 	}
-	// Policies and operator policies.
-	d.policies(name, KindPolicy, want.Policies, have.Policies)
-	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
-	// The generic kinds (kind.Spec.Item), those about access when the file
-	// has their section.
-	for _, spec := range kind.Items() {
-		if spec.Broker || !d.desired.Declares(spec.Kind) {
-			continue
-		}
-		d.items(name, spec, want.Items[spec.Kind], have.Items[spec.Kind])
-	}
+}
 
-	if want == empty && d.managed(ref) && name != "/" {
-		// The vhost left the file: delete it only when nothing in it is
-		// someone else's (unmanaged objects keep it alive, and so do kinds
-		// that could not be read: they may hold such objects).
-		for _, u := range d.p.Unmanaged {
-			if u.Vhost == name {
-				return
-			}
-		}
-		for _, u := range d.p.ChangedOutside {
-			if u.Vhost == name && !u.Deleted {
-				return
-			}
-		}
-		if len(d.cur.Unread[name]) > 0 {
+// vhostLeft deletes vhost name, which mqctl manages and the file no
+// longer declares, only when nothing in it is someone else's: unmanaged
+// objects keep it alive, and so do kinds that could not be read (they
+// may hold such objects).
+func (d *differ) vhostLeft(name string, have *topology.Vhost) {
+	for _, u := range d.p.Unmanaged {
+		if u.Vhost == name {
 			return
 		}
-		var msgs, cons int64
-		for _, st := range d.cur.Queues[name] {
-			msgs += st.Messages
-			cons += st.Consumers
-		}
-		d.add(Change{Action: Delete, Kind: KindVhost, Vhost: name, Name: name, Before: vhostMeta(have), Messages: msgs, Consumers: cons})
-	} else if want == empty {
-		d.p.Unmanaged = append(d.p.Unmanaged, ref)
 	}
+	for _, u := range d.p.ChangedOutside {
+		if u.Vhost == name && !u.Deleted {
+			return
+		}
+	}
+	if len(d.cur.Unread[name]) > 0 {
+		return
+	}
+	var msgs, cons int64
+	for _, st := range d.cur.Queues[name] {
+		msgs += st.Messages
+		cons += st.Consumers
+	}
+	d.add(Change{Action: Delete, Kind: KindVhost, Vhost: name, Name: name, Before: vhostMeta(have), Messages: msgs, Consumers: cons})
 }
 
 // takenDown fills in the bindings that each replace or delete of an
