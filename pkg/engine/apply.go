@@ -162,58 +162,13 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	}
 	locks := newLocks(e.c, amqpURL, o.LockTimeout, o.LockWaiting)
 	defer locks.releaseAll()
-	existing, err := e.c.VhostNames(ctx)
+	existing, err := e.lockAll(ctx, locks, scope, touchesBroker(in))
 	if err != nil {
 		return nil, err
 	}
-	lockVhosts := slices.Clone(scope)
-	if touchesBroker(in) && !slices.Contains(lockVhosts, "/") {
-		// The broker's own objects (users) and their record (one global
-		// parameter, replaced whole) have no vhost: two applies that write
-		// them take the default vhost's lock, so that neither loses the
-		// other's record.
-		lockVhosts = append(lockVhosts, "/")
-		slices.Sort(lockVhosts) // one order for every apply: no deadlock
-	}
-	for _, vh := range lockVhosts {
-		if slices.Contains(existing, vh) {
-			if err := locks.acquire(ctx, vh); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	// Exact figures for the safety check are read through the locks'
-	// AMQP connections (the statistics lag): for a saved plan over its
-	// plan's statistics, for a fresh diff while the statistics are read.
-	// A failure is reported once the plan is known.
-	var (
-		p        *plan.Plan
-		l        *Live
-		exactErr error
-	)
-	if in.Saved != nil {
-		if l, err = e.ReadLive(ctx, scope); err != nil {
-			return nil, err
-		}
-		if l.fingerprintLike(in.Saved.Fingerprint) != in.Saved.Fingerprint {
-			return nil, fmt.Errorf("the broker changed since this plan was made (%w)", ErrStalePlan)
-		}
-		p = in.Saved
-		// A node that went down since leaves the fingerprint alone (4.0
-		// still lists the queues on it): check again what is out of reach.
-		if _, err := e.holdBackDownQueues(ctx, p, l); err != nil {
-			return nil, err
-		}
-		exactErr = refreshStakes(ctx, p, locks.inspect)
-	} else {
-		var known stakes
-		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}); err != nil {
-			return nil, err
-		}
-		if exactErr, err = e.readStakes(ctx, p, l, known, func(context.Context) (inspectFunc, error) { return locks.inspect, nil }); err != nil {
-			return nil, err
-		}
+	p, l, exactErr, err := e.planUnderLocks(ctx, in, scope, locks, o)
+	if err != nil {
+		return nil, err
 	}
 	out := &ApplyResult{Plan: p}
 	if err := e.refuseUnseenVhosts(p); err != nil {
@@ -276,6 +231,65 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		return out, ErrIncomplete
 	}
 	return out, e.waitVisible(ctx, out.Result, p.Vhosts, o.Waiting)
+}
+
+// lockAll takes the lock of every vhost of scope that exists, and of the
+// default vhost when the apply writes the broker's own objects, in one
+// order for every apply (no deadlock). It returns the vhosts that exist.
+func (e *Engine) lockAll(ctx context.Context, locks *locks, scope []string, brokerWide bool) (existing []string, err error) {
+	existing, err = e.c.VhostNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lockVhosts := slices.Clone(scope)
+	if brokerWide && !slices.Contains(lockVhosts, "/") {
+		// The broker's own objects (users) and their record (one global
+		// parameter, replaced whole) have no vhost: two applies that write
+		// them take the default vhost's lock, so that neither loses the
+		// other's record.
+		lockVhosts = append(lockVhosts, "/")
+		slices.Sort(lockVhosts)
+	}
+	for _, vh := range lockVhosts {
+		if slices.Contains(existing, vh) {
+			if err := locks.acquire(ctx, vh); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return existing, nil
+}
+
+// planUnderLocks is the plan an apply carries out, made or checked under
+// its locks: a saved plan, checked against the broker's fingerprint, or a
+// fresh diff. Exact figures for the safety check are read through the
+// locks' AMQP connections (the statistics lag): for a saved plan over its
+// plan's statistics, for a fresh diff while the statistics are read. A
+// failure of those reads is exactErr, reported once the plan is known.
+func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []string, locks *locks, o ApplyOptions) (p *plan.Plan, l *Live, exactErr, err error) {
+	if in.Saved == nil {
+		var known stakes
+		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}); err != nil {
+			return nil, nil, nil, err
+		}
+		if exactErr, err = e.readStakes(ctx, p, l, known, func(context.Context) (inspectFunc, error) { return locks.inspect, nil }); err != nil {
+			return nil, nil, nil, err
+		}
+		return p, l, exactErr, nil
+	}
+	if l, err = e.ReadLive(ctx, scope); err != nil {
+		return nil, nil, nil, err
+	}
+	if l.fingerprintLike(in.Saved.Fingerprint) != in.Saved.Fingerprint {
+		return nil, nil, nil, fmt.Errorf("the broker changed since this plan was made (%w)", ErrStalePlan)
+	}
+	p = in.Saved
+	// A node that went down since leaves the fingerprint alone (4.0
+	// still lists the queues on it): check again what is out of reach.
+	if _, err := e.holdBackDownQueues(ctx, p, l); err != nil {
+		return nil, nil, nil, err
+	}
+	return p, l, refreshStakes(ctx, p, locks.inspect), nil
 }
 
 // cleanRecords rewrites, under the locks held, the ownership records of
