@@ -215,6 +215,25 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 	if err != nil {
 		return err
 	}
+	if err := c.measureImportAndApply(ctx, file, applyVhost, importVhost, defs, objects, conn, r); err != nil {
+		return err
+	}
+	if err := c.measurePlansAndReads(ctx, file, applyVhost, runs, conn, r); err != nil {
+		return err
+	}
+	if objects <= preflightUpTo {
+		if err := c.measureOneChange(ctx, tmp, n, conn, r); err != nil {
+			return err
+		}
+	}
+	return c.measureTakeDown(ctx, tmp, applyVhost, n, runs, conn, r)
+}
+
+// measureImportAndApply times the broker's definitions import of defs
+// into importVhost and mqctl's apply of file into applyVhost, taking
+// turns, and (up to preflightUpTo objects) the same apply without its
+// preflight.
+func (c config) measureImportAndApply(ctx context.Context, file, applyVhost, importVhost string, defs []byte, objects int, conn []string, r *row) error {
 	// The import and the apply take turns, pairs(objects) times: one
 	// run of each is a coin toss on a broker whose pace drifts by a
 	// quarter from minute to minute (4.0.5 imported 10,002 objects in
@@ -270,6 +289,13 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 	if len(bare) > 0 {
 		r.M["apply without preflight"] = measure{Seconds: median(bare), Runs: bare}
 	}
+	return nil
+}
+
+// measurePlansAndReads times no-op plans of file against applyVhost,
+// taking turns with reads of its definitions with and without mqctl's
+// ownership record, and sizes the record.
+func (c config) measurePlansAndReads(ctx context.Context, file, applyVhost string, runs int, conn []string, r *row) error {
 	// The ownership record apply wrote: taken out for the reads without it.
 	records, err := c.records(ctx, applyVhost)
 	if err != nil {
@@ -318,13 +344,14 @@ func (c config) measureLive(ctx context.Context, tmp string, n int, r *row) erro
 	r.M["no-op plan"] = measure{Seconds: median(plans), RSSMB: rss}
 	r.M["definitions read"] = measure{Seconds: median(reads)}
 	r.M["definitions read without record"] = measure{Seconds: median(unrecorded)}
-	if objects <= preflightUpTo {
-		if err := c.measureOneChange(ctx, tmp, n, conn, r); err != nil {
-			return err
-		}
-	}
-	// Plans that take everything down, against the same vhost: they read
-	// the messages at stake in every queue besides the state.
+	return nil
+}
+
+// measureTakeDown times, against applyVhost, the plans that take
+// everything down: they read the messages at stake in every queue
+// besides the state.
+func (c config) measureTakeDown(ctx context.Context, tmp, applyVhost string, n, runs int, conn []string, r *row) error {
+	objects := gentopo.Objects(n)
 	for _, k := range []struct{ name, yaml string }{
 		{"teardown plan", teardownYAML(applyVhost)},
 		{"replace plan", replaceYAML(applyVhost, n)},
