@@ -100,13 +100,7 @@ func stopInPreflight(t *testing.T, b *testbroker.Broker, c *broker.Client, bin s
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	var werr error
-	select {
-	case werr = <-exited:
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("apply did not stop within a minute")
-	}
+	werr := waitStopped(t, cmd, exited, "of the signal")
 	var ee *exec.ExitError
 	if !errors.As(werr, &ee) {
 		t.Fatalf("apply exited %v, want a failure", werr)

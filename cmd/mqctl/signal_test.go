@@ -140,13 +140,7 @@ func interruptApply(t *testing.T, sig os.Signal) {
 	}
 	exited := make(chan error, 1)
 	go func() { <-copied; exited <- cmd.Wait() }()
-	var werr error
-	select {
-	case werr = <-exited:
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("apply did not stop within a minute of Ctrl-C")
-	}
+	werr := waitStopped(t, cmd, exited, "of Ctrl-C")
 	var ee *exec.ExitError
 	if !errors.As(werr, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("exit: %v, want exit status 1", werr)
@@ -224,6 +218,21 @@ func countKind(refs []plan.ObjectRef, k plan.Kind) int {
 		}
 	}
 	return n
+}
+
+// waitStopped returns how the stopped apply cmd exited (exited tells),
+// killing it and failing the test when it does not within a minute
+// (after what).
+func waitStopped(t *testing.T, cmd *exec.Cmd, exited <-chan error, after string) error {
+	t.Helper()
+	select {
+	case err := <-exited:
+		return err
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("apply did not stop within a minute %s", after)
+		return nil
+	}
 }
 
 func lastLines(s string, n int) string {
