@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 	"github.com/spf13/cobra"
@@ -96,15 +97,19 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 	return cmd
 }
 
+// replayOptions are the flags of dlq replay (Flags → Options → Validate
+// → Run).
+type replayOptions struct {
+	limit          int
+	dryRun         bool
+	toExchange     string
+	routingKey     string
+	retryHeaders   []string
+	confirmTimeout time.Duration
+}
+
 func newDLQReplayCmd(g *globals) *cobra.Command {
-	var (
-		limit          int
-		dryRun         bool
-		toExchange     string
-		routingKey     string
-		retryHeaders   []string
-		confirmTimeout = dlq.DefaultConfirmTimeout
-	)
+	o := replayOptions{confirmTimeout: dlq.DefaultConfirmTimeout}
 	cmd := &cobra.Command{
 		Use:   "replay QUEUE",
 		Short: "Republish dead letters to where they came from",
@@ -139,74 +144,85 @@ Exit codes: 0 when every message taken was replayed or skipped, 1 when some
 could not be replayed or the replay was interrupted (run it again).`,
 		Args: exactQueueArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := g.checkOutput("text", "json"); err != nil {
+			if err := o.validate(g); err != nil {
 				return err
 			}
-			if limit < 0 {
-				return fmt.Errorf("--limit %d: give a number of messages, or 0 for all", limit)
-			}
-			if confirmTimeout <= 0 {
-				return fmt.Errorf("--confirm-timeout %s: give a positive duration, such as 30s", confirmTimeout)
-			}
-			queue := args[0]
-			stderr := cmd.ErrOrStderr()
-			s, err := g.openDLQ(cmd.Context(), stderr, queue, "dlq replay")
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			opts := dlq.ReplayOptions{
-				Queue: queue, Limit: limit, DryRun: dryRun, User: s.user,
-				ConfirmTimeout: confirmTimeout, Router: s.router(),
-			}
-			for _, h := range retryHeaders {
-				if h != "" {
-					opts.RetryHeaders = append(opts.RetryHeaders, h)
-				}
-			}
-			if cmd.Flags().Changed("to-exchange") {
-				opts.Override.Exchange = &toExchange
-			}
-			if cmd.Flags().Changed("routing-key") {
-				opts.Override.RoutingKey = &routingKey
-			}
-			if n := s.deliveryLimit(queue); n > 0 && s.version.CountsRequeueAsDelivery() {
-				fmt.Fprintf(stderr, "mqctl: note: %q is a quorum queue with a delivery limit of %d: a message that is skipped, fails or is only read (--dry-run) counts a delivery, and past the limit the broker dead-letters or drops it\n", queue, n)
-			}
-			if opts.Router == nil {
-				fmt.Fprintf(stderr, "mqctl: note: the bindings of vhost %q could not be read (%v): a destination leading back into %q is caught only when it is the way the messages came in\n", s.vhost, s.liveErr, queue)
-			}
-			opts.Progress = progress(stderr, dryRun)
-			rep, err := dlq.Replay(cmd.Context(), s.conn, opts)
-			if err != nil {
-				return fmt.Errorf("vhost %q: %w", s.vhost, err)
-			}
-			ro := dlq.ReplayRender{Vhost: s.vhost}
-			if g.output == "json" {
-				err = dlq.WriteReplayJSON(cmd.OutOrStdout(), rep, ro)
-			} else {
-				err = dlq.WriteReplayText(cmd.OutOrStdout(), rep, ro)
-			}
-			if err != nil {
-				return err
-			}
-			switch {
-			case rep.Interrupted != nil:
-				return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("the replay was interrupted: %w; run it again to continue", rep.Interrupted)}
-			case rep.Failed > 0 && !dryRun:
-				return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%d of %d messages could not be replayed and stay in %q", rep.Failed, len(rep.Outcomes), queue)}
-			}
-			return nil
+			return o.run(cmd, g, args[0])
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&limit, "limit", 0, "replay at most this many messages (0: all it holds when the replay starts)")
-	f.BoolVar(&dryRun, "dry-run", false, "print where each message would go; publish and remove nothing")
-	f.StringVar(&toExchange, "to-exchange", "", `publish to this exchange instead of the original one ("" is the default exchange)`)
-	f.StringVar(&routingKey, "routing-key", "", "publish with this routing key instead of the original one(s)")
-	f.StringArrayVar(&retryHeaders, "retry-header", []string{dlq.DefaultRetryHeader}, "retry-attempt header to remove (repeatable; '' removes none)")
-	f.DurationVar(&confirmTimeout, "confirm-timeout", confirmTimeout, "how long to wait for the broker to confirm each message before stopping")
+	f.IntVar(&o.limit, "limit", 0, "replay at most this many messages (0: all it holds when the replay starts)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print where each message would go; publish and remove nothing")
+	f.StringVar(&o.toExchange, "to-exchange", "", `publish to this exchange instead of the original one ("" is the default exchange)`)
+	f.StringVar(&o.routingKey, "routing-key", "", "publish with this routing key instead of the original one(s)")
+	f.StringArrayVar(&o.retryHeaders, "retry-header", []string{dlq.DefaultRetryHeader}, "retry-attempt header to remove (repeatable; '' removes none)")
+	f.DurationVar(&o.confirmTimeout, "confirm-timeout", o.confirmTimeout, "how long to wait for the broker to confirm each message before stopping")
 	return cmd
+}
+
+func (o *replayOptions) validate(g *globals) error {
+	if err := g.checkOutput("text", "json"); err != nil {
+		return err
+	}
+	if o.limit < 0 {
+		return fmt.Errorf("--limit %d: give a number of messages, or 0 for all", o.limit)
+	}
+	if o.confirmTimeout <= 0 {
+		return fmt.Errorf("--confirm-timeout %s: give a positive duration, such as 30s", o.confirmTimeout)
+	}
+	return nil
+}
+
+// run replays queue's messages and shows what became of each.
+func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error {
+	stderr := cmd.ErrOrStderr()
+	s, err := g.openDLQ(cmd.Context(), stderr, queue, "dlq replay")
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	opts := dlq.ReplayOptions{
+		Queue: queue, Limit: o.limit, DryRun: o.dryRun, User: s.user,
+		ConfirmTimeout: o.confirmTimeout, Router: s.router(),
+	}
+	for _, h := range o.retryHeaders {
+		if h != "" {
+			opts.RetryHeaders = append(opts.RetryHeaders, h)
+		}
+	}
+	if cmd.Flags().Changed("to-exchange") {
+		opts.Override.Exchange = &o.toExchange
+	}
+	if cmd.Flags().Changed("routing-key") {
+		opts.Override.RoutingKey = &o.routingKey
+	}
+	if n := s.deliveryLimit(queue); n > 0 && s.version.CountsRequeueAsDelivery() {
+		fmt.Fprintf(stderr, "mqctl: note: %q is a quorum queue with a delivery limit of %d: a message that is skipped, fails or is only read (--dry-run) counts a delivery, and past the limit the broker dead-letters or drops it\n", queue, n)
+	}
+	if opts.Router == nil {
+		fmt.Fprintf(stderr, "mqctl: note: the bindings of vhost %q could not be read (%v): a destination leading back into %q is caught only when it is the way the messages came in\n", s.vhost, s.liveErr, queue)
+	}
+	opts.Progress = progress(stderr, o.dryRun)
+	rep, err := dlq.Replay(cmd.Context(), s.conn, opts)
+	if err != nil {
+		return fmt.Errorf("vhost %q: %w", s.vhost, err)
+	}
+	ro := dlq.ReplayRender{Vhost: s.vhost}
+	if g.output == "json" {
+		err = dlq.WriteReplayJSON(cmd.OutOrStdout(), rep, ro)
+	} else {
+		err = dlq.WriteReplayText(cmd.OutOrStdout(), rep, ro)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case rep.Interrupted != nil:
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("the replay was interrupted: %w; run it again to continue", rep.Interrupted)}
+	case rep.Failed > 0 && !o.dryRun:
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%d of %d messages could not be replayed and stay in %q", rep.Failed, len(rep.Outcomes), queue)}
+	}
+	return nil
 }
 
 func exactQueueArg(cmd *cobra.Command, args []string) error {
