@@ -125,6 +125,18 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		samplesCache:  map[string][]string{},
 		regexps:       map[string]*regexp.Regexp{},
 	}
+	f.index()
+	f.routeDeadLetters()
+	f.collectArrivals()
+	f.collectTargets()
+	f.classify()
+	return f
+}
+
+// index lists the bindings from and into each object, and each queue's
+// effective arguments and dead-letter settings.
+func (f *facts) index() {
+	v, sim := f.v, f.sim
 	for _, b := range v.Bindings {
 		f.from[b.Source] = append(f.from[b.Source], b)
 		if b.DestinationType == topology.DestQueue {
@@ -143,10 +155,13 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		f.dl[q] = d
 		f.dlxOf[x] = append(f.dlxOf[x], q)
 	}
+}
 
-	// Where dead letters go: first for the keys messages get from bindings
-	// (or the dead-letter routing key), then once more for the keys that
-	// dead letters of other queues arrive with.
+// routeDeadLetters simulates where each queue's dead letters go: first
+// for the keys messages get from bindings (or the dead-letter routing
+// key), then once more for the keys that dead letters of other queues
+// arrive with.
+func (f *facts) routeDeadLetters() {
 	for _, q := range f.queueNames {
 		if d := f.dl[q]; d != nil && !d.Missing {
 			if d.HasDLRK {
@@ -177,7 +192,11 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 			}
 		}
 	}
-	f.collectArrivals()
+}
+
+// collectTargets lists, sorted, the queues each queue's dead letters can
+// reach.
+func (f *facts) collectTargets() {
 	for _, d := range f.dl {
 		seen := map[string]bool{}
 		add := func(t string) {
@@ -210,8 +229,6 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		}
 		sort.Strings(d.Targets)
 	}
-	f.classify()
-	return f
 }
 
 func (f *facts) addRoute(q string, d *dlInfo, in msgKey, sample string) {
