@@ -51,8 +51,10 @@ type Engine struct {
 	// noTable turns the version table's refusals off (tests: what the
 	// preflight catches alone).
 	noTable bool
-	// now is the preflight's clock (nil: time.Now); tests move it.
-	now func() time.Time
+	// now is the preflight's clock (nil: time.Now) and sweepable the
+	// leftovers its sweep may take (nil: all); tests set them.
+	now       func() time.Time
+	sweepable func(string) bool
 }
 
 // New returns an engine for the broker behind c. It does no I/O.

@@ -6,6 +6,10 @@ import "time"
 // preflight catches by itself.
 func WithoutTable(e *Engine) { e.noTable = true }
 
-// WithClock makes now the clock e's preflight reads: its throwaway
-// vhost's name and the age of the leftovers it sweeps.
-func WithClock(e *Engine, now func() time.Time) { e.now = now }
+// WithClock makes now the clock e's preflight reads (its throwaway
+// vhost's name and the age of the leftovers it sweeps), and lets its sweep
+// take only the leftovers sweepable accepts: on a clock moved past the
+// grace, every other apply's throwaway vhost looks left behind.
+func WithClock(e *Engine, now func() time.Time, sweepable func(string) bool) {
+	e.now, e.sweepable = now, sweepable
+}

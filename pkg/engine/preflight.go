@@ -15,7 +15,7 @@ import (
 // the caller goes on: done waits until it is, then notes what the sweep of
 // leftovers and the cleanup found. Call done before returning.
 func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL string) (rep *preflight.Report, done func(), err error) {
-	rep, wait, err := preflight.Start(ctx, e.c, p, l.State(), preflight.Options{AMQPURL: amqpURL, TLS: e.c.TLSConfig(), Now: e.now})
+	rep, wait, err := preflight.Start(ctx, e.c, p, l.State(), preflight.Options{AMQPURL: amqpURL, TLS: e.c.TLSConfig(), Now: e.now, Sweepable: e.sweepable})
 	done = func() {
 		wait()
 		if rep == nil {

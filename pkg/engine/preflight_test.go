@@ -229,11 +229,14 @@ func TestPreflightSweepsLeftovers(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	shift := preflight.Grace + time.Minute
-	engine.WithClock(f.eng, func() time.Time { return time.Now().Add(shift) })
-	young := fmt.Sprintf("%s%d-%s", broker.ThrowawayPrefix, time.Now().Add(2*shift).Unix(), "cafebabe")
+	// Its sweep takes only this test's throwaway vhosts: to its clock,
+	// those of the applies of other tests look left behind too.
+	mine := fmt.Sprintf("-test%x-", time.Now().UnixNano())
+	engine.WithClock(f.eng, func() time.Time { return time.Now().Add(shift) }, func(name string) bool { return strings.Contains(name, mine) })
+	young := fmt.Sprintf("%s%d%s%s", broker.ThrowawayPrefix, time.Now().Add(2*shift).Unix(), mine, "young")
 	f.throwaway(ctx, young)
 	for try := 1; ; try++ {
-		old := fmt.Sprintf("%s%d-%08x", broker.ThrowawayPrefix, time.Now().Unix(), try)
+		old := fmt.Sprintf("%s%d%s%d", broker.ThrowawayPrefix, time.Now().Unix(), mine, try)
 		f.throwaway(ctx, old)
 		names, err := f.c.VhostNames(ctx)
 		if err != nil || slices.Contains(names, old) {
@@ -256,6 +259,9 @@ func TestPreflightSweepsLeftovers(t *testing.T) {
 			}
 			t.Logf("try %d: %s was swept by another test's apply first; again", try, old)
 			continue
+		}
+		if slices.ContainsFunc(out.Preflight.Swept, func(n string) bool { return !strings.Contains(n, mine) }) {
+			t.Errorf("swept %v: another apply's throwaway vhost among them", out.Preflight.Swept)
 		}
 		if !slices.Contains(out.Preflight.Swept, old) || slices.Contains(out.Preflight.Swept, young) {
 			t.Errorf("swept %v; want %s and not %s", out.Preflight.Swept, old, young)
