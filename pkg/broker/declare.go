@@ -63,11 +63,11 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 	// ctx ended while the connection was being opened (what opened may
 	// have been cut), or a dial failed because it had: the caller asked
 	// to stop.
-	if cut := !stop(); cut || err != nil && ctx.Err() != nil {
+	if cut := !stop(); cut || err != nil && ended(ctx) != nil {
 		if conn != nil {
 			_ = conn.Close()
 		}
-		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %w", u.Host, o.Vhost, ctx.Err())
+		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %w", u.Host, o.Vhost, ended(ctx))
 	}
 	if err != nil {
 		var ae *amqp.Error
@@ -78,6 +78,19 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg)
 	}
 	return conn, nil
+}
+
+// ended is why ctx ended, or nil. A dial that reaches ctx's deadline
+// fails with "i/o timeout" a moment before ctx.Err() says so (seen on a
+// loaded machine): a deadline passed is DeadlineExceeded already.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // Declarer declares exchanges, queues and bindings over AMQP: one

@@ -615,7 +615,11 @@ func TestReplayInterrupted(t *testing.T) {
 			case dup > 1:
 				t.Errorf("%d messages in both the DLQ and work, want at most 1", dup)
 			}
-			if len(origin) != rep.Replayed+dup {
+			// The one in both queues is not counted as replayed, unless
+			// its removal from the DLQ (an ack, which the broker does not
+			// confirm) went out just before the cut and never arrived:
+			// then it is (seen once on a loaded 4.0.5).
+			if len(origin) != rep.Replayed+dup && !(dup == 1 && len(origin) == rep.Replayed) {
 				t.Errorf("work holds %d messages; the report says %d replayed, and %d are in both queues", len(origin), rep.Replayed, dup)
 			}
 
