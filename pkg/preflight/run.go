@@ -318,8 +318,9 @@ func (t *trier) each(trials []*Trial, f func(context.Context, *Trial) error) []f
 // granted runs f again while the broker answers it 403 access refused,
 // for about a second: the throwaway vhost's permissions were granted a
 // moment before, and a loaded RabbitMQ 4.3.6 refused the first
-// declaration after the grant so (seen in CI), which judge would take
-// for the broker refusing the user's object.
+// declaration after the grant so (seen in CI). phase runs every
+// declaration through it; a trial's goes through it before judge, which
+// would take the 403 for the broker refusing the user's object.
 func granted(ctx context.Context, f func(context.Context) error) error {
 	wait := 50 * time.Millisecond
 	for try := 1; ; try++ {
@@ -354,7 +355,7 @@ func (t *trier) phase(ctx context.Context, fs []func(context.Context) error) err
 		go func() {
 			defer wg.Done()
 			defer func() { <-t.sem }()
-			if err := f(ctx); err != nil {
+			if err := granted(ctx, f); err != nil {
 				mu.Lock()
 				if first == nil {
 					first = err
@@ -469,14 +470,10 @@ func (t *trier) ends(bindings []*Trial) []func(context.Context) error {
 	}
 	out := []func(context.Context) error{
 		func(ctx context.Context) error {
-			return granted(ctx, func(ctx context.Context) error {
-				return t.c.DeclareQueue(ctx, t.vhost, &topology.Queue{Name: sinkQueue, Type: topology.QueueClassic, Durable: true})
-			})
+			return t.c.DeclareQueue(ctx, t.vhost, &topology.Queue{Name: sinkQueue, Type: topology.QueueClassic, Durable: true})
 		},
 		func(ctx context.Context) error {
-			return granted(ctx, func(ctx context.Context) error {
-				return t.c.DeclareExchange(ctx, t.vhost, &topology.Exchange{Name: sinkExchange, Type: "fanout", Durable: true})
-			})
+			return t.c.DeclareExchange(ctx, t.vhost, &topology.Exchange{Name: sinkExchange, Type: "fanout", Durable: true})
 		},
 	}
 	seen := map[string]bool{}
