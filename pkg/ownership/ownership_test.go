@@ -74,3 +74,27 @@ func TestIsRecord(t *testing.T) {
 		}
 	}
 }
+
+// Merge is the union of the records; a single record holding entries is
+// its own union (shared: the plan only reads it), whatever empty records
+// come with it.
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	a := &Record{Vhost: "a", Managed: map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "a", Name: "q"}: 1}}
+	b := &Record{Vhost: "b", Managed: map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "b", Name: "q"}: 2, {Kind: plan.KindExchange, Vhost: "b", Name: "x"}: 3}}
+	empty := &Record{Vhost: "", Managed: map[plan.ObjectRef]plan.Print{}}
+	want := map[plan.ObjectRef]plan.Print{
+		{Kind: plan.KindQueue, Vhost: "a", Name: "q"}:    1,
+		{Kind: plan.KindQueue, Vhost: "b", Name: "q"}:    2,
+		{Kind: plan.KindExchange, Vhost: "b", Name: "x"}: 3,
+	}
+	if d := cmp.Diff(want, Merge(map[string]*Record{"a": a, "b": b, "": empty})); d != "" {
+		t.Errorf("two records and an empty one (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(b.Managed, Merge(map[string]*Record{"b": b, "": empty})); d != "" {
+		t.Errorf("one record (-want +got):\n%s", d)
+	}
+	if got := Merge(nil); len(got) != 0 {
+		t.Errorf("no record: %v, want an empty set", got)
+	}
+}
