@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,6 +46,9 @@ import (
 //	rmq put PATH [JSON]   PUT /api/PATH (JSON: default {}); a vhost or user made so
 //	                      is deleted when the script ends.
 //	rmq delete PATH       DELETE /api/PATH.
+//	rmq gone FILE REGEXP  FILE (or stdout, stderr) names a vhost, REGEXP's first
+//	                      group, and the broker no longer has it (a throwaway
+//	                      vhost a command made and deleted).
 //	rmq publish EXCHANGE KEY BODY [N]
 //	                      publish the message (N times: default 1) to $VHOST over
 //	                      AMQP on one channel, each confirmed before the next.
@@ -171,6 +175,22 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("GET /api/%s: %v", args[0], err)
 		}
 		ts.Stdout().Write(out)
+	case "gone":
+		noNeg(ts, neg, "rmq gone")
+		if len(args) != 2 {
+			ts.Fatalf("usage: rmq gone FILE REGEXP")
+		}
+		re, err := regexp.Compile(args[1])
+		ts.Check(err)
+		m := re.FindStringSubmatch(ts.ReadFile(args[0]))
+		if len(m) < 2 || m[1] == "" {
+			ts.Fatalf("%s names no vhost matching %s", args[0], args[1])
+		}
+		status, body, err := l.b.API(http.MethodGet, "vhosts/"+url.PathEscape(m[1]), nil)
+		ts.Check(err)
+		if status != http.StatusNotFound {
+			ts.Fatalf("vhost %s is still on the broker (GET: %d %s)", m[1], status, body)
+		}
 	case "put", "delete":
 		noNeg(ts, neg, "rmq "+verb)
 		method, body := http.MethodDelete, []byte(nil)

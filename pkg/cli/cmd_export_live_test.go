@@ -208,15 +208,6 @@ vhosts:
 	}
 }
 
-func TestExportLiveUnknownVhost(t *testing.T) {
-	t.Parallel()
-	br := testbroker.New(t)
-	_, errs, code := runLive(t, "export", "--vhost", "no-such-vhost-here", "--server", br.URL, "--username", br.Username, "--password", br.Password)
-	if code != 1 || !strings.Contains(errs, `vhost "no-such-vhost-here" does not exist`) {
-		t.Errorf("exit %d, stderr %q", code, errs)
-	}
-}
-
 func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
