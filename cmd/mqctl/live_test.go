@@ -462,10 +462,15 @@ func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 // their broker with tests that kill applies (TestPreflightStopped), and
 // whichever apply runs next sweeps what those leave, so that a script's
 // command may or may not say so; TestPreflightStopped checks the note.
-var othersLeftovers = []string{
-	"deleted the throwaway vhosts that killed mqctl applies left behind: ",
-	"a throwaway vhost that a killed mqctl apply left behind could not be deleted",
-}
+var (
+	othersLeftovers = []string{
+		"deleted the throwaway vhosts that killed mqctl applies left behind: ",
+		"a throwaway vhost that a killed mqctl apply left behind could not be deleted",
+	}
+	// leftoverElement is one of those notes as a JSON string.
+	leftoverElement   = regexp.MustCompile(`"(?:note: )?(?:` + regexp.QuoteMeta(othersLeftovers[0]) + `|` + regexp.QuoteMeta(othersLeftovers[1]) + `)(?:[^"\\]|\\.)*"`)
+	emptyIndentedList = regexp.MustCompile(`\[\n\s*\]`)
+)
 
 // dropLeftoverNotes drops othersLeftovers' notes from text in each form
 // mqctl writes them: a line of apply -o json's stream, a line of stderr,
@@ -483,7 +488,6 @@ func dropLeftoverNotes(text string) string {
 	if !isLeftover(text) {
 		return text
 	}
-	note := regexp.MustCompile(`"(?:note: )?(?:` + regexp.QuoteMeta(othersLeftovers[0]) + `|` + regexp.QuoteMeta(othersLeftovers[1]) + `)(?:[^"\\]|\\.)*"`)
 	lines := strings.SplitAfter(text, "\n")
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
@@ -504,11 +508,11 @@ func dropLeftoverNotes(text string) string {
 			continue
 		default:
 			// Elements of a compact list, within the line.
-			l = note.ReplaceAllString(l, "")
+			l = leftoverElement.ReplaceAllString(l, "")
 			l = strings.NewReplacer("[,", "[", ",]", "]", ",,", ",").Replace(l)
 		}
 		out = append(out, l)
 	}
 	// An indented list that held only the note.
-	return regexp.MustCompile(`\[\n\s*\]`).ReplaceAllString(strings.Join(out, ""), "[]")
+	return emptyIndentedList.ReplaceAllString(strings.Join(out, ""), "[]")
 }
