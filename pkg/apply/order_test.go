@@ -71,7 +71,7 @@ func diff(have, want *topology.Vhost, unmanaged ...*topology.Binding) *plan.Plan
 	cur.Vhosts["v"] = have
 	des := topology.New()
 	des.Vhosts["v"] = want
-	return plan.Diff(des, plan.Current{Live: topology.Live{State: cur}, Managed: plan.RecordedOf(cur, managed)})
+	return plan.Diff(des, plan.Current{Live: topology.Live{State: cur}, Managed: plan.ManagedOf(plan.RecordedOf(cur, managed))})
 }
 
 // render lists each phase's steps as strings, restores marked.

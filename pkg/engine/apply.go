@@ -272,6 +272,7 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}); err != nil {
 			return nil, nil, nil, err
 		}
+		p.SetFlows(l.current, e.c.RabbitMQVersion())
 		if exactErr, err = e.readStakes(ctx, p, l, known, func(context.Context) (inspectFunc, error) { return locks.inspect, nil }); err != nil {
 			return nil, nil, nil, err
 		}

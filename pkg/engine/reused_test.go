@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -245,7 +246,7 @@ func (k *kindRun) records() map[plan.ObjectRef]plan.Print {
 			k.f.t.Fatal(err)
 		}
 	}
-	return ownership.Merge(recs)
+	return maps.Collect(ownership.Merge(recs).All())
 }
 
 // TestStaleRecordIsCleaned: objects mqctl made that were deleted by hand

@@ -389,25 +389,16 @@ func (r *Record) Equal(refs map[plan.ObjectRef]plan.Print) bool {
 	return n == len(r.Managed) && len(r.Exchanges) <= 1 && !r.Outdated()
 }
 
-// Merge returns the union of the per-vhost records as one managed set,
-// for reading only: when a single record holds entries (a plan of one
-// vhost, the common case) the union is that record's own set, not a copy
-// (at 50,000 objects a copy is 5 MB of a plan's peak memory).
-func Merge(recs map[string]*Record) map[plan.ObjectRef]plan.Print {
-	var only *Record
-	holding := 0
-	for _, r := range recs {
+// Merge returns the per-vhost records as one managed set, for reading
+// only: each record's own set, not a copy (at 50,000 objects a copy is
+// 3.7 MB of a plan's peak memory). A record lists only objects of its
+// own vhost ("" for the broker's own record), which is how the set looks
+// them up.
+func Merge(recs map[string]*Record) plan.Managed {
+	out := plan.Managed{}
+	for vh, r := range recs {
 		if len(r.Managed) > 0 {
-			only, holding = r, holding+1
-		}
-	}
-	if holding == 1 {
-		return only.Managed
-	}
-	out := map[plan.ObjectRef]plan.Print{}
-	for _, r := range recs {
-		for ref, p := range r.Managed {
-			out[ref] = p
+			out[vh] = r.Managed
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package ownership
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -88,11 +89,22 @@ func TestMerge(t *testing.T) {
 		{Kind: plan.KindQueue, Vhost: "b", Name: "q"}:    2,
 		{Kind: plan.KindExchange, Vhost: "b", Name: "x"}: 3,
 	}
-	if d := cmp.Diff(want, Merge(map[string]*Record{"a": a, "b": b, "": empty})); d != "" {
+	merged := Merge(map[string]*Record{"a": a, "b": b, "": empty})
+	if d := cmp.Diff(want, maps.Collect(merged.All())); d != "" {
 		t.Errorf("two records and an empty one (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(b.Managed, Merge(map[string]*Record{"b": b, "": empty})); d != "" {
-		t.Errorf("one record (-want +got):\n%s", d)
+	for ref, p := range want {
+		if got, ok := merged.Get(ref); !ok || got != p {
+			t.Errorf("Get(%v) = %v, %v; want %v", ref, got, ok, p)
+		}
+	}
+	if _, ok := merged.Get(plan.ObjectRef{Kind: plan.KindQueue, Vhost: "a", Name: "x"}); ok {
+		t.Error("Get finds an object no record lists")
+	}
+	// Each record's set is used as it is, not copied.
+	b.Managed[plan.ObjectRef{Kind: plan.KindQueue, Vhost: "b", Name: "later"}] = 4
+	if p, ok := merged.Get(plan.ObjectRef{Kind: plan.KindQueue, Vhost: "b", Name: "later"}); !ok || p != 4 {
+		t.Error("Merge copied a record's set")
 	}
 	if got := Merge(nil); len(got) != 0 {
 		t.Errorf("no record: %v, want an empty set", got)

@@ -72,7 +72,7 @@ func TestDiffScalesLinearly(t *testing.T) {
 			var steps [2]int
 			for i, size := range []int{n, 4 * n} {
 				cur := pairs("bench", size, 10000, "direct")
-				p, v := visits(tc.desired(size), Current{Live: topology.Live{State: cur}, Managed: RecordedOf(cur, managedAll(cur))})
+				p, v := visits(tc.desired(size), Current{Live: topology.Live{State: cur}, Managed: ManagedOf(RecordedOf(cur, managedAll(cur)))})
 				want := 4*size + 2 // every exchange, queue and binding deleted
 				if tc.action == Replace {
 					want = 2*size + 1 // every queue and events.dlx; the bindings are restored
@@ -208,7 +208,7 @@ func TestTakenDownUnchanged(t *testing.T) {
 	listed := 0
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cur := Current{Live: topology.Live{State: tc.current, Queues: map[string]map[string]QueueStats{"/": {"q1": {Messages: 3, Consumers: 1}}}}, Managed: RecordedOf(tc.current, tc.managed(tc.current))}
+			cur := Current{Live: topology.Live{State: tc.current, Queues: map[string]map[string]QueueStats{"/": {"q1": {Messages: 3, Consumers: 1}}}}, Managed: ManagedOf(RecordedOf(tc.current, tc.managed(tc.current)))}
 			got := Diff(tc.desired, cur)
 			want := Diff(tc.desired, cur)
 			oldTakenDown(want, tc.current)

@@ -140,7 +140,7 @@ func TestDiff(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cur := Current{Live: topology.Live{State: tc.current}}
 			if tc.managed {
-				cur.Managed = Recorded(tc.current)
+				cur.Managed = ManagedOf(Recorded(tc.current))
 			}
 			p := Diff(tc.desired, cur)
 			if diff := cmp.Diff(tc.want, rows(p)); diff != "" {
@@ -150,7 +150,7 @@ func TestDiff(t *testing.T) {
 				t.Errorf("unmanaged = %v, want %d", p.Unmanaged, tc.unmanaged)
 			}
 			// The plan against the desired state itself is always empty.
-			again := Diff(tc.desired, Current{Live: topology.Live{State: tc.desired}, Managed: Recorded(tc.desired)})
+			again := Diff(tc.desired, Current{Live: topology.Live{State: tc.desired}, Managed: ManagedOf(Recorded(tc.desired))})
 			if !again.Empty() || again.Records() {
 				t.Errorf("second plan not empty: %v, record: prints %v, stale %v, changed outside %v", rows(again), again.Prints, again.Stale, again.ChangedOutside)
 			}
@@ -200,7 +200,7 @@ func TestDeleteListsBindingsItTakesDown(t *testing.T) {
 		{KindExchange, "/", "e"}: true, {KindQueue, "/", "a"}: true,
 		BindingRef("/", bind("e", "a", "ours")): true,
 	}
-	p := Diff(vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct") }), Current{Live: topology.Live{State: current}, Managed: RecordedOf(current, managed)})
+	p := Diff(vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct") }), Current{Live: topology.Live{State: current}, Managed: ManagedOf(RecordedOf(current, managed))})
 	want := []row{{Delete, KindQueue, "a"}, {Delete, KindBinding, "e -> queue a [ours]"}}
 	if diff := cmp.Diff(want, rows(p)); diff != "" {
 		t.Fatalf("changes (-want +got):\n%s", diff)

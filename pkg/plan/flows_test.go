@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -27,7 +28,7 @@ func TestFlowsOfAVhostNotReadAreUnknown(t *testing.T) {
 	cur := Current{Live: topology.Live{State: live, Unread: map[string][]Unread{
 		"nobindings": {{Vhost: "nobindings", Kind: kind.Binding, Reason: "no permission"}},
 		"seen":       {{Vhost: "seen", Kind: kind.VhostLimits, Reason: "not a kind that routes messages"}},
-	}}, Managed: Recorded(live)}
+	}}, Managed: ManagedOf(Recorded(live))}
 	p := Diff(desired, cur)
 	p.Unread = append(p.Unread, Unread{Vhost: "hidden", Kind: kind.Vhost, Reason: "not shown"}) // as the engine adds it
 	p.Vhosts = []string{"hidden", "nobindings", "seen"}
@@ -68,7 +69,7 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Queues["work.dlq"] = q("work.dlq", nil)
 		v.Bindings = []*topology.Binding{bind("orders", "audit", "order.created"), bind("orders", "work", "order.paid"), bind("dlx", "work.dlq", "work")}
 	})
-	cur := Current{Live: topology.Live{State: live}, Managed: Recorded(live)}
+	cur := Current{Live: topology.Live{State: live}, Managed: ManagedOf(Recorded(live))}
 	p := Diff(desired, cur)
 	p.SetFlows(cur, rmqversion.Default)
 	if !p.Flows.LosesMessages() || len(p.Flows.Routes) == 0 || len(p.Flows.DeadLetters) == 0 {
@@ -93,6 +94,49 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 	for name, got := range map[string]*Plan{"the JSON plan": fromJSON, "the saved plan": fromSaved} {
 		if d := cmp.Diff(p.Flows, got.Flows, cmpopts.EquateEmpty()); d != "" {
 			t.Errorf("flows read back from %s (-made +read):\n%s", name, d)
+		}
+	}
+}
+
+// TestFlowsCompareOnlyVhostsWithRoutingChanges: SetFlows compares only the
+// vhosts where a kind that routes changes; what it finds is what comparing
+// every vhost finds, so skipping the others loses nothing.
+func TestFlowsCompareOnlyVhostsWithRoutingChanges(t *testing.T) {
+	orders := func(key string) func(v *topology.Vhost) {
+		return func(v *topology.Vhost) {
+			v.Exchanges["orders"] = x("orders", "topic")
+			v.Queues["audit"] = q("audit", nil)
+			v.Bindings = []*topology.Binding{bind("orders", "audit", key)}
+		}
+	}
+	live := vh("changed", orders("order.*"))
+	live.Vhosts["same"] = vh("same", orders("order.*")).Vhosts["same"]
+	live.Vhosts["gone"] = vh("gone", orders("order.*")).Vhosts["gone"]
+	desired := vh("changed", orders("order.created"))
+	desired.Vhosts["same"] = vh("same", orders("order.*")).Vhosts["same"]
+	desired.Vhosts["new"] = vh("new", orders("order.*")).Vhosts["new"]
+	cur := Current{Live: topology.Live{State: live}, Managed: ManagedOf(Recorded(live))}
+	for _, vhosts := range [][]string{nil, {"changed", "gone", "new", "same"}, {"same"}} {
+		p := Diff(desired, cur)
+		p.Vhosts = vhosts
+		p.SetFlows(cur, rmqversion.Default)
+		all := vhosts
+		if all == nil {
+			all = []string{"changed", "gone", "new", "same"}
+		}
+		want := flow.Compare(live, p.Project(live), flow.Options{Version: rmqversion.Default, Vhosts: all})
+		if d := cmp.Diff(want, p.Flows, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("vhosts %v: flows (-every vhost compared +SetFlows):\n%s", vhosts, d)
+		}
+		if vhosts != nil {
+			continue
+		}
+		moved := map[string]bool{}
+		for _, r := range p.Flows.Routes {
+			moved[r.Vhost] = true
+		}
+		if want := map[string]bool{"changed": true, "gone": true, "new": true}; !cmp.Equal(want, moved) {
+			t.Errorf("vhosts whose routes change: %v, want %v", moved, want)
 		}
 	}
 }

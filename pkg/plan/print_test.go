@@ -116,7 +116,7 @@ func TestChangedOutside(t *testing.T) {
 	record[ObjectRef{KindQueue, "v", "old"}] = NoPrint
 	record[ObjectRef{KindQueue, "v", "gone"}] = 12345
 
-	p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: record})
+	p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(record)})
 	var got []string
 	for _, o := range p.ChangedOutside {
 		got = append(got, string(o.Kind)+" "+o.Name)
@@ -145,7 +145,7 @@ func TestChangedOutside(t *testing.T) {
 	}
 
 	// --delete-changed: deleted, as asked, and said so.
-	p = DiffWith(desired, Current{Live: topology.Live{State: current}, Managed: record}, Options{DeleteChanged: true})
+	p = DiffWith(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(record)}, Options{DeleteChanged: true})
 	deletes := 0
 	for _, c := range p.Changes {
 		if c.Action == Delete {
@@ -159,7 +159,7 @@ func TestChangedOutside(t *testing.T) {
 	// A vhost mqctl made, left by the file, is kept while an object in it
 	// is someone else's.
 	record[ObjectRef{KindVhost, "v", "v"}] = vhostPrint
-	p = Diff(topology.New(), Current{Live: topology.Live{State: current}, Managed: record})
+	p = Diff(topology.New(), Current{Live: topology.Live{State: current}, Managed: ManagedOf(record)})
 	for _, c := range p.Changes {
 		if c.Kind == KindVhost {
 			t.Errorf("the vhost is deleted with objects changed outside mqctl in it: %v", rows(p))
@@ -194,7 +194,7 @@ func TestPermissionOfAUserMadeAgain(t *testing.T) {
 		{"user not mqctl's", map[ObjectRef]Print{pref: ItemPrint(perm)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: tc.record})
+			p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(tc.record)})
 			if outside := len(p.ChangedOutside) == 1; outside != tc.outside || (outside == (len(p.Changes) > 0)) {
 				t.Errorf("changes %v, changed outside %v", rows(p), p.ChangedOutside)
 			}

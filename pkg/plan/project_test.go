@@ -48,7 +48,7 @@ func TestProjectIsTheStateApplyLeaves(t *testing.T) {
 	managed := Recorded(live)
 	delete(managed, ObjectRef{Kind: KindQueue, Vhost: "v", Name: "theirs"})
 	delete(managed, BindingRef("v", bind("orders", "theirs", "#")))
-	p := Diff(desired, Current{Live: topology.Live{State: live}, Managed: managed})
+	p := Diff(desired, Current{Live: topology.Live{State: live}, Managed: ManagedOf(managed)})
 	got := shapeOf(p.Project(live))
 	want := map[string]shape{"v": {
 		Exchanges: []string{"orders"}, Policies: []string{},
@@ -68,7 +68,7 @@ func TestProjectIsTheStateApplyLeaves(t *testing.T) {
 
 func TestProjectDeletesAVhostAndItsObjects(t *testing.T) {
 	live := vh("gone", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) })
-	p := Diff(topology.New(), Current{Live: topology.Live{State: live}, Managed: Recorded(live)})
+	p := Diff(topology.New(), Current{Live: topology.Live{State: live}, Managed: ManagedOf(Recorded(live))})
 	if got := p.Project(live).Vhosts; len(got) != 0 {
 		t.Errorf("vhosts after deleting the only one: %v", got)
 	}

@@ -46,7 +46,7 @@ func samplePlan() *Plan {
 	// without one. It made "gone" too, deleted by hand since.
 	record[ObjectRef{KindQueue, "/", "hand"}] = QueuePrint(q("hand", topology.Args{"x-max-length": int64(5)}))
 	record[ObjectRef{KindQueue, "/", "gone"}] = 77
-	return Diff(desired, Current{Live: topology.Live{State: current, Queues: stats, Fingerprint: "abc123"}, Managed: record})
+	return Diff(desired, Current{Live: topology.Live{State: current, Queues: stats, Fingerprint: "abc123"}, Managed: ManagedOf(record)})
 }
 
 func TestRenderText(t *testing.T) {

@@ -37,7 +37,7 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 	})
 
 	t.Run("read", func(t *testing.T) {
-		p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: RecordedOf(current, managed)})
+		p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(RecordedOf(current, managed))})
 		want := []row{{Delete, KindQueue, "gone"}, {Create, KindQueue, "work"}, {Create, KindPolicy, "new"}, {Create, KindPolicy, "other"}, {Delete, KindOperatorPolicy, "cap"}}
 		if diff := cmp.Diff(want, rows(p)); diff != "" {
 			t.Errorf("every kind read (-want +got):\n%s", diff)
@@ -47,7 +47,7 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 		}
 	})
 	t.Run("policies unread", func(t *testing.T) {
-		p := Diff(desired, Current{Live: topology.Live{State: current, Unread: unread}, Managed: RecordedOf(current, managed)})
+		p := Diff(desired, Current{Live: topology.Live{State: current, Unread: unread}, Managed: ManagedOf(RecordedOf(current, managed))})
 		// The recorded policy "old" is absent from the state read: read, it
 		// would be deleted; unread, it is left alone.
 		want := []row{{Delete, KindQueue, "gone"}, {Create, KindQueue, "work"}, {Delete, KindOperatorPolicy, "cap"}}
@@ -105,11 +105,11 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 	})
 	t.Run("vhost left the file", func(t *testing.T) {
 		cur := vh("app", nil)
-		read := Diff(topology.New(), Current{Live: topology.Live{State: cur}, Managed: RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true})})
+		read := Diff(topology.New(), Current{Live: topology.Live{State: cur}, Managed: ManagedOf(RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true}))})
 		if diff := cmp.Diff([]row{{Delete, KindVhost, "app"}}, rows(read)); diff != "" {
 			t.Errorf("every kind read: the vhost mqctl made is deleted (-want +got):\n%s", diff)
 		}
-		p := Diff(topology.New(), Current{Live: topology.Live{State: cur, Unread: unread}, Managed: RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true})})
+		p := Diff(topology.New(), Current{Live: topology.Live{State: cur, Unread: unread}, Managed: ManagedOf(RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true}))})
 		if !p.Empty() {
 			t.Errorf("policies unread: plan = %v, want the vhost kept (its policies may be someone else's)", rows(p))
 		}
@@ -126,7 +126,7 @@ func TestUnreadListedOnlyWhenItMatters(t *testing.T) {
 		t.Errorf("nothing declared, nothing recorded: changes %v, unread %v; want neither", rows(p), p.Unread)
 	}
 	managed := map[ObjectRef]bool{{Kind: KindOperatorPolicy, Vhost: "app", Name: "cap"}: true}
-	if p := Diff(d, Current{Live: topology.Live{State: cur, Unread: unread}, Managed: RecordedOf(cur, managed)}); !p.Empty() || len(p.Unread) != 1 {
+	if p := Diff(d, Current{Live: topology.Live{State: cur, Unread: unread}, Managed: ManagedOf(RecordedOf(cur, managed))}); !p.Empty() || len(p.Unread) != 1 {
 		t.Errorf("recorded by mqctl: changes %v, unread %v; want the kind listed, nothing changed", rows(p), p.Unread)
 	}
 }
