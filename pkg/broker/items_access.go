@@ -104,25 +104,26 @@ func deleteUserLimits(ctx context.Context, c *Client, _ string, have *topology.I
 // /api/permissions/{vhost}/{user}.
 
 func readPermissions(ctx context.Context, c *Client, vhost string) ([]*topology.Item, error) {
-	var list []struct {
-		User      string `json:"user"`
-		Configure string `json:"configure"`
-		Write     string `json:"write"`
-		Read      string `json:"read"`
-	}
+	var list []map[string]any
 	if err := c.GetJSON(ctx, &list, fmt.Sprintf("list the permissions of vhost %q", vhost), vhost, "vhosts", vhost, "permissions"); err != nil {
 		return nil, err
 	}
 	out := make([]*topology.Item, 0, len(list))
 	for _, p := range list {
-		out = append(out, &topology.Item{Kind: kind.Permission, Name: p.User, Settings: topology.Args{"configure": p.Configure, "write": p.Write, "read": p.Read}})
+		user, _ := p["user"].(string)
+		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: topology.Args{}}
+		for _, op := range kind.Permission.FieldNames() { // configure, write, read
+			s, _ := p[op].(string)
+			it.Settings[op] = s
+		}
+		out = append(out, it)
 	}
 	return out, nil
 }
 
 func writePermission(ctx context.Context, c *Client, vhost string, _, want *topology.Item) error {
 	body := map[string]any{}
-	for _, k := range []string{"configure", "write", "read"} {
+	for _, k := range kind.Permission.FieldNames() {
 		s, _ := want.Settings[k].(string)
 		body[k] = s
 	}

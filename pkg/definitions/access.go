@@ -316,11 +316,15 @@ func (r *reader) readPermissions(top map[string]any) {
 		if !ok {
 			continue
 		}
-		f, ok := o.required("configure", "write", "read")
+		ops := kind.Permission.FieldNames() // configure, write, read
+		f, ok := o.required(ops...)
 		if !ok {
 			continue
 		}
-		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: topology.Args{"configure": f["configure"], "write": f["write"], "read": f["read"]}}
+		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: topology.Args{}}
+		for _, op := range ops {
+			it.Settings[op] = f[op]
+		}
 		r.put(&r.t.Vhost(vh).Items, it, vh, o.what, o.pos)
 	}
 }

@@ -41,7 +41,7 @@ func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 			v := t.Vhosts[vn]
 			if p := v.Items.Get(kind.Permission, name); p != nil {
 				pn := mapping()
-				for _, k := range []string{"configure", "write", "read"} {
+				for _, k := range kind.Permission.FieldNames() {
 					s, _ := p.Settings[k].(string)
 					add(pn, k, str(s))
 				}

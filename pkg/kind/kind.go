@@ -205,6 +205,21 @@ func (s Spec) Parameter() (component string, ok bool) {
 	return strings.CutPrefix(s.APIPath, "parameters/")
 }
 
+// FieldNames are the names of the settings the file gives an item of kind
+// k (ItemSpec.Fields), in their order: the one list every stage that
+// reads or writes those settings goes by (nil for a kind without them).
+func (k Kind) FieldNames() []string {
+	s, ok := Of(k)
+	if !ok || s.Item == nil {
+		return nil
+	}
+	out := make([]string, len(s.Item.Fields))
+	for i, f := range s.Item.Fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
 // Phases is the number of apply phases (DeletePhase and WritePhase are
 // below it).
 const Phases = 10

@@ -1,6 +1,7 @@
 package kind_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -48,6 +49,27 @@ func TestListShapedKinds(t *testing.T) {
 		}
 		if s.Item.Shape != kind.Named || len(s.Item.Fields) != 1 || s.Item.Fields[0].Name != l.Key || l.Validate == nil {
 			t.Errorf("%s: a list-shaped kind is Named, with one field, its list %q, and checks each member", s.Kind, l.Key)
+		}
+	}
+}
+
+// TestFieldNames: the settings of an item kind, in the order of its
+// fields, are the list every stage reads and writes them by (a
+// permission's three regexps); a kind without item fields has none.
+func TestFieldNames(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		k    kind.Kind
+		want []string
+	}{
+		{kind.Permission, []string{"configure", "write", "read"}},
+		{kind.User, []string{kind.UserPassword, kind.UserPasswordHash, kind.UserHashingAlgorithm, kind.UserTags}},
+		{kind.TopicPermission, []string{}},
+		{kind.Exchange, nil},
+		{kind.Kind("nonsense"), nil},
+	} {
+		if got := tc.k.FieldNames(); !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("%s.FieldNames() = %#v, want %#v", tc.k, got, tc.want)
 		}
 	}
 }

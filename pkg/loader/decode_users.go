@@ -17,7 +17,6 @@ import (
 
 var (
 	userFields            = []string{"password", "password_hash", "hashing_algorithm", "tags", "limits", "permissions", "topic_permissions", "access"}
-	permissionFields      = []string{"configure", "write", "read"}
 	topicPermissionFields = []string{"exchange", "write", "read"}
 	hashingAlgorithms     = []string{"rabbit_password_hashing_sha256", "rabbit_password_hashing_sha512"}
 )
@@ -161,24 +160,22 @@ func (l *load) userPermissions(t *topology.Topology, user string, n *node, what 
 		d.errs.addf(n.pos, "write permissions as a mapping from vhost to {configure, write, read}", "%s: expected a mapping of vhosts, got %s", what, describe(n))
 		return
 	}
+	spec, _ := kind.Of(kind.Permission)
 	for _, e := range n.entries {
 		pw := fmt.Sprintf("%s.%s", what, e.key.value)
 		v := l.permissionVhost(t, e.key, what)
-		f, ok := d.fields(e.value, pw, permissionFields)
-		if !ok || v == nil {
+		// The kind's own fields (configure, write, read), each a regexp.
+		settings, f, _, ok := d.settings(spec.Item.Fields, e.value, pw, nil)
+		if f == nil || !ok || v == nil {
 			continue
 		}
-		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: topology.Args{}}
-		it.Pos, it.Ignore = e.key.pos, ignoresOf(e.key, e.value)
-		for _, p := range permissionFields {
-			s := "^$" // none: an operation left out is not allowed
-			if fe, ok := f[p]; ok {
-				if s, ok = d.str(fe.value, label(pw, p)); !ok {
-					continue
-				}
+		for _, fl := range spec.Item.Fields {
+			if !settings.Has(fl.Name) {
+				settings[fl.Name] = "^$" // none: an operation left out is not allowed
 			}
-			it.Settings[p] = s
 		}
+		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: settings}
+		it.Pos, it.Ignore = e.key.pos, ignoresOf(e.key, e.value)
 		v.Items.Put(it)
 	}
 }
