@@ -161,7 +161,15 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		return nil, err
 	}
 	locks := newLocks(e.c, amqpURL, o.LockTimeout, o.LockWaiting)
-	defer locks.releaseAll()
+	// The locks go first, then the wait for the preflight's throwaway
+	// vhost to be deleted (it is no vhost of the apply's).
+	var preflightDone func()
+	defer func() {
+		locks.releaseAll()
+		if preflightDone != nil {
+			preflightDone()
+		}
+	}()
 	existing, err := e.lockAll(ctx, locks, scope, touchesBroker(in))
 	if err != nil {
 		return nil, err
@@ -207,7 +215,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if !o.NoPreflight {
 		rep, done, err := e.preflight(ctx, p, l, amqpURL)
 		// The throwaway vhost is deleted while the apply goes on.
-		defer done()
+		preflightDone = done
 		out.Preflight = rep
 		if err != nil {
 			return out, err
