@@ -28,7 +28,7 @@ type Current struct {
 
 // Managed is what mqctl's ownership records list, per vhost ("" for the
 // broker's own objects: users and their access), each object with its
-// print. Each vhost's set is its record's own, looked up where it is
+// print: every ObjectRef in the set of vhost v has Vhost v. Each vhost's set is its record's own, looked up where it is
 // instead of copied into one map with the others (3.7 MB at 50,000
 // objects).
 type Managed map[string]map[ObjectRef]Print
@@ -132,9 +132,9 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 	for name := range desired.Vhosts {
 		scope[name] = true
 	}
-	for ref := range cur.Managed.All() {
-		if _, ok := curState.Vhosts[ref.Vhost]; ok {
-			scope[ref.Vhost] = true
+	for vh, set := range cur.Managed {
+		if _, ok := curState.Vhosts[vh]; ok && len(set) > 0 {
+			scope[vh] = true
 		}
 	}
 	names := make([]string, 0, len(scope))
@@ -588,8 +588,8 @@ func (d *differ) unread(vhost string, kind Kind, declared int) bool {
 // manages reports whether the ownership record holds an object of kind in
 // vhost.
 func (d *differ) manages(vhost string, kind Kind) bool {
-	for ref := range d.cur.Managed.All() {
-		if ref.Vhost == vhost && ref.Kind == kind {
+	for ref := range d.cur.Managed[vhost] {
+		if ref.Kind == kind {
 			return true
 		}
 	}
@@ -910,8 +910,8 @@ func refLess(a, b ObjectRef) bool {
 // broker no longer holds (its record went with it).
 func (d *differ) stale() {
 	total := map[string]int{}
-	for ref := range d.cur.Managed.All() {
-		total[ref.Vhost]++
+	for vh, set := range d.cur.Managed {
+		total[vh] = len(set)
 	}
 	var bindings map[string]map[string]bool // per vhost, the names of the bindings read
 	for ref := range d.cur.Managed.All() {
