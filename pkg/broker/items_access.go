@@ -140,25 +140,27 @@ func deletePermission(ctx context.Context, c *Client, vhost string, have *topolo
 // DELETE of the same path (every exchange at once).
 
 func readTopicPermissions(ctx context.Context, c *Client, vhost string) ([]*topology.Item, error) {
-	var list []struct {
-		User     string `json:"user"`
-		Exchange string `json:"exchange"`
-		Write    string `json:"write"`
-		Read     string `json:"read"`
-	}
+	var list []map[string]any // user, and the kind's fields: exchange, write, read
 	if err := c.GetJSON(ctx, &list, fmt.Sprintf("list the topic permissions of vhost %q", vhost), vhost, "vhosts", vhost, "topic-permissions"); err != nil {
 		return nil, err
 	}
+	ls := kind.TopicPermission.Item().List
 	byUser := map[string]*topology.Item{}
 	var out []*topology.Item
 	for _, p := range list {
-		it := byUser[p.User]
+		user, _ := p["user"].(string)
+		it := byUser[user]
 		if it == nil {
-			it = &topology.Item{Kind: kind.TopicPermission, Name: p.User, Settings: topology.Args{}}
-			byUser[p.User] = it
+			it = &topology.Item{Kind: kind.TopicPermission, Name: user, Settings: topology.Args{}}
+			byUser[user] = it
 			out = append(out, it)
 		}
-		it.Settings[p.Exchange] = map[string]any{"write": p.Write, "read": p.Read}
+		m := map[string]any{}
+		for _, f := range ls.FieldNames() {
+			m[f] = p[f]
+		}
+		x, rest := ls.Entry(m)
+		it.Settings[x] = rest
 	}
 	return out, nil
 }
@@ -182,7 +184,7 @@ func writeTopicPermission(ctx context.Context, c *Client, vhost string, have, wa
 			continue
 		}
 		m, _ := want.Settings[x].(map[string]any)
-		body := map[string]any{"exchange": x, "write": m["write"], "read": m["read"]}
+		body := kind.TopicPermission.Item().List.Member(x, m)
 		if err := c.PutJSON(ctx, body, fmt.Sprintf("set the topic permissions of user %q on exchange %q in vhost %q", want.Name, x, vhost), vhost, "topic-permissions", vhost, want.Name); err != nil {
 			return err
 		}

@@ -339,23 +339,29 @@ func (r *reader) readTopicPermissions(top map[string]any) {
 		if !ok {
 			continue
 		}
-		f, ok := o.required("exchange", "write", "read")
+		ls := kind.TopicPermission.Item().List // exchange, write, read
+		f, ok := o.required(ls.FieldNames()...)
 		if !ok {
 			continue
 		}
+		member := map[string]any{}
+		for k, v := range f {
+			member[k] = v
+		}
+		x, rest := ls.Entry(member)
 		items := &r.t.Vhost(vh).Items
 		it := items.Get(kind.TopicPermission, user)
 		if it == nil {
 			it = &topology.Item{Kind: kind.TopicPermission, Name: user, Settings: topology.Args{}, Meta: topology.Meta{Pos: o.pos}}
 			items.Put(it)
 		}
-		key := string(kind.TopicPermission) + "\x00" + vh + "\x00" + user + "\x00" + f["exchange"]
+		key := string(kind.TopicPermission) + "\x00" + vh + "\x00" + user + "\x00" + x
 		if first, dup := r.acc.seen[key]; dup {
-			r.rep.warnf("%s on exchange %q is listed twice (%s and %s); kept the last, as RabbitMQ's import does", o.what, f["exchange"], first, o.pos)
+			r.rep.warnf("%s on exchange %q is listed twice (%s and %s); kept the last, as RabbitMQ's import does", o.what, x, first, o.pos)
 		} else {
 			r.acc.seen[key] = o.pos
 		}
-		it.Settings[f["exchange"]] = map[string]any{"write": f["write"], "read": f["read"]}
+		it.Settings[x] = rest
 	}
 }
 

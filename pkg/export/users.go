@@ -10,14 +10,16 @@ import (
 )
 
 // usersNode is the top-level users section of t (nil when t covers no
-// users): each user's tags, limits, and permissions and topic permissions
-// by vhost. A password is never written: a ${VAR} placeholder stands for
-// it (userVariables lists them), the file's own variable when known.
-// With mask, a password is written as topology.Mask instead.
+// users): each user's tags, then the kinds nested in it (kind.ItemSpec:
+// its limits, and permissions and topic permissions by vhost). A password
+// is never written: a ${VAR} placeholder stands for it (userVariables
+// lists them), the file's own variable when known. With mask, a password
+// is written as topology.Mask instead.
 func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 	if !t.Declares(kind.User) && len(t.Items[kind.User]) == 0 {
 		return nil
 	}
+	spec, _ := kind.Of(kind.User)
 	m := mapping()
 	for _, name := range t.Items.Names(kind.User) {
 		u := t.Items.Get(kind.User, name)
@@ -31,48 +33,73 @@ func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 		tags := valueNode(u.Settings[kind.UserTags])
 		tags.Style = yaml.FlowStyle
 		add(n, kind.UserTags, tags)
-		if l := t.Items.Get(kind.UserLimits, name); l != nil {
-			ln := valueNode(map[string]any(l.Settings))
-			flowify(ln, 6)
-			add(n, "limits", ln)
-		}
-		perms, topics := mapping(), mapping()
-		for _, vn := range t.VhostNames() {
-			v := t.Vhosts[vn]
-			if p := v.Items.Get(kind.Permission, name); p != nil {
-				pn := mapping()
-				for _, k := range kind.Permission.FieldNames() {
-					s, _ := p.Settings[k].(string)
-					add(pn, k, str(s))
-				}
-				flowify(pn, 8+len(vn))
-				add(perms, vn, pn)
-			}
-			if tp := v.Items.Get(kind.TopicPermission, name); tp != nil {
-				seq := sequence()
-				for _, x := range tp.Settings.Keys() {
-					xm, _ := tp.Settings[x].(map[string]any)
-					e := mapping()
-					add(e, "exchange", str(x))
-					for _, k := range []string{"write", "read"} {
-						s, _ := xm[k].(string)
-						add(e, k, str(s))
-					}
-					flowify(e, 10)
-					seq.Content = append(seq.Content, e)
-				}
-				add(topics, vn, seq)
-			}
-		}
-		if len(perms.Content) > 0 {
-			add(n, "permissions", perms)
-		}
-		if len(topics.Content) > 0 {
-			add(n, "topic_permissions", topics)
-		}
+		nestedNodes(t, spec, name, n)
 		add(m, name, n)
 	}
 	return m
+}
+
+// nestedNodes adds to n, the node of item owner of kind s, the section of
+// each kind nested in it that holds an item of owner: a Single kind's
+// settings (from t's broker-level items), a ByVhost kind's item in each
+// vhost of t, its fields in their order (a list by ListSpec.By, one
+// mapping per value).
+func nestedNodes(t *topology.Topology, s kind.Spec, owner string, n *yaml.Node) {
+	for _, k := range s.Item.Nested {
+		ns, _ := kind.Of(k)
+		switch ns.Item.Shape {
+		case kind.Single:
+			if it := t.Items.Get(k, owner); it != nil {
+				in := valueNode(map[string]any(it.Settings))
+				flowify(in, 6)
+				add(n, ns.Section, in)
+			}
+		case kind.ByVhost:
+			sec := mapping()
+			for _, vn := range t.VhostNames() {
+				it := t.Vhosts[vn].Items.Get(k, owner)
+				if it == nil {
+					continue
+				}
+				ls := ns.Item.List
+				if ls == nil || ls.By == "" {
+					in := mapping()
+					addFields(in, ns.Item.Fields, "", it.Settings)
+					flowify(in, 8+len(vn))
+					add(sec, vn, in)
+					continue
+				}
+				seq := sequence()
+				for _, by := range it.Settings.Keys() {
+					e, _ := it.Settings[by].(map[string]any)
+					en := mapping()
+					add(en, ls.By, str(by))
+					addFields(en, ls.Fields, ls.By, e)
+					flowify(en, 10)
+					seq.Content = append(seq.Content, en)
+				}
+				add(sec, vn, seq)
+			}
+			if len(sec.Content) > 0 {
+				add(n, ns.Section, sec)
+			}
+		}
+	}
+}
+
+// addFields adds settings to mapping m by fields, in their order, but
+// skip.
+func addFields(m *yaml.Node, fields []kind.Field, skip string, settings map[string]any) {
+	for _, fl := range fields {
+		if fl.Name == skip {
+			continue
+		}
+		v, ok := settings[fl.Name]
+		if !ok && fl.Type == kind.FieldString {
+			v = ""
+		}
+		add(m, fl.Name, valueNode(v))
+	}
 }
 
 // hasPassword reports whether user u has a password to stand in for.

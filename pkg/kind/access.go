@@ -15,8 +15,9 @@ import (
 // file's top-level users section: a plan covers them only when the file
 // has one (Spec.Declared). Users and their limits live on the broker
 // (Spec.Broker), permissions and topic permissions in a vhost, one item
-// per user. pkg/loader decodes the users section itself
-// (decode_users.go): these kinds have no section of a vhost.
+// per user. A user's item holds the others (ItemSpec.Nested): its limits,
+// and its permissions and topic permissions by vhost (ByVhost); these
+// kinds have no section of a vhost.
 const (
 	User            Kind = "user"
 	UserLimits      Kind = "user_limits"
@@ -52,33 +53,76 @@ const (
 	UserTags = "tags"
 )
 
-// userItem: a user, named (users: {name: {password: …, tags: […]}}).
+// HashingAlgorithms are the values a user's hashing_algorithm may take in
+// the file.
+var HashingAlgorithms = []string{"rabbit_password_hashing_sha256", "rabbit_password_hashing_sha512"}
+
+// userItem: a user, named (users: {name: {password: …, tags: […],
+// limits: {…}, permissions: {vhost: {…}}, topic_permissions: {vhost: […]}}}).
 var userItem = &ItemSpec{
 	Shape: Named,
 	Fields: []Field{
 		{Name: UserPassword, Type: FieldString, Help: "the password, from ${VAR}: compared with the hash the broker stores, never shown"},
 		{Name: UserPasswordHash, Type: FieldString, Help: "the password's hash as the broker stores it (base64 of salt and digest)"},
-		{Name: UserHashingAlgorithm, Type: FieldString, Help: "rabbit_password_hashing_sha256 (the default) or rabbit_password_hashing_sha512"},
-		{Name: UserTags, Type: FieldString, Help: "the user's tags: administrator, monitoring, policymaker, management, impersonator"},
+		{Name: UserHashingAlgorithm, Type: FieldString, Enum: HashingAlgorithms, Help: "rabbit_password_hashing_sha256 (the default) or rabbit_password_hashing_sha512"},
+		{Name: UserTags, Type: FieldNames, Default: []any{}, Example: "management", Help: "the user's tags: administrator, monitoring, policymaker, management, impersonator"},
 	},
-	Compare: compareUsers,
+	Validate: validateUser,
+	Compare:  compareUsers,
+	Nested:   []Kind{UserLimits, Permission, TopicPermission},
 }
+
+// validateUser: a user has a password or a hash, not both, and a hashing
+// algorithm only with a hash.
+func validateUser(s map[string]any) []Problem {
+	var ps []Problem
+	if has(s, UserPassword) && has(s, UserPasswordHash) {
+		ps = append(ps, Problem{Field: UserPasswordHash, Msg: "password is set too", Hint: "keep one: password (from ${VAR}) or password_hash"})
+	}
+	if has(s, UserHashingAlgorithm) && !has(s, UserPasswordHash) {
+		ps = append(ps, Problem{Field: UserHashingAlgorithm, Msg: "applies to password_hash only", Hint: "remove it, or give password_hash"})
+	}
+	return ps
+}
+
+// none is the regexp of an operation a permission leaves out: no name.
+const none = "^$"
 
 // permissionItem: a user's permissions on a vhost, one item per user
 // named after it.
 var permissionItem = &ItemSpec{
-	Shape: Named,
+	Shape: ByVhost,
 	Fields: []Field{
-		{Name: "configure", Type: FieldString, Help: "a regexp of the names the user may declare and delete"},
-		{Name: "write", Type: FieldString, Help: "a regexp of the names the user may publish to (and bind to)"},
-		{Name: "read", Type: FieldString, Help: "a regexp of the names the user may consume from (and bind from)"},
+		{Name: "configure", Type: FieldString, Default: none, Help: "a regexp of the names the user may declare and delete"},
+		{Name: "write", Type: FieldString, Default: none, Help: "a regexp of the names the user may publish to (and bind to)"},
+		{Name: "read", Type: FieldString, Default: none, Help: "a regexp of the names the user may consume from (and bind from)"},
 	},
 }
 
+// TopicPermissionExchange is the field of a topic permission's entry that
+// names its exchange.
+const TopicPermissionExchange = "exchange"
+
 // topicPermissionItem: a user's topic permissions on a vhost, one item per
-// user whose settings map each exchange to {write, read}. Its fields are
-// exchange names: the users section decodes them.
-var topicPermissionItem = &ItemSpec{Shape: Named}
+// user, written as a list of {exchange, write, read}: its settings map
+// each exchange to {write, read}.
+var topicPermissionItem = &ItemSpec{
+	Shape: ByVhost,
+	List: &ListSpec{
+		By: TopicPermissionExchange,
+		Fields: []Field{
+			{Name: TopicPermissionExchange, Type: FieldString, Help: "the topic exchange the permission is for"},
+			{Name: "write", Type: FieldString, Default: none, Help: "a regexp of the routing keys the user may publish with"},
+			{Name: "read", Type: FieldString, Default: none, Help: "a regexp of the routing keys the user may bind with"},
+		},
+		Validate: func(s map[string]any) []Problem {
+			if !has(s, TopicPermissionExchange) {
+				return []Problem{{Msg: `missing required field "exchange"`, Hint: "add exchange: amq.topic"}}
+			}
+			return nil
+		},
+	},
+}
 
 // compareUsers gives the settings the diff compares (ItemSpec.Compare):
 // tags as they are, and the password as "unchanged" or "changed" after

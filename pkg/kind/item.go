@@ -1,5 +1,7 @@
 package kind
 
+import "slices"
+
 // ItemSpec is what a kind carried as topology.Item has of its own beyond
 // Spec: how topology.yaml declares an item, what the file reader checks
 // besides each setting's type, and what the diff compares. Settings are
@@ -26,15 +28,59 @@ type ItemSpec struct {
 	// the settings themselves (a password against the hash the broker
 	// stores); they hold no secret value.
 	Compare func(have, want map[string]any) (map[string]any, map[string]any)
+	// Nested are the kinds declared inside each item of this kind, each
+	// under its Spec.Section (a user's limits, permissions and topic
+	// permissions): their items are named after it. A nested item
+	// without settings is none.
+	Nested []Kind
 }
 
 // ListSpec is a list-shaped kind's list: Key names the one setting of the
 // item that holds it, Fields are the fields of each mapping in it, and
 // Validate checks one mapping as ItemSpec.Validate checks an item.
+//
+// With By set instead of Key, the item holds the mappings by the value of
+// that field (a string, each once): each of its settings maps that value
+// to the mapping's other fields (a user's topic permissions on a vhost:
+// {amq.topic: {write: …, read: …}}).
 type ListSpec struct {
 	Key      string
+	By       string
 	Fields   []Field
 	Validate func(settings map[string]any) []Problem
+}
+
+// FieldNames are the names of ls's fields, in order.
+func (ls *ListSpec) FieldNames() []string {
+	out := make([]string, len(ls.Fields))
+	for i, f := range ls.Fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// Entry splits member m of a list held By a field (ListSpec.By) into the
+// setting it is held as: its By field's value, and its other fields.
+func (ls *ListSpec) Entry(m map[string]any) (string, map[string]any) {
+	by, _ := m[ls.By].(string)
+	rest := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != ls.By {
+			rest[k] = v
+		}
+	}
+	return by, rest
+}
+
+// Member is the member held as setting by with value rest (Entry's
+// inverse).
+func (ls *ListSpec) Member(by string, rest map[string]any) map[string]any {
+	m := make(map[string]any, len(rest)+1)
+	for k, v := range rest {
+		m[k] = v
+	}
+	m[ls.By] = by
+	return m
 }
 
 // Shape is how a kind's section in topology.yaml holds its items.
@@ -46,6 +92,11 @@ const (
 	Single Shape = iota
 	// Named: the section maps names to items (shovels: {name: {…}}).
 	Named
+	// ByVhost: the section, nested in an item (ItemSpec.Nested), maps
+	// vhosts the file declares to one item each, named after the item it
+	// is nested in and held by that vhost (a user's permissions:
+	// {orders: {read: …}}).
+	ByVhost
 )
 
 // FieldType is the type of a setting in the file.
@@ -67,6 +118,9 @@ const (
 	// FieldTable is a mapping of names to values of any type (queue
 	// arguments, message properties).
 	FieldTable
+	// FieldNames is a name or a list of names, none empty, held sorted
+	// and each once (a user's tags: TagList).
+	FieldNames
 )
 
 func (t FieldType) String() string {
@@ -85,6 +139,8 @@ func (t FieldType) String() string {
 		return "a string or an integer"
 	case FieldTable:
 		return "a mapping"
+	case FieldNames:
+		return "a list of names"
 	}
 	return "a value"
 }
@@ -95,8 +151,28 @@ type Field struct {
 	Type FieldType
 	// Min is the least integer allowed (FieldInt only).
 	Min int64
+	// Enum, when set, are the values a FieldString may take.
+	Enum []string
+	// Default, when not nil, is the value of the setting when the file
+	// leaves it out (a permission's operation: ^$, none).
+	Default any
 	// Help says what the setting does, for errors and the schema.
 	Help string
+	// Example is a value to show in a hint (FieldNames: management).
+	Example string
+}
+
+// DefaultOf returns the default of fl (a list's a fresh one) and whether
+// it has one.
+func (fl Field) DefaultOf() (any, bool) {
+	switch d := fl.Default.(type) {
+	case nil:
+		return nil, false
+	case []any:
+		return slices.Clone(d), true
+	default:
+		return d, true
+	}
 }
 
 // Problem is what a Validate finds wrong with an item's settings: Field

@@ -40,16 +40,53 @@ func TestItemsCoverEveryItemKind(t *testing.T) {
 	}
 }
 
-// A list-shaped kind is Named and keeps its list under its one field.
+// A list-shaped kind keeps its list under its one field (Key), or its
+// members by one of their fields (By), and checks each member.
 func TestListShapedKinds(t *testing.T) {
 	for _, s := range kind.Items() {
 		l := s.Item.List
 		if l == nil {
 			continue
 		}
-		if s.Item.Shape != kind.Named || len(s.Item.Fields) != 1 || s.Item.Fields[0].Name != l.Key || l.Validate == nil {
-			t.Errorf("%s: a list-shaped kind is Named, with one field, its list %q, and checks each member", s.Kind, l.Key)
+		if l.Validate == nil {
+			t.Errorf("%s: a list-shaped kind checks each member", s.Kind)
 		}
+		if l.By != "" {
+			names := make([]string, len(l.Fields))
+			for i, f := range l.Fields {
+				names[i] = f.Name
+			}
+			if l.Key != "" || len(s.Item.Fields) != 0 || !slices.Contains(names, l.By) {
+				t.Errorf("%s: a kind whose members are held by %q has no list field and no fields but its members', %q among them", s.Kind, l.By, l.By)
+			}
+			continue
+		}
+		if s.Item.Shape != kind.Named || len(s.Item.Fields) != 1 || s.Item.Fields[0].Name != l.Key {
+			t.Errorf("%s: a list-shaped kind is Named, with one field, its list %q", s.Kind, l.Key)
+		}
+	}
+}
+
+// A kind nested in another's items is declared there only: Single (named
+// after the item) or ByVhost, and a ByVhost kind is nested.
+func TestNestedKinds(t *testing.T) {
+	nested := map[kind.Kind]bool{}
+	for _, s := range kind.Items() {
+		for _, k := range s.Item.Nested {
+			n, ok := kind.Of(k)
+			if !ok || n.Item == nil || (n.Item.Shape != kind.Single && n.Item.Shape != kind.ByVhost) || n.Section == "" {
+				t.Errorf("%s nests %s: want an item kind of shape Single or ByVhost, with a section", s.Kind, k)
+			}
+			nested[k] = true
+		}
+	}
+	for _, s := range kind.Items() {
+		if s.Item.Shape == kind.ByVhost && !nested[s.Kind] {
+			t.Errorf("%s is ByVhost but no kind nests it", s.Kind)
+		}
+	}
+	if !nested[kind.Permission] || !nested[kind.TopicPermission] || !nested[kind.UserLimits] {
+		t.Errorf("a user's limits, permissions and topic permissions are nested in it: %v", nested)
 	}
 }
 
@@ -71,5 +108,25 @@ func TestFieldNames(t *testing.T) {
 		if got := tc.k.FieldNames(); !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
 			t.Errorf("%s.FieldNames() = %#v, want %#v", tc.k, got, tc.want)
 		}
+	}
+}
+
+// A list held by one of its members' fields (a user's topic permissions
+// on a vhost, by exchange): each member is one setting, and back.
+func TestListEntry(t *testing.T) {
+	ls := kind.TopicPermission.Item().List
+	m := map[string]any{"exchange": "amq.topic", "write": "^a$", "read": "^$"}
+	by, rest := ls.Entry(m)
+	if by != "amq.topic" || len(rest) != 2 || rest["write"] != "^a$" || rest["read"] != "^$" {
+		t.Errorf("Entry = %q, %v; want amq.topic, {write: ^a$, read: ^$}", by, rest)
+	}
+	if back := ls.Member(by, rest); len(back) != 3 || back["exchange"] != "amq.topic" || back["write"] != "^a$" {
+		t.Errorf("Member = %v, want %v", back, m)
+	}
+	if len(m) != 3 {
+		t.Errorf("Entry changed its argument: %v", m)
+	}
+	if got := ls.FieldNames(); !slices.Equal(got, []string{"exchange", "write", "read"}) {
+		t.Errorf("FieldNames = %v", got)
 	}
 }

@@ -77,28 +77,44 @@ func (l *load) buildItems(rv *rawVhost, v *topology.Vhost) {
 // fields, a list of mappings, when it has a kind.ListSpec), then checks it
 // with its Validate; nil after an error.
 func (d *decoder) item(s kind.Spec, name string, n *node, what string) *topology.Item {
+	it, _ := d.itemFields(s, name, n, what, nil)
+	return it
+}
+
+// itemFields is item where n may also hold the sections named in extra
+// (those of the kinds nested in the item, and sugar): it returns n's
+// fields, with those sections, as well; nil when n is not a mapping.
+func (d *decoder) itemFields(s kind.Spec, name string, n *node, what string, extra []string) (*topology.Item, fieldSet) {
 	it := &topology.Item{Kind: s.Kind, Name: name, Secret: kind.SecretFields(s.Kind)}
 	it.Pos = n.pos
 	if ls := s.Item.List; ls != nil {
 		l, ok := d.members(ls, n, what)
 		if !ok {
-			return nil
+			return nil, nil
 		}
-		it.Settings = topology.Args{ls.Key: l}
-		return it
+		if ls.By == "" {
+			it.Settings = topology.Args{ls.Key: l}
+			return it, nil
+		}
+		it.Settings = topology.Args{}
+		for _, m := range l {
+			by, rest := ls.Entry(m.(map[string]any))
+			it.Settings[by] = rest
+		}
+		return it, nil
 	}
-	settings, f, failed, ok := d.settings(s.Item.Fields, n, what, it)
+	settings, f, failed, ok := d.settings(s.Item.Fields, n, what, it, extra...)
 	if f == nil {
-		return nil
+		return nil, nil
 	}
 	it.Settings = settings
 	if validate := s.Item.Validate; validate != nil && !d.problems(validate(settings), f, failed, n, what) {
-		return nil
+		return nil, f
 	}
 	if !ok {
-		return nil
+		return nil, f
 	}
-	return it
+	return it, f
 }
 
 // members decodes a list-shaped item: a list of mappings, each by ls's
@@ -109,11 +125,20 @@ func (d *decoder) members(ls *kind.ListSpec, n *node, what string) ([]any, bool)
 		return []any{}, true
 	}
 	if n.kind != seqNode {
-		d.errs.addf(n.pos, "write a list of mappings: [{"+fields[0].Name+": …}]", "%s: expected a list, got %s", what, describe(n))
+		hint := "write a list of mappings: [{" + fields[0].Name + ": …}]"
+		if ls.By != "" {
+			names := make([]string, len(fields))
+			for i, fl := range fields {
+				names[i] = fl.Name
+			}
+			hint = "write a list of {" + strings.Join(names, ", ") + "}"
+		}
+		d.errs.addf(n.pos, hint, "%s: expected a list, got %s", what, describe(n))
 		return nil, false
 	}
 	out := make([]any, 0, len(n.items))
 	good := true
+	seen := map[string]bool{} // ls.By's values
 	for i, e := range n.items {
 		ew := fmt.Sprintf("%s[%d]", what, i)
 		if e.kind != mapNode {
@@ -124,6 +149,14 @@ func (d *decoder) members(ls *kind.ListSpec, n *node, what string) ([]any, bool)
 		settings, f, failed, ok := d.settings(fields, e, ew, nil)
 		if f != nil && !d.problems(ls.Validate(settings), f, failed, e, ew) {
 			ok = false
+		}
+		if by, _ := settings[ls.By].(string); ls.By != "" && ok {
+			if seen[by] {
+				d.errs.addf(f.valuePos(ls.By), "give each "+ls.By+" once", "%s: %s %q is listed twice", ew, ls.By, by)
+				good = false
+				continue
+			}
+			seen[by] = true
 		}
 		good = good && ok
 		out = append(out, map[string]any(settings))
@@ -154,15 +187,18 @@ func (d *decoder) problems(ps []kind.Problem, f fieldSet, failed map[string]bool
 	return !bad
 }
 
-// settings decodes mapping n by fields. it, when not nil, receives the
-// variables secret fields were taken from (exactly ${VAR}). failed names
-// the fields whose values were wrong (reported, and in settings as their
-// type's zero); f is nil when n is not a mapping.
-func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topology.Item) (settings topology.Args, f fieldSet, failed map[string]bool, good bool) {
-	known := make([]string, len(fields))
+// settings decodes mapping n by fields, each left out set to its default
+// (kind.Field.Default). it, when not nil, receives the variables secret
+// fields were taken from (exactly ${VAR}). failed names the fields whose
+// values were wrong (reported, and in settings as their type's zero); f
+// is nil when n is not a mapping. n may also hold the keys in extra, which
+// f holds and settings does not.
+func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topology.Item, extra ...string) (settings topology.Args, f fieldSet, failed map[string]bool, good bool) {
+	known := make([]string, len(fields), len(fields)+len(extra))
 	for i, fl := range fields {
 		known[i] = fl.Name
 	}
+	known = append(known, extra...)
 	f, ok := d.fields(n, what, known)
 	if !ok {
 		return nil, nil, nil, false
@@ -173,6 +209,9 @@ func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topolo
 	for _, fl := range fields {
 		e, ok := f[fl.Name]
 		if !ok {
+			if v, ok := fl.DefaultOf(); ok {
+				settings[fl.Name] = v
+			}
 			continue
 		}
 		secret := it != nil && it.IsSecret(fl.Name)
@@ -227,6 +266,11 @@ func (d *decoder) fieldValue(fl kind.Field, secret bool, n *node, fw string) (an
 	case kind.FieldInt:
 		return d.integer(n, fw, fl.Min, math.MaxInt64)
 	case kind.FieldString:
+		if fl.Enum != nil {
+			// Its values are public, even in a secret field: a variable in
+			// it is needed offline too.
+			return d.enum(n, fw, fl.Enum...)
+		}
 		if secret && d.unsetSecret(n, fw) {
 			return n.value, true
 		}
@@ -312,9 +356,36 @@ func (d *decoder) fieldValue(fl kind.Field, secret bool, n *node, fw string) (an
 			args = topology.Args{}
 		}
 		return map[string]any(args), ok
+	case kind.FieldNames:
+		return d.names(fl, n, fw)
 	}
 	d.errs.addf(n.pos, "", "%s: mqctl cannot read a field of type %s: this is a bug in mqctl, please report it", fw, fl.Type)
 	return nil, false
+}
+
+// names decodes a FieldNames value: a list of names, or one name, held
+// as kind.TagList holds them.
+func (d *decoder) names(fl kind.Field, n *node, fw string) (any, bool) {
+	var nodes []*node
+	switch n.kind {
+	case seqNode:
+		nodes = n.items
+	case scalarNode:
+		nodes = []*node{n}
+	default:
+		d.errs.addf(n.pos, fmt.Sprintf("write %s as a list, e.g. [%s]", fl.Name, fl.Example), "%s: expected a list of %s, got %s", fw, fl.Name, describe(n))
+		return []any{}, false
+	}
+	var out []string
+	good := true
+	for i, e := range nodes {
+		if s, ok := d.name(e, fmt.Sprintf("%s[%d]", fw, i), "write a "+strings.TrimSuffix(fl.Name, "s")+" such as "+fl.Example); ok {
+			out = append(out, s)
+		} else {
+			good = false
+		}
+	}
+	return kind.TagList(out), good
 }
 
 // describeSecret is describe without the value: the value of a secret

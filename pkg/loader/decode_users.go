@@ -15,11 +15,30 @@ import (
 // permissions by vhost (items of those vhosts, which the file must
 // declare).
 
-var (
-	userFields            = []string{"password", "password_hash", "hashing_algorithm", "tags", "limits", "permissions", "topic_permissions", "access"}
-	topicPermissionFields = []string{"exchange", "write", "read"}
-	hashingAlgorithms     = []string{"rabbit_password_hashing_sha256", "rabbit_password_hashing_sha512"}
-)
+// accessSection is the users section's sugar: a user's access by vhost,
+// expanded into its permissions (userAccess).
+const accessSection = "access"
+
+// userFields are the fields of a user in the file: its item's, the
+// sections of the kinds nested in it, and access.
+func userFields() []string {
+	spec, _ := kind.Of(kind.User)
+	return append(kind.User.FieldNames(), nestedSections(spec)...)
+}
+
+// nestedSections are the sections of the kinds nested in s's items, and
+// the sugar of the users section.
+func nestedSections(s kind.Spec) []string {
+	var out []string
+	for _, k := range s.Item.Nested {
+		ns, _ := kind.Of(k)
+		out = append(out, ns.Section)
+	}
+	if s.Kind == kind.User {
+		out = append(out, accessSection)
+	}
+	return out
+}
 
 // rawUsers are the users of every file, not yet decoded.
 type rawUsers struct {
@@ -39,195 +58,112 @@ func (fd *fileDecoder) addUsers(n *node) {
 	fd.addObjects(fd.users.users, n, "users")
 }
 
-// buildUsers decodes the users section into t: users and their limits on
-// the broker, their permissions in the vhosts of t.
+// buildUsers decodes the users section into t by the user kind's spec:
+// each user (a broker-level item) and the kinds nested in it — its limits
+// on the broker, its permissions and topic permissions in the vhosts of
+// t — then the access sugar.
 func (l *load) buildUsers(t *topology.Topology) {
 	ru := l.fd.users
 	if !ru.declared {
 		return
 	}
-	for _, k := range []kind.Kind{kind.User, kind.UserLimits, kind.Permission, kind.TopicPermission} {
+	spec, _ := kind.Of(kind.User)
+	t.Declare(kind.User)
+	for _, k := range spec.Item.Nested {
 		t.Declare(k)
 	}
 	if ru.users == nil {
 		return
 	}
-	d := l.d
 	for _, name := range ru.users.order {
 		o := ru.users.byKey[name]
 		what := fmt.Sprintf("user %q", name)
-		f, ok := d.fields(o.value, what, userFields)
+		u, f := l.d.itemFields(spec, name, o.value, what, nestedSections(spec))
+		if f == nil {
+			continue
+		}
+		if u != nil {
+			u.Pos = o.key.pos
+			t.Items.Put(u)
+		}
+		l.nested(t, spec, name, f, what)
+		if e, ok := f[accessSection]; ok {
+			l.userAccess(t, name, e.value, label(what, accessSection), f.value("permissions"))
+		}
+	}
+}
+
+// nested decodes the sections of the kinds nested in item owner of kind
+// s (its fields f): a Single kind's item is named after owner and lives
+// on the broker; a ByVhost kind's section gives one item per vhost.
+func (l *load) nested(t *topology.Topology, s kind.Spec, owner string, f fieldSet, what string) {
+	for _, k := range s.Item.Nested {
+		ns, _ := kind.Of(k)
+		e, ok := f[ns.Section]
 		if !ok {
 			continue
 		}
-		u := &topology.Item{Kind: kind.User, Name: name, Settings: topology.Args{}, Secret: kind.SecretFields(kind.User)}
-		u.Pos = o.key.pos
-		for _, field := range []string{kind.UserPassword, kind.UserPasswordHash} {
-			e, ok := f[field]
-			if !ok {
-				continue
-			}
-			fw := label(what, field)
-			s := e.value.value // as written, when its variable is not set
-			if !d.unsetSecret(e.value, fw) {
-				if s, ok = d.str(e.value, fw); !ok {
-					continue
-				}
-			}
-			u.Settings[field] = s
-			if ref, ok := d.refs[e.value]; ok {
-				if u.Refs == nil {
-					u.Refs = map[string]string{}
-				}
-				u.Refs[field] = ref
-			}
-		}
-		if f.has(kind.UserPassword) && f.has(kind.UserPasswordHash) {
-			d.errs.addf(f.valuePos(kind.UserPasswordHash), "keep one: password (from ${VAR}) or password_hash", "%s: both password and password_hash are set", what)
-		}
-		if e, ok := f["hashing_algorithm"]; ok {
-			if !f.has(kind.UserPasswordHash) {
-				d.errs.addf(e.value.pos, "remove it, or give password_hash", "%s: hashing_algorithm applies to password_hash only", what)
-			} else if alg, ok := d.enum(e.value, label(what, "hashing_algorithm"), hashingAlgorithms...); ok {
-				u.Settings[kind.UserHashingAlgorithm] = alg
-			}
-		}
-		u.Settings[kind.UserTags] = l.userTags(f, what)
-		t.Items.Put(u)
-		if e, ok := f["limits"]; ok {
-			limits, _ := kind.Of(kind.UserLimits)
-			if it := d.item(limits, name, e.value, label(what, "limits")); it != nil && len(it.Settings) > 0 {
+		sec := label(what, ns.Section)
+		switch ns.Item.Shape {
+		case kind.Single:
+			if it := l.d.item(ns, owner, e.value, sec); it != nil && len(it.Settings) > 0 {
 				t.Items.Put(it)
 			}
-		}
-		if e, ok := f["permissions"]; ok {
-			l.userPermissions(t, name, e.value, label(what, "permissions"))
-		}
-		if e, ok := f["topic_permissions"]; ok {
-			l.userTopicPermissions(t, name, e.value, label(what, "topic_permissions"))
-		}
-		if e, ok := f["access"]; ok {
-			l.userAccess(t, name, e.value, label(what, "access"), f.value("permissions"))
+		case kind.ByVhost:
+			l.byVhost(t, ns, owner, e.value, sec)
 		}
 	}
 }
 
-// userTags reads tags: a list of tag names, or one name.
-func (l *load) userTags(f fieldSet, what string) []any {
-	e, ok := f["tags"]
-	if !ok {
-		return []any{}
-	}
-	d := l.d
-	var nodes []*node
-	switch e.value.kind {
-	case seqNode:
-		nodes = e.value.items
-	case scalarNode:
-		nodes = []*node{e.value}
-	default:
-		d.errs.addf(e.value.pos, "write tags as a list, e.g. [management]", "%s: expected a list of tags, got %s", label(what, "tags"), describe(e.value))
-		return []any{}
-	}
-	// RabbitMQ takes any tag (plugins and people define their own); the
-	// five it knows grant management access.
-	var tags []string
-	for i, n := range nodes {
-		if s, ok := d.name(n, fmt.Sprintf("%s[%d]", label(what, "tags"), i), "write a tag such as management"); ok {
-			tags = append(tags, s)
-		}
-	}
-	return kind.TagList(tags)
-}
-
-// permissionVhost returns the vhost of t that a user's permissions name,
-// reporting one the file does not declare.
-func (l *load) permissionVhost(t *topology.Topology, key *node, what string) *topology.Vhost {
-	v := t.Vhosts[key.value]
-	if v == nil {
-		l.d.errs.addf(key.pos, fmt.Sprintf("declare vhost %q under vhosts, or remove these permissions", key.value),
-			"%s: vhost %q is not declared in the file", what, key.value)
-	}
-	return v
-}
-
-func (l *load) userPermissions(t *topology.Topology, user string, n *node, what string) {
+// byVhost decodes the section of a ByVhost kind s nested in item owner:
+// a mapping from each vhost the file declares to that vhost's item.
+func (l *load) byVhost(t *topology.Topology, s kind.Spec, owner string, n *node, what string) {
 	d := l.d
 	if n.isNull() {
 		return
 	}
 	if n.kind != mapNode {
-		d.errs.addf(n.pos, "write permissions as a mapping from vhost to {configure, write, read}", "%s: expected a mapping of vhosts, got %s", what, describe(n))
+		d.errs.addf(n.pos, fmt.Sprintf("write %s as a mapping from vhost to %s", s.Section, itemShape(s)), "%s: expected a mapping of vhosts, got %s", what, describe(n))
 		return
 	}
-	spec, _ := kind.Of(kind.Permission)
 	for _, e := range n.entries {
-		pw := fmt.Sprintf("%s.%s", what, e.key.value)
-		v := l.permissionVhost(t, e.key, what)
-		// The kind's own fields (configure, write, read), each a regexp.
-		settings, f, _, ok := d.settings(spec.Item.Fields, e.value, pw, nil)
-		if f == nil || !ok || v == nil {
+		v := l.declaredVhost(t, e.key, what, s.Plural)
+		it := d.item(s, owner, e.value, fmt.Sprintf("%s.%s", what, e.key.value))
+		if it == nil || v == nil || len(it.Settings) == 0 {
 			continue
 		}
-		for _, fl := range spec.Item.Fields {
-			if !settings.Has(fl.Name) {
-				settings[fl.Name] = "^$" // none: an operation left out is not allowed
-			}
-		}
-		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: settings}
 		it.Pos, it.Ignore = e.key.pos, ignoresOf(e.key, e.value)
 		v.Items.Put(it)
 	}
 }
 
-func (l *load) userTopicPermissions(t *topology.Topology, user string, n *node, what string) {
-	d := l.d
-	if n.isNull() {
-		return
+// itemShape is how the file writes an item of s, for hints: {configure,
+// write, read}, or a list of {exchange, write, read}.
+func itemShape(s kind.Spec) string {
+	fields := s.Item.Fields
+	if ls := s.Item.List; ls != nil {
+		fields = ls.Fields
 	}
-	if n.kind != mapNode {
-		d.errs.addf(n.pos, "write topic_permissions as a mapping from vhost to a list of {exchange, write, read}", "%s: expected a mapping of vhosts, got %s", what, describe(n))
-		return
+	names := make([]string, len(fields))
+	for i, fl := range fields {
+		names[i] = fl.Name
 	}
-	for _, e := range n.entries {
-		pw := fmt.Sprintf("%s.%s", what, e.key.value)
-		v := l.permissionVhost(t, e.key, what)
-		if e.value.kind != seqNode {
-			d.errs.addf(e.value.pos, "write a list of {exchange, write, read}", "%s: expected a list, got %s", pw, describe(e.value))
-			continue
-		}
-		it := &topology.Item{Kind: kind.TopicPermission, Name: user, Settings: topology.Args{}}
-		it.Pos, it.Ignore = e.key.pos, ignoresOf(e.key, e.value)
-		for i, x := range e.value.items {
-			xw := fmt.Sprintf("%s[%d]", pw, i)
-			f, ok := d.fields(x, xw, topicPermissionFields)
-			if !ok || !d.require(f, x, xw, "exchange", "exchange: amq.topic") {
-				continue
-			}
-			ex, ok := d.str(f.value("exchange"), label(xw, "exchange"))
-			if !ok {
-				continue
-			}
-			if it.Settings.Has(ex) {
-				d.errs.addf(f.valuePos("exchange"), "give each exchange once", "%s: exchange %q is listed twice", xw, ex)
-				continue
-			}
-			m := map[string]any{}
-			for _, p := range []string{"write", "read"} {
-				s := "^$"
-				if fe, ok := f[p]; ok {
-					if s, ok = d.str(fe.value, label(xw, p)); !ok {
-						continue
-					}
-				}
-				m[p] = s
-			}
-			it.Settings[ex] = m
-		}
-		if v != nil && len(it.Settings) > 0 {
-			v.Items.Put(it)
-		}
+	shape := "{" + strings.Join(names, ", ") + "}"
+	if s.Item.List != nil {
+		return "a list of " + shape
 	}
+	return shape
+}
+
+// declaredVhost returns the vhost of t that a user's section of plural
+// names, reporting one the file does not declare.
+func (l *load) declaredVhost(t *topology.Topology, key *node, what, plural string) *topology.Vhost {
+	v := t.Vhosts[key.value]
+	if v == nil {
+		l.d.errs.addf(key.pos, fmt.Sprintf("declare vhost %q under vhosts, or remove these %s", key.value, plural),
+			"%s: vhost %q is not declared in the file", what, key.value)
+	}
+	return v
 }
 
 // The access sugar (SPEC §9): per user and vhost, the queues it consumes,

@@ -61,7 +61,7 @@ func TestSchemaFieldsMatchLoader(t *testing.T) {
 		{def("queueBinding"), queueBindingFields},
 		{def("vhostBinding"), bindingFields},
 		{def("policy"), policyFields},
-		{def("user"), userFields},
+		{def("user"), userFields()},
 		{[]string{"$defs", "user", "properties", "access", "additionalProperties"}, accessFields},
 	}
 	for _, tt := range tests {

@@ -132,11 +132,7 @@ func TestExactRegexp(t *testing.T) {
 // wrong and how to fix it.
 func TestAccessErrors(t *testing.T) {
 	both := "version: 1\nusers:\n  svc:\n    password: ${PW}\n    permissions:\n      orders: { read: \"^a$\" }\n    access:\n      orders: { consume: [a] }\nvhosts:\n  orders: {}\n"
-	tests := []struct {
-		name string
-		src  string
-		want string
-	}{
+	tests := []loadError{
 		{"access and permissions for one vhost", both,
 			`t.yaml:8:7: user "svc": access: vhost "orders" has both access and permissions (at t.yaml:6:7) (keep one for vhost "orders": access (mqctl writes exact regexps) or permissions (your own regexps))`},
 		{"undeclared vhost",
@@ -156,6 +152,19 @@ func TestAccessErrors(t *testing.T) {
 		{"empty declared name", accessFile(`{ declare: [""] }`, "{}"),
 			`t.yaml:6:27: user "svc": access.orders: declare[0]: must not be empty (name the queue or exchange: access grants exact names, so a server-named queue (amq.gen-…) needs permissions instead)`},
 	}
+	checkLoadErrors(t, tests)
+}
+
+// loadError is a file of the users section (with ${PW} set) and the one
+// error it must give.
+type loadError struct {
+	name, src, want string
+}
+
+// checkLoadErrors loads each case's file: it fails with exactly the
+// error the case wants, which never shows the password.
+func checkLoadErrors(t *testing.T, tests []loadError) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := LoadBytes("t.yaml", []byte(tt.src), Options{LookupEnv: envOf("PW", "s3cret")})
@@ -207,5 +216,104 @@ vhosts:
 	}
 	if !hand.Ignores("MQ802") {
 		t.Errorf("the ignore comment on billing's permission is lost: %v", hand.Ignore)
+	}
+}
+
+// TestUsersSectionErrors: each mistake in a user, its limits, permissions
+// and topic permissions (decoded by the user kind's spec and the kinds
+// nested in it) names file:line:col, what is wrong and how to fix it.
+func TestUsersSectionErrors(t *testing.T) {
+	user := func(body string) string {
+		return "version: 1\nvhosts:\n  orders: {}\nusers:\n  svc:\n" + body
+	}
+	tests := []loadError{
+		{"unknown field", user("    pasword: ${PW}\n"),
+			`t.yaml:6:5: user "svc": unknown field "pasword" (did you mean "password"?)`},
+		{"password and hash", user("    password: ${PW}\n    password_hash: abc\n"),
+			`t.yaml:7:20: user "svc": password_hash: password is set too (keep one: password (from ${VAR}) or password_hash)`},
+		{"algorithm without a hash", user("    password: ${PW}\n    hashing_algorithm: rabbit_password_hashing_sha512\n"),
+			`t.yaml:7:24: user "svc": hashing_algorithm: applies to password_hash only (remove it, or give password_hash)`},
+		{"unknown algorithm", user("    password_hash: abc\n    hashing_algorithm: rabbit_password_hashing_sha384\n"),
+			`t.yaml:7:24: user "svc": hashing_algorithm: invalid value "rabbit_password_hashing_sha384" (did you mean "rabbit_password_hashing_sha256"?)`},
+		{"tags a mapping", user("    tags: { management: true }\n"),
+			`t.yaml:6:11: user "svc": tags: expected a list of tags, got a mapping (write tags as a list, e.g. [management])`},
+		{"an empty tag", user("    tags: [management, \"\"]\n"),
+			`t.yaml:6:24: user "svc": tags[1]: must not be empty (write a tag such as management)`},
+		{"limits not a mapping", user("    limits: 10\n"),
+			`t.yaml:6:13: user "svc": limits: expected a mapping, got integer 10 (fields: max-connections, max-channels)`},
+		{"permissions a list", user("    permissions: [orders]\n"),
+			`t.yaml:6:18: user "svc": permissions: expected a mapping of vhosts, got a list (write permissions as a mapping from vhost to {configure, write, read})`},
+		{"permissions on an undeclared vhost", user("    permissions:\n      billing: { read: \".*\" }\n"),
+			`t.yaml:7:7: user "svc": permissions: vhost "billing" is not declared in the file (declare vhost "billing" under vhosts, or remove these permissions)`},
+		{"unknown permission field", user("    permissions:\n      orders: { reed: \".*\" }\n"),
+			`t.yaml:7:17: user "svc": permissions.orders: unknown field "reed" (did you mean "read"?)`},
+		{"topic permissions a mapping per vhost", user("    topic_permissions:\n      orders: { exchange: amq.topic }\n"),
+			`t.yaml:7:15: user "svc": topic_permissions.orders: expected a list, got a mapping (write a list of {exchange, write, read})`},
+		{"topic permission without an exchange", user("    topic_permissions:\n      orders: [{ write: \".*\" }]\n"),
+			`t.yaml:7:16: user "svc": topic_permissions.orders[0]: missing required field "exchange" (add exchange: amq.topic)`},
+		{"an exchange twice", user("    topic_permissions:\n      orders: [{ exchange: amq.topic }, { exchange: amq.topic, read: \".*\" }]\n"),
+			`t.yaml:7:53: user "svc": topic_permissions.orders[1]: exchange "amq.topic" is listed twice (give each exchange once)`},
+	}
+	checkLoadErrors(t, tests)
+}
+
+// TestUsersSection: a user, its limits, and its permissions and topic
+// permissions by vhost, as the loader holds them: an operation left out
+// is ^$ (none), tags are sorted and each once, an empty section is none.
+func TestUsersSection(t *testing.T) {
+	src := `version: 1
+vhosts:
+  orders: {}
+  billing: {}
+users:
+  svc:
+    password: ${PW}
+    tags: [monitoring, management, monitoring]
+    limits: { max-connections: 10 }
+    permissions:
+      orders: { read: "^orders$" }
+      billing: {}
+    topic_permissions:
+      orders: [{ exchange: amq.topic, write: "^a\\." }, { exchange: events }]
+      billing: []
+  ops:
+    password_hash: abc
+    hashing_algorithm: rabbit_password_hashing_sha512
+    tags: administrator
+    limits: {}
+`
+	top := mustLoad(t, src, "PW", "s3cret")
+	get := func(items topology.Items, k kind.Kind, name string) topology.Args {
+		if it := items.Get(k, name); it != nil {
+			return it.Settings
+		}
+		return nil
+	}
+	tests := []struct {
+		what      string
+		got, want topology.Args
+	}{
+		{"user svc", get(top.Items, kind.User, "svc"), topology.Args{"password": "s3cret", "tags": []any{"management", "monitoring"}}},
+		{"user ops", get(top.Items, kind.User, "ops"), topology.Args{"password_hash": "abc", "hashing_algorithm": "rabbit_password_hashing_sha512", "tags": []any{"administrator"}}},
+		{"svc's limits", get(top.Items, kind.UserLimits, "svc"), topology.Args{"max-connections": int64(10)}},
+		{"ops's empty limits: none", get(top.Items, kind.UserLimits, "ops"), nil},
+		{"permission on orders", get(top.Vhosts["orders"].Items, kind.Permission, "svc"), topology.Args{"configure": "^$", "write": "^$", "read": "^orders$"}},
+		{"empty permission on billing: access to the vhost only", get(top.Vhosts["billing"].Items, kind.Permission, "svc"), topology.Args{"configure": "^$", "write": "^$", "read": "^$"}},
+		{"topic permissions on orders", get(top.Vhosts["orders"].Items, kind.TopicPermission, "svc"),
+			topology.Args{"amq.topic": map[string]any{"write": `^a\.`, "read": "^$"}, "events": map[string]any{"write": "^$", "read": "^$"}}},
+		{"no topic permissions on billing", get(top.Vhosts["billing"].Items, kind.TopicPermission, "svc"), nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.what, diff)
+		}
+	}
+	for _, k := range []kind.Kind{kind.User, kind.UserLimits, kind.Permission, kind.TopicPermission} {
+		if !top.Declares(k) {
+			t.Errorf("the file's users section declares %s", k)
+		}
+	}
+	if p := top.Vhosts["orders"].Items.Get(kind.Permission, "svc"); p == nil || p.Pos.Line != 11 || p.Pos.Col != 7 {
+		t.Errorf("the permission on orders is at %+v, want line 11, column 7 (its vhost's name)", p)
 	}
 }
