@@ -52,6 +52,9 @@ import (
 //	rmq publish EXCHANGE KEY BODY [N]
 //	                      publish the message (N times: default 1) to $VHOST over
 //	                      AMQP on one channel, each confirmed before the next.
+//	rmq consume QUEUE...  a consumer on each QUEUE of $VHOST (prefetch 10, no acks),
+//	                      connected until the script ends; returns once the broker
+//	                      reports each (3.10 tells a stream's only in its statistics).
 //	rmq depth QUEUE       the number of ready messages in QUEUE of $VHOST (a passive
 //	                      declare: exact, where the management API's statistics lag).
 //	rmq declare FILE      declare the objects of FILE's vhost $VHOST straight through
@@ -150,7 +153,7 @@ func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|publish|depth|declare|holds|managed|state ...")
+		ts.Fatalf("usage: rmq get|put|delete|gone|publish|consume|depth|declare|holds|managed|state ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -224,6 +227,12 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("usage: rmq publish EXCHANGE KEY BODY [N]")
 		}
 		ts.Check(l.publish(args[0], args[1], args[2], n))
+	case "consume":
+		noNeg(ts, neg, "rmq consume")
+		if len(args) == 0 {
+			ts.Fatalf("usage: rmq consume QUEUE...")
+		}
+		ts.Check(l.consume(args))
 	case "depth":
 		noNeg(ts, neg, "rmq depth")
 		if len(args) != 1 {
@@ -268,7 +277,7 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
 	default:
-		ts.Fatalf("unknown rmq command %q (get, put, delete, publish, depth, declare, holds, managed, state)", verb)
+		ts.Fatalf("unknown rmq command %q (get, put, delete, gone, publish, consume, depth, declare, holds, managed, state)", verb)
 	}
 }
 
@@ -352,6 +361,38 @@ func (l *live) publish(exchange, key, body string, n int) error {
 		}
 		if ok, err := conf.WaitContext(ctx); err != nil || !ok {
 			return fmt.Errorf("publish to exchange %q with key %q not confirmed: %v", exchange, key, err)
+		}
+	}
+	return nil
+}
+
+// consume starts a consumer on each of queues in the script's vhost, on
+// one channel whose connection closes when the script ends, and waits
+// until the broker reports each.
+func (l *live) consume(queues []string) error {
+	ch := l.b.Channel(l.tb, l.vhost)
+	if err := ch.Qos(10, 0, false); err != nil { // streams want a prefetch
+		return err
+	}
+	for _, q := range queues {
+		if _, err := ch.Consume(q, "test-consumer-"+q, false, false, false, false, amqp.Table{}); err != nil {
+			return fmt.Errorf("consume from %s: %w", q, err)
+		}
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for _, q := range queues {
+		for {
+			st, err := l.c.QueueStatsNow(context.Background(), l.vhost, q)
+			if err != nil {
+				return err
+			}
+			if st.Consumers > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the broker reports no consumer on %s after 15 s", q)
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
 	}
 	return nil

@@ -22,7 +22,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/cli"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/ownership"
-	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -150,32 +149,6 @@ func (h *harness) mustApply(content string, flags ...string) result {
 		h.t.Fatalf("apply failed:\n%s", r)
 	}
 	return r
-}
-
-// planJSON runs `plan -o json` on file content and decodes the plan.
-func (h *harness) planJSON(content string) *plan.Plan {
-	h.t.Helper()
-	f := h.write("plan.yaml", content)
-	r := h.run("plan", "-f", f, "-o", "json")
-	if r.code != 0 {
-		h.t.Fatalf("plan failed:\n%s", r)
-	}
-	p, err := plan.ReadJSON(strings.NewReader(r.stdout))
-	if err != nil {
-		h.t.Fatalf("plan -o json is not a plan: %v\n%s", err, r)
-	}
-	return p
-}
-
-// rows renders a plan's changes as "<symbol> <kind> <name>" rows, vhost
-// names replaced by ${VHOST}.
-func (h *harness) rows(p *plan.Plan) []string {
-	out := []string{}
-	for _, c := range p.Changes {
-		sym := map[plan.Action]string{plan.Create: "+", plan.Update: "~", plan.Replace: "-/+", plan.Delete: "-"}[c.Action]
-		out = append(out, strings.ReplaceAll(fmt.Sprintf("%s %s %s", sym, c.Kind, c.Name), h.vhost, "${VHOST}"))
-	}
-	return out
 }
 
 // assertNoChanges checks that `plan --detailed-exitcode` exits 0.

@@ -59,5 +59,5 @@ func TestApplyLock(t *testing.T) {
 	if rel := <-released; finished.Before(rel) {
 		t.Errorf("apply finished at %s, before the lock was released at %s", finished, rel)
 	}
-	assertBrokerHolds(t, h, savedFile, nil)
+	assertBrokerHolds(t, h, savedFile)
 }
