@@ -49,9 +49,18 @@ import (
 //	rmq gone FILE REGEXP  FILE (or stdout, stderr) names a vhost, REGEXP's first
 //	                      group, and the broker no longer has it (a throwaway
 //	                      vhost a command made and deleted).
-//	rmq publish EXCHANGE KEY BODY [N]
-//	                      publish the message (N times: default 1) to $VHOST over
-//	                      AMQP on one channel, each confirmed before the next.
+//	rmq publish [-id ID] EXCHANGE KEY BODY [N]
+//	                      publish the message (N times: default 1; with message id
+//	                      ID) to $VHOST over AMQP on one channel, each confirmed
+//	                      before the next.
+//	rmq reject QUEUE N    get N messages from QUEUE of $VHOST and reject each
+//	                      without requeueing it: dead-lettered, as a consumer's
+//	                      rejection does in production.
+//	rmq wait QUEUE N      wait (at most 10 s) until QUEUE of $VHOST holds N ready
+//	                      messages (a passive declare).
+//	rmq drain QUEUE       take every message from QUEUE of $VHOST (acknowledged)
+//	                      and print each one's message id, a line each, in order.
+//	rmq purge QUEUE       purge QUEUE of $VHOST.
 //	rmq consume QUEUE...  a consumer on each QUEUE of $VHOST (prefetch 10, no acks),
 //	                      connected until the script ends; returns once the broker
 //	                      reports each (3.10 tells a stream's only in its statistics).
@@ -153,7 +162,7 @@ func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|gone|publish|consume|depth|declare|holds|managed|state ...")
+		ts.Fatalf("usage: rmq get|put|delete|gone|publish|reject|wait|drain|purge|consume|depth|declare|holds|managed|state ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -218,15 +227,42 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "publish":
 		noNeg(ts, neg, "rmq publish")
+		id := ""
+		if len(args) > 2 && args[0] == "-id" {
+			id, args = args[1], args[2:]
+		}
 		n := 1
 		if len(args) == 4 {
 			var err error
 			n, err = strconv.Atoi(args[3])
 			ts.Check(err)
 		} else if len(args) != 3 {
-			ts.Fatalf("usage: rmq publish EXCHANGE KEY BODY [N]")
+			ts.Fatalf("usage: rmq publish [-id ID] EXCHANGE KEY BODY [N]")
 		}
-		ts.Check(l.publish(args[0], args[1], args[2], n))
+		ts.Check(l.publish(args[0], args[1], amqp.Publishing{MessageId: id, Body: []byte(args[2])}, n))
+	case "reject", "wait":
+		noNeg(ts, neg, "rmq "+verb)
+		if len(args) != 2 {
+			ts.Fatalf("usage: rmq %s QUEUE N", verb)
+		}
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		if verb == "reject" {
+			ts.Check(l.reject(args[0], n))
+		} else {
+			ts.Check(l.wait(args[0], n))
+		}
+	case "drain", "purge":
+		noNeg(ts, neg, "rmq "+verb)
+		if len(args) != 1 {
+			ts.Fatalf("usage: rmq %s QUEUE", verb)
+		}
+		ids, err := l.drain(args[0], verb == "purge")
+		ts.Check(err)
+		out := ts.Stdout() // empty, not the last command's, when there are none
+		for _, id := range ids {
+			fmt.Fprintln(out, id)
+		}
 	case "consume":
 		noNeg(ts, neg, "rmq consume")
 		if len(args) == 0 {
@@ -277,7 +313,7 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
 	default:
-		ts.Fatalf("unknown rmq command %q (get, put, delete, gone, publish, consume, depth, declare, holds, managed, state)", verb)
+		ts.Fatalf("unknown rmq command %q (get, put, delete, gone, publish, reject, wait, drain, purge, consume, depth, declare, holds, managed, state)", verb)
 	}
 }
 
@@ -339,23 +375,19 @@ func (l *live) loadVhost(ts *testscript.TestScript, file string) *topology.Vhost
 
 // publish publishes body n times to exchange with key in the script's
 // vhost, waiting for the broker's confirm of each.
-func (l *live) publish(exchange, key, body string, n int) error {
-	conn, err := amqp.Dial(l.b.AMQPURL(l.vhost))
-	if err != nil {
-		return fmt.Errorf("AMQP dial: %s", broker.MaskURL(err.Error()))
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
+func (l *live) publish(exchange, key string, msg amqp.Publishing, n int) error {
+	ch, done, err := l.channel()
 	if err != nil {
 		return err
 	}
+	defer done()
 	if err := ch.Confirm(false); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for range n {
-		conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, false, false, amqp.Publishing{Body: []byte(body)})
+		conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, false, false, msg)
 		if err != nil {
 			return err
 		}
@@ -398,18 +430,86 @@ func (l *live) consume(queues []string) error {
 	return nil
 }
 
+// channel opens an AMQP channel on the script's vhost, and its
+// connection's closer.
+func (l *live) channel() (*amqp.Channel, func(), error) {
+	conn, err := amqp.Dial(l.b.AMQPURL(l.vhost))
+	if err != nil {
+		return nil, nil, fmt.Errorf("AMQP dial: %s", broker.MaskURL(err.Error()))
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return ch, func() { conn.Close() }, nil
+}
+
+// reject gets n messages from queue and rejects each without requeueing.
+func (l *live) reject(queue string, n int) error {
+	ch, done, err := l.channel()
+	if err != nil {
+		return err
+	}
+	defer done()
+	for i := range n {
+		d, ok, err := ch.Get(queue, false)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%s holds %d messages, want %d to reject", queue, i, n)
+		}
+		if err := d.Reject(false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wait waits until queue holds n ready messages.
+func (l *live) wait(queue string, n int) error {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got, err := l.depth(queue)
+		if err != nil || got == n {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s holds %d messages after 10 s, want %d", queue, got, n)
+		}
+	}
+}
+
+// drain takes every message from queue and returns their message ids;
+// with purge, it purges the queue instead.
+func (l *live) drain(queue string, purge bool) ([]string, error) {
+	ch, done, err := l.channel()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if purge {
+		_, err := ch.QueuePurge(queue, false)
+		return nil, err
+	}
+	var ids []string
+	for {
+		d, ok, err := ch.Get(queue, true)
+		if err != nil || !ok {
+			return ids, err
+		}
+		ids = append(ids, d.MessageId)
+	}
+}
+
 // depth returns the number of ready messages in queue of the script's
 // vhost.
 func (l *live) depth(queue string) (int, error) {
-	conn, err := amqp.Dial(l.b.AMQPURL(l.vhost))
-	if err != nil {
-		return 0, fmt.Errorf("AMQP dial: %s", broker.MaskURL(err.Error()))
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
+	ch, done, err := l.channel()
 	if err != nil {
 		return 0, err
 	}
+	defer done()
 	q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
 	if err != nil {
 		return 0, fmt.Errorf("inspect queue %q: %v", queue, err)

@@ -2,14 +2,15 @@ package cli_test
 
 import (
 	"context"
-	"encoding/json"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 )
+
+// dlq peek and replay against the real broker are the live script
+// cmd/mqctl/testdata/live/dlq_peek_replay.txtar; the tests that cut them
+// with the fault proxy (fault_integration_test.go) fill a DLQ here.
 
 const dlqTopology = `version: 1
 vhosts:
@@ -93,110 +94,5 @@ func drainIDs(t *testing.T, ch *amqp.Channel, queue string) []string {
 			return out
 		}
 		out = append(out, d.MessageId)
-	}
-}
-
-func TestDLQPeekAndReplayCLI(t *testing.T) {
-	t.Parallel()
-	h, file, ch := dlqHarness(t, "d-0", "d-1", "d-2")
-
-	// peek: the vhost comes from the file; the messages stay.
-	r := h.run("dlq", "peek", "orders.shipping.dlq", "-f", file)
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("peek:\n%s", r)
-	}
-	for _, want := range []string{
-		`3 messages; showing all 3`,
-		`#1  message id "d-0"`,
-		`arrived via   exchange "orders.dlx", routing key "orders.shipping"`,
-		`x-death       1. rejected from queue "orders.shipping" (count 1, at `,
-		`it had been published to exchange "orders" with routing key "order.created"`,
-		`replay to     exchange "orders", routing key "order.created" (from x-death)`,
-		"body          9 bytes, text:\n    order d-0\n",
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("peek output lacks %q:\n%s", want, r.stdout)
-		}
-	}
-	r = h.run("dlq", "peek", "orders.shipping.dlq", "--vhost", h.vhost, "--limit", "2", "-o", "json")
-	var doc struct {
-		FormatVersion   int `json:"format_version"`
-		MessagesInQueue int `json:"messages_in_queue"`
-		Messages        []struct {
-			Redelivered bool `json:"redelivered"`
-			Properties  struct {
-				MessageID string `json:"message_id"`
-			} `json:"properties"`
-			Deaths []struct {
-				Queue, Reason string
-			} `json:"deaths"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &doc); r.code != 0 || err != nil {
-		t.Fatalf("peek -o json (%v):\n%s", err, r)
-	}
-	if doc.FormatVersion != 1 || doc.MessagesInQueue != 3 || len(doc.Messages) != 2 || doc.Messages[1].Properties.MessageID != "d-1" ||
-		!doc.Messages[1].Redelivered || doc.Messages[1].Deaths[0].Queue != "orders.shipping" {
-		t.Errorf("peek -o json: %+v", doc)
-	}
-
-	// A queue that does not exist: a note (not in the file), then the error.
-	r = h.run("dlq", "peek", "typo.dlq", "-f", file)
-	if r.code != 1 || !strings.Contains(r.stderr, `note: queue "typo.dlq" is not declared`) || !strings.Contains(r.stderr, `queue "typo.dlq" does not exist`) {
-		t.Errorf("peek of a missing queue:\n%s", r)
-	}
-
-	// Dry run: where they would go, with the copy audit would receive.
-	r = h.run("dlq", "replay", "orders.shipping.dlq", "-f", file, "--dry-run")
-	if r.code != 0 {
-		t.Fatalf("dry run:\n%s", r)
-	}
-	for _, want := range []string{
-		`3  exchange "orders", routing key "order.created" (from x-death) → audit, orders.shipping`,
-		`note: this also delivers a copy to "audit"`,
-		`Dry run: would replay 3, skip 0, fail 0.`,
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("dry run output lacks %q:\n%s", want, r.stdout)
-		}
-	}
-	waitReady(t, ch, "orders.shipping.dlq", 3)
-
-	// Into the DLX: refused, nothing moves, exit 1.
-	r = h.run("dlq", "replay", "orders.shipping.dlq", "-f", file, "--to-exchange", "orders.dlx", "--routing-key", "orders.shipping")
-	if r.code != 1 || !strings.Contains(r.stdout, `leads back into "orders.shipping.dlq" itself`) || !strings.Contains(r.stderr, `3 of 3 messages could not be replayed and stay in "orders.shipping.dlq"`) {
-		t.Errorf("replay into the DLX:\n%s", r)
-	}
-	waitReady(t, ch, "orders.shipping.dlq", 3)
-
-	// To the origin queue alone, two of them.
-	r = h.run("dlq", "replay", "orders.shipping.dlq", "-f", file, "--to-exchange", "", "--routing-key", "orders.shipping", "--limit", "2")
-	if r.code != 0 || !strings.Contains(r.stdout, "replayed 2, skipped 0, failed 0\n") {
-		t.Fatalf("replay --limit 2:\n%s", r)
-	}
-	if got := drainIDs(t, ch, "orders.shipping"); !slices.Equal(got, []string{"d-0", "d-1"}) {
-		t.Errorf("orders.shipping holds %v", got)
-	}
-	if got := drainIDs(t, ch, "audit"); len(got) != 0 {
-		t.Errorf("audit received %v", got)
-	}
-
-	// The rest, where it came from.
-	r = h.run("dlq", "replay", "orders.shipping.dlq", "-f", file, "-o", "json")
-	var rep struct {
-		Summary struct{ Replayed, Skipped, Failed int } `json:"summary"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil || rep.Summary.Replayed != 1 {
-		t.Fatalf("replay -o json (%v):\n%s", err, r)
-	}
-	if got := drainIDs(t, ch, "orders.shipping"); !slices.Equal(got, []string{"d-2"}) {
-		t.Errorf("orders.shipping holds %v", got)
-	}
-	if got := drainIDs(t, ch, "orders.shipping.dlq"); len(got) != 0 {
-		t.Errorf("the DLQ still holds %v", got)
-	}
-	r = h.run("dlq", "replay", "orders.shipping.dlq", "-f", file)
-	if r.code != 0 || !strings.Contains(r.stdout, "is empty: nothing to replay") {
-		t.Errorf("replay of an empty DLQ:\n%s", r)
 	}
 }
