@@ -58,6 +58,9 @@ import (
 //	                      rejection does in production.
 //	rmq wait QUEUE N      wait (at most 10 s) until QUEUE of $VHOST holds N ready
 //	                      messages (a passive declare).
+//	rmq stats QUEUE=N...  wait (at most 15 s) until the management API's statistics,
+//	                      which lag, count N messages in each QUEUE of $VHOST: what
+//	                      status reads then is settled.
 //	rmq drain QUEUE       take every message from QUEUE of $VHOST (acknowledged)
 //	                      and print each one's message id, a line each, in order.
 //	rmq purge QUEUE       purge QUEUE of $VHOST.
@@ -162,7 +165,7 @@ func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|gone|publish|reject|wait|drain|purge|consume|depth|declare|holds|managed|state ...")
+		ts.Fatalf("usage: rmq get|put|delete|gone|publish|reject|wait|stats|drain|purge|consume|depth|declare|holds|managed|state ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -252,6 +255,12 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		} else {
 			ts.Check(l.wait(args[0], n))
 		}
+	case "stats":
+		noNeg(ts, neg, "rmq stats")
+		if len(args) == 0 {
+			ts.Fatalf("usage: rmq stats QUEUE=N...")
+		}
+		ts.Check(l.stats(args))
 	case "drain", "purge":
 		noNeg(ts, neg, "rmq "+verb)
 		if len(args) != 1 {
@@ -313,7 +322,7 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
 	default:
-		ts.Fatalf("unknown rmq command %q (get, put, delete, gone, publish, reject, wait, drain, purge, consume, depth, declare, holds, managed, state)", verb)
+		ts.Fatalf("unknown rmq command %q (get, put, delete, gone, publish, reject, wait, stats, drain, purge, consume, depth, declare, holds, managed, state)", verb)
 	}
 }
 
@@ -478,6 +487,39 @@ func (l *live) wait(queue string, n int) error {
 			return fmt.Errorf("%s holds %d messages after 10 s, want %d", queue, got, n)
 		}
 	}
+}
+
+// stats waits until the management API counts, for each QUEUE=N of want,
+// N messages in QUEUE.
+func (l *live) stats(want []string) error {
+	deadline := time.Now().Add(15 * time.Second)
+	for _, w := range want {
+		queue, n, ok := strings.Cut(w, "=")
+		if !ok {
+			return fmt.Errorf("%q: want QUEUE=N", w)
+		}
+		for path := "queues/" + url.PathEscape(l.vhost) + "/" + url.PathEscape(queue); ; time.Sleep(100 * time.Millisecond) {
+			status, body, err := l.b.API(http.MethodGet, path, nil)
+			if err != nil {
+				return err
+			}
+			var q struct {
+				Messages *json.Number `json:"messages"`
+			}
+			if status == http.StatusOK {
+				if err := json.Unmarshal(body, &q); err != nil {
+					return fmt.Errorf("GET /api/%s: %w", path, err)
+				}
+				if q.Messages != nil && q.Messages.String() == n {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the statistics of %s never counted %s messages in 15 s (GET: %d %s)", queue, n, status, body)
+			}
+		}
+	}
+	return nil
 }
 
 // drain takes every message from queue and returns their message ids;

@@ -186,21 +186,6 @@ func readVhostState(t testing.TB, c *broker.Client, vhost string) (*topology.Vho
 	return v, rec
 }
 
-// publish publishes n confirmed messages to the default exchange with
-// routing key queue.
-func publish(t testing.TB, ch *amqp.Channel, queue string, n int) {
-	t.Helper()
-	for i := 0; i < n; i++ {
-		conf, err := ch.PublishWithDeferredConfirmWithContext(context.Background(), "", queue, true, false, amqp.Publishing{Body: []byte("keep me")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok, err := conf.WaitContext(context.Background()); err != nil || !ok {
-			t.Fatalf("publish to queue %q not confirmed: %v", queue, err)
-		}
-	}
-}
-
 // depth returns the number of ready messages in queue (passive declare:
 // exact, no statistics delay).
 func depth(t testing.TB, b *testbroker.Broker, vhost, queue string) int {
