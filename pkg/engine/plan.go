@@ -171,7 +171,7 @@ func normalize(desired *topology.Topology, version rmqversion.Version) *topology
 func (e *Engine) keepOwnUser(p *plan.Plan) {
 	me := e.c.Username()
 	p.HoldBack(func(c *plan.Change) (string, string) {
-		if c.Action == plan.Delete && c.Name == me && (c.Kind == kind.User || c.Kind == kind.Permission || c.Kind == kind.TopicPermission || c.Kind == kind.UserLimits) {
+		if owner, _ := c.Kind.Owner(); c.Action == plan.Delete && c.Name == me && (c.Kind == kind.User || owner == kind.User) {
 			where := ""
 			if c.Vhost != "" {
 				where = fmt.Sprintf(" on vhost %q", c.Vhost)

@@ -166,6 +166,20 @@ func Items() []Spec { return append(VhostItems(), Access()...) }
 // for a kind mqctl does not know).
 func (k Kind) Item() *ItemSpec { s, _ := Of(k); return s.Item }
 
+// Owner is the kind whose items nest k's (ItemSpec.Nested: a user for
+// its limits, permissions and topic permissions); false when none does.
+// An object of k goes with the owner's item of the same name.
+func (k Kind) Owner() (Kind, bool) {
+	for _, list := range [...][]Spec{specs, accessSpecs} { // without a copy: the diff asks per object
+		for _, s := range list {
+			if s.Item != nil && slices.Contains(s.Item.Nested, k) {
+				return s.Kind, true
+			}
+		}
+	}
+	return "", false
+}
+
 // SecretFields names the secret settings of an object of kind k
 // (Spec.Secret), a slice of its own: what topology.Item.Secret holds.
 func SecretFields(k Kind) []string { s, _ := Of(k); return slices.Clone(s.Secret) }

@@ -130,3 +130,18 @@ func TestListEntry(t *testing.T) {
 		t.Errorf("FieldNames = %v", got)
 	}
 }
+
+// A user owns its limits, permissions and topic permissions; a user, a
+// vhost's kinds and an unknown kind have no owner.
+func TestOwner(t *testing.T) {
+	for _, k := range []kind.Kind{kind.UserLimits, kind.Permission, kind.TopicPermission} {
+		if o, ok := k.Owner(); !ok || o != kind.User {
+			t.Errorf("%s.Owner() = %q, %v; want user", k, o, ok)
+		}
+	}
+	for _, k := range []kind.Kind{kind.User, kind.Queue, kind.VhostLimits, kind.Shovel, "frobnicator"} {
+		if o, ok := k.Owner(); ok {
+			t.Errorf("%s.Owner() = %q; want none", k, o)
+		}
+	}
+}

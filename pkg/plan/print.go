@@ -209,10 +209,11 @@ func destKind(b *topology.Binding) Kind {
 }
 
 // ownedByUser reports whether objects of kind k belong to a user (named
-// as the item): they go with the user, and are never checked as mqctl's
-// own once that user has been changed outside mqctl.
+// as the item, kind.Kind.Owner): they go with the user, and are never
+// checked as mqctl's own once that user has been changed outside mqctl.
 func ownedByUser(k Kind) bool {
-	return k == kind.Permission || k == kind.TopicPermission || k == kind.UserLimits
+	owner, ok := k.Owner()
+	return ok && owner == kind.User
 }
 
 // Recorded is the ownership record an apply that wrote every object of t
