@@ -306,32 +306,28 @@ func (o *object) required(fields ...string) (map[string]string, bool) {
 	return out, ok
 }
 
-func (r *reader) readPermissions(top map[string]any) {
-	for _, o := range r.list(top, "permissions", "permission") {
-		user, ok := o.userOf("permission")
-		if !ok {
-			continue
+// readNested reads, for each kind nested by vhost in users (kind.ByVhost:
+// permissions, topic permissions), its list in the definitions document
+// (its Section): each entry names its user and vhost and gives the
+// kind's fields, all of which RabbitMQ's import requires. The entries of
+// a kind whose item holds a list By one field (a topic permission per
+// exchange) are gathered into one item per user and vhost.
+func (r *reader) readNested(top map[string]any) {
+	for _, k := range kind.User.Item().Nested {
+		if s, _ := kind.Of(k); s.Item.Shape == kind.ByVhost {
+			r.readByVhost(top, s)
 		}
-		vh, ok := o.vhost()
-		if !ok {
-			continue
-		}
-		ops := kind.Permission.FieldNames() // configure, write, read
-		f, ok := o.required(ops...)
-		if !ok {
-			continue
-		}
-		it := &topology.Item{Kind: kind.Permission, Name: user, Settings: topology.Args{}}
-		for _, op := range ops {
-			it.Settings[op] = f[op]
-		}
-		r.put(&r.t.Vhost(vh).Items, it, vh, o.what, o.pos)
 	}
 }
 
-func (r *reader) readTopicPermissions(top map[string]any) {
-	for _, o := range r.list(top, "topic_permissions", "topic permission") {
-		user, ok := o.userOf("topic permission")
+func (r *reader) readByVhost(top map[string]any, s kind.Spec) {
+	ls := s.Item.List
+	fields := s.Kind.FieldNames()
+	if ls != nil {
+		fields = ls.FieldNames()
+	}
+	for _, o := range r.list(top, s.Section, s.Label) {
+		user, ok := o.userOf(s.Label)
 		if !ok {
 			continue
 		}
@@ -339,29 +335,32 @@ func (r *reader) readTopicPermissions(top map[string]any) {
 		if !ok {
 			continue
 		}
-		ls := kind.TopicPermission.Item().List // exchange, write, read
-		f, ok := o.required(ls.FieldNames()...)
+		f, ok := o.required(fields...)
 		if !ok {
 			continue
 		}
-		member := map[string]any{}
+		settings := topology.Args{}
 		for k, v := range f {
-			member[k] = v
+			settings[k] = v
 		}
-		x, rest := ls.Entry(member)
+		if ls == nil {
+			r.put(&r.t.Vhost(vh).Items, &topology.Item{Kind: s.Kind, Name: user, Settings: settings}, vh, o.what, o.pos)
+			continue
+		}
+		by, rest := ls.Entry(settings)
 		items := &r.t.Vhost(vh).Items
-		it := items.Get(kind.TopicPermission, user)
+		it := items.Get(s.Kind, user)
 		if it == nil {
-			it = &topology.Item{Kind: kind.TopicPermission, Name: user, Settings: topology.Args{}, Meta: topology.Meta{Pos: o.pos}}
+			it = &topology.Item{Kind: s.Kind, Name: user, Settings: topology.Args{}, Meta: topology.Meta{Pos: o.pos}}
 			items.Put(it)
 		}
-		key := string(kind.TopicPermission) + "\x00" + vh + "\x00" + user + "\x00" + x
+		key := string(s.Kind) + "\x00" + vh + "\x00" + user + "\x00" + by
 		if first, dup := r.acc.seen[key]; dup {
-			r.rep.warnf("%s on exchange %q is listed twice (%s and %s); kept the last, as RabbitMQ's import does", o.what, x, first, o.pos)
+			r.rep.warnf("%s on %s %q is listed twice (%s and %s); kept the last, as RabbitMQ's import does", o.what, ls.By, by, first, o.pos)
 		} else {
 			r.acc.seen[key] = o.pos
 		}
-		it.Settings[x] = rest
+		it.Settings[by] = rest
 	}
 }
 
