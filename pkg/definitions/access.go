@@ -78,7 +78,8 @@ func (r *reader) declareUsers(top map[string]any) {
 	if _, ok := top["users"]; !ok {
 		return
 	}
-	for _, k := range []kind.Kind{kind.User, kind.UserLimits, kind.Permission, kind.TopicPermission} {
+	r.t.Declare(kind.User)
+	for _, k := range kind.User.Item().Nested { // its limits, permissions, topic permissions
 		r.t.Declare(k)
 	}
 }
@@ -461,8 +462,8 @@ func (r *reader) warnUnlistedUsers() {
 	listed := r.t.Declares(kind.User)
 	for _, vn := range r.t.VhostNames() {
 		v := r.t.Vhosts[vn]
-		for _, k := range []kind.Kind{kind.Permission, kind.TopicPermission} {
-			for _, u := range v.Items.Names(k) {
+		for _, k := range kind.User.Item().Nested {
+			for _, u := range v.Items.Names(k) { // the ByVhost kinds': the others are not in a vhost
 				if !listed {
 					// A file without users (a vhost's own export, say):
 					// nothing to declare them under.
