@@ -411,7 +411,11 @@ func (l *live) publish(exchange, key string, msg amqp.Publishing, n int) error {
 // one channel whose connection closes when the script ends, and waits
 // until the broker reports each.
 func (l *live) consume(queues []string) error {
-	ch := l.b.Channel(l.tb, l.vhost)
+	ch, done, err := l.channel()
+	if err != nil {
+		return err
+	}
+	l.tb.Cleanup(done)
 	if err := ch.Qos(10, 0, false); err != nil { // streams want a prefetch
 		return err
 	}

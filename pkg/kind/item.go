@@ -51,9 +51,12 @@ type ListSpec struct {
 }
 
 // FieldNames are the names of ls's fields, in order.
-func (ls *ListSpec) FieldNames() []string {
-	out := make([]string, len(ls.Fields))
-	for i, f := range ls.Fields {
+func (ls *ListSpec) FieldNames() []string { return Names(ls.Fields) }
+
+// Names are the names of fields, in order.
+func Names(fields []Field) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
 		out[i] = f.Name
 	}
 	return out

@@ -227,11 +227,7 @@ func (k Kind) FieldNames() []string {
 	if !ok || s.Item == nil {
 		return nil
 	}
-	out := make([]string, len(s.Item.Fields))
-	for i, f := range s.Item.Fields {
-		out[i] = f.Name
-	}
-	return out
+	return Names(s.Item.Fields)
 }
 
 // Phases is the number of apply phases (DeletePhase and WritePhase are

@@ -52,11 +52,7 @@ func TestListShapedKinds(t *testing.T) {
 			t.Errorf("%s: a list-shaped kind checks each member", s.Kind)
 		}
 		if l.By != "" {
-			names := make([]string, len(l.Fields))
-			for i, f := range l.Fields {
-				names[i] = f.Name
-			}
-			if l.Key != "" || len(s.Item.Fields) != 0 || !slices.Contains(names, l.By) {
+			if l.Key != "" || len(s.Item.Fields) != 0 || !slices.Contains(l.FieldNames(), l.By) {
 				t.Errorf("%s: a kind whose members are held by %q has no list field and no fields but its members', %q among them", s.Kind, l.By, l.By)
 			}
 			continue

@@ -127,11 +127,7 @@ func (d *decoder) members(ls *kind.ListSpec, n *node, what string) ([]any, bool)
 	if n.kind != seqNode {
 		hint := "write a list of mappings: [{" + fields[0].Name + ": …}]"
 		if ls.By != "" {
-			names := make([]string, len(fields))
-			for i, fl := range fields {
-				names[i] = fl.Name
-			}
-			hint = "write a list of {" + strings.Join(names, ", ") + "}"
+			hint = "write a list of " + braced(fields)
 		}
 		d.errs.addf(n.pos, hint, "%s: expected a list, got %s", what, describe(n))
 		return nil, false
@@ -194,11 +190,7 @@ func (d *decoder) problems(ps []kind.Problem, f fieldSet, failed map[string]bool
 // is nil when n is not a mapping. n may also hold the keys in extra, which
 // f holds and settings does not.
 func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topology.Item, extra ...string) (settings topology.Args, f fieldSet, failed map[string]bool, good bool) {
-	known := make([]string, len(fields), len(fields)+len(extra))
-	for i, fl := range fields {
-		known[i] = fl.Name
-	}
-	known = append(known, extra...)
+	known := append(kind.Names(fields), extra...)
 	f, ok := d.fields(n, what, known)
 	if !ok {
 		return nil, nil, nil, false

@@ -140,19 +140,15 @@ func (l *load) byVhost(t *topology.Topology, s kind.Spec, owner string, n *node,
 // itemShape is how the file writes an item of s, for hints: {configure,
 // write, read}, or a list of {exchange, write, read}.
 func itemShape(s kind.Spec) string {
-	fields := s.Item.Fields
 	if ls := s.Item.List; ls != nil {
-		fields = ls.Fields
+		return "a list of " + braced(ls.Fields)
 	}
-	names := make([]string, len(fields))
-	for i, fl := range fields {
-		names[i] = fl.Name
-	}
-	shape := "{" + strings.Join(names, ", ") + "}"
-	if s.Item.List != nil {
-		return "a list of " + shape
-	}
-	return shape
+	return braced(s.Item.Fields)
+}
+
+// braced is a mapping of fields as hints write it: {configure, write, read}.
+func braced(fields []kind.Field) string {
+	return "{" + strings.Join(kind.Names(fields), ", ") + "}"
 }
 
 // declaredVhost returns the vhost of t that a user's section of plural

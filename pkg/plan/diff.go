@@ -29,9 +29,9 @@ type Current struct {
 
 // Managed is what mqctl's ownership records list, per vhost ("" for the
 // broker's own objects: users and their access), each object with its
-// print: every ObjectRef in the set of vhost v has Vhost v. Each vhost's set is its record's own, looked up where it is
-// instead of copied into one map with the others (3.7 MB at 50,000
-// objects).
+// print: every ObjectRef in the set of vhost v has Vhost v. Each vhost's
+// set is its record's own, looked up where it is instead of copied into
+// one map with the others (3.7 MB at 50,000 objects).
 type Managed map[string]map[ObjectRef]Print
 
 // ManagedOf groups a set of managed objects by vhost.
