@@ -500,7 +500,7 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 	for _, s := range res.Done {
 		c := s.Change
 		vhosts[c.Vhost] = true
-		ref := plan.ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}
+		ref := c.Ref()
 		switch {
 		case s.Restore:
 			// A binding put back after its end was replaced: its print

@@ -277,11 +277,11 @@ func (e *Engine) lockAll(ctx context.Context, locks *locks, scope []string, brok
 func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []string, locks *locks, o ApplyOptions) (p *plan.Plan, l *Live, exactErr, err error) {
 	if in.Saved == nil {
 		var known stakes
-		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}); err != nil {
+		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}, locks.open); err != nil {
 			return nil, nil, nil, err
 		}
 		p.SetFlows(l.current, e.c.RabbitMQVersion())
-		if exactErr, err = e.readStakes(ctx, p, l, known, func(context.Context) (inspectFunc, error) { return locks.inspect, nil }); err != nil {
+		if exactErr, err = e.readStakes(ctx, p, l, known); err != nil {
 			return nil, nil, nil, err
 		}
 		return p, l, exactErr, nil
@@ -295,10 +295,11 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 	p = in.Saved
 	// A node that went down since leaves the fingerprint alone (4.0
 	// still lists the queues on it): check again what is out of reach.
-	if _, err := e.holdBackDownQueues(ctx, p, l); err != nil {
+	known, err := e.holdBack(ctx, p, l, locks.open)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	return p, l, refreshStakes(ctx, p, locks.inspect), nil
+	return p, l, known.exact.merge(p), nil
 }
 
 // cleanRecords rewrites, under the locks held, the ownership records of

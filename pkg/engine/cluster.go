@@ -35,6 +35,23 @@ import (
 // queueRef is a queue by vhost and name.
 type queueRef struct{ vhost, name string }
 
+// holdBack is holdBackDownQueues with the exact reads of the queues p
+// deletes or replaces (through exact, when given) begun beside it; they
+// are in the stakes it returns, for readStakes to merge.
+func (e *Engine) holdBack(ctx context.Context, p *plan.Plan, l *Live, exact func(context.Context) (inspectFunc, error)) (stakes, error) {
+	var reads *exactReads
+	if exact != nil {
+		reads = startExact(ctx, p, exact)
+	}
+	known, err := e.holdBackDownQueues(ctx, p, l)
+	if err != nil {
+		reads.abandon()
+		return stakes{}, err
+	}
+	known.exact = reads
+	return known, nil
+}
+
 // holdBackDownQueues removes from p the changes on existing queues that
 // cannot be reached: classic queues whose home node is down (bindings to
 // them created or deleted, the queue deleted or replaced), and quorum

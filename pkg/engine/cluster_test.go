@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -55,17 +54,12 @@ func downBroker(t *testing.T, version string) (*broker.Client, func() []string) 
 	// 4.0 lists them without, with the queue totals (the depth) where
 	// asked for them.
 	totals := strings.Replace(list[1], `"state":"running"`, `"state":"running","messages":4`, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	c := fakeAPI(t, version+".5", "rabbit@c2", func(w http.ResponseWriter, r *http.Request) bool {
 		mu.Lock()
 		asked = append(asked, r.URL.Path)
 		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
 		q, isQueue := strings.CutPrefix(r.URL.Path, "/api/queues/v/")
 		switch {
-		case r.URL.Path == "/api/whoami":
-			_, _ = w.Write([]byte(`{"name":"guest","tags":["administrator"]}`))
-		case r.URL.Path == "/api/overview":
-			_, _ = fmt.Fprintf(w, `{"rabbitmq_version":"%s.5","cluster_name":"c","node":"rabbit@c2","listeners":[]}`, version)
 		case r.URL.Path == "/api/vhosts":
 			_, _ = w.Write([]byte(`[{"name":"v"}]`))
 		case r.URL.Path == "/api/queues/v" && !v310 && r.URL.Query().Get("enable_queue_totals") == "true":
@@ -75,15 +69,10 @@ func downBroker(t *testing.T, version string) (*broker.Client, func() []string) 
 		case isQueue && queues[q] != "":
 			_, _ = w.Write([]byte(queues[q]))
 		default:
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
+			return false
 		}
-	}))
-	t.Cleanup(srv.Close)
-	c, err := broker.Connect(context.Background(), broker.Config{Server: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+		return true
+	})
 	return c, func() []string {
 		mu.Lock()
 		defer mu.Unlock()

@@ -61,6 +61,9 @@ func (l *locks) acquire(ctx context.Context, vhost string) error {
 	return nil
 }
 
+// open gives inspect to the exact reads of the apply's plan (startExact).
+func (l *locks) open(context.Context) (inspectFunc, error) { return l.inspect, nil }
+
 func (l *locks) inspect(_ context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
 	l.mu.Lock()
 	lk := l.held[vhost]

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -28,26 +27,14 @@ func TestOwnedQueueFromPlacements(t *testing.T) {
 		"owned": `{"name":"owned","type":"classic","node":"rabbit@a","state":"running","internal_owner":{"name":"sh","kind":"shovel","virtual_host":"v"}}`,
 		"plain": `{"name":"plain","type":"classic","node":"rabbit@a","state":"running","internal_owner":false}`,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+	c := fakeAPI(t, "4.3.6", "rabbit@a", func(w http.ResponseWriter, r *http.Request) bool {
 		q, isQueue := strings.CutPrefix(r.URL.Path, "/api/queues/v/")
-		switch {
-		case r.URL.Path == "/api/whoami":
-			_, _ = w.Write([]byte(`{"name":"guest","tags":["administrator"]}`))
-		case r.URL.Path == "/api/overview":
-			_, _ = w.Write([]byte(`{"rabbitmq_version":"4.3.6","cluster_name":"c"}`))
-		case isQueue && queues[q] != "":
-			_, _ = w.Write([]byte(queues[q]))
-		default:
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
+		if !isQueue || queues[q] == "" {
+			return false
 		}
-	}))
-	t.Cleanup(srv.Close)
-	c, err := broker.Connect(context.Background(), broker.Config{Server: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+		_, _ = w.Write([]byte(queues[q]))
+		return true
+	})
 	state := topology.New()
 	v := topology.NewVhost("v")
 	for _, n := range []string{"owned", "plain"} {

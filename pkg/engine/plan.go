@@ -49,20 +49,15 @@ type PlanResult struct {
 // must not make, each with why. It reads only, takes no lock, and tells
 // Options.Note what the user should know about the plan.
 func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts PlanOptions) (*PlanResult, error) {
-	p, l, known, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged})
-	if err != nil {
-		return nil, err
-	}
-	e.noteTransientQueues(p)
 	// The exact reads go through connections that take no lock (plan
-	// changes nothing).
+	// changes nothing), opened by the reads once the diff is known.
 	var pk *peeks
 	defer func() {
 		if pk != nil {
 			pk.close()
 		}
 	}()
-	exactErr, err := e.readStakes(ctx, p, l, known, func(ctx context.Context) (inspectFunc, error) {
+	p, l, known, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged}, func(ctx context.Context) (inspectFunc, error) {
 		amqpURL, err := e.amqpURL(ctx)
 		if err != nil {
 			return nil, err
@@ -70,6 +65,11 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 		pk = newPeeks(e.c, amqpURL)
 		return pk.inspect, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	e.noteTransientQueues(p)
+	exactErr, err := e.readStakes(ctx, p, l, known)
 	if err != nil {
 		return nil, err
 	}
@@ -100,9 +100,9 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 // diff reads the broker for desired's vhosts (unless l already holds
 // them), diffs them and holds back the changes on queues out of reach;
 // the messages at stake are the caller's to read (readStakes), given the
-// depths diff read on the way (known), and so are the plan's flows
-// (plan.Plan.SetFlows).
-func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, opts plan.Options) (*plan.Plan, *Live, stakes, error) {
+// depths diff read on the way and the exact reads it began through exact
+// (known), and so are the plan's flows (plan.Plan.SetFlows).
+func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, opts plan.Options, exact func(context.Context) (inspectFunc, error)) (*plan.Plan, *Live, stakes, error) {
 	scope := desired.VhostNames()
 	// What the broker says of itself (deprecated features it denies,
 	// exchange types it offers) wins over its version's table.
@@ -128,7 +128,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
 	e.keepUnseenVhosts(p, desired, l)
-	known, err := e.holdBackDownQueues(ctx, p, l)
+	known, err := e.holdBack(ctx, p, l, exact)
 	if err != nil {
 		return nil, nil, stakes{}, err
 	}

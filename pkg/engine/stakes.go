@@ -33,89 +33,155 @@ const stakeReaders = 16
 // For messages the larger figure wins: the statistics also count
 // unacknowledged messages, the passive declare only ready ones.
 func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
-	return readExact(ctx, p, inspect).merge()
+	return startExact(ctx, p, func(context.Context) (inspectFunc, error) { return inspect, nil }).merge(p)
 }
 
 // exactReads are the exact reads of the queues a plan deletes or
-// replaces, read (readExact) apart from updating the plan (merge), so that
-// they can run while the statistics are read into the same changes.
-type exactReads []*exactRead
-
-type exactRead struct {
-	change *plan.Change
-	typ    string
-	st     lock.QueueState
-	err    error
+// replaces. They start (startExact) as soon as the plan's changes are
+// known, while the queues out of reach are still being looked for (that
+// listing is as slow as the exact reads of a plan that deletes thousands
+// of queues), and are merged (merge) into the changes the plan still holds
+// once it is final. Those held back in between are read for nothing.
+type exactReads struct {
+	byRef map[plan.ObjectRef]*exactRead
+	// cancel ends the reads not yet begun once merge is done.
+	cancel context.CancelFunc
+	// openErr is the error of opening the reads (dialling), if that failed:
+	// every read carries it.
+	openErr error
 }
 
-// readExact reads the queues p deletes or replaces through inspect, up to
-// stakeReaders at once, in the plan's order; after a failed read no
-// further one starts. It reads the changes' identities only, and changes
-// nothing in p.
-func readExact(ctx context.Context, p *plan.Plan, inspect inspectFunc) exactReads {
-	var reads exactReads
+type exactRead struct {
+	ref  plan.ObjectRef
+	typ  string
+	st   lock.QueueState
+	err  error
+	done chan struct{} // closed once st and err are set
+}
+
+// startExact begins reading the queues p deletes or replaces through the
+// inspect function open gives, up to stakeReaders at once, in the plan's
+// order. After a failed read no further one starts, except after a queue
+// out of reach (lock.ErrOutOfReach): that one's change is held back, and
+// the others are still wanted. It reads the changes' identities only, and
+// changes nothing in p. Nil when nothing is at stake.
+func startExact(ctx context.Context, p *plan.Plan, open func(context.Context) (inspectFunc, error)) *exactReads {
+	var list []*exactRead
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if !c.RisksMessages() {
 			continue
 		}
-		reads = append(reads, &exactRead{change: c, typ: plan.QueueType(c.Before)})
+		list = append(list, &exactRead{ref: c.Ref(), typ: plan.QueueType(c.Before), done: make(chan struct{})})
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	reads := &exactReads{byRef: make(map[plan.ObjectRef]*exactRead, len(list))}
+	for _, r := range list {
+		reads.byRef[r.ref] = r
+	}
+	ctx, reads.cancel = context.WithCancel(ctx)
+	go reads.run(ctx, list, open)
+	return reads
+}
+
+// run carries out the reads of list; every read's done is closed when it
+// returns.
+func (reads *exactReads) run(ctx context.Context, list []*exactRead, open func(context.Context) (inspectFunc, error)) {
+	inspect, err := open(ctx)
+	if err != nil {
+		reads.openErr = err
+		for _, r := range list {
+			r.err = err
+			close(r.done)
+		}
+		return
 	}
 	var (
 		wg     sync.WaitGroup
 		failed = make(chan struct{})
+		first  *exactRead // the failed read that stopped the others
 		once   sync.Once
 		next   = make(chan *exactRead)
 	)
-	for range min(stakeReaders, len(reads)) {
+	for range min(stakeReaders, len(list)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r := range next {
-				r.st, r.err = inspect(ctx, r.change.Vhost, r.change.Name, r.typ)
-				if r.err != nil {
-					once.Do(func() { close(failed) })
+				r.st, r.err = inspect(ctx, r.ref.Vhost, r.ref.Name, r.typ)
+				if r.err != nil && !errors.Is(r.err, lock.ErrOutOfReach) {
+					once.Do(func() { first = r; close(failed) })
 				}
+				close(r.done)
 			}
 		}()
 	}
 	// Every read handed out is read to its end; those not handed out
-	// (after a failure) come after the first failed one in the plan's
-	// order, and are not looked at.
+	// (after a failure) come after the failed one in the plan's order, and
+	// carry its error.
+	left := len(list)
 dispatch:
-	for _, r := range reads {
-		if err := ctx.Err(); err != nil {
-			r.err = err
+	for i, r := range list {
+		if ctx.Err() != nil {
+			left = i
 			break
 		}
 		select {
 		case <-failed:
+			left = i
 			break dispatch
 		default:
 		}
 		select {
 		case next <- r:
 		case <-failed:
+			left = i
 			break dispatch
 		case <-ctx.Done():
-			r.err = ctx.Err()
+			left = i
 			break dispatch
 		}
 	}
 	close(next)
 	wg.Wait()
-	return reads
+	for _, r := range list[left:] {
+		if err := ctx.Err(); err != nil {
+			r.err = err
+		} else {
+			r.err = fmt.Errorf("not read, once the read of queue %q had failed: %w", first.ref.Name, first.err)
+		}
+		close(r.done)
+	}
 }
 
-// merge updates the changes in the plan's order up to the first read that
-// failed, whose error it returns: what reading them one after the other
-// would have done.
-func (reads exactReads) merge() error {
-	for _, r := range reads {
-		c, st := r.change, r.st
+// merge updates the changes p still holds, in the plan's order, up to the
+// first read that failed, whose error it returns: what reading them one
+// after the other would have done. It waits for those reads only; the
+// others are cancelled.
+func (reads *exactReads) merge(p *plan.Plan) error {
+	if reads == nil {
+		return nil
+	}
+	defer reads.cancel()
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if !c.RisksMessages() {
+			continue
+		}
+		r := reads.byRef[c.Ref()]
+		if r == nil {
+			continue
+		}
+		<-r.done
 		if r.err != nil {
+			if reads.openErr != nil {
+				return reads.openErr
+			}
 			return fmt.Errorf("read the messages and consumers of queue %q in vhost %q: %w", c.Name, c.Vhost, r.err)
 		}
+		st := r.st
 		if st.Ready > c.Messages {
 			c.Messages, c.MessagesAtLeast = st.Ready, st.AtLeast
 		}
@@ -132,40 +198,30 @@ func (reads exactReads) merge() error {
 	return nil
 }
 
+// abandon ends the reads without merging them.
+func (reads *exactReads) abandon() {
+	if reads != nil {
+		reads.cancel()
+	}
+}
+
 // readStakes fills in the messages and consumers at stake in the queues p
-// deletes or replaces: from the statistics (fillStakes) and, with exact,
-// exactly over AMQP (refreshStakes) at the same time, the two merged once
-// both are in. err is the statistics' failure; exactErr the exact reads'
-// (or opening them), after which the statistics' figures stand.
-func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes, exact func(context.Context) (inspectFunc, error)) (exactErr, err error) {
+// deletes or replaces: from the statistics (fillStakes) and exactly over
+// AMQP (the reads known.exact began), the two merged once both are in. err
+// is the statistics' failure; exactErr the exact reads' (or opening them),
+// after which the statistics' figures stand.
+func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes) (exactErr, err error) {
 	if !hasStakes(p) {
+		known.exact.abandon()
 		return nil, nil
 	}
-	var (
-		wg    sync.WaitGroup
-		reads exactReads
-	)
-	if exact != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			inspect, err := exact(ctx)
-			if err != nil {
-				exactErr = err
-				return
-			}
-			reads = readExact(ctx, p, inspect)
-		}()
-	}
 	err = e.fillStakes(ctx, p, l, known, nil)
-	wg.Wait()
 	if err != nil {
+		known.exact.abandon()
 		return nil, err
 	}
-	if exactErr == nil && exact != nil {
-		exactErr = reads.merge()
-	}
-	if (exact == nil || exactErr != nil) && len(known.depthOnly) > 0 {
+	exactErr = known.exact.merge(p)
+	if (known.exact == nil || exactErr != nil) && len(known.depthOnly) > 0 {
 		// Without the exact reads, the consumers of the queues whose
 		// depth came from the queue totals are the statistics' to tell.
 		if err := e.fillStakes(ctx, p, l, known, known.depthOnly); err != nil {
@@ -214,7 +270,7 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 		if !ch.RisksMessages() {
 			continue
 		}
-		ref := plan.ObjectRef{Kind: ch.Kind, Vhost: ch.Vhost, Name: ch.Name}
+		ref := ch.Ref()
 		if only != nil && !only[ref] {
 			continue
 		}
@@ -289,6 +345,9 @@ type stakes struct {
 	// exact reads count them, and where those do not run (or fail) the
 	// statistics are read for them after all (readStakes).
 	depthOnly map[plan.ObjectRef]bool
+	// exact are the exact reads begun beside that listing (nil when none
+	// were asked for, or nothing is at stake).
+	exact *exactReads
 }
 
 // add records the figures of queue r; depthOnly when they hold no

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -229,29 +228,18 @@ func TestReadStakesDepthOnly(t *testing.T) {
 	t.Parallel()
 	const n = 6
 	var listed atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/api/whoami":
-			_, _ = w.Write([]byte(`{"name":"guest","tags":["administrator"]}`))
-		case "/api/overview":
-			_, _ = w.Write([]byte(`{"rabbitmq_version":"4.3.6","cluster_name":"c","node":"rabbit@c1","listeners":[]}`))
-		case "/api/queues/v":
-			listed.Add(1)
-			var l []string
-			for i := range n {
-				l = append(l, fmt.Sprintf(`{"name":"q%d","messages":5,"consumers":2}`, i))
-			}
-			_, _ = w.Write([]byte("[" + strings.Join(l, ",") + "]"))
-		default:
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
+	c := fakeAPI(t, "4.3.6", "rabbit@c1", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/api/queues/v" {
+			return false
 		}
-	}))
-	t.Cleanup(srv.Close)
-	c, err := broker.Connect(context.Background(), broker.Config{Server: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+		listed.Add(1)
+		var l []string
+		for i := range n {
+			l = append(l, fmt.Sprintf(`{"name":"q%d","messages":5,"consumers":2}`, i))
+		}
+		_, _ = w.Write([]byte("[" + strings.Join(l, ",") + "]"))
+		return true
+	})
 	e := New(c, Options{})
 	known := func() stakes {
 		var s stakes
@@ -268,7 +256,9 @@ func TestReadStakesDepthOnly(t *testing.T) {
 	}
 	p := stakesPlan(n, nil)
 	p.Changes = p.Changes[:n] // the queues only
-	if exactErr, err := e.readStakes(context.Background(), p, l, known(), exact); err != nil || exactErr != nil {
+	k := known()
+	k.exact = startExact(context.Background(), p, exact)
+	if exactErr, err := e.readStakes(context.Background(), p, l, k); err != nil || exactErr != nil {
 		t.Fatal(err, exactErr)
 	}
 	for _, ch := range p.Changes {
@@ -282,7 +272,9 @@ func TestReadStakesDepthOnly(t *testing.T) {
 	refused := errors.New("AMQP refused")
 	p = stakesPlan(n, nil)
 	p.Changes = p.Changes[:n]
-	exactErr, err := e.readStakes(context.Background(), p, l, known(), func(context.Context) (inspectFunc, error) { return nil, refused })
+	k = known()
+	k.exact = startExact(context.Background(), p, func(context.Context) (inspectFunc, error) { return nil, refused })
+	exactErr, err := e.readStakes(context.Background(), p, l, k)
 	if err != nil || !errors.Is(exactErr, refused) {
 		t.Fatalf("readStakes = %v, %v; want the exact reads' error", err, exactErr)
 	}
@@ -293,5 +285,127 @@ func TestReadStakesDepthOnly(t *testing.T) {
 	}
 	if listed.Load() != 1 {
 		t.Errorf("the statistics were listed %d times without the exact reads, want once", listed.Load())
+	}
+}
+
+// TestExactReadsHeldBack: the exact reads begin before the queues out of
+// reach are held back. A queue out of reach does not stop the others'
+// reads, and once its change is held back, neither its failure nor a read
+// that never returns (a quorum queue without a majority) holds up or fails
+// the merge of the changes the plan keeps.
+func TestExactReadsHeldBack(t *testing.T) {
+	t.Parallel()
+	const n = 4 * stakeReaders
+	const down, stuck = 3, 5
+	p := stakesPlan(n, nil)
+	release := make(chan struct{})
+	defer close(release)
+	var reads atomic.Int64
+	inspect := func(_ context.Context, vhost, queue, _ string) (lock.QueueState, error) {
+		reads.Add(1)
+		switch queue {
+		case fmt.Sprintf("q%d", down):
+			return lock.QueueState{}, fmt.Errorf("queue %q in vhost %q exists but is %w", queue, vhost, lock.ErrOutOfReach)
+		case fmt.Sprintf("q%d", stuck):
+			<-release
+		}
+		return lock.QueueState{Exists: true, Ready: 9}, nil
+	}
+	reads0 := startExact(context.Background(), p, func(context.Context) (inspectFunc, error) { return inspect, nil })
+	p.HoldBack(func(c *plan.Change) (string, string) {
+		if c.Name == fmt.Sprintf("q%d", down) || c.Name == fmt.Sprintf("q%d", stuck) {
+			return plan.HeldNodeDown, "down"
+		}
+		return "", ""
+	})
+	merged := make(chan error, 1)
+	go func() { merged <- reads0.merge(p) }()
+	var err error
+	select {
+	case err = <-merged:
+	case <-time.After(time.Minute):
+		t.Fatal("the merge waited for the read of a queue held back")
+	}
+	if err != nil {
+		t.Fatalf("merge = %v, want the kept changes merged without the held-back queues' reads", err)
+	}
+	for _, c := range p.Changes[:n-2] {
+		if c.Messages != 9 {
+			t.Errorf("queue %s: %d messages at stake, want the exact read's 9", c.Name, c.Messages)
+		}
+	}
+	if r := reads.Load(); r != n+1 {
+		t.Errorf("%d queues read, want every one of the %d (a queue out of reach stops no read)", r, n+1)
+	}
+
+	// A queue out of reach that the plan still holds is the merge's error.
+	p = stakesPlan(n, nil)
+	err = startExact(context.Background(), p, func(context.Context) (inspectFunc, error) {
+		return func(_ context.Context, vhost, queue, _ string) (lock.QueueState, error) {
+			if queue == fmt.Sprintf("q%d", down) {
+				return lock.QueueState{}, fmt.Errorf("queue %q in vhost %q exists but is %w", queue, vhost, lock.ErrOutOfReach)
+			}
+			return lock.QueueState{Exists: true}, nil
+		}, nil
+	}).merge(p)
+	if !errors.Is(err, lock.ErrOutOfReach) || !strings.Contains(err.Error(), fmt.Sprintf("queue \"q%d\"", down)) {
+		t.Errorf("merge = %v, want the read of q%d out of reach", err, down)
+	}
+}
+
+// TestExactReadsBesideListing: the exact reads of a plan that deletes many
+// queues run while the queue listing that looks for those out of reach is
+// read, not after it: the listing here answers only once a queue has been
+// read exactly.
+func TestExactReadsBesideListing(t *testing.T) {
+	t.Parallel()
+	const n = 2 * listStakesFrom
+	read := make(chan struct{})
+	var once sync.Once
+	c := fakeAPI(t, "4.3.6", "rabbit@c1", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/api/queues/v" {
+			return false
+		}
+		select {
+		case <-read:
+		case <-time.After(20 * time.Second):
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		var l []string
+		for i := range n {
+			l = append(l, fmt.Sprintf(`{"name":"q%d","type":"classic","node":"rabbit@c1","state":"running","messages":5}`, i))
+		}
+		_, _ = w.Write([]byte("[" + strings.Join(l, ",") + "]"))
+		return true
+	})
+	if _, err := c.ReadFacts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e := New(c, Options{})
+	state := topology.New()
+	v := state.Vhost("v")
+	p := stakesPlan(n, nil)
+	p.Changes = p.Changes[:n] // the queues only
+	for _, ch := range p.Changes {
+		v.Queues[ch.Name] = &topology.Queue{Name: ch.Name, Type: topology.QueueClassic}
+	}
+	l := &Live{current: plan.Current{Live: topology.Live{State: state}}}
+	known, err := e.holdBack(context.Background(), p, l, func(context.Context) (inspectFunc, error) {
+		return func(context.Context, string, string, string) (lock.QueueState, error) {
+			once.Do(func() { close(read) })
+			return lock.QueueState{Exists: true, Ready: 1, Consumers: 1}, nil
+		}, nil
+	})
+	if err != nil {
+		t.Fatalf("holdBack = %v (the listing waited in vain for an exact read)", err)
+	}
+	if exactErr, err := e.readStakes(context.Background(), p, l, known); err != nil || exactErr != nil {
+		t.Fatal(err, exactErr)
+	}
+	for _, ch := range p.Changes {
+		if ch.Messages != 5 || ch.Consumers != 1 {
+			t.Errorf("%s: %d messages and %d consumers at stake, want the listing's 5 and the exact read's 1", ch.Name, ch.Messages, ch.Consumers)
+		}
 	}
 }

@@ -299,7 +299,7 @@ func (l *Lock) Inspect(queue string) (QueueState, error) {
 		if errors.As(err, &ae) && ae.Code == amqp.NotFound && outOfReach(ae.Reason) {
 			// The queue exists but its node is down: its messages cannot
 			// be counted, which is not the same as none.
-			return QueueState{}, fmt.Errorf("queue %q in vhost %q exists but is out of reach, so its messages cannot be counted (broker: %s)", queue, l.Vhost, ae.Reason)
+			return QueueState{}, fmt.Errorf("queue %q in vhost %q exists but is %w, so its messages cannot be counted (broker: %s)", queue, l.Vhost, ErrOutOfReach, ae.Reason)
 		}
 		if errors.As(err, &ae) && ae.Code == amqp.NotFound {
 			return QueueState{}, nil
@@ -313,6 +313,10 @@ func (l *Lock) Inspect(queue string) (QueueState, error) {
 	l.idleChannel(ch)
 	return QueueState{Ready: int64(q.Messages), Consumers: int64(q.Consumers), Exists: true}, nil
 }
+
+// ErrOutOfReach is Inspect's error for a queue that exists on a node that
+// is down: the error is the queue's own, and the connection lives.
+var ErrOutOfReach = errors.New("out of reach")
 
 // outOfReach reports whether a passive declare's NOT_FOUND says the queue
 // exists on a node that is down: 3.10 answers "home node … of durable queue

@@ -221,7 +221,7 @@ func (p *Plan) HoldBack(hold func(c *Change) (cause, reason string)) {
 	for i := range p.Changes {
 		c := p.Changes[i]
 		if cause, reason := hold(&c); cause != "" {
-			p.Held = append(p.Held, Held{ObjectRef: ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}, Action: c.Action, Cause: cause, Reason: reason})
+			p.Held = append(p.Held, Held{ObjectRef: c.Ref(), Action: c.Action, Cause: cause, Reason: reason})
 			continue
 		}
 		kept = append(kept, c)
@@ -242,6 +242,9 @@ type Outside struct {
 
 // Unread is one kind of object not read in one vhost (topology.Unread).
 type Unread = topology.Unread
+
+// Ref is the object c changes.
+func (c *Change) Ref() ObjectRef { return ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name} }
 
 // RisksMessages reports whether carrying out c can lose the messages its
 // object holds: it deletes or replaces an object of a kind that holds

@@ -222,7 +222,7 @@ func ownedByUser(k Kind) bool {
 func Recorded(t *topology.Topology) map[ObjectRef]Print {
 	out := map[ObjectRef]Print{}
 	for _, c := range Diff(t, Current{}).Changes {
-		out[ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}] = c.Print
+		out[c.Ref()] = c.Print
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func Shapes(p *plan.Plan, held *topology.Topology) (trials []*Trial, untried []O
 		if c.Action == plan.Delete || c.After == nil {
 			continue
 		}
-		o := Object{ObjectRef: plan.ObjectRef{Kind: c.Kind, Vhost: c.Vhost, Name: c.Name}, Pos: c.Pos}
+		o := Object{ObjectRef: c.Ref(), Pos: c.Pos}
 		switch a := c.After.(type) {
 		case plan.ExchangeObject:
 			add(&Trial{Kind: c.Kind, Key: exchangeKey(a.Exchange), Exchange: a.Exchange}, o)
