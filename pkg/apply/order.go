@@ -114,8 +114,7 @@ func Order(p *plan.Plan) [][]Step {
 	byPhase := make([][]Step, kind.Phases)
 	// Objects deleted for good (not replaced): a binding on one of them is
 	// gone with it and cannot be restored.
-	goneExchanges := map[[2]string]bool{}
-	goneQueues := map[[2]string]bool{}
+	gone := map[plan.ObjectRef]bool{}
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		spec, ok := kind.Of(c.Kind)
@@ -123,12 +122,7 @@ func Order(p *plan.Plan) [][]Step {
 			continue // refused by Check
 		}
 		if c.Action == plan.Delete {
-			switch c.Kind {
-			case plan.KindExchange:
-				goneExchanges[[2]string{c.Vhost, c.Name}] = true
-			case plan.KindQueue:
-				goneQueues[[2]string{c.Vhost, c.Name}] = true
-			}
+			gone[c.Ref()] = true
 		}
 		if c.Action == plan.Delete || c.Action == plan.Replace {
 			s := Step{Delete: true, Vhost: c.Vhost, Name: c.Name, Change: c}
@@ -160,10 +154,8 @@ func Order(p *plan.Plan) [][]Step {
 		}
 		for _, b := range c.Bindings {
 			k := c.Vhost + "\x00" + b.Key()
-			dest := [2]string{c.Vhost, b.Destination}
-			if seen[k] || goneExchanges[[2]string{c.Vhost, b.Source}] ||
-				(b.DestinationType == topology.DestExchange && goneExchanges[dest]) ||
-				(b.DestinationType == topology.DestQueue && goneQueues[dest]) {
+			source, dest := plan.BindingEnds(c.Vhost, b)
+			if seen[k] || gone[source] || gone[dest] {
 				continue
 			}
 			seen[k] = true

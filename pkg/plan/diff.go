@@ -65,6 +65,16 @@ func (m Managed) All() iter.Seq2[ObjectRef, Print] {
 	}
 }
 
+// BindingEnds are the objects binding b of vhost binds: its source
+// exchange and its destination, a queue or an exchange.
+func BindingEnds(vhost string, b *topology.Binding) (source, destination ObjectRef) {
+	destKind := KindQueue
+	if b.DestinationType == topology.DestExchange {
+		destKind = KindExchange
+	}
+	return ObjectRef{Kind: KindExchange, Vhost: vhost, Name: b.Source}, ObjectRef{Kind: destKind, Vhost: vhost, Name: b.Destination}
+}
+
 // BindingName renders a binding's identity for humans and for ObjectRef.Name.
 func BindingName(b *topology.Binding) string {
 	var sb strings.Builder
@@ -563,18 +573,15 @@ func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string,
 	endGone := make([]bool, len(have.Bindings)) // an end is deleted for good: no replace puts it back
 	for i, b := range have.Bindings {
 		d.visits++
-		destKind := KindQueue
-		if b.DestinationType == topology.DestExchange {
-			destKind = KindExchange
-		}
+		source, dest := BindingEnds(name, b)
 		skip[i] = deleted[haveKeys[i]]
-		endGone[i] = gone[ObjectRef{Kind: KindExchange, Vhost: name, Name: b.Source}] || gone[ObjectRef{Kind: destKind, Vhost: name, Name: b.Destination}]
+		endGone[i] = gone[source] || gone[dest]
 		if skip[i] {
 			continue
 		}
 		bySource[b.Source] = append(bySource[b.Source], i)
 		if b.DestinationType == topology.DestQueue || b.DestinationType == topology.DestExchange {
-			byDest[end{destKind, b.Destination}] = append(byDest[end{destKind, b.Destination}], i)
+			byDest[end{dest.Kind, b.Destination}] = append(byDest[end{dest.Kind, b.Destination}], i)
 		}
 	}
 	for i := range changes {

@@ -282,34 +282,28 @@ func (t *trier) run(ctx context.Context, trials []*Trial) error {
 		byKind[tr.Kind] = append(byKind[tr.Kind], tr)
 	}
 	t.sources = map[string]string{}
-	// Exchanges first: bindings start from them. Then the queues and the
-	// ends bindings need, the bindings, the policies, and last what
-	// changes the throwaway vhost itself.
-	phases := []func() []func(context.Context) error{
-		func() []func(context.Context) error { return t.each(byKind[kind.Exchange], t.exchange) },
-		// ends reads which source shapes the phase before declared.
-		func() []func(context.Context) error {
-			return append(t.each(byKind[kind.Queue], t.queue), t.ends(byKind[kind.Binding])...)
-		},
-		func() []func(context.Context) error { return t.each(byKind[kind.Binding], t.binding) },
-		func() []func(context.Context) error { return t.each(byKind[kind.Policy], t.policy) },
-		func() []func(context.Context) error { return t.each(byKind[kind.OperatorPolicy], t.policy) },
-		func() []func(context.Context) error { return t.each(byKind[kind.Vhost], t.vhostSettings) },
-		func() []func(context.Context) error { return t.each(byKind[kind.VhostLimits], t.limits) },
-	}
-	for _, phase := range phases {
-		if err := t.phase(ctx, phase()); err != nil {
+	// One phase per kind, in the order of tryers; a kind's prepare runs
+	// in the phase before its own, and reads what that phase's
+	// predecessors declared (so each phase is made when it starts).
+	for i, k := range tryers {
+		fs := t.each(byKind[k.kind], k.try)
+		if i+1 < len(tryers) {
+			if next := tryers[i+1]; next.prepare != nil && len(byKind[next.kind]) > 0 {
+				fs = append(fs, next.prepare(t, byKind[next.kind])...)
+			}
+		}
+		if err := t.phase(ctx, fs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (t *trier) each(trials []*Trial, f func(context.Context, *Trial) error) []func(context.Context) error {
+func (t *trier) each(trials []*Trial, try func(*trier, context.Context, *Trial) error) []func(context.Context) error {
 	out := make([]func(context.Context) error, len(trials))
 	for i, tr := range trials {
 		out[i] = func(ctx context.Context) error {
-			return t.judge(tr, granted(ctx, func(ctx context.Context) error { return f(ctx, tr) }))
+			return t.judge(tr, granted(ctx, func(ctx context.Context) error { return try(t, ctx, tr) }))
 		}
 	}
 	return out
@@ -524,13 +518,11 @@ func (t *trier) binding(ctx context.Context, tr *Trial) error {
 	return t.c.DeclareBinding(ctx, t.vhost, &b)
 }
 
-func (t *trier) policy(ctx context.Context, tr *Trial) error {
+// policy tries a policy's or an operator policy's shape with put.
+func (t *trier) policy(ctx context.Context, tr *Trial, put func(*broker.Client, context.Context, string, *topology.Policy) error) error {
 	p := *tr.Policy
 	p.Name = t.name()
-	if tr.Kind == kind.OperatorPolicy {
-		return t.c.PutOperatorPolicy(ctx, t.vhost, &p)
-	}
-	return t.c.PutPolicy(ctx, t.vhost, &p)
+	return put(t.c, ctx, t.vhost, &p)
 }
 
 // vhostSettings tries a vhost's default queue type on the throwaway vhost.

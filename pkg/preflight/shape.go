@@ -68,35 +68,13 @@ func Shapes(p *plan.Plan, held *topology.Topology) (trials []*Trial, untried []O
 			continue
 		}
 		o := Object{ObjectRef: c.Ref(), Pos: c.Pos}
-		switch a := c.After.(type) {
-		case plan.ExchangeObject:
-			add(&Trial{Kind: c.Kind, Key: exchangeKey(a.Exchange), Exchange: a.Exchange}, o)
-		case plan.QueueObject:
-			add(&Trial{Kind: c.Kind, Key: queueKey(a.Queue), Queue: a.Queue}, o)
-		case plan.BindingObject:
-			src, ok := exchanges[[2]string{c.Vhost, a.Source}]
-			if !ok {
-				if _, builtin := topology.BuiltinExchange(a.Source); !builtin || a.Source == "" {
-					// A source nobody declares: apply reports it (MQ401).
-					continue
-				}
-			}
-			add(&Trial{Kind: c.Kind, Key: bindingKey(a.Binding, src), Binding: a.Binding, Source: src}, o)
-		case plan.PolicyObject:
-			add(&Trial{Kind: c.Kind, Key: policyKey(c.Kind, a.Policy), Policy: a.Policy}, o)
-		case *plan.VhostMeta:
-			if a.DefaultQueueType == "" {
-				continue // a name and a description: nothing the broker validates
-			}
-			add(&Trial{Kind: c.Kind, Key: "vhost\x00" + a.DefaultQueueType, Vhost: a}, o)
-		case plan.ItemObject:
-			if c.Kind != kind.VhostLimits {
-				untried = append(untried, o)
-				continue
-			}
-			add(&Trial{Kind: c.Kind, Key: "vhost_limits\x00" + a.Settings.Canonical(), Item: a.Item}, o)
-		default:
+		tr, ok := tryerOf(c.Kind)
+		if !ok {
 			untried = append(untried, o)
+			continue
+		}
+		if t, ok := tr.trial(c, exchanges); ok {
+			add(t, o)
 		}
 	}
 	if len(trials) == 0 {
@@ -118,62 +96,20 @@ func heldShapes(held *topology.Topology, trials []*Trial) map[string]bool {
 	// The kinds and argument counts the trials have.
 	type shape struct {
 		kind kind.Kind
-		args int
+		size int
 	}
 	wanted := map[shape]bool{}
+	kinds := map[kind.Kind]bool{}
 	for _, t := range trials {
-		switch {
-		case t.Exchange != nil:
-			wanted[shape{t.Kind, len(t.Exchange.Arguments)}] = true
-		case t.Queue != nil:
-			wanted[shape{t.Kind, len(t.Queue.Arguments)}] = true
-		case t.Binding != nil:
-			wanted[shape{t.Kind, len(t.Binding.Arguments)}] = true
-		case t.Policy != nil:
-			wanted[shape{t.Kind, len(t.Policy.Definition)}] = true
-		default:
-			wanted[shape{t.Kind, -1}] = true
-		}
+		tr, _ := tryerOf(t.Kind)
+		wanted[shape{t.Kind, tr.size(t)}] = true
+		kinds[t.Kind] = true
 	}
 	for _, v := range held.Vhosts {
-		for _, x := range v.Exchanges {
-			if wanted[shape{kind.Exchange, len(x.Arguments)}] {
-				out[exchangeKey(x)] = true
+		for _, tr := range tryers {
+			if tr.held != nil && kinds[tr.kind] {
+				tr.held(v, func(size int) bool { return wanted[shape{tr.kind, size}] }, out)
 			}
-		}
-		for _, q := range v.Queues {
-			if wanted[shape{kind.Queue, len(q.Arguments)}] {
-				out[queueKey(q)] = true
-			}
-		}
-		sources := map[string]string{} // each source exchange's key, made once
-		for _, b := range v.Bindings {
-			if !wanted[shape{kind.Binding, len(b.Arguments)}] {
-				continue
-			}
-			if src := v.Exchanges[b.Source]; src != nil {
-				k, ok := sources[b.Source]
-				if !ok {
-					k = exchangeKey(src)
-					sources[b.Source] = k
-				}
-				out[bindingKeyOn(b, k, src.Type)] = true
-			} else if _, builtin := topology.BuiltinExchange(b.Source); builtin {
-				out[bindingKey(b, nil)] = true
-			}
-		}
-		for _, p := range v.Policies {
-			if wanted[shape{kind.Policy, len(p.Definition)}] {
-				out[policyKey(kind.Policy, p)] = true
-			}
-		}
-		for _, p := range v.OperatorPolicies {
-			if wanted[shape{kind.OperatorPolicy, len(p.Definition)}] {
-				out[policyKey(kind.OperatorPolicy, p)] = true
-			}
-		}
-		if v.DefaultQueueType != "" {
-			out["vhost\x00"+v.DefaultQueueType] = true
 		}
 	}
 	return out

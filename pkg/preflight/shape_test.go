@@ -129,3 +129,60 @@ func TestKeyForm(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryKindTriedOrUntried: a plan that creates one object of every
+// kind mqctl knows gets a trial for each kind the throwaway vhost can try
+// (tryers) and lists every other kind as untried, which the apply says
+// the version table alone judges: no kind is dropped without a word. A new
+// kind fails here until it is given a tryer or added to the untried.
+func TestEveryKindTriedOrUntried(t *testing.T) {
+	objects := map[kind.Kind]plan.Object{
+		kind.Vhost:          &plan.VhostMeta{Name: "v", DefaultQueueType: topology.QueueQuorum},
+		kind.Exchange:       plan.ExchangeObject{Exchange: &topology.Exchange{Name: "x", Type: "topic", Durable: true}},
+		kind.Queue:          plan.QueueObject{Queue: &topology.Queue{Name: "q", Type: topology.QueueClassic, Durable: true}},
+		kind.Binding:        plan.BindingObject{Binding: &topology.Binding{Source: "x", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: "a.b"}},
+		kind.Policy:         plan.PolicyObject{Policy: &topology.Policy{Name: "p", Pattern: ".*", Definition: topology.Args{"max-length": 1}}},
+		kind.OperatorPolicy: plan.PolicyObject{Policy: &topology.Policy{Name: "o", Pattern: ".*", Definition: topology.Args{"max-length": 1}}},
+	}
+	p := &plan.Plan{}
+	for _, s := range kind.All() {
+		o, ok := objects[s.Kind]
+		if !ok {
+			if s.Item == nil {
+				t.Fatalf("kind %s: no object for it in this test", s.Kind)
+			}
+			o = plan.ItemObject{Item: &topology.Item{Kind: s.Kind, Name: "i", Settings: topology.Args{"max-queues": 10}}}
+		}
+		name := string(s.Kind)
+		switch s.Kind {
+		case kind.Exchange:
+			name = "x" // the binding's source
+		case kind.Queue:
+			name = "q"
+		}
+		p.Changes = append(p.Changes, plan.Change{Action: plan.Create, Kind: s.Kind, Vhost: "v", Name: name, After: o})
+	}
+	trials, untried := Shapes(p, nil)
+	var tried, notTried []string
+	for _, tr := range trials {
+		tried = append(tried, string(tr.Kind))
+	}
+	for _, o := range untried {
+		notTried = append(notTried, string(o.Kind))
+	}
+	slices.Sort(tried)
+	slices.Sort(notTried)
+	wantTried := []string{"binding", "exchange", "operator_policy", "policy", "queue", "vhost", "vhost_limits"}
+	// What a throwaway vhost cannot try without touching the real broker:
+	// the broker's own users and their access, and the links that connect
+	// to other brokers.
+	wantUntried := []string{"federation_upstream", "federation_upstream_set", "permission", "shovel", "topic_permission", "user", "user_limits"}
+	if !slices.Equal(tried, wantTried) || !slices.Equal(notTried, wantUntried) {
+		t.Errorf("tried %v and untried %v;\nwant tried %v and untried %v", tried, notTried, wantTried, wantUntried)
+	}
+	for i, tr := range tryers {
+		if tr.trial == nil || tr.size == nil || tr.try == nil {
+			t.Errorf("tryer %d (%s) lacks a trial, a size or a try", i, tr.kind)
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package preflight
+
+import (
+	"context"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// tryer is what the preflight does with the objects of one kind that a
+// throwaway vhost can try. The objects of a kind without one are untried:
+// the version table alone judges them.
+type tryer struct {
+	kind kind.Kind
+	// trial is the trial of the object c writes; false when the broker
+	// validates nothing of it. sources are the exchanges a binding can
+	// start from (sourceTypes).
+	trial func(c *plan.Change, sources map[[2]string]*topology.Exchange) (*Trial, bool)
+	// size is how many arguments (or definition keys) a trial's object
+	// has, -1 when that does not apply; held adds to out the shapes of
+	// v's objects of the kind whose size want takes (nil: none are held
+	// as shapes, every trial is tried).
+	size func(tr *Trial) int
+	held func(v *topology.Vhost, want func(size int) bool, out map[string]bool)
+	// try declares the trial's shape in the throwaway vhost.
+	try func(t *trier, ctx context.Context, tr *Trial) error
+	// prepare, when set, returns the declarations the kind's trials need,
+	// made in the phase before the kind's.
+	prepare func(t *trier, trials []*Trial) []func(context.Context) error
+}
+
+// tryers are the kinds the preflight tries, in the order of its phases:
+// each kind's declarations run once the kinds before it are done.
+// Exchanges come first (bindings start from them), then the queues (and
+// the ends the bindings need), the bindings, the policies, and last what
+// changes the throwaway vhost itself: its default queue type would apply
+// to queues declared after it, and a limit of max-queues 0 would refuse
+// every queue after it.
+var tryers = []tryer{
+	{
+		kind: kind.Exchange,
+		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+			x, ok := c.After.(plan.ExchangeObject)
+			if !ok {
+				return nil, false
+			}
+			return &Trial{Kind: c.Kind, Key: exchangeKey(x.Exchange), Exchange: x.Exchange}, true
+		},
+		size: func(tr *Trial) int { return len(tr.Exchange.Arguments) },
+		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
+			for _, x := range v.Exchanges {
+				if want(len(x.Arguments)) {
+					out[exchangeKey(x)] = true
+				}
+			}
+		},
+		try: (*trier).exchange,
+	},
+	{
+		kind: kind.Queue,
+		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+			q, ok := c.After.(plan.QueueObject)
+			if !ok {
+				return nil, false
+			}
+			return &Trial{Kind: c.Kind, Key: queueKey(q.Queue), Queue: q.Queue}, true
+		},
+		size: func(tr *Trial) int { return len(tr.Queue.Arguments) },
+		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
+			for _, q := range v.Queues {
+				if want(len(q.Arguments)) {
+					out[queueKey(q)] = true
+				}
+			}
+		},
+		try: (*trier).queue,
+	},
+	{
+		kind:  kind.Binding,
+		trial: bindingTrial,
+		size:  func(tr *Trial) int { return len(tr.Binding.Arguments) },
+		held:  heldBindings,
+		try:   (*trier).binding,
+		// A queue and an exchange to bind to, and an exchange of each
+		// source shape the broker already holds.
+		prepare: (*trier).ends,
+	},
+	policyTryer(kind.Policy, func(v *topology.Vhost) map[string]*topology.Policy { return v.Policies }, (*broker.Client).PutPolicy),
+	policyTryer(kind.OperatorPolicy, func(v *topology.Vhost) map[string]*topology.Policy { return v.OperatorPolicies }, (*broker.Client).PutOperatorPolicy),
+	{
+		kind: kind.Vhost,
+		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+			v, ok := c.After.(*plan.VhostMeta)
+			if !ok || v.DefaultQueueType == "" {
+				return nil, false // a name and a description: nothing the broker validates
+			}
+			return &Trial{Kind: c.Kind, Key: vhostKey(v.DefaultQueueType), Vhost: v}, true
+		},
+		size: func(*Trial) int { return -1 },
+		held: func(v *topology.Vhost, _ func(int) bool, out map[string]bool) {
+			if v.DefaultQueueType != "" {
+				out[vhostKey(v.DefaultQueueType)] = true
+			}
+		},
+		try: (*trier).vhostSettings,
+	},
+	{
+		kind: kind.VhostLimits,
+		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+			it, ok := c.After.(plan.ItemObject)
+			if !ok {
+				return nil, false
+			}
+			return &Trial{Kind: c.Kind, Key: "vhost_limits\x00" + it.Settings.Canonical(), Item: it.Item}, true
+		},
+		size: func(*Trial) int { return -1 },
+		try:  (*trier).limits,
+	},
+}
+
+// tryerOf returns the tryer of kind k; false for a kind the preflight
+// does not try.
+func tryerOf(k kind.Kind) (tryer, bool) {
+	for _, t := range tryers {
+		if t.kind == k {
+			return t, true
+		}
+	}
+	return tryer{}, false
+}
+
+// policyTryer is the tryer of policies or operator policies (k): of gives
+// a vhost's, put writes one.
+func policyTryer(k kind.Kind, of func(v *topology.Vhost) map[string]*topology.Policy, put func(*broker.Client, context.Context, string, *topology.Policy) error) tryer {
+	return tryer{
+		kind: k,
+		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+			p, ok := c.After.(plan.PolicyObject)
+			if !ok {
+				return nil, false
+			}
+			return &Trial{Kind: c.Kind, Key: policyKey(c.Kind, p.Policy), Policy: p.Policy}, true
+		},
+		size: func(tr *Trial) int { return len(tr.Policy.Definition) },
+		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
+			for _, p := range of(v) {
+				if want(len(p.Definition)) {
+					out[policyKey(k, p)] = true
+				}
+			}
+		},
+		try: func(t *trier, ctx context.Context, tr *Trial) error { return t.policy(ctx, tr, put) },
+	}
+}
+
+// bindingTrial is the trial of a binding, on the shape of its source.
+func bindingTrial(c *plan.Change, sources map[[2]string]*topology.Exchange) (*Trial, bool) {
+	bo, ok := c.After.(plan.BindingObject)
+	if !ok {
+		return nil, false
+	}
+	b := bo.Binding
+	src, ok := sources[[2]string{c.Vhost, b.Source}]
+	if !ok {
+		if _, builtin := topology.BuiltinExchange(b.Source); !builtin || b.Source == "" {
+			// A source nobody declares: apply reports it (MQ401).
+			return nil, false
+		}
+	}
+	return &Trial{Kind: c.Kind, Key: bindingKey(b, src), Binding: b, Source: src}, true
+}
+
+// heldBindings adds the shapes of v's bindings, each on its source.
+func heldBindings(v *topology.Vhost, want func(int) bool, out map[string]bool) {
+	sources := map[string]string{} // each source exchange's key, made once
+	for _, b := range v.Bindings {
+		if !want(len(b.Arguments)) {
+			continue
+		}
+		if src := v.Exchanges[b.Source]; src != nil {
+			k, ok := sources[b.Source]
+			if !ok {
+				k = exchangeKey(src)
+				sources[b.Source] = k
+			}
+			out[bindingKeyOn(b, k, src.Type)] = true
+		} else if _, builtin := topology.BuiltinExchange(b.Source); builtin {
+			out[bindingKey(b, nil)] = true
+		}
+	}
+}
+
+func vhostKey(defaultQueueType string) string { return "vhost\x00" + defaultQueueType }
