@@ -51,20 +51,9 @@ type PlanResult struct {
 func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts PlanOptions) (*PlanResult, error) {
 	// The exact reads go through connections that take no lock (plan
 	// changes nothing), opened by the reads once the diff is known.
-	var pk *peeks
-	defer func() {
-		if pk != nil {
-			pk.close()
-		}
-	}()
-	p, l, known, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged}, func(ctx context.Context) (inspectFunc, error) {
-		amqpURL, err := e.amqpURL(ctx)
-		if err != nil {
-			return nil, err
-		}
-		pk = newPeeks(e.c, amqpURL)
-		return pk.inspect, nil
-	})
+	pk := newPeeks(e.c, e.amqpURL)
+	defer pk.close()
+	p, l, known, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged}, pk.open)
 	if err != nil {
 		return nil, err
 	}

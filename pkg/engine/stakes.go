@@ -368,11 +368,17 @@ func (s *stakes) add(r queueRef, st broker.QueueStats, depthOnly bool) {
 
 // peeks are AMQP connections that read exact queue depths for a plan,
 // one per vhost, opened when first needed; unlike apply's, they take no
-// lock. inspect may be called from several goroutines at once.
+// lock. inspect may be called from several goroutines at once, and after
+// close, which a read still running when the plan ends may do: it then
+// fails, and a connection it dials is closed at once.
 type peeks struct {
-	opts  lock.Options
-	mu    sync.Mutex
-	conns map[string]*peek
+	c   *broker.Client
+	url func(context.Context) (string, error)
+
+	mu     sync.Mutex
+	opts   lock.Options // set by open
+	conns  map[string]*peek
+	closed bool
 }
 
 // peek is the connection of one vhost, dialled once: the reads of that
@@ -383,8 +389,27 @@ type peek struct {
 	err  error
 }
 
-func newPeeks(c *broker.Client, amqpURL string) *peeks {
-	return &peeks{opts: lockOptions(c, amqpURL, "plan"), conns: map[string]*peek{}}
+// errPlanEnded is the error of an exact read that starts once the plan
+// has ended (peeks.close).
+var errPlanEnded = errors.New("the plan has ended")
+
+// newPeeks returns the peeks of a plan on the broker behind c, whose AMQP
+// URL url gives once the first read needs it (open).
+func newPeeks(c *broker.Client, url func(context.Context) (string, error)) *peeks {
+	return &peeks{c: c, url: url, conns: map[string]*peek{}}
+}
+
+// open gives the exact reads (startExact) inspect, once the broker's AMQP
+// URL is known.
+func (p *peeks) open(ctx context.Context) (inspectFunc, error) {
+	amqpURL, err := p.url(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.opts = lockOptions(p.c, amqpURL, "plan")
+	p.mu.Unlock()
+	return p.inspect, nil
 }
 
 // lockOptions are the options of the AMQP connections of an action ("plan"
@@ -399,15 +424,29 @@ func lockOptions(c *broker.Client, amqpURL, action string) lock.Options {
 
 func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return lock.QueueState{}, errPlanEnded
+	}
 	pk, ok := p.conns[vhost]
 	if !ok {
 		pk = &peek{}
 		p.conns[vhost] = pk
 	}
+	opts := p.opts
 	p.mu.Unlock()
 	// The first read of the vhost dials with its ctx: the reads of one
 	// plan share one, so one that ended ends them all.
-	pk.once.Do(func() { pk.conn, pk.err = lock.Peek(ctx, vhost, p.opts) })
+	pk.once.Do(func() {
+		conn, err := lock.Peek(ctx, vhost, opts)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if err == nil && p.closed {
+			_ = conn.Release()
+			conn, err = nil, errPlanEnded
+		}
+		pk.conn, pk.err = conn, err
+	})
 	if pk.err != nil {
 		return lock.QueueState{}, pk.err
 	}
@@ -421,9 +460,11 @@ func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lo
 	return conn.Inspect(queue)
 }
 
+// close closes the connections, and every one dialled after.
 func (p *peeks) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.closed = true
 	for vh, pk := range p.conns {
 		if pk.conn != nil {
 			_ = pk.conn.Release()

@@ -409,3 +409,26 @@ func TestExactReadsBesideListing(t *testing.T) {
 		}
 	}
 }
+
+// TestPeeksAfterClose: a plan's exact read that starts after the plan has
+// ended (a read of a queue held back, still dispatched) neither dials nor
+// leaves a connection open: it fails with errPlanEnded.
+func TestPeeksAfterClose(t *testing.T) {
+	t.Parallel()
+	asked := false
+	pk := newPeeks(nil, func(context.Context) (string, error) {
+		asked = true
+		return "amqp://127.0.0.1:1", nil // never dialled
+	})
+	inspect, err := pk.open(context.Background())
+	if err != nil || !asked {
+		t.Fatalf("open = %v (URL asked: %v)", err, asked)
+	}
+	pk.close()
+	if _, err := inspect(context.Background(), "v", "q", topology.QueueClassic); !errors.Is(err, errPlanEnded) {
+		t.Errorf("inspect after close = %v, want errPlanEnded", err)
+	}
+	if len(pk.conns) != 0 {
+		t.Errorf("%d connections after close", len(pk.conns))
+	}
+}
