@@ -14,30 +14,25 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// inspectFunc reads one queue's exact state over AMQP. refreshStakes
-// calls it from several goroutines at once.
+// inspectFunc reads one queue's exact state over AMQP. The exact reads
+// (startExact) call it from several goroutines at once.
 type inspectFunc func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)
 
-// stakeReaders is how many queues refreshStakes reads at once: each read
+// stakeReaders is how many queues the exact reads read at once: each read
 // is a round trip to the queue's process (a passive declare on a channel
 // of its own), so thousands of them one after the other cost seconds of
 // waiting, while a handful in flight keep the broker busy without
 // crowding out the other clients.
 const stakeReaders = 16
 
-// refreshStakes sets the messages and consumers at stake in every queue the
-// plan deletes or replaces from inspect: a passive declare answers from the
-// queue itself, while the management API's statistics lag by up to the
-// broker's collect_statistics_interval (5 s by default), so a message
-// published just before would go unseen and the safety check would pass.
-// For messages the larger figure wins: the statistics also count
-// unacknowledged messages, the passive declare only ready ones.
-func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
-	return startExact(ctx, p, func(context.Context) (inspectFunc, error) { return inspect, nil }).merge(p)
-}
-
 // exactReads are the exact reads of the queues a plan deletes or
-// replaces. They start (startExact) as soon as the plan's changes are
+// replaces, which set the messages and consumers at stake in them: a
+// passive declare answers from the queue itself, while the management
+// API's statistics lag by up to the broker's collect_statistics_interval
+// (5 s by default), so a message published just before would go unseen and
+// the safety check would pass. For messages the larger figure wins: the
+// statistics also count unacknowledged messages, the passive declare only
+// ready ones. They start (startExact) as soon as the plan's changes are
 // known, while the queues out of reach are still being looked for (that
 // listing is as slow as the exact reads of a plan that deletes thousands
 // of queues), and are merged (merge) into the changes the plan still holds
@@ -253,7 +248,7 @@ const listStakesFrom = 5
 // for a vhost where more than a few are at stake, with one GET per queue
 // otherwise, or where the listing failed. Both read the same statistics;
 // plan and apply then read exact figures over AMQP, queue by queue
-// (refreshStakes, and apply's check at deletion time).
+// (startExact, and apply's check at deletion time).
 func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes, only map[plan.ObjectRef]bool) error {
 	type lookup struct {
 		change *plan.Change
@@ -318,7 +313,7 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 		g.Go(func() {
 			// No waiting for a just-declared queue's first statistics:
 			// plan and apply read exact figures through AMQP next
-			// (refreshStakes).
+			// (startExact).
 			lk.st, lk.err = e.c.QueueStatsNow(ctx, lk.ref.Vhost, lk.ref.Name)
 		})
 	}

@@ -37,6 +37,13 @@ func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan
 	return p
 }
 
+// refreshStakes reads the exact figures of the queues p deletes or
+// replaces through inspect and merges them into p, as plan and apply do
+// once their plan is final.
+func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
+	return startExact(ctx, p, func(context.Context) (inspectFunc, error) { return inspect, nil }).merge(p)
+}
+
 // waitFor fails the test rather than hang when what the test waits for
 // never happens (a read that was to run beside others ran alone).
 func waitFor(t *testing.T, ch <-chan struct{}, what string) {
