@@ -711,7 +711,7 @@ func itemFields(spec kind.Spec, have, want *topology.Item) []FieldChange {
 		hs, ws = spec.Item.Compare(have.Settings, want.Settings)
 	}
 	var out []FieldChange
-	for _, f := range argFields(hs, ws) {
+	for _, f := range argFields(hs, ws, "") {
 		if key := strings.TrimPrefix(f.Field, "arguments."); want.IsSecret(key) || have.IsSecret(key) {
 			f.Before, f.After = maskedOrNil(f.Before), maskedOrNil(f.After)
 		}
@@ -775,7 +775,7 @@ func exchangeFields(have, want *topology.Exchange) []FieldChange {
 	out = appendBool(out, "durable", have.Durable, want.Durable)
 	out = appendBool(out, "auto_delete", have.AutoDelete, want.AutoDelete)
 	out = appendBool(out, "internal", have.Internal, want.Internal)
-	return append(out, argFields(have.Arguments, want.Arguments)...)
+	return append(out, argFields(have.Arguments, want.Arguments, "")...)
 }
 
 func queueFields(have, want *topology.Queue) []FieldChange {
@@ -785,17 +785,9 @@ func queueFields(have, want *topology.Queue) []FieldChange {
 	}
 	out = appendBool(out, "durable", have.Durable, want.Durable)
 	out = appendBool(out, "auto_delete", have.AutoDelete, want.AutoDelete)
-	return append(out, argFields(queueArgs(have.Arguments), queueArgs(want.Arguments))...)
-}
-
-// queueArgs drops x-queue-type: the type is compared on its own (RabbitMQ
-// 4.x stores x-queue-type on every queue, 3.10 only when it was given).
-func queueArgs(a topology.Args) topology.Args {
-	if !a.Has(topology.QueueTypeArgument) {
-		return a
-	}
-	rest, _, _ := topology.LiftQueueType(a.Clone())
-	return rest
+	// x-queue-type is left out: the type is compared on its own (RabbitMQ
+	// 4.x stores x-queue-type on every queue, 3.10 only when it was given).
+	return append(out, argFields(have.Arguments, want.Arguments, topology.QueueTypeArgument)...)
 }
 
 func policyFields(have, want *topology.Policy) []FieldChange {
@@ -809,7 +801,7 @@ func policyFields(have, want *topology.Policy) []FieldChange {
 	if have.Priority != want.Priority {
 		out = append(out, FieldChange{Field: "priority", Before: have.Priority, After: want.Priority})
 	}
-	for _, f := range argFields(have.Definition, want.Definition) {
+	for _, f := range argFields(have.Definition, want.Definition, "") {
 		f.Field = "definition." + strings.TrimPrefix(f.Field, "arguments.")
 		f.Forces = false
 		out = append(out, f)
@@ -817,9 +809,17 @@ func policyFields(have, want *topology.Policy) []FieldChange {
 	return out
 }
 
-func argFields(have, want topology.Args) []FieldChange {
+// argFields lists the arguments that differ between have and want, in the
+// order of their names, leaving skip out (when it is not "").
+func argFields(have, want topology.Args, skip string) []FieldChange {
+	if sameArgs(have, want, skip) {
+		return nil // most objects of a plan: no names sorted, nothing made
+	}
 	var out []FieldChange
 	for _, k := range union(have.Keys(), want.Keys()) {
+		if k == skip && skip != "" {
+			continue
+		}
 		h, hok := have[k]
 		w, wok := want[k]
 		if hok && wok && topology.ValueEqual(h, w) {
@@ -835,6 +835,26 @@ func argFields(have, want topology.Args) []FieldChange {
 		out = append(out, FieldChange{Field: "arguments." + k, Before: before, After: after, Forces: true})
 	}
 	return out
+}
+
+// sameArgs reports whether have and want hold the same arguments, skip
+// left out, as argFields compares them.
+func sameArgs(have, want topology.Args, skip string) bool {
+	n := 0
+	for k, w := range want {
+		if k == skip && skip != "" {
+			continue
+		}
+		h, ok := have[k]
+		if !ok || !topology.ValueEqual(h, w) {
+			return false
+		}
+		n++
+	}
+	if _, ok := have[skip]; ok && skip != "" {
+		n++
+	}
+	return len(have) == n
 }
 
 func appendBool(out []FieldChange, field string, have, want bool) []FieldChange {
