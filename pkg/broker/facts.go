@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"sync"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 )
@@ -33,28 +34,54 @@ func (c *Client) ReadFacts(ctx context.Context) (*rmqversion.Facts, error) {
 		var ae *APIError
 		return errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500
 	}
-
-	var ov struct {
-		ExchangeTypes []struct {
-			Name string `json:"name"`
-		} `json:"exchange_types"`
+	// The four reads are independent and go at once: a plan waits for
+	// them, and on a busy node one at a time took longer than the
+	// vhost's own definitions read beside them.
+	var (
+		ov struct {
+			ExchangeTypes []struct {
+				Name string `json:"name"`
+			} `json:"exchange_types"`
+		}
+		deprecated []struct {
+			Name  string `json:"name"`
+			State string `json:"state"`
+		}
+		flags []struct {
+			Name  string `json:"name"`
+			State string `json:"state"`
+		}
+		nodes []struct {
+			EnabledPlugins []string `json:"enabled_plugins"`
+		}
+		errs [4]error
+	)
+	reads := [4]*request{
+		{method: http.MethodGet, path: "overview", query: url.Values{"columns": {"exchange_types"}, "disable_stats": {"true"}}, op: "read the broker's exchange types"},
+		{method: http.MethodGet, path: "deprecated-features", op: "read the broker's deprecated features"},
+		{method: http.MethodGet, path: "feature-flags", op: "read the broker's feature flags"},
+		{method: http.MethodGet, path: "nodes", query: url.Values{"columns": {"name,enabled_plugins"}}, op: "read the broker's plugins"},
 	}
-	q := url.Values{"columns": {"exchange_types"}, "disable_stats": {"true"}}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the broker's exchange types"}, &ov); err != nil {
-		return nil, err
+	into := [4]any{&ov, &deprecated, &flags, &nodes}
+	var wg sync.WaitGroup
+	for i := range reads {
+		wg.Go(func() { errs[i] = c.do(ctx, reads[i], into[i]) })
 	}
-	if len(ov.ExchangeTypes) > 0 {
-		for _, t := range ov.ExchangeTypes {
-			f.ExchangeTypes = append(f.ExchangeTypes, t.Name)
+	wg.Wait()
+	// The exchange types are in every version's overview: no answer there
+	// is an error, whatever the status.
+	if errs[0] != nil {
+		return nil, errs[0]
+	}
+	for _, err := range errs[1:] {
+		if err != nil && !unknown(err) {
+			return nil, err
 		}
 	}
-
-	var deprecated []struct {
-		Name  string `json:"name"`
-		State string `json:"state"`
+	for _, t := range ov.ExchangeTypes {
+		f.ExchangeTypes = append(f.ExchangeTypes, t.Name)
 	}
-	switch err := c.do(ctx, &request{method: http.MethodGet, path: "deprecated-features", op: "read the broker's deprecated features"}, &deprecated); {
-	case err == nil:
+	if errs[1] == nil {
 		for _, d := range deprecated {
 			switch d.State {
 			case "denied":
@@ -63,33 +90,15 @@ func (c *Client) ReadFacts(ctx context.Context) (*rmqversion.Facts, error) {
 				f.Denied = setFact(f.Denied, d.Name, false)
 			}
 		}
-	case !unknown(err):
-		return nil, err
 	}
-
-	var flags []struct {
-		Name  string `json:"name"`
-		State string `json:"state"`
-	}
-	switch err := c.do(ctx, &request{method: http.MethodGet, path: "feature-flags", op: "read the broker's feature flags"}, &flags); {
-	case err == nil:
+	if errs[2] == nil {
 		f.FeatureFlags = map[string]bool{}
 		for _, fl := range flags {
 			f.FeatureFlags[fl.Name] = fl.State == "enabled"
 		}
-	case !unknown(err):
-		return nil, err
 	}
-
-	var nodes []struct {
-		EnabledPlugins []string `json:"enabled_plugins"`
-	}
-	nq := url.Values{"columns": {"name,enabled_plugins"}}
-	switch err := c.do(ctx, &request{method: http.MethodGet, path: "nodes", query: nq, op: "read the broker's plugins"}, &nodes); {
-	case err == nil && len(nodes) > 0:
+	if errs[3] == nil && len(nodes) > 0 {
 		f.Plugins = append([]string{}, nodes[0].EnabledPlugins...)
-	case err != nil && !unknown(err):
-		return nil, err
 	}
 	f.Sort()
 
