@@ -157,7 +157,7 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 	// permissions of a user follow the user in the plan.
 	for _, spec := range kind.Access() {
 		if spec.Broker && desired.Declares(spec.Kind) {
-			d.items("", spec, desired.Items[spec.Kind], curState.Items[spec.Kind])
+			d.named("", spec, itemKind(spec.Kind), itemSide(desired.Items, spec.Kind), itemSide(curState.Items, spec.Kind), nil)
 		}
 	}
 	for _, name := range names {
@@ -314,7 +314,7 @@ func (d *differ) end(after bool, want, have *topology.Vhost, k Kind, name string
 		return p
 	}
 	v := have
-	if after && want != nil && ((k == KindExchange && want.Exchanges[name] != nil) || (k == KindQueue && want.Queues[name] != nil)) {
+	if after && ObjectIn(want, k, name) != nil {
 		v = want
 	}
 	p := EndPrint(v, k, name)
@@ -361,20 +361,22 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	gone := map[ObjectRef]bool{}
 	bk := keyBindings(want, have)
 	d.reserve(want, have, bk)
-	d.exchanges(name, want, have, gone)
-	d.queues(name, want, have, gone)
+	// The ends of bindings first, then the bindings (whose ends' prints
+	// they share), then the kinds that refer to others by name: policies,
+	// operator policies, and the generic kinds (kind.Spec.Item), those
+	// about access when the file has their section.
+	for _, k := range []Kind{KindExchange, KindQueue} {
+		d.namedIn(name, k, want, have, gone)
+	}
 	deleted := d.bindings(name, bk)
 	d.takenDown(name, have, bk.haveKeys, deleted, gone, d.p.Changes[first:])
 	d.restored(want, have, d.p.Changes[first:])
-	d.policies(name, KindPolicy, want.Policies, have.Policies)
-	d.policies(name, KindOperatorPolicy, want.OperatorPolicies, have.OperatorPolicies)
-	// The generic kinds (kind.Spec.Item), those about access when the file
-	// has their section.
+	d.namedIn(name, KindPolicy, want, have, gone)
+	d.namedIn(name, KindOperatorPolicy, want, have, gone)
 	for _, spec := range kind.Items() {
-		if spec.Broker || !d.desired.Declares(spec.Kind) {
-			continue
+		if !spec.Broker && d.desired.Declares(spec.Kind) {
+			d.namedIn(name, spec.Kind, want, have, gone)
 		}
-		d.items(name, spec, want.Items[spec.Kind], have.Items[spec.Kind])
 	}
 
 	switch {
@@ -386,55 +388,105 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	}
 }
 
-// exchanges diffs the exchanges of vhost name; gone gets those deleted
-// for good.
-func (d *differ) exchanges(name string, want, have *topology.Vhost, gone map[ObjectRef]bool) {
-	for _, en := range union(want.ExchangeNames(), have.ExchangeNames()) {
-		w, h := want.Exchanges[en], have.Exchanges[en]
-		eref := ObjectRef{Kind: KindExchange, Vhost: name, Name: en}
+// named diffs the objects of one kind that vhost holds by name (vk; ""
+// for the broker's own objects): a create for each only the file has; for
+// each on both sides that differs, an update when the broker changes the
+// kind in place and a replace otherwise; for each only the broker has, a
+// delete or nothing (leave). The replace or delete of a kind that holds
+// messages carries what is at stake in it. gone gets those deleted for
+// good. A kind the broker would not let mqctl read there plans nothing
+// (unread).
+func (d *differ) named(vhost string, spec kind.Spec, vk vhostKind, want, have side, gone map[ObjectRef]bool) {
+	k := spec.Kind
+	if d.unread(vhost, k, len(want.names)) {
+		return
+	}
+	for _, n := range union(want.names, have.names) {
+		w, h := want.get(n), have.get(n)
+		ref := ObjectRef{Kind: k, Vhost: vhost, Name: n}
 		switch {
-		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindExchange, Vhost: name, Name: en, After: ExchangeObject{w}, Pos: w.Pos, Print: ExchangePrint(w)})
+		case h == nil:
+			d.add(Change{Action: Create, Kind: k, Vhost: vhost, Name: n, After: w, Pos: w.pos(), Print: d.print(vk, true, ref, w)})
 		case w != nil:
-			d.claim(eref, ExchangePrint(h))
-			if fields := exchangeFields(h, w); len(fields) > 0 {
-				d.add(Change{Action: Replace, Kind: KindExchange, Vhost: name, Name: en,
-					Before: ExchangeObject{h}, After: ExchangeObject{w}, Fields: fields,
-					Reason: d.replaceReason("exchange", fields), Pos: w.Pos, Print: ExchangePrint(w)})
+			d.claim(ref, d.print(vk, false, ref, h))
+			fields := w.fieldsFrom(k, h)
+			if len(fields) == 0 {
+				continue
 			}
+			c := Change{Action: Update, Kind: k, Vhost: vhost, Name: n, Before: h, After: w, Fields: fields, Pos: w.pos()}
+			if vk.printOver != nil {
+				c.Print = vk.printOver(h, w)
+			} else {
+				c.Print = d.print(vk, true, ref, w)
+			}
+			if !spec.InPlace {
+				c.Action, c.Reason = Replace, d.replaceReason(spec.Label, fields)
+			}
+			d.atStake(spec, &c)
+			d.add(c)
 		default:
-			d.leave(eref, ExchangePrint(h), func() {
-				gone[eref] = true
-				d.add(Change{Action: Delete, Kind: KindExchange, Vhost: name, Name: en, Before: ExchangeObject{h}})
+			d.leave(ref, d.print(vk, false, ref, h), func() {
+				if gone != nil {
+					gone[ref] = true
+				}
+				c := Change{Action: Delete, Kind: k, Vhost: vhost, Name: n, Before: h}
+				d.atStake(spec, &c)
+				d.add(c)
 			})
 		}
 	}
 }
 
-// queues diffs the queues of vhost name, with the messages and consumers
-// at stake in those replaced or deleted; gone gets those deleted for good.
-func (d *differ) queues(name string, want, have *topology.Vhost, gone map[ObjectRef]bool) {
-	for _, qn := range union(want.QueueNames(), have.QueueNames()) {
-		w, h := want.Queues[qn], have.Queues[qn]
-		qref := ObjectRef{Kind: KindQueue, Vhost: name, Name: qn}
-		st := d.stats(name, qn)
-		switch {
-		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindQueue, Vhost: name, Name: qn, After: QueueObject{w}, Pos: w.Pos, Print: d.end(true, want, have, KindQueue, qn)})
-		case w != nil:
-			d.claim(qref, d.end(false, want, have, KindQueue, qn))
-			if fields := queueFields(h, w); len(fields) > 0 {
-				d.add(Change{Action: Replace, Kind: KindQueue, Vhost: name, Name: qn,
-					Before: QueueObject{h}, After: QueueObject{w}, Fields: fields,
-					Reason: d.replaceReason("queue", fields), Messages: st.Messages, Consumers: st.Consumers, Pos: w.Pos, Print: d.end(true, want, have, KindQueue, qn)})
-			}
-		default:
-			d.leave(qref, d.end(false, want, have, KindQueue, qn), func() {
-				gone[qref] = true
-				d.add(Change{Action: Delete, Kind: KindQueue, Vhost: name, Name: qn, Before: QueueObject{h},
-					Messages: st.Messages, Consumers: st.Consumers})
-			})
+// namedIn diffs the objects of kind k in vhost name (named).
+func (d *differ) namedIn(name string, k Kind, want, have *topology.Vhost, gone map[ObjectRef]bool) {
+	spec, _ := kind.Of(k)
+	vk, _ := vhostKindOf(k)
+	d.named(name, spec, vk, sideOf(vk, want), sideOf(vk, have), gone)
+}
+
+// side is one side of the diff of one kind: the names of its objects,
+// sorted, and each object by name (nil for none).
+type side struct {
+	names []string
+	get   func(name string) Object
+}
+
+// sideOf is the side of vk's kind that v holds.
+func sideOf(vk vhostKind, v *topology.Vhost) side {
+	return side{names: vk.names(v), get: func(n string) Object { return vk.get(v, n) }}
+}
+
+// itemSide is the side of kind k that the broker-level items s hold.
+func itemSide(s topology.Items, k Kind) side {
+	return side{names: s.Names(k), get: func(n string) Object {
+		if it := s.Get(k, n); it != nil {
+			return ItemObject{it}
 		}
+		return nil
+	}}
+}
+
+// print is o's print (of kind vk, named by ref) on the file's side
+// (after) or the broker's. It is kept for the vhost being diffed: an
+// exchange or queue is the end of many bindings (end).
+func (d *differ) print(vk vhostKind, after bool, ref ObjectRef, o Object) Print {
+	key := endKey{after, ref.Kind, ref.Name}
+	if p, ok := d.ends[key]; ok {
+		return p
+	}
+	p := vk.print(o)
+	if d.ends != nil {
+		d.ends[key] = p
+	}
+	return p
+}
+
+// atStake puts into c, the replace or delete of an object of a kind that
+// holds messages (a queue), the messages and consumers at stake in it.
+func (d *differ) atStake(spec kind.Spec, c *Change) {
+	if spec.HoldsMessages {
+		st := d.stats(c.Vhost, c.Name)
+		c.Messages, c.Consumers = st.Messages, st.Consumers
 	}
 }
 
@@ -645,63 +697,6 @@ func (d *differ) manages(vhost string, kind Kind) bool {
 	return false
 }
 
-func (d *differ) policies(vhost string, kind Kind, want, have map[string]*topology.Policy) {
-	if d.unread(vhost, kind, len(want)) {
-		return
-	}
-	for _, pn := range union(sortedKeys(want), sortedKeys(have)) {
-		w, h := want[pn], have[pn]
-		ref := ObjectRef{Kind: kind, Vhost: vhost, Name: pn}
-		switch {
-		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: kind, Vhost: vhost, Name: pn, After: PolicyObject{w}, Pos: w.Pos, Print: PolicyPrint(w)})
-		case w != nil:
-			d.claim(ref, PolicyPrint(h))
-			if fields := policyFields(h, w); len(fields) > 0 {
-				d.add(Change{Action: Update, Kind: kind, Vhost: vhost, Name: pn, Before: PolicyObject{h}, After: PolicyObject{w}, Fields: fields, Pos: w.Pos, Print: PolicyPrint(w)})
-			}
-		default:
-			d.leave(ref, PolicyPrint(h), func() {
-				d.add(Change{Action: Delete, Kind: kind, Vhost: vhost, Name: pn, Before: PolicyObject{h}})
-			})
-		}
-	}
-}
-
-// items diffs the objects of one generic kind in vhost: settings change in
-// place (an update) when the kind's spec says so, by a replace otherwise.
-func (d *differ) items(vhost string, spec kind.Spec, want, have map[string]*topology.Item) {
-	if d.unread(vhost, spec.Kind, len(want)) {
-		return
-	}
-	for _, n := range union(sortedKeys(want), sortedKeys(have)) {
-		w, h := want[n], have[n]
-		ref := ObjectRef{Kind: spec.Kind, Vhost: vhost, Name: n}
-		switch {
-		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: spec.Kind, Vhost: vhost, Name: n, After: ItemObject{w}, Pos: w.Pos, Print: ItemPrint(w)})
-		case w != nil:
-			d.claim(ref, ItemPrint(h))
-			fields := itemFields(spec, h, w)
-			if len(fields) == 0 {
-				continue
-			}
-			c := Change{Action: Update, Kind: spec.Kind, Vhost: vhost, Name: n, Before: ItemObject{h}, After: ItemObject{w}, Pos: w.Pos, Print: afterPrint(h, w), Fields: fields}
-			if !spec.InPlace {
-				c.Action, c.Reason = Replace, d.replaceReason(spec.Label, c.Fields)
-			}
-			d.add(c)
-		default:
-			d.leave(ref, ItemPrint(h), func() {
-				d.add(Change{Action: Delete, Kind: spec.Kind, Vhost: vhost, Name: n, Before: ItemObject{h}})
-			})
-		}
-	}
-}
-
-// afterPrint is the print of item want written over have: a user whose
-// plaintext password the broker holds already keeps its hash (the
-// kind's Write sends it back), so its print is known before the write.
 // itemFields are the settings of an item of kind spec that differ between
 // have and want, as the kind compares them (a password against the stored
 // hash): secrets are shown as changed, never with either value.
@@ -722,6 +717,9 @@ func itemFields(spec kind.Spec, have, want *topology.Item) []FieldChange {
 	return out
 }
 
+// afterPrint is the print of item want written over have: a user whose
+// plaintext password the broker holds already keeps its hash (the
+// kind's Write sends it back), so its print is known before the write.
 func afterPrint(have, want *topology.Item) Print {
 	p := ItemPrint(want)
 	if p == NoPrint && want.Kind == kind.User && kind.PasswordMatches(want.Settings, have.Settings) {

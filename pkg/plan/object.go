@@ -179,6 +179,8 @@ func (m *VhostMeta) normalize() {}
 
 func (m *VhostMeta) saved() *savedObject { return &savedObject{Vhost: m} }
 
+func (m *VhostMeta) pos() topology.Pos { return topology.Pos{} }
+
 // The exchange.
 
 func (o ExchangeObject) fieldsFrom(_ Kind, have Object) []FieldChange {
@@ -207,6 +209,8 @@ func (o ExchangeObject) normalize() { o.Arguments = o.Arguments.Normalized() }
 
 func (o ExchangeObject) saved() *savedObject { return &savedObject{Exchange: o.Exchange} }
 
+func (o ExchangeObject) pos() topology.Pos { return o.Pos }
+
 // The queue.
 
 func (o QueueObject) fieldsFrom(_ Kind, have Object) []FieldChange {
@@ -231,6 +235,8 @@ func (o QueueObject) normalize() { o.Arguments = o.Arguments.Normalized() }
 
 func (o QueueObject) saved() *savedObject { return &savedObject{Queue: o.Queue} }
 
+func (o QueueObject) pos() topology.Pos { return o.Pos }
+
 // The binding: its identity is all of it, so it has no fields.
 
 func (o BindingObject) fieldsFrom(Kind, Object) []FieldChange { return nil }
@@ -244,6 +250,8 @@ func (o BindingObject) json() *pj.Object { return &pj.Object{Binding: jsonBindin
 func (o BindingObject) normalize() { o.Arguments = o.Arguments.Normalized() }
 
 func (o BindingObject) saved() *savedObject { return &savedObject{Binding: o.Binding} }
+
+func (o BindingObject) pos() topology.Pos { return o.Pos }
 
 // The policy and the operator policy.
 
@@ -270,6 +278,8 @@ func (o PolicyObject) normalize() { o.Definition = o.Definition.Normalized() }
 
 func (o PolicyObject) saved() *savedObject { return &savedObject{Policy: o.Policy} }
 
+func (o PolicyObject) pos() topology.Pos { return o.Pos }
+
 // The generic kinds.
 
 func (o ItemObject) fieldsFrom(k Kind, have Object) []FieldChange {
@@ -293,3 +303,5 @@ func (o ItemObject) json() *pj.Object {
 func (o ItemObject) normalize() { o.Settings = o.Settings.Normalized() }
 
 func (o ItemObject) saved() *savedObject { return &savedObject{Item: o.Item} }
+
+func (o ItemObject) pos() topology.Pos { return o.Pos }

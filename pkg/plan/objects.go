@@ -8,10 +8,11 @@ import (
 )
 
 // vhostKind is where a vhost's objects of one kind live in a
-// topology.Vhost, and how a plan's Object carries one. The stages that
-// look an object up by kind and name or put one into a vhost (the
-// projection of a plan, the check for stale ownership entries, apply's
-// visibility wait) go through it rather than a switch of their own.
+// topology.Vhost, how a plan's Object carries one and how the diff meets
+// them. The stages that look an object up by kind and name or put one
+// into a vhost (the diff, the projection of a plan, the check for stale
+// ownership entries, apply's visibility wait) go through it rather than a
+// switch of their own.
 type vhostKind struct {
 	// get returns the object name of v, nil when v holds none.
 	get func(v *topology.Vhost, name string) Object
@@ -21,6 +22,16 @@ type vhostKind struct {
 	// for a kind kept in a list (bindings), where removing each on its
 	// own would cost a pass over the list (a teardown's 25,000 bindings).
 	removeAll func(v *topology.Vhost, names map[string]bool)
+	// names lists the names of v's objects of the kind, sorted: those the
+	// diff meets one by one (differ.named). Nil for bindings, which the
+	// diff meets by key.
+	names func(v *topology.Vhost) []string
+	// print is o's print, which the ownership record keeps (print.go).
+	print func(o Object) Print
+	// printOver, when set, is the print of want written over have by an
+	// update, where it is not want's own (a user's plaintext password,
+	// whose stored hash the write keeps: afterPrint).
+	printOver func(have, want Object) Print
 }
 
 // vhostKinds are the kinds with types of their own (kind.Spec.Item nil)
@@ -28,20 +39,22 @@ type vhostKind struct {
 // vhost, are looked up by their print of BindingName.
 var vhostKinds = map[Kind]vhostKind{
 	KindExchange: inMap(func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
-		func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) Object { return ExchangeObject{e} }),
+		func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) Object { return ExchangeObject{e} }, ExchangePrint),
 	KindQueue: inMap(func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
-		func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }),
+		func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }, QueuePrint),
 	KindPolicy: inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.Policies },
-		func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }),
+		func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }, PolicyPrint),
 	KindOperatorPolicy: inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.OperatorPolicies },
-		func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }),
+		func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }, PolicyPrint),
 	KindBinding: {get: bindingIn, set: setBinding, removeAll: removeBindings},
 }
 
 // inMap is the vhostKind of a kind kept in a map of v by name, carried
-// in a plan as O.
-func inMap[T any, O Object](m func(*topology.Vhost) map[string]*T, from func(O) *T, to func(*T) Object) vhostKind {
+// in a plan as O, of print print.
+func inMap[T any, O Object](m func(*topology.Vhost) map[string]*T, from func(O) *T, to func(*T) Object, print func(*T) Print) vhostKind {
 	return vhostKind{
+		names: func(v *topology.Vhost) []string { return sortedKeys(m(v)) },
+		print: func(o Object) Print { return print(from(o.(O))) },
 		get: func(v *topology.Vhost, name string) Object {
 			if o := m(v)[name]; o != nil {
 				return to(o)
@@ -61,6 +74,9 @@ func inMap[T any, O Object](m func(*topology.Vhost) map[string]*T, from func(O) 
 // itemKind is the vhostKind of a kind carried as topology.Item.
 func itemKind(k Kind) vhostKind {
 	return vhostKind{
+		names:     func(v *topology.Vhost) []string { return v.Items.Names(k) },
+		print:     func(o Object) Print { return ItemPrint(o.(ItemObject).Item) },
+		printOver: func(have, want Object) Print { return afterPrint(have.(ItemObject).Item, want.(ItemObject).Item) },
 		get: func(v *topology.Vhost, name string) Object {
 			if it := v.Items.Get(k, name); it != nil {
 				return ItemObject{it}

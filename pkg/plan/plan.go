@@ -70,6 +70,9 @@ type Object interface {
 	normalize()
 	// saved is the object in the saved plan.
 	saved() *savedObject
+	// pos is where the file declares the object (zero when read from
+	// the broker).
+	pos() topology.Pos
 }
 
 // FieldChange is one field that differs, as before → after. A nil side
