@@ -121,20 +121,50 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 	}
 
 	if len(v.Exchanges) > 0 {
-		xs := mapping()
-		for _, name := range v.ExchangeNames() {
-			n := exchangeNode(v.Exchanges[name])
-			flowify(n, 6+len(name))
-			add(xs, name, n)
-		}
-		add(m, "exchanges", xs)
+		add(m, "exchanges", exchangesNode(v))
 	}
+	perQueue, explicit := placeBindings(v, plan)
+	if len(v.Queues) > len(plan.hidden) {
+		qs := mapping()
+		for _, name := range v.QueueNames() {
+			if plan.hidden[name] {
+				continue
+			}
+			add(qs, name, queueNode(v, v.Queues[name], perQueue[name], plan))
+		}
+		add(m, "queues", qs)
+	}
+	if len(explicit) > 0 {
+		add(m, "bindings", bindingsNode(explicit))
+	}
+	if len(v.Policies) > 0 {
+		add(m, "policies", policiesNode(v.Policies))
+	}
+	if len(v.OperatorPolicies) > 0 {
+		add(m, "operator_policies", policiesNode(v.OperatorPolicies))
+	}
+	addItemSections(m, v)
+	return m
+}
 
-	// Bindings to listed queues go under the queue; the rest stay explicit.
+// exchangesNode is the exchanges section of v.
+func exchangesNode(v *topology.Vhost) *yaml.Node {
+	xs := mapping()
+	for _, name := range v.ExchangeNames() {
+		n := exchangeNode(v.Exchanges[name])
+		flowify(n, 6+len(name))
+		add(xs, name, n)
+	}
+	return xs
+}
+
+// placeBindings sorts v's bindings that plan's sugar does not write: those
+// to a queue the export lists go under that queue (perQueue), the rest in
+// the vhost's bindings section (explicit).
+func placeBindings(v *topology.Vhost, plan *sugarPlan) (perQueue map[string][]*topology.Binding, explicit []*topology.Binding) {
 	bindings := append([]*topology.Binding(nil), v.Bindings...)
 	slices.SortStableFunc(bindings, topology.CompareBindings)
-	perQueue := map[string][]*topology.Binding{}
-	var explicit []*topology.Binding
+	perQueue = map[string][]*topology.Binding{}
 	for _, b := range bindings {
 		if plan.consumed[b] {
 			continue
@@ -145,43 +175,30 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 		}
 		explicit = append(explicit, b)
 	}
+	return perQueue, explicit
+}
 
-	if len(v.Queues) > len(plan.hidden) {
-		qs := mapping()
-		for _, name := range v.QueueNames() {
-			if plan.hidden[name] {
-				continue
-			}
-			n := queueNode(v, v.Queues[name], perQueue[name], plan)
-			add(qs, name, n)
+// bindingsNode is a vhost's bindings section.
+func bindingsNode(bindings []*topology.Binding) *yaml.Node {
+	seq := sequence()
+	for _, b := range bindings {
+		e := mapping()
+		add(e, "source", str(b.Source))
+		add(e, "destination", str(b.Destination))
+		add(e, "destination_type", str(b.DestinationType))
+		add(e, "routing_key", str(b.RoutingKey))
+		if len(b.Arguments) > 0 {
+			add(e, "arguments", valueNode(map[string]any(b.Arguments)))
 		}
-		add(m, "queues", qs)
+		flowify(e, 6)
+		seq.Content = append(seq.Content, e)
 	}
+	return seq
+}
 
-	if len(explicit) > 0 {
-		seq := sequence()
-		for _, b := range explicit {
-			e := mapping()
-			add(e, "source", str(b.Source))
-			add(e, "destination", str(b.Destination))
-			add(e, "destination_type", str(b.DestinationType))
-			add(e, "routing_key", str(b.RoutingKey))
-			if len(b.Arguments) > 0 {
-				add(e, "arguments", valueNode(map[string]any(b.Arguments)))
-			}
-			flowify(e, 6)
-			seq.Content = append(seq.Content, e)
-		}
-		add(m, "bindings", seq)
-	}
-
-	if len(v.Policies) > 0 {
-		add(m, "policies", policiesNode(v.Policies))
-	}
-	if len(v.OperatorPolicies) > 0 {
-		add(m, "operator_policies", policiesNode(v.OperatorPolicies))
-	}
-	// The generic kinds (kind.VhostItems), each under its section.
+// addItemSections adds to m the sections of v's generic kinds
+// (kind.VhostItems), in their order.
+func addItemSections(m *yaml.Node, v *topology.Vhost) {
 	for _, s := range kind.VhostItems() {
 		k := s.Kind
 		names := v.Items.Names(k)
@@ -211,7 +228,6 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 			add(m, s.Section, sec)
 		}
 	}
-	return m
 }
 
 func exchangeNode(x *topology.Exchange) *yaml.Node {
