@@ -78,37 +78,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 					fmt.Fprintf(sb, "\n  # vhost %q\n", vhost)
 				}
 			}
-			sym, color := symbol(c.Action)
-			fmt.Fprintf(sb, "  %s %s %s%s\n", paint(color, sym), c.Kind, quoteName(c), headline(c))
-			for _, f := range c.Fields {
-				force := ""
-				if f.Forces {
-					force = paint(ansiMagenta, "  (forces replace)")
-				}
-				fmt.Fprintf(sb, "      ~ %s: %s → %s%s\n", f.Field, show(f.Before), show(f.After), force)
-			}
-			if c.Action == Create {
-				for _, line := range describe(c.After) {
-					fmt.Fprintf(sb, "      %s\n", line)
-				}
-			}
-			if c.Reason != "" {
-				fmt.Fprintf(sb, "      why: %s\n", c.Reason)
-			}
-			if len(c.Bindings) > 0 {
-				what := "takes down and restores"
-				if c.Action == Delete {
-					what = "also deletes"
-				}
-				fmt.Fprintf(sb, "      %s %d %s:\n", what, len(c.Bindings), plural("binding", len(c.Bindings)))
-				for _, b := range c.Bindings {
-					fmt.Fprintf(sb, "        %s\n", BindingName(b))
-				}
-			}
-			if c.Messages > 0 || c.Consumers > 0 {
-				fmt.Fprintf(sb, "      %s\n", paint(ansiRed, fmt.Sprintf("at stake: %s, %d %s",
-					c.MessagesText(), c.Consumers, plural("consumer", int(c.Consumers)))))
-			}
+			writeChange(sb, c, paint)
 		}
 		s := p.Summary()
 		fmt.Fprintf(sb, "\n%s\n", paint(ansiBold, s.Line(opts.Files)))
@@ -130,24 +100,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	if n := len(p.Stale); n > 0 {
 		fmt.Fprintf(sb, "mqctl's ownership record lists %d %s that no longer %s: apply drops %s from the record.\n", n, plural("object", n), plural2("exists", "exist", n), plural2("it", "them", n))
 	}
-	if len(p.Unread) > 0 {
-		sb.WriteString(paint(ansiBold, "Not read, so not planned:") + " the broker would not let mqctl read these; unknown is not empty, so the plan creates, changes and deletes none of them.\n")
-		for _, u := range p.Unread {
-			left := ""
-			if u.Declared > 0 {
-				left = fmt.Sprintf(" (%d in the file left out)", u.Declared)
-			}
-			where := fmt.Sprintf(" in vhost %q", u.Vhost)
-			if u.Vhost == "" {
-				where = " on the broker"
-			}
-			if u.Kind == KindVhost {
-				fmt.Fprintf(sb, "  vhost %q (what the file declares there left out): %s\n", u.Vhost, u.Reason)
-				continue
-			}
-			fmt.Fprintf(sb, "  %s%s%s: %s\n", u.Kind.Plural(), where, left, u.Reason)
-		}
-	}
+	writeUnread(sb, p, paint)
 	if pf := p.Preflight; pf != nil {
 		sb.WriteString(paint(ansiBold, "Preflight:") + " " + pf.Summary() + ".\n")
 		for _, line := range pf.RefusalLines() {
@@ -155,6 +108,66 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		}
 	}
 	return sb.Flush()
+}
+
+// writeChange renders change c: its line, its fields, a create's settings,
+// why a replace, the bindings it takes down and what is at stake.
+func writeChange(sb *bufio.Writer, c Change, paint func(color, s string) string) {
+	sym, color := symbol(c.Action)
+	fmt.Fprintf(sb, "  %s %s %s%s\n", paint(color, sym), c.Kind, quoteName(c), headline(c))
+	for _, f := range c.Fields {
+		force := ""
+		if f.Forces {
+			force = paint(ansiMagenta, "  (forces replace)")
+		}
+		fmt.Fprintf(sb, "      ~ %s: %s → %s%s\n", f.Field, show(f.Before), show(f.After), force)
+	}
+	if c.Action == Create {
+		for _, line := range describe(c.After) {
+			fmt.Fprintf(sb, "      %s\n", line)
+		}
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(sb, "      why: %s\n", c.Reason)
+	}
+	if len(c.Bindings) > 0 {
+		what := "takes down and restores"
+		if c.Action == Delete {
+			what = "also deletes"
+		}
+		fmt.Fprintf(sb, "      %s %d %s:\n", what, len(c.Bindings), plural("binding", len(c.Bindings)))
+		for _, b := range c.Bindings {
+			fmt.Fprintf(sb, "        %s\n", BindingName(b))
+		}
+	}
+	if c.Messages > 0 || c.Consumers > 0 {
+		fmt.Fprintf(sb, "      %s\n", paint(ansiRed, fmt.Sprintf("at stake: %s, %d %s",
+			c.MessagesText(), c.Consumers, plural("consumer", int(c.Consumers)))))
+	}
+}
+
+// writeUnread renders what the broker would not let mqctl read, which the
+// plan leaves out.
+func writeUnread(sb *bufio.Writer, p *Plan, paint func(color, s string) string) {
+	if len(p.Unread) == 0 {
+		return
+	}
+	sb.WriteString(paint(ansiBold, "Not read, so not planned:") + " the broker would not let mqctl read these; unknown is not empty, so the plan creates, changes and deletes none of them.\n")
+	for _, u := range p.Unread {
+		left := ""
+		if u.Declared > 0 {
+			left = fmt.Sprintf(" (%d in the file left out)", u.Declared)
+		}
+		where := fmt.Sprintf(" in vhost %q", u.Vhost)
+		if u.Vhost == "" {
+			where = " on the broker"
+		}
+		if u.Kind == KindVhost {
+			fmt.Fprintf(sb, "  vhost %q (what the file declares there left out): %s\n", u.Vhost, u.Reason)
+			continue
+		}
+		fmt.Fprintf(sb, "  %s%s%s: %s\n", u.Kind.Plural(), where, left, u.Reason)
+	}
 }
 
 func quoteName(c Change) string {
