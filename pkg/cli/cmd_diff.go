@@ -60,7 +60,9 @@ markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 			if err != nil {
 				return err
 			}
-			cur := plan.Current{Live: topology.Live{State: old}, Managed: plan.ManagedOf(plan.Recorded(old))}
+			// Everything of the old side is mqctl's, as a broker where mqctl
+			// applied it records it.
+			cur := plan.Current{Live: topology.Live{State: old}, AllMine: true}
 			p := plan.Diff(new, cur)
 			p.SetFlows(cur, version)
 			view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}

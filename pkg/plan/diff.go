@@ -25,6 +25,11 @@ type Current struct {
 	// adopted, each with its print as mqctl wrote or adopted it (NoPrint:
 	// recorded by an older mqctl).
 	Managed Managed
+	// AllMine: every object of State is mqctl's, recorded as State holds
+	// it, and Managed is not read: the old side of "mqctl diff", a file
+	// taken as mqctl applied it. A plan then deletes what the new side
+	// drops, as it would on a broker where mqctl applied the old side.
+	AllMine bool
 }
 
 // Managed is what mqctl's ownership records list, per vhost ("" for the
@@ -148,6 +153,11 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 			scope[vh] = true
 		}
 	}
+	if cur.AllMine {
+		for vh := range curState.Vhosts {
+			scope[vh] = true
+		}
+	}
 	names := make([]string, 0, len(scope))
 	for n := range scope {
 		names = append(names, n)
@@ -220,9 +230,21 @@ func (d *differ) replaceReason(kind string, fields []FieldChange) string {
 	return r
 }
 
+// managed reports whether mqctl's record lists ref, an object the broker
+// holds.
 func (d *differ) managed(ref ObjectRef) bool {
-	_, ok := d.cur.Managed.Get(ref)
+	_, ok := d.record(ref, NoPrint)
 	return ok
+}
+
+// record is the print mqctl's record holds for ref, an object the broker
+// holds with print live, and whether the record lists it: of a state that
+// is all mqctl's (Current.AllMine), live itself.
+func (d *differ) record(ref ObjectRef, live Print) (Print, bool) {
+	if d.cur.AllMine {
+		return live, true
+	}
+	return d.cur.Managed.Get(ref)
 }
 
 func (d *differ) stats(vhost, queue string) QueueStats {
@@ -237,7 +259,7 @@ func (d *differ) add(c Change) { d.p.Changes = append(d.p.Changes, c) }
 // when the record holds another print (or none), apply records this one.
 // A change the plan makes to the object records the print it leaves.
 func (d *differ) claim(ref ObjectRef, live Print) {
-	rec, ok := d.cur.Managed.Get(ref)
+	rec, ok := d.record(ref, live)
 	if !ok {
 		d.p.Adopt = append(d.p.Adopt, ref)
 	} else {
@@ -263,7 +285,7 @@ func (d *differ) setPrint(ref ObjectRef, p Print) {
 // with another print, or none, was changed outside mqctl: it is left
 // alone, and named (unless the options ask to delete it all the same).
 func (d *differ) leave(ref ObjectRef, live Print, del func()) {
-	rec, ok := d.cur.Managed.Get(ref)
+	rec, ok := d.record(ref, live)
 	if !ok {
 		d.p.Unmanaged = append(d.p.Unmanaged, ref)
 		return
@@ -279,8 +301,13 @@ func (d *differ) leave(ref ObjectRef, live Print, del func()) {
 		why = fmt.Sprintf("it is no longer the %s mqctl wrote: declared again under the same name, or changed, by hand since", ref.Kind.Label())
 	case ownedByUser(ref.Kind):
 		user := ObjectRef{Kind: kind.User, Name: ref.Name}
-		if urec, ok := d.cur.Managed.Get(user); ok {
-			if u := d.curState.Items.Get(kind.User, ref.Name); u == nil || urec == NoPrint || urec != ItemPrint(u) {
+		u := d.curState.Items.Get(kind.User, ref.Name)
+		urec, ok := d.cur.Managed.Get(user)
+		if d.cur.AllMine && u != nil {
+			urec, ok = ItemPrint(u), true
+		}
+		if ok {
+			if u == nil || urec == NoPrint || urec != ItemPrint(u) {
 				why = fmt.Sprintf("its user %q is no longer the one mqctl made: declared again, or changed, by hand since", ref.Name)
 			}
 		}
@@ -350,7 +377,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	ref := ObjectRef{Kind: KindVhost, Vhost: name, Name: name}
 	first := len(d.p.Changes) // this vhost's changes start here
 	d.ends = map[endKey]Print{}
-	if rec, ok := d.cur.Managed.Get(ref); ok {
+	if rec, ok := d.record(ref, vhostPrint); ok {
 		d.found[name]++ // a vhost's own entry: its record goes with it
 		if rec != vhostPrint && want != nil {
 			d.setPrint(ref, vhostPrint)
@@ -689,6 +716,9 @@ func (d *differ) unread(vhost string, kind Kind, declared int) bool {
 // manages reports whether the ownership record holds an object of kind in
 // vhost.
 func (d *differ) manages(vhost string, kind Kind) bool {
+	if d.cur.AllMine {
+		return true
+	}
 	for ref := range d.cur.Managed[vhost] {
 		if ref.Kind == kind {
 			return true

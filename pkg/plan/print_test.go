@@ -201,3 +201,84 @@ func TestPermissionOfAUserMadeAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestAllMineIsTheOldSideRecorded: a state that is all mqctl's
+// (Current.AllMine, the old side of mqctl diff) plans exactly what the same
+// state with a record of every object as the diff of it from nothing
+// writes (Recorded) plans: the same changes, adoptions, objects left alone
+// and prints, text for text.
+func TestAllMineIsTheOldSideRecorded(t *testing.T) {
+	user := func(name string, settings topology.Args) *topology.Item {
+		return &topology.Item{Kind: kind.User, Name: name, Settings: settings}
+	}
+	perm := func(name string) *topology.Item {
+		return &topology.Item{Kind: kind.Permission, Name: name, Settings: topology.Args{"configure": ".*", "write": ".*", "read": ".*"}}
+	}
+	withUsers := func(t *topology.Topology, users ...*topology.Item) *topology.Topology {
+		t.Declare(kind.User)
+		t.Declare(kind.Permission)
+		for _, u := range users {
+			t.Items.Put(u)
+			if v := t.Vhosts["bench"]; v != nil {
+				v.Items.Put(perm(u.Name))
+			}
+		}
+		return t
+	}
+	changedKey := func() *topology.Topology {
+		t := pairs("bench", 20, 10000, "direct")
+		t.Vhosts["bench"].Bindings[0].RoutingKey = "svc000.event0.created"
+		return t
+	}
+	twoVhosts := func() *topology.Topology {
+		t := pairs("bench", 3, 10000, "direct")
+		t.Vhosts["other"] = vh("other", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) }).Vhosts["other"]
+		t.Vhosts["/"] = vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "fanout") }).Vhosts["/"]
+		return t
+	}
+	policy := func(t *topology.Topology, max int) *topology.Topology {
+		t.Vhosts["bench"].Policies["limit"] = &topology.Policy{Name: "limit", Pattern: "^svc", ApplyTo: "queues", Definition: topology.Args{"max-length": max}}
+		return t
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *topology.Topology
+	}{
+		{"one binding's key changed", pairs("bench", 20, 10000, "direct"), changedKey()},
+		{"every object dropped, the vhost kept", pairs("bench", 20, 10000, "direct"), vh("bench", nil)},
+		{"queues and an exchange replaced", pairs("bench", 20, 10000, "direct"), pairs("bench", 20, 20000, "fanout")},
+		{"vhosts dropped, / among them", twoVhosts(), pairs("bench", 3, 10000, "direct")},
+		{"vhosts added", pairs("bench", 3, 10000, "direct"), twoVhosts()},
+		{"a policy changed", policy(pairs("bench", 3, 10000, "direct"), 10), policy(pairs("bench", 3, 10000, "direct"), 20)},
+		{"users dropped, one with a plaintext password", withUsers(pairs("bench", 3, 10000, "direct"),
+			user("hashed", topology.Args{kind.UserPasswordHash: "h", kind.UserTags: []any{}}),
+			user("plain", topology.Args{kind.UserPassword: "secret", kind.UserTags: []any{}})),
+			withUsers(pairs("bench", 3, 10000, "direct"))},
+		{"a user's tags changed", withUsers(pairs("bench", 3, 10000, "direct"), user("u", topology.Args{kind.UserPasswordHash: "h", kind.UserTags: []any{}})),
+			withUsers(pairs("bench", 3, 10000, "direct"), user("u", topology.Args{kind.UserPasswordHash: "h", kind.UserTags: []any{"management"}}))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recorded := Diff(tc.new, Current{Live: topology.Live{State: tc.old}, Managed: ManagedOf(Recorded(tc.old))})
+			mine := Diff(tc.new, Current{Live: topology.Live{State: tc.old}, AllMine: true})
+			if mine.Empty() && recorded.Empty() {
+				t.Fatal("the case plans nothing: it shows nothing")
+			}
+			text := func(p *Plan) string {
+				var b strings.Builder
+				if err := WriteText(&b, p, RenderOptions{ListUnmanaged: true}); err != nil {
+					t.Fatal(err)
+				}
+				return b.String()
+			}
+			if diff := cmp.Diff(text(recorded), text(mine)); diff != "" {
+				t.Errorf("the plan's text differs (-recorded +all mine):\n%s", diff)
+			}
+			if diff := cmp.Diff(recorded.Prints, mine.Prints); diff != "" {
+				t.Errorf("the prints apply records differ (-recorded +all mine):\n%s", diff)
+			}
+			if diff := cmp.Diff(recorded.Stale, mine.Stale); diff != "" {
+				t.Errorf("the stale entries differ (-recorded +all mine):\n%s", diff)
+			}
+		})
+	}
+}
