@@ -370,26 +370,8 @@ func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topolog
 		return typed
 	}
 	qn := qe.value
-	dlqName, namePos := "", qn.pos
-	switch {
-	case textual(qn):
-		dlqName = qn.value
-	case qn.kind == mapNode:
-		nf := qn.get("name")
-		if nf == nil {
-			d.errs.addf(qn.pos, "add name: <queue name>", "%s.queue: missing required field \"name\"", dw)
-			return typed
-		}
-		s, ok := d.str(nf, dw+".queue.name")
-		if !ok {
-			return typed
-		}
-		dlqName, namePos = s, nf.pos
-	default:
-		d.errs.addf(qn.pos, "write a queue name, or a mapping {name: …, <queue settings>}", "%s.queue: expected a queue name, got %s", dw, describe(qn))
-		return typed
-	}
-	if qn.kind != mapNode && !d.checkName(dlqName, namePos, fmt.Sprintf("%s.queue %q", dw, dlqName), "queue") {
+	dlqName, namePos, ok := d.deadLetterQueueName(qn, dw)
+	if !ok {
 		return typed
 	}
 
@@ -419,6 +401,41 @@ func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topolog
 			"%s: dead letters go to the default exchange with routing key %q, which does not reach queue %q", dw, rk, dlqName)
 		return typed
 	}
+	d.declareDLQ(decl, qe, dlqName, namePos, exch, rk)
+	return typed
+}
+
+// deadLetterQueueName is the name dead_letter.queue (qn, under dw) gives
+// the DLQ, written as a name or as a mapping with one, and where the name
+// is written; false, with the error added, when it gives none.
+func (d *decoder) deadLetterQueueName(qn *node, dw string) (string, topology.Pos, bool) {
+	switch {
+	case textual(qn):
+		if !d.checkName(qn.value, qn.pos, fmt.Sprintf("%s.queue %q", dw, qn.value), "queue") {
+			return "", qn.pos, false
+		}
+		return qn.value, qn.pos, true
+	case qn.kind == mapNode:
+		nf := qn.get("name")
+		if nf == nil {
+			d.errs.addf(qn.pos, "add name: <queue name>", "%s.queue: missing required field \"name\"", dw)
+			return "", qn.pos, false
+		}
+		s, ok := d.str(nf, dw+".queue.name")
+		return s, nf.pos, ok
+	default:
+		d.errs.addf(qn.pos, "write a queue name, or a mapping {name: …, <queue settings>}", "%s.queue: expected a queue name, got %s", dw, describe(qn))
+		return "", qn.pos, false
+	}
+}
+
+// declareDLQ declares into decl the DLQ that dead_letter.queue (qe) names
+// dlqName (written at namePos): with the queue's own type and durability
+// unless its mapping says otherwise, and, when dead letters go through an
+// exchange (exch), bound to it by rk.
+func (d *decoder) declareDLQ(decl *queueDecl, qe entry, dlqName string, namePos topology.Pos, exch, rk string) {
+	qn := qe.value
+	origin := decl.q.Name
 	ignore := ignoresOf(qe.key, qn)
 	if qn.kind == mapNode {
 		decl.dlq = d.queue(dlqName, namePos, ignore, qn, queueOpts{
@@ -439,7 +456,6 @@ func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topolog
 			Meta: topology.Meta{Pos: namePos, Ignore: ignore},
 		}
 	}
-	return typed
 }
 
 // retryContext is what retry needs to know of the queue around it.
