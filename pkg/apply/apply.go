@@ -468,8 +468,39 @@ func ignoreNotFound(err error) error {
 // next generation before the old ones are deleted, so a failure in between
 // leaves the newest readable and the next apply finishes the swap.
 func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) error {
-	managed := map[plan.ObjectRef]plan.Print{}
-	vhosts := map[string]bool{}
+	managed, vhosts := e.plannedRecords(p)
+	deletedVhosts, readBack := recordDone(managed, vhosts, res.Done)
+	failedVhost := map[string]bool{}
+	for _, f := range res.Failed {
+		if f.Step.Op() == OpCreateVhost {
+			failedVhost[f.Step.Vhost] = true
+		}
+	}
+	var errs []error
+	if err := e.readPrints(ctx, readBack, managed); err != nil {
+		errs = append(errs, err)
+	}
+	names := make([]string, 0, len(vhosts))
+	for vh := range vhosts {
+		names = append(names, vh)
+	}
+	sort.Strings(names)
+	for _, vh := range names {
+		if deletedVhosts[vh] || failedVhost[vh] {
+			continue
+		}
+		errs = append(errs, e.writeRecord(ctx, vh, managed)...)
+	}
+	return errors.Join(errs...)
+}
+
+// plannedRecords is what the records list once the plan's own decisions
+// are in, before any step: the old records, minus the objects no longer
+// there and those changed outside mqctl, with the prints the plan sets;
+// and the vhosts whose record must be written whatever the steps do.
+func (e *executor) plannedRecords(p *plan.Plan) (managed map[plan.ObjectRef]plan.Print, vhosts map[string]bool) {
+	managed = map[plan.ObjectRef]plan.Print{}
+	vhosts = map[string]bool{}
 	for vh, r := range e.opts.Records {
 		for ref, pr := range r.Managed {
 			managed[ref] = pr
@@ -495,9 +526,16 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 	for _, ref := range p.Adopt {
 		vhosts[ref.Vhost] = true
 	}
-	deletedVhosts := map[string]bool{}
-	var readBack []plan.ObjectRef // written, with a print only the broker knows
-	for _, s := range res.Done {
+	return managed, vhosts
+}
+
+// recordDone puts into managed what the done steps created, updated,
+// replaced, restored or deleted, and their vhosts into vhosts. It returns
+// the vhosts deleted (whose records went with them) and the objects
+// written with a print only the broker knows (readPrints).
+func recordDone(managed map[plan.ObjectRef]plan.Print, vhosts map[string]bool, done []Step) (deletedVhosts map[string]bool, readBack []plan.ObjectRef) {
+	deletedVhosts = map[string]bool{}
+	for _, s := range done {
 		c := s.Change
 		vhosts[c.Vhost] = true
 		ref := c.Ref()
@@ -527,54 +565,40 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 			}
 		}
 	}
-	failedVhost := map[string]bool{}
-	for _, f := range res.Failed {
-		if f.Step.Op() == OpCreateVhost {
-			failedVhost[f.Step.Vhost] = true
+	return deletedVhosts, readBack
+}
+
+// writeRecord writes the record of vhost vh ("" for the broker's own
+// objects) to list what managed holds there, unless it does already.
+func (e *executor) writeRecord(ctx context.Context, vh string, managed map[plan.ObjectRef]plan.Print) []error {
+	rec := e.opts.Records[vh]
+	if rec == nil {
+		rec = &ownership.Record{Vhost: vh, Managed: map[plan.ObjectRef]plan.Print{}}
+	}
+	if rec.Equal(managed) {
+		return nil
+	}
+	if vh == "" {
+		// The broker's own objects: one global parameter, replaced whole.
+		body := map[string]any{"name": ownership.GlobalParameter, "value": ownership.GlobalValue(managed)}
+		if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter); err != nil {
+			return []error{fmt.Errorf("write the ownership record of the broker's users: %w", err)}
 		}
+		return nil
+	}
+	next := ownership.Exchange(vh, rec.Generation+1, managed)
+	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.exchangeIs(vh, next)); err != nil {
+		return []error{fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)}
 	}
 	var errs []error
-	if err := e.readPrints(ctx, readBack, managed); err != nil {
-		errs = append(errs, err)
-	}
-	names := make([]string, 0, len(vhosts))
-	for vh := range vhosts {
-		names = append(names, vh)
-	}
-	sort.Strings(names)
-	for _, vh := range names {
-		if deletedVhosts[vh] || failedVhost[vh] {
-			continue
-		}
-		rec := e.opts.Records[vh]
-		if rec == nil {
-			rec = &ownership.Record{Vhost: vh, Managed: map[plan.ObjectRef]plan.Print{}}
-		}
-		if rec.Equal(managed) {
-			continue
-		}
-		if vh == "" {
-			// The broker's own objects: one global parameter, replaced whole.
-			body := map[string]any{"name": ownership.GlobalParameter, "value": ownership.GlobalValue(managed)}
-			if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter); err != nil {
-				errs = append(errs, fmt.Errorf("write the ownership record of the broker's users: %w", err))
-			}
-			continue
-		}
-		next := ownership.Exchange(vh, rec.Generation+1, managed)
-		if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.exchangeIs(vh, next)); err != nil {
-			errs = append(errs, fmt.Errorf("write the ownership record of vhost %q: %w", vh, err))
-			continue
-		}
-		for _, old := range rec.Exchanges {
-			if err := ignoreNotFound(write(ctx, func() error {
-				return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
-			}, e.exchangeGone(vh, old))); err != nil {
-				errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
-			}
+	for _, old := range rec.Exchanges {
+		if err := ignoreNotFound(write(ctx, func() error {
+			return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
+		}, e.exchangeGone(vh, old))); err != nil {
+			errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // readPrints reads back from the broker the objects of refs, which apply
