@@ -489,7 +489,9 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 		if deletedVhosts[vh] || failedVhost[vh] {
 			continue
 		}
-		errs = append(errs, e.writeRecord(ctx, vh, managed)...)
+		if err := e.writeRecord(ctx, vh, managed); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -570,7 +572,7 @@ func recordDone(managed map[plan.ObjectRef]plan.Print, vhosts map[string]bool, d
 
 // writeRecord writes the record of vhost vh ("" for the broker's own
 // objects) to list what managed holds there, unless it does already.
-func (e *executor) writeRecord(ctx context.Context, vh string, managed map[plan.ObjectRef]plan.Print) []error {
+func (e *executor) writeRecord(ctx context.Context, vh string, managed map[plan.ObjectRef]plan.Print) error {
 	rec := e.opts.Records[vh]
 	if rec == nil {
 		rec = &ownership.Record{Vhost: vh, Managed: map[plan.ObjectRef]plan.Print{}}
@@ -582,13 +584,13 @@ func (e *executor) writeRecord(ctx context.Context, vh string, managed map[plan.
 		// The broker's own objects: one global parameter, replaced whole.
 		body := map[string]any{"name": ownership.GlobalParameter, "value": ownership.GlobalValue(managed)}
 		if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter); err != nil {
-			return []error{fmt.Errorf("write the ownership record of the broker's users: %w", err)}
+			return fmt.Errorf("write the ownership record of the broker's users: %w", err)
 		}
 		return nil
 	}
 	next := ownership.Exchange(vh, rec.Generation+1, managed)
 	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.exchangeIs(vh, next)); err != nil {
-		return []error{fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)}
+		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
 	}
 	var errs []error
 	for _, old := range rec.Exchanges {
@@ -598,7 +600,7 @@ func (e *executor) writeRecord(ctx context.Context, vh string, managed map[plan.
 			errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
 		}
 	}
-	return errs
+	return errors.Join(errs...)
 }
 
 // readPrints reads back from the broker the objects of refs, which apply

@@ -485,12 +485,7 @@ func sideOf(vk vhostKind, v *topology.Vhost) side {
 
 // itemSide is the side of kind k that the broker-level items s hold.
 func itemSide(s topology.Items, k Kind) side {
-	return side{names: s.Names(k), get: func(n string) Object {
-		if it := s.Get(k, n); it != nil {
-			return ItemObject{it}
-		}
-		return nil
-	}}
+	return side{names: s.Names(k), get: func(n string) Object { return itemIn(s, k, n) }}
 }
 
 // print is o's print (of kind vk, named by ref) on the file's side

@@ -50,11 +50,11 @@ var vhostKinds = map[Kind]vhostKind{
 }
 
 // inMap is the vhostKind of a kind kept in a map of v by name, carried
-// in a plan as O, of print print.
-func inMap[T any, O Object](m func(*topology.Vhost) map[string]*T, from func(O) *T, to func(*T) Object, print func(*T) Print) vhostKind {
+// in a plan as O, whose print is printOf.
+func inMap[T any, O Object](m func(*topology.Vhost) map[string]*T, from func(O) *T, to func(*T) Object, printOf func(*T) Print) vhostKind {
 	return vhostKind{
 		names: func(v *topology.Vhost) []string { return sortedKeys(m(v)) },
-		print: func(o Object) Print { return print(from(o.(O))) },
+		print: func(o Object) Print { return printOf(from(o.(O))) },
 		get: func(v *topology.Vhost, name string) Object {
 			if o := m(v)[name]; o != nil {
 				return to(o)
@@ -77,12 +77,7 @@ func itemKind(k Kind) vhostKind {
 		names:     func(v *topology.Vhost) []string { return v.Items.Names(k) },
 		print:     func(o Object) Print { return ItemPrint(o.(ItemObject).Item) },
 		printOver: func(have, want Object) Print { return afterPrint(have.(ItemObject).Item, want.(ItemObject).Item) },
-		get: func(v *topology.Vhost, name string) Object {
-			if it := v.Items.Get(k, name); it != nil {
-				return ItemObject{it}
-			}
-			return nil
-		},
+		get:       func(v *topology.Vhost, name string) Object { return itemIn(v.Items, k, name) },
 		set: func(v *topology.Vhost, name string, o Object) {
 			if it, ok := o.(ItemObject); ok && it.Item != nil {
 				v.Items.Put(it.Item)
@@ -91,6 +86,15 @@ func itemKind(k Kind) vhostKind {
 			v.Items.Delete(k, name)
 		},
 	}
+}
+
+// itemIn returns the item of kind k named name that s holds, nil when
+// it holds none.
+func itemIn(s topology.Items, k Kind, name string) Object {
+	if it := s.Get(k, name); it != nil {
+		return ItemObject{it}
+	}
+	return nil
 }
 
 // vhostKindOf returns the vhostKind of k; false for a kind that does not

@@ -185,17 +185,11 @@ func builtin(name string) bool { return name == "" || strings.HasPrefix(name, "a
 // exchange or queue of that name, or a constant of its name when v holds
 // none (the broker's own exchanges, which no state holds).
 func EndPrint(v *topology.Vhost, k Kind, name string) Print {
-	if v != nil && !(k == KindExchange && builtin(name)) {
-		switch k {
-		case KindExchange:
-			if e := v.Exchanges[name]; e != nil {
-				return ExchangePrint(e)
-			}
-		case KindQueue:
-			if q := v.Queues[name]; q != nil {
-				return QueuePrint(q)
-			}
-		}
+	if k == KindExchange && builtin(name) {
+		return sum("absent", string(k), name)
+	}
+	if o := ObjectIn(v, k, name); o != nil {
+		return vhostKinds[k].print(o)
 	}
 	return sum("absent", string(k), name)
 }
