@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -396,14 +397,61 @@ func TestFailoverCLI(t *testing.T) {
 }
 
 // freePort returns a TCP port nothing listens on right now.
+// freePort returns a port that nothing listens on, for a node of a test's
+// own. It is taken from privatePorts, between the project's fixed broker
+// ports (up to 27,700 with any MQCTL_PORT_OFFSET) and the kernel's range
+// for the local ports of outgoing connections: a port from that range
+// (what listening on port 0 gives) can be taken by one of the suite's
+// thousands of connections in the seconds before the node binds it, and
+// the node then stops itself half way through its boot (seen once in CI).
+// handedOut keeps two parallel tests from being given the same port.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	lo, hi := privatePorts()
+	for range 500 {
+		p := lo + mrand.IntN(hi-lo+1)
+		if _, taken := handedOut.LoadOrStore(p, true); taken {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatalf("no free port in %d-%d for a private node", lo, hi)
+	return 0
+}
+
+var handedOut sync.Map
+
+// privatePorts is the range freePort takes ports from: 28000-32767, less
+// whatever of it /proc/sys/net/ipv4/ip_local_port_range gives outgoing
+// connections on this machine.
+func privatePorts() (lo, hi int) {
+	lo, hi = 28000, 32767
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return lo, hi
+	}
+	elo, err1 := strconv.Atoi(f[0])
+	ehi, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return lo, hi
+	}
+	switch {
+	case ehi < lo || elo > hi:
+	case elo > lo+100:
+		hi = elo - 1
+	case ehi < hi-100:
+		lo = ehi + 1
+	}
+	return lo, hi
 }
 
 // privateNode is a RabbitMQ node of this test's own, started with
