@@ -14,6 +14,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // These tests run apply against the real broker through a faulty proxy in
@@ -242,4 +243,70 @@ func TestUnknownOutcomeTwice(t *testing.T) {
 		t.Fatalf("re-run: %v", res2.Failed)
 	}
 	e.converged(faultFile)
+}
+
+// A write whose answer is lost is done only when the broker holds the
+// object with the settings the plan wrote, compared as the diff compares
+// them: an object of that name with other settings (an older definition,
+// or one another client declared meanwhile) is no proof, and the write is
+// sent again.
+func TestReadBackComparesSettings(t *testing.T) {
+	t.Parallel()
+	e := newFaultEnv(t)
+	vh := e.vhost
+	if res := e.apply(faultFile); !res.OK() {
+		t.Fatalf("first apply: failed %v", res.Failed)
+	}
+	// lose fails the next PUT on path with a 500 that never reached the
+	// broker, after race (another client's declaration) when not nil.
+	lose := func(path string, race func()) {
+		e.proxy.Add(faultproxy.Rule{Times: 1, Fault: faultproxy.Status, Status: 500, Match: func(r *http.Request) bool {
+			if r.Method != http.MethodPut || r.URL.Path != "/api/"+path {
+				return false
+			}
+			if race != nil {
+				race()
+			}
+			return true
+		}})
+	}
+	ctx := context.Background()
+
+	// The policy, read back with its old definition, is written again.
+	updated := strings.Replace(faultFile, "definition: { max-length: 10 }", "definition: { max-length: 11 }", 1)
+	lose("policies/"+vh+"/p1", nil)
+	if res := e.apply(updated); !res.OK() {
+		t.Fatalf("apply of the policy's update: failed %v", res.Failed)
+	}
+	if got := e.trail("policies/" + vh + "/p1"); strings.Join(got, ", ") != "PUT forward, PUT status, GET forward, PUT forward" {
+		t.Errorf("requests on policy p1: %v, want its update read back with the old definition and sent again", got)
+	}
+	e.converged(updated)
+
+	// A queue and an exchange that another client declares with other
+	// settings just before mqctl's declaration are declared again, and
+	// the broker refuses them.
+	for _, tc := range []struct {
+		name, path     string
+		section, entry string
+		race           func()
+	}{
+		{"q5", "queues/" + vh + "/q5", "    queues:\n", "      q5: { arguments: { x-max-length: 5 } }\n", func() {
+			_ = e.direct.DeclareQueue(ctx, vh, &topology.Queue{Name: "q5", Type: "classic", Durable: true,
+				Arguments: topology.Args{"x-max-length": int64(6)}})
+		}},
+		{"ex2", "exchanges/" + vh + "/ex2", "    exchanges:\n", "      ex2: { type: topic }\n", func() {
+			_ = e.direct.DeclareExchange(ctx, vh, &topology.Exchange{Name: "ex2", Type: "fanout", Durable: true})
+		}},
+	} {
+		next := strings.Replace(updated, tc.section, tc.section+tc.entry, 1)
+		lose(tc.path, tc.race)
+		res := e.apply(next)
+		if got := e.trail(tc.path); strings.Join(got, ", ") != "PUT status, GET forward, PUT forward" {
+			t.Errorf("requests on %s: %v, want its declaration read back with the other settings and sent again", tc.name, got)
+		}
+		if len(res.Failed) != 1 || res.Failed[0].Step.Name != tc.name || !strings.Contains(res.Failed[0].Err.Error(), "inequivalent") {
+			t.Errorf("failed steps %v, want the declaration of %s, refused by the broker as inequivalent", res.Failed, tc.name)
+		}
+	}
 }

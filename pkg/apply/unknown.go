@@ -7,6 +7,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -95,18 +96,25 @@ func (e *executor) permitted(vhost string) check {
 	}
 }
 
-// exchangeIs: the exchange exists with want's settings. One that exists
-// with other settings was not declared by this write (the broker refuses
-// an inequivalent declaration, as the next try will show).
+// exchangeIs: the exchange exists with want's settings, compared as the
+// diff compares them. One that exists with other settings was not
+// declared by this write (the broker refuses an inequivalent declaration,
+// as the next try will show).
 func (e *executor) exchangeIs(vhost string, want *topology.Exchange) check {
 	return func(ctx context.Context) (bool, error) {
 		have, err := e.c.GetExchange(ctx, vhost, want.Name)
 		if ok, err := present(err); !ok {
 			return false, err
 		}
-		return have.Type == want.Type && have.Durable == want.Durable && have.AutoDelete == want.AutoDelete &&
-			have.Internal == want.Internal && have.Arguments.Equal(want.Arguments), nil
+		return holds(kind.Exchange, plan.ExchangeObject{Exchange: have}, plan.ExchangeObject{Exchange: want}), nil
 	}
+}
+
+// holds reports whether have, as the broker holds it, is want: no field
+// differs as the diff compares them (one comparison for the plan and for
+// the read back of a write).
+func holds(k kind.Kind, have, want plan.Object) bool {
+	return len(plan.ObjectFields(k, have, want)) == 0
 }
 
 func (e *executor) exchangeGone(vhost, name string) check {
@@ -123,17 +131,8 @@ func (e *executor) queueIs(vhost string, want *topology.Queue) check {
 		if ok, err := present(err); !ok {
 			return false, err
 		}
-		wantArgs, _, _ := topology.LiftQueueType(want.Arguments.Clone())
-		return queueTypeOf(have.Type) == queueTypeOf(want.Type) && have.Durable == want.Durable &&
-			have.AutoDelete == want.AutoDelete && have.Arguments.Equal(wantArgs), nil
+		return holds(kind.Queue, plan.QueueObject{Queue: have}, plan.QueueObject{Queue: want}), nil
 	}
-}
-
-func queueTypeOf(t string) string {
-	if t == "" {
-		return topology.QueueClassic
-	}
-	return t
 }
 
 func (e *executor) queueGone(vhost, name string) check {
@@ -164,12 +163,11 @@ func (e *executor) policyIs(vhost string, want *topology.Policy, operator bool) 
 		if ok, err := present(err); !ok {
 			return false, err
 		}
-		applyTo := want.ApplyTo
-		if applyTo == "" {
-			applyTo = "all"
+		k := kind.Policy
+		if operator {
+			k = kind.OperatorPolicy
 		}
-		return have.Pattern == want.Pattern && have.ApplyTo == applyTo && have.Priority == want.Priority &&
-			have.Definition.Equal(want.Definition), nil
+		return holds(k, plan.PolicyObject{Policy: have}, plan.PolicyObject{Policy: want}), nil
 	}
 }
 
