@@ -69,6 +69,7 @@ func (e *Engine) holdBack(ctx context.Context, p *plan.Plan, l *Live, exact func
 // queues alone, as it does with the owners the lists tell.
 func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) (stakes, error) {
 	cands := map[queueRef]bool{}
+	streams := map[string]bool{} // vhosts with a stream at stake
 	created := map[queueRef]bool{}
 	for _, ch := range p.Changes {
 		if ch.Kind == plan.KindQueue && ch.Action == plan.Create {
@@ -82,14 +83,18 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 		}
 		// Bindings matter for a classic queue only: the broker binds a
 		// quorum queue or stream without a majority as any other.
-		if typ, ok := brokerQueueType(l, r); ok && (typ == topology.QueueClassic || ch.Kind == plan.KindQueue) {
+		typ, ok := brokerQueueType(l, r)
+		if ok && (typ == topology.QueueClassic || ch.Kind == plan.KindQueue) {
 			cands[r] = cands[r] || ch.RisksMessages()
+		}
+		if ok && typ == topology.QueueStream && ch.RisksMessages() {
+			streams[r.vhost] = true
 		}
 	}
 	if len(cands) == 0 {
 		return stakes{}, nil
 	}
-	down, read, owners, err := downQueues(ctx, e.c, cands)
+	down, read, owners, err := downQueues(ctx, e.c, cands, streams)
 	if err != nil {
 		return stakes{}, err
 	}
@@ -207,7 +212,17 @@ func brokerQueueType(l *Live, r queueRef) (string, bool) {
 // 4.0; from 4.0 the depth alone of those at stake, cands[r] true, from the
 // queue totals: stakes.depthOnly); and the owner of each candidate the
 // broker says a plugin owns.
-func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (map[queueRef]*broker.Placement, stakes, map[queueRef]string, error) {
+//
+// From 4.0 the queue totals are left out of the listing of a vhost that
+// holds no unacknowledged message (broker.Client.VhostUnacked), unless a
+// stream is at stake there (streams): a queue's depth is then its ready
+// messages, which the exact reads count as they are now, and the totals
+// would only have repeated them a few seconds late. They cost the broker
+// most of the listing (on 4.3.6, 25,000 queues listed in 2.3 s with them
+// and 1.0-1.2 s without). The queues at stake are handed on as
+// stakes.depthOnly with no messages of their own: where the exact reads
+// do not run, or fail, readStakes reads their statistics after all.
+func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool, streams map[string]bool) (map[queueRef]*broker.Placement, stakes, map[queueRef]string, error) {
 	var (
 		mu      sync.Mutex
 		down    = map[queueRef]*broker.Placement{}
@@ -265,7 +280,12 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 	}
 	read := stakes{}
 	for vh := range missing {
-		pl, err := c.QueuePlacements(ctx, vh, atStake[vh])
+		depthOf := atStake[vh]
+		readyOnly := len(depthOf) > 0 && !streams[vh] && noUnacked(ctx, c, vh)
+		if readyOnly {
+			depthOf = nil
+		}
+		pl, err := c.QueuePlacements(ctx, vh, depthOf)
 		if errors.Is(err, broker.ErrVhostNotFound) {
 			continue // gone, and its queues with it
 		}
@@ -289,10 +309,24 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool) 
 				// A stream's consumers are the statistics' alone: the
 				// exact reads of a plan do not read streams.
 				read.add(r, *q.Depth, true)
+			case ok && readyOnly && cands[r]:
+				read.add(r, broker.QueueStats{Known: true}, true)
 			}
 		}
 	}
 	return down, read, owners, nil
+}
+
+// noUnacked reports whether vhost holds no unacknowledged message, where
+// the queues' depths would come from the queue totals (from 4.0): false
+// when the broker does not say (or the read fails; the listing with the
+// totals then reads them as before).
+func noUnacked(ctx context.Context, c *broker.Client, vhost string) bool {
+	if !c.RabbitMQVersion().PlacementsWithoutStats() {
+		return false
+	}
+	n, known, err := c.VhostUnacked(ctx, vhost)
+	return err == nil && known && n == 0
 }
 
 // waitVisible waits, after an apply through several management endpoints,

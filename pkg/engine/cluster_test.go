@@ -25,8 +25,10 @@ import (
 // listed with state "down"; 4.0: GET says "stopped", listed "down"); "up"
 // lives on a running node; quorum queues "qq" and "qb" keep 2 of their 3
 // members, "qq2" has 1 of 2 (3.10: no state and no leader; 4.0:
-// "minority").
-func downBroker(t *testing.T, version string) (*broker.Client, func() []string) {
+// "minority"). vhost is the answer to GET /api/vhosts/v ("": 404); asked
+// lists the paths asked for, a queue listing with the queue totals as
+// "/api/queues/v (totals)".
+func downBroker(t *testing.T, version, vhost string) (*broker.Client, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var asked []string
@@ -56,12 +58,18 @@ func downBroker(t *testing.T, version string) (*broker.Client, func() []string) 
 	totals := strings.Replace(list[1], `"state":"running"`, `"state":"running","messages":4`, 1)
 	c := fakeAPI(t, version+".5", "rabbit@c2", func(w http.ResponseWriter, r *http.Request) bool {
 		mu.Lock()
-		asked = append(asked, r.URL.Path)
+		if r.URL.Query().Get("enable_queue_totals") == "true" {
+			asked = append(asked, r.URL.Path+" (totals)")
+		} else {
+			asked = append(asked, r.URL.Path)
+		}
 		mu.Unlock()
 		q, isQueue := strings.CutPrefix(r.URL.Path, "/api/queues/v/")
 		switch {
 		case r.URL.Path == "/api/vhosts":
 			_, _ = w.Write([]byte(`[{"name":"v"}]`))
+		case r.URL.Path == "/api/vhosts/v" && vhost != "":
+			_, _ = w.Write([]byte(vhost))
 		case r.URL.Path == "/api/queues/v" && !v310 && r.URL.Query().Get("enable_queue_totals") == "true":
 			_, _ = w.Write([]byte("[" + strings.Join(append([]string{list[0], totals}, list[2:]...), ",") + "]"))
 		case r.URL.Path == "/api/queues/v":
@@ -86,15 +94,27 @@ func notesTo(c *broker.Client, w io.Writer) *Engine {
 	return New(c, Options{Note: func(n string) { fmt.Fprintf(w, "mqctl: note: %s\n", n) }})
 }
 
+// TestHoldBackDownQueues, on 4.0 for each answer of the vhost's
+// unacknowledged messages: the depths of the queues at stake come from
+// the listing's queue totals unless the vhost holds no unacknowledged
+// message, when the exact reads alone give them (ready messages) and the
+// listing leaves the totals out.
 func TestHoldBackDownQueues(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{"3.10", "4.0"} {
-		t.Run(version, func(t *testing.T) { testHoldBackDownQueues(t, version) })
+	for _, tc := range []struct{ name, version, vhost string }{
+		{"3.10", "3.10", `{"name":"v","messages_unacknowledged":0}`},
+		{"4.0", "4.0", ""},
+		{"4.0 unacknowledged messages", "4.0", `{"name":"v","messages_unacknowledged":3}`},
+		{"4.0 no statistics yet", "4.0", `{"name":"v"}`},
+		{"4.0 none unacknowledged", "4.0", `{"name":"v","messages_unacknowledged":0}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testHoldBackDownQueues(t, tc.version, tc.vhost) })
 	}
 }
 
-func testHoldBackDownQueues(t *testing.T, version string) {
-	c, asked := downBroker(t, version)
+func testHoldBackDownQueues(t *testing.T, version, vhost string) {
+	readyOnly := version != "3.10" && strings.Contains(vhost, `"messages_unacknowledged":0`)
+	c, asked := downBroker(t, version, vhost)
 	state := topology.New()
 	v := topology.NewVhost("v")
 	for name, typ := range map[string]string{"down": "classic", "gone": "", "up": "classic", "qq": "quorum", "qb": "quorum", "qq2": "quorum"} {
@@ -139,7 +159,13 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 	qq := plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: "qq"}
 	wantStats := map[plan.ObjectRef]plan.QueueStats{qq: {Messages: 4, Consumers: 1}}
 	wantDepthOnly := map[plan.ObjectRef]bool{}
-	if version != "3.10" {
+	switch {
+	case readyOnly:
+		// No unacknowledged message: the depth is the ready messages,
+		// which the exact reads count (none of its own here).
+		wantStats[qq] = plan.QueueStats{}
+		wantDepthOnly[qq] = true
+	case version != "3.10":
 		wantStats[qq] = plan.QueueStats{Messages: 4}
 		wantDepthOnly[qq] = true
 	}
@@ -190,21 +216,25 @@ func testHoldBackDownQueues(t *testing.T, version string) {
 	// them in the vhost (listStakesFrom), one listing of the vhost's
 	// queues answers for all, on both versions, and no queue is read on
 	// its own.
-	listed := false
+	listed, totals := false, false
 	for _, p := range asked() {
 		if strings.HasPrefix(p, "/api/queues/v/") {
 			t.Errorf("asked the broker about %s alone", p)
 		}
-		listed = listed || p == "/api/queues/v"
+		listed = listed || strings.HasPrefix(p, "/api/queues/v")
+		totals = totals || p == "/api/queues/v (totals)"
 	}
 	if !listed {
 		t.Errorf("did not list the queues of the vhost")
+	}
+	if wantTotals := version != "3.10" && !readyOnly; totals != wantTotals {
+		t.Errorf("listed the queues with their totals: %t, want %t (asked %v)", totals, wantTotals, asked())
 	}
 }
 
 func TestHoldBackNothingWithoutCandidates(t *testing.T) {
 	t.Parallel()
-	c, asked := downBroker(t, "4.0")
+	c, asked := downBroker(t, "4.0", "")
 	before := len(asked())
 	l := &Live{current: plan.Current{Live: topology.Live{State: topology.New()}}}
 	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new"}}}

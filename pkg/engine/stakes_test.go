@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -139,5 +142,92 @@ func TestStakesOfManyQueuesExact(t *testing.T) {
 	}
 	if p := f.plan(f.desired("version: 1\nvhosts:\n  ${VHOST}: {}\n")); !p.Empty() {
 		t.Errorf("plan after the teardown: %v", changes(p))
+	}
+}
+
+// TestStakesCountUnacknowledged: a teardown of more than a few queues
+// counts the messages a consumer holds unacknowledged (which a passive
+// declare does not see) while the vhost has some, and, once they are back
+// in the queue, the ready messages exactly, as the passive declares count
+// them.
+func TestStakesCountUnacknowledged(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	var sb strings.Builder
+	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n")
+	for i := range 6 {
+		fmt.Fprintf(&sb, "      q%d: {}\n", i)
+	}
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(sb.String())}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pub := f.b.Channel(t, f.vhost)
+	if err := pub.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	for q, n := range map[string]int{"q1": 2, "q3": 3} {
+		for range n {
+			conf, err := pub.PublishWithDeferredConfirmWithContext(ctx, "", q, true, false, amqp.Publishing{Body: []byte("x")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !conf.Wait() {
+				t.Fatalf("publish to %s not confirmed", q)
+			}
+		}
+	}
+	// A consumer of q1 takes both its messages and acknowledges neither.
+	held := f.b.Channel(t, f.vhost)
+	deliveries, err := held.Consume("q1", "", false, false, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		<-deliveries
+	}
+	f.waitUnacked(2)
+	teardown := f.desired("version: 1\nvhosts:\n  ${VHOST}: {}\n")
+	stakes := func(what string, want map[string][2]int64) {
+		t.Helper()
+		got := map[string][2]int64{}
+		for _, c := range f.plan(teardown).Changes {
+			if c.Kind == plan.KindQueue && c.Action == plan.Delete {
+				got[c.Name] = [2]int64{c.Messages, c.Consumers}
+			}
+		}
+		for q, w := range want {
+			if got[q] != w {
+				t.Errorf("%s: queue %s: %d messages, %d consumers at stake, want %d and %d", what, q, got[q][0], got[q][1], w[0], w[1])
+			}
+		}
+	}
+	stakes("two messages unacknowledged", map[string][2]int64{"q0": {}, "q1": {2, 1}, "q3": {3, 0}})
+	// The consumer goes: its messages are ready again.
+	if err := held.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.waitUnacked(0)
+	stakes("none unacknowledged", map[string][2]int64{"q0": {}, "q1": {2, 0}, "q3": {3, 0}})
+}
+
+// waitUnacked waits until the test vhost's statistics count n
+// unacknowledged messages.
+func (f *fixture) waitUnacked(n int) {
+	f.t.Helper()
+	want := fmt.Sprintf(`"messages_unacknowledged":%d`, n)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, body, err := f.b.API(http.MethodGet, "vhosts/"+url.PathEscape(f.vhost)+"?columns=messages_unacknowledged", nil)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if strings.Contains(string(body), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("the vhost's statistics never counted %d unacknowledged messages: %s", n, body)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
