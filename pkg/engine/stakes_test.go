@@ -24,14 +24,7 @@ func TestStakesOfManyQueues(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	var sb strings.Builder
-	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n")
-	for i := range 7 {
-		fmt.Fprintf(&sb, "      q%d: {}\n", i)
-	}
-	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(sb.String())}, engine.ApplyOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	f.applyQueues(7)
 	ch := f.b.Channel(t, f.vhost)
 	for range 2 {
 		if err := ch.PublishWithContext(ctx, "", "q2", false, false, amqp.Publishing{Body: []byte("x")}); err != nil {
@@ -91,15 +84,7 @@ func TestStakesOfManyQueuesExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	for q, n := range map[string]int64{"q03": 3, "q17": 1, "q27": 2, "q39": 4} {
-		for range n {
-			conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", q, true, false, amqp.Publishing{Body: []byte("x")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !conf.Wait() {
-				t.Fatalf("publish to %s not confirmed", q)
-			}
-		}
+		publishConfirmed(t, ch, q, int(n))
 		want[q] = [2]int64{n, 0}
 	}
 	if _, err := f.b.Channel(t, f.vhost).Consume("q20", "", false, false, false, false, nil); err != nil {
@@ -153,29 +138,13 @@ func TestStakesOfManyQueuesExact(t *testing.T) {
 func TestStakesCountUnacknowledged(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ctx := context.Background()
-	var sb strings.Builder
-	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n")
-	for i := range 6 {
-		fmt.Fprintf(&sb, "      q%d: {}\n", i)
-	}
-	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(sb.String())}, engine.ApplyOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	f.applyQueues(6)
 	pub := f.b.Channel(t, f.vhost)
 	if err := pub.Confirm(false); err != nil {
 		t.Fatal(err)
 	}
 	for q, n := range map[string]int{"q1": 2, "q3": 3} {
-		for range n {
-			conf, err := pub.PublishWithDeferredConfirmWithContext(ctx, "", q, true, false, amqp.Publishing{Body: []byte("x")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !conf.Wait() {
-				t.Fatalf("publish to %s not confirmed", q)
-			}
-		}
+		publishConfirmed(t, pub, q, n)
 	}
 	// A consumer of q1 takes both its messages and acknowledges neither.
 	held := f.b.Channel(t, f.vhost)
@@ -229,5 +198,34 @@ func (f *fixture) waitUnacked(n int) {
 			f.t.Fatalf("the vhost's statistics never counted %d unacknowledged messages: %s", n, body)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// applyQueues applies a file of n classic queues q0, q1, … to the test
+// vhost.
+func (f *fixture) applyQueues(n int) {
+	f.t.Helper()
+	var sb strings.Builder
+	sb.WriteString("version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "      q%d: {}\n", i)
+	}
+	if _, err := f.eng.Apply(context.Background(), engine.ApplyInput{Desired: f.desired(sb.String())}, engine.ApplyOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// publishConfirmed publishes n messages to queue q through ch (in confirm
+// mode) and waits for the broker to confirm each.
+func publishConfirmed(t *testing.T, ch *amqp.Channel, q string, n int) {
+	t.Helper()
+	for range n {
+		conf, err := ch.PublishWithDeferredConfirmWithContext(context.Background(), "", q, true, false, amqp.Publishing{Body: []byte("x")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !conf.Wait() {
+			t.Fatalf("publish to %s not confirmed", q)
+		}
 	}
 }
