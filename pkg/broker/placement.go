@@ -207,28 +207,3 @@ func (c *Client) listPlacements(ctx context.Context, vhost string, withStats, de
 	}
 	return out, nil
 }
-
-// VhostUnacked reads how many messages of vhost are delivered and not yet
-// acknowledged, from the vhost's statistics (GET /api/vhosts/{vhost}: one
-// small answer, however many queues the vhost has). known is false when
-// the broker reports no figure (statistics not collected yet, or turned
-// off). The figure lags as the queue totals of QueuePlacements do: both
-// come from the statistics the broker emits every few seconds.
-func (c *Client) VhostUnacked(ctx context.Context, vhost string) (n int64, known bool, err error) {
-	var v struct {
-		Unacked *json.Number `json:"messages_unacknowledged"`
-	}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("vhosts", vhost),
-		query: url.Values{"columns": {"name,messages_unacknowledged"}},
-		op:    fmt.Sprintf("read the unacknowledged messages of vhost %q", vhost), vhost: vhost}, &v); err != nil {
-		return 0, false, err
-	}
-	if v.Unacked == nil {
-		return 0, false, nil
-	}
-	n, err = v.Unacked.Int64()
-	if err != nil {
-		return 0, false, nil
-	}
-	return n, true, nil
-}
