@@ -376,9 +376,10 @@ const preflightUpTo = 20000
 
 // measureOneChange measures an apply that adds one working queue to the
 // applied vhost, with and without the preflight, where the new queue's
-// shape is one the vhost holds (the preflight makes no throwaway vhost)
-// and where it is new (one throwaway vhost, one declaration); the file
-// is applied again after each, which takes the queue away.
+// shape is one the vhost holds (nothing to try) and where it is new (the
+// apply's first write, alone, is its own trial); and one that adds two
+// queues of new shapes (one throwaway vhost, two declarations). The file
+// is applied again after each, which takes the queues away.
 func (c config) measureOneChange(ctx context.Context, tmp string, n int, conn []string, r *row) error {
 	file, applyVhost := file(tmp, n)
 	objects := gentopo.Objects(n)
@@ -387,6 +388,8 @@ func (c config) measureOneChange(ctx context.Context, tmp string, n int, conn []
 		// A queue like the DLQs: classic, no arguments.
 		{"1-object change (held shape)", "      bench.extra: {}\n"},
 		{"1-object change (new shape)", "      bench.extra: { limits: { max_length: 12345 } }\n"},
+		// Two new shapes: a throwaway vhost, two declarations.
+		{"2-object change (new shapes)", "      bench.extra: { limits: { max_length: 12345 } }\n      bench.extra2: { limits: { max_length: 54321 } }\n"},
 	}
 	times := map[string][]float64{}
 	for range repeats(objects) {

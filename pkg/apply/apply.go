@@ -142,6 +142,26 @@ func plural(w string, n int64) string {
 	return w + "s"
 }
 
+// FirstAlone returns the change whose write Execute(p, opts) makes first,
+// alone in its phase and in one step (a create or an in-place update),
+// when no ownership record must be rewritten unless a step is done: if
+// the broker refuses that write, Execute stops there, and everything is
+// as it was. nil when the plan does not start so.
+func FirstAlone(p *plan.Plan, opts Options) *plan.Change {
+	phases := Order(p)
+	if len(phases) == 0 || len(phases[0]) != 1 {
+		return nil
+	}
+	s := phases[0][0]
+	if s.Delete || s.Restore || (s.Change.Action != plan.Create && s.Change.Action != plan.Update) {
+		return nil
+	}
+	if _, vhosts := (&executor{opts: opts}).plannedRecords(p); len(vhosts) > 0 {
+		return nil
+	}
+	return s.Change
+}
+
 // Execute carries out p on c, phase by phase. It stops after the phase in
 // which a step failed (later phases depend on it), or when ctx is
 // cancelled (after the steps in flight). The ownership record of every

@@ -212,8 +212,10 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err := apply.Check(p, opts); err != nil {
 		return out, err
 	}
+	var first *plan.Change
 	if !o.NoPreflight {
-		rep, done, err := e.preflight(ctx, p, l, amqpURL)
+		first = apply.FirstAlone(p, opts)
+		rep, done, err := e.preflight(ctx, p, l, amqpURL, first)
 		// The throwaway vhost is deleted while the apply goes on.
 		preflightDone = done
 		out.Preflight = rep
@@ -230,6 +232,13 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 	}
 	out.Result = apply.Execute(ctx, e.c, p, opts)
+	if rep := out.Preflight; rep != nil && rep.ByWrite && len(out.Result.Done) == 0 && len(out.Result.Failed) == 1 &&
+		out.Result.Failed[0].Step.Change == first && preflight.Refused(rep, first, out.Result.Failed[0].Err) {
+		// The plan's only trial was its first write, made alone: refused,
+		// it changed nothing, which the user is told as a preflight's
+		// refusal.
+		return out, &preflight.RefusedError{Report: rep}
+	}
 	if o.Report != nil {
 		if err := o.Report(p, out.Result); err != nil {
 			return out, err

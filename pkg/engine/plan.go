@@ -72,7 +72,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 			return nil, err
 		}
 		var done func()
-		res.Preflight, done, err = e.preflight(ctx, p, l, amqpURL)
+		res.Preflight, done, err = e.preflight(ctx, p, l, amqpURL, nil)
 		done()
 		if err != nil {
 			return nil, err

@@ -14,8 +14,11 @@ import (
 // a preflight that could not finish. The throwaway vhost is deleted while
 // the caller goes on: done waits until it is, then notes what the sweep of
 // leftovers and the cleanup found. Call done before returning.
-func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL string) (rep *preflight.Report, done func(), err error) {
-	rep, wait, err := preflight.Start(ctx, e.c, p, l.State(), preflight.Options{AMQPURL: amqpURL, TLS: e.c.TLSConfig(), Now: e.now, Sweepable: e.sweepable})
+//
+// first is preflight.Options.First: the change apply writes first, alone,
+// which is its own trial when it is the plan's only one.
+func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL string, first *plan.Change) (rep *preflight.Report, done func(), err error) {
+	rep, wait, err := preflight.Start(ctx, e.c, p, l.State(), preflight.Options{AMQPURL: amqpURL, TLS: e.c.TLSConfig(), Now: e.now, Sweepable: e.sweepable, First: first})
 	done = func() {
 		wait()
 		if rep == nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
@@ -109,71 +111,179 @@ var preflightCases = []preflightCase{
 		answers: map[string]string{"4.3": "'#' wildcards", "4.0": "", "3.10": ""}},
 }
 
+// withNeighbour adds to a case's file an exchange of a shape the vhost
+// does not hold: the plan has two changes at least, and is tried in a
+// throwaway vhost.
+func withNeighbour(file string) string {
+	const x = "      neighbour: { type: fanout }\n"
+	if strings.Contains(file, "    exchanges:\n") {
+		return strings.Replace(file, "    exchanges:\n", "    exchanges:\n"+x, 1)
+	}
+	return "\n    exchanges:\n" + x + strings.TrimPrefix(file, "\n")
+}
+
 // TestPreflightStopsWhatTheBrokerRefuses: with the version table switched
-// off, what the broker refuses is found by the preflight, before any
-// change: the apply changes nothing, names each refused object with its
-// place in the file and the broker's words, and deletes its throwaway
-// vhost. What the broker takes is applied, and planned empty after.
+// off, what the broker refuses is found before any change: the apply
+// changes nothing, names each refused object with its place in the file
+// and the broker's words, and deletes its throwaway vhost. Each case runs
+// alone and with a neighbour: a plan whose only change is one write is
+// its own trial (no throwaway vhost; the refused write is all that was
+// sent), any other is tried in a throwaway vhost first. What the broker
+// takes is applied, and planned empty after.
 func TestPreflightStopsWhatTheBrokerRefuses(t *testing.T) {
 	t.Parallel()
 	for _, tc := range preflightCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t)
-			engine.WithoutTable(f.eng)
-			line := f.b.Version().Line()
-			want, ok := tc.answers[line]
-			if !ok {
-				t.Fatalf("the case states no answer for RabbitMQ %s", line)
+		for _, neighbour := range []bool{false, true} {
+			name := tc.name + "/alone"
+			file := tc.file
+			if neighbour {
+				name, file = tc.name+"/with a neighbour", withNeighbour(tc.file)
 			}
-			src := "version: 1\nvhosts:\n  ${VHOST}:" + tc.file + "\n"
-			ctx := context.Background()
-			before := changes(f.plan(f.desired(src)))
-			out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{})
-			if out == nil || out.Preflight == nil {
-				t.Fatalf("RabbitMQ %s: no preflight ran (err %v)", line, err)
-			}
-			if out.Preflight.Vhost != "" {
-				if _, gerr := f.c.GetVhost(ctx, out.Preflight.Vhost); !errors.Is(gerr, broker.ErrNotFound) {
-					t.Errorf("the throwaway vhost %s is still there after the apply (%v)", out.Preflight.Vhost, gerr)
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				f := newFixture(t)
+				engine.WithoutTable(f.eng)
+				line := f.b.Version().Line()
+				want, ok := tc.answers[line]
+				if !ok {
+					t.Fatalf("the case states no answer for RabbitMQ %s", line)
 				}
-			}
-			if want == "" {
-				if err != nil {
-					t.Fatalf("RabbitMQ %s takes this file, but the apply failed: %v", line, err)
+				src := "version: 1\nvhosts:\n  ${VHOST}:" + file + "\n"
+				ctx := context.Background()
+				beforePlan := f.plan(f.desired(src))
+				before := changes(beforePlan)
+				byWrite := len(beforePlan.Changes) == 1
+				out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{})
+				if out == nil || out.Preflight == nil {
+					t.Fatalf("RabbitMQ %s: no preflight ran (err %v)", line, err)
 				}
-				if p := f.plan(f.desired(src)); !p.Empty() {
-					t.Errorf("the plan right after apply: %v", changes(p))
+				if pf := out.Preflight; pf.ByWrite != byWrite || (pf.Vhost == "") != byWrite {
+					t.Errorf("a plan of %d changes: the preflight's write was its own trial %v (throwaway vhost %q), want %v", len(beforePlan.Changes), pf.ByWrite, pf.Vhost, byWrite)
 				}
-				return
-			}
-			var re *preflight.RefusedError
-			if !errors.As(err, &re) || !errors.Is(err, preflight.ErrRefused) {
-				t.Fatalf("RabbitMQ %s: want the preflight to refuse (%q), got %v", line, want, err)
-			}
-			var refused []string
-			for _, r := range re.Report.Refusals {
-				if !strings.Contains(r.Reason, want) {
-					t.Errorf("RabbitMQ %s: refusal %q does not say %q", line, r.Reason, want)
-				}
-				for _, o := range r.Objects {
-					refused = append(refused, fmt.Sprintf("%s %s", o.Kind, o.Name))
-					if o.Pos.Line == 0 || !strings.Contains(err.Error(), o.Pos.String()) {
-						t.Errorf("the error does not name where %s %s is declared (%v): %v", o.Kind, o.Name, o.Pos, err)
+				if out.Preflight.Vhost != "" {
+					if _, gerr := f.c.GetVhost(ctx, out.Preflight.Vhost); !errors.Is(gerr, broker.ErrNotFound) {
+						t.Errorf("the throwaway vhost %s is still there after the apply (%v)", out.Preflight.Vhost, gerr)
 					}
 				}
+				if want == "" {
+					if err != nil {
+						t.Fatalf("RabbitMQ %s takes this file, but the apply failed: %v", line, err)
+					}
+					if p := f.plan(f.desired(src)); !p.Empty() {
+						t.Errorf("the plan right after apply: %v", changes(p))
+					}
+					return
+				}
+				var re *preflight.RefusedError
+				if !errors.As(err, &re) || !errors.Is(err, preflight.ErrRefused) {
+					t.Fatalf("RabbitMQ %s: want the preflight to refuse (%q), got %v", line, want, err)
+				}
+				var refused []string
+				for _, r := range re.Report.Refusals {
+					if !strings.Contains(r.Reason, want) {
+						t.Errorf("RabbitMQ %s: refusal %q does not say %q", line, r.Reason, want)
+					}
+					for _, o := range r.Objects {
+						refused = append(refused, fmt.Sprintf("%s %s", o.Kind, o.Name))
+						if o.Pos.Line == 0 || !strings.Contains(err.Error(), o.Pos.String()) {
+							t.Errorf("the error does not name where %s %s is declared (%v): %v", o.Kind, o.Name, o.Pos, err)
+						}
+					}
+				}
+				slices.Sort(refused)
+				if !slices.Equal(refused, tc.refused) {
+					t.Errorf("RabbitMQ %s: refused %v, want %v", line, refused, tc.refused)
+				}
+				switch {
+				case byWrite && (out.Result == nil || len(out.Result.Done) != 0 || len(out.Result.Failed) != 1):
+					t.Errorf("the plan's only write, refused: want it alone sent and failed, got %+v", out.Result)
+				case !byWrite && out.Result != nil:
+					t.Errorf("the apply went on after the refusal: %+v", out.Result)
+				}
+				if after := changes(f.plan(f.desired(src))); !slices.Equal(after, before) {
+					t.Errorf("a refused apply changed the broker: the plan went from %v to %v", before, after)
+				}
+			})
+		}
+	}
+}
+
+// TestOneWriteIsItsOwnTrial: an apply whose only trial is its first write,
+// made alone in one request (a create, or a policy's update; bindings of
+// shapes the broker holds may follow it), makes no throwaway vhost: that
+// write asks the broker, and a refusal of it changes nothing, the
+// ownership record and the bindings after it included. A replace (a
+// delete, then a declare), or a create that comes with a record to
+// rewrite, is tried in a throwaway vhost first.
+func TestOneWriteIsItsOwnTrial(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	engine.WithoutTable(f.eng)
+	ctx := context.Background()
+	const base = "version: 1\nvhosts:\n  ${VHOST}:\n    exchanges:\n      x: { type: direct }\n    policies:\n      p: { pattern: \"^plain$\", apply_to: queues, definition: { max-length: 5 } }\n    queues:\n      plain: { bindings: [{ exchange: x, routing_key: plain }] }\n      gone: {}\n      r: { arguments: { x-max-length: 5 } }\n"
+	apply := func(src string, o engine.ApplyOptions) (*engine.ApplyResult, error) {
+		t.Helper()
+		out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, o)
+		if out == nil || out.Preflight == nil {
+			t.Fatalf("no preflight ran (err %v)", err)
+		}
+		return out, err
+	}
+	if _, err := apply(base, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, src string
+		o         engine.ApplyOptions
+		refused   string // the broker's words; "" when it takes the change
+	}{
+		{name: "a queue of a new shape", src: base + "      more: { arguments: { x-max-length: 7 } }\n"},
+		{name: "a policy's new definition", src: strings.Replace(base, "{ max-length: 5 }", "{ max-length: 6 }", 1)},
+		{name: "a queue of a new shape, bound as others are", src: base + "      more: { arguments: { x-max-length: 7 }, bindings: [{ exchange: x, routing_key: more }] }\n"},
+		{name: "a refused stream", src: base + "      s: { type: stream, arguments: { x-max-age: 0D } }\n", refused: "invalid_max_age"},
+		{name: "a refused stream, bound as others are", src: base + "      s: { type: stream, arguments: { x-max-age: 0D }, bindings: [{ exchange: x, routing_key: s }] }\n", refused: "invalid_max_age"},
+	} {
+		before, record := changes(f.plan(f.desired(base))), f.record()
+		out, err := apply(tc.src, tc.o)
+		if pf := out.Preflight; !pf.ByWrite || pf.Vhost != "" || pf.Tried != 0 {
+			t.Errorf("%s: preflight %+v, want the one write as its own trial and no throwaway vhost", tc.name, pf)
+		}
+		if tc.refused == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
 			}
-			slices.Sort(refused)
-			if !slices.Equal(refused, tc.refused) {
-				t.Errorf("RabbitMQ %s: refused %v, want %v", line, refused, tc.refused)
+			if _, err := apply(base, engine.ApplyOptions{}); err != nil { // back to base
+				t.Fatal(err)
 			}
-			if out.Result != nil {
-				t.Errorf("the apply went on after the refusal: %+v", out.Result)
-			}
-			if after := changes(f.plan(f.desired(src))); !slices.Equal(after, before) {
-				t.Errorf("a refused apply changed the broker: the plan went from %v to %v", before, after)
-			}
-		})
+			continue
+		}
+		var re *preflight.RefusedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.refused) || !strings.Contains(err.Error(), "nothing was changed") {
+			t.Fatalf("%s: want the write's refusal (%q) as the preflight's, got %v", tc.name, tc.refused, err)
+		}
+		if after := changes(f.plan(f.desired(base))); !slices.Equal(after, before) {
+			t.Errorf("%s: the refused write changed the broker: the plan went from %v to %v", tc.name, before, after)
+		}
+		if after := f.record(); !cmp.Equal(after, record) {
+			t.Errorf("%s: the refused write changed the ownership record: %s", tc.name, cmp.Diff(record, after))
+		}
+	}
+	// A replace deletes, then declares: tried first.
+	out, err := apply(strings.Replace(base, "x-max-length: 5", "x-max-length: 6", 1), engine.ApplyOptions{AllowReplace: true})
+	if err != nil || out.Preflight.ByWrite || out.Preflight.Vhost == "" {
+		t.Errorf("a queue replaced: preflight %+v (err %v), want a throwaway vhost", out.Preflight, err)
+	}
+	// One create, and a record that lists a queue deleted by hand.
+	if err := f.c.DeleteQueue(ctx, f.vhost, "gone", broker.DeleteQueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(strings.Replace(base, "x-max-length: 5", "x-max-length: 6", 1), "      gone: {}\n", "", 1) + "      other: { arguments: { x-max-length: 8 } }\n"
+	if p := f.plan(f.desired(src)); len(p.Changes) != 1 || len(p.Stale) != 1 {
+		t.Fatalf("want one create and one stale record entry, got %v and %v", changes(p), p.Stale)
+	}
+	out, err = apply(src, engine.ApplyOptions{})
+	if err != nil || out.Preflight.ByWrite || out.Preflight.Vhost == "" {
+		t.Errorf("a create and a stale record entry: preflight %+v (err %v), want a throwaway vhost", out.Preflight, err)
 	}
 }
 

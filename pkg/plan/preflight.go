@@ -33,6 +33,10 @@ type Preflight struct {
 	// CleanupErr says why the throwaway vhost could not be deleted (the
 	// next apply deletes it).
 	CleanupErr string `json:"cleanup_error,omitempty"`
+	// ByWrite says that the plan's only trial was apply's first write,
+	// made alone: no throwaway vhost was made, and a refusal of the write
+	// left the broker as it was. Only an apply sets it.
+	ByWrite bool `json:"-"`
 }
 
 // Refusal is one cause the broker refuses, and the objects it refuses for

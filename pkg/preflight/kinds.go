@@ -29,6 +29,12 @@ type tryer struct {
 	// prepare, when set, returns the declarations the kind's trials need,
 	// made in the phase before the kind's.
 	prepare func(t *trier, trials []*Trial) []func(context.Context) error
+	// whole says that apply writes an object of the kind in one request,
+	// which the broker carries out or refuses whole: a plan whose only
+	// change is such a write needs no throwaway vhost (Options.OneWrite).
+	// Not so for a vhost (its settings are written after it is made) or
+	// its limits (one request per limit).
+	whole bool
 }
 
 // tryers are the kinds the preflight tries, in the order of its phases:
@@ -56,7 +62,8 @@ var tryers = []tryer{
 				}
 			}
 		},
-		try: (*trier).exchange,
+		try:   (*trier).exchange,
+		whole: true,
 	},
 	{
 		kind: kind.Queue,
@@ -75,7 +82,8 @@ var tryers = []tryer{
 				}
 			}
 		},
-		try: (*trier).queue,
+		try:   (*trier).queue,
+		whole: true,
 	},
 	{
 		kind:  kind.Binding,
@@ -86,6 +94,7 @@ var tryers = []tryer{
 		// A queue and an exchange to bind to, and an exchange of each
 		// source shape the broker already holds.
 		prepare: (*trier).ends,
+		whole:   true,
 	},
 	policyTryer(kind.Policy, func(v *topology.Vhost) map[string]*topology.Policy { return v.Policies }, (*broker.Client).PutPolicy),
 	policyTryer(kind.OperatorPolicy, func(v *topology.Vhost) map[string]*topology.Policy { return v.OperatorPolicies }, (*broker.Client).PutOperatorPolicy),
@@ -151,7 +160,8 @@ func policyTryer(k kind.Kind, of func(v *topology.Vhost) map[string]*topology.Po
 				}
 			}
 		},
-		try: func(t *trier, ctx context.Context, tr *Trial) error { return t.policy(ctx, tr, put) },
+		try:   func(t *trier, ctx context.Context, tr *Trial) error { return t.policy(ctx, tr, put) },
+		whole: true,
 	}
 }
 

@@ -20,7 +20,11 @@ func (e *RefusedError) Unwrap() error { return ErrRefused }
 func (e *RefusedError) Error() string {
 	var sb strings.Builder
 	n := e.Report.Refused()
-	fmt.Fprintf(&sb, "nothing was changed: the broker refuses %d %s of the plan (each shape was tried in a throwaway vhost first):", n, plural("object", n))
+	how := "each shape was tried in a throwaway vhost first"
+	if e.Report.ByWrite {
+		how = "apply's first write, made alone, which the broker refused whole"
+	}
+	fmt.Fprintf(&sb, "nothing was changed: the broker refuses %d %s of the plan (%s):", n, plural("object", n), how)
 	for _, line := range e.Report.RefusalLines() {
 		sb.WriteString("\n  " + line)
 	}

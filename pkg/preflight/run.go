@@ -36,6 +36,14 @@ type Options struct {
 	// past the grace sweeps only its own: to it every other apply's
 	// throwaway vhost, connection not yet listed, would look left behind.
 	Sweepable func(name string) bool
+	// First is the change that the caller's apply writes next, first and
+	// alone (apply.FirstAlone), or nil. When it is the plan's only trial,
+	// of a kind apply writes whole in one request (not a vhost or its
+	// limits), that write asks the broker as the trial would, and a
+	// refusal of it leaves the broker as it was: no throwaway vhost is
+	// made, the report's ByWrite is set, and the caller reports the
+	// write's refusal with Refused.
+	First *plan.Change
 }
 
 // Grace is how old a throwaway vhost without a connection must be for an
@@ -84,6 +92,12 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 	wait = func() { <-swept }
 	if len(trials) == 0 {
 		return rep, wait, nil
+	}
+	if o.First != nil && len(trials) == 1 && len(trials[0].Objects) == 1 && trials[0].Objects[0].ObjectRef == o.First.Ref() {
+		if k, ok := tryerOf(trials[0].Kind); ok && k.whole {
+			rep.ByWrite = true
+			return rep, wait, nil
+		}
 	}
 	name, err := throwawayName(o.Now())
 	if err != nil {
@@ -368,18 +382,40 @@ func (t *trier) phase(ctx context.Context, fs []func(context.Context) error) err
 	return nil
 }
 
+// refusal returns the broker's words when err is its refusal of what was
+// sent (not a failure to reach it, or to hear its answer).
+func refusal(err error) (reason string, ok bool) {
+	var ae *broker.APIError
+	if !errors.As(err, &ae) || !(errors.Is(err, broker.ErrRejected) || errors.Is(err, broker.ErrForbidden)) {
+		return "", false
+	}
+	return ae.Reason, true
+}
+
+// Refused records, in a report whose ByWrite is set, the refusal of the
+// write of change c (Options.First), which failed with err. It reports
+// false, recording nothing, when err is not the broker's refusal.
+func Refused(rep *Report, c *plan.Change, err error) bool {
+	reason, ok := refusal(err)
+	if !ok || !rep.ByWrite {
+		return false
+	}
+	rep.Refusals = []Refusal{{Kind: c.Kind, Reason: reason, Objects: []Object{{ObjectRef: c.Ref(), Pos: c.Pos}}}}
+	return true
+}
+
 // judge records a trial's refusal; any other error is returned.
 func (t *trier) judge(tr *Trial, err error) error {
-	var ae *broker.APIError
 	if err == nil {
 		return nil
 	}
-	if !errors.As(err, &ae) || !(errors.Is(err, broker.ErrRejected) || errors.Is(err, broker.ErrForbidden)) {
+	reason, ok := refusal(err)
+	if !ok {
 		return err
 	}
 	// The broker's words name the trial's object and the throwaway vhost;
 	// refusals() puts the first refused object's names in their place.
-	cause := string(tr.Kind) + "\x00" + trialNames.ReplaceAllString(strings.ReplaceAll(ae.Reason, t.vhost, vhostMark), nameMark)
+	cause := string(tr.Kind) + "\x00" + trialNames.ReplaceAllString(strings.ReplaceAll(reason, t.vhost, vhostMark), nameMark)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r, ok := t.refused[cause]
