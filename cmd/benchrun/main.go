@@ -530,14 +530,20 @@ func replaceYAML(vhost string, n int) string {
 const settle = 5 * time.Second
 
 // pairs is how many times the definitions import and apply take turns
-// (their medians are reported): 3 up to 20,000 objects, where a run takes
-// seconds; above, one each, as a run takes minutes and the deletion of
-// such a vhost as long again.
+// (their medians are reported): 7 up to 2,000 objects, 3 up to 20,000,
+// where a run takes seconds; above, one each, as a run takes minutes and
+// the deletion of such a vhost as long again.
 func pairs(objects int) int {
-	if objects > 20000 {
+	switch {
+	case objects > 20000:
 		return 1
+	case objects > 2000:
+		return 3
 	}
-	return 3
+	// A 1k apply takes about a second, and its time drifts by a third
+	// from run to run (4.3.6: 1.05-1.61 s with the preflight, 1.17-1.65 s
+	// without, eight runs each taking turns).
+	return 7
 }
 
 // repeats is how many times a quick measure is taken (its median is
