@@ -655,14 +655,10 @@ func (r *reader) readExchanges(top map[string]any) {
 			o.errorf("exchange type %q is not known to RabbitMQ (it rejects this file); use direct, fanout, topic, headers or a plugin type such as x-delayed-message or x-consistent-hash", typ)
 			continue
 		}
-		x := MapExchange(Exchange{
-			Name:       name,
-			Type:       typ,
-			Durable:    o.boolean("durable", true),
-			AutoDelete: o.boolean("auto_delete", false),
-			Internal:   o.boolean("internal", false),
-			Arguments:  o.args("arguments"),
-		})
+		x := MapExchange(Exchange{Name: name, Type: typ, Arguments: o.args("arguments")})
+		for _, f := range topology.ExchangeFlags {
+			*f.Of(x) = o.boolean(f.Key, f.Default)
+		}
 		if r.duplicate("exchange", vh, name, o.pos) {
 			continue
 		}
@@ -723,18 +719,18 @@ func (r *reader) readQueues(top map[string]any) {
 			o.errorf("x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue; add x-dead-letter-exchange (\"\" for the default exchange)")
 			continue
 		}
-		q := Queue{
-			Name:       name,
-			Type:       typ,
-			Durable:    o.boolean("durable", true),
-			AutoDelete: o.boolean("auto_delete", false),
-			Arguments:  args,
+		flags := make([]bool, len(topology.QueueFlags))
+		for i, f := range topology.QueueFlags {
+			flags[i] = o.boolean(f.Key, f.Default)
 		}
 		if r.duplicate("queue", vh, name, o.pos) {
 			continue
 		}
 		v := r.t.Vhost(vh)
-		tq := MapQueue(q, v.DefaultQueueType)
+		tq := MapQueue(Queue{Name: name, Type: typ, Arguments: args}, v.DefaultQueueType)
+		for i, f := range topology.QueueFlags {
+			*f.Of(tq) = flags[i]
+		}
 		tq.Pos = o.pos
 		v.Queues[name] = tq
 	}

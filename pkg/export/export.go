@@ -233,15 +233,7 @@ func addItemSections(m *yaml.Node, v *topology.Vhost) {
 func exchangeNode(x *topology.Exchange) *yaml.Node {
 	m := mapping()
 	add(m, "type", str(x.Type))
-	if !x.Durable {
-		add(m, "durable", boolNode(false))
-	}
-	if x.AutoDelete {
-		add(m, "auto_delete", boolNode(true))
-	}
-	if x.Internal {
-		add(m, "internal", boolNode(true))
-	}
+	addFlags(m, topology.ExchangeFlags, x)
 	rest := x.Arguments.Clone()
 	if ae, ok := rest.String("alternate-exchange"); ok && ae != "" {
 		add(m, "alternate_exchange", str(ae))
@@ -251,6 +243,16 @@ func exchangeNode(x *topology.Exchange) *yaml.Node {
 		add(m, "arguments", valueNode(map[string]any(rest)))
 	}
 	return m
+}
+
+// addFlags adds to m the flags of o (an exchange or a queue) that are not
+// RabbitMQ's defaults, which the loader takes when they are not given.
+func addFlags[T any](m *yaml.Node, flags []topology.Flag[T], o T) {
+	for _, f := range flags {
+		if v := f.Get(o); v != f.Default {
+			add(m, f.Key, boolNode(v))
+		}
+	}
 }
 
 func policiesNode(ps map[string]*topology.Policy) *yaml.Node {
@@ -292,12 +294,7 @@ func queueNode(v *topology.Vhost, q *topology.Queue, bindings []*topology.Bindin
 	if q.Type != defaultType && q.Type != "" {
 		add(m, "type", str(q.Type))
 	}
-	if !q.Durable {
-		add(m, "durable", boolNode(false))
-	}
-	if q.AutoDelete {
-		add(m, "auto_delete", boolNode(true))
-	}
+	addFlags(m, topology.QueueFlags, q)
 	if len(bindings) > 0 {
 		add(m, "bindings", queueBindingsNode(bindings))
 	}

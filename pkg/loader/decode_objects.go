@@ -127,7 +127,10 @@ func (d *decoder) exchange(key, body *node) *topology.Exchange {
 // exchangeAs decodes an exchange named key.value, named what in messages.
 func (d *decoder) exchangeAs(key, body *node, what string) *topology.Exchange {
 	name := key.value
-	x := &topology.Exchange{Name: name, Type: "direct", Durable: true, Meta: topology.Meta{Pos: key.pos, Ignore: ignoresOf(key, body)}}
+	x := &topology.Exchange{Name: name, Type: "direct", Meta: topology.Meta{Pos: key.pos, Ignore: ignoresOf(key, body)}}
+	for _, fl := range topology.ExchangeFlags {
+		*fl.Of(x) = fl.Default
+	}
 	f, ok := d.fields(body, what, exchangeFields)
 	if !ok {
 		return x
@@ -137,9 +140,9 @@ func (d *decoder) exchangeAs(key, body *node, what string) *topology.Exchange {
 			x.Type = t
 		}
 	}
-	d.boolField(f, "durable", what, &x.Durable)
-	d.boolField(f, "auto_delete", what, &x.AutoDelete)
-	d.boolField(f, "internal", what, &x.Internal)
+	for _, fl := range topology.ExchangeFlags {
+		d.boolField(f, fl.Key, what, fl.Of(x))
+	}
 	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
 	var typed []typedArg
 	if n := f.value("alternate_exchange"); n != nil {
@@ -222,8 +225,9 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 			typ, typeAt = t, n.pos
 		}
 	}
-	d.boolField(f, "durable", what, &q.Durable)
-	d.boolField(f, "auto_delete", what, &q.AutoDelete)
+	for _, fl := range topology.QueueFlags {
+		d.boolField(f, fl.Key, what, fl.Of(q))
+	}
 	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
 	args, raw, lifted := topology.LiftQueueType(args)
 	if lifted {

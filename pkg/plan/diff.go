@@ -795,9 +795,9 @@ func exchangeFields(have, want *topology.Exchange) []FieldChange {
 	if have.Type != want.Type {
 		out = append(out, FieldChange{Field: "type", Before: have.Type, After: want.Type, Forces: true})
 	}
-	out = appendBool(out, "durable", have.Durable, want.Durable)
-	out = appendBool(out, "auto_delete", have.AutoDelete, want.AutoDelete)
-	out = appendBool(out, "internal", have.Internal, want.Internal)
+	for _, f := range topology.ExchangeFlags {
+		out = appendBool(out, f.Key, f.Get(have), f.Get(want))
+	}
 	return append(out, argFields(have.Arguments, want.Arguments, "")...)
 }
 
@@ -806,8 +806,9 @@ func queueFields(have, want *topology.Queue) []FieldChange {
 	if normQueueType(have.Type) != normQueueType(want.Type) {
 		out = append(out, FieldChange{Field: "type", Before: normQueueType(have.Type), After: normQueueType(want.Type), Forces: true})
 	}
-	out = appendBool(out, "durable", have.Durable, want.Durable)
-	out = appendBool(out, "auto_delete", have.AutoDelete, want.AutoDelete)
+	for _, f := range topology.QueueFlags {
+		out = appendBool(out, f.Key, f.Get(have), f.Get(want))
+	}
 	// x-queue-type is left out: the type is compared on its own (RabbitMQ
 	// 4.x stores x-queue-type on every queue, 3.10 only when it was given).
 	return append(out, argFields(have.Arguments, want.Arguments, topology.QueueTypeArgument)...)

@@ -134,15 +134,14 @@ func describeArgs(a topology.Args) []string {
 	return out
 }
 
-// describeFlags lists an exchange's or a queue's durability and
-// auto-delete where they are not the defaults.
-func describeFlags(durable, autoDelete bool) []string {
+// describeFlags lists the flags of o (an exchange or a queue) that are
+// not RabbitMQ's defaults.
+func describeFlags[T any](flags []topology.Flag[T], o T) []string {
 	var out []string
-	if !durable {
-		out = append(out, "durable: false")
-	}
-	if autoDelete {
-		out = append(out, "auto_delete: true")
+	for _, f := range flags {
+		if v := f.Get(o); v != f.Default {
+			out = append(out, fmt.Sprintf("%s: %t", f.Key, v))
+		}
 	}
 	return out
 }
@@ -193,11 +192,7 @@ func (o ExchangeObject) fieldsFrom(_ Kind, have Object) []FieldChange {
 func (o ExchangeObject) headline() string { return " (" + o.Type + ")" }
 
 func (o ExchangeObject) describe() []string {
-	out := describeFlags(o.Durable, o.AutoDelete)
-	if o.Internal {
-		out = append(out, "internal: true")
-	}
-	return append(out, describeArgs(o.Arguments)...)
+	return append(describeFlags(topology.ExchangeFlags, o.Exchange), describeArgs(o.Arguments)...)
 }
 
 func (o ExchangeObject) json() *pj.Object {
@@ -223,7 +218,7 @@ func (o QueueObject) fieldsFrom(_ Kind, have Object) []FieldChange {
 func (o QueueObject) headline() string { return " (" + normQueueType(o.Type) + ")" }
 
 func (o QueueObject) describe() []string {
-	return append(describeFlags(o.Durable, o.AutoDelete), describeArgs(o.Arguments)...)
+	return append(describeFlags(topology.QueueFlags, o.Queue), describeArgs(o.Arguments)...)
 }
 
 func (o QueueObject) json() *pj.Object {

@@ -119,7 +119,11 @@ var vhostPrint = sum("vhost")
 
 // ExchangePrint is the print of an exchange's definition (exchangeFields).
 func ExchangePrint(e *topology.Exchange) Print {
-	return newHasher().part("exchange").part(e.Type).flag(e.Durable).flag(e.AutoDelete).flag(e.Internal).args(e.Arguments).print()
+	h := newHasher().part("exchange").part(e.Type)
+	for _, f := range topology.ExchangeFlags {
+		h.flag(f.Get(e))
+	}
+	return h.args(e.Arguments).print()
 }
 
 // QueuePrint is the print of a queue's definition (queueFields).
@@ -127,7 +131,11 @@ func ExchangePrint(e *topology.Exchange) Print {
 // own (RabbitMQ 4.x stores the argument on every queue, 3.10 only when it
 // was given).
 func QueuePrint(q *topology.Queue) Print {
-	return newHasher().part("queue").part(normQueueType(q.Type)).flag(q.Durable).flag(q.AutoDelete).args(q.Arguments, topology.QueueTypeArgument).print()
+	h := newHasher().part("queue").part(normQueueType(q.Type))
+	for _, f := range topology.QueueFlags {
+		h.flag(f.Get(q))
+	}
+	return h.args(q.Arguments, topology.QueueTypeArgument).print()
 }
 
 // PolicyPrint is the print of a policy's or operator policy's definition

@@ -165,11 +165,23 @@ func shapeArgs(args topology.Args) string {
 }
 
 func exchangeKey(x *topology.Exchange) string {
-	return fmt.Sprintf("exchange\x00%s\x00%t\x00%t\x00%t\x00%s", x.Type, x.Durable, x.AutoDelete, x.Internal, shapeArgs(x.Arguments))
+	return "exchange\x00" + x.Type + flagsKey(topology.ExchangeFlags, x) + shapeArgs(x.Arguments)
 }
 
 func queueKey(q *topology.Queue) string {
-	return fmt.Sprintf("queue\x00%s\x00%t\x00%t\x00%s", q.Type, q.Durable, q.AutoDelete, shapeArgs(q.Arguments))
+	return "queue\x00" + q.Type + flagsKey(topology.QueueFlags, q) + shapeArgs(q.Arguments)
+}
+
+// flagsKey is the part of a shape's key that o's flags make.
+func flagsKey[T any](flags []topology.Flag[T], o T) string {
+	b := make([]byte, 0, 2*len(flags)+1)
+	for _, f := range flags {
+		b = append(b, 0, '0')
+		if f.Get(o) {
+			b[len(b)-1] = '1'
+		}
+	}
+	return string(append(b, 0))
 }
 
 // bindingKey is a binding's shape on its source src (nil: an amq.*
