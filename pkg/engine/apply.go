@@ -54,7 +54,10 @@ type ApplyOptions struct {
 	// the safety check and before Confirm, apply asks the broker whether
 	// it takes the plan's objects, declaring each distinct shape in a
 	// throwaway vhost (pkg/preflight), and changes nothing when it refuses
-	// one (a *preflight.RefusedError).
+	// one (a *preflight.RefusedError). A plan whose only shape to try is
+	// apply's first write, made alone, needs no throwaway vhost: that
+	// write asks the broker, and its refusal, which changes nothing, is a
+	// *preflight.RefusedError too (after Confirm).
 	NoPreflight bool
 	// Parallelism is the number of concurrent requests within a phase
 	// (8 when zero).
