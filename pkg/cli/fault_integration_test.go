@@ -21,6 +21,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/internal/faultproxy"
+	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/cli"
 )
 
@@ -498,6 +499,23 @@ func (n *privateNode) vhost(vhost string) (*rabbithole.Client, int) {
 		}
 	}
 	return rh, amqpPort
+}
+
+// applyOnPrivateNode starts a node of the test's own, of the test broker's
+// version, with the rabbitmq.conf lines conf, makes its vhost vhost and
+// applies body (a file whose vhost is ${VHOST}) to it with
+// --auto-approve. It returns what mqctl did and a rabbit-hole client of
+// the node.
+func applyOnPrivateNode(t *testing.T, conf, vhost, body string) (result, *rabbithole.Client) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "topology.yaml")
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node := startPrivateNode(t, "MQCTL_BROKER_CONF="+conf)
+	rh, amqpPort := node.vhost(vhost)
+	private := &testbroker.Broker{URL: node.mgmt, Username: "guest", Password: "guest", AMQPHost: "127.0.0.1", AMQPPort: amqpPort}
+	return runMqctl(private, map[string]string{"VHOST": vhost}, "apply", "-f", file, "--auto-approve"), rh
 }
 
 func (n *privateNode) run(cmd string) {

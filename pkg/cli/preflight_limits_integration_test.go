@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -34,15 +32,8 @@ func TestPreflightWithinDefaultLimits(t *testing.T) {
 	if !v.AtLeast(4, 0) {
 		t.Skipf("RabbitMQ %s has no default_limits for new vhosts (3.10.8's rabbit.schema has none; 4.0.5's and 4.3.6's have them)", v)
 	}
-	file := filepath.Join(t.TempDir(), "topology.yaml")
-	if err := os.WriteFile(file, []byte(limitedFile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	node := startPrivateNode(t, "MQCTL_BROKER_CONF=default_limits.vhosts.1.pattern = ^mqctl-preflight-\ndefault_limits.vhosts.1.max_queues = 1")
 	const vhost = "limited"
-	rh, amqpPort := node.vhost(vhost)
-	private := &testbroker.Broker{URL: node.mgmt, Username: "guest", Password: "guest", AMQPHost: "127.0.0.1", AMQPPort: amqpPort}
-	r := runMqctl(private, map[string]string{"VHOST": vhost}, "apply", "-f", file, "--auto-approve")
+	r, rh := applyOnPrivateNode(t, "default_limits.vhosts.1.pattern = ^mqctl-preflight-\ndefault_limits.vhosts.1.max_queues = 1", vhost, limitedFile)
 	want := "the broker gives a new vhost a limit of 1 queues (default_limits in its configuration), fewer than the 4 the preflight would declare"
 	if r.code != 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "version table alone") {
 		t.Fatalf("apply on a broker whose new vhosts may hold one queue: want exit 0 and a note saying %q:\n%s", want, r)

@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,15 +27,8 @@ func TestTransientQueuesDenied(t *testing.T) {
 	if !v.AtLeast(4, 0) {
 		t.Skipf("RabbitMQ %s has no deprecated feature transient_nonexcl_queues to deny", v)
 	}
-	file := filepath.Join(t.TempDir(), "topology.yaml")
-	if err := os.WriteFile(file, []byte(transientFile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	node := startPrivateNode(t, "MQCTL_BROKER_CONF=deprecated_features.permit.transient_nonexcl_queues = false")
 	const vhost = "transient"
-	rh, amqpPort := node.vhost(vhost)
-	private := &testbroker.Broker{URL: node.mgmt, Username: "guest", Password: "guest", AMQPHost: "127.0.0.1", AMQPPort: amqpPort}
-	r := runMqctl(private, map[string]string{"VHOST": vhost}, "apply", "-f", file, "--auto-approve")
+	r, rh := applyOnPrivateNode(t, "deprecated_features.permit.transient_nonexcl_queues = false", vhost, transientFile)
 	want := `apply refused, nothing was changed: transient (durable: false) queue "scratch" in vhost "transient": this RabbitMQ ` + v.Line()
 	if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "durable: true") ||
 		!strings.Contains(r.stderr, "deprecated_features.permit.transient_nonexcl_queues = true") {
