@@ -719,17 +719,13 @@ func (r *reader) readQueues(top map[string]any) {
 			o.errorf("x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue; add x-dead-letter-exchange (\"\" for the default exchange)")
 			continue
 		}
-		flags := make([]bool, len(topology.QueueFlags))
-		for i, f := range topology.QueueFlags {
-			flags[i] = o.boolean(f.Key, f.Default)
+		v := r.t.Vhost(vh)
+		tq := MapQueue(Queue{Name: name, Type: typ, Arguments: args}, v.DefaultQueueType)
+		for _, f := range topology.QueueFlags {
+			*f.Of(tq) = o.boolean(f.Key, f.Default)
 		}
 		if r.duplicate("queue", vh, name, o.pos) {
 			continue
-		}
-		v := r.t.Vhost(vh)
-		tq := MapQueue(Queue{Name: name, Type: typ, Arguments: args}, v.DefaultQueueType)
-		for i, f := range topology.QueueFlags {
-			*f.Of(tq) = flags[i]
 		}
 		tq.Pos = o.pos
 		v.Queues[name] = tq

@@ -235,7 +235,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 	}
 	out.Result = apply.Execute(ctx, e.c, p, opts)
-	if rep := out.Preflight; rep != nil && rep.ByWrite && len(out.Result.Done) == 0 && len(out.Result.Failed) == 1 &&
+	if rep := out.Preflight; rep != nil && len(out.Result.Done) == 0 && len(out.Result.Failed) == 1 &&
 		out.Result.Failed[0].Step.Change == first && preflight.Refused(rep, first, out.Result.Failed[0].Err) {
 		// The plan's only trial was its first write, made alone: refused,
 		// it changed nothing, which the user is told as a preflight's

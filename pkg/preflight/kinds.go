@@ -31,7 +31,7 @@ type tryer struct {
 	prepare func(t *trier, trials []*Trial) []func(context.Context) error
 	// whole says that apply writes an object of the kind in one request,
 	// which the broker carries out or refuses whole: a plan whose only
-	// change is such a write needs no throwaway vhost (Options.OneWrite).
+	// change is such a write needs no throwaway vhost (Options.First).
 	// Not so for a vhost (its settings are written after it is made) or
 	// its limits (one request per limit).
 	whole bool
