@@ -108,6 +108,10 @@ func TestHTTPCutAfterAndHeal(t *testing.T) {
 		t.Errorf("after CutAfter(3): %d answered, %d failed, %d reached the backend", ok, failed, reached.Load())
 	}
 	p.Heal()
+	// A kept-alive connection the cut reset may still sit in the client's
+	// pool (its reset can arrive after the answer): the heal is for new
+	// connections, as a client's next dial after a fault.
+	client.CloseIdleConnections()
 	resp, err := client.Get(p.URL + "/api/overview")
 	if err != nil {
 		t.Fatalf("after Heal: %v", err)
