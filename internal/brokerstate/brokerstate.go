@@ -11,11 +11,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -78,11 +80,8 @@ func Merge(base, top *topology.Vhost) *topology.Vhost {
 		for n, q := range v.Queues {
 			out.Queues[n] = q
 		}
-		for n, p := range v.Policies {
-			out.Policies[n] = p
-		}
-		for n, p := range v.OperatorPolicies {
-			out.OperatorPolicies[n] = p
+		for _, k := range kind.PolicyKinds() {
+			maps.Copy(out.PoliciesOf(k), v.PoliciesOf(k))
 		}
 	}
 	seen := map[string]bool{}
@@ -141,11 +140,10 @@ func Holds(ctx context.Context, c *broker.Client, vhost string, want, unmanaged 
 	for _, b := range want.Bindings {
 		refs[plan.BindingRef(vhost, b)] = true
 	}
-	for n := range want.Policies {
-		refs[plan.ObjectRef{Kind: plan.KindPolicy, Vhost: vhost, Name: n}] = true
-	}
-	for n := range want.OperatorPolicies {
-		refs[plan.ObjectRef{Kind: plan.KindOperatorPolicy, Vhost: vhost, Name: n}] = true
+	for _, k := range kind.PolicyKinds() {
+		for n := range want.PoliciesOf(k) {
+			refs[plan.ObjectRef{Kind: k, Vhost: vhost, Name: n}] = true
+		}
 	}
 	managed := map[plan.ObjectRef]plan.Print{}
 	if rec != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -47,14 +48,11 @@ func DeclareAll(ctx context.Context, c *broker.Client, vhost string, v *topology
 			return err
 		}
 	}
-	for _, n := range v.PolicyNames() {
-		if err := c.PutPolicy(ctx, vhost, v.Policies[n]); err != nil {
-			return err
-		}
-	}
-	for _, n := range v.OperatorPolicyNames() {
-		if err := c.PutOperatorPolicy(ctx, vhost, v.OperatorPolicies[n]); err != nil {
-			return err
+	for _, k := range kind.PolicyKinds() {
+		for _, p := range v.PoliciesOf(k) {
+			if err := c.PutPolicy(ctx, k, vhost, p); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -37,13 +37,25 @@ type kindOps struct{ create, update, del Op }
 
 // objects are the kinds with types of their own; every kind carried as
 // topology.Item (kind.Spec.Item) shares itemObject.
-var objects = map[plan.Kind]object{
-	plan.KindVhost:          {ops: kindOps{OpCreateVhost, OpUpdateVhost, OpDeleteVhost}, write: writeVhost, del: deleteVhost},
-	plan.KindExchange:       {ops: kindOps{OpDeclareExchange, OpDeclareExchange, OpDeleteExchange}, write: declareExchange, del: deleteExchange, bulk: true},
-	plan.KindQueue:          {ops: kindOps{OpDeclareQueue, OpDeclareQueue, OpDeleteQueue}, write: declareQueue, del: deleteQueue, bulk: true},
-	plan.KindBinding:        {ops: kindOps{OpBind, OpBind, OpUnbind}, write: createBinding, del: deleteBinding, bulk: true},
-	plan.KindPolicy:         {ops: kindOps{OpPutPolicy, OpPutPolicy, OpDeletePolicy}, write: putPolicy(false), del: deletePolicy(false), serial: true},
-	plan.KindOperatorPolicy: {ops: kindOps{OpPutOpPolicy, OpPutOpPolicy, OpDeleteOpPolicy}, write: putPolicy(true), del: deletePolicy(true), serial: true},
+// Every kind of policy (kind.PolicyKinds) has policyObject.
+var objects = func() map[plan.Kind]object {
+	m := map[plan.Kind]object{
+		plan.KindVhost:    {ops: kindOps{OpCreateVhost, OpUpdateVhost, OpDeleteVhost}, write: writeVhost, del: deleteVhost},
+		plan.KindExchange: {ops: kindOps{OpDeclareExchange, OpDeclareExchange, OpDeleteExchange}, write: declareExchange, del: deleteExchange, bulk: true},
+		plan.KindQueue:    {ops: kindOps{OpDeclareQueue, OpDeclareQueue, OpDeleteQueue}, write: declareQueue, del: deleteQueue, bulk: true},
+		plan.KindBinding:  {ops: kindOps{OpBind, OpBind, OpUnbind}, write: createBinding, del: deleteBinding, bulk: true},
+	}
+	for _, k := range kind.PolicyKinds() {
+		m[k] = policyObject(k)
+	}
+	return m
+}()
+
+// policyObject is the object of policies of kind k: its operations are
+// "put" and "delete" and its label ("put operator policy").
+func policyObject(k kind.Kind) object {
+	put, del := Op("put "+k.Label()), Op("delete "+k.Label())
+	return object{ops: kindOps{put, put, del}, write: putPolicy(k), del: deletePolicy(k), serial: true}
 }
 
 // itemObject is the object of every kind carried as topology.Item: its
@@ -170,24 +182,16 @@ func deleteBinding(ctx context.Context, e *executor, s Step) error {
 	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key) }, e.bindingGone(s.Vhost, s.Binding)))
 }
 
-func putPolicy(operator bool) func(context.Context, *executor, Step) error {
+func putPolicy(k kind.Kind) func(context.Context, *executor, Step) error {
 	return func(ctx context.Context, e *executor, s Step) error {
 		p := s.Change.After.(plan.PolicyObject).Policy
-		put := e.c.PutPolicy
-		if operator {
-			put = e.c.PutOperatorPolicy
-		}
-		return write(ctx, func() error { return put(ctx, s.Vhost, p) }, e.policyIs(s.Vhost, p, operator))
+		return write(ctx, func() error { return e.c.PutPolicy(ctx, k, s.Vhost, p) }, e.policyIs(k, s.Vhost, p))
 	}
 }
 
-func deletePolicy(operator bool) func(context.Context, *executor, Step) error {
+func deletePolicy(k kind.Kind) func(context.Context, *executor, Step) error {
 	return func(ctx context.Context, e *executor, s Step) error {
-		del := e.c.DeletePolicy
-		if operator {
-			del = e.c.DeleteOperatorPolicy
-		}
-		return ignoreNotFound(write(ctx, func() error { return del(ctx, s.Vhost, s.Name) }, e.policyGone(s.Vhost, s.Name, operator)))
+		return ignoreNotFound(write(ctx, func() error { return e.c.DeletePolicy(ctx, k, s.Vhost, s.Name) }, e.policyGone(k, s.Vhost, s.Name)))
 	}
 }
 

@@ -12,14 +12,13 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// Op is one broker operation.
+// Op is one broker operation. A kind of policy's (kind.PolicyKinds) are
+// "put" and "delete" and its label: "put operator policy" (policyObject).
 type Op string
 
 const (
 	OpCreateVhost     Op = "create vhost"
 	OpUpdateVhost     Op = "update vhost"
-	OpDeletePolicy    Op = "delete policy"
-	OpDeleteOpPolicy  Op = "delete operator policy"
 	OpUnbind          Op = "delete binding"
 	OpDeleteQueue     Op = "delete queue"
 	OpDeleteExchange  Op = "delete exchange"
@@ -27,8 +26,6 @@ const (
 	OpDeclareExchange Op = "declare exchange"
 	OpDeclareQueue    Op = "declare queue"
 	OpBind            Op = "create binding"
-	OpPutPolicy       Op = "put policy"
-	OpPutOpPolicy     Op = "put operator policy"
 	// The generic kinds (kind.Spec.Item): the step's Change says which.
 	OpPutItem    Op = "write"
 	OpDeleteItem Op = "delete"

@@ -235,7 +235,7 @@ func TestBulkDeclaresPerVhost(t *testing.T) {
 	}
 	var phase []Step
 	for range DefaultBulkDeclares - 2 {
-		phase = append(phase, step("big", OpDeclareQueue), step("small", OpBind), step("big", OpUnbind), step("big", OpPutPolicy))
+		phase = append(phase, step("big", OpDeclareQueue), step("small", OpBind), step("big", OpUnbind), step("big", Op("put policy")))
 	}
 	phases := [][]Step{phase, {step("big", OpDeclareExchange)}}
 	if got := bulkDeclares(phases, 0); len(got) != 0 {

@@ -156,16 +156,12 @@ func (e *executor) bindingGone(vhost string, b *topology.Binding) check {
 	}
 }
 
-// policyIs: the (operator) policy exists with want's settings.
-func (e *executor) policyIs(vhost string, want *topology.Policy, operator bool) check {
+// policyIs: the policy of kind k exists with want's settings.
+func (e *executor) policyIs(k kind.Kind, vhost string, want *topology.Policy) check {
 	return func(ctx context.Context) (bool, error) {
-		have, err := e.c.GetPolicy(ctx, vhost, want.Name, operator)
+		have, err := e.c.GetPolicy(ctx, k, vhost, want.Name)
 		if ok, err := present(err); !ok {
 			return false, err
-		}
-		k := kind.Policy
-		if operator {
-			k = kind.OperatorPolicy
 		}
 		return holds(k, plan.PolicyObject{Policy: have}, plan.PolicyObject{Policy: want}), nil
 	}
@@ -192,9 +188,9 @@ func (e *executor) itemIs(k kind.Kind, vhost string, want *topology.Item, name .
 	}
 }
 
-func (e *executor) policyGone(vhost, name string, operator bool) check {
+func (e *executor) policyGone(k kind.Kind, vhost, name string) check {
 	return func(ctx context.Context) (bool, error) {
-		_, err := e.c.GetPolicy(ctx, vhost, name, operator)
+		_, err := e.c.GetPolicy(ctx, k, vhost, name)
 		return absent(err)
 	}
 }

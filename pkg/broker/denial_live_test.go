@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -120,11 +121,11 @@ func TestRefusalsNameWhatIsMissing(t *testing.T) {
 			lacks("read", "exchange", "with-ae", "declaring an exchange with an alternate exchange needs read on the exchange")},
 		{"policy without the policymaker tag", all, all, all,
 			func() error {
-				return uc.PutPolicy(ctx, vh, &topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
+				return uc.PutPolicy(ctx, kind.Policy, vh, &topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
 			},
 			fmt.Sprintf("user %q may not create policies in vhost %q: it needs the policymaker or administrator tag", user, vh)},
 		{"delete a policy without the policymaker tag", all, all, all,
-			func() error { return uc.DeletePolicy(ctx, vh, "p") },
+			func() error { return uc.DeletePolicy(ctx, kind.Policy, vh, "p") },
 			fmt.Sprintf("user %q may not delete policies in vhost %q: it needs the policymaker or administrator tag", user, vh)},
 		{"create a vhost", all, all, all,
 			func() error { return uc.DeclareVhost(ctx, vh+"-new", broker.VhostSettings{}) },
@@ -137,7 +138,7 @@ func TestRefusalsNameWhatIsMissing(t *testing.T) {
 			fmt.Sprintf("user %q may not delete vhost %q: it needs the administrator tag", user, vh)},
 		{"operator policy", all, all, all,
 			func() error {
-				return uc.PutOperatorPolicy(ctx, vh, &topology.Policy{Name: "op", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
+				return uc.PutPolicy(ctx, kind.OperatorPolicy, vh, &topology.Policy{Name: "op", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
 			},
 			fmt.Sprintf("user %q may not create operator policies in vhost %q: it needs the administrator tag", user, vh)},
 	}
@@ -179,7 +180,7 @@ func TestRefusalsNameWhatIsMissing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = pc.PutPolicy(ctx, vh, &topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
+		err = pc.PutPolicy(ctx, kind.Policy, vh, &topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
 		if !errors.Is(err, broker.ErrForbidden) || !strings.Contains(err.Error(), fmt.Sprintf("user %q has no permissions on vhost %q", pm, vh)) {
 			t.Errorf("error = %v, want ErrForbidden saying %s has no permissions on %s", err, pm, vh)
 		}

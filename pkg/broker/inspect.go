@@ -179,13 +179,11 @@ func topologyPrint(t *topology.Topology, vhosts map[string]VhostInfo) string {
 			put("binding")
 			put(b)
 		}
-		for _, n := range v.PolicyNames() {
-			put("policy")
-			put(v.Policies[n])
-		}
-		for _, n := range v.OperatorPolicyNames() {
-			put("operator policy")
-			put(v.OperatorPolicies[n])
+		for _, k := range kind.PolicyKinds() {
+			for _, n := range v.PolicyNamesOf(k) {
+				put(k.Label())
+				put(v.PoliciesOf(k)[n])
+			}
 		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))

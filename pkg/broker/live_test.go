@@ -15,6 +15,7 @@ import (
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/definitions"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -155,7 +156,7 @@ func TestReadStateRoundTrip(t *testing.T) {
 	}
 	p := *want.Policies["cap"]
 	p.Priority = 2
-	if err := c.PutPolicy(t.Context(), vh, &p); err != nil {
+	if err := c.PutPolicy(t.Context(), kind.Policy, vh, &p); err != nil {
 		t.Fatal(err)
 	}
 	got3, live3 := readVhost(t, c, vh)
@@ -295,7 +296,7 @@ func TestListPathMatchesDefinitionsPath(t *testing.T) {
 		}
 	}
 	// A management user may not write operator policies.
-	err = c.PutOperatorPolicy(t.Context(), vh, &topology.Policy{Name: "x", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
+	err = c.PutPolicy(t.Context(), kind.OperatorPolicy, vh, &topology.Policy{Name: "x", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}})
 	if !errors.Is(err, broker.ErrForbidden) {
 		t.Errorf("PutOperatorPolicy as management user: %v, want ErrForbidden", err)
 	}
@@ -450,8 +451,8 @@ func TestDeleteExchangesAndPolicies(t *testing.T) {
 	}
 	steps := []error{
 		c.DeleteExchange(ctx, vh, "orders", broker.DeleteExchangeOptions{}),
-		c.DeletePolicy(ctx, vh, "cap"),
-		c.DeleteOperatorPolicy(ctx, vh, "ceiling"),
+		c.DeletePolicy(ctx, kind.Policy, vh, "cap"),
+		c.DeletePolicy(ctx, kind.OperatorPolicy, vh, "ceiling"),
 	}
 	for i, err := range steps {
 		if err != nil {
@@ -461,7 +462,7 @@ func TestDeleteExchangesAndPolicies(t *testing.T) {
 	got, _ := readVhost(t, c, vh)
 	if got.Exchanges["orders"] != nil || got.Policies["cap"] != nil || got.OperatorPolicies["ceiling"] != nil {
 		t.Errorf("objects left after delete: exchanges %v policies %v operator policies %v",
-			got.ExchangeNames(), got.PolicyNames(), got.OperatorPolicyNames())
+			got.ExchangeNames(), got.PolicyNames(), got.PolicyNamesOf(kind.OperatorPolicy))
 	}
 	for _, bd := range got.Bindings {
 		if bd.Source == "orders" || bd.Destination == "orders" {
@@ -470,8 +471,8 @@ func TestDeleteExchangesAndPolicies(t *testing.T) {
 	}
 	for i, err := range []error{
 		c.DeleteExchange(ctx, vh, "orders", broker.DeleteExchangeOptions{}),
-		c.DeletePolicy(ctx, vh, "cap"),
-		c.DeleteOperatorPolicy(ctx, vh, "ceiling"),
+		c.DeletePolicy(ctx, kind.Policy, vh, "cap"),
+		c.DeletePolicy(ctx, kind.OperatorPolicy, vh, "ceiling"),
 	} {
 		if !errors.Is(err, broker.ErrNotFound) {
 			t.Errorf("second delete %d: %v, want ErrNotFound", i, err)
@@ -502,7 +503,7 @@ func TestBrokerRejectionsNameTheObject(t *testing.T) {
 			[]string{`declare quorum queue "q2"`, "invalid property 'non-durable'"}},
 		{"unknown exchange type", c.DeclareExchange(ctx, vh, &topology.Exchange{Name: "x", Type: "x-nope", Durable: true}),
 			[]string{`declare exchange "x"`, "unknown exchange type 'x-nope'"}},
-		{"bad policy key", c.PutPolicy(ctx, vh, &topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-lenght": int64(1)}}),
+		{"bad policy key", c.PutPolicy(ctx, kind.Policy, vh, &topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: topology.Args{"max-lenght": int64(1)}}),
 			[]string{`set policy "p"`, `<<"max-lenght">>`, "are not recognised policy settings"}},
 		{"binding to a missing queue", c.DeclareBinding(ctx, vh, &topology.Binding{Source: "amq.topic", Destination: "ghost", DestinationType: topology.DestQueue, RoutingKey: "k"}),
 			[]string{`declare binding from exchange "amq.topic" to queue "ghost"`}},
@@ -569,7 +570,7 @@ func TestErrorsAgainstBroker(t *testing.T) {
 		"GetQueueStats":   func() error { _, err := c.GetQueueStats(ctx, missing, "q"); return err }(),
 		"DeclareQueue":    c.DeclareQueue(ctx, missing, &topology.Queue{Name: "q", Type: topology.QueueClassic, Durable: true}),
 		"DeclareExchange": c.DeclareExchange(ctx, missing, &topology.Exchange{Name: "x", Type: "topic", Durable: true}),
-		"PutPolicy":       c.PutPolicy(ctx, missing, &topology.Policy{Name: "p", Pattern: ".*", Definition: topology.Args{"max-length": int64(1)}}),
+		"PutPolicy":       c.PutPolicy(ctx, kind.Policy, missing, &topology.Policy{Name: "p", Pattern: ".*", Definition: topology.Args{"max-length": int64(1)}}),
 		"DeleteQueue":     c.DeleteQueue(ctx, missing, "q", broker.DeleteQueueOptions{}),
 		"DeleteVhost":     c.DeleteVhost(ctx, missing),
 		"BindingPropertiesKey": func() error {
@@ -598,7 +599,7 @@ func TestErrorsAgainstBroker(t *testing.T) {
 	if !errors.Is(record(err), broker.ErrForbidden) || !strings.Contains(err.Error(), "it needs the administrator tag") {
 		t.Errorf("management user creating a vhost: %v, want ErrForbidden", err)
 	}
-	err = mc.PutPolicy(ctx, vh, &topology.Policy{Name: "p", Pattern: ".*", Definition: topology.Args{"max-length": int64(1)}})
+	err = mc.PutPolicy(ctx, kind.Policy, vh, &topology.Policy{Name: "p", Pattern: ".*", Definition: topology.Args{"max-length": int64(1)}})
 	if !errors.Is(record(err), broker.ErrForbidden) {
 		t.Errorf("management user setting a policy: %v, want ErrForbidden", err)
 	}

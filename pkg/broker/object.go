@@ -53,11 +53,11 @@ func (c *Client) GetQueue(ctx context.Context, vhost, name string) (*topology.Qu
 	return definitions.MapQueue(q), nil
 }
 
-// GetPolicy reads policy name of vhost (an operator policy when operator).
-func (c *Client) GetPolicy(ctx context.Context, vhost, name string, operator bool) (*topology.Policy, error) {
-	k := kind.Policy
-	if operator {
-		k = kind.OperatorPolicy
+// GetPolicy reads the policy of kind k (kind.PolicyKinds) named name in
+// vhost.
+func (c *Client) GetPolicy(ctx context.Context, k kind.Kind, vhost, name string) (*topology.Policy, error) {
+	if _, err := policySpec(k, "read"); err != nil {
+		return nil, err
 	}
 	var p policyJSON
 	if err := c.getObject(ctx, k, vhost, name, "", &p); err != nil {

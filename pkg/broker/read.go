@@ -348,8 +348,10 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 		}
 		return c.listBindings(ctx, name, defs.Exchanges, &defs.Bindings)
 	})
-	list(optional(kind.Policy, "policies", seg("policies", name), &defs.Policies))
-	list(optional(kind.OperatorPolicy, "operator policies", seg("operator-policies", name), &defs.OperatorPolicies))
+	for _, k := range kind.PolicyKinds() {
+		spec, _ := kind.Of(k)
+		list(optional(k, spec.Plural, seg(spec.APIPath, name), defs.PoliciesOf(k)))
+	}
 	wg.Wait()
 	if len(errs) > 0 {
 		// A vhost deleted meanwhile says so first: absent, not a failure.

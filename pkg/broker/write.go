@@ -10,6 +10,7 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -147,33 +148,36 @@ func (c *Client) DeleteBinding(ctx context.Context, vhost string, b *topology.Bi
 		op: bindingOp("delete", vhost, b), vhost: vhost}, nil)
 }
 
-// PutPolicy creates or updates policy p in vhost.
-func (c *Client) PutPolicy(ctx context.Context, vhost string, p *topology.Policy) error {
+// PutPolicy creates or updates p, a policy of kind k (kind.PolicyKinds:
+// an operator policy needs the administrator tag), in vhost.
+func (c *Client) PutPolicy(ctx context.Context, k kind.Kind, vhost string, p *topology.Policy) error {
+	spec, err := policySpec(k, "write")
+	if err != nil {
+		return err
+	}
 	body := rabbithole.Policy{Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: rabbithole.PolicyDefinition(argsBody(p.Definition))}
-	return c.do(ctx, &request{method: http.MethodPut, path: seg("policies", vhost, p.Name), body: body,
-		op: fmt.Sprintf("set policy %q in vhost %q", p.Name, vhost), vhost: vhost}, nil)
+	return c.do(ctx, &request{method: http.MethodPut, path: seg(spec.APIPath, vhost, p.Name), body: body,
+		op: fmt.Sprintf("set %s %q in vhost %q", spec.Label, p.Name, vhost), vhost: vhost}, nil)
 }
 
-// DeletePolicy deletes policy name; the error wraps ErrNotFound when it
-// does not exist.
-func (c *Client) DeletePolicy(ctx context.Context, vhost, name string) error {
-	return c.do(ctx, &request{method: http.MethodDelete, path: seg("policies", vhost, name),
-		op: fmt.Sprintf("delete policy %q in vhost %q", name, vhost), vhost: vhost}, nil)
-}
-
-// PutOperatorPolicy creates or updates operator policy p in vhost (needs
-// the administrator tag).
-func (c *Client) PutOperatorPolicy(ctx context.Context, vhost string, p *topology.Policy) error {
-	body := rabbithole.OperatorPolicy{Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: rabbithole.PolicyDefinition(argsBody(p.Definition))}
-	return c.do(ctx, &request{method: http.MethodPut, path: seg("operator-policies", vhost, p.Name), body: body,
-		op: fmt.Sprintf("set operator policy %q in vhost %q", p.Name, vhost), vhost: vhost}, nil)
-}
-
-// DeleteOperatorPolicy deletes operator policy name; the error wraps
+// DeletePolicy deletes the policy of kind k named name; the error wraps
 // ErrNotFound when it does not exist.
-func (c *Client) DeleteOperatorPolicy(ctx context.Context, vhost, name string) error {
-	return c.do(ctx, &request{method: http.MethodDelete, path: seg("operator-policies", vhost, name),
-		op: fmt.Sprintf("delete operator policy %q in vhost %q", name, vhost), vhost: vhost}, nil)
+func (c *Client) DeletePolicy(ctx context.Context, k kind.Kind, vhost, name string) error {
+	spec, err := policySpec(k, "delete")
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, &request{method: http.MethodDelete, path: seg(spec.APIPath, vhost, name),
+		op: fmt.Sprintf("delete %s %q in vhost %q", spec.Label, name, vhost), vhost: vhost}, nil)
+}
+
+// policySpec is the spec of k, a kind of policy; an error for another.
+func policySpec(k kind.Kind, stage string) (kind.Spec, error) {
+	spec, ok := kind.Of(k)
+	if !ok || !spec.Policy {
+		return kind.Spec{}, kind.Unknown("policy "+stage, k)
+	}
+	return spec, nil
 }
 
 // statsWait bounds how long GetQueueStats waits for the broker to report a

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mqctl/mqctl/pkg/export"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -82,7 +83,9 @@ func writeValidateSummary(w io.Writer, files []string, t *topology.Topology) err
 		exchanges += len(v.Exchanges)
 		queues += len(v.Queues)
 		bindings += len(v.Bindings)
-		policies += len(v.Policies) + len(v.OperatorPolicies)
+		for _, k := range kind.PolicyKinds() {
+			policies += len(v.PoliciesOf(k))
+		}
 	}
 	names := make([]string, len(files))
 	for i, f := range files {

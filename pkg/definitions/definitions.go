@@ -24,6 +24,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -259,8 +260,9 @@ func (r *reader) read(top map[string]any, opts ReadOptions) {
 	r.readExchanges(top)
 	r.readQueues(top)
 	r.readBindings(top)
-	r.readPolicies(top, "policies", false)
-	r.readPolicies(top, "operator_policies", true)
+	for _, k := range kind.PolicyKinds() {
+		r.readPolicies(top, k)
+	}
 	r.putVhostLimits()
 	r.warnUnlistedUsers()
 
@@ -597,7 +599,7 @@ func (r *reader) readParameters(top map[string]any) {
 				o.errorf("the value of an operator_policy parameter must be a JSON object with pattern and definition, found %s", jsonKind(o.m["value"]))
 				continue
 			}
-			r.readPolicy(o, &object{r: r, m: body, pos: o.pos}, "operator policy", true)
+			r.readPolicy(o, &object{r: r, m: body, pos: o.pos}, kind.OperatorPolicy)
 			continue
 		}
 		if comp == "vhost-limits" {
@@ -791,25 +793,25 @@ func (r *reader) readBindings(top map[string]any) {
 	}
 }
 
-func (r *reader) readPolicies(top map[string]any, key string, operator bool) {
-	kind := "policy"
-	if operator {
-		kind = "operator policy"
-	}
-	for _, o := range r.list(top, key, kind) {
-		r.readPolicy(o, o, kind, operator)
+// readPolicies reads the policies of kind k (kind.PolicyKinds) from
+// their section.
+func (r *reader) readPolicies(top map[string]any, k kind.Kind) {
+	spec, _ := kind.Of(k)
+	for _, o := range r.list(top, spec.Section, spec.Label) {
+		r.readPolicy(o, o, k)
 	}
 }
 
 // readPolicy reads the policy described by body (the object itself, or the
 // "value" of an operator_policy runtime parameter); o names it and gives its
 // name and vhost.
-func (r *reader) readPolicy(o, body *object, kind string, operator bool) {
+func (r *reader) readPolicy(o, body *object, k kind.Kind) {
+	label := k.Label()
 	name, nameOK := o.str("name")
 	if nameOK {
-		o.what = fmt.Sprintf("%s %q", kind, name)
+		o.what = fmt.Sprintf("%s %q", label, name)
 	} else {
-		o.what = kind
+		o.what = label
 	}
 	vh, ok := o.vhost()
 	if !ok {
@@ -825,7 +827,7 @@ func (r *reader) readPolicy(o, body *object, kind string, operator bool) {
 	if name == "" {
 		// RabbitMQ 3.10.8 and 4.0.5 both import it, but no management
 		// API path names it: it could be neither changed nor deleted.
-		o.errorf("the name is empty; RabbitMQ imports such a %s, but its management API has no address for it, so it could be neither changed nor deleted: give the %s a name", kind, kind)
+		o.errorf("the name is empty; RabbitMQ imports such a %s, but its management API has no address for it, so it could be neither changed nor deleted: give the %s a name", label, label)
 		return
 	}
 	pattern, ok := body.str("pattern")
@@ -866,16 +868,12 @@ func (r *reader) readPolicy(o, body *object, kind string, operator bool) {
 		return
 	}
 	p := MapPolicy(Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority, Definition: def})
-	if r.duplicate(kind, vh, name, o.pos) {
+	if r.duplicate(label, vh, name, o.pos) {
 		return
 	}
 	p.Pos = o.pos
 	v := r.t.Vhost(vh)
-	if operator {
-		v.OperatorPolicies[name] = p
-	} else {
-		v.Policies[name] = p
-	}
+	v.PoliciesOf(k)[name] = p
 }
 
 // warnDangling notes bindings whose ends the file does not declare:

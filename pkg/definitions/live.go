@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -44,13 +45,14 @@ func (d *Document) decodeObjects(dec *json.Decoder) error {
 			d.Queues, err2 = decodeArray(dec, d.Queues, false)
 		case "bindings":
 			d.Bindings, err2 = decodeArray(dec, d.Bindings, false)
-		case "policies":
-			d.Policies, err2 = decodeArray(dec, d.Policies, false)
-		case "operator_policies":
-			d.OperatorPolicies, err2 = decodeArray(dec, d.OperatorPolicies, false)
 		case "parameters":
 			d.Parameters, err2 = decodeArray(dec, d.Parameters, false)
 		default:
+			key, _ := tok.(string)
+			if ps := d.policiesIn(key); ps != nil {
+				*ps, err2 = decodeArray(dec, *ps, false)
+				break
+			}
 			var skip json.RawMessage
 			err2 = dec.Decode(&skip)
 		}
@@ -224,11 +226,10 @@ func MapLive(lv LiveVhost, doc *Document) (*topology.Vhost, error) {
 		v.Bindings = append(v.Bindings, tb)
 	}
 	v.SortBindings()
-	for _, p := range doc.Policies {
-		v.Policies[p.Name] = MapPolicy(p)
-	}
-	for _, p := range doc.OperatorPolicies {
-		v.OperatorPolicies[p.Name] = MapPolicy(p)
+	for _, k := range kind.PolicyKinds() {
+		for _, p := range *doc.PoliciesOf(k) {
+			v.PoliciesOf(k)[p.Name] = MapPolicy(p)
+		}
 	}
 	*doc = Document{}
 	return v, nil

@@ -3,6 +3,7 @@ package definitions
 import (
 	"encoding/json"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -83,6 +84,30 @@ type Document struct {
 	Policies         []Policy    `json:"policies"`
 	OperatorPolicies []Policy    `json:"operator_policies"`
 	Parameters       []Parameter `json:"parameters"`
+}
+
+// PoliciesOf is where d holds its policies of kind k (kind.PolicyKinds),
+// listed in d's section of that kind (kind.Spec.Section); nil for any
+// other kind.
+func (d *Document) PoliciesOf(k kind.Kind) *[]Policy {
+	switch k {
+	case kind.Policy:
+		return &d.Policies
+	case kind.OperatorPolicy:
+		return &d.OperatorPolicies
+	}
+	return nil
+}
+
+// policiesIn is where d holds the policies of the kind whose section is
+// named section; nil when no kind of policy has that section.
+func (d *Document) policiesIn(section string) *[]Policy {
+	for _, k := range kind.PolicyKinds() {
+		if s, _ := kind.Of(k); s.Section == section {
+			return d.PoliciesOf(k)
+		}
+	}
+	return nil
 }
 
 // SkipExchange reports whether an exchange is never managed: the default

@@ -201,12 +201,12 @@ func (k *kindRun) redeclare(kc kindCase) {
 			err = c.DeclareQueue(ctx, vh, want.Queues[name])
 		}
 	case kind.Policy:
-		if err = c.DeletePolicy(ctx, vh, name); err == nil {
-			err = c.PutPolicy(ctx, vh, want.Policies[name])
+		if err = c.DeletePolicy(ctx, kind.Policy, vh, name); err == nil {
+			err = c.PutPolicy(ctx, kind.Policy, vh, want.Policies[name])
 		}
 	case kind.OperatorPolicy:
-		if err = c.DeleteOperatorPolicy(ctx, vh, name); err == nil {
-			err = c.PutOperatorPolicy(ctx, vh, want.OperatorPolicies[name])
+		if err = c.DeletePolicy(ctx, kind.OperatorPolicy, vh, name); err == nil {
+			err = c.PutPolicy(ctx, kind.OperatorPolicy, vh, want.OperatorPolicies[name])
 		}
 	default:
 		if k.spec.Kind.Item() == nil {

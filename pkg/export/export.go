@@ -66,14 +66,13 @@ func WriteYAML(w io.Writer, t *topology.Topology, opts Options) error {
 func unnamedPolicies(t *topology.Topology) error {
 	for _, name := range t.VhostNames() {
 		v := t.Vhosts[name]
-		for _, k := range []struct {
-			kind, cmd string
-			ps        map[string]*topology.Policy
-		}{{"a policy", "policy", v.Policies}, {"an operator policy", "operator_policy", v.OperatorPolicies}} {
-			if _, ok := k.ps[""]; ok {
+		for _, k := range kind.PolicyKinds() {
+			// rabbitmqctl's commands are named after the kind's spelling:
+			// set_policy, set_operator_policy.
+			if _, ok := v.PoliciesOf(k)[""]; ok {
 				return fmt.Errorf("export: vhost %q holds %s with an empty name, which a topology file cannot hold (nor the management API change or delete): "+
 					"set it again under a name (rabbitmqctl set_%s -p %s NAME …), then clear the unnamed one (rabbitmqctl clear_%s -p %s \"\")",
-					name, k.kind, k.cmd, name, k.cmd, name)
+					name, k.WithArticle(), k, name, k, name)
 			}
 		}
 	}
@@ -137,11 +136,10 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 	if len(explicit) > 0 {
 		add(m, "bindings", bindingsNode(explicit))
 	}
-	if len(v.Policies) > 0 {
-		add(m, "policies", policiesNode(v.Policies))
-	}
-	if len(v.OperatorPolicies) > 0 {
-		add(m, "operator_policies", policiesNode(v.OperatorPolicies))
+	for _, k := range kind.PolicyKinds() {
+		if ps := v.PoliciesOf(k); len(ps) > 0 {
+			add(m, k.Section(), policiesNode(ps))
+		}
 	}
 	addItemSections(m, v)
 	return m

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -98,7 +99,10 @@ func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version
 	}()
 	c.a = newSide(va, name, c.ver)
 	wg.Wait()
-	c.policiesSame = policiesEqual(c.b.v.Policies, c.a.v.Policies) && policiesEqual(c.b.v.OperatorPolicies, c.a.v.OperatorPolicies)
+	c.policiesSame = true
+	for _, k := range kind.PolicyKinds() {
+		c.policiesSame = c.policiesSame && policiesEqual(c.b.v.PoliciesOf(k), c.a.v.PoliciesOf(k))
+	}
 	return c
 }
 

@@ -94,6 +94,14 @@ type Spec struct {
 	// which apply reads (with the state, in one listing per vhost, or one
 	// by one) before the delete.
 	DeletedByKey bool
+	// Policy: the kind is a kind of policy (topology.Policy: a pattern,
+	// what it applies to, a priority and a definition), kept in a vhost's
+	// map of its kind (topology.Vhost.PoliciesOf) and written and read
+	// through APIPath in one shape. Every stage that reads or writes
+	// policies goes over PolicyKinds, so a kind of policy is named only
+	// where it differs: in the definitions mapping, and where it is
+	// reasoned about (an operator policy caps what a policy sets).
+	Policy bool
 	// Item is set for a kind carried as topology.Item through one generic
 	// path (vhost limits, shovels, federation objects, users and their
 	// access): its file shape, fields, checks and comparison. Vhosts,
@@ -106,8 +114,8 @@ var specs = []Spec{
 	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6},
 	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, HoldsMessages: true},
 	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeletedByKey: true},
-	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
-	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9},
+	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, Policy: true},
+	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9, Policy: true},
 	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9,
 		Item: vhostLimitsItem},
 	// An upstream is written before the policies that name it (federation
@@ -139,6 +147,18 @@ func Of(k Kind) (Spec, bool) {
 		}
 	}
 	return Spec{}, false
+}
+
+// PolicyKinds returns the kinds of policy (Spec.Policy) in their order:
+// policies, then operator policies.
+func PolicyKinds() []Kind {
+	var out []Kind
+	for _, s := range specs {
+		if s.Policy {
+			out = append(out, s.Kind)
+		}
+	}
+	return out
 }
 
 // vhostItems are the item kinds a vhost's section of topology.yaml
@@ -184,6 +204,9 @@ func (k Kind) Owner() (Kind, bool) {
 // (Spec.Secret), a slice of its own: what topology.Item.Secret holds.
 func SecretFields(k Kind) []string { s, _ := Of(k); return slices.Clone(s.Secret) }
 
+// Section is Of(k).Section ("" for an unknown kind).
+func (k Kind) Section() string { s, _ := Of(k); return s.Section }
+
 // Label is k's name in prose ("operator policy"); an unknown kind is its
 // own spelling.
 func (k Kind) Label() string {
@@ -191,6 +214,15 @@ func (k Kind) Label() string {
 		return s.Label
 	}
 	return string(k)
+}
+
+// WithArticle is k's Label after "a" or "an": "an exchange", "a queue".
+func (k Kind) WithArticle() string {
+	l := k.Label()
+	if strings.ContainsAny(l[:1], "aeiou") {
+		return "an " + l
+	}
+	return "a " + l
 }
 
 // Plural names objects of the kind in prose ("operator policies").

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -16,10 +17,11 @@ type policySet struct {
 }
 
 func (p *Pass) policySets() []policySet {
-	return []policySet{
-		{KindPolicy, "policy", p.Vhost.Policies},
-		{KindOperatorPolicy, "operator policy", p.Vhost.OperatorPolicies},
+	var out []policySet
+	for _, k := range kind.PolicyKinds() {
+		out = append(out, policySet{string(k), k.Label(), p.Vhost.PoliciesOf(k)})
 	}
+	return out
 }
 
 func (s policySet) names() []string {

@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -13,9 +14,19 @@ import (
 var (
 	topFields      = []string{"version", "vhosts", "users", "lint", "tests"}
 	lintFields     = []string{"rules"}
-	vhostFields    = append([]string{"description", "default_queue_type", "exchanges", "queues", "bindings", "policies", "operator_policies", "defaults"}, itemSections()...)
+	vhostFields    = slices.Concat([]string{"description", "default_queue_type", "exchanges", "queues", "bindings"}, policySections(), []string{"defaults"}, itemSections())
 	defaultsFields = []string{"queue", "exchange"}
 )
+
+// policySections are the sections of the kinds of policy
+// (kind.PolicyKinds) in a vhost.
+func policySections() []string {
+	var out []string
+	for _, k := range kind.PolicyKinds() {
+		out = append(out, k.Section())
+	}
+	return out
+}
 
 var severities = []string{"off", "info", "warning", "error"}
 
@@ -50,10 +61,11 @@ type rawVhost struct {
 	defaultQueueType *node
 	exchanges        *objects
 	queues           *objects
-	policies         *objects
-	operatorPolicies *objects
-	bindings         []indexed
-	defaults         *objects // "queue" and "exchange"
+	// policies are the sections of the kinds of policy
+	// (kind.PolicyKinds), by kind.
+	policies map[kind.Kind]*objects
+	bindings []indexed
+	defaults *objects // "queue" and "exchange"
 	// items are the sections of the generic kinds (kind.VhostItems), by kind.
 	items map[kind.Kind]*node
 }
@@ -154,13 +166,15 @@ func (fd *fileDecoder) vhost(key *node) *rawVhost {
 	v, ok := fd.vhosts[key.value]
 	if !ok {
 		v = &rawVhost{
-			name:             key.value,
-			pos:              key.pos,
-			exchanges:        newObjects("exchange"),
-			queues:           newObjects("queue"),
-			policies:         newObjects("policy"),
-			operatorPolicies: newObjects("operator policy"),
-			defaults:         newObjects("defaults section"),
+			name:      key.value,
+			pos:       key.pos,
+			exchanges: newObjects("exchange"),
+			queues:    newObjects("queue"),
+			policies:  map[kind.Kind]*objects{},
+			defaults:  newObjects("defaults section"),
+		}
+		for _, k := range kind.PolicyKinds() {
+			v.policies[k] = newObjects(k.Label())
 		}
 		fd.vhosts[key.value] = v
 		fd.order = append(fd.order, key.value)
@@ -193,8 +207,10 @@ func (fd *fileDecoder) decodeVhost(key, body *node) {
 	}
 	fd.addObjects(v.exchanges, f.value("exchanges"), label(what, "exchanges"))
 	fd.addObjects(v.queues, f.value("queues"), label(what, "queues"))
-	fd.addObjects(v.policies, f.value("policies"), label(what, "policies"))
-	fd.addObjects(v.operatorPolicies, f.value("operator_policies"), label(what, "operator_policies"))
+	for _, k := range kind.PolicyKinds() {
+		section := k.Section()
+		fd.addObjects(v.policies[k], f.value(section), label(what, section))
+	}
 	fd.addItems(v, f, what)
 	if b := f.value("bindings"); b != nil && !b.isNull() {
 		if b.kind != seqNode {

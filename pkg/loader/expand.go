@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -75,13 +76,12 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		rv.queues.release(name)
 	}
 
-	for _, name := range rv.policies.order {
-		o := rv.policies.byKey[name]
-		v.Policies[name] = d.policy(o.key, o.value, "policy")
-	}
-	for _, name := range rv.operatorPolicies.order {
-		o := rv.operatorPolicies.byKey[name]
-		v.OperatorPolicies[name] = d.policy(o.key, o.value, "operator policy")
+	for _, k := range kind.PolicyKinds() {
+		objs := rv.policies[k]
+		for _, name := range objs.order {
+			o := objs.byKey[name]
+			v.PoliciesOf(k)[name] = d.policy(o.key, o.value, k.Label())
+		}
 	}
 
 	// Explicit bindings first, in file order, so that a duplicate names the

@@ -212,10 +212,10 @@ type differ struct {
 	reasons map[string]string
 }
 
-// replaceReason is replaceReason(kind, fields), shared between the
+// replaceReason is replaceReason(k, fields), shared between the
 // changes that give the same one.
-func (d *differ) replaceReason(kind string, fields []FieldChange) string {
-	key := kind
+func (d *differ) replaceReason(k Kind, fields []FieldChange) string {
+	key := string(k)
 	for _, f := range fields {
 		key += "\x00" + f.Field
 	}
@@ -225,7 +225,7 @@ func (d *differ) replaceReason(kind string, fields []FieldChange) string {
 	if d.reasons == nil {
 		d.reasons = map[string]string{}
 	}
-	r := replaceReason(kind, fields)
+	r := replaceReason(k, fields)
 	d.reasons[key] = r
 	return r
 }
@@ -398,8 +398,9 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	deleted := d.bindings(name, bk)
 	d.takenDown(name, have, bk.haveKeys, deleted, gone, d.p.Changes[first:])
 	d.restored(want, have, d.p.Changes[first:])
-	d.namedIn(name, KindPolicy, want, have, gone)
-	d.namedIn(name, KindOperatorPolicy, want, have, gone)
+	for _, k := range kind.PolicyKinds() {
+		d.namedIn(name, k, want, have, gone)
+	}
 	for _, spec := range kind.Items() {
 		if !spec.Broker && d.desired.Declares(spec.Kind) {
 			d.namedIn(name, spec.Kind, want, have, gone)
@@ -447,7 +448,7 @@ func (d *differ) named(vhost string, spec kind.Spec, vk vhostKind, want, have si
 				c.Print = d.print(vk, true, ref, w)
 			}
 			if !spec.InPlace {
-				c.Action, c.Reason = Replace, d.replaceReason(spec.Label, fields)
+				c.Action, c.Reason = Replace, d.replaceReason(k, fields)
 			}
 			d.atStake(spec, &c)
 			d.add(c)
@@ -539,8 +540,10 @@ func keyBindings(want, have *topology.Vhost) boundKeys {
 // changes by appending alone would, at 50k objects, hold the old and the
 // new array at once: 20 MB where the changes need 12.
 func (d *differ) reserve(want, have *topology.Vhost, bk boundKeys) {
-	n := oneSided(want.Exchanges, have.Exchanges) + oneSided(want.Queues, have.Queues) +
-		oneSided(bk.wantB, bk.haveB) + oneSided(want.Policies, have.Policies) + oneSided(want.OperatorPolicies, have.OperatorPolicies)
+	n := oneSided(want.Exchanges, have.Exchanges) + oneSided(want.Queues, have.Queues) + oneSided(bk.wantB, bk.haveB)
+	for _, k := range kind.PolicyKinds() {
+		n += oneSided(want.PoliciesOf(k), have.PoliciesOf(k))
+	}
 	d.p.Changes = slices.Grow(d.p.Changes, n)
 }
 
@@ -889,7 +892,7 @@ func appendBool(out []FieldChange, field string, have, want bool) []FieldChange 
 }
 
 // replaceReason says which fields force a replace and how to avoid it.
-func replaceReason(kind string, fields []FieldChange) string {
+func replaceReason(k Kind, fields []FieldChange) string {
 	names := make([]string, 0, len(fields))
 	policyable := true
 	for _, f := range fields {
@@ -898,12 +901,12 @@ func replaceReason(kind string, fields []FieldChange) string {
 			policyable = false
 		}
 	}
-	why := fmt.Sprintf("%s %s changed; RabbitMQ cannot change a%s %s's %s after it is declared, so it must be deleted and declared again",
-		plural("field", len(names)), strings.Join(names, ", "), article(kind), kind, "properties and arguments")
+	why := fmt.Sprintf("%s %s changed; RabbitMQ cannot change %s's %s after it is declared, so it must be deleted and declared again",
+		plural("field", len(names)), strings.Join(names, ", "), k.WithArticle(), "properties and arguments")
 	if policyable {
 		return why + "; to avoid the replace, set these limits with a policy (policies change in place) instead of queue arguments"
 	}
-	return why + fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name and move consumers over", kind)
+	return why + fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name and move consumers over", k.Label())
 }
 
 // policyableField reports whether a queue argument can be set by a policy
@@ -917,13 +920,6 @@ func policyableField(field string) bool {
 		return true
 	}
 	return false
-}
-
-func article(kind string) string {
-	if strings.IndexAny(kind[:1], "aeiou") == 0 {
-		return "n"
-	}
-	return ""
 }
 
 func plural(word string, n int) string {

@@ -37,17 +37,22 @@ type vhostKind struct {
 // vhostKinds are the kinds with types of their own (kind.Spec.Item nil)
 // that live in a vhost; bindings, which have no name of their own in a
 // vhost, are looked up by their print of BindingName.
-var vhostKinds = map[Kind]vhostKind{
-	KindExchange: inMap(func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
-		func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) Object { return ExchangeObject{e} }, ExchangePrint),
-	KindQueue: inMap(func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
-		func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }, QueuePrint),
-	KindPolicy: inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.Policies },
-		func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }, PolicyPrint),
-	KindOperatorPolicy: inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.OperatorPolicies },
-		func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }, PolicyPrint),
-	KindBinding: {get: bindingIn, set: setBinding, removeAll: removeBindings},
-}
+// Every kind of policy (kind.PolicyKinds) is one of them, carried as a
+// PolicyObject.
+var vhostKinds = func() map[Kind]vhostKind {
+	m := map[Kind]vhostKind{
+		KindExchange: inMap(func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
+			func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) Object { return ExchangeObject{e} }, ExchangePrint),
+		KindQueue: inMap(func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
+			func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }, QueuePrint),
+		KindBinding: {get: bindingIn, set: setBinding, removeAll: removeBindings},
+	}
+	for _, k := range kind.PolicyKinds() {
+		m[k] = inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) },
+			func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }, PolicyPrint)
+	}
+	return m
+}()
 
 // inMap is the vhostKind of a kind kept in a map of v by name, carried
 // in a plan as O, whose print is printOf.

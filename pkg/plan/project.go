@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -71,8 +72,9 @@ func copyVhost(v *topology.Vhost) *topology.Vhost {
 	c := *v
 	c.Exchanges = maps.Clone(v.Exchanges)
 	c.Queues = maps.Clone(v.Queues)
-	c.Policies = maps.Clone(v.Policies)
-	c.OperatorPolicies = maps.Clone(v.OperatorPolicies)
+	for _, k := range kind.PolicyKinds() {
+		c.SetPoliciesOf(k, maps.Clone(v.PoliciesOf(k)))
+	}
 	c.Bindings = append([]*topology.Binding(nil), v.Bindings...)
 	c.Items = make(topology.Items, len(v.Items))
 	for k, byName := range v.Items {

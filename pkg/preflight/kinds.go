@@ -2,8 +2,8 @@ package preflight
 
 import (
 	"context"
+	"slices"
 
-	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -44,7 +44,7 @@ type tryer struct {
 // changes the throwaway vhost itself: its default queue type would apply
 // to queues declared after it, and a limit of max-queues 0 would refuse
 // every queue after it.
-var tryers = []tryer{
+var tryers = slices.Concat([]tryer{
 	{
 		kind: kind.Exchange,
 		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
@@ -96,8 +96,7 @@ var tryers = []tryer{
 		prepare: (*trier).ends,
 		whole:   true,
 	},
-	policyTryer(kind.Policy, func(v *topology.Vhost) map[string]*topology.Policy { return v.Policies }, (*broker.Client).PutPolicy),
-	policyTryer(kind.OperatorPolicy, func(v *topology.Vhost) map[string]*topology.Policy { return v.OperatorPolicies }, (*broker.Client).PutOperatorPolicy),
+}, policyTryers(), []tryer{
 	{
 		kind: kind.Vhost,
 		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
@@ -127,7 +126,7 @@ var tryers = []tryer{
 		size: func(*Trial) int { return -1 },
 		try:  (*trier).limits,
 	},
-}
+})
 
 // tryerOf returns the tryer of kind k; false for a kind the preflight
 // does not try.
@@ -140,29 +139,33 @@ func tryerOf(k kind.Kind) (tryer, bool) {
 	return tryer{}, false
 }
 
-// policyTryer is the tryer of policies or operator policies (k): of gives
-// a vhost's, put writes one.
-func policyTryer(k kind.Kind, of func(v *topology.Vhost) map[string]*topology.Policy, put func(*broker.Client, context.Context, string, *topology.Policy) error) tryer {
-	return tryer{
-		kind: k,
-		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
-			p, ok := c.After.(plan.PolicyObject)
-			if !ok {
-				return nil, false
-			}
-			return &Trial{Kind: c.Kind, Key: policyKey(c.Kind, p.Policy), Policy: p.Policy}, true
-		},
-		size: func(tr *Trial) int { return len(tr.Policy.Definition) },
-		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
-			for _, p := range of(v) {
-				if want(len(p.Definition)) {
-					out[policyKey(k, p)] = true
+// policyTryers are the tryers of the kinds of policy (kind.PolicyKinds),
+// in their order.
+func policyTryers() []tryer {
+	var out []tryer
+	for _, k := range kind.PolicyKinds() {
+		out = append(out, tryer{
+			kind: k,
+			trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+				p, ok := c.After.(plan.PolicyObject)
+				if !ok {
+					return nil, false
 				}
-			}
-		},
-		try:   func(t *trier, ctx context.Context, tr *Trial) error { return t.policy(ctx, tr, put) },
-		whole: true,
+				return &Trial{Kind: c.Kind, Key: policyKey(c.Kind, p.Policy), Policy: p.Policy}, true
+			},
+			size: func(tr *Trial) int { return len(tr.Policy.Definition) },
+			held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
+				for _, p := range v.PoliciesOf(k) {
+					if want(len(p.Definition)) {
+						out[policyKey(k, p)] = true
+					}
+				}
+			},
+			try:   (*trier).policy,
+			whole: true,
+		})
 	}
+	return out
 }
 
 // bindingTrial is the trial of a binding, on the shape of its source.

@@ -555,10 +555,10 @@ func (t *trier) binding(ctx context.Context, tr *Trial) error {
 }
 
 // policy tries a policy's or an operator policy's shape with put.
-func (t *trier) policy(ctx context.Context, tr *Trial, put func(*broker.Client, context.Context, string, *topology.Policy) error) error {
+func (t *trier) policy(ctx context.Context, tr *Trial) error {
 	p := *tr.Policy
 	p.Name = t.name()
-	return put(t.c, ctx, t.vhost, &p)
+	return t.c.PutPolicy(ctx, tr.Kind, t.vhost, &p)
 }
 
 // vhostSettings tries a vhost's default queue type on the throwaway vhost.

@@ -253,8 +253,9 @@ func (v Version) Check(t *topology.Topology) error {
 				}
 			}
 		}
-		check("policy", vh.Policies)
-		check("operator policy", vh.OperatorPolicies)
+		for _, k := range kind.PolicyKinds() {
+			check(k.Label(), vh.PoliciesOf(k))
+		}
 		for _, k := range []kind.Kind{kind.Shovel, kind.FederationUpstream} {
 			for _, name := range vh.Items.Names(k) {
 				it := vh.Items.Get(k, name)

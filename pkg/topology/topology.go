@@ -249,13 +249,11 @@ func (t *Topology) Declare(k kind.Kind) {
 
 // NewVhost returns an empty vhost named name.
 func NewVhost(name string) *Vhost {
-	return &Vhost{
-		Name:             name,
-		Exchanges:        map[string]*Exchange{},
-		Queues:           map[string]*Queue{},
-		Policies:         map[string]*Policy{},
-		OperatorPolicies: map[string]*Policy{},
+	v := &Vhost{Name: name, Exchanges: map[string]*Exchange{}, Queues: map[string]*Queue{}}
+	for _, k := range kind.PolicyKinds() {
+		v.SetPoliciesOf(k, map[string]*Policy{})
 	}
+	return v
 }
 
 // Vhost returns the vhost named name, creating it when absent.
@@ -283,8 +281,32 @@ func (v *Vhost) QueueNames() []string { return sortedKeys(v.Queues) }
 // PolicyNames returns the policy names in sorted order.
 func (v *Vhost) PolicyNames() []string { return sortedKeys(v.Policies) }
 
-// OperatorPolicyNames returns the operator policy names in sorted order.
-func (v *Vhost) OperatorPolicyNames() []string { return sortedKeys(v.OperatorPolicies) }
+// PolicyNamesOf returns the names of v's policies of kind k
+// (kind.PolicyKinds) in sorted order.
+func (v *Vhost) PolicyNamesOf(k kind.Kind) []string { return sortedKeys(v.PoliciesOf(k)) }
+
+// PoliciesOf returns v's policies of kind k (kind.PolicyKinds): its
+// policies or its operator policies; nil for any other kind. The stages
+// that read or write every kind of policy alike go through it.
+func (v *Vhost) PoliciesOf(k kind.Kind) map[string]*Policy {
+	switch k {
+	case kind.Policy:
+		return v.Policies
+	case kind.OperatorPolicy:
+		return v.OperatorPolicies
+	}
+	return nil
+}
+
+// SetPoliciesOf makes m v's policies of kind k (kind.PolicyKinds).
+func (v *Vhost) SetPoliciesOf(k kind.Kind, m map[string]*Policy) {
+	switch k {
+	case kind.Policy:
+		v.Policies = m
+	case kind.OperatorPolicy:
+		v.OperatorPolicies = m
+	}
+}
 
 // SortBindings orders bindings by source, destination type, destination,
 // routing key and arguments, so output is deterministic.
