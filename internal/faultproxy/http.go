@@ -116,6 +116,11 @@ type HTTP struct {
 	log      []Entry
 	cutAfter int // cut once this many more requests are forwarded; -1: never
 	cut      bool
+	// cutting counts the cuts CutAfter has begun (pick) and not yet made
+	// (the last request's handler cuts once its answer is out): Heal waits
+	// for them, so that a cut made late, on a loaded machine, never
+	// undoes a heal.
+	cutting sync.WaitGroup
 }
 
 // NewHTTP starts a proxy in front of target (an http:// URL).
@@ -181,8 +186,10 @@ func (p *HTTP) Cut() {
 	p.ln.cutAll()
 }
 
-// Heal undoes Cut and removes every rule.
+// Heal undoes Cut and removes every rule, once the cut CutAfter began is
+// made.
 func (p *HTTP) Heal() {
+	p.cutting.Wait()
 	p.mu.Lock()
 	p.cut = false
 	p.cutAfter = -1
@@ -235,6 +242,7 @@ func (p *HTTP) pick(r *http.Request) (ru Rule, last bool) {
 			p.cutAfter--
 			if p.cutAfter == 0 {
 				p.cut, last = true, true
+				p.cutting.Add(1)
 			}
 		}
 	}
@@ -255,6 +263,14 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ru, last := p.pick(r)
+	if last {
+		// Every connection is cut once this answer is out (or this
+		// request failed).
+		defer func() {
+			p.Cut()
+			p.cutting.Done()
+		}()
+	}
 	switch ru.Fault {
 	case Status:
 		code := ru.Status
@@ -302,9 +318,6 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
-	}
-	if last {
-		p.Cut()
 	}
 }
 
