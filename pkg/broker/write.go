@@ -155,7 +155,10 @@ func (c *Client) PutPolicy(ctx context.Context, k kind.Kind, vhost string, p *to
 	if err != nil {
 		return err
 	}
-	body := rabbithole.Policy{Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: rabbithole.PolicyDefinition(argsBody(p.Definition))}
+	body := map[string]any{topology.PolicyDefinitionKey: argsBody(p.Definition)}
+	for _, s := range topology.PolicySettings {
+		body[s.APIKey] = s.Value(p)
+	}
 	return c.do(ctx, &request{method: http.MethodPut, path: seg(spec.APIPath, vhost, p.Name), body: body,
 		op: fmt.Sprintf("set %s %q in vhost %q", spec.Label, p.Name, vhost), vhost: vhost}, nil)
 }

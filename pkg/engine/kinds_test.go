@@ -465,10 +465,9 @@ func (k *kindRun) present(state *topology.Topology) bool {
 			}
 		}
 		return false
-	case kind.Policy:
-		return v.Policies[k.name] != nil
-	case kind.OperatorPolicy:
-		return v.OperatorPolicies[k.name] != nil
+	}
+	if k.spec.Policy {
+		return v.PoliciesOf(k.spec.Kind)[k.name] != nil
 	}
 	if k.spec.Kind.Item() != nil {
 		if k.spec.Broker {

@@ -263,18 +263,16 @@ func policiesNode(ps map[string]*topology.Policy) *yaml.Node {
 	for _, name := range names {
 		p := ps[name]
 		n := mapping()
-		add(n, "pattern", str(p.Pattern))
-		if p.ApplyTo != "" && p.ApplyTo != "all" {
-			add(n, "apply_to", str(p.ApplyTo))
-		}
-		if p.Priority != 0 {
-			add(n, "priority", intNode(int64(p.Priority)))
+		for _, s := range topology.PolicySettings {
+			if v := s.Value(p); !s.IsDefault(v) {
+				add(n, s.Key, valueNode(v))
+			}
 		}
 		def := valueNode(map[string]any(p.Definition))
 		if p.Definition == nil {
 			def = mapping()
 		}
-		add(n, "definition", def)
+		add(n, topology.PolicyDefinitionKey, def)
 		flowify(def, 8)
 		add(m, name, n)
 	}

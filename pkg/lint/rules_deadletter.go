@@ -611,7 +611,7 @@ func (p *Pass) idleAlternate(q string) string {
 			case set.kind == KindOperatorPolicy:
 				why = "operator policies cannot set alternate-exchange (RabbitMQ refuses the operator policy)"
 				fix = fmt.Sprintf("move alternate-exchange: %s to a policy that applies to the exchanges whose unroutable messages belong here", yamlString(ae))
-			case pol.ApplyTo != "" && pol.ApplyTo != "all" && pol.ApplyTo != "exchanges":
+			case pol.AppliesTo() != "all" && pol.ApplyTo != "exchanges":
 				why = fmt.Sprintf("it applies to queues only (apply_to: %s)", pol.ApplyTo)
 				fix = fmt.Sprintf("set apply_to: exchanges on %s %q", set.label, name)
 			default:

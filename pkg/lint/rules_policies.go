@@ -122,7 +122,7 @@ func (p *Pass) shadowed(set policySet, pol *topology.Policy) (Finding, bool) {
 			}
 		}
 	}
-	if set.kind == KindPolicy && (pol.ApplyTo == "exchanges" || (pol.ApplyTo == "all" || pol.ApplyTo == "") && exchKeys) {
+	if set.kind == KindPolicy && (pol.ApplyTo == "exchanges" || pol.AppliesTo() == "all" && exchKeys) {
 		re := p.policyRegexp(pol.Pattern)
 		for _, xn := range p.exchangeNames {
 			if !re.MatchString(xn) {

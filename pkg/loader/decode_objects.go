@@ -28,7 +28,7 @@ var (
 	alertFields        = []string{"max_depth"}
 	queueBindingFields = []string{"exchange", "routing_key", "routing_keys", "arguments"}
 	bindingFields      = []string{"source", "destination", "destination_type", "routing_key", "arguments"}
-	policyFields       = []string{"pattern", "apply_to", "priority", "definition"}
+	policyFields       = append(policySettingKeys(), topology.PolicyDefinitionKey)
 )
 
 // queueDecl is a decoded queue with the sugar it declares.
@@ -805,4 +805,14 @@ func (d *decoder) policy(key, body *node, kind string) *topology.Policy {
 		}
 	}
 	return p
+}
+
+// policySettingKeys are the keys of a policy's settings in the file
+// (topology.PolicySettings), before its definition.
+func policySettingKeys() []string {
+	out := make([]string, len(topology.PolicySettings))
+	for i, s := range topology.PolicySettings {
+		out[i] = s.Key
+	}
+	return out
 }

@@ -819,17 +819,13 @@ func queueFields(have, want *topology.Queue) []FieldChange {
 
 func policyFields(have, want *topology.Policy) []FieldChange {
 	var out []FieldChange
-	if have.Pattern != want.Pattern {
-		out = append(out, FieldChange{Field: "pattern", Before: have.Pattern, After: want.Pattern})
-	}
-	if normApplyTo(have.ApplyTo) != normApplyTo(want.ApplyTo) {
-		out = append(out, FieldChange{Field: "apply_to", Before: normApplyTo(have.ApplyTo), After: normApplyTo(want.ApplyTo)})
-	}
-	if have.Priority != want.Priority {
-		out = append(out, FieldChange{Field: "priority", Before: have.Priority, After: want.Priority})
+	for _, s := range topology.PolicySettings {
+		if b, a := s.Value(have), s.Value(want); b != a {
+			out = append(out, FieldChange{Field: s.Key, Before: b, After: a})
+		}
 	}
 	for _, f := range argFields(have.Definition, want.Definition, "") {
-		f.Field = "definition." + strings.TrimPrefix(f.Field, "arguments.")
+		f.Field = topology.PolicyDefinitionKey + "." + strings.TrimPrefix(f.Field, "arguments.")
 		f.Forces = false
 		out = append(out, f)
 	}
@@ -934,13 +930,6 @@ func normQueueType(t string) string {
 		return topology.QueueClassic
 	}
 	return t
-}
-
-func normApplyTo(a string) string {
-	if a == "" {
-		return "all"
-	}
-	return a
 }
 
 func nilIfEmpty(s string) any {

@@ -260,8 +260,15 @@ func (o PolicyObject) fieldsFrom(_ Kind, have Object) []FieldChange {
 func (o PolicyObject) headline() string { return "" }
 
 func (o PolicyObject) describe() []string {
-	return append([]string{fmt.Sprintf("pattern: %s", show(o.Pattern)), fmt.Sprintf("apply_to: %s", normApplyTo(o.ApplyTo)), fmt.Sprintf("priority: %d", o.Priority)},
-		describeArgs(o.Definition)...)
+	var out []string
+	for _, s := range topology.PolicySettings {
+		v := s.Value(o.Policy)
+		if s.Text {
+			v = show(v)
+		}
+		out = append(out, fmt.Sprintf("%s: %v", s.Key, v))
+	}
+	return append(out, describeArgs(o.Definition)...)
 }
 
 func (o PolicyObject) json() *pj.Object {

@@ -2,7 +2,7 @@ package plan
 
 import (
 	"encoding/binary"
-	"strconv"
+	"fmt"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -141,7 +141,11 @@ func QueuePrint(q *topology.Queue) Print {
 // PolicyPrint is the print of a policy's or operator policy's definition
 // (policyFields).
 func PolicyPrint(p *topology.Policy) Print {
-	return newHasher().part("policy").part(p.Pattern).part(normApplyTo(p.ApplyTo)).part(strconv.Itoa(p.Priority)).args(p.Definition).print()
+	h := newHasher().part("policy")
+	for _, s := range topology.PolicySettings {
+		h.part(fmt.Sprint(s.Value(p)))
+	}
+	return h.args(p.Definition).print()
 }
 
 // ItemPrint is the print of an object of a generic kind (its settings,

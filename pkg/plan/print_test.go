@@ -298,6 +298,9 @@ func TestPrintsStay(t *testing.T) {
 		{"auto-delete transient fanout", ExchangePrint(&topology.Exchange{Name: "e", Type: "fanout", AutoDelete: true}), 3397957340},
 		{"quorum queue with a length limit", QueuePrint(&topology.Queue{Name: "q", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-length": int64(10)}}), 1737638039},
 		{"auto-delete transient classic queue", QueuePrint(&topology.Queue{Name: "q", Type: "classic", AutoDelete: true}), 354510609},
+		{"policy on queues with a priority", PolicyPrint(&topology.Policy{Name: "p", Pattern: `^orders\.`, ApplyTo: "queues", Priority: 5, Definition: topology.Args{"max-length": int64(1000), "overflow": "reject-publish"}}), 3406164506},
+		{"policy on all, negative priority", PolicyPrint(&topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "all", Priority: -3, Definition: topology.Args{"message-ttl": int64(60000)}}), 1919986888},
+		{"policy with apply-to left out (all)", PolicyPrint(&topology.Policy{Name: "p", Pattern: ".*", Priority: -3, Definition: topology.Args{"message-ttl": int64(60000)}}), 1919986888},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: print %d, want %d (as mqctl has always printed it)", tc.name, tc.got, tc.want)

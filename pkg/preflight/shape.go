@@ -228,7 +228,11 @@ func keyForm(exchangeType, key string) string {
 // policyKey is a policy's shape: its pattern (a regular expression the
 // broker compiles), what it applies to, its priority and its definition.
 func policyKey(k kind.Kind, p *topology.Policy) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", k, p.Pattern, p.ApplyTo, p.Priority, shapeArgs(p.Definition))
+	key := string(k)
+	for _, s := range topology.PolicySettings {
+		key += fmt.Sprintf("\x00%v", s.Value(p))
+	}
+	return key + "\x00" + shapeArgs(p.Definition)
 }
 
 // sortObjects orders the objects of trials refused together, each once, in
