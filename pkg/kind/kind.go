@@ -239,6 +239,9 @@ func (k Kind) HoldsMessages() bool { s, _ := Of(k); return s.HoldsMessages }
 // DeletedByKey is Of(k).DeletedByKey (false for an unknown kind).
 func (k Kind) DeletedByKey() bool { s, _ := Of(k); return s.DeletedByKey }
 
+// InPlace is Of(k).InPlace (false for an unknown kind).
+func (k Kind) InPlace() bool { s, _ := Of(k); return s.InPlace }
+
 // WritePhase is Of(k).WritePhase (0 for an unknown kind).
 func (k Kind) WritePhase() int { s, _ := Of(k); return s.WritePhase }
 

@@ -734,12 +734,10 @@ func itemFields(spec kind.Spec, have, want *topology.Item) []FieldChange {
 		hs, ws = spec.Item.Compare(have.Settings, want.Settings)
 	}
 	var out []FieldChange
-	for _, f := range argFields(hs, ws, "") {
-		if key := strings.TrimPrefix(f.Field, "arguments."); want.IsSecret(key) || have.IsSecret(key) {
+	for _, f := range argFields(hs, ws, "", "settings", !spec.InPlace) {
+		if key := strings.TrimPrefix(f.Field, "settings."); want.IsSecret(key) || have.IsSecret(key) {
 			f.Before, f.After = maskedOrNil(f.Before), maskedOrNil(f.After)
 		}
-		f.Field = "settings." + strings.TrimPrefix(f.Field, "arguments.")
-		f.Forces = !spec.InPlace
 		out = append(out, f)
 	}
 	return out
@@ -787,54 +785,28 @@ func vhostFields(want, have *topology.Vhost) []FieldChange {
 		out = append(out, FieldChange{Field: "description", Before: have.Description, After: want.Description})
 	}
 	// An unset default_queue_type in the file means "leave the broker's".
-	if want.DefaultQueueType != "" && want.DefaultQueueType != normQueueType(have.DefaultQueueType) {
+	if want.DefaultQueueType != "" && want.DefaultQueueType != topology.QueueTypeOrClassic(have.DefaultQueueType) {
 		out = append(out, FieldChange{Field: "default_queue_type", Before: nilIfEmpty(have.DefaultQueueType), After: want.DefaultQueueType})
 	}
 	return out
 }
 
-func exchangeFields(have, want *topology.Exchange) []FieldChange {
+// definitionFields are the fields by which want differs from have, as
+// def describes them: its settings, then its arguments; forces is true
+// for a kind that cannot change them in place (kind.Spec.InPlace).
+func definitionFields[T any](def topology.Definition[T], have, want T, forces bool) []FieldChange {
 	var out []FieldChange
-	if have.Type != want.Type {
-		out = append(out, FieldChange{Field: "type", Before: have.Type, After: want.Type, Forces: true})
-	}
-	for _, f := range topology.ExchangeFlags {
-		out = appendBool(out, f.Key, f.Get(have), f.Get(want))
-	}
-	return append(out, argFields(have.Arguments, want.Arguments, "")...)
-}
-
-func queueFields(have, want *topology.Queue) []FieldChange {
-	var out []FieldChange
-	if normQueueType(have.Type) != normQueueType(want.Type) {
-		out = append(out, FieldChange{Field: "type", Before: normQueueType(have.Type), After: normQueueType(want.Type), Forces: true})
-	}
-	for _, f := range topology.QueueFlags {
-		out = appendBool(out, f.Key, f.Get(have), f.Get(want))
-	}
-	// x-queue-type is left out: the type is compared on its own (RabbitMQ
-	// 4.x stores x-queue-type on every queue, 3.10 only when it was given).
-	return append(out, argFields(have.Arguments, want.Arguments, topology.QueueTypeArgument)...)
-}
-
-func policyFields(have, want *topology.Policy) []FieldChange {
-	var out []FieldChange
-	for _, s := range topology.PolicySettings {
+	for _, s := range def.Settings {
 		if b, a := s.Value(have), s.Value(want); b != a {
-			out = append(out, FieldChange{Field: s.Key, Before: b, After: a})
+			out = append(out, FieldChange{Field: s.Key, Before: b, After: a, Forces: forces})
 		}
 	}
-	for _, f := range argFields(have.Definition, want.Definition, "") {
-		f.Field = topology.PolicyDefinitionKey + "." + strings.TrimPrefix(f.Field, "arguments.")
-		f.Forces = false
-		out = append(out, f)
-	}
-	return out
+	return append(out, argFields(def.Args(have), def.Args(want), def.Skip, def.ArgsKey, forces)...)
 }
 
 // argFields lists the arguments that differ between have and want, in the
 // order of their names, leaving skip out (when it is not "").
-func argFields(have, want topology.Args, skip string) []FieldChange {
+func argFields(have, want topology.Args, skip, prefix string, forces bool) []FieldChange {
 	if sameArgs(have, want, skip) {
 		return nil // most objects of a plan: no names sorted, nothing made
 	}
@@ -855,7 +827,7 @@ func argFields(have, want topology.Args, skip string) []FieldChange {
 		if wok {
 			after = topology.Normalize(w)
 		}
-		out = append(out, FieldChange{Field: "arguments." + k, Before: before, After: after, Forces: true})
+		out = append(out, FieldChange{Field: prefix + "." + k, Before: before, After: after, Forces: forces})
 	}
 	return out
 }
@@ -878,13 +850,6 @@ func sameArgs(have, want topology.Args, skip string) bool {
 		n++
 	}
 	return len(have) == n
-}
-
-func appendBool(out []FieldChange, field string, have, want bool) []FieldChange {
-	if have != want {
-		out = append(out, FieldChange{Field: field, Before: have, After: want, Forces: true})
-	}
-	return out
 }
 
 // replaceReason says which fields force a replace and how to avoid it.
@@ -923,13 +888,6 @@ func plural(word string, n int) string {
 		return word
 	}
 	return word + "s"
-}
-
-func normQueueType(t string) string {
-	if t == "" {
-		return topology.QueueClassic
-	}
-	return t
 }
 
 func nilIfEmpty(s string) any {

@@ -182,9 +182,9 @@ func (m *VhostMeta) pos() topology.Pos { return topology.Pos{} }
 
 // The exchange.
 
-func (o ExchangeObject) fieldsFrom(_ Kind, have Object) []FieldChange {
+func (o ExchangeObject) fieldsFrom(k Kind, have Object) []FieldChange {
 	if h, ok := have.(ExchangeObject); ok {
-		return exchangeFields(h.Exchange, o.Exchange)
+		return definitionFields(topology.ExchangeDefinition, h.Exchange, o.Exchange, !k.InPlace())
 	}
 	return nil
 }
@@ -208,14 +208,14 @@ func (o ExchangeObject) pos() topology.Pos { return o.Pos }
 
 // The queue.
 
-func (o QueueObject) fieldsFrom(_ Kind, have Object) []FieldChange {
+func (o QueueObject) fieldsFrom(k Kind, have Object) []FieldChange {
 	if h, ok := have.(QueueObject); ok {
-		return queueFields(h.Queue, o.Queue)
+		return definitionFields(topology.QueueDefinition, h.Queue, o.Queue, !k.InPlace())
 	}
 	return nil
 }
 
-func (o QueueObject) headline() string { return " (" + normQueueType(o.Type) + ")" }
+func (o QueueObject) headline() string { return " (" + topology.QueueTypeOrClassic(o.Type) + ")" }
 
 func (o QueueObject) describe() []string {
 	return append(describeFlags(topology.QueueFlags, o.Queue), describeArgs(o.Arguments)...)
@@ -250,9 +250,9 @@ func (o BindingObject) pos() topology.Pos { return o.Pos }
 
 // The policy and the operator policy.
 
-func (o PolicyObject) fieldsFrom(_ Kind, have Object) []FieldChange {
+func (o PolicyObject) fieldsFrom(k Kind, have Object) []FieldChange {
 	if h, ok := have.(PolicyObject); ok {
-		return policyFields(h.Policy, o.Policy)
+		return definitionFields(topology.PolicyDefinition, h.Policy, o.Policy, !k.InPlace())
 	}
 	return nil
 }

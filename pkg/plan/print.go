@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -117,35 +118,41 @@ func sum(parts ...string) Print {
 // and goes with it, so an entry for a vhost is always its own.
 var vhostPrint = sum("vhost")
 
-// ExchangePrint is the print of an exchange's definition (exchangeFields).
+// ExchangePrint is the print of an exchange's definition
+// (topology.ExchangeDefinition).
 func ExchangePrint(e *topology.Exchange) Print {
-	h := newHasher().part("exchange").part(e.Type)
-	for _, f := range topology.ExchangeFlags {
-		h.flag(f.Get(e))
-	}
-	return h.args(e.Arguments).print()
+	return definitionPrint(topology.ExchangeDefinition, e)
 }
 
-// QueuePrint is the print of a queue's definition (queueFields).
-// x-queue-type is left out of the arguments: the type is printed on its
-// own (RabbitMQ 4.x stores the argument on every queue, 3.10 only when it
-// was given).
-func QueuePrint(q *topology.Queue) Print {
-	h := newHasher().part("queue").part(normQueueType(q.Type))
-	for _, f := range topology.QueueFlags {
-		h.flag(f.Get(q))
-	}
-	return h.args(q.Arguments, topology.QueueTypeArgument).print()
-}
+// QueuePrint is the print of a queue's definition
+// (topology.QueueDefinition: x-queue-type is left out of the arguments,
+// the type is printed on its own).
+func QueuePrint(q *topology.Queue) Print { return definitionPrint(topology.QueueDefinition, q) }
 
 // PolicyPrint is the print of a policy's or operator policy's definition
-// (policyFields).
-func PolicyPrint(p *topology.Policy) Print {
-	h := newHasher().part("policy")
-	for _, s := range topology.PolicySettings {
-		h.part(fmt.Sprint(s.Value(p)))
+// (topology.PolicyDefinition).
+func PolicyPrint(p *topology.Policy) Print { return definitionPrint(topology.PolicyDefinition, p) }
+
+// definitionPrint is the print of o as def describes it: def.Print, each
+// setting (a flag as 1 or 0), then the arguments.
+func definitionPrint[T any](def topology.Definition[T], o T) Print {
+	h := newHasher().part(def.Print)
+	for _, s := range def.Settings {
+		switch v := s.Value(o).(type) {
+		case bool:
+			h.flag(v)
+		case string:
+			h.part(v)
+		case int:
+			h.part(strconv.Itoa(v))
+		default:
+			h.part(fmt.Sprint(v))
+		}
 	}
-	return h.args(p.Definition).print()
+	if def.Skip != "" {
+		return h.args(def.Args(o), def.Skip).print()
+	}
+	return h.args(def.Args(o)).print()
 }
 
 // ItemPrint is the print of an object of a generic kind (its settings,

@@ -9,6 +9,7 @@ package preflight
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -165,23 +166,37 @@ func shapeArgs(args topology.Args) string {
 }
 
 func exchangeKey(x *topology.Exchange) string {
-	return "exchange\x00" + x.Type + flagsKey(topology.ExchangeFlags, x) + shapeArgs(x.Arguments)
+	return shapeKey("exchange", topology.ExchangeDefinition, x)
 }
 
 func queueKey(q *topology.Queue) string {
-	return "queue\x00" + q.Type + flagsKey(topology.QueueFlags, q) + shapeArgs(q.Arguments)
+	return shapeKey("queue", topology.QueueDefinition, q)
 }
 
-// flagsKey is the part of a shape's key that o's flags make.
-func flagsKey[T any](flags []topology.Flag[T], o T) string {
-	b := make([]byte, 0, 2*len(flags)+1)
-	for _, f := range flags {
-		b = append(b, 0, '0')
-		if f.Get(o) {
-			b[len(b)-1] = '1'
-		}
+// policyKey is a policy's shape: its pattern (a regular expression the
+// broker compiles), what it applies to, its priority and its definition.
+func policyKey(k kind.Kind, p *topology.Policy) string {
+	return shapeKey(string(k), topology.PolicyDefinition, p)
+}
+
+// shapeKey is o's shape as def describes it, after prefix (its kind): its
+// settings, then its arguments (shapeArgs) without def.Skip, compared as
+// a setting.
+func shapeKey[T any](prefix string, def topology.Definition[T], o T) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for _, s := range def.Settings {
+		b.WriteByte(0)
+		fmt.Fprint(&b, s.Value(o))
 	}
-	return string(append(b, 0))
+	args := def.Args(o)
+	if _, ok := args[def.Skip]; ok && def.Skip != "" {
+		args = maps.Clone(args)
+		delete(args, def.Skip)
+	}
+	b.WriteByte(0)
+	b.WriteString(shapeArgs(args))
+	return b.String()
 }
 
 // bindingKey is a binding's shape on its source src (nil: an amq.*
@@ -223,16 +238,6 @@ func keyForm(exchangeType, key string) string {
 		return strings.Join(words, ".")
 	}
 	return key
-}
-
-// policyKey is a policy's shape: its pattern (a regular expression the
-// broker compiles), what it applies to, its priority and its definition.
-func policyKey(k kind.Kind, p *topology.Policy) string {
-	key := string(k)
-	for _, s := range topology.PolicySettings {
-		key += fmt.Sprintf("\x00%v", s.Value(p))
-	}
-	return key + "\x00" + shapeArgs(p.Definition)
 }
 
 // sortObjects orders the objects of trials refused together, each once, in

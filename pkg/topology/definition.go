@@ -1,0 +1,89 @@
+package topology
+
+// Definition is what the objects of one type (T: an exchange, a queue, a
+// policy) are compared, printed and tried by, described once for the
+// stages that do (the diff, the prints an ownership record keeps, the
+// preflight's shapes): Print is the word an object's print starts with,
+// Settings its settings in the order they are compared and printed, and
+// Args its arguments (a policy's definition), named ArgsKey in plans,
+// without Skip, an argument that is compared as a setting of its own (a
+// queue's x-queue-type, its type). Whether a change of them forces a
+// replace is the kind's (kind.Spec.InPlace).
+type Definition[T any] struct {
+	Print    string
+	Settings []Setting[T]
+	ArgsKey  string
+	Args     func(T) Args
+	Skip     string
+}
+
+// Setting is one setting of an object of type T: Key is its name in
+// topology.yaml and in plans, APIKey in a definitions file and the
+// management API, Default what RabbitMQ takes when it is not given (nil:
+// none, the setting is required or always given), Value its value in an
+// object as RabbitMQ holds it (a queue type left out is classic), and
+// Text is true for free text (a policy's pattern), which views quote.
+type Setting[T any] struct {
+	Key, APIKey string
+	Default     any
+	Value       func(T) any
+	Text        bool
+}
+
+// IsDefault reports whether v, a value of s, is the one RabbitMQ takes
+// when s is not given.
+func (s Setting[T]) IsDefault(v any) bool { return s.Default != nil && v == s.Default }
+
+// ExchangeDefinition: an exchange's type, its flags (ExchangeFlags) and
+// its arguments.
+var ExchangeDefinition = Definition[*Exchange]{
+	Print: "exchange",
+	Settings: append([]Setting[*Exchange]{
+		{Key: "type", APIKey: "type", Value: func(x *Exchange) any { return x.Type }},
+	}, flagSettings(ExchangeFlags)...),
+	ArgsKey: "arguments",
+	Args:    func(x *Exchange) Args { return x.Arguments },
+}
+
+// QueueDefinition: a queue's type (classic when left out), its flags
+// (QueueFlags) and its arguments but x-queue-type (RabbitMQ 4.x stores it
+// on every queue, 3.10 only when it was given).
+var QueueDefinition = Definition[*Queue]{
+	Print: "queue",
+	Settings: append([]Setting[*Queue]{
+		{Key: "type", APIKey: "type", Value: func(q *Queue) any { return q.TypeOrClassic() }},
+	}, flagSettings(QueueFlags)...),
+	ArgsKey: "arguments",
+	Args:    func(q *Queue) Args { return q.Arguments },
+	Skip:    QueueTypeArgument,
+}
+
+// PolicyDefinition: a policy's settings (PolicySettings) and its
+// definition, for every kind of policy.
+var PolicyDefinition = Definition[*Policy]{
+	Print:    "policy",
+	Settings: PolicySettings,
+	ArgsKey:  PolicyDefinitionKey,
+	Args:     func(p *Policy) Args { return p.Definition },
+}
+
+// flagSettings are flags as settings, in their order.
+func flagSettings[T any](flags []Flag[T]) []Setting[T] {
+	out := make([]Setting[T], len(flags))
+	for i, f := range flags {
+		out[i] = Setting[T]{Key: f.Key, APIKey: f.Key, Default: f.Default, Value: func(o T) any { return f.Get(o) }}
+	}
+	return out
+}
+
+// TypeOrClassic is q's type as RabbitMQ holds it: Type, or classic when it
+// is left out.
+func (q *Queue) TypeOrClassic() string { return QueueTypeOrClassic(q.Type) }
+
+// QueueTypeOrClassic is queue type t, or classic when t is "".
+func QueueTypeOrClassic(t string) string {
+	if t == "" {
+		return QueueClassic
+	}
+	return t
+}
