@@ -796,8 +796,7 @@ func (r *reader) readBindings(top map[string]any) {
 // readPolicies reads the policies of kind k (kind.PolicyKinds) from
 // their section.
 func (r *reader) readPolicies(top map[string]any, k kind.Kind) {
-	spec, _ := kind.Of(k)
-	for _, o := range r.list(top, spec.Section, spec.Label) {
+	for _, o := range r.list(top, k.Section(), k.Label()) {
 		r.readPolicy(o, o, k)
 	}
 }

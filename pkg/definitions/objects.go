@@ -103,7 +103,7 @@ func (d *Document) PoliciesOf(k kind.Kind) *[]Policy {
 // named section; nil when no kind of policy has that section.
 func (d *Document) policiesIn(section string) *[]Policy {
 	for _, k := range kind.PolicyKinds() {
-		if s, _ := kind.Of(k); s.Section == section {
+		if k.Section() == section {
 			return d.PoliciesOf(k)
 		}
 	}

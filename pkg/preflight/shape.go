@@ -9,7 +9,6 @@ package preflight
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -148,14 +147,18 @@ var nameArgs = map[string]bool{
 	"federation-upstream": true, "federation-upstream-set": true,
 }
 
-// shapeArgs is args with the value of every name argument that is a
-// string replaced by "": a string of any content is taken alike.
-func shapeArgs(args topology.Args) string {
+// shapeArgs is args without skip (when it is not "") and with the value
+// of every name argument that is a string replaced by "": a string of any
+// content is taken alike.
+func shapeArgs(args topology.Args, skip string) string {
 	if len(args) == 0 {
 		return "{}"
 	}
 	out := make(topology.Args, len(args))
 	for k, v := range args {
+		if k == skip && skip != "" {
+			continue
+		}
 		if _, isString := v.(string); isString && nameArgs[k] {
 			out[k] = ""
 			continue
@@ -189,13 +192,8 @@ func shapeKey[T any](prefix string, def topology.Definition[T], o T) string {
 		b.WriteByte(0)
 		fmt.Fprint(&b, s.Value(o))
 	}
-	args := def.Args(o)
-	if _, ok := args[def.Skip]; ok && def.Skip != "" {
-		args = maps.Clone(args)
-		delete(args, def.Skip)
-	}
 	b.WriteByte(0)
-	b.WriteString(shapeArgs(args))
+	b.WriteString(shapeArgs(def.Args(o), def.Skip))
 	return b.String()
 }
 
