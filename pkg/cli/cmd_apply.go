@@ -83,14 +83,14 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 	if err := g.checkOutput("text", "json"); err != nil {
 		return err
 	}
-	var view applyView = &applyText{g: g, stdout: stdout, stderr: stderr, quiet: f.quiet}
+	var view applyView = &applyText{g: g, stdout: stdout, stderr: stderr, quiet: f.quiet, autoApprove: f.autoApprove}
 	if g.output == "json" {
 		if !f.autoApprove && planFile == "" {
 			return errors.New("apply -o json does not ask for confirmation: review the plan (mqctl plan) and pass --auto-approve, or apply a saved plan (mqctl plan --out FILE, then mqctl apply -o json FILE)")
 		}
 		view = newApplyJSON(stdout)
 	}
-	err := g.applyWith(ctx, view, stdout, planFile, f)
+	err := g.applyWith(ctx, view, planFile, f)
 	if err != nil {
 		view.Error(err)
 		return err
@@ -99,9 +99,8 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 	return nil
 }
 
-// applyWith runs apply, showing what it does through view (stdout is the
-// terminal's, for the confirmation).
-func (g *globals) applyWith(ctx context.Context, view applyView, stdout io.Writer, planFile string, f applyFlags) error {
+// applyWith runs apply, showing what it does through view.
+func (g *globals) applyWith(ctx context.Context, view applyView, planFile string, f applyFlags) error {
 	var in engine.ApplyInput
 	if planFile != "" {
 		fh, err := os.Open(planFile)
@@ -133,19 +132,8 @@ func (g *globals) applyWith(ctx context.Context, view applyView, stdout io.Write
 		LockWaiting: func(vhost, holder string) {
 			view.Note(fmt.Sprintf("vhost %q is locked by %s; waiting up to %s (--lock-timeout)", vhost, holder, f.lockTimeout))
 		},
-		Show: view.Plan,
-		Confirm: func(p *plan.Plan) error {
-			// -o json never asks: it takes --auto-approve, or a saved plan.
-			if !p.Empty() && !f.autoApprove && g.output != "json" {
-				if err := g.confirm(stdout); err != nil {
-					return err
-				}
-			}
-			if !f.quiet && g.output != "json" {
-				fmt.Fprintln(stdout)
-			}
-			return nil
-		},
+		Show:     view.Plan,
+		Confirm:  view.Confirm,
 		Report:   view.Report,
 		Progress: view.Step,
 		Waiting: func(server string, pending []string) {

@@ -18,6 +18,10 @@ import (
 type applyView interface {
 	// Plan shows the plan before anything changes.
 	Plan(p *plan.Plan) error
+	// Confirm is asked, once the plan is shown, whether to go on: the
+	// text view asks on the terminal unless --auto-approve, the JSON view
+	// never asks (it takes --auto-approve or a saved plan).
+	Confirm(p *plan.Plan) error
 	// Note says something the user should know (the engine's notes, a
 	// lock waited for, a change not yet visible).
 	Note(msg string)
@@ -38,11 +42,26 @@ type applyText struct {
 	g              *globals
 	stdout, stderr io.Writer
 	quiet          bool
+	autoApprove    bool
 	mu             sync.Mutex
 }
 
 func (v *applyText) Plan(p *plan.Plan) error {
 	return plan.WriteText(v.stdout, p, plan.RenderOptions{Color: v.g.useColor()})
+}
+
+// Confirm asks on the terminal before a plan with changes, unless
+// --auto-approve; then a blank line sets the steps apart from the plan.
+func (v *applyText) Confirm(p *plan.Plan) error {
+	if !p.Empty() && !v.autoApprove {
+		if err := v.g.confirm(v.stdout); err != nil {
+			return err
+		}
+	}
+	if !v.quiet {
+		fmt.Fprintln(v.stdout)
+	}
+	return nil
 }
 
 func (v *applyText) Note(msg string) {
@@ -95,6 +114,10 @@ func (v *applyJSON) Plan(p *plan.Plan) error {
 	v.emit(planjson.Message{Type: planjson.TypePlan, Plan: plan.JSONOf(p)})
 	return nil
 }
+
+// Confirm never asks: runApply refuses -o json without --auto-approve or
+// a saved plan.
+func (v *applyJSON) Confirm(*plan.Plan) error { return nil }
 
 func (v *applyJSON) Note(msg string) { v.emit(planjson.Message{Type: planjson.TypeNote, Message: msg}) }
 
