@@ -66,3 +66,51 @@ func TestApplyJSONPartial(t *testing.T) {
 		t.Errorf("error line %q, want %q", ms[3].Message, want.Error())
 	}
 }
+
+// Before a plan with changes the text view asks on the terminal and goes
+// on only on "yes"; --auto-approve and an empty plan ask nothing; off a
+// terminal it refuses with the flag to pass. The JSON view never asks
+// (runApply refuses -o json without --auto-approve or a saved plan).
+func TestApplyConfirm(t *testing.T) {
+	changes := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "a"}}}
+	empty := &plan.Plan{}
+	const prompt = "Do you want to perform these actions? Only 'yes' will be accepted: "
+	for _, tc := range []struct {
+		name        string
+		p           *plan.Plan
+		terminal    bool
+		stdin       string
+		autoApprove bool
+		quiet       bool
+		wantErr     string // "" for none
+		wantOut     string
+	}{
+		{name: "yes", p: changes, terminal: true, stdin: "yes\n", wantOut: "\n" + prompt + "\n"},
+		{name: "yes quiet", p: changes, terminal: true, stdin: "yes\n", quiet: true, wantOut: "\n" + prompt},
+		{name: "no", p: changes, terminal: true, stdin: "no\n", wantErr: "apply cancelled: nothing was changed", wantOut: "\n" + prompt},
+		{name: "nothing typed", p: changes, terminal: true, stdin: "", wantErr: "apply cancelled: nothing was changed", wantOut: "\n" + prompt},
+		{name: "not a terminal", p: changes, stdin: "yes\n", wantErr: "run it in one, or pass --auto-approve"},
+		{name: "auto-approve", p: changes, stdin: "no\n", autoApprove: true, wantOut: "\n"},
+		{name: "no changes", p: empty, terminal: true, stdin: "no\n", wantOut: "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			g := &globals{env: Env{Stdin: strings.NewReader(tc.stdin), StdinIsTerminal: tc.terminal}}
+			v := &applyText{g: g, stdout: &out, stderr: &out, quiet: tc.quiet, autoApprove: tc.autoApprove}
+			err := v.Confirm(tc.p)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("Confirm: %v, want none", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("Confirm: %v, want %q", err, tc.wantErr)
+			}
+			if out.String() != tc.wantOut {
+				t.Errorf("printed %q, want %q", out.String(), tc.wantOut)
+			}
+			var js bytes.Buffer
+			if err := newApplyJSON(&js).Confirm(tc.p); err != nil || js.Len() != 0 {
+				t.Errorf("the JSON view: %v, printed %q; want no question and no error", err, js.String())
+			}
+		})
+	}
+}
