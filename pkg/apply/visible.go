@@ -26,15 +26,12 @@ func Pending(done []Step, state *topology.Topology) []string {
 	}
 	type key struct {
 		kind        plan.Kind
-		vhost, name string
+		vhost, name string // a binding's name is its plan.BindingName
 	}
 	last := map[key]Step{}
 	var order []key
 	for _, s := range done {
 		k := key{kind: s.Kind(), vhost: s.Vhost, name: s.Name}
-		if k.kind == plan.KindBinding {
-			k.name = s.Binding.Key()
-		}
 		if k.kind == "" {
 			continue
 		}
@@ -53,7 +50,8 @@ func Pending(done []Step, state *topology.Topology) []string {
 	}
 	var out []string
 	missing := map[string]bool{}
-	bindings := map[string]map[string]bool{} // per vhost, the keys state lists
+	// Per vhost and kind, the lookup of what state holds (plan.Lookup).
+	lookups := map[key]func(string) plan.Object{}
 	for _, k := range order {
 		s := last[k]
 		deleted := s.Delete
@@ -91,24 +89,13 @@ func Pending(done []Step, state *topology.Topology) []string {
 				out = append(out, fmt.Sprintf("vhost %q", k.vhost))
 				continue
 			}
-			if k.kind == plan.KindBinding {
-				if bindings[k.vhost] == nil {
-					bindings[k.vhost] = map[string]bool{}
-					for _, b := range v.Bindings {
-						bindings[k.vhost][b.Key()] = true
-					}
-				}
-				if bindings[k.vhost][k.name] {
-					held = plan.BindingObject{Binding: s.Binding}
-				}
-			} else {
-				held = plan.ObjectIn(v, k.kind, k.name)
+			at := key{kind: k.kind, vhost: k.vhost}
+			if lookups[at] == nil {
+				lookups[at] = plan.Lookup(v, k.kind)
 			}
+			held = lookups[at](k.name)
 		}
 		what := fmt.Sprintf("%s %q%s", k.kind, k.name, where)
-		if k.kind == plan.KindBinding {
-			what = fmt.Sprintf("binding %q%s", plan.BindingName(s.Binding), where)
-		}
 		switch {
 		case deleted && held != nil:
 			out = append(out, what+" (deleted, still listed)")

@@ -18,6 +18,10 @@ type vhostKind struct {
 	get func(v *topology.Vhost, name string) Object
 	// set makes v hold o as name, or hold none when o is nil.
 	set func(v *topology.Vhost, name string, o Object)
+	// index, when set, is a lookup by name over v's objects built once:
+	// for a kind kept in a list (bindings), where get is a pass over the
+	// list per name (Lookup).
+	index func(v *topology.Vhost) func(name string) Object
 	// removeAll, when set, removes the objects of names from v at once:
 	// for a kind kept in a list (bindings), where removing each on its
 	// own would cost a pass over the list (a teardown's 25,000 bindings).
@@ -45,7 +49,7 @@ var vhostKinds = func() map[Kind]vhostKind {
 			func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) Object { return ExchangeObject{e} }, ExchangePrint),
 		KindQueue: inMap(func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
 			func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }, QueuePrint),
-		KindBinding: {get: bindingIn, set: setBinding, removeAll: removeBindings},
+		KindBinding: {get: bindingIn, index: bindingIndex, set: setBinding, removeAll: removeBindings},
 	}
 	for _, k := range kind.PolicyKinds() {
 		m[k] = inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) },
@@ -124,6 +128,35 @@ func ObjectIn(v *topology.Vhost, k Kind, name string) Object {
 		return nil
 	}
 	return a.get(v, name)
+}
+
+// Lookup returns a function that looks up v's objects of kind k by name
+// (a binding by its BindingName), as ObjectIn does, for many names: for
+// bindings it indexes them once. It finds nothing for a kind that is not
+// a kind of a vhost's objects, or when v is nil.
+func Lookup(v *topology.Vhost, k Kind) func(name string) Object {
+	a, ok := vhostKindOf(k)
+	switch {
+	case !ok || v == nil:
+		return func(string) Object { return nil }
+	case a.index != nil:
+		return a.index(v)
+	}
+	return func(name string) Object { return a.get(v, name) }
+}
+
+// bindingIndex looks up the bindings of v by BindingName.
+func bindingIndex(v *topology.Vhost) func(string) Object {
+	byName := make(map[string]*topology.Binding, len(v.Bindings))
+	for _, b := range v.Bindings {
+		byName[BindingName(b)] = b
+	}
+	return func(name string) Object {
+		if b := byName[name]; b != nil {
+			return BindingObject{b}
+		}
+		return nil
+	}
 }
 
 // bindingIn returns the binding of v whose BindingName is name.

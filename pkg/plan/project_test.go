@@ -111,9 +111,18 @@ func TestEveryVhostKindIsFound(t *testing.T) {
 		if got := ObjectIn(v, s.Kind, name); got == nil || !reflect.DeepEqual(got, o) {
 			t.Errorf("kind %q: put %+v, found %+v", s.Kind, o, got)
 		}
+		if got := Lookup(v, s.Kind)(name); got == nil || !reflect.DeepEqual(got, o) {
+			t.Errorf("kind %q: put %+v, its Lookup found %+v", s.Kind, o, got)
+		}
+		if got := Lookup(v, s.Kind)(name + "x"); got != nil {
+			t.Errorf("kind %q: Lookup of a name v lacks found %+v", s.Kind, got)
+		}
 		a.set(v, name, nil)
 		if got := ObjectIn(v, s.Kind, name); got != nil {
 			t.Errorf("kind %q: taken out, still found %+v", s.Kind, got)
+		}
+		if got := Lookup(v, s.Kind)(name); got != nil {
+			t.Errorf("kind %q: taken out, its Lookup still found %+v", s.Kind, got)
 		}
 	}
 }
