@@ -609,14 +609,15 @@ func (e *executor) writeRecord(ctx context.Context, vh string, managed map[plan.
 		return nil
 	}
 	next := ownership.Exchange(vh, rec.Generation+1, managed)
-	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.exchangeIs(vh, next)); err != nil {
+	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
+	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, readExchange)); err != nil {
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
 	}
 	var errs []error
 	for _, old := range rec.Exchanges {
 		if err := ignoreNotFound(write(ctx, func() error {
 			return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
-		}, e.exchangeGone(vh, old))); err != nil {
+		}, e.gone(Step{Vhost: vh, Name: old, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: old}}, readExchange))); err != nil {
 			errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
 		}
 	}

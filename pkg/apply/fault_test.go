@@ -2,6 +2,7 @@ package apply_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ import (
 // and check).
 type faultEnv struct {
 	t      *testing.T
+	b      *testbroker.Broker
 	vhost  string
 	proxy  *faultproxy.HTTP
 	faulty *broker.Client
@@ -36,7 +38,7 @@ type faultEnv struct {
 func newFaultEnv(t *testing.T) *faultEnv {
 	t.Helper()
 	b := testbroker.New(t)
-	e := &faultEnv{t: t, vhost: b.Vhost(t)}
+	e := &faultEnv{t: t, b: b, vhost: b.Vhost(t)}
 	p, err := faultproxy.NewHTTP(b.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -83,13 +85,28 @@ func (e *faultEnv) plan(content string) (*plan.Plan, map[string]*ownership.Recor
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	_, live, err := e.direct.ReadState(context.Background(), []string{e.vhost})
+	// Inspect: the vhost and the broker's own objects (users), as a plan
+	// reads them.
+	live, err := e.direct.Inspect(context.Background(), []string{e.vhost})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	recs, err := ownership.Extract(live.State)
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	// mqctl's record of the broker's users, as the engine reads it.
+	var global struct {
+		Value map[string]any `json:"value"`
+	}
+	switch err := e.direct.GetJSON(context.Background(), &global, "read mqctl's record of the broker's users", "", "global-parameters", ownership.GlobalParameter); {
+	case errors.Is(err, broker.ErrNotFound):
+	case err != nil:
+		e.t.Fatal(err)
+	default:
+		if recs[""], err = ownership.DecodeGlobal(global.Value); err != nil {
+			e.t.Fatal(err)
+		}
 	}
 	p := plan.Diff(desired, plan.Current{Live: *live, Managed: ownership.Merge(recs)})
 	return p, recs, live
@@ -243,6 +260,42 @@ func TestUnknownOutcomeTwice(t *testing.T) {
 		t.Fatalf("re-run: %v", res2.Failed)
 	}
 	e.converged(faultFile)
+}
+
+// A user written with a plaintext password whose answer is lost is read
+// back and found done: the broker holds the password's salted hash, which
+// the read back compares with the password as the plan does (the user
+// kind's Compare). It is not sent again.
+func TestUnknownOutcomeOfAUserIsReadBack(t *testing.T) {
+	t.Parallel()
+	e := newFaultEnv(t)
+	e.b.UsersSection(t)
+	user := e.vhost + "-u"
+	const section = "version: 1\nvhosts:\n  ${VHOST}: {}\nusers:\n"
+	file := section + "  " + user + ": { password: pw-" + e.vhost + ", tags: [management] }\n"
+	t.Cleanup(func() {
+		// The users section without it deletes the user mqctl made, and
+		// takes it out of mqctl's record of the broker's users.
+		if res := e.apply(section[:len(section)-1] + " {}\n"); !res.OK() {
+			t.Errorf("deleting the test user: failed %v", res.Failed)
+		}
+	})
+	path := "users/" + user
+	e.proxy.Add(faultproxy.Rule{Times: 1, Fault: faultproxy.Drop, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodPut && r.URL.Path == "/api/"+path
+	}})
+	if res := e.apply(file); !res.OK() {
+		t.Fatalf("apply did not finish: failed %v, remaining %d, record %v", res.Failed, len(res.Remaining), res.RecordErr)
+	}
+	if got := e.trail(path); strings.Join(got, ", ") != "PUT drop" {
+		t.Errorf("requests on %s: %v, want one PUT (its answer lost; the read back finds the user with the password's hash)", path, got)
+	}
+	if n := e.proxy.Count(func(en faultproxy.Entry) bool {
+		return en.Method == http.MethodGet && strings.HasPrefix(en.Path, "users")
+	}); n == 0 {
+		t.Errorf("the user was not read back")
+	}
+	e.converged(file)
 }
 
 // A write whose answer is lost is done only when the broker holds the

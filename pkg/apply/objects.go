@@ -31,6 +31,12 @@ type object struct {
 	serial bool
 }
 
+// readFunc reads back the object step s writes or deletes as the broker
+// holds it, with an error wrapping broker.ErrNotFound when it holds none:
+// each kind's write and delete settle an unknown outcome through their
+// kind's (executor.written, executor.gone).
+type readFunc func(ctx context.Context, e *executor, s Step) (plan.Object, error)
+
 // kindOps are the operations that write (create, update, declare again)
 // and delete one object of a kind.
 type kindOps struct{ create, update, del Op }
@@ -103,13 +109,12 @@ func deleteVhost(ctx context.Context, e *executor, s Step) error {
 	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteVhost(ctx, s.Name) }, e.vhostGone(s.Name)))
 }
 
-// declarer is how one kind's object is declared: over AMQP, through the
-// management API, and how a declaration whose outcome is unknown is read
-// back.
+// declarer is how one kind's object is declared: over AMQP, and through
+// the management API (read back when its outcome is unknown).
 type declarer[T any] struct {
-	amqp  func(d *broker.Declarer, ctx context.Context, vhost string, o *T) error
-	api   func(c *broker.Client, ctx context.Context, vhost string, o *T) error
-	check func(e *executor, vhost string, o *T) check
+	amqp func(d *broker.Declarer, ctx context.Context, vhost string, o *T) error
+	api  func(c *broker.Client, ctx context.Context, vhost string, o *T) error
+	read readFunc
 }
 
 // declare declares o over AMQP where apply declares in bulk in the step's
@@ -118,13 +123,13 @@ func (k declarer[T]) declare(ctx context.Context, e *executor, s Step, o *T) err
 	if e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return k.amqp(d, ctx, s.Vhost, o) }) {
 		return nil
 	}
-	return write(ctx, func() error { return k.api(e.c, ctx, s.Vhost, o) }, k.check(e, s.Vhost, o))
+	return write(ctx, func() error { return k.api(e.c, ctx, s.Vhost, o) }, e.written(s, k.read))
 }
 
 var (
-	exchanges = declarer[topology.Exchange]{(*broker.Declarer).DeclareExchange, (*broker.Client).DeclareExchange, (*executor).exchangeIs}
-	queues    = declarer[topology.Queue]{(*broker.Declarer).DeclareQueue, (*broker.Client).DeclareQueue, (*executor).queueIs}
-	bindings  = declarer[topology.Binding]{(*broker.Declarer).DeclareBinding, (*broker.Client).DeclareBinding, (*executor).bindingExists}
+	exchanges = declarer[topology.Exchange]{(*broker.Declarer).DeclareExchange, (*broker.Client).DeclareExchange, readExchange}
+	queues    = declarer[topology.Queue]{(*broker.Declarer).DeclareQueue, (*broker.Client).DeclareQueue, readQueue}
+	bindings  = declarer[topology.Binding]{(*broker.Declarer).DeclareBinding, (*broker.Client).DeclareBinding, readBinding}
 )
 
 func declareExchange(ctx context.Context, e *executor, s Step) error {
@@ -134,7 +139,12 @@ func declareExchange(ctx context.Context, e *executor, s Step) error {
 func deleteExchange(ctx context.Context, e *executor, s Step) error {
 	return ignoreNotFound(write(ctx, func() error {
 		return e.c.DeleteExchange(ctx, s.Vhost, s.Name, broker.DeleteExchangeOptions{})
-	}, e.exchangeGone(s.Vhost, s.Name)))
+	}, e.gone(s, readExchange)))
+}
+
+func readExchange(ctx context.Context, e *executor, s Step) (plan.Object, error) {
+	x, err := e.c.GetExchange(ctx, s.Vhost, s.Name)
+	return plan.ExchangeObject{Exchange: x}, err
 }
 
 func declareQueue(ctx context.Context, e *executor, s Step) error {
@@ -145,7 +155,12 @@ func declareQueue(ctx context.Context, e *executor, s Step) error {
 // message is lost (executor.deleteQueue); read back, a queue still there
 // goes through every check again.
 func deleteQueue(ctx context.Context, e *executor, s Step) error {
-	return write(ctx, func() error { return e.deleteQueue(ctx, s) }, e.queueGone(s.Vhost, s.Name))
+	return write(ctx, func() error { return e.deleteQueue(ctx, s) }, e.gone(s, readQueue))
+}
+
+func readQueue(ctx context.Context, e *executor, s Step) (plan.Object, error) {
+	q, err := e.c.GetQueue(ctx, s.Vhost, s.Name)
+	return plan.QueueObject{Queue: q}, err
 }
 
 func createBinding(ctx context.Context, e *executor, s Step) error {
@@ -179,19 +194,33 @@ func deleteBinding(ctx context.Context, e *executor, s Step) error {
 		}
 		key = k
 	}
-	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key) }, e.bindingGone(s.Vhost, s.Binding)))
+	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteBinding(ctx, s.Vhost, s.Binding, key) }, e.gone(s, readBinding)))
+}
+
+// readBinding finds the step's binding: a binding is all identity, so
+// found is as written.
+func readBinding(ctx context.Context, e *executor, s Step) (plan.Object, error) {
+	_, err := e.c.BindingPropertiesKey(ctx, s.Vhost, s.Binding)
+	return plan.BindingObject{Binding: s.Binding}, err
 }
 
 func putPolicy(k kind.Kind) func(context.Context, *executor, Step) error {
 	return func(ctx context.Context, e *executor, s Step) error {
 		p := s.Change.After.(plan.PolicyObject).Policy
-		return write(ctx, func() error { return e.c.PutPolicy(ctx, k, s.Vhost, p) }, e.policyIs(k, s.Vhost, p))
+		return write(ctx, func() error { return e.c.PutPolicy(ctx, k, s.Vhost, p) }, e.written(s, readPolicy(k)))
 	}
 }
 
 func deletePolicy(k kind.Kind) func(context.Context, *executor, Step) error {
 	return func(ctx context.Context, e *executor, s Step) error {
-		return ignoreNotFound(write(ctx, func() error { return e.c.DeletePolicy(ctx, k, s.Vhost, s.Name) }, e.policyGone(k, s.Vhost, s.Name)))
+		return ignoreNotFound(write(ctx, func() error { return e.c.DeletePolicy(ctx, k, s.Vhost, s.Name) }, e.gone(s, readPolicy(k))))
+	}
+}
+
+func readPolicy(k kind.Kind) readFunc {
+	return func(ctx context.Context, e *executor, s Step) (plan.Object, error) {
+		p, err := e.c.GetPolicy(ctx, k, s.Vhost, s.Name)
+		return plan.PolicyObject{Policy: p}, err
 	}
 }
 
@@ -202,12 +231,28 @@ func writeItem(ctx context.Context, e *executor, s Step) error {
 		have = b.Item
 	}
 	want := c.After.(plan.ItemObject).Item
-	return write(ctx, func() error { return e.c.WriteItem(ctx, c.Kind, s.Vhost, have, want) }, e.itemIs(c.Kind, s.Vhost, want))
+	return write(ctx, func() error { return e.c.WriteItem(ctx, c.Kind, s.Vhost, have, want) }, e.written(s, readItem))
 }
 
 func deleteItem(ctx context.Context, e *executor, s Step) error {
 	c := s.Change
-	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteItem(ctx, c.Kind, s.Vhost, c.Before.(plan.ItemObject).Item) }, e.itemIs(c.Kind, s.Vhost, nil, s.Name)))
+	return ignoreNotFound(write(ctx, func() error { return e.c.DeleteItem(ctx, c.Kind, s.Vhost, c.Before.(plan.ItemObject).Item) }, e.gone(s, readItem)))
+}
+
+// readItem finds the step's item among the items of its kind the broker's
+// driver reads (one listing: the drivers read no single item).
+func readItem(ctx context.Context, e *executor, s Step) (plan.Object, error) {
+	k := s.Kind()
+	items, err := e.c.ReadItems(ctx, k, s.Vhost)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if it.Name == s.Name {
+			return plan.ItemObject{Item: it}, nil
+		}
+	}
+	return nil, fmt.Errorf("%s %q: %w", k.Label(), s.Name, broker.ErrNotFound)
 }
 
 // step performs one step through its kind's object. Deletes of objects

@@ -49,6 +49,18 @@ type Step struct {
 	Restore bool
 }
 
+// object is the object s writes: its change's After, or for a binding's
+// steps (one restored after a replace included) its binding.
+func (s Step) object() plan.Object {
+	if s.Binding != nil {
+		return plan.BindingObject{Binding: s.Binding}
+	}
+	if s.Change == nil {
+		return nil
+	}
+	return s.Change.After
+}
+
 // Kind is the kind of the object the step writes or deletes ("" for a
 // step without a change).
 func (s Step) Kind() plan.Kind {

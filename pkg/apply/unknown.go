@@ -6,9 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/broker"
-	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
-	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // A write whose outcome is unknown (broker.ErrOutcomeUnknown: it was sent
@@ -96,101 +94,26 @@ func (e *executor) permitted(vhost string) check {
 	}
 }
 
-// exchangeIs: the exchange exists with want's settings, compared as the
-// diff compares them. One that exists with other settings was not
-// declared by this write (the broker refuses an inequivalent declaration,
-// as the next try will show).
-func (e *executor) exchangeIs(vhost string, want *topology.Exchange) check {
+// written: the broker holds the object step s writes (Step.object), read
+// by its kind's read, with no field that differs as the diff compares
+// them: one comparison for the plan and for the read back of a write (a
+// user's password against the hash the broker keeps included). One of
+// that name with other settings was not written by this step (the broker
+// refuses an inequivalent declaration, as the next try will show).
+func (e *executor) written(s Step, read readFunc) check {
 	return func(ctx context.Context) (bool, error) {
-		have, err := e.c.GetExchange(ctx, vhost, want.Name)
+		have, err := read(ctx, e, s)
 		if ok, err := present(err); !ok {
 			return false, err
 		}
-		return holds(kind.Exchange, plan.ExchangeObject{Exchange: have}, plan.ExchangeObject{Exchange: want}), nil
+		return len(plan.ObjectFields(s.Kind(), have, s.object())) == 0, nil
 	}
 }
 
-// holds reports whether have, as the broker holds it, is want: no field
-// differs as the diff compares them (one comparison for the plan and for
-// the read back of a write).
-func holds(k kind.Kind, have, want plan.Object) bool {
-	return len(plan.ObjectFields(k, have, want)) == 0
-}
-
-func (e *executor) exchangeGone(vhost, name string) check {
+// gone: the broker holds no object of step s, read by its kind's read.
+func (e *executor) gone(s Step, read readFunc) check {
 	return func(ctx context.Context) (bool, error) {
-		_, err := e.c.GetExchange(ctx, vhost, name)
-		return absent(err)
-	}
-}
-
-// queueIs: the queue exists with want's settings.
-func (e *executor) queueIs(vhost string, want *topology.Queue) check {
-	return func(ctx context.Context) (bool, error) {
-		have, err := e.c.GetQueue(ctx, vhost, want.Name)
-		if ok, err := present(err); !ok {
-			return false, err
-		}
-		return holds(kind.Queue, plan.QueueObject{Queue: have}, plan.QueueObject{Queue: want}), nil
-	}
-}
-
-func (e *executor) queueGone(vhost, name string) check {
-	return func(ctx context.Context) (bool, error) {
-		_, err := e.c.GetQueue(ctx, vhost, name)
-		return absent(err)
-	}
-}
-
-func (e *executor) bindingExists(vhost string, b *topology.Binding) check {
-	return func(ctx context.Context) (bool, error) {
-		_, err := e.c.BindingPropertiesKey(ctx, vhost, b)
-		return present(err)
-	}
-}
-
-func (e *executor) bindingGone(vhost string, b *topology.Binding) check {
-	return func(ctx context.Context) (bool, error) {
-		_, err := e.c.BindingPropertiesKey(ctx, vhost, b)
-		return absent(err)
-	}
-}
-
-// policyIs: the policy of kind k exists with want's settings.
-func (e *executor) policyIs(k kind.Kind, vhost string, want *topology.Policy) check {
-	return func(ctx context.Context) (bool, error) {
-		have, err := e.c.GetPolicy(ctx, k, vhost, want.Name)
-		if ok, err := present(err); !ok {
-			return false, err
-		}
-		return holds(k, plan.PolicyObject{Policy: have}, plan.PolicyObject{Policy: want}), nil
-	}
-}
-
-// itemIs reads the items of kind k in vhost back: true when want is
-// there with its settings, or, with want nil, when the item named name is
-// gone.
-func (e *executor) itemIs(k kind.Kind, vhost string, want *topology.Item, name ...string) check {
-	return func(ctx context.Context) (bool, error) {
-		items, err := e.c.ReadItems(ctx, k, vhost)
-		if err != nil {
-			return false, err
-		}
-		for _, it := range items {
-			switch {
-			case want == nil && len(name) > 0 && it.Name == name[0]:
-				return false, nil
-			case want != nil && it.Name == want.Name:
-				return it.Settings.Equal(want.Settings), nil
-			}
-		}
-		return want == nil, nil
-	}
-}
-
-func (e *executor) policyGone(k kind.Kind, vhost, name string) check {
-	return func(ctx context.Context) (bool, error) {
-		_, err := e.c.GetPolicy(ctx, k, vhost, name)
+		_, err := read(ctx, e, s)
 		return absent(err)
 	}
 }
