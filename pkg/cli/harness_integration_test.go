@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -47,17 +46,6 @@ func newHarness(t testing.TB) *harness {
 	b := testbroker.New(t)
 	h := &harness{t: t, b: b, c: connectBroker(t, b), dir: t.TempDir()}
 	h.vhost = b.Vhost(t)
-	h.env = map[string]string{"VHOST": h.vhost}
-	return h
-}
-
-// newHarnessNoVhost returns a harness whose vhost does not exist yet: mqctl
-// creates it. It is deleted when the test ends.
-func newHarnessNoVhost(t testing.TB) *harness {
-	t.Helper()
-	b := testbroker.New(t)
-	h := &harness{t: t, b: b, c: connectBroker(t, b), dir: t.TempDir()}
-	h.vhost = freshVhostName(t, b)
 	h.env = map[string]string{"VHOST": h.vhost}
 	return h
 }
@@ -223,8 +211,3 @@ func definitionsOf(t testing.TB, b *testbroker.Broker, vhost string) map[string]
 	return doc
 }
 
-func sortedStrings(s []string) []string {
-	out := append([]string{}, s...)
-	sort.Strings(out)
-	return out
-}
