@@ -210,4 +210,3 @@ func definitionsOf(t testing.TB, b *testbroker.Broker, vhost string) map[string]
 	}
 	return doc
 }
-
