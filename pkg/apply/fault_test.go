@@ -2,7 +2,7 @@ package apply_test
 
 import (
 	"context"
-	"errors"
+	"github.com/mqctl/mqctl/pkg/engine"
 	"net/http"
 	"strings"
 	"testing"
@@ -96,17 +96,8 @@ func (e *faultEnv) plan(content string) (*plan.Plan, map[string]*ownership.Recor
 		e.t.Fatal(err)
 	}
 	// mqctl's record of the broker's users, as the engine reads it.
-	var global struct {
-		Value map[string]any `json:"value"`
-	}
-	switch err := e.direct.GetJSON(context.Background(), &global, "read mqctl's record of the broker's users", "", "global-parameters", ownership.GlobalParameter); {
-	case errors.Is(err, broker.ErrNotFound):
-	case err != nil:
+	if recs[""], err = engine.ReadBrokerRecord(context.Background(), e.direct); err != nil {
 		e.t.Fatal(err)
-	default:
-		if recs[""], err = ownership.DecodeGlobal(global.Value); err != nil {
-			e.t.Fatal(err)
-		}
 	}
 	p := plan.Diff(desired, plan.Current{Live: *live, Managed: ownership.Merge(recs)})
 	return p, recs, live

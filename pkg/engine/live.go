@@ -115,11 +115,29 @@ func (l *Live) fingerprintLike(saved string) string {
 	return l.current.Fingerprint
 }
 
+// ReadBrokerRecord reads mqctl's ownership record of the broker's own
+// objects (ownership.GlobalParameter): an empty record where there is
+// none yet. The error wraps broker.ErrForbidden when the user may not read
+// it.
+func ReadBrokerRecord(ctx context.Context, c *broker.Client) (*ownership.Record, error) {
+	var p struct {
+		Value map[string]any `json:"value"`
+	}
+	err := c.GetJSON(ctx, &p, "read mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter)
+	if errors.Is(err, broker.ErrNotFound) {
+		p.Value, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ownership.DecodeGlobal(p.Value)
+}
+
 // brokerRecord is a read of the ownership record of the broker's own
-// objects (ownership.GlobalParameter).
+// objects (ReadBrokerRecord).
 type brokerRecord struct {
-	value map[string]any
-	err   error
+	rec *ownership.Record
+	err error
 }
 
 // startBrokerRecord starts reading the broker-level record beside the
@@ -127,11 +145,8 @@ type brokerRecord struct {
 func (e *Engine) startBrokerRecord(ctx context.Context) func() brokerRecord {
 	done := make(chan brokerRecord, 1)
 	go func() {
-		var p struct {
-			Value map[string]any `json:"value"`
-		}
-		err := e.c.GetJSON(ctx, &p, "read mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter)
-		done <- brokerRecord{value: p.Value, err: err}
+		rec, err := ReadBrokerRecord(ctx, e.c)
+		done <- brokerRecord{rec: rec, err: err}
 	}()
 	var r *brokerRecord
 	return func() brokerRecord {
@@ -148,8 +163,6 @@ func (e *Engine) startBrokerRecord(ctx context.Context) func() brokerRecord {
 // made there is unknown.
 func (r brokerRecord) into(recs map[string]*ownership.Record, info *broker.Live) error {
 	switch {
-	case errors.Is(r.err, broker.ErrNotFound):
-		r.value = nil
 	case errors.Is(r.err, broker.ErrForbidden):
 		for _, s := range kind.Access() {
 			if s.Broker && !unread(info, "", s.Kind) {
@@ -160,11 +173,7 @@ func (r brokerRecord) into(recs map[string]*ownership.Record, info *broker.Live)
 	case r.err != nil:
 		return r.err
 	}
-	rec, err := ownership.DecodeGlobal(r.value)
-	if err != nil {
-		return err
-	}
-	recs[""] = rec
+	recs[""] = r.rec
 	return nil
 }
 

@@ -238,13 +238,8 @@ func (k *kindRun) records() map[plan.ObjectRef]plan.Print {
 	if err != nil {
 		k.f.t.Fatal(err)
 	}
-	var p struct {
-		Value map[string]any `json:"value"`
-	}
-	if err := k.f.c.GetJSON(ctx, &p, "read the users' record", "", "global-parameters", ownership.GlobalParameter); err == nil {
-		if recs[""], err = ownership.DecodeGlobal(p.Value); err != nil {
-			k.f.t.Fatal(err)
-		}
+	if recs[""], err = engine.ReadBrokerRecord(ctx, k.f.c); err != nil {
+		k.f.t.Fatal(err)
 	}
 	return maps.Collect(ownership.Merge(recs).All())
 }
