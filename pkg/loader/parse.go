@@ -140,6 +140,12 @@ type parser struct {
 // reports it, as a warning where it reads a secret and as the error it is
 // anywhere else (Options.SecretsOptional).
 func parseFile(file string, data []byte, lookup func(string) (string, bool), errs *collector, refs map[*node]string, unset map[*node]*unsetVars) *node {
+	return parseYAML(file, data, lookup, errs, refs, unset, true)
+}
+
+// parseYAML is parseFile, with the fast path (fastParse) tried first when
+// fast is set.
+func parseYAML(file string, data []byte, lookup func(string) (string, bool), errs *collector, refs map[*node]string, unset map[*node]*unsetVars, fast bool) *node {
 	pos := topology.Pos{File: file}
 	if len(data) > MaxFileSize {
 		errs.addf(pos, "split the topology into several files", "file is %d bytes, more than the %d MiB limit", len(data), MaxFileSize>>20)
@@ -155,6 +161,12 @@ func parseFile(file string, data []byte, lookup func(string) (string, bool), err
 		errs.addf(topology.Pos{File: file, Line: line, Col: col}, "save the file as UTF-8",
 			"invalid UTF-8 (byte 0x%02x at offset %d)", data[off], off)
 		return nil
+	}
+	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}, refs: refs, unset: unset}
+	if fast {
+		if root, ok := fastParse(p, data); ok {
+			return root
+		}
 	}
 	doc, extra, err := decodeYAML(data)
 	switch {
@@ -188,7 +200,6 @@ func parseFile(file string, data []byte, lookup func(string) (string, bool), err
 		errs.addf(pos, "split the topology into several files", "file holds %d YAML nodes, more than the %d the loader reads", size, MaxNodes)
 		return nil
 	}
-	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}, refs: refs, unset: unset}
 	p.limit = min(MaxNodes, max(minNodeLimit, 2*size))
 	root := p.convert(doc.Content[0])
 	if p.over {
@@ -521,19 +532,27 @@ func (p *parser) scalar(y *yaml.Node) *node {
 		n.bad = true
 		return n
 	}
-	if len(y.Value) > MaxValueBytes {
-		p.errs.addf(n.pos, "mqctl reads values of at most 64 KiB", "value is %d bytes long", len(y.Value))
+	return p.finishScalar(n, y.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0)
+}
+
+// finishScalar checks scalar n's length and interpolates it; plain says
+// it was written unquoted and untagged, and is then typed after
+// interpolation. The fast path (fastParse) finishes its scalars here too.
+func (p *parser) finishScalar(n *node, plain bool) *node {
+	raw := n.value
+	if len(raw) > MaxValueBytes {
+		p.errs.addf(n.pos, "mqctl reads values of at most 64 KiB", "value is %d bytes long", len(raw))
 		n.value, n.bad = "", true
 		return n
 	}
-	v, changed, ierr := interpolate(y.Value, p.lookup)
+	v, changed, ierr := interpolate(raw, p.lookup)
 	if ierr != nil {
 		n.bad = true
 		if p.unset != nil && ierr.unset != nil {
 			// Kept as written, which holds no secret; reported by the
 			// decoder (decoder.unsetSecret, decoder.reportUnset).
 			p.unset[n] = &unsetVars{err: ierr}
-			p.ref(n, y.Value)
+			p.ref(n, raw)
 			return n
 		}
 		p.errs.addf(n.pos, ierr.hint, "%s", ierr.msg)
@@ -549,10 +568,10 @@ func (p *parser) scalar(y *yaml.Node) *node {
 	}
 	n.value = v
 	n.interpolated = true
-	p.ref(n, y.Value)
+	p.ref(n, raw)
 	// A plain (unquoted, untagged) scalar is typed after interpolation, so
 	// that `max_priority: ${P:-10}` is the integer 10.
-	if y.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+	if plain {
 		n.tag = plainTag(v)
 	}
 	return n
@@ -628,6 +647,11 @@ func (p *parser) mapping(y *yaml.Node) *node {
 
 // plainTag is the tag YAML resolves an unquoted scalar v to.
 func plainTag(v string) scalarTag {
+	// The library's first test: a scalar whose first character can start
+	// no number, boolean, null or merge key is a string.
+	if v != "" && !strings.ContainsRune("+-0123456789yYnNtTfFoO~<.", rune(v[0])) {
+		return tagStr
+	}
 	t, _ := resolvedTag((&yaml.Node{Kind: yaml.ScalarNode, Value: v}).ShortTag())
 	return t
 }
