@@ -2,8 +2,12 @@ package loader
 
 import (
 	"fmt"
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,8 +192,9 @@ func TestFastParseMatchesLibrary(t *testing.T) {
 	}
 }
 
-// TestFastParseReadsTheProjectsFiles: every YAML file of the repository
-// and every file in its scripts reads the same either way, and the files
+// TestFastParseReadsTheProjectsFiles: every YAML file of the repository,
+// every file in its scripts and every YAML-like string its tests write
+// reads the same either way, and the files
 // users start from take the fast path (otherwise it would quietly stop
 // paying for itself).
 func TestFastParseReadsTheProjectsFiles(t *testing.T) {
@@ -209,6 +214,25 @@ func TestFastParseReadsTheProjectsFiles(t *testing.T) {
 				return err
 			}
 			files[path] = data
+		case ".go":
+			if !strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			// The YAML the tests write inline: every string literal of a
+			// test file that spans lines and holds a key.
+			fset := token.NewFileSet()
+			f, err := goparser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if v, err := strconv.Unquote(lit.Value); err == nil && strings.Contains(v, ":") && strings.Contains(v, "\n") {
+						files[fset.Position(lit.ValuePos).String()] = []byte(v)
+					}
+				}
+				return true
+			})
 		case ".txtar":
 			a, err := txtar.ParseFile(path)
 			if err != nil {
