@@ -391,10 +391,7 @@ func (f *fastParser) flowMapping() *node {
 	n := f.open(mapNode)
 	defer f.leave()
 	var keys keySet
-	f.i++
-	f.skipSpaces()
-	if f.at(f.i) == '}' {
-		f.i++
+	if f.flowEmpty('}') {
 		return n
 	}
 	for {
@@ -421,10 +418,7 @@ func (f *fastParser) flowMapping() *node {
 func (f *fastParser) flowSequence() *node {
 	n := f.open(seqNode)
 	defer f.leave()
-	f.i++
-	f.skipSpaces()
-	if f.at(f.i) == ']' {
-		f.i++
+	if f.flowEmpty(']') {
 		return n
 	}
 	for {
@@ -433,6 +427,18 @@ func (f *fastParser) flowSequence() *node {
 			return n
 		}
 	}
+}
+
+// flowEmpty reads a flow collection's opening bracket and reports whether
+// closing follows at once.
+func (f *fastParser) flowEmpty(closing byte) bool {
+	f.i++
+	f.skipSpaces()
+	if f.at(f.i) == closing {
+		f.i++
+		return true
+	}
+	return false
 }
 
 // flowNext reads what follows an entry of a flow collection: true after
