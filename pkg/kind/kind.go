@@ -94,6 +94,12 @@ type Spec struct {
 	// which apply reads (with the state, in one listing per vhost, or one
 	// by one) before the delete.
 	DeletedByKey bool
+	// NamedByEnds: an object of the kind has no name of its own; a plan
+	// names it by its ends (a binding: its source, destination and key,
+	// plan.BindingName), shown as it is where other names are quoted, and
+	// an object of that name that is not the one mqctl wrote has had an
+	// end declared again.
+	NamedByEnds bool
 	// Policy: the kind is a kind of policy (topology.Policy: a pattern,
 	// what it applies to, a priority and a definition), kept in a vhost's
 	// map of its kind (topology.Vhost.PoliciesOf) and written and read
@@ -113,7 +119,7 @@ var specs = []Spec{
 	{Kind: Vhost, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
 	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6},
 	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, HoldsMessages: true},
-	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeletedByKey: true},
+	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeletedByKey: true, NamedByEnds: true},
 	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, Policy: true},
 	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9, Policy: true},
 	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9,
@@ -238,6 +244,9 @@ func (k Kind) HoldsMessages() bool { s, _ := Of(k); return s.HoldsMessages }
 
 // DeletedByKey is Of(k).DeletedByKey (false for an unknown kind).
 func (k Kind) DeletedByKey() bool { s, _ := Of(k); return s.DeletedByKey }
+
+// NamedByEnds is Of(k).NamedByEnds (false for an unknown kind).
+func (k Kind) NamedByEnds() bool { s, _ := Of(k); return s.NamedByEnds }
 
 // InPlace is Of(k).InPlace (false for an unknown kind).
 func (k Kind) InPlace() bool { s, _ := Of(k); return s.InPlace }

@@ -295,7 +295,7 @@ func (d *differ) leave(ref ObjectRef, live Print, del func()) {
 	switch {
 	case rec == NoPrint:
 		why = fmt.Sprintf("an older mqctl recorded this %s without a fingerprint of what it wrote, so mqctl cannot tell whether it is still the one it made or one declared again by hand under the same name", ref.Kind.Label())
-	case rec != live && ref.Kind == KindBinding:
+	case rec != live && ref.Kind.NamedByEnds():
 		why = "its source or destination is no longer the one mqctl bound: declared again, by hand, since"
 	case rec != live:
 		why = fmt.Sprintf("it is no longer the %s mqctl wrote: declared again under the same name, or changed, by hand since", ref.Kind.Label())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -114,7 +115,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 // why a replace, the bindings it takes down and what is at stake.
 func writeChange(sb *bufio.Writer, c Change, paint func(color, s string) string) {
 	sym, color := symbol(c.Action)
-	fmt.Fprintf(sb, "  %s %s %s%s\n", paint(color, sym), c.Kind, quoteName(c), headline(c))
+	fmt.Fprintf(sb, "  %s %s %s%s\n", paint(color, sym), c.Kind, shownName(c.Kind, c.Name), headline(c))
 	for _, f := range c.Fields {
 		force := ""
 		if f.Forces {
@@ -170,11 +171,14 @@ func writeUnread(sb *bufio.Writer, p *Plan, paint func(color, s string) string) 
 	}
 }
 
-func quoteName(c Change) string {
-	if c.Kind == KindBinding {
-		return c.Name
+// shownName is how the text plan writes the name of an object of kind k:
+// quoted, unless the kind is named by its ends (a binding's name is made
+// of names, quoted inside it).
+func shownName(k Kind, name string) string {
+	if k.NamedByEnds() {
+		return name
 	}
-	return fmt.Sprintf("%q", c.Name)
+	return strconv.Quote(name)
 }
 
 func headline(c Change) string {
@@ -217,11 +221,7 @@ func writeOutside(sb *bufio.Writer, p *Plan, paint func(color, s string) string)
 			if o.Vhost == "" {
 				where = ""
 			}
-			name := fmt.Sprintf("%q", o.Name)
-			if o.Kind == KindBinding {
-				name = o.Name
-			}
-			fmt.Fprintf(sb, "  %s %s%s: %s\n", o.Kind, name, where, o.Reason)
+			fmt.Fprintf(sb, "  %s %s%s: %s\n", o.Kind, shownName(o.Kind, o.Name), where, o.Reason)
 		}
 	}
 	if len(kept) > 0 {
@@ -266,11 +266,7 @@ func writeHeld(sb *bufio.Writer, p *Plan, paint func(color, s string) string) {
 			if h.Vhost == "" || h.Kind == KindVhost {
 				where = ""
 			}
-			name := fmt.Sprintf("%q", h.Name)
-			if h.Kind == KindBinding {
-				name = h.Name
-			}
-			fmt.Fprintf(sb, "  %s %s%s: %s\n", h.Kind, name, where, notDone(h.Action))
+			fmt.Fprintf(sb, "  %s %s%s: %s\n", h.Kind, shownName(h.Kind, h.Name), where, notDone(h.Action))
 		}
 		fmt.Fprintf(sb, "    why: %s\n", r)
 	}
