@@ -161,6 +161,17 @@ var fastCases = []string{
 	"a: [-]\n",
 	"a: [-1, -x]\n",
 	"a: {b: [c, d], e: f}  # c\n",
+	"---\na: 1\n",
+	"# c\n\n---\n# c\na: 1\n",
+	"---\n",
+	"---",
+	"--- \na: 1\n",
+	"--- # c\na: 1\n",
+	"---\na: 1\n---\nb: 2\n",
+	"--- {a: 1}\n",
+	"---\n---\na: 1\n",
+	"---\n  a: 1\n",
+	"a: 1\n...\n",
 	"%YAML 1.2\n---\na: 1\n",
 	"a: 1\n...\n",
 	"a: b:\n",
@@ -198,8 +209,30 @@ func TestFastParseMatchesLibrary(t *testing.T) {
 // users start from take the fast path (otherwise it would quietly stop
 // paying for itself).
 func TestFastParseReadsTheProjectsFiles(t *testing.T) {
-	files := map[string][]byte{"gentopo": []byte(gentopo.YAML("v", 200))}
 	root := filepath.Join("..", "..")
+	files := projectInputs(t, root)
+	read := 0
+	for name, data := range files {
+		d, fast := sameParse(data)
+		if d != "" {
+			t.Errorf("%s: %s", name, d)
+		}
+		if fast {
+			read++
+		}
+	}
+	t.Logf("the fast path read %d of %d files", read, len(files))
+	for _, name := range []string{"gentopo", filepath.Join(root, "topology.yaml"), filepath.Join(root, "examples", "worker", "topology.yaml"), filepath.Join(root, "examples", "orders", "topology.yaml")} {
+		if _, fast := sameParse(files[name]); !fast {
+			t.Errorf("%s: the fast path gave up on it", name)
+		}
+	}
+}
+
+// projectInputs are the YAML files under root, those in its scripts, the
+// YAML-like strings of its tests, and make bench's generated file.
+func projectInputs(t *testing.T, root string) map[string][]byte {
+	files := map[string][]byte{"gentopo": []byte(gentopo.YAML("v", 200))}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -249,22 +282,7 @@ func TestFastParseReadsTheProjectsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := 0
-	for name, data := range files {
-		d, fast := sameParse(data)
-		if d != "" {
-			t.Errorf("%s: %s", name, d)
-		}
-		if fast {
-			read++
-		}
-	}
-	t.Logf("the fast path read %d of %d files", read, len(files))
-	for _, name := range []string{"gentopo", filepath.Join(root, "topology.yaml"), filepath.Join(root, "examples", "worker", "topology.yaml"), filepath.Join(root, "examples", "orders", "topology.yaml")} {
-		if _, fast := sameParse(files[name]); !fast {
-			t.Errorf("%s: the fast path gave up on it", name)
-		}
-	}
+	return files
 }
 
 // FuzzFastParse: whatever the fast path reads, it reads as the library
