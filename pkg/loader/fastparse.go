@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"maps"
 	"strings"
 	"unicode/utf8"
 
@@ -30,13 +31,6 @@ import (
 // fastBail is the panic with which the fast path gives up.
 type fastBail struct{}
 
-// fastScalar is a scalar read by the fast path, finished (interpolated,
-// checked) only once the whole file has been read.
-type fastScalar struct {
-	n     *node
-	plain bool
-}
-
 type fastParser struct {
 	file    string
 	data    string // the file, whose substrings the scalars are
@@ -48,7 +42,13 @@ type fastParser struct {
 	depth   int    // collections open
 	ascii   bool
 	started bool // past the start of the document, where markers give up
-	scalars []fastScalar
+	// fin finishes each scalar as it is read (parser.finishScalar),
+	// reporting into a collector and maps of its own, which become the
+	// caller's only once the whole file is read: a fast path that gives up
+	// has reported nothing.
+	fin *parser
+	// guess: a scalar is read to tell what follows it (isKey), not kept.
+	guess bool
 }
 
 // fastParse reads data with the fast path; ok is false when it gave up,
@@ -58,7 +58,14 @@ func fastParse(p *parser, data []byte) (root *node, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	f := &fastParser{file: p.file, data: string(data), line: 1, ascii: ascii}
+	fin := &parser{file: p.file, lookup: p.lookup, errs: newCollector()}
+	if p.refs != nil {
+		fin.refs = map[*node]string{}
+	}
+	if p.unset != nil {
+		fin.unset = map[*node]*unsetVars{}
+	}
+	f := &fastParser{file: p.file, data: string(data), line: 1, ascii: ascii, fin: fin}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, bail := r.(fastBail); !bail {
@@ -74,9 +81,9 @@ func fastParse(p *parser, data []byte) (root *node, ok bool) {
 	if f.i < len(f.data) {
 		f.bail() // content left over, less indented than the root
 	}
-	for _, s := range f.scalars {
-		p.finishScalar(s.n, s.plain)
-	}
+	p.errs.errs = append(p.errs.errs, fin.errs.errs...)
+	maps.Copy(p.refs, fin.refs)
+	maps.Copy(p.unset, fin.unset)
 	return root, true
 }
 
@@ -334,14 +341,23 @@ func (f *fastParser) sequence(ind int) *node {
 func (f *fastParser) empty(at topology.Pos) *node {
 	n := f.newNode(scalarNode)
 	n.pos, n.tag = at, tagNull
-	f.scalars = append(f.scalars, fastScalar{n: n, plain: true})
+	f.finish(n, true)
 	return n
+}
+
+// finish finishes scalar n (interpolation, length), unless it is read to
+// guess what follows it.
+func (f *fastParser) finish(n *node, plain bool) {
+	if !f.guess {
+		f.fin.finishScalar(n, plain)
+	}
 }
 
 // isKey reports whether a mapping key starts at the cursor.
 func (f *fastParser) isKey() bool {
-	i, count, scalars := f.i, f.count, len(f.scalars)
-	defer func() { f.i, f.count, f.scalars = i, count, f.scalars[:scalars] }()
+	i, count := f.i, f.count
+	f.guess = true
+	defer func() { f.i, f.count, f.guess = i, count, false }()
 	if c := f.at(f.i); c == '{' || c == '[' {
 		return false
 	}
@@ -492,7 +508,7 @@ func (f *fastParser) scalar(flow bool) *node {
 	case '"', '\'':
 		n.value = f.quoted(c)
 		n.tag = tagStr
-		f.scalars = append(f.scalars, fastScalar{n: n})
+		f.finish(n, false)
 		return n
 	}
 	n.value = f.plain(flow)
@@ -500,7 +516,7 @@ func (f *fastParser) scalar(flow bool) *node {
 		f.bail() // the library's merge key, a key or not
 	}
 	n.tag = plainTag(n.value)
-	f.scalars = append(f.scalars, fastScalar{n: n, plain: true})
+	f.finish(n, true)
 	return n
 }
 
