@@ -14,9 +14,9 @@ import (
 func main() {
 	// Memory policy: mqctl's heap is mostly short-lived parse trees (YAML,
 	// definitions JSON). A soft limit of 80 MiB bounds it: at 50,000
-	// objects the YAML library's node tree alone holds some 45 MB while the
-	// file is read, and the collector's headroom above that pushed a plan
-	// past 100 MB. Under the limit the collector may run rarely (GOGC=200),
+	// objects the file's node tree alone holds some 45 MB while the file
+	// is read, and the collector's headroom above that pushed a plan past
+	// 100 MB. Under the limit the collector may run rarely (GOGC=200),
 	// which halves the time to load a 1,000-object file. Past the limit
 	// it runs more often instead of growing the heap; nothing fails when a
 	// larger topology needs more. GOGC and GOMEMLIMIT in the environment
