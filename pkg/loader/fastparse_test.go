@@ -32,7 +32,11 @@ func parseWith(data []byte, fast bool) (parsed, bool) {
 	if fast {
 		p := &parser{file: "f.yaml", lookup: env, errs: errs, refs: refs, unset: unset}
 		var ok bool
-		if root, ok = fastParse(p, data); !ok {
+		var crash any
+		if root, ok, crash = readFast(p, data); crash != nil {
+			panic(fmt.Sprintf("the fast path panicked: %v", crash))
+		}
+		if !ok {
 			if errs.count() > 0 || len(refs) > 0 || len(unset) > 0 {
 				panic("the fast path gave up after reporting")
 			}
