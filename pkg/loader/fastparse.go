@@ -41,8 +41,11 @@ type fastParser struct {
 	ind     int    // column (zero-based) of the block content the cursor is at
 	count   int    // nodes read
 	depth   int    // collections open
-	ascii   bool
-	started bool // past the start of the document, where markers give up
+	started bool   // past the start of the document, where markers give up
+	ascii   bool   // columns are byte offsets
+	// runes is the number of characters between the start of the line
+	// and runesFrom (pos, for a file that is not ASCII).
+	runes, runesFrom int
 	// fin finishes each scalar as it is read (parser.finishScalar),
 	// reporting into a collector and maps of its own, which become the
 	// caller's only once the whole file is read: a fast path that gives up
@@ -137,8 +140,15 @@ func (f *fastParser) pos() topology.Pos {
 	if f.ascii {
 		return topology.Pos{File: f.file, Line: f.line, Col: f.i - f.bol + 1}
 	}
-	// The library counts characters.
-	return topology.Pos{File: f.file, Line: f.line, Col: utf8.RuneCountInString(f.data[f.bol:f.i]) + 1}
+	// The library counts characters. They are counted on from the last
+	// position asked for on the line, so that a long line with many values
+	// is read once, not once per value.
+	if f.runesFrom < f.bol || f.runesFrom > f.i {
+		f.runesFrom, f.runes = f.bol, 0
+	}
+	f.runes += utf8.RuneCountInString(f.data[f.runesFrom:f.i])
+	f.runesFrom = f.i
+	return topology.Pos{File: f.file, Line: f.line, Col: f.runes + 1}
 }
 
 func (f *fastParser) newNode(k nodeKind) *node {
