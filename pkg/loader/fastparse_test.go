@@ -325,8 +325,8 @@ func TestFastParseDepth(t *testing.T) {
 // TestFastParseLongLine: a file that is not ASCII, with 500,000 values on
 // one line, reads as the library reads it, positions included. Counting
 // each value's column from the start of the line, as the first version
-// did, made this hundreds of billions of steps: the library reads such a line in
-// linear time, and so must the fast path.
+// did, made this hundreds of billions of steps: the library reads such a
+// line in linear time, and so must the fast path.
 func TestFastParseLongLine(t *testing.T) {
 	src := "a: é\nb: [" + strings.Repeat("é, ", 500_000) + "é]\nc: ü\n"
 	d, fast := sameParse([]byte(src))
