@@ -287,7 +287,7 @@ func (f *fastParser) mapping(ind int) *node {
 	defer f.leave()
 	var keys keySet
 	for {
-		k := f.key()
+		k := f.key(false)
 		var v *node
 		if at := f.pos(); f.lineEnds() {
 			switch more := f.endLine(); {
@@ -384,18 +384,19 @@ func (f *fastParser) isKey() bool {
 	return f.at(f.i) == ':'
 }
 
-// key reads a block mapping's key and its ":".
-func (f *fastParser) key() *node {
+// key reads a mapping's key and its ":", which a space follows (or, in a
+// block, the end of the line).
+func (f *fastParser) key(flow bool) *node {
 	if c := f.at(f.i); c == '{' || c == '[' {
 		f.bail()
 	}
 	start := f.i
-	k := f.scalar(false)
+	k := f.scalar(flow)
 	if f.at(f.i) != ':' || f.i-start > maxKey {
 		f.bail()
 	}
 	f.i++
-	if c := f.at(f.i); c != ' ' && c != '\n' {
+	if c := f.at(f.i); c != ' ' && (flow || c != '\n') {
 		f.bail()
 	}
 	return k
@@ -454,15 +455,7 @@ func (f *fastParser) flowMapping() *node {
 		return n
 	}
 	for {
-		if c := f.at(f.i); c == '{' || c == '[' {
-			f.bail()
-		}
-		start := f.i
-		k := f.scalar(true)
-		if f.at(f.i) != ':' || f.at(f.i+1) != ' ' || f.i-start > maxKey {
-			f.bail()
-		}
-		f.i += 2
+		k := f.key(true)
 		f.skipSpaces()
 		if c := f.at(f.i); c == ',' || c == '}' {
 			f.bail() // an empty value
