@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -10,6 +12,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -143,50 +146,118 @@ func fingerprints(t *topology.Topology, vhosts map[string]VhostInfo) (all, vhost
 }
 
 // topologyPrint hashes the vhosts' metadata and the objects of their own
-// kinds, as canonical JSON one object at a time in name order (never the
-// whole document at once: at 50,000 objects that is some 10 MB).
+// kinds, one object at a time in name order: each vhost's metadata as
+// JSON, then every field of each exchange, queue, binding and policy that
+// the model carries (their JSON fields; TestFingerprintCoversEveryField
+// fails for one left out), each string with its length first and each
+// argument table in its canonical form. Written by hand: encoding/json's
+// reflection took three quarters of the print's time (9 ms of a 10,002-
+// object plan, 70 ms of a 50,002-object one).
 func topologyPrint(t *topology.Topology, vhosts map[string]VhostInfo) string {
 	h := sha256.New()
-	enc := json.NewEncoder(h)
-	put := func(v any) {
-		if err := enc.Encode(v); err != nil {
-			// Normalised Args hold only JSON-encodable values; fall back to
-			// the canonical rendering should that ever change.
-			fmt.Fprintln(h, v)
-		}
-	}
+	w := &printWriter{w: bufio.NewWriterSize(h, 16<<10)}
+	enc := json.NewEncoder(w.w)
 	for _, name := range t.VhostNames() {
 		v := t.Vhosts[name]
 		v.SortBindings()
 		tags := slices.Clone(vhosts[name].Tags)
 		sort.Strings(tags)
-		put(struct {
+		if err := enc.Encode(struct {
 			Name             string   `json:"vhost"`
 			Description      string   `json:"description"`
 			DefaultQueueType string   `json:"default_queue_type"`
 			Tags             []string `json:"tags"`
 			Protected        bool     `json:"protected,omitempty"`
-		}{v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected})
+		}{v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected}); err != nil {
+			fmt.Fprintln(w.w, v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected)
+		}
 		for _, n := range v.ExchangeNames() {
-			put("exchange")
-			put(v.Exchanges[n])
+			w.exchange(v.Exchanges[n])
 		}
 		for _, n := range v.QueueNames() {
-			put("queue")
-			put(v.Queues[n])
+			w.queue(v.Queues[n])
 		}
 		for _, b := range v.Bindings {
-			put("binding")
-			put(b)
+			w.binding(b)
 		}
 		for _, k := range kind.PolicyKinds() {
 			for _, n := range v.PolicyNamesOf(k) {
-				put(k.Label())
-				put(v.PoliciesOf(k)[n])
+				w.WriteQuoted(k.Label())
+				w.policy(v.PoliciesOf(k)[n])
 			}
 		}
 	}
+	w.w.Flush()
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// printWriter writes the objects of a topology's print (topologyPrint):
+// each object's kind, then its fields in their order, unambiguously.
+type printWriter struct{ w *bufio.Writer }
+
+func (p *printWriter) Write(b []byte) (int, error)       { return p.w.Write(b) }
+func (p *printWriter) WriteByte(c byte) error            { return p.w.WriteByte(c) }
+func (p *printWriter) WriteString(s string) (int, error) { return p.w.WriteString(s) }
+
+// WriteQuoted writes s as its length and its bytes (topology.Args'
+// canonical form asks a hash for its strings this way).
+func (p *printWriter) WriteQuoted(s string) {
+	if p.w.Available() < binary.MaxVarintLen64 {
+		p.w.Flush()
+	}
+	p.w.Write(binary.AppendUvarint(p.w.AvailableBuffer(), uint64(len(s))))
+	p.w.WriteString(s)
+}
+
+func (p *printWriter) flag(b bool) {
+	if b {
+		p.w.WriteByte(1)
+		return
+	}
+	p.w.WriteByte(0)
+}
+
+// args writes a table in its canonical form, ended (an empty one writes
+// nothing but its end).
+func (p *printWriter) args(a topology.Args) {
+	a.WriteCanonical(p)
+	p.w.WriteByte(0xff)
+}
+
+func (p *printWriter) exchange(e *topology.Exchange) {
+	p.WriteQuoted("exchange")
+	p.WriteQuoted(e.Name)
+	p.WriteQuoted(e.Type)
+	p.flag(e.Durable)
+	p.flag(e.AutoDelete)
+	p.flag(e.Internal)
+	p.args(e.Arguments)
+}
+
+func (p *printWriter) queue(q *topology.Queue) {
+	p.WriteQuoted("queue")
+	p.WriteQuoted(q.Name)
+	p.WriteQuoted(q.Type)
+	p.flag(q.Durable)
+	p.flag(q.AutoDelete)
+	p.args(q.Arguments)
+}
+
+func (p *printWriter) binding(b *topology.Binding) {
+	p.WriteQuoted("binding")
+	p.WriteQuoted(b.Source)
+	p.WriteQuoted(b.Destination)
+	p.WriteQuoted(b.DestinationType)
+	p.WriteQuoted(b.RoutingKey)
+	p.args(b.Arguments)
+}
+
+func (p *printWriter) policy(pol *topology.Policy) {
+	p.WriteQuoted(pol.Name)
+	p.WriteQuoted(pol.Pattern)
+	p.WriteQuoted(pol.ApplyTo)
+	p.WriteQuoted(strconv.Itoa(pol.Priority))
+	p.args(pol.Definition)
 }
 
 // itemsPrint adds the item kinds' objects to the print of the rest of the
