@@ -516,16 +516,18 @@ func (d *differ) atStake(spec kind.Spec, c *Change) {
 // boundKeys are the bindings of a vhost's two sides by key, and the key
 // of each current binding in have's order, each computed once.
 type boundKeys struct {
-	want, have   *topology.Vhost
-	wantB, haveB map[string]*topology.Binding
-	haveKeys     []string
+	want, have         *topology.Vhost
+	wantB, haveB       map[string]*topology.Binding
+	wantKeys, haveKeys []string
 }
 
 func keyBindings(want, have *topology.Vhost) boundKeys {
 	bk := boundKeys{want: want, have: have, wantB: make(map[string]*topology.Binding, len(want.Bindings)),
-		haveB: make(map[string]*topology.Binding, len(have.Bindings)), haveKeys: make([]string, len(have.Bindings))}
-	for _, b := range want.Bindings {
-		bk.wantB[b.Key()] = b
+		haveB:    make(map[string]*topology.Binding, len(have.Bindings)),
+		wantKeys: make([]string, len(want.Bindings)), haveKeys: make([]string, len(have.Bindings))}
+	for i, b := range want.Bindings {
+		bk.wantKeys[i] = b.Key()
+		bk.wantB[bk.wantKeys[i]] = b
 	}
 	for i, b := range have.Bindings {
 		bk.haveKeys[i] = b.Key()
@@ -569,7 +571,7 @@ func oneSided[V any](a, b map[string]V) int {
 func (d *differ) bindings(name string, bk boundKeys) (deleted map[string]bool) {
 	want, have, wantB, haveB := bk.want, bk.have, bk.wantB, bk.haveB
 	deleted = map[string]bool{}
-	for _, k := range union(sortedKeys(wantB), sortedKeys(haveB)) {
+	for _, k := range union(sortedSet(bk.wantKeys), sortedSet(bk.haveKeys)) {
 		w, h := wantB[k], haveB[k]
 		switch {
 		case w != nil && h == nil:
@@ -898,6 +900,9 @@ func nilIfEmpty(s string) any {
 }
 
 func union(a, b []string) []string {
+	if slices.IsSorted(a) && slices.IsSorted(b) {
+		return mergeSorted(a, b)
+	}
 	seen := make(map[string]bool, len(a)+len(b))
 	out := make([]string, 0, len(a)+len(b))
 	for _, s := range a {
@@ -914,6 +919,39 @@ func union(a, b []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// mergeSorted is union of two sorted lists, in one pass: the names the
+// diff meets come sorted (each side's sortedKeys), and at 50,000 objects
+// the set and the sort union otherwise makes took a tenth of the diff.
+func mergeSorted(a, b []string) []string {
+	out := make([]string, 0, max(len(a), len(b)))
+	for len(a) > 0 || len(b) > 0 {
+		var s string
+		switch {
+		case len(b) == 0 || (len(a) > 0 && a[0] < b[0]):
+			s, a = a[0], a[1:]
+		case len(a) == 0 || b[0] < a[0]:
+			s, b = b[0], b[1:]
+		default:
+			s, a, b = a[0], a[1:], b[1:]
+		}
+		if n := len(out); n == 0 || out[n-1] != s {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sortedSet is keys sorted, each once, in a copy: a vhost's bindings come
+// sorted (topology.Vhost.SortBindings orders them as their keys), and
+// a list in order is not sorted again.
+func sortedSet(keys []string) []string {
+	out := slices.Clone(keys)
+	if !slices.IsSorted(out) {
+		slices.Sort(out)
+	}
+	return slices.Compact(out)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
