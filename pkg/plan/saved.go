@@ -24,8 +24,11 @@ const (
 	SavedKind = "mqctl-saved-plan"
 	// SavedVersion is the version of the saved plan's shape this mqctl
 	// writes and the only one it reads. Version 2 added the prints the
-	// ownership record keeps, and the record entries a plan drops.
-	SavedVersion = 2
+	// ownership record keeps, and the record entries a plan drops;
+	// version 3 a fingerprint of the broker's state made another way
+	// (broker.topologyPrint), which a version 2 plan's would not match:
+	// refused as another version, not as a broker changed since.
+	SavedVersion = 3
 )
 
 const savedNote = `private to mqctl: give this file to "mqctl apply FILE". It is not the JSON plan ("mqctl plan -o json", docs/plan-json.md): its shape may change with any mqctl release.`
