@@ -271,6 +271,20 @@ type definitionsJSON struct{ definitions.Document }
 
 func (d *definitionsJSON) decodeStream(dec *json.Decoder) error { return d.DecodeStream(dec) }
 
+// mappedDefinitions is a per-vhost definitions answer whose queues and
+// bindings are mapped onto the model as they are decoded
+// (definitions.Document.DecodeStreamTo); mapper.Finish maps the rest.
+type mappedDefinitions struct {
+	definitions.Document
+	lv     definitions.LiveVhost
+	mapper *definitions.LiveMapper
+}
+
+func (d *mappedDefinitions) decodeStream(dec *json.Decoder) error {
+	d.mapper = definitions.NewLiveMapper(d.lv) // afresh for a retried read
+	return d.DecodeStreamTo(dec, d.mapper)
+}
+
 // listOf decodes a list answer into *items, leniently (see
 // definitions.DecodeList).
 type listOf[T any] struct{ items *[]T }
@@ -403,7 +417,8 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 func (c *Client) readVhostDefinitions(ctx context.Context, info VhostInfo) vhostResult {
 	name := info.Name
 	var (
-		defs      definitionsJSON
+		defs = mappedDefinitions{lv: definitions.LiveVhost{Name: name, Description: info.Description,
+			DefaultQueueType: info.DefaultQueueType, Export: true}}
 		exchanges []exchangeJSON
 		exErr     error
 		wg        sync.WaitGroup
@@ -427,8 +442,7 @@ func (c *Client) readVhostDefinitions(ctx context.Context, info VhostInfo) vhost
 		return vhostResult{err: err}
 	}
 	defs.Exchanges = exchanges
-	v, err := definitions.MapLive(definitions.LiveVhost{Name: name, Description: info.Description,
-		DefaultQueueType: info.DefaultQueueType, Export: true}, &defs.Document)
+	v, err := defs.mapper.Finish(&defs.Document)
 	return vhostResult{vhost: v, err: err}
 }
 

@@ -25,10 +25,19 @@ import (
 // arguments stay exact.
 func (d *Document) DecodeStream(dec *json.Decoder) error {
 	*d = Document{}
-	return cutShort(d.decodeObjects(dec))
+	return cutShort(d.decodeObjects(dec, nil))
 }
 
-func (d *Document) decodeObjects(dec *json.Decoder) error {
+// DecodeStreamTo is DecodeStream handing each queue and binding to m as
+// it is decoded, instead of keeping it in d: they are mapped while the
+// rest of the answer is still on its way, and never held twice. m.Finish
+// maps the rest of d afterwards.
+func (d *Document) DecodeStreamTo(dec *json.Decoder, m *LiveMapper) error {
+	*d = Document{}
+	return cutShort(d.decodeObjects(dec, m))
+}
+
+func (d *Document) decodeObjects(dec *json.Decoder, m *LiveMapper) error {
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
 	}
@@ -42,8 +51,16 @@ func (d *Document) decodeObjects(dec *json.Decoder) error {
 		case "exchanges":
 			d.Exchanges, err2 = decodeArray(dec, d.Exchanges, false)
 		case "queues":
+			if m != nil {
+				err2 = eachElement(dec, false, m.Queue)
+				break
+			}
 			d.Queues, err2 = decodeArray(dec, d.Queues, false)
 		case "bindings":
+			if m != nil {
+				err2 = eachElement(dec, false, m.Binding)
+				break
+			}
 			d.Bindings, err2 = decodeArray(dec, d.Bindings, false)
 		case "parameters":
 			d.Parameters, err2 = decodeArray(dec, d.Parameters, false)
@@ -76,22 +93,29 @@ func DecodeList[T any](dec *json.Decoder) ([]T, error) {
 // decodeArray appends the elements of a JSON array (nothing for null);
 // lenient skips elements that are not JSON objects (see DecodeList).
 func decodeArray[T any](dec *json.Decoder, out []T, lenient bool) ([]T, error) {
+	err := eachElement(dec, lenient, func(v T) { out = append(out, v) })
+	return out, err
+}
+
+// eachElement hands each element of a JSON array to fn as it is decoded
+// (nothing for null); lenient skips elements that are not JSON objects.
+func eachElement[T any](dec *json.Decoder, lenient bool, fn func(T)) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return out, err
+		return err
 	}
 	if tok == nil {
-		return out, nil
+		return nil
 	}
 	if tok != json.Delim('[') {
-		return out, fmt.Errorf("expected a list, got %v", tok)
+		return fmt.Errorf("expected a list, got %v", tok)
 	}
 	for dec.More() {
 		var v T
 		if lenient {
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return out, err
+				return err
 			}
 			if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
 				continue
@@ -101,12 +125,12 @@ func decodeArray[T any](dec *json.Decoder, out []T, lenient bool) ([]T, error) {
 			err = dec.Decode(&v)
 		}
 		if err != nil {
-			return out, err
+			return err
 		}
-		out = append(out, v)
+		fn(v)
 	}
 	_, err = dec.Token()
-	return out, err
+	return err
 }
 
 // cutShort maps the end of an answer in the middle of a document onto
@@ -166,6 +190,73 @@ type LiveVhost struct {
 // The error, for an operator_policy parameter whose value is not a policy,
 // names it.
 func MapLive(lv LiveVhost, doc *Document) (*topology.Vhost, error) {
+	return NewLiveMapper(lv).Finish(doc)
+}
+
+// LiveMapper maps one vhost's live objects onto the model as MapLive
+// does, taking queues and bindings one at a time as they are decoded
+// (Document.DecodeStreamTo) and the rest of the document at the end
+// (Finish).
+type LiveMapper struct {
+	lv     LiveVhost
+	v      *topology.Vhost
+	listed map[string]listedQueue
+	// dropped are the queues left out; exported the export's queues
+	// (LiveVhost.Export).
+	dropped, exported map[string]bool
+	// bindings are mapped as they come and kept until Finish, which
+	// knows every queue left out, and so the bindings that go with them.
+	bindings []*topology.Binding
+}
+
+type listedQueue struct {
+	typ       string
+	exclusive bool
+}
+
+// NewLiveMapper starts the mapping of vhost lv.
+func NewLiveMapper(lv LiveVhost) *LiveMapper {
+	m := &LiveMapper{lv: lv, v: topology.NewVhost(lv.Name), listed: make(map[string]listedQueue, len(lv.Listed)), dropped: map[string]bool{}}
+	m.v.Description = lv.Description
+	m.v.DefaultQueueType = lv.DefaultQueueType
+	for _, q := range lv.Listed {
+		m.listed[q.Name] = listedQueue{q.Type, q.Exclusive}
+	}
+	if lv.Export {
+		m.exported = map[string]bool{}
+	}
+	return m
+}
+
+// Queue maps queue q.
+func (m *LiveMapper) Queue(q Queue) {
+	if m.exported != nil {
+		m.exported[q.Name] = true
+	}
+	l := m.listed[q.Name]
+	q.Exclusive = q.Exclusive || l.exclusive
+	if SkipQueue(q) {
+		m.dropped[q.Name] = true
+		return
+	}
+	m.v.Queues[q.Name] = MapQueue(q, l.typ, m.lv.DefaultQueueType)
+}
+
+// Binding maps binding b.
+func (m *LiveMapper) Binding(b Binding) {
+	tb, ok := MapBinding(b)
+	if ok && m.lv.PropertiesKeys != nil {
+		m.lv.PropertiesKeys[tb.Key()] = b.PropertiesKey
+	}
+	if ok {
+		m.bindings = append(m.bindings, tb)
+	}
+}
+
+// Finish maps what doc holds, emptying it as it goes, and returns the
+// vhost with everything mapped.
+func (m *LiveMapper) Finish(doc *Document) (*topology.Vhost, error) {
+	lv, v := m.lv, m.v
 	for _, p := range doc.Parameters {
 		if p.Component != OperatorPolicyComponent {
 			continue
@@ -178,53 +269,29 @@ func MapLive(lv LiveVhost, doc *Document) (*topology.Vhost, error) {
 		doc.OperatorPolicies = append(doc.OperatorPolicies, op)
 	}
 	doc.Parameters = nil
-	type listed struct {
-		typ       string
-		exclusive bool
-	}
-	queues := make(map[string]listed, len(lv.Listed))
-	for _, q := range lv.Listed {
-		queues[q.Name] = listed{q.Type, q.Exclusive}
-	}
-
-	v := topology.NewVhost(lv.Name)
-	v.Description = lv.Description
-	v.DefaultQueueType = lv.DefaultQueueType
 	for i, e := range doc.Exchanges {
 		doc.Exchanges[i] = Exchange{}
 		if !SkipExchange(e.Name) {
 			v.Exchanges[e.Name] = MapExchange(e)
 		}
 	}
-	dropped := map[string]bool{}
-	var exported map[string]bool // the export's queues (lv.Export)
-	if lv.Export {
-		exported = make(map[string]bool, len(doc.Queues))
-	}
 	for i, q := range doc.Queues {
 		doc.Queues[i] = Queue{}
-		if exported != nil {
-			exported[q.Name] = true
-		}
-		l := queues[q.Name]
-		q.Exclusive = q.Exclusive || l.exclusive
-		if SkipQueue(q) {
-			dropped[q.Name] = true
-			continue
-		}
-		v.Queues[q.Name] = MapQueue(q, l.typ, lv.DefaultQueueType)
+		m.Queue(q)
 	}
 	for i, b := range doc.Bindings {
 		doc.Bindings[i] = Binding{}
-		tb, ok := MapBinding(b)
-		if ok && lv.PropertiesKeys != nil {
-			lv.PropertiesKeys[tb.Key()] = b.PropertiesKey
-		}
-		if !ok || (tb.DestinationType == topology.DestQueue && (dropped[tb.Destination] || (exported != nil && !exported[tb.Destination]))) {
+		m.Binding(b)
+	}
+	// A binding to a queue left out goes with it; so, in an export, does
+	// one to a queue it does not hold (see LiveVhost.Export).
+	for _, tb := range m.bindings {
+		if tb.DestinationType == topology.DestQueue && (m.dropped[tb.Destination] || (m.exported != nil && !m.exported[tb.Destination])) {
 			continue
 		}
 		v.Bindings = append(v.Bindings, tb)
 	}
+	m.bindings = nil
 	v.SortBindings()
 	for _, k := range kind.PolicyKinds() {
 		for _, p := range *doc.PoliciesOf(k) {

@@ -151,6 +151,20 @@ func TestMapLive(t *testing.T) {
 			},
 		},
 		{
+			// Mapped as it is decoded, a binding comes before the queues
+			// that say whether it stays.
+			name:  "an export whose bindings come before its queues",
+			vhost: LiveVhost{Name: "v", Export: true},
+			defs: `{"bindings":[
+					{"source":"x","destination":"mine","destination_type":"queue","routing_key":"a","arguments":{}},
+					{"source":"x","destination":"q","destination_type":"queue","routing_key":"a","arguments":{}}],
+				"queues":[{"name":"q","type":"classic","durable":true,"arguments":{"x-queue-type":"classic"}}]}`,
+			want: func(v *topology.Vhost) {
+				v.Queues["q"] = working(&topology.Queue{Name: "q", Type: "classic", Durable: true})
+				v.Bindings = []*topology.Binding{{Source: "x", Destination: "q", DestinationType: "queue", RoutingKey: "a"}}
+			},
+		},
+		{
 			name:  "built-in exchanges, server-named queues and the default exchange's implicit bindings are left out",
 			vhost: LiveVhost{Name: "v"},
 			defs: `{"exchanges":[
@@ -195,30 +209,64 @@ func TestMapLive(t *testing.T) {
 			},
 		},
 	}
+	// Each case is read both ways: decoded whole then mapped (MapLive), and
+	// mapped as it is decoded (DecodeStreamTo, then Finish), as a plan
+	// reads an export.
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			lv := tt.vhost
-			lv.Listed = decodeQueues(t, tt.listed)
-			doc := decodeDoc(t, tt.defs)
-			got, err := MapLive(lv, doc)
-			if err != nil {
-				t.Fatalf("MapLive: %v", err)
+		for _, streamed := range []bool{false, true} {
+			name := tt.name
+			if streamed {
+				name += " (streamed)"
 			}
-			want := topology.NewVhost(lv.Name)
-			tt.want(want)
-			want.SortBindings()
-			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("MapLive (-want +got):\n%s", diff)
-			}
-			if tt.keys != nil {
-				if diff := cmp.Diff(tt.keys, lv.PropertiesKeys); diff != "" {
-					t.Errorf("properties keys (-want +got):\n%s", diff)
-				}
-			}
-			if len(doc.Queues)+len(doc.Exchanges)+len(doc.Bindings)+len(doc.Parameters) != 0 {
-				t.Errorf("the document still holds objects after mapping")
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				testMapLive(t, tt.vhost, tt.defs, tt.listed, tt.want, tt.keys, streamed)
+			})
+		}
+	}
+}
+
+// testMapLive maps defs (and the queue list listed) of vhost, whole or as
+// it is decoded, and compares the vhost with the one wantOf builds.
+func testMapLive(t *testing.T, vhost LiveVhost, defs, listed string, wantOf func(v *topology.Vhost), keys map[string]string, streamed bool) {
+	lv := vhost
+	if lv.PropertiesKeys != nil {
+		lv.PropertiesKeys = map[string]string{}
+	}
+	lv.Listed = decodeQueues(t, listed)
+	var (
+		doc *Document
+		got *topology.Vhost
+		err error
+	)
+	if streamed {
+		doc = new(Document)
+		m := NewLiveMapper(lv)
+		dec := json.NewDecoder(strings.NewReader(defs))
+		dec.UseNumber()
+		if err := doc.DecodeStreamTo(dec, m); err != nil {
+			t.Fatalf("DecodeStreamTo: %v", err)
+		}
+		got, err = m.Finish(doc)
+	} else {
+		doc = decodeDoc(t, defs)
+		got, err = MapLive(lv, doc)
+	}
+	if err != nil {
+		t.Fatalf("MapLive: %v", err)
+	}
+	want := topology.NewVhost(lv.Name)
+	wantOf(want)
+	want.SortBindings()
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("MapLive (-want +got):\n%s", diff)
+	}
+	if keys != nil {
+		if diff := cmp.Diff(keys, lv.PropertiesKeys); diff != "" {
+			t.Errorf("properties keys (-want +got):\n%s", diff)
+		}
+	}
+	if len(doc.Queues)+len(doc.Exchanges)+len(doc.Bindings)+len(doc.Parameters) != 0 {
+		t.Errorf("the document still holds objects after mapping")
 	}
 }
 
