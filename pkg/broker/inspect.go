@@ -182,8 +182,7 @@ func topologyPrint(t *topology.Topology, vhosts map[string]VhostInfo) string {
 		}
 		for _, k := range kind.PolicyKinds() {
 			for _, n := range v.PolicyNamesOf(k) {
-				w.WriteQuoted(k.Label())
-				w.policy(v.PoliciesOf(k)[n])
+				w.policy(k, v.PoliciesOf(k)[n])
 			}
 		}
 	}
@@ -224,40 +223,33 @@ func (p *printWriter) args(a topology.Args) {
 	p.w.WriteByte(0xff)
 }
 
+// object writes one object: its kind, its strings, its flags and its
+// argument table.
+func (p *printWriter) object(kind string, strs []string, flags []bool, args topology.Args) {
+	p.WriteQuoted(kind)
+	for _, s := range strs {
+		p.WriteQuoted(s)
+	}
+	for _, f := range flags {
+		p.flag(f)
+	}
+	p.args(args)
+}
+
 func (p *printWriter) exchange(e *topology.Exchange) {
-	p.WriteQuoted("exchange")
-	p.WriteQuoted(e.Name)
-	p.WriteQuoted(e.Type)
-	p.flag(e.Durable)
-	p.flag(e.AutoDelete)
-	p.flag(e.Internal)
-	p.args(e.Arguments)
+	p.object("exchange", []string{e.Name, e.Type}, []bool{e.Durable, e.AutoDelete, e.Internal}, e.Arguments)
 }
 
 func (p *printWriter) queue(q *topology.Queue) {
-	p.WriteQuoted("queue")
-	p.WriteQuoted(q.Name)
-	p.WriteQuoted(q.Type)
-	p.flag(q.Durable)
-	p.flag(q.AutoDelete)
-	p.args(q.Arguments)
+	p.object("queue", []string{q.Name, q.Type}, []bool{q.Durable, q.AutoDelete}, q.Arguments)
 }
 
 func (p *printWriter) binding(b *topology.Binding) {
-	p.WriteQuoted("binding")
-	p.WriteQuoted(b.Source)
-	p.WriteQuoted(b.Destination)
-	p.WriteQuoted(b.DestinationType)
-	p.WriteQuoted(b.RoutingKey)
-	p.args(b.Arguments)
+	p.object("binding", []string{b.Source, b.Destination, b.DestinationType, b.RoutingKey}, nil, b.Arguments)
 }
 
-func (p *printWriter) policy(pol *topology.Policy) {
-	p.WriteQuoted(pol.Name)
-	p.WriteQuoted(pol.Pattern)
-	p.WriteQuoted(pol.ApplyTo)
-	p.WriteQuoted(strconv.Itoa(pol.Priority))
-	p.args(pol.Definition)
+func (p *printWriter) policy(k kind.Kind, pol *topology.Policy) {
+	p.object(k.Label(), []string{pol.Name, pol.Pattern, pol.ApplyTo, strconv.Itoa(pol.Priority)}, nil, pol.Definition)
 }
 
 // itemsPrint adds the item kinds' objects to the print of the rest of the

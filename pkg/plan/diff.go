@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"slices"
@@ -674,18 +675,9 @@ func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string,
 			src = bySource[c.Name]
 		}
 		dst := byDest[end{c.Kind, c.Name}]
-		// Merge the two ascending lists in have.Bindings order; a binding
-		// from an exchange to itself is in both, and listed once.
-		for len(src) > 0 || len(dst) > 0 {
-			var j int
-			switch {
-			case len(dst) == 0 || (len(src) > 0 && src[0] < dst[0]):
-				j, src = src[0], src[1:]
-			case len(src) == 0 || dst[0] < src[0]:
-				j, dst = dst[0], dst[1:]
-			default:
-				j, src, dst = src[0], src[1:], dst[1:]
-			}
+		// The two ascending lists merged, in have.Bindings order; a
+		// binding from an exchange to itself is in both, and listed once.
+		for _, j := range mergeSorted(src, dst) {
 			d.visits++
 			if c.Action == Replace && endGone[j] {
 				continue
@@ -921,13 +913,14 @@ func union(a, b []string) []string {
 	return out
 }
 
-// mergeSorted is union of two sorted lists, in one pass: the names the
-// diff meets come sorted (each side's sortedKeys), and at 50,000 objects
-// the set and the sort union otherwise makes took a tenth of the diff.
-func mergeSorted(a, b []string) []string {
-	out := make([]string, 0, max(len(a), len(b)))
+// mergeSorted is the union of two ascending lists, in one pass, each
+// value once: the names the diff meets come sorted (each side's
+// sortedKeys), and at 50,000 objects the set and the sort union otherwise
+// makes took a tenth of the diff.
+func mergeSorted[T cmp.Ordered](a, b []T) []T {
+	out := make([]T, 0, max(len(a), len(b)))
 	for len(a) > 0 || len(b) > 0 {
-		var s string
+		var s T
 		switch {
 		case len(b) == 0 || (len(a) > 0 && a[0] < b[0]):
 			s, a = a[0], a[1:]
