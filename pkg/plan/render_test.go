@@ -2,6 +2,8 @@ package plan
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -266,5 +268,17 @@ func TestHeld(t *testing.T) {
 	}
 	if got := buf.String(); strings.Contains(got, "The broker matches the file") || !strings.HasPrefix(got, "No changes. mqctl holds back what differs from the file (below).\n") {
 		t.Errorf("a plan with only held changes:\n%s", got)
+	}
+}
+
+// TestDocsNameTheSavedVersion: docs/plan-json.md tells which version of
+// the saved plan this mqctl writes (a plan saved by another is refused).
+func TestDocsNameTheSavedVersion(t *testing.T) {
+	page, err := os.ReadFile("../../docs/plan-json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("today `%d`", SavedVersion); !strings.Contains(string(page), want) {
+		t.Errorf("docs/plan-json.md does not say %q: SavedVersion changed without it", want)
 	}
 }
