@@ -17,6 +17,9 @@ import (
 // whose dead letters go elsewhere. So the candidates are the queues those
 // reached before, and each is then looked for after.
 func (c *vhostCompare) silenced() {
+	if !c.sharesAQueue() {
+		return // a teardown, a vhost created: nothing to look for
+	}
 	rb, ra := c.b.publishedExchanges(), c.a.publishedExchanges()
 	changed := sortedKeys(c.dlChanged)
 	db, da := c.b.deadLetterReach(changed), c.a.deadLetterReach(changed)
@@ -45,6 +48,23 @@ func (c *vhostCompare) silenced() {
 			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, inB.of(q), db)})
 		}
 	}
+}
+
+// sharesAQueue reports whether a queue is declared on both sides: only
+// such a queue can be silenced. Where none is, reaching every queue's dead
+// letters (two thirds of the comparison of a teardown's 50,000 objects)
+// would find nothing.
+func (c *vhostCompare) sharesAQueue() bool {
+	small, big := c.b, c.a
+	if len(small.v.Queues) > len(big.v.Queues) {
+		small, big = big, small
+	}
+	for q := range small.v.Queues {
+		if big.hasQueue(q) {
+			return true
+		}
+	}
+	return false
 }
 
 // lostBindings returns the queues of the bindings that reached them from
