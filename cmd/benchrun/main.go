@@ -41,7 +41,10 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/internal/gentopo"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/ownership"
 )
 
@@ -352,6 +355,11 @@ func (c config) measurePlansAndReads(ctx context.Context, file, applyVhost strin
 // besides the state.
 func (c config) measureTakeDown(ctx context.Context, tmp, applyVhost string, n, runs int, conn []string, r *row) error {
 	objects := gentopo.Objects(n)
+	m, err := c.measureExactReads(ctx, applyVhost, runs)
+	if err != nil {
+		return err
+	}
+	r.M["exact reads"] = m
 	for _, k := range []struct{ name, yaml string }{
 		{"teardown plan", teardownYAML(applyVhost)},
 		{"replace plan", replaceYAML(applyVhost, n)},
@@ -367,6 +375,69 @@ func (c config) measureTakeDown(ctx context.Context, tmp, applyVhost string, n, 
 		r.M[k.name] = m
 	}
 	return nil
+}
+
+// measureExactReads times what a plan that deletes every queue of vhost
+// asks of the broker for the messages at stake: an exact read of each
+// queue (a passive declare over AMQP, through the plan's own lock.Inspect),
+// engine.StakeReaders at a time on one connection, as the plan reads them.
+// The median of runs passes.
+func (c config) measureExactReads(ctx context.Context, vhost string, runs int) (measure, error) {
+	body, err := c.http(ctx, http.MethodGet, "queues/"+url.PathEscape(vhost)+"?columns=name&disable_stats=true", nil)
+	if err != nil {
+		return measure{}, err
+	}
+	var queues []struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(body, &queues); err != nil {
+		return measure{}, err
+	}
+	bc, err := broker.Connect(ctx, broker.Config{Server: c.server, Username: c.user, Password: c.pass})
+	if err != nil {
+		return measure{}, err
+	}
+	amqpURL, err := bc.AMQPURL(ctx, "")
+	if err != nil {
+		return measure{}, err
+	}
+	var times []float64
+	for range runs {
+		conn, err := lock.Peek(ctx, vhost, lock.Options{URL: amqpURL, Name: "mqctl benchrun"})
+		if err != nil {
+			return measure{}, err
+		}
+		next := make(chan string)
+		errs := make(chan error, engine.StakeReaders)
+		start := time.Now()
+		for range engine.StakeReaders {
+			go func() {
+				var first error
+				for q := range next {
+					if st, err := conn.Inspect(q); first == nil && (err != nil || !st.Exists) {
+						first = fmt.Errorf("exact read of queue %q in vhost %q: %v (exists: %v)", q, vhost, err, st.Exists)
+					}
+				}
+				errs <- first
+			}()
+		}
+		for _, q := range queues {
+			next <- q.Name
+		}
+		close(next)
+		var failed error
+		for range engine.StakeReaders {
+			if err := <-errs; err != nil && failed == nil {
+				failed = err
+			}
+		}
+		times = append(times, time.Since(start).Seconds())
+		_ = conn.Release()
+		if failed != nil {
+			return measure{}, failed
+		}
+	}
+	return measure{Seconds: median(times)}, nil
 }
 
 // preflightUpTo is the largest size at which the preflight's cost is

@@ -14,7 +14,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 )
 
-var order = []string{"definitions import", "apply", "definitions read without record", "definitions read", "no-op plan", "teardown plan", "replace plan", "validate", "validate changed", "diff", "lint", "route", "graph"}
+var order = []string{"definitions import", "apply", "definitions read without record", "definitions read", "no-op plan", "teardown plan", "exact reads", "replace plan", "validate", "validate changed", "diff", "lint", "route", "graph"}
 
 func write(dir string, rows []row, version string, offline bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -239,12 +239,29 @@ func issueTargets(rows []row) string {
 		_, m := ratio(r, "replace plan", "no-op plan")
 		fmt.Fprintf(&sb, "| replace-everything plan ÷ no-op plan | %d | %s |\n", r.Objects, m)
 	}
+	for _, r := range rows {
+		if r.M["exact reads"].Seconds == 0 {
+			continue
+		}
+		_, m := ratio(r, "exact reads", "no-op plan")
+		fmt.Fprintf(&sb, "| exact reads of every queue (what a teardown plan asks of the broker) ÷ no-op plan | %d | %s |\n", r.Objects, m)
+	}
+	for _, r := range rows {
+		t, a, b := r.M["teardown plan"].Seconds, r.M["no-op plan"].Seconds, r.M["exact reads"].Seconds
+		if b == 0 {
+			continue
+		}
+		fmt.Fprintf(&sb, "| teardown plan ÷ (no-op plan + exact reads of every queue) | %d | %.2f× (%.2f s ÷ (%.2f s + %.2f s)) |\n", r.Objects, t/(a+b), t, a, b)
+	}
 	sb.WriteString("\nThe read without the record is of the same vhost in the same moment: the harness takes the record exchange " +
 		"out (DELETE /api/exchanges/…/mqctl.ownership.N), reads the definitions and declares the record again as it was, " +
 		"between two no-op plans; each following plan must be empty, which checks that the record came back whole. " +
 		"The record's size is what it adds to GET /api/definitions/{vhost} (with it minus without it), against the size without it; " +
 		"RabbitMQ 4.3 leaves internal exchanges, the record among them, out of that export (both reads are then of the same document), " +
-		"and the record's size is that of its exchange objects as GET /api/exchanges/{vhost} gives them.\n")
+		"and the record's size is that of its exchange objects as GET /api/exchanges/{vhost} gives them. " +
+		"The exact reads are what a plan that deletes or replaces queues asks of the broker for the messages at stake: " +
+		"a passive declare of each of the vhost's queues over AMQP, through the plan's own code, as many at a time as the plan reads " +
+		"(engine.StakeReaders), timed by the harness alone.\n")
 	return sb.String()
 }
 
@@ -313,7 +330,7 @@ func bytesText(n int) string {
 
 func isLive(k string) bool {
 	switch k {
-	case "definitions import", "apply", "definitions read", "definitions read without record", "no-op plan", "teardown plan", "replace plan":
+	case "definitions import", "apply", "definitions read", "definitions read without record", "no-op plan", "teardown plan", "exact reads", "replace plan":
 		return true
 	}
 	return false

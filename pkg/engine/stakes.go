@@ -18,12 +18,12 @@ import (
 // (startExact) call it from several goroutines at once.
 type inspectFunc func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)
 
-// stakeReaders is how many queues the exact reads read at once: each read
+// StakeReaders is how many queues the exact reads read at once: each read
 // is a round trip to the queue's process (a passive declare on a channel
 // of its own), so thousands of them one after the other cost seconds of
 // waiting, while a handful in flight keep the broker busy without
 // crowding out the other clients.
-const stakeReaders = 16
+const StakeReaders = 16
 
 // exactReads are the exact reads of the queues a plan deletes or
 // replaces, which set the messages and consumers at stake in them: a
@@ -55,7 +55,7 @@ type exactRead struct {
 }
 
 // startExact begins reading the queues p deletes or replaces through the
-// inspect function open gives, up to stakeReaders at once, in the plan's
+// inspect function open gives, up to StakeReaders at once, in the plan's
 // order. After a failed read no further one starts, except after a queue
 // out of reach (lock.ErrOutOfReach): that one's change is held back, and
 // the others are still wanted. It reads the changes' identities only, and
@@ -100,7 +100,7 @@ func (reads *exactReads) run(ctx context.Context, list []*exactRead, open func(c
 		once   sync.Once
 		next   = make(chan *exactRead)
 	)
-	for range min(stakeReaders, len(list)) {
+	for range min(StakeReaders, len(list)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -61,7 +61,7 @@ func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 // concurrent reads finish in, and nothing else is read.
 func TestRefreshStakesFigures(t *testing.T) {
 	t.Parallel()
-	const n = 3*stakeReaders + 5
+	const n = 3*StakeReaders + 5
 	// The statistics lag: they count q1's unacknowledged messages, and a
 	// consumer of q2 that has left.
 	p := stakesPlan(n, func(i int) (int64, int64) {
@@ -117,10 +117,10 @@ func TestRefreshStakesFigures(t *testing.T) {
 }
 
 // TestRefreshStakesConcurrent: the reads run side by side, never more than
-// stakeReaders of them at once.
+// StakeReaders of them at once.
 func TestRefreshStakesConcurrent(t *testing.T) {
 	t.Parallel()
-	const n = 4 * stakeReaders
+	const n = 4 * StakeReaders
 	p := stakesPlan(n, nil)
 	var inFlight, most atomic.Int64
 	all := make(chan struct{})
@@ -134,19 +134,19 @@ func TestRefreshStakesConcurrent(t *testing.T) {
 				break
 			}
 		}
-		if now == stakeReaders {
+		if now == StakeReaders {
 			once.Do(func() { close(all) })
 		}
-		// The first reads return only once stakeReaders of them are in
+		// The first reads return only once StakeReaders of them are in
 		// flight: reads one after the other would never get there.
-		waitFor(t, all, fmt.Sprintf("%d reads at once (queue %s)", stakeReaders, queue))
+		waitFor(t, all, fmt.Sprintf("%d reads at once (queue %s)", StakeReaders, queue))
 		return lock.QueueState{Exists: true}, nil
 	}
 	if err := refreshStakes(context.Background(), p, inspect); err != nil {
 		t.Fatal(err)
 	}
-	if m := most.Load(); m > stakeReaders {
-		t.Errorf("%d reads at once, want at most %d", m, stakeReaders)
+	if m := most.Load(); m > StakeReaders {
+		t.Errorf("%d reads at once, want at most %d", m, StakeReaders)
 	}
 }
 
@@ -156,8 +156,8 @@ func TestRefreshStakesConcurrent(t *testing.T) {
 // their exact figures, and no read starts once one has failed.
 func TestRefreshStakesError(t *testing.T) {
 	t.Parallel()
-	const n = 10 * stakeReaders
-	failAt := stakeReaders + 3
+	const n = 10 * StakeReaders
+	failAt := StakeReaders + 3
 	p := stakesPlan(n, nil)
 	cause := errors.New("connection refused")
 	var reads atomic.Int64
@@ -205,7 +205,7 @@ func TestRefreshStakesCancelled(t *testing.T) {
 		reads.Add(1)
 		return lock.QueueState{Exists: true}, nil
 	}
-	err := refreshStakes(ctx, stakesPlan(5*stakeReaders, nil), inspect)
+	err := refreshStakes(ctx, stakesPlan(5*StakeReaders, nil), inspect)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("refreshStakes = %v, want context.Canceled", err)
 	}
@@ -302,7 +302,7 @@ func TestReadStakesDepthOnly(t *testing.T) {
 // the merge of the changes the plan keeps.
 func TestExactReadsHeldBack(t *testing.T) {
 	t.Parallel()
-	const n = 4 * stakeReaders
+	const n = 4 * StakeReaders
 	const down, stuck = 3, 5
 	p := stakesPlan(n, nil)
 	release := make(chan struct{})
