@@ -572,7 +572,7 @@ func oneSided[V any](a, b map[string]V) int {
 func (d *differ) bindings(name string, bk boundKeys) (deleted map[string]bool) {
 	want, have, wantB, haveB := bk.want, bk.have, bk.wantB, bk.haveB
 	deleted = map[string]bool{}
-	for _, k := range union(sortedSet(bk.wantKeys), sortedSet(bk.haveKeys)) {
+	for _, k := range union(bk.wantKeys, bk.haveKeys) {
 		w, h := wantB[k], haveB[k]
 		switch {
 		case w != nil && h == nil:
@@ -891,32 +891,25 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-func union(a, b []string) []string {
-	if slices.IsSorted(a) && slices.IsSorted(b) {
-		return mergeSorted(a, b)
+// union is the values of a and b, sorted, each once. The lists the diff
+// meets mostly come sorted (sortedKeys; a vhost's bindings in
+// SortBindings order, which is their keys' order) and are merged as they
+// are; one out of order is sorted first, in a copy.
+func union(a, b []string) []string { return mergeSorted(ascending(a), ascending(b)) }
+
+// ascending is s when it is sorted, else a sorted copy of it.
+func ascending(s []string) []string {
+	if slices.IsSorted(s) {
+		return s
 	}
-	seen := make(map[string]bool, len(a)+len(b))
-	out := make([]string, 0, len(a)+len(b))
-	for _, s := range a {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	for _, s := range b {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }
 
 // mergeSorted is the union of two ascending lists, in one pass, each
-// value once: the names the diff meets come sorted (each side's
-// sortedKeys), and at 50,000 objects the set and the sort union otherwise
-// makes took a tenth of the diff.
+// value once (at 50,000 objects, a set and a sort of the union took a
+// tenth of the diff).
 func mergeSorted[T cmp.Ordered](a, b []T) []T {
 	out := make([]T, 0, max(len(a), len(b)))
 	for len(a) > 0 || len(b) > 0 {
@@ -934,17 +927,6 @@ func mergeSorted[T cmp.Ordered](a, b []T) []T {
 		}
 	}
 	return out
-}
-
-// sortedSet is keys sorted, each once, in a copy: a vhost's bindings come
-// sorted (topology.Vhost.SortBindings orders them as their keys), and
-// a list in order is not sorted again.
-func sortedSet(keys []string) []string {
-	out := slices.Clone(keys)
-	if !slices.IsSorted(out) {
-		slices.Sort(out)
-	}
-	return slices.Compact(out)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
