@@ -24,6 +24,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -41,6 +42,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/internal/gentopo"
+	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/loader"
@@ -407,30 +409,18 @@ func (c config) measureExactReads(ctx context.Context, vhost string, runs int) (
 		if err != nil {
 			return measure{}, err
 		}
-		next := make(chan string)
-		errs := make(chan error, engine.StakeReaders)
+		errs := make([]error, len(queues))
+		g := parallel.New(engine.StakeReaders)
 		start := time.Now()
-		for range engine.StakeReaders {
-			go func() {
-				var first error
-				for q := range next {
-					if st, err := conn.Inspect(q); first == nil && (err != nil || !st.Exists) {
-						first = fmt.Errorf("exact read of queue %q in vhost %q: %v (exists: %v)", q, vhost, err, st.Exists)
-					}
+		for i, q := range queues {
+			g.Go(func() {
+				if st, err := conn.Inspect(q.Name); err != nil || !st.Exists {
+					errs[i] = fmt.Errorf("exact read of queue %q in vhost %q: %v (exists: %v)", q.Name, vhost, err, st.Exists)
 				}
-				errs <- first
-			}()
+			})
 		}
-		for _, q := range queues {
-			next <- q.Name
-		}
-		close(next)
-		var failed error
-		for range engine.StakeReaders {
-			if err := <-errs; err != nil && failed == nil {
-				failed = err
-			}
-		}
+		g.Wait()
+		failed := cmp.Or(errs...)
 		times = append(times, time.Since(start).Seconds())
 		_ = conn.Release()
 		if failed != nil {

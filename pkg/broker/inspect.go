@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"sort"
@@ -162,15 +161,13 @@ func topologyPrint(t *topology.Topology, vhosts map[string]VhostInfo) string {
 		v.SortBindings()
 		tags := slices.Clone(vhosts[name].Tags)
 		sort.Strings(tags)
-		if err := enc.Encode(struct {
+		_ = enc.Encode(struct { // strings and a flag: nothing to fail on
 			Name             string   `json:"vhost"`
 			Description      string   `json:"description"`
 			DefaultQueueType string   `json:"default_queue_type"`
 			Tags             []string `json:"tags"`
 			Protected        bool     `json:"protected,omitempty"`
-		}{v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected}); err != nil {
-			fmt.Fprintln(w.w, v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected)
-		}
+		}{v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected})
 		for _, n := range v.ExchangeNames() {
 			w.exchange(v.Exchanges[n])
 		}
