@@ -147,17 +147,9 @@ func records(l *Live, touches bool) map[string]*ownership.Record {
 // plan. An apply with nothing to do still rewrites an ownership record
 // left in an older format (silently: no step, no question, no report).
 func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*ApplyResult, error) {
-	var scope []string
-	switch {
-	case (in.Desired == nil) == (in.Saved == nil):
-		return nil, errors.New("engine: apply needs either a desired state or a saved plan")
-	case in.Saved != nil:
-		scope = in.Saved.Vhosts
-		if err := resolveSecrets(in.Saved, e.opts.LookupEnv); err != nil {
-			return nil, err
-		}
-	default:
-		scope = in.Desired.VhostNames()
+	scope, err := e.scopeOf(in)
+	if err != nil {
+		return nil, err
 	}
 	amqpURL, err := e.amqpURL(ctx)
 	if err != nil {
@@ -182,36 +174,20 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		return nil, err
 	}
 	out := &ApplyResult{Plan: p}
-	if err := e.refuseUnseenVhosts(p); err != nil {
+	if err := e.refuse(ctx, p, existing, exactErr); err != nil {
 		return out, err
-	}
-	if err := e.checkTransientQueues(ctx, p, existing); err != nil {
-		return out, err
-	}
-	if exactErr != nil {
-		return out, exactErr
 	}
 	if o.Show != nil {
 		if err := o.Show(p); err != nil {
 			return out, err
 		}
 	}
+	recs := records(l, touchesBroker(in))
 	if p.Empty() && len(p.Adopt) == 0 {
-		e.cleanRecords(ctx, p, l, locks, records(l, touchesBroker(in)))
+		e.cleanRecords(ctx, p, l, locks, recs)
 		return out, nil
 	}
-	opts := apply.Options{
-		AllowDataLoss: o.AllowDataLoss,
-		AllowReplace:  o.AllowReplace,
-		Parallelism:   o.Parallelism,
-		Progress:      o.Progress,
-		Records:       records(l, touchesBroker(in)),
-		PropertiesKey: l.current.PropertiesKey,
-		VhostTags:     func(vh string) []string { return l.current.Vhosts[vh].Tags },
-		VhostCreated:  locks.acquire,
-		Guard:         locks.lost,
-		Inspect:       locks.inspect,
-	}
+	opts := executeOptions(o, l, locks, recs)
 	if err := apply.Check(p, opts); err != nil {
 		return out, err
 	}
@@ -229,28 +205,81 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 			return out, &preflight.RefusedError{Report: rep}
 		}
 	}
+	return out, e.execute(ctx, p, opts, first, o, out)
+}
+
+// scopeOf is the vhosts an apply of in plans: the desired state's, or the
+// saved plan's (whose secrets it resolves from the environment).
+func (e *Engine) scopeOf(in ApplyInput) ([]string, error) {
+	switch {
+	case (in.Desired == nil) == (in.Saved == nil):
+		return nil, errors.New("engine: apply needs either a desired state or a saved plan")
+	case in.Saved != nil:
+		if err := resolveSecrets(in.Saved, e.opts.LookupEnv); err != nil {
+			return nil, err
+		}
+		return in.Saved.Vhosts, nil
+	default:
+		return in.Desired.VhostNames(), nil
+	}
+}
+
+// refuse says why p must not be carried out, found before anything
+// changes: a vhost it could not see, transient queues on a broker that
+// denies them, or exact reads of what is at stake that failed (exactErr).
+func (e *Engine) refuse(ctx context.Context, p *plan.Plan, existing []string, exactErr error) error {
+	if err := e.refuseUnseenVhosts(p); err != nil {
+		return err
+	}
+	if err := e.checkTransientQueues(ctx, p, existing); err != nil {
+		return err
+	}
+	return exactErr
+}
+
+// executeOptions are apply's options for a plan made under locks from l:
+// the user's choices, the records it may rewrite, and the locks that
+// guard each vhost and read its queues.
+func executeOptions(o ApplyOptions, l *Live, locks *locks, recs map[string]*ownership.Record) apply.Options {
+	return apply.Options{
+		AllowDataLoss: o.AllowDataLoss,
+		AllowReplace:  o.AllowReplace,
+		Parallelism:   o.Parallelism,
+		Progress:      o.Progress,
+		Records:       recs,
+		PropertiesKey: l.current.PropertiesKey,
+		VhostTags:     func(vh string) []string { return l.current.Vhosts[vh].Tags },
+		VhostCreated:  locks.acquire,
+		Guard:         locks.lost,
+		Inspect:       locks.inspect,
+	}
+}
+
+// execute asks o.Confirm, carries p out, hands the result to o.Report and
+// waits until a later plan sees every change; the result is out's. first
+// is the write the preflight left to be its own trial
+// (apply.FirstAlone): refused alone, it changed nothing, and is reported
+// as the preflight's refusal.
+func (e *Engine) execute(ctx context.Context, p *plan.Plan, opts apply.Options, first *plan.Change, o ApplyOptions, out *ApplyResult) error {
 	if o.Confirm != nil {
 		if err := o.Confirm(p); err != nil {
-			return out, err
+			return err
 		}
 	}
 	out.Result = apply.Execute(ctx, e.c, p, opts)
 	if rep := out.Preflight; rep != nil && len(out.Result.Done) == 0 && len(out.Result.Failed) == 1 &&
 		out.Result.Failed[0].Step.Change == first && preflight.Refused(rep, first, out.Result.Failed[0].Err) {
-		// The plan's only trial was its first write, made alone: refused,
-		// it changed nothing, which the user is told as a preflight's
-		// refusal.
-		return out, &preflight.RefusedError{Report: rep}
+		return &preflight.RefusedError{Report: rep}
 	}
 	if o.Report != nil {
 		if err := o.Report(p, out.Result); err != nil {
-			return out, err
+			return err
 		}
 	}
 	if !out.Result.OK() {
-		return out, ErrIncomplete
+		return ErrIncomplete
 	}
-	return out, e.waitVisible(ctx, out.Result, p.Vhosts, o.Waiting)
+	return e.waitVisible(ctx, out.Result, p.Vhosts, o.Waiting)
 }
 
 // lockAll takes the lock of every vhost of scope that exists, and of the

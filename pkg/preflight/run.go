@@ -93,11 +93,9 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 	if len(trials) == 0 {
 		return rep, wait, nil
 	}
-	if o.First != nil && len(trials) == 1 && len(trials[0].Objects) == 1 && trials[0].Objects[0].ObjectRef == o.First.Ref() {
-		if k, ok := tryerOf(trials[0].Kind); ok && k.whole {
-			rep.ByWrite = true
-			return rep, wait, nil
-		}
+	if triedByWrite(trials, o.First) {
+		rep.ByWrite = true
+		return rep, wait, nil
 	}
 	name, err := throwawayName(o.Now())
 	if err != nil {
@@ -112,68 +110,21 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 		return nil, wait, fmt.Errorf("preflight: %w", err)
 	}
 	rep.Vhost = name
-	var conn interface{ Close() error }
-	dialed := make(chan struct{})
-	deleted := make(chan struct{})
-	remove := func() {
-		defer close(deleted)
-		<-dialed
-		if conn != nil {
-			_ = conn.Close()
-		}
-		// Deleted even when ctx is cancelled (Ctrl-C), within its own
-		// time limit.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := c.DeleteVhost(dctx, name); err != nil && !errors.Is(err, broker.ErrNotFound) {
-			rep.CleanupErr = err.Error()
-		}
-	}
-	wait = func() { <-swept; <-deleted }
-	// What the trials need, at once: the permissions (the management API
-	// gives the creator of a vhost none on some versions' auth backends),
-	// the limits the broker gave the vhost, and the connection that holds
-	// it against other applies' sweeps.
-	var (
-		grantErr error
-		tight    string
-		setup    sync.WaitGroup
-	)
-	setup.Add(2)
-	go func() { defer setup.Done(); grantErr = c.GrantFullPermissions(ctx, name, c.Username()) }()
-	go func() { defer setup.Done(); tight = tooTight(ctx, c, name, trials) }()
-	setup.Wait()
-	switch {
-	case grantErr != nil && cannotRun(grantErr):
-		rep.Skipped = fmt.Sprintf("mqctl could not give itself permissions on its throwaway vhost (%v)", grantErr)
-	case grantErr != nil:
-	case tight != "":
-		rep.Skipped = tight
-	}
-	if rep.Skipped != "" || grantErr != nil {
-		close(dialed)
-		go remove()
-		if grantErr != nil && rep.Skipped == "" {
-			return nil, wait, fmt.Errorf("preflight: %w", grantErr)
+	tw := &throwaway{c: c, name: name, dialed: make(chan struct{}), deleted: make(chan struct{})}
+	wait = func() { <-swept; <-tw.deleted }
+	if rep.Skipped, err = tw.prepare(ctx, trials); rep.Skipped != "" || err != nil {
+		close(tw.dialed)
+		go tw.remove(ctx, rep)
+		if err != nil {
+			return nil, wait, err
 		}
 		return rep, wait, nil
 	}
 	// The trials do not wait for the connection: remove does.
-	if o.AMQPURL != "" {
-		go func() {
-			defer close(dialed)
-			// Without it the vhost is only safe from other applies'
-			// sweeps for Grace, which a preflight does not take.
-			if cn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: o.AMQPURL, Vhost: name, TLS: o.TLS, Name: "mqctl preflight"}); err == nil {
-				conn = cn
-			}
-		}()
-	} else {
-		close(dialed)
-	}
+	tw.hold(ctx, o)
 	t := &trier{c: c, vhost: name, sem: make(chan struct{}, o.Parallelism), refused: map[string]*Refusal{}}
 	err = t.run(ctx, trials)
-	go remove()
+	go tw.remove(ctx, rep)
 	if err != nil {
 		return nil, wait, err
 	}
@@ -183,6 +134,85 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 	}
 	rep.Refusals = t.refusals()
 	return rep, wait, nil
+}
+
+// triedByWrite reports whether the plan's only trial is first, the change
+// apply writes next and alone, of a kind apply writes whole in one
+// request: that write asks the broker as the trial would (Options.First).
+func triedByWrite(trials []*Trial, first *plan.Change) bool {
+	if first == nil || len(trials) != 1 || len(trials[0].Objects) != 1 || trials[0].Objects[0].ObjectRef != first.Ref() {
+		return false
+	}
+	k, ok := tryerOf(trials[0].Kind)
+	return ok && k.whole
+}
+
+// throwaway is the vhost a preflight's trials run in, and the connection
+// that holds it against other applies' sweeps.
+type throwaway struct {
+	c    *broker.Client
+	name string
+	conn interface{ Close() error }
+	// dialed is closed once conn is set or will never be; deleted once
+	// the vhost is deleted (or could not be).
+	dialed, deleted chan struct{}
+}
+
+// prepare makes the vhost ready for trials, at once: the permissions (the
+// management API gives the creator of a vhost none on some versions' auth
+// backends) and the limits the broker gave the vhost. It says why the
+// preflight is skipped (the user may not give itself permissions, the
+// limits leave no room for the trials), or returns the error that stops
+// it.
+func (tw *throwaway) prepare(ctx context.Context, trials []*Trial) (skipped string, err error) {
+	var (
+		grantErr error
+		tight    string
+		setup    sync.WaitGroup
+	)
+	setup.Add(2)
+	go func() { defer setup.Done(); grantErr = tw.c.GrantFullPermissions(ctx, tw.name, tw.c.Username()) }()
+	go func() { defer setup.Done(); tight = tooTight(ctx, tw.c, tw.name, trials) }()
+	setup.Wait()
+	switch {
+	case grantErr != nil && cannotRun(grantErr):
+		return fmt.Sprintf("mqctl could not give itself permissions on its throwaway vhost (%v)", grantErr), nil
+	case grantErr != nil:
+		return "", fmt.Errorf("preflight: %w", grantErr)
+	}
+	return tight, nil
+}
+
+// hold opens the AMQP connection to the vhost, in the background (none
+// without o.AMQPURL). Without it the vhost is only safe from other
+// applies' sweeps for Grace, which a preflight does not take.
+func (tw *throwaway) hold(ctx context.Context, o Options) {
+	if o.AMQPURL == "" {
+		close(tw.dialed)
+		return
+	}
+	go func() {
+		defer close(tw.dialed)
+		if cn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: o.AMQPURL, Vhost: tw.name, TLS: o.TLS, Name: "mqctl preflight"}); err == nil {
+			tw.conn = cn
+		}
+	}()
+}
+
+// remove closes the connection once it is dialed and deletes the vhost,
+// even when ctx is cancelled (Ctrl-C), within a time limit of its own; a
+// failure is rep's CleanupErr.
+func (tw *throwaway) remove(ctx context.Context, rep *Report) {
+	defer close(tw.deleted)
+	<-tw.dialed
+	if tw.conn != nil {
+		_ = tw.conn.Close()
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := tw.c.DeleteVhost(dctx, tw.name); err != nil && !errors.Is(err, broker.ErrNotFound) {
+		rep.CleanupErr = err.Error()
+	}
 }
 
 // tooTight says why the preflight cannot run in the throwaway vhost name,

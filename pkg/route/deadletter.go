@@ -32,62 +32,22 @@ import (
 //     queues are listed in Cycles.
 func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLetterRoute {
 	r := DeadLetterRoute{Queue: queue, Reason: reason}
-	q, ok := s.v.Queues[queue]
-	if !ok || q == nil {
-		r.Result = Result{Problems: []string{fmt.Sprintf("queue %q is not declared", queue)}}
-		return r
-	}
-	if queueType(q) == topology.QueueStream {
-		r.Result = Result{Problems: []string{fmt.Sprintf("queue %q is a stream: streams do not dead-letter", queue)}}
-		return r
-	}
-	args := s.queues[queue].args
-	v, has := args["x-dead-letter-exchange"]
-	if !has {
-		if msg := routingKeyWithoutExchange(q); msg != "" {
-			r.Result = Result{Problems: []string{msg}}
+	dlx, configured, problem := s.deadLetterExchange(queue)
+	if !configured {
+		if problem != "" {
+			r.Result = Result{Problems: []string{problem}}
 		}
-		return r
-	}
-	dlx, isString := v.(string)
-	if !isString {
-		r.Result = Result{Problems: []string{fmt.Sprintf("queue %q: x-dead-letter-exchange is %v, not an exchange name: RabbitMQ refuses it; set it to a string", queue, v)}}
 		return r
 	}
 	r.Configured = true
 	r.Exchange = dlx
-	// The message as the queue holds it: BCC is gone from its headers, its
-	// keys are not.
 	keys, err := m.routingKeys()
 	if err != nil {
 		r.Result = Result{Problems: []string{err.Error()}}
 		return r
 	}
-	held := m
-	if _, ok := m.Headers["BCC"]; ok {
-		held.Headers = make(map[string]any, len(m.Headers))
-		for k, v := range m.Headers {
-			if k != "BCC" {
-				held.Headers[k] = v
-			}
-		}
-	}
-	rk, hasRK := args["x-dead-letter-routing-key"].(string)
-	var dl Message
-	origExp, hasExp := s.originalExpiration(m)
-	if s.ver.RegroupsXDeath() {
-		dl = Message{Exchange: dlx, Headers: deathHeaders(held, keys, queue, reason, hasRK && !s.ver.KeepsCCWithDeadLetterRoutingKey(), origExp, hasExp)}
-		if !hasRK && len(keys) > 1 {
-			dl.keys = keys
-		}
-	} else {
-		dl = s.recordDeath(m, held, keys, queue, reason, origExp, hasExp)
-		dl.Exchange = dlx
-		dl.keys = keys
-		if hasRK {
-			dl.keys = []string{rk}
-		}
-	}
+	rk, hasRK := s.queues[queue].args["x-dead-letter-routing-key"].(string)
+	dl := s.deadLetterMessage(m, keys, queue, reason, dlx, rk, hasRK)
 	if hasRK {
 		r.RoutingKey = rk
 		dl.RoutingKey = rk
@@ -102,8 +62,74 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 		return r
 	}
 	r.Result = s.route(dl, false)
-	if reason == Rejected || len(r.Result.Deliveries) == 0 {
-		return r
+	if reason != Rejected {
+		s.dropCycles(&r, dl)
+	}
+	return r
+}
+
+// deadLetterExchange is queue's effective x-dead-letter-exchange
+// (configured), or why the queue's dead letters are discarded: a problem,
+// or "" for a queue that simply has no dead-letter exchange.
+func (s *Simulator) deadLetterExchange(queue string) (dlx string, configured bool, problem string) {
+	q, ok := s.v.Queues[queue]
+	if !ok || q == nil {
+		return "", false, fmt.Sprintf("queue %q is not declared", queue)
+	}
+	if queueType(q) == topology.QueueStream {
+		return "", false, fmt.Sprintf("queue %q is a stream: streams do not dead-letter", queue)
+	}
+	v, has := s.queues[queue].args["x-dead-letter-exchange"]
+	if !has {
+		return "", false, routingKeyWithoutExchange(q)
+	}
+	dlx, isString := v.(string)
+	if !isString {
+		return "", false, fmt.Sprintf("queue %q: x-dead-letter-exchange is %v, not an exchange name: RabbitMQ refuses it; set it to a string", queue, v)
+	}
+	return dlx, true, ""
+}
+
+// deadLetterMessage is m dead-lettered from queue for reason to exchange
+// dlx, before its routing key is set: keys are m's routing keys, rk the
+// queue's x-dead-letter-routing-key when hasRK. Its headers are the
+// simulator's version's (deathHeaders, or recordDeath before 3.13).
+func (s *Simulator) deadLetterMessage(m Message, keys []string, queue string, reason Reason, dlx, rk string, hasRK bool) Message {
+	// The message as the queue holds it: BCC is gone from its headers, its
+	// keys are not.
+	held := m
+	if _, ok := m.Headers["BCC"]; ok {
+		held.Headers = make(map[string]any, len(m.Headers))
+		for k, v := range m.Headers {
+			if k != "BCC" {
+				held.Headers[k] = v
+			}
+		}
+	}
+	origExp, hasExp := s.originalExpiration(m)
+	if s.ver.RegroupsXDeath() {
+		dl := Message{Exchange: dlx, Headers: deathHeaders(held, keys, queue, reason, hasRK && !s.ver.KeepsCCWithDeadLetterRoutingKey(), origExp, hasExp)}
+		if !hasRK && len(keys) > 1 {
+			dl.keys = keys
+		}
+		return dl
+	}
+	dl := s.recordDeath(m, held, keys, queue, reason, origExp, hasExp)
+	dl.Exchange = dlx
+	dl.keys = keys
+	if hasRK {
+		dl.keys = []string{rk}
+	}
+	return dl
+}
+
+// dropCycles takes from r's deliveries of the dead letter dl the queues
+// RabbitMQ's cycle detection skips (isDeathCycle), listing them in
+// r.Cycles with a problem each. A rejection is never a cycle: the caller
+// does not ask.
+func (s *Simulator) dropCycles(r *DeadLetterRoute, dl Message) {
+	if len(r.Result.Deliveries) == 0 {
+		return
 	}
 	deaths, _ := dl.Headers["x-death"].([]any)
 	// Only a queue with an x-death entry can be a cycle: look those up
@@ -121,19 +147,18 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 		}
 	}
 	if len(cycles) == 0 {
-		return r
+		return
 	}
 	kept := r.Result.Deliveries[:0:0]
 	for _, d := range r.Result.Deliveries {
 		if cycles[d.Queue] {
 			r.Cycles = append(r.Cycles, d.Queue)
-			r.Result.Problems = append(r.Result.Problems, fmt.Sprintf("queue %q: its %s dead letters would reach queue %q, which the message was dead-lettered from before with no rejection since: RabbitMQ drops them there (dead-letter cycle)", queue, reason, d.Queue))
+			r.Result.Problems = append(r.Result.Problems, fmt.Sprintf("queue %q: its %s dead letters would reach queue %q, which the message was dead-lettered from before with no rejection since: RabbitMQ drops them there (dead-letter cycle)", r.Queue, r.Reason, d.Queue))
 			continue
 		}
 		kept = append(kept, d)
 	}
 	r.Result.Deliveries, r.Result.queues = kept, nil
-	return r
 }
 
 // isDeathCycle is RabbitMQ's cycle detection (rabbit_dead_letter:is_cycle
