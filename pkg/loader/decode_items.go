@@ -258,101 +258,127 @@ func (d *decoder) fieldValue(fl kind.Field, secret bool, n *node, fw string) (an
 	case kind.FieldInt:
 		return d.integer(n, fw, fl.Min, math.MaxInt64)
 	case kind.FieldString:
-		if fl.Enum != nil {
-			// Its values are public, even in a secret field: a variable in
-			// it is needed offline too.
-			return d.enum(n, fw, fl.Enum...)
-		}
-		if secret && d.unsetSecret(n, fw) {
-			return n.value, true
-		}
-		if secret && !n.bad && !textual(n) {
-			d.errs.addf(n.pos, "", "%s: expected a string, got %s", fw, describeSecret(n))
-			return "", false
-		}
-		return d.str(n, fw)
+		return d.stringField(fl, secret, n, fw)
 	case kind.FieldBool:
 		return d.boolean(n, fw)
 	case kind.FieldNumber:
-		if n.bad {
-			return nil, false
-		}
-		if n.kind == scalarNode && typedTag(n) == tagInt {
-			return d.integer(n, fw, math.MinInt64, math.MaxInt64)
-		}
-		if n.kind == scalarNode && typedTag(n) == tagFloat {
-			f, err := strconv.ParseFloat(strings.ReplaceAll(n.value, "_", ""), 64)
-			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-				d.errs.addf(n.pos, "", "%s: %s is not a finite number", fw, n.value)
-				return nil, false
-			}
-			return topology.Normalize(f), true
-		}
-		d.errs.addf(n.pos, quoteHintNumber(n), "%s: expected a number, got %s", fw, describe(n))
-		return nil, false
+		return d.number(n, fw)
 	case kind.FieldStrings:
-		if secret && d.unsetSecret(n, fw) {
-			return n.value, true
-		}
-		if n.bad {
-			return nil, false
-		}
-		if textual(n) {
-			return n.value, true
-		}
-		if n.kind != seqNode {
-			d.errs.addf(n.pos, "write one string, or a list of strings: [\"amqp://a\", \"amqp://b\"]", "%s: expected a string or a list of strings, got %s", fw, describeSecret(n))
-			return nil, false
-		}
-		out := make([]any, 0, len(n.items))
-		good := true
-		for i, e := range n.items {
-			if secret && d.unsetSecret(e, fmt.Sprintf("%s[%d]", fw, i)) {
-				out = append(out, e.value)
-				continue
-			}
-			if e.bad {
-				good = false
-				continue
-			}
-			if !textual(e) {
-				d.errs.addf(e.pos, "quote it", "%s[%d]: expected a string, got %s", fw, i, describeSecret(e))
-				good = false
-				continue
-			}
-			out = append(out, e.value)
-		}
-		return out, good
+		return d.stringList(secret, n, fw)
 	case kind.FieldStringOrInt:
-		if n.bad {
-			return nil, false
-		}
-		if n.kind == scalarNode && typedTag(n) == tagInt {
-			return d.integer(n, fw, math.MinInt64, math.MaxInt64)
-		}
-		if textual(n) {
-			return n.value, true
-		}
-		d.errs.addf(n.pos, "", "%s: expected a string or an integer, got %s", fw, describe(n))
-		return nil, false
+		return d.stringOrInt(n, fw)
 	case kind.FieldTable:
-		if n.bad {
-			return nil, false
-		}
-		if n.kind != mapNode {
-			d.errs.addf(n.pos, "write a mapping such as {x-queue-type: quorum}", "%s: expected a mapping, got %s", fw, describe(n))
-			return nil, false
-		}
-		args, _, ok := d.args(n, fw)
-		if args == nil {
-			args = topology.Args{}
-		}
-		return map[string]any(args), ok
+		return d.table(n, fw)
 	case kind.FieldNames:
 		return d.names(fl, n, fw)
 	}
 	d.errs.addf(n.pos, "", "%s: mqctl cannot read a field of type %s: this is a bug in mqctl, please report it", fw, fl.Type)
 	return nil, false
+}
+
+// stringField decodes a FieldString value: one of fl.Enum when it has
+// one, a string otherwise.
+func (d *decoder) stringField(fl kind.Field, secret bool, n *node, fw string) (any, bool) {
+	if fl.Enum != nil {
+		// Its values are public, even in a secret field: a variable in
+		// it is needed offline too.
+		return d.enum(n, fw, fl.Enum...)
+	}
+	if secret && d.unsetSecret(n, fw) {
+		return n.value, true
+	}
+	if secret && !n.bad && !textual(n) {
+		d.errs.addf(n.pos, "", "%s: expected a string, got %s", fw, describeSecret(n))
+		return "", false
+	}
+	return d.str(n, fw)
+}
+
+// number decodes a FieldNumber value: an integer, or a finite float.
+func (d *decoder) number(n *node, fw string) (any, bool) {
+	if n.bad {
+		return nil, false
+	}
+	if n.kind == scalarNode && typedTag(n) == tagInt {
+		return d.integer(n, fw, math.MinInt64, math.MaxInt64)
+	}
+	if n.kind == scalarNode && typedTag(n) == tagFloat {
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.value, "_", ""), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			d.errs.addf(n.pos, "", "%s: %s is not a finite number", fw, n.value)
+			return nil, false
+		}
+		return topology.Normalize(f), true
+	}
+	d.errs.addf(n.pos, quoteHintNumber(n), "%s: expected a number, got %s", fw, describe(n))
+	return nil, false
+}
+
+// stringList decodes a FieldStrings value: one string, or a list of them.
+func (d *decoder) stringList(secret bool, n *node, fw string) (any, bool) {
+	if secret && d.unsetSecret(n, fw) {
+		return n.value, true
+	}
+	if n.bad {
+		return nil, false
+	}
+	if textual(n) {
+		return n.value, true
+	}
+	if n.kind != seqNode {
+		d.errs.addf(n.pos, "write one string, or a list of strings: [\"amqp://a\", \"amqp://b\"]", "%s: expected a string or a list of strings, got %s", fw, describeSecret(n))
+		return nil, false
+	}
+	out := make([]any, 0, len(n.items))
+	good := true
+	for i, e := range n.items {
+		if secret && d.unsetSecret(e, fmt.Sprintf("%s[%d]", fw, i)) {
+			out = append(out, e.value)
+			continue
+		}
+		if e.bad {
+			good = false
+			continue
+		}
+		if !textual(e) {
+			d.errs.addf(e.pos, "quote it", "%s[%d]: expected a string, got %s", fw, i, describeSecret(e))
+			good = false
+			continue
+		}
+		out = append(out, e.value)
+	}
+	return out, good
+}
+
+// stringOrInt decodes a FieldStringOrInt value.
+func (d *decoder) stringOrInt(n *node, fw string) (any, bool) {
+	if n.bad {
+		return nil, false
+	}
+	if n.kind == scalarNode && typedTag(n) == tagInt {
+		return d.integer(n, fw, math.MinInt64, math.MaxInt64)
+	}
+	if textual(n) {
+		return n.value, true
+	}
+	d.errs.addf(n.pos, "", "%s: expected a string or an integer, got %s", fw, describe(n))
+	return nil, false
+}
+
+// table decodes a FieldTable value: a mapping, as arguments are.
+func (d *decoder) table(n *node, fw string) (any, bool) {
+	if n.bad {
+		return nil, false
+	}
+	if n.kind != mapNode {
+		d.errs.addf(n.pos, "write a mapping such as {x-queue-type: quorum}", "%s: expected a mapping, got %s", fw, describe(n))
+		return nil, false
+	}
+	args, _, ok := d.args(n, fw)
+	if args == nil {
+		args = topology.Args{}
+	}
+	return map[string]any(args), ok
 }
 
 // names decodes a FieldNames value: a list of names, or one name, held

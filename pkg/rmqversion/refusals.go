@@ -177,102 +177,137 @@ func (v Version) Check(t *topology.Topology) error {
 	var out []Refusal
 	for _, vn := range t.VhostNames() {
 		vh := t.Vhosts[vn]
-		for _, qn := range sortedKeys(vh.Queues) {
-			q := vh.Queues[qn]
-			typ := q.Type
-			if typ == "" {
-				typ = topology.QueueClassic
-			}
-			if q.Backoff != nil && !v.DelayedRetry() {
-				out = append(out, backoffIgnored(v, vn, qn, q))
-			}
-			for _, arg := range sortedKeys(q.Arguments) {
-				if v.RefusesQueueArgument(typ, arg) {
-					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
-						Reason: queueArgReason(v, typ, arg),
-						Fix:    queueArgFix(v, typ, arg)})
-				} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
-					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
-						Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
-						Fix:    "remove it, or set it to 2 (classic queues have used version 2 storage by default since 3.12)"})
-				}
-			}
-		}
-		for _, xn := range sortedKeys(vh.Exchanges) {
-			x := vh.Exchanges[xn]
-			if offered, known := v.OffersExchangeType(x.Type); known && !offered {
-				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("exchange %q", xn), Key: "type: " + x.Type, Pos: x.Pos,
-					Reason: fmt.Sprintf("this broker offers no exchange type %q (it offers %s; HTTP 400 \"unknown exchange type\")", x.Type, strings.Join(v.facts.ExchangeTypes, ", ")),
-					Fix:    exchangeTypeFix(x.Type)})
-			}
-		}
-		if v.TopicHashLimit() {
-			for _, b := range vh.Bindings {
-				if vh.ExchangeType(b.Source) != "topic" || TopicHashWords(b.RoutingKey) <= MaxTopicHashWords {
-					continue
-				}
-				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
-					Reason: fmt.Sprintf("RabbitMQ %s refuses a topic binding key with more than %d '#' words (HTTP 400 \"uses %d '#' wildcards, at most %d are allowed\", from 4.3.5)", v.Line(), MaxTopicHashWords, TopicHashWords(b.RoutingKey), MaxTopicHashWords),
-					Fix:    "write it with at most two '#' words: next to each other they match what one does (\"#.#\" is \"#\"), so merge them, or split the binding in two"})
-			}
-		}
-		check := func(kind string, ps map[string]*topology.Policy) {
-			for _, pn := range sortedKeys(ps) {
-				p := ps[pn]
-				obj := fmt.Sprintf("%s %q", kind, pn)
-				if !v.ClassicMirroring() {
-					for _, k := range sortedKeys(p.Definition) {
-						if IsMirroringKey(k) {
-							out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,
-								Reason: fmt.Sprintf("classic queue mirroring was removed in RabbitMQ 4.0, and %s refuses ha-* policy keys (HTTP 400)", v.Line()),
-								Fix:    "remove the ha-* keys; for replicated queues declare them with type: quorum"})
-						}
-					}
-				}
-				if _, ok := p.Definition["queue-master-locator"]; ok && v.RefusesQueueMasterLocator() {
-					out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.Pos,
-						Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
-						Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
-				}
-				if !v.DelayedRetryPolicyKeys() {
-					for _, k := range []string{"delayed-retry-type", "delayed-retry-min", "delayed-retry-max"} {
-						if _, ok := p.Definition[k]; ok {
-							out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,
-								Reason: fmt.Sprintf("RabbitMQ %s refuses this policy key (HTTP 400 \"not recognised policy settings\"): policies may set delayed retry from 4.3.1", v.Line()),
-								Fix:    "remove it, or set x-delayed-retry-* as arguments of the quorum queues (4.3.0), or upgrade the broker to 4.3.1 or later"})
-						}
-					}
-				}
-				switch p.ApplyTo {
-				case "classic_queues", "quorum_queues", "streams":
-					if !v.PolicyApplyToQueueTypes() {
-						out = append(out, Refusal{Vhost: vn, Object: obj, Key: "apply_to: " + p.ApplyTo, Pos: p.Pos,
-							Reason: fmt.Sprintf("apply-to by queue type arrived in RabbitMQ 3.12; %s accepts queues, exchanges or all", v.Line()),
-							Fix:    "use apply_to: queues, or upgrade the broker to 3.12 or later"})
-					}
-				}
-			}
-		}
+		out = v.checkQueues(out, vn, vh)
+		out = v.checkExchanges(out, vn, vh)
+		out = v.checkBindings(out, vn, vh)
 		for _, k := range kind.PolicyKinds() {
-			check(k.Label(), vh.PoliciesOf(k))
-		}
-		for _, k := range []kind.Kind{kind.Shovel, kind.FederationUpstream} {
-			for _, name := range vh.Items.Names(k) {
-				it := vh.Items.Get(k, name)
-				for _, key := range sortedKeys(it.Settings) {
-					if fix, refused := v.RefusesSetting(k, key); refused {
-						out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("%s %q", k.Label(), it.Name), Key: key, Pos: it.Pos,
-							Reason: fmt.Sprintf("RabbitMQ %s does not know this setting (HTTP 400 Unrecognised terms)", v.Line()),
-							Fix:    fix})
-					}
-				}
+			ps := vh.PoliciesOf(k)
+			for _, pn := range sortedKeys(ps) {
+				out = v.checkPolicy(out, vn, fmt.Sprintf("%s %q", k.Label(), pn), ps[pn])
 			}
 		}
+		out = v.checkSettings(out, vn, vh)
 	}
 	if len(out) == 0 {
 		return nil
 	}
 	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+}
+
+// checkQueues appends to out what v refuses of vhost vn's queues: an
+// argument their type refuses, or a value of one, and retry.backoff
+// without delayed retry.
+func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
+	for _, qn := range sortedKeys(vh.Queues) {
+		q := vh.Queues[qn]
+		typ := q.Type
+		if typ == "" {
+			typ = topology.QueueClassic
+		}
+		if q.Backoff != nil && !v.DelayedRetry() {
+			out = append(out, backoffIgnored(v, vn, qn, q))
+		}
+		for _, arg := range sortedKeys(q.Arguments) {
+			if v.RefusesQueueArgument(typ, arg) {
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
+					Reason: queueArgReason(v, typ, arg),
+					Fix:    queueArgFix(v, typ, arg)})
+			} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
+					Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
+					Fix:    "remove it, or set it to 2 (classic queues have used version 2 storage by default since 3.12)"})
+			}
+		}
+	}
+	return out
+}
+
+// checkExchanges appends to out vhost vn's exchanges of a type v does not
+// offer.
+func (v Version) checkExchanges(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
+	for _, xn := range sortedKeys(vh.Exchanges) {
+		x := vh.Exchanges[xn]
+		if offered, known := v.OffersExchangeType(x.Type); known && !offered {
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("exchange %q", xn), Key: "type: " + x.Type, Pos: x.Pos,
+				Reason: fmt.Sprintf("this broker offers no exchange type %q (it offers %s; HTTP 400 \"unknown exchange type\")", x.Type, strings.Join(v.facts.ExchangeTypes, ", ")),
+				Fix:    exchangeTypeFix(x.Type)})
+		}
+	}
+	return out
+}
+
+// checkBindings appends to out vhost vn's topic bindings whose key has
+// more '#' words than v takes.
+func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
+	if !v.TopicHashLimit() {
+		return out
+	}
+	for _, b := range vh.Bindings {
+		if vh.ExchangeType(b.Source) != "topic" || TopicHashWords(b.RoutingKey) <= MaxTopicHashWords {
+			continue
+		}
+		out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
+			Reason: fmt.Sprintf("RabbitMQ %s refuses a topic binding key with more than %d '#' words (HTTP 400 \"uses %d '#' wildcards, at most %d are allowed\", from 4.3.5)", v.Line(), MaxTopicHashWords, TopicHashWords(b.RoutingKey), MaxTopicHashWords),
+			Fix:    "write it with at most two '#' words: next to each other they match what one does (\"#.#\" is \"#\"), so merge them, or split the binding in two"})
+	}
+	return out
+}
+
+// checkPolicy appends to out what v refuses of policy p (of any kind),
+// named obj: mirroring keys from 4.0, queue-master-locator where it is
+// denied, delayed-retry keys before 4.3.1, apply-to by queue type before
+// 3.12.
+func (v Version) checkPolicy(out []Refusal, vn, obj string, p *topology.Policy) []Refusal {
+	if !v.ClassicMirroring() {
+		for _, k := range sortedKeys(p.Definition) {
+			if IsMirroringKey(k) {
+				out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,
+					Reason: fmt.Sprintf("classic queue mirroring was removed in RabbitMQ 4.0, and %s refuses ha-* policy keys (HTTP 400)", v.Line()),
+					Fix:    "remove the ha-* keys; for replicated queues declare them with type: quorum"})
+			}
+		}
+	}
+	if _, ok := p.Definition["queue-master-locator"]; ok && v.RefusesQueueMasterLocator() {
+		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.Pos,
+			Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
+			Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
+	}
+	if !v.DelayedRetryPolicyKeys() {
+		for _, k := range []string{"delayed-retry-type", "delayed-retry-min", "delayed-retry-max"} {
+			if _, ok := p.Definition[k]; ok {
+				out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,
+					Reason: fmt.Sprintf("RabbitMQ %s refuses this policy key (HTTP 400 \"not recognised policy settings\"): policies may set delayed retry from 4.3.1", v.Line()),
+					Fix:    "remove it, or set x-delayed-retry-* as arguments of the quorum queues (4.3.0), or upgrade the broker to 4.3.1 or later"})
+			}
+		}
+	}
+	switch p.ApplyTo {
+	case "classic_queues", "quorum_queues", "streams":
+		if !v.PolicyApplyToQueueTypes() {
+			out = append(out, Refusal{Vhost: vn, Object: obj, Key: "apply_to: " + p.ApplyTo, Pos: p.Pos,
+				Reason: fmt.Sprintf("apply-to by queue type arrived in RabbitMQ 3.12; %s accepts queues, exchanges or all", v.Line()),
+				Fix:    "use apply_to: queues, or upgrade the broker to 3.12 or later"})
+		}
+	}
+	return out
+}
+
+// checkSettings appends to out the settings of vhost vn's shovels and
+// federation upstreams that v does not know.
+func (v Version) checkSettings(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
+	for _, k := range []kind.Kind{kind.Shovel, kind.FederationUpstream} {
+		for _, name := range vh.Items.Names(k) {
+			it := vh.Items.Get(k, name)
+			for _, key := range sortedKeys(it.Settings) {
+				if fix, refused := v.RefusesSetting(k, key); refused {
+					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("%s %q", k.Label(), it.Name), Key: key, Pos: it.Pos,
+						Reason: fmt.Sprintf("RabbitMQ %s does not know this setting (HTTP 400 Unrecognised terms)", v.Line()),
+						Fix:    fix})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // backoffIgnored is the refusal of queue q's retry.backoff on a version
