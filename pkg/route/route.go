@@ -385,99 +385,141 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 // walk routes m (with routing keys keys) from exchange start: the
 // breadth-first visit of route.
 func (s *Simulator) walk(m Message, start *exchangeIndex, keys []string) Result {
-	res := Result{Message: m}
-	problem := func(format string, a ...any) { res.Problems = append(res.Problems, fmt.Sprintf(format, a...)) }
-	headers := m.routingHeaders() // values keep their Go types: see typedEqual
-	if _, ok := headers["BCC"]; ok {
-		h := make(map[string]any, len(headers))
-		for k, v := range headers {
+	w := &walker{s: s, m: m, keys: keys, res: Result{Message: m}, strict: s.ver.HeadersMatchNumberTypes(),
+		seen: map[string]bool{start.x.Name: true}, delivered: map[string][]Step{}}
+	w.headers = m.routingHeaders() // values keep their Go types: see typedEqual
+	if _, ok := w.headers["BCC"]; ok {
+		h := make(map[string]any, len(w.headers))
+		for k, v := range w.headers {
 			if k != "BCC" { // removed before the message is routed
 				h[k] = v
 			}
 		}
-		headers = h
+		w.headers = h
 	}
-	strict := s.ver.HeadersMatchNumberTypes()
-	seen := map[string]bool{start.x.Name: true}
-	delivered := map[string][]Step{}
-	var unmatched []string // exchanges where nothing matched and no alternate exchange took over
-	var shadowed []string  // problems for alternate exchanges not used because a binding matched
 	work := []pending{{exchange: start.x.Name}}
 	for len(work) > 0 {
 		p := work[0]
-		work = work[1:]
-		ix := s.exchanges[p.exchange]
-		if ix.problem != "" {
-			problem("%s", ix.problem)
+		work = w.visit(p, work[1:])
+	}
+	return w.result()
+}
+
+// walker is the state of one walk.
+type walker struct {
+	s         *Simulator
+	m         Message
+	keys      []string
+	headers   map[string]any
+	strict    bool
+	res       Result
+	seen      map[string]bool   // exchanges visited or queued
+	delivered map[string][]Step // the path to each queue reached
+	unmatched []string          // exchanges where nothing matched and no alternate exchange took over
+	shadowed  []string          // problems for alternate exchanges not used because a binding matched
+}
+
+func (w *walker) problem(format string, a ...any) {
+	w.res.Problems = append(w.res.Problems, fmt.Sprintf(format, a...))
+}
+
+// visit routes the message through p's exchange, returning work with the
+// exchanges it leads to appended.
+func (w *walker) visit(p pending, work []pending) []pending {
+	ix := w.s.exchanges[p.exchange]
+	if ix.problem != "" {
+		w.problem("%s", ix.problem)
+	}
+	for _, msg := range ix.invalid {
+		w.problem("%s", msg)
+	}
+	if ix.routingType == "" {
+		w.res.Unsimulated = append(w.res.Unsimulated, ix.x.Name)
+		return work
+	}
+	matched, simulated := w.match(ix, p)
+	if !simulated {
+		return work
+	}
+	if len(matched) == 0 {
+		return w.unroutable(ix, p, work)
+	}
+	if ae, ok := w.s.exchangeArgs[ix.x.Name].String("alternate-exchange"); ok {
+		w.shadowed = append(w.shadowed, fmt.Sprintf("alternate exchange %q of exchange %q is not used: a binding of %q matched (to %s %q), and RabbitMQ uses an alternate exchange only when no binding matches", ae, ix.x.Name, ix.x.Name, matched[0].DestinationType, matched[0].Destination))
+	}
+	for _, b := range matched {
+		step := Step{Exchange: ix.x.Name, ExchangeType: ix.routingType, Via: ViaBinding, BindingKey: b.RoutingKey, To: b.Destination, ToType: b.DestinationType}
+		if ix.routingType == typeHeaders {
+			step.BindingArgs = b.Arguments.Clone()
 		}
-		for _, msg := range ix.invalid {
-			problem("%s", msg)
-		}
-		if ix.routingType == "" {
-			res.Unsimulated = append(res.Unsimulated, ix.x.Name)
-			continue
-		}
-		var matched []*topology.Binding
-		if ix.routingType == typeModulusHash {
-			// Every binding takes part, whatever its key.
-			cands := s.declaredDestinations(ix.bindings, problem)
-			if len(cands) > 0 {
-				c, picked := s.modulusHash(ix.x.Name, cands, keys)
-				c.Path = p.path
-				res.OneOf = append(res.OneOf, c)
-				if picked == nil {
-					res.Unsimulated = append(res.Unsimulated, ix.x.Name)
-					continue
-				}
-				matched = []*topology.Binding{picked}
+		switch b.DestinationType {
+		case topology.DestQueue:
+			if _, ok := w.delivered[b.Destination]; !ok {
+				w.delivered[b.Destination] = extend(p.path, step)
 			}
-		} else {
-			matched = s.declaredDestinations(ix.match(keys, headers, strict), problem)
-		}
-		if len(matched) == 0 {
-			ae, hasAE := s.exchangeArgs[ix.x.Name].String("alternate-exchange")
-			switch {
-			case !hasAE:
-				unmatched = append(unmatched, ix.x.Name)
-			case s.exchanges[ae] == nil:
-				problem("alternate exchange %q of exchange %q is not declared: the broker drops what would go there; declare it", ae, ix.x.Name)
-				unmatched = append(unmatched, ix.x.Name)
-			case !seen[ae]:
-				seen[ae] = true
-				work = append(work, pending{exchange: ae, path: extend(p.path, Step{Exchange: ix.x.Name, ExchangeType: ix.routingType, Via: ViaAlternate, To: ae, ToType: topology.DestExchange})})
-			}
-			continue
-		}
-		if ae, ok := s.exchangeArgs[ix.x.Name].String("alternate-exchange"); ok {
-			shadowed = append(shadowed, fmt.Sprintf("alternate exchange %q of exchange %q is not used: a binding of %q matched (to %s %q), and RabbitMQ uses an alternate exchange only when no binding matches", ae, ix.x.Name, ix.x.Name, matched[0].DestinationType, matched[0].Destination))
-		}
-		for _, b := range matched {
-			step := Step{Exchange: ix.x.Name, ExchangeType: ix.routingType, Via: ViaBinding, BindingKey: b.RoutingKey, To: b.Destination, ToType: b.DestinationType}
-			if ix.routingType == typeHeaders {
-				step.BindingArgs = b.Arguments.Clone()
-			}
-			switch b.DestinationType {
-			case topology.DestQueue:
-				if _, ok := delivered[b.Destination]; !ok {
-					delivered[b.Destination] = extend(p.path, step)
-				}
-			case topology.DestExchange:
-				if !seen[b.Destination] {
-					seen[b.Destination] = true
-					work = append(work, pending{exchange: b.Destination, path: extend(p.path, step)})
-				}
+		case topology.DestExchange:
+			if !w.seen[b.Destination] {
+				w.seen[b.Destination] = true
+				work = append(work, pending{exchange: b.Destination, path: extend(p.path, step)})
 			}
 		}
 	}
-	if len(delivered) == 0 {
-		for _, x := range unmatched {
-			problem("no binding of exchange %q matches %s and it has no alternate exchange", x, s.describeMatch(x, m, keys))
+	return work
+}
+
+// match is the bindings of exchange ix that the message matches, to
+// declared destinations. A modulus-hash exchange picks one of them, which
+// the result lists among its OneOf; simulated is false when the pick
+// cannot be told.
+func (w *walker) match(ix *exchangeIndex, p pending) (matched []*topology.Binding, simulated bool) {
+	if ix.routingType != typeModulusHash {
+		return w.s.declaredDestinations(ix.match(w.keys, w.headers, w.strict), w.problem), true
+	}
+	// Every binding takes part, whatever its key.
+	cands := w.s.declaredDestinations(ix.bindings, w.problem)
+	if len(cands) == 0 {
+		return nil, true
+	}
+	c, picked := w.s.modulusHash(ix.x.Name, cands, w.keys)
+	c.Path = p.path
+	w.res.OneOf = append(w.res.OneOf, c)
+	if picked == nil {
+		w.res.Unsimulated = append(w.res.Unsimulated, ix.x.Name)
+		return nil, false
+	}
+	return []*topology.Binding{picked}, true
+}
+
+// unroutable follows exchange ix's alternate exchange, where no binding
+// of ix matched, returning work with it appended.
+func (w *walker) unroutable(ix *exchangeIndex, p pending, work []pending) []pending {
+	ae, hasAE := w.s.exchangeArgs[ix.x.Name].String("alternate-exchange")
+	switch {
+	case !hasAE:
+		w.unmatched = append(w.unmatched, ix.x.Name)
+	case w.s.exchanges[ae] == nil:
+		w.problem("alternate exchange %q of exchange %q is not declared: the broker drops what would go there; declare it", ae, ix.x.Name)
+		w.unmatched = append(w.unmatched, ix.x.Name)
+	case !w.seen[ae]:
+		w.seen[ae] = true
+		work = append(work, pending{exchange: ae, path: extend(p.path, Step{Exchange: ix.x.Name, ExchangeType: ix.routingType, Via: ViaAlternate, To: ae, ToType: topology.DestExchange})})
+	}
+	return work
+}
+
+// result is the walk's result: its deliveries sorted by queue, or, when
+// none, why nothing matched.
+func (w *walker) result() Result {
+	res := w.res
+	if len(w.delivered) == 0 {
+		for _, x := range w.unmatched {
+			res.Problems = append(res.Problems, fmt.Sprintf("no binding of exchange %q matches %s and it has no alternate exchange", x, w.s.describeMatch(x, w.m, w.keys)))
 		}
-		res.Problems = append(res.Problems, shadowed...)
+		res.Problems = append(res.Problems, w.shadowed...)
 		return res
 	}
-	res.Deliveries = make([]Delivery, 0, len(delivered))
-	for q, path := range delivered {
+	res.Deliveries = make([]Delivery, 0, len(w.delivered))
+	for q, path := range w.delivered {
 		res.Deliveries = append(res.Deliveries, Delivery{Queue: q, Path: path})
 	}
 	slices.SortFunc(res.Deliveries, func(a, b Delivery) int { return strings.Compare(a.Queue, b.Queue) })
