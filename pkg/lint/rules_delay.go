@@ -85,85 +85,108 @@ func runDelayMisrouted(p *Pass) []Finding {
 // or returns "" when every one of them returns to exactly one queue.
 func (p *Pass) delayProblem(q string, d *dlInfo, fix string) string {
 	if d.HasDLRK {
-		if len(d.Routes) == 0 {
-			return ""
-		}
-		r := d.Routes[0].Route
-		qs := r.Result.Queues()
-		if openRoute(r) {
-			return "" // through an exchange whose pick is unknown: where it goes is unknown
-		}
-		switch {
-		case len(qs) == 0 && d.Exchange == "":
-			return fmt.Sprintf("delay queue %q sends expired messages to the default exchange with routing key %q, and no queue %q is declared: every retry is dropped. %s",
-				q, d.DLRK, d.DLRK, fix)
-		case len(qs) == 0:
-			return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which no binding matches: every retry is dropped. "+
-				"Bind the origin queue to %s for %q, or %s",
-				q, exchangeLabel(d.Exchange), d.DLRK, exchangeLabel(d.Exchange), d.DLRK, lowerFirst(fix))
-		case len(qs) == 1 && qs[0] == q:
-			return fmt.Sprintf("delay queue %q sends expired messages back into itself (%s, routing key %q): RabbitMQ drops a message that dead-letters around a cycle without a rejection, so every retry is lost. %s",
-				q, exchangeLabel(d.Exchange), d.DLRK, fix)
-		case len(qs) > 1:
-			return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which delivers them to %d queues (%s): each retry is processed again by every one of them, not only by the queue that scheduled it. %s",
-				q, exchangeLabel(d.Exchange), d.DLRK, len(qs), queuesList(qs), fix)
-		}
+		return fixedKeyProblem(q, d, fix)
+	}
+	return p.ownKeyProblem(q, d, fix)
+}
+
+// fixedKeyProblem is delayProblem for a delay queue with an
+// x-dead-letter-routing-key: one route for every message.
+func fixedKeyProblem(q string, d *dlInfo, fix string) string {
+	if len(d.Routes) == 0 {
 		return ""
 	}
+	r := d.Routes[0].Route
+	qs := r.Result.Queues()
+	if openRoute(r) {
+		return "" // through an exchange whose pick is unknown: where it goes is unknown
+	}
+	switch {
+	case len(qs) == 0 && d.Exchange == "":
+		return fmt.Sprintf("delay queue %q sends expired messages to the default exchange with routing key %q, and no queue %q is declared: every retry is dropped. %s",
+			q, d.DLRK, d.DLRK, fix)
+	case len(qs) == 0:
+		return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which no binding matches: every retry is dropped. "+
+			"Bind the origin queue to %s for %q, or %s",
+			q, exchangeLabel(d.Exchange), d.DLRK, exchangeLabel(d.Exchange), d.DLRK, lowerFirst(fix))
+	case len(qs) == 1 && qs[0] == q:
+		return fmt.Sprintf("delay queue %q sends expired messages back into itself (%s, routing key %q): RabbitMQ drops a message that dead-letters around a cycle without a rejection, so every retry is lost. %s",
+			q, exchangeLabel(d.Exchange), d.DLRK, fix)
+	case len(qs) > 1:
+		return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which delivers them to %d queues (%s): each retry is processed again by every one of them, not only by the queue that scheduled it. %s",
+			q, exchangeLabel(d.Exchange), d.DLRK, len(qs), queuesList(qs), fix)
+	}
+	return ""
+}
 
-	// No dead-letter routing key: the message keeps its own key, so where it
-	// lands depends on that key. Fine only when every key ends in one and
-	// the same queue.
-	var nowhere, self, multi, single []keyRoute
-	var hashed *route.Choice // an x-modulus-hash exchange picking by the message's keys
+// keyOutcomes are where a delay queue's expired messages go by the keys
+// they were published with, key by key.
+type keyOutcomes struct {
+	nowhere, self, multi, single []keyRoute
+	hashed                       *route.Choice // an x-modulus-hash exchange picking by the message's keys
+	consistent                   bool          // every key of single reaches the same queue
+}
+
+// outcomes sorts delay queue q's routes by where they end.
+func outcomes(q string, d *dlInfo) keyOutcomes {
+	o := keyOutcomes{consistent: true}
 	dest := ""
-	consistent := true
 	for _, r := range d.Routes {
 		qs := r.Route.Result.Queues()
 		if openRoute(r.Route) {
-			if c := keyedChoice(r.Route); c != nil && hashed == nil {
-				hashed = c
+			if c := keyedChoice(r.Route); c != nil && o.hashed == nil {
+				o.hashed = c
 			}
 			continue // through an exchange whose pick is unknown: where it goes is unknown
 		}
 		switch {
 		case len(qs) == 0:
-			nowhere = append(nowhere, r)
+			o.nowhere = append(o.nowhere, r)
 		case len(qs) == 1 && qs[0] == q:
-			self = append(self, r)
+			o.self = append(o.self, r)
 		case len(qs) > 1:
-			multi = append(multi, r)
+			o.multi = append(o.multi, r)
 		default:
-			single = append(single, r)
+			o.single = append(o.single, r)
 			if dest == "" {
 				dest = qs[0]
 			} else if dest != qs[0] {
-				consistent = false
+				o.consistent = false
 			}
 		}
 	}
-	if len(nowhere) == 0 && len(self) == 0 && len(multi) == 0 && consistent && hashed == nil {
+	return o
+}
+
+// ownKeyProblem is delayProblem for a delay queue without an
+// x-dead-letter-routing-key.
+func (p *Pass) ownKeyProblem(q string, d *dlInfo, fix string) string {
+	// No dead-letter routing key: the message keeps its own key, so where it
+	// lands depends on that key. Fine only when every key ends in one and
+	// the same queue.
+	o := outcomes(q, d)
+	if len(o.nowhere) == 0 && len(o.self) == 0 && len(o.multi) == 0 && o.consistent && o.hashed == nil {
 		return ""
 	}
 	var cases []string
-	if hashed != nil {
+	if o.hashed != nil {
 		cases = append(cases, fmt.Sprintf("through x-modulus-hash exchange %q it reaches one of %s, whichever the message's routing keys (its CC and BCC keys included) pick, not necessarily the queue that scheduled the retry",
-			hashed.Exchange, targetsList(hashed.Among)))
+			o.hashed.Exchange, targetsList(o.hashed.Among)))
 	}
-	if r, ok := pickExample(nowhere); ok {
+	if r, ok := pickExample(o.nowhere); ok {
 		cases = append(cases, fmt.Sprintf("with key %q it matches no binding and is dropped", r.Sample))
 	}
-	if r, ok := pickExample(self); ok {
+	if r, ok := pickExample(o.self); ok {
 		cases = append(cases, fmt.Sprintf("with key %q it comes back into %q itself, where RabbitMQ drops it as a dead-letter cycle", r.Sample, q))
 	}
-	if r, ok := pickExample(multi); ok {
+	if r, ok := pickExample(o.multi); ok {
 		qs := r.Route.Result.Queues()
 		cases = append(cases, fmt.Sprintf("with key %q it reaches %d queues (%s)", r.Sample, len(qs), queuesList(qs)))
 	}
-	if r, ok := pickExample(single); ok {
+	if r, ok := pickExample(o.single); ok {
 		cases = append(cases, fmt.Sprintf("with key %q it reaches %s — every queue bound for that key, not only the queue that scheduled the retry", r.Sample, r.Route.Result.Queues()[0]))
-		if !consistent {
-			for _, s := range single[1:] {
+		if !o.consistent {
+			for _, s := range o.single[1:] {
 				if s.Route.Result.Queues()[0] != r.Route.Result.Queues()[0] {
 					cases = append(cases, fmt.Sprintf("with key %q it reaches %s", s.Sample, s.Route.Result.Queues()[0]))
 					break
@@ -172,7 +195,7 @@ func (p *Pass) delayProblem(q string, d *dlInfo, fix string) string {
 		}
 	}
 	verb := "sends expired messages to"
-	if len(single) > 0 || len(multi) > 0 || hashed != nil {
+	if len(o.single) > 0 || len(o.multi) > 0 || o.hashed != nil {
 		verb = "sends expired messages back to"
 	}
 	return fmt.Sprintf("delay queue %q %s %s with the routing key they were published with (%s, and it has no x-dead-letter-routing-key), so where a retry lands depends on that key: %s. %s",

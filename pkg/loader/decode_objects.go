@@ -218,6 +218,38 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	if !ok {
 		return decl
 	}
+	for _, fl := range topology.QueueFlags {
+		d.boolField(f, fl.Key, what, fl.Of(q))
+	}
+	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
+	typ, args := d.queueType(f, what, args, at)
+	if typ != "" {
+		q.Type = typ
+	}
+
+	typed := d.queueSettings(f, what, decl)
+	if e, ok := f["dead_letter"]; ok {
+		typed = append(typed, d.deadLetter(decl, e, what, args)...)
+	}
+	if e, ok := f["retry"]; ok {
+		typed = append(typed, d.retry(decl, e, what, retryContext{isDefault: o.label != "", typed: typed, args: args, at: at})...)
+	}
+	if n := f.value("bindings"); n != nil {
+		decl.bindings = d.queueBindings(n, name, what)
+	}
+	q.Arguments = d.mergeArgs(what, args, at, typed)
+	// (A typed dead_letter without an exchange is reported by deadLetter.)
+	if n := at["x-dead-letter-routing-key"]; n != nil && !q.Arguments.Has("x-dead-letter-exchange") {
+		d.errs.addf(n.pos, `add x-dead-letter-exchange ("" for the default exchange), or use dead_letter: {exchange: …, routing_key: …}`,
+			"%s: x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue", what)
+	}
+	return decl
+}
+
+// queueType is the queue type the fields f set ("" when none): type:, or
+// arguments.x-queue-type, which it takes from args (at: where each
+// argument is).
+func (d *decoder) queueType(f fieldSet, what string, args topology.Args, at map[string]*node) (string, topology.Args) {
 	typ := ""
 	var typeAt topology.Pos
 	if n := f.value("type"); n != nil {
@@ -225,31 +257,31 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 			typ, typeAt = t, n.pos
 		}
 	}
-	for _, fl := range topology.QueueFlags {
-		d.boolField(f, fl.Key, what, fl.Of(q))
-	}
-	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
 	args, raw, lifted := topology.LiftQueueType(args)
-	if lifted {
-		n := at[topology.QueueTypeArgument]
-		s, isStr := raw.(string)
-		switch {
-		case !isStr || !slices.Contains(queueTypes, s):
-			bad := describe(n)
-			if isStr {
-				bad = strconv.Quote(s)
-			}
-			d.errs.addf(n.pos, "expected one of classic, quorum, stream; or set type: instead", "%s: arguments.x-queue-type: invalid value %s", what, bad)
-		case typ != "" && typ != s:
-			d.errs.addf(n.pos, "set it once: remove type or arguments.x-queue-type", "%s: arguments.x-queue-type %q conflicts with type %q at %s", what, s, typ, typeAt)
-		default:
-			typ = s
+	if !lifted {
+		return typ, args
+	}
+	n := at[topology.QueueTypeArgument]
+	s, isStr := raw.(string)
+	switch {
+	case !isStr || !slices.Contains(queueTypes, s):
+		bad := describe(n)
+		if isStr {
+			bad = strconv.Quote(s)
 		}
+		d.errs.addf(n.pos, "expected one of classic, quorum, stream; or set type: instead", "%s: arguments.x-queue-type: invalid value %s", what, bad)
+	case typ != "" && typ != s:
+		d.errs.addf(n.pos, "set it once: remove type or arguments.x-queue-type", "%s: arguments.x-queue-type %q conflicts with type %q at %s", what, s, typ, typeAt)
+	default:
+		typ = s
 	}
-	if typ != "" {
-		q.Type = typ
-	}
+	return typ, args
+}
 
+// queueSettings decodes the queue fields that stand for arguments
+// (limits, max_priority, single_active_consumer, delivery_limit), and its
+// alert, which declares nothing.
+func (d *decoder) queueSettings(f fieldSet, what string, decl *queueDecl) []typedArg {
 	var typed []typedArg
 	if n := f.value("limits"); n != nil {
 		typed = append(typed, d.limits(n, what)...)
@@ -278,22 +310,7 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 			}
 		}
 	}
-	if e, ok := f["dead_letter"]; ok {
-		typed = append(typed, d.deadLetter(decl, e, what, args)...)
-	}
-	if e, ok := f["retry"]; ok {
-		typed = append(typed, d.retry(decl, e, what, retryContext{isDefault: o.label != "", typed: typed, args: args, at: at})...)
-	}
-	if n := f.value("bindings"); n != nil {
-		decl.bindings = d.queueBindings(n, name, what)
-	}
-	q.Arguments = d.mergeArgs(what, args, at, typed)
-	// (A typed dead_letter without an exchange is reported by deadLetter.)
-	if n := at["x-dead-letter-routing-key"]; n != nil && !q.Arguments.Has("x-dead-letter-exchange") {
-		d.errs.addf(n.pos, `add x-dead-letter-exchange ("" for the default exchange), or use dead_letter: {exchange: …, routing_key: …}`,
-			"%s: x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue", what)
-	}
-	return decl
+	return typed
 }
 
 func (d *decoder) limits(n *node, what string) []typedArg {
