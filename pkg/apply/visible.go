@@ -24,14 +24,37 @@ func Pending(done []Step, state *topology.Topology) []string {
 	if state == nil {
 		state = topology.New()
 	}
-	type key struct {
-		kind        plan.Kind
-		vhost, name string // a binding's name is its plan.BindingName
+	order, last := lastSteps(done)
+	w := &visibility{state: state, gone: map[string]bool{}, missing: map[string]bool{}, lookups: map[stepKey]func(string) plan.Object{}}
+	// A vhost deleted takes everything in it along; one that is missing
+	// is said once, for all that was written in it.
+	for _, k := range order {
+		if k.kind == plan.KindVhost {
+			w.gone[k.vhost] = last[k].Delete
+		}
 	}
-	last := map[key]Step{}
-	var order []key
+	for _, k := range order {
+		if k.kind == plan.KindVhost {
+			w.vhost(k, last[k])
+		} else {
+			w.object(k, last[k])
+		}
+	}
+	return w.out
+}
+
+// stepKey is the object a step is on.
+type stepKey struct {
+	kind        plan.Kind
+	vhost, name string // a binding's name is its plan.BindingName
+}
+
+// lastSteps is the last of done's steps on each object, and the objects
+// in the order of their first step.
+func lastSteps(done []Step) (order []stepKey, last map[stepKey]Step) {
+	last = map[stepKey]Step{}
 	for _, s := range done {
-		k := key{kind: s.Kind(), vhost: s.Vhost, name: s.Name}
+		k := stepKey{kind: s.Kind(), vhost: s.Vhost, name: s.Name}
 		if k.kind == "" {
 			continue
 		}
@@ -40,75 +63,71 @@ func Pending(done []Step, state *topology.Topology) []string {
 		}
 		last[k] = s
 	}
-	// A vhost deleted takes everything in it along; one that is missing
-	// is said once, for all that was written in it.
-	gone := map[string]bool{}
-	for _, k := range order {
-		if k.kind == plan.KindVhost {
-			gone[k.vhost] = last[k].Delete
+	return order, last
+}
+
+// visibility is Pending's comparison of the steps with state.
+type visibility struct {
+	state         *topology.Topology
+	gone, missing map[string]bool                      // vhosts deleted, and those missing from state
+	lookups       map[stepKey]func(string) plan.Object // per vhost and kind, what state holds (plan.Lookup)
+	out           []string
+}
+
+// vhost compares the step s on vhost k with state.
+func (w *visibility) vhost(k stepKey, s Step) {
+	switch v := w.state.Vhosts[k.vhost]; {
+	case s.Delete && v != nil:
+		w.out = append(w.out, fmt.Sprintf("vhost %q (deleted, still listed)", k.vhost))
+	case s.Delete:
+	case v == nil:
+		w.missing[k.vhost] = true
+		w.out = append(w.out, fmt.Sprintf("vhost %q", k.vhost))
+	default:
+		if fields := plan.ObjectFields(k.kind, &plan.VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType}, s.Change.After); len(fields) > 0 {
+			w.out = append(w.out, fmt.Sprintf("vhost %q (%s)", k.vhost, fieldNames(fields)))
 		}
 	}
-	var out []string
-	missing := map[string]bool{}
-	// Per vhost and kind, the lookup of what state holds (plan.Lookup).
-	lookups := map[key]func(string) plan.Object{}
-	for _, k := range order {
-		s := last[k]
-		deleted := s.Delete
-		where := fmt.Sprintf(" in vhost %q", k.vhost)
-		if k.vhost == "" {
-			where = ""
+}
+
+// object compares the step s on object k, in a vhost or the broker's
+// own, with state.
+func (w *visibility) object(k stepKey, s Step) {
+	var held plan.Object // what state holds of the object
+	where := ""
+	if k.vhost == "" {
+		if it := w.state.Items.Get(k.kind, k.name); it != nil {
+			held = plan.ItemObject{Item: it}
 		}
-		if k.kind == plan.KindVhost {
-			switch v := state.Vhosts[k.vhost]; {
-			case deleted && v != nil:
-				out = append(out, fmt.Sprintf("vhost %q (deleted, still listed)", k.vhost))
-			case deleted:
-			case v == nil:
-				missing[k.vhost] = true
-				out = append(out, fmt.Sprintf("vhost %q", k.vhost))
-			default:
-				if fields := plan.ObjectFields(k.kind, &plan.VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType}, s.Change.After); len(fields) > 0 {
-					out = append(out, fmt.Sprintf("vhost %q (%s)", k.vhost, fieldNames(fields)))
-				}
-			}
-			continue
+	} else {
+		if w.gone[k.vhost] || w.missing[k.vhost] {
+			return
 		}
-		var held plan.Object // what state holds of the object
-		if k.vhost == "" {
-			if it := state.Items.Get(k.kind, k.name); it != nil {
-				held = plan.ItemObject{Item: it}
-			}
-		} else {
-			if gone[k.vhost] || missing[k.vhost] {
-				continue
-			}
-			v := state.Vhosts[k.vhost]
-			if v == nil {
-				missing[k.vhost] = true
-				out = append(out, fmt.Sprintf("vhost %q", k.vhost))
-				continue
-			}
-			at := key{kind: k.kind, vhost: k.vhost}
-			if lookups[at] == nil {
-				lookups[at] = plan.Lookup(v, k.kind)
-			}
-			held = lookups[at](k.name)
+		v := w.state.Vhosts[k.vhost]
+		if v == nil {
+			w.missing[k.vhost] = true
+			w.out = append(w.out, fmt.Sprintf("vhost %q", k.vhost))
+			return
 		}
-		what := fmt.Sprintf("%s %q%s", k.kind, k.name, where)
-		switch {
-		case deleted && held != nil:
-			out = append(out, what+" (deleted, still listed)")
-		case deleted:
-		case held == nil:
-			out = append(out, what)
-		default:
-			if fields := plan.ObjectFields(k.kind, held, s.Change.After); len(fields) > 0 {
-				out = append(out, what+" ("+fieldNames(fields)+" not as declared)")
-			}
+		at := stepKey{kind: k.kind, vhost: k.vhost}
+		if w.lookups[at] == nil {
+			w.lookups[at] = plan.Lookup(v, k.kind)
+		}
+		held = w.lookups[at](k.name)
+		where = fmt.Sprintf(" in vhost %q", k.vhost)
+	}
+	what := fmt.Sprintf("%s %q%s", k.kind, k.name, where)
+	switch {
+	case s.Delete && held != nil:
+		w.out = append(w.out, what+" (deleted, still listed)")
+	case s.Delete:
+	case held == nil:
+		w.out = append(w.out, what)
+	default:
+		if fields := plan.ObjectFields(k.kind, held, s.Change.After); len(fields) > 0 {
+			w.out = append(w.out, what+" ("+fieldNames(fields)+" not as declared)")
 		}
 	}
-	return out
 }
 
 func fieldNames(fields []plan.FieldChange) string {

@@ -369,28 +369,10 @@ const closeAfterBody = 64 << 10
 // naming several endpoints.
 func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, out any) (err error, class failure, detail string) {
 	r.server = ep
-	target := ep + "/api/" + r.path
-	if len(r.query) > 0 {
-		target += "?" + r.query.Encode()
-	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, target, rd)
+	req, err := c.newRequest(ctx, ep, r, body)
 	if err != nil {
-		return fmt.Errorf("%s: build request for %s: %w", r.op, ep, errors.Unwrap(err)), failFinal, ""
+		return err, failFinal, ""
 	}
-	req.SetBasicAuth(c.user, c.pass)
-	if r.method == http.MethodGet {
-		// Only reads ask for JSON: 3.10.8 and 4.0.5 answer 406 to a PUT or
-		// DELETE of /api/vhost-limits/… that does (measured).
-		req.Header.Set("Accept", "application/json")
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Close = len(body) > closeAfterBody
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return c.transportError(ctx, r, err), classifyTransport(ctx, err), transportDetail(err, c.timeout)
@@ -400,45 +382,7 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 		resp.Body.Close()
 	}()
 	if resp.StatusCode >= 300 {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		var eb errorBody
-		if json.Unmarshal(raw, &eb) != nil || (eb.Error == "" && eb.Reason == "") {
-			eb.Reason = summarise(raw)
-		}
-		if retryableStatus(resp.StatusCode) {
-			e := c.apiError(r, resp.StatusCode, eb, false)
-			var ae *APIError
-			reason := http.StatusText(resp.StatusCode)
-			if errors.As(e, &ae) {
-				reason = ae.Reason
-			}
-			return e, failAnswer5xx, fmt.Sprintf("answered %d (%s)", resp.StatusCode, reason)
-		}
-		missing := false
-		if resp.StatusCode == http.StatusNotFound && r.vhost != "" && eb.Reason != "vhost_not_found" {
-			missing = !c.vhostExists(ctx, r.vhost)
-			if missing && !c.IsAdmin() && eb.Error == "not_found" {
-				// RabbitMQ 4.3 (from 4.2.9 and 4.3.3) answers a user without
-				// permissions on a vhost 404 "not_found" where 4.0 said 401;
-				// a vhost that does not exist gets "vhost_not_found" or
-				// "Object Not Found". Such a vhost is unknown, never absent.
-				eb.explained = fmt.Sprintf("vhost %q is not one user %q may see, so RabbitMQ does not say whether it exists; if it does, %s",
-					r.vhost, c.user, c.noVhostAccess(r.vhost))
-				missing = false
-			}
-		}
-		if resp.StatusCode == http.StatusNotFound && !missing && eb.explained == "" && declaresIn(r.method, r.path) {
-			// A declaration in a vhost that exists is answered 404 while the
-			// vhost is unavailable: RabbitMQ 3.10 does so while the node shuts
-			// down (a binding also when one of its ends is missing, which the
-			// last try then reports). Nothing was done, so another try (on
-			// another endpoint) is safe.
-			return c.apiError(r, resp.StatusCode, eb, false), failNotSent, "answered 404 for a vhost that exists (is the node shutting down?)"
-		}
-		if resp.StatusCode == http.StatusUnauthorized && (eb.Error == "not_authorised" || isAuthorisationReason(eb.Reason)) {
-			eb.explained = c.explainRefusal(ctx, r, strings.TrimSpace(html.UnescapeString(eb.Reason)))
-		}
-		return c.apiError(r, resp.StatusCode, eb, missing), failAnswered, ""
+		return c.refused(ctx, r, resp)
 	}
 	if out == nil {
 		return nil, failNone, ""
@@ -459,6 +403,78 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 		return fmt.Errorf("%s: the management API at %s sent an answer that is not the expected JSON: %w", r.op, ep, err), failFinal, ""
 	}
 	return nil, failNone, ""
+}
+
+// newRequest is r (with body, nil for none) to endpoint ep, as the
+// user.
+func (c *Client) newRequest(ctx context.Context, ep string, r *request, body []byte) (*http.Request, error) {
+	target := ep + "/api/" + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, target, rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s: build request for %s: %w", r.op, ep, errors.Unwrap(err))
+	}
+	req.SetBasicAuth(c.user, c.pass)
+	if r.method == http.MethodGet {
+		// Only reads ask for JSON: 3.10.8 and 4.0.5 answer 406 to a PUT or
+		// DELETE of /api/vhost-limits/… that does (measured).
+		req.Header.Set("Accept", "application/json")
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Close = len(body) > closeAfterBody
+	return req, nil
+}
+
+// refused is the error of r's answer resp, a status of 300 or more, and
+// whether another try may go on (once's class and detail).
+func (c *Client) refused(ctx context.Context, r *request, resp *http.Response) (err error, class failure, detail string) {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var eb errorBody
+	if json.Unmarshal(raw, &eb) != nil || (eb.Error == "" && eb.Reason == "") {
+		eb.Reason = summarise(raw)
+	}
+	if retryableStatus(resp.StatusCode) {
+		e := c.apiError(r, resp.StatusCode, eb, false)
+		var ae *APIError
+		reason := http.StatusText(resp.StatusCode)
+		if errors.As(e, &ae) {
+			reason = ae.Reason
+		}
+		return e, failAnswer5xx, fmt.Sprintf("answered %d (%s)", resp.StatusCode, reason)
+	}
+	missing := false
+	if resp.StatusCode == http.StatusNotFound && r.vhost != "" && eb.Reason != "vhost_not_found" {
+		missing = !c.vhostExists(ctx, r.vhost)
+		if missing && !c.IsAdmin() && eb.Error == "not_found" {
+			// RabbitMQ 4.3 (from 4.2.9 and 4.3.3) answers a user without
+			// permissions on a vhost 404 "not_found" where 4.0 said 401;
+			// a vhost that does not exist gets "vhost_not_found" or
+			// "Object Not Found". Such a vhost is unknown, never absent.
+			eb.explained = fmt.Sprintf("vhost %q is not one user %q may see, so RabbitMQ does not say whether it exists; if it does, %s",
+				r.vhost, c.user, c.noVhostAccess(r.vhost))
+			missing = false
+		}
+	}
+	if resp.StatusCode == http.StatusNotFound && !missing && eb.explained == "" && declaresIn(r.method, r.path) {
+		// A declaration in a vhost that exists is answered 404 while the
+		// vhost is unavailable: RabbitMQ 3.10 does so while the node shuts
+		// down (a binding also when one of its ends is missing, which the
+		// last try then reports). Nothing was done, so another try (on
+		// another endpoint) is safe.
+		return c.apiError(r, resp.StatusCode, eb, false), failNotSent, "answered 404 for a vhost that exists (is the node shutting down?)"
+	}
+	if resp.StatusCode == http.StatusUnauthorized && (eb.Error == "not_authorised" || isAuthorisationReason(eb.Reason)) {
+		eb.explained = c.explainRefusal(ctx, r, strings.TrimSpace(html.UnescapeString(eb.Reason)))
+	}
+	return c.apiError(r, resp.StatusCode, eb, missing), failAnswered, ""
 }
 
 // declaresIn reports whether method and path declare something whose 404

@@ -26,63 +26,80 @@ func (c *Client) ReadFacts(ctx context.Context) (*rmqversion.Facts, error) {
 		return c.facts, nil
 	}
 	c.factsMu.Unlock()
-	f := &rmqversion.Facts{}
-	// An answer that refuses (404: no such endpoint before 3.13, 3.10.8
-	// answers 406 through this client; 401/403: a user who may not read
-	// it) leaves the fact unknown; no answer at all is an error.
-	unknown := func(err error) bool {
-		var ae *APIError
-		return errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500
+	var a factAnswers
+	if err := a.read(ctx, c); err != nil {
+		return nil, err
 	}
-	// The four reads are independent and go at once: a plan waits for
-	// them, and on a busy node one at a time took longer than the
-	// vhost's own definitions read beside them.
-	var (
-		ov struct {
-			ExchangeTypes []struct {
-				Name string `json:"name"`
-			} `json:"exchange_types"`
-		}
-		deprecated []struct {
-			Name  string `json:"name"`
-			State string `json:"state"`
-		}
-		flags []struct {
-			Name  string `json:"name"`
-			State string `json:"state"`
-		}
-		nodes []struct {
-			EnabledPlugins []string `json:"enabled_plugins"`
-		}
-		errs [4]error
-	)
+	f := a.facts()
+	c.factsMu.Lock()
+	defer c.factsMu.Unlock()
+	if c.facts == nil {
+		c.facts = f
+	}
+	return c.facts, nil
+}
+
+// factAnswers are the broker's answers the facts are read from, each
+// with its error.
+type factAnswers struct {
+	overview struct {
+		ExchangeTypes []struct {
+			Name string `json:"name"`
+		} `json:"exchange_types"`
+	}
+	deprecated []struct {
+		Name  string `json:"name"`
+		State string `json:"state"`
+	}
+	flags []struct {
+		Name  string `json:"name"`
+		State string `json:"state"`
+	}
+	nodes []struct {
+		EnabledPlugins []string `json:"enabled_plugins"`
+	}
+	errs [4]error
+}
+
+// read asks for the four answers at once: a plan waits for them, and on a
+// busy node one at a time took longer than the vhost's own definitions
+// read beside them. An answer that refuses (404: no such endpoint before
+// 3.13, 3.10.8 answers 406 through this client; 401/403: a user who may
+// not read it) leaves its facts unknown; no answer at all is an error,
+// and so is any failure of the overview, which every version has.
+func (a *factAnswers) read(ctx context.Context, c *Client) error {
 	reads := [4]*request{
 		{method: http.MethodGet, path: "overview", query: url.Values{"columns": {"exchange_types"}, "disable_stats": {"true"}}, op: "read the broker's exchange types"},
 		{method: http.MethodGet, path: "deprecated-features", op: "read the broker's deprecated features"},
 		{method: http.MethodGet, path: "feature-flags", op: "read the broker's feature flags"},
 		{method: http.MethodGet, path: "nodes", query: url.Values{"columns": {"name,enabled_plugins"}}, op: "read the broker's plugins"},
 	}
-	into := [4]any{&ov, &deprecated, &flags, &nodes}
+	into := [4]any{&a.overview, &a.deprecated, &a.flags, &a.nodes}
 	var wg sync.WaitGroup
 	for i := range reads {
-		wg.Go(func() { errs[i] = c.do(ctx, reads[i], into[i]) })
+		wg.Go(func() { a.errs[i] = c.do(ctx, reads[i], into[i]) })
 	}
 	wg.Wait()
-	// The exchange types are in every version's overview: no answer there
-	// is an error, whatever the status.
-	if errs[0] != nil {
-		return nil, errs[0]
+	if a.errs[0] != nil {
+		return a.errs[0]
 	}
-	for _, err := range errs[1:] {
-		if err != nil && !unknown(err) {
-			return nil, err
+	for _, err := range a.errs[1:] {
+		var ae *APIError
+		if err != nil && !(errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500) {
+			return err
 		}
 	}
-	for _, t := range ov.ExchangeTypes {
+	return nil
+}
+
+// facts are what the answers say.
+func (a *factAnswers) facts() *rmqversion.Facts {
+	f := &rmqversion.Facts{}
+	for _, t := range a.overview.ExchangeTypes {
 		f.ExchangeTypes = append(f.ExchangeTypes, t.Name)
 	}
-	if errs[1] == nil {
-		for _, d := range deprecated {
+	if a.errs[1] == nil {
+		for _, d := range a.deprecated {
 			switch d.State {
 			case "denied":
 				f.Denied = setFact(f.Denied, d.Name, true)
@@ -91,23 +108,17 @@ func (c *Client) ReadFacts(ctx context.Context) (*rmqversion.Facts, error) {
 			}
 		}
 	}
-	if errs[2] == nil {
+	if a.errs[2] == nil {
 		f.FeatureFlags = map[string]bool{}
-		for _, fl := range flags {
+		for _, fl := range a.flags {
 			f.FeatureFlags[fl.Name] = fl.State == "enabled"
 		}
 	}
-	if errs[3] == nil && len(nodes) > 0 {
-		f.Plugins = append([]string{}, nodes[0].EnabledPlugins...)
+	if a.errs[3] == nil && len(a.nodes) > 0 {
+		f.Plugins = append([]string{}, a.nodes[0].EnabledPlugins...)
 	}
 	f.Sort()
-
-	c.factsMu.Lock()
-	defer c.factsMu.Unlock()
-	if c.facts == nil {
-		c.facts = f
-	}
-	return c.facts, nil
+	return f
 }
 
 func setFact(m map[string]bool, k string, v bool) map[string]bool {

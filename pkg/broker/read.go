@@ -314,10 +314,43 @@ const (
 // (withStats) make the queue listing take 12.6 s there: a plan reads them
 // only for the queues it would delete or replace.
 func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) vhostResult {
-	name := info.Name
 	res := vhostResult{keys: map[string]string{}}
 	var defs definitionsJSON
-	var queues []queueJSON
+	queues, unread, err := c.listVhost(ctx, info.Name, withStats, &defs)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.unread = unread
+	if withStats {
+		res.stats = map[string]QueueStats{}
+		for _, q := range queues {
+			if definitions.SkipQueue(q) {
+				continue
+			}
+			res.stats[q.Name] = queueStats(q)
+		}
+	}
+	for _, q := range queues {
+		if owner := ownerOf(q.InternalOwner); owner != "" {
+			if res.owned == nil {
+				res.owned = map[string]string{}
+			}
+			res.owned[q.Name] = owner
+		}
+	}
+	defs.Queues = queues
+	res.vhost, res.err = definitions.MapLive(definitions.LiveVhost{Name: info.Name, Description: info.Description,
+		DefaultQueueType: info.DefaultQueueType, Listed: queues, PropertiesKeys: res.keys}, &defs.Document)
+	return res
+}
+
+// listVhost lists vhost name's queues (with their statistics when
+// withStats), and its exchanges, bindings and policies of every kind into
+// defs, at once. A kind of policy the user may not list is unread, not a
+// failure; a vhost deleted meanwhile is the error (absent, not a
+// failure), before any other.
+func (c *Client) listVhost(ctx context.Context, name string, withStats bool, defs *definitionsJSON) (queues []queueJSON, unread []Unread, err error) {
 	get := func(kind, path string, q url.Values, out any) error {
 		return c.do(ctx, &request{method: http.MethodGet, path: path, query: q,
 			op: fmt.Sprintf("list %s of vhost %q", kind, name), vhost: name}, out)
@@ -327,21 +360,18 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 		qcols = url.Values{"columns": {queueStatsColumns}}
 	}
 	var (
-		mu     sync.Mutex
-		errs   []error
-		unread []Unread
-		wg     sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
 	)
 	list := func(f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if err := f(); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	optional := func(k kind.Kind, label, path string, out any) func() error {
 		return func() error {
@@ -368,39 +398,15 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 	}
 	wg.Wait()
 	if len(errs) > 0 {
-		// A vhost deleted meanwhile says so first: absent, not a failure.
 		for _, err := range errs {
 			if errors.Is(err, ErrVhostNotFound) {
-				res.err = err
-				return res
+				return nil, nil, err
 			}
 		}
-		res.err = errs[0]
-		return res
+		return nil, nil, errs[0]
 	}
 	sort.Slice(unread, func(i, j int) bool { return unread[i].Kind < unread[j].Kind })
-	res.unread = unread
-	if withStats {
-		res.stats = map[string]QueueStats{}
-		for _, q := range queues {
-			if definitions.SkipQueue(q) {
-				continue
-			}
-			res.stats[q.Name] = queueStats(q)
-		}
-	}
-	for _, q := range queues {
-		if owner := ownerOf(q.InternalOwner); owner != "" {
-			if res.owned == nil {
-				res.owned = map[string]string{}
-			}
-			res.owned[q.Name] = owner
-		}
-	}
-	defs.Queues = queues
-	res.vhost, res.err = definitions.MapLive(definitions.LiveVhost{Name: name, Description: info.Description,
-		DefaultQueueType: info.DefaultQueueType, Listed: queues, PropertiesKeys: res.keys}, &defs.Document)
-	return res
+	return queues, unread, nil
 }
 
 // readVhostDefinitions reads one vhost from its definitions export (GET

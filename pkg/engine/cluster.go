@@ -223,27 +223,58 @@ func brokerQueueType(l *Live, r queueRef) (string, bool) {
 // stakes.depthOnly with no messages of their own: where the exact reads
 // do not run, or fail, readStakes reads their statistics after all.
 func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool, streams map[string]bool) (map[queueRef]*broker.Placement, stakes, map[queueRef]string, error) {
+	f := &placed{down: map[queueRef]*broker.Placement{}, owners: map[queueRef]string{}, read: stakes{}}
+	listed, err := f.readEach(ctx, c, cands)
+	if err != nil {
+		return nil, stakes{}, nil, err
+	}
+	for vh := range listed {
+		if err := f.readListing(ctx, c, vh, cands, streams[vh]); err != nil {
+			return nil, stakes{}, nil, err
+		}
+	}
+	return f.down, f.read, f.owners, nil
+}
+
+// placed is what downQueues found.
+type placed struct {
+	down   map[queueRef]*broker.Placement
+	owners map[queueRef]string
+	read   stakes
+}
+
+// note records what the broker says of queue r.
+func (f *placed) note(r queueRef, q *broker.Placement) {
+	if q.Owner != "" {
+		f.owners[r] = q.Owner
+	}
+	if q.Down || q.NoMajority() {
+		f.down[r] = q
+	}
+}
+
+// readEach reads the placement of each candidate one by one, where its
+// vhost has few of them, and returns the vhosts to list instead. A vhost
+// with more than a few candidates is read with one listing (a teardown
+// plan of 4,000 queues would take 4,000 reads); so is one with a queue
+// that does not answer: the listing also holds the classic queues of a
+// down node that 3.10 answers 404 for.
+func (f *placed) readEach(ctx context.Context, c *broker.Client, cands map[queueRef]bool) (listed map[string]bool, err error) {
 	var (
-		mu      sync.Mutex
-		down    = map[queueRef]*broker.Placement{}
-		owners  = map[queueRef]string{}
-		missing = map[string]bool{} // vhosts with a queue that does not answer
-		errs    []error
+		mu   sync.Mutex
+		errs []error
 	)
-	g := parallel.New(8)
-	// A vhost with more than a few candidates is read with one listing
-	// (a teardown plan of 4,000 queues would take 4,000 reads); the
-	// listing also holds the classic queues of a down node that 3.10
-	// answers 404 for.
+	listed = map[string]bool{}
 	perVhost := map[string]int{}
 	for r := range cands {
 		perVhost[r.vhost]++
 	}
 	for vh, n := range perVhost {
 		if n >= listStakesFrom {
-			missing[vh] = true
+			listed[vh] = true
 		}
 	}
+	g := parallel.New(8)
 	for r := range cands {
 		if perVhost[r.vhost] >= listStakesFrom {
 			continue
@@ -255,66 +286,61 @@ func downQueues(ctx context.Context, c *broker.Client, cands map[queueRef]bool, 
 			switch {
 			case errors.Is(err, broker.ErrVhostNotFound):
 			case errors.Is(err, broker.ErrNotFound):
-				missing[r.vhost] = true
+				listed[r.vhost] = true
 			case err != nil:
 				errs = append(errs, err)
 			default:
-				if q.Owner != "" {
-					owners[r] = q.Owner
-				}
-				if q.Down || q.NoMajority() {
-					down[r] = &q
-				}
+				f.note(r, &q)
 			}
 		})
 	}
 	g.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, stakes{}, nil, err
-	}
-	atStake := map[string][]string{} // vhost -> its queues whose depth is wanted
+	return listed, errors.Join(errs...)
+}
+
+// readListing reads the placements of vhost vh's candidates from one
+// listing, with the depth of those at stake (stream: one of them is a
+// stream; see downQueues for when the depth is the ready messages alone).
+func (f *placed) readListing(ctx context.Context, c *broker.Client, vh string, cands map[queueRef]bool, stream bool) error {
+	var depthOf []string // its queues whose depth is wanted
 	for r, stake := range cands {
-		if stake {
-			atStake[r.vhost] = append(atStake[r.vhost], r.name)
+		if stake && r.vhost == vh {
+			depthOf = append(depthOf, r.name)
 		}
 	}
-	read := stakes{}
-	for vh := range missing {
-		depthOf := atStake[vh]
-		readyOnly := len(depthOf) > 0 && !streams[vh] && noUnacked(ctx, c, vh)
-		if readyOnly {
-			depthOf = nil
+	readyOnly := len(depthOf) > 0 && !stream && noUnacked(ctx, c, vh)
+	if readyOnly {
+		depthOf = nil
+	}
+	pl, err := c.QueuePlacements(ctx, vh, depthOf)
+	if errors.Is(err, broker.ErrVhostNotFound) {
+		return nil // gone, and its queues with it
+	}
+	if err != nil {
+		return err
+	}
+	for r := range cands {
+		if r.vhost != vh {
+			continue
 		}
-		pl, err := c.QueuePlacements(ctx, vh, depthOf)
-		if errors.Is(err, broker.ErrVhostNotFound) {
-			continue // gone, and its queues with it
+		q, ok := pl[r.name]
+		if !ok {
+			continue
 		}
-		if err != nil {
-			return nil, stakes{}, nil, err
-		}
-		for r := range cands {
-			if r.vhost != vh {
-				continue
-			}
-			q, ok := pl[r.name]
-			if ok && q.Owner != "" {
-				owners[r] = q.Owner
-			}
-			switch {
-			case ok && (q.Down || q.NoMajority()):
-				down[r] = &q
-			case ok && q.Stats != nil && q.Stats.Known:
-				read.add(r, *q.Stats, false)
-			case ok && q.Depth != nil && q.Depth.Known && q.Type != topology.QueueStream:
-				// A stream's consumers are the statistics' alone: the
-				// exact reads of a plan do not read streams.
-				read.add(r, *q.Depth, true)
-			case ok && readyOnly && cands[r]:
-				read.add(r, broker.QueueStats{Known: true}, true)
-			}
+		f.note(r, &q)
+		switch {
+		case q.Down || q.NoMajority():
+		case q.Stats != nil && q.Stats.Known:
+			f.read.add(r, *q.Stats, false)
+		case q.Depth != nil && q.Depth.Known && q.Type != topology.QueueStream:
+			// A stream's consumers are the statistics' alone: the exact
+			// reads of a plan do not read streams.
+			f.read.add(r, *q.Depth, true)
+		case readyOnly && cands[r]:
+			f.read.add(r, broker.QueueStats{Known: true}, true)
 		}
 	}
-	return down, read, owners, nil
+	return nil
 }
 
 // noUnacked reports whether vhost holds no unacknowledged message, where
