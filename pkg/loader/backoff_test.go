@@ -194,6 +194,13 @@ queues:
 		{"unknown backoff field", `queues:
   q: {type: quorum, retry: {backoff: {min: 1s, factor: 2}}}`, []string{
 			`t.yaml:5:52: queue "q": retry.backoff: unknown field "factor"`}},
+		{"retry's fields inside backoff", `queues:
+  q: {type: quorum, retry: {backoff: {min: 1s, attempts: 5, when: all}}}`, []string{
+			`t.yaml:5:52: queue "q": retry.backoff: unknown field "attempts" (attempts is a field of retry, beside backoff: retry: {backoff: {min: 10s, max: 10m}, attempts: 5})`,
+			`t.yaml:5:65: queue "q": retry.backoff: unknown field "when" (when is a field of retry, beside backoff: retry: {backoff: {min: 10s, max: 10m}, when: failed})`}},
+		{"a kind of growth", `queues:
+  q: {type: quorum, retry: {backoff: {type: exponential, min: 1s}}}`, []string{
+			`t.yaml:5:43: queue "q": retry.backoff: unknown field "type" (RabbitMQ's delayed retry has no kinds of growth: a message waits min × its failed deliveries, at most max; which returns wait (x-delayed-retry-type) is retry's when: failed (the default), returned or all, beside backoff)`}},
 		{"backoff not a mapping", `queues:
   q: {type: quorum, retry: {backoff: 10s}}`, []string{
 			`t.yaml:5:42: queue "q": retry.backoff: expected a mapping, got string "10s" (fields: min, max)`}},

@@ -122,6 +122,13 @@ func (f fieldSet) valuePos(name string) topology.Pos {
 // fields checks that n is a mapping (null counts as an empty one) whose
 // keys are all in known, and returns the known fields present and not null.
 func (d *decoder) fields(n *node, what string, known []string) (fieldSet, bool) {
+	return d.fieldsHinted(n, what, known, nil)
+}
+
+// fieldsHinted is fields, with the hint of misplaced for an unknown field
+// it names: a field a user is likely to write there that belongs
+// elsewhere.
+func (d *decoder) fieldsHinted(n *node, what string, known []string, misplaced map[string]string) (fieldSet, bool) {
 	out := fieldSet{}
 	if n.isNull() {
 		return out, true
@@ -140,7 +147,9 @@ func (d *decoder) fields(n *node, what string, known []string) (fieldSet, bool) 
 			}
 			continue
 		}
-		if what == "" {
+		if hint, ok := misplaced[k]; ok {
+			d.errs.addf(e.key.pos, hint, "%s: unknown field %q", what, k)
+		} else if what == "" {
 			d.errs.addf(e.key.pos, suggestHint(k, known, "fields"), "unknown top-level field %q", k)
 		} else {
 			d.errs.addf(e.key.pos, suggestHint(k, known, "fields"), "%s: unknown field %q", what, k)

@@ -17,13 +17,21 @@ var (
 	applyTos      = []string{"queues", "exchanges", "all", "classic_queues", "quorum_queues", "streams"}
 	destTypes     = []string{topology.DestQueue, topology.DestExchange}
 
-	exchangeFields     = []string{"type", "durable", "auto_delete", "internal", "alternate_exchange", "arguments"}
-	queueFields        = []string{"type", "durable", "auto_delete", "arguments", "limits", "max_priority", "single_active_consumer", "delivery_limit", "dead_letter", "retry", "bindings", "alert"}
-	dlQueueFields      = append([]string{"name"}, queueFields...)
-	limitsFields       = []string{"max_length", "max_length_bytes", "overflow", "message_ttl", "expires"}
-	deadLetterFields   = []string{"exchange", "routing_key", "strategy", "queue"}
-	retryFields        = []string{"delays", "backoff", "when", "attempts"}
-	backoffFields      = []string{"min", "max"}
+	exchangeFields   = []string{"type", "durable", "auto_delete", "internal", "alternate_exchange", "arguments"}
+	queueFields      = []string{"type", "durable", "auto_delete", "arguments", "limits", "max_priority", "single_active_consumer", "delivery_limit", "dead_letter", "retry", "bindings", "alert"}
+	dlQueueFields    = append([]string{"name"}, queueFields...)
+	limitsFields     = []string{"max_length", "max_length_bytes", "overflow", "message_ttl", "expires"}
+	deadLetterFields = []string{"exchange", "routing_key", "strategy", "queue"}
+	retryFields      = []string{"delays", "backoff", "when", "attempts"}
+	backoffFields    = []string{"min", "max"}
+	// backoffMisplaced: what a user may write inside retry.backoff that
+	// is retry's, or that RabbitMQ's delayed retry does not have.
+	backoffMisplaced = map[string]string{
+		"attempts": "attempts is a field of retry, beside backoff: retry: {backoff: {min: 10s, max: 10m}, attempts: 5}",
+		"when":     "when is a field of retry, beside backoff: retry: {backoff: {min: 10s, max: 10m}, when: failed}",
+		"type": "RabbitMQ's delayed retry has no kinds of growth: a message waits min × its failed deliveries, at most max; " +
+			"which returns wait (x-delayed-retry-type) is retry's when: failed (the default), returned or all, beside backoff",
+	}
 	retryWhens         = []string{"failed", "returned", "all"}
 	alertFields        = []string{"max_depth"}
 	queueBindingFields = []string{"exchange", "routing_key", "routing_keys", "arguments"}
@@ -568,7 +576,7 @@ func (d *decoder) backoff(decl *queueDecl, e entry, f fieldSet, rw string, rc re
 	q := decl.q
 	bk := f["backoff"].key
 	bw := rw + ".backoff"
-	bf, ok := d.fields(f.value("backoff"), bw, backoffFields)
+	bf, ok := d.fieldsHinted(f.value("backoff"), bw, backoffFields, backoffMisplaced)
 	if !ok {
 		return nil
 	}
