@@ -80,6 +80,13 @@ type Route struct {
 	// none).
 	Before []string `json:"before"`
 	After  []string `json:"after"`
+	// BeforeSplits and AfterSplits say which of Before and After an
+	// x-modulus-hash exchange splits the class among: each message
+	// reaches one of a split's queues, picked by a hash of its routing
+	// keys, not all of them (nil: none; the class reaches every queue
+	// listed).
+	BeforeSplits []Split `json:"before_splits,omitempty"`
+	AfterSplits  []Split `json:"after_splits,omitempty"`
 	// Loses is true when the class reached a queue before and reaches none
 	// after: its messages are now dropped (or returned to a mandatory
 	// publisher), Cause says why. When it still reaches some queue but
@@ -88,6 +95,10 @@ type Route struct {
 	Loses bool   `json:"loses_messages,omitempty"`
 	Cause string `json:"cause,omitempty"`
 }
+
+// Split is an x-modulus-hash exchange that splits a class of messages
+// among queues: each message reaches one of them (route.Split).
+type Split = route.Split
 
 // Gained returns the queues the class reaches after and not before,
 // sorted; nil for none. They are not kept in the Route: where every class
@@ -112,8 +123,11 @@ type DeadLetterEnd struct {
 	Exchange       string `json:"exchange,omitempty"`
 	RoutingKey     string `json:"routing_key,omitempty"`
 	KeyFromMessage bool   `json:"key_from_message,omitempty"`
-	// Queues are the queues the dead letters reach, sorted.
+	// Queues are the queues the dead letters reach, sorted; Splits
+	// which of them an x-modulus-hash exchange splits them among (each
+	// dead letter reaches one of a split's queues).
 	Queues []string `json:"queues"`
+	Splits []Split  `json:"splits,omitempty"`
 	// Dropped is true when they reach no queue; Why says why ("no
 	// dead-letter exchange", `dead-letter exchange "x" is not declared`,
 	// `DLX "billing.dlx" has no binding for "billing-typo"`, a cycle).

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/route"
@@ -240,6 +241,69 @@ var compareCases = []struct {
 		before: topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
 		after:  topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
 	},
+}
+
+// TestCompareModulusHash: an x-modulus-hash exchange (RabbitMQ 4.3, the
+// default version) sends each message to one of its destinations by a
+// hash of its keys. A class of many keys is split among them all, and the
+// route says so (AfterSplits), rather than that every message goes where
+// the class's example is hashed to; a class of one key goes one way, its
+// pick. Dead letters that keep their own keys are split alike.
+func TestCompareModulusHash(t *testing.T) {
+	jobs := []obj{exchange("jobs", "x-modulus-hash", nil), queue("w1", nil), bind("jobs", "w1", "")}
+	two := append(append([]obj(nil), jobs...), queue("w2", nil), bind("jobs", "w2", ""))
+	split := []Split{{Exchange: "jobs", Queues: []string{"w1", "w2"}}}
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []Route
+	}{
+		{name: "a second destination: every message goes to one of the two",
+			before: topo(jobs...), after: topo(two...),
+			want: []Route{
+				{Vhost: "/", Class: Class{Kind: ClassDefault, RoutingKey: "w2", Matches: []string{"w2"}}, After: []string{"w2"}},
+				{Vhost: "/", Exchange: "jobs", Class: Class{Kind: ClassOther}, Before: []string{"w1"}, After: []string{"w1", "w2"}, AfterSplits: split},
+			}},
+		{name: "a topic class through it is split, and keeps the queue it reaches on its own",
+			before: topo(append(append([]obj(nil), two...), exchange("in", "topic", nil), queue("audit", nil), bind("in", "audit", "#"))...),
+			after:  topo(append(append([]obj(nil), two...), exchange("in", "topic", nil), queue("audit", nil), bind("in", "audit", "#"), bindExchange("in", "jobs", "order.*"))...),
+			want: []Route{{Vhost: "/", Exchange: "in", Class: Class{Kind: ClassTopic, RoutingKey: "order.x", Matches: []string{"#", "order.*"}},
+				Before: []string{"audit"}, After: []string{"audit", "w1", "w2"}, AfterSplits: split}}},
+		{name: "a direct key goes one way: its pick",
+			before: topo(append(append([]obj(nil), two...), exchange("in", "direct", nil))...),
+			after:  topo(append(append([]obj(nil), two...), exchange("in", "direct", nil), bindExchange("in", "jobs", "k"))...),
+			want: []Route{{Vhost: "/", Exchange: "in", Class: Class{Kind: ClassDirect, RoutingKey: "k", Matches: []string{"k"}},
+				After: []string{"w1"}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Compare(tc.before, tc.after, Options{})
+			if !reflect.DeepEqual(got.Routes, tc.want) {
+				t.Errorf("routes:\ngot  %s\nwant %s", show(t, got.Routes), show(t, tc.want))
+			}
+			if got.LosesMessages() {
+				t.Errorf("a split loses no message: %s", show(t, got))
+			}
+		})
+	}
+	// Dead letters keeping their keys, before into one queue, after split.
+	q := queue("failing", topology.Args{"x-dead-letter-exchange": "jobs"})
+	got := Compare(topo(append(append([]obj(nil), jobs...), q)...), topo(append(append([]obj(nil), two...), q)...), Options{})
+	if len(got.DeadLetters) != 1 {
+		t.Fatalf("dead letters: %s", show(t, got.DeadLetters))
+	}
+	dl := got.DeadLetters[0]
+	if !reflect.DeepEqual(dl.Before.Queues, []string{"w1"}) || dl.Before.Splits != nil ||
+		!reflect.DeepEqual(dl.After.Queues, []string{"w1", "w2"}) || !reflect.DeepEqual(dl.After.Splits, split) {
+		t.Errorf("dead letters of failing: %s", show(t, dl))
+	}
+	var text strings.Builder
+	if err := WriteText(&text, got, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `one of w1, w2 (exchange "jobs" picks one for each message by a hash of its routing key) (via "jobs", the message's key)`; !strings.Contains(text.String(), want) {
+		t.Errorf("the text does not say %q:\n%s", want, text.String())
+	}
 }
 
 // TestCompare checks Compare on small before/after pairs, one kind of

@@ -109,14 +109,14 @@ func sameEnd(a, b *DeadLetterEnd) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return slices.Equal(a.Queues, b.Queues)
+	return slices.Equal(a.Queues, b.Queues) && sameSplits(a.Splits, b.Splits)
 }
 
 // end returns where queue q's dead letters of message m for reason r go
 // on side s.
 func (s *side) end(q string, r route.Reason, m route.Message) *DeadLetterEnd {
 	d := s.sim.DeadLetter(q, r, m)
-	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: queuesOf(d.Result)}
+	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: queuesOf(d.Result), Splits: d.Result.Splits()}
 	if len(e.Queues) == 0 {
 		e.Dropped, e.Why = true, s.why(d)
 	}

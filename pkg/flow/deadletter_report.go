@@ -28,8 +28,14 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 			c.truncate(c.dlxName(f))
 		}
 	}
+	dlxSide := c.a
+	if f.startA == noExchange {
+		dlxSide = c.b
+	}
+	kind := dlxSide.kind(c.dlxName(f))
 	for _, cl := range classes {
-		m := route.Message{RoutingKey: cl.key, Headers: cl.headers}
+		// Without classes of keys, the one class is of every key.
+		m := route.Message{RoutingKey: cl.key, Headers: cl.headers, Class: !needK || !oneKey(kind, cl.matches)}
 		var eb, ea *DeadLetterEnd
 		if inB {
 			eb = c.b.end(q, r, m)
@@ -42,11 +48,7 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 		}
 		var class *Class
 		if needK || f.headers {
-			s := c.a
-			if f.startA == noExchange {
-				s = c.b
-			}
-			class = &Class{Kind: s.kind(c.dlxName(f)), RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches}
+			class = &Class{Kind: kind, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches}
 		}
 		c.report(q, r, tier, class, eb, ea)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -144,13 +145,15 @@ func (c *vhostCompare) exchangeNames() []string {
 // route publishes class cl's representative to exchange x on both sides
 // and adds a Route when it reaches other queues.
 func (c *vhostCompare) route(x string, cl msgClass) {
-	m := route.Message{Exchange: x, RoutingKey: cl.key, Headers: cl.headers}
+	class := c.class(x, cl)
+	m := route.Message{Exchange: x, RoutingKey: cl.key, Headers: cl.headers, Class: !oneKey(class.Kind, cl.matches)}
 	rb, ra := c.b.sim.Publish(m), c.a.sim.Publish(m)
 	before, after := queuesOf(rb), queuesOf(ra)
-	if slices.Equal(before, after) {
+	sb, sa := rb.Splits(), ra.Splits()
+	if slices.Equal(before, after) && sameSplits(sb, sa) {
 		return
 	}
-	r := Route{Vhost: c.vhost, Exchange: x, Class: c.class(x, cl), Before: before, After: after}
+	r := Route{Vhost: c.vhost, Exchange: x, Class: class, Before: before, After: after, BeforeSplits: sb, AfterSplits: sa}
 	r.Loses = len(before) > 0 && len(after) == 0
 	if lost, ok := firstMissing(before, after); ok {
 		r.Cause = c.routeCause(m, rb, lost)
@@ -166,6 +169,32 @@ func (c *vhostCompare) class(x string, cl msgClass) Class {
 		k = c.b.kind(x)
 	}
 	return Class{Kind: k, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches}
+}
+
+// oneKey reports whether a class of kind whose patterns are matches is a
+// single routing key: a direct key, a queue's name on the default
+// exchange, or a topic class that matches a pattern without wildcards.
+// Any other class is of many keys, which an x-modulus-hash exchange
+// splits (route.Message.Class).
+func oneKey(kind string, matches []string) bool {
+	switch kind {
+	case ClassDefault:
+		return true
+	case ClassDirect:
+		return len(matches) > 0
+	case ClassTopic:
+		for _, p := range matches {
+			if !slices.ContainsFunc(strings.Split(p, "."), func(w string) bool { return w == "*" || w == "#" }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameSplits reports whether a and b split alike.
+func sameSplits(a, b []Split) bool {
+	return slices.EqualFunc(a, b, func(x, y Split) bool { return x.Exchange == y.Exchange && slices.Equal(x.Queues, y.Queues) })
 }
 
 // queuesOf returns the queues r reaches, sorted; nil for none.

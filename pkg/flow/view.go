@@ -38,7 +38,7 @@ func (d *Diff) entries() []entry {
 			newQueues[r.Vhost] = append(newQueues[r.Vhost], r.After...)
 			continue
 		}
-		out = append(out, entry{vhost: r.Vhost, loses: r.Loses, what: routeWhat(r), was: queues(r.Before), now: queues(r.After), cause: r.Cause})
+		out = append(out, entry{vhost: r.Vhost, loses: r.Loses, what: routeWhat(r), was: reach(r.Before, r.BeforeSplits), now: reach(r.After, r.AfterSplits), cause: r.Cause})
 	}
 	for _, v := range vhosts {
 		qs := newQueues[v]
@@ -148,6 +148,28 @@ func queues(qs []string) string {
 	return strings.Join(qs, ", ")
 }
 
+// reach names the queues qs that messages reach, and for each split of
+// them that each message reaches one of its queues.
+func reach(qs []string, splits []Split) string {
+	if len(splits) == 0 {
+		return queues(qs)
+	}
+	split := map[string]bool{}
+	for _, s := range splits {
+		for _, q := range s.Queues {
+			split[q] = true
+		}
+	}
+	var parts []string
+	if rest := slices.DeleteFunc(slices.Clone(qs), func(q string) bool { return split[q] }); len(rest) > 0 {
+		parts = append(parts, queues(rest))
+	}
+	for _, s := range splits {
+		parts = append(parts, fmt.Sprintf("one of %s (exchange %q picks one for each message by a hash of its routing key)", queues(s.Queues), s.Exchange))
+	}
+	return strings.Join(parts, ", and ")
+}
+
 // endText says where dead letters go.
 func endText(e *DeadLetterEnd) string {
 	switch {
@@ -167,7 +189,7 @@ func endText(e *DeadLetterEnd) string {
 	if e.Dropped {
 		return fmt.Sprintf("dropped (via %s, %s)", via, key)
 	}
-	return fmt.Sprintf("%s (via %s, %s)", queues(e.Queues), via, key)
+	return fmt.Sprintf("%s (via %s, %s)", reach(e.Queues, e.Splits), via, key)
 }
 
 func count(n int, noun string) string {

@@ -26,6 +26,7 @@ func jsonFlows(p *Plan) *pj.Flows {
 	for _, r := range d.Routes {
 		out.Routes = append(out.Routes, pj.FlowRoute{
 			Vhost: r.Vhost, Exchange: r.Exchange, Class: *jsonClass(&r.Class), Before: nonNil(r.Before), After: nonNil(r.After),
+			BeforeSplits: jsonSplits(r.BeforeSplits), AfterSplits: jsonSplits(r.AfterSplits),
 			Gained: nonNil(r.Gained()), Lost: nonNil(r.Lost()), LosesMessages: r.Loses, Cause: r.Cause,
 		})
 	}
@@ -60,8 +61,24 @@ func jsonEnd(e *flow.DeadLetterEnd) *pj.FlowEnd {
 	}
 	return &pj.FlowEnd{
 		Configured: e.Configured, Exchange: e.Exchange, RoutingKey: e.RoutingKey, KeyFromMessage: e.KeyFromMessage,
-		Queues: nonNil(e.Queues), Dropped: e.Dropped, Why: e.Why,
+		Queues: nonNil(e.Queues), Splits: jsonSplits(e.Splits), Dropped: e.Dropped, Why: e.Why,
 	}
+}
+
+func jsonSplits(ss []flow.Split) []pj.FlowSplit {
+	var out []pj.FlowSplit
+	for _, s := range ss {
+		out = append(out, pj.FlowSplit{Exchange: s.Exchange, Queues: s.Queues})
+	}
+	return out
+}
+
+func planSplits(ss []pj.FlowSplit) []flow.Split {
+	var out []flow.Split
+	for _, s := range ss {
+		out = append(out, flow.Split{Exchange: s.Exchange, Queues: s.Queues})
+	}
+	return out
 }
 
 // planFlows is the JSON plan's message flows as the plan's.
@@ -77,7 +94,7 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	for _, r := range doc.Routes {
 		d.Routes = append(d.Routes, flow.Route{
 			Vhost: r.Vhost, Exchange: r.Exchange, Class: *planClass(&r.Class), Before: emptyToNil(r.Before), After: emptyToNil(r.After),
-			Loses: r.LosesMessages, Cause: r.Cause,
+			BeforeSplits: planSplits(r.BeforeSplits), AfterSplits: planSplits(r.AfterSplits), Loses: r.LosesMessages, Cause: r.Cause,
 		})
 	}
 	for _, dl := range doc.DeadLetters {
@@ -111,6 +128,6 @@ func planEnd(e *pj.FlowEnd) *flow.DeadLetterEnd {
 	}
 	return &flow.DeadLetterEnd{
 		Configured: e.Configured, Exchange: e.Exchange, RoutingKey: e.RoutingKey, KeyFromMessage: e.KeyFromMessage,
-		Queues: emptyToNil(e.Queues), Dropped: e.Dropped, Why: e.Why,
+		Queues: emptyToNil(e.Queues), Splits: planSplits(e.Splits), Dropped: e.Dropped, Why: e.Why,
 	}
 }

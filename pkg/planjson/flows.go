@@ -31,26 +31,36 @@ type FlowClass struct {
 // FlowRoute is a class of messages published to an exchange that reaches
 // other queues after the change.
 type FlowRoute struct {
-	Vhost         string    `json:"vhost"`
-	Exchange      string    `json:"exchange"`
-	Class         FlowClass `json:"class"`
-	Before        []string  `json:"before"`
-	After         []string  `json:"after"`
-	Gained        []string  `json:"gained"`
-	Lost          []string  `json:"lost"`
-	LosesMessages bool      `json:"loses_messages"`
-	Cause         string    `json:"cause,omitempty"`
+	Vhost         string      `json:"vhost"`
+	Exchange      string      `json:"exchange"`
+	Class         FlowClass   `json:"class"`
+	Before        []string    `json:"before"`
+	After         []string    `json:"after"`
+	BeforeSplits  []FlowSplit `json:"before_splits,omitempty"`
+	AfterSplits   []FlowSplit `json:"after_splits,omitempty"`
+	Gained        []string    `json:"gained"`
+	Lost          []string    `json:"lost"`
+	LosesMessages bool        `json:"loses_messages"`
+	Cause         string      `json:"cause,omitempty"`
+}
+
+// FlowSplit is an x-modulus-hash exchange that splits a class of
+// messages among queues: each message reaches one of them.
+type FlowSplit struct {
+	Exchange string   `json:"exchange"`
+	Queues   []string `json:"queues"`
 }
 
 // FlowEnd is where dead letters (or a delay tier's messages) go.
 type FlowEnd struct {
-	Configured     bool     `json:"configured"`
-	Exchange       string   `json:"exchange"`
-	RoutingKey     string   `json:"routing_key"`
-	KeyFromMessage bool     `json:"key_from_message"`
-	Queues         []string `json:"queues"`
-	Dropped        bool     `json:"dropped"`
-	Why            string   `json:"why,omitempty"`
+	Configured     bool        `json:"configured"`
+	Exchange       string      `json:"exchange"`
+	RoutingKey     string      `json:"routing_key"`
+	KeyFromMessage bool        `json:"key_from_message"`
+	Queues         []string    `json:"queues"`
+	Splits         []FlowSplit `json:"splits,omitempty"`
+	Dropped        bool        `json:"dropped"`
+	Why            string      `json:"why,omitempty"`
 }
 
 // FlowDead is a queue's dead letters for one reason (and, when they keep

@@ -38,6 +38,15 @@ type Message struct {
 	// ParseExpiration). A dead letter never has one: RabbitMQ removes it
 	// and records it in the new x-death entry as original-expiration.
 	Expiration string `json:"expiration,omitempty"`
+	// Class makes the message stand for a class of messages whose routing
+	// keys differ (pkg/flow's classes): an x-modulus-hash exchange the
+	// class reaches picks one destination per message by a hash of its
+	// keys, so the class is split among them all. Such an exchange is
+	// then followed to each of its destinations, none Picked: Deliveries
+	// hold every queue some message of the class reaches, and Splits says
+	// which of them each message reaches one of. Its dead letters are a
+	// class too, unless a dead-letter routing key gives them all one key.
+	Class bool `json:"-"`
 	// keys, when set, are all the routing keys of a dead letter: RabbitMQ
 	// keeps a message's CC and BCC keys on its dead letters (when no
 	// dead-letter routing key replaces them), although BCC is gone from
@@ -133,7 +142,8 @@ type Result struct {
 	// message to exactly one of their bound destinations (x-modulus-hash),
 	// never to all of them: one Choice per exchange, in the order reached.
 	// Where the Choice is Picked, Deliveries hold what the picked
-	// destination leads to; otherwise (before RabbitMQ 4.3) the exchange is
+	// destination leads to; for a Message.Class, what each destination
+	// leads to (Splits); otherwise (before RabbitMQ 4.3) the exchange is
 	// in Unsimulated and Deliveries hold nothing through it.
 	OneOf []Choice `json:"one_of,omitempty"`
 	// queues are the queues of Deliveries, when known (a message-blind
@@ -191,6 +201,42 @@ func (r Result) Queues() []string {
 	out := make([]string, len(r.Deliveries))
 	for i, d := range r.Deliveries {
 		out[i] = d.Queue
+	}
+	return out
+}
+
+// Split is an x-modulus-hash exchange that a class of messages
+// (Message.Class) reaches, and the queues it leads them to: each message
+// reaches one of Queues (sorted), by a hash of its routing keys, not all.
+type Split struct {
+	Exchange string   `json:"exchange"`
+	Queues   []string `json:"queues"`
+}
+
+// Splits returns where r, the route of a Message.Class, splits the class:
+// each x-modulus-hash exchange it followed to more than one destination,
+// with the queues of Deliveries reached through it (by the path each
+// delivery reports), in the order of OneOf; nil for none. A queue the
+// class also reaches by a way that picks nothing is listed here when its
+// path is the one through the exchange.
+func (r Result) Splits() []Split {
+	var out []Split
+	for _, c := range r.OneOf {
+		if c.Picked != nil || len(c.Among) < 2 {
+			continue
+		}
+		var qs []string
+		for _, d := range r.Deliveries {
+			for _, st := range d.Path {
+				if st.Exchange == c.Exchange && st.ExchangeType == typeModulusHash {
+					qs = append(qs, d.Queue)
+					break
+				}
+			}
+		}
+		if len(qs) > 0 {
+			out = append(out, Split{Exchange: c.Exchange, Queues: qs})
+		}
 	}
 	return out
 }

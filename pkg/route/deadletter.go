@@ -112,6 +112,7 @@ func (s *Simulator) deadLetterMessage(m Message, keys []string, queue string, re
 		if !hasRK && len(keys) > 1 {
 			dl.keys = keys
 		}
+		dl.Class = m.Class && !hasRK
 		return dl
 	}
 	dl := s.recordDeath(m, held, keys, queue, reason, origExp, hasExp)
@@ -120,6 +121,7 @@ func (s *Simulator) deadLetterMessage(m Message, keys []string, queue string, re
 	if hasRK {
 		dl.keys = []string{rk}
 	}
+	dl.Class = m.Class && !hasRK
 	return dl
 }
 

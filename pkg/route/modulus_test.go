@@ -1,6 +1,7 @@
 package route
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -153,5 +154,45 @@ func TestModulusHashDeadLetters(t *testing.T) {
 	next := tr.Hops[0].Next[0]
 	if next.Dropped || len(next.Route.Result.OneOf) != 1 {
 		t.Errorf("4.0: dead letter into x-modulus-hash: dropped %v, one_of %+v", next.Dropped, next.Route.Result.OneOf)
+	}
+}
+
+// TestModulusHashSplitsAClass: a message that stands for a class of keys
+// (Message.Class, the flows') reaches every destination of an
+// x-modulus-hash exchange, none picked, and Splits says that each message
+// reaches one of them; queues reached another way are not in the split.
+// Its dead letters are a class too, unless a dead-letter routing key gives
+// them one key: they are hashed by it, and picked.
+func TestModulusHashSplitsAClass(t *testing.T) {
+	b := shards().ex("in", "topic").q("audit").bindX("in", "shards", "order.#").bind("in", "audit", "#").
+		ex("zz.fwd", "fanout").q("f").bindX("shards", "zz.fwd", "").bind("zz.fwd", "f", "").
+		q("w", "x-dead-letter-exchange", "shards", "x-dead-letter-routing-key", "orders.retry").
+		q("w2", "x-dead-letter-exchange", "shards")
+	for _, ver := range []string{"4.0", "4.3"} {
+		sim := b.simFor(ver)
+		class := msg("in", "order.created")
+		class.Class = true
+		r := sim.Publish(class)
+		wantQueues(t, r, "audit", "f", "q1", "q2", "q3")
+		if len(r.OneOf) != 1 || r.OneOf[0].Picked != nil || len(r.Unsimulated) != 0 {
+			t.Errorf("%s: one_of %+v, unsimulated %q: want one choice, none picked, nothing unsimulated", ver, r.OneOf, r.Unsimulated)
+		}
+		if got := fmt.Sprint(r.Splits()); got != "[{shards [f q1 q2 q3]}]" {
+			t.Errorf("%s: splits = %s, want shards among f, q1, q2, q3 (audit is reached by its own binding)", ver, got)
+		}
+		if s := sim.Publish(msg("in", "order.created")).Splits(); s != nil {
+			t.Errorf("%s: one message is not split: %+v", ver, s)
+		}
+		dl := sim.DeadLetter("w2", Rejected, class)
+		if got := fmt.Sprint(dl.Result.Splits()); got != "[{shards [f q1 q2 q3]}]" {
+			t.Errorf("%s: dead letters of a class keeping their keys: splits = %s", ver, got)
+		}
+		dl = sim.DeadLetter("w", Rejected, class)
+		if ver == "4.3" {
+			wantQueues(t, dl.Result, "f") // "orders.retry" picks the exchange among four entries
+		}
+		if s := dl.Result.Splits(); s != nil {
+			t.Errorf("%s: dead letters with one dead-letter routing key are not split: %+v", ver, s)
+		}
 	}
 }

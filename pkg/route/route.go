@@ -482,6 +482,12 @@ func (w *walker) match(ix *exchangeIndex, p pending) (matched []*topology.Bindin
 	}
 	c, picked := w.s.modulusHash(ix.x.Name, cands, w.keys)
 	c.Path = p.path
+	if w.m.Class && len(c.Among) > 1 {
+		// Each message of the class picks one: the class reaches them all.
+		c.Picked = nil
+		w.res.OneOf = append(w.res.OneOf, c)
+		return cands, true
+	}
 	w.res.OneOf = append(w.res.OneOf, c)
 	if picked == nil {
 		w.res.Unsimulated = append(w.res.Unsimulated, ix.x.Name)
