@@ -210,12 +210,14 @@ func rabbit43RuleCases() []ruleCase {
 			contains: []string{"RabbitMQ 4.3.0 refuses them in policy definitions (a bug fixed in 4.3.1)"}},
 		{name: "policy keys on 4.3.1", id: "MQ504",
 			build: retryPolicy("delayed-retry-type", "all", "delayed-retry-min", 1000, "delayed-retry-max", 60000), opts: v431, quiet: []string{"retry", "q"}},
-		{name: "a policy's type without min: refused", id: "MQ504",
-			build: retryPolicy("delayed-retry-type", "all"), opts: v43, fire: []string{"retry"},
+		{name: "a policy's type without min: refused, and its queue judged without it", id: "MQ504",
+			build: retryPolicy("delayed-retry-type", "all"), opts: v43, fire: []string{"retry"}, quiet: []string{"q"},
 			contains: []string{`Validation failed": delayed-retry-min is required when delayed-retry-type is all`}},
 		{name: "a policy's bad type: refused", id: "MQ504",
-			build: retryPolicy("delayed-retry-type", "sometimes", "delayed-retry-min", 10), opts: v43, fire: []string{"retry"},
+			build: retryPolicy("delayed-retry-type", "sometimes", "delayed-retry-min", 10), opts: v43, fire: []string{"retry"}, quiet: []string{"q"},
 			contains: []string{`"sometimes" is not a valid delayed retry type. Must be one of: all, failed, returned, disabled`}},
+		{name: "a policy's max below min: refused, so its queue does not delay its retries", id: "MQ203",
+			build: retryPolicy("delayed-retry-type", "failed", "delayed-retry-min", 5000, "delayed-retry-max", 1000), opts: v43, quiet: []string{"q"}},
 		{name: "an operator policy's max below min: refused", id: "MQ504",
 			build: func(b *builder) {
 				b.typed("q", topology.QueueQuorum, nil)

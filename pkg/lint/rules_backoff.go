@@ -189,10 +189,14 @@ func totalWait(dr route.DelayedRetry, limit int64) int64 {
 }
 
 // waitSteps renders the first waits of a linear backoff: "1s, 2s, 3s, …
-// up to 1m", or "10s each time" when min is max.
+// up to 1m", or "10s each time" when there is no max (hi 0) or min is
+// max, or max is below min (each wait is then max: min(min × n, max)).
 func waitSteps(lo, hi int64, n int) string {
-	if hi <= lo {
+	switch {
+	case hi <= 0 || hi == lo:
 		return loader.FormatDuration(lo) + " each time"
+	case hi < lo:
+		return loader.FormatDuration(hi) + " each time"
 	}
 	var steps []string
 	for k := int64(1); k <= int64(n); k++ {

@@ -153,6 +153,7 @@ func TestWaitSteps(t *testing.T) {
 		{1000, 2500, "1s, 2s, 2500ms"},
 		{10000, 10000, "10s each time"},
 		{500, 0, "500ms each time"},
+		{5000, 1000, "1s each time"}, // min(5000 × n, 1000)
 	} {
 		if got := waitSteps(tt.lo, tt.hi, 3); got != tt.want {
 			t.Errorf("waitSteps(%d, %d) = %q, want %q", tt.lo, tt.hi, got, tt.want)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -82,12 +82,12 @@ func (p *Pass) delayedRetryIssues(q *topology.Queue) []string {
 	switch {
 	case !hasType:
 		issues = append(issues, "without x-delayed-retry-type (all, failed or returned: which returns wait) delayed retry stays disabled")
-	case !isString || !route.KnownRetryType(typ):
+	case !isString || !rmqversion.KnownRetryType(typ):
 		issues = append(issues, fmt.Sprintf("x-delayed-retry-type %s is not one of disabled, all, failed or returned: the broker takes it, and delayed retry stays disabled", argValue(tv)))
 	case typ != "disabled":
 		active = true
 	}
-	minMS, minOK := route.PositiveInt(minv)
+	minMS, minOK := topology.PositiveInt(minv)
 	switch {
 	case active && !hasMin:
 		issues = append(issues, fmt.Sprintf("x-delayed-retry-type %s without x-delayed-retry-min: the broker leaves delayed retry disabled", typ))
@@ -95,7 +95,7 @@ func (p *Pass) delayedRetryIssues(q *topology.Queue) []string {
 		issues = append(issues, fmt.Sprintf("x-delayed-retry-min %s is not a positive whole number of milliseconds: the broker leaves delayed retry disabled", argValue(minv)))
 	}
 	if hasMax {
-		maxMS, maxOK := route.PositiveInt(maxv)
+		maxMS, maxOK := topology.PositiveInt(maxv)
 		switch {
 		case !maxOK && minOK:
 			issues = append(issues, fmt.Sprintf("x-delayed-retry-max %s is not a positive whole number of milliseconds: the broker uses min (%d ms) as max", argValue(maxv), minMS))
@@ -138,42 +138,14 @@ func (p *Pass) delayedRetryPolicies() []Finding {
 					set.label, name, strings.Join(keys, ", "), why, set.label, fix)))
 				continue
 			}
-			if refusal := delayedRetryPolicyRefusal(pol.Definition); refusal != "" {
+			if _, refusal := rmqversion.DelayedRetryPolicyRefusal(pol.Definition); refusal != "" {
 				out = append(out, p.judged(p.policyFinding(set.kind, pol,
 					"%s %q: RabbitMQ refuses it (HTTP 400 \"Validation failed\": %s), so none of its settings take effect. %s",
-					set.label, name, refusal, strings.ReplaceAll(retryFix, "x-delayed-retry-", "delayed-retry-"))))
+					set.label, name, refusal, upperFirst(rmqversion.DelayedRetryPolicyFix))))
 			}
 		}
 	}
 	return out
-}
-
-// delayedRetryPolicyRefusal is what RabbitMQ 4.3.1+ says refusing policy
-// definition def for its delayed-retry-* keys, "" when it accepts them:
-// each value first, then min required by an active type, then max not
-// below min.
-func delayedRetryPolicyRefusal(def topology.Args) string {
-	tv, hasType := def["delayed-retry-type"]
-	if typ, ok := tv.(string); hasType && (!ok || !route.KnownRetryType(typ)) {
-		return fmt.Sprintf("%s is not a valid delayed retry type. Must be one of: all, failed, returned, disabled", argValue(tv))
-	}
-	minv, hasMin := def["delayed-retry-min"]
-	minMS, minOK := route.PositiveInt(minv)
-	if hasMin && !minOK {
-		return fmt.Sprintf("%s is not a valid delayed retry minimum delay. Must be a positive integer", argValue(minv))
-	}
-	maxv, hasMax := def["delayed-retry-max"]
-	maxMS, maxOK := route.PositiveInt(maxv)
-	if hasMax && !maxOK {
-		return fmt.Sprintf("%s is not a valid delayed retry maximum delay. Must be a positive integer", argValue(maxv))
-	}
-	if typ, _ := tv.(string); hasType && typ != "disabled" && !hasMin {
-		return fmt.Sprintf("delayed-retry-min is required when delayed-retry-type is %s", typ)
-	}
-	if hasMin && hasMax && maxMS < minMS {
-		return fmt.Sprintf("delayed-retry-max (%d) must not be smaller than delayed-retry-min (%d)", maxMS, minMS)
-	}
-	return ""
 }
 
 // argValue renders an argument's value for a message: strings quoted.

@@ -93,6 +93,12 @@ func TestRefusedPoliciesAgainstBroker(t *testing.T) {
 		// Delayed retry in a policy: 4.3.1+ (4.3.6 takes it; 4.0.5 and
 		// 3.10.8 refuse the keys they do not know).
 		{"delayed retry", topology.Policy{Name: "dr", Pattern: "^d$", ApplyTo: "queues", Definition: topology.Args{"delayed-retry-type": "all", "delayed-retry-min": 100}}},
+		// Values 4.3.1+ validates (rabbit_quorum_queue validate_policy/1):
+		// each refused everywhere, 4.3.6 for its value.
+		{"delayed retry max below min", topology.Policy{Name: "dr-max", Pattern: "^d1$", ApplyTo: "queues", Definition: topology.Args{"delayed-retry-type": "all", "delayed-retry-min": 1000, "delayed-retry-max": 50}}},
+		{"delayed retry unknown type", topology.Policy{Name: "dr-type", Pattern: "^d2$", ApplyTo: "queues", Definition: topology.Args{"delayed-retry-type": "sometimes", "delayed-retry-min": 10}}},
+		{"delayed retry type without min", topology.Policy{Name: "dr-min", Pattern: "^d3$", ApplyTo: "queues", Definition: topology.Args{"delayed-retry-type": "failed"}}},
+		{"delayed retry disabled without min", topology.Policy{Name: "dr-off", Pattern: "^d4$", ApplyTo: "queues", Definition: topology.Args{"delayed-retry-type": "disabled"}}},
 		// queue-master-locator: refused where the broker denies the
 		// deprecated feature (4.3's default).
 		{"queue master locator", topology.Policy{Name: "qml", Pattern: "^l$", ApplyTo: "queues", Definition: topology.Args{"queue-master-locator": "client-local"}}},

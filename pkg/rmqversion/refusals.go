@@ -255,8 +255,8 @@ func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost) []R
 
 // checkPolicy appends to out what v refuses of policy p (of any kind),
 // named obj: mirroring keys from 4.0, queue-master-locator where it is
-// denied, delayed-retry keys before 4.3.1, apply-to by queue type before
-// 3.12.
+// denied, delayed-retry keys before 4.3.1 and values the broker's
+// validation refuses from then, apply-to by queue type before 3.12.
 func (v Version) checkPolicy(out []Refusal, vn, obj string, p *topology.Policy) []Refusal {
 	if !v.ClassicMirroring() {
 		for _, k := range sortedKeys(p.Definition) {
@@ -272,7 +272,13 @@ func (v Version) checkPolicy(out []Refusal, vn, obj string, p *topology.Policy) 
 			Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
 			Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
 	}
-	if !v.DelayedRetryPolicyKeys() {
+	if v.DelayedRetryPolicyKeys() {
+		if key, why := DelayedRetryPolicyRefusal(p.Definition); why != "" {
+			out = append(out, Refusal{Vhost: vn, Object: obj, Key: key, Pos: p.Pos,
+				Reason: fmt.Sprintf("RabbitMQ %s refuses the whole policy (HTTP 400 \"Validation failed\": %s)", v.Line(), why),
+				Fix:    DelayedRetryPolicyFix})
+		}
+	} else {
 		for _, k := range []string{"delayed-retry-type", "delayed-retry-min", "delayed-retry-max"} {
 			if _, ok := p.Definition[k]; ok {
 				out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,

@@ -142,10 +142,16 @@ type compiledPolicy struct {
 // first) and then by name. RabbitMQ leaves the choice between equal
 // priorities undefined; mqctl takes the first name and reports the tie.
 // A pattern Go cannot compile (PCRE-only syntax) is reported and skipped.
-func compilePolicies(kind string, ps map[string]*topology.Policy, problems *[]string) []compiledPolicy {
+// So is a policy whose delayed-retry-* keys ver refuses: the broker
+// refuses the whole policy (rmqversion RefusesDelayedRetryPolicy; lint
+// reports it), so none of its settings are in force.
+func compilePolicies(kind string, ps map[string]*topology.Policy, ver rmqversion.Version, problems *[]string) []compiledPolicy {
 	var out []compiledPolicy
 	for _, name := range sortedNames(ps) {
 		p := ps[name]
+		if ver.RefusesDelayedRetryPolicy(p.Definition) {
+			continue
+		}
 		re, err := regexp.Compile(p.Pattern)
 		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("%s %q: pattern %q cannot be evaluated (%v): mqctl ignores it; use RE2-compatible syntax (no lookaround or backreferences)", kind, name, p.Pattern, err))

@@ -1,15 +1,17 @@
 package route
 
 import (
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// Delayed retry types (x-delayed-retry-type, policy key delayed-retry-type).
+// Delayed retry types (x-delayed-retry-type, policy key delayed-retry-type),
+// as rmqversion names them.
 const (
-	RetryDisabled = "disabled" // returned messages are available again at once
-	RetryAll      = "all"      // every return waits
-	RetryFailed   = "failed"   // only failed deliveries wait (basic.reject with requeue, a consumer gone)
-	RetryReturned = "returned" // only the other returns wait (basic.nack with requeue, a consumer timeout, …)
+	RetryDisabled = rmqversion.RetryDisabled // returned messages are available again at once
+	RetryAll      = rmqversion.RetryAll      // every return waits
+	RetryFailed   = rmqversion.RetryFailed   // only failed deliveries wait (basic.reject with requeue, a consumer gone)
+	RetryReturned = rmqversion.RetryReturned // only the other returns wait (basic.nack with requeue, a consumer timeout, …)
 )
 
 // DelayedRetry is a quorum queue's delayed retry as RabbitMQ 4.3 resolves
@@ -70,30 +72,13 @@ func (s *Simulator) DelayedRetry(name string) (DelayedRetry, bool) {
 	default:
 		return DelayedRetry{}, false
 	}
-	minMS, ok := PositiveInt(args["x-delayed-retry-min"])
+	minMS, ok := topology.PositiveInt(args["x-delayed-retry-min"])
 	if !ok {
 		return DelayedRetry{}, false
 	}
 	d := DelayedRetry{Type: typ, MinMS: minMS, MaxMS: minMS, MaxIsMin: true}
-	if maxMS, ok := PositiveInt(args["x-delayed-retry-max"]); ok {
+	if maxMS, ok := topology.PositiveInt(args["x-delayed-retry-max"]); ok {
 		d.MaxMS, d.MaxIsMin = maxMS, false
 	}
 	return d, true
-}
-
-// KnownRetryType reports whether the broker knows delayed retry type t
-// (another one it takes, and leaves delayed retry disabled).
-func KnownRetryType(t string) bool {
-	switch t {
-	case RetryDisabled, RetryAll, RetryFailed, RetryReturned:
-		return true
-	}
-	return false
-}
-
-// PositiveInt reads an argument the broker takes only as an integer
-// above 0 (is_integer(V), V > 0).
-func PositiveInt(v any) (int64, bool) {
-	n, ok := topology.Normalize(v).(int64)
-	return n, ok && n > 0
 }

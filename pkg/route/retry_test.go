@@ -38,9 +38,14 @@ func TestDelayedRetry(t *testing.T) {
 		{"operator policy: its type, the larger min, the smaller max (4.3.1+)",
 			vhost().typed("q", "quorum").policy("p", "^q$", "queues", 0, "delayed-retry-type", "all", "delayed-retry-min", 300, "delayed-retry-max", 5000).
 				opPolicy("op", "^q$", "queues", 0, "delayed-retry-type", "failed", "delayed-retry-min", 700, "delayed-retry-max", 4000), "4.3.1", "failed/700/4000"},
-		{"operator policy on 4.3.0: refused, ignored",
+		{"policies on 4.3.0: refused (a bug 4.3.1 fixed), none in force",
 			vhost().typed("q", "quorum").policy("p", "^q$", "queues", 0, "delayed-retry-type", "all", "delayed-retry-min", 300, "delayed-retry-max", 5000).
-				opPolicy("op", "^q$", "queues", 0, "delayed-retry-type", "failed", "delayed-retry-min", 700), "4.3.0", "all/300/5000"},
+				opPolicy("op", "^q$", "queues", 0, "delayed-retry-type", "failed", "delayed-retry-min", 700), "4.3.0", ""},
+		{"a policy the broker refuses (max below min) is not in force: the queue keeps its own arguments",
+			vhost().typed("q", "quorum", "x-delayed-retry-type", "all", "x-delayed-retry-min", 1000).
+				policy("p", "^q$", "queues", 0, "delayed-retry-type", "failed", "delayed-retry-min", 5000, "delayed-retry-max", 1000), "4.3", "all/1000/1000"},
+		{"nor one with an unknown type",
+			vhost().typed("q", "quorum").policy("p", "^q$", "queues", 0, "delayed-retry-type", "sometimes", "delayed-retry-min", 100, "max-length", 10), "4.3", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

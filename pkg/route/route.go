@@ -102,8 +102,8 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 		exchangeArgs:   make(map[string]topology.Args, len(v.Exchanges)),
 		exchangePolicy: map[string]*topology.Policy{},
 	}
-	s.policies = compilePolicies("policy", v.Policies, &s.problems)
-	s.opPolicies = compilePolicies("operator policy", v.OperatorPolicies, &s.problems)
+	s.policies = compilePolicies("policy", v.Policies, s.ver, &s.problems)
+	s.opPolicies = compilePolicies("operator policy", v.OperatorPolicies, s.ver, &s.problems)
 	s.checkOperatorPolicies(v.OperatorPolicies)
 
 	// The exchanges every vhost has: a topology need not declare them to

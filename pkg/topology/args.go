@@ -15,6 +15,13 @@ import (
 // compare equal.
 type Args map[string]any
 
+// PositiveInt reads an argument the broker takes only as an integer above
+// 0 (is_integer(V), V > 0).
+func PositiveInt(v any) (int64, bool) {
+	n, ok := Normalize(v).(int64)
+	return n, ok && n > 0
+}
+
 // Normalize maps a decoded YAML or JSON value onto the canonical Go types
 // used in Args: int64 for every integral number (YAML ints and JSON float64
 // alike), float64 for other numbers, string, bool, nil, []any and
