@@ -87,6 +87,11 @@ type Route struct {
 	// listed).
 	BeforeSplits []Split `json:"before_splits,omitempty"`
 	AfterSplits  []Split `json:"after_splits,omitempty"`
+	// Selective, for a class of kind ClassEvery, says that its messages
+	// do not all reach every queue listed: an exchange on the way routes
+	// each message by its routing key or headers (or picks one of its
+	// queues), so each reaches those its bindings match.
+	Selective bool `json:"selective,omitempty"`
 	// Loses is true when the class reached a queue before and reaches none
 	// after: its messages are now dropped (or returned to a mandatory
 	// publisher), Cause says why. When it still reaches some queue but

@@ -48,9 +48,20 @@ var compareCases = []struct {
 		before: topo(exchange("orders", "topic", nil), queue("q", nil), bind("orders", "q", "order.#")),
 		after:  topo(queue("q", nil)),
 		want: Diff{
-			Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassEvery},
+			Routes: []Route{{Vhost: "/", Exchange: "orders", Class: Class{Kind: ClassEvery}, Selective: true,
 				Before: []string{"q"}, Loses: true, Cause: `exchange "orders" is deleted`}},
 			Silenced: []Silenced{{Vhost: "/", Queue: "q", Cause: `exchange "orders" is deleted`}},
+		},
+	},
+	{
+		name:   "exchange deleted that sent every message to all its queues: not selective",
+		before: topo(exchange("fan", "fanout", nil), exchange("all", "topic", nil), queue("q1", nil), queue("q2", nil),
+			bind("fan", "q1", ""), bindExchange("fan", "all", ""), bind("all", "q2", "#")),
+		after: topo(exchange("all", "topic", nil), queue("q1", nil), queue("q2", nil), bind("all", "q2", "#")),
+		want: Diff{
+			Routes: []Route{{Vhost: "/", Exchange: "fan", Class: Class{Kind: ClassEvery},
+				Before: []string{"q1", "q2"}, Loses: true, Cause: `exchange "fan" is deleted`}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "q1", Cause: `exchange "fan" is deleted`}},
 		},
 	},
 	{
@@ -215,7 +226,7 @@ var compareCases = []struct {
 		before: topo(exchange("x", "direct", nil), queue("q", nil), bind("x", "q", "k")),
 		after:  topo(internalExchange("x", "direct"), queue("q", nil), bind("x", "q", "k")),
 		want: Diff{
-			Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassEvery},
+			Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassEvery}, Selective: true,
 				Before: []string{"q"}, Loses: true, Cause: `exchange "x" is now internal: clients cannot publish to it`}},
 			Silenced: []Silenced{{Vhost: "/", Queue: "q", Cause: `exchange "x" is now internal and no exchange clients publish to reaches it`}},
 		},

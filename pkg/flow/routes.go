@@ -86,7 +86,7 @@ func (c *vhostCompare) wholeExchange(x string, onBefore bool) {
 	if len(qs) == 0 {
 		return // no message published to it reached a queue, nor does now
 	}
-	r := Route{Vhost: c.vhost, Exchange: x, Class: Class{Kind: ClassEvery}}
+	r := Route{Vhost: c.vhost, Exchange: x, Class: Class{Kind: ClassEvery}, Selective: !s.sim.RoutesAlike(x)}
 	if !onBefore {
 		r.After = qs
 		c.d.Routes = append(c.d.Routes, r)

@@ -38,7 +38,17 @@ func (d *Diff) entries() []entry {
 			newQueues[r.Vhost] = append(newQueues[r.Vhost], r.After...)
 			continue
 		}
-		out = append(out, entry{vhost: r.Vhost, loses: r.Loses, what: routeWhat(r), was: reach(r.Before, r.BeforeSplits), now: reach(r.After, r.AfterSplits), cause: r.Cause})
+		e := entry{vhost: r.Vhost, loses: r.Loses, what: routeWhat(r), was: reach(r.Before, r.BeforeSplits), now: reach(r.After, r.AfterSplits), cause: r.Cause}
+		if r.Selective {
+			const each = " (each for the messages its bindings match)"
+			if len(r.Before) > 0 {
+				e.was += each
+			}
+			if len(r.After) > 0 {
+				e.now += each
+			}
+		}
+		out = append(out, e)
 	}
 	for _, v := range vhosts {
 		qs := newQueues[v]

@@ -26,7 +26,7 @@ func jsonFlows(p *Plan) *pj.Flows {
 	for _, r := range d.Routes {
 		out.Routes = append(out.Routes, pj.FlowRoute{
 			Vhost: r.Vhost, Exchange: r.Exchange, Class: *jsonClass(&r.Class), Before: nonNil(r.Before), After: nonNil(r.After),
-			BeforeSplits: jsonSplits(r.BeforeSplits), AfterSplits: jsonSplits(r.AfterSplits),
+			BeforeSplits: jsonSplits(r.BeforeSplits), AfterSplits: jsonSplits(r.AfterSplits), Selective: r.Selective,
 			Gained: nonNil(r.Gained()), Lost: nonNil(r.Lost()), LosesMessages: r.Loses, Cause: r.Cause,
 		})
 	}
@@ -94,7 +94,8 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	for _, r := range doc.Routes {
 		d.Routes = append(d.Routes, flow.Route{
 			Vhost: r.Vhost, Exchange: r.Exchange, Class: *planClass(&r.Class), Before: emptyToNil(r.Before), After: emptyToNil(r.After),
-			BeforeSplits: planSplits(r.BeforeSplits), AfterSplits: planSplits(r.AfterSplits), Loses: r.LosesMessages, Cause: r.Cause,
+			BeforeSplits: planSplits(r.BeforeSplits), AfterSplits: planSplits(r.AfterSplits), Selective: r.Selective,
+			Loses: r.LosesMessages, Cause: r.Cause,
 		})
 	}
 	for _, dl := range doc.DeadLetters {

@@ -38,6 +38,7 @@ type FlowRoute struct {
 	After         []string    `json:"after"`
 	BeforeSplits  []FlowSplit `json:"before_splits,omitempty"`
 	AfterSplits   []FlowSplit `json:"after_splits,omitempty"`
+	Selective     bool        `json:"selective,omitempty"`
 	Gained        []string    `json:"gained"`
 	Lost          []string    `json:"lost"`
 	LosesMessages bool        `json:"loses_messages"`

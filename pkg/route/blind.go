@@ -70,6 +70,33 @@ func (s *Simulator) findBlind() map[string]*fixedRoute {
 	return out
 }
 
+// RoutesAlike reports whether every message published to exchange x
+// reaches the same queues, whatever its routing key and headers: x and
+// every exchange it can pass a message to are message-blind (a fanout
+// exchange, a topic exchange whose bindings are all "#", …), and each is
+// of a type mqctl simulates.
+func (s *Simulator) RoutesAlike(x string) bool {
+	if s.blind[x] == nil {
+		return false
+	}
+	seen := map[string]bool{x: true}
+	for work := []string{x}; len(work) > 0; {
+		e := work[len(work)-1]
+		work = work[:len(work)-1]
+		ix := s.exchanges[e]
+		if ix.routingType == "" {
+			return false
+		}
+		for _, next := range s.leadsTo(e, ix) {
+			if !seen[next] {
+				seen[next] = true
+				work = append(work, next)
+			}
+		}
+	}
+	return true
+}
+
 // leadsTo returns the declared exchanges that exchange name (ix) can pass
 // a message to: its exchange destinations and its alternate exchange.
 func (s *Simulator) leadsTo(name string, ix *exchangeIndex) []string {
