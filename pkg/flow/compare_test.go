@@ -54,7 +54,7 @@ var compareCases = []struct {
 		},
 	},
 	{
-		name:   "exchange deleted that sent every message to all its queues: not selective",
+		name: "exchange deleted that sent every message to all its queues: not selective",
 		before: topo(exchange("fan", "fanout", nil), exchange("all", "topic", nil), queue("q1", nil), queue("q2", nil),
 			bind("fan", "q1", ""), bindExchange("fan", "all", ""), bind("all", "q2", "#")),
 		after: topo(exchange("all", "topic", nil), queue("q1", nil), queue("q2", nil), bind("all", "q2", "#")),
