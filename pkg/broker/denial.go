@@ -207,67 +207,90 @@ func (c *Client) probeNeeds(ctx context.Context, vhost string, parts []string, n
 		return needs, false
 	}
 	defer conn.Close()
-	// probe runs f on a channel of its own and returns the object named by
-	// an ACCESS_REFUSED answer ("" for none); ok is false when the answer
-	// says nothing about permissions.
-	probe := func(f func(ch *amqp.Channel) error) (refused resource, ok bool) {
-		if ctx.Err() != nil {
-			return resource{}, false
-		}
-		ch, err := conn.Channel()
-		if err != nil {
-			return resource{}, false
-		}
-		err = f(ch)
-		var ae *amqp.Error
-		switch {
-		case err == nil:
-			ch.Close()
-			return resource{}, true
-		case errors.As(err, &ae) && ae.Code == amqp.AccessRefused:
-			if res, found := refusedResource(ae.Reason); found {
-				return res, true
-			}
-			return resource{}, true
-		case errors.As(err, &ae) && ae.Code == amqp.NotFound:
-			return resource{}, true
-		}
-		return resource{}, false
-	}
-	key := "mqctl.permission-probe." + time.Now().UTC().Format("20060102T150405.000000000")
+	p := permProbe{ctx: ctx, conn: conn, key: "mqctl.permission-probe." + time.Now().UTC().Format("20060102T150405.000000000")}
 	if parts[0] == "bindings" {
 		// Unbinding checks write on the destination, then read on the
 		// source, before it looks for the binding (there is none).
 		dst, src := needs[0].res, needs[1].res
-		refused, ok := probe(func(ch *amqp.Channel) error {
+		refused, ok := p.try(func(ch *amqp.Channel) error {
 			if dst.kind == "exchange" {
-				return ch.ExchangeUnbind(dst.name, key, src.name, false, nil)
+				return ch.ExchangeUnbind(dst.name, p.key, src.name, false, nil)
 			}
-			return ch.QueueUnbind(dst.name, key, src.name, nil)
+			return ch.QueueUnbind(dst.name, p.key, src.name, nil)
 		})
 		return pick(needs, refused, ok)
 	}
 	// A new queue (exchange) with a dead-letter (alternate) exchange:
 	// configure on it, then read on it and write on the other exchange.
-	self, target := needs[1].res, needs[2].res
-	if self.kind == "exchange" {
-		// exchange.unbind checks write on its destination, then read on its source.
-		refused, ok := probe(func(ch *amqp.Channel) error { return ch.ExchangeUnbind(target.name, key, self.name, false, nil) })
-		switch {
-		case !ok:
-			return needs, false
-		case refused == target:
-			return needs[2:], true
-		case refused == self:
-			return needs[1:2], true
-		}
-		return needs[:1], true
+	if needs[1].res.kind == "exchange" {
+		return p.exchangeNeeds(needs)
 	}
-	// The queue does not exist: basic.get checks read, then finds nothing.
-	refused, ok := probe(func(ch *amqp.Channel) error { _, _, err := ch.Get(self.name, false); return err })
+	return p.queueNeeds(needs)
+}
+
+// permProbe asks the broker, over an AMQP connection to the vhost, which
+// permission an operation lacks, with operations that change nothing.
+type permProbe struct {
+	ctx  context.Context
+	conn *amqp.Connection
+	key  string // a routing key no binding has
+}
+
+// try runs f on a channel of its own and returns the object named by an
+// ACCESS_REFUSED answer ("" for none); ok is false when the answer says
+// nothing about permissions.
+func (p permProbe) try(f func(ch *amqp.Channel) error) (refused resource, ok bool) {
+	if p.ctx.Err() != nil {
+		return resource{}, false
+	}
+	ch, err := p.conn.Channel()
+	if err != nil {
+		return resource{}, false
+	}
+	err = f(ch)
+	var ae *amqp.Error
+	switch {
+	case err == nil:
+		ch.Close()
+		return resource{}, true
+	case errors.As(err, &ae) && ae.Code == amqp.AccessRefused:
+		if res, found := refusedResource(ae.Reason); found {
+			return res, true
+		}
+		return resource{}, true
+	case errors.As(err, &ae) && ae.Code == amqp.NotFound:
+		return resource{}, true
+	}
+	return resource{}, false
+}
+
+// exchangeNeeds probes the needs of a new exchange with an alternate
+// exchange: exchange.unbind checks write on its destination, then read on
+// its source.
+func (p permProbe) exchangeNeeds(needs []need) ([]need, bool) {
+	self, target := needs[1].res, needs[2].res
+	refused, ok := p.try(func(ch *amqp.Channel) error { return ch.ExchangeUnbind(target.name, p.key, self.name, false, nil) })
+	switch {
+	case !ok:
+		return needs, false
+	case refused == target:
+		return needs[2:], true
+	case refused == self:
+		return needs[1:2], true
+	}
+	return needs[:1], true
+}
+
+// queueNeeds probes the needs of a new queue with a dead-letter exchange:
+// the queue does not exist, so basic.get checks read, then finds nothing;
+// an unbind from the exchange checks write on it.
+func (p permProbe) queueNeeds(needs []need) ([]need, bool) {
+	self, target := needs[1].res, needs[2].res
+	refused, ok := p.try(func(ch *amqp.Channel) error { _, _, err := ch.Get(self.name, false); return err })
 	if !ok {
 		return needs, false
 	}
+	var missing []need
 	if refused == self {
 		missing = append(missing, needs[1])
 	}
@@ -275,7 +298,7 @@ func (c *Client) probeNeeds(ctx context.Context, vhost string, parts []string, n
 	if target.name == source {
 		source = "amq.fanout"
 	}
-	refused, ok = probe(func(ch *amqp.Channel) error { return ch.ExchangeUnbind(target.name, key, source, false, nil) })
+	refused, ok = p.try(func(ch *amqp.Channel) error { return ch.ExchangeUnbind(target.name, p.key, source, false, nil) })
 	if !ok {
 		return needs, false
 	}

@@ -77,23 +77,8 @@ func (d *decoder) test(it indexed, t *topology.Topology) (topology.Test, bool) {
 	v, vok := d.testVhost(f, n, what, t)
 	ok = ok && vok
 
+	ok = d.testActions(f, n, what) && ok
 	_, hasPublish := f["publish"]
-	_, hasReject := f["reject"]
-	_, hasExpire := f["expire"]
-	_, hasRetry := f["retry"]
-	switch {
-	case !hasPublish && !hasReject && !hasExpire && !hasRetry:
-		d.errs.addf(n.pos, "publish: {exchange, routing_key} checks where a publish lands; reject: QUEUE or expire: QUEUE where that queue's dead letters land; retry: {queue, delay} where a delay tier returns messages",
-			"%s: nothing to test: add publish, reject, expire or retry", what)
-		ok = false
-	case hasReject && hasExpire:
-		d.errs.addf(f["expire"].key.pos, "split it into two tests", "%s: a test rejects or expires the message, not both", what)
-		ok = false
-	case hasRetry && (hasPublish || hasReject || hasExpire):
-		d.errs.addf(f["retry"].key.pos, "a retry test publishes to the delay tier itself and lets it expire; write the rest as another test",
-			"%s: retry cannot be combined with publish, reject or expire", what)
-		ok = false
-	}
 
 	if e, has := f["publish"]; has && v != nil {
 		msg, pok := d.testPublish(e.value, what, v)
@@ -138,6 +123,29 @@ func (d *decoder) test(it indexed, t *topology.Topology) (topology.Test, bool) {
 		tc.Name = testName(tc)
 	}
 	return tc, true
+}
+
+// testActions checks that test f (n, named what) has one thing to do:
+// publish, reject or expire (with or without publish), or retry alone.
+func (d *decoder) testActions(f fieldSet, n *node, what string) bool {
+	_, hasPublish := f["publish"]
+	_, hasReject := f["reject"]
+	_, hasExpire := f["expire"]
+	_, hasRetry := f["retry"]
+	switch {
+	case !hasPublish && !hasReject && !hasExpire && !hasRetry:
+		d.errs.addf(n.pos, "publish: {exchange, routing_key} checks where a publish lands; reject: QUEUE or expire: QUEUE where that queue's dead letters land; retry: {queue, delay} where a delay tier returns messages",
+			"%s: nothing to test: add publish, reject, expire or retry", what)
+		return false
+	case hasReject && hasExpire:
+		d.errs.addf(f["expire"].key.pos, "split it into two tests", "%s: a test rejects or expires the message, not both", what)
+		return false
+	case hasRetry && (hasPublish || hasReject || hasExpire):
+		d.errs.addf(f["retry"].key.pos, "a retry test publishes to the delay tier itself and lets it expire; write the rest as another test",
+			"%s: retry cannot be combined with publish, reject or expire", what)
+		return false
+	}
+	return true
 }
 
 // testVhost resolves the test's vhost: the one named, else the file's

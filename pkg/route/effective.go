@@ -240,37 +240,7 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 	if tie != "" {
 		s.problems = append(s.problems, fmt.Sprintf("queue %q: operator policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", q.Name, e.opPolicy.Name, tie, e.opPolicy.Priority, e.opPolicy.Name))
 	}
-	// The policy value of each key: policy and operator policy merged
-	// first (rabbit_policy:get/2), smaller value winning.
-	var pol map[string]any
-	if e.policy != nil || e.opPolicy != nil {
-		pol = map[string]any{}
-	}
-	if e.policy != nil {
-		for k, v := range e.policy.Definition {
-			pol[k] = topology.Normalize(v)
-		}
-	}
-	if e.opPolicy != nil {
-		for k, v := range e.opPolicy.Definition {
-			if !s.operatorKey(k) {
-				continue
-			}
-			v = topology.Normalize(v)
-			if old, ok := pol[k]; ok {
-				switch {
-				case operatorWins[k], k == "delayed-retry-type":
-				case k == "delayed-retry-min":
-					v = maxValue(old, v)
-				case k == "delivery-limit":
-					v = s.mergeDeliveryLimit(old, v)
-				default:
-					v = minValue(old, v)
-				}
-			}
-			pol[k] = v
-		}
-	}
+	pol := s.policyValues(e.policy, e.opPolicy)
 	// Without a policy in force the queue's own table is its effective
 	// one, shared (the simulator never changes it, and QueueArgs returns
 	// a copy): a vhost of 25,000 queues is not copied for each simulator.
@@ -309,6 +279,45 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 		}
 	}
 	return e
+}
+
+// policyValues is the value of each key of a queue's policy and operator
+// policy (either nil), merged (rabbit_policy:get/2): the keys an operator
+// policy may set, with the smaller value winning, but for the keys whose
+// operator value wins, the larger delayed-retry-min and the delivery
+// limits' own rule. nil for no policy.
+func (s *Simulator) policyValues(policy, opPolicy *topology.Policy) map[string]any {
+	if policy == nil && opPolicy == nil {
+		return nil
+	}
+	pol := map[string]any{}
+	if policy != nil {
+		for k, v := range policy.Definition {
+			pol[k] = topology.Normalize(v)
+		}
+	}
+	if opPolicy == nil {
+		return pol
+	}
+	for k, v := range opPolicy.Definition {
+		if !s.operatorKey(k) {
+			continue
+		}
+		v = topology.Normalize(v)
+		if old, ok := pol[k]; ok {
+			switch {
+			case operatorWins[k], k == "delayed-retry-type":
+			case k == "delayed-retry-min":
+				v = maxValue(old, v)
+			case k == "delivery-limit":
+				v = s.mergeDeliveryLimit(old, v)
+			default:
+				v = minValue(old, v)
+			}
+		}
+		pol[k] = v
+	}
+	return pol
 }
 
 func (s *Simulator) computeExchange(x *topology.Exchange) (topology.Args, *topology.Policy) {
