@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -213,12 +214,13 @@ type differ struct {
 	reasons map[string]string
 }
 
-// replaceReason is replaceReason(k, fields), shared between the
+// replaceReason is replaceReason for want's fields, shared between the
 // changes that give the same one.
-func (d *differ) replaceReason(k Kind, fields []FieldChange) string {
-	key := string(k)
+func (d *differ) replaceReason(k Kind, want Object, fields []FieldChange) string {
+	qtype := QueueType(want)
+	key := string(k) + "\x00" + qtype
 	for _, f := range fields {
-		key += "\x00" + f.Field
+		key += fmt.Sprintf("\x00%s\x00%v\x00%v", f.Field, f.Before, f.After)
 	}
 	if r, ok := d.reasons[key]; ok {
 		return r
@@ -226,7 +228,7 @@ func (d *differ) replaceReason(k Kind, fields []FieldChange) string {
 	if d.reasons == nil {
 		d.reasons = map[string]string{}
 	}
-	r := replaceReason(k, fields)
+	r := replaceReason(k, qtype, fields)
 	d.reasons[key] = r
 	return r
 }
@@ -449,7 +451,7 @@ func (d *differ) named(vhost string, spec kind.Spec, vk vhostKind, want, have si
 				c.Print = d.print(vk, true, ref, w)
 			}
 			if !spec.InPlace {
-				c.Action, c.Reason = Replace, d.replaceReason(k, fields)
+				c.Action, c.Reason = Replace, d.replaceReason(k, w, fields)
 			}
 			d.atStake(spec, &c)
 			d.add(c)
@@ -846,35 +848,54 @@ func sameArgs(have, want topology.Args, skip string) bool {
 	return len(have) == n
 }
 
-// replaceReason says which fields force a replace and how to avoid it.
-func replaceReason(k Kind, fields []FieldChange) string {
+// replaceReason says which fields force a replace of an object of kind k
+// (a queue of type qtype) and how to avoid it. A policy changes in place,
+// so where the file can leave the object's arguments as they were and
+// apply each new value with a policy, it says which policy keys; where a
+// policy cannot give the new value (the argument wins, a smaller value
+// wins and the new one is larger, an argument removed), the object must
+// be replaced or declared under a new name.
+func replaceReason(k Kind, qtype string, fields []FieldChange) string {
 	names := make([]string, 0, len(fields))
-	policyable := true
+	var inPlace, keys []string
+	avoidable, smaller := true, false
 	for _, f := range fields {
 		names = append(names, f.Field)
-		if !policyableField(f.Field) {
-			policyable = false
+		key, how := "", route.ArgumentWins
+		if arg, isArg := strings.CutPrefix(f.Field, "arguments."); isArg {
+			key, how = route.PolicyOverride(k.Label(), qtype, arg)
+		}
+		if key == "" {
+			avoidable = false
+			continue
+		}
+		keys = append(keys, key)
+		switch {
+		case f.After == nil: // a policy cannot take an argument away
+			avoidable = false
+		case how == route.PolicyWins:
+			inPlace = append(inPlace, key+": "+show(f.After))
+		case how == route.SmallerWins && f.Before != nil && topology.Less(f.After, f.Before):
+			inPlace = append(inPlace, key+": "+show(f.After))
+			smaller = true
+		default:
+			avoidable = false
 		}
 	}
 	why := fmt.Sprintf("%s %s changed; RabbitMQ cannot change %s's %s after it is declared, so it must be deleted and declared again",
 		plural("field", len(names)), strings.Join(names, ", "), k.WithArticle(), "properties and arguments")
-	if policyable {
-		return why + "; to avoid the replace, set these limits with a policy (policies change in place) instead of queue arguments"
+	if avoidable {
+		why += fmt.Sprintf("; to avoid the replace, leave the %s's arguments as they were and apply %s with a policy: a policy changes in place", k.Label(), strings.Join(inPlace, ", "))
+		if smaller {
+			why += ", and the smaller of its value and the argument's applies"
+		}
+		return why
 	}
-	return why + fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name and move consumers over", k.Label())
-}
-
-// policyableField reports whether a queue argument can be set by a policy
-// instead (and so changed in place).
-func policyableField(field string) bool {
-	switch field {
-	case "arguments.x-message-ttl", "arguments.x-max-length", "arguments.x-max-length-bytes",
-		"arguments.x-overflow", "arguments.x-expires", "arguments.x-dead-letter-exchange",
-		"arguments.x-dead-letter-routing-key", "arguments.x-delivery-limit", "arguments.x-dead-letter-strategy",
-		"arguments.alternate-exchange":
-		return true
+	why += fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name and move consumers over", k.Label())
+	if len(keys) == len(fields) {
+		why += fmt.Sprintf(" (set %s with a policy rather than as arguments, and the next change of it is made in place)", strings.Join(keys, ", "))
 	}
-	return false
+	return why
 }
 
 func plural(word string, n int) string {

@@ -72,6 +72,54 @@ var queueSettings = map[string]policySetting{
 	"delayed-retry-max":  {"x-delayed-retry-max", argWins, minWins, argWins},
 }
 
+// Override says how a policy's value for a setting combines with an
+// object's own argument for it (PolicyOverride).
+type Override int
+
+const (
+	// ArgumentWins: the object's own argument applies; a policy cannot
+	// change it.
+	ArgumentWins Override = iota
+	// SmallerWins: the smaller value applies; a policy can lower it.
+	SmallerWins
+	// PolicyWins: the policy's value applies.
+	PolicyWins
+)
+
+// PolicyOverride says which policy key stands for argument arg of an
+// object of kind (a queue of type qtype, or an exchange), and how the
+// policy's value combines with the argument's: the rules the simulator
+// applies (queueSettings; an exchange's alternate-exchange is its own
+// argument's). key is "" for an argument no policy key stands for.
+func PolicyOverride(kind, qtype, arg string) (key string, how Override) {
+	if kind == "exchange" {
+		if arg == "alternate-exchange" {
+			return arg, ArgumentWins
+		}
+		return "", ArgumentWins
+	}
+	for k, set := range queueSettings {
+		if set.arg != arg {
+			continue
+		}
+		m := set.classic
+		switch qtype {
+		case topology.QueueQuorum:
+			m = set.quorum
+		case topology.QueueStream:
+			m = set.strem
+		}
+		switch m {
+		case minWins:
+			return k, SmallerWins
+		case policyWins:
+			return k, PolicyWins
+		}
+		return k, ArgumentWins
+	}
+	return "", ArgumentWins
+}
+
 // operatorKeys are the only keys an operator policy may set in RabbitMQ
 // 3.10 (rabbit_policies: operator_policy_validator); where a policy sets
 // the same key, the smaller value applies (merge_policy_value). From
@@ -104,8 +152,8 @@ func (s *Simulator) operatorKey(k string) bool {
 // either is negative (no limit), the larger.
 func (s *Simulator) mergeDeliveryLimit(a, b any) any {
 	if s.ver.NegativeDeliveryLimitDisables() {
-		fa, okA := number(a)
-		fb, okB := number(b)
+		fa, okA := topology.Number(a)
+		fb, okB := topology.Number(b)
 		if okA && okB && (fa < 0 || fb < 0) {
 			if fb > fa {
 				return b
@@ -341,8 +389,8 @@ func (s *Simulator) computeExchange(x *topology.Exchange) (topology.Args, *topol
 // maxValue returns the larger of two numbers; when either is not a
 // number (an invalid setting), the first.
 func maxValue(a, b any) any {
-	fa, okA := number(a)
-	fb, okB := number(b)
+	fa, okA := topology.Number(a)
+	fb, okB := topology.Number(b)
 	if okA && okB && fb > fa {
 		return b
 	}
@@ -352,8 +400,8 @@ func maxValue(a, b any) any {
 // minValue returns the smaller of two numbers; when either is not a
 // number (an invalid setting), the first.
 func minValue(a, b any) any {
-	fa, okA := number(a)
-	fb, okB := number(b)
+	fa, okA := topology.Number(a)
+	fb, okB := topology.Number(b)
 	if !okA || !okB {
 		return a
 	}
@@ -361,16 +409,6 @@ func minValue(a, b any) any {
 		return b
 	}
 	return a
-}
-
-func number(v any) (float64, bool) {
-	switch x := topology.Normalize(v).(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }
 
 func queueType(q *topology.Queue) string {

@@ -95,8 +95,8 @@ func headersMatch(mode matchMode, args topology.Args, headers map[string]any, st
 // pairs, so each element must also have the same AMQP type (see
 // typedEqual).
 func amqpEqual(want, got any, strict bool) bool {
-	fw, numW := number(want)
-	fg, numG := number(got)
+	fw, numW := topology.Number(want)
+	fg, numG := topology.Number(got)
 	switch {
 	case numW || numG:
 		if strict && numW && numG && isInteger(want) != isInteger(got) {
@@ -164,8 +164,8 @@ func typedEqual(a, b any) bool {
 		}
 		return true
 	}
-	if fa, ok := number(a); ok {
-		fb, _ := number(b)
+	if fa, ok := topology.Number(a); ok {
+		fb, _ := topology.Number(b)
 		return fa == fb
 	}
 	return topology.ValueEqual(a, b)

@@ -22,6 +22,24 @@ func PositiveInt(v any) (int64, bool) {
 	return n, ok && n > 0
 }
 
+// Less reports whether a and b are both numbers and a is the smaller.
+func Less(a, b any) bool {
+	x, okA := Number(a)
+	y, okB := Number(b)
+	return okA && okB && x < y
+}
+
+// Number reads a value as a number, whatever its Go type (Normalize).
+func Number(v any) (float64, bool) {
+	switch n := Normalize(v).(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
 // Normalize maps a decoded YAML or JSON value onto the canonical Go types
 // used in Args: int64 for every integral number (YAML ints and JSON float64
 // alike), float64 for other numbers, string, bool, nil, []any and
