@@ -99,6 +99,7 @@ type facts struct {
 	exchangeMemo  map[string][]string            // answers of classify per exchange (see memoWorkQueues)
 	samplesCache  map[string][]string            // DLX -> candidate keys for key families
 	regexps       map[string]*regexp.Regexp      // policy pattern -> compiled (nil: unreadable)
+	sharedDLX     *string                        // see dlxToShare
 }
 
 func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {

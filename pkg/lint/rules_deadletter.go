@@ -35,7 +35,7 @@ func runNoDLX(p *Pass) []Finding {
 			what = fmt.Sprintf("quorum queue %q has no dead-letter exchange: %s it %s (%s): %s. So a message its consumers keep failing on is lost without a trace, as is one that %s",
 				name, p.onVersion(), when, p.deliveryLimitSource(q), counts, reasonPhrase(withoutReason(reasons, route.DeliveryLimit)))
 		}
-		fix := fmt.Sprintf("Add dead_letter: {exchange: <dlx>, queue: %s.dlq} (or a dead-letter-exchange policy) so failed messages are kept for inspection and replay", name)
+		fix := fmt.Sprintf("Add dead_letter: {exchange: %s, queue: %s.dlq} (or a dead-letter-exchange policy) so failed messages are kept for inspection and replay", p.dlxToShare(), name)
 		if d := p.namedDLQFor(name); d != "" {
 			fix = fmt.Sprintf("Queue %q looks like its DLQ (by its name) but nothing dead-letters into it: point this queue at it with %s", d, p.deadLetterTo(d))
 		}
@@ -52,6 +52,46 @@ func runNoDLX(p *Pass) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// dlxToShare names the exchange a fix's dead_letter should use: the
+// vhost's dead-letter exchange, when it has one that others share, so
+// that dead_letter.queue binds one more DLQ to it with the queue's own
+// key; "<dlx>" otherwise. That is the declared direct or topic exchange
+// that most queues dead-letter to (the first by name on a tie) among
+// those that are dead-letter exchanges alone: no delay tier returns
+// messages through it, and it delivers to DLQs only. A fanout or headers
+// exchange is not shared: every DLQ bound to it would receive every
+// queue's dead letters; nor is an exchange that carries regular traffic.
+func (p *Pass) dlxToShare() string {
+	if p.sharedDLX != nil {
+		return *p.sharedDLX
+	}
+	best, n := "<dlx>", 0
+	for _, x := range p.exchangeNames {
+		if t := p.exchangeType(x); (t != "direct" && t != "topic") || len(p.dlxOf[x]) <= n || !p.onlyDeadLetters(x) {
+			continue
+		}
+		best, n = yamlString(x), len(p.dlxOf[x])
+	}
+	p.sharedDLX = &best
+	return best
+}
+
+// onlyDeadLetters reports whether exchange x is a dead-letter exchange
+// alone: no delay queue dead-letters to it, and it is bound to DLQs only.
+func (p *Pass) onlyDeadLetters(x string) bool {
+	for _, q := range p.dlxOf[x] {
+		if p.isDelay(q) {
+			return false
+		}
+	}
+	for _, b := range p.from[x] {
+		if b.DestinationType != topology.DestQueue || !p.dlq[b.Destination] {
+			return false
+		}
+	}
+	return true
 }
 
 // deliveryLimitSource says where a delivery limit comes from.
@@ -347,8 +387,8 @@ func runDLCrossDelivered(p *Pass) []Finding {
 				name, foreign[0], p.Vhost.Queues[foreign[0]].Origin, p.exampleRoute(d), fix)
 		default:
 			msg = fmt.Sprintf("dead letters of queue %q land in queue %s, which also receives regular traffic%s. Its consumers process another queue's failures as new work. "+
-				"Send dead letters to a DLQ of their own — dead_letter: {exchange: <dlx>, queue: %s.dlq}",
-				name, working[0], p.exampleRoute(d), name)
+				"Send dead letters to a DLQ of their own — dead_letter: {exchange: %s, queue: %s.dlq}",
+				name, working[0], p.exampleRoute(d), p.dlxToShare(), name)
 		}
 		out = append(out, p.queueFinding(q, "%s", msg))
 	}

@@ -591,3 +591,44 @@ func describe(fs []Finding) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestMQ101NamesTheSharedDLX: the fix for a queue without a dead-letter
+// exchange names the vhost's own, when other queues share one that does
+// nothing else (bound to DLQs only, no delay tier returning through it);
+// an exchange that a delay tier returns messages through, or that carries
+// regular traffic, is not one to dead-letter failures to.
+func TestMQ101NamesTheSharedDLX(t *testing.T) {
+	fix := func(b *builder) string {
+		fs := only(b.run(t, Options{}), "MQ101")
+		for _, f := range fs {
+			if f.Object.Name == "c" {
+				return f.Message
+			}
+		}
+		t.Fatalf("no MQ101 for queue c: %+v", fs)
+		return ""
+	}
+	shared := newBuilder()
+	shared.exchange("jobs.dlx", "direct")
+	for _, q := range []string{"a", "b"} {
+		shared.queue(q, topology.Args{argDLX: "jobs.dlx", argDLRK: q})
+		shared.queue(q+".dlq", nil)
+		shared.bind("jobs.dlx", q+".dlq", q)
+	}
+	shared.queue("c", nil)
+	if m := fix(shared); !strings.Contains(m, "Add dead_letter: {exchange: jobs.dlx, queue: c.dlq}") {
+		t.Errorf("the fix does not name the shared DLX: %s", m)
+	}
+
+	tier := newBuilder()
+	tier.exchange("orders", "topic")
+	tier.exchange("work", "topic")
+	tier.queue("work.q", nil)
+	tier.bind("orders", "work.q", "order.#")
+	tier.bind("work", "work.q", "#.work")
+	tier.queue("delay", topology.Args{argTTL: 2000, argDLX: "work", argDLRK: "delayed.work"})
+	tier.queue("c", nil)
+	if m := fix(tier); !strings.Contains(m, "Add dead_letter: {exchange: <dlx>, queue: c.dlq}") {
+		t.Errorf("the fix names an exchange a delay tier returns messages through: %s", m)
+	}
+}
