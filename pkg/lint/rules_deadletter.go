@@ -54,6 +54,15 @@ func runNoDLX(p *Pass) []Finding {
 	return out
 }
 
+// exchangeKindLabel names exchange x of type t for a message: `the fanout
+// exchange "dlx"`.
+func (p *Pass) exchangeKindLabel(x, t string) string {
+	if t == "" {
+		return exchangeLabel(x)
+	}
+	return fmt.Sprintf("the %s %s", t, exchangeLabel(x))
+}
+
 // dlxToShare names the exchange a fix's dead_letter should use: the
 // vhost's dead-letter exchange, when it has one that others share, so
 // that dead_letter.queue binds one more DLQ to it with the queue's own
@@ -377,6 +386,10 @@ func runDLCrossDelivered(p *Pass) []Finding {
 		}
 		q := p.Vhost.Queues[name]
 		fix := fmt.Sprintf("Give the queue its own dead-letter routing key (x-dead-letter-routing-key: %s) and bind only its DLQ with that key — dead_letter.queue does this", name)
+		if t := p.exchangeType(d.Exchange); d.Exchange != "" && t != "direct" && t != "topic" {
+			fix = fmt.Sprintf("%s routes by no key: a key of the queue's own would not keep its dead letters apart. Send them to an exchange that does — dead_letter: {exchange: %s, queue: %s.dlq} declares its DLQ and binds it there with the key %q",
+				upperFirst(p.exchangeKindLabel(d.Exchange, t)), p.dlxToShare(), name, name)
+		}
 		var msg string
 		switch {
 		case len(settled) > 1:
@@ -407,6 +420,9 @@ func (p *Pass) exampleRoute(d *dlInfo) string {
 	}
 	if best == nil || len(best.Route.Result.Deliveries) == 0 {
 		return ""
+	}
+	if t := p.exchangeType(best.Route.Exchange); t == "fanout" {
+		return fmt.Sprintf(": %s delivers every dead letter to %s", p.exchangeKindLabel(best.Route.Exchange, t), queuesList(best.Route.Result.Queues()))
 	}
 	return fmt.Sprintf(": %s delivers key %q to %s", exchangeLabel(best.Route.Exchange), best.Route.RoutingKey, queuesList(best.Route.Result.Queues()))
 }

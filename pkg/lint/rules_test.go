@@ -632,3 +632,30 @@ func TestMQ101NamesTheSharedDLX(t *testing.T) {
 		t.Errorf("the fix names an exchange a delay tier returns messages through: %s", m)
 	}
 }
+
+// TestMQ104FanoutDLXAdvice: a fanout dead-letter exchange delivers every
+// dead letter to every DLQ bound to it, whatever the key, so the fix is
+// an exchange that routes by key, not a key of the queue's own.
+func TestMQ104FanoutDLXAdvice(t *testing.T) {
+	b := newBuilder()
+	b.exchange("dlx", "fanout")
+	for _, q := range []string{"a", "b"} {
+		b.queue(q, topology.Args{argDLX: "dlx"})
+		b.queue(q+".dlq", nil)
+		b.bind("dlx", q+".dlq", "")
+	}
+	fs := only(b.run(t, Options{}), "MQ104")
+	if len(fs) != 2 {
+		t.Fatalf("MQ104 findings: %+v", fs)
+	}
+	m := fs[0].Message
+	for _, want := range []string{`the fanout exchange "dlx" delivers every dead letter to a.dlq and b.dlq`,
+		`routes by no key`, `dead_letter: {exchange: <dlx>, queue: a.dlq}`} {
+		if !strings.Contains(m, want) {
+			t.Errorf("MQ104 does not say %q:\n%s", want, m)
+		}
+	}
+	if strings.Contains(m, "x-dead-letter-routing-key: a") {
+		t.Errorf("MQ104 advises a key, which a fanout ignores:\n%s", m)
+	}
+}
