@@ -287,10 +287,14 @@ func runDLUnrouted(p *Pass) []Finding {
 		if nd := p.namedDLQFor(name); nd != "" {
 			named = fmt.Sprintf(". Queue %q looks like its DLQ (by its name) but nothing dead-letters into it: %s on queue %q sends them there", nd, p.deadLetterTo(nd), name)
 		}
+		t := p.exchangeType(d.Exchange)
 		switch {
 		case named != "":
 			msg = fmt.Sprintf("dead letters of queue %q go to %s with %s, which no binding matches: RabbitMQ drops them silently%s",
 				name, exchangeLabel(d.Exchange), deadLetterKeys(d, bad), named)
+		case d.Exchange != "" && t != "direct" && t != "topic" && len(p.from[d.Exchange]) == 0:
+			msg = fmt.Sprintf("dead letters of queue %q go to %s, which has no binding: RabbitMQ drops them silently. %s",
+				name, p.exchangeKindLabel(d.Exchange, t), bindToKeyless(t, d.Exchange, name))
 		case d.HasDLRK && d.Exchange == "":
 			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with routing key %q (x-dead-letter-routing-key), and no queue %q is declared: RabbitMQ drops them silently. "+
 				"Declare queue %q as the DLQ, or set x-dead-letter-routing-key to the name of an existing queue",
@@ -311,6 +315,19 @@ func runDLUnrouted(p *Pass) []Finding {
 		out = append(out, p.queueFinding(q, "%s", msg))
 	}
 	return out
+}
+
+// bindToKeyless is the fix for queue q's dead letters sent to exchange x
+// of type t, which routes by no key, that has no binding: what to bind
+// there.
+func bindToKeyless(t, x, q string) string {
+	switch t {
+	case "fanout":
+		return fmt.Sprintf("Bind a DLQ to it (dead_letter: {exchange: %s, queue: %s.dlq} does): a fanout exchange delivers every dead letter to each queue bound to it, whatever its key, so a dead-letter routing key would not help; give each queue whose dead letters must stay apart an exchange of its own", yamlString(x), q)
+	case "headers":
+		return fmt.Sprintf("Bind a DLQ to it without criteria, which takes every dead letter, or with criteria its dead letters carry: a headers exchange routes by headers, not by key, so a dead-letter routing key would not help. Or dead-letter to a direct exchange: dead_letter: {exchange: <dlx>, queue: %s.dlq}", q)
+	}
+	return fmt.Sprintf("Bind a DLQ to it: it routes by no key, so a dead-letter routing key would not help. Or dead-letter to a direct exchange: dead_letter: {exchange: <dlx>, queue: %s.dlq}", q)
 }
 
 // deadLetterKeys says which keys a queue's unrouted dead letters carry.

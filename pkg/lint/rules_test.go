@@ -659,3 +659,32 @@ func TestMQ104FanoutDLXAdvice(t *testing.T) {
 		t.Errorf("MQ104 advises a key, which a fanout ignores:\n%s", m)
 	}
 }
+
+// TestMQ103KeylessDLXAdvice: dead letters sent to a fanout or headers
+// exchange with no binding are dropped, and the fix is a DLQ bound there,
+// not a dead-letter routing key, which such an exchange ignores.
+func TestMQ103KeylessDLXAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		want []string
+	}{
+		{"fanout", []string{`go to the fanout exchange "dlx", which has no binding`, "dead_letter: {exchange: dlx, queue: q.dlq}", "a dead-letter routing key would not help"}},
+		{"headers", []string{`go to the headers exchange "dlx", which has no binding`, "without criteria, which takes every dead letter", "a dead-letter routing key would not help"}},
+	} {
+		b := newBuilder()
+		b.exchange("dlx", tc.typ)
+		b.queue("q", topology.Args{argDLX: "dlx"})
+		fs := only(b.run(t, Options{}), "MQ103")
+		if len(fs) != 1 {
+			t.Fatalf("%s: MQ103 findings: %+v", tc.typ, fs)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(fs[0].Message, w) {
+				t.Errorf("%s: MQ103 does not say %q:\n%s", tc.typ, w, fs[0].Message)
+			}
+		}
+		if strings.Contains(fs[0].Message, "Set x-dead-letter-routing-key") {
+			t.Errorf("%s: MQ103 advises a key the exchange ignores:\n%s", tc.typ, fs[0].Message)
+		}
+	}
+}
