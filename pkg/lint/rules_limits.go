@@ -1,6 +1,10 @@
 package lint
 
-import "github.com/mqctl/mqctl/pkg/topology"
+import (
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
 
 // MQ301: a queue that can grow without bound.
 func runUnbounded(p *Pass) []Finding {
@@ -53,6 +57,19 @@ func runSilentOverflow(p *Pass) []Finding {
 		if q.Type == topology.QueueStream || p.dl[name] != nil || !(a.Has(argMaxLen) || a.Has(argMaxBytes)) {
 			continue
 		}
+		overflow, set := a.String(argOverflow)
+		if set && overflow != "drop-head" {
+			continue
+		}
+		// The queue's own overflow, which a policy overrides: not the
+		// file's choice for this queue, whatever the queue is for.
+		if own, ownSet := q.Arguments.String(argOverflow); ownSet && own != "drop-head" && set {
+			out = append(out, p.queueFinding(q,
+				"queue %q sets x-overflow %s, but %s sets overflow drop-head, which applies instead (%s): when it is full RabbitMQ discards its oldest messages without a trace, as the queue was written not to. "+
+					"Remove overflow from that policy or make it reject-publish, or exclude the queue from its pattern",
+				name, own, p.overflowSource(name), overflowRule(q)))
+			continue
+		}
 		if p.enabled("MQ101") && p.needsDLX(name) {
 			continue
 		}
@@ -60,10 +77,6 @@ func runSilentOverflow(p *Pass) []Finding {
 		// keeps the newest (drop-head) or the oldest (reject-publish): a
 		// retention choice, and no DLQ of its own helps.
 		if p.dlq[name] || p.isNamedDLQ(name) || len(p.collects[name]) > 0 {
-			continue
-		}
-		overflow, set := a.String(argOverflow)
-		if set && overflow != "drop-head" {
 			continue
 		}
 		how := "x-overflow drop-head"
@@ -76,4 +89,23 @@ func runSilentOverflow(p *Pass) []Finding {
 			name, how))
 	}
 	return out
+}
+
+// overflowSource names the policy whose overflow applies to queue name:
+// its operator policy's, when that sets one (it wins from 3.12.7), else
+// its policy's.
+func (p *Pass) overflowSource(name string) string {
+	pol, op := p.Sim.QueuePolicies(name)
+	if op != "" && p.Vhost.OperatorPolicies[op] != nil && p.Vhost.OperatorPolicies[op].Definition.Has("overflow") && p.Version.OperatorPolicyOverflow() {
+		return fmt.Sprintf("operator policy %q", op)
+	}
+	return fmt.Sprintf("policy %q", pol)
+}
+
+// overflowRule says why a policy's overflow applies over queue q's own.
+func overflowRule(q *topology.Queue) string {
+	if q.Type == topology.QueueQuorum {
+		return "a quorum queue takes overflow from its policies over its own argument"
+	}
+	return "the policy's overflow applies over the queue's own"
 }

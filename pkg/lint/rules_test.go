@@ -688,3 +688,34 @@ func TestMQ103KeylessDLXAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestMQ302PolicyOverridesOverflow: a quorum queue written with
+// reject-publish takes overflow from its policies instead (an operator
+// policy's first, from 3.12.7), so one that says drop-head makes it
+// discard its oldest messages silently, a DLQ included: not the file's
+// choice for that queue. On 3.10 an operator policy cannot set overflow.
+func TestMQ302PolicyOverridesOverflow(t *testing.T) {
+	build := func(operator bool) *builder {
+		b := newBuilder()
+		b.typed("jobs.dlq", topology.QueueQuorum, topology.Args{argMaxLen: 1000, argOverflow: "reject-publish"})
+		b.typed("jobs", topology.QueueQuorum, topology.Args{argDLX: "", argDLRK: "jobs.dlq"})
+		if operator {
+			b.v.OperatorPolicies["cap"] = &topology.Policy{Name: "cap", Pattern: ".*", ApplyTo: "queues",
+				Definition: topology.Args{"max-length": 100, "overflow": "drop-head"}.Normalized(), Meta: topology.Meta{Pos: b.pos()}}
+		} else {
+			b.policy("cap", ".*", topology.Args{"overflow": "drop-head"})
+		}
+		return b
+	}
+	fs := only(build(true).run(t, Options{}), "MQ302")
+	if len(fs) != 1 || fs[0].Object.Name != "jobs.dlq" || !strings.Contains(fs[0].Message, `operator policy "cap" sets overflow drop-head, which applies instead`) {
+		t.Errorf("operator policy over the DLQ's reject-publish: %+v", fs)
+	}
+	fs = only(build(false).run(t, Options{}), "MQ302")
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, `policy "cap" sets overflow drop-head`) {
+		t.Errorf("policy over the DLQ's reject-publish: %+v", fs)
+	}
+	if fs := only(build(true).run(t, Options{Version: rmqversion.MustParse("3.10")}), "MQ302"); len(fs) != 0 {
+		t.Errorf("on 3.10 an operator policy does not set overflow: %+v", fs)
+	}
+}
