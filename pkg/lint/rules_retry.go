@@ -83,7 +83,7 @@ func (p *Pass) delayedRetryIssues(q *topology.Queue) []string {
 	case !hasType:
 		issues = append(issues, "without x-delayed-retry-type (all, failed or returned: which returns wait) delayed retry stays disabled")
 	case !isString || !rmqversion.KnownRetryType(typ):
-		issues = append(issues, fmt.Sprintf("x-delayed-retry-type %s is not one of disabled, all, failed or returned: the broker takes it, and delayed retry stays disabled", argValue(tv)))
+		issues = append(issues, fmt.Sprintf("x-delayed-retry-type %s is not one of disabled, all, failed or returned: the broker takes it, and delayed retry stays disabled", topology.Quoted(tv)))
 	case typ != "disabled":
 		active = true
 	}
@@ -92,15 +92,15 @@ func (p *Pass) delayedRetryIssues(q *topology.Queue) []string {
 	case active && !hasMin:
 		issues = append(issues, fmt.Sprintf("x-delayed-retry-type %s without x-delayed-retry-min: the broker leaves delayed retry disabled", typ))
 	case hasMin && !minOK:
-		issues = append(issues, fmt.Sprintf("x-delayed-retry-min %s is not a positive whole number of milliseconds: the broker leaves delayed retry disabled", argValue(minv)))
+		issues = append(issues, fmt.Sprintf("x-delayed-retry-min %s is not a positive whole number of milliseconds: the broker leaves delayed retry disabled", topology.Quoted(minv)))
 	}
 	if hasMax {
 		maxMS, maxOK := topology.PositiveInt(maxv)
 		switch {
 		case !maxOK && minOK:
-			issues = append(issues, fmt.Sprintf("x-delayed-retry-max %s is not a positive whole number of milliseconds: the broker uses min (%d ms) as max", argValue(maxv), minMS))
+			issues = append(issues, fmt.Sprintf("x-delayed-retry-max %s is not a positive whole number of milliseconds: the broker uses min (%d ms) as max", topology.Quoted(maxv), minMS))
 		case !maxOK:
-			issues = append(issues, fmt.Sprintf("x-delayed-retry-max %s is not a positive whole number of milliseconds", argValue(maxv)))
+			issues = append(issues, fmt.Sprintf("x-delayed-retry-max %s is not a positive whole number of milliseconds", topology.Quoted(maxv)))
 		case minOK && maxMS < minMS:
 			issues = append(issues, fmt.Sprintf("x-delayed-retry-max %d is below x-delayed-retry-min %d: every retry waits %d ms, min never applies and the wait never grows", maxMS, minMS, maxMS))
 		}
@@ -146,12 +146,4 @@ func (p *Pass) delayedRetryPolicies() []Finding {
 		}
 	}
 	return out
-}
-
-// argValue renders an argument's value for a message: strings quoted.
-func argValue(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%v", v)
 }

@@ -35,17 +35,17 @@ func KnownRetryType(t string) bool {
 func DelayedRetryPolicyRefusal(def topology.Args) (key, why string) {
 	tv, hasType := def["delayed-retry-type"]
 	if typ, ok := tv.(string); hasType && (!ok || !KnownRetryType(typ)) {
-		return "delayed-retry-type", fmt.Sprintf("%s is not a valid delayed retry type. Must be one of: all, failed, returned, disabled", quoted(tv))
+		return "delayed-retry-type", fmt.Sprintf("%s is not a valid delayed retry type. Must be one of: all, failed, returned, disabled", topology.Quoted(tv))
 	}
 	minv, hasMin := def["delayed-retry-min"]
 	minMS, minOK := topology.PositiveInt(minv)
 	if hasMin && !minOK {
-		return "delayed-retry-min", fmt.Sprintf("%s is not a valid delayed retry minimum delay. Must be a positive integer", quoted(minv))
+		return "delayed-retry-min", fmt.Sprintf("%s is not a valid delayed retry minimum delay. Must be a positive integer", topology.Quoted(minv))
 	}
 	maxv, hasMax := def["delayed-retry-max"]
 	maxMS, maxOK := topology.PositiveInt(maxv)
 	if hasMax && !maxOK {
-		return "delayed-retry-max", fmt.Sprintf("%s is not a valid delayed retry maximum delay. Must be a positive integer", quoted(maxv))
+		return "delayed-retry-max", fmt.Sprintf("%s is not a valid delayed retry maximum delay. Must be a positive integer", topology.Quoted(maxv))
 	}
 	if typ, _ := tv.(string); hasType && typ != RetryDisabled && !hasMin {
 		return "delayed-retry-min", fmt.Sprintf("delayed-retry-min is required when delayed-retry-type is %s", typ)
@@ -71,11 +71,3 @@ func (v Version) RefusesDelayedRetryPolicy(def topology.Args) bool {
 // DelayedRetryPolicyFix is how to write a policy's delayed-retry-* keys
 // that the broker takes, and what they then do.
 const DelayedRetryPolicyFix = "set delayed-retry-type to all, failed or returned, delayed-retry-min to the first wait in milliseconds (a positive whole number) and delayed-retry-max, if any, to the longest (at least min): a returned message then waits min(min × failed deliveries, max) ms"
-
-// quoted renders a value for a message: strings quoted.
-func quoted(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%v", v)
-}

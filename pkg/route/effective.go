@@ -20,20 +20,36 @@ import (
 // from 3.12.7, negative delivery limits from 4.0), the simulator's version
 // decides (see operatorKey and mergeDeliveryLimit).
 
-// merge says how a queue argument and the policy value for the same
-// setting combine when both are set.
-type merge int
+// Override says how a policy's value for a setting combines with an
+// object's own argument for it, when both are set.
+type Override int
 
 const (
-	argWins    merge = iota // res_arg: the queue's argument
-	minWins                 // res_min: the smaller value
-	policyWins              // the policy's value
+	// ArgumentWins (res_arg): the object's own argument applies; a policy
+	// cannot change it.
+	ArgumentWins Override = iota
+	// SmallerWins (res_min): the smaller value applies; a policy can lower
+	// it.
+	SmallerWins
+	// PolicyWins: the policy's value applies.
+	PolicyWins
 )
 
 // policySetting maps a policy key onto the argument it stands for.
 type policySetting struct {
 	arg                    string
-	classic, quorum, strem merge
+	classic, quorum, strem Override
+}
+
+// rule is how the setting combines on a queue of type qtype.
+func (set policySetting) rule(qtype string) Override {
+	switch qtype {
+	case topology.QueueQuorum:
+		return set.quorum
+	case topology.QueueStream:
+		return set.strem
+	}
+	return set.classic
 }
 
 // queueSettings lists the policy keys that stand for queue arguments.
@@ -41,50 +57,36 @@ type policySetting struct {
 // queues: rabbit_quorum_queue, where overflow is the one setting in which
 // the policy beats the queue's own argument.
 var queueSettings = map[string]policySetting{
-	"dead-letter-exchange":          {"x-dead-letter-exchange", argWins, argWins, argWins},
-	"dead-letter-routing-key":       {"x-dead-letter-routing-key", argWins, argWins, argWins},
-	"dead-letter-strategy":          {"x-dead-letter-strategy", argWins, argWins, argWins},
-	"message-ttl":                   {"x-message-ttl", minWins, minWins, minWins},
-	"expires":                       {"x-expires", minWins, minWins, minWins},
-	"max-length":                    {"x-max-length", minWins, minWins, minWins},
-	"max-length-bytes":              {"x-max-length-bytes", minWins, minWins, minWins},
-	"max-in-memory-length":          {"x-max-in-memory-length", minWins, minWins, minWins},
-	"max-in-memory-bytes":           {"x-max-in-memory-bytes", minWins, minWins, minWins},
-	"overflow":                      {"x-overflow", argWins, policyWins, argWins},
-	"delivery-limit":                {"x-delivery-limit", minWins, minWins, minWins},
-	"queue-mode":                    {"x-queue-mode", argWins, argWins, argWins},
-	"queue-version":                 {"x-queue-version", argWins, argWins, argWins},
-	"queue-master-locator":          {"x-queue-master-locator", argWins, argWins, argWins},
-	"queue-leader-locator":          {"x-queue-leader-locator", argWins, argWins, argWins},
-	"max-age":                       {"x-max-age", argWins, argWins, argWins},
-	"stream-max-segment-size-bytes": {"x-stream-max-segment-size-bytes", argWins, argWins, argWins},
-	"initial-cluster-size":          {"x-initial-cluster-size", argWins, argWins, argWins},
+	"dead-letter-exchange":          {"x-dead-letter-exchange", ArgumentWins, ArgumentWins, ArgumentWins},
+	"dead-letter-routing-key":       {"x-dead-letter-routing-key", ArgumentWins, ArgumentWins, ArgumentWins},
+	"dead-letter-strategy":          {"x-dead-letter-strategy", ArgumentWins, ArgumentWins, ArgumentWins},
+	"message-ttl":                   {"x-message-ttl", SmallerWins, SmallerWins, SmallerWins},
+	"expires":                       {"x-expires", SmallerWins, SmallerWins, SmallerWins},
+	"max-length":                    {"x-max-length", SmallerWins, SmallerWins, SmallerWins},
+	"max-length-bytes":              {"x-max-length-bytes", SmallerWins, SmallerWins, SmallerWins},
+	"max-in-memory-length":          {"x-max-in-memory-length", SmallerWins, SmallerWins, SmallerWins},
+	"max-in-memory-bytes":           {"x-max-in-memory-bytes", SmallerWins, SmallerWins, SmallerWins},
+	"overflow":                      {"x-overflow", ArgumentWins, PolicyWins, ArgumentWins},
+	"delivery-limit":                {"x-delivery-limit", SmallerWins, SmallerWins, SmallerWins},
+	"queue-mode":                    {"x-queue-mode", ArgumentWins, ArgumentWins, ArgumentWins},
+	"queue-version":                 {"x-queue-version", ArgumentWins, ArgumentWins, ArgumentWins},
+	"queue-master-locator":          {"x-queue-master-locator", ArgumentWins, ArgumentWins, ArgumentWins},
+	"queue-leader-locator":          {"x-queue-leader-locator", ArgumentWins, ArgumentWins, ArgumentWins},
+	"max-age":                       {"x-max-age", ArgumentWins, ArgumentWins, ArgumentWins},
+	"stream-max-segment-size-bytes": {"x-stream-max-segment-size-bytes", ArgumentWins, ArgumentWins, ArgumentWins},
+	"initial-cluster-size":          {"x-initial-cluster-size", ArgumentWins, ArgumentWins, ArgumentWins},
 	// Consumer timeouts: the smaller applies (rabbit_queue_type
 	// get_consumer_timeout/2 at v4.3.5, quorum queues; rabbit_channel at
 	// v4.2.9, every type). 4.3's classic queues and streams ignore them.
-	"consumer-timeout":              {"x-consumer-timeout", minWins, minWins, minWins},
-	"consumer-disconnected-timeout": {"x-consumer-disconnected-timeout", minWins, minWins, minWins},
+	"consumer-timeout":              {"x-consumer-timeout", SmallerWins, SmallerWins, SmallerWins},
+	"consumer-disconnected-timeout": {"x-consumer-disconnected-timeout", SmallerWins, SmallerWins, SmallerWins},
 	// Delayed retry (4.3, quorum queues): the policy's type beats the
 	// queue's own, the smaller min and the smaller max apply
 	// (rabbit_quorum_queue get_delayed_retry_config/1 at v4.3.5).
-	"delayed-retry-type": {"x-delayed-retry-type", argWins, policyWins, argWins},
-	"delayed-retry-min":  {"x-delayed-retry-min", argWins, minWins, argWins},
-	"delayed-retry-max":  {"x-delayed-retry-max", argWins, minWins, argWins},
+	"delayed-retry-type": {"x-delayed-retry-type", ArgumentWins, PolicyWins, ArgumentWins},
+	"delayed-retry-min":  {"x-delayed-retry-min", ArgumentWins, SmallerWins, ArgumentWins},
+	"delayed-retry-max":  {"x-delayed-retry-max", ArgumentWins, SmallerWins, ArgumentWins},
 }
-
-// Override says how a policy's value for a setting combines with an
-// object's own argument for it (PolicyOverride).
-type Override int
-
-const (
-	// ArgumentWins: the object's own argument applies; a policy cannot
-	// change it.
-	ArgumentWins Override = iota
-	// SmallerWins: the smaller value applies; a policy can lower it.
-	SmallerWins
-	// PolicyWins: the policy's value applies.
-	PolicyWins
-)
 
 // PolicyOverride says which policy key stands for argument arg of an
 // object of kind (a queue of type qtype, or an exchange), and how the
@@ -99,23 +101,9 @@ func PolicyOverride(kind, qtype, arg string) (key string, how Override) {
 		return "", ArgumentWins
 	}
 	for k, set := range queueSettings {
-		if set.arg != arg {
-			continue
+		if set.arg == arg {
+			return k, set.rule(qtype)
 		}
-		m := set.classic
-		switch qtype {
-		case topology.QueueQuorum:
-			m = set.quorum
-		case topology.QueueStream:
-			m = set.strem
-		}
-		switch m {
-		case minWins:
-			return k, SmallerWins
-		case policyWins:
-			return k, PolicyWins
-		}
-		return k, ArgumentWins
 	}
 	return "", ArgumentWins
 }
@@ -310,19 +298,13 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 			e.args[set.arg] = pv
 			continue
 		}
-		rule := set.classic
-		switch qtype {
-		case topology.QueueQuorum:
-			rule = set.quorum
-		case topology.QueueStream:
-			rule = set.strem
-		}
+		rule := set.rule(qtype)
 		switch {
-		case rule == minWins && k == "delivery-limit":
+		case rule == SmallerWins && k == "delivery-limit":
 			e.args[set.arg] = s.mergeDeliveryLimit(pv, av)
-		case rule == minWins:
+		case rule == SmallerWins:
 			e.args[set.arg] = minValue(pv, av)
-		case rule == policyWins:
+		case rule == PolicyWins:
 			e.args[set.arg] = pv
 		}
 	}

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -20,6 +21,15 @@ type Args map[string]any
 func PositiveInt(v any) (int64, bool) {
 	n, ok := Normalize(v).(int64)
 	return n, ok && n > 0
+}
+
+// Quoted renders a value for a message: a string quoted, anything else
+// as Go prints it.
+func Quoted(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%v", v)
 }
 
 // Less reports whether a and b are both numbers and a is the smaller.
