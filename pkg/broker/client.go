@@ -59,10 +59,11 @@ type Config struct {
 	// Servers are the management API URLs of the nodes of one cluster, in
 	// order of preference: requests go to the first, and fail over to the
 	// next when an endpoint does not answer or answers 5xx (see Retry). The
-	// credentials of the first URL that carries some are used when
-	// Username/Password are empty.
+	// credentials of the first URL that carries some are used for whichever
+	// of Username and Password is empty.
 	Servers []string
-	// Username and Password; both empty means guest/guest.
+	// Username and Password; an empty Username means guest, and with an
+	// empty Password too, guest/guest.
 	Username string
 	Password string
 	// CACert is a PEM file of CAs to trust instead of the system pool.
@@ -152,6 +153,7 @@ func newClient(cfg Config) (*Client, error) {
 	}
 	var endpoints []string
 	user, pass := cfg.Username, cfg.Password
+	fromURL := false
 	for _, raw := range raws {
 		raw = strings.TrimSpace(raw)
 		if raw == "" {
@@ -161,8 +163,14 @@ func newClient(cfg Config) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		if hasCreds && user == "" && pass == "" {
-			user, pass = u, p
+		if hasCreds && !fromURL {
+			fromURL = true
+			if cfg.Username == "" {
+				user = u
+			}
+			if cfg.Password == "" {
+				pass = p
+			}
 		}
 		if !slices.Contains(endpoints, base) {
 			endpoints = append(endpoints, base)
@@ -175,8 +183,14 @@ func newClient(cfg Config) (*Client, error) {
 		}
 		endpoints = []string{base}
 	}
-	if user == "" && pass == "" {
-		user, pass = "guest", "guest"
+	// Each setting falls back on its own: MQCTL_PASSWORD alone is guest's
+	// password (the help says the user defaults to guest), not a login
+	// with no user name.
+	if user == "" {
+		user = "guest"
+		if pass == "" {
+			pass = "guest"
+		}
 	}
 
 	if cfg.AMQPURL != "" {

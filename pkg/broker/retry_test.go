@@ -368,6 +368,10 @@ func TestServersConfig(t *testing.T) {
 		{"comma-separated Server", Config{Server: "a:15672, http://b:15672/"}, []string{"http://a:15672", "http://b:15672"}, "guest", ""},
 		{"Servers win over Server", Config{Server: "x:1", Servers: []string{"a:1", "b:2", "a:1"}}, []string{"http://a:1", "http://b:2"}, "guest", ""},
 		{"credentials of the first URL with some", Config{Servers: []string{"a:1", "http://alice:pw@b:2"}}, []string{"http://a:1", "http://b:2"}, "alice", ""},
+		{"a password alone is guest's", Config{Password: "pw"}, []string{"http://localhost:15672"}, "guest", ""},
+		{"a user and no password", Config{Username: "alice"}, []string{"http://localhost:15672"}, "alice", ""},
+		{"the URL's user with the given password", Config{Password: "pw", Servers: []string{"http://alice@b:2"}}, []string{"http://b:2"}, "alice", ""},
+		{"the given user wins over the URL's", Config{Username: "bob", Servers: []string{"http://alice:pw@b:2"}}, []string{"http://b:2"}, "bob", ""},
 		{"a bad one is named", Config{Servers: []string{"a:1", "ftp://u:" + secret + "@b"}}, nil, "", `invalid management API URL "ftp://u:***@b"`},
 	}
 	for _, tt := range tests {
