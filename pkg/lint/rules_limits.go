@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -95,11 +96,24 @@ func runSilentOverflow(p *Pass) []Finding {
 // its operator policy's, when that sets one (it wins from 3.12.7), else
 // its policy's.
 func (p *Pass) overflowSource(name string) string {
-	pol, op := p.Sim.QueuePolicies(name)
-	if op != "" && p.Vhost.OperatorPolicies[op] != nil && p.Vhost.OperatorPolicies[op].Definition.Has("overflow") && p.Version.OperatorPolicyOverflow() {
-		return fmt.Sprintf("operator policy %q", op)
+	kindName, pol := p.overflowPolicy(name)
+	if pol == nil {
+		return "a policy"
 	}
-	return fmt.Sprintf("policy %q", pol)
+	return fmt.Sprintf("%s %q", kind.Kind(kindName).Label(), pol.Name)
+}
+
+// overflowPolicy returns the kind and the policy whose overflow applies to
+// queue name, as overflowSource names it; nil when neither sets one.
+func (p *Pass) overflowPolicy(name string) (string, *topology.Policy) {
+	pol, op := p.Sim.QueuePolicies(name)
+	if o := p.Vhost.OperatorPolicies[op]; op != "" && o != nil && o.Definition.Has("overflow") && p.Version.OperatorPolicyOverflow() {
+		return KindOperatorPolicy, o
+	}
+	if q := p.Vhost.Policies[pol]; pol != "" && q != nil && q.Definition.Has("overflow") {
+		return KindPolicy, q
+	}
+	return "", nil
 }
 
 // overflowRule says why a policy's overflow applies over queue q's own.

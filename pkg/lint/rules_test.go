@@ -444,6 +444,35 @@ func ruleCases() []ruleCase {
 			},
 			fire:     []string{"qq.transient", "qq.prio", "qq.dlx", "cq.limit", "st", "cq.prio"},
 			contains: []string{"not durable", "PRECONDITION_FAILED"}},
+		// RabbitMQ declares a quorum queue with reject-publish-dlx, and
+		// applies a policy with it, and uses drop-head (TestQuorumRejectPublishDLX
+		// in pkg/engine shows it on each broker).
+		{name: "quorum reject-publish-dlx argument", id: "MQ501",
+			build: func(b *builder) {
+				b.exchange("dlx", "fanout")
+				b.typed("qq", topology.QueueQuorum, topology.Args{argOverflow: "reject-publish-dlx", argMaxLen: 10, argDLX: "dlx"})
+			},
+			fire: []string{"qq"}, contains: []string{"declares it anyway", "uses drop-head", `dead-lettered to exchange "dlx"`, "Use reject-publish"}},
+		{name: "quorum reject-publish-dlx argument, no DLX", id: "MQ501",
+			build: func(b *builder) {
+				b.typed("qq", topology.QueueQuorum, topology.Args{argOverflow: "reject-publish-dlx", argMaxLen: 10})
+			},
+			fire: []string{"qq"}, contains: []string{"uses drop-head", "discarded without a trace"}},
+		{name: "quorum reject-publish-dlx argument a policy overrides", id: "MQ501",
+			build: func(b *builder) {
+				b.typed("qq", topology.QueueQuorum, topology.Args{argOverflow: "reject-publish-dlx"})
+				b.policy("cap", "^qq$", topology.Args{"max-length": 10, "overflow": "reject-publish"})
+			},
+			fire: []string{"qq"}, quiet: []string{"cap"}, contains: []string{`policy "cap" sets overflow reject-publish, which applies instead`, "Remove it"}},
+		{name: "quorum reject-publish-dlx by policy", id: "MQ501",
+			build: func(b *builder) {
+				b.typed("qq", topology.QueueQuorum, nil)
+				b.typed("qq2", topology.QueueQuorum, nil)
+				b.queue("cq", nil)
+				b.policy("cap", ".*", topology.Args{"max-length": 10, "overflow": "reject-publish-dlx"})
+			},
+			fire: []string{"cap"}, quiet: []string{"qq", "qq2", "cq"},
+			contains: []string{"2 quorum queue(s) (qq and qq2)", "applies the policy to them with drop-head", "apply_to: quorum_queues"}},
 		{name: "policy key a quorum queue ignores", id: "MQ501",
 			build: func(b *builder) {
 				b.typed("qq", topology.QueueQuorum, nil)

@@ -1,10 +1,12 @@
 package lint
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -57,20 +59,13 @@ func runUnsupported(p *Pass) []Finding {
 					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), upperFirst(argHint(p.Version, q.Type, arg)))))
 			}
 		}
-		if q.Type == topology.QueueQuorum {
-			if o, _ := q.Arguments.String(argOverflow); o == "reject-publish-dlx" {
-				out = append(out, p.queueFinding(q,
-					"quorum queue %q sets x-overflow reject-publish-dlx, which quorum queues do not support: RabbitMQ refuses to declare it. "+
-						"Use reject-publish (publishers get a nack) or drop-head with a dead-letter exchange",
-					name))
-			}
-		}
 		if n, ok := q.Arguments.Int(argPriority); ok && (n > 255 || n < 0) && q.Type == topology.QueueClassic {
 			out = append(out, p.queueFinding(q,
 				"queue %q sets x-max-priority %d: RabbitMQ accepts 0 to 255 and refuses to declare the queue. Use at most 10",
 				name, n))
 		}
 	}
+	out = append(out, p.quorumRejectPublishDLX()...)
 	out = append(out, p.unsupportedPolicyKeys()...)
 	return out
 }
@@ -121,9 +116,6 @@ func (p *Pass) unsupportedPolicyKeys() []Finding {
 			if pol.Definition.Has(k) && !p.reportedElsewhere(k) {
 				keys = append(keys, k)
 			}
-		}
-		if o, _ := pol.Definition.String("overflow"); o == "reject-publish-dlx" && qtype == topology.QueueQuorum {
-			keys = append(keys, "overflow: reject-publish-dlx")
 		}
 		sort.Strings(keys)
 		return keys
@@ -232,4 +224,65 @@ func runPriority(p *Pass) []Finding {
 			name, n))
 	}
 	return out
+}
+
+// quorumRejectPublishDLX reports x-overflow reject-publish-dlx on quorum
+// queues. RabbitMQ takes it, from an argument or a policy, logs a warning
+// and uses drop-head (rabbit_quorum_queue:overflow/3 on every supported
+// version): the queue is declared and the policy applies, but publishers
+// are never refused and a full queue sheds its oldest messages. An argument
+// is reported on its queue; a policy once, naming its quorum queues.
+func (p *Pass) quorumRejectPublishDLX() []Finding {
+	const value = "reject-publish-dlx"
+	var out []Finding
+	byPolicy := map[*topology.Policy][]string{}
+	var order []*topology.Policy
+	kinds := map[*topology.Policy]string{}
+	for _, name := range p.queueNames {
+		q := p.Vhost.Queues[name]
+		if q.Type != topology.QueueQuorum {
+			continue
+		}
+		own, _ := q.Arguments.String(argOverflow)
+		eff, _ := p.qargs[name].String(argOverflow)
+		switch {
+		case own == value && eff == value:
+			out = append(out, p.queueFinding(q,
+				"quorum queue %q sets x-overflow %s, which quorum queues do not support: RabbitMQ declares it anyway, logs a warning and uses drop-head, so publishers are never refused and, when it is full, %s. "+
+					"Use reject-publish so that publishers get a nack when it is full (a quorum queue does not dead-letter what it refuses), or write drop-head if that is what you want",
+				name, value, p.dropHeadFate(name)))
+		case own == value:
+			out = append(out, p.queueFinding(q,
+				"quorum queue %q sets x-overflow %s, which quorum queues do not support, and %s sets overflow %s, which applies instead (%s): the argument only makes RabbitMQ log a warning. Remove it",
+				name, value, p.overflowSource(name), eff, overflowRule(q)))
+		case eff == value:
+			kindName, pol := p.overflowPolicy(name)
+			if pol == nil {
+				continue
+			}
+			if _, seen := byPolicy[pol]; !seen {
+				order = append(order, pol)
+				kinds[pol] = kindName
+			}
+			byPolicy[pol] = append(byPolicy[pol], name)
+		}
+	}
+	for _, pol := range order {
+		qs := byPolicy[pol]
+		kindName := kinds[pol]
+		out = append(out, p.policyFinding(kindName, pol,
+			"%s %q sets overflow %s, which quorum queues do not support, and it applies to %d quorum queue(s) (%s): RabbitMQ applies the policy to them with drop-head instead (it logs a warning), so their publishers are never refused and, when one is full, it drops its oldest messages (dead-lettered where it has a dead-letter exchange). "+
+				"Give the quorum queues overflow reject-publish (a policy with apply_to: quorum_queues, or narrow this one's apply_to to classic_queues), or drop-head if that is what you want",
+			kind.Kind(kindName).Label(), pol.Name, value, len(qs), queuesList(qs)))
+	}
+	return out
+}
+
+// dropHeadFate says what becomes of the oldest messages queue name drops
+// when it is full: dead-lettered to its dead-letter exchange, or lost.
+func (p *Pass) dropHeadFate(name string) string {
+	if d := p.dl[name]; d != nil {
+		return fmt.Sprintf("its oldest messages are dead-lettered to %s", exchangeLabel(d.Exchange))
+	}
+	return "its oldest messages are discarded without a trace"
 }

@@ -7,11 +7,13 @@ type QuorumPriority int
 
 const (
 	// QuorumFIFO: priorities are ignored, messages leave in the order they
-	// came (before 3.13).
+	// came (before 4.0: rabbit_fifo at v3.13.7 reads consumer priorities
+	// only).
 	QuorumFIFO QuorumPriority = iota
 	// QuorumTwoClasses: a message with priority above 4 is high, any other
 	// normal; while both classes hold messages the queue delivers two high
-	// ones for each normal one, each class in arrival order (3.13 to 4.2;
+	// ones for each normal one, each class in arrival order (4.0 to 4.2,
+	// "Quorum queues now support priorities" in the 4.0.0 release notes;
 	// rabbit_fifo_q ?WEIGHT 2 at v4.0.5).
 	QuorumTwoClasses
 	// QuorumStrict: 32 levels, highest first, each level in arrival order;
@@ -28,7 +30,7 @@ func (v Version) QuorumPriorities() QuorumPriority {
 	switch {
 	case v.AtLeast(4, 3):
 		return QuorumStrict
-	case v.AtLeast(3, 13):
+	case v.AtLeast(4, 0):
 		return QuorumTwoClasses
 	}
 	return QuorumFIFO
@@ -44,5 +46,5 @@ func (v Version) QuorumPriorityAdvice() string {
 	case QuorumTwoClasses:
 		return "quorum queues need no argument for priorities, but before RabbitMQ 4.3 they know only two: a message with priority above 4 is high, and they deliver two high messages for each normal one, not strictly. Remove it; if the order must be strict, use a classic queue with x-max-priority (or one queue per priority), or target RabbitMQ 4.3"
 	}
-	return "quorum queues ignore message priorities before RabbitMQ 3.13: use a classic queue with x-max-priority, or one queue per priority"
+	return "quorum queues ignore message priorities before RabbitMQ 4.0: use a classic queue with x-max-priority, or one queue per priority"
 }

@@ -367,10 +367,7 @@ func queueArgFix(v Version, typ, arg string) string {
 	case slices.Contains(quorumArgs43, arg):
 		return "remove it, or declare the queue as a quorum queue: only quorum queues take it"
 	case typ == topology.QueueQuorum && arg == "x-max-priority":
-		if v.AtLeast(4, 0) {
-			return "remove it: quorum queues have two priorities (publish with priority above 4 for the high one) and no x-max-priority, or use a classic queue"
-		}
-		return "remove it, or use a classic queue: quorum queues have no priorities before 4.0"
+		return v.QuorumPriorityAdvice()
 	case arg == "x-queue-mode" || arg == "x-queue-version" || arg == "x-queue-master-locator":
 		return "remove it: it is an argument of classic queues only"
 	case typ == topology.QueueStream && (arg == "x-max-length" || arg == "x-overflow"):

@@ -62,6 +62,13 @@ func TestBehaviourByVersion(t *testing.T) {
 			}
 		}
 	}
+	// Quorum queues read message priorities from 4.0 (release notes of
+	// 4.0.0; rabbit_fifo at v3.13.7 knows consumer priorities only).
+	for v, want := range map[string]rmqversion.QuorumPriority{"3.13.7": rmqversion.QuorumFIFO, "4.0.0": rmqversion.QuorumTwoClasses, "4.2": rmqversion.QuorumTwoClasses, "4.3.0": rmqversion.QuorumStrict} {
+		if got := rmqversion.MustParse(v).QuorumPriorities(); got != want {
+			t.Errorf("quorum priorities on %s: %v, want %v", v, got, want)
+		}
+	}
 	if v310.QuorumDeliveryLimit() != 0 || v40.QuorumDeliveryLimit() != 20 {
 		t.Errorf("quorum delivery limit: 3.10 %d (want none), 4.0 %d (want 20)", v310.QuorumDeliveryLimit(), v40.QuorumDeliveryLimit())
 	}
@@ -88,8 +95,14 @@ func TestCheck(t *testing.T) {
 	}{
 		{"quorum priority on 4.0", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "4.0",
 			`queue "jobs" in vhost "orders": x-max-priority: RabbitMQ 4.0 refuses this argument on a quorum queue`},
+		{"quorum priority on 4.0, its fix", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "4.0",
+			`two high messages for each normal one, not strictly`},
+		{"quorum priority on 4.3, its fix", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "4.3",
+			`on RabbitMQ 4.3 they deliver strictly by the message's priority, 0 to 31`},
 		{"quorum priority on 3.10", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "3.10",
 			`x-max-priority: RabbitMQ 3.10 refuses this argument on a quorum queue`},
+		{"quorum priority on 3.10, its fix", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "3.10",
+			`quorum queues ignore message priorities before RabbitMQ 4.0`},
 		{"classic priority", top(&topology.Queue{Name: "jobs", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "4.0", ""},
 		{"stream max length", top(&topology.Queue{Name: "log", Type: "stream", Durable: true, Arguments: topology.Args{"x-max-length": 5}}, nil), "3.10",
 			"streams are bounded by max_length_bytes"},
