@@ -76,6 +76,19 @@ func runShovelEnds(p *Pass) []Finding {
 			if !local {
 				return
 			}
+			if vn != v.Name && declares(v, what, obj) && !declares(p.Vhosts[vn], what, obj) {
+				out = append(out, itemFinding(it,
+					"shovel %q of vhost %q moves messages %s %s %q of vhost %q (%s %s), but the file declares %s %q in vhost %q: %s names %s, whatever vhost the shovel is in, so the shovel %s. "+
+						"Write %s: %s to use this vhost's %s",
+					name, v.Name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, vn, uriKey, it.Settings[uriKey],
+					what, obj, v.Name, uriKey, uriVhostLabel(vn),
+					map[string]string{
+						"queue":    fmt.Sprintf("declares queue %q in vhost %q itself and uses that one", obj, vn),
+						"exchange": fmt.Sprintf("stops when exchange %q is missing from vhost %q (NOT_FOUND), and nothing moves", obj, vn),
+					}[what],
+					uriKey, "amqp:///"+url.PathEscape(v.Name), what))
+				return
+			}
 			end, where := v, "this vhost"
 			if vn != v.Name {
 				if end = p.Vhosts[vn]; end == nil {
@@ -83,9 +96,7 @@ func runShovelEnds(p *Pass) []Finding {
 				}
 				where = fmt.Sprintf("vhost %q", vn)
 			}
-			switch {
-			case what == "queue" && end.Queues[obj] != nil,
-				what == "exchange" && (end.Exchanges[obj] != nil || strings.HasPrefix(obj, "amq.")):
+			if declares(end, what, obj) {
 				return
 			}
 			out = append(out, itemFinding(it,
@@ -121,4 +132,24 @@ func runUpstreamSetUnknown(p *Pass) []Finding {
 		}
 	}
 	return out
+}
+
+// declares reports whether vhost v (nil: one the file does not declare)
+// has queue or exchange obj; the amq.* exchanges every vhost has.
+func declares(v *topology.Vhost, what, obj string) bool {
+	switch {
+	case v == nil:
+		return false
+	case what == "queue":
+		return v.Queues[obj] != nil
+	}
+	return v.Exchanges[obj] != nil || strings.HasPrefix(obj, "amq.")
+}
+
+// uriVhostLabel says which vhost a local shovel URI names.
+func uriVhostLabel(vhost string) string {
+	if vhost == "/" {
+		return `the default vhost "/" (amqp:// or amqp:/// without a vhost)`
+	}
+	return fmt.Sprintf("vhost %q", vhost)
 }
