@@ -169,6 +169,36 @@ var compareCases = []struct {
 			Loses:  true, Cause: "no dead-letter exchange"}}},
 	},
 	{
+		// The queue kept what it held; now what expires is dropped.
+		name:   "a TTL added to a queue without a dead-letter exchange",
+		before: topo(queue("q", nil)),
+		after:  topo(queue("q", topology.Args{"x-message-ttl": 60000})),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.Expired,
+			After: dropped(DeadLetterEnd{}, "no dead-letter exchange"),
+			Loses: true, Cause: "its messages now expire after 1m (x-message-ttl); no dead-letter exchange"}}},
+	},
+	{
+		// A classic queue requeues a failing message for ever; a quorum
+		// queue (4.0+) gives up after its delivery limit, 20 by default,
+		// and without a dead-letter exchange drops it.
+		name:   "a classic queue made a quorum queue without a dead-letter exchange",
+		before: topo(queue("q", nil)),
+		after: topo(func(v *topology.Vhost) {
+			v.Queues["q"] = &topology.Queue{Name: "q", Type: topology.QueueQuorum, Durable: true}
+		}),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.DeliveryLimit,
+			After: dropped(DeadLetterEnd{}, "no dead-letter exchange"),
+			Loses: true, Cause: "it now gives up on a message after 20 failed deliveries (the delivery limit quorum queues have by default); no dead-letter exchange"}}},
+	},
+	{
+		// Dead letters that now have somewhere to go lose nothing.
+		name:   "a length limit added to a queue with a DLQ",
+		before: topo(exchange("dlx", "fanout", nil), queue("q", topology.Args{"x-dead-letter-exchange": "dlx"}), queue("dlq", nil), bind("dlx", "dlq", "")),
+		after:  topo(exchange("dlx", "fanout", nil), queue("q", topology.Args{"x-dead-letter-exchange": "dlx", "x-max-length": 10}), queue("dlq", nil), bind("dlx", "dlq", "")),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.MaxLen,
+			After: reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", KeyFromMessage: true}, "dlq")}}},
+	},
+	{
 		name: "dead-letter exchange by policy",
 		before: topo(exchange("dlx", "direct", nil), queue("q", nil), queue("dlq", nil), bind("dlx", "dlq", "k"),
 			policy("dl", "^q$", "queues", topology.Args{"dead-letter-exchange": "dlx", "dead-letter-routing-key": "k"})),

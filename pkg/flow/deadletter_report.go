@@ -1,6 +1,9 @@
 package flow
 
 import (
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -66,11 +69,21 @@ func (c *vhostCompare) dlxName(f *flowChange) string {
 // report adds a DeadLetter (or, for a delay tier, a DelayTier) for queue
 // q's dead letters of class (nil: all of them) for reason r that went to
 // eb and go to ea.
+//
+// The queue is declared on both sides (deadLetters), so dead letters that
+// reached a queue before, or that were not dead letters at all (eb nil:
+// the queue kept those messages), and are dropped after are lost: for
+// example a classic queue made a quorum queue, which drops a message
+// whose deliveries fail past its delivery limit when it has no
+// dead-letter exchange.
 func (c *vhostCompare) report(q string, r route.Reason, tier bool, class *Class, eb, ea *DeadLetterEnd) {
-	loses := eb != nil && len(eb.Queues) > 0 && ea != nil && ea.Dropped
+	loses := ea != nil && ea.Dropped && (eb == nil || len(eb.Queues) > 0)
 	cause := ""
 	if loses {
 		cause = ea.Why
+		if eb == nil {
+			cause = c.a.startsDropping(q, r) + "; " + ea.Why
+		}
 	}
 	if !tier {
 		c.d.DeadLetters = append(c.d.DeadLetters, DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, Class: class, Before: eb, After: ea, Loses: loses, Cause: cause})
@@ -120,4 +133,27 @@ func (c *vhostCompare) deathContext(q string, r route.Reason) map[string]any {
 		h["x-death"] = []any{map[string]any{"count": int64(1), "reason": string(r), "queue": q, "exchange": "", "routing-keys": []any{}}}
 	}
 	return h
+}
+
+// startsDropping says what makes queue q dead-letter for reason r on side
+// s, where it did not before the change.
+func (s *side) startsDropping(q string, r route.Reason) string {
+	switch r {
+	case route.Expired:
+		if v, ok := s.sim.QueueArg(q, "x-message-ttl"); ok {
+			if ms, isInt := topology.Normalize(v).(int64); isInt {
+				return fmt.Sprintf("its messages now expire after %s (x-message-ttl)", loader.FormatDuration(ms))
+			}
+		}
+		return "its messages now expire (x-message-ttl)"
+	case route.MaxLen:
+		return "it now has a length limit, and when full drops its oldest messages (overflow drop-head)"
+	case route.DeliveryLimit:
+		limit, _ := s.sim.DeliveryLimit(q)
+		if _, own := s.sim.QueueArg(q, "x-delivery-limit"); !own {
+			return fmt.Sprintf("it now gives up on a message after %d failed deliveries (the delivery limit quorum queues have by default)", limit)
+		}
+		return fmt.Sprintf("it now gives up on a message after %d failed deliveries (x-delivery-limit)", limit)
+	}
+	return fmt.Sprintf("it now dead-letters messages (%s)", r)
 }
