@@ -143,7 +143,7 @@ func TestValidateExpanded(t *testing.T) {
 		t.Fatalf("expanded output does not load: %v\n%s", err, out)
 	}
 	ignore := cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore")
-	roleless := cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay")
+	roleless := cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "TypeFromVhost")
 	if diff := cmp.Diff(want, got, ignore, roleless, cmpopts.IgnoreFields(topology.Topology{}, "Lint")); diff != "" {
 		t.Errorf("expanded YAML loads into another topology (-want +got):\n%s", diff)
 	}

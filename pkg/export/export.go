@@ -283,11 +283,7 @@ func policiesNode(ps map[string]*topology.Policy) *yaml.Node {
 // says so, its dead-letter queue and delay tiers as sugar.
 func queueNode(v *topology.Vhost, q *topology.Queue, bindings []*topology.Binding, plan *sugarPlan) *yaml.Node {
 	m := mapping()
-	defaultType := v.DefaultQueueType
-	if defaultType == "" {
-		defaultType = topology.QueueClassic
-	}
-	if q.Type != defaultType && q.Type != "" {
+	if q.Type != topology.ImpliedQueueType(v.DefaultQueueType, q.Durable, q.AutoDelete) && q.Type != "" {
 		add(m, "type", str(q.Type))
 	}
 	addFlags(m, topology.QueueFlags, q)

@@ -473,6 +473,13 @@ func ruleCases() []ruleCase {
 			},
 			fire: []string{"cap"}, quiet: []string{"qq", "qq2", "cq"},
 			contains: []string{"2 quorum queue(s) (qq and qq2)", "applies the policy to them with drop-head", "apply_to: quorum_queues"}},
+		{name: "a priority queue that the vhost's default makes a quorum queue", id: "MQ501",
+			build: func(b *builder) {
+				b.v.DefaultQueueType = topology.QueueQuorum
+				q := b.typed("prio", topology.QueueQuorum, topology.Args{argPriority: 5})
+				q.TypeFromVhost = true
+			},
+			fire: []string{"prio"}, contains: []string{`only because the file gives it no type and vhost "/" has default_queue_type: quorum; to keep x-max-priority, write type: classic`}},
 		{name: "policy key a quorum queue ignores", id: "MQ501",
 			build: func(b *builder) {
 				b.typed("qq", topology.QueueQuorum, nil)

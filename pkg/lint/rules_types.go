@@ -54,9 +54,13 @@ func runUnsupported(p *Pass) []Finding {
 		}
 		for _, arg := range q.Arguments.Keys() {
 			if p.Version.RefusesQueueArgument(q.Type, arg) {
+				hint := upperFirst(argHint(p.Version, q.Type, arg))
+				if keep, ok := p.Version.KeepClassicFix(q, p.Vhost.Name, arg); ok {
+					hint = upperFirst(keep) + ". Otherwise: " + argHint(p.Version, q.Type, arg)
+				}
 				out = append(out, p.judged(p.queueFinding(q,
 					"%s %q sets %s, which %ss do not support: %s the broker refuses to declare it (PRECONDITION_FAILED). %s",
-					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), upperFirst(argHint(p.Version, q.Type, arg)))))
+					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), hint)))
 			}
 		}
 		if n, ok := q.Arguments.Int(argPriority); ok && (n > 255 || n < 0) && q.Type == topology.QueueClassic {

@@ -56,9 +56,15 @@ type queueDecl struct {
 type queueOpts struct {
 	fallbackType    string
 	fallbackDurable bool
-	role            topology.QueueRole
-	origin          string
-	nameField       bool // the body names the queue (dead_letter.queue as a mapping)
+	// vhostDefault: fallbackType is the vhost's default_queue_type, which
+	// the broker gives only a queue it suits (topology.ImpliedQueueType).
+	vhostDefault bool
+	// typeFromVhost: fallbackType is an origin's type that came from the
+	// vhost's default (topology.Queue.TypeFromVhost).
+	typeFromVhost bool
+	role          topology.QueueRole
+	origin        string
+	nameField     bool // the body names the queue (dead_letter.queue as a mapping)
 	// label names the queue in messages instead of `queue "<name>"`.
 	label string
 }
@@ -231,8 +237,14 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	}
 	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
 	typ, args := d.queueType(f, what, args, at)
-	if typ != "" {
+	switch {
+	case typ != "":
 		q.Type = typ
+	case o.vhostDefault:
+		q.Type = topology.ImpliedQueueType(o.fallbackType, q.Durable, q.AutoDelete)
+		q.TypeFromVhost = q.Type == o.fallbackType
+	default:
+		q.TypeFromVhost = o.typeFromVhost
 	}
 
 	typed := d.queueSettings(f, what, decl)
@@ -468,13 +480,13 @@ func (d *decoder) declareDLQ(decl *queueDecl, qe entry, dlqName string, namePos 
 	ignore := ignoresOf(qe.key, qn)
 	if qn.kind == mapNode {
 		decl.dlq = d.queue(dlqName, namePos, ignore, qn, queueOpts{
-			fallbackType: decl.q.Type, fallbackDurable: decl.q.Durable,
+			fallbackType: decl.q.Type, fallbackDurable: decl.q.Durable, typeFromVhost: decl.q.TypeFromVhost,
 			role: topology.RoleDeadLetter, origin: origin, nameField: true,
 		})
 		decl.dlqFull = true
 	} else {
 		decl.dlq = &queueDecl{q: &topology.Queue{
-			Name: dlqName, Type: decl.q.Type, Durable: decl.q.Durable,
+			Name: dlqName, Type: decl.q.Type, Durable: decl.q.Durable, TypeFromVhost: decl.q.TypeFromVhost,
 			Role: topology.RoleDeadLetter, Origin: origin,
 			Meta: topology.Meta{Pos: namePos, Ignore: ignore},
 		}}
@@ -547,9 +559,10 @@ func (d *decoder) retry(decl *queueDecl, e entry, what string, rc retryContext) 
 		}
 		seen[ms] = it
 		decl.delays = append(decl.delays, &topology.Queue{
-			Name:    origin.Name + ".retry." + FormatDuration(ms),
-			Type:    origin.Type,
-			Durable: origin.Durable,
+			Name:          origin.Name + ".retry." + FormatDuration(ms),
+			Type:          origin.Type,
+			TypeFromVhost: origin.TypeFromVhost,
+			Durable:       origin.Durable,
 			Arguments: topology.Args{
 				"x-message-ttl":             ms,
 				"x-dead-letter-exchange":    "",

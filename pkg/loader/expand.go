@@ -59,7 +59,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		rv.exchanges.release(name)
 	}
 
-	opts := queueOpts{fallbackType: fallbackType, fallbackDurable: true, role: topology.RoleWorking}
+	opts := queueOpts{fallbackType: fallbackType, fallbackDurable: true, role: topology.RoleWorking, vhostDefault: rv.defaultQueueType != nil}
 	qdef := l.usableDefault(rv, "queue", len(rv.queues.order), func(n named) {
 		o := opts
 		o.label = label(what, "defaults.queue")

@@ -89,7 +89,31 @@ func TestQueueFields(t *testing.T) {
 		{
 			name: "vhost default_queue_type applies to queues without type",
 			body: "default_queue_type: quorum\nqueues:\n  q:\n  s: {type: stream}",
-			want: &topology.Queue{Name: "q", Type: "quorum", Durable: true, Role: topology.RoleWorking},
+			want: &topology.Queue{Name: "q", Type: "quorum", Durable: true, Role: topology.RoleWorking, TypeFromVhost: true},
+		},
+		{
+			// RabbitMQ gives the vhost's default type only to a queue it
+			// suits: a transient or auto-delete queue without a type is
+			// classic (TestDefaultQueueTypeFallback in pkg/engine shows it
+			// on each broker).
+			name: "a transient queue without type in a quorum vhost is classic",
+			body: "default_queue_type: quorum\nqueues:\n  q: {durable: false}",
+			want: &topology.Queue{Name: "q", Type: "classic", Role: topology.RoleWorking},
+		},
+		{
+			name: "an auto-delete queue without type in a stream vhost is classic",
+			body: "default_queue_type: stream\nqueues:\n  q: {auto_delete: true}",
+			want: &topology.Queue{Name: "q", Type: "classic", Durable: true, AutoDelete: true, Role: topology.RoleWorking},
+		},
+		{
+			name: "defaults.queue that makes queues transient in a quorum vhost",
+			body: "default_queue_type: quorum\ndefaults:\n  queue: {durable: false}\nqueues:\n  q:",
+			want: &topology.Queue{Name: "q", Type: "classic", Role: topology.RoleWorking},
+		},
+		{
+			name: "a transient queue that asks for the vhost's type keeps it",
+			body: "default_queue_type: quorum\nqueues:\n  q: {type: quorum, durable: false}",
+			want: &topology.Queue{Name: "q", Type: "quorum", Role: topology.RoleWorking},
 		},
 		{
 			name: "limits map onto arguments with RabbitMQ's names and int64 values",

@@ -218,7 +218,11 @@ type differ struct {
 // changes that give the same one.
 func (d *differ) replaceReason(k Kind, want Object, fields []FieldChange) string {
 	qtype := QueueType(want)
-	key := string(k) + "\x00" + qtype
+	fromVhost := false
+	if q, ok := want.(QueueObject); ok && q.Queue != nil {
+		fromVhost = q.TypeFromVhost
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%v", k, qtype, fromVhost)
 	for _, f := range fields {
 		key += fmt.Sprintf("\x00%s\x00%v\x00%v", f.Field, f.Before, f.After)
 	}
@@ -228,7 +232,7 @@ func (d *differ) replaceReason(k Kind, want Object, fields []FieldChange) string
 	if d.reasons == nil {
 		d.reasons = map[string]string{}
 	}
-	r := replaceReason(k, qtype, fields)
+	r := replaceReason(k, qtype, fromVhost, fields)
 	d.reasons[key] = r
 	return r
 }
@@ -855,7 +859,11 @@ func sameArgs(have, want topology.Args, skip string) bool {
 // policy cannot give the new value (the argument wins, a smaller value
 // wins and the new one is larger, an argument removed), the object must
 // be replaced or declared under a new name.
-func replaceReason(k Kind, qtype string, fields []FieldChange) string {
+//
+// fromVhost says that the queue's type is its vhost's default_queue_type
+// (topology.Queue.TypeFromVhost): a new type then comes from a new default,
+// and the way to keep the queue is to write the type it has.
+func replaceReason(k Kind, qtype string, fromVhost bool, fields []FieldChange) string {
 	names := make([]string, 0, len(fields))
 	var inPlace, keys []string
 	avoidable, smaller := true, false
@@ -884,6 +892,14 @@ func replaceReason(k Kind, qtype string, fields []FieldChange) string {
 	}
 	why := fmt.Sprintf("%s %s changed; RabbitMQ cannot change %s's %s after it is declared, so it must be deleted and declared again",
 		plural("field", len(names)), strings.Join(names, ", "), k.WithArticle(), "properties and arguments")
+	for _, f := range fields {
+		if f.Field == "type" && fromVhost && f.Before != nil {
+			why += fmt.Sprintf("; the file gives the queue no type, so it takes its vhost's default_queue_type, %v: to keep it a %v queue, write type: %v", f.After, f.Before, f.Before)
+			if len(fields) == 1 {
+				return why
+			}
+		}
+	}
 	if avoidable {
 		why += fmt.Sprintf("; to avoid the replace, leave the %s's arguments as they were and apply %s with a policy: a policy changes in place", k.Label(), strings.Join(inPlace, ", "))
 		if smaller {

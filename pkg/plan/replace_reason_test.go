@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -46,7 +47,7 @@ func TestReplaceReasonAdvice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := replaceReason(tc.kind, tc.qtype, tc.fields)
+			got := replaceReason(tc.kind, tc.qtype, false, tc.fields)
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("replaceReason:\n got  %s\n want %s", got, tc.want)
 			}
@@ -55,7 +56,44 @@ func TestReplaceReasonAdvice(t *testing.T) {
 			}
 		})
 	}
-	if got := replaceReason(KindQueue, topology.QueueQuorum, []FieldChange{{Field: "type", Before: "classic", After: "quorum"}, args("x-message-ttl", int64(2), int64(1))}); strings.Contains(got, "(set ") {
+	if got := replaceReason(KindQueue, topology.QueueQuorum, false, []FieldChange{{Field: "type", Before: "classic", After: "quorum"}, args("x-message-ttl", int64(2), int64(1))}); strings.Contains(got, "(set ") {
 		t.Errorf("a type is no policy key, and the reason says to set it with one: %s", got)
+	}
+}
+
+// TestReplaceReasonVhostDefaultType: a queue the file gives no type takes
+// its vhost's default_queue_type; when a new default would replace it, the
+// reason says how to keep it as it is. A queue that writes its type, or
+// that the new default does not suit (transient), gets no such advice.
+func TestReplaceReasonVhostDefaultType(t *testing.T) {
+	load := func(dqt string) *topology.Topology {
+		src := "version: 1\nvhosts:\n  v:\n" + dqt + "    queues:\n      untyped: {}\n      typed: {type: quorum}\n      temp: {durable: false}\n"
+		top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return top
+	}
+	cur := load("")
+	cur.Vhosts["v"].Queues["typed"].Type = topology.QueueClassic
+	for _, q := range cur.Vhosts["v"].Queues {
+		q.TypeFromVhost = false // as read from a broker
+	}
+	p := DiffWith(load("    default_queue_type: quorum\n"), Current{Live: topology.Live{State: cur}, AllMine: true}, Options{})
+	reasons := map[string]string{}
+	for _, c := range p.Changes {
+		if c.Action == Replace {
+			reasons[c.Name] = c.Reason
+		}
+	}
+	const keep = "the file gives the queue no type, so it takes its vhost's default_queue_type, quorum: to keep it a classic queue, write type: classic"
+	if !strings.Contains(reasons["untyped"], keep) || strings.Contains(reasons["untyped"], "new queue name") {
+		t.Errorf("untyped queue: %q, want %q alone", reasons["untyped"], keep)
+	}
+	if r := reasons["typed"]; r == "" || strings.Contains(r, "no type") {
+		t.Errorf("typed queue: %q, want a replace without the default-type advice", r)
+	}
+	if r, ok := reasons["temp"]; ok {
+		t.Errorf("a transient queue stays classic in a quorum vhost, and is replaced: %q", r)
 	}
 }

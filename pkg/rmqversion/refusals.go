@@ -209,9 +209,13 @@ func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Ref
 		}
 		for _, arg := range sortedKeys(q.Arguments) {
 			if v.RefusesQueueArgument(typ, arg) {
+				fix := queueArgFix(v, typ, arg)
+				if keep, ok := v.KeepClassicFix(q, vn, arg); ok {
+					fix = keep + "; otherwise " + fix
+				}
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
 					Reason: queueArgReason(v, typ, arg),
-					Fix:    queueArgFix(v, typ, arg)})
+					Fix:    fix})
 			} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
 					Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
@@ -356,6 +360,17 @@ func queueArgReason(v Version, typ, arg string) string {
 		return fmt.Sprintf("RabbitMQ %s takes it on quorum queues only, and refuses it on a %s queue (HTTP 400 invalid arg)", v.Line(), typ)
 	}
 	return fmt.Sprintf("RabbitMQ %s refuses this argument on a %s queue (HTTP 400 invalid arg)", v.Line(), typ)
+}
+
+// KeepClassicFix is the fix for argument arg, which v refuses on queue q
+// of vhost vn, when q has that type only from its vhost's
+// default_queue_type (topology.Queue.TypeFromVhost) and a classic queue
+// takes arg: to write type: classic. false otherwise.
+func (v Version) KeepClassicFix(q *topology.Queue, vn, arg string) (string, bool) {
+	if !q.TypeFromVhost || q.Type == topology.QueueClassic || v.RefusesQueueArgument(topology.QueueClassic, arg) {
+		return "", false
+	}
+	return fmt.Sprintf("it is a %s queue only because the file gives it no type and vhost %q has default_queue_type: %s; to keep %s, write type: classic", q.Type, vn, q.Type, arg), true
 }
 
 func queueArgFix(v Version, typ, arg string) string {

@@ -99,6 +99,8 @@ func TestCheck(t *testing.T) {
 			`two high messages for each normal one, not strictly`},
 		{"quorum priority on 4.3, its fix", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "4.3",
 			`on RabbitMQ 4.3 they deliver strictly by the message's priority, 0 to 31`},
+		{"quorum priority by the vhost's default type", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, TypeFromVhost: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "4.3",
+			`it is a quorum queue only because the file gives it no type and vhost "orders" has default_queue_type: quorum; to keep x-max-priority, write type: classic; otherwise quorum queues need no argument`},
 		{"quorum priority on 3.10", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "3.10",
 			`x-max-priority: RabbitMQ 3.10 refuses this argument on a quorum queue`},
 		{"quorum priority on 3.10, its fix", top(&topology.Queue{Name: "jobs", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-priority": 5}}, nil), "3.10",

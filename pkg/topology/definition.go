@@ -80,6 +80,18 @@ func flagSettings[T any](flags []Flag[T]) []Setting[T] {
 // is left out.
 func (q *Queue) TypeOrClassic() string { return QueueTypeOrClassic(q.Type) }
 
+// ImpliedQueueType is the type RabbitMQ gives a queue declared without
+// x-queue-type in a vhost whose default queue type is dqt ("": none): dqt,
+// when the queue suits it; a transient or auto-delete queue cannot be a
+// quorum queue or a stream, and is classic (rabbit_amqqueue:
+// augment_declare_args on 3.10.8, 4.0.5 and 4.3.5).
+func ImpliedQueueType(dqt string, durable, autoDelete bool) string {
+	if dqt == "" || ((dqt == QueueQuorum || dqt == QueueStream) && (!durable || autoDelete)) {
+		return QueueClassic
+	}
+	return dqt
+}
+
 // QueueTypeOrClassic is queue type t, or classic when t is "".
 func QueueTypeOrClassic(t string) string {
 	if t == "" {

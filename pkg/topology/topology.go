@@ -153,7 +153,12 @@ type Queue struct {
 	// asked for it and where, for the checks that depend on the target
 	// version. Not part of the broker's state.
 	Backoff *Backoff `json:"-"`
-	Meta    `json:"-"`
+	// TypeFromVhost: the file gives the queue no type (nor does its
+	// defaults.queue, or for a DLQ or delay tier its origin), so it has its
+	// vhost's default_queue_type, as the broker gives it to a queue declared
+	// without x-queue-type. Not part of the broker's state.
+	TypeFromVhost bool `json:"-"`
+	Meta          `json:"-"`
 }
 
 // Backoff is a queue's retry.backoff: a returned message waits
