@@ -498,6 +498,12 @@ func routeChoiceOf(r route.Result, x string) *route.Choice {
 // the message.
 func routeChoiceLine(path string, c route.Choice) string {
 	among := routeTargets(c.Among)
+	if c.Random {
+		if c.Picked == nil {
+			return fmt.Sprintf("%s -> one of %s: x-local-random delivers the message to one of them, picked at random among those on the node the publisher is connected to (a queue on another node gets nothing from that publisher)", path, among)
+		}
+		return fmt.Sprintf("%s -> %s, the one queue bound to it (x-local-random: when it is on the node the publisher is connected to; from another node the message goes nowhere)", path, among)
+	}
 	if c.Picked == nil {
 		return fmt.Sprintf("%s -> one of %s: x-modulus-hash delivers the message to exactly one of them, picked by a hash of its routing keys; which one, mqctl cannot tell before RabbitMQ 4.3", path, among)
 	}

@@ -327,6 +327,15 @@ func TestCompareModulusHash(t *testing.T) {
 			}
 		})
 	}
+	// x-local-random picks at random, whatever the key: even one key's
+	// messages are split among its queues.
+	rpc := []obj{exchange("rpc", "x-local-random", nil), queue("r1", nil), queue("r2", nil), bind("rpc", "r1", ""), bind("rpc", "r2", ""), exchange("in", "direct", nil)}
+	got0 := Compare(topo(rpc...), topo(append(append([]obj(nil), rpc...), bindExchange("in", "rpc", "k"))...), Options{})
+	wantRoutes := []Route{{Vhost: "/", Exchange: "in", Class: Class{Kind: ClassDirect, RoutingKey: "k", Matches: []string{"k"}},
+		After: []string{"r1", "r2"}, AfterSplits: []Split{{Exchange: "rpc", Queues: []string{"r1", "r2"}, Random: true}}}}
+	if !reflect.DeepEqual(got0.Routes, wantRoutes) {
+		t.Errorf("a direct key into x-local-random:\ngot  %s\nwant %s", show(t, got0.Routes), show(t, wantRoutes))
+	}
 	// Dead letters keeping their keys, before into one queue, after split.
 	q := queue("failing", topology.Args{"x-dead-letter-exchange": "jobs"})
 	got := Compare(topo(append(append([]obj(nil), jobs...), q)...), topo(append(append([]obj(nil), two...), q)...), Options{})

@@ -38,7 +38,7 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 	kind := dlxSide.kind(c.dlxName(f))
 	for _, cl := range classes {
 		// Without classes of keys, the one class is of every key.
-		m := route.Message{RoutingKey: cl.key, Headers: cl.headers, Class: !needK || !oneKey(kind, cl.matches)}
+		m := route.Message{RoutingKey: cl.key, Headers: cl.headers, Class: !needK || !oneKey(kind, cl.matches), Many: true}
 		var eb, ea *DeadLetterEnd
 		if inB {
 			eb = c.b.end(q, r, m)

@@ -146,7 +146,7 @@ func (c *vhostCompare) exchangeNames() []string {
 // and adds a Route when it reaches other queues.
 func (c *vhostCompare) route(x string, cl msgClass) {
 	class := c.class(x, cl)
-	m := route.Message{Exchange: x, RoutingKey: cl.key, Headers: cl.headers, Class: !oneKey(class.Kind, cl.matches)}
+	m := route.Message{Exchange: x, RoutingKey: cl.key, Headers: cl.headers, Class: !oneKey(class.Kind, cl.matches), Many: true}
 	rb, ra := c.b.sim.Publish(m), c.a.sim.Publish(m)
 	before, after := queuesOf(rb), queuesOf(ra)
 	sb, sa := rb.Splits(), ra.Splits()

@@ -175,7 +175,11 @@ func reach(qs []string, splits []Split) string {
 		parts = append(parts, queues(rest))
 	}
 	for _, s := range splits {
-		parts = append(parts, fmt.Sprintf("one of %s (exchange %q picks one for each message by a hash of its routing key)", queues(s.Queues), s.Exchange))
+		how := "by a hash of its routing key"
+		if s.Random {
+			how = "at random, among those on the node the publisher is connected to"
+		}
+		parts = append(parts, fmt.Sprintf("one of %s (exchange %q picks one for each message %s)", queues(s.Queues), s.Exchange, how))
 	}
 	return strings.Join(parts, ", and ")
 }

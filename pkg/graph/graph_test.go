@@ -711,6 +711,21 @@ func TestModulusHashIsDrawnAsOneOf(t *testing.T) {
 	t.Run("graphviz", func(t *testing.T) { runGraphviz(t, render(t, top, FormatDOT)) })
 }
 
+// An x-local-random exchange delivers each message to one of its classic
+// queues at random: the diagram says so on the exchange.
+func TestLocalRandomIsDrawnAsOneOf(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("/")
+	exchange(v, "rpc", "x-local-random")
+	for _, q := range []string{"r1", "r2"} {
+		queue(v, q, nil)
+		bind(v, "rpc", q, "", nil)
+	}
+	if out := render(t, top, FormatMermaid); !strings.Contains(out, "x-local-random, 1 of 2 (random, local)") {
+		t.Errorf("the exchange's label does not say it picks 1 of 2 queues at random:\n%s", out)
+	}
+}
+
 // A quorum queue with the broker's delayed retry (4.3) says how long its
 // returned messages wait; before 4.3 the broker ignores the arguments and
 // the diagram says nothing.

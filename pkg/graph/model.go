@@ -190,8 +190,11 @@ func (b *vhostBuilder) declareExchange(name string, x *topology.Exchange) {
 			detail += ", internal"
 		}
 	}
-	if b.routingType(name) == typeModulusHash {
+	switch b.routingType(name) {
+	case typeModulusHash:
 		detail += ", " + b.modulusHashLabel(name)
+	case typeLocalRandom:
+		detail += ", " + b.localRandomLabel(name)
 	}
 	n.lines = []string{name, detail}
 	b.add(n, "E", name)
@@ -213,6 +216,23 @@ func (b *vhostBuilder) modulusHashLabel(name string) string {
 		}
 	}
 	return fmt.Sprintf("1 of %d (hash)", len(dests))
+}
+
+// typeLocalRandom delivers each message to one classic queue bound to it
+// without a key, at random among those on the publisher's node (RabbitMQ
+// 4.0+).
+const typeLocalRandom = "x-local-random"
+
+// localRandomLabel says how an x-local-random exchange routes: "1 of 2
+// (random, local)".
+func (b *vhostBuilder) localRandomLabel(name string) string {
+	dests := map[string]bool{}
+	for _, bd := range b.v.Bindings {
+		if bd != nil && bd.Source == name && bd.RoutingKey == "" && bd.DestinationType == topology.DestQueue {
+			dests[bd.Destination] = true
+		}
+	}
+	return fmt.Sprintf("1 of %d (random, local)", len(dests))
 }
 
 // modulusHashShares counts the bindings of each x-modulus-hash exchange:

@@ -38,6 +38,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a federation upstream set naming an upstream the vhost does not declare", Run: runUpstreamSetUnknown},
 		{ID: "MQ405", Name: "topic-key-too-many-hashes", Severity: Error,
 			Summary: "a topic binding key with more than two '#' words: RabbitMQ 4.3.5+ refuses it, so a file that has one does not apply there (an error on every target, to keep files portable)", Run: runTopicHashes},
+		{ID: "MQ406", Name: "local-random-binding", Severity: Error,
+			Summary: "a binding an x-local-random exchange refuses (RabbitMQ 4.0+): one with a routing key, to an exchange, or to a queue that is not classic", Run: runLocalRandomBindings},
 		{ID: "MQ501", Name: "unsupported-queue-feature", Severity: Error,
 			Summary: "an argument or property the queue type does not support", Run: runUnsupported},
 		{ID: "MQ502", Name: "too-many-priorities", Severity: Warning,

@@ -98,3 +98,33 @@ func runTopicHashes(p *Pass) []Finding {
 	}
 	return out
 }
+
+// MQ406: a binding an x-local-random exchange refuses, on every target (the
+// type exists from 4.0, and takes only bindings without a key to classic
+// queues): the apply would stop at it.
+func runLocalRandomBindings(p *Pass) []Finding {
+	var out []Finding
+	for _, b := range p.Vhost.Bindings {
+		if p.Vhost.ExchangeType(b.Source) != rmqversion.LocalRandomExchangeType {
+			continue
+		}
+		qtype := ""
+		q := p.Vhost.Queues[b.Destination]
+		if b.DestinationType == topology.DestQueue && q != nil {
+			qtype = q.TypeOrClassic()
+		}
+		reason, fix := rmqversion.LocalRandomBindingRefusal(b, qtype)
+		if reason == "" {
+			continue
+		}
+		if q != nil && qtype != topology.QueueClassic && b.RoutingKey == "" {
+			if keep, ok := p.Version.KeepClassicFix(q, p.Vhost.Name, ""); ok {
+				fix = keep + "; otherwise " + fix
+			}
+		}
+		out = append(out, p.bindingFinding(b,
+			"binding from exchange %q (x-local-random) to %s %q: RabbitMQ refuses it, %s, so the file does not apply. %s",
+			b.Source, b.DestinationType, b.Destination, reason, upperFirst(fix)))
+	}
+	return out
+}

@@ -415,6 +415,45 @@ func ruleCases() []ruleCase {
 			},
 			quiet: []string{`orders -> queue work ["#.a.#"]`, `orders -> queue work ["*.*.#"]`}},
 
+		// MQ406
+		{name: "bindings an x-local-random exchange refuses", id: "MQ406",
+			build: func(b *builder) {
+				b.exchange("rpc", "x-local-random")
+				b.exchange("other", "fanout")
+				b.queue("replies", nil)
+				b.typed("qq", topology.QueueQuorum, nil)
+				b.bind("rpc", "replies", "")
+				b.bind("rpc", "replies", "k")
+				b.bind("rpc", "qq", "")
+				bd := b.bind("rpc", "other", "")
+				bd.DestinationType = topology.DestExchange
+			},
+			fire:  []string{`rpc -> queue replies ["k"]`, `rpc -> queue qq [""]`, `rpc -> exchange other [""]`},
+			quiet: []string{`rpc -> queue replies [""]`},
+			opts:  Options{Version: rmqversion.MustParse("4.0")},
+			contains: []string{`takes no binding key (HTTP 400 "Non empty binding 'k' key not permitted")`, `Bind with an empty routing key`,
+				`routes to classic queues only (HTTP 400 "Queue type rabbit_quorum_queue not valid for this exchange type")`, `Make queue "qq" a classic queue`,
+				`routes to queues only (HTTP 400 "Destination not found")`}},
+		{name: "an x-local-random exchange with its classic queues", id: "MQ406",
+			build: func(b *builder) {
+				b.exchange("rpc", "x-local-random")
+				b.queue("r1", nil)
+				b.queue("r2", topology.Args{"x-expires": 60000})
+				b.bind("rpc", "r1", "")
+				b.bind("rpc", "r2", "")
+			},
+			quiet: []string{`rpc -> queue r1 [""]`, `rpc -> queue r2 [""]`}},
+		{name: "an x-local-random binding to a queue quorum by the vhost's default", id: "MQ406",
+			build: func(b *builder) {
+				b.v.DefaultQueueType = topology.QueueQuorum
+				b.exchange("rpc", "x-local-random")
+				q := b.typed("replies", topology.QueueQuorum, nil)
+				q.TypeFromVhost = true
+				b.bind("rpc", "replies", "")
+			},
+			fire:     []string{`rpc -> queue replies [""]`},
+			contains: []string{`only because the file gives it no type and vhost "/" has default_queue_type: quorum; write type: classic`}},
+
 		// MQ402
 		{name: "exchange bound to nothing", id: "MQ402",
 			build: func(b *builder) { b.exchange("lonely", "topic") },

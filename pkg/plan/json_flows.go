@@ -68,7 +68,7 @@ func jsonEnd(e *flow.DeadLetterEnd) *pj.FlowEnd {
 func jsonSplits(ss []flow.Split) []pj.FlowSplit {
 	var out []pj.FlowSplit
 	for _, s := range ss {
-		out = append(out, pj.FlowSplit{Exchange: s.Exchange, Queues: s.Queues})
+		out = append(out, pj.FlowSplit{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random})
 	}
 	return out
 }

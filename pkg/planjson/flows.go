@@ -45,11 +45,14 @@ type FlowRoute struct {
 	Cause         string      `json:"cause,omitempty"`
 }
 
-// FlowSplit is an x-modulus-hash exchange that splits a class of
-// messages among queues: each message reaches one of them.
+// FlowSplit is an exchange that splits a class of messages among queues
+// (x-modulus-hash, by a hash of the routing keys; x-local-random, Random,
+// at random among those on the publisher's node): each message reaches
+// one of them.
 type FlowSplit struct {
 	Exchange string   `json:"exchange"`
 	Queues   []string `json:"queues"`
+	Random   bool     `json:"random,omitempty"`
 }
 
 // FlowEnd is where dead letters (or a delay tier's messages) go.

@@ -15,9 +15,9 @@ import (
 type tryer struct {
 	kind kind.Kind
 	// trial is the trial of the object c writes; false when the broker
-	// validates nothing of it. sources are the exchanges a binding can
-	// start from (sourceTypes).
-	trial func(c *plan.Change, sources map[[2]string]*topology.Exchange) (*Trial, bool)
+	// validates nothing of it. ends are the exchanges a binding can start
+	// from and the queues it can lead to (endsOf).
+	trial func(c *plan.Change, ends *planEnds) (*Trial, bool)
 	// size is how many arguments (or definition keys) a trial's object
 	// has, -1 when that does not apply; held adds to out the shapes of
 	// v's objects of the kind whose size want takes (nil: none are held
@@ -47,7 +47,7 @@ type tryer struct {
 var tryers = slices.Concat([]tryer{
 	{
 		kind: kind.Exchange,
-		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
 			x, ok := c.After.(plan.ExchangeObject)
 			if !ok {
 				return nil, false
@@ -67,7 +67,7 @@ var tryers = slices.Concat([]tryer{
 	},
 	{
 		kind: kind.Queue,
-		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
 			q, ok := c.After.(plan.QueueObject)
 			if !ok {
 				return nil, false
@@ -99,7 +99,7 @@ var tryers = slices.Concat([]tryer{
 }, policyTryers(), []tryer{
 	{
 		kind: kind.Vhost,
-		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
 			v, ok := c.After.(*plan.VhostMeta)
 			if !ok || v.DefaultQueueType == "" {
 				return nil, false // a name and a description: nothing the broker validates
@@ -116,7 +116,7 @@ var tryers = slices.Concat([]tryer{
 	},
 	{
 		kind: kind.VhostLimits,
-		trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
 			it, ok := c.After.(plan.ItemObject)
 			if !ok {
 				return nil, false
@@ -146,7 +146,7 @@ func policyTryers() []tryer {
 	for _, k := range kind.PolicyKinds() {
 		out = append(out, tryer{
 			kind: k,
-			trial: func(c *plan.Change, _ map[[2]string]*topology.Exchange) (*Trial, bool) {
+			trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
 				p, ok := c.After.(plan.PolicyObject)
 				if !ok {
 					return nil, false
@@ -168,21 +168,27 @@ func policyTryers() []tryer {
 	return out
 }
 
-// bindingTrial is the trial of a binding, on the shape of its source.
-func bindingTrial(c *plan.Change, sources map[[2]string]*topology.Exchange) (*Trial, bool) {
+// bindingTrial is the trial of a binding, on the shape of its source
+// (and, from an exchange type that may judge it, of its destination).
+func bindingTrial(c *plan.Change, ends *planEnds) (*Trial, bool) {
 	bo, ok := c.After.(plan.BindingObject)
 	if !ok {
 		return nil, false
 	}
 	b := bo.Binding
-	src, ok := sources[[2]string{c.Vhost, b.Source}]
+	src, ok := ends.exchanges[[2]string{c.Vhost, b.Source}]
 	if !ok {
 		if _, builtin := topology.BuiltinExchange(b.Source); !builtin || b.Source == "" {
 			// A source nobody declares: apply reports it (MQ401).
 			return nil, false
 		}
 	}
-	return &Trial{Kind: c.Kind, Key: bindingKey(b, src), Binding: b, Source: src}, true
+	tr := &Trial{Kind: c.Kind, Binding: b, Source: src}
+	if src != nil && judgesDestination(src.Type) && b.DestinationType == topology.DestQueue {
+		tr.DestQueueType = ends.queueTypes[[2]string{c.Vhost, b.Destination}]
+	}
+	tr.Key = bindingKey(b, src, tr.DestQueueType)
+	return tr, true
 }
 
 // heldBindings adds the shapes of v's bindings, each on its source.
@@ -198,9 +204,13 @@ func heldBindings(v *topology.Vhost, want func(int) bool, out map[string]bool) {
 				k = exchangeKey(src)
 				sources[b.Source] = k
 			}
-			out[bindingKeyOn(b, k, src.Type)] = true
+			qtype := ""
+			if q := v.Queues[b.Destination]; q != nil && judgesDestination(src.Type) && b.DestinationType == topology.DestQueue {
+				qtype = q.TypeOrClassic()
+			}
+			out[bindingKeyOn(b, k, src.Type, qtype)] = true
 		} else if _, builtin := topology.BuiltinExchange(b.Source); builtin {
-			out[bindingKey(b, nil)] = true
+			out[bindingKey(b, nil, "")] = true
 		}
 	}
 }

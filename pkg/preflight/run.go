@@ -224,9 +224,14 @@ func tooTight(ctx context.Context, c *broker.Client, name string, trials []*Tria
 		return ""
 	}
 	queues := 1 // the sink of the bindings
+	sinks := map[string]bool{}
 	for _, tr := range trials {
-		if tr.Kind == kind.Queue {
+		switch {
+		case tr.Kind == kind.Queue:
 			queues++
+		case tr.Kind == kind.Binding && tr.DestQueueType != "" && tr.DestQueueType != topology.QueueClassic && !sinks[tr.DestQueueType]:
+			sinks[tr.DestQueueType] = true
+			queues++ // a sink of that type
 		}
 	}
 	if max, ok := items[0].Settings.Int("max-queues"); ok && max >= 0 && int(max) < queues {
@@ -521,8 +526,17 @@ const (
 	sinkExchange = "mqctl.preflight.sink"
 )
 
-// ends returns the declarations the binding trials need: a queue and an
-// exchange to bind to, and an exchange of each source shape the broker
+// sinkQueueOf names the queue of type qtype that bindings are tried to.
+func sinkQueueOf(qtype string) string {
+	if qtype == topology.QueueClassic {
+		return sinkQueue
+	}
+	return sinkQueue + "." + qtype
+}
+
+// ends returns the declarations the binding trials need: a queue (of
+// each type a trial binds, see Trial.DestQueueType) and an exchange to
+// bind to, and an exchange of each source shape the broker
 // already holds (not a trial itself).
 func (t *trier) ends(bindings []*Trial) []func(context.Context) error {
 	if len(bindings) == 0 {
@@ -530,11 +544,19 @@ func (t *trier) ends(bindings []*Trial) []func(context.Context) error {
 	}
 	out := []func(context.Context) error{
 		func(ctx context.Context) error {
-			return t.c.DeclareQueue(ctx, t.vhost, &topology.Queue{Name: sinkQueue, Type: topology.QueueClassic, Durable: true})
-		},
-		func(ctx context.Context) error {
 			return t.c.DeclareExchange(ctx, t.vhost, &topology.Exchange{Name: sinkExchange, Type: "fanout", Durable: true})
 		},
+	}
+	sinks := map[string]bool{}
+	for _, tr := range bindings {
+		qtype := topology.QueueTypeOrClassic(tr.DestQueueType)
+		if sinks[qtype] {
+			continue
+		}
+		sinks[qtype] = true
+		out = append(out, func(ctx context.Context) error {
+			return t.c.DeclareQueue(ctx, t.vhost, &topology.Queue{Name: sinkQueueOf(qtype), Type: qtype, Durable: true})
+		})
 	}
 	seen := map[string]bool{}
 	for _, tr := range bindings {
@@ -577,7 +599,7 @@ func (t *trier) binding(ctx context.Context, tr *Trial) error {
 		}
 		b.Source = src
 	}
-	b.Destination = sinkQueue
+	b.Destination = sinkQueueOf(topology.QueueTypeOrClassic(tr.DestQueueType))
 	if b.DestinationType == topology.DestExchange {
 		b.Destination = sinkExchange
 	}

@@ -41,6 +41,11 @@ type Trial struct {
 	// broker's own amq.* exchanges, which every vhost has).
 	Binding *topology.Binding
 	Source  *topology.Exchange
+	// DestQueueType is the type of the queue Binding leads to, where the
+	// source's type may judge it (judgesDestination) and the plan or the
+	// broker says what it is: the trial binds a queue of that type. ""
+	// otherwise (a classic queue stands for the destination).
+	DestQueueType string
 }
 
 // Shapes returns the trials of p: one per distinct shape of the objects p
@@ -61,7 +66,7 @@ func Shapes(p *plan.Plan, held *topology.Topology) (trials []*Trial, untried []O
 		byKey[t.Key] = t
 		trials = append(trials, t)
 	}
-	exchanges := sourceTypes(p, held)
+	ends := endsOf(p, held)
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if c.Action == plan.Delete || c.After == nil {
@@ -73,7 +78,7 @@ func Shapes(p *plan.Plan, held *topology.Topology) (trials []*Trial, untried []O
 			untried = append(untried, o)
 			continue
 		}
-		if t, ok := tr.trial(c, exchanges); ok {
+		if t, ok := tr.trial(c, ends); ok {
 			add(t, o)
 		}
 	}
@@ -115,23 +120,50 @@ func heldShapes(held *topology.Topology, trials []*Trial) map[string]bool {
 	return out
 }
 
-// sourceTypes maps (vhost, name) to each exchange a binding of p can start
-// from: as p declares it, else as held holds it.
-func sourceTypes(p *plan.Plan, held *topology.Topology) map[[2]string]*topology.Exchange {
-	out := map[[2]string]*topology.Exchange{}
+// planEnds are what a binding of a plan can start from and lead to.
+type planEnds struct {
+	// exchanges maps (vhost, name) to each exchange a binding can start
+	// from: as the plan declares it, else as the broker holds it.
+	exchanges map[[2]string]*topology.Exchange
+	// queueTypes maps (vhost, name) to the type of each queue, alike.
+	queueTypes map[[2]string]string
+}
+
+// endsOf returns the ends of p's bindings, from p and from held (nil:
+// nothing known).
+func endsOf(p *plan.Plan, held *topology.Topology) *planEnds {
+	e := &planEnds{exchanges: map[[2]string]*topology.Exchange{}, queueTypes: map[[2]string]string{}}
 	if held != nil {
 		for vn, v := range held.Vhosts {
 			for name, x := range v.Exchanges {
-				out[[2]string{vn, name}] = x
+				e.exchanges[[2]string{vn, name}] = x
+			}
+			for name, q := range v.Queues {
+				e.queueTypes[[2]string{vn, name}] = q.TypeOrClassic()
 			}
 		}
 	}
 	for _, c := range p.Changes {
-		if x, ok := c.After.(plan.ExchangeObject); ok {
-			out[[2]string{c.Vhost, c.Name}] = x.Exchange
+		switch o := c.After.(type) {
+		case plan.ExchangeObject:
+			e.exchanges[[2]string{c.Vhost, c.Name}] = o.Exchange
+		case plan.QueueObject:
+			e.queueTypes[[2]string{c.Vhost, c.Name}] = o.TypeOrClassic()
 		}
 	}
-	return out
+	return e
+}
+
+// judgesDestination reports whether an exchange of type typ may refuse a
+// binding for what its destination is: not a core routing type, which
+// takes any queue; a plugin's or x-local-random, which takes classic
+// queues only (rabbit_exchange_type_local_random:validate_binding/2).
+func judgesDestination(typ string) bool {
+	switch typ {
+	case "direct", "fanout", "topic", "headers":
+		return false
+	}
+	return true
 }
 
 // nameArgs are the arguments and policy keys whose value names another
@@ -204,19 +236,22 @@ func shapeKey[T any](prefix string, def topology.Definition[T], o T) string {
 // bytes), and a topic exchange checks only its words' wildcards (4.3.5
 // refuses more than two '#'), so "order.created" and "invoice.paid" are
 // both "w.w".
-func bindingKey(b *topology.Binding, src *topology.Exchange) string {
+//
+// qtype is the destination queue's type where the source's type may judge
+// it (judgesDestination), "" otherwise.
+func bindingKey(b *topology.Binding, src *topology.Exchange, qtype string) string {
 	srcKey, typ := "builtin\x00"+b.Source, ""
 	if src != nil {
 		srcKey, typ = exchangeKey(src), src.Type
 	} else if x, ok := topology.BuiltinExchange(b.Source); ok {
 		typ = x.Type
 	}
-	return bindingKeyOn(b, srcKey, typ)
+	return bindingKeyOn(b, srcKey, typ, qtype)
 }
 
 // bindingKeyOn is bindingKey on a source of key srcKey and type typ.
-func bindingKeyOn(b *topology.Binding, srcKey, typ string) string {
-	return fmt.Sprintf("binding\x00%s\x00%s\x00%s\x00%s", srcKey, b.DestinationType, keyForm(typ, b.RoutingKey), b.Arguments.Canonical())
+func bindingKeyOn(b *topology.Binding, srcKey, typ, qtype string) string {
+	return fmt.Sprintf("binding\x00%s\x00%s\x00%s\x00%s\x00%s", srcKey, b.DestinationType, qtype, keyForm(typ, b.RoutingKey), b.Arguments.Canonical())
 }
 
 func keyForm(exchangeType, key string) string {

@@ -194,3 +194,51 @@ func TestEveryKindTriedOrUntried(t *testing.T) {
 		}
 	}
 }
+
+// TestShapesDestinationType: from an exchange type that may judge what it
+// is bound to (x-local-random takes classic queues only), a binding's
+// shape holds its queue's type, whether the plan declares the queue or
+// the broker holds it; from a core type it does not.
+func TestShapesDestinationType(t *testing.T) {
+	const src = `version: 1
+vhosts:
+  v:
+    exchanges:
+      rpc: { type: x-local-random }
+      work: { type: direct }
+    queues:
+      c1: { bindings: [{ exchange: rpc }, { exchange: work, routing_key: a }] }
+      c2: { bindings: [{ exchange: rpc }] }
+      q1: { type: quorum, bindings: [{ exchange: rpc }, { exchange: work, routing_key: b }] }
+`
+	p := plan.Diff(load(t, src), plan.Current{Live: topology.Live{State: topology.New()}})
+	trials, _ := Shapes(p, nil)
+	byKey := map[string]*Trial{}
+	for _, tr := range trials {
+		if tr.Kind == kind.Binding {
+			byKey[trialKeys([]*Trial{tr})[0]] = tr
+		}
+	}
+	for name, want := range map[string]string{
+		"binding: rpc -> queue c1 [], rpc -> queue c2 []":     topology.QueueClassic,
+		"binding: rpc -> queue q1 []":                         topology.QueueQuorum,
+		"binding: work -> queue c1 [a], work -> queue q1 [b]": "",
+	} {
+		tr := byKey[name]
+		if tr == nil {
+			t.Errorf("no trial %q; have %v", name, trialKeys(trials))
+			continue
+		}
+		if tr.DestQueueType != want {
+			t.Errorf("%s: destination type %q, want %q", name, tr.DestQueueType, want)
+		}
+	}
+	// Held by the broker: a quorum queue bound from rpc is a shape of its
+	// own, a classic one the shape held.
+	held := load(t, src)
+	more := strings.Replace(src, "      c2:", "      q2: { type: quorum, bindings: [{ exchange: rpc }] }\n      c3: { bindings: [{ exchange: rpc }] }\n      c2:", 1)
+	p = plan.Diff(load(t, more), plan.Current{Live: topology.Live{State: held}})
+	if got := trialKeys(firstOf(Shapes(p, held))); len(got) != 0 {
+		t.Errorf("trials of shapes the broker holds: %v", got)
+	}
+}

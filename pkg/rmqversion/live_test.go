@@ -214,3 +214,79 @@ func send(t *testing.T, b *testbroker.Broker, method, path, body string) (int, s
 	msg, _ := io.ReadAll(r.Body)
 	return r.StatusCode, string(msg)
 }
+
+// TestLocalRandomBindingsAgainstBroker: from 4.0 an x-local-random
+// exchange takes a binding with an empty key to a classic queue, and
+// refuses one with a key, one to a quorum queue or a stream, and one to an
+// exchange; Check predicts each for the broker of the run. 3.10 has no
+// such exchange type: it refuses the exchange (HTTP 400 "unknown exchange
+// type").
+func TestLocalRandomBindingsAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	ev := url.PathEscape(vh)
+	status, msg := send(t, b, http.MethodPut, "/api/exchanges/"+ev+"/rpc", `{"type":"x-local-random","durable":true}`)
+	if !v.LocalRandomExchange() {
+		if status != http.StatusBadRequest || !strings.Contains(msg, "unknown exchange type") {
+			t.Errorf("RabbitMQ %s took an x-local-random exchange: %d %s", v, status, msg)
+		}
+		return
+	}
+	if status >= 300 {
+		t.Fatalf("RabbitMQ %s refused an x-local-random exchange: %d %s", v, status, msg)
+	}
+	send(t, b, http.MethodPut, "/api/exchanges/"+ev+"/other", `{"type":"fanout","durable":true}`)
+	queues := map[string]string{"cq": topology.QueueClassic, "qq": topology.QueueQuorum, "sq": topology.QueueStream}
+	for name, typ := range queues {
+		if status, msg := send(t, b, http.MethodPut, "/api/queues/"+ev+"/"+name, `{"durable":true,"arguments":{"x-queue-type":"`+typ+`"}}`); status >= 300 {
+			t.Fatalf("declare %s: %d %s", name, status, msg)
+		}
+	}
+	cases := []struct {
+		name    string
+		binding topology.Binding
+		refused bool
+	}{
+		{"a classic queue", topology.Binding{Destination: "cq", DestinationType: topology.DestQueue}, false},
+		{"a classic queue with arguments", topology.Binding{Destination: "cq", DestinationType: topology.DestQueue, Arguments: topology.Args{"a": int64(1)}}, false},
+		{"a classic queue with a key", topology.Binding{Destination: "cq", DestinationType: topology.DestQueue, RoutingKey: "k"}, true},
+		{"a quorum queue", topology.Binding{Destination: "qq", DestinationType: topology.DestQueue}, true},
+		{"a stream", topology.Binding{Destination: "sq", DestinationType: topology.DestQueue}, true},
+		{"an exchange", topology.Binding{Destination: "other", DestinationType: topology.DestExchange}, true},
+	}
+	for _, c := range cases {
+		bd := c.binding
+		bd.Source = "rpc"
+		body := `{"routing_key":"` + bd.RoutingKey + `"`
+		if len(bd.Arguments) > 0 {
+			body += `,"arguments":{"a":1}`
+		}
+		status, msg := send(t, b, http.MethodPost, "/api/bindings/"+ev+"/e/rpc/"+map[string]string{topology.DestQueue: "q", topology.DestExchange: "e"}[bd.DestinationType]+"/"+bd.Destination, body+"}")
+		refused := status == http.StatusBadRequest
+		if refused != c.refused {
+			t.Errorf("RabbitMQ %s, binding x-local-random to %s: refused=%v (%d %s), want %v", v, c.name, refused, status, msg, c.refused)
+		}
+		top := topology.New()
+		vhost := topology.NewVhost(vh)
+		vhost.Exchanges["rpc"] = &topology.Exchange{Name: "rpc", Type: "x-local-random", Durable: true}
+		vhost.Exchanges["other"] = &topology.Exchange{Name: "other", Type: "fanout", Durable: true}
+		for name, typ := range queues {
+			vhost.Queues[name] = &topology.Queue{Name: name, Type: typ, Durable: true}
+		}
+		vhost.Bindings = []*topology.Binding{&bd}
+		top.Vhosts[vh] = vhost
+		err := v.Check(top)
+		if predicted := err != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, binding x-local-random to %s: broker refused=%v (%d %s), Check predicts refused=%v (%v)", v, c.name, refused, status, msg, predicted, err)
+		}
+		if refused && err != nil {
+			// The broker's words are in the refusal mqctl gives.
+			var broker struct{ Reason string }
+			_ = json.Unmarshal([]byte(msg), &broker)
+			if !strings.Contains(err.Error(), broker.Reason) {
+				t.Errorf("RabbitMQ %s, binding to %s: the broker says %q, mqctl's refusal does not: %v", v, c.name, broker.Reason, err)
+			}
+		}
+	}
+}

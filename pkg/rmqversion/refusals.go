@@ -180,6 +180,7 @@ func (v Version) Check(t *topology.Topology) error {
 		out = v.checkQueues(out, vn, vh)
 		out = v.checkExchanges(out, vn, vh)
 		out = v.checkBindings(out, vn, vh)
+		out = v.checkLocalRandomBindings(out, vn, vh)
 		for _, k := range kind.PolicyKinds() {
 			ps := vh.PoliciesOf(k)
 			for _, pn := range sortedKeys(ps) {
@@ -366,11 +367,18 @@ func queueArgReason(v Version, typ, arg string) string {
 // of vhost vn, when q has that type only from its vhost's
 // default_queue_type (topology.Queue.TypeFromVhost) and a classic queue
 // takes arg: to write type: classic. false otherwise.
+//
+// arg "" is for what else a classic queue takes (a binding from an
+// x-local-random exchange): the fix then says to write type: classic.
 func (v Version) KeepClassicFix(q *topology.Queue, vn, arg string) (string, bool) {
-	if !q.TypeFromVhost || q.Type == topology.QueueClassic || v.RefusesQueueArgument(topology.QueueClassic, arg) {
+	if !q.TypeFromVhost || q.Type == topology.QueueClassic || (arg != "" && v.RefusesQueueArgument(topology.QueueClassic, arg)) {
 		return "", false
 	}
-	return fmt.Sprintf("it is a %s queue only because the file gives it no type and vhost %q has default_queue_type: %s; to keep %s, write type: classic", q.Type, vn, q.Type, arg), true
+	why := fmt.Sprintf("it is a %s queue only because the file gives it no type and vhost %q has default_queue_type: %s", q.Type, vn, q.Type)
+	if arg == "" {
+		return why + "; write type: classic", true
+	}
+	return fmt.Sprintf("%s; to keep %s, write type: classic", why, arg), true
 }
 
 func queueArgFix(v Version, typ, arg string) string {

@@ -47,6 +47,11 @@ type Message struct {
 	// which of them each message reaches one of. Its dead letters are a
 	// class too, unless a dead-letter routing key gives them all one key.
 	Class bool `json:"-"`
+	// Many makes the message stand for many messages, whatever their keys
+	// (pkg/flow's, every one): an x-local-random exchange picks one of its
+	// queues at random for each, so they are split among them all, as a
+	// Class is. Its dead letters are many too.
+	Many bool `json:"-"`
 	// keys, when set, are all the routing keys of a dead letter: RabbitMQ
 	// keeps a message's CC and BCC keys on its dead letters (when no
 	// dead-letter routing key replaces them), although BCC is gone from
@@ -162,8 +167,8 @@ type Target struct {
 }
 
 // Choice is an exchange that delivers a message to exactly one of its
-// bound destinations, picked by a hash of the message's routing keys (an
-// x-modulus-hash exchange).
+// bound destinations: picked by a hash of the message's routing keys (an
+// x-modulus-hash exchange), or at random (x-local-random).
 type Choice struct {
 	Exchange string `json:"exchange"`
 	// Path is how the message reached Exchange (empty when it was
@@ -176,8 +181,14 @@ type Choice struct {
 	// 4.3+: erlang:phash2 of the routing keys, CC and BCC keys included,
 	// modulo the number of bindings); nil when mqctl cannot tell (before
 	// 4.3 the rabbitmq_sharding plugin picks from the bindings in an order
-	// only the broker's metadata store knows).
+	// only the broker's metadata store knows; an x-local-random exchange
+	// with more than one queue picks at random).
 	Picked *Target `json:"picked,omitempty"`
+	// Random: the exchange is x-local-random (RabbitMQ 4.0+), which picks
+	// one of its classic queues at random among those on the node the
+	// publisher is connected to, not by a hash of the routing keys; a
+	// queue on another node gets nothing from that publisher.
+	Random bool `json:"random,omitempty"`
 }
 
 // Queues returns the names of the queues among the choice's destinations
@@ -205,16 +216,19 @@ func (r Result) Queues() []string {
 	return out
 }
 
-// Split is an x-modulus-hash exchange that a class of messages
+// Split is an exchange that picks one destination for each message
+// (x-modulus-hash, x-local-random) that a class of messages
 // (Message.Class) reaches, and the queues it leads them to: each message
-// reaches one of Queues (sorted), by a hash of its routing keys, not all.
+// reaches one of Queues (sorted), not all: by a hash of its routing keys,
+// or, where Random, at random among those on the publisher's node.
 type Split struct {
 	Exchange string   `json:"exchange"`
 	Queues   []string `json:"queues"`
+	Random   bool     `json:"random,omitempty"`
 }
 
 // Splits returns where r, the route of a Message.Class, splits the class:
-// each x-modulus-hash exchange it followed to more than one destination,
+// each exchange that picks one destination (picksOne) it followed to more than one destination,
 // with the queues of Deliveries reached through it (by the path each
 // delivery reports), in the order of OneOf; nil for none. A queue the
 // class also reaches by a way that picks nothing is listed here when its
@@ -228,14 +242,14 @@ func (r Result) Splits() []Split {
 		var qs []string
 		for _, d := range r.Deliveries {
 			for _, st := range d.Path {
-				if st.Exchange == c.Exchange && st.ExchangeType == typeModulusHash {
+				if st.Exchange == c.Exchange && picksOne(st.ExchangeType) {
 					qs = append(qs, d.Queue)
 					break
 				}
 			}
 		}
 		if len(qs) > 0 {
-			out = append(out, Split{Exchange: c.Exchange, Queues: qs})
+			out = append(out, Split{Exchange: c.Exchange, Queues: qs, Random: c.Random})
 		}
 	}
 	return out

@@ -116,7 +116,7 @@ func (s *Simulator) leadsTo(name string, ix *exchangeIndex) []string {
 // message (see match).
 func (ix *exchangeIndex) picksBlindly() bool {
 	if len(ix.bindings) == 0 {
-		return ix.routingType != typeModulusHash
+		return !picksOne(ix.routingType)
 	}
 	switch ix.routingType {
 	case "", typeFanout:

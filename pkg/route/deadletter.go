@@ -112,7 +112,7 @@ func (s *Simulator) deadLetterMessage(m Message, keys []string, queue string, re
 		if !hasRK && len(keys) > 1 {
 			dl.keys = keys
 		}
-		dl.Class = m.Class && !hasRK
+		dl.Class, dl.Many = m.Class && !hasRK, m.Many
 		return dl
 	}
 	dl := s.recordDeath(m, held, keys, queue, reason, origExp, hasExp)
@@ -121,7 +121,7 @@ func (s *Simulator) deadLetterMessage(m Message, keys []string, queue string, re
 	if hasRK {
 		dl.keys = []string{rk}
 	}
-	dl.Class = m.Class && !hasRK
+	dl.Class, dl.Many = m.Class && !hasRK, m.Many
 	return dl
 }
 

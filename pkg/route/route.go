@@ -27,7 +27,15 @@ const (
 	// typeModulusHash delivers each message to exactly one of its bound
 	// destinations (see Choice).
 	typeModulusHash = "x-modulus-hash"
+	// typeLocalRandom delivers each message to one classic queue bound
+	// to it without a key, at random among those on the node the
+	// publisher is connected to (RabbitMQ 4.0+; see Choice).
+	typeLocalRandom = rmqversion.LocalRandomExchangeType
 )
+
+// picksOne reports whether an exchange of routing type typ delivers each
+// message to exactly one of its bound destinations, never to all.
+func picksOne(typ string) bool { return typ == typeModulusHash || typ == typeLocalRandom }
 
 // Simulator routes messages through one vhost. New precomputes every index
 // it needs; afterwards a Simulator is read-only and safe for concurrent
@@ -168,6 +176,11 @@ func routingType(x *topology.Exchange, ver rmqversion.Version) (string, string) 
 			return x.Type, ""
 		}
 		return x.Type, fmt.Sprintf("exchange %q: before RabbitMQ 4.3, %s is the rabbitmq_sharding plugin's exchange type: it delivers each message to exactly one of its bound destinations, picked by a hash of the routing keys over its bindings in the order the broker's metadata store lists them, which mqctl cannot know: it names the destinations that can receive the message, not the one that does (4.3 sorts them, and mqctl makes the pick there)", x.Name, x.Type)
+	case typeLocalRandom:
+		if !ver.LocalRandomExchange() {
+			return "", fmt.Sprintf("exchange %q: RabbitMQ %s has no exchange type %s (a core type from 4.0): the broker refuses the exchange", x.Name, ver.Line(), x.Type)
+		}
+		return x.Type, ""
 	case typeDelayed:
 		inner, _ := x.Arguments.String("x-delayed-type")
 		switch inner {
@@ -472,17 +485,27 @@ func (w *walker) visit(p pending, work []pending) []pending {
 // the result lists among its OneOf; simulated is false when the pick
 // cannot be told.
 func (w *walker) match(ix *exchangeIndex, p pending) (matched []*topology.Binding, simulated bool) {
-	if ix.routingType != typeModulusHash {
+	if !picksOne(ix.routingType) {
 		return w.s.declaredDestinations(ix.match(w.keys, w.headers, w.strict), w.problem), true
 	}
-	// Every binding takes part, whatever its key.
-	cands := w.s.declaredDestinations(ix.bindings, w.problem)
+	// x-modulus-hash picks among every binding, whatever its key.
+	cands := ix.bindings
+	if ix.routingType == typeLocalRandom {
+		cands = ix.localRandomBindings()
+	}
+	cands = w.s.declaredDestinations(cands, w.problem)
 	if len(cands) == 0 {
 		return nil, true
 	}
-	c, picked := w.s.modulusHash(ix.x.Name, cands, w.keys)
+	var c Choice
+	var picked *topology.Binding
+	if ix.routingType == typeModulusHash {
+		c, picked = w.s.modulusHash(ix.x.Name, cands, w.keys)
+	} else {
+		c, picked = localRandom(ix.x.Name, cands)
+	}
 	c.Path = p.path
-	if w.m.Class && len(c.Among) > 1 {
+	if (w.m.Class || (w.m.Many && c.Random)) && len(c.Among) > 1 {
 		// Each message of the class picks one: the class reaches them all.
 		c.Picked = nil
 		w.res.OneOf = append(w.res.OneOf, c)
@@ -546,6 +569,48 @@ func (s *Simulator) declaredDestinations(bs []*topology.Binding, problem func(st
 	return out
 }
 
+// localRandomBindings are the bindings an x-local-random exchange picks
+// from: those without a key, to a queue (rabbit_exchange_type_local_random:
+// route/3 matches the empty key; the broker refuses any other binding).
+func (ix *exchangeIndex) localRandomBindings() []*topology.Binding {
+	var out []*topology.Binding
+	for _, b := range ix.bindings {
+		if b.RoutingKey == "" && b.DestinationType == topology.DestQueue {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// localRandom is the choice x-local-random exchange x makes among its
+// bindings bs (without a key, to declared queues): one queue at random
+// among those whose process runs on the node the publisher is connected
+// to (rabbit_exchange_type_local_random:route/3 at v4.3.5). mqctl cannot
+// know that node: with one queue, the message goes to it (when it is on
+// the publisher's node, always on a single node); with more, the pick is
+// not told.
+func localRandom(x string, bs []*topology.Binding) (Choice, *topology.Binding) {
+	c := Choice{Exchange: x, Random: true}
+	for _, b := range bs {
+		found := false
+		for i := range c.Among {
+			if c.Among[i].Name == b.Destination {
+				c.Among[i].Bindings++
+				found = true
+			}
+		}
+		if !found {
+			c.Among = append(c.Among, Target{Name: b.Destination, Type: b.DestinationType, Bindings: 1})
+		}
+	}
+	slices.SortFunc(c.Among, func(a, b Target) int { return strings.Compare(a.Name, b.Name) })
+	if len(c.Among) != 1 {
+		return c, nil
+	}
+	c.Picked = &c.Among[0]
+	return c, bs[0]
+}
+
 // modulusHash is the choice x-modulus-hash exchange x makes among its
 // bindings bs (all with declared destinations) for a message with routing
 // keys keys, and the binding it picks: nil where the version's pick
@@ -590,6 +655,8 @@ func (s *Simulator) describeMatch(x string, m Message, keys []string) string {
 		return "the message (a fanout exchange without bindings)"
 	case typeModulusHash:
 		return "the message (an x-modulus-hash exchange without bindings)"
+	case typeLocalRandom:
+		return "the message (an x-local-random exchange without a queue bound without a key)"
 	case typeHeaders:
 		if len(m.Headers) == 0 {
 			return "a message without headers"
