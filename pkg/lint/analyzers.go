@@ -13,7 +13,7 @@ func builtinAnalyzers() []*Analyzer {
 		{ID: "MQ104", Name: "dead-letters-cross-delivered", Severity: Warning,
 			Summary: "dead letters of one queue reaching another queue's DLQ or a working queue", Run: runDLCrossDelivered},
 		{ID: "MQ105", Name: "dead-letter-loop", Severity: Warning,
-			Summary: "a dead-letter path that loops back without a delay", Run: runDLLoop},
+			Summary: "a dead-letter path that loops back without a delay, or through a delay queue that brings back, to be dropped as a cycle, what the queue dead-letters for another reason than a rejection", Run: runDLLoop},
 		{ID: "MQ106", Name: "dlq-unreached", Severity: Info,
 			Summary: "a DLQ (declared with dead_letter.queue, or named as one) that no dead letters reach", Run: runDLQUnreached},
 		{ID: "MQ201", Name: "delay-return-misrouted", Severity: Error,

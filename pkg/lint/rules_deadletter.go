@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -482,7 +484,134 @@ func runDLLoop(p *Pass) []Finding {
 				"Put a delay queue (with x-message-ttl) on the path — retry.delays does this — or dead-letter into a DLQ that does not send them back",
 			start, strings.Join(path, " -> ")))
 	}
+	return append(out, p.delayedCycles()...)
+}
+
+// delayedCycles is MQ105's other loop: a queue whose dead letters go to a
+// delay queue that returns them to it once they expire. A message a
+// consumer rejected makes the round trip; one that died for another
+// reason (it expired, overflowed, or passed the delivery limit) comes back
+// to a queue it died in with no rejection on the way, a cycle, and
+// RabbitMQ drops it there (mc:is_death_cycle/2): lost without a trace.
+func (p *Pass) delayedCycles() []Finding {
+	var out []Finding
+	for _, name := range p.queueNames {
+		d := p.dl[name]
+		if d == nil || p.dlq[name] || p.Vhost.Queues[name].Role == topology.RoleDelay {
+			continue
+		}
+		var lost []string
+		tiers := map[string]bool{}
+		for _, r := range p.Sim.Reasons(name) {
+			if r == route.Rejected {
+				continue
+			}
+			if via := p.cycleDrops(name, d, r); len(via) > 0 {
+				lost = append(lost, p.deathCause(name, r))
+				for _, t := range via {
+					tiers[t] = true
+				}
+			}
+		}
+		if len(lost) == 0 {
+			continue
+		}
+		q := p.Vhost.Queues[name]
+		out = append(out, p.queueFinding(q,
+			"dead letters of queue %q return to it through delay queue %s once they expire, and only those a consumer rejected make the round trip: %s come back to a queue they died in with no rejection on the way, and RabbitMQ drops them there as a dead-letter cycle, without a trace. "+
+				"%s",
+			name, strings.Join(quoteAll(slices.Sorted(maps.Keys(tiers))), ", "), strings.Join(lost, "; "), p.cycleFix(q)))
+	}
 	return out
+}
+
+// cycleDrops returns the delay queues through which queue q's dead
+// letters for reason r come back to q and are dropped there.
+func (p *Pass) cycleDrops(q string, d *dlInfo, r route.Reason) []string {
+	var via []string
+	for _, kr := range d.Routes {
+		first := p.Sim.DeadLetter(q, r, route.Message{Exchange: kr.In.Exchange, RoutingKey: kr.Sample})
+		for _, t := range first.Result.Queues() {
+			if t == q || !p.hasTTL(t) || slices.Contains(via, t) || !p.moreTierThan(t, q) {
+				continue
+			}
+			back := p.Sim.DeadLetter(t, route.Expired, first.Result.Message)
+			if slices.Contains(back.Cycles, q) {
+				via = append(via, t)
+			}
+		}
+	}
+	return via
+}
+
+// moreTierThan reports whether queue t, in a dead-letter loop with queue
+// q, is the loop's delay queue rather than q: declared as a delay tier, or
+// a TTL of its own where q's comes from a policy or is longer. Both have
+// a TTL and a dead-letter exchange, and routes alone do not tell which
+// one is waited in; the loop is reported once, on the other.
+func (p *Pass) moreTierThan(t, q string) bool {
+	tierness := func(name string) int {
+		switch {
+		case p.Vhost.Queues[name].Role == topology.RoleDelay:
+			return 2
+		case p.Vhost.Queues[name].Arguments.Has(argTTL):
+			return 1
+		}
+		return 0
+	}
+	if !p.hasTTL(q) {
+		return true
+	}
+	if a, b := tierness(t), tierness(q); a != b {
+		return a > b
+	}
+	tt, _ := p.qargs[t].Int(argTTL)
+	qt, _ := p.qargs[q].Int(argTTL)
+	return tt < qt || (tt == qt && t > q)
+}
+
+// deathCause says which messages queue q dead-letters for reason r, and
+// what makes it.
+func (p *Pass) deathCause(q string, r route.Reason) string {
+	switch r {
+	case route.Expired:
+		return fmt.Sprintf("messages that expire in it (%s)", p.settingSource(q, argTTL, "message-ttl"))
+	case route.MaxLen:
+		if p.qargs[q].Has(argMaxLen) {
+			return fmt.Sprintf("messages it drops when full (%s)", p.settingSource(q, argMaxLen, "max-length"))
+		}
+		return fmt.Sprintf("messages it drops when full (%s)", p.settingSource(q, argMaxBytes, "max-length-bytes"))
+	case route.DeliveryLimit:
+		n, _ := p.Sim.DeliveryLimit(q)
+		return fmt.Sprintf("messages whose deliveries fail past its delivery limit (%d, %s)", n, p.deliveryLimitSource(p.Vhost.Queues[q]))
+	}
+	return fmt.Sprintf("its %s dead letters", r)
+}
+
+// settingSource names where queue q's effective argument arg (policy key
+// key) comes from, with its value: "x-message-ttl 60000" for its own,
+// "message-ttl 60000 of operator policy \"cap\"" for a policy's.
+func (p *Pass) settingSource(q, arg, key string) string {
+	v, _ := p.qargs[q][arg]
+	if own, ok := p.Vhost.Queues[q].Arguments[arg]; ok && topology.ValueEqual(own, v) {
+		return fmt.Sprintf("its %s %v", arg, topology.Quoted(v))
+	}
+	pol, op := p.Sim.QueuePolicies(q)
+	if o := p.Vhost.OperatorPolicies[op]; o != nil {
+		if ov, ok := o.Definition[key]; ok && topology.ValueEqual(ov, v) {
+			return fmt.Sprintf("%s %v of operator policy %q", key, topology.Quoted(v), op)
+		}
+	}
+	return fmt.Sprintf("%s %v of policy %q", key, topology.Quoted(v), pol)
+}
+
+// cycleFix says how to keep queue q's other dead letters.
+func (p *Pass) cycleFix(q *topology.Queue) string {
+	fix := fmt.Sprintf("Dead-letter %q into a DLQ instead (dead_letter.queue), and have its consumer retry a failed message by publishing it to the delay queue and acknowledging it (retry.delays declares such tiers)", q.Name)
+	if q.TypeOrClassic() == topology.QueueQuorum && p.Version.DelayedRetry() {
+		fix += fmt.Sprintf(", or let RabbitMQ %s make retries wait itself (retry: {backoff: {min: …}, attempts: N}, no delay queue)", p.Version.Line())
+	}
+	return fix + "; or remove what dead-letters them"
 }
 
 // stronglyConnected returns the strongly connected components of the

@@ -215,6 +215,33 @@ func ruleCases() []ruleCase {
 				b.queue("a.retry", topology.Args{argDLX: "", argDLRK: "a", argTTL: 5000})
 			},
 			quiet: []string{"a", "a.retry"}},
+		// RabbitMQ drops a dead letter that comes back to a queue it died
+		// in without a rejection (measured on 4.3.6 and 3.10.8: a message
+		// that expired in the working queue is gone after one round trip).
+		{name: "loop through a delay queue that drops what expires", id: "MQ105",
+			build: func(b *builder) {
+				b.queue("a", topology.Args{argDLX: "", argDLRK: "a.retry", argTTL: 60000})
+				b.queue("a.retry", topology.Args{argDLX: "", argDLRK: "a", argTTL: 5000})
+			},
+			fire: []string{"a"}, quiet: []string{"a.retry"},
+			contains: []string{`through delay queue "a.retry"`, "messages that expire in it (its x-message-ttl 60000)", "RabbitMQ drops them there as a dead-letter cycle", `Dead-letter "a" into a DLQ instead`}},
+		{name: "a quorum queue's delivery limit in a delay loop", id: "MQ105",
+			build: func(b *builder) {
+				b.typed("a", topology.QueueQuorum, topology.Args{argDLX: "", argDLRK: "a.retry"})
+				b.policy("cap", "^a$", topology.Args{"max-length": 100})
+				b.queue("a.retry", topology.Args{argDLX: "", argDLRK: "a", argTTL: 5000})
+			},
+			fire: []string{"a"}, quiet: []string{"a.retry"},
+			contains: []string{`messages it drops when full (max-length 100 of policy "cap")`, "past its delivery limit (20, the default limit quorum queues have from RabbitMQ 4.0)", "retry: {backoff"}},
+		{name: "retry tiers and a DLQ: no loop", id: "MQ105",
+			build: func(b *builder) {
+				b.exchange("dlx", "direct")
+				w, _ := b.dlqPair("w", "", "", "dlx", topology.Args{argTTL: 60000})
+				w.Type = topology.QueueQuorum
+				t := b.queue("w.retry.5s", topology.Args{argDLX: "", argDLRK: "w", argTTL: 5000})
+				t.Role, t.Origin = topology.RoleDelay, "w"
+			},
+			quiet: []string{"w", "w.retry.5s", "w.dlq"}},
 
 		// MQ201
 		{name: "retry exchange with # and the topic exchange as DLX", id: "MQ201",
