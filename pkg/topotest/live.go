@@ -286,7 +286,7 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 				return o, err
 			}
 		}
-		o.judge(p.onBroker(pred, o))
+		p.judge(&o, pred)
 		return o, nil
 	}
 
@@ -329,8 +329,27 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 	if o.Got, err = p.collect(ctx, p.wait, tc.Expect, died, true); err != nil {
 		return o, err
 	}
-	o.judge(p.onBroker(pred, o))
+	p.judge(&o, pred)
 	return o, nil
+}
+
+// judge judges a live outcome. Where an exchange on the way picks at
+// random (pred.random), what the broker did this time decides nothing:
+// the outcome is unknown unless the message reached a queue no pick can
+// lead to.
+func (p *prober) judge(o *Outcome, pred prediction) {
+	if !pred.random {
+		o.judge(p.onBroker(pred, *o))
+		return
+	}
+	got := o.Got
+	o.Got = pred.queues
+	o.judgeUnsure(pred)
+	o.Got = got
+	if o.Unknown {
+		o.Message = fmt.Sprintf("the broker delivered it to %s this time, which decides nothing: %s; the answer changes from run to run. Test what the message certainly reaches, or publish to one of the queues by name (the default exchange)",
+			list(got), strings.Join(pred.unsure, "; "))
+	}
 }
 
 // publishWait bounds the search for the copies of a publish in the

@@ -274,3 +274,70 @@ tests:
 		t.Errorf("outcomes in file order (-want +got):\n%s", diff)
 	}
 }
+
+// TestLiveRandomPick: an x-local-random exchange with two queues (RabbitMQ
+// 4.0+) picks one at random, so a test expecting one of them is unknown,
+// offline and live (where the broker's pick this time decides nothing);
+// one expecting a queue no pick reaches fails; one through an
+// x-local-random exchange with a single queue passes. 3.10 has no such
+// exchange type: the throwaway vhost cannot be made.
+func TestLiveRandomPick(t *testing.T) {
+	t.Parallel()
+	c, amqpURL := liveBroker(t)
+	top := loadSrc(t, `version: 1
+vhosts:
+  v:
+    exchanges:
+      rpc: { type: x-local-random }
+      solo: { type: x-local-random }
+    queues:
+      w1: { bindings: [{ exchange: rpc }] }
+      w2: { bindings: [{ exchange: rpc }] }
+      only: { bindings: [{ exchange: solo }] }
+tests:
+  - name: rpc reaches w1
+    publish: { exchange: rpc, routing_key: x }
+    expect: { queues: [w1] }
+  - name: rpc reaches only
+    publish: { exchange: rpc, routing_key: x }
+    expect: { queues: [only] }
+  - name: solo reaches only
+    publish: { exchange: solo, routing_key: x }
+    expect: { queues: [only] }
+`)
+	check := func(r *topotest.Report, where string) {
+		t.Helper()
+		want := []struct{ passed, unknown, random bool }{{false, true, true}, {false, false, false}, {true, false, false}}
+		for i, w := range want {
+			o := r.Tests[i]
+			if o.Passed != w.passed || o.Unknown != w.unknown || o.Random != w.random {
+				t.Errorf("%s: %s: passed=%v unknown=%v random=%v (%s); want %v %v %v", where, o.Name, o.Passed, o.Unknown, o.Random, o.Message, w.passed, w.unknown, w.random)
+			}
+		}
+		var out bytes.Buffer
+		if err := topotest.WriteText(&out, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "1 passed, 1 failed, 1 unknown (a random pick: no run can tell)\n") || strings.Contains(out.String(), "--live") {
+			t.Errorf("%s: the summary:\n%s", where, out.String())
+		}
+	}
+	check(topotest.Simulate(top, top.Tests, rmqversion.MustParse("4.3")), "offline")
+	var log logBuffer
+	r, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: &log})
+	v := c.RabbitMQVersion()
+	if !v.LocalRandomExchange() {
+		if err == nil || !strings.Contains(err.Error(), "x-local-random") {
+			t.Errorf("RabbitMQ %s has no x-local-random: want RunLive to fail naming it, got %v", v, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertDeleted(t, c, throwawayVhosts(t, log.String()))
+	check(r, "live on RabbitMQ "+v.String())
+	if o := r.Tests[0]; !strings.Contains(o.Message, "this time, which decides nothing") {
+		t.Errorf("live: %s", o.Message)
+	}
+}

@@ -9,7 +9,8 @@ import (
 
 // WriteText prints one line per test, `PASS name`, or `FAIL name: why
 // (hops: …)` (`UNKNOWN` where the simulator cannot tell) with the test's
-// place in the file, then `N passed, N failed[, N unknown offline]`.
+// place in the file, then `N passed, N failed[, N unknown offline][, N
+// unknown (a random pick …)]`.
 func WriteText(w io.Writer, r *Report) error {
 	var sb strings.Builder
 	for _, o := range r.Tests {
@@ -31,8 +32,17 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 	}
 	fmt.Fprintf(&sb, "%d passed, %d failed", r.Passed, r.Failed)
-	if r.Unknown > 0 {
-		fmt.Fprintf(&sb, ", %d unknown offline (run with --live)", r.Unknown)
+	random := 0
+	for _, o := range r.Tests {
+		if o.Unknown && o.Random {
+			random++
+		}
+	}
+	if n := r.Unknown - random; n > 0 {
+		fmt.Fprintf(&sb, ", %d unknown offline (run with --live)", n)
+	}
+	if random > 0 {
+		fmt.Fprintf(&sb, ", %d unknown (a random pick: no run can tell)", random)
 	}
 	sb.WriteString("\n")
 	_, err := io.WriteString(w, sb.String())

@@ -34,7 +34,11 @@ type Outcome struct {
 	// it does not simulate), and what it can tell agrees with Expected.
 	// Got then holds where the message certainly lands; Message says why
 	// the rest is unknown. `mqctl test --live` answers.
-	Unknown  bool     `json:"unknown,omitempty"`
+	Unknown bool `json:"unknown,omitempty"`
+	// Random is set on an Unknown outcome that depends on a random pick
+	// (an x-local-random exchange with several queues): a live run cannot
+	// decide it either.
+	Random   bool     `json:"random,omitempty"`
 	Expected []string `json:"expected"`
 	// Got is where the message landed (sorted); nil when the test could
 	// not get that far (see Message).
@@ -105,7 +109,7 @@ func Simulate(t *topology.Topology, tests []topology.Test, ver rmqversion.Versio
 			o.Message = p.problem
 		case len(p.unsure) > 0:
 			o.Got = p.queues
-			o.judgeUnsure(p.unsure)
+			o.judgeUnsure(p)
 		default:
 			o.Got = p.queues
 			o.judge("")
@@ -137,14 +141,31 @@ func (o *Outcome) judge(where string) {
 // message may land in more queues through the exchanges unsure names. A
 // certain queue that Expected lacks fails the test; anything else is
 // unknown.
-func (o *Outcome) judgeUnsure(unsure []string) {
+//
+// A queue Expected has that no pick can lead to (p.possible) fails it too;
+// a random pick (p.random) means that no run can tell either.
+func (o *Outcome) judgeUnsure(p prediction) {
+	unsure := p.unsure
 	for _, q := range o.Got {
 		if !slices.Contains(o.Expected, q) {
 			o.Message = fmt.Sprintf("expected %s, got at least %s (%s)", list(o.Expected), list(o.Got), strings.Join(unsure, "; "))
 			return
 		}
 	}
+	if p.possible != nil {
+		for _, q := range o.Expected {
+			if !slices.Contains(p.possible, q) {
+				o.Message = fmt.Sprintf("expected %s, but the message can land only in %s (%s)", list(o.Expected), list(p.possible), strings.Join(unsure, "; "))
+				return
+			}
+		}
+	}
 	o.Unknown = true
+	if p.random {
+		o.Random = true
+		o.Message = fmt.Sprintf("cannot tell whether the message lands in %s: %s; a live run cannot tell either, its answer changes from run to run. Test what the message certainly reaches, or publish to one of the queues by name (the default exchange)", list(o.Expected), strings.Join(unsure, "; "))
+		return
+	}
 	o.Message = fmt.Sprintf("cannot tell offline whether the message lands in %s: %s; run `mqctl test --live` to ask the broker", list(o.Expected), strings.Join(unsure, "; "))
 }
 
@@ -164,12 +185,18 @@ type prediction struct {
 	// more queues than queues: exchanges whose pick the simulator cannot
 	// know. queues are then only where it certainly lands.
 	unsure []string
+	// random: one of those exchanges picks at random (x-local-random), so
+	// no run can tell either: the broker's answer changes from run to run.
+	random bool
+	// possible are all the queues the message may land in, where the
+	// simulator knows them (the exchanges in unsure pick among known
+	// queues); nil where it cannot tell.
+	possible []string
 }
 
 // unsureOf names the exchanges of a result whose routing the simulator
 // could not follow, and what it knows about each.
-func unsureOf(r route.Result, ver string) []string {
-	var out []string
+func unsureOf(r route.Result, ver string) (out []string, random bool) {
 	chose := map[string]bool{}
 	for _, c := range r.OneOf {
 		if c.Picked != nil {
@@ -180,6 +207,11 @@ func unsureOf(r route.Result, ver string) []string {
 		for _, t := range c.Among {
 			among = append(among, t.Type+" "+t.Name)
 		}
+		if c.Random {
+			random = true
+			out = append(out, fmt.Sprintf("exchange %q (x-local-random) delivers it to one of [%s], picked at random among those on the node the publisher is connected to", c.Exchange, strings.Join(among, ", ")))
+			continue
+		}
 		out = append(out, fmt.Sprintf("exchange %q (x-modulus-hash) delivers it to exactly one of [%s], picked by a hash over the bindings in an order RabbitMQ %s does not fix (4.3 sorts them)", c.Exchange, strings.Join(among, ", "), ver))
 	}
 	for _, x := range r.Unsimulated {
@@ -187,7 +219,31 @@ func unsureOf(r route.Result, ver string) []string {
 			out = append(out, fmt.Sprintf("exchange %q is of a type mqctl does not simulate", x))
 		}
 	}
-	return out
+	return out, random
+}
+
+// possibleOf returns every queue r may deliver to: its deliveries and the
+// queues its choices pick among; nil when it passes an exchange that is
+// not simulated, or a choice among exchanges (which lead further).
+func possibleOf(r route.Result) []string {
+	out := slices.Clone(r.Queues())
+	chose := map[string]bool{}
+	for _, c := range r.OneOf {
+		chose[c.Exchange] = true
+		for _, t := range c.Among {
+			if t.Type != topology.DestQueue {
+				return nil
+			}
+			out = append(out, t.Name)
+		}
+	}
+	for _, x := range r.Unsimulated {
+		if !chose[x] {
+			return nil
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func message(tc topology.Test) route.Message {
@@ -202,9 +258,10 @@ func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) predicti
 		p.hops = append(p.hops, pathText(d.Path))
 	}
 	p.hops = append(p.hops, pub.Problems...)
-	p.unsure = unsureOf(pub, sim.Version().String())
+	p.unsure, p.random = unsureOf(pub, sim.Version().String())
 	if tc.Action == topology.ActionNone {
 		p.queues = pub.Queues()
+		p.possible = possibleOf(pub)
 		return p
 	}
 	verb := map[topology.TestAction]string{topology.ActionReject: "rejected", topology.ActionExpire: "expire"}[tc.Action]
@@ -218,7 +275,7 @@ func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) predicti
 		p.unsure = append([]string{fmt.Sprintf("it may not reach queue %q to be %s there", tc.Queue, verb)}, p.unsure...)
 		return p
 	}
-	p.unsure = nil
+	p.unsure, p.random = nil, false
 	if !slices.Contains(pub.Queues(), tc.Queue) {
 		p.problem = fmt.Sprintf("the message does not reach queue %q (it reaches %s), so it cannot be %s there; fix the test's publish, or the bindings", tc.Queue, list(pub.Queues()), verb)
 		if tc.Retry != nil {
@@ -238,7 +295,8 @@ func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) predicti
 	dl := sim.DeadLetter(tc.Queue, reason, msg)
 	p.hops = append(p.hops, deadLetterText(dl)...)
 	p.queues = dl.Result.Queues()
-	p.unsure = unsureOf(dl.Result, sim.Version().String())
+	p.unsure, p.random = unsureOf(dl.Result, sim.Version().String())
+	p.possible = possibleOf(dl.Result)
 	return p
 }
 
