@@ -288,7 +288,11 @@ func accessAdvice(p *Pass, user, field string) string {
 	case "write":
 		names, noun, nouns, verb = p.exchangeNamesOf(), "exchange", "exchanges", "publishes to"
 	case "configure":
+		// A regexp grants a name, whatever it names: a queue and an
+		// exchange of one name are listed once.
 		names, noun, nouns, verb = append(p.queueNamesOf(), p.exchangeNamesOf()...), "queue or exchange", "queues and exchanges", "declares"
+		seen := map[string]bool{}
+		names = slices.DeleteFunc(names, func(n string) bool { dup := seen[n]; seen[n] = true; return dup })
 	default:
 		names = p.queueNamesOf()
 	}
@@ -400,6 +404,15 @@ func shapeOf(re string) (regexpShape, bool) {
 	if len(subs) > 0 && subs[len(subs)-1].Op == syntax.OpEndText {
 		s.end, subs = true, subs[:len(subs)-1]
 	}
+	// A regexp that starts or ends with .* (or .+) matches any beginning or
+	// end by design: "^job\..*" grants every name that starts with "job.",
+	// as "^(?:job\..*)$" would. Only the other end needs an anchor.
+	if len(subs) > 0 && anyRun(subs[len(subs)-1]) {
+		s.end = true
+	}
+	if len(subs) > 0 && anyRun(subs[0]) {
+		s.start = true
+	}
 	var core *syntax.Regexp
 	switch len(subs) {
 	case 0:
@@ -414,6 +427,14 @@ func shapeOf(re string) (regexpShape, bool) {
 		s.isLiteral = false
 	}
 	return s, true
+}
+
+// anyRun reports whether re is .* or .+: any run of characters.
+func anyRun(re *syntax.Regexp) bool {
+	if (re.Op != syntax.OpStar && re.Op != syntax.OpPlus) || len(re.Sub) != 1 {
+		return false
+	}
+	return re.Sub[0].Op == syntax.OpAnyCharNotNL || re.Sub[0].Op == syntax.OpAnyChar
 }
 
 // textCore is re without a leading ^ and a trailing unescaped $.

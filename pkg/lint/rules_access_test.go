@@ -71,6 +71,11 @@ func accessRuleCases(t *testing.T) []ruleCase {
 		{name: "exact and prefix-on-purpose regexps", id: "MQ802",
 			build: f(`permissions: { /: { configure: "^$", write: "^orders$", read: "^orders\\..*$" } }
 topic_permissions: { /: [{ exchange: orders, write: "^order\\..*$", read: "^$" }] }`)},
+		// A trailing (or leading) .* matches any end by design: $ adds
+		// nothing to "^orders\..*" (a 4.3 corpus file was told otherwise).
+		{name: "prefix and suffix regexps that end or start with .*", id: "MQ802",
+			build: f(`permissions: { /: { configure: "^$", write: ".*\\.audit$", read: "^orders\\..*" } }
+topic_permissions: { /: [{ exchange: orders, write: "^order\\..+", read: "^$" }] }`)},
 		{name: "access sugar is exact", id: "MQ802",
 			build: f(`access: { /: { consume: [orders.audit], publish: [orders] } }`)},
 		{name: "unanchored name", id: "MQ802",
