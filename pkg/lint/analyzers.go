@@ -28,6 +28,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a length limit with drop-head overflow and no dead-letter exchange: overflow discards silently", Run: runSilentOverflow},
 		{ID: "MQ303", Name: "policy-shadowed", Severity: Warning,
 			Summary: "a policy that never applies: everything it matches gets a policy of higher priority instead", Run: runShadowedPolicy},
+		{ID: "MQ304", Name: "vhost-queue-limit", Severity: Error,
+			Summary: "a vhost whose max-queues limit is below the number of queues the file declares in it: every later queue declaration there is refused", Run: runVhostQueueLimit},
 		{ID: "MQ401", Name: "binding-undeclared-end", Severity: Error,
 			Summary: "a binding whose source or destination is not declared", Run: runBindingEnds},
 		{ID: "MQ402", Name: "exchange-unbound", Severity: Warning,

@@ -123,3 +123,27 @@ func overflowRule(q *topology.Queue) string {
 	}
 	return "the policy's overflow applies over the queue's own"
 }
+
+// MQ304: a vhost whose own max-queues is below the number of queues the
+// file declares in it. RabbitMQ takes the limit whatever the vhost holds
+// (mqctl writes limits after queues), and then refuses every queue
+// declaration there: the next replace of one of the file's queues deletes
+// it and cannot declare it again, and applications cannot declare any
+// (server-named reply queues included).
+func runVhostQueueLimit(p *Pass) []Finding {
+	var out []Finding
+	v := p.Vhost
+	for _, n := range v.Items.Names(kind.VhostLimits) {
+		it := v.Items.Get(kind.VhostLimits, n)
+		max, ok := it.Settings.Int("max-queues")
+		if !ok || max < 0 || int(max) >= len(v.Queues) {
+			continue
+		}
+		f := itemFinding(it,
+			"vhost %q limits itself to %d queues (max-queues), and the file declares %d there (%s): RabbitMQ takes the limit over the queues it holds, and then refuses every queue declaration in the vhost, so a later replace of one of these queues deletes it and cannot declare it again, and applications cannot declare any (server-named reply queues included). "+
+				"Raise max-queues to at least %d, with room for the queues applications declare, or declare fewer queues",
+			v.Name, max, len(v.Queues), queuesList(p.queueNames), len(v.Queues))
+		out = append(out, f)
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -410,6 +411,23 @@ func ruleCases() []ruleCase {
 				b.bind("amq.topic", "work", "k")
 			},
 			quiet: []string{`orders -> queue work ["k"]`, `amq.topic -> queue work ["k"]`}},
+
+		// MQ304
+		{name: "max-queues below the file's queues", id: "MQ304",
+			build: func(b *builder) {
+				b.queue("a", nil)
+				b.queue("b", nil)
+				b.queue("c", nil)
+				b.item(kind.VhostLimits, "/", topology.Args{"max-queues": 2, "max-connections": 10})
+			},
+			fire: []string{"/"}, contains: []string{`vhost "/" limits itself to 2 queues (max-queues), and the file declares 3 there (a, b and c)`, "Raise max-queues to at least 3"}},
+		{name: "max-queues with room, or none", id: "MQ304",
+			build: func(b *builder) {
+				b.queue("a", nil)
+				b.queue("b", nil)
+				b.item(kind.VhostLimits, "/", topology.Args{"max-queues": 2, "max-connections": 0})
+			},
+			quiet: []string{"/"}},
 
 		// MQ405
 		{name: "three '#' words in a topic key, on every target", id: "MQ405",
