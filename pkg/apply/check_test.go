@@ -43,7 +43,7 @@ func TestCheck(t *testing.T) {
 			not: []string{"--allow-data-loss"}},
 		{name: "a lower TTL: a policy gives it in place",
 			p:    diff(vhost(queue("q", ttl(2000))), vhost(queue("q", ttl(1000)))),
-			want: []string{"leave the queue's arguments as they were and apply message-ttl: 1000 with a policy", "the smaller of its value and the argument's applies", "pass --allow-replace"}},
+			want: []string{"leave the queue's arguments as they were and set message-ttl: 1000 with a policy", "the smaller of its value and the argument's applies", "pass --allow-replace"}},
 		{name: "a type change names the type and a new queue name as the way around",
 			p:    replaceType(),
 			want: []string{"field type changed", "under a new queue name", "pass --allow-replace"}},

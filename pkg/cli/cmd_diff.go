@@ -63,7 +63,7 @@ markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 			// Everything of the old side is mqctl's, as a broker where mqctl
 			// applied it records it.
 			cur := plan.Current{Live: topology.Live{State: old}, AllMine: true}
-			p := plan.Diff(new, cur)
+			p := plan.DiffWith(new, cur, plan.Options{Version: version})
 			p.SetFlows(cur, version)
 			view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}
 			if err := view.diff(p); err != nil {

@@ -112,6 +112,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 		}
 	}
 	// What could not be read is the plan's to say (plan.Plan.Unread).
+	opts.Version = version
 	p := plan.DiffWith(desired, l.current, opts)
 	p.Fingerprint = l.fingerprintFor(desired)
 	e.keepOwnUser(p)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -128,6 +129,10 @@ type Options struct {
 	// (Plan.ChangedOutside), which are otherwise left alone: the user asked
 	// for exactly that.
 	DeleteChanged bool
+	// Version is the RabbitMQ version the plan is for (the zero Version:
+	// the default): which policy applies to a queue, for the advice of a
+	// replace, follows its rules.
+	Version rmqversion.Version
 }
 
 // DiffWith is Diff with options.
@@ -212,17 +217,21 @@ type differ struct {
 	// thousands of queues for the same change says the same thing of each
 	// (4.5 MB of copies for 12,500 queues otherwise).
 	reasons map[string]string
+	// matchers tell, per vhost of the desired state, which policy applies
+	// to a queue: made when a replace reason first needs one.
+	matchers map[string]*route.PolicyMatcher
 }
 
 // replaceReason is replaceReason for want's fields, shared between the
 // changes that give the same one.
-func (d *differ) replaceReason(k Kind, want Object, fields []FieldChange) string {
+func (d *differ) replaceReason(k Kind, vhost string, want Object, fields []FieldChange) string {
 	qtype := QueueType(want)
-	fromVhost := false
+	fromVhost, policy := false, ""
 	if q, ok := want.(QueueObject); ok && q.Queue != nil {
 		fromVhost = q.TypeFromVhost
+		policy = d.queuePolicy(vhost, q.Queue)
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%v", k, qtype, fromVhost)
+	key := fmt.Sprintf("%s\x00%s\x00%v\x00%s", k, qtype, fromVhost, policy)
 	for _, f := range fields {
 		key += fmt.Sprintf("\x00%s\x00%v\x00%v", f.Field, f.Before, f.After)
 	}
@@ -232,9 +241,30 @@ func (d *differ) replaceReason(k Kind, want Object, fields []FieldChange) string
 	if d.reasons == nil {
 		d.reasons = map[string]string{}
 	}
-	r := replaceReason(k, qtype, fromVhost, fields)
+	r := replaceReason(k, qtype, fromVhost, policy, fields)
 	d.reasons[key] = r
 	return r
+}
+
+// queuePolicy names the policy that applies to queue q of the desired
+// vhost, "" for none.
+func (d *differ) queuePolicy(vhost string, q *topology.Queue) string {
+	v := d.desired.Vhosts[vhost]
+	if v == nil || len(v.Policies) == 0 {
+		return ""
+	}
+	m, ok := d.matchers[vhost]
+	if !ok {
+		if d.matchers == nil {
+			d.matchers = map[string]*route.PolicyMatcher{}
+		}
+		m = route.NewPolicyMatcher(v, d.opts.Version)
+		d.matchers[vhost] = m
+	}
+	if p := m.QueuePolicy(q); p != nil {
+		return p.Name
+	}
+	return ""
 }
 
 // managed reports whether mqctl's record lists ref, an object the broker
@@ -455,7 +485,7 @@ func (d *differ) named(vhost string, spec kind.Spec, vk vhostKind, want, have si
 				c.Print = d.print(vk, true, ref, w)
 			}
 			if !spec.InPlace {
-				c.Action, c.Reason = Replace, d.replaceReason(k, w, fields)
+				c.Action, c.Reason = Replace, d.replaceReason(k, vhost, w, fields)
 			}
 			d.atStake(spec, &c)
 			d.add(c)
@@ -862,8 +892,10 @@ func sameArgs(have, want topology.Args, skip string) bool {
 //
 // fromVhost says that the queue's type is its vhost's default_queue_type
 // (topology.Queue.TypeFromVhost): a new type then comes from a new default,
-// and the way to keep the queue is to write the type it has.
-func replaceReason(k Kind, qtype string, fromVhost bool, fields []FieldChange) string {
+// and the way to keep the queue is to write the type it has. policy names
+// the policy that applies to the queue ("" for none): a queue takes one
+// policy, so a setting goes into that one.
+func replaceReason(k Kind, qtype string, fromVhost bool, policy string, fields []FieldChange) string {
 	names := make([]string, 0, len(fields))
 	var inPlace, keys []string
 	avoidable, smaller := true, false
@@ -900,8 +932,12 @@ func replaceReason(k Kind, qtype string, fromVhost bool, fields []FieldChange) s
 			}
 		}
 	}
+	with := "with a policy"
+	if policy != "" {
+		with = fmt.Sprintf("in policy %q, which applies to it (a queue takes one policy: another would replace it, with its settings)", policy)
+	}
 	if avoidable {
-		why += fmt.Sprintf("; to avoid the replace, leave the %s's arguments as they were and apply %s with a policy: a policy changes in place", k.Label(), strings.Join(inPlace, ", "))
+		why += fmt.Sprintf("; to avoid the replace, leave the %s's arguments as they were and set %s %s: a policy changes in place", k.Label(), strings.Join(inPlace, ", "), with)
 		if smaller {
 			why += ", and the smaller of its value and the argument's applies"
 		}
@@ -909,7 +945,7 @@ func replaceReason(k Kind, qtype string, fromVhost bool, fields []FieldChange) s
 	}
 	why += fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name and move consumers over", k.Label())
 	if len(keys) == len(fields) {
-		why += fmt.Sprintf(" (set %s with a policy rather than as arguments, and the next change of it is made in place)", strings.Join(keys, ", "))
+		why += fmt.Sprintf(" (set %s %s rather than as arguments, and the next change of it is made in place)", strings.Join(keys, ", "), with)
 	}
 	return why
 }

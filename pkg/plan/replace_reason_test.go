@@ -27,7 +27,7 @@ func TestReplaceReasonAdvice(t *testing.T) {
 		want   string
 	}{
 		{"a lower TTL", KindQueue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(60000), int64(30000))},
-			"leave the queue's arguments as they were and apply message-ttl: 30000 with a policy: a policy changes in place, and the smaller of its value and the argument's applies"},
+			"leave the queue's arguments as they were and set message-ttl: 30000 with a policy: a policy changes in place, and the smaller of its value and the argument's applies"},
 		{"a higher TTL", KindQueue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(60000), int64(120000))},
 			newName + " and move consumers over (set message-ttl with a policy rather than as arguments, and the next change of it is made in place)"},
 		{"a new dead-letter exchange", KindQueue, topology.QueueQuorum, []FieldChange{args("x-dead-letter-exchange", "a", "b")},
@@ -36,7 +36,7 @@ func TestReplaceReasonAdvice(t *testing.T) {
 			[]FieldChange{args("x-dead-letter-exchange", "a", nil), args("x-dead-letter-routing-key", "k", nil)},
 			newName + " and move consumers over (set dead-letter-exchange, dead-letter-routing-key with a policy"},
 		{"a quorum queue's overflow: the policy's applies", KindQueue, topology.QueueQuorum, []FieldChange{args("x-overflow", "drop-head", "reject-publish")},
-			`apply overflow: "reject-publish" with a policy: a policy changes in place`},
+			`set overflow: "reject-publish" with a policy: a policy changes in place`},
 		{"a classic queue's overflow: the argument's applies", KindQueue, topology.QueueClassic, []FieldChange{args("x-overflow", "drop-head", "reject-publish")},
 			newName},
 		{"a lower TTL with a new type", KindQueue, topology.QueueQuorum,
@@ -47,7 +47,7 @@ func TestReplaceReasonAdvice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := replaceReason(tc.kind, tc.qtype, false, tc.fields)
+			got := replaceReason(tc.kind, tc.qtype, false, "", tc.fields)
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("replaceReason:\n got  %s\n want %s", got, tc.want)
 			}
@@ -56,7 +56,7 @@ func TestReplaceReasonAdvice(t *testing.T) {
 			}
 		})
 	}
-	if got := replaceReason(KindQueue, topology.QueueQuorum, false, []FieldChange{{Field: "type", Before: "classic", After: "quorum"}, args("x-message-ttl", int64(2), int64(1))}); strings.Contains(got, "(set ") {
+	if got := replaceReason(KindQueue, topology.QueueQuorum, false, "", []FieldChange{{Field: "type", Before: "classic", After: "quorum"}, args("x-message-ttl", int64(2), int64(1))}); strings.Contains(got, "(set ") {
 		t.Errorf("a type is no policy key, and the reason says to set it with one: %s", got)
 	}
 }
@@ -95,5 +95,35 @@ func TestReplaceReasonVhostDefaultType(t *testing.T) {
 	}
 	if r, ok := reasons["temp"]; ok {
 		t.Errorf("a transient queue stays classic in a quorum vhost, and is replaced: %q", r)
+	}
+}
+
+// TestReplaceReasonNamesThePolicy: a queue takes one policy, the one of
+// highest priority that matches it. Where one already applies, the way
+// around a replace is to set the value in it: a new policy would replace
+// it, and every setting it gives the queue with it.
+func TestReplaceReasonNamesThePolicy(t *testing.T) {
+	load := func(limit string) *topology.Topology {
+		src := "version: 1\nvhosts:\n  v:\n    queues:\n      pay: { type: quorum, delivery_limit: " + limit + " }\n      other: { delivery_limit: 0, type: quorum }\n" +
+			"    policies:\n      cap: { pattern: \"^pay$\", apply_to: queues, definition: { max-length: 1000 } }\n"
+		top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return top
+	}
+	p := DiffWith(load("2"), Current{Live: topology.Live{State: load("3")}, AllMine: true}, Options{})
+	var reason string
+	for _, c := range p.Changes {
+		if c.Name == "pay" && c.Action == Replace {
+			reason = c.Reason
+		}
+	}
+	const want = `set delivery-limit: 2 in policy "cap", which applies to it (a queue takes one policy: another would replace it, with its settings): a policy changes in place`
+	if !strings.Contains(reason, want) {
+		t.Errorf("reason %q\nwant %q", reason, want)
+	}
+	if got := replaceReason(KindQueue, topology.QueueQuorum, false, "", []FieldChange{{Field: "arguments.x-delivery-limit", Before: int64(3), After: int64(2), Forces: true}}); !strings.Contains(got, "set delivery-limit: 2 with a policy: a policy changes in place") {
+		t.Errorf("without a policy: %q", got)
 	}
 }
