@@ -37,7 +37,7 @@ func runNoDLX(p *Pass) []Finding {
 			what = fmt.Sprintf("quorum queue %q has no dead-letter exchange: %s it %s (%s): %s. So a message its consumers keep failing on is lost without a trace, as is one that %s",
 				name, p.onVersion(), when, p.deliveryLimitSource(q), counts, reasonPhrase(withoutReason(reasons, route.DeliveryLimit)))
 		}
-		fix := fmt.Sprintf("Add dead_letter: {exchange: %s, queue: %s.dlq} (or a dead-letter-exchange policy) so failed messages are kept for inspection and replay", p.dlxToShare(), name)
+		fix := fmt.Sprintf("Add dead_letter: {exchange: %s, queue: %s.dlq} (or %s) so failed messages are kept for inspection and replay", p.dlxToShare(), name, p.policyHint(name, "dead-letter-exchange", "a dead-letter-exchange policy"))
 		if d := p.namedDLQFor(name); d != "" {
 			fix = fmt.Sprintf("Queue %q looks like its DLQ (by its name) but nothing dead-letters into it: point this queue at it with %s", d, p.deadLetterTo(d))
 		}

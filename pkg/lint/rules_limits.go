@@ -35,14 +35,14 @@ func runUnbounded(p *Pass) []Finding {
 			}
 			out = append(out, p.queueFinding(q,
 				"queue %q collects %s and has no length limit and no message TTL (by argument or policy): what nobody removes piles up until a memory or disk alarm blocks every publisher on the node. "+
-					"Keep them for a while that suits you (limits.message_ttl, e.g. 7d) or up to a number (limits.max_length), or cover it with a policy",
-				name, what))
+					"Keep them for a while that suits you (limits.message_ttl, e.g. 7d) or up to a number (limits.max_length), or %s",
+				name, what, p.policyHint(name, "message-ttl or max-length", "cover it with a policy")))
 			continue
 		}
 		out = append(out, p.queueFinding(q,
 			"queue %q has no length limit and no message TTL (by argument or policy): when its consumers stop, it grows until a memory or disk alarm blocks every publisher on the node. "+
-				"Set limits.max_length (with overflow: reject-publish) or limits.message_ttl, or cover it with a max-length policy",
-			name))
+				"Set limits.max_length (with overflow: reject-publish) or limits.message_ttl, or %s",
+			name, p.policyHint(name, "max-length", "cover it with a max-length policy")))
 	}
 	return out
 }
@@ -146,4 +146,14 @@ func runVhostQueueLimit(p *Pass) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// policyHint is the advice to set key by a policy for queue name: into
+// the policy that applies to it, where one does (a queue takes one
+// policy: a new one would replace it, with its settings), else otherwise.
+func (p *Pass) policyHint(name, key, otherwise string) string {
+	if pol, _ := p.Sim.QueuePolicies(name); pol != "" {
+		return fmt.Sprintf("add %s to policy %q, which applies to it: a queue takes one policy, and another would replace it with its settings", key, pol)
+	}
+	return otherwise
 }

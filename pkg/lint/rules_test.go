@@ -341,6 +341,14 @@ func ruleCases() []ruleCase {
 				b.typed("events", topology.QueueStream, nil)
 			},
 			fire: []string{"work", "events"}, contains: []string{"no retention limit"}},
+		// A queue takes one policy: the advice is to add the limit to the
+		// one that applies, not to write a new one that would replace it.
+		{name: "unbounded under a policy that sets something else", id: "MQ301",
+			build: func(b *builder) {
+				b.queue("jobs", nil)
+				b.policy("ha-less", "^jobs$", topology.Args{"queue-leader-locator": "balanced"})
+			},
+			fire: []string{"jobs"}, contains: []string{`or add max-length to policy "ha-less", which applies to it: a queue takes one policy, and another would replace it with its settings`}},
 		{name: "bounded by argument, by policy, stream by age", id: "MQ301",
 			build: func(b *builder) {
 				b.queue("a", topology.Args{argMaxLen: 100})
