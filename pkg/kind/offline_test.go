@@ -16,6 +16,7 @@ var offline = []string{
 	"github.com/mqctl/mqctl/pkg/lint",
 	"github.com/mqctl/mqctl/pkg/export",
 	"github.com/mqctl/mqctl/pkg/route",
+	"github.com/mqctl/mqctl/pkg/pattern",
 	"github.com/mqctl/mqctl/pkg/graph",
 	"github.com/mqctl/mqctl/pkg/topology",
 	"github.com/mqctl/mqctl/pkg/kind",

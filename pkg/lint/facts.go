@@ -1,11 +1,11 @@
 package lint
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/pattern"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -98,7 +98,7 @@ type facts struct {
 	reachedByWork map[string]bool                // queues reached by dead letters of a queue that is no candidate
 	exchangeMemo  map[string][]string            // answers of classify per exchange (see memoWorkQueues)
 	samplesCache  map[string][]string            // DLX -> candidate keys for key families
-	regexps       map[string]*regexp.Regexp      // policy pattern -> compiled (nil: unreadable)
+	regexps       map[string]*pattern.Pattern    // policy pattern -> compiled (nil: unreadable)
 	sharedDLX     *string                        // see dlxToShare
 }
 
@@ -124,7 +124,7 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		collects:      map[string][]string{},
 		exchangeMemo:  map[string][]string{},
 		samplesCache:  map[string][]string{},
-		regexps:       map[string]*regexp.Regexp{},
+		regexps:       map[string]*pattern.Pattern{},
 	}
 	f.index()
 	f.routeDeadLetters()

@@ -2,11 +2,11 @@ package lint
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/pattern"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -196,17 +196,17 @@ func policyAppliesToQueue(applyTo, qtype string) bool {
 	return false
 }
 
-// policyRegexp compiles a policy pattern once per pass; nil when Go's
-// regexp syntax cannot read it.
-func (p *Pass) policyRegexp(pattern string) *regexp.Regexp {
-	if re, ok := p.regexps[pattern]; ok {
+// policyRegexp compiles a policy pattern once per pass, as RabbitMQ reads
+// it (pkg/pattern); nil when it cannot be read.
+func (p *Pass) policyRegexp(expr string) *pattern.Pattern {
+	if re, ok := p.regexps[expr]; ok {
 		return re
 	}
-	re, err := regexp.Compile(pattern)
+	re, err := pattern.Compile(expr)
 	if err != nil {
 		re = nil
 	}
-	p.regexps[pattern] = re
+	p.regexps[expr] = re
 	return re
 }
 

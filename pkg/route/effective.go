@@ -2,10 +2,10 @@ package route
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/pattern"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -171,7 +171,7 @@ func unsupportedKeys(ver rmqversion.Version) map[string]map[string]bool {
 
 type compiledPolicy struct {
 	p  *topology.Policy
-	re *regexp.Regexp
+	re *pattern.Pattern
 }
 
 // compilePolicies compiles the patterns, ordered by priority (highest
@@ -188,9 +188,9 @@ func compilePolicies(kind string, ps map[string]*topology.Policy, ver rmqversion
 		if ver.RefusesDelayedRetryPolicy(p.Definition) {
 			continue
 		}
-		re, err := regexp.Compile(p.Pattern)
+		re, err := pattern.Compile(p.Pattern)
 		if err != nil {
-			*problems = append(*problems, fmt.Sprintf("%s %q: pattern %q cannot be evaluated (%v): mqctl ignores it; use RE2-compatible syntax (no lookaround or backreferences)", kind, name, p.Pattern, err))
+			*problems = append(*problems, fmt.Sprintf("%s %q: pattern %q cannot be evaluated (%v): mqctl ignores it; RabbitMQ refuses a pattern PCRE cannot read, so fix it", kind, name, p.Pattern, err))
 			continue
 		}
 		out = append(out, compiledPolicy{p: p, re: re})
