@@ -68,7 +68,9 @@ func (p *Pass) exchangeKindLabel(x, t string) string {
 // dlxToShare names the exchange a fix's dead_letter should use: the
 // vhost's dead-letter exchange, when it has one that others share, so
 // that dead_letter.queue binds one more DLQ to it with the queue's own
-// key; "<dlx>" otherwise. That is the declared direct or topic exchange
+// key; otherwise "" (as YAML), the default exchange, which needs nothing
+// declared: dead_letter.queue then routes the dead letters to the DLQ by
+// its name. The shared one is the declared direct or topic exchange
 // that most queues dead-letter to (the first by name on a tie) among
 // those that are dead-letter exchanges alone: no delay tier returns
 // messages through it, and it delivers to DLQs only. A fanout or headers
@@ -78,7 +80,7 @@ func (p *Pass) dlxToShare() string {
 	if p.sharedDLX != nil {
 		return *p.sharedDLX
 	}
-	best, n := "<dlx>", 0
+	best, n := `""`, 0
 	for _, x := range p.exchangeNames {
 		if t := p.exchangeType(x); (t != "direct" && t != "topic") || len(p.dlxOf[x]) <= n || !p.onlyDeadLetters(x) {
 			continue
@@ -296,7 +298,7 @@ func runDLUnrouted(p *Pass) []Finding {
 				name, exchangeLabel(d.Exchange), deadLetterKeys(d, bad), named)
 		case d.Exchange != "" && t != "direct" && t != "topic" && len(p.from[d.Exchange]) == 0:
 			msg = fmt.Sprintf("dead letters of queue %q go to %s, which has no binding: RabbitMQ drops them silently. %s",
-				name, p.exchangeKindLabel(d.Exchange, t), bindToKeyless(t, d.Exchange, name))
+				name, p.exchangeKindLabel(d.Exchange, t), bindToKeyless(t, d.Exchange, name, p.dlxToShare()))
 		case d.HasDLRK && d.Exchange == "":
 			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with routing key %q (%s), and no queue %q is declared: RabbitMQ drops them silently. "+
 				"Declare queue %q as the DLQ, or set %s to the name of an existing queue",
@@ -322,14 +324,18 @@ func runDLUnrouted(p *Pass) []Finding {
 // bindToKeyless is the fix for queue q's dead letters sent to exchange x
 // of type t, which routes by no key, that has no binding: what to bind
 // there.
-func bindToKeyless(t, x, q string) string {
+func bindToKeyless(t, x, q, dlx string) string {
+	other := fmt.Sprintf("Or dead-letter to a direct exchange: dead_letter: {exchange: %s, queue: %s.dlq}", dlx, q)
+	if dlx == `""` {
+		other = fmt.Sprintf("Or dead-letter through the default exchange, which delivers by queue name: dead_letter: {exchange: \"\", queue: %s.dlq}", q)
+	}
 	switch t {
 	case "fanout":
 		return fmt.Sprintf("Bind a DLQ to it (dead_letter: {exchange: %s, queue: %s.dlq} does): a fanout exchange delivers every dead letter to each queue bound to it, whatever its key, so a dead-letter routing key would not help; give each queue whose dead letters must stay apart an exchange of its own", yamlString(x), q)
 	case "headers":
-		return fmt.Sprintf("Bind a DLQ to it without criteria, which takes every dead letter, or with criteria its dead letters carry: a headers exchange routes by headers, not by key, so a dead-letter routing key would not help. Or dead-letter to a direct exchange: dead_letter: {exchange: <dlx>, queue: %s.dlq}", q)
+		return fmt.Sprintf("Bind a DLQ to it without criteria, which takes every dead letter, or with criteria its dead letters carry: a headers exchange routes by headers, not by key, so a dead-letter routing key would not help. %s", other)
 	}
-	return fmt.Sprintf("Bind a DLQ to it: it routes by no key, so a dead-letter routing key would not help. Or dead-letter to a direct exchange: dead_letter: {exchange: <dlx>, queue: %s.dlq}", q)
+	return fmt.Sprintf("Bind a DLQ to it: it routes by no key, so a dead-letter routing key would not help. %s", other)
 }
 
 // deadLetterKeys says which keys a queue's unrouted dead letters carry.
@@ -408,6 +414,10 @@ func runDLCrossDelivered(p *Pass) []Finding {
 		if t := p.exchangeType(d.Exchange); d.Exchange != "" && t != "direct" && t != "topic" {
 			fix = fmt.Sprintf("%s routes by no key: a key of the queue's own would not keep its dead letters apart. Send them to an exchange that does — dead_letter: {exchange: %s, queue: %s.dlq} declares its DLQ and binds it there with the key %q",
 				upperFirst(p.exchangeKindLabel(d.Exchange, t)), p.dlxToShare(), name, name)
+			if p.dlxToShare() == `""` {
+				fix = fmt.Sprintf("%s routes by no key: a key of the queue's own would not keep its dead letters apart. Send them to a DLQ of their own — dead_letter: {exchange: \"\", queue: %s.dlq} declares it and routes them there through the default exchange, by its name",
+					upperFirst(p.exchangeKindLabel(d.Exchange, t)), name)
+			}
 		}
 		var msg string
 		switch {
