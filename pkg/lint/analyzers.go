@@ -16,6 +16,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a dead-letter path that loops back without a delay, or through a delay queue that brings back, to be dropped as a cycle, what the queue dead-letters for another reason than a rejection", Run: runDLLoop},
 		{ID: "MQ106", Name: "dlq-unreached", Severity: Info,
 			Summary: "a DLQ (declared with dead_letter.queue, or named as one) that no dead letters reach", Run: runDLQUnreached},
+		{ID: "MQ107", Name: "at-least-once-fallback", Severity: Warning,
+			Summary: "a quorum queue with dead-letter-strategy at-least-once whose overflow is not reject-publish: RabbitMQ falls back to at-most-once", Run: runAtLeastOnceFallback},
 		{ID: "MQ201", Name: "delay-return-misrouted", Severity: Error,
 			Summary: "a delay queue whose expired messages route nowhere, or to more than the queue that sent them", Run: runDelayMisrouted},
 		{ID: "MQ202", Name: "delay-without-queue-ttl", Severity: Warning,

@@ -898,3 +898,45 @@ func (p *Pass) unrouted(d *dlInfo) bool {
 	}
 	return false
 }
+
+// MQ107: a quorum queue that asks for at-least-once dead-lettering and
+// does not get it. RabbitMQ gives it only with overflow reject-publish;
+// with drop-head, the default, it logs a warning and dead-letters at most
+// once (rabbit_quorum_queue:dlh/5 on 3.10.8, 4.0.5 and 4.3.5): a dead
+// letter its dead-letter exchange cannot route is dropped, where at least
+// once keeps it in the queue until it can (measured on 4.3.6).
+func runAtLeastOnceFallback(p *Pass) []Finding {
+	var out []Finding
+	for _, name := range p.queueNames {
+		q := p.Vhost.Queues[name]
+		a := p.qargs[name]
+		if q.TypeOrClassic() != topology.QueueQuorum || p.dl[name] == nil {
+			continue
+		}
+		if s, _ := a.String("x-dead-letter-strategy"); s != "at-least-once" {
+			continue
+		}
+		overflow, set := a.String(argOverflow)
+		if overflow == "reject-publish" {
+			continue
+		}
+		how, fix := "it sets no overflow, so drop-head, the default, applies", "Set limits.overflow: reject-publish on the queue"
+		if set {
+			how = fmt.Sprintf("its overflow is %s (%s)", overflow, p.settingSource(name, argOverflow, "overflow"))
+			if !q.Arguments.Has(argOverflow) || !topology.ValueEqual(q.Arguments[argOverflow], overflow) {
+				fix = fmt.Sprintf("Make overflow reject-publish in %s, which gives the queue its overflow", p.overflowSource(name))
+			}
+		}
+		from := ""
+		if !q.Arguments.Has("x-dead-letter-strategy") {
+			if pol, _ := p.Sim.QueuePolicies(name); pol != "" {
+				from = fmt.Sprintf(" (by policy %q)", pol)
+			}
+		}
+		out = append(out, p.queueFinding(q,
+			"quorum queue %q asks for dead-letter-strategy at-least-once%s, but %s: RabbitMQ dead-letters at least once only with overflow reject-publish, and otherwise falls back to at most once, with a warning in its log alone. A dead letter its dead-letter exchange cannot route is then dropped, where at least once would keep it in the queue until it can. "+
+				"%s (with a length limit, publishers then get a nack when the queue is full), or drop the strategy if at most once will do",
+			name, from, how, fix))
+	}
+	return out
+}

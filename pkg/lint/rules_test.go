@@ -244,6 +244,29 @@ func ruleCases() []ruleCase {
 			},
 			quiet: []string{"w", "w.retry.5s", "w.dlq"}},
 
+		// MQ107
+		{name: "at-least-once without reject-publish", id: "MQ107",
+			build: func(b *builder) {
+				b.typed("a", topology.QueueQuorum, topology.Args{argDLX: "", argDLRK: "a.dlq", "x-dead-letter-strategy": "at-least-once"})
+				b.typed("b", topology.QueueQuorum, topology.Args{argDLX: "", argDLRK: "b.dlq", "x-dead-letter-strategy": "at-least-once", argOverflow: "reject-publish", argMaxLen: 10})
+				b.policy("old", "^b$", topology.Args{"overflow": "drop-head"})
+				b.typed("c", topology.QueueQuorum, topology.Args{argDLX: "", argDLRK: "c.dlq", "x-dead-letter-strategy": "at-least-once", argOverflow: "reject-publish"})
+				b.typed("d", topology.QueueQuorum, topology.Args{argDLX: "", argDLRK: "d.dlq", "x-dead-letter-strategy": "at-most-once"})
+				for _, q := range []string{"a.dlq", "b.dlq", "c.dlq", "d.dlq"} {
+					b.typed(q, topology.QueueQuorum, nil)
+				}
+			},
+			fire: []string{"a", "b"}, quiet: []string{"c", "d"},
+			contains: []string{`quorum queue "a" asks for dead-letter-strategy at-least-once, but it sets no overflow, so drop-head, the default, applies`, "falls back to at most once", "Set limits.overflow: reject-publish on the queue",
+				`its overflow is drop-head (overflow "drop-head" of policy "old")`, `Make overflow reject-publish in policy "old"`}},
+
+		{name: "at-least-once with reject-publish", id: "MQ107",
+			build: func(b *builder) {
+				b.typed("c", topology.QueueQuorum, topology.Args{argDLX: "", argDLRK: "c.dlq", "x-dead-letter-strategy": "at-least-once", argOverflow: "reject-publish"})
+				b.typed("c.dlq", topology.QueueQuorum, nil)
+			},
+			quiet: []string{"c"}},
+
 		// MQ201
 		{name: "retry exchange with # and the topic exchange as DLX", id: "MQ201",
 			build: func(b *builder) {
