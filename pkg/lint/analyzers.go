@@ -44,6 +44,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a topic binding key with more than two '#' words: RabbitMQ 4.3.5+ refuses it, so a file that has one does not apply there (an error on every target, to keep files portable)", Run: runTopicHashes},
 		{ID: "MQ406", Name: "local-random-binding", Severity: Error,
 			Summary: "a binding an x-local-random exchange refuses (RabbitMQ 4.0+): one with a routing key, to an exchange, or to a queue that is not classic", Run: runLocalRandomBindings},
+		{ID: "MQ407", Name: "self-deleting-shovel", Severity: Warning,
+			Summary: "a shovel with src-delete-after in the file: it deletes itself once it has moved what it was set to, and every apply after creates it again, moving messages again", Run: runSelfDeletingShovel},
 		{ID: "MQ501", Name: "unsupported-queue-feature", Severity: Error,
 			Summary: "an argument or property the queue type does not support", Run: runUnsupported},
 		{ID: "MQ502", Name: "too-many-priorities", Severity: Warning,

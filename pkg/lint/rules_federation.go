@@ -153,3 +153,37 @@ func uriVhostLabel(vhost string) string {
 	}
 	return fmt.Sprintf("vhost %q", vhost)
 }
+
+// MQ407: a shovel that deletes itself (src-delete-after, or its pre-3.7
+// name delete-after, other than never) declared in the file. RabbitMQ
+// deletes its parameter once it has moved what it was set to (measured on
+// 4.3.6: gone seconds after it moved a queue's one message), so the next
+// plan of the file creates it again and the apply moves messages again: a
+// replay of a DLQ into its work queue is replayed on every deploy.
+func runSelfDeletingShovel(p *Pass) []Finding {
+	var out []Finding
+	v := p.Vhost
+	for _, name := range v.Items.Names(kind.Shovel) {
+		it := v.Items.Get(kind.Shovel, name)
+		for _, key := range []string{"src-delete-after", "delete-after"} {
+			val, ok := it.Settings[key]
+			if !ok || val == "never" {
+				continue
+			}
+			what := "the messages it was set to move"
+			if val == "queue-length" {
+				what = "the messages its source queue held when it started"
+			}
+			from := ""
+			if q, ok := it.Settings.String("src-queue"); ok && q != "" {
+				from = fmt.Sprintf(" out of queue %q", q)
+			}
+			out = append(out, itemFinding(it,
+				"shovel %q deletes itself once it has moved %s (%s: %v): the file still declares it, so every plan after that creates it again, and each apply moves messages%s again. "+
+					"Keep a one-off shovel out of the file (make it with the management UI or rabbitmqctl set_parameter shovel, or remove it from the file once it has run); for a shovel that keeps running, remove %s",
+				name, what, key, val, from, key))
+			break
+		}
+	}
+	return out
+}

@@ -71,6 +71,16 @@ func TestShovelAndFederationRules(t *testing.T) {
 			b.queue("q", nil)
 			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "q", "dest-uri": "amqp://", "dest-exchange": "amq.topic"})
 		}},
+		{name: "a shovel that deletes itself", id: "MQ407", build: func(b *builder) {
+			b.queue("dlq", nil)
+			b.queue("work", nil)
+			b.item(kind.Shovel, "replay", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "work", "src-delete-after": "queue-length"})
+			b.item(kind.Shovel, "count", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "work", "delete-after": 10})
+			b.item(kind.Shovel, "forever", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "work", "src-delete-after": "never"})
+		}, fire: []string{"count", "replay"}, contains: []string{
+			`shovel "replay" deletes itself once it has moved the messages its source queue held when it started (src-delete-after: queue-length)`,
+			`each apply moves messages out of queue "dlq" again`, "Keep a one-off shovel out of the file",
+			`(delete-after: 10)`}},
 		{name: "set naming a declared upstream", id: "MQ404", build: func(b *builder) {
 			b.item(kind.FederationUpstream, "dc2", topology.Args{"uri": "amqp://dc2"})
 			b.item(kind.FederationUpstreamSet, "all", topology.Args{"upstreams": []any{map[string]any{"upstream": "dc2"}}})
@@ -84,7 +94,7 @@ func TestShovelAndFederationRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBuilder()
 			tt.build(b)
-			run := map[string]func(*Pass) []Finding{"MQ403": runShovelEnds, "MQ404": runUpstreamSetUnknown}[tt.id]
+			run := map[string]func(*Pass) []Finding{"MQ403": runShovelEnds, "MQ404": runUpstreamSetUnknown, "MQ407": runSelfDeletingShovel}[tt.id]
 			var fs []Finding
 			for _, name := range b.t.VhostNames() {
 				fs = append(fs, run(&Pass{Vhost: b.t.Vhosts[name], Vhosts: b.t.Vhosts})...)
@@ -126,5 +136,13 @@ func federationRuleCases() []ruleCase {
 		{name: "set naming an unknown upstream", id: "MQ404", build: func(b *builder) {
 			b.item(kind.FederationUpstreamSet, "all", topology.Args{"upstreams": []any{map[string]any{"upstream": "dc3"}}})
 		}, fire: []string{"all"}, contains: []string{`names upstream "dc3"`}},
+		{name: "a shovel that deletes itself", id: "MQ407", build: func(b *builder) {
+			b.queue("dlq", nil)
+			b.item(kind.Shovel, "replay", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "dlq", "src-delete-after": "queue-length"})
+		}, fire: []string{"replay"}, contains: []string{"deletes itself"}},
+		{name: "a shovel that keeps running", id: "MQ407", build: func(b *builder) {
+			b.queue("dlq", nil)
+			b.item(kind.Shovel, "keep", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "dlq"})
+		}},
 	}
 }
