@@ -111,6 +111,19 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 			return nil, nil, stakes{}, err
 		}
 	}
+	// What the broker would refuse given what it holds: a topic permission
+	// for an exchange neither the file nor the broker has (4.3.2+). An
+	// exchange mqctl could not read may be there.
+	has := func(vhost, x string) bool {
+		if _, unread := l.current.UnreadKind(vhost, kind.Exchange); unread {
+			return true
+		}
+		v := l.current.State.Vhosts[vhost]
+		return v == nil || v.Exchanges[x] != nil
+	}
+	if err := version.CheckTopicPermissionExchanges(desired, has); err != nil && !e.noTable {
+		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
+	}
 	// What could not be read is the plan's to say (plan.Plan.Unread).
 	opts.Version = version
 	p := plan.DiffWith(desired, l.current, opts)

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -21,7 +22,7 @@ import (
 func accessAnalyzers() []*Analyzer {
 	return []*Analyzer{
 		{ID: "MQ801", Name: "access-undeclared-object", Severity: Warning,
-			Summary: "a user's access names a queue or exchange the vhost does not declare (amq.* exchanges and the default exchange count as declared)", Run: runAccessUndeclared},
+			Summary: "a user's access names a queue or exchange the vhost does not declare (amq.* exchanges and the default exchange count as declared), or a topic permission is for such an exchange", Run: runAccessUndeclared},
 		{ID: "MQ803", Name: "literal-password", Severity: Error,
 			Summary: "a user's password written in the file instead of taken from the environment (${VAR})", RunBroker: runLiteralPassword},
 		{ID: "MQ802", Name: "permission-unanchored", Severity: Warning,
@@ -75,6 +76,32 @@ func runAccessUndeclared(p *Pass) []Finding {
 			out = append(out, permissionFinding(it, n.Pos,
 				"user %q may declare %q (configure), but vhost %q declares no queue or exchange of that name: what the user creates there is not managed by the file (no plan shows it, no dead-letter or binding of the file reaches it). Declare it in the file, or correct the name%s",
 				user, n.Name, v.Name, closestHint(n.Name, append(p.queueNamesOf(), p.exchangeNamesOf()...))))
+		}
+	}
+	return append(out, p.topicPermissionsUndeclared()...)
+}
+
+// topicPermissionsUndeclared is MQ801 for topic permissions: one for an
+// exchange the vhost does not declare. From 4.3.2 RabbitMQ refuses it
+// unless the exchange exists (plan refuses it then, when the broker does
+// not hold one of that name either); before, it takes a permission that
+// applies to nothing until something declares the exchange.
+func (p *Pass) topicPermissionsUndeclared() []Finding {
+	v := p.Vhost
+	var out []Finding
+	for _, user := range v.Items.Names(kind.TopicPermission) {
+		it := v.Items.Get(kind.TopicPermission, user)
+		for _, x := range slices.Sorted(maps.Keys(it.Settings)) {
+			if p.exchangeDeclared(x) {
+				continue
+			}
+			judged := "RabbitMQ 4.3.2 and later refuse it (no_such_exchange) unless an exchange of that name exists"
+			if p.Version.TopicPermissionNeedsExchange() {
+				judged = fmt.Sprintf("RabbitMQ %s refuses it (no_such_exchange) unless an exchange of that name exists", p.Version.Line())
+			}
+			out = append(out, permissionFinding(it, it.Pos,
+				"topic permission of user %q is for exchange %q, which vhost %q does not declare: %s, and if the name is misspelt the real exchange stays unrestricted. Declare exchange %q in the file, or correct the name%s",
+				user, x, v.Name, judged, x, closestHint(x, p.exchangeNamesOf())))
 		}
 	}
 	return out

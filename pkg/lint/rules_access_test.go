@@ -49,6 +49,9 @@ func accessRuleCases(t *testing.T) []ruleCase {
 		// MQ801
 		{name: "access naming declared objects and built-in exchanges", id: "MQ801",
 			build: f(`access: { /: { consume: [orders.audit], publish: [orders, "", amq.topic], declare: [orders.audit, orders] } }`)},
+		{name: "topic permission for an undeclared exchange", id: "MQ801",
+			build: f(`topic_permissions: { /: [{ exchange: orders, write: "^order\\..*$" }, { exchange: ordres, write: "^order\\..*$" }, { exchange: amq.topic, read: "^$" }] }`),
+			fire:  []string{"svc"}, contains: []string{`topic permission of user "svc" is for exchange "ordres", which vhost "/" does not declare: RabbitMQ 4.3 refuses it (no_such_exchange)`, `(did you mean "orders"?)`}},
 		{name: "consume a misspelt queue", id: "MQ801",
 			build: f(`access: { /: { consume: [orders.audti] } }`),
 			fire:  []string{"svc"}, contains: []string{`user "svc" consumes queue "orders.audti", which vhost "/" does not declare`, `topology.yaml:5:30`, `(did you mean "orders.audit"?)`}},

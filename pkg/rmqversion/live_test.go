@@ -290,3 +290,27 @@ func TestLocalRandomBindingsAgainstBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicPermissionExchangeAgainstBroker: 4.3.2+ refuses a topic
+// permission for an exchange the vhost does not have, and takes one for
+// the default exchange; 4.0.5 and 3.10.8 take both. CheckTopicPermission-
+// Exchanges predicts each for the broker of the run.
+func TestTopicPermissionExchangeAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	user, _ := b.User(t)
+	for _, x := range []string{"nosuch", ""} {
+		status, msg := send(t, b, http.MethodPut, "/api/topic-permissions/"+url.PathEscape(vh)+"/"+url.PathEscape(user), `{"exchange":"`+x+`","write":".*","read":".*"}`)
+		refused := status == http.StatusBadRequest
+		if want := v.TopicPermissionNeedsExchange() && x != ""; refused != want {
+			t.Errorf("RabbitMQ %s, topic permission for exchange %q: refused=%v (%d %s), want %v", v, x, refused, status, msg, want)
+		}
+		top := topology.New()
+		vhost := top.Vhost(vh)
+		vhost.Items.Put(&topology.Item{Kind: kind.TopicPermission, Name: user, Settings: topology.Args{x: map[string]any{"write": ".*"}}})
+		if predicted := v.CheckTopicPermissionExchanges(top, nil) != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, topic permission for exchange %q: broker refused=%v, mqctl predicts refused=%v", v, x, refused, predicted)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -129,6 +130,28 @@ func TestCheck(t *testing.T) {
 		var re *rmqversion.RefusalsError
 		if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Check = %v, want a RefusalsError containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestCheckTopicPermissionExchanges: from 4.3.2 a topic permission needs
+// its exchange: declared in the file, held by the broker (has), or one of
+// the broker's own. 4.3.1 and 4.0 take any name.
+func TestCheckTopicPermissionExchanges(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("shop")
+	v.Exchanges["orders"] = &topology.Exchange{Name: "orders", Type: "topic", Durable: true}
+	v.Items.Put(&topology.Item{Kind: kind.TopicPermission, Name: "svc", Settings: topology.Args{
+		"orders": map[string]any{"write": ".*"}, "amq.topic": map[string]any{"write": ".*"}, "": map[string]any{"write": ".*"},
+		"events": map[string]any{"write": ".*"}, "legacy": map[string]any{"write": ".*"}}})
+	has := func(vhost, x string) bool { return vhost == "shop" && x == "legacy" }
+	err := rmqversion.MustParse("4.3.2").CheckTopicPermissionExchanges(top, has)
+	if err == nil || !strings.Contains(err.Error(), `exchange "events"`) || strings.Contains(err.Error(), `"legacy"`) || strings.Contains(err.Error(), `"orders"`) || strings.Contains(err.Error(), "amq.topic") {
+		t.Errorf("4.3.2: %v; want exchange events alone refused", err)
+	}
+	for _, ver := range []string{"4.3.1", "4.0.5", "3.10.8"} {
+		if err := rmqversion.MustParse(ver).CheckTopicPermissionExchanges(top, has); err != nil {
+			t.Errorf("%s: %v; want none refused", ver, err)
 		}
 	}
 }
