@@ -41,6 +41,8 @@ var shovelFields = []Field{
 	{Name: "src-delete-after", Type: FieldStringOrInt, Help: "never (the default), queue-length (stop after the messages in the queue when it starts) or a number of messages"},
 	{Name: "delete-after", Type: FieldStringOrInt, Help: "the pre-3.7 name of src-delete-after (amqp091)"},
 	{Name: "src-predeclared", Type: FieldBool, Help: "the source queue exists already: check it, do not declare it (amqp091; RabbitMQ 4.0, refused by 3.10)"},
+	{Name: "src-consumer-name", Type: FieldString, Help: "the consumer tag (amqp091) or link name (amqp10) of the shovel's consumer (RabbitMQ 4.3, refused before)"},
+	{Name: "src-delete-after-duration", Type: FieldInt, Help: "seconds after which the shovel deletes itself (RabbitMQ 4.3.5, refused before)"},
 	{Name: "src-address", Type: FieldString, Help: "the AMQP 1.0 address to consume from (amqp10, required there)"},
 
 	{Name: "dest-uri", Type: FieldStrings, Help: "the destination broker's URI, or a list of URIs tried in turn"},
@@ -64,8 +66,8 @@ var shovelFields = []Field{
 // The keys each protocol's validation accepts besides the common ones
 // (rabbit_shovel_parameters: amqp091_src_validation and the others).
 var (
-	amqp091Src  = []string{"src-uri", "src-queue", "src-exchange", "src-exchange-key", "src-queue-args", "src-consumer-args", "src-prefetch-count", "prefetch-count", "src-delete-after", "delete-after", "src-predeclared"}
-	amqp10Src   = []string{"src-uri", "src-address", "src-prefetch-count", "src-delete-after"}
+	amqp091Src  = []string{"src-uri", "src-queue", "src-exchange", "src-exchange-key", "src-queue-args", "src-consumer-args", "src-prefetch-count", "prefetch-count", "src-delete-after", "delete-after", "src-predeclared", "src-consumer-name", "src-delete-after-duration"}
+	amqp10Src   = []string{"src-uri", "src-address", "src-prefetch-count", "src-delete-after", "src-consumer-name", "src-delete-after-duration"}
 	amqp091Dest = []string{"dest-uri", "dest-queue", "dest-exchange", "dest-exchange-key", "dest-queue-args", "dest-add-forward-headers", "dest-add-timestamp-header", "add-forward-headers", "add-timestamp-header", "dest-publish-properties", "publish-properties", "dest-predeclared"}
 	amqp10Dest  = []string{"dest-uri", "dest-address", "dest-add-forward-headers", "dest-add-timestamp-header", "dest-application-properties", "dest-message-annotations", "dest-properties"}
 )
@@ -103,6 +105,9 @@ func validateShovel(s map[string]any) []Problem {
 		if n, ok := integer(s, f); ok && n < 0 {
 			out = append(out, Problem{Field: f, Msg: fmt.Sprintf("%d is negative", n), Hint: "expected never, queue-length or a number of messages"})
 		}
+	}
+	if n, ok := integer(s, "src-delete-after-duration"); ok && n <= 0 {
+		out = append(out, Problem{Field: "src-delete-after-duration", Msg: fmt.Sprintf("%d is not a positive number of seconds", n), Hint: "give the seconds after which the shovel deletes itself, at least 1"})
 	}
 	for _, f := range []string{"reconnect-delay", "src-prefetch-count", "prefetch-count"} {
 		if n, ok := s[f].(float64); ok && n < 0 {

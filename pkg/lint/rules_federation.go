@@ -165,21 +165,24 @@ func runSelfDeletingShovel(p *Pass) []Finding {
 	v := p.Vhost
 	for _, name := range v.Items.Names(kind.Shovel) {
 		it := v.Items.Get(kind.Shovel, name)
-		for _, key := range []string{"src-delete-after", "delete-after"} {
+		for _, key := range []string{"src-delete-after", "delete-after", "src-delete-after-duration"} {
 			val, ok := it.Settings[key]
 			if !ok || val == "never" {
 				continue
 			}
-			what := "the messages it was set to move"
-			if val == "queue-length" {
-				what = "the messages its source queue held when it started"
+			what := "moved the messages it was set to move"
+			switch {
+			case val == "queue-length":
+				what = "moved the messages its source queue held when it started"
+			case key == "src-delete-after-duration":
+				what = fmt.Sprintf("run for %v seconds", val)
 			}
 			from := ""
 			if q, ok := it.Settings.String("src-queue"); ok && q != "" {
 				from = fmt.Sprintf(" out of queue %q", q)
 			}
 			out = append(out, itemFinding(it,
-				"shovel %q deletes itself once it has moved %s (%s: %v): the file still declares it, so every plan after that creates it again, and each apply moves messages%s again. "+
+				"shovel %q deletes itself once it has %s (%s: %v): the file still declares it, so every plan after that creates it again, and each apply moves messages%s again. "+
 					"Keep a one-off shovel out of the file (make it with the management UI or rabbitmqctl set_parameter shovel, or remove it from the file once it has run); for a shovel that keeps running, remove %s",
 				name, what, key, val, from, key))
 			break

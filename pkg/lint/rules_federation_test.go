@@ -77,7 +77,9 @@ func TestShovelAndFederationRules(t *testing.T) {
 			b.item(kind.Shovel, "replay", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "work", "src-delete-after": "queue-length"})
 			b.item(kind.Shovel, "count", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "work", "delete-after": 10})
 			b.item(kind.Shovel, "forever", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "work", "src-delete-after": "never"})
-		}, fire: []string{"count", "replay"}, contains: []string{
+			b.item(kind.Shovel, "timed", topology.Args{"src-uri": "amqp://", "src-queue": "dlq", "dest-uri": "amqp://", "dest-queue": "work", "src-delete-after-duration": 600})
+		}, fire: []string{"count", "replay", "timed"}, contains: []string{
+			`shovel "timed" deletes itself once it has run for 600 seconds (src-delete-after-duration: 600)`,
 			`shovel "replay" deletes itself once it has moved the messages its source queue held when it started (src-delete-after: queue-length)`,
 			`each apply moves messages out of queue "dlq" again`, "Keep a one-off shovel out of the file",
 			`(delete-after: 10)`}},

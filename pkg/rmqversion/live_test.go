@@ -167,6 +167,28 @@ func TestRefusedSettingsAgainstBroker(t *testing.T) {
 			t.Errorf("RabbitMQ %s, %s: broker refused=%v, Check predicts refused=%v", v, c.name, refused, predicted)
 		}
 	}
+	// The shovel keys of 4.3 (src-consumer-name from 4.3.0,
+	// src-delete-after-duration from 4.3.5): 4.3.6 takes them, 4.0.5 and
+	// 3.10.8 refuse them ("Unrecognised terms").
+	for i, extra := range []map[string]any{{"src-consumer-name": "replayer"}, {"src-delete-after-duration": 600}} {
+		value := map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b"}
+		for k, x := range extra {
+			value[k] = x
+		}
+		name := fmt.Sprintf("probe43-%d", i)
+		body, _ := json.Marshal(map[string]any{"value": value})
+		status, msg := send(t, b, http.MethodPut, "/api/parameters/shovel/"+url.PathEscape(vh)+"/"+name, string(body))
+		refused := status == http.StatusBadRequest
+		if refused == v.AtLeast(4, 3) {
+			t.Errorf("RabbitMQ %s, shovel %v: broker refused=%v (%d %s)", v, extra, refused, status, msg)
+		}
+		top := topology.New()
+		vhost := top.Vhost(vh)
+		vhost.Items.Put(&topology.Item{Kind: kind.Shovel, Name: name, Settings: topology.Args(value).Normalized()})
+		if predicted := v.Check(top) != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, shovel %v: broker refused=%v, Check predicts refused=%v", v, extra, refused, predicted)
+		}
+	}
 }
 
 // TestTopicHashLimitAgainstBroker: 4.3.5+ refuses a topic binding key

@@ -93,11 +93,17 @@ func TopicHashWords(key string) int {
 // upstream with setting key ("Unrecognised terms", HTTP 400), and the fix.
 // Measured on 3.10.8 and 4.0.5 (the live test in this package puts each on
 // both); the version in between that changed each is not measured, so
-// the line is drawn at 4.0.
+// the line is drawn at 4.0. The shovel keys of 4.3 (src-consumer-name from
+// 4.3.0, src-delete-after-duration from 4.3.5, in rabbit_amqp091_shovel at
+// those tags) are refused by 4.0.5 and 3.10.8 and taken by 4.3.6.
 func (v Version) RefusesSetting(k kind.Kind, key string) (fix string, refused bool) {
 	switch {
 	case k == kind.Shovel && (key == "src-predeclared" || key == "dest-predeclared") && !v.AtLeast(4, 0):
 		return "remove it: before 4.0 a shovel declares its " + strings.SplitN(key, "-", 2)[0] + " queue itself (declare the queue in the file with the arguments it needs)", true
+	case k == kind.Shovel && key == "src-consumer-name" && !v.AtLeast(4, 3):
+		return "remove it: shovels take src-consumer-name from RabbitMQ 4.3", true
+	case k == kind.Shovel && key == "src-delete-after-duration" && !v.atLeastPatch(4, 3, 5):
+		return "remove it: shovels take src-delete-after-duration from RabbitMQ 4.3.5 (src-delete-after, a number of messages or queue-length, works before)", true
 	case k == kind.FederationUpstream && key == "queue-type" && !v.AtLeast(4, 0):
 		return "remove it: before 4.0 the upstream's queue is a classic queue", true
 	case k == kind.FederationUpstream && key == "ha-policy" && v.AtLeast(4, 0):
