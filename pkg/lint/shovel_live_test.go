@@ -19,18 +19,7 @@ func TestSelfDeletingShovelAgainstBroker(t *testing.T) {
 	b := testbroker.New(t)
 	raw := b.Vhost(t)
 	vh := url.PathEscape(raw)
-	call := func(method, path, body string) (int, string) {
-		t.Helper()
-		var data []byte
-		if body != "" {
-			data = []byte(body)
-		}
-		status, answer, err := b.API(method, path, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return status, string(answer)
-	}
+	call := apiOf(t, b)
 	for _, q := range []string{"src", "dst"} {
 		if status, msg := call(http.MethodPut, "queues/"+vh+"/"+q, `{"durable":true}`); status >= 300 {
 			t.Fatalf("declare %s: %d %s", q, status, msg)

@@ -18,18 +18,7 @@ import (
 func TestVhostQueueLimitAgainstBroker(t *testing.T) {
 	b := testbroker.New(t)
 	vh := url.PathEscape(b.Vhost(t))
-	call := func(method, path, body string) (int, string) {
-		t.Helper()
-		var data []byte
-		if body != "" {
-			data = []byte(body)
-		}
-		status, answer, err := b.API(method, path, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return status, string(answer)
-	}
+	call := apiOf(t, b)
 	for _, q := range []string{"a", "b", "c"} {
 		if status, msg := call(http.MethodPut, "queues/"+vh+"/"+q, `{"durable":true}`); status >= 300 {
 			t.Fatalf("declare %s: %d %s", q, status, msg)
