@@ -62,5 +62,7 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a name with the reserved amq. prefix", Run: runReservedName},
 		{ID: "MQ702", Name: "classic-mirroring-policy", Severity: Warning,
 			Summary: "a policy with classic-mirroring keys (ha-*): deprecated, refused from RabbitMQ 4.0 (an error there)", Run: runMirroring},
+		{ID: "MQ703", Name: "pattern-too-long", Severity: Error,
+			Summary: "a policy pattern, permission or topic permission regexp over 1024 bytes: RabbitMQ 4.3.2+ refuses it (an error on every target, to keep files portable)", Run: runPatternTooLong},
 	}, accessAnalyzers()...)
 }

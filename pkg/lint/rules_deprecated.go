@@ -147,3 +147,23 @@ func (p *Pass) policySkips(pol *topology.Policy, keys ...string) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// MQ703: a regular expression RabbitMQ 4.3.2+ refuses for its length, on
+// every target: a file that holds one does not apply there. An access
+// list writes one alternative per name, and a long list makes one.
+func runPatternTooLong(p *Pass) []Finding {
+	var out []Finding
+	for _, pt := range rmqversion.Patterns(p.Vhost) {
+		if len(pt.Expr) <= rmqversion.MaxPatternBytes {
+			continue
+		}
+		judged := "RabbitMQ 4.3.2 and later refuse it"
+		if p.Version.PatternLimit() {
+			judged = fmt.Sprintf("RabbitMQ %s refuses it", p.Version.Line())
+		}
+		out = append(out, Finding{Object: Object{string(pt.Kind), pt.Name}, Pos: pt.Meta.Pos, objMeta: pt.Meta, Message: fmt.Sprintf(
+			"%s: the %s regular expression has %d bytes, over the %d RabbitMQ takes: %s (HTTP 400), so the file does not apply there. %s",
+			pt.Object, pt.Key, len(pt.Expr), rmqversion.MaxPatternBytes, judged, upperFirst(rmqversion.PatternFix(pt)))})
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -266,6 +267,26 @@ func ruleCases() []ruleCase {
 				b.typed("c.dlq", topology.QueueQuorum, nil)
 			},
 			quiet: []string{"c"}},
+
+		// MQ703
+		{name: "a policy pattern over 1024 bytes", id: "MQ703",
+			build: func(b *builder) {
+				var names []string
+				for i := range 120 {
+					names = append(names, fmt.Sprintf("queue%03d", i))
+				}
+				b.queue("queue001", topology.Args{argMaxLen: 5})
+				b.policy("long", "^("+strings.Join(names, "|")+")$", topology.Args{"max-length": 5})
+				b.policy("short", "^queue", topology.Args{"max-length": 5})
+			},
+			fire: []string{"long"}, quiet: []string{"short"},
+			contains: []string{`policy "long": the pattern regular expression has 1083 bytes, over the 1024 RabbitMQ takes: RabbitMQ 4.3 refuses it (HTTP 400)`, "match a common prefix"}},
+		{name: "a policy pattern of 1024 bytes", id: "MQ703",
+			build: func(b *builder) {
+				b.queue("q", topology.Args{argMaxLen: 5})
+				b.policy("edge", "^q"+strings.Repeat("x?", 510)+"z$", topology.Args{"max-length": 5})
+			},
+			quiet: []string{"edge"}},
 
 		// MQ201
 		{name: "retry exchange with # and the topic exchange as DLX", id: "MQ201",

@@ -5,8 +5,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -312,7 +314,50 @@ func ExactRegexp(names []string) string {
 	for i, n := range ns {
 		q[i] = regexp.QuoteMeta(n)
 	}
-	return "^(?:" + strings.Join(q, "|") + ")$"
+	plain := "^(?:" + strings.Join(q, "|") + ")$"
+	if len(plain) <= rmqversion.MaxPatternBytes {
+		return plain
+	}
+	// RabbitMQ 4.3.2+ refuses a longer one: take the names' common prefix
+	// and suffix out of the alternatives, which many names of one family
+	// share (service.tenant07.events.inbox). A form that is still too
+	// long is left for the version table and lint (MQ703) to refuse.
+	pre, suf := commonAffixes(ns)
+	mid := make([]string, len(ns))
+	for i, n := range ns {
+		mid[i] = regexp.QuoteMeta(n[len(pre) : len(n)-len(suf)])
+	}
+	return "^" + regexp.QuoteMeta(pre) + "(?:" + strings.Join(mid, "|") + ")" + regexp.QuoteMeta(suf) + "$"
+}
+
+// commonAffixes returns the longest prefix and suffix all names share,
+// not overlapping in the shortest, and cut at whole UTF-8 characters.
+func commonAffixes(names []string) (prefix, suffix string) {
+	prefix, suffix = names[0], names[0]
+	shortest := len(names[0])
+	for _, n := range names[1:] {
+		shortest = min(shortest, len(n))
+		i := 0
+		for i < len(prefix) && i < len(n) && prefix[i] == n[i] {
+			i++
+		}
+		prefix = prefix[:i]
+		j := 0
+		for j < len(suffix) && j < len(n) && suffix[len(suffix)-1-j] == n[len(n)-1-j] {
+			j++
+		}
+		suffix = suffix[len(suffix)-j:]
+	}
+	for !utf8.ValidString(prefix) {
+		prefix = prefix[:len(prefix)-1]
+	}
+	if len(prefix)+len(suffix) > shortest {
+		suffix = suffix[len(prefix)+len(suffix)-shortest:]
+	}
+	for !utf8.ValidString(suffix) {
+		suffix = suffix[1:]
+	}
+	return prefix, suffix
 }
 
 // AccessOf returns the access sugar a permission item was expanded from

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -315,5 +317,38 @@ users:
 	}
 	if p := top.Vhosts["orders"].Items.Get(kind.Permission, "svc"); p == nil || p.Pos.Line != 11 || p.Pos.Col != 7 {
 		t.Errorf("the permission on orders is at %+v, want line 11, column 7 (its vhost's name)", p)
+	}
+}
+
+// TestExactRegexpWithinTheLimit: a list whose plain alternation would pass
+// the 1024 bytes RabbitMQ 4.3.2+ takes is written with the names' common
+// prefix and suffix taken out, and matches exactly the same names; a
+// short list keeps the plain form.
+func TestExactRegexpWithinTheLimit(t *testing.T) {
+	var names []string
+	for i := range 40 {
+		names = append(names, fmt.Sprintf("service.tenant%02d.events.inbox", i))
+	}
+	names = append(names, "service.tenant.events.inbox") // empty middle
+	re := ExactRegexp(names)
+	if len(re) > rmqversion.MaxPatternBytes || !strings.HasPrefix(re, `^service\.tenant(?:`) || !strings.HasSuffix(re, `)\.events\.inbox$`) {
+		t.Fatalf("ExactRegexp = %s (%d bytes)", re, len(re))
+	}
+	compiled := regexp.MustCompile(re)
+	for _, n := range names {
+		if !compiled.MatchString(n) {
+			t.Errorf("%s does not match %q", re, n)
+		}
+	}
+	for _, n := range []string{"service.tenant40.events.inbox", "service.tenant00.events.inbox2", "xservice.tenant00.events.inbox", "service.tenant0.events.inbox"} {
+		if compiled.MatchString(n) {
+			t.Errorf("%s matches %q", re, n)
+		}
+	}
+	if got := ExactRegexp([]string{"aa", "a"}); got != `^(?:a|aa)$` {
+		t.Errorf("a short list: %s", got)
+	}
+	if p, s := commonAffixes([]string{"aba", "aa"}); len(p)+len(s) > 2 {
+		t.Errorf("affixes of aba, aa overlap: %q %q", p, s)
 	}
 }

@@ -336,3 +336,43 @@ func TestTopicPermissionExchangeAgainstBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternLengthAgainstBroker: 4.3.2+ refuses a policy pattern and a
+// permission regexp over 1024 bytes, and takes one of 1024; 4.0.5 and
+// 3.10.8 take both. Check predicts each for the broker of the run.
+func TestPatternLengthAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	user, _ := b.User(t)
+	var names []string
+	for i := range 120 {
+		names = append(names, fmt.Sprintf("queue%03d", i))
+	}
+	long := "^(" + strings.Join(names, "|") + ")$"  // 1,083 bytes
+	edge := "^q" + strings.Repeat("x?", 510) + "z$" // 1,024 bytes
+	for _, expr := range []string{long, edge} {
+		want := v.PatternLimit() && len(expr) > rmqversion.MaxPatternBytes
+		body, _ := json.Marshal(map[string]any{"pattern": expr, "apply-to": "queues", "definition": map[string]any{"max-length": 5}})
+		status, msg := send(t, b, http.MethodPut, "/api/policies/"+url.PathEscape(vh)+"/p", string(body))
+		if refused := status == http.StatusBadRequest; refused != want {
+			t.Errorf("RabbitMQ %s, a policy pattern of %d bytes: refused=%v (%d %s), want %v", v, len(expr), refused, status, msg, want)
+		}
+		body, _ = json.Marshal(map[string]any{"configure": expr, "write": "^$", "read": "^$"})
+		status, msg = send(t, b, http.MethodPut, "/api/permissions/"+url.PathEscape(vh)+"/"+url.PathEscape(user), string(body))
+		if refused := status == http.StatusBadRequest; refused != want {
+			t.Errorf("RabbitMQ %s, a permission regexp of %d bytes: refused=%v (%d %s), want %v", v, len(expr), refused, status, msg, want)
+		}
+		top := topology.New()
+		vhost := top.Vhost(vh)
+		vhost.Policies["p"] = &topology.Policy{Name: "p", Pattern: expr, ApplyTo: "queues", Definition: topology.Args{"max-length": 5}}
+		vhost.Items.Put(&topology.Item{Kind: kind.Permission, Name: user, Settings: topology.Args{"configure": expr, "write": "^$", "read": "^$"}})
+		err := v.Check(top)
+		if predicted := err != nil; predicted != want {
+			t.Errorf("RabbitMQ %s, patterns of %d bytes: Check predicts refused=%v (%v), the broker %v", v, len(expr), predicted, err, want)
+		}
+		if want && (err == nil || strings.Count(err.Error(), "over 1024 bytes") != 2) {
+			t.Errorf("RabbitMQ %s: want the policy and the permission refused: %v", v, err)
+		}
+	}
+}

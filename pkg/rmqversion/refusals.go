@@ -194,6 +194,7 @@ func (v Version) Check(t *topology.Topology) error {
 			}
 		}
 		out = v.checkSettings(out, vn, vh)
+		out = v.checkPatterns(out, vn, vh)
 	}
 	if len(out) == 0 {
 		return nil
