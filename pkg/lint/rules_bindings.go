@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -27,9 +28,8 @@ func runBindingEnds(p *Pass) []Finding {
 		case topology.DestQueue:
 			if _, ok := p.Vhost.Queues[b.Destination]; !ok {
 				out = append(out, p.bindingFinding(b,
-					"binding from %s goes to queue %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. "+
-						"Declare queue %q or correct the destination name",
-					exchangeLabel(b.Source), b.Destination, b.Destination))
+					"binding from %s goes to queue %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. %s",
+					exchangeLabel(b.Source), b.Destination, undeclaredQueueFix(b.Destination)))
 			}
 		case topology.DestExchange:
 			if b.Destination == "" {
@@ -127,4 +127,20 @@ func runLocalRandomBindings(p *Pass) []Finding {
 			b.Source, b.DestinationType, b.Destination, reason, upperFirst(fix)))
 	}
 	return out
+}
+
+// undeclaredQueueFix is the fix for a binding to queue q, which the file
+// does not declare. A name of the reserved amq. prefix cannot be declared:
+// amq.rabbitmq.reply-to is direct reply-to's pseudo-queue, which no
+// binding reaches (404 on 3.10.8, 4.0.5 and 4.3.6; AMQP refuses a bind to
+// it from 4.2.6), and amq.gen-* names are the broker's, given to
+// server-named queues.
+func undeclaredQueueFix(q string) string {
+	switch {
+	case q == "amq.rabbitmq.reply-to" || strings.HasPrefix(q, "amq.rabbitmq.reply-to."):
+		return "It is direct reply-to's pseudo-queue, which cannot be bound: a reply reaches the requester when the responder publishes it to the default exchange with the request's reply_to as the routing key. Remove the binding"
+	case topology.IsReservedName(q):
+		return fmt.Sprintf("Names starting with amq. are RabbitMQ's: a client cannot declare queue %q, and a server-named queue's name changes with each connection. Bind a queue the file declares, or let the application that declares the server-named queue bind it", q)
+	}
+	return fmt.Sprintf("Declare queue %q or correct the destination name", q)
 }

@@ -442,6 +442,17 @@ func ruleCases() []ruleCase {
 			quiet: []string{"a", "b"}},
 
 		// MQ401
+		// amq.* names cannot be declared: the advice is not to declare one
+		// (3.10.8, 4.0.5 and 4.3.6 answer 404 to a binding to
+		// amq.rabbitmq.reply-to).
+		{name: "binding to direct reply-to or a server-named queue", id: "MQ401",
+			build: func(b *builder) {
+				b.exchange("rpc", "direct")
+				b.bind("rpc", "amq.rabbitmq.reply-to", "r")
+				b.bind("rpc", "amq.gen-abc", "g")
+			},
+			fire: []string{`rpc -> queue amq.rabbitmq.reply-to ["r"]`, `rpc -> queue amq.gen-abc ["g"]`},
+			contains: []string{"It is direct reply-to's pseudo-queue, which cannot be bound", `a client cannot declare queue "amq.gen-abc"`}},
 		{name: "binding ends not declared", id: "MQ401",
 			build: func(b *builder) {
 				b.exchange("orders", "topic")
