@@ -451,7 +451,7 @@ func ruleCases() []ruleCase {
 				b.bind("rpc", "amq.rabbitmq.reply-to", "r")
 				b.bind("rpc", "amq.gen-abc", "g")
 			},
-			fire: []string{`rpc -> queue amq.rabbitmq.reply-to ["r"]`, `rpc -> queue amq.gen-abc ["g"]`},
+			fire:     []string{`rpc -> queue amq.rabbitmq.reply-to ["r"]`, `rpc -> queue amq.gen-abc ["g"]`},
 			contains: []string{"It is direct reply-to's pseudo-queue, which cannot be bound", `a client cannot declare queue "amq.gen-abc"`}},
 		{name: "binding ends not declared", id: "MQ401",
 			build: func(b *builder) {
