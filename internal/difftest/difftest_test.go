@@ -34,16 +34,7 @@ var (
 // fate the broker and the simulator disagree on.
 func TestDifferential(t *testing.T) {
 	t.Parallel()
-	b := testbroker.New(t)
-	ctx := context.Background()
-	client, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ver, err := BrokerVersion(client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, client, ver := connect(t)
 	start := time.Now()
 	var (
 		mu    sync.Mutex

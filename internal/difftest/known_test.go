@@ -10,8 +10,6 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/mqctl/mqctl/internal/testbroker"
-	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -330,16 +328,8 @@ func TestKnownCases(t *testing.T) {
 			}.alike("4.3", "4.0"),
 		},
 	}
-	b := testbroker.New(t)
+	b, client, ver := connect(t)
 	ctx := context.Background()
-	client, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ver, err := BrokerVersion(client)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var want map[string][]string
@@ -415,16 +405,8 @@ func TestDeadLetterLoopForever(t *testing.T) {
 	// 4.3.6 drops it after the same two hops and leaves the same copies.
 	answers["4.3"] = answers["4.0"]
 
-	b := testbroker.New(t)
+	b, client, ver := connect(t)
 	ctx := context.Background()
-	client, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ver, err := BrokerVersion(client)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ans, ok := answers[ver.Line()]
 	want := ans.hops
 	if !ok {

@@ -27,16 +27,8 @@ import (
 // through it (4.3.6 and 4.0.5 deliver; 3.10.8 refuses).
 func TestLocalRandomAgainstBroker(t *testing.T) {
 	t.Parallel()
-	b := testbroker.New(t)
+	b, client, ver := connect(t)
 	ctx := context.Background()
-	client, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ver, err := BrokerVersion(client)
-	if err != nil {
-		t.Fatal(err)
-	}
 	declares, ok := map[string]bool{"4.3": true, "4.0": true, "3.10": false}[ver.Line()]
 	if !ok {
 		t.Fatalf("the test states no answer for RabbitMQ %s", ver.Line())

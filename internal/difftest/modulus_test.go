@@ -148,16 +148,8 @@ func amongText(ts []route.Target) string {
 // picking one.
 func TestModulusHashAgainstBroker(t *testing.T) {
 	t.Parallel()
-	b := testbroker.New(t)
+	b, client, ver := connect(t)
 	ctx := context.Background()
-	client, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ver, err := BrokerVersion(client)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The answer per version: whether the broker has the exchange type
 	// (and the simulator picks), else what it answers to a declaration.
 	type answer struct {

@@ -105,22 +105,9 @@ func runTopicHashes(p *Pass) []Finding {
 func runLocalRandomBindings(p *Pass) []Finding {
 	var out []Finding
 	for _, b := range p.Vhost.Bindings {
-		if p.Vhost.ExchangeType(b.Source) != rmqversion.LocalRandomExchangeType {
-			continue
-		}
-		qtype := ""
-		q := p.Vhost.Queues[b.Destination]
-		if b.DestinationType == topology.DestQueue && q != nil {
-			qtype = q.TypeOrClassic()
-		}
-		reason, fix := rmqversion.LocalRandomBindingRefusal(b, qtype)
+		reason, fix := p.Version.LocalRandomRefusal(p.Vhost.Name, p.Vhost, b)
 		if reason == "" {
 			continue
-		}
-		if q != nil && qtype != topology.QueueClassic && b.RoutingKey == "" {
-			if keep, ok := p.Version.KeepClassicFix(q, p.Vhost.Name, ""); ok {
-				fix = keep + "; otherwise " + fix
-			}
 		}
 		out = append(out, p.bindingFinding(b,
 			"binding from exchange %q (x-local-random) to %s %q: RabbitMQ refuses it, %s, so the file does not apply. %s",

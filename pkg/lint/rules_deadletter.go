@@ -302,11 +302,11 @@ func runDLUnrouted(p *Pass) []Finding {
 		case d.HasDLRK && d.Exchange == "":
 			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with routing key %q (%s), and no queue %q is declared: RabbitMQ drops them silently. "+
 				"Declare queue %q as the DLQ, or set %s to the name of an existing queue",
-				name, d.DLRK, p.dlrkSource(name), d.DLRK, d.DLRK, p.dlrkSetting(name))
+				name, d.DLRK, p.dlrkSource(name, "of"), d.DLRK, d.DLRK, p.dlrkSource(name, "in"))
 		case d.HasDLRK:
 			msg = fmt.Sprintf("dead letters of queue %q go to %s with routing key %q (%s), which no binding matches: RabbitMQ drops them silently. "+
 				"Bind a DLQ to %s for %q (dead_letter.queue does this), or set %s to a key that is bound",
-				name, exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name), exchangeLabel(d.Exchange), d.DLRK, p.dlrkSetting(name))
+				name, exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name, "of"), exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name, "in"))
 		case d.Exchange == "":
 			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with the routing key they were published with (no x-dead-letter-routing-key is set), which delivers them to the queue named by that key, and for %s no such queue exists: RabbitMQ drops them silently. "+
 				"Set x-dead-letter-routing-key to the name of a DLQ (dead_letter.queue does this)",
@@ -598,24 +598,21 @@ func (p *Pass) deathCause(q string, r route.Reason) string {
 	return fmt.Sprintf("its %s dead letters", r)
 }
 
-// dlrkSetting names what sets queue q's dead-letter routing key, for a
-// fix: its x-dead-letter-routing-key, or the key of the policy that gives
-// it.
-func (p *Pass) dlrkSetting(q string) string {
+// dlrkPolicy names the policy that gives queue q its dead-letter routing
+// key, "" when its own x-dead-letter-routing-key does (or nothing).
+func (p *Pass) dlrkPolicy(q string) string {
 	if p.Vhost.Queues[q].Arguments.Has(argDLRK) {
-		return "x-dead-letter-routing-key"
+		return ""
 	}
-	if pol, _ := p.Sim.QueuePolicies(q); pol != "" {
-		return fmt.Sprintf("dead-letter-routing-key in policy %q", pol)
-	}
-	return "x-dead-letter-routing-key"
+	pol, _ := p.Sim.QueuePolicies(q)
+	return pol
 }
 
-// dlrkSource names what sets queue q's dead-letter routing key, in a
-// sentence: x-dead-letter-routing-key, or the key of a policy.
-func (p *Pass) dlrkSource(q string) string {
-	if s := p.dlrkSetting(q); s != "x-dead-letter-routing-key" {
-		return strings.Replace(s, " in policy", " of policy", 1)
+// dlrkSource names what sets queue q's dead-letter routing key, with prep
+// before the policy's name ("in" for a fix, "of" in a sentence).
+func (p *Pass) dlrkSource(q, prep string) string {
+	if pol := p.dlrkPolicy(q); pol != "" {
+		return fmt.Sprintf("dead-letter-routing-key %s policy %q", prep, pol)
 	}
 	return "x-dead-letter-routing-key"
 }

@@ -45,26 +45,36 @@ func (v Version) checkLocalRandomBindings(out []Refusal, vn string, vh *topology
 		return out
 	}
 	for _, b := range vh.Bindings {
-		if vh.ExchangeType(b.Source) != LocalRandomExchangeType {
-			continue
-		}
-		qtype := ""
-		q := vh.Queues[b.Destination]
-		if b.DestinationType == topology.DestQueue && q != nil {
-			qtype = q.TypeOrClassic()
-		}
-		reason, fix := LocalRandomBindingRefusal(b, qtype)
+		reason, fix := v.LocalRandomRefusal(vn, vh, b)
 		if reason == "" {
 			continue
-		}
-		if q != nil && qtype != topology.QueueClassic && b.RoutingKey == "" {
-			if keep, ok := v.KeepClassicFix(q, vn, ""); ok {
-				fix = keep + "; otherwise " + fix
-			}
 		}
 		out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
 			Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s", v.Line(), reason),
 			Fix:    fix})
 	}
 	return out
+}
+
+// LocalRandomRefusal is LocalRandomBindingRefusal for binding b of vhost
+// vn, vh, with the type of its queue as vh declares it: "" for a binding
+// that is not from an x-local-random exchange or that the exchange takes.
+// For a queue that is quorum (or a stream) only by vh's default queue
+// type, the fix says first to write type: classic.
+func (v Version) LocalRandomRefusal(vn string, vh *topology.Vhost, b *topology.Binding) (reason, fix string) {
+	if vh.ExchangeType(b.Source) != LocalRandomExchangeType {
+		return "", ""
+	}
+	qtype := ""
+	q := vh.Queues[b.Destination]
+	if b.DestinationType == topology.DestQueue && q != nil {
+		qtype = q.TypeOrClassic()
+	}
+	reason, fix = LocalRandomBindingRefusal(b, qtype)
+	if reason != "" && q != nil && qtype != topology.QueueClassic && b.RoutingKey == "" {
+		if keep, ok := v.KeepClassicFix(q, vn, ""); ok {
+			fix = keep + "; otherwise " + fix
+		}
+	}
+	return reason, fix
 }
