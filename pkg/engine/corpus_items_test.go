@@ -76,7 +76,7 @@ func TestApplyCorpusItems(t *testing.T) {
 				// A setting this version does not know (an upstream's
 				// ha-policy on 4.0): refused before anything changed.
 				for _, r := range refusals.Refusals {
-					if _, refused := f.b.Version().RefusesSetting(kind.FederationUpstream, strings.TrimSpace(r.Key)); !refused {
+					if _, refused := f.b.Version().RefusesSetting(kind.FederationUpstream, nil, strings.TrimSpace(r.Key)); !refused {
 						t.Errorf("refused for something else than a setting RabbitMQ %s does not know: %v", f.b.Version(), r)
 					}
 				}

@@ -2,18 +2,21 @@ package kind
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 )
 
 // shovelItem is a dynamic shovel (SPEC §9: shovels: {name: {src-uri: …}}),
 // the runtime parameter of component "shovel". Its fields are every key
-// rabbit_shovel_parameters accepts on 3.10.8 and 4.0.5 (the beams'
-// validation lists, measured): the amqp091 and amqp10 source and
-// destination keys, the deprecated pre-3.7 names (delete-after,
-// prefetch-count, add-forward-headers, add-timestamp-header,
-// publish-properties), and src-predeclared and dest-predeclared, which
-// 4.0 accepts and 3.10 refuses ("Unrecognised terms").
+// RabbitMQ's shovel validation accepts, on the newest version mqctl knows
+// (4.3.6; the validation lists of rabbit_amqp091_shovel,
+// rabbit_amqp10_shovel and rabbit_local_shovel at v4.3.5, measured):
+// the amqp091, amqp10 and local source and destination keys, and the
+// deprecated pre-3.7 names (delete-after, prefetch-count,
+// add-forward-headers, add-timestamp-header, publish-properties). What an
+// older version refuses of them is the version table's
+// (rmqversion.Version.RefusesSetting).
 var shovelItem = &ItemSpec{Shape: Named, Fields: shovelFields, Validate: validateShovel}
 
 // shovelRequired are the settings without which the broker refuses a
@@ -25,52 +28,101 @@ var ackModes = []string{"on-confirm", "on-publish", "no-ack"}
 // shovelFields: the keys of rabbit_shovel_parameters, in the order its
 // validation lists them (common, source, destination).
 var shovelFields = []Field{
-	{Name: "src-protocol", Type: FieldString, Help: "amqp091 (the default) or amqp10"},
-	{Name: "dest-protocol", Type: FieldString, Help: "amqp091 (the default) or amqp10"},
+	{Name: "src-protocol", Type: FieldString, Help: protocolHelp},
+	{Name: "dest-protocol", Type: FieldString, Help: protocolHelp},
 	{Name: "ack-mode", Type: FieldString, Help: "on-confirm (the default), on-publish or no-ack"},
 	{Name: "reconnect-delay", Type: FieldNumber, Help: "seconds to wait before reconnecting after a failure (default 1)"},
 
 	{Name: "src-uri", Type: FieldStrings, Help: "the source broker's URI, or a list of URIs tried in turn (amqp:// is this broker's default vhost, amqp:///v its vhost v)"},
-	{Name: "src-queue", Type: FieldString, Help: "the queue to consume from (amqp091; declared by the shovel unless src-predeclared)"},
-	{Name: "src-exchange", Type: FieldString, Help: "the exchange to consume from through a queue of the shovel's own (amqp091; instead of src-queue)"},
-	{Name: "src-exchange-key", Type: FieldString, Help: "the routing key that queue is bound with (amqp091, with src-exchange)"},
-	{Name: "src-queue-args", Type: FieldTable, Help: "the arguments src-queue is declared with (amqp091)"},
-	{Name: "src-consumer-args", Type: FieldTable, Help: "the arguments of the shovel's consumer (amqp091)"},
-	{Name: "src-prefetch-count", Type: FieldInt, Help: "the most unacknowledged messages in flight (default 1000)"},
+	{Name: "src-queue", Type: FieldString, Help: "the queue to consume from (amqp091, local; declared by the shovel unless src-predeclared)"},
+	{Name: "src-exchange", Type: FieldString, Help: "the exchange to consume from through a queue of the shovel's own (amqp091, local; instead of src-queue)"},
+	{Name: "src-exchange-key", Type: FieldString, Help: "the routing key that queue is bound with (amqp091, local; with src-exchange)"},
+	{Name: "src-queue-args", Type: FieldTable, Help: "the arguments src-queue is declared with (amqp091, local)"},
+	{Name: "src-consumer-args", Type: FieldTable, Help: "the arguments of the shovel's consumer (amqp091, local; amqp10 from RabbitMQ 4.3.3)"},
+	{Name: "src-prefetch-count", Type: FieldInt, Help: "the most unacknowledged messages in flight (amqp091, amqp10; default 1000)"},
 	{Name: "prefetch-count", Type: FieldInt, Help: "the pre-3.7 name of src-prefetch-count (amqp091)"},
 	{Name: "src-delete-after", Type: FieldStringOrInt, Help: "never (the default), queue-length (stop after the messages in the queue when it starts) or a number of messages"},
 	{Name: "delete-after", Type: FieldStringOrInt, Help: "the pre-3.7 name of src-delete-after (amqp091)"},
-	{Name: "src-predeclared", Type: FieldBool, Help: "the source queue exists already: check it, do not declare it (amqp091; RabbitMQ 4.0, refused by 3.10)"},
-	{Name: "src-consumer-name", Type: FieldString, Help: "the consumer tag (amqp091) or link name (amqp10) of the shovel's consumer (RabbitMQ 4.3, refused before)"},
+	{Name: "src-predeclared", Type: FieldBool, Help: "the source queue exists already: check it, do not declare it (amqp091 from RabbitMQ 4.0, local, amqp10 from 4.3)"},
+	{Name: "src-consumer-name", Type: FieldString, Help: "the consumer tag (amqp091, local) or link name (amqp10) of the shovel's consumer (RabbitMQ 4.3, refused before)"},
 	{Name: "src-delete-after-duration", Type: FieldInt, Help: "seconds after which the shovel deletes itself (RabbitMQ 4.3.5, refused before)"},
 	{Name: "src-address", Type: FieldString, Help: "the AMQP 1.0 address to consume from (amqp10, required there)"},
 
 	{Name: "dest-uri", Type: FieldStrings, Help: "the destination broker's URI, or a list of URIs tried in turn"},
-	{Name: "dest-queue", Type: FieldString, Help: "the queue to publish to (amqp091; declared by the shovel unless dest-predeclared)"},
-	{Name: "dest-exchange", Type: FieldString, Help: "the exchange to publish to (amqp091; instead of dest-queue)"},
-	{Name: "dest-exchange-key", Type: FieldString, Help: "the routing key to publish with (amqp091; default: the message's own)"},
-	{Name: "dest-queue-args", Type: FieldTable, Help: "the arguments dest-queue is declared with (amqp091)"},
+	{Name: "dest-queue", Type: FieldString, Help: "the queue to publish to (amqp091, local; declared by the shovel unless dest-predeclared)"},
+	{Name: "dest-exchange", Type: FieldString, Help: "the exchange to publish to (amqp091, local; instead of dest-queue)"},
+	{Name: "dest-exchange-key", Type: FieldString, Help: "the routing key to publish with (amqp091, local; default: the message's own)"},
+	{Name: "dest-queue-args", Type: FieldTable, Help: "the arguments dest-queue is declared with (amqp091, local)"},
 	{Name: "dest-add-forward-headers", Type: FieldBool, Help: "add x-shovelled headers saying where the message came from"},
 	{Name: "dest-add-timestamp-header", Type: FieldBool, Help: "add an x-shovelled-timestamp header"},
 	{Name: "add-forward-headers", Type: FieldBool, Help: "the pre-3.7 name of dest-add-forward-headers (amqp091)"},
 	{Name: "add-timestamp-header", Type: FieldBool, Help: "the pre-3.7 name of dest-add-timestamp-header (amqp091)"},
 	{Name: "dest-publish-properties", Type: FieldTable, Help: "message properties to set on publish (amqp091: delivery_mode, …)"},
 	{Name: "publish-properties", Type: FieldTable, Help: "the pre-3.7 name of dest-publish-properties (amqp091)"},
-	{Name: "dest-predeclared", Type: FieldBool, Help: "the destination queue exists already: check it, do not declare it (amqp091; RabbitMQ 4.0, refused by 3.10)"},
+	{Name: "dest-predeclared", Type: FieldBool, Help: "the destination queue exists already: check it, do not declare it (amqp091 from RabbitMQ 4.0, local, amqp10 from 4.3)"},
 	{Name: "dest-address", Type: FieldString, Help: "the AMQP 1.0 address to publish to (amqp10, required there)"},
 	{Name: "dest-application-properties", Type: FieldTable, Help: "application properties to set on publish (amqp10)"},
 	{Name: "dest-message-annotations", Type: FieldTable, Help: "message annotations to set on publish (amqp10)"},
 	{Name: "dest-properties", Type: FieldTable, Help: "message properties to set on publish (amqp10)"},
 }
 
-// The keys each protocol's validation accepts besides the common ones
-// (rabbit_shovel_parameters: amqp091_src_validation and the others).
-var (
-	amqp091Src  = []string{"src-uri", "src-queue", "src-exchange", "src-exchange-key", "src-queue-args", "src-consumer-args", "src-prefetch-count", "prefetch-count", "src-delete-after", "delete-after", "src-predeclared", "src-consumer-name", "src-delete-after-duration"}
-	amqp10Src   = []string{"src-uri", "src-address", "src-prefetch-count", "src-delete-after", "src-consumer-name", "src-delete-after-duration"}
-	amqp091Dest = []string{"dest-uri", "dest-queue", "dest-exchange", "dest-exchange-key", "dest-queue-args", "dest-add-forward-headers", "dest-add-timestamp-header", "add-forward-headers", "add-timestamp-header", "dest-publish-properties", "publish-properties", "dest-predeclared"}
-	amqp10Dest  = []string{"dest-uri", "dest-address", "dest-add-forward-headers", "dest-add-timestamp-header", "dest-application-properties", "dest-message-annotations", "dest-properties"}
-)
+// protocolHelp is the help of src-protocol and dest-protocol.
+const protocolHelp = "amqp091 (the default), amqp10, or local (RabbitMQ 4.2: within this cluster, with no connection; a URI gives only its user and vhost)"
+
+// shovelProtocol is a protocol a shovel's source or destination speaks,
+// with the keys its validation accepts besides the common ones
+// (RabbitMQ 4.3.5: validate_src_funs and validate_dest_funs of
+// rabbit_amqp091_shovel, rabbit_amqp10_shovel and rabbit_local_shovel).
+type shovelProtocol struct {
+	name      string
+	src, dest []string
+}
+
+// shovelProtocols are the protocols of a shovel's ends, the default
+// (amqp091) first.
+var shovelProtocols = []shovelProtocol{
+	{name: "amqp091",
+		src:  []string{"src-uri", "src-queue", "src-exchange", "src-exchange-key", "src-queue-args", "src-consumer-args", "src-prefetch-count", "prefetch-count", "src-delete-after", "delete-after", "src-predeclared", "src-consumer-name", "src-delete-after-duration"},
+		dest: []string{"dest-uri", "dest-queue", "dest-exchange", "dest-exchange-key", "dest-queue-args", "dest-add-forward-headers", "dest-add-timestamp-header", "add-forward-headers", "add-timestamp-header", "dest-publish-properties", "publish-properties", "dest-predeclared"}},
+	{name: "amqp10",
+		src:  []string{"src-uri", "src-address", "src-prefetch-count", "src-delete-after", "src-consumer-name", "src-delete-after-duration", "src-predeclared", "src-consumer-args"},
+		dest: []string{"dest-uri", "dest-address", "dest-add-forward-headers", "dest-add-timestamp-header", "dest-application-properties", "dest-message-annotations", "dest-properties", "dest-predeclared"}},
+	{name: "local",
+		src:  []string{"src-uri", "src-queue", "src-exchange", "src-exchange-key", "src-queue-args", "src-consumer-args", "src-consumer-name", "src-delete-after", "src-delete-after-duration", "src-predeclared"},
+		dest: []string{"dest-uri", "dest-queue", "dest-exchange", "dest-exchange-key", "dest-queue-args", "dest-add-forward-headers", "dest-add-timestamp-header", "dest-predeclared"}},
+}
+
+// ShovelProtocols are the names of the protocols a shovel's ends speak,
+// the default first.
+func ShovelProtocols() []string {
+	out := make([]string, len(shovelProtocols))
+	for i, p := range shovelProtocols {
+		out[i] = p.name
+	}
+	return out
+}
+
+// ShovelProtocol is the protocol of a shovel's source (end "src") or
+// destination ("dest"): its src-protocol or dest-protocol, amqp091 when
+// it is left out.
+func ShovelProtocol(s map[string]any, end string) string {
+	p, _ := str(s, end+"-protocol")
+	return orDefault(p)
+}
+
+// protocolKeys are the keys protocol accepts at end "src" or "dest" (nil
+// for a protocol mqctl does not know).
+func protocolKeys(protocol, end string) []string {
+	for _, p := range shovelProtocols {
+		if p.name == protocol {
+			if end == "src" {
+				return p.src
+			}
+			return p.dest
+		}
+	}
+	return nil
+}
 
 // missing lists the settings of required that s lacks.
 func missing(required []string, s map[string]any) []string {
@@ -95,8 +147,8 @@ func validateShovel(s map[string]any) []Problem {
 			out = append(out, Problem{Field: f, Msg: "the list of URIs is empty", Hint: "give at least one URI"})
 		}
 	}
-	out = append(out, oneOf(s, "src-protocol", "amqp091", "amqp10")...)
-	out = append(out, oneOf(s, "dest-protocol", "amqp091", "amqp10")...)
+	out = append(out, oneOf(s, "src-protocol", ShovelProtocols()...)...)
+	out = append(out, oneOf(s, "dest-protocol", ShovelProtocols()...)...)
 	out = append(out, oneOf(s, "ack-mode", ackModes...)...)
 	for _, f := range []string{"src-delete-after", "delete-after"} {
 		if v, ok := s[f].(string); ok && v != "never" && v != "queue-length" {
@@ -117,11 +169,8 @@ func validateShovel(s map[string]any) []Problem {
 			out = append(out, Problem{Field: f, Msg: fmt.Sprintf("%d is negative", n), Hint: "expected a number of at least 0"})
 		}
 	}
-	src, _ := str(s, "src-protocol")
-	dest, _ := str(s, "dest-protocol")
-	srcKeys, destKeys := amqp091Src, amqp091Dest
+	src, dest := ShovelProtocol(s, "src"), ShovelProtocol(s, "dest")
 	if src == "amqp10" {
-		srcKeys = amqp10Src
 		if !has(s, "src-address") {
 			out = append(out, Problem{Field: "src-protocol", Msg: "an amqp10 source needs src-address", Hint: "add src-address: the AMQP 1.0 address to consume from"})
 		}
@@ -134,7 +183,6 @@ func validateShovel(s map[string]any) []Problem {
 		}
 	}
 	if dest == "amqp10" {
-		destKeys = amqp10Dest
 		if !has(s, "dest-address") {
 			out = append(out, Problem{Field: "dest-protocol", Msg: "an amqp10 destination needs dest-address", Hint: "add dest-address: the AMQP 1.0 address to publish to"})
 		}
@@ -146,15 +194,18 @@ func validateShovel(s map[string]any) []Problem {
 		if !has(s, k) || slices.Contains([]string{"src-protocol", "dest-protocol", "ack-mode", "reconnect-delay"}, k) {
 			continue
 		}
-		switch {
-		case strings.HasPrefix(k, "src-") || k == "prefetch-count" || k == "delete-after":
-			if !slices.Contains(srcKeys, k) {
-				out = append(out, protocolProblem(k, "src-protocol", orDefault(src)))
-			}
-		default:
-			if !slices.Contains(destKeys, k) {
-				out = append(out, protocolProblem(k, "dest-protocol", orDefault(dest)))
-			}
+		end, protocol := "dest", dest
+		if strings.HasPrefix(k, "src-") || k == "prefetch-count" || k == "delete-after" {
+			end, protocol = "src", src
+		}
+		if keys := protocolKeys(protocol, end); keys != nil && !slices.Contains(keys, k) {
+			out = append(out, protocolProblem(k, end, protocol))
+		}
+	}
+	for _, f := range []string{"src-uri", "dest-uri"} {
+		if uri, ok := emptyVhostURI(s[f]); ok {
+			out = append(out, Problem{Field: f, Msg: fmt.Sprintf("%s names vhost \"\" (a URI without a host whose path is only \"/\"), which no broker has: RabbitMQ refuses the shovel (user may not connect to vhost \"\")", uri),
+				Hint: "write amqp:// for the default vhost \"/\", or amqp:///VHOST for vhost VHOST (%2F for \"/\")"})
 		}
 	}
 	ack, _ := str(s, "ack-mode")
@@ -173,12 +224,89 @@ func orDefault(protocol string) string {
 	return protocol
 }
 
-func protocolProblem(key, protoField, protocol string) Problem {
-	other := "amqp10"
-	if protocol == "amqp10" {
-		other = "amqp091"
+// protocolProblem is the problem of key, which the protocol of its end
+// ("src" or "dest") does not take: the fix names the protocols that do.
+func protocolProblem(key, end, protocol string) Problem {
+	var takers []string
+	for _, p := range shovelProtocols {
+		if p.name != protocol && slices.Contains(protocolKeys(p.name, end), key) {
+			takers = append(takers, p.name)
+		}
 	}
-	return Problem{Field: key, Msg: fmt.Sprintf("%s is not a setting of an %s shovel (%s %s)", key, protocol, protoField, protocol), Hint: fmt.Sprintf("remove it, or set %s: %s", protoField, other)}
+	field := end + "-protocol"
+	hint := "remove it"
+	if len(takers) > 0 {
+		hint = fmt.Sprintf("remove it, or set %s: %s", field, strings.Join(takers, " or "))
+	}
+	return Problem{Field: key, Msg: fmt.Sprintf("%s is not a setting of %s %s shovel (%s %s)", key, article(protocol), protocol, field, protocol), Hint: hint}
+}
+
+// article is the indefinite article before a protocol's name.
+func article(protocol string) string {
+	if strings.HasPrefix(protocol, "a") {
+		return "an"
+	}
+	return "a"
+}
+
+// emptyVhostURI reports a URI of v (a string, or a list of them) that
+// names vhost "" on this broker: amqp:/// with nothing after the slash.
+func emptyVhostURI(v any) (string, bool) {
+	for _, u := range URIs(v) {
+		if vhost, host, ok := URIVhost(u); ok && host == "" && vhost == "" {
+			return u, true
+		}
+	}
+	return "", false
+}
+
+// URIs are the URIs of a shovel's src-uri or dest-uri setting v: one, or
+// a list of them (entries that are not strings left out).
+func URIs(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// URIVhost reads an AMQP URI as RabbitMQ's amqp_uri does: its host ("" for
+// a URI without one, a direct connection to this broker, which a shovel's
+// validation checks the vhost of) and its vhost, the path's rest
+// unescaped, or the default vhost "/" when there is no path (amqp://h,
+// amqp://; amqp:/// is vhost ""). ok is false for what is not an amqp or
+// amqps URI with at most one path segment.
+func URIVhost(uri string) (vhost, host string, ok bool) {
+	rest, found := strings.CutPrefix(uri, "amqp://")
+	if !found {
+		if rest, found = strings.CutPrefix(uri, "amqps://"); !found {
+			return "", "", false
+		}
+	}
+	rest, _, _ = strings.Cut(rest, "?")
+	authority, path, hasPath := strings.Cut(rest, "/")
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		authority = authority[i+1:]
+	}
+	if !hasPath {
+		return "/", authority, true
+	}
+	if strings.Contains(path, "/") {
+		return "", "", false
+	}
+	v, err := url.PathUnescape(path)
+	if err != nil {
+		return "", "", false
+	}
+	return v, authority, true
 }
 
 func count(s map[string]any, keys ...string) int {

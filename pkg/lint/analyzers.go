@@ -46,6 +46,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a binding an x-local-random exchange refuses (RabbitMQ 4.0+): one with a routing key, to an exchange, or to a queue that is not classic", Run: runLocalRandomBindings},
 		{ID: "MQ407", Name: "self-deleting-shovel", Severity: Warning,
 			Summary: "a shovel with src-delete-after in the file: it deletes itself once it has moved what it was set to, and every apply after creates it again, moving messages again", Run: runSelfDeletingShovel},
+		{ID: "MQ408", Name: "shovel-setting-ignored", Severity: Warning,
+			Summary: "an amqp10 shovel destination with dest-application-properties, dest-message-annotations or dest-properties on RabbitMQ 4.2+, which accepts them and ignores them", Run: runShovelIgnoredSettings},
 		{ID: "MQ501", Name: "unsupported-queue-feature", Severity: Error,
 			Summary: "an argument or property the queue type does not support", Run: runUnsupported},
 		{ID: "MQ502", Name: "too-many-priorities", Severity: Warning,

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -124,6 +125,12 @@ func rabbit43RuleCases() []ruleCase {
 			opts:  Options{Version: rmqversion.MustParse("3.10")}, fire: []string{"work"},
 			contains: []string{"on RabbitMQ 3.10 it drops a message the first time it comes back (its x-delivery-limit)"}},
 
+		// MQ408: an amqp10 destination's message settings, ignored from 4.2.
+		{name: "amqp10 destination properties on 4.3", id: "MQ408", build: amqp10Bridge, opts: v43, fire: []string{"bridge"}, severity: Warning,
+			contains: []string{`shovel "bridge" sets dest-message-annotations, which RabbitMQ 4.3 accepts and ignores`}},
+		{name: "amqp10 destination properties before 4.2", id: "MQ408", build: amqp10Bridge,
+			opts: Options{Version: rmqversion.MustParse("4.1")}, quiet: []string{"bridge"}},
+
 		// MQ505 and MQ501: 4.3 evaluates consumer timeouts for quorum queues only.
 		{name: "a consumer-timeout policy over all queue types", id: "MQ505",
 			build: timeoutPolicy("queues", 0), opts: v43, fire: []string{"timeouts"}, quiet: []string{"jobs.q", "jobs.c", "jobs.s"}, severity: Warning,
@@ -226,4 +233,12 @@ func rabbit43RuleCases() []ruleCase {
 			}, opts: v431, fire: []string{"cap"},
 			contains: []string{"operator policy \"cap\": RabbitMQ refuses it", "delayed-retry-max (50) must not be smaller than delayed-retry-min (1000)"}},
 	}
+}
+
+// amqp10Bridge: a shovel to an AMQP 1.0 destination that annotates the
+// messages it moves.
+func amqp10Bridge(b *builder) {
+	b.queue("q", nil)
+	b.item(kind.Shovel, "bridge", topology.Args{"src-uri": "amqp://", "src-queue": "q", "dest-protocol": "amqp10", "dest-uri": "amqp://dc2",
+		"dest-address": "/queues/q", "dest-message-annotations": map[string]any{"x-origin": "dc1"}})
 }

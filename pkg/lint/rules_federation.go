@@ -9,45 +9,33 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// localVhost reports the vhost a shovel URI names when it is this broker
-// (amqp:// or amqp:///v: no host, a direct connection), false otherwise.
-func localVhost(uri string) (string, bool) {
-	rest, ok := strings.CutPrefix(uri, "amqp://")
-	if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
+// localVhost reports the vhost a shovel URI names when it is this broker,
+// false otherwise. For an amqp091 or amqp10 end that is a URI without a
+// host (a direct connection): amqp:// is the default vhost "/", and
+// amqp:///v vhost v. A local end (RabbitMQ 4.2+) is always this broker:
+// its URI gives only the user and the vhost, whatever its host says.
+// As RabbitMQ's amqp_uri reads it, the path's rest is the vhost, and the
+// default vhost is only for a URI without a path.
+func localVhost(uri string, local bool) (string, bool) {
+	vhost, host, ok := kind.URIVhost(uri)
+	if !ok || (host != "" && !local) {
 		return "", false
 	}
-	if rest == "" || rest == "/" {
-		return "/", true
-	}
-	v, err := url.PathUnescape(rest[1:])
-	if err != nil {
-		return "", false
-	}
-	return v, true
+	return vhost, true
 }
 
 // localURI reports the vhost that setting key of a shovel names when every
 // URI of it (one, or a list) is this broker's and names that one vhost.
 func localURI(it *topology.Item, key string) (string, bool) {
-	var uris []string
-	switch x := it.Settings[key].(type) {
-	case string:
-		uris = []string{x}
-	case []any:
-		for _, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return "", false
-			}
-			uris = append(uris, s)
-		}
-	}
+	uris := kind.URIs(it.Settings[key])
 	if len(uris) == 0 {
 		return "", false
 	}
+	end, _, _ := strings.Cut(key, "-")
+	local := kind.ShovelProtocol(it.Settings, end) == "local"
 	vhost := ""
 	for i, u := range uris {
-		v, ok := localVhost(u)
+		v, ok := localVhost(u, local)
 		if !ok || (i > 0 && v != vhost) {
 			return "", false
 		}
@@ -73,8 +61,8 @@ func runShovelEnds(p *Pass) []Finding {
 				return
 			}
 			vn, local := localURI(it, uriKey)
-			if !local {
-				return
+			if !local || vn == "" {
+				return // vhost "": RabbitMQ refuses the shovel, and the loader says so
 			}
 			if vn != v.Name && declares(v, what, obj) && !declares(p.Vhosts[vn], what, obj) {
 				out = append(out, itemFinding(it,
@@ -149,7 +137,7 @@ func declares(v *topology.Vhost, what, obj string) bool {
 // uriVhostLabel says which vhost a local shovel URI names.
 func uriVhostLabel(vhost string) string {
 	if vhost == "/" {
-		return `the default vhost "/" (amqp:// or amqp:/// without a vhost)`
+		return `the default vhost "/" (amqp:// without a path)`
 	}
 	return fmt.Sprintf("vhost %q", vhost)
 }
@@ -187,6 +175,40 @@ func runSelfDeletingShovel(p *Pass) []Finding {
 				name, what, key, val, from, key))
 			break
 		}
+	}
+	return out
+}
+
+// ignoredAMQP10Keys are the amqp10 destination keys RabbitMQ 4.2+ accepts
+// and ignores (rmqversion.Version.ShovelIgnoresAMQP10Properties).
+var ignoredAMQP10Keys = []string{"dest-application-properties", "dest-message-annotations", "dest-properties"}
+
+// MQ408: an amqp10 shovel destination that sets message properties,
+// annotations or application properties on a version that ignores them.
+func runShovelIgnoredSettings(p *Pass) []Finding {
+	if !p.Version.ShovelIgnoresAMQP10Properties() {
+		return nil
+	}
+	var out []Finding
+	for _, name := range p.Vhost.Items.Names(kind.Shovel) {
+		it := p.Vhost.Items.Get(kind.Shovel, name)
+		if kind.ShovelProtocol(it.Settings, "dest") != "amqp10" {
+			continue
+		}
+		var set []string
+		for _, k := range ignoredAMQP10Keys {
+			if _, ok := it.Settings[k]; ok {
+				set = append(set, k)
+			}
+		}
+		if len(set) == 0 {
+			continue
+		}
+		keys := strings.Join(set, " and ")
+		out = append(out, itemFinding(it,
+			"shovel %q sets %s, which RabbitMQ %s accepts and ignores: from 4.2 a shovel leaves the messages it moves as they are (the bare message is immutable), so they arrive without them. "+
+				"Remove %s; set what consumers need where the messages are published (dest-add-forward-headers and dest-add-timestamp-header still mark a moved message, in its message annotations)",
+			name, keys, p.Version.Line(), keys))
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -27,7 +28,7 @@ func TestShovelAndFederationRules(t *testing.T) {
 			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "src", "dest-uri": []any{"amqp:///%2F"}, "dest-exchange": "dst"})
 		}},
 		{name: "local shovel, source queue and destination exchange missing", id: "MQ403", build: func(b *builder) {
-			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp:///", "src-queue": "gone", "dest-uri": "amqp://", "dest-exchange": "nowhere"})
+			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "gone", "dest-uri": "amqp://", "dest-exchange": "nowhere"})
 		}, fire: []string{"s", "s"}, contains: []string{`shovel "s" moves messages from queue "gone"`, `to exchange "nowhere"`, "NOT_FOUND"}},
 		{name: "remote ends are not this file's", id: "MQ403", build: func(b *builder) {
 			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://u:pw@other/x", "src-queue": "gone", "dest-uri": []any{"amqp://", "amqp://dc2"}, "dest-queue": "gone"})
@@ -48,7 +49,7 @@ func TestShovelAndFederationRules(t *testing.T) {
 			x := b.t.Vhost("x1")
 			x.Queues["work.dlq"] = &topology.Queue{Name: "work.dlq", Durable: true}
 			x.Exchanges["out"] = &topology.Exchange{Name: "out", Type: "fanout", Durable: true}
-			x.Items.Put(&topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{"src-uri": "amqp://", "src-queue": "work.dlq", "dest-uri": "amqp:///", "dest-exchange": "out"}, Meta: topology.Meta{Pos: b.pos()}})
+			x.Items.Put(&topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{"src-uri": "amqp://", "src-queue": "work.dlq", "dest-uri": "amqp://", "dest-exchange": "out"}, Meta: topology.Meta{Pos: b.pos()}})
 		}, fire: []string{"s", "s"}, contains: []string{
 			`shovel "s" of vhost "x1" moves messages from queue "work.dlq" of vhost "/" (src-uri amqp://), but the file declares queue "work.dlq" in vhost "x1"`,
 			`src-uri names the default vhost "/"`, `declares queue "work.dlq" in vhost "/" itself`, "Write src-uri: amqp:///x1",
@@ -63,8 +64,29 @@ func TestShovelAndFederationRules(t *testing.T) {
 			x.Queues["q"] = &topology.Queue{Name: "q", Durable: true}
 			x.Items.Put(&topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{"src-uri": "amqp:///other", "src-queue": "q", "dest-uri": "amqp:///team%20a%2Fb", "dest-queue": "q"}, Meta: topology.Meta{Pos: b.pos()}})
 		}, fire: []string{"s"}, contains: []string{`of vhost "other" (src-uri amqp:///other)`, "Write src-uri: amqp:///team%20a%2Fb"}},
+		// A local shovel (RabbitMQ 4.2+) is always this broker: its URI
+		// gives only the user and the vhost (measured on 4.3.6: a local
+		// shovel with src-uri amqp://guest:guest@nohost.invalid:9999/ls1
+		// runs, and moves queue a of vhost ls1).
+		{name: "a local shovel's URI with a host is this broker", id: "MQ403", build: func(b *builder) {
+			b.queue("q", nil)
+			b.t.Vhost("x1").Queues["q"] = &topology.Queue{Name: "q", Durable: true}
+			b.item(kind.Shovel, "s", topology.Args{"src-protocol": "local", "src-uri": "amqp://u:pw@elsewhere/x1", "src-queue": "q",
+				"dest-protocol": "local", "dest-uri": "amqp://u:pw@elsewhere", "dest-queue": "gone"})
+		}, fire: []string{"s"}, contains: []string{`to queue "gone" of this vhost (dest-uri amqp://u:pw@elsewhere)`}},
+		{name: "an amqp091 shovel's URI with a host is another broker's", id: "MQ403", build: func(b *builder) {
+			b.item(kind.Shovel, "s", topology.Args{"src-protocol": "local", "src-uri": "amqp://", "src-queue": "gone",
+				"dest-uri": "amqp://u:pw@elsewhere", "dest-queue": "gone"})
+		}, fire: []string{"s"}, contains: []string{`from queue "gone" of this vhost (src-uri amqp://)`}},
+		// amqp:/// is vhost "" (the path's rest), not the default vhost:
+		// RabbitMQ refuses such a shovel (the loader does too).
+		{name: "amqp:/// is vhost \"\"", id: "MQ403", build: func(b *builder) {
+			b.queue("q", nil)
+			b.t.Vhost("x1")
+			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp:///", "src-queue": "q", "dest-uri": "amqp://", "dest-queue": "q"})
+		}},
 		{name: "URIs naming two vhosts are not checked", id: "MQ403", build: func(b *builder) {
-			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "q", "dest-uri": []any{"amqp:///", "amqp:///other"}, "dest-queue": "gone"})
+			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "q", "dest-uri": []any{"amqp://", "amqp:///other"}, "dest-queue": "gone"})
 			b.queue("q", nil)
 		}},
 		{name: "default exchanges count as declared", id: "MQ403", build: func(b *builder) {
@@ -83,6 +105,14 @@ func TestShovelAndFederationRules(t *testing.T) {
 			`shovel "replay" deletes itself once it has moved the messages its source queue held when it started (src-delete-after: queue-length)`,
 			`each apply moves messages out of queue "dlq" again`, "Keep a one-off shovel out of the file",
 			`(delete-after: 10)`}},
+		{name: "an amqp10 destination's properties, ignored from 4.2", id: "MQ408", build: func(b *builder) {
+			b.item(kind.Shovel, "bridge", topology.Args{"src-uri": "amqp://", "src-queue": "q", "dest-protocol": "amqp10", "dest-uri": "amqp://dc2",
+				"dest-address": "/queues/q", "dest-properties": map[string]any{"content_type": "application/json"}, "dest-application-properties": map[string]any{"origin": "dc1"}})
+			b.item(kind.Shovel, "marks", topology.Args{"src-uri": "amqp://", "src-queue": "q", "dest-protocol": "amqp10", "dest-uri": "amqp://dc2",
+				"dest-address": "/queues/q", "dest-add-forward-headers": true})
+		}, fire: []string{"bridge"}, contains: []string{
+			`shovel "bridge" sets dest-application-properties and dest-properties, which RabbitMQ 4.3 accepts and ignores`,
+			"so they arrive without them", "Remove dest-application-properties and dest-properties"}},
 		{name: "set naming a declared upstream", id: "MQ404", build: func(b *builder) {
 			b.item(kind.FederationUpstream, "dc2", topology.Args{"uri": "amqp://dc2"})
 			b.item(kind.FederationUpstreamSet, "all", topology.Args{"upstreams": []any{map[string]any{"upstream": "dc2"}}})
@@ -96,10 +126,10 @@ func TestShovelAndFederationRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBuilder()
 			tt.build(b)
-			run := map[string]func(*Pass) []Finding{"MQ403": runShovelEnds, "MQ404": runUpstreamSetUnknown, "MQ407": runSelfDeletingShovel}[tt.id]
+			run := map[string]func(*Pass) []Finding{"MQ403": runShovelEnds, "MQ404": runUpstreamSetUnknown, "MQ407": runSelfDeletingShovel, "MQ408": runShovelIgnoredSettings}[tt.id]
 			var fs []Finding
 			for _, name := range b.t.VhostNames() {
-				fs = append(fs, run(&Pass{Vhost: b.t.Vhosts[name], Vhosts: b.t.Vhosts})...)
+				fs = append(fs, run(&Pass{Vhost: b.t.Vhosts[name], Vhosts: b.t.Vhosts, Version: rmqversion.Default})...)
 			}
 			if len(fs) != len(tt.fire) {
 				t.Fatalf("want %d findings of %s, got %+v", len(tt.fire), tt.id, fs)
@@ -129,7 +159,7 @@ func federationRuleCases() []ruleCase {
 			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "src", "dest-uri": []any{"amqp:///%2F"}, "dest-exchange": "dst"})
 		}},
 		{name: "local shovel, source queue missing", id: "MQ403", build: func(b *builder) {
-			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp:///", "src-queue": "gone", "dest-uri": "amqp://u:pw@dc2/x", "dest-queue": "x"})
+			b.item(kind.Shovel, "s", topology.Args{"src-uri": "amqp://", "src-queue": "gone", "dest-uri": "amqp://u:pw@dc2/x", "dest-queue": "x"})
 		}, fire: []string{"s"}, contains: []string{`shovel "s" moves messages from queue "gone"`}},
 		{name: "set naming a declared upstream", id: "MQ404", build: func(b *builder) {
 			b.item(kind.FederationUpstream, "dc2", topology.Args{"uri": "amqp://dc2"})

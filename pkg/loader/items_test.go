@@ -64,6 +64,20 @@ federation_upstream_sets:
 			want: "",
 		},
 		{
+			// RabbitMQ 4.2+: a local shovel, and 4.3's amqp10 keys
+			// (src-predeclared and dest-predeclared from 4.3.0,
+			// src-consumer-args from 4.3.3), measured on 4.3.6; an older
+			// version's refusal is the version table's.
+			name: "a local shovel, and an amqp10 one with 4.3's keys",
+			body: `shovels:
+  l: { src-protocol: local, src-uri: "amqp:///v", src-queue: a, src-consumer-name: mover, src-predeclared: true,
+       dest-protocol: local, dest-uri: "amqp://u@anyhost/v", dest-exchange: x, dest-exchange-key: k, dest-add-forward-headers: true }
+  t: { src-protocol: amqp10, src-uri: "amqp://h", src-address: /queues/a, src-predeclared: true, src-consumer-args: { x-priority: 1 },
+       dest-protocol: amqp10, dest-uri: "amqp://h", dest-address: /queues/b, dest-predeclared: true }`,
+			want: `{"kind":"shovel","name":"l","settings":{"dest-add-forward-headers":true,"dest-exchange":"x","dest-exchange-key":"k","dest-protocol":"local","dest-uri":"amqp://u@anyhost/v","src-consumer-name":"mover","src-predeclared":true,"src-protocol":"local","src-queue":"a","src-uri":"amqp:///v"},"secret":["src-uri","dest-uri"]}
+{"kind":"shovel","name":"t","settings":{"dest-address":"/queues/b","dest-predeclared":true,"dest-protocol":"amqp10","dest-uri":"amqp://h","src-address":"/queues/a","src-consumer-args":{"x-priority":1},"src-predeclared":true,"src-protocol":"amqp10","src-uri":"amqp://h"},"secret":["src-uri","dest-uri"]}`,
+		},
+		{
 			name: "an upstream set of two members, overrides kept in order",
 			body: `federation_upstream_sets:
   s: [{ upstream: b, exchange: x, max-hops: 2 }, { upstream: a }]`,
@@ -118,6 +132,21 @@ func TestItemsErrors(t *testing.T) {
 		{"exclusive and other-protocol keys", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, src-exchange: x, dest-uri: \"amqp://\", dest-address: a }",
 			[]string{`t.yaml:5:60: shovel "s": src-exchange: src-queue and src-exchange exclude each other`,
 				`t.yaml:5:98: shovel "s": dest-address: dest-address is not a setting of an amqp091 shovel (dest-protocol amqp091) (remove it, or set dest-protocol: amqp10)`}},
+		// Measured on 4.3.6: a local shovel refuses src-prefetch-count
+		// and dest-publish-properties ("Unrecognised terms"), and needs
+		// src-queue or src-exchange as amqp091 does.
+		{"keys a local shovel does not take", "shovels:\n  s: { src-protocol: local, src-uri: \"amqp://\", src-queue: q, src-prefetch-count: 5, dest-protocol: local, dest-uri: \"amqp://\", dest-publish-properties: { delivery_mode: 2 } }",
+			[]string{`t.yaml:5:87: shovel "s": src-prefetch-count: src-prefetch-count is not a setting of a local shovel (src-protocol local) (remove it, or set src-protocol: amqp091 or amqp10)`,
+				`t.yaml:5:158: shovel "s": dest-publish-properties: dest-publish-properties is not a setting of a local shovel (dest-protocol local) (remove it, or set dest-protocol: amqp091)`}},
+		{"a local shovel without a source", "shovels:\n  s: { src-protocol: local, src-uri: \"amqp://\", dest-protocol: local, dest-uri: \"amqp://\" }",
+			[]string{`t.yaml:5:10: shovel "s": a shovel needs src-queue or src-exchange`}},
+		{"a protocol RabbitMQ does not know", "shovels:\n  s: { src-protocol: stomp, src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\" }",
+			[]string{`t.yaml:5:26: shovel "s": src-protocol: invalid value "stomp" (expected one of amqp091, amqp10, local)`}},
+		// Measured on 4.3.6, 4.0.5 and 3.10.8: amqp:/// is vhost "", and
+		// the broker refuses the shovel (user may not connect to vhost "").
+		{"amqp:/// names vhost \"\"", "shovels:\n  s: { src-uri: \"amqp:///\", src-queue: q, dest-uri: [\"amqp://\", \"amqp:///?heartbeat=5\"] }",
+			[]string{`t.yaml:5:21: shovel "s": src-uri: amqp:/// names vhost "" (a URI without a host whose path is only "/"), which no broker has: RabbitMQ refuses the shovel (user may not connect to vhost "") (write amqp:// for the default vhost "/", or amqp:///VHOST for vhost VHOST (%2F for "/"))`,
+				`t.yaml:5:57: shovel "s": dest-uri: amqp:///?heartbeat=5 names vhost ""`}},
 		{"table of the wrong type", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", src-queue-args: [a] }",
 			[]string{`t.yaml:5:83: shovel "s": src-queue-args: expected a mapping, got a list`}},
 		{"upstream without uri, bad values", "federation_upstreams:\n  u: { expires: 0, queue-type: stream, trust-user-id: yes }",

@@ -57,3 +57,11 @@ func (v Version) ConsumerTimeoutQuorumOnly() bool { return v.AtLeast(4, 3) }
 // rabbit_fifo_client add_delivery_count_header/2 at v4.3.0). Before, the
 // one header x-delivery-count counts every return.
 func (v Version) AcquiredCountHeader() bool { return v.AtLeast(4, 3) }
+
+// ShovelIgnoresAMQP10Properties: an amqp10 shovel destination's
+// dest-application-properties, dest-message-annotations and
+// dest-properties are accepted and ignored (4.2+: "The bare message should
+// be immutable in the AMQP network", rabbit_shovel_parameters at v4.2.0,
+// rabbit_amqp10_shovel at v4.3.5; release notes of 4.2.0). Before 4.2 the
+// shovel sets them on every message it moves.
+func (v Version) ShovelIgnoresAMQP10Properties() bool { return v.AtLeast(4, 2) }

@@ -170,15 +170,47 @@ func TestRefusedSettingsAgainstBroker(t *testing.T) {
 	// The shovel keys of 4.3 (src-consumer-name from 4.3.0,
 	// src-delete-after-duration from 4.3.5): 4.3.6 takes them, 4.0.5 and
 	// 3.10.8 refuse them ("Unrecognised terms").
-	for i, extra := range []map[string]any{{"src-consumer-name": "replayer"}, {"src-delete-after-duration": 600}} {
-		value := map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b"}
-		for k, x := range extra {
-			value[k] = x
+	// A local shovel (4.2.0) and the amqp10 keys of 4.3 (src-predeclared
+	// and dest-predeclared from 4.3.0, src-consumer-args from 4.3.3):
+	// 4.3.6 takes them; 4.0.5 refuses local ("src-protocol" not one of
+	// amqp10, amqp091) and 3.10.8 too, and both refuse the amqp10 keys.
+	local := map[string]any{"src-protocol": "local", "src-uri": uri, "src-queue": "a", "dest-protocol": "local", "dest-uri": uri, "dest-queue": "b"}
+	amqp10 := map[string]any{"src-protocol": "amqp10", "src-uri": uri, "src-address": "/queues/a", "dest-protocol": "amqp10", "dest-uri": uri, "dest-address": "/queues/b"}
+	with := func(base map[string]any, extra map[string]any) map[string]any {
+		out := map[string]any{}
+		for k, x := range base {
+			out[k] = x
 		}
+		for k, x := range extra {
+			out[k] = x
+		}
+		return out
+	}
+	for i, value := range []map[string]any{
+		with(local, nil),
+		with(local, map[string]any{"src-predeclared": true, "dest-predeclared": true}),
+		with(amqp10, map[string]any{"src-predeclared": true}),
+		with(amqp10, map[string]any{"dest-predeclared": true}),
+		with(amqp10, map[string]any{"src-consumer-args": map[string]any{"x-priority": 1}}),
+		with(map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b"}, map[string]any{"src-consumer-name": "replayer"}),
+		with(map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b"}, map[string]any{"src-delete-after-duration": 600}),
+	} {
+		extra := value
 		name := fmt.Sprintf("probe43-%d", i)
 		body, _ := json.Marshal(map[string]any{"value": value})
 		status, msg := send(t, b, http.MethodPut, "/api/parameters/shovel/"+url.PathEscape(vh)+"/"+name, string(body))
 		refused := status == http.StatusBadRequest
+		if value["src-protocol"] == "local" && !v.AtLeast(4, 2) {
+			// 4.0.5 and 3.10.8 answer 500 with no body (their validation
+			// has no clause for the protocol), and keep no shovel.
+			if status != http.StatusInternalServerError {
+				t.Errorf("RabbitMQ %s, a local shovel: %d %s, want 500", v, status, msg)
+			}
+			if got, _ := send(t, b, http.MethodGet, "/api/parameters/shovel/"+url.PathEscape(vh)+"/"+name, ""); got != http.StatusNotFound {
+				t.Errorf("RabbitMQ %s, a local shovel answered 500, then read back: %d, want 404", v, got)
+			}
+			refused = true
+		}
 		if refused == v.AtLeast(4, 3) {
 			t.Errorf("RabbitMQ %s, shovel %v: broker refused=%v (%d %s)", v, extra, refused, status, msg)
 		}
@@ -187,6 +219,28 @@ func TestRefusedSettingsAgainstBroker(t *testing.T) {
 		vhost.Items.Put(&topology.Item{Kind: kind.Shovel, Name: name, Settings: topology.Args(value).Normalized()})
 		if predicted := v.Check(top) != nil; predicted != refused {
 			t.Errorf("RabbitMQ %s, shovel %v: broker refused=%v, Check predicts refused=%v", v, extra, refused, predicted)
+		}
+	}
+	// amqp:/// is vhost "", not the default vhost: every version refuses
+	// the shovel (user may not connect to vhost ""), and so does the
+	// shovel's validation; amqp:// is the default vhost, taken.
+	spec, _ := kind.Of(kind.Shovel)
+	for i, src := range []string{"amqp:///", "amqp://"} {
+		// From amq.direct: the shovel's own queue (server-named,
+		// exclusive) goes with it.
+		value := map[string]any{"src-uri": src, "src-exchange": "amq.direct", "src-exchange-key": vh, "dest-uri": uri, "dest-queue": "b"}
+		body, _ := json.Marshal(map[string]any{"value": value})
+		name := fmt.Sprintf("probe-uri-%d", i)
+		status, msg := send(t, b, http.MethodPut, "/api/parameters/shovel/"+url.PathEscape(vh)+"/"+name, string(body))
+		refused := status == http.StatusBadRequest
+		if want := src == "amqp:///"; refused != want || (refused && !strings.Contains(msg, `may not connect to vhost \"\"`)) {
+			t.Errorf("RabbitMQ %s, shovel with src-uri %s: broker refused=%v (%d %s), want %v", v, src, refused, status, msg, want)
+		}
+		if problems := spec.Item.Validate(value); (len(problems) > 0) != refused {
+			t.Errorf("RabbitMQ %s, shovel with src-uri %s: broker refused=%v, validation says %v", v, src, refused, problems)
+		}
+		if !refused {
+			send(t, b, http.MethodDelete, "/api/parameters/shovel/"+url.PathEscape(vh)+"/"+name, "")
 		}
 	}
 }

@@ -90,24 +90,46 @@ func TopicHashWords(key string) int {
 }
 
 // RefusesSetting reports whether version v refuses a shovel or federation
-// upstream with setting key ("Unrecognised terms", HTTP 400), and the fix.
-// Measured on 3.10.8 and 4.0.5 (the live test in this package puts each on
-// both); the version in between that changed each is not measured, so
-// the line is drawn at 4.0. The shovel keys of 4.3 (src-consumer-name from
-// 4.3.0, src-delete-after-duration from 4.3.5, in rabbit_amqp091_shovel at
-// those tags) are refused by 4.0.5 and 3.10.8 and taken by 4.3.6.
-func (v Version) RefusesSetting(k kind.Kind, key string) (fix string, refused bool) {
+// upstream whose settings hold key, and the fix. A shovel's keys depend on
+// the protocol of their end (kind.ShovelProtocol). Measured on 3.10.8,
+// 4.0.5 and 4.3.6 (the live test in this package puts each on all three);
+// the version in between that changed each is the server's source at its
+// tags where it was not measured:
+//   - src-predeclared and dest-predeclared: amqp091 from 4.0 (3.10.8
+//     refuses them), amqp10 from 4.3.0 (rabbit_amqp10_shovel);
+//   - the local protocol from 4.2.0 (rabbit_shovel_parameters);
+//   - src-consumer-name from 4.3.0; src-consumer-args of amqp10 from 4.3.3;
+//     src-delete-after-duration from 4.3.5.
+func (v Version) RefusesSetting(k kind.Kind, settings map[string]any, key string) (fix string, refused bool) {
+	if k == kind.Shovel {
+		return v.refusesShovelSetting(settings, key)
+	}
 	switch {
-	case k == kind.Shovel && (key == "src-predeclared" || key == "dest-predeclared") && !v.AtLeast(4, 0):
-		return "remove it: before 4.0 a shovel declares its " + strings.SplitN(key, "-", 2)[0] + " queue itself (declare the queue in the file with the arguments it needs)", true
-	case k == kind.Shovel && key == "src-consumer-name" && !v.AtLeast(4, 3):
-		return "remove it: shovels take src-consumer-name from RabbitMQ 4.3", true
-	case k == kind.Shovel && key == "src-delete-after-duration" && !v.atLeastPatch(4, 3, 5):
-		return "remove it: shovels take src-delete-after-duration from RabbitMQ 4.3.5 (src-delete-after, a number of messages or queue-length, works before)", true
 	case k == kind.FederationUpstream && key == "queue-type" && !v.AtLeast(4, 0):
 		return "remove it: before 4.0 the upstream's queue is a classic queue", true
 	case k == kind.FederationUpstream && key == "ha-policy" && v.AtLeast(4, 0):
 		return "remove it: classic queue mirroring was removed in RabbitMQ 4.0 (queue-type: quorum replicates the upstream's queue)", true
+	}
+	return "", false
+}
+
+// refusesShovelSetting is RefusesSetting for a shovel.
+func (v Version) refusesShovelSetting(settings map[string]any, key string) (fix string, refused bool) {
+	end, _, _ := strings.Cut(key, "-")
+	protocol := kind.ShovelProtocol(settings, end)
+	switch {
+	case (key == "src-protocol" || key == "dest-protocol") && protocol == "local" && !v.AtLeast(4, 2):
+		return "leave " + key + " out (amqp091, the default): an amqp091 shovel whose " + end + "-uri has no host (amqp:///VHOST) moves messages within this broker on every version; or target RabbitMQ 4.2 or later", true
+	case (key == "src-predeclared" || key == "dest-predeclared") && protocol == "amqp10" && !v.AtLeast(4, 3):
+		return "remove it: an amqp10 shovel takes " + key + " from RabbitMQ 4.3", true
+	case (key == "src-predeclared" || key == "dest-predeclared") && !v.AtLeast(4, 0):
+		return "remove it: before 4.0 a shovel declares its " + end + " queue itself (declare the queue in the file with the arguments it needs)", true
+	case key == "src-consumer-name" && !v.AtLeast(4, 3):
+		return "remove it: shovels take src-consumer-name from RabbitMQ 4.3", true
+	case key == "src-consumer-args" && protocol == "amqp10" && !v.atLeastPatch(4, 3, 3):
+		return "remove it: an amqp10 shovel takes src-consumer-args from RabbitMQ 4.3.3", true
+	case key == "src-delete-after-duration" && !v.atLeastPatch(4, 3, 5):
+		return "remove it: shovels take src-delete-after-duration from RabbitMQ 4.3.5 (src-delete-after, a number of messages or queue-length, works before)", true
 	}
 	return "", false
 }
@@ -317,10 +339,14 @@ func (v Version) checkSettings(out []Refusal, vn string, vh *topology.Vhost) []R
 		for _, name := range vh.Items.Names(k) {
 			it := vh.Items.Get(k, name)
 			for _, key := range sortedKeys(it.Settings) {
-				if fix, refused := v.RefusesSetting(k, key); refused {
+				if fix, refused := v.RefusesSetting(k, it.Settings, key); refused {
+					reason := fmt.Sprintf("RabbitMQ %s does not know this setting (HTTP 400 Unrecognised terms)", v.Line())
+					if strings.HasSuffix(key, "-protocol") {
+						reason = fmt.Sprintf("RabbitMQ %s has no %s shovels (they arrived in 4.2; 4.0.5 and 3.10.8 answer HTTP 500 and keep no shovel)", v.Line(), it.Settings[key])
+						key = fmt.Sprintf("%s: %v", key, it.Settings[key])
+					}
 					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("%s %q", k.Label(), it.Name), Key: key, Pos: it.Pos,
-						Reason: fmt.Sprintf("RabbitMQ %s does not know this setting (HTTP 400 Unrecognised terms)", v.Line()),
-						Fix:    fix})
+						Reason: reason, Fix: fix})
 				}
 			}
 		}
@@ -449,6 +475,48 @@ func (v Version) CheckTopicPermissionExchanges(t *topology.Topology, has func(vh
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("topic permission of user %q", user), Key: fmt.Sprintf("exchange %q", x), Pos: it.Pos,
 					Reason: fmt.Sprintf("RabbitMQ %s refuses a topic permission for an exchange the vhost does not have (HTTP 400 no_such_exchange, from 4.3.2), and neither the file nor the broker has exchange %q", v.Line(), x),
 					Fix:    fmt.Sprintf("declare exchange %q in the file, or fix the name, or remove the entry", x)})
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+}
+
+// CheckShovelVhosts refuses the shovels of t with a URI without a host (a
+// direct connection to this broker: amqp:// or amqp:///VHOST) naming a
+// vhost the file does not declare and the applying user cannot connect
+// to. RabbitMQ checks, when a shovel is written, that such a URI's vhost
+// exists and that the user writing it has access to it, whatever the
+// shovel's protocol, and refuses the shovel otherwise (HTTP 400 user "U"
+// may not connect to vhost "V"; measured on 4.3.6, 4.0.5 and 3.10.8).
+// unreachable says why the user cannot connect to a vhost the file does
+// not declare ("" when it can); a vhost the file declares exists when the
+// shovel is written, and the management API gives the user that creates
+// it access to it.
+func (v Version) CheckShovelVhosts(t *topology.Topology, unreachable func(vhost string) string) error {
+	var out []Refusal
+	for _, vn := range t.VhostNames() {
+		vh := t.Vhosts[vn]
+		for _, name := range vh.Items.Names(kind.Shovel) {
+			it := vh.Items.Get(kind.Shovel, name)
+			for _, key := range []string{"src-uri", "dest-uri"} {
+				seen := map[string]bool{}
+				for _, uri := range kind.URIs(it.Settings[key]) {
+					target, host, ok := kind.URIVhost(uri)
+					if !ok || host != "" || target == "" || t.Vhosts[target] != nil || seen[target] {
+						continue
+					}
+					seen[target] = true
+					why := unreachable(target)
+					if why == "" {
+						continue
+					}
+					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("shovel %q", name), Key: key, Pos: it.Pos,
+						Reason: fmt.Sprintf("RabbitMQ refuses a shovel whose URI without a host names a vhost the user writing it cannot connect to (HTTP 400 may not connect to vhost), and %s names vhost %q: %s", key, target, why),
+						Fix:    fmt.Sprintf("declare vhost %q in the file, or give the user access to it, or fix the vhost in %s (amqp:///VHOST, %%2F for \"/\")", target, key)})
+				}
 			}
 		}
 	}
