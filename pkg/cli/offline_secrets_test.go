@@ -25,7 +25,7 @@ vhosts:
         bindings: [{ exchange: orders, routing_key: order.created }]
         dead_letter: { exchange: orders.dlx, queue: orders.shipping.dlq }
     shovels:
-      replay: { src-uri: "${DC2_URI}", src-queue: orders.shipping, dest-uri: ["amqp:///", "${DC3_URI}"], dest-queue: orders.shipping }
+      replay: { src-uri: "${DC2_URI}", src-queue: orders.shipping, dest-uri: ["amqp://", "${DC3_URI}"], dest-queue: orders.shipping }
     federation_upstreams:
       dc2: { uri: "${DC2_URI}" }
 users:
@@ -64,7 +64,7 @@ func runMain(vars map[string]string, args ...string) (stdout, stderr string, cod
 func TestOfflineCommandsNeedNoSecrets(t *testing.T) {
 	path := writeTemp(t, "topology.yaml", offlineSecretsFile)
 	warnings := offlineWarning(path+":12:26", `shovel "replay": src-uri`, "DC2_URI") +
-		offlineWarning(path+":12:91", `shovel "replay": dest-uri[1]`, "DC3_URI") +
+		offlineWarning(path+":12:90", `shovel "replay": dest-uri[1]`, "DC3_URI") +
 		offlineWarning(path+":14:19", `federation upstream "dc2": uri`, "DC2_URI") +
 		offlineWarning(path+":17:15", `user "shipping-svc": password`, "SHIPPING_SVC_PASSWORD")
 	all := map[string]string{"DC2_URI": "amqp://u:dc2-secret-31@dc2", "DC3_URI": "amqp://u:dc3-secret-32@dc3", "SHIPPING_SVC_PASSWORD": "pw-secret-33"}
