@@ -124,9 +124,9 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	if err := version.CheckTopicPermissionExchanges(desired, has); err != nil && !e.noTable {
 		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
-	// A shovel whose URI without a host names a vhost the user cannot
-	// connect to (any version).
-	if err := version.CheckShovelVhosts(desired, e.shovelVhostReach(ctx)); err != nil && !e.noTable {
+	// A shovel (any version) or a federation upstream (4.3.3+) whose URI
+	// without a host names a vhost the user cannot connect to.
+	if err := version.CheckURIVhosts(desired, e.vhostReach(ctx)); err != nil && !e.noTable {
 		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
 	// What could not be read is the plan's to say (plan.Plan.Unread).

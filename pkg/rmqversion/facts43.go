@@ -65,3 +65,11 @@ func (v Version) AcquiredCountHeader() bool { return v.AtLeast(4, 3) }
 // rabbit_amqp10_shovel at v4.3.5; release notes of 4.2.0). Before 4.2 the
 // shovel sets them on every message it moves.
 func (v Version) ShovelIgnoresAMQP10Properties() bool { return v.AtLeast(4, 2) }
+
+// UpstreamURIChecksVhost: a federation upstream whose URI has no host (a
+// direct connection to this broker) is refused unless the user writing it
+// may connect to the URI's vhost (4.3.3+: "Federation: more strict when
+// validating URIs", rabbit_federation_parameters at v4.3.3; measured:
+// 4.3.6 refuses amqp:///nowhere and amqp:///, 4.0.5 and 3.10.8 take both,
+// and the link never connects).
+func (v Version) UpstreamURIChecksVhost() bool { return v.atLeastPatch(4, 3, 3) }

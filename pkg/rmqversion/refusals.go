@@ -484,39 +484,53 @@ func (v Version) CheckTopicPermissionExchanges(t *topology.Topology, has func(vh
 	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
 }
 
-// CheckShovelVhosts refuses the shovels of t with a URI without a host (a
-// direct connection to this broker: amqp:// or amqp:///VHOST) naming a
-// vhost the file does not declare and the applying user cannot connect
-// to. RabbitMQ checks, when a shovel is written, that such a URI's vhost
-// exists and that the user writing it has access to it, whatever the
-// shovel's protocol, and refuses the shovel otherwise (HTTP 400 user "U"
-// may not connect to vhost "V"; measured on 4.3.6, 4.0.5 and 3.10.8).
-// unreachable says why the user cannot connect to a vhost the file does
-// not declare ("" when it can); a vhost the file declares exists when the
-// shovel is written, and the management API gives the user that creates
-// it access to it.
-func (v Version) CheckShovelVhosts(t *topology.Topology, unreachable func(vhost string) string) error {
+// CheckURIVhosts refuses the shovels and federation upstreams of t with a
+// URI without a host (a direct connection to this broker: amqp:// or
+// amqp:///VHOST) naming a vhost the file does not declare and the applying
+// user cannot connect to. RabbitMQ checks, when a shovel is written, that
+// such a URI's vhost exists and that the user writing it has access to it,
+// whatever the shovel's protocol; from 4.3.3 it checks a federation
+// upstream's URI the same way (UpstreamURIChecksVhost). It refuses the
+// object otherwise (HTTP 400 user "U" may not connect to vhost "V";
+// measured on 4.3.6, 4.0.5 and 3.10.8). unreachable says why the user
+// cannot connect to a vhost the file does not declare ("" when it can);
+// a vhost the file declares exists when the object is written, and the
+// management API gives the user that creates it access to it. Vhost ""
+// (amqp:///) is no broker's.
+func (v Version) CheckURIVhosts(t *topology.Topology, unreachable func(vhost string) string) error {
 	var out []Refusal
+	check := func(vn string, it *topology.Item, keys ...string) {
+		for _, key := range keys {
+			seen := map[string]bool{}
+			for _, uri := range kind.URIs(it.Settings[key]) {
+				target, host, ok := kind.URIVhost(uri)
+				if !ok || host != "" || t.Vhosts[target] != nil || seen[target] {
+					continue
+				}
+				seen[target] = true
+				why := `no broker has vhost ""`
+				fix := fmt.Sprintf(`write amqp:// in %s for the default vhost "/", or amqp:///VHOST for vhost VHOST`, key)
+				if target != "" {
+					why = unreachable(target)
+					fix = fmt.Sprintf("declare vhost %q in the file, or give the user access to it, or fix the vhost in %s (amqp:///VHOST, %%2F for \"/\")", target, key)
+				}
+				if why == "" {
+					continue
+				}
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("%s %q", it.Kind.Label(), it.Name), Key: key, Pos: it.Pos,
+					Reason: fmt.Sprintf("RabbitMQ %s refuses a %s whose URI without a host names a vhost the user writing it cannot connect to (HTTP 400 may not connect to vhost), and %s names vhost %q: %s", v.Line(), it.Kind.Label(), key, target, why),
+					Fix:    fix})
+			}
+		}
+	}
 	for _, vn := range t.VhostNames() {
 		vh := t.Vhosts[vn]
 		for _, name := range vh.Items.Names(kind.Shovel) {
-			it := vh.Items.Get(kind.Shovel, name)
-			for _, key := range []string{"src-uri", "dest-uri"} {
-				seen := map[string]bool{}
-				for _, uri := range kind.URIs(it.Settings[key]) {
-					target, host, ok := kind.URIVhost(uri)
-					if !ok || host != "" || target == "" || t.Vhosts[target] != nil || seen[target] {
-						continue
-					}
-					seen[target] = true
-					why := unreachable(target)
-					if why == "" {
-						continue
-					}
-					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("shovel %q", name), Key: key, Pos: it.Pos,
-						Reason: fmt.Sprintf("RabbitMQ refuses a shovel whose URI without a host names a vhost the user writing it cannot connect to (HTTP 400 may not connect to vhost), and %s names vhost %q: %s", key, target, why),
-						Fix:    fmt.Sprintf("declare vhost %q in the file, or give the user access to it, or fix the vhost in %s (amqp:///VHOST, %%2F for \"/\")", target, key)})
-				}
+			check(vn, vh.Items.Get(kind.Shovel, name), "src-uri", "dest-uri")
+		}
+		if v.UpstreamURIChecksVhost() {
+			for _, name := range vh.Items.Names(kind.FederationUpstream) {
+				check(vn, vh.Items.Get(kind.FederationUpstream, name), "uri")
 			}
 		}
 	}

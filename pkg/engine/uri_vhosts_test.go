@@ -16,14 +16,15 @@ import (
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 )
 
-// TestShovelToAVhostTheUserCannotReach: RabbitMQ refuses a shovel whose
+// TestURIToAVhostTheUserCannotReach: RabbitMQ refuses a shovel whose
 // URI without a host names a vhost that does not exist, or one the user
 // writing it has no permission in (HTTP 400 user "U" may not connect to
 // vhost "V"), on 4.3.6, 4.0.5 and 3.10.8 alike. An apply of such a file
 // declared the queues and stopped at the shovel; the plan now refuses it
 // before anything changes, naming the shovel, the setting and why. With
-// the permission given, the file applies and plans no changes.
-func TestShovelToAVhostTheUserCannotReach(t *testing.T) {
+// the permission given, the file applies and plans no changes. From 4.3.3
+// a federation upstream's URI is checked the same way.
+func TestURIToAVhostTheUserCannotReach(t *testing.T) {
 	t.Parallel()
 	b := testbroker.New(t)
 	vhost := b.Vhost(t)
@@ -110,5 +111,31 @@ vhosts:
 	}
 	if !p.Plan.Empty() {
 		t.Errorf("plan after apply: %v", changes(p.Plan))
+	}
+
+	// A federation upstream's URI: 4.3.3+ checks it as a shovel's (4.3.6
+	// refuses one naming a vhost that does not exist); 4.0.5 and 3.10.8
+	// take it, and the plan lets it through.
+	upstream := `version: 1
+vhosts:
+  ` + vhost + `:
+    description: "mqctl test ` + t.Name() + `"
+    federation_upstreams:
+      up: { uri: "amqp:///` + url.PathEscape(missing) + `" }
+`
+	top, err = loader.LoadBytes("topology.yaml", []byte(upstream), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.Apply(ctx, engine.ApplyInput{Desired: top}, engine.ApplyOptions{AllowDataLoss: true})
+	if !v.UpstreamURIChecksVhost() {
+		if err != nil {
+			t.Fatalf("RabbitMQ %s takes an upstream whose URI names a missing vhost; the apply failed: %v", v, err)
+		}
+		return
+	}
+	why := `federation upstream "up" in vhost "` + vhost + `": uri`
+	if !errors.As(err, new(*rmqversion.RefusalsError)) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), `the broker has no vhost "`+missing+`"`) {
+		t.Fatalf("RabbitMQ %s, an upstream's uri naming vhost %s: want the plan refused, got %v", v, missing, err)
 	}
 }

@@ -9,14 +9,14 @@ import (
 	"github.com/mqctl/mqctl/pkg/broker"
 )
 
-// shovelVhostReach is rmqversion.Version.CheckShovelVhosts's judge of a
-// vhost the file does not declare that a shovel's URI names: why the user
+// vhostReach is rmqversion.Version.CheckURIVhosts's judge of a vhost the
+// file does not declare that a shovel's or an upstream's URI names: why the user
 // mqctl connects as cannot connect to it ("" when it can, or when the
 // broker would not say). It asks the broker only when asked, once per
 // vhost: the vhosts the user can see, and its permissions in the one
 // named. mqctl never writes its own user's permissions (keepOwnUser), so
 // the file cannot give it access in the same apply.
-func (e *Engine) shovelVhostReach(ctx context.Context) func(vhost string) string {
+func (e *Engine) vhostReach(ctx context.Context) func(vhost string) string {
 	var (
 		listed  bool
 		visible []string
