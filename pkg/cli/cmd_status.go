@@ -20,17 +20,22 @@ func newStatusCmd(g *globals) *cobra.Command {
 	var check, strict bool
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show depth, consumers and rates of the declared queues; --check fails on dead letters",
+		Short: "Show depth, consumers and rates of the declared queues, and whether shovels and federation links run; --check fails on dead letters",
 		Long: `status lists every queue the file declares with its depth (ready and
 unacknowledged messages), consumers, and publish and deliver rates as the
 broker's management API reports them, and says which queues are DLQs and
-which are delay tiers.
+which are delay tiers. It then lists the shovels the file declares and the
+federation links of the upstreams it declares, with their state.
 
 Rows that need attention start with "!":
   alerts    a DLQ holding dead letters; a queue deeper than its
-            alert: {max_depth: N}; a declared queue missing on the broker
+            alert: {max_depth: N}; a declared queue or shovel missing on
+            the broker; a shovel or federation link that does not run
+            (terminated, in error, or still starting after a few seconds:
+            it keeps retrying to connect)
   warnings  a working queue with messages and no consumer; a queue the
-            broker reports down, crashed or without a quorum
+            broker reports down, crashed or without a quorum; links whose
+            state the broker does not report (no management plugin)
 
 With --check, status exits 1 when there is an alert (or, with --strict, a
 warning), so a cron job or a CI step can alert on queue depth. Without
@@ -78,7 +83,7 @@ by default).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a DLQ holds messages, a queue is deeper than its alert.max_depth, or a declared queue is missing")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a DLQ holds messages, a queue is deeper than its alert.max_depth, a declared queue or shovel is missing, or a shovel or federation link does not run")
 	cmd.Flags().BoolVar(&strict, "strict", false, "with --check, fail on warnings too (messages with no consumers, a queue not running)")
 	return cmd
 }

@@ -80,10 +80,59 @@ func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 			b.WriteString(line + "\n")
 		}
 		b.WriteString("\n")
+		if len(v.Links) > 0 {
+			writeLinks(&b, v.Links, opts)
+		}
 	}
 	b.WriteString(summary(r) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeLinks writes a vhost's shovels and federation links as a table.
+func writeLinks(b *strings.Builder, links []Link, opts TextOptions) {
+	rows := [][]string{{"LINK", "STATE", "NOTE"}}
+	for _, l := range links {
+		state := l.State
+		if state == "" {
+			state = "-"
+		}
+		var notes []string
+		for _, p := range l.Problems {
+			notes = append(notes, p.Message)
+		}
+		rows = append(rows, []string{l.Label(), state, strings.Join(notes, "; ")})
+	}
+	widths := make([]int, 3)
+	for _, cells := range rows {
+		for i, c := range cells {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for i, cells := range rows {
+		mark, color := "  ", ""
+		if i > 0 {
+			switch worst(links[i-1].Problems) {
+			case Alert:
+				mark, color = "! ", ansiRed
+			case Warning:
+				mark, color = "! ", ansiYellow
+			}
+		}
+		var line strings.Builder
+		for j, c := range cells {
+			if j > 0 {
+				line.WriteString("  ")
+			}
+			line.WriteString(c + strings.Repeat(" ", widths[j]-len([]rune(c))))
+		}
+		text := mark + strings.TrimRight(line.String(), " ")
+		if opts.Color && color != "" {
+			text = color + text + ansiReset
+		}
+		b.WriteString(text + "\n")
+	}
+	b.WriteString("\n")
 }
 
 // pad lays cells out in columns two spaces apart, without trailing blanks.
@@ -104,9 +153,12 @@ func pad(cells []string, widths []int) string {
 }
 
 // severity is the worst severity of q's problems ("" when none).
-func severity(q Queue) Severity {
+func severity(q Queue) Severity { return worst(q.Problems) }
+
+// worst is the worst severity of ps ("" when none).
+func worst(ps []Problem) Severity {
 	var s Severity
-	for _, p := range q.Problems {
+	for _, p := range ps {
 		if p.Severity == Alert {
 			return Alert
 		}
@@ -153,7 +205,15 @@ func rate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
 // summary is the last line: how many queues, and what needs attention.
 func summary(r *Report) string {
 	queues, alerts, warnings := r.Counts()
-	s := fmt.Sprintf("Status: %s in %s", countOf(queues, "queue"), countOf(len(r.Vhosts), "vhost"))
+	links := 0
+	for _, v := range r.Vhosts {
+		links += len(v.Links)
+	}
+	what := countOf(queues, "queue")
+	if links > 0 {
+		what += " and " + countOf(links, "link")
+	}
+	s := fmt.Sprintf("Status: %s in %s", what, countOf(len(r.Vhosts), "vhost"))
 	if alerts == 0 && warnings == 0 {
 		return s + ": nothing needs attention."
 	}
@@ -188,6 +248,19 @@ type jsonVhost struct {
 	Name    string      `json:"name"`
 	Missing bool        `json:"missing"`
 	Queues  []jsonQueue `json:"queues"`
+	Links   []jsonLink  `json:"links,omitempty"`
+}
+
+// jsonLink is a shovel or a federation link (added in format_version 1:
+// absent for a vhost that declares none).
+type jsonLink struct {
+	Kind     string    `json:"kind"`
+	Name     string    `json:"name"`
+	Target   string    `json:"target,omitempty"`
+	Exists   bool      `json:"exists"`
+	State    string    `json:"state,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	Problems []Problem `json:"problems"`
 }
 
 type jsonQueue struct {
@@ -233,6 +306,13 @@ func WriteJSON(w io.Writer, r *Report) error {
 				Type: q.Type, State: q.State, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked,
 				Consumers: q.Consumers, PublishRate: q.PublishRate, DeliverRate: q.DeliverRate, Problems: probs,
 			})
+		}
+		for _, l := range v.Links {
+			probs := l.Problems
+			if probs == nil {
+				probs = []Problem{}
+			}
+			jv.Links = append(jv.Links, jsonLink{Kind: l.Kind, Name: l.Name, Target: l.Target, Exists: l.Exists, State: l.State, Reason: l.Reason, Problems: probs})
 		}
 		out.Vhosts = append(out.Vhosts, jv)
 	}

@@ -1,19 +1,23 @@
 // Package status reports how the queues a topology file declares are doing
 // on the live broker: depth, ready and unacknowledged messages, consumers,
 // publish and deliver rates, and each queue's role (working queue, DLQ,
-// delay tier). It names the states that need attention — a DLQ holding
-// dead letters, a queue deeper than its alert.max_depth, a declared queue
-// missing on the broker, messages piling up with no consumer — so that
-// `mqctl status --check` can fail a cron job or a CI step on them.
+// delay tier); and whether its shovels and federation links run. It names
+// the states that need attention — a DLQ holding dead letters, a queue
+// deeper than its alert.max_depth, a declared queue missing on the broker,
+// messages piling up with no consumer, a shovel or a federation link that
+// does not run — so that `mqctl status --check` can fail a cron job or a CI
+// step on them.
 package status
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lint"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -37,6 +41,8 @@ const (
 	KindMissing      Kind = "missing"        // declared in the file, absent on the broker
 	KindNoConsumers  Kind = "no-consumers"   // a working queue holds messages and nobody consumes
 	KindNotRunning   Kind = "not-running"    // the broker reports the queue down, crashed, …
+	KindLinkDown     Kind = "link-down"      // a shovel or a federation link does not run
+	KindLinkUnknown  Kind = "link-unknown"   // the broker reports no state of links (no management plugin)
 )
 
 // Problem is one thing about a queue that needs attention.
@@ -81,6 +87,25 @@ type Vhost struct {
 	// Missing is true when the vhost does not exist on the broker.
 	Missing bool
 	Queues  []Queue // sorted by name
+	// Links are the vhost's shovels the file declares, then the
+	// federation links of the upstreams it declares.
+	Links []Link
+}
+
+// Link is a shovel or a federation link and what the broker says of it.
+type Link struct {
+	Kind string // "shovel" or "federation link"
+	// Name is the shovel's name, or the federation link's upstream.
+	Name string
+	// Target is what a federation link federates ("exchange x").
+	Target string
+	// State is the broker's word (running, starting, terminated, error,
+	// …); "" when it reports none.
+	State  string
+	Reason string
+	// Exists is false for a shovel the broker does not have.
+	Exists   bool
+	Problems []Problem
 }
 
 // Report is the status of every declared queue.
@@ -92,18 +117,25 @@ type Report struct {
 	Vhosts []Vhost // sorted by name
 }
 
-// Counts returns the number of queues, of alert problems and of warnings.
+// Counts returns the number of queues, of alert problems and of warnings
+// (of queues and links).
 func (r *Report) Counts() (queues, alerts, warnings int) {
+	count := func(ps []Problem) {
+		for _, p := range ps {
+			if p.Severity == Alert {
+				alerts++
+			} else {
+				warnings++
+			}
+		}
+	}
 	for _, v := range r.Vhosts {
 		queues += len(v.Queues)
 		for _, q := range v.Queues {
-			for _, p := range q.Problems {
-				if p.Severity == Alert {
-					alerts++
-				} else {
-					warnings++
-				}
-			}
+			count(q.Problems)
+		}
+		for _, l := range v.Links {
+			count(l.Problems)
 		}
 	}
 	return queues, alerts, warnings
@@ -125,8 +157,27 @@ func (r *Report) Failing() []string {
 				}
 			}
 		}
+		for _, l := range v.Links {
+			for _, p := range l.Problems {
+				if p.Severity == Alert || r.Strict {
+					out = append(out, fmt.Sprintf("%s in vhost %q: %s", l.Label(), v.Name, p.Message))
+				}
+			}
+		}
 	}
 	return out
+}
+
+// Label names l: `shovel "s"`, `federation link from upstream "u" (exchange x)`,
+// `federation links` (all of them, unknown).
+func (l Link) Label() string {
+	if l.Name == "" {
+		return l.Kind
+	}
+	if l.Target != "" {
+		return fmt.Sprintf("%s from upstream %q (%s)", l.Kind, l.Name, l.Target)
+	}
+	return fmt.Sprintf("%s %q", l.Kind, l.Name)
 }
 
 // OK reports whether the check passes.
@@ -135,6 +186,15 @@ func (r *Report) OK() bool { return len(r.Failing()) == 0 }
 // Lister reads the queues of one vhost (broker.Client does).
 type Lister interface {
 	ListQueueActivity(ctx context.Context, vhost string) ([]broker.QueueActivity, error)
+}
+
+// LinkLister reads the states of a vhost's shovels and federation links,
+// and the shovels it holds (broker.Client does). Collect asks a Lister
+// that is one for the vhosts that declare shovels or upstreams.
+type LinkLister interface {
+	ListShovelStates(ctx context.Context, vhost string) ([]broker.LinkState, error)
+	ListFederationLinks(ctx context.Context, vhost string) ([]broker.LinkState, error)
+	ReadItems(ctx context.Context, k kind.Kind, vhost string) ([]*topology.Item, error)
 }
 
 // Options tune Collect.
@@ -179,7 +239,173 @@ func Collect(ctx context.Context, t *topology.Topology, src Lister, opts Options
 			}
 		}
 	}
-	return Build(t, live, opts.Strict), nil
+	r := Build(t, live, opts.Strict)
+	if ll, ok := src.(LinkLister); ok {
+		for i := range r.Vhosts {
+			vs := &r.Vhosts[i]
+			if vs.Missing {
+				continue
+			}
+			read, err := readLinks(ctx, ll, t.Vhosts[vs.Name], deadline, poll)
+			if err != nil {
+				return nil, err
+			}
+			vs.Links = Links(t.Vhosts[vs.Name], read)
+		}
+	}
+	return r, nil
+}
+
+// LinkRead is what the broker said of a vhost's links: the states of its
+// shovels and of its federation links (each nil with its error when it
+// could not say: ErrNotFound for a broker without the management plugin),
+// and the shovels it holds (nil when the user may not read them: reading
+// runtime parameters takes the policymaker tag, and status only the
+// management tag).
+type LinkRead struct {
+	Shovels    []broker.LinkState
+	ShovelsErr error
+	Held       map[string]bool
+	Federation []broker.LinkState
+	FedErr     error
+}
+
+// readLinks reads the links of v, if it declares shovels or upstreams,
+// again until deadline while one of them is starting (or, for a shovel,
+// not reported yet).
+func readLinks(ctx context.Context, ll LinkLister, v *topology.Vhost, deadline time.Time, poll time.Duration) (LinkRead, error) {
+	var read LinkRead
+	shovels, upstreams := v.Items.Names(kind.Shovel), v.Items.Names(kind.FederationUpstream)
+	if len(shovels) == 0 && len(upstreams) == 0 {
+		return read, nil
+	}
+	for {
+		read = LinkRead{}
+		if len(shovels) > 0 {
+			read.Shovels, read.ShovelsErr = ll.ListShovelStates(ctx, v.Name)
+			held, err := ll.ReadItems(ctx, kind.Shovel, v.Name)
+			if err != nil && !errors.Is(err, broker.ErrForbidden) {
+				return read, err
+			}
+			if err == nil {
+				read.Held = map[string]bool{}
+				for _, it := range held {
+					read.Held[it.Name] = true
+				}
+			}
+		}
+		if len(upstreams) > 0 {
+			read.Federation, read.FedErr = ll.ListFederationLinks(ctx, v.Name)
+		}
+		if err := fatal(read.ShovelsErr, read.FedErr); err != nil {
+			return read, err
+		}
+		if !linksPending(v, read) || !time.Now().Before(deadline) {
+			return read, nil
+		}
+		select {
+		case <-ctx.Done():
+			return read, fmt.Errorf("wait for the shovels and federation links of vhost %q: %w", v.Name, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}
+
+// fatal is the first of errs that is not the broker lacking an endpoint
+// or refusing it to the user (see unknown).
+func fatal(errs ...error) error {
+	for _, err := range errs {
+		if err != nil && (!(errors.Is(err, broker.ErrNotFound) || errors.Is(err, broker.ErrForbidden)) || errors.Is(err, broker.ErrVhostNotFound)) {
+			return err
+		}
+	}
+	return nil
+}
+
+// unknown is the warning of links whose states the broker did not give
+// (err): it has no such endpoint without the management plugin of what
+// (shovel or federation), and gives it only to a user with the monitoring
+// tag (or administrator).
+func unknown(err error, what string) Problem {
+	if errors.Is(err, broker.ErrForbidden) {
+		return Problem{KindLinkUnknown, Warning, fmt.Sprintf("state unknown: the user may not read %s states (RabbitMQ gives them to the monitoring and administrator tags)", what)}
+	}
+	return Problem{KindLinkUnknown, Warning, fmt.Sprintf("state unknown: the broker reports no %s states (enable the rabbitmq_%s_management plugin)", what, strings.ReplaceAll(what, " link", ""))}
+}
+
+// linksPending reports whether a declared shovel the broker holds is
+// starting or not reported, or a federation link of a declared upstream
+// is starting.
+func linksPending(v *topology.Vhost, read LinkRead) bool {
+	for _, l := range Links(v, read) {
+		if l.State == "starting" || (l.Exists && l.State == "" && read.ShovelsErr == nil && l.Kind == "shovel") {
+			return true
+		}
+	}
+	return false
+}
+
+// Links are the shovels v declares and the federation links of the
+// upstreams it declares, with their problems, from what the broker said
+// (read). It is a pure function.
+func Links(v *topology.Vhost, read LinkRead) []Link {
+	var out []Link
+	states := map[string]broker.LinkState{}
+	for _, s := range read.Shovels {
+		states[s.Name] = s
+	}
+	for _, name := range v.Items.Names(kind.Shovel) {
+		st, listed := states[name]
+		l := Link{Kind: "shovel", Name: name, Exists: read.Held[name] || (read.Held == nil && listed), State: st.State, Reason: st.Reason}
+		switch {
+		case read.Held == nil && !listed && read.ShovelsErr == nil:
+			l.Problems = []Problem{{KindLinkDown, Alert, "not running: the broker reports no state for it (it is missing, or it keeps failing to start)"}}
+		case !l.Exists && read.Held != nil:
+			l.Problems = []Problem{{KindMissing, Alert, "missing on the broker (run mqctl apply)"}}
+		case read.ShovelsErr != nil:
+			l.Problems = []Problem{unknown(read.ShovelsErr, "shovel")}
+		default:
+			l.Problems = linkProblems(l, "moves no messages")
+		}
+		out = append(out, l)
+	}
+	declared := map[string]bool{}
+	for _, name := range v.Items.Names(kind.FederationUpstream) {
+		declared[name] = true
+	}
+	if len(declared) > 0 && read.FedErr != nil {
+		out = append(out, Link{Kind: "federation links", Problems: []Problem{unknown(read.FedErr, "federation link")}})
+		return out
+	}
+	for _, st := range read.Federation {
+		if !declared[st.Name] {
+			continue
+		}
+		l := Link{Kind: "federation link", Name: st.Name, Target: st.Target, State: st.State, Reason: st.Reason, Exists: true}
+		l.Problems = linkProblems(l, "federates no messages")
+		out = append(out, l)
+	}
+	return out
+}
+
+// linkProblems finds what needs attention in a link the broker has: it
+// runs, or it does not (an alert). One still starting after Collect's
+// wait keeps retrying to connect (3.10.8 reports a shovel that cannot
+// connect as starting for ever; 4.3.6 as terminated).
+func linkProblems(l Link, stopped string) []Problem {
+	why := ""
+	if l.Reason != "" {
+		why = ": " + l.Reason
+	}
+	switch l.State {
+	case "running":
+		return nil
+	case "starting":
+		return []Problem{{KindLinkDown, Alert, "still starting" + why + ": it keeps retrying to connect, so it " + stopped}}
+	case "":
+		return []Problem{{KindLinkDown, Alert, "not running: the broker reports no state for it (it keeps failing to start)"}}
+	}
+	return []Problem{{KindLinkDown, Alert, fmt.Sprintf("%s%s, so it %s", l.State, why, stopped)}}
 }
 
 // pending reports whether a queue v declares exists in list without

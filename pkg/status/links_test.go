@@ -1,0 +1,93 @@
+package status
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+)
+
+const linksFile = `queues:
+  a: {}
+shovels:
+  up: { src-uri: "amqp://", src-queue: a, dest-uri: "amqp://dc2", dest-queue: a }
+  down: { src-uri: "amqp://", src-queue: a, dest-uri: "amqp://dc2", dest-queue: a }
+  quiet: { src-uri: "amqp://", src-queue: a, dest-uri: "amqp://dc2", dest-queue: a }
+  slow: { src-uri: "amqp://", src-queue: a, dest-uri: "amqp://dc2", dest-queue: a }
+  gone: { src-uri: "amqp://", src-queue: a, dest-uri: "amqp://dc2", dest-queue: a }
+federation_upstreams:
+  dc2: { uri: "amqp://dc2" }
+`
+
+// TestLinks: each declared shovel and each link of a declared upstream
+// gets the problem its state means; a link of an upstream the file does
+// not declare is not the file's; a broker without the management plugins
+// gives a warning, not an alert.
+func TestLinks(t *testing.T) {
+	v := load(t, linksFile).Vhosts["/"]
+	held := map[string]bool{"up": true, "down": true, "quiet": true, "slow": true}
+	shovels := []broker.LinkState{{Name: "up", State: "running"}, {Name: "down", State: "terminated", Reason: "failed to connect to source"},
+		{Name: "slow", State: "starting"}}
+	fed := []broker.LinkState{{Name: "dc2", Target: "exchange orders", State: "error", Reason: "unknown_host"},
+		{Name: "dc2", Target: "queue q", State: "running"}, {Name: "other", Target: "exchange x", State: "error"}}
+	summary := func(links []Link) []string {
+		var out []string
+		for _, l := range links {
+			s := l.Label()
+			for _, p := range l.Problems {
+				s += fmt.Sprintf(" | %s/%s: %s", p.Kind, p.Severity, p.Message)
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		read LinkRead
+		want []string
+	}{
+		{"states", LinkRead{Shovels: shovels, Held: held, Federation: fed}, []string{
+			`shovel "down" | link-down/alert: terminated: failed to connect to source, so it moves no messages`,
+			`shovel "gone" | missing/alert: missing on the broker (run mqctl apply)`,
+			`shovel "quiet" | link-down/alert: not running: the broker reports no state for it (it keeps failing to start)`,
+			`shovel "slow" | link-down/alert: still starting: it keeps retrying to connect, so it moves no messages`,
+			`shovel "up"`,
+			`federation link from upstream "dc2" (exchange orders) | link-down/alert: error: unknown_host, so it federates no messages`,
+			`federation link from upstream "dc2" (queue q)`,
+		}},
+		{"no management plugins", LinkRead{ShovelsErr: broker.ErrNotFound, Held: held, FedErr: broker.ErrNotFound}, []string{
+			`shovel "down" | link-unknown/warning: state unknown: the broker reports no shovel states (enable the rabbitmq_shovel_management plugin)`,
+			`shovel "gone" | missing/alert: missing on the broker (run mqctl apply)`,
+			`shovel "quiet" | link-unknown/warning: state unknown: the broker reports no shovel states (enable the rabbitmq_shovel_management plugin)`,
+			`shovel "slow" | link-unknown/warning: state unknown: the broker reports no shovel states (enable the rabbitmq_shovel_management plugin)`,
+			`shovel "up" | link-unknown/warning: state unknown: the broker reports no shovel states (enable the rabbitmq_shovel_management plugin)`,
+			`federation links | link-unknown/warning: state unknown: the broker reports no federation link states (enable the rabbitmq_federation_management plugin)`,
+		}},
+		// A user with the management tag may list shovel states, not
+		// the shovels' parameters: one not listed is missing or failing.
+		{"shovels not readable", LinkRead{Shovels: shovels, Federation: fed[:1]}, []string{
+			`shovel "down" | link-down/alert: terminated: failed to connect to source, so it moves no messages`,
+			`shovel "gone" | link-down/alert: not running: the broker reports no state for it (it is missing, or it keeps failing to start)`,
+			`shovel "quiet" | link-down/alert: not running: the broker reports no state for it (it is missing, or it keeps failing to start)`,
+			`shovel "slow" | link-down/alert: still starting: it keeps retrying to connect, so it moves no messages`,
+			`shovel "up"`,
+			`federation link from upstream "dc2" (exchange orders) | link-down/alert: error: unknown_host, so it federates no messages`,
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if d := cmp.Diff(c.want, summary(Links(v, c.read))); d != "" {
+				t.Errorf("links (-want +got):\n%s", d)
+			}
+		})
+	}
+	// A link still starting, or a shovel the broker holds and reports no
+	// state of, is waited for; one running or terminated is not.
+	if !linksPending(v, LinkRead{Shovels: shovels, Held: held}) {
+		t.Error("a starting shovel is not waited for")
+	}
+	if linksPending(v, LinkRead{Shovels: []broker.LinkState{{Name: "up", State: "running"}, {Name: "down", State: "terminated"}, {Name: "quiet", State: "running"}, {Name: "slow", State: "running"}}, Held: held}) {
+		t.Error("settled shovels are waited for")
+	}
+}
