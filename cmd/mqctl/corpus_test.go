@@ -89,7 +89,7 @@ func TestCorpusThroughTheCLI(t *testing.T) {
 			// the others.
 			for line, refused := range corpus.Refused {
 				_, stderr, code := mqctlEnv(t, vars, "validate", "-f", out, "--rabbitmq-version", line)
-				if r, ok := refused[base]; ok && r.AtPlan {
+				if r, ok := refused[base]; ok && r.AtPlan && !r.Live {
 					if code != 1 || !strings.Contains(stderr, r.Want) || !strings.Contains(stderr, "RabbitMQ "+line+" would refuse") {
 						t.Errorf("validate --rabbitmq-version %s: want exit 1 saying %q, got %d:\n%s", line, r.Want, code, stderr)
 					}

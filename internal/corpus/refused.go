@@ -2,11 +2,14 @@ package corpus
 
 // Refusal is what happens to a corpus file that a RabbitMQ release line
 // does not take whole: mqctl refuses it before anything changes (AtPlan:
-// plan, and validate for that target), or the broker refuses part of it
-// during apply (the rest is applied all the same).
+// plan, and validate for that target unless Live), or the broker refuses
+// part of it during apply (the rest is applied all the same).
 type Refusal struct {
 	AtPlan bool
-	Want   string // in mqctl's error (AtPlan) or in the apply report
+	// Live: only plan, which reads the broker, can tell (a binding whose
+	// end neither the file nor the broker has); validate takes the file.
+	Live bool
+	Want string // in mqctl's error (AtPlan) or in the apply report
 }
 
 // Refused gives, per RabbitMQ release line, the corpus files that a broker
@@ -17,32 +20,33 @@ type Refusal struct {
 var Refused = map[string]map[string]Refusal{
 	"3.10": {
 		// Streams take no x-max-length (they have x-max-length-bytes and x-max-age).
-		"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
+		"case13a.json": {AtPlan: true, Want: `queue "definitions.import.case13.qq.1" in vhost`},
 		// Quorum queues have no x-max-priority.
-		"adrienKoumgangT__distriqueue__definitions.json": {true, `queue "job.high" in vhost`},
+		"adrienKoumgangT__distriqueue__definitions.json": {AtPlan: true, Want: `queue "job.high" in vhost`},
 		// apply-to classic_queues, quorum_queues and streams arrived in 3.12.
-		"rabbitmq__rabbitmqadmin-ng__vhost.definitions.1.json": {true, "apply_to: classic_queues: apply-to by queue type arrived in RabbitMQ 3.12"},
-		// Bindings from exchanges the file never declares.
-		"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
+		"rabbitmq__rabbitmqadmin-ng__vhost.definitions.1.json": {AtPlan: true, Want: "apply_to: classic_queues: apply-to by queue type arrived in RabbitMQ 3.12"},
+		// Bindings from exchanges the file never declares: RabbitMQ
+		// refuses them (404), so plan does, reading the broker.
+		"rauno56__rabbit-validator__full-invalid-relations.json": {AtPlan: true, Live: true, Want: `neither the file nor the broker has exchange "defect_headers"`},
 	},
 	"4.0": refused40,
 	"4.3": with(refused40, map[string]Refusal{
 		// The deprecated feature queue_master_locator is denied by default.
-		"case4.json": {true, `policy "abc" in vhost`},
+		"case4.json": {AtPlan: true, Want: `policy "abc" in vhost`},
 	}),
 }
 
 // refused40 is what 4.0 refuses, which 4.3 refuses too.
 var refused40 = map[string]Refusal{
-	"case13a.json": {true, `queue "definitions.import.case13.qq.1" in vhost`},
-	"adrienKoumgangT__distriqueue__definitions.json":         {true, `queue "job.high" in vhost`},
-	"rauno56__rabbit-validator__full-invalid-relations.json": {false, `exchange "defect_headers" or queue "defect_queue" does not exist: declare both ends of the binding`},
+	"case13a.json": {AtPlan: true, Want: `queue "definitions.import.case13.qq.1" in vhost`},
+	"adrienKoumgangT__distriqueue__definitions.json":         {AtPlan: true, Want: `queue "job.high" in vhost`},
+	"rauno56__rabbit-validator__full-invalid-relations.json": {AtPlan: true, Live: true, Want: `neither the file nor the broker has exchange "defect_headers"`},
 	// Classic queue mirroring is gone: ha-* policy keys are refused.
-	"case1.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-	"case3.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-	"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-	"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
-	"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {true, "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"case1.json": {AtPlan: true, Want: "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"case3.json": {AtPlan: true, Want: "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"juliofalbo__complete-microservices-env__rabbitmq-definitions.json": {AtPlan: true, Want: "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"rabbitmq_prometheus__rabbitmq-dist-tls-definitions.json":           {AtPlan: true, Want: "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
+	"rabbitmq_prometheus__rabbitmq-dist-metrics-definitions.json":       {AtPlan: true, Want: "ha-mode: classic queue mirroring was removed in RabbitMQ 4.0"},
 }
 
 // with is base and more in one map.

@@ -124,6 +124,10 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	if err := version.CheckTopicPermissionExchanges(desired, has); err != nil && !e.noTable {
 		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
+	// A binding whose end neither the file nor the broker has.
+	if err := version.CheckBindingEnds(desired, e.endExists(ctx, l)); err != nil && !e.noTable {
+		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
+	}
 	// A shovel (any version) or a federation upstream (4.3.3+) whose URI
 	// without a host names a vhost the user cannot connect to.
 	if err := version.CheckURIVhosts(desired, e.vhostReach(ctx)); err != nil && !e.noTable {

@@ -539,3 +539,52 @@ func (v Version) CheckURIVhosts(t *topology.Topology, unreachable func(vhost str
 	}
 	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
 }
+
+// bindingEnd is one end of a binding: its kind, its name, and which end.
+type bindingEnd struct {
+	k          kind.Kind
+	name, role string
+}
+
+// endsOf are binding b's source exchange and its destination.
+func endsOf(b *topology.Binding) []bindingEnd {
+	dest := bindingEnd{kind.Queue, b.Destination, "destination"}
+	if b.DestinationType == topology.DestExchange {
+		dest.k = kind.Exchange
+	}
+	return []bindingEnd{{kind.Exchange, b.Source, "source"}, dest}
+}
+
+// CheckBindingEnds refuses the bindings of t whose source exchange or
+// destination neither the file nor the broker has: RabbitMQ refuses such
+// a binding (HTTP 404 NOT_FOUND, on every version), and an apply stopped
+// there, the objects before it written. has reports whether the broker
+// holds an end the file does not declare (asked only for those). The
+// exchanges the broker declares itself (amq.*) are there; direct
+// reply-to's pseudo-queue is never one a binding may name.
+func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k kind.Kind, name string) bool) error {
+	var out []Refusal
+	for _, vn := range t.VhostNames() {
+		vh := t.Vhosts[vn]
+		for _, b := range vh.Bindings {
+			for _, end := range endsOf(b) {
+				fix := fmt.Sprintf("declare %s %q in the file, or fix the name (mqctl lint reports it as MQ401)", end.k.Label(), end.name)
+				switch {
+				case end.k == kind.Queue && end.name == "amq.rabbitmq.reply-to":
+					fix = "remove the binding: direct reply-to's pseudo-queue cannot be bound (a reply reaches the requester when the responder publishes it to the default exchange with the request's reply_to as the routing key)"
+				case end.k == kind.Exchange && (vh.Exchanges[end.name] != nil || topology.IsBrokerExchange(end.name)),
+					end.k == kind.Queue && vh.Queues[end.name] != nil,
+					has(vn, end.k, end.name):
+					continue
+				}
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
+					Reason: fmt.Sprintf("RabbitMQ refuses a binding whose %s does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has %s %q", end.role, end.k.Label(), end.name),
+					Fix:    fix})
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+}

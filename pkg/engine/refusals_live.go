@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 )
 
 // vhostReach is rmqversion.Version.CheckURIVhosts's judge of a vhost the
@@ -46,5 +47,41 @@ func (e *Engine) vhostReach(ctx context.Context) func(vhost string) string {
 		}
 		said[vhost] = why
 		return why
+	}
+}
+
+// endExists is rmqversion.Version.CheckBindingEnds's judge of a binding's
+// end the file does not declare: whether the broker holds it. The state
+// read answers first (an end of a kind mqctl could not read counts as
+// there); one it lacks is asked of the broker itself, once: the
+// definitions export leaves exclusive queues out, and an end may have been
+// declared since. An answer other than "not found" counts as there: the
+// broker judges when the binding is written.
+func (e *Engine) endExists(ctx context.Context, l *Live) func(vhost string, k kind.Kind, name string) bool {
+	type key struct {
+		vhost string
+		k     kind.Kind
+		name  string
+	}
+	said := map[key]bool{}
+	return func(vhost string, k kind.Kind, name string) bool {
+		if _, unread := l.current.UnreadKind(vhost, k); unread {
+			return true
+		}
+		if v := l.current.State.Vhosts[vhost]; v != nil && ((k == kind.Exchange && v.Exchanges[name] != nil) || (k == kind.Queue && v.Queues[name] != nil)) {
+			return true
+		}
+		at := key{vhost, k, name}
+		if ok, done := said[at]; done {
+			return ok
+		}
+		var err error
+		if k == kind.Exchange {
+			_, err = e.c.GetExchange(ctx, vhost, name)
+		} else {
+			_, err = e.c.QueueArguments(ctx, vhost, name)
+		}
+		said[at] = !errors.Is(err, broker.ErrNotFound)
+		return said[at]
 	}
 }

@@ -61,3 +61,47 @@ func TestCheckURIVhosts(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBindingEnds: a binding's end the file does not declare is
+// asked of the broker (has); amq.* exchanges are every vhost's; direct
+// reply-to's pseudo-queue is refused with its own fix; each missing end is
+// one refusal.
+func TestCheckBindingEnds(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("orders")
+	v.Exchanges["in"] = &topology.Exchange{Name: "in", Type: "direct", Durable: true}
+	v.Queues["work"] = &topology.Queue{Name: "work", Durable: true}
+	v.Bindings = []*topology.Binding{
+		{Source: "in", Destination: "work", DestinationType: topology.DestQueue, RoutingKey: "a"},
+		{Source: "amq.topic", Destination: "work", DestinationType: topology.DestQueue, RoutingKey: "b"},
+		{Source: "in", Destination: "theirs", DestinationType: topology.DestQueue, RoutingKey: "c"},
+		{Source: "gone", Destination: "nowhere", DestinationType: topology.DestExchange, RoutingKey: "d"},
+		{Source: "in", Destination: "amq.rabbitmq.reply-to", DestinationType: topology.DestQueue, RoutingKey: "e"},
+	}
+	var asked []string
+	has := func(vhost string, k kind.Kind, name string) bool {
+		asked = append(asked, string(k)+" "+name)
+		return name == "theirs"
+	}
+	err := rmqversion.Default.CheckBindingEnds(top, has)
+	if err == nil {
+		t.Fatal("no refusal")
+	}
+	want := []string{
+		`binding from "gone" to exchange "nowhere" in vhost "orders": routing key "d": RabbitMQ refuses a binding whose source does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "gone"; declare exchange "gone" in the file, or fix the name (mqctl lint reports it as MQ401)`,
+		`binding from "gone" to exchange "nowhere" in vhost "orders": routing key "d": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "nowhere"`,
+		`binding from "in" to queue "amq.rabbitmq.reply-to" in vhost "orders": routing key "e": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has queue "amq.rabbitmq.reply-to"; remove the binding: direct reply-to's pseudo-queue cannot be bound`,
+	}
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
+	if len(lines) != len(want) {
+		t.Fatalf("%d refusals, want %d:\n%v", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("refusal %d:\n%s\nwant it to say %s", i, lines[i], w)
+		}
+	}
+	if d := strings.Join(asked, ", "); d != "queue theirs, exchange gone, exchange nowhere" {
+		t.Errorf("asked the broker about %s; want only the ends the file lacks (not amq.*, not reply-to)", d)
+	}
+}
