@@ -6,6 +6,8 @@ package apply
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -47,6 +49,11 @@ type Step struct {
 	Binding *topology.Binding
 	// Restore marks a binding put back after its end was replaced.
 	Restore bool
+	// Loosen marks the early write of a kind whose settings bound the
+	// apply's declarations (kind.ItemSpec.Loosen): Change is a copy of the
+	// plan's update with After the loosened item; the update itself is
+	// written in its own phase.
+	Loosen bool
 }
 
 // object is the object s writes: its change's After, or for a binding's
@@ -102,6 +109,9 @@ func (s Step) String() string {
 	case OpCreateVhost, OpUpdateVhost, OpDeleteVhost:
 		return fmt.Sprintf("%s %q", op, s.Name)
 	case OpPutItem, OpDeleteItem:
+		if s.Loosen {
+			return fmt.Sprintf("loosen %s %q in vhost %q before the declarations (to %s)", s.Change.Kind.Label(), s.Name, s.Vhost, settingsText(s.Change.After))
+		}
 		if s.Vhost == "" {
 			return fmt.Sprintf("%s %s %q", op, s.Change.Kind.Label(), s.Name)
 		}
@@ -140,12 +150,20 @@ func Order(p *plan.Plan) [][]Step {
 			}
 			byPhase[spec.DeletePhase] = append(byPhase[spec.DeletePhase], s)
 		}
+		phase := spec.WritePhase
+		if early := loosened(c); early != nil {
+			if early.Change.After.(plan.ItemObject).Settings.Equal(c.After.(plan.ItemObject).Settings) {
+				phase = kind.LoosenPhase // the update only loosens: written early, once
+			} else {
+				byPhase[kind.LoosenPhase] = append(byPhase[kind.LoosenPhase], *early)
+			}
+		}
 		if c.Action != plan.Delete {
 			s := Step{Vhost: c.Vhost, Name: c.Name, Change: c}
 			if b, ok := c.After.(plan.BindingObject); ok {
 				s.Binding = b.Binding
 			}
-			byPhase[spec.WritePhase] = append(byPhase[spec.WritePhase], s)
+			byPhase[phase] = append(byPhase[phase], s)
 		}
 	}
 	binds := byPhase[kind.Binding.WritePhase()]
@@ -179,4 +197,49 @@ func Order(p *plan.Plan) [][]Step {
 		}
 	}
 	return phases
+}
+
+// loosened is the early step of update c of a kind with
+// kind.ItemSpec.Loosen, when the update loosens a setting; nil otherwise.
+func loosened(c *plan.Change) *Step {
+	spec := c.Kind.Item()
+	if spec == nil || spec.Loosen == nil || c.Action != plan.Update {
+		return nil
+	}
+	have, hok := c.Before.(plan.ItemObject)
+	want, wok := c.After.(plan.ItemObject)
+	if !hok || !wok || have.Item == nil || want.Item == nil {
+		return nil
+	}
+	settings := spec.Loosen(have.Settings, want.Settings)
+	if settings == nil {
+		return nil
+	}
+	it := *want.Item
+	it.Settings = settings
+	early := *c
+	early.After = plan.ItemObject{Item: &it}
+	early.Print = plan.ItemPrint(&it)
+	return &Step{Vhost: c.Vhost, Name: c.Name, Change: &early, Loosen: true}
+}
+
+// settingsText is an item's settings as "k: v, …", in key order.
+func settingsText(o plan.Object) string {
+	it, ok := o.(plan.ItemObject)
+	if !ok || it.Item == nil {
+		return ""
+	}
+	keys := make([]string, 0, len(it.Settings))
+	for k := range it.Settings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s: %v", k, it.Settings[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

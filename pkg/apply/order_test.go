@@ -268,3 +268,49 @@ func TestEveryKindHasAnObject(t *testing.T) {
 		t.Error("an unknown kind has an object")
 	}
 }
+
+// TestOrderLoosensFirst: an update of a vhost's limits that raises or
+// removes one is written before the declarations (cmd/mqctl's
+// vhost_limits_raise.txtar shows RabbitMQ refusing the queues otherwise);
+// one that also tightens another is written twice, loosened first and as
+// wanted last; one that only tightens, last.
+func TestOrderLoosensFirst(t *testing.T) {
+	t.Parallel()
+	limits := func(s topology.Args) plan.ItemObject {
+		return plan.ItemObject{Item: &topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: s}}
+	}
+	update := func(have, want topology.Args) plan.Change {
+		return plan.Change{Action: plan.Update, Kind: kind.VhostLimits, Vhost: "v", Name: "v", Before: limits(have), After: limits(want)}
+	}
+	declare := plan.Change{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "q", After: plan.QueueObject{Queue: queue("q", nil)}}
+	for _, c := range []struct {
+		name string
+		upd  plan.Change
+		want [][]string
+	}{
+		{"raise", update(topology.Args{"max-queues": int64(2)}, topology.Args{"max-queues": int64(10)}),
+			[][]string{{`write vhost limits "v"`}, {`declare queue "q"`}}},
+		{"remove", update(topology.Args{"max-queues": int64(2)}, topology.Args{"max-queues": int64(-1)}),
+			[][]string{{`write vhost limits "v"`}, {`declare queue "q"`}}},
+		{"raise one, tighten another", update(topology.Args{"max-queues": int64(2)}, topology.Args{"max-queues": int64(20), "max-connections": int64(5)}),
+			[][]string{{`loosen vhost limits "v" in vhost "v" before the declarations (to max-queues: 20)`}, {`declare queue "q"`}, {`write vhost limits "v"`}}},
+		{"raise one, lower another", update(topology.Args{"max-queues": int64(2), "max-connections": int64(50)}, topology.Args{"max-queues": int64(20), "max-connections": int64(5)}),
+			[][]string{{`loosen vhost limits "v" in vhost "v" before the declarations (to max-connections: 50, max-queues: 20)`}, {`declare queue "q"`}, {`write vhost limits "v"`}}},
+		{"tighten", update(topology.Args{"max-queues": int64(20)}, topology.Args{"max-queues": int64(2)}),
+			[][]string{{`declare queue "q"`}, {`write vhost limits "v"`}}},
+		{"from no limit", update(topology.Args{"max-queues": int64(-1)}, topology.Args{"max-queues": int64(2)}),
+			[][]string{{`declare queue "q"`}, {`write vhost limits "v"`}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := render(Order(&plan.Plan{Changes: []plan.Change{c.upd, declare}}))
+			for i := range got {
+				for j := range got[i] {
+					got[i][j] = strings.TrimSuffix(got[i][j], ` in vhost "v"`)
+				}
+			}
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("phases (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -28,6 +28,15 @@ type ItemSpec struct {
 	// the settings themselves (a password against the hash the broker
 	// stores); they hold no secret value.
 	Compare func(have, want map[string]any) (map[string]any, map[string]any)
+	// Loosen, when set, is for a kind whose settings bound what an apply
+	// declares (a vhost's max-queues): the settings to write before the
+	// apply's declarations (in LoosenPhase) when want is looser than have
+	// somewhere, each setting the looser of the two, so that raising a
+	// limit in the file makes room for the objects the file adds; nil when
+	// want is nowhere looser. The item is written as wanted in its own
+	// phase, after the declarations (a limit lowered last binds only what
+	// comes after the apply).
+	Loosen func(have, want map[string]any) map[string]any
 	// Nested are the kinds declared inside each item of this kind, each
 	// under its Spec.Section (a user's limits, permissions and topic
 	// permissions): their items are named after it. A nested item

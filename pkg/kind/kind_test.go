@@ -1,6 +1,7 @@
 package kind_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -138,6 +139,31 @@ func TestOwner(t *testing.T) {
 	for _, k := range []kind.Kind{kind.User, kind.Queue, kind.VhostLimits, kind.Shovel, "frobnicator"} {
 		if o, ok := k.Owner(); ok {
 			t.Errorf("%s.Owner() = %q; want none", k, o)
+		}
+	}
+}
+
+// TestLooserLimits: vhost limits' Loosen keeps a limit have sets unless
+// want's is looser (higher, none, or negative: no limit), and is nil when
+// want loosens nothing.
+func TestLooserLimits(t *testing.T) {
+	loosen := kind.VhostLimits.Item().Loosen
+	for _, c := range []struct {
+		have, want map[string]any
+		out        map[string]any
+	}{
+		{map[string]any{"max-queues": int64(2)}, map[string]any{"max-queues": int64(10)}, map[string]any{"max-queues": int64(10)}},
+		{map[string]any{"max-queues": int64(2)}, map[string]any{}, map[string]any{}},
+		{map[string]any{"max-queues": int64(2)}, map[string]any{"max-queues": int64(-1)}, map[string]any{"max-queues": int64(-1)}},
+		{map[string]any{"max-queues": int64(10)}, map[string]any{"max-queues": int64(2)}, nil},
+		{map[string]any{"max-queues": int64(-1)}, map[string]any{"max-queues": int64(2)}, nil},
+		{map[string]any{}, map[string]any{"max-queues": int64(2)}, nil},
+		{map[string]any{"max-queues": int64(2), "max-connections": int64(50)}, map[string]any{"max-queues": int64(20), "max-connections": int64(5)},
+			map[string]any{"max-queues": int64(20), "max-connections": int64(50)}},
+	} {
+		got := loosen(c.have, c.want)
+		if (got == nil) != (c.out == nil) || fmt.Sprint(got) != fmt.Sprint(c.out) {
+			t.Errorf("Loosen(%v, %v) = %v, want %v", c.have, c.want, got, c.out)
 		}
 	}
 }

@@ -91,3 +91,30 @@ func TestLinks(t *testing.T) {
 		t.Error("settled shovels are waited for")
 	}
 }
+
+// TestFederatedUpstreamsAreWaitedFor: a declared upstream that a policy
+// federates with (directly, through a set, or through "all") is waited
+// for until the broker reports a link of it; one no policy uses is not.
+func TestFederatedUpstreamsAreWaitedFor(t *testing.T) {
+	v := load(t, `exchanges:
+  x: { type: fanout }
+federation_upstreams:
+  a: { uri: "amqp://a" }
+  b: { uri: "amqp://b" }
+  c: { uri: "amqp://c" }
+federation_upstream_sets:
+  some: [{ upstream: b }]
+policies:
+  direct: { pattern: "^x$", apply_to: exchanges, definition: { federation-upstream: a } }
+  viaset: { pattern: "^y$", apply_to: exchanges, definition: { federation-upstream-set: some } }
+`).Vhosts["/"]
+	if d := cmp.Diff([]string{"a", "b"}, federatedUpstreams(v)); d != "" {
+		t.Errorf("federated upstreams (-want +got):\n%s", d)
+	}
+	if !linksPending(v, LinkRead{Federation: []broker.LinkState{{Name: "a", State: "running"}}}) {
+		t.Error("upstream b, federated through a set, has no link yet and is not waited for")
+	}
+	if linksPending(v, LinkRead{Federation: []broker.LinkState{{Name: "a", State: "running"}, {Name: "b", State: "error"}}}) {
+		t.Error("waited although every federated upstream has a link")
+	}
+}

@@ -335,14 +335,68 @@ func unknown(err error, what string) Problem {
 
 // linksPending reports whether a declared shovel the broker holds is
 // starting or not reported, or a federation link of a declared upstream
-// is starting.
+// is starting, or a declared upstream a policy of the file federates
+// with has no link yet (the broker starts links a moment after the
+// policy is set).
 func linksPending(v *topology.Vhost, read LinkRead) bool {
 	for _, l := range Links(v, read) {
 		if l.State == "starting" || (l.Exists && l.State == "" && read.ShovelsErr == nil && l.Kind == "shovel") {
 			return true
 		}
 	}
+	if read.FedErr != nil {
+		return false
+	}
+	linked := map[string]bool{}
+	for _, st := range read.Federation {
+		linked[st.Name] = true
+	}
+	for _, up := range federatedUpstreams(v) {
+		if !linked[up] {
+			return true
+		}
+	}
 	return false
+}
+
+// federatedUpstreams are the upstreams v declares that a policy of v
+// federates with: by federation-upstream, or through
+// federation-upstream-set (a set of v's, or "all").
+func federatedUpstreams(v *topology.Vhost) []string {
+	declared := v.Items.Names(kind.FederationUpstream)
+	used := map[string]bool{}
+	for _, p := range v.Policies {
+		if up, ok := p.Definition["federation-upstream"].(string); ok {
+			used[up] = true
+		}
+		set, ok := p.Definition["federation-upstream-set"].(string)
+		if !ok {
+			continue
+		}
+		if set == "all" {
+			for _, up := range declared {
+				used[up] = true
+			}
+			continue
+		}
+		if it := v.Items.Get(kind.FederationUpstreamSet, set); it != nil {
+			members, _ := it.Settings["upstreams"].([]any)
+			for _, m := range members {
+				if mm, ok := m.(map[string]any); ok {
+					if up, ok := mm["upstream"].(string); ok {
+						used[up] = true
+					}
+				}
+			}
+		}
+	}
+	var out []string
+	for _, up := range declared {
+		if used[up] {
+			out = append(out, up)
+		}
+	}
+	return out
 }
 
 // Links are the shovels v declares and the federation links of the
