@@ -147,6 +147,10 @@ func try(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 			return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: user %q lacks configure permission on queue %q in vhost %q: its configure regexp does not match %q (apply locks a vhost with an exclusive queue of that name)",
 				QueueName, vhost, urlUser(opts.URL), QueueName, vhost, QueueName)
 		}
+		if errors.As(err, &ae) && ae.Code == amqp.PreconditionFailed && strings.Contains(ae.Reason, "queue limit") {
+			return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: %w; the vhost holds as many queues as its max-queues allows, and apply locks a vhost with a queue of its own: raise max-queues by one at least (rabbitmqctl set_vhost_limits), with room for the queues the file and applications declare",
+				QueueName, vhost, err)
+		}
 		return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: %w", QueueName, vhost, err)
 	}
 	return &Lock{Vhost: vhost, conn: conn, held: true}, nil

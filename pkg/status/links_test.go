@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -116,5 +117,24 @@ policies:
 	}
 	if linksPending(v, LinkRead{Federation: []broker.LinkState{{Name: "a", State: "running"}, {Name: "b", State: "error"}}}) {
 		t.Error("waited although every federated upstream has a link")
+	}
+}
+
+// TestLinksServerError: a listing the broker answers with a server error
+// is asked again until the wait ends, then is a warning, not a failure of
+// status (3.10.8 answered 500 to a federation links listing under load).
+func TestLinksServerError(t *testing.T) {
+	v := load(t, linksFile).Vhosts["/"]
+	read := LinkRead{Shovels: []broker.LinkState{{Name: "up", State: "running"}}, Held: map[string]bool{"up": true}, FedErr: &broker.APIError{Status: 500}}
+	if err := fatal(read.ShovelsErr, read.FedErr); err != nil {
+		t.Errorf("a 500 is fatal: %v", err)
+	}
+	if !linksPending(v, read) {
+		t.Error("a 500 is not asked again")
+	}
+	links := Links(v, read)
+	last := links[len(links)-1]
+	if last.Kind != "federation links" || len(last.Problems) != 1 || last.Problems[0].Severity != Warning || !strings.Contains(last.Problems[0].Message, "the broker failed to list federation link states") {
+		t.Errorf("federation links after a 500: %+v", last)
 	}
 }

@@ -311,15 +311,23 @@ func readLinks(ctx context.Context, ll LinkLister, v *topology.Vhost, deadline t
 	}
 }
 
-// fatal is the first of errs that is not the broker lacking an endpoint
-// or refusing it to the user (see unknown).
+// fatal is the first of errs that is not the broker lacking an endpoint,
+// refusing it to the user or failing to answer it (see unknown).
 func fatal(errs ...error) error {
 	for _, err := range errs {
-		if err != nil && (!(errors.Is(err, broker.ErrNotFound) || errors.Is(err, broker.ErrForbidden)) || errors.Is(err, broker.ErrVhostNotFound)) {
+		if err != nil && (!(errors.Is(err, broker.ErrNotFound) || errors.Is(err, broker.ErrForbidden) || answered5xx(err)) || errors.Is(err, broker.ErrVhostNotFound)) {
 			return err
 		}
 	}
 	return nil
+}
+
+// answered5xx reports whether err is the broker answering a server error:
+// RabbitMQ 3.10.8 answers 500 now and then to a federation links listing
+// while a link restarts (measured under load).
+func answered5xx(err error) bool {
+	var ae *broker.APIError
+	return errors.As(err, &ae) && ae.Status >= 500
 }
 
 // unknown is the warning of links whose states the broker did not give
@@ -327,6 +335,9 @@ func fatal(errs ...error) error {
 // (shovel or federation), and gives it only to a user with the monitoring
 // tag (or administrator).
 func unknown(err error, what string) Problem {
+	if answered5xx(err) {
+		return Problem{KindLinkUnknown, Warning, fmt.Sprintf("state unknown: the broker failed to list %s states: %v", what, err)}
+	}
 	if errors.Is(err, broker.ErrForbidden) {
 		return Problem{KindLinkUnknown, Warning, fmt.Sprintf("state unknown: the user may not read %s states (RabbitMQ gives them to the monitoring and administrator tags)", what)}
 	}
@@ -339,6 +350,9 @@ func unknown(err error, what string) Problem {
 // with has no link yet (the broker starts links a moment after the
 // policy is set).
 func linksPending(v *topology.Vhost, read LinkRead) bool {
+	if answered5xx(read.ShovelsErr) || answered5xx(read.FedErr) {
+		return true // asked again until the wait ends
+	}
 	for _, l := range Links(v, read) {
 		if l.State == "starting" || (l.Exists && l.State == "" && read.ShovelsErr == nil && l.Kind == "shovel") {
 			return true

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// checkQueueLimits refuses plan p when a vhost's max-queues, as the broker
+// holds it, would refuse the apply's queue declarations: RabbitMQ checks
+// the limit when a queue is declared (queue limit in vhost is reached,
+// on every version), and the apply's lock is a queue of the vhost while
+// it runs (lock.QueueName). The lock needs a free place before anything
+// changes; the queues the plan declares need places after the deletes it
+// makes, under the limit the apply writes before them when the file
+// raises it (kind.ItemSpec.Loosen). The queues counted are those the read
+// holds: RabbitMQ 4.3's definitions export leaves exclusive queues out,
+// so the check errs on the side of letting an apply through. A vhost
+// whose limits mqctl could not read is not checked.
+func checkQueueLimits(p *plan.Plan, live *topology.Live, version rmqversion.Version) error {
+	changed := map[string]bool{}
+	creates, deletes := map[string]int{}, map[string]int{}
+	loosened := map[string]topology.Args{}
+	for _, c := range p.Changes {
+		changed[c.Vhost] = true
+		switch {
+		case c.Kind == kind.Queue && c.Action == plan.Create:
+			creates[c.Vhost]++
+		case c.Kind == kind.Queue && c.Action == plan.Delete:
+			deletes[c.Vhost]++
+		case c.Kind == kind.VhostLimits && c.Action == plan.Update:
+			have, _ := c.Before.(plan.ItemObject)
+			want, _ := c.After.(plan.ItemObject)
+			if have.Item != nil && want.Item != nil {
+				if l := kind.VhostLimits.Item().Loosen(have.Settings, want.Settings); l != nil {
+					loosened[c.Vhost] = l
+				}
+			}
+		}
+	}
+	var out []rmqversion.Refusal
+	vhosts := make([]string, 0, len(changed))
+	for vh := range changed {
+		vhosts = append(vhosts, vh)
+	}
+	sort.Strings(vhosts)
+	for _, vh := range vhosts {
+		v := live.State.Vhosts[vh]
+		if v == nil {
+			continue // created by the apply: no limits yet
+		}
+		if _, unread := live.UnreadKind(vh, kind.VhostLimits); unread {
+			continue
+		}
+		it := v.Items.Get(kind.VhostLimits, vh)
+		if it == nil {
+			continue
+		}
+		limit, ok := it.Settings.Int("max-queues")
+		if !ok || limit < 0 {
+			continue
+		}
+		held := len(v.Queues)
+		if held+1 > int(limit) {
+			out = append(out, rmqversion.Refusal{Vhost: vh, Object: "vhost limits", Key: "max-queues",
+				Reason: fmt.Sprintf("the vhost holds %s and limits itself to %d (max-queues): the apply's lock is a queue of the vhost (mqctl.lock, held while it runs), and RabbitMQ would refuse it (queue limit in vhost is reached)", queues(held), limit),
+				Fix:    fmt.Sprintf("raise max-queues to at least %d (rabbitmqctl set_vhost_limits, or the management API), with room for the queues applications declare", held+1+creates[vh])})
+			continue
+		}
+		after := limit
+		if l := loosened[vh]; l != nil {
+			n, ok := l.Int("max-queues")
+			if !ok || n < 0 {
+				continue // the file lifts the limit before the declarations
+			}
+			after = n
+		}
+		if need := held - deletes[vh] + creates[vh] + 1; creates[vh] > 0 && need > int(after) {
+			out = append(out, rmqversion.Refusal{Vhost: vh, Object: "vhost limits", Key: "max-queues",
+				Reason: fmt.Sprintf("the vhost holds %s and limits itself to %d (max-queues) while the queues are declared; the apply deletes %d, declares %d and holds its lock queue (mqctl.lock), %d in all: RabbitMQ would refuse the declarations past the limit (queue limit in vhost is reached)", queues(held), after, deletes[vh], creates[vh], need),
+				Fix:    fmt.Sprintf("raise max-queues to at least %d (limits: {max-queues: %d} in the file: mqctl writes a raised limit before the declarations), with room for the queues applications declare; or declare fewer queues", need, need)})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &rmqversion.RefusalsError{Version: version.OrDefault(), Refusals: out}
+}
+
+// queues is "1 queue" or "n queues".
+func queues(n int) string {
+	if n == 1 {
+		return "1 queue"
+	}
+	return fmt.Sprintf("%d queues", n)
+}

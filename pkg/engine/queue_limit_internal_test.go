@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestCheckQueueLimits: the places a vhost's max-queues leaves are counted
+// against the queues held, the deletes, the declarations and the apply's
+// lock queue, under the limit the apply writes before the declarations.
+func TestCheckQueueLimits(t *testing.T) {
+	live := func(limit int64, held int) *topology.Live {
+		st := topology.New()
+		v := st.Vhost("v")
+		for i := range held {
+			name := string(rune('a' + i))
+			v.Queues[name] = &topology.Queue{Name: name, Durable: true}
+		}
+		if limit != 0 {
+			v.Items.Put(&topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: topology.Args{"max-queues": limit}})
+		}
+		return &topology.Live{State: st}
+	}
+	q := func(a plan.Action, name string) plan.Change {
+		return plan.Change{Action: a, Kind: kind.Queue, Vhost: "v", Name: name}
+	}
+	limits := func(have, want int64) plan.Change {
+		obj := func(n int64) plan.ItemObject {
+			return plan.ItemObject{Item: &topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: topology.Args{"max-queues": n}}}
+		}
+		return plan.Change{Action: plan.Update, Kind: kind.VhostLimits, Vhost: "v", Name: "v", Before: obj(have), After: obj(want)}
+	}
+	for _, c := range []struct {
+		name    string
+		live    *topology.Live
+		changes []plan.Change
+		refused string // in the error; "" for none
+	}{
+		{"room for the declarations and the lock", live(4, 1), []plan.Change{q(plan.Create, "x"), q(plan.Create, "y")}, ""},
+		{"one place short", live(3, 1), []plan.Change{q(plan.Create, "x"), q(plan.Create, "y")}, "declares 2 and holds its lock queue (mqctl.lock), 4 in all"},
+		{"deletes make room first", live(3, 2), []plan.Change{q(plan.Delete, "a"), q(plan.Create, "x")}, ""},
+		{"the file raises the limit first", live(3, 1), []plan.Change{limits(3, 10), q(plan.Create, "x"), q(plan.Create, "y")}, ""},
+		{"the file lifts the limit first", live(3, 1), []plan.Change{limits(3, -1), q(plan.Create, "x"), q(plan.Create, "y")}, ""},
+		{"the file lowers it after", live(3, 1), []plan.Change{limits(3, 2), q(plan.Create, "x"), q(plan.Create, "y")}, "limits itself to 3"},
+		{"no room for the lock", live(2, 2), []plan.Change{{Action: plan.Create, Kind: kind.Exchange, Vhost: "v", Name: "x"}}, "the apply's lock is a queue of the vhost"},
+		{"no limit", live(0, 9), []plan.Change{q(plan.Create, "x")}, ""},
+		{"a vhost the apply creates", live(0, 0), []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "new", Name: "x"}}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := checkQueueLimits(&plan.Plan{Changes: c.changes}, c.live, rmqversion.Default)
+			switch {
+			case c.refused == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused)):
+				t.Errorf("got %v, want a refusal saying %q", err, c.refused)
+			}
+		})
+	}
+}
