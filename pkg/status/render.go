@@ -54,31 +54,11 @@ func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 		}
 		b.WriteString("\n")
 		rows := [][]string{header()}
+		marks := []Severity{""}
 		for _, q := range v.Queues {
-			rows = append(rows, row(q))
+			rows, marks = append(rows, row(q)), append(marks, severity(q))
 		}
-		widths := make([]int, len(rows[0]))
-		for _, cells := range rows {
-			for i, c := range cells {
-				widths[i] = max(widths[i], len([]rune(c)))
-			}
-		}
-		for i, cells := range rows {
-			mark, color := "  ", ""
-			if i > 0 {
-				switch severity(v.Queues[i-1]) {
-				case Alert:
-					mark, color = "! ", ansiRed
-				case Warning:
-					mark, color = "! ", ansiYellow
-				}
-			}
-			line := mark + pad(cells, widths)
-			if opts.Color && color != "" {
-				line = color + line + ansiReset
-			}
-			b.WriteString(line + "\n")
-		}
+		writeTable(&b, rows, marks, numeric, opts)
 		b.WriteString("\n")
 		if len(v.Links) > 0 {
 			writeLinks(&b, v.Links, opts)
@@ -92,6 +72,7 @@ func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 // writeLinks writes a vhost's shovels and federation links as a table.
 func writeLinks(b *strings.Builder, links []Link, opts TextOptions) {
 	rows := [][]string{{"LINK", "STATE", "NOTE"}}
+	marks := []Severity{""}
 	for _, l := range links {
 		state := l.State
 		if state == "" {
@@ -101,9 +82,17 @@ func writeLinks(b *strings.Builder, links []Link, opts TextOptions) {
 		for _, p := range l.Problems {
 			notes = append(notes, p.Message)
 		}
-		rows = append(rows, []string{l.Label(), state, strings.Join(notes, "; ")})
+		rows, marks = append(rows, []string{l.Label(), state, strings.Join(notes, "; ")}), append(marks, worst(l.Problems))
 	}
-	widths := make([]int, 3)
+	writeTable(b, rows, marks, func(int) bool { return false }, opts)
+	b.WriteString("\n")
+}
+
+// writeTable writes rows (the header first) in columns, right-aligning
+// the numeric ones; a row whose mark is a severity starts with "!" (and
+// is coloured with opts.Color).
+func writeTable(b *strings.Builder, rows [][]string, marks []Severity, numeric func(col int) bool, opts TextOptions) {
+	widths := make([]int, len(rows[0]))
 	for _, cells := range rows {
 		for i, c := range cells {
 			widths[i] = max(widths[i], len([]rune(c)))
@@ -111,32 +100,22 @@ func writeLinks(b *strings.Builder, links []Link, opts TextOptions) {
 	}
 	for i, cells := range rows {
 		mark, color := "  ", ""
-		if i > 0 {
-			switch worst(links[i-1].Problems) {
-			case Alert:
-				mark, color = "! ", ansiRed
-			case Warning:
-				mark, color = "! ", ansiYellow
-			}
+		switch marks[i] {
+		case Alert:
+			mark, color = "! ", ansiRed
+		case Warning:
+			mark, color = "! ", ansiYellow
 		}
-		var line strings.Builder
-		for j, c := range cells {
-			if j > 0 {
-				line.WriteString("  ")
-			}
-			line.WriteString(c + strings.Repeat(" ", widths[j]-len([]rune(c))))
-		}
-		text := mark + strings.TrimRight(line.String(), " ")
+		line := mark + pad(cells, widths, numeric)
 		if opts.Color && color != "" {
-			text = color + text + ansiReset
+			line = color + line + ansiReset
 		}
-		b.WriteString(text + "\n")
+		b.WriteString(line + "\n")
 	}
-	b.WriteString("\n")
 }
 
 // pad lays cells out in columns two spaces apart, without trailing blanks.
-func pad(cells []string, widths []int) string {
+func pad(cells []string, widths []int, numeric func(col int) bool) string {
 	var b strings.Builder
 	for i, c := range cells {
 		if i > 0 {
