@@ -68,6 +68,9 @@ func (e *Engine) endExists(ctx context.Context, l *Live) func(vhost string, k ki
 		if _, unread := l.current.UnreadKind(vhost, k); unread {
 			return true
 		}
+		if l.current.State.Vhosts[vhost] == nil && !e.c.IsAdmin() {
+			return true // a vhost the user is not shown: the plan holds it back (keepUnseenVhosts)
+		}
 		if v := l.current.State.Vhosts[vhost]; v != nil && ((k == kind.Exchange && v.Exchanges[name] != nil) || (k == kind.Queue && v.Queues[name] != nil)) {
 			return true
 		}
