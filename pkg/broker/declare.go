@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,6 +75,12 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 		msg := MaskURL(err.Error())
 		if errors.As(err, &ae) {
 			msg = ae.Reason
+			switch {
+			case strings.Contains(msg, "user connection limit"):
+				msg += ": the user mqctl connects as has as many connections as its max-connections allows; mqctl needs one to the vhost (its apply lock, its declarations): raise the user's max-connections (rabbitmqctl set_user_limits), or close some of its connections"
+			case strings.Contains(msg, "connection limit"):
+				msg += ": the vhost has as many connections as its max-connections allows; mqctl needs one to it (its apply lock, its declarations): raise max-connections (rabbitmqctl set_vhost_limits), or close some connections"
+			}
 		}
 		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg)
 	}

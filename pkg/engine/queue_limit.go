@@ -11,7 +11,8 @@ import (
 )
 
 // checkQueueLimits refuses plan p when a vhost's max-queues, as the broker
-// holds it, would refuse the apply's queue declarations: RabbitMQ checks
+// holds it, would refuse the apply's queue declarations, or its
+// max-connections of 0 the apply's lock connection: RabbitMQ checks
 // the limit when a queue is declared (queue limit in vhost is reached,
 // on every version), and the apply's lock is a queue of the vhost while
 // it runs (lock.QueueName). The lock needs a free place before anything
@@ -58,6 +59,12 @@ func checkQueueLimits(p *plan.Plan, live *topology.Live, version rmqversion.Vers
 		}
 		it := v.Items.Get(kind.VhostLimits, vh)
 		if it == nil {
+			continue
+		}
+		if conns, ok := it.Settings.Int("max-connections"); ok && conns == 0 {
+			out = append(out, rmqversion.Refusal{Vhost: vh, Object: "vhost limits", Key: "max-connections",
+				Reason: "the vhost accepts no connection (max-connections: 0), and apply locks the vhost over an AMQP connection before it changes anything",
+				Fix:    "raise max-connections on the broker first (rabbitmqctl set_vhost_limits): a limit the file raises is written after the lock is taken"})
 			continue
 		}
 		limit, ok := it.Settings.Int("max-queues")

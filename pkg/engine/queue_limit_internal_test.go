@@ -49,6 +49,11 @@ func TestCheckQueueLimits(t *testing.T) {
 		{"the file lowers it after", live(3, 1), []plan.Change{limits(3, 2), q(plan.Create, "x"), q(plan.Create, "y")}, "limits itself to 3"},
 		{"no room for the lock", live(2, 2), []plan.Change{{Action: plan.Create, Kind: kind.Exchange, Vhost: "v", Name: "x"}}, "the apply's lock is a queue of the vhost"},
 		{"no limit", live(0, 9), []plan.Change{q(plan.Create, "x")}, ""},
+		{"no connection allowed", func() *topology.Live {
+			l := live(0, 0)
+			l.State.Vhosts["v"].Items.Put(&topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: topology.Args{"max-connections": int64(0)}})
+			return l
+		}(), []plan.Change{{Action: plan.Create, Kind: kind.Exchange, Vhost: "v", Name: "x"}}, "the vhost accepts no connection (max-connections: 0)"},
 		{"a vhost the apply creates", live(0, 0), []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "new", Name: "x"}}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
