@@ -124,25 +124,32 @@ func overflowRule(q *topology.Queue) string {
 	return "the policy's overflow applies over the queue's own"
 }
 
-// MQ304: a vhost whose own max-queues is below the number of queues the
-// file declares in it. RabbitMQ takes the limit whatever the vhost holds
-// (mqctl writes limits after queues), and then refuses every queue
-// declaration there: the next replace of one of the file's queues deletes
-// it and cannot declare it again, and applications cannot declare any
-// (server-named reply queues included).
+// MQ304: a vhost whose own max-queues leaves no room beyond the queues
+// the file declares in it. RabbitMQ takes the limit whatever the vhost
+// holds (mqctl writes a tightened limit after the queues), and then
+// refuses every queue declaration there: the next replace of one of the
+// file's queues deletes it and cannot declare it again, applications
+// cannot declare any (server-named reply queues included), and the next
+// apply that changes anything in the vhost cannot take its lock, a queue
+// of the vhost (mqctl.lock; vhost_queue_limit.txtar in cmd/mqctl measures
+// it on every version).
 func runVhostQueueLimit(p *Pass) []Finding {
 	var out []Finding
 	v := p.Vhost
 	for _, n := range v.Items.Names(kind.VhostLimits) {
 		it := v.Items.Get(kind.VhostLimits, n)
 		max, ok := it.Settings.Int("max-queues")
-		if !ok || max < 0 || int(max) >= len(v.Queues) {
+		if !ok || max < 0 || int(max) > len(v.Queues) {
 			continue
 		}
+		what := "RabbitMQ takes the limit over the queues it holds, and then refuses every queue declaration in the vhost, so a later replace of one of these queues deletes it and cannot declare it again, applications cannot declare any (server-named reply queues included), and the next apply that changes anything here cannot take its lock (mqctl.lock, a queue of the vhost)"
+		if int(max) == len(v.Queues) {
+			what = "that leaves no room for another: applications cannot declare any queue there (server-named reply queues included), a replace cannot declare its queue again, and the next apply that changes anything here cannot take its lock (mqctl.lock, a queue of the vhost while the apply runs)"
+		}
 		f := itemFinding(it,
-			"vhost %q limits itself to %d queues (max-queues), and the file declares %d there (%s): RabbitMQ takes the limit over the queues it holds, and then refuses every queue declaration in the vhost, so a later replace of one of these queues deletes it and cannot declare it again, and applications cannot declare any (server-named reply queues included). "+
-				"Raise max-queues to at least %d, with room for the queues applications declare, or declare fewer queues",
-			v.Name, max, len(v.Queues), queuesList(p.queueNames), len(v.Queues))
+			"vhost %q limits itself to %d queues (max-queues), and the file declares %d there (%s): %s. "+
+				"Raise max-queues to at least %d (the file's queues and the apply's lock queue), with room for the queues applications declare, or declare fewer queues",
+			v.Name, max, len(v.Queues), queuesList(p.queueNames), what, len(v.Queues)+1)
 		out = append(out, f)
 	}
 	return out

@@ -483,12 +483,19 @@ func ruleCases() []ruleCase {
 				b.queue("c", nil)
 				b.item(kind.VhostLimits, "/", topology.Args{"max-queues": 2, "max-connections": 10})
 			},
-			fire: []string{"/"}, contains: []string{`vhost "/" limits itself to 2 queues (max-queues), and the file declares 3 there (a, b and c)`, "Raise max-queues to at least 3"}},
+			fire: []string{"/"}, contains: []string{`vhost "/" limits itself to 2 queues (max-queues), and the file declares 3 there (a, b and c)`, "cannot take its lock", "Raise max-queues to at least 4 (the file's queues and the apply's lock queue)"}},
+		{name: "max-queues exactly the file's queues: no room for the lock", id: "MQ304",
+			build: func(b *builder) {
+				b.queue("a", nil)
+				b.queue("b", nil)
+				b.item(kind.VhostLimits, "/", topology.Args{"max-queues": 2})
+			},
+			fire: []string{"/"}, contains: []string{`vhost "/" limits itself to 2 queues (max-queues), and the file declares 2 there (a and b): that leaves no room for another`, "the next apply that changes anything here cannot take its lock", "Raise max-queues to at least 3"}},
 		{name: "max-queues with room, or none", id: "MQ304",
 			build: func(b *builder) {
 				b.queue("a", nil)
 				b.queue("b", nil)
-				b.item(kind.VhostLimits, "/", topology.Args{"max-queues": 2, "max-connections": 0})
+				b.item(kind.VhostLimits, "/", topology.Args{"max-queues": 3, "max-connections": 0})
 			},
 			quiet: []string{"/"}},
 
