@@ -6,7 +6,6 @@ package apply
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -199,27 +198,16 @@ func Order(p *plan.Plan) [][]Step {
 	return phases
 }
 
-// loosened is the early step of update c of a kind with
-// kind.ItemSpec.Loosen, when the update loosens a setting; nil otherwise.
+// loosened is the early step of update c (plan.Loosened), nil when it
+// loosens nothing.
 func loosened(c *plan.Change) *Step {
-	spec := c.Kind.Item()
-	if spec == nil || spec.Loosen == nil || c.Action != plan.Update {
+	it := plan.Loosened(c)
+	if it == nil {
 		return nil
 	}
-	have, hok := c.Before.(plan.ItemObject)
-	want, wok := c.After.(plan.ItemObject)
-	if !hok || !wok || have.Item == nil || want.Item == nil {
-		return nil
-	}
-	settings := spec.Loosen(have.Settings, want.Settings)
-	if settings == nil {
-		return nil
-	}
-	it := *want.Item
-	it.Settings = settings
 	early := *c
-	early.After = plan.ItemObject{Item: &it}
-	early.Print = plan.ItemPrint(&it)
+	early.After = plan.ItemObject{Item: it}
+	early.Print = plan.ItemPrint(it)
 	return &Step{Vhost: c.Vhost, Name: c.Name, Change: &early, Loosen: true}
 }
 
@@ -229,13 +217,8 @@ func settingsText(o plan.Object) string {
 	if !ok || it.Item == nil {
 		return ""
 	}
-	keys := make([]string, 0, len(it.Settings))
-	for k := range it.Settings {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range it.Settings.Keys() {
 		parts = append(parts, fmt.Sprintf("%s: %v", k, it.Settings[k]))
 	}
 	if len(parts) == 0 {

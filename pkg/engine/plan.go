@@ -146,7 +146,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	}
 	// A vhost's max-queues that would refuse the apply's lock or its
 	// queue declarations.
-	if err := checkQueueLimits(p, &l.current.Live, version); err != nil && !e.noTable {
+	if err := checkVhostLimits(p, &l.current.Live, version); err != nil && !e.noTable {
 		known.exact.abandon()
 		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}

@@ -76,11 +76,7 @@ func (m Managed) All() iter.Seq2[ObjectRef, Print] {
 // BindingEnds are the objects binding b of vhost binds: its source
 // exchange and its destination, a queue or an exchange.
 func BindingEnds(vhost string, b *topology.Binding) (source, destination ObjectRef) {
-	destKind := KindQueue
-	if b.DestinationType == topology.DestExchange {
-		destKind = KindExchange
-	}
-	return ObjectRef{Kind: KindExchange, Vhost: vhost, Name: b.Source}, ObjectRef{Kind: destKind, Vhost: vhost, Name: b.Destination}
+	return ObjectRef{Kind: KindExchange, Vhost: vhost, Name: b.Source}, ObjectRef{Kind: b.DestinationKind(), Vhost: vhost, Name: b.Destination}
 }
 
 // BindingName renders a binding's identity for humans and for ObjectRef.Name.
@@ -389,7 +385,7 @@ func (d *differ) end(after bool, want, have *topology.Vhost, k Kind, name string
 // bindingPrint is the print of b in the vhost being diffed, before or
 // after apply.
 func (d *differ) bindingPrint(after bool, want, have *topology.Vhost, b *topology.Binding) Print {
-	return BindingPrint(b, d.end(after, want, have, KindExchange, b.Source), d.end(after, want, have, destKind(b), b.Destination))
+	return BindingPrint(b, d.end(after, want, have, KindExchange, b.Source), d.end(after, want, have, b.DestinationKind(), b.Destination))
 }
 
 func (d *differ) vhost(name string, want, have *topology.Vhost) {

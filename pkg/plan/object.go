@@ -307,3 +307,27 @@ func (o ItemObject) normalize() { o.Settings = o.Settings.Normalized() }
 func (o ItemObject) saved() *savedObject { return &savedObject{Item: o.Item} }
 
 func (o ItemObject) pos() topology.Pos { return o.Pos }
+
+// Loosened is the item update c writes first, before the apply's
+// declarations, for a kind whose settings bound them
+// (kind.ItemSpec.Loosen): c's item with each setting the looser of the
+// broker's and the file's. Nil when c is no such update or loosens
+// nothing.
+func Loosened(c *Change) *topology.Item {
+	spec := c.Kind.Item()
+	if spec == nil || spec.Loosen == nil || c.Action != Update {
+		return nil
+	}
+	have, hok := c.Before.(ItemObject)
+	want, wok := c.After.(ItemObject)
+	if !hok || !wok || have.Item == nil || want.Item == nil {
+		return nil
+	}
+	settings := spec.Loosen(have.Settings, want.Settings)
+	if settings == nil {
+		return nil
+	}
+	it := *want.Item
+	it.Settings = settings
+	return &it
+}

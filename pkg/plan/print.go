@@ -213,14 +213,6 @@ func EndPrint(v *topology.Vhost, k Kind, name string) Print {
 	return sum("absent", string(k), name)
 }
 
-// destKind is the kind of binding b's destination.
-func destKind(b *topology.Binding) Kind {
-	if b.DestinationType == topology.DestExchange {
-		return KindExchange
-	}
-	return KindQueue
-}
-
 // ownedByUser reports whether objects of kind k belong to a user (named
 // as the item, kind.Kind.Owner): they go with the user, and are never
 // checked as mqctl's own once that user has been changed outside mqctl.

@@ -548,11 +548,7 @@ type bindingEnd struct {
 
 // endsOf are binding b's source exchange and its destination.
 func endsOf(b *topology.Binding) []bindingEnd {
-	dest := bindingEnd{kind.Queue, b.Destination, "destination"}
-	if b.DestinationType == topology.DestExchange {
-		dest.k = kind.Exchange
-	}
-	return []bindingEnd{{kind.Exchange, b.Source, "source"}, dest}
+	return []bindingEnd{{kind.Exchange, b.Source, "source"}, {b.DestinationKind(), b.Destination, "destination"}}
 }
 
 // CheckBindingEnds refuses the bindings of t whose source exchange or

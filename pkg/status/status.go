@@ -394,12 +394,9 @@ func federatedUpstreams(v *topology.Vhost) []string {
 			continue
 		}
 		if it := v.Items.Get(kind.FederationUpstreamSet, set); it != nil {
-			members, _ := it.Settings["upstreams"].([]any)
-			for _, m := range members {
-				if mm, ok := m.(map[string]any); ok {
-					if up, ok := mm["upstream"].(string); ok {
-						used[up] = true
-					}
+			for _, m := range kind.UpstreamSetMembers(it.Settings) {
+				if up, ok := m["upstream"].(string); ok {
+					used[up] = true
 				}
 			}
 		}

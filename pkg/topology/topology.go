@@ -217,6 +217,14 @@ type Binding struct {
 	Meta            `json:"-"`
 }
 
+// DestinationKind is the kind of b's destination: an exchange or a queue.
+func (b *Binding) DestinationKind() kind.Kind {
+	if b.DestinationType == DestExchange {
+		return kind.Exchange
+	}
+	return kind.Queue
+}
+
 // Key is the identity of a binding within its vhost.
 func (b *Binding) Key() string {
 	return b.Source + "\x00" + b.DestinationType + "\x00" + b.Destination + "\x00" + b.RoutingKey + "\x00" + b.Arguments.Canonical()

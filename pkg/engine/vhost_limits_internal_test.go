@@ -10,10 +10,10 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// TestCheckQueueLimits: the places a vhost's max-queues leaves are counted
+// TestCheckVhostLimits: the places a vhost's max-queues leaves are counted
 // against the queues held, the deletes, the declarations and the apply's
 // lock queue, under the limit the apply writes before the declarations.
-func TestCheckQueueLimits(t *testing.T) {
+func TestCheckVhostLimits(t *testing.T) {
 	live := func(limit int64, held int) *topology.Live {
 		st := topology.New()
 		v := st.Vhost("v")
@@ -57,7 +57,7 @@ func TestCheckQueueLimits(t *testing.T) {
 		{"a vhost the apply creates", live(0, 0), []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "new", Name: "x"}}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := checkQueueLimits(&plan.Plan{Changes: c.changes}, c.live, rmqversion.Default)
+			err := checkVhostLimits(&plan.Plan{Changes: c.changes}, c.live, rmqversion.Default)
 			switch {
 			case c.refused == "" && err != nil:
 				t.Errorf("refused: %v", err)

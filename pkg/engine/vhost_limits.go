@@ -10,7 +10,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// checkQueueLimits refuses plan p when a vhost's max-queues, as the broker
+// checkVhostLimits refuses plan p when a vhost's max-queues, as the broker
 // holds it, would refuse the apply's queue declarations, or its
 // max-connections of 0 the apply's lock connection: RabbitMQ checks
 // the limit when a queue is declared (queue limit in vhost is reached,
@@ -18,11 +18,11 @@ import (
 // it runs (lock.QueueName). The lock needs a free place before anything
 // changes; the queues the plan declares need places after the deletes it
 // makes, under the limit the apply writes before them when the file
-// raises it (kind.ItemSpec.Loosen). The queues counted are those the read
+// raises it (plan.Loosened). The queues counted are those the read
 // holds: RabbitMQ 4.3's definitions export leaves exclusive queues out,
 // so the check errs on the side of letting an apply through. A vhost
 // whose limits mqctl could not read is not checked.
-func checkQueueLimits(p *plan.Plan, live *topology.Live, version rmqversion.Version) error {
+func checkVhostLimits(p *plan.Plan, live *topology.Live, version rmqversion.Version) error {
 	changed := map[string]bool{}
 	creates, deletes := map[string]int{}, map[string]int{}
 	loosened := map[string]topology.Args{}
@@ -33,13 +33,9 @@ func checkQueueLimits(p *plan.Plan, live *topology.Live, version rmqversion.Vers
 			creates[c.Vhost]++
 		case c.Kind == kind.Queue && c.Action == plan.Delete:
 			deletes[c.Vhost]++
-		case c.Kind == kind.VhostLimits && c.Action == plan.Update:
-			have, _ := c.Before.(plan.ItemObject)
-			want, _ := c.After.(plan.ItemObject)
-			if have.Item != nil && want.Item != nil {
-				if l := kind.VhostLimits.Item().Loosen(have.Settings, want.Settings); l != nil {
-					loosened[c.Vhost] = l
-				}
+		case c.Kind == kind.VhostLimits:
+			if it := plan.Loosened(&c); it != nil {
+				loosened[c.Vhost] = it.Settings
 			}
 		}
 	}
