@@ -401,12 +401,16 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 	if out == nil {
 		return nil, failNone, ""
 	}
-	dec := json.NewDecoder(resp.Body)
-	dec.UseNumber()
-	if s, ok := out.(streamDecoder); ok {
-		err = s.decodeStream(dec)
+	if s, ok := out.(readerDecoder); ok {
+		err = s.decodeReader(resp.Body)
 	} else {
-		err = dec.Decode(out)
+		dec := json.NewDecoder(resp.Body)
+		dec.UseNumber()
+		if s, ok := out.(streamDecoder); ok {
+			err = s.decodeStream(dec)
+		} else {
+			err = dec.Decode(out)
+		}
 	}
 	if err != nil {
 		var nerr net.Error

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -265,6 +266,12 @@ type streamDecoder interface {
 	decodeStream(dec *json.Decoder) error
 }
 
+// readerDecoder is an answer decoded from the stream itself, without
+// encoding/json's Decoder (definitions.Document.DecodeReaderTo).
+type readerDecoder interface {
+	decodeReader(r io.Reader) error
+}
+
 // definitionsJSON is a per-vhost definitions answer, streamed (see
 // definitions.Document.DecodeStream).
 type definitionsJSON struct{ definitions.Document }
@@ -280,9 +287,9 @@ type mappedDefinitions struct {
 	mapper *definitions.LiveMapper
 }
 
-func (d *mappedDefinitions) decodeStream(dec *json.Decoder) error {
+func (d *mappedDefinitions) decodeReader(r io.Reader) error {
 	d.mapper = definitions.NewLiveMapper(d.lv) // afresh for a retried read
-	return d.DecodeStreamTo(dec, d.mapper)
+	return d.DecodeReaderTo(r, d.mapper)
 }
 
 // listOf decodes a list answer into *items, leniently (see

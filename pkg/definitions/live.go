@@ -28,16 +28,15 @@ func (d *Document) DecodeStream(dec *json.Decoder) error {
 	return cutShort(d.decodeObjects(dec, nil))
 }
 
-// DecodeStreamTo is DecodeStream handing each queue and binding to m as
-// it is decoded, instead of keeping it in d: they are mapped while the
-// rest of the answer is still on its way, and never held twice. m.Finish
-// maps the rest of d afterwards.
-func (d *Document) DecodeStreamTo(dec *json.Decoder, m *LiveMapper) error {
-	*d = Document{}
-	return cutShort(d.decodeObjects(dec, m))
+// elements receives the queues and bindings of a document as they are
+// decoded (LiveMapper, through DecodeReaderTo; the tests hand the same to
+// decodeObjects, as the reference the scanner is held to).
+type elements interface {
+	Queue(Queue)
+	Binding(Binding)
 }
 
-func (d *Document) decodeObjects(dec *json.Decoder, m *LiveMapper) error {
+func (d *Document) decodeObjects(dec *json.Decoder, m elements) error {
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
 	}
@@ -46,38 +45,42 @@ func (d *Document) decodeObjects(dec *json.Decoder, m *LiveMapper) error {
 		if err != nil {
 			return err
 		}
-		var err2 error
-		switch tok {
-		case "exchanges":
-			d.Exchanges, err2 = decodeArray(dec, d.Exchanges, false)
-		case "queues":
-			if m != nil {
-				err2 = eachElement(dec, false, m.Queue)
-				break
-			}
-			d.Queues, err2 = decodeArray(dec, d.Queues, false)
-		case "bindings":
-			if m != nil {
-				err2 = eachElement(dec, false, m.Binding)
-				break
-			}
-			d.Bindings, err2 = decodeArray(dec, d.Bindings, false)
-		case "parameters":
-			d.Parameters, err2 = decodeArray(dec, d.Parameters, false)
-		default:
-			key, _ := tok.(string)
-			if ps := d.policiesIn(key); ps != nil {
-				*ps, err2 = decodeArray(dec, *ps, false)
-				break
-			}
-			var skip json.RawMessage
-			err2 = dec.Decode(&skip)
-		}
-		if err2 != nil {
-			return err2
+		key, _ := tok.(string)
+		if err := d.decodeSection(dec, key, m); err != nil {
+			return err
 		}
 	}
 	return expectDelim(dec, '}')
+}
+
+// decodeSection decodes the value of the document's key from dec, handing
+// queues and bindings to m when it is not nil.
+func (d *Document) decodeSection(dec *json.Decoder, key string, m elements) error {
+	var err error
+	switch key {
+	case "exchanges":
+		d.Exchanges, err = decodeArray(dec, d.Exchanges, false)
+	case "queues":
+		if m != nil {
+			return eachElement(dec, false, m.Queue)
+		}
+		d.Queues, err = decodeArray(dec, d.Queues, false)
+	case "bindings":
+		if m != nil {
+			return eachElement(dec, false, m.Binding)
+		}
+		d.Bindings, err = decodeArray(dec, d.Bindings, false)
+	case "parameters":
+		d.Parameters, err = decodeArray(dec, d.Parameters, false)
+	default:
+		if ps := d.policiesIn(key); ps != nil {
+			*ps, err = decodeArray(dec, *ps, false)
+			break
+		}
+		var skip json.RawMessage
+		err = dec.Decode(&skip)
+	}
+	return err
 }
 
 // DecodeList reads a list answer (a JSON array; null is an empty list) one
@@ -195,7 +198,7 @@ func MapLive(lv LiveVhost, doc *Document) (*topology.Vhost, error) {
 
 // LiveMapper maps one vhost's live objects onto the model as MapLive
 // does, taking queues and bindings one at a time as they are decoded
-// (Document.DecodeStreamTo) and the rest of the document at the end
+// (Document.DecodeReaderTo) and the rest of the document at the end
 // (Finish).
 type LiveMapper struct {
 	lv     LiveVhost

@@ -210,7 +210,7 @@ func TestMapLive(t *testing.T) {
 		},
 	}
 	// Each case is read both ways: decoded whole then mapped (MapLive), and
-	// mapped as it is decoded (DecodeStreamTo, then Finish), as a plan
+	// mapped as it is decoded (DecodeReaderTo, then Finish), as a plan
 	// reads an export.
 	for _, tt := range tests {
 		for _, streamed := range []bool{false, true} {
@@ -241,10 +241,8 @@ func testMapLive(t *testing.T, vhost LiveVhost, defs, listed string, wantOf func
 	if streamed {
 		doc = new(Document)
 		m := NewLiveMapper(lv)
-		dec := json.NewDecoder(strings.NewReader(defs))
-		dec.UseNumber()
-		if err := doc.DecodeStreamTo(dec, m); err != nil {
-			t.Fatalf("DecodeStreamTo: %v", err)
+		if err := doc.DecodeReaderTo(strings.NewReader(defs), m); err != nil {
+			t.Fatalf("DecodeReaderTo: %v", err)
 		}
 		got, err = m.Finish(doc)
 	} else {
