@@ -26,6 +26,17 @@ import (
 // once. A kind the broker would not let the user read is in Live.Unread:
 // unknown, not empty. Unlike ReadTopology, an empty scope reads no vhost.
 func (c *Client) Inspect(ctx context.Context, scope []string) (*Live, error) {
+	live, err := c.InspectState(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	live.Fingerprint, live.VhostsFingerprint = Fingerprints(live.State, live.Vhosts)
+	return live, nil
+}
+
+// InspectState is Inspect without the fingerprints, for a caller that
+// computes them (Fingerprints) beside its own work.
+func (c *Client) InspectState(ctx context.Context, scope []string) (*Live, error) {
 	items := c.startItems(ctx, scope)
 	var (
 		live *Live
@@ -41,7 +52,6 @@ func (c *Client) Inspect(ctx context.Context, scope []string) (*Live, error) {
 	if err := items().into(live); err != nil {
 		return nil, err
 	}
-	live.Fingerprint, live.VhostsFingerprint = fingerprints(live.State, live.Vhosts)
 	return live, nil
 }
 
@@ -133,13 +143,14 @@ func (jobs itemJobs) into(live *Live) error {
 // (Live.VhostsFingerprint).
 const VhostsPrefix = "sha256-vhosts:"
 
-// fingerprints hash the normalised state read (the topology with its item
+// Fingerprints hash the normalised state read (the topology with its item
 // kinds, the vhosts' tags; not message counts): equal fingerprints mean
 // nothing a plan depends on changed. all covers everything; vhosts leaves
 // out the kinds about users and their access (another team's new user
 // must not make a plan that manages none stale), and says so by its
-// prefix. The topology part is hashed once for both.
-func fingerprints(t *topology.Topology, vhosts map[string]VhostInfo) (all, vhostsOnly string) {
+// prefix. The topology part is hashed once for both. It sorts the
+// bindings of t's vhosts, and reads t otherwise.
+func Fingerprints(t *topology.Topology, vhosts map[string]VhostInfo) (all, vhostsOnly string) {
 	base := topologyPrint(t, vhosts)
 	return itemsPrint(base, t, true), itemsPrint(base, t, false)
 }

@@ -32,8 +32,8 @@ func printedState() *topology.Topology {
 // model keeps for the file alone (json:"-") are not the broker's and stay
 // out of it.
 func TestFingerprintCoversEveryField(t *testing.T) {
-	base, _ := fingerprints(printedState(), nil)
-	if again, _ := fingerprints(printedState(), nil); again != base {
+	base, _ := Fingerprints(printedState(), nil)
+	if again, _ := Fingerprints(printedState(), nil); again != base {
 		t.Fatalf("the same state prints %s then %s", base, again)
 	}
 	objects := map[string]func(*topology.Vhost) []any{
@@ -73,7 +73,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 					continue
 				}
 				checked++
-				if got, _ := fingerprints(state, nil); got == base {
+				if got, _ := Fingerprints(state, nil); got == base {
 					t.Errorf("%s #%d: changing %s leaves the fingerprint as it was", what, i, field.Name)
 				}
 			}
@@ -91,7 +91,7 @@ func TestFingerprintTellsFieldsApart(t *testing.T) {
 	print := func(edit func(v *topology.Vhost)) string {
 		s := printedState()
 		edit(s.Vhosts["v"])
-		p, _ := fingerprints(s, nil)
+		p, _ := Fingerprints(s, nil)
 		return p
 	}
 	a := print(func(v *topology.Vhost) { v.Bindings[0].Destination, v.Bindings[0].RoutingKey = "q", "ab" })

@@ -79,7 +79,7 @@ func (c *Client) readPrinted(ctx context.Context, vhosts []string, withStats boo
 	if err != nil {
 		return nil, nil, err
 	}
-	live.Fingerprint, live.VhostsFingerprint = fingerprints(t, live.Vhosts)
+	live.Fingerprint, live.VhostsFingerprint = Fingerprints(t, live.Vhosts)
 	return t, live, nil
 }
 

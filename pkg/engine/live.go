@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,8 +19,12 @@ import (
 type Live struct {
 	scope   []string // the vhosts asked for, sorted
 	records map[string]*ownership.Record
-	// current is the broker's read (broker.Client.Inspect, fingerprints
-	// included), mqctl's ownership records split off its topology into
+	// printed waits for the fingerprints, computed beside the rest of the
+	// plan (startFingerprints); nil once they are in current
+	// (fingerprints).
+	printed func() (all, vhosts string)
+	// current is the broker's read (broker.Client.InspectState, its
+	// fingerprints once printed), mqctl's ownership records split off its topology into
 	// Managed: the read itself, not a copy of it. A plan of a file without
 	// a users section depends on none of the kinds about users
 	// (VhostsFingerprint).
@@ -82,37 +87,82 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 		_, _ = e.c.ReadFacts(ctx)
 	}()
 	defer func() { <-facts }()
-	read, err := e.c.Inspect(ctx, scope)
+	read, err := e.c.InspectState(ctx, scope)
 	if err != nil {
 		record()
 		return nil, err
 	}
+	// The fingerprints hash the state as it was read, records included,
+	// beside what comes next (splitting the records off, and for a plan
+	// the diff), on a copy of what splitting the records changes.
+	printed := startFingerprints(read)
 	recs, err := ownership.Extract(read.State)
 	if err != nil {
 		record()
+		printed()
 		return nil, err
 	}
 	if err := record().into(recs, read); err != nil {
+		printed()
 		return nil, err
 	}
-	return &Live{scope: scope, records: recs, current: plan.Current{Live: *read, Managed: ownership.Merge(recs)}}, nil
+	return &Live{scope: scope, records: recs, printed: printed, current: plan.Current{Live: *read, Managed: ownership.Merge(recs)}}, nil
+}
+
+// startFingerprints begins computing the fingerprints of read
+// (broker.Fingerprints) and returns the function that waits for them. The
+// print reads read's vhosts' exchanges and bindings from copies of their
+// map and list, which ownership.Extract changes meanwhile, and the rest
+// (which nothing changes) where it is; it sorts the bindings first, as
+// the print always has, so that the state read keeps their order.
+func startFingerprints(read *broker.Live) func() (all, vhosts string) {
+	snap := &topology.Topology{Vhosts: make(map[string]*topology.Vhost, len(read.State.Vhosts)), Items: read.State.Items}
+	for name, v := range read.State.Vhosts {
+		v.SortBindings()
+		c := *v
+		c.Exchanges = maps.Clone(v.Exchanges)
+		c.Bindings = slices.Clone(v.Bindings)
+		snap.Vhosts[name] = &c
+	}
+	done := make(chan struct{})
+	var all, vhosts string
+	go func() {
+		defer close(done)
+		all, vhosts = broker.Fingerprints(snap, read.Vhosts)
+	}()
+	return func() (string, string) {
+		<-done
+		return all, vhosts
+	}
+}
+
+// fingerprints are l's fingerprints (broker.Live.Fingerprint and
+// VhostsFingerprint), once they are computed.
+func (l *Live) fingerprints() (all, vhosts string) {
+	if l.printed != nil {
+		l.current.Fingerprint, l.current.VhostsFingerprint = l.printed()
+		l.printed = nil
+	}
+	return l.current.Fingerprint, l.current.VhostsFingerprint
 }
 
 // fingerprintFor is the fingerprint of l a plan of desired records: with
 // the users and their access only when the file has a users section.
 func (l *Live) fingerprintFor(desired *topology.Topology) string {
+	all, vhosts := l.fingerprints()
 	if desired.Declares(kind.User) {
-		return l.current.Fingerprint
+		return all
 	}
-	return l.current.VhostsFingerprint
+	return vhosts
 }
 
 // fingerprintLike is the fingerprint of l made as the saved one was.
 func (l *Live) fingerprintLike(saved string) string {
+	all, vhosts := l.fingerprints()
 	if strings.HasPrefix(saved, broker.VhostsPrefix) {
-		return l.current.VhostsFingerprint
+		return vhosts
 	}
-	return l.current.Fingerprint
+	return all
 }
 
 // ReadBrokerRecord reads mqctl's ownership record of the broker's own
