@@ -181,19 +181,7 @@ func (s *scanner) object(field func(key string) error) error {
 	if err := s.expect('{'); err != nil {
 		return err
 	}
-	if err := s.enter(); err != nil {
-		return err
-	}
-	c, err := s.next()
-	if err != nil {
-		return err
-	}
-	if c == '}' {
-		s.pos++
-		s.depth--
-		return nil
-	}
-	for {
+	return s.items('}', "an object's value", func() error {
 		key, err := s.str()
 		if err != nil {
 			return err
@@ -201,23 +189,8 @@ func (s *scanner) object(field func(key string) error) error {
 		if err := s.expect(':'); err != nil {
 			return err
 		}
-		if err := field(key); err != nil {
-			return err
-		}
-		if c, err = s.next(); err != nil {
-			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-		case '}':
-			s.depth--
-			return nil
-		default:
-			s.pos--
-			return s.syntax(fmt.Sprintf("expected ',' or '}' after an object's value, found %q", c))
-		}
-	}
+		return field(key)
+	})
 }
 
 // array reads an array (null: none), calling elem to read each element.
@@ -233,33 +206,41 @@ func (s *scanner) array(elem func() error) error {
 		return s.syntax(fmt.Sprintf("expected a list, found %q", c))
 	}
 	s.pos++
+	return s.items(']', "a list's element", elem)
+}
+
+// items reads the items of an object or array whose opening byte is read,
+// up to its end ('}' or ']'), calling item to read each (what one is, for
+// errors).
+func (s *scanner) items(end byte, what string, item func() error) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
-	if c, err = s.next(); err != nil {
+	c, err := s.next()
+	if err != nil {
 		return err
 	}
-	if c == ']' {
+	if c == end {
 		s.pos++
 		s.depth--
 		return nil
 	}
 	for {
-		if err := elem(); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
 		if c, err = s.next(); err != nil {
 			return err
 		}
-		s.pos++
 		switch c {
 		case ',':
-		case ']':
+			s.pos++
+		case end:
+			s.pos++
 			s.depth--
 			return nil
 		default:
-			s.pos--
-			return s.syntax(fmt.Sprintf("expected ',' or ']' after a list's element, found %q", c))
+			return s.syntax(fmt.Sprintf("expected ',' or '%c' after %s, found %q", end, what, c))
 		}
 	}
 }
