@@ -56,11 +56,15 @@ import (
 //	rmq reject QUEUE N    get N messages from QUEUE of $VHOST and reject each
 //	                      without requeueing it: dead-lettered, as a consumer's
 //	                      rejection does in production.
+//	rmq requeue QUEUE N   get N messages from QUEUE of $VHOST and reject each with
+//	                      requeue: a failed delivery, which a 4.3 quorum queue with
+//	                      delayed retry holds back.
 //	rmq wait QUEUE N      wait (at most 10 s) until QUEUE of $VHOST holds N ready
 //	                      messages (a passive declare).
 //	rmq stats QUEUE=N...  wait (at most 15 s) until the management API's statistics,
 //	                      which lag, count N messages in each QUEUE of $VHOST: what
-//	                      status reads then is settled.
+//	                      status reads then is settled. QUEUE:FIELD=N waits for
+//	                      the queue's FIELD (messages_delayed, …) instead.
 //	rmq drain QUEUE       take every message from QUEUE of $VHOST (acknowledged)
 //	                      and print each one's message id, a line each, in order.
 //	rmq purge QUEUE       purge QUEUE of $VHOST.
@@ -165,7 +169,7 @@ func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|gone|publish|reject|wait|stats|drain|purge|consume|depth|declare|holds|managed|state ...")
+		ts.Fatalf("usage: rmq get|put|delete|gone|publish|reject|requeue|wait|stats|drain|purge|consume|depth|declare|holds|managed|state ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -243,17 +247,17 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("usage: rmq publish [-id ID] EXCHANGE KEY BODY [N]")
 		}
 		ts.Check(l.publish(args[0], args[1], amqp.Publishing{MessageId: id, Body: []byte(args[2])}, n))
-	case "reject", "wait":
+	case "reject", "requeue", "wait":
 		noNeg(ts, neg, "rmq "+verb)
 		if len(args) != 2 {
 			ts.Fatalf("usage: rmq %s QUEUE N", verb)
 		}
 		n, err := strconv.Atoi(args[1])
 		ts.Check(err)
-		if verb == "reject" {
-			ts.Check(l.reject(args[0], n))
-		} else {
+		if verb == "wait" {
 			ts.Check(l.wait(args[0], n))
+		} else {
+			ts.Check(l.reject(args[0], n, verb == "requeue"))
 		}
 	case "stats":
 		noNeg(ts, neg, "rmq stats")
@@ -322,7 +326,7 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
 	default:
-		ts.Fatalf("unknown rmq command %q (get, put, delete, gone, publish, reject, wait, stats, drain, purge, consume, depth, declare, holds, managed, state)", verb)
+		ts.Fatalf("unknown rmq command %q (get, put, delete, gone, publish, reject, requeue, wait, stats, drain, purge, consume, depth, declare, holds, managed, state)", verb)
 	}
 }
 
@@ -459,7 +463,7 @@ func (l *live) channel() (*amqp.Channel, func(), error) {
 }
 
 // reject gets n messages from queue and rejects each without requeueing.
-func (l *live) reject(queue string, n int) error {
+func (l *live) reject(queue string, n int, requeue bool) error {
 	ch, done, err := l.channel()
 	if err != nil {
 		return err
@@ -473,7 +477,7 @@ func (l *live) reject(queue string, n int) error {
 		if !ok {
 			return fmt.Errorf("%s holds %d messages, want %d to reject", queue, i, n)
 		}
-		if err := d.Reject(false); err != nil {
+		if err := d.Reject(requeue); err != nil {
 			return err
 		}
 	}
@@ -500,26 +504,28 @@ func (l *live) stats(want []string) error {
 	for _, w := range want {
 		queue, n, ok := strings.Cut(w, "=")
 		if !ok {
-			return fmt.Errorf("%q: want QUEUE=N", w)
+			return fmt.Errorf("%q: want QUEUE=N or QUEUE:FIELD=N", w)
+		}
+		field := "messages"
+		if q, f, ok := strings.Cut(queue, ":"); ok {
+			queue, field = q, f
 		}
 		for path := "queues/" + url.PathEscape(l.vhost) + "/" + url.PathEscape(queue); ; time.Sleep(100 * time.Millisecond) {
 			status, body, err := l.b.API(http.MethodGet, path, nil)
 			if err != nil {
 				return err
 			}
-			var q struct {
-				Messages *json.Number `json:"messages"`
-			}
+			var q map[string]json.RawMessage
 			if status == http.StatusOK {
 				if err := json.Unmarshal(body, &q); err != nil {
 					return fmt.Errorf("GET /api/%s: %w", path, err)
 				}
-				if q.Messages != nil && q.Messages.String() == n {
+				if string(q[field]) == n {
 					break
 				}
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("the statistics of %s never counted %s messages in 15 s (GET: %d %s)", queue, n, status, body)
+				return fmt.Errorf("the statistics of %s never counted %s %s in 15 s (GET: %d %s)", queue, n, field, status, body)
 			}
 		}
 	}

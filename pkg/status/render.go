@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,13 +29,32 @@ type TextOptions struct {
 	Color bool
 }
 
-// header is the table's first row.
-func header() []string {
-	return []string{"QUEUE", "ROLE", "MESSAGES", "READY", "UNACKED", "CONSUMERS", "PUBLISH/s", "DELIVER/s", "NOTE"}
+// header is the table's first row; delayed adds the DELAYED column, for a
+// vhost where a queue holds messages back for a delayed retry: without it
+// those messages would be in MESSAGES and in no other column.
+func header(delayed bool) []string {
+	h := []string{"QUEUE", "ROLE", "MESSAGES", "READY", "UNACKED", "CONSUMERS", "PUBLISH/s", "DELIVER/s", "NOTE"}
+	if delayed {
+		h = slices.Insert(h, 5, "DELAYED")
+	}
+	return h
 }
 
-// numeric columns are right-aligned.
-func numeric(col int) bool { return col >= 2 && col <= 7 }
+// numeric tells the right-aligned columns of a table with or without the
+// DELAYED column.
+func numeric(delayed bool) func(col int) bool {
+	last := 7
+	if delayed {
+		last = 8
+	}
+	return func(col int) bool { return col >= 2 && col <= last }
+}
+
+// holdsDelayed reports whether a queue of qs holds messages back for a
+// delayed retry.
+func holdsDelayed(qs []Queue) bool {
+	return slices.ContainsFunc(qs, func(q Queue) bool { return q.Delayed != nil && *q.Delayed > 0 })
+}
 
 // WriteText writes one table per vhost and a summary line. A row that
 // needs attention starts with "!" and says why in its NOTE column.
@@ -53,12 +73,13 @@ func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 			b.WriteString(" (missing on the broker)")
 		}
 		b.WriteString("\n")
-		rows := [][]string{header()}
+		delayed := holdsDelayed(v.Queues)
+		rows := [][]string{header(delayed)}
 		marks := []Severity{""}
 		for _, q := range v.Queues {
-			rows, marks = append(rows, row(q)), append(marks, severity(q))
+			rows, marks = append(rows, row(q, delayed)), append(marks, severity(q))
 		}
-		writeTable(&b, rows, marks, numeric, opts)
+		writeTable(&b, rows, marks, numeric(delayed), opts)
 		b.WriteString("\n")
 		if len(v.Links) > 0 {
 			writeLinks(&b, v.Links, opts)
@@ -146,7 +167,8 @@ func worst(ps []Problem) Severity {
 	return s
 }
 
-func row(q Queue) []string {
+// row is q's row (with the DELAYED column when delayed).
+func row(q Queue, delayed bool) []string {
 	cells := []string{q.Name, roleText(q), "-", "-", "-", "-", "-", "-"}
 	if q.Present && q.Known {
 		cells[2] = strconv.FormatInt(q.Messages, 10)
@@ -155,6 +177,13 @@ func row(q Queue) []string {
 		cells[5] = strconv.FormatInt(q.Consumers, 10)
 		cells[6] = rate(q.PublishRate)
 		cells[7] = rate(q.DeliverRate)
+	}
+	if delayed {
+		d := "-"
+		if q.Present && q.Known && q.Delayed != nil {
+			d = strconv.FormatInt(*q.Delayed, 10)
+		}
+		cells = slices.Insert(cells, 5, d)
 	}
 	var notes []string
 	for _, p := range q.Problems {
@@ -256,6 +285,7 @@ type jsonQueue struct {
 	Messages        int64     `json:"messages"`
 	Ready           int64     `json:"messages_ready"`
 	Unacked         int64     `json:"messages_unacknowledged"`
+	Delayed         *int64    `json:"messages_delayed,omitempty"`
 	Consumers       int64     `json:"consumers"`
 	PublishRate     float64   `json:"publish_rate"`
 	DeliverRate     float64   `json:"deliver_rate"`
@@ -282,7 +312,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			jv.Queues = append(jv.Queues, jsonQueue{
 				Name: q.Name, Role: string(q.Role), DeadLettersFrom: q.DeadLettersFrom, ReturnsTo: q.ReturnsTo,
 				DelayMS: q.Delay, MaxDepth: q.MaxDepth, Present: q.Present, StatsKnown: q.Known,
-				Type: q.Type, State: q.State, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked,
+				Type: q.Type, State: q.State, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked, Delayed: q.Delayed,
 				Consumers: q.Consumers, PublishRate: q.PublishRate, DeliverRate: q.DeliverRate, Problems: probs,
 			})
 		}

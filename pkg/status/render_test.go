@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -108,5 +109,56 @@ func TestWriteJSON(t *testing.T) {
 		if q.Problems == nil {
 			t.Errorf("queue %s: problems is null, want a list", q.Name)
 		}
+	}
+}
+
+// TestWriteTextDelayed: where a queue holds messages back for a delayed
+// retry (RabbitMQ 4.3's messages_delayed), the vhost's table has a DELAYED
+// column (a queue that does not report it shows "-") and the JSON gives the
+// figure where the broker reported one, 0 included; a report without
+// delayed messages keeps the usual columns (TestWriteText's golden file).
+func TestWriteTextDelayed(t *testing.T) {
+	top := load(t, sampleFile)
+	n := func(v int64) *int64 { return &v }
+	live := map[string][]broker.QueueActivity{"/": {
+		{Name: "orders.shipping", Type: "quorum", State: "running", Known: true, Messages: 12, Ready: 3, Unacked: 2, Delayed: n(7), Consumers: 1},
+		{Name: "orders.shipping.dlq", Type: "quorum", State: "running", Known: true, Delayed: n(0)},
+		{Name: "idle", Type: "classic", State: "running", Known: true},
+	}}
+	r := Build(top, live, false)
+	var buf bytes.Buffer
+	if err := WriteText(&buf, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^  QUEUE +ROLE +MESSAGES +READY +UNACKED +DELAYED +CONSUMERS +PUBLISH/s +DELIVER/s +NOTE$`),
+		regexp.MustCompile(`(?m)^  orders\.shipping +working +12 +3 +2 +7 +1 `),
+		regexp.MustCompile(`(?m)^  orders\.shipping\.dlq +dlq +0 +0 +0 +0 +0 `),
+		regexp.MustCompile(`(?m)^  idle +working +0 +0 +0 +- +0 `),
+	} {
+		if !want.MatchString(buf.String()) {
+			t.Errorf("text lacks %s:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	if err := WriteJSON(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc jsonReport
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*int64{}
+	for _, q := range doc.Vhosts[0].Queues {
+		got[q.Name] = q.Delayed
+	}
+	if d := got["orders.shipping"]; d == nil || *d != 7 {
+		t.Errorf("orders.shipping messages_delayed %v, want 7", d)
+	}
+	if d := got["orders.shipping.dlq"]; d == nil || *d != 0 {
+		t.Errorf("orders.shipping.dlq messages_delayed %v, want 0 (reported)", d)
+	}
+	if d, ok := got["idle"]; !ok || d != nil {
+		t.Errorf("idle messages_delayed %v (listed %v), want absent: not reported", d, ok)
 	}
 }

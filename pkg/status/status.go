@@ -68,12 +68,16 @@ type Queue struct {
 	// Present is false when the queue does not exist on the broker.
 	Present bool
 	// Known is false while the broker has not reported its statistics yet.
-	Known       bool
-	Type        string
-	State       string
-	Messages    int64
-	Ready       int64
-	Unacked     int64
+	Known    bool
+	Type     string
+	State    string
+	Messages int64
+	Ready    int64
+	Unacked  int64
+	// Delayed are the messages a quorum queue holds back for a delayed
+	// retry (RabbitMQ 4.3+), counted in Messages; nil where the broker
+	// does not report it.
+	Delayed     *int64
 	Consumers   int64
 	PublishRate float64
 	DeliverRate float64
@@ -508,7 +512,7 @@ func Build(t *topology.Topology, live map[string][]broker.QueueActivity, strict 
 			}
 			if a, ok := byName[qname]; ok {
 				q.Present, q.Known, q.Type, q.State = true, a.Known, a.Type, a.State
-				q.Messages, q.Ready, q.Unacked, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Consumers
+				q.Messages, q.Ready, q.Unacked, q.Delayed, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Delayed, a.Consumers
 				q.PublishRate, q.DeliverRate = a.PublishRate, a.DeliverRate
 			}
 			q.Problems = problems(&q, vs.Missing)
