@@ -25,18 +25,10 @@ import (
 // arguments stay exact.
 func (d *Document) DecodeStream(dec *json.Decoder) error {
 	*d = Document{}
-	return cutShort(d.decodeObjects(dec, nil))
+	return cutShort(d.decodeObjects(dec))
 }
 
-// elements receives the queues and bindings of a document as they are
-// decoded (LiveMapper, through DecodeReaderTo; the tests hand the same to
-// decodeObjects, as the reference the scanner is held to).
-type elements interface {
-	Queue(Queue)
-	Binding(Binding)
-}
-
-func (d *Document) decodeObjects(dec *json.Decoder, m elements) error {
+func (d *Document) decodeObjects(dec *json.Decoder) error {
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
 	}
@@ -46,29 +38,22 @@ func (d *Document) decodeObjects(dec *json.Decoder, m elements) error {
 			return err
 		}
 		key, _ := tok.(string)
-		if err := d.decodeSection(dec, key, m); err != nil {
+		if err := d.decodeSection(dec, key); err != nil {
 			return err
 		}
 	}
 	return expectDelim(dec, '}')
 }
 
-// decodeSection decodes the value of the document's key from dec, handing
-// queues and bindings to m when it is not nil.
-func (d *Document) decodeSection(dec *json.Decoder, key string, m elements) error {
+// decodeSection decodes the value of the document's key from dec.
+func (d *Document) decodeSection(dec *json.Decoder, key string) error {
 	var err error
 	switch key {
 	case "exchanges":
 		d.Exchanges, err = decodeArray(dec, d.Exchanges, false)
 	case "queues":
-		if m != nil {
-			return eachElement(dec, false, m.Queue)
-		}
 		d.Queues, err = decodeArray(dec, d.Queues, false)
 	case "bindings":
-		if m != nil {
-			return eachElement(dec, false, m.Binding)
-		}
 		d.Bindings, err = decodeArray(dec, d.Bindings, false)
 	case "parameters":
 		d.Parameters, err = decodeArray(dec, d.Parameters, false)

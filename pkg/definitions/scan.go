@@ -30,6 +30,13 @@ func (d *Document) DecodeReaderTo(r io.Reader, m *LiveMapper) error {
 	return d.decodeReader(r, m)
 }
 
+// elements receives the queues and bindings of a document as they are
+// decoded (LiveMapper; the tests collect them).
+type elements interface {
+	Queue(Queue)
+	Binding(Binding)
+}
+
 func (d *Document) decodeReader(r io.Reader, m elements) error {
 	*d = Document{}
 	s := &scanner{rd: r, buf: make([]byte, 0, scanBuffer), mark: -1}
@@ -60,7 +67,7 @@ func (d *Document) decodeReader(r io.Reader, m elements) error {
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
-		return d.decodeSection(dec, key, nil)
+		return d.decodeSection(dec, key)
 	})
 	return cutShort(err)
 }

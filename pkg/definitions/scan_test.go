@@ -26,12 +26,15 @@ type collected struct {
 func (c *collected) Queue(q Queue)     { c.Queues = append(c.Queues, q) }
 func (c *collected) Binding(b Binding) { c.Bindings = append(c.Bindings, b) }
 
-// decodeBoth decodes data with encoding/json's Decoder (DecodeStreamTo's
-// path) and with the scanner (DecodeReaderTo's), the latter through r.
+// decodeBoth decodes data with encoding/json's Decoder (DecodeStream, its
+// queues and bindings then taken out of the document) and with the scanner
+// (DecodeReaderTo's path), the latter through r.
 func decodeBoth(data []byte, r io.Reader) (old, scanned Document, oldEls, scannedEls collected, oldErr, scannedErr error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	oldErr = cutShort(old.decodeObjects(dec, &oldEls))
+	oldErr = old.DecodeStream(dec)
+	oldEls = collected{Queues: old.Queues, Bindings: old.Bindings}
+	old.Queues, old.Bindings = nil, nil
 	scannedErr = scanned.decodeReader(r, &scannedEls)
 	return
 }
