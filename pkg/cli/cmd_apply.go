@@ -132,17 +132,17 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 		LockWaiting: func(vhost, holder string) {
 			view.Note(fmt.Sprintf("vhost %q is locked by %s; waiting up to %s (--lock-timeout)", vhost, holder, f.lockTimeout))
 		},
+		Counting: func(queues int) {
+			view.Note(fmt.Sprintf("counting the messages of %d quorum %s before deleting or replacing %s: RabbitMQ 4.3 counts the messages that wait for a delayed retry only in its statistics, so apply waits until they are refreshed twice (about 10 s with the default intervals)",
+				queues, pluralize("queue", queues), them(queues)))
+		},
 		Show:     view.Plan,
 		Confirm:  view.Confirm,
 		Report:   view.Report,
 		Progress: view.Step,
 		Waiting: func(server string, pending []string) {
-			them := "them"
-			if len(pending) == 1 {
-				them = "it"
-			}
 			view.Note(fmt.Sprintf("waiting until %s shows %d %s of this apply (it does not show %s yet)",
-				server, len(pending), pluralize("change", len(pending)), them))
+				server, len(pending), pluralize("change", len(pending)), them(len(pending))))
 		},
 	}
 	_, err = g.newEngine(c, func(n string) { view.Note("note: " + n) }).Apply(ctx, in, opts)
@@ -248,6 +248,14 @@ func listSteps(w io.Writer, steps []apply.Step) {
 		}
 		fmt.Fprintf(w, "  %s\n", s)
 	}
+}
+
+// them is the pronoun for n things: "it" or "them".
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 func pluralize(word string, n int) string {

@@ -238,9 +238,8 @@ func hasStakes(p *plan.Plan) bool {
 
 // listStakesFrom is how many queues of one vhost must be at stake for
 // fillStakes to list the vhost's queues in one request rather than read
-// them one by one: a listing costs as much as a few single reads on a
-// small vhost, and far less than thousands of them.
-const listStakesFrom = 5
+// them one by one.
+const listStakesFrom = broker.ListQueuesFrom
 
 // fillStakes reads the depth and consumers of the queues the plan deletes
 // or replaces (the state read does not carry statistics, which would cost

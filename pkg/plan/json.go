@@ -98,6 +98,10 @@ func JSONOf(p *Plan) *pj.Plan {
 		if atStake(c) {
 			m, n, least := c.Messages, c.Consumers, c.MessagesAtLeast
 			jc.Messages, jc.Consumers, jc.MessagesAtLeast = &m, &n, &least
+			if c.Delayed > 0 {
+				d := c.Delayed
+				jc.MessagesDelayed = &d
+			}
 		}
 		doc.Changes[i] = jc
 	}
@@ -141,6 +145,9 @@ func fromJSON(doc *pj.Plan) *Plan {
 		}
 		if jc.MessagesAtLeast != nil {
 			c.MessagesAtLeast = *jc.MessagesAtLeast
+		}
+		if jc.MessagesDelayed != nil {
+			c.Delayed = *jc.MessagesDelayed
 		}
 		normalizeChange(&c)
 		p.Changes[i] = c

@@ -107,6 +107,10 @@ type Change struct {
 	// MessagesAtLeast: Messages is a lower bound (a stream, whose depth
 	// could not be counted exactly at that moment).
 	MessagesAtLeast bool `json:"messages_at_least,omitempty"`
+	// Delayed of the Messages wait for a delayed retry (RabbitMQ 4.3+
+	// quorum queues), as the queue's statistics counted them: a passive
+	// declare does not see them (rmqversion PassiveDeclareHidesDelayed).
+	Delayed int64 `json:"-"`
 	// Pos is where the desired object is declared (empty for deletes).
 	Pos topology.Pos `json:"pos,omitempty"`
 	// Print is the print of the object as apply leaves it (for a create,
@@ -257,11 +261,15 @@ func (c *Change) RisksMessages() bool {
 	return c.Kind.HoldsMessages() && (c.Action == Delete || c.Action == Replace)
 }
 
-// MessagesText renders the messages at stake: "3 messages", "at least 1 message".
+// MessagesText renders the messages at stake: "3 messages", "at least 1
+// message", "2 messages (2 waiting for a delayed retry)".
 func (c *Change) MessagesText() string {
 	s := fmt.Sprintf("%d %s", c.Messages, plural("message", int(c.Messages)))
 	if c.MessagesAtLeast {
-		return "at least " + s
+		s = "at least " + s
+	}
+	if c.Delayed > 0 {
+		s += fmt.Sprintf(" (%d waiting for a delayed retry)", c.Delayed)
 	}
 	return s
 }

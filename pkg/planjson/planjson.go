@@ -57,9 +57,13 @@ type Change struct {
 	// Messages, Consumers and MessagesAtLeast are present exactly when
 	// the change can lose messages (a queue deleted or replaced, a vhost
 	// deleted), 0 and false included.
-	Messages        *int64    `json:"messages,omitempty"`
-	Consumers       *int64    `json:"consumers,omitempty"`
-	MessagesAtLeast *bool     `json:"messages_at_least,omitempty"`
+	Messages        *int64 `json:"messages,omitempty"`
+	Consumers       *int64 `json:"consumers,omitempty"`
+	MessagesAtLeast *bool  `json:"messages_at_least,omitempty"`
+	// MessagesDelayed, of Messages, wait for a delayed retry (RabbitMQ
+	// 4.3+ quorum queues); present when the queue's statistics counted
+	// some.
+	MessagesDelayed *int64    `json:"messages_delayed,omitempty"`
 	Pos             *Position `json:"pos,omitempty"`
 }
 

@@ -29,6 +29,16 @@ func (v Version) ModulusHashPicksStably() bool { return v.AtLeast(4, 3) }
 // (rabbit_quorum_queue:get_delayed_retry_config/1 at v4.3.5).
 func (v Version) DelayedRetry() bool { return v.AtLeast(4, 3) }
 
+// PassiveDeclareHidesDelayed: a quorum queue's messages that wait for a
+// delayed retry, or for an AMQP 1.0 delivery time (a modified outcome with
+// x-opt-delivery-time, taken by any quorum queue whatever its delayed-retry
+// settings: rabbit_fifo:should_delay/5 at v4.3.5), are counted by no
+// passive declare, which reports the ready messages and the consumers
+// (rabbit_fifo:query_stat/1), and by no delete: a quorum queue has no
+// if-empty. Only the queue's statistics count them (messages,
+// messages_delayed), refreshed at each of its ticks (4.3+).
+func (v Version) PassiveDeclareHidesDelayed() bool { return v.DelayedRetry() }
+
 // DelayedRetryPolicyKeys: policies and operator policies may set
 // delayed-retry-type, delayed-retry-min and delayed-retry-max (4.3.1+:
 // 4.3.0 refused them in policy definitions, fixed in 4.3.1; earlier
