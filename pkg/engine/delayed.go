@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -78,7 +79,11 @@ func (e *Engine) countDelayed(ctx context.Context, p *plan.Plan, o ApplyOptions)
 	slices.Sort(vhosts)
 	for _, vh := range vhosts {
 		if err := errs[vh]; err != nil {
-			return fmt.Errorf("nothing was changed: mqctl could not count the messages that wait for a delayed retry in the quorum queues it would delete in vhost %q (RabbitMQ 4.3 does not count them in a passive declare, only in the queues' statistics): %v: %w; run the apply again, or pass --allow-data-loss to delete them whatever they hold", vh, err, apply.ErrRefused)
+			why := ""
+			if errors.Is(err, broker.ErrNotRefreshed) {
+				why = " (RabbitMQ refreshes them at each quorum queue's tick, quorum_tick_interval, and collects them every collect_statistics_interval: both must be well under 15 s, and the management plugin's metrics collector enabled)"
+			}
+			return fmt.Errorf("nothing was changed: mqctl could not count the messages that wait for a delayed retry in the quorum queues it would delete or replace in vhost %q, which RabbitMQ 4.3 counts in the queues' statistics only: %v%s: %w; run the apply again, or pass --allow-data-loss to delete them whatever they hold", vh, err, why, apply.ErrRefused)
 		}
 		for _, c := range perVhost[vh] {
 			cnt := counts[vh][c.Name]
