@@ -22,10 +22,12 @@ import (
 const ListQueuesFrom = 5
 
 // QueueCount is a queue's messages and consumers as its statistics count
-// them: Messages include those a RabbitMQ 4.3 quorum queue holds back for
+// them: Messages include those a quorum queue holds until its dead-letter
+// exchange has taken them (at-least-once dead-lettering), of which
+// DeadLettering are, and those a RabbitMQ 4.3 quorum queue holds back for
 // a delayed retry, of which Delayed are.
 type QueueCount struct {
-	Messages, Delayed, Consumers int64
+	Messages, Delayed, DeadLettering, Consumers int64
 	// Gone: the queue no longer exists.
 	Gone bool
 }
@@ -37,12 +39,13 @@ var ErrNotRefreshed = errors.New("statistics not refreshed")
 // refreshColumns are the columns CountAfterRefresh reads. A quorum queue
 // reports its reductions with every tick, the same moment as its depth, so
 // a new value is a new count.
-const refreshColumns = "name,messages,messages_delayed,consumers,reductions"
+const refreshColumns = "name,messages,messages_delayed,messages_dlx,consumers,reductions"
 
 type refreshJSON struct {
 	Name       string `json:"name"`
 	Messages   *int64 `json:"messages"`
 	Delayed    *int64 `json:"messages_delayed"`
+	Dlx        *int64 `json:"messages_dlx"`
 	Consumers  *int64 `json:"consumers"`
 	Reductions *int64 `json:"reductions"`
 }
@@ -60,10 +63,11 @@ const refreshPoll = 300 * time.Millisecond
 // interval (collect_statistics_interval). The first new count read after
 // the call may come from a tick before it; the second cannot: it was made
 // after the first was collected. So what the returned count misses was
-// published after the call began. That matters on RabbitMQ 4.3, where a
-// quorum queue holds messages back for a delayed retry (or an AMQP 1.0
-// delivery time) and a passive declare does not count them: only the
-// statistics do.
+// published after the call began. That matters where a quorum queue holds
+// messages that a passive declare does not count, and only the statistics
+// do: dead letters held until the dead-letter exchange takes them
+// (at-least-once dead-lettering), and on RabbitMQ 4.3 messages held back
+// for a delayed retry (or an AMQP 1.0 delivery time).
 func (c *Client) CountAfterRefresh(ctx context.Context, vhost string, names []string, timeout time.Duration) (map[string]QueueCount, error) {
 	type watch struct {
 		last    *int64 // the reductions last read
@@ -96,7 +100,7 @@ func (c *Client) CountAfterRefresh(ctx context.Context, vhost string, names []st
 				w.changes++
 			}
 			w.seen, w.last = true, r.Reductions
-			out[n] = QueueCount{Messages: value(r.Messages), Delayed: value(r.Delayed), Consumers: value(r.Consumers)}
+			out[n] = QueueCount{Messages: value(r.Messages), Delayed: value(r.Delayed), DeadLettering: value(r.Dlx), Consumers: value(r.Consumers)}
 			if w.changes < 2 {
 				still = append(still, n)
 			}

@@ -51,9 +51,9 @@ func TestCountAfterRefresh(t *testing.T) {
 			queues: map[string][]row{"q": {
 				``,
 				`"messages":1,"consumers":1,"reductions":10`,
-				`"messages":3,"messages_delayed":1,"consumers":0,"reductions":20`,
+				`"messages":3,"messages_delayed":1,"messages_dlx":2,"consumers":0,"reductions":20`,
 			}},
-			want:  map[string]QueueCount{"q": {Messages: 3, Delayed: 1}},
+			want:  map[string]QueueCount{"q": {Messages: 3, Delayed: 1, DeadLettering: 2}},
 			reads: 3,
 		},
 		{

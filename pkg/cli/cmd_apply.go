@@ -133,7 +133,7 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 			view.Note(fmt.Sprintf("vhost %q is locked by %s; waiting up to %s (--lock-timeout)", vhost, holder, f.lockTimeout))
 		},
 		Counting: func(queues int) {
-			view.Note(fmt.Sprintf("counting the messages of %d quorum %s before deleting or replacing %s: RabbitMQ 4.3 counts the messages that wait for a delayed retry only in its statistics, so apply waits until they are refreshed twice (about 10 s with the default intervals)",
+			view.Note(fmt.Sprintf("counting the messages of %d quorum %s before deleting or replacing %s: a quorum queue's dead letters waiting for its dead-letter exchange, and on RabbitMQ 4.3 its messages waiting for a delayed retry, are counted only in its statistics, so apply waits until they are refreshed twice (about 10 s with RabbitMQ's default intervals)",
 				queues, pluralize("queue", queues), them(queues)))
 		},
 		Show:     view.Plan,

@@ -68,9 +68,9 @@ type ApplyOptions struct {
 	LockTimeout time.Duration
 	LockWaiting func(vhost, holder string)
 	// Counting, when set, is told how many quorum queues the apply waits
-	// for, before it waits until their statistics count the messages that
-	// wait in them for a delayed retry (RabbitMQ 4.3+, about 10 s with its
-	// default intervals; see countDelayed).
+	// for, before it waits until their statistics count the messages a
+	// passive declare does not see (about 10 s with RabbitMQ's default
+	// intervals; see countHidden).
 	Counting func(queues int)
 	// Show is given the plan once it is final, with the exact messages at
 	// stake, before the safety check: a plan that is refused is shown too.
@@ -182,7 +182,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err := e.refuse(ctx, p, existing, exactErr); err != nil {
 		return out, err
 	}
-	if err := e.countDelayed(ctx, p, o); err != nil {
+	if err := e.countHidden(ctx, p, l, o); err != nil {
 		return out, err
 	}
 	if o.Show != nil {

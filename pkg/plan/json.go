@@ -102,6 +102,10 @@ func JSONOf(p *Plan) *pj.Plan {
 				d := c.Delayed
 				jc.MessagesDelayed = &d
 			}
+			if c.DeadLettering > 0 {
+				d := c.DeadLettering
+				jc.MessagesDlx = &d
+			}
 		}
 		doc.Changes[i] = jc
 	}
@@ -148,6 +152,9 @@ func fromJSON(doc *pj.Plan) *Plan {
 		}
 		if jc.MessagesDelayed != nil {
 			c.Delayed = *jc.MessagesDelayed
+		}
+		if jc.MessagesDlx != nil {
+			c.DeadLettering = *jc.MessagesDlx
 		}
 		normalizeChange(&c)
 		p.Changes[i] = c

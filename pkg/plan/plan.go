@@ -5,6 +5,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -111,6 +112,11 @@ type Change struct {
 	// quorum queues), as the queue's statistics counted them: a passive
 	// declare does not see them (rmqversion PassiveDeclareHidesDelayed).
 	Delayed int64 `json:"-"`
+	// DeadLettering of the Messages wait in the queue until its
+	// dead-letter exchange takes them (a quorum queue's at-least-once
+	// dead-lettering), as its statistics counted them: a passive declare
+	// does not see them either.
+	DeadLettering int64 `json:"-"`
 	// Pos is where the desired object is declared (empty for deletes).
 	Pos topology.Pos `json:"pos,omitempty"`
 	// Print is the print of the object as apply leaves it (for a create,
@@ -262,14 +268,22 @@ func (c *Change) RisksMessages() bool {
 }
 
 // MessagesText renders the messages at stake: "3 messages", "at least 1
-// message", "2 messages (2 waiting for a delayed retry)".
+// message", "5 messages (2 waiting for a delayed retry, 1 waiting to be
+// dead-lettered)".
 func (c *Change) MessagesText() string {
 	s := fmt.Sprintf("%d %s", c.Messages, plural("message", int(c.Messages)))
 	if c.MessagesAtLeast {
 		s = "at least " + s
 	}
+	var held []string
 	if c.Delayed > 0 {
-		s += fmt.Sprintf(" (%d waiting for a delayed retry)", c.Delayed)
+		held = append(held, fmt.Sprintf("%d waiting for a delayed retry", c.Delayed))
+	}
+	if c.DeadLettering > 0 {
+		held = append(held, fmt.Sprintf("%d waiting to be dead-lettered", c.DeadLettering))
+	}
+	if len(held) > 0 {
+		s += " (" + strings.Join(held, ", ") + ")"
 	}
 	return s
 }

@@ -52,8 +52,9 @@ func samplePlan() *Plan {
 	for i := range p.Changes {
 		if p.Changes[i].Name == "old" {
 			// Two of old's messages wait for a delayed retry (RabbitMQ
-			// 4.3: apply counts them before it deletes the queue).
-			p.Changes[i].Delayed = 2
+			// 4.3), one to be dead-lettered (at least once): apply counts
+			// them before it deletes the queue.
+			p.Changes[i].Delayed, p.Changes[i].DeadLettering = 2, 1
 		}
 	}
 	return p
@@ -136,7 +137,7 @@ func TestSavedRoundTrip(t *testing.T) {
 	p.Vhosts = []string{"/"}
 	p.Adopt = []ObjectRef{{KindExchange, "/", "orders"}}
 	p.Changes[0].MessagesAtLeast = true
-	p.Changes[0].Messages, p.Changes[0].Delayed = 5, 2
+	p.Changes[0].Messages, p.Changes[0].Delayed, p.Changes[0].DeadLettering = 5, 2, 1
 	var buf bytes.Buffer
 	if err := WriteSaved(&buf, p); err != nil {
 		t.Fatal(err)

@@ -79,6 +79,7 @@ type savedChange struct {
 	Consumers       int64               `json:"consumers"`
 	MessagesAtLeast bool                `json:"messages_at_least"`
 	Delayed         int64               `json:"messages_delayed,omitempty"`
+	DeadLettering   int64               `json:"messages_dlx,omitempty"`
 	Pos             *savedPos           `json:"pos,omitempty"`
 	Print           Print               `json:"print,omitempty"`
 	BindingPrints   []Print             `json:"binding_prints,omitempty"`
@@ -133,7 +134,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		sc := savedChange{
 			Action: c.Action, Kind: c.Kind, Vhost: c.Vhost, Name: c.Name, Before: savedOf(c.Before), After: savedOf(c.After),
 			Reason: c.Reason, Bindings: c.Bindings, Messages: c.Messages, Consumers: c.Consumers, MessagesAtLeast: c.MessagesAtLeast,
-			Delayed: c.Delayed, Print: c.Print, BindingPrints: c.BindingPrints,
+			Delayed: c.Delayed, DeadLettering: c.DeadLettering, Print: c.Print, BindingPrints: c.BindingPrints,
 		}
 		if !c.Pos.IsZero() {
 			sc.Pos = &savedPos{File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col}
@@ -196,7 +197,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		c := Change{
 			Action: sc.Action, Kind: sc.Kind, Vhost: sc.Vhost, Name: sc.Name, Before: sc.Before.object(), After: sc.After.object(),
 			Reason: sc.Reason, Bindings: sc.Bindings, Messages: sc.Messages, Consumers: sc.Consumers, MessagesAtLeast: sc.MessagesAtLeast,
-			Delayed: sc.Delayed, Print: sc.Print, BindingPrints: sc.BindingPrints,
+			Delayed: sc.Delayed, DeadLettering: sc.DeadLettering, Print: sc.Print, BindingPrints: sc.BindingPrints,
 		}
 		if sc.Pos != nil {
 			c.Pos = topology.Pos{File: sc.Pos.File, Line: sc.Pos.Line, Col: sc.Pos.Col}

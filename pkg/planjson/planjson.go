@@ -63,8 +63,12 @@ type Change struct {
 	// MessagesDelayed, of Messages, wait for a delayed retry (RabbitMQ
 	// 4.3+ quorum queues); present when the queue's statistics counted
 	// some.
-	MessagesDelayed *int64    `json:"messages_delayed,omitempty"`
-	Pos             *Position `json:"pos,omitempty"`
+	MessagesDelayed *int64 `json:"messages_delayed,omitempty"`
+	// MessagesDlx, of Messages, wait in a quorum queue until its
+	// dead-letter exchange takes them (at-least-once dead-lettering);
+	// present when the queue's statistics counted some.
+	MessagesDlx *int64    `json:"messages_dlx,omitempty"`
+	Pos         *Position `json:"pos,omitempty"`
 }
 
 // Field is one field that differs; a null side is the field absent there.
