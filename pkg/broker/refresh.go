@@ -41,15 +41,6 @@ var ErrNotRefreshed = errors.New("statistics not refreshed")
 // a new value is a new count.
 const refreshColumns = "name,messages,messages_delayed,messages_dlx,consumers,reductions"
 
-type refreshJSON struct {
-	Name       string `json:"name"`
-	Messages   *int64 `json:"messages"`
-	Delayed    *int64 `json:"messages_delayed"`
-	Dlx        *int64 `json:"messages_dlx"`
-	Consumers  *int64 `json:"consumers"`
-	Reductions *int64 `json:"reductions"`
-}
-
 // refreshPoll is how often CountAfterRefresh reads the statistics.
 const refreshPoll = 300 * time.Millisecond
 
@@ -127,13 +118,13 @@ func (c *Client) CountAfterRefresh(ctx context.Context, vhost string, names []st
 // readRefresh reads the refresh columns of the named queues of vhost, by
 // name: all the vhost's in one request (list), or queue by queue. A queue
 // that does not exist has no entry.
-func (c *Client) readRefresh(ctx context.Context, vhost string, names []string, list bool) (map[string]refreshJSON, error) {
+func (c *Client) readRefresh(ctx context.Context, vhost string, names []string, list bool) (map[string]activityJSON, error) {
 	query := url.Values{"columns": {refreshColumns}}
-	out := make(map[string]refreshJSON, len(names))
+	out := make(map[string]activityJSON, len(names))
 	if list {
-		var rows []refreshJSON
+		var rows []activityJSON
 		if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost), query: query,
-			op: fmt.Sprintf("list the statistics of the queues of vhost %q", vhost), vhost: vhost}, listOf[refreshJSON]{&rows}); err != nil {
+			op: fmt.Sprintf("list the statistics of the queues of vhost %q", vhost), vhost: vhost}, listOf[activityJSON]{&rows}); err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
@@ -148,7 +139,7 @@ func (c *Client) readRefresh(ctx context.Context, vhost string, names []string, 
 	g := parallel.New(8)
 	for _, n := range names {
 		g.Go(func() {
-			var r refreshJSON
+			var r activityJSON
 			err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, n), query: query,
 				op: fmt.Sprintf("read queue %q in vhost %q", n, vhost), vhost: vhost}, &r)
 			mu.Lock()

@@ -42,15 +42,21 @@ type rateJSON struct {
 	Rate float64 `json:"rate"`
 }
 
+// activityJSON is a queue of a listing of its statistics; a listing
+// gives the columns it asks for.
 type activityJSON struct {
-	Name         string `json:"name"`
-	Type         string `json:"type"`
-	State        string `json:"state"`
-	Messages     *int64 `json:"messages"`
-	Ready        *int64 `json:"messages_ready"`
-	Unacked      *int64 `json:"messages_unacknowledged"`
-	Delayed      *int64 `json:"messages_delayed"`
-	Consumers    *int64 `json:"consumers"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	State     string `json:"state"`
+	Messages  *int64 `json:"messages"`
+	Ready     *int64 `json:"messages_ready"`
+	Unacked   *int64 `json:"messages_unacknowledged"`
+	Delayed   *int64 `json:"messages_delayed"`
+	Dlx       *int64 `json:"messages_dlx"`
+	Consumers *int64 `json:"consumers"`
+	// Reductions: a quorum queue reports them with every tick, the same
+	// moment as its depth (CountAfterRefresh).
+	Reductions   *int64 `json:"reductions"`
 	MessageStats struct {
 		Publish    rateJSON `json:"publish_details"`
 		DeliverGet rateJSON `json:"deliver_get_details"`
