@@ -75,7 +75,7 @@ func (c *Client) CountAfterRefresh(ctx context.Context, vhost string, names []st
 	slices.Sort(pending)
 	list := len(names) >= ListQueuesFrom
 	for {
-		rows, err := c.readRefresh(ctx, vhost, pending, list)
+		rows, err := c.readColumns(ctx, vhost, pending, refreshColumns, list)
 		if err != nil {
 			return nil, err
 		}
@@ -115,11 +115,11 @@ func (c *Client) CountAfterRefresh(ctx context.Context, vhost string, names []st
 	}
 }
 
-// readRefresh reads the refresh columns of the named queues of vhost, by
-// name: all the vhost's in one request (list), or queue by queue. A queue
-// that does not exist has no entry.
-func (c *Client) readRefresh(ctx context.Context, vhost string, names []string, list bool) (map[string]activityJSON, error) {
-	query := url.Values{"columns": {refreshColumns}}
+// readColumns reads the statistics columns of the named queues of vhost,
+// by name: all the vhost's in one request (list), or queue by queue. A
+// queue that does not exist has no entry.
+func (c *Client) readColumns(ctx context.Context, vhost string, names []string, columns string, list bool) (map[string]activityJSON, error) {
+	query := url.Values{"columns": {columns}}
 	out := make(map[string]activityJSON, len(names))
 	if list {
 		var rows []activityJSON

@@ -45,15 +45,18 @@ type rateJSON struct {
 // activityJSON is a queue of a listing of its statistics; a listing
 // gives the columns it asks for.
 type activityJSON struct {
-	Name      string `json:"name"`
-	Type      string `json:"type"`
-	State     string `json:"state"`
-	Messages  *int64 `json:"messages"`
-	Ready     *int64 `json:"messages_ready"`
-	Unacked   *int64 `json:"messages_unacknowledged"`
-	Delayed   *int64 `json:"messages_delayed"`
-	Dlx       *int64 `json:"messages_dlx"`
-	Consumers *int64 `json:"consumers"`
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	State    string `json:"state"`
+	Messages *int64 `json:"messages"`
+	Ready    *int64 `json:"messages_ready"`
+	Unacked  *int64 `json:"messages_unacknowledged"`
+	Delayed  *int64 `json:"messages_delayed"`
+	Dlx      *int64 `json:"messages_dlx"`
+	// ReadyBytes are the bytes of the ready messages (a length limit in
+	// bytes counts them).
+	ReadyBytes *int64 `json:"message_bytes_ready"`
+	Consumers  *int64 `json:"consumers"`
 	// Reductions: a quorum queue reports them with every tick, the same
 	// moment as its depth (CountAfterRefresh).
 	Reductions   *int64 `json:"reductions"`
@@ -137,6 +140,30 @@ func (c *Client) GetQueueStats(ctx context.Context, vhost, name string) (QueueSt
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// QueueReady is how many messages a queue holds ready for delivery, and
+// their bytes, as its statistics count them: what a length limit counts
+// (RabbitMQ's max-length and max-length-bytes leave unacknowledged
+// messages out). Known is false while the broker has not reported them.
+type QueueReady struct {
+	Messages, Bytes int64
+	Known           bool
+}
+
+// QueuesReady reads the ready messages of the named queues of vhost, by
+// name: listed in one request from ListQueuesFrom of them, otherwise read
+// one by one. A queue that does not exist has no entry.
+func (c *Client) QueuesReady(ctx context.Context, vhost string, names []string) (map[string]QueueReady, error) {
+	rows, err := c.readColumns(ctx, vhost, names, "name,messages_ready,message_bytes_ready", len(names) >= ListQueuesFrom)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]QueueReady, len(rows))
+	for n, r := range rows {
+		out[n] = QueueReady{Messages: value(r.Ready), Bytes: value(r.ReadyBytes), Known: r.Ready != nil}
+	}
+	return out, nil
 }
 
 // QueueStatsNow is GetQueueStats without the wait: Known is false when the

@@ -1,0 +1,250 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mqctl/mqctl/internal/parallel"
+	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// trim is a queue to which a plan's policy changes give a length limit
+// below what it may hold: RabbitMQ drops (or dead-letters) the oldest
+// messages over the limit at once, when the policy is applied, where the
+// queue's overflow is drop-head (the default) — on every version, for
+// classic and quorum queues alike.
+type trim struct {
+	vhost, queue string
+	// key is the limit's policy key (max-length, max-length-bytes), limit
+	// its value in force after the plan, by the plan's policy changes that
+	// make it so (changedPolicies).
+	key   string
+	limit int64
+	by    string
+	// deadLetters: the queue has a dead-letter exchange after the plan,
+	// dlx ("" is the default exchange), which takes what is over the
+	// limit; without one, it is dropped.
+	deadLetters bool
+	dlx         string
+	// held is what the queue holds ready (messages or bytes, as key
+	// counts), as read.
+	held int64
+}
+
+// limitKeys are the length limits a policy may give a queue, with the
+// queue argument that stands for each.
+var limitKeys = []struct{ policy, arg, unit string }{
+	{"max-length", "x-max-length", "messages"},
+	{"max-length-bytes", "x-max-length-bytes", "bytes"},
+}
+
+// limitTrims lists the queues of cur that the policy changes of p give a
+// length limit they did not have, or a lower one, with overflow drop-head
+// after p (or drop-head where they refused publishes over the same limit):
+// those whose messages over the limit RabbitMQ drops at once.
+// Queues p deletes or replaces (whose messages are the safety check's),
+// and streams (whose max-length-bytes is retention), are left out. held is
+// for the caller to read.
+func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
+	touched := map[string]bool{}
+	changed := map[plan.ObjectRef]bool{}
+	gone := map[plan.ObjectRef]bool{}
+	for _, c := range p.Changes {
+		if slices.Contains(kind.PolicyKinds(), c.Kind) {
+			touched[c.Vhost] = true
+			changed[c.Ref()] = true
+		}
+		if c.Kind == plan.KindQueue && (c.Action == plan.Delete || c.Action == plan.Replace) {
+			gone[c.Ref()] = true
+		}
+	}
+	var out []trim
+	for _, vh := range slices.Sorted(maps.Keys(touched)) {
+		before := cur.Vhosts[vh]
+		if before == nil {
+			continue // a vhost the plan creates holds no message
+		}
+		one := topology.New()
+		one.Vhosts[vh] = before
+		after := p.Project(one).Vhosts[vh]
+		if after == nil {
+			continue
+		}
+		was, will := route.New(before), route.New(after)
+		for _, q := range slices.Sorted(maps.Keys(before.Queues)) {
+			if after.Queues[q] == nil || gone[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] || before.Queues[q].Type == topology.QueueStream {
+				continue
+			}
+			if !dropsHead(will, q) {
+				continue
+			}
+			for _, k := range limitKeys {
+				limit, ok := intArg(will, q, k.arg)
+				if !ok {
+					continue
+				}
+				// A queue that refused publishes over a limit may hold
+				// more than it: drop-head now drops that at once.
+				if old, had := intArg(was, q, k.arg); had && old <= limit && dropsHead(was, q) {
+					continue
+				}
+				t := trim{vhost: vh, queue: q, key: k.policy, limit: limit, by: changedPolicies(changed, vh, q, will, was)}
+				if dlx, ok := will.QueueArg(q, "x-dead-letter-exchange"); ok {
+					t.deadLetters, t.dlx = true, fmt.Sprint(dlx)
+				}
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// dropsHead reports whether queue's overflow is drop-head (the default).
+func dropsHead(sim *route.Simulator, queue string) bool {
+	overflow, set := sim.QueueArg(queue, "x-overflow")
+	return !set || overflow == "drop-head"
+}
+
+func intArg(sim *route.Simulator, queue, key string) (int64, bool) {
+	v, ok := sim.QueueArg(queue, key)
+	if !ok {
+		return 0, false
+	}
+	return topology.Args{key: v}.Int(key)
+}
+
+// changedPolicies names the policies of the plan's changes (changed) that
+// are in force on queue of vhost after the plan or were before it: what
+// gives it its new limit or overflow, or took its old one away.
+func changedPolicies(changed map[plan.ObjectRef]bool, vhost, queue string, sims ...*route.Simulator) string {
+	var by []string
+	for _, sim := range sims {
+		pol, op := sim.QueuePolicies(queue)
+		for _, ref := range []plan.ObjectRef{{Kind: kind.Policy, Vhost: vhost, Name: pol}, {Kind: kind.OperatorPolicy, Vhost: vhost, Name: op}} {
+			name := fmt.Sprintf("%s %q", ref.Kind.Label(), ref.Name)
+			if ref.Name != "" && changed[ref] && !slices.Contains(by, name) {
+				by = append(by, name)
+			}
+		}
+	}
+	if len(by) == 0 {
+		return "the plan's policy changes"
+	}
+	return strings.Join(by, " and ")
+}
+
+// over is how much of what t's queue holds is over its new limit.
+func (t trim) over() int64 { return max(0, t.held-t.limit) }
+
+// String says what applying t does, for a note or a refusal.
+func (t trim) String() string {
+	unit := "messages"
+	if t.key == "max-length-bytes" {
+		unit = "bytes"
+	}
+	what := fmt.Sprintf("the oldest %d", t.over())
+	if unit == "bytes" {
+		what = fmt.Sprintf("its oldest messages, %d bytes or more,", t.over())
+	}
+	fate := "drops " + what + " at once (no dead-letter exchange)"
+	if t.deadLetters {
+		fate = fmt.Sprintf("dead-letters %s at once to exchange %q", what, t.dlx)
+	}
+	return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head), and it holds %d: RabbitMQ %s",
+		t.by, t.queue, t.vhost, t.limit, unit, t.key, t.held, fate)
+}
+
+// readTrims reads what the queues of trims hold ready (their statistics;
+// with inspect, the count of messages also exactly, over AMQP) and returns
+// those over their new limit.
+func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)) ([]trim, error) {
+	byVhost := map[string][]string{}
+	for _, t := range trims {
+		if !slices.Contains(byVhost[t.vhost], t.queue) {
+			byVhost[t.vhost] = append(byVhost[t.vhost], t.queue)
+		}
+	}
+	ready := map[string]map[string]broker.QueueReady{}
+	for vh, names := range byVhost {
+		r, err := e.c.QueuesReady(ctx, vh, names)
+		if err != nil {
+			return nil, err
+		}
+		ready[vh] = r
+	}
+	errs := make([]error, len(trims))
+	if inspect != nil {
+		g := parallel.New(16)
+		for i := range trims {
+			if trims[i].key != "max-length" {
+				continue
+			}
+			g.Go(func() {
+				st, err := inspect(ctx, trims[i].vhost, trims[i].queue, "")
+				trims[i].held, errs[i] = st.Ready, err
+			})
+		}
+		g.Wait()
+	}
+	var out []trim
+	for i, t := range trims {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		r := ready[t.vhost][t.queue]
+		if t.key == "max-length-bytes" {
+			t.held = r.Bytes
+		} else {
+			t.held = max(t.held, r.Messages)
+		}
+		if t.over() > 0 {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// noteTrims tells plan's reader what its policy changes drop at once.
+func (e *Engine) noteTrims(ctx context.Context, p *plan.Plan, l *Live) {
+	trims, err := e.readTrims(ctx, limitTrims(p, l.current.State), nil)
+	if err != nil {
+		e.note("could not read whether the plan's length limits drop messages that queues hold (%v); apply checks again before it changes anything", err)
+		return
+	}
+	for _, t := range trims {
+		e.note("%s. Drain the queue below the limit first, or raise the limit; apply refuses this without --allow-data-loss", t)
+	}
+}
+
+// checkTrims refuses, before anything changes, a plan whose policy
+// changes make RabbitMQ drop messages that queues hold over their new
+// length limit, unless AllowDataLoss; what it dead-letters (the queue has
+// a dead-letter exchange) is told, not refused.
+func (e *Engine) checkTrims(ctx context.Context, p *plan.Plan, l *Live, o ApplyOptions, inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)) error {
+	trims, err := e.readTrims(ctx, limitTrims(p, l.current.State), inspect)
+	if err != nil {
+		return fmt.Errorf("nothing was changed: mqctl could not read whether the plan's length limits drop messages that queues hold: %w", err)
+	}
+	var refused []string
+	for _, t := range trims {
+		if t.deadLetters || o.AllowDataLoss {
+			e.note("%s", t)
+			continue
+		}
+		refused = append(refused, t.String())
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("nothing was changed: %s. Drain the queue below the limit first, raise the limit, or give the queue a dead-letter exchange; or pass --allow-data-loss to drop them: %w",
+		strings.Join(refused, "; "), apply.ErrRefused)
+}

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestLimitTrims: the queues whose messages over a length limit RabbitMQ
+// drops at once when a plan's policy changes are applied are those given a
+// limit they did not have, or a lower one, with overflow drop-head; named
+// with the policies that give the limit and the dead-letter exchange that
+// takes what is over it.
+func TestLimitTrims(t *testing.T) {
+	policy := func(name, pattern string, def topology.Args) *topology.Policy {
+		return &topology.Policy{Name: name, Pattern: pattern, ApplyTo: "queues", Definition: def}
+	}
+	put := func(k plan.Kind, p *topology.Policy) plan.Change {
+		return plan.Change{Action: plan.Create, Kind: k, Vhost: "v", Name: p.Name, After: plan.PolicyObject{Policy: p}}
+	}
+	cur := func() *topology.Topology {
+		top := topology.New()
+		v := topology.NewVhost("v")
+		for _, q := range []*topology.Queue{
+			{Name: "plain", Durable: true},
+			{Name: "quorum", Type: topology.QueueQuorum, Durable: true},
+			{Name: "rejects", Durable: true, Arguments: topology.Args{"x-overflow": "reject-publish"}},
+			{Name: "dead-letters", Durable: true, Arguments: topology.Args{"x-dead-letter-exchange": "dlx"}},
+			{Name: "stream", Type: topology.QueueStream, Durable: true},
+			{Name: "capped", Durable: true, Arguments: topology.Args{"x-max-length": int64(5)}},
+			{Name: "gone", Durable: true},
+			{Name: "qrejects", Type: topology.QueueQuorum, Durable: true, Arguments: topology.Args{"x-max-length": int64(10), "x-overflow": "reject-publish"}},
+		} {
+			v.Queues[q.Name] = q
+		}
+		v.Policies["old"] = policy("old", "^plain$", topology.Args{"max-length": int64(100)})
+		top.Vhosts["v"] = v
+		return top
+	}
+	row := func(q, key string, limit int64, by, dlx string) trim {
+		return trim{vhost: "v", queue: q, key: key, limit: limit, by: by, deadLetters: dlx != "", dlx: dlx}
+	}
+	for _, tc := range []struct {
+		name    string
+		changes []plan.Change
+		want    []trim
+	}{
+		{
+			name:    "a new limit on every queue",
+			changes: []plan.Change{put(plan.KindPolicy, policy("cap", "^(quorum|rejects|dead-letters|stream|capped|gone)$", topology.Args{"max-length": int64(10), "max-length-bytes": int64(1000)}))},
+			want: []trim{
+				// capped keeps its own lower max-length (the smaller applies).
+				row("capped", "max-length-bytes", 1000, `policy "cap"`, ""),
+				row("dead-letters", "max-length", 10, `policy "cap"`, "dlx"),
+				row("dead-letters", "max-length-bytes", 1000, `policy "cap"`, "dlx"),
+				row("gone", "max-length", 10, `policy "cap"`, ""),
+				row("gone", "max-length-bytes", 1000, `policy "cap"`, ""),
+				row("quorum", "max-length", 10, `policy "cap"`, ""),
+				row("quorum", "max-length-bytes", 1000, `policy "cap"`, ""),
+			},
+		},
+		{
+			name:    "a lower limit",
+			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50)})}}},
+			want:    []trim{row("plain", "max-length", 50, `policy "old"`, "")},
+		},
+		{
+			name:    "a higher limit",
+			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(500)})}}},
+		},
+		{
+			// A quorum queue takes its overflow from its policy; a classic
+			// queue keeps its own.
+			name:    "drop-head for a queue that refused publishes over the same limit",
+			changes: []plan.Change{put(plan.KindPolicy, policy("heads", "^(q?rejects)$", topology.Args{"overflow": "drop-head"}))},
+			want:    []trim{row("qrejects", "max-length", 10, `policy "heads"`, "")},
+		},
+		{
+			name:    "a policy deleted, another's lower limit in force",
+			changes: []plan.Change{{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "old", Before: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(100)})}}, put(plan.KindPolicy, policy("low", "^pla", topology.Args{"max-length": int64(30)}))},
+			want:    []trim{row("plain", "max-length", 30, `policy "low" and policy "old"`, "")},
+		},
+		{
+			name:    "an operator policy below the policy",
+			changes: []plan.Change{put(plan.KindOperatorPolicy, policy("ops", "^plain$", topology.Args{"max-length": int64(20)}))},
+			want:    []trim{row("plain", "max-length", 20, `operator policy "ops"`, "")},
+		},
+		{
+			name: "a queue the plan deletes",
+			changes: []plan.Change{
+				put(plan.KindPolicy, policy("cap", "^gone$", topology.Args{"max-length": int64(10)})),
+				{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "gone", Before: plan.QueueObject{Queue: &topology.Queue{Name: "gone", Durable: true}}},
+			},
+		},
+		{
+			name:    "no policy change",
+			changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new", After: plan.QueueObject{Queue: &topology.Queue{Name: "new", Durable: true}}}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := limitTrims(&plan.Plan{Changes: tc.changes}, cur())
+			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(trim{})); d != "" {
+				t.Errorf("trims (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestTrimText: what a note and a refusal say of a trim.
+func TestTrimText(t *testing.T) {
+	for _, tc := range []struct {
+		t    trim
+		want string
+	}{
+		{trim{vhost: "v", queue: "jobs", key: "max-length", limit: 10, by: `policy "cap"`, held: 50},
+			`policy "cap": queue "jobs" in vhost "v" gets a length limit of 10 messages (max-length, overflow drop-head), and it holds 50: RabbitMQ drops the oldest 40 at once (no dead-letter exchange)`},
+		{trim{vhost: "v", queue: "jobs", key: "max-length-bytes", limit: 1000, by: `operator policy "ops"`, deadLetters: true, dlx: "dlx", held: 4096},
+			`operator policy "ops": queue "jobs" in vhost "v" gets a length limit of 1000 bytes (max-length-bytes, overflow drop-head), and it holds 4096: RabbitMQ dead-letters its oldest messages, 3096 bytes or more, at once to exchange "dlx"`},
+	} {
+		if got := tc.t.String(); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}
