@@ -27,9 +27,9 @@ type trim struct {
 	// key is the limit's policy key (max-length, max-length-bytes), limit
 	// its value in force after the plan, by the plan's policy changes that
 	// make it so (changedPolicies).
-	key   string
-	limit int64
-	by    string
+	key, unit string
+	limit     int64
+	by        string
 	// deadLetters: the queue has a dead-letter exchange after the plan,
 	// dlx ("" is the default exchange), which takes what is over the
 	// limit; without one, it is dropped.
@@ -97,7 +97,7 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 				if old, had := intArg(was, q, k.arg); had && old <= limit && dropsHead(was, q) {
 					continue
 				}
-				t := trim{vhost: vh, queue: q, key: k.policy, limit: limit, by: changedPolicies(changed, vh, q, will, was)}
+				t := trim{vhost: vh, queue: q, key: k.policy, unit: k.unit, limit: limit, by: changedPolicies(changed, vh, q, will, was)}
 				if dlx, ok := will.QueueArg(q, "x-dead-letter-exchange"); ok {
 					t.deadLetters, t.dlx = true, fmt.Sprint(dlx)
 				}
@@ -147,12 +147,8 @@ func (t trim) over() int64 { return max(0, t.held-t.limit) }
 
 // String says what applying t does, for a note or a refusal.
 func (t trim) String() string {
-	unit := "messages"
-	if t.key == "max-length-bytes" {
-		unit = "bytes"
-	}
 	what := fmt.Sprintf("the oldest %d", t.over())
-	if unit == "bytes" {
+	if t.unit == "bytes" {
 		what = fmt.Sprintf("its oldest messages, %d bytes or more,", t.over())
 	}
 	fate := "drops " + what + " at once (no dead-letter exchange)"
@@ -160,7 +156,7 @@ func (t trim) String() string {
 		fate = fmt.Sprintf("dead-letters %s at once to exchange %q", what, t.dlx)
 	}
 	return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head), and it holds %d: RabbitMQ %s",
-		t.by, t.queue, t.vhost, t.limit, unit, t.key, t.held, fate)
+		t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.held, fate)
 }
 
 // readTrims reads what the queues of trims hold ready (their statistics;
@@ -185,7 +181,7 @@ func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect func(ctx c
 	if inspect != nil {
 		g := parallel.New(16)
 		for i := range trims {
-			if trims[i].key != "max-length" {
+			if trims[i].unit != "messages" {
 				continue
 			}
 			g.Go(func() {
@@ -201,7 +197,7 @@ func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect func(ctx c
 			return nil, errs[i]
 		}
 		r := ready[t.vhost][t.queue]
-		if t.key == "max-length-bytes" {
+		if t.unit == "bytes" {
 			t.held = r.Bytes
 		} else {
 			t.held = max(t.held, r.Messages)

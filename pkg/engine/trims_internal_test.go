@@ -40,7 +40,11 @@ func TestLimitTrims(t *testing.T) {
 		return top
 	}
 	row := func(q, key string, limit int64, by, dlx string) trim {
-		return trim{vhost: "v", queue: q, key: key, limit: limit, by: by, deadLetters: dlx != "", dlx: dlx}
+		unit := "messages"
+		if key == "max-length-bytes" {
+			unit = "bytes"
+		}
+		return trim{vhost: "v", queue: q, key: key, unit: unit, limit: limit, by: by, deadLetters: dlx != "", dlx: dlx}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -114,9 +118,9 @@ func TestTrimText(t *testing.T) {
 		t    trim
 		want string
 	}{
-		{trim{vhost: "v", queue: "jobs", key: "max-length", limit: 10, by: `policy "cap"`, held: 50},
+		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 10, by: `policy "cap"`, held: 50},
 			`policy "cap": queue "jobs" in vhost "v" gets a length limit of 10 messages (max-length, overflow drop-head), and it holds 50: RabbitMQ drops the oldest 40 at once (no dead-letter exchange)`},
-		{trim{vhost: "v", queue: "jobs", key: "max-length-bytes", limit: 1000, by: `operator policy "ops"`, deadLetters: true, dlx: "dlx", held: 4096},
+		{trim{vhost: "v", queue: "jobs", key: "max-length-bytes", unit: "bytes", limit: 1000, by: `operator policy "ops"`, deadLetters: true, dlx: "dlx", held: 4096},
 			`operator policy "ops": queue "jobs" in vhost "v" gets a length limit of 1000 bytes (max-length-bytes, overflow drop-head), and it holds 4096: RabbitMQ dead-letters its oldest messages, 3096 bytes or more, at once to exchange "dlx"`},
 	} {
 		if got := tc.t.String(); got != tc.want {
