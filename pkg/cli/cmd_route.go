@@ -424,6 +424,9 @@ func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *route
 			}
 			p.line(depth+1, "%s -> dropped: %s", reason, why)
 			continue
+		case r.ExchangeMissing && r.Held:
+			p.line(depth+1, "%s -> held in %s: dead-letter exchange %q is not declared (at-least-once dead-lettering keeps it there and tries again)", reason, h.Queue, r.Exchange)
+			continue
 		case r.ExchangeMissing:
 			p.line(depth+1, "%s -> dropped: dead-letter exchange %q is not declared", reason, r.Exchange)
 			continue
@@ -436,7 +439,11 @@ func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *route
 			}
 		}
 		if len(n.Hops) == 0 && len(r.Cycles) == 0 && len(r.Result.OneOf) == 0 && len(unknown) == 0 {
-			p.line(depth+1, "%sdropped: unroutable", head)
+			if r.Held {
+				p.line(depth+1, "%sheld in %s: unroutable (at-least-once dead-lettering keeps it there and tries again until a route exists)", head, h.Queue)
+			} else {
+				p.line(depth+1, "%sdropped: unroutable", head)
+			}
 			continue
 		}
 		if len(unknown) > 0 {

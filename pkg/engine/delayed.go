@@ -124,22 +124,12 @@ func (e *Engine) holdsHidden(l *Live) func(vhost, queue string) bool {
 }
 
 // deadLettersAtLeastOnce reports, for a queue of v, whether it
-// dead-letters at least once: its effective dead-letter-strategy is
-// at-least-once, with a dead-letter exchange and overflow reject-publish
-// (without which RabbitMQ falls back to at most once:
-// rabbit_quorum_queue:dlh/5). Such a queue keeps each dead letter until
-// the dead-letter exchange has routed it and every destination has taken
-// it; with no route, for as long as there is none (counted in the
-// statistics' messages and messages_dlx only).
+// dead-letters at least once (route.Simulator.AtLeastOnce): it keeps each
+// dead letter until the dead-letter exchange has routed it and every
+// destination has taken it; with no route, for as long as there is none.
 func deadLettersAtLeastOnce(v *topology.Vhost) func(queue string) bool {
 	if v == nil {
 		return func(string) bool { return false }
 	}
-	sim := route.New(v)
-	return func(queue string) bool {
-		strategy, _ := sim.QueueArg(queue, "x-dead-letter-strategy")
-		overflow, _ := sim.QueueArg(queue, "x-overflow")
-		_, dlx := sim.QueueArg(queue, "x-dead-letter-exchange")
-		return dlx && strategy == "at-least-once" && overflow == "reject-publish"
-	}
+	return route.New(v).AtLeastOnce
 }

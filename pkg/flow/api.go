@@ -138,6 +138,11 @@ type DeadLetterEnd struct {
 	// `DLX "billing.dlx" has no binding for "billing-typo"`, a cycle).
 	Dropped bool   `json:"dropped,omitempty"`
 	Why     string `json:"why,omitempty"`
+	// Held is true when they reach no queue and the queue dead-letters at
+	// least once (route.DeadLetterRoute.Held): RabbitMQ keeps them in the
+	// queue and tries again until a route exists. Dropped is then false,
+	// and Why says why they reach none.
+	Held bool `json:"held,omitempty"`
 }
 
 // DeadLetter is one queue's dead letters for one reason whose destination

@@ -484,3 +484,42 @@ func TestGainedAndLost(t *testing.T) {
 		t.Errorf("a new route gains %v and loses %v; want [q] and nothing", g, l)
 	}
 }
+
+// TestHeldDeadLetters: a quorum queue that dead-letters at least once
+// keeps the dead letters its dead-letter exchange no longer routes
+// (route.DeadLetterRoute.Held): they are held, not dropped, and not lost,
+// and the text says so; the same queue at most once drops them.
+func TestHeldDeadLetters(t *testing.T) {
+	for _, tc := range []struct {
+		overflow   string
+		held, lost bool
+		text       string
+	}{
+		{"reject-publish", true, false, "held in the queue, which dead-letters at least once"},
+		{"drop-head", false, true, "dropped (via"},
+	} {
+		q := func(v *topology.Vhost) {
+			v.Queues["q"] = &topology.Queue{Name: "q", Type: topology.QueueQuorum, Durable: true, Arguments: topology.Args{
+				"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "q", "x-dead-letter-strategy": "at-least-once", "x-overflow": tc.overflow}}
+		}
+		before := topo(exchange("dlx", "direct", nil), q, queue("dlq", nil), bind("dlx", "dlq", "q"))
+		after := topo(exchange("dlx", "direct", nil), q, queue("dlq", nil))
+		d := Compare(before, after, Options{})
+		n := 0
+		for _, dl := range d.DeadLetters {
+			if dl.Queue != "q" {
+				continue
+			}
+			n++
+			if dl.After == nil || dl.After.Held != tc.held || dl.After.Dropped == tc.held || dl.Loses != tc.lost {
+				t.Errorf("overflow %s, %s: after %+v, loses %v; want held %v, lost %v", tc.overflow, dl.Reason, dl.After, dl.Loses, tc.held, tc.lost)
+			}
+			if got := endText(dl.After); !strings.Contains(got, tc.text) {
+				t.Errorf("overflow %s: the end reads %q, want %q in it", tc.overflow, got, tc.text)
+			}
+		}
+		if n == 0 {
+			t.Errorf("overflow %s: no change of q's dead letters: %s", tc.overflow, show(t, d))
+		}
+	}
+}

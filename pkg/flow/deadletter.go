@@ -118,7 +118,7 @@ func (s *side) end(q string, r route.Reason, m route.Message) *DeadLetterEnd {
 	d := s.sim.DeadLetter(q, r, m)
 	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: queuesOf(d.Result), Splits: d.Result.Splits()}
 	if len(e.Queues) == 0 {
-		e.Dropped, e.Why = true, s.why(d)
+		e.Dropped, e.Held, e.Why = !d.Held, d.Held, s.why(d)
 	}
 	return e
 }

@@ -203,6 +203,9 @@ func endText(e *DeadLetterEnd) string {
 	if e.Dropped {
 		return fmt.Sprintf("dropped (via %s, %s)", via, key)
 	}
+	if e.Held {
+		return fmt.Sprintf("held in the queue, which dead-letters at least once and tries again until they reach a queue (via %s, %s)", via, key)
+	}
 	return fmt.Sprintf("%s (via %s, %s)", reach(e.Queues, e.Splits), via, key)
 }
 

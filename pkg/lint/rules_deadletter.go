@@ -292,29 +292,33 @@ func runDLUnrouted(p *Pass) []Finding {
 			named = fmt.Sprintf(". Queue %q looks like its DLQ (by its name) but nothing dead-letters into it: %s on queue %q sends them there", nd, p.deadLetterTo(nd), name)
 		}
 		t := p.exchangeType(d.Exchange)
+		fate := "RabbitMQ drops them silently"
+		if p.Sim.AtLeastOnce(name) {
+			fate = fmt.Sprintf("RabbitMQ keeps them in queue %q (at-least-once dead-lettering) and tries again until a binding matches: they pile up there, counted in its messages, and reach no consumer", name)
+		}
 		switch {
 		case named != "":
-			msg = fmt.Sprintf("dead letters of queue %q go to %s with %s, which no binding matches: RabbitMQ drops them silently%s",
-				name, exchangeLabel(d.Exchange), deadLetterKeys(d, bad), named)
+			msg = fmt.Sprintf("dead letters of queue %q go to %s with %s, which no binding matches: %s%s",
+				name, exchangeLabel(d.Exchange), deadLetterKeys(d, bad), fate, named)
 		case d.Exchange != "" && t != "direct" && t != "topic" && len(p.from[d.Exchange]) == 0:
-			msg = fmt.Sprintf("dead letters of queue %q go to %s, which has no binding: RabbitMQ drops them silently. %s",
-				name, p.exchangeKindLabel(d.Exchange, t), bindToKeyless(t, d.Exchange, name, p.dlxToShare()))
+			msg = fmt.Sprintf("dead letters of queue %q go to %s, which has no binding: %s. %s",
+				name, p.exchangeKindLabel(d.Exchange, t), fate, bindToKeyless(t, d.Exchange, name, p.dlxToShare()))
 		case d.HasDLRK && d.Exchange == "":
-			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with routing key %q (%s), and no queue %q is declared: RabbitMQ drops them silently. "+
+			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with routing key %q (%s), and no queue %q is declared: %s. "+
 				"Declare queue %q as the DLQ, or set %s to the name of an existing queue",
-				name, d.DLRK, p.dlrkSource(name, "of"), d.DLRK, d.DLRK, p.dlrkSource(name, "in"))
+				name, d.DLRK, p.dlrkSource(name, "of"), d.DLRK, fate, d.DLRK, p.dlrkSource(name, "in"))
 		case d.HasDLRK:
-			msg = fmt.Sprintf("dead letters of queue %q go to %s with routing key %q (%s), which no binding matches: RabbitMQ drops them silently. "+
+			msg = fmt.Sprintf("dead letters of queue %q go to %s with routing key %q (%s), which no binding matches: %s. "+
 				"Bind a DLQ to %s for %q (dead_letter.queue does this), or set %s to a key that is bound",
-				name, exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name, "of"), exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name, "in"))
+				name, exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name, "of"), fate, exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name, "in"))
 		case d.Exchange == "":
-			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with the routing key they were published with (no x-dead-letter-routing-key is set), which delivers them to the queue named by that key, and for %s no such queue exists: RabbitMQ drops them silently. "+
+			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with the routing key they were published with (no x-dead-letter-routing-key is set), which delivers them to the queue named by that key, and for %s no such queue exists: %s. "+
 				"Set x-dead-letter-routing-key to the name of a DLQ (dead_letter.queue does this)",
-				name, joinOr(bad))
+				name, joinOr(bad), fate)
 		default:
-			msg = fmt.Sprintf("dead letters of queue %q go to %s with the routing key they were published with (no x-dead-letter-routing-key is set), and for %s no binding matches: RabbitMQ drops them silently. "+
+			msg = fmt.Sprintf("dead letters of queue %q go to %s with the routing key they were published with (no x-dead-letter-routing-key is set), and for %s no binding matches: %s. "+
 				"Set x-dead-letter-routing-key to %q and bind a DLQ to %s with that key (dead_letter.queue does both)",
-				name, exchangeLabel(d.Exchange), joinOr(bad), name, exchangeLabel(d.Exchange))
+				name, exchangeLabel(d.Exchange), joinOr(bad), fate, name, exchangeLabel(d.Exchange))
 		}
 		out = append(out, p.queueFinding(q, "%s", msg))
 	}

@@ -879,6 +879,29 @@ func TestMQ103KeylessDLXAdvice(t *testing.T) {
 	}
 }
 
+// TestMQ103AtLeastOnceKeepsThem: a quorum queue that dead-letters at least
+// once keeps the dead letters its dead-letter exchange cannot route
+// (TestAtLeastOnceFallbackAgainstBroker measures it): MQ103 says so, not
+// that RabbitMQ drops them, and gives the same fix; one that falls back
+// to at most once drops them.
+func TestMQ103AtLeastOnceKeepsThem(t *testing.T) {
+	for _, tc := range []struct {
+		overflow string
+		want     string
+	}{
+		{"reject-publish", `RabbitMQ keeps them in queue "q" (at-least-once dead-lettering) and tries again until a binding matches`},
+		{"drop-head", "RabbitMQ drops them silently"},
+	} {
+		b := newBuilder()
+		b.exchange("dlx", "direct")
+		b.typed("q", topology.QueueQuorum, topology.Args{argDLX: "dlx", argDLRK: "nowhere", "x-dead-letter-strategy": "at-least-once", argOverflow: tc.overflow})
+		fs := only(b.run(t, Options{}), "MQ103")
+		if len(fs) != 1 || !strings.Contains(fs[0].Message, tc.want) || !strings.Contains(fs[0].Message, `Bind a DLQ to exchange "dlx" for "nowhere"`) {
+			t.Errorf("overflow %s: MQ103 findings %+v, want one saying %q and how to bind a DLQ", tc.overflow, fs, tc.want)
+		}
+	}
+}
+
 // TestMQ302PolicyOverridesOverflow: a quorum queue written with
 // reject-publish takes overflow from its policies instead (an operator
 // policy's first, from 3.12.7), so one that says drop-head makes it

@@ -65,6 +65,7 @@ type FlowEnd struct {
 	Splits         []FlowSplit `json:"splits,omitempty"`
 	Dropped        bool        `json:"dropped"`
 	Why            string      `json:"why,omitempty"`
+	Held           bool        `json:"held,omitempty"`
 }
 
 // FlowDead is a queue's dead letters for one reason (and, when they keep

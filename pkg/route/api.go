@@ -271,7 +271,7 @@ type DeadLetterRoute struct {
 	// dead-letter routing key is set).
 	KeyFromMessage bool `json:"key_from_message"`
 	// ExchangeMissing is true when Exchange is not declared in the vhost:
-	// RabbitMQ silently drops the dead letter.
+	// RabbitMQ silently drops the dead letter (keeps it: Held).
 	ExchangeMissing bool `json:"exchange_missing"`
 	// Cycles names the queues the dead letter was routed to but that
 	// RabbitMQ's cycle detection drops it for: the message was dead-lettered
@@ -287,6 +287,13 @@ type DeadLetterRoute struct {
 	Cycles []string `json:"cycles,omitempty"`
 	// Result is where the dead letter is delivered.
 	Result Result `json:"result"`
+	// Held is true when the dead letter reaches no queue (no binding
+	// matches, or the dead-letter exchange is not declared; no cycle drops
+	// it) and the queue dead-letters at least once (AtLeastOnce): RabbitMQ
+	// keeps it in the queue, counted in its messages, and tries again until
+	// a route exists, where a queue that dead-letters at most once drops it
+	// (measured on 3.10.8, 4.0.5 and 4.3.6).
+	Held bool `json:"held,omitempty"`
 }
 
 // Hop is a node of a full trace: a message arriving in a queue, and for each

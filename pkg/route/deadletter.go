@@ -57,15 +57,38 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 		dl.RoutingKey = m.RoutingKey
 	}
 	if dlx != "" && s.exchanges[dlx] == nil {
-		r.ExchangeMissing = true
-		r.Result = Result{Message: dl, Problems: []string{fmt.Sprintf("queue %q: dead-letter exchange %q is not declared: RabbitMQ drops its dead letters; declare the exchange or fix x-dead-letter-exchange", queue, dlx)}}
+		r.ExchangeMissing, r.Held = true, s.AtLeastOnce(queue)
+		fate := "RabbitMQ drops its dead letters"
+		if r.Held {
+			fate = "RabbitMQ keeps its dead letters in the queue (at-least-once dead-lettering) and tries again until the exchange exists"
+		}
+		r.Result = Result{Message: dl, Problems: []string{fmt.Sprintf("queue %q: dead-letter exchange %q is not declared: %s; declare the exchange or fix x-dead-letter-exchange", queue, dlx, fate)}}
 		return r
 	}
 	r.Result = s.route(dl, false)
 	if reason != Rejected {
 		s.dropCycles(&r, dl)
 	}
+	res := r.Result
+	r.Held = s.AtLeastOnce(queue) && len(r.Cycles) == 0 && len(res.Deliveries) == 0 && len(res.Unsimulated) == 0 && len(res.OneOf) == 0
 	return r
+}
+
+// AtLeastOnce reports whether queue dead-letters at least once: a quorum
+// queue whose effective dead-letter-strategy is at-least-once, with a
+// dead-letter exchange and overflow reject-publish (without which RabbitMQ
+// falls back to at most once: rabbit_quorum_queue:dlh/5 on 3.10.8, 4.0.5
+// and 4.3.5). It keeps each dead letter until the dead-letter exchange has
+// routed it and every destination has taken it; no passive declare counts
+// those (the statistics' messages and messages_dlx do).
+func (s *Simulator) AtLeastOnce(queue string) bool {
+	q := s.v.Queues[queue]
+	if q == nil || queueType(q) != topology.QueueQuorum {
+		return false
+	}
+	a := s.queues[queue].args
+	_, dlx := a["x-dead-letter-exchange"]
+	return dlx && a["x-dead-letter-strategy"] == "at-least-once" && a["x-overflow"] == "reject-publish"
 }
 
 // deadLetterExchange is queue's effective x-dead-letter-exchange

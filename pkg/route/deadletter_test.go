@@ -386,3 +386,32 @@ func testDeadLetterCCAndBCC(t *testing.T, ver string) {
 		t.Errorf("keys after a dead-letter routing key = %q, want [k]", got)
 	}
 }
+
+// TestDeadLetterHeld: a quorum queue that dead-letters at least once (the
+// strategy, a dead-letter exchange and overflow reject-publish, each by
+// argument or policy) keeps a dead letter that reaches no queue, whether
+// no binding matches or the exchange is not declared; one that falls back
+// to at most once, a classic queue, or a dead letter that is delivered is
+// not held (measured: TestAtLeastOnceFallbackAgainstBroker in pkg/lint).
+func TestDeadLetterHeld(t *testing.T) {
+	alo := []any{"x-dead-letter-strategy", "at-least-once", "x-overflow", "reject-publish"}
+	with := func(kv ...any) []any { return append(append([]any{}, alo...), kv...) }
+	s := vhost().ex("dlx", "direct").q("dlq").bind("dlx", "dlq", "routed").
+		typed("unroutable", "quorum", with("x-dead-letter-exchange", "dlx")...).
+		typed("missing", "quorum", with("x-dead-letter-exchange", "ghost")...).
+		typed("routed", "quorum", with("x-dead-letter-exchange", "dlx")...).
+		typed("fallback", "quorum", "x-dead-letter-exchange", "dlx", "x-dead-letter-strategy", "at-least-once").
+		typed("bypolicy", "quorum", "x-dead-letter-exchange", "dlx").
+		q("classic", with("x-dead-letter-exchange", "dlx")...).
+		policy("alo", "^bypolicy$", "queues", 0, "dead-letter-strategy", "at-least-once", "overflow", "reject-publish").
+		sim()
+	for q, want := range map[string]bool{"unroutable": true, "missing": true, "routed": false, "fallback": false, "bypolicy": true, "classic": false} {
+		r := s.DeadLetter(q, Rejected, msg("", q))
+		if r.Held != want || s.AtLeastOnce(q) != (want || q == "routed") {
+			t.Errorf("queue %s: Held = %v (AtLeastOnce %v), want %v; deliveries %v", q, r.Held, s.AtLeastOnce(q), want, r.Result.Deliveries)
+		}
+	}
+	if p := s.DeadLetter("missing", Rejected, msg("", "missing")).Result.Problems; len(p) != 1 || !strings.Contains(p[0], "keeps its dead letters in the queue") {
+		t.Errorf("the undeclared exchange's problem = %q, want it to say the queue keeps them", p)
+	}
+}
