@@ -27,15 +27,20 @@ type QueueActivity struct {
 	// they count in Messages and neither in Ready nor in Unacked); nil
 	// where the broker does not report it (other queue types and
 	// versions).
-	Delayed     *int64
-	Consumers   int64
-	PublishRate float64 // messages/s published into the queue
-	DeliverRate float64 // messages/s delivered or fetched (deliver_get)
+	Delayed *int64
+	// DeadLettering are the dead letters a quorum queue holds until its
+	// dead-letter exchange takes them (at-least-once dead-lettering:
+	// messages_dlx, counted in Messages); nil where the broker does not
+	// report it (other queue types).
+	DeadLettering *int64
+	Consumers     int64
+	PublishRate   float64 // messages/s published into the queue
+	DeliverRate   float64 // messages/s delivered or fetched (deliver_get)
 }
 
 // activityColumns are the fields ListQueueActivity reads; nested
 // message_stats fields are named with dots (RabbitMQ 3.10 accepts them).
-const activityColumns = "name,type,state,messages,messages_ready,messages_unacknowledged,messages_delayed,consumers," +
+const activityColumns = "name,type,state,messages,messages_ready,messages_unacknowledged,messages_delayed,messages_dlx,consumers," +
 	"message_stats.publish_details.rate,message_stats.deliver_get_details.rate"
 
 type rateJSON struct {
@@ -100,7 +105,7 @@ func (c *Client) ListQueueActivity(ctx context.Context, vhost string) ([]QueueAc
 	out := make([]QueueActivity, len(list))
 	for i, q := range list {
 		a := QueueActivity{
-			Name: q.Name, Type: q.Type, State: q.State, Known: q.Messages != nil, Delayed: q.Delayed,
+			Name: q.Name, Type: q.Type, State: q.State, Known: q.Messages != nil, Delayed: q.Delayed, DeadLettering: q.Dlx,
 			PublishRate: q.MessageStats.Publish.Rate, DeliverRate: q.MessageStats.DeliverGet.Rate,
 		}
 		for _, f := range []struct {

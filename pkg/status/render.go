@@ -29,31 +29,48 @@ type TextOptions struct {
 	Color bool
 }
 
-// header is the table's first row; delayed adds the DELAYED column, for a
-// vhost where a queue holds messages back for a delayed retry: without it
-// those messages would be in MESSAGES and in no other column.
-func header(delayed bool) []string {
+// extraColumn is a count a queue's table shows only in a vhost where a
+// queue holds some: without it those messages would be in MESSAGES and in
+// no other column.
+type extraColumn struct {
+	name  string
+	count func(Queue) *int64 // nil: the queue does not report it
+}
+
+// extraColumns are the counts after UNACKED, in order: a quorum queue's
+// messages held back for a delayed retry (RabbitMQ 4.3+), and its dead
+// letters waiting for its dead-letter exchange to take them (at-least-once
+// dead-lettering).
+var extraColumns = []extraColumn{
+	{"DELAYED", func(q Queue) *int64 { return q.Delayed }},
+	{"DEAD-LETTERING", func(q Queue) *int64 { return q.DeadLettering }},
+}
+
+// columnsFor are the extra columns of a vhost's table: those some queue of
+// qs holds messages in.
+func columnsFor(qs []Queue) []extraColumn {
+	var out []extraColumn
+	for _, c := range extraColumns {
+		if slices.ContainsFunc(qs, func(q Queue) bool { n := c.count(q); return n != nil && *n > 0 }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// header is the table's first row, with the extra columns.
+func header(extra []extraColumn) []string {
 	h := []string{"QUEUE", "ROLE", "MESSAGES", "READY", "UNACKED", "CONSUMERS", "PUBLISH/s", "DELIVER/s", "NOTE"}
-	if delayed {
-		h = slices.Insert(h, 5, "DELAYED")
+	for i, c := range extra {
+		h = slices.Insert(h, 5+i, c.name)
 	}
 	return h
 }
 
-// numeric tells the right-aligned columns of a table with or without the
-// DELAYED column.
-func numeric(delayed bool) func(col int) bool {
-	last := 7
-	if delayed {
-		last = 8
-	}
+// numeric tells the right-aligned columns of a table with extra columns.
+func numeric(extra []extraColumn) func(col int) bool {
+	last := 7 + len(extra)
 	return func(col int) bool { return col >= 2 && col <= last }
-}
-
-// holdsDelayed reports whether a queue of qs holds messages back for a
-// delayed retry.
-func holdsDelayed(qs []Queue) bool {
-	return slices.ContainsFunc(qs, func(q Queue) bool { return q.Delayed != nil && *q.Delayed > 0 })
 }
 
 // WriteText writes one table per vhost and a summary line. A row that
@@ -73,13 +90,13 @@ func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 			b.WriteString(" (missing on the broker)")
 		}
 		b.WriteString("\n")
-		delayed := holdsDelayed(v.Queues)
-		rows := [][]string{header(delayed)}
+		extra := columnsFor(v.Queues)
+		rows := [][]string{header(extra)}
 		marks := []Severity{""}
 		for _, q := range v.Queues {
-			rows, marks = append(rows, row(q, delayed)), append(marks, severity(q))
+			rows, marks = append(rows, row(q, extra)), append(marks, severity(q))
 		}
-		writeTable(&b, rows, marks, numeric(delayed), opts)
+		writeTable(&b, rows, marks, numeric(extra), opts)
 		b.WriteString("\n")
 		if len(v.Links) > 0 {
 			writeLinks(&b, v.Links, opts)
@@ -167,8 +184,8 @@ func worst(ps []Problem) Severity {
 	return s
 }
 
-// row is q's row (with the DELAYED column when delayed).
-func row(q Queue, delayed bool) []string {
+// row is q's row, with the extra columns.
+func row(q Queue, extra []extraColumn) []string {
 	cells := []string{q.Name, roleText(q), "-", "-", "-", "-", "-", "-"}
 	if q.Present && q.Known {
 		cells[2] = strconv.FormatInt(q.Messages, 10)
@@ -178,12 +195,12 @@ func row(q Queue, delayed bool) []string {
 		cells[6] = rate(q.PublishRate)
 		cells[7] = rate(q.DeliverRate)
 	}
-	if delayed {
+	for i, c := range extra {
 		d := "-"
-		if q.Present && q.Known && q.Delayed != nil {
-			d = strconv.FormatInt(*q.Delayed, 10)
+		if n := c.count(q); q.Present && q.Known && n != nil {
+			d = strconv.FormatInt(*n, 10)
 		}
-		cells = slices.Insert(cells, 5, d)
+		cells = slices.Insert(cells, 5+i, d)
 	}
 	var notes []string
 	for _, p := range q.Problems {
@@ -286,6 +303,7 @@ type jsonQueue struct {
 	Ready           int64     `json:"messages_ready"`
 	Unacked         int64     `json:"messages_unacknowledged"`
 	Delayed         *int64    `json:"messages_delayed,omitempty"`
+	DeadLettering   *int64    `json:"messages_dlx,omitempty"`
 	Consumers       int64     `json:"consumers"`
 	PublishRate     float64   `json:"publish_rate"`
 	DeliverRate     float64   `json:"deliver_rate"`
@@ -312,7 +330,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			jv.Queues = append(jv.Queues, jsonQueue{
 				Name: q.Name, Role: string(q.Role), DeadLettersFrom: q.DeadLettersFrom, ReturnsTo: q.ReturnsTo,
 				DelayMS: q.Delay, MaxDepth: q.MaxDepth, Present: q.Present, StatsKnown: q.Known,
-				Type: q.Type, State: q.State, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked, Delayed: q.Delayed,
+				Type: q.Type, State: q.State, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked, Delayed: q.Delayed, DeadLettering: q.DeadLettering,
 				Consumers: q.Consumers, PublishRate: q.PublishRate, DeliverRate: q.DeliverRate, Problems: probs,
 			})
 		}

@@ -162,3 +162,40 @@ func TestWriteTextDelayed(t *testing.T) {
 		t.Errorf("idle messages_delayed %v (listed %v), want absent: not reported", d, ok)
 	}
 }
+
+// TestWriteTextDeadLettering: where a quorum queue holds dead letters its
+// dead-letter exchange has not taken (at-least-once dead-lettering,
+// messages_dlx), the vhost's table has a DEAD-LETTERING column, after
+// DELAYED when both are there; the queue is marked with a warning that
+// says why; the JSON gives messages_dlx where the broker reports it.
+func TestWriteTextDeadLettering(t *testing.T) {
+	top := load(t, sampleFile)
+	n := func(v int64) *int64 { return &v }
+	live := map[string][]broker.QueueActivity{"/": {
+		{Name: "orders.shipping", Type: "quorum", State: "running", Known: true, Messages: 12, Ready: 3, Unacked: 2, Delayed: n(5), DeadLettering: n(2), Consumers: 1},
+		{Name: "orders.shipping.dlq", Type: "quorum", State: "running", Known: true, Delayed: n(0), DeadLettering: n(0)},
+		{Name: "idle", Type: "classic", State: "running", Known: true},
+	}}
+	r := Build(top, live, false)
+	var buf bytes.Buffer
+	if err := WriteText(&buf, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^  QUEUE +ROLE +MESSAGES +READY +UNACKED +DELAYED +DEAD-LETTERING +CONSUMERS +PUBLISH/s +DELIVER/s +NOTE$`),
+		regexp.MustCompile(`(?m)^! orders\.shipping +working +12 +3 +2 +5 +2 +1 .*2 dead letters waiting for its dead-letter exchange to take them`),
+		regexp.MustCompile(`(?m)^  orders\.shipping\.dlq +dlq +0 +0 +0 +0 +0 +0 `),
+		regexp.MustCompile(`(?m)^  idle +working +0 +0 +0 +- +- +0 `),
+	} {
+		if !want.MatchString(buf.String()) {
+			t.Errorf("text lacks %s:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	if err := WriteJSON(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"messages_dlx": 2`) || strings.Count(buf.String(), `"messages_dlx"`) != 2 {
+		t.Errorf("JSON messages_dlx: want 2 for orders.shipping, 0 for its DLQ, none for idle:\n%s", buf.String())
+	}
+}

@@ -36,13 +36,14 @@ const (
 type Kind string
 
 const (
-	KindDeadLetters  Kind = "dead-letters"   // a DLQ holds messages
-	KindOverMaxDepth Kind = "over-max-depth" // depth above the file's alert.max_depth
-	KindMissing      Kind = "missing"        // declared in the file, absent on the broker
-	KindNoConsumers  Kind = "no-consumers"   // a working queue holds messages and nobody consumes
-	KindNotRunning   Kind = "not-running"    // the broker reports the queue down, crashed, …
-	KindLinkDown     Kind = "link-down"      // a shovel or a federation link does not run
-	KindLinkUnknown  Kind = "link-unknown"   // the broker reports no state of links (no management plugin)
+	KindDeadLetters   Kind = "dead-letters"   // a DLQ holds messages
+	KindOverMaxDepth  Kind = "over-max-depth" // depth above the file's alert.max_depth
+	KindMissing       Kind = "missing"        // declared in the file, absent on the broker
+	KindNoConsumers   Kind = "no-consumers"   // a working queue holds messages and nobody consumes
+	KindDeadLettering Kind = "dead-lettering" // a queue holds dead letters its dead-letter exchange has not taken
+	KindNotRunning    Kind = "not-running"    // the broker reports the queue down, crashed, …
+	KindLinkDown      Kind = "link-down"      // a shovel or a federation link does not run
+	KindLinkUnknown   Kind = "link-unknown"   // the broker reports no state of links (no management plugin)
 )
 
 // Problem is one thing about a queue that needs attention.
@@ -77,10 +78,15 @@ type Queue struct {
 	// Delayed are the messages a quorum queue holds back for a delayed
 	// retry (RabbitMQ 4.3+), counted in Messages; nil where the broker
 	// does not report it.
-	Delayed     *int64
-	Consumers   int64
-	PublishRate float64
-	DeliverRate float64
+	Delayed *int64
+	// DeadLettering are the dead letters a quorum queue that dead-letters
+	// at least once holds until its dead-letter exchange takes them
+	// (messages_dlx), counted in Messages; nil where the broker does not
+	// report it.
+	DeadLettering *int64
+	Consumers     int64
+	PublishRate   float64
+	DeliverRate   float64
 
 	Problems []Problem
 }
@@ -512,7 +518,7 @@ func Build(t *topology.Topology, live map[string][]broker.QueueActivity, strict 
 			}
 			if a, ok := byName[qname]; ok {
 				q.Present, q.Known, q.Type, q.State = true, a.Known, a.Type, a.State
-				q.Messages, q.Ready, q.Unacked, q.Delayed, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Delayed, a.Consumers
+				q.Messages, q.Ready, q.Unacked, q.Delayed, q.DeadLettering, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Delayed, a.DeadLettering, a.Consumers
 				q.PublishRate, q.DeliverRate = a.PublishRate, a.DeliverRate
 			}
 			q.Problems = problems(&q, vs.Missing)
@@ -555,6 +561,9 @@ func problems(q *Queue, vhostMissing bool) []Problem {
 			msg += " (from " + joinNames(q.DeadLettersFrom) + ")"
 		}
 		out = append(out, Problem{KindDeadLetters, Alert, msg})
+	}
+	if q.DeadLettering != nil && *q.DeadLettering > 0 {
+		out = append(out, Problem{KindDeadLettering, Warning, fmt.Sprintf("%s waiting for its dead-letter exchange to take them (at-least-once dead-lettering: RabbitMQ keeps them here until a DLQ takes them)", plural(*q.DeadLettering, "dead letter"))})
 	}
 	if q.MaxDepth != nil && q.Messages > *q.MaxDepth {
 		out = append(out, Problem{KindOverMaxDepth, Alert, fmt.Sprintf("depth %d > alert.max_depth %d", q.Messages, *q.MaxDepth)})
