@@ -188,6 +188,9 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err := e.checkTrims(ctx, p, l, o, locks.inspect); err != nil {
 		return out, err
 	}
+	if err := e.checkExpiries(ctx, p, l, o, locks.inspect); err != nil {
+		return out, err
+	}
 	if o.Show != nil {
 		if err := o.Show(p); err != nil {
 			return out, err

@@ -47,14 +47,13 @@ var limitKeys = []struct{ policy, arg, unit string }{
 	{"max-length-bytes", "x-max-length-bytes", "bytes"},
 }
 
-// limitTrims lists the queues of cur that the policy changes of p give a
-// length limit they did not have, or a lower one, with overflow drop-head
-// after p (or drop-head where they refused publishes over the same limit):
-// those whose messages over the limit RabbitMQ drops at once.
-// Queues p deletes or replaces (whose messages are the safety check's),
-// and streams (whose max-length-bytes is retention), are left out. held is
-// for the caller to read.
-func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
+// policyEffects calls f for each queue of cur, in a vhost where p
+// changes policies (or operator policies), that p neither deletes nor
+// replaces (their messages are the safety check's) and that is no stream:
+// was and will simulate the vhost before and after p, and by names the
+// plan's policy changes in force on the queue on either side
+// (changedPolicies).
+func policyEffects(p *plan.Plan, cur *topology.Topology, f func(vhost, queue string, was, will *route.Simulator, by string)) {
 	touched := map[string]bool{}
 	changed := map[plan.ObjectRef]bool{}
 	gone := map[plan.ObjectRef]bool{}
@@ -67,7 +66,6 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 			gone[c.Ref()] = true
 		}
 	}
-	var out []trim
 	for _, vh := range slices.Sorted(maps.Keys(touched)) {
 		before := cur.Vhosts[vh]
 		if before == nil {
@@ -84,27 +82,40 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 			if after.Queues[q] == nil || gone[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] || before.Queues[q].Type == topology.QueueStream {
 				continue
 			}
-			if !dropsHead(will, q) {
-				continue
-			}
-			for _, k := range limitKeys {
-				limit, ok := intArg(will, q, k.arg)
-				if !ok {
-					continue
-				}
-				// A queue that refused publishes over a limit may hold
-				// more than it: drop-head now drops that at once.
-				if old, had := intArg(was, q, k.arg); had && old <= limit && dropsHead(was, q) {
-					continue
-				}
-				t := trim{vhost: vh, queue: q, key: k.policy, unit: k.unit, limit: limit, by: changedPolicies(changed, vh, q, will, was)}
-				if dlx, ok := will.QueueArg(q, "x-dead-letter-exchange"); ok {
-					t.deadLetters, t.dlx = true, fmt.Sprint(dlx)
-				}
-				out = append(out, t)
-			}
+			f(vh, q, was, will, changedPolicies(changed, vh, q, will, was))
 		}
 	}
+}
+
+// limitTrims lists the queues of cur that the policy changes of p give a
+// length limit they did not have, or a lower one, with overflow drop-head
+// after p (or drop-head where they refused publishes over the same limit):
+// those whose messages over the limit RabbitMQ drops at once (streams,
+// whose max-length-bytes is retention, are left out: policyEffects). held
+// is for the caller to read.
+func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
+	var out []trim
+	policyEffects(p, cur, func(vh, q string, was, will *route.Simulator, by string) {
+		if !dropsHead(will, q) {
+			return
+		}
+		for _, k := range limitKeys {
+			limit, ok := intArg(will, q, k.arg)
+			if !ok {
+				continue
+			}
+			// A queue that refused publishes over a limit may hold more
+			// than it: drop-head now drops that at once.
+			if old, had := intArg(was, q, k.arg); had && old <= limit && dropsHead(was, q) {
+				continue
+			}
+			t := trim{vhost: vh, queue: q, key: k.policy, unit: k.unit, limit: limit, by: by}
+			if dlx, ok := will.QueueArg(q, "x-dead-letter-exchange"); ok {
+				t.deadLetters, t.dlx = true, fmt.Sprint(dlx)
+			}
+			out = append(out, t)
+		}
+	})
 	return out
 }
 

@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mqctl/mqctl/internal/parallel"
+	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// expiry is a queue to which a plan's policy changes give an expiry
+// (expires, x-expires) it did not have, or a shorter one: RabbitMQ deletes
+// a queue, with its messages, once it has been unused that long (no
+// consumer, no basic.get, not declared again), counted from when the
+// policy is applied (measured on 4.3.6: a classic and a quorum queue
+// holding 3 messages each, without consumers, were gone 2 s after a policy
+// with expires 2000 was put).
+type expiry struct {
+	vhost, queue string
+	ms           int64
+	by           string
+	// messages and consumers are what the queue holds and has, as read.
+	messages, consumers int64
+}
+
+// queueExpiries lists the queues of cur that the policy changes of p give
+// an expiry they did not have, or a shorter one (policyEffects); what they
+// hold is for the caller to read.
+func queueExpiries(p *plan.Plan, cur *topology.Topology) []expiry {
+	var out []expiry
+	policyEffects(p, cur, func(vh, q string, was, will *route.Simulator, by string) {
+		ms, ok := intArg(will, q, "x-expires")
+		if !ok {
+			return
+		}
+		if old, had := intArg(was, q, "x-expires"); had && old <= ms {
+			return
+		}
+		out = append(out, expiry{vhost: vh, queue: q, ms: ms, by: by})
+	})
+	return out
+}
+
+// String says what applying x does, for a note or a refusal.
+func (x expiry) String() string {
+	held := plan.Change{Messages: x.messages}
+	return fmt.Sprintf("%s: queue %q in vhost %q gets an expiry of %s (expires), and it holds %s and has no consumer: RabbitMQ deletes the queue, with its messages, once it has been unused that long",
+		x.by, x.queue, x.vhost, time.Duration(x.ms)*time.Millisecond, held.MessagesText())
+}
+
+// readExpiries reads what the queues of xs hold and how many consumers
+// they have (their statistics; with inspect, also exactly, over AMQP) and
+// returns those that hold messages and have no consumer: nothing uses
+// them, so the expiry runs out unless one comes.
+func (e *Engine) readExpiries(ctx context.Context, xs []expiry, inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)) ([]expiry, error) {
+	stats := map[string]map[string]topology.QueueStats{}
+	for _, x := range xs {
+		if stats[x.vhost] != nil {
+			continue
+		}
+		st, err := e.c.ListQueueStats(ctx, x.vhost)
+		if err != nil {
+			return nil, err
+		}
+		stats[x.vhost] = st
+	}
+	exact := make([]lock.QueueState, len(xs))
+	errs := make([]error, len(xs))
+	if inspect != nil {
+		g := parallel.New(16)
+		for i := range xs {
+			g.Go(func() { exact[i], errs[i] = inspect(ctx, xs[i].vhost, xs[i].queue, "") })
+		}
+		g.Wait()
+	}
+	var out []expiry
+	for i, x := range xs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		st := stats[x.vhost][x.queue]
+		x.messages, x.consumers = max(st.Messages, exact[i].Ready), st.Consumers
+		if inspect != nil {
+			x.consumers = exact[i].Consumers // exact; the statistics may still count one that left
+		}
+		if x.messages > 0 && x.consumers == 0 {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// noteExpiries tells plan's reader which queues its policy changes may
+// delete with their messages.
+func (e *Engine) noteExpiries(ctx context.Context, p *plan.Plan, l *Live) {
+	xs, err := e.readExpiries(ctx, queueExpiries(p, l.current.State), nil)
+	if err != nil {
+		e.note("could not read whether the plan's queue expiries delete queues that hold messages (%v); apply checks again before it changes anything", err)
+		return
+	}
+	for _, x := range xs {
+		e.note("%s. Attach a consumer or drain the queue first, or raise the expiry; apply refuses this without --allow-data-loss", x)
+	}
+}
+
+// checkExpiries refuses, before anything changes, a plan whose policy
+// changes give a queue that holds messages and has no consumer an expiry
+// (or a shorter one), unless AllowDataLoss.
+func (e *Engine) checkExpiries(ctx context.Context, p *plan.Plan, l *Live, o ApplyOptions, inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)) error {
+	xs, err := e.readExpiries(ctx, queueExpiries(p, l.current.State), inspect)
+	if err != nil {
+		return fmt.Errorf("nothing was changed: mqctl could not read whether the plan's queue expiries delete queues that hold messages: %w", err)
+	}
+	var refused []string
+	for _, x := range xs {
+		if o.AllowDataLoss {
+			e.note("%s", x)
+			continue
+		}
+		refused = append(refused, x.String())
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("nothing was changed: %s. Attach a consumer or drain the queue first, or raise the expiry; or pass --allow-data-loss to let the queue go with its messages: %w",
+		strings.Join(refused, "; "), apply.ErrRefused)
+}
