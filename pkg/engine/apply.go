@@ -185,10 +185,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err := e.countHidden(ctx, p, l, o); err != nil {
 		return out, err
 	}
-	if err := e.checkTrims(ctx, p, l, o, locks.inspect); err != nil {
-		return out, err
-	}
-	if err := e.checkExpiries(ctx, p, l, o, locks.inspect); err != nil {
+	if err := e.checkPolicyLosses(ctx, p, l, o, locks.inspect); err != nil {
 		return out, err
 	}
 	if o.Show != nil {

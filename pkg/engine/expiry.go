@@ -3,11 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mqctl/mqctl/internal/parallel"
-	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/route"
@@ -58,7 +56,7 @@ func (x expiry) String() string {
 // they have (their statistics; with inspect, also exactly, over AMQP) and
 // returns those that hold messages and have no consumer: nothing uses
 // them, so the expiry runs out unless one comes.
-func (e *Engine) readExpiries(ctx context.Context, xs []expiry, inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)) ([]expiry, error) {
+func (e *Engine) readExpiries(ctx context.Context, xs []expiry, inspect inspectFunc) ([]expiry, error) {
 	stats := map[string]map[string]topology.QueueStats{}
 	for _, x := range xs {
 		if stats[x.vhost] != nil {
@@ -96,38 +94,12 @@ func (e *Engine) readExpiries(ctx context.Context, xs []expiry, inspect func(ctx
 	return out, nil
 }
 
-// noteExpiries tells plan's reader which queues its policy changes may
-// delete with their messages.
-func (e *Engine) noteExpiries(ctx context.Context, p *plan.Plan, l *Live) {
-	xs, err := e.readExpiries(ctx, queueExpiries(p, l.current.State), nil)
-	if err != nil {
-		e.note("could not read whether the plan's queue expiries delete queues that hold messages (%v); apply checks again before it changes anything", err)
-		return
-	}
+// readExpiryLosses is the expiries of p's policy changes as losses, all
+// refused.
+func (e *Engine) readExpiryLosses(ctx context.Context, p *plan.Plan, cur *topology.Topology, inspect inspectFunc) (refused, told []string, err error) {
+	xs, err := e.readExpiries(ctx, queueExpiries(p, cur), inspect)
 	for _, x := range xs {
-		e.note("%s. Attach a consumer or drain the queue first, or raise the expiry; apply refuses this without --allow-data-loss", x)
-	}
-}
-
-// checkExpiries refuses, before anything changes, a plan whose policy
-// changes give a queue that holds messages and has no consumer an expiry
-// (or a shorter one), unless AllowDataLoss.
-func (e *Engine) checkExpiries(ctx context.Context, p *plan.Plan, l *Live, o ApplyOptions, inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)) error {
-	xs, err := e.readExpiries(ctx, queueExpiries(p, l.current.State), inspect)
-	if err != nil {
-		return fmt.Errorf("nothing was changed: mqctl could not read whether the plan's queue expiries delete queues that hold messages: %w", err)
-	}
-	var refused []string
-	for _, x := range xs {
-		if o.AllowDataLoss {
-			e.note("%s", x)
-			continue
-		}
 		refused = append(refused, x.String())
 	}
-	if len(refused) == 0 {
-		return nil
-	}
-	return fmt.Errorf("nothing was changed: %s. Attach a consumer or drain the queue first, or raise the expiry; or pass --allow-data-loss to let the queue go with its messages: %w",
-		strings.Join(refused, "; "), apply.ErrRefused)
+	return refused, nil, err
 }

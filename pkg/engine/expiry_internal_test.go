@@ -14,11 +14,9 @@ import (
 // out.
 func TestQueueExpiries(t *testing.T) {
 	policy := func(name, pattern string, ms int64) *topology.Policy {
-		return &topology.Policy{Name: name, Pattern: pattern, ApplyTo: "queues", Definition: topology.Args{"expires": ms}}
+		return queuePolicy(name, pattern, topology.Args{"expires": ms})
 	}
-	put := func(k plan.Kind, p *topology.Policy) plan.Change {
-		return plan.Change{Action: plan.Create, Kind: k, Vhost: "v", Name: p.Name, After: plan.PolicyObject{Policy: p}}
-	}
+	put := putPolicy
 	cur := func() *topology.Topology {
 		top := topology.New()
 		v := topology.NewVhost("v")

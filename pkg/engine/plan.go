@@ -65,8 +65,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	if exactErr != nil {
 		e.note("%v; the messages at stake shown come from the management API's statistics, which lag by a few seconds", exactErr)
 	}
-	e.noteTrims(ctx, p, l)
-	e.noteExpiries(ctx, p, l)
+	e.notePolicyLosses(ctx, p, l)
 	res := &PlanResult{Plan: p}
 	if opts.Preflight {
 		amqpURL, err := e.amqpURL(ctx)

@@ -8,10 +8,8 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/internal/parallel"
-	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -173,7 +171,7 @@ func (t trim) String() string {
 // readTrims reads what the queues of trims hold ready (their statistics;
 // with inspect, the count of messages also exactly, over AMQP) and returns
 // those over their new limit.
-func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)) ([]trim, error) {
+func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect inspectFunc) ([]trim, error) {
 	byVhost := map[string][]string{}
 	for _, t := range trims {
 		if !slices.Contains(byVhost[t.vhost], t.queue) {
@@ -220,38 +218,16 @@ func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect func(ctx c
 	return out, nil
 }
 
-// noteTrims tells plan's reader what its policy changes drop at once.
-func (e *Engine) noteTrims(ctx context.Context, p *plan.Plan, l *Live) {
-	trims, err := e.readTrims(ctx, limitTrims(p, l.current.State), nil)
-	if err != nil {
-		e.note("could not read whether the plan's length limits drop messages that queues hold (%v); apply checks again before it changes anything", err)
-		return
-	}
+// readTrimLosses is the trims of p's policy changes as losses: those the
+// queue's dead-letter exchange takes are told, the others refused.
+func (e *Engine) readTrimLosses(ctx context.Context, p *plan.Plan, cur *topology.Topology, inspect inspectFunc) (refused, told []string, err error) {
+	trims, err := e.readTrims(ctx, limitTrims(p, cur), inspect)
 	for _, t := range trims {
-		e.note("%s. Drain the queue below the limit first, or raise the limit; apply refuses this without --allow-data-loss", t)
-	}
-}
-
-// checkTrims refuses, before anything changes, a plan whose policy
-// changes make RabbitMQ drop messages that queues hold over their new
-// length limit, unless AllowDataLoss; what it dead-letters (the queue has
-// a dead-letter exchange) is told, not refused.
-func (e *Engine) checkTrims(ctx context.Context, p *plan.Plan, l *Live, o ApplyOptions, inspect func(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error)) error {
-	trims, err := e.readTrims(ctx, limitTrims(p, l.current.State), inspect)
-	if err != nil {
-		return fmt.Errorf("nothing was changed: mqctl could not read whether the plan's length limits drop messages that queues hold: %w", err)
-	}
-	var refused []string
-	for _, t := range trims {
-		if t.deadLetters || o.AllowDataLoss {
-			e.note("%s", t)
-			continue
+		if t.deadLetters {
+			told = append(told, t.String())
+		} else {
+			refused = append(refused, t.String())
 		}
-		refused = append(refused, t.String())
 	}
-	if len(refused) == 0 {
-		return nil
-	}
-	return fmt.Errorf("nothing was changed: %s. Drain the queue below the limit first, raise the limit, or give the queue a dead-letter exchange; or pass --allow-data-loss to drop them: %w",
-		strings.Join(refused, "; "), apply.ErrRefused)
+	return refused, told, err
 }

@@ -14,12 +14,7 @@ import (
 // with the policies that give the limit and the dead-letter exchange that
 // takes what is over it.
 func TestLimitTrims(t *testing.T) {
-	policy := func(name, pattern string, def topology.Args) *topology.Policy {
-		return &topology.Policy{Name: name, Pattern: pattern, ApplyTo: "queues", Definition: def}
-	}
-	put := func(k plan.Kind, p *topology.Policy) plan.Change {
-		return plan.Change{Action: plan.Create, Kind: k, Vhost: "v", Name: p.Name, After: plan.PolicyObject{Policy: p}}
-	}
+	policy, put := queuePolicy, putPolicy
 	cur := func() *topology.Topology {
 		top := topology.New()
 		v := topology.NewVhost("v")
@@ -110,6 +105,16 @@ func TestLimitTrims(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queuePolicy is a policy of queues.
+func queuePolicy(name, pattern string, def topology.Args) *topology.Policy {
+	return &topology.Policy{Name: name, Pattern: pattern, ApplyTo: "queues", Definition: def}
+}
+
+// putPolicy is a plan's change that creates policy p (of kind k) in vhost v.
+func putPolicy(k plan.Kind, p *topology.Policy) plan.Change {
+	return plan.Change{Action: plan.Create, Kind: k, Vhost: "v", Name: p.Name, After: plan.PolicyObject{Policy: p}}
 }
 
 // TestTrimText: what a note and a refusal say of a trim.
