@@ -18,6 +18,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a DLQ (declared with dead_letter.queue, or named as one) that no dead letters reach", Run: runDLQUnreached},
 		{ID: "MQ107", Name: "at-least-once-fallback", Severity: Warning,
 			Summary: "a quorum queue with dead-letter-strategy at-least-once whose overflow is not reject-publish: RabbitMQ falls back to at-most-once", Run: runAtLeastOnceFallback},
+		{ID: "MQ108", Name: "unconsumed-queue-expires", Severity: Warning,
+			Summary: "a DLQ or a delay queue with an expiry (expires, by argument or policy): nothing consumes it, so RabbitMQ deletes it, with the messages it holds, once the expiry has run (an error for a delay queue, which no consumer ever uses)", Run: runUnconsumedExpires},
 		{ID: "MQ201", Name: "delay-return-misrouted", Severity: Error,
 			Summary: "a delay queue whose expired messages route nowhere, or to more than the queue that sent them", Run: runDelayMisrouted},
 		{ID: "MQ202", Name: "delay-without-queue-ttl", Severity: Warning,

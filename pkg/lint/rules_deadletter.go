@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -938,6 +939,56 @@ func runAtLeastOnceFallback(p *Pass) []Finding {
 			"quorum queue %q asks for dead-letter-strategy at-least-once%s, but %s: RabbitMQ dead-letters at least once only with overflow reject-publish, and otherwise falls back to at most once, with a warning in its log alone. A dead letter its dead-letter exchange cannot route is then dropped, where at least once would keep it in the queue until it can. "+
 				"%s (with a length limit, publishers then get a nack when the queue is full), or drop the strategy if at most once will do",
 			name, from, how, fix))
+	}
+	return out
+}
+
+// MQ108: a queue that by design has no consumer — a DLQ, read by hand or
+// by a replay, or a delay tier, whose messages only expire — and an
+// expiry. RabbitMQ deletes a queue once it has been unused that long: no
+// consumer, no basic.get, not declared again; publishes and dead letters
+// arriving do not count (measured on 4.3.6: a queue holding messages went
+// 2 s after a policy with expires 2000, and one with x-expires 3000 went
+// while a message was published to it every 0.5 s). A delay tier then goes, with the
+// retries waiting in it, however busy it is; a DLQ, with its dead letters,
+// whenever nobody reads it for that long.
+func runUnconsumedExpires(p *Pass) []Finding {
+	var out []Finding
+	for _, name := range p.queueNames {
+		q := p.Vhost.Queues[name]
+		delay := p.isDelay(name)
+		if !delay && !p.dlq[name] {
+			continue
+		}
+		// A queue found to be a DLQ or a delay tier that also takes
+		// regular traffic may have consumers: only what the file declares
+		// as one (dead_letter.queue, retry.delays) is sure to have none.
+		if p.publishedTo(name) && q.Role != topology.RoleDelay && q.Role != topology.RoleDeadLetter {
+			continue
+		}
+		ms, ok := p.qargs[name].Int("x-expires")
+		if !ok {
+			continue
+		}
+		what, who := "DLQ", "its dead letters, whenever nobody reads it for that long"
+		if delay {
+			what, who = "delay queue", "the retries waiting in it: nothing consumes a delay queue, so its expiry always runs out, however many messages pass through"
+		}
+		fix := fmt.Sprintf("Remove x-expires from queue %q", name)
+		if !q.Arguments.Has("x-expires") {
+			pol, op := p.Sim.QueuePolicies(name)
+			if o := p.Vhost.OperatorPolicies[op]; o != nil && o.Definition.Has("expires") {
+				fix = fmt.Sprintf("Keep queue %q out of operator policy %q (its pattern %q), which gives it the expiry", name, op, o.Pattern)
+			} else if pol != "" {
+				fix = fmt.Sprintf("Keep queue %q out of policy %q (its pattern %q), which gives it the expiry", name, pol, p.Vhost.Policies[pol].Pattern)
+			}
+		}
+		f := p.queueFinding(q, "%s %q expires after %s unused (%s): RabbitMQ deletes it, with %s. %s",
+			what, name, time.Duration(ms)*time.Millisecond, p.settingSource(name, "x-expires", "expires"), who, fix)
+		if delay {
+			f.raise = Error
+		}
+		out = append(out, f)
 	}
 	return out
 }

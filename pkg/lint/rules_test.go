@@ -268,6 +268,30 @@ func ruleCases() []ruleCase {
 			},
 			quiet: []string{"c"}},
 
+		// MQ108
+		{name: "a DLQ with an expiry", id: "MQ108",
+			build: func(b *builder) {
+				b.queue("orders", topology.Args{argDLX: "", argDLRK: "orders.dlq"})
+				b.queue("orders.dlq", topology.Args{"x-expires": 86400000})
+				b.queue("work", topology.Args{argDLX: "", argDLRK: "orders.dlq", "x-expires": 60000})
+				// A queue with a TTL whose dead letters go through the
+				// default exchange looks like a delay tier, but it takes
+				// regular traffic: it may well have consumers.
+				b.exchange("jobs", "direct")
+				b.queue("jobs.high", topology.Args{argTTL: 86400000, argDLX: "", argDLRK: "orders.dlq", "x-expires": 604800000})
+				b.bind("jobs", "jobs.high", "high")
+			},
+			fire: []string{"orders.dlq"}, quiet: []string{"orders", "work", "jobs.high"}, severity: Warning,
+			contains: []string{`DLQ "orders.dlq" expires after 24h0m0s unused (its x-expires 86400000): RabbitMQ deletes it, with its dead letters`, `Remove x-expires from queue "orders.dlq"`}},
+
+		{name: "a DLQ and a delay queue without expiry", id: "MQ108",
+			build: func(b *builder) {
+				b.queue("jobs", topology.Args{argDLX: "", argDLRK: "jobs.dlq"})
+				b.queue("jobs.dlq", nil)
+				b.queue("jobs.retry", topology.Args{argTTL: 5000, argDLX: "", argDLRK: "jobs"})
+			},
+			quiet: []string{"jobs.dlq", "jobs.retry"}},
+
 		// MQ703
 		{name: "a policy pattern over 1024 bytes", id: "MQ703",
 			build: func(b *builder) {
@@ -930,5 +954,33 @@ func TestMQ302PolicyOverridesOverflow(t *testing.T) {
 	}
 	if fs := only(build(true).run(t, Options{Version: rmqversion.MustParse("3.10")}), "MQ302"); len(fs) != 0 {
 		t.Errorf("on 3.10 an operator policy does not set overflow: %+v", fs)
+	}
+}
+
+// TestMQ108UnconsumedQueueExpires: a DLQ or a delay tier with an expiry,
+// by argument or policy, is deleted with what it holds once unused that
+// long, and nothing consumes it: a warning for a DLQ, an error for a delay
+// tier, with the fix for where the expiry comes from; a working queue's
+// expiry is its own business.
+func TestMQ108UnconsumedQueueExpires(t *testing.T) {
+	b := newBuilder()
+	b.queue("orders", topology.Args{argDLX: "", argDLRK: "orders.dlq"})
+	b.queue("orders.dlq", nil)
+	b.queue("jobs", topology.Args{argDLX: "", argDLRK: "jobs.retry", "x-expires": 60000})
+	b.queue("jobs.retry", topology.Args{argTTL: 5000, argDLX: "", argDLRK: "jobs", "x-expires": 600000})
+	b.policy("tidy", `^orders\.dlq$`, topology.Args{"expires": 3600000})
+	fs := only(b.run(t, Options{}), "MQ108")
+	got := map[string]Finding{}
+	for _, f := range fs {
+		got[f.Object.Name] = f
+	}
+	if len(fs) != 2 {
+		t.Fatalf("MQ108 findings %+v, want the DLQ and the delay queue alone", fs)
+	}
+	if f := got["orders.dlq"]; f.Severity != Warning || !strings.Contains(f.Message, `DLQ "orders.dlq" expires after 1h0m0s unused (expires 3600000 of policy "tidy")`) || !strings.Contains(f.Message, `Keep queue "orders.dlq" out of policy "tidy"`) {
+		t.Errorf("the DLQ's finding: %s %s", f.Severity, f.Message)
+	}
+	if f := got["jobs.retry"]; f.Severity != Error || !strings.Contains(f.Message, `delay queue "jobs.retry" expires after 10m0s unused (its x-expires 600000)`) || !strings.Contains(f.Message, `Remove x-expires from queue "jobs.retry"`) {
+		t.Errorf("the delay queue's finding: %s %s", f.Severity, f.Message)
 	}
 }
