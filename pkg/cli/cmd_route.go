@@ -41,7 +41,10 @@ func newRouteCmd(g *globals) *cobra.Command {
 queue the message reaches (direct, fanout, topic and headers exchanges,
 exchange-to-exchange bindings, alternate exchanges, the default exchange),
 and for each queue where its rejected, expired, overflowing or over-delivered
-messages go next, hop by hop, until they settle, are dropped, or loop.
+messages go next, hop by hop, until they settle, are dropped, or loop. A
+quorum queue that dead-letters at least once (dead-letter-strategy
+at-least-once, overflow reject-publish) holds a dead letter it cannot
+route, and tries again, where others drop it: route says "held".
 
 --expiration gives the message a per-message TTL, in milliseconds, as the
 AMQP expiration property does: in each queue it reaches it then expires

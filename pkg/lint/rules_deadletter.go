@@ -219,10 +219,14 @@ func runDLXMissing(p *Pass) []Finding {
 				name, d.Exchange, p.dlxSource(q), d.Exchange, lowerFirst(p.delayAdvice(name))))
 			continue
 		}
+		fate := "RabbitMQ drops every dead letter of this queue silently"
+		if p.Sim.AtLeastOnce(name) {
+			fate = "RabbitMQ keeps every dead letter of this queue in it (at-least-once dead-lettering) and tries again until the exchange exists: they pile up there, counted in its messages, and reach no consumer"
+		}
 		out = append(out, p.queueFinding(q,
-			"queue %q dead-letters to exchange %q (%s), which is not declared: RabbitMQ drops every dead letter of this queue silently. "+
+			"queue %q dead-letters to exchange %q (%s), which is not declared: %s. "+
 				"Declare exchange %q and bind a DLQ to it, or correct the exchange name",
-			name, d.Exchange, p.dlxSource(q), d.Exchange))
+			name, d.Exchange, p.dlxSource(q), fate, d.Exchange))
 	}
 	return out
 }

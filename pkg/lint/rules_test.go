@@ -904,10 +904,11 @@ func TestMQ103KeylessDLXAdvice(t *testing.T) {
 }
 
 // TestMQ103AtLeastOnceKeepsThem: a quorum queue that dead-letters at least
-// once keeps the dead letters its dead-letter exchange cannot route
-// (TestAtLeastOnceFallbackAgainstBroker measures it): MQ103 says so, not
-// that RabbitMQ drops them, and gives the same fix; one that falls back
-// to at most once drops them.
+// once keeps the dead letters its dead-letter exchange cannot route, or
+// that go to an exchange that is not declared
+// (TestAtLeastOnceFallbackAgainstBroker measures both): MQ103 and MQ102
+// say so, not that RabbitMQ drops them, and give the same fixes; one that
+// falls back to at most once drops them.
 func TestMQ103AtLeastOnceKeepsThem(t *testing.T) {
 	for _, tc := range []struct {
 		overflow string
@@ -919,9 +920,19 @@ func TestMQ103AtLeastOnceKeepsThem(t *testing.T) {
 		b := newBuilder()
 		b.exchange("dlx", "direct")
 		b.typed("q", topology.QueueQuorum, topology.Args{argDLX: "dlx", argDLRK: "nowhere", "x-dead-letter-strategy": "at-least-once", argOverflow: tc.overflow})
-		fs := only(b.run(t, Options{}), "MQ103")
-		if len(fs) != 1 || !strings.Contains(fs[0].Message, tc.want) || !strings.Contains(fs[0].Message, `Bind a DLQ to exchange "dlx" for "nowhere"`) {
-			t.Errorf("overflow %s: MQ103 findings %+v, want one saying %q and how to bind a DLQ", tc.overflow, fs, tc.want)
+		b.typed("m", topology.QueueQuorum, topology.Args{argDLX: "ghost", argDLRK: "nowhere", "x-dead-letter-strategy": "at-least-once", argOverflow: tc.overflow})
+		fs := b.run(t, Options{})
+		unrouted, missing := only(fs, "MQ103"), only(fs, "MQ102")
+		if len(unrouted) != 1 || !strings.Contains(unrouted[0].Message, tc.want) || !strings.Contains(unrouted[0].Message, `Bind a DLQ to exchange "dlx" for "nowhere"`) {
+			t.Errorf("overflow %s: MQ103 findings %+v, want one saying %q and how to bind a DLQ", tc.overflow, unrouted, tc.want)
+		}
+		// The same for an undeclared dead-letter exchange (MQ102).
+		want := "RabbitMQ drops every dead letter of this queue silently"
+		if tc.overflow == "reject-publish" {
+			want = "RabbitMQ keeps every dead letter of this queue in it (at-least-once dead-lettering) and tries again until the exchange exists"
+		}
+		if len(missing) != 1 || !strings.Contains(missing[0].Message, want) {
+			t.Errorf("overflow %s: MQ102 findings %+v, want one saying %q", tc.overflow, missing, want)
 		}
 	}
 }
