@@ -147,30 +147,6 @@ func (c *Client) GetQueueStats(ctx context.Context, vhost, name string) (QueueSt
 	}
 }
 
-// QueueReady is how many messages a queue holds ready for delivery, and
-// their bytes, as its statistics count them: what a length limit counts
-// (RabbitMQ's max-length and max-length-bytes leave unacknowledged
-// messages out). Known is false while the broker has not reported them.
-type QueueReady struct {
-	Messages, Bytes int64
-	Known           bool
-}
-
-// QueuesReady reads the ready messages of the named queues of vhost, by
-// name: listed in one request from ListQueuesFrom of them, otherwise read
-// one by one. A queue that does not exist has no entry.
-func (c *Client) QueuesReady(ctx context.Context, vhost string, names []string) (map[string]QueueReady, error) {
-	rows, err := c.readColumns(ctx, vhost, names, "name,messages_ready,message_bytes_ready", len(names) >= ListQueuesFrom)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]QueueReady, len(rows))
-	for n, r := range rows {
-		out[n] = QueueReady{Messages: value(r.Ready), Bytes: value(r.ReadyBytes), Known: r.Ready != nil}
-	}
-	return out, nil
-}
-
 // QueueStatsNow is GetQueueStats without the wait: Known is false when the
 // broker has not reported the queue's statistics yet.
 func (c *Client) QueueStatsNow(ctx context.Context, vhost, name string) (QueueStats, error) {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mqctl/mqctl/internal/parallel"
-	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -53,39 +51,24 @@ func (x expiry) String() string {
 }
 
 // readExpiries reads what the queues of xs hold and how many consumers
-// they have (their statistics; with inspect, also exactly, over AMQP) and
-// returns those that hold messages and have no consumer: nothing uses
-// them, so the expiry runs out unless one comes.
+// they have (readHeld; with inspect, the consumers exactly: the statistics
+// may still count one that left) and returns those that hold messages and
+// have no consumer: nothing uses them, so the expiry runs out unless one
+// comes.
 func (e *Engine) readExpiries(ctx context.Context, xs []expiry, inspect inspectFunc) ([]expiry, error) {
-	stats := map[string]map[string]topology.QueueStats{}
-	for _, x := range xs {
-		if stats[x.vhost] != nil {
-			continue
-		}
-		st, err := e.c.ListQueueStats(ctx, x.vhost)
-		if err != nil {
-			return nil, err
-		}
-		stats[x.vhost] = st
+	vhosts, queues := make([]string, len(xs)), make([]string, len(xs))
+	for i, x := range xs {
+		vhosts[i], queues[i] = x.vhost, x.queue
 	}
-	exact := make([]lock.QueueState, len(xs))
-	errs := make([]error, len(xs))
-	if inspect != nil {
-		g := parallel.New(16)
-		for i := range xs {
-			g.Go(func() { exact[i], errs[i] = inspect(ctx, xs[i].vhost, xs[i].queue, "") })
-		}
-		g.Wait()
+	hs, err := e.readHeld(ctx, vhosts, queues, inspect)
+	if err != nil {
+		return nil, err
 	}
 	var out []expiry
 	for i, x := range xs {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		st := stats[x.vhost][x.queue]
-		x.messages, x.consumers = max(st.Messages, exact[i].Ready), st.Consumers
+		x.messages, x.consumers = max(hs[i].stats.Messages, hs[i].exact.Ready), hs[i].stats.Consumers
 		if inspect != nil {
-			x.consumers = exact[i].Consumers // exact; the statistics may still count one that left
+			x.consumers = hs[i].exact.Consumers
 		}
 		if x.messages > 0 && x.consumers == 0 {
 			out = append(out, x)

@@ -3,9 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -73,4 +77,48 @@ func (e *Engine) checkPolicyLosses(ctx context.Context, p *plan.Plan, l *Live, o
 		return nil
 	}
 	return fmt.Errorf("nothing was changed: %s; or pass --allow-data-loss to lose them: %w", strings.Join(refusals, ". "), apply.ErrRefused)
+}
+
+// held is what a queue a policy change puts at risk holds: its statistics,
+// and with an inspect func its state read exactly over AMQP (exact; the
+// zero state without one).
+type held struct {
+	stats broker.QueueCount
+	exact lock.QueueState
+}
+
+// readHeld reads what queue queues[i] of vhost vhosts[i] holds: the
+// statistics of each vhost's queues in one read (broker QueueCounts), and
+// with inspect each queue exactly, 16 at a time.
+func (e *Engine) readHeld(ctx context.Context, vhosts, queues []string, inspect inspectFunc) ([]held, error) {
+	byVhost := map[string][]string{}
+	for i, vh := range vhosts {
+		if !slices.Contains(byVhost[vh], queues[i]) {
+			byVhost[vh] = append(byVhost[vh], queues[i])
+		}
+	}
+	counts := map[string]map[string]broker.QueueCount{}
+	for vh, names := range byVhost {
+		c, err := e.c.QueueCounts(ctx, vh, names)
+		if err != nil {
+			return nil, err
+		}
+		counts[vh] = c
+	}
+	out := make([]held, len(queues))
+	errs := make([]error, len(queues))
+	if inspect != nil {
+		g := parallel.New(16)
+		for i := range queues {
+			g.Go(func() { out[i].exact, errs[i] = inspect(ctx, vhosts[i], queues[i], "") })
+		}
+		g.Wait()
+	}
+	for i := range queues {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[i].stats = counts[vhosts[i]][queues[i]]
+	}
+	return out, nil
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mqctl/mqctl/internal/parallel"
-	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/route"
@@ -168,48 +166,23 @@ func (t trim) String() string {
 		t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.held, fate)
 }
 
-// readTrims reads what the queues of trims hold ready (their statistics;
-// with inspect, the count of messages also exactly, over AMQP) and returns
+// readTrims reads what the queues of trims hold ready (readHeld; the count
+// of messages the larger of the statistics' and the exact one) and returns
 // those over their new limit.
 func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect inspectFunc) ([]trim, error) {
-	byVhost := map[string][]string{}
-	for _, t := range trims {
-		if !slices.Contains(byVhost[t.vhost], t.queue) {
-			byVhost[t.vhost] = append(byVhost[t.vhost], t.queue)
-		}
+	vhosts, queues := make([]string, len(trims)), make([]string, len(trims))
+	for i, t := range trims {
+		vhosts[i], queues[i] = t.vhost, t.queue
 	}
-	ready := map[string]map[string]broker.QueueReady{}
-	for vh, names := range byVhost {
-		r, err := e.c.QueuesReady(ctx, vh, names)
-		if err != nil {
-			return nil, err
-		}
-		ready[vh] = r
-	}
-	errs := make([]error, len(trims))
-	if inspect != nil {
-		g := parallel.New(16)
-		for i := range trims {
-			if trims[i].unit != "messages" {
-				continue
-			}
-			g.Go(func() {
-				st, err := inspect(ctx, trims[i].vhost, trims[i].queue, "")
-				trims[i].held, errs[i] = st.Ready, err
-			})
-		}
-		g.Wait()
+	hs, err := e.readHeld(ctx, vhosts, queues, inspect)
+	if err != nil {
+		return nil, err
 	}
 	var out []trim
 	for i, t := range trims {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		r := ready[t.vhost][t.queue]
+		t.held = max(hs[i].stats.Ready, hs[i].exact.Ready)
 		if t.unit == "bytes" {
-			t.held = r.Bytes
-		} else {
-			t.held = max(t.held, r.Messages)
+			t.held = hs[i].stats.ReadyBytes
 		}
 		if t.over() > 0 {
 			out = append(out, t)
