@@ -209,6 +209,17 @@ func TestBadFiles(t *testing.T) {
 		{"policy without definition", vhost("policies:\n  p: {pattern: x}")},
 		{"dead_letter without exchange or queue", vhost("queues:\n  a: {dead_letter: {routing_key: x}}")},
 		{"DLQ mapping without name", vhost("queues:\n  a: {dead_letter: {exchange: d, queue: {type: quorum}}}")},
+		// The kinds whose parts are generated from pkg/kind
+		// (TestGeneratedFromKinds).
+		{"vhost limit below -1", vhost("limits: {max-queues: -2}")},
+		{"shovel ack-mode", vhost("shovels:\n  s: {src-uri: amqp://, src-queue: a, dest-uri: amqp://, dest-queue: b, ack-mode: fast}")},
+		{"shovel without dest-uri", vhost("shovels:\n  s: {src-uri: amqp://, src-queue: a}")},
+		{"shovel self-deleting at once", vhost("shovels:\n  s: {src-uri: amqp://, src-queue: a, dest-uri: amqp://, src-delete-after-duration: 0}")},
+		{"upstream queue-type", vhost("federation_upstreams:\n  u: {uri: amqp://h, queue-type: stream}")},
+		{"upstream set member without upstream", vhost("federation_upstream_sets:\n  s: [{max-hops: 2}]")},
+		{"user tag empty", "version: 1\nusers:\n  u: {password: x, tags: [\"\"]}\n"},
+		{"user limit as text", "version: 1\nusers:\n  u: {password: x, limits: {max-channels: many}}\n"},
+		{"topic permission without exchange", "version: 1\nvhosts:\n  v: {}\nusers:\n  u: {password: x, topic_permissions: {v: [{write: \".*\"}]}}\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

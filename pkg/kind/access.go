@@ -61,11 +61,12 @@ var HashingAlgorithms = []string{"rabbit_password_hashing_sha256", "rabbit_passw
 // limits: {…}, permissions: {vhost: {…}}, topic_permissions: {vhost: […]}}}).
 var userItem = &ItemSpec{
 	Shape: Named,
+	Doc:   "A user (SPEC §9): its password (or the hash the broker stores), its tags, and its limits, permissions and topic permissions, set in place.",
 	Fields: []Field{
-		{Name: UserPassword, Type: FieldString, Help: "the password, from ${VAR}: compared with the hash the broker stores, never shown"},
-		{Name: UserPasswordHash, Type: FieldString, Help: "the password's hash as the broker stores it (base64 of salt and digest)"},
+		{Name: UserPassword, Type: FieldString, Help: "the password, from ${VAR}: compared with the hash the broker stores, never shown or saved"},
+		{Name: UserPasswordHash, Type: FieldString, Help: "the password's hash as the broker stores it (base64 of a 4-byte salt and the digest)"},
 		{Name: UserHashingAlgorithm, Type: FieldString, Enum: HashingAlgorithms, Help: "rabbit_password_hashing_sha256 (the default) or rabbit_password_hashing_sha512"},
-		{Name: UserTags, Type: FieldNames, Default: []any{}, Example: "management", Help: "the user's tags: administrator, monitoring, policymaker, management, impersonator"},
+		{Name: UserTags, Type: FieldNames, Default: []any{}, Example: "management", Help: "the user's tags: administrator, monitoring, policymaker, management and impersonator grant access to the management API; RabbitMQ takes any other tag too"},
 	},
 	Validate: validateUser,
 	Compare:  compareUsers,
@@ -92,6 +93,7 @@ const none = "^$"
 // named after it.
 var permissionItem = &ItemSpec{
 	Shape: ByVhost,
+	Doc:   "The user's permissions (SPEC §9) by vhost, set in place: on each, regexps of the names it may configure, write and read.",
 	Fields: []Field{
 		{Name: "configure", Type: FieldString, Default: none, Help: "a regexp of the names the user may declare and delete"},
 		{Name: "write", Type: FieldString, Default: none, Help: "a regexp of the names the user may publish to (and bind to)"},
@@ -108,8 +110,11 @@ const TopicPermissionExchange = "exchange"
 // each exchange to {write, read}.
 var topicPermissionItem = &ItemSpec{
 	Shape: ByVhost,
+	Doc:   "The user's topic permissions (SPEC §9) by vhost, set in place: on each, a list of {exchange, write, read}, regexps of the routing keys it may publish and bind with on that topic exchange.",
 	List: &ListSpec{
-		By: TopicPermissionExchange,
+		By:       TopicPermissionExchange,
+		Required: []string{TopicPermissionExchange},
+		Doc:      "a topic permission on one topic exchange",
 		Fields: []Field{
 			{Name: TopicPermissionExchange, Type: FieldString, Help: "the topic exchange the permission is for"},
 			{Name: "write", Type: FieldString, Default: none, Help: "a regexp of the routing keys the user may publish with"},

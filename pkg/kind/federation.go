@@ -18,20 +18,27 @@ var federationShared = []Field{
 	{Name: "expires", Type: FieldInt, Min: 1, Help: "milliseconds the upstream's queue lives after the link goes away (exchange federation; default: for ever)"},
 	{Name: "message-ttl", Type: FieldInt, Help: "milliseconds a message waits in the upstream's queue (exchange federation; default: for ever)"},
 	{Name: "trust-user-id", Type: FieldBool, Help: "pass on the user-id of messages from the upstream"},
-	{Name: "ack-mode", Type: FieldString, Help: "on-confirm (the default), on-publish or no-ack"},
-	{Name: "resource-cleanup-mode", Type: FieldString, Help: "default or never (keep the upstream's queue when the link goes away)"},
+	{Name: "ack-mode", Type: FieldString, Enum: ackModes, Help: "on-confirm (the default), on-publish or no-ack"},
+	{Name: "resource-cleanup-mode", Type: FieldString, Enum: cleanupModes, Help: "default or never (keep the upstream's queue when the link goes away)"},
 	{Name: "bind-nowait", Type: FieldBool, Help: "bind the upstream's queue without waiting for the answer"},
-	{Name: "channel-use-mode", Type: FieldString, Help: "multiple (the default) or single (one channel for the link's consumer and its commands)"},
+	{Name: "channel-use-mode", Type: FieldString, Enum: channelUseModes, Help: "multiple (the default) or single (one channel for the link's consumer and its commands)"},
 	{Name: "ha-policy", Type: FieldString, Help: "the ha-policy of the upstream's queue (RabbitMQ 3.10; 4.0 refuses it)"},
-	{Name: "queue-type", Type: FieldString, Help: "classic (the default) or quorum: the type of the upstream's queue (RabbitMQ 4.0; 3.10 refuses it)"},
+	{Name: "queue-type", Type: FieldString, Enum: upstreamQueueTypes, Help: "classic (the default) or quorum: the type of the upstream's queue (RabbitMQ 4.0; 3.10 refuses it)"},
 }
+
+// The values of the shared keys that take one of a few.
+var (
+	cleanupModes       = []string{"default", "never"}
+	channelUseModes    = []string{"multiple", "single"}
+	upstreamQueueTypes = []string{"classic", "quorum"}
+)
 
 func validateFederation(s map[string]any) []Problem {
 	var out []Problem
 	out = append(out, oneOf(s, "ack-mode", ackModes...)...)
-	out = append(out, oneOf(s, "resource-cleanup-mode", "default", "never")...)
-	out = append(out, oneOf(s, "channel-use-mode", "multiple", "single")...)
-	out = append(out, oneOf(s, "queue-type", "classic", "quorum")...)
+	out = append(out, oneOf(s, "resource-cleanup-mode", cleanupModes...)...)
+	out = append(out, oneOf(s, "channel-use-mode", channelUseModes...)...)
+	out = append(out, oneOf(s, "queue-type", upstreamQueueTypes...)...)
 	for _, f := range []string{"prefetch-count", "message-ttl"} {
 		if n, ok := integer(s, f); ok && n < 0 {
 			out = append(out, Problem{Field: f, Msg: fmt.Sprintf("%d is negative", n), Hint: "expected an integer of at least 0"})
@@ -50,7 +57,9 @@ func validateFederation(s map[string]any) []Problem {
 // "federation-upstream": uri (a secret: it usually holds credentials) and
 // the shared keys.
 var upstreamItem = &ItemSpec{
-	Shape:    Named,
+	Shape: Named,
+	Doc: "The vhost's federation upstreams (SPEC §9) by name, set in place: runtime parameters federation-upstream. queue-type needs RabbitMQ 4.0; ha-policy is 3.10 only. " +
+		"A URI may hold credentials: take it from a ${VARIABLE}.",
 	Fields:   append([]Field{{Name: "uri", Type: FieldStrings, Help: "the upstream broker's URI, or a list of URIs tried in turn (take one with credentials from ${VARIABLE})"}}, federationShared...),
 	Validate: validateUpstream,
 }
@@ -80,9 +89,12 @@ const UpstreamSetList = "upstreams"
 // one setting is the list (List has its members' fields).
 var upstreamSetItem = &ItemSpec{
 	Shape:  Named,
+	Doc:    "The vhost's federation upstream sets (SPEC §9) by name, set in place: each a list of members, {upstream: name, …}.",
 	Fields: []Field{{Name: UpstreamSetList, Type: FieldTable, Help: "the set's members"}},
 	List: &ListSpec{
 		Key:      UpstreamSetList,
+		Required: []string{"upstream"},
+		Doc:      "one member of a federation upstream set: an upstream of the vhost and settings overriding its own",
 		Fields:   append([]Field{{Name: "upstream", Type: FieldString, Help: "the name of a federation upstream of the vhost"}}, federationShared...),
 		Validate: validateUpstreamSetMember,
 	},

@@ -12,6 +12,11 @@ import "slices"
 type ItemSpec struct {
 	// Shape is how a section of the file holds the items.
 	Shape Shape
+	// Doc says what the file's section of the kind holds, for the JSON
+	// Schema of topology files (schema/mqctl.schema.json, whose parts for
+	// these kinds are generated from their specs: go test ./schema
+	// -update).
+	Doc string
 	// Fields are the settings the file may give an item, stored under
 	// their names.
 	Fields []Field
@@ -53,9 +58,13 @@ type ItemSpec struct {
 // to the mapping's other fields (a user's topic permissions on a vhost:
 // {amq.topic: {write: …, read: …}}).
 type ListSpec struct {
-	Key      string
-	By       string
-	Fields   []Field
+	Key    string
+	By     string
+	Fields []Field
+	// Required are the fields without which Validate refuses a mapping,
+	// and Doc says what one mapping is (for the schema, as ItemSpec.Doc).
+	Required []string
+	Doc      string
 	Validate func(settings map[string]any) []Problem
 }
 
@@ -161,9 +170,11 @@ func (t FieldType) String() string {
 type Field struct {
 	Name string
 	Type FieldType
-	// Min is the least integer allowed (FieldInt only).
+	// Min is the least value allowed (FieldInt, FieldNumber, and the
+	// integer of a FieldStringOrInt).
 	Min int64
-	// Enum, when set, are the values a FieldString may take.
+	// Enum, when set, are the values a FieldString (or the string of a
+	// FieldStringOrInt) may take.
 	Enum []string
 	// Default, when not nil, is the value of the setting when the file
 	// leaves it out (a permission's operation: ^$, none).

@@ -4,6 +4,7 @@ package kind
 // after it, whose settings are the limits set (limits: {max-queues: 10}).
 var vhostLimitsItem = &ItemSpec{
 	Shape:  Single,
+	Doc:    "The vhost's limits (SPEC §9), set in place: the most connections and queues it accepts; -1 is no limit.",
 	Loosen: looserLimits,
 	Fields: []Field{
 		{Name: "max-connections", Type: FieldInt, Min: -1, Help: "the most client connections the vhost accepts (-1: no limit, 0: none)"},
@@ -14,6 +15,7 @@ var vhostLimitsItem = &ItemSpec{
 // userLimitsItem: a user's limits, one item per user, named after it.
 var userLimitsItem = &ItemSpec{
 	Shape: Single,
+	Doc:   "The user's limits (SPEC §9), set in place: the most connections and channels it may open; -1 is no limit.",
 	Fields: []Field{
 		{Name: "max-connections", Type: FieldInt, Min: -1, Help: "the most connections the user may open (-1: no limit)"},
 		{Name: "max-channels", Type: FieldInt, Min: -1, Help: "the most channels the user may open (-1: no limit)"},

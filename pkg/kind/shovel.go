@@ -17,7 +17,10 @@ import (
 // add-forward-headers, add-timestamp-header, publish-properties). What an
 // older version refuses of them is the version table's
 // (rmqversion.Version.RefusesSetting).
-var shovelItem = &ItemSpec{Shape: Named, Fields: shovelFields, Validate: validateShovel}
+var shovelItem = &ItemSpec{Shape: Named, Fields: shovelFields, Validate: validateShovel,
+	Doc: "The vhost's dynamic shovels (SPEC §9) by name, set in place: runtime parameters of the shovel plugin, keys as the broker names them. " +
+		"src-protocol and dest-protocol, amqp091 (the default), amqp10 or local (RabbitMQ 4.2), decide which keys apply; src-predeclared and dest-predeclared need RabbitMQ 4.0 (4.3 for amqp10). " +
+		"URIs may hold credentials: take them from ${VARIABLE}s."}
 
 // shovelRequired are the settings without which the broker refuses a
 // shovel (Spec.Required).
@@ -25,12 +28,16 @@ var shovelRequired = []string{"src-uri", "dest-uri"}
 
 var ackModes = []string{"on-confirm", "on-publish", "no-ack"}
 
+// deleteAfterModes are the words src-delete-after takes besides a number
+// of messages.
+var deleteAfterModes = []string{"never", "queue-length"}
+
 // shovelFields: the keys of rabbit_shovel_parameters, in the order its
 // validation lists them (common, source, destination).
 var shovelFields = []Field{
-	{Name: "src-protocol", Type: FieldString, Help: protocolHelp},
-	{Name: "dest-protocol", Type: FieldString, Help: protocolHelp},
-	{Name: "ack-mode", Type: FieldString, Help: "on-confirm (the default), on-publish or no-ack"},
+	{Name: "src-protocol", Type: FieldString, Enum: ShovelProtocols(), Help: protocolHelp},
+	{Name: "dest-protocol", Type: FieldString, Enum: ShovelProtocols(), Help: protocolHelp},
+	{Name: "ack-mode", Type: FieldString, Enum: ackModes, Help: "on-confirm (the default), on-publish or no-ack"},
 	{Name: "reconnect-delay", Type: FieldNumber, Help: "seconds to wait before reconnecting after a failure (default 1)"},
 
 	{Name: "src-uri", Type: FieldStrings, Help: "the source broker's URI, or a list of URIs tried in turn (amqp:// is this broker's default vhost, amqp:///v its vhost v)"},
@@ -41,11 +48,11 @@ var shovelFields = []Field{
 	{Name: "src-consumer-args", Type: FieldTable, Help: "the arguments of the shovel's consumer (amqp091, local; amqp10 from RabbitMQ 4.3.3)"},
 	{Name: "src-prefetch-count", Type: FieldInt, Help: "the most unacknowledged messages in flight (amqp091, amqp10; default 1000)"},
 	{Name: "prefetch-count", Type: FieldInt, Help: "the pre-3.7 name of src-prefetch-count (amqp091)"},
-	{Name: "src-delete-after", Type: FieldStringOrInt, Help: "never (the default), queue-length (stop after the messages in the queue when it starts) or a number of messages"},
-	{Name: "delete-after", Type: FieldStringOrInt, Help: "the pre-3.7 name of src-delete-after (amqp091)"},
+	{Name: "src-delete-after", Type: FieldStringOrInt, Enum: deleteAfterModes, Help: "never (the default), queue-length (stop after the messages in the queue when it starts) or a number of messages"},
+	{Name: "delete-after", Type: FieldStringOrInt, Enum: deleteAfterModes, Help: "the pre-3.7 name of src-delete-after (amqp091)"},
 	{Name: "src-predeclared", Type: FieldBool, Help: "the source queue exists already: check it, do not declare it (amqp091 from RabbitMQ 4.0, local, amqp10 from 4.3)"},
 	{Name: "src-consumer-name", Type: FieldString, Help: "the consumer tag (amqp091, local) or link name (amqp10) of the shovel's consumer (RabbitMQ 4.3, refused before)"},
-	{Name: "src-delete-after-duration", Type: FieldInt, Help: "seconds after which the shovel deletes itself (RabbitMQ 4.3.5, refused before)"},
+	{Name: "src-delete-after-duration", Type: FieldInt, Min: 1, Help: "seconds after which the shovel deletes itself (RabbitMQ 4.3.5, refused before)"},
 	{Name: "src-address", Type: FieldString, Help: "the AMQP 1.0 address to consume from (amqp10, required there)"},
 
 	{Name: "dest-uri", Type: FieldStrings, Help: "the destination broker's URI, or a list of URIs tried in turn"},
@@ -151,7 +158,7 @@ func validateShovel(s map[string]any) []Problem {
 	out = append(out, oneOf(s, "dest-protocol", ShovelProtocols()...)...)
 	out = append(out, oneOf(s, "ack-mode", ackModes...)...)
 	for _, f := range []string{"src-delete-after", "delete-after"} {
-		if v, ok := s[f].(string); ok && v != "never" && v != "queue-length" {
+		if v, ok := s[f].(string); ok && !slices.Contains(deleteAfterModes, v) {
 			out = append(out, Problem{Field: f, Msg: fmt.Sprintf("invalid value %q", v), Hint: "expected never, queue-length or a number of messages"})
 		}
 		if n, ok := integer(s, f); ok && n < 0 {

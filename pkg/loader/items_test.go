@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/schema"
 )
 
 func loadVhost(t *testing.T, body string, env map[string]string) (string, error) {
@@ -125,7 +124,7 @@ func TestItemsErrors(t *testing.T) {
 		{"missing URIs and source", "shovels:\n  s: { dest-queue: d }",
 			[]string{`t.yaml:5:10: shovel "s": missing required field "src-uri"`, `t.yaml:5:10: shovel "s": missing required field "dest-uri"`, `t.yaml:5:10: shovel "s": a shovel needs src-queue or src-exchange`}},
 		{"enum and delete-after", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", ack-mode: fast, src-delete-after: later }",
-			[]string{`t.yaml:5:77: shovel "s": ack-mode: invalid value "fast" (expected one of on-confirm, on-publish, no-ack)`,
+			[]string{`t.yaml:5:77: shovel "s": ack-mode: invalid value "fast" (expected one of: on-confirm, on-publish, no-ack)`,
 				`t.yaml:5:101: shovel "s": src-delete-after: invalid value "later" (expected never, queue-length or a number of messages)`}},
 		{"no-ack with a count", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", ack-mode: no-ack, src-delete-after: 5 }",
 			[]string{`t.yaml:5:103: shovel "s": src-delete-after: a number of messages to move cannot be counted with ack-mode no-ack`}},
@@ -141,7 +140,7 @@ func TestItemsErrors(t *testing.T) {
 		{"a local shovel without a source", "shovels:\n  s: { src-protocol: local, src-uri: \"amqp://\", dest-protocol: local, dest-uri: \"amqp://\" }",
 			[]string{`t.yaml:5:10: shovel "s": a shovel needs src-queue or src-exchange`}},
 		{"a protocol RabbitMQ does not know", "shovels:\n  s: { src-protocol: stomp, src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\" }",
-			[]string{`t.yaml:5:26: shovel "s": src-protocol: invalid value "stomp" (expected one of amqp091, amqp10, local)`}},
+			[]string{`t.yaml:5:26: shovel "s": src-protocol: invalid value "stomp" (expected one of: amqp091, amqp10, local)`}},
 		// Measured on 4.3.6, 4.0.5 and 3.10.8: amqp:/// is vhost "", and
 		// the broker refuses the shovel (user may not connect to vhost "").
 		{"amqp:/// names vhost \"\"", "shovels:\n  s: { src-uri: \"amqp:///\", src-queue: q, dest-uri: [\"amqp://\", \"amqp:///?heartbeat=5\"] }",
@@ -152,7 +151,7 @@ func TestItemsErrors(t *testing.T) {
 		{"upstream without uri, bad values", "federation_upstreams:\n  u: { expires: 0, queue-type: stream, trust-user-id: yes }",
 			[]string{`t.yaml:5:10: federation upstream "u": missing required field "uri"`,
 				`t.yaml:5:21: federation upstream "u": expires: 0 is out of range (expected an integer of at least 1)`,
-				`t.yaml:5:36: federation upstream "u": queue-type: invalid value "stream" (expected one of classic, quorum)`,
+				`t.yaml:5:36: federation upstream "u": queue-type: invalid value "stream" (expected one of: classic, quorum)`,
 				`t.yaml:5:59: federation upstream "u": trust-user-id: expected true or false, got string "yes" (YAML 1.2 booleans are only true and false)`}},
 		{"set not a list", "federation_upstream_sets:\n  s: { upstream: a }",
 			[]string{`t.yaml:5:10: federation upstream set "s": expected a list, got a mapping (write a list of mappings: [{upstream: …}])`}},
@@ -191,49 +190,4 @@ func TestItemsSecretNotInErrors(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "uri: expected a string or a list of strings, got a mapping") {
 		t.Errorf("got %v", err)
 	}
-}
-
-// TestItemsSchema: the schema's definitions of each generic kind's items
-// hold the handler's fields, no more, no less.
-func TestItemsSchema(t *testing.T) {
-	var doc struct {
-		Defs map[string]struct {
-			Properties map[string]any `json:"properties"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(schema.JSON(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	names := func(fs []kind.Field) []string {
-		var out []string
-		for _, f := range fs {
-			out = append(out, f.Name)
-		}
-		return out
-	}
-	for def, fields := range map[string][]string{
-		"shovel":                      names(kind.Shovel.Item().Fields),
-		"federationUpstream":          names(kind.FederationUpstream.Item().Fields),
-		"federationUpstreamSetMember": names(kind.FederationUpstreamSet.Item().List.Fields),
-	} {
-		var got []string
-		for k := range doc.Defs[def].Properties {
-			got = append(got, k)
-		}
-		if diff := cmp.Diff(sorted(fields), sorted(got)); diff != "" {
-			t.Errorf("schema $defs.%s (-handler +schema):\n%s", def, diff)
-		}
-	}
-}
-
-func sorted(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }
