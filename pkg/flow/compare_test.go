@@ -191,6 +191,25 @@ var compareCases = []struct {
 			Loses: true, Cause: "it now gives up on a message after 20 failed deliveries (the delivery limit quorum queues have by default); no dead-letter exchange"}}},
 	},
 	{
+		// A policy's limit also drops, at once, what the queue holds
+		// over it when the policy is put; a queue's own argument comes
+		// with a replace, which declares the queue afresh.
+		name:   "a length limit put by a policy on a queue without a dead-letter exchange",
+		before: topo(queue("q", nil)),
+		after:  topo(queue("q", nil), policy("cap", "^q$", "queues", topology.Args{"max-length": 10})),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.MaxLen,
+			After: dropped(DeadLetterEnd{}, "no dead-letter exchange"),
+			Loses: true, Cause: "it now has a length limit of 10 messages, and when full drops its oldest messages (overflow drop-head), starting with what it holds over the limit when the policy is put (mqctl apply refuses that without --allow-data-loss); no dead-letter exchange"}}},
+	},
+	{
+		name:   "a length limit as the queue's own argument, without a dead-letter exchange",
+		before: topo(queue("q", nil)),
+		after:  topo(queue("q", topology.Args{"x-max-length-bytes": 1048576})),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.MaxLen,
+			After: dropped(DeadLetterEnd{}, "no dead-letter exchange"),
+			Loses: true, Cause: "it now has a length limit of 1048576 bytes, and when full drops its oldest messages (overflow drop-head); no dead-letter exchange"}}},
+	},
+	{
 		// Dead letters that now have somewhere to go lose nothing.
 		name:   "a length limit added to a queue with a DLQ",
 		before: topo(exchange("dlx", "fanout", nil), queue("q", topology.Args{"x-dead-letter-exchange": "dlx"}), queue("dlq", nil), bind("dlx", "dlq", "")),
