@@ -939,7 +939,13 @@ func replaceReason(k Kind, qtype string, fromVhost bool, policy string, fields [
 		}
 		return why
 	}
-	why += fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name and move consumers over", k.Label())
+	// What moves to the new name: a queue's consumers; an exchange's
+	// publishers, and the bindings from and to it.
+	move := " and move consumers over"
+	if k == KindExchange {
+		move = " with the old one's bindings, and move publishers over"
+	}
+	why += fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name%s", k.Label(), move)
 	if len(keys) == len(fields) {
 		why += fmt.Sprintf(" (set %s %s rather than as arguments, and the next change of it is made in place)", strings.Join(keys, ", "), with)
 	}

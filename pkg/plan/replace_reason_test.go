@@ -43,7 +43,7 @@ func TestReplaceReasonAdvice(t *testing.T) {
 			[]FieldChange{{Field: "type", Before: "classic", After: "quorum", Forces: true}, args("x-message-ttl", int64(60000), int64(30000))},
 			newName + " and move consumers over"},
 		{"an exchange's alternate exchange", KindExchange, "", []FieldChange{args("alternate-exchange", "a", "b")},
-			"declare the new settings under a new exchange name and move consumers over (set alternate-exchange with a policy"},
+			"declare the new settings under a new exchange name with the old one's bindings, and move publishers over (set alternate-exchange with a policy"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
