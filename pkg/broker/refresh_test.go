@@ -182,3 +182,114 @@ func TestCountAfterRefresh(t *testing.T) {
 		})
 	}
 }
+
+// TestReadyCaughtUp: the bytes returned are read once the statistics count
+// the ready messages asked for, from a count the queue made since the call
+// began (its reductions changed twice) or as it went idle (idle_since):
+// not the bytes counted before the messages, nor a count without bytes.
+func TestReadyCaughtUp(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		rows    []string // each read's row, the last repeated
+		timeout time.Duration
+		want    QueueCount
+		reads   int
+		err     error
+	}{
+		{
+			name: "the count before its bytes, then the bytes of the count",
+			rows: []string{
+				``,
+				`"messages_ready":30,"reductions":5`,
+				`"messages_ready":30,"message_bytes_ready":0,"reductions":5`,
+				`"messages_ready":30,"message_bytes_ready":30000,"reductions":9`,
+			},
+			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
+			reads: 4,
+		},
+		{
+			name: "the count as the queue went idle",
+			rows: []string{
+				`"messages_ready":10,"message_bytes_ready":100,"reductions":5`,
+				`"messages_ready":30,"message_bytes_ready":30000,"reductions":6,"idle_since":"2026-12-06T05:22:34.259+00:00"`,
+			},
+			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
+			reads: 2,
+		},
+		{
+			name:  "a queue that is gone",
+			rows:  []string{`-`},
+			want:  QueueCount{Gone: true},
+			reads: 1,
+		},
+		{
+			name:    "statistics that never count the messages",
+			rows:    []string{`"messages_ready":3,"message_bytes_ready":3000,"reductions":5`},
+			timeout: time.Second,
+			err:     ErrNotRefreshed,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var (
+				mu    sync.Mutex
+				reads int
+			)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				mu.Lock()
+				defer mu.Unlock()
+				switch r.URL.Path {
+				case "/api/whoami":
+					fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
+				case "/api/overview":
+					fmt.Fprint(w, `{"rabbitmq_version":"4.3.6","cluster_name":"fake"}`)
+				case "/api/queues/v/q":
+					row := tc.rows[min(reads, len(tc.rows)-1)]
+					reads++
+					switch row {
+					case "-":
+						w.WriteHeader(http.StatusNotFound)
+						fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+					case "":
+						fmt.Fprint(w, `{"name":"q"}`)
+					default:
+						fmt.Fprintf(w, `{"name":"q",%s}`, row)
+					}
+				default:
+					w.WriteHeader(http.StatusNotFound)
+					fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+				}
+			}))
+			t.Cleanup(srv.Close)
+			c, err := Connect(context.Background(), Config{Server: srv.URL, Username: "u", Password: "p"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			timeout := tc.timeout
+			if timeout == 0 {
+				timeout = 10 * time.Second
+			}
+			got, err := c.ReadyCaughtUp(context.Background(), "v", "q", 30, timeout)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), `queue "q" in vhost "v"`) {
+					t.Fatalf("err = %v, want %v naming the queue", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("count (-want +got):\n%s", d)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if reads != tc.reads {
+				t.Errorf("%d reads, want %d", reads, tc.reads)
+			}
+		})
+	}
+}

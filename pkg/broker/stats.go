@@ -62,6 +62,11 @@ type activityJSON struct {
 	// bytes counts them).
 	ReadyBytes *int64 `json:"message_bytes_ready"`
 	Consumers  *int64 `json:"consumers"`
+	// Segments are a stream's segment files.
+	Segments *int64 `json:"segments"`
+	// IdleSince is set by the count a classic queue makes as it goes idle
+	// (and stops counting until it is used again).
+	IdleSince string `json:"idle_since"`
 	// Reductions: a quorum queue reports them with every tick, the same
 	// moment as its depth (CountAfterRefresh).
 	Reductions   *int64 `json:"reductions"`

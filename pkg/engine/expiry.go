@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/plan"
-	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -30,15 +29,15 @@ type expiry struct {
 // hold is for the caller to read.
 func queueExpiries(p *plan.Plan, cur *topology.Topology) []expiry {
 	var out []expiry
-	policyEffects(p, cur, func(vh, q string, was, will *route.Simulator, by string) {
-		ms, ok := intArg(will, q, "x-expires")
+	policyEffects(p, cur, func(e effect) {
+		ms, ok := intArg(e.will, e.queue, "x-expires")
 		if !ok {
 			return
 		}
-		if old, had := intArg(was, q, "x-expires"); had && old <= ms {
+		if old, had := intArg(e.was, e.queue, "x-expires"); had && old <= ms {
 			return
 		}
-		out = append(out, expiry{vhost: vh, queue: q, ms: ms, by: by})
+		out = append(out, expiry{vhost: e.vhost, queue: e.queue, ms: ms, by: e.by})
 	})
 	return out
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// policyLoss is one way a plan's policy changes make RabbitMQ lose
-// messages that queues hold, at once or soon after, where no queue is
-// deleted or replaced by the plan itself.
+// policyLoss is one way a plan makes RabbitMQ lose messages that queues
+// it leaves in place hold, at once or soon after: mostly through its
+// policy changes; the safety check covers the queues the plan itself
+// deletes or replaces.
 type policyLoss struct {
 	// what the check is about, for a read that failed.
 	what string
@@ -27,12 +28,19 @@ type policyLoss struct {
 	read func(e *Engine, ctx context.Context, p *plan.Plan, cur *topology.Topology, inspect inspectFunc) (refused, told []string, err error)
 }
 
-// policyLosses are the policy changes that lose messages: a length limit
-// below what a queue holds (trim), an expiry for a queue that holds
-// messages and has no consumer (expiry).
+// policyLosses are the changes that lose messages queues hold: a length
+// limit below what a queue holds (trim), an expiry for a queue that holds
+// messages and has no consumer (expiry), the end of a quorum queue's
+// at-least-once dead-lettering while it holds dead letters (ending), and
+// expired messages that reached a queue before and are dropped after
+// (expiring), and a retention that removes a stream's oldest segments
+// (retention).
 var policyLosses = []policyLoss{
-	{what: "whether the plan's length limits drop messages that queues hold", fix: "Drain the queue below the limit first, raise the limit, or give the queue a dead-letter exchange", read: (*Engine).readTrimLosses},
+	{what: "whether the plan's length limits drop messages that queues hold", fix: "Drain the queue below the limit first, raise the limit, or give the queue a dead-letter exchange that routes its dead letters to a queue", read: (*Engine).readTrimLosses},
 	{what: "whether the plan's queue expiries delete queues that hold messages", fix: "Attach a consumer or drain the queue first, or raise the expiry", read: (*Engine).readExpiryLosses},
+	{what: "whether the plan ends at-least-once dead-lettering in quorum queues that hold dead letters", fix: "Bind a queue to the dead-letter exchange for those dead letters first (the queue then hands them over), or keep the queue's at-least-once settings", read: (*Engine).readEndingLosses},
+	{what: "whether the plan drops messages as they expire from queues that hold them", fix: "Let the queue empty first (or move its messages, e.g. with a shovel), or keep where its expired messages go until it is empty", read: (*Engine).readExpiringLosses},
+	{what: "whether the plan's stream retentions remove what streams hold", fix: "Keep the stream's retention as it was, or raise the new one to what the stream must keep", read: (*Engine).readRetentionLosses},
 }
 
 // notePolicyLosses tells plan's reader what its policy changes lose.

@@ -26,11 +26,10 @@ type trim struct {
 	key, unit string
 	limit     int64
 	by        string
-	// deadLetters: the queue has a dead-letter exchange after the plan,
-	// dlx ("" is the default exchange), which takes what is over the
-	// limit; without one, it is dropped.
-	deadLetters bool
-	dlx         string
+	// fate is where what is over the limit goes after the plan, dead
+	// letters of reason maxlen: dropped, without a dead-letter exchange or
+	// with one that routes them to no queue, or dead-lettered.
+	fate dlFate
 	// held is what the queue holds ready (messages or bytes, as key
 	// counts), as read.
 	held int64
@@ -43,13 +42,29 @@ var limitKeys = []struct{ policy, arg, unit string }{
 	{"max-length-bytes", "x-max-length-bytes", "bytes"},
 }
 
+// effect is one queue that a plan leaves in place (neither deletes nor
+// replaces: their messages are the safety check's), and is no stream, in a
+// vhost the plan changes: its vhost before the plan (before, simulated by
+// was) and after it (after, will), and by, the plan's policy changes in
+// force on the queue on either side (changedPolicies).
+type effect struct {
+	vhost, queue  string
+	before, after *topology.Vhost
+	was, will     *route.Simulator
+	by            string
+}
+
 // policyEffects calls f for each queue of cur, in a vhost where p
-// changes policies (or operator policies), that p neither deletes nor
-// replaces (their messages are the safety check's) and that is no stream:
-// was and will simulate the vhost before and after p, and by names the
-// plan's policy changes in force on the queue on either side
-// (changedPolicies).
-func policyEffects(p *plan.Plan, cur *topology.Topology, f func(vhost, queue string, was, will *route.Simulator, by string)) {
+// changes policies (or operator policies), that p leaves in place
+// (effect).
+func policyEffects(p *plan.Plan, cur *topology.Topology, f func(effect)) {
+	planEffects(p, cur, true, false, f)
+}
+
+// planEffects calls f for each queue of cur that p leaves in place, in a
+// vhost where p changes anything (onlyPolicies: policies or operator
+// policies): each queue but the streams, or with streams the streams.
+func planEffects(p *plan.Plan, cur *topology.Topology, onlyPolicies, streams bool, f func(effect)) {
 	touched := map[string]bool{}
 	changed := map[plan.ObjectRef]bool{}
 	gone := map[plan.ObjectRef]bool{}
@@ -57,6 +72,8 @@ func policyEffects(p *plan.Plan, cur *topology.Topology, f func(vhost, queue str
 		if slices.Contains(kind.PolicyKinds(), c.Kind) {
 			touched[c.Vhost] = true
 			changed[c.Ref()] = true
+		} else if !onlyPolicies && c.Vhost != "" {
+			touched[c.Vhost] = true
 		}
 		if c.Kind == plan.KindQueue && (c.Action == plan.Delete || c.Action == plan.Replace) {
 			gone[c.Ref()] = true
@@ -75,10 +92,10 @@ func policyEffects(p *plan.Plan, cur *topology.Topology, f func(vhost, queue str
 		}
 		was, will := route.New(before), route.New(after)
 		for _, q := range slices.Sorted(maps.Keys(before.Queues)) {
-			if after.Queues[q] == nil || gone[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] || before.Queues[q].Type == topology.QueueStream {
+			if after.Queues[q] == nil || gone[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] || (before.Queues[q].Type == topology.QueueStream) != streams {
 				continue
 			}
-			f(vh, q, was, will, changedPolicies(changed, vh, q, will, was))
+			f(effect{vhost: vh, queue: q, before: before, after: after, was: was, will: will, by: changedPolicies(changed, vh, q, will, was)})
 		}
 	}
 }
@@ -91,24 +108,23 @@ func policyEffects(p *plan.Plan, cur *topology.Topology, f func(vhost, queue str
 // is for the caller to read.
 func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 	var out []trim
-	policyEffects(p, cur, func(vh, q string, was, will *route.Simulator, by string) {
-		if !dropsHead(will, q) {
+	policyEffects(p, cur, func(e effect) {
+		q := e.queue
+		if !dropsHead(e.will, q) {
 			return
 		}
 		for _, k := range limitKeys {
-			limit, ok := intArg(will, q, k.arg)
+			limit, ok := intArg(e.will, q, k.arg)
 			if !ok {
 				continue
 			}
 			// A queue that refused publishes over a limit may hold more
 			// than it: drop-head now drops that at once.
-			if old, had := intArg(was, q, k.arg); had && old <= limit && dropsHead(was, q) {
+			if old, had := intArg(e.was, q, k.arg); had && old <= limit && dropsHead(e.was, q) {
 				continue
 			}
-			t := trim{vhost: vh, queue: q, key: k.policy, unit: k.unit, limit: limit, by: by}
-			if dlx, ok := will.QueueArg(q, "x-dead-letter-exchange"); ok {
-				t.deadLetters, t.dlx = true, fmt.Sprint(dlx)
-			}
+			t := trim{vhost: e.vhost, queue: q, key: k.policy, unit: k.unit, limit: limit, by: e.by,
+				fate: deadLetterFate(e.will, e.after, q, route.MaxLen)}
 			out = append(out, t)
 		}
 	})
@@ -158,17 +174,21 @@ func (t trim) String() string {
 	if t.unit == "bytes" {
 		what = fmt.Sprintf("its oldest messages, %d bytes or more,", t.over())
 	}
-	fate := "drops " + what + " at once (no dead-letter exchange)"
-	if t.deadLetters {
-		fate = fmt.Sprintf("dead-letters %s at once to exchange %q", what, t.dlx)
+	fate := fmt.Sprintf("dead-letters %s at once to exchange %q", what, t.fate.exchange)
+	switch {
+	case t.fate.dropped && t.fate.configured:
+		fate = fmt.Sprintf("dead-letters %s at once, and they are lost: %s", what, t.fate.why)
+	case t.fate.dropped:
+		fate = "drops " + what + " at once (" + t.fate.why + ")"
 	}
 	return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head), and it holds %d: RabbitMQ %s",
 		t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.held, fate)
 }
 
 // readTrims reads what the queues of trims hold ready (readHeld; the count
-// of messages the larger of the statistics' and the exact one) and returns
-// those over their new limit.
+// of messages the larger of the statistics' and the exact one; the bytes
+// the statistics', in apply once they count what the exact read counted:
+// broker ReadyCaughtUp) and returns those over their new limit.
 func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect inspectFunc) ([]trim, error) {
 	vhosts, queues := make([]string, len(trims)), make([]string, len(trims))
 	for i, t := range trims {
@@ -182,7 +202,15 @@ func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect inspectFun
 	for i, t := range trims {
 		t.held = max(hs[i].stats.Ready, hs[i].exact.Ready)
 		if t.unit == "bytes" {
-			t.held = hs[i].stats.ReadyBytes
+			// Only the statistics count bytes, and they lag: apply reads
+			// them once they count what its exact read counted.
+			st := hs[i].stats
+			if inspect != nil && hs[i].exact.Ready > 0 {
+				if st, err = e.c.ReadyCaughtUp(ctx, t.vhost, t.queue, hs[i].exact.Ready, refreshTimeout); err != nil {
+					return nil, err
+				}
+			}
+			t.held = st.ReadyBytes
 		}
 		if t.over() > 0 {
 			out = append(out, t)
@@ -191,15 +219,16 @@ func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect inspectFun
 	return out, nil
 }
 
-// readTrimLosses is the trims of p's policy changes as losses: those the
-// queue's dead-letter exchange takes are told, the others refused.
+// readTrimLosses is the trims of p's policy changes as losses: those whose
+// dead letters reach a queue are told, the others (dropped, without a
+// dead-letter exchange or by one that routes them nowhere) refused.
 func (e *Engine) readTrimLosses(ctx context.Context, p *plan.Plan, cur *topology.Topology, inspect inspectFunc) (refused, told []string, err error) {
 	trims, err := e.readTrims(ctx, limitTrims(p, cur), inspect)
 	for _, t := range trims {
-		if t.deadLetters {
-			told = append(told, t.String())
-		} else {
+		if t.fate.dropped {
 			refused = append(refused, t.String())
+		} else {
+			told = append(told, t.String())
 		}
 	}
 	return refused, told, err

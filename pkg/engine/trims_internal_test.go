@@ -23,6 +23,8 @@ func TestLimitTrims(t *testing.T) {
 			{Name: "quorum", Type: topology.QueueQuorum, Durable: true},
 			{Name: "rejects", Durable: true, Arguments: topology.Args{"x-overflow": "reject-publish"}},
 			{Name: "dead-letters", Durable: true, Arguments: topology.Args{"x-dead-letter-exchange": "dlx"}},
+			{Name: "dlq", Durable: true},
+			{Name: "unrouted", Durable: true, Arguments: topology.Args{"x-dead-letter-exchange": "void", "x-dead-letter-routing-key": "k"}},
 			{Name: "stream", Type: topology.QueueStream, Durable: true},
 			{Name: "capped", Durable: true, Arguments: topology.Args{"x-max-length": int64(5)}},
 			{Name: "gone", Durable: true},
@@ -30,16 +32,28 @@ func TestLimitTrims(t *testing.T) {
 		} {
 			v.Queues[q.Name] = q
 		}
+		v.Exchanges["dlx"] = &topology.Exchange{Name: "dlx", Type: "fanout", Durable: true}
+		v.Exchanges["void"] = &topology.Exchange{Name: "void", Type: "direct", Durable: true}
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: "dlx", DestinationType: topology.DestQueue, Destination: "dlq"})
 		v.Policies["old"] = policy("old", "^plain$", topology.Args{"max-length": int64(100)})
 		top.Vhosts["v"] = v
 		return top
 	}
+	// dlx: "" for a queue without a dead-letter exchange, "void" for
+	// one whose dead-letter exchange routes its dead letters nowhere.
 	row := func(q, key string, limit int64, by, dlx string) trim {
 		unit := "messages"
 		if key == "max-length-bytes" {
 			unit = "bytes"
 		}
-		return trim{vhost: "v", queue: q, key: key, unit: unit, limit: limit, by: by, deadLetters: dlx != "", dlx: dlx}
+		fate := dlFate{dropped: true, why: "no dead-letter exchange"}
+		switch dlx {
+		case "void":
+			fate = dlFate{dropped: true, configured: true, exchange: "void", why: `dead-letter exchange "void" routes them, with key "k", to no queue`}
+		case "dlx":
+			fate = dlFate{configured: true, exchange: "dlx"}
+		}
+		return trim{vhost: "v", queue: q, key: key, unit: unit, limit: limit, by: by, fate: fate}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -48,7 +62,7 @@ func TestLimitTrims(t *testing.T) {
 	}{
 		{
 			name:    "a new limit on every queue",
-			changes: []plan.Change{put(plan.KindPolicy, policy("cap", "^(quorum|rejects|dead-letters|stream|capped|gone)$", topology.Args{"max-length": int64(10), "max-length-bytes": int64(1000)}))},
+			changes: []plan.Change{put(plan.KindPolicy, policy("cap", "^(quorum|rejects|dead-letters|unrouted|stream|capped|gone)$", topology.Args{"max-length": int64(10), "max-length-bytes": int64(1000)}))},
 			want: []trim{
 				// capped keeps its own lower max-length (the smaller applies).
 				row("capped", "max-length-bytes", 1000, `policy "cap"`, ""),
@@ -58,6 +72,10 @@ func TestLimitTrims(t *testing.T) {
 				row("gone", "max-length-bytes", 1000, `policy "cap"`, ""),
 				row("quorum", "max-length", 10, `policy "cap"`, ""),
 				row("quorum", "max-length-bytes", 1000, `policy "cap"`, ""),
+				// Its dead-letter exchange routes what is over the limit
+				// to no queue: it is lost all the same.
+				row("unrouted", "max-length", 10, `policy "cap"`, "void"),
+				row("unrouted", "max-length-bytes", 1000, `policy "cap"`, "void"),
 			},
 		},
 		{
@@ -100,7 +118,7 @@ func TestLimitTrims(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := limitTrims(&plan.Plan{Changes: tc.changes}, cur())
-			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(trim{})); d != "" {
+			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(trim{}, dlFate{})); d != "" {
 				t.Errorf("trims (-want +got):\n%s", d)
 			}
 		})
@@ -123,10 +141,13 @@ func TestTrimText(t *testing.T) {
 		t    trim
 		want string
 	}{
-		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 10, by: `policy "cap"`, held: 50},
+		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 10, by: `policy "cap"`, held: 50, fate: dlFate{dropped: true, why: "no dead-letter exchange"}},
 			`policy "cap": queue "jobs" in vhost "v" gets a length limit of 10 messages (max-length, overflow drop-head), and it holds 50: RabbitMQ drops the oldest 40 at once (no dead-letter exchange)`},
-		{trim{vhost: "v", queue: "jobs", key: "max-length-bytes", unit: "bytes", limit: 1000, by: `operator policy "ops"`, deadLetters: true, dlx: "dlx", held: 4096},
+		{trim{vhost: "v", queue: "jobs", key: "max-length-bytes", unit: "bytes", limit: 1000, by: `operator policy "ops"`, fate: dlFate{configured: true, exchange: "dlx"}, held: 4096},
 			`operator policy "ops": queue "jobs" in vhost "v" gets a length limit of 1000 bytes (max-length-bytes, overflow drop-head), and it holds 4096: RabbitMQ dead-letters its oldest messages, 3096 bytes or more, at once to exchange "dlx"`},
+		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 5, by: `policy "cap"`, held: 50,
+			fate: dlFate{dropped: true, configured: true, exchange: "dlx", why: `dead-letter exchange "dlx" routes them, with key "nowhere", to no queue`}},
+			`policy "cap": queue "jobs" in vhost "v" gets a length limit of 5 messages (max-length, overflow drop-head), and it holds 50: RabbitMQ dead-letters the oldest 45 at once, and they are lost: dead-letter exchange "dlx" routes them, with key "nowhere", to no queue`},
 	} {
 		if got := tc.t.String(); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)

@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// deadLetterVhost is vhost v with: a fanout dlx bound to dlq; an exchange
+// void with no binding; a quorum queue alo that dead-letters at least once
+// by policy; a queue delay with a TTL whose expired messages go by policy
+// to dlx; a queue jobs and its delay tier, which returns messages to it by
+// the default exchange.
+func deadLetterVhost() *topology.Topology {
+	top := topology.New()
+	v := topology.NewVhost("v")
+	v.Exchanges["dlx"] = &topology.Exchange{Name: "dlx", Type: "fanout", Durable: true}
+	v.Exchanges["void"] = &topology.Exchange{Name: "void", Type: "direct", Durable: true}
+	for _, q := range []*topology.Queue{
+		{Name: "dlq", Durable: true},
+		{Name: "alo", Type: topology.QueueQuorum, Durable: true},
+		{Name: "delay", Durable: true, Arguments: topology.Args{"x-message-ttl": int64(60000)}},
+		{Name: "jobs", Durable: true},
+		{Name: "jobs.retry.1m", Durable: true, Arguments: topology.Args{"x-message-ttl": int64(60000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "jobs"}},
+	} {
+		v.Queues[q.Name] = q
+	}
+	v.Bindings = append(v.Bindings, &topology.Binding{Source: "dlx", DestinationType: topology.DestQueue, Destination: "dlq"})
+	v.Policies["alo"] = queuePolicy("alo", "^alo$", topology.Args{"dead-letter-exchange": "void", "dead-letter-strategy": "at-least-once", "overflow": "reject-publish"})
+	v.Policies["delay-dl"] = queuePolicy("delay-dl", "^delay$", topology.Args{"dead-letter-exchange": "dlx"})
+	top.Vhosts["v"] = v
+	return top
+}
+
+// update is a plan's change of policy p of vhost v to def.
+func update(p *topology.Policy, def topology.Args) plan.Change {
+	after := *p
+	after.Definition = def
+	return plan.Change{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: p.Name, Before: plan.PolicyObject{Policy: p}, After: plan.PolicyObject{Policy: &after}}
+}
+
+// TestAtLeastOnceEndings: the quorum queues whose policy changes end
+// at-least-once dead-lettering are those that had it and lose one of its
+// conditions; a new dead-letter exchange keeps it.
+func TestAtLeastOnceEndings(t *testing.T) {
+	alo := deadLetterVhost().Vhosts["v"].Policies["alo"]
+	for _, tc := range []struct {
+		name   string
+		change plan.Change
+		want   []ending
+	}{
+		{"the strategy taken away", update(alo, topology.Args{"dead-letter-exchange": "void", "overflow": "reject-publish"}), []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
+		{"overflow drop-head", update(alo, topology.Args{"dead-letter-exchange": "void", "dead-letter-strategy": "at-least-once", "overflow": "drop-head"}), []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
+		{"the policy deleted", plan.Change{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "alo", Before: plan.PolicyObject{Policy: alo}}, []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
+		{"another dead-letter exchange", update(alo, topology.Args{"dead-letter-exchange": "dlx", "dead-letter-strategy": "at-least-once", "overflow": "reject-publish"}), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := atLeastOnceEndings(&plan.Plan{Changes: []plan.Change{tc.change}}, deadLetterVhost())
+			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(ending{})); d != "" {
+				t.Errorf("endings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestQueueExpirings: the queues with a TTL whose expired messages a plan
+// makes RabbitMQ drop, where they reached a queue before: by a policy
+// change, by deleting the queue a delay tier returns them to, by deleting
+// the binding that routed them. A queue whose expired messages were
+// dropped already is none of the plan's doing.
+func TestQueueExpirings(t *testing.T) {
+	v := deadLetterVhost().Vhosts["v"]
+	deleteQueue := func(name string) plan.Change {
+		return plan.Change{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: name, Before: plan.QueueObject{Queue: v.Queues[name]}}
+	}
+	for _, tc := range []struct {
+		name    string
+		changes []plan.Change
+		want    []expiring
+	}{
+		{"the dead-letter exchange's policy deleted", []plan.Change{{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "delay-dl", Before: plan.PolicyObject{Policy: v.Policies["delay-dl"]}}},
+			[]expiring{{vhost: "v", queue: "delay", ttl: 60000, why: "no dead-letter exchange"}}},
+		{"a dead-letter exchange that routes nowhere", []plan.Change{update(v.Policies["delay-dl"], topology.Args{"dead-letter-exchange": "void"})},
+			[]expiring{{vhost: "v", queue: "delay", ttl: 60000, why: `dead-letter exchange "void" routes them to no queue`}}},
+		{"the queue a delay tier returns messages to deleted", []plan.Change{deleteQueue("jobs")},
+			[]expiring{{vhost: "v", queue: "jobs.retry.1m", ttl: 60000, why: `dead-letter exchange "" routes them, with key "jobs", to no queue`}}},
+		{"the DLQ's binding deleted", []plan.Change{{Action: plan.Delete, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(v.Bindings[0]), Before: plan.BindingObject{Binding: v.Bindings[0]}}},
+			[]expiring{{vhost: "v", queue: "delay", ttl: 60000, why: `dead-letter exchange "dlx" routes them to no queue`}}},
+		{"the delay tier deleted with its queue", []plan.Change{deleteQueue("jobs"), deleteQueue("jobs.retry.1m")}, nil},
+		{"a queue created", []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new", After: plan.QueueObject{Queue: &topology.Queue{Name: "new", Durable: true}}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := queueExpirings(&plan.Plan{Changes: tc.changes}, deadLetterVhost())
+			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(expiring{})); d != "" {
+				t.Errorf("expirings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestDeadLetterFate: dropped only where no message key reaches a queue.
+func TestDeadLetterFate(t *testing.T) {
+	v := deadLetterVhost().Vhosts["v"]
+	v.Queues["keyed"] = &topology.Queue{Name: "keyed", Durable: true, Arguments: topology.Args{"x-dead-letter-exchange": "dlx2"}}
+	v.Exchanges["dlx2"] = &topology.Exchange{Name: "dlx2", Type: "direct", Durable: true}
+	v.Bindings = append(v.Bindings, &topology.Binding{Source: "dlx2", DestinationType: topology.DestQueue, Destination: "dlq", RoutingKey: "other"})
+	sim := route.New(v)
+	if f := deadLetterFate(sim, v, "keyed", route.Rejected); f.dropped {
+		t.Errorf("a message's own key may reach dlq through dlx2: %+v", f)
+	}
+	if f := deadLetterFate(sim, v, "delay", route.Expired); f.dropped {
+		t.Errorf("delay's dead letters reach dlq: %+v", f)
+	}
+	if f := deadLetterFate(sim, v, "jobs", route.Rejected); !f.dropped || f.configured || f.why != "no dead-letter exchange" {
+		t.Errorf("jobs has no dead-letter exchange: %+v", f)
+	}
+	if f := deadLetterFate(sim, v, "alo", route.Rejected); f.dropped {
+		t.Errorf("alo keeps its dead letters (at least once): %+v", f)
+	}
+}
+
+// TestStreamRetentions: the streams a plan's policy changes give a
+// retention they did not have, or a tighter one.
+func TestStreamRetentions(t *testing.T) {
+	cur := func() *topology.Topology {
+		top := topology.New()
+		v := topology.NewVhost("v")
+		v.Queues["log"] = &topology.Queue{Name: "log", Type: topology.QueueStream, Durable: true}
+		v.Queues["aged"] = &topology.Queue{Name: "aged", Type: topology.QueueStream, Durable: true, Arguments: topology.Args{"x-max-age": "7D"}}
+		v.Queues["plain"] = &topology.Queue{Name: "plain", Durable: true}
+		top.Vhosts["v"] = v
+		return top
+	}
+	put := func(pattern string, def topology.Args) plan.Change {
+		return putPolicy(plan.KindPolicy, &topology.Policy{Name: "keep", Pattern: pattern, ApplyTo: "streams", Definition: def})
+	}
+	for _, tc := range []struct {
+		name   string
+		change plan.Change
+		want   []retention
+	}{
+		{"a size", put("^log$", topology.Args{"max-length-bytes": int64(1000)}), []retention{{vhost: "v", stream: "log", by: `policy "keep"`, key: "max-length-bytes", value: "1000"}}},
+		{"an age", put("^log$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "log", by: `policy "keep"`, key: "max-age", value: "1h"}}},
+		// A stream's own x-max-age wins over a policy's.
+		{"an age below the stream's own", put("^aged$", topology.Args{"max-age": "1h"}), nil},
+		{"a queue is no stream", plan.Change{Action: plan.Create, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", After: plan.PolicyObject{Policy: queuePolicy("keep", "^plain$", topology.Args{"max-length-bytes": int64(1)})}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := streamRetentions(&plan.Plan{Changes: []plan.Change{tc.change}}, cur())
+			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(retention{})); d != "" {
+				t.Errorf("retentions (-want +got):\n%s", d)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		a, b any
+		want bool
+	}{{"1h", "7D", true}, {"7D", "1h", false}, {"1Y", "12M", false}, {"60s", "1m", false}, {"bogus", "1h", true}} {
+		if got := tighter("x-max-age", tc.a, tc.b); got != tc.want {
+			t.Errorf("tighter(%v, %v) = %v", tc.a, tc.b, got)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// retention is a stream to which a plan's policy changes give a retention
+// it did not have, or a tighter one: a size (max-length-bytes,
+// x-max-length-bytes) or an age (max-age, x-max-age). RabbitMQ applies it
+// at once, removing the stream's oldest segments, whole, until what is
+// left is within it, and never the segment it writes to (measured on
+// 4.3.6: a stream of 1,000 messages of 1 kB in 24 segments of 50 kB kept
+// 54 of them after a policy gave it max-length-bytes 100000). So only a
+// stream of more than one segment can lose messages to it. What a stream
+// holds, and in how many segments, only its statistics tell, and not the
+// sizes or ages of its segments: whether the retention removes any of
+// them is not known.
+type retention struct {
+	vhost, stream, by string
+	// key and value are the retention in force after the plan.
+	key, value string
+	// messages and segments are what the stream holds, as read.
+	messages, segments int64
+}
+
+// retentionKeys are a stream's retentions, as policy keys and arguments.
+var retentionKeys = []struct{ policy, arg string }{
+	{"max-length-bytes", "x-max-length-bytes"},
+	{"max-age", "x-max-age"},
+}
+
+// streamRetentions lists the streams of cur that p's policy changes give a
+// retention they did not have, or a tighter one; what they hold is for
+// the caller to read.
+func streamRetentions(p *plan.Plan, cur *topology.Topology) []retention {
+	var out []retention
+	planEffects(p, cur, true, true, func(e effect) {
+		for _, k := range retentionKeys {
+			after, ok := e.will.QueueArg(e.queue, k.arg)
+			if !ok {
+				continue
+			}
+			if before, had := e.was.QueueArg(e.queue, k.arg); had && !tighter(k.arg, after, before) {
+				continue
+			}
+			out = append(out, retention{vhost: e.vhost, stream: e.queue, by: e.by, key: k.policy, value: fmt.Sprint(after)})
+		}
+	})
+	return out
+}
+
+// tighter reports whether retention a of key (x-max-length-bytes or
+// x-max-age) keeps less than b; true when either cannot be read.
+func tighter(key string, a, b any) bool {
+	if key == "x-max-age" {
+		as, aok := ageSeconds(a)
+		bs, bok := ageSeconds(b)
+		return !aok || !bok || as < bs
+	}
+	ai, aok := topology.Args{key: a}.Int(key)
+	bi, bok := topology.Args{key: b}.Int(key)
+	return !aok || !bok || ai < bi
+}
+
+// ageSeconds reads a stream's max-age: a positive number and one unit of
+// Y, M, D, h, m or s (rabbit_amqqueue's check_max_age; a month is 30
+// days, a year 365).
+func ageSeconds(v any) (int64, bool) {
+	s, ok := v.(string)
+	if !ok || len(s) < 2 {
+		return 0, false
+	}
+	unit := map[byte]int64{'Y': 365 * 86400, 'M': 30 * 86400, 'D': 86400, 'h': 3600, 'm': 60, 's': 1}[s[len(s)-1]]
+	n, err := strconv.ParseInt(strings.TrimSpace(s[:len(s)-1]), 10, 64)
+	if unit == 0 || err != nil || n <= 0 {
+		return 0, false
+	}
+	return n * unit, true
+}
+
+func (r retention) String() string {
+	return fmt.Sprintf("%s: stream %q in vhost %q gets a retention of %s (%s), and it holds %d messages in %d segments: RabbitMQ removes its oldest segments at once, whole, until the rest is within it, and mqctl cannot tell how many that is",
+		r.by, r.stream, r.vhost, r.value, r.key, r.messages, r.segments)
+}
+
+// readRetentionLosses is the retentions of p's policy changes on streams
+// of more than one segment, all refused: only the statistics tell what a
+// stream holds (a passive declare counts nothing of it), and not whether
+// the retention removes any of it.
+func (e *Engine) readRetentionLosses(ctx context.Context, p *plan.Plan, cur *topology.Topology, inspect inspectFunc) (refused, told []string, err error) {
+	rs := streamRetentions(p, cur)
+	byVhost := map[string][]string{}
+	for _, r := range rs {
+		byVhost[r.vhost] = append(byVhost[r.vhost], r.stream)
+	}
+	counts := map[string]map[string]broker.QueueCount{}
+	for vh, names := range byVhost {
+		if counts[vh], err = e.c.StreamCounts(ctx, vh, names); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, r := range rs {
+		st := counts[r.vhost][r.stream]
+		r.messages, r.segments = st.Messages, st.Segments
+		if r.segments > 1 {
+			refused = append(refused, r.String())
+		}
+	}
+	return refused, nil, nil
+}
