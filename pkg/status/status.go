@@ -569,11 +569,23 @@ func problems(q *Queue, vhostMissing bool) []Problem {
 		out = append(out, Problem{KindOverMaxDepth, Alert, fmt.Sprintf("depth %d > alert.max_depth %d", q.Messages, *q.MaxDepth)})
 	}
 	// DLQs are read by hand, delay tiers by nobody, streams keep their
-	// messages whoever reads them: only a working queue wants a consumer.
-	if q.Role == topology.RoleWorking && q.Type != topology.QueueStream && q.Messages > 0 && q.Consumers == 0 {
-		out = append(out, Problem{KindNoConsumers, Warning, fmt.Sprintf("%s, no consumers", plural(q.Messages, "message"))})
+	// messages whoever reads them: only a working queue wants a consumer,
+	// for the messages one can take: ready, unacknowledged and held back
+	// for a delayed retry (ready again once their wait ends), not the dead
+	// letters waiting for the dead-letter exchange, which no consumer gets.
+	if n := forConsumers(q); q.Role == topology.RoleWorking && q.Type != topology.QueueStream && n > 0 && q.Consumers == 0 {
+		out = append(out, Problem{KindNoConsumers, Warning, fmt.Sprintf("%s, no consumers", plural(n, "message"))})
 	}
 	return out
+}
+
+// forConsumers is how many of q's messages a consumer can still get: its
+// messages but the dead letters it holds for its dead-letter exchange.
+func forConsumers(q *Queue) int64 {
+	if q.DeadLettering == nil {
+		return q.Messages
+	}
+	return q.Messages - *q.DeadLettering
 }
 
 func plural(n int64, noun string) string {

@@ -33,6 +33,8 @@ func running(name string, messages, consumers int64) broker.QueueActivity {
 		Messages: messages, Ready: messages, Consumers: consumers}
 }
 
+func ptr(n int64) *int64 { return &n }
+
 // problemKinds lists "queue: kind/severity" for every problem.
 func problemKinds(r *Report) []string {
 	out := []string{}
@@ -119,6 +121,30 @@ func TestBuildProblems(t *testing.T) {
 			strict: true,
 			want:   []string{},
 			wantOK: true,
+		},
+		{
+			name: "dead letters waiting for the dead-letter exchange are no consumer's",
+			live: map[string][]broker.QueueActivity{"/": all(
+				broker.QueueActivity{Name: "orders.shipping", Type: "quorum", State: "running", Known: true, Messages: 3, DeadLettering: ptr(3)})},
+			strict:   true,
+			want:     []string{"orders.shipping: dead-lettering/warning"},
+			failWith: "3 dead letters waiting for its dead-letter exchange",
+		},
+		{
+			name: "beside dead letters waiting for the dead-letter exchange, only the others want a consumer",
+			live: map[string][]broker.QueueActivity{"/": all(
+				broker.QueueActivity{Name: "orders.shipping", Type: "quorum", State: "running", Known: true, Messages: 5, Ready: 2, DeadLettering: ptr(3)})},
+			strict:   true,
+			want:     []string{"orders.shipping: dead-lettering/warning", "orders.shipping: no-consumers/warning"},
+			failWith: `queue "orders.shipping" in vhost "/": 2 messages, no consumers`,
+		},
+		{
+			name: "messages held back for a delayed retry want a consumer when their wait ends",
+			live: map[string][]broker.QueueActivity{"/": all(
+				broker.QueueActivity{Name: "orders.shipping", Type: "quorum", State: "running", Known: true, Messages: 4, Ready: 1, Delayed: ptr(3), DeadLettering: ptr(0)})},
+			strict:   true,
+			want:     []string{"orders.shipping: no-consumers/warning"},
+			failWith: `queue "orders.shipping" in vhost "/": 4 messages, no consumers`,
 		},
 		{
 			name:     "a declared queue missing on the broker is an alert",
