@@ -28,12 +28,17 @@ which are delay tiers. It then lists the shovels the file declares and the
 federation links of the upstreams it declares, with their state.
 
 Rows that need attention start with "!":
-  alerts    a DLQ holding dead letters; a queue deeper than its
+  alerts    a DLQ holding dead letters; dead letters a quorum queue keeps
+            (at-least-once dead-lettering) because the file's dead-letter
+            wiring routes them to no queue (lint's MQ102 or MQ103: the
+            note says why and how to fix it); a queue deeper than its
             alert: {max_depth: N}; a declared queue or shovel missing on
             the broker; a shovel or federation link that does not run
             (terminated, in error, or still starting after a few seconds:
             it keeps retrying to connect)
-  warnings  a working queue with messages and no consumer; a queue the
+  warnings  a working queue with messages a consumer could take and no
+            consumer; dead letters a quorum queue holds on their way to
+            the DLQ its dead-letter exchange routes them to; a queue the
             broker reports down, crashed or without a quorum; links whose
             state the broker does not report (no management plugin)
 
@@ -60,7 +65,7 @@ by default).`,
 			if err != nil {
 				return err
 			}
-			r, err := status.Collect(ctx, t, c, status.Options{Strict: strict, StatsWait: statusStatsWait})
+			r, err := status.Collect(ctx, t, c, status.Options{Strict: strict, StatsWait: statusStatsWait, Version: c.RabbitMQVersion()})
 			if err != nil {
 				return err
 			}
@@ -83,7 +88,7 @@ by default).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a DLQ holds messages, a queue is deeper than its alert.max_depth, a declared queue or shovel is missing, or a shovel or federation link does not run")
-	cmd.Flags().BoolVar(&strict, "strict", false, "with --check, fail on warnings too (messages with no consumers, a queue not running)")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a DLQ holds messages, a quorum queue keeps dead letters its dead-letter exchange routes to no queue, a queue is deeper than its alert.max_depth, a declared queue or shovel is missing, or a shovel or federation link does not run")
+	cmd.Flags().BoolVar(&strict, "strict", false, "with --check, fail on warnings too (messages with no consumers, dead letters on their way to a DLQ, a queue not running)")
 	return cmd
 }

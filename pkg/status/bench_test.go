@@ -24,7 +24,7 @@ func BenchmarkBuild(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		r := Build(top, live, false)
+		r := Build(top, live, Options{})
 		if _, alerts, _ := r.Counts(); alerts != 5000 {
 			b.Fatalf("%d alerts, want one per DLQ", alerts)
 		}

@@ -33,7 +33,7 @@ func sampleReport(t *testing.T) *Report {
 		{Name: "fresh", Type: "classic", State: "running"},
 		{Name: "not-declared", Type: "classic", State: "running", Known: true, Messages: 99},
 	}}
-	r := Build(top, live, false)
+	r := Build(top, live, Options{})
 	r.Server, r.Version = "http://127.0.0.1:15672", "3.10.8"
 	return r
 }
@@ -72,7 +72,7 @@ func TestWriteTextColour(t *testing.T) {
 
 func TestWriteTextAllQuiet(t *testing.T) {
 	top := load(t, "queues:\n  q: {}\n")
-	r := Build(top, map[string][]broker.QueueActivity{"/": {running("q", 0, 1)}}, false)
+	r := Build(top, map[string][]broker.QueueActivity{"/": {running("q", 0, 1)}}, Options{})
 	var buf bytes.Buffer
 	if err := WriteText(&buf, r, TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestWriteTextDelayed(t *testing.T) {
 		{Name: "orders.shipping.dlq", Type: "quorum", State: "running", Known: true, Delayed: n(0)},
 		{Name: "idle", Type: "classic", State: "running", Known: true},
 	}}
-	r := Build(top, live, false)
+	r := Build(top, live, Options{})
 	var buf bytes.Buffer
 	if err := WriteText(&buf, r, TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestWriteTextDeadLettering(t *testing.T) {
 		{Name: "orders.shipping.dlq", Type: "quorum", State: "running", Known: true, Delayed: n(0), DeadLettering: n(0)},
 		{Name: "idle", Type: "classic", State: "running", Known: true},
 	}}
-	r := Build(top, live, false)
+	r := Build(top, live, Options{})
 	var buf bytes.Buffer
 	if err := WriteText(&buf, r, TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -198,4 +198,27 @@ func TestWriteTextDeadLettering(t *testing.T) {
 	if !strings.Contains(buf.String(), `"messages_dlx": 2`) || strings.Count(buf.String(), `"messages_dlx"`) != 2 {
 		t.Errorf("JSON messages_dlx: want 2 for orders.shipping, 0 for its DLQ, none for idle:\n%s", buf.String())
 	}
+}
+
+// TestWriteDeadLettersRoutedNowhere: a tester's quorum queue holding 3
+// dead letters its dead-letter exchange routes to no queue is an alert,
+// with the fix in its note and in the JSON problem, and no "messages, no
+// consumers" warning; the check fails ("ok": false). A queue whose dead
+// letters are on their way to its DLQ keeps a warning.
+func TestWriteDeadLettersRoutedNowhere(t *testing.T) {
+	live := map[string][]broker.QueueActivity{"/": {
+		held("work-alo", 3), held("lost-dlx", 0), held("routed", 1), running("routed.dlq", 0, 0),
+	}}
+	r := Build(load(t, heldFile), live, Options{})
+	r.Server, r.Version = "http://127.0.0.1:15672", "4.3.6"
+	var buf bytes.Buffer
+	if err := WriteText(&buf, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "status_unrouted.txt", buf.Bytes())
+	buf.Reset()
+	if err := WriteJSON(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "status_unrouted.json", buf.Bytes())
 }

@@ -4,9 +4,10 @@
 // delay tier); and whether its shovels and federation links run. It names
 // the states that need attention — a DLQ holding dead letters, a queue
 // deeper than its alert.max_depth, a declared queue missing on the broker,
-// messages piling up with no consumer, a shovel or a federation link that
-// does not run — so that `mqctl status --check` can fail a cron job or a CI
-// step on them.
+// dead letters a quorum queue keeps because its dead-letter exchange routes
+// them to no queue, messages piling up with no consumer, a shovel or a
+// federation link that does not run — so that `mqctl status --check` can
+// fail a cron job or a CI step on them.
 package status
 
 import (
@@ -19,6 +20,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lint"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -40,7 +42,7 @@ const (
 	KindOverMaxDepth  Kind = "over-max-depth" // depth above the file's alert.max_depth
 	KindMissing       Kind = "missing"        // declared in the file, absent on the broker
 	KindNoConsumers   Kind = "no-consumers"   // a working queue holds messages and nobody consumes
-	KindDeadLettering Kind = "dead-lettering" // a queue holds dead letters its dead-letter exchange has not taken
+	KindDeadLettering Kind = "dead-lettering" // a queue holds dead letters its dead-letter exchange has not taken (an alert when it routes them to no queue)
 	KindNotRunning    Kind = "not-running"    // the broker reports the queue down, crashed, …
 	KindLinkDown      Kind = "link-down"      // a shovel or a federation link does not run
 	KindLinkUnknown   Kind = "link-unknown"   // the broker reports no state of links (no management plugin)
@@ -212,6 +214,9 @@ type Options struct {
 	// Strict makes warnings (messages with no consumers, a queue not
 	// running) fail the check too.
 	Strict bool
+	// Version is the broker's, for which the file's dead-letter routing is
+	// judged (zero: rmqversion.Default).
+	Version rmqversion.Version
 	// StatsWait bounds how long Collect lists a vhost again while some of
 	// its declared queues exist but have no statistics yet (declared less
 	// than the broker's statistics interval ago). Zero: no waiting.
@@ -249,7 +254,7 @@ func Collect(ctx context.Context, t *topology.Topology, src Lister, opts Options
 			}
 		}
 	}
-	r := Build(t, live, opts.Strict)
+	r := Build(t, live, opts)
 	if ll, ok := src.(LinkLister); ok {
 		for i := range r.Vhosts {
 			vs := &r.Vhosts[i]
@@ -496,9 +501,11 @@ func pending(v *topology.Vhost, list []broker.QueueActivity) bool {
 
 // Build maps the broker's queue lists (by vhost; a vhost absent from live
 // does not exist on the broker) onto the queues t declares and finds the
-// problems. It is a pure function.
-func Build(t *topology.Topology, live map[string][]broker.QueueActivity, strict bool) *Report {
-	r := &Report{Strict: strict}
+// problems, with opts.Strict and opts.Version (its other fields are
+// Collect's). It is a pure function.
+func Build(t *topology.Topology, live map[string][]broker.QueueActivity, opts Options) *Report {
+	r := &Report{Strict: opts.Strict}
+	unrouted := unroutedDeadLetters(t, live, opts.Version)
 	for _, vname := range t.VhostNames() {
 		v := t.Vhosts[vname]
 		list, exists := live[vname]
@@ -521,7 +528,7 @@ func Build(t *topology.Topology, live map[string][]broker.QueueActivity, strict 
 				q.Messages, q.Ready, q.Unacked, q.Delayed, q.DeadLettering, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Delayed, a.DeadLettering, a.Consumers
 				q.PublishRate, q.DeliverRate = a.PublishRate, a.DeliverRate
 			}
-			q.Problems = problems(&q, vs.Missing)
+			q.Problems = problems(&q, vs.Missing, unrouted[vname][qname])
 			vs.Queues = append(vs.Queues, q)
 		}
 		r.Vhosts = append(r.Vhosts, vs)
@@ -539,8 +546,74 @@ func badState(state string) bool {
 	return false
 }
 
-// problems finds what needs attention in q.
-func problems(q *Queue, vhostMissing bool) []Problem {
+// unroutedRules are lint's rules that find dead letters the file's
+// dead-letter wiring routes to no queue: MQ102 (the dead-letter exchange
+// is not declared) and MQ103 (no binding matches them).
+var unroutedRules = func() *lint.Registry {
+	builtin := lint.Builtin()
+	var as []*lint.Analyzer
+	for _, id := range []string{"MQ102", "MQ103"} {
+		a, ok := builtin.Lookup(id)
+		if !ok {
+			panic("lint has no rule " + id) // a fixed table, covered by tests
+		}
+		as = append(as, a)
+	}
+	r, err := lint.NewRegistry(as...)
+	if err != nil {
+		panic(err) // two distinct rules of the catalogue
+	}
+	return r
+}()
+
+// unroutedDeadLetters finds, by vhost and queue, why the file routes to no
+// queue the dead letters of the declared queues that hold some for their
+// dead-letter exchange (messages_dlx in live): the finding of MQ102 or
+// MQ103, which says where they go and names the fix. At-least-once
+// dead-lettering keeps those dead letters in the queue until the wiring
+// changes. A queue whose dead letters the file routes somewhere is absent:
+// its dead letters are on their way, or a DLQ refuses them.
+func unroutedDeadLetters(t *topology.Topology, live map[string][]broker.QueueActivity, ver rmqversion.Version) map[string]map[string]lint.Finding {
+	// Only the vhosts with such queues are judged, without the file's
+	// lint settings: status reports what the broker holds, whatever lint
+	// is told to say of the file.
+	judged := &topology.Topology{Vhosts: map[string]*topology.Vhost{}, Items: t.Items}
+	for vname, list := range live {
+		v := t.Vhosts[vname]
+		if v == nil {
+			continue
+		}
+		for _, a := range list {
+			if _, declared := v.Queues[a.Name]; declared && a.Known && a.DeadLettering != nil && *a.DeadLettering > 0 {
+				judged.Vhosts[vname] = v
+			}
+		}
+	}
+	if len(judged.Vhosts) == 0 {
+		return nil
+	}
+	fs, err := unroutedRules.Run(judged, lint.Options{Version: ver})
+	if err != nil {
+		panic(err) // only lint settings fail a run, and judged has none
+	}
+	out := map[string]map[string]lint.Finding{}
+	for _, f := range fs {
+		if f.Object.Kind != lint.KindQueue {
+			continue
+		}
+		if out[f.Vhost] == nil {
+			out[f.Vhost] = map[string]lint.Finding{}
+		}
+		if _, seen := out[f.Vhost][f.Object.Name]; !seen {
+			out[f.Vhost][f.Object.Name] = f
+		}
+	}
+	return out
+}
+
+// problems finds what needs attention in q; unrouted is lint's finding
+// that the file routes q's dead letters to no queue (zero: none).
+func problems(q *Queue, vhostMissing bool, unrouted lint.Finding) []Problem {
 	out := []Problem{}
 	if !q.Present {
 		msg := "missing on the broker (run mqctl apply)"
@@ -562,8 +635,13 @@ func problems(q *Queue, vhostMissing bool) []Problem {
 		}
 		out = append(out, Problem{KindDeadLetters, Alert, msg})
 	}
-	if q.DeadLettering != nil && *q.DeadLettering > 0 {
-		out = append(out, Problem{KindDeadLettering, Warning, fmt.Sprintf("%s waiting for its dead-letter exchange to take them (at-least-once dead-lettering: RabbitMQ keeps them here until a DLQ takes them)", plural(*q.DeadLettering, "dead letter"))})
+	switch n := q.DeadLettering; {
+	case n == nil || *n == 0:
+	case unrouted.ID != "":
+		// Dead letters outside any DLQ, there until the wiring changes.
+		out = append(out, Problem{KindDeadLettering, Alert, fmt.Sprintf("%s outside any DLQ (%s): %s", plural(*n, "dead letter"), unrouted.ID, unrouted.Message)})
+	default:
+		out = append(out, Problem{KindDeadLettering, Warning, fmt.Sprintf("%s waiting for its dead-letter exchange to take them (at-least-once dead-lettering: RabbitMQ keeps them here until a DLQ takes them)", plural(*n, "dead letter"))})
 	}
 	if q.MaxDepth != nil && q.Messages > *q.MaxDepth {
 		out = append(out, Problem{KindOverMaxDepth, Alert, fmt.Sprintf("depth %d > alert.max_depth %d", q.Messages, *q.MaxDepth)})

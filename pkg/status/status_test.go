@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,7 +173,7 @@ func TestBuildProblems(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Build(load(t, sampleFile), tc.live, tc.strict)
+			r := Build(load(t, sampleFile), tc.live, Options{Strict: tc.strict})
 			if diff := cmp.Diff(tc.want, problemKinds(r)); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -259,5 +260,82 @@ func TestCollectErrors(t *testing.T) {
 	_, err = Collect(context.Background(), top, &fakeLister{errs: map[string]error{"/": boom}}, Options{})
 	if !errors.Is(err, boom) {
 		t.Errorf("err = %v, want the lister's error", err)
+	}
+}
+
+// heldFile has quorum queues that dead-letter at least once: work-alo to
+// an exchange with no binding for its dead-letter routing key (a
+// tester's), lost-dlx to an exchange the file does not declare, and
+// routed to a DLQ.
+const heldFile = `exchanges:
+  alo.dlx: { type: direct }
+  jobs.dlx: { type: direct }
+queues:
+  work-alo:
+    type: quorum
+    arguments:
+      x-dead-letter-exchange: alo.dlx
+      x-dead-letter-routing-key: nowhere
+      x-dead-letter-strategy: at-least-once
+      x-overflow: reject-publish
+      x-delivery-limit: 2
+  lost-dlx:
+    type: quorum
+    arguments:
+      x-dead-letter-exchange: no.such.dlx
+      x-dead-letter-strategy: at-least-once
+      x-overflow: reject-publish
+  routed:
+    type: quorum
+    dead_letter: { exchange: jobs.dlx, queue: routed.dlq }
+    arguments:
+      x-dead-letter-strategy: at-least-once
+      x-overflow: reject-publish
+`
+
+// held is a quorum queue holding only dead letters for its dead-letter
+// exchange.
+func held(name string, n int64) broker.QueueActivity {
+	return broker.QueueActivity{Name: name, Type: "quorum", State: "running", Known: true, Messages: n, DeadLettering: ptr(n), Delayed: ptr(0)}
+}
+
+// TestDeadLettersRoutedNowhere: dead letters a queue keeps because the
+// file's dead-letter wiring routes them to no queue are dead letters
+// outside any DLQ, there until the wiring changes: an alert (whatever the
+// file's lint settings say of the rules), whose message names the fix for
+// the queue's case. Dead letters the wiring routes to a DLQ are on their
+// way (or the DLQ refuses them): a warning.
+func TestDeadLettersRoutedNowhere(t *testing.T) {
+	top := load(t, heldFile)
+	top.Lint.Rules = map[string]string{"MQ102": "off", "MQ103": "off"} // lint's business, not status's
+	live := map[string][]broker.QueueActivity{"/": {held("work-alo", 3), held("lost-dlx", 2), held("routed", 1), running("routed.dlq", 0, 0)}}
+	r := Build(top, live, Options{})
+	want := []string{"lost-dlx: dead-lettering/alert", "routed: dead-lettering/warning", "work-alo: dead-lettering/alert"}
+	if diff := cmp.Diff(want, problemKinds(r)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if r.OK() {
+		t.Error("OK() = true, want the check failing on dead letters outside any DLQ")
+	}
+	failing := strings.Join(r.Failing(), "\n")
+	for _, want := range []string{
+		`queue "work-alo" in vhost "/": 3 dead letters outside any DLQ (MQ103): `,
+		`Bind a DLQ to exchange "alo.dlx" for "nowhere" (dead_letter.queue does this), or set x-dead-letter-routing-key to a key that is bound`,
+		`queue "lost-dlx" in vhost "/": 2 dead letters outside any DLQ (MQ102): `,
+		`Declare exchange "no.such.dlx" and bind a DLQ to it, or correct the exchange name`,
+	} {
+		if !strings.Contains(failing, want) {
+			t.Errorf("failing lacks %q:\n%s", want, failing)
+		}
+	}
+	if strings.Contains(failing, `"routed"`) {
+		t.Errorf("dead letters on their way to a DLQ fail the check:\n%s", failing)
+	}
+
+	// Once a DLQ is bound for the key, they are on their way.
+	fixed := load(t, strings.Replace(heldFile, "queues:\n", "queues:\n  alo.dlq: { bindings: [{ exchange: alo.dlx, routing_key: nowhere }] }\n", 1))
+	r = Build(fixed, map[string][]broker.QueueActivity{"/": {held("work-alo", 3)}}, Options{})
+	if got := problemKinds(r); !slices.Contains(got, "work-alo: dead-lettering/warning") {
+		t.Errorf("problems with a DLQ bound for the key: %q, want work-alo's a warning", got)
 	}
 }
