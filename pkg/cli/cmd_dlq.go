@@ -104,6 +104,7 @@ type replayOptions struct {
 	dryRun         bool
 	toExchange     string
 	routingKey     string
+	fromQueue      string
 	retryHeaders   []string
 	confirmTimeout time.Duration
 }
@@ -119,7 +120,10 @@ first dead-lettering, read from the x-death header — never the dead-letter
 exchange it passed through last, which would lead straight back into the DLQ.
 --to-exchange and --routing-key send them elsewhere (--to-exchange "" with
 --routing-key Q sends them to queue Q alone). A destination that leads back
-into QUEUE is refused.
+into QUEUE is refused. --from-queue Q replays only the messages that died in
+queue Q (per x-death) and leaves the others in QUEUE: when a DLQ collects the
+dead letters of several queues, --from-queue Q --to-exchange "" --routing-key Q
+sends each queue's messages back to it alone.
 
 Each message is published with the mandatory flag and a publisher confirm, and
 removed from QUEUE only once the broker confirmed it: a crash or a broken
@@ -155,6 +159,7 @@ could not be replayed or the replay was interrupted (run it again).`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "print where each message would go; publish and remove nothing")
 	f.StringVar(&o.toExchange, "to-exchange", "", `publish to this exchange instead of the original one ("" is the default exchange)`)
 	f.StringVar(&o.routingKey, "routing-key", "", "publish with this routing key instead of the original one(s)")
+	f.StringVar(&o.fromQueue, "from-queue", "", "replay only the messages that died in this queue (per x-death); leave the others")
 	f.StringArrayVar(&o.retryHeaders, "retry-header", []string{dlq.DefaultRetryHeader}, "retry-attempt header to remove (repeatable; '' removes none)")
 	f.DurationVar(&o.confirmTimeout, "confirm-timeout", o.confirmTimeout, "how long to wait for the broker to confirm each message before stopping")
 	return cmd
@@ -182,7 +187,7 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 	}
 	defer s.close()
 	opts := dlq.ReplayOptions{
-		Queue: queue, Limit: o.limit, DryRun: o.dryRun, User: s.user,
+		Queue: queue, Limit: o.limit, DryRun: o.dryRun, User: s.user, FromQueue: o.fromQueue,
 		ConfirmTimeout: o.confirmTimeout, Router: s.router(),
 	}
 	for _, h := range o.retryHeaders {

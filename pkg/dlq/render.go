@@ -463,8 +463,8 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 		listed := 0
 		more := 0
 		for _, oc := range rep.Outcomes {
-			if oc.Action != action {
-				continue
+			if oc.Action != action || oc.Kind == SkipOtherOrigin {
+				continue // the summary counts those --from-queue leaves
 			}
 			if listed == o.MaxLines {
 				more++
@@ -514,22 +514,28 @@ func idSuffix(id string) string {
 }
 
 type destination struct {
-	target  Target
-	count   int
-	queues  []string
-	routed  bool
-	origins []string
+	target Target
+	count  int
+	queues []string
+	routed bool
 }
 
+// writeDestinations lists where the messages went, a group per target and
+// origin queue (the queue the messages died in): each group says which
+// queues got a copy where its messages did not die, and how to send them
+// to their own queue alone. When the messages of the run died in several
+// queues, that advice replays one origin at a time (--from-queue): one
+// run with --routing-key Q would send every message to Q.
 func writeDestinations(b *strings.Builder, rep *Report) {
 	var order []string
 	groups := map[string]*destination{}
+	var origins []string
 	for _, oc := range rep.Outcomes {
 		if oc.Target == nil || (oc.Action != ActionReplayed && oc.Action != ActionWouldReplay) {
 			continue
 		}
 		t := *oc.Target
-		key := strings.Join(append([]string{t.Exchange, t.RoutingKey, t.From}, t.CC...), "\x00")
+		key := strings.Join(append([]string{t.Exchange, t.RoutingKey, t.From, t.OriginQueue}, t.CC...), "\x00")
 		g := groups[key]
 		if g == nil {
 			g = &destination{target: t, queues: oc.Queues, routed: oc.Routed}
@@ -537,8 +543,8 @@ func writeDestinations(b *strings.Builder, rep *Report) {
 			order = append(order, key)
 		}
 		g.count++
-		if t.OriginQueue != "" && !slices.Contains(g.origins, t.OriginQueue) {
-			g.origins = append(g.origins, t.OriginQueue)
+		if t.OriginQueue != "" && !slices.Contains(origins, t.OriginQueue) {
+			origins = append(origins, t.OriginQueue)
 		}
 	}
 	if len(order) == 0 {
@@ -550,6 +556,7 @@ func writeDestinations(b *strings.Builder, rep *Report) {
 	}
 	fmt.Fprintf(b, "Destinations (messages %s):\n", verb)
 	width := len(strconv.Itoa(rep.Replayed))
+	pad := strings.Repeat(" ", width+4)
 	for _, key := range order {
 		g := groups[key]
 		line := fmt.Sprintf("  %*d  %s", width, g.count, describeTarget(g.target))
@@ -557,28 +564,32 @@ func writeDestinations(b *strings.Builder, rep *Report) {
 			line += " → " + strings.Join(g.queues, ", ")
 		}
 		b.WriteString(line + "\n")
-		if !g.routed || len(g.origins) == 0 {
+		origin := g.target.OriginQueue
+		if origin == "" {
 			continue
 		}
-		sort.Strings(g.origins)
-		var others, missing []string
+		if len(origins) > 1 {
+			fmt.Fprintf(b, "%sdied in %q\n", pad, origin)
+		}
+		if !g.routed {
+			continue
+		}
+		var others []string
 		for _, q := range g.queues {
-			if !slices.Contains(g.origins, q) {
+			if q != origin {
 				others = append(others, strconv.Quote(q))
 			}
 		}
-		for _, q := range g.origins {
-			if !slices.Contains(g.queues, q) {
-				missing = append(missing, strconv.Quote(q))
-			}
-		}
-		pad := strings.Repeat(" ", width+4)
 		if len(others) > 0 {
-			fmt.Fprintf(b, "%snote: this also delivers a copy to %s, where these messages did not die; to send them only to %q, pass --to-exchange \"\" --routing-key %s\n",
-				pad, strings.Join(others, ", "), g.origins[0], g.origins[0])
+			advice := fmt.Sprintf("--to-exchange \"\" --routing-key %s", origin)
+			if len(origins) > 1 {
+				advice = fmt.Sprintf("--from-queue %s %s (the others died elsewhere: --routing-key alone would send them to %q too)", origin, advice, origin)
+			}
+			fmt.Fprintf(b, "%snote: this also delivers a copy to %s, where these messages did not die; to send them only to %q, pass %s\n",
+				pad, strings.Join(others, ", "), origin, advice)
 		}
-		if len(missing) > 0 {
-			fmt.Fprintf(b, "%snote: this no longer reaches %s, where these messages died (the bindings changed?)\n", pad, strings.Join(missing, ", "))
+		if !slices.Contains(g.queues, origin) {
+			fmt.Fprintf(b, "%snote: this no longer reaches %q, where these messages died (the bindings changed?)\n", pad, origin)
 		}
 	}
 }

@@ -44,6 +44,10 @@ type ReplayOptions struct {
 	DryRun bool
 	// Override replaces the destination taken from x-death.
 	Override Override
+	// FromQueue, when set, replays only the messages that first died in
+	// this queue (their x-death origin); the others are skipped
+	// (SkipOtherOrigin) and stay in the DLQ, in their places.
+	FromQueue string
 	// RetryHeaders are removed from each republished message.
 	RetryHeaders []string
 	// User is the AMQP user publishing: a message's user-id other than
@@ -231,6 +235,14 @@ func (r *replayer) one(m *Message) (Outcome, error) {
 	t, skip := Choose(m, r.opts.Override)
 	if skip != nil {
 		o.Action, o.Kind, o.Reason = ActionSkipped, skip.Kind, skip.Detail
+		return o, nil
+	}
+	if r.opts.FromQueue != "" && t.OriginQueue != r.opts.FromQueue {
+		o.Action, o.Kind = ActionSkipped, SkipOtherOrigin
+		o.Reason = fmt.Sprintf("it died in %q, not in %q (--from-queue)", t.OriginQueue, r.opts.FromQueue)
+		if t.OriginQueue == "" {
+			o.Reason = fmt.Sprintf("where it died is unknown, so not in %q (--from-queue)", r.opts.FromQueue)
+		}
 		return o, nil
 	}
 	o.Target = &t

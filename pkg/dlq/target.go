@@ -36,6 +36,9 @@ type Target struct {
 const (
 	SkipNoDeath         = "no x-death"
 	SkipUnreadableDeath = "unreadable x-death"
+	// SkipOtherOrigin: the message died in another queue than the one
+	// --from-queue names.
+	SkipOtherOrigin = "died elsewhere"
 )
 
 // Skip says why a message is left in the queue without an attempt.
