@@ -130,7 +130,11 @@ removed from QUEUE only once the broker confirmed it: a crash or a broken
 connection loses nothing, and at worst one message — the one in flight — ends
 up in both places. A message that comes back unroutable, is nacked, or has no
 x-death (it was published straight into QUEUE; pass --to-exchange) stays in
-QUEUE, in its place, and is reported.
+QUEUE, in its place, and is reported. So does a message whose original route
+no longer reaches the queue it died in (that queue was deleted, or its
+binding removed): replayed, it would reach only queues that had taken it
+already. Declare or bind the queue again, or name the destination with
+--to-exchange "" --routing-key QUEUE.
 
 The message keeps its body and properties (message id, correlation id,
 timestamp, content type, delivery mode, priority, headers…) but starts fresh:

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -26,6 +28,12 @@ const (
 	FailNacked      = "nacked"
 	FailRefused     = "refused"
 	FailInterrupted = "interrupted"
+	// FailOriginGone: the queue the message died in was deleted; its
+	// original route would deliver it only elsewhere.
+	FailOriginGone = "origin queue deleted"
+	// FailOriginUnreached: the original route no longer reaches the queue
+	// the message died in (a binding removed).
+	FailOriginUnreached = "origin queue not reached"
 )
 
 // DefaultConfirmTimeout is how long Replay waits for a publisher confirm.
@@ -270,6 +278,10 @@ func (r *replayer) one(m *Message) (Outcome, error) {
 		o.Reason = fmt.Sprintf("exchange %q does not exist; declare it, or pass --to-exchange", t.Exchange)
 		return o, nil
 	}
+	if kind, reason := r.originMissed(t, o); kind != "" {
+		o.Action, o.Kind, o.Reason = ActionFailed, kind, reason
+		return o, nil
+	}
 	if r.opts.DryRun {
 		o.Action = ActionWouldReplay
 		if o.Routed && len(o.Queues) == 0 {
@@ -279,6 +291,32 @@ func (r *replayer) one(m *Message) (Outcome, error) {
 		return o, nil
 	}
 	return r.publish(m, t, pub, o)
+}
+
+// originMissed refuses a replay to where the message was first published
+// when that route no longer reaches the queue it died in: the queue was
+// deleted, or its binding removed. Replayed, it would reach only queues
+// that had already taken it (or none), and leave the DLQ for good. A
+// destination the user names (--to-exchange and --routing-key) is theirs.
+func (r *replayer) originMissed(t Target, o Outcome) (kind, reason string) {
+	if t.From != FromDeath || t.OriginQueue == "" || !o.Routed || slices.Contains(o.Queues, t.OriginQueue) {
+		return "", ""
+	}
+	route := fmt.Sprintf("exchange %q with routing key %q", t.Exchange, t.RoutingKey)
+	reaches := "now reaches no queue"
+	if len(o.Queues) > 0 {
+		q := make([]string, len(o.Queues))
+		for i, n := range o.Queues {
+			q[i] = strconv.Quote(n)
+		}
+		reaches = "now reaches only " + strings.Join(q, ", ") + ", where it did not die"
+	}
+	if !r.opts.Router.HasQueue(t.OriginQueue) {
+		return FailOriginGone, fmt.Sprintf("it died in queue %q, which no longer exists (deleted), and %s %s; left in the DLQ: declare %q again (with its binding) and run the replay again, or send it to a queue you name with --to-exchange \"\" --routing-key QUEUE",
+			t.OriginQueue, route, reaches, t.OriginQueue)
+	}
+	return FailOriginUnreached, fmt.Sprintf("%s no longer reaches queue %q, where it died (its binding was removed?), and %s; left in the DLQ: bind %q again and run the replay again, or pass --to-exchange \"\" --routing-key %s to send it there alone",
+		route, t.OriginQueue, reaches, t.OriginQueue, t.OriginQueue)
 }
 
 // publish republishes m and acks it once confirmed.

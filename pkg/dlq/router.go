@@ -13,6 +13,9 @@ import (
 // Router tells where a publish would go, from the broker's definitions.
 type Router interface {
 	Route(t Target, headers amqp.Table) Routing
+	// HasQueue reports whether queue name exists (per the definitions
+	// read): a message's origin queue may have been deleted since.
+	HasQueue(name string) bool
 }
 
 // Routing is a Router's answer.
@@ -31,12 +34,19 @@ type Routing struct {
 // live broker (broker.Client.ReadTopology).
 type TopologyRouter struct {
 	sim *route.Simulator
+	v   *topology.Vhost
 }
 
 // NewTopologyRouter returns a Router over v, routing as a broker of
 // version ver does.
 func NewTopologyRouter(v *topology.Vhost, ver rmqversion.Version) *TopologyRouter {
-	return &TopologyRouter{sim: route.NewWith(v, route.Options{Version: ver})}
+	return &TopologyRouter{sim: route.NewWith(v, route.Options{Version: ver}), v: v}
+}
+
+// HasQueue implements Router.
+func (r *TopologyRouter) HasQueue(name string) bool {
+	_, ok := r.v.Queues[name]
+	return ok
 }
 
 // Route implements Router: where one publish with the routing key and the
