@@ -134,7 +134,11 @@ QUEUE, in its place, and is reported. So does a message whose original route
 no longer reaches the queue it died in (that queue was deleted, or its
 binding removed): replayed, it would reach only queues that had taken it
 already. Declare or bind the queue again, or name the destination with
---to-exchange "" --routing-key QUEUE.
+--to-exchange "" --routing-key QUEUE. Before publishing, replay checks the
+queues the route reaches for one that is full and refuses publishes
+(max-length with overflow reject-publish): the broker would nack the publish,
+yet every other queue reached would keep a copy, so the message stays in QUEUE
+and nothing is published.
 
 The message keeps its body and properties (message id, correlation id,
 timestamp, content type, delivery mode, priority, headers…) but starts fresh:

@@ -34,6 +34,10 @@ const (
 	// FailOriginUnreached: the original route no longer reaches the queue
 	// the message died in (a binding removed).
 	FailOriginUnreached = "origin queue not reached"
+	// FailFull: a queue the route reaches is full and refuses publishes
+	// (overflow reject-publish); checked before publishing, since a
+	// refused publish still leaves a copy in every other queue reached.
+	FailFull = "destination full"
 )
 
 // DefaultConfirmTimeout is how long Replay waits for a publisher confirm.
@@ -282,6 +286,14 @@ func (r *replayer) one(m *Message) (Outcome, error) {
 		o.Action, o.Kind, o.Reason = ActionFailed, kind, reason
 		return o, nil
 	}
+	full, err := r.fullQueues(o)
+	if err != nil {
+		return o, err
+	}
+	if len(full) > 0 {
+		o.Action, o.Kind, o.Reason = ActionFailed, FailFull, fullReason(t, o, full, false)
+		return o, nil
+	}
 	if r.opts.DryRun {
 		o.Action = ActionWouldReplay
 		if o.Routed && len(o.Queues) == 0 {
@@ -349,6 +361,12 @@ func (r *replayer) publish(m *Message, t Target, pub amqp.Publishing, o Outcome)
 	if !dc.Acked() {
 		o.Action, o.Kind = ActionFailed, FailNacked
 		o.Reason = "the broker nacked the publish (a destination queue refuses messages: full with overflow reject-publish, or unavailable)"
+		if full, err := r.fullQueues(o); err == nil && len(full) > 0 {
+			o.Reason = fullReason(t, o, full, true)
+		} else if o.Routed && len(o.Queues) > 1 {
+			o.Reason = fmt.Sprintf("the broker nacked the publish: one of the queues the route reaches (%s) refused it (full with overflow reject-publish, or unavailable), and the others may each have taken a copy: running the replay again delivers another copy to those; find the queue that refuses, make room in it or bring it back, and replay to it alone with --to-exchange \"\" --routing-key QUEUE",
+				quoteAll(o.Queues))
+		}
 		return o, nil
 	}
 	if r.opts.afterConfirm != nil {
@@ -359,6 +377,85 @@ func (r *replayer) publish(m *Message, t Target, pub amqp.Publishing, o Outcome)
 	}
 	o.Action = ActionReplayed
 	return o, nil
+}
+
+// fullQueues returns the queues of o's route that refuse publishes past a
+// length limit (RejectsAt) and hold that many ready messages now (a
+// passive declare on the side channel). A byte limit is not checked: a
+// publish it refuses is nacked and told then.
+func (r *replayer) fullQueues(o Outcome) ([]fullQueue, error) {
+	if !o.Routed || r.opts.Router == nil {
+		return nil, nil
+	}
+	var full []fullQueue
+	for _, q := range o.Queues {
+		limit, ok := r.opts.Router.RejectsAt(q)
+		if !ok {
+			continue
+		}
+		ch, err := r.sideChannel()
+		if err != nil {
+			return nil, err
+		}
+		st, err := ch.QueueDeclarePassive(q, false, false, false, false, nil)
+		if err != nil {
+			continue // gone or unreadable (the channel closed): the publish answers for it
+		}
+		if int64(st.Messages) >= limit {
+			full = append(full, fullQueue{name: q, held: st.Messages, limit: limit})
+		}
+	}
+	return full, nil
+}
+
+// fullQueue is a queue that refuses publishes: it holds held ready
+// messages, its max-length is limit.
+type fullQueue struct {
+	name  string
+	held  int
+	limit int64
+}
+
+// fullReason explains a replay refused, or nacked (nacked), because full
+// (fullQueues) refuse it, with the queues that took, or would take, a copy
+// regardless.
+func fullReason(t Target, o Outcome, full []fullQueue, nacked bool) string {
+	var b strings.Builder
+	desc := make([]string, len(full))
+	for i, f := range full {
+		desc[i] = fmt.Sprintf("queue %q holds %s, its max-length %d,", f.name, plural(f.held, "message"), f.limit)
+	}
+	verb := "would refuse the publish"
+	if nacked {
+		verb = "nacked the publish"
+	}
+	fmt.Fprintf(&b, "%s and refuses more (overflow reject-publish): the broker %s", strings.Join(desc, " and "), verb)
+	var others []string
+	for _, q := range o.Queues {
+		if !slices.ContainsFunc(full, func(f fullQueue) bool { return f.name == q }) {
+			others = append(others, q)
+		}
+	}
+	if len(others) > 0 {
+		if nacked {
+			fmt.Fprintf(&b, ", and %s, which the route reaches too, may each hold a copy now: running the replay again delivers another copy there", quoteAll(others))
+		} else {
+			fmt.Fprintf(&b, ", and %s, which the route reaches too, would take a copy regardless; nothing was published", quoteAll(others))
+		}
+	}
+	b.WriteString("; left in the DLQ: make room (let its consumers catch up, or raise its limit) and run the replay again")
+	if t.OriginQueue != "" && len(others) > 0 {
+		fmt.Fprintf(&b, ", with --to-exchange \"\" --routing-key %s to send it to %q alone, where it died", t.OriginQueue, t.OriginQueue)
+	}
+	return b.String()
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 var errNoExchange = errors.New("no such exchange")
@@ -372,14 +469,11 @@ func (r *replayer) exchangeExists(name string) error {
 	if err, ok := r.exchanges[name]; ok {
 		return err
 	}
-	if r.side == nil || r.side.IsClosed() {
-		ch, err := r.conn.Channel()
-		if err != nil {
-			return fmt.Errorf("open an AMQP channel: %w", err)
-		}
-		r.side = ch
+	side, err := r.sideChannel()
+	if err != nil {
+		return err
 	}
-	err := r.side.ExchangeDeclarePassive(name, "", false, false, false, false, nil)
+	err = side.ExchangeDeclarePassive(name, "", false, false, false, false, nil)
 	var ae *amqp.Error
 	switch {
 	case err == nil:
@@ -390,6 +484,19 @@ func (r *replayer) exchangeExists(name string) error {
 	}
 	r.exchanges[name] = err
 	return err
+}
+
+// sideChannel returns the channel for passive checks, opening a new one
+// when a failed check closed the last.
+func (r *replayer) sideChannel() (*amqp.Channel, error) {
+	if r.side == nil || r.side.IsClosed() {
+		ch, err := r.conn.Channel()
+		if err != nil {
+			return nil, fmt.Errorf("open an AMQP channel: %w", err)
+		}
+		r.side = ch
+	}
+	return r.side, nil
 }
 
 func closeErr(e *amqp.Error) error {

@@ -16,6 +16,10 @@ type Router interface {
 	// HasQueue reports whether queue name exists (per the definitions
 	// read): a message's origin queue may have been deleted since.
 	HasQueue(name string) bool
+	// RejectsAt returns the effective x-max-length of queue name when its
+	// overflow refuses publishes past it (reject-publish, and for a
+	// classic queue reject-publish-dlx); false otherwise.
+	RejectsAt(name string) (int64, bool)
 }
 
 // Routing is a Router's answer.
@@ -47,6 +51,23 @@ func NewTopologyRouter(v *topology.Vhost, ver rmqversion.Version) *TopologyRoute
 func (r *TopologyRouter) HasQueue(name string) bool {
 	_, ok := r.v.Queues[name]
 	return ok
+}
+
+// RejectsAt implements Router, from the queue's effective arguments (its
+// own, its policy's and its operator policy's).
+func (r *TopologyRouter) RejectsAt(name string) (int64, bool) {
+	q := r.v.Queues[name]
+	if q == nil {
+		return 0, false
+	}
+	args := r.sim.QueueArgs(name)
+	switch overflow, _ := args.String("x-overflow"); {
+	case overflow == "reject-publish":
+	case overflow == "reject-publish-dlx" && q.Type != topology.QueueQuorum:
+	default:
+		return 0, false
+	}
+	return args.Int("x-max-length")
 }
 
 // Route implements Router: where one publish with the routing key and the
