@@ -42,7 +42,7 @@ need not be declared in the file.
 func newDLQPeekCmd(g *globals) *cobra.Command {
 	var (
 		limit, maxBody int
-		raw            bool
+		raw, allowHold bool
 	)
 	cmd := &cobra.Command{
 		Use:   "peek QUEUE",
@@ -55,7 +55,9 @@ it is printable UTF-8, else as a hex dump (base64 with --raw), cut at
 --max-body bytes.
 
 The messages stay in the queue, in order: peek takes them unacknowledged and
-returns them. The broker then marks them redelivered, and a quorum queue
+returns them. On a RabbitMQ 4.3 quorum queue whose delayed retry (type returned
+or all, by argument or policy) holds returned messages back, they would wait
+out of order and out of reach: peek refuses unless --allow-delayed-retry. The broker then marks them redelivered, and a quorum queue
 counts the return as a delivery attempt (with a delivery limit, a message
 peeked too often is dead-lettered or dropped; peek warns when that applies).
 
@@ -76,12 +78,22 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 				return err
 			}
 			defer s.close()
+			if !allowHold {
+				if err := s.refuseDelayedRead(args[0], "peek"); err != nil {
+					return err
+				}
+			} else if d, ok := s.delayedRetry(args[0]); ok {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %q has %s: the messages shown are held back for at least %s before they can be read again\n", args[0], describeDelay(d), time.Duration(d.MinMS)*time.Millisecond)
+			}
 			if n := s.deliveryLimit(args[0]); n > 0 && s.version.CountsRequeueAsDelivery() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %q is a quorum queue with a delivery limit of %d: each peek counts as a delivery of the messages it shows, and past the limit the broker dead-letters or drops them\n", args[0], n)
 			}
 			res, err := dlq.Peek(cmd.Context(), s.conn, args[0], limit)
 			if err != nil {
 				return fmt.Errorf("vhost %q: %w", s.vhost, err)
+			}
+			if d, ok := s.delayedRetry(args[0]); ok && res.InQueue == 0 {
+				res.Delayed, res.DelayedRetry = s.delayed(cmd.Context(), args[0]), describeDelay(d)
 			}
 			o := dlq.PeekRender{Vhost: s.vhost, MaxBody: maxBody, Raw: raw}
 			if g.output == "json" {
@@ -94,6 +106,7 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 	f.IntVar(&limit, "limit", dlq.DefaultPeekLimit, "show at most this many messages")
 	f.IntVar(&maxBody, "max-body", dlq.DefaultMaxBody, "show at most this many bytes of each body (0: all)")
 	f.BoolVar(&raw, "raw", false, "show binary bodies as base64 instead of a hex dump")
+	f.BoolVar(&allowHold, "allow-delayed-retry", false, "peek a quorum queue whose delayed retry holds back the messages peek returns (RabbitMQ 4.3)")
 	return cmd
 }
 
@@ -105,6 +118,7 @@ type replayOptions struct {
 	toExchange     string
 	routingKey     string
 	fromQueue      string
+	allowHold      bool
 	retryHeaders   []string
 	confirmTimeout time.Duration
 }
@@ -150,7 +164,10 @@ QUEUE holds when it starts: one that dies again is not replayed twice.
 
 --dry-run reads the messages and prints where each would go (with the queues
 that destination reaches now), publishing and removing nothing; the messages
-read are marked redelivered.
+read are marked redelivered. On a RabbitMQ 4.3 quorum queue whose delayed
+retry (type returned or all) holds returned messages back, a dry run would put
+them on hold: it refuses unless --allow-delayed-retry, and a replay says which
+messages it left wait for their retry.
 
 Exit codes: 0 when every message taken was replayed or skipped, 1 when some
 could not be replayed or the replay was interrupted (run it again).`,
@@ -168,6 +185,7 @@ could not be replayed or the replay was interrupted (run it again).`,
 	f.StringVar(&o.toExchange, "to-exchange", "", `publish to this exchange instead of the original one ("" is the default exchange)`)
 	f.StringVar(&o.routingKey, "routing-key", "", "publish with this routing key instead of the original one(s)")
 	f.StringVar(&o.fromQueue, "from-queue", "", "replay only the messages that died in this queue (per x-death); leave the others")
+	f.BoolVar(&o.allowHold, "allow-delayed-retry", false, "dry-run a quorum queue whose delayed retry holds back the messages read (RabbitMQ 4.3)")
 	f.StringArrayVar(&o.retryHeaders, "retry-header", []string{dlq.DefaultRetryHeader}, "retry-attempt header to remove (repeatable; '' removes none)")
 	f.DurationVar(&o.confirmTimeout, "confirm-timeout", o.confirmTimeout, "how long to wait for the broker to confirm each message before stopping")
 	return cmd
@@ -194,6 +212,13 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 		return err
 	}
 	defer s.close()
+	hold, holds := s.delayedRetry(queue)
+	switch {
+	case holds && o.dryRun && !o.allowHold:
+		return s.refuseDelayedRead(queue, "a dry run")
+	case holds:
+		fmt.Fprintf(stderr, "mqctl: note: %q has %s: a message that is skipped or fails, or only read (--dry-run), goes back to it and is held back for at least %s before it can be read again\n", queue, describeDelay(hold), time.Duration(hold.MinMS)*time.Millisecond)
+	}
 	opts := dlq.ReplayOptions{
 		Queue: queue, Limit: o.limit, DryRun: o.dryRun, User: s.user, FromQueue: o.fromQueue,
 		ConfirmTimeout: o.confirmTimeout, Router: s.router(),
@@ -219,6 +244,12 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 	rep, err := dlq.Replay(cmd.Context(), s.conn, opts)
 	if err != nil {
 		return fmt.Errorf("vhost %q: %w", s.vhost, err)
+	}
+	if holds {
+		rep.DelayedRetry = describeDelay(hold)
+		if rep.InQueue == 0 || rep.Skipped+rep.Failed > 0 {
+			rep.Delayed = s.delayed(cmd.Context(), queue)
+		}
 	}
 	ro := dlq.ReplayRender{Vhost: s.vhost}
 	if g.output == "json" {
@@ -267,6 +298,62 @@ type dlqSession struct {
 	live    *topology.Vhost
 	liveErr error
 	version rmqversion.Version // the broker's
+	client  *broker.Client
+}
+
+// delayedRetry returns queue's delayed retry when returning a message
+// with basic.nack (requeue) puts it on hold: a RabbitMQ 4.3 quorum queue
+// whose effective delayed-retry type (argument, policy or operator
+// policy) is returned or all. peek, a dry run and the messages a replay
+// leaves are returned so.
+func (s *dlqSession) delayedRetry(queue string) (route.DelayedRetry, bool) {
+	if s.live == nil {
+		return route.DelayedRetry{}, false
+	}
+	d, ok := route.NewWith(s.live, route.Options{Version: s.version}).DelayedRetry(queue)
+	if !ok || !d.Delays(false) {
+		return route.DelayedRetry{}, false
+	}
+	return d, true
+}
+
+// delayed reads how many messages queue holds back for a delayed retry,
+// from the broker's statistics (a passive declare does not count them);
+// 0 when it reports none.
+func (s *dlqSession) delayed(ctx context.Context, queue string) int {
+	if !s.version.DelayedRetry() || s.client == nil {
+		return 0
+	}
+	list, err := s.client.ListQueueActivity(ctx, s.vhost)
+	if err != nil {
+		return 0
+	}
+	for _, q := range list {
+		if q.Name == queue && q.Delayed != nil {
+			return int(*q.Delayed)
+		}
+	}
+	return 0
+}
+
+// describeDelay is the wait of d in words.
+func describeDelay(d route.DelayedRetry) string {
+	wait := (time.Duration(d.MinMS) * time.Millisecond).String()
+	if d.MaxMS != d.MinMS {
+		wait = fmt.Sprintf("%s to %s", wait, time.Duration(d.MaxMS)*time.Millisecond)
+	}
+	return fmt.Sprintf("delayed retry type %s, %s", d.Type, wait)
+}
+
+// refuseDelayedRead refuses peek and a dry run on a queue whose delayed
+// retry would put the messages they read and return on hold.
+func (s *dlqSession) refuseDelayedRead(queue, what string) error {
+	d, ok := s.delayedRetry(queue)
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("%q is a quorum queue with %s: the messages %s reads go back to it with a nack, and the broker holds each back for at least %s, out of order and out of reach of peek and replay until then; replay without reading first (mqctl dlq replay %s), or pass --allow-delayed-retry to go ahead",
+		queue, describeDelay(d), what, time.Duration(d.MinMS)*time.Millisecond, queue)
 }
 
 func (s *dlqSession) close() {
@@ -306,7 +393,7 @@ func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action s
 	if err != nil {
 		return nil, err
 	}
-	s := &dlqSession{vhost: vhost, version: c.RabbitMQVersion()}
+	s := &dlqSession{vhost: vhost, version: c.RabbitMQVersion(), client: c}
 	if u, err := url.Parse(amqpURL); err == nil && u.User != nil {
 		s.user = u.User.Username()
 	}

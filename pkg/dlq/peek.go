@@ -21,6 +21,12 @@ type PeekResult struct {
 	// InQueue is the number of ready messages when the peek started.
 	InQueue  int
 	Messages []Message
+	// Delayed are the messages the queue holds back for a delayed retry
+	// (RabbitMQ 4.3 quorum queues), which no read reaches until their wait
+	// is over; DelayedRetry describes that wait. Set by the caller, from
+	// the broker's statistics.
+	Delayed      int
+	DelayedRetry string
 }
 
 // Peek reads the first limit messages of queue without removing them: it

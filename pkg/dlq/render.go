@@ -41,6 +41,8 @@ func WritePeekText(w io.Writer, res *PeekResult, o PeekRender) error {
 	var b strings.Builder
 	n := len(res.Messages)
 	switch {
+	case res.InQueue == 0 && res.Delayed > 0:
+		fmt.Fprintf(&b, "Queue %q (vhost %q) has no message ready to read: %s wait for a delayed retry (%s); peek again once it is over.\n", res.Queue, o.Vhost, plural(res.Delayed, "message"), res.DelayedRetry)
 	case res.InQueue == 0:
 		fmt.Fprintf(&b, "Queue %q (vhost %q) is empty.\n", res.Queue, o.Vhost)
 	case n == 0:
@@ -452,6 +454,8 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 		b.WriteString("Dry run: nothing is published or removed; the messages read go back to the queue, marked redelivered.\n")
 	}
 	switch {
+	case rep.InQueue == 0 && rep.Delayed > 0:
+		fmt.Fprintf(&b, "Queue %q (vhost %q) has no message ready to replay: %s wait for a delayed retry (%s); run the replay again once it is over.\n", rep.Queue, o.Vhost, plural(rep.Delayed, "message"), rep.DelayedRetry)
 	case rep.InQueue == 0:
 		fmt.Fprintf(&b, "Queue %q (vhost %q) is empty: nothing to replay.\n", rep.Queue, o.Vhost)
 	case rep.Limit < rep.InQueue:
@@ -492,6 +496,13 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 	}
 	writeDestinations(&b, rep)
 	b.WriteString(summaryLine(rep) + "\n")
+	if rep.InQueue > 0 && rep.DelayedRetry != "" && rep.Skipped+rep.Failed > 0 {
+		fmt.Fprintf(&b, "The %s left in %q went back with a nack and wait for a delayed retry (%s) before they can be read again", plural(rep.Skipped+rep.Failed, "message"), rep.Queue, rep.DelayedRetry)
+		if rep.Delayed > 0 {
+			fmt.Fprintf(&b, " (the broker counts %d held back)", rep.Delayed)
+		}
+		b.WriteString("; run the replay again once it is over.\n")
+	}
 	if rep.Interrupted != nil {
 		fmt.Fprintf(&b, "Interrupted: %v.\nEvery message not replayed is still in %q (the one in flight may have been delivered as well); run the replay again to continue.\n", rep.Interrupted, rep.Queue)
 	}

@@ -137,3 +137,28 @@ func TestWriteReplayJSON(t *testing.T) {
 	}
 	golden(t, "replay.json", buf.Bytes())
 }
+
+// A replay on a queue with delayed retry says that the messages it left
+// wait before they can be read again, and an empty read with messages on
+// hold is not "empty".
+func TestWriteReplayTextDelayedRetry(t *testing.T) {
+	t.Parallel()
+	rep := &Report{Queue: "w1.dlq", InQueue: 2, Limit: 2, DelayedRetry: "delayed retry type returned, 30s", Delayed: 1}
+	rep.add(Outcome{Index: 1, Action: ActionSkipped, Kind: SkipNoDeath, Reason: "no x-death header"}, nil)
+	rep.add(Outcome{Index: 2, Action: ActionReplayed, Target: &Target{Exchange: "", RoutingKey: "w1", From: FromFlags}}, nil)
+	var buf bytes.Buffer
+	if err := WriteReplayText(&buf, rep, ReplayRender{Vhost: "v"}); err != nil {
+		t.Fatal(err)
+	}
+	want := `The 1 message left in "w1.dlq" went back with a nack and wait for a delayed retry (delayed retry type returned, 30s) before they can be read again (the broker counts 1 held back); run the replay again once it is over.`
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("replay text:\n%s\nwant the line %q", buf.String(), want)
+	}
+	buf.Reset()
+	if err := WriteReplayText(&buf, &Report{Queue: "w1.dlq", Delayed: 6, DelayedRetry: "delayed retry type returned, 30s"}, ReplayRender{Vhost: "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); strings.Contains(got, "empty") || !strings.Contains(got, "6 messages wait for a delayed retry") {
+		t.Errorf("replay of a queue whose messages all wait:\n%s", got)
+	}
+}

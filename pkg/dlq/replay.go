@@ -115,6 +115,10 @@ type Report struct {
 	// confirm timeout, cancelled): every message not replayed is still in
 	// the DLQ, and the one in flight, if any, may be in both.
 	Interrupted error
+	// Delayed and DelayedRetry are as PeekResult's: messages held back for
+	// a delayed retry, set by the caller.
+	Delayed      int
+	DelayedRetry string
 }
 
 func (r *Report) add(o Outcome, progress func(Outcome)) {
