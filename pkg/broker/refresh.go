@@ -32,8 +32,10 @@ const ListQueuesFrom = 5
 type QueueCount struct {
 	Messages, Ready, ReadyBytes, Delayed, DeadLettering, Consumers int64
 	// Segments are a stream's segment files (its retention removes whole
-	// ones, never the one written to).
-	Segments int64
+	// ones, never the one written to), where the broker reports them
+	// (SegmentsKnown: 3.10.8 does not, 4.0.5 and 4.3.6 do).
+	Segments      int64
+	SegmentsKnown bool
 	// Gone: the queue no longer exists.
 	Gone bool
 }
@@ -41,7 +43,8 @@ type QueueCount struct {
 // countOf is the count of a queue's statistics as read.
 func countOf(r activityJSON) QueueCount {
 	return QueueCount{Messages: value(r.Messages), Ready: value(r.Ready), ReadyBytes: value(r.ReadyBytes),
-		Delayed: value(r.Delayed), DeadLettering: value(r.Dlx), Consumers: value(r.Consumers), Segments: value(r.Segments)}
+		Delayed: value(r.Delayed), DeadLettering: value(r.Dlx), Consumers: value(r.Consumers),
+		Segments: value(r.Segments), SegmentsKnown: r.Segments != nil}
 }
 
 // QueueCounts reads the statistics of the named queues of vhost as they

@@ -26,8 +26,10 @@ type retention struct {
 	vhost, stream, by string
 	// key and value are the retention in force after the plan.
 	key, value string
-	// messages and segments are what the stream holds, as read.
+	// messages and segments are what the stream holds, as read; the
+	// broker may not report segments (segmentsKnown).
 	messages, segments int64
+	segmentsKnown      bool
 }
 
 // retentionKeys are a stream's retentions, as policy keys and arguments.
@@ -86,13 +88,18 @@ func ageSeconds(v any) (int64, bool) {
 }
 
 func (r retention) String() string {
-	return fmt.Sprintf("%s: stream %q in vhost %q gets a retention of %s (%s), and it holds %d messages in %d segments: RabbitMQ removes its oldest segments at once, whole, until the rest is within it, and mqctl cannot tell how many that is",
-		r.by, r.stream, r.vhost, r.value, r.key, r.messages, r.segments)
+	holds := fmt.Sprintf("%d messages in %d segments", r.messages, r.segments)
+	if !r.segmentsKnown {
+		holds = fmt.Sprintf("%d messages (this RabbitMQ does not report a stream's segments)", r.messages)
+	}
+	return fmt.Sprintf("%s: stream %q in vhost %q gets a retention of %s (%s), and it holds %s: RabbitMQ removes its oldest segments at once, whole, until the rest is within it, and mqctl cannot tell how many that is",
+		r.by, r.stream, r.vhost, r.value, r.key, holds)
 }
 
 // readRetentionLosses is the retentions of p's policy changes on streams
-// of more than one segment, all refused: only the statistics tell what a
-// stream holds (a passive declare counts nothing of it), and not whether
+// of more than one segment, all refused (on a broker that does not report
+// segments, on streams that hold messages): only the statistics tell what
+// a stream holds (a passive declare counts nothing of it), and not whether
 // the retention removes any of it.
 func (e *Engine) readRetentionLosses(ctx context.Context, p *plan.Plan, cur *topology.Topology, inspect inspectFunc) (refused, told []string, err error) {
 	rs := streamRetentions(p, cur)
@@ -108,8 +115,8 @@ func (e *Engine) readRetentionLosses(ctx context.Context, p *plan.Plan, cur *top
 	}
 	for _, r := range rs {
 		st := counts[r.vhost][r.stream]
-		r.messages, r.segments = st.Messages, st.Segments
-		if r.segments > 1 {
+		r.messages, r.segments, r.segmentsKnown = st.Messages, st.Segments, st.SegmentsKnown
+		if r.segments > 1 || (!r.segmentsKnown && r.messages > 0) {
 			refused = append(refused, r.String())
 		}
 	}
