@@ -43,7 +43,7 @@ var retentionKeys = []struct{ policy, arg string }{
 // the caller to read.
 func streamRetentions(p *plan.Plan, cur *topology.Topology) []retention {
 	var out []retention
-	planEffects(p, cur, true, true, func(e effect) {
+	planEffects(p, cur, effects{onlyPolicies: true, streams: true}, func(e effect) {
 		for _, k := range retentionKeys {
 			after, ok := e.will.QueueArg(e.queue, k.arg)
 			if !ok {

@@ -58,13 +58,25 @@ type effect struct {
 // changes policies (or operator policies), that p leaves in place
 // (effect).
 func policyEffects(p *plan.Plan, cur *topology.Topology, f func(effect)) {
-	planEffects(p, cur, true, false, f)
+	planEffects(p, cur, effects{onlyPolicies: true}, f)
 }
 
-// planEffects calls f for each queue of cur that p leaves in place, in a
-// vhost where p changes anything (onlyPolicies: policies or operator
-// policies): each queue but the streams, or with streams the streams.
-func planEffects(p *plan.Plan, cur *topology.Topology, onlyPolicies, streams bool, f func(effect)) {
+// effects says which queues planEffects visits.
+type effects struct {
+	// onlyPolicies: in the vhosts where the plan changes policies (or
+	// operator policies); otherwise where it changes anything.
+	onlyPolicies bool
+	// streams: the streams alone; otherwise every queue but the streams.
+	streams bool
+	// worth, when set, leaves out, before simulating it, a vhost (as the
+	// broker holds it, before) where it is false.
+	worth func(vhost string, before *topology.Vhost) bool
+}
+
+// planEffects calls f for each queue of cur that p leaves in place, in the
+// vhosts and of the sort which says.
+func planEffects(p *plan.Plan, cur *topology.Topology, which effects, f func(effect)) {
+	onlyPolicies, streams := which.onlyPolicies, which.streams
 	touched := map[string]bool{}
 	changed := map[plan.ObjectRef]bool{}
 	gone := map[plan.ObjectRef]bool{}
@@ -83,6 +95,9 @@ func planEffects(p *plan.Plan, cur *topology.Topology, onlyPolicies, streams boo
 		before := cur.Vhosts[vh]
 		if before == nil {
 			continue // a vhost the plan creates holds no message
+		}
+		if which.worth != nil && !which.worth(vh, before) {
+			continue
 		}
 		one := topology.New()
 		one.Vhosts[vh] = before
