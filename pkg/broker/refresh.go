@@ -51,19 +51,7 @@ func countOf(r activityJSON) QueueCount {
 // are now (QueueCount, Gone for a queue that does not exist): listed in
 // one request from ListQueuesFrom of them, otherwise read one by one.
 func (c *Client) QueueCounts(ctx context.Context, vhost string, names []string) (map[string]QueueCount, error) {
-	rows, err := c.readColumns(ctx, vhost, names, "name,messages,messages_ready,message_bytes_ready,consumers,messages_dlx", len(names) >= ListQueuesFrom)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]QueueCount, len(names))
-	for _, n := range names {
-		r, ok := rows[n]
-		out[n] = QueueCount{Gone: !ok}
-		if ok {
-			out[n] = countOf(r)
-		}
-	}
-	return out, nil
+	return c.counts(ctx, vhost, names, "name,messages,messages_ready,message_bytes_ready,consumers,messages_dlx", len(names) >= ListQueuesFrom)
 }
 
 // StreamCounts reads the statistics of the named streams of vhost
@@ -72,7 +60,13 @@ func (c *Client) QueueCounts(ctx context.Context, vhost string, names []string) 
 // segments out when it asks for columns (measured on 4.3.6), a listing
 // does not.
 func (c *Client) StreamCounts(ctx context.Context, vhost string, names []string) (map[string]QueueCount, error) {
-	rows, err := c.readColumns(ctx, vhost, names, "name,messages,consumers,segments", true)
+	return c.counts(ctx, vhost, names, "name,messages,consumers,segments", true)
+}
+
+// counts reads columns of the named queues of vhost (readColumns) as
+// their QueueCount, Gone for a queue that does not exist.
+func (c *Client) counts(ctx context.Context, vhost string, names []string, columns string, list bool) (map[string]QueueCount, error) {
+	rows, err := c.readColumns(ctx, vhost, names, columns, list)
 	if err != nil {
 		return nil, err
 	}
