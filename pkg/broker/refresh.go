@@ -82,24 +82,29 @@ func (c *Client) counts(ctx context.Context, vhost string, names []string, colum
 }
 
 // ReadyCaughtUp reads the statistics of queue q of vhost until they count
-// at least ready messages ready and its bytes come from a count the queue
-// made since then, within timeout: for a length limit in bytes, which only
-// the statistics count. A queue's statistics lag by up to a collection
-// interval, and its messages and their bytes are collected apart (on
-// 4.3.6, 100 messages just published showed first as their bytes without
-// their count, or as their count beside the bytes of before). A count is
-// the queue's own since the call began when the queue has counted twice
-// since (its reductions changed twice, as CountAfterRefresh reads them),
-// or when it is idle: a classic queue counts one last time as it goes idle
-// (rabbit_amqqueue_process:handle_pre_hibernate/1 at v4.3.5, idle_since)
-// and, used again, counts anew.
-func (c *Client) ReadyCaughtUp(ctx context.Context, vhost, q string, ready int64, timeout time.Duration) (QueueCount, error) {
+// at least ready messages ready and their bytes come from a count the
+// queue made since the call began, within timeout: for a length limit in
+// bytes, which only the statistics count. A queue's statistics lag by up
+// to a collection interval, and its messages and their bytes are collected
+// apart (on 4.3.6, 100 messages just published showed first as their
+// bytes without their count, or as their count beside the bytes of
+// before). A count is the queue's own since the call began when the queue
+// has counted twice since (its reductions changed twice, as
+// CountAfterRefresh reads them), or has gone idle since: a classic queue
+// counts one last time as it goes idle (rabbit_amqqueue_process:
+// handle_pre_hibernate/1 at v4.3.5: a new idle_since) and stops counting
+// until it is used again. A queue idle all along (idle_since, and no new
+// count for quiet, longer than a collection interval: one in use counts
+// at each) is counted as it went idle, which is what it holds.
+func (c *Client) ReadyCaughtUp(ctx context.Context, vhost, q string, ready int64, quiet, timeout time.Duration) (QueueCount, error) {
 	var (
-		last    *int64
-		seen    bool
-		changes int
+		last     *int64
+		idle     string
+		seen     bool
+		changes  int
+		start    = time.Now()
+		deadline = start.Add(timeout)
 	)
-	deadline := time.Now().Add(timeout)
 	for {
 		rows, err := c.readColumns(ctx, vhost, []string{q}, "name,messages,messages_ready,message_bytes_ready,consumers,reductions,idle_since", false)
 		if err != nil {
@@ -109,11 +114,18 @@ func (c *Client) ReadyCaughtUp(ctx context.Context, vhost, q string, ready int64
 		if !ok {
 			return QueueCount{Gone: true}, nil
 		}
-		if seen && !sameValue(last, r.Reductions) {
-			changes++
+		newIdle := false
+		if seen {
+			if !sameValue(last, r.Reductions) {
+				changes++
+			}
+			newIdle = r.IdleSince != "" && r.IdleSince != idle
+		} else {
+			idle = r.IdleSince
 		}
 		seen, last = true, r.Reductions
-		if st := countOf(r); st.Ready >= ready && r.ReadyBytes != nil && (changes >= 2 || r.IdleSince != "") {
+		fresh := changes >= 2 || newIdle || (r.IdleSince != "" && changes == 0 && time.Since(start) >= quiet)
+		if st := countOf(r); st.Ready >= ready && r.ReadyBytes != nil && fresh {
 			return st, nil
 		}
 		if time.Now().After(deadline) {

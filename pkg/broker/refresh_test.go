@@ -218,6 +218,24 @@ func TestReadyCaughtUp(t *testing.T) {
 			reads: 2,
 		},
 		{
+			// The count of before the queue was used again, its bytes
+			// from when it went idle before: not taken.
+			name: "the bytes of an idle queue used again",
+			rows: []string{
+				`"messages_ready":0,"message_bytes_ready":0,"reductions":5,"idle_since":"2026-12-06T05:20:00.000+00:00"`,
+				`"messages_ready":30,"message_bytes_ready":0,"reductions":5,"idle_since":"2026-12-06T05:20:00.000+00:00"`,
+				`"messages_ready":30,"message_bytes_ready":30000,"reductions":8,"idle_since":"2026-12-06T05:22:34.259+00:00"`,
+			},
+			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
+			reads: 3,
+		},
+		{
+			name:  "a queue idle all along",
+			rows:  []string{`"messages_ready":30,"message_bytes_ready":30000,"reductions":5,"idle_since":"2026-12-06T05:20:00.000+00:00"`},
+			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
+			reads: 4, // 300 ms apart, quiet for 900 ms
+		},
+		{
 			name:  "a queue that is gone",
 			rows:  []string{`-`},
 			want:  QueueCount{Gone: true},
@@ -272,7 +290,7 @@ func TestReadyCaughtUp(t *testing.T) {
 			if timeout == 0 {
 				timeout = 10 * time.Second
 			}
-			got, err := c.ReadyCaughtUp(context.Background(), "v", "q", 30, timeout)
+			got, err := c.ReadyCaughtUp(context.Background(), "v", "q", 30, 900*time.Millisecond, timeout)
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), `queue "q" in vhost "v"`) {
 					t.Fatalf("err = %v, want %v naming the queue", err, tc.err)

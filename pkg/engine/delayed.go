@@ -21,6 +21,12 @@ import (
 // RabbitMQ's default intervals are 10 s.
 const refreshTimeout = 30 * time.Second
 
+// statsQuiet is how long a queue's statistics must stay the same, idle,
+// for apply to take them as what the queue holds (broker ReadyCaughtUp):
+// longer than RabbitMQ's default collection interval (5 s), at which a
+// queue in use counts.
+const statsQuiet = 7 * time.Second
+
 // countHidden counts, before an apply deletes or replaces quorum queues
 // that the exact reads found empty and unused, the messages such a queue
 // holds where a passive declare does not see them (holdsHidden): dead
