@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -26,6 +28,7 @@ func checkVhostLimits(p *plan.Plan, live *topology.Live, version rmqversion.Vers
 	changed := map[string]bool{}
 	creates, deletes := map[string]int{}, map[string]int{}
 	loosened := map[string]topology.Args{}
+	written := map[string]int64{} // the max-queues the plan writes
 	for _, c := range p.Changes {
 		changed[c.Vhost] = true
 		switch {
@@ -37,9 +40,28 @@ func checkVhostLimits(p *plan.Plan, live *topology.Live, version rmqversion.Vers
 			if it := plan.Loosened(&c); it != nil {
 				loosened[c.Vhost] = it.Settings
 			}
+			if o, ok := c.After.(plan.ItemObject); ok && o.Item != nil {
+				if n, ok := o.Settings.Int("max-queues"); ok && n >= 0 {
+					written[c.Vhost] = n
+				}
+			}
 		}
 	}
 	var out []rmqversion.Refusal
+	// A limit the plan writes that leaves no room for the next apply's
+	// lock: every apply after it would be refused (above), and RabbitMQ
+	// refuses every queue declaration there (lint MQ304).
+	for _, vh := range slices.Sorted(maps.Keys(written)) {
+		held := 0
+		if v := live.State.Vhosts[vh]; v != nil {
+			held = len(v.Queues)
+		}
+		if after := held - deletes[vh] + creates[vh]; int64(after+1) > written[vh] {
+			out = append(out, rmqversion.Refusal{Vhost: vh, Object: "vhost limits", Key: "max-queues",
+				Reason: fmt.Sprintf("the file limits the vhost to %d queues (max-queues), and it holds %s after the apply: the next apply could not take its lock, a queue of the vhost (mqctl.lock), and RabbitMQ refuses every queue declaration there (queue limit in vhost is reached)", written[vh], queues(after)),
+				Fix:    fmt.Sprintf("raise max-queues in the file to at least %d, with room for the queues applications declare", after+1)})
+		}
+	}
 	vhosts := make([]string, 0, len(changed))
 	for vh := range changed {
 		vhosts = append(vhosts, vh)
