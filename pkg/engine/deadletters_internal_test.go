@@ -144,8 +144,11 @@ func TestStreamRetentions(t *testing.T) {
 	}{
 		{"a size", put("^log$", topology.Args{"max-length-bytes": int64(1000)}), []retention{{vhost: "v", stream: "log", by: `policy "keep"`, key: "max-length-bytes", value: "1000"}}},
 		{"an age", put("^log$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "log", by: `policy "keep"`, key: "max-age", value: "1h"}}},
-		// A stream's own x-max-age wins over a policy's.
-		{"an age below the stream's own", put("^aged$", topology.Args{"max-age": "1h"}), nil},
+		// A policy's retention wins over the stream's own argument
+		// (rabbit_stream_queue policy_precedence/2): a shorter age is a
+		// tighter retention, a longer one looser.
+		{"an age below the stream's own", put("^aged$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "aged", by: `policy "keep"`, key: "max-age", value: "1h"}}},
+		{"an age above the stream's own", put("^aged$", topology.Args{"max-age": "30D"}), nil},
 		{"a queue is no stream", plan.Change{Action: plan.Create, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", After: plan.PolicyObject{Policy: queuePolicy("keep", "^plain$", topology.Args{"max-length-bytes": int64(1)})}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

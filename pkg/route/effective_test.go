@@ -36,6 +36,15 @@ func TestQueueArgs(t *testing.T) {
 			want: a("x-message-ttl", 1000, "x-max-length", 10, "x-max-length-bytes", 50, "x-expires", 9000),
 		},
 		{
+			// rabbit_stream_queue policy_precedence/2: a policy's
+			// retention and segment size beat the stream's arguments.
+			name: "a stream takes its policy's retention over its own",
+			b: vhost().typed("log", topology.QueueStream, "x-max-age", "7D", "x-max-length-bytes", 1000, "x-stream-max-segment-size-bytes", 500).
+				policy("p", "^log$", "queues", 0, "max-age", "10s", "max-length-bytes", 5000, "stream-max-segment-size-bytes", 100),
+			q:    "log",
+			want: a("x-max-age", "10s", "x-max-length-bytes", 5000, "x-stream-max-segment-size-bytes", 100),
+		},
+		{
 			name: "operator policy combines with policy and argument by min",
 			b: vhost().q("orders", "x-max-length", 500).
 				policy("p", "orders", "queues", 0, "message-ttl", 60000, "max-length", 100, "dead-letter-exchange", "dlx").
