@@ -36,6 +36,9 @@ type QueueCount struct {
 	// (SegmentsKnown: 3.10.8 does not, 4.0.5 and 4.3.6 do).
 	Segments      int64
 	SegmentsKnown bool
+	// FirstTimestamp is the time of a stream's oldest message (ms since
+	// the epoch; 0 when not known).
+	FirstTimestamp int64
 	// Gone: the queue no longer exists.
 	Gone bool
 }
@@ -44,7 +47,7 @@ type QueueCount struct {
 func countOf(r activityJSON) QueueCount {
 	return QueueCount{Messages: value(r.Messages), Ready: value(r.Ready), ReadyBytes: value(r.ReadyBytes),
 		Delayed: value(r.Delayed), DeadLettering: value(r.Dlx), Consumers: value(r.Consumers),
-		Segments: value(r.Segments), SegmentsKnown: r.Segments != nil}
+		Segments: value(r.Segments), SegmentsKnown: r.Segments != nil, FirstTimestamp: value(r.FirstTimestamp)}
 }
 
 // QueueCounts reads the statistics of the named queues of vhost as they
@@ -60,7 +63,7 @@ func (c *Client) QueueCounts(ctx context.Context, vhost string, names []string) 
 // segments out when it asks for columns (measured on 4.3.6), a listing
 // does not.
 func (c *Client) StreamCounts(ctx context.Context, vhost string, names []string) (map[string]QueueCount, error) {
-	return c.counts(ctx, vhost, names, "name,messages,consumers,segments", true)
+	return c.counts(ctx, vhost, names, "name,messages,consumers,segments,first_timestamp", true)
 }
 
 // counts reads columns of the named queues of vhost (readColumns) as

@@ -62,8 +62,10 @@ type activityJSON struct {
 	// bytes counts them).
 	ReadyBytes *int64 `json:"message_bytes_ready"`
 	Consumers  *int64 `json:"consumers"`
-	// Segments are a stream's segment files.
-	Segments *int64 `json:"segments"`
+	// Segments are a stream's segment files, FirstTimestamp the time (ms
+	// since the epoch, 0 when not known) of its oldest message.
+	Segments       *int64 `json:"segments"`
+	FirstTimestamp *int64 `json:"first_timestamp"`
 	// IdleSince is set by the count a classic queue makes as it goes idle
 	// (and stops counting until it is used again).
 	IdleSince string `json:"idle_since"`

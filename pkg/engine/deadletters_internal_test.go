@@ -2,6 +2,7 @@ package engine
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -142,12 +143,12 @@ func TestStreamRetentions(t *testing.T) {
 		change plan.Change
 		want   []retention
 	}{
-		{"a size", put("^log$", topology.Args{"max-length-bytes": int64(1000)}), []retention{{vhost: "v", stream: "log", by: `policy "keep"`, key: "max-length-bytes", value: "1000"}}},
-		{"an age", put("^log$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "log", by: `policy "keep"`, key: "max-age", value: "1h"}}},
+		{"a size", put("^log$", topology.Args{"max-length-bytes": int64(1000)}), []retention{{vhost: "v", stream: "log", by: `policy "keep"`, key: "max-length-bytes", value: "1000", segment: defaultSegment}}},
+		{"an age", put("^log$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "log", by: `policy "keep"`, key: "max-age", value: "1h", segment: defaultSegment}}},
 		// A policy's retention wins over the stream's own argument
 		// (rabbit_stream_queue policy_precedence/2): a shorter age is a
 		// tighter retention, a longer one looser.
-		{"an age below the stream's own", put("^aged$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "aged", by: `policy "keep"`, key: "max-age", value: "1h"}}},
+		{"an age below the stream's own", put("^aged$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "aged", by: `policy "keep"`, key: "max-age", value: "1h", segment: defaultSegment}}},
 		{"an age above the stream's own", put("^aged$", topology.Args{"max-age": "30D"}), nil},
 		{"a queue is no stream", plan.Change{Action: plan.Create, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", After: plan.PolicyObject{Policy: queuePolicy("keep", "^plain$", topology.Args{"max-length-bytes": int64(1)})}}, nil},
 	} {
@@ -164,6 +165,30 @@ func TestStreamRetentions(t *testing.T) {
 	}{{"1h", "7D", true}, {"7D", "1h", false}, {"1Y", "12M", false}, {"60s", "1m", false}, {"bogus", "1h", true}} {
 		if got := tighter("x-max-age", tc.a, tc.b); got != tc.want {
 			t.Errorf("tighter(%v, %v) = %v", tc.a, tc.b, got)
+		}
+	}
+}
+
+// TestRetentionKeepsAll: a retention surely removes nothing when its size
+// is at least what the stream's segments can hold, or its age longer than
+// the oldest message's.
+func TestRetentionKeepsAll(t *testing.T) {
+	now := time.UnixMilli(1_800_000_000_000)
+	for _, tc := range []struct {
+		r     retention
+		first int64
+		want  bool
+	}{
+		{retention{key: "max-length-bytes", value: "10000000000", segment: 50000, segments: 4, segmentsKnown: true}, 0, true},
+		{retention{key: "max-length-bytes", value: "100000", segment: 50000, segments: 4, segmentsKnown: true}, 0, false},
+		{retention{key: "max-length-bytes", value: "10000000000", segment: 50000}, 0, false}, // segments not reported
+		{retention{key: "max-age", value: "1h", segments: 4, segmentsKnown: true}, now.Add(-10 * time.Minute).UnixMilli(), true},
+		{retention{key: "max-age", value: "1h", segments: 4, segmentsKnown: true}, now.Add(-2 * time.Hour).UnixMilli(), false},
+		{retention{key: "max-age", value: "1h", segments: 4, segmentsKnown: true}, 0, false}, // oldest not known
+		{retention{key: "max-age", value: "10m", segments: 4, segmentsKnown: true}, now.Add(-9*time.Minute - 30*time.Second).UnixMilli(), false}, // within the leeway
+	} {
+		if got := tc.r.keepsAll(tc.first, now); got != tc.want {
+			t.Errorf("%+v, oldest %d: keepsAll = %v, want %v", tc.r, tc.first, got, tc.want)
 		}
 	}
 }

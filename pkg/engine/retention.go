@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -24,13 +25,19 @@ import (
 // them is not known.
 type retention struct {
 	vhost, stream, by string
-	// key and value are the retention in force after the plan.
+	// key and value are the retention in force after the plan; segment
+	// the stream's largest segment (x-stream-max-segment-size-bytes).
 	key, value string
+	segment    int64
 	// messages and segments are what the stream holds, as read; the
 	// broker may not report segments (segmentsKnown).
 	messages, segments int64
 	segmentsKnown      bool
 }
+
+// defaultSegment is a stream segment's largest size, where neither the
+// stream nor a policy gives one (rabbit_stream_queue at v4.3.5: 500 MB).
+const defaultSegment = 500_000_000
 
 // retentionKeys are a stream's retentions, as policy keys and arguments.
 var retentionKeys = []struct{ policy, arg string }{
@@ -52,7 +59,11 @@ func streamRetentions(p *plan.Plan, cur *topology.Topology) []retention {
 			if before, had := e.was.QueueArg(e.queue, k.arg); had && !tighter(k.arg, after, before) {
 				continue
 			}
-			out = append(out, retention{vhost: e.vhost, stream: e.queue, by: e.by, key: k.policy, value: fmt.Sprint(after)})
+			segment, ok := intArg(e.will, e.queue, "x-stream-max-segment-size-bytes")
+			if !ok {
+				segment = defaultSegment
+			}
+			out = append(out, retention{vhost: e.vhost, stream: e.queue, by: e.by, key: k.policy, value: fmt.Sprint(after), segment: segment})
 		}
 	})
 	return out
@@ -87,6 +98,23 @@ func ageSeconds(v any) (int64, bool) {
 	return n * unit, true
 }
 
+// keepsAll reports whether r surely removes nothing of what its stream
+// holds: a size of at least all its segments could hold (each at most
+// r.segment bytes), or an age longer than its oldest message's (first, ms
+// since the epoch, from its statistics; a minute's leeway for the clocks
+// of broker and mqctl), at now.
+func (r retention) keepsAll(first int64, now time.Time) bool {
+	switch r.key {
+	case "max-length-bytes":
+		limit, err := strconv.ParseInt(r.value, 10, 64)
+		return err == nil && r.segmentsKnown && r.segments*r.segment <= limit
+	case "max-age":
+		age, ok := ageSeconds(r.value)
+		return ok && first > 0 && first+age*1000 > now.Add(time.Minute).UnixMilli()
+	}
+	return false
+}
+
 func (r retention) String() string {
 	holds := fmt.Sprintf("%d messages in %d segments", r.messages, r.segments)
 	if !r.segmentsKnown {
@@ -116,7 +144,7 @@ func (e *Engine) readRetentionLosses(ctx context.Context, p *plan.Plan, cur *top
 	for _, r := range rs {
 		st := counts[r.vhost][r.stream]
 		r.messages, r.segments, r.segmentsKnown = st.Messages, st.Segments, st.SegmentsKnown
-		if r.segments > 1 || (!r.segmentsKnown && r.messages > 0) {
+		if (r.segments > 1 || (!r.segmentsKnown && r.messages > 0)) && !r.keepsAll(st.FirstTimestamp, time.Now()) {
 			refused = append(refused, r.String())
 		}
 	}
