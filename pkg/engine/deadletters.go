@@ -79,7 +79,11 @@ func routesSomething(v *topology.Vhost, x string) bool {
 // 0 after the policy change).
 type ending struct {
 	vhost, queue, by string
-	held             int64
+	// between: it dead-letters at least once after the plan, but not
+	// while the apply runs (a policy deleted before the one that takes
+	// its place is written: a policy renamed).
+	between bool
+	held    int64
 }
 
 // atLeastOnceEndings lists the queues of cur that p's policy changes make
@@ -87,17 +91,27 @@ type ending struct {
 // caller to read.
 func atLeastOnceEndings(p *plan.Plan, cur *topology.Topology) []ending {
 	var out []ending
-	policyEffects(p, cur, func(e effect) {
-		if e.was.AtLeastOnce(e.queue) && !e.will.AtLeastOnce(e.queue) {
+	planEffects(p, cur, effects{onlyPolicies: true, between: true}, func(e effect) {
+		if !e.was.AtLeastOnce(e.queue) {
+			return
+		}
+		switch {
+		case !e.will.AtLeastOnce(e.queue):
 			out = append(out, ending{vhost: e.vhost, queue: e.queue, by: e.by})
+		case !e.between.AtLeastOnce(e.queue):
+			out = append(out, ending{vhost: e.vhost, queue: e.queue, by: e.by, between: true})
 		}
 	})
 	return out
 }
 
 func (x ending) String() string {
-	return fmt.Sprintf("%s: quorum queue %q in vhost %q no longer dead-letters at least once (dead-letter-strategy at-least-once, with a dead-letter exchange and overflow reject-publish), and it holds %d dead letters its dead-letter exchange has not taken: RabbitMQ deletes them at once",
-		x.by, x.queue, x.vhost, x.held)
+	when := "no longer dead-letters at least once"
+	if x.between {
+		when = "does not dead-letter at least once while the apply runs: apply deletes the policies it takes them from before it writes the ones that give them back (a policy renamed), and the queue"
+	}
+	return fmt.Sprintf("%s: quorum queue %q in vhost %q %s (dead-letter-strategy at-least-once, with a dead-letter exchange and overflow reject-publish), and it holds %d dead letters its dead-letter exchange has not taken: RabbitMQ deletes them at once",
+		x.by, x.queue, x.vhost, when, x.held)
 }
 
 // readEndingLosses is the endings of p's policy changes that hold dead

@@ -48,18 +48,31 @@ func update(p *topology.Policy, def topology.Args) plan.Change {
 // conditions; a new dead-letter exchange keeps it.
 func TestAtLeastOnceEndings(t *testing.T) {
 	alo := deadLetterVhost().Vhosts["v"].Policies["alo"]
+	renamed := *alo
+	renamed.Name = "alo2"
 	for _, tc := range []struct {
-		name   string
-		change plan.Change
-		want   []ending
+		name    string
+		change  plan.Change
+		changes []plan.Change
+		want    []ending
 	}{
-		{"the strategy taken away", update(alo, topology.Args{"dead-letter-exchange": "void", "overflow": "reject-publish"}), []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
-		{"overflow drop-head", update(alo, topology.Args{"dead-letter-exchange": "void", "dead-letter-strategy": "at-least-once", "overflow": "drop-head"}), []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
-		{"the policy deleted", plan.Change{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "alo", Before: plan.PolicyObject{Policy: alo}}, []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
-		{"another dead-letter exchange", update(alo, topology.Args{"dead-letter-exchange": "dlx", "dead-letter-strategy": "at-least-once", "overflow": "reject-publish"}), nil},
+		// Apply deletes policies first and writes them last: between the
+		// two the queue has neither.
+		{name: "the policy renamed", changes: []plan.Change{
+			{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "alo", Before: plan.PolicyObject{Policy: alo}},
+			putPolicy(plan.KindPolicy, &renamed),
+		}, want: []ending{{vhost: "v", queue: "alo", by: `policy "alo2" and policy "alo"`, between: true}}},
+		{name: "the strategy taken away", change: update(alo, topology.Args{"dead-letter-exchange": "void", "overflow": "reject-publish"}), want: []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
+		{name: "overflow drop-head", change: update(alo, topology.Args{"dead-letter-exchange": "void", "dead-letter-strategy": "at-least-once", "overflow": "drop-head"}), want: []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
+		{name: "the policy deleted", change: plan.Change{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "alo", Before: plan.PolicyObject{Policy: alo}}, want: []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
+		{name: "another dead-letter exchange", change: update(alo, topology.Args{"dead-letter-exchange": "dlx", "dead-letter-strategy": "at-least-once", "overflow": "reject-publish"}), want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := atLeastOnceEndings(&plan.Plan{Changes: []plan.Change{tc.change}}, deadLetterVhost())
+			changes := tc.changes
+			if changes == nil {
+				changes = []plan.Change{tc.change}
+			}
+			got := atLeastOnceEndings(&plan.Plan{Changes: changes}, deadLetterVhost())
 			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(ending{})); d != "" {
 				t.Errorf("endings (-want +got):\n%s", d)
 			}
@@ -149,8 +162,8 @@ func TestStreamRetentions(t *testing.T) {
 		// (rabbit_stream_queue policy_precedence/2): a shorter age is a
 		// tighter retention, a longer one looser.
 		{"an age below the stream's own", put("^aged$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "aged", by: `policy "keep"`, key: "max-age", value: "1h", segment: defaultSegment}}},
-		{"an age above the stream's own", put("^aged$", topology.Args{"max-age": "30D"}), nil},
-		{"a queue is no stream", plan.Change{Action: plan.Create, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", After: plan.PolicyObject{Policy: queuePolicy("keep", "^plain$", topology.Args{"max-length-bytes": int64(1)})}}, nil},
+		{name: "an age above the stream's own", change: put("^aged$", topology.Args{"max-age": "30D"}), want: nil},
+		{name: "a queue is no stream", change: plan.Change{Action: plan.Create, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", After: plan.PolicyObject{Policy: queuePolicy("keep", "^plain$", topology.Args{"max-length-bytes": int64(1)})}}, want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := streamRetentions(&plan.Plan{Changes: []plan.Change{tc.change}}, cur())
@@ -184,7 +197,7 @@ func TestRetentionKeepsAll(t *testing.T) {
 		{retention{key: "max-length-bytes", value: "10000000000", segment: 50000}, 0, false}, // segments not reported
 		{retention{key: "max-age", value: "1h", segments: 4, segmentsKnown: true}, now.Add(-10 * time.Minute).UnixMilli(), true},
 		{retention{key: "max-age", value: "1h", segments: 4, segmentsKnown: true}, now.Add(-2 * time.Hour).UnixMilli(), false},
-		{retention{key: "max-age", value: "1h", segments: 4, segmentsKnown: true}, 0, false}, // oldest not known
+		{retention{key: "max-age", value: "1h", segments: 4, segmentsKnown: true}, 0, false},                                                     // oldest not known
 		{retention{key: "max-age", value: "10m", segments: 4, segmentsKnown: true}, now.Add(-9*time.Minute - 30*time.Second).UnixMilli(), false}, // within the leeway
 	} {
 		if got := tc.r.keepsAll(tc.first, now); got != tc.want {

@@ -38,7 +38,7 @@ type policyLoss struct {
 var policyLosses = []policyLoss{
 	{what: "whether the plan's length limits drop messages that queues hold", fix: "Drain the queue below the limit first, raise the limit, or give the queue a dead-letter exchange that routes its dead letters to a queue", read: (*Engine).readTrimLosses},
 	{what: "whether the plan's queue expiries delete queues that hold messages", fix: "Attach a consumer or drain the queue first, or raise the expiry", read: (*Engine).readExpiryLosses},
-	{what: "whether the plan ends at-least-once dead-lettering in quorum queues that hold dead letters", fix: "Bind a queue to the dead-letter exchange for those dead letters first (the queue then hands them over), or keep the queue's at-least-once settings", read: (*Engine).readEndingLosses},
+	{what: "whether the plan ends at-least-once dead-lettering in quorum queues that hold dead letters", fix: "Bind a queue to the dead-letter exchange for those dead letters first (the queue then hands them over), or keep the queue's at-least-once settings; to rename a policy, add the new one in an apply of its own (with a higher priority), then remove the old one", read: (*Engine).readEndingLosses},
 	{what: "whether the plan drops messages as they expire from queues that hold them", fix: "Let the queue empty first (or move its messages, e.g. with a shovel), or keep where its expired messages go until it is empty", read: (*Engine).readExpiringLosses},
 	{what: "whether the plan's stream retentions remove what streams hold", fix: "Keep the stream's retention as it was, or raise the new one to what the stream must keep", read: (*Engine).readRetentionLosses},
 }

@@ -52,6 +52,10 @@ type effect struct {
 	before, after *topology.Vhost
 	was, will     *route.Simulator
 	by            string
+	// between simulates the vhost while the apply runs, when which asked
+	// for it (effects.between): its deletes of policies made, its writes
+	// of policies not yet (they fall in the first and the last phases).
+	between *route.Simulator
 }
 
 // policyEffects calls f for each queue of cur, in a vhost where p
@@ -71,6 +75,9 @@ type effects struct {
 	// worth, when set, leaves out, before simulating it, a vhost (as the
 	// broker holds it, before) where it is false.
 	worth func(vhost string, before *topology.Vhost) bool
+	// between: simulate each vhost while the apply runs too
+	// (effect.between).
+	between bool
 }
 
 // planEffects calls f for each queue of cur that p leaves in place, in the
@@ -106,13 +113,30 @@ func planEffects(p *plan.Plan, cur *topology.Topology, which effects, f func(eff
 			continue
 		}
 		was, will := route.New(before), route.New(after)
+		var between *route.Simulator
+		if which.between {
+			between = route.New(policyDeletes(p).Project(one).Vhosts[vh])
+		}
 		for _, q := range slices.Sorted(maps.Keys(before.Queues)) {
 			if after.Queues[q] == nil || gone[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] || (before.Queues[q].Type == topology.QueueStream) != streams {
 				continue
 			}
-			f(effect{vhost: vh, queue: q, before: before, after: after, was: was, will: will, by: changedPolicies(changed, vh, q, will, was)})
+			f(effect{vhost: vh, queue: q, before: before, after: after, was: was, will: will, between: between, by: changedPolicies(changed, vh, q, will, was)})
 		}
 	}
+}
+
+// policyDeletes is the plan of p's deletes of policies and operator
+// policies alone: what apply has done of p when it writes policies (apply
+// deletes them in the first phase and writes them in the last).
+func policyDeletes(p *plan.Plan) *plan.Plan {
+	out := &plan.Plan{}
+	for _, c := range p.Changes {
+		if c.Action == plan.Delete && slices.Contains(kind.PolicyKinds(), c.Kind) {
+			out.Changes = append(out.Changes, c)
+		}
+	}
+	return out
 }
 
 // limitTrims lists the queues of cur that the policy changes of p give a
