@@ -42,7 +42,7 @@ func WritePeekText(w io.Writer, res *PeekResult, o PeekRender) error {
 	n := len(res.Messages)
 	switch {
 	case res.InQueue == 0 && res.Delayed > 0:
-		fmt.Fprintf(&b, "Queue %q (vhost %q) has no message ready to read: %s wait for a delayed retry (%s); peek again once it is over.\n", res.Queue, o.Vhost, plural(res.Delayed, "message"), res.DelayedRetry)
+		fmt.Fprintf(&b, "Queue %q (vhost %q) has no message ready to read: %s for a delayed retry (%s); peek again once it is over.\n", res.Queue, o.Vhost, waiting(res.Delayed), res.DelayedRetry)
 	case res.InQueue == 0:
 		fmt.Fprintf(&b, "Queue %q (vhost %q) is empty.\n", res.Queue, o.Vhost)
 	case n == 0:
@@ -455,7 +455,7 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 	}
 	switch {
 	case rep.InQueue == 0 && rep.Delayed > 0:
-		fmt.Fprintf(&b, "Queue %q (vhost %q) has no message ready to replay: %s wait for a delayed retry (%s); run the replay again once it is over.\n", rep.Queue, o.Vhost, plural(rep.Delayed, "message"), rep.DelayedRetry)
+		fmt.Fprintf(&b, "Queue %q (vhost %q) has no message ready to replay: %s for a delayed retry (%s); run the replay again once it is over.\n", rep.Queue, o.Vhost, waiting(rep.Delayed), rep.DelayedRetry)
 	case rep.InQueue == 0:
 		fmt.Fprintf(&b, "Queue %q (vhost %q) is empty: nothing to replay.\n", rep.Queue, o.Vhost)
 	case rep.Limit < rep.InQueue:
@@ -497,7 +497,11 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 	writeDestinations(&b, rep)
 	b.WriteString(summaryLine(rep) + "\n")
 	if rep.InQueue > 0 && rep.DelayedRetry != "" && rep.Skipped+rep.Failed > 0 {
-		fmt.Fprintf(&b, "The %s left in %q went back with a nack and wait for a delayed retry (%s) before they can be read again", plural(rep.Skipped+rep.Failed, "message"), rep.Queue, rep.DelayedRetry)
+		left, verb, pronoun := "message", "waits", "it"
+		if n := rep.Skipped + rep.Failed; n > 1 {
+			left, verb, pronoun = fmt.Sprintf("%d messages", n), "wait", "they"
+		}
+		fmt.Fprintf(&b, "The %s left in %q went back with a nack and %s for a delayed retry (%s) before %s can be read again", left, rep.Queue, verb, rep.DelayedRetry, pronoun)
 		if rep.Delayed > 0 {
 			fmt.Fprintf(&b, " (the broker counts %d held back)", rep.Delayed)
 		}
@@ -670,6 +674,14 @@ func WriteReplayJSON(w io.Writer, rep *Report, o ReplayRender) error {
 		doc.Interrupted = rep.Interrupted.Error()
 	}
 	return writeJSON(w, doc)
+}
+
+// waiting is "1 message waits" or "N messages wait".
+func waiting(n int) string {
+	if n == 1 {
+		return "1 message waits"
+	}
+	return plural(n, "message") + " wait"
 }
 
 func plural(n int, word string) string {

@@ -143,22 +143,54 @@ func TestWriteReplayJSON(t *testing.T) {
 // hold is not "empty".
 func TestWriteReplayTextDelayedRetry(t *testing.T) {
 	t.Parallel()
-	rep := &Report{Queue: "w1.dlq", InQueue: 2, Limit: 2, DelayedRetry: "delayed retry type returned, 30s", Delayed: 1}
-	rep.add(Outcome{Index: 1, Action: ActionSkipped, Kind: SkipNoDeath, Reason: "no x-death header"}, nil)
-	rep.add(Outcome{Index: 2, Action: ActionReplayed, Target: &Target{Exchange: "", RoutingKey: "w1", From: FromFlags}}, nil)
-	var buf bytes.Buffer
-	if err := WriteReplayText(&buf, rep, ReplayRender{Vhost: "v"}); err != nil {
-		t.Fatal(err)
+	const retry = "delayed retry type returned, 30s"
+	tests := []struct {
+		name string
+		rep  *Report
+		want string
+	}{
+		{"one message left", func() *Report {
+			rep := &Report{Queue: "w1.dlq", InQueue: 2, Limit: 2, DelayedRetry: retry, Delayed: 1}
+			rep.add(Outcome{Index: 1, Action: ActionSkipped, Kind: SkipNoDeath, Reason: "no x-death header"}, nil)
+			rep.add(Outcome{Index: 2, Action: ActionReplayed, Target: &Target{Exchange: "", RoutingKey: "w1", From: FromFlags}}, nil)
+			return rep
+		}(), `The message left in "w1.dlq" went back with a nack and waits for a delayed retry (delayed retry type returned, 30s) before it can be read again (the broker counts 1 held back); run the replay again once it is over.`},
+		{"two messages left", func() *Report {
+			rep := &Report{Queue: "w1.dlq", InQueue: 2, Limit: 2, DelayedRetry: retry, Delayed: 2}
+			rep.add(Outcome{Index: 1, Action: ActionSkipped, Kind: SkipNoDeath, Reason: "no x-death header"}, nil)
+			rep.add(Outcome{Index: 2, Action: ActionFailed, Kind: FailUnroutable, Reason: "unroutable"}, nil)
+			return rep
+		}(), `The 2 messages left in "w1.dlq" went back with a nack and wait for a delayed retry (delayed retry type returned, 30s) before they can be read again (the broker counts 2 held back); run the replay again once it is over.`},
+		{"all six wait", &Report{Queue: "w1.dlq", Delayed: 6, DelayedRetry: retry},
+			`Queue "w1.dlq" (vhost "v") has no message ready to replay: 6 messages wait for a delayed retry (delayed retry type returned, 30s); run the replay again once it is over.`},
+		{"the one waits", &Report{Queue: "w1.dlq", Delayed: 1, DelayedRetry: retry},
+			`Queue "w1.dlq" (vhost "v") has no message ready to replay: 1 message waits for a delayed retry (delayed retry type returned, 30s); run the replay again once it is over.`},
 	}
-	want := `The 1 message left in "w1.dlq" went back with a nack and wait for a delayed retry (delayed retry type returned, 30s) before they can be read again (the broker counts 1 held back); run the replay again once it is over.`
-	if !strings.Contains(buf.String(), want) {
-		t.Errorf("replay text:\n%s\nwant the line %q", buf.String(), want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteReplayText(&buf, tt.rep, ReplayRender{Vhost: "v"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := buf.String(); !strings.Contains(got, tt.want) || strings.Contains(got, "empty") {
+				t.Errorf("replay text:\n%s\nwant the line %q", got, tt.want)
+			}
+		})
 	}
-	buf.Reset()
-	if err := WriteReplayText(&buf, &Report{Queue: "w1.dlq", Delayed: 6, DelayedRetry: "delayed retry type returned, 30s"}, ReplayRender{Vhost: "v"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := buf.String(); strings.Contains(got, "empty") || !strings.Contains(got, "6 messages wait for a delayed retry") {
-		t.Errorf("replay of a queue whose messages all wait:\n%s", got)
+}
+
+func TestWritePeekTextDelayedRetry(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{
+		1: `has no message ready to read: 1 message waits for a delayed retry (delayed retry type returned, 30s); peek again once it is over.`,
+		3: `has no message ready to read: 3 messages wait for a delayed retry (delayed retry type returned, 30s); peek again once it is over.`,
+	} {
+		var buf bytes.Buffer
+		if err := WritePeekText(&buf, &PeekResult{Queue: "w1.dlq", Delayed: n, DelayedRetry: "delayed retry type returned, 30s"}, PeekRender{Vhost: "v"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := buf.String(); !strings.Contains(got, want) {
+			t.Errorf("peek text for %d waiting:\n%s\nwant %q", n, got, want)
+		}
 	}
 }
