@@ -28,7 +28,11 @@ func newDLQCmd(g *globals) *cobra.Command {
 		Short: "Inspect dead letters and replay them to where they came from",
 		Long: `dlq works on one dead-letter queue of one vhost (--vhost; default: the file's
 only vhost when a file is given or ./topology.yaml exists, else "/"). The queue
-need not be declared in the file.
+need not be declared in the file. It reads the queue with basic.get, so a
+stream (which refuses basic.get, and keeps its messages for consumers that
+read it from an offset) is refused before anything is read: read a stream
+with a stream consumer, and keep dead letters for replay in a classic or
+quorum queue.
 
   mqctl dlq peek QUEUE      show dead letters without removing them
   mqctl dlq replay QUEUE    republish them where they came from, confirmed`,
@@ -78,6 +82,9 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 				return err
 			}
 			defer s.close()
+			if err := s.refuseStream(cmd.Context(), args[0]); err != nil {
+				return err
+			}
 			if !allowHold {
 				if err := s.refuseDelayedRead(args[0], "peek"); err != nil {
 					return err
@@ -212,6 +219,9 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 		return err
 	}
 	defer s.close()
+	if err := s.refuseStream(cmd.Context(), queue); err != nil {
+		return err
+	}
 	hold, holds := s.delayedRetry(queue)
 	switch {
 	case holds && o.dryRun && !o.allowHold:
@@ -354,6 +364,28 @@ func (s *dlqSession) refuseDelayedRead(queue, what string) error {
 	}
 	return fmt.Errorf("%q is a quorum queue with %s: the messages %s reads go back to it with a nack, and the broker holds each back for at least %s, out of order and out of reach of peek and replay until then; replay without reading first (mqctl dlq replay %s), or pass --allow-delayed-retry to go ahead",
 		queue, describeDelay(d), what, time.Duration(d.MinMS)*time.Millisecond, queue)
+}
+
+// refuseStream refuses, before anything is read, a queue that is a
+// stream (dlq.StreamError): its type from the vhost's definitions, or,
+// when those could not be read, from the queue itself. A queue whose type
+// cannot be told is read: a stream's refusal of basic.get is turned into
+// the same error then.
+func (s *dlqSession) refuseStream(ctx context.Context, queue string) error {
+	typ := ""
+	if s.live != nil {
+		if q := s.live.Queues[queue]; q != nil {
+			typ = q.Type
+		}
+	} else if s.client != nil {
+		if q, err := s.client.GetQueue(ctx, s.vhost, queue); err == nil {
+			typ = q.Type
+		}
+	}
+	if typ != topology.QueueStream {
+		return nil
+	}
+	return fmt.Errorf("vhost %q: %w", s.vhost, &dlq.StreamError{Queue: queue})
 }
 
 func (s *dlqSession) close() {

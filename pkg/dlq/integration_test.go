@@ -990,3 +990,26 @@ func TestQuorumDeliveryLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamDLQRefused: a stream refuses basic.get (540 NOT_IMPLEMENTED,
+// closing the channel). Peek and Replay, asked to read one without being
+// told its type, say it is a stream (StreamError) instead of passing the
+// broker's exception on, and Replay reports no interrupted run to retry:
+// nothing was taken, and the stream keeps every message.
+func TestStreamDLQRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixtureDLQ(t, amqp.Table{"x-queue-type": "stream"})
+	f.deadLetter(seq("s", 2), nil)
+	var se *dlq.StreamError
+	_, err := dlq.Peek(context.Background(), f.dial(), "work.dlq", 10)
+	if !errors.As(err, &se) || se.Queue != "work.dlq" {
+		t.Errorf("peek of a stream: %v, want a StreamError for work.dlq", err)
+	}
+	rep, err := dlq.Replay(context.Background(), f.dial(), dlq.ReplayOptions{Queue: "work.dlq", User: f.b.Username})
+	if !errors.As(err, &se) || rep != nil {
+		t.Errorf("replay of a stream: report %+v, error %v; want no report and a StreamError", rep, err)
+	}
+	if n := f.depth("work.dlq"); n != 2 {
+		t.Errorf("the stream holds %d messages after peek and replay, want 2", n)
+	}
+}

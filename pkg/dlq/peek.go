@@ -34,7 +34,8 @@ type PeekResult struct {
 // queue with one basic.nack (requeue), which puts them back in their
 // places, in order. The broker marks them redelivered; before RabbitMQ 4.3
 // a quorum queue also counts the return as a delivery attempt (see
-// DeliveryLimit), 4.3 counts a nack with requeue as none.
+// DeliveryLimit), 4.3 counts a nack with requeue as none. A stream, which
+// refuses basic.get, is a StreamError.
 func Peek(ctx context.Context, conn *amqp.Connection, queue string, limit int) (*PeekResult, error) {
 	if limit <= 0 {
 		limit = DefaultPeekLimit
@@ -56,6 +57,9 @@ func Peek(ctx context.Context, conn *amqp.Connection, queue string, limit int) (
 		}
 		d, ok, err := ch.Get(queue, false)
 		if err != nil {
+			if se := streamGetError(queue, err); se != nil {
+				return nil, se
+			}
 			return nil, fmt.Errorf("read message %d of %q: %w", i, queue, err)
 		}
 		if !ok {

@@ -157,7 +157,8 @@ func (r *Report) add(o Outcome, progress func(Outcome)) {
 // flight (its confirm, then its ack) and stops, leaving no duplicate.
 //
 // The error is for a replay that could not start (no such queue, no
-// channel); once it runs, problems are in the report (Interrupted).
+// channel, a stream: StreamError); once it runs, problems are in the
+// report (Interrupted).
 func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Report, error) {
 	if opts.ConfirmTimeout <= 0 {
 		opts.ConfirmTimeout = DefaultConfirmTimeout
@@ -200,6 +201,9 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 		}
 		d, ok, err := ch.Get(opts.Queue, false)
 		if err != nil {
+			if se := streamGetError(opts.Queue, err); se != nil && i == 1 {
+				return nil, se // nothing was taken: the replay could not start
+			}
 			rep.Interrupted = fmt.Errorf("take the next message from %q: %w", opts.Queue, err)
 			break
 		}
