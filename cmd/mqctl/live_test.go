@@ -49,10 +49,10 @@ import (
 //	rmq gone FILE REGEXP  FILE (or stdout, stderr) names a vhost, REGEXP's first
 //	                      group, and the broker no longer has it (a throwaway
 //	                      vhost a command made and deleted).
-//	rmq publish [-id ID] EXCHANGE KEY BODY [N]
+//	rmq publish [-id ID] [-expiration MS] EXCHANGE KEY BODY [N]
 //	                      publish the message (N times: default 1; with message id
-//	                      ID) to $VHOST over AMQP on one channel, each confirmed
-//	                      before the next.
+//	                      ID; with per-message TTL MS) to $VHOST over AMQP on one
+//	                      channel, each confirmed before the next.
 //	rmq reject QUEUE N    get N messages from QUEUE of $VHOST and reject each
 //	                      without requeueing it: dead-lettered, as a consumer's
 //	                      rejection does in production.
@@ -65,8 +65,11 @@ import (
 //	                      which lag, count N messages in each QUEUE of $VHOST: what
 //	                      status reads then is settled. QUEUE:FIELD=N waits for
 //	                      the queue's FIELD (messages_delayed, …) instead.
-//	rmq drain QUEUE       take every message from QUEUE of $VHOST (acknowledged)
-//	                      and print each one's message id, a line each, in order.
+//	rmq drain [-expiration] QUEUE
+//	                      take every message from QUEUE of $VHOST (acknowledged)
+//	                      and print each one's message id, a line each, in order;
+//	                      with -expiration, followed by its expiration property
+//	                      ("-" when it has none).
 //	rmq purge QUEUE       purge QUEUE of $VHOST.
 //	rmq consume QUEUE...  a consumer on each QUEUE of $VHOST (prefetch 10, no acks),
 //	                      connected until the script ends; returns once the broker
@@ -234,9 +237,14 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "publish":
 		noNeg(ts, neg, "rmq publish")
-		id := ""
-		if len(args) > 2 && args[0] == "-id" {
-			id, args = args[1], args[2:]
+		id, expiration := "", ""
+		for len(args) > 2 && (args[0] == "-id" || args[0] == "-expiration") {
+			if args[0] == "-id" {
+				id = args[1]
+			} else {
+				expiration = args[1]
+			}
+			args = args[2:]
 		}
 		n := 1
 		if len(args) == 4 {
@@ -244,9 +252,9 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 			n, err = strconv.Atoi(args[3])
 			ts.Check(err)
 		} else if len(args) != 3 {
-			ts.Fatalf("usage: rmq publish [-id ID] EXCHANGE KEY BODY [N]")
+			ts.Fatalf("usage: rmq publish [-id ID] [-expiration MS] EXCHANGE KEY BODY [N]")
 		}
-		ts.Check(l.publish(args[0], args[1], amqp.Publishing{MessageId: id, Body: []byte(args[2])}, n))
+		ts.Check(l.publish(args[0], args[1], amqp.Publishing{MessageId: id, Expiration: expiration, Body: []byte(args[2])}, n))
 	case "reject", "requeue", "wait":
 		noNeg(ts, neg, "rmq "+verb)
 		if len(args) != 2 {
@@ -267,14 +275,25 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(l.stats(args))
 	case "drain", "purge":
 		noNeg(ts, neg, "rmq "+verb)
-		if len(args) != 1 {
-			ts.Fatalf("usage: rmq %s QUEUE", verb)
+		withExpiration := verb == "drain" && len(args) == 2 && args[0] == "-expiration"
+		if withExpiration {
+			args = args[1:]
 		}
-		ids, err := l.drain(args[0], verb == "purge")
+		if len(args) != 1 {
+			ts.Fatalf("usage: rmq drain [-expiration] QUEUE, rmq purge QUEUE")
+		}
+		msgs, err := l.drain(args[0], verb == "purge")
 		ts.Check(err)
 		out := ts.Stdout() // empty, not the last command's, when there are none
-		for _, id := range ids {
-			fmt.Fprintln(out, id)
+		for _, d := range msgs {
+			switch {
+			case !withExpiration:
+				fmt.Fprintln(out, d.MessageId)
+			case d.Expiration == "":
+				fmt.Fprintln(out, d.MessageId, "-")
+			default:
+				fmt.Fprintln(out, d.MessageId, d.Expiration)
+			}
 		}
 	case "consume":
 		noNeg(ts, neg, "rmq consume")
@@ -532,9 +551,9 @@ func (l *live) stats(want []string) error {
 	return nil
 }
 
-// drain takes every message from queue and returns their message ids;
-// with purge, it purges the queue instead.
-func (l *live) drain(queue string, purge bool) ([]string, error) {
+// drain takes every message from queue and returns them; with purge, it
+// purges the queue instead.
+func (l *live) drain(queue string, purge bool) ([]amqp.Delivery, error) {
 	ch, done, err := l.channel()
 	if err != nil {
 		return nil, err
@@ -544,13 +563,13 @@ func (l *live) drain(queue string, purge bool) ([]string, error) {
 		_, err := ch.QueuePurge(queue, false)
 		return nil, err
 	}
-	var ids []string
+	var msgs []amqp.Delivery
 	for {
 		d, ok, err := ch.Get(queue, true)
 		if err != nil || !ok {
-			return ids, err
+			return msgs, err
 		}
-		ids = append(ids, d.MessageId)
+		msgs = append(msgs, d)
 	}
 }
 

@@ -127,6 +127,7 @@ type replayOptions struct {
 	fromQueue      string
 	allowHold      bool
 	retryHeaders   []string
+	dropExpiration bool
 	confirmTimeout time.Duration
 }
 
@@ -166,7 +167,15 @@ timestamp, content type, delivery mode, priority, headers…) but starts fresh:
 x-death, x-first-death-*, x-delivery-count and x-acquired-count are removed, and so is the retry
 counter named by --retry-header (default x-retry-count; repeatable; '' keeps
 every header). A user-id other than the publishing user's is dropped (the
-broker would refuse it). Without --limit, replay takes as many messages as
+broker would refuse it). Its expiration (per-message TTL), which the broker
+removes when it dead-letters a message and keeps in x-death as
+original-expiration, is restored from the message's first dead-lettering, so
+it keeps the TTL it was published with. RabbitMQ counts a message's TTL from
+when it enters a queue: the replayed message gets its whole TTL again from the
+replay, even when it ran out while the message sat in QUEUE (it does not
+expire at once); a message that died because it expired expires again, back
+into QUEUE, unless a consumer takes it within its TTL (the report notes it).
+--drop-expiration replays the messages without an expiration. Without --limit, replay takes as many messages as
 QUEUE holds when it starts: one that dies again is not replayed twice.
 
 --dry-run reads the messages and prints where each would go (with the queues
@@ -193,6 +202,7 @@ could not be replayed or the replay was interrupted (run it again).`,
 	f.StringVar(&o.routingKey, "routing-key", "", "publish with this routing key instead of the original one(s)")
 	f.StringVar(&o.fromQueue, "from-queue", "", "replay only the messages that died in this queue (per x-death); leave the others")
 	f.BoolVar(&o.allowHold, "allow-delayed-retry", false, "dry-run a quorum queue whose delayed retry holds back the messages read (RabbitMQ 4.3)")
+	f.BoolVar(&o.dropExpiration, "drop-expiration", false, "republish without an expiration (default: the one the message was published with, from x-death)")
 	f.StringArrayVar(&o.retryHeaders, "retry-header", []string{dlq.DefaultRetryHeader}, "retry-attempt header to remove (repeatable; '' removes none)")
 	f.DurationVar(&o.confirmTimeout, "confirm-timeout", o.confirmTimeout, "how long to wait for the broker to confirm each message before stopping")
 	return cmd
@@ -231,7 +241,7 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 	}
 	opts := dlq.ReplayOptions{
 		Queue: queue, Limit: o.limit, DryRun: o.dryRun, User: s.user, FromQueue: o.fromQueue,
-		ConfirmTimeout: o.confirmTimeout, Router: s.router(),
+		ConfirmTimeout: o.confirmTimeout, Router: s.router(), DropExpiration: o.dropExpiration,
 	}
 	for _, h := range o.retryHeaders {
 		if h != "" {

@@ -60,8 +60,9 @@ type Death struct {
 	Count       int64    `json:"count"`
 	// Time is zero when the entry carries none.
 	Time time.Time `json:"time,omitzero"`
-	// OriginalExpiration is the per-message TTL the broker removed when the
-	// message expired (reason "expired").
+	// OriginalExpiration is the per-message TTL (expiration, in ms) the
+	// message had when it died in Queue, which the broker removed as it
+	// dead-lettered it, whatever the reason.
 	OriginalExpiration string `json:"original_expiration,omitempty"`
 
 	// incomplete is set when the exchange or routing keys could not be read.

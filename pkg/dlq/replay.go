@@ -65,6 +65,9 @@ type ReplayOptions struct {
 	// User is the AMQP user publishing: a message's user-id other than
 	// this one is dropped (the broker would refuse the publish).
 	User string
+	// DropExpiration republishes the messages without an expiration
+	// (Republish restores the one they were published with).
+	DropExpiration bool
 	// ConfirmTimeout bounds the wait for each confirm (default
 	// DefaultConfirmTimeout); when it passes, the replay stops.
 	ConfirmTimeout time.Duration
@@ -266,7 +269,7 @@ func (r *replayer) one(m *Message) (Outcome, error) {
 		return o, nil
 	}
 	o.Target = &t
-	pub, notes := Republish(m, t, r.opts.RetryHeaders, r.opts.User)
+	pub, notes := Republish(m, t, RepublishOptions{RetryHeaders: r.opts.RetryHeaders, User: r.opts.User, DropExpiration: r.opts.DropExpiration})
 	o.Notes = notes
 	var refused string
 	if r.opts.Router != nil {
