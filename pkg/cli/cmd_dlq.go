@@ -175,8 +175,10 @@ when it enters a queue: the replayed message gets its whole TTL again from the
 replay, even when it ran out while the message sat in QUEUE (it does not
 expire at once); a message that died because it expired expires again, back
 into QUEUE, unless a consumer takes it within its TTL (the report notes it).
---drop-expiration replays the messages without an expiration. Without --limit, replay takes as many messages as
-QUEUE holds when it starts: one that dies again is not replayed twice.
+--drop-expiration replays the messages without an expiration.
+
+Without --limit, replay takes as many messages as QUEUE holds when it starts:
+one that dies again is not replayed twice.
 
 --dry-run reads the messages and prints where each would go (with the queues
 that destination reaches now), publishing and removing nothing; the messages
