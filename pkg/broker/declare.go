@@ -61,6 +61,17 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 		},
 	}
 	conn, err := amqp.DialConfig(u.String(), cfg)
+	// A vhost just created may not run yet on the node that answers
+	// ("access to vhost … refused …: vhost … is down"; met by an apply
+	// racing another that had just created the vhost, on 4.3.6): asked
+	// again, for a few seconds.
+	for wait := 250 * time.Millisecond; err != nil && vhostDown(err) && wait <= 2*time.Second && ended(ctx) == nil; wait *= 2 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+			conn, err = amqp.DialConfig(u.String(), cfg)
+		}
+	}
 	// ctx ended while the connection was being opened (what opened may
 	// have been cut), or a dial failed because it had: the caller asked
 	// to stop.
@@ -85,6 +96,13 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg)
 	}
 	return conn, nil
+}
+
+// vhostDown reports whether err is the broker's refusal of a connection
+// to a vhost that does not run (yet) on the node that answers.
+func vhostDown(err error) bool {
+	var ae *amqp.Error
+	return errors.As(err, &ae) && strings.Contains(ae.Reason, "access to vhost") && strings.Contains(ae.Reason, "is down")
 }
 
 // ended is why ctx ended, or nil. A dial that reaches ctx's deadline
