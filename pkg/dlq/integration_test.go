@@ -999,7 +999,17 @@ func TestQuorumDeliveryLimit(t *testing.T) {
 func TestStreamDLQRefused(t *testing.T) {
 	t.Parallel()
 	f := newFixtureDLQ(t, amqp.Table{"x-queue-type": "stream"})
-	f.deadLetter(seq("s", 2), nil)
+	if f.b.Version().AtLeast(3, 12) {
+		f.deadLetter(seq("s", 2), nil)
+	} else {
+		// Before 3.12 RabbitMQ drops dead letters routed to a stream
+		// (rabbit_stream_queue:deliver/2 at v3.10.8 leaves a delivery
+		// without a channel out): published to its exchange instead.
+		for _, id := range seq("s", 2) {
+			f.must(f.ch.Publish("dlx", "work", false, false, amqp.Publishing{MessageId: id, Body: []byte(id)}))
+		}
+		f.waitDepth("work.dlq", 2)
+	}
 	var se *dlq.StreamError
 	_, err := dlq.Peek(context.Background(), f.dial(), "work.dlq", 10)
 	if !errors.As(err, &se) || se.Queue != "work.dlq" {
