@@ -69,6 +69,7 @@ func (s *Simulator) DeadLetter(queue string, reason Reason, m Message) DeadLette
 	if reason != Rejected {
 		s.dropCycles(&r, dl)
 	}
+	s.dropAtStreams(&r)
 	res := r.Result
 	r.Held = s.AtLeastOnce(queue) && len(r.Cycles) == 0 && len(res.Deliveries) == 0 && len(res.Unsimulated) == 0 && len(res.OneOf) == 0
 	return r
@@ -483,4 +484,22 @@ func takeDeath(deaths []any, queue string, reason Reason) (entry map[string]any,
 		rest = append(rest, d)
 	}
 	return entry, rest
+}
+
+// dropAtStreams takes out of r's deliveries the streams, where the broker
+// drops dead letters (rmqversion DeadLettersReachStreams: before 3.12),
+// with a problem that says so.
+func (s *Simulator) dropAtStreams(r *DeadLetterRoute) {
+	if s.ver.DeadLettersReachStreams() {
+		return
+	}
+	kept := r.Result.Deliveries[:0:0]
+	for _, d := range r.Result.Deliveries {
+		if q := s.v.Queues[d.Queue]; q != nil && queueType(q) == topology.QueueStream {
+			r.Result.Problems = append(r.Result.Problems, fmt.Sprintf("queue %q is a stream: RabbitMQ %s drops the dead letters routed to a stream (from 3.12 it writes them); use a classic or quorum queue as the DLQ, or upgrade the broker", d.Queue, s.ver))
+			continue
+		}
+		kept = append(kept, d)
+	}
+	r.Result.Deliveries = kept
 }

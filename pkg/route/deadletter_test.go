@@ -415,3 +415,30 @@ func TestDeadLetterHeld(t *testing.T) {
 		t.Errorf("the undeclared exchange's problem = %q, want it to say the queue keeps them", p)
 	}
 }
+
+// TestDeadLettersToAStream: RabbitMQ writes a dead letter routed to a
+// stream from 3.12 on, and drops it before (rmqversion
+// DeadLettersReachStreams), saying so.
+func TestDeadLettersToAStream(t *testing.T) {
+	b := vhost().ex("dlx", "fanout").
+		q("work", "x-dead-letter-exchange", "dlx").
+		typed("log", "stream").q("dlq").
+		bind("dlx", "log", "").bind("dlx", "dlq", "")
+	for _, tc := range []struct {
+		ver  string
+		want []string
+	}{{"3.10.8", []string{"dlq"}}, {"3.12.0", []string{"dlq", "log"}}, {"4.3.6", []string{"dlq", "log"}}} {
+		r := b.simFor(tc.ver).DeadLetter("work", Rejected, Message{RoutingKey: "k"})
+		var got []string
+		for _, d := range r.Result.Deliveries {
+			got = append(got, d.Queue)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: dead letters reach %v, want %v", tc.ver, got, tc.want)
+		}
+		dropped := strings.Contains(strings.Join(r.Result.Problems, "\n"), `queue "log" is a stream: RabbitMQ 3.10.8 drops the dead letters routed to a stream`)
+		if dropped != (tc.ver == "3.10.8") {
+			t.Errorf("%s: problems %q", tc.ver, r.Result.Problems)
+		}
+	}
+}
