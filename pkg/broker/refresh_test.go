@@ -103,15 +103,10 @@ func TestCountAfterRefresh(t *testing.T) {
 				}
 				return fmt.Sprintf(`{"name":%q,%s}`, name, r), true
 			}
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
+			c := fakeStats(t, func(w http.ResponseWriter, r *http.Request) bool {
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
-				case r.URL.Path == "/api/whoami":
-					fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
-				case r.URL.Path == "/api/overview":
-					fmt.Fprint(w, `{"rabbitmq_version":"4.3.6","cluster_name":"fake"}`)
 				case r.URL.Path == "/api/queues/v":
 					n := reads[r.URL.Path]
 					reads[r.URL.Path]++
@@ -128,22 +123,16 @@ func TestCountAfterRefresh(t *testing.T) {
 					n := reads[r.URL.Path]
 					reads[r.URL.Path]++
 					columns[r.URL.Query().Get("columns")] = true
-					if row, ok := rowAt(name, n); ok {
-						fmt.Fprint(w, row)
-						return
+					row, ok := rowAt(name, n)
+					if !ok {
+						return false
 					}
-					w.WriteHeader(http.StatusNotFound)
-					fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+					fmt.Fprint(w, row)
 				default:
-					w.WriteHeader(http.StatusNotFound)
-					fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+					return false
 				}
-			}))
-			t.Cleanup(srv.Close)
-			c, err := Connect(context.Background(), Config{Server: srv.URL, Username: "u", Password: "p"})
-			if err != nil {
-				t.Fatal(err)
-			}
+				return true
+			})
 			var names []string
 			for n := range tc.queues {
 				names = append(names, n)
@@ -153,14 +142,8 @@ func TestCountAfterRefresh(t *testing.T) {
 				timeout = 10 * time.Second
 			}
 			got, err := c.CountAfterRefresh(context.Background(), "v", names, timeout)
-			if tc.err != nil {
-				if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), `queue "q" in vhost "v"`) {
-					t.Fatalf("err = %v, want %v naming the queue", err, tc.err)
-				}
+			if !wantError(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("counts (-want +got):\n%s", d)
@@ -255,50 +238,31 @@ func TestReadyCaughtUp(t *testing.T) {
 				mu    sync.Mutex
 				reads int
 			)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
+			c := fakeStats(t, func(w http.ResponseWriter, r *http.Request) bool {
 				mu.Lock()
 				defer mu.Unlock()
-				switch r.URL.Path {
-				case "/api/whoami":
-					fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
-				case "/api/overview":
-					fmt.Fprint(w, `{"rabbitmq_version":"4.3.6","cluster_name":"fake"}`)
-				case "/api/queues/v/q":
-					row := tc.rows[min(reads, len(tc.rows)-1)]
-					reads++
-					switch row {
-					case "-":
-						w.WriteHeader(http.StatusNotFound)
-						fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
-					case "":
-						fmt.Fprint(w, `{"name":"q"}`)
-					default:
-						fmt.Fprintf(w, `{"name":"q",%s}`, row)
-					}
-				default:
-					w.WriteHeader(http.StatusNotFound)
-					fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+				if r.URL.Path != "/api/queues/v/q" {
+					return false
 				}
-			}))
-			t.Cleanup(srv.Close)
-			c, err := Connect(context.Background(), Config{Server: srv.URL, Username: "u", Password: "p"})
-			if err != nil {
-				t.Fatal(err)
-			}
+				row := tc.rows[min(reads, len(tc.rows)-1)]
+				reads++
+				switch row {
+				case "-":
+					return false
+				case "":
+					fmt.Fprint(w, `{"name":"q"}`)
+				default:
+					fmt.Fprintf(w, `{"name":"q",%s}`, row)
+				}
+				return true
+			})
 			timeout := tc.timeout
 			if timeout == 0 {
 				timeout = 10 * time.Second
 			}
 			got, err := c.ReadyCaughtUp(context.Background(), "v", "q", 30, 900*time.Millisecond, timeout)
-			if tc.err != nil {
-				if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), `queue "q" in vhost "v"`) {
-					t.Fatalf("err = %v, want %v naming the queue", err, tc.err)
-				}
+			if !wantError(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("count (-want +got):\n%s", d)
@@ -310,4 +274,49 @@ func TestReadyCaughtUp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fakeStats is a client of a fake management API that logs in, reads a
+// RabbitMQ 4.3.6 overview and answers the rest with handle: false is a
+// 404 (no such queue).
+func fakeStats(t *testing.T, handle func(w http.ResponseWriter, r *http.Request) bool) *Client {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/whoami":
+			fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
+			return
+		case "/api/overview":
+			fmt.Fprint(w, `{"rabbitmq_version":"4.3.6","cluster_name":"fake"}`)
+			return
+		}
+		if !handle(w, r) {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := Connect(context.Background(), Config{Server: srv.URL, Username: "u", Password: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// wantError checks err against want (nil: no error), an error that names
+// queue "q" of vhost "v"; it reports whether the call succeeded as wanted
+// and its result is for the caller to check.
+func wantError(t *testing.T, err, want error) bool {
+	t.Helper()
+	if want != nil {
+		if !errors.Is(err, want) || !strings.Contains(err.Error(), `queue "q" in vhost "v"`) {
+			t.Fatalf("err = %v, want %v naming the queue", err, want)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
