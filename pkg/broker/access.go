@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
@@ -116,6 +117,11 @@ func (c *Client) AMQPURL(ctx context.Context, override string) (string, error) {
 // parseAMQPURL checks an AMQP URL setting.
 func parseAMQPURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
+	if err != nil && strings.Contains(err.Error(), "invalid URL escape") {
+		// The parser's message quotes the escape, which may be part of
+		// the password: it is not repeated.
+		return nil, fmt.Errorf("invalid AMQP URL %q (--amqp-url / MQCTL_AMQP_URL): a %% in it starts no escape (%%XX); write a literal %% as %%25, in the user name and password too", MaskURL(raw))
+	}
 	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "" {
 		return nil, fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)", MaskURL(raw))
 	}
