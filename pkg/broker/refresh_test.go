@@ -166,10 +166,10 @@ func TestCountAfterRefresh(t *testing.T) {
 	}
 }
 
-// TestReadyCaughtUp: the bytes returned are read once the statistics count
-// the ready messages asked for, from a count the queue made since the call
-// began (its reductions changed twice) or as it went idle (idle_since):
-// not the bytes counted before the messages, nor a count without bytes.
+// TestReadyCaughtUp: the bytes returned are those read once settle has
+// passed since the call (a count of the queue made since: see
+// ReadyCaughtUp), and once the statistics count the ready messages asked
+// for, with their bytes; not those of the reads before.
 func TestReadyCaughtUp(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -181,42 +181,24 @@ func TestReadyCaughtUp(t *testing.T) {
 		err     error
 	}{
 		{
-			name: "the count before its bytes, then the bytes of the count",
+			// The reads before settle are not made: the first one made
+			// already counts the messages and their bytes.
+			name: "read once settled",
+			rows: []string{
+				`"messages_ready":30,"message_bytes_ready":30000`,
+			},
+			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
+			reads: 1,
+		},
+		{
+			name: "the count before its bytes, then the bytes",
 			rows: []string{
 				``,
-				`"messages_ready":30,"reductions":5`,
-				`"messages_ready":30,"message_bytes_ready":0,"reductions":5`,
-				`"messages_ready":30,"message_bytes_ready":30000,"reductions":9`,
-			},
-			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
-			reads: 4,
-		},
-		{
-			name: "the count as the queue went idle",
-			rows: []string{
-				`"messages_ready":10,"message_bytes_ready":100,"reductions":5`,
-				`"messages_ready":30,"message_bytes_ready":30000,"reductions":6,"idle_since":"2026-12-06T05:22:34.259+00:00"`,
-			},
-			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
-			reads: 2,
-		},
-		{
-			// The count of before the queue was used again, its bytes
-			// from when it went idle before: not taken.
-			name: "the bytes of an idle queue used again",
-			rows: []string{
-				`"messages_ready":0,"message_bytes_ready":0,"reductions":5,"idle_since":"2026-12-06T05:20:00.000+00:00"`,
-				`"messages_ready":30,"message_bytes_ready":0,"reductions":5,"idle_since":"2026-12-06T05:20:00.000+00:00"`,
-				`"messages_ready":30,"message_bytes_ready":30000,"reductions":8,"idle_since":"2026-12-06T05:22:34.259+00:00"`,
+				`"messages_ready":30`,
+				`"messages_ready":30,"message_bytes_ready":30000`,
 			},
 			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
 			reads: 3,
-		},
-		{
-			name:  "a queue idle all along",
-			rows:  []string{`"messages_ready":30,"message_bytes_ready":30000,"reductions":5,"idle_since":"2026-12-06T05:20:00.000+00:00"`},
-			want:  QueueCount{Ready: 30, ReadyBytes: 30000},
-			reads: 4, // 300 ms apart, quiet for 900 ms
 		},
 		{
 			name:  "a queue that is gone",
@@ -226,7 +208,7 @@ func TestReadyCaughtUp(t *testing.T) {
 		},
 		{
 			name:    "statistics that never count the messages",
-			rows:    []string{`"messages_ready":3,"message_bytes_ready":3000,"reductions":5`},
+			rows:    []string{`"messages_ready":3,"message_bytes_ready":3000`},
 			timeout: time.Second,
 			err:     ErrNotRefreshed,
 		},
@@ -260,7 +242,11 @@ func TestReadyCaughtUp(t *testing.T) {
 			if timeout == 0 {
 				timeout = 10 * time.Second
 			}
-			got, err := c.ReadyCaughtUp(context.Background(), "v", "q", 30, 900*time.Millisecond, timeout)
+			start := time.Now()
+			got, err := c.ReadyCaughtUp(context.Background(), "v", "q", 30, 600*time.Millisecond, timeout)
+			if took := time.Since(start); took < 600*time.Millisecond {
+				t.Errorf("returned after %s, before settle", took)
+			}
 			if !wantError(t, err, tc.err) {
 				return
 			}

@@ -66,9 +66,6 @@ type activityJSON struct {
 	// since the epoch, 0 when not known) of its oldest message.
 	Segments       *int64 `json:"segments"`
 	FirstTimestamp *int64 `json:"first_timestamp"`
-	// IdleSince is set by the count a classic queue makes as it goes idle
-	// (and stops counting until it is used again).
-	IdleSince string `json:"idle_since"`
 	// Reductions: a quorum queue reports them with every tick, the same
 	// moment as its depth (CountAfterRefresh).
 	Reductions   *int64 `json:"reductions"`

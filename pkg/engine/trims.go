@@ -245,7 +245,7 @@ func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect inspectFun
 			// them once they count what its exact read counted.
 			st := hs[i].stats
 			if inspect != nil && hs[i].exact.Ready > 0 {
-				if st, err = e.c.ReadyCaughtUp(ctx, t.vhost, t.queue, hs[i].exact.Ready, statsQuiet, refreshTimeout); err != nil {
+				if st, err = e.c.ReadyCaughtUp(ctx, t.vhost, t.queue, hs[i].exact.Ready, statsSettle, refreshTimeout); err != nil {
 					return nil, err
 				}
 			}
