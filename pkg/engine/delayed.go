@@ -26,6 +26,7 @@ const refreshTimeout = 30 * time.Second
 // count again, and a collection interval for the management plugin to
 // collect it (5 s each by default), with a second to spare.
 const statsSettle = 11 * time.Second
+
 // countHidden counts, before an apply deletes or replaces quorum queues
 // that the exact reads found empty and unused, the messages such a queue
 // holds where a passive declare does not see them (holdsHidden): dead
