@@ -59,7 +59,10 @@ func TestAccessLeastPrivilege(t *testing.T) {
 	deleteUserAtEnd(t, h.b, user)
 	h.env["ACC_USER"], h.env["ACC_PASSWORD"] = user, password
 
-	h.mustApply(accessTopology)
+	// The users section locks the broker's users ("/"): an apply of
+	// another package's test with a users section may hold it a moment
+	// (CI met one), so this one waits for it.
+	h.mustApply(accessTopology, "--lock-timeout", "2m")
 	h.assertNoChanges(accessTopology)
 
 	perm, err := h.b.RH.GetPermissionsIn(h.vhost, user)
