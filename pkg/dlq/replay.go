@@ -328,11 +328,7 @@ func (r *replayer) originMissed(t Target, o Outcome) (kind, reason string) {
 	route := fmt.Sprintf("exchange %q with routing key %q", t.Exchange, t.RoutingKey)
 	reaches := "now reaches no queue"
 	if len(o.Queues) > 0 {
-		q := make([]string, len(o.Queues))
-		for i, n := range o.Queues {
-			q[i] = strconv.Quote(n)
-		}
-		reaches = "now reaches only " + strings.Join(q, ", ") + ", where it did not die"
+		reaches = "now reaches only " + quoteAll(o.Queues) + ", where it did not die"
 	}
 	if !r.opts.Router.HasQueue(t.OriginQueue) {
 		return FailOriginGone, fmt.Sprintf("it died in queue %q, which no longer exists (deleted), and %s %s; left in the DLQ: declare %q again (with its binding) and run the replay again, or send it to a queue you name with --to-exchange \"\" --routing-key QUEUE",

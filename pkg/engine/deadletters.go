@@ -121,24 +121,19 @@ func (x ending) String() string {
 // when the check began; plan reads them as they are.
 func (e *Engine) readEndingLosses(ctx context.Context, p *plan.Plan, cur *topology.Topology, inspect inspectFunc) (refused, told []string, err error) {
 	xs := atLeastOnceEndings(p, cur)
-	byVhost := map[string][]string{}
-	var vhosts []string
-	for _, x := range xs {
-		if _, ok := byVhost[x.vhost]; !ok {
-			vhosts = append(vhosts, x.vhost)
-		}
-		byVhost[x.vhost] = append(byVhost[x.vhost], x.queue)
+	vhosts, queues := make([]string, len(xs)), make([]string, len(xs))
+	for i, x := range xs {
+		vhosts[i], queues[i] = x.vhost, x.queue
 	}
-	counts := map[string]map[string]broker.QueueCount{}
-	for _, vh := range vhosts {
-		if inspect != nil {
-			counts[vh], err = e.c.CountAfterRefresh(ctx, vh, byVhost[vh], refreshTimeout)
-		} else {
-			counts[vh], err = e.c.QueueCounts(ctx, vh, byVhost[vh])
+	count := e.c.QueueCounts
+	if inspect != nil {
+		count = func(ctx context.Context, vhost string, names []string) (map[string]broker.QueueCount, error) {
+			return e.c.CountAfterRefresh(ctx, vhost, names, refreshTimeout)
 		}
-		if err != nil {
-			return nil, nil, err
-		}
+	}
+	counts, err := countByVhost(ctx, vhosts, queues, count)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, x := range xs {
 		if x.held = counts[x.vhost][x.queue].DeadLettering; x.held > 0 {
@@ -237,10 +232,7 @@ func (e *Engine) readExpiringLosses(ctx context.Context, p *plan.Plan, cur *topo
 		return nil, nil, err
 	}
 	for i, x := range xs {
-		x.messages, x.consumers = max(hs[i].stats.Ready, hs[i].exact.Ready), hs[i].stats.Consumers
-		if inspect != nil {
-			x.consumers = hs[i].exact.Consumers
-		}
+		x.messages, x.consumers = max(hs[i].stats.Ready, hs[i].exact.Ready), hs[i].consumers(inspect != nil)
 		switch {
 		case x.messages == 0:
 		case x.consumers == 0:

@@ -65,10 +65,7 @@ func (e *Engine) readExpiries(ctx context.Context, xs []expiry, inspect inspectF
 	}
 	var out []expiry
 	for i, x := range xs {
-		x.messages, x.consumers = max(hs[i].stats.Messages, hs[i].exact.Ready), hs[i].stats.Consumers
-		if inspect != nil {
-			x.consumers = hs[i].exact.Consumers
-		}
+		x.messages, x.consumers = max(hs[i].stats.Messages, hs[i].exact.Ready), hs[i].consumers(inspect != nil)
 		if x.messages > 0 && x.consumers == 0 {
 			out = append(out, x)
 		}

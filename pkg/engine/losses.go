@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -95,23 +96,22 @@ type held struct {
 	exact lock.QueueState
 }
 
+// consumers is how many consumers the queue has: exactly where it was
+// read exactly (the statistics may still count one that left).
+func (h held) consumers(exact bool) int64 {
+	if exact {
+		return h.exact.Consumers
+	}
+	return h.stats.Consumers
+}
+
 // readHeld reads what queue queues[i] of vhost vhosts[i] holds: the
 // statistics of each vhost's queues in one read (broker QueueCounts), and
 // with inspect each queue exactly, 16 at a time.
 func (e *Engine) readHeld(ctx context.Context, vhosts, queues []string, inspect inspectFunc) ([]held, error) {
-	byVhost := map[string][]string{}
-	for i, vh := range vhosts {
-		if !slices.Contains(byVhost[vh], queues[i]) {
-			byVhost[vh] = append(byVhost[vh], queues[i])
-		}
-	}
-	counts := map[string]map[string]broker.QueueCount{}
-	for vh, names := range byVhost {
-		c, err := e.c.QueueCounts(ctx, vh, names)
-		if err != nil {
-			return nil, err
-		}
-		counts[vh] = c
+	counts, err := countByVhost(ctx, vhosts, queues, e.c.QueueCounts)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]held, len(queues))
 	errs := make([]error, len(queues))
@@ -129,4 +129,24 @@ func (e *Engine) readHeld(ctx context.Context, vhosts, queues []string, inspect 
 		out[i].stats = counts[vhosts[i]][queues[i]]
 	}
 	return out, nil
+}
+
+// countByVhost reads, with count, the statistics of queue queues[i] of
+// vhost vhosts[i]: one read per vhost, of its queues named, each once.
+func countByVhost(ctx context.Context, vhosts, queues []string, count func(ctx context.Context, vhost string, names []string) (map[string]broker.QueueCount, error)) (map[string]map[string]broker.QueueCount, error) {
+	byVhost := map[string][]string{}
+	for i, vh := range vhosts {
+		if !slices.Contains(byVhost[vh], queues[i]) {
+			byVhost[vh] = append(byVhost[vh], queues[i])
+		}
+	}
+	counts := map[string]map[string]broker.QueueCount{}
+	for _, vh := range slices.Sorted(maps.Keys(byVhost)) {
+		c, err := count(ctx, vh, byVhost[vh])
+		if err != nil {
+			return nil, err
+		}
+		counts[vh] = c
+	}
+	return counts, nil
 }

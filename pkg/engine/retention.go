@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -131,15 +130,13 @@ func (r retention) String() string {
 // the retention removes any of it.
 func (e *Engine) readRetentionLosses(ctx context.Context, p *plan.Plan, cur *topology.Topology, inspect inspectFunc) (refused, told []string, err error) {
 	rs := streamRetentions(p, cur)
-	byVhost := map[string][]string{}
-	for _, r := range rs {
-		byVhost[r.vhost] = append(byVhost[r.vhost], r.stream)
+	vhosts, streams := make([]string, len(rs)), make([]string, len(rs))
+	for i, r := range rs {
+		vhosts[i], streams[i] = r.vhost, r.stream
 	}
-	counts := map[string]map[string]broker.QueueCount{}
-	for vh, names := range byVhost {
-		if counts[vh], err = e.c.StreamCounts(ctx, vh, names); err != nil {
-			return nil, nil, err
-		}
+	counts, err := countByVhost(ctx, vhosts, streams, e.c.StreamCounts)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, r := range rs {
 		st := counts[r.vhost][r.stream]

@@ -201,9 +201,9 @@ func (v Version) ChecksDeathCyclesInKeyOrder() bool {
 
 // DeadLettersReachStreams: a dead letter routed to a stream is written to
 // it (3.12+). Before 3.12 RabbitMQ drops it: rabbit_stream_queue:deliver/2
-// leaves out a delivery without a channel, which dead-lettering is ("TODO
-// what do we do with stateless?" at v3.10.8 and v3.11.28; written from
-// v3.12.0). Measured on 3.10.8: a dead letter a fanout dead-letter
+// leaves out a delivery without a channel, which dead-lettering is (its
+// "stateless" clause does nothing at v3.10.8 and v3.11.28; it writes the
+// message from v3.12.0). Measured on 3.10.8: a dead letter a fanout dead-letter
 // exchange routed to a stream was gone, a publish to that exchange
 // landed.
 func (v Version) DeadLettersReachStreams() bool { return v.AtLeast(3, 12) }
