@@ -109,9 +109,11 @@ type Client struct {
 	// (true), where asked (listenerPort).
 	listensOnDefault map[bool]bool
 	amqpOverride     string // Config.AMQPURL
-	// facts the broker reports about itself, read once (ReadFacts).
-	factsMu sync.Mutex
-	facts   *rmqversion.Facts
+	// facts the broker reports about itself, read once (ReadFacts);
+	// factsRead is closed when the read under way ends (nil for none).
+	factsMu   sync.Mutex
+	facts     *rmqversion.Facts
+	factsRead chan struct{}
 }
 
 // Connect checks cfg, logs in (GET /api/whoami) and reads the broker version

@@ -19,13 +19,34 @@ import (
 // user may not read, or the version does not report, stays unknown: the
 // version's table judges it. From then on RabbitMQVersion carries them
 // (rmqversion.Version.WithFacts).
+//
+// A call while another reads waits for that read (a plan reads the facts
+// beside the state and needs them before the state is in) and reads
+// again only if that read failed.
 func (c *Client) ReadFacts(ctx context.Context) (*rmqversion.Facts, error) {
 	c.factsMu.Lock()
 	if c.facts != nil {
 		defer c.factsMu.Unlock()
 		return c.facts, nil
 	}
+	if under := c.factsRead; under != nil {
+		c.factsMu.Unlock()
+		select {
+		case <-under:
+			return c.ReadFacts(ctx)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	done := make(chan struct{})
+	c.factsRead = done
 	c.factsMu.Unlock()
+	defer func() {
+		c.factsMu.Lock()
+		c.factsRead = nil
+		c.factsMu.Unlock()
+		close(done)
+	}()
 	var a factAnswers
 	if err := a.read(ctx, c); err != nil {
 		return nil, err
@@ -33,10 +54,8 @@ func (c *Client) ReadFacts(ctx context.Context) (*rmqversion.Facts, error) {
 	f := a.facts()
 	c.factsMu.Lock()
 	defer c.factsMu.Unlock()
-	if c.facts == nil {
-		c.facts = f
-	}
-	return c.facts, nil
+	c.facts = f
+	return f, nil
 }
 
 // factAnswers are the broker's answers the facts are read from, each

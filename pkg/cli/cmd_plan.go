@@ -49,11 +49,12 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			// The engine's notes go to stderr as they come, and into the
 			// JSON plan (a CI job reads everything from it).
 			var notes []string
-			desired, eng, l, err := g.loadAndRead(ctx, textNotes(cmd.ErrOrStderr(), &notes))
+			desired, eng, read, stop, err := g.loadAndRead(ctx, textNotes(cmd.ErrOrStderr(), &notes))
 			if err != nil {
 				return err
 			}
-			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Live: l, DeleteChanged: deleteChanged, Preflight: preflight})
+			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Read: read, DeleteChanged: deleteChanged, Preflight: preflight, Save: out != ""})
+			stop()
 			if err != nil {
 				return err
 			}

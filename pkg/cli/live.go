@@ -28,16 +28,14 @@ func (g *globals) newEngine(c *broker.Client, note func(string)) *engine.Engine 
 // names (guessVhosts), or else once the loader knows their names (before
 // the objects are built and checked); a guess the loader's names belie is
 // dropped and the read starts again for those. A file that does not load
-// is reported at once. The read is for the engine's Plan
-// (engine.PlanOptions.Live); nil when the file's vhosts were not known
-// early.
-func (g *globals) loadAndRead(ctx context.Context, note func(string)) (*topology.Topology, *engine.Engine, *engine.Live, error) {
+// is reported at once. The read may still be under way on return: read
+// waits for it, for the engine's Plan (engine.PlanOptions.Read), which
+// checks the file meanwhile; nil when the file's vhosts were not known
+// early. stop ends the reads and waits for them; the caller calls it once
+// Plan is done, and loadAndRead itself when it fails.
+func (g *globals) loadAndRead(ctx context.Context, note func(string)) (desired *topology.Topology, eng *engine.Engine, read func() (*engine.Live, error), stop func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		eng  *engine.Engine
-		cerr error
-	)
+	var cerr error
 	connected := make(chan struct{})
 	go func() {
 		defer close(connected)
@@ -46,7 +44,7 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (*topology
 			eng = g.newEngine(c, note)
 		}
 	}()
-	type read struct {
+	type reading struct {
 		scope   []string
 		l       *engine.Live
 		err     error
@@ -54,9 +52,9 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (*topology
 		dropped bool // cancelled: a guess the loader belied
 		done    chan struct{}
 	}
-	start := func(scope []string) *read {
+	start := func(scope []string) *reading {
 		rctx, rcancel := context.WithCancel(ctx)
-		r := &read{scope: scope, cancel: rcancel, done: make(chan struct{})}
+		r := &reading{scope: scope, cancel: rcancel, done: make(chan struct{})}
 		go func() {
 			defer close(r.done)
 			<-connected
@@ -68,19 +66,18 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (*topology
 		}()
 		return r
 	}
-	var reads []*read
-	defer func() {
-		// Those not used, and all of them after an error, stop at once.
+	var reads []*reading
+	stop = func() {
 		cancel()
 		<-connected
 		for _, r := range reads {
 			<-r.done
 		}
-	}()
+	}
 	if guess, ok := guessVhosts(g.topologyFiles()); ok {
 		reads = append(reads, start(g.inScope(guess)))
 	}
-	desired, err := g.loadTopologyScoped(func(scope []string) {
+	desired, err = g.loadTopologyScoped(func(scope []string) {
 		if len(reads) == 1 && slices.Equal(reads[0].scope, scope) {
 			return // the guess was right: that read goes on
 		}
@@ -90,26 +87,25 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (*topology
 		}
 		reads = append(reads, start(scope))
 	})
+	if err == nil {
+		<-connected
+		err = cerr
+	}
 	if err != nil {
-		return nil, nil, nil, err
+		stop()
+		return nil, nil, nil, nil, err
 	}
-	<-connected
-	if cerr != nil {
-		return nil, nil, nil, cerr
-	}
-	var l *engine.Live
 	for _, r := range reads {
 		if r.dropped || !slices.Equal(r.scope, desired.VhostNames()) {
+			r.cancel()
 			continue
 		}
-		<-r.done
-		if r.err != nil {
-			return nil, nil, nil, r.err
+		read = func() (*engine.Live, error) {
+			<-r.done
+			return r.l, r.err
 		}
-		l = r.l
-		break
 	}
-	return desired, eng, l, nil
+	return desired, eng, read, stop, nil
 }
 
 // textNotes prints each note on w as the text views do, and keeps it in

@@ -225,6 +225,8 @@ func (e *Engine) scopeOf(in ApplyInput) ([]string, error) {
 	switch {
 	case (in.Desired == nil) == (in.Saved == nil):
 		return nil, errors.New("engine: apply needs either a desired state or a saved plan")
+	case in.Saved != nil && in.Saved.Fingerprint == "":
+		return nil, errors.New("engine: the saved plan holds no fingerprint of the broker's state to be checked against: make it to be saved (PlanOptions.Save)")
 	case in.Saved != nil:
 		if err := resolveSecrets(in.Saved, e.opts.LookupEnv); err != nil {
 			return nil, err

@@ -79,7 +79,7 @@ func (f *fixture) desired(src string) *topology.Topology {
 
 func (f *fixture) plan(desired *topology.Topology) *plan.Plan {
 	f.t.Helper()
-	res, err := f.eng.Plan(context.Background(), desired, engine.PlanOptions{})
+	res, err := f.eng.Plan(context.Background(), desired, engine.PlanOptions{Save: true})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -241,7 +241,11 @@ func TestPlanTakesEarlyRead(t *testing.T) {
 		{"read of other vhosts", other, []string{"create queue done"}},
 		{"no read", nil, []string{"create queue done"}},
 	} {
-		res, err := f.eng.Plan(ctx, f.desired(twoQueues), engine.PlanOptions{Live: tc.live})
+		var read func() (*engine.Live, error)
+		if tc.live != nil {
+			read = func() (*engine.Live, error) { return tc.live, nil }
+		}
+		res, err := f.eng.Plan(ctx, f.desired(twoQueues), engine.PlanOptions{Read: read})
 		if err != nil {
 			t.Fatal(err)
 		}

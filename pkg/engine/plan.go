@@ -16,14 +16,21 @@ import (
 
 // PlanOptions configure Plan.
 type PlanOptions struct {
-	// Live is a read of the desired state's vhosts made beforehand
-	// (ReadLive), typically while the desired state was still being
-	// built. nil, or a read of other vhosts, makes Plan read the broker.
-	Live *Live
+	// Read waits for a read of the desired state's vhosts begun
+	// beforehand (ReadLive), typically while the desired state was still
+	// being built: Plan calls it once it has checked desired against the
+	// version, which the read's time then covers. nil, or a read of other
+	// vhosts, makes Plan read the broker.
+	Read func() (*Live, error)
 	// DeleteChanged plans the deletes of the objects the file dropped that
 	// mqctl managed once and that were changed outside mqctl since
 	// (plan.Plan.ChangedOutside), which are otherwise left alone.
 	DeleteChanged bool
+	// Save makes the plan one that can be saved for a later apply
+	// (plan.WriteSaved): it records the broker's fingerprint
+	// (plan.Plan.Fingerprint), which that apply checks. Computing it costs
+	// a hash of the whole state read.
+	Save bool
 	// Preflight asks the broker whether it takes the plan's objects, in a
 	// throwaway vhost (pkg/preflight), as apply does before it changes
 	// anything; PlanResult.Preflight says what it answered. Without it
@@ -43,7 +50,7 @@ type PlanResult struct {
 // Plan diffs desired against the broker: it refuses what this broker's
 // version would refuse, diffs a copy of desired adjusted to what the
 // version stores (desired itself is never changed) against the broker
-// (read unless opts.Live holds the read), fills in the messages and
+// (read unless opts.Read gives the read), fills in the messages and
 // consumers at stake in every queue the plan deletes or replaces (exactly,
 // over AMQP, where it can) and holds back (plan.Plan.Held) the changes it
 // must not make, each with why. It reads only, takes no lock, and tells
@@ -53,9 +60,12 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	// changes nothing), opened by the reads once the diff is known.
 	pk := newPeeks(e.c, e.amqpURL)
 	defer pk.close()
-	p, l, known, err := e.diff(ctx, desired, opts.Live, plan.Options{DeleteChanged: opts.DeleteChanged}, pk.open)
+	p, l, known, err := e.diff(ctx, desired, opts.Read, plan.Options{DeleteChanged: opts.DeleteChanged}, pk.open)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Save {
+		p.Fingerprint = l.fingerprintFor(desired)
 	}
 	e.noteTransientQueues(p)
 	exactErr, err := e.readStakes(ctx, p, l, known)
@@ -87,12 +97,12 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	return res, nil
 }
 
-// diff reads the broker for desired's vhosts (unless l already holds
-// them), diffs them and holds back the changes on queues out of reach;
+// diff reads the broker for desired's vhosts (unless read, when not nil,
+// gives them once desired is checked), diffs them and holds back the changes on queues out of reach;
 // the messages at stake are the caller's to read (readStakes), given the
 // depths diff read on the way and the exact reads it began through exact
 // (known), and so are the plan's flows (plan.Plan.SetFlows).
-func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, opts plan.Options, exact func(context.Context) (inspectFunc, error)) (*plan.Plan, *Live, stakes, error) {
+func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func() (*Live, error), opts plan.Options, exact func(context.Context) (inspectFunc, error)) (*plan.Plan, *Live, stakes, error) {
 	scope := desired.VhostNames()
 	// What the broker says of itself (deprecated features it denies,
 	// exchange types it offers) wins over its version's table.
@@ -106,38 +116,30 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
 	desired = normalize(desired, version)
+	var l *Live
+	if read != nil {
+		var err error
+		if l, err = read(); err != nil {
+			return nil, nil, stakes{}, err
+		}
+	}
 	if l == nil || !slices.Equal(l.scope, scope) {
 		var err error
 		if l, err = e.ReadLive(ctx, scope); err != nil {
 			return nil, nil, stakes{}, err
 		}
 	}
-	// What the broker would refuse given what it holds: a topic permission
-	// for an exchange neither the file nor the broker has (4.3.2+). An
-	// exchange mqctl could not read may be there.
-	has := func(vhost, x string) bool {
-		if _, unread := l.current.UnreadKind(vhost, kind.Exchange); unread {
-			return true
-		}
-		v := l.current.State.Vhosts[vhost]
-		return v == nil || v.Exchanges[x] != nil
-	}
-	if err := version.CheckTopicPermissionExchanges(desired, has); err != nil && !e.noTable {
-		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
-	}
-	// A binding whose end neither the file nor the broker has.
-	if err := version.CheckBindingEnds(desired, e.endExists(ctx, l)); err != nil && !e.noTable {
-		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
-	}
-	// A shovel (any version) or a federation upstream (4.3.3+) whose URI
-	// without a host names a vhost the user cannot connect to.
-	if err := version.CheckURIVhosts(desired, e.vhostReach(ctx)); err != nil && !e.noTable {
-		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
-	}
+	// What the broker would refuse given what it holds, checked while the
+	// diff is made (neither changes desired or the state read; a refusal
+	// drops the diff).
+	checked := make(chan error, 1)
+	go func() { checked <- e.checkAgainst(ctx, version, desired, l) }()
 	// What could not be read is the plan's to say (plan.Plan.Unread).
 	opts.Version = version
 	p := plan.DiffWith(desired, l.current, opts)
-	p.Fingerprint = l.fingerprintFor(desired)
+	if err := <-checked; err != nil {
+		return nil, nil, stakes{}, err
+	}
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
 	e.keepUnseenVhosts(p, desired, l)
@@ -153,6 +155,35 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, l *Live, 
 	}
 	p.Vhosts = scope
 	return p, l, known, nil
+}
+
+// checkAgainst refuses, before anything changes, what the broker of
+// version would refuse given what it holds (l): a topic permission for an
+// exchange neither the file nor the broker has (4.3.2+; an exchange mqctl
+// could not read may be there), a binding whose end neither has, and a
+// shovel (any version) or a federation upstream (4.3.3+) whose URI without
+// a host names a vhost the user cannot connect to.
+func (e *Engine) checkAgainst(ctx context.Context, version rmqversion.Version, desired *topology.Topology, l *Live) error {
+	if e.noTable {
+		return nil
+	}
+	has := func(vhost, x string) bool {
+		if _, unread := l.current.UnreadKind(vhost, kind.Exchange); unread {
+			return true
+		}
+		v := l.current.State.Vhosts[vhost]
+		return v == nil || v.Exchanges[x] != nil
+	}
+	for _, err := range []func() error{
+		func() error { return version.CheckTopicPermissionExchanges(desired, has) },
+		func() error { return version.CheckBindingEnds(desired, e.endExists(ctx, l)) },
+		func() error { return version.CheckURIVhosts(desired, e.vhostReach(ctx)) },
+	} {
+		if err := err(); err != nil {
+			return fmt.Errorf("plan refused, nothing was changed: %w", err)
+		}
+	}
+	return nil
 }
 
 // normalize is desired as the broker of version stores it, leaving desired

@@ -331,7 +331,7 @@ func TestSavedPlanAndOtherUsers(t *testing.T) {
 		{"no users section", "", false},
 		{"a users section", "users: {}\n", true},
 	} {
-		res, err := f.eng.Plan(ctx, k.file("queues:\n  "+strings.ReplaceAll(tc.name, " ", "-")+": {}\n", tc.top), engine.PlanOptions{})
+		res, err := f.eng.Plan(ctx, k.file("queues:\n  "+strings.ReplaceAll(tc.name, " ", "-")+": {}\n", tc.top), engine.PlanOptions{Save: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -87,7 +87,7 @@ func TestPlanThroughEitherRead(t *testing.T) {
 		if l.Source() != r.source {
 			t.Errorf("RabbitMQ %s, %s: read from %q, want %q", f.b.Version(), r.who, l.Source(), r.source)
 		}
-		res, err := r.eng.Plan(ctx, f.desired(sourceFile(true)), engine.PlanOptions{Live: l})
+		res, err := r.eng.Plan(ctx, f.desired(sourceFile(true)), engine.PlanOptions{Read: func() (*engine.Live, error) { return l, nil }, Save: true})
 		if err != nil {
 			t.Fatalf("%s: %v", r.who, err)
 		}

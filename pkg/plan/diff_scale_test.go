@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -241,5 +242,54 @@ func BenchmarkDiffNoop10k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Diff(desired, c)
+	}
+}
+
+// The diff works out the prints and comparisons of a kind with many
+// objects on every core beforehand (prefetch): its plan is the one the
+// diff makes name by name, for every kind of change and of ownership.
+func TestPrefetchPlansAsNameByName(t *testing.T) {
+	const n = 2 * prefetchFrom
+	current := pairs("bench", n, 10000, "direct")
+	desired := pairs("bench", n, 10000, "direct")
+	dv, cv := desired.Vhosts["bench"], current.Vhosts["bench"]
+	i := 0
+	for _, name := range dv.QueueNames() {
+		switch i++; i % 7 {
+		case 0: // changed: replaced
+			dv.Queues[name].Arguments["x-max-length"] = int64(5)
+		case 1: // only in the file: created
+			delete(cv.Queues, name)
+		case 2: // only on the broker: deleted, or left alone unmanaged
+			delete(dv.Queues, name)
+		}
+	}
+	dv.Exchanges["events.dlx"].Type = "fanout"
+	managed := func(cur *topology.Topology) map[ObjectRef]bool {
+		m := managedAll(cur)
+		for ref := range m {
+			if strings.HasSuffix(ref.Name, "3.dlq") {
+				delete(m, ref)
+			}
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		cur  Current
+	}{
+		{"some unmanaged", Current{Live: topology.Live{State: current}, Managed: ManagedOf(RecordedOf(current, managed(current)))}},
+		{"all managed", Current{Live: topology.Live{State: current}, Managed: ManagedOf(RecordedOf(current, managedAll(current)))}},
+		{"all mine", Current{Live: topology.Live{State: current}, AllMine: true}},
+	} {
+		want := DiffWith(desired, tc.cur, Options{sequential: true})
+		got := DiffWith(desired, tc.cur, Options{})
+		if s := want.Summary(); s.Create < prefetchFrom/4 || s.Replace < prefetchFrom/4 || s.Delete < prefetchFrom/4 ||
+			(tc.name == "some unmanaged" && len(want.Unmanaged) == 0) {
+			t.Fatalf("%s: the case plans too little to test: %+v, %d unmanaged", tc.name, s, len(want.Unmanaged))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: prefetched plan differs from the name-by-name one (-name by name +prefetched):\n%s", tc.name, diff)
+		}
 	}
 }

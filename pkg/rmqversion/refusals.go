@@ -564,7 +564,7 @@ func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k
 		vh := t.Vhosts[vn]
 		for _, b := range vh.Bindings {
 			for _, end := range endsOf(b) {
-				fix := fmt.Sprintf("declare %s %q in the file, or fix the name (mqctl lint reports it as MQ401)", end.k.Label(), end.name)
+				var fix string
 				switch {
 				case end.k == kind.Queue && end.name == "amq.rabbitmq.reply-to":
 					fix = "remove the binding: direct reply-to's pseudo-queue cannot be bound (a reply reaches the requester when the responder publishes it to the default exchange with the request's reply_to as the routing key)"
@@ -572,6 +572,8 @@ func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k
 					end.k == kind.Queue && vh.Queues[end.name] != nil,
 					has(vn, end.k, end.name):
 					continue
+				default:
+					fix = fmt.Sprintf("declare %s %q in the file, or fix the name (mqctl lint reports it as MQ401)", end.k.Label(), end.name)
 				}
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
 					Reason: fmt.Sprintf("RabbitMQ refuses a binding whose %s does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has %s %q", end.role, end.k.Label(), end.name),

@@ -43,3 +43,29 @@ func TestSortBindingsFollowsKeys(t *testing.T) {
 		t.Error("not sorted by CompareBindings")
 	}
 }
+
+// Equal bindings (a file may list one twice; the loader reports the
+// second at its position) keep their order, sorted or not.
+func TestSortBindingsKeepsEqualOnesInOrder(t *testing.T) {
+	v := NewVhost("/")
+	for i := range 200 {
+		// 20 distinct bindings, each 10 times, shuffled by i*7 mod 200.
+		j := i * 7 % 200
+		v.Bindings = append(v.Bindings, &Binding{Source: "x", DestinationType: DestQueue, Destination: "q", RoutingKey: string(rune('a' + j%20)),
+			Meta: Meta{Pos: Pos{Line: i + 1}}})
+	}
+	want := slices.Clone(v.Bindings)
+	slices.SortStableFunc(want, CompareBindings)
+	v.SortBindings()
+	for i := range want {
+		if v.Bindings[i] != want[i] {
+			t.Fatalf("binding %d: got key %q line %d, want key %q line %d", i, v.Bindings[i].RoutingKey, v.Bindings[i].Pos.Line, want[i].RoutingKey, want[i].Pos.Line)
+		}
+	}
+	v.SortBindings() // sorted already: unchanged
+	for i := range want {
+		if v.Bindings[i] != want[i] {
+			t.Fatalf("sorted again, binding %d moved", i)
+		}
+	}
+}
