@@ -16,15 +16,13 @@ func main() {
 	// definitions JSON). A soft limit of 80 MiB bounds it: at 50,000
 	// objects the file's node tree alone holds some 45 MB while the file
 	// is read, and the collector's headroom above that pushed a plan past
-	// 100 MB. Under the limit the collector may run rarely (GOGC=400):
-	// against the default it halves the time to load a 1,000-object file,
-	// and against 200 it takes a fifth off a 10,002-object plan's CPU
-	// (121 ms against 153 ms on RabbitMQ 4.3.6, 20 plans each). Past the
-	// limit it runs more often instead of growing the heap; nothing fails
-	// when a larger topology needs more. GOGC and GOMEMLIMIT in the
-	// environment still win. The figures are in bench/results.md.
+	// 100 MB. Under the limit the collector may run rarely (GOGC=200),
+	// which halves the time to load a 1,000-object file. Past the limit
+	// it runs more often instead of growing the heap; nothing fails when a
+	// larger topology needs more. GOGC and GOMEMLIMIT in the environment
+	// still win. The figures are in bench/results.md.
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(200)
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(80 << 20)
