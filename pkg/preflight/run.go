@@ -83,11 +83,14 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 	}
 	trials, untried := Shapes(p, held)
 	rep = &Report{Untried: untried}
-	// The sweep of what killed processes left runs beside the rest.
-	swept := make(chan struct{})
+	// The sweep of what killed processes left runs beside the rest, into
+	// the report itself: not through rep, which a failure's return sets
+	// to nil meanwhile (a data race, which go test -race found in
+	// TestPreflightInterrupted).
+	swept, report := make(chan struct{}), rep
 	go func() {
 		defer close(swept)
-		rep.Swept, rep.SweepErr = sweep(ctx, c, o.Now(), o.Sweepable)
+		report.Swept, report.SweepErr = sweep(ctx, c, o.Now(), o.Sweepable)
 	}()
 	wait = func() { <-swept }
 	if len(trials) == 0 {
