@@ -67,6 +67,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	if opts.Save {
 		p.Fingerprint = l.fingerprintFor(desired)
 	}
+	l.forgetRecords()
 	e.noteTransientQueues(p)
 	exactErr, err := e.readStakes(ctx, p, l, known)
 	if err != nil {
