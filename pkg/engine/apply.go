@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/apply"
@@ -178,6 +179,32 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err != nil {
 		return nil, err
 	}
+	// A vhost of the scope that another apply created once the locks were
+	// taken (absent then, so not locked) is read as existing, and this
+	// plan would write in it unlocked, before that apply has even granted
+	// itself permissions there (met on 4.3.6: "Access refused" on the
+	// first declaration). Its lock is taken now (that apply holds it until
+	// it is done) and the plan made again under it.
+	for {
+		var appeared []string
+		for _, vh := range scope {
+			if _, ok := l.State().Vhosts[vh]; ok && !slices.Contains(existing, vh) {
+				appeared = append(appeared, vh)
+			}
+		}
+		if len(appeared) == 0 {
+			break
+		}
+		for _, vh := range appeared {
+			if err := acquireCreated(ctx, locks, vh); err != nil {
+				return nil, err
+			}
+			existing = append(existing, vh)
+		}
+		if p, l, exactErr, err = e.planUnderLocks(ctx, in, scope, locks, o); err != nil {
+			return nil, err
+		}
+	}
 	out := &ApplyResult{Plan: p}
 	if err := e.refuse(ctx, p, existing, exactErr); err != nil {
 		return out, err
@@ -217,6 +244,29 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		}
 	}
 	return out, e.execute(ctx, p, opts, first, o, out)
+}
+
+// acquireCreated takes the lock of vhost vh, which another apply has just
+// created: that apply grants its user permissions there right after, so a
+// refusal of access to the vhost is asked again for a few seconds.
+func acquireCreated(ctx context.Context, locks *locks, vh string) error {
+	err := locks.acquire(ctx, vh)
+	for wait := 100 * time.Millisecond; err != nil && accessRefused(err) && wait <= 2*time.Second; wait *= 2 {
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		err = locks.acquire(ctx, vh)
+	}
+	return err
+}
+
+// accessRefused reports whether err is the broker's refusal of a
+// connection to a vhost where the user has no permissions.
+func accessRefused(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "access to vhost") && strings.Contains(s, "refused for user")
 }
 
 // scopeOf is the vhosts an apply of in plans: the desired state's, or the
