@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,32 +17,27 @@ import (
 func TestReadFactsReadsOnce(t *testing.T) {
 	var flags atomic.Int32
 	var fail atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/api/whoami":
-			fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
-		case "/api/overview":
-			if fail.Load() && r.URL.Query().Get("columns") == "exchange_types" {
+	c := fakeAdmin(t, func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case r.URL.Path == "/api/overview" && r.URL.Query().Get("columns") == "exchange_types":
+			if fail.Load() {
 				w.WriteHeader(http.StatusBadRequest)
 				fmt.Fprint(w, `{"error":"boom","reason":"boom"}`)
-				return
+				return true
 			}
-			fmt.Fprint(w, `{"rabbitmq_version":"4.3.6","exchange_types":[{"name":"topic"},{"name":"x-modulus-hash"}]}`)
-		case "/api/feature-flags":
+			fmt.Fprint(w, `{"exchange_types":[{"name":"topic"},{"name":"x-modulus-hash"}]}`)
+		case r.URL.Path == "/api/feature-flags":
 			flags.Add(1)
 			time.Sleep(50 * time.Millisecond) // the two calls overlap
 			fmt.Fprint(w, `[]`)
-		default:
+		case r.URL.Path == "/api/deprecated-features" || r.URL.Path == "/api/nodes":
 			fmt.Fprint(w, `[]`)
+		default:
+			return false
 		}
-	}))
-	t.Cleanup(srv.Close)
+		return true
+	})
 	ctx := context.Background()
-	c, err := Connect(ctx, Config{Server: srv.URL, Username: "bob", Password: "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	fail.Store(true)
 	if _, err := c.ReadFacts(ctx); err == nil {
 		t.Fatal("a failed read of the overview: no error")

@@ -103,7 +103,7 @@ func TestCountAfterRefresh(t *testing.T) {
 				}
 				return fmt.Sprintf(`{"name":%q,%s}`, name, r), true
 			}
-			c := fakeStats(t, func(w http.ResponseWriter, r *http.Request) bool {
+			c := fakeAdmin(t, func(w http.ResponseWriter, r *http.Request) bool {
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -220,7 +220,7 @@ func TestReadyCaughtUp(t *testing.T) {
 				mu    sync.Mutex
 				reads int
 			)
-			c := fakeStats(t, func(w http.ResponseWriter, r *http.Request) bool {
+			c := fakeAdmin(t, func(w http.ResponseWriter, r *http.Request) bool {
 				mu.Lock()
 				defer mu.Unlock()
 				if r.URL.Path != "/api/queues/v/q" {
@@ -262,22 +262,20 @@ func TestReadyCaughtUp(t *testing.T) {
 	}
 }
 
-// fakeStats is a client of a fake management API that logs in, reads a
-// RabbitMQ 4.3.6 overview and answers the rest with handle: false is a
-// 404 (no such queue).
-func fakeStats(t *testing.T, handle func(w http.ResponseWriter, r *http.Request) bool) *Client {
+// fakeAdmin is a client of a fake management API that answers each request
+// with handle first; what handle leaves (false) is a login as an
+// administrator, a RabbitMQ 4.3.6 overview, or else a 404 (no such queue).
+func fakeAdmin(t *testing.T, handle func(w http.ResponseWriter, r *http.Request) bool) *Client {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/api/whoami":
+		switch {
+		case handle(w, r):
+		case r.URL.Path == "/api/whoami":
 			fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
-			return
-		case "/api/overview":
+		case r.URL.Path == "/api/overview":
 			fmt.Fprint(w, `{"rabbitmq_version":"4.3.6","cluster_name":"fake"}`)
-			return
-		}
-		if !handle(w, r) {
+		default:
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
 		}
