@@ -17,7 +17,11 @@ import (
 // below what it may hold: RabbitMQ drops (or dead-letters) the oldest
 // messages over the limit at once, when the policy is applied, where the
 // queue's overflow is drop-head (the default) — on every version, for
-// classic and quorum queues alike.
+// classic and quorum queues alike. A classic queue also does so where the
+// same policy change brings another overflow with the limit: it applies a
+// policy's length limit before its overflow, while it still drops its head
+// (rabbit_amqqueue_process:process_args_policy at v3.10.8, v4.0.5 and
+// v4.3.5); a quorum queue takes both at once.
 type trim struct {
 	vhost, queue string
 	// key is the limit's policy key (max-length, max-length-bytes), limit
@@ -33,6 +37,11 @@ type trim struct {
 	// held is what the queue holds ready (messages or bytes, as key
 	// counts), as read.
 	held int64
+	// late is the overflow (reject-publish, reject-publish-dlx) that the
+	// plan's policy changes give a classic queue with its limit, and that
+	// comes into force only after the limit ("" when the queue drops its
+	// head after the plan too).
+	late string
 }
 
 // limitKeys are the length limits a policy may give a queue, with the
@@ -149,8 +158,13 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 	var out []trim
 	policyEffects(p, cur, func(e effect) {
 		q := e.queue
+		late := ""
 		if !dropsHead(e.will, q) {
-			return
+			if e.before.Queues[q].TypeOrClassic() != topology.QueueClassic || !dropsHead(e.was, q) {
+				return
+			}
+			overflow, _ := e.will.QueueArg(q, "x-overflow")
+			late = fmt.Sprint(overflow)
 		}
 		for _, k := range limitKeys {
 			limit, ok := intArg(e.will, q, k.arg)
@@ -163,7 +177,7 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 				continue
 			}
 			t := trim{vhost: e.vhost, queue: q, key: k.policy, unit: k.unit, limit: limit, by: e.by,
-				fate: deadLetterFate(e.will, e.after, q, route.MaxLen)}
+				fate: deadLetterFate(e.will, e.after, q, route.MaxLen), late: late}
 			out = append(out, t)
 		}
 	})
@@ -219,6 +233,12 @@ func (t trim) String() string {
 		fate = fmt.Sprintf("dead-letters %s at once, and they are lost: %s", what, t.fate.why)
 	case t.fate.dropped:
 		fate = "drops " + what + " at once (" + t.fate.why + ")"
+	}
+	if t.late != "" {
+		return fmt.Sprintf("%s: classic queue %q in vhost %q gets a length limit of %d %s (%s) with overflow %s, and it holds %d: "+
+			"a classic queue applies a policy's length limit before its overflow, while it still drops its head, so RabbitMQ %s; "+
+			"to keep them, bring the overflow in first: apply the policy with overflow %s and without %s, then add the limit",
+			t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.late, t.held, fate, t.late, t.key)
 	}
 	return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head), and it holds %d: RabbitMQ %s",
 		t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.held, fate)

@@ -29,6 +29,7 @@ func TestLimitTrims(t *testing.T) {
 			{Name: "capped", Durable: true, Arguments: topology.Args{"x-max-length": int64(5)}},
 			{Name: "gone", Durable: true},
 			{Name: "qrejects", Type: topology.QueueQuorum, Durable: true, Arguments: topology.Args{"x-max-length": int64(10), "x-overflow": "reject-publish"}},
+			{Name: "held", Durable: true},
 		} {
 			v.Queues[q.Name] = q
 		}
@@ -36,6 +37,7 @@ func TestLimitTrims(t *testing.T) {
 		v.Exchanges["void"] = &topology.Exchange{Name: "void", Type: "direct", Durable: true}
 		v.Bindings = append(v.Bindings, &topology.Binding{Source: "dlx", DestinationType: topology.DestQueue, Destination: "dlq"})
 		v.Policies["old"] = policy("old", "^plain$", topology.Args{"max-length": int64(100)})
+		v.Policies["rej"] = policy("rej", "^held$", topology.Args{"overflow": "reject-publish"})
 		top.Vhosts["v"] = v
 		return top
 	}
@@ -84,6 +86,27 @@ func TestLimitTrims(t *testing.T) {
 			want:    []trim{row("plain", "max-length", 50, `policy "old"`, "")},
 		},
 		{
+			// A classic queue applies the limit while it still drops its
+			// head, then the overflow; a quorum queue takes both at once,
+			// and a classic queue whose own argument rejects keeps it.
+			name:    "a limit that comes with reject-publish",
+			changes: []plan.Change{put(plan.KindPolicy, policy("cap", "^(quorum|rejects|dead-letters|gone)$", topology.Args{"max-length": int64(10), "overflow": "reject-publish"}))},
+			want: []trim{
+				late(row("dead-letters", "max-length", 10, `policy "cap"`, "dlx"), "reject-publish"),
+				late(row("gone", "max-length", 10, `policy "cap"`, ""), "reject-publish"),
+			},
+		},
+		{
+			name:    "a lower limit that comes with reject-publish-dlx",
+			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50), "overflow": "reject-publish-dlx"})}}},
+			want:    []trim{late(row("plain", "max-length", 50, `policy "old"`, ""), "reject-publish-dlx")},
+		},
+		{
+			// The queue rejects publishes already when the limit comes.
+			name:    "a limit added to a policy that rejects",
+			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "rej", After: plan.PolicyObject{Policy: policy("rej", "^held$", topology.Args{"max-length": int64(5), "overflow": "reject-publish"})}}},
+		},
+		{
 			name:    "a higher limit",
 			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(500)})}}},
 		},
@@ -123,6 +146,12 @@ func TestLimitTrims(t *testing.T) {
 			}
 		})
 	}
+}
+
+// late is t with the overflow that comes into force after its limit.
+func late(t trim, overflow string) trim {
+	t.late = overflow
+	return t
 }
 
 // queuePolicy is a policy of queues.
