@@ -46,6 +46,10 @@ import (
 //	rmq put PATH [JSON]   PUT /api/PATH (JSON: default {}); a vhost or user made so
 //	                      is deleted when the script ends.
 //	rmq delete PATH       DELETE /api/PATH.
+//	rmq users             the script's files have a users section: it waits for
+//	                      every other test with one on this broker
+//	                      (testbroker.Broker.UsersSection) and deletes the users
+//	                      named after $VHOST when it ends.
 //	rmq gone FILE REGEXP  FILE (or stdout, stderr) names a vhost, REGEXP's first
 //	                      group, and the broker no longer has it (a throwaway
 //	                      vhost a command made and deleted).
@@ -172,7 +176,7 @@ func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|gone|publish|reject|requeue|wait|stats|drain|purge|consume|depth|declare|holds|managed|state ...")
+		ts.Fatalf("usage: rmq get|put|delete|users|gone|publish|reject|requeue|wait|stats|drain|purge|consume|depth|declare|holds|managed|state ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -329,6 +333,10 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	case "managed":
 		noNeg(ts, neg, "rmq managed")
 		fmt.Fprint(ts.Stdout(), l.managed(ts))
+	case "users":
+		noNeg(ts, neg, "rmq users")
+		l.b.UsersSection(l.tb)
+		l.tb.Cleanup(l.deleteUsers)
 	case "state":
 		noNeg(ts, neg, "rmq state")
 		for _, path := range []string{"definitions/" + l.vhost, "operator-policies/" + l.vhost} {
@@ -727,4 +735,26 @@ func dropLeftoverNotes(text string) string {
 	}
 	// An indented list that held only the note.
 	return emptyIndentedList.ReplaceAllString(strings.Join(out, ""), "[]")
+}
+
+// deleteUsers deletes the broker's users whose names hold the script's
+// vhost: those its files made.
+func (l *live) deleteUsers() {
+	status, body, err := l.b.API(http.MethodGet, "users?columns=name", nil)
+	if err != nil || status != http.StatusOK {
+		l.tb.Errorf("list users to delete the script's: %v %d %s", err, status, body)
+		return
+	}
+	var users []struct{ Name string }
+	if err := json.Unmarshal(body, &users); err != nil {
+		l.tb.Errorf("list users: %v", err)
+		return
+	}
+	for _, u := range users {
+		if strings.Contains(u.Name, l.vhost) {
+			if status, body, err := l.b.API(http.MethodDelete, "users/"+url.PathEscape(u.Name), nil); err != nil || status/100 != 2 {
+				l.tb.Errorf("delete user %s: %v %d %s", u.Name, err, status, body)
+			}
+		}
+	}
 }

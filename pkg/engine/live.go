@@ -35,6 +35,15 @@ type Live struct {
 // kind mqctl manages, the generic ones (kind.Spec.Item) included.
 func (l *Live) State() *topology.Topology { return l.current.State }
 
+// exchangeType is the type of exchange x of vhost in the state read; ""
+// when it has none.
+func (l *Live) exchangeType(vhost, x string) string {
+	if v := l.current.State.Vhosts[vhost]; v != nil && v.Exchanges[x] != nil {
+		return v.Exchanges[x].Type
+	}
+	return ""
+}
+
 // Unread is, per vhost, the kinds the broker would not let mqctl read, and
 // why.
 func (l *Live) Unread() map[string][]broker.Unread { return l.current.Unread }

@@ -141,6 +141,9 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	if err := <-checked; err != nil {
 		return nil, nil, stakes{}, err
 	}
+	if err := checkDeletedEnds(p, version, desired); err != nil && !e.noTable {
+		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
+	}
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
 	e.keepUnseenVhosts(p, desired, l)
@@ -179,12 +182,31 @@ func (e *Engine) checkAgainst(ctx context.Context, version rmqversion.Version, d
 		func() error { return version.CheckTopicPermissionExchanges(desired, has) },
 		func() error { return version.CheckBindingEnds(desired, e.endExists(ctx, l)) },
 		func() error { return version.CheckURIVhosts(desired, e.vhostReach(ctx)) },
+		func() error { return version.CheckBrokerTopicKeys(desired, l.exchangeType) },
 	} {
 		if err := err(); err != nil {
 			return fmt.Errorf("plan refused, nothing was changed: %w", err)
 		}
 	}
 	return nil
+}
+
+// checkDeletedEnds refuses what desired writes naming an exchange or queue
+// that p deletes (rmqversion.Version.CheckDeletedEnds): the broker has it
+// while the plan is made, not when apply writes beside the delete.
+func checkDeletedEnds(p *plan.Plan, version rmqversion.Version, desired *topology.Topology) error {
+	deleted := map[plan.ObjectRef]bool{}
+	for _, c := range p.Changes {
+		if c.Action == plan.Delete && (c.Kind == kind.Exchange || c.Kind == kind.Queue) {
+			deleted[c.Ref()] = true
+		}
+	}
+	if len(deleted) == 0 {
+		return nil
+	}
+	return version.CheckDeletedEnds(desired, func(vhost string, k kind.Kind, name string) bool {
+		return deleted[plan.ObjectRef{Kind: k, Vhost: vhost, Name: name}]
+	})
 }
 
 // normalize is desired as the broker of version stores it, leaving desired

@@ -1,6 +1,7 @@
 package rmqversion_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,5 +104,95 @@ func TestCheckBindingEnds(t *testing.T) {
 	}
 	if d := strings.Join(asked, ", "); d != "queue theirs, exchange gone, exchange nowhere" {
 		t.Errorf("asked the broker about %s; want only the ends the file lacks (not amq.*, not reply-to)", d)
+	}
+}
+
+// TestCheckDeletedEnds: a binding or topic permission naming an exchange
+// or queue the file does not declare and the plan deletes is refused with
+// both fixes; one the file declares, or the plan keeps, is not; a topic
+// permission only where the version refuses one without its exchange.
+func TestCheckDeletedEnds(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("orders")
+	v.Exchanges["stay"] = &topology.Exchange{Name: "stay", Type: "topic", Durable: true}
+	v.Queues["work"] = &topology.Queue{Name: "work", Durable: true}
+	v.Bindings = []*topology.Binding{
+		{Source: "stay", Destination: "work", DestinationType: topology.DestQueue, RoutingKey: "a"},
+		{Source: "gone", Destination: "work", DestinationType: topology.DestQueue, RoutingKey: "b"},
+		{Source: "stay", Destination: "old", DestinationType: topology.DestQueue, RoutingKey: "c"},
+		{Source: "kept", Destination: "work", DestinationType: topology.DestQueue, RoutingKey: "d"},
+	}
+	v.Items.Put(&topology.Item{Kind: kind.TopicPermission, Name: "app", Settings: topology.Args{
+		"gone": map[string]any{"write": "^a$", "read": "^a$"},
+		"stay": map[string]any{"write": ".*", "read": ".*"},
+	}})
+	deleted := func(vhost string, k kind.Kind, name string) bool {
+		return vhost == "orders" && ((k == kind.Exchange && (name == "gone" || name == "stay")) || (k == kind.Queue && name == "old"))
+	}
+	binding := []string{
+		`binding from "gone" to queue "work" in vhost "orders": routing key "b": the broker has exchange "gone" now, but this plan deletes it (mqctl created it and the file no longer declares it), and RabbitMQ refuses a binding whose source does not exist (HTTP 404 NOT_FOUND); declare exchange "gone" in the file to keep it, or remove the binding`,
+		`binding from "stay" to queue "old" in vhost "orders": routing key "c": the broker has queue "old" now, but this plan deletes it`,
+	}
+	permission := `topic permission of user "app" in vhost "orders": exchange "gone": the broker has exchange "gone" now, but this plan deletes it (mqctl created it and the file no longer declares it), and RabbitMQ refuses a topic permission for an exchange the vhost does not have (HTTP 400 no_such_exchange, from 4.3.2); declare exchange "gone" in the file to keep it, or remove the entry`
+	for _, c := range []struct {
+		version string
+		want    []string
+	}{
+		{"4.3.2", append(slices.Clone(binding), permission)},
+		{"4.3.1", binding},
+		{"3.10.8", binding},
+	} {
+		err := rmqversion.MustParse(c.version).CheckDeletedEnds(top, deleted)
+		if err == nil {
+			t.Fatalf("%s: no refusal", c.version)
+		}
+		lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
+		if len(lines) != len(c.want) {
+			t.Fatalf("%s: %d refusals, want %d:\n%v", c.version, len(lines), len(c.want), err)
+		}
+		for i, w := range c.want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("%s: refusal %d:\n%s\nwant it to say %s", c.version, i, lines[i], w)
+			}
+		}
+	}
+	if err := rmqversion.Default.CheckDeletedEnds(top, func(string, kind.Kind, string) bool { return false }); err != nil {
+		t.Errorf("nothing deleted: %v", err)
+	}
+}
+
+// TestCheckBrokerTopicKeys: a binding from a topic exchange only the broker
+// has is held to the '#' limit as one from the file's (from 4.3.5); one
+// from the file's own exchange, or amq.topic, is Check's, and one from a
+// direct exchange is not limited.
+func TestCheckBrokerTopicKeys(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("orders")
+	v.Exchanges["mine"] = &topology.Exchange{Name: "mine", Type: "topic", Durable: true}
+	v.Queues["work"] = &topology.Queue{Name: "work", Durable: true}
+	for _, src := range []string{"theirs", "mine", "amq.topic", "direct"} {
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: "work", DestinationType: topology.DestQueue, RoutingKey: "#.a.#.b.#"})
+	}
+	onBroker := func(vhost, x string) string {
+		switch x {
+		case "theirs", "mine", "amq.topic":
+			return "topic"
+		case "direct":
+			return "direct"
+		}
+		return ""
+	}
+	err := rmqversion.MustParse("4.3.6").CheckBrokerTopicKeys(top, onBroker)
+	if err == nil {
+		t.Fatal("no refusal")
+	}
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
+	if len(lines) != 1 || !strings.Contains(lines[0], `binding from "theirs" to queue "work" in vhost "orders": routing key "#.a.#.b.#": RabbitMQ 4.3 refuses a topic binding key with more than 2 '#' words`) {
+		t.Errorf("refusals:\n%v\nwant only the binding from the broker's topic exchange", err)
+	}
+	for _, version := range []string{"4.3.4", "4.0.5", "3.10.8"} {
+		if err := rmqversion.MustParse(version).CheckBrokerTopicKeys(top, onBroker); err != nil {
+			t.Errorf("%s takes three '#' words: %v", version, err)
+		}
 	}
 }

@@ -207,7 +207,7 @@ func (v Version) Check(t *topology.Topology) error {
 		vh := t.Vhosts[vn]
 		out = v.checkQueues(out, vn, vh)
 		out = v.checkExchanges(out, vn, vh)
-		out = v.checkBindings(out, vn, vh)
+		out = v.checkBindings(out, vn, vh, vh.ExchangeType)
 		out = v.checkLocalRandomBindings(out, vn, vh)
 		for _, k := range kind.PolicyKinds() {
 			ps := vh.PoliciesOf(k)
@@ -271,13 +271,14 @@ func (v Version) checkExchanges(out []Refusal, vn string, vh *topology.Vhost) []
 }
 
 // checkBindings appends to out vhost vn's topic bindings whose key has
-// more '#' words than v takes.
-func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
+// more '#' words than v takes; typeOf is the type of a source exchange
+// ("" for one it does not know).
+func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost, typeOf func(exchange string) string) []Refusal {
 	if !v.TopicHashLimit() {
 		return out
 	}
 	for _, b := range vh.Bindings {
-		if vh.ExchangeType(b.Source) != "topic" || TopicHashWords(b.RoutingKey) <= MaxTopicHashWords {
+		if typeOf(b.Source) != "topic" || TopicHashWords(b.RoutingKey) <= MaxTopicHashWords {
 			continue
 		}
 		out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
@@ -549,6 +550,85 @@ type bindingEnd struct {
 // endsOf are binding b's source exchange and its destination.
 func endsOf(b *topology.Binding) []bindingEnd {
 	return []bindingEnd{{kind.Exchange, b.Source, "source"}, {b.DestinationKind(), b.Destination, "destination"}}
+}
+
+// CheckBrokerTopicKeys refuses, as Check does for the file's own topic
+// exchanges, the bindings of t from an exchange the file does not declare
+// and the broker has as a topic exchange (typeOf: its type on the broker,
+// "" for none) whose key has more '#' words than v takes.
+func (v Version) CheckBrokerTopicKeys(t *topology.Topology, typeOf func(vhost, exchange string) string) error {
+	var out []Refusal
+	for _, vn := range t.VhostNames() {
+		vh := t.Vhosts[vn]
+		out = v.checkBindings(out, vn, vh, func(x string) string {
+			if vh.ExchangeType(x) != "" {
+				return "" // the file's, or one every vhost has: Check's
+			}
+			return typeOf(vn, x)
+		})
+	}
+	return refusals(v, out)
+}
+
+// CheckDeletedEnds refuses the bindings and topic permissions of t that
+// name an exchange or queue the file does not declare and a plan deletes
+// (deleted: the broker has it now, mqctl created it, the file dropped it).
+// Apply would write them beside the delete: RabbitMQ refuses a binding
+// whose end does not exist and, from 4.3.2, a topic permission for an
+// exchange the vhost does not have; written first, the binding goes with
+// its end, and the next plan writes it again.
+func (v Version) CheckDeletedEnds(t *topology.Topology, deleted func(vhost string, k kind.Kind, name string) bool) error {
+	var out []Refusal
+	gone := func(vh *topology.Vhost, vn string, k kind.Kind, name string) bool {
+		declared := (k == kind.Exchange && vh.Exchanges[name] != nil) || (k == kind.Queue && vh.Queues[name] != nil)
+		return !declared && deleted(vn, k, name)
+	}
+	for _, vn := range t.VhostNames() {
+		vh := t.Vhosts[vn]
+		for _, b := range vh.Bindings {
+			for _, end := range endsOf(b) {
+				if gone(vh, vn, end.k, end.name) {
+					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
+						Reason: deletedEndReason(end.k, end.name, "a binding whose "+end.role+" does not exist (HTTP 404 NOT_FOUND)"),
+						Fix:    deletedEndFix(end.k, end.name, "remove the binding")})
+				}
+			}
+		}
+		if !v.TopicPermissionNeedsExchange() {
+			continue
+		}
+		for _, user := range vh.Items.Names(kind.TopicPermission) {
+			it := vh.Items.Get(kind.TopicPermission, user)
+			for _, x := range sortedKeys(it.Settings) {
+				if gone(vh, vn, kind.Exchange, x) {
+					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("topic permission of user %q", user), Key: fmt.Sprintf("exchange %q", x), Pos: it.Pos,
+						Reason: deletedEndReason(kind.Exchange, x, "a topic permission for an exchange the vhost does not have (HTTP 400 no_such_exchange, from 4.3.2)"),
+						Fix:    deletedEndFix(kind.Exchange, x, "remove the entry")})
+				}
+			}
+		}
+	}
+	return refusals(v, out)
+}
+
+// deletedEndReason says why an object naming k name, which a plan
+// deletes, is refused: RabbitMQ refuses what.
+func deletedEndReason(k kind.Kind, name, what string) string {
+	return fmt.Sprintf("the broker has %s %q now, but this plan deletes it (mqctl created it and the file no longer declares it), and RabbitMQ refuses %s", k.Label(), name, what)
+}
+
+// deletedEndFix is the fix of such an object: keep the end, or drop the
+// object (other).
+func deletedEndFix(k kind.Kind, name, other string) string {
+	return fmt.Sprintf("declare %s %q in the file to keep it, or %s", k.Label(), name, other)
+}
+
+// refusals is out as an error of v (nil for none).
+func refusals(v Version, out []Refusal) error {
+	if len(out) == 0 {
+		return nil
+	}
+	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
 }
 
 // CheckBindingEnds refuses the bindings of t whose source exchange or
