@@ -16,9 +16,9 @@ type deprecatedSetting struct {
 	// applies reports whether the version deprecates the setting, and
 	// refused whether it refuses it.
 	applies, refused func(rmqversion.Version) bool
-	// why says what the version does with it; fix what to do instead,
-	// given the value set.
-	why func(v rmqversion.Version) string
+	// why says what the version does with it, set as a queue argument or
+	// (policy) as a policy key; fix what to do instead, given the value set.
+	why func(v rmqversion.Version, policy bool) string
 	fix func(value string, policy bool) string
 }
 
@@ -26,8 +26,11 @@ func deprecatedSettings() []deprecatedSetting {
 	return []deprecatedSetting{
 		{arg: "x-queue-master-locator", key: "queue-master-locator",
 			applies: rmqversion.Version.DeprecatesQueueMasterLocator, refused: rmqversion.Version.RefusesQueueMasterLocator,
-			why: func(v rmqversion.Version) string {
-				if v.RefusesQueueMasterLocator() {
+			why: func(v rmqversion.Version, policy bool) string {
+				switch {
+				case v.RefusesQueueMasterLocator() && policy:
+					return "RabbitMQ " + v.Line() + " denies the deprecated feature queue_master_locator by default: the broker refuses the policy itself (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\"), so none of its settings apply to any queue, unless rabbitmq.conf permits the feature"
+				case v.RefusesQueueMasterLocator():
 					return "RabbitMQ " + v.Line() + " denies the deprecated feature queue_master_locator by default: the broker refuses to declare a queue with it unless rabbitmq.conf permits the feature"
 				}
 				return "RabbitMQ " + v.Line() + " logs a deprecation warning for it (the deprecated feature queue_master_locator, since 4.0), and 4.3 refuses it unless rabbitmq.conf permits the feature"
@@ -44,7 +47,7 @@ func deprecatedSettings() []deprecatedSetting {
 			}},
 		{arg: "x-queue-mode", key: "queue-mode",
 			applies: rmqversion.Version.IgnoresQueueMode, refused: func(rmqversion.Version) bool { return false },
-			why: func(v rmqversion.Version) string {
+			why: func(v rmqversion.Version, _ bool) string {
 				if !v.ValidatesQueueMode() {
 					return "RabbitMQ " + v.Line() + " ignores it (since 3.12 classic queues keep messages on disk with a small in-memory buffer whatever the mode, as lazy queues did), and no longer even checks its value"
 				}
@@ -74,7 +77,7 @@ func runDeprecated(p *Pass) []Finding {
 				continue
 			}
 			f := p.queueFinding(q, "classic queue %q sets %s %v: %s. %s",
-				name, s.arg, v, s.why(p.Version), s.fix(fmt.Sprint(v), false))
+				name, s.arg, v, s.why(p.Version, false), s.fix(fmt.Sprint(v), false))
 			out = append(out, p.deprecationFinding(f, s))
 		}
 	}
@@ -86,8 +89,8 @@ func runDeprecated(p *Pass) []Finding {
 				if !ok || !s.applies(p.Version) {
 					continue
 				}
-				msg := fmt.Sprintf("%s %q sets %s: %v: %s", set.label, pn, s.key, v, s.why(p.Version))
-				if skipped := p.policySkips(pol, s.key); skipped != "" {
+				msg := fmt.Sprintf("%s %q sets %s: %v: %s", set.label, pn, s.key, v, s.why(p.Version, true))
+				if skipped := p.policySkips(pol, s.key); skipped != "" && !s.refused(p.Version) {
 					msg += "; " + skipped
 				}
 				f := p.policyFinding(set.kind, pol, "%s. %s", msg, s.fix(fmt.Sprint(v), true))

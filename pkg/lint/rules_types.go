@@ -25,6 +25,8 @@ func argHint(v rmqversion.Version, qtype, arg string) string {
 		return "streams never dead-letter: remove it"
 	case qtype == topology.QueueClassic && (arg == "x-delivery-limit" || arg == "x-dead-letter-strategy"):
 		return "it needs a quorum queue (type: quorum)"
+	case qtype == topology.QueueClassic && arg == "x-queue-master-locator":
+		return v.QueueArgFix(qtype, arg)
 	case qtype == topology.QueueClassic && arg == "x-queue-leader-locator":
 		return "classic queues take x-queue-master-locator before RabbitMQ 4.0"
 	case arg == "x-consumer-timeout" || arg == "x-consumer-disconnected-timeout":
@@ -53,7 +55,7 @@ func runUnsupported(p *Pass) []Finding {
 				typeLabel(q.Type), name, typeLabel(q.Type)))
 		}
 		for _, arg := range q.Arguments.Keys() {
-			if p.Version.RefusesQueueArgument(q.Type, arg) {
+			if p.Version.RefusesQueueArgument(q.Type, arg) && !p.deprecatedArgReported(q.Type, arg) {
 				hint := upperFirst(argHint(p.Version, q.Type, arg))
 				if keep, ok := p.Version.KeepClassicFix(q, p.Vhost.Name, arg); ok {
 					hint = upperFirst(keep) + ". Otherwise: " + argHint(p.Version, q.Type, arg)
@@ -96,8 +98,21 @@ func (p *Pass) reportedElsewhere(k string) bool {
 	if rmqversion.IsMirroringKey(k) {
 		return p.enabled("MQ702")
 	}
+	return p.deprecationReported(func(s deprecatedSetting) bool { return s.key == k })
+}
+
+// deprecatedArgReported reports whether MQ503 reports argument arg of a
+// queue of type qtype on the target version (x-queue-master-locator on a
+// classic queue): one cause, one finding, with MQ503's advice.
+func (p *Pass) deprecatedArgReported(qtype, arg string) bool {
+	return qtype == topology.QueueClassic && p.deprecationReported(func(s deprecatedSetting) bool { return s.arg == arg })
+}
+
+// deprecationReported reports whether MQ503 reports a deprecated setting
+// that is on the target version.
+func (p *Pass) deprecationReported(is func(deprecatedSetting) bool) bool {
 	for _, s := range deprecatedSettings() {
-		if s.key == k && s.applies(p.Version) {
+		if is(s) && s.applies(p.Version) {
 			return p.enabled("MQ503")
 		}
 	}

@@ -239,7 +239,7 @@ func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Ref
 		}
 		for _, arg := range sortedKeys(q.Arguments) {
 			if v.RefusesQueueArgument(typ, arg) {
-				fix := queueArgFix(v, typ, arg)
+				fix := v.QueueArgFix(typ, arg)
 				if keep, ok := v.KeepClassicFix(q, vn, arg); ok {
 					fix = keep + "; otherwise " + fix
 				}
@@ -415,7 +415,9 @@ func (v Version) KeepClassicFix(q *topology.Queue, vn, arg string) (string, bool
 	return fmt.Sprintf("%s; to keep %s, write type: classic", why, arg), true
 }
 
-func queueArgFix(v Version, typ, arg string) string {
+// QueueArgFix says what to do instead of argument arg, which v refuses
+// on a queue of type typ.
+func (v Version) QueueArgFix(typ, arg string) string {
 	switch {
 	case typ == topology.QueueClassic && arg == "x-queue-master-locator":
 		return "use x-queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"

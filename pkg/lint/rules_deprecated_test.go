@@ -1,0 +1,108 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// objectCase is what the queue-type rules (MQ501, MQ503) say about one
+// object for one target version: every finding they make on it, each
+// with the severity given, the messages holding contains and none of
+// lacks.
+type objectCase struct {
+	name     string
+	version  string
+	rules    map[string]string // Options.Rules
+	build    func(b *builder)
+	object   string
+	ids      []string // the IDs of its findings, in order; none when empty
+	severity Severity
+	contains []string
+	lacks    []string
+}
+
+func (tc objectCase) run(t *testing.T) {
+	t.Helper()
+	b := newBuilder()
+	tc.build(b)
+	var got []Finding
+	for _, f := range b.run(t, Options{Version: rmqversion.MustParse(tc.version), Rules: tc.rules}) {
+		if f.Object.Name == tc.object && (f.ID == "MQ501" || f.ID == "MQ503") {
+			got = append(got, f)
+		}
+	}
+	var ids, msgs []string
+	for _, f := range got {
+		ids = append(ids, f.ID)
+		msgs = append(msgs, f.Message)
+		if f.Severity != tc.severity {
+			t.Errorf("%s on %s: severity %s, want %s", f.ID, tc.object, f.Severity, tc.severity)
+		}
+	}
+	if fmt.Sprint(ids) != fmt.Sprint(tc.ids) && (len(ids) > 0 || len(tc.ids) > 0) {
+		t.Fatalf("findings on %s: %v, want %v:\n%s", tc.object, ids, tc.ids, describe(got))
+	}
+	joined := strings.Join(msgs, "\n")
+	for _, s := range tc.contains {
+		if !strings.Contains(joined, s) {
+			t.Errorf("messages lack %q:\n%s", s, joined)
+		}
+	}
+	for _, s := range tc.lacks {
+		if strings.Contains(joined, s) {
+			t.Errorf("messages say %q:\n%s", s, joined)
+		}
+	}
+}
+
+// TestQueueMasterLocatorOneFinding: x-queue-master-locator on a classic
+// queue is the deprecated feature queue_master_locator, one cause: MQ503
+// alone reports it, with the leader locator as the fix, never MQ501's
+// "use a queue type that supports it" (no type takes it on 4.3). 4.3
+// refuses the queue, and refuses a policy with the key itself (HTTP 400
+// "use of deprecated queue-master-locator argument is not permitted");
+// 4.0 takes both and logs a deprecation warning; 3.10 takes both, its
+// classic queues' own locator.
+func TestQueueMasterLocatorOneFinding(t *testing.T) {
+	queue := func(b *builder) {
+		b.queue("a", topology.Args{"x-queue-master-locator": "min-masters", argDLX: "", argDLRK: "a.dlq"})
+	}
+	// policy matches a classic queue and a quorum queue, which does not
+	// take the key: where the broker takes the policy, it skips a.q.
+	policy := func(b *builder) {
+		b.queue("a", nil)
+		b.typed("a.q", topology.QueueQuorum, nil)
+		b.policy("p", "^a", topology.Args{"queue-master-locator": "min-masters"})
+	}
+	skips := "does not apply the policy at all to the ones it matches (a.q)"
+	for _, tc := range []objectCase{
+		{name: "queue 4.3: refused, MQ503 only", version: "4.3", build: queue, object: "a",
+			ids: []string{"MQ503"}, severity: Error,
+			contains: []string{"denies the deprecated feature queue_master_locator", "refuses to declare a queue with it", "x-queue-leader-locator: balanced"},
+			lacks:    []string{"use a queue type that supports it"}},
+		{name: "queue 4.3, MQ503 off: MQ501 with the leader locator", version: "4.3", rules: map[string]string{"MQ503": "off"}, build: queue, object: "a",
+			ids: []string{"MQ501"}, severity: Error,
+			contains: []string{"x-queue-leader-locator (client-local or balanced)", "deprecated_features.permit.queue_master_locator = true"},
+			lacks:    []string{"use a queue type that supports it"}},
+		{name: "queue 4.0: accepted, deprecated", version: "4.0", build: queue, object: "a",
+			ids: []string{"MQ503"}, severity: Warning,
+			contains: []string{"RabbitMQ 4.0 logs a deprecation warning", "4.3 refuses it"}},
+		{name: "queue 3.10: accepted", version: "3.10", build: queue, object: "a"},
+		{name: "policy 4.3: the policy is refused", version: "4.3", build: policy, object: "p",
+			ids: []string{"MQ503"}, severity: Error,
+			contains: []string{`refuses the policy itself (HTTP 400 "use of deprecated queue-master-locator argument is not permitted")`, "queue-leader-locator: balanced"},
+			lacks:    []string{"refuses to declare a queue", skips}},
+		{name: "policy 4.0: accepted, deprecated", version: "4.0", build: policy, object: "p",
+			ids: []string{"MQ503"}, severity: Warning,
+			contains: []string{"RabbitMQ 4.0 logs a deprecation warning", "4.3 refuses it", skips}},
+		{name: "policy 3.10: accepted, not applied to the quorum queue", version: "3.10", build: policy, object: "p",
+			ids: []string{"MQ501"}, severity: Error,
+			contains: []string{"sets queue-master-locator, which quorum queues do not support on RabbitMQ 3.10", "(a.q)"}},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
