@@ -16,10 +16,17 @@ type deprecatedSetting struct {
 	// applies reports whether the version deprecates the setting, and
 	// refused whether it refuses it.
 	applies, refused func(rmqversion.Version) bool
+	// matches reports whether a value is the deprecated one (nil: any).
+	matches func(value any) bool
 	// why says what the version does with it, set as a queue argument or
 	// (policy) as a policy key; fix what to do instead, given the value set.
 	why func(v rmqversion.Version, policy bool) string
 	fix func(value string, policy bool) string
+}
+
+// reports reports whether MQ503 reports s set to value on version v.
+func (s deprecatedSetting) reports(v rmqversion.Version, value any) bool {
+	return s.applies(v) && (s.matches == nil || s.matches(value))
 }
 
 func deprecatedSettings() []deprecatedSetting {
@@ -45,6 +52,15 @@ func deprecatedSettings() []deprecatedSetting {
 				}
 				return fmt.Sprintf("Use x-queue-leader-locator: %s instead (queue arguments cannot change in place: mqctl plans a replace of the queue, so make the change while it is empty, or move the setting to a policy, queue-leader-locator)", leader)
 			}},
+		// The argument x-queue-version 1 is refused on 4.3 (MQ501); the
+		// policy key is taken and means nothing there.
+		{key: "queue-version",
+			applies: func(v rmqversion.Version) bool { return !v.ClassicQueueV1() }, refused: func(rmqversion.Version) bool { return false },
+			matches: func(value any) bool { return topology.Normalize(value) == int64(1) },
+			why: func(v rmqversion.Version, _ bool) string {
+				return "RabbitMQ " + v.Line() + " accepts it and ignores it: classic queues v1 were removed in 4.3, and every classic queue stores its messages in version 2 whatever the policy says"
+			},
+			fix: func(string, bool) string { return "Remove it from the policy" }},
 		{arg: "x-queue-mode", key: "queue-mode",
 			applies: rmqversion.Version.IgnoresQueueMode, refused: func(rmqversion.Version) bool { return false },
 			why: func(v rmqversion.Version, _ bool) string {
@@ -73,7 +89,7 @@ func runDeprecated(p *Pass) []Finding {
 		}
 		for _, s := range settings {
 			v, ok := q.Arguments[s.arg]
-			if !ok || !s.applies(p.Version) {
+			if s.arg == "" || !ok || !s.reports(p.Version, v) {
 				continue
 			}
 			f := p.queueFinding(q, "classic queue %q sets %s %v: %s. %s",
@@ -86,7 +102,7 @@ func runDeprecated(p *Pass) []Finding {
 			pol := set.policies[pn]
 			for _, s := range settings {
 				v, ok := pol.Definition[s.key]
-				if !ok || !s.applies(p.Version) {
+				if !ok || !s.reports(p.Version, v) {
 					continue
 				}
 				msg := fmt.Sprintf("%s %q sets %s: %v: %s", set.label, pn, s.key, v, s.why(p.Version, true))

@@ -106,3 +106,36 @@ func TestQueueMasterLocatorOneFinding(t *testing.T) {
 		t.Run(tc.name, tc.run)
 	}
 }
+
+// TestClassicQueueV1: RabbitMQ 4.3 removed classic queues v1. It refuses
+// x-queue-version 1 ("unsupported queue version '1'"): MQ501, an error,
+// with version 2 as the fix; it takes the policy key queue-version 1 and
+// ignores it: MQ503, a warning. Version 2 is fine on 4.3. 4.0 and 3.10
+// take version 1 both ways: no finding.
+func TestClassicQueueV1(t *testing.T) {
+	queue := func(version any) func(b *builder) {
+		return func(b *builder) { b.queue("a", topology.Args{"x-queue-version": version, argMaxLen: 10}) }
+	}
+	policy := func(version any) func(b *builder) {
+		return func(b *builder) {
+			b.queue("a", nil)
+			b.policy("p", "^a$", topology.Args{"queue-version": version})
+		}
+	}
+	for _, tc := range []objectCase{
+		{name: "argument 1 on 4.3: refused", version: "4.3", build: queue(1), object: "a",
+			ids: []string{"MQ501"}, severity: Error,
+			contains: []string{"unsupported queue version '1'", "Remove it, or write x-queue-version: 2 (version 2 is the only classic queue storage RabbitMQ 4.3 has)"}},
+		{name: "argument 2 on 4.3", version: "4.3", build: queue(2), object: "a"},
+		{name: "argument 1 on 4.0: accepted", version: "4.0", build: queue(1), object: "a"},
+		{name: "argument 1 on 3.10: accepted", version: "3.10", build: queue(1), object: "a"},
+		{name: "policy key 1 on 4.3: ignored", version: "4.3", build: policy(1), object: "p",
+			ids: []string{"MQ503"}, severity: Warning,
+			contains: []string{"RabbitMQ 4.3 accepts it and ignores it", "Remove it from the policy"}},
+		{name: "policy key 2 on 4.3", version: "4.3", build: policy(2), object: "p"},
+		{name: "policy key 1 on 4.0: in force", version: "4.0", build: policy(1), object: "p"},
+		{name: "policy key 1 on 3.10: in force", version: "3.10", build: policy(1), object: "p"},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}

@@ -55,7 +55,7 @@ func runUnsupported(p *Pass) []Finding {
 				typeLabel(q.Type), name, typeLabel(q.Type)))
 		}
 		for _, arg := range q.Arguments.Keys() {
-			if p.Version.RefusesQueueArgument(q.Type, arg) && !p.deprecatedArgReported(q.Type, arg) {
+			if p.Version.RefusesQueueArgument(q.Type, arg) && !p.deprecatedArgReported(q.Type, arg, q.Arguments[arg]) {
 				hint := upperFirst(argHint(p.Version, q.Type, arg))
 				if keep, ok := p.Version.KeepClassicFix(q, p.Vhost.Name, arg); ok {
 					hint = upperFirst(keep) + ". Otherwise: " + argHint(p.Version, q.Type, arg)
@@ -65,6 +65,7 @@ func runUnsupported(p *Pass) []Finding {
 					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), hint)))
 			}
 		}
+		out = append(out, p.refusedArgValues(q)...)
 		if n, ok := q.Arguments.Int(argPriority); ok && (n > 255 || n < 0) && q.Type == topology.QueueClassic {
 			out = append(out, p.queueFinding(q,
 				"queue %q sets x-max-priority %d: RabbitMQ accepts 0 to 255 and refuses to declare the queue. Use at most 10",
@@ -73,6 +74,23 @@ func runUnsupported(p *Pass) []Finding {
 	}
 	out = append(out, p.quorumRejectPublishDLX()...)
 	out = append(out, p.unsupportedPolicyKeys()...)
+	return out
+}
+
+// refusedArgValues reports queue q's arguments whose value the target
+// version refuses (x-queue-version 1 on a classic queue on 4.3), the
+// argument being one its type takes.
+func (p *Pass) refusedArgValues(q *topology.Queue) []Finding {
+	var out []Finding
+	for _, arg := range q.Arguments.Keys() {
+		why, refused := p.Version.RefusesQueueArgumentValue(q.Type, arg, q.Arguments[arg])
+		if !refused || p.Version.RefusesQueueArgument(q.Type, arg) {
+			continue
+		}
+		out = append(out, p.judged(p.queueFinding(q,
+			"%s %q sets %s %v, which RabbitMQ %s refuses: %s, so the broker refuses to declare the queue (PRECONDITION_FAILED). %s",
+			typeLabel(q.Type), q.Name, arg, q.Arguments[arg], p.Version.Line(), why, upperFirst(p.Version.QueueArgValueFix(q.Type, arg)))))
+	}
 	return out
 }
 
@@ -91,28 +109,29 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// reportedElsewhere reports whether another rule reports policy key k on
-// the target version: ha-* keys (MQ702) and deprecated keys (MQ503), whose
-// messages name the queues the policy then skips.
-func (p *Pass) reportedElsewhere(k string) bool {
+// reportedElsewhere reports whether another rule reports policy key k set
+// to value on the target version: ha-* keys (MQ702) and deprecated keys
+// (MQ503), whose messages name the queues the policy then skips.
+func (p *Pass) reportedElsewhere(k string, value any) bool {
 	if rmqversion.IsMirroringKey(k) {
 		return p.enabled("MQ702")
 	}
-	return p.deprecationReported(func(s deprecatedSetting) bool { return s.key == k })
+	return p.deprecationReported(func(s deprecatedSetting) bool { return s.key == k }, value)
 }
 
-// deprecatedArgReported reports whether MQ503 reports argument arg of a
-// queue of type qtype on the target version (x-queue-master-locator on a
-// classic queue): one cause, one finding, with MQ503's advice.
-func (p *Pass) deprecatedArgReported(qtype, arg string) bool {
-	return qtype == topology.QueueClassic && p.deprecationReported(func(s deprecatedSetting) bool { return s.arg == arg })
+// deprecatedArgReported reports whether MQ503 reports argument arg set to
+// value on a queue of type qtype on the target version
+// (x-queue-master-locator on a classic queue): one cause, one finding,
+// with MQ503's advice.
+func (p *Pass) deprecatedArgReported(qtype, arg string, value any) bool {
+	return qtype == topology.QueueClassic && p.deprecationReported(func(s deprecatedSetting) bool { return s.arg == arg }, value)
 }
 
 // deprecationReported reports whether MQ503 reports a deprecated setting
-// that is on the target version.
-func (p *Pass) deprecationReported(is func(deprecatedSetting) bool) bool {
+// that is, set to value, on the target version.
+func (p *Pass) deprecationReported(is func(deprecatedSetting) bool, value any) bool {
 	for _, s := range deprecatedSettings() {
-		if is(s) && s.applies(p.Version) {
+		if is(s) && s.reports(p.Version, value) {
 			return p.enabled("MQ503")
 		}
 	}
@@ -132,7 +151,7 @@ func (p *Pass) unsupportedPolicyKeys() []Finding {
 	badKeys := func(pol *topology.Policy, qtype string) []string {
 		var keys []string
 		for _, k := range p.Version.UnsupportedPolicyKeys(qtype) {
-			if pol.Definition.Has(k) && !p.reportedElsewhere(k) {
+			if pol.Definition.Has(k) && !p.reportedElsewhere(k, pol.Definition[k]) {
 				keys = append(keys, k)
 			}
 		}

@@ -34,3 +34,10 @@ func (v Version) RefusesQueueMasterLocator() bool {
 	}
 	return v.AtLeast(4, 3)
 }
+
+// ClassicQueueV1: classic queues may use version 1 storage (x-queue-version
+// 1, policy key queue-version 1). 4.3 removed it: the argument is refused
+// ("unsupported queue version '1'"), the policy key still accepted and
+// meaningless, every classic queue being version 2 (4.3.0 release notes;
+// measured on 4.3.6, notes §2). 4.0 and 3.10 take both.
+func (v Version) ClassicQueueV1() bool { return !v.AtLeast(4, 3) }

@@ -60,12 +60,19 @@ func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason str
 	if typ == "" {
 		typ = topology.QueueClassic
 	}
-	if typ == topology.QueueClassic && arg == "x-queue-version" && v.AtLeast(4, 3) {
+	if typ == topology.QueueClassic && arg == "x-queue-version" && !v.ClassicQueueV1() {
 		if n, ok := topology.Normalize(val).(int64); ok && n != 2 {
 			return fmt.Sprintf("unsupported queue version '%d' (classic queues v1 were removed in 4.3)", n), true
 		}
 	}
 	return "", false
+}
+
+// QueueArgValueFix says what to do instead of the value of argument arg
+// that v refuses on a queue of type typ (RefusesQueueArgumentValue): an
+// x-queue-version other than 2 on a classic queue, the only one it refuses.
+func (v Version) QueueArgValueFix(typ, arg string) string {
+	return fmt.Sprintf("remove it, or write %s: 2 (version 2 is the only classic queue storage RabbitMQ %s has)", arg, v.Line())
 }
 
 // MaxTopicHashWords is the most '#' words a topic binding key may hold on
@@ -249,7 +256,7 @@ func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Ref
 			} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
 					Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
-					Fix:    "remove it, or set it to 2 (classic queues have used version 2 storage by default since 3.12)"})
+					Fix:    v.QueueArgValueFix(typ, arg)})
 			}
 		}
 	}
