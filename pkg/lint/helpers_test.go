@@ -1,8 +1,12 @@
 package lint
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -90,4 +94,54 @@ func only(fs []Finding, id string) []Finding {
 		}
 	}
 	return out
+}
+
+// objectCase is what some rules (look) say about one object for one
+// target version: every finding they make on it, each with the severity
+// given, the messages holding contains and none of lacks.
+type objectCase struct {
+	name     string
+	look     []string // the rules looked at
+	version  string
+	rules    map[string]string // Options.Rules
+	build    func(b *builder)
+	object   string
+	ids      []string // the IDs of its findings, in order; none when empty
+	severity Severity
+	contains []string
+	lacks    []string
+}
+
+func (tc objectCase) run(t *testing.T) {
+	t.Helper()
+	b := newBuilder()
+	tc.build(b)
+	var got []Finding
+	for _, f := range b.run(t, Options{Version: rmqversion.MustParse(tc.version), Rules: tc.rules}) {
+		if f.Object.Name == tc.object && slices.Contains(tc.look, f.ID) {
+			got = append(got, f)
+		}
+	}
+	var ids, msgs []string
+	for _, f := range got {
+		ids = append(ids, f.ID)
+		msgs = append(msgs, f.Message)
+		if f.Severity != tc.severity {
+			t.Errorf("%s on %s: severity %s, want %s", f.ID, tc.object, f.Severity, tc.severity)
+		}
+	}
+	if fmt.Sprint(ids) != fmt.Sprint(tc.ids) && (len(ids) > 0 || len(tc.ids) > 0) {
+		t.Fatalf("findings on %s: %v, want %v:\n%s", tc.object, ids, tc.ids, describe(got))
+	}
+	joined := strings.Join(msgs, "\n")
+	for _, s := range tc.contains {
+		if !strings.Contains(joined, s) {
+			t.Errorf("messages lack %q:\n%s", s, joined)
+		}
+	}
+	for _, s := range tc.lacks {
+		if strings.Contains(joined, s) {
+			t.Errorf("messages say %q:\n%s", s, joined)
+		}
+	}
 }

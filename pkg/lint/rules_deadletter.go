@@ -429,7 +429,12 @@ func runDLCrossDelivered(p *Pass) []Finding {
 			}
 		}
 		var msg string
+		cs, ownRoute := p.catchers(name, d)
 		switch {
+		case len(settled) > 1 && ownRoute && len(cs.Bindings) == 0:
+			continue // only collectors by intent take them too
+		case len(settled) > 1 && ownRoute:
+			msg = p.caughtMessage(name, d, settled, cs.Bindings)
 		case len(settled) > 1:
 			msg = fmt.Sprintf("dead letters of queue %q reach %d queues (%s)%s. A failure in one consumer shows up beside other queues' failures, and replaying a DLQ delivers messages to consumers that never saw them. %s",
 				name, len(settled), queuesList(settled), p.exampleRoute(d), fix)
