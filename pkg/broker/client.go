@@ -464,7 +464,8 @@ func (c *Client) newRequest(ctx context.Context, ep string, r *request, body []b
 func (c *Client) refused(ctx context.Context, r *request, resp *http.Response) (err error, class failure, detail string) {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	var eb errorBody
-	if json.Unmarshal(raw, &eb) != nil || (eb.Error == "" && eb.Reason == "") {
+	bad := json.Unmarshal(raw, &eb)
+	if eb.Reason = reasonOf(eb.RawReason); bad != nil || (eb.Error == "" && eb.Reason == "") {
 		eb.Reason = summarise(raw)
 	}
 	if retryableStatus(resp.StatusCode) && !(r.answers503 && resp.StatusCode == http.StatusServiceUnavailable) {

@@ -210,3 +210,28 @@ func closedAddr(t *testing.T) string {
 	l.Close()
 	return addr
 }
+
+// TestRefusedRegexpReadsAsText: the broker refuses a permission whose
+// regular expression it cannot compile with an Erlang term (strings as
+// lists of character codes); the error spells it out, on every version.
+func TestRefusedRegexpReadsAsText(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	c := connect(t, b)
+	vh := b.Vhost(t)
+	user, _ := b.User(t, "management")
+	err := c.WriteItem(t.Context(), kind.Permission, vh, nil, &topology.Item{Kind: kind.Permission, Name: user,
+		Settings: topology.Args{"configure": "(", "write": ".*", "read": ".*"}})
+	if err == nil {
+		t.Fatal("the broker took configure \"(\"")
+	}
+	// The words are the PCRE of the broker's Erlang: 4.3.6 (Erlang 29)
+	// says "missing closing parenthesis", 4.0.5 and 3.10.8 "missing )".
+	why := "missing )"
+	if b.Version().AtLeast(4, 3) {
+		why = "missing closing parenthesis"
+	}
+	if want := `refused (400): invalid regular expression "(": ` + why + ` (at offset 1)`; !strings.Contains(err.Error(), want) {
+		t.Errorf("error:\n%v\nwant it to say %s", err, want)
+	}
+}

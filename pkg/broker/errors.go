@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -11,7 +12,9 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Sentinel errors. Every error this package returns wraps at most one of
@@ -77,8 +80,12 @@ func MaskURL(s string) string {
 
 // errorBody is the management API's error document.
 type errorBody struct {
-	Error  string `json:"error"`
-	Reason string `json:"reason"`
+	Error string `json:"error"`
+	// Reason is the answer's reason as text (reasonOf).
+	Reason string `json:"-"`
+	// RawReason is the reason as sent: a string, or an Erlang term the
+	// API encodes as JSON.
+	RawReason json.RawMessage `json:"reason"`
 	// explained says which permission or tag a refused request lacks
 	// (explainRefusal); "" when unknown.
 	explained string
@@ -215,4 +222,68 @@ func (c *Client) transportError(ctx context.Context, r *request, err error) erro
 		return fmt.Errorf("cannot reach the management API at %s: no answer within %s: %w", server, c.timeout, ErrUnreachable)
 	}
 	return fmt.Errorf("cannot reach the management API at %s: %s: check --server and that the management plugin is enabled: %w", server, detail, ErrUnreachable)
+}
+
+// reasonOf is a reason the management API sent (raw) as text: a string as
+// it is; an Erlang term, which the API encodes as JSON with its strings as
+// lists of character codes (a permission's regular expression the broker
+// cannot compile: ["invalid_regexp",[40],[[109,105,…],1]]), with its
+// strings spelled out.
+func reasonOf(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if l, ok := v.([]any); ok && len(l) == 3 && l[0] == "invalid_regexp" {
+		re, okRE := charList(l[1])
+		if why, ok := l[2].([]any); ok && okRE && len(why) == 2 {
+			if msg, ok := charList(why[0]); ok {
+				return fmt.Sprintf("invalid regular expression %q: %s (at offset %s)", re, msg, termText(why[1]))
+			}
+		}
+	}
+	return termText(v)
+}
+
+// termText renders an Erlang term decoded from JSON, a list of character
+// codes as the string it is.
+func termText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case []any:
+		if s, ok := charList(x); ok {
+			return strconv.Quote(s)
+		}
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = termText(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// charList reports whether v is a non-empty list of printable character
+// codes, and the string it spells.
+func charList(v any) (string, bool) {
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return "", false
+	}
+	var sb strings.Builder
+	for _, e := range l {
+		n, ok := e.(float64)
+		if !ok || n != float64(int(n)) || (!unicode.IsPrint(rune(int(n))) && n != '\t') {
+			return "", false
+		}
+		sb.WriteRune(rune(int(n)))
+	}
+	return sb.String(), true
 }
