@@ -24,50 +24,12 @@ type dlFate struct {
 	exchange   string
 }
 
-// deadLetterFate is where queue q's dead letters for reason r go in vhost
-// v (simulated by sim). Where their routing key is the message's own (no
-// dead-letter routing key), the messages' keys are not known: they are
-// dropped only when no key reaches a queue (the exchange has no binding
-// and no alternate exchange, or for the default exchange, there is no
-// queue).
-func deadLetterFate(sim *route.Simulator, v *topology.Vhost, q string, r route.Reason) dlFate {
-	d := sim.DeadLetter(q, r, route.Message{RoutingKey: q})
-	f := dlFate{configured: d.Configured, exchange: d.Exchange}
-	res := d.Result
-	switch {
-	case d.Held:
-	case !d.Configured:
-		f.dropped, f.why = true, "no dead-letter exchange"
-	case d.ExchangeMissing:
-		f.dropped, f.why = true, fmt.Sprintf("dead-letter exchange %q is not declared", d.Exchange)
-	case len(res.Deliveries) > 0 || len(res.Unsimulated) > 0 || len(res.OneOf) > 0:
-	case d.KeyFromMessage && routesSomething(v, d.Exchange):
-	case len(d.Cycles) > 0:
-		f.dropped, f.why = true, fmt.Sprintf("dead-letter exchange %q routes them back to queue %q, where they died before, and RabbitMQ's cycle detection drops them", d.Exchange, d.Cycles[0])
-	case d.KeyFromMessage:
-		f.dropped, f.why = true, fmt.Sprintf("dead-letter exchange %q routes them to no queue", d.Exchange)
-	default:
-		f.dropped, f.why = true, fmt.Sprintf("dead-letter exchange %q routes them, with key %q, to no queue", d.Exchange, d.RoutingKey)
-	}
-	return f
-}
-
-// routesSomething reports whether exchange x of v can route some message
-// to a queue: it has a binding or an alternate exchange, or it is the
-// default exchange and v has a queue.
-func routesSomething(v *topology.Vhost, x string) bool {
-	if x == "" {
-		return len(v.Queues) > 0
-	}
-	if e := v.Exchanges[x]; e != nil && e.Arguments.Has("alternate-exchange") {
-		return true
-	}
-	for _, b := range v.Bindings {
-		if b.Source == x {
-			return true
-		}
-	}
-	return false
+// deadLetterFate is where queue q's dead letters for reason r go, as sim
+// (the vhost on one side of a plan) tells it: route.Simulator
+// DeadLetterFate.
+func deadLetterFate(sim *route.Simulator, q string, r route.Reason) dlFate {
+	f := sim.DeadLetterFate(q, r)
+	return dlFate{dropped: f.Dropped, why: f.Why, configured: f.Configured, exchange: f.Exchange}
 }
 
 // ending is a quorum queue that dead-letters at least once before the
@@ -167,8 +129,8 @@ func queueExpirings(p *plan.Plan, cur *topology.Topology) []expiring {
 		if !ok {
 			return
 		}
-		after := deadLetterFate(e.will, e.after, e.queue, route.Expired)
-		if !after.dropped || deadLetterFate(e.was, e.before, e.queue, route.Expired).dropped {
+		after := deadLetterFate(e.will, e.queue, route.Expired)
+		if !after.dropped || deadLetterFate(e.was, e.queue, route.Expired).dropped {
 			return
 		}
 		out = append(out, expiring{vhost: e.vhost, queue: e.queue, ttl: ttl, why: after.why})

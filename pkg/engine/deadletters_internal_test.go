@@ -122,16 +122,16 @@ func TestDeadLetterFate(t *testing.T) {
 	v.Exchanges["dlx2"] = &topology.Exchange{Name: "dlx2", Type: "direct", Durable: true}
 	v.Bindings = append(v.Bindings, &topology.Binding{Source: "dlx2", DestinationType: topology.DestQueue, Destination: "dlq", RoutingKey: "other"})
 	sim := route.New(v)
-	if f := deadLetterFate(sim, v, "keyed", route.Rejected); f.dropped {
+	if f := deadLetterFate(sim, "keyed", route.Rejected); f.dropped {
 		t.Errorf("a message's own key may reach dlq through dlx2: %+v", f)
 	}
-	if f := deadLetterFate(sim, v, "delay", route.Expired); f.dropped {
+	if f := deadLetterFate(sim, "delay", route.Expired); f.dropped {
 		t.Errorf("delay's dead letters reach dlq: %+v", f)
 	}
-	if f := deadLetterFate(sim, v, "jobs", route.Rejected); !f.dropped || f.configured || f.why != "no dead-letter exchange" {
+	if f := deadLetterFate(sim, "jobs", route.Rejected); !f.dropped || f.configured || f.why != "no dead-letter exchange" {
 		t.Errorf("jobs has no dead-letter exchange: %+v", f)
 	}
-	if f := deadLetterFate(sim, v, "alo", route.Rejected); f.dropped {
+	if f := deadLetterFate(sim, "alo", route.Rejected); f.dropped {
 		t.Errorf("alo keeps its dead letters (at least once): %+v", f)
 	}
 }

@@ -177,7 +177,7 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 				continue
 			}
 			t := trim{vhost: e.vhost, queue: q, key: k.policy, unit: k.unit, limit: limit, by: e.by,
-				fate: deadLetterFate(e.will, e.after, q, route.MaxLen), late: late}
+				fate: deadLetterFate(e.will, q, route.MaxLen), late: late}
 			out = append(out, t)
 		}
 	})

@@ -503,3 +503,67 @@ func (s *Simulator) dropAtStreams(r *DeadLetterRoute) {
 	}
 	r.Result.Deliveries = kept
 }
+
+// DeadLetterFate is where a queue's dead letters of one reason go: to a
+// queue (or kept in the queue until one takes them: at-least-once
+// dead-lettering), or dropped.
+type DeadLetterFate struct {
+	// Dropped: RabbitMQ drops them, Why says why.
+	Dropped bool
+	Why     string
+	// Configured: the queue has a dead-letter exchange, Exchange.
+	Configured bool
+	Exchange   string
+	// Queues are the queues they reach when that does not depend on each
+	// message's routing key (a dead-letter routing key, or a dead-letter
+	// exchange that routes every message alike); nil otherwise.
+	Queues []string
+}
+
+// DeadLetterFate is where queue q's dead letters for reason r go. Where
+// their routing key is the message's own (no dead-letter routing key),
+// the messages' keys are not known: they are dropped only when no key
+// reaches a queue (the exchange has no binding and no alternate exchange,
+// or for the default exchange, there is no queue).
+func (s *Simulator) DeadLetterFate(q string, r Reason) DeadLetterFate {
+	d := s.DeadLetter(q, r, Message{RoutingKey: q})
+	f := DeadLetterFate{Configured: d.Configured, Exchange: d.Exchange}
+	res := d.Result
+	if d.Configured && (!d.KeyFromMessage || s.RoutesAlike(d.Exchange)) {
+		f.Queues = res.Queues()
+	}
+	switch {
+	case d.Held:
+	case !d.Configured:
+		f.Dropped, f.Why = true, "no dead-letter exchange"
+	case d.ExchangeMissing:
+		f.Dropped, f.Why = true, fmt.Sprintf("dead-letter exchange %q is not declared", d.Exchange)
+	case len(res.Deliveries) > 0 || len(res.Unsimulated) > 0 || len(res.OneOf) > 0:
+	case d.KeyFromMessage && s.routesSomething(d.Exchange):
+	case len(d.Cycles) > 0:
+		f.Dropped, f.Why = true, fmt.Sprintf("dead-letter exchange %q routes them back to queue %q, where they died before, and RabbitMQ's cycle detection drops them", d.Exchange, d.Cycles[0])
+	case d.KeyFromMessage:
+		f.Dropped, f.Why = true, fmt.Sprintf("dead-letter exchange %q routes them to no queue", d.Exchange)
+	default:
+		f.Dropped, f.Why = true, fmt.Sprintf("dead-letter exchange %q routes them, with key %q, to no queue", d.Exchange, d.RoutingKey)
+	}
+	return f
+}
+
+// routesSomething reports whether exchange x can route some message to a
+// queue: it has a binding or an alternate exchange, or it is the default
+// exchange and the vhost has a queue.
+func (s *Simulator) routesSomething(x string) bool {
+	if x == "" {
+		return len(s.v.Queues) > 0
+	}
+	if e := s.v.Exchanges[x]; e != nil && e.Arguments.Has("alternate-exchange") {
+		return true
+	}
+	for _, b := range s.v.Bindings {
+		if b.Source == x {
+			return true
+		}
+	}
+	return false
+}
