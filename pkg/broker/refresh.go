@@ -84,6 +84,17 @@ func (c *Client) counts(ctx context.Context, vhost string, names []string, colum
 	return out, nil
 }
 
+// ReadySettle is how long after an exact read (a passive declare) a
+// caller of ReadyCaughtUp reads a queue's bytes: a statistics interval for
+// the queue to count again, and a collection interval for the management
+// plugin to collect it (5 s each by default), with a second to spare.
+const ReadySettle = 11 * time.Second
+
+// ReadyTimeout is how long a caller of ReadyCaughtUp waits at most for the
+// statistics to count what its exact read counted: two of RabbitMQ's
+// default intervals are 10 s.
+const ReadyTimeout = 30 * time.Second
+
 // ReadyCaughtUp reads the statistics of queue q of vhost once settle has
 // passed since the call, until they count at least ready messages ready
 // and their bytes, within timeout: for a length limit in bytes, which only

@@ -21,12 +21,6 @@ import (
 // RabbitMQ's default intervals are 10 s.
 const refreshTimeout = 30 * time.Second
 
-// statsSettle is how long after its exact read apply reads a queue's
-// bytes (broker ReadyCaughtUp): a statistics interval for the queue to
-// count again, and a collection interval for the management plugin to
-// collect it (5 s each by default), with a second to spare.
-const statsSettle = 11 * time.Second
-
 // countHidden counts, before an apply deletes or replaces quorum queues
 // that the exact reads found empty and unused, the messages such a queue
 // holds where a passive declare does not see them (holdsHidden): dead

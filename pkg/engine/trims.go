@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/route"
@@ -265,7 +266,7 @@ func (e *Engine) readTrims(ctx context.Context, trims []trim, inspect inspectFun
 			// them once they count what its exact read counted.
 			st := hs[i].stats
 			if inspect != nil && hs[i].exact.Ready > 0 {
-				if st, err = e.c.ReadyCaughtUp(ctx, t.vhost, t.queue, hs[i].exact.Ready, statsSettle, refreshTimeout); err != nil {
+				if st, err = e.c.ReadyCaughtUp(ctx, t.vhost, t.queue, hs[i].exact.Ready, broker.ReadySettle, broker.ReadyTimeout); err != nil {
 					return nil, err
 				}
 			}
