@@ -128,6 +128,7 @@ type replayOptions struct {
 	allowHold      bool
 	retryHeaders   []string
 	dropExpiration bool
+	allowDataLoss  bool
 	confirmTimeout time.Duration
 }
 
@@ -161,6 +162,16 @@ queues the route reaches for one that is full and refuses publishes
 (max-length with overflow reject-publish): the broker would nack the publish,
 yet every other queue reached would keep a copy, so the message stays in QUEUE
 and nothing is published.
+
+A queue with a max-length or max-length-bytes and overflow drop-head (the
+default) takes every message and pushes out its oldest ones past the limit.
+When the vhost has one, replay reads all the messages it replays (holding them
+in memory) before publishing the first, adds up what they bring to each queue
+their routes reach, copies included, and weighs that against what the queue
+holds now: where older messages would be pushed out and lost (no dead-letter
+exchange, or one that routes them to no queue), the replay is refused and
+nothing is published, unless --allow-data-loss; where they are dead-lettered
+to a queue, a note says so. --dry-run says the same.
 
 The message keeps its body and properties (message id, correlation id,
 timestamp, content type, delivery mode, priority, headers…) but starts fresh:
@@ -204,6 +215,7 @@ could not be replayed or the replay was interrupted (run it again).`,
 	f.StringVar(&o.routingKey, "routing-key", "", "publish with this routing key instead of the original one(s)")
 	f.StringVar(&o.fromQueue, "from-queue", "", "replay only the messages that died in this queue (per x-death); leave the others")
 	f.BoolVar(&o.allowHold, "allow-delayed-retry", false, "dry-run a quorum queue whose delayed retry holds back the messages read (RabbitMQ 4.3)")
+	f.BoolVar(&o.allowDataLoss, "allow-data-loss", false, "replay even when the messages push older ones out of a full drop-head queue that loses them")
 	f.BoolVar(&o.dropExpiration, "drop-expiration", false, "republish without an expiration (default: the one the message was published with, from x-death)")
 	f.StringArrayVar(&o.retryHeaders, "retry-header", []string{dlq.DefaultRetryHeader}, "retry-attempt header to remove (repeatable; '' removes none)")
 	f.DurationVar(&o.confirmTimeout, "confirm-timeout", o.confirmTimeout, "how long to wait for the broker to confirm each message before stopping")
@@ -244,6 +256,7 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 	opts := dlq.ReplayOptions{
 		Queue: queue, Limit: o.limit, DryRun: o.dryRun, User: s.user, FromQueue: o.fromQueue,
 		ConfirmTimeout: o.confirmTimeout, Router: s.router(), DropExpiration: o.dropExpiration,
+		AllowDataLoss: o.allowDataLoss, ReadyBytes: s.readyBytes(cmd.Context(), stderr),
 	}
 	for _, h := range o.retryHeaders {
 		if h != "" {
@@ -412,6 +425,21 @@ func (s *dlqSession) router() dlq.Router {
 		return nil
 	}
 	return dlq.NewTopologyRouter(s.live, s.version)
+}
+
+// readyBytes reads the bytes of a queue's ready messages from its
+// statistics once they count the ready messages an exact read counted
+// (broker ReadyCaughtUp, as apply reads them); nil without the management
+// API.
+func (s *dlqSession) readyBytes(ctx context.Context, stderr io.Writer) func(string, int) (int64, error) {
+	if s.client == nil {
+		return nil
+	}
+	return func(queue string, ready int) (int64, error) {
+		fmt.Fprintf(stderr, "mqctl: note: queue %q has a max-length-bytes: reading the bytes it holds from its statistics, which lag (%s)\n", queue, broker.ReadySettle)
+		st, err := s.client.ReadyCaughtUp(ctx, s.vhost, queue, int64(ready), broker.ReadySettle, broker.ReadyTimeout)
+		return st.ReadyBytes, err
+	}
 }
 
 func (s *dlqSession) deliveryLimit(queue string) int64 {

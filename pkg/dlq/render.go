@@ -494,8 +494,16 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 	for _, n := range notes {
 		fmt.Fprintf(&b, "  note (%s): %s\n", plural(noted[n], "message"), n)
 	}
+	for _, ov := range rep.Overflows {
+		if !ov.Lost || rep.Refusal == nil {
+			fmt.Fprintf(&b, "  note: %s\n", ov)
+		}
+	}
 	writeDestinations(&b, rep)
 	b.WriteString(summaryLine(rep) + "\n")
+	if rep.Refusal != nil {
+		fmt.Fprintf(&b, "Refused: the replay would publish nothing without --allow-data-loss: %s.\n", rep.Refusal.Detail())
+	}
 	if rep.InQueue > 0 && rep.DelayedRetry != "" && rep.Skipped+rep.Failed > 0 {
 		left, verb, pronoun := "message", "waits", "it"
 		if n := rep.Skipped + rep.Failed; n > 1 {
@@ -648,6 +656,8 @@ type replayJSON struct {
 	Limit           int         `json:"limit"`
 	Summary         summaryJSON `json:"summary"`
 	Interrupted     string      `json:"interrupted,omitempty"`
+	Overflows       []Overflow  `json:"overflows,omitempty"`
+	Refusal         string      `json:"refusal,omitempty"`
 	Messages        []Outcome   `json:"messages"`
 }
 
@@ -672,6 +682,10 @@ func WriteReplayJSON(w io.Writer, rep *Report, o ReplayRender) error {
 	}
 	if rep.Interrupted != nil {
 		doc.Interrupted = rep.Interrupted.Error()
+	}
+	doc.Overflows = rep.Overflows
+	if rep.Refusal != nil {
+		doc.Refusal = rep.Refusal.Detail()
 	}
 	return writeJSON(w, doc)
 }

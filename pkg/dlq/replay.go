@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,6 +78,15 @@ type ReplayOptions struct {
 	Router Router
 	// Progress, when set, is told each outcome as it happens.
 	Progress func(Outcome)
+	// AllowDataLoss replays messages that push older ones out of a queue
+	// that loses them (Overflow.Lost), which is refused otherwise
+	// (DataLossError).
+	AllowDataLoss bool
+	// ReadyBytes, when set, reads the bytes of the ready messages of
+	// queue, which holds ready of them by an exact read: for a
+	// max-length-bytes, which only the management API's statistics
+	// count. Without it a byte limit is not checked.
+	ReadyBytes func(queue string, ready int) (int64, error)
 
 	// afterConfirm is called once a republish is confirmed, before the
 	// dead letter is acked: tests break the connection there.
@@ -122,6 +132,11 @@ type Report struct {
 	// a delayed retry, set by the caller.
 	Delayed      int
 	DelayedRetry string
+	// Overflows are the queues the replay's messages push older messages
+	// out of (a note each); Refusal, in a dry run, the refusal the replay
+	// would make without AllowDataLoss.
+	Overflows []Overflow
+	Refusal   *DataLossError
 }
 
 func (r *Report) add(o Outcome, progress func(Outcome)) {
@@ -148,6 +163,14 @@ func (r *Report) add(o Outcome, progress func(Outcome)) {
 //  3. only when the broker confirms the publish — and returned nothing —
 //     is the dead letter acked, removing it from the DLQ.
 //
+// When a queue of the vhost pushes out its oldest messages past a length
+// limit (Router.MayPushOut), every message is taken (step 1) and judged
+// before the first is published: what they add together to each queue of
+// their routes is weighed against what it holds now, and a replay that
+// would push out messages that are then lost is refused, nothing
+// published (DataLossError), unless AllowDataLoss. The messages taken are
+// then held in memory until published.
+//
 // A message that fails (returned as unroutable, nacked, refused before
 // publishing) or is skipped stays unacked until the end, then goes back to
 // the DLQ in its place. Since each message is acked before the next is
@@ -160,8 +183,8 @@ func (r *Report) add(o Outcome, progress func(Outcome)) {
 // flight (its confirm, then its ack) and stops, leaving no duplicate.
 //
 // The error is for a replay that could not start (no such queue, no
-// channel, a stream: StreamError); once it runs, problems are in the
-// report (Interrupted).
+// channel, a stream: StreamError) or was refused (DataLossError); once it
+// runs, problems are in the report (Interrupted).
 func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Report, error) {
 	if opts.ConfirmTimeout <= 0 {
 		opts.ConfirmTimeout = DefaultConfirmTimeout
@@ -195,45 +218,161 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 			r.side.Close()
 		}
 	}()
+	if err := r.run(ctx, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
 
+// run takes the messages of rep in batches (window), judges each batch,
+// then sends it. A queue that pushes out its oldest messages past a
+// length limit (Router.DropsHead) makes the whole run one batch, judged
+// before the first publish (checkOverflows). Every message taken and
+// not replayed is returned to the DLQ, in its place, at the end. The
+// error is a replay refused before anything was published.
+func (r *replayer) run(ctx context.Context, rep *Report) error {
+	window := 1
+	if r.opts.Router != nil && r.opts.Router.MayPushOut() {
+		window = rep.Limit
+	}
 	var held uint64 // highest delivery tag left unacked on purpose
-	for i := 1; i <= rep.Limit; i++ {
-		if err := ctx.Err(); err != nil {
-			rep.Interrupted = fmt.Errorf("cancelled: %w", err)
+	for taken := 0; taken < rep.Limit; {
+		batch, err := r.take(ctx, taken, min(window, rep.Limit-taken))
+		var se *StreamError
+		if errors.As(err, &se) {
+			return se // nothing was taken: the replay could not start
+		}
+		if err != nil || len(batch) == 0 {
+			held = max(held, r.interrupted(rep, batch, err))
 			break
 		}
-		d, ok, err := ch.Get(opts.Queue, false)
-		if err != nil {
-			if se := streamGetError(opts.Queue, err); se != nil && i == 1 {
-				return nil, se // nothing was taken: the replay could not start
-			}
-			rep.Interrupted = fmt.Errorf("take the next message from %q: %w", opts.Queue, err)
+		if err := r.checkOverflows(rep, batch); err != nil {
+			r.giveBack(rep, batch[len(batch)-1].m.tag)
+			return err
+		}
+		held = max(held, r.send(ctx, rep, batch))
+		if rep.Interrupted != nil || len(batch) < window {
 			break
+		}
+		taken += len(batch)
+	}
+	r.giveBack(rep, held)
+	return nil
+}
+
+// pending is a message taken and judged (decide): its outcome so far,
+// and when send, what is published.
+type pending struct {
+	m    Message
+	pub  amqp.Publishing
+	o    Outcome
+	send bool
+}
+
+// errDrained ends a batch when the DLQ holds fewer messages than counted
+// (another consumer took some).
+var errDrained = errors.New("drained")
+
+// take takes up to n more messages (basic.get, unacked), numbered from
+// first+1, judging each. The error stops the replay: a *StreamError when
+// nothing could be taken from a stream, errDrained when the DLQ ran dry,
+// else what interrupted it, with the message it befell last in batch.
+func (r *replayer) take(ctx context.Context, first, n int) ([]pending, error) {
+	var batch []pending
+	for i := first + 1; i <= first+n; i++ {
+		if err := ctx.Err(); err != nil {
+			return batch, fmt.Errorf("cancelled: %w", err)
+		}
+		d, ok, err := r.ch.Get(r.opts.Queue, false)
+		if err != nil {
+			if se := streamGetError(r.opts.Queue, err); se != nil && i == 1 {
+				return nil, se
+			}
+			return batch, fmt.Errorf("take the next message from %q: %w", r.opts.Queue, err)
 		}
 		if !ok {
-			break // drained sooner than counted (another consumer took some)
+			if len(batch) == 0 {
+				return nil, errDrained
+			}
+			return batch, nil
 		}
-		m := fromDelivery(i, d)
-		o, err := r.one(&m)
+		p := pending{m: fromDelivery(i, d)}
+		p.o, p.pub, p.send, err = r.decide(&p.m)
+		batch = append(batch, p)
+		if err != nil {
+			return batch, &decideError{err}
+		}
+	}
+	return batch, nil
+}
+
+// decideError is an error judging the last message of a batch.
+type decideError struct{ error }
+
+func (e *decideError) Unwrap() error { return e.error }
+
+// interrupted records in rep why taking batch stopped (err; nothing when
+// the DLQ ran dry) and returns the delivery tag up to which its messages
+// go back. Nothing of batch was published; the message an error judging
+// it befell is reported.
+func (r *replayer) interrupted(rep *Report, batch []pending, err error) uint64 {
+	if err == nil || errors.Is(err, errDrained) {
+		return 0
+	}
+	rep.Interrupted = err
+	var de *decideError
+	if errors.As(err, &de) {
+		o := batch[len(batch)-1].o
+		o.Action, o.Kind, o.Reason = ActionFailed, FailInterrupted, de.error.Error()
+		rep.Interrupted = de.error
+		rep.add(o, r.opts.Progress)
+	}
+	if len(batch) == 0 {
+		return 0
+	}
+	return batch[len(batch)-1].m.tag
+}
+
+// send publishes (or, in a dry run, judges) the messages of batch in
+// order, reporting each, and returns the highest delivery tag left
+// unacked on purpose. It stops at the first error (rep.Interrupted).
+func (r *replayer) send(ctx context.Context, rep *Report, batch []pending) uint64 {
+	var held uint64
+	last := batch[len(batch)-1].m.tag
+	for i := range batch {
+		p := &batch[i]
+		if err := ctx.Err(); err != nil {
+			rep.Interrupted = fmt.Errorf("cancelled: %w", err)
+			return last
+		}
+		o, err := r.finish(p, len(batch) > 1)
 		if err != nil {
 			rep.Interrupted = err
 			o.Action, o.Kind, o.Reason = ActionFailed, FailInterrupted, err.Error()
-			rep.add(o, opts.Progress)
-			break
+			rep.add(o, r.opts.Progress)
+			if i < len(batch)-1 {
+				return last
+			}
+			return held
 		}
 		if o.Action != ActionReplayed {
-			held = m.tag
+			held = p.m.tag
 		}
-		rep.add(o, opts.Progress)
+		rep.add(o, r.opts.Progress)
 	}
-	if held > 0 && !ch.IsClosed() {
-		// Every unacked delivery up to held is one left on purpose: back in
-		// place. (Closing the channel would return them too.)
-		if err := ch.Nack(held, true, true); err != nil && rep.Interrupted == nil {
-			rep.Interrupted = fmt.Errorf("return the messages left to %q: %w (the broker returns them when the connection closes)", opts.Queue, err)
-		}
+	return held
+}
+
+// giveBack returns every unacked delivery up to held, each one left on
+// purpose, to the DLQ in its place. (Closing the channel would return
+// them too.)
+func (r *replayer) giveBack(rep *Report, held uint64) {
+	if held == 0 || r.ch.IsClosed() {
+		return
 	}
-	return rep, nil
+	if err := r.ch.Nack(held, true, true); err != nil && rep.Interrupted == nil {
+		rep.Interrupted = fmt.Errorf("return the messages left to %q: %w (the broker returns them when the connection closes)", r.opts.Queue, err)
+	}
 }
 
 type replayer struct {
@@ -249,16 +388,18 @@ type replayer struct {
 	into map[[2]string]bool
 }
 
-// one handles message m. An error means the replay cannot go on.
-func (r *replayer) one(m *Message) (Outcome, error) {
-	o := Outcome{Index: m.Index, MessageID: m.Properties.MessageID}
+// decide judges message m: its outcome, and whether it is to be sent
+// (then pub is what is published). An error means the replay cannot go
+// on.
+func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool, err error) {
+	o = Outcome{Index: m.Index, MessageID: m.Properties.MessageID}
 	if len(m.Deaths.Entries) > 0 {
 		r.into[[2]string{m.Exchange, m.RoutingKey}] = true
 	}
 	t, skip := Choose(m, r.opts.Override)
 	if skip != nil {
 		o.Action, o.Kind, o.Reason = ActionSkipped, skip.Kind, skip.Detail
-		return o, nil
+		return o, pub, false, nil
 	}
 	if r.opts.FromQueue != "" && t.OriginQueue != r.opts.FromQueue {
 		o.Action, o.Kind = ActionSkipped, SkipOtherOrigin
@@ -266,7 +407,7 @@ func (r *replayer) one(m *Message) (Outcome, error) {
 		if t.OriginQueue == "" {
 			o.Reason = fmt.Sprintf("where it died is unknown, so not in %q (--from-queue)", r.opts.FromQueue)
 		}
-		return o, nil
+		return o, pub, false, nil
 	}
 	o.Target = &t
 	pub, notes := Republish(m, t, RepublishOptions{RetryHeaders: r.opts.RetryHeaders, User: r.opts.User, DropExpiration: r.opts.DropExpiration})
@@ -279,41 +420,66 @@ func (r *replayer) one(m *Message) (Outcome, error) {
 	if LoopsBack(t, m, r.opts.Queue) || r.into[[2]string{t.Exchange, t.RoutingKey}] || (o.Routed && slices.Contains(o.Queues, r.opts.Queue)) {
 		o.Action, o.Kind = ActionFailed, FailLoop
 		o.Reason = fmt.Sprintf("exchange %q with routing key %q leads back into %q itself; pass --to-exchange/--routing-key to send it elsewhere", t.Exchange, t.RoutingKey, r.opts.Queue)
-		return o, nil
+		return o, pub, false, nil
 	}
 	if refused != "" {
 		o.Action, o.Kind, o.Reason = ActionFailed, FailRefused, refused
-		return o, nil
+		return o, pub, false, nil
 	}
 	if err := r.exchangeExists(t.Exchange); err != nil {
 		if !errors.Is(err, errNoExchange) {
-			return o, err
+			return o, pub, false, err
 		}
 		o.Action, o.Kind = ActionFailed, FailNoExchange
 		o.Reason = fmt.Sprintf("exchange %q does not exist; declare it, or pass --to-exchange", t.Exchange)
-		return o, nil
+		return o, pub, false, nil
 	}
 	if kind, reason := r.originMissed(t, o); kind != "" {
 		o.Action, o.Kind, o.Reason = ActionFailed, kind, reason
-		return o, nil
+		return o, pub, false, nil
 	}
-	full, err := r.fullQueues(o)
-	if err != nil {
-		return o, err
+	if refusedFull, err := r.refuseFull(&o); refusedFull || err != nil {
+		return o, pub, false, err
 	}
-	if len(full) > 0 {
-		o.Action, o.Kind, o.Reason = ActionFailed, FailFull, fullReason(t, o, full, false)
-		return o, nil
+	if r.opts.DryRun && o.Routed && len(o.Queues) == 0 {
+		o.Action, o.Kind = ActionFailed, FailUnroutable
+		o.Reason = fmt.Sprintf("no queue is bound to exchange %q for routing key %q (per the broker's bindings now)", t.Exchange, t.RoutingKey)
+		return o, pub, false, nil
 	}
-	if r.opts.DryRun {
-		o.Action = ActionWouldReplay
-		if o.Routed && len(o.Queues) == 0 {
-			o.Action, o.Kind = ActionFailed, FailUnroutable
-			o.Reason = fmt.Sprintf("no queue is bound to exchange %q for routing key %q (per the broker's bindings now)", t.Exchange, t.RoutingKey)
+	return o, pub, true, nil
+}
+
+// refuseFull fails o when a queue of its route is full and refuses
+// publishes (fullQueues).
+func (r *replayer) refuseFull(o *Outcome) (bool, error) {
+	full, err := r.fullQueues(*o)
+	if err != nil || len(full) == 0 {
+		return false, err
+	}
+	o.Action, o.Kind, o.Reason = ActionFailed, FailFull, fullReason(*o.Target, *o, full, false)
+	return true, nil
+}
+
+// finish sends p, judged to be sent or not (decide): a message not to be
+// sent keeps its outcome; in a dry run one to be sent would be replayed;
+// otherwise it is published, once a queue of its route that refuses
+// publishes past its length is checked again when earlier messages of
+// its batch (batched) may have filled it. An error means the replay
+// cannot go on.
+func (r *replayer) finish(p *pending, batched bool) (Outcome, error) {
+	switch {
+	case !p.send:
+		return p.o, nil
+	case r.opts.DryRun:
+		p.o.Action = ActionWouldReplay
+		return p.o, nil
+	}
+	if batched {
+		if refused, err := r.refuseFull(&p.o); refused || err != nil {
+			return p.o, err
 		}
-		return o, nil
 	}
-	return r.publish(m, t, pub, o)
+	return r.publish(&p.m, *p.o.Target, p.pub, p.o)
 }
 
 // originMissed refuses a replay to where the message was first published
@@ -386,6 +552,104 @@ func (r *replayer) publish(m *Message, t Target, pub amqp.Publishing, o Outcome)
 	return o, nil
 }
 
+// checkOverflows judges what batch, about to be sent, adds to each queue
+// of its messages' routes that pushes out its oldest messages past a
+// length limit (Router.DropsHead), by what the queue holds now: the
+// overflows go into rep, and a DataLossError refuses the replay when
+// some are lost, unless AllowDataLoss (in a dry run, rep.Refusal).
+func (r *replayer) checkOverflows(rep *Report, batch []pending) error {
+	if r.opts.Router == nil {
+		return nil
+	}
+	loads := loadsOf(batch)
+	var all, lost []Overflow
+	for _, q := range slices.Sorted(maps.Keys(loads)) {
+		h, ok := r.opts.Router.DropsHead(q)
+		if !ok {
+			continue
+		}
+		held, err := r.readyIn(q, h.HasBytes)
+		if err != nil {
+			return err
+		}
+		for _, o := range overflows(q, h, held, *loads[q]) {
+			all = append(all, o)
+			if o.Lost {
+				lost = append(lost, o)
+			}
+		}
+	}
+	rep.Overflows = all
+	if len(lost) == 0 || r.opts.AllowDataLoss {
+		return nil
+	}
+	refusal := &DataLossError{Queue: r.opts.Queue, Overflows: lost}
+	if r.opts.DryRun {
+		rep.Refusal = refusal
+		return nil
+	}
+	return refusal
+}
+
+// loadsOf sums what the messages of batch to be sent add to each queue of
+// their routes.
+func loadsOf(batch []pending) map[string]*load {
+	loads := map[string]*load{}
+	for _, p := range batch {
+		if !p.send || !p.o.Routed {
+			continue
+		}
+		for _, q := range p.o.Queues {
+			l := loads[q]
+			if l == nil {
+				l = &load{}
+				loads[q] = l
+			}
+			l.messages++
+			l.bytes += int64(len(p.m.Body))
+			if origin := p.o.Target.OriginQueue; origin != "" {
+				l.origins = appendNew(l.origins, origin)
+			}
+		}
+	}
+	return loads
+}
+
+// readyIn reads what queue q holds ready: its messages exactly (a passive
+// declare), and, when bytes and ReadyBytes can, their bytes (-1 when not
+// read). A queue that cannot be read holds nothing as far as the replay
+// can tell: its publishes answer for it.
+func (r *replayer) readyIn(q string, bytes bool) (ready, error) {
+	n, ok, err := r.depth(q)
+	if err != nil || !ok {
+		return ready{bytes: -1}, err
+	}
+	held := ready{messages: int64(n), bytes: -1}
+	if bytes && r.opts.ReadyBytes != nil {
+		b, err := r.opts.ReadyBytes(q, n)
+		if err != nil {
+			return held, fmt.Errorf("read the bytes queue %q holds, for its max-length-bytes: %w", q, err)
+		}
+		held.bytes = b
+	}
+	return held, nil
+}
+
+// depth reads how many ready messages queue q holds, exactly (a passive
+// declare on the side channel); false when it cannot be read (gone, or
+// unreadable: the channel closed).
+func (r *replayer) depth(q string) (int, bool, error) {
+	ch, err := r.sideChannel()
+	if err != nil {
+		return 0, false, err
+	}
+	st, err := ch.QueueDeclarePassive(q, false, false, false, false, nil)
+	if err != nil {
+		return 0, false, nil
+	}
+	return st.Messages, true, nil
+}
+
 // fullQueues returns the queues of o's route that refuse publishes past a
 // length limit (RejectsAt) and hold that many ready messages now (a
 // passive declare on the side channel). A byte limit is not checked: a
@@ -400,16 +664,12 @@ func (r *replayer) fullQueues(o Outcome) ([]fullQueue, error) {
 		if !ok {
 			continue
 		}
-		ch, err := r.sideChannel()
+		n, ok, err := r.depth(q)
 		if err != nil {
 			return nil, err
 		}
-		st, err := ch.QueueDeclarePassive(q, false, false, false, false, nil)
-		if err != nil {
-			continue // gone or unreadable (the channel closed): the publish answers for it
-		}
-		if int64(st.Messages) >= limit {
-			full = append(full, fullQueue{name: q, held: st.Messages, limit: limit})
+		if ok && int64(n) >= limit { // one gone or unreadable: the publish answers for it
+			full = append(full, fullQueue{name: q, held: n, limit: limit})
 		}
 	}
 	return full, nil

@@ -20,6 +20,26 @@ type Router interface {
 	// overflow refuses publishes past it (reject-publish, and for a
 	// classic queue reject-publish-dlx); false otherwise.
 	RejectsAt(name string) (int64, bool)
+	// DropsHead returns queue name's effective length limits when its
+	// overflow pushes the oldest messages out past them, with where those
+	// go; false for a queue without a limit, one that refuses publishes
+	// past it instead, a stream, or one not declared.
+	DropsHead(name string) (HeadDrop, bool)
+	// MayPushOut reports whether some queue (DropsHead) may push out
+	// messages: a replay then judges all its messages before publishing.
+	MayPushOut() bool
+}
+
+// HeadDrop is the length limit of a queue whose overflow pushes its
+// oldest messages out (drop-head, the default), and their fate, dead
+// letters of reason maxlen.
+type HeadDrop struct {
+	// MaxLength and MaxBytes are the effective x-max-length and
+	// x-max-length-bytes (argument, policy or operator policy), where
+	// HasLength and HasBytes.
+	MaxLength, MaxBytes int64
+	HasLength, HasBytes bool
+	Fate                route.DeadLetterFate
 }
 
 // Routing is a Router's answer.
@@ -68,6 +88,42 @@ func (r *TopologyRouter) RejectsAt(name string) (int64, bool) {
 		return 0, false
 	}
 	return args.Int("x-max-length")
+}
+
+// DropsHead implements Router, from the queue's effective arguments: its
+// overflow is drop-head (or none), or reject-publish-dlx on a quorum
+// queue, which does not know it and pushes out the oldest (see route
+// ReasonsFor).
+func (r *TopologyRouter) DropsHead(name string) (HeadDrop, bool) {
+	q := r.v.Queues[name]
+	if q == nil || q.Type == topology.QueueStream {
+		return HeadDrop{}, false
+	}
+	args := r.sim.QueueArgs(name)
+	switch overflow, _ := args.String("x-overflow"); {
+	case overflow == "" || overflow == "drop-head":
+	case overflow == "reject-publish-dlx" && q.Type == topology.QueueQuorum:
+	default:
+		return HeadDrop{}, false
+	}
+	var h HeadDrop
+	h.MaxLength, h.HasLength = args.Int("x-max-length")
+	h.MaxBytes, h.HasBytes = args.Int("x-max-length-bytes")
+	if !h.HasLength && !h.HasBytes {
+		return HeadDrop{}, false
+	}
+	h.Fate = r.sim.DeadLetterFate(name, route.MaxLen)
+	return h, true
+}
+
+// MayPushOut implements Router.
+func (r *TopologyRouter) MayPushOut() bool {
+	for name := range r.v.Queues {
+		if _, ok := r.DropsHead(name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Route implements Router: where one publish with the routing key and the
