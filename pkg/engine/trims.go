@@ -160,8 +160,8 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 	policyEffects(p, cur, func(e effect) {
 		q := e.queue
 		late := ""
-		if !dropsHead(e.will, q) {
-			if e.before.Queues[q].TypeOrClassic() != topology.QueueClassic || !dropsHead(e.was, q) {
+		if !e.will.DropsHead(q) {
+			if e.before.Queues[q].TypeOrClassic() != topology.QueueClassic || !e.was.DropsHead(q) {
 				return
 			}
 			overflow, _ := e.will.QueueArg(q, "x-overflow")
@@ -174,7 +174,7 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 			}
 			// A queue that refused publishes over a limit may hold more
 			// than it: drop-head now drops that at once.
-			if old, had := intArg(e.was, q, k.arg); had && old <= limit && dropsHead(e.was, q) {
+			if old, had := intArg(e.was, q, k.arg); had && old <= limit && e.was.DropsHead(q) {
 				continue
 			}
 			t := trim{vhost: e.vhost, queue: q, key: k.policy, unit: k.unit, limit: limit, by: e.by,
@@ -183,12 +183,6 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 		}
 	})
 	return out
-}
-
-// dropsHead reports whether queue's overflow is drop-head (the default).
-func dropsHead(sim *route.Simulator, queue string) bool {
-	overflow, set := sim.QueueArg(queue, "x-overflow")
-	return !set || overflow == "drop-head"
 }
 
 func intArg(sim *route.Simulator, queue, key string) (int64, bool) {

@@ -97,6 +97,16 @@ func TestLimitTrims(t *testing.T) {
 			},
 		},
 		{
+			// A quorum queue does not know reject-publish-dlx and falls
+			// back to drop-head; a classic queue applies the limit first.
+			name:    "a limit with reject-publish-dlx",
+			changes: []plan.Change{put(plan.KindPolicy, policy("cap", "^(quorum|gone)$", topology.Args{"max-length": int64(10), "overflow": "reject-publish-dlx"}))},
+			want: []trim{
+				late(row("gone", "max-length", 10, `policy "cap"`, ""), "reject-publish-dlx"),
+				row("quorum", "max-length", 10, `policy "cap"`, ""),
+			},
+		},
+		{
 			name:    "a lower limit that comes with reject-publish-dlx",
 			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50), "overflow": "reject-publish-dlx"})}}},
 			want:    []trim{late(row("plain", "max-length", 50, `policy "old"`, ""), "reject-publish-dlx")},

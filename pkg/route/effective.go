@@ -428,6 +428,20 @@ func (s *Simulator) QueueArg(name, key string) (any, bool) {
 	return v, ok
 }
 
+// DropsHead reports whether queue name, over a length limit, drops (or
+// dead-letters) its oldest messages: its effective overflow is drop-head
+// (the default), or reject-publish-dlx on a quorum queue, which does not
+// know it and falls back to drop-head (rabbit_quorum_queue:overflow/3 at
+// v3.10.8, v4.0.5 and v4.3.5). false for a queue that is not declared.
+func (s *Simulator) DropsHead(name string) bool {
+	q, ok := s.v.Queues[name]
+	if !ok || q == nil {
+		return false
+	}
+	overflow, _ := s.queues[name].args.String("x-overflow")
+	return overflow == "" || overflow == "drop-head" || (overflow == "reject-publish-dlx" && queueType(q) == topology.QueueQuorum)
+}
+
 // QueuePolicies returns the names of the policy and of the operator policy
 // that apply to queue name ("" when none).
 func (s *Simulator) QueuePolicies(name string) (policy, operatorPolicy string) {
