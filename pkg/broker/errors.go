@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/mqctl/mqctl/pkg/kind"
 )
 
 // Sentinel errors. Every error this package returns wraps at most one of
@@ -62,20 +64,16 @@ func (e *APIError) Error() string { return e.msg }
 // Unwrap returns the sentinel errors the answer maps to.
 func (e *APIError) Unwrap() []error { return e.kind }
 
-// userinfoRE matches `user:password@` (or `user@`) right after a URL scheme.
-var userinfoRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)([^/@\s]*)@`)
+// urlRE matches a URL in text: a scheme, ://, and what follows up to a
+// space (a quote may be part of a password; what follows the URL's
+// credentials is kept as it is).
+var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://\S*`)
 
-// MaskURL hides the password of every URL in s: `amqp://u:secret@h/` becomes
-// `amqp://u:***@h/`. Use it on anything that may print a URL.
+// MaskURL hides the password of every URL in s (kind.MaskURI):
+// `amqp://u:secret@h/` becomes `amqp://u:***@h/`. Use it on anything that
+// may print a URL.
 func MaskURL(s string) string {
-	return userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := userinfoRE.FindStringSubmatch(m)
-		user, _, hasPass := strings.Cut(sub[2], ":")
-		if !hasPass {
-			return m
-		}
-		return sub[1] + user + ":***@"
-	})
+	return urlRE.ReplaceAllStringFunc(s, kind.MaskURI)
 }
 
 // errorBody is the management API's error document.

@@ -26,6 +26,14 @@ func TestMaskURL(t *testing.T) {
 		{"http://user@host/", "http://user@host/"},
 		{"http://host:15672", "http://host:15672"},
 		{"no url here", "no url here"},
+		{"shovel failed: amqp://bob:" + secret + "@/v is down", "shovel failed: amqp://bob:***@/v is down"},
+		{`{error,"amqp://bob:` + secret + `@/"}`, `{error,"amqp://bob:***@/"}`},
+		{"amqp://u:p@" + secret + "@h/v refused", "amqp://u:***@h/v refused"},
+		{"amqps://u:" + secret + "/x@h/v", "amqps://u:***@h/v"},
+		{"amqp://bob@/v", "amqp://bob@/v"},
+		{`parse "amqp://u:` + secret + `@h": invalid`, `parse "amqp://u:***@h": invalid`},
+		{`dial "amqp://u:p\"` + secret + `@h/v"`, `dial "amqp://u:***@h/v"`},
+		{`<<"amqp://u:` + secret + `@/v">>`, `<<"amqp://u:***@/v">>`},
 	}
 	for _, tt := range tests {
 		if got := MaskURL(tt.in); got != tt.want {

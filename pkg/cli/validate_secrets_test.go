@@ -46,3 +46,91 @@ users:
 		}
 	}
 }
+
+// uriSecret is the password of the URIs of TestOfflineCommandsMaskURIs.
+const uriSecret = "s3cr3tpw"
+
+// hostlessURIsFile has shovels and an upstream whose URIs have credentials
+// but no host (this broker): the shovels' queues are missing, so lint's
+// MQ403 names the URIs.
+const hostlessURIsFile = `version: 1
+vhosts:
+  v:
+    queues: { q: {} }
+    shovels:
+      s1: { src-uri: "amqp://bob:` + uriSecret + `@/v", src-queue: nq, dest-uri: "amqp://bob:` + uriSecret + `@/w", dest-queue: q }
+      s2: { src-uri: "amqps://b%40b:` + uriSecret + `%21@/v", src-queue: q, dest-uri: ["amqp://al:` + uriSecret + `@/v"], dest-queue: nq2 }
+    federation_upstreams:
+      u1: { uri: ["amqp://fed:` + uriSecret + `@/v"] }
+`
+
+// emptyVhostURIsFile has shovel URIs naming vhost "", which validate
+// refuses, naming the URI: one with credentials, one in a list with a raw
+// @ in its password.
+const emptyVhostURIsFile = `version: 1
+vhosts:
+  v:
+    queues: { q: {} }
+    shovels:
+      s1: { src-uri: "amqp://bob:` + uriSecret + `@/", src-queue: q, dest-uri: "amqp:///v", dest-queue: q }
+      s2: { src-uri: "amqp:///v", src-queue: q, dest-uri: ["amqp:///v", "amqp://al:p@` + uriSecret + `@/"], dest-queue: q }
+`
+
+// hostlessURIsDefs is a definitions export with the URIs of
+// hostlessURIsFile.
+const hostlessURIsDefs = `{"rabbit_version": "4.0.5", "vhosts": [{"name": "v"}],
+  "queues": [{"name": "q", "vhost": "v", "durable": true, "auto_delete": false, "arguments": {}}],
+  "parameters": [
+    {"component": "shovel", "name": "s1", "vhost": "v", "value": {"src-uri": "amqp://bob:` + uriSecret + `@/v", "src-queue": "q", "dest-uri": ["amqp://al:` + uriSecret + `@/"], "dest-queue": "q"}},
+    {"component": "federation-upstream", "name": "u1", "vhost": "v", "value": {"uri": "amqps://fed:` + uriSecret + `@/v"}}]}`
+
+// TestOfflineCommandsMaskURIs: no offline command shows the password of a
+// shovel's or an upstream's URI, with or without a host, one or in a list,
+// in its findings, its errors or its views; each shows the URI with its
+// password masked where it names it.
+func TestOfflineCommandsMaskURIs(t *testing.T) {
+	dir := t.TempDir()
+	hostless, empty, defs := filepath.Join(dir, "hostless.yaml"), filepath.Join(dir, "empty.yaml"), filepath.Join(dir, "defs.json")
+	for path, src := range map[string]string{hostless: hostlessURIsFile, empty: emptyVhostURIsFile, defs: hostlessURIsDefs} {
+		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mq403 := []string{"(src-uri amqp://bob:***@/v)", "(dest-uri amqp://bob:***@/w)", "(dest-uri [amqp://al:***@/v])"}
+	refused := []string{`src-uri: amqp://bob:***@/ names vhost ""`, `dest-uri: amqp://al:***@/ names vhost ""`}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"lint", []string{"lint", "-f", hostless}, 0, mq403},
+		{"lint json", []string{"lint", "-f", hostless, "--format", "json"}, 0, mq403},
+		{"lint sarif", []string{"lint", "-f", hostless, "--format", "sarif"}, 0, mq403},
+		{"validate --expanded", []string{"validate", "-f", hostless, "--expanded"}, 0, []string{"amqp://bob:***@/v", "amqps://b%40b:***@/v", "amqp://fed:***@/v"}},
+		{"validate -o json", []string{"validate", "-f", hostless, "-o", "json"}, 0, []string{"amqp://bob:***@/w", "amqp://al:***@/v"}},
+		{"graph", []string{"graph", "-f", hostless}, 0, nil},
+		{"export", []string{"export", "--from", defs}, 0, []string{"V_SHOVEL_S1_SRC_URI"}},
+		{"validate, vhost \"\"", []string{"validate", "-f", empty}, 1, refused},
+		{"validate -o json, vhost \"\"", []string{"validate", "-f", empty, "-o", "json"}, 1, refused},
+		{"validate --expanded, vhost \"\"", []string{"validate", "-f", empty, "--expanded"}, 1, refused},
+		{"lint, vhost \"\"", []string{"lint", "-f", empty, "--format", "sarif"}, 1, refused},
+		{"graph, vhost \"\"", []string{"graph", "-f", empty}, 1, refused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runRaw(nil, tc.args...)
+			out := r.stdout + r.stderr
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", r.code, tc.code, r)
+			}
+			if strings.Contains(out, uriSecret) {
+				t.Errorf("the output shows a URI's password:\n%s", out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(strings.ReplaceAll(out, `\"`, `"`), w) {
+					t.Errorf("the output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}

@@ -68,7 +68,7 @@ func runShovelEnds(p *Pass) []Finding {
 				out = append(out, itemFinding(it,
 					"shovel %q of vhost %q moves messages %s %s %q of vhost %q (%s %s), but the file declares %s %q in vhost %q: %s names %s, whatever vhost the shovel is in, so the shovel %s. "+
 						"Write %s: %s to use this vhost's %s",
-					name, v.Name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, vn, uriKey, it.Settings[uriKey],
+					name, v.Name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, vn, uriKey, topology.MaskSecret(it.Settings[uriKey]),
 					what, obj, v.Name, uriKey, uriVhostLabel(vn),
 					map[string]string{
 						"queue":    fmt.Sprintf("declares queue %q in vhost %q itself and uses that one", obj, vn),
@@ -89,7 +89,7 @@ func runShovelEnds(p *Pass) []Finding {
 			}
 			out = append(out, itemFinding(it,
 				"shovel %q moves messages %s %s %q of %s (%s %s), which the file does not declare: %s. Declare it, or fix the name",
-				name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, where, uriKey, it.Settings[uriKey],
+				name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, where, uriKey, topology.MaskSecret(it.Settings[uriKey]),
 				map[string]string{
 					"queue":    "the shovel declares a missing queue itself, as a durable classic queue mqctl does not manage (a later plan of the file would not know it)",
 					"exchange": "a missing exchange stops the shovel (its channel is closed with NOT_FOUND) and nothing moves",

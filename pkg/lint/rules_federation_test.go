@@ -73,7 +73,7 @@ func TestShovelAndFederationRules(t *testing.T) {
 			b.t.Vhost("x1").Queues["q"] = &topology.Queue{Name: "q", Durable: true}
 			b.item(kind.Shovel, "s", topology.Args{"src-protocol": "local", "src-uri": "amqp://u:pw@elsewhere/x1", "src-queue": "q",
 				"dest-protocol": "local", "dest-uri": "amqp://u:pw@elsewhere", "dest-queue": "gone"})
-		}, fire: []string{"s"}, contains: []string{`to queue "gone" of this vhost (dest-uri amqp://u:pw@elsewhere)`}},
+		}, fire: []string{"s"}, contains: []string{`to queue "gone" of this vhost (dest-uri amqp://u:***@elsewhere)`}},
 		{name: "an amqp091 shovel's URI with a host is another broker's", id: "MQ403", build: func(b *builder) {
 			b.item(kind.Shovel, "s", topology.Args{"src-protocol": "local", "src-uri": "amqp://", "src-queue": "gone",
 				"dest-uri": "amqp://u:pw@elsewhere", "dest-queue": "gone"})

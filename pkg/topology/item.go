@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 )
@@ -158,16 +157,15 @@ func (it *Item) SetSecretPart(p SecretPart, val string) {
 }
 
 // Mask is the mask of a secret that is not a URI.
-const Mask = "***"
+const Mask = kind.Mask
 
-// MaskSecret hides a secret value: a URI keeps its scheme, user and host
-// and loses its password (amqp://user:***@host/vhost); a URI without one is
-// kept whole, since it holds no credential; a list is masked item by item;
-// anything else becomes Mask.
+// MaskSecret hides a secret value: a URI loses its password
+// (kind.MaskURI: amqp://user:***@host/vhost); a list is masked item by
+// item; anything else becomes Mask.
 func MaskSecret(v any) any {
 	switch x := v.(type) {
 	case string:
-		return maskURI(x)
+		return kind.MaskURI(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -178,31 +176,6 @@ func MaskSecret(v any) any {
 		return nil
 	}
 	return Mask
-}
-
-func maskURI(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@:") {
-		return Mask
-	}
-	// The last @ ends the credentials: a password written with a raw @
-	// (it should be %40) is masked whole rather than cut short.
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return s // no credentials
-	}
-	auth, host := rest[:at], rest[at+1:]
-	user, _, hasPass := strings.Cut(auth, ":")
-	if !hasPass {
-		if strings.ContainsAny(auth, "/?#") {
-			return s // an @ in the path or query, and no credentials before it
-		}
-		return s // a user name alone is no secret
-	}
-	if strings.ContainsAny(user, "/?#") {
-		return s // the : and @ are in the path or query
-	}
-	return scheme + "://" + user + ":" + Mask + "@" + host
 }
 
 // itemJSON is Item's JSON form: the settings masked.
