@@ -138,15 +138,7 @@ func TestValidateExpanded(t *testing.T) {
 	if strings.Contains(out, "queue: orders.shipping.dlq") || strings.Contains(out, "retry:") {
 		t.Errorf("--expanded output still has sugar:\n%s", out)
 	}
-	got, err := loader.LoadBytes("expanded.yaml", []byte(out), loader.Options{})
-	if err != nil {
-		t.Fatalf("expanded output does not load: %v\n%s", err, out)
-	}
-	ignore := cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore")
-	roleless := cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "TypeFromVhost")
-	if diff := cmp.Diff(want, got, ignore, roleless, cmpopts.IgnoreFields(topology.Topology{}, "Lint")); diff != "" {
-		t.Errorf("expanded YAML loads into another topology (-want +got):\n%s", diff)
-	}
+	checkExpandedLoadsBack(t, want, out)
 
 	out, errOut, code = runValidate(t, Env{}, "-f", path, "-o", "json")
 	if code != 0 {
@@ -158,6 +150,78 @@ func TestValidateExpanded(t *testing.T) {
 		t.Errorf("validate -o json needs a format_version and no empty pos:\n%s", out)
 	}
 	checkValidateGolden(t, "expanded.json", []byte(strings.ReplaceAll(out, filepath.Dir(path)+string(filepath.Separator), "")))
+}
+
+// checkExpandedLoadsBack checks that the --expanded YAML out loads into
+// topology want: it holds every setting of the file.
+func checkExpandedLoadsBack(t *testing.T, want *topology.Topology, out string) {
+	t.Helper()
+	got, err := loader.LoadBytes("expanded.yaml", []byte(out), loader.Options{})
+	if err != nil {
+		t.Fatalf("expanded output does not load: %v\n%s", err, out)
+	}
+	ignore := cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore")
+	roleless := cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "TypeFromVhost")
+	if diff := cmp.Diff(want, got, ignore, roleless, cmpopts.IgnoreFields(topology.Topology{}, "Lint")); diff != "" {
+		t.Errorf("expanded YAML loads into another topology (-want +got):\n%s\n%s", diff, out)
+	}
+}
+
+// TestValidateExpandedAlert: a queue's alert (status --check's
+// thresholds), set on the queue or by defaults.queue, is in the expanded
+// YAML, which loads back into the same topology, and in the JSON.
+func TestValidateExpandedAlert(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		yaml, json []string
+	}{
+		{name: "on the queue", file: `version: 1
+vhosts:
+  /:
+    queues: { a: { alert: { max_depth: 100 } }, b: {} }
+`, yaml: []string{"a: {alert: {max_depth: 100}}", "b: {}"}, json: []string{`"alert":{"max_depth":100}`}},
+		{name: "by defaults.queue, with other defaults", file: `version: 1
+vhosts:
+  /:
+    defaults:
+      queue: { alert: { max_depth: 100 }, limits: { max_length: 50, overflow: reject-publish }, dead_letter: { exchange: "", queue: "{queue}.dlq" } }
+    queues: { a: {}, b: { alert: { max_depth: 7 } } }
+`, yaml: []string{"alert: {max_depth: 100}", "alert: {max_depth: 7}", "limits: {max_length: 50, overflow: reject-publish}"},
+			json: []string{`"alert":{"max_depth":100}`, `"alert":{"max_depth":7}`}},
+		{name: "zero", file: `version: 1
+vhosts:
+  /:
+    queues: { a: { alert: { max_depth: 0 } } }
+`, yaml: []string{"a: {alert: {max_depth: 0}}"}, json: []string{`"alert":{"max_depth":0}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeTopology(t, "topology.yaml", tc.file)
+			want, err := loader.Load([]string{path}, loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := runValidate(t, Env{}, "-f", path, "--expanded")
+			if code != 0 {
+				t.Fatalf("--expanded: exit %d: %s", code, errOut)
+			}
+			checkExpandedLoadsBack(t, want, out)
+			for _, w := range tc.yaml {
+				if !strings.Contains(out, w) {
+					t.Errorf("--expanded lacks %q:\n%s", w, out)
+				}
+			}
+			out, errOut, code = runValidate(t, Env{}, "-f", path, "-o", "json")
+			if code != 0 {
+				t.Fatalf("-o json: exit %d: %s", code, errOut)
+			}
+			flat := strings.Join(strings.Fields(out), "")
+			for _, w := range tc.json {
+				if !strings.Contains(flat, w) {
+					t.Errorf("-o json lacks %s:\n%s", w, out)
+				}
+			}
+		})
+	}
 }
 
 func checkValidateGolden(t *testing.T, name string, got []byte) {

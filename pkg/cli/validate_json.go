@@ -30,7 +30,7 @@ type validateVhost struct {
 	Description      string                                    `json:"description,omitempty"`
 	DefaultQueueType string                                    `json:"default_queue_type,omitempty"`
 	Exchanges        map[string]positioned[*topology.Exchange] `json:"exchanges"`
-	Queues           map[string]positioned[*topology.Queue]    `json:"queues"`
+	Queues           map[string]positioned[validateQueue]      `json:"queues"`
 	Bindings         []positioned[*topology.Binding]           `json:"bindings"`
 	Policies         map[string]positioned[*topology.Policy]   `json:"policies"`
 	OperatorPolicies map[string]positioned[*topology.Policy]   `json:"operator_policies"`
@@ -38,6 +38,25 @@ type validateVhost struct {
 	// permissions, shovels, …), by kind and name, secrets masked.
 	Items map[kind.Kind]map[string]positioned[*topology.Item] `json:"items,omitempty"`
 	Pos   *plan.Position                                      `json:"pos,omitempty"`
+}
+
+// validateQueue is a queue with the file's alert: section, which drives
+// status --check and is no part of the broker's queue (nor of a plan's).
+type validateQueue struct {
+	*topology.Queue
+	Alert *validateAlert `json:"alert,omitempty"`
+}
+
+type validateAlert struct {
+	MaxDepth int64 `json:"max_depth"`
+}
+
+func queueDoc(q *topology.Queue) validateQueue {
+	out := validateQueue{Queue: q}
+	if q.Alert != nil {
+		out.Alert = &validateAlert{MaxDepth: q.Alert.MaxDepth}
+	}
+	return out
 }
 
 // positioned is an object with its position: the object's own fields,
@@ -90,7 +109,7 @@ func writeValidateJSON(w io.Writer, t *topology.Topology) error {
 		vv := validateVhost{
 			Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType,
 			Exchanges:        posMap(v.Exchanges, func(e *topology.Exchange) topology.Pos { return e.Pos }),
-			Queues:           posMap(v.Queues, func(q *topology.Queue) topology.Pos { return q.Pos }),
+			Queues:           queuesDoc(v.Queues),
 			Bindings:         make([]positioned[*topology.Binding], len(v.Bindings)),
 			Policies:         posMap(v.Policies, policyPos),
 			OperatorPolicies: posMap(v.OperatorPolicies, policyPos),
@@ -107,6 +126,14 @@ func writeValidateJSON(w io.Writer, t *topology.Topology) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
+}
+
+func queuesDoc(queues map[string]*topology.Queue) map[string]positioned[validateQueue] {
+	out := make(map[string]positioned[validateQueue], len(queues))
+	for name, q := range queues {
+		out[name] = positioned[validateQueue]{queueDoc(q), plan.PositionOf(q.Pos)}
+	}
+	return out
 }
 
 func policyPos(p *topology.Policy) topology.Pos { return p.Pos }

@@ -310,12 +310,23 @@ func queueNode(v *topology.Vhost, q *topology.Queue, bindings []*topology.Bindin
 		add(m, "retry", r)
 	}
 	s.addTo(m)
+	if q.Alert != nil {
+		add(m, "alert", alertNode(q.Alert))
+	}
 	for i := 1; i < len(m.Content); i += 2 {
 		flowify(m.Content[i], 8+len(m.Content[i-1].Value))
 	}
 	if !hasKey(m, "bindings") {
 		flowify(m, 4+len(q.Name))
 	}
+	return m
+}
+
+// alertNode writes a queue's alert: section (status --check's thresholds,
+// which the broker never holds: only a file's queue has one).
+func alertNode(a *topology.Alert) *yaml.Node {
+	m := mapping()
+	add(m, "max_depth", intNode(a.MaxDepth))
 	return m
 }
 
