@@ -134,3 +134,41 @@ func TestOfflineCommandsMaskURIs(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateExpandedUserSecretKeys: validate --expanded writes each
+// user's secret under the file's own key (password, password_hash,
+// hashing_algorithm), masked.
+func TestValidateExpandedUserSecretKeys(t *testing.T) {
+	const hash = "kI3GCqW5JLMJa4iX1lo7X4D6XbYqlLgxIs30+P6tENUV2POR"
+	for _, tc := range []struct {
+		name, user, want string
+	}{
+		{"password", `{ password: "${SVC_PASSWORD}", tags: [management] }`,
+			"  svc:\n    password: '***'\n    tags: [management]\n"},
+		{"password_hash", `{ password_hash: "` + hash + `", tags: [management] }`,
+			"  svc:\n    password_hash: '***'\n    tags: [management]\n"},
+		{"password_hash and hashing_algorithm", `{ password_hash: "` + hash + `", hashing_algorithm: rabbit_password_hashing_sha512 }`,
+			"  svc:\n    password_hash: '***'\n    hashing_algorithm: '***'\n    tags: []\n"},
+		{"no password", `{ tags: [monitoring] }`,
+			"  svc:\n    tags: [monitoring]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "users.yaml")
+			src := "version: 1\nvhosts:\n  v:\n    queues: { q: {} }\nusers:\n  svc: " + tc.user + "\n"
+			if err := os.WriteFile(f, []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := runRaw(map[string]string{"SVC_PASSWORD": "pw-validate-93"}, "validate", "-f", f, "--expanded")
+			if r.code != 0 {
+				t.Fatalf("%s", r)
+			}
+			_, users, _ := strings.Cut(r.stdout, "\nusers:\n")
+			if users != tc.want {
+				t.Errorf("users section:\n%s\nwant:\n%s", users, tc.want)
+			}
+			if strings.Contains(r.stdout+r.stderr, hash) || strings.Contains(r.stdout+r.stderr, "pw-validate-93") {
+				t.Errorf("the output shows a secret:\n%s", r)
+			}
+		})
+	}
+}

@@ -13,8 +13,8 @@ import (
 // users): each user's tags, then the kinds nested in it (kind.ItemSpec:
 // its limits, and permissions and topic permissions by vhost). A password
 // is never written: a ${VAR} placeholder stands for it (userVariables
-// lists them), the file's own variable when known. With mask, a password
-// is written as topology.Mask instead.
+// lists them), the file's own variable when known. With mask, each secret
+// is written under its own key as topology.Mask instead (addMaskedSecrets).
 func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 	if !t.Declares(kind.User) && len(t.Items[kind.User]) == 0 {
 		return nil
@@ -25,8 +25,8 @@ func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 		u := t.Items.Get(kind.User, name)
 		n := mapping()
 		switch {
-		case mask && hasPassword(u):
-			add(n, kind.UserPassword, str(topology.Mask))
+		case mask:
+			addMaskedSecrets(n, spec, u)
 		case hasPassword(u):
 			add(n, kind.UserPassword, placeholder(passwordVariable(u)))
 		}
@@ -37,6 +37,17 @@ func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 		add(m, name, n)
 	}
 	return m
+}
+
+// addMaskedSecrets adds to n each secret setting user u has, under its
+// own key (password, or password_hash and hashing_algorithm), as
+// topology.Mask.
+func addMaskedSecrets(n *yaml.Node, s kind.Spec, u *topology.Item) {
+	for _, k := range s.Secret {
+		if _, ok := u.Settings[k]; ok {
+			add(n, k, str(topology.Mask))
+		}
+	}
 }
 
 // nestedNodes adds to n, the node of item owner of kind s, the section of
