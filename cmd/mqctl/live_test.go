@@ -46,6 +46,8 @@ import (
 //	rmq put PATH [JSON]   PUT /api/PATH (JSON: default {}); a vhost or user made so
 //	                      is deleted when the script ends.
 //	rmq delete PATH       DELETE /api/PATH.
+//	                      ! rmq put, ! rmq delete: the broker refuses it (its status
+//	                      and its words are printed).
 //	rmq users             the script's files have a users section: it waits for
 //	                      every other test with one on this broker
 //	                      (testbroker.Broker.UsersSection) and deletes the users
@@ -218,7 +220,6 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("vhost %s is still on the broker (GET: %d %s)", m[1], status, body)
 		}
 	case "put", "delete":
-		noNeg(ts, neg, "rmq "+verb)
 		method, body := http.MethodDelete, []byte(nil)
 		if verb == "put" {
 			if len(args) < 1 || len(args) > 2 {
@@ -233,8 +234,8 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		status, answer, err := l.b.API(method, args[0], body)
 		ts.Check(err)
-		if status/100 != 2 {
-			ts.Fatalf("%s /api/%s: %d %s: %s", method, args[0], status, http.StatusText(status), answer)
+		if refused(ts, neg, method, args[0], status, answer) {
+			return
 		}
 		if verb == "put" {
 			l.deleteAtEnd(ts, args[0], status)
@@ -380,6 +381,22 @@ func noNeg(ts *testscript.TestScript, neg bool, what string) {
 
 // deleteAtEnd deletes a vhost or user the script made (201 Created) when
 // the script ends.
+// refused checks the answer of a PUT or DELETE: a refusal (not 2xx) when
+// the command is negated, printed (its status and the broker's words),
+// else a success.
+func refused(ts *testscript.TestScript, neg bool, method, path string, status int, answer []byte) bool {
+	ok := status/100 == 2
+	switch {
+	case !ok && !neg:
+		ts.Fatalf("%s /api/%s: %d %s: %s", method, path, status, http.StatusText(status), answer)
+	case ok && neg:
+		ts.Fatalf("%s /api/%s: %d %s, want a refusal", method, path, status, http.StatusText(status))
+	case !ok:
+		fmt.Fprintf(ts.Stdout(), "%d %s: %s\n", status, http.StatusText(status), answer)
+	}
+	return !ok
+}
+
 func (l *live) deleteAtEnd(ts *testscript.TestScript, path string, status int) {
 	parts := strings.Split(path, "/")
 	if status != http.StatusCreated || len(parts) != 2 || (parts[0] != "vhosts" && parts[0] != "users") {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -81,20 +80,11 @@ func tighter(key string, a, b any) bool {
 	return !aok || !bok || ai < bi
 }
 
-// ageSeconds reads a stream's max-age: a positive number and one unit of
-// Y, M, D, h, m or s (rabbit_amqqueue's check_max_age; a month is 30
-// days, a year 365).
+// ageSeconds reads a stream's max-age in seconds (topology.MaxAgeMillis:
+// a positive number and one unit of Y, M, D, h, m or s).
 func ageSeconds(v any) (int64, bool) {
-	s, ok := v.(string)
-	if !ok || len(s) < 2 {
-		return 0, false
-	}
-	unit := map[byte]int64{'Y': 365 * 86400, 'M': 30 * 86400, 'D': 86400, 'h': 3600, 'm': 60, 's': 1}[s[len(s)-1]]
-	n, err := strconv.ParseInt(strings.TrimSpace(s[:len(s)-1]), 10, 64)
-	if unit == 0 || err != nil || n <= 0 {
-		return 0, false
-	}
-	return n * unit, true
+	ms, ok := topology.MaxAgeMillis(v)
+	return ms / 1000, ok
 }
 
 // keepsAll reports whether r surely removes nothing of what its stream

@@ -72,3 +72,55 @@ func TestDefinitionsCompareEverySetting(t *testing.T) {
 }
 
 func printOf(k Kind, o Object) Print { return vhostKinds[k].print(o) }
+
+// A stream's x-max-age compares by its length (topology.QueueArgForms), as
+// RabbitMQ 4.3.6 compares it on a declare: a re-spelled age is no change
+// and prints alike (the ownership record does not take the stream for one
+// changed outside mqctl), another age forces a replace and shows both
+// spellings as written. The print of an age in its largest whole unit is
+// the one it had before the form. A policy's max-age is stored as written
+// (rabbit_runtime_parameters keeps the term; GET gives the new spelling
+// back on 3.10.8, 4.0.5 and 4.3.6): a re-spelled one is an update in place.
+func TestMaxAgeComparesByLength(t *testing.T) {
+	stream := func(age any) QueueObject {
+		return QueueObject{&topology.Queue{Name: "st", Type: topology.QueueStream, Durable: true,
+			Arguments: topology.Args{topology.MaxAgeArgument: age, topology.QueueTypeArgument: topology.QueueStream}}}
+	}
+	policy := func(age any) PolicyObject {
+		return PolicyObject{&topology.Policy{Name: "p", Pattern: "^st$", Definition: topology.Args{"max-age": age}}}
+	}
+	for _, tc := range []struct {
+		name       string
+		k          Kind
+		have, want Object
+		fields     []FieldChange
+	}{
+		{"the same spelling", kind.Queue, stream("7D"), stream("7D"), nil},
+		{"hours for days", kind.Queue, stream("7D"), stream("168h"), nil},
+		{"seconds for days", kind.Queue, stream("7D"), stream("604800s"), nil},
+		{"a leading zero", kind.Queue, stream("7D"), stream("07D"), nil},
+		{"days for a month", kind.Queue, stream("1M"), stream("30D"), nil},
+		{"another age", kind.Queue, stream("7D"), stream("8D"),
+			[]FieldChange{{Field: "arguments.x-max-age", Before: "7D", After: "8D", Forces: true}}},
+		{"twelve months are no year", kind.Queue, stream("1Y"), stream("12M"),
+			[]FieldChange{{Field: "arguments.x-max-age", Before: "1Y", After: "12M", Forces: true}}},
+		{"no age", kind.Queue, stream("7D"), stream("7d"),
+			[]FieldChange{{Field: "arguments.x-max-age", Before: "7D", After: "7d", Forces: true}}},
+		{"a policy's max-age as written", kind.Policy, policy("7D"), policy("168h"),
+			[]FieldChange{{Field: "definition.max-age", Before: "7D", After: "168h"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.fields, ObjectFields(tc.k, tc.have, tc.want)); d != "" {
+				t.Errorf("fields (-want +got):\n%s", d)
+			}
+			if alike := printOf(tc.k, tc.have) == printOf(tc.k, tc.want); alike != (tc.fields == nil) {
+				t.Errorf("the prints are alike: %v, want %v", alike, tc.fields == nil)
+			}
+		})
+	}
+	noForms := topology.QueueDefinition
+	noForms.Forms = nil
+	if q := stream("7D").Queue; definitionPrint(noForms, q) != QueuePrint(q) {
+		t.Errorf("the print of a stream of x-max-age 7D is no longer the one it had")
+	}
+}

@@ -839,7 +839,7 @@ func itemFields(spec kind.Spec, have, want *topology.Item) []FieldChange {
 		hs, ws = spec.Item.Compare(have.Settings, want.Settings)
 	}
 	var out []FieldChange
-	for _, f := range argFields(hs, ws, "", "settings", !spec.InPlace) {
+	for _, f := range argFields(hs, ws, "", "settings", nil, !spec.InPlace) {
 		if key := strings.TrimPrefix(f.Field, "settings."); want.IsSecret(key) || have.IsSecret(key) {
 			f.Before, f.After = maskedOrNil(f.Before), maskedOrNil(f.After)
 		}
@@ -906,13 +906,14 @@ func definitionFields[T any](def topology.Definition[T], have, want T, forces bo
 			out = append(out, FieldChange{Field: s.Key, Before: b, After: a, Forces: forces})
 		}
 	}
-	return append(out, argFields(def.Args(have), def.Args(want), def.Skip, def.ArgsKey, forces)...)
+	return append(out, argFields(def.Args(have), def.Args(want), def.Skip, def.ArgsKey, def.Forms, forces)...)
 }
 
-// argFields lists the arguments that differ between have and want, in the
-// order of their names, leaving skip out (when it is not "").
-func argFields(have, want topology.Args, skip, prefix string, forces bool) []FieldChange {
-	if sameArgs(have, want, skip) {
+// argFields lists the arguments that differ between have and want, as
+// forms compares them, in the order of their names, leaving skip out
+// (when it is not ""). A change shows the values as written.
+func argFields(have, want topology.Args, skip, prefix string, forms topology.ArgForms, forces bool) []FieldChange {
+	if sameArgs(have, want, skip, forms) {
 		return nil // most objects of a plan: no names sorted, nothing made
 	}
 	var out []FieldChange
@@ -922,7 +923,7 @@ func argFields(have, want topology.Args, skip, prefix string, forces bool) []Fie
 		}
 		h, hok := have[k]
 		w, wok := want[k]
-		if hok && wok && topology.ValueEqual(h, w) {
+		if hok && wok && forms.Equal(k, h, w) {
 			continue
 		}
 		var before, after any
@@ -939,14 +940,14 @@ func argFields(have, want topology.Args, skip, prefix string, forces bool) []Fie
 
 // sameArgs reports whether have and want hold the same arguments, skip
 // left out, as argFields compares them.
-func sameArgs(have, want topology.Args, skip string) bool {
+func sameArgs(have, want topology.Args, skip string, forms topology.ArgForms) bool {
 	n := 0
 	for k, w := range want {
 		if k == skip && skip != "" {
 			continue
 		}
 		h, ok := have[k]
-		if !ok || !topology.ValueEqual(h, w) {
+		if !ok || !forms.Equal(k, h, w) {
 			return false
 		}
 		n++

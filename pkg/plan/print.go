@@ -134,7 +134,8 @@ func QueuePrint(q *topology.Queue) Print { return definitionPrint(topology.Queue
 func PolicyPrint(p *topology.Policy) Print { return definitionPrint(topology.PolicyDefinition, p) }
 
 // definitionPrint is the print of o as def describes it: def.Print, each
-// setting (a flag as 1 or 0), then the arguments.
+// setting (a flag as 1 or 0), then the arguments, those of def.Forms in
+// their form (arguments the diff finds equal print alike).
 func definitionPrint[T any](def topology.Definition[T], o T) Print {
 	h := newHasher().part(def.Print)
 	for _, s := range def.Settings {
@@ -149,10 +150,11 @@ func definitionPrint[T any](def topology.Definition[T], o T) Print {
 			h.part(fmt.Sprint(v))
 		}
 	}
+	args := def.Forms.Of(def.Args(o))
 	if def.Skip != "" {
-		return h.args(def.Args(o), def.Skip).print()
+		return h.args(args, def.Skip).print()
 	}
-	return h.args(def.Args(o)).print()
+	return h.args(args).print()
 }
 
 // ItemPrint is the print of an object of a generic kind (its settings,

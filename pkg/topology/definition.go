@@ -7,7 +7,8 @@ package topology
 // Settings its settings in the order they are compared and printed, and
 // Args its arguments (a policy's definition), named ArgsKey in plans,
 // without Skip, an argument that is compared as a setting of its own (a
-// queue's x-queue-type, its type). Whether a change of them forces a
+// queue's x-queue-type, its type), Forms the arguments compared by a
+// form of their value (ArgForms). Whether a change of them forces a
 // replace is the kind's (kind.Spec.InPlace).
 type Definition[T any] struct {
 	Print    string
@@ -15,6 +16,58 @@ type Definition[T any] struct {
 	ArgsKey  string
 	Args     func(T) Args
 	Skip     string
+	Forms    ArgForms
+}
+
+// ArgForm is the form in which RabbitMQ compares a value of one argument
+// of a declaration with the object it holds, where that is not the value
+// as written (an age in its length, whatever its unit); ok is false for a
+// value that has none, which compares as written.
+type ArgForm func(v any) (form any, ok bool)
+
+// ArgForms are the arguments of a kind of object that compare by their
+// form (ArgForm), by name: the diff compares them so, and the prints print
+// the form, while the file's spelling is what is declared and shown.
+type ArgForms map[string]ArgForm
+
+// QueueArgForms: a stream's x-max-age is its length (RabbitMQ 4.3.6
+// compares it so on a declare; 3.10 and 4.0 compare the spelling, but
+// keep the stream the same age either way, so that no re-spelling is
+// worth a replace).
+var QueueArgForms = ArgForms{MaxAgeArgument: maxAgeForm}
+
+// Equal reports whether x and y, values of argument key, are equal as
+// RabbitMQ compares them: by their forms when both have one.
+func (f ArgForms) Equal(key string, x, y any) bool {
+	if form, ok := f[key]; ok {
+		fx, okX := form(x)
+		fy, okY := form(y)
+		if okX && okY {
+			return ValueEqual(fx, fy)
+		}
+	}
+	return ValueEqual(x, y)
+}
+
+// Of returns a with each argument of f that has a form in that form: a
+// itself when there is none (most tables: nothing is copied).
+func (f ArgForms) Of(a Args) Args {
+	out, copied := a, false
+	for k, form := range f {
+		v, ok := a[k]
+		if !ok {
+			continue
+		}
+		fv, ok := form(v)
+		if !ok {
+			continue
+		}
+		if !copied {
+			out, copied = a.Clone(), true
+		}
+		out[k] = fv
+	}
+	return out
 }
 
 // Setting is one setting of an object of type T: Key is its name in
@@ -56,6 +109,7 @@ var QueueDefinition = Definition[*Queue]{
 	ArgsKey: "arguments",
 	Args:    func(q *Queue) Args { return q.Arguments },
 	Skip:    QueueTypeArgument,
+	Forms:   QueueArgForms,
 }
 
 // PolicyDefinition: a policy's settings (PolicySettings) and its
