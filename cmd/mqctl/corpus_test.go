@@ -31,7 +31,8 @@ func mqctlEnv(t *testing.T, vars map[string]string, args ...string) (stdout, std
 const exportNote = "mqctl: note: the export holds no secret; set these variables before applying it:\n"
 
 // exportVariables gives each variable export's stderr names a value, as a
-// user sets them before using the export.
+// user sets them before using the export: a URI one (validate judges a
+// URI as RabbitMQ does) for a URI, any other a word.
 func exportVariables(t *testing.T, stderr string) map[string]string {
 	t.Helper()
 	vars := map[string]string{}
@@ -43,11 +44,14 @@ func exportVariables(t *testing.T, stderr string) map[string]string {
 		if !strings.HasPrefix(line, "  ") {
 			break
 		}
-		name, _, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		name, what, ok := strings.Cut(strings.TrimSpace(line), ": ")
 		if !ok || name == "" {
 			t.Fatalf("note line %q is not NAME: WHAT", line)
 		}
 		vars[name] = "value-of-" + name
+		if strings.Contains(what, "uri of ") {
+			vars[name] = "amqp://user:value-of-" + name + "@host"
+		}
 	}
 	return vars
 }

@@ -199,14 +199,17 @@ vhosts:
 }
 
 // TestNoSecretInAnyOutput: a shovel and an upstream whose URIs hold a
-// password: no plan form, apply result, read-back, export, nor the
-// broker's refusal of a bad URI shows it.
+// password: no plan form, apply result, read-back, export, the loader's
+// refusal of a bad URI, nor the broker's refusal of one shows it.
 func TestNoSecretInAnyOutput(t *testing.T) {
 	t.Parallel()
 	const secret = "S3CRETpw"
 	f := newFixture(t)
 	f.env["SRC_URI"] = "amqp://user:" + secret + "@localhost:1/x"
-	f.env["BAD_URI"] = "amqp://user:" + secret + "@localhost:notaport/x"
+	// A port that is no number the loader refuses; a heartbeat that is
+	// no number only the broker (amqp_uri's query parameters).
+	f.env["NOPORT_URI"] = "amqp://user:" + secret + "@localhost:notaport/x"
+	f.env["BAD_URI"] = "amqp://user:" + secret + "@localhost:1/x?heartbeat=abc"
 	src := `version: 1
 vhosts:
   ${VHOST}:
@@ -270,12 +273,20 @@ vhosts:
 		t.Errorf("plan after apply is not empty: %v", p.Changes)
 	}
 
+	// The loader refuses a URI whose port is no number, naming it.
+	noPort := strings.Replace(src, `src-uri: "${SRC_URI}"`, `src-uri: "${NOPORT_URI}"`, 1)
+	if _, err := loader.LoadBytes("topology.yaml", []byte(noPort), loader.Options{LookupEnv: f.lookup}); err == nil || !strings.Contains(err.Error(), `its port "notaport" is not a number`) {
+		t.Errorf("the loader took a URI with port notaport: %v", err)
+	} else {
+		seen("load error", err.Error())
+	}
+
 	// The broker refuses a bad URI and quotes it whole; apply's error
 	// does not.
 	bad := strings.Replace(src, `src-uri: "${SRC_URI}"`, `src-uri: "${BAD_URI}"`, 1)
 	out, err := f.eng.Apply(context.Background(), engine.ApplyInput{Desired: f.load(bad)}, engine.ApplyOptions{})
 	if err == nil && (out.Result == nil || out.Result.OK()) {
-		t.Fatalf("the broker took a URI with port notaport")
+		t.Fatalf("the broker took a URI with heartbeat abc")
 	}
 	if err != nil {
 		seen("apply error", err.Error())

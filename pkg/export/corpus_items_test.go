@@ -20,9 +20,18 @@ import (
 )
 
 // loaderGaps are corpus files whose export mqctl's loader refuses, with
-// what it says: a gap of the loader, not of the reader or of export. The
-// test fails when the loader's answer changes, so that the entry goes.
-var loaderGaps = map[string]string{}
+// what it says: a gap of the loader, not of the reader or of export, or a
+// setting of an item that RabbitMQ refuses, which the definitions reader
+// takes as it is (it does not judge items' settings) and the loader
+// refuses where the file gives it. The test fails when the loader's answer
+// changes, so that the entry goes.
+var loaderGaps = map[string]string{
+	// A shovel's dest-uri and an upstream's uri "CEGA_CONNECTION", a
+	// placeholder its deployment replaces (shown as ***, as any secret that
+	// is no URI): no URI to RabbitMQ either (amqp_uri: no_scheme, HTTP 400
+	// on 3.10.8, 4.0.5 and 4.3.6).
+	"BiobankLab__sensitive-data-archive__federation.json": `shovel "to_cega": dest-uri: *** is not a valid URI: it has no scheme`,
+}
 
 // passwordSettings are a user's settings that the export does not carry
 // over: it writes a ${VAR} placeholder for the password, never the hash.
@@ -175,13 +184,7 @@ func TestCorpusItems(t *testing.T) {
 			if err := WriteYAML(&buf, top, Options{Sugar: true, Source: base}); err != nil {
 				t.Fatal(err)
 			}
-			env := secretValues(top)
-			back, err := loader.LoadBytes(base+".yaml", buf.Bytes(), loader.Options{LookupEnv: func(name string) (string, bool) {
-				if v, ok := env[name]; ok {
-					return v, true
-				}
-				return anyValue(name)
-			}})
+			back, err := loader.LoadBytes(base+".yaml", buf.Bytes(), loader.Options{LookupEnv: exportValues(top)})
 			if gap, ok := loaderGaps[base]; ok {
 				if err == nil || !strings.Contains(err.Error(), gap) {
 					t.Fatalf("known loader gap %q: the loader now says %v; update loaderGaps", gap, err)

@@ -75,6 +75,7 @@ func validateUpstream(s map[string]any) []Problem {
 	} else if l, ok := s["uri"].([]any); ok && len(l) == 0 {
 		out = append(out, Problem{Field: "uri", Msg: "the list of URIs is empty", Hint: "give at least one URI"})
 	}
+	out = append(out, uriProblems(s, "uri")...)
 	return append(out, validateFederation(s)...)
 }
 

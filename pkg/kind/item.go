@@ -199,10 +199,12 @@ func (fl Field) DefaultOf() (any, bool) {
 }
 
 // Problem is what a Validate finds wrong with an item's settings: Field
-// names the setting it concerns ("" for the item), Msg says what is wrong
-// and Hint how to fix it.
+// names the setting it concerns ("" for the item), Item the entry of that
+// setting's list it concerns (its index + 1; 0 for the setting as a
+// whole), Msg says what is wrong and Hint how to fix it.
 type Problem struct {
 	Field, Msg, Hint string
+	Item             int
 }
 
 // The settings as the checks read them (normalised: see ItemSpec).

@@ -161,13 +161,15 @@ func (d *decoder) members(ls *kind.ListSpec, n *node, what string) ([]any, bool)
 }
 
 // problems reports the problems a Validate found, each at its field's value
-// (the mapping's own position for the item as a whole), but those of a
-// field whose value was already reported (failed); false when there is
-// one.
+// (at the entry of a list it names; the mapping's own position for the
+// item as a whole), but those of a field whose value was already reported
+// (failed) and those of a secret whose variables are not set (the value
+// is not known offline); false when there is one.
 func (d *decoder) problems(ps []kind.Problem, f fieldSet, failed map[string]bool, n *node, what string) bool {
 	bad := false
 	for _, p := range ps {
-		if failed[p.Field] {
+		at := problemNode(p, f)
+		if failed[p.Field] || (at != nil && d.unset[at] != nil) {
 			continue
 		}
 		bad = true
@@ -177,10 +179,26 @@ func (d *decoder) problems(ps []kind.Problem, f fieldSet, failed map[string]bool
 			if f.has(p.Field) {
 				pos = f.valuePos(p.Field)
 			}
+			if p.Item > 0 && at != nil {
+				w, pos = fmt.Sprintf("%s[%d]", w, p.Item-1), at.pos
+			}
 		}
 		d.errs.addf(pos, p.Hint, "%s: %s", w, p.Msg)
 	}
 	return !bad
+}
+
+// problemNode is the value problem p concerns: its field's, or the entry
+// of that list it names; nil for none.
+func problemNode(p kind.Problem, f fieldSet) *node {
+	v := f.value(p.Field)
+	if p.Item == 0 || v == nil {
+		return v
+	}
+	if p.Item <= len(v.items) {
+		return v.items[p.Item-1]
+	}
+	return nil
 }
 
 // settings decodes mapping n by fields, each left out set to its default

@@ -146,6 +146,14 @@ func TestItemsErrors(t *testing.T) {
 		{"amqp:/// names vhost \"\"", "shovels:\n  s: { src-uri: \"amqp:///\", src-queue: q, dest-uri: [\"amqp://\", \"amqp:///?heartbeat=5\"] }",
 			[]string{`t.yaml:5:21: shovel "s": src-uri: amqp:/// names vhost "" (a URI without a host whose path is only "/"), which no broker has: RabbitMQ refuses the shovel (user may not connect to vhost "") (write amqp:// for the default vhost "/", or amqp:///VHOST for vhost VHOST (%2F for "/"))`,
 				`t.yaml:5:57: shovel "s": dest-uri: amqp:///?heartbeat=5 names vhost ""`}},
+		// Measured on 4.3.6, 4.0.5 and 3.10.8: amqp_uri refuses the URI
+		// (HTTP 400 not a valid URI: {port_out_of_range, 99999}), after
+		// apply made what came before it; the password is not shown.
+		{"a port out of range", "shovels:\n  s: { src-uri: \"amqp://fed:pw@localhost:99999/v\", src-queue: q, dest-uri: [\"amqp://\", \"amqp://fed:pw@[::1]x/v\"] }",
+			[]string{`t.yaml:5:21: shovel "s": src-uri: amqp://fed:***@localhost:99999/v is not a valid URI: its port 99999 is out of range; RabbitMQ refuses it (give a port from 1 to 65535, or none for the default (5672 for amqp, 5671 for amqps))`,
+				`t.yaml:5:92: shovel "s": dest-uri[1]: amqp://fed:***@[::1]x/v is not a valid URI: an IPv6 address in brackets is followed by something else than :port; RabbitMQ refuses it (write an IPv6 address in brackets`}},
+		{"an upstream's URI of another scheme", "federation_upstreams:\n  u: { uri: \"http://fed:pw@dc2/v\" }",
+			[]string{`t.yaml:5:17: federation upstream "u": uri: http://fed:***@dc2/v is not a valid URI: its scheme "http" is neither amqp nor amqps; RabbitMQ refuses it (write amqp://user:password@host:port/vhost`}},
 		{"table of the wrong type", "shovels:\n  s: { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", src-queue-args: [a] }",
 			[]string{`t.yaml:5:83: shovel "s": src-queue-args: expected a mapping, got a list`}},
 		{"upstream without uri, bad values", "federation_upstreams:\n  u: { expires: 0, queue-type: stream, trust-user-id: yes }",

@@ -1,0 +1,167 @@
+package kind
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// uriHint is how an AMQP URI is written.
+const uriHint = "write amqp://user:password@host:port/vhost (amqps:// for TLS; no port: 5672, or 5671 for amqps; %2F for vhost \"/\")"
+
+// uriProblems are the problems of the URIs of setting key of s (one, or a
+// list: each entry's problem names its place), as RabbitMQ's amqp_uri
+// finds them (URIProblem), each URI shown without its password. (A list
+// with an entry that is not a string is reported by its type, and these
+// not at all.)
+func uriProblems(s map[string]any, key string) []Problem {
+	var out []Problem
+	_, isList := s[key].([]any)
+	for i, uri := range URIs(s[key]) {
+		msg, hint := URIProblem(uri)
+		if msg == "" {
+			continue
+		}
+		p := Problem{Field: key, Msg: fmt.Sprintf("%s is not a valid URI: %s; RabbitMQ refuses it", MaskURI(uri), msg), Hint: hint}
+		if isList {
+			p.Item = i + 1
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// URIProblem says what RabbitMQ's URI parser refuses in uri, and how to
+// fix it ("" when it takes it): amqp_uri:parse/1 and uri_parser:parse/2
+// of deps/amqp_client at v3.10.8, v4.0.5 and v4.3.5, which every shovel
+// end (whatever its protocol) and every federation upstream's uri go
+// through when they are written; each refusal measured on 3.10.8, 4.0.5
+// and 4.3.6 (HTTP 400 "not a valid URI"). The messages never quote the
+// user name or password.
+func URIProblem(uri string) (msg, hint string) {
+	scheme, rest, ok := strings.Cut(uri, ":")
+	if !ok {
+		return "it has no scheme", uriHint
+	}
+	if s := strings.ToLower(scheme); s != "amqp" && s != "amqps" {
+		return fmt.Sprintf("its scheme %q is neither amqp nor amqps", scheme), uriHint
+	}
+	// Without an authority, amqp_uri finds no user info and fails
+	// (case_clause), whatever the rest.
+	after, ok := strings.CutPrefix(rest, "//")
+	if !ok {
+		return fmt.Sprintf("%s: is not followed by //", scheme), uriHint
+	}
+	end := strings.IndexAny(after, "/?#")
+	if end < 0 {
+		end = len(after)
+	}
+	if msg, hint := authorityProblem(after[:end]); msg != "" {
+		return msg, hint
+	}
+	return pathProblem(after[end:])
+}
+
+// authorityProblem checks a URI's user name, password, host and port.
+func authorityProblem(authority string) (msg, hint string) {
+	userinfo, hostport, hasUser := strings.Cut(authority, "@")
+	if !hasUser {
+		userinfo, hostport = "", authority
+	}
+	user, password, _ := strings.Cut(userinfo, ":")
+	password, _, _ = strings.Cut(password, ":")
+	if !escapesOK(user) {
+		return "its user name holds a % that does not start an escape of two hex digits", "write %25 for a % in it"
+	}
+	if !escapesOK(password) {
+		return "its password holds a % that does not start an escape of two hex digits", "write %25 for a % in it"
+	}
+	host, port, msg := splitHostPort(hostport)
+	if msg != "" {
+		return msg, "write an IPv6 address in brackets, with the port after them: amqp://user:password@[::1]:5672/vhost"
+	}
+	if !escapesOK(host) {
+		return "its host holds a % that does not start an escape of two hex digits", "write %25 for a % in it"
+	}
+	if port == nil {
+		return "", ""
+	}
+	if msg, hint := portProblem(*port); msg != "" {
+		return msg, hint
+	}
+	if host == "" {
+		return "it has a port but no host", "give the host before the port (amqp://user:password@host:5672/vhost), or leave both out for this broker (amqp:///vhost)"
+	}
+	return "", ""
+}
+
+// splitHostPort splits a URI's host and port as uri_parser does: an IPv6
+// address in brackets ([::1]:5672; one without its closing bracket is
+// the host up to the path), or the host up to the first colon. port is
+// nil when there is none; msg says what is wrong after an address in
+// brackets.
+func splitHostPort(hostport string) (host string, port *string, msg string) {
+	if inner, ok := strings.CutPrefix(hostport, "["); ok {
+		host, after, closed := strings.Cut(inner, "]")
+		if !closed || after == "" {
+			return host, nil, ""
+		}
+		if _, p, ok := strings.Cut(after, ":"); ok {
+			return host, &p, ""
+		}
+		return host, nil, "an IPv6 address in brackets is followed by something else than :port"
+	}
+	host, p, ok := strings.Cut(hostport, ":")
+	if !ok {
+		return host, nil, ""
+	}
+	return host, &p, ""
+}
+
+// portProblem checks a URI's port: an integer (list_to_integer/1, which
+// takes a sign) from 1 to 65535.
+func portProblem(port string) (msg, hint string) {
+	const fix = "give a port from 1 to 65535, or none for the default (5672 for amqp, 5671 for amqps)"
+	digits := strings.TrimLeft(port, "+-")
+	if len(port)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return fmt.Sprintf("its port %q is not a number", port), fix + "; an IPv6 address goes in brackets ([::1]:5672)"
+	}
+	if n, err := strconv.ParseInt(port, 10, 64); err != nil || n < 1 || n > 65535 {
+		return fmt.Sprintf("its port %s is out of range", port), fix
+	}
+	return "", ""
+}
+
+// pathProblem checks a URI's path, the vhost: one segment after the
+// slash ("/" is %2F), its escapes valid.
+func pathProblem(rest string) (msg, hint string) {
+	path, _, _ := strings.Cut(rest, "#")
+	path, _, _ = strings.Cut(path, "?")
+	if path == "" {
+		return "", ""
+	}
+	vhost := path[1:] // after the authority, a path starts with its slash
+	if strings.Contains(vhost, "/") {
+		return fmt.Sprintf("its path %q holds more than one segment, and the vhost is one", path), "write a / in the vhost's name as %2F: amqp://host/a%2Fb for vhost \"a/b\""
+	}
+	if !escapesOK(vhost) {
+		return fmt.Sprintf("its vhost %q holds a %% that does not start an escape of two hex digits", vhost), "write %25 for a % in it"
+	}
+	return "", ""
+}
+
+// escapesOK reports whether every % of s starts an escape amqp_uri
+// unescapes: two more characters that list_to_integer/2 reads in base 16
+// to a byte.
+func escapesOK(s string) bool {
+	for i := strings.IndexByte(s, '%'); i >= 0; i = strings.IndexByte(s, '%') {
+		if i+3 > len(s) {
+			return false
+		}
+		if n, err := strconv.ParseInt(s[i+1:i+3], 16, 64); err != nil || n < 0 {
+			return false
+		}
+		s = s[i+3:]
+	}
+	return true
+}
