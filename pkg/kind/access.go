@@ -6,9 +6,12 @@ import (
 	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
 	"hash"
 	"slices"
 	"strings"
+
+	"github.com/mqctl/mqctl/pkg/pattern"
 )
 
 // The kinds about users and their access (SPEC §9), declared under the
@@ -99,6 +102,24 @@ var permissionItem = &ItemSpec{
 		{Name: "write", Type: FieldString, Default: none, Help: "a regexp of the names the user may publish to (and bind to)"},
 		{Name: "read", Type: FieldString, Default: none, Help: "a regexp of the names the user may consume from (and bind from)"},
 	},
+	Validate: func(s map[string]any) []Problem { return regexpProblems(s, "permission", "configure", "write", "read") },
+}
+
+// regexpProblems are the problems of the regexps in fields of settings s
+// that RabbitMQ refuses (pattern.Refused: invalid_regexp), the object
+// named what ("permission").
+func regexpProblems(s map[string]any, what string, fields ...string) []Problem {
+	var ps []Problem
+	for _, f := range fields {
+		expr, ok := str(s, f)
+		if !ok {
+			continue
+		}
+		if why, fix, refused := pattern.Refused(expr); refused {
+			ps = append(ps, Problem{Field: f, Msg: fmt.Sprintf("%q: %s: RabbitMQ refuses the %s (invalid_regexp)", expr, why, what), Hint: fix})
+		}
+	}
+	return ps
 }
 
 // TopicPermissionExchange is the field of a topic permission's entry that
@@ -124,7 +145,7 @@ var topicPermissionItem = &ItemSpec{
 			if !has(s, TopicPermissionExchange) {
 				return []Problem{{Msg: `missing required field "exchange"`, Hint: "add exchange: amq.topic"}}
 			}
-			return nil
+			return regexpProblems(s, "topic permission", "write", "read")
 		},
 	},
 }

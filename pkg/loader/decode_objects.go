@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/pattern"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -819,6 +820,9 @@ func (d *decoder) policy(key, body *node, kind string) *topology.Policy {
 	if d.require(f, body, what, "pattern", `pattern: "^orders\\."`) {
 		if s, ok := d.str(f.value("pattern"), label(what, "pattern")); ok {
 			p.Pattern = s
+			if why, fix, refused := pattern.Refused(s); refused {
+				d.errs.addf(f.valuePos("pattern"), fix, "%s: pattern %q: %s: RabbitMQ refuses the %s", what, s, why, kind)
+			}
 		}
 	}
 	if v := f.value("apply_to"); v != nil {

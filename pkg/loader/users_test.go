@@ -352,3 +352,27 @@ func TestExactRegexpWithinTheLimit(t *testing.T) {
 		t.Errorf("affixes of aba, aa overlap: %q %q", p, s)
 	}
 }
+
+// TestRefusedRegexps: a regexp RabbitMQ refuses as invalid (PCRE refuses
+// it too: pattern.Refused) in a policy, an operator policy, a permission
+// or a topic permission names file:line:col, the value, what is wrong and
+// the fix; one only PCRE reads loads.
+func TestRefusedRegexps(t *testing.T) {
+	file := func(users, vhost string) string {
+		return "version: 1\nusers:\n  svc:\n    password: ${PW}\n" + users + "vhosts:\n  orders:\n" + vhost
+	}
+	tests := []loadError{
+		{"policy", file("", "    policies:\n      p1: { pattern: \"^(a\", definition: { max-length: 10 } }\n"),
+			`t.yaml:8:22: policy "p1": pattern "^(a": missing closing ): RabbitMQ refuses the policy (close the group or escape the parenthesis (\())`},
+		{"operator policy", file("", "    operator_policies:\n      op: { pattern: \"*\", definition: { max-length: 10 } }\n"),
+			`t.yaml:8:22: operator policy "op": pattern "*": missing argument to repetition operator *: nothing to repeat: RabbitMQ refuses the operator policy (put what to repeat before *, or escape it (\*))`},
+		{"permission", file("    permissions: { orders: { configure: \"^$\", write: \"[\", read: \"^orders\" } }\n", ""),
+			`t.yaml:5:54: user "svc": permissions.orders: write: "[": missing closing ] for the character class [: RabbitMQ refuses the permission (invalid_regexp) (close the character class with ], or escape the bracket (\[))`},
+		{"topic permission", file("    topic_permissions: { orders: [ { exchange: amq.topic, read: \"[z-a]\" } ] }\n", ""),
+			`t.yaml:5:65: user "svc": topic_permissions.orders[0]: read: "[z-a]": invalid character class range z-a: the range runs backwards: RabbitMQ refuses the topic permission (invalid_regexp) (write the lower character first ([a-z]), or escape the hyphen (\-) to match it)`},
+	}
+	checkLoadErrors(t, tests)
+	pcre := file("    permissions: { orders: { configure: \"^(?!amq\\\\.)\", write: \"^(\\\\w+)\\\\.\\\\1$\", read: \"a{2000}\" } }\n",
+		"    policies:\n      p1: { pattern: \"^(?!amq\\\\.).*\", definition: { max-length: 10 } }\n")
+	mustLoad(t, pcre, "PW", "s3cret")
+}
