@@ -16,7 +16,7 @@ package rmqversion
 // (rabbit_sharding_exchange_type_modulus_hash at v4.0.5), an order mqctl
 // cannot know offline. On every version it delivers to exactly one of its
 // bound destinations.
-func (v Version) ModulusHashPicksStably() bool { return v.AtLeast(4, 3) }
+func (v Version) ModulusHashPicksStably() bool { return v.HasCoreExchangeType(ModulusHashExchangeType) }
 
 // DelayedRetry: quorum queues read x-delayed-retry-type, -min and -max
 // (policy keys delayed-retry-type, -min, -max): a returned message waits

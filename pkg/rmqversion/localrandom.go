@@ -15,7 +15,7 @@ const LocalRandomExchangeType = "x-local-random"
 // required feature flag "Local random exchange" (4.0+; rabbit_exchange_
 // type_local_random at v4.0.5 and v4.3.5). 3.10 refuses the type
 // (HTTP 400 "unknown exchange type 'x-local-random'").
-func (v Version) LocalRandomExchange() bool { return v.AtLeast(4, 0) }
+func (v Version) LocalRandomExchange() bool { return v.HasCoreExchangeType(LocalRandomExchangeType) }
 
 // LocalRandomBindingRefusal says why an x-local-random exchange refuses a
 // binding b to a destination of queue type qtype ("" for a queue whose

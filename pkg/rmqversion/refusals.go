@@ -264,14 +264,25 @@ func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Ref
 }
 
 // checkExchanges appends to out vhost vn's exchanges of a type v does not
-// offer.
+// offer: as the broker says (its facts), or, when it does not say, a core
+// type of a later version (LacksExchangeType).
 func (v Version) checkExchanges(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
 	for _, xn := range sortedKeys(vh.Exchanges) {
 		x := vh.Exchanges[xn]
-		if offered, known := v.OffersExchangeType(x.Type); known && !offered {
+		offered, known := v.OffersExchangeType(x.Type)
+		switch {
+		case known && !offered:
 			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("exchange %q", xn), Key: "type: " + x.Type, Pos: x.Pos,
 				Reason: fmt.Sprintf("this broker offers no exchange type %q (it offers %s; HTTP 400 \"unknown exchange type\")", x.Type, strings.Join(v.facts.ExchangeTypes, ", ")),
 				Fix:    exchangeTypeFix(x.Type)})
+		case known:
+		default:
+			if why := v.LacksExchangeType(x.Type); why != "" {
+				c, _ := coreExchangeTypeOf(x.Type)
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("exchange %q", xn), Key: "type: " + x.Type, Pos: x.Pos,
+					Reason: why + ` and refuses the exchange (HTTP 400 "unknown exchange type")`,
+					Fix:    fmt.Sprintf("use another type (direct, fanout, topic or headers), or target RabbitMQ %d.%d or later", c.major, c.minor)})
+			}
 		}
 	}
 	return out
@@ -385,7 +396,7 @@ func exchangeTypeFix(typ string) string {
 	plugin := map[string]string{
 		"x-consistent-hash": "rabbitmq_consistent_hash_exchange", "x-delayed-message": "rabbitmq_delayed_message_exchange",
 		"x-random": "rabbitmq_random_exchange", "x-recent-history": "rabbitmq_recent_history_exchange",
-		"x-jms-topic": "rabbitmq_jms_topic_exchange", "x-modulus-hash": "rabbitmq_sharding",
+		"x-jms-topic": "rabbitmq_jms_topic_exchange", ModulusHashExchangeType: "rabbitmq_sharding",
 	}[typ]
 	if plugin == "" {
 		return "enable the plugin that provides it on every node, or use a type the broker offers"

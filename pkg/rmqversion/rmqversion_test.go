@@ -155,3 +155,46 @@ func TestCheckTopicPermissionExchanges(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckExchangeTypes: a core exchange type of a later version is
+// refused from the table (x-local-random before 4.0); x-modulus-hash,
+// the rabbitmq_sharding plugin's before 4.3, is not, as no plugin type is
+// offline. A live broker's list of exchange types wins over the table.
+func TestCheckExchangeTypes(t *testing.T) {
+	withFacts := func(version string, types ...string) rmqversion.Version {
+		return rmqversion.MustParse(version).WithFacts(&rmqversion.Facts{ExchangeTypes: types})
+	}
+	core := []string{"direct", "fanout", "headers", "topic"}
+	cases := []struct {
+		typ     string
+		version rmqversion.Version
+		want    string // "" = accepted
+	}{
+		{"x-local-random", rmqversion.MustParse("3.10"),
+			`exchange "lr" in vhost "orders": type: x-local-random: RabbitMQ 3.10 has no exchange type x-local-random (a core type from 4.0) and refuses the exchange (HTTP 400 "unknown exchange type"); use another type (direct, fanout, topic or headers), or target RabbitMQ 4.0 or later`},
+		{"x-local-random", rmqversion.MustParse("3.13.7"), "RabbitMQ 3.13 has no exchange type x-local-random"},
+		{"x-local-random", rmqversion.MustParse("4.0"), ""},
+		{"x-local-random", rmqversion.MustParse("4.3"), ""},
+		{"x-modulus-hash", rmqversion.MustParse("3.10"), ""},
+		{"x-modulus-hash", rmqversion.MustParse("4.0"), ""},
+		{"x-modulus-hash", rmqversion.MustParse("4.3"), ""},
+		{"x-consistent-hash", rmqversion.MustParse("3.10"), ""},
+		// The broker's facts win.
+		{"x-local-random", withFacts("3.10.8", append(core, "x-local-random")...), ""},
+		{"x-local-random", withFacts("4.0.5", core...), `this broker offers no exchange type "x-local-random"`},
+		{"x-modulus-hash", withFacts("4.0.5", core...), "rabbitmq-plugins enable rabbitmq_sharding"},
+		{"x-modulus-hash", withFacts("4.0.5", append(core, "x-modulus-hash")...), ""},
+		{"x-local-random", rmqversion.MustParse("3.10").WithFacts(&rmqversion.Facts{}), "RabbitMQ 3.10 has no exchange type x-local-random"},
+	}
+	for _, c := range cases {
+		top := topology.New()
+		top.Vhost("orders").Exchanges["lr"] = &topology.Exchange{Name: "lr", Type: c.typ, Durable: true}
+		err := c.version.Check(top)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s on %s: Check = %v, want accepted", c.typ, c.version, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s on %s: Check = %v, want a refusal containing %q", c.typ, c.version, err, c.want)
+		}
+	}
+}

@@ -177,8 +177,8 @@ func routingType(x *topology.Exchange, ver rmqversion.Version) (string, string) 
 		}
 		return x.Type, fmt.Sprintf("exchange %q: before RabbitMQ 4.3, %s is the rabbitmq_sharding plugin's exchange type: it delivers each message to exactly one of its bound destinations, picked by a hash of the routing keys over its bindings in the order the broker's metadata store lists them, which mqctl cannot know: it names the destinations that can receive the message, not the one that does (4.3 sorts them, and mqctl makes the pick there)", x.Name, x.Type)
 	case typeLocalRandom:
-		if !ver.LocalRandomExchange() {
-			return "", fmt.Sprintf("exchange %q: RabbitMQ %s has no exchange type %s (a core type from 4.0): the broker refuses the exchange", x.Name, ver.Line(), x.Type)
+		if why := ver.LacksExchangeType(x.Type); why != "" {
+			return "", fmt.Sprintf("exchange %q: %s: the broker refuses the exchange", x.Name, why)
 		}
 		return x.Type, ""
 	case typeDelayed:
