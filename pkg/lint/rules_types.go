@@ -43,16 +43,12 @@ func runUnsupported(p *Pass) []Finding {
 	var out []Finding
 	for _, name := range p.queueNames {
 		q := p.Vhost.Queues[name]
-		replicated := q.Type == topology.QueueQuorum || q.Type == topology.QueueStream
-		if replicated && !q.Durable {
-			out = append(out, p.queueFinding(q,
-				"%s %q is not durable: RabbitMQ refuses to declare it (PRECONDITION_FAILED), %ss are always durable. Set durable: true",
-				typeLabel(q.Type), name, typeLabel(q.Type)))
-		}
-		if replicated && q.AutoDelete {
-			out = append(out, p.queueFinding(q,
-				"%s %q is auto-delete: RabbitMQ refuses to declare it (PRECONDITION_FAILED), %ss cannot be auto-deleted. Set auto_delete: false, or use a classic queue",
-				typeLabel(q.Type), name, typeLabel(q.Type)))
+		for _, flag := range rmqversion.RefusedQueueFlags(q) {
+			format := "%s %q is auto-delete: RabbitMQ refuses to declare it (PRECONDITION_FAILED), %ss cannot be auto-deleted. Set auto_delete: false, or use a classic queue"
+			if flag.Property == "non-durable" {
+				format = "%s %q is not durable: RabbitMQ refuses to declare it (PRECONDITION_FAILED), %ss are always durable. Set durable: true"
+			}
+			out = append(out, p.queueFinding(q, format, typeLabel(q.Type), name, typeLabel(q.Type)))
 		}
 		for _, arg := range q.Arguments.Keys() {
 			if p.Version.RefusesQueueArgument(q.Type, arg) && !p.deprecatedArgReported(q.Type, arg, q.Arguments[arg]) {

@@ -215,6 +215,7 @@ func (v Version) Check(t *topology.Topology) error {
 		out = v.checkQueues(out, vn, vh)
 		out = v.checkExchanges(out, vn, vh)
 		out = v.checkBindings(out, vn, vh, vh.ExchangeType)
+		out = v.checkBindingArguments(out, vn, vh)
 		out = v.checkLocalRandomBindings(out, vn, vh)
 		for _, k := range kind.PolicyKinds() {
 			ps := vh.PoliciesOf(k)
@@ -241,6 +242,11 @@ func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Ref
 		if typ == "" {
 			typ = topology.QueueClassic
 		}
+		for _, flag := range RefusedQueueFlags(q) {
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: flag.Key, Pos: q.Pos,
+				Reason: fmt.Sprintf("RabbitMQ refuses to declare a %s queue that is %s (PRECONDITION_FAILED \"invalid property '%s'\")", typ, flag.What, flag.Property),
+				Fix:    flag.Fix})
+		}
 		if q.Backoff != nil && !v.DelayedRetry() {
 			out = append(out, backoffIgnored(v, vn, qn, q))
 		}
@@ -259,6 +265,37 @@ func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Ref
 					Fix:    v.QueueArgValueFix(typ, arg)})
 			}
 		}
+	}
+	return out
+}
+
+// QueueFlag is a flag of a queue its type refuses (RefusedQueueFlags).
+type QueueFlag struct {
+	Key      string // as the file writes it: "durable: false"
+	What     string // "not durable"
+	Property string // the broker's word: "non-durable"
+	Fix      string
+}
+
+// RefusedQueueFlags are the flags of queue q its type refuses: a quorum
+// queue or a stream is durable and not auto-delete (PRECONDITION_FAILED
+// "invalid property 'non-durable'" or "'auto-delete'" on every supported
+// version: rabbit_queue_type_util check_non_durable and check_auto_delete
+// in rabbit_quorum_queue:declare and rabbit_stream_queue:declare at v3.10.8
+// and v4.3.5, which check_exclusive also refuses an exclusive one with; a
+// file declares no exclusive queue).
+func RefusedQueueFlags(q *topology.Queue) []QueueFlag {
+	if q.Type != topology.QueueQuorum && q.Type != topology.QueueStream {
+		return nil
+	}
+	var out []QueueFlag
+	if !q.Durable {
+		out = append(out, QueueFlag{Key: "durable: false", What: "not durable", Property: "non-durable",
+			Fix: fmt.Sprintf("set durable: true (a %s queue is always durable), or make it a classic queue", q.Type)})
+	}
+	if q.AutoDelete {
+		out = append(out, QueueFlag{Key: "auto_delete: true", What: "auto-delete", Property: "auto-delete",
+			Fix: fmt.Sprintf("set auto_delete: false (a %s queue is never deleted by itself), or make it a classic queue", q.Type)})
 	}
 	return out
 }

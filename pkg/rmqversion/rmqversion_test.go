@@ -198,3 +198,68 @@ func TestCheckExchangeTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRefusedOnEveryVersion: what RabbitMQ refuses whatever its
+// version — a headers binding's x-match other than the four, a binding
+// key an x-consistent-hash exchange cannot read as a weight, a quorum
+// queue or stream that is not durable or is auto-delete — is refused for
+// every target; a weight over 10000 from 4.2.6.
+func TestCheckRefusedOnEveryVersion(t *testing.T) {
+	bind := func(source, key string, args topology.Args) *topology.Topology {
+		tp := topology.New()
+		v := tp.Vhost("orders")
+		v.Exchanges["h"] = &topology.Exchange{Name: "h", Type: "headers", Durable: true}
+		v.Exchanges["ch"] = &topology.Exchange{Name: "ch", Type: "x-consistent-hash", Durable: true}
+		v.Exchanges["d"] = &topology.Exchange{Name: "d", Type: "direct", Durable: true}
+		v.Queues["q"] = &topology.Queue{Name: "q", Durable: true}
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: source, Destination: "q", DestinationType: topology.DestQueue, RoutingKey: key, Arguments: args})
+		return tp
+	}
+	queue := func(q *topology.Queue) *topology.Topology {
+		tp := topology.New()
+		tp.Vhost("orders").Queues[q.Name] = q
+		return tp
+	}
+	every := []string{"3.10", "4.0", "4.3"}
+	cases := []struct {
+		name     string
+		t        *topology.Topology
+		versions []string
+		want     string // "" = accepted
+	}{
+		{"x-match bogus", bind("h", "", topology.Args{"x-match": "bogus", "k": "v"}), every,
+			`binding from "h" to queue "q" in vhost "orders": arguments: x-match "bogus" is not valid: RabbitMQ refuses the binding (HTTP 400 binding_invalid); use all, any, all-with-x or any-with-x`},
+		{"x-match not a string", bind("h", "", topology.Args{"x-match": int64(1)}), every, "x-match is 1, not a string"},
+		{"x-match on amq.match", bind("amq.match", "", topology.Args{"x-match": "every"}), every, `x-match "every" is not valid`},
+		{"x-match any-with-x", bind("h", "", topology.Args{"x-match": "any-with-x", "x-k": "v"}), every, ""},
+		{"no x-match", bind("h", "", topology.Args{"k": "v"}), every, ""},
+		{"x-match on a direct exchange", bind("d", "k", topology.Args{"x-match": "bogus"}), every, ""},
+		{"consistent hash, a word", bind("ch", "abc", nil), every,
+			`binding from "ch" to queue "q" in vhost "orders": routing key "abc": RabbitMQ refuses it: an x-consistent-hash exchange takes the destination's weight, an integer, as the binding key (HTTP 400 "The binding key must be an integer")`},
+		{"consistent hash, no key", bind("ch", "", nil), every, "The binding key must be an integer"},
+		{"consistent hash, zero", bind("ch", "0", nil), every, "The binding key must be greater than 0"},
+		{"consistent hash, a weight", bind("ch", "10", nil), every, ""},
+		{"consistent hash, 10000", bind("ch", "10000", nil), every, ""},
+		{"consistent hash, over 10000", bind("ch", "10001", nil), []string{"4.2.6", "4.3"}, "The binding key must not exceed 10000"},
+		{"consistent hash, over 10000 before 4.2.6", bind("ch", "99999999999999999999", nil), []string{"3.10", "4.0", "4.2.5"}, ""},
+		{"consistent hash key on an undeclared exchange", bind("other", "abc", nil), every, ""},
+		{"stream not durable", queue(&topology.Queue{Name: "s", Type: "stream"}), every,
+			`queue "s" in vhost "orders": durable: false: RabbitMQ refuses to declare a stream queue that is not durable (PRECONDITION_FAILED "invalid property 'non-durable'"); set durable: true`},
+		{"stream auto-delete", queue(&topology.Queue{Name: "s", Type: "stream", Durable: true, AutoDelete: true}), every,
+			`auto_delete: true: RabbitMQ refuses to declare a stream queue that is auto-delete (PRECONDITION_FAILED "invalid property 'auto-delete'")`},
+		{"quorum not durable", queue(&topology.Queue{Name: "qq", Type: "quorum"}), every, "a quorum queue that is not durable"},
+		{"classic transient auto-delete", queue(&topology.Queue{Name: "c", Type: "classic", AutoDelete: true}), every, ""},
+		{"durable stream", queue(&topology.Queue{Name: "s", Type: "stream", Durable: true}), every, ""},
+	}
+	for _, c := range cases {
+		for _, ver := range c.versions {
+			err := rmqversion.MustParse(ver).Check(c.t)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%s on %s: Check = %v, want accepted", c.name, ver, err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("%s on %s: Check = %v, want a refusal containing %q", c.name, ver, err, c.want)
+			}
+		}
+	}
+}

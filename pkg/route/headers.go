@@ -16,29 +16,12 @@ type matchMode struct {
 	withX bool // all-with-x / any-with-x: x- arguments are criteria too
 }
 
-// parseXMatch reads a binding's x-match. RabbitMQ refuses to create a
-// headers binding whose x-match is not one of the four strings
-// (rabbit_exchange_type_headers:validate_binding), so such a binding does
-// not exist on the broker.
+// parseXMatch reads a binding's x-match (rmqversion.ParseXMatch). RabbitMQ
+// refuses to create a headers binding whose x-match is not one of the four
+// strings, so such a binding does not exist on the broker.
 func parseXMatch(args topology.Args) (matchMode, error) {
-	v, ok := args["x-match"]
-	if !ok {
-		return matchMode{}, nil // all, by default
-	}
-	s, isString := v.(string)
-	switch {
-	case !isString:
-		return matchMode{}, fmt.Errorf("x-match is %v, not a string: RabbitMQ refuses the binding; use all, any, all-with-x or any-with-x", v)
-	case s == "all":
-		return matchMode{}, nil
-	case s == "any":
-		return matchMode{any: true}, nil
-	case s == "all-with-x":
-		return matchMode{withX: true}, nil
-	case s == "any-with-x":
-		return matchMode{any: true, withX: true}, nil
-	}
-	return matchMode{}, fmt.Errorf("x-match %q is not valid: RabbitMQ refuses the binding; use all, any, all-with-x or any-with-x", s)
+	m, err := rmqversion.ParseXMatch(args)
+	return matchMode{any: m.Any, withX: m.WithX}, err
 }
 
 // HeadersMatch reports whether a headers exchange binding with arguments
