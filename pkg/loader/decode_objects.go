@@ -125,6 +125,19 @@ func (d *decoder) checkName(name string, pos topology.Pos, what, kind string) bo
 	return true
 }
 
+// checkGeneratedName reports a queue name that sugar makes longer than
+// RabbitMQ takes (the rule checkName applies to a written name): what
+// says where the file asks for the queue, noun what queue it is, fix how
+// to get a shorter name.
+func (d *decoder) checkGeneratedName(name string, pos topology.Pos, what, noun, fix string) bool {
+	if len(name) <= topology.MaxNameBytes {
+		return true
+	}
+	d.errs.addf(pos, fmt.Sprintf("RabbitMQ takes queue names of at most %d bytes; %s", topology.MaxNameBytes, fix),
+		"%s: declares the %s %q, whose name is %d bytes long", what, noun, name, len(name))
+	return false
+}
+
 func (d *decoder) boolField(f fieldSet, name, what string, dst *bool) {
 	if n := f.value(name); n != nil {
 		if b, ok := d.boolean(n, label(what, name)); ok {
@@ -447,13 +460,19 @@ func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topolog
 	return typed
 }
 
+// dlqNameFix says how to shorten the name of a DLQ that dead_letter.queue
+// of a vhost's defaults declares from a template ({queue}.dlq), which
+// grows with the queue's name.
+const dlqNameFix = "shorten the queue's name, or name the DLQ explicitly with a shorter name (dead_letter.queue: <name> on this queue)"
+
 // deadLetterQueueName is the name dead_letter.queue (qn, under dw) gives
 // the DLQ, written as a name or as a mapping with one, and where the name
 // is written; false, with the error added, when it gives none.
 func (d *decoder) deadLetterQueueName(qn *node, dw string) (string, topology.Pos, bool) {
 	switch {
 	case textual(qn):
-		if !d.checkName(qn.value, qn.pos, fmt.Sprintf("%s.queue %q", dw, qn.value), "queue") {
+		if (qn.templated && !d.checkGeneratedName(qn.value, qn.pos, dw+".queue", "DLQ", dlqNameFix)) ||
+			!d.checkName(qn.value, qn.pos, fmt.Sprintf("%s.queue %q", dw, qn.value), "queue") {
 			return "", qn.pos, false
 		}
 		return qn.value, qn.pos, true
@@ -464,6 +483,9 @@ func (d *decoder) deadLetterQueueName(qn *node, dw string) (string, topology.Pos
 			return "", qn.pos, false
 		}
 		s, ok := d.str(nf, dw+".queue.name")
+		if ok && nf.templated && !d.checkGeneratedName(s, nf.pos, dw+".queue.name", "DLQ", dlqNameFix) {
+			return "", nf.pos, false
+		}
 		return s, nf.pos, ok
 	default:
 		d.errs.addf(qn.pos, "write a queue name, or a mapping {name: …, <queue settings>}", "%s.queue: expected a queue name, got %s", dw, describe(qn))
@@ -559,8 +581,13 @@ func (d *decoder) retry(decl *queueDecl, e entry, what string, rc retryContext) 
 			continue
 		}
 		seen[ms] = it
+		name := origin.Name + ".retry." + FormatDuration(ms)
+		if !rc.isDefault && !d.checkGeneratedName(name, it.pos, fmt.Sprintf("%s.delays[%d]", rw, i), "delay queue",
+			fmt.Sprintf("shorten the queue's name to at most %d bytes: its delay queues are named <queue>.retry.<delay>", topology.MaxNameBytes-(len(name)-len(origin.Name)))) {
+			continue
+		}
 		decl.delays = append(decl.delays, &topology.Queue{
-			Name:          origin.Name + ".retry." + FormatDuration(ms),
+			Name:          name,
 			Type:          origin.Type,
 			TypeFromVhost: origin.TypeFromVhost,
 			Durable:       origin.Durable,

@@ -168,6 +168,7 @@ func substitute(n *node, placeholder, name string) *node {
 		if n.tag == tagStr && strings.Contains(n.value, placeholder) {
 			c := *n
 			c.value = strings.ReplaceAll(n.value, placeholder, name)
+			c.templated = true
 			return &c
 		}
 	case mapNode:

@@ -403,3 +403,41 @@ vhosts:
 	fmt.Println(v.QueueNames(), v.Queues["email"].Arguments.Canonical())
 	// Output: [email email.dlq] {"x-dead-letter-exchange":"dlx","x-dead-letter-routing-key":"email"}
 }
+
+// TestGeneratedNamesTooLong: a queue name sugar generates — a delay tier
+// (<queue>.retry.<delay>), a DLQ from a defaults template ({queue}.dlq) —
+// longer than RabbitMQ takes is an error at the sugar that generates it,
+// naming the generated queue and how to shorten it; at the limit it loads.
+func TestGeneratedNamesTooLong(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("q", n) }
+	tests := []struct {
+		name, body, want string // want "" = loads
+	}{
+		{"delay tier over the limit", "queues:\n  " + long(250) + ":\n    retry: {delays: [10s]}",
+			`t.yaml:6:26: queue "` + long(250) + `": retry.delays[0]: declares the delay queue "` + long(250) + `.retry.10s", whose name is 260 bytes long (RabbitMQ takes queue names of at most 255 bytes; shorten the queue's name to at most 245 bytes: its delay queues are named <queue>.retry.<delay>)`},
+		{"delay tier at the limit", "queues:\n  " + long(245) + ":\n    retry: {delays: [10s]}", ""},
+		{"delay tier from defaults", "defaults:\n  queue: {retry: {delays: [1m, 10s]}}\nqueues:\n  " + long(248) + ": {}",
+			`t.yaml:5:36: queue "` + long(248) + `": retry.delays[1]: declares the delay queue "` + long(248) + `.retry.10s", whose name is 258 bytes long`},
+		{"DLQ template", "defaults:\n  queue: {dead_letter: {queue: \"{queue}.dlq\"}}\nqueues:\n  " + long(253) + ": {}",
+			`t.yaml:5:36: queue "` + long(253) + `": dead_letter.queue: declares the DLQ "` + long(253) + `.dlq", whose name is 257 bytes long (RabbitMQ takes queue names of at most 255 bytes; shorten the queue's name, or name the DLQ explicitly with a shorter name (dead_letter.queue: <name> on this queue))`},
+		{"DLQ template as a mapping", "defaults:\n  queue: {dead_letter: {queue: {name: \"{queue}.dead\"}}}\nqueues:\n  " + long(252) + ": {}",
+			`queue "` + long(252) + `": dead_letter.queue.name: declares the DLQ "` + long(252) + `.dead", whose name is 257 bytes long`},
+		{"DLQ template at the limit", "defaults:\n  queue: {dead_letter: {queue: \"{queue}.dlq\"}}\nqueues:\n  " + long(251) + ": {}", ""},
+		{"DLQ written by hand", "queues:\n  a:\n    dead_letter: {queue: " + long(256) + "}",
+			`t.yaml:6:30: queue name is 256 bytes long (RabbitMQ takes queue names of at most 255 bytes; choose a shorter one)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := vhostFile(tt.body)
+			_, err := LoadBytes("t.yaml", []byte(src), Options{})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("load failed:\n%s", errorLines(err))
+			case tt.want != "" && err == nil:
+				t.Fatalf("loaded; want %s", tt.want)
+			case tt.want != "" && !strings.Contains(errorLines(err), tt.want):
+				t.Errorf("errors:\n%s\nwant:\n%s", errorLines(err), tt.want)
+			}
+		})
+	}
+}

@@ -83,11 +83,15 @@ type node struct {
 	interpolated bool
 	// bad marks a scalar whose interpolation failed (already reported), so
 	// that its value is not reported again as being of the wrong type.
-	bad     bool
-	value   string // scalars only
-	pos     topology.Pos
-	entries []entry // mappings, in source order, keys unique
-	items   []*node // sequences
+	bad bool
+	// templated marks a scalar of a vhost's defaults whose placeholder
+	// ({queue}) substitute replaced with the object's name: a name it
+	// holds is generated, and grows with the object's.
+	templated bool
+	value     string // scalars only
+	pos       topology.Pos
+	entries   []entry // mappings, in source order, keys unique
+	items     []*node // sequences
 	// ignore lists the lint rule IDs of `# mqctl:ignore …` comments written
 	// before or after this node; nil for nearly every node.
 	ignore *[]string
