@@ -42,19 +42,7 @@ func TestCheckURIVhosts(t *testing.T) {
 			`federation upstream "up" in vhost "orders": uri: RabbitMQ 4.3 refuses a federation upstream whose URI without a host names a vhost the user writing it cannot connect to (HTTP 400 may not connect to vhost), and uri names vhost "legacy": no such vhost`}},
 	} {
 		asked = nil
-		err := rmqversion.MustParse(c.version).CheckURIVhosts(top, judge)
-		if err == nil {
-			t.Fatalf("%s: no refusal", c.version)
-		}
-		lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
-		if len(lines) != len(c.want) {
-			t.Fatalf("%s: %d refusals, want %d:\n%v", c.version, len(lines), len(c.want), err)
-		}
-		for i, w := range c.want {
-			if !strings.Contains(lines[i], w) {
-				t.Errorf("%s: refusal %d:\n%s\nwant it to say %s", c.version, i, lines[i], w)
-			}
-		}
+		assertRefusals(t, c.version, rmqversion.MustParse(c.version).CheckURIVhosts(top, judge), c.want)
 		for _, a := range asked {
 			if a != "legacy" && a != "/" { // amqp:// is the default vhost, which the file does not declare
 				t.Errorf("%s: asked the broker about vhost %q", c.version, a)
@@ -84,24 +72,11 @@ func TestCheckBindingEnds(t *testing.T) {
 		asked = append(asked, string(k)+" "+name)
 		return name == "theirs"
 	}
-	err := rmqversion.Default.CheckBindingEnds(top, has)
-	if err == nil {
-		t.Fatal("no refusal")
-	}
-	want := []string{
+	assertRefusals(t, "", rmqversion.Default.CheckBindingEnds(top, has), []string{
 		`binding from "gone" to exchange "nowhere" in vhost "orders": routing key "d": RabbitMQ refuses a binding whose source does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "gone"; declare exchange "gone" in the file, or fix the name (mqctl lint reports it as MQ401)`,
 		`binding from "gone" to exchange "nowhere" in vhost "orders": routing key "d": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "nowhere"`,
 		`binding from "in" to queue "amq.rabbitmq.reply-to" in vhost "orders": routing key "e": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has queue "amq.rabbitmq.reply-to"; remove the binding: direct reply-to's pseudo-queue cannot be bound`,
-	}
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
-	if len(lines) != len(want) {
-		t.Fatalf("%d refusals, want %d:\n%v", len(lines), len(want), err)
-	}
-	for i, w := range want {
-		if !strings.Contains(lines[i], w) {
-			t.Errorf("refusal %d:\n%s\nwant it to say %s", i, lines[i], w)
-		}
-	}
+	})
 	if d := strings.Join(asked, ", "); d != "queue theirs, exchange gone, exchange nowhere" {
 		t.Errorf("asked the broker about %s; want only the ends the file lacks (not amq.*, not reply-to)", d)
 	}
@@ -142,19 +117,7 @@ func TestCheckDeletedEnds(t *testing.T) {
 		{"4.3.1", binding},
 		{"3.10.8", binding},
 	} {
-		err := rmqversion.MustParse(c.version).CheckDeletedEnds(top, deleted)
-		if err == nil {
-			t.Fatalf("%s: no refusal", c.version)
-		}
-		lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
-		if len(lines) != len(c.want) {
-			t.Fatalf("%s: %d refusals, want %d:\n%v", c.version, len(lines), len(c.want), err)
-		}
-		for i, w := range c.want {
-			if !strings.Contains(lines[i], w) {
-				t.Errorf("%s: refusal %d:\n%s\nwant it to say %s", c.version, i, lines[i], w)
-			}
-		}
+		assertRefusals(t, c.version, rmqversion.MustParse(c.version).CheckDeletedEnds(top, deleted), c.want)
 	}
 	if err := rmqversion.Default.CheckDeletedEnds(top, func(string, kind.Kind, string) bool { return false }); err != nil {
 		t.Errorf("nothing deleted: %v", err)
@@ -182,17 +145,30 @@ func TestCheckBrokerTopicKeys(t *testing.T) {
 		}
 		return ""
 	}
-	err := rmqversion.MustParse("4.3.6").CheckBrokerTopicKeys(top, onBroker)
-	if err == nil {
-		t.Fatal("no refusal")
-	}
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
-	if len(lines) != 1 || !strings.Contains(lines[0], `binding from "theirs" to queue "work" in vhost "orders": routing key "#.a.#.b.#": RabbitMQ 4.3 refuses a topic binding key with more than 2 '#' words`) {
-		t.Errorf("refusals:\n%v\nwant only the binding from the broker's topic exchange", err)
-	}
+	// Only the binding from the broker's topic exchange.
+	assertRefusals(t, "4.3.6", rmqversion.MustParse("4.3.6").CheckBrokerTopicKeys(top, onBroker),
+		[]string{`binding from "theirs" to queue "work" in vhost "orders": routing key "#.a.#.b.#": RabbitMQ 4.3 refuses a topic binding key with more than 2 '#' words`})
 	for _, version := range []string{"4.3.4", "4.0.5", "3.10.8"} {
 		if err := rmqversion.MustParse(version).CheckBrokerTopicKeys(top, onBroker); err != nil {
 			t.Errorf("%s takes three '#' words: %v", version, err)
+		}
+	}
+}
+
+// assertRefusals checks that err lists one refusal per want, in order,
+// each saying its want (label: the version, for the messages).
+func assertRefusals(t *testing.T, label string, err error, want []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: no refusal", label)
+	}
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
+	if len(lines) != len(want) {
+		t.Fatalf("%s: %d refusals, want %d:\n%v", label, len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("%s: refusal %d:\n%s\nwant it to say %s", label, i, lines[i], w)
 		}
 	}
 }
