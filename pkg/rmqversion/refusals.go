@@ -55,10 +55,16 @@ func (v Version) RefusesQueueArgument(typ, arg string) bool {
 // RefusesQueueArgumentValue reports whether version v refuses to declare
 // a queue of type typ with argument arg set to val (an argument the type
 // takes), and why in the broker's words: 4.3 removed classic queues v1, so
-// x-queue-version 1 is "unsupported queue version '1'" (2 is still taken).
+// x-queue-version 1 is "unsupported queue version '1'" (2 is still taken);
+// an x-max-age that is no age is invalid_max_age on every version.
 func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason string, refused bool) {
 	if typ == "" {
 		typ = topology.QueueClassic
+	}
+	if arg == topology.MaxAgeArgument {
+		if _, ok := topology.MaxAgeMillis(val); !ok {
+			return "invalid_max_age: " + maxAgeForm, true
+		}
 	}
 	if typ == topology.QueueClassic && arg == "x-queue-version" && !v.ClassicQueueV1() {
 		if n, ok := topology.Normalize(val).(int64); ok && n != 2 {
@@ -70,10 +76,21 @@ func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason str
 
 // QueueArgValueFix says what to do instead of the value of argument arg
 // that v refuses on a queue of type typ (RefusesQueueArgumentValue): an
-// x-queue-version other than 2 on a classic queue, the only one it refuses.
+// x-max-age that is no age, an x-queue-version other than 2 on a classic
+// queue.
 func (v Version) QueueArgValueFix(typ, arg string) string {
+	if arg == topology.MaxAgeArgument {
+		return maxAgeFix
+	}
 	return fmt.Sprintf("remove it, or write %s: 2 (version 2 is the only classic queue storage RabbitMQ %s has)", arg, v.Line())
 }
+
+// maxAgeForm is how RabbitMQ reads a max-age (topology.MaxAgeMillis), and
+// maxAgeFix what to write.
+const (
+	maxAgeForm = "an age is a whole number above 0 followed by one unit, Y, M, D, h, m or s"
+	maxAgeFix  = "write an age such as 7D, 12h or 30m (units Y, M, D, h, m, s, as written: a month is 30 days, a year 365)"
+)
 
 // MaxTopicHashWords is the most '#' words a topic binding key may hold on
 // a version that limits them (TopicHashLimit).
@@ -361,6 +378,13 @@ func (v Version) checkPolicy(out []Refusal, vn, obj string, p *topology.Policy) 
 		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.Pos,
 			Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
 			Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
+	}
+	if age, ok := p.Definition["max-age"]; ok {
+		if _, valid := topology.MaxAgeMillis(age); !valid {
+			out = append(out, Refusal{Vhost: vn, Object: obj, Key: fmt.Sprintf("max-age: %v", age), Pos: p.Pos,
+				Reason: fmt.Sprintf("RabbitMQ refuses the whole policy (HTTP 400 \"Validation failed\": %s)", maxAgeForm),
+				Fix:    maxAgeFix})
+		}
 	}
 	if v.DelayedRetryPolicyKeys() {
 		if key, why := DelayedRetryPolicyRefusal(p.Definition); why != "" {
