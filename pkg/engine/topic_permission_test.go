@@ -21,9 +21,12 @@ import (
 // enough. 4.0.5 and 3.10.8 take the permission: the file applies.
 //
 // Not parallel: a users section takes the broker's own lock, which the
-// users tests running in parallel take too.
+// users tests running in parallel take too; and it waits for every test
+// with a users section in the other test processes (UsersSection: a live
+// script of cmd/mqctl held the lock of vhost "/" once, in CI).
 func TestTopicPermissionForAMissingExchange(t *testing.T) {
 	f := newFixture(t)
+	f.b.UsersSection(t)
 	ctx := context.Background()
 	u := testbroker.Name(t, "mqctl-tp")
 	t.Cleanup(func() { _ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", u) })
