@@ -67,6 +67,16 @@ vhosts:
 // emptyVhostURIsFile has shovel URIs naming vhost "", which validate
 // refuses, naming the URI: one with credentials, one in a list with a raw
 // @ in its password.
+// slashedURIsFile: passwords holding a raw /, which ends the URI's
+// authority early, so that their pieces read as a port and a path.
+const slashedURIsFile = `version: 1
+vhosts:
+  v:
+    queues: { q: {} }
+    shovels:
+      s1: { src-uri: "amqp://bob:` + uriSecret + `/x@host1/v", src-queue: q, dest-uri: "amqp://bob:8080/` + uriSecret + `@host1/v", dest-queue: q }
+`
+
 const emptyVhostURIsFile = `version: 1
 vhosts:
   v:
@@ -91,7 +101,8 @@ const hostlessURIsDefs = `{"rabbit_version": "4.0.5", "vhosts": [{"name": "v"}],
 func TestOfflineCommandsMaskURIs(t *testing.T) {
 	dir := t.TempDir()
 	hostless, empty, defs := filepath.Join(dir, "hostless.yaml"), filepath.Join(dir, "empty.yaml"), filepath.Join(dir, "defs.json")
-	for path, src := range map[string]string{hostless: hostlessURIsFile, empty: emptyVhostURIsFile, defs: hostlessURIsDefs} {
+	slashed := filepath.Join(dir, "slashed.yaml")
+	for path, src := range map[string]string{hostless: hostlessURIsFile, empty: emptyVhostURIsFile, defs: hostlessURIsDefs, slashed: slashedURIsFile} {
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -116,6 +127,8 @@ func TestOfflineCommandsMaskURIs(t *testing.T) {
 		{"validate --expanded, vhost \"\"", []string{"validate", "-f", empty, "--expanded"}, 1, refused},
 		{"lint, vhost \"\"", []string{"lint", "-f", empty, "--format", "sarif"}, 1, refused},
 		{"graph, vhost \"\"", []string{"graph", "-f", empty}, 1, refused},
+		{"validate, a raw / in a password", []string{"validate", "-f", slashed}, 1, []string{"src-uri: amqp://bob:***@host1/v is not a valid URI: an @ comes after its first /", "dest-uri: amqp://bob:***@host1/v is not a valid URI"}},
+		{"lint, a raw / in a password", []string{"lint", "-f", slashed, "--format", "json"}, 1, []string{"amqp://bob:***@host1/v is not a valid URI"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runRaw(nil, tc.args...)

@@ -71,11 +71,16 @@ func TestURIProblem(t *testing.T) {
 		{"amqp:/localhost/v", "amqp: is not followed by //"},                         // invalid_vhost
 		{"amqp:", "amqp: is not followed by //"},                                     // case_clause: no user info
 		{"amqp://fed:pw@localhost/a/b", "holds more than one segment"},               // invalid_vhost
-		{"amqp:localhost", "amqp: is not followed by //"},                            // case_clause
-		{"amqp://fed:pw@[::1]x/v", "followed by something else than :port"},          // invalid_port
-		{"amqp://fed:pw@[::1]:/v", `its port "" is not a number`},                    // badarg
-		{"amqp://fed:p%zz@localhost/v", "its password holds a %"},                    // invalid_entitiy
-		{"amqp://fed:p%@localhost/v", "its password holds a %"},                      // unterminated_entity
+		// A raw / in a password ends the authority early: its pieces are
+		// never quoted as a port or a path.
+		{"amqp://bob:hunter2/Tr0ub4dor@host1/v", "an @ comes after its first /, ? or #"}, // badarg: port "hunter2"
+		{"amqp://bob:8080/Tr0ub4dor@host1/v", "an @ comes after its first /, ? or #"},    // invalid_vhost
+		{"amqp://host/v@x", ""},                                             // an @ in the vhost's one segment is the vhost's
+		{"amqp:localhost", "amqp: is not followed by //"},                   // case_clause
+		{"amqp://fed:pw@[::1]x/v", "followed by something else than :port"}, // invalid_port
+		{"amqp://fed:pw@[::1]:/v", `its port "" is not a number`},           // badarg
+		{"amqp://fed:p%zz@localhost/v", "its password holds a %"},           // invalid_entitiy
+		{"amqp://fed:p%@localhost/v", "its password holds a %"},             // unterminated_entity
 		{"amqp://f%g@localhost/v", "its user name holds a %"},
 		{"amqp://fed:pw@local%host/v", "its host holds a %"},
 		{"amqp://fed:pw@localhost/%zz", `its vhost "%zz" holds a %`}, // invalid_entitiy

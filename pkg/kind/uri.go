@@ -56,10 +56,18 @@ func URIProblem(uri string) (msg, hint string) {
 	if end < 0 {
 		end = len(after)
 	}
-	if msg, hint := authorityProblem(after[:end]); msg != "" {
-		return msg, hint
+	msg, hint = authorityProblem(after[:end])
+	if msg == "" {
+		msg, hint = pathProblem(after[end:])
 	}
-	return pathProblem(after[end:])
+	if msg != "" && !strings.Contains(after[:end], "@") && strings.Contains(after[end:], "@") {
+		// The authority ends at the first / ? or #, so a user name or
+		// password holding one is cut there: its pieces read as a host,
+		// a port or a path, and must not be quoted.
+		return "an @ comes after its first /, ? or #, so the broker reads the credentials before it as host, port and path",
+			"write a / ? # in a user name or password as %2F, %3F, %23 (and @ as %40)"
+	}
+	return msg, hint
 }
 
 // authorityProblem checks a URI's user name, password, host and port.
