@@ -430,3 +430,56 @@ func TestPatternLengthAgainstBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclareArgsAgainstBroker: the values every declare checks
+// (rabbit_amqqueue:declare_args/0) are judged by Check as the broker of
+// the run judges them: each taken or refused alike, on every version
+// (3.10 refuses the leader locator min-masters, 4.0 and 4.3 take it).
+func TestDeclareArgsAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	for i, c := range []struct {
+		typ, arg string
+		val      any
+	}{
+		{"classic", "x-max-length", int64(-1)},
+		{"classic", "x-max-length", int64(0)},
+		{"classic", "x-max-length", "10"},
+		{"classic", "x-max-length-bytes", int64(-5)},
+		{"classic", "x-message-ttl", int64(-1)},
+		{"classic", "x-message-ttl", int64(0)},
+		{"classic", "x-message-ttl", int64(400_000_000_000)},
+		{"classic", "x-expires", int64(0)},
+		{"classic", "x-expires", int64(1000)},
+		{"classic", "x-max-priority", int64(300)},
+		{"classic", "x-max-priority", int64(255)},
+		{"classic", "x-overflow", "drop-tail"},
+		{"classic", "x-single-active-consumer", "yes"},
+		{"classic", "x-dead-letter-exchange", int64(5)},
+		{"classic", "x-queue-version", int64(3)},
+		{"quorum", "x-queue-leader-locator", "bogus"},
+		{"quorum", "x-queue-leader-locator", "min-masters"},
+		{"quorum", "x-queue-leader-locator", "balanced"},
+		{"quorum", "x-dead-letter-strategy", "at-most-twice"},
+		{"quorum", "x-quorum-initial-group-size", int64(0)},
+		{"stream", "x-initial-cluster-size", int64(0)},
+		{"stream", "x-stream-max-segment-size-bytes", int64(-1)},
+	} {
+		name := fmt.Sprintf("q%d", i)
+		args, _ := json.Marshal(map[string]any{"x-queue-type": c.typ, c.arg: c.val})
+		status, msg := send(t, b, http.MethodPut, "/api/queues/"+url.PathEscape(vh)+"/"+name, `{"durable":true,"arguments":`+string(args)+`}`)
+		refused := status == http.StatusBadRequest
+		if !refused {
+			send(t, b, http.MethodDelete, "/api/queues/"+url.PathEscape(vh)+"/"+name, "")
+		}
+		top := topology.New()
+		vhost := topology.NewVhost(vh)
+		vhost.Queues[name] = &topology.Queue{Name: name, Type: c.typ, Durable: true, Arguments: topology.Args{c.arg: c.val}}
+		top.Vhosts[vh] = vhost
+		err := v.Check(top)
+		if predicted := err != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, %s queue with %s %v: broker refused=%v (%d %s), Check predicts refused=%v (%v)", v, c.typ, c.arg, c.val, refused, status, msg, predicted, err)
+		}
+	}
+}

@@ -56,7 +56,9 @@ func (v Version) RefusesQueueArgument(typ, arg string) bool {
 // a queue of type typ with argument arg set to val (an argument the type
 // takes), and why in the broker's words: 4.3 removed classic queues v1, so
 // x-queue-version 1 is "unsupported queue version '1'" (2 is still taken);
-// an x-max-age that is no age is invalid_max_age on every version.
+// an x-max-age that is no age is invalid_max_age on every version, and so
+// are the values the checks of every declare refuse (declareArgs: a
+// negative x-max-length is {value_negative,-1}).
 func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason string, refused bool) {
 	if typ == "" {
 		typ = topology.QueueClassic
@@ -65,6 +67,9 @@ func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason str
 		if _, ok := topology.MaxAgeMillis(val); !ok {
 			return "invalid_max_age: " + maxAgeForm, true
 		}
+	}
+	if why := v.declareArgProblem(arg, val); why != "" {
+		return why, true
 	}
 	if typ == topology.QueueClassic && arg == "x-queue-version" && !v.ClassicQueueV1() {
 		if n, ok := topology.Normalize(val).(int64); ok && n != 2 {
@@ -81,6 +86,9 @@ func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason str
 func (v Version) QueueArgValueFix(typ, arg string) string {
 	if arg == topology.MaxAgeArgument {
 		return maxAgeFix
+	}
+	if d, ok := declareArgs[arg]; ok && (arg != "x-queue-version" || v.ClassicQueueV1()) {
+		return d.fix
 	}
 	return fmt.Sprintf("remove it, or write %s: 2 (version 2 is the only classic queue storage RabbitMQ %s has)", arg, v.Line())
 }

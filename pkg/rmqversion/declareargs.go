@@ -1,0 +1,181 @@
+package rmqversion
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// declareArg is how RabbitMQ checks one queue argument's value on every
+// declare, whatever the queue's type (rabbit_amqqueue:declare_args/0 and
+// its check_*_arg functions at v3.10.8, v4.0.5 and v4.3.5): check returns
+// the broker's reason for a value it refuses ("" for one it takes), fix
+// what to write instead.
+type declareArg struct {
+	check func(v Version, val any) string
+	fix   string
+}
+
+// maxExpiry is the longest TTL or expiry RabbitMQ takes, in milliseconds:
+// ten years (rabbit_misc:check_expiry/1).
+const maxExpiry = 315_360_000_000
+
+// maxPriority is the highest x-max-priority RabbitMQ takes
+// (MAX_SUPPORTED_PRIORITY).
+const maxPriority = 255
+
+var declareArgs = map[string]declareArg{
+	"x-max-length":                    {nonNegInt, "write a whole number of messages, 0 or more"},
+	"x-max-length-bytes":              {nonNegInt, "write a whole number of bytes, 0 or more"},
+	"x-max-in-memory-length":          {nonNegInt, "write a whole number, 0 or more"},
+	"x-max-in-memory-bytes":           {nonNegInt, "write a whole number of bytes, 0 or more"},
+	"x-stream-max-segment-size-bytes": {nonNegInt, "write a whole number of bytes, 0 or more"},
+	"x-max-priority":                  {maxPriorityArg, fmt.Sprintf("write a whole number from 0 to %d (up to 10 is advised)", maxPriority)},
+	"x-message-ttl":                   {expiry(false), "write a whole number of milliseconds, from 0 to 315360000000 (ten years)"},
+	"x-expires":                       {expiry(true), "write a whole number of milliseconds, from 1 to 315360000000 (ten years)"},
+	"x-initial-cluster-size":          {positiveInt, "write a whole number of replicas, 1 or more"},
+	"x-quorum-initial-group-size":     {positiveInt, "write a whole number of replicas, 1 or more"},
+	"x-single-active-consumer":        {boolArg, "write true or false"},
+	"x-dead-letter-exchange":          {stringArg, "write the exchange's name as a string (\"\" for the default exchange)"},
+	"x-dead-letter-routing-key":       {stringArg, "write the routing key as a string"},
+	"x-dead-letter-strategy":          {oneOf("invalid_dlx_strategy", "at-most-once", "at-least-once"), "write at-most-once or at-least-once"},
+	"x-overflow":                      {oneOf("invalid_overflow", "drop-head", "reject-publish", "reject-publish-dlx"), "write drop-head, reject-publish or reject-publish-dlx"},
+	"x-queue-leader-locator":          {leaderLocator, "write client-local or balanced"},
+	"x-queue-version":                 {queueVersion, "write x-queue-version: 1 or 2, or leave it out"},
+}
+
+// queueVersion checks an x-queue-version: 1 or 2 (check_queue_version;
+// 4.3 takes 2 alone, which RefusesQueueArgumentValue says first).
+func queueVersion(v Version, val any) string {
+	if bad := nonNegInt(v, val); bad != "" {
+		return bad
+	}
+	if n := val.(int64); n != 1 && n != 2 {
+		return fmt.Sprintf("unsupported queue version '%d'", n)
+	}
+	return ""
+}
+
+// declareArgProblem is the broker's reason for refusing queue argument arg
+// with value val on every declare ("" when it takes it, or does not check
+// arg).
+func (v Version) declareArgProblem(arg string, val any) string {
+	d, ok := declareArgs[arg]
+	if !ok {
+		return ""
+	}
+	return d.check(v, topology.Normalize(val))
+}
+
+func intOf(val any) (int64, string) {
+	n, ok := val.(int64)
+	if !ok {
+		return 0, fmt.Sprintf("{unacceptable_type,%s}: expected a whole number, got %s", typeName(val), topology.Quoted(val))
+	}
+	return n, ""
+}
+
+func nonNegInt(_ Version, val any) string {
+	n, bad := intOf(val)
+	if bad == "" && n < 0 {
+		return fmt.Sprintf("{value_negative,%d}", n)
+	}
+	return bad
+}
+
+func positiveInt(v Version, val any) string {
+	if bad := nonNegInt(v, val); bad != "" {
+		return bad
+	}
+	if val.(int64) == 0 {
+		return "{value_zero,0}"
+	}
+	return ""
+}
+
+func maxPriorityArg(v Version, val any) string {
+	if bad := nonNegInt(v, val); bad != "" {
+		return bad
+	}
+	if n := val.(int64); n > maxPriority {
+		return fmt.Sprintf("{max_value_exceeded,%d}", n)
+	}
+	return ""
+}
+
+// expiry checks a TTL (positive: an expiry, which may not be 0).
+func expiry(positive bool) func(Version, any) string {
+	return func(_ Version, val any) string {
+		n, bad := intOf(val)
+		switch {
+		case bad != "":
+			return bad
+		case positive && n == 0:
+			return "{value_zero,0}"
+		case n < 0:
+			return fmt.Sprintf("{value_negative,%d}", n)
+		case n > maxExpiry:
+			return fmt.Sprintf("{value_too_large,%d}", n)
+		}
+		return ""
+	}
+}
+
+func boolArg(_ Version, val any) string {
+	if _, ok := val.(bool); !ok {
+		return fmt.Sprintf("{unacceptable_type,%s}: expected true or false, got %s", typeName(val), topology.Quoted(val))
+	}
+	return ""
+}
+
+func stringArg(_ Version, val any) string {
+	if _, ok := val.(string); !ok {
+		return fmt.Sprintf("{unacceptable_type,%s}: expected a string, got %s", typeName(val), topology.Quoted(val))
+	}
+	return ""
+}
+
+// oneOf checks a string among values; reason is the broker's word for
+// another.
+func oneOf(reason string, values ...string) func(Version, any) string {
+	return func(_ Version, val any) string {
+		s, ok := val.(string)
+		if !ok || !slices.Contains(values, s) {
+			return fmt.Sprintf("%s: %s is none of %s", reason, topology.Quoted(val), strings.Join(values, ", "))
+		}
+		return ""
+	}
+}
+
+// leaderLocator checks an x-queue-leader-locator: client-local and
+// balanced, and the deprecated random and least-leaders, on every
+// version; min-masters from 4.0 (rabbit_queue_location's
+// QUEUE_LEADER_LOCATORS).
+func leaderLocator(v Version, val any) string {
+	locators := []string{"client-local", "balanced", "random", "least-leaders"}
+	if v.AtLeast(4, 0) {
+		locators = append(locators, "min-masters")
+	}
+	return oneOf("invalid_queue_locator_arg", locators...)(v, val)
+}
+
+// typeName names the type of a value as a file holds it.
+func typeName(val any) string {
+	switch val.(type) {
+	case string:
+		return "longstr"
+	case bool:
+		return "bool"
+	case float64:
+		return "double"
+	case nil:
+		return "void"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "table"
+	}
+	return "long"
+}
