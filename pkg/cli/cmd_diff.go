@@ -30,7 +30,10 @@ files (default topology.yaml) with the same paths at a git ref, and shows the
 object changes that turn the old into the new and what they do to messages:
 each class of routing keys that now reaches other queues, or none; dead letters
 and delay tiers that now go elsewhere, or are dropped; queues nothing reaches
-any more. It needs no broker: run it on a pull request.
+any more. It needs no broker: run it on a pull request. It shows what plan
+would show if the broker held the old side as mqctl applied it: like plan, it
+works on the vhosts the new files name, and a vhost they drop altogether is
+left alone, not deleted.
 
   mqctl diff old.yaml topology.yaml
   mqctl diff --base origin/main -f topology/ -o markdown > comment.md
@@ -61,9 +64,11 @@ markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 				return err
 			}
 			// Everything of the old side is mqctl's, as a broker where mqctl
-			// applied it records it.
-			cur := plan.Current{Live: topology.Live{State: old}, AllMine: true}
+			// applied it records it; like plan, diff works on the vhosts the
+			// new files name, and leaves a vhost they drop alone.
+			cur := plan.OldSide(old, new)
 			p := plan.DiffWith(new, cur, plan.Options{Version: version})
+			p.Vhosts = new.VhostNames()
 			p.SetFlows(cur, version)
 			view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}
 			if err := view.diff(p); err != nil {

@@ -35,7 +35,7 @@ func (v diffView) markdown(p *plan.Plan) error {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "### mqctl diff: %s → %s\n\n", v.oldName, v.newName)
 	if p.Empty() {
-		sb.WriteString("No changes: both declare the same topology.\n")
+		sb.WriteString("No changes: both declare the same objects in the vhosts the new files name.\n")
 		_, err := io.WriteString(v.w, sb.String())
 		return err
 	}

@@ -37,6 +37,27 @@ type Current struct {
 	AllMine bool
 }
 
+// OldSide is the broker's side of "mqctl diff": old as a broker where
+// mqctl applied it holds it (AllMine), read as plan reads a broker for
+// desired: only the vhosts desired names. A vhost desired drops
+// altogether is not read, so the diff leaves it alone, as plan does
+// (several files or teams can share one broker); the broker's own objects
+// (users) are old's, as plan reads them whatever the vhosts. old itself is
+// not changed.
+func OldSide(old, desired *topology.Topology) Current {
+	if old == nil {
+		old = topology.New()
+	}
+	scoped := *old
+	scoped.Vhosts = make(map[string]*topology.Vhost, len(desired.Vhosts))
+	for name := range desired.Vhosts {
+		if v, ok := old.Vhosts[name]; ok {
+			scoped.Vhosts[name] = v
+		}
+	}
+	return Current{Live: topology.Live{State: &scoped}, AllMine: true}
+}
+
 // Managed is what mqctl's ownership records list, per vhost ("" for the
 // broker's own objects: users and their access), each object with its
 // print: every ObjectRef in the set of vhost v has Vhost v. Each vhost's

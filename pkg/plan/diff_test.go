@@ -216,3 +216,38 @@ func TestDeleteListsBindingsItTakesDown(t *testing.T) {
 		t.Errorf("the plan does not show the binding going with the queue:\n%s", sb.String())
 	}
 }
+
+// TestOldSideLeavesDroppedVhosts: the old side of mqctl diff is read as
+// plan reads a broker, for the new side's vhosts only: a vhost the new
+// side drops altogether is left alone (no delete, no flow, nothing
+// unmanaged), as plan leaves it, while the vhosts both name are diffed
+// as before; the old topology itself is not changed.
+func TestOldSideLeavesDroppedVhosts(t *testing.T) {
+	old := vh("a", func(v *topology.Vhost) {
+		v.Exchanges["ex"] = x("ex", "fanout")
+		v.Queues["qa"] = q("qa", nil)
+		v.Bindings = append(v.Bindings, bind("ex", "qa", ""))
+	})
+	old.Vhosts["b"] = vh("b", func(v *topology.Vhost) { v.Queues["qb"] = q("qb", nil) }).Vhosts["b"]
+	old.Vhosts["/"] = vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct") }).Vhosts["/"]
+	desired := vh("b", func(v *topology.Vhost) {
+		v.Queues["qb"] = q("qb", nil)
+		v.Queues["qc"] = q("qc", nil)
+	})
+
+	cur := OldSide(old, desired)
+	p := DiffWith(desired, cur, Options{})
+	p.SetFlows(cur, Options{}.Version)
+	if diff := cmp.Diff([]row{{Create, KindQueue, "qc"}}, rows(p)); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	if len(p.Unmanaged) > 0 || len(p.Stale) > 0 || len(p.ChangedOutside) > 0 {
+		t.Errorf("the dropped vhosts are named: unmanaged %v, stale %v, changed outside %v", p.Unmanaged, p.Stale, p.ChangedOutside)
+	}
+	if p.Flows.LosesMessages() {
+		t.Errorf("the flows lose messages in a vhost left alone: %s", p.Flows.Summary())
+	}
+	if len(old.Vhosts) != 3 {
+		t.Errorf("the old topology was changed: %d vhosts, want 3", len(old.Vhosts))
+	}
+}

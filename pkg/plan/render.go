@@ -60,7 +60,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	} else if p.Empty() && len(p.Unread) > 0 {
 		sb.WriteString(paint(ansiBold, "No changes.") + " What mqctl could read matches the file (see below for what it could not).\n")
 	} else if p.Empty() && opts.Files {
-		sb.WriteString(paint(ansiBold, "No changes.") + " Both declare the same topology.\n")
+		sb.WriteString(paint(ansiBold, "No changes.") + " Both declare the same objects in the vhosts the new files name.\n")
 	} else if p.Empty() {
 		sb.WriteString(paint(ansiBold, "No changes.") + " The broker matches the file.\n")
 	} else {
