@@ -33,7 +33,9 @@ and delay tiers that now go elsewhere, or are dropped; queues nothing reaches
 any more. It needs no broker: run it on a pull request. It shows what plan
 would show if the broker held the old side as mqctl applied it: like plan, it
 works on the vhosts the new files name, and a vhost they drop altogether is
-left alone, not deleted.
+left alone, not deleted. As plan does, it refuses what the target RabbitMQ
+version (--rabbitmq-version, default 4.3) refuses of the new files, as validate
+does (exit 1), and compares both sides as that version stores them.
 
   mqctl diff old.yaml topology.yaml
   mqctl diff --base origin/main -f topology/ -o markdown > comment.md
@@ -63,6 +65,14 @@ markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 			if err != nil {
 				return err
 			}
+			// As plan does: what the target version refuses of the new
+			// side is refused, as validate refuses it; both sides are
+			// compared as a broker of that version stores them. The old
+			// side is not judged: it may be what this change fixes.
+			if new, err = version.Prepare(new); err != nil {
+				return judgedFor(err, version)
+			}
+			old = version.Normalize(old)
 			// Everything of the old side is mqctl's, as a broker where mqctl
 			// applied it records it; like plan, diff works on the vhosts the
 			// new files name, and leaves a vhost they drop alone.

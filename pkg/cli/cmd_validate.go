@@ -10,7 +10,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
-	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -47,7 +46,7 @@ declared when they are known.`,
 			}
 			// What the target broker would refuse is a file error too.
 			if err := version.Check(t); err != nil {
-				return fmt.Errorf("%w\n(judged for RabbitMQ %s: --rabbitmq-version or %s chooses another)", err, version, rmqversion.EnvVar)
+				return judgedFor(err, version)
 			}
 			w := cmd.OutOrStdout()
 			switch {

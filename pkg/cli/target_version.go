@@ -37,3 +37,10 @@ func (g *globals) targetVersion() (rmqversion.Version, error) {
 	}
 	return v, nil
 }
+
+// judgedFor is err, what the target version refuses of a file (an offline
+// command's rmqversion.Version.Check or Prepare), with the version it was
+// judged for and how to choose another.
+func judgedFor(err error, v rmqversion.Version) error {
+	return fmt.Errorf("%w\n(judged for RabbitMQ %s: --rabbitmq-version or %s chooses another)", err, v, rmqversion.EnvVar)
+}

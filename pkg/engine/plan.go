@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -112,11 +111,16 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	}
 	version := e.c.RabbitMQVersion()
 	// What the broker would refuse is refused here, before anything
-	// changes, naming the object and the key.
-	if err := version.Check(desired); err != nil && !e.noTable {
-		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
+	// changes, naming the object and the key; what it accepts is diffed
+	// as it stores it (mqctl diff prepares its new side alike).
+	if e.noTable {
+		desired = version.Normalize(desired)
+	} else {
+		var err error
+		if desired, err = version.Prepare(desired); err != nil {
+			return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
+		}
 	}
-	desired = normalize(desired, version)
 	var l *Live
 	if read != nil {
 		var err error
@@ -207,35 +211,6 @@ func checkDeletedEnds(p *plan.Plan, version rmqversion.Version, desired *topolog
 	return version.CheckDeletedEnds(desired, func(vhost string, k kind.Kind, name string) bool {
 		return deleted[plan.ObjectRef{Kind: k, Vhost: vhost, Name: name}]
 	})
-}
-
-// normalize is desired as the broker of version stores it, leaving desired
-// itself alone: the caller's topology is never changed. Before 3.11 the
-// broker ignores a vhost's default queue type (the file's queues carry
-// their types), so the vhosts that give one are copied without it; the
-// objects in them are shared, not copied.
-func normalize(desired *topology.Topology, version rmqversion.Version) *topology.Topology {
-	if version.StoresDefaultQueueType() {
-		return desired
-	}
-	var out *topology.Topology
-	for name, v := range desired.Vhosts {
-		if v.DefaultQueueType == "" {
-			continue
-		}
-		if out == nil {
-			cp := *desired
-			cp.Vhosts = maps.Clone(desired.Vhosts)
-			out = &cp
-		}
-		nv := *v
-		nv.DefaultQueueType = ""
-		out.Vhosts[name] = &nv
-	}
-	if out == nil {
-		return desired
-	}
-	return out
 }
 
 // keepOwnUser leaves out of p every change that would delete the user
