@@ -53,9 +53,11 @@ func (e *loopError) Error() string {
 // predictor turns simulator answers into the copies a run expects.
 type predictor struct {
 	sim *route.Simulator
-	// passOn holds the queues that keep no message: their effective
-	// length limit of 0 dead-letters each as maxlen, or their effective
-	// message TTL expires it before anyone looks.
+	// passOn holds the queues that keep no message: those the simulator
+	// says keep none (route.Simulator.OnArrival: an effective length limit
+	// of 0 that drops the head dead-letters each as maxlen, a message TTL
+	// of 0 expires it), and those whose effective message TTL is short
+	// enough to expire it before anyone looks.
 	passOn map[string]route.Reason
 	queues []string
 }
@@ -63,11 +65,9 @@ type predictor struct {
 func newPredictor(v *topology.Vhost, ver rmqversion.Version) *predictor {
 	p := &predictor{sim: route.NewWith(v, route.Options{Version: ver}), passOn: map[string]route.Reason{}, queues: v.QueueNames()}
 	for _, q := range p.queues {
-		args := p.sim.QueueArgs(q)
-		overflow, _ := args.String("x-overflow")
-		if n, ok := args.Int("x-max-length"); ok && n == 0 && (overflow == "" || overflow == "drop-head") {
-			p.passOn[q] = route.MaxLen
-		} else if ttl, ok := args.Int("x-message-ttl"); ok && ttl < expiresAtOnce {
+		if a := p.sim.OnArrival(q, route.Message{}); !a.Keeps() {
+			p.passOn[q] = a.Reason
+		} else if ttl, ok := p.sim.QueueArgs(q).Int("x-message-ttl"); ok && ttl < expiresAtOnce {
 			p.passOn[q] = route.Expired
 		}
 	}
@@ -99,9 +99,11 @@ func refusal(r route.Result) string {
 // and with a per-message expiration of 0 every first copy does.
 func (p *predictor) published(m Message, r route.Result) ([]copyState, error) {
 	var out []copyState
+	msg := m.Message
+	msg.Expiration = m.Expiration // the case's property, which the publish carries
 	for _, d := range r.Deliveries {
-		c := copyState{id: m.ID, queue: d.Queue, msg: m.Message, history: []string{fmt.Sprintf("published, routed to %s via %s", d.Queue, describePath(d.Path))}}
-		if err := p.settle(c, m.Expiration == "0", &out, 0); err != nil {
+		c := copyState{id: m.ID, queue: d.Queue, msg: msg, history: []string{fmt.Sprintf("published, routed to %s via %s", d.Queue, describePath(d.Path))}}
+		if err := p.settle(c, &out, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -117,13 +119,19 @@ func (p *predictor) rejected(c copyState) ([]copyState, error) {
 	return out, nil
 }
 
-func (p *predictor) settle(c copyState, expire bool, out *[]copyState, depth int) error {
+// settle puts copy c where it stays: in its queue, or, where the queue
+// keeps nothing (passOn, or the simulator's answer for this message, e.g.
+// a first copy with expiration 0), where its dead letter settles.
+func (p *predictor) settle(c copyState, out *[]copyState, depth int) error {
 	reason, passes := p.passOn[c.queue]
+	if a := p.sim.OnArrival(c.queue, c.msg); !a.Keeps() {
+		reason, passes = a.Reason, true
+	}
 	switch {
+	case passes && reason == "":
+		return nil // refused
 	case passes:
 		return p.deadLetter(c, reason, out, depth)
-	case expire:
-		return p.deadLetter(c, route.Expired, out, depth)
 	}
 	*out = append(*out, c)
 	return nil
@@ -137,7 +145,7 @@ func (p *predictor) deadLetter(c copyState, reason route.Reason, out *[]copyStat
 	for _, d := range dl.Result.Deliveries {
 		next := copyState{id: c.id, queue: d.Queue, msg: dl.Result.Message}
 		next.history = append(append([]string(nil), c.history...), fmt.Sprintf("%s in %s, dead-lettered to %s via %s", reason, c.queue, d.Queue, describePath(d.Path)))
-		if err := p.settle(next, false, out, depth+1); err != nil {
+		if err := p.settle(next, out, depth+1); err != nil {
 			return err
 		}
 	}

@@ -285,8 +285,8 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 		p.line(1, "unroutable: %s", reason)
 	default:
 		problems.add(tr.Publish.Problems...)
-		for _, d := range tr.Publish.Deliveries {
-			p.line(1, "%s", routePublishPath(d.Path))
+		for i, d := range tr.Publish.Deliveries {
+			p.line(1, "%s%s", routePublishPath(d.Path), routeArrivalSuffix(tr.Hops[i]))
 		}
 		for _, x := range tr.Publish.Unsimulated {
 			if routeChoiceOf(tr.Publish, x) != nil {
@@ -416,7 +416,10 @@ func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *route
 		r := n.Route
 		problems.add(r.Result.Problems...)
 		reason := string(r.Reason)
-		if n.ExpiresAfterMS != nil {
+		switch {
+		case h.Arrival != nil && !h.Arrival.Keeps():
+			reason += " on arrival"
+		case n.ExpiresAfterMS != nil:
 			reason = fmt.Sprintf("%s after %d ms", reason, *n.ExpiresAfterMS)
 		}
 		switch {
@@ -463,6 +466,9 @@ func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *route
 			case hop.Truncated:
 				suffix = " (depth limit reached: raise --depth to follow it)"
 			}
+			if suffix == "" {
+				suffix = routeArrivalSuffix(hop)
+			}
 			p.line(depth+1, "%s%s%s", head, routeDeadLetterPath(hop.Path), suffix)
 			if !hop.Loop && !hop.Truncated {
 				writeRouteHopBlock(p, hop, depth+2, problems)
@@ -472,6 +478,16 @@ func writeRouteHopBlock(p *routePrinter, h route.Hop, depth int, problems *route
 			p.line(depth+1, "%s%s (loop: back to %s; dropped: RabbitMQ drops a dead letter that cycles without a rejection)", head, q, q)
 		}
 	}
+}
+
+// routeArrivalSuffix says, after the path to queue h, what the queue does
+// with the message on arrival where it is not simply kept (a message TTL
+// or a length limit of 0): " (expires on arrival: …)"; "" otherwise.
+func routeArrivalSuffix(h route.Hop) string {
+	if h.Arrival == nil {
+		return ""
+	}
+	return " (" + route.ArrivalText(*h.Arrival) + ")"
 }
 
 // routePublishPath renders the path of a publish:

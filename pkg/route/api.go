@@ -302,6 +302,7 @@ type Hop struct {
 	Delivery
 	// Next holds one entry per applicable reason (rejected always; expired
 	// when a queue TTL is in force or the message has an expiration;
+	// only the reason of Arrival when the queue keeps nothing;
 	// maxlen when overflow can dead-letter;
 	// delivery_limit for quorum queues with a delivery limit).
 	Next []DeadLetterHop `json:"next,omitempty"`
@@ -318,6 +319,11 @@ type Hop struct {
 	// DeliveryLimit is the queue's delivery limit (a quorum queue's, see
 	// Simulator.DeliveryLimit and DeliveryLimitRule for what counts).
 	DeliveryLimit *int64 `json:"delivery_limit,omitempty"`
+	// Arrival is set when the queue keeps nothing (a message TTL or a
+	// length limit of 0, see Simulator.OnArrival): Next then holds only
+	// the dead letter it makes of the message at once. Also set, kept,
+	// where a limit of 0 lets the queue take only this message.
+	Arrival *Arrival `json:"arrival,omitempty"`
 }
 
 // DeadLetterHop is one dead-letter edge of a trace.

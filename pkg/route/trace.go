@@ -5,6 +5,30 @@ import "sort"
 // DefaultDepth is a sensible maxDepth for Trace.
 const DefaultDepth = 10
 
+// hopReasons notes on hop what its queue does with msg on arrival and,
+// where it keeps it, its delayed retry and delivery limit, and returns the
+// reasons it can dead-letter msg for: only the one it dead-letters it for
+// at once when it keeps nothing (see OnArrival).
+func (s *Simulator) hopReasons(hop *Hop, msg Message) []Reason {
+	a := s.OnArrival(hop.Queue, msg)
+	if a.Why != "" {
+		hop.Arrival = &a
+	}
+	if !a.Keeps() {
+		if a.Reason == "" {
+			return nil
+		}
+		return []Reason{a.Reason}
+	}
+	if d, ok := s.DelayedRetry(hop.Queue); ok {
+		hop.DelayedRetry = &d
+	}
+	if n, ok := s.DeliveryLimit(hop.Queue); ok {
+		hop.DeliveryLimit = &n
+	}
+	return s.ReasonsFor(hop.Queue, msg)
+}
+
 // traceBudget caps the number of queue visits one trace records, so that a
 // topology where every queue dead-letters to many others cannot make a
 // trace explode; queues beyond it are marked Truncated.
@@ -44,13 +68,7 @@ func (s *Simulator) Trace(m Message, maxDepth int) Trace {
 	for len(work) > 0 {
 		it := work[0]
 		work = work[1:]
-		if d, ok := s.DelayedRetry(it.hop.Queue); ok && !it.hop.Loop {
-			it.hop.DelayedRetry = &d
-		}
-		if n, ok := s.DeliveryLimit(it.hop.Queue); ok && !it.hop.Loop {
-			it.hop.DeliveryLimit = &n
-		}
-		reasons := s.ReasonsFor(it.hop.Queue, it.msg)
+		reasons := s.hopReasons(it.hop, it.msg)
 		if len(reasons) == 0 {
 			continue
 		}

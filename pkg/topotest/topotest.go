@@ -188,6 +188,13 @@ type prediction struct {
 	// random: one of those exchanges picks at random (x-local-random), so
 	// no run can tell either: the broker's answer changes from run to run.
 	random bool
+	// refused are the queues that refuse the message (a classic queue with
+	// a length limit of 0 and overflow reject-publish): a publisher using
+	// confirms gets a basic.nack, and the other queues keep their copies.
+	refused []string
+	// passed are the queues the message reaches (or, for a test that
+	// rejects or expires it, the queue it does that in) that keep nothing.
+	passed []string
 	// possible are all the queues the message may land in, where the
 	// simulator knows them (the exchanges in unsure pick among known
 	// queues); nil where it cannot tell.
@@ -260,8 +267,7 @@ func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) predicti
 	p.hops = append(p.hops, pub.Problems...)
 	p.unsure, p.random = unsureOf(pub, sim.Version().String())
 	if tc.Action == topology.ActionNone {
-		p.queues = pub.Queues()
-		p.possible = possibleOf(pub)
+		p.land(sim, pub)
 		return p
 	}
 	verb := map[topology.TestAction]string{topology.ActionReject: "rejected", topology.ActionExpire: "expire"}[tc.Action]
@@ -284,9 +290,15 @@ func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) predicti
 		return p
 	}
 	reason := route.Rejected
+	arrival := sim.OnArrival(tc.Queue, msg)
+	if !arrival.Keeps() && (tc.Action != topology.ActionExpire || arrival.Reason != route.Expired) {
+		p.problem = fmt.Sprintf("queue %q keeps no message (%s), so none can be %s there; test where the publish lands instead", tc.Queue, route.ArrivalText(arrival), verb)
+		p.static = true
+		return p
+	}
 	if tc.Action == topology.ActionExpire {
 		reason = route.Expired
-		if !slices.Contains(sim.Reasons(tc.Queue), route.Expired) {
+		if arrival.Keeps() && !slices.Contains(sim.Reasons(tc.Queue), route.Expired) {
 			p.problem = fmt.Sprintf("queue %q has no message TTL (x-message-ttl, by argument or policy), so its messages never expire; set limits.message_ttl on it, or test a reject instead", tc.Queue)
 			p.static = true
 			return p
@@ -294,10 +306,66 @@ func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) predicti
 	}
 	dl := sim.DeadLetter(tc.Queue, reason, msg)
 	p.hops = append(p.hops, deadLetterText(dl)...)
-	p.queues = dl.Result.Queues()
-	p.unsure, p.random = unsureOf(dl.Result, sim.Version().String())
-	p.possible = possibleOf(dl.Result)
+	p.land(sim, dl.Result)
+	if !arrival.Keeps() {
+		p.passed = append(p.passed, tc.Queue)
+	}
 	return p
+}
+
+// land sets where the message routed by r ends up (route.Simulator.Land):
+// the queues that keep it, after the dead letters of those that keep
+// nothing, which the hops explain; what the simulator cannot tell on the
+// way; and the queues that refuse it.
+func (p *prediction) land(sim *route.Simulator, r route.Result) {
+	l := sim.Land(r)
+	p.queues = l.Queues
+	p.refused = l.Refused()
+	for _, ps := range l.Passed {
+		p.passed = append(p.passed, ps.Queue)
+	}
+	p.unsure, p.random = nil, false
+	for _, res := range l.Results {
+		u, random := unsureOf(res, sim.Version().String())
+		p.unsure = append(p.unsure, u...)
+		p.random = p.random || random
+	}
+	for _, ps := range l.Passed {
+		p.hops = append(p.hops, fmt.Sprintf("%s %s", ps.Queue, route.ArrivalText(ps.Arrival)))
+		if ps.DeadLetter != nil {
+			p.hops = append(p.hops, deadLetterText(*ps.DeadLetter)...)
+		}
+	}
+	p.possible = possibleOfLanding(sim, l)
+	if l.Endless {
+		p.problem = "the message is dead-lettered from queue to queue without end, each keeping nothing; give one of them a message TTL above 0, or no length limit of 0"
+	}
+}
+
+// possibleOfLanding is possibleOf over every route of l, less the queues
+// that keep nothing; nil where a pick may lead to a queue that keeps
+// nothing (its dead letters are not followed) or possibleOf is nil.
+func possibleOfLanding(sim *route.Simulator, l route.Landing) []string {
+	var out []string
+	for _, res := range l.Results {
+		for _, c := range res.OneOf {
+			for _, t := range c.Among {
+				if t.Type == topology.DestQueue && !sim.OnArrival(t.Name, res.Message).Keeps() {
+					return nil
+				}
+			}
+		}
+		qs := possibleOf(res)
+		if qs == nil {
+			return nil
+		}
+		out = append(out, qs...)
+	}
+	out = slices.DeleteFunc(out, func(q string) bool {
+		return !slices.Contains(l.Queues, q) && slices.ContainsFunc(l.Passed, func(ps route.Passage) bool { return ps.Queue == q })
+	})
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // pathText renders one delivery's path: `orders [order.created] -> q`.
