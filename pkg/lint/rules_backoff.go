@@ -37,6 +37,9 @@ func runRetryForm(p *Pass) []Finding {
 		if q.Type != topology.QueueQuorum {
 			continue
 		}
+		if f, ok := p.negativeDeliveryLimit(q); ok {
+			out = append(out, f)
+		}
 		if q.Backoff != nil && !p.Version.DelayedRetry() {
 			out = append(out, p.raised(p.queueFinding(q, "%s", p.backoffWithout(q))))
 			continue
@@ -52,6 +55,22 @@ func runRetryForm(p *Pass) []Finding {
 		}
 	}
 	return out
+}
+
+// negativeDeliveryLimit is the warning for quorum queue q whose delivery
+// limit is negative (delivery_limit: unlimited, or -1) on a target before
+// 4.0, where it ends every retry: 4.0+ reads it as no limit
+// (rmqversion NegativeDeliveryLimitDisables), 3.10 dead-letters the
+// message at its first return (route.Simulator.DeliveryLimit).
+func (p *Pass) negativeDeliveryLimit(q *topology.Queue) (Finding, bool) {
+	limit, limited := p.Sim.DeliveryLimit(q.Name)
+	if !limited || limit >= 0 {
+		return Finding{}, false
+	}
+	when, _ := p.Sim.DeliveryLimitRule(limit, !p.qargs[q.Name].Has(argDLX))
+	return p.warned(p.queueFinding(q, "quorum queue %q has a negative delivery limit (%s %d: delivery_limit unlimited, or -1), which RabbitMQ 4.0+ reads as no limit, but %s it %s: a message is never retried. "+
+		"Leave the delivery limit out on this version (quorum queues have no default limit before 4.0), or target RabbitMQ 4.0+",
+		q.Name, p.deliveryLimitSource(q), limit, p.onVersion(), when)), true
 }
 
 // warned is judged, with f a warning on this version whatever the rule's

@@ -122,6 +122,18 @@ func retryFormCases() []ruleCase {
 		{name: "MQ504 reports it with MQ203 off", id: "MQ504",
 			build: backoff("{backoff: {min: 1s}, attempts: 2}"), opts: Options{Version: rmqversion.MustParse("4.0"), Rules: map[string]string{"MQ203": "off"}},
 			fire: []string{"jobs"}, contains: []string{"which RabbitMQ 4.0 stores and ignores"}},
+		// delivery_limit: unlimited (x-delivery-limit -1): no limit from
+		// 4.0, the first return dead-letters the message on 3.10.
+		{name: "unlimited delivery limit on 3.10: the first return ends it", id: "MQ203",
+			build: fromYAML(dlx + "  jobs: {type: quorum, dead_letter: {exchange: jobs.dlx, queue: jobs.dlq}, delivery_limit: unlimited}\n"), opts: on("3.10"), fire: []string{"jobs"}, severity: Warning,
+			contains: []string{`quorum queue "jobs" has a negative delivery limit (its x-delivery-limit -1`, "which RabbitMQ 4.0+ reads as no limit", "on RabbitMQ 3.10 it dead-letters a message the first time it comes back", "Leave the delivery limit out on this version"}},
+		{name: "raw x-delivery-limit -1 on 3.10 without a dead-letter exchange: dropped", id: "MQ203",
+			build: fromYAML("queues:\n  jobs: {type: quorum, arguments: {x-delivery-limit: -1}}\n"), opts: on("3.10"), fire: []string{"jobs"},
+			contains: []string{"on RabbitMQ 3.10 it drops a message the first time it comes back"}},
+		{name: "unlimited delivery limit on 4.0: no limit", id: "MQ203",
+			build: fromYAML(dlx + "  jobs: {type: quorum, dead_letter: {exchange: jobs.dlx, queue: jobs.dlq}, delivery_limit: -1}\n"), opts: on("4.0")},
+		{name: "unlimited delivery limit on 4.3: no limit", id: "MQ203",
+			build: fromYAML(dlx + "  jobs: {type: quorum, dead_letter: {exchange: jobs.dlx, queue: jobs.dlq}, delivery_limit: unlimited}\n"), opts: on("4.3")},
 		{name: "MQ504 has nothing to say of backoff on 4.3", id: "MQ504",
 			build: backoff("{backoff: {min: 1s, max: 1m}, attempts: 5}"), opts: on("4.3")},
 	}

@@ -312,6 +312,43 @@ func (d *decoder) queueType(f fieldSet, what string, args topology.Args, at map[
 	return typ, args
 }
 
+// Unlimited is the delivery_limit that turns a quorum queue's delivery
+// limit off: x-delivery-limit -1, which RabbitMQ 4.0+ reads as no limit
+// (rabbit_quorum_queue resolve_delivery_limit/2 at v4.0.5: a negative
+// value is max). Before 4.0 a negative limit dead-letters a message at its
+// first return (lint's MQ203 says so for such a target).
+const Unlimited = "unlimited"
+
+// unlimitedFix is the fix of a delivery_limit out of range.
+const unlimitedFix = "a non-negative integer; to turn the delivery limit off on RabbitMQ 4.0+, write delivery_limit: unlimited (x-delivery-limit -1; before 4.0 leave it out, which means no limit there, since a negative limit dead-letters a message at its first return)"
+
+// deliveryLimit decodes delivery_limit: a non-negative integer, or
+// unlimited (or -1), which is x-delivery-limit -1.
+func (d *decoder) deliveryLimit(n *node, what string) (int64, bool) {
+	if n.bad {
+		return 0, false
+	}
+	if isString(n) && n.value == Unlimited {
+		return -1, true
+	}
+	if n.kind == scalarNode && typedTag(n) == tagInt {
+		if i, err := parseInt(n.value); err == nil && i == -1 {
+			return -1, true
+		}
+		if i, err := parseInt(n.value); err == nil && i < 0 {
+			d.errs.addf(n.pos, unlimitedFix, "%s: %s is out of range", what, n.value)
+			return 0, false
+		}
+	}
+	if isString(n) {
+		if _, err := parseInt(n.value); err != nil {
+			d.errs.addf(n.pos, unlimitedFix, "%s: expected a non-negative integer or %s, got %s", what, Unlimited, describe(n))
+			return 0, false
+		}
+	}
+	return d.integer(n, what, 0, maxInt)
+}
+
 // queueSettings decodes the queue fields that stand for arguments
 // (limits, max_priority, single_active_consumer, delivery_limit), and its
 // alert, which declares nothing.
@@ -331,7 +368,7 @@ func (d *decoder) queueSettings(f fieldSet, what string, decl *queueDecl) []type
 		}
 	}
 	if n := f.value("delivery_limit"); n != nil {
-		if v, ok := d.integer(n, label(what, "delivery_limit"), 0, maxInt); ok {
+		if v, ok := d.deliveryLimit(n, label(what, "delivery_limit")); ok {
 			typed = append(typed, typedArg{"x-delivery-limit", v, n.pos, "delivery_limit"})
 		}
 	}
