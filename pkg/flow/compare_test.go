@@ -542,3 +542,83 @@ func TestHeldDeadLetters(t *testing.T) {
 		}
 	}
 }
+
+// quorum declares a quorum queue.
+func quorum(name string, args topology.Args) obj {
+	return func(v *topology.Vhost) {
+		v.Queues[name] = &topology.Queue{Name: name, Type: topology.QueueQuorum, Durable: true, Arguments: args.Normalized()}
+	}
+}
+
+// TestAtLeastOnceEnds: a quorum queue that dead-letters at least once
+// keeps the dead letters no queue takes; when that ends (its strategy, by
+// argument or policy, or its overflow reject-publish taken away) it drops
+// them: a loss, whose cause names what changed. A drop-head overflow also
+// makes it dead-letter what overflows, under a limit it already had.
+func TestAtLeastOnceEnds(t *testing.T) {
+	dl := topology.Args{"x-dead-letter-exchange": "dlx", "x-max-length": 100}
+	with := func(extra topology.Args) topology.Args {
+		out := topology.Args{}
+		for _, a := range []topology.Args{dl, extra} {
+			for k, v := range a {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	common := []obj{exchange("dlx", "direct", nil), queue("dlq", nil), bind("dlx", "dlq", "other")}
+	side := func(q obj, more ...obj) *topology.Topology {
+		return topo(append(append(append([]obj(nil), common...), q), more...)...)
+	}
+	held := with(topology.Args{"x-overflow": "reject-publish", "x-dead-letter-strategy": "at-least-once"})
+	strategyPolicy := policy("alo", "^work$", "queues", topology.Args{"dead-letter-strategy": "at-least-once"})
+	const fate = "it no longer dead-letters at least once"
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		// causes are the causes wanted per reason that loses messages.
+		causes map[route.Reason]string
+	}{
+		{name: "strategy argument removed",
+			before: side(quorum("work", held)),
+			after:  side(quorum("work", with(topology.Args{"x-overflow": "reject-publish"}))),
+			causes: map[route.Reason]string{
+				route.Rejected:      "its dead-letter-strategy is now at-most-once, the default (was at-least-once): " + fate,
+				route.DeliveryLimit: "its dead-letter-strategy is now at-most-once, the default (was at-least-once): " + fate,
+			}},
+		{name: "strategy policy removed",
+			before: side(quorum("work", with(topology.Args{"x-overflow": "reject-publish"})), strategyPolicy),
+			after:  side(quorum("work", with(topology.Args{"x-overflow": "reject-publish"}))),
+			causes: map[route.Reason]string{
+				route.Rejected:      "its dead-letter-strategy is now at-most-once, the default (was at-least-once): " + fate,
+				route.DeliveryLimit: "its dead-letter-strategy is now at-most-once, the default (was at-least-once): " + fate,
+			}},
+		{name: "overflow made drop-head",
+			before: side(quorum("work", held)),
+			after:  side(quorum("work", with(topology.Args{"x-overflow": "drop-head", "x-dead-letter-strategy": "at-least-once"}))),
+			causes: map[route.Reason]string{
+				route.Rejected:      "its overflow is now drop-head (was reject-publish), with which RabbitMQ falls back to at-most-once dead-lettering: " + fate,
+				route.DeliveryLimit: "its overflow is now drop-head (was reject-publish), with which RabbitMQ falls back to at-most-once dead-lettering: " + fate,
+				route.MaxLen:        "its overflow is now drop-head (was reject-publish): when it reaches its length limit of 100 messages it drops its oldest messages (overflow drop-head); ",
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			got := map[route.Reason]string{}
+			for _, x := range d.DeadLetters {
+				if x.Queue == "work" && x.Loses {
+					got[x.Reason] = x.Cause
+				}
+			}
+			for r, want := range tc.causes {
+				if !strings.HasPrefix(got[r], want) {
+					t.Errorf("%s: cause %q, want it to start %q", r, got[r], want)
+				}
+			}
+			if len(got) != len(tc.causes) || !d.LosesMessages() {
+				t.Errorf("losses %v, want one for each of %v: %s", got, tc.causes, show(t, d.DeadLetters))
+			}
+		})
+	}
+}

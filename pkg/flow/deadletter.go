@@ -18,6 +18,9 @@ type dlSetup struct {
 	// the message's own; else rk is theirs.
 	keyFrom bool
 	rk      string
+	// holds: the queue dead-letters at least once (route
+	// Simulator.AtLeastOnce), keeping what no queue takes.
+	holds bool
 }
 
 // setup returns queue q's dead-letter settings.
@@ -29,6 +32,7 @@ func (s *side) setup(q string) dlSetup {
 	v, _ := s.sim.QueueArg(q, "x-dead-letter-routing-key")
 	rk, hasRK := v.(string)
 	d.rk, d.keyFrom = rk, !hasRK
+	d.holds = s.sim.AtLeastOnce(q)
 	return d
 }
 
@@ -62,8 +66,9 @@ func (c *vhostCompare) findDeadLetterChanges() {
 }
 
 // dlUnchanged reports whether every dead letter of queue q (declared as
-// qb before and qa after) goes where it went: same settings, and a
-// dead-letter exchange that routes the dead letters alike.
+// qb before and qa after) goes where it went: same settings (at-least-once
+// dead-lettering included), and a dead-letter exchange that routes the
+// dead letters alike.
 func (c *vhostCompare) dlUnchanged(q string, qb, qa *topology.Queue) bool {
 	d := c.b.setup(q)
 	if !c.queueSame(qb, qa) && (d != c.a.setup(q) || !slices.Equal(c.b.sim.Reasons(q), c.a.sim.Reasons(q))) {
@@ -104,12 +109,13 @@ func unionReasons(a, b []route.Reason) []route.Reason {
 }
 
 // sameEnd reports whether dead letters reach the same queues at both
-// ends (nil: the queue does not dead-letter for the reason).
+// ends, or are held at both (nil: the queue does not dead-letter for the
+// reason).
 func sameEnd(a, b *DeadLetterEnd) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return slices.Equal(a.Queues, b.Queues) && sameSplits(a.Splits, b.Splits)
+	return slices.Equal(a.Queues, b.Queues) && sameSplits(a.Splits, b.Splits) && a.Held == b.Held
 }
 
 // end returns where queue q's dead letters of message m for reason r go

@@ -19,7 +19,10 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 	sb, sa := c.b.setup(q), c.a.setup(q)
 	f := c.flow(startIf(inB, c.b.startOf(sb)), startIf(inA, c.a.startOf(sa)))
 	needK := f.keyRouted && ((inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom))
-	sameKeys := inB && inA && sb.keyFrom == sa.keyFrom && (sb.keyFrom || sb.rk == sa.rk)
+	// Only the classes that match a changed binding can go elsewhere when
+	// the dead letters keep their key (or their key stays) and are held
+	// (or not) alike; else every class can, the unroutable ones too.
+	sameKeys := inB && inA && sb.keyFrom == sa.keyFrom && (sb.keyFrom || sb.rk == sa.rk) && sb.holds == sa.holds
 	classes := []msgClass{{}}
 	if needK || f.headers {
 		req := classRequest{keys: needK, pruneKeys: sameKeys && f.keysOnly, pruneHeaders: sameKeys && f.headersOnly,
@@ -72,19 +75,16 @@ func (c *vhostCompare) dlxName(f *flowChange) string {
 // eb and go to ea.
 //
 // The queue is declared on both sides (deadLetters), so dead letters that
-// reached a queue before, or that were not dead letters at all (eb nil:
-// the queue kept those messages), and are dropped after are lost: for
-// example a classic queue made a quorum queue, which drops a message
-// whose deliveries fail past its delivery limit when it has no
-// dead-letter exchange.
+// reached a queue before, were held in the queue (at-least-once
+// dead-lettering), or were not dead letters at all (eb nil: the queue kept
+// those messages), and are dropped after are lost: for example a classic
+// queue made a quorum queue, which drops a message whose deliveries fail
+// past its delivery limit when it has no dead-letter exchange.
 func (c *vhostCompare) report(q string, r route.Reason, tier bool, class *Class, eb, ea *DeadLetterEnd) {
-	loses := ea != nil && ea.Dropped && (eb == nil || len(eb.Queues) > 0)
+	loses := ea != nil && ea.Dropped && (eb == nil || len(eb.Queues) > 0 || eb.Held)
 	cause := ""
 	if loses {
-		cause = ea.Why
-		if eb == nil {
-			cause = c.a.startsDropping(q, r) + "; " + ea.Why
-		}
+		cause = c.lossCause(q, r, eb, ea)
 	}
 	if !tier {
 		c.d.DeadLetters = append(c.d.DeadLetters, DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, Class: class, Before: eb, After: ea, Loses: loses, Cause: cause})
@@ -102,6 +102,43 @@ func (c *vhostCompare) report(q string, r route.Reason, tier bool, class *Class,
 		}
 	}
 	c.d.DelayTiers = append(c.d.DelayTiers, t)
+}
+
+// lossCause says why queue q's dead letters for reason r, which went to
+// eb, are dropped at ea: what made the queue start dead-lettering them
+// (eb nil), or stop holding them (eb held), then why they reach no queue.
+func (c *vhostCompare) lossCause(q string, r route.Reason, eb, ea *DeadLetterEnd) string {
+	switch {
+	case eb == nil:
+		return c.startsDropping(q, r) + "; " + ea.Why
+	case eb.Held && ea.Configured:
+		return c.stopsHolding(q) + "; " + ea.Why
+	}
+	return ea.Why
+}
+
+// stopsHolding says what ended queue q's at-least-once dead-lettering:
+// its type, its dead-letter-strategy or its overflow (rabbit_quorum_queue
+// dlh/5: at-least-once needs all three), and what that does.
+func (c *vhostCompare) stopsHolding(q string) string {
+	const fate = ": it no longer dead-letters at least once, and drops the dead letters no queue takes where it kept them until one did (what it holds of them is deleted when the change is applied; mqctl apply refuses that without --allow-data-loss)"
+	if t := c.a.v.Queues[q].Type; t != c.b.v.Queues[q].Type {
+		return fmt.Sprintf("it is now a %s queue", t) + fate
+	}
+	if v := c.a.queueString(q, "x-dead-letter-strategy", "at-most-once, the default"); v != "at-least-once" {
+		return fmt.Sprintf("its dead-letter-strategy is now %s (was at-least-once)", v) + fate
+	}
+	return fmt.Sprintf("its overflow is now %s (was reject-publish), with which RabbitMQ falls back to at-most-once dead-lettering", c.a.queueString(q, "x-overflow", "drop-head, the default")) + fate
+}
+
+// queueString returns queue q's effective argument key on side s as a
+// string, none when it is not set.
+func (s *side) queueString(q, key, none string) string {
+	v, ok := s.sim.QueueArg(q, key)
+	if !ok {
+		return none
+	}
+	return fmt.Sprint(v)
 }
 
 // isTier reports whether queue q is a delay tier on side s: a
@@ -136,13 +173,9 @@ func (c *vhostCompare) deathContext(q string, r route.Reason) map[string]any {
 	return h
 }
 
-// newLengthLimit says what a length limit queue q did not have before
-// does on side s: it drops the oldest message when the queue is full and,
-// when the limit comes from a policy (not an argument of the queue, which
-// a replace declares afresh), it drops at once what the queue holds over
-// it when the policy is put (measured on 3.10.8, 4.0.5 and 4.3.6; apply
-// refuses that without --allow-data-loss, engine limitTrims).
-func (s *side) newLengthLimit(q string) string {
+// lengthLimits renders queue q's length limits on side s ("100
+// messages or 1048576 bytes"), "" for none.
+func (s *side) lengthLimits(q string) string {
 	var limits []string
 	if v, ok := s.sim.QueueArg(q, "x-max-length"); ok {
 		limits = append(limits, fmt.Sprintf("%v messages", v))
@@ -150,20 +183,53 @@ func (s *side) newLengthLimit(q string) string {
 	if v, ok := s.sim.QueueArg(q, "x-max-length-bytes"); ok {
 		limits = append(limits, fmt.Sprintf("%v bytes", v))
 	}
-	what := "a length limit"
-	if len(limits) > 0 {
-		what += " of " + strings.Join(limits, " or ")
+	return strings.Join(limits, " or ")
+}
+
+// whenFull says what queue q does on side s when it is full and its
+// overflow dead-letters.
+func (s *side) whenFull(q string) string {
+	if s.sim.DropsHead(q) {
+		return "drops its oldest messages (overflow drop-head)"
 	}
-	text := "it now has " + what + ", and when full drops its oldest messages (overflow drop-head)"
+	return "refuses new messages and dead-letters them (overflow reject-publish-dlx)"
+}
+
+// maxLenCause says what makes queue q dead-letter for reason maxlen after
+// the change: a length limit it did not have (newLengthLimit), or, where
+// it had one, an overflow that now dead-letters (drop-head or
+// reject-publish-dlx, where it was reject-publish).
+func (c *vhostCompare) maxLenCause(q string) string {
+	had := c.b.lengthLimits(q)
+	if had == "" {
+		return c.a.newLengthLimit(q)
+	}
+	return fmt.Sprintf("its overflow is now %s (was %s): when it reaches its length limit of %s it %s", c.a.queueString(q, "x-overflow", "drop-head, the default"),
+		c.b.queueString(q, "x-overflow", "drop-head, the default"), c.a.lengthLimits(q), c.a.whenFull(q))
+}
+
+// newLengthLimit says what a length limit queue q did not have before
+// does on side s: it drops the oldest message when the queue is full and,
+// when the limit comes from a policy (not an argument of the queue, which
+// a replace declares afresh), it drops at once what the queue holds over
+// it when the policy is put (measured on 3.10.8, 4.0.5 and 4.3.6; apply
+// refuses that without --allow-data-loss, engine limitTrims).
+func (s *side) newLengthLimit(q string) string {
+	what := "a length limit"
+	if limits := s.lengthLimits(q); limits != "" {
+		what += " of " + limits
+	}
+	text := "it now has " + what + ", and when full " + s.whenFull(q)
 	if own := s.v.Queues[q]; own != nil && !own.Arguments.Has("x-max-length") && !own.Arguments.Has("x-max-length-bytes") {
 		text += ", starting with what it holds over the limit when the policy is put (mqctl apply refuses that without --allow-data-loss)"
 	}
 	return text
 }
 
-// startsDropping says what makes queue q dead-letter for reason r on side
-// s, where it did not before the change.
-func (s *side) startsDropping(q string, r route.Reason) string {
+// startsDropping says what makes queue q dead-letter for reason r after
+// the change, where it did not before.
+func (c *vhostCompare) startsDropping(q string, r route.Reason) string {
+	s := c.a
 	switch r {
 	case route.Expired:
 		if v, ok := s.sim.QueueArg(q, "x-message-ttl"); ok {
@@ -173,7 +239,7 @@ func (s *side) startsDropping(q string, r route.Reason) string {
 		}
 		return "its messages now expire (x-message-ttl)"
 	case route.MaxLen:
-		return s.newLengthLimit(q)
+		return c.maxLenCause(q)
 	case route.DeliveryLimit:
 		limit, _ := s.sim.DeliveryLimit(q)
 		if _, own := s.sim.QueueArg(q, "x-delivery-limit"); !own {
