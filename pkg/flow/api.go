@@ -68,6 +68,20 @@ type Class struct {
 	// pattern it looks like. Criteria are their arguments as
 	// topology.Args.Canonical renders them ("{}" for none).
 	Matches []string `json:"matches,omitempty"`
+	// Before and After are set when the exchange tells messages apart
+	// by other means before the change than after (its type changed from
+	// one routing by key, by headers or by neither to another: topic to
+	// fanout, say): what tells the class apart on each side,
+	// its kind there and the patterns or criteria of that side it
+	// matches (Matches holds both sides'). Kind is After's kind.
+	Before *ClassSide `json:"before,omitempty"`
+	After  *ClassSide `json:"after,omitempty"`
+}
+
+// ClassSide is how one side of the change tells a class apart.
+type ClassSide struct {
+	Kind    string   `json:"kind"`
+	Matches []string `json:"matches,omitempty"`
 }
 
 // Route is one class of messages published to one exchange that reaches

@@ -33,6 +33,35 @@ func (c *vhostCompare) routeCause(m route.Message, before route.Result, lost str
 	return c.noMatch(x, m)
 }
 
+// gainCause says why a message reaches queue gained after the change
+// (result after) where it did not before, when an exchange on its way
+// there changed type; "" otherwise.
+func (c *vhostCompare) gainCause(after route.Result, gained string) string {
+	for _, d := range after.Deliveries {
+		if d.Queue != gained {
+			continue
+		}
+		for _, st := range d.Path {
+			if cause := c.typeCause(st.Exchange); cause != "" {
+				return cause
+			}
+		}
+	}
+	return ""
+}
+
+// typeCause says that exchange e, declared on both sides, changed type;
+// "" when it did not.
+func (c *vhostCompare) typeCause(e string) string {
+	if e == "" || !c.b.exists(e) || !c.a.exists(e) {
+		return ""
+	}
+	if ib, ia := c.b.ex[e], c.a.ex[e]; ib.typ != ia.typ {
+		return fmt.Sprintf("exchange %q is now of type %s (was %s)", e, ia.declared, ib.declared)
+	}
+	return ""
+}
+
 // stepCause says what the change removed of step st, "" when nothing.
 func (c *vhostCompare) stepCause(st route.Step, m route.Message) string {
 	e := st.Exchange
@@ -42,10 +71,10 @@ func (c *vhostCompare) stepCause(st route.Step, m route.Message) string {
 	if !c.a.exists(e) {
 		return fmt.Sprintf("exchange %q is deleted", e)
 	}
-	ib, ia := c.b.ex[e], c.a.ex[e]
-	if ib.typ != ia.typ {
-		return fmt.Sprintf("exchange %q is now of type %s (was %s)", e, ia.declared, ib.declared)
+	if cause := c.typeCause(e); cause != "" {
+		return cause
 	}
+	ia := c.a.ex[e]
 	k := c.a.kind(e)
 	switch st.Via {
 	case route.ViaBinding:

@@ -11,6 +11,9 @@ type msgClass struct {
 	key     string
 	headers map[string]any
 	matches []string // the patterns and criteria the class matches, as text
+	// keys and crits are the indexes of those patterns and criteria in
+	// the flowChange's.
+	keys, crits []int
 }
 
 // classRequest says which classes of a flowChange to make.
@@ -61,7 +64,7 @@ func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool)
 				truncated = true
 				break
 			}
-			out = append(out, msgClass{key: kc.key, headers: hc.headers, matches: f.texts(kc.matches, hc.matches)})
+			out = append(out, msgClass{key: kc.key, headers: hc.headers, matches: f.texts(kc.matches, hc.matches), keys: kc.matches, crits: hc.matches})
 		}
 	}
 	c.classMemo[k] = classList{out, truncated}
@@ -77,12 +80,22 @@ type classList struct {
 // texts renders the patterns and criteria of the given indexes, sorted,
 // each once.
 func (f *flowChange) texts(keys, crits []int) []string {
+	return f.sideTexts(keys, crits, onBefore|onAfter)
+}
+
+// sideTexts renders the patterns and criteria of the given indexes that
+// a binding of side (onBefore, onAfter or both) has, sorted, each once.
+func (f *flowChange) sideTexts(keys, crits []int, side uint8) []string {
 	var out []string
 	for _, i := range keys {
-		out = append(out, keyText(f.patterns[i].text, f.patterns[i].literal))
+		if f.patterns[i].sides&side != 0 {
+			out = append(out, keyText(f.patterns[i].text, f.patterns[i].literal))
+		}
 	}
 	for _, i := range crits {
-		out = append(out, f.criteria[i].text)
+		if f.criteria[i].sides&side != 0 {
+			out = append(out, f.criteria[i].text)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -618,6 +619,65 @@ func TestAtLeastOnceEnds(t *testing.T) {
 			}
 			if len(got) != len(tc.causes) || !d.LosesMessages() {
 				t.Errorf("losses %v, want one for each of %v: %s", got, tc.causes, show(t, d.DeadLetters))
+			}
+		})
+	}
+}
+
+// TestExchangeTypeChanged: an exchange whose type changes tells its
+// messages apart differently before and after. Each class is labelled by
+// what tells it apart on the side where it differs, not by the new type
+// alone (which made every class of a topic exchange made fanout "every
+// message", with contradicting before and after), and says why it moves,
+// also where it only gains queues.
+func TestExchangeTypeChanged(t *testing.T) {
+	side := func(typ string) *topology.Topology {
+		return topo(exchange("orders", typ, nil), queue("q", nil), queue("r", nil), bind("orders", "q", "order.*"), bind("orders", "r", "#"))
+	}
+	tests := []struct {
+		from, to string
+		class    Class
+		before   []string
+		after    []string
+		text     string // the entry's first line in WriteText
+		cell     string // the entry's messages cell in WriteMarkdown, unescaped
+	}{
+		{from: "topic", to: "fanout",
+			class:  Class{Kind: ClassFanout, Matches: []string{"#"}, Before: &ClassSide{Kind: ClassTopic, Matches: []string{"#"}}, After: &ClassSide{Kind: ClassFanout}},
+			before: []string{"r"}, after: []string{"q", "r"},
+			text: `  ~ key "" (matching # before the change) on exchange "orders" in vhost "/"`,
+			cell: `key "" (matching # before the change) on exchange "orders"`},
+		{from: "fanout", to: "topic",
+			class:  Class{Kind: ClassTopic, Matches: []string{"#"}, Before: &ClassSide{Kind: ClassFanout}, After: &ClassSide{Kind: ClassTopic, Matches: []string{"#"}}},
+			before: []string{"q", "r"}, after: []string{"r"},
+			text: `  ~ key "" (matching # after the change) on exchange "orders" in vhost "/"`,
+			cell: `key "" (matching # after the change) on exchange "orders"`},
+		{from: "topic", to: "headers",
+			class:  Class{Kind: ClassHeaders, Matches: []string{"#", "{}"}, Before: &ClassSide{Kind: ClassTopic, Matches: []string{"#"}}, After: &ClassSide{Kind: ClassHeaders, Matches: []string{"{}"}}},
+			before: []string{"r"}, after: []string{"q", "r"},
+			text: `  ~ key "" (matching # before the change) and headers {} (matching {} after the change) on exchange "orders" in vhost "/"`,
+			cell: `key "" (matching # before the change) and headers {} (matching {} after the change) on exchange "orders"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.from+" to "+tc.to, func(t *testing.T) {
+			d := Compare(side(tc.from), side(tc.to), Options{})
+			cause := fmt.Sprintf("exchange %q is now of type %s (was %s)", "orders", tc.to, tc.from)
+			want := []Route{{Vhost: "/", Exchange: "orders", Class: tc.class, Before: tc.before, After: tc.after, Cause: cause}}
+			if !reflect.DeepEqual(d.Routes, want) {
+				t.Fatalf("routes:\ngot  %s\nwant %s", show(t, d.Routes), show(t, want))
+			}
+			var text, md strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteMarkdown(&md, d, MarkdownOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), tc.text+"\n") || !strings.Contains(text.String(), "cause:  "+cause) {
+				t.Errorf("text:\n%s\nwant the line %q and the cause %q", text.String(), tc.text, cause)
+			}
+			if !strings.Contains(md.String(), "| "+cell(tc.cell)+" |") {
+				t.Errorf("markdown:\n%s\nwant %q", md.String(), tc.cell)
 			}
 		})
 	}

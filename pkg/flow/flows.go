@@ -42,7 +42,14 @@ type keyPattern struct {
 	text     string
 	literal  bool
 	relevant bool
+	sides    uint8 // onBefore, onAfter: the sides with a binding of it
 }
+
+// Sides of the change, as bits.
+const (
+	onBefore uint8 = 1 << iota
+	onAfter
+)
 
 // matches reports whether key routes through p.
 func (p keyPattern) matches(key string) bool {
@@ -57,6 +64,7 @@ type criterion struct {
 	args     topology.Args
 	text     string // criteriaText(args)
 	relevant bool
+	sides    uint8 // onBefore, onAfter: the sides with a binding of it
 }
 
 // flow returns (and remembers) how the routing from startB before and
@@ -153,7 +161,8 @@ func (f *flowChange) make(c *vhostCompare) {
 	for _, s := range []struct {
 		side  *side
 		start string
-	}{{c.b, f.startB}, {c.a, f.startA}} {
+		bit   uint8
+	}{{c.b, f.startB, onBefore}, {c.a, f.startA, onAfter}} {
 		for _, x := range s.side.closure(s.start) {
 			k := s.side.kind(x)
 			for _, b := range s.side.bindings(x) {
@@ -164,6 +173,7 @@ func (f *flowChange) make(c *vhostCompare) {
 						keys[p] = len(f.patterns)
 						f.patterns = append(f.patterns, p)
 					}
+					f.patterns[keys[p]].sides |= s.bit
 				case ClassHeaders:
 					if _, valid := route.HeadersMatch(b.Arguments, nil, c.ver); valid {
 						text := criteriaText(b.Arguments)
@@ -171,6 +181,7 @@ func (f *flowChange) make(c *vhostCompare) {
 							crits[text] = len(f.criteria)
 							f.criteria = append(f.criteria, criterion{args: b.Arguments, text: text})
 						}
+						f.criteria[crits[text]].sides |= s.bit
 					}
 				}
 			}

@@ -34,7 +34,7 @@ func (c *vhostCompare) routes() {
 			c.truncate(x)
 		}
 		for _, cl := range classes {
-			c.route(x, cl)
+			c.route(x, f, cl)
 		}
 	}
 }
@@ -142,10 +142,10 @@ func (c *vhostCompare) exchangeNames() []string {
 	return append([]string{""}, names...)
 }
 
-// route publishes class cl's representative to exchange x on both sides
-// and adds a Route when it reaches other queues.
-func (c *vhostCompare) route(x string, cl msgClass) {
-	class := c.class(x, cl)
+// route publishes class cl (of flow f) 's representative to exchange x on
+// both sides and adds a Route when it reaches other queues.
+func (c *vhostCompare) route(x string, f *flowChange, cl msgClass) {
+	class := c.class(x, f, cl)
 	m := route.Message{Exchange: x, RoutingKey: cl.key, Headers: cl.headers, Class: !oneKey(class.Kind, cl.matches), Many: true}
 	rb, ra := c.b.sim.Publish(m), c.a.sim.Publish(m)
 	before, after := queuesOf(rb), queuesOf(ra)
@@ -157,18 +157,39 @@ func (c *vhostCompare) route(x string, cl msgClass) {
 	r.Loses = len(before) > 0 && len(after) == 0
 	if lost, ok := firstMissing(before, after); ok {
 		r.Cause = c.routeCause(m, rb, lost)
+	} else if gained, ok := firstMissing(after, before); ok {
+		r.Cause = c.gainCause(ra, gained)
 	}
 	c.d.Routes = append(c.d.Routes, r)
 }
 
-// class renders cl as a Class of exchange x's kind (after the change,
-// or before when x is gone).
-func (c *vhostCompare) class(x string, cl msgClass) Class {
+// class renders cl, a class of flow f, as a Class of exchange x's kind
+// (after the change, or before when x is gone), with what tells it apart
+// on each side when x's type changes what it routes by (telling).
+func (c *vhostCompare) class(x string, f *flowChange, cl msgClass) Class {
 	k := c.a.kind(x)
 	if x != "" && !c.a.exists(x) {
 		k = c.b.kind(x)
 	}
-	return Class{Kind: k, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches}
+	class := Class{Kind: k, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches}
+	if kb := c.b.kind(x); x != "" && c.b.exists(x) && c.a.exists(x) && telling(kb) != telling(k) {
+		class.Before = &ClassSide{Kind: kb, Matches: f.sideTexts(cl.keys, cl.crits, onBefore)}
+		class.After = &ClassSide{Kind: k, Matches: f.sideTexts(cl.keys, cl.crits, onAfter)}
+	}
+	return class
+}
+
+// telling says what an exchange of kind k tells messages apart by: "key"
+// (topic, direct, the default exchange), "headers", or "" (nothing: every
+// message alike).
+func telling(k string) string {
+	switch k {
+	case ClassTopic, ClassDirect, ClassDefault:
+		return "key"
+	case ClassHeaders:
+		return ClassHeaders
+	}
+	return ""
 }
 
 // oneKey reports whether a class of kind whose patterns are matches is a

@@ -123,10 +123,35 @@ func routeWhat(r Route) string {
 	return fmt.Sprintf("%s on exchange %q", classText(&r.Class), r.Exchange)
 }
 
-// classText names a class by its representative and what it matches.
+// classText names a class by its representative and what it matches;
+// where the exchange's kind changed (Class.Before), by what tells it
+// apart on each side: "key "order.x" (matching order.* before the
+// change)" for a topic exchange made fanout.
 func classText(c *Class) string {
+	if c.Before == nil || c.After == nil {
+		return sideText(c, c.Kind, c.Matches, "")
+	}
+	var parts []string
+	for _, s := range []struct {
+		side *ClassSide
+		when string
+	}{{c.Before, " before the change"}, {c.After, " after the change"}} {
+		if t := sideText(c, s.side.Kind, s.side.Matches, s.when); t != "every message" {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) == 0 {
+		return "every message"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// sideText names class c as an exchange of kind tells it apart by
+// matches: its representative and what it matches, when (" before the
+// change") said after them.
+func sideText(c *Class, kind string, matches []string, when string) string {
 	var s string
-	switch c.Kind {
+	switch kind {
 	case ClassFanout, ClassOther, ClassEvery:
 		return "every message"
 	case ClassHeaders:
@@ -136,10 +161,10 @@ func classText(c *Class) string {
 	default:
 		s = fmt.Sprintf("key %q", c.RoutingKey)
 	}
-	if len(c.Matches) == 0 {
-		return s + " (any key no binding names)"
+	if len(matches) == 0 {
+		return s + " (any key no binding names" + when + ")"
 	}
-	return s + " (matching " + strings.Join(c.Matches, ", ") + ")"
+	return s + " (matching " + strings.Join(matches, ", ") + when + ")"
 }
 
 // shownQueues is how many queue names an entry lists before "and N

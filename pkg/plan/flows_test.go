@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,8 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Queues["work"] = q("work", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"})
 		v.Queues["work.dlq"] = q("work.dlq", nil)
 		v.Bindings = []*topology.Binding{bind("orders", "audit", "order.*"), bind("orders", "work", "order.paid"), bind("dlx", "work.dlq", "work")}
+		v.Exchanges["events"] = x("events", "topic")
+		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
 	})
 	desired := vh("v", func(v *topology.Vhost) {
 		v.Exchanges["orders"] = x("orders", "topic")
@@ -68,12 +71,19 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Queues["work"] = q("work", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "wrok"})
 		v.Queues["work.dlq"] = q("work.dlq", nil)
 		v.Bindings = []*topology.Binding{bind("orders", "audit", "order.created"), bind("orders", "work", "order.paid"), bind("dlx", "work.dlq", "work")}
+		// A type change gives the classes of events what tells them
+		// apart on each side (flow.Class.Before and After).
+		v.Exchanges["events"] = x("events", "fanout")
+		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
 	})
 	cur := Current{Live: topology.Live{State: live}, Managed: ManagedOf(Recorded(live))}
 	p := Diff(desired, cur)
 	p.SetFlows(cur, rmqversion.Default)
 	if !p.Flows.LosesMessages() || len(p.Flows.Routes) == 0 || len(p.Flows.DeadLetters) == 0 {
 		t.Fatalf("the change loses messages through a route and a dead letter: %+v", p.Flows)
+	}
+	if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return r.Class.Before != nil && r.Class.After != nil }) {
+		t.Fatalf("no class of exchange events says what tells it apart on each side: %+v", p.Flows.Routes)
 	}
 	var js strings.Builder
 	if err := WriteJSON(&js, p); err != nil {

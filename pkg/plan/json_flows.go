@@ -52,7 +52,15 @@ func jsonClass(c *flow.Class) *pj.FlowClass {
 	if c == nil {
 		return nil
 	}
-	return &pj.FlowClass{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: nonNil(c.Matches)}
+	return &pj.FlowClass{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: nonNil(c.Matches),
+		Before: jsonClassSide(c.Before), After: jsonClassSide(c.After)}
+}
+
+func jsonClassSide(s *flow.ClassSide) *pj.FlowClassSide {
+	if s == nil {
+		return nil
+	}
+	return &pj.FlowClassSide{Kind: s.Kind, Matches: nonNil(s.Matches)}
 }
 
 func jsonEnd(e *flow.DeadLetterEnd) *pj.FlowEnd {
@@ -120,7 +128,15 @@ func planClass(c *pj.FlowClass) *flow.Class {
 	if c == nil {
 		return nil
 	}
-	return &flow.Class{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: emptyToNil(c.Matches)}
+	return &flow.Class{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: emptyToNil(c.Matches),
+		Before: planClassSide(c.Before), After: planClassSide(c.After)}
+}
+
+func planClassSide(s *pj.FlowClassSide) *flow.ClassSide {
+	if s == nil {
+		return nil
+	}
+	return &flow.ClassSide{Kind: s.Kind, Matches: emptyToNil(s.Matches)}
 }
 
 func planEnd(e *pj.FlowEnd) *flow.DeadLetterEnd {

@@ -26,6 +26,18 @@ type FlowClass struct {
 	RoutingKey string         `json:"routing_key"`
 	Headers    map[string]any `json:"headers,omitempty"`
 	Matches    []string       `json:"matches"`
+	// Before and After, present when the exchange's type changed, say
+	// what tells the class apart on each side (flow.Class.Before).
+	Before *FlowClassSide `json:"before,omitempty"`
+	After  *FlowClassSide `json:"after,omitempty"`
+}
+
+// FlowClassSide is how one side of the change tells a class apart: the
+// kind of the exchange there and the keys or criteria of that side the
+// class matches.
+type FlowClassSide struct {
+	Kind    string   `json:"kind"`
+	Matches []string `json:"matches"`
 }
 
 // FlowRoute is a class of messages published to an exchange that reaches
