@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -189,7 +190,7 @@ var compareCases = []struct {
 		}),
 		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.DeliveryLimit,
 			After: dropped(DeadLetterEnd{}, "no dead-letter exchange"),
-			Loses: true, Cause: "it now gives up on a message after 20 failed deliveries (the delivery limit quorum queues have by default); no dead-letter exchange"}}},
+			Loses: true, Cause: "it now drops a message once more than 20 of its deliveries have failed (the delivery limit quorum queues have by default): a basic.reject with requeue is a failed delivery, and so is its consumer's channel or connection closing with it unacknowledged (a crash included); a basic.nack with requeue, basic.recover and a consumer timeout are not; no dead-letter exchange"}}},
 	},
 	{
 		// A policy's limit also drops, at once, what the queue holds
@@ -678,6 +679,45 @@ func TestExchangeTypeChanged(t *testing.T) {
 			}
 			if !strings.Contains(md.String(), "| "+cell(tc.cell)+" |") {
 				t.Errorf("markdown:\n%s\nwant %q", md.String(), tc.cell)
+			}
+		})
+	}
+}
+
+// TestDeliveryLimitCause: what a new delivery limit does is said as the
+// target counts it (route.Simulator.DeliveryLimitRule): every return
+// before 4.3 (a basic.nack with requeue too), failed deliveries on 4.3;
+// and whether the queue dead-letters or drops the message.
+func TestDeliveryLimitCause(t *testing.T) {
+	const (
+		every  = "every return counts: a basic.reject or basic.nack with requeue"
+		failed = "a basic.reject with requeue is a failed delivery"
+	)
+	tests := []struct {
+		version string
+		args    topology.Args
+		want    string
+	}{
+		{"4.0", nil, "it now delivers a message at most 20 times after the first and drops it when it comes back again (the delivery limit quorum queues have by default): " + every},
+		{"4.2", topology.Args{"x-delivery-limit": 5}, "it now delivers a message at most 5 times after the first and drops it when it comes back again (x-delivery-limit): " + every},
+		{"4.3", nil, "it now drops a message once more than 20 of its deliveries have failed (the delivery limit quorum queues have by default): " + failed},
+		{"4.3", topology.Args{"x-delivery-limit": 5, "x-dead-letter-exchange": "gone"}, "it now dead-letters a message once more than 5 of its deliveries have failed (x-delivery-limit): " + failed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.version, func(t *testing.T) {
+			ver, err := rmqversion.Parse(tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := Compare(topo(queue("q", nil)), topo(quorum("q", tc.args)), Options{Version: ver})
+			var got string
+			for _, dl := range d.DeadLetters {
+				if dl.Reason == route.DeliveryLimit {
+					got = dl.Cause
+				}
+			}
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("cause %q, want it to start %q", got, tc.want)
 			}
 		})
 	}

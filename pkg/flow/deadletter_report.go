@@ -226,6 +226,20 @@ func (s *side) newLengthLimit(q string) string {
 	return text
 }
 
+// newDeliveryLimit says what the delivery limit queue q did not have
+// before does on side s, as the target version counts it
+// (route.Simulator.DeliveryLimitRule: every return before 4.3, failed
+// deliveries only on 4.3).
+func (s *side) newDeliveryLimit(q string) string {
+	limit, _ := s.sim.DeliveryLimit(q)
+	when, counts := s.sim.DeliveryLimitRule(limit, !s.setup(q).configured)
+	source := "x-delivery-limit"
+	if _, own := s.sim.QueueArg(q, "x-delivery-limit"); !own {
+		source = "the delivery limit quorum queues have by default"
+	}
+	return fmt.Sprintf("it now %s (%s): %s", when, source, counts)
+}
+
 // startsDropping says what makes queue q dead-letter for reason r after
 // the change, where it did not before.
 func (c *vhostCompare) startsDropping(q string, r route.Reason) string {
@@ -241,11 +255,7 @@ func (c *vhostCompare) startsDropping(q string, r route.Reason) string {
 	case route.MaxLen:
 		return c.maxLenCause(q)
 	case route.DeliveryLimit:
-		limit, _ := s.sim.DeliveryLimit(q)
-		if _, own := s.sim.QueueArg(q, "x-delivery-limit"); !own {
-			return fmt.Sprintf("it now gives up on a message after %d failed deliveries (the delivery limit quorum queues have by default)", limit)
-		}
-		return fmt.Sprintf("it now gives up on a message after %d failed deliveries (x-delivery-limit)", limit)
+		return s.newDeliveryLimit(q)
 	}
 	return fmt.Sprintf("it now dead-letters messages (%s)", r)
 }
