@@ -210,6 +210,23 @@ type Silenced struct {
 	Cause string `json:"cause"`
 }
 
+// Expiring is a queue declared on both sides that expires after the
+// change (x-expires, by argument or policy) where it did not, or sooner:
+// once it has been unused that long (no consumer, no basic.get),
+// RabbitMQ deletes it with every message it holds. Whether it holds any
+// then is not known (mqctl diff cannot tell, a plan cannot tell for
+// later), so it may lose messages, as a new length limit or message TTL
+// without a dead-letter exchange may.
+type Expiring struct {
+	Vhost string `json:"vhost"`
+	Queue string `json:"queue"`
+	// BeforeMS is the queue's expiry before the change (nil: none), and
+	// AfterMS after it.
+	BeforeMS *int64 `json:"before_ms,omitempty"`
+	AfterMS  int64  `json:"after_ms"`
+	Cause    string `json:"cause"`
+}
+
 // Diff is what a change does to messages. Every list is sorted by vhost,
 // then exchange or queue, then class.
 type Diff struct {
@@ -217,6 +234,7 @@ type Diff struct {
 	DeadLetters []DeadLetter `json:"dead_letters,omitempty"`
 	DelayTiers  []DelayTier  `json:"delay_tiers,omitempty"`
 	Silenced    []Silenced   `json:"silenced,omitempty"`
+	Expiring    []Expiring   `json:"expiring,omitempty"`
 	// Truncated names the exchanges ("vhost/exchange") whose key classes
 	// went past Options.MaxClasses: not every class of theirs is listed.
 	Truncated []string `json:"truncated,omitempty"`
@@ -239,12 +257,12 @@ func Compare(before, after *topology.Topology, o Options) *Diff {
 
 // Empty reports whether the change moves no message.
 func (d *Diff) Empty() bool {
-	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced) == 0
+	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring) == 0
 }
 
 // LosesMessages reports whether the change loses messages: a class that is
-// now unroutable, dead letters or delayed messages now dropped, or a queue
-// nothing reaches any more.
+// now unroutable, dead letters or delayed messages now dropped, a queue
+// nothing reaches any more, or one that now expires (sooner).
 func (d *Diff) LosesMessages() bool {
 	if d == nil {
 		return false
@@ -264,5 +282,5 @@ func (d *Diff) LosesMessages() bool {
 			return true
 		}
 	}
-	return len(d.Silenced) > 0
+	return len(d.Silenced)+len(d.Expiring) > 0
 }

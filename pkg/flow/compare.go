@@ -45,6 +45,7 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 		c.findDeadLetterChanges()
 		c.deadLetters()
 		c.silenced()
+		c.expiring()
 	}
 	d.sort()
 	return d

@@ -722,3 +722,45 @@ func TestDeliveryLimitCause(t *testing.T) {
 		})
 	}
 }
+
+// TestExpiring: a queue that now expires (by policy or argument), or
+// expires sooner, is deleted with whatever it holds once unused that
+// long: what it holds then is not known, so the change may lose
+// messages, as a new length limit or TTL without a dead-letter exchange
+// may. A longer expiry, or none, loses nothing.
+func TestExpiring(t *testing.T) {
+	ms := func(n int64) *int64 { return &n }
+	expires := func(n int64) obj { return policy("exp", "^q$", "queues", topology.Args{"expires": n}) }
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []Expiring
+	}{
+		{name: "policy added",
+			before: topo(queue("q", nil)), after: topo(queue("q", nil), expires(60000)),
+			want: []Expiring{{Vhost: "/", Queue: "q", AfterMS: 60000,
+				Cause: "it now expires once unused for 1m (a policy's expires), and RabbitMQ then deletes it with whatever it holds, dead-lettering none of it; the time counts from when the policy is put (mqctl apply refuses that for a queue that holds messages and has no consumer, without --allow-data-loss)"}}},
+		{name: "argument added",
+			before: topo(queue("q", nil)), after: topo(queue("q", topology.Args{"x-expires": 3600000})),
+			want: []Expiring{{Vhost: "/", Queue: "q", AfterMS: 3600000,
+				Cause: "it now expires once unused for 1h (x-expires), and RabbitMQ then deletes it with whatever it holds, dead-lettering none of it"}}},
+		{name: "shorter",
+			before: topo(queue("q", nil), expires(3600000)), after: topo(queue("q", nil), expires(60000)),
+			want: []Expiring{{Vhost: "/", Queue: "q", BeforeMS: ms(3600000), AfterMS: 60000,
+				Cause: "it now expires once unused for 1m (a policy's expires), and RabbitMQ then deletes it with whatever it holds, dead-lettering none of it; the time counts from when the policy is put (mqctl apply refuses that for a queue that holds messages and has no consumer, without --allow-data-loss)"}}},
+		{name: "longer", before: topo(queue("q", nil), expires(60000)), after: topo(queue("q", nil), expires(3600000))},
+		{name: "removed", before: topo(queue("q", nil), expires(60000)), after: topo(queue("q", nil))},
+		{name: "a new queue holds nothing yet", before: topo(), after: topo(queue("q", topology.Args{"x-expires": 60000}))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			if !reflect.DeepEqual(d.Expiring, tc.want) {
+				t.Errorf("expiring:\ngot  %s\nwant %s", show(t, d.Expiring), show(t, tc.want))
+			}
+			if d.LosesMessages() != (len(tc.want) > 0) {
+				t.Errorf("LosesMessages() = %v", d.LosesMessages())
+			}
+		})
+	}
+}

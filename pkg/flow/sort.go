@@ -23,6 +23,9 @@ func (d *Diff) sort() {
 	slices.SortFunc(d.Silenced, func(a, b Silenced) int {
 		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue))
 	})
+	slices.SortFunc(d.Expiring, func(a, b Expiring) int {
+		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue))
+	})
 	slices.Sort(d.Truncated)
 	d.Truncated = slices.Compact(d.Truncated)
 }

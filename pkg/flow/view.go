@@ -75,6 +75,14 @@ func (d *Diff) entries() []entry {
 	for _, s := range d.Silenced {
 		out = append(out, entry{vhost: s.Vhost, loses: true, what: fmt.Sprintf("queue %q", s.Queue), was: "reached through bindings or dead letters", now: "nothing reaches it but the default exchange", cause: s.Cause})
 	}
+	for _, x := range d.Expiring {
+		was := "kept while it is unused"
+		if x.BeforeMS != nil {
+			was = fmt.Sprintf("deleted with the queue once it has been unused for %s", loader.FormatDuration(*x.BeforeMS))
+		}
+		out = append(out, entry{vhost: x.Vhost, loses: true, what: fmt.Sprintf("messages held by queue %q", x.Queue), was: was,
+			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", loader.FormatDuration(x.AfterMS)), cause: x.Cause})
+	}
 	slices.SortStableFunc(out, func(a, b entry) int {
 		switch {
 		case a.loses == b.loses:

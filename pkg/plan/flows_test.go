@@ -75,6 +75,8 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		// apart on each side (flow.Class.Before and After).
 		v.Exchanges["events"] = x("events", "fanout")
 		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
+		// A policy that makes audit expire (flow.Expiring).
+		v.Policies["exp"] = &topology.Policy{Name: "exp", Pattern: "^audit$", ApplyTo: "queues", Definition: topology.Args{"expires": int64(60000)}}
 	})
 	cur := Current{Live: topology.Live{State: live}, Managed: ManagedOf(Recorded(live))}
 	p := Diff(desired, cur)
@@ -84,6 +86,9 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 	}
 	if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return r.Class.Before != nil && r.Class.After != nil }) {
 		t.Fatalf("no class of exchange events says what tells it apart on each side: %+v", p.Flows.Routes)
+	}
+	if len(p.Flows.Expiring) != 1 {
+		t.Fatalf("audit expires: %+v", p.Flows.Expiring)
 	}
 	var js strings.Builder
 	if err := WriteJSON(&js, p); err != nil {

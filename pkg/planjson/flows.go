@@ -11,6 +11,9 @@ type Flows struct {
 	DeadLetters   []FlowDead  `json:"dead_letters"`
 	DelayTiers    []FlowTier  `json:"delay_tiers"`
 	Silenced      []FlowQueue `json:"silenced"`
+	// Expiring are the queues that now expire, or sooner (absent when
+	// none).
+	Expiring []FlowExpiring `json:"expiring,omitempty"`
 	// Truncated names the exchanges ("vhost/exchange") with more classes
 	// of keys than mqctl enumerates: not all of theirs are listed.
 	Truncated []string `json:"truncated"`
@@ -104,6 +107,16 @@ type FlowTier struct {
 	After         *FlowEnd   `json:"after"`
 	LosesMessages bool       `json:"loses_messages"`
 	Cause         string     `json:"cause,omitempty"`
+}
+
+// FlowExpiring is a queue that now expires, or sooner: once unused that
+// long, RabbitMQ deletes it with the messages it holds.
+type FlowExpiring struct {
+	Vhost    string `json:"vhost"`
+	Queue    string `json:"queue"`
+	BeforeMS *int64 `json:"before_ms,omitempty"`
+	AfterMS  int64  `json:"after_ms"`
+	Cause    string `json:"cause"`
 }
 
 // FlowQueue is a queue nothing reaches any more.
