@@ -185,6 +185,7 @@ func TestPageMatchesTypes(t *testing.T) {
 		{"A route is ", planjson.FlowRoute{}}, {"A class is ", planjson.FlowClass{}},
 		{"A dead-letter change is ", planjson.FlowDead{}}, {"A delay tier is ", planjson.FlowTier{}},
 		{"An end is ", planjson.FlowEnd{}}, {"A silenced queue is ", planjson.FlowQueue{}}, {"A split is ", planjson.FlowSplit{}},
+		{"A class side is ", planjson.FlowClassSide{}}, {"An expiring queue is ", planjson.FlowExpiring{}},
 	} {
 		check(t, strings.ToLower(strings.TrimSuffix(c.marker, " is ")), names(firstBraces(t, flows, c.marker), true), c.typ)
 	}
