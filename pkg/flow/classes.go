@@ -30,6 +30,11 @@ type classRequest struct {
 	skip    func(string) bool
 	context map[string]any
 	memo    string
+	// gates, when set, are the only keys the classes may have (patterns
+	// marked gate): the keys by which messages reach the queue whose dead
+	// letters keep them. A class of keys none of them admits is left out,
+	// and the classes are still told apart by f's patterns alone.
+	gates []keyPattern
 }
 
 // classKey names the classes of one request.
@@ -51,7 +56,7 @@ func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool)
 	ks, hs := []keyClass{{}}, []headerClass{{}}
 	var tk, th bool
 	if r.keys {
-		ks, tk = keyClasses(f.patterns, r.pruneKeys, c.max)
+		ks, tk = keyClasses(append(slices.Clip(f.patterns), r.gates...), r.pruneKeys, c.max)
 	}
 	if f.headers {
 		hs, th = headerClasses(f.criteria, r.skip, r.context, r.pruneHeaders, c.max, c.ver)

@@ -27,6 +27,8 @@ type keyAutomaton struct {
 	owner, pos []int32
 	// other is a word no pattern names: it stands for every such word.
 	other string
+	// gated: some pattern is a gate (keyPattern.gate).
+	gated bool
 }
 
 // splitKey splits a routing or binding key into words as the topic
@@ -43,6 +45,7 @@ func newKeyAutomaton(pats []keyPattern) *keyAutomaton {
 	a := &keyAutomaton{pats: pats, words: make([][]string, len(pats))}
 	named := map[string]bool{}
 	for i, p := range pats {
+		a.gated = a.gated || p.gate
 		a.words[i] = splitKey(p.text)
 		for j, w := range a.words[i] {
 			if p.literal || (w != "*" && w != "#") {
@@ -134,6 +137,23 @@ func (a *keyAutomaton) accepted(states []int32) []int {
 	return slices.Compact(out)
 }
 
+// admits reports whether a key that matches the patterns ps may be a
+// class's: the automaton has no gate patterns, or a gate is among ps.
+func (a *keyAutomaton) admits(ps []int) bool {
+	if !a.gated {
+		return true
+	}
+	return slices.ContainsFunc(ps, func(p int) bool { return a.pats[p].gate })
+}
+
+// routing returns ps without the gate patterns.
+func (a *keyAutomaton) routing(ps []int) []int {
+	if !a.gated {
+		return ps
+	}
+	return slices.DeleteFunc(ps, func(p int) bool { return a.pats[p].gate })
+}
+
 // relevant reports whether a relevant pattern is among ps.
 func (a *keyAutomaton) relevant(ps []int) bool {
 	for _, p := range ps {
@@ -180,7 +200,10 @@ type keyNode struct {
 // keyClasses partitions routing keys by the patterns that match them and
 // returns one class per set of patterns some key matches, in the order
 // met (shortest keys first). With prune, only the classes that match a
-// relevant pattern, and only the keys that still can, are explored.
+// relevant pattern, and only the keys that still can, are explored. Gate
+// patterns (keyPattern.gate) do not tell classes apart: where there are
+// some, a class is of the keys one of them matches, its example the
+// shortest such key, and its matches leave them out.
 // truncated is true when the classes (or the sets of states visited, at
 // most 16 per class allowed) went past max.
 func keyClasses(pats []keyPattern, prune bool, max int) (classes []keyClass, truncated bool) {
@@ -195,7 +218,8 @@ func keyClasses(pats []keyPattern, prune bool, max int) (classes []keyClass, tru
 		if len(seen) > 16*max {
 			return classes, true
 		}
-		if ps := a.accepted(n.states); !n.oneEmpty && (!prune || a.relevant(ps)) {
+		if ps := a.accepted(n.states); !n.oneEmpty && (!prune || a.relevant(ps)) && a.admits(ps) {
+			ps = a.routing(ps)
 			sig := encodeInts(ps)
 			if !found[sig] {
 				if len(classes) == max {

@@ -764,3 +764,49 @@ func TestExpiring(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadLetterClassesOnlyOfKeysThatReachTheQueue: dead letters that
+// keep the message's key have one of the keys by which messages reach the
+// queue (route.Simulator.InboundKeys): their classes are of those keys
+// only, the example one of them, unless any key can reach the queue (a
+// fanout binds it). A dead-letter routing key makes one class of all.
+func TestDeadLetterClassesOnlyOfKeysThatReachTheQueue(t *testing.T) {
+	side := func(dlxKey string, q obj, more ...obj) *topology.Topology {
+		return topo(append([]obj{exchange("orders", "topic", nil), exchange("dlx", "direct", nil), q, queue("dlq", nil),
+			bind("orders", "work", "order.*"), bind("dlx", "dlq", dlxKey)}, more...)...)
+	}
+	keyFrom := queue("work", topology.Args{"x-dead-letter-exchange": "dlx"})
+	fixedKey := queue("work", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"})
+	fan := []obj{exchange("fan", "fanout", nil), bind("fan", "work", "")}
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []string // the keys of work's dead-letter classes; "(all)" for one class of all
+	}{
+		{name: "the key reaches the queue by its name, not other",
+			before: side("work", keyFrom), after: side("other", keyFrom), want: []string{"work"}},
+		{name: "a topic binding's keys reach it",
+			before: side("order.x", keyFrom), after: side("other", keyFrom), want: []string{"order.x"}},
+		{name: "any key reaches a queue a fanout binds",
+			before: side("work", keyFrom, fan...), after: side("other", keyFrom, fan...), want: []string{"other", "work"}},
+		{name: "a dead-letter routing key",
+			before: side("work", fixedKey), after: side("other", fixedKey), want: []string{"(all)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, dl := range Compare(tc.before, tc.after, Options{}).DeadLetters {
+				switch {
+				case dl.Queue != "work":
+				case dl.Class == nil:
+					got = append(got, "(all)")
+				default:
+					got = append(got, dl.Class.RoutingKey)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("classes %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -27,7 +27,10 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 	if needK || f.headers {
 		req := classRequest{keys: needK, pruneKeys: sameKeys && f.keysOnly, pruneHeaders: sameKeys && f.headersOnly,
 			skip: deathSkip, context: c.deathContext(q, r), memo: "dead-letter"}
-		if f.headers {
+		if needK {
+			req.gates = c.inboundGates(q)
+		}
+		if f.headers || req.gates != nil {
 			req.memo += "\x00" + q + "\x00" + string(r)
 		}
 		var truncated bool
@@ -59,6 +62,27 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 		}
 		c.report(q, r, tier, class, eb, ea)
 	}
+}
+
+// inboundGates returns the keys by which messages reach queue q on
+// either side (route.Simulator.InboundKeys), as gate patterns: the only
+// keys its dead letters can keep. nil when a message of any key can reach
+// it.
+func (c *vhostCompare) inboundGates(q string) []keyPattern {
+	var out []keyPattern
+	for _, s := range []*side{c.b, c.a} {
+		k := s.sim.InboundKeys(q)
+		if k.Any {
+			return nil
+		}
+		for _, p := range k.Patterns {
+			out = append(out, keyPattern{text: p, gate: true})
+		}
+		for _, l := range k.Literals {
+			out = append(out, keyPattern{text: l, literal: true, gate: true})
+		}
+	}
+	return out
 }
 
 // dlxName names the dead-letter exchange of f: after the change, or

@@ -43,6 +43,9 @@ type keyPattern struct {
 	literal  bool
 	relevant bool
 	sides    uint8 // onBefore, onAfter: the sides with a binding of it
+	// gate: the pattern is not a binding to route by but one of the keys
+	// by which messages reach a queue (classRequest.gates).
+	gate bool
 }
 
 // Sides of the change, as bits.

@@ -131,10 +131,12 @@ func (p *propertyCase) deadLetterExchanges(q string, r route.Reason) []string {
 }
 
 // deadLetterSignature is what Class.Matches must be for queue q's dead
-// letters of m for reason r, and whether they have a class at all: where
-// they go depends on the message (its own key, kept by a dead-letter
-// exchange that routes by key, or a headers exchange on the way).
-func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Message) ([]string, bool) {
+// letters of m for reason r, whether they have a class at all (where
+// they go depends on the message: its own key, kept by a dead-letter
+// exchange that routes by key, or a headers exchange on the way), and
+// whether their classes are of keys (keyed: the key is kept and routed
+// by).
+func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Message) (sig []string, classed, keyed bool) {
 	var out []string
 	keyFrom, keyRouted, headers := false, false, false
 	type inPlay struct {
@@ -178,5 +180,12 @@ func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Mes
 		}
 		out = append(out, oracleMatches(s.sim, s.v, s.closure, keys, m.RoutingKey, h)...)
 	}
-	return sortedSet(out), keys || headers
+	return sortedSet(out), keys || headers, keys
+}
+
+// reachesQueue reports whether a message with m's routing key can reach
+// queue q on either side (route.Simulator.InboundKeys): the dead letters
+// that keep their key have no other.
+func (p *propertyCase) reachesQueue(q string, m route.Message) bool {
+	return p.b.InboundKeys(q).Admits(m.RoutingKey) || p.a.InboundKeys(q).Admits(m.RoutingKey)
 }

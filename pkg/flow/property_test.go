@@ -340,11 +340,22 @@ func (p *propertyCase) checkDeadLetter(q string, r route.Reason, n int) {
 		}
 	}
 	vocab := p.vocabulary(dlx...)
+	// The keys by which messages reach q, which its dead letters keep.
+	for _, s := range []*route.Simulator{p.b, p.a} {
+		k := s.InboundKeys(q)
+		for _, key := range append(slices.Clone(k.Patterns), k.Literals...) {
+			vocab.keys = append(vocab.keys, key)
+			vocab.words = append(vocab.words, splitKey(key)...)
+		}
+	}
 	for range n {
 		m := vocab.message(p.r)
 		p.st.keys++
 		eb, ea := p.ends(q, r, m)
-		sig, classed := p.deadLetterSignature(q, r, m)
+		sig, classed, keyed := p.deadLetterSignature(q, r, m)
+		if keyed && !p.reachesQueue(q, m) {
+			continue // no such message is in q: its classes leave it out
+		}
 		var match []ends
 		for i, c := range reported {
 			if (c == nil && !classed) || (c != nil && classed && slices.Equal(c.Matches, sig)) {

@@ -57,6 +57,8 @@ type Simulator struct {
 	// blind are the message-blind exchanges, whose route is computed
 	// once (see findBlind).
 	blind map[string]*fixedRoute
+	// inbound holds, per queue, the bindings into it (see InboundKeys).
+	inbound *inboundIndex
 }
 
 // exchangeIndex is one exchange with its outgoing bindings, indexed for
@@ -161,6 +163,7 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 		ix.add(b)
 	}
 	s.blind = s.findBlind()
+	s.inbound = &inboundIndex{}
 	return s
 }
 
