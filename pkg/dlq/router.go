@@ -91,21 +91,14 @@ func (r *TopologyRouter) RejectsAt(name string) (int64, bool) {
 }
 
 // DropsHead implements Router, from the queue's effective arguments: its
-// overflow is drop-head (or none), or reject-publish-dlx on a quorum
-// queue, which does not know it and pushes out the oldest (see route
-// ReasonsFor).
+// overflow pushes out the oldest (route.Simulator.DropsHead: drop-head,
+// or reject-publish-dlx on a quorum queue, which does not know it).
 func (r *TopologyRouter) DropsHead(name string) (HeadDrop, bool) {
 	q := r.v.Queues[name]
-	if q == nil || q.Type == topology.QueueStream {
+	if q == nil || q.Type == topology.QueueStream || !r.sim.DropsHead(name) {
 		return HeadDrop{}, false
 	}
 	args := r.sim.QueueArgs(name)
-	switch overflow, _ := args.String("x-overflow"); {
-	case overflow == "" || overflow == "drop-head":
-	case overflow == "reject-publish-dlx" && q.Type == topology.QueueQuorum:
-	default:
-		return HeadDrop{}, false
-	}
 	var h HeadDrop
 	h.MaxLength, h.HasLength = args.Int("x-max-length")
 	h.MaxBytes, h.HasBytes = args.Int("x-max-length-bytes")

@@ -251,10 +251,7 @@ func (v Version) Check(t *topology.Topology) error {
 		out = v.checkSettings(out, vn, vh)
 		out = v.checkPatterns(out, vn, vh)
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+	return refusals(v, out)
 }
 
 // checkQueues appends to out what v refuses of vhost vn's queues: an
@@ -568,10 +565,7 @@ func (v Version) CheckTopicPermissionExchanges(t *topology.Topology, has func(vh
 			}
 		}
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+	return refusals(v, out)
 }
 
 // CheckURIVhosts refuses the shovels and federation upstreams of t with a
@@ -624,10 +618,7 @@ func (v Version) CheckURIVhosts(t *topology.Topology, unreachable func(vhost str
 			}
 		}
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+	return refusals(v, out)
 }
 
 // bindingEnd is one end of a binding: its kind, its name, and which end.
@@ -750,8 +741,5 @@ func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k
 			}
 		}
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return &RefusalsError{Version: v.OrDefault(), Refusals: out}
+	return refusals(v, out)
 }
