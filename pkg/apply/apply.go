@@ -156,6 +156,11 @@ func FirstAlone(p *plan.Plan, opts Options) *plan.Change {
 	if s.Delete || s.Restore || (s.Change.Action != plan.Create && s.Change.Action != plan.Update) {
 		return nil
 	}
+	// A write the record must follow is not alone (the cheap tests first:
+	// plannedRecords copies the vhost's whole record).
+	if len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.Adopt) > 0 {
+		return nil
+	}
 	if _, vhosts := (&executor{opts: opts}).plannedRecords(p); len(vhosts) > 0 {
 		return nil
 	}

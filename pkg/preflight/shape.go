@@ -133,8 +133,22 @@ type planEnds struct {
 // nothing known).
 func endsOf(p *plan.Plan, held *topology.Topology) *planEnds {
 	e := &planEnds{exchanges: map[[2]string]*topology.Exchange{}, queueTypes: map[[2]string]string{}}
+	// Only the vhosts a binding is written in need theirs: a plan adding
+	// one queue to a vhost of 5,000 need not map them all.
+	bound := map[string]bool{}
+	for _, c := range p.Changes {
+		if c.Kind == kind.Binding && c.Action != plan.Delete && c.After != nil {
+			bound[c.Vhost] = true
+		}
+	}
+	if len(bound) == 0 {
+		return e
+	}
 	if held != nil {
 		for vn, v := range held.Vhosts {
+			if !bound[vn] {
+				continue
+			}
 			for name, x := range v.Exchanges {
 				e.exchanges[[2]string{vn, name}] = x
 			}
