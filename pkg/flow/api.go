@@ -238,6 +238,21 @@ type Diff struct {
 	// Truncated names the exchanges ("vhost/exchange") whose key classes
 	// went past Options.MaxClasses: not every class of theirs is listed.
 	Truncated []string `json:"truncated,omitempty"`
+	// Unlisted counts, per vhost, the queues declared on one side only
+	// whose names on the default exchange are past Options.MaxClasses (the
+	// first by name are Routes): their routes are not listed.
+	Unlisted []Unlisted `json:"unlisted,omitempty"`
+}
+
+// Unlisted is how many queues of a vhost, declared on one side only, have
+// no route of their own in Diff.Routes: New are declared after the change
+// only (their names now reach them on the default exchange), Deleted
+// before it only (their names reach no queue any more, and what they hold
+// is deleted with them).
+type Unlisted struct {
+	Vhost   string `json:"vhost"`
+	New     int    `json:"new"`
+	Deleted int    `json:"deleted"`
 }
 
 // Compare returns what changing before into after does to messages. Either
@@ -257,7 +272,7 @@ func Compare(before, after *topology.Topology, o Options) *Diff {
 
 // Empty reports whether the change moves no message.
 func (d *Diff) Empty() bool {
-	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring) == 0
+	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring)+len(d.Unlisted) == 0
 }
 
 // LosesMessages reports whether the change loses messages: a class that is
@@ -279,6 +294,11 @@ func (d *Diff) LosesMessages() bool {
 	}
 	for _, t := range d.DelayTiers {
 		if t.Loses {
+			return true
+		}
+	}
+	for _, u := range d.Unlisted {
+		if u.Deleted > 0 {
 			return true
 		}
 	}

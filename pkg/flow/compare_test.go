@@ -810,3 +810,62 @@ func TestDeadLetterClassesOnlyOfKeysThatReachTheQueue(t *testing.T) {
 		})
 	}
 }
+
+// TestUnlistedQueueNames checks that the queues whose default-exchange
+// routes are past the cap are counted, and that the views give the whole
+// count: 5,000 new queues read "the names of 1000 new queues" before.
+func TestUnlistedQueueNames(t *testing.T) {
+	names := func(ns ...string) *topology.Topology {
+		var objs []obj
+		for _, n := range ns {
+			objs = append(objs, queue(n, nil))
+		}
+		return topo(objs...)
+	}
+	text := func(d *Diff) string {
+		var sb strings.Builder
+		if err := WriteText(&sb, d, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return sb.String()
+	}
+	// Three deleted queues are listed (the first names), five new ones not.
+	d := Compare(names("d1", "d2", "d9"), names("n1", "n2", "n3", "n4", "n5"), Options{MaxClasses: 3})
+	if want := []Unlisted{{Vhost: "/", New: 5}}; !reflect.DeepEqual(d.Unlisted, want) {
+		t.Errorf("unlisted %+v, want %+v", d.Unlisted, want)
+	}
+	out := text(d)
+	for _, want := range []string{`~ the names of 5 new queues on the default exchange in vhost "/"`, "after:  each its own queue\n", `! key "d1" (the queue's name) on the default exchange`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "not every class") {
+		t.Errorf("text names the default exchange as truncated, where it counts the queues:\n%s", out)
+	}
+	// Two new queues listed with one deleted; three deleted ones past the
+	// cap still lose what they hold.
+	d = Compare(names("x1", "x2", "x3", "x4"), names("a1", "a2"), Options{MaxClasses: 3})
+	if want := []Unlisted{{Vhost: "/", Deleted: 3}}; !reflect.DeepEqual(d.Unlisted, want) {
+		t.Errorf("unlisted %+v, want %+v", d.Unlisted, want)
+	}
+	out = text(d)
+	for _, want := range []string{`! the names of 3 more deleted queues on the default exchange in vhost "/"`, "after:  each its own queue: a1, a2\n", "the names of 2 new queues"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	// Past the cap and the shown names: the count is of them all.
+	var many []string
+	for i := range 30 {
+		many = append(many, fmt.Sprintf("q%02d", i))
+	}
+	d = Compare(nil, names(many...), Options{MaxClasses: 20})
+	if out := text(d); !strings.Contains(out, "the names of 30 new queues") || !strings.Contains(out, "q09 and 20 more\n") {
+		t.Errorf("30 new queues, 20 listed:\n%s", out)
+	}
+	// Only the deleted ones past the cap lose messages.
+	if d := Compare(names("x1", "x2", "x3", "x4"), nil, Options{MaxClasses: 3}); !d.LosesMessages() {
+		t.Errorf("deleted queues past the cap: LosesMessages() = false")
+	}
+}

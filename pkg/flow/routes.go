@@ -56,6 +56,15 @@ func (c *vhostCompare) defaultRoutes() {
 	}
 	sort.Strings(names)
 	if len(names) > c.max {
+		u := Unlisted{Vhost: c.vhost}
+		for _, q := range names[c.max:] {
+			if c.b.hasQueue(q) {
+				u.Deleted++
+			} else {
+				u.New++
+			}
+		}
+		c.d.Unlisted = append(c.d.Unlisted, u)
 		names = names[:c.max]
 		c.truncate("")
 	}

@@ -26,6 +26,7 @@ func (d *Diff) sort() {
 	slices.SortFunc(d.Expiring, func(a, b Expiring) int {
 		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue))
 	})
+	slices.SortFunc(d.Unlisted, func(a, b Unlisted) int { return cmp.Compare(a.Vhost, b.Vhost) })
 	slices.Sort(d.Truncated)
 	d.Truncated = slices.Compact(d.Truncated)
 }

@@ -50,10 +50,30 @@ func (d *Diff) entries() []entry {
 		}
 		out = append(out, e)
 	}
+	unlisted := map[string]Unlisted{}
+	for _, u := range d.Unlisted {
+		unlisted[u.Vhost] = u
+		if u.New > 0 && newQueues[u.Vhost] == nil {
+			vhosts = append(vhosts, u.Vhost)
+		}
+	}
 	for _, v := range vhosts {
-		qs := newQueues[v]
-		out = append(out, entry{vhost: v, what: fmt.Sprintf("the names of %s on the default exchange", count(len(qs), "new queue")),
-			was: "no queue", now: "each its own queue: " + queues(qs)})
+		qs, more := newQueues[v], unlisted[v].New
+		now := "each its own queue"
+		switch {
+		case len(qs) > 0 && more > 0:
+			now += ": " + strings.Join(qs[:min(len(qs), shownQueues)], ", ") + fmt.Sprintf(" and %d more", len(qs)+more-min(len(qs), shownQueues))
+		case len(qs) > 0:
+			now += ": " + queues(qs)
+		}
+		out = append(out, entry{vhost: v, what: fmt.Sprintf("the names of %s on the default exchange", count(len(qs)+more, "new queue")),
+			was: "no queue", now: now})
+	}
+	for _, u := range d.Unlisted {
+		if u.Deleted > 0 {
+			out = append(out, entry{vhost: u.Vhost, loses: true, what: fmt.Sprintf("the names of %s on the default exchange", count(u.Deleted, "more deleted queue")),
+				was: "each its own queue", now: "no queue", cause: "the queues are deleted, with the messages they hold"})
+		}
 	}
 	for _, dl := range d.DeadLetters {
 		what := fmt.Sprintf("dead letters of queue %q (%s)", dl.Queue, dl.Reason)
@@ -242,6 +262,16 @@ func endText(e *DeadLetterEnd) string {
 	return fmt.Sprintf("%s (via %s, %s)", reach(e.Queues, e.Splits), via, key)
 }
 
+// truncatedExchanges is d.Truncated without the default exchanges whose
+// unlisted queue names d.Unlisted counts (the views say how many).
+func (d *Diff) truncatedExchanges() []string {
+	counted := map[string]bool{}
+	for _, u := range d.Unlisted {
+		counted[u.Vhost+"/"] = true
+	}
+	return slices.DeleteFunc(slices.Clone(d.Truncated), func(x string) bool { return counted[x] })
+}
+
 func count(n int, noun string) string {
 	if n == 1 || noun == "more" {
 		return fmt.Sprintf("%d %s", n, noun)
@@ -288,8 +318,8 @@ func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 			fmt.Fprintf(sb, "      cause:  %s\n", e.cause)
 		}
 	}
-	if len(d.Truncated) > 0 {
-		fmt.Fprintf(sb, "  (not every class of keys is listed for %s: their bindings make too many)\n", strings.Join(d.Truncated, ", "))
+	if t := d.truncatedExchanges(); len(t) > 0 {
+		fmt.Fprintf(sb, "  (not every class of keys is listed for %s: their bindings make too many)\n", strings.Join(t, ", "))
 	}
 	fmt.Fprintf(sb, "%s\n", d.Summary())
 	return sb.Flush()

@@ -37,8 +37,8 @@ func WriteMarkdown(w io.Writer, d *Diff, o MarkdownOptions) error {
 		writeTable(&sb, rest)
 		sb.WriteString("\n</details>\n")
 	}
-	if len(d.Truncated) > 0 {
-		fmt.Fprintf(&sb, "\nNot every class of keys is listed for %s: their bindings make too many.\n", cells(d.Truncated))
+	if t := d.truncatedExchanges(); len(t) > 0 {
+		fmt.Fprintf(&sb, "\nNot every class of keys is listed for %s: their bindings make too many.\n", cells(t))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err

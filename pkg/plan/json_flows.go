@@ -48,6 +48,9 @@ func jsonFlows(p *Plan) *pj.Flows {
 	for _, x := range d.Expiring {
 		out.Expiring = append(out.Expiring, pj.FlowExpiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
 	}
+	for _, u := range d.Unlisted {
+		out.Unlisted = append(out.Unlisted, pj.FlowUnlisted{Vhost: u.Vhost, New: u.New, Deleted: u.Deleted})
+	}
 	return out
 }
 
@@ -126,6 +129,9 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	}
 	for _, x := range doc.Expiring {
 		d.Expiring = append(d.Expiring, flow.Expiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
+	}
+	for _, u := range doc.Unlisted {
+		d.Unlisted = append(d.Unlisted, flow.Unlisted{Vhost: u.Vhost, New: u.New, Deleted: u.Deleted})
 	}
 	return d, unknown
 }

@@ -178,6 +178,7 @@ func TestPageMatchesTypes(t *testing.T) {
 	flows := section(t, text, "## Message flows")
 	check(t, "the flows", keys(rows(flows)), planjson.Flows{})
 	check(t, "an unknown vhost", names(rows(flows)["unknown"], true), planjson.FlowUnknown{})
+	check(t, "an unlisted count", names(rows(flows)["unlisted"], true), planjson.FlowUnlisted{})
 	for _, c := range []struct {
 		marker string
 		typ    any

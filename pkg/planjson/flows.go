@@ -17,6 +17,10 @@ type Flows struct {
 	// Truncated names the exchanges ("vhost/exchange") with more classes
 	// of keys than mqctl enumerates: not all of theirs are listed.
 	Truncated []string `json:"truncated"`
+	// Unlisted counts, per vhost, the queues declared on one side only
+	// whose names on the default exchange have no route listed (absent
+	// when none).
+	Unlisted []FlowUnlisted `json:"unlisted,omitempty"`
 	// Unknown are the vhosts whose flows mqctl could not tell (it could
 	// not read their exchanges, queues, bindings or policies), and why.
 	Unknown []FlowUnknown `json:"unknown"`
@@ -130,4 +134,13 @@ type FlowQueue struct {
 type FlowUnknown struct {
 	Vhost  string `json:"vhost"`
 	Reason string `json:"reason"`
+}
+
+// FlowUnlisted is how many queues of a vhost, declared on one side only,
+// have no route of their own listed: New after the change only, Deleted
+// before it only (what they hold is deleted with them).
+type FlowUnlisted struct {
+	Vhost   string `json:"vhost"`
+	New     int    `json:"new"`
+	Deleted int    `json:"deleted"`
 }
