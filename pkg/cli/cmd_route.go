@@ -276,7 +276,7 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 	p.line(0, "publish to %s with routing key %q%s%s:", target, m.RoutingKey, withHeaders, withExpiration)
 	var problems routeProblemList
 	switch {
-	case len(tr.Publish.Deliveries) == 0 && len(tr.Publish.Unsimulated) == 0:
+	case len(tr.Publish.Deliveries) == 0 && len(tr.Publish.Unsimulated) == 0 && len(tr.Publish.DirectReply) == 0:
 		reason := "no queue is bound for it"
 		if len(tr.Publish.Problems) > 0 {
 			reason = tr.Publish.Problems[0]
@@ -297,6 +297,9 @@ func writeRouteText(w io.Writer, tr route.Trace, simProblems []string, unsim map
 				path = routePublishPath(steps)
 			}
 			p.line(1, "%s -> unknown: plugin exchange %q is not simulated", path, x)
+		}
+		for _, k := range tr.Publish.DirectReply {
+			p.line(1, "direct reply-to %q: to the consumer of the channel that sent the request (its reply_to amq.rabbitmq.reply-to), while that channel is open; no queue holds it, and once the channel is gone the reply is dropped", k)
 		}
 		for _, c := range tr.Publish.OneOf {
 			path := routeExchangeLabel(c.Exchange)
@@ -363,6 +366,13 @@ func routeNotes(sim *route.Simulator, tr route.Trace) []string {
 	visit(tr.Hops)
 	if limits != "" {
 		notes = append(notes, limits)
+	}
+	if len(tr.Publish.DirectReply) > 0 {
+		if sim.Version().DirectReplyRouted() {
+			notes = append(notes, fmt.Sprintf("direct reply-to on RabbitMQ %s: the publish counts as routed, so a publisher using mandatory gets no basic.return, even when the requester is gone and the reply is dropped", sim.Version()))
+		} else {
+			notes = append(notes, fmt.Sprintf("direct reply-to on RabbitMQ %s: the publish counts as unroutable, so a publisher using mandatory gets the reply back (basic.return NO_ROUTE) although the requester received it (4.2 counts it as routed)", sim.Version()))
+		}
 	}
 	return notes
 }

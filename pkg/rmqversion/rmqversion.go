@@ -159,6 +159,15 @@ func (v Version) CountsRequeueAsDelivery() bool { return !v.AtLeast(4, 3) }
 // modified via the HTTP API"; 4.2.0 release notes), only with rabbitmqctl.
 func (v Version) ProtectsTaggedUsers() bool { return v.AtLeast(4, 2) }
 
+// DirectReplyRouted: a client's publish to the default exchange with a
+// Direct Reply-To key (amq.rabbitmq.reply-to.…) counts as routed, to the
+// requester's volatile queue (rabbit_volatile_queue, 4.2.0+), even when
+// the requester is gone. Before 4.2 the channel hands the reply to the
+// requester's channel beside routing (rabbit_channel deliver_reply/2 at
+// v3.10.8 and v4.0.5), and the publish counts as unroutable: with
+// mandatory it is returned (basic.return NO_ROUTE) although delivered.
+func (v Version) DirectReplyRouted() bool { return v.AtLeast(4, 2) }
+
 // DeprecatesTransientQueues: transient (non-durable) non-exclusive queues
 // are a deprecated feature (transient_nonexcl_queues), refused where the
 // broker denies it (4.0+).

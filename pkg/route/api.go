@@ -151,6 +151,13 @@ type Result struct {
 	// leads to (Splits); otherwise (before RabbitMQ 4.3) the exchange is
 	// in Unsimulated and Deliveries hold nothing through it.
 	OneOf []Choice `json:"one_of,omitempty"`
+	// DirectReply are the routing keys of a client's publish to the
+	// default exchange that are Direct Reply-To addresses
+	// (amq.rabbitmq.reply-to.…): the broker hands such a reply to the
+	// consumer of the channel that sent the request, while that channel
+	// is open, and drops it once it is gone; no queue holds it (see
+	// rmqversion.Version.DirectReplyRouted for what mandatory does).
+	DirectReply []string `json:"direct_reply,omitempty"`
 	// queues are the queues of Deliveries, when known (a message-blind
 	// exchange's shared result).
 	queues []string

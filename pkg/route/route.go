@@ -320,6 +320,16 @@ func describeValue(v any) string {
 	return fmt.Sprintf("%v (%T)", v, v)
 }
 
+// IsDirectReplyKey reports whether key, published to the default
+// exchange, is a Direct Reply-To address: the broker delivers it to the
+// requester's channel, not to a queue (rabbit_exchange
+// virtual_reply_queue/1 at v3.10.8 and v4.0.5, rabbit_volatile_queue
+// from 4.2). "amq.rabbitmq.reply-to" alone is not: a requester gives it
+// as its reply_to, and the broker replaces it with a full address.
+func IsDirectReplyKey(key string) bool {
+	return strings.HasPrefix(key, "amq.rabbitmq.reply-to.")
+}
+
 // Publish routes a message published by a client: through exchange
 // m.Exchange, its exchange-to-exchange bindings and alternate exchanges.
 func (s *Simulator) Publish(m Message) Result { return s.route(m, true) }
@@ -369,13 +379,17 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 				continue
 			}
 			seen[k] = true
+			if fromClient && IsDirectReplyKey(k) {
+				res.DirectReply = append(res.DirectReply, k)
+				continue
+			}
 			if _, ok := s.queues[k]; ok {
 				res.Deliveries = append(res.Deliveries, Delivery{Queue: k, Path: []Step{{Exchange: "", Via: ViaDefault, BindingKey: k, To: k, ToType: topology.DestQueue, ExchangeType: typeDirect}}})
 			} else {
 				problem("the default exchange routes by queue name and no queue is named %q", k)
 			}
 		}
-		if len(res.Deliveries) > 0 {
+		if len(res.Deliveries)+len(res.DirectReply) > 0 {
 			res.Problems = nil
 		}
 		sort.Slice(res.Deliveries, func(i, j int) bool { return res.Deliveries[i].Queue < res.Deliveries[j].Queue })
