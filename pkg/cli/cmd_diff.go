@@ -78,6 +78,12 @@ markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 			// new files name, and leaves a vhost they drop alone.
 			cur := plan.OldSide(old, new)
 			p := plan.DiffWith(new, cur, plan.Options{Version: version})
+			// What plan refuses given what the broker holds, the old side
+			// standing for the broker: a write naming an exchange or queue
+			// the change deletes.
+			if err := p.CheckDeletedEnds(version, new); err != nil {
+				return judgedFor(fmt.Errorf("the change would be refused: %w", err), version)
+			}
 			p.Vhosts = new.VhostNames()
 			p.SetFlows(cur, version)
 			view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}

@@ -145,7 +145,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	if err := <-checked; err != nil {
 		return nil, nil, stakes{}, err
 	}
-	if err := checkDeletedEnds(p, version, desired); err != nil && !e.noTable {
+	if err := p.CheckDeletedEnds(version, desired); err != nil && !e.noTable {
 		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
 	e.keepOwnUser(p)
@@ -193,24 +193,6 @@ func (e *Engine) checkAgainst(ctx context.Context, version rmqversion.Version, d
 		}
 	}
 	return nil
-}
-
-// checkDeletedEnds refuses what desired writes naming an exchange or queue
-// that p deletes (rmqversion.Version.CheckDeletedEnds): the broker has it
-// while the plan is made, not when apply writes beside the delete.
-func checkDeletedEnds(p *plan.Plan, version rmqversion.Version, desired *topology.Topology) error {
-	deleted := map[plan.ObjectRef]bool{}
-	for _, c := range p.Changes {
-		if c.Action == plan.Delete && (c.Kind == kind.Exchange || c.Kind == kind.Queue) {
-			deleted[c.Ref()] = true
-		}
-	}
-	if len(deleted) == 0 {
-		return nil
-	}
-	return version.CheckDeletedEnds(desired, func(vhost string, k kind.Kind, name string) bool {
-		return deleted[plan.ObjectRef{Kind: k, Vhost: vhost, Name: name}]
-	})
 }
 
 // keepOwnUser leaves out of p every change that would delete the user

@@ -1192,3 +1192,23 @@ func (d *differ) unreadKind(vhost string, k Kind) bool {
 	_, ok := d.cur.UnreadKind(vhost, k)
 	return ok
 }
+
+// CheckDeletedEnds refuses what desired writes naming an exchange or queue
+// that p deletes (rmqversion.Version.CheckDeletedEnds): the broker has it
+// while the plan is made, not when apply writes beside the delete. plan
+// and diff both ask it, so that a pull request's diff fails as its plan
+// will.
+func (p *Plan) CheckDeletedEnds(version rmqversion.Version, desired *topology.Topology) error {
+	deleted := map[ObjectRef]bool{}
+	for _, c := range p.Changes {
+		if c.Action == Delete && (c.Kind == kind.Exchange || c.Kind == kind.Queue) {
+			deleted[c.Ref()] = true
+		}
+	}
+	if len(deleted) == 0 {
+		return nil
+	}
+	return version.CheckDeletedEnds(desired, func(vhost string, k kind.Kind, name string) bool {
+		return deleted[ObjectRef{Kind: k, Vhost: vhost, Name: name}]
+	})
+}
