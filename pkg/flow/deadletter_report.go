@@ -245,7 +245,7 @@ func (s *side) newLengthLimit(q string) string {
 	}
 	text := "it now has " + what + ", and when full " + s.whenFull(q)
 	if own := s.v.Queues[q]; own != nil && !own.Arguments.Has("x-max-length") && !own.Arguments.Has("x-max-length-bytes") {
-		text += ", starting with what it holds over the limit when the policy is put (mqctl apply refuses that without --allow-data-loss)"
+		text += fmt.Sprintf(", starting with what it holds over the limit when %s is put (mqctl apply refuses that without --allow-data-loss)", s.policyOf(q, "x-max-length", "x-max-length-bytes"))
 	}
 	return text
 }
@@ -257,8 +257,8 @@ func (s *side) newLengthLimit(q string) string {
 func (s *side) newDeliveryLimit(q string) string {
 	limit, _ := s.sim.DeliveryLimit(q)
 	when, counts := s.sim.DeliveryLimitRule(limit, !s.setup(q).configured)
-	source := "x-delivery-limit"
-	if _, own := s.sim.QueueArg(q, "x-delivery-limit"); !own {
+	source := s.sim.QueueArgSource(q, "x-delivery-limit")
+	if source == "" {
 		source = "the delivery limit quorum queues have by default"
 	}
 	return fmt.Sprintf("it now %s (%s): %s", when, source, counts)
@@ -272,14 +272,26 @@ func (c *vhostCompare) startsDropping(q string, r route.Reason) string {
 	case route.Expired:
 		if v, ok := s.sim.QueueArg(q, "x-message-ttl"); ok {
 			if ms, isInt := topology.Normalize(v).(int64); isInt {
-				return fmt.Sprintf("its messages now expire after %s (x-message-ttl)", loader.FormatDuration(ms))
+				return fmt.Sprintf("its messages now expire after %s (%s)", loader.FormatDuration(ms), s.sim.QueueArgSource(q, "x-message-ttl"))
 			}
 		}
-		return "its messages now expire (x-message-ttl)"
+		return fmt.Sprintf("its messages now expire (%s)", s.sim.QueueArgSource(q, "x-message-ttl"))
 	case route.MaxLen:
 		return c.maxLenCause(q)
 	case route.DeliveryLimit:
 		return s.newDeliveryLimit(q)
 	}
 	return fmt.Sprintf("it now dead-letters messages (%s)", r)
+}
+
+// policyOf names the policy (or operator policy) that sets one of queue
+// q's effective arguments args on side s, the first that one sets: "policy
+// \"limits\"" ("the policy" when none does).
+func (s *side) policyOf(q string, args ...string) string {
+	for _, a := range args {
+		if src := s.sim.QueueArgSource(q, a); src != "" && src != a {
+			return src[:strings.LastIndex(src, "'s ")]
+		}
+	}
+	return "the policy"
 }

@@ -52,6 +52,6 @@ func (s *side) expiryCause(q string, ms int64) string {
 	if own := s.v.Queues[q]; own != nil && topology.Normalize(own.Arguments["x-expires"]) == ms {
 		return fmt.Sprintf("it now expires once unused for %s (x-expires)", loader.FormatDuration(ms)) + fate
 	}
-	return fmt.Sprintf("it now expires once unused for %s (a policy's expires)", loader.FormatDuration(ms)) + fate +
-		"; the time counts from when the policy is put (mqctl apply refuses that for a queue that holds messages and has no consumer, without --allow-data-loss)"
+	return fmt.Sprintf("it now expires once unused for %s (%s)", loader.FormatDuration(ms), s.sim.QueueArgSource(q, "x-expires")) + fate +
+		fmt.Sprintf("; the time counts from when %s is put (mqctl apply refuses that for a queue that holds messages and has no consumer, without --allow-data-loss)", s.policyOf(q, "x-expires"))
 }

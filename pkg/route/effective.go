@@ -442,6 +442,34 @@ func (s *Simulator) DropsHead(name string) bool {
 	return overflow == "" || overflow == "drop-head" || (overflow == "reject-publish-dlx" && queueType(q) == topology.QueueQuorum)
 }
 
+// QueueArgSource says where the effective argument arg of queue name (see
+// QueueArgs) comes from: the queue's own argument (arg itself), or the
+// policy or operator policy whose key stands for it (`policy "limits"'s
+// max-length`). "" when the argument is not in force.
+func (s *Simulator) QueueArgSource(name, arg string) string {
+	e, ok := s.queues[name]
+	v, set := e.args[arg]
+	if !ok || !set {
+		return ""
+	}
+	if q := s.v.Queues[name]; q != nil && q.Arguments.Has(arg) && topology.ValueEqual(q.Arguments[arg], v) {
+		return arg
+	}
+	key, _ := PolicyOverride("queue", queueType(s.v.Queues[name]), arg)
+	for _, p := range []struct {
+		what string
+		p    *topology.Policy
+	}{{"operator policy", e.opPolicy}, {"policy", e.policy}} {
+		if p.p == nil || key == "" {
+			continue
+		}
+		if pv, has := p.p.Definition[key]; has && topology.ValueEqual(pv, v) && (p.what == "policy" || s.operatorKey(key)) {
+			return fmt.Sprintf("%s %q's %s", p.what, p.p.Name, key)
+		}
+	}
+	return arg
+}
+
 // QueuePolicies returns the names of the policy and of the operator policy
 // that apply to queue name ("" when none).
 func (s *Simulator) QueuePolicies(name string) (policy, operatorPolicy string) {

@@ -209,3 +209,35 @@ func TestPCREPatterns(t *testing.T) {
 		t.Errorf("problems: %q", s.Problems())
 	}
 }
+
+// TestQueueArgSource: where a queue's effective argument comes from, as
+// the flows' causes name it: its own argument, the policy or the operator
+// policy whose value is in force.
+func TestQueueArgSource(t *testing.T) {
+	v := topology.NewVhost("/")
+	q := func(name string, args topology.Args) {
+		v.Queues[name] = &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true, Arguments: args}
+	}
+	q("own", topology.Args{"x-message-ttl": int64(1000)})
+	q("smaller-own", topology.Args{"x-message-ttl": int64(10)})
+	q("by-policy", nil)
+	q("capped", nil)
+	q("bare.x", nil)
+	v.Policies["ttl"] = &topology.Policy{Name: "ttl", Pattern: "^(own|smaller-own|by-policy|capped)$", ApplyTo: "queues", Definition: topology.Args{"message-ttl": int64(60000), "max-length": int64(50)}}
+	v.OperatorPolicies["cap"] = &topology.Policy{Name: "cap", Pattern: "^capped$", ApplyTo: "queues", Definition: topology.Args{"message-ttl": int64(5000)}}
+	s := New(v)
+	for _, tt := range []struct{ queue, arg, want string }{
+		{"own", "x-message-ttl", "x-message-ttl"},
+		{"smaller-own", "x-message-ttl", "x-message-ttl"},
+		{"by-policy", "x-message-ttl", `policy "ttl"'s message-ttl`},
+		{"by-policy", "x-max-length", `policy "ttl"'s max-length`},
+		{"capped", "x-message-ttl", `operator policy "cap"'s message-ttl`},
+		{"capped", "x-max-length", `policy "ttl"'s max-length`},
+		{"bare.x", "x-message-ttl", ""},
+		{"nope", "x-message-ttl", ""},
+	} {
+		if got := s.QueueArgSource(tt.queue, tt.arg); got != tt.want {
+			t.Errorf("QueueArgSource(%q, %q) = %q, want %q", tt.queue, tt.arg, got, tt.want)
+		}
+	}
+}
