@@ -185,6 +185,17 @@ func forbiddenHint(reason string) string {
 	return ""
 }
 
+// speaksAMQP reports whether err is the answer of an AMQP listener to an
+// HTTP request (its protocol header, "AMQP" and the version), over plain
+// HTTP or TLS: --server was given the broker's AMQP port.
+func speaksAMQP(err error) bool {
+	var recErr tls.RecordHeaderError
+	if errors.As(err, &recErr) && string(recErr.RecordHeader[:4]) == "AMQP" {
+		return true
+	}
+	return strings.Contains(err.Error(), `malformed HTTP response "AMQP`)
+}
+
 // transportError classifies an error from the HTTP round trip (no answer).
 func (c *Client) transportError(ctx context.Context, r *request, err error) error {
 	op, server := r.op, c.at(r)
@@ -207,6 +218,8 @@ func (c *Client) transportError(ctx context.Context, r *request, err error) erro
 		alert   tls.AlertError
 	)
 	switch {
+	case speaksAMQP(err):
+		return fmt.Errorf("%s answers in AMQP, not HTTP: that is the broker's AMQP port; give --server the management API's (15672 by default, 15671 with TLS): %w", server, ErrUnreachable)
 	case errors.As(err, &recErr), strings.Contains(detail, "server gave HTTP response to HTTPS client"):
 		return fmt.Errorf("TLS handshake with %s failed: the server does not speak TLS there (use http:// for a plain listener): %w", server, ErrTLS)
 	case errors.As(err, &verr), errors.As(err, &uaerr), errors.As(err, &hostErr), errors.As(err, &invErr):

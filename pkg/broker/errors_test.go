@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -232,6 +233,43 @@ func TestServerURLForms(t *testing.T) {
 		}
 		if c.Server() != tt.base || c.user != tt.user {
 			t.Errorf("newClient(%q): base %q user %q, want %q %q", tt.in, c.Server(), c.user, tt.base, tt.user)
+		}
+	}
+}
+
+// TestConnectToAnAMQPPort: --server given the broker's AMQP port gets an
+// error that says so and which port to give, at once: an AMQP listener
+// answers an HTTP request with its protocol header (as RabbitMQ does), and
+// trying again cannot help.
+func TestConnectToAnAMQPPort(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			conn.Write([]byte("AMQP\x00\x00\x09\x01"))
+			conn.Close()
+		}
+	}()
+	for _, scheme := range []string{"http", "https"} {
+		server := scheme + "://" + l.Addr().String()
+		before := accepted.Load()
+		_, err := Connect(context.Background(), Config{Server: server, Username: "bob", Password: secret})
+		want := server + " answers in AMQP, not HTTP: that is the broker's AMQP port; give --server the management API's (15672 by default, 15671 with TLS)"
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, ErrUnreachable) {
+			t.Errorf("%s: error %v, want one starting %q", scheme, err, want)
+		}
+		if n := accepted.Load() - before; n != 1 {
+			t.Errorf("%s: %d connections, want 1 (an AMQP answer is not tried again)", scheme, n)
 		}
 	}
 }

@@ -114,7 +114,7 @@ func retryableStatus(code int) bool {
 // classifyTransport tells a request that never left (dial failure) from one
 // whose fate is unknown, and both from failures another try cannot cure.
 func classifyTransport(ctx context.Context, err error) failure {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || speaksAMQP(err) {
 		return failFinal
 	}
 	var (
