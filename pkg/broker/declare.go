@@ -42,6 +42,7 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 	// context: once ctx ends, a deadline in the past ends them (stop takes
 	// that back once the dial is over).
 	stop := func() bool { return true }
+	var first *firstBytes
 	cfg := amqp.Config{
 		Properties:      amqp.Table{"connection_name": o.Name},
 		TLSClientConfig: o.TLS,
@@ -57,7 +58,8 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 				return nil, err
 			}
 			stop = context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
-			return c, nil
+			first = &firstBytes{Conn: c}
+			return first, nil
 		},
 	}
 	conn, err := amqp.DialConfig(u.String(), cfg)
@@ -81,6 +83,16 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 		}
 		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %w", u.Host, o.Vhost, ended(ctx))
 	}
+	if err != nil && first != nil {
+		switch head := first.bytes(); {
+		case head == "HTTP/":
+			return nil, fmt.Errorf("cannot open an AMQP connection to %s: it answers in HTTP, not AMQP (is it the management API's port?); give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)", u.Host)
+		case head == "" && strings.Contains(err.Error(), "EOF"):
+			// RabbitMQ's management listener waits for the rest of an
+			// HTTP request, then closes without a word (4.3.6: 5 s).
+			return nil, fmt.Errorf("cannot open an AMQP connection to %s: it closed the connection without answering the AMQP handshake, as the management API's port does; give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)", u.Host)
+		}
+	}
 	if err != nil {
 		var ae *amqp.Error
 		msg := MaskURL(err.Error())
@@ -93,9 +105,71 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 				msg += ": the vhost has as many connections as its max-connections allows; mqctl needs one to it (its apply lock, its declarations): raise max-connections (rabbitmqctl set_vhost_limits), or close some connections"
 			}
 		}
-		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg)
+		return nil, &dialError{text: fmt.Sprintf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg), err: ae}
 	}
 	return conn, nil
+}
+
+// dialError is a failed dial as the user reads it (no password), which
+// unwraps to the broker's refusal (an *amqp.Error, nil for another cause).
+type dialError struct {
+	text string
+	err  *amqp.Error
+}
+
+func (e *dialError) Error() string { return e.text }
+
+func (e *dialError) Unwrap() error {
+	if e.err == nil {
+		return nil
+	}
+	return e.err
+}
+
+// firstBytes is a connection that keeps the first bytes it reads: what
+// answered the AMQP protocol header, to tell an HTTP listener (the
+// management API's port given for the AMQP one) from a broker.
+type firstBytes struct {
+	net.Conn
+	mu   sync.Mutex
+	head []byte
+}
+
+func (f *firstBytes) Read(p []byte) (int, error) {
+	n, err := f.Conn.Read(p)
+	f.mu.Lock()
+	if len(f.head) < 5 {
+		f.head = append(f.head, p[:min(n, 5-len(f.head))]...)
+	}
+	f.mu.Unlock()
+	return n, err
+}
+
+// bytes are the first bytes the peer sent (up to 5).
+func (f *firstBytes) bytes() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return string(f.head)
+}
+
+// CheckAMQP makes sure, before anything changes, that o reaches a broker
+// over AMQP with the user's credentials: it opens a connection to
+// o.Vhost, a vhost that does not exist yet, which the broker refuses only
+// after the protocol handshake and the login (530 NOT_ALLOWED "vhost …
+// not found"). An apply that creates every vhost it writes in asks it
+// before creating the first, whose lock it can only take after. nil when
+// the broker answers so, or opens the connection (the vhost exists after
+// all); the dial's error otherwise.
+func CheckAMQP(ctx context.Context, o AMQPDial) error {
+	conn, err := DialAMQP(ctx, o)
+	if err == nil {
+		return conn.Close()
+	}
+	var ae *amqp.Error
+	if errors.As(err, &ae) && ae.Code == amqp.NotAllowed && strings.Contains(ae.Reason, "not found") {
+		return nil
+	}
+	return err
 }
 
 // vhostDown reports whether err is the broker's refusal of a connection

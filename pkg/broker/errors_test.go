@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -271,5 +272,41 @@ func TestConnectToAnAMQPPort(t *testing.T) {
 		if n := accepted.Load() - before; n != 1 {
 			t.Errorf("%s: %d connections, want 1 (an AMQP answer is not tried again)", scheme, n)
 		}
+	}
+}
+
+// TestDialAMQPToAnHTTPPort: --amqp-url given an HTTP port says so and
+// which port to give, whether the listener answers in HTTP or closes
+// without a word (RabbitMQ's management listener does, once its request
+// timeout passes); the password never shows.
+func TestDialAMQPToAnHTTPPort(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, answer, want string
+	}{
+		{"answers in HTTP", "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", "it answers in HTTP, not AMQP (is it the management API's port?); give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)"},
+		{"closes without a word", "", "it closed the connection without answering the AMQP handshake, as the management API's port does; give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			go func() {
+				conn, err := l.Accept()
+				if err != nil {
+					return
+				}
+				_, _ = io.ReadFull(conn, make([]byte, 8))
+				_, _ = conn.Write([]byte(tt.answer))
+				conn.Close()
+			}()
+			_, err = DialAMQP(context.Background(), AMQPDial{URL: "amqp://bob:" + secret + "@" + l.Addr().String(), Vhost: "v"})
+			want := "cannot open an AMQP connection to " + l.Addr().String() + ": " + tt.want
+			if err == nil || err.Error() != want {
+				t.Errorf("error %v\nwant %s", err, want)
+			}
+		})
 	}
 }

@@ -229,6 +229,9 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err := apply.Check(p, opts); err != nil {
 		return out, err
 	}
+	if err := locks.checkFirst(ctx, p); err != nil {
+		return out, err
+	}
 	var first *plan.Change
 	if !o.NoPreflight {
 		first = apply.FirstAlone(p, opts)

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -85,6 +87,30 @@ func (l *locks) lost() error {
 	for vh, lk := range l.held {
 		if lk.Lost() {
 			return fmt.Errorf("the apply lock of vhost %q was lost (its AMQP connection closed), so another apply could interleave", vh)
+		}
+	}
+	return nil
+}
+
+// checkFirst makes sure, before anything changes, that the locks can be
+// taken at all when p creates every vhost it writes in: none is held yet,
+// and each is taken right after its vhost is created, so an AMQP URL that
+// reaches no broker, or refuses the user, would fail the apply after its
+// first change (met with --amqp-url given the management API's port).
+// broker.CheckAMQP asks the broker for the first vhost p creates.
+func (l *locks) checkFirst(ctx context.Context, p *plan.Plan) error {
+	l.mu.Lock()
+	held := len(l.held)
+	l.mu.Unlock()
+	if held > 0 {
+		return nil
+	}
+	for _, c := range p.Changes {
+		if c.Kind == kind.Vhost && c.Action == plan.Create {
+			if err := broker.CheckAMQP(ctx, broker.AMQPDial{URL: l.opts.URL, Vhost: c.Name, TLS: l.opts.TLS, Name: l.opts.Name}); err != nil {
+				return fmt.Errorf("apply refused, nothing was changed: mqctl takes the apply lock of vhost %q over AMQP right after creating it, and %w", c.Name, err)
+			}
+			return nil
 		}
 	}
 	return nil

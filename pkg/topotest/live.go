@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -194,7 +193,7 @@ type prober struct {
 }
 
 func newProber(ctx context.Context, v *topology.Vhost, vhost string, o LiveOptions) (*prober, error) {
-	conn, err := dial(o.AMQPURL, o.TLS, vhost)
+	conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: o.AMQPURL, Vhost: vhost, TLS: o.TLS, Name: "mqctl test"})
 	if err != nil {
 		return nil, err
 	}
@@ -224,26 +223,6 @@ func newProber(ctx context.Context, v *topology.Vhost, vhost string, o LiveOptio
 }
 
 func (p *prober) close() { p.conn.Close() }
-
-// dial opens an AMQP connection to vhost; errors never show the password.
-func dial(rawURL string, tlsCfg *tls.Config, vhost string) (*amqp.Connection, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("AMQP URL %q is invalid", broker.MaskURL(rawURL))
-	}
-	u.Path = "/" + vhost
-	u.RawPath = "/" + url.PathEscape(vhost)
-	conn, err := amqp.DialConfig(u.String(), amqp.Config{
-		Properties:      amqp.Table{"connection_name": "mqctl test"},
-		TLSClientConfig: tlsCfg,
-		Heartbeat:       10 * time.Second,
-		Dial:            amqp.DefaultDial(10 * time.Second),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, vhost, broker.MaskURL(err.Error()))
-	}
-	return conn, nil
-}
 
 // copyOf is one copy of a probe found in a queue.
 type copyOf struct {
