@@ -23,12 +23,8 @@ import (
 // right URL the same apply goes through.
 func TestApplyChecksAMQPBeforeCreatingAVhost(t *testing.T) {
 	t.Parallel()
-	b := testbroker.New(t)
-	ctx := context.Background()
-	c, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: b.Username, Password: b.Password})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFixture(t)
+	b, c, ctx := f.b, f.c, context.Background()
 	vhost := testbroker.Name(t, "mqctl-test")
 	t.Cleanup(func() { _ = c.DeleteVhost(context.Background(), vhost) })
 	desired, err := loader.LoadBytes("topology.yaml", []byte(fmt.Sprintf("version: 1\nvhosts:\n  %q:\n    queues:\n      q: {}\n", vhost)), loader.Options{})
