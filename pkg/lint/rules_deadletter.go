@@ -45,6 +45,12 @@ func runNoDLX(p *Pass) []Finding {
 		if hasReason(reasons, route.MaxLen) {
 			fix += ", or set overflow: reject-publish so that a full queue refuses new messages (publishers get a nack with publisher confirms) instead of dropping its oldest"
 		}
+		if !limited && p.Sim.OnArrival(name, route.Message{}).Reason == route.Expired {
+			// A message TTL of 0: a live feed, where a dead-letter
+			// exchange would collect every message no consumer waited for.
+			what = fmt.Sprintf("queue %q has a message TTL of 0 (%s) and no dead-letter exchange: it discards every message no consumer takes at once (a live feed, what AMQP's immediate flag once did), and one a consumer rejects, without a trace", name, p.Sim.QueueArgSource(name, "x-message-ttl"))
+			fix = fmt.Sprintf("If only the consumers ready when a message arrives should get it, that is what the queue does: silence this with `# mqctl:ignore MQ101` (a dead-letter exchange would collect every message published while no consumer waits). Otherwise give it a message_ttl above 0, and dead_letter: {exchange: %s, queue: %s.dlq} to keep what expires", p.dlxToShare(), name)
+		}
 		f := p.queueFinding(q, "%s. %s", what, fix)
 		switch {
 		case limited:

@@ -995,3 +995,39 @@ func TestMQ108UnconsumedQueueExpires(t *testing.T) {
 		t.Errorf("the delay queue's finding: %s %s", f.Severity, f.Message)
 	}
 }
+
+// TestMQ101LiveFeed: a queue with a message TTL of 0 (by argument or
+// policy) and no dead-letter exchange discards what no consumer takes at
+// once, which is what a live feed wants: the finding says so and how to
+// silence it, and does not tell the user to add a DLQ that would collect
+// every message published while no consumer waits. A TTL above 0 keeps
+// the usual advice.
+func TestMQ101LiveFeed(t *testing.T) {
+	b := newBuilder()
+	b.queue("feed", topology.Args{argTTL: 0})
+	b.queue("by.policy", nil)
+	b.policy("zero", "^by\\.policy$", topology.Args{"message-ttl": 0})
+	b.queue("slow", topology.Args{argTTL: 60000})
+	got := map[string]string{}
+	for _, f := range only(b.run(t, Options{}), "MQ101") {
+		got[f.Object.Name] = f.Message
+	}
+	for q, source := range map[string]string{"feed": "x-message-ttl", "by.policy": `policy "zero"'s message-ttl`} {
+		m := got[q]
+		for _, want := range []string{
+			fmt.Sprintf("queue %q has a message TTL of 0 (%s) and no dead-letter exchange: it discards every message no consumer takes at once", q, source),
+			"silence this with `# mqctl:ignore MQ101`",
+			"Otherwise give it a message_ttl above 0",
+		} {
+			if !strings.Contains(m, want) {
+				t.Errorf("MQ101 for %s lacks %q: %s", q, want, m)
+			}
+		}
+		if strings.Contains(m, "Add dead_letter") {
+			t.Errorf("MQ101 for %s tells the user to add a DLQ: %s", q, m)
+		}
+	}
+	if m := got["slow"]; !strings.Contains(m, "Add dead_letter:") || strings.Contains(m, "TTL of 0") {
+		t.Errorf("MQ101 for a TTL of 1m: %s", m)
+	}
+}
