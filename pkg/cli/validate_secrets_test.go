@@ -59,7 +59,7 @@ vhosts:
     queues: { q: {} }
     shovels:
       s1: { src-uri: "amqp://bob:` + uriSecret + `@/v", src-queue: nq, dest-uri: "amqp://bob:` + uriSecret + `@/w", dest-queue: q }
-      s2: { src-uri: "amqps://b%40b:` + uriSecret + `%21@/v", src-queue: q, dest-uri: ["amqp://al:` + uriSecret + `@/v"], dest-queue: nq2 }
+      s2: { src-uri: "amqp://b%40b:` + uriSecret + `%21@/v", src-queue: q, dest-uri: ["amqp://al:` + uriSecret + `@/v"], dest-queue: nq2 }
     federation_upstreams:
       u1: { uri: ["amqp://fed:` + uriSecret + `@/v"] }
 `
@@ -118,7 +118,7 @@ func TestOfflineCommandsMaskURIs(t *testing.T) {
 		{"lint", []string{"lint", "-f", hostless}, 0, mq403},
 		{"lint json", []string{"lint", "-f", hostless, "--format", "json"}, 0, mq403},
 		{"lint sarif", []string{"lint", "-f", hostless, "--format", "sarif"}, 0, mq403},
-		{"validate --expanded", []string{"validate", "-f", hostless, "--expanded"}, 0, []string{"amqp://bob:***@/v", "amqps://b%40b:***@/v", "amqp://fed:***@/v"}},
+		{"validate --expanded", []string{"validate", "-f", hostless, "--expanded"}, 0, []string{"amqp://bob:***@/v", "amqp://b%40b:***@/v", "amqp://fed:***@/v"}},
 		{"validate -o json", []string{"validate", "-f", hostless, "-o", "json"}, 0, []string{"amqp://bob:***@/w", "amqp://al:***@/v"}},
 		{"graph", []string{"graph", "-f", hostless}, 0, nil},
 		{"export", []string{"export", "--from", defs}, 0, []string{"V_SHOVEL_S1_SRC_URI"}},

@@ -84,6 +84,58 @@ func TestURIProblem(t *testing.T) {
 		{"amqp://f%g@localhost/v", "its user name holds a %"},
 		{"amqp://fed:pw@local%host/v", "its host holds a %"},
 		{"amqp://fed:pw@localhost/%zz", `its vhost "%zz" holds a %`}, // invalid_entitiy
+		// The query, measured on 4.3.6 (HTTP 400 for each refusal).
+		{"amqp://fed:pw@h/v?heartbeat=abc", `its query parameter heartbeat="abc" is not an integer`}, // invalid_amqp_params_parameter, not_an_integer
+		{"amqp://h/v?channel_max=x", `channel_max="x" is not an integer`},
+		{"amqp://h/v?frame_max=x", `frame_max="x" is not an integer`},
+		{"amqp://h/v?connection_timeout=x", `connection_timeout="x" is not an integer`},
+		{"amqp://h/v?heartbeat=", `heartbeat="" is not an integer`},
+		{"amqp://h/v?heartbeat=%35", `heartbeat="%35" is not an integer`}, // not unescaped
+		{"amqp://h/v?heartbeat=+-1", "is not an integer"},
+		{"amqp://h/v?heartbeat=1=2", `heartbeat="1=2" is not an integer`},
+		{"amqp://h?heartbeat=x", "is not an integer"},
+		{"amqp://[::1]/v?heartbeat=x", "is not an integer"},
+		{"amqps://h/v?heartbeat=x", "is not an integer"},
+		{"amqp://h/v?a&heartbeat=x", "is not an integer"},
+		{"amqp://h/v?heartbeat&heartbeat=x", "is not an integer"},   // a piece without = is left out
+		{"amqp://h/v?heartbeat=x&heartbeat=1", "is not an integer"}, // the first is read
+		{"amqp://h/v?heartbeat=x#a?b", "is not an integer"},
+		{"amqp://h/v?username=x", "its query sets username"}, // parameter_unconfigurable_in_query
+		{"amqp://h/v?port=1", "its query sets port"},
+		{"amqp://h/v?host=x", "its query sets host"},
+		{"amqp://h/v?virtual_host=x", "its query sets virtual_host"},
+		{"amqp://h/v?ssl_options=x", "its query sets ssl_options"},
+		{"amqp://h/v?socket_options=x", "its query sets socket_options"},
+		{"amqp://h/v?client_properties=x", "its query sets client_properties"},
+		{"amqp://h/v?auth_mechanisms=x", "its query sets auth_mechanisms"},
+		{"amqp:///v?username=x", "its query sets username"},
+		{"amqp:///v?virtual_host=x", "its query sets virtual_host"},
+		{"amqp:///v?node=x", "its query sets node"},
+		{"amqp:///v?adapter_info=x", "its query sets adapter_info"},
+		{"amqp:///v?client_properties=x", "its query sets client_properties"},
+		{"amqps://h/v?fail_if_no_peer_cert=x", "fail_if_no_peer_cert=\"x\" is neither true nor false"}, // invalid_ssl_parameter
+		{"amqps:///v", "amqps without a host"},                                                         // badrecord
+		{"amqps://", "amqps without a host"},
+		{"amqps://u:pw@/v", "amqps without a host"},
+		{"amqp://h/v?heartbeat=0", ""},
+		{"amqp://h/v?frame_max=-1", ""},
+		{"amqp://h/v?heartbeat=+5", ""},
+		{"amqp://h/v?heartbeat=99999999999999999999", ""},
+		{"amqp://h/v?heartbeat", ""},
+		{"amqp://h/v?heartbeat=5&heartbeat", ""},
+		{"amqp://h/v?heartbeat=1&heartbeat=x", ""},
+		{"amqp://h/v?Heartbeat=x", ""},            // names are matched as written
+		{"amqp://h/v?heart%62eat=x", ""},          // and not unescaped
+		{"amqp://h/v?depth=x", ""},                // not a field of the connection
+		{"amqp://h/v?password=x", ""},             // a TLS key's password
+		{"amqp://h/v#?heartbeat=x", ""},           // a fragment, not a query
+		{"amqp://h/v?fail_if_no_peer_cert=x", ""}, // amqp: no TLS options read
+		{"amqps://h/v?fail_if_no_peer_cert=true", ""},
+		{"amqp:///v?heartbeat=abc", ""}, // a direct connection has no heartbeat
+		{"amqp:///v?channel_max=abc", ""},
+		{"amqp:///v?auth_mechanism=bogus", ""},
+		{"amqp:///v?username", ""},
+		{"amqp://h/v?ssl_options", ""},
 	} {
 		msg, hint := URIProblem(c.uri)
 		if c.problem == "" && msg != "" || !strings.Contains(msg, c.problem) {

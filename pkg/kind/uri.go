@@ -60,6 +60,9 @@ func URIProblem(uri string) (msg, hint string) {
 	if msg == "" {
 		msg, hint = pathProblem(after[end:])
 	}
+	if msg == "" {
+		msg, hint = queryProblem(after[end:], strings.ToLower(scheme) == "amqps", hasHost(after[:end]))
+	}
 	if msg != "" && !strings.Contains(after[:end], "@") && strings.Contains(after[end:], "@") {
 		// The authority ends at the first / ? or #, so a user name or
 		// password holding one is cut there: its pieces read as a host,
@@ -130,8 +133,7 @@ func splitHostPort(hostport string) (host string, port *string, msg string) {
 // takes a sign) from 1 to 65535.
 func portProblem(port string) (msg, hint string) {
 	const fix = "give a port from 1 to 65535, or none for the default (5672 for amqp, 5671 for amqps)"
-	digits := strings.TrimLeft(port, "+-")
-	if len(port)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+	if !erlangInteger(port) {
 		return fmt.Sprintf("its port %q is not a number", port), fix + "; an IPv6 address goes in brackets ([::1]:5672)"
 	}
 	if n, err := strconv.ParseInt(port, 10, 64); err != nil || n < 1 || n > 65535 {
@@ -154,6 +156,72 @@ func pathProblem(rest string) (msg, hint string) {
 	}
 	if !escapesOK(vhost) {
 		return fmt.Sprintf("its vhost %q holds a %% that does not start an escape of two hex digits", vhost), "write %25 for a % in it"
+	}
+	return "", ""
+}
+
+// erlangInteger reports whether list_to_integer/1 reads s: one optional
+// sign, then decimal digits.
+func erlangInteger(s string) bool {
+	digits := strings.TrimLeft(s, "+-")
+	return len(s)-len(digits) <= 1 && digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
+// hasHost reports whether a URI's authority names a host: without one,
+// amqp_uri reads the URI as a direct connection to this broker.
+func hasHost(authority string) bool {
+	hostport := authority
+	if _, after, ok := strings.Cut(authority, "@"); ok {
+		hostport = after
+	}
+	host, _, _ := splitHostPort(hostport)
+	return host != ""
+}
+
+// The query parameters amqp_uri:broker_add_query/3 refuses, by the
+// connection's record: those that name one of its fields but
+// channel_max, frame_max, heartbeat and connection_timeout (integers)
+// and password (a TLS key's, taken or ignored by version). Other names
+// are ignored.
+var (
+	networkUnsettable = map[string]bool{"username": true, "virtual_host": true, "host": true, "port": true,
+		"ssl_options": true, "auth_mechanisms": true, "client_properties": true, "socket_options": true}
+	directUnsettable = map[string]bool{"username": true, "virtual_host": true, "node": true,
+		"adapter_info": true, "client_properties": true}
+	integerParams = map[string]bool{"channel_max": true, "frame_max": true, "heartbeat": true, "connection_timeout": true}
+)
+
+// queryProblem checks a URI's query (rest is the URI after its
+// authority) as amqp_uri reads it, measured on 4.3.6 and the same in
+// the amqp_uri of 3.10 to 4.3: pieces split at & and at their first =,
+// a piece without = left out, the first piece of a name the one read,
+// nothing unescaped. Without a host (a direct connection) amqps is
+// refused (badrecord) and only the direct record's fields are read.
+func queryProblem(rest string, tls, host bool) (msg, hint string) {
+	const settable = "a URI's query sets only heartbeat, channel_max, frame_max, connection_timeout, auth_mechanism and, for amqps, TLS options; give the user name, password, host, port and vhost in the URI itself"
+	if tls && !host {
+		return "it is amqps without a host, and a URI without a host is a direct connection to this broker, which takes no TLS",
+			"write amqp:///vhost for this broker, or give the host to connect to over TLS"
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	_, query, _ := strings.Cut(rest, "?")
+	seen := map[string]bool{}
+	for _, piece := range strings.Split(query, "&") {
+		name, value, ok := strings.Cut(piece, "=")
+		if !ok || seen[name] {
+			continue
+		}
+		seen[name] = true
+		switch {
+		case host && integerParams[name] && !erlangInteger(value):
+			return fmt.Sprintf("its query parameter %s=%q is not an integer", name, value),
+				fmt.Sprintf("write %s as a whole number in plain digits (%s=10)", name, name)
+		case host && networkUnsettable[name], !host && directUnsettable[name]:
+			return fmt.Sprintf("its query sets %s, which RabbitMQ does not take from a query", name), settable
+		case tls && name == "fail_if_no_peer_cert" && value != "true" && value != "false":
+			return fmt.Sprintf("its query parameter fail_if_no_peer_cert=%q is neither true nor false", value),
+				"write fail_if_no_peer_cert=true or fail_if_no_peer_cert=false"
+		}
 	}
 	return "", ""
 }
