@@ -128,6 +128,17 @@ func scrub(err error, it *topology.Item, keys []string) error {
 	for _, key := range append(slices.Clone(keys), it.Secret...) {
 		collectStrings(it.Settings[key], &secrets)
 	}
+	// The broker quotes a URI's query as it parsed it too
+	// ({"password", "…"}): a TLS key's password is masked on its own,
+	// quoted, and bare when it is long enough not to mask other words.
+	for _, s := range slices.Clone(secrets) {
+		for _, pw := range kind.QueryPasswords(s) {
+			secrets = append(secrets, `"`+pw+`"`)
+			if len(pw) >= 3 {
+				secrets = append(secrets, pw)
+			}
+		}
+	}
 	// The longest first, so that a URI is masked whole before its password.
 	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	for _, s := range secrets {

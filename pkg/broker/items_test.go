@@ -55,13 +55,13 @@ func TestNoDriverIsUnknown(t *testing.T) {
 func TestScrubMasksSecrets(t *testing.T) {
 	t.Parallel()
 	it := &topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{
-		"src-uri": []any{"amqp://u:s3cret@h1:x", "amqp:///"}, "dest-uri": "amqp://u:other-pw@h2"}}
-	orig := &APIError{msg: `set shovel "s": "amqp://u:s3cret@h1:x" not a valid URI; other-pw`, kind: []error{ErrRejected}}
+		"src-uri": []any{"amqp://u:s3cret@h1:x", "amqps://h3/v?password=k2&verify=v"}, "dest-uri": "amqps://u:other-pw@h2?verify=x&password=keypw"}}
+	orig := &APIError{msg: `set shovel "s": "amqp://u:s3cret@h1:x" not a valid URI; other-pw; "amqps://u:other-pw@h2?verify=x&password=keypw" not a valid URI: {{invalid_ssl_parameter, verify, "x", [{"verify", "x"}, {"password", "keypw"}]}}; [{"password", "k2"}, {"verify", "v"}]`, kind: []error{ErrRejected}}
 	err := scrub(orig, it, kind.SecretFields(kind.Shovel))
 	if !errors.Is(err, ErrRejected) {
 		t.Errorf("scrubbed error %v no longer wraps ErrRejected", err)
 	}
-	for _, secret := range []string{"s3cret", "other-pw"} {
+	for _, secret := range []string{"s3cret", "other-pw", "keypw", "k2"} {
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("scrubbed error %q still holds %q", err, secret)
 		}

@@ -25,6 +25,13 @@ func TestMaskURI(t *testing.T) {
 		{"a raw / in the password after a digit", "amqp://bob:1/s3cr3t@h/v", "amqp://bob:***@h/v"},
 		{"a bad escape in the password", "amqp://bob:s3c%zzr3t@/v", "amqp://bob:***@/v"},
 		{"a raw / in the user", "amqp://bo/b:s3cr3t@/v", "amqp://***@/v"},
+		{"a TLS key's password in the query", "amqps://bob:s3cr3t@h/v?certfile=/c.pem&password=s3key&keyfile=/k.pem",
+			"amqps://bob:***@h/v?certfile=/c.pem&password=***&keyfile=/k.pem"},
+		{"the query's password alone", "amqps://h/v?password=s3key", "amqps://h/v?password=***"},
+		{"the query's password, a user alone", "amqps://bob@h/v?password=s3key#f", "amqps://bob@h/v?password=***#f"},
+		{"the query's password, a raw / in the password", "amqps://bob:s3c/r3t@h/v?password=s3key", "amqps://bob:***@h/v?password=***"},
+		{"the query's passwords, each", "amqps://h/v?password=s3a&password=s3b", "amqps://h/v?password=***&password=***"},
+		{"a password in the fragment is none", "amqp://h/v#?password=x", "amqp://h/v#?password=x"},
 		{"no scheme", "s3cr3t", Mask},
 		{"empty", "", Mask},
 	} {
