@@ -64,6 +64,9 @@ func (l *load) buildItems(rv *rawVhost, v *topology.Vhost) {
 				continue
 			}
 			for _, e := range n.entries {
+				if !l.d.itemNamed(s, e.key) {
+					continue
+				}
 				if it := l.d.item(s, e.key.value, e.value, fmt.Sprintf("%s %q", s.Label, e.key.value)); it != nil {
 					it.Pos = e.key.pos
 					v.Items.Put(it)
@@ -71,6 +74,16 @@ func (l *load) buildItems(rv *rawVhost, v *topology.Vhost) {
 			}
 		}
 	}
+}
+
+// itemNamed reports an item of kind s whose name (key) is empty: the
+// management API has no path for it (HTTP 405 on every version).
+func (d *decoder) itemNamed(s kind.Spec, key *node) bool {
+	if key.value != "" {
+		return true
+	}
+	d.errs.addf(key.pos, "give the "+s.Label+" a name", "%s name must not be empty", s.Label)
+	return false
 }
 
 // item decodes one item of kind s from n by its fields (by its members'

@@ -79,6 +79,9 @@ func (l *load) buildUsers(t *topology.Topology) {
 	}
 	for _, name := range ru.users.order {
 		o := ru.users.byKey[name]
+		if !l.d.itemNamed(spec, o.key) {
+			continue
+		}
 		what := fmt.Sprintf("user %q", name)
 		u, f := l.d.itemFields(spec, name, o.value, what, nestedSections(spec))
 		if f == nil {

@@ -161,6 +161,12 @@ func TestItemsErrors(t *testing.T) {
 				`t.yaml:5:21: federation upstream "u": expires: 0 is out of range (expected an integer of at least 1)`,
 				`t.yaml:5:36: federation upstream "u": queue-type: invalid value "stream" (expected one of: classic, quorum)`,
 				`t.yaml:5:59: federation upstream "u": trust-user-id: expected true or false, got string "yes" (YAML 1.2 booleans are only true and false)`}},
+		// Measured on 4.3.6: PUT /api/parameters/{component}/{vhost}/
+		// (no name) is HTTP 405, after apply made what came before it.
+		{"empty names", "shovels:\n  \"\": { src-uri: \"amqp://\", src-queue: q, dest-uri: \"amqp://\", dest-queue: d }\nfederation_upstreams:\n  \"\": { uri: \"amqp://\" }\nfederation_upstream_sets:\n  \"\": [{ upstream: a }]",
+			[]string{`t.yaml:5:7: shovel name must not be empty (give the shovel a name)`,
+				`t.yaml:7:7: federation upstream name must not be empty (give the federation upstream a name)`,
+				`t.yaml:9:7: federation upstream set name must not be empty (give the federation upstream set a name)`}},
 		{"set not a list", "federation_upstream_sets:\n  s: { upstream: a }",
 			[]string{`t.yaml:5:10: federation upstream set "s": expected a list, got a mapping (write a list of mappings: [{upstream: …}])`}},
 		{"set members: not a mapping, no upstream, a uri", "federation_upstream_sets:\n  s: [5, { exchange: x }, { upstream: a, uri: \"amqp://\" }]",

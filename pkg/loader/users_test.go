@@ -253,6 +253,10 @@ func TestUsersSectionErrors(t *testing.T) {
 			`t.yaml:7:15: user "svc": topic_permissions.orders: expected a list, got a mapping (write a list of {exchange, write, read})`},
 		{"topic permission without an exchange", user("    topic_permissions:\n      orders: [{ write: \".*\" }]\n"),
 			`t.yaml:7:16: user "svc": topic_permissions.orders[0]: missing required field "exchange" (add exchange: amq.topic)`},
+		// Measured on 4.3.6: PUT /api/users/ (no name) is HTTP 405, after
+		// apply made what came before it.
+		{"an empty name", "version: 1\nvhosts:\n  orders: {}\nusers:\n  \"\":\n    password: ${PW}\n    permissions:\n      orders: { read: \".*\" }\n",
+			`t.yaml:5:3: user name must not be empty (give the user a name)`},
 		{"an exchange twice", user("    topic_permissions:\n      orders: [{ exchange: amq.topic }, { exchange: amq.topic, read: \".*\" }]\n"),
 			`t.yaml:7:53: user "svc": topic_permissions.orders[1]: exchange "amq.topic" is listed twice (give each exchange once)`},
 	}
