@@ -139,8 +139,10 @@ const (
 	// FieldTable is a mapping of names to values of any type (queue
 	// arguments, message properties).
 	FieldTable
-	// FieldNames is a name or a list of names, none empty, held sorted
-	// and each once (a user's tags: TagList).
+	// FieldNames is a name or a list of names, none empty, none holding
+	// a comma or starting or ending with a space (the broker takes them
+	// joined by commas), held sorted and each once (a user's tags:
+	// TagList).
 	FieldNames
 )
 

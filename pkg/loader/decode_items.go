@@ -428,13 +428,43 @@ func (d *decoder) names(fl kind.Field, n *node, fw string) (any, bool) {
 	var out []string
 	good := true
 	for i, e := range nodes {
-		if s, ok := d.name(e, fmt.Sprintf("%s[%d]", fw, i), "write a "+strings.TrimSuffix(fl.Name, "s")+" such as "+fl.Example); ok {
+		what := fw
+		if n.kind == seqNode {
+			what = fmt.Sprintf("%s[%d]", fw, i)
+		}
+		s, ok := d.name(e, what, "write a "+strings.TrimSuffix(fl.Name, "s")+" such as "+fl.Example)
+		if ok {
+			ok = d.joinable(s, e, what)
+		}
+		if ok {
 			out = append(out, s)
 		} else {
 			good = false
 		}
 	}
 	return kind.TagList(out), good
+}
+
+// joinable reports a name of a FieldNames value the broker would not
+// keep as written: RabbitMQ takes the names joined by commas, splits them
+// at each comma and trims each (measured on 4.3.6: tags ["a,b", " c"]
+// are stored as a, b and c), so the next plan would change them again.
+func (d *decoder) joinable(s string, n *node, what string) bool {
+	switch {
+	case strings.Contains(s, ","):
+		parts := strings.Split(s, ",")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		d.errs.addf(n.pos, "write each as its own list item: ["+strings.Join(parts, ", ")+"]",
+			"%s: %q holds a comma, and RabbitMQ splits it there into several", what, s)
+		return false
+	case strings.TrimSpace(s) != s:
+		d.errs.addf(n.pos, fmt.Sprintf("write %q", strings.TrimSpace(s)),
+			"%s: %q starts or ends with a space, which RabbitMQ strips", what, s)
+		return false
+	}
+	return true
 }
 
 // describeSecret is describe without the value: the value of a secret

@@ -241,6 +241,14 @@ func TestUsersSectionErrors(t *testing.T) {
 			`t.yaml:6:11: user "svc": tags: expected a list of tags, got a mapping (write tags as a list, e.g. [management])`},
 		{"an empty tag", user("    tags: [management, \"\"]\n"),
 			`t.yaml:6:24: user "svc": tags[1]: must not be empty (write a tag such as management)`},
+		// Measured on 4.3.6: tags ["a,b", " c"] are stored as a, b and
+		// c, so the next plan changed them again.
+		{"a tag with a comma", user("    tags: [\"management,monitoring\"]\n"),
+			`t.yaml:6:12: user "svc": tags[0]: "management,monitoring" holds a comma, and RabbitMQ splits it there into several (write each as its own list item: [management, monitoring])`},
+		{"tags in one string", user("    tags: management, monitoring\n"),
+			`t.yaml:6:11: user "svc": tags: "management, monitoring" holds a comma, and RabbitMQ splits it there into several (write each as its own list item: [management, monitoring])`},
+		{"a tag with a space around it", user("    tags: [\" policymaker\"]\n"),
+			`t.yaml:6:12: user "svc": tags[0]: " policymaker" starts or ends with a space, which RabbitMQ strips (write "policymaker")`},
 		{"limits not a mapping", user("    limits: 10\n"),
 			`t.yaml:6:13: user "svc": limits: expected a mapping, got integer 10 (fields: max-connections, max-channels)`},
 		{"permissions a list", user("    permissions: [orders]\n"),
