@@ -2,7 +2,13 @@ package broker
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -68,5 +74,46 @@ func TestScrubMasksSecrets(t *testing.T) {
 	}
 	if scrub(nil, it, nil) != nil {
 		t.Error("scrub(nil) is not nil")
+	}
+}
+
+// A user's write refused for its hash does not show the hash: the broker
+// quotes it ([not_base64, HASH], measured on 4.3.6), whether it is the
+// file's or the stored one sent back for an unchanged password.
+func TestWriteUserMasksTheHash(t *testing.T) {
+	t.Parallel()
+	const fileHash = "notbase64!!xyz"
+	salt := []byte{1, 2, 3, 4}
+	sum := sha256.Sum256(append(salt, "pw-x"...))
+	storedHash := base64.StdEncoding.EncodeToString(append(salt, sum[:]...))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && r.URL.Path == "/api/users/svc" {
+			var body map[string]any
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error":"bad_request","reason":["not_base64",%q]}`, body[kind.UserPasswordHash])
+			return
+		}
+		fakeAPI(http.StatusOK, "").ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	c, err := Connect(context.Background(), Config{Server: srv.URL, Username: "bob", Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := &topology.Item{Kind: kind.User, Name: "svc", Settings: topology.Args{
+		kind.UserPasswordHash: storedHash, kind.UserHashingAlgorithm: "rabbit_password_hashing_sha256", kind.UserTags: []any{}}}
+	for name, w := range map[string]struct{ have, want *topology.Item }{
+		"the file's hash": {nil, &topology.Item{Kind: kind.User, Name: "svc", Settings: topology.Args{kind.UserPasswordHash: fileHash, kind.UserTags: []any{}}}},
+		"the stored hash": {stored, &topology.Item{Kind: kind.User, Name: "svc", Settings: topology.Args{kind.UserPassword: "pw-x", kind.UserTags: []any{"management"}}}},
+	} {
+		err := c.WriteItem(context.Background(), kind.User, "", w.have, w.want)
+		if !errors.Is(err, ErrRejected) {
+			t.Errorf("%s: error %v does not wrap ErrRejected", name, err)
+		}
+		if err != nil && (strings.Contains(err.Error(), fileHash) || strings.Contains(err.Error(), storedHash)) {
+			t.Errorf("%s: error %q shows the hash", name, err)
+		}
 	}
 }

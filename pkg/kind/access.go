@@ -86,7 +86,29 @@ func validateUser(s map[string]any) []Problem {
 	if has(s, UserHashingAlgorithm) && !has(s, UserPasswordHash) {
 		ps = append(ps, Problem{Field: UserHashingAlgorithm, Msg: "applies to password_hash only", Hint: "remove it, or give password_hash"})
 	}
+	if h, ok := str(s, UserPasswordHash); ok && !base64Hash(h) {
+		// The value is a secret: the problem never quotes it.
+		ps = append(ps, Problem{Field: UserPasswordHash, Msg: "is not base64 (with its = padding): RabbitMQ refuses it (not_base64)",
+			Hint: "give the hash as the broker stores it (GET /api/users/NAME, or a definitions export), or give password instead"})
+	}
 	return ps
+}
+
+// base64Hash reports whether RabbitMQ takes h as a password hash: ""
+// (no password) or standard base64 with its padding, as Erlang's
+// base64:decode/1 reads it (measured on 4.3.6: "QUJDRA==" taken,
+// "QUJDRA", "QUJDRA=", "QUJDRA===" and "QUJD-_==" refused, HTTP 400
+// not_base64). Whitespace, which the broker skips and then stores the
+// hash without, is refused too: the next plan would see a change.
+func base64Hash(h string) bool {
+	if h == "" {
+		return true
+	}
+	if strings.ContainsAny(h, " \t\r\n") {
+		return false
+	}
+	_, err := base64.StdEncoding.DecodeString(h)
+	return err == nil
 }
 
 // none is the regexp of an operation a permission leaves out: no name.

@@ -112,7 +112,7 @@ func TestSecretsOptional(t *testing.T) {
 			warnings: []string{`t.yaml:5:41: federation upstream "dc2": uri: environment variable DC2_URI is not set` + offlineHint}},
 
 		// Not secrets: still errors.
-		{name: "hashing_algorithm is no secret", user: "password_hash: h\nhashing_algorithm: ${ALG}",
+		{name: "hashing_algorithm is no secret", user: "password_hash: aA==\nhashing_algorithm: ${ALG}",
 			errors: []string{"t.yaml:8:24: environment variable ALG is not set (set ALG, or give a default: ${ALG:-value})"}},
 		{name: "a shovel's queue", user: "password: x",
 			body:   `shovels: { s: { src-uri: "amqp:///v", src-queue: "${SRC_Q}", dest-uri: "amqp:///v" } }`,

@@ -231,12 +231,17 @@ func TestUsersSectionErrors(t *testing.T) {
 	tests := []loadError{
 		{"unknown field", user("    pasword: ${PW}\n"),
 			`t.yaml:6:5: user "svc": unknown field "pasword" (did you mean "password"?)`},
-		{"password and hash", user("    password: ${PW}\n    password_hash: abc\n"),
+		{"password and hash", user("    password: ${PW}\n    password_hash: YWJj\n"),
 			`t.yaml:7:20: user "svc": password_hash: password is set too (keep one: password (from ${VAR}) or password_hash)`},
 		{"algorithm without a hash", user("    password: ${PW}\n    hashing_algorithm: rabbit_password_hashing_sha512\n"),
 			`t.yaml:7:24: user "svc": hashing_algorithm: applies to password_hash only (remove it, or give password_hash)`},
-		{"unknown algorithm", user("    password_hash: abc\n    hashing_algorithm: rabbit_password_hashing_sha384\n"),
+		{"unknown algorithm", user("    password_hash: YWJj\n    hashing_algorithm: rabbit_password_hashing_sha384\n"),
 			`t.yaml:7:24: user "svc": hashing_algorithm: invalid value "rabbit_password_hashing_sha384" (did you mean "rabbit_password_hashing_sha256"?)`},
+		// Measured on 4.3.6: HTTP 400 [not_base64, HASH], the hash quoted.
+		{"a hash that is not base64", user("    password_hash: notbase64!!xyz\n"),
+			`t.yaml:6:20: user "svc": password_hash: is not base64 (with its = padding): RabbitMQ refuses it (not_base64) (give the hash as the broker stores it (GET /api/users/NAME, or a definitions export), or give password instead)`},
+		{"a hash without its padding", user("    password_hash: QUJDRA\n"),
+			`t.yaml:6:20: user "svc": password_hash: is not base64 (with its = padding): RabbitMQ refuses it (not_base64) (give the hash as the broker stores it (GET /api/users/NAME, or a definitions export), or give password instead)`},
 		{"tags a mapping", user("    tags: { management: true }\n"),
 			`t.yaml:6:11: user "svc": tags: expected a list of tags, got a mapping (write tags as a list, e.g. [management])`},
 		{"an empty tag", user("    tags: [management, \"\"]\n"),
@@ -291,7 +296,7 @@ users:
       orders: [{ exchange: amq.topic, write: "^a\\." }, { exchange: events }]
       billing: []
   ops:
-    password_hash: abc
+    password_hash: YWJj
     hashing_algorithm: rabbit_password_hashing_sha512
     tags: administrator
     limits: {}
@@ -308,7 +313,7 @@ users:
 		got, want topology.Args
 	}{
 		{"user svc", get(top.Items, kind.User, "svc"), topology.Args{"password": "s3cret", "tags": []any{"management", "monitoring"}}},
-		{"user ops", get(top.Items, kind.User, "ops"), topology.Args{"password_hash": "abc", "hashing_algorithm": "rabbit_password_hashing_sha512", "tags": []any{"administrator"}}},
+		{"user ops", get(top.Items, kind.User, "ops"), topology.Args{"password_hash": "YWJj", "hashing_algorithm": "rabbit_password_hashing_sha512", "tags": []any{"administrator"}}},
 		{"svc's limits", get(top.Items, kind.UserLimits, "svc"), topology.Args{"max-connections": int64(10)}},
 		{"ops's empty limits: none", get(top.Items, kind.UserLimits, "ops"), nil},
 		{"permission on orders", get(top.Vhosts["orders"].Items, kind.Permission, "svc"), topology.Args{"configure": "^$", "write": "^$", "read": "^orders$"}},
