@@ -490,6 +490,8 @@ func TestReplayFailuresStayInDLQ(t *testing.T) {
 	rep = f.replay(dlq.ReplayOptions{Override: dlq.Override{Exchange: &missing}})
 	if rep.Failed != 4 || rep.Outcomes[0].Kind != dlq.FailNoExchange {
 		t.Errorf("replay to a missing exchange: %+v", rep.Outcomes)
+	} else if want := `exchange "no-such-exchange", given by --to-exchange, does not exist; declare it, or name another`; rep.Outcomes[0].Reason != want {
+		t.Errorf("replay to a missing exchange: reason %q, want %q (it was given by --to-exchange)", rep.Outcomes[0].Reason, want)
 	}
 	f.waitDepth("work.dlq", 4)
 

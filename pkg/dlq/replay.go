@@ -432,6 +432,9 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 		}
 		o.Action, o.Kind = ActionFailed, FailNoExchange
 		o.Reason = fmt.Sprintf("exchange %q does not exist; declare it, or pass --to-exchange", t.Exchange)
+		if r.opts.Override.Exchange != nil {
+			o.Reason = fmt.Sprintf("exchange %q, given by --to-exchange, does not exist; declare it, or name another", t.Exchange)
+		}
 		return o, pub, false, nil
 	}
 	if kind, reason := r.originMissed(t, o); kind != "" {
