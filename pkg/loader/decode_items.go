@@ -55,7 +55,9 @@ func (l *load) buildItems(rv *rawVhost, v *topology.Vhost) {
 		sec := label(what, s.Section)
 		switch s.Item.Shape {
 		case kind.Single:
-			if it := l.d.item(s, rv.name, n, sec); it != nil {
+			// An empty one is none, as the broker holds it (limits: {}
+			// is no limit), and as a user's limits are.
+			if it := l.d.item(s, rv.name, n, sec); it != nil && len(it.Settings) > 0 {
 				v.Items.Put(it)
 			}
 		case kind.Named:

@@ -108,6 +108,25 @@ federation_upstream_sets:
 	}
 }
 
+// TestEmptyVhostLimitsAreNone: a vhost's limits: {} (or limits: with
+// nothing) is no item, as the broker holds a vhost without limits, so a
+// plan after apply is empty (it was "+ vhost_limits" every time).
+func TestEmptyVhostLimitsAreNone(t *testing.T) {
+	for body, want := range map[string]string{
+		"limits: {}":                 "",
+		"limits:":                    "",
+		"limits: { max-queues: 10 }": `{"kind":"vhost_limits","name":"v","settings":{"max-queues":10}}`,
+	} {
+		got, err := loadVhost(t, body, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if got != want {
+			t.Errorf("%s: items %q, want %q", body, got, want)
+		}
+	}
+}
+
 // TestItemsErrors: each wrong key, type or value is an error at its
 // file:line:col that says what is wrong and how to fix it, and none shows
 // a secret.
