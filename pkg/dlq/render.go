@@ -548,7 +548,9 @@ type destination struct {
 // queues got a copy where its messages did not die, and how to send them
 // to their own queue alone. When the messages of the run died in several
 // queues, that advice replays one origin at a time (--from-queue): one
-// run with --routing-key Q would send every message to Q.
+// run with --routing-key Q would send every message to Q. A destination
+// --to-exchange and --routing-key name together is the user's choice: it
+// gets no such advice.
 func writeDestinations(b *strings.Builder, rep *Report) {
 	var order []string
 	groups := map[string]*destination{}
@@ -594,7 +596,7 @@ func writeDestinations(b *strings.Builder, rep *Report) {
 		if len(origins) > 1 {
 			fmt.Fprintf(b, "%sdied in %q\n", pad, origin)
 		}
-		if !g.routed {
+		if !g.routed || g.target.From == FromFlags {
 			continue
 		}
 		var others []string
@@ -612,7 +614,11 @@ func writeDestinations(b *strings.Builder, rep *Report) {
 				pad, strings.Join(others, ", "), origin, advice)
 		}
 		if !slices.Contains(g.queues, origin) {
-			fmt.Fprintf(b, "%snote: this no longer reaches %q, where these messages died (the bindings changed?)\n", pad, origin)
+			why := "the bindings changed?"
+			if g.target.From == FromDeathByFlags {
+				why = "the --to-exchange or --routing-key given changed the route"
+			}
+			fmt.Fprintf(b, "%snote: this no longer reaches %q, where these messages died (%s)\n", pad, origin, why)
 		}
 	}
 }

@@ -129,6 +129,41 @@ func TestWriteReplayText(t *testing.T) {
 	}
 }
 
+// A destination --to-exchange and --routing-key name together is the
+// user's choice: no advice to send the messages to the queue they died in
+// instead, and no guess that the bindings changed. With one of them, the
+// route that misses that queue is the flag's doing.
+func TestWriteReplayTextGivenDestination(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		from       string
+		want, nots []string
+	}{
+		{FromFlags, []string{`→ empty`}, []string{"did not die", "no longer reaches", "bindings changed"}},
+		{FromDeathByFlags, []string{`note: this also delivers a copy to "empty"`, `no longer reaches "jobs", where these messages died (the --to-exchange or --routing-key given changed the route)`}, []string{"bindings changed"}},
+		{FromDeath, []string{`note: this also delivers a copy to "empty"`, `(the bindings changed?)`}, nil},
+	} {
+		rep := &Report{Queue: "jobs.dlq", InQueue: 1}
+		rep.add(Outcome{Index: 1, Action: ActionReplayed, Routed: true, Queues: []string{"empty"},
+			Target: &Target{Exchange: "", RoutingKey: "empty", From: tc.from, OriginQueue: "jobs"}}, nil)
+		var buf bytes.Buffer
+		if err := WriteReplayText(&buf, rep, ReplayRender{Vhost: "v"}); err != nil {
+			t.Fatal(err)
+		}
+		got := buf.String()
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: replay text:\n%s\nwant %q", tc.from, got, w)
+			}
+		}
+		for _, n := range tc.nots {
+			if strings.Contains(got, n) {
+				t.Errorf("%s: replay text:\n%s\nholds %q", tc.from, got, n)
+			}
+		}
+	}
+}
+
 func TestWriteReplayJSON(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
