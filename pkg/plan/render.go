@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -192,16 +193,19 @@ func headline(c Change) string {
 	return o.headline()
 }
 
-// show renders a value compactly: (none) for absent, JSON otherwise.
+// show renders a value compactly: (none) for absent, JSON otherwise,
+// with <, > and & as written (a URI's query, a regexp), not \u0026.
 func show(v any) string {
 	if v == nil {
 		return "(none)"
 	}
-	b, err := json.Marshal(topology.Normalize(v))
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(topology.Normalize(v)); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // writeOutside lists the objects mqctl managed once that were changed

@@ -292,3 +292,21 @@ func TestDocsNameTheSavedVersion(t *testing.T) {
 		t.Errorf("docs/plan-json.md does not say %q: SavedVersion changed without it", want)
 	}
 }
+
+// TestShow: the text view shows values as written: a URI's & and a
+// regexp's < and > are not escaped as in JSON (\u0026, \u003c).
+func TestShow(t *testing.T) {
+	for _, c := range []struct {
+		in   any
+		want string
+	}{
+		{nil, "(none)"},
+		{"amqps://u:***@h/v?heartbeat=10&connection_timeout=5000", `"amqps://u:***@h/v?heartbeat=10&connection_timeout=5000"`},
+		{map[string]any{"write": "^(?<a>x)|y>z$", "n": int64(5)}, `{"n":5,"write":"^(?<a>x)|y>z$"}`},
+		{[]any{"a&b"}, `["a&b"]`},
+	} {
+		if got := show(c.in); got != c.want {
+			t.Errorf("show(%#v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
