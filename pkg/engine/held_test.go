@@ -38,6 +38,8 @@ func TestOwnUserIsHeldBack(t *testing.T) {
 				return f.vhost, true
 			case "ME_PASSWORD":
 				return password, true
+			case "ME_NEW_PASSWORD":
+				return password + "-new", true
 			}
 			return "", false
 		}
@@ -53,8 +55,41 @@ func TestOwnUserIsHeldBack(t *testing.T) {
 	if _, err := eng.Apply(ctx, *load(mine), engine.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The file changes it: a new password, the administrator tag and its
+	// permissions taken away. The first write would lock the rest of the
+	// apply out (the next request's password is the old one); each change
+	// is held back, and the user keeps its password, tags and access.
+	changed := "  " + name + ":\n    password: ${ME_NEW_PASSWORD}\n    tags: [management]\n    permissions:\n      ${VHOST}: { configure: \"^$\", write: \"^$\", read: \"^$\" }\n"
+	res, err := eng.Plan(ctx, load(changed).Desired, engine.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heldChanges []string
+	for _, c := range res.Plan.Changes {
+		if c.Name == name {
+			t.Errorf("the plan %s %s %q, the user mqctl is connected as", c.Action, c.Kind, c.Name)
+		}
+	}
+	for _, h := range res.Plan.Held {
+		if h.Name == name && h.Cause == plan.HeldOwnUser && h.Action == plan.Update && strings.Contains(h.Reason, "mqctl is connected as that user, and never changes or deletes it") {
+			heldChanges = append(heldChanges, string(h.Kind))
+		}
+	}
+	if strings.Join(heldChanges, ",") != "user,permission" && strings.Join(heldChanges, ",") != "permission,user" {
+		t.Errorf("held back %q of the changes, want the user and its permission; held: %+v", heldChanges, res.Plan.Held)
+	}
+	if _, err := eng.Apply(ctx, *load(changed), engine.ApplyOptions{}); err != nil {
+		t.Fatalf("apply without the changes held back: %v", err)
+	}
+	if c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: name, Password: password}); err != nil {
+		t.Errorf("after the apply the user cannot log in with its password: %v", err)
+	} else if !c.IsAdmin() {
+		t.Errorf("after the apply the user is no longer an administrator")
+	}
+	notes = nil
+
 	// The file drops it.
-	res, err := eng.Plan(ctx, load(" {}\n").Desired, engine.PlanOptions{})
+	res, err = eng.Plan(ctx, load(" {}\n").Desired, engine.PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -195,18 +195,22 @@ func (e *Engine) checkAgainst(ctx context.Context, version rmqversion.Version, d
 	return nil
 }
 
-// keepOwnUser leaves out of p every change that would delete the user
-// mqctl is connected as, or take its permissions away: the apply, and every
-// one after it, would lock itself out. The user is told.
+// keepOwnUser leaves out of p every change that would delete or change
+// the user mqctl is connected as, or its limits, permissions or topic
+// permissions: a new password, a tag or a permission taken away, a
+// connection limit lowered would lock the rest of this apply, and every
+// one after it, out (the management API asks for the password on every
+// request). What grants it more (its permissions on a new vhost) is
+// written. The user is told.
 func (e *Engine) keepOwnUser(p *plan.Plan) {
 	me := e.c.Username()
 	p.HoldBack(func(c *plan.Change) (string, string) {
-		if owner, _ := c.Kind.Owner(); c.Action == plan.Delete && c.Name == me && (c.Kind == kind.User || owner == kind.User) {
+		if owner, _ := c.Kind.Owner(); (c.Action == plan.Delete || c.Action == plan.Update) && c.Name == me && (c.Kind == kind.User || owner == kind.User) {
 			where := ""
 			if c.Vhost != "" {
 				where = fmt.Sprintf(" on vhost %q", c.Vhost)
 			}
-			why := "mqctl is connected as that user, and never deletes it or its access (do it as another user)"
+			why := "mqctl is connected as that user, and never changes or deletes it or its access (do it as another user)"
 			e.note("%s %q%s is left alone: %s", c.Kind.Label(), me, where, why)
 			return plan.HeldOwnUser, why
 		}

@@ -15,8 +15,9 @@ import (
 // mqctl connects as cannot connect to it ("" when it can, or when the
 // broker would not say). It asks the broker only when asked, once per
 // vhost: the vhosts the user can see, and its permissions in the one
-// named. mqctl never writes its own user's permissions (keepOwnUser), so
-// the file cannot give it access in the same apply.
+// named. It judges the access the user has now: mqctl never changes or
+// deletes its own user's permissions (keepOwnUser), and one the file gives
+// it in the same apply does not count.
 func (e *Engine) vhostReach(ctx context.Context) func(vhost string) string {
 	var (
 		listed  bool

@@ -200,8 +200,9 @@ type FlowUnknown struct {
 // Why mqctl holds a change back (Held.Cause): stable codes, in the JSON
 // plan.
 const (
-	// HeldOwnUser: the change deletes the user mqctl is connected as, or
-	// its access, which would lock this apply and every later one out.
+	// HeldOwnUser: the change deletes or changes the user mqctl is
+	// connected as, or its access, which would lock this apply and every
+	// later one out.
 	HeldOwnUser = "own_user"
 	// HeldInternalOwner: the queue is owned by a plugin (internal_owner),
 	// and the broker refuses its deletion by clients.
