@@ -216,6 +216,9 @@ func validateShovel(s map[string]any) []Problem {
 				Hint: "write amqp:// for the default vhost \"/\", or amqp:///VHOST for vhost VHOST (%2F for \"/\")"})
 		}
 	}
+	for _, f := range []string{"dest-publish-properties", "publish-properties"} {
+		out = append(out, publishPropertyProblems(s, f)...)
+	}
 	ack, _ := str(s, "ack-mode")
 	for _, f := range []string{"src-delete-after", "delete-after"} {
 		if _, ok := integer(s, f); ok && ack == "no-ack" {
@@ -223,6 +226,86 @@ func validateShovel(s map[string]any) []Problem {
 		}
 	}
 	return out
+}
+
+// publishProperties are the message properties an amqp091 shovel's
+// dest-publish-properties (and its pre-3.7 name, publish-properties) may
+// set, each true for a number and false for a string: the list of
+// rabbit_shovel_parameters:validate_properties/2, the same from 3.10 to
+// 4.3 (measured on 4.3.6: another key is "Unrecognised terms", headers
+// among them; a value of the other type "should be binary" or "should be
+// a number", HTTP 400).
+var publishProperties = map[string]bool{
+	"content_type": false, "content_encoding": false, "delivery_mode": true, "priority": true,
+	"correlation_id": false, "reply_to": false, "expiration": false, "message_id": false,
+	"timestamp": true, "type": false, "user_id": false, "app_id": false, "cluster_id": false,
+}
+
+// publishPropertyProblems are the problems of the message properties in
+// setting key of s that RabbitMQ refuses, in key order.
+func publishPropertyProblems(s map[string]any, key string) []Problem {
+	props, ok := s[key].(map[string]any)
+	if !ok {
+		return nil
+	}
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var out []Problem
+	for _, k := range names {
+		number, known := publishProperties[k]
+		switch v := props[k]; {
+		case !known:
+			hint := "a shovel cannot set headers; remove it"
+			if k != "headers" {
+				valid := make([]string, 0, len(publishProperties))
+				for p := range publishProperties {
+					valid = append(valid, p)
+				}
+				slices.Sort(valid)
+				hint = "use one of " + strings.Join(valid, ", ")
+			}
+			out = append(out, Problem{Field: key, Msg: fmt.Sprintf("%q is not a message property RabbitMQ lets a shovel set (Unrecognised terms)", k), Hint: hint})
+		case number && !isNumber(v):
+			out = append(out, Problem{Field: key, Msg: fmt.Sprintf("%s: expected a number, got %s; RabbitMQ refuses it", k, describeValue(v)), Hint: fmt.Sprintf("write %s as a number, without quotes (%s: 2)", k, k)})
+		case !number && !isString(v):
+			out = append(out, Problem{Field: key, Msg: fmt.Sprintf("%s: expected a string, got %s; RabbitMQ refuses it", k, describeValue(v)), Hint: fmt.Sprintf("quote it (%s: \"…\"): AMQP 0-9-1 properties other than delivery_mode, priority and timestamp are strings", k)})
+		}
+	}
+	return out
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case int, int64, float64:
+		return true
+	}
+	return false
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+// describeValue names v's type for a problem: "string \"2\"", "true", "a
+// mapping".
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("string %q", x)
+	case bool:
+		return fmt.Sprint(x)
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(v)
 }
 
 func orDefault(protocol string) string {
