@@ -221,6 +221,37 @@ func TestRefusedSettingsAgainstBroker(t *testing.T) {
 			t.Errorf("RabbitMQ %s, shovel %v: broker refused=%v, Check predicts refused=%v", v, extra, refused, predicted)
 		}
 	}
+	// A shovel's src-queue-args and dest-queue-args: its validation checks
+	// each value as a declare does (4.3.6: HTTP 400 "invalid arg
+	// 'x-max-length' in src-queue-args: {value_negative,-1}"), not what
+	// the queue's type refuses.
+	plain := map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b"}
+	for i, extra := range []map[string]any{
+		{"src-queue-args": map[string]any{"x-max-length": -1}},
+		{"dest-queue-args": map[string]any{"x-expires": 0}},
+		{"dest-queue-args": map[string]any{"x-overflow": "bogus"}},
+		{"dest-queue-args": map[string]any{"x-message-ttl": "x"}},
+		{"dest-queue-args": map[string]any{"x-queue-version": 1}},
+		{"src-queue-args": map[string]any{"x-queue-type": "quorum", "x-max-priority": 10}},
+		{"dest-queue-args": map[string]any{"x-max-length": 5}},
+	} {
+		value := with(plain, extra)
+		name := fmt.Sprintf("probe-args-%d", i)
+		body, _ := json.Marshal(map[string]any{"value": value})
+		status, msg := send(t, b, http.MethodPut, "/api/parameters/shovel/"+url.PathEscape(vh)+"/"+name, string(body))
+		refused := status == http.StatusBadRequest
+		if !refused && status >= 300 {
+			t.Fatalf("shovel %v: %d %s", extra, status, msg)
+		}
+		top := topology.New()
+		top.Vhost(vh).Items.Put(&topology.Item{Kind: kind.Shovel, Name: name, Settings: topology.Args(value).Normalized()})
+		if predicted := v.Check(top) != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, shovel %v: broker refused=%v (%s), Check predicts refused=%v", v, extra, refused, msg, predicted)
+		}
+		if !refused {
+			send(t, b, http.MethodDelete, "/api/parameters/shovel/"+url.PathEscape(vh)+"/"+name, "")
+		}
+	}
 	// amqp:/// is vhost "", not the default vhost: every version refuses
 	// the shovel (user may not connect to vhost ""), and so does the
 	// shovel's validation; amqp:// is the default vhost, taken.
