@@ -41,6 +41,13 @@ func writeUser(ctx context.Context, c *Client, _ string, have, want *topology.It
 		body[kind.UserPasswordHash] = want.Settings[kind.UserPasswordHash]
 		if alg, ok := want.Settings[kind.UserHashingAlgorithm]; ok {
 			body[kind.UserHashingAlgorithm] = alg
+		} else if have != nil && have.Settings[kind.UserPasswordHash] == want.Settings[kind.UserPasswordHash] {
+			// The file leaves the algorithm out, and the diff takes the
+			// stored one as the file's (PasswordMatches). Without it the
+			// broker stores the hash under its default algorithm
+			// (measured on 4.3.6: a sha512 hash written back alone became
+			// sha256, and the password no longer logged in).
+			body[kind.UserHashingAlgorithm] = have.Settings[kind.UserHashingAlgorithm]
 		}
 	case want.Settings.Has(kind.UserPassword):
 		if have != nil && kind.PasswordMatches(want.Settings, have.Settings) {

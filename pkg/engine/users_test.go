@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"crypto/sha512"
+	"encoding/base64"
 	"slices"
 	"strings"
 	"testing"
@@ -66,6 +68,27 @@ func TestUsersTable(t *testing.T) {
 			},
 		},
 		{
+			// The file gives the stored hash without its algorithm
+			// (sha512 here): the diff takes the stored algorithm as the
+			// file's, so a write for another reason (its tags) keeps it.
+			// Written back without one, the broker stored the hash as
+			// sha256 (its default) and the password no longer logged in,
+			// while the next plan said no changes.
+			name:   "a hash without its algorithm keeps the stored algorithm when the tags change",
+			byHand: func(t *testing.T, b *testbroker.Broker, u, _ string) { putUserHash(t, b, u, sha512Hash("pw-same"), "") },
+			file:   "users:\n  ${U}: { password_hash: \"${HASH512}\", tags: [management] }\n",
+			rows:   []string{`update user ${U} settings.tags [] -> ["management"]`},
+			after: func(t *testing.T, st *topology.Topology, u, _ string) {
+				it := st.Items.Get(kind.User, u)
+				if it == nil || it.Settings[kind.UserHashingAlgorithm] != string(rabbithole.HashingAlgorithmSHA512) || !kind.PasswordMatches(topology.Args{kind.UserPassword: "pw-same"}, it.Settings) {
+					t.Errorf("user %s after apply: want the sha512 hash of its password kept (user read: %v)", u, it != nil)
+					if it != nil {
+						t.Logf("hashing_algorithm after apply: %v", it.Settings[kind.UserHashingAlgorithm])
+					}
+				}
+			},
+		},
+		{
 			name:   "a user made by hand that the file does not name is left alone",
 			byHand: func(t *testing.T, b *testbroker.Broker, u, _ string) { putUser(t, b, u, "pw-hand", "") },
 			file:   "users: {}\n",
@@ -94,7 +117,7 @@ func TestUsersTable(t *testing.T) {
 			f.b.UsersSection(t)
 			u := testbroker.Name(t, "mqctl-ut")
 			t.Cleanup(func() { _ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", u) })
-			env := map[string]string{"VHOST": f.vhost, "U": u, "PW": "pw-same"}
+			env := map[string]string{"VHOST": f.vhost, "U": u, "PW": "pw-same", "HASH512": sha512Hash("pw-same")}
 			load := func(body string) *topology.Topology {
 				src := "version: 1\nvhosts:\n  ${VHOST}: {}\n" + body
 				top, err := loader.LoadBytes("topology.yaml", []byte(src), loader.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
@@ -137,6 +160,27 @@ func TestUsersTable(t *testing.T) {
 				t.Errorf("second plan: %v", changes(p))
 			}
 		})
+	}
+}
+
+// sha512Hash is password's hash as RabbitMQ stores it with
+// rabbit_password_hashing_sha512: base64 of a 4-byte salt and
+// sha512(salt + password).
+func sha512Hash(password string) string {
+	salt := []byte{9, 8, 7, 6}
+	sum := sha512.Sum512(append(slices.Clone(salt), password...))
+	return base64.StdEncoding.EncodeToString(append(salt, sum[:]...))
+}
+
+// putUserHash makes user name by hand with a sha512 hash.
+func putUserHash(t *testing.T, b *testbroker.Broker, name, hash, tags string) {
+	t.Helper()
+	resp, err := b.RH.PutUser(name, rabbithole.UserSettings{PasswordHash: hash, HashingAlgorithm: rabbithole.HashingAlgorithmSHA512, Tags: rabbithole.UserTags(strings.Fields(tags))})
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		t.Fatalf("create user %s: %v", name, err)
 	}
 }
 
