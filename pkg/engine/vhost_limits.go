@@ -14,7 +14,9 @@ import (
 
 // checkVhostLimits refuses plan p when a vhost's max-queues, as the broker
 // holds it, would refuse the apply's queue declarations, or its
-// max-connections of 0 the apply's lock connection: RabbitMQ checks
+// max-connections of 0 the apply's lock connection, and when it writes a
+// limit that would refuse the next apply's lock (max-queues without room
+// for it, max-connections 0): RabbitMQ checks
 // the limit when a queue is declared (queue limit in vhost is reached,
 // on every version), and the apply's lock is a queue of the vhost while
 // it runs (lock.QueueName). The lock needs a free place before anything
@@ -29,6 +31,7 @@ func checkVhostLimits(p *plan.Plan, live *topology.Live, version rmqversion.Vers
 	creates, deletes := map[string]int{}, map[string]int{}
 	loosened := map[string]topology.Args{}
 	written := map[string]int64{} // the max-queues the plan writes
+	shut := map[string]bool{}     // the plan writes max-connections: 0
 	for _, c := range p.Changes {
 		changed[c.Vhost] = true
 		switch {
@@ -43,6 +46,9 @@ func checkVhostLimits(p *plan.Plan, live *topology.Live, version rmqversion.Vers
 			if o, ok := c.After.(plan.ItemObject); ok && o.Item != nil {
 				if n, ok := o.Settings.Int("max-queues"); ok && n >= 0 {
 					written[c.Vhost] = n
+				}
+				if n, ok := o.Settings.Int("max-connections"); ok && n == 0 {
+					shut[c.Vhost] = true
 				}
 			}
 		}
@@ -61,6 +67,14 @@ func checkVhostLimits(p *plan.Plan, live *topology.Live, version rmqversion.Vers
 				Reason: fmt.Sprintf("the file limits the vhost to %d queues (max-queues), and it holds %s after the apply: the next apply could not take its lock, a queue of the vhost (mqctl.lock), and RabbitMQ refuses every queue declaration there (queue limit in vhost is reached)", written[vh], queues(after)),
 				Fix:    fmt.Sprintf("raise max-queues in the file to at least %d, with room for the queues applications declare", after+1)})
 		}
+	}
+	// A connection limit of 0 the plan writes: the apply writes it last,
+	// but every apply after it would be refused (below), its lock an AMQP
+	// connection, and so would every client of the vhost.
+	for _, vh := range slices.Sorted(maps.Keys(shut)) {
+		out = append(out, rmqversion.Refusal{Vhost: vh, Object: "vhost limits", Key: "max-connections",
+			Reason: "the file limits the vhost to 0 connections (max-connections: 0): every client is refused, and so is the next apply, which locks the vhost over an AMQP connection before it changes anything",
+			Fix:    "give max-connections a number of connections of at least 1, with room for the applications and mqctl (or leave it out, or -1, for no limit)"})
 	}
 	vhosts := make([]string, 0, len(changed))
 	for vh := range changed {

@@ -55,6 +55,21 @@ func TestCheckVhostLimits(t *testing.T) {
 			return l
 		}(), []plan.Change{{Action: plan.Create, Kind: kind.Exchange, Vhost: "v", Name: "x"}}, "the vhost accepts no connection (max-connections: 0)"},
 		{"a vhost the apply creates", live(0, 0), []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "new", Name: "x"}}, ""},
+		// A file that writes max-connections: 0 (on a vhost it creates,
+		// or one it has): the apply took its lock and wrote it last, and
+		// every apply after was refused ("raise max-connections on the
+		// broker first"). Refused before anything changes, as max-queues
+		// without room for the lock.
+		{"the file shuts its new vhost", live(0, 0), []plan.Change{
+			{Action: plan.Create, Kind: kind.Vhost, Vhost: "new", Name: "new"},
+			{Action: plan.Create, Kind: kind.VhostLimits, Vhost: "new", Name: "new", After: plan.ItemObject{Item: &topology.Item{Kind: kind.VhostLimits, Name: "new", Settings: topology.Args{"max-connections": int64(0)}}}}},
+			"the file limits the vhost to 0 connections (max-connections: 0)"},
+		{"the file shuts its vhost", live(0, 0), []plan.Change{
+			{Action: plan.Update, Kind: kind.VhostLimits, Vhost: "v", Name: "v", After: plan.ItemObject{Item: &topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: topology.Args{"max-connections": int64(0)}}}}},
+			"the file limits the vhost to 0 connections (max-connections: 0)"},
+		{"a connection limit of 1", live(0, 0), []plan.Change{
+			{Action: plan.Update, Kind: kind.VhostLimits, Vhost: "v", Name: "v", After: plan.ItemObject{Item: &topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: topology.Args{"max-connections": int64(1)}}}}},
+			""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := checkVhostLimits(&plan.Plan{Changes: c.changes}, c.live, rmqversion.Default)
