@@ -2,11 +2,13 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -56,10 +58,12 @@ func TestOwnUserIsHeldBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The file changes it: a new password, the administrator tag and its
-	// permissions taken away. The first write would lock the rest of the
-	// apply out (the next request's password is the old one); each change
-	// is held back, and the user keeps its password, tags and access.
-	changed := "  " + name + ":\n    password: ${ME_NEW_PASSWORD}\n    tags: [management]\n    permissions:\n      ${VHOST}: { configure: \"^$\", write: \"^$\", read: \"^$\" }\n"
+	// permissions taken away, a connection limit of 0 given. The first
+	// write would lock the rest of the apply out (the next request's
+	// password is the old one), the limit every later apply (its lock is
+	// a connection); each change is held back, and the user keeps its
+	// password, tags and access.
+	changed := "  " + name + ":\n    password: ${ME_NEW_PASSWORD}\n    tags: [management]\n    limits: { max-connections: 0 }\n    permissions:\n      ${VHOST}: { configure: \"^$\", write: \"^$\", read: \"^$\" }\n"
 	res, err := eng.Plan(ctx, load(changed).Desired, engine.PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -71,12 +75,13 @@ func TestOwnUserIsHeldBack(t *testing.T) {
 		}
 	}
 	for _, h := range res.Plan.Held {
-		if h.Name == name && h.Cause == plan.HeldOwnUser && h.Action == plan.Update && strings.Contains(h.Reason, "mqctl is connected as that user, and never changes or deletes it") {
+		if h.Name == name && h.Cause == plan.HeldOwnUser && (h.Action == plan.Update || h.Kind == kind.UserLimits) && strings.Contains(h.Reason, "mqctl is connected as that user, and never changes or deletes it") {
 			heldChanges = append(heldChanges, string(h.Kind))
 		}
 	}
-	if strings.Join(heldChanges, ",") != "user,permission" && strings.Join(heldChanges, ",") != "permission,user" {
-		t.Errorf("held back %q of the changes, want the user and its permission; held: %+v", heldChanges, res.Plan.Held)
+	slices.Sort(heldChanges)
+	if strings.Join(heldChanges, ",") != "permission,user,user_limits" {
+		t.Errorf("held back %q of the changes, want the user, its limits and its permission; held: %+v", heldChanges, res.Plan.Held)
 	}
 	if _, err := eng.Apply(ctx, *load(changed), engine.ApplyOptions{}); err != nil {
 		t.Fatalf("apply without the changes held back: %v", err)

@@ -196,16 +196,18 @@ func (e *Engine) checkAgainst(ctx context.Context, version rmqversion.Version, d
 }
 
 // keepOwnUser leaves out of p every change that would delete or change
-// the user mqctl is connected as, or its limits, permissions or topic
-// permissions: a new password, a tag or a permission taken away, a
-// connection limit lowered would lock the rest of this apply, and every
-// one after it, out (the management API asks for the password on every
-// request). What grants it more (its permissions on a new vhost) is
-// written. The user is told.
+// the user mqctl is connected as, or its permissions or topic
+// permissions, and every change to its limits: a new password, a tag or a
+// permission taken away, a connection limit would lock the rest of this
+// apply, and every one after it, out (the management API asks for the
+// password on every request, the lock is an AMQP connection). What grants
+// it more (its permissions on a new vhost) is written. The user is told.
 func (e *Engine) keepOwnUser(p *plan.Plan) {
 	me := e.c.Username()
 	p.HoldBack(func(c *plan.Change) (string, string) {
-		if owner, _ := c.Kind.Owner(); (c.Action == plan.Delete || c.Action == plan.Update) && c.Name == me && (c.Kind == kind.User || owner == kind.User) {
+		owner, _ := c.Kind.Owner()
+		mine := c.Name == me && (c.Kind == kind.User || owner == kind.User)
+		if mine && (c.Action == plan.Delete || c.Action == plan.Update || c.Kind == kind.UserLimits) {
 			where := ""
 			if c.Vhost != "" {
 				where = fmt.Sprintf(" on vhost %q", c.Vhost)
