@@ -112,6 +112,11 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 		if err != nil {
 			return err
 		}
+		if in.Saved.Fingerprint == "" {
+			// plan --out always writes one: this file was made or edited
+			// by hand.
+			return fmt.Errorf("%s is not a valid saved plan (it holds no fingerprint of the broker's state, which apply checks the broker against before it changes anything): make it again with \"mqctl plan --out %s\"", planFile, planFile)
+		}
 	} else {
 		var err error
 		if in.Desired, err = g.loadTopology(); err != nil {
