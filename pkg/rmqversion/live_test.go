@@ -224,7 +224,8 @@ func TestRefusedSettingsAgainstBroker(t *testing.T) {
 	// A shovel's src-queue-args and dest-queue-args: its validation checks
 	// each value as a declare does (4.3.6: HTTP 400 "invalid arg
 	// 'x-max-length' in src-queue-args: {value_negative,-1}"), not what
-	// the queue's type refuses.
+	// the queue's type refuses: 4.3.6 refuses the first five; 4.0.5 and
+	// 3.10.8 take every one (their validation checks nothing).
 	plain := map[string]any{"src-uri": uri, "src-queue": "a", "dest-uri": uri, "dest-queue": "b"}
 	for i, extra := range []map[string]any{
 		{"src-queue-args": map[string]any{"x-max-length": -1}},

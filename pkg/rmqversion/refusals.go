@@ -448,8 +448,15 @@ func (v Version) checkSettings(out []Refusal, vn string, vh *topology.Vhost) []R
 // 400 "invalid arg 'x-max-length' in src-queue-args: {value_negative,-1}",
 // "invalid arg 'x-queue-version' in dest-queue-args: \"unsupported queue
 // version '1'\""), though not what the queue's type refuses, which fails
-// only when the shovel declares the queue.
+// only when the shovel declares the queue. Before 4.3 the validation
+// handed each value to the declare checks in a form they do not read
+// (rabbit_shovel_parameters validate_queue_args/2 at v4.0.5 and v4.2.0;
+// rabbit_shovel_util validate_amqp_table_args/3 from v4.3.0), and 4.0.5
+// and 3.10.8 take every value (measured).
 func (v Version) checkShovelQueueArgs(out []Refusal, vn string, it *topology.Item) []Refusal {
+	if !v.ValidatesShovelQueueArgs() {
+		return out
+	}
 	for _, key := range []string{"src-queue-args", "dest-queue-args"} {
 		args, ok := it.Settings[key].(map[string]any)
 		if !ok {

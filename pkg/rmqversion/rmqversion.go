@@ -159,6 +159,11 @@ func (v Version) CountsRequeueAsDelivery() bool { return !v.AtLeast(4, 3) }
 // modified via the HTTP API"; 4.2.0 release notes), only with rabbitmqctl.
 func (v Version) ProtectsTaggedUsers() bool { return v.AtLeast(4, 2) }
 
+// ValidatesShovelQueueArgs: a shovel's src-queue-args and
+// dest-queue-args are checked as a queue declare checks them, and refused
+// with HTTP 400 (4.3.0+; see checkShovelQueueArgs).
+func (v Version) ValidatesShovelQueueArgs() bool { return v.AtLeast(4, 3) }
+
 // DirectReplyRouted: a client's publish to the default exchange with a
 // Direct Reply-To key (amq.rabbitmq.reply-to.…) counts as routed, to the
 // requester's volatile queue (rabbit_volatile_queue, 4.2.0+), even when

@@ -153,8 +153,13 @@ func TestCheckShovelQueueArgs(t *testing.T) {
 	}{
 		{"a negative length", "4.3", shovel("src-queue-args", map[string]any{"x-max-length": -1}),
 			`shovel "s" in vhost "orders": src-queue-args.x-max-length: RabbitMQ 4.3 refuses the shovel (HTTP 400 invalid arg 'x-max-length' in src-queue-args: {value_negative,-1}); write a whole number of messages, 0 or more`},
-		{"an expiry of 0", "3.10", shovel("dest-queue-args", map[string]any{"x-expires": 0}), "dest-queue-args.x-expires: RabbitMQ 3.10 refuses the shovel (HTTP 400 invalid arg 'x-expires' in dest-queue-args: {value_zero,0})"},
-		{"an unknown overflow", "4.0", shovel("dest-queue-args", map[string]any{"x-overflow": "bogus"}), "dest-queue-args.x-overflow"},
+		{"an expiry of 0", "4.3", shovel("dest-queue-args", map[string]any{"x-expires": 0}), "dest-queue-args.x-expires: RabbitMQ 4.3 refuses the shovel (HTTP 400 invalid arg 'x-expires' in dest-queue-args: {value_zero,0})"},
+		{"an unknown overflow", "4.3", shovel("dest-queue-args", map[string]any{"x-overflow": "bogus"}), "dest-queue-args.x-overflow"},
+		// Before 4.3 the broker takes every value (measured on 4.0.5 and
+		// 3.10.8: TestRefusedSettingsAgainstBroker).
+		{"an expiry of 0 on 3.10", "3.10", shovel("dest-queue-args", map[string]any{"x-expires": 0}), ""},
+		{"a negative length on 4.0", "4.0", shovel("src-queue-args", map[string]any{"x-max-length": -1}), ""},
+		{"an unknown overflow on 4.2", "4.2", shovel("dest-queue-args", map[string]any{"x-overflow": "bogus"}), ""},
 		{"a TTL that is no number", "4.3", shovel("dest-queue-args", map[string]any{"x-message-ttl": "x"}), "dest-queue-args.x-message-ttl"},
 		{"classic queues v1 on 4.3", "4.3", shovel("dest-queue-args", map[string]any{"x-queue-version": 1}), "unsupported queue version '1'"},
 		{"classic queues v1 on 4.0", "4.0", shovel("dest-queue-args", map[string]any{"x-queue-version": 1}), ""},
