@@ -51,7 +51,7 @@ func builtinAnalyzers() []*Analyzer {
 		{ID: "MQ408", Name: "shovel-setting-ignored", Severity: Warning,
 			Summary: "an amqp10 shovel destination with dest-application-properties, dest-message-annotations or dest-properties on RabbitMQ 4.2+, which accepts them and ignores them", Run: runShovelIgnoredSettings},
 		{ID: "MQ501", Name: "unsupported-queue-feature", Severity: Error,
-			Summary: "an argument, property or policy key the queue type does not support on the target version, or an argument value it refuses there", Run: runUnsupported},
+			Summary: "an argument, property or policy key the queue type does not support on the target version, or an argument or policy value it refuses there", Run: runUnsupported},
 		{ID: "MQ502", Name: "too-many-priorities", Severity: Warning,
 			Summary: "x-max-priority above 10", Run: runPriority},
 		{ID: "MQ503", Name: "deprecated-queue-setting", Severity: Warning,

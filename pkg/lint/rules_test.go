@@ -665,6 +665,14 @@ func ruleCases() []ruleCase {
 				b.policy("prio", ".*", topology.Args{"max-priority": 5, "max-length": 10})
 			},
 			fire: []string{"prio"}, contains: []string{"max-priority", "1 quorum queue(s) (qq)", "does not apply a policy"}},
+		{name: "policy value the broker refuses", id: "MQ501",
+			build: func(b *builder) {
+				b.queue("cq", nil)
+				b.policy("cap", "^cq$", topology.Args{"max-length": "ten", "dead-letter-exchange": "dlx"})
+				b.policy("ok", "^none$", topology.Args{"max-length": 10, "message-ttl": 0})
+			},
+			fire: []string{"cap"}, quiet: []string{"ok", "cq"},
+			contains: []string{`policy "cap" sets max-length "ten": RabbitMQ 4.3 refuses the whole policy (HTTP 400 "Validation failed": "ten" is not a valid maximum length), so none of its settings take effect. Write a whole number of messages, 0 or more`}},
 		{name: "supported settings", id: "MQ501",
 			build: func(b *builder) {
 				b.typed("qq", topology.QueueQuorum, topology.Args{"x-delivery-limit": 3, argOverflow: "reject-publish", argTTL: 1000})

@@ -70,6 +70,31 @@ func runUnsupported(p *Pass) []Finding {
 	}
 	out = append(out, p.quorumRejectPublishDLX()...)
 	out = append(out, p.unsupportedPolicyKeys()...)
+	out = append(out, p.refusedPolicyValues()...)
+	return out
+}
+
+// refusedPolicyValues reports the keys of policies and operator policies
+// whose value RabbitMQ's policy validation refuses on the target version
+// (rmqversion.PolicyValueRefusal: max-length: ten, expires: 0): the broker
+// refuses the whole policy, so none of its settings reach the queues it
+// matches.
+func (p *Pass) refusedPolicyValues() []Finding {
+	var out []Finding
+	for _, set := range p.policySets() {
+		for _, name := range set.names() {
+			pol := set.policies[name]
+			for _, k := range pol.Definition.Keys() {
+				why, fix := p.Version.PolicyValueRefusal(k, pol.Definition[k])
+				if why == "" {
+					continue
+				}
+				out = append(out, p.judged(p.policyFinding(set.kind, pol,
+					"%s %q sets %s %s: RabbitMQ %s refuses the whole %s (HTTP 400 \"Validation failed\": %s), so none of its settings take effect. %s",
+					set.label, name, k, topology.Quoted(pol.Definition[k]), p.Version.Line(), set.label, why, upperFirst(fix))))
+			}
+		}
+	}
 	return out
 }
 

@@ -2,6 +2,7 @@ package rmqversion
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -178,4 +179,101 @@ func typeName(val any) string {
 		return "table"
 	}
 	return "long"
+}
+
+// policyValue is how RabbitMQ checks the value of one policy key when a
+// policy or an operator policy is set (rabbit_policies:validate_policy0/2
+// at v3.10.8, v4.0.5 and v4.3.5): check reports whether it takes val, what
+// is the broker's error after the value ("is not a valid maximum length"),
+// fix what to write instead. A refused value refuses the whole policy.
+type policyValue struct {
+	check func(v Version, val any) bool
+	what  string
+	fix   string
+}
+
+// maxSegmentSize is the largest stream-max-segment-size-bytes a policy
+// may set (MAX_STREAM_MAX_SEGMENT_SIZE).
+const maxSegmentSize = 3_000_000_000
+
+var policyValues = map[string]policyValue{
+	"alternate-exchange":      {isString, "is not a valid alternate exchange name", "write the exchange's name as a string"},
+	"dead-letter-exchange":    {isString, "is not a valid dead letter exchange name", declareArgs["x-dead-letter-exchange"].fix},
+	"dead-letter-routing-key": {isString, "is not a valid dead letter routing key", declareArgs["x-dead-letter-routing-key"].fix},
+	"dead-letter-strategy":    {isOneOf("at-most-once", "at-least-once"), "is not a valid dead letter strategy", declareArgs["x-dead-letter-strategy"].fix},
+	// A policy's TTL and expiry have no upper bound, unlike the arguments'.
+	"message-ttl":                   {intAtLeast(0), "is not a valid message TTL", "write a whole number of milliseconds, 0 or more"},
+	"expires":                       {intAtLeast(1), "is not a valid queue expiry", "write a whole number of milliseconds, 1 or more"},
+	"max-length":                    {intAtLeast(0), "is not a valid maximum length", declareArgs["x-max-length"].fix},
+	"max-length-bytes":              {intAtLeast(0), "is not a valid maximum length in bytes", declareArgs["x-max-length-bytes"].fix},
+	"max-in-memory-length":          {intAtLeast(0), "is not a valid maximum memory in bytes", declareArgs["x-max-in-memory-length"].fix},
+	"max-in-memory-bytes":           {intAtLeast(0), "is not a valid maximum memory in bytes", declareArgs["x-max-in-memory-bytes"].fix},
+	"queue-mode":                    {isOneOf("default", "lazy"), "is not a valid queue-mode value", "write default or lazy, or remove it (it has no effect from RabbitMQ 3.12)"},
+	"queue-version":                 {isOneOfInts(1, 2), "is not a valid queue-version value", "write 1 or 2"},
+	"overflow":                      {isOneOf("drop-head", "reject-publish", "reject-publish-dlx"), "is not a valid overflow value", declareArgs["x-overflow"].fix},
+	"delivery-limit":                {deliveryLimit, "is not a valid delivery limit", "write a whole number of deliveries (0 or more before RabbitMQ 4.0; from 4.0, -1 for no limit)"},
+	"queue-leader-locator":          {isOneOf("client-local", "balanced", "random", "least-leaders"), "is not a valid queue leader locator value", declareArgs["x-queue-leader-locator"].fix},
+	"initial-cluster-size":          {intAtLeast(0), "is not a valid cluster size", "write a whole number of replicas, 0 or more"},
+	"stream-max-segment-size-bytes": {intBetween(0, maxSegmentSize), "is not a valid segment size", fmt.Sprintf("write a whole number of bytes, from 0 to %d", maxSegmentSize)},
+	"stream-filter-size-bytes":      {intBetween(16, 255), "is not a valid filter size. Valid range is 16-255", "write a whole number of bytes from 16 to 255"},
+	"consumer-timeout":              {intAtLeast(0), "is not a valid consumer timeout", "write a whole number of milliseconds, 0 or more"},
+	"consumer-disconnected-timeout": {intAtLeast(0), "is not a valid consumer disconnected timeout", "write a whole number of milliseconds, 0 or more"},
+	"max-age":                       {isAge, "is not a valid max age (" + maxAgeForm + ")", maxAgeFix},
+}
+
+// PolicyValueRefusal is what RabbitMQ answers refusing a policy (or
+// operator policy) for the value val of its key ("" when it takes it, or
+// does not check key's value here: delayed-retry-*, checked with the
+// other keys of delayed retry (DelayedRetryPolicyRefusal), and the keys of
+// plugins), and what to write instead.
+func (v Version) PolicyValueRefusal(key string, val any) (why, fix string) {
+	pv, ok := policyValues[key]
+	if !ok || pv.check(v, topology.Normalize(val)) {
+		return "", ""
+	}
+	return topology.Quoted(val) + " " + pv.what, pv.fix
+}
+
+func isAge(_ Version, val any) bool {
+	_, ok := topology.MaxAgeMillis(val)
+	return ok
+}
+
+func isString(_ Version, val any) bool {
+	_, ok := val.(string)
+	return ok
+}
+
+func isOneOf(values ...string) func(Version, any) bool {
+	return func(_ Version, val any) bool {
+		s, ok := val.(string)
+		return ok && slices.Contains(values, s)
+	}
+}
+
+func isOneOfInts(values ...int64) func(Version, any) bool {
+	return func(_ Version, val any) bool {
+		n, ok := val.(int64)
+		return ok && slices.Contains(values, n)
+	}
+}
+
+func intAtLeast(least int64) func(Version, any) bool {
+	return intBetween(least, math.MaxInt64)
+}
+
+func intBetween(least, most int64) func(Version, any) bool {
+	return func(_ Version, val any) bool {
+		n, ok := val.(int64)
+		return ok && n >= least && n <= most
+	}
+}
+
+// deliveryLimit: any whole number from 4.0 (a negative one means no
+// limit, NegativeDeliveryLimitDisables), 0 or more before.
+func deliveryLimit(v Version, val any) bool {
+	if v.NegativeDeliveryLimitDisables() {
+		return intBetween(math.MinInt64, math.MaxInt64)(v, val)
+	}
+	return intAtLeast(0)(v, val)
 }

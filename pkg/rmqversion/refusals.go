@@ -367,7 +367,8 @@ func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost, typ
 
 // checkPolicy appends to out what v refuses of policy p (of any kind),
 // named obj: mirroring keys from 4.0, queue-master-locator where it is
-// denied, delayed-retry keys before 4.3.1 and values the broker's
+// denied, values rabbit_policies refuses (PolicyValueRefusal: a max-length
+// that is no number, a max-age that is no age), delayed-retry keys before 4.3.1 and values the broker's
 // validation refuses from then, apply-to by queue type before 3.12.
 func (v Version) checkPolicy(out []Refusal, vn, obj string, p *topology.Policy) []Refusal {
 	if !v.ClassicMirroring() {
@@ -384,11 +385,11 @@ func (v Version) checkPolicy(out []Refusal, vn, obj string, p *topology.Policy) 
 			Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
 			Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
 	}
-	if age, ok := p.Definition["max-age"]; ok {
-		if _, valid := topology.MaxAgeMillis(age); !valid {
-			out = append(out, Refusal{Vhost: vn, Object: obj, Key: fmt.Sprintf("max-age: %v", age), Pos: p.Pos,
-				Reason: fmt.Sprintf("RabbitMQ refuses the whole policy (HTTP 400 \"Validation failed\": %s)", maxAgeForm),
-				Fix:    maxAgeFix})
+	for _, k := range sortedKeys(p.Definition) {
+		if why, fix := v.PolicyValueRefusal(k, p.Definition[k]); why != "" {
+			out = append(out, Refusal{Vhost: vn, Object: obj, Key: fmt.Sprintf("%s: %v", k, p.Definition[k]), Pos: p.Pos,
+				Reason: fmt.Sprintf("RabbitMQ refuses the whole policy (HTTP 400 \"Validation failed\": %s)", why),
+				Fix:    fix})
 		}
 	}
 	if v.DelayedRetryPolicyKeys() {

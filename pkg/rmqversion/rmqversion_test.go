@@ -309,3 +309,64 @@ func TestCheckRefusedOnEveryVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPolicyValues: RabbitMQ validates each key of a policy's (or an
+// operator policy's) definition and refuses the whole policy for a value it
+// does not take (rabbit_policies:validate_policy0/2 at v3.10.8, v4.0.5 and
+// v4.3.5); Check says so before anything changes.
+func TestCheckPolicyValues(t *testing.T) {
+	policy := func(k kind.Kind, def topology.Args) *topology.Topology {
+		tp := topology.New()
+		v := tp.Vhost("orders")
+		v.PoliciesOf(k)["p"] = &topology.Policy{Name: "p", Pattern: "^q", ApplyTo: "queues", Definition: def}
+		return tp
+	}
+	every := []string{"3.10", "4.0", "4.3"}
+	cases := []struct {
+		name     string
+		kind     kind.Kind
+		def      topology.Args
+		versions []string
+		want     string // "" = accepted
+	}{
+		{"max-length a word", kind.Policy, topology.Args{"max-length": "ten"}, every,
+			`policy "p" in vhost "orders": max-length: ten: RabbitMQ refuses the whole policy (HTTP 400 "Validation failed": "ten" is not a valid maximum length); write a whole number of messages, 0 or more`},
+		{"max-length a number", kind.Policy, topology.Args{"max-length": int64(10)}, every, ""},
+		{"max-length a string of digits", kind.Policy, topology.Args{"max-length": "10"}, every, `"10" is not a valid maximum length`},
+		{"max-length negative", kind.Policy, topology.Args{"max-length": int64(-1)}, every, "-1 is not a valid maximum length"},
+		{"max-length-bytes a fraction", kind.Policy, topology.Args{"max-length-bytes": 1.5}, every, "1.5 is not a valid maximum length in bytes"},
+		{"message-ttl a word", kind.Policy, topology.Args{"message-ttl": "1h"}, every, `"1h" is not a valid message TTL`},
+		{"message-ttl zero", kind.Policy, topology.Args{"message-ttl": int64(0)}, every, ""},
+		{"message-ttl past ten years", kind.Policy, topology.Args{"message-ttl": int64(400_000_000_000)}, every, ""},
+		{"expires zero", kind.OperatorPolicy, topology.Args{"expires": int64(0)}, every,
+			`operator policy "p" in vhost "orders": expires: 0: RabbitMQ refuses the whole policy (HTTP 400 "Validation failed": 0 is not a valid queue expiry)`},
+		{"overflow unknown", kind.Policy, topology.Args{"overflow": "drop-tail"}, every, `"drop-tail" is not a valid overflow value`},
+		{"overflow reject-publish-dlx", kind.Policy, topology.Args{"overflow": "reject-publish-dlx"}, every, ""},
+		{"dead-letter-exchange a number", kind.Policy, topology.Args{"dead-letter-exchange": int64(5)}, every, "5 is not a valid dead letter exchange name"},
+		{"dead-letter-exchange the default", kind.Policy, topology.Args{"dead-letter-exchange": ""}, every, ""},
+		{"dead-letter-strategy unknown", kind.Policy, topology.Args{"dead-letter-strategy": "exactly-once"}, every, "is not a valid dead letter strategy"},
+		{"queue-mode unknown", kind.Policy, topology.Args{"queue-mode": "eager"}, every, "is not a valid queue-mode value"},
+		{"queue-version 1", kind.Policy, topology.Args{"queue-version": int64(1)}, every, ""},
+		{"queue-version 3", kind.Policy, topology.Args{"queue-version": int64(3)}, every, "3 is not a valid queue-version value"},
+		{"queue-leader-locator random", kind.Policy, topology.Args{"queue-leader-locator": "random"}, every, ""},
+		{"queue-leader-locator unknown", kind.Policy, topology.Args{"queue-leader-locator": "closest"}, every, "is not a valid queue leader locator value"},
+		{"delivery-limit negative before 4.0", kind.Policy, topology.Args{"delivery-limit": int64(-1)}, []string{"3.10"}, "-1 is not a valid delivery limit"},
+		{"delivery-limit negative from 4.0", kind.Policy, topology.Args{"delivery-limit": int64(-1)}, []string{"4.0", "4.3"}, ""},
+		{"stream segment too large", kind.Policy, topology.Args{"stream-max-segment-size-bytes": int64(3_000_000_001)}, every, "is not a valid segment size"},
+		{"stream filter size too small", kind.Policy, topology.Args{"stream-filter-size-bytes": int64(8)}, []string{"4.0", "4.3"}, "Valid range is 16-255"},
+		{"max-age no age", kind.Policy, topology.Args{"max-age": "1week"}, every, `"1week" is not a valid max age`},
+		{"max-age an age", kind.Policy, topology.Args{"max-age": "7D"}, every, ""},
+		{"a plugin's key", kind.Policy, topology.Args{"federation-upstream-set": "all"}, every, ""},
+	}
+	for _, c := range cases {
+		for _, ver := range c.versions {
+			err := rmqversion.MustParse(ver).Check(policy(c.kind, c.def))
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%s on %s: Check = %v, want accepted", c.name, ver, err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("%s on %s: Check = %v, want a refusal containing %q", c.name, ver, err, c.want)
+			}
+		}
+	}
+}
