@@ -91,3 +91,58 @@ func contains(s string, parts ...string) bool {
 	}
 	return true
 }
+
+// TestOpenFindsTheFilesRepository: the repository is the one that holds
+// the paths, not the one (if any) around the directory mqctl runs in; a
+// path deleted from the working tree is still read at the ref.
+func TestOpenFindsTheFilesRepository(t *testing.T) {
+	dir := repo(t, map[string]string{"topo/a.yaml": "a", "topo/sub/b.yaml": "b"})
+	if err := os.RemoveAll(filepath.Join(dir, "topo", "sub")); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	rel, err := filepath.Rel(outside, filepath.Join(dir, "topo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		paths []string
+	}{
+		{"absolute", []string{filepath.Join(dir, "topo", "a.yaml"), filepath.Join(dir, "topo", "sub")}},
+		{"relative", []string{filepath.Join(rel, "a.yaml"), filepath.Join(rel, "sub")}},
+		{"deleted first", []string{filepath.Join(rel, "sub", "b.yaml"), filepath.Join(rel, "a.yaml")}},
+	}
+	for _, c := range cases {
+		tree, err := Open(context.Background(), outside, "main", c.paths)
+		if err != nil {
+			t.Errorf("%s: Open from outside the repository: %v", c.name, err)
+			continue
+		}
+		for _, p := range c.paths {
+			if !tree.Exists(p) {
+				t.Errorf("%s: main holds %s, Exists says not", c.name, p)
+			}
+		}
+		sub := filepath.Join(filepath.Dir(c.paths[1]), "sub", "b.yaml")
+		if c.name == "deleted first" {
+			sub = c.paths[0]
+		}
+		if got, err := tree.ReadFile(sub); err != nil || string(got) != "b" {
+			t.Errorf("%s: %s at main = %q, %v; want the committed %q", c.name, sub, got, err, "b")
+		}
+	}
+}
+
+func TestOpenNamesWhatIsOutsideARepository(t *testing.T) {
+	dir := repo(t, map[string]string{"topology.yaml": "root"})
+	elsewhere := t.TempDir()
+	_, err := Open(context.Background(), elsewhere, "main", []string{"topology.yaml"})
+	if !errors.Is(err, ErrGit) || !contains(err.Error(), "topology.yaml is in no git repository, so it has no version at main", "mqctl diff OLD NEW") || strings.Contains(err.Error(), "is not a commit") {
+		t.Errorf("a file in no repository: error = %v", err)
+	}
+	_, err = Open(context.Background(), dir, "main", []string{"topology.yaml", filepath.Join(elsewhere, "other.yaml")})
+	if err == nil || !contains(err.Error(), "other.yaml is outside the git repository at", "which holds topology.yaml") {
+		t.Errorf("a second file outside the repository: error = %v", err)
+	}
+}
