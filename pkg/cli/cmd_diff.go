@@ -122,9 +122,6 @@ func (g *globals) diffSides(cmd *cobra.Command, base string, args []string) (old
 	if slices.Contains(files, "-") {
 		return nil, nil, names, errors.New("diff --base reads the -f files from the working tree and from git: pass files or directories, not -")
 	}
-	if new, err = g.loadPaths(files, nil); err != nil {
-		return nil, nil, names, err
-	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, nil, names, err
@@ -132,6 +129,19 @@ func (g *globals) diffSides(cmd *cobra.Command, base string, args []string) (old
 	tree, err := gitref.Open(cmd.Context(), dir, base, files)
 	if err != nil {
 		return nil, nil, names, err
+	}
+	// A path the change deleted (the working tree holds no topology file
+	// there, the ref does) is in the old side alone.
+	deleted := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return loader.Holds(nil, f) || !loader.Holds(tree, f) })
+	present := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return slices.Contains(deleted, f) })
+	if len(deleted) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: the working tree no longer holds %v, which %s does: what only they declare is deleted, in the vhosts the remaining files name (a vhost they do not name is left alone, as plan leaves it)\n", deleted, base)
+	}
+	new = topology.New()
+	if len(present) > 0 {
+		if new, err = g.loadPaths(present, nil); err != nil {
+			return nil, nil, names, err
+		}
 	}
 	held := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !tree.Exists(f) })
 	if len(held) == 0 {

@@ -187,3 +187,26 @@ func TestDirectoryOrder(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// TestHolds: a path holds topology when Load would read a file there: a
+// file, or a directory with a *.yaml or *.yml file directly in it.
+func TestHolds(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.yaml": exchangesFile, "yml/b.yml": queuesFile, "notes/README": "x", "deep/sub/c.yaml": exchangesFile})
+	cases := []struct {
+		path string
+		want bool
+	}{
+		{"a.yaml", true},
+		{"yml", true},
+		{"notes", false},
+		{"deep", false},
+		{"deep/sub", true},
+		{"gone", false},
+		{"gone/x.yaml", false},
+	}
+	for _, c := range cases {
+		if got := Holds(nil, filepath.Join(dir, c.path)); got != c.want {
+			t.Errorf("Holds(%s) = %v, want %v", c.path, got, c.want)
+		}
+	}
+}

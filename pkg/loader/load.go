@@ -126,7 +126,7 @@ func (l *load) readPath(p string) {
 			l.readError(files.Name(p), err)
 			return
 		}
-		names = slices.DeleteFunc(names, func(n string) bool { return !strings.HasSuffix(n, ".yaml") && !strings.HasSuffix(n, ".yml") })
+		names = slices.DeleteFunc(names, func(n string) bool { return !isTopologyFile(n) })
 		if len(names) == 0 {
 			l.errs.file(files.Name(p))
 			l.errs.addf(topology.Pos{File: files.Name(p)}, "put topology files named *.yaml or *.yml in it, or pass the files with -f", "directory holds no *.yaml or *.yml file")
@@ -139,6 +139,27 @@ func (l *load) readPath(p string) {
 	for _, n := range names {
 		l.readFile(files, n)
 	}
+}
+
+// isTopologyFile reports whether a file named n in a directory is read as
+// a topology file.
+func isTopologyFile(n string) bool {
+	return strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")
+}
+
+// Holds reports whether files (the file system when nil) hold what Load
+// reads at path p: a file, or a directory with a *.yaml or *.yml file in
+// it.
+func Holds(files Files, p string) bool {
+	if files == nil {
+		files = osFiles{}
+	}
+	dir, err := files.IsDir(p)
+	if err != nil || !dir {
+		return err == nil
+	}
+	names, err := files.ReadDir(p)
+	return err == nil && slices.ContainsFunc(names, isTopologyFile)
 }
 
 // readFile reads file p of files once: a file named twice (by itself and
