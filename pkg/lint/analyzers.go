@@ -35,7 +35,7 @@ func builtinAnalyzers() []*Analyzer {
 		{ID: "MQ304", Name: "vhost-queue-limit", Severity: Error,
 			Summary: "a vhost whose max-queues limit is at or below the number of queues the file declares in it: every later queue declaration there is refused, and the next apply of a change cannot take its lock (a queue of the vhost)", Run: runVhostQueueLimit},
 		{ID: "MQ401", Name: "binding-undeclared-end", Severity: Error,
-			Summary: "a binding whose source or destination is not declared", Run: runBindingEnds},
+			Summary: "a binding whose source or destination is not declared, or an alternate exchange that is not declared", Run: runBindingEnds},
 		{ID: "MQ402", Name: "exchange-unbound", Severity: Warning,
 			Summary: "an exchange with no bindings and no alternate exchange: publishes are dropped", Run: runExchangeUnbound},
 		{ID: "MQ403", Name: "shovel-undeclared-end", Severity: Warning,

@@ -44,6 +44,31 @@ func runBindingEnds(p *Pass) []Finding {
 			}
 		}
 	}
+	return append(out, p.alternatesMissing()...)
+}
+
+// alternatesMissing reports exchanges whose alternate exchange (by
+// argument, or by the policy that applies to them) is not declared:
+// RabbitMQ then drops what no binding matches, where the file meant to
+// keep it (rabbit_exchange:route/3 at v4.3.5 looks the alternate exchange
+// up with the other destinations, and one that is missing is skipped).
+func (p *Pass) alternatesMissing() []Finding {
+	var out []Finding
+	for _, name := range p.exchangeNames {
+		ae, ok := p.Sim.ExchangeArgs(name).String(argAlternate)
+		if !ok || p.exchangeDeclared(ae) {
+			continue
+		}
+		x := p.Vhost.Exchanges[name]
+		source := "its alternate_exchange"
+		if _, own := x.Arguments[argAlternate]; !own {
+			source = fmt.Sprintf("alternate-exchange of policy %q", p.Sim.ExchangePolicy(name))
+		}
+		out = append(out, p.exchangeFinding(x,
+			"exchange %q sends what no binding matches to alternate exchange %q (%s), which is not declared: RabbitMQ drops those messages without a trace, though the file means to keep them. "+
+				"Declare exchange %q and bind a queue to it, or correct the name",
+			name, ae, source, ae))
+	}
 	return out
 }
 

@@ -490,6 +490,25 @@ func ruleCases() []ruleCase {
 				`ghost -> queue work ["k"]`, `orders -> queue nobody ["k"]`,
 				`(default exchange) -> queue work ["work"]`, `orders -> exchange audit ["#"]`},
 			contains: []string{`exchange "ghost"`, "not declared", "NOT_FOUND"}},
+		{name: "alternate exchange not declared", id: "MQ401",
+			build: func(b *builder) {
+				x := b.exchange("orders", "topic")
+				x.Arguments = topology.Args{argAlternate: "unrouted"}
+				b.exchange("events", "fanout")
+				b.exchange("audit", "fanout")
+				b.exchange("caught", "fanout")
+				b.exchange("ok", "topic").Arguments = topology.Args{argAlternate: "caught"}
+				b.queue("work", nil)
+				b.queue("kept", nil)
+				b.bind("orders", "work", "order.*")
+				b.bind("events", "work", "")
+				b.bind("audit", "work", "")
+				b.bind("caught", "kept", "")
+				b.bind("ok", "work", "k")
+				b.policy("ae", "^events$", topology.Args{"alternate-exchange": "missing"}).ApplyTo = "exchanges"
+			},
+			fire: []string{"orders", "events"}, quiet: []string{"ok", "audit", "caught"},
+			contains: []string{`exchange "orders" sends what no binding matches to alternate exchange "unrouted" (its alternate_exchange), which is not declared: RabbitMQ drops those messages without a trace`, `Declare exchange "unrouted" and bind a queue to it, or correct the name`}},
 		{name: "binding ends declared, amq.* built-in", id: "MQ401",
 			build: func(b *builder) {
 				b.exchange("orders", "topic")
