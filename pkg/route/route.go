@@ -559,7 +559,11 @@ func (w *walker) result() Result {
 	res := w.res
 	if len(w.delivered) == 0 {
 		for _, x := range w.unmatched {
-			res.Problems = append(res.Problems, fmt.Sprintf("no binding of exchange %q matches %s and it has no alternate exchange", x, w.s.describeMatch(x, w.m, w.keys)))
+			alternate := "it has no alternate exchange"
+			if ae, ok := w.s.exchangeArgs[x].String("alternate-exchange"); ok {
+				alternate = fmt.Sprintf("its alternate exchange %q is not declared", ae)
+			}
+			res.Problems = append(res.Problems, fmt.Sprintf("no binding of exchange %q matches %s and %s", x, w.s.describeMatch(x, w.m, w.keys), alternate))
 		}
 		res.Problems = append(res.Problems, w.shadowed...)
 		return res

@@ -226,6 +226,14 @@ func TestPublishProblems(t *testing.T) {
 	if !hasProblem(r, `no binding of exchange "lonely" matches routing key "a.b" and it has no alternate exchange`) {
 		t.Errorf("problems = %q", r.Problems)
 	}
+	// An alternate exchange that is not declared is named as such, not
+	// as none.
+	s = vhost().ex("orders", "topic", "alternate-exchange", "unrouted").q("q").bind("orders", "q", "order.*").sim()
+	r = s.Publish(msg("orders", "invoice.sent"))
+	wantQueues(t, r)
+	if !hasProblem(r, `no binding of exchange "orders" matches routing key "invoice.sent" and its alternate exchange "unrouted" is not declared`) || hasProblem(r, "it has no alternate exchange") {
+		t.Errorf("problems = %q", r.Problems)
+	}
 }
 
 func TestPublishPluginAndBuiltinExchanges(t *testing.T) {
