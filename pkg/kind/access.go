@@ -187,8 +187,15 @@ func compareUsers(have, want map[string]any) (map[string]any, map[string]any) {
 }
 
 // PasswordMatches reports whether the settings of the broker's user have
-// hold the password of want (or want's hash).
+// hold the password of want (or want's hash). A have that holds a
+// plaintext password is a file's user (mqctl diff's old side, as a broker
+// would hold it once applied): the same plaintext is the same password;
+// a hash given instead of it is written again, as plan would write it.
 func PasswordMatches(want, have map[string]any) bool {
+	if hp, ok := have[UserPassword].(string); ok {
+		wp, ok := want[UserPassword].(string)
+		return ok && wp == hp
+	}
 	hash, _ := have[UserPasswordHash].(string)
 	alg, _ := have[UserHashingAlgorithm].(string)
 	if wh, ok := want[UserPasswordHash].(string); ok {
