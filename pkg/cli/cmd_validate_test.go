@@ -161,7 +161,7 @@ func checkExpandedLoadsBack(t *testing.T, want *topology.Topology, out string) {
 		t.Fatalf("expanded output does not load: %v\n%s", err, out)
 	}
 	ignore := cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore")
-	roleless := cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "TypeFromVhost")
+	roleless := cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "TypeFromVhost", "FromDefaults")
 	if diff := cmp.Diff(want, got, ignore, roleless, cmpopts.IgnoreFields(topology.Topology{}, "Lint")); diff != "" {
 		t.Errorf("expanded YAML loads into another topology (-want +got):\n%s\n%s", diff, out)
 	}

@@ -677,6 +677,14 @@ func ruleCases() []ruleCase {
 				q.TypeFromVhost = true
 			},
 			fire: []string{"prio"}, contains: []string{`only because the file gives it no type and vhost "/" has default_queue_type: quorum; to keep x-max-priority, write type: classic`}},
+		{name: "an argument from the vhost's defaults the queue's type refuses", id: "MQ501",
+			build: func(b *builder) {
+				q := b.typed("qq", topology.QueueQuorum, topology.Args{argPriority: 10})
+				q.FromDefaults = map[string]topology.Inherited{argPriority: {Field: "max_priority", Pos: topology.Pos{File: "topology.yaml", Line: 6, Col: 23}}}
+				b.queue("cq", topology.Args{argPriority: 10}).FromDefaults = q.FromDefaults
+			},
+			fire: []string{"qq"}, quiet: []string{"cq"},
+			contains: []string{`Queue "qq" takes x-max-priority from defaults.queue.max_priority of vhost "/" (topology.yaml:6:23), not from a field of its own: to leave it out of this queue alone, write max_priority: null on it`}},
 		{name: "policy key a quorum queue ignores", id: "MQ501",
 			build: func(b *builder) {
 				b.typed("qq", topology.QueueQuorum, nil)

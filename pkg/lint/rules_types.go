@@ -56,6 +56,9 @@ func runUnsupported(p *Pass) []Finding {
 				if keep, ok := p.Version.KeepClassicFix(q, p.Vhost.Name, arg); ok {
 					hint = upperFirst(keep) + ". Otherwise: " + argHint(p.Version, q.Type, arg)
 				}
+				if d, ok := rmqversion.DefaultsFix(q, p.Vhost.Name, arg); ok {
+					hint += ". " + upperFirst(d)
+				}
 				out = append(out, p.judged(p.queueFinding(q,
 					"%s %q sets %s, which %ss do not support: %s the broker refuses to declare it (PRECONDITION_FAILED). %s",
 					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), hint)))
@@ -108,9 +111,13 @@ func (p *Pass) refusedArgValues(q *topology.Queue) []Finding {
 		if !refused || p.Version.RefusesQueueArgument(q.Type, arg) {
 			continue
 		}
+		fix := upperFirst(p.Version.QueueArgValueFix(q.Type, arg))
+		if d, ok := rmqversion.DefaultsFix(q, p.Vhost.Name, arg); ok {
+			fix += ". " + upperFirst(d)
+		}
 		out = append(out, p.judged(p.queueFinding(q,
 			"%s %q sets %s %v, which RabbitMQ %s refuses: %s, so the broker refuses to declare the queue (PRECONDITION_FAILED). %s",
-			typeLabel(q.Type), q.Name, arg, q.Arguments[arg], p.Version.Line(), why, upperFirst(p.Version.QueueArgValueFix(q.Type, arg)))))
+			typeLabel(q.Type), q.Name, arg, q.Arguments[arg], p.Version.Line(), why, fix)))
 	}
 	return out
 }

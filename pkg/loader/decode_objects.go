@@ -68,6 +68,9 @@ type queueOpts struct {
 	nameField     bool // the body names the queue (dead_letter.queue as a mapping)
 	// label names the queue in messages instead of `queue "<name>"`.
 	label string
+	// inherited are the fields the body takes from its vhost's
+	// defaults.queue (withDefaults), for Queue.FromDefaults.
+	inherited map[string]bool
 }
 
 // typedArg is an argument set through a typed field such as max_priority.
@@ -272,12 +275,42 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 		decl.bindings = d.queueBindings(n, name, what)
 	}
 	q.Arguments = d.mergeArgs(what, args, at, typed)
+	q.FromDefaults = inheritedArgs(o.inherited, args, at, typed)
 	// (A typed dead_letter without an exchange is reported by deadLetter.)
 	if n := at["x-dead-letter-routing-key"]; n != nil && !q.Arguments.Has("x-dead-letter-exchange") {
 		d.errs.addf(n.pos, `add x-dead-letter-exchange ("" for the default exchange), or use dead_letter: {exchange: …, routing_key: …}`,
 			"%s: x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue", what)
 	}
 	return decl
+}
+
+// inheritedArgs are the arguments a queue takes from the fields of its
+// vhost's defaults.queue it does not set itself (inherited): each typed
+// one from its field, the raw ones (args, at: where each is) from
+// arguments, which win over a typed one as mergeArgs merges them. nil
+// when none.
+func inheritedArgs(inherited map[string]bool, args topology.Args, at map[string]*node, typed []typedArg) map[string]topology.Inherited {
+	if len(inherited) == 0 {
+		return nil
+	}
+	out := map[string]topology.Inherited{}
+	for _, t := range typed {
+		field, _, _ := strings.Cut(t.field, " (") // "dead_letter.routing_key (default)"
+		if in := (topology.Inherited{Field: field, Pos: t.pos}); inherited[in.TopField()] {
+			out[t.key] = in
+		}
+	}
+	if inherited["arguments"] {
+		for k := range args {
+			if n := at[k]; n != nil {
+				out[k] = topology.Inherited{Field: "arguments." + k, Pos: n.pos}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // queueType is the queue type the fields f set ("" when none): type:, or

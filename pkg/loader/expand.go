@@ -54,7 +54,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	})
 	for _, name := range rv.exchanges.order {
 		o := rv.exchanges.byKey[name]
-		body := withDefaults(o.value, xdef, "{exchange}", name, o.key.pos)
+		body, _ := withDefaults(o.value, xdef, "{exchange}", name, o.key.pos)
 		v.Exchanges[name] = d.exchange(o.key, body)
 		rv.exchanges.release(name)
 	}
@@ -68,8 +68,10 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	var decls []*queueDecl
 	for _, name := range rv.queues.order {
 		o := rv.queues.byKey[name]
-		body := withDefaults(o.value, qdef, "{queue}", name, o.key.pos)
-		decl := d.queue(name, o.key.pos, queueIgnores(o.key, body), body, opts)
+		body, inherited := withDefaults(o.value, qdef, "{queue}", name, o.key.pos)
+		qo := opts
+		qo.inherited = inherited
+		decl := d.queue(name, o.key.pos, queueIgnores(o.key, body), body, qo)
 		decls = append(decls, decl)
 		v.Queues[name] = decl.q
 		b.by[name] = "declared"
@@ -141,23 +143,29 @@ func countTree(n *node) int {
 
 // withDefaults returns body plus each field of def that body does not set
 // (a set field replaces the default's field as a whole), with placeholder
-// replaced by name in the default's string values.
-func withDefaults(body, def *node, placeholder, name string, keyPos topology.Pos) *node {
+// replaced by name in the default's string values, and the names of the
+// fields it took from def (nil when none).
+func withDefaults(body, def *node, placeholder, name string, keyPos topology.Pos) (*node, map[string]bool) {
 	if def == nil || def.kind != mapNode || (!body.isNull() && body.kind != mapNode) {
-		return body
+		return body, nil
 	}
 	out := &node{kind: mapNode, pos: keyPos, ignore: body.ignore}
 	if body.kind == mapNode {
 		out.pos = body.pos
 		out.entries = slices.Clone(body.entries)
 	}
+	var inherited map[string]bool
 	for _, e := range def.entries {
 		if body.get(e.key.value) != nil {
 			continue
 		}
 		out.entries = append(out.entries, entry{key: e.key, value: substitute(e.value, placeholder, name)})
+		if inherited == nil {
+			inherited = map[string]bool{}
+		}
+		inherited[e.key.value] = true
 	}
-	return out
+	return out, inherited
 }
 
 // substitute replaces placeholder in the string scalars below n, copying

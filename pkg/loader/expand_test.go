@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -62,7 +63,8 @@ func TestWorkerDefaults(t *testing.T) {
 		"x-dead-letter-exchange":    "line_exchange_dlq",
 		"x-dead-letter-routing-key": "email",
 	}}
-	if diff := cmp.Diff(wantEmail, v.Queues["email"], ignoreMeta); diff != "" {
+	// (What it takes from the defaults: TestQueueFromDefaults.)
+	if diff := cmp.Diff(wantEmail, v.Queues["email"], ignoreMeta, cmpopts.IgnoreFields(topology.Queue{}, "FromDefaults")); diff != "" {
 		t.Errorf("email (-want +got):\n%s", diff)
 	}
 	// The DLQ inherits the type, but not the priority, bindings or dead-lettering.
@@ -113,6 +115,38 @@ func TestDefaultsFieldReplacement(t *testing.T) {
 	}
 	if got := v.Queues["plain"].Arguments["x-max-priority"]; got != int64(10) {
 		t.Errorf("plain x-max-priority = %#v", got)
+	}
+}
+
+// TestQueueFromDefaults: a queue records the arguments it takes from its
+// vhost's defaults.queue, each with the default's field and where it is
+// written, so that advice about one names the default and how to leave it
+// out of that queue alone; a field the queue sets is its own.
+func TestQueueFromDefaults(t *testing.T) {
+	top := mustLoad(t, vhostFile(`defaults:
+  queue:
+    max_priority: 10
+    limits: {max_length: 100, overflow: reject-publish}
+    arguments: {x-queue-mode: lazy}
+queues:
+  plain: {}
+  own:
+    limits: {message_ttl: 1m}
+    max_priority: ~
+    arguments: {x-max-priority: 5}
+`))
+	v := top.Vhosts["/"]
+	want := map[string]topology.Inherited{
+		"x-max-priority": {Field: "max_priority", Pos: topology.Pos{File: "t.yaml", Line: 6, Col: 23}},
+		"x-max-length":   {Field: "limits.max_length", Pos: topology.Pos{File: "t.yaml", Line: 7, Col: 30}},
+		"x-overflow":     {Field: "limits.overflow", Pos: topology.Pos{File: "t.yaml", Line: 7, Col: 45}},
+		"x-queue-mode":   {Field: "arguments.x-queue-mode", Pos: topology.Pos{File: "t.yaml", Line: 8, Col: 35}},
+	}
+	if diff := cmp.Diff(want, v.Queues["plain"].FromDefaults); diff != "" {
+		t.Errorf("plain's arguments from defaults (-want +got):\n%s", diff)
+	}
+	if got := v.Queues["own"].FromDefaults; got != nil {
+		t.Errorf("own sets limits, max_priority and arguments itself; from defaults: %v", got)
 	}
 }
 

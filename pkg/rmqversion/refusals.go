@@ -280,15 +280,24 @@ func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Ref
 				}
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
 					Reason: queueArgReason(v, typ, arg),
-					Fix:    fix})
+					Fix:    withDefaultsFix(fix, q, vn, arg)})
 			} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
 					Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
-					Fix:    v.QueueArgValueFix(typ, arg)})
+					Fix:    withDefaultsFix(v.QueueArgValueFix(typ, arg), q, vn, arg)})
 			}
 		}
 	}
 	return out
+}
+
+// withDefaultsFix is fix, followed by DefaultsFix where queue q takes arg
+// from its vhost's defaults.queue.
+func withDefaultsFix(fix string, q *topology.Queue, vn, arg string) string {
+	if d, ok := DefaultsFix(q, vn, arg); ok {
+		return fix + ". " + strings.ToUpper(d[:1]) + d[1:]
+	}
+	return fix
 }
 
 // QueueFlag is a flag of a queue its type refuses (RefusedQueueFlags).
@@ -533,6 +542,23 @@ func (v Version) KeepClassicFix(q *topology.Queue, vn, arg string) (string, bool
 		return why + "; write type: classic", true
 	}
 	return fmt.Sprintf("%s; to keep %s, write type: classic", why, arg), true
+}
+
+// DefaultsFix says how to leave argument arg out of queue q alone when q
+// takes it from its vhost's defaults.queue (topology.Queue.FromDefaults):
+// the queue sets the field itself, which replaces the default's. false
+// when q sets arg itself.
+func DefaultsFix(q *topology.Queue, vn, arg string) (string, bool) {
+	in, ok := q.FromDefaults[arg]
+	if !ok {
+		return "", false
+	}
+	top := in.TopField()
+	how := fmt.Sprintf("write %s: null on it", top)
+	if top != in.Field {
+		how = fmt.Sprintf("write %s on it without %s (or %s: null): a field the queue sets replaces the default's whole field", top, strings.TrimPrefix(in.Field, top+"."), top)
+	}
+	return fmt.Sprintf("queue %q takes %s from defaults.queue.%s of vhost %q (%s), not from a field of its own: to leave it out of this queue alone, %s", q.Name, arg, in.Field, vn, in.Pos, how), true
 }
 
 // QueueArgFix says what to do instead of argument arg, which v refuses

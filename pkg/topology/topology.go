@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 )
@@ -158,7 +159,28 @@ type Queue struct {
 	// vhost's default_queue_type, as the broker gives it to a queue declared
 	// without x-queue-type. Not part of the broker's state.
 	TypeFromVhost bool `json:"-"`
-	Meta          `json:"-"`
+	// FromDefaults holds, by argument, the ones the queue takes from its
+	// vhost's defaults.queue rather than from fields of its own. Not part
+	// of the broker's state.
+	FromDefaults map[string]Inherited `json:"-"`
+	Meta         `json:"-"`
+}
+
+// Inherited is where a queue's argument is set in its vhost's
+// defaults.queue (Queue.FromDefaults).
+type Inherited struct {
+	// Field is the default's field as the file writes it: "max_priority",
+	// "limits.max_length", "arguments.x-max-priority".
+	Field string
+	Pos   Pos
+}
+
+// TopField is the queue field Field sits in ("limits" for
+// "limits.max_length"): setting it on the queue replaces the default's.
+func (i Inherited) TopField() string {
+	top, _, _ := strings.Cut(i.Field, ".")
+	top, _, _ = strings.Cut(top, " ")
+	return top
 }
 
 // Backoff is a queue's retry.backoff: a returned message waits
