@@ -869,3 +869,29 @@ func TestUnlistedQueueNames(t *testing.T) {
 		t.Errorf("deleted queues past the cap: LosesMessages() = false")
 	}
 }
+
+// TestClassBehindHeadersExchange: a class of messages published to a
+// topic exchange bound to a headers exchange is told apart by its headers
+// too: the text names the representative's headers (or none), not the key
+// alone, which several classes share.
+func TestClassBehindHeadersExchange(t *testing.T) {
+	side := func(key string) *topology.Topology {
+		return topo(exchange("front", "topic", nil), exchange("hdr", "headers", nil), queue("pdf", nil), queue("csv", nil),
+			bindExchange("front", "hdr", key),
+			bindHeaders("hdr", "pdf", topology.Args{"x-match": "all", "format": "pdf"}),
+			bindHeaders("hdr", "csv", topology.Args{"x-match": "all", "format": "csv"}))
+	}
+	d := Compare(side("#"), side("a.#"), Options{})
+	var text strings.Builder
+	if err := WriteText(&text, d, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`  ! key "" and headers {format="csv"} (matching #, {"format":"csv","x-match":"all"}) on exchange "front" in vhost "/"`,
+		`  ! key "" and headers {format="pdf"} (matching #, {"format":"pdf","x-match":"all"}) on exchange "front" in vhost "/"`,
+	} {
+		if !strings.Contains(text.String(), want+"\n") {
+			t.Errorf("text:\n%s\nwant the line %q", text.String(), want)
+		}
+	}
+}

@@ -181,18 +181,41 @@ func sideText(c *Class, kind string, matches []string, when string) string {
 	var s string
 	switch kind {
 	case ClassFanout, ClassOther, ClassEvery:
-		return "every message"
+		h := behindHeaders(c, matches)
+		if h == "" {
+			return "every message"
+		}
+		s = "messages with " + h
 	case ClassHeaders:
 		s = "headers " + route.FormatTable(c.Headers)
 	case ClassDefault:
 		return fmt.Sprintf("key %q (the queue's name)", c.RoutingKey)
 	default:
 		s = fmt.Sprintf("key %q", c.RoutingKey)
+		if h := behindHeaders(c, matches); h != "" {
+			s += " and " + h
+		}
 	}
 	if len(matches) == 0 {
 		return s + " (any key no binding names" + when + ")"
 	}
 	return s + " (matching " + strings.Join(matches, ", ") + when + ")"
+}
+
+// behindHeaders is what tells class c apart by its headers where a
+// headers exchange behind the one it is published to routes it (matches
+// holds that exchange's criteria): its representative's headers, or none;
+// "" where no headers exchange does.
+func behindHeaders(c *Class, matches []string) string {
+	if len(c.Headers) > 0 {
+		return "headers " + route.FormatTable(c.Headers)
+	}
+	for _, m := range matches {
+		if strings.HasPrefix(m, "{") {
+			return "no headers"
+		}
+	}
+	return ""
 }
 
 // shownQueues is how many queue names an entry lists before "and N
