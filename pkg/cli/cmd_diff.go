@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,6 +66,13 @@ markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 			if err != nil {
 				return err
 			}
+			// Like plan, diff compares the vhosts the new files name: a
+			// --vhost they do not name would compare nothing.
+			if err := g.vhostsDeclared(new, strings.Trim(names[1], "`")); err != nil {
+				return fmt.Errorf("%w: diff compares the vhosts the new files declare", err)
+			}
+			g.keepVhosts(old)
+			g.keepVhosts(new)
 			// As plan does: what the target version refuses of the new
 			// side is refused, as validate refuses it; both sides are
 			// compared as a broker of that version stores them. The old
@@ -155,14 +163,9 @@ func (g *globals) diffSides(cmd *cobra.Command, base string, args []string) (old
 }
 
 // loadPaths loads paths offline (from files, when set; the file system
-// otherwise), keeping the vhosts --vhost names.
+// otherwise).
 func (g *globals) loadPaths(paths []string, files loader.Files) (*topology.Topology, error) {
 	opts := g.offlineOptions()
 	opts.Files = files
-	t, err := loader.Load(paths, opts)
-	if err != nil {
-		return nil, err
-	}
-	g.keepVhosts(t)
-	return t, nil
+	return loader.Load(paths, opts)
 }

@@ -222,13 +222,22 @@ func (g *globals) load(opts loader.Options) (*topology.Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range g.vhosts {
-		if _, ok := t.Vhosts[v]; !ok {
-			return nil, fmt.Errorf("vhost %q is not declared in %v (declared: %v)", v, files, t.VhostNames())
-		}
+	if err := g.vhostsDeclared(t, fmt.Sprint(files)); err != nil {
+		return nil, err
 	}
 	g.keepVhosts(t)
 	return t, nil
+}
+
+// vhostsDeclared fails for a vhost --vhost names that t, loaded from
+// files (as a message names them), does not declare.
+func (g *globals) vhostsDeclared(t *topology.Topology, files string) error {
+	for _, v := range g.vhosts {
+		if _, ok := t.Vhosts[v]; !ok {
+			return fmt.Errorf("vhost %q is not declared in %s (declared: %v)", v, files, t.VhostNames())
+		}
+	}
+	return nil
 }
 
 // keepVhosts drops from t the vhosts --vhost does not name (none without
