@@ -280,14 +280,32 @@ func (f *facts) isDelay(q string) bool { return f.delay[q] || f.perMsgDelay[q] }
 func (f *facts) hasTTL(q string) bool { return f.qargs[q].Has(argTTL) }
 
 // publishedTo reports whether some binding into q comes from an exchange
-// that is nobody's dead-letter exchange: q receives regular traffic.
+// that is nobody's dead-letter exchange, nor carries only what dead-letter
+// exchanges cannot route (deadLetterOnly): q receives regular traffic.
 func (f *facts) publishedTo(q string) bool {
 	for _, b := range f.into[q] {
-		if len(f.dlxOf[b.Source]) == 0 {
+		if len(f.dlxOf[b.Source]) == 0 && !f.deadLetterOnly(b.Source) {
 			return true
 		}
 	}
 	return false
+}
+
+// deadLetterOnly reports whether exchange x carries nothing but the
+// unroutable messages of dead-letter exchanges: it is their alternate
+// exchange (or only such exchanges are bound to it), so what reaches it
+// is dead letters (f.aeSrcs, known once findAlternates has run).
+func (f *facts) deadLetterOnly(x string) bool {
+	srcs, ok := f.aeSrcs[x]
+	if !ok {
+		return false
+	}
+	for _, s := range srcs {
+		if len(f.dlxOf[s]) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // workingLooking reports whether q looks like a queue consumers work from:

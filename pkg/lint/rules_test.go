@@ -145,6 +145,19 @@ func ruleCases() []ruleCase {
 			quiet: []string{"work", "dead"}},
 
 		// MQ104
+		// A queue fed only through the alternate exchange of a dead-letter
+		// exchange collects dead letters: none of it is regular traffic.
+		{name: "dead letters caught by the alternate exchange of their dead-letter exchange", id: "MQ104",
+			build: func(b *builder) {
+				b.exchange("x", "fanout")
+				b.exchange("dlx", "direct").Arguments = topology.Args{argAlternate: "catch"}
+				b.exchange("catch", "fanout")
+				b.queue("work", topology.Args{argDLX: "dlx", argDLRK: "nomatch"})
+				b.bind("x", "work", "")
+				b.queue("caught", nil)
+				b.bind("catch", "caught", "")
+			},
+			quiet: []string{"work", "caught"}},
 		{name: "shared DLX without per-queue keys", id: "MQ104",
 			build: func(b *builder) {
 				b.exchange("orders", "topic")
