@@ -187,7 +187,13 @@ func parseYAML(file string, data []byte, lookup func(string) (string, bool), err
 				line, col = l, c
 			}
 		}
-		errs.addf(topology.Pos{File: file, Line: line, Col: col}, "", "invalid YAML: %s%s", msg, where)
+		hint := ""
+		if c := flowInterpolation(lineText(data, line)); c > 0 {
+			// What breaks is the ${ ... } itself, read as a mapping.
+			col, where = c, ""
+			hint = `quote it: inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping; write "${VAR}" (a quoted ${…} still takes the type of what it is replaced with)`
+		}
+		errs.addf(topology.Pos{File: file, Line: line, Col: col}, hint, "invalid YAML: %s%s", msg, where)
 		return nil
 	case extra != nil:
 		errs.addf(topology.Pos{File: file, Line: extra.Line, Col: extra.Column},
@@ -434,6 +440,24 @@ func flowStart(text string, open byte) int {
 // openQuote returns the one-based column of a quote left open at the end
 // of a line, or 0.
 func openQuote(text string) int { return unquoted(text, func(int, byte) {}) + 1 }
+
+// flowInterpolation returns the column of the first ${ outside quoted
+// strings that follows the opening of a flow collection ({ or [) on a
+// line, 0 when there is none: there YAML reads its { as a mapping.
+func flowInterpolation(text string) int {
+	col, open := 0, false
+	unquoted(text, func(i int, c byte) {
+		switch {
+		case c == '{' && i > 0 && text[i-1] == '$':
+			if open && col == 0 {
+				col = i // the $ is at index i-1: column i
+			}
+		case c == '[' || c == '{':
+			open = true
+		}
+	})
+	return col
+}
 
 // unquoted calls f with each byte of a line outside quoted strings and
 // comments, and returns the index of the quote that starts a string left
