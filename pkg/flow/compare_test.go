@@ -168,7 +168,28 @@ var compareCases = []struct {
 		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.Rejected,
 			Before: reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", KeyFromMessage: true}, "dlq"),
 			After:  dropped(DeadLetterEnd{}, "no dead-letter exchange"),
-			Loses:  true, Cause: "no dead-letter exchange"}}},
+			Loses:  true, Cause: `its dead-letter exchange "dlx" is removed`}}},
+	},
+	{
+		name:   "the policy that set the dead-letter exchange applies no more",
+		before: topo(exchange("dlx", "fanout", nil), queue("q", nil), queue("dlq", nil), bind("dlx", "dlq", ""), policy("dl", "^q$", "queues", topology.Args{"dead-letter-exchange": "dlx"})),
+		after:  topo(exchange("dlx", "fanout", nil), queue("q", nil), queue("dlq", nil), bind("dlx", "dlq", ""), policy("dl", "^r$", "queues", topology.Args{"dead-letter-exchange": "dlx"})),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.Rejected,
+			Before: reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", KeyFromMessage: true}, "dlq"),
+			After:  dropped(DeadLetterEnd{}, "no dead-letter exchange"),
+			Loses:  true, Cause: `policy "dl", which set its dead-letter exchange "dlx", no longer applies to it, so it has none`}}},
+	},
+	{
+		name:   "a policy without a dead-letter exchange takes over",
+		before: topo(exchange("dlx", "fanout", nil), queue("q", nil), queue("dlq", nil), bind("dlx", "dlq", ""), policy("dl", "^q$", "queues", topology.Args{"dead-letter-exchange": "dlx"})),
+		after: topo(exchange("dlx", "fanout", nil), queue("q", nil), queue("dlq", nil), bind("dlx", "dlq", ""), policy("dl", "^q$", "queues", topology.Args{"dead-letter-exchange": "dlx"}),
+			func(v *topology.Vhost) {
+				v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: "^q", ApplyTo: "queues", Priority: 9, Definition: topology.Args{"queue-leader-locator": "balanced"}}
+			}),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.Rejected,
+			Before: reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", KeyFromMessage: true}, "dlq"),
+			After:  dropped(DeadLetterEnd{}, "no dead-letter exchange"),
+			Loses:  true, Cause: `policy "cap" applies to it now instead of policy "dl", which set its dead-letter exchange "dlx", and sets none`}}},
 	},
 	{
 		// The queue kept what it held; now what expires is dropped.

@@ -137,8 +137,37 @@ func (c *vhostCompare) lossCause(q string, r route.Reason, eb, ea *DeadLetterEnd
 		return c.startsDropping(q, r) + "; " + ea.Why
 	case eb.Held && ea.Configured:
 		return c.stopsHolding(q) + "; " + ea.Why
+	case eb.Configured && !ea.Configured:
+		if gone := c.dlxGone(q, eb.Exchange); gone != "" {
+			return gone
+		}
 	}
 	return ea.Why
+}
+
+// dlxGone says what took queue q's dead-letter exchange dlx away, which
+// leaves it none, where the queue is declared on both sides: its own
+// argument removed, or the policy that set it no longer setting it or
+// applying to the queue ("" when neither explains it).
+func (c *vhostCompare) dlxGone(q, dlx string) string {
+	const arg = "x-dead-letter-exchange"
+	if c.b.v.Queues[q].Arguments.Has(arg) {
+		if !c.a.v.Queues[q].Arguments.Has(arg) {
+			return fmt.Sprintf("its dead-letter exchange %q is removed", dlx)
+		}
+		return ""
+	}
+	pb, _ := c.b.sim.QueuePolicies(q)
+	pa, _ := c.a.sim.QueuePolicies(q)
+	switch {
+	case pb == "":
+		return ""
+	case pa == pb:
+		return fmt.Sprintf("policy %q no longer sets its dead-letter exchange (%q), so it has none", pb, dlx)
+	case pa == "":
+		return fmt.Sprintf("policy %q, which set its dead-letter exchange %q, no longer applies to it, so it has none", pb, dlx)
+	}
+	return fmt.Sprintf("policy %q applies to it now instead of policy %q, which set its dead-letter exchange %q, and sets none", pa, pb, dlx)
 }
 
 // stopsHolding says what ended queue q's at-least-once dead-lettering:
