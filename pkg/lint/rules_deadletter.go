@@ -426,6 +426,14 @@ func runDLCrossDelivered(p *Pass) []Finding {
 		}
 		q := p.Vhost.Queues[name]
 		fix := fmt.Sprintf("Give the queue its own dead-letter routing key (x-dead-letter-routing-key: %s) and bind only its DLQ with that key — dead_letter.queue does this", name)
+		if !q.Arguments.Has("x-dead-letter-exchange") {
+			// Its dead-letter exchange comes from a policy, whose one key
+			// every queue it matches would share; and RabbitMQ refuses a
+			// queue with x-dead-letter-routing-key but no
+			// x-dead-letter-exchange of its own.
+			fix = fmt.Sprintf("Give the queue its own dead-letter routing key and bind only its DLQ with that key: its dead-letter exchange comes from %s, whose one dead-letter-routing-key every queue it matches would share, and RabbitMQ refuses a queue with x-dead-letter-routing-key but no x-dead-letter-exchange of its own, so set both on the queue — dead_letter: {exchange: %s, queue: %s.dlq} declares the DLQ and binds it with the key %q",
+				p.dlxSource(q), yamlString(d.Exchange), name, name)
+		}
 		if t := p.exchangeType(d.Exchange); d.Exchange != "" && t != "direct" && t != "topic" {
 			fix = fmt.Sprintf("%s routes by no key: a key of the queue's own would not keep its dead letters apart. Send them to an exchange that does — dead_letter: {exchange: %s, queue: %s.dlq} declares its DLQ and binds it there with the key %q",
 				upperFirst(p.exchangeKindLabel(d.Exchange, t)), p.dlxToShare(), name, name)

@@ -145,6 +145,23 @@ func ruleCases() []ruleCase {
 			quiet: []string{"work", "dead"}},
 
 		// MQ104
+		// A dead-letter exchange from a policy: the fix sets the exchange
+		// and the key on the queue (RabbitMQ refuses a queue with
+		// x-dead-letter-routing-key and no x-dead-letter-exchange).
+		{name: "dead-letter exchange from a policy, keys shared", id: "MQ104",
+			build: func(b *builder) {
+				b.exchange("x", "fanout")
+				b.exchange("dlx", "direct")
+				for _, q := range []string{"orders", "billing"} {
+					b.queue(q, nil)
+					b.bind("x", q, "")
+					b.queue(q+".dlq", nil)
+					b.bind("dlx", q+".dlq", q)
+				}
+				b.policy("dl", "^(orders|billing)$", topology.Args{"dead-letter-exchange": "dlx"})
+			},
+			fire:     []string{"orders", "billing"},
+			contains: []string{`its dead-letter exchange comes from dead-letter-exchange of policy "dl", whose one dead-letter-routing-key every queue it matches would share, and RabbitMQ refuses a queue with x-dead-letter-routing-key but no x-dead-letter-exchange of its own, so set both on the queue — dead_letter: {exchange: dlx, queue: billing.dlq} declares the DLQ and binds it with the key "billing"`}},
 		// A queue fed only through the alternate exchange of a dead-letter
 		// exchange collects dead letters: none of it is regular traffic.
 		{name: "dead letters caught by the alternate exchange of their dead-letter exchange", id: "MQ104",
