@@ -209,6 +209,29 @@ func (p *Pass) dlxSource(q *topology.Queue) string {
 	return "dead-letter-exchange of its policy"
 }
 
+// ownKeyFix is advice, which gives queue q a dead-letter routing key of
+// its own on its dead-letter exchange dlx, where q sets that exchange
+// itself (x-dead-letter-exchange). Where a policy sets it, the policy's
+// one dead-letter-routing-key would be shared by every queue it matches,
+// and RabbitMQ refuses a queue with x-dead-letter-routing-key but no
+// x-dead-letter-exchange of its own: the queue sets both.
+func (p *Pass) ownKeyFix(q *topology.Queue, dlx, advice string) string {
+	if q.Arguments.Has(argDLX) {
+		return advice
+	}
+	return fmt.Sprintf("Give the queue its own dead-letter routing key, and a DLQ bound with it: its dead-letter exchange comes from %s, whose one dead-letter-routing-key every queue it matches would share, and RabbitMQ refuses a queue with x-dead-letter-routing-key but no x-dead-letter-exchange of its own, so set both on the queue — dead_letter: {exchange: %s, queue: %s.dlq} declares the DLQ and %s",
+		p.dlxSource(q), yamlString(dlx), q.Name, ownKeyRoute(dlx, q.Name))
+}
+
+// ownKeyRoute says how dead_letter.queue routes the dead letters of
+// queue name to its DLQ through exchange dlx.
+func ownKeyRoute(dlx, name string) string {
+	if dlx == "" {
+		return "routes them there through the default exchange, by its name"
+	}
+	return fmt.Sprintf("binds it with the key %q", name)
+}
+
 // MQ102: a dead-letter exchange that does not exist.
 func runDLXMissing(p *Pass) []Finding {
 	var out []Finding
@@ -323,13 +346,12 @@ func runDLUnrouted(p *Pass) []Finding {
 				"Bind a DLQ to %s for %q (dead_letter.queue does this), or set %s to a key that is bound",
 				name, exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name, "of"), fate, exchangeLabel(d.Exchange), d.DLRK, p.dlrkSource(name, "in"))
 		case d.Exchange == "":
-			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with the routing key they were published with (no x-dead-letter-routing-key is set), which delivers them to the queue named by that key, and for %s no such queue exists: %s. "+
-				"Set x-dead-letter-routing-key to the name of a DLQ (dead_letter.queue does this)",
-				name, joinOr(bad), fate)
+			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with the routing key they were published with (no x-dead-letter-routing-key is set), which delivers them to the queue named by that key, and for %s no such queue exists: %s. %s",
+				name, joinOr(bad), fate, p.ownKeyFix(q, d.Exchange, "Set x-dead-letter-routing-key to the name of a DLQ (dead_letter.queue does this)"))
 		default:
-			msg = fmt.Sprintf("dead letters of queue %q go to %s with the routing key they were published with (no x-dead-letter-routing-key is set), and for %s no binding matches: %s. "+
-				"Set x-dead-letter-routing-key to %q and bind a DLQ to %s with that key (dead_letter.queue does both)",
-				name, exchangeLabel(d.Exchange), joinOr(bad), fate, name, exchangeLabel(d.Exchange))
+			msg = fmt.Sprintf("dead letters of queue %q go to %s with the routing key they were published with (no x-dead-letter-routing-key is set), and for %s no binding matches: %s. %s",
+				name, exchangeLabel(d.Exchange), joinOr(bad), fate,
+				p.ownKeyFix(q, d.Exchange, fmt.Sprintf("Set x-dead-letter-routing-key to %q and bind a DLQ to %s with that key (dead_letter.queue does both)", name, exchangeLabel(d.Exchange))))
 		}
 		out = append(out, p.queueFinding(q, "%s", msg))
 	}
@@ -425,15 +447,7 @@ func runDLCrossDelivered(p *Pass) []Finding {
 			continue
 		}
 		q := p.Vhost.Queues[name]
-		fix := fmt.Sprintf("Give the queue its own dead-letter routing key (x-dead-letter-routing-key: %s) and bind only its DLQ with that key — dead_letter.queue does this", name)
-		if !q.Arguments.Has("x-dead-letter-exchange") {
-			// Its dead-letter exchange comes from a policy, whose one key
-			// every queue it matches would share; and RabbitMQ refuses a
-			// queue with x-dead-letter-routing-key but no
-			// x-dead-letter-exchange of its own.
-			fix = fmt.Sprintf("Give the queue its own dead-letter routing key and bind only its DLQ with that key: its dead-letter exchange comes from %s, whose one dead-letter-routing-key every queue it matches would share, and RabbitMQ refuses a queue with x-dead-letter-routing-key but no x-dead-letter-exchange of its own, so set both on the queue — dead_letter: {exchange: %s, queue: %s.dlq} declares the DLQ and binds it with the key %q",
-				p.dlxSource(q), yamlString(d.Exchange), name, name)
-		}
+		fix := p.ownKeyFix(q, d.Exchange, fmt.Sprintf("Give the queue its own dead-letter routing key (x-dead-letter-routing-key: %s) and bind only its DLQ with that key — dead_letter.queue does this", name))
 		if t := p.exchangeType(d.Exchange); d.Exchange != "" && t != "direct" && t != "topic" {
 			fix = fmt.Sprintf("%s routes by no key: a key of the queue's own would not keep its dead letters apart. Send them to an exchange that does — dead_letter: {exchange: %s, queue: %s.dlq} declares its DLQ and binds it there with the key %q",
 				upperFirst(p.exchangeKindLabel(d.Exchange, t)), p.dlxToShare(), name, name)

@@ -92,6 +92,17 @@ func ruleCases() []ruleCase {
 			quiet: []string{"a", "b", "c"}},
 
 		// MQ103
+		{name: "dead-letter exchange from a policy, no key of its own", id: "MQ103",
+			build: func(b *builder) {
+				b.exchange("x", "fanout")
+				b.exchange("dlx", "direct")
+				b.queue("b", nil)
+				b.bind("x", "b", "")
+				b.policy("dl", "^b$", topology.Args{"dead-letter-exchange": "dlx"})
+			},
+			fire: []string{"b"},
+			contains: []string{`no binding matches: RabbitMQ drops them silently. Give the queue its own dead-letter routing key, and a DLQ bound with it: its dead-letter exchange comes from dead-letter-exchange of policy "dl"`,
+				`so set both on the queue — dead_letter: {exchange: dlx, queue: b.dlq} declares the DLQ and binds it with the key "b"`}},
 		{name: "dead-letter routing key bound nowhere", id: "MQ103",
 			build: func(b *builder) {
 				b.exchange("dlx", "direct")
@@ -161,7 +172,7 @@ func ruleCases() []ruleCase {
 				b.policy("dl", "^(orders|billing)$", topology.Args{"dead-letter-exchange": "dlx"})
 			},
 			fire:     []string{"orders", "billing"},
-			contains: []string{`its dead-letter exchange comes from dead-letter-exchange of policy "dl", whose one dead-letter-routing-key every queue it matches would share, and RabbitMQ refuses a queue with x-dead-letter-routing-key but no x-dead-letter-exchange of its own, so set both on the queue — dead_letter: {exchange: dlx, queue: billing.dlq} declares the DLQ and binds it with the key "billing"`}},
+			contains: []string{`Give the queue its own dead-letter routing key, and a DLQ bound with it: its dead-letter exchange comes from dead-letter-exchange of policy "dl", whose one dead-letter-routing-key every queue it matches would share, and RabbitMQ refuses a queue with x-dead-letter-routing-key but no x-dead-letter-exchange of its own, so set both on the queue — dead_letter: {exchange: dlx, queue: billing.dlq} declares the DLQ and binds it with the key "billing"`}},
 		// A queue fed only through the alternate exchange of a dead-letter
 		// exchange collects dead letters: none of it is regular traffic.
 		{name: "dead letters caught by the alternate exchange of their dead-letter exchange", id: "MQ104",
