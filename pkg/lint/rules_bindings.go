@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -52,24 +54,54 @@ func runBindingEnds(p *Pass) []Finding {
 // RabbitMQ then drops what no binding matches, where the file meant to
 // keep it (rabbit_exchange:route/3 at v4.3.5 looks the alternate exchange
 // up with the other destinations, and one that is missing is skipped).
+// An exchange's own argument is reported on it; a policy's, once on the
+// policy, naming the exchanges it applies to.
 func (p *Pass) alternatesMissing() []Finding {
 	var out []Finding
+	byPolicy := map[string][]string{}
 	for _, name := range p.exchangeNames {
 		ae, ok := p.Sim.ExchangeArgs(name).String(argAlternate)
 		if !ok || p.exchangeDeclared(ae) {
 			continue
 		}
 		x := p.Vhost.Exchanges[name]
-		source := "its alternate_exchange"
 		if _, own := x.Arguments[argAlternate]; !own {
-			source = fmt.Sprintf("alternate-exchange of policy %q", p.Sim.ExchangePolicy(name))
+			pol := p.Sim.ExchangePolicy(name)
+			byPolicy[pol] = append(byPolicy[pol], name)
+			continue
 		}
 		out = append(out, p.exchangeFinding(x,
-			"exchange %q sends what no binding matches to alternate exchange %q (%s), which is not declared: RabbitMQ drops those messages without a trace, though the file means to keep them. "+
+			"exchange %q sends what no binding matches to alternate exchange %q (its alternate_exchange), which is not declared: RabbitMQ drops those messages without a trace, though the file means to keep them. "+
 				"Declare exchange %q and bind a queue to it, or correct the name",
-			name, ae, source, ae))
+			name, ae, ae))
+	}
+	for _, pn := range slices.Sorted(maps.Keys(byPolicy)) {
+		pol := p.Vhost.Policies[pn]
+		xs := byPolicy[pn]
+		ae, _ := pol.Definition.String(argAlternate)
+		out = append(out, p.policyFinding(KindPolicy, pol,
+			"policy %q gives %s alternate exchange %q, which is not declared: RabbitMQ drops what no binding of %s matches without a trace, though the policy means to keep it. "+
+				"Declare exchange %q and bind a queue to it, or correct the name",
+			pn, exchangesLabel(xs), ae, pluralThem(len(xs)), ae))
 	}
 	return out
+}
+
+// exchangesLabel names exchanges for a message: `exchange "a"`,
+// `2 exchanges (a and b)`.
+func exchangesLabel(xs []string) string {
+	if len(xs) == 1 {
+		return fmt.Sprintf("exchange %q", xs[0])
+	}
+	return fmt.Sprintf("%d exchanges (%s)", len(xs), queuesList(xs))
+}
+
+// pluralThem is "it" for one, "them" for more.
+func pluralThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // MQ402: an exchange that drops everything published to it.

@@ -548,8 +548,19 @@ func ruleCases() []ruleCase {
 				b.bind("ok", "work", "k")
 				b.policy("ae", "^events$", topology.Args{"alternate-exchange": "missing"}).ApplyTo = "exchanges"
 			},
-			fire: []string{"orders", "events"}, quiet: []string{"ok", "audit", "caught"},
+			fire: []string{"orders", "ae"}, quiet: []string{"ok", "audit", "caught", "events"},
 			contains: []string{`exchange "orders" sends what no binding matches to alternate exchange "unrouted" (its alternate_exchange), which is not declared: RabbitMQ drops those messages without a trace`, `Declare exchange "unrouted" and bind a queue to it, or correct the name`}},
+		{name: "alternate exchange not declared, set by a policy", id: "MQ401",
+			build: func(b *builder) {
+				b.exchange("a", "topic")
+				b.exchange("b", "topic")
+				b.queue("q", nil)
+				b.bind("a", "q", "#")
+				b.bind("b", "q", "#")
+				b.policy("ae", ".*", topology.Args{"alternate-exchange": "unrouted"}).ApplyTo = "exchanges"
+			},
+			fire: []string{"ae"}, quiet: []string{"a", "b"},
+			contains: []string{`policy "ae" gives 2 exchanges (a and b) alternate exchange "unrouted", which is not declared: RabbitMQ drops what no binding of them matches without a trace, though the policy means to keep it.`}},
 		{name: "binding ends declared, amq.* built-in", id: "MQ401",
 			build: func(b *builder) {
 				b.exchange("orders", "topic")
