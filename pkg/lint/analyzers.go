@@ -34,6 +34,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a policy that never applies: everything it matches gets a policy of higher priority instead", Run: runShadowedPolicy},
 		{ID: "MQ304", Name: "vhost-queue-limit", Severity: Error,
 			Summary: "a vhost whose max-queues limit is at or below the number of queues the file declares in it: every later queue declaration there is refused, and the next apply of a change cannot take its lock (a queue of the vhost)", Run: runVhostQueueLimit},
+		{ID: "MQ305", Name: "policy-tie", Severity: Warning,
+			Summary: "two policies (or operator policies) of equal priority, the highest that match a queue or exchange, with different settings: RabbitMQ applies one of them, which one is not defined", Run: runPolicyTie},
 		{ID: "MQ401", Name: "binding-undeclared-end", Severity: Error,
 			Summary: "a binding whose source or destination is not declared, or an alternate exchange that is not declared", Run: runBindingEnds},
 		{ID: "MQ402", Name: "exchange-unbound", Severity: Warning,

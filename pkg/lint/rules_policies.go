@@ -86,6 +86,81 @@ func runShadowedPolicy(p *Pass) []Finding {
 	return out
 }
 
+// MQ305: two policies of equal priority that RabbitMQ chooses between.
+func runPolicyTie(p *Pass) []Finding { return p.policyTies() }
+
+// policyTies reports two policies (or operator policies) of equal
+// priority, the highest among those that match a queue or exchange, that
+// set different things: RabbitMQ applies one policy per object, and which
+// of the two is not defined (rabbit_policy:match_all/3 at v4.3.5 sorts the
+// matching policies by priority alone, in the order the metadata store
+// lists them), so the object may run with the settings of either. One
+// finding per pair, on the first by name, naming the objects.
+func (p *Pass) policyTies() []Finding {
+	type pair struct{ a, b string }
+	var out []Finding
+	for _, set := range p.policySets() {
+		names := set.names()
+		objs := map[pair][]string{}
+		var order []pair
+		note := func(obj string, top []string) {
+			if len(top) < 2 {
+				return
+			}
+			for _, other := range top[1:] {
+				k := pair{top[0], other}
+				if set.policies[k.a].Definition.Canonical() == set.policies[k.b].Definition.Canonical() {
+					continue
+				}
+				if _, seen := objs[k]; !seen {
+					order = append(order, k)
+				}
+				objs[k] = append(objs[k], obj)
+			}
+		}
+		for _, qn := range p.queueNames {
+			q := p.Vhost.Queues[qn]
+			note(fmt.Sprintf("queue %s", qn), p.topPolicies(set, names, func(pol *topology.Policy) bool { return p.policyMatches(pol, q) }))
+		}
+		if set.kind == KindPolicy {
+			for _, xn := range p.exchangeNames {
+				note(fmt.Sprintf("exchange %s", xn), p.topPolicies(set, names, func(pol *topology.Policy) bool {
+					re := p.policyRegexp(pol.Pattern)
+					return (pol.ApplyTo == "exchanges" || pol.AppliesTo() == "all") && re != nil && re.MatchString(xn)
+				}))
+			}
+		}
+		for _, k := range order {
+			a, b := set.policies[k.a], set.policies[k.b]
+			out = append(out, p.policyFinding(set.kind, a,
+				"%s %q and %s %q both match %s with priority %d, the highest there: RabbitMQ applies one %s per queue or exchange, and which of the two is not defined (it can change when the broker restarts or the policies are written again), so what they both match runs with the settings of one or the other (%q: %s; %q: %s). "+
+					"Give them different priorities (the higher applies), merge them into one, or narrow a pattern so that they no longer overlap",
+				set.label, a.Name, set.label, b.Name, queuesList(objs[k]), a.Priority, set.label, a.Name, a.Definition.Canonical(), b.Name, b.Definition.Canonical()))
+		}
+	}
+	return out
+}
+
+// topPolicies are the policies of set (names, sorted) that match an object
+// (matches) with the highest priority among those that do.
+func (p *Pass) topPolicies(set policySet, names []string, matches func(*topology.Policy) bool) []string {
+	var top []string
+	best := 0
+	for _, name := range names {
+		pol := set.policies[name]
+		if p.policyRegexp(pol.Pattern) == nil || !matches(pol) {
+			continue
+		}
+		switch {
+		case len(top) == 0 || pol.Priority > best:
+			top, best = []string{name}, pol.Priority
+		case pol.Priority == best:
+			top = append(top, name)
+		}
+	}
+	return top
+}
+
 // shadowed builds the MQ303 finding for pol when every object it matches
 // takes a policy of strictly higher priority (a tie is RabbitMQ's choice).
 func (p *Pass) shadowed(set policySet, pol *topology.Policy) (Finding, bool) {

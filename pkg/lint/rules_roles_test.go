@@ -379,5 +379,29 @@ func versionRuleCases() []ruleCase {
 				b.policy("nothing", `^zzz$`, topology.Args{"max-length": 5})
 			},
 			quiet: []string{"tie1", "tie2", "some", "top", "nothing"}},
+		// MQ305
+		{name: "equal priorities, different settings, on one queue", id: "MQ305",
+			build: func(b *builder) {
+				b.exchange("dlx", "fanout")
+				b.exchange("x", "topic")
+				b.queue("a", nil)
+				b.queue("b", nil)
+				b.policy("dl", `^a$`, topology.Args{"dead-letter-exchange": "dlx"})
+				b.policy("cap", `^[ab]$`, topology.Args{"max-length": 10})
+				b.policy("cap2", `^b$`, topology.Args{"max-length": 10})
+				b.policy("top", `^b$`, topology.Args{"max-length": 5}).Priority = 1
+				b.policy("ae1", `^x$`, topology.Args{"alternate-exchange": "dlx"}).ApplyTo = "exchanges"
+				b.policy("ae2", `^x$`, topology.Args{"alternate-exchange": "other"}).ApplyTo = "exchanges"
+			},
+			fire: []string{"cap", "ae1"}, quiet: []string{"dl", "cap2", "top", "ae2"},
+			contains: []string{`policy "cap" and policy "dl" both match queue a with priority 0, the highest there: RabbitMQ applies one policy per queue or exchange, and which of the two is not defined`,
+				`("cap": {"max-length":10}; "dl": {"dead-letter-exchange":"dlx"})`}},
+		{name: "equal priorities, the same settings", id: "MQ305",
+			build: func(b *builder) {
+				b.queue("a", nil)
+				b.policy("p1", `^a$`, topology.Args{"max-length": 10})
+				b.policy("p2", `^a`, topology.Args{"max-length": 10})
+			},
+			quiet: []string{"p1", "p2"}},
 	}
 }
