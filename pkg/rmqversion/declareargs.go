@@ -234,6 +234,24 @@ func (v Version) PolicyValueRefusal(key string, val any) (why, fix string) {
 	return topology.Quoted(val) + " " + pv.what, pv.fix
 }
 
+// RefusesPolicyValues reports whether v refuses a policy (or operator
+// policy) definition def for the value of one of its keys: one that
+// rabbit_policies refuses (PolicyValueRefusal) or, from 4.3.1, a
+// delayed-retry value (before, any delayed-retry key:
+// RefusesDelayedRetryPolicy). The broker refuses the whole policy, so
+// none of its settings apply anywhere.
+func (v Version) RefusesPolicyValues(def topology.Args) bool {
+	if v.RefusesDelayedRetryPolicy(def) {
+		return true
+	}
+	for k, val := range def {
+		if why, _ := v.PolicyValueRefusal(k, val); why != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func isAge(_ Version, val any) bool {
 	_, ok := topology.MaxAgeMillis(val)
 	return ok

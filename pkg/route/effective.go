@@ -182,14 +182,15 @@ type compiledPolicy struct {
 // first) and then by name. RabbitMQ leaves the choice between equal
 // priorities undefined; mqctl takes the first name and reports the tie.
 // A pattern Go cannot compile (PCRE-only syntax) is reported and skipped.
-// So is a policy whose delayed-retry-* keys ver refuses: the broker
-// refuses the whole policy (rmqversion RefusesDelayedRetryPolicy; lint
-// reports it), so none of its settings are in force.
+// So is a policy with a value ver refuses (a max-length that is no
+// number, delayed-retry-* keys before 4.3.1): the broker refuses the whole
+// policy (rmqversion RefusesPolicyValues; validate and lint report it), so
+// none of its settings are in force.
 func compilePolicies(kind string, ps map[string]*topology.Policy, ver rmqversion.Version, problems *[]string) []compiledPolicy {
 	var out []compiledPolicy
 	for _, name := range sortedNames(ps) {
 		p := ps[name]
-		if ver.RefusesDelayedRetryPolicy(p.Definition) {
+		if ver.RefusesPolicyValues(p.Definition) {
 			continue
 		}
 		re, err := pattern.Compile(p.Pattern)

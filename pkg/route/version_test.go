@@ -229,8 +229,11 @@ func TestVersionDeliveryLimit(t *testing.T) {
 			map[string]int64{"3.10.8": 3, "4.0.5": 3}},
 		{"argument -1, policy 3", vhost().typed("q", topology.QueueQuorum, "x-delivery-limit", -1).policy("p", ".*", "queues", 0, "delivery-limit", 3),
 			map[string]int64{"3.10.8": -1, "4.0.5": 3}},
+		// 3.10.8 refuses an operator policy with delivery-limit -1 (it
+		// takes 0 or more: rabbit_policies:validate_policy0/2), so the
+		// policy's 3 applies alone.
 		{"policy 3, operator policy -1", vhost().typed("q", topology.QueueQuorum).policy("p", ".*", "queues", 0, "delivery-limit", 3).opPolicy("op", ".*", "queues", 0, "delivery-limit", -1),
-			map[string]int64{"3.10.8": -1, "4.0.5": 3}},
+			map[string]int64{"3.10.8": 3, "4.0.5": 3}},
 		{"classic queue", vhost().q("q", "x-delivery-limit", 5), map[string]int64{}},
 	}
 	for _, tt := range tests {
@@ -331,5 +334,26 @@ func TestVersionPolicyKeysByQueueType(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRefusedPolicyAppliesNowhere: RabbitMQ refuses a policy with a value
+// its validation refuses (rabbit_policies:validate_policy0/2), so none of
+// the policy's settings are in force: the queue has no dead-letter
+// exchange from it.
+func TestRefusedPolicyAppliesNowhere(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		def    []any
+		hasDLX bool
+	}{
+		{"valid", []any{"dead-letter-exchange", "dlx", "max-length", 10}, true},
+		{"max-length that is no number", []any{"dead-letter-exchange", "dlx", "max-length", "ten"}, false},
+		{"expires 0", []any{"dead-letter-exchange", "dlx", "expires", 0}, false},
+	} {
+		s := vhost().ex("dlx", "fanout").q("q").policy("p", "^q$", "queues", 0, tt.def...).simFor("4.3")
+		if _, ok := s.QueueArg("q", "x-dead-letter-exchange"); ok != tt.hasDLX {
+			t.Errorf("%s: queue has a dead-letter exchange: %v, want %v", tt.name, ok, tt.hasDLX)
+		}
 	}
 }
