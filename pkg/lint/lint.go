@@ -253,7 +253,7 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 			}
 		}
 	}
-	broker := &Pass{Broker: t.Items, Version: ver, enabled: enabled}
+	broker := &Pass{Broker: t.Items, Vhosts: t.Vhosts, Version: ver, enabled: enabled}
 	for _, a := range r.list {
 		level := levels[a.ID]
 		if level == Off || a.RunBroker == nil {

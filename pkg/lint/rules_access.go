@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -24,7 +25,7 @@ func accessAnalyzers() []*Analyzer {
 		{ID: "MQ801", Name: "access-undeclared-object", Severity: Warning,
 			Summary: "a user's access names a queue or exchange the vhost does not declare (amq.* exchanges and the default exchange count as declared), or a topic permission is for such an exchange", Run: runAccessUndeclared},
 		{ID: "MQ803", Name: "literal-password", Severity: Error,
-			Summary: "a user's password written in the file instead of taken from the environment (${VAR})", RunBroker: runLiteralPassword},
+			Summary: "a user's password, or the password in a shovel's or federation upstream's URI, written in the file instead of taken from the environment (${VAR})", RunBroker: runLiteralPassword},
 		{ID: "MQ802", Name: "permission-unanchored", Severity: Warning,
 			Summary: "a permission or topic permission regexp that is not anchored (^…$), or that matches every name for a user who is not an administrator: it grants more than it names", Run: runPermissionUnanchored},
 	}
@@ -210,6 +211,38 @@ func runLiteralPassword(p *Pass) []Finding {
 		}
 		out = append(out, Finding{Object: Object{string(kind.User), name}, Pos: u.Pos, objMeta: u.Meta,
 			Message: fmt.Sprintf("the password of user %q is written in the file: whoever reads the file, or its history, has it, and a saved plan cannot be made of it. Take it from the environment: password: \"${%s}\" (a single variable, nothing around it)", name, kind.PasswordVariable(name))})
+	}
+	return append(out, p.literalURIPasswords()...)
+}
+
+// literalURIPasswords reports the URIs of the vhosts' items (shovels,
+// federation upstreams) whose credentials hold a password written in the
+// file rather than taken from a ${VAR}, each shown masked.
+func (p *Pass) literalURIPasswords() []Finding {
+	var out []Finding
+	for _, vn := range slices.Sorted(maps.Keys(p.Vhosts)) {
+		items := p.Vhosts[vn].Items
+		for _, k := range slices.Sorted(maps.Keys(items)) {
+			for _, name := range items.Names(k) {
+				it := items.Get(k, name)
+				for _, part := range it.SecretParts() {
+					if part.Ref != "" {
+						continue
+					}
+					where, variable, v := part.Key, kind.VariableName(vn, string(k), name, part.Key), it.Settings[part.Key]
+					write := fmt.Sprintf("%s: \"${%s}\"", part.Key, variable)
+					if part.Index >= 0 {
+						variable = kind.VariableName(vn, string(k), name, part.Key, strconv.Itoa(part.Index+1))
+						where = fmt.Sprintf("%s[%d]", part.Key, part.Index)
+						v = v.([]any)[part.Index]
+						write = fmt.Sprintf("%s: [..., \"${%s}\", ...]", part.Key, variable)
+					}
+					out = append(out, Finding{Object: Object{string(k), name}, Vhost: vn, Pos: it.Pos, objMeta: it.Meta,
+						Message: fmt.Sprintf("%s %q of vhost %q has a password written in the file, in %s (%s): whoever reads the file, or its history, has it, and a saved plan cannot be made of it. Take the URI from the environment: %s (a single variable, nothing around it)",
+							k.Label(), name, vn, where, topology.MaskSecret(v), write)})
+				}
+			}
+		}
 	}
 	return out
 }

@@ -10,8 +10,13 @@ import (
 // fromFile makes a case's topology from a file (vhost "/" and users), so
 // that access sugar goes through the loader as in `mqctl lint`.
 func fromFile(t *testing.T, src string) func(b *builder) {
+	return fromFileEnv(t, map[string]string{"PW": "pw"}, src)
+}
+
+// fromFileEnv is fromFile with the environment variables env.
+func fromFileEnv(t *testing.T, env map[string]string, src string) func(b *builder) {
 	return func(b *builder) {
-		top, err := loader.LoadBytes("topology.yaml", []byte(src), loader.Options{LookupEnv: func(k string) (string, bool) { return "pw", k == "PW" }})
+		top, err := loader.LoadBytes("topology.yaml", []byte(src), loader.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 		if err != nil {
 			t.Fatalf("load: %v\n%s", err, src)
 		}
@@ -193,5 +198,20 @@ func literalPasswordCases(t *testing.T) []ruleCase {
 			contains: []string{`topology.yaml:5:3: the password of user "svc" is written in the file`, `password: "${SVC_PASSWORD}"`}},
 		{name: "a variable inside a literal is still written in the file", id: "MQ803", build: file(`"pre-${PW}"`),
 			fire: []string{"svc"}},
+		{name: "a URI's password written in the file", id: "MQ803",
+			build: fromFileEnv(t, map[string]string{"SRC_URI": "amqp://u:p@h/v", "DEST_URI": "amqps://u:p@h/v"}, `version: 1
+vhosts:
+  /:
+    queues: { q: {} }
+    shovels:
+      literal: { src-uri: "amqp://u:s3cret@h1/v", src-queue: q, dest-uri: ["amqp://", "amqps://h2/v?password=k3y"], dest-queue: q }
+      nocreds: { src-uri: "amqp://u@h1/v", src-queue: q, dest-uri: "amqp://", dest-queue: q }
+      fromenv: { src-uri: "${SRC_URI}", src-queue: q, dest-uri: ["${DEST_URI}"], dest-queue: q }
+    federation_upstreams:
+      up: { uri: "amqp://fed:s3cret@dc2" }
+`),
+			fire: []string{"literal", "up"}, quiet: []string{"nocreds", "fromenv"},
+			contains: []string{`shovel "literal" of vhost "/" has a password written in the file, in dest-uri[1] (amqps://h2/v?password=***)`, `dest-uri: [..., "${__SHOVEL_LITERAL_DEST_URI_2}", ...]`,
+				`federation upstream "up" of vhost "/" has a password written in the file, in uri (amqp://fed:***@dc2)`}},
 	}
 }
