@@ -86,6 +86,27 @@ vhosts:
       s2: { src-uri: "amqp:///v", src-queue: q, dest-uri: ["amqp:///v", "amqp://al:p@` + uriSecret + `@/"], dest-queue: q }
 `
 
+// keyPasswordURIsFile: amqps URIs whose query gives the client key's
+// password (amqp_uri's ?password=, before 4.0 the connection's password
+// too).
+const keyPasswordURIsFile = `version: 1
+vhosts:
+  v:
+    queues: { q: {} }
+    shovels:
+      s1: { src-uri: "amqps://h1/v?cacertfile=/ca.pem&password=` + uriSecret + `", src-queue: q, dest-uri: "amqp:///v", dest-queue: q }
+    federation_upstreams:
+      u1: { uri: ["amqps://h2/v?password=` + uriSecret + `&verify=verify_peer"] }
+`
+
+// keyPasswordURIsDefs is a definitions export with the URIs of
+// keyPasswordURIsFile.
+const keyPasswordURIsDefs = `{"rabbit_version": "4.3.6", "vhosts": [{"name": "v"}],
+  "queues": [{"name": "q", "vhost": "v", "durable": true, "auto_delete": false, "arguments": {}}],
+  "parameters": [
+    {"component": "shovel", "name": "s1", "vhost": "v", "value": {"src-uri": "amqps://h1/v?cacertfile=/ca.pem&password=` + uriSecret + `", "src-queue": "q", "dest-uri": "amqp:///v", "dest-queue": "q"}},
+    {"component": "federation-upstream", "name": "u1", "vhost": "v", "value": {"uri": "amqps://h2/v?password=` + uriSecret + `&verify=verify_peer"}}]}`
+
 // hostlessURIsDefs is a definitions export with the URIs of
 // hostlessURIsFile.
 const hostlessURIsDefs = `{"rabbit_version": "4.0.5", "vhosts": [{"name": "v"}],
@@ -102,7 +123,9 @@ func TestOfflineCommandsMaskURIs(t *testing.T) {
 	dir := t.TempDir()
 	hostless, empty, defs := filepath.Join(dir, "hostless.yaml"), filepath.Join(dir, "empty.yaml"), filepath.Join(dir, "defs.json")
 	slashed := filepath.Join(dir, "slashed.yaml")
-	for path, src := range map[string]string{hostless: hostlessURIsFile, empty: emptyVhostURIsFile, defs: hostlessURIsDefs, slashed: slashedURIsFile} {
+	keyPassword, keyPasswordDefs := filepath.Join(dir, "key-password.yaml"), filepath.Join(dir, "key-password.json")
+	for path, src := range map[string]string{hostless: hostlessURIsFile, empty: emptyVhostURIsFile, defs: hostlessURIsDefs, slashed: slashedURIsFile,
+		keyPassword: keyPasswordURIsFile, keyPasswordDefs: keyPasswordURIsDefs} {
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -129,6 +152,8 @@ func TestOfflineCommandsMaskURIs(t *testing.T) {
 		{"lint, vhost \"\"", []string{"lint", "-f", empty, "--format", "sarif"}, 1, refused},
 		{"graph, vhost \"\"", []string{"graph", "-f", empty}, 1, refused},
 		{"validate, a raw / in a password", []string{"validate", "-f", slashed}, 1, []string{"src-uri: amqp://bob:***@host1/v is not a valid URI: an @ comes after its first /", "dest-uri: amqp://bob:***@host1/v is not a valid URI"}},
+		{"validate --expanded, a key password in the query", []string{"validate", "-f", keyPassword, "--expanded"}, 0, []string{"amqps://h1/v?cacertfile=/ca.pem&password=***", "amqps://h2/v?password=***&verify=verify_peer"}},
+		{"export, a key password in the query", []string{"export", "--from", keyPasswordDefs}, 0, []string{"${V_SHOVEL_S1_SRC_URI}", "${V_FEDERATION_UPSTREAM_U1_URI}"}},
 		{"lint, a raw / in a password", []string{"lint", "-f", slashed, "--format", "json"}, 1, []string{"amqp://bob:***@host1/v is not a valid URI"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
