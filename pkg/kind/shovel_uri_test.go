@@ -114,7 +114,9 @@ func TestURIProblem(t *testing.T) {
 		{"amqp:///v?adapter_info=x", "its query sets adapter_info"},
 		{"amqp:///v?client_properties=x", "its query sets client_properties"},
 		{"amqps://h/v?fail_if_no_peer_cert=x", "fail_if_no_peer_cert=\"x\" is neither true nor false"}, // invalid_ssl_parameter
-		{"amqps:///v", "amqps without a host"},                                                         // badrecord
+		{"amqps://h/v?depth=two", "depth=\"two\" is not an integer"},                                   // list_to_integer in build_ssl_broker
+		{"amqps://h/v?depth=2", ""},
+		{"amqps:///v", "amqps without a host"}, // badrecord
 		{"amqps://", "amqps without a host"},
 		{"amqps://u:pw@/v", "amqps without a host"},
 		{"amqp://h/v?heartbeat=0", ""},

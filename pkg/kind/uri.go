@@ -218,6 +218,11 @@ func queryProblem(rest string, tls, host bool) (msg, hint string) {
 				fmt.Sprintf("write %s as a whole number in plain digits (%s=10)", name, name)
 		case host && networkUnsettable[name], !host && directUnsettable[name]:
 			return fmt.Sprintf("its query sets %s, which RabbitMQ does not take from a query", name), settable
+		case tls && name == "depth" && !erlangInteger(value):
+			// build_ssl_broker reads it with list_to_integer (4.3.6,
+			// 4.0.5 and 3.10.8 answer 400 to depth=two).
+			return fmt.Sprintf("its query parameter depth=%q is not an integer", value),
+				"write the TLS certificate chain's depth as a whole number (depth=2)"
 		case tls && name == "fail_if_no_peer_cert" && value != "true" && value != "false":
 			return fmt.Sprintf("its query parameter fail_if_no_peer_cert=%q is neither true nor false", value),
 				"write fail_if_no_peer_cert=true or fail_if_no_peer_cert=false"
