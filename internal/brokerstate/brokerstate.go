@@ -60,7 +60,7 @@ func ObjectsOf(v *topology.Vhost) Objects {
 // fields (positions, roles, alerts) left out.
 var CmpObjects = cmp.Options{
 	cmpopts.EquateEmpty(),
-	cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay", "Alert", "TypeFromVhost"), // Alert and TypeFromVhost are the file's, not the broker's
+	cmpopts.IgnoreFields(topology.Queue{}, topology.QueueFileFields...),
 	cmpopts.IgnoreFields(topology.Exchange{}, "Meta"),
 	cmpopts.IgnoreFields(topology.Binding{}, "Meta"),
 	cmpopts.IgnoreFields(topology.Policy{}, "Meta"),

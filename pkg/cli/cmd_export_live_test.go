@@ -177,7 +177,7 @@ vhosts:
 		t.Fatalf("the export does not load: %v\n%s", err, out)
 	}
 	opts := cmp.Options{
-		cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay", "TypeFromVhost", "FromDefaults"),
+		cmpopts.IgnoreFields(topology.Queue{}, topology.QueueFileFields...),
 		cmpopts.IgnoreFields(topology.Exchange{}, "Meta"),
 		cmpopts.IgnoreFields(topology.Binding{}, "Meta"),
 		cmpopts.IgnoreFields(topology.Policy{}, "Meta"),

@@ -161,6 +161,8 @@ func checkExpandedLoadsBack(t *testing.T, want *topology.Topology, out string) {
 		t.Fatalf("expanded output does not load: %v\n%s", err, out)
 	}
 	ignore := cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore")
+	// Where a queue came from is the file's (the expanded YAML spells
+	// its sugar out); its alert and backoff must load back.
 	roleless := cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "TypeFromVhost", "FromDefaults")
 	if diff := cmp.Diff(want, got, ignore, roleless, cmpopts.IgnoreFields(topology.Topology{}, "Lint")); diff != "" {
 		t.Errorf("expanded YAML loads into another topology (-want +got):\n%s\n%s", diff, out)

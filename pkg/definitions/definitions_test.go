@@ -13,7 +13,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-var ignoreMeta = cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay", "TypeFromVhost", "FromDefaults")
+var ignoreMeta = cmpopts.IgnoreFields(topology.Queue{}, topology.QueueFileFields...)
 
 func mustRead(t *testing.T, src string, opts ReadOptions) (*topology.Topology, *Report) {
 	t.Helper()

@@ -283,7 +283,7 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 // ignoreMeta leaves out where an object was declared, which the plans'
 // objects do not carry (each change has its own Pos).
 // Nor do they carry what the loader's sugar notes on a queue.
-var ignoreMeta = cmp.Options{cmpopts.IgnoreTypes(topology.Meta{}), cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "TypeFromVhost", "FromDefaults", "Alert")}
+var ignoreMeta = cmp.Options{cmpopts.IgnoreTypes(topology.Meta{}), cmpopts.IgnoreFields(topology.Queue{}, topology.QueueFileFields...)}
 
 type kindRun struct {
 	f        *fixture

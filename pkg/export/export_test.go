@@ -25,7 +25,7 @@ import (
 var topologyOpts = cmp.Options{
 	cmpopts.IgnoreFields(topology.Vhost{}, "Meta"),
 	cmpopts.IgnoreFields(topology.Exchange{}, "Meta"),
-	cmpopts.IgnoreFields(topology.Queue{}, "Meta", "Role", "Origin", "Delay", "TypeFromVhost", "FromDefaults"),
+	cmpopts.IgnoreFields(topology.Queue{}, topology.QueueFileFields...),
 	cmpopts.IgnoreFields(topology.Binding{}, "Meta"),
 	cmpopts.IgnoreFields(topology.Policy{}, "Meta"),
 	cmpopts.IgnoreFields(topology.Topology{}, "Lint"),

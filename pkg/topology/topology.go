@@ -166,6 +166,12 @@ type Queue struct {
 	Meta         `json:"-"`
 }
 
+// QueueFileFields are the fields of a Queue that only a file holds (where
+// it came from, what mqctl derived from the file): a queue read from the
+// broker has none of them, so a comparison of a file with the broker
+// leaves them out.
+var QueueFileFields = []string{"Meta", "Role", "Origin", "Delay", "Alert", "Backoff", "TypeFromVhost", "FromDefaults"}
+
 // Inherited is where a queue's argument is set in its vhost's
 // defaults.queue (Queue.FromDefaults).
 type Inherited struct {
