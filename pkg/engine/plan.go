@@ -151,6 +151,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
 	e.keepUnseenVhosts(p, desired, l)
+	e.keepFinishedShovels(p, l)
 	known, err := e.holdBack(ctx, p, l, exact)
 	if err != nil {
 		return nil, nil, stakes{}, err

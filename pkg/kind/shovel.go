@@ -32,6 +32,21 @@ var ackModes = []string{"on-confirm", "on-publish", "no-ack"}
 // of messages.
 var deleteAfterModes = []string{"never", "queue-length"}
 
+// DeletesItself says which setting of a shovel with settings s makes it
+// delete itself once done, and its value: src-delete-after (or its
+// pre-3.7 name delete-after) other than never, or
+// src-delete-after-duration; key is "" for a shovel that runs until it is
+// deleted. The broker deletes such a shovel's parameter when it is done,
+// so that it is gone from a later read.
+func DeletesItself(s map[string]any) (key string, value any) {
+	for _, f := range []string{"src-delete-after", "delete-after", "src-delete-after-duration"} {
+		if v, ok := s[f]; ok && v != "never" {
+			return f, v
+		}
+	}
+	return "", nil
+}
+
 // shovelFields: the keys of rabbit_shovel_parameters, in the order its
 // validation lists them (common, source, destination).
 var shovelFields = []Field{

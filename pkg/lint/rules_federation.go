@@ -145,19 +145,16 @@ func uriVhostLabel(vhost string) string {
 // MQ407: a shovel that deletes itself (src-delete-after, or its pre-3.7
 // name delete-after, other than never) declared in the file. RabbitMQ
 // deletes its parameter once it has moved what it was set to (measured on
-// 4.3.6: gone seconds after it moved a queue's one message), so the next
-// plan of the file creates it again and the apply moves messages again: a
-// replay of a DLQ into its work queue is replayed on every deploy.
+// 4.3.6: gone seconds after it moved a queue's one message). The plan
+// holds it back then (engine keepFinishedShovels: plan.HeldFinished), so
+// that no deploy replays a DLQ into its work queue again; the finding says
+// how to run it again, and what would still create it again.
 func runSelfDeletingShovel(p *Pass) []Finding {
 	var out []Finding
 	v := p.Vhost
 	for _, name := range v.Items.Names(kind.Shovel) {
 		it := v.Items.Get(kind.Shovel, name)
-		for _, key := range []string{"src-delete-after", "delete-after", "src-delete-after-duration"} {
-			val, ok := it.Settings[key]
-			if !ok || val == "never" {
-				continue
-			}
+		if key, val := kind.DeletesItself(it.Settings); key != "" {
 			what := "moved the messages it was set to move"
 			switch {
 			case val == "queue-length":
@@ -170,10 +167,9 @@ func runSelfDeletingShovel(p *Pass) []Finding {
 				from = fmt.Sprintf(" out of queue %q", q)
 			}
 			out = append(out, itemFinding(it,
-				"shovel %q deletes itself once it has %s (%s: %v): the file still declares it, so every plan after that creates it again, and each apply moves messages%s again. "+
-					"Keep a one-off shovel out of the file (make it with the management UI or rabbitmqctl set_parameter shovel, or remove it from the file once it has run); for a shovel that keeps running, remove %s",
+				"shovel %q deletes itself once it has %s (%s: %v). mqctl creates it once: once it is gone, plan holds it back as finished while the file keeps it as applied, so no apply moves messages%s again. "+
+					"To run it again, change one of its settings or its name; mqctl without its ownership record (a vhost recreated, another tool's apply) would create it again, so a one-off shovel is safest removed from the file once it has run; for a shovel that keeps running, remove %s",
 				name, what, key, val, from, key))
-			break
 		}
 	}
 	return out

@@ -103,7 +103,7 @@ func TestShovelAndFederationRules(t *testing.T) {
 		}, fire: []string{"count", "replay", "timed"}, contains: []string{
 			`shovel "timed" deletes itself once it has run for 600 seconds (src-delete-after-duration: 600)`,
 			`shovel "replay" deletes itself once it has moved the messages its source queue held when it started (src-delete-after: queue-length)`,
-			`each apply moves messages out of queue "dlq" again`, "Keep a one-off shovel out of the file",
+			`plan holds it back as finished while the file keeps it as applied, so no apply moves messages out of queue "dlq" again`, "To run it again, change one of its settings or its name",
 			`(delete-after: 10)`}},
 		{name: "an amqp10 destination's properties, ignored from 4.2", id: "MQ408", build: func(b *builder) {
 			b.item(kind.Shovel, "bridge", topology.Args{"src-uri": "amqp://", "src-queue": "q", "dest-protocol": "amqp10", "dest-uri": "amqp://dc2",

@@ -216,6 +216,10 @@ const (
 	// HeldUnseenVhost: the broker did not show the vhost to the user (it
 	// does not exist, or the user has no permissions on it).
 	HeldUnseenVhost = "unseen_vhost"
+	// HeldFinished: a shovel mqctl created that deleted itself once done
+	// (src-delete-after), declared as mqctl created it: created again it
+	// would move its messages again.
+	HeldFinished = "finished"
 )
 
 // Held is a change the plan holds back, and why.

@@ -138,3 +138,29 @@ func TestLinksServerError(t *testing.T) {
 		t.Errorf("federation links after a 500: %+v", last)
 	}
 }
+
+// TestLinksFinishedShovel: a shovel that deletes itself once done
+// (src-delete-after) and is not on the broker has finished (or was never
+// applied): a warning that says so, not the alert of a missing shovel,
+// which a one-shot replay would raise for ever after its run.
+func TestLinksFinishedShovel(t *testing.T) {
+	v := load(t, `queues:
+  a: {}
+shovels:
+  replay: { src-uri: "amqp://", src-queue: a, dest-uri: "amqp://", dest-queue: b, src-delete-after: queue-length }
+  gone: { src-uri: "amqp://", src-queue: a, dest-uri: "amqp://", dest-queue: b, src-delete-after: never }
+`).Vhosts["/"]
+	var got []string
+	for _, l := range Links(v, LinkRead{Held: map[string]bool{}}) {
+		for _, p := range l.Problems {
+			got = append(got, fmt.Sprintf("%s | %s/%s: %s", l.Label(), p.Kind, p.Severity, p.Message))
+		}
+	}
+	want := []string{
+		`shovel "gone" | missing/alert: missing on the broker (run mqctl apply)`,
+		`shovel "replay" | missing/warning: not on the broker: it deletes itself once done (src-delete-after: queue-length), so it has finished, unless it was never applied`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+}

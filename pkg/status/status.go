@@ -440,6 +440,9 @@ func Links(v *topology.Vhost, read LinkRead) []Link {
 		switch {
 		case read.Held == nil && !listed && read.ShovelsErr == nil:
 			l.Problems = []Problem{{KindLinkDown, Alert, "not running: the broker reports no state for it (it is missing, or it keeps failing to start)"}}
+		case !l.Exists && read.Held != nil && selfDeleting(v, name) != "":
+			// Gone once done: not down, unless it never ran.
+			l.Problems = []Problem{{KindMissing, Warning, fmt.Sprintf("not on the broker: it deletes itself once done (%s), so it has finished, unless it was never applied", selfDeleting(v, name))}}
 		case !l.Exists && read.Held != nil:
 			l.Problems = []Problem{{KindMissing, Alert, "missing on the broker (run mqctl apply)"}}
 		case read.ShovelsErr != nil:
@@ -692,4 +695,13 @@ func joinNames(names []string) string {
 		}
 		return fmt.Sprintf("%s and %d more", s, len(names)-show)
 	}
+}
+
+// selfDeleting says which setting makes shovel name of v delete itself
+// once done ("src-delete-after: queue-length"), "" for none.
+func selfDeleting(v *topology.Vhost, name string) string {
+	if key, value := kind.DeletesItself(v.Items.Get(kind.Shovel, name).Settings); key != "" {
+		return fmt.Sprintf("%s: %v", key, value)
+	}
+	return ""
 }
