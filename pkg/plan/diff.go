@@ -862,7 +862,7 @@ func itemFields(spec kind.Spec, have, want *topology.Item) []FieldChange {
 	var out []FieldChange
 	for _, f := range argFields(hs, ws, "", "settings", nil, !spec.InPlace) {
 		if key := strings.TrimPrefix(f.Field, "settings."); want.IsSecret(key) || have.IsSecret(key) {
-			f.Before, f.After = maskedOrNil(f.Before), maskedOrNil(f.After)
+			f.Before, f.After, f.Masked = maskedOrNil(f.Before), maskedOrNil(f.After), true
 		}
 		out = append(out, f)
 	}

@@ -90,7 +90,7 @@ func JSONOf(p *Plan) *pj.Plan {
 			Reason: c.Reason, Pos: PositionOf(c.Pos),
 		}
 		for _, f := range c.Fields {
-			jc.Fields = append(jc.Fields, pj.Field{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces})
+			jc.Fields = append(jc.Fields, pj.Field{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces, Masked: f.Masked})
 		}
 		for _, b := range c.Bindings {
 			jc.Bindings = append(jc.Bindings, *jsonBinding(b))
@@ -136,7 +136,7 @@ func fromJSON(doc *pj.Plan) *Plan {
 			Before: planObject(jc.Before), After: planObject(jc.After), Reason: jc.Reason, Pos: posOf(jc.Pos),
 		}
 		for _, f := range jc.Fields {
-			c.Fields = append(c.Fields, FieldChange{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces})
+			c.Fields = append(c.Fields, FieldChange{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces, Masked: f.Masked})
 		}
 		for _, b := range jc.Bindings {
 			c.Bindings = append(c.Bindings, planBinding(b))

@@ -85,6 +85,9 @@ type FieldChange struct {
 	// Forces is true when this field cannot change in place and forces a
 	// replace of the object.
 	Forces bool `json:"forces_replace,omitempty"`
+	// Masked is true when Before and After are shown masked (the field
+	// holds a secret): two values that read alike may differ.
+	Masked bool `json:"masked,omitempty"`
 }
 
 // Change is one action on one object.

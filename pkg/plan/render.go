@@ -122,7 +122,11 @@ func writeChange(sb *bufio.Writer, c Change, paint func(color, s string) string)
 		if f.Forces {
 			force = paint(ansiMagenta, "  (forces replace)")
 		}
-		fmt.Fprintf(sb, "      ~ %s: %s → %s%s\n", f.Field, show(f.Before), show(f.After), force)
+		secret := ""
+		if f.Masked && show(f.Before) == show(f.After) {
+			secret = " (masked: the secret in it changes)"
+		}
+		fmt.Fprintf(sb, "      ~ %s: %s → %s%s%s\n", f.Field, show(f.Before), show(f.After), secret, force)
 	}
 	if c.Action == Create {
 		for _, line := range describe(c.After) {

@@ -91,6 +91,7 @@ type savedField struct {
 	Before any    `json:"before"`
 	After  any    `json:"after"`
 	Forces bool   `json:"forces_replace"`
+	Masked bool   `json:"masked,omitempty"`
 }
 
 type savedPos struct {
@@ -140,7 +141,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 			sc.Pos = &savedPos{File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col}
 		}
 		for _, f := range c.Fields {
-			sc.Fields = append(sc.Fields, savedField{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces})
+			sc.Fields = append(sc.Fields, savedField{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces, Masked: f.Masked})
 		}
 		doc.Changes[i] = sc
 	}
@@ -203,7 +204,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 			c.Pos = topology.Pos{File: sc.Pos.File, Line: sc.Pos.Line, Col: sc.Pos.Col}
 		}
 		for _, sf := range sc.Fields {
-			c.Fields = append(c.Fields, FieldChange{Field: sf.Field, Before: sf.Before, After: sf.After, Forces: sf.Forces})
+			c.Fields = append(c.Fields, FieldChange{Field: sf.Field, Before: sf.Before, After: sf.After, Forces: sf.Forces, Masked: sf.Masked})
 		}
 		normalizeChange(&c)
 		p.Changes[i] = c

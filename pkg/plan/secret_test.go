@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -13,6 +14,7 @@ import (
 // secret written in the file itself.
 func TestPlanHoldsNoSecret(t *testing.T) {
 	const pw = "pw-5e5e"
+	spec, _ := kind.Of(kind.Shovel)
 	item := func(refs map[string]string) *Plan {
 		it := &topology.Item{Kind: "shovel", Name: "s", Settings: topology.Args{"src-uri": "amqp://u:" + pw + "@h/v", "src-queue": "q"},
 			Secret: []string{"src-uri"}, Refs: refs}
@@ -20,10 +22,15 @@ func TestPlanHoldsNoSecret(t *testing.T) {
 		return &Plan{FormatVersion: FormatVersion, Changes: []Change{
 			{Action: Create, Kind: "shovel", Vhost: "v", Name: "s", After: ItemObject{it}},
 			{Action: Update, Kind: "shovel", Vhost: "v", Name: "s", Before: ItemObject{before}, After: ItemObject{it},
-				Fields: []FieldChange{{Field: "settings.src-uri", Before: maskedOrNil(before.Settings["src-uri"]), After: maskedOrNil(it.Settings["src-uri"])}}},
+				Fields: itemFields(spec, before, it)},
 		}}
 	}
 	p := item(map[string]string{"src-uri": "SRC_URI"})
+	// The two URIs read alike masked: the field says it is masked, and the
+	// text that its secret changes.
+	if f := p.Changes[1].Fields; len(f) != 1 || !f[0].Masked || f[0].Before != f[0].After {
+		t.Fatalf("fields %+v: want one, masked, reading alike", f)
+	}
 	var text, js, saved bytes.Buffer
 	if err := WriteText(&text, p, RenderOptions{}); err != nil {
 		t.Fatal(err)
@@ -40,6 +47,9 @@ func TestPlanHoldsNoSecret(t *testing.T) {
 		}
 		if !strings.Contains(out, "amqp://u:***@h/v") {
 			t.Errorf("the %s plan does not show the masked URI:\n%s", name, out)
+		}
+		if want := map[string]string{"text": "(masked: the secret in it changes)", "JSON": `"masked": true`, "saved": `"masked": true`}[name]; !strings.Contains(out, want) {
+			t.Errorf("the %s plan does not say the field is masked (%s):\n%s", name, want, out)
 		}
 	}
 	back, err := ReadSaved(&saved, "plan.out")

@@ -77,6 +77,9 @@ type Field struct {
 	Before any    `json:"before"`
 	After  any    `json:"after"`
 	Forces bool   `json:"forces_replace"`
+	// Masked: before and after are masked (the field holds a secret);
+	// absent when false.
+	Masked bool `json:"masked,omitempty"`
 }
 
 // Position is where the file declares an object: what is known of it, and
