@@ -193,7 +193,8 @@ one that dies again is not replayed twice.
 
 --dry-run reads the messages and prints where each would go (with the queues
 that destination reaches now), publishing and removing nothing; the messages
-read are marked redelivered. On a RabbitMQ 4.3 quorum queue whose delayed
+read are marked redelivered. Like the replay, it exits 1 when some messages
+would not be replayed. On a RabbitMQ 4.3 quorum queue whose delayed
 retry (type returned or all) holds returned messages back, a dry run would put
 them on hold: it refuses unless --allow-delayed-retry, and a replay says which
 messages it left wait for their retry.
@@ -298,7 +299,11 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 	switch {
 	case rep.Interrupted != nil:
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("the replay was interrupted: %w; run it again to continue", rep.Interrupted)}
-	case rep.Failed > 0 && !o.dryRun:
+	case rep.Failed > 0 && o.dryRun:
+		// As the replay would: a script that dry-runs before it replays
+		// stops here.
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%d of %d messages would not be replayed and would stay in %q (a dry run: nothing was published or removed)", rep.Failed, len(rep.Outcomes), queue)}
+	case rep.Failed > 0:
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%d of %d messages could not be replayed and stay in %q", rep.Failed, len(rep.Outcomes), queue)}
 	}
 	return nil
