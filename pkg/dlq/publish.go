@@ -101,7 +101,7 @@ func Republish(m *Message, t Target, o RepublishOptions) (pub amqp.Publishing, n
 				pub.Expiration = exp // dropped below, with its note
 			case origin.Reason == "expired":
 				pub.Expiration = exp
-				notes = append(notes, fmt.Sprintf("expiration %s ms restored from x-death: it died because it expired, and expires again, back into the DLQ, unless a consumer takes it within %s ms of the replay; --drop-expiration replays it without one", exp, exp))
+				notes = append(notes, fmt.Sprintf("expiration %s ms restored from x-death: it died because it expired, and expires again, back into the DLQ, unless a consumer takes it within %s ms of the replay (or the queue's message TTL, where that is shorter); --drop-expiration replays it without one", exp, exp))
 			default:
 				pub.Expiration = exp
 				notes = append(notes, fmt.Sprintf("expiration %s ms restored from x-death (the broker removed it when it dead-lettered the message); its TTL counts again from the replay", exp))

@@ -86,7 +86,7 @@ func TestRepublishRestoresExpiration(t *testing.T) {
 		{"rejected: restored", headers([]string{"work", "rejected", "orders"}, withExp(death("work", "rejected", "orders", 1, t0, "k"), "60000")), "", false,
 			"60000", "expiration 60000 ms restored from x-death (the broker removed it when it dead-lettered the message); its TTL counts again from the replay"},
 		{"expired: restored, and said to expire again", headers([]string{"work", "expired", "orders"}, withExp(death("work", "expired", "orders", 1, t0, "k"), "1500")), "", false,
-			"1500", "expiration 1500 ms restored from x-death: it died because it expired, and expires again, back into the DLQ, unless a consumer takes it within 1500 ms of the replay; --drop-expiration replays it without one"},
+			"1500", "expiration 1500 ms restored from x-death: it died because it expired, and expires again, back into the DLQ, unless a consumer takes it within 1500 ms of the replay (or the queue's message TTL, where that is shorter); --drop-expiration replays it without one"},
 		{"--drop-expiration", headers([]string{"work", "expired", "orders"}, withExp(death("work", "expired", "orders", 1, t0, "k"), "1500")), "", true, "", ""},
 		{"--drop-expiration drops one set after", headers([]string{"work", "rejected", "orders"}, death("work", "rejected", "orders", 1, t0, "k")), "9000", true, "", ""},
 		{"set after it died: kept", headers([]string{"work", "rejected", "orders"}, withExp(death("work", "rejected", "orders", 1, t0, "k"), "60000")), "5000", false, "5000", ""},
