@@ -164,3 +164,26 @@ shovels:
 		t.Errorf("links (-want +got):\n%s", diff)
 	}
 }
+
+// TestLinksMissingUpstream: a federation upstream the file declares and
+// the broker does not hold is missing (an alert), as a missing shovel is;
+// before, status said nothing of it while no link used it.
+func TestLinksMissingUpstream(t *testing.T) {
+	v := load(t, `federation_upstreams:
+  dc2: { uri: "amqp://dc2" }
+  dc3: { uri: "amqp://dc3" }
+`).Vhosts["/"]
+	var got []string
+	for _, l := range Links(v, LinkRead{Upstreams: map[string]bool{"dc3": true}}) {
+		for _, p := range l.Problems {
+			got = append(got, fmt.Sprintf("%s | %s/%s: %s", l.Label(), p.Kind, p.Severity, p.Message))
+		}
+	}
+	want := []string{`federation upstream "dc2" | missing/alert: missing on the broker (run mqctl apply)`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+	if links := Links(v, LinkRead{}); len(links) != 0 {
+		t.Errorf("upstreams not read: links %+v, want none", links)
+	}
+}

@@ -90,14 +90,19 @@ func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 			b.WriteString(" (missing on the broker)")
 		}
 		b.WriteString("\n")
-		extra := columnsFor(v.Queues)
-		rows := [][]string{header(extra)}
-		marks := []Severity{""}
-		for _, q := range v.Queues {
-			rows, marks = append(rows, row(q, extra)), append(marks, severity(q))
+		switch {
+		case len(v.Queues) > 0:
+			extra := columnsFor(v.Queues)
+			rows := [][]string{header(extra)}
+			marks := []Severity{""}
+			for _, q := range v.Queues {
+				rows, marks = append(rows, row(q, extra)), append(marks, severity(q))
+			}
+			writeTable(&b, rows, marks, numeric(extra), opts)
+			b.WriteString("\n")
+		case len(v.Links) == 0:
+			b.WriteString("  (the file declares no queue here)\n\n")
 		}
-		writeTable(&b, rows, marks, numeric(extra), opts)
-		b.WriteString("\n")
 		if len(v.Links) > 0 {
 			writeLinks(&b, v.Links, opts)
 		}

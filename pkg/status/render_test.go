@@ -222,3 +222,28 @@ func TestWriteDeadLettersRoutedNowhere(t *testing.T) {
 	}
 	golden(t, "status_unrouted.json", buf.Bytes())
 }
+
+// TestWriteTextWithoutQueues: a vhost whose file declares no queue shows
+// no empty queue table: its links alone, or a line that says so.
+func TestWriteTextWithoutQueues(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		links      []Link
+		want       string
+	}{
+		{"links only", "federation_upstreams:\n  dc2: { uri: \"amqp://dc2\" }\n",
+			[]Link{{Kind: "federation upstream", Name: "dc2", Problems: []Problem{{KindMissing, Alert, "missing on the broker (run mqctl apply)"}}}},
+			"vhost /\n  LINK                       STATE  NOTE\n! federation upstream \"dc2\"  -      missing on the broker (run mqctl apply)\n\n"},
+		{"nothing", "exchanges:\n  x: { type: fanout }\n", nil, "vhost /\n  (the file declares no queue here)\n\n"},
+	} {
+		r := Build(load(t, c.file), map[string][]broker.QueueActivity{"/": nil}, Options{})
+		r.Vhosts[0].Links = c.links
+		var buf bytes.Buffer
+		if err := WriteText(&buf, r, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if out := buf.String(); !strings.HasPrefix(out, c.want) || strings.Contains(out, "QUEUE") {
+			t.Errorf("%s:\n%s\nwant it to start\n%s", c.name, out, c.want)
+		}
+	}
+}

@@ -283,6 +283,9 @@ type LinkRead struct {
 	Held       map[string]bool
 	Federation []broker.LinkState
 	FedErr     error
+	// Upstreams are the federation upstreams the broker holds (nil: not
+	// read, for a user who may not read them).
+	Upstreams map[string]bool
 }
 
 // readLinks reads the links of v, if it declares shovels or upstreams,
@@ -311,6 +314,16 @@ func readLinks(ctx context.Context, ll LinkLister, v *topology.Vhost, deadline t
 		}
 		if len(upstreams) > 0 {
 			read.Federation, read.FedErr = ll.ListFederationLinks(ctx, v.Name)
+			held, err := ll.ReadItems(ctx, kind.FederationUpstream, v.Name)
+			if err != nil && !errors.Is(err, broker.ErrForbidden) {
+				return read, err
+			}
+			if err == nil {
+				read.Upstreams = map[string]bool{}
+				for _, it := range held {
+					read.Upstreams[it.Name] = true
+				}
+			}
 		}
 		if err := fatal(read.ShovelsErr, read.FedErr); err != nil {
 			return read, err
@@ -455,6 +468,9 @@ func Links(v *topology.Vhost, read LinkRead) []Link {
 	declared := map[string]bool{}
 	for _, name := range v.Items.Names(kind.FederationUpstream) {
 		declared[name] = true
+		if read.Upstreams != nil && !read.Upstreams[name] {
+			out = append(out, Link{Kind: "federation upstream", Name: name, Problems: []Problem{{KindMissing, Alert, "missing on the broker (run mqctl apply)"}}})
+		}
 	}
 	if len(declared) > 0 && read.FedErr != nil {
 		out = append(out, Link{Kind: "federation links", Problems: []Problem{unknown(read.FedErr, "federation link")}})
