@@ -126,17 +126,7 @@ func TestCheck(t *testing.T) {
 		{"apply-to streams on 4.0", top(nil, &topology.Policy{Name: "s", Pattern: ".*", ApplyTo: "streams", Definition: topology.Args{"max-age": "1D"}}), "4.0", ""},
 	}
 	for _, c := range cases {
-		err := rmqversion.MustParse(c.version).Check(c.t)
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: Check = %v, want accepted", c.name, err)
-			}
-			continue
-		}
-		var re *rmqversion.RefusalsError
-		if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: Check = %v, want a RefusalsError containing %q", c.name, err, c.want)
-		}
+		assertCheck(t, c.name, c.version, c.t, c.want)
 	}
 }
 
@@ -172,17 +162,7 @@ func TestCheckShovelQueueArgs(t *testing.T) {
 		{"a type's refusal is not the validation's", "4.3", shovel("src-queue-args", map[string]any{"x-queue-type": "quorum", "x-max-priority": 10}), ""},
 		{"good values", "4.3", shovel("dest-queue-args", map[string]any{"x-max-length": 5, "x-queue-type": "quorum"}), ""},
 	} {
-		err := rmqversion.MustParse(c.version).Check(c.t)
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: Check = %v, want accepted", c.name, err)
-			}
-			continue
-		}
-		var re *rmqversion.RefusalsError
-		if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: Check = %v, want a RefusalsError containing %q", c.name, err, c.want)
-		}
+		assertCheck(t, c.name, c.version, c.t, c.want)
 	}
 }
 
@@ -374,5 +354,22 @@ func TestCheckPolicyValues(t *testing.T) {
 				t.Errorf("%s on %s: Check = %v, want a refusal containing %q", c.name, ver, err, c.want)
 			}
 		}
+	}
+}
+
+// assertCheck checks that version's Check accepts t (want "") or refuses
+// it with a RefusalsError whose text holds want.
+func assertCheck(t *testing.T, name, version string, top *topology.Topology, want string) {
+	t.Helper()
+	err := rmqversion.MustParse(version).Check(top)
+	if want == "" {
+		if err != nil {
+			t.Errorf("%s: Check = %v, want accepted", name, err)
+		}
+		return
+	}
+	var re *rmqversion.RefusalsError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: Check = %v, want a RefusalsError containing %q", name, err, want)
 	}
 }
