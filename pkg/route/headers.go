@@ -2,6 +2,8 @@ package route
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,8 +71,8 @@ func headersMatch(mode matchMode, args topology.Args, headers map[string]any, st
 
 // amqpEqual compares a binding's criterion with a message's header value
 // as the headers exchange does. At the top level the AMQP types are not
-// compared: numbers match by value whatever their width (a 32-bit 1 equals
-// a 64-bit 1), strings by content, booleans as booleans; a string never
+// compared: numbers match by their exact value whatever their width (a
+// 32-bit 1 equals a 64-bit 1; see numberEqual), strings by content, booleans as booleans; a string never
 // equals a number or a boolean ("1" is not 1, "true" is not true). Up to
 // 3.12 the exchange compares with Erlang's ==, so an integer equals a
 // float of the same value (1 equals 1.0); from 3.13 with =:= (strict), so
@@ -78,14 +80,14 @@ func headersMatch(mode matchMode, args topology.Args, headers map[string]any, st
 // pairs, so each element must also have the same AMQP type (see
 // typedEqual).
 func amqpEqual(want, got any, strict bool) bool {
-	fw, numW := topology.Number(want)
-	fg, numG := topology.Number(got)
+	_, numW := topology.Number(want)
+	_, numG := topology.Number(got)
 	switch {
 	case numW || numG:
 		if strict && numW && numG && isInteger(want) != isInteger(got) {
 			return false
 		}
-		return numW && numG && fw == fg
+		return numW && numG && numberEqual(want, got)
 	case isComposite(want) || isComposite(got):
 		return typedEqual(want, got)
 	}
@@ -147,11 +149,69 @@ func typedEqual(a, b any) bool {
 		}
 		return true
 	}
-	if fa, ok := topology.Number(a); ok {
-		fb, _ := topology.Number(b)
-		return fa == fb
+	if _, ok := topology.Number(a); ok {
+		return numberEqual(a, b)
 	}
 	return topology.ValueEqual(a, b)
+}
+
+// numberEqual compares two numbers by their exact values, as Erlang
+// compares an integer with an integer or a float (== and =:= alike): two
+// integers are equal only when they are the same integer, however large
+// (9007199254740993 is not 9007199254740992, though their float64
+// conversions are equal), and an integer equals a float only when the
+// float holds exactly that integer. NaN, which AMQP can carry but Erlang
+// cannot hold, equals nothing.
+func numberEqual(a, b any) bool {
+	x, okA := exactNumber(a)
+	y, okB := exactNumber(b)
+	return okA && okB && x.Cmp(y) == 0
+}
+
+// exactNumber returns v's exact value; false when v is not a number or is
+// NaN.
+func exactNumber(v any) (*big.Float, bool) {
+	f := new(big.Float)
+	switch n := v.(type) {
+	case int:
+		return f.SetInt64(int64(n)), true
+	case int8:
+		return f.SetInt64(int64(n)), true
+	case int16:
+		return f.SetInt64(int64(n)), true
+	case int32:
+		return f.SetInt64(int64(n)), true
+	case int64:
+		return f.SetInt64(n), true
+	case uint:
+		return f.SetUint64(uint64(n)), true
+	case uint8:
+		return f.SetUint64(uint64(n)), true
+	case uint16:
+		return f.SetUint64(uint64(n)), true
+	case uint32:
+		return f.SetUint64(uint64(n)), true
+	case uint64:
+		return f.SetUint64(n), true
+	case float32:
+		return exactFloat(f, float64(n))
+	case float64:
+		return exactFloat(f, n)
+	}
+	switch n := topology.Normalize(v).(type) { // e.g. a json.Number
+	case int64:
+		return f.SetInt64(n), true
+	case float64:
+		return exactFloat(f, n)
+	}
+	return nil, false
+}
+
+func exactFloat(f *big.Float, x float64) (*big.Float, bool) {
+	if math.IsNaN(x) {
+		return nil, false
+	}
+	return f.SetFloat64(x), true
 }
 
 // amqpType names the AMQP 0-9-1 field type a Go value is sent as.

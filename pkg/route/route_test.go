@@ -394,3 +394,45 @@ func testPublishHeadersTypedArrays(t *testing.T, ver string) {
 		})
 	}
 }
+
+// Numbers compare by their exact values in every version: a criterion
+// 9007199254740993 (2^53+1) does not match a header 9007199254740992,
+// though both read as the same float64; up to 3.12 an integer equals a
+// float only when the float holds exactly that integer. Measured on
+// RabbitMQ 4.3.6, 4.0.5 and 3.10.8 (internal/difftest
+// TestHeadersNumbersAgainstBroker): none routes m1-m3, all route m4,
+// and only 3.10.8 routes m5 (a double equal to the integer).
+func TestPublishHeadersLargeIntegers(t *testing.T) {
+	for _, ver := range []string{"3.10.8", "4.0.5", "4.3.6"} {
+		t.Run(ver, func(t *testing.T) {
+			s := vhost().ex("h", "headers").q("odd").q("even").q("arr").
+				bind("h", "odd", "", "x-match", "any", "id", int64(1<<53+1)).
+				bind("h", "arr", "", "x-match", "any", "ids", []any{int64(1<<53 + 1)}).
+				bind("h", "even", "", "x-match", "any", "id2", int64(1<<53)).
+				simFor(ver)
+			var intFloat []string
+			if ver == "3.10.8" {
+				intFloat = []string{"even"}
+			}
+			tests := []struct {
+				name  string
+				key   string
+				value any
+				want  []string
+			}{
+				{"m1 long 2^53 is not 2^53+1", "id", int64(1 << 53), nil},
+				{"m2 double 2^53 is not 2^53+1", "id", float64(1 << 53), nil},
+				{"m3 long 2^53+1 is not 2^53", "id2", int64(1<<53 + 1), nil},
+				{"m4 long 2^53+1", "id", int64(1<<53 + 1), []string{"odd"}},
+				{"m5 double 2^53 and long 2^53", "id2", float64(1 << 53), intFloat},
+				{"array elements compare exactly too", "ids", []any{int64(1 << 53)}, nil},
+				{"the same array element", "ids", []any{int64(1<<53 + 1)}, []string{"arr"}},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					wantQueues(t, s.Publish(Message{Exchange: "h", Headers: map[string]any{tt.key: tt.value}}), tt.want...)
+				})
+			}
+		})
+	}
+}
