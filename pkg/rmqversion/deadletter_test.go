@@ -31,6 +31,8 @@ func TestRuntimeBehaviourByVersion(t *testing.T) {
 			[]bool{false, false, false, false, false, true, true, true, true, true, true}},
 		{"headers match number types", rmqversion.Version.HeadersMatchNumberTypes,
 			[]bool{false, false, false, false, false, true, true, true, true, true, true}},
+		{"headers timestamp in milliseconds", rmqversion.Version.HeadersTimestampMillis,
+			[]bool{false, false, false, false, false, true, true, true, true, true, true}},
 		{"operator policy overflow", rmqversion.Version.OperatorPolicyOverflow,
 			[]bool{false, false, false, true, true, true, true, true, true, true, true}},
 		{"negative delivery limit disables", rmqversion.Version.NegativeDeliveryLimitDisables,

@@ -253,6 +253,14 @@ func (v Version) XDeathKeysLessBCC() bool { return v.AtLeast(3, 13) }
 // tables the AMQP field types are compared in both.
 func (v Version) HeadersMatchNumberTypes() bool { return v.AtLeast(3, 13) }
 
+// HeadersTimestampMillis: the headers exchange sees a timestamp header as
+// its value in milliseconds (3.13+, mc_amqpl:routing_value/2 at v4.0.5
+// and v4.3.5 multiplies the AMQP timestamp, in seconds, by 1000; Message
+// Containers, rabbitmq-server#5077), so a criterion 1700000000000 matches
+// the timestamp 1700000000. Before 3.13 it compares the seconds
+// (headers_match/5 at v3.10.8 compares the values as sent).
+func (v Version) HeadersTimestampMillis() bool { return v.AtLeast(3, 13) }
+
 // OperatorPolicyOverflow: operator policies may set overflow and
 // queue-version, and where a policy sets them too the operator policy's
 // value wins (3.12.7+, release notes of 3.12.7, rabbitmq-server#9636,

@@ -2,11 +2,13 @@ package route
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -36,7 +38,42 @@ func HeadersMatch(args topology.Args, headers map[string]any, ver rmqversion.Ver
 	if err != nil {
 		return false, false
 	}
-	return headersMatch(mode, args, headers, ver.OrDefault().HeadersMatchNumberTypes()), true
+	ver = ver.OrDefault()
+	return headersMatch(mode, args, routingValues(headers, ver), ver.HeadersMatchNumberTypes()), true
+}
+
+// routingValues returns headers as the headers exchange of version ver
+// sees them (mc:routing_headers): a timestamp (time.Time) is an integer,
+// in milliseconds from 3.13 and in seconds before (rmqversion's
+// HeadersTimestampMillis), and a binary ([]byte) is its bytes, which
+// equal a string of the same bytes in every version (Erlang binaries
+// both). Only top-level values change: inside arrays and tables the AMQP
+// types are compared (see typedEqual). headers itself is returned when
+// nothing changes.
+func routingValues(headers map[string]any, ver rmqversion.Version) map[string]any {
+	var out map[string]any
+	for k, v := range headers {
+		var rv any
+		switch x := v.(type) {
+		case time.Time:
+			rv = x.Unix()
+			if ver.HeadersTimestampMillis() {
+				rv = x.Unix() * 1000
+			}
+		case []byte:
+			rv = string(x)
+		default:
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(headers)
+		}
+		out[k] = rv
+	}
+	if out == nil {
+		return headers
+	}
+	return out
 }
 
 // headersMatch follows rabbit_exchange_type_headers (headers_match/5 up to

@@ -417,7 +417,9 @@ func (s *Simulator) route(m Message, fromClient bool) Result {
 func (s *Simulator) walk(m Message, start *exchangeIndex, keys []string) Result {
 	w := &walker{s: s, m: m, keys: keys, res: Result{Message: m}, strict: s.ver.HeadersMatchNumberTypes(),
 		seen: map[string]bool{start.x.Name: true}, delivered: map[string][]Step{}}
-	w.headers = m.routingHeaders() // values keep their Go types: see typedEqual
+	// Values keep their Go types (see typedEqual), but for the top-level
+	// timestamps and binaries the broker reads as integers and strings.
+	w.headers = routingValues(m.routingHeaders(), s.ver)
 	if _, ok := w.headers["BCC"]; ok {
 		h := make(map[string]any, len(w.headers))
 		for k, v := range w.headers {
