@@ -160,7 +160,7 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 		if ix == nil || b.Source == "" {
 			continue // no such exchange: nothing routes through it
 		}
-		ix.add(b)
+		ix.add(b, s.ver)
 	}
 	s.blind = s.findBlind()
 	s.inbound = &inboundIndex{}
@@ -195,7 +195,9 @@ func routingType(x *topology.Exchange, ver rmqversion.Version) (string, string) 
 	return "", fmt.Sprintf("exchange %q: plugin exchange type %s is not simulated: mqctl cannot tell which of its bound destinations receive the message", x.Name, x.Type)
 }
 
-func (ix *exchangeIndex) add(b *topology.Binding) {
+// add indexes binding b of ix, unless version ver refuses to create it
+// (then it is one of ix.invalid).
+func (ix *exchangeIndex) add(b *topology.Binding, ver rmqversion.Version) {
 	switch ix.routingType {
 	case typeDirect:
 		if ix.direct == nil {
@@ -203,6 +205,11 @@ func (ix *exchangeIndex) add(b *topology.Binding) {
 		}
 		ix.direct[b.RoutingKey] = append(ix.direct[b.RoutingKey], b)
 	case typeTopic:
+		// rabbit_exchange_type_topic:validate_binding/2 at v4.3.5.
+		if n := rmqversion.TopicHashWords(b.RoutingKey); ver.TopicHashLimit() && n > rmqversion.MaxTopicHashWords {
+			ix.invalid = append(ix.invalid, fmt.Sprintf("binding from %q to %s %q: RabbitMQ %s refuses its routing key %q (%d '#' words, at most %d are allowed from 4.3.5), so the broker does not have it", b.Source, b.DestinationType, b.Destination, ver, b.RoutingKey, n, rmqversion.MaxTopicHashWords))
+			return
+		}
 		if ix.trie == nil {
 			ix.trie = &topicTrie{}
 		}

@@ -470,3 +470,34 @@ func TestPublishHeadersTimestampAndBinary(t *testing.T) {
 		})
 	}
 }
+
+// RabbitMQ 4.3.5+ refuses a topic binding key with more than two '#'
+// words (rabbit_exchange_type_topic:validate_binding/2): such a binding
+// does not exist there and routes nothing; earlier versions have it.
+// Measured: RabbitMQ 4.3.6 refuses "#.a.#.b.#" (HTTP 400 "uses 3 '#'
+// wildcards, at most 2 are allowed"), 4.0.5 and 3.10.8 bind it and route
+// a.b through it (internal/difftest TestTopicHashLimitAgainstBroker).
+func TestPublishTopicHashLimit(t *testing.T) {
+	for _, tt := range []struct {
+		ver  string
+		want []string
+	}{
+		{"3.10.8", []string{"three", "two"}},
+		{"4.0.5", []string{"three", "two"}},
+		{"4.3.4", []string{"three", "two"}},
+		{"4.3.5", []string{"two"}},
+		{"4.3", []string{"two"}},
+	} {
+		t.Run(tt.ver, func(t *testing.T) {
+			s := vhost().ex("t", "topic").q("three").q("two").
+				bind("t", "three", "#.a.#.b.#").
+				bind("t", "two", "#.a.#").
+				simFor(tt.ver)
+			r := s.Publish(msg("t", "a.b"))
+			wantQueues(t, r, tt.want...)
+			if refused := hasProblem(r, "refuses its routing key"); refused != (len(tt.want) == 1) {
+				t.Errorf("problems %q: the refused binding is named %v", r.Problems, refused)
+			}
+		})
+	}
+}
