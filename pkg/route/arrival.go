@@ -64,11 +64,10 @@ func (s *Simulator) OnArrival(name string, m Message) Arrival {
 		return Arrival{}
 	}
 	args := s.queues[name].args
-	limit, hasLimit := args.Int("x-max-length")
-	zeroLimit := hasLimit && limit == 0
-	if zeroLimit {
+	limit := zeroLimit(args)
+	if limit != "" {
 		overflow, _ := args.String("x-overflow")
-		if a, decided := zeroLimitArrival(q, overflow); decided {
+		if a, decided := zeroLimitArrival(q, overflow, limit); decided {
 			return a
 		}
 	}
@@ -78,29 +77,48 @@ func (s *Simulator) OnArrival(name string, m Message) Arrival {
 	switch exp, expires := s.ExpiresAfter(name, m); {
 	case hasTTL && ttl == 0 && classic && !hasDLX:
 		return Arrival{Reason: Expired, Why: "its message TTL is 0 and it has no dead-letter exchange: a classic queue discards a message no consumer takes at once"}
-	case zeroLimit && s.DropsHead(name):
-		return Arrival{Reason: MaxLen, Why: "its length limit is 0 (overflow drop-head): it drops its head, the message, as soon as it holds it"}
+	case limit != "" && s.DropsHead(name):
+		return Arrival{Reason: MaxLen, Why: limit + " (overflow drop-head): it drops its head, the message, as soon as it holds it"}
 	case expires && exp == 0:
 		return Arrival{Reason: Expired, Why: expiresAtOnceWhy(hasTTL && ttl == 0, classic)}
-	case zeroLimit:
-		return Arrival{Why: "its length limit is 0 with overflow reject-publish: a quorum queue takes a message while it holds none (it checks the limit after the enqueue) and refuses publishes (basic.nack) while it holds one"}
+	case limit != "":
+		return Arrival{Why: limit + " with overflow reject-publish: a quorum queue takes a message while it holds none (it checks the limit after the enqueue) and refuses publishes (basic.nack) while it holds one"}
 	}
 	return Arrival{}
 }
 
-// zeroLimitArrival is what classic queue name, with a length limit of 0,
-// does with a message when its overflow refuses it (decided): with
-// reject-publish it refuses it, with reject-publish-dlx it dead-letters it
-// too.
-func zeroLimitArrival(q *topology.Queue, overflow string) (a Arrival, decided bool) {
+// zeroLimit names the limit of 0 that effective queue arguments args set,
+// as a clause: a length limit of 0, or a limit of 0 in bytes, which every
+// message with a body exceeds (an empty one fits: the queues compare the
+// bytes of the bodies they hold with it, will_overflow/2 and
+// over_max_length/1 in rabbit_amqqueue_process at v3.10.8, v4.0.5 and
+// v4.3.5; rabbit_fifo's is_over_limit/1 likewise). "" when neither.
+// Measured on RabbitMQ 4.3.6, 4.0.5 and 3.10.8: x-max-length-bytes 0
+// does with a message what x-max-length 0 does, per overflow and queue
+// type.
+func zeroLimit(args topology.Args) string {
+	if n, ok := args.Int("x-max-length"); ok && n == 0 {
+		return "its length limit is 0"
+	}
+	if n, ok := args.Int("x-max-length-bytes"); ok && n == 0 {
+		return "its length limit in bytes is 0 (every message with a body exceeds it)"
+	}
+	return ""
+}
+
+// zeroLimitArrival is what classic queue name, with a limit of 0 (named
+// by limit, see zeroLimit), does with a message when its overflow refuses
+// it (decided): with reject-publish it refuses it, with
+// reject-publish-dlx it dead-letters it too.
+func zeroLimitArrival(q *topology.Queue, overflow, limit string) (a Arrival, decided bool) {
 	if queueType(q) != topology.QueueClassic {
 		return Arrival{}, false
 	}
 	switch overflow {
 	case "reject-publish":
-		return Arrival{Refused: true, Why: "its length limit is 0 with overflow reject-publish: it refuses every message (the publisher gets a basic.nack)"}, true
+		return Arrival{Refused: true, Why: limit + " with overflow reject-publish: it refuses every message (the publisher gets a basic.nack)"}, true
 	case "reject-publish-dlx":
-		return Arrival{Reason: MaxLen, Refused: true, Why: "its length limit is 0 with overflow reject-publish-dlx: it refuses every message (the publisher gets a basic.nack) and dead-letters it"}, true
+		return Arrival{Reason: MaxLen, Refused: true, Why: limit + " with overflow reject-publish-dlx: it refuses every message (the publisher gets a basic.nack) and dead-letters it"}, true
 	}
 	return Arrival{}, false
 }
