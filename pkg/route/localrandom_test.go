@@ -37,3 +37,30 @@ func TestLocalRandom(t *testing.T) {
 		t.Errorf("3.10: deliveries %q, unsimulated %q, problems %q; want nothing routed, the type named missing", r.Queues(), r.Unsimulated, r.Problems)
 	}
 }
+
+// RabbitMQ 4.0+ refuses to bind anything but a classic queue to an
+// x-local-random exchange (rabbit_exchange_type_local_random:
+// validate_binding/2): a quorum queue, a stream or an exchange bound to
+// it gets nothing from it, and the one classic queue gets every message.
+// Measured on RabbitMQ 4.3.6 and 4.0.5 (internal/difftest
+// TestLocalRandomRefusedBindingsAgainstBroker).
+func TestLocalRandomRefusedBindings(t *testing.T) {
+	s := vhost().ex("lr", "x-local-random").ex("fan", "fanout").
+		q("c1").typed("qq", "quorum").typed("st", "stream").q("fq").
+		bind("lr", "c1", "").bind("lr", "qq", "").bind("lr", "st", "").bindX("lr", "fan", "").
+		bind("fan", "fq", "")
+	for _, ver := range []string{"4.0.5", "4.3.6"} {
+		t.Run(ver, func(t *testing.T) {
+			r := s.simFor(ver).Publish(msg("lr", ""))
+			wantQueues(t, r, "c1")
+			if len(r.OneOf) != 1 || r.OneOf[0].Picked == nil || r.OneOf[0].Picked.Name != "c1" {
+				t.Errorf("one_of %+v: want c1 picked, the one queue the broker binds", r.OneOf)
+			}
+			for _, refused := range []string{`queue "qq"`, `queue "st"`, `exchange "fan"`} {
+				if !hasProblem(r, refused) {
+					t.Errorf("problems %q: the refused binding to %s is not named", r.Problems, refused)
+				}
+			}
+		})
+	}
+}

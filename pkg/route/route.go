@@ -160,7 +160,11 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 		if ix == nil || b.Source == "" {
 			continue // no such exchange: nothing routes through it
 		}
-		ix.add(b, s.ver)
+		if why := s.refusesBinding(ix, b); why != "" {
+			ix.invalid = append(ix.invalid, why)
+			continue
+		}
+		ix.add(b)
 	}
 	s.blind = s.findBlind()
 	s.inbound = &inboundIndex{}
@@ -195,9 +199,35 @@ func routingType(x *topology.Exchange, ver rmqversion.Version) (string, string) 
 	return "", fmt.Sprintf("exchange %q: plugin exchange type %s is not simulated: mqctl cannot tell which of its bound destinations receive the message", x.Name, x.Type)
 }
 
-// add indexes binding b of ix, unless version ver refuses to create it
-// (then it is one of ix.invalid).
-func (ix *exchangeIndex) add(b *topology.Binding, ver rmqversion.Version) {
+// refusesBinding says why the broker refuses to create binding b of
+// exchange ix (so it does not have it), "" when it does not: a topic
+// binding key with too many '#' words (rabbit_exchange_type_topic:
+// validate_binding/2 at v4.3.5), an x-local-random binding with a key or
+// to anything but a classic queue (rabbit_exchange_type_local_random:
+// validate_binding/2 at v4.0.5 and v4.3.5). The headers exchange's
+// refusals are add's.
+func (s *Simulator) refusesBinding(ix *exchangeIndex, b *topology.Binding) string {
+	prefix := fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination)
+	switch ix.routingType {
+	case typeTopic:
+		if n := rmqversion.TopicHashWords(b.RoutingKey); s.ver.TopicHashLimit() && n > rmqversion.MaxTopicHashWords {
+			return fmt.Sprintf("%s: RabbitMQ %s refuses its routing key %q (%d '#' words, at most %d are allowed from 4.3.5), so the broker does not have it", prefix, s.ver, b.RoutingKey, n, rmqversion.MaxTopicHashWords)
+		}
+	case typeLocalRandom:
+		switch q := s.v.Queues[b.Destination]; {
+		case b.RoutingKey != "":
+			return fmt.Sprintf("%s: RabbitMQ refuses a binding with a key (%q) to an x-local-random exchange (\"Non empty binding key not permitted\"), so the broker does not have it", prefix, b.RoutingKey)
+		case b.DestinationType != topology.DestQueue:
+			return fmt.Sprintf("%s: RabbitMQ refuses to bind an exchange to an x-local-random exchange (\"Destination not found\": it binds classic queues only), so the broker does not have it", prefix)
+		case q != nil && queueType(q) != topology.QueueClassic:
+			return fmt.Sprintf("%s: RabbitMQ refuses to bind a %s queue to an x-local-random exchange (\"Queue type not valid for this exchange type\": classic queues only), so the broker does not have it", prefix, queueType(q))
+		}
+	}
+	return ""
+}
+
+// add indexes binding b of ix.
+func (ix *exchangeIndex) add(b *topology.Binding) {
 	switch ix.routingType {
 	case typeDirect:
 		if ix.direct == nil {
@@ -205,11 +235,6 @@ func (ix *exchangeIndex) add(b *topology.Binding, ver rmqversion.Version) {
 		}
 		ix.direct[b.RoutingKey] = append(ix.direct[b.RoutingKey], b)
 	case typeTopic:
-		// rabbit_exchange_type_topic:validate_binding/2 at v4.3.5.
-		if n := rmqversion.TopicHashWords(b.RoutingKey); ver.TopicHashLimit() && n > rmqversion.MaxTopicHashWords {
-			ix.invalid = append(ix.invalid, fmt.Sprintf("binding from %q to %s %q: RabbitMQ %s refuses its routing key %q (%d '#' words, at most %d are allowed from 4.3.5), so the broker does not have it", b.Source, b.DestinationType, b.Destination, ver, b.RoutingKey, n, rmqversion.MaxTopicHashWords))
-			return
-		}
 		if ix.trie == nil {
 			ix.trie = &topicTrie{}
 		}
@@ -519,12 +544,10 @@ func (w *walker) match(ix *exchangeIndex, p pending) (matched []*topology.Bindin
 	if !picksOne(ix.routingType) {
 		return w.s.declaredDestinations(ix.match(w.keys, w.headers, w.strict), w.problem), true
 	}
-	// x-modulus-hash picks among every binding, whatever its key.
-	cands := ix.bindings
-	if ix.routingType == typeLocalRandom {
-		cands = ix.localRandomBindings()
-	}
-	cands = w.s.declaredDestinations(cands, w.problem)
+	// x-modulus-hash picks among every binding, whatever its key;
+	// x-local-random among every one it has (without a key, to a classic
+	// queue: refusesBinding).
+	cands := w.s.declaredDestinations(ix.bindings, w.problem)
 	if len(cands) == 0 {
 		return nil, true
 	}
@@ -599,19 +622,6 @@ func (s *Simulator) declaredDestinations(bs []*topology.Binding, problem func(st
 			out = append(out, b)
 		} else {
 			problem("binding from %q to undeclared %s %q is ignored: the broker cannot have it; declare the %s or remove the binding", b.Source, b.DestinationType, b.Destination, b.DestinationType)
-		}
-	}
-	return out
-}
-
-// localRandomBindings are the bindings an x-local-random exchange picks
-// from: those without a key, to a queue (rabbit_exchange_type_local_random:
-// route/3 matches the empty key; the broker refuses any other binding).
-func (ix *exchangeIndex) localRandomBindings() []*topology.Binding {
-	var out []*topology.Binding
-	for _, b := range ix.bindings {
-		if b.RoutingKey == "" && b.DestinationType == topology.DestQueue {
-			out = append(out, b)
 		}
 	}
 	return out
