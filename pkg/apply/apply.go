@@ -178,6 +178,9 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 	e := &executor{c: c, opts: opts}
 	res := &Result{}
 	phases := Order(p)
+	// left is what the run did not reach, phase by phase: the steps the
+	// last phase run did not start, then the phases not begun.
+	var left [][]Step
 	if vhosts := bulkDeclares(phases, opts.BulkDeclares); len(vhosts) > 0 {
 		e.amqp, e.amqpVhosts = c.Declarer(lock.DefaultName("apply")), vhosts
 		defer e.amqp.Close()
@@ -193,16 +196,16 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 			if res.Stopped == nil {
 				res.Stopped = e.stopped()
 			}
-			for _, rest := range phases[i:] {
-				res.Remaining = append(res.Remaining, rest...)
-			}
+			left = append(left, phases[i:]...)
 			break
 		}
 		e.listKeys(ctx, phase)
 		done, failed, notRun := e.runPhase(ctx, phase)
 		res.Done = append(res.Done, done...)
 		res.Failed = append(res.Failed, failed...)
-		res.Remaining = append(res.Remaining, notRun...)
+		if len(notRun) > 0 {
+			left = append(left, notRun)
+		}
 		if len(notRun) > 0 && ctx.Err() != nil {
 			res.Interrupted = true
 		}
@@ -210,10 +213,82 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 	if res.Stopped == nil {
 		res.Stopped = e.stopped()
 	}
+	if res.Stopped == nil && !unreachable(res.Failed) {
+		left = e.finishReplaces(ctx, res, left)
+	}
+	for _, ph := range left {
+		res.Remaining = append(res.Remaining, ph...)
+	}
 	// The record is written even after a failure or an interruption, so it
 	// always describes what exists; it must not be cut short itself.
 	res.RecordErr = e.writeRecords(context.WithoutCancel(ctx), p, res)
 	return res
+}
+
+// finishReplaces completes, once an apply stopped early (interrupted, or
+// a step failed), the replaces whose delete half was done: it declares
+// their objects again and restores the bindings they took down (those
+// whose either end it deleted), phase by phase, even though ctx was
+// cancelled, and leaves every other step of left undone. Stopping between
+// the halves would leave the broker without the bindings the file does
+// not hold (another team's queue bound to a replaced exchange): the plan
+// listed them from the object it took down, the next plan cannot know
+// them. It returns the steps still not done, phase by phase.
+func (e *executor) finishReplaces(ctx context.Context, res *Result, left [][]Step) [][]Step {
+	deleted := map[plan.ObjectRef]bool{}
+	for _, s := range res.Done {
+		if s.Delete && s.Change != nil && s.Change.Action == plan.Replace {
+			deleted[s.Change.Ref()] = true
+		}
+	}
+	if len(deleted) == 0 {
+		return left
+	}
+	completes := func(s Step) bool {
+		switch {
+		case s.Delete || s.Change == nil:
+			return false
+		case s.Restore:
+			source, dest := plan.BindingEnds(s.Vhost, s.Binding)
+			return deleted[source] || deleted[dest]
+		}
+		return s.Change.Action == plan.Replace && deleted[s.Change.Ref()]
+	}
+	run := context.WithoutCancel(ctx)
+	var rest [][]Step
+	for _, ph := range left {
+		var finish, skip []Step
+		for _, s := range ph {
+			if completes(s) {
+				finish = append(finish, s)
+			} else {
+				skip = append(skip, s)
+			}
+		}
+		if len(finish) > 0 && e.stopped() == nil {
+			e.listKeys(run, finish)
+			done, failed, notRun := e.runPhase(run, finish)
+			res.Done = append(res.Done, done...)
+			res.Failed = append(res.Failed, failed...)
+			skip = append(skip, notRun...)
+		} else {
+			skip = append(skip, finish...)
+		}
+		rest = append(rest, skip)
+	}
+	return rest
+}
+
+// unreachable reports whether a step failed because the management API
+// could not be reached, or left a write's outcome unknown: no further
+// step is worth trying.
+func unreachable(failed []Failure) bool {
+	for _, f := range failed {
+		if errors.Is(f.Err, broker.ErrUnreachable) || errors.Is(f.Err, broker.ErrOutcomeUnknown) {
+			return true
+		}
+	}
+	return false
 }
 
 type executor struct {
