@@ -38,6 +38,10 @@ type trim struct {
 	// held is what the queue holds ready (messages or bytes, as key
 	// counts), as read.
 	held int64
+	// between: the limit is in force while the apply runs, not (or not
+	// as low) after it: apply deletes the policies that keep it off
+	// before it writes the ones that take their place.
+	between bool
 	// late is the overflow (reject-publish, reject-publish-dlx) that the
 	// plan's policy changes give a classic queue with its limit, and that
 	// comes into force only after the limit ("" when the queue drops its
@@ -153,35 +157,59 @@ func policyDeletes(p *plan.Plan) *plan.Plan {
 // length limit they did not have, or a lower one, with overflow drop-head
 // after p (or drop-head where they refused publishes over the same limit):
 // those whose messages over the limit RabbitMQ drops at once (streams,
-// whose max-length-bytes is retention, are left out: policyEffects). held
-// is for the caller to read.
+// whose max-length-bytes is retention, are left out: policyEffects). It
+// does so while the apply runs too: apply deletes policies before it
+// writes the ones that take their place (a policy renamed), and a queue's
+// lower-priority policy meanwhile in force trims it as well (trim.between)
+// where that is a lower limit than the plan's. held is for the caller to
+// read.
 func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 	var out []trim
-	policyEffects(p, cur, func(e effect) {
-		q := e.queue
-		late := ""
-		if !e.will.DropsHead(q) {
-			if e.before.Queues[q].TypeOrClassic() != topology.QueueClassic || !e.was.DropsHead(q) {
-				return
+	planEffects(p, cur, effects{onlyPolicies: true, between: true}, func(e effect) {
+		ts := trimsIn(e, e.will)
+		for _, b := range trimsIn(e, e.between) {
+			i := slices.IndexFunc(ts, func(t trim) bool { return t.key == b.key })
+			switch {
+			case i < 0:
+				b.between = true
+				ts = append(ts, b)
+			case b.limit < ts[i].limit:
+				b.between = true
+				ts[i] = b
 			}
-			overflow, _ := e.will.QueueArg(q, "x-overflow")
-			late = fmt.Sprint(overflow)
 		}
-		for _, k := range limitKeys {
-			limit, ok := intArg(e.will, q, k.arg)
-			if !ok {
-				continue
-			}
-			// A queue that refused publishes over a limit may hold more
-			// than it: drop-head now drops that at once.
-			if old, had := intArg(e.was, q, k.arg); had && old <= limit && e.was.DropsHead(q) {
-				continue
-			}
-			t := trim{vhost: e.vhost, queue: q, key: k.policy, unit: k.unit, limit: limit, by: e.by,
-				fate: deadLetterFate(e.will, q, route.MaxLen), late: late}
-			out = append(out, t)
-		}
+		slices.SortStableFunc(ts, func(a, b trim) int { return strings.Compare(a.key, b.key) })
+		out = append(out, ts...)
 	})
+	return out
+}
+
+// trimsIn is the trims of e's queue where sim is the vhost with the plan's
+// policy changes (all of them, or those apply has made at some point).
+func trimsIn(e effect, sim *route.Simulator) []trim {
+	q := e.queue
+	late := ""
+	if !sim.DropsHead(q) {
+		if e.before.Queues[q].TypeOrClassic() != topology.QueueClassic || !e.was.DropsHead(q) {
+			return nil
+		}
+		overflow, _ := sim.QueueArg(q, "x-overflow")
+		late = fmt.Sprint(overflow)
+	}
+	var out []trim
+	for _, k := range limitKeys {
+		limit, ok := intArg(sim, q, k.arg)
+		if !ok {
+			continue
+		}
+		// A queue that refused publishes over a limit may hold more
+		// than it: drop-head now drops that at once.
+		if old, had := intArg(e.was, q, k.arg); had && old <= limit && e.was.DropsHead(q) {
+			continue
+		}
+		out = append(out, trim{vhost: e.vhost, queue: q, key: k.policy, unit: k.unit, limit: limit, by: e.by,
+			fate: deadLetterFate(sim, q, route.MaxLen), late: late})
+	}
 	return out
 }
 
@@ -234,6 +262,11 @@ func (t trim) String() string {
 			"a classic queue applies a policy's length limit before its overflow, while it still drops its head, so RabbitMQ %s; "+
 			"to keep them, bring the overflow in first: apply the policy with overflow %s and without %s, then add the limit",
 			t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.late, t.held, fate, t.late, t.key)
+	}
+	if t.between {
+		return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head) while the apply runs (apply deletes policies before it writes the ones that take their place: a policy renamed), and it holds %d: RabbitMQ %s; "+
+			"to rename a policy, add the new one in an apply of its own (with a higher priority), then remove the old one",
+			t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.held, fate)
 	}
 	return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head), and it holds %d: RabbitMQ %s",
 		t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.held, fate)

@@ -30,6 +30,7 @@ func TestLimitTrims(t *testing.T) {
 			{Name: "gone", Durable: true},
 			{Name: "qrejects", Type: topology.QueueQuorum, Durable: true, Arguments: topology.Args{"x-max-length": int64(10), "x-overflow": "reject-publish"}},
 			{Name: "held", Durable: true},
+			{Name: "renamed", Durable: true},
 		} {
 			v.Queues[q.Name] = q
 		}
@@ -38,6 +39,9 @@ func TestLimitTrims(t *testing.T) {
 		v.Bindings = append(v.Bindings, &topology.Binding{Source: "dlx", DestinationType: topology.DestQueue, Destination: "dlq"})
 		v.Policies["old"] = policy("old", "^plain$", topology.Args{"max-length": int64(100)})
 		v.Policies["rej"] = policy("rej", "^held$", topology.Args{"overflow": "reject-publish"})
+		// keep shadows floor's lower limit on renamed.
+		v.Policies["keep"] = prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)
+		v.Policies["floor"] = policy("floor", "^renamed$", topology.Args{"max-length": int64(2)})
 		top.Vhosts["v"] = v
 		return top
 	}
@@ -133,6 +137,24 @@ func TestLimitTrims(t *testing.T) {
 			want:    []trim{row("plain", "max-length", 30, `policy "low" and policy "old"`, "")},
 		},
 		{
+			// apply deletes keep before it writes keep2: floor's limit is
+			// in force on the queue meanwhile.
+			name: "a policy renamed over a lower-priority limit",
+			changes: []plan.Change{
+				{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
+				put(plan.KindPolicy, prioritised(policy("keep2", "^renamed$", topology.Args{"max-length": int64(100)}), 5)),
+			},
+			want: []trim{between(row("renamed", "max-length", 2, `policy "keep2" and policy "keep"`, ""))},
+		},
+		{
+			// floor's limit is in force while the apply runs, and after.
+			name: "a policy deleted over a lower-priority limit",
+			changes: []plan.Change{
+				{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
+			},
+			want: []trim{row("renamed", "max-length", 2, `policy "keep"`, "")},
+		},
+		{
 			name:    "an operator policy below the policy",
 			changes: []plan.Change{put(plan.KindOperatorPolicy, policy("ops", "^plain$", topology.Args{"max-length": int64(20)}))},
 			want:    []trim{row("plain", "max-length", 20, `operator policy "ops"`, "")},
@@ -164,6 +186,18 @@ func late(t trim, overflow string) trim {
 	return t
 }
 
+// between is t in force while the apply runs.
+func between(t trim) trim {
+	t.between = true
+	return t
+}
+
+// prioritised is p with priority n.
+func prioritised(p *topology.Policy, n int) *topology.Policy {
+	p.Priority = n
+	return p
+}
+
 // queuePolicy is a policy of queues.
 func queuePolicy(name, pattern string, def topology.Args) *topology.Policy {
 	return &topology.Policy{Name: name, Pattern: pattern, ApplyTo: "queues", Definition: def}
@@ -187,6 +221,8 @@ func TestTrimText(t *testing.T) {
 		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 5, by: `policy "cap"`, held: 50,
 			fate: dlFate{dropped: true, configured: true, exchange: "dlx", why: `dead-letter exchange "dlx" routes them, with key "nowhere", to no queue`}},
 			`policy "cap": queue "jobs" in vhost "v" gets a length limit of 5 messages (max-length, overflow drop-head), and it holds 50: RabbitMQ dead-letters the oldest 45 at once, and they are lost: dead-letter exchange "dlx" routes them, with key "nowhere", to no queue`},
+		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 2, by: `policy "keep2" and policy "keep"`, held: 5, between: true, fate: dlFate{dropped: true, why: "no dead-letter exchange"}},
+			`policy "keep2" and policy "keep": queue "jobs" in vhost "v" gets a length limit of 2 messages (max-length, overflow drop-head) while the apply runs (apply deletes policies before it writes the ones that take their place: a policy renamed), and it holds 5: RabbitMQ drops the oldest 3 at once (no dead-letter exchange); to rename a policy, add the new one in an apply of its own (with a higher priority), then remove the old one`},
 	} {
 		if got := tc.t.String(); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
