@@ -173,6 +173,18 @@ func TestReadSavedRefuses(t *testing.T) {
 		{"another kind", `{"kind":"something"}`, `my.plan is not a saved plan (kind "something"`},
 		{"not JSON", `hello`, "my.plan is not a saved plan ("},
 		{"an unknown field", `{"kind":"mqctl-saved-plan","version":3,"changes":[],"extra":1}`, "my.plan is not a valid saved plan ("},
+		// A saved plan edited by hand or damaged: apply panicked on these
+		// (an interface conversion, a Go stack trace) before.
+		{"a create without its object", `{"kind":"mqctl-saved-plan","version":3,"changes":[{"action":"create","kind":"policy","vhost":"v","name":"cap"}]}`,
+			`my.plan is not a valid saved plan (change 1, policy "cap" in vhost "v": a create without its "after" object)`},
+		{"a change of one kind with an object of another", `{"kind":"mqctl-saved-plan","version":3,"changes":[{"action":"create","kind":"queue","vhost":"v","name":"cap","after":{"policy":{"name":"cap","pattern":"^q$","definition":{"max-length":10}}}}]}`,
+			`my.plan is not a valid saved plan (change 1, queue "cap" in vhost "v": its "after" object is no queue)`},
+		{"a replace without the object it replaces", `{"kind":"mqctl-saved-plan","version":3,"changes":[{"action":"replace","kind":"queue","vhost":"v","name":"q","after":{"queue":{"name":"q"}}}]}`,
+			`my.plan is not a valid saved plan (change 1, queue "q" in vhost "v": a replace without its "before" object)`},
+		{"a delete of a binding holding a queue", `{"kind":"mqctl-saved-plan","version":3,"changes":[{"action":"delete","kind":"binding","vhost":"v","name":"b","before":{"queue":{"name":"q"}}}]}`,
+			`my.plan is not a valid saved plan (change 1, binding "b" in vhost "v": its "before" object is no binding)`},
+		{"an unknown action", `{"kind":"mqctl-saved-plan","version":3,"changes":[{"action":"bogus","kind":"queue","vhost":"v","name":"q","after":{"queue":{"name":"q"}}}]}`,
+			`my.plan is not a valid saved plan (change 1, queue "q" in vhost "v": unknown action "bogus")`},
 	} {
 		_, err := ReadSaved(bytes.NewBufferString(tc.doc), "my.plan")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), again) {

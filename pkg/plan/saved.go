@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"github.com/mqctl/mqctl/pkg/flow"
 	"io"
+	"slices"
 	"sort"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -206,10 +208,66 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		for _, sf := range sc.Fields {
 			c.Fields = append(c.Fields, FieldChange{Field: sf.Field, Before: sf.Before, After: sf.After, Forces: sf.Forces, Masked: sf.Masked})
 		}
+		if err := c.wellFormed(); err != nil {
+			return nil, fmt.Errorf("%s is not a valid saved plan (change %d, %s %q in vhost %q: %v): %s", name, i+1, c.Kind, c.Name, c.Vhost, err, again)
+		}
 		normalizeChange(&c)
 		p.Changes[i] = c
 	}
 	return p, nil
+}
+
+// wellFormed reports what makes c, read from a saved plan, one apply
+// cannot carry out: an action it does not know, or an object missing or
+// of another kind than c's (a file edited by hand, or damaged). A kind
+// this mqctl does not know is for apply to refuse (apply.Check).
+func (c *Change) wellFormed() error {
+	var needBefore, needAfter bool
+	switch c.Action {
+	case Create:
+		needAfter = true
+	case Update, Replace:
+		needBefore, needAfter = true, true
+	case Delete:
+		needBefore = true
+	default:
+		return fmt.Errorf("unknown action %q", c.Action)
+	}
+	if _, known := kind.Of(c.Kind); !known {
+		return nil
+	}
+	for _, side := range []struct {
+		name string
+		need bool
+		o    Object
+	}{{"before", needBefore, c.Before}, {"after", needAfter, c.After}} {
+		switch {
+		case side.o == nil && side.need:
+			return fmt.Errorf("a %s without its %q object", c.Action, side.name)
+		case side.o != nil && !fits(c.Kind, side.o):
+			return fmt.Errorf("its %q object is no %s", side.name, c.Kind.Label())
+		}
+	}
+	return nil
+}
+
+// fits reports whether o is an object of kind k.
+func fits(k Kind, o Object) bool {
+	switch o.(type) {
+	case *VhostMeta:
+		return k == KindVhost
+	case ExchangeObject:
+		return k == KindExchange
+	case QueueObject:
+		return k == KindQueue
+	case BindingObject:
+		return k == KindBinding
+	case PolicyObject:
+		return slices.Contains(kind.PolicyKinds(), k)
+	case ItemObject:
+		return k.Item() != nil
+	}
+	return false
 }
 
 // normalizeChange puts the values read from JSON back into the types the
