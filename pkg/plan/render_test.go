@@ -183,6 +183,8 @@ func TestReadSavedRefuses(t *testing.T) {
 			`my.plan is not a valid saved plan (change 1, queue "q" in vhost "v": a replace without its "before" object)`},
 		{"a delete of a binding holding a queue", `{"kind":"mqctl-saved-plan","version":3,"changes":[{"action":"delete","kind":"binding","vhost":"v","name":"b","before":{"queue":{"name":"q"}}}]}`,
 			`my.plan is not a valid saved plan (change 1, binding "b" in vhost "v": its "before" object is no binding)`},
+		{"an empty binding taken down", `{"kind":"mqctl-saved-plan","version":3,"changes":[{"action":"replace","kind":"exchange","vhost":"v","name":"ex","before":{"exchange":{"name":"ex","type":"direct"}},"after":{"exchange":{"name":"ex","type":"topic"}},"bindings":[null]}]}`,
+			`my.plan is not a valid saved plan (change 1, exchange "ex" in vhost "v": an empty binding among those it takes down)`},
 		{"an unknown action", `{"kind":"mqctl-saved-plan","version":3,"changes":[{"action":"bogus","kind":"queue","vhost":"v","name":"q","after":{"queue":{"name":"q"}}}]}`,
 			`my.plan is not a valid saved plan (change 1, queue "q" in vhost "v": unknown action "bogus")`},
 	} {

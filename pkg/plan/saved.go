@@ -218,8 +218,8 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 }
 
 // wellFormed reports what makes c, read from a saved plan, one apply
-// cannot carry out: an action it does not know, or an object missing or
-// of another kind than c's (a file edited by hand, or damaged). A kind
+// cannot carry out: an action it does not know, an empty binding among
+// those it takes down, or an object missing or of another kind than c's (a file edited by hand, or damaged). A kind
 // this mqctl does not know is for apply to refuse (apply.Check).
 func (c *Change) wellFormed() error {
 	var needBefore, needAfter bool
@@ -232,6 +232,9 @@ func (c *Change) wellFormed() error {
 		needBefore = true
 	default:
 		return fmt.Errorf("unknown action %q", c.Action)
+	}
+	if slices.Contains(c.Bindings, nil) {
+		return fmt.Errorf("an empty binding among those it takes down")
 	}
 	if _, known := kind.Of(c.Kind); !known {
 		return nil
