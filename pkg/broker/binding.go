@@ -14,6 +14,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/internal/parallel"
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -60,6 +61,29 @@ func (d *Declarer) DeclareBinding(ctx context.Context, vhost string, b *topology
 		}
 		return ch.QueueBind(b.Destination, b.RoutingKey, b.Source, false, args)
 	})
+}
+
+// SourceBindings lists the bindings from exchange source of vhost as the
+// broker holds them (GET /api/exchanges/{vhost}/{source}/bindings/source),
+// those to the queues a state read leaves out (exclusive and server-named
+// queues) included; none for an exchange that does not exist.
+func (c *Client) SourceBindings(ctx context.Context, vhost, source string) ([]*topology.Binding, error) {
+	var list []bindingJSON
+	err := c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", vhost, source, "bindings", "source"),
+		op: fmt.Sprintf("list bindings from exchange %q of vhost %q", source, vhost), vhost: vhost}, listOf[bindingJSON]{&list})
+	if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrVhostNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*topology.Binding, 0, len(list))
+	for _, b := range list {
+		if tb, ok := definitions.MapBinding(b); ok {
+			out = append(out, tb)
+		}
+	}
+	return out, nil
 }
 
 // listBindings reads the bindings of vhost, whose exchanges are listed.
