@@ -219,6 +219,11 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 	for _, ph := range left {
 		res.Remaining = append(res.Remaining, ph...)
 	}
+	if len(res.Remaining) == 0 {
+		// The interruption came during the last phase, and the replaces
+		// under way were all that was left: the apply is complete.
+		res.Interrupted = false
+	}
 	// The record is written even after a failure or an interruption, so it
 	// always describes what exists; it must not be cut short itself.
 	res.RecordErr = e.writeRecords(context.WithoutCancel(ctx), p, res)

@@ -42,12 +42,30 @@ vhosts:
 // An apply interrupted (Ctrl-C) between a replace's two halves finishes
 // the replaces under way: the exchanges it deleted are declared again and
 // the bindings they took down come back, those of a queue the file does
-// not name included, and no other step starts. Before, it stopped after
-// the deletes: the next plan declared the exchanges again but could not
-// know the other team's bindings, which were gone for good while apply
-// said "nothing was lost" (found by the third live hunt: 300 exchanges
-// replaced, Ctrl-C, 175 bindings of an unmanaged queue lost).
+// not name included, and no other step starts; once those were all that
+// was left, the apply is complete. Before, it stopped after the deletes:
+// the next plan declared the exchanges again but could not know the other
+// team's bindings, which were gone for good while apply said "nothing was
+// lost" (found by the third live hunt: 300 exchanges replaced, Ctrl-C,
+// 175 bindings of an unmanaged queue lost).
 func TestInterruptFinishesReplacesUnderWay(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// after is how many deletes are done when Ctrl-C comes.
+		after       int
+		done, left  int
+		interrupted bool
+	}{
+		{name: "after the first delete", after: 1, done: 3, left: 9, interrupted: true},
+		{name: "after the last delete", after: 4, done: 12, left: 0, interrupted: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			interruptReplaces(t, tc.after, tc.done, tc.left, tc.interrupted)
+		})
+	}
+}
+
+func interruptReplaces(t *testing.T, after, wantDone, wantLeft int, wantInterrupted bool) {
 	e := newFaultEnv(t)
 	if res := e.apply(interruptBefore); !res.OK() {
 		t.Fatalf("first apply: %+v", res)
@@ -60,35 +78,38 @@ func TestInterruptFinishesReplacesUnderWay(t *testing.T) {
 	}
 	testbroker.Declare(t, e.direct, e.vhost, theirs.Vhosts[e.vhost])
 
-	after := strings.ReplaceAll(interruptBefore, "direct", "topic")
-	p, recs, live := e.plan(after)
+	file := strings.ReplaceAll(interruptBefore, "direct", "topic")
+	p, recs, live := e.plan(file)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	deletes := 0
 	res := apply.Execute(ctx, e.direct, p, apply.Options{
 		Parallelism: 1, AllowReplace: true, Records: recs, PropertiesKey: live.PropertiesKey,
 		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
 		Progress: func(ev apply.Event) {
 			if ev.Step.Delete {
-				cancel() // Ctrl-C right after the first delete
+				if deletes++; deletes == after {
+					cancel() // Ctrl-C
+				}
 			}
 		},
 	})
-	if !res.Interrupted {
-		t.Fatalf("the apply was not interrupted: %+v", res)
+	if res.Interrupted != wantInterrupted {
+		t.Errorf("interrupted: %v, want %v", res.Interrupted, wantInterrupted)
 	}
-	var ops []string
-	for _, s := range res.Done {
-		ops = append(ops, s.String())
-	}
-	sort.Strings(ops)
-	if len(ops) != 3 {
-		t.Errorf("done: %q; want the one exchange deleted, declared again and its binding restored", ops)
+	if len(res.Done) != wantDone {
+		var ops []string
+		for _, s := range res.Done {
+			ops = append(ops, s.String())
+		}
+		sort.Strings(ops)
+		t.Errorf("done: %q; want %d steps (each exchange deleted, declared again and its binding restored)", ops, wantDone)
 	}
 	for _, f := range res.Failed {
 		t.Errorf("failed: %s: %v", f.Step, f.Err)
 	}
-	if len(res.Remaining) != 3*3 {
-		t.Errorf("%d steps not done, want 9 (the three other replaces)", len(res.Remaining))
+	if len(res.Remaining) != wantLeft {
+		t.Errorf("%d steps not done, want %d (the replaces not begun)", len(res.Remaining), wantLeft)
 	}
 
 	var bindings []struct {
@@ -104,16 +125,16 @@ func TestInterruptFinishesReplacesUnderWay(t *testing.T) {
 	}
 	sort.Strings(sources)
 	if got, want := strings.Join(sources, ","), ",x1,x2,x3,x4"; got != want {
-		t.Errorf("queue theirs is bound from %q, want %q (the default exchange and every exchange, the replaced one again)", got, want)
+		t.Errorf("queue theirs is bound from %q, want %q (the default exchange and every exchange, the replaced ones again)", got, want)
 	}
 
 	// A re-run converges.
-	p, recs, live = e.plan(after)
+	p, recs, live = e.plan(file)
 	if res := apply.Execute(context.Background(), e.direct, p, apply.Options{
 		Parallelism: 4, AllowReplace: true, Records: recs, PropertiesKey: live.PropertiesKey,
 		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
 	}); !res.OK() {
 		t.Fatalf("second apply: %+v", res)
 	}
-	e.converged(after)
+	e.converged(file)
 }
