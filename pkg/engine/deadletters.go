@@ -120,12 +120,18 @@ type expiring struct {
 }
 
 // queueExpirings lists the queues of cur, in the vhosts p changes, whose
-// expired messages p makes RabbitMQ drop (expiring); what they hold is for
-// the caller to read.
+// expired messages p makes RabbitMQ drop (expiring): those holding
+// messages with a TTL (the one before p) whose dead letters p drops; what
+// they hold is for the caller to read.
 func queueExpirings(p *plan.Plan, cur *topology.Topology) []expiring {
 	var out []expiring
 	planEffects(p, cur, effects{worth: func(vh string, before *topology.Vhost) bool { return mayExpire(p, vh, before) }}, func(e effect) {
-		ttl, ok := intArg(e.will, e.queue, "x-message-ttl")
+		// A message's expiry is set when it reaches the queue, from the
+		// TTL in force then (classic and quorum queues, measured on
+		// 4.3.6): what the queue holds expires by the TTL before the plan,
+		// even once a policy change takes it away, and never where there
+		// was none, whatever the plan gives it.
+		ttl, ok := intArg(e.was, e.queue, "x-message-ttl")
 		if !ok {
 			return
 		}
