@@ -691,6 +691,10 @@ func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 	text = strings.ReplaceAll(text, liveOf(ts).vhost, "$VHOST")
 	text = durationMS.ReplaceAllString(text, `"duration_ms":$$MS`)
 	text = throwawayVhost.ReplaceAllString(text, "$$PREFLIGHT_VHOST")
+	// What the preflight's sweep found of other tests' leftovers (the
+	// notes below, and the JSON plan's preflight.swept and sweep_error)
+	// depends on what ran before: met in a CI run, a swept vhost.
+	text = sweptMember.ReplaceAllString(text, "")
 	fmt.Fprint(ts.Stdout(), dropLeftoverNotes(text))
 }
 
@@ -707,6 +711,9 @@ var (
 	// leftoverElement is one of those notes as a JSON string.
 	leftoverElement   = regexp.MustCompile(`"(?:note: )?(?:` + regexp.QuoteMeta(othersLeftovers[0]) + `|` + regexp.QuoteMeta(othersLeftovers[1]) + `)(?:[^"\\]|\\.)*"`)
 	emptyIndentedList = regexp.MustCompile(`\[\n\s*\]`)
+	// sweptMember is a JSON plan's preflight.swept or sweep_error member,
+	// with the comma before it.
+	sweptMember = regexp.MustCompile(`,\s*"(?:swept":\s*\[[^\]]*\]|sweep_error":\s*"(?:[^"\\]|\\.)*")`)
 )
 
 // dropLeftoverNotes drops othersLeftovers' notes from text in each form
