@@ -1,12 +1,9 @@
 package difftest
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // TestHeadersValuesAgainstBroker proves on the broker how the headers
@@ -44,28 +41,12 @@ func TestHeadersValuesAgainstBroker(t *testing.T) {
 		"4.3":  {"m4 odd", "m7 arr", "m8 millis", "m9 text"},
 	}
 	b, client, ver := connect(t)
-	ctx := context.Background()
 	copies, ok := want[ver.Line()]
 	if !ok {
 		t.Fatalf("the test states no answer for RabbitMQ %s", ver.Line())
 	}
-	vh := b.Vhost(t)
-	c.Vhost.Name = vh
-	conn, err := amqp.Dial(b.AMQPURL(vh))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := Apply(ctx, client, conn, c); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(ctx, conn, c, Options{Rounds: 1, Version: ver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range res.Disagreements {
-		t.Errorf("%s — %s\n  simulator: %q\n  broker:    %q", d.Stage, d.Message, d.Simulator, d.Broker)
-	}
+	conn := applied(t, b, client, c)
+	res := run(t, conn, c, Options{Rounds: 1, Version: ver})
 	if got := res.Found["publish"]; !slices.Equal(got, copies) {
 		t.Errorf("RabbitMQ %s routed\n  %q\nwant\n  %q", ver, got, copies)
 	}

@@ -329,7 +329,6 @@ func TestKnownCases(t *testing.T) {
 		},
 	}
 	b, client, ver := connect(t)
-	ctx := context.Background()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var want map[string][]string
@@ -338,23 +337,8 @@ func TestKnownCases(t *testing.T) {
 					t.Fatalf("the case states no answer for RabbitMQ %s", ver.Line())
 				}
 			}
-			vh := b.Vhost(t)
-			tt.c.Vhost.Name = vh
-			conn, err := amqp.Dial(b.AMQPURL(vh))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := Apply(ctx, client, conn, tt.c); err != nil {
-				t.Fatal(err)
-			}
-			res, err := Run(ctx, conn, tt.c, Options{Rounds: tt.rounds, Reject: tt.reject, Version: ver})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range res.Disagreements {
-				t.Errorf("%s — %s\n  simulator: %q\n  broker:    %q", d.Stage, d.Message, d.Simulator, d.Broker)
-			}
+			conn := applied(t, b, client, tt.c)
+			res := run(t, conn, tt.c, Options{Rounds: tt.rounds, Reject: tt.reject, Version: ver})
 			for stage, copies := range want {
 				if got := res.Found[stage]; !slices.Equal(got, copies) {
 					t.Errorf("%s on RabbitMQ %s: copies\n  %q\nwant\n  %q", stage, ver, got, copies)
@@ -433,26 +417,11 @@ func TestDeadLetterLoopForever(t *testing.T) {
 		t.Fatalf("the simulator for RabbitMQ %s delivers %d hops (-1: for ever), the stated answer is %d", ver, got, want)
 	}
 
-	vh := b.Vhost(t)
-	c.Vhost.Name = vh
-	conn, err := amqp.Dial(b.AMQPURL(vh))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := Apply(ctx, client, conn, c); err != nil {
-		t.Fatal(err)
-	}
+	conn := applied(t, b, client, c)
 	if want >= 0 {
 		// The loop ends: every copy it leaves (in seen-a and seen-b) must
 		// be the one the simulator predicts, headers included.
-		res, err := Run(ctx, conn, c, Options{Rounds: 1, Reject: rejectIn("start"), Version: ver})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range res.Disagreements {
-			t.Errorf("%s — %s\n  simulator: %q\n  broker:    %q", d.Stage, d.Message, d.Simulator, d.Broker)
-		}
+		res := run(t, conn, c, Options{Rounds: 1, Reject: rejectIn("start"), Version: ver})
 		if got := res.Found["round 1"]; !slices.Equal(got, ans.copies) {
 			t.Errorf("the broker left in seen-a and seen-b\n  %q\nwant\n  %q", got, ans.copies)
 		}

@@ -1,11 +1,8 @@
 package difftest
 
 import (
-	"context"
 	"slices"
 	"testing"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -25,7 +22,6 @@ func TestLocalRandomRefusedBindingsAgainstBroker(t *testing.T) {
 		"4.0": {"m1 c1", "m2 c1", "m3 c1", "m4 c1"},
 	}
 	b, client, ver := connect(t)
-	ctx := context.Background()
 	if ver.Line() == "3.10" {
 		t.Skip("RabbitMQ 3.10 has no x-local-random exchange type (TestLocalRandomAgainstBroker)")
 	}
@@ -37,16 +33,7 @@ func TestLocalRandomRefusedBindingsAgainstBroker(t *testing.T) {
 		queue("c1").quorum("qq").queue("fq").
 		bind("lr", "c1", "").bind("fan", "fq", "").
 		publish("lr", "").publish("lr", "a").publish("lr", "b").publish("lr", "c").c
-	vh := b.Vhost(t)
-	c.Vhost.Name = vh
-	conn, err := amqp.Dial(b.AMQPURL(vh))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := Apply(ctx, client, conn, c); err != nil {
-		t.Fatal(err)
-	}
+	conn := applied(t, b, client, c)
 	refused := []*topology.Binding{
 		{Source: "lr", Destination: "qq", DestinationType: topology.DestQueue},
 		{Source: "lr", Destination: "fan", DestinationType: topology.DestExchange},
@@ -67,13 +54,7 @@ func TestLocalRandomRefusedBindingsAgainstBroker(t *testing.T) {
 		_ = ch.Close()
 		c.Vhost.Bindings = append(c.Vhost.Bindings, bd)
 	}
-	res, err := Run(ctx, conn, c, Options{Rounds: 1, Version: ver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range res.Disagreements {
-		t.Errorf("%s — %s\n  simulator: %q\n  broker:    %q", d.Stage, d.Message, d.Simulator, d.Broker)
-	}
+	res := run(t, conn, c, Options{Rounds: 1, Version: ver})
 	if got := res.Found["publish"]; !slices.Equal(got, want) {
 		t.Errorf("RabbitMQ %s routed\n  %q\nwant\n  %q", ver, got, want)
 	}

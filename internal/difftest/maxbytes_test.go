@@ -50,23 +50,8 @@ func TestMaxLengthBytesZeroAgainstBroker(t *testing.T) {
 	if !ok {
 		t.Fatalf("the test states no answer for RabbitMQ %s", ver.Line())
 	}
-	vh := b.Vhost(t)
-	c.Vhost.Name = vh
-	conn, err := amqp.Dial(b.AMQPURL(vh))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := Apply(ctx, client, conn, c); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(ctx, conn, c, Options{Rounds: 1, Version: ver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range res.Disagreements {
-		t.Errorf("%s — %s\n  simulator: %q\n  broker:    %q", d.Stage, d.Message, d.Simulator, d.Broker)
-	}
+	conn := applied(t, b, client, c)
+	res := run(t, conn, c, Options{Rounds: 1, Version: ver})
 	if got := res.Found["publish"]; !slices.Equal(got, want) {
 		t.Errorf("RabbitMQ %s left\n  %q\nwant\n  %q", ver, got, want)
 	}

@@ -1,11 +1,8 @@
 package difftest
 
 import (
-	"context"
 	"slices"
 	"testing"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -29,7 +26,6 @@ func TestTopicHashLimitAgainstBroker(t *testing.T) {
 		"3.10": {copies: []string{"m1 three", "m1 two"}},
 	}
 	b, client, ver := connect(t)
-	ctx := context.Background()
 	want, ok := answers[ver.Line()]
 	if !ok {
 		t.Fatalf("the test states no answer for RabbitMQ %s", ver.Line())
@@ -37,16 +33,7 @@ func TestTopicHashLimitAgainstBroker(t *testing.T) {
 	c := newCase().exchange("t", "topic").queue("three").queue("two").
 		bind("t", "two", "#.a.#").
 		publish("t", "a.b").publish("t", "b").c
-	vh := b.Vhost(t)
-	c.Vhost.Name = vh
-	conn, err := amqp.Dial(b.AMQPURL(vh))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := Apply(ctx, client, conn, c); err != nil {
-		t.Fatal(err)
-	}
+	conn := applied(t, b, client, c)
 	ch, err := conn.Channel()
 	if err != nil {
 		t.Fatal(err)
@@ -57,13 +44,7 @@ func TestTopicHashLimitAgainstBroker(t *testing.T) {
 	}
 	_ = ch.Close()
 	c.Vhost.Bindings = append(c.Vhost.Bindings, &topology.Binding{Source: "t", Destination: "three", DestinationType: topology.DestQueue, RoutingKey: "#.a.#.b.#"})
-	res, err := Run(ctx, conn, c, Options{Rounds: 1, Version: ver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range res.Disagreements {
-		t.Errorf("%s — %s\n  simulator: %q\n  broker:    %q", d.Stage, d.Message, d.Simulator, d.Broker)
-	}
+	res := run(t, conn, c, Options{Rounds: 1, Version: ver})
 	if got := res.Found["publish"]; !slices.Equal(got, want.copies) {
 		t.Errorf("RabbitMQ %s routed\n  %q\nwant\n  %q", ver, got, want.copies)
 	}

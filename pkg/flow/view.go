@@ -60,11 +60,8 @@ func (d *Diff) entries() []entry {
 	for _, v := range vhosts {
 		qs, more := newQueues[v], unlisted[v].New
 		now := "each its own queue"
-		switch {
-		case len(qs) > 0 && more > 0:
-			now += ": " + strings.Join(qs[:min(len(qs), shownQueues)], ", ") + fmt.Sprintf(" and %d more", len(qs)+more-min(len(qs), shownQueues))
-		case len(qs) > 0:
-			now += ": " + queues(qs)
+		if len(qs) > 0 {
+			now += ": " + namesOf(qs, len(qs)+more)
 		}
 		out = append(out, entry{vhost: v, what: fmt.Sprintf("the names of %s on the default exchange", count(len(qs)+more, "new queue")),
 			was: "no queue", now: now})
@@ -224,14 +221,19 @@ func behindHeaders(c *Class, matches []string) string {
 const shownQueues = 10
 
 // queues names the queues of qs, the first shownQueues of them.
-func queues(qs []string) string {
+func queues(qs []string) string { return namesOf(qs, len(qs)) }
+
+// namesOf names the first of qs, the first names of total queues, and
+// counts the rest.
+func namesOf(qs []string, total int) string {
 	if len(qs) == 0 {
 		return "no queue"
 	}
-	if len(qs) > shownQueues {
-		return strings.Join(qs[:shownQueues], ", ") + fmt.Sprintf(" and %d more", len(qs)-shownQueues)
+	shown := qs[:min(len(qs), shownQueues)]
+	if total > len(shown) {
+		return strings.Join(shown, ", ") + fmt.Sprintf(" and %d more", total-len(shown))
 	}
-	return strings.Join(qs, ", ")
+	return strings.Join(shown, ", ")
 }
 
 // reach names the queues qs that messages reach, and for each split of

@@ -2,6 +2,7 @@ package kind
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -263,24 +264,14 @@ func publishPropertyProblems(s map[string]any, key string) []Problem {
 	if !ok {
 		return nil
 	}
-	names := make([]string, 0, len(props))
-	for k := range props {
-		names = append(names, k)
-	}
-	slices.Sort(names)
 	var out []Problem
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		number, known := publishProperties[k]
 		switch v := props[k]; {
 		case !known:
 			hint := "a shovel cannot set headers; remove it"
 			if k != "headers" {
-				valid := make([]string, 0, len(publishProperties))
-				for p := range publishProperties {
-					valid = append(valid, p)
-				}
-				slices.Sort(valid)
-				hint = "use one of " + strings.Join(valid, ", ")
+				hint = "use one of " + strings.Join(slices.Sorted(maps.Keys(publishProperties)), ", ")
 			}
 			out = append(out, Problem{Field: key, Msg: fmt.Sprintf("%q is not a message property RabbitMQ lets a shovel set (Unrecognised terms)", k), Hint: hint})
 		case number && !isNumber(v):

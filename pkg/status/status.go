@@ -450,12 +450,13 @@ func Links(v *topology.Vhost, read LinkRead) []Link {
 	for _, name := range v.Items.Names(kind.Shovel) {
 		st, listed := states[name]
 		l := Link{Kind: "shovel", Name: name, Exists: read.Held[name] || (read.Held == nil && listed), State: st.State, Reason: st.Reason}
+		oneShot := selfDeleting(v, name)
 		switch {
 		case read.Held == nil && !listed && read.ShovelsErr == nil:
 			l.Problems = []Problem{{KindLinkDown, Alert, "not running: the broker reports no state for it (it is missing, or it keeps failing to start)"}}
-		case !l.Exists && read.Held != nil && selfDeleting(v, name) != "":
+		case !l.Exists && read.Held != nil && oneShot != "":
 			// Gone once done: not down, unless it never ran.
-			l.Problems = []Problem{{KindMissing, Warning, fmt.Sprintf("not on the broker: it deletes itself once done (%s), so it has finished, unless it was never applied", selfDeleting(v, name))}}
+			l.Problems = []Problem{{KindMissing, Warning, fmt.Sprintf("not on the broker: it deletes itself once done (%s), so it has finished, unless it was never applied", oneShot)}}
 		case !l.Exists && read.Held != nil:
 			l.Problems = []Problem{{KindMissing, Alert, "missing on the broker (run mqctl apply)"}}
 		case read.ShovelsErr != nil:
