@@ -209,8 +209,14 @@ func (reads *exactReads) merge(p *plan.Plan) error {
 			}
 			return fmt.Errorf("read the messages and consumers of queue %q in vhost %q: %w", c.Name, c.Vhost, err)
 		}
-		if st.Ready > c.Messages {
+		switch {
+		case st.Ready > c.Messages:
 			c.Messages, c.MessagesAtLeast = st.Ready, st.AtLeast
+		case st.AtLeast:
+			// The read found no more than the statistics, and is itself
+			// a lower bound (a stream that plan does not read): the
+			// statistics, which lag, may miss what came since.
+			c.MessagesAtLeast = true
 		}
 		if reads.list[k].typ == topology.QueueStream {
 			// A passive declare reports no consumers on a stream either:
@@ -449,6 +455,15 @@ func lockOptions(c *broker.Client, amqpURL, action string) lock.Options {
 }
 
 func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lock.QueueState, error) {
+	if queueType == topology.QueueStream {
+		// plan does not read streams: the probe would show as a consumer
+		// in the statistics for a few seconds and make an apply that
+		// follows refuse the stream's delete. apply reads it. The
+		// statistics' figure, which lags by seconds, is then all the plan
+		// knows: a lower bound (a stream published to a moment ago counts
+		// none yet), never "nothing at stake".
+		return lock.QueueState{Exists: true, AtLeast: true}, nil
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -477,12 +492,6 @@ func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lo
 		return lock.QueueState{}, pk.err
 	}
 	conn := pk.conn
-	if queueType == topology.QueueStream {
-		// plan does not read streams: the probe would show as a consumer
-		// in the statistics for a few seconds and make an apply that
-		// follows refuse the stream's delete. apply reads it.
-		return lock.QueueState{Exists: true}, nil
-	}
 	return conn.Inspect(queue)
 }
 

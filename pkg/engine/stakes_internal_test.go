@@ -439,3 +439,22 @@ func TestPeeksAfterClose(t *testing.T) {
 		t.Errorf("%d connections after close", len(pk.conns))
 	}
 }
+
+// TestPlanStreamStakesLowerBound: plan does not read a stream over AMQP
+// (peeks.inspect), so what its statistics count, which lag by seconds,
+// is a lower bound: a stream published to a moment ago whose statistics
+// count none yet is at stake with messages unknown, never with nothing.
+func TestPlanStreamStakesLowerBound(t *testing.T) {
+	t.Parallel()
+	pk := newPeeks(nil, nil)
+	for _, stats := range []int64{0, 4} {
+		p := &plan.Plan{Changes: []plan.Change{{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "s",
+			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueStream}}, Messages: stats}}}
+		if err := refreshStakes(context.Background(), p, pk.inspect); err != nil {
+			t.Fatalf("a stream needs no AMQP read in a plan: %v", err)
+		}
+		if c := p.Changes[0]; c.Messages != stats || !c.MessagesAtLeast {
+			t.Errorf("stream with %d messages by its statistics: %d messages (at least %t), want a lower bound of %d", stats, c.Messages, c.MessagesAtLeast, stats)
+		}
+	}
+}

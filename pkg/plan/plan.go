@@ -276,11 +276,14 @@ func (c *Change) RisksMessages() bool {
 }
 
 // MessagesText renders the messages at stake: "3 messages", "at least 1
-// message", "5 messages (2 waiting for a delayed retry, 1 waiting to be
+// message", "messages unknown (…)" for a lower bound of none, "5 messages (2 waiting for a delayed retry, 1 waiting to be
 // dead-lettered)".
 func (c *Change) MessagesText() string {
 	s := fmt.Sprintf("%d %s", c.Messages, plural("message", int(c.Messages)))
-	if c.MessagesAtLeast {
+	switch {
+	case c.MessagesAtLeast && c.Messages == 0:
+		s = "messages unknown (the stream's statistics count none, but they lag by seconds; apply reads the stream before it deletes it)"
+	case c.MessagesAtLeast:
 		s = "at least " + s
 	}
 	var held []string

@@ -146,7 +146,7 @@ func writeChange(sb *bufio.Writer, c Change, paint func(color, s string) string)
 			fmt.Fprintf(sb, "        %s\n", BindingName(b))
 		}
 	}
-	if c.Messages > 0 || c.Consumers > 0 {
+	if c.Messages > 0 || c.Consumers > 0 || c.MessagesAtLeast {
 		fmt.Fprintf(sb, "      %s\n", paint(ansiRed, fmt.Sprintf("at stake: %s, %d %s",
 			c.MessagesText(), c.Consumers, plural("consumer", int(c.Consumers)))))
 	}

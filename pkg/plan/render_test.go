@@ -324,3 +324,41 @@ func TestShow(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderAtStake: the at-stake line of a queue deleted or replaced
+// says what the plan knows: exact figures, a lower bound, or, for a
+// stream whose lagging statistics count nothing yet, that the messages
+// are unknown, never that nothing is at stake.
+func TestRenderAtStake(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		messages  int64
+		consumers int64
+		atLeast   bool
+		want      string // "" for no at-stake line
+	}{
+		{name: "empty", want: ""},
+		{name: "exact", messages: 3, consumers: 1, want: "at stake: 3 messages, 1 consumer"},
+		{name: "lower bound", messages: 1, atLeast: true, want: "at stake: at least 1 message, 0 consumers"},
+		{name: "stream counted none yet", atLeast: true, want: "at stake: messages unknown (the stream's statistics count none, but they lag by seconds; apply reads the stream before it deletes it), 0 consumers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Plan{Changes: []Change{{Action: Delete, Kind: KindQueue, Vhost: "/", Name: "s",
+				Before: QueueObject{&topology.Queue{Name: "s", Type: topology.QueueStream, Durable: true}},
+				Messages: tc.messages, Consumers: tc.consumers, MessagesAtLeast: tc.atLeast}}}
+			var buf bytes.Buffer
+			if err := WriteText(&buf, p, RenderOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, l := range strings.Split(buf.String(), "\n") {
+				if strings.Contains(l, "at stake:") {
+					got = strings.TrimSpace(l)
+				}
+			}
+			if got != tc.want {
+				t.Errorf("at-stake line %q, want %q in:\n%s", got, tc.want, buf.String())
+			}
+		})
+	}
+}
