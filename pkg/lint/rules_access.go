@@ -358,7 +358,10 @@ func accessAdvice(p *Pass, user, field string) string {
 	}
 	vn := p.Vhost.Name
 	if len(names) == 0 {
-		return fmt.Sprintf("The file declares no %s in vhost %q: grant \"^$\" if the user needs none, or list exact names", noun, vn)
+		// Then the names it uses are made elsewhere, most often by its
+		// own applications at run time: "^$" would lock them out.
+		return fmt.Sprintf("The file declares no %s in vhost %q, so the ones %s uses are made elsewhere (most often by its applications at run time): limit %s to their names, or to a prefix they share such as '%s'; grant \"^$\" only if it uses none",
+			noun, vn, user, field, "^"+regexp.QuoteMeta(user)+`\.`)
 	}
 	shown := names
 	more := ""

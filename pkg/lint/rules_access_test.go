@@ -108,6 +108,12 @@ topic_permissions: { /: [{ exchange: orders, write: "^order\\..+", read: "^$" }]
 				`replace its permissions on vhost "/" with access: { "/": { consume: [the ones it uses] } }`, `read: ^(?:orders\.audit|orders\.shipping)$`,
 				`publish: [the ones it uses]`, `write: ^orders$`,
 				`declare: [the ones it uses]`}},
+		{name: "everything, in a vhost whose objects the file does not declare", id: "MQ802",
+			// Its applications declare what they use at run time: "^$"
+			// would lock them out, so it is not the fix offered first.
+			build: fromFile(t, "version: 1\nusers:\n  svc:\n    password: ${PW}\n    permissions: { /: { configure: \".*\", write: \"^$\", read: \"^$\" } }\nvhosts:\n  /: {}\n"),
+			fire:  []string{"svc"}, contains: []string{
+				`The file declares no queue or exchange in vhost "/", so the ones svc uses are made elsewhere (most often by its applications at run time): limit configure to their names, or to a prefix they share such as '^svc\.'; grant "^$" only if it uses none`}},
 		{name: "anchored everything", id: "MQ802",
 			build: f(`permissions: { /: { read: "^.*$" } }`),
 			fire:  []string{"svc"}, contains: []string{`read regexp "^.*$" of user "svc" matches every name`}},
