@@ -83,6 +83,37 @@ func TestBulkDeclaresGoOverAMQP(t *testing.T) {
 	}
 }
 
+// A binding whose arguments hold a table of several fields is declared
+// through the management API even among bulk declarations: amqp091-go
+// would send the table's fields in Go's map order, which RabbitMQ keeps
+// and compares by, so whether a message with an equal header matched
+// would change from apply to apply. Through the API the fields are sorted
+// by name, and a message whose client sends them so (the management
+// API's publish does) matches every time.
+func TestBulkDeclaresLeaveTablesOfFieldsToTheAPI(t *testing.T) {
+	t.Parallel()
+	e := newFaultEnv(t)
+	content := bulkFile(40, "      nested:\n        bindings: [{ exchange: hx, arguments: { x-match: all, t: { a: 1, b: 2, c: 3, d: 4 } } }]\n")
+	if res := e.bulk(content); !res.OK() {
+		t.Fatalf("apply: %+v", res.Failed)
+	}
+	want := "POST bindings/" + e.vhost + "/e/hx/q/nested"
+	if got := declaredThroughAPI(e); len(got) != 1 || got[0] != want {
+		t.Errorf("declarations through the management API: %v, want only %s", got, want)
+	}
+	e.converged(content)
+	for i := range 5 {
+		routed, err := e.direct.Publish(t.Context(), e.vhost, broker.Publishing{Exchange: "hx",
+			Headers: map[string]any{"t": map[string]any{"d": int64(4), "c": int64(3), "b": int64(2), "a": int64(1)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !routed {
+			t.Fatalf("publish %d: a message whose header t equals the binding's table, fields sorted by name, reached no queue", i)
+		}
+	}
+}
+
 // A declaration the broker refuses over AMQP is made again through the
 // management API, which reports it as apply always does; the others are
 // done.

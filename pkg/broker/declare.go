@@ -313,10 +313,26 @@ func (d *Declarer) with(ctx context.Context, vhost string, f func(ch *amqp.Chann
 	return nil
 }
 
+// errFieldOrder is a Declarer's refusal of arguments holding a table of
+// two or more fields (topology.HasMultiFieldTable): amqp091-go would send
+// its fields in Go's map order, a different one on each declaration,
+// which RabbitMQ keeps and compares by (a headers binding would match
+// some clients' messages and not others', apply to apply). The caller
+// declares such an object through the management API instead, which
+// sends the fields sorted by name.
+var errFieldOrder = errors.New("the arguments hold a table of two or more fields, whose order only the management API keeps fixed")
+
 // amqpTable converts normalised arguments into an AMQP table, typed as the
 // management API types the same JSON: integers as long, other numbers as
 // double, strings as long strings, lists as arrays, objects as tables.
+// Arguments holding a table of two or more fields are refused
+// (errFieldOrder).
 func amqpTable(a topology.Args) (amqp.Table, error) {
+	for _, v := range a {
+		if topology.HasMultiFieldTable(v) {
+			return nil, errFieldOrder
+		}
+	}
 	t, err := AMQPTable(a.Normalized())
 	if t == nil && err == nil {
 		t = amqp.Table{}

@@ -146,7 +146,7 @@ func amqpEqual(want, got any, strict bool) bool {
 func orderedTables(args topology.Args, headers map[string]any) []string {
 	var out []string
 	for k, want := range args {
-		if k == "x-match" || !hasMultiFieldTable(want) {
+		if k == "x-match" || !topology.HasMultiFieldTable(want) {
 			continue
 		}
 		if got, ok := headers[k]; ok && typedEqual(want, got) {
@@ -155,29 +155,6 @@ func orderedTables(args topology.Args, headers map[string]any) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// hasMultiFieldTable reports whether v is or holds a table of two or more
-// fields.
-func hasMultiFieldTable(v any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		if len(x) > 1 {
-			return true
-		}
-		for _, e := range x {
-			if hasMultiFieldTable(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if hasMultiFieldTable(e) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // isInteger reports whether v is sent as an AMQP integer of some width

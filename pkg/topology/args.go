@@ -23,6 +23,36 @@ func PositiveInt(v any) (int64, bool) {
 	return n, ok && n > 0
 }
 
+// HasMultiFieldTable reports whether v is or holds, at any depth, a
+// table of two or more fields. RabbitMQ keeps a nested table's fields in
+// the order they were sent and compares tables field by field in that
+// order (a headers binding's criteria, a declaration's equivalence),
+// while a Go map has no order: what mqctl sends with such a value goes
+// through the management API, which sends a table's fields sorted by
+// name, never through an AMQP client that sends them in map order.
+func HasMultiFieldTable(v any) bool {
+	switch x := v.(type) {
+	case Args:
+		return HasMultiFieldTable(map[string]any(x))
+	case map[string]any:
+		if len(x) > 1 {
+			return true
+		}
+		for _, e := range x {
+			if HasMultiFieldTable(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if HasMultiFieldTable(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Quoted renders a value for a message: a string quoted, anything else
 // as Go prints it.
 func Quoted(v any) string {
