@@ -594,7 +594,7 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 		if deletedVhosts[vh] || failedVhost[vh] {
 			continue
 		}
-		if err := e.writeRecord(ctx, vh, managed); err != nil {
+		if err := e.writeRecord(ctx, vh, p.Owner, managed); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -622,6 +622,12 @@ func (e *executor) plannedRecords(p *plan.Plan) (managed map[plan.ObjectRef]plan
 	}
 	for _, o := range p.ChangedOutside {
 		if !o.Deleted { // someone else's now; one deleted leaves with its step
+			delete(managed, o.ObjectRef)
+			vhosts[o.Vhost] = true
+		}
+	}
+	for _, o := range p.Others {
+		if o.Recorded { // shared once, left to the other owners now
 			delete(managed, o.ObjectRef)
 			vhosts[o.Vhost] = true
 		}
@@ -677,23 +683,24 @@ func recordDone(managed map[plan.ObjectRef]plan.Print, vhosts map[string]bool, d
 
 // writeRecord writes the record of vhost vh ("" for the broker's own
 // objects) to list what managed holds there, unless it does already.
-func (e *executor) writeRecord(ctx context.Context, vh string, managed map[plan.ObjectRef]plan.Print) error {
+func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed map[plan.ObjectRef]plan.Print) error {
 	rec := e.opts.Records[vh]
 	if rec == nil {
-		rec = &ownership.Record{Vhost: vh, Managed: map[plan.ObjectRef]plan.Print{}}
+		rec = &ownership.Record{Vhost: vh, Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
 	}
 	if rec.Equal(managed) {
 		return nil
 	}
 	if vh == "" {
 		// The broker's own objects: one global parameter, replaced whole.
-		body := map[string]any{"name": ownership.GlobalParameter, "value": ownership.GlobalValue(managed)}
-		if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter); err != nil {
+		name := ownership.GlobalParameterOf(owner)
+		body := map[string]any{"name": name, "value": ownership.GlobalValue(managed)}
+		if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", name); err != nil {
 			return fmt.Errorf("write the ownership record of the broker's users: %w", err)
 		}
 		return nil
 	}
-	next := ownership.Exchange(vh, rec.Generation+1, managed)
+	next := ownership.OwnerExchange(owner, vh, rec.Generation+1, managed)
 	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
 	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, readExchange)); err != nil {
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)

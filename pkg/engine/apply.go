@@ -396,6 +396,7 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 	if l, err = e.ReadLive(ctx, scope); err != nil {
 		return nil, nil, nil, err
 	}
+	l.useOwner(in.Saved.Owner)
 	if l.fingerprintLike(in.Saved.Fingerprint) != in.Saved.Fingerprint {
 		return nil, nil, nil, fmt.Errorf("the broker changed since this plan was made (%w)", ErrStalePlan)
 	}
@@ -424,7 +425,7 @@ func (e *Engine) cleanRecords(ctx context.Context, p *plan.Plan, l *Live, locks 
 	if !outdated || locks.lost() != nil {
 		return
 	}
-	res := apply.Execute(ctx, e.c, &plan.Plan{Vhosts: l.scope, Stale: p.Stale, ChangedOutside: p.ChangedOutside, Prints: p.Prints},
+	res := apply.Execute(ctx, e.c, &plan.Plan{Vhosts: l.scope, Owner: p.Owner, Stale: p.Stale, ChangedOutside: p.ChangedOutside, Others: p.Others, Prints: p.Prints},
 		apply.Options{Records: recs, Guard: locks.lost})
 	if res.RecordErr != nil {
 		e.note("mqctl's ownership record is left as it was, which this mqctl reads too (the next apply tries again): %v", res.RecordErr)

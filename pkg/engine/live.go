@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -18,8 +21,12 @@ import (
 // Live is the broker's side of a plan: the state of some vhosts, with
 // mqctl's ownership records split off it.
 type Live struct {
-	scope   []string // the vhosts asked for, sorted
+	scope []string // the vhosts asked for, sorted
+	// records are the ownership records of owner (useOwner), per vhost
+	// ("" for the broker's own objects); all are every owner's.
 	records map[string]*ownership.Record
+	all     map[string]map[string]*ownership.Record
+	owner   string
 	// printed computes the fingerprints, which only a saved plan needs;
 	// nil once they are in current (fingerprints).
 	printed *fingerprinter
@@ -104,23 +111,59 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	// The fingerprints hash the state as it was read, records included:
 	// from a copy of what splitting the records changes, when asked.
 	printed := newFingerprinter(read)
-	recs, err := ownership.Extract(read.State)
+	all, err := ownership.ExtractAll(read.State)
 	if err != nil {
 		record()
 		return nil, err
 	}
-	if err := record().into(recs, read); err != nil {
+	if err := record().into(all, read); err != nil {
 		return nil, err
 	}
-	return &Live{scope: scope, records: recs, printed: printed, current: plan.Current{Live: *read, Managed: ownership.Merge(recs)}}, nil
+	l := &Live{scope: scope, all: all, printed: printed, current: plan.Current{Live: *read}}
+	l.useOwner("")
+	return l, nil
+}
+
+// useOwner makes the records of owner (a file's "owner:") the ones the
+// diff reads as mqctl's and apply writes; the other owners' records list
+// the objects the diff leaves to them (plan.Current.Others).
+func (l *Live) useOwner(owner string) {
+	if l.all == nil {
+		return
+	}
+	l.owner = owner
+	l.records = make(map[string]*ownership.Record, len(l.all))
+	var others map[plan.ObjectRef][]string
+	for vh, byOwner := range l.all {
+		rec := byOwner[owner]
+		if rec == nil {
+			rec = &ownership.Record{Vhost: vh, Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
+		}
+		l.records[vh] = rec
+		for o, r := range byOwner {
+			if o == owner {
+				continue
+			}
+			for ref := range r.Managed {
+				if others == nil {
+					others = map[plan.ObjectRef][]string{}
+				}
+				others[ref] = append(others[ref], o)
+			}
+		}
+	}
+	for ref := range others {
+		slices.Sort(others[ref])
+	}
+	l.current.Managed, l.current.Owner, l.current.Others = ownership.Merge(l.records), owner, others
 }
 
 // forgetRecords lets go of mqctl's ownership records, which only the diff
 // needs: a plan holds the rest of the read through its stakes and flows,
 // and the records of 50,002 objects are 5 MB of its peak.
 func (l *Live) forgetRecords() {
-	l.records = nil
-	l.current.Managed = nil
+	l.records, l.all = nil, nil
+	l.current.Managed, l.current.Others = nil, nil
 }
 
 // fingerprinter computes, on the first call of its wait, the
@@ -189,28 +232,58 @@ func (l *Live) fingerprintLike(saved string) string {
 }
 
 // ReadBrokerRecord reads mqctl's ownership record of the broker's own
-// objects (ownership.GlobalParameter): an empty record where there is
-// none yet. The error wraps broker.ErrForbidden when the user may not read
-// it.
+// objects (ownership.GlobalParameter) of the owner "": an empty record
+// where there is none yet. The error wraps broker.ErrForbidden when the
+// user may not read it.
 func ReadBrokerRecord(ctx context.Context, c *broker.Client) (*ownership.Record, error) {
-	var p struct {
-		Value map[string]any `json:"value"`
-	}
-	err := c.GetJSON(ctx, &p, "read mqctl's ownership record of the broker's users", "", "global-parameters", ownership.GlobalParameter)
-	if errors.Is(err, broker.ErrNotFound) {
-		p.Value, err = nil, nil
-	}
+	recs, err := ReadBrokerRecords(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	return ownership.DecodeGlobal(p.Value)
+	return recs[""], nil
 }
 
-// brokerRecord is a read of the ownership record of the broker's own
-// objects (ReadBrokerRecord).
+// ReadBrokerRecords reads every owner's ownership record of the broker's
+// own objects (ownership.GlobalParameterOf), by owner; the owner "" has
+// one, empty where there is none yet.
+func ReadBrokerRecords(ctx context.Context, c *broker.Client) (map[string]*ownership.Record, error) {
+	var list []struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := c.GetJSON(ctx, &list, "read mqctl's ownership records of the broker's users", "", "global-parameters"); err != nil {
+		return nil, err
+	}
+	out := map[string]*ownership.Record{}
+	for _, p := range list {
+		owner, ok := ownership.GlobalOwner(p.Name)
+		if !ok {
+			continue
+		}
+		var value map[string]any
+		dec := json.NewDecoder(bytes.NewReader(p.Value))
+		dec.UseNumber()
+		if err := dec.Decode(&value); err != nil {
+			return nil, fmt.Errorf("mqctl's ownership record %q of the broker's users is unreadable (%v): delete that global parameter and run apply again to rebuild it from the file", p.Name, err)
+		}
+		rec, err := ownership.DecodeGlobal(value)
+		if err != nil {
+			return nil, err
+		}
+		rec.Owner = owner
+		out[owner] = rec
+	}
+	if out[""] == nil {
+		out[""], _ = ownership.DecodeGlobal(nil)
+	}
+	return out, nil
+}
+
+// brokerRecord is a read of the ownership records of the broker's own
+// objects (ReadBrokerRecords).
 type brokerRecord struct {
-	rec *ownership.Record
-	err error
+	recs map[string]*ownership.Record
+	err  error
 }
 
 // startBrokerRecord starts reading the broker-level record beside the
@@ -218,8 +291,8 @@ type brokerRecord struct {
 func (e *Engine) startBrokerRecord(ctx context.Context) func() brokerRecord {
 	done := make(chan brokerRecord, 1)
 	go func() {
-		rec, err := ReadBrokerRecord(ctx, e.c)
-		done <- brokerRecord{rec: rec, err: err}
+		recs, err := ReadBrokerRecords(ctx, e.c)
+		done <- brokerRecord{recs: recs, err: err}
 	}()
 	var r *brokerRecord
 	return func() brokerRecord {
@@ -231,10 +304,10 @@ func (e *Engine) startBrokerRecord(ctx context.Context) func() brokerRecord {
 	}
 }
 
-// into puts the record into recs[""]. A broker that will not let the user
-// read it makes the broker's kinds unread: without the record, what mqctl
+// into puts the records into all[""]. A broker that will not let the user
+// read them makes the broker's kinds unread: without the record, what mqctl
 // made there is unknown.
-func (r brokerRecord) into(recs map[string]*ownership.Record, info *broker.Live) error {
+func (r brokerRecord) into(all map[string]map[string]*ownership.Record, info *broker.Live) error {
 	switch {
 	case errors.Is(r.err, broker.ErrForbidden):
 		for _, s := range kind.Access() {
@@ -246,7 +319,7 @@ func (r brokerRecord) into(recs map[string]*ownership.Record, info *broker.Live)
 	case r.err != nil:
 		return r.err
 	}
-	recs[""] = r.rec
+	all[""] = r.recs
 	return nil
 }
 

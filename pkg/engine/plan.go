@@ -141,8 +141,14 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	go func() { checked <- e.checkAgainst(ctx, version, desired, l) }()
 	// What could not be read is the plan's to say (plan.Plan.Unread).
 	opts.Version = version
+	l.useOwner(desired.Owner)
 	p := plan.DiffWith(desired, l.current, opts)
 	if err := <-checked; err != nil {
+		return nil, nil, stakes{}, err
+	}
+	// What another owner's file manages, this file may share as it is,
+	// never change.
+	if err := p.ConflictError(); err != nil {
 		return nil, nil, stakes{}, err
 	}
 	if err := p.CheckDeletedEnds(version, desired); err != nil && !e.noTable {

@@ -12,7 +12,7 @@ import (
 // Field names, per mapping. The JSON Schema (schema/mqctl.schema.json)
 // lists the same fields; a test keeps them in step.
 var (
-	topFields      = []string{"version", "vhosts", "users", "lint", "tests"}
+	topFields      = []string{"version", "owner", "vhosts", "users", "lint", "tests"}
 	lintFields     = []string{"rules"}
 	vhostFields    = slices.Concat([]string{"description", "default_queue_type", "exchanges", "queues", "bindings"}, policySections(), []string{"defaults"}, itemSections())
 	defaultsFields = []string{"queue", "exchange"}
@@ -78,6 +78,7 @@ type fileDecoder struct {
 	lint     topology.LintConfig
 	lintPos  map[string]topology.Pos
 	lintSeen bool
+	owner    *node     // `owner:`, the first file's that sets it
 	tests    []indexed // entries of `tests:`, from every file
 	users    rawUsers  // `users:`, from every file
 }
@@ -102,6 +103,9 @@ func (fd *fileDecoder) decodeFile(root *node) {
 	} else {
 		d.errs.addf(v.pos, "write version: 1", "version: expected the integer 1, got %s", describe(v))
 	}
+	if e, ok := f["owner"]; ok {
+		fd.decodeOwner(e.value)
+	}
 	if f.has("lint") {
 		fd.decodeLint(f["lint"])
 	}
@@ -119,6 +123,31 @@ func (fd *fileDecoder) decodeFile(root *node) {
 		for _, e := range vs.entries {
 			fd.decodeVhost(e.key, e.value)
 		}
+	}
+}
+
+// decodeOwner reads `owner:`; files merged into one topology must agree
+// on it (a file without one takes the others').
+func (fd *fileDecoder) decodeOwner(n *node) {
+	d := fd.d
+	s, ok := d.str(n, "owner")
+	if !ok {
+		return
+	}
+	if err := topology.ValidOwner(s); err != nil {
+		d.errs.addf(n.pos, "name the team that applies this file, e.g. owner: orders-team", "%v", err)
+		return
+	}
+	if s == "" {
+		d.errs.addf(n.pos, `leave "owner:" out for the default owner, or name the team that applies this file`, "owner: must not be empty")
+		return
+	}
+	if fd.owner != nil && fd.owner.value != s {
+		d.errs.addf(n.pos, "the files applied together are one owner's: give them the same owner, or apply each owner's files on their own", "owner %q conflicts with owner %q at %s", s, fd.owner.value, fd.owner.pos)
+		return
+	}
+	if fd.owner == nil {
+		fd.owner = n
 	}
 }
 

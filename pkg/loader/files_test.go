@@ -210,3 +210,43 @@ func TestHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestOwner: `owner:` names the team whose ownership records a plan
+// reads; the files applied together must agree on it (one without it
+// takes the others'), and a name that cannot make a record's name is
+// refused at its place.
+func TestOwner(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		owner string
+		err   string
+	}{
+		{"none", map[string]string{"a.yaml": "version: 1\n"}, "", ""},
+		{"one file", map[string]string{"a.yaml": "version: 1\nowner: orders-team\n"}, "orders-team", ""},
+		{"agreeing files", map[string]string{"a.yaml": "version: 1\nowner: t1\n", "b.yaml": "version: 1\nowner: t1\n", "c.yaml": "version: 1\n"}, "t1", ""},
+		{"disagreeing files", map[string]string{"a.yaml": "version: 1\nowner: t1\n", "b.yaml": "version: 1\nowner: t2\n"}, "",
+			`b.yaml:2:8: owner "t2" conflicts with owner "t1" at `},
+		{"a dot", map[string]string{"a.yaml": "version: 1\nowner: team.a\n"}, "",
+			`a.yaml:2:8: owner "team.a": an owner is lower-case letters, digits, '-' and '_', starting with a letter or digit (name the team that applies this file, e.g. owner: orders-team)`},
+		{"empty", map[string]string{"a.yaml": "version: 1\nowner: \"\"\n"}, "", `a.yaml:2:8: owner: must not be empty`},
+		{"not a string", map[string]string{"a.yaml": "version: 1\nowner: [a]\n"}, "", `a.yaml:2:8: owner: expected a string`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, tc.files)
+			top, err := Load([]string{dir}, Options{})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(errorLines(err), tc.err) {
+					t.Fatalf("error %v, want one with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(errorLines(err))
+			}
+			if top.Owner != tc.owner {
+				t.Errorf("owner %q, want %q", top.Owner, tc.owner)
+			}
+		})
+	}
+}

@@ -282,6 +282,9 @@ func (l *load) finish() (*topology.Topology, error) {
 	}
 	l.buildUsers(t)
 	t.Lint = l.fd.lint
+	if o := l.fd.owner; o != nil {
+		t.Owner, t.OwnerPos = o.value, o.pos
+	}
 	t.Tests = l.buildTests(t)
 	l.d.reportUnset()
 	if l.opts.Warn != nil {

@@ -1,6 +1,8 @@
 package ownership
 
 import (
+	"strings"
+
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -14,6 +16,28 @@ import (
 
 // GlobalParameter is the name of the broker-level record.
 const GlobalParameter = "mqctl-managed"
+
+// GlobalParameterOf is the name of owner's broker-level record:
+// GlobalParameter for the owner "", "mqctl-managed.<owner>" otherwise.
+func GlobalParameterOf(owner string) string {
+	if owner == "" {
+		return GlobalParameter
+	}
+	return GlobalParameter + "." + owner
+}
+
+// GlobalOwner reads the owner of a broker-level record from the global
+// parameter's name.
+func GlobalOwner(name string) (string, bool) {
+	if name == GlobalParameter {
+		return "", true
+	}
+	owner, ok := strings.CutPrefix(name, GlobalParameter+".")
+	if !ok || owner == "" || ValidOwner(owner) != nil {
+		return "", false
+	}
+	return owner, true
+}
 
 // GlobalValue is the value of the broker-level record listing refs (only
 // those of the broker's own objects, Vhost "", are kept).

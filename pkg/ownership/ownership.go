@@ -81,9 +81,14 @@ const ChunkSize = 64 << 10
 // the reader allocate without limit.
 const maxEntry = 1 << 20
 
-// Record is the ownership record of one vhost.
+// Record is the ownership record of one vhost, kept by one owner.
 type Record struct {
 	Vhost string
+	// Owner is the owner whose record it is: the file's "owner:" ("" for
+	// a file without one). Two teams that apply their own files to one
+	// vhost each keep their own record (RecordName), and neither deletes
+	// or changes what the other's lists.
+	Owner string
 	// Generation of the newest record exchange (0 when there is none).
 	Generation int64
 	// Format of the newest record exchange (0 when there is none).
@@ -102,37 +107,100 @@ func (r *Record) Outdated() bool {
 	return r != nil && len(r.Exchanges) > 0 && r.Format < format
 }
 
-// IsRecord reports whether an exchange name belongs to a record.
+// IsRecord reports whether an exchange name belongs to a record, of any
+// owner.
 func IsRecord(name string) bool {
-	if !strings.HasPrefix(name, Prefix) {
-		return false
-	}
-	_, err := strconv.ParseInt(name[len(Prefix):], 10, 64)
-	return err == nil
+	_, _, ok := ParseRecordName(name)
+	return ok
 }
 
-// Extract removes the record exchanges from t (they are mqctl's own
-// bookkeeping, not part of the topology) and returns each vhost's record.
-// A record that cannot be read is an error naming it.
+// RecordName is the name of the record exchange of owner, generation gen:
+// "mqctl.ownership.<gen>" for the owner "" (a file without "owner:", as
+// every mqctl before owners wrote it), "mqctl.ownership.<owner>.<gen>"
+// otherwise.
+func RecordName(owner string, gen int64) string {
+	if owner == "" {
+		return Prefix + strconv.FormatInt(gen, 10)
+	}
+	return Prefix + owner + "." + strconv.FormatInt(gen, 10)
+}
+
+// ParseRecordName reads a record exchange's owner and generation.
+func ParseRecordName(name string) (owner string, gen int64, ok bool) {
+	rest, found := strings.CutPrefix(name, Prefix)
+	if !found {
+		return "", 0, false
+	}
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		owner, rest = rest[:i], rest[i+1:]
+		if ValidOwner(owner) != nil {
+			return "", 0, false
+		}
+	}
+	if rest == "" || rest[0] == '+' || rest[0] == '-' {
+		return "", 0, false
+	}
+	gen, err := strconv.ParseInt(rest, 10, 64)
+	return owner, gen, err == nil
+}
+
+// ValidOwner is topology.ValidOwner.
+func ValidOwner(owner string) error { return topology.ValidOwner(owner) }
+
+// OwnerLabel names an owner for humans.
+func OwnerLabel(owner string) string {
+	if owner == "" {
+		return `the default owner (a file without "owner:")`
+	}
+	return fmt.Sprintf("owner %q", owner)
+}
+
+// Extract removes the record exchanges of every owner from t (they are
+// mqctl's own bookkeeping, not part of the topology) and returns each
+// vhost's record of the owner "" (a file without "owner:"). A record that
+// cannot be read is an error naming it.
 func Extract(t *topology.Topology) (map[string]*Record, error) {
-	out := map[string]*Record{}
+	all, err := ExtractAll(t)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Record, len(all))
+	for vn, byOwner := range all {
+		out[vn] = byOwner[""]
+	}
+	return out, nil
+}
+
+// ExtractAll removes the record exchanges of every owner from t and
+// returns, per vhost, each owner's record; the owner "" always has one
+// (empty when there is none). A record that cannot be read is an error
+// naming it.
+func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
+	out := map[string]map[string]*Record{}
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
-		rec := &Record{Vhost: vn, Managed: map[plan.ObjectRef]plan.Print{}}
-		out[vn] = rec
-		var newest *topology.Exchange
+		byOwner := map[string]*Record{"": {Vhost: vn, Managed: map[plan.ObjectRef]plan.Print{}}}
+		out[vn] = byOwner
+		newest := map[string]*topology.Exchange{}
 		for _, en := range v.ExchangeNames() {
-			if !IsRecord(en) {
+			owner, gen, ok := ParseRecordName(en)
+			if !ok {
 				continue
 			}
-			gen, _ := strconv.ParseInt(en[len(Prefix):], 10, 64)
+			rec := byOwner[owner]
+			if rec == nil {
+				rec = &Record{Vhost: vn, Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
+				byOwner[owner] = rec
+			}
 			rec.Exchanges = append(rec.Exchanges, en)
-			if newest == nil || gen > rec.Generation {
-				newest, rec.Generation = v.Exchanges[en], gen
+			if newest[owner] == nil || gen > rec.Generation {
+				newest[owner], rec.Generation = v.Exchanges[en], gen
 			}
 		}
-		for _, en := range rec.Exchanges {
-			delete(v.Exchanges, en)
+		for _, rec := range byOwner {
+			for _, en := range rec.Exchanges {
+				delete(v.Exchanges, en)
+			}
 		}
 		// Bindings to or from a record exchange are not part of the topology either.
 		kept := v.Bindings[:0]
@@ -143,14 +211,14 @@ func Extract(t *topology.Topology) (map[string]*Record, error) {
 			kept = append(kept, b)
 		}
 		v.Bindings = kept
-		if newest == nil {
-			continue
+		for owner, e := range newest {
+			rec := byOwner[owner]
+			f, err := decode(vn, e, rec.Managed)
+			if err != nil {
+				return nil, err
+			}
+			rec.Format = f
 		}
-		f, err := decode(vn, newest, rec.Managed)
-		if err != nil {
-			return nil, err
-		}
-		rec.Format = f
 	}
 	return out, nil
 }
@@ -321,9 +389,16 @@ func entries(vhost string, refs map[plan.ObjectRef]plan.Print) []entry {
 }
 
 // Exchange builds the record exchange of generation gen listing refs (only
-// the refs of vhost are kept), in the format written now.
+// the refs of vhost are kept), in the format written now, of the owner "".
 func Exchange(vhost string, gen int64, refs map[plan.ObjectRef]plan.Print) *topology.Exchange {
 	return compressedExchange(vhost, gen, refs, FormatPrinted)
+}
+
+// OwnerExchange is Exchange for owner's record.
+func OwnerExchange(owner, vhost string, gen int64, refs map[plan.ObjectRef]plan.Print) *topology.Exchange {
+	e := compressedExchange(vhost, gen, refs, FormatPrinted)
+	e.Name = RecordName(owner, gen)
+	return e
 }
 
 // CompressedExchange builds a record exchange in format 2, as mqctl wrote
@@ -365,7 +440,7 @@ func PlainExchange(vhost string, gen int64, refs map[plan.ObjectRef]plan.Print) 
 
 func recordExchange(gen int64, args topology.Args) *topology.Exchange {
 	return &topology.Exchange{
-		Name:      Prefix + strconv.FormatInt(gen, 10),
+		Name:      RecordName("", gen),
 		Type:      "fanout",
 		Durable:   true,
 		Internal:  true,

@@ -110,3 +110,63 @@ func TestMerge(t *testing.T) {
 		t.Errorf("no record: %v, want an empty set", got)
 	}
 }
+
+// TestOwnerRecordNames: each owner's record has its own exchange name,
+// which reads back to the owner and generation; the owner "" keeps the
+// name every mqctl before owners wrote, and names that are no record's
+// (a dot in the owner, no generation) are not taken for one.
+func TestOwnerRecordNames(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		owner string
+		gen   int64
+		ok    bool
+	}{
+		{"mqctl.ownership.7", "", 7, true},
+		{"mqctl.ownership.team-a.7", "team-a", 7, true},
+		{"mqctl.ownership.team_b.12", "team_b", 12, true},
+		{"mqctl.ownership.team.a.7", "", 0, false},
+		{"mqctl.ownership.Team.7", "", 0, false},
+		{"mqctl.ownership.team-a", "", 0, false},
+		{"mqctl.ownership.", "", 0, false},
+		{"mqctl.ownership.team-a.-1", "", 0, false},
+		{"orders", "", 0, false},
+	} {
+		owner, gen, ok := ParseRecordName(tc.name)
+		if owner != tc.owner || gen != tc.gen || ok != tc.ok {
+			t.Errorf("%q: %q %d %v, want %q %d %v", tc.name, owner, gen, ok, tc.owner, tc.gen, tc.ok)
+		}
+		if tc.ok && RecordName(tc.owner, tc.gen) != tc.name {
+			t.Errorf("RecordName(%q, %d) = %q, want %q", tc.owner, tc.gen, RecordName(tc.owner, tc.gen), tc.name)
+		}
+	}
+	// Two owners' records in one vhost: each read apart, both out of the
+	// topology.
+	tp := topology.New()
+	v := tp.Vhost("/")
+	a := map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "/", Name: "a.q"}: 1}
+	b := map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "/", Name: "b.q"}: 2}
+	for _, e := range []*topology.Exchange{Exchange("/", 3, a), OwnerExchange("team-b", "/", 1, b)} {
+		v.Exchanges[e.Name] = e
+	}
+	all, err := ExtractAll(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Exchanges) != 0 {
+		t.Errorf("record exchanges left in the topology: %v", v.ExchangeNames())
+	}
+	if diff := cmp.Diff(a, all["/"][""].Managed); diff != "" {
+		t.Errorf("the default owner's record (-want +got):\n%s", diff)
+	}
+	if r := all["/"]["team-b"]; r == nil || r.Owner != "team-b" || r.Generation != 1 || !maps.Equal(r.Managed, b) {
+		t.Errorf("team-b's record: %+v", r)
+	}
+	if g, ok := GlobalOwner(GlobalParameterOf("team-b")); !ok || g != "team-b" {
+		t.Errorf("global record of team-b reads back as %q %v", g, ok)
+	}
+	if _, ok := GlobalOwner("cluster_name"); ok {
+		t.Error("cluster_name is no owner's record")
+	}
+}

@@ -30,6 +30,15 @@ type Current struct {
 	// adopted, each with its print as mqctl wrote or adopted it (NoPrint:
 	// recorded by an older mqctl).
 	Managed Managed
+	// Owner is the file's owner (its "owner:", "" without one): Managed
+	// is that owner's records.
+	Owner string
+	// Others are the objects other owners' records list (each with
+	// those owners' names, sorted; "" is the owner of files without
+	// "owner:"): their files manage them, so this plan neither deletes nor
+	// changes them. A file that names one as it is shares it (adopts it
+	// too); one that would change it is a conflict (Plan.Conflicts).
+	Others map[ObjectRef][]string
 	// AllMine: every object of State is mqctl's, recorded as State holds
 	// it, and Managed is not read: the old side of "mqctl diff", a file
 	// taken as mqctl applied it. A plan then deletes what the new side
@@ -170,7 +179,7 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 		curState = topology.New()
 	}
 	d := &differ{cur: cur, desired: desired, opts: opts, curState: curState, found: map[string]int{},
-		p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Changes: []Change{}}}
+		p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Owner: cur.Owner, Changes: []Change{}}}
 
 	scope := map[string]bool{}
 	for name := range desired.Vhosts {
@@ -208,6 +217,8 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 		return refLess(d.p.ChangedOutside[i].ObjectRef, d.p.ChangedOutside[j].ObjectRef)
 	})
 	sortRefs(d.p.Adopt)
+	sort.Slice(d.p.Others, func(i, j int) bool { return refLess(d.p.Others[i].ObjectRef, d.p.Others[j].ObjectRef) })
+	sort.Slice(d.p.Conflicts, func(i, j int) bool { return refLess(d.p.Conflicts[i].ObjectRef, d.p.Conflicts[j].ObjectRef) })
 	sort.Slice(d.p.Unread, func(i, j int) bool {
 		a, b := d.p.Unread[i], d.p.Unread[j]
 		if a.Vhost != b.Vhost {
@@ -305,6 +316,31 @@ func (d *differ) record(ref ObjectRef, live Print) (Print, bool) {
 	return d.cur.Managed.Get(ref)
 }
 
+// others are the other owners whose records list ref (sorted), nil for
+// none.
+func (d *differ) others(ref ObjectRef) []string {
+	if d.cur.AllMine {
+		return nil
+	}
+	return d.cur.Others[ref]
+}
+
+// conflict notes that the file would change ref, which other owners'
+// records list (c: the change it would make): apply would change what
+// their files declare. The plan is refused.
+func (d *differ) conflict(c Change, owners []string) bool {
+	if len(owners) == 0 {
+		return false
+	}
+	ref := c.Ref()
+	d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: ref, Owners: owners, Owner: d.cur.Owner, Fields: c.Fields, Pos: c.Pos})
+	// Neither shared nor adopted (claim said so before the change was known).
+	d.p.Others = slices.DeleteFunc(d.p.Others, func(o OtherOwned) bool { return o.ObjectRef == ref })
+	d.p.Adopt = slices.DeleteFunc(d.p.Adopt, func(r ObjectRef) bool { return r == ref })
+	delete(d.p.Prints, ref)
+	return true
+}
+
 func (d *differ) stats(vhost, queue string) QueueStats {
 	st, _ := d.cur.Queue(vhost, queue)
 	return st
@@ -318,6 +354,9 @@ func (d *differ) add(c Change) { d.p.Changes = append(d.p.Changes, c) }
 // A change the plan makes to the object records the print it leaves.
 func (d *differ) claim(ref ObjectRef, live Print) {
 	rec, ok := d.record(ref, live)
+	if owners := d.others(ref); len(owners) > 0 {
+		d.p.Others = append(d.p.Others, OtherOwned{ObjectRef: ref, Owners: owners, Shared: true})
+	}
 	if !ok {
 		d.p.Adopt = append(d.p.Adopt, ref)
 	} else {
@@ -344,6 +383,15 @@ func (d *differ) setPrint(ref ObjectRef, p Print) {
 // alone, and named (unless the options ask to delete it all the same).
 func (d *differ) leave(ref ObjectRef, live Print, del func()) {
 	rec, ok := d.record(ref, live)
+	if owners := d.others(ref); len(owners) > 0 {
+		// Another owner's file manages it: never deleted, whatever the
+		// options; apply drops it from this owner's record if it was there.
+		if ok {
+			d.found[ref.Vhost]++
+		}
+		d.p.Others = append(d.p.Others, OtherOwned{ObjectRef: ref, Owners: owners, Recorded: ok})
+		return
+	}
 	if !ok {
 		d.p.Unmanaged = append(d.p.Unmanaged, ref)
 		return
@@ -421,8 +469,11 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		have = empty
 	case want != nil:
 		if fields := vhostFields(want, have); len(fields) > 0 {
-			d.add(Change{Action: Update, Kind: KindVhost, Vhost: name, Name: name,
-				Before: vhostMeta(have), After: vhostMeta(want), Fields: fields, Pos: want.Pos, Print: vhostPrint})
+			c := Change{Action: Update, Kind: KindVhost, Vhost: name, Name: name,
+				Before: vhostMeta(have), After: vhostMeta(want), Fields: fields, Pos: want.Pos, Print: vhostPrint}
+			if !d.conflict(c, d.others(c.Ref())) {
+				d.add(c)
+			}
 		}
 		// An existing vhost is never adopted: mqctl deletes only vhosts it
 		// created itself, never one that was there before (such as "/").
@@ -529,6 +580,9 @@ func (d *differ) named(vhost string, spec kind.Spec, vk vhostKind, want, have si
 			}
 			if !spec.InPlace {
 				c.Action, c.Reason = Replace, d.replaceReason(k, vhost, w, fields)
+			}
+			if d.conflict(c, d.others(ref)) {
+				continue
 			}
 			d.atStake(spec, &c)
 			d.add(c)
@@ -749,6 +803,11 @@ func (d *differ) vhostLeft(name string, have *topology.Vhost) {
 	}
 	for _, u := range d.p.ChangedOutside {
 		if u.Vhost == name && !u.Deleted {
+			return
+		}
+	}
+	for _, o := range d.p.Others {
+		if o.Vhost == name {
 			return
 		}
 	}

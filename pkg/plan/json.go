@@ -73,6 +73,10 @@ func JSONOf(p *Plan) *pj.Plan {
 		Unmanaged: jsonRefs(p.Unmanaged), Adopt: jsonRefs(p.Adopt), Unread: []pj.Unread{}, ChangedOutside: []pj.Outside{}, Stale: jsonRefs(p.Stale),
 		Summary:   pj.Summary{Create: s.Create, Update: s.Update, Replace: s.Replace, Delete: s.Delete},
 		Preflight: jsonPreflight(p.Preflight), Held: []pj.Held{}, Notes: nonNil(p.Notes), Flows: jsonFlows(p),
+		Owner: p.Owner,
+	}
+	for _, o := range p.Others {
+		doc.OtherOwners = append(doc.OtherOwners, pj.OtherOwned{Ref: jsonRef(o.ObjectRef), Owners: o.Owners, Shared: o.Shared})
 	}
 	for _, u := range p.Unread {
 		doc.Unread = append(doc.Unread, pj.Unread{Vhost: u.Vhost, Kind: string(u.Kind), Reason: u.Reason, Declared: u.Declared})
@@ -118,7 +122,10 @@ func fromJSON(doc *pj.Plan) *Plan {
 	p := &Plan{
 		FormatVersion: FormatVersion, Vhosts: emptyToNil(doc.Vhosts), Changes: make([]Change, len(doc.Changes)),
 		Unmanaged: planRefs(doc.Unmanaged), Adopt: planRefs(doc.Adopt), Stale: planRefs(doc.Stale),
-		Notes: emptyToNil(doc.Notes), Preflight: planPreflight(doc.Preflight),
+		Notes: emptyToNil(doc.Notes), Preflight: planPreflight(doc.Preflight), Owner: doc.Owner,
+	}
+	for _, o := range doc.OtherOwners {
+		p.Others = append(p.Others, OtherOwned{ObjectRef: planRef(o.Ref), Owners: o.Owners, Shared: o.Shared})
 	}
 	p.Flows, p.FlowsUnknown = planFlows(doc.Flows)
 	for _, u := range doc.Unread {

@@ -143,7 +143,10 @@ type Plan struct {
 	FormatVersion string `json:"format_version"`
 	// Vhosts are the vhosts the plan was made for (the broker is read for
 	// these when a saved plan is applied).
-	Vhosts  []string `json:"vhosts,omitempty"`
+	Vhosts []string `json:"vhosts,omitempty"`
+	// Owner is the file's "owner:" ("" without one): whose ownership
+	// records the plan reads and apply writes.
+	Owner   string   `json:"owner,omitempty"`
 	Changes []Change `json:"changes"`
 	// Unmanaged are objects on the broker that the file does not name and
 	// mqctl does not manage: listed, counted, and left alone.
@@ -171,6 +174,15 @@ type Plan struct {
 	// Stale are objects mqctl's record lists that no longer exist: apply
 	// drops them from the record, a no-op apply included.
 	Stale []ObjectRef `json:"stale,omitempty"`
+	// Others are the objects on the broker that other owners' records
+	// list (the files of other teams, each with its "owner:"): left alone
+	// when the file does not name them (and dropped from this owner's
+	// record if it listed them), shared when the file names them as they
+	// are.
+	Others []OtherOwned `json:"other_owners,omitempty"`
+	// Conflicts are the changes the file would make to objects other
+	// owners manage: the plan is refused (ConflictError), nothing changes.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
 	// Prints are the record entries apply sets besides those of the
 	// changes it makes: the objects the file names that are left as they
 	// are (adopted, or recorded without a print or with another one).
@@ -249,6 +261,86 @@ func (p *Plan) HoldBack(hold func(c *Change) (cause, reason string)) {
 	}
 	clear(p.Changes[len(kept):])
 	p.Changes = kept
+}
+
+// OtherOwned is an object other owners' records list.
+type OtherOwned struct {
+	ObjectRef
+	// Owners are the other owners ("" for files without "owner:").
+	Owners []string `json:"owners"`
+	// Shared: the file names it too, as it is; apply records it for this
+	// owner as well. Otherwise the file does not name it, and it is left
+	// alone.
+	Shared bool `json:"shared"`
+	// Recorded: this owner's record lists it too (it was shared), and
+	// apply drops it from there.
+	Recorded bool `json:"-"`
+}
+
+// OwnerName names an owner for humans ("" is the owner of the files
+// without "owner:").
+func OwnerName(owner string) string {
+	if owner == "" {
+		return "the default owner"
+	}
+	return fmt.Sprintf("%q", owner)
+}
+
+// OwnerNames names owners for humans.
+func OwnerNames(owners []string) string {
+	names := make([]string, len(owners))
+	for i, o := range owners {
+		names[i] = OwnerName(o)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Conflict is a change the file would make to an object other owners
+// manage.
+type Conflict struct {
+	ObjectRef
+	// Owners are the other owners whose records list it.
+	Owners []string `json:"owners"`
+	// Owner is the file's own owner.
+	Owner string `json:"owner"`
+	// Fields are what the file would change.
+	Fields []FieldChange `json:"fields,omitempty"`
+	// Pos is where the file declares it.
+	Pos topology.Pos `json:"pos,omitempty"`
+}
+
+// ConflictError is the refusal of a plan with conflicts: each object, the
+// file's place, what differs, both owners and the fix. nil when there is
+// none.
+func (p *Plan) ConflictError() error {
+	if len(p.Conflicts) == 0 {
+		return nil
+	}
+	var sb strings.Builder
+	for i, c := range p.Conflicts {
+		if i > 0 {
+			sb.WriteString("\n")
+		}
+		where := ""
+		if c.Pos.Line > 0 {
+			where = c.Pos.String() + ": "
+		}
+		vh := ""
+		if c.Vhost != "" {
+			vh = fmt.Sprintf(" in vhost %q", c.Vhost)
+		}
+		var diffs []string
+		for _, f := range c.Fields {
+			diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
+		}
+		them := OwnerNames(c.Owners)
+		fmt.Fprintf(&sb, "%s%s %s%s is managed by %s, and this file (owner %s) declares it otherwise: %s. "+
+			"mqctl changes nothing another owner's file manages. Declare it here as the broker holds it, or have %s change it in their file; "+
+			"to hand it over to this file, declare it here as it is (apply shares it), then take it out of %s's file (their apply then leaves it to this one), then change it here",
+			where, c.Kind, shownName(c.Kind, c.Name), vh, them, OwnerName(c.Owner), strings.Join(diffs, "; "), them, them)
+	}
+	return fmt.Errorf("plan refused, nothing was changed: %d %s the file would change %s managed by another owner:\n%s",
+		len(p.Conflicts), plural("object", len(p.Conflicts)), plural2("is", "are", len(p.Conflicts)), sb.String())
 }
 
 // Outside is an object mqctl managed once that was changed outside mqctl.
@@ -342,5 +434,13 @@ func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 // record even when it changes nothing: objects to adopt, entries to set
 // or to drop.
 func (p *Plan) Records() bool {
-	return len(p.Adopt) > 0 || len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.ChangedOutside) > 0
+	if len(p.Adopt) > 0 || len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.ChangedOutside) > 0 {
+		return true
+	}
+	for _, o := range p.Others {
+		if o.Recorded {
+			return true
+		}
+	}
+	return false
 }

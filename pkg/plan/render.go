@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,6 +101,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	}
 	writeHeld(sb, p, paint)
 	writeOutside(sb, p, paint)
+	writeOthers(sb, p, paint, opts.ListUnmanaged)
 	if n := len(p.Stale); n > 0 {
 		fmt.Fprintf(sb, "mqctl's ownership record lists %d %s that no longer %s: apply drops %s from the record.\n", n, plural("object", n), plural2("exists", "exist", n), plural2("it", "them", n))
 	}
@@ -242,6 +245,48 @@ func writeOutside(sb *bufio.Writer, p *Plan, paint func(color, s string) string)
 	if len(deleted) > 0 {
 		sb.WriteString(paint(ansiBold, "Managed once, changed outside mqctl, and deleted as asked (--delete-changed):") + "\n")
 		list(deleted)
+	}
+}
+
+// writeOthers lists the objects other owners manage: those the file does
+// not name (left alone) and those it shares with them.
+func writeOthers(sb *bufio.Writer, p *Plan, paint func(color, s string) string, listAll bool) {
+	var left, shared []OtherOwned
+	for _, o := range p.Others {
+		if o.Shared {
+			shared = append(shared, o)
+		} else {
+			left = append(left, o)
+		}
+	}
+	list := func(os []OtherOwned) {
+		for _, o := range os {
+			where := fmt.Sprintf(" in vhost %q", o.Vhost)
+			if o.Vhost == "" {
+				where = ""
+			}
+			fmt.Fprintf(sb, "  %s %s%s (%s)\n", o.Kind, shownName(o.Kind, o.Name), where, OwnerNames(o.Owners))
+		}
+	}
+	if len(left) > 0 {
+		byOwner := map[string]int{}
+		for _, o := range left {
+			byOwner[OwnerNames(o.Owners)]++
+		}
+		var counts []string
+		for _, who := range slices.Sorted(maps.Keys(byOwner)) {
+			counts = append(counts, fmt.Sprintf("%d of %s", byOwner[who], who))
+		}
+		fmt.Fprintf(sb, "%d %s managed by other owners (%s) left alone: the file (owner %s) does not name them, another owner's file does.\n",
+			len(left), plural("object", len(left)), strings.Join(counts, ", "), OwnerName(p.Owner))
+		if listAll || len(left) <= 10 {
+			list(left)
+		}
+	}
+	if len(shared) > 0 {
+		fmt.Fprintf(sb, "%s The file declares these as other owners' files do, and as they are; apply records them for owner %s too, and neither owner deletes one the other still manages:\n",
+			paint(ansiBold, fmt.Sprintf("%d %s shared with other owners.", len(shared), plural("object", len(shared)))), OwnerName(p.Owner))
+		list(shared)
 	}
 }
 

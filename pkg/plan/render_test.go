@@ -206,7 +206,8 @@ func TestSavedCarriesEveryField(t *testing.T) {
 	}{
 		{Change{}, savedChange{}, nil},
 		{FieldChange{}, savedField{}, nil},
-		{Plan{}, savedPlan{}, []string{"FormatVersion", "Preflight"}},
+		// A plan with conflicts is refused: never saved.
+		{Plan{}, savedPlan{}, []string{"FormatVersion", "Preflight", "Conflicts"}},
 	} {
 		it, st := reflect.TypeOf(tc.internal), reflect.TypeOf(tc.saved)
 		for i := range it.NumField() {

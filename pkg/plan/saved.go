@@ -41,6 +41,7 @@ type savedPlan struct {
 	Note        string        `json:"note"`
 	Fingerprint string        `json:"fingerprint"`
 	Vhosts      []string      `json:"vhosts"`
+	Owner       string        `json:"owner,omitempty"`
 	Changes     []savedChange `json:"changes"`
 	Adopt       []ObjectRef   `json:"adopt"`
 	Unmanaged   []ObjectRef   `json:"unmanaged"`
@@ -50,6 +51,7 @@ type savedPlan struct {
 	Prints         []savedPrint `json:"prints,omitempty"`
 	Stale          []ObjectRef  `json:"stale,omitempty"`
 	ChangedOutside []Outside    `json:"changed_outside,omitempty"`
+	Others         []savedOther `json:"other_owners,omitempty"`
 	// Held: the changes the plan holds back (Plan.Held), shown again when
 	// the saved plan is applied.
 	Held []Held `json:"held,omitempty"`
@@ -59,6 +61,12 @@ type savedPlan struct {
 	// when the saved plan is applied.
 	Flows        *flow.Diff    `json:"flows,omitempty"`
 	FlowsUnknown []FlowUnknown `json:"flows_unknown,omitempty"`
+}
+
+// savedOther is one entry of Plan.Others, with what only apply needs.
+type savedOther struct {
+	OtherOwned
+	Recorded bool `json:"recorded"`
 }
 
 // savedPrint is one entry of Plan.Prints.
@@ -124,13 +132,16 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	}
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
-		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Changes: make([]savedChange, len(p.Changes)),
+		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown,
 	}
 	for ref, pr := range p.Prints {
 		doc.Prints = append(doc.Prints, savedPrint{ObjectRef: ref, Print: pr})
+	}
+	for _, o := range p.Others {
+		doc.Others = append(doc.Others, savedOther{OtherOwned: o, Recorded: o.Recorded})
 	}
 	sort.Slice(doc.Prints, func(i, j int) bool { return refLess(doc.Prints[i].ObjectRef, doc.Prints[j].ObjectRef) })
 	for i, c := range p.Changes {
@@ -186,9 +197,13 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 	}
 	p := &Plan{
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
-		Vhosts: emptyToNil(doc.Vhosts), Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
+		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown,
+	}
+	for _, o := range doc.Others {
+		o.OtherOwned.Recorded = o.Recorded
+		p.Others = append(p.Others, o.OtherOwned)
 	}
 	for _, sp := range doc.Prints {
 		if p.Prints == nil {

@@ -150,6 +150,7 @@ func TestPageMatchesTypes(t *testing.T) {
 	check(t, "an object ref", names(after(t, text, "An object ref is "), true), planjson.Ref{})
 	check(t, "an unread kind", names(after(t, doc["unread"], "each is "), true), planjson.Unread{})
 	check(t, "a changed object", append(names(after(t, doc["changed_outside"], "each is an object ref with "), true), fields(reflect.TypeOf(planjson.Ref{}))...), planjson.Outside{})
+	check(t, "an object of other owners", append(names(after(t, doc["other_owners"], "each is an object ref with "), true), fields(reflect.TypeOf(planjson.Ref{}))...), planjson.OtherOwned{})
 	check(t, "a held change", append(names(after(t, doc["held"], "Each is an object ref with "), true), fields(reflect.TypeOf(planjson.Ref{}))...), planjson.Held{})
 	check(t, "the summary", names(doc["summary"], false), planjson.Summary{})
 	check(t, "the preflight", names(doc["preflight"], false), planjson.Preflight{})

@@ -26,7 +26,12 @@ type Plan struct {
 	Unread         []Unread  `json:"unread"`
 	ChangedOutside []Outside `json:"changed_outside"`
 	Stale          []Ref     `json:"stale"`
-	Summary        Summary   `json:"summary"`
+	// Owner is the file's "owner:" (absent for a file without one).
+	Owner string `json:"owner,omitempty"`
+	// OtherOwners are the objects other owners' records list (absent
+	// when there are none: older documents had no such field).
+	OtherOwners []OtherOwned `json:"other_owners,omitempty"`
+	Summary     Summary      `json:"summary"`
 	// Preflight is present only when the broker was asked.
 	Preflight *Preflight `json:"preflight,omitempty"`
 	Held      []Held     `json:"held"`
@@ -170,6 +175,14 @@ type Outside struct {
 	Ref
 	Reason  string `json:"reason"`
 	Deleted bool   `json:"deleted"`
+}
+
+// OtherOwned is an object other owners' files manage: left alone, or
+// shared (the file names it too, as it is).
+type OtherOwned struct {
+	Ref
+	Owners []string `json:"owners"`
+	Shared bool     `json:"shared"`
 }
 
 // Held is a change mqctl holds back, and why.

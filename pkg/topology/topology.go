@@ -93,6 +93,38 @@ type Topology struct {
 	Lint LintConfig `json:"-"`
 	// Tests are the file's `tests:` expectations, checked by `mqctl test`.
 	Tests []Test `json:"-"`
+	// Owner is the file's `owner:` ("" without one): the team whose
+	// ownership records a plan reads and an apply writes, so that files of
+	// several owners share a vhost (or the broker's users) without
+	// deleting or changing each other's objects.
+	Owner string `json:"-"`
+	// OwnerPos is where the file sets it.
+	OwnerPos Pos `json:"-"`
+}
+
+// MaxOwner is the longest owner name.
+const MaxOwner = 64
+
+// ValidOwner says why owner cannot name an owner ("" is the owner of a
+// file without "owner:", and is valid): lower-case letters, digits, "-"
+// and "_", starting with a letter or digit, at most MaxOwner characters.
+// No dot, so that an ownership record's name reads back unambiguously.
+func ValidOwner(owner string) error {
+	if owner == "" {
+		return nil
+	}
+	if len(owner) > MaxOwner {
+		return fmt.Errorf("an owner is at most %d characters, %q has %d", MaxOwner, owner, len(owner))
+	}
+	for i, r := range owner {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+		case (r == '-' || r == '_') && i > 0:
+		default:
+			return fmt.Errorf("owner %q: an owner is lower-case letters, digits, '-' and '_', starting with a letter or digit", owner)
+		}
+	}
+	return nil
 }
 
 // LintConfig is the `lint:` section of a file.

@@ -1,0 +1,160 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestOtherOwnersObjects: two teams apply their own files (each with its
+// own "owner:") to one vhost. What another owner's record lists is never
+// deleted nor changed by this owner's plan, --delete-changed or not: left
+// alone when the file does not name it, shared when the file names it as
+// it is, a conflict (the plan refused, naming both owners) when the file
+// would change it; and a vhost that still holds another owner's objects is
+// not deleted when this owner's file drops it.
+func TestOtherOwnersObjects(t *testing.T) {
+	t.Parallel()
+	// The broker: team-a's a.x, a.q and their binding; team-b's b.q.
+	broker := vh("shared", func(v *topology.Vhost) {
+		v.Exchanges["a.x"] = x("a.x", "topic")
+		v.Queues["a.q"] = q("a.q", nil)
+		v.Queues["b.q"] = q("b.q", nil)
+		v.Bindings = []*topology.Binding{bind("a.x", "a.q", "a.#")}
+	})
+	recorded := Recorded(broker)
+	ref := func(k Kind, name string) ObjectRef { return ObjectRef{Kind: k, Vhost: "shared", Name: name} }
+	aRefs := []ObjectRef{ref(KindExchange, "a.x"), ref(KindQueue, "a.q"), BindingRef("shared", bind("a.x", "a.q", "a.#"))}
+	bRefs := []ObjectRef{ref(KindQueue, "b.q")}
+	record := func(refs ...ObjectRef) Managed {
+		set := map[ObjectRef]Print{}
+		for _, r := range refs {
+			set[r] = recorded[r]
+		}
+		return ManagedOf(set)
+	}
+	others := func(owner string, refs ...ObjectRef) map[ObjectRef][]string {
+		out := map[ObjectRef][]string{}
+		for _, r := range refs {
+			out[r] = []string{owner}
+		}
+		return out
+	}
+	teamB := vh("shared", func(v *topology.Vhost) { v.Queues["b.q"] = q("b.q", nil) })
+	for _, tc := range []struct {
+		name    string
+		desired *topology.Topology
+		cur     Current
+		opts    Options
+		// want are the plan's changes; left and shared the objects of
+		// other owners it leaves alone and shares ("kind name").
+		want          []row
+		left, shared  []string
+		conflict      string // "": no conflict
+		recordedLeft  bool   // an entry of Others that this owner's record lists
+		noVhostDelete bool
+	}{
+		{
+			name:    "team-b's plan leaves team-a's objects alone",
+			desired: teamB,
+			cur:     Current{Owner: "team-b", Managed: record(bRefs...), Others: others("team-a", aRefs...)},
+			want:    []row{},
+			left:    []string{"binding a.x -> queue a.q [a.#]", "exchange a.x", "queue a.q"},
+		},
+		{
+			name:    "--delete-changed does not delete another owner's objects",
+			desired: teamB,
+			cur:     Current{Owner: "team-b", Managed: record(bRefs...), Others: others("team-a", aRefs...)},
+			opts:    Options{DeleteChanged: true},
+			want:    []row{},
+			left:    []string{"binding a.x -> queue a.q [a.#]", "exchange a.x", "queue a.q"},
+		},
+		{
+			name: "the same queue declared alike is shared",
+			desired: vh("shared", func(v *topology.Vhost) {
+				v.Queues["b.q"] = q("b.q", nil)
+				v.Queues["a.q"] = q("a.q", nil)
+			}),
+			cur:    Current{Owner: "team-b", Managed: record(bRefs...), Others: others("team-a", aRefs...)},
+			want:   []row{},
+			left:   []string{"binding a.x -> queue a.q [a.#]", "exchange a.x"},
+			shared: []string{"queue a.q"},
+		},
+		{
+			name: "the same queue declared otherwise is a conflict",
+			desired: vh("shared", func(v *topology.Vhost) {
+				v.Queues["b.q"] = q("b.q", nil)
+				v.Queues["a.q"] = q("a.q", topology.Args{"x-max-length": int64(10)})
+			}),
+			cur:      Current{Owner: "team-b", Managed: record(bRefs...), Others: others("team-a", aRefs...)},
+			want:     []row{},
+			left:     []string{"binding a.x -> queue a.q [a.#]", "exchange a.x"},
+			conflict: `queue "a.q" in vhost "shared" is managed by "team-a", and this file (owner "team-b") declares it otherwise: arguments.x-max-length: (none) on the broker, 10 in this file`,
+		},
+		{
+			name:         "a shared queue the file drops stays for the other owner",
+			desired:      teamB,
+			cur:          Current{Owner: "team-b", Managed: record(append(bRefs, ref(KindQueue, "a.q"))...), Others: others("team-a", aRefs...)},
+			want:         []row{},
+			left:         []string{"binding a.x -> queue a.q [a.#]", "exchange a.x", "queue a.q"},
+			recordedLeft: true,
+		},
+		{
+			name:    "a vhost dropped from the file keeps another owner's objects",
+			desired: topology.New(),
+			cur: Current{Owner: "team-b", Managed: record(append(bRefs, ObjectRef{Kind: KindVhost, Vhost: "shared", Name: "shared"})...),
+				Others: others("team-a", aRefs...)},
+			want:          []row{{Delete, KindQueue, "b.q"}},
+			left:          []string{"binding a.x -> queue a.q [a.#]", "exchange a.x", "queue a.q"},
+			noVhostDelete: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.cur.Live = topology.Live{State: broker}
+			p := DiffWith(tc.desired, tc.cur, tc.opts)
+			if got := rows(p); !slices.Equal(got, tc.want) {
+				t.Errorf("changes %v, want %v", got, tc.want)
+			}
+			var left, shared []string
+			recordedLeft := false
+			for _, o := range p.Others {
+				s := string(o.Kind) + " " + o.Name
+				if o.Shared {
+					shared = append(shared, s)
+				} else {
+					left = append(left, s)
+					recordedLeft = recordedLeft || o.Recorded
+				}
+				if !slices.Equal(o.Owners, []string{"team-a"}) {
+					t.Errorf("%s: owners %q, want team-a", s, o.Owners)
+				}
+			}
+			if !slices.Equal(left, tc.left) || !slices.Equal(shared, tc.shared) {
+				t.Errorf("left alone %q, shared %q; want %q, %q", left, shared, tc.left, tc.shared)
+			}
+			if recordedLeft != tc.recordedLeft || p.Records() != (tc.recordedLeft || len(tc.shared) > 0) {
+				t.Errorf("recorded left %v (records %v), want %v", recordedLeft, p.Records(), tc.recordedLeft)
+			}
+			err := p.ConflictError()
+			switch {
+			case tc.conflict == "" && err != nil:
+				t.Errorf("conflict: %v", err)
+			case tc.conflict != "" && (err == nil || !strings.Contains(err.Error(), tc.conflict)):
+				t.Errorf("conflict %v, want one saying %q", err, tc.conflict)
+			}
+			for _, c := range p.Changes {
+				if c.Kind == KindVhost && c.Action == Delete && tc.noVhostDelete {
+					t.Errorf("the vhost is deleted with another owner's objects in it")
+				}
+			}
+			for _, o := range p.Unmanaged {
+				if slices.Contains(aRefs, o) {
+					t.Errorf("%v is another owner's, not unmanaged", o)
+				}
+			}
+		})
+	}
+}
