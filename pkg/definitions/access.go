@@ -448,7 +448,8 @@ func (r *reader) readVhostLimitsParameter(o *object) {
 
 func (r *reader) readGlobalParameters(top map[string]any) {
 	for _, o := range r.list(top, "global_parameters", "global parameter") {
-		if n, _ := o.m["name"].(string); n == MqctlGlobalParameter {
+		// mqctl's own records: the owner "" one and each owner's ("mqctl-managed.<owner>").
+		if n, _ := o.m["name"].(string); n == MqctlGlobalParameter || strings.HasPrefix(n, MqctlGlobalParameter+".") {
 			continue
 		}
 		r.rep.skip(SkipGlobalParameters, 1)

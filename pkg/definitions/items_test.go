@@ -269,3 +269,26 @@ func TestEveryVhostItemKindIsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnersRecordsAreNotSkippedParameters: mqctl's records of the
+// broker's users, the owner ""'s and each owner's (mqctl-managed.<owner>),
+// are mqctl's bookkeeping, not global parameters the export skips; other
+// global parameters are counted as skipped.
+func TestOwnersRecordsAreNotSkippedParameters(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		skipped int
+	}{
+		{"mqctl-managed", 0},
+		{"mqctl-managed.team-b", 0},
+		{"cluster_name", 1},
+	} {
+		_, rep, err := definitions.Read("defs.json", []byte(`{"global_parameters":[{"name":"`+tc.name+`","value":{}}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Skipped[definitions.SkipGlobalParameters]; got != tc.skipped {
+			t.Errorf("%s: %d skipped, want %d", tc.name, got, tc.skipped)
+		}
+	}
+}
