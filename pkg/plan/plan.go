@@ -286,6 +286,14 @@ func OwnerName(owner string) string {
 	return fmt.Sprintf("%q", owner)
 }
 
+// ownerPhrase is "owner \"x\"", or "the default owner".
+func ownerPhrase(owner string) string {
+	if owner == "" {
+		return "the default owner"
+	}
+	return fmt.Sprintf("owner %q", owner)
+}
+
 // OwnerNames names owners for humans.
 func OwnerNames(owners []string) string {
 	names := make([]string, len(owners))
@@ -334,10 +342,10 @@ func (p *Plan) ConflictError() error {
 			diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
 		}
 		them := OwnerNames(c.Owners)
-		fmt.Fprintf(&sb, "%s%s %s%s is managed by %s, and this file (owner %s) declares it otherwise: %s. "+
+		fmt.Fprintf(&sb, "%s%s %s%s is managed by %s, and this file (%s) declares it otherwise: %s. "+
 			"mqctl changes nothing another owner's file manages. Declare it here as the broker holds it, or have %s change it in their file; "+
 			"to hand it over to this file, declare it here as it is (apply shares it), then take it out of %s's file (their apply then leaves it to this one), then change it here",
-			where, c.Kind, shownName(c.Kind, c.Name), vh, them, OwnerName(c.Owner), strings.Join(diffs, "; "), them, them)
+			where, c.Kind, shownName(c.Kind, c.Name), vh, them, ownerPhrase(c.Owner), strings.Join(diffs, "; "), them, them)
 	}
 	return fmt.Errorf("plan refused, nothing was changed: %d %s the file would change %s managed by another owner:\n%s",
 		len(p.Conflicts), plural("object", len(p.Conflicts)), plural2("is", "are", len(p.Conflicts)), sb.String())

@@ -277,15 +277,15 @@ func writeOthers(sb *bufio.Writer, p *Plan, paint func(color, s string) string, 
 		for _, who := range slices.Sorted(maps.Keys(byOwner)) {
 			counts = append(counts, fmt.Sprintf("%d of %s", byOwner[who], who))
 		}
-		fmt.Fprintf(sb, "%d %s managed by other owners (%s) left alone: the file (owner %s) does not name them, another owner's file does.\n",
-			len(left), plural("object", len(left)), strings.Join(counts, ", "), OwnerName(p.Owner))
+		fmt.Fprintf(sb, "%d %s managed by other owners (%s) left alone: the file (%s) does not name them, another owner's file does.\n",
+			len(left), plural("object", len(left)), strings.Join(counts, ", "), ownerPhrase(p.Owner))
 		if listAll || len(left) <= 10 {
 			list(left)
 		}
 	}
 	if len(shared) > 0 {
-		fmt.Fprintf(sb, "%s The file declares these as other owners' files do, and as they are; apply records them for owner %s too, and neither owner deletes one the other still manages:\n",
-			paint(ansiBold, fmt.Sprintf("%d %s shared with other owners.", len(shared), plural("object", len(shared)))), OwnerName(p.Owner))
+		fmt.Fprintf(sb, "%s The file declares these as other owners' files do, and as they are; apply records them for %s too, and neither owner deletes one the other still manages:\n",
+			paint(ansiBold, fmt.Sprintf("%d %s shared with other owners.", len(shared), plural("object", len(shared)))), ownerPhrase(p.Owner))
 		list(shared)
 	}
 }
