@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -10,7 +11,7 @@ import (
 // routeCause says why message m, which reached queue lost before (result
 // before), does not reach it after: the first thing on its way there that
 // the change removed, else why nothing on the exchange routes it now.
-func (c *vhostCompare) routeCause(m route.Message, before route.Result, lost string) string {
+func (c *vhostCompare) routeCause(m route.Message, before route.Result, splits []Split, lost string) string {
 	x := m.Exchange
 	switch {
 	case x != "" && !c.a.exists(x):
@@ -30,7 +31,30 @@ func (c *vhostCompare) routeCause(m route.Message, before route.Result, lost str
 			}
 		}
 	}
+	for _, sp := range splits {
+		if sp.Unsimulated != "" && slices.Contains(sp.Queues, lost) {
+			return c.unsimulatedCause(sp.Exchange, lost)
+		}
+	}
 	return c.noMatch(x, m)
+}
+
+// unsimulatedCause says why exchange x, of a type mqctl does not
+// simulate, which could lead to queue lost before the change, cannot
+// after: the binding on the way that is gone, else the exchange is gone
+// or leads elsewhere.
+func (c *vhostCompare) unsimulatedCause(x, lost string) string {
+	if !c.a.exists(x) {
+		return fmt.Sprintf("exchange %q is deleted", x)
+	}
+	for _, e := range c.b.reach([]string{x}, true) {
+		for _, b := range c.b.from[e] {
+			if b.DestinationType == topology.DestQueue && b.Destination == lost && !c.a.hasBinding(e, lost, b.DestinationType, b.RoutingKey, b.Arguments, true) {
+				return fmt.Sprintf("the binding %s is gone", bindingTo(c.b.kind(e), e, lost, b.RoutingKey, b.Arguments))
+			}
+		}
+	}
+	return fmt.Sprintf("exchange %q, of type %s, no longer leads to queue %q", x, c.a.ex[x].declared, lost)
 }
 
 // gainCause says why a message reaches queue gained after the change

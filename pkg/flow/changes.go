@@ -31,10 +31,10 @@ func (c *vhostCompare) exchangeChange(x string) *exchangeChange {
 		ch.same = true
 	default:
 		ib, ia := c.b.ex[x], c.a.ex[x]
-		ch.same = ib.typ == ia.typ && ib.hasAE == ia.hasAE && ib.ae == ia.ae
-		if ch.same && ib.typ != "" {
-			// The simulator routes nothing by the bindings of a type it
-			// does not simulate.
+		ch.same = ib.typ == ia.typ && ib.declared == ia.declared && ib.hasAE == ia.hasAE && ib.ae == ia.ae
+		if ch.same {
+			// Where the simulator does not simulate the type, its
+			// bindings still say where it can route (side.reached).
 			ch.changed = bindingsOnOneSide(c.b.from[x], c.a.from[x])
 		}
 	}

@@ -315,9 +315,66 @@ var compareCases = []struct {
 		}},
 	},
 	{
-		name:   "plugin exchange type the simulator does not route",
+		// mqctl does not simulate x-consistent-hash, but a second queue
+		// bound to it takes a share of its messages: not "no change".
+		name:   "plugin exchange type the simulator does not route: a queue added",
 		before: topo(exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil), bind("h", "q1", "1")),
 		after:  topo(exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil), bind("h", "q1", "1"), bind("h", "q2", "1")),
+		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassOther},
+			Before: []string{"q1"}, After: []string{"q1", "q2"},
+			BeforeSplits: []Split{{Exchange: "h", Queues: []string{"q1"}, Unsimulated: "x-consistent-hash"}},
+			AfterSplits:  []Split{{Exchange: "h", Queues: []string{"q1", "q2"}, Unsimulated: "x-consistent-hash"}}}}},
+	},
+	{
+		name:   "plugin exchange type the simulator does not route: a queue's binding removed",
+		before: topo(exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil), bind("h", "q1", "1"), bind("h", "q2", "1")),
+		after:  topo(exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil), bind("h", "q1", "1")),
+		want: Diff{
+			Routes: []Route{{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassOther},
+				Before: []string{"q1", "q2"}, After: []string{"q1"},
+				BeforeSplits: []Split{{Exchange: "h", Queues: []string{"q1", "q2"}, Unsimulated: "x-consistent-hash"}},
+				AfterSplits:  []Split{{Exchange: "h", Queues: []string{"q1"}, Unsimulated: "x-consistent-hash"}},
+				Cause:        `the binding from "h" to "q2" with key "1" is gone`}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "q2", Cause: `its only binding, from "h" with key "1", is gone`}},
+		},
+	},
+	{
+		// A topic binding moved behind an exchange mqctl does not
+		// simulate: where the messages go is unknown, not nowhere, so
+		// the change does not lose them.
+		name: "binding moved behind a plugin exchange",
+		before: topo(exchange("front", "topic", nil), exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil),
+			bind("front", "q1", "a.*")),
+		after: topo(exchange("front", "topic", nil), exchange("h", "x-consistent-hash", nil), queue("q1", nil), queue("q2", nil),
+			bindExchange("front", "h", "a.*"), bind("h", "q1", "1"), bind("h", "q2", "1")),
+		want: Diff{Routes: []Route{
+			{Vhost: "/", Exchange: "front", Class: Class{Kind: ClassTopic, RoutingKey: "a.x", Matches: []string{"a.*"}},
+				Before: []string{"q1"}, After: []string{"q1", "q2"},
+				AfterSplits: []Split{{Exchange: "h", Queues: []string{"q1", "q2"}, Unsimulated: "x-consistent-hash"}}},
+			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassOther}, After: []string{"q1", "q2"},
+				AfterSplits: []Split{{Exchange: "h", Queues: []string{"q1", "q2"}, Unsimulated: "x-consistent-hash"}}},
+		}},
+	},
+	{
+		// Dead letters into an exchange mqctl does not simulate go to
+		// one of its queues, not "dropped".
+		name: "dead-letter exchange made a plugin exchange's neighbour",
+		before: topo(exchange("dlx", "fanout", nil), exchange("h", "x-consistent-hash", nil), queue("w", topology.Args{"x-dead-letter-exchange": "dlx"}),
+			queue("d1", nil), queue("d2", nil), bind("dlx", "d1", "")),
+		after: topo(exchange("dlx", "fanout", nil), exchange("h", "x-consistent-hash", nil), queue("w", topology.Args{"x-dead-letter-exchange": "dlx"}),
+			queue("d1", nil), queue("d2", nil), bindExchange("dlx", "h", ""), bind("h", "d1", "1"), bind("h", "d2", "1")),
+		want: Diff{
+			Routes: []Route{
+				{Vhost: "/", Exchange: "dlx", Class: Class{Kind: ClassFanout}, Before: []string{"d1"}, After: []string{"d1", "d2"},
+					AfterSplits: []Split{{Exchange: "h", Queues: []string{"d1", "d2"}, Unsimulated: "x-consistent-hash"}}},
+				{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassOther}, After: []string{"d1", "d2"},
+					AfterSplits: []Split{{Exchange: "h", Queues: []string{"d1", "d2"}, Unsimulated: "x-consistent-hash"}}},
+			},
+			DeadLetters: []DeadLetter{{Vhost: "/", Queue: "w", Reason: route.Rejected,
+				Before: reaching(DeadLetterEnd{Configured: true, Exchange: "dlx", KeyFromMessage: true}, "d1"),
+				After: &DeadLetterEnd{Configured: true, Exchange: "dlx", KeyFromMessage: true, Queues: []string{"d1", "d2"},
+					Splits: []Split{{Exchange: "h", Queues: []string{"d1", "d2"}, Unsimulated: "x-consistent-hash"}}}}},
+		},
 	},
 	{
 		name:   "no change",
@@ -914,5 +971,58 @@ func TestClassBehindHeadersExchange(t *testing.T) {
 		if !strings.Contains(text.String(), want+"\n") {
 			t.Errorf("text:\n%s\nwant the line %q", text.String(), want)
 		}
+	}
+}
+
+// TestCompareUnsimulatedPick: where mqctl cannot tell which destination
+// an exchange picks (x-consistent-hash, a plugin; x-modulus-hash before
+// RabbitMQ 4.3, for one routing key), a class routed to it goes to one of
+// its queues, not to none: the flows say so and lose nothing. Before, a
+// binding moved behind such an exchange read "after: no queue", a loss
+// (exit 3), and a queue added to it "no message goes anywhere else".
+func TestCompareUnsimulatedPick(t *testing.T) {
+	tests := []struct {
+		name, version, typ, key string
+		want                    []string
+	}{
+		{"x-consistent-hash", "4.3", "x-consistent-hash", "1", []string{
+			`key "a.x" (matching a.*) on exchange "front"`,
+			`after:  one of q1, q2 (exchange "h", of type x-consistent-hash, picks one for each message by a hash mqctl does not simulate)`,
+		}},
+		{"x-modulus-hash on 4.0, one key", "4.0", "x-modulus-hash", "", []string{
+			`key "a.b" (matching a.b) on exchange "front"`,
+			`after:  one of q1, q2 (exchange "h", of type x-modulus-hash, picks one for each message by a hash mqctl does not simulate)`,
+		}},
+		{"an unknown plugin type", "4.3", "x-unknown", "", []string{
+			`after:  some of q1, q2, or none (exchange "h" is of type x-unknown, which mqctl does not simulate: where it routes each message is unknown)`,
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ver, err := rmqversion.Parse(tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pattern := "a.*"
+			if tc.typ == "x-modulus-hash" {
+				pattern = "a.b"
+			}
+			before := topo(exchange("front", "topic", nil), exchange("h", tc.typ, nil), queue("q1", nil), queue("q2", nil), bind("front", "q1", pattern))
+			after := topo(exchange("front", "topic", nil), exchange("h", tc.typ, nil), queue("q1", nil), queue("q2", nil),
+				bindExchange("front", "h", pattern), bind("h", "q1", tc.key), bind("h", "q2", tc.key))
+			d := Compare(before, after, Options{Version: ver})
+			if d.LosesMessages() {
+				t.Errorf("loses messages: %s", show(t, d))
+			}
+			var text strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(text.String(), w) {
+					t.Errorf("the text does not say %q:\n%s", w, text.String())
+				}
+			}
+		})
 	}
 }

@@ -122,7 +122,8 @@ func sameEnd(a, b *DeadLetterEnd) bool {
 // on side s.
 func (s *side) end(q string, r route.Reason, m route.Message) *DeadLetterEnd {
 	d := s.sim.DeadLetter(q, r, m)
-	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: queuesOf(d.Result), Splits: d.Result.Splits()}
+	qs, splits := s.reached(d.Result)
+	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: qs, Splits: splits}
 	if len(e.Queues) == 0 {
 		e.Dropped, e.Held, e.Why = !d.Held, d.Held, s.why(d)
 	}
@@ -141,7 +142,7 @@ func (s *side) why(d route.DeadLetterRoute) string {
 	case len(d.Cycles) > 0:
 		return fmt.Sprintf("dead-letter cycle: they would return to queue %q, which they were dead-lettered from, and RabbitMQ drops them", d.Cycles[0])
 	case len(d.Result.Unsimulated) > 0:
-		return fmt.Sprintf("DLX %q routes them through exchange %q, whose type mqctl does not simulate", d.Exchange, d.Result.Unsimulated[0])
+		return fmt.Sprintf("DLX %q routes them to exchange %q, of a type mqctl does not simulate, which leads to no queue", d.Exchange, d.Result.Unsimulated[0])
 	case d.Exchange == "":
 		return fmt.Sprintf("DLX \"\" (the default exchange) has no queue named %q", d.RoutingKey)
 	}

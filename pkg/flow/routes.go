@@ -157,15 +157,15 @@ func (c *vhostCompare) route(x string, f *flowChange, cl msgClass) {
 	class := c.class(x, f, cl)
 	m := route.Message{Exchange: x, RoutingKey: cl.key, Headers: cl.headers, Class: !oneKey(class.Kind, cl.matches), Many: true}
 	rb, ra := c.b.sim.Publish(m), c.a.sim.Publish(m)
-	before, after := queuesOf(rb), queuesOf(ra)
-	sb, sa := rb.Splits(), ra.Splits()
+	before, sb := c.b.reached(rb)
+	after, sa := c.a.reached(ra)
 	if slices.Equal(before, after) && sameSplits(sb, sa) {
 		return
 	}
 	r := Route{Vhost: c.vhost, Exchange: x, Class: class, Before: before, After: after, BeforeSplits: sb, AfterSplits: sa}
 	r.Loses = len(before) > 0 && len(after) == 0
 	if lost, ok := firstMissing(before, after); ok {
-		r.Cause = c.routeCause(m, rb, lost)
+		r.Cause = c.routeCause(m, rb, sb, lost)
 	} else if gained, ok := firstMissing(after, before); ok {
 		r.Cause = c.gainCause(ra, gained)
 	}
@@ -224,7 +224,44 @@ func oneKey(kind string, matches []string) bool {
 
 // sameSplits reports whether a and b split alike.
 func sameSplits(a, b []Split) bool {
-	return slices.EqualFunc(a, b, func(x, y Split) bool { return x.Exchange == y.Exchange && slices.Equal(x.Queues, y.Queues) })
+	return slices.EqualFunc(a, b, func(x, y Split) bool {
+		return x.Exchange == y.Exchange && slices.Equal(x.Queues, y.Queues) && x.Random == y.Random && x.Unsimulated == y.Unsimulated
+	})
+}
+
+// reached returns the queues r reaches on side s, sorted (nil: none),
+// and its splits: those of the simulator, then one for each exchange on
+// its way whose routing mqctl does not simulate (r.Unsimulated), naming
+// every queue it can lead to. Those queues are among the ones returned:
+// that mqctl cannot tell where such an exchange routes a message does not
+// make the message lost.
+func (s *side) reached(r route.Result) ([]string, []Split) {
+	qs, splits := queuesOf(r), r.Splits()
+	for _, x := range r.Unsimulated {
+		u := s.reachableQueues(x)
+		if len(u) == 0 {
+			continue
+		}
+		t := s.ex[x].declared
+		if t == "" {
+			t = "unknown"
+		}
+		splits = append(splits, Split{Exchange: x, Queues: u, Unsimulated: t})
+		qs = mergeSorted(qs, u)
+	}
+	return qs, splits
+}
+
+// mergeSorted returns the union of sorted a and b, sorted, each once; nil
+// for none.
+func mergeSorted(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]string, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // queuesOf returns the queues r reaches, sorted; nil for none.

@@ -168,15 +168,16 @@ func (s *side) defaultBindings() []*topology.Binding {
 // closure returns the exchanges a message published to (or dead-lettered
 // into) start can pass through: start, and every exchange reached from
 // one of them by an exchange-to-exchange binding or as its alternate
-// exchange, in the order reached. An exchange of a type the simulator
-// does not simulate is a dead end, as in the simulator. Empty for
+// exchange, in the order reached; through exchanges of a type the
+// simulator does not simulate too, since what their bindings lead to is
+// where they may route (side.reached). Empty for
 // noExchange and an undeclared exchange; just the default exchange for
 // "".
 func (s *side) closure(start string) []string {
 	if start == "" {
 		return []string{""}
 	}
-	return s.reach([]string{start}, false)
+	return s.reach([]string{start}, true)
 }
 
 // reach returns the declared exchanges of starts and every exchange

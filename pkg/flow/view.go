@@ -253,13 +253,24 @@ func reach(qs []string, splits []Split) string {
 		parts = append(parts, queues(rest))
 	}
 	for _, s := range splits {
-		how := "by a hash of its routing key"
-		if s.Random {
-			how = "at random, among those on the node the publisher is connected to"
-		}
-		parts = append(parts, fmt.Sprintf("one of %s (exchange %q picks one for each message %s)", queues(s.Queues), s.Exchange, how))
+		parts = append(parts, splitText(s))
 	}
 	return strings.Join(parts, ", and ")
+}
+
+// splitText says how split s shares messages among its queues.
+func splitText(s Split) string {
+	switch {
+	case s.Unsimulated != "" && s.PicksOne() && len(s.Queues) == 1:
+		return fmt.Sprintf("%s (through exchange %q, of type %s, which mqctl does not simulate)", s.Queues[0], s.Exchange, s.Unsimulated)
+	case s.Unsimulated != "" && s.PicksOne():
+		return fmt.Sprintf("one of %s (exchange %q, of type %s, picks one for each message by a hash mqctl does not simulate)", queues(s.Queues), s.Exchange, s.Unsimulated)
+	case s.Unsimulated != "":
+		return fmt.Sprintf("some of %s, or none (exchange %q is of type %s, which mqctl does not simulate: where it routes each message is unknown)", queues(s.Queues), s.Exchange, s.Unsimulated)
+	case s.Random:
+		return fmt.Sprintf("one of %s (exchange %q picks one for each message at random, among those on the node the publisher is connected to)", queues(s.Queues), s.Exchange)
+	}
+	return fmt.Sprintf("one of %s (exchange %q picks one for each message by a hash of its routing key)", queues(s.Queues), s.Exchange)
 }
 
 // endText says where dead letters go.

@@ -63,6 +63,7 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Bindings = []*topology.Binding{bind("orders", "audit", "order.*"), bind("orders", "work", "order.paid"), bind("dlx", "work.dlq", "work")}
 		v.Exchanges["events"] = x("events", "topic")
 		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
+		splitters(v)
 	})
 	desired := vh("v", func(v *topology.Vhost) {
 		v.Exchanges["orders"] = x("orders", "topic")
@@ -77,6 +78,12 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
 		// A policy that makes audit expire (flow.Expiring).
 		v.Policies["exp"] = &topology.Policy{Name: "exp", Pattern: "^audit$", ApplyTo: "queues", Definition: topology.Args{"expires": int64(60000)}}
+		// Splits, random (x-local-random) and unsimulated
+		// (x-consistent-hash), which read back as they were.
+		splitters(v)
+		v.Bindings = append(v.Bindings,
+			&topology.Binding{Source: "orders", Destination: "rpc", DestinationType: topology.DestExchange, RoutingKey: "order.shipped"},
+			&topology.Binding{Source: "orders", Destination: "hash", DestinationType: topology.DestExchange, RoutingKey: "order.refunded"})
 	})
 	cur := Current{Live: topology.Live{State: live}, Managed: ManagedOf(Recorded(live))}
 	p := Diff(desired, cur)
@@ -111,6 +118,25 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 			t.Errorf("flows read back from %s (-made +read):\n%s", name, d)
 		}
 	}
+	for _, want := range []func(flow.Split) bool{
+		func(s flow.Split) bool { return s.Random },
+		func(s flow.Split) bool { return s.Unsimulated == "x-consistent-hash" },
+	} {
+		if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return slices.ContainsFunc(r.AfterSplits, want) }) {
+			t.Errorf("the routes lack a split: %+v", p.Flows.Routes)
+		}
+	}
+}
+
+// splitters declares an x-local-random and an x-consistent-hash exchange,
+// each with two queues bound.
+func splitters(v *topology.Vhost) {
+	v.Exchanges["rpc"] = x("rpc", "x-local-random")
+	v.Exchanges["hash"] = x("hash", "x-consistent-hash")
+	for _, n := range []string{"r1", "r2", "h1", "h2"} {
+		v.Queues[n] = q(n, nil)
+	}
+	v.Bindings = append(v.Bindings, bind("rpc", "r1", ""), bind("rpc", "r2", ""), bind("hash", "h1", "1"), bind("hash", "h2", "1"))
 }
 
 // TestFlowsCompareOnlyVhostsWithRoutingChanges: SetFlows compares only the

@@ -82,7 +82,7 @@ func jsonEnd(e *flow.DeadLetterEnd) *pj.FlowEnd {
 func jsonSplits(ss []flow.Split) []pj.FlowSplit {
 	var out []pj.FlowSplit
 	for _, s := range ss {
-		out = append(out, pj.FlowSplit{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random})
+		out = append(out, pj.FlowSplit{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random, Unsimulated: s.Unsimulated})
 	}
 	return out
 }
@@ -90,7 +90,7 @@ func jsonSplits(ss []flow.Split) []pj.FlowSplit {
 func planSplits(ss []pj.FlowSplit) []flow.Split {
 	var out []flow.Split
 	for _, s := range ss {
-		out = append(out, flow.Split{Exchange: s.Exchange, Queues: s.Queues})
+		out = append(out, flow.Split{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random, Unsimulated: s.Unsimulated})
 	}
 	return out
 }

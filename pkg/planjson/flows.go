@@ -67,11 +67,15 @@ type FlowRoute struct {
 // FlowSplit is an exchange that splits a class of messages among queues
 // (x-modulus-hash, by a hash of the routing keys; x-local-random, Random,
 // at random among those on the publisher's node): each message reaches
-// one of them.
+// one of them. Unsimulated, the exchange's type, says that mqctl does not
+// simulate it (a plugin type, or x-modulus-hash before RabbitMQ 4.3): the
+// queues are those it can lead to, and which of them a message reaches is
+// unknown.
 type FlowSplit struct {
-	Exchange string   `json:"exchange"`
-	Queues   []string `json:"queues"`
-	Random   bool     `json:"random,omitempty"`
+	Exchange    string   `json:"exchange"`
+	Queues      []string `json:"queues"`
+	Random      bool     `json:"random,omitempty"`
+	Unsimulated string   `json:"unsimulated,omitempty"`
 }
 
 // FlowEnd is where dead letters (or a delay tier's messages) go.

@@ -6,7 +6,10 @@
 // and later the topology tests); route.go implements it.
 package route
 
-import "github.com/mqctl/mqctl/pkg/topology"
+import (
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
 
 // Reason is why a message leaves a queue as a dead letter, named as RabbitMQ
 // names it in the x-death header.
@@ -228,10 +231,30 @@ func (r Result) Queues() []string {
 // (Message.Class) reaches, and the queues it leads them to: each message
 // reaches one of Queues (sorted), not all: by a hash of its routing keys,
 // or, where Random, at random among those on the publisher's node.
+//
+// Where Unsimulated is set (the exchange's type, which mqctl does not
+// simulate: a plugin type, or x-modulus-hash before RabbitMQ 4.3 where
+// the pick is not known), the Split is not the simulator's: Queues are
+// every queue the exchange can lead a message to, and which of them a
+// message reaches is unknown. An x-consistent-hash or x-modulus-hash
+// exchange delivers each message to one of its destinations; another
+// type to some of them, or none.
 type Split struct {
-	Exchange string   `json:"exchange"`
-	Queues   []string `json:"queues"`
-	Random   bool     `json:"random,omitempty"`
+	Exchange    string   `json:"exchange"`
+	Queues      []string `json:"queues"`
+	Random      bool     `json:"random,omitempty"`
+	Unsimulated string   `json:"unsimulated,omitempty"`
+}
+
+// PicksOne reports whether s's exchange delivers each message to exactly
+// one of its queues (or, Unsimulated, to one of its destinations): every
+// split but that of a plugin type mqctl does not know to pick one.
+func (s Split) PicksOne() bool {
+	switch s.Unsimulated {
+	case "", typeModulusHash, rmqversion.ConsistentHashExchangeType:
+		return true
+	}
+	return false
 }
 
 // Splits returns where r, the route of a Message.Class, splits the class:

@@ -177,14 +177,14 @@ func TestModulusHashSplitsAClass(t *testing.T) {
 		if len(r.OneOf) != 1 || r.OneOf[0].Picked != nil || len(r.Unsimulated) != 0 {
 			t.Errorf("%s: one_of %+v, unsimulated %q: want one choice, none picked, nothing unsimulated", ver, r.OneOf, r.Unsimulated)
 		}
-		if got := fmt.Sprint(r.Splits()); got != "[{shards [f q1 q2 q3] false}]" {
+		if got := fmt.Sprint(r.Splits()); got != "[{shards [f q1 q2 q3] false }]" {
 			t.Errorf("%s: splits = %s, want shards among f, q1, q2, q3 (audit is reached by its own binding)", ver, got)
 		}
 		if s := sim.Publish(msg("in", "order.created")).Splits(); s != nil {
 			t.Errorf("%s: one message is not split: %+v", ver, s)
 		}
 		dl := sim.DeadLetter("w2", Rejected, class)
-		if got := fmt.Sprint(dl.Result.Splits()); got != "[{shards [f q1 q2 q3] false}]" {
+		if got := fmt.Sprint(dl.Result.Splits()); got != "[{shards [f q1 q2 q3] false }]" {
 			t.Errorf("%s: dead letters of a class keeping their keys: splits = %s", ver, got)
 		}
 		dl = sim.DeadLetter("w", Rejected, class)
