@@ -3,6 +3,7 @@ package flow
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -1024,5 +1025,30 @@ func TestCompareUnsimulatedPick(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeadLetterClassWithAFixedKey: dead letters that carry a dead-letter
+// routing key on both sides, told apart by the headers exchange their
+// dead-letter exchange leads to, are named by their headers: their key is
+// the dead-letter routing key, not the class's example key. Before, the
+// text said `with key "" and headers {fmt="pdf"}` beside `via "front",
+// key "doc.x"`.
+func TestDeadLetterClassWithAFixedKey(t *testing.T) {
+	common := []obj{exchange("front", "topic", nil), exchange("hx", "headers", nil), bindExchange("front", "hx", "doc.#"),
+		queue("hq", nil), bindHeaders("hx", "hq", topology.Args{"x-match": "any", "fmt": "pdf"})}
+	before := topo(append(slices.Clone(common), queue("lim", nil))...)
+	after := topo(append(slices.Clone(common), queue("lim", topology.Args{"x-dead-letter-exchange": "front", "x-dead-letter-routing-key": "doc.x"}))...)
+	d := Compare(before, after, Options{})
+	var text strings.Builder
+	if err := WriteText(&text, d, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `dead letters of queue "lim" (rejected) with headers {fmt="pdf"} (matching {"fmt":"pdf","x-match":"any"}) in vhost "/"`
+	if !strings.Contains(text.String(), want) {
+		t.Errorf("the text does not say %q:\n%s", want, text.String())
+	}
+	if strings.Contains(text.String(), `with key ""`) {
+		t.Errorf("the text names the dead letters by a key they do not carry:\n%s", text.String())
 	}
 }

@@ -75,7 +75,7 @@ func (d *Diff) entries() []entry {
 	for _, dl := range d.DeadLetters {
 		what := fmt.Sprintf("dead letters of queue %q (%s)", dl.Queue, dl.Reason)
 		if dl.Class != nil {
-			what += " with " + classText(dl.Class)
+			what += " with " + deadClassText(dl.Class, dl.Before, dl.After)
 		}
 		out = append(out, entry{vhost: dl.Vhost, loses: dl.Loses, what: what, was: endText(dl.Before), now: endText(dl.After), cause: dl.Cause})
 	}
@@ -85,7 +85,7 @@ func (d *Diff) entries() []entry {
 			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, loader.FormatDuration(t.DelayMS))
 		}
 		if t.Class != nil {
-			what += " with " + classText(t.Class)
+			what += " with " + deadClassText(t.Class, t.Before, t.After)
 		}
 		out = append(out, entry{vhost: t.Vhost, loses: t.Loses, what: what, was: endText(t.Before), now: endText(t.After), cause: t.Cause})
 	}
@@ -169,6 +169,20 @@ func classText(c *Class) string {
 		return "every message"
 	}
 	return strings.Join(parts, " and ")
+}
+
+// deadClassText names class c of dead letters that went to before and go
+// to after: as classText where they keep the message's key on either
+// side; by their headers alone where they carry a dead-letter routing key
+// on both (a headers exchange on the way tells them apart), since the
+// class's example key is not theirs.
+func deadClassText(c *Class, before, after *DeadLetterEnd) string {
+	for _, e := range []*DeadLetterEnd{before, after} {
+		if e != nil && e.Configured && e.KeyFromMessage {
+			return classText(c)
+		}
+	}
+	return sideText(c, ClassHeaders, c.Matches, "")
 }
 
 // sideText names class c as an exchange of kind tells it apart by
