@@ -39,7 +39,9 @@ func (v diffView) markdown(p *plan.Plan) error {
 		_, err := io.WriteString(v.w, sb.String())
 		return err
 	}
-	if p.Flows.LosesMessages() {
+	if loses, _ := p.Flows.Counts(); p.Flows.LosesMessages() && loses == 0 {
+		fmt.Fprintf(&sb, ":warning: **This change may lose messages.** %s\n", p.Flows.Summary())
+	} else if p.Flows.LosesMessages() {
 		fmt.Fprintf(&sb, ":warning: **This change loses messages.** %s\n", p.Flows.Summary())
 	} else {
 		fmt.Fprintf(&sb, "%s\n", p.Flows.Summary())

@@ -277,10 +277,18 @@ func (d *Diff) Empty() bool {
 
 // LosesMessages reports whether the change loses messages: a class that is
 // now unroutable, dead letters or delayed messages now dropped, a queue
-// nothing reaches any more, or one that now expires (sooner).
+// nothing reaches any more, or one that now expires (sooner). It also
+// reports true where an exchange's classes went past Options.MaxClasses
+// (Truncated, but for the default exchange's queue names, which Unlisted
+// counts): the classes past the cap were not compared, and any of them may
+// lose messages; saying none does would let a change through that drops
+// them.
 func (d *Diff) LosesMessages() bool {
 	if d == nil {
 		return false
+	}
+	if len(d.truncatedExchanges()) > 0 {
+		return true
 	}
 	for _, r := range d.Routes {
 		if r.Loses {

@@ -504,6 +504,35 @@ func TestCompareTruncates(t *testing.T) {
 	}
 }
 
+// TestTruncatedClassesMayLoseMessages: where the classes of an exchange
+// go past the cap, the ones not compared may lose messages, so the diff
+// does not say that none does. Here the first classes compared only gain
+// a queue, and the keys past the cap lose theirs (each queue keeps another
+// binding, so none is silenced): the diff said "none loses messages", and
+// mqctl diff --detailed-exitcode exited 2.
+func TestTruncatedClassesMayLoseMessages(t *testing.T) {
+	var before, after []obj
+	for _, o := range []obj{exchange("x", "direct", nil), queue("other", nil), queue("qa", nil), queue("qz", nil),
+		bind("x", "qa", "a1"), bind("x", "qa", "a2"), bind("x", "qa", "a3"), bind("x", "qz", "y")} {
+		before, after = append(before, o), append(after, o)
+	}
+	before = append(before, bind("x", "qz", "z1"), bind("x", "qz", "z2"))
+	after = append(after, bind("x", "other", "a1"), bind("x", "other", "a2"), bind("x", "other", "a3"))
+	d := Compare(topo(before...), topo(after...), Options{MaxClasses: 3})
+	if len(d.Truncated) == 0 || slices.ContainsFunc(d.Routes, func(r Route) bool { return r.Loses }) {
+		t.Fatalf("want the gaining classes listed and the losing ones past the cap: %s", show(t, d))
+	}
+	if !d.LosesMessages() {
+		t.Errorf("LosesMessages() = false with classes not compared")
+	}
+	if want := "3 flow changes send messages elsewhere; more classes of keys of //x were not compared, and they may lose messages."; d.Summary() != want {
+		t.Errorf("Summary() = %q, want %q", d.Summary(), want)
+	}
+	if d := Compare(topo(before...), topo(after...), Options{}); !d.LosesMessages() || len(d.Truncated) != 0 {
+		t.Errorf("without a cap: %s", show(t, d))
+	}
+}
+
 // TestCompareVhosts checks that Options.Vhosts restricts the comparison.
 func TestCompareVhosts(t *testing.T) {
 	both := func(key string) *topology.Topology {

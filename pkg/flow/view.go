@@ -131,6 +131,13 @@ func (d *Diff) Counts() (loses, moves int) {
 // Summary is one line on what the change does to messages.
 func (d *Diff) Summary() string {
 	loses, moves := d.Counts()
+	if t := d.truncatedExchanges(); len(t) > 0 {
+		rest := fmt.Sprintf("more classes of keys of %s were not compared, and they may lose messages.", strings.Join(t, ", "))
+		if loses == 0 {
+			return fmt.Sprintf("%s %s messages elsewhere; %s", count(moves, "flow change"), plural2("sends", "send", moves), rest)
+		}
+		return fmt.Sprintf("%s %s messages, %s %s them elsewhere; %s", count(loses, "flow change"), plural2("loses", "lose", loses), count(moves, "more"), plural2("sends", "send", moves), rest)
+	}
 	switch {
 	case loses+moves == 0:
 		return "No message goes anywhere else."
@@ -369,7 +376,7 @@ func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 		}
 	}
 	if t := d.truncatedExchanges(); len(t) > 0 {
-		fmt.Fprintf(sb, "  (not every class of keys is listed for %s: their bindings make too many)\n", strings.Join(t, ", "))
+		fmt.Fprintf(sb, "  (not every class of keys is listed for %s: their bindings make too many to compare)\n", strings.Join(t, ", "))
 	}
 	fmt.Fprintf(sb, "%s\n", d.Summary())
 	return sb.Flush()
