@@ -226,6 +226,14 @@ var compareCases = []struct {
 			Loses: true, Cause: "it now has a length limit of 10 messages, and when full drops its oldest messages (overflow drop-head), starting with what it holds over the limit when policy \"cap\" is put (mqctl apply refuses that without --allow-data-loss); no dead-letter exchange"}}},
 	},
 	{
+		name:   "a length limit of one message",
+		before: topo(queue("q", nil)),
+		after:  topo(queue("q", nil), policy("cap", "^q$", "queues", topology.Args{"max-length": 1})),
+		want: Diff{DeadLetters: []DeadLetter{{Vhost: "/", Queue: "q", Reason: route.MaxLen,
+			After: dropped(DeadLetterEnd{}, "no dead-letter exchange"),
+			Loses: true, Cause: "it now has a length limit of 1 message, and when full drops its oldest messages (overflow drop-head), starting with what it holds over the limit when policy \"cap\" is put (mqctl apply refuses that without --allow-data-loss); no dead-letter exchange"}}},
+	},
+	{
 		name:   "a length limit as the queue's own argument, without a dead-letter exchange",
 		before: topo(queue("q", nil)),
 		after:  topo(queue("q", topology.Args{"x-max-length-bytes": 1048576})),

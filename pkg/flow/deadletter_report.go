@@ -231,12 +231,20 @@ func (c *vhostCompare) deathContext(q string, r route.Reason) map[string]any {
 func (s *side) lengthLimits(q string) string {
 	var limits []string
 	if v, ok := s.sim.QueueArg(q, "x-max-length"); ok {
-		limits = append(limits, fmt.Sprintf("%v messages", v))
+		limits = append(limits, fmt.Sprintf("%v %s", v, plural2("message", "messages", countOf(v))))
 	}
 	if v, ok := s.sim.QueueArg(q, "x-max-length-bytes"); ok {
-		limits = append(limits, fmt.Sprintf("%v bytes", v))
+		limits = append(limits, fmt.Sprintf("%v %s", v, plural2("byte", "bytes", countOf(v))))
 	}
 	return strings.Join(limits, " or ")
+}
+
+// countOf is v as a count for plural2: 1 for one, else 2.
+func countOf(v any) int {
+	if n, ok := topology.Number(v); ok && n == 1 {
+		return 1
+	}
+	return 2
 }
 
 // whenFull says what queue q does on side s when it is full and its
