@@ -215,6 +215,16 @@ func show(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// writeRef writes one line of a list of objects: ref's kind, its name
+// and its vhost (none for the broker's own objects), then tail.
+func writeRef(sb *bufio.Writer, ref ObjectRef, tail string) {
+	where := fmt.Sprintf(" in vhost %q", ref.Vhost)
+	if ref.Vhost == "" {
+		where = ""
+	}
+	fmt.Fprintf(sb, "  %s %s%s%s\n", ref.Kind, shownName(ref.Kind, ref.Name), where, tail)
+}
+
 // writeOutside lists the objects mqctl managed once that were changed
 // outside mqctl: left alone (or deleted, as asked), with what to do.
 func writeOutside(sb *bufio.Writer, p *Plan, paint func(color, s string) string) {
@@ -228,11 +238,7 @@ func writeOutside(sb *bufio.Writer, p *Plan, paint func(color, s string) string)
 	}
 	list := func(os []Outside) {
 		for _, o := range os {
-			where := fmt.Sprintf(" in vhost %q", o.Vhost)
-			if o.Vhost == "" {
-				where = ""
-			}
-			fmt.Fprintf(sb, "  %s %s%s: %s\n", o.Kind, shownName(o.Kind, o.Name), where, o.Reason)
+			writeRef(sb, o.ObjectRef, ": "+o.Reason)
 		}
 	}
 	if len(kept) > 0 {
@@ -261,11 +267,7 @@ func writeOthers(sb *bufio.Writer, p *Plan, paint func(color, s string) string, 
 	}
 	list := func(os []OtherOwned) {
 		for _, o := range os {
-			where := fmt.Sprintf(" in vhost %q", o.Vhost)
-			if o.Vhost == "" {
-				where = ""
-			}
-			fmt.Fprintf(sb, "  %s %s%s (%s)\n", o.Kind, shownName(o.Kind, o.Name), where, OwnerNames(o.Owners))
+			writeRef(sb, o.ObjectRef, " ("+OwnerNames(o.Owners)+")")
 		}
 	}
 	if len(left) > 0 {
