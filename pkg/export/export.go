@@ -363,11 +363,11 @@ func dlqSugar(q *topology.Queue, pair *dlqPair) *yaml.Node {
 }
 
 // dlqNode names the dead-letter queue d of origin: a bare name when the
-// loader's defaults (origin's type and durability) declare it exactly, else
-// a mapping with its settings.
+// loader's defaults (origin's type, durable) declare it exactly, else a
+// mapping with its settings.
 func dlqNode(d, origin *topology.Queue) *yaml.Node {
 	s := splitQueueArgs(d)
-	if d.Type == origin.Type && d.Durable == origin.Durable && !d.AutoDelete && s.empty() {
+	if d.Type == origin.Type && d.Durable && !d.AutoDelete && s.empty() {
 		return str(d.Name)
 	}
 	m := mapping()
@@ -375,8 +375,8 @@ func dlqNode(d, origin *topology.Queue) *yaml.Node {
 	if d.Type != origin.Type {
 		add(m, "type", str(d.Type))
 	}
-	if d.Durable != origin.Durable {
-		add(m, "durable", boolNode(d.Durable))
+	if !d.Durable {
+		add(m, "durable", boolNode(false))
 	}
 	if d.AutoDelete {
 		add(m, "auto_delete", boolNode(true))

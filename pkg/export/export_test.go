@@ -216,6 +216,11 @@ func q(name, typ string, args topology.Args) *topology.Queue {
 	return &topology.Queue{Name: name, Type: typ, Durable: true, Arguments: args}
 }
 
+func transient(x *topology.Queue) *topology.Queue {
+	x.Durable = false
+	return x
+}
+
 func bind(src, dst, key string) *topology.Binding {
 	return &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestQueue, RoutingKey: key}
 }
@@ -264,6 +269,24 @@ func TestSugar(t *testing.T) {
 				[]*topology.Queue{q("work", "quorum", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"}), q("work.dlq", "classic", topology.Args{"x-message-ttl": int64(604800000)})},
 				[]*topology.Exchange{dlx}, []*topology.Binding{bind("dlx", "work.dlq", "work")}),
 			want: []string{"queue: {name: work.dlq, type: classic, limits: {message_ttl: 7d}}"},
+		},
+		{
+			// dead_letter.queue declares a durable DLQ whatever the origin's
+			// durability: a bare name for a durable DLQ of a transient queue,
+			// durable: false written for a transient one.
+			name: "durable DLQ of a transient queue is a bare name",
+			top: vhostWith(
+				[]*topology.Queue{transient(q("work", "classic", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"})), q("work.dlq", "classic", nil)},
+				[]*topology.Exchange{dlx}, []*topology.Binding{bind("dlx", "work.dlq", "work")}),
+			want:    []string{"dead_letter: {exchange: dlx, queue: work.dlq}"},
+			wantNot: []string{"work.dlq:"},
+		},
+		{
+			name: "transient DLQ of a transient queue says durable: false",
+			top: vhostWith(
+				[]*topology.Queue{transient(q("work", "classic", topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "work"})), transient(q("work.dlq", "classic", nil))},
+				[]*topology.Exchange{dlx}, []*topology.Binding{bind("dlx", "work.dlq", "work")}),
+			want: []string{"queue: {name: work.dlq, durable: false}"},
 		},
 		{
 			name: "DLQ through the default exchange",

@@ -564,22 +564,23 @@ func (d *decoder) deadLetterQueueName(qn *node, dw string) (string, topology.Pos
 }
 
 // declareDLQ declares into decl the DLQ that dead_letter.queue (qe) names
-// dlqName (written at namePos): with the queue's own type and durability
-// unless its mapping says otherwise, and, when dead letters go through an
-// exchange (exch), bound to it by rk.
+// dlqName (written at namePos): with the queue's own type, durable (a DLQ
+// keeps dead letters until someone looks at them, across a restart, even
+// those of a transient queue) unless its mapping says otherwise, and, when
+// dead letters go through an exchange (exch), bound to it by rk.
 func (d *decoder) declareDLQ(decl *queueDecl, qe entry, dlqName string, namePos topology.Pos, exch, rk string) {
 	qn := qe.value
 	origin := decl.q.Name
 	ignore := ignoresOf(qe.key, qn)
 	if qn.kind == mapNode {
 		decl.dlq = d.queue(dlqName, namePos, ignore, qn, queueOpts{
-			fallbackType: decl.q.Type, fallbackDurable: decl.q.Durable, typeFromVhost: decl.q.TypeFromVhost,
+			fallbackType: decl.q.Type, fallbackDurable: true, typeFromVhost: decl.q.TypeFromVhost,
 			role: topology.RoleDeadLetter, origin: origin, nameField: true,
 		})
 		decl.dlqFull = true
 	} else {
 		decl.dlq = &queueDecl{q: &topology.Queue{
-			Name: dlqName, Type: decl.q.Type, Durable: decl.q.Durable, TypeFromVhost: decl.q.TypeFromVhost,
+			Name: dlqName, Type: decl.q.Type, Durable: true, TypeFromVhost: decl.q.TypeFromVhost,
 			Role: topology.RoleDeadLetter, Origin: origin,
 			Meta: topology.Meta{Pos: namePos, Ignore: ignore},
 		}}

@@ -268,7 +268,12 @@ func (b *vhostBuilder) addGenerated(q *topology.Queue, partial bool, by string) 
 		return true
 	}
 	if diff := queueDiff(q, ex, partial || b.partial[q.Name]); diff != "" {
-		b.d.errs.addf(q.Pos, "give the queues different names, or the same settings",
+		hint := "give the queues different names, or the same settings"
+		if partial && q.Role == topology.RoleDeadLetter && q.Type == ex.Type && q.Durable && !ex.Durable {
+			// A bare dead_letter.queue name declares a durable DLQ.
+			hint = fmt.Sprintf("a DLQ named by dead_letter.queue is durable, so that it keeps dead letters across a restart: remove durable: false from queue %q, or write dead_letter.queue as {name: %q, durable: false} to keep it transient", q.Name, q.Name)
+		}
+		b.d.errs.addf(q.Pos, hint,
 			"queue %q declared by %s differs from the queue of that name %s at %s: %s", q.Name, by, b.by[q.Name], ex.Pos, diff)
 		return false
 	}

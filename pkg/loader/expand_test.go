@@ -194,11 +194,42 @@ func TestDeadLetterQueue(t *testing.T) {
 			name: "explicit routing key is the binding key",
 			body: `queues:
   orders.shipping:
-    durable: false
     dead_letter: {exchange: dlx, routing_key: failed, queue: parked}`,
 			wantOrigin:   topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "failed"},
-			wantQueues:   []*topology.Queue{{Name: "parked", Type: "classic", Durable: false, Role: topology.RoleDeadLetter, Origin: "orders.shipping"}},
+			wantQueues:   []*topology.Queue{{Name: "parked", Type: "classic", Durable: true, Role: topology.RoleDeadLetter, Origin: "orders.shipping"}},
 			wantBindings: []*topology.Binding{{Source: "dlx", Destination: "parked", DestinationType: "queue", RoutingKey: "failed"}},
+		},
+		{
+			// A DLQ keeps dead letters for someone to look at: a transient
+			// origin does not make it lose them on the next restart.
+			name: "the DLQ of a transient queue is durable",
+			body: `queues:
+  orders.shipping:
+    durable: false
+    dead_letter: {exchange: dlx, queue: parked}`,
+			wantOrigin:   topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "orders.shipping"},
+			wantQueues:   []*topology.Queue{{Name: "parked", Type: "classic", Durable: true, Role: topology.RoleDeadLetter, Origin: "orders.shipping"}},
+			wantBindings: []*topology.Binding{{Source: "dlx", Destination: "parked", DestinationType: "queue", RoutingKey: "orders.shipping"}},
+		},
+		{
+			name: "the DLQ mapping of a transient queue is durable unless it says otherwise",
+			body: `queues:
+  orders.shipping:
+    durable: false
+    dead_letter: {exchange: dlx, queue: {name: parked, limits: {max_length: 10}}}`,
+			wantOrigin: topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "orders.shipping"},
+			wantQueues: []*topology.Queue{{Name: "parked", Type: "classic", Durable: true, Role: topology.RoleDeadLetter, Origin: "orders.shipping",
+				Arguments: topology.Args{"x-max-length": int64(10)}}},
+			wantBindings: []*topology.Binding{{Source: "dlx", Destination: "parked", DestinationType: "queue", RoutingKey: "orders.shipping"}},
+		},
+		{
+			name: "a transient DLQ is one the mapping asks for",
+			body: `queues:
+  orders.shipping:
+    dead_letter: {exchange: dlx, queue: {name: parked, durable: false}}`,
+			wantOrigin:   topology.Args{"x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "orders.shipping"},
+			wantQueues:   []*topology.Queue{{Name: "parked", Type: "classic", Durable: false, Role: topology.RoleDeadLetter, Origin: "orders.shipping"}},
+			wantBindings: []*topology.Binding{{Source: "dlx", Destination: "parked", DestinationType: "queue", RoutingKey: "orders.shipping"}},
 		},
 		{
 			name: "DLQ given as a mapping has its own settings",
