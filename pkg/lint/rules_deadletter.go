@@ -422,8 +422,13 @@ func (p *Pass) settledTargets(q string) []string {
 }
 
 // MQ104: dead letters of one queue landing where they do not belong.
+// A binding that takes the dead letters of several queues, each sent with
+// its own key to its own DLQ, is one cause: one finding on the binding
+// names the queues (caughtGroups), and each queue's own finding names only
+// the bindings that take its dead letters alone.
 func runDLCrossDelivered(p *Pass) []Finding {
-	var out []Finding
+	groups := p.caughtGroups()
+	out := groups.findings(p)
 	for _, name := range p.queueNames {
 		d := p.dl[name]
 		if d == nil || d.Missing || p.isDelay(name) {
@@ -458,9 +463,12 @@ func runDLCrossDelivered(p *Pass) []Finding {
 		}
 		var msg string
 		cs, ownRoute := p.catchers(name, d)
+		if ownRoute {
+			cs.Bindings = groups.alone(cs.Bindings)
+		}
 		switch {
 		case len(settled) > 1 && ownRoute && len(cs.Bindings) == 0:
-			continue // only collectors by intent take them too
+			continue // only collectors by intent, or bindings a finding of their own names, take them too
 		case len(settled) > 1 && ownRoute:
 			msg = p.caughtMessage(name, d, settled, cs.Bindings)
 		case len(settled) > 1:

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -12,17 +13,28 @@ import (
 // routing is the same on every supported version (4.3, the default, is
 // judged; 4.0 and 3.10 route these keys alike).
 func TestMQ104CaughtDeadLetters(t *testing.T) {
-	// collector: w1 and w2 dead-letter to a topic exchange with their own
-	// keys into their DLQs, and all-dead is bound there with "#".
-	collector := func(ignore ...string) func(b *builder) {
+	// collectorOf: queues w1…wN dead-letter to a topic exchange with their
+	// own keys into their DLQs, and all-dead is bound there with "#".
+	collectorOf := func(n int, ignore ...string) func(b *builder) {
 		return func(b *builder) {
 			b.exchange("dlx", "topic")
-			b.dlqPair("w1", "", "", "dlx", nil)
-			b.dlqPair("w2", "", "", "dlx", nil)
+			for i := 1; i <= n; i++ {
+				b.dlqPair(fmt.Sprintf("w%d", i), "", "", "dlx", nil)
+			}
 			b.queue("all-dead", nil)
 			b.bind("dlx", "all-dead", "#").Ignore = ignore
 		}
 	}
+	collector := func(ignore ...string) func(b *builder) { return collectorOf(2, ignore...) }
+	// ignoring: collectorOf(n), but queue w1 itself is marked
+	// `# mqctl:ignore MQ104`.
+	ignoring := func(n int) func(b *builder) {
+		return func(b *builder) {
+			collectorOf(n)(b)
+			b.v.Queues["w1"].Ignore = []string{"MQ104"}
+		}
+	}
+	catchAll := `dlx -> queue all-dead ["#"]`
 	// wildcardName: the dead_letter sugar on a queue named jobs.* binds
 	// its DLQ with the key jobs.*, a pattern that matches jobs.x.
 	wildcardName := func(b *builder) {
@@ -30,17 +42,49 @@ func TestMQ104CaughtDeadLetters(t *testing.T) {
 		b.dlqPair("jobs.*", "", "", "dlx", nil)
 		b.dlqPair("jobs.x", "", "", "dlx", nil)
 	}
+	wildcardTwo := func(b *builder) {
+		wildcardName(b)
+		b.dlqPair("jobs.y", "", "", "dlx", nil)
+	}
 	ownKeyAdvice := "Give the queue its own dead-letter routing key"
 	for _, tc := range []objectCase{
-		{name: "a # binding on the DLX", version: "4.3", build: collector(), object: "w1",
+		// One binding that takes the dead letters of several queues is one
+		// cause: one finding, on the binding, naming them, with one fix.
+		{name: "a # binding on the DLX", version: "4.3", build: collector(), object: catchAll,
 			ids: []string{"MQ104"}, severity: Warning,
-			contains: []string{`reach 2 queues (all-dead and w1.dlq)`, `its own routing key "w1"`,
-				`binding dlx -> queue all-dead ["#"] also matches that key`,
-				`Narrow the key of binding dlx -> queue all-dead ["#"] so that it no longer matches "w1", or remove the binding`,
+			contains: []string{`binding dlx -> queue all-dead ["#"] also takes the dead letters of 2 queues (w1 and w2)`,
+				`each sends them to exchange "dlx" with its own routing key ("w1" and "w2"), which its DLQ is bound with, and the binding's key "#" matches them too`,
+				`Narrow the key of binding dlx -> queue all-dead ["#"] so that it no longer matches "w1" and "w2", or remove the binding`,
 				"`# mqctl:ignore MQ104`"},
 			lacks: []string{ownKeyAdvice}},
-		{name: "a # binding on the DLX, collector by intent", version: "4.3", build: collector("MQ104"), object: "w1"},
+		{name: "a # binding on the DLX: no finding on each queue", version: "4.3", build: collector(), object: "w1"},
+		{name: "a # binding on the DLX: no finding on the other queue", version: "4.3", build: collector(), object: "w2"},
+		{name: "a # binding on the DLX of seven queues, the list capped", version: "4.3", build: collectorOf(7), object: catchAll,
+			ids: []string{"MQ104"}, severity: Warning,
+			contains: []string{`the dead letters of 7 queues (w1, w2, w3, w4, w5 and 2 more)`,
+				`its own routing key ("w1", "w2", "w3", "w4" and 3 more)`,
+				`so that it no longer matches "w1", "w2", "w3", "w4" and 3 more, or remove the binding`}},
+		{name: "a # binding on the DLX of seven queues: none on a queue", version: "4.3", build: collectorOf(7), object: "w7"},
+		// A queue marked to ignore MQ104 is left out of the binding's list.
+		{name: "a queue of three that ignores MQ104 is not named", version: "4.3", build: ignoring(3), object: catchAll,
+			ids: []string{"MQ104"}, severity: Warning,
+			contains: []string{`the dead letters of 2 queues (w2 and w3)`}, lacks: []string{"w1"}},
+		{name: "one queue left beside one that ignores MQ104 has its own finding", version: "4.3", build: ignoring(2), object: "w2",
+			ids: []string{"MQ104"}, severity: Warning,
+			contains: []string{`reach 2 queues (all-dead and w2.dlq)`, `its own routing key "w2"`,
+				`binding dlx -> queue all-dead ["#"] also matches that key`,
+				`Narrow the key of binding dlx -> queue all-dead ["#"] so that it no longer matches "w2", or remove the binding`}},
+		{name: "one queue left beside one that ignores MQ104: none on the binding", version: "4.3", build: ignoring(2), object: catchAll},
+		{name: "a # binding on the DLX, collector by intent", version: "4.3", build: collector("MQ104"), object: catchAll},
+		{name: "a # binding on the DLX, collector by intent: none on a queue", version: "4.3", build: collector("MQ104"), object: "w1"},
 		{name: "a # binding on the DLX, collector by intent (by name)", version: "4.3", build: collector("dead-letters-cross-delivered"), object: "w2"},
+		{name: "a wildcard DLQ binding that takes two queues' dead letters", version: "4.3", build: wildcardTwo, object: `dlx -> queue jobs.*.dlq ["jobs.*"]`,
+			ids: []string{"MQ104"}, severity: Warning,
+			contains: []string{`the dead letters of 2 queues (jobs.x and jobs.y)`,
+				`the key is a pattern that also matches "jobs.x" and "jobs.y"`,
+				`Give queue "jobs.*" a dead-letter routing key without wildcard words`},
+			lacks: []string{ownKeyAdvice, "Narrow the key"}},
+		{name: "a wildcard DLQ binding that takes two queues' dead letters: none on a queue", version: "4.3", build: wildcardTwo, object: "jobs.y"},
 		{name: "a queue named with a topic wildcard", version: "4.3", build: wildcardName, object: "jobs.x",
 			ids: []string{"MQ104"}, severity: Warning,
 			contains: []string{`binding dlx -> queue jobs.*.dlq ["jobs.*"] also matches that key`,
