@@ -197,6 +197,7 @@ func validateShovel(s map[string]any) []Problem {
 		if !has(s, "src-address") {
 			out = append(out, Problem{Field: "src-protocol", Msg: "an amqp10 source needs src-address", Hint: "add src-address: the AMQP 1.0 address to consume from"})
 		}
+		out = append(out, amqp10AddressProblems(s, "src-address")...)
 	} else {
 		switch n := count(s, "src-queue", "src-exchange"); {
 		case n == 0:
@@ -209,6 +210,7 @@ func validateShovel(s map[string]any) []Problem {
 		if !has(s, "dest-address") {
 			out = append(out, Problem{Field: "dest-protocol", Msg: "an amqp10 destination needs dest-address", Hint: "add dest-address: the AMQP 1.0 address to publish to"})
 		}
+		out = append(out, amqp10AddressProblems(s, "dest-address")...)
 	} else if count(s, "dest-queue", "dest-exchange") == 2 {
 		out = append(out, Problem{Field: "dest-exchange", Msg: "dest-queue and dest-exchange exclude each other", Hint: "keep one of them"})
 	}
