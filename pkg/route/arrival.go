@@ -48,11 +48,18 @@ type Arrival struct {
 	// enters the queue, and a publisher using confirms gets a basic.nack.
 	Refused bool `json:"refused,omitempty"`
 	// Why says why, as a clause; set also on a kept message when a limit
-	// of 0 is in force (a quorum queue with reject-publish).
+	// of 0 is in force (a quorum queue with reject-publish), or when
+	// Unsure.
 	Why string `json:"why,omitempty"`
+	// Unsure: the queue may keep the message or not, depending on what the
+	// simulator does not know: its size, against a length limit in bytes
+	// above 0 (see bytesLimitWhy). Keeps then reports true, the answer
+	// for a message that fits.
+	Unsure bool `json:"unsure,omitempty"`
 }
 
-// Keeps reports whether the queue holds the message.
+// Keeps reports whether the queue holds the message (when Unsure, only if
+// it fits).
 func (a Arrival) Keeps() bool { return a.Reason == "" && !a.Refused }
 
 // OnArrival is what queue name does with message m (as it arrives: a
@@ -65,8 +72,8 @@ func (s *Simulator) OnArrival(name string, m Message) Arrival {
 	}
 	args := s.queues[name].args
 	limit := zeroLimit(args)
+	overflow, _ := args.String("x-overflow")
 	if limit != "" {
-		overflow, _ := args.String("x-overflow")
 		if a, decided := zeroLimitArrival(q, overflow, limit); decided {
 			return a
 		}
@@ -84,7 +91,38 @@ func (s *Simulator) OnArrival(name string, m Message) Arrival {
 	case limit != "":
 		return Arrival{Why: limit + " with overflow reject-publish: a quorum queue takes a message while it holds none (it checks the limit after the enqueue) and refuses publishes (basic.nack) while it holds one"}
 	}
+	if n, ok := args.Int("x-max-length-bytes"); ok && n > 0 && (classic || overflow != "reject-publish") {
+		return Arrival{Unsure: true, Why: bytesLimitWhy(n, overflow, classic, s.ver.AtLeast(4, 3))}
+	}
 	return Arrival{}
+}
+
+// bytesLimitWhy says why a queue with a length limit in bytes n above 0
+// (overflow, classic or quorum, meta: a quorum queue of RabbitMQ 4.3)
+// may not keep a message, which the simulator cannot tell: a message
+// bigger than the limit overflows the queue even when it is empty
+// (will_overflow/2 and over_max_length/1 of rabbit_amqqueue_process
+// compare the bodies' bytes, rabbit_fifo's is_over_limit/1 the bytes it
+// counts on enqueue: the body on 3.10 and 4.0, the body and the encoded
+// properties and headers from 4.3.0, maybe_enqueue/8), and the simulator
+// knows no message's size. A quorum queue with reject-publish takes the
+// message while it holds none (the limit is checked after the enqueue), so
+// it is not asked.
+func bytesLimitWhy(n int64, overflow string, classic, meta bool) string {
+	counted := "its body fits"
+	if !classic && meta {
+		counted = "its body, properties and headers fit"
+	}
+	var bigger string
+	switch {
+	case classic && overflow == "reject-publish":
+		bigger = "refused (basic.nack)"
+	case classic && overflow == "reject-publish-dlx":
+		bigger = "refused (basic.nack) and dead-lettered as maxlen"
+	default:
+		bigger = "dead-lettered as maxlen as soon as it arrives (dropped without a dead-letter exchange)"
+	}
+	return fmt.Sprintf("its length limit in bytes is %d: it keeps the message only if %s in it, and the simulator does not know a message's size; a bigger one is %s", n, counted, bigger)
 }
 
 // zeroLimit names the limit of 0 that effective queue arguments args set,

@@ -291,6 +291,11 @@ func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) predicti
 	}
 	reason := route.Rejected
 	arrival := sim.OnArrival(tc.Queue, msg)
+	if arrival.Unsure {
+		p.queues = []string{}
+		p.unsure = []string{fmt.Sprintf("queue %q may not keep it to be %s there: %s", tc.Queue, verb, arrival.Why)}
+		return p
+	}
 	if !arrival.Keeps() && (tc.Action != topology.ActionExpire || arrival.Reason != route.Expired) {
 		p.problem = fmt.Sprintf("queue %q keeps no message (%s), so none can be %s there; test where the publish lands instead", tc.Queue, route.ArrivalText(arrival), verb)
 		p.static = true
@@ -337,6 +342,18 @@ func (p *prediction) land(sim *route.Simulator, r route.Result) {
 		}
 	}
 	p.possible = possibleOfLanding(sim, l)
+	// A queue that keeps the message only if it fits in its length limit
+	// in bytes: the simulator does not know the message's size, so it may
+	// land there or, bigger, where the queue's overflow sends it.
+	for _, res := range l.Results {
+		for _, d := range res.Deliveries {
+			if a := sim.OnArrival(d.Queue, res.Message); a.Unsure && slices.Contains(p.queues, d.Queue) {
+				p.queues = slices.DeleteFunc(slices.Clone(p.queues), func(q string) bool { return q == d.Queue })
+				p.unsure = append(p.unsure, fmt.Sprintf("queue %q: %s", d.Queue, a.Why))
+				p.possible = nil
+			}
+		}
+	}
 	if l.Endless {
 		p.problem = "the message is dead-lettered from queue to queue without end, each keeping nothing; give one of them a message TTL above 0, or no length limit of 0"
 	}

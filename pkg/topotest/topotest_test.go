@@ -273,3 +273,73 @@ tests:
 		}
 	}
 }
+
+// TestLengthLimitInBytesIsUnknown: a queue with a length limit in bytes
+// above 0 keeps a message only if it fits, and the simulator knows no
+// message's size: a test that expects the message there, or its dead
+// letter elsewhere, is unknown offline (before, the simulator said the
+// queue keeps it, whatever its size: wrong for a bigger message, which
+// the broker drops or refuses, internal/difftest
+// TestMaxLengthBytesAgainstBroker). A queue the message certainly reaches
+// still fails a test that leaves it out, and a quorum queue with
+// reject-publish, which takes a message while it holds none, is certain.
+func TestLengthLimitInBytesIsUnknown(t *testing.T) {
+	top := loadSrc(t, `version: 1
+vhosts:
+  /:
+    exchanges:
+      orders: { type: topic }
+      dlx: { type: fanout }
+    queues:
+      capped:
+        bindings: [{ exchange: orders, routing_key: "#" }]
+        limits: { max_length_bytes: 1KiB }
+        dead_letter: { exchange: dlx, queue: capped.dlq }
+      refusing:
+        limits: { max_length_bytes: 1KiB, overflow: reject-publish }
+      qq:
+        type: quorum
+        limits: { max_length_bytes: 1KiB, overflow: reject-publish }
+      log: { bindings: [{ exchange: orders, routing_key: "#" }] }
+tests:
+  - name: kept in the capped queue
+    publish: { exchange: orders, routing_key: order.1 }
+    expect: { queues: [capped, log] }
+  - name: dead-lettered by the capped queue
+    publish: { exchange: orders, routing_key: order.1 }
+    expect: { queues: [capped.dlq, log] }
+  - name: the log is certain and missing
+    publish: { exchange: orders, routing_key: order.1 }
+    expect: { queues: [capped] }
+  - name: rejected in the capped queue
+    publish: { exchange: orders, routing_key: order.1 }
+    reject: capped
+    expect: { queues: [capped.dlq] }
+  - name: refused by a classic queue
+    publish: { exchange: "", routing_key: refusing }
+    expect: { queues: [] }
+  - name: a quorum queue with reject-publish takes it
+    publish: { exchange: "", routing_key: qq }
+    expect: { queues: [qq] }
+`)
+	for _, line := range []string{"4.3", "4.0", "3.10"} {
+		rep := topotest.Simulate(top, top.Tests, rmqversion.MustParse(line))
+		want := []struct {
+			unknown, passed bool
+			msg             string
+		}{
+			{true, false, `queue "capped": its length limit in bytes is 1024: it keeps the message only if its body fits in it`},
+			{true, false, `run ` + "`mqctl test --live`"},
+			{false, false, `expected [capped], got at least [log]`},
+			{true, false, `queue "capped" may not keep it to be rejected there`},
+			{true, false, `a bigger one is refused (basic.nack)`},
+			{false, true, ``},
+		}
+		for i, w := range want {
+			o := rep.Tests[i]
+			if o.Unknown != w.unknown || o.Passed != w.passed || !strings.Contains(o.Message, w.msg) {
+				t.Errorf("%s: %s: unknown=%v passed=%v message %q; want unknown=%v passed=%v and %q", line, o.Name, o.Unknown, o.Passed, o.Message, w.unknown, w.passed, w.msg)
+			}
+		}
+	}
+}
