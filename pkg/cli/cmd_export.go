@@ -20,9 +20,10 @@ import (
 )
 
 type exportFlags struct {
-	from    string
-	out     string
-	noSugar bool
+	from           string
+	out            string
+	noSugar        bool
+	passwordHashes bool
 }
 
 func newExportCmd(g *globals) *cobra.Command {
@@ -62,6 +63,7 @@ parameters) it says on stderr.
 	fl.StringVar(&f.from, "from", "", "definitions JSON file to read (- for stdin)")
 	fl.StringVar(&f.out, "out", "", "write the YAML to this file instead of stdout")
 	fl.BoolVar(&f.noSugar, "no-sugar", false, "write dead-letter queues and delay tiers as plain queues, and delayed retry as arguments")
+	fl.BoolVar(&f.passwordHashes, "password-hashes", false, "write a user the broker holds by its password hash as password_hash: ${USER_PASSWORD_HASH} rather than password: ${USER_PASSWORD}, so that the export plans as no change once each variable holds the hash the broker stores, without knowing the passwords (the hash is never written)")
 	return cmd
 }
 
@@ -162,10 +164,11 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 // that quorum queues' delayed retry may be written as retry.backoff.
 func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, source string, delayedRetry bool) error {
 	var buf bytes.Buffer
-	if err := export.WriteYAML(&buf, t, export.Options{Sugar: !f.noSugar, Source: source, DelayedRetry: delayedRetry}); err != nil {
+	opts := export.Options{Sugar: !f.noSugar, Source: source, DelayedRetry: delayedRetry, PasswordHashes: f.passwordHashes}
+	if err := export.WriteYAML(&buf, t, opts); err != nil {
 		return err
 	}
-	if vars := export.Variables(t); len(vars) > 0 {
+	if vars := export.VariablesFor(t, opts); len(vars) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: the export holds no secret; set these variables before applying it:\n")
 		for _, v := range vars {
 			fmt.Fprintf(cmd.ErrOrStderr(), "  %s: %s\n", v.Name, v.What)

@@ -27,6 +27,10 @@ func exportVars(name string) (string, bool) {
 	switch name {
 	case "GUEST_PASSWORD", "APP_PASSWORD":
 		return "value-of-" + name, true
+	case "GUEST_PASSWORD_HASH":
+		return guestHash, true
+	case "APP_PASSWORD_HASH":
+		return appHash, true
 	}
 	return "", false
 }
@@ -81,6 +85,14 @@ func TestExportCommand(t *testing.T) {
 			"users:\n  app:\n    password: \"${APP_PASSWORD}\"\n    tags: []\n  guest:\n    password: \"${GUEST_PASSWORD}\"\n    tags: [administrator]\n    permissions:\n      /: {configure: .*, write: .*, read: .*}\n",
 		}, noStdout: []string{"work.dlq:"}, stderr: []string{
 			exportNote + "  APP_PASSWORD: the password of user \"app\"\n  GUEST_PASSWORD: the password of user \"guest\"\n",
+		}},
+		// A team that does not know the passwords exports the hashes'
+		// places: the file plans as no change once each variable holds the
+		// hash the broker stores; the hash itself is never written.
+		{name: "password hashes", args: []string{"--from", defs, "--password-hashes"}, stdout: []string{
+			"users:\n  app:\n    password_hash: \"${APP_PASSWORD_HASH}\"\n    tags: []\n  guest:\n    password_hash: \"${GUEST_PASSWORD_HASH}\"\n    tags: [administrator]\n",
+		}, noStdout: []string{"password:", "hashing_algorithm"}, stderr: []string{
+			exportNote + "  APP_PASSWORD_HASH: the password hash of user \"app\", as the broker stores it (password_hash of GET /api/users/app)\n  GUEST_PASSWORD_HASH: the password hash of user \"guest\", as the broker stores it (password_hash of GET /api/users/guest)\n",
 		}},
 		{name: "no sugar", args: []string{"--from", defs, "--no-sugar"}, stdout: []string{"work.dlq:", "dead_letter: {exchange: dlx, routing_key: work}"}},
 		{name: "one vhost", args: []string{"--from", defs, "--vhost", "other"}, stdout: []string{"other:", "elsewhere"}, noStdout: []string{"work"}},

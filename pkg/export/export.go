@@ -41,6 +41,14 @@ type Options struct {
 	// amqp://user:***@host for a URI: validate --expanded) instead of as a
 	// ${VAR} placeholder (export).
 	MaskSecrets bool
+	// PasswordHashes writes a user whose password the source holds only
+	// as a hash as password_hash: ${NAME_PASSWORD_HASH} (with its
+	// hashing_algorithm where it is not the default, sha256) instead of
+	// password: ${NAME_PASSWORD}: plan against the source then shows no
+	// change once the variable holds the hash the source stores, which
+	// the team can read from it, where password needs the plaintext,
+	// which nobody may know. The hash is never written.
+	PasswordHashes bool
 }
 
 // WriteYAML writes t to w as an mqctl topology file.
@@ -95,7 +103,7 @@ func Document(t *topology.Topology, opts Options) *yaml.Node {
 		add(vhosts, name, vhostNode(t.Vhosts[name], opts.Sugar, opts.DelayedRetry))
 	}
 	add(root, "vhosts", vhosts)
-	if users := usersNode(t, opts.MaskSecrets); users != nil {
+	if users := usersNode(t, opts); users != nil {
 		add(root, "users", users)
 	}
 	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}
@@ -504,8 +512,11 @@ type Variable struct {
 // Variables lists the placeholders WriteYAML writes for t's secrets, in
 // the order it writes them: the variables to set before the export is
 // applied.
-func Variables(t *topology.Topology) []Variable {
-	out := userVariables(t)
+func Variables(t *topology.Topology) []Variable { return VariablesFor(t, Options{}) }
+
+// VariablesFor is Variables for an export written with opts.
+func VariablesFor(t *topology.Topology, opts Options) []Variable {
+	out := userVariables(t, opts)
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
 		for _, s := range kind.VhostItems() {

@@ -671,3 +671,54 @@ func unparsableURI(t *topology.Topology) bool {
 	}
 	return false
 }
+
+// TestPasswordHashes: with PasswordHashes, a user the source holds only
+// by its hash is written as password_hash: ${NAME_PASSWORD_HASH} (with a
+// hashing algorithm other than the default), never the hash; loaded back
+// with each variable holding the source's hash, every user compares equal
+// to the source's (plan shows no change), where password: ${VAR} needs
+// each user's plaintext. A user without a password keeps none.
+func TestPasswordHashes(t *testing.T) {
+	const h256, h512 = "kI3GCqW5JLMJa4iX1lo7X4D6XbYqlLgxIs30+P6tENUV2POR", "ZXhwb3J0LXRlc3QtYXBwLWhhc2gtbmV2ZXItc2hvd24tMTIz"
+	top := topology.New()
+	top.Items.Put(&topology.Item{Kind: kind.User, Name: "alice", Settings: topology.Args{kind.UserPasswordHash: h512, kind.UserHashingAlgorithm: "rabbit_password_hashing_sha512", kind.UserTags: []any{}}})
+	top.Items.Put(&topology.Item{Kind: kind.User, Name: "bob", Settings: topology.Args{kind.UserPasswordHash: h256, kind.UserHashingAlgorithm: "rabbit_password_hashing_sha256", kind.UserTags: []any{"management"}}})
+	top.Items.Put(&topology.Item{Kind: kind.User, Name: "carol", Settings: topology.Args{kind.UserPasswordHash: "", kind.UserTags: []any{}}})
+	opts := Options{PasswordHashes: true}
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, top, opts); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"alice:\n    password_hash: \"${ALICE_PASSWORD_HASH}\"\n    hashing_algorithm: rabbit_password_hashing_sha512\n",
+		"bob:\n    password_hash: \"${BOB_PASSWORD_HASH}\"\n    tags: [management]\n",
+		"carol:\n    tags: []\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, h256) || strings.Contains(out, h512) || strings.Contains(out, "password:") {
+		t.Errorf("export writes a hash or a password placeholder:\n%s", out)
+	}
+	var names []string
+	for _, v := range VariablesFor(top, opts) {
+		names = append(names, v.Name)
+	}
+	if diff := cmp.Diff([]string{"ALICE_PASSWORD_HASH", "BOB_PASSWORD_HASH"}, names); diff != "" {
+		t.Errorf("variables (-want +got):\n%s", diff)
+	}
+	env := map[string]string{"ALICE_PASSWORD_HASH": h512, "BOB_PASSWORD_HASH": h256}
+	back, err := loader.LoadBytes("exported.yaml", buf.Bytes(), loader.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if err != nil {
+		t.Fatalf("the export does not load: %v\n%s", err, out)
+	}
+	spec, _ := kind.Of(kind.User)
+	for _, name := range []string{"alice", "bob", "carol"} {
+		have, want := top.Items.Get(kind.User, name).Settings, back.Items.Get(kind.User, name).Settings
+		if h, w := spec.Item.Compare(have, want); !cmp.Equal(h, w) {
+			t.Errorf("user %s: the export plans a change against its source: %v → %v", name, h, w)
+		}
+	}
+}

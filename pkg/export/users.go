@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"net/url"
 
 	"go.yaml.in/yaml/v3"
 
@@ -15,7 +16,7 @@ import (
 // is never written: a ${VAR} placeholder stands for it (userVariables
 // lists them), the file's own variable when known. With mask, each secret
 // is written under its own key as topology.Mask instead (addMaskedSecrets).
-func usersNode(t *topology.Topology, mask bool) *yaml.Node {
+func usersNode(t *topology.Topology, opts Options) *yaml.Node {
 	if !t.Declares(kind.User) && len(t.Items[kind.User]) == 0 {
 		return nil
 	}
@@ -25,8 +26,13 @@ func usersNode(t *topology.Topology, mask bool) *yaml.Node {
 		u := t.Items.Get(kind.User, name)
 		n := mapping()
 		switch {
-		case mask:
+		case opts.MaskSecrets:
 			addMaskedSecrets(n, spec, u)
+		case opts.PasswordHashes && hashOnly(u):
+			add(n, kind.UserPasswordHash, placeholder(hashVariable(u)))
+			if alg, _ := u.Settings[kind.UserHashingAlgorithm].(string); alg != "" && alg != kind.HashingAlgorithms[0] {
+				add(n, kind.UserHashingAlgorithm, str(alg))
+			}
 		case hasPassword(u):
 			add(n, kind.UserPassword, placeholder(passwordVariable(u)))
 		}
@@ -135,11 +141,32 @@ func passwordVariable(u *topology.Item) string {
 	return kind.PasswordVariable(u.Name)
 }
 
-// userVariables lists the password placeholders of t's users.
-func userVariables(t *topology.Topology) []Variable {
+// hashOnly reports whether the source holds user u's password only as a
+// hash (a broker, a definitions export), not from a file's password.
+func hashOnly(u *topology.Item) bool {
+	if _, ok := u.Settings[kind.UserPassword]; ok {
+		return false
+	}
+	h, _ := u.Settings[kind.UserPasswordHash].(string)
+	return h != "" && h != topology.Mask
+}
+
+// hashVariable names the placeholder of user u's password hash: the
+// user's name in upper case with _PASSWORD_HASH.
+func hashVariable(u *topology.Item) string {
+	return kind.VariableName(u.Name, "PASSWORD_HASH")
+}
+
+// userVariables lists the password placeholders of t's users, as an
+// export with opts writes them.
+func userVariables(t *topology.Topology, opts Options) []Variable {
 	var out []Variable
 	for _, name := range t.Items.Names(kind.User) {
-		if u := t.Items.Get(kind.User, name); hasPassword(u) {
+		u := t.Items.Get(kind.User, name)
+		switch {
+		case opts.PasswordHashes && hashOnly(u):
+			out = append(out, Variable{Name: hashVariable(u), What: fmt.Sprintf("the password hash of user %q, as the broker stores it (password_hash of GET /api/users/%s)", name, url.PathEscape(name))})
+		case hasPassword(u):
 			out = append(out, Variable{Name: passwordVariable(u), What: fmt.Sprintf("the password of user %q", name)})
 		}
 	}
