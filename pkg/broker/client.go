@@ -190,12 +190,14 @@ func newClient(cfg Config) (*Client, error) {
 	}
 	// Each setting falls back on its own: MQCTL_PASSWORD alone is guest's
 	// password (the help says the user defaults to guest), not a login
-	// with no user name.
+	// with no user name; and the user guest without a password is guest
+	// with its default password (scripts/broker env sets MQCTL_USERNAME
+	// alone), never an empty one.
 	if user == "" {
 		user = "guest"
-		if pass == "" {
-			pass = "guest"
-		}
+	}
+	if user == "guest" && pass == "" {
+		pass = "guest"
 	}
 
 	if cfg.AMQPURL != "" {

@@ -310,3 +310,31 @@ func TestDialAMQPToAnHTTPPort(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultCredentials: each setting falls back on its own, and the
+// user guest without a password logs in with guest's default password
+// (scripts/broker env sets MQCTL_USERNAME alone: a plan then failed with
+// "authentication failed for user guest"); another user without one has
+// none.
+func TestDefaultCredentials(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cfg        Config
+		user, pass string
+	}{
+		{Config{}, "guest", "guest"},
+		{Config{Username: "guest"}, "guest", "guest"},
+		{Config{Password: "pw"}, "guest", "pw"},
+		{Config{Username: "alice"}, "alice", ""},
+		{Config{Server: "http://alice:pw@h:15672"}, "alice", "pw"},
+		{Config{Server: "http://guest@h:15672"}, "guest", "guest"},
+	} {
+		c, err := newClient(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.user != tc.user || c.pass != tc.pass {
+			t.Errorf("%+v: logs in as %q with password %q, want %q and %q", tc.cfg, c.user, c.pass, tc.user, tc.pass)
+		}
+	}
+}
