@@ -55,6 +55,14 @@ type Message struct {
 	// queues at random for each, so they are split among them all, as a
 	// Class is. Its dead letters are many too.
 	Many bool `json:"-"`
+	// Body, with BodyKnown, is the size of the message's body in bytes
+	// (mqctl test's probe: topotest.ProbeBody). A queue with a length
+	// limit in bytes above 0 then keeps it for certain where the limit
+	// holds the body, the properties and the headers at their largest
+	// (SizeBound); otherwise whether it fits is unknown (Arrival.Unsure).
+	// Its dead letters keep it.
+	Body      int64 `json:"-"`
+	BodyKnown bool  `json:"-"`
 	// keys, when set, are all the routing keys of a dead letter: RabbitMQ
 	// keeps a message's CC and BCC keys on its dead letters (when no
 	// dead-letter routing key replaces them), although BCC is gone from

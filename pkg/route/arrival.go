@@ -91,10 +91,54 @@ func (s *Simulator) OnArrival(name string, m Message) Arrival {
 	case limit != "":
 		return Arrival{Why: limit + " with overflow reject-publish: a quorum queue takes a message while it holds none (it checks the limit after the enqueue) and refuses publishes (basic.nack) while it holds one"}
 	}
-	if n, ok := args.Int("x-max-length-bytes"); ok && n > 0 && (classic || overflow != "reject-publish") {
-		return Arrival{Unsure: true, Why: bytesLimitWhy(n, overflow, classic, s.ver.AtLeast(4, 3))}
+	if n, ok := args.Int("x-max-length-bytes"); ok && n > 0 && (classic || overflow != "reject-publish") && !(m.BodyKnown && SizeBound(m) <= n) {
+		return Arrival{Unsure: true, Why: bytesLimitWhy(n, m, overflow, classic, s.ver.AtLeast(4, 3))}
 	}
 	return Arrival{}
+}
+
+// SizeBound is the most bytes message m (BodyKnown) can count against a
+// queue's length limit in bytes: its body, and twice its headers and
+// properties as AMQP 0-9-1 encodes them (RabbitMQ 4.3's quorum queues
+// count those too, in an encoding of their own), properties other than
+// the headers taken at 512 bytes (a message id, a content type, an
+// expiration: mqctl test's probe has those).
+func SizeBound(m Message) int64 {
+	return m.Body + 512 + 2*amqpSize(m.Headers)
+}
+
+// amqpSize is how many bytes AMQP 0-9-1 encodes v in, as a field value
+// (a table: its length and each field's name, type and value).
+func amqpSize(v any) int64 {
+	switch x := v.(type) {
+	case map[string]any:
+		n := int64(4)
+		for k, e := range x {
+			n += 1 + int64(len(k)) + 1 + amqpSize(e)
+		}
+		return n
+	case topology.Args:
+		return amqpSize(map[string]any(x))
+	case []any:
+		n := int64(4)
+		for _, e := range x {
+			n += 1 + amqpSize(e)
+		}
+		return n
+	case string:
+		return 4 + int64(len(x))
+	case []byte:
+		return 4 + int64(len(x))
+	case nil:
+		return 0
+	case bool, int8, uint8:
+		return 1
+	case int16, uint16:
+		return 2
+	case int32, uint32, float32, int:
+		return 4
+	}
+	return 8 // long, double, timestamp, and a decimal's 5 with room
 }
 
 // bytesLimitWhy says why a queue with a length limit in bytes n above 0
@@ -108,7 +152,7 @@ func (s *Simulator) OnArrival(name string, m Message) Arrival {
 // knows no message's size. A quorum queue with reject-publish takes the
 // message while it holds none (the limit is checked after the enqueue), so
 // it is not asked.
-func bytesLimitWhy(n int64, overflow string, classic, meta bool) string {
+func bytesLimitWhy(n int64, m Message, overflow string, classic, meta bool) string {
 	counted := "its body fits"
 	if !classic && meta {
 		counted = "its body, properties and headers fit"
@@ -122,7 +166,11 @@ func bytesLimitWhy(n int64, overflow string, classic, meta bool) string {
 	default:
 		bigger = "dead-lettered as maxlen as soon as it arrives (dropped without a dead-letter exchange)"
 	}
-	return fmt.Sprintf("its length limit in bytes is %d: it keeps the message only if %s in it, and the simulator does not know a message's size; a bigger one is %s", n, counted, bigger)
+	size := "and the simulator does not know a message's size"
+	if m.BodyKnown {
+		size = fmt.Sprintf("which the simulator cannot tell for this one (a %d-byte body, up to %d bytes with its properties and headers)", m.Body, SizeBound(m))
+	}
+	return fmt.Sprintf("its length limit in bytes is %d: it keeps the message only if %s in it, %s; a bigger one is %s", n, counted, size, bigger)
 }
 
 // zeroLimit names the limit of 0 that effective queue arguments args set,

@@ -137,9 +137,11 @@ func (s *Simulator) deadLetterMessage(m Message, keys []string, queue string, re
 			dl.keys = keys
 		}
 		dl.Class, dl.Many = m.Class && !hasRK, m.Many
+		dl.Body, dl.BodyKnown = m.Body, m.BodyKnown
 		return dl
 	}
 	dl := s.recordDeath(m, held, keys, queue, reason, origExp, hasExp)
+	dl.Body, dl.BodyKnown = m.Body, m.BodyKnown
 	dl.Exchange = dlx
 	dl.keys = keys
 	if hasRK {

@@ -411,7 +411,7 @@ func (p *prober) purge() error {
 func (p *prober) publish(ctx context.Context, m topology.TestMessage, id, expiration string) (bool, error) {
 	if topology.HasMultiFieldTable(map[string]any(m.Headers)) && broker.HeadersPublishable(m.Headers) {
 		routed, err := p.c.Publish(ctx, p.vhost, broker.Publishing{Exchange: m.Exchange, RoutingKey: m.RoutingKey,
-			MessageID: id, Expiration: expiration, ContentType: "text/plain", Headers: m.Headers, Body: "mqctl test probe"})
+			MessageID: id, Expiration: expiration, ContentType: "text/plain", Headers: m.Headers, Body: ProbeBody})
 		if errors.Is(err, broker.ErrPublishRefused) {
 			return false, &refusedError{m: m}
 		}
@@ -422,7 +422,7 @@ func (p *prober) publish(ctx context.Context, m topology.TestMessage, id, expira
 		return false, err
 	}
 	msg := amqp.Publishing{MessageId: id, Headers: headers, Expiration: expiration, ContentType: "text/plain",
-		Body: []byte("mqctl test probe")}
+		Body: []byte(ProbeBody)}
 	dc, err := p.ch.PublishWithDeferredConfirmWithContext(ctx, m.Exchange, m.RoutingKey, true, false, msg)
 	if err != nil {
 		return false, fmt.Errorf("publish the probe to %s: %w", exchangeName(m.Exchange), err)
