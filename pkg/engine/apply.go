@@ -407,6 +407,10 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := e.checkPermissions(ctx, p, l); err != nil {
+		known.exact.abandon()
+		return nil, nil, nil, err
+	}
 	return p, l, known.exact.merge(p), nil
 }
 

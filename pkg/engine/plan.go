@@ -168,6 +168,12 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 		known.exact.abandon()
 		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
 	}
+	// What the user may not write, which the broker would refuse only
+	// once the changes before it were made.
+	if err := e.checkPermissions(ctx, p, l); err != nil {
+		known.exact.abandon()
+		return nil, nil, stakes{}, err
+	}
 	p.Vhosts = scope
 	return p, l, known, nil
 }

@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/ownership"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// permWant is one permission a change of the plan needs.
+type permWant struct {
+	need broker.Need
+	what string // the change, `create queue "q" in vhost "v"`
+	pos  topology.Pos
+}
+
+// checkPermissions refuses, before anything changes, a plan whose
+// exchanges, queues and bindings the user mqctl is connected as may not
+// write: RabbitMQ would refuse the first of them only once the changes
+// ordered before it were made. A user who is not an administrator cannot
+// read its own permissions, so the broker is asked, over AMQP, with
+// probes that change nothing (broker.Client.MissingPermissions); an
+// administrator is not asked (nor does it pay for the check). A check
+// that cannot be made is a note: the broker still refuses, part way.
+func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) error {
+	if e.c.IsAdmin() {
+		return nil
+	}
+	wants := permissionWants(p, l)
+	if len(wants) == 0 {
+		return nil
+	}
+	amqpURL, err := e.amqpURL(ctx)
+	if err != nil {
+		e.note("mqctl could not check before the apply that user %q has the permissions it needs (%v): a missing one stops the apply where the broker refuses it", e.c.Username(), err)
+		return nil
+	}
+	vhosts := make([]string, 0, len(wants))
+	for vh := range wants {
+		vhosts = append(vhosts, vh)
+	}
+	sort.Strings(vhosts)
+	user := e.c.Username()
+	var lines []string
+	topic := map[string]bool{}
+	for _, vh := range vhosts {
+		ws := wants[vh]
+		needs := make([]broker.Need, len(ws))
+		for i, w := range ws {
+			needs[i] = w.need
+		}
+		missing, err := e.c.MissingPermissions(ctx, amqpURL, vh, needs)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			e.note("mqctl could not check before the apply that user %q has the permissions it needs in vhost %q (%v): a missing one stops the apply where the broker refuses it", user, vh, err)
+			continue
+		}
+		for _, m := range missing {
+			var by []permWant
+			for _, w := range ws {
+				if w.need.Perm == m.Perm && w.need.Kind == m.Kind && w.need.Name == m.Name && (!m.Topic || w.need.TopicKey && w.need.RoutingKey == m.RoutingKey) {
+					by = append(by, w)
+				}
+			}
+			if len(by) == 0 {
+				continue
+			}
+			if m.Topic {
+				topic[vh] = true
+			}
+			lines = append(lines, "  "+lackLine(user, vh, m, by))
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("plan refused, nothing was changed: user %q lacks permissions this plan needs, and RabbitMQ would refuse them part way through the apply, after the changes before them:\n%s\n%s",
+		user, strings.Join(lines, "\n"), permissionsFix(user, vhosts, topic))
+}
+
+// lackLine says what m is missing for, and why.
+func lackLine(user, vh string, m broker.Need, by []permWant) string {
+	var b strings.Builder
+	first := by[0]
+	if first.pos.File != "" {
+		b.WriteString(first.pos.String())
+		b.WriteString(": ")
+	}
+	b.WriteString(first.what)
+	if n := len(by) - 1; n == 1 {
+		b.WriteString(" (and 1 more change)")
+	} else if n > 1 {
+		fmt.Fprintf(&b, " (and %d more changes)", n)
+	}
+	if m.Topic {
+		fmt.Fprintf(&b, " needs the topic permission to read routing key %q on exchange %q: the read regexp of user %q's topic permission for that exchange does not match %q", m.RoutingKey, m.Name, user, m.RoutingKey)
+		return b.String()
+	}
+	fmt.Fprintf(&b, " needs %s permission on %s %q: the %s regexp of user %q in vhost %q does not match %q", m.Perm, m.Kind, m.Name, m.Perm, user, vh, m.Name)
+	return b.String()
+}
+
+// permissionsFix is how to get past the refusal.
+func permissionsFix(user string, vhosts []string, topic map[string]bool) string {
+	var cmds []string
+	for _, vh := range vhosts {
+		cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", shellWord(vh), shellWord(user)))
+		if topic[vh] {
+			cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_topic_permissions -p %s %s EXCHANGE WRITE READ", shellWord(vh), shellWord(user)))
+		}
+	}
+	return fmt.Sprintf("RabbitMQ shows a user that is not an administrator none of its own permissions, so mqctl asked the broker with operations that change nothing. An administrator can extend the regexps to match these names (%s), or the apply can run as a user that has them; or leave these objects out of the file.", strings.Join(cmds, "; "))
+}
+
+// shellWord quotes s for a shell command line when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// permissionWants lists, per vhost, the permissions p's exchanges, queues
+// and bindings need (RabbitMQ's checks, rabbit_channel): configure on each
+// queue and exchange declared, replaced or deleted; read on a queue
+// (exchange) declared anew with a dead-letter (alternate) exchange, and
+// write on that exchange; write on each binding's destination and read on
+// its source (and the topic permission on its key), for a binding created,
+// deleted, or put back after a replace; and configure on the apply's lock
+// queue and on mqctl's ownership record exchanges, old and new, in each
+// vhost it changes.
+func permissionWants(p *plan.Plan, l *Live) map[string][]permWant {
+	out := map[string][]permWant{}
+	add := func(vh string, w permWant) { out[vh] = append(out[vh], w) }
+	gone := map[plan.ObjectRef]bool{}
+	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Action == plan.Delete {
+			gone[c.Ref()] = true
+		}
+	}
+	bindingWants := func(vh, what string, pos topology.Pos, b *topology.Binding) {
+		dk := string(b.DestinationKind())
+		add(vh, permWant{need: broker.Need{Perm: "write", Kind: dk, Name: b.Destination}, what: what, pos: pos})
+		add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: true}, what: what, pos: pos})
+	}
+	changed := map[string]bool{}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Vhost == "" {
+			continue
+		}
+		verb := string(c.Action)
+		what := fmt.Sprintf("%s %s %q in vhost %q", verb, c.Kind.Label(), c.Name, c.Vhost)
+		switch c.Kind {
+		case plan.KindQueue, plan.KindExchange:
+			changed[c.Vhost] = true
+			k := string(c.Kind)
+			add(c.Vhost, permWant{need: broker.Need{Perm: "configure", Kind: k, Name: c.Name}, what: what, pos: c.Pos})
+			if c.Action == plan.Delete {
+				continue
+			}
+			if q, ok := c.After.(plan.QueueObject); ok && q.Queue != nil {
+				if dlx, ok := q.Arguments.String("x-dead-letter-exchange"); ok {
+					why := what + " with dead-letter exchange " + fmt.Sprintf("%q", dlx)
+					add(c.Vhost, permWant{need: broker.Need{Perm: "read", Kind: k, Name: c.Name}, what: why, pos: c.Pos})
+					add(c.Vhost, permWant{need: broker.Need{Perm: "write", Kind: "exchange", Name: dlx}, what: why, pos: c.Pos})
+				}
+			}
+			if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil {
+				if ae, ok := x.Arguments.String("alternate-exchange"); ok {
+					why := what + " with alternate exchange " + fmt.Sprintf("%q", ae)
+					add(c.Vhost, permWant{need: broker.Need{Perm: "write", Kind: "exchange", Name: ae}, what: why, pos: c.Pos})
+					add(c.Vhost, permWant{need: broker.Need{Perm: "read", Kind: k, Name: c.Name, ViaKind: "exchange", Via: ae}, what: why, pos: c.Pos})
+				}
+			}
+			if c.Action == plan.Replace {
+				for _, b := range c.Bindings {
+					src, dst := plan.BindingEnds(c.Vhost, b)
+					if gone[src] || gone[dst] {
+						continue
+					}
+					bindingWants(c.Vhost, fmt.Sprintf("restore binding %s in vhost %q after the replace of %s %q", plan.BindingName(b), c.Vhost, c.Kind.Label(), c.Name), c.Pos, b)
+				}
+			}
+		case plan.KindBinding:
+			changed[c.Vhost] = true
+			obj := c.After
+			if c.Action == plan.Delete {
+				obj = c.Before
+			}
+			b, ok := obj.(plan.BindingObject)
+			if !ok || b.Binding == nil || b.Source == "" {
+				continue
+			}
+			bindingWants(c.Vhost, fmt.Sprintf("%s binding %s in vhost %q", verb, plan.BindingName(b.Binding), c.Vhost), c.Pos, b.Binding)
+		}
+	}
+	vhosts := make([]string, 0, len(changed))
+	for vh := range changed {
+		vhosts = append(vhosts, vh)
+	}
+	slices.Sort(vhosts)
+	for _, vh := range vhosts {
+		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "queue", Name: lock.QueueName},
+			what: fmt.Sprintf("take the apply lock of vhost %q (an exclusive queue)", vh)})
+		var gen int64
+		var old []string
+		if r := l.records[vh]; r != nil {
+			gen, old = r.Generation, r.Exchanges
+		}
+		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RecordName(p.Owner, gen+1)},
+			what: fmt.Sprintf("write mqctl's ownership record of vhost %q (an internal exchange)", vh)})
+		for _, name := range old {
+			add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: name},
+				what: fmt.Sprintf("replace mqctl's ownership record %q of vhost %q", name, vh)})
+		}
+	}
+	return out
+}

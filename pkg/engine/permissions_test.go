@@ -1,0 +1,298 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestPermissionsCheckedBeforeTheFirstChange: a user who is not an
+// administrator, whose permissions do not cover what the file does, has
+// its plan and its apply refused before anything changes, each missing
+// permission named with the change that needs it, the object, the user
+// and the fix. Before, apply made the changes ordered first and stopped
+// where the broker answered ACCESS_REFUSED. RabbitMQ shows such a user
+// none of its own permissions: mqctl asks the broker with operations
+// that change nothing (broker.Client.MissingPermissions), which 3.10.8,
+// 4.0.5 and 4.3.6 answer alike. A user whose permissions cover the file
+// applies it, and the plan after is empty.
+func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
+	t.Parallel()
+	const (
+		mqctlNames = `mqctl\.lock|mqctl\.ownership\.[0-9]+`
+		appOnly    = `^(app\..*|` + mqctlNames + `)$`
+		all        = ".*"
+	)
+	type topicPerm struct{ exchange, read string }
+	tests := []struct {
+		name                   string
+		configure, write, read string
+		topic                  *topicPerm
+		exchanges              []string // made by an administrator first: name/type
+		queues                 []string // likewise
+		allowReplace           bool
+		file                   string
+		want                   []string // lines of the refusal, after the file position; none: the apply passes
+	}{
+		{
+			name:      "a queue outside its configure regexp",
+			configure: appOnly, write: all, read: all,
+			file: `    exchanges:
+      app.x: { type: topic }
+    queues:
+      app.q:
+        bindings: [{ exchange: app.x, routing_key: a }]
+      other.q: {}
+`,
+			want: []string{`topology.yaml:9:7: create queue "other.q" in vhost "${VHOST}" needs configure permission on queue "other.q": the configure regexp of user "${USER}" in vhost "${VHOST}" does not match "other.q"`},
+		},
+		{
+			name:      "a new queue whose dead-letter exchange it may not write to",
+			configure: appOnly, write: appOnly, read: all,
+			exchanges: []string{"other.dlx/fanout"},
+			file: `    exchanges:
+      app.x: { type: topic }
+    queues:
+      app.q:
+        arguments: { x-dead-letter-exchange: other.dlx }
+        bindings: [{ exchange: app.x, routing_key: a }]
+`,
+			want: []string{`topology.yaml:7:7: create queue "app.q" in vhost "${VHOST}" with dead-letter exchange "other.dlx" needs write permission on exchange "other.dlx": the write regexp of user "${USER}" in vhost "${VHOST}" does not match "other.dlx"`},
+		},
+		{
+			name:      "a queue replaced with a dead-letter exchange it may not write to",
+			configure: appOnly, write: appOnly, read: all,
+			exchanges: []string{"other.dlx/fanout"}, queues: []string{"app.q"},
+			allowReplace: true,
+			file: `    exchanges:
+      app.x: { type: topic }
+    queues:
+      app.q:
+        arguments: { x-dead-letter-exchange: other.dlx }
+`,
+			want: []string{`topology.yaml:7:7: replace queue "app.q" in vhost "${VHOST}" with dead-letter exchange "other.dlx" needs write permission on exchange "other.dlx": the write regexp of user "${USER}" in vhost "${VHOST}" does not match "other.dlx"`},
+		},
+		{
+			name:      "a new queue with a dead-letter exchange, no read on the queue",
+			configure: appOnly, write: all, read: `^(other\..*)$`,
+			exchanges: []string{"other.dlx/fanout"},
+			file: `    exchanges:
+      app.x: { type: topic }
+    queues:
+      app.q:
+        arguments: { x-dead-letter-exchange: other.dlx }
+`,
+			want: []string{`topology.yaml:7:7: create queue "app.q" in vhost "${VHOST}" with dead-letter exchange "other.dlx" needs read permission on queue "app.q": the read regexp of user "${USER}" in vhost "${VHOST}" does not match "app.q"`},
+		},
+		{
+			name:      "a binding from an exchange it may not read",
+			configure: appOnly, write: all, read: appOnly,
+			exchanges: []string{"other.src/topic"},
+			file: `    queues:
+      app.q:
+        bindings: [{ exchange: other.src, routing_key: a }]
+      app.r: {}
+`,
+			want: []string{`topology.yaml:6:20: create binding other.src -> queue app.q [a] in vhost "${VHOST}" needs read permission on exchange "other.src": the read regexp of user "${USER}" in vhost "${VHOST}" does not match "other.src"`},
+		},
+		{
+			name:      "a binding to a queue it may not write to",
+			configure: appOnly, write: `^(app\.x|` + mqctlNames + `)$`, read: all,
+			file: `    exchanges:
+      app.x: { type: topic }
+    queues:
+      app.q:
+        bindings: [{ exchange: app.x, routing_key: a }]
+`,
+			want: []string{`topology.yaml:8:20: create binding app.x -> queue app.q [a] in vhost "${VHOST}" needs write permission on queue "app.q": the write regexp of user "${USER}" in vhost "${VHOST}" does not match "app.q"`},
+		},
+		{
+			name:      "an exchange whose alternate exchange it may not write to",
+			configure: appOnly, write: appOnly, read: all,
+			exchanges: []string{"other.ae/fanout"},
+			file: `    exchanges:
+      app.a: { type: topic }
+      app.x: { type: topic, arguments: { alternate-exchange: other.ae } }
+`,
+			want: []string{`topology.yaml:6:7: create exchange "app.x" in vhost "${VHOST}" with alternate exchange "other.ae" needs write permission on exchange "other.ae": the write regexp of user "${USER}" in vhost "${VHOST}" does not match "other.ae"`},
+		},
+		{
+			name:      "a binding key its topic permission does not let it read",
+			configure: appOnly, write: all, read: all,
+			topic:     &topicPerm{exchange: "app.x", read: "^b$"},
+			exchanges: []string{"app.x/topic"},
+			file: `    exchanges:
+      app.x: { type: topic }
+    queues:
+      app.q:
+        bindings: [{ exchange: app.x, routing_keys: [b, a] }]
+`,
+			want: []string{`create binding app.x -> queue app.q [a] in vhost "${VHOST}" needs the topic permission to read routing key "a" on exchange "app.x": the read regexp of user "${USER}"'s topic permission for that exchange does not match "a"`},
+		},
+		{
+			name:      "mqctl's ownership record outside its configure regexp",
+			configure: `^(app\..*|mqctl\.lock)$`, write: all, read: all,
+			file: `    queues:
+      app.q: {}
+`,
+			want: []string{`write mqctl's ownership record of vhost "${VHOST}" (an internal exchange) needs configure permission on exchange "mqctl.ownership.1": the configure regexp of user "${USER}" in vhost "${VHOST}" does not match "mqctl.ownership.1"`},
+		},
+		{
+			name:      "two missing, both named",
+			configure: appOnly, write: appOnly, read: all,
+			exchanges: []string{"other.dlx/fanout"},
+			file: `    queues:
+      app.q:
+        arguments: { x-dead-letter-exchange: other.dlx }
+      other.q: {}
+`,
+			want: []string{
+				`topology.yaml:5:7: create queue "app.q" in vhost "${VHOST}" with dead-letter exchange "other.dlx" needs write permission on exchange "other.dlx"`,
+				`topology.yaml:7:7: create queue "other.q" in vhost "${VHOST}" needs configure permission on queue "other.q"`,
+			},
+		},
+		{
+			name:      "permissions that cover the file",
+			configure: appOnly, write: `^(app\..*|other\.dlx|` + mqctlNames + `)$`, read: appOnly,
+			topic:        &topicPerm{exchange: "app.x", read: "^a$"},
+			exchanges:    []string{"other.dlx/fanout", "app.x/topic"},
+			queues:       []string{"app.old"},
+			allowReplace: true,
+			file: `    exchanges:
+      app.x: { type: topic, arguments: { alternate-exchange: app.ae } }
+      app.ae: { type: fanout }
+    queues:
+      app.old:
+        arguments: { x-dead-letter-exchange: other.dlx }
+        bindings: [{ exchange: app.x, routing_key: a }]
+      app.q:
+        arguments: { x-dead-letter-exchange: other.dlx }
+        bindings: [{ exchange: app.x, routing_key: a }]
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			ctx := context.Background()
+			for _, x := range tt.exchanges {
+				name, typ, _ := strings.Cut(x, "/")
+				if err := f.c.DeclareExchange(ctx, f.vhost, &topology.Exchange{Name: name, Type: typ, Durable: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, q := range tt.queues {
+				if err := f.c.DeclareQueue(ctx, f.vhost, &topology.Queue{Name: q, Type: topology.QueueClassic, Durable: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			user, pw := f.b.User(t, "management")
+			check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
+			if tt.topic != nil {
+				check(t)(f.b.RH.UpdateTopicPermissionsIn(f.vhost, user, rabbithole.TopicPermissions{Exchange: tt.topic.exchange, Write: ".*", Read: tt.topic.read}))
+			}
+			c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: user, Password: pw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := engine.New(c, engine.Options{AMQPURL: fmt.Sprintf("amqp://%s:%d", f.b.AMQPHost, f.b.AMQPPort)})
+			src := "version: 1\nvhosts:\n  ${VHOST}:\n" + tt.file
+			before := brokerObjects(t, f)
+			_, planErr := eng.Plan(ctx, f.desired(src), engine.PlanOptions{})
+			_, applyErr := eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{AllowReplace: tt.allowReplace, NoPreflight: true})
+			if len(tt.want) == 0 {
+				if planErr != nil || applyErr != nil {
+					t.Fatalf("plan: %v\napply: %v\nwant both to pass", planErr, applyErr)
+				}
+				res, err := eng.Plan(ctx, f.desired(src), engine.PlanOptions{})
+				if err != nil || !res.Plan.Empty() {
+					t.Fatalf("the plan after the apply: %v %v", err, changes(res.Plan))
+				}
+				return
+			}
+			for what, err := range map[string]error{"plan": planErr, "apply": applyErr} {
+				if err == nil {
+					t.Fatalf("%s passed; want it refused", what)
+				}
+				msg := err.Error()
+				head := fmt.Sprintf("plan refused, nothing was changed: user %q lacks permissions this plan needs, and RabbitMQ would refuse them part way through the apply", user)
+				fix := fmt.Sprintf("An administrator can extend the regexps to match these names (rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", f.vhost, user)
+				if !strings.HasPrefix(msg, head) || !strings.Contains(msg, fix) {
+					t.Errorf("%s: error\n%s\nwant it to begin %q and hold %q", what, msg, head, fix)
+				}
+				lines := strings.Split(msg, "\n")
+				refusals := 0
+				for _, l := range lines {
+					if strings.HasPrefix(l, "  ") {
+						refusals++
+					}
+				}
+				if refusals != len(tt.want) {
+					t.Errorf("%s: %d refusals, want %d:\n%s", what, refusals, len(tt.want), msg)
+				}
+				for _, w := range tt.want {
+					w = strings.NewReplacer("${VHOST}", f.vhost, "${USER}", user).Replace(w)
+					if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "  ") && strings.Contains(l, w) }) {
+						t.Errorf("%s: error\n%s\nwant a line holding\n  %s", what, msg, w)
+					}
+				}
+			}
+			if after := brokerObjects(t, f); !slices.Equal(after, before) {
+				t.Errorf("the refused apply changed the broker:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+// brokerObjects lists the exchanges, queues (with their arguments) and
+// bindings of the fixture's vhost, as an administrator sees them.
+func brokerObjects(t *testing.T, f *fixture) []string {
+	t.Helper()
+	var out []string
+	xs, err := f.b.RH.ListExchangesIn(f.vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range xs {
+		out = append(out, fmt.Sprintf("exchange %s %s %v", x.Name, x.Type, x.Arguments))
+	}
+	qs, err := f.b.RH.ListQueuesIn(f.vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range qs {
+		out = append(out, fmt.Sprintf("queue %s %v", q.Name, q.Arguments))
+	}
+	bs, err := f.b.RH.ListBindingsIn(f.vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bs {
+		out = append(out, fmt.Sprintf("binding %s %s %s %s", b.Source, b.DestinationType, b.Destination, b.RoutingKey))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func check(t *testing.T) func(*http.Response, error) {
+	t.Helper()
+	return func(resp *http.Response, err error) {
+		t.Helper()
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
