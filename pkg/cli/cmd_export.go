@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -48,7 +50,11 @@ placeholder, and export lists on stderr the variables to set before the
 file is applied. What it still skips (other runtime parameters, global
 parameters) it says on stderr.
 
---vhost restricts the output to some vhosts. For a single-vhost export, one
+--vhost restricts the output to some vhosts, and its users to those with
+permissions or topic permissions in them (with their permissions there, and
+their limits), besides the users mqctl manages, which a plan of the export
+would otherwise delete: export says on stderr which users it left out (an
+export without --vhost keeps every user). For a single-vhost export, one
 --vhost names the vhost its objects belong to.`,
 		Example: `  mqctl export --server http://rabbit:15672 --vhost orders > topology.yaml
   mqctl export --from definitions.json > topology.yaml
@@ -98,6 +104,9 @@ func runExport(cmd *cobra.Command, g *globals, f *exportFlags) error {
 	}
 	if err := restrictVhosts(t, g.vhosts, source); err != nil {
 		return err
+	}
+	if len(g.vhosts) > 0 {
+		noteUsersLeftOut(g.env.Stderr, scopeUsers(t, nil), nil)
 	}
 	for _, line := range report.Lines() {
 		fmt.Fprintf(g.env.Stderr, "mqctl: %s\n", line)
@@ -157,6 +166,11 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 			fmt.Fprintf(g.env.Stderr, "mqctl: note: %s of vhost %q not exported: %s\n", u.Kind.Plural(), vh, u.Reason)
 		}
 	}
+	if len(g.vhosts) > 0 {
+		managed := l.ManagedUsers()
+		left := scopeUsers(t, managed)
+		noteUsersLeftOut(g.env.Stderr, left, keptManaged(t, managed))
+	}
 	return writeExport(cmd, t, f, c.Server(), c.RabbitMQVersion().DelayedRetry())
 }
 
@@ -182,6 +196,79 @@ func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, sourc
 		return fmt.Errorf("writing the topology: %w", err)
 	}
 	return nil
+}
+
+// scopeUsers leaves out of t, an export of some vhosts (--vhost), the
+// users that have neither permissions nor topic permissions in them, and
+// their limits: a plan of the export would need every user's password,
+// and its apply would adopt them all (other teams' users, guest). A user
+// of keep stays: mqctl's record lists it as managed, and a plan of a file
+// with a users section that leaves it out would delete it. It returns the
+// users left out, sorted.
+func scopeUsers(t *topology.Topology, keep map[string]bool) []string {
+	access := map[string]bool{}
+	for _, v := range t.Vhosts {
+		for _, k := range []kind.Kind{kind.Permission, kind.TopicPermission} {
+			for _, name := range v.Items.Names(k) {
+				access[name] = true
+			}
+		}
+	}
+	var left []string
+	for _, name := range t.Items.Names(kind.User) {
+		if access[name] || keep[name] {
+			continue
+		}
+		left = append(left, name)
+		t.Items.Delete(kind.User, name)
+		t.Items.Delete(kind.UserLimits, name)
+	}
+	return left
+}
+
+// keptManaged are the users of t that scopeUsers kept only because
+// mqctl manages them.
+func keptManaged(t *topology.Topology, managed map[string]bool) []string {
+	access := map[string]bool{}
+	for _, v := range t.Vhosts {
+		for _, k := range []kind.Kind{kind.Permission, kind.TopicPermission} {
+			for _, name := range v.Items.Names(k) {
+				access[name] = true
+			}
+		}
+	}
+	var kept []string
+	for _, name := range t.Items.Names(kind.User) {
+		if managed[name] && !access[name] {
+			kept = append(kept, name)
+		}
+	}
+	return kept
+}
+
+// noteUsersLeftOut says on w which users an export of some vhosts left
+// out, and which it kept without access there.
+func noteUsersLeftOut(w io.Writer, left, kept []string) {
+	if len(left) > 0 {
+		noun := "users have"
+		if len(left) == 1 {
+			noun = "user has"
+		}
+		fmt.Fprintf(w, "mqctl: note: %d %s no permissions or topic permissions in the exported vhosts and %s left out (with their limits): %s. Export without --vhost to include every user of the broker\n",
+			len(left), noun, map[bool]string{true: "is", false: "are"}[len(left) == 1], quotedList(left))
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(w, "mqctl: note: kept, without permissions in the exported vhosts, as mqctl manages them (a plan of the export would otherwise delete them): %s\n", quotedList(kept))
+	}
+}
+
+// quotedList is names quoted, comma-separated.
+func quotedList(names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // readExportSource reads the definitions file (or stdin for "-") and says

@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
@@ -54,42 +56,35 @@ func exportVariables(t *testing.T, stderr string) map[string]string {
 	return out
 }
 
-// onlyUser removes from the export's users section every user but name.
-func onlyUser(t *testing.T, export, name string) string {
+// exportedUsers are the names in the export's users section, sorted.
+func exportedUsers(t *testing.T, export string) []string {
 	t.Helper()
-	var doc yaml.Node
+	var doc struct {
+		Users map[string]any `yaml:"users"`
+	}
 	if err := yaml.Unmarshal([]byte(export), &doc); err != nil {
 		t.Fatal(err)
 	}
-	root := doc.Content[0]
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value != "users" {
-			continue
-		}
-		users := root.Content[i+1]
-		var kept []*yaml.Node
-		for j := 0; j+1 < len(users.Content); j += 2 {
-			if users.Content[j].Value == name {
-				kept = append(kept, users.Content[j], users.Content[j+1])
-			}
-		}
-		users.Content = kept
+	var out []string
+	for name := range doc.Users {
+		out = append(out, name)
 	}
-	data, err := yaml.Marshal(&doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	slices.Sort(out)
+	return out
 }
 
 // TestExportLive applies a file with DLQ pairs and delay tiers to a fresh
 // vhost, exports the vhost from the broker, and checks that the export is
 // written with sugar, loads into the same topology, and plans no changes.
 //
-// The export holds the broker's users, each password a ${VAR} placeholder
-// that export names on stderr; no password hash appears anywhere. The
-// export's users section speaks for every user mqctl made, so the test
-// holds the users lock.
+// The export holds the users with permissions or topic permissions in the
+// vhost, each password a ${VAR} placeholder that export names on stderr;
+// no password hash appears anywhere. The users without access there (other
+// teams', guest's on another broker) are left out and named on stderr, so
+// that the plan of the export needs only its own users' passwords and is
+// empty; an export without --vhost keeps every user. The export's users
+// section speaks for every user mqctl made, so the test holds the users
+// lock.
 func TestExportLive(t *testing.T) {
 	t.Parallel()
 	br := testbroker.New(t)
@@ -120,6 +115,21 @@ vhosts:
 	if out, errs, code := runLive(t, append([]string{"apply", "-f", file, "--auto-approve", "--quiet"}, conn...)...); code != 0 {
 		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)
 	}
+
+	// Users made without mqctl: one with a permission in the vhost, one
+	// with only a topic permission there, one with a permission in
+	// another vhost only, one with none.
+	permitted, permittedPw := br.User(t, "management")
+	br.Permit(t, permitted, vh)
+	topicOnly, topicOnlyPw := br.User(t)
+	if resp, err := br.RH.UpdateTopicPermissionsIn(vh, topicOnly, rabbithole.TopicPermissions{Exchange: "orders", Write: ".*", Read: ".*"}); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	elsewhere, _ := br.User(t)
+	br.Permit(t, elsewhere, br.Vhost(t))
+	none, _ := br.User(t, "management")
 
 	out, errs, code := runLive(t, append([]string{"export", "--vhost", vh}, conn...)...)
 	if code != 0 {
@@ -153,16 +163,33 @@ vhosts:
 	if strings.Contains(out, info.PasswordHash) || strings.Contains(errs, info.PasswordHash) {
 		t.Errorf("the export or its report holds the password hash of user %s:\n%s\n%s", br.Username, out, errs)
 	}
-	// Before applying the export, a user sets its variables: the broker
-	// user's real password; any other a value of its own. The CLI reads
-	// nothing else from the environment.
+	wantUsers := []string{br.Username, permitted, topicOnly}
+	slices.Sort(wantUsers)
+	if got := exportedUsers(t, out); !slices.Equal(got, wantUsers) {
+		t.Errorf("exported users %v, want those with access to the vhost: %v\n%s", got, wantUsers, errs)
+	}
+	left := []string{elsewhere, none}
+	slices.Sort(left)
+	// Other tests' users may be on the broker, and left out too.
+	noted := slices.ContainsFunc(strings.Split(errs, "\n"), func(l string) bool {
+		return strings.HasPrefix(l, "mqctl: note: ") && strings.Contains(l, " no permissions or topic permissions in the exported vhosts and are left out (with their limits): ") &&
+			strings.HasSuffix(l, ". Export without --vhost to include every user of the broker") &&
+			strings.Contains(l, fmt.Sprintf("%q", left[0])) && strings.Contains(l, fmt.Sprintf("%q", left[1]))
+	})
+	if !noted {
+		t.Errorf("stderr lacks the note that users %v are left out, and how to include them:\n%s", left, errs)
+	}
+	// Before applying the export, a user sets its variables, those of
+	// the exported users only. The CLI reads nothing else from the
+	// environment.
+	passwords := map[string]string{br.Username: br.Password, permitted: permittedPw, topicOnly: topicOnlyPw}
+	if len(vars) != len(passwords) {
+		t.Errorf("variables %v, want one for each exported user's password", vars)
+	}
 	lookup := func(name string) (string, bool) {
-		if name == pwVar {
-			return br.Password, true
-		}
-		for _, v := range vars {
-			if v == name {
-				return "value-of-" + name, true
+		for user, pw := range passwords {
+			if vars[fmt.Sprintf("the password of user %q", user)] == name {
+				return pw, true
 			}
 		}
 		return "", false
@@ -193,18 +220,32 @@ vhosts:
 	} else {
 		got.Vhosts[vh].Items.Delete(kind.Permission, br.Username)
 	}
+	// So are the users made here without mqctl.
+	for k, user := range map[kind.Kind]string{kind.Permission: permitted, kind.TopicPermission: topicOnly} {
+		if got.Vhosts[vh].Items.Get(k, user) == nil {
+			t.Errorf("the loaded export has no %s of user %s in %s:\n%s", k.Label(), user, vh, out)
+		}
+		got.Vhosts[vh].Items.Delete(k, user)
+	}
 	if diff := cmp.Diff(want.Vhosts, got.Vhosts, opts); diff != "" {
 		t.Errorf("exported topology differs from the applied one (-applied +exported):\n%s", diff)
 	}
 
-	// Other users on the broker (other tests', made without mqctl) have
-	// passwords no one here knows: the plan runs on the export with the
-	// broker user only (a users section leaves users mqctl did not make
-	// alone).
+	// Other users on the broker, left out of the export, have passwords
+	// no one here knows: the plan of the export needs none of them.
 	exported := t.TempDir() + "/exported.yaml"
-	writeFile(t, exported, onlyUser(t, out, br.Username))
+	writeFile(t, exported, out)
 	if out, errs, code := runLiveEnv(t, lookup, append([]string{"plan", "-f", exported, "--detailed-exitcode"}, conn...)...); code != 0 {
 		t.Errorf("plan of the export against its source: exit %d, want 0 (no changes)\n%s\n%s", code, out, errs)
+	}
+
+	// An export of every vhost keeps every user.
+	all, errs, code := runLive(t, append([]string{"export"}, conn...)...)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	if got := exportedUsers(t, all); !slices.Contains(got, none) || !slices.Contains(got, elsewhere) || strings.Contains(errs, "left out") {
+		t.Errorf("an export without --vhost has users %v, want every user (%s and %s included), none said left out:\n%s", got, none, elsewhere, errs)
 	}
 }
 

@@ -55,6 +55,21 @@ func (l *Live) exchangeType(vhost, x string) string {
 // why.
 func (l *Live) Unread() map[string][]broker.Unread { return l.current.Unread }
 
+// ManagedUsers are the users mqctl's record of the broker's users lists
+// for a file without "owner:": a plan of such a file that has a users
+// section deletes those of them it does not name.
+func (l *Live) ManagedUsers() map[string]bool {
+	out := map[string]bool{}
+	if r := l.all[""][""]; r != nil {
+		for ref := range r.Managed {
+			if ref.Kind == kind.User {
+				out[ref.Name] = true
+			}
+		}
+	}
+	return out
+}
+
 // Server is the management API the state was read from.
 func (l *Live) Server() string { return l.current.Server }
 
