@@ -387,6 +387,12 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}, locks.open); err != nil {
 			return nil, nil, nil, err
 		}
+		// What the user may not write, which the broker would refuse
+		// only once the changes before it were made.
+		if err := e.checkPermissions(ctx, p, l); err != nil {
+			known.exact.abandon()
+			return nil, nil, nil, err
+		}
 		p.SetFlows(l.current, e.c.RabbitMQVersion())
 		if exactErr, err = e.readStakes(ctx, p, l, known); err != nil {
 			return nil, nil, nil, err

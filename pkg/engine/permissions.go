@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -33,22 +35,23 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 	if e.c.IsAdmin() {
 		return nil
 	}
+	user := e.c.Username()
+	tagLines := e.policyTags(p)
 	wants := permissionWants(p, l)
-	if len(wants) == 0 {
+	if len(wants) == 0 && len(tagLines) == 0 {
 		return nil
 	}
 	amqpURL, err := e.amqpURL(ctx)
 	if err != nil {
-		e.note("mqctl could not check before the apply that user %q has the permissions it needs (%v): a missing one stops the apply where the broker refuses it", e.c.Username(), err)
-		return nil
+		e.note("mqctl could not check before the apply that user %q has the permissions it needs (%v): a missing one stops the apply where the broker refuses it", user, err)
+		wants = nil
 	}
 	vhosts := make([]string, 0, len(wants))
 	for vh := range wants {
 		vhosts = append(vhosts, vh)
 	}
 	sort.Strings(vhosts)
-	user := e.c.Username()
-	var lines []string
+	lines := tagLines
 	topic := map[string]bool{}
 	for _, vh := range vhosts {
 		ws := wants[vh]
@@ -83,8 +86,68 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 	if len(lines) == 0 {
 		return nil
 	}
-	return fmt.Errorf("plan refused, nothing was changed: user %q lacks permissions this plan needs, and RabbitMQ would refuse them part way through the apply, after the changes before them:\n%s\n%s",
-		user, strings.Join(lines, "\n"), permissionsFix(user, vhosts, topic))
+	return &permissionsError{user: user, lines: lines, fix: permissionsFix(user, vhosts, topic)}
+}
+
+// permissionsError is checkPermissions' refusal: apply's error, a note of
+// plan's (a plan needs no more than access to the vhost, and still shows
+// what differs).
+type permissionsError struct {
+	user  string
+	lines []string
+	fix   string
+	plan  bool
+}
+
+func (e *permissionsError) Error() string {
+	head := "apply refused, nothing was changed"
+	if e.plan {
+		head = "apply would be refused before any change"
+	}
+	return fmt.Sprintf("%s: user %q lacks permissions this plan needs, and RabbitMQ would refuse them part way through the apply, after the changes before them:\n%s\n%s",
+		head, e.user, strings.Join(e.lines, "\n"), e.fix)
+}
+
+// notePermissions tells the user of a plan what checkPermissions found:
+// the plan is still shown, and apply refuses it.
+func (e *Engine) notePermissions(ctx context.Context, p *plan.Plan, l *Live) error {
+	err := e.checkPermissions(ctx, p, l)
+	var pe *permissionsError
+	if errors.As(err, &pe) {
+		pe.plan = true
+		e.note("%v", pe)
+		return nil
+	}
+	return err
+}
+
+// policyTags refuses the policies of p that the user's tags do not let it
+// write (the management API answers 401 at the first of them).
+func (e *Engine) policyTags(p *plan.Plan) []string {
+	if e.c.IsAdmin() {
+		return nil
+	}
+	pm := slices.Contains(e.c.Tags(), "policymaker")
+	var lines []string
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		need := ""
+		switch {
+		case c.Kind == kind.OperatorPolicy:
+			need = "the administrator tag"
+		case c.Kind == kind.Policy && !pm:
+			need = "the policymaker or administrator tag"
+		}
+		if need == "" {
+			continue
+		}
+		line := "  "
+		if c.Pos.File != "" {
+			line += c.Pos.String() + ": "
+		}
+		lines = append(lines, line+fmt.Sprintf("%s %s %q in vhost %q needs %s, which user %q does not have (tags: %s)", c.Action, c.Kind.Label(), c.Name, c.Vhost, need, e.c.Username(), strings.Join(e.c.Tags(), ", ")))
+	}
+	return lines
 }
 
 // lackLine says what m is missing for, and why.

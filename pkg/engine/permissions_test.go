@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -161,6 +162,16 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
 			},
 		},
 		{
+			name:      "a policy without the policymaker tag, besides a queue",
+			configure: appOnly, write: all, read: all,
+			file: `    queues:
+      app.q: {}
+    policies:
+      cap: { pattern: "^app\\.", apply_to: queues, definition: { max-length: 10 } }
+`,
+			want: []string{`topology.yaml:7:7: create policy "cap" in vhost "${VHOST}" needs the policymaker or administrator tag, which user "${USER}" does not have (tags: management)`},
+		},
+		{
 			name:      "permissions that cover the file",
 			configure: appOnly, write: `^(app\..*|other\.dlx|` + mqctlNames + `)$`, read: appOnly,
 			topic:        &topicPerm{exchange: "app.x", read: "^a$"},
@@ -205,14 +216,26 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng := engine.New(c, engine.Options{AMQPURL: fmt.Sprintf("amqp://%s:%d", f.b.AMQPHost, f.b.AMQPPort)})
+			var notes []string
+			eng := engine.New(c, engine.Options{AMQPURL: fmt.Sprintf("amqp://%s:%d", f.b.AMQPHost, f.b.AMQPPort), Note: func(n string) { notes = append(notes, n) }})
 			src := "version: 1\nvhosts:\n  ${VHOST}:\n" + tt.file
 			before := brokerObjects(t, f)
-			_, planErr := eng.Plan(ctx, f.desired(src), engine.PlanOptions{})
+			// A plan needs no more than access to the vhost: it is shown,
+			// and says that apply would be refused.
+			planned, planErr := eng.Plan(ctx, f.desired(src), engine.PlanOptions{})
+			if planErr != nil || planned.Plan.Empty() {
+				t.Fatalf("plan: %v; want the changes shown", planErr)
+			}
+			var planNote error
+			for _, n := range notes {
+				if strings.HasPrefix(n, "apply would be refused") {
+					planNote = errors.New(n)
+				}
+			}
 			_, applyErr := eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{AllowReplace: tt.allowReplace, NoPreflight: true})
 			if len(tt.want) == 0 {
-				if planErr != nil || applyErr != nil {
-					t.Fatalf("plan: %v\napply: %v\nwant both to pass", planErr, applyErr)
+				if planNote != nil || applyErr != nil {
+					t.Fatalf("plan: %v\napply: %v\nwant both to pass", planNote, applyErr)
 				}
 				res, err := eng.Plan(ctx, f.desired(src), engine.PlanOptions{})
 				if err != nil || !res.Plan.Empty() {
@@ -220,12 +243,13 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
 				}
 				return
 			}
-			for what, err := range map[string]error{"plan": planErr, "apply": applyErr} {
+			heads := map[string]string{"plan": "apply would be refused before any change", "apply": "apply refused, nothing was changed"}
+			for what, err := range map[string]error{"plan": planNote, "apply": applyErr} {
 				if err == nil {
 					t.Fatalf("%s passed; want it refused", what)
 				}
 				msg := err.Error()
-				head := fmt.Sprintf("plan refused, nothing was changed: user %q lacks permissions this plan needs, and RabbitMQ would refuse them part way through the apply", user)
+				head := fmt.Sprintf("%s: user %q lacks permissions this plan needs, and RabbitMQ would refuse them part way through the apply", heads[what], user)
 				fix := fmt.Sprintf("An administrator can extend the regexps to match these names (rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", f.vhost, user)
 				if !strings.HasPrefix(msg, head) || !strings.Contains(msg, fix) {
 					t.Errorf("%s: error\n%s\nwant it to begin %q and hold %q", what, msg, head, fix)

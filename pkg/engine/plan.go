@@ -63,6 +63,12 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	if err != nil {
 		return nil, err
 	}
+	// What the user may not write, which the broker would refuse only
+	// once the changes before it were made: apply refuses it, a plan
+	// (which needs no more than access to the vhost) says so.
+	if err := e.notePermissions(ctx, p, l); err != nil {
+		return nil, err
+	}
 	if opts.Save {
 		p.Fingerprint = l.fingerprintFor(desired)
 	}
@@ -167,12 +173,6 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	if err := checkVhostLimits(p, &l.current.Live, version); err != nil && !e.noTable {
 		known.exact.abandon()
 		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
-	}
-	// What the user may not write, which the broker would refuse only
-	// once the changes before it were made.
-	if err := e.checkPermissions(ctx, p, l); err != nil {
-		known.exact.abandon()
-		return nil, nil, stakes{}, err
 	}
 	p.Vhosts = scope
 	return p, l, known, nil
