@@ -14,7 +14,11 @@
 // https://localhost:15691,…:15692,…:15693), MQCTL_CLUSTER_TLS_DIR (the CA
 // the three nodes share; default .cluster/c1/tls in the repository),
 // MQCTL_TEST_USERNAME / MQCTL_TEST_PASSWORD (an administrator; default
-// guest/guest). StopNode and StartNode run scripts/cluster for the version
+// guest/guest), MQCTL_CLUSTER_REPO (the checkout whose scripts/cluster
+// started the nodes, for a clone tested against a cluster another checkout
+// runs: scripts/cluster keeps its nodes' data under its own repository;
+// default the repository of the tests). StopNode and StartNode run
+// scripts/cluster for the version
 // MQCTL_CLUSTER_RABBITMQ_VERSION names (as MQCTL_RABBITMQ_VERSION; 4.0 when
 // unset), which reads its own MQCTL_CLUSTER_* port settings from the same
 // environment.
@@ -96,8 +100,8 @@ func New(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.repo = repo
-	c.TLSDir = envOr("MQCTL_CLUSTER_TLS_DIR", filepath.Join(repo, ".cluster", "c1", "tls"))
+	c.repo = envOr("MQCTL_CLUSTER_REPO", repo)
+	c.TLSDir = envOr("MQCTL_CLUSTER_TLS_DIR", filepath.Join(c.repo, ".cluster", "c1", "tls"))
 	if err := c.whole(context.Background()); err != nil {
 		t.Fatalf("the cluster is not whole: %v\n  start it with scripts/cluster start (scripts/cluster status says which node is missing)", err)
 	}

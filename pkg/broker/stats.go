@@ -36,12 +36,18 @@ type QueueActivity struct {
 	Consumers     int64
 	PublishRate   float64 // messages/s published into the queue
 	DeliverRate   float64 // messages/s delivered or fetched (deliver_get)
+	// Node is a classic queue's home node (the leader's node for a quorum
+	// queue or stream); Members and Online are a quorum queue's or
+	// stream's replicas and those reachable now, as for Placement.
+	Node    string
+	Members []string
+	Online  []string
 }
 
 // activityColumns are the fields ListQueueActivity reads; nested
 // message_stats fields are named with dots (RabbitMQ 3.10 accepts them).
 const activityColumns = "name,type,state,messages,messages_ready,messages_unacknowledged,messages_delayed,messages_dlx,consumers," +
-	"message_stats.publish_details.rate,message_stats.deliver_get_details.rate"
+	"message_stats.publish_details.rate,message_stats.deliver_get_details.rate,node,members,online"
 
 type rateJSON struct {
 	Rate float64 `json:"rate"`
@@ -50,14 +56,17 @@ type rateJSON struct {
 // activityJSON is a queue of a listing of its statistics; a listing
 // gives the columns it asks for.
 type activityJSON struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	State    string `json:"state"`
-	Messages *int64 `json:"messages"`
-	Ready    *int64 `json:"messages_ready"`
-	Unacked  *int64 `json:"messages_unacknowledged"`
-	Delayed  *int64 `json:"messages_delayed"`
-	Dlx      *int64 `json:"messages_dlx"`
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	State    string   `json:"state"`
+	Node     string   `json:"node"`
+	Members  []string `json:"members"`
+	Online   []string `json:"online"`
+	Messages *int64   `json:"messages"`
+	Ready    *int64   `json:"messages_ready"`
+	Unacked  *int64   `json:"messages_unacknowledged"`
+	Delayed  *int64   `json:"messages_delayed"`
+	Dlx      *int64   `json:"messages_dlx"`
 	// ReadyBytes are the bytes of the ready messages (a length limit in
 	// bytes counts them).
 	ReadyBytes *int64 `json:"message_bytes_ready"`
@@ -111,6 +120,7 @@ func (c *Client) ListQueueActivity(ctx context.Context, vhost string) ([]QueueAc
 		a := QueueActivity{
 			Name: q.Name, Type: q.Type, State: q.State, Known: q.Messages != nil, Delayed: q.Delayed, DeadLettering: q.Dlx,
 			PublishRate: q.MessageStats.Publish.Rate, DeliverRate: q.MessageStats.DeliverGet.Rate,
+			Node: q.Node, Members: q.Members, Online: q.Online,
 		}
 		for _, f := range []struct {
 			dst *int64

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -485,6 +486,9 @@ func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action s
 	default:
 		s.live = top.Vhosts[vhost]
 	}
+	if err := refuseUnreachable(ctx, c, vhost, queue); err != nil {
+		return nil, err
+	}
 	do := broker.AMQPDial{URL: amqpURL, Vhost: vhost, Name: lock.DefaultName(action)}
 	if strings.HasPrefix(amqpURL, "amqps:") {
 		do.TLS = c.TLSConfig()
@@ -493,6 +497,64 @@ func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action s
 		return nil, err
 	}
 	return s, nil
+}
+
+// refuseUnreachable refuses to read queue while the broker says it cannot
+// be reached: a classic queue whose home node is down, or a quorum queue
+// or stream without a majority of its members online. Over AMQP such a
+// queue reads as one that does not exist (a classic queue on a down node
+// answers a passive declare with 404 on 4.3) or as an empty one (a quorum
+// queue without a majority), when its messages wait on the stopped
+// node's disk. What the broker reports of its placement tells (as plan
+// and apply tell it, broker.Placement); a queue it does not list, or a
+// placement it does not answer, is left to the AMQP read to judge.
+func refuseUnreachable(ctx context.Context, c *broker.Client, vhost, queue string) error {
+	p, err := c.QueuePlacement(ctx, vhost, queue)
+	if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
+		// RabbitMQ 3.10 answers 404 for a classic queue on a down node;
+		// its listing holds it.
+		all, lerr := c.QueuePlacements(ctx, vhost, nil)
+		if lerr != nil {
+			return nil
+		}
+		q, ok := all[queue]
+		if !ok {
+			return nil
+		}
+		p, err = q, nil
+	}
+	if err != nil {
+		return nil
+	}
+	switch {
+	case p.Down:
+		node := p.Node
+		if node == "" {
+			node = "(unknown)"
+		}
+		return fmt.Errorf("queue %q in vhost %q lives on node %s, which is down: its messages wait on that node's disk, and until "+
+			"the node is back RabbitMQ can neither count nor deliver them (the queue would read as missing or empty); start %s "+
+			"again (or wait for it) and run this again", queue, vhost, node, node)
+	case p.NoMajority():
+		var off []string
+		for _, m := range p.Members {
+			if !slices.Contains(p.Online, m) {
+				off = append(off, m)
+			}
+		}
+		typ := p.Type
+		if typ == "" {
+			typ = topology.QueueQuorum
+		}
+		down := ""
+		if len(off) > 0 {
+			down = " (down: " + strings.Join(off, ", ") + ")"
+		}
+		return fmt.Errorf("%s queue %q in vhost %q has %d of its %d members online%s: without a majority RabbitMQ can neither "+
+			"count nor deliver its messages (the queue would read as empty); bring the members' nodes back until a majority "+
+			"of them is online and run this again", typ, queue, vhost, len(p.Members)-len(off), len(p.Members), down)
+	}
+	return nil
 }
 
 // dlqVhost picks the one vhost a dlq command works on: --vhost; else the

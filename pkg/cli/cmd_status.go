@@ -39,8 +39,12 @@ Rows that need attention start with "!":
   warnings  a working queue with messages a consumer could take and no
             consumer; dead letters a quorum queue holds on their way to
             the DLQ its dead-letter exchange routes them to; a queue the
-            broker reports down, crashed or without a quorum; links whose
-            state the broker does not report (no management plugin)
+            broker reports crashed or stopped; a queue on a node that is
+            down (a classic queue on it, whose messages wait there
+            uncounted; a quorum queue or stream without a majority of its
+            members online; one with a member down, which still runs,
+            naming the members down); links whose state the broker does
+            not report (no management plugin)
 
 With --check, status exits 1 when there is an alert (or, with --strict, a
 warning), so a cron job or a CI step can alert on queue depth. Without
@@ -89,6 +93,6 @@ by default).`,
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a DLQ holds messages, a quorum queue keeps dead letters its dead-letter exchange routes to no queue, a queue is deeper than its alert.max_depth, a declared queue or shovel is missing, or a shovel or federation link does not run")
-	cmd.Flags().BoolVar(&strict, "strict", false, "with --check, fail on warnings too (messages with no consumers, dead letters on their way to a DLQ, a queue not running)")
+	cmd.Flags().BoolVar(&strict, "strict", false, "with --check, fail on warnings too (messages with no consumers, dead letters on their way to a DLQ, a queue not running or on a node that is down)")
 	return cmd
 }

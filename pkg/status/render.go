@@ -211,7 +211,7 @@ func row(q Queue, extra []extraColumn) []string {
 	for _, p := range q.Problems {
 		notes = append(notes, p.Message)
 	}
-	if q.Present && !q.Known {
+	if q.Present && !q.Known && !q.Unreachable {
 		notes = append(notes, "no statistics from the broker yet")
 	}
 	return append(cells, strings.Join(notes, "; "))
@@ -304,6 +304,9 @@ type jsonQueue struct {
 	StatsKnown      bool      `json:"stats_known"`
 	Type            string    `json:"type,omitempty"`
 	State           string    `json:"state,omitempty"`
+	Node            string    `json:"node,omitempty"`
+	Members         []string  `json:"members,omitempty"`
+	Online          *[]string `json:"online,omitempty"`
 	Messages        int64     `json:"messages"`
 	Ready           int64     `json:"messages_ready"`
 	Unacked         int64     `json:"messages_unacknowledged"`
@@ -332,10 +335,18 @@ func WriteJSON(w io.Writer, r *Report) error {
 			if probs == nil {
 				probs = []Problem{}
 			}
+			var online *[]string
+			if len(q.Members) > 0 {
+				o := q.Online
+				if o == nil {
+					o = []string{} // every member is down: say so, not "unknown"
+				}
+				online = &o
+			}
 			jv.Queues = append(jv.Queues, jsonQueue{
 				Name: q.Name, Role: string(q.Role), DeadLettersFrom: q.DeadLettersFrom, ReturnsTo: q.ReturnsTo,
 				DelayMS: q.Delay, MaxDepth: q.MaxDepth, Present: q.Present, StatsKnown: q.Known,
-				Type: q.Type, State: q.State, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked, Delayed: q.Delayed, DeadLettering: q.DeadLettering,
+				Type: q.Type, State: q.State, Node: q.Node, Members: q.Members, Online: online, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked, Delayed: q.Delayed, DeadLettering: q.DeadLettering,
 				Consumers: q.Consumers, PublishRate: q.PublishRate, DeliverRate: q.DeliverRate, Problems: probs,
 			})
 		}

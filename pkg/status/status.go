@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,7 +44,8 @@ const (
 	KindMissing       Kind = "missing"        // declared in the file, absent on the broker
 	KindNoConsumers   Kind = "no-consumers"   // a working queue holds messages and nobody consumes
 	KindDeadLettering Kind = "dead-lettering" // a queue holds dead letters its dead-letter exchange has not taken (an alert when it routes them to no queue)
-	KindNotRunning    Kind = "not-running"    // the broker reports the queue down, crashed, …
+	KindNotRunning    Kind = "not-running"    // the broker reports the queue down (its node), without a majority, crashed, …
+	KindMemberDown    Kind = "member-down"    // a quorum queue or stream runs with some of its members down
 	KindLinkDown      Kind = "link-down"      // a shovel or a federation link does not run
 	KindLinkUnknown   Kind = "link-unknown"   // the broker reports no state of links (no management plugin)
 )
@@ -89,6 +91,18 @@ type Queue struct {
 	Consumers     int64
 	PublishRate   float64
 	DeliverRate   float64
+	// Node is where the broker says the queue lives (a classic queue's
+	// home node, a quorum queue's or stream's leader); Members and Online
+	// are a quorum queue's or stream's replicas and those reachable now.
+	Node    string
+	Members []string
+	Online  []string
+	// Unreachable is true while the broker cannot serve the queue: a
+	// classic queue whose home node is down, a quorum queue or stream
+	// without a majority of its members online. Its messages are then
+	// not counted (Known is false), and no statistics will come until
+	// the node or the majority is back.
+	Unreachable bool
 
 	Problems []Problem
 }
@@ -512,7 +526,7 @@ func linkProblems(l Link, stopped string) []Problem {
 // statistics.
 func pending(v *topology.Vhost, list []broker.QueueActivity) bool {
 	for _, a := range list {
-		if _, declared := v.Queues[a.Name]; declared && !a.Known {
+		if _, declared := v.Queues[a.Name]; declared && !a.Known && !unreachable(a) {
 			return true
 		}
 	}
@@ -547,6 +561,7 @@ func Build(t *topology.Topology, live map[string][]broker.QueueActivity, opts Op
 				q.Present, q.Known, q.Type, q.State = true, a.Known, a.Type, a.State
 				q.Messages, q.Ready, q.Unacked, q.Delayed, q.DeadLettering, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Delayed, a.DeadLettering, a.Consumers
 				q.PublishRate, q.DeliverRate = a.PublishRate, a.DeliverRate
+				q.Node, q.Members, q.Online, q.Unreachable = a.Node, a.Members, a.Online, unreachable(a)
 			}
 			q.Problems = problems(&q, vs.Missing, unrouted[vname][qname])
 			vs.Queues = append(vs.Queues, q)
@@ -554,6 +569,89 @@ func Build(t *topology.Topology, live map[string][]broker.QueueActivity, opts Op
 		r.Vhosts = append(r.Vhosts, vs)
 	}
 	return r
+}
+
+// offline returns the members of a quorum queue or stream that are not
+// online.
+func offline(members, online []string) []string {
+	var off []string
+	for _, m := range members {
+		if !slices.Contains(online, m) {
+			off = append(off, m)
+		}
+	}
+	return off
+}
+
+// replicated reports whether a queue of type typ has members (a quorum
+// queue or a stream).
+func replicated(typ string) bool {
+	return typ == topology.QueueQuorum || typ == topology.QueueStream
+}
+
+// unreachable reports whether the broker cannot serve queue a: a classic
+// queue whose home node is down (state "down" in a listing on every
+// version, "stopped" on 4.x), or a quorum queue or stream without a
+// majority of its members online (state "minority" from 4.0; RabbitMQ
+// 3.10 reports no state then, only its members and those online).
+func unreachable(a broker.QueueActivity) bool {
+	if !replicated(a.Type) {
+		return a.State == "down" || a.State == "stopped"
+	}
+	if a.State == "minority" {
+		return true
+	}
+	return len(a.Members) > 0 && 2*(len(a.Members)-len(offline(a.Members, a.Online))) <= len(a.Members)
+}
+
+// placementProblem says what a node that is down does to q: a classic
+// queue on it, a quorum queue or stream without a majority, or one with
+// a member down that still runs. ok is false when no node of q is down
+// as far as the broker reports.
+func placementProblem(q *Queue) (p Problem, ok bool) {
+	off := offline(q.Members, q.Online)
+	uncounted := ""
+	if !q.Known {
+		uncounted = " (not counted)"
+	}
+	switch {
+	case q.Unreachable && !replicated(q.Type):
+		node := q.Node
+		if node == "" {
+			node = "(unknown)"
+		}
+		return Problem{KindNotRunning, Warning, fmt.Sprintf("its node %s is down: the queue and its messages%s wait on that node's disk "+
+			"until it is back, and no client can publish to it or consume from it meanwhile", node, uncounted)}, true
+	case q.Unreachable:
+		// The broker may say "minority" before its list of the members
+		// online catches up.
+		members := "without a majority of its members online"
+		switch {
+		case len(off) > 0:
+			members = fmt.Sprintf("%d of its %d members online (down: %s), no majority", len(q.Members)-len(off), len(q.Members), strings.Join(off, ", "))
+		case len(q.Members) > 0:
+			members = fmt.Sprintf("without a majority of its %d members online", len(q.Members))
+		}
+		what := "it takes and delivers no message"
+		if q.Type == topology.QueueStream {
+			what = "it takes no message"
+		}
+		return Problem{KindNotRunning, Warning, fmt.Sprintf("%s: %s, and its messages%s wait, until a majority of its members is back",
+			members, what, uncounted)}, true
+	case replicated(q.Type) && len(off) > 0:
+		return Problem{KindMemberDown, Warning, fmt.Sprintf("%d of its %d members online (down: %s): it runs, but loses its majority "+
+			"if %s", len(q.Members)-len(off), len(q.Members), strings.Join(off, ", "), spare(len(q.Members), len(off)))}, true
+	}
+	return Problem{}, false
+}
+
+// spare says how many more of a replicated queue's members going down
+// cost it its majority, for a queue that still has one.
+func spare(members, off int) string {
+	if n := members - off - members/2; n > 1 {
+		return fmt.Sprintf("%d more go down", n)
+	}
+	return "one more goes down"
 }
 
 // badState reports whether a queue state means the queue cannot serve: a
@@ -642,7 +740,9 @@ func problems(q *Queue, vhostMissing bool, unrouted lint.Finding) []Problem {
 		}
 		return append(out, Problem{KindMissing, Alert, msg})
 	}
-	if badState(q.State) {
+	if p, ok := placementProblem(q); ok {
+		out = append(out, p)
+	} else if badState(q.State) {
 		out = append(out, Problem{KindNotRunning, Warning, fmt.Sprintf("the broker reports the queue %s", q.State)})
 	}
 	if !q.Known {

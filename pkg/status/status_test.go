@@ -339,3 +339,116 @@ func TestDeadLettersRoutedNowhere(t *testing.T) {
 		t.Errorf("problems with a DLQ bound for the key: %q, want work-alo's a warning", got)
 	}
 }
+
+// TestNodeDown: what status says of a queue on a node that is down, as
+// RabbitMQ reports it while one of three nodes is stopped (4.3.6, seen
+// on the cluster of scripts/cluster; internal/testcluster checks the same
+// end to end): a classic queue on it is listed with its node and state
+// "down", no statistics; a quorum queue or stream without a majority
+// "minority" (3.10: no state at all), its members and those online; one
+// that keeps its majority "running" with the member down left out of
+// online. Each row names the node or the members down, never "no
+// statistics yet", and Collect does not wait for statistics that cannot
+// come while the node is down.
+func TestNodeDown(t *testing.T) {
+	c1, c2, c3 := "rabbit@c1", "rabbit@c2", "rabbit@c3"
+	file := `queues:
+  q: {}
+`
+	for _, tc := range []struct {
+		name        string
+		row         broker.QueueActivity
+		want        string // the problem, "" for none
+		kind        Kind
+		unreachable bool
+	}{
+		{
+			name:        "classic queue on the node down",
+			row:         broker.QueueActivity{Name: "q", Type: "classic", State: "down", Node: c1},
+			want:        "its node rabbit@c1 is down: the queue and its messages (not counted) wait on that node's disk until it is back, and no client can publish to it or consume from it meanwhile",
+			kind:        KindNotRunning,
+			unreachable: true,
+		},
+		{
+			name:        "quorum queue without a majority (4.x)",
+			row:         broker.QueueActivity{Name: "q", Type: "quorum", State: "minority", Node: c1, Members: []string{c1, c2}, Online: []string{c2}},
+			want:        "1 of its 2 members online (down: rabbit@c1), no majority: it takes and delivers no message, and its messages (not counted) wait, until a majority of its members is back",
+			kind:        KindNotRunning,
+			unreachable: true,
+		},
+		{
+			name:        "quorum queue without a majority (3.10: no state)",
+			row:         broker.QueueActivity{Name: "q", Type: "quorum", Members: []string{c1, c2}, Online: []string{c2}},
+			want:        "1 of its 2 members online (down: rabbit@c1), no majority: it takes and delivers no message, and its messages (not counted) wait, until a majority of its members is back",
+			kind:        KindNotRunning,
+			unreachable: true,
+		},
+		{
+			name:        "stream said minority before its members online catch up",
+			row:         broker.QueueActivity{Name: "q", Type: "stream", State: "minority", Known: true, Messages: 1, Members: []string{c1, c2}, Online: []string{c1, c2}},
+			want:        "without a majority of its 2 members online: it takes no message, and its messages wait, until a majority of its members is back",
+			kind:        KindNotRunning,
+			unreachable: true,
+		},
+		{
+			name: "quorum queue with a member down keeps its majority",
+			row:  broker.QueueActivity{Name: "q", Type: "quorum", State: "running", Known: true, Members: []string{c1, c2, c3}, Online: []string{c2, c3}},
+			want: "2 of its 3 members online (down: rabbit@c1): it runs, but loses its majority if one more goes down",
+			kind: KindMemberDown,
+		},
+		{
+			name: "quorum queue of 5 with a member down",
+			row:  broker.QueueActivity{Name: "q", Type: "quorum", State: "running", Known: true, Members: []string{c1, c2, c3, "rabbit@c4", "rabbit@c5"}, Online: []string{c2, c3, "rabbit@c4", "rabbit@c5"}},
+			want: "4 of its 5 members online (down: rabbit@c1): it runs, but loses its majority if 2 more go down",
+			kind: KindMemberDown,
+		},
+		{
+			name: "every member online",
+			row:  broker.QueueActivity{Name: "q", Type: "quorum", State: "running", Known: true, Members: []string{c1, c2, c3}, Online: []string{c1, c2, c3}},
+		},
+		{
+			name: "classic queue on a running node",
+			row:  broker.QueueActivity{Name: "q", Type: "classic", State: "running", Known: true, Node: c2},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeLister{lists: map[string][][]broker.QueueActivity{"/": {{tc.row}}}}
+			r, err := Collect(context.Background(), load(t, file), f, Options{StatsWait: time.Hour, Poll: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.calls["/"] != 1 {
+				t.Errorf("listed %d times, want once: no statistics come while the node is down", f.calls["/"])
+			}
+			q := r.Vhosts[0].Queues[0]
+			var got []string
+			for _, p := range q.Problems {
+				got = append(got, fmt.Sprintf("%s/%s: %s", p.Kind, p.Severity, p.Message))
+			}
+			var want []string
+			if tc.want != "" {
+				want = []string{fmt.Sprintf("%s/%s: %s", tc.kind, Warning, tc.want)}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			if q.Unreachable != tc.unreachable {
+				t.Errorf("Unreachable = %v, want %v", q.Unreachable, tc.unreachable)
+			}
+			var text strings.Builder
+			if err := WriteText(&text, r, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.unreachable && strings.Contains(text.String(), "no statistics from the broker yet") {
+				t.Errorf("a queue on a node that is down reads as one declared a moment ago:\n%s", text.String())
+			}
+			var js strings.Builder
+			if err := WriteJSON(&js, r); err != nil {
+				t.Fatal(err)
+			}
+			if len(tc.row.Members) > 0 && !strings.Contains(js.String(), `"online": [`) {
+				t.Errorf("the JSON status does not list the members online:\n%s", js.String())
+			}
+		})
+	}
+}
