@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sync"
 	"time"
 
@@ -86,10 +87,19 @@ func (l *locks) lost() error {
 	defer l.mu.Unlock()
 	for vh, lk := range l.held {
 		if lk.Lost() {
-			return fmt.Errorf("the apply lock of vhost %q was lost (its AMQP connection closed), so another apply could interleave", vh)
+			return fmt.Errorf("the apply lock of vhost %q was lost (its AMQP connection to %s closed: that node may be down or restarting), so another apply could interleave", vh, amqpHost(l.opts.URL))
 		}
 	}
 	return nil
+}
+
+// amqpHost is the host:port of an AMQP URL, without its credentials.
+func amqpHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "the broker"
+	}
+	return u.Host
 }
 
 // checkFirst makes sure, before anything changes, that the locks can be
