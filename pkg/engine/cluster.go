@@ -133,10 +133,95 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	sort.Slice(refs, func(i, j int) bool {
 		return refs[i].vhost < refs[j].vhost || (refs[i].vhost == refs[j].vhost && refs[i].name < refs[j].name)
 	})
-	for _, r := range refs {
-		e.note("%s", downNote(r, down[r], held[r]))
+	for _, n := range downNotes(refs, down, held) {
+		e.note("%s", n)
 	}
 	return read, nil
+}
+
+// oneNoteEach is how many queues out of reach get a note each; past it,
+// one note per node that is down (or set of members that are) says it
+// for all its queues, naming the first of them: a node holding 400
+// queues gave 400 notes of three lines each (the plan's held list names
+// them all).
+const oneNoteEach = 5
+
+// downNotes are the notes on the queues refs (sorted) that down puts out
+// of reach, with what waits for each (held).
+func downNotes(refs []queueRef, down map[queueRef]*broker.Placement, held map[queueRef][]string) []string {
+	if len(refs) <= oneNoteEach {
+		out := make([]string, 0, len(refs))
+		for _, r := range refs {
+			out = append(out, downNote(r, down[r], held[r]))
+		}
+		return out
+	}
+	type group struct {
+		why    string
+		refs   []queueRef
+		queues []string
+		waits  int
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, r := range refs {
+		q := down[r]
+		key, why := "", ""
+		if q.Down {
+			node := q.Node
+			if node == "" {
+				node = "(unknown)"
+			}
+			key = "node " + node
+			why = fmt.Sprintf("live on node %s, which is down: their messages wait on that node's disk, and until the node is back RabbitMQ can neither count them nor bind or delete the queues safely; run again once %s is back", node, node)
+		} else {
+			off := offline(q)
+			key = "members " + strings.Join(off, ",")
+			why = fmt.Sprintf("have lost the majority of their members (down: %s): without it RabbitMQ cannot count their messages, and deleting them would force them away; run again once a majority is back", strings.Join(off, ", "))
+		}
+		g := groups[key]
+		if g == nil {
+			g = &group{why: why}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.refs = append(g.refs, r)
+		g.queues = append(g.queues, fmt.Sprintf("%q in vhost %q", r.name, r.vhost))
+		g.waits += len(held[r])
+	}
+	out := make([]string, 0, len(order))
+	for _, key := range order {
+		g := groups[key]
+		if len(g.refs) == 1 {
+			r := g.refs[0]
+			out = append(out, downNote(r, down[r], held[r]))
+			continue
+		}
+		shown := g.queues[:min(len(g.queues), 10)]
+		more := ""
+		if n := len(g.queues) - len(shown); n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		waits := "the change that waits"
+		if g.waits != 1 {
+			waits = fmt.Sprintf("the %d changes that wait", g.waits)
+		}
+		out = append(out, fmt.Sprintf("%d queues %s; this run leaves them alone, with %s for them (the plan's held-back list names each): %s%s",
+			len(g.queues), g.why, waits, strings.Join(shown, ", "), more))
+	}
+	return out
+}
+
+// offline are the members of quorum queue or stream q that are not
+// online.
+func offline(q *broker.Placement) []string {
+	var off []string
+	for _, m := range q.Members {
+		if !slices.Contains(q.Online, m) {
+			off = append(off, m)
+		}
+	}
+	return off
 }
 
 // downNote says why queue r is left alone and what waits for it.
@@ -152,16 +237,10 @@ func downNote(r queueRef, q *broker.Placement, held []string) string {
 			node = "(unknown)"
 		}
 		return fmt.Sprintf("queue %q in vhost %q lives on node %s, which is down: its messages wait on that node's disk, and until "+
-			"the node is back RabbitMQ can neither count them nor bind or delete the queue safely (3.10 hides its bindings and refuses; "+
-			"4.0 would delete it, messages and all), so this run leaves it alone%s; run again once %s is back",
+			"the node is back RabbitMQ can neither count them nor bind or delete the queue safely, so this run leaves it alone%s; run again once %s is back",
 			r.name, r.vhost, node, what, node)
 	}
-	var off []string
-	for _, m := range q.Members {
-		if !slices.Contains(q.Online, m) {
-			off = append(off, m)
-		}
-	}
+	off := offline(q)
 	return fmt.Sprintf("%s queue %q in vhost %q has %d of its %d members online (down: %s): without a majority RabbitMQ cannot count its "+
 		"messages, and deleting it would force them away, so this run leaves it alone%s; run again once a majority is back",
 		q.Type, r.name, r.vhost, len(q.Members)-len(off), len(q.Members), strings.Join(off, ", "), what)
