@@ -506,6 +506,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	}
 	deleted := d.bindings(name, bk)
 	d.takenDown(name, have, bk.haveKeys, deleted, gone, d.p.Changes[first:])
+	d.othersTakenDown(name, first)
 	d.restored(want, have, d.p.Changes[first:])
 	for _, k := range kind.PolicyKinds() {
 		d.namedIn(name, k, want, have, gone)
@@ -875,6 +876,48 @@ func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string,
 			}
 			c.Bindings = append(c.Bindings, have.Bindings[j])
 		}
+	}
+}
+
+// othersTakenDown refuses the delete of an exchange or queue (among the
+// changes of vhost name, from first) that would take down a binding
+// another owner's record lists: the broker deletes the bindings of an
+// exchange or queue with it, and what another owner's file manages is
+// never deleted. The plan is refused (a conflict naming the bindings and
+// their owners).
+func (d *differ) othersTakenDown(name string, first int) {
+	if len(d.cur.Others) == 0 || d.cur.AllMine {
+		return
+	}
+	refused := false
+	for i := first; i < len(d.p.Changes); i++ {
+		c := &d.p.Changes[i]
+		if c.Action != Delete || (c.Kind != KindExchange && c.Kind != KindQueue) {
+			continue
+		}
+		var owners, bindings []string
+		for _, b := range c.Bindings {
+			os := d.others(BindingRef(name, b))
+			if len(os) == 0 {
+				continue
+			}
+			bindings = append(bindings, BindingName(b))
+			for _, o := range os {
+				if !slices.Contains(owners, o) {
+					owners = append(owners, o)
+				}
+			}
+		}
+		if len(bindings) == 0 {
+			continue
+		}
+		slices.Sort(owners)
+		d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: c.Ref(), Owners: owners, Owner: d.cur.Owner, Deleted: true, Bindings: bindings})
+		c.Kind = "" // dropped below
+		refused = true
+	}
+	if refused {
+		d.p.Changes = slices.DeleteFunc(d.p.Changes, func(c Change) bool { return c.Kind == "" })
 	}
 }
 

@@ -158,3 +158,64 @@ func TestOtherOwnersObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteTakingOtherOwnersBindings: the broker deletes an exchange's
+// (queue's) bindings with it, so team-a's file dropping its exchange a.x
+// (queue a.q) would delete the binding team-b's file declares from a.x
+// (to a.q). The plan is refused, naming the binding and team-b, and
+// deletes nothing; a binding no other owner lists goes with it as before.
+func TestDeleteTakingOtherOwnersBindings(t *testing.T) {
+	t.Parallel()
+	broker := vh("shared", func(v *topology.Vhost) {
+		v.Exchanges["a.x"] = x("a.x", "topic")
+		v.Exchanges["b.x"] = x("b.x", "direct")
+		v.Queues["a.q"] = q("a.q", nil)
+		v.Queues["b.q"] = q("b.q", nil)
+		v.Bindings = []*topology.Binding{bind("a.x", "a.q", "a.#"), bind("a.x", "b.q", "b"), bind("b.x", "a.q", "to-a")}
+	})
+	recorded := Recorded(broker)
+	ref := func(k Kind, name string) ObjectRef { return ObjectRef{Kind: k, Vhost: "shared", Name: name} }
+	aRefs := []ObjectRef{ref(KindExchange, "a.x"), ref(KindQueue, "a.q"), BindingRef("shared", bind("a.x", "a.q", "a.#"))}
+	set := map[ObjectRef]Print{}
+	for _, r := range aRefs {
+		set[r] = recorded[r]
+	}
+	others := map[ObjectRef][]string{}
+	for _, r := range []ObjectRef{ref(KindExchange, "b.x"), ref(KindQueue, "b.q"),
+		BindingRef("shared", bind("a.x", "b.q", "b")), BindingRef("shared", bind("b.x", "a.q", "to-a"))} {
+		others[r] = []string{"team-b"}
+	}
+	for _, tc := range []struct {
+		name     string
+		desired  *topology.Topology
+		conflict string
+	}{
+		{
+			name:     "team-a drops its exchange",
+			desired:  vh("shared", func(v *topology.Vhost) { v.Queues["a.q"] = q("a.q", nil) }),
+			conflict: `exchange "a.x" in vhost "shared": this file (owner "team-a") no longer declares it, and deleting it would delete binding a.x -> queue b.q [b], which "team-b" manages`,
+		},
+		{
+			name: "team-a drops its queue",
+			desired: vh("shared", func(v *topology.Vhost) {
+				v.Exchanges["a.x"] = x("a.x", "topic")
+			}),
+			conflict: `queue "a.q" in vhost "shared": this file (owner "team-a") no longer declares it, and deleting it would delete binding b.x -> queue a.q [to-a], which "team-b" manages`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cur := Current{Owner: "team-a", Managed: ManagedOf(set), Others: others, Live: topology.Live{State: broker}}
+			p := DiffWith(tc.desired, cur, Options{})
+			err := p.ConflictError()
+			if err == nil || !strings.Contains(err.Error(), tc.conflict) {
+				t.Fatalf("conflict %v, want one saying %q", err, tc.conflict)
+			}
+			for _, c := range p.Changes {
+				if c.Action == Delete && (c.Kind == KindExchange || c.Kind == KindQueue) {
+					t.Errorf("the plan deletes %s %s", c.Kind, c.Name)
+				}
+			}
+		})
+	}
+}

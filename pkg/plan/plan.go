@@ -315,6 +315,11 @@ type Conflict struct {
 	Fields []FieldChange `json:"fields,omitempty"`
 	// Pos is where the file declares it.
 	Pos topology.Pos `json:"pos,omitempty"`
+	// Deleted: the file no longer declares it, and deleting it would
+	// delete Bindings, which the other owners' records list (the broker
+	// drops an exchange's or queue's bindings with it).
+	Deleted  bool     `json:"deleted,omitempty"`
+	Bindings []string `json:"bindings,omitempty"`
 }
 
 // ConflictError is the refusal of a plan with conflicts: each object, the
@@ -337,18 +342,25 @@ func (p *Plan) ConflictError() error {
 		if c.Vhost != "" {
 			vh = fmt.Sprintf(" in vhost %q", c.Vhost)
 		}
+		them := OwnerNames(c.Owners)
+		if c.Deleted {
+			fmt.Fprintf(&sb, "%s %s%s: this file (%s) no longer declares it, and deleting it would delete %s %s, which %s manages (the broker deletes the bindings of an exchange or queue with it). "+
+				"mqctl deletes nothing another owner's file manages. Declare the %s here again, or have %s take %s out of their file first",
+				c.Kind, shownName(c.Kind, c.Name), vh, ownerPhrase(c.Owner), plural("binding", len(c.Bindings)), strings.Join(c.Bindings, ", "), them,
+				c.Kind, them, plural2("it", "them", len(c.Bindings)))
+			continue
+		}
 		var diffs []string
 		for _, f := range c.Fields {
 			diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
 		}
-		them := OwnerNames(c.Owners)
 		fmt.Fprintf(&sb, "%s%s %s%s is managed by %s, and this file (%s) declares it otherwise: %s. "+
 			"mqctl changes nothing another owner's file manages. Declare it here as the broker holds it, or have %s change it in their file; "+
 			"to hand it over to this file, declare it here as it is (apply shares it), then take it out of %s's file (their apply then leaves it to this one), then change it here",
 			where, c.Kind, shownName(c.Kind, c.Name), vh, them, ownerPhrase(c.Owner), strings.Join(diffs, "; "), them, them)
 	}
-	return fmt.Errorf("plan refused, nothing was changed: %d %s the file would change %s managed by another owner:\n%s",
-		len(p.Conflicts), plural("object", len(p.Conflicts)), plural2("is", "are", len(p.Conflicts)), sb.String())
+	return fmt.Errorf("plan refused, nothing was changed: %d %s of the file would change or delete what another owner manages:\n%s",
+		len(p.Conflicts), plural("change", len(p.Conflicts)), sb.String())
 }
 
 // Outside is an object mqctl managed once that was changed outside mqctl.
