@@ -219,3 +219,25 @@ func TestDeleteTakingOtherOwnersBindings(t *testing.T) {
 		})
 	}
 }
+
+// TestVhostConflictAdvice: a vhost team-a's file created is never
+// adopted by another owner, so the advice on a conflict over its settings
+// is to declare them as they are or have team-a change them, not the
+// hand-over (share it, then take it out of team-a's file), which cannot
+// work for a vhost.
+func TestVhostConflictAdvice(t *testing.T) {
+	t.Parallel()
+	broker := vh("shared", nil)
+	desired := vh("shared", func(v *topology.Vhost) { v.DefaultQueueType = "quorum" })
+	vref := ObjectRef{Kind: KindVhost, Vhost: "shared", Name: "shared"}
+	cur := Current{Owner: "team-b", Managed: ManagedOf(map[ObjectRef]Print{}), Others: map[ObjectRef][]string{vref: {"team-a"}},
+		Live: topology.Live{State: broker}}
+	err := DiffWith(desired, cur, Options{}).ConflictError()
+	const want = `vhost "shared" was created by "team-a"'s file, and this file (owner "team-b") declares it otherwise: default_queue_type: (none) on the broker, "quorum" in this file`
+	switch {
+	case err == nil || !strings.Contains(err.Error(), want):
+		t.Fatalf("conflict %v, want one saying %q", err, want)
+	case strings.Contains(err.Error(), "hand it over"):
+		t.Errorf("the advice hands over a vhost, which mqctl never adopts: %v", err)
+	}
+}

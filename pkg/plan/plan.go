@@ -354,6 +354,15 @@ func (p *Plan) ConflictError() error {
 		for _, f := range c.Fields {
 			diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
 		}
+		if c.Kind == KindVhost {
+			// mqctl never adopts a vhost it did not create: it stays its
+			// creator's, and cannot be shared or handed over.
+			fmt.Fprintf(&sb, "%svhost %q was created by %s's file, and this file (%s) declares it otherwise: %s. "+
+				"mqctl changes nothing another owner's file manages, and a vhost stays the owner's that created it. "+
+				"Declare these settings here as the broker holds them (or leave them out), or have %s change them in their file",
+				where, c.Name, them, ownerPhrase(c.Owner), strings.Join(diffs, "; "), them)
+			continue
+		}
 		fmt.Fprintf(&sb, "%s%s %s%s is managed by %s, and this file (%s) declares it otherwise: %s. "+
 			"mqctl changes nothing another owner's file manages. Declare it here as the broker holds it, or have %s change it in their file; "+
 			"to hand it over to this file, declare it here as it is (apply shares it), then take it out of %s's file (their apply then leaves it to this one), then change it here",
