@@ -86,6 +86,12 @@ markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 			// new files name, and leaves a vhost they drop alone.
 			cur := plan.OldSide(old, new)
 			p := plan.DiffWith(new, cur, plan.Options{Version: version})
+			// The new files' owner differs from the old's: what they would
+			// change of the old owner's, plan refuses.
+			if err := p.ConflictError(); err != nil {
+				return fmt.Errorf("the change would be refused: the new files' owner is %s, the old ones' %s, whose record keeps what the old files declare; %s",
+					plan.OwnerName(new.Owner), plan.OwnerName(old.Owner), strings.TrimPrefix(err.Error(), "plan refused, nothing was changed: "))
+			}
 			// What plan refuses given what the broker holds, the old side
 			// standing for the broker: a write naming an exchange or queue
 			// the change deletes.

@@ -52,7 +52,8 @@ type Current struct {
 // altogether is not read, so the diff leaves it alone, as plan does
 // (several files or teams can share one broker); the broker's own objects
 // (users) are old's, as plan reads them whatever the vhosts. old itself is
-// not changed.
+// not changed. When the two name different owners ("owner:"), old is the
+// other owner's (Current.Others), as a plan of desired would find it.
 func OldSide(old, desired *topology.Topology) Current {
 	if old == nil {
 		old = topology.New()
@@ -63,6 +64,17 @@ func OldSide(old, desired *topology.Topology) Current {
 		if v, ok := old.Vhosts[name]; ok {
 			scoped.Vhosts[name] = v
 		}
+	}
+	if old.Owner != desired.Owner {
+		// Another owner's file: what old declares is that owner's, as
+		// plan finds it on a broker where old was applied, and the new
+		// owner's record is empty. Nothing is deleted or changed but what
+		// the new side shares, leaves alone or is refused (Conflicts).
+		others := map[ObjectRef][]string{}
+		for ref := range Recorded(&scoped) {
+			others[ref] = []string{old.Owner}
+		}
+		return Current{Live: topology.Live{State: &scoped}, Owner: desired.Owner, Managed: Managed{}, Others: others}
 	}
 	return Current{Live: topology.Live{State: &scoped}, AllMine: true}
 }
