@@ -612,8 +612,8 @@ func (e *executor) plannedRecords(p *plan.Plan) (managed map[plan.ObjectRef]plan
 		for ref, pr := range r.Managed {
 			managed[ref] = pr
 		}
-		if len(r.Exchanges) > 1 || r.Outdated() {
-			vhosts[vh] = true // an interrupted record swap to finish, or an old format to rewrite
+		if len(r.Exchanges) > 1 || r.Outdated() || len(r.Absorbed) > 0 {
+			vhosts[vh] = true // an interrupted record swap to finish, an old format to rewrite, or another owner's record taken over
 		}
 	}
 	for _, ref := range p.Stale {
@@ -698,7 +698,13 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 		if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", name); err != nil {
 			return fmt.Errorf("write the ownership record of the broker's users: %w", err)
 		}
-		return nil
+		var errs []error
+		for _, old := range rec.Absorbed {
+			if err := ignoreNotFound(e.c.DeleteJSON(ctx, "remove the ownership record taken over", "", "global-parameters", old)); err != nil {
+				errs = append(errs, fmt.Errorf("remove the ownership record %q of the broker's users, taken over: %w", old, err))
+			}
+		}
+		return errors.Join(errs...)
 	}
 	next := ownership.OwnerExchange(owner, vh, rec.Generation+1, managed)
 	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
@@ -706,7 +712,7 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
 	}
 	var errs []error
-	for _, old := range rec.Exchanges {
+	for _, old := range slices.Concat(rec.Exchanges, rec.Absorbed) {
 		if err := ignoreNotFound(write(ctx, func() error {
 			return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
 		}, e.gone(Step{Vhost: vh, Name: old, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: old}}, readExchange))); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // ErrStalePlan is wrapped by apply's error when a saved plan no longer
@@ -27,10 +28,14 @@ type applyFlags struct {
 	allowDataLoss bool
 	allowReplace  bool
 	deleteChanged bool
-	noPreflight   bool
-	lockTimeout   time.Duration
-	parallelism   int
-	quiet         bool
+	// takeOver is --take-over-from as given; takeOverFrom the owner it
+	// names, nil when not given.
+	takeOver     string
+	takeOverFrom *string
+	noPreflight  bool
+	lockTimeout  time.Duration
+	parallelism  int
+	quiet        bool
 }
 
 func newApplyCmd(g *globals) *cobra.Command {
@@ -64,6 +69,13 @@ alone and named in the plan, unless --delete-changed.`,
 			if len(args) == 1 {
 				planFile = args[0]
 			}
+			var err error
+			if f.takeOverFrom, err = takeOverFrom(cmd, f.takeOver); err != nil {
+				return err
+			}
+			if f.takeOverFrom != nil && planFile != "" {
+				return errors.New("--take-over-from goes to the plan that made the saved plan (mqctl plan --take-over-from OWNER --out FILE): a saved plan carries its take-over")
+			}
 			return g.runApply(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), planFile, f)
 		},
 	}
@@ -72,6 +84,7 @@ alone and named in the plan, unless --delete-changed.`,
 	fs.BoolVar(&f.allowDataLoss, "allow-data-loss", false, "allow deleting or replacing queues that hold messages or have consumers")
 	fs.BoolVar(&f.allowReplace, "allow-replace", false, "allow replacing (delete and re-declare) queues and exchanges whose settings cannot change in place")
 	fs.BoolVar(&f.deleteChanged, "delete-changed", false, deleteChangedHelp)
+	fs.StringVar(&f.takeOver, "take-over-from", topology.DefaultOwner, takeOverHelp)
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "do not ask the broker first, in a throwaway vhost, whether it takes the plan's objects (for brokers where creating a vhost is unwelcome): the plan is judged from the version table alone")
 	fs.DurationVar(&f.lockTimeout, "lock-timeout", 0, "how long to wait while another apply holds a vhost's lock")
 	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent requests within a phase")
@@ -131,6 +144,7 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 		AllowDataLoss: f.allowDataLoss,
 		AllowReplace:  f.allowReplace,
 		DeleteChanged: f.deleteChanged,
+		TakeOverFrom:  f.takeOverFrom,
 		NoPreflight:   f.noPreflight,
 		Parallelism:   f.parallelism,
 		LockTimeout:   f.lockTimeout,

@@ -10,7 +10,25 @@ import (
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/plan"
 	preflightpkg "github.com/mqctl/mqctl/pkg/preflight"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
+
+// takeOverHelp is the help of plan's and apply's --take-over-from.
+const takeOverHelp = "take over the ownership records of OWNER (default: the files without owner:) in the file's vhosts, and its record of the broker's users when the file has a users section: what they list becomes this file's owner's, and apply merges them into its records and deletes them; for a team that adds owner: to its file or renames its owner"
+
+// takeOverFrom is --take-over-from's owner, nil when not given: "" for
+// the default owner.
+func takeOverFrom(cmd *cobra.Command, owner string) (*string, error) {
+	if !cmd.Flags().Changed("take-over-from") {
+		return nil, nil
+	}
+	if owner == topology.DefaultOwner {
+		owner = ""
+	} else if err := topology.ValidOwner(owner); err != nil {
+		return nil, fmt.Errorf("--take-over-from: %w", err)
+	}
+	return &owner, nil
+}
 
 // deleteChangedHelp is the help of plan's and apply's --delete-changed.
 const deleteChangedHelp = "also delete the objects the file dropped that mqctl managed once but that were declared again or changed by hand since (the plan lists them; without this flag they are left alone and forgotten)"
@@ -22,6 +40,7 @@ func newPlanCmd(g *globals) *cobra.Command {
 		listUnmanaged bool
 		deleteChanged bool
 		preflight     bool
+		takeOver      string
 	)
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -46,6 +65,10 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 				return err
 			}
 			ctx := cmd.Context()
+			from, err := takeOverFrom(cmd, takeOver)
+			if err != nil {
+				return err
+			}
 			// The engine's notes go to stderr as they come, and into the
 			// JSON plan (a CI job reads everything from it).
 			var notes []string
@@ -53,7 +76,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			if err != nil {
 				return err
 			}
-			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Read: read, DeleteChanged: deleteChanged, Preflight: preflight, Save: out != ""})
+			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Read: read, DeleteChanged: deleteChanged, TakeOverFrom: from, Preflight: preflight, Save: out != ""})
 			stop()
 			if err != nil {
 				return err
@@ -83,6 +106,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
 	cmd.Flags().BoolVar(&listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
 	cmd.Flags().BoolVar(&deleteChanged, "delete-changed", false, deleteChangedHelp)
+	cmd.Flags().StringVar(&takeOver, "take-over-from", topology.DefaultOwner, takeOverHelp)
 	cmd.Flags().BoolVar(&preflight, "preflight", false, "also ask the broker, as apply does, whether it takes the plan's objects: each distinct shape is declared in a throwaway vhost, which is then deleted (exit 1 when it refuses one)")
 	return cmd
 }

@@ -48,6 +48,8 @@ type ApplyOptions struct {
 	// DeleteChanged deletes the objects the file dropped that mqctl managed
 	// once and that were changed outside mqctl since (PlanOptions).
 	DeleteChanged bool
+	// TakeOverFrom takes over another owner's records (PlanOptions).
+	TakeOverFrom *string
 	// AllowReplace lets apply replace (delete and re-declare) queues and
 	// exchanges whose immutable settings changed.
 	AllowReplace bool
@@ -384,7 +386,7 @@ func (e *Engine) lockAll(ctx context.Context, locks *locks, scope []string, brok
 func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []string, locks *locks, o ApplyOptions) (p *plan.Plan, l *Live, exactErr, err error) {
 	if in.Saved == nil {
 		var known stakes
-		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}, locks.open); err != nil {
+		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}, o.TakeOverFrom, locks.open); err != nil {
 			return nil, nil, nil, err
 		}
 		// What the user may not write, which the broker would refuse
@@ -402,7 +404,11 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 	if l, err = e.ReadLive(ctx, scope); err != nil {
 		return nil, nil, nil, err
 	}
-	l.useOwner(in.Saved.Owner)
+	var take *plan.TakeOver
+	if t := in.Saved.TakeOver; t != nil {
+		take = &plan.TakeOver{From: t.From, Users: t.Users}
+	}
+	l.useOwner(in.Saved.Owner, take)
 	if l.fingerprintLike(in.Saved.Fingerprint) != in.Saved.Fingerprint {
 		return nil, nil, nil, fmt.Errorf("the broker changed since this plan was made (%w)", ErrStalePlan)
 	}

@@ -135,28 +135,42 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{scope: scope, all: all, printed: printed, current: plan.Current{Live: *read}}
-	l.useOwner("")
+	l.useOwner("", nil)
 	return l, nil
 }
 
 // useOwner makes the records of owner (a file's "owner:") the ones the
 // diff reads as mqctl's and apply writes; the other owners' records list
-// the objects the diff leaves to them (plan.Current.Others).
-func (l *Live) useOwner(owner string) {
+// the objects the diff leaves to them (plan.Current.Others). With take,
+// the records of owner take.From in these vhosts are taken over: merged
+// into owner's, and deleted by apply once owner's are written (a team
+// that adds owner: to its file, or renames its owner); the record of the
+// broker's own objects only with take.Users (the file has a users
+// section). take.Objects is set to how many objects they list.
+func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 	if l.all == nil {
 		return
 	}
 	l.owner = owner
 	l.records = make(map[string]*ownership.Record, len(l.all))
 	var others map[plan.ObjectRef][]string
+	if take != nil {
+		take.Objects = 0
+	}
 	for vh, byOwner := range l.all {
 		rec := byOwner[owner]
 		if rec == nil {
 			rec = &ownership.Record{Vhost: vh, Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
 		}
+		takes := take != nil && take.From != owner && (vh != "" || take.Users)
+		if takes && byOwner[take.From] != nil {
+			r := byOwner[take.From]
+			rec = rec.TakeOver(r)
+			take.Objects += len(r.Managed)
+		}
 		l.records[vh] = rec
 		for o, r := range byOwner {
-			if o == owner {
+			if o == owner || (takes && o == take.From) {
 				continue
 			}
 			for ref := range r.Managed {
@@ -171,7 +185,9 @@ func (l *Live) useOwner(owner string) {
 		slices.Sort(others[ref])
 	}
 	l.current.Managed, l.current.Owner, l.current.Others = ownership.Merge(l.records), owner, others
+	l.current.TakeOver = take
 }
+
 
 // forgetRecords lets go of mqctl's ownership records, which only the diff
 // needs: a plan holds the rest of the read through its stakes and flows,

@@ -25,6 +25,10 @@ type PlanOptions struct {
 	// mqctl managed once and that were changed outside mqctl since
 	// (plan.Plan.ChangedOutside), which are otherwise left alone.
 	DeleteChanged bool
+	// TakeOverFrom, when set, takes over the ownership records of that
+	// owner ("" the owner of the files without owner:) in the file's
+	// vhosts: what they list is the file's owner's (plan.Plan.TakeOver).
+	TakeOverFrom *string
 	// Save makes the plan one that can be saved for a later apply
 	// (plan.WriteSaved): it records the broker's fingerprint
 	// (plan.Plan.Fingerprint), which that apply checks. Computing it costs
@@ -59,7 +63,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	// changes nothing), opened by the reads once the diff is known.
 	pk := newPeeks(e.c, e.amqpURL)
 	defer pk.close()
-	p, l, known, err := e.diff(ctx, desired, opts.Read, plan.Options{DeleteChanged: opts.DeleteChanged}, pk.open)
+	p, l, known, err := e.diff(ctx, desired, opts.Read, plan.Options{DeleteChanged: opts.DeleteChanged}, opts.TakeOverFrom, pk.open)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +112,16 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 // the messages at stake are the caller's to read (readStakes), given the
 // depths diff read on the way and the exact reads it began through exact
 // (known), and so are the plan's flows (plan.Plan.SetFlows).
-func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func() (*Live, error), opts plan.Options, exact func(context.Context) (inspectFunc, error)) (*plan.Plan, *Live, stakes, error) {
+func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func() (*Live, error), opts plan.Options, takeOverFrom *string, exact func(context.Context) (inspectFunc, error)) (*plan.Plan, *Live, stakes, error) {
 	scope := desired.VhostNames()
+	var take *plan.TakeOver
+	if takeOverFrom != nil {
+		if *takeOverFrom == desired.Owner {
+			return nil, nil, stakes{}, fmt.Errorf("--take-over-from %s names the file's own owner: name the owner whose records to take over (%s for the files without owner:)",
+				ownerFlag(*takeOverFrom), topology.DefaultOwner)
+		}
+		take = &plan.TakeOver{From: *takeOverFrom, Users: desired.Declares(kind.User)}
+	}
 	// What the broker says of itself (deprecated features it denies,
 	// exchange types it offers) wins over its version's table.
 	if _, err := e.c.ReadFacts(ctx); err != nil {
@@ -147,7 +159,10 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	go func() { checked <- e.checkAgainst(ctx, version, desired, l) }()
 	// What could not be read is the plan's to say (plan.Plan.Unread).
 	opts.Version = version
-	l.useOwner(desired.Owner)
+	l.useOwner(desired.Owner, take)
+	if take != nil && take.Objects == 0 {
+		e.note("--take-over-from %s: that owner's records list nothing in the file's vhosts; there is nothing to take over", ownerFlag(take.From))
+	}
 	p := plan.DiffWith(desired, l.current, opts)
 	if err := <-checked; err != nil {
 		return nil, nil, stakes{}, err
@@ -176,6 +191,14 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	}
 	p.Vhosts = scope
 	return p, l, known, nil
+}
+
+// ownerFlag is owner as --take-over-from names it.
+func ownerFlag(owner string) string {
+	if owner == "" {
+		return topology.DefaultOwner
+	}
+	return owner
 }
 
 // checkAgainst refuses, before anything changes, what the broker of

@@ -230,6 +230,8 @@ func TestOwner(t *testing.T) {
 		{"a dot", map[string]string{"a.yaml": "version: 1\nowner: team.a\n"}, "",
 			`a.yaml:2:8: owner "team.a": an owner is lower-case letters, digits, '-' and '_', starting with a letter or digit (name the team that applies this file, e.g. owner: orders-team)`},
 		{"empty", map[string]string{"a.yaml": "version: 1\nowner: \"\"\n"}, "", `a.yaml:2:8: owner: must not be empty`},
+		{"the reserved name of the default owner", map[string]string{"a.yaml": "version: 1\nowner: default\n"}, "",
+			`a.yaml:2:8: owner "default" is reserved: it names the owner of the files without owner: (mqctl plan --take-over-from default); choose another name`},
 		{"not a string", map[string]string{"a.yaml": "version: 1\nowner: [a]\n"}, "", `a.yaml:2:8: owner: expected a string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,6 +90,12 @@ type Record struct {
 	// vhost each keep their own record (RecordName), and neither deletes
 	// or changes what the other's lists.
 	Owner string
+	// Absorbed are the record objects of another owner whose record this
+	// one took over (a file's owner: renamed or added, see
+	// engine.PlanOptions.TakeOverFrom): exchanges of a vhost's record, or
+	// the global parameter of the broker's own objects. Apply deletes them
+	// once this record is written, listing what they listed.
+	Absorbed []string
 	// Generation of the newest record exchange (0 when there is none).
 	Generation int64
 	// Format of the newest record exchange (0 when there is none).
@@ -461,7 +468,31 @@ func (r *Record) Equal(refs map[plan.ObjectRef]plan.Print) bool {
 			return false
 		}
 	}
-	return n == len(r.Managed) && len(r.Exchanges) <= 1 && !r.Outdated()
+	return n == len(r.Managed) && len(r.Exchanges) <= 1 && len(r.Absorbed) == 0 && !r.Outdated()
+}
+
+// TakeOver returns r with from, another owner's record of the same vhost,
+// merged into it: what either lists (r's print where both do), from's
+// objects absorbed (Absorbed) so that apply writes r and deletes from.
+// r and from are not changed.
+func (r *Record) TakeOver(from *Record) *Record {
+	out := *r
+	out.Managed = make(map[plan.ObjectRef]plan.Print, len(r.Managed)+len(from.Managed))
+	for ref, p := range from.Managed {
+		out.Managed[ref] = p
+	}
+	for ref, p := range r.Managed {
+		out.Managed[ref] = p
+	}
+	out.Absorbed = slices.Clip(r.Absorbed)
+	if r.Vhost == "" {
+		if len(from.Managed) > 0 {
+			out.Absorbed = append(out.Absorbed, GlobalParameterOf(from.Owner))
+		}
+	} else {
+		out.Absorbed = append(out.Absorbed, from.Exchanges...)
+	}
+	return &out
 }
 
 // Merge returns the per-vhost records as one managed set, for reading

@@ -2,11 +2,13 @@ package ownership
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -168,5 +170,37 @@ func TestOwnerRecordNames(t *testing.T) {
 	}
 	if _, ok := GlobalOwner("cluster_name"); ok {
 		t.Error("cluster_name is no owner's record")
+	}
+}
+
+// TestTakeOver: a record that takes over another owner's lists what
+// either lists (its own print where both do) and absorbs the other's
+// storage, which apply deletes once it is written: the exchanges of a
+// vhost's record, the global parameter of the broker's users' record
+// (none when that record lists nothing).
+func TestTakeOver(t *testing.T) {
+	t.Parallel()
+	q := func(vh, n string) plan.ObjectRef { return plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: n} }
+	mine := &Record{Vhost: "v", Owner: "team-a", Generation: 2, Exchanges: []string{"mqctl.ownership.team-a.2"},
+		Managed: map[plan.ObjectRef]plan.Print{q("v", "both"): 1, q("v", "mine"): 2}}
+	theirs := &Record{Vhost: "v", Generation: 7, Exchanges: []string{"mqctl.ownership.7"},
+		Managed: map[plan.ObjectRef]plan.Print{q("v", "both"): 9, q("v", "theirs"): 3}}
+	got := mine.TakeOver(theirs)
+	want := map[plan.ObjectRef]plan.Print{q("v", "both"): 1, q("v", "mine"): 2, q("v", "theirs"): 3}
+	if !maps.Equal(got.Managed, want) || !slices.Equal(got.Absorbed, []string{"mqctl.ownership.7"}) || got.Owner != "team-a" || got.Generation != 2 {
+		t.Errorf("taken over: %+v", got)
+	}
+	if len(mine.Managed) != 2 || mine.Absorbed != nil {
+		t.Errorf("TakeOver changed its receiver: %+v", mine)
+	}
+	if got.Equal(want) {
+		t.Error("a record that absorbed another is never equal to what it lists: apply must write it and delete the other")
+	}
+	users := (&Record{Owner: "team-a", Managed: map[plan.ObjectRef]plan.Print{}}).TakeOver(&Record{Managed: map[plan.ObjectRef]plan.Print{{Kind: kind.User, Name: "u"}: 4}})
+	if !slices.Equal(users.Absorbed, []string{GlobalParameter}) {
+		t.Errorf("the users' record taken over absorbs %v, want the default owner's global parameter", users.Absorbed)
+	}
+	if none := (&Record{Owner: "team-a"}).TakeOver(&Record{Owner: "team-b"}); len(none.Absorbed) != 0 {
+		t.Errorf("an empty users' record taken over absorbs %v, want nothing", none.Absorbed)
 	}
 }

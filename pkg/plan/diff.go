@@ -39,6 +39,9 @@ type Current struct {
 	// changes them. A file that names one as it is shares it (adopts it
 	// too); one that would change it is a conflict (Plan.Conflicts).
 	Others map[ObjectRef][]string
+	// TakeOver, when set, is the take-over of another owner's records
+	// that Managed includes (Plan.TakeOver).
+	TakeOver *TakeOver
 	// AllMine: every object of State is mqctl's, recorded as State holds
 	// it, and Managed is not read: the old side of "mqctl diff", a file
 	// taken as mqctl applied it. A plan then deletes what the new side
@@ -191,7 +194,7 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 		curState = topology.New()
 	}
 	d := &differ{cur: cur, desired: desired, opts: opts, curState: curState, found: map[string]int{},
-		p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Owner: cur.Owner, Changes: []Change{}}}
+		p: &Plan{FormatVersion: FormatVersion, Fingerprint: cur.Fingerprint, Owner: cur.Owner, TakeOver: cur.TakeOver, Changes: []Change{}}}
 
 	scope := map[string]bool{}
 	for name := range desired.Vhosts {

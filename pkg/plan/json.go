@@ -75,6 +75,9 @@ func JSONOf(p *Plan) *pj.Plan {
 		Preflight: jsonPreflight(p.Preflight), Held: []pj.Held{}, Notes: nonNil(p.Notes), Flows: jsonFlows(p),
 		Owner: p.Owner,
 	}
+	if t := p.TakeOver; t != nil {
+		doc.TakeOver = &pj.TakeOver{From: t.From, Objects: t.Objects, Users: t.Users}
+	}
 	for _, o := range p.Others {
 		doc.OtherOwners = append(doc.OtherOwners, pj.OtherOwned{Ref: jsonRef(o.ObjectRef), Owners: o.Owners, Shared: o.Shared})
 	}
@@ -123,6 +126,9 @@ func fromJSON(doc *pj.Plan) *Plan {
 		FormatVersion: FormatVersion, Vhosts: emptyToNil(doc.Vhosts), Changes: make([]Change, len(doc.Changes)),
 		Unmanaged: planRefs(doc.Unmanaged), Adopt: planRefs(doc.Adopt), Stale: planRefs(doc.Stale),
 		Notes: emptyToNil(doc.Notes), Preflight: planPreflight(doc.Preflight), Owner: doc.Owner,
+	}
+	if t := doc.TakeOver; t != nil {
+		p.TakeOver = &TakeOver{From: t.From, Objects: t.Objects, Users: t.Users}
 	}
 	for _, o := range doc.OtherOwners {
 		p.Others = append(p.Others, OtherOwned{ObjectRef: planRef(o.Ref), Owners: o.Owners, Shared: o.Shared})

@@ -5,6 +5,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/flow"
@@ -146,8 +147,13 @@ type Plan struct {
 	Vhosts []string `json:"vhosts,omitempty"`
 	// Owner is the file's "owner:" ("" without one): whose ownership
 	// records the plan reads and apply writes.
-	Owner   string   `json:"owner,omitempty"`
-	Changes []Change `json:"changes"`
+	Owner string `json:"owner,omitempty"`
+	// TakeOver, when set, takes over another owner's ownership records:
+	// what they list counts as Owner's, and apply merges them into
+	// Owner's records and deletes them (a team that adds owner: to its
+	// file, or renames its owner: mqctl plan --take-over-from).
+	TakeOver *TakeOver `json:"-"`
+	Changes  []Change  `json:"changes"`
 	// Unmanaged are objects on the broker that the file does not name and
 	// mqctl does not manage: listed, counted, and left alone.
 	Unmanaged []ObjectRef `json:"unmanaged,omitempty"`
@@ -263,6 +269,18 @@ func (p *Plan) HoldBack(hold func(c *Change) (cause, reason string)) {
 	p.Changes = kept
 }
 
+// TakeOver is a plan's take-over of another owner's records.
+type TakeOver struct {
+	// From is the owner taken over from ("" the owner of the files
+	// without owner:).
+	From string `json:"from"`
+	// Objects is how many objects its records in the plan's scope list.
+	Objects int `json:"objects"`
+	// Users: its record of the broker's users is taken over too (the file
+	// has a users section).
+	Users bool `json:"users"`
+}
+
 // OtherOwned is an object other owners' records list.
 type OtherOwned struct {
 	ObjectRef
@@ -368,6 +386,25 @@ func (p *Plan) ConflictError() error {
 			"to hand it over to this file, declare it here as it is (apply shares it), then take it out of %s's file (their apply then leaves it to this one), then change it here",
 			where, c.Kind, shownName(c.Kind, c.Name), vh, them, ownerPhrase(c.Owner), strings.Join(diffs, "; "), them, them)
 	}
+	// The other owner may be this file's own past: owner: added or
+	// renamed since it was applied.
+	var past []string
+	for _, c := range p.Conflicts {
+		for _, o := range c.Owners {
+			if o == "" {
+				o = topology.DefaultOwner
+			}
+			if !slices.Contains(past, o) {
+				past = append(past, o)
+			}
+		}
+	}
+	slices.Sort(past)
+	for i, o := range past {
+		past[i] = "--take-over-from " + o
+	}
+	fmt.Fprintf(&sb, "\nIf that owner is this file's before its owner: was added or renamed, plan and apply once with %s: the file's owner then takes over its records.",
+		strings.Join(past, " or "))
 	return fmt.Errorf("plan refused, nothing was changed: %d %s of the file would change or delete what another owner manages:\n%s",
 		len(p.Conflicts), plural("change", len(p.Conflicts)), sb.String())
 }
@@ -463,7 +500,7 @@ func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 // record even when it changes nothing: objects to adopt, entries to set
 // or to drop.
 func (p *Plan) Records() bool {
-	if len(p.Adopt) > 0 || len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.ChangedOutside) > 0 {
+	if len(p.Adopt) > 0 || len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.ChangedOutside) > 0 || (p.TakeOver != nil && p.TakeOver.Objects > 0) {
 		return true
 	}
 	for _, o := range p.Others {

@@ -102,6 +102,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	writeHeld(sb, p, paint)
 	writeOutside(sb, p, paint)
 	writeOthers(sb, p, paint, opts.ListUnmanaged)
+	writeTakeOver(sb, p, paint)
 	if n := len(p.Stale); n > 0 {
 		fmt.Fprintf(sb, "mqctl's ownership record lists %d %s that no longer %s: apply drops %s from the record.\n", n, plural("object", n), plural2("exists", "exist", n), plural2("it", "them", n))
 	}
@@ -252,6 +253,20 @@ func writeOutside(sb *bufio.Writer, p *Plan, paint func(color, s string) string)
 		sb.WriteString(paint(ansiBold, "Managed once, changed outside mqctl, and deleted as asked (--delete-changed):") + "\n")
 		list(deleted)
 	}
+}
+
+// writeTakeOver says whose ownership records the plan takes over.
+func writeTakeOver(sb *bufio.Writer, p *Plan, paint func(color, s string) string) {
+	t := p.TakeOver
+	if t == nil || t.Objects == 0 {
+		return
+	}
+	users := ""
+	if t.Users {
+		users = ", and its record of the broker's users"
+	}
+	fmt.Fprintf(sb, "%s the %d %s that the ownership records of %s list in these vhosts%s now belong to %s: apply merges those records into its own and deletes them.\n",
+		paint(ansiBold, "Taking over:"), t.Objects, plural("object", t.Objects), OwnerName(t.From), users, ownerPhrase(p.Owner))
 }
 
 // writeOthers lists the objects other owners manage: those the file does

@@ -42,6 +42,7 @@ type savedPlan struct {
 	Fingerprint string        `json:"fingerprint"`
 	Vhosts      []string      `json:"vhosts"`
 	Owner       string        `json:"owner,omitempty"`
+	TakeOver    *TakeOver     `json:"take_over,omitempty"`
 	Changes     []savedChange `json:"changes"`
 	Adopt       []ObjectRef   `json:"adopt"`
 	Unmanaged   []ObjectRef   `json:"unmanaged"`
@@ -132,7 +133,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	}
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
-		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, Changes: make([]savedChange, len(p.Changes)),
+		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown,
@@ -197,7 +198,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 	}
 	p := &Plan{
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
-		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
+		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown,
 	}

@@ -28,6 +28,9 @@ type Plan struct {
 	Stale          []Ref     `json:"stale"`
 	// Owner is the file's "owner:" (absent for a file without one).
 	Owner string `json:"owner,omitempty"`
+	// TakeOver is present when the plan takes over another owner's
+	// ownership records (mqctl plan --take-over-from).
+	TakeOver *TakeOver `json:"take_over,omitempty"`
 	// OtherOwners are the objects other owners' records list (absent
 	// when there are none: older documents had no such field).
 	OtherOwners []OtherOwned `json:"other_owners,omitempty"`
@@ -175,6 +178,19 @@ type Outside struct {
 	Ref
 	Reason  string `json:"reason"`
 	Deleted bool   `json:"deleted"`
+}
+
+// TakeOver is a plan's take-over of another owner's ownership records:
+// what they list is the file's owner's, and apply merges them into its
+// records and deletes them.
+type TakeOver struct {
+	// From is the owner taken over from, "" for the files without
+	// owner: (as in OtherOwned.Owners).
+	From string `json:"from"`
+	// Objects is how many objects its records in the plan's vhosts list.
+	Objects int `json:"objects"`
+	// Users: its record of the broker's users is taken over too.
+	Users bool `json:"users"`
 }
 
 // OtherOwned is an object other owners' files manage: left alone, or

@@ -105,13 +105,21 @@ type Topology struct {
 // MaxOwner is the longest owner name.
 const MaxOwner = 64
 
+// DefaultOwner is how the owner of the files without owner: is named
+// where a name is needed (--take-over-from): no file may take it.
+const DefaultOwner = "default"
+
 // ValidOwner says why owner cannot name an owner ("" is the owner of a
 // file without "owner:", and is valid): lower-case letters, digits, "-"
-// and "_", starting with a letter or digit, at most MaxOwner characters.
+// and "_", starting with a letter or digit, at most MaxOwner characters,
+// and not DefaultOwner.
 // No dot, so that an ownership record's name reads back unambiguously.
 func ValidOwner(owner string) error {
 	if owner == "" {
 		return nil
+	}
+	if owner == DefaultOwner {
+		return fmt.Errorf("owner %q is reserved: it names the owner of the files without owner: (mqctl plan --take-over-from %s); choose another name", owner, owner)
 	}
 	if len(owner) > MaxOwner {
 		return fmt.Errorf("an owner is at most %d characters, %q has %d", MaxOwner, owner, len(owner))
