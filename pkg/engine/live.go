@@ -188,7 +188,6 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 	l.current.TakeOver = take
 }
 
-
 // forgetRecords lets go of mqctl's ownership records, which only the diff
 // needs: a plan holds the rest of the read through its stakes and flows,
 // and the records of 50,002 objects are 5 MB of its peak.
