@@ -89,7 +89,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		writeFlows(sb, p, opts)
 	}
 	if n := len(p.Adopt); n > 0 {
-		fmt.Fprintf(sb, "%d existing %s already match the file and will be recorded as managed.\n", n, plural("object", n))
+		fmt.Fprintf(sb, "%d existing %s already %s the file and will be recorded as managed.\n", n, plural("object", n), plural2("matches", "match", n))
 	}
 	if n := len(p.Unmanaged); n > 0 {
 		fmt.Fprintf(sb, "%d unmanaged %s on the broker (not in the file, not created by mqctl) left alone.\n", n, plural("object", n))
@@ -288,14 +288,18 @@ func writeOthers(sb *bufio.Writer, p *Plan, paint func(color, s string) string, 
 	if len(left) > 0 {
 		byOwner := map[string]int{}
 		for _, o := range left {
-			byOwner[OwnerNames(o.Owners)]++
+			names := make([]string, len(o.Owners))
+			for i, w := range o.Owners {
+				names[i] = OwnerName(w)
+			}
+			byOwner[strings.Join(names, " and ")]++
 		}
 		var counts []string
 		for _, who := range slices.Sorted(maps.Keys(byOwner)) {
-			counts = append(counts, fmt.Sprintf("%d of %s", byOwner[who], who))
+			counts = append(counts, fmt.Sprintf("%d managed by %s", byOwner[who], who))
 		}
 		fmt.Fprintf(sb, "%d %s managed by other owners (%s) left alone: the file (%s) does not name them, another owner's file does.\n",
-			len(left), plural("object", len(left)), strings.Join(counts, ", "), ownerPhrase(p.Owner))
+			len(left), plural("object", len(left)), strings.Join(counts, "; "), ownerPhrase(p.Owner))
 		if listAll || len(left) <= 10 {
 			list(left)
 		}
