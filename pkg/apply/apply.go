@@ -319,6 +319,11 @@ type executor struct {
 	// phase deletes many bindings that Options.PropertiesKey does not know
 	// (listKeys); written before the phase runs, read during it.
 	keys map[string]map[string]string
+
+	// marks are the exchanges of each vhost whose delete the broker marks
+	// as in progress (deleteMarks).
+	marksMu sync.Mutex
+	marks   map[string]map[string]bool
 }
 
 // listKeysFrom is how many bindings of one vhost, whose properties_key the

@@ -133,7 +133,53 @@ var (
 )
 
 func declareExchange(ctx context.Context, e *executor, s Step) error {
+	if err := e.unmarkDelete(ctx, s); err != nil {
+		return err
+	}
 	return exchanges.declare(ctx, e, s, s.Change.After.(plan.ExchangeObject).Exchange)
+}
+
+// unmarkDelete clears, before apply declares exchange s (a create, or the
+// declare half of a replace), the broker's mark that a delete of it is in
+// progress, left by a delete that was cut off (an earlier apply killed,
+// timed out or cut from the network while the broker deleted the
+// exchange: see broker.ExchangeDeletesInProgress). While the mark is
+// there, RabbitMQ answers every declaration of the exchange as done and
+// declares nothing: the apply then failed at the exchange's bindings
+// ("does not exist"), and so did every apply after it. The marks of a
+// vhost are listed once, at its first such declaration; a user who may
+// not list them (the policymaker tag) declares as before.
+func (e *executor) unmarkDelete(ctx context.Context, s Step) error {
+	if s.Change.Action != plan.Create && s.Change.Action != plan.Replace {
+		return nil
+	}
+	if !e.deleteMarks(ctx, s.Vhost)[s.Name] {
+		return nil
+	}
+	if err := e.c.ClearExchangeDeleteInProgress(ctx, s.Vhost, s.Name); err != nil {
+		return fmt.Errorf("exchange %q in vhost %q cannot be declared: RabbitMQ still marks a delete of it as in progress, left by a delete that was cut off (an apply killed or cut from the broker during it), and ignores every declaration of it until the mark is cleared; clearing it failed: %w; clear it with: rabbitmqctl clear_parameter -p %q exchange-delete-in-progress %q",
+			s.Name, s.Vhost, err, s.Vhost, s.Name)
+	}
+	return nil
+}
+
+// deleteMarks returns the exchanges of vhost whose delete the broker marks
+// as in progress, listed once per apply (nil when they cannot be listed).
+func (e *executor) deleteMarks(ctx context.Context, vhost string) map[string]bool {
+	e.marksMu.Lock()
+	defer e.marksMu.Unlock()
+	if m, ok := e.marks[vhost]; ok {
+		return m
+	}
+	m, err := e.c.ExchangeDeletesInProgress(ctx, vhost)
+	if err != nil {
+		m = nil
+	}
+	if e.marks == nil {
+		e.marks = map[string]map[string]bool{}
+	}
+	e.marks[vhost] = m
+	return m
 }
 
 func deleteExchange(ctx context.Context, e *executor, s Step) error {

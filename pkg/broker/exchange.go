@@ -5,6 +5,7 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -70,4 +71,45 @@ func (d *Declarer) DeclareExchange(ctx context.Context, vhost string, e *topolog
 	return d.with(ctx, vhost, func(ch *amqp.Channel) error {
 		return ch.ExchangeDeclare(e.Name, e.Type, e.Durable, e.AutoDelete, e.Internal, false, args)
 	})
+}
+
+// exchangeDeleteInProgress is the runtime parameter component RabbitMQ
+// sets, per exchange, for the time it deletes one, and ignores every
+// declaration of an exchange while it is set (rabbit_exchange:declare and
+// delete, since rabbitmq-server#533: the declaration is answered as done,
+// over AMQP and the management API alike, and nothing is declared). The
+// delete clears it when it ends; a delete cut off in between (the
+// management API ends a request whose client went away: an apply killed,
+// timed out or cut from the network during an exchange's delete) leaves
+// it for good, and the exchange can never be declared again until it is
+// cleared (measured on 3.10.8, 4.0.5 and 4.3.6).
+const exchangeDeleteInProgress = "exchange-delete-in-progress"
+
+// ExchangeDeletesInProgress returns the names of the exchanges of vhost
+// whose delete the broker marks as in progress (see
+// exchangeDeleteInProgress). Listing runtime parameters takes the
+// policymaker tag: other users get an error wrapping ErrForbidden.
+func (c *Client) ExchangeDeletesInProgress(ctx context.Context, vhost string) (map[string]bool, error) {
+	var params []struct {
+		Name string `json:"name"`
+	}
+	if err := c.GetJSON(ctx, &params, fmt.Sprintf("list the exchange deletes in progress in vhost %q", vhost), vhost, "parameters", exchangeDeleteInProgress, vhost); err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(params))
+	for _, p := range params {
+		out[p.Name] = true
+	}
+	return out, nil
+}
+
+// ClearExchangeDeleteInProgress removes the broker's mark that exchange
+// name of vhost is being deleted (see exchangeDeleteInProgress), so that
+// it can be declared again. A mark already gone is no error.
+func (c *Client) ClearExchangeDeleteInProgress(ctx context.Context, vhost, name string) error {
+	err := c.DeleteJSON(ctx, fmt.Sprintf("clear the mark of a delete of exchange %q in vhost %q", name, vhost), vhost, "parameters", exchangeDeleteInProgress, vhost, name)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
 }
