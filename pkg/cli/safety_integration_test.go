@@ -35,7 +35,10 @@ func TestApplyLock(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("apply ran while another held the lock:\n%s", r)
 	}
-	for _, s := range []string{"is locked by", `"integration test holder"`, "--lock-timeout"} {
+	// It also says how a lock whose apply is gone frees itself, and how to
+	// break it (before, only "wait for it to finish", which a hung or
+	// cut-off apply never does).
+	for _, s := range []string{"is locked by", `"integration test holder"`, "--lock-timeout", "about 30 s after its host hung or lost the network", "rabbitmqctl close_connection"} {
 		if !strings.Contains(r.stderr, s) {
 			t.Errorf("the lock error does not say %q:\n%s", s, r)
 		}
