@@ -81,7 +81,7 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 		if conn != nil {
 			_ = conn.Close()
 		}
-		return nil, fmt.Errorf("cannot open an AMQP connection to %s for vhost %q: %w", u.Host, o.Vhost, ended(ctx))
+		return nil, Interrupted(fmt.Sprintf("cannot open an AMQP connection to %s for vhost %q", u.Host, o.Vhost), "before the broker answered", ended(ctx))
 	}
 	if err != nil && first != nil {
 		switch head := first.bytes(); {

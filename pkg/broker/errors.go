@@ -200,7 +200,7 @@ func speaksAMQP(err error) bool {
 func (c *Client) transportError(ctx context.Context, r *request, err error) error {
 	op, server := r.op, c.at(r)
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s: %w", op, ctxErr)
+		return Interrupted(op, "while waiting for the management API at "+server+" to answer", ctxErr)
 	}
 	inner := err
 	var uerr *url.Error
@@ -298,3 +298,24 @@ func charList(v any) (string, bool) {
 	}
 	return sb.String(), true
 }
+
+// Interrupted is the error of what (a request, a dial) that ctx ended
+// before the broker answered: for a cancelled context (Ctrl-C, SIGTERM)
+// "what: interrupted during", which wraps ctxErr without printing Go's
+// "context canceled"; for another end (a deadline) "what: ctxErr", as
+// before.
+func Interrupted(what, during string, ctxErr error) error {
+	if !errors.Is(ctxErr, context.Canceled) {
+		return fmt.Errorf("%s: %w", what, ctxErr)
+	}
+	return &interruptedError{msg: what + ": interrupted " + during, err: ctxErr}
+}
+
+type interruptedError struct {
+	msg string
+	err error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+
+func (e *interruptedError) Unwrap() error { return e.err }

@@ -215,6 +215,11 @@ func TestConnectHonoursContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
 	}
+	// Ctrl-C while the management API does not answer says so, and where
+	// (it said "log in: context canceled").
+	if want := "log in: interrupted while waiting for the management API at " + slow.URL + " to answer"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
 }
 
 func TestServerURLForms(t *testing.T) {

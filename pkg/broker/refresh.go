@@ -115,7 +115,7 @@ func (c *Client) ReadyCaughtUp(ctx context.Context, vhost, q string, ready int64
 		if wait := settle - time.Since(start); wait > 0 {
 			select {
 			case <-ctx.Done():
-				return QueueCount{}, fmt.Errorf("read the statistics of queue %q in vhost %q: %w", q, vhost, ctx.Err())
+				return QueueCount{}, Interrupted(fmt.Sprintf("read the statistics of queue %q in vhost %q", q, vhost), "while waiting for the broker to refresh them", ctx.Err())
 			case <-time.After(wait):
 			}
 		}
@@ -135,7 +135,7 @@ func (c *Client) ReadyCaughtUp(ctx context.Context, vhost, q string, ready int64
 		}
 		select {
 		case <-ctx.Done():
-			return QueueCount{}, fmt.Errorf("read the statistics of queue %q in vhost %q: %w", q, vhost, ctx.Err())
+			return QueueCount{}, Interrupted(fmt.Sprintf("read the statistics of queue %q in vhost %q", q, vhost), "while waiting for the broker to refresh them", ctx.Err())
 		case <-time.After(refreshPoll):
 		}
 	}
@@ -218,7 +218,7 @@ func (c *Client) CountAfterRefresh(ctx context.Context, vhost string, names []st
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("read the statistics of the queues of vhost %q: %w", vhost, ctx.Err())
+			return nil, Interrupted(fmt.Sprintf("read the statistics of the queues of vhost %q", vhost), "while waiting for the broker to refresh them", ctx.Err())
 		case <-time.After(refreshPoll):
 		}
 	}

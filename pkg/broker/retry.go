@@ -221,7 +221,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 			}
 			last[idx], lastErr, transport[idx] = detail, err, class != failAnswer5xx
 			if ctx.Err() != nil {
-				return fmt.Errorf("%s: %w", r.op, ctx.Err())
+				return Interrupted(r.op, "while waiting for the management API at "+ep+" to answer", ctx.Err())
 			}
 		}
 		if round+1 >= c.retry.Attempts {
@@ -236,7 +236,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("%s: %w", r.op, ctx.Err())
+			return Interrupted(r.op, "while waiting to ask the management API at "+c.endpoints[c.current()]+" again", ctx.Err())
 		case <-t.C:
 		}
 	}

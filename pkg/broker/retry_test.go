@@ -403,6 +403,9 @@ func TestRetryHonoursContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "log in: interrupted while waiting ") || strings.Contains(msg, "context canceled") {
+		t.Errorf("error %q does not say the login was interrupted", msg)
+	}
 }
 
 func TestPause(t *testing.T) {

@@ -155,7 +155,7 @@ func (c *Client) GetQueueStats(ctx context.Context, vhost, name string) (QueueSt
 		}
 		select {
 		case <-ctx.Done():
-			return st, fmt.Errorf("read queue %q in vhost %q: %w", name, vhost, ctx.Err())
+			return st, Interrupted(fmt.Sprintf("read queue %q in vhost %q", name, vhost), "while waiting for the broker to refresh its statistics", ctx.Err())
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

@@ -137,6 +137,9 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 		}
 	}
 	c, err := g.connectAPI(ctx)
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%w; nothing was changed", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -164,7 +167,13 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 				server, len(pending), pluralize("change", len(pending)), them(len(pending))))
 		},
 	}
-	_, err = g.newEngine(c, func(n string) { view.Note("note: " + n) }).Apply(ctx, in, opts)
+	out, err := g.newEngine(c, func(n string) { view.Note("note: " + n) }).Apply(ctx, in, opts)
+	if errors.Is(err, context.Canceled) && (out == nil || out.Result == nil) && !strings.Contains(err.Error(), "nothing was changed") {
+		// Interrupted before apply began to change anything (taking the
+		// locks, reading the broker, counting messages): say so, as a
+		// report of an apply interrupted part way says what was done.
+		return fmt.Errorf("%w; nothing was changed", err)
+	}
 	if errors.Is(err, engine.ErrStalePlan) {
 		return fmt.Errorf("%s: %w: run \"mqctl plan --out %s\" again and review it", planFile, err, planFile)
 	}

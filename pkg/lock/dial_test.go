@@ -124,7 +124,15 @@ func TestDialStopsWithContext(t *testing.T) {
 						t.Errorf("returned %s after it was called, want well under the handshake's 10 s deadline", took.Round(time.Millisecond))
 					}
 					msg := err.Error()
-					for _, want := range []string{"open an AMQP connection to " + addr, c.what} {
+					wants := []string{"open an AMQP connection to " + addr, c.what}
+					if end.want == context.Canceled {
+						// Ctrl-C says so (it said "context canceled").
+						wants = append(wants, "interrupted before the broker answered")
+						if strings.Contains(msg, "context canceled") {
+							t.Errorf("error %q says %q", msg, "context canceled")
+						}
+					}
+					for _, want := range wants {
 						if !strings.Contains(msg, want) {
 							t.Errorf("error %q does not say %q", msg, want)
 						}

@@ -125,7 +125,7 @@ func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for the lock of vhost %q: %w", vhost, ctx.Err())
+			return nil, broker.Interrupted(fmt.Sprintf("waiting for the lock of vhost %q", vhost), "while another apply held it", ctx.Err())
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
@@ -173,7 +173,7 @@ func dial(ctx context.Context, vhost, purpose string, opts Options) (*amqp.Conne
 	conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: opts.URL, Vhost: vhost, TLS: opts.TLS, Name: opts.Name})
 	if err != nil && ctx.Err() != nil {
 		// Stopped by ctx: say what for, and why.
-		return nil, fmt.Errorf("open an AMQP connection to %s for %s: %w", urlHost(opts.URL), purpose, ctx.Err())
+		return nil, broker.Interrupted(fmt.Sprintf("open an AMQP connection to %s for %s", urlHost(opts.URL), purpose), "before the broker answered", ctx.Err())
 	}
 	return conn, err
 }
