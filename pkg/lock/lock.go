@@ -34,6 +34,12 @@ const ArgHolder = "x-mqctl-holder"
 // ErrHeld is wrapped by the error returned when another apply holds a lock.
 var ErrHeld = errors.New("another apply holds the lock")
 
+// releaseGrace is how long Acquire tries again, past its wait, while the
+// lock it was refused has no holder any more: the broker refuses the lock
+// for a moment after its holder's connection closed (an apply killed -9
+// and run again at once, 4.3.6), then drops the queue.
+const releaseGrace = 3 * time.Second
+
 // BreakAdvice says when a lock whose apply is gone frees itself, and how
 // to break it before: the lock lives as long as its AMQP connection, which
 // the broker closes at once when the process ends (killed -9 included),
@@ -93,7 +99,8 @@ func DefaultName(action string) string {
 // apply holds it. It gives up as soon as ctx ends, also while the
 // connection is being opened (see dial).
 func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
-	deadline := time.Now().Add(opts.Wait)
+	start := time.Now()
+	deadline := start.Add(opts.Wait)
 	holder := func() string {
 		if opts.Holder != nil {
 			if h := opts.Holder(ctx, vhost); h != "" {
@@ -112,7 +119,23 @@ func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			who := holder()
+			who := ""
+			if opts.Holder != nil {
+				who = opts.Holder(ctx, vhost)
+			}
+			if who == "" && opts.Holder != nil && time.Since(start) < releaseGrace {
+				// The lock queue is gone by now: its holder's connection
+				// closed a moment ago, and the broker has just dropped
+				// it (an apply killed and run again at once): take it.
+				select {
+				case <-ctx.Done():
+				case <-time.After(100 * time.Millisecond):
+				}
+				continue
+			}
+			if who == "" {
+				who = "another apply"
+			}
 			waited := ""
 			if opts.Wait > 0 {
 				waited = fmt.Sprintf(" (waited %s)", opts.Wait)

@@ -282,3 +282,35 @@ func TestReleaseFreesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// An apply killed -9 and run again at once: the broker refuses the lock
+// for a moment after the holder's connection closed, and by the time the
+// second apply looks for the holder the lock queue is gone. Acquire takes
+// the lock then; it failed with "vhost … is locked by another apply",
+// naming no one (met killing apply -9 and running it again at once on
+// 4.3.6). The holder lookup lets the first go, as the broker had.
+func TestAcquireAfterTheHolderWentAway(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	ctx := context.Background()
+	first, err := lock.Acquire(ctx, vh, options(b, "killed apply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	opts := options(b, "apply run again")
+	looked := 0
+	opts.Holder = func(context.Context, string) string {
+		looked++
+		_ = first.Release() // gone as the second looks: no holder
+		return ""
+	}
+	second, err := lock.Acquire(ctx, vh, opts)
+	if err != nil {
+		t.Fatalf("Acquire once the holder was gone: %v", err)
+	}
+	defer second.Release()
+	if looked != 1 {
+		t.Errorf("the holder was looked for %d times, want once", looked)
+	}
+}
