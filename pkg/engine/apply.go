@@ -225,6 +225,9 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	recs := records(l, touchesBroker(in))
 	if p.Empty() && len(p.Adopt) == 0 {
 		e.cleanRecords(ctx, p, l, locks, recs)
+		if locks.lost() == nil {
+			e.putBack(ctx, l.State(), recs, nil, nil, true)
+		}
 		return out, nil
 	}
 	opts := executeOptions(o, l, locks, recs)
@@ -248,7 +251,20 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 			return out, &preflight.RefusedError{Report: rep}
 		}
 	}
-	return out, e.execute(ctx, p, opts, first, o, out)
+	// The bindings the replaces take down that only this plan knows are
+	// written down before the first change, and put back from there, once
+	// the apply is over, with those an earlier apply stopped during a
+	// replace left (restore.go).
+	var written map[string][]string
+	before := func(ctx context.Context) (err error) {
+		written, err = e.writeRestoreLists(ctx, p, recs)
+		return err
+	}
+	err = e.execute(ctx, p, opts, first, o, out, before)
+	if out.Result != nil && locks.lost() == nil {
+		e.putBack(ctx, l.State(), recs, written, foreignTakenDown(p, recs), applyComplete(out.Result))
+	}
+	return out, err
 }
 
 // acquireCreated takes the lock of vhost vh, which another apply has just
@@ -328,11 +344,14 @@ func executeOptions(o ApplyOptions, l *Live, locks *locks, recs map[string]*owne
 // is the write the preflight left to be its own trial
 // (apply.FirstAlone): refused alone, it changed nothing, and is reported
 // as the preflight's refusal.
-func (e *Engine) execute(ctx context.Context, p *plan.Plan, opts apply.Options, first *plan.Change, o ApplyOptions, out *ApplyResult) error {
+func (e *Engine) execute(ctx context.Context, p *plan.Plan, opts apply.Options, first *plan.Change, o ApplyOptions, out *ApplyResult, before func(context.Context) error) error {
 	if o.Confirm != nil {
 		if err := o.Confirm(p); err != nil {
 			return err
 		}
+	}
+	if err := before(ctx); err != nil {
+		return err
 	}
 	out.Result = apply.Execute(ctx, e.c, p, opts)
 	if rep := out.Preflight; rep != nil && len(out.Result.Done) == 0 && len(out.Result.Failed) == 1 &&

@@ -76,6 +76,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	if opts.Save {
 		p.Fingerprint = l.fingerprintFor(desired)
 	}
+	e.noteRestoreLists(l.State(), l.records)
 	l.forgetRecords()
 	e.noteTransientQueues(p)
 	exactErr, err := e.readStakes(ctx, p, l, known)

@@ -106,6 +106,13 @@ type Record struct {
 	// Managed holds the managed objects of the vhost, each with its print
 	// (plan.NoPrint in a record of format 1 or 2).
 	Managed map[plan.ObjectRef]plan.Print
+	// RestoreLists are the names of the restore list exchanges found
+	// (restore.go): each left by an apply that took bindings down with a
+	// replace, not yet deleted.
+	RestoreLists []string
+	// Restore are the bindings they list (each once): taken down by an
+	// interrupted replace, and not known to be back.
+	Restore []*topology.Binding
 }
 
 // Outdated reports whether the record exists in a format older than the
@@ -209,10 +216,17 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 				delete(v.Exchanges, en)
 			}
 		}
-		// Bindings to or from a record exchange are not part of the topology either.
+		lists, restore, err := extractRestores(vn, v)
+		if err != nil {
+			return nil, err
+		}
+		rec.RestoreLists, rec.Restore = lists, restore
+		// Bindings to or from a record exchange (or a restore list) are
+		// not part of the topology either.
+		mine := func(x string) bool { return IsRecord(x) || IsRestore(x) }
 		kept := v.Bindings[:0]
 		for _, b := range v.Bindings {
-			if IsRecord(b.Source) || (b.DestinationType == topology.DestExchange && IsRecord(b.Destination)) {
+			if mine(b.Source) || (b.DestinationType == topology.DestExchange && mine(b.Destination)) {
 				continue
 			}
 			kept = append(kept, b)
