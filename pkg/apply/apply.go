@@ -175,7 +175,7 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = 8
 	}
-	e := &executor{c: c, opts: opts}
+	e := &executor{c: c, opts: opts, p: p}
 	res := &Result{}
 	phases := Order(p)
 	// left is what the run did not reach, phase by phase: the steps the
@@ -324,6 +324,16 @@ type executor struct {
 	// as in progress (deleteMarks).
 	marksMu sync.Mutex
 	marks   map[string]map[string]bool
+
+	// p is the plan being carried out; done, the steps done so far (for
+	// the records written at once: recordAtOnce).
+	p    *plan.Plan
+	done []Step
+	// recordMu serialises the writes of the records; wrote holds, per
+	// vhost, the record as apply last wrote it, which the next write of
+	// that vhost's record follows (in place of Options.Records).
+	recordMu sync.Mutex
+	wrote    map[string]*ownership.Record
 }
 
 // listKeysFrom is how many bindings of one vhost, whose properties_key the
@@ -468,6 +478,14 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 			}
 			start := time.Now()
 			err := e.step(run, s)
+			if err == nil {
+				e.mu.Lock()
+				e.done = append(e.done, s)
+				e.mu.Unlock()
+				if recordAtOnce(s) {
+					e.recordNow(run, s.Vhost)
+				}
+			}
 			mu.Lock()
 			if err != nil {
 				failed = append(failed, Failure{Step: s, Err: err})
@@ -563,6 +581,43 @@ func ignoreNotFound(err error) error {
 		return nil
 	}
 	return err
+}
+
+// recordAtOnce reports whether the ownership record must list what step s
+// did as soon as it is done, rather than when the apply ends: a vhost
+// created (an existing vhost is never adopted, so an apply killed before
+// it wrote the record left mqctl believing the vhost was there before
+// it), and a shovel that deletes itself once done (kind.DeletesItself:
+// unrecorded, it is gone by the time the next apply looks, which creates
+// it again and moves its messages again).
+func recordAtOnce(s Step) bool {
+	if s.Delete || s.Restore || s.Change == nil {
+		return false
+	}
+	if s.Op() == OpCreateVhost {
+		return true
+	}
+	if it, ok := s.Change.After.(plan.ItemObject); ok && it.Item != nil && s.Kind() == kind.Shovel {
+		key, _ := kind.DeletesItself(it.Settings)
+		return key != ""
+	}
+	return false
+}
+
+// recordNow writes the ownership record of vhost vh with what the steps
+// done so far did (see recordAtOnce). A failure is left to the record
+// written when the apply ends, which reports it.
+func (e *executor) recordNow(ctx context.Context, vh string) {
+	e.mu.Lock()
+	done := slices.Clone(e.done)
+	e.mu.Unlock()
+	managed, vhosts := e.plannedRecords(e.p)
+	deleted, readBack := recordDone(managed, vhosts, done)
+	if deleted[vh] {
+		return
+	}
+	_ = e.readPrints(ctx, readBack, managed)
+	_ = e.writeRecord(ctx, vh, e.p.Owner, managed)
 }
 
 // writeRecords rewrites the ownership record of every vhost the plan
@@ -689,7 +744,12 @@ func recordDone(managed map[plan.ObjectRef]plan.Print, vhosts map[string]bool, d
 // writeRecord writes the record of vhost vh ("" for the broker's own
 // objects) to list what managed holds there, unless it does already.
 func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed map[plan.ObjectRef]plan.Print) error {
-	rec := e.opts.Records[vh]
+	e.recordMu.Lock()
+	defer e.recordMu.Unlock()
+	rec := e.wrote[vh]
+	if rec == nil {
+		rec = e.opts.Records[vh]
+	}
 	if rec == nil {
 		rec = &ownership.Record{Vhost: vh, Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
 	}
@@ -717,13 +777,26 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
 	}
 	var errs []error
+	left := []string{next.Name}
 	for _, old := range slices.Concat(rec.Exchanges, rec.Absorbed) {
 		if err := ignoreNotFound(write(ctx, func() error {
 			return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
 		}, e.gone(Step{Vhost: vh, Name: old, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: old}}, readExchange))); err != nil {
 			errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
+			left = append(left, old)
 		}
 	}
+	// What the broker holds now: a later write of this record follows it.
+	mine := map[plan.ObjectRef]plan.Print{}
+	for ref, pr := range managed {
+		if ref.Vhost == vh {
+			mine[ref] = pr
+		}
+	}
+	if e.wrote == nil {
+		e.wrote = map[string]*ownership.Record{}
+	}
+	e.wrote[vh] = &ownership.Record{Vhost: vh, Owner: owner, Generation: rec.Generation + 1, Format: ownership.FormatPrinted, Exchanges: left, Managed: mine}
 	return errors.Join(errs...)
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/internal/brokerstate"
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/loader"
@@ -212,6 +213,79 @@ func TestDeclareAfterACutOffDelete(t *testing.T) {
 				t.Errorf("exchange ex: type %q (%v), want topic", x.Type, err)
 			}
 			e.converged(cutDeleteFile)
+		})
+	}
+}
+
+// What the next apply cannot tell from the broker is recorded as soon as
+// it is done, not when the apply ends: a vhost apply creates (an existing
+// vhost is never adopted: an apply killed before it wrote its record left
+// mqctl believing the vhost was there before it, for good), and a shovel
+// that deletes itself once done (unrecorded, it is gone by the time the
+// next apply looks, which created it again: it moved its source's
+// messages a second time). Found by killing apply -9 after it created a
+// vhost, on 4.3.6. Here the management API is cut right after that step,
+// as a kill would leave it: the record written when the apply ends never
+// is.
+func TestRecordedAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		create bool // the apply creates the vhost
+		file   string
+		step   string // the step after which the broker is cut off
+		want   string // the record's entry
+	}{
+		{name: "a vhost apply creates", create: true, step: "create vhost", want: "vhost ",
+			file: "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      q1: {}\n      q2: {}\n"},
+		{name: "a shovel that deletes itself", step: "write shovel", want: "shovel replay",
+			file: `version: 1
+vhosts:
+  ${VHOST}:
+    queues:
+      replay.src: {}
+      replay.dst: {}
+    shovels:
+      replay: { src-uri: "amqp:///${VHOST}", src-queue: replay.src, dest-uri: "amqp:///${VHOST}", dest-queue: replay.dst, src-delete-after: queue-length }
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newFaultEnv(t)
+			if tc.create {
+				if status, body, err := e.b.API(http.MethodDelete, "vhosts/"+url.PathEscape(e.vhost), nil); err != nil || status/100 != 2 {
+					t.Fatalf("delete the vhost for apply to create: %d %v %s", status, err, body)
+				}
+			}
+			p, recs, live := e.plan(tc.file)
+			res := apply.Execute(context.Background(), e.faulty, p, apply.Options{
+				Parallelism: 1, Records: recs, PropertiesKey: live.PropertiesKey,
+				VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+				Progress: func(ev apply.Event) {
+					if ev.Err == nil && strings.HasPrefix(ev.Step.String(), tc.step) {
+						e.proxy.Cut() // kill -9
+					}
+				},
+			})
+			if len(res.Done) == 0 {
+				t.Fatalf("nothing was done: %+v", res)
+			}
+			_, rec, err := brokerstate.Read(context.Background(), e.direct, e.vhost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var entries []string
+			if rec != nil {
+				for ref := range rec.Managed {
+					entries = append(entries, string(ref.Kind)+" "+ref.Name)
+				}
+			}
+			sort.Strings(entries)
+			found := false
+			for _, en := range entries {
+				found = found || strings.HasPrefix(en, tc.want)
+			}
+			if !found {
+				t.Errorf("the record lists %q, want an entry %q", entries, tc.want)
+			}
 		})
 	}
 }

@@ -161,6 +161,10 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 		rec := byOwner[owner]
 		if rec == nil {
 			rec = &ownership.Record{Vhost: vh, Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
+			if d := byOwner[""]; d != nil {
+				// The vhost's restore lists (ExtractAll) go with every record.
+				rec.RestoreLists, rec.Restore = d.RestoreLists, d.Restore
+			}
 		}
 		takes := take != nil && take.From != owner && (vh != "" || take.Users)
 		if takes && byOwner[take.From] != nil {

@@ -220,7 +220,11 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec.RestoreLists, rec.Restore = lists, restore
+		// The restore lists are the vhost's, whoever's apply wrote them:
+		// every owner's next apply puts their bindings back.
+		for _, rec := range byOwner {
+			rec.RestoreLists, rec.Restore = lists, restore
+		}
 		// Bindings to or from a record exchange (or a restore list) are
 		// not part of the topology either.
 		mine := func(x string) bool { return IsRecord(x) || IsRestore(x) }
