@@ -32,8 +32,8 @@ vhosts:
 // again): the next apply declares the exchange again, puts back the
 // bindings the file declares, and also those of a queue the file does not
 // name (another team's), which only the killed apply knew: it wrote them
-// down on the broker before the replace began (a restore list). plan says
-// so in between; after the resume the list is gone, a third plan is empty,
+// down on the broker before the replace began (a restore list). plan and
+// status say so in between; after the resume the list is gone, a third plan is empty,
 // and the ownership record does not claim the other team's binding.
 // Before, that binding was gone for good and nothing said so (kill -9 at
 // random points of an apply replacing an exchange, 4.3.6). The kill comes
@@ -140,6 +140,14 @@ func TestKilledBetweenTheHalvesOfAReplace(t *testing.T) {
 	for _, want := range []string{"an apply stopped in the middle of a replace", "ex -> queue theirs [t]", "the next apply declares it again"} {
 		if !strings.Contains(planOut, want) {
 			t.Errorf("the plan after the kill does not say %q:\n%s", want, planOut)
+		}
+	}
+
+	// So does status, whose rows show only the queues of the file.
+	statusOut, _ := run("status", "-f", after)
+	for _, want := range []string{"an apply stopped in the middle of a replace", "ex -> queue theirs [t]", "run mqctl apply: it declares it again once its ends exist"} {
+		if !strings.Contains(statusOut, want) {
+			t.Errorf("status after the kill does not say %q:\n%s", want, statusOut)
 		}
 	}
 

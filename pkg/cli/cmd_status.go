@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/status"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // statusStatsWait bounds how long status waits for the statistics of a
@@ -74,6 +78,7 @@ by default).`,
 				return err
 			}
 			r.Server, r.Version = broker.MaskURL(c.Server()), c.Version()
+			notePendingRestores(ctx, c, t, cmd.ErrOrStderr())
 			w := cmd.OutOrStdout()
 			if g.output == "json" {
 				err = status.WriteJSON(w, r)
@@ -95,4 +100,75 @@ by default).`,
 	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when a DLQ holds messages, a quorum queue keeps dead letters its dead-letter exchange routes to no queue, a queue is deeper than its alert.max_depth, a declared queue or shovel is missing, or a shovel or federation link does not run")
 	cmd.Flags().BoolVar(&strict, "strict", false, "with --check, fail on warnings too (messages with no consumers, dead letters on their way to a DLQ, a queue not running or on a node that is down)")
 	return cmd
+}
+
+// notePendingRestores tells, on w, of the bindings that an apply stopped in
+// the middle of a replace took down and left to put back (its restore
+// list, ownership/restore.go), in the vhosts of t: the queues it replaced
+// show as missing, but these bindings, of queues or exchanges the file
+// does not declare, show nowhere else. A vhost that cannot be read is
+// left to the rest of the status to report.
+func notePendingRestores(ctx context.Context, c *broker.Client, t *topology.Topology, w io.Writer) {
+	for _, vh := range t.VhostNames() {
+		var xs []struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		}
+		if err := c.GetJSON(ctx, &xs, fmt.Sprintf("list the exchanges of vhost %q", vh), vh, "exchanges", vh); err != nil {
+			continue
+		}
+		var lists []string
+		var pending []*topology.Binding
+		for _, x := range xs {
+			if !ownership.IsRestore(x.Name) {
+				continue
+			}
+			bs, err := ownership.RestoreBindings(vh, &topology.Exchange{Name: x.Name, Arguments: x.Arguments})
+			if err != nil {
+				fmt.Fprintf(w, "mqctl: note: %v\n", err)
+				continue
+			}
+			lists = append(lists, x.Name)
+			pending = append(pending, bs...)
+		}
+		if len(pending) == 0 {
+			continue
+		}
+		var have []*topology.Binding
+		if err := c.GetJSON(ctx, &have, fmt.Sprintf("list the bindings of vhost %q", vh), vh, "bindings", vh); err != nil {
+			continue
+		}
+		bound := map[string]bool{}
+		for _, b := range have {
+			bound[b.Key()] = true
+		}
+		var missing []string
+		seen := map[string]bool{}
+		for _, b := range pending {
+			if k := b.Key(); !bound[k] && !seen[k] {
+				seen[k] = true
+				missing = append(missing, bindingText(b))
+			}
+		}
+		if len(missing) > 0 {
+			fmt.Fprintf(w, "mqctl: note: vhost %q: an apply stopped in the middle of a replace (killed, or cut from the broker) and left %d %s it took down, which the file does not declare, to put back (restore list %s): %s; run mqctl apply: it declares %s again once %s ends exist\n",
+				vh, len(missing), pluralize("binding", len(missing)), strings.Join(lists, ", "), strings.Join(missing, "; "), them(len(missing)), their(len(missing)))
+		}
+	}
+}
+
+func bindingText(b *topology.Binding) string {
+	s := fmt.Sprintf("%s -> %s %s", b.Source, b.DestinationType, b.Destination)
+	if b.RoutingKey != "" {
+		s += fmt.Sprintf(" [%s]", b.RoutingKey)
+	}
+	return s
+}
+
+// their is the possessive for n things: "its" or "their".
+func their(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
 }

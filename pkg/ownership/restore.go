@@ -57,6 +57,12 @@ func RestoreExchange(seq int64, bindings []*topology.Binding) *topology.Exchange
 	}
 }
 
+// RestoreBindings reads the bindings of restore list exchange e of vhost
+// (IsRestore(e.Name)).
+func RestoreBindings(vhost string, e *topology.Exchange) ([]*topology.Binding, error) {
+	return decodeRestore(vhost, e)
+}
+
 // decodeRestore reads the bindings of restore list exchange e of vhost.
 func decodeRestore(vhost string, e *topology.Exchange) ([]*topology.Binding, error) {
 	var text strings.Builder
