@@ -34,10 +34,12 @@ const ArgHolder = "x-mqctl-holder"
 // ErrHeld is wrapped by the error returned when another apply holds a lock.
 var ErrHeld = errors.New("another apply holds the lock")
 
-// releaseGrace is how long Acquire tries again, past its wait, while the
-// lock it was refused has no holder any more: the broker refuses the lock
-// for a moment after its holder's connection closed (an apply killed -9
-// and run again at once, 4.3.6), then drops the queue.
+// releaseGrace is how long Acquire tries again, past its wait, before it
+// says who holds the lock: the broker refuses the lock for a moment after
+// its holder's connection closed (an apply killed -9 and run again at
+// once: 4.3.6, where the queue was gone by the time the holder was looked
+// for, and 4.0.5, where it still named the dead process), then drops the
+// queue.
 const releaseGrace = 3 * time.Second
 
 // BreakAdvice says when a lock whose apply is gone frees itself, and how
@@ -119,23 +121,17 @@ func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			who := ""
-			if opts.Holder != nil {
-				who = opts.Holder(ctx, vhost)
-			}
-			if who == "" && opts.Holder != nil && time.Since(start) < releaseGrace {
-				// The lock queue is gone by now: its holder's connection
-				// closed a moment ago, and the broker has just dropped
-				// it (an apply killed and run again at once): take it.
+			if time.Since(start) < releaseGrace {
+				// A holder whose connection closed a moment ago (an
+				// apply killed and run again at once) still holds the
+				// lock until the broker has dropped its queue.
 				select {
 				case <-ctx.Done():
 				case <-time.After(100 * time.Millisecond):
 				}
 				continue
 			}
-			if who == "" {
-				who = "another apply"
-			}
+			who := holder()
 			waited := ""
 			if opts.Wait > 0 {
 				waited = fmt.Sprintf(" (waited %s)", opts.Wait)
