@@ -120,7 +120,7 @@ func (e *Engine) putBack(ctx context.Context, state *topology.Topology, recs map
 				bindings = append(bindings, b)
 			}
 		}
-		var back, gone []string
+		var back, gone, refused []string
 		failed := false
 		for _, b := range bindings {
 			err := e.c.DeclareBinding(ctx, vh, b)
@@ -129,6 +129,10 @@ func (e *Engine) putBack(ctx context.Context, state *topology.Topology, recs map
 				back = append(back, bindingText(b))
 			case errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound):
 				gone = append(gone, bindingText(b))
+			case !errors.Is(err, broker.ErrUnreachable) && !errors.Is(err, broker.ErrOutcomeUnknown) && !errors.Is(err, broker.ErrVhostNotFound):
+				// The broker's decision (an exclusive queue of a client's
+				// connection, a permission): asking again would not help.
+				refused = append(refused, fmt.Sprintf("%s (%v)", bindingText(b), err))
 			default:
 				failed = true
 				e.note("binding %s in vhost %q, taken down by a replace, could not be put back (%v); the next apply tries again (restore list %s)", bindingText(b), vh, err, strings.Join(lists, ", "))
@@ -152,6 +156,10 @@ func (e *Engine) putBack(ctx context.Context, state *topology.Topology, recs map
 		if len(gone) > 0 {
 			e.note("vhost %q: %d %s taken down by a replace of an apply that stopped half way cannot be put back: an end of each no longer exists: %s",
 				vh, len(gone), pluralWord("binding", len(gone)), strings.Join(gone, "; "))
+		}
+		if len(refused) > 0 {
+			e.note("vhost %q: the broker refused to put back %d %s taken down by a replace, which the file does not declare: %s; bind %s again by hand where still needed",
+				vh, len(refused), pluralWord("binding", len(refused)), strings.Join(refused, "; "), them(len(refused)))
 		}
 		for _, name := range lists {
 			if err := e.c.DeleteExchange(ctx, vh, name, broker.DeleteExchangeOptions{}); err != nil && !errors.Is(err, broker.ErrNotFound) {
