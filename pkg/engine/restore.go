@@ -81,11 +81,11 @@ func (e *Engine) writeRestoreLists(ctx context.Context, p *plan.Plan, recs map[s
 
 // putBack declares again the bindings of the restore lists of l's records
 // (left by earlier applies) and of those this apply wrote (written, with
-// its own bindings), once the apply is over. complete: every step of the
-// apply was done, so what an end is missing for stays missing (the file
-// no longer declares it), and is reported lost; then the lists are
-// deleted. Otherwise what can be put back is, and the lists stay for the
-// next apply.
+// its own bindings), once the apply is over, and deletes the lists once
+// every binding is back. complete: every step of the apply was done, so
+// what an end is missing for stays missing (the file no longer declares
+// it), and is reported lost, and the lists go too. Otherwise those lists
+// stay for the next apply.
 func (e *Engine) putBack(ctx context.Context, state *topology.Topology, recs map[string]*ownership.Record, written map[string][]string, mine map[string][]*topology.Binding, complete bool) {
 	ctx = context.WithoutCancel(ctx)
 	vhosts := map[string]bool{}
@@ -150,7 +150,9 @@ func (e *Engine) putBack(ctx context.Context, state *topology.Topology, recs map
 					vh, len(put), pluralWord("binding", len(put)), isAre(len(put)), strings.Join(put, "; "))
 			}
 		}
-		if !complete || failed {
+		if failed || len(gone) > 0 && !complete {
+			// Those whose end is missing may come back with the rest of
+			// the apply, which did not end: the list stays.
 			continue
 		}
 		if len(gone) > 0 {
