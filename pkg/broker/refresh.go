@@ -145,6 +145,19 @@ func (c *Client) ReadyCaughtUp(ctx context.Context, vhost, q string, ready int64
 // were not refreshed twice in time.
 var ErrNotRefreshed = errors.New("statistics not refreshed")
 
+// ErrNotRunning is CountAfterRefresh's error when some quorum queues'
+// statistics did not change once while the others' were refreshed: their
+// Raft server most likely does not run. RabbitMQ leaves a quorum queue so
+// when the client that declares it through the management API goes away
+// during the declaration (rabbit_quorum_queue:start_cluster writes the
+// queue's record, then starts its servers, in the request's process, which
+// the management API ends with the request): an apply killed, timed out
+// or cut from the network (kill -9 mid-apply, 4.3.6). Such a queue answers
+// a passive declare, refuses (nacks) every message published to it, and a
+// basic.get answers "noproc"; deleted, it goes, and declared again it
+// runs. It wraps ErrNotRefreshed.
+var ErrNotRunning = fmt.Errorf("its Raft server does not seem to run: a quorum queue whose declaration was cut off (a client declaring it through the management API went away during it: an apply killed, timed out or cut from the network) is left so by RabbitMQ, holds nothing, and refuses every message published to it; check it with rabbitmq-queues quorum_status, and delete it (the management UI, or rabbitmqctl delete_queue) for the next apply to declare it again: %w", ErrNotRefreshed)
+
 // refreshColumns are the columns CountAfterRefresh reads. A quorum queue
 // reports its reductions with every tick, the same moment as its depth, so
 // a new value is a new count.
@@ -211,8 +224,17 @@ func (c *Client) CountAfterRefresh(ctx context.Context, vhost string, names []st
 		}
 		if time.Now().After(deadline) {
 			q := make([]string, len(pending))
+			var frozen []string
 			for i, n := range pending {
 				q[i] = strconv.Quote(n)
+				if watches[n].changes == 0 {
+					frozen = append(frozen, strconv.Quote(n))
+				}
+			}
+			if len(frozen) > 0 && len(pending) < len(names) {
+				// Others were refreshed: the statistics work, and these
+				// queues did not tick once.
+				return nil, fmt.Errorf("the statistics of queue %s in vhost %q did not change once within %s, while those of the other quorum queues did: %w", strings.Join(frozen, ", "), vhost, timeout, ErrNotRunning)
 			}
 			return nil, fmt.Errorf("the statistics of queue %s in vhost %q were not refreshed twice within %s: %w", strings.Join(q, ", "), vhost, timeout, ErrNotRefreshed)
 		}

@@ -69,6 +69,18 @@ func TestCountAfterRefresh(t *testing.T) {
 			err:     ErrNotRefreshed,
 		},
 		{
+			// A quorum queue whose Raft server does not run (its
+			// declaration cut off) never ticks, while the others do:
+			// said so, not "run the apply again".
+			name: "one queue that never ticks among others that do",
+			queues: map[string][]row{
+				"a": {`"messages":0,"reductions":1`, `"messages":0,"reductions":2`, `"messages":0,"reductions":3`},
+				"q": {`"messages":0,"reductions":5`},
+			},
+			timeout: time.Second,
+			err:     ErrNotRunning,
+		},
+		{
 			name: "five queues are listed",
 			queues: map[string][]row{
 				"a": {`"messages":0,"reductions":1`, `"messages":0,"reductions":2`, `"messages":4,"messages_delayed":4,"reductions":3`},
