@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -150,11 +151,15 @@ func (c *Client) listenerPort(ctx context.Context, tls bool) (int, error) {
 		err := c.do(ctx, &request{method: http.MethodGet, path: seg("health", "checks", "port-listener", strconv.Itoa(def)),
 			op: "check the AMQP listener", answers503: true}, nil)
 		listens = err == nil
+		var ae *APIError
+		notThere := errors.As(err, &ae) && ae.Status == http.StatusServiceUnavailable
 		c.listenersMu.Lock()
 		if c.listensOnDefault == nil {
 			c.listensOnDefault = map[bool]bool{}
+			c.notOnDefault = map[bool]bool{}
 		}
 		c.listensOnDefault[tls] = listens
+		c.notOnDefault[tls] = notThere
 		c.listenersMu.Unlock()
 	}
 	if listens {
@@ -164,10 +169,24 @@ func (c *Client) listenerPort(ctx context.Context, tls bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	port := amqpPort
 	if tls {
-		return orDefault(amqpsPort, def), nil
+		port = amqpsPort
 	}
-	return orDefault(amqpPort, def), nil
+	if port != 0 {
+		return port, nil
+	}
+	c.listenersMu.Lock()
+	notThere := c.notOnDefault[tls]
+	c.listenersMu.Unlock()
+	if notThere {
+		// The node said it does not listen on the default port, and
+		// does not show this user its listeners: the default would
+		// reach another broker on the host, or none.
+		return 0, fmt.Errorf("the node at %s does not listen on port %d (its port-listener health check says so), and shows user %q none of its AMQP listeners (only the monitoring and administrator tags see them): give its AMQP URL with --amqp-url (env MQCTL_AMQP_URL), amqp%s://HOST:PORT",
+			MaskURL(c.Server()), def, c.user, map[bool]string{true: "s"}[tls])
+	}
+	return def, nil
 }
 
 // listeners reads, once, the AMQP listener ports of the node that answers

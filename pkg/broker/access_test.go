@@ -58,13 +58,23 @@ func TestAMQPURLAsksTheDefaultPortFirst(t *testing.T) {
 		tls       bool
 		check     int // the check's status
 		want      string
-		overviews int // overview listener reads
+		wantErr   string // the beginning of the error, and --amqp-url in it
+		hidden    bool   // the overview shows no listeners (a user without the monitoring tag)
+		overviews int    // overview listener reads
 	}{
 		{name: "node listens on 5672", check: http.StatusOK, want: ":5672"},
 		{name: "node listens elsewhere", check: http.StatusServiceUnavailable, want: ":5673", overviews: 1},
 		{name: "check refused (no such endpoint)", check: http.StatusNotFound, want: ":5673", overviews: 1},
 		{name: "amqps: node listens on 5671", tls: true, check: http.StatusOK, want: ":5671"},
 		{name: "amqps: node listens elsewhere", tls: true, check: http.StatusServiceUnavailable, want: ":5676", overviews: 1},
+		// A user without the monitoring or administrator tag is shown no
+		// listeners ([]): where the node said it does not listen on
+		// 5672, 5672 is another broker's (mqctl applied to the 4.3.6
+		// broker on 5672 what it planned on the 4.0.5 one on 5872), and
+		// the AMQP URL must be given; where the check failed, 5672 is
+		// still the best guess.
+		{name: "not shown the listeners, node listens elsewhere", hidden: true, check: http.StatusServiceUnavailable, wantErr: `the node at http://127.0.0.1:`, overviews: 1},
+		{name: "not shown the listeners, check refused", hidden: true, check: http.StatusNotFound, want: ":5672", overviews: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +89,8 @@ func TestAMQPURLAsksTheDefaultPortFirst(t *testing.T) {
 				asked = append(asked, r.URL.Path+"?"+r.URL.RawQuery)
 				mu.Unlock()
 				switch {
+				case r.URL.Path == "/api/overview" && strings.Contains(r.URL.Query().Get("columns"), "listeners") && tc.hidden:
+					fmt.Fprint(w, `[]`)
 				case r.URL.Path == "/api/overview" && strings.Contains(r.URL.Query().Get("columns"), "listeners"):
 					fmt.Fprint(w, `{"node":"b@h","listeners":[{"node":"a@h","protocol":"amqp","port":5672},{"node":"b@h","protocol":"amqp","port":5673},{"node":"b@h","protocol":"amqp/ssl","port":5676}]}`)
 				case strings.HasPrefix(r.URL.Path, "/api/health/checks/port-listener/"):
@@ -104,6 +116,12 @@ func TestAMQPURLAsksTheDefaultPortFirst(t *testing.T) {
 					got = fmt.Sprintf(":%d", port)
 				} else {
 					raw, err := c.AMQPURL(context.Background(), "")
+					if tc.wantErr != "" {
+						if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--amqp-url") {
+							t.Fatalf("AMQPURL = %q, %v; want an error beginning %q that names --amqp-url", raw, err, tc.wantErr)
+						}
+						continue
+					}
 					if err != nil {
 						t.Fatal(err)
 					}

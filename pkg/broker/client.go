@@ -108,7 +108,8 @@ type Client struct {
 	// listensOnDefault: whether the node listens on 5672 (false) or 5671
 	// (true), where asked (listenerPort).
 	listensOnDefault map[bool]bool
-	amqpOverride     string // Config.AMQPURL
+	notOnDefault     map[bool]bool // the check said no (503): the default port is another's
+	amqpOverride     string        // Config.AMQPURL
 	// facts the broker reports about itself, read once (ReadFacts);
 	// factsRead is closed when the read under way ends (nil for none).
 	factsMu   sync.Mutex
