@@ -145,3 +145,124 @@ func TestMissingPermissions(t *testing.T) {
 		})
 	}
 }
+
+// TestPermissionProbesAreFew: the check of a fresh file of n queues, each
+// with a DLQ (its dead-letter exchange shared) and a binding from a topic
+// exchange, asks the broker what the apply needs with one probe per queue
+// declared (configure, and with it read on the queue and write on its
+// dead-letter exchange) and one per binding (write on the destination,
+// read on the source and the topic permission on the key), and opens a
+// channel for each probe that fails, the queue.declares; not one probe
+// per permission needed. Before, 7 probes a queue and 5 channels (12.6 s
+// for 2,500 queues on 4.3.6, a third of the apply's time).
+func TestPermissionProbesAreFew(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	ctx := t.Context()
+	vh := b.Vhost(t)
+	user, pass := b.User(t, "management")
+	check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: ".*", Write: ".*", Read: ".*"}))
+	uc, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: user, Password: pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	amqpURL := fmt.Sprintf("amqp://%s:%s@%s", user, pass, net.JoinHostPort(b.AMQPHost, strconv.Itoa(b.AMQPPort)))
+	const n = 40
+	// As the engine asks them for gentopo.YAML(vh, n) (nothing exists).
+	needs := []broker.Need{{Perm: "configure", Kind: "exchange", Name: "events"}, {Perm: "configure", Kind: "exchange", Name: "events.dlx"}}
+	for i := range n {
+		q := fmt.Sprintf("svc%03d.q%05d", i%100, i)
+		dlq := q + ".dlq"
+		needs = append(needs,
+			broker.Need{Perm: "configure", Kind: "queue", Name: q, DeadLetter: "events.dlx", HasDeadLetter: true},
+			broker.Need{Perm: "read", Kind: "queue", Name: q}, broker.Need{Perm: "write", Kind: "exchange", Name: "events.dlx"},
+			broker.Need{Perm: "configure", Kind: "queue", Name: dlq},
+			broker.Need{Perm: "write", Kind: "queue", Name: q},
+			broker.Need{Perm: "read", Kind: "exchange", Name: "events", ViaKind: "queue", Via: q, RoutingKey: fmt.Sprintf("svc%03d.event%d.#", i%100, i), TopicKey: true},
+			broker.Need{Perm: "write", Kind: "queue", Name: dlq},
+			broker.Need{Perm: "read", Kind: "exchange", Name: "events.dlx", ViaKind: "queue", Via: dlq, RoutingKey: dlq},
+		)
+	}
+	missing, probes, channels, err := uc.MissingPermissionsCounted(ctx, amqpURL, vh, needs)
+	if err != nil || len(missing) != 0 {
+		t.Fatalf("missing %v (%v); want none", missing, err)
+	}
+	declares, bindings := int64(2*n+2), int64(2*n)
+	if probes > declares+bindings || channels > declares {
+		t.Errorf("%d probes on %d channels for %d queues and exchanges and %d bindings; want at most one probe each, one channel per declare", probes, channels, declares, bindings)
+	}
+	qs, err := b.RH.ListQueuesIn(vh)
+	if err != nil || len(qs) != 0 {
+		t.Errorf("queues after the probes: %d (%v), want none", len(qs), err)
+	}
+}
+
+// TestMissingPermissionsDeadLetter: the probe of configure on a queue
+// declared with a dead-letter exchange tells, for a queue that does not
+// exist, read on it and write on the exchange too, and each of the three
+// that is missing is told apart (3.10.8 names no permission in its
+// refusal: "access to queue"); for a queue that exists (its arguments
+// compared, the dead-letter exchange not looked at) read and write are
+// asked on their own. The default exchange's permissions are those of
+// "amq.default". 3.10.8, 4.0.5 and 4.3.6 answer alike.
+func TestMissingPermissionsDeadLetter(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	ctx := t.Context()
+	admin := connect(t, b)
+	vh := b.Vhost(t)
+	for _, x := range []string{"app.dlx", "other.dlx"} {
+		if err := admin.DeclareExchange(ctx, vh, &topology.Exchange{Name: x, Type: "fanout", Durable: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := admin.DeclareQueue(ctx, vh, &topology.Queue{Name: "app.old", Type: topology.QueueClassic, Durable: true}); err != nil {
+		t.Fatal(err)
+	}
+	user, pass := b.User(t, "management")
+	uc, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: user, Password: pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	amqpURL := fmt.Sprintf("amqp://%s:%s@%s", user, pass, net.JoinHostPort(b.AMQPHost, strconv.Itoa(b.AMQPPort)))
+	need := func(perm, kind, name string) broker.Need { return broker.Need{Perm: perm, Kind: kind, Name: name} }
+	dlq := func(q, dlx string) broker.Need {
+		return broker.Need{Perm: "configure", Kind: "queue", Name: q, DeadLetter: dlx, HasDeadLetter: true}
+	}
+	needs := []broker.Need{
+		dlq("app.new", "app.dlx"), need("read", "queue", "app.new"), need("write", "exchange", "app.dlx"),
+		dlq("app.old", "other.dlx"), need("read", "queue", "app.old"), need("write", "exchange", "other.dlx"),
+		dlq("app.q0", ""), need("read", "queue", "app.q0"), need("write", "exchange", ""),
+	}
+	tests := []struct {
+		name                   string
+		configure, write, read string
+		want                   []broker.Need
+	}{
+		{"everything", ".*", ".*", ".*", nil},
+		{"no configure on the new queue", `^app\.(old|q0)$`, ".*", ".*", []broker.Need{need("configure", "queue", "app.new")}},
+		{"no read on the new queues", ".*", ".*", `^app\.old$|^amq\.`, []broker.Need{need("read", "queue", "app.new"), need("read", "queue", "app.q0")}},
+		{"no write on the dead-letter exchanges", ".*", `^app\.`, ".*", []broker.Need{need("write", "exchange", "other.dlx"), need("write", "exchange", "")}},
+		{"nothing", "^$", "^$", "^$", []broker.Need{
+			need("configure", "queue", "app.new"), need("read", "queue", "app.new"), need("write", "exchange", "app.dlx"),
+			need("configure", "queue", "app.old"), need("read", "queue", "app.old"), need("write", "exchange", "other.dlx"),
+			need("configure", "queue", "app.q0"), need("read", "queue", "app.q0"), need("write", "exchange", ""),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
+			got, err := uc.MissingPermissions(ctx, amqpURL, vh, needs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("missing:\n  %v\nwant\n  %v", got, tt.want)
+			}
+			qs, err := b.RH.ListQueuesIn(vh)
+			if err != nil || len(qs) != 1 || qs[0].Name != "app.old" || qs[0].Arguments["x-dead-letter-exchange"] != nil || qs[0].Arguments["x-max-length"] != nil {
+				t.Errorf("queues after the probes: %v (%v); want app.old as it was", qs, err)
+			}
+		})
+	}
+}

@@ -210,10 +210,30 @@ func permissionWants(p *plan.Plan, l *Live) map[string][]permWant {
 			gone[c.Ref()] = true
 		}
 	}
+	// The type each exchange has once the plan is applied (the file's,
+	// or the broker's): RabbitMQ checks topic permissions on the keys
+	// of a topic exchange only. "" is not known: its keys are probed.
+	types := map[plan.ObjectRef]string{}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == plan.KindExchange {
+			types[c.Ref()] = x.Type
+		}
+	}
+	sourceType := func(vh, x string) string {
+		if t, ok := types[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: x}]; ok {
+			return t
+		}
+		if l != nil {
+			return l.exchangeType(vh, x)
+		}
+		return ""
+	}
 	bindingWants := func(vh, what string, pos topology.Pos, b *topology.Binding) {
 		dk := string(b.DestinationKind())
+		t := sourceType(vh, b.Source)
 		add(vh, permWant{need: broker.Need{Perm: "write", Kind: dk, Name: b.Destination}, what: what, pos: pos})
-		add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: true}, what: what, pos: pos})
+		add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: t == "" || t == "topic"}, what: what, pos: pos})
 	}
 	changed := map[string]bool{}
 	for i := range p.Changes {
@@ -227,7 +247,12 @@ func permissionWants(p *plan.Plan, l *Live) map[string][]permWant {
 		case plan.KindQueue, plan.KindExchange:
 			changed[c.Vhost] = true
 			k := string(c.Kind)
-			add(c.Vhost, permWant{need: broker.Need{Perm: "configure", Kind: k, Name: c.Name}, what: what, pos: c.Pos})
+			conf := broker.Need{Perm: "configure", Kind: k, Name: c.Name}
+			if q, ok := c.After.(plan.QueueObject); ok && q.Queue != nil && c.Action != plan.Delete {
+				// One probe asks the three (broker.Need.DeadLetter).
+				conf.DeadLetter, conf.HasDeadLetter = q.Arguments.String("x-dead-letter-exchange")
+			}
+			add(c.Vhost, permWant{need: conf, what: what, pos: c.Pos})
 			if c.Action == plan.Delete {
 				continue
 			}
