@@ -168,7 +168,14 @@ func lackLine(user, vh string, m broker.Need, by []permWant) string {
 		fmt.Fprintf(&b, " needs the topic permission to read routing key %q on exchange %q: the read regexp of user %q's topic permission for that exchange does not match %q", m.RoutingKey, m.Name, user, m.RoutingKey)
 		return b.String()
 	}
-	fmt.Fprintf(&b, " needs %s permission on %s %q: the %s regexp of user %q in vhost %q does not match %q", m.Perm, m.Kind, m.Name, m.Perm, user, vh, m.Name)
+	name, what := m.Name, fmt.Sprintf("%s %q", m.Kind, m.Name)
+	if m.Kind == "exchange" && m.Name == "" {
+		// RabbitMQ checks the default exchange's permissions on the
+		// name "amq.default" (rabbit_access_control).
+		name = "amq.default"
+		what = `the default exchange ("amq.default" in permissions)`
+	}
+	fmt.Fprintf(&b, " needs %s permission on %s: the %s regexp of user %q in vhost %q does not match %q", m.Perm, what, m.Perm, user, vh, name)
 	return b.String()
 }
 

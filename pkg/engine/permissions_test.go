@@ -140,6 +140,16 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
 			want: []string{`create binding app.x -> queue app.q [a] in vhost "${VHOST}" needs the topic permission to read routing key "a" on exchange "app.x": the read regexp of user "${USER}"'s topic permission for that exchange does not match "a"`},
 		},
 		{
+			name:      "a queue dead-lettering to the default exchange, which it may not write to",
+			configure: appOnly, write: appOnly, read: all,
+			file: `    queues:
+      app.q:
+        arguments: { x-dead-letter-exchange: "", x-dead-letter-routing-key: app.dlq }
+      app.dlq: {}
+`,
+			want: []string{`topology.yaml:5:7: create queue "app.q" in vhost "${VHOST}" with dead-letter exchange "" needs write permission on the default exchange ("amq.default" in permissions): the write regexp of user "${USER}" in vhost "${VHOST}" does not match "amq.default"`},
+		},
+		{
 			name:      "mqctl's ownership record outside its configure regexp",
 			configure: `^(app\..*|mqctl\.lock)$`, write: all, read: all,
 			file: `    queues:
@@ -320,3 +330,4 @@ func check(t *testing.T) func(*http.Response, error) {
 		}
 	}
 }
+
