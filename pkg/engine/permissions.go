@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/broker"
@@ -41,6 +42,7 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 	if len(wants) == 0 && len(tagLines) == 0 {
 		return nil
 	}
+	e.noteUncheckedTopicKeys(p, l, wants)
 	amqpURL, err := e.amqpURL(ctx)
 	if err != nil {
 		e.note("mqctl could not check before the apply that user %q has the permissions it needs (%v): a missing one stops the apply where the broker refuses it", user, err)
@@ -87,6 +89,58 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 		return nil
 	}
 	return &permissionsError{user: user, lines: lines, fix: permissionsFix(user, vhosts, topic)}
+}
+
+// noteUncheckedTopicKeys says which topic permissions the check cannot
+// ask: RabbitMQ checks the topic permission on a binding's key only on a
+// topic exchange that exists (rabbit_channel), and before 4.3.2 a topic
+// permission may name an exchange the vhost does not have (from 4.3.2 it
+// may not, and goes with the exchange: none can stop the apply there).
+// So the keys of the bindings from a topic exchange the apply creates
+// (or makes a topic exchange) are not asked, and a topic permission that
+// refuses one stops the apply at that binding. Said once per vhost.
+func (e *Engine) noteUncheckedTopicKeys(p *plan.Plan, l *Live, wants map[string][]permWant) {
+	if e.c.RabbitMQVersion().TopicPermissionNeedsExchange() {
+		return
+	}
+	made := map[plan.ObjectRef]bool{}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == plan.KindExchange && x.Type == "topic" &&
+			(c.Action == plan.Create || c.Action == plan.Replace) && l.exchangeType(c.Vhost, c.Name) != "topic" {
+			made[c.Ref()] = true
+		}
+	}
+	if len(made) == 0 {
+		return
+	}
+	vhosts := make([]string, 0, len(wants))
+	for vh := range wants {
+		vhosts = append(vhosts, vh)
+	}
+	sort.Strings(vhosts)
+	for _, vh := range vhosts {
+		var xs []string
+		bindings := 0
+		for _, w := range wants[vh] {
+			n := w.need
+			if n.Perm != "read" || n.Kind != "exchange" || !n.TopicKey || !made[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: n.Name}] {
+				continue
+			}
+			bindings++
+			if !slices.Contains(xs, n.Name) {
+				xs = append(xs, n.Name)
+			}
+		}
+		if bindings == 0 {
+			continue
+		}
+		names := make([]string, len(xs))
+		for i, x := range xs {
+			names[i] = strconv.Quote(x)
+		}
+		e.note("mqctl could not check before the apply the topic permissions of user %q on the routing keys of %d binding(s) from topic exchange(s) %s in vhost %q, which the apply creates: RabbitMQ %s checks a topic permission only on an exchange that exists, and a topic permission for the exchange whose read regexp does not match a key stops the apply at that binding, after the changes before it", e.c.Username(), bindings, strings.Join(names, ", "), vh, e.c.RabbitMQVersion().Line())
+	}
 }
 
 // permissionsError is checkPermissions' refusal: apply's error, a note of
