@@ -206,14 +206,7 @@ func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, sourc
 // with a users section that leaves it out would delete it. It returns the
 // users left out, sorted.
 func scopeUsers(t *topology.Topology, keep map[string]bool) []string {
-	access := map[string]bool{}
-	for _, v := range t.Vhosts {
-		for _, k := range []kind.Kind{kind.Permission, kind.TopicPermission} {
-			for _, name := range v.Items.Names(k) {
-				access[name] = true
-			}
-		}
-	}
+	access := usersWithAccess(t)
 	var left []string
 	for _, name := range t.Items.Names(kind.User) {
 		if access[name] || keep[name] {
@@ -226,9 +219,9 @@ func scopeUsers(t *topology.Topology, keep map[string]bool) []string {
 	return left
 }
 
-// keptManaged are the users of t that scopeUsers kept only because
-// mqctl manages them.
-func keptManaged(t *topology.Topology, managed map[string]bool) []string {
+// usersWithAccess are the users with permissions or topic permissions
+// in t's vhosts.
+func usersWithAccess(t *topology.Topology) map[string]bool {
 	access := map[string]bool{}
 	for _, v := range t.Vhosts {
 		for _, k := range []kind.Kind{kind.Permission, kind.TopicPermission} {
@@ -237,6 +230,13 @@ func keptManaged(t *topology.Topology, managed map[string]bool) []string {
 			}
 		}
 	}
+	return access
+}
+
+// keptManaged are the users of t that scopeUsers kept only because
+// mqctl manages them.
+func keptManaged(t *topology.Topology, managed map[string]bool) []string {
+	access := usersWithAccess(t)
 	var kept []string
 	for _, name := range t.Items.Names(kind.User) {
 		if managed[name] && !access[name] {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"errors"
 	"fmt"
 	"slices"
@@ -97,12 +98,7 @@ func (e *Engine) putBack(ctx context.Context, state *topology.Topology, recs map
 	for vh := range written {
 		vhosts[vh] = true
 	}
-	names := make([]string, 0, len(vhosts))
-	for vh := range vhosts {
-		names = append(names, vh)
-	}
-	sort.Strings(names)
-	for _, vh := range names {
+	for _, vh := range slices.Sorted(maps.Keys(vhosts)) {
 		var lists []string
 		var bindings []*topology.Binding
 		seen := map[string]bool{}
