@@ -24,8 +24,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -377,6 +379,25 @@ func (b *Broker) Connections(t testing.TB) []rabbithole.ConnectionInfo {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// Ctl runs rabbitmqctl ARGS against the broker's node through the
+// scripts/broker that runs it: MQCTL_TEST_BROKER_SCRIPT (scripts/broker
+// env names itself there), else this checkout's. From another checkout
+// of the repository (a clone testing against a broker started elsewhere)
+// this checkout's script addresses no running node, and what a test
+// could only undo with rabbitmqctl (a protected user) stayed behind.
+func (b *Broker) Ctl(args ...string) error {
+	script := os.Getenv("MQCTL_TEST_BROKER_SCRIPT")
+	if script == "" {
+		_, here, _, _ := runtime.Caller(0)
+		script = filepath.Join(filepath.Dir(here), "..", "..", "scripts", "broker")
+	}
+	out, err := exec.Command(script, append([]string{"ctl"}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s ctl %s: %w: %s", script, strings.Join(args, " "), err, bytes.TrimSpace(out))
+	}
+	return nil
 }
 
 // UsersSection serialises, across every test process on this machine,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -371,7 +370,7 @@ func TestProtectedUser(t *testing.T) {
 		// A protected user is deleted with the tag taken off first (by
 		// rabbitmqctl where the API refuses).
 		_ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name)
-		_ = exec.Command("../../scripts/broker", "ctl", "set_user_tags", name).Run()
+		_ = f.b.Ctl("set_user_tags", name)
 		_ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name)
 	})
 	top := "users:\n  ${VHOST}-p: { password: \"${KIND_PASSWORD}\", tags: [management] }\n"
