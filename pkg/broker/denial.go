@@ -2,16 +2,12 @@ package broker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // The management API refuses a write the user's vhost permissions do not
@@ -23,8 +19,8 @@ import (
 // exchange, likewise for an exchange with an alternate exchange; write on
 // a binding's destination and read on its source) and, where a request
 // needs more than one, from AMQP probes that change nothing (an unbind of
-// a binding that does not exist, a basic.get from a queue that does not
-// exist) and whose ACCESS_REFUSED answers name the refused object.
+// a binding that does not exist, an invalid declaration: MissingPermissions)
+// and whose ACCESS_REFUSED answers name the refused object.
 
 // resource is a queue or an exchange, as RabbitMQ's permission checks see it.
 type resource struct {
@@ -199,129 +195,43 @@ func (c *Client) objectExists(ctx context.Context, vhost string, res resource) b
 	return err == nil
 }
 
-// probeNeeds narrows needs down to the missing ones with AMQP probes;
-// certain is false (and needs unchanged) when the probes cannot tell.
+// probeNeeds narrows needs down to the missing ones with the probes of
+// the permission check before an apply (MissingPermissions), which change
+// nothing; certain is false (and needs unchanged) when the probes cannot
+// tell. needs are requestNeeds': a binding's write on its destination and
+// read on its source (told by one unbind to the destination), or a new
+// queue's (exchange's) configure, read on it and write on its dead-letter
+// (alternate) exchange.
 func (c *Client) probeNeeds(ctx context.Context, vhost string, parts []string, needs []need) (missing []need, certain bool) {
-	conn, err := c.probeConn(ctx, vhost)
+	amqpURL, err := c.AMQPURL(ctx, "")
 	if err != nil {
 		return needs, false
 	}
-	defer conn.Close()
-	p := permProbe{ctx: ctx, conn: conn, key: "mqctl.permission-probe." + time.Now().UTC().Format("20060102T150405.000000000")}
-	if parts[0] == "bindings" {
-		// Unbinding checks write on the destination, then read on the
-		// source, before it looks for the binding (there is none).
-		dst, src := needs[0].res, needs[1].res
-		refused, ok := p.try(func(ch *amqp.Channel) error {
-			if dst.kind == "exchange" {
-				return ch.ExchangeUnbind(dst.name, p.key, src.name, false, nil)
-			}
-			return ch.QueueUnbind(dst.name, p.key, src.name, nil)
-		})
-		return pick(needs, refused, ok)
+	asked := make([]Need, len(needs))
+	for i, n := range needs {
+		asked[i] = Need{Perm: n.perm, Kind: n.res.kind, Name: n.res.name}
 	}
-	// A new queue (exchange) with a dead-letter (alternate) exchange:
-	// configure on it, then read on it and write on the other exchange.
-	if needs[1].res.kind == "exchange" {
-		return p.exchangeNeeds(needs)
-	}
-	return p.queueNeeds(needs)
-}
-
-// permProbe asks the broker, over an AMQP connection to the vhost, which
-// permission an operation lacks, with operations that change nothing.
-type permProbe struct {
-	ctx  context.Context
-	conn *amqp.Connection
-	key  string // a routing key no binding has
-}
-
-// try runs f on a channel of its own and returns the object named by an
-// ACCESS_REFUSED answer ("" for none); ok is false when the answer says
-// nothing about permissions.
-func (p permProbe) try(f func(ch *amqp.Channel) error) (refused resource, ok bool) {
-	if p.ctx.Err() != nil {
-		return resource{}, false
-	}
-	ch, err := p.conn.Channel()
-	if err != nil {
-		return resource{}, false
-	}
-	err = f(ch)
-	var ae *amqp.Error
 	switch {
-	case err == nil:
-		ch.Close()
-		return resource{}, true
-	case errors.As(err, &ae) && ae.Code == amqp.AccessRefused:
-		if res, found := refusedResource(ae.Reason); found {
-			return res, true
+	case parts[0] == "bindings":
+		asked[1].ViaKind, asked[1].Via = needs[0].res.kind, needs[0].res.name
+	case needs[0].res.kind == "queue":
+		asked[0].HasDeadLetter, asked[0].DeadLetter = true, needs[2].res.name
+	default:
+		asked[1].ViaKind, asked[1].Via = "exchange", needs[2].res.name
+	}
+	got, err := c.MissingPermissions(ctx, amqpURL, vhost, asked)
+	if err != nil {
+		return needs, false
+	}
+	for _, n := range needs {
+		if slices.ContainsFunc(got, func(m Need) bool { return !m.Topic && m.Perm == n.perm && m.res() == n.res }) {
+			missing = append(missing, n)
 		}
-		return resource{}, true
-	case errors.As(err, &ae) && ae.Code == amqp.NotFound:
-		return resource{}, true
-	}
-	return resource{}, false
-}
-
-// exchangeNeeds probes the needs of a new exchange with an alternate
-// exchange: exchange.unbind checks write on its destination, then read on
-// its source.
-func (p permProbe) exchangeNeeds(needs []need) ([]need, bool) {
-	self, target := needs[1].res, needs[2].res
-	refused, ok := p.try(func(ch *amqp.Channel) error { return ch.ExchangeUnbind(target.name, p.key, self.name, false, nil) })
-	switch {
-	case !ok:
-		return needs, false
-	case refused == target:
-		return needs[2:], true
-	case refused == self:
-		return needs[1:2], true
-	}
-	return needs[:1], true
-}
-
-// queueNeeds probes the needs of a new queue with a dead-letter exchange:
-// the queue does not exist, so basic.get checks read, then finds nothing;
-// an unbind from the exchange checks write on it.
-func (p permProbe) queueNeeds(needs []need) ([]need, bool) {
-	self, target := needs[1].res, needs[2].res
-	refused, ok := p.try(func(ch *amqp.Channel) error { _, _, err := ch.Get(self.name, false); return err })
-	if !ok {
-		return needs, false
-	}
-	var missing []need
-	if refused == self {
-		missing = append(missing, needs[1])
-	}
-	source := "amq.direct"
-	if target.name == source {
-		source = "amq.fanout"
-	}
-	refused, ok = p.try(func(ch *amqp.Channel) error { return ch.ExchangeUnbind(target.name, p.key, source, false, nil) })
-	if !ok {
-		return needs, false
-	}
-	if refused == target {
-		missing = append(missing, needs[2])
 	}
 	if len(missing) == 0 {
-		return needs[:1], true
+		return needs, false
 	}
 	return missing, true
-}
-
-// pick returns the need whose object was refused; all of needs (and
-// certain false) when the probe could not tell.
-func pick(needs []need, refused resource, ok bool) ([]need, bool) {
-	if ok {
-		for _, n := range needs {
-			if n.res == refused {
-				return []need{n}, true
-			}
-		}
-	}
-	return needs, false
 }
 
 // refusedRE matches RabbitMQ's "access to queue 'q' in vhost 'v' refused
@@ -338,15 +248,6 @@ func refusedResource(reason string) (resource, bool) {
 		m[2] = "" // the default exchange's name in permission checks
 	}
 	return resource{m[1], m[2]}, true
-}
-
-// probeConn opens a short AMQP connection to vhost for permission probes.
-func (c *Client) probeConn(ctx context.Context, vhost string) (*amqp.Connection, error) {
-	raw, err := c.AMQPURL(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	return DialAMQP(ctx, AMQPDial{URL: raw, Vhost: vhost, TLS: c.TLSConfig(), Name: "mqctl permission check"})
 }
 
 // splitPath unescapes the segments of a request path.
