@@ -381,6 +381,21 @@ func (b *Broker) Connections(t testing.TB) []rabbithole.ConnectionInfo {
 	}
 }
 
+// Check fails t when a rabbit-hole call (Broker.RH) answers an error,
+// and closes the answer's body: testbroker.Check(t)(b.RH.UpdatePermissionsIn(…)).
+func Check(t testing.TB) func(*http.Response, error) {
+	t.Helper()
+	return func(resp *http.Response, err error) {
+		t.Helper()
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // Ctl runs rabbitmqctl ARGS against the broker's node through the
 // scripts/broker that runs it: MQCTL_TEST_BROKER_SCRIPT (scripts/broker
 // env names itself there), else this checkout's. From another checkout

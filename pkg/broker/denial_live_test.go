@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,7 +143,7 @@ func TestRefusalsNameWhatIsMissing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
+			testbroker.Check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
 			err := tt.call()
 			if !errors.Is(err, broker.ErrForbidden) {
 				t.Fatalf("error = %v, want ErrForbidden", err)
@@ -185,19 +184,6 @@ func TestRefusalsNameWhatIsMissing(t *testing.T) {
 			t.Errorf("error = %v, want ErrForbidden saying %s has no permissions on %s", err, pm, vh)
 		}
 	})
-}
-
-func check(t *testing.T) func(*http.Response, error) {
-	t.Helper()
-	return func(resp *http.Response, err error) {
-		t.Helper()
-		if resp != nil && resp.Body != nil {
-			resp.Body.Close()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func closedAddr(t *testing.T) string {

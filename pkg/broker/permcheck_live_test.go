@@ -93,10 +93,10 @@ func TestMissingPermissions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
+			testbroker.Check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
 			if tt.topicRead != "" {
-				check(t)(b.RH.UpdateTopicPermissionsIn(vh, user, rabbithole.TopicPermissions{Exchange: "app.x", Write: ".*", Read: tt.topicRead}))
-				t.Cleanup(func() { check(t)(b.RH.DeleteTopicPermissionsIn(vh, user, "app.x")) })
+				testbroker.Check(t)(b.RH.UpdateTopicPermissionsIn(vh, user, rabbithole.TopicPermissions{Exchange: "app.x", Write: ".*", Read: tt.topicRead}))
+				t.Cleanup(func() { testbroker.Check(t)(b.RH.DeleteTopicPermissionsIn(vh, user, "app.x")) })
 			}
 			got, err := uc.MissingPermissions(ctx, amqpURL, vh, needs)
 			if err != nil {
@@ -161,7 +161,7 @@ func TestPermissionProbesAreFew(t *testing.T) {
 	ctx := t.Context()
 	vh := b.Vhost(t)
 	user, pass := b.User(t, "management")
-	check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: ".*", Write: ".*", Read: ".*"}))
+	testbroker.Check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: ".*", Write: ".*", Read: ".*"}))
 	uc, err := broker.Connect(ctx, broker.Config{Server: b.URL, Username: user, Password: pass})
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func TestMissingPermissionsDeadLetter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
+			testbroker.Check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
 			got, err := uc.MissingPermissions(ctx, amqpURL, vh, needs)
 			if err != nil {
 				t.Fatal(err)

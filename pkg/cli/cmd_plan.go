@@ -22,9 +22,8 @@ func takeOverFrom(cmd *cobra.Command, owner string) (*string, error) {
 	if !cmd.Flags().Changed("take-over-from") {
 		return nil, nil
 	}
-	if owner == topology.DefaultOwner {
-		owner = ""
-	} else if err := topology.ValidOwner(owner); err != nil {
+	owner, err := topology.ParseOwnerArg(owner)
+	if err != nil {
 		return nil, fmt.Errorf("--take-over-from: %w", err)
 	}
 	return &owner, nil

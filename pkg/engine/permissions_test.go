@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
+	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -218,9 +218,9 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
 				}
 			}
 			user, pw := f.b.User(t, "management")
-			check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
+			testbroker.Check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: tt.configure, Write: tt.write, Read: tt.read}))
 			if tt.topic != nil {
-				check(t)(f.b.RH.UpdateTopicPermissionsIn(f.vhost, user, rabbithole.TopicPermissions{Exchange: tt.topic.exchange, Write: ".*", Read: tt.topic.read}))
+				testbroker.Check(t)(f.b.RH.UpdateTopicPermissionsIn(f.vhost, user, rabbithole.TopicPermissions{Exchange: tt.topic.exchange, Write: ".*", Read: tt.topic.read}))
 			}
 			c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: user, Password: pw})
 			if err != nil {
@@ -318,19 +318,6 @@ func brokerObjects(t *testing.T, f *fixture) []string {
 	return out
 }
 
-func check(t *testing.T) func(*http.Response, error) {
-	t.Helper()
-	return func(resp *http.Response, err error) {
-		t.Helper()
-		if resp != nil && resp.Body != nil {
-			resp.Body.Close()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestTopicKeysOfANewTopicExchange: RabbitMQ checks a topic permission on
 // a binding's key only on a topic exchange that exists, so the check
 // cannot ask it for the bindings from a topic exchange the apply creates.
@@ -347,7 +334,7 @@ func TestTopicKeysOfANewTopicExchange(t *testing.T) {
 	ctx := context.Background()
 	user, pw := f.b.User(t, "management")
 	all := ".*"
-	check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: all, Write: all, Read: all}))
+	testbroker.Check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: all, Write: all, Read: all}))
 	resp, err := f.b.RH.UpdateTopicPermissionsIn(f.vhost, user, rabbithole.TopicPermissions{Exchange: "app.x", Write: all, Read: "^b$"})
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()

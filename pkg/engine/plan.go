@@ -119,7 +119,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	if takeOverFrom != nil {
 		if *takeOverFrom == desired.Owner {
 			return nil, nil, stakes{}, fmt.Errorf("--take-over-from %s names the file's own owner: name the owner whose records to take over (%s for the files without owner:)",
-				ownerFlag(*takeOverFrom), topology.DefaultOwner)
+				topology.OwnerArg(*takeOverFrom), topology.DefaultOwner)
 		}
 		take = &plan.TakeOver{From: *takeOverFrom, Users: desired.Declares(kind.User)}
 	}
@@ -162,7 +162,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	opts.Version = version
 	l.useOwner(desired.Owner, take)
 	if take != nil && take.Objects == 0 {
-		e.note("--take-over-from %s: that owner's records list nothing in the file's vhosts; there is nothing to take over", ownerFlag(take.From))
+		e.note("--take-over-from %s: that owner's records list nothing in the file's vhosts; there is nothing to take over", topology.OwnerArg(take.From))
 	}
 	p := plan.DiffWith(desired, l.current, opts)
 	if err := <-checked; err != nil {
@@ -192,14 +192,6 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	}
 	p.Vhosts = scope
 	return p, l, known, nil
-}
-
-// ownerFlag is owner as --take-over-from names it.
-func ownerFlag(owner string) string {
-	if owner == "" {
-		return topology.DefaultOwner
-	}
-	return owner
 }
 
 // checkAgainst refuses, before anything changes, what the broker of

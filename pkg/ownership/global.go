@@ -33,7 +33,7 @@ func GlobalOwner(name string) (string, bool) {
 		return "", true
 	}
 	owner, ok := strings.CutPrefix(name, GlobalParameter+".")
-	if !ok || owner == "" || ValidOwner(owner) != nil {
+	if !ok || owner == "" || topology.ValidOwner(owner) != nil {
 		return "", false
 	}
 	return owner, true

@@ -147,7 +147,7 @@ func ParseRecordName(name string) (owner string, gen int64, ok bool) {
 	}
 	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
 		owner, rest = rest[:i], rest[i+1:]
-		if ValidOwner(owner) != nil {
+		if topology.ValidOwner(owner) != nil {
 			return "", 0, false
 		}
 	}
@@ -156,17 +156,6 @@ func ParseRecordName(name string) (owner string, gen int64, ok bool) {
 	}
 	gen, err := strconv.ParseInt(rest, 10, 64)
 	return owner, gen, err == nil
-}
-
-// ValidOwner is topology.ValidOwner.
-func ValidOwner(owner string) error { return topology.ValidOwner(owner) }
-
-// OwnerLabel names an owner for humans.
-func OwnerLabel(owner string) string {
-	if owner == "" {
-		return `the default owner (a file without "owner:")`
-	}
-	return fmt.Sprintf("owner %q", owner)
 }
 
 // Extract removes the record exchanges of every owner from t (they are

@@ -307,9 +307,9 @@ func OwnerName(owner string) string {
 // ownerPhrase is "owner \"x\"", or "the default owner".
 func ownerPhrase(owner string) string {
 	if owner == "" {
-		return "the default owner"
+		return OwnerName(owner)
 	}
-	return fmt.Sprintf("owner %q", owner)
+	return "owner " + OwnerName(owner)
 }
 
 // OwnerNames names owners for humans.
@@ -391,10 +391,7 @@ func (p *Plan) ConflictError() error {
 	var past []string
 	for _, c := range p.Conflicts {
 		for _, o := range c.Owners {
-			if o == "" {
-				o = topology.DefaultOwner
-			}
-			if !slices.Contains(past, o) {
+			if o = topology.OwnerArg(o); !slices.Contains(past, o) {
 				past = append(past, o)
 			}
 		}

@@ -109,6 +109,27 @@ const MaxOwner = 64
 // where a name is needed (--take-over-from): no file may take it.
 const DefaultOwner = "default"
 
+// OwnerArg is owner as a command-line argument names it
+// (--take-over-from): DefaultOwner for the owner of the files without
+// owner: (""); ParseOwnerArg reads it back.
+func OwnerArg(owner string) string {
+	if owner == "" {
+		return DefaultOwner
+	}
+	return owner
+}
+
+// ParseOwnerArg reads an owner named as OwnerArg names it.
+func ParseOwnerArg(arg string) (string, error) {
+	if arg == DefaultOwner {
+		return "", nil
+	}
+	if err := ValidOwner(arg); err != nil {
+		return "", err
+	}
+	return arg, nil
+}
+
 // ValidOwner says why owner cannot name an owner ("" is the owner of a
 // file without "owner:", and is valid): lower-case letters, digits, "-"
 // and "_", starting with a letter or digit, at most MaxOwner characters,
