@@ -289,29 +289,17 @@ func decodeCompressed(args topology.Args, printed bool) ([]entry, error) {
 	if !ok || count < 0 {
 		return nil, fmt.Errorf("%s is %v, not a count", ArgCount, args[ArgCount])
 	}
-	var text strings.Builder
-	switch v := args[ArgCompressed].(type) {
-	case []any:
-		for _, item := range v {
-			s, ok := item.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s holds %v, not a string", ArgCompressed, item)
-			}
-			text.WriteString(s)
-		}
-	case string:
-		text.WriteString(v)
-	case nil:
-	default:
-		return nil, fmt.Errorf("%s is not a list of strings", ArgCompressed)
+	text, err := joinChunks(ArgCompressed, args[ArgCompressed])
+	if err != nil {
+		return nil, err
 	}
-	if text.Len() == 0 {
+	if len(text) == 0 {
 		if count != 0 {
 			return nil, fmt.Errorf("%s is empty but %s is %d", ArgCompressed, ArgCount, count)
 		}
 		return nil, nil
 	}
-	raw, err := base64.StdEncoding.DecodeString(text.String())
+	raw, err := base64.StdEncoding.DecodeString(text)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not base64: %v", ArgCompressed, err)
 	}
@@ -427,18 +415,45 @@ func compressedExchange(vhost string, gen int64, refs map[plan.ObjectRef]plan.Pr
 	zw, _ := gzip.NewWriterLevel(&zbuf, gzip.BestCompression)
 	_, _ = zw.Write(front(list, f == FormatPrinted)) // a bytes.Buffer does not fail
 	_ = zw.Close()
-	text := base64.StdEncoding.EncodeToString(zbuf.Bytes())
-	chunks := []any{}
-	for len(text) > 0 {
-		n := min(len(text), ChunkSize)
-		chunks = append(chunks, text[:n])
-		text = text[n:]
-	}
 	return recordExchange(gen, topology.Args{
 		ArgFormat:     f,
 		ArgCount:      int64(len(list)),
-		ArgCompressed: chunks,
+		ArgCompressed: chunks(base64.StdEncoding.EncodeToString(zbuf.Bytes())),
 	})
+}
+
+// chunks splits text into strings of at most ChunkSize characters: how a
+// record (or a restore list) keeps a long text in an exchange argument.
+func chunks(text string) []any {
+	out := []any{}
+	for len(text) > 0 {
+		n := min(len(text), ChunkSize)
+		out = append(out, text[:n])
+		text = text[n:]
+	}
+	return out
+}
+
+// joinChunks is the text that chunks split into v, the value of argument
+// arg (a single string is taken as it is, nil as "").
+func joinChunks(arg string, v any) (string, error) {
+	switch v := v.(type) {
+	case []any:
+		var text strings.Builder
+		for _, item := range v {
+			s, ok := item.(string)
+			if !ok {
+				return "", fmt.Errorf("%s holds %v, not a string", arg, item)
+			}
+			text.WriteString(s)
+		}
+		return text.String(), nil
+	case string:
+		return v, nil
+	case nil:
+		return "", nil
+	}
+	return "", fmt.Errorf("%s is not a list of strings", arg)
 }
 
 // PlainExchange builds a record exchange in format 1, as mqctl wrote it

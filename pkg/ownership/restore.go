@@ -42,46 +42,28 @@ func IsRestore(name string) bool {
 // bindings.
 func RestoreExchange(seq int64, bindings []*topology.Binding) *topology.Exchange {
 	text, _ := json.Marshal(bindings) // bindings marshal without fail
-	chunks := []any{}
-	for s := string(text); len(s) > 0; {
-		n := min(len(s), ChunkSize)
-		chunks = append(chunks, s[:n])
-		s = s[n:]
-	}
 	return &topology.Exchange{
 		Name:      RestorePrefix + strconv.FormatInt(seq, 10),
 		Type:      "fanout",
 		Durable:   true,
 		Internal:  true,
-		Arguments: topology.Args{ArgRestore: chunks},
+		Arguments: topology.Args{ArgRestore: chunks(string(text))},
 	}
 }
 
 // RestoreBindings reads the bindings of restore list exchange e of vhost
 // (IsRestore(e.Name)).
 func RestoreBindings(vhost string, e *topology.Exchange) ([]*topology.Binding, error) {
-	return decodeRestore(vhost, e)
-}
-
-// decodeRestore reads the bindings of restore list exchange e of vhost.
-func decodeRestore(vhost string, e *topology.Exchange) ([]*topology.Binding, error) {
-	var text strings.Builder
-	switch v := e.Arguments[ArgRestore].(type) {
-	case []any:
-		for _, item := range v {
-			s, ok := item.(string)
-			if !ok {
-				return nil, restoreUnreadable(vhost, e, fmt.Sprintf("%s holds %v, not a string", ArgRestore, item))
-			}
-			text.WriteString(s)
-		}
-	case string:
-		text.WriteString(v)
-	default:
+	v := e.Arguments[ArgRestore]
+	if v == nil {
 		return nil, restoreUnreadable(vhost, e, ArgRestore+" is not a list of strings")
 	}
+	text, err := joinChunks(ArgRestore, v)
+	if err != nil {
+		return nil, restoreUnreadable(vhost, e, err.Error())
+	}
 	var out []*topology.Binding
-	if err := json.Unmarshal([]byte(text.String()), &out); err != nil {
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
 		return nil, restoreUnreadable(vhost, e, err.Error())
 	}
 	for _, b := range out {
@@ -107,7 +89,7 @@ func extractRestores(vhost string, v *topology.Vhost) (names []string, bindings 
 	sort.Strings(names)
 	seen := map[string]bool{}
 	for _, en := range names {
-		bs, err := decodeRestore(vhost, v.Exchanges[en])
+		bs, err := RestoreBindings(vhost, v.Exchanges[en])
 		if err != nil {
 			return nil, nil, err
 		}
