@@ -262,6 +262,11 @@ func TestConnectToAnAMQPPort(t *testing.T) {
 				return
 			}
 			accepted.Add(1)
+			// RabbitMQ reads a protocol header's 8 bytes before it answers
+			// one it does not speak; answering before the request is
+			// written lets Go's transport call the connection idle and try
+			// again, which no broker does.
+			io.ReadFull(conn, make([]byte, 8))
 			conn.Write([]byte("AMQP\x00\x00\x09\x01"))
 			conn.Close()
 		}
