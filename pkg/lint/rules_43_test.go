@@ -232,6 +232,33 @@ func rabbit43RuleCases() []ruleCase {
 					Definition: topology.Args{"delayed-retry-type": "all", "delayed-retry-min": 1000, "delayed-retry-max": 50}.Normalized(), Meta: topology.Meta{Pos: b.pos()}}
 			}, opts: v431, fire: []string{"cap"},
 			contains: []string{"operator policy \"cap\": RabbitMQ refuses it", "delayed-retry-max (50) must not be smaller than delayed-retry-min (1000)"}},
+		// Policy keys a version does not take (rmqversion
+		// TestPolicyKeysAgainstBroker states each version's answer).
+		{name: "consumer-disconnected-timeout in a policy before 4.3: refused", id: "MQ501",
+			build: opTimeouts("policy", "consumer-disconnected-timeout"), opts: v40, fire: []string{"t"}, severity: Error,
+			contains: []string{`policy "t" sets consumer-disconnected-timeout: RabbitMQ 4.0 refuses the whole policy (HTTP 400 "not recognised policy settings"): policies may set consumer-disconnected-timeout from 4.3`}},
+		{name: "consumer-disconnected-timeout in a policy on 4.3", id: "MQ501",
+			build: opTimeouts("policy", "consumer-disconnected-timeout"), opts: v43, quiet: []string{"t"}},
+		{name: "consumer-timeout in an operator policy: refused on 4.3", id: "MQ501",
+			build: opTimeouts("operator", "consumer-timeout"), opts: v43, fire: []string{"t"}, severity: Error,
+			contains: []string{`operator policy "t" sets consumer-timeout: RabbitMQ 4.3 refuses the whole operator policy`, "Move consumer-timeout to a policy"}},
+		{name: "consumer-timeout in an operator policy: refused on 4.0", id: "MQ501",
+			build: opTimeouts("operator", "consumer-timeout"), opts: v40, fire: []string{"t"}},
+	}
+}
+
+// opTimeouts declares a quorum queue and a policy ("policy") or an
+// operator policy ("operator") t over it with key set to a minute.
+func opTimeouts(which, key string) func(b *builder) {
+	return func(b *builder) {
+		b.typed("q", topology.QueueQuorum, nil)
+		p := &topology.Policy{Name: "t", Pattern: "^q$", ApplyTo: "queues",
+			Definition: topology.Args{key: 60000}.Normalized(), Meta: topology.Meta{Pos: b.pos()}}
+		if which == "operator" {
+			b.v.OperatorPolicies["t"] = p
+		} else {
+			b.v.Policies["t"] = p
+		}
 	}
 }
 

@@ -73,7 +73,32 @@ func runUnsupported(p *Pass) []Finding {
 	}
 	out = append(out, p.quorumRejectPublishDLX()...)
 	out = append(out, p.unsupportedPolicyKeys()...)
+	out = append(out, p.refusedPolicyKeys()...)
 	out = append(out, p.refusedPolicyValues()...)
+	return out
+}
+
+// refusedPolicyKeys reports the keys of policies and operator policies
+// that the target version does not take there, whatever their value
+// (rmqversion.PolicyKeyRefusal: consumer-disconnected-timeout before 4.3,
+// consumer-timeout in an operator policy): the broker refuses the whole
+// policy, so none of its settings reach the queues it matches.
+func (p *Pass) refusedPolicyKeys() []Finding {
+	var out []Finding
+	for _, set := range p.policySets() {
+		for _, name := range set.names() {
+			pol := set.policies[name]
+			for _, k := range pol.Definition.Keys() {
+				why, fix := p.Version.PolicyKeyRefusal(kind.Kind(set.kind), k)
+				if why == "" {
+					continue
+				}
+				out = append(out, p.judged(p.policyFinding(set.kind, pol,
+					"%s %q sets %s: %s, so none of its settings take effect. %s",
+					set.label, name, k, why, upperFirst(fix))))
+			}
+		}
+	}
 	return out
 }
 

@@ -123,6 +123,58 @@ func TestRefusedPoliciesAgainstBroker(t *testing.T) {
 	}
 }
 
+// TestPolicyKeysAgainstBroker: the policy keys a version does not know
+// and the keys an operator policy may not set make the broker refuse the
+// whole policy (HTTP 400 "not recognised policy settings"). Each version's
+// answer, measured: consumer-timeout in a policy: 3.10.8 refuses, 4.0.5
+// and 4.3.6 take; consumer-disconnected-timeout in a policy: 3.10.8 and
+// 4.0.5 refuse, 4.3.6 takes; in an operator policy consumer-timeout,
+// consumer-disconnected-timeout and dead-letter-exchange are refused by
+// all three, max-length taken by all three, overflow taken by 4.0.5 and
+// 4.3.6 (3.12.7+), delayed-retry-min taken by 4.3.6 alone. Check predicts
+// each for the broker of the run.
+func TestPolicyKeysAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	is := func(major, minor int) bool { return v.AtLeast(major, minor) }
+	cases := []struct {
+		name  string
+		k     kind.Kind
+		def   topology.Args
+		takes bool
+	}{
+		{"policy consumer-timeout", kind.Policy, topology.Args{"consumer-timeout": int64(60000)}, is(4, 0)},
+		{"policy consumer-disconnected-timeout", kind.Policy, topology.Args{"consumer-disconnected-timeout": int64(60000)}, is(4, 3)},
+		{"operator policy consumer-timeout", kind.OperatorPolicy, topology.Args{"consumer-timeout": int64(60000)}, false},
+		{"operator policy consumer-disconnected-timeout", kind.OperatorPolicy, topology.Args{"consumer-disconnected-timeout": int64(60000)}, false},
+		{"operator policy dead-letter-exchange", kind.OperatorPolicy, topology.Args{"dead-letter-exchange": "dlx"}, false},
+		{"operator policy max-length", kind.OperatorPolicy, topology.Args{"max-length": int64(10)}, true},
+		{"operator policy overflow", kind.OperatorPolicy, topology.Args{"overflow": "reject-publish"}, is(4, 0)},
+		{"operator policy delayed-retry-min", kind.OperatorPolicy, topology.Args{"delayed-retry-min": int64(100)}, is(4, 3)},
+	}
+	for i, c := range cases {
+		name := fmt.Sprintf("probe-%d", i)
+		body, _ := json.Marshal(map[string]any{"pattern": "^none$", "definition": c.def})
+		spec, _ := kind.Of(c.k)
+		status, msg := send(t, b, http.MethodPut, "/api/"+spec.APIPath+"/"+url.PathEscape(vh)+"/"+name, string(body))
+		refused := status == http.StatusBadRequest
+		if !refused && status >= 300 {
+			t.Fatalf("%s: %d %s", c.name, status, msg)
+		}
+		if refused == c.takes {
+			t.Errorf("RabbitMQ %s, %s: broker refused=%v (%s), want refused=%v", v, c.name, refused, msg, !c.takes)
+		}
+		top := topology.New()
+		vhost := topology.NewVhost(vh)
+		vhost.PoliciesOf(c.k)[name] = &topology.Policy{Name: name, Pattern: "^none$", ApplyTo: "all", Definition: c.def}
+		top.Vhosts[vh] = vhost
+		if predicted := v.Check(top) != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, %s: broker refused=%v, Check predicts refused=%v (%v)", v, c.name, refused, predicted, v.Check(top))
+		}
+	}
+}
+
 // TestRefusedSettingsAgainstBroker: 3.10 refuses a shovel's
 // src-predeclared and dest-predeclared and an upstream's queue-type, and
 // takes an upstream's ha-policy; 4.0 the other way round. Check predicts

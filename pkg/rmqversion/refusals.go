@@ -245,7 +245,7 @@ func (v Version) Check(t *topology.Topology) error {
 		for _, k := range kind.PolicyKinds() {
 			ps := vh.PoliciesOf(k)
 			for _, pn := range sortedKeys(ps) {
-				out = v.checkPolicy(out, vn, fmt.Sprintf("%s %q", k.Label(), pn), ps[pn])
+				out = v.checkPolicy(out, vn, k, fmt.Sprintf("%s %q", k.Label(), pn), ps[pn])
 			}
 		}
 		out = v.checkSettings(out, vn, vh)
@@ -378,8 +378,10 @@ func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost, typ
 // named obj: mirroring keys from 4.0, queue-master-locator where it is
 // denied, values rabbit_policies refuses (PolicyValueRefusal: a max-length
 // that is no number, a max-age that is no age), delayed-retry keys before 4.3.1 and values the broker's
-// validation refuses from then, apply-to by queue type before 3.12.
-func (v Version) checkPolicy(out []Refusal, vn, obj string, p *topology.Policy) []Refusal {
+// validation refuses from then, apply-to by queue type before 3.12, keys
+// the version does not know (PolicyKeyRefusal: consumer timeouts before
+// they arrived, an operator policy's keys beyond its few).
+func (v Version) checkPolicy(out []Refusal, vn string, k kind.Kind, obj string, p *topology.Policy) []Refusal {
 	if !v.ClassicMirroring() {
 		for _, k := range sortedKeys(p.Definition) {
 			if IsMirroringKey(k) {
@@ -393,6 +395,11 @@ func (v Version) checkPolicy(out []Refusal, vn, obj string, p *topology.Policy) 
 		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.Pos,
 			Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
 			Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
+	}
+	for _, key := range sortedKeys(p.Definition) {
+		if why, fix := v.PolicyKeyRefusal(k, key); why != "" {
+			out = append(out, Refusal{Vhost: vn, Object: obj, Key: key, Pos: p.Pos, Reason: why, Fix: fix})
+		}
 	}
 	for _, k := range sortedKeys(p.Definition) {
 		if why, fix := v.PolicyValueRefusal(k, p.Definition[k]); why != "" {

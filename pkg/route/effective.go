@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/pattern"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -112,31 +113,14 @@ func PolicyOverride(kind, qtype, arg string) (key string, how Override) {
 	return "", ArgumentWins
 }
 
-// operatorKeys are the only keys an operator policy may set in RabbitMQ
-// 3.10 (rabbit_policies: operator_policy_validator); where a policy sets
-// the same key, the smaller value applies (merge_policy_value). From
-// 3.12.7 overflow and queue-version may be set too, and the operator
-// policy's value wins (see operatorKey).
-var operatorKeys = map[string]bool{
-	"expires": true, "message-ttl": true, "max-length": true, "max-length-bytes": true,
-	"max-in-memory-length": true, "max-in-memory-bytes": true, "delivery-limit": true,
-}
-
-// operatorWins are the operator policy keys of 3.12.7+ whose value
-// replaces a policy's (rabbit_policies:merge_policy_value at v4.0.5).
-var operatorWins = map[string]bool{"overflow": true, "queue-version": true}
-
-// delayedRetryKeys are the policy keys of quorum queues' delayed retry,
-// which operator policies may set from 4.3.1 (rmqversion
-// DelayedRetryPolicyKeys): the operator policy's type wins over a
-// policy's, the larger min and the smaller max apply
+// operatorKey reports whether an operator policy may set key k
+// (rmqversion OperatorPolicyKey): where a policy sets the same key, the
+// smaller value applies (merge_policy_value), but for overflow and
+// queue-version (3.12.7+) and delayed-retry-type (4.3.1+), whose operator
+// value wins, and delayed-retry-min, whose larger value applies
 // (rabbit_quorum_queue merge_policy_value/3 at v4.3.5).
-var delayedRetryKeys = map[string]bool{"delayed-retry-type": true, "delayed-retry-min": true, "delayed-retry-max": true}
-
-// operatorKey reports whether an operator policy may set key k.
 func (s *Simulator) operatorKey(k string) bool {
-	return operatorKeys[k] || (operatorWins[k] && s.ver.OperatorPolicyOverflow()) ||
-		(delayedRetryKeys[k] && s.ver.DelayedRetryPolicyKeys())
+	return s.ver.OperatorPolicyKey(k)
 }
 
 // mergeDeliveryLimit combines two delivery limits (policy and operator
@@ -182,20 +166,21 @@ type compiledPolicy struct {
 // first) and then by name. RabbitMQ leaves the choice between equal
 // priorities undefined; mqctl takes the first name and reports the tie.
 // A pattern Go cannot compile (PCRE-only syntax) is reported and skipped.
-// So is a policy with a value ver refuses (a max-length that is no
-// number, delayed-retry-* keys before 4.3.1): the broker refuses the whole
-// policy (rmqversion RefusesPolicyValues; validate and lint report it), so
-// none of its settings are in force.
-func compilePolicies(kind string, ps map[string]*topology.Policy, ver rmqversion.Version, problems *[]string) []compiledPolicy {
+// So is a policy with a value or a key ver refuses (a max-length that is
+// no number, delayed-retry-* keys before 4.3.1, an operator policy's
+// dead-letter-exchange): the broker refuses the whole policy (rmqversion
+// RefusesPolicy; validate, plan and lint report it), so none of its
+// settings are in force.
+func compilePolicies(k kind.Kind, ps map[string]*topology.Policy, ver rmqversion.Version, problems *[]string) []compiledPolicy {
 	var out []compiledPolicy
 	for _, name := range sortedNames(ps) {
 		p := ps[name]
-		if ver.RefusesPolicyValues(p.Definition) {
+		if ver.RefusesPolicy(k, p.Definition) {
 			continue
 		}
 		re, err := pattern.Compile(p.Pattern)
 		if err != nil {
-			*problems = append(*problems, fmt.Sprintf("%s %q: pattern %q cannot be evaluated (%v): mqctl ignores it; RabbitMQ refuses a pattern PCRE cannot read, so fix it", kind, name, p.Pattern, err))
+			*problems = append(*problems, fmt.Sprintf("%s %q: pattern %q cannot be evaluated (%v): mqctl ignores it; RabbitMQ refuses a pattern PCRE cannot read, so fix it", k.Label(), name, p.Pattern, err))
 			continue
 		}
 		out = append(out, compiledPolicy{p: p, re: re})
@@ -341,7 +326,7 @@ func (s *Simulator) policyValues(policy, opPolicy *topology.Policy) map[string]a
 		v = topology.Normalize(v)
 		if old, ok := pol[k]; ok {
 			switch {
-			case operatorWins[k], k == "delayed-retry-type":
+			case rmqversion.OperatorPolicyKeyWins(k), k == "delayed-retry-type":
 			case k == "delayed-retry-min":
 				v = maxValue(old, v)
 			case k == "delivery-limit":
@@ -589,7 +574,7 @@ func (s *Simulator) checkOperatorPolicies(ps map[string]*topology.Policy) {
 			}
 		}
 		if len(bad) > 0 {
-			*problems = append(*problems, fmt.Sprintf("operator policy %q sets %s, which operator policies cannot set: RabbitMQ refuses it, mqctl ignores those keys; move them to a policy", name, strings.Join(bad, ", ")))
+			*problems = append(*problems, fmt.Sprintf("operator policy %q sets %s, which operator policies cannot set: RabbitMQ refuses the whole operator policy, so none of its settings apply (nor here); move them to a policy", name, strings.Join(bad, ", ")))
 		}
 	}
 }
@@ -614,7 +599,7 @@ type PolicyMatcher struct {
 // NewPolicyMatcher compiles v's policies for version ver.
 func NewPolicyMatcher(v *topology.Vhost, ver rmqversion.Version) *PolicyMatcher {
 	var problems []string
-	return &PolicyMatcher{policies: compilePolicies("policy", v.Policies, ver, &problems), unsupported: unsupportedKeys(ver)}
+	return &PolicyMatcher{policies: compilePolicies(kind.Policy, v.Policies, ver, &problems), unsupported: unsupportedKeys(ver)}
 }
 
 // QueuePolicy returns the policy that applies to queue q, nil for none.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -112,8 +113,8 @@ func NewWith(v *topology.Vhost, o Options) *Simulator {
 		exchangeArgs:   make(map[string]topology.Args, len(v.Exchanges)),
 		exchangePolicy: map[string]*topology.Policy{},
 	}
-	s.policies = compilePolicies("policy", v.Policies, s.ver, &s.problems)
-	s.opPolicies = compilePolicies("operator policy", v.OperatorPolicies, s.ver, &s.problems)
+	s.policies = compilePolicies(kind.Policy, v.Policies, s.ver, &s.problems)
+	s.opPolicies = compilePolicies(kind.OperatorPolicy, v.OperatorPolicies, s.ver, &s.problems)
 	s.checkOperatorPolicies(v.OperatorPolicies)
 
 	// The exchanges every vhost has: a topology need not declare them to

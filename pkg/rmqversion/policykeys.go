@@ -1,0 +1,120 @@
+package rmqversion
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// operatorPolicyKeys are the keys an operator policy may set on every
+// supported version: the keys registered as operator_policy_validator
+// (rabbit_policies at v3.10.8, v4.0.5 and v4.3.5). An operator policy
+// with any other key is refused whole (HTTP 400 "Validation failed …
+// are not recognised policy settings", measured on 4.3.6 for
+// dead-letter-exchange and consumer-timeout).
+var operatorPolicyKeys = []string{"expires", "message-ttl", "max-length", "max-length-bytes",
+	"max-in-memory-length", "max-in-memory-bytes", "delivery-limit"}
+
+// OperatorPolicyKeyWins reports whether key is one of the operator policy
+// keys of 3.12.7+ whose value replaces a policy's (overflow,
+// queue-version: rabbit_policies merge_policy_value at v4.0.5); the other
+// keys merge as their own rules say.
+func OperatorPolicyKeyWins(key string) bool { return key == "overflow" || key == "queue-version" }
+
+// OperatorPolicyKey reports whether an operator policy may set key on v:
+// operatorPolicyKeys everywhere, overflow and queue-version from 3.12.7
+// (OperatorPolicyOverflow), delayed-retry-* from 4.3.1
+// (DelayedRetryPolicyKeys; rabbit_quorum_queue registers them as operator
+// policy keys too). consumer-timeout and consumer-disconnected-timeout
+// never: policies only.
+func (v Version) OperatorPolicyKey(key string) bool {
+	switch {
+	case slices.Contains(operatorPolicyKeys, key):
+		return true
+	case OperatorPolicyKeyWins(key):
+		return v.OperatorPolicyOverflow()
+	case IsDelayedRetryPolicyKey(key):
+		return v.DelayedRetryPolicyKeys()
+	}
+	return false
+}
+
+// IsDelayedRetryPolicyKey reports whether key is one of quorum queues'
+// delayed-retry policy keys (4.3.1+).
+func IsDelayedRetryPolicyKey(key string) bool {
+	return key == "delayed-retry-type" || key == "delayed-retry-min" || key == "delayed-retry-max"
+}
+
+// policyKeySince are policy keys core RabbitMQ learnt within the supported
+// versions, with the version that learnt them: before it the broker
+// refuses a policy holding the key (HTTP 400 "Validation failed … are not
+// recognised policy settings"; measured: 3.10.8 refuses consumer-timeout,
+// 4.0.5 and 3.10.8 consumer-disconnected-timeout, 4.3.6 takes both).
+// rabbit_policies registers consumer-timeout from v3.12.0 and
+// consumer-disconnected-timeout from v4.3.0. The delayed-retry keys have
+// their own rule (RefusesDelayedRetryPolicy).
+var policyKeySince = map[string]struct {
+	major, minor int
+	fix          string
+}{
+	"consumer-timeout":              {3, 12, "remove it: before 3.12 RabbitMQ times out consumers only by consumer_timeout in rabbitmq.conf, for every queue of the node; or upgrade the broker to 3.12 or later"},
+	"consumer-disconnected-timeout": {4, 3, "remove it: before 4.3 RabbitMQ has no consumer-disconnected timeout (quorum queues return a disconnected consumer's messages when its node is declared down); or upgrade the broker to 4.3 or later"},
+}
+
+// PolicyKeyRefusal says why v refuses a policy of kind k (kind.Policy or
+// kind.OperatorPolicy) for holding key, whatever its value, and the fix;
+// "" when it takes the key or another rule judges it (delayed-retry keys,
+// ha-* keys, queue-master-locator). Keys mqctl does not know (a plugin's)
+// are left to the broker.
+func (v Version) PolicyKeyRefusal(k kind.Kind, key string) (why, fix string) {
+	switch {
+	case IsDelayedRetryPolicyKey(key) && !v.DelayedRetryPolicyKeys():
+		return "", "" // RefusesDelayedRetryPolicy's
+	case IsMirroringKey(key) && !v.ClassicMirroring():
+		return "", "" // refused from 4.0 in any policy: checkPolicy's
+	case key == "queue-master-locator" && v.RefusesQueueMasterLocator():
+		return "", "" // the deprecated feature: checkPolicy's
+	}
+	if k == kind.OperatorPolicy {
+		if v.OperatorPolicyKey(key) {
+			return "", ""
+		}
+		why = fmt.Sprintf("RabbitMQ %s refuses the whole operator policy (HTTP 400 \"not recognised policy settings\"): operator policies may set only %s", v.Line(), strings.Join(v.operatorPolicyKeyList(), ", "))
+		if OperatorPolicyKeyWins(key) {
+			why = fmt.Sprintf("RabbitMQ %s refuses the whole operator policy (HTTP 400 \"not recognised policy settings\"): operator policies may set %s from 3.12.7", v.Line(), key)
+		}
+		return why, fmt.Sprintf("move %s to a policy (policies may set it), or remove it", key)
+	}
+	since, ok := policyKeySince[key]
+	if !ok || v.AtLeast(since.major, since.minor) {
+		return "", ""
+	}
+	return fmt.Sprintf("RabbitMQ %s refuses the whole policy (HTTP 400 \"not recognised policy settings\"): policies may set %s from %d.%d", v.Line(), key, since.major, since.minor), since.fix
+}
+
+// operatorPolicyKeyList is every key v's operator policies may set.
+func (v Version) operatorPolicyKeyList() []string {
+	out := slices.Clone(operatorPolicyKeys)
+	for _, k := range []string{"overflow", "queue-version", "delayed-retry-type", "delayed-retry-min", "delayed-retry-max"} {
+		if v.OperatorPolicyKey(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// RefusesPolicy reports whether v refuses a policy of kind k (kind.Policy
+// or kind.OperatorPolicy) with definition def, for a key
+// (PolicyKeyRefusal) or a value (RefusesPolicyValues). The broker refuses
+// the whole policy, so none of its settings apply anywhere.
+func (v Version) RefusesPolicy(k kind.Kind, def topology.Args) bool {
+	for key := range def {
+		if why, _ := v.PolicyKeyRefusal(k, key); why != "" {
+			return true
+		}
+	}
+	return v.RefusesPolicyValues(def)
+}
