@@ -149,9 +149,8 @@ func runTopicHashes(p *Pass) []Finding {
 			judged = fmt.Sprintf("RabbitMQ %s refuses it", p.Version.Line())
 		}
 		out = append(out, p.bindingFinding(b,
-			"topic binding from %s to %s %q has routing key %q with %d '#' words: %s (\"at most 2 are allowed\"), so the file does not apply there. "+
-				"'#' words next to each other match what one does (\"#.#\" is \"#\"): merge them, or split the binding in two with at most two '#' each",
-			exchangeLabel(b.Source), b.DestinationType, b.Destination, b.RoutingKey, n, judged))
+			"topic binding from %s to %s %q has routing key %q with %d '#' words: %s (\"at most 2 are allowed\"), so the file does not apply there. %s",
+			exchangeLabel(b.Source), b.DestinationType, b.Destination, b.RoutingKey, n, judged, upperFirst(rmqversion.TopicHashFix(b.RoutingKey))))
 	}
 	return out
 }

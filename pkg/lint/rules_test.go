@@ -607,7 +607,23 @@ func ruleCases() []ruleCase {
 			fire:     []string{`orders -> queue work ["#.a.#.b.#"]`, `amq.topic -> queue work ["#.#.#"]`},
 			quiet:    []string{`plain -> queue work ["#.a.#.b.#"]`},
 			opts:     Options{Version: rmqversion.MustParse("4.0")},
-			contains: []string{"3 '#' words", "RabbitMQ 4.3.5 and later refuse it", "merge them"}},
+			contains: []string{"3 '#' words", "RabbitMQ 4.3.5 and later refuse it"}},
+		{name: "three '#' words, two of them next to each other: the merged key", id: "MQ405",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.queue("work", nil)
+				b.bind("orders", "work", "#.a.#.#")
+			},
+			fire:     []string{`orders -> queue work ["#.a.#.#"]`},
+			contains: []string{`Write it as "#.a.#": '#' words next to each other match what one does`}},
+		{name: "three '#' words apart: no merge, no split, a broader key", id: "MQ405",
+			build: func(b *builder) {
+				b.exchange("orders", "topic")
+				b.queue("work", nil)
+				b.bind("orders", "work", "#.a.#.b.#")
+			},
+			fire:     []string{`orders -> queue work ["#.a.#.b.#"]`},
+			contains: []string{`No key of at most two '#' words matches the same routing keys`, `bind with "#.a.#", which matches every routing key this one does and others`}},
 		{name: "three '#' words in a topic key on 4.3, the default target", id: "MQ405",
 			build: func(b *builder) {
 				b.exchange("orders", "topic")

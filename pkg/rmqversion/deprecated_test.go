@@ -1,6 +1,7 @@
 package rmqversion_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -56,5 +57,30 @@ func TestRefusals43(t *testing.T) {
 	}
 	if n := rmqversion.TopicHashWords("#.a.#.b.#"); n != 3 {
 		t.Errorf("TopicHashWords = %d", n)
+	}
+}
+
+// TestTopicHashFix: a key whose '#' words merge into at most two is
+// rewritten exactly; one whose '#' words stand apart has no equivalent of
+// two (each '#' takes any number of words), and the fix is the broader key
+// up to its second '#', which the broker takes and which matches every
+// routing key the refused one does.
+func TestTopicHashFix(t *testing.T) {
+	for _, c := range []struct{ key, want string }{
+		{"#.#.#", `write it as "#"`},
+		{"#.a.#.#", `write it as "#.a.#"`},
+		{"#.#.a.#.#", `write it as "#.a.#"`},
+		{"#..#.#", `write it as "#..#"`}, // an empty word between is a word
+		{"#.a.#.b.#", `bind with "#.a.#", which matches every routing key this one does`},
+		{"a.#.#.b.#.#.c.#", `bind with "a.#.b.#"`},
+		{"*.#.x.#.y.#.z", `bind with "*.#.x.#"`},
+	} {
+		got := rmqversion.TopicHashFix(c.key)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("TopicHashFix(%q) = %q, want it to say %q", c.key, got, c.want)
+		}
+		if strings.Contains(got, "split") {
+			t.Errorf("TopicHashFix(%q) = %q: no split into bindings of two '#' matches the same keys", c.key, got)
+		}
 	}
 }

@@ -121,6 +121,38 @@ func TopicHashWords(key string) int {
 	return n
 }
 
+// TopicHashFix is how to write topic binding key key, which has more '#'
+// words than MaxTopicHashWords, for a version that refuses it: '#' words
+// next to each other match what one does ("#.#" is "#"), so where merging
+// them is enough, the merged key, which matches the same routing keys;
+// otherwise no key of two '#' words matches the same routing keys ("#.a.#.b.#"
+// needs three wildcards that each take any number of words), and the fix
+// is a broader key, the key up to its second '#', which matches every
+// routing key this one does, with the consumer dropping the others, or
+// routing by headers. It starts with a lower-case verb.
+func TopicHashFix(key string) string {
+	words := strings.Split(key, ".")
+	merged := make([]string, 0, len(words))
+	for _, w := range words {
+		if w == "#" && len(merged) > 0 && merged[len(merged)-1] == "#" {
+			continue
+		}
+		merged = append(merged, w)
+	}
+	if mk := strings.Join(merged, "."); TopicHashWords(mk) <= MaxTopicHashWords {
+		return fmt.Sprintf("write it as %q: '#' words next to each other match what one does (\"#.#\" is \"#\"), so it matches the same routing keys", mk)
+	}
+	var broader []string
+	for _, w := range merged {
+		broader = append(broader, w)
+		if w == "#" && TopicHashWords(strings.Join(broader, ".")) == MaxTopicHashWords {
+			break
+		}
+	}
+	return fmt.Sprintf("no key of at most two '#' words matches the same routing keys (each '#' stands for any number of words, and merging only helps where they are next to each other), and neither do two bindings: bind with %q, which matches every routing key this one does and others, and have the consumer drop the others; or publish with routing keys (or headers, to a headers exchange) that say what this key looks for",
+		strings.Join(broader, "."))
+}
+
 // RefusesSetting reports whether version v refuses a shovel or federation
 // upstream whose settings hold key, and the fix. A shovel's keys depend on
 // the protocol of their end (kind.ShovelProtocol). Measured on 3.10.8,
@@ -369,7 +401,7 @@ func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost, typ
 		}
 		out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
 			Reason: fmt.Sprintf("RabbitMQ %s refuses a topic binding key with more than %d '#' words (HTTP 400 \"uses %d '#' wildcards, at most %d are allowed\", from 4.3.5)", v.Line(), MaxTopicHashWords, TopicHashWords(b.RoutingKey), MaxTopicHashWords),
-			Fix:    "write it with at most two '#' words: next to each other they match what one does (\"#.#\" is \"#\"), so merge them, or split the binding in two"})
+			Fix:    TopicHashFix(b.RoutingKey)})
 	}
 	return out
 }
