@@ -161,9 +161,19 @@ func (p *Pass) delayedRetryAdvice(q *topology.Queue, dr route.DelayedRetry) (Fin
 	}
 	var issues []string
 	if dr.Type == route.RetryReturned {
-		issues = append(issues, "with when: returned (x-delayed-retry-type returned) only the returns that are not failed deliveries wait: a basic.nack with requeue, basic.recover, a consumer timeout. "+
+		// The fix goes where the type is set: the sugar, the queue's
+		// argument, or the policy whose type beats it.
+		typeFrom, fix := "when: returned (x-delayed-retry-type returned)", "Use when: failed"
+		switch src := p.Sim.QueueArgSource(q.Name, "x-delayed-retry-type"); {
+		case q.Backoff != nil && src == "x-delayed-retry-type":
+		case src == "x-delayed-retry-type":
+			typeFrom, fix = "x-delayed-retry-type returned", "Set x-delayed-retry-type to failed"
+		default:
+			typeFrom, fix = src+" returned", "Set "+strings.Replace(src, "'s delayed-retry-type", "'s delayed-retry-type to failed", 1)
+		}
+		issues = append(issues, "with "+typeFrom+" only the returns that are not failed deliveries wait: a basic.nack with requeue, basic.recover, a consumer timeout. "+
 			"A failed delivery (basic.reject with requeue, its consumer gone) is redelivered at once; the waits never grow, since they are min × the failed deliveries, which those returns do not count; and those returns never count towards the delivery limit, so a message a consumer keeps nacking is retried every "+
-			loader.FormatDuration(dr.MinMS)+" for ever. Use when: failed for a wait that grows with each failure and ends at the limit")
+			loader.FormatDuration(dr.MinMS)+" for ever. "+fix+" for a wait that grows with each failure and ends at the limit")
 	}
 	explicit := q.Arguments.Has("x-delivery-limit") || p.qargs[q.Name].Has("x-delivery-limit")
 	limit, limited := p.Sim.DeliveryLimit(q.Name)

@@ -101,6 +101,17 @@ func retryFormCases() []ruleCase {
 		{name: "when: returned: waits that never grow, returns that never count", id: "MQ203",
 			build: backoff("{backoff: {min: 5s, max: 1m}, when: returned, attempts: 5}"), opts: on("4.3"), fire: []string{"jobs"}, severity: Warning,
 			contains: []string{"with when: returned (x-delayed-retry-type returned) only the returns that are not failed deliveries wait", "is redelivered at once", "retried every 5s for ever", "Use when: failed"}},
+		// The fix names where the type is set: written as an argument,
+		// or by a policy (whose type beats the queue's own).
+		{name: "x-delayed-retry-type returned as an argument: the argument's fix", id: "MQ203",
+			build: fromYAML(dlx + "  jobs: {type: quorum, dead_letter: {exchange: jobs.dlx, queue: jobs.dlq}, delivery_limit: 4, arguments: {x-delayed-retry-type: returned, x-delayed-retry-min: 100}}\n"),
+			opts:  on("4.3"), fire: []string{"jobs"},
+			contains: []string{"with x-delayed-retry-type returned only the returns", "Set x-delayed-retry-type to failed for a wait that grows"}},
+		{name: "delayed-retry-type returned from a policy: the policy's fix", id: "MQ203",
+			build: fromYAML(dlx + "  jobs: {type: quorum, dead_letter: {exchange: jobs.dlx, queue: jobs.dlq}, delivery_limit: 4, arguments: {x-delayed-retry-type: failed, x-delayed-retry-min: 100}}\n" +
+				"policies:\n  slow: {pattern: ^jobs$, apply_to: quorum_queues, definition: {delayed-retry-type: returned, delayed-retry-min: 100}}\n"),
+			opts: on("4.3"), fire: []string{"jobs"},
+			contains: []string{`with policy "slow"'s delayed-retry-type returned only the returns`, `Set policy "slow"'s delayed-retry-type to failed for a wait that grows`}},
 
 		{name: "backoff on 4.0: ignored by the broker, an error; tiers are the only way", id: "MQ203",
 			build: backoff("{backoff: {min: 1s, max: 1m}, attempts: 5}"), opts: on("4.0"), fire: []string{"jobs"}, severity: Error,
