@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -356,7 +357,7 @@ func routeNotes(sim *route.Simulator, tr route.Trace) []string {
 				notes = append(notes, fmt.Sprintf("%s: delivery limit %d: it %s (reason delivery_limit)", h.Queue, *h.DeliveryLimit, when))
 			}
 			if h.DelayedRetry != nil {
-				notes = append(notes, routeRetryNote(h.Queue, *h.DelayedRetry))
+				notes = append(notes, routeRetryNote(h.Queue, *h.DelayedRetry, h.DeliveryLimit))
 			}
 			for _, n := range h.Next {
 				visit(n.Hops)
@@ -378,8 +379,11 @@ func routeNotes(sim *route.Simulator, tr route.Trace) []string {
 }
 
 // routeRetryNote explains queue q's delayed retry d (rabbit_fifo
-// should_delay0/4 and calculate_ready_at/4 at v4.3.5).
-func routeRetryNote(q string, d route.DelayedRetry) string {
+// should_delay0/4 and calculate_ready_at/4 at v4.3.5). limit is the
+// queue's delivery limit (nil: none): a failed delivery beyond it
+// dead-letters the message instead of making it wait (return_one/8), so
+// the waits of a failed delivery stop there.
+func routeRetryNote(q string, d route.DelayedRetry, limit *int64) string {
 	var which, rest string
 	switch d.Type {
 	case route.RetryAll:
@@ -398,8 +402,24 @@ func routeRetryNote(q string, d route.DelayedRetry) string {
 	case d.MaxMS < d.MinMS:
 		bounds += ", below min: every retry waits max"
 	}
-	return fmt.Sprintf("%s: delayed retry %s (%s): %s waits min(%d × n, %d) ms before it is delivered again, n being its failed deliveries so far (x-delivery-count, at least 1): %d ms, %d ms, %d ms, …%s",
-		q, d.Type, bounds, which, d.MinMS, d.MaxMS, d.Delay(1), d.Delay(2), d.Delay(3), rest)
+	// The waits after the 1st, 2nd, 3rd failed delivery, and on; with a
+	// delivery limit below 4, the failed delivery after the limit
+	// dead-letters the message, and the list ends there.
+	steps, end := int64(3), ", …"
+	if limit != nil && *limit >= 0 && *limit <= 3 && d.Type != route.RetryReturned {
+		steps = *limit
+		end = fmt.Sprintf(", and no more: its %s failed delivery dead-letters it (delivery limit %d)", loader.Ordinal(*limit+1), *limit)
+	}
+	var waits []string
+	for n := int64(1); n <= steps; n++ {
+		waits = append(waits, fmt.Sprintf("%d ms", d.Delay(n)))
+	}
+	list := strings.Join(waits, ", ") + end
+	if steps == 0 {
+		list = fmt.Sprintf("none after a failed delivery: its 1st failed delivery dead-letters it (delivery limit %d)", *limit)
+	}
+	return fmt.Sprintf("%s: delayed retry %s (%s): %s waits min(%d × n, %d) ms before it is delivered again, n being its failed deliveries so far (x-delivery-count, at least 1): %s%s",
+		q, d.Type, bounds, which, d.MinMS, d.MaxMS, list, rest)
 }
 
 func routeHasDeadLetters(hops []route.Hop) bool {

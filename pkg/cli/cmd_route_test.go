@@ -298,3 +298,34 @@ func TestRouteModulusHashReachesOne(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteRetryNoteStopsAtTheLimit: a quorum queue dead-letters a message
+// at the failed delivery after its delivery limit instead of making it
+// wait (rabbit_fifo return_one/8 at v4.3.5; measured on 4.3.6: with
+// x-delivery-limit 2 the third reject dead-letters), so the waits the note
+// lists stop there; without a limit below 4 the list goes on.
+func TestRouteRetryNoteStopsAtTheLimit(t *testing.T) {
+	limit := func(n int64) *int64 { return &n }
+	failed := route.DelayedRetry{Type: route.RetryFailed, MinMS: 1000, MaxMS: 5000}
+	cases := []struct {
+		name   string
+		d      route.DelayedRetry
+		limit  *int64
+		want   string
+		absent string
+	}{
+		{"limit 2", failed, limit(2), "1000 ms, 2000 ms, and no more: its 3rd failed delivery dead-letters it (delivery limit 2)", "3000 ms"},
+		{"limit 3", failed, limit(3), "1000 ms, 2000 ms, 3000 ms, and no more: its 4th failed delivery dead-letters it (delivery limit 3)", "…"},
+		{"limit 0", failed, limit(0), "none after a failed delivery: its 1st failed delivery dead-letters it (delivery limit 0)", "1000 ms, 2000 ms"},
+		{"limit 20", failed, limit(20), "1000 ms, 2000 ms, 3000 ms, …", "no more"},
+		{"no limit", failed, nil, "1000 ms, 2000 ms, 3000 ms, …", "no more"},
+		// returned: nacks wait and never count, so the limit ends no wait.
+		{"returned, limit 1", route.DelayedRetry{Type: route.RetryReturned, MinMS: 500, MaxMS: 500}, limit(1), "500 ms, 500 ms, 500 ms, …", "no more"},
+	}
+	for _, c := range cases {
+		got := routeRetryNote("q", c.d, c.limit)
+		if !strings.Contains(got, c.want) || strings.Contains(got, c.absent) {
+			t.Errorf("%s: %q\nwant it to say %q and not %q", c.name, got, c.want, c.absent)
+		}
+	}
+}
