@@ -45,6 +45,23 @@ var declareArgs = map[string]declareArg{
 	"x-overflow":                      {oneOf("invalid_overflow", "drop-head", "reject-publish", "reject-publish-dlx"), "write drop-head, reject-publish or reject-publish-dlx"},
 	"x-queue-leader-locator":          {leaderLocator, "write client-local or balanced"},
 	"x-queue-version":                 {queueVersion, "write x-queue-version: 1 or 2, or leave it out"},
+	// Quorum queues' consumer timeouts: checked from 4.3.2 (measured on
+	// 4.3.6: -5 is {value_negative,-5}, "abc" "expected integer, got
+	// longstr"); 4.3.0, 4.3.1 and earlier versions take any value.
+	"x-consumer-timeout":              {from432(nonNegInt), "write a whole number of milliseconds, 0 or more"},
+	"x-consumer-disconnected-timeout": {from432(nonNegInt), "write a whole number of milliseconds, 0 or more"},
+}
+
+// from432 is check on 4.3.2 and later, which check the value of the
+// consumer timeout arguments on every declare (rabbit_amqqueue
+// declare_args/0 at v4.3.2; not at v4.3.1); before, any value is taken.
+func from432(check func(Version, any) string) func(Version, any) string {
+	return func(v Version, val any) string {
+		if !v.atLeastPatch(4, 3, 2) {
+			return ""
+		}
+		return check(v, val)
+	}
 }
 
 // queueVersion checks an x-queue-version: 1 or 2 (check_queue_version;
@@ -230,6 +247,9 @@ func (v Version) PolicyValueRefusal(key string, val any) (why, fix string) {
 	pv, ok := policyValues[key]
 	if !ok || pv.check(v, topology.Normalize(val)) {
 		return "", ""
+	}
+	if since, ok := policyKeySince[key]; ok && !v.AtLeast(since.major, since.minor) {
+		return "", "" // a key the version does not know: PolicyKeyRefusal's
 	}
 	return topology.Quoted(val) + " " + pv.what, pv.fix
 }

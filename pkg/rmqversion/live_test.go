@@ -72,6 +72,36 @@ func TestRefusedQueueArgumentsAgainstBroker(t *testing.T) {
 			t.Errorf("RabbitMQ %s, classic queue with x-queue-version %d: broker refused=%v (%v), mqctl predicts refused=%v", v, val, refused, err, want)
 		}
 	}
+	// Values of quorum queues' consumer timeouts: 4.3.6 refuses a negative
+	// one ({value_negative,-5}) and a string ("expected integer, got
+	// longstr"); 4.0.5 and 3.10.8 store either unchecked; 0 is taken by all.
+	for _, c := range []struct {
+		arg  string
+		val  any
+		on43 bool // refused by 4.3.6
+	}{
+		{"x-consumer-timeout", -5, true},
+		{"x-consumer-timeout", "abc", true},
+		{"x-consumer-timeout", 0, false},
+		{"x-consumer-disconnected-timeout", -1, true},
+		{"x-consumer-disconnected-timeout", "abc", true},
+	} {
+		n++
+		resp, err := b.RH.DeclareQueue(vh, fmt.Sprintf("probe-%d", n), rabbithole.QueueSettings{Durable: true,
+			Arguments: map[string]any{"x-queue-type": topology.QueueQuorum, c.arg: c.val}})
+		refused := err != nil
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			refused = refused || resp.StatusCode == http.StatusBadRequest
+		}
+		if want := c.on43 && v.AtLeast(4, 3); refused != want {
+			t.Errorf("RabbitMQ %s, quorum queue with %s %v: broker refused=%v (%v), want refused=%v", v, c.arg, c.val, refused, err, want)
+		}
+		if _, predicted := v.RefusesQueueArgumentValue(topology.QueueQuorum, c.arg, topology.Normalize(c.val)); predicted != refused {
+			t.Errorf("RabbitMQ %s, quorum queue with %s %v: broker refused=%v, mqctl predicts refused=%v", v, c.arg, c.val, refused, predicted)
+		}
+	}
 	if got, want := v.RefusesQueueArgument(topology.QueueClassic, "x-queue-leader-locator"), !v.AtLeast(4, 0); got != want {
 		t.Errorf("x-queue-leader-locator on a classic queue: 3.10 refuses it, 4.0 takes it; RabbitMQ %s predicted refused=%v", v, got)
 	}

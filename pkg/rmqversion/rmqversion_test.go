@@ -343,6 +343,15 @@ func TestCheckPolicyValues(t *testing.T) {
 		{"max-age no age", kind.Policy, topology.Args{"max-age": "1week"}, every, `"1week" is not a valid max age`},
 		{"max-age an age", kind.Policy, topology.Args{"max-age": "7D"}, every, ""},
 		{"a plugin's key", kind.Policy, topology.Args{"federation-upstream-set": "all"}, every, ""},
+		{"consumer-timeout before 3.12", kind.Policy, topology.Args{"consumer-timeout": int64(60000)}, []string{"3.10"}, "policies may set consumer-timeout from 3.12"},
+		{"consumer-timeout from 3.12", kind.Policy, topology.Args{"consumer-timeout": int64(60000)}, []string{"3.12", "4.0", "4.3"}, ""},
+		{"consumer-disconnected-timeout before 4.3", kind.Policy, topology.Args{"consumer-disconnected-timeout": int64(60000)}, []string{"3.10", "4.0", "4.2"}, "policies may set consumer-disconnected-timeout from 4.3"},
+		{"consumer-disconnected-timeout negative on 4.3", kind.Policy, topology.Args{"consumer-disconnected-timeout": int64(-1)}, []string{"4.3"}, "-1 is not a valid consumer disconnected timeout"},
+		{"operator policy consumer-timeout", kind.OperatorPolicy, topology.Args{"consumer-timeout": int64(60000)}, every, `operator policy "p" in vhost "orders": consumer-timeout: RabbitMQ`},
+		{"operator policy dead-letter-exchange", kind.OperatorPolicy, topology.Args{"dead-letter-exchange": "dlx"}, every, "move dead-letter-exchange to a policy"},
+		{"operator policy overflow before 3.12.7", kind.OperatorPolicy, topology.Args{"overflow": "reject-publish"}, []string{"3.10", "3.12.6"}, "operator policies may set overflow from 3.12.7"},
+		{"operator policy overflow from 3.12.7", kind.OperatorPolicy, topology.Args{"overflow": "reject-publish"}, []string{"3.12.7", "4.0", "4.3"}, ""},
+		{"operator policy limits", kind.OperatorPolicy, topology.Args{"max-length": int64(10), "message-ttl": int64(1000), "delivery-limit": int64(5)}, every, ""},
 	}
 	for _, c := range cases {
 		for _, ver := range c.versions {
@@ -354,6 +363,19 @@ func TestCheckPolicyValues(t *testing.T) {
 				t.Errorf("%s on %s: Check = %v, want a refusal containing %q", c.name, ver, err, c.want)
 			}
 		}
+	}
+}
+
+// TestCheckPolicyKeyOnce: a key the version does not know is refused for
+// the key alone, not also for a value its later validation would refuse
+// (4.0.5 answers "not recognised policy settings" whatever the value).
+func TestCheckPolicyKeyOnce(t *testing.T) {
+	tp := topology.New()
+	tp.Vhost("orders").Policies["p"] = &topology.Policy{Name: "p", Pattern: "^q", ApplyTo: "queues",
+		Definition: topology.Args{"consumer-disconnected-timeout": int64(-1)}}
+	var re *rmqversion.RefusalsError
+	if err := rmqversion.MustParse("4.0").Check(tp); !errors.As(err, &re) || len(re.Refusals) != 1 || !strings.Contains(re.Refusals[0].Reason, "not recognised policy settings") {
+		t.Errorf("4.0, consumer-disconnected-timeout -1: Check = %v, want one refusal, of the key", err)
 	}
 }
 
