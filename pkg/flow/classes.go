@@ -35,6 +35,11 @@ type classRequest struct {
 	// letters keep them. A class of keys none of them admits is left out,
 	// and the classes are still told apart by f's patterns alone.
 	gates []keyPattern
+	// keyB and keyA, when set, are the routing key every message of the
+	// classes carries before (after) the change, whatever its class's (a
+	// dead-letter routing key): the headers exchanges on its way there
+	// depend on it.
+	keyB, keyA *string
 }
 
 // classKey names the classes of one request.
@@ -53,17 +58,44 @@ func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool)
 		return got.classes, got.truncated
 	}
 	f.make(c)
-	ks, hs := []keyClass{{}}, []headerClass{{}}
-	var tk, th bool
+	ks := []keyClass{{}}
+	var truncated bool
 	if r.keys {
-		ks, tk = keyClasses(append(slices.Clip(f.patterns), r.gates...), r.pruneKeys, c.max)
+		ks, truncated = keyClasses(append(slices.Clip(f.patterns), r.gates...), r.pruneKeys, c.max)
 	}
-	if f.headers {
-		hs, th = headerClasses(f.criteria, r.skip, r.context, r.pruneHeaders, c.max, c.ver)
+	// Each class of keys is told apart by the criteria of the headers
+	// exchanges on its way only: those of one it never passes through
+	// would split it into classes that all route alike.
+	type headerList struct {
+		classes   []headerClass
+		truncated bool
 	}
+	memo := map[string]headerList{}
 	var out []msgClass
-	truncated := tk || th
 	for _, kc := range ks {
+		hs := []headerClass{{}}
+		if f.headers {
+			crits, index := f.criteria, []int(nil) // index: crits' indexes in f.criteria (nil: the same)
+			if sub, ok := c.critsOnWay(f, r, kc.matches); ok {
+				crits, index = make([]criterion, len(sub)), sub
+				for i, j := range sub {
+					crits[i] = f.criteria[j]
+				}
+			}
+			sig := "all"
+			if index != nil {
+				sig = "sub" + encodeInts(index)
+			}
+			got, ok := memo[sig]
+			if !ok {
+				got.classes, got.truncated = headerClasses(crits, r.skip, r.context, r.pruneHeaders, c.max, c.ver)
+				for i := range got.classes {
+					got.classes[i].matches = reindex(got.classes[i].matches, index)
+				}
+				memo[sig] = got
+			}
+			hs, truncated = got.classes, truncated || got.truncated
+		}
 		for _, hc := range hs {
 			if len(out) == c.max {
 				truncated = true
@@ -74,6 +106,19 @@ func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool)
 	}
 	c.classMemo[k] = classList{out, truncated}
 	return out, truncated
+}
+
+// reindex maps indexes into a subset of a list to indexes into the list
+// (index: the subset's, nil for the list itself).
+func reindex(xs, index []int) []int {
+	if index == nil {
+		return xs
+	}
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = index[x]
+	}
+	return out
 }
 
 // classList is a remembered result of classes.

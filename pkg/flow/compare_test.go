@@ -386,6 +386,56 @@ var compareCases = []struct {
 		},
 	},
 	{
+		// A key class whose way never passes the headers exchange is one
+		// class: the criteria there do not tell its messages apart.
+		// Before, "rpc.x" was reported once per class of headers (four
+		// identical entries).
+		name: "key class that reaches no headers exchange, by binding",
+		before: topo(exchange("events", "topic", nil), exchange("hdr", "headers", nil), queue("rpc", nil), queue("rpc2", nil), queue("h1", nil),
+			bind("events", "rpc", "rpc.*"), bindExchange("events", "hdr", "ev.#"), bindHeaders("hdr", "h1", topology.Args{"x-match": "all", "kind": "a"})),
+		after: topo(exchange("events", "topic", nil), exchange("hdr", "headers", nil), queue("rpc", nil), queue("rpc2", nil), queue("h1", nil),
+			bind("events", "rpc2", "rpc.*"), bindExchange("events", "hdr", "ev.#"), bindHeaders("hdr", "h1", topology.Args{"x-match": "all", "kind": "a"})),
+		want: Diff{
+			Routes: []Route{{Vhost: "/", Exchange: "events", Class: Class{Kind: ClassTopic, RoutingKey: "rpc.x", Matches: []string{"rpc.*"}},
+				Before: []string{"rpc"}, After: []string{"rpc2"}, Cause: `the binding from "events" to "rpc" with key "rpc.*" is gone`}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "rpc", Cause: `its only binding, from "events" with key "rpc.*", is gone`}},
+		},
+	},
+	{
+		// Likewise behind an alternate exchange: a key some binding
+		// matches never reaches it.
+		name: "key class that reaches no headers exchange, by alternate exchange",
+		before: topo(exchange("events", "topic", topology.Args{"alternate-exchange": "hdr"}), exchange("hdr", "headers", nil), queue("rpc", nil), queue("rpc2", nil), queue("h1", nil),
+			bind("events", "rpc", "rpc.*"), bind("events", "rpc2", "ev.#"), bindHeaders("hdr", "h1", topology.Args{"x-match": "all", "kind": "a"})),
+		after: topo(exchange("events", "topic", topology.Args{"alternate-exchange": "hdr"}), exchange("hdr", "headers", nil), queue("rpc", nil), queue("rpc2", nil), queue("h1", nil),
+			bind("events", "rpc2", "rpc.*"), bind("events", "rpc2", "ev.#"), bindHeaders("hdr", "h1", topology.Args{"x-match": "all", "kind": "a"})),
+		want: Diff{
+			Routes: []Route{{Vhost: "/", Exchange: "events", Class: Class{Kind: ClassTopic, RoutingKey: "rpc.x", Matches: []string{"rpc.*"}},
+				Before: []string{"rpc"}, After: []string{"rpc2"}, Cause: `the binding from "events" to "rpc" with key "rpc.*" is gone`}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "rpc", Cause: `its only binding, from "events" with key "rpc.*", is gone`}},
+		},
+	},
+	{
+		// Dead letters with a dead-letter routing key that the headers
+		// exchange behind their dead-letter exchange never sees are one
+		// class too (no Class: they all go alike).
+		name: "dead letters with a fixed key that reaches no headers exchange",
+		before: topo(exchange("front", "topic", nil), exchange("hdr", "headers", nil), queue("rpc", nil), queue("rpc2", nil), queue("h1", nil),
+			queue("w", topology.Args{"x-dead-letter-exchange": "front", "x-dead-letter-routing-key": "rpc.x"}),
+			bind("front", "rpc", "rpc.*"), bindExchange("front", "hdr", "ev.#"), bindHeaders("hdr", "h1", topology.Args{"x-match": "all", "kind": "a"})),
+		after: topo(exchange("front", "topic", nil), exchange("hdr", "headers", nil), queue("rpc", nil), queue("rpc2", nil), queue("h1", nil),
+			queue("w", topology.Args{"x-dead-letter-exchange": "front", "x-dead-letter-routing-key": "rpc.x"}),
+			bind("front", "rpc2", "rpc.*"), bindExchange("front", "hdr", "ev.#"), bindHeaders("hdr", "h1", topology.Args{"x-match": "all", "kind": "a"})),
+		want: Diff{
+			Routes: []Route{{Vhost: "/", Exchange: "front", Class: Class{Kind: ClassTopic, RoutingKey: "rpc.x", Matches: []string{"rpc.*"}},
+				Before: []string{"rpc"}, After: []string{"rpc2"}, Cause: `the binding from "front" to "rpc" with key "rpc.*" is gone`}},
+			DeadLetters: []DeadLetter{{Vhost: "/", Queue: "w", Reason: route.Rejected, Class: &Class{Kind: ClassTopic},
+				Before: reaching(DeadLetterEnd{Configured: true, Exchange: "front", RoutingKey: "rpc.x"}, "rpc"),
+				After:  reaching(DeadLetterEnd{Configured: true, Exchange: "front", RoutingKey: "rpc.x"}, "rpc2")}},
+			Silenced: []Silenced{{Vhost: "/", Queue: "rpc", Cause: `its binding from "front" with key "rpc.*" is gone; the dead letters of queue "w" no longer reach it`}},
+		},
+	},
+	{
 		name:   "no change",
 		before: topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),
 		after:  topo(exchange("x", "topic", nil), queue("q", topology.Args{"x-dead-letter-exchange": "x"}), bind("x", "q", "#")),

@@ -30,6 +30,12 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 		if needK {
 			req.gates = c.inboundGates(q)
 		}
+		if !sb.keyFrom {
+			req.keyB = &sb.rk
+		}
+		if !sa.keyFrom {
+			req.keyA = &sa.rk
+		}
 		if f.headers || req.gates != nil {
 			req.memo += "\x00" + q + "\x00" + string(r)
 		}

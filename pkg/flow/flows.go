@@ -33,7 +33,11 @@ type flowChange struct {
 	// criteria of every binding of both closures (made on first use).
 	patterns []keyPattern
 	criteria []criterion
-	made     bool
+	// patIndex and critIndex find a pattern (by text and literal only)
+	// and a criterion (by text) among patterns and criteria.
+	patIndex  map[keyPattern]int
+	critIndex map[string]int
+	made      bool
 }
 
 // keyPattern is a binding key: a topic pattern, or a literal key (a
@@ -190,6 +194,7 @@ func (f *flowChange) make(c *vhostCompare) {
 			}
 		}
 	}
+	f.patIndex, f.critIndex = keys, crits
 	for _, r := range f.relevant {
 		if i, ok := keys[keyPattern{text: r.text, literal: r.literal}]; ok {
 			f.patterns[i].relevant = true

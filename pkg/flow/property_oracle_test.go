@@ -47,10 +47,68 @@ func oracleExchanges(s *route.Simulator, v *topology.Vhost, x string) []string {
 	return out
 }
 
+// oracleOnWay returns the headers exchanges a message entering at x with
+// routing key key, whatever its headers, can pass through on the side
+// simulated by s (v its vhost): an exchange that routes by key leads on by
+// the exchange-to-exchange bindings whose key matches, and to its
+// alternate exchange when none of its bindings does; any other exchange
+// by every exchange-to-exchange binding, and to its alternate exchange
+// when it may match none of its bindings (a headers exchange, or one
+// without bindings).
+func oracleOnWay(s *route.Simulator, v *topology.Vhost, x, key string) map[string]bool {
+	out := map[string]bool{}
+	if x == "" || s.Exchange(x) == nil {
+		return out
+	}
+	seen := []string{x}
+	for i := 0; i < len(seen); i++ {
+		cur := seen[i]
+		typ := s.RoutingType(cur)
+		if typ == "headers" {
+			out[cur] = true
+		}
+		var next []string
+		matched, bound := false, false
+		for _, b := range v.Bindings {
+			if b.Source != cur || !declared(s, v, b) {
+				continue
+			}
+			bound = true
+			m := true
+			switch typ {
+			case "topic":
+				m = route.TopicMatch(b.RoutingKey, key)
+			case "direct":
+				m = b.RoutingKey == key
+			}
+			matched = matched || (m && typ != "headers")
+			if m && b.DestinationType == topology.DestExchange {
+				next = append(next, b.Destination)
+			}
+		}
+		if typ != "topic" && typ != "direct" && typ != "headers" {
+			matched = bound
+		}
+		if ae, ok := s.ExchangeArgs(cur).String("alternate-exchange"); ok && !matched {
+			next = append(next, ae)
+		}
+		for _, n := range next {
+			if s.Exchange(n) != nil && !slices.Contains(seen, n) {
+				seen = append(seen, n)
+			}
+		}
+	}
+	return out
+}
+
 // oracleMatches returns, as text, the binding keys and criteria of
 // exchanges (of the side simulated by s) that a message with key key
-// (when keys) and headers headers matches: what Class.Matches lists.
-func oracleMatches(s *route.Simulator, v *topology.Vhost, exchanges []string, keys bool, key string, headers map[string]any) []string {
+// (when keys) and headers headers matches: what Class.Matches lists. The
+// criteria are those of the headers exchanges on the way of a message
+// of key onWay (oracleOnWay), whatever its headers: the others do not
+// tell messages of that key apart.
+func oracleMatches(s *route.Simulator, v *topology.Vhost, exchanges []string, keys bool, key, onWay string, headers map[string]any) []string {
+	way := oracleOnWay(s, v, exchanges[0], onWay)
 	var out []string
 	for _, x := range exchanges {
 		if x == "" {
@@ -74,6 +132,9 @@ func oracleMatches(s *route.Simulator, v *topology.Vhost, exchanges []string, ke
 					out = append(out, keyText(b.RoutingKey, true))
 				}
 			case "headers":
+				if !way[x] {
+					continue
+				}
 				if ok, _ := route.HeadersMatch(b.Arguments, headers, s.Version()); ok {
 					out = append(out, criteriaText(b.Arguments))
 				}
@@ -111,7 +172,7 @@ func (p *propertyCase) signature(x string, m route.Message) []string {
 		if x != "" && (s.sim.Exchange(x) == nil || s.sim.Exchange(x).Internal) {
 			continue
 		}
-		out = append(out, oracleMatches(s.sim, s.v, oracleExchanges(s.sim, s.v, x), true, m.RoutingKey, m.Headers)...)
+		out = append(out, oracleMatches(s.sim, s.v, oracleExchanges(s.sim, s.v, x), true, m.RoutingKey, m.RoutingKey, m.Headers)...)
 	}
 	return sortedSet(out)
 }
@@ -178,7 +239,9 @@ func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Mes
 		if !s.sim.Version().RegroupsXDeath() {
 			delete(h, "x-death") // routed by the client's x-death: none
 		}
-		out = append(out, oracleMatches(s.sim, s.v, s.closure, keys, m.RoutingKey, h)...)
+		if len(s.closure) > 0 {
+			out = append(out, oracleMatches(s.sim, s.v, s.closure, keys, m.RoutingKey, s.d.Result.Message.RoutingKey, h)...)
+		}
 	}
 	return sortedSet(out), keys || headers, keys
 }
