@@ -1139,3 +1139,70 @@ func TestDeadLetterClassWithAFixedKey(t *testing.T) {
 		t.Errorf("the text names the dead letters by a key they do not carry:\n%s", text.String())
 	}
 }
+
+// TestSilencedListIsCapped: the text names silenced queues as it names
+// other lists of queues (shownQueues, then "and N more"): the queues one
+// cause cuts off are one entry, and past shownQueues causes in a vhost
+// the rest are one entry. Before, deleting an exchange bound to 25
+// queues listed 25 entries of four lines each, however many queues.
+func TestSilencedListIsCapped(t *testing.T) {
+	side := func(exchangeKept, bound bool) *topology.Topology {
+		var objs []obj
+		if exchangeKept {
+			objs = append(objs, exchange("orders", "direct", nil))
+		}
+		for i := range 25 {
+			q := fmt.Sprintf("q%02d", i)
+			objs = append(objs, queue(q, nil))
+			if bound {
+				objs = append(objs, bind("orders", q, fmt.Sprintf("k%02d", i)))
+			}
+		}
+		return topo(objs...)
+	}
+	tests := []struct {
+		name       string
+		after      *topology.Topology
+		want       []string
+		silenced   int // entries of silenced queues in the text
+		notInclude string
+	}{
+		{"one cause", side(false, false), []string{
+			`  ! 25 queues (q00, q01, q02, q03, q04, q05, q06, q07, q08, q09 and 15 more) in vhost "/"` + "\n" +
+				"      before: reached through bindings or dead letters\n" +
+				"      after:  nothing reaches them but the default exchange\n" +
+				"      cause:  exchange \"orders\" is deleted\n",
+		}, 1, `queue "q10"`},
+		{"a cause each", side(true, false), []string{
+			`  ! queue "q09" in vhost "/"` + "\n",
+			`  ! 15 more queues (q10, q11, q12, q13, q14, q15, q16, q17, q18, q19 and 5 more) in vhost "/"` + "\n" +
+				"      before: reached through bindings or dead letters\n" +
+				"      after:  nothing reaches them but the default exchange\n" +
+				"      cause:  15 other causes (-o json names each queue's)\n",
+		}, 11, `queue "q10"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(side(true, true), tc.after, Options{})
+			if len(d.Silenced) != 25 {
+				t.Fatalf("%d silenced queues, want 25 (the JSON lists each)", len(d.Silenced))
+			}
+			var text strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			got := text.String()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("the text does not say\n%s\nin:\n%s", w, got)
+				}
+			}
+			if n := strings.Count(got, "but the default exchange\n"); n != tc.silenced {
+				t.Errorf("%d entries of silenced queues, want %d:\n%s", n, tc.silenced, got)
+			}
+			if strings.Contains(got, tc.notInclude) {
+				t.Errorf("the text names %s on its own:\n%s", tc.notInclude, got)
+			}
+		})
+	}
+}

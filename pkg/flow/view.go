@@ -89,9 +89,7 @@ func (d *Diff) entries() []entry {
 		}
 		out = append(out, entry{vhost: t.Vhost, loses: t.Loses, what: what, was: endText(t.Before), now: endText(t.After), cause: t.Cause})
 	}
-	for _, s := range d.Silenced {
-		out = append(out, entry{vhost: s.Vhost, loses: true, what: fmt.Sprintf("queue %q", s.Queue), was: "reached through bindings or dead letters", now: "nothing reaches it but the default exchange", cause: s.Cause})
-	}
+	out = append(out, silencedEntries(d.Silenced)...)
 	for _, x := range d.Expiring {
 		was := "kept while it is unused"
 		if x.BeforeMS != nil {
@@ -109,6 +107,51 @@ func (d *Diff) entries() []entry {
 		}
 		return 1
 	})
+	return out
+}
+
+// silencedEntries are the entries of the silenced queues ss (sorted by
+// vhost): one per vhost and cause, naming its queues as other lists do
+// (the first shownQueues, and how many more), and per vhost at most
+// shownQueues such entries, the queues of the rest named by one more: a
+// change that cuts off thousands of queues would otherwise list each (the
+// JSON lists them all, with their causes).
+func silencedEntries(ss []Silenced) []entry {
+	const was = "reached through bindings or dead letters"
+	now := func(n int) string { return "nothing reaches " + plural2("it", "them", n) + " but the default exchange" }
+	var out []entry
+	for len(ss) > 0 {
+		n := 1
+		for n < len(ss) && ss[n].Vhost == ss[0].Vhost {
+			n++
+		}
+		vhost, byCause, causes := ss[0].Vhost, map[string][]string{}, []string(nil)
+		for _, s := range ss[:n] {
+			if byCause[s.Cause] == nil {
+				causes = append(causes, s.Cause)
+			}
+			byCause[s.Cause] = append(byCause[s.Cause], s.Queue)
+		}
+		ss = ss[n:]
+		var rest []string
+		for i, c := range causes {
+			qs := byCause[c]
+			if i >= shownQueues && len(causes) > shownQueues+1 {
+				rest = append(rest, qs...)
+				continue
+			}
+			what := fmt.Sprintf("queue %q", qs[0])
+			if len(qs) > 1 {
+				what = fmt.Sprintf("%s (%s)", count(len(qs), "queue"), queues(qs))
+			}
+			out = append(out, entry{vhost: vhost, loses: true, what: what, was: was, now: now(len(qs)), cause: c})
+		}
+		if len(rest) > 0 {
+			slices.Sort(rest)
+			out = append(out, entry{vhost: vhost, loses: true, what: fmt.Sprintf("%s (%s)", count(len(rest), "more queue"), queues(rest)), was: was, now: now(len(rest)),
+				cause: fmt.Sprintf("%d other causes (-o json names each queue's)", len(causes)-shownQueues)})
+		}
+	}
 	return out
 }
 
