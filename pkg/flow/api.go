@@ -68,6 +68,12 @@ type Class struct {
 	// pattern it looks like. Criteria are their arguments as
 	// topology.Args.Canonical renders them ("{}" for none).
 	Matches []string `json:"matches,omitempty"`
+	// Keyed is true where the class is of routing keys although the
+	// exchange's Kind does not route by key (fanout, headers, other), on
+	// both sides: an exchange behind it does, so RoutingKey is the
+	// class's representative key, and where Matches names no pattern the
+	// class is of the keys no binding names, not every message.
+	Keyed bool `json:"keyed,omitempty"`
 	// Before and After are set when the exchange tells messages apart
 	// by other means before the change than after (its type changed from
 	// one routing by key, by headers or by neither to another: topic to

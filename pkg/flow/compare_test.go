@@ -1206,3 +1206,58 @@ func TestSilencedListIsCapped(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyedClassOfAnExchangeThatIgnoresKeys: a fanout (or headers)
+// exchange bound to one that routes by key has classes of keys, and the
+// text names each by its key. Before, every class of a fanout exchange
+// read "every message" (three entries of that name, each with other
+// queues), one of keys no binding names too, and a headers exchange's
+// left out the key that told them apart.
+func TestKeyedClassOfAnExchangeThatIgnoresKeys(t *testing.T) {
+	tests := []struct {
+		name, typ string
+		args      topology.Args // the front exchange's binding to orders
+		want      []string
+	}{
+		{"fanout", "fanout", nil, []string{
+			`  ! key "" (any key no binding names) on exchange "front" in vhost "/"` + "\n      before: lost\n      after:  no queue\n",
+			`  ! key "order" (matching order.#) on exchange "front" in vhost "/"` + "\n      before: all\n      after:  no queue\n",
+		}},
+		{"headers", "headers", topology.Args{"x-match": "all"}, []string{
+			`  ! key "" and headers {} (matching {"x-match":"all"}) on exchange "front" in vhost "/"` + "\n      before: lost\n",
+			`  ! key "order" and headers {} (matching order.#, {"x-match":"all"}) on exchange "front" in vhost "/"` + "\n      before: all\n",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			side := func(ae topology.Args, key string) *topology.Topology {
+				return topo(exchange("front", tc.typ, nil), exchange("orders", "topic", ae), exchange("unrouted", "fanout", nil),
+					queue("all", nil), queue("lost", nil), bind("orders", "all", key), bind("unrouted", "lost", ""),
+					func(v *topology.Vhost) {
+						v.Bindings = append(v.Bindings, &topology.Binding{Source: "front", Destination: "orders", DestinationType: topology.DestExchange, Arguments: tc.args.Normalized()})
+					})
+			}
+			d := Compare(side(topology.Args{"alternate-exchange": "unrouted"}, "order.#"), side(nil, "order.*.eu"), Options{})
+			var text strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(text.String(), w) {
+					t.Errorf("the text does not say\n%s\nin:\n%s", w, text.String())
+				}
+			}
+			if strings.Contains(text.String(), "every message") {
+				t.Errorf("the text names a class of keys every message:\n%s", text.String())
+			}
+			for _, r := range d.Routes {
+				if r.Exchange == "front" && !r.Class.Keyed {
+					t.Errorf("route %+v: not Keyed", r.Class)
+				}
+				if r.Exchange == "orders" && r.Class.Keyed {
+					t.Errorf("route %+v of a topic exchange: Keyed", r.Class)
+				}
+			}
+		})
+	}
+}

@@ -239,18 +239,23 @@ func deadClassText(c *Class, before, after *DeadLetterEnd) string {
 // matches: its representative and what it matches, when (" before the
 // change") said after them.
 func sideText(c *Class, kind string, matches []string, when string) string {
+	// keyed: the exchange does not route by key, one behind it does, so
+	// the class is of keys (Class.Keyed; not said of one side alone).
+	keyed := c.Keyed && when == ""
 	var s string
-	switch kind {
-	case ClassFanout, ClassOther, ClassEvery:
+	switch {
+	case kind == ClassDefault:
+		return fmt.Sprintf("key %q (the queue's name)", c.RoutingKey)
+	case kind == ClassHeaders && keyed:
+		s = fmt.Sprintf("key %q and headers %s", c.RoutingKey, route.FormatTable(c.Headers))
+	case kind == ClassHeaders:
+		s = "headers " + route.FormatTable(c.Headers)
+	case (kind == ClassFanout || kind == ClassOther || kind == ClassEvery) && !keyed:
 		h := behindHeaders(c, matches)
 		if h == "" {
 			return "every message"
 		}
 		s = "messages with " + h
-	case ClassHeaders:
-		s = "headers " + route.FormatTable(c.Headers)
-	case ClassDefault:
-		return fmt.Sprintf("key %q (the queue's name)", c.RoutingKey)
 	default:
 		s = fmt.Sprintf("key %q", c.RoutingKey)
 		if h := behindHeaders(c, matches); h != "" {

@@ -63,6 +63,7 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Bindings = []*topology.Binding{bind("orders", "audit", "order.*"), bind("orders", "work", "order.paid"), bind("dlx", "work.dlq", "work")}
 		v.Exchanges["events"] = x("events", "topic")
 		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
+		front(v)
 		splitters(v)
 	})
 	desired := vh("v", func(v *topology.Vhost) {
@@ -78,6 +79,9 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
 		// A policy that makes audit expire (flow.Expiring).
 		v.Policies["exp"] = &topology.Policy{Name: "exp", Pattern: "^audit$", ApplyTo: "queues", Definition: topology.Args{"expires": int64(60000)}}
+		// A fanout exchange bound to orders: classes of keys
+		// (flow.Class.Keyed).
+		front(v)
 		// Splits, random (x-local-random) and unsimulated
 		// (x-consistent-hash), which read back as they were.
 		splitters(v)
@@ -93,6 +97,9 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 	}
 	if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return r.Class.Before != nil && r.Class.After != nil }) {
 		t.Fatalf("no class of exchange events says what tells it apart on each side: %+v", p.Flows.Routes)
+	}
+	if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return r.Exchange == "front" && r.Class.Keyed }) {
+		t.Fatalf("no class of exchange front is of keys: %+v", p.Flows.Routes)
 	}
 	if len(p.Flows.Expiring) != 1 {
 		t.Fatalf("audit expires: %+v", p.Flows.Expiring)
@@ -126,6 +133,12 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 			t.Errorf("the routes lack a split: %+v", p.Flows.Routes)
 		}
 	}
+}
+
+// front declares a fanout exchange bound to exchange orders.
+func front(v *topology.Vhost) {
+	v.Exchanges["front"] = x("front", "fanout")
+	v.Bindings = append(v.Bindings, &topology.Binding{Source: "front", Destination: "orders", DestinationType: topology.DestExchange})
 }
 
 // splitters declares an x-local-random and an x-consistent-hash exchange,

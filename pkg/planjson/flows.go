@@ -33,6 +33,10 @@ type FlowClass struct {
 	RoutingKey string         `json:"routing_key"`
 	Headers    map[string]any `json:"headers,omitempty"`
 	Matches    []string       `json:"matches"`
+	// Keyed, present when true, says the class is of routing keys
+	// although its kind (fanout, other) ignores them: an exchange behind
+	// it routes by key (flow.Class.Keyed).
+	Keyed bool `json:"keyed,omitempty"`
 	// Before and After, present when the exchange's type changed, say
 	// what tells the class apart on each side (flow.Class.Before).
 	Before *FlowClassSide `json:"before,omitempty"`
