@@ -74,6 +74,11 @@ type Class struct {
 	// class's representative key, and where Matches names no pattern the
 	// class is of the keys no binding names, not every message.
 	Keyed bool `json:"keyed,omitempty"`
+	// ByHeaders is true where the criteria of a headers exchange on the
+	// class's way tell it apart: the class is of the header sets that
+	// match exactly the criteria Matches names (none of them, where it
+	// names none), Headers its representative's.
+	ByHeaders bool `json:"by_headers,omitempty"`
 	// Before and After are set when the exchange tells messages apart
 	// by other means before the change than after (its type changed from
 	// one routing by key, by headers or by neither to another: topic to

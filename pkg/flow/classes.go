@@ -11,6 +11,8 @@ type msgClass struct {
 	key     string
 	headers map[string]any
 	matches []string // the patterns and criteria the class matches, as text
+	// byHeaders: criteria on the class's way tell it apart (Class.ByHeaders).
+	byHeaders bool
 	// keys and crits are the indexes of those patterns and criteria in
 	// the flowChange's.
 	keys, crits []int
@@ -73,7 +75,7 @@ func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool)
 	memo := map[string]headerList{}
 	var out []msgClass
 	for _, kc := range ks {
-		hs := []headerClass{{}}
+		hs, byHeaders := []headerClass{{}}, false
 		if f.headers {
 			crits, index := f.criteria, []int(nil) // index: crits' indexes in f.criteria (nil: the same)
 			if sub, ok := c.critsOnWay(f, r, kc.matches); ok {
@@ -94,14 +96,14 @@ func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool)
 				}
 				memo[sig] = got
 			}
-			hs, truncated = got.classes, truncated || got.truncated
+			hs, truncated, byHeaders = got.classes, truncated || got.truncated, len(crits) > 0
 		}
 		for _, hc := range hs {
 			if len(out) == c.max {
 				truncated = true
 				break
 			}
-			out = append(out, msgClass{key: kc.key, headers: hc.headers, matches: f.texts(kc.matches, hc.matches), keys: kc.matches, crits: hc.matches})
+			out = append(out, msgClass{key: kc.key, headers: hc.headers, matches: f.texts(kc.matches, hc.matches), keys: kc.matches, crits: hc.matches, byHeaders: byHeaders})
 		}
 	}
 	c.classMemo[k] = classList{out, truncated}

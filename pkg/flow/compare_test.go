@@ -125,10 +125,10 @@ var compareCases = []struct {
 		after: topo(exchange("h", "headers", nil), queue("q1", nil), queue("q2", nil),
 			bindHeaders("h", "q1", topology.Args{"x-match": "any", "a": "1", "b": "2"}), bindHeaders("h", "q2", topology.Args{"x-match": "any", "a": "1", "c": "3"})),
 		want: Diff{Routes: []Route{
-			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassHeaders, Headers: map[string]any{"a": "1"},
+			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassHeaders, ByHeaders: true, Headers: map[string]any{"a": "1"},
 				Matches: []string{`{"a":"1","b":"2","x-match":"any"}`, `{"a":"1","c":"3","x-match":"any"}`}},
 				Before: []string{"q2"}, After: []string{"q1", "q2"}},
-			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassHeaders, Headers: map[string]any{"b": "2"},
+			{Vhost: "/", Exchange: "h", Class: Class{Kind: ClassHeaders, ByHeaders: true, Headers: map[string]any{"b": "2"},
 				Matches: []string{`{"a":"1","b":"2","x-match":"any"}`}},
 				After: []string{"q1"}},
 		}},
@@ -820,7 +820,7 @@ func TestExchangeTypeChanged(t *testing.T) {
 			text: `  ~ key "" (matching # after the change) on exchange "orders" in vhost "/"`,
 			cell: `key "" (matching # after the change) on exchange "orders"`},
 		{from: "topic", to: "headers",
-			class:  Class{Kind: ClassHeaders, Matches: []string{"#", "{}"}, Before: &ClassSide{Kind: ClassTopic, Matches: []string{"#"}}, After: &ClassSide{Kind: ClassHeaders, Matches: []string{"{}"}}},
+			class:  Class{Kind: ClassHeaders, ByHeaders: true, Matches: []string{"#", "{}"}, Before: &ClassSide{Kind: ClassTopic, Matches: []string{"#"}}, After: &ClassSide{Kind: ClassHeaders, Matches: []string{"{}"}}},
 			before: []string{"r"}, after: []string{"q", "r"},
 			text: `  ~ key "" (matching # before the change) and headers {} (matching {} after the change) on exchange "orders" in vhost "/"`,
 			cell: `key "" (matching # before the change) and headers {} (matching {} after the change) on exchange "orders"`},
@@ -1224,8 +1224,8 @@ func TestKeyedClassOfAnExchangeThatIgnoresKeys(t *testing.T) {
 			`  ! key "order" (matching order.#) on exchange "front" in vhost "/"` + "\n      before: all\n      after:  no queue\n",
 		}},
 		{"headers", "headers", topology.Args{"x-match": "all"}, []string{
-			`  ! key "" and headers {} (matching {"x-match":"all"}) on exchange "front" in vhost "/"` + "\n      before: lost\n",
-			`  ! key "order" and headers {} (matching order.#, {"x-match":"all"}) on exchange "front" in vhost "/"` + "\n      before: all\n",
+			`  ! key "" and no headers (matching {"x-match":"all"}) on exchange "front" in vhost "/"` + "\n      before: lost\n",
+			`  ! key "order" and no headers (matching order.#, {"x-match":"all"}) on exchange "front" in vhost "/"` + "\n      before: all\n",
 		}},
 	}
 	for _, tc := range tests {
@@ -1259,5 +1259,37 @@ func TestKeyedClassOfAnExchangeThatIgnoresKeys(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestClassThatNoCriterionMatches: a class of messages that a headers
+// exchange on its way tells apart, and that none of its criteria matches,
+// is named so: messages of its key with headers a criterion matches go
+// elsewhere. Before, the text said `key "h" (matching h.#)` of it, as if
+// every message of key "h" moved, and `(any key no binding names)` of a
+// headers exchange's.
+func TestClassThatNoCriterionMatches(t *testing.T) {
+	side := func(hArgs topology.Args) *topology.Topology {
+		return topo(exchange("x", "topic", nil), exchange("h", "headers", hArgs), exchange("ae", "fanout", nil),
+			queue("qh", nil), queue("qa", nil), bindExchange("x", "h", "h.#"),
+			bindHeaders("h", "qh", topology.Args{"x-match": "any", "t": "1"}), bind("ae", "qa", ""))
+	}
+	d := Compare(side(topology.Args{"alternate-exchange": "ae"}), side(nil), Options{})
+	var text strings.Builder
+	if err := WriteText(&text, d, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`  ! headers {} (matching no binding) on exchange "h" in vhost "/"` + "\n      before: qa\n      after:  no queue\n",
+		`  ! key "h" and headers that no binding matches (matching h.#) on exchange "x" in vhost "/"` + "\n      before: qa\n      after:  no queue\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text does not say\n%s\nin:\n%s", want, text.String())
+		}
+	}
+	for _, r := range d.Routes {
+		if !r.Class.ByHeaders {
+			t.Errorf("route %+v: not ByHeaders", r.Class)
+		}
 	}
 }

@@ -64,7 +64,7 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 		}
 		var class *Class
 		if needK || f.headers {
-			class = &Class{Kind: kind, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches, Keyed: needK && telling(kind) != "key"}
+			class = &Class{Kind: kind, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches, Keyed: needK && telling(kind) != "key", ByHeaders: cl.byHeaders}
 		}
 		c.report(q, r, tier, class, eb, ea)
 	}

@@ -180,7 +180,7 @@ func (c *vhostCompare) class(x string, f *flowChange, cl msgClass) Class {
 	if x != "" && !c.a.exists(x) {
 		k = c.b.kind(x)
 	}
-	class := Class{Kind: k, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches}
+	class := Class{Kind: k, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches, ByHeaders: cl.byHeaders}
 	if kb := c.b.kind(x); x != "" && c.b.exists(x) && c.a.exists(x) && telling(kb) != telling(k) {
 		class.Before = &ClassSide{Kind: kb, Matches: f.sideTexts(cl.keys, cl.crits, onBefore)}
 		class.After = &ClassSide{Kind: k, Matches: f.sideTexts(cl.keys, cl.crits, onAfter)}

@@ -247,32 +247,41 @@ func sideText(c *Class, kind string, matches []string, when string) string {
 	case kind == ClassDefault:
 		return fmt.Sprintf("key %q (the queue's name)", c.RoutingKey)
 	case kind == ClassHeaders && keyed:
-		s = fmt.Sprintf("key %q and headers %s", c.RoutingKey, route.FormatTable(c.Headers))
+		h := behindHeaders(c, matches, when == "")
+		if h == "" {
+			h = "headers " + route.FormatTable(c.Headers)
+		}
+		s = fmt.Sprintf("key %q and %s", c.RoutingKey, h)
 	case kind == ClassHeaders:
 		s = "headers " + route.FormatTable(c.Headers)
 	case (kind == ClassFanout || kind == ClassOther || kind == ClassEvery) && !keyed:
-		h := behindHeaders(c, matches)
+		h := behindHeaders(c, matches, when == "")
 		if h == "" {
 			return "every message"
 		}
 		s = "messages with " + h
 	default:
 		s = fmt.Sprintf("key %q", c.RoutingKey)
-		if h := behindHeaders(c, matches); h != "" {
+		if h := behindHeaders(c, matches, when == ""); h != "" {
 			s += " and " + h
 		}
 	}
-	if len(matches) == 0 {
-		return s + " (any key no binding names" + when + ")"
+	switch {
+	case len(matches) > 0:
+		return s + " (matching " + strings.Join(matches, ", ") + when + ")"
+	case kind == ClassHeaders && !keyed:
+		return s + " (matching no binding" + when + ")"
 	}
-	return s + " (matching " + strings.Join(matches, ", ") + when + ")"
+	return s + " (any key no binding names" + when + ")"
 }
 
 // behindHeaders is what tells class c apart by its headers where a
 // headers exchange behind the one it is published to routes it (matches
-// holds that exchange's criteria): its representative's headers, or none;
-// "" where no headers exchange does.
-func behindHeaders(c *Class, matches []string) string {
+// holds that exchange's criteria): its representative's headers, or none,
+// or that no criterion on its way matches them (said of the whole class
+// only, not of one side of an exchange's type change); "" where no
+// headers exchange does.
+func behindHeaders(c *Class, matches []string, whole bool) string {
 	if len(c.Headers) > 0 {
 		return "headers " + route.FormatTable(c.Headers)
 	}
@@ -280,6 +289,9 @@ func behindHeaders(c *Class, matches []string) string {
 		if strings.HasPrefix(m, "{") {
 			return "no headers"
 		}
+	}
+	if c.ByHeaders && whole {
+		return "headers that no binding matches"
 	}
 	return ""
 }

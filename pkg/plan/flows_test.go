@@ -64,6 +64,7 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Exchanges["events"] = x("events", "topic")
 		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
 		front(v)
+		docs(v, "pdf")
 		splitters(v)
 	})
 	desired := vh("v", func(v *topology.Vhost) {
@@ -82,6 +83,9 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		// A fanout exchange bound to orders: classes of keys
 		// (flow.Class.Keyed).
 		front(v)
+		// A headers exchange whose criterion changes: classes of
+		// headers (flow.Class.ByHeaders).
+		docs(v, "csv")
 		// Splits, random (x-local-random) and unsimulated
 		// (x-consistent-hash), which read back as they were.
 		splitters(v)
@@ -100,6 +104,9 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 	}
 	if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return r.Exchange == "front" && r.Class.Keyed }) {
 		t.Fatalf("no class of exchange front is of keys: %+v", p.Flows.Routes)
+	}
+	if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return r.Exchange == "docs" && r.Class.ByHeaders }) {
+		t.Fatalf("no class of exchange docs is of headers: %+v", p.Flows.Routes)
 	}
 	if len(p.Flows.Expiring) != 1 {
 		t.Fatalf("audit expires: %+v", p.Flows.Expiring)
@@ -139,6 +146,14 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 func front(v *topology.Vhost) {
 	v.Exchanges["front"] = x("front", "fanout")
 	v.Bindings = append(v.Bindings, &topology.Binding{Source: "front", Destination: "orders", DestinationType: topology.DestExchange})
+}
+
+// docs declares a headers exchange bound to queue audit for messages
+// whose header fmt is format.
+func docs(v *topology.Vhost, format string) {
+	v.Exchanges["docs"] = x("docs", "headers")
+	v.Bindings = append(v.Bindings, &topology.Binding{Source: "docs", Destination: "audit", DestinationType: topology.DestQueue,
+		Arguments: topology.Args{"x-match": "any", "fmt": format}})
 }
 
 // splitters declares an x-local-random and an x-consistent-hash exchange,

@@ -58,7 +58,7 @@ func jsonClass(c *flow.Class) *pj.FlowClass {
 	if c == nil {
 		return nil
 	}
-	return &pj.FlowClass{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: nonNil(c.Matches), Keyed: c.Keyed,
+	return &pj.FlowClass{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: nonNil(c.Matches), Keyed: c.Keyed, ByHeaders: c.ByHeaders,
 		Before: jsonClassSide(c.Before), After: jsonClassSide(c.After)}
 }
 
@@ -140,7 +140,7 @@ func planClass(c *pj.FlowClass) *flow.Class {
 	if c == nil {
 		return nil
 	}
-	return &flow.Class{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: emptyToNil(c.Matches), Keyed: c.Keyed,
+	return &flow.Class{Kind: c.Kind, RoutingKey: c.RoutingKey, Headers: c.Headers, Matches: emptyToNil(c.Matches), Keyed: c.Keyed, ByHeaders: c.ByHeaders,
 		Before: planClassSide(c.Before), After: planClassSide(c.After)}
 }
 

@@ -37,6 +37,9 @@ type FlowClass struct {
 	// although its kind (fanout, other) ignores them: an exchange behind
 	// it routes by key (flow.Class.Keyed).
 	Keyed bool `json:"keyed,omitempty"`
+	// ByHeaders, present when true, says the criteria of a headers
+	// exchange on the class's way tell it apart (flow.Class.ByHeaders).
+	ByHeaders bool `json:"by_headers,omitempty"`
 	// Before and After, present when the exchange's type changed, say
 	// what tells the class apart on each side (flow.Class.Before).
 	Before *FlowClassSide `json:"before,omitempty"`
