@@ -11,7 +11,8 @@ type msgClass struct {
 	key     string
 	headers map[string]any
 	matches []string // the patterns and criteria the class matches, as text
-	// byHeaders: criteria on the class's way tell it apart (Class.ByHeaders).
+	// byHeaders: criteria on the class's way tell it apart (Class.ByHeaders):
+	// they name a header the message may carry.
 	byHeaders bool
 	// keys and crits are the indexes of those patterns and criteria in
 	// the flowChange's.
@@ -71,6 +72,9 @@ func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool)
 	type headerList struct {
 		classes   []headerClass
 		truncated bool
+		// told: some header a message may carry is named by a
+		// criterion, so the criteria can tell messages apart.
+		told bool
 	}
 	memo := map[string]headerList{}
 	var out []msgClass
@@ -91,12 +95,14 @@ func (c *vhostCompare) classes(f *flowChange, r classRequest) ([]msgClass, bool)
 			got, ok := memo[sig]
 			if !ok {
 				got.classes, got.truncated = headerClasses(crits, r.skip, r.context, r.pruneHeaders, c.max, c.ver)
+				names, _ := headerChoices(crits, r.skip)
+				got.told = len(names) > 0
 				for i := range got.classes {
 					got.classes[i].matches = reindex(got.classes[i].matches, index)
 				}
 				memo[sig] = got
 			}
-			hs, truncated, byHeaders = got.classes, truncated || got.truncated, len(crits) > 0
+			hs, truncated, byHeaders = got.classes, truncated || got.truncated, got.told
 		}
 		for _, hc := range hs {
 			if len(out) == c.max {

@@ -429,7 +429,7 @@ var compareCases = []struct {
 		want: Diff{
 			Routes: []Route{{Vhost: "/", Exchange: "front", Class: Class{Kind: ClassTopic, RoutingKey: "rpc.x", Matches: []string{"rpc.*"}},
 				Before: []string{"rpc"}, After: []string{"rpc2"}, Cause: `the binding from "front" to "rpc" with key "rpc.*" is gone`}},
-			DeadLetters: []DeadLetter{{Vhost: "/", Queue: "w", Reason: route.Rejected, Class: &Class{Kind: ClassTopic},
+			DeadLetters: []DeadLetter{{Vhost: "/", Queue: "w", Reason: route.Rejected,
 				Before: reaching(DeadLetterEnd{Configured: true, Exchange: "front", RoutingKey: "rpc.x"}, "rpc"),
 				After:  reaching(DeadLetterEnd{Configured: true, Exchange: "front", RoutingKey: "rpc.x"}, "rpc2")}},
 			Silenced: []Silenced{{Vhost: "/", Queue: "rpc", Cause: `its binding from "front" with key "rpc.*" is gone; the dead letters of queue "w" no longer reach it`}},
@@ -820,7 +820,7 @@ func TestExchangeTypeChanged(t *testing.T) {
 			text: `  ~ key "" (matching # after the change) on exchange "orders" in vhost "/"`,
 			cell: `key "" (matching # after the change) on exchange "orders"`},
 		{from: "topic", to: "headers",
-			class:  Class{Kind: ClassHeaders, ByHeaders: true, Matches: []string{"#", "{}"}, Before: &ClassSide{Kind: ClassTopic, Matches: []string{"#"}}, After: &ClassSide{Kind: ClassHeaders, Matches: []string{"{}"}}},
+			class:  Class{Kind: ClassHeaders, Matches: []string{"#", "{}"}, Before: &ClassSide{Kind: ClassTopic, Matches: []string{"#"}}, After: &ClassSide{Kind: ClassHeaders, Matches: []string{"{}"}}},
 			before: []string{"r"}, after: []string{"q", "r"},
 			text: `  ~ key "" (matching # before the change) and headers {} (matching {} after the change) on exchange "orders" in vhost "/"`,
 			cell: `key "" (matching # before the change) and headers {} (matching {} after the change) on exchange "orders"`},
@@ -1291,5 +1291,29 @@ func TestClassThatNoCriterionMatches(t *testing.T) {
 		if !r.Class.ByHeaders {
 			t.Errorf("route %+v: not ByHeaders", r.Class)
 		}
+	}
+}
+
+// TestDeadLettersNotToldApartByHeaders: where the criteria of the
+// headers exchange dead letters reach name only headers the broker sets
+// on them (x-first-death-reason), every dead letter of the reason goes
+// alike, and the flows name no class of them. Before, the text said
+// `dead letters of queue "q" (rejected) with headers {}`, as if only
+// messages without headers moved.
+func TestDeadLettersNotToldApartByHeaders(t *testing.T) {
+	side := func(reason string) *topology.Topology {
+		return topo(exchange("hx", "headers", nil), queue("q", topology.Args{"x-dead-letter-exchange": "hx"}), queue("dl", nil),
+			bindHeaders("hx", "dl", topology.Args{"x-match": "all-with-x", "x-first-death-reason": reason}))
+	}
+	d := Compare(side("rejected"), side("expired"), Options{})
+	if len(d.DeadLetters) != 1 || d.DeadLetters[0].Class != nil || !d.DeadLetters[0].Loses {
+		t.Fatalf("dead letters: want one change, of no class, that loses them: %s", show(t, d.DeadLetters))
+	}
+	var text strings.Builder
+	if err := WriteText(&text, d, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `  ! dead letters of queue "q" (rejected) in vhost "/"` + "\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("the text does not say %q:\n%s", want, text.String())
 	}
 }

@@ -63,7 +63,7 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 			continue
 		}
 		var class *Class
-		if needK || f.headers {
+		if needK || cl.byHeaders {
 			class = &Class{Kind: kind, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches, Keyed: needK && telling(kind) != "key", ByHeaders: cl.byHeaders}
 		}
 		c.report(q, r, tier, class, eb, ea)

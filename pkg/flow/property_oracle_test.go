@@ -194,12 +194,13 @@ func (p *propertyCase) deadLetterExchanges(q string, r route.Reason) []string {
 // deadLetterSignature is what Class.Matches must be for queue q's dead
 // letters of m for reason r, whether they have a class at all (where
 // they go depends on the message: its own key, kept by a dead-letter
-// exchange that routes by key, or a headers exchange on the way), and
+// exchange that routes by key, or its headers, named by the criteria of
+// a headers exchange on the way), and
 // whether their classes are of keys (keyed: the key is kept and routed
 // by).
 func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Message) (sig []string, classed, keyed bool) {
 	var out []string
-	keyFrom, keyRouted, headers := false, false, false
+	keyFrom, keyRouted, told := false, false, false
 	type inPlay struct {
 		sim     *route.Simulator
 		v       *topology.Vhost
@@ -225,8 +226,25 @@ func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Mes
 		}
 		for _, x := range closure {
 			typ := s.sim.RoutingType(x)
-			headers = headers || (x != "" && typ == "headers")
 			keyRouted = keyRouted || x == "" || typ == "topic" || typ == "direct"
+		}
+		// The dead letters are told apart by their headers where a
+		// criterion on their way names a header they may carry, not
+		// one the broker sets on them.
+		if len(closure) > 0 {
+			for x := range oracleOnWay(s.sim, s.v, closure[0], d.Result.Message.RoutingKey) {
+				for _, b := range s.v.Bindings {
+					if b.Source != x || !declared(s.sim, s.v, b) {
+						continue
+					}
+					if _, valid := route.HeadersMatch(b.Arguments, nil, s.sim.Version()); !valid {
+						continue
+					}
+					for k := range b.Arguments {
+						told = told || (k != "x-match" && !deathSkip(k))
+					}
+				}
+			}
 		}
 		sides = append(sides, inPlay{s.sim, s.v, d, closure})
 	}
@@ -243,7 +261,7 @@ func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Mes
 			out = append(out, oracleMatches(s.sim, s.v, s.closure, keys, m.RoutingKey, s.d.Result.Message.RoutingKey, h)...)
 		}
 	}
-	return sortedSet(out), keys || headers, keys
+	return sortedSet(out), keys || told, keys
 }
 
 // reachesQueue reports whether a message with m's routing key can reach
