@@ -9,9 +9,11 @@ import (
 )
 
 // routeCause says why message m, which reached queue lost before (result
-// before), does not reach it after: the first thing on its way there that
-// the change removed, else why nothing on the exchange routes it now.
-func (c *vhostCompare) routeCause(m route.Message, before route.Result, splits []Split, lost string) string {
+// before), does not reach it after (result after): the first thing on its
+// way there that the change removed, else an exchange on that way that
+// picks one destination by a hash of the key and now picks another among
+// other destinations, else why nothing on the exchange routes it now.
+func (c *vhostCompare) routeCause(m route.Message, before, after route.Result, splits []Split, lost string) string {
 	x := m.Exchange
 	switch {
 	case x != "" && !c.a.exists(x):
@@ -36,7 +38,55 @@ func (c *vhostCompare) routeCause(m route.Message, before route.Result, splits [
 			return c.unsimulatedCause(sp.Exchange, lost)
 		}
 	}
+	if cause := repickCause(m, before, after, lost); cause != "" {
+		return cause
+	}
 	return c.noMatch(x, m)
+}
+
+// repickCause says that an exchange on the way of message m to queue lost
+// (result before) picked it by a hash of the routing key and picks
+// another destination after the change (result after), its destinations
+// being others: the hash is taken modulo their number, so adding or
+// removing one moves keys among the others too. "" when none did.
+func repickCause(m route.Message, before, after route.Result, lost string) string {
+	var path []route.Step
+	for _, d := range before.Deliveries {
+		if d.Queue == lost {
+			path = d.Path
+		}
+	}
+	for _, cb := range before.OneOf {
+		if cb.Picked == nil || !slices.ContainsFunc(path, func(st route.Step) bool { return st.Exchange == cb.Exchange }) {
+			continue
+		}
+		for _, ca := range after.OneOf {
+			if ca.Exchange != cb.Exchange || ca.Picked == nil || *ca.Picked == *cb.Picked {
+				continue
+			}
+			return fmt.Sprintf("exchange %q picks one of its destinations by a hash of the routing key, and they are now %s (were %s): the hash of %q picks %s where it picked %s",
+				cb.Exchange, queues(targetNames(ca.Among)), queues(targetNames(cb.Among)), m.RoutingKey, targetName(*ca.Picked), targetName(*cb.Picked))
+		}
+	}
+	return ""
+}
+
+// targetNames names destinations as targetName does.
+func targetNames(ts []route.Target) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = targetName(t)
+	}
+	return out
+}
+
+// targetName names a destination: a queue by its name, an exchange as
+// exchange "name".
+func targetName(t route.Target) string {
+	if t.Type == topology.DestExchange {
+		return fmt.Sprintf("exchange %q", t.Name)
+	}
+	return t.Name
 }
 
 // unsimulatedCause says why exchange x, of a type mqctl does not

@@ -474,6 +474,25 @@ func TestCompareModulusHash(t *testing.T) {
 			want: []Route{{Vhost: "/", Exchange: "in", Class: Class{Kind: ClassDirect, RoutingKey: "k", Matches: []string{"k"}},
 				After: []string{"w1"}}}},
 	}
+	// A third destination moves a key among the first two as well (the
+	// hash is taken modulo the number of destinations): the cause says
+	// so. Before, it read `what exchange "in" routes "k2" to reaches no
+	// queue`, of a key that reaches w1 (RabbitMQ 4.3.6 agrees on both
+	// picks).
+	in2 := append(append([]obj(nil), two...), exchange("in", "direct", nil), bindExchange("in", "jobs", "k2"))
+	tests = append(tests, struct {
+		name          string
+		before, after *topology.Topology
+		want          []Route
+	}{name: "a third destination moves a key's pick",
+		before: topo(in2...), after: topo(append(append([]obj(nil), in2...), queue("w3", nil), bind("jobs", "w3", ""))...),
+		want: []Route{
+			{Vhost: "/", Class: Class{Kind: ClassDefault, RoutingKey: "w3", Matches: []string{"w3"}}, After: []string{"w3"}},
+			{Vhost: "/", Exchange: "in", Class: Class{Kind: ClassDirect, RoutingKey: "k2", Matches: []string{"k2"}}, Before: []string{"w2"}, After: []string{"w1"},
+				Cause: `exchange "jobs" picks one of its destinations by a hash of the routing key, and they are now w1, w2, w3 (were w1, w2): the hash of "k2" picks w1 where it picked w2`},
+			{Vhost: "/", Exchange: "jobs", Class: Class{Kind: ClassOther}, Before: []string{"w1", "w2"}, After: []string{"w1", "w2", "w3"}, BeforeSplits: split,
+				AfterSplits: []Split{{Exchange: "jobs", Queues: []string{"w1", "w2", "w3"}}}},
+		}})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Compare(tc.before, tc.after, Options{})

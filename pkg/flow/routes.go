@@ -165,7 +165,7 @@ func (c *vhostCompare) route(x string, f *flowChange, cl msgClass) {
 	r := Route{Vhost: c.vhost, Exchange: x, Class: class, Before: before, After: after, BeforeSplits: sb, AfterSplits: sa}
 	r.Loses = len(before) > 0 && len(after) == 0
 	if lost, ok := firstMissing(before, after); ok {
-		r.Cause = c.routeCause(m, rb, sb, lost)
+		r.Cause = c.routeCause(m, rb, ra, sb, lost)
 	} else if gained, ok := firstMissing(after, before); ok {
 		r.Cause = c.gainCause(ra, gained)
 	}
