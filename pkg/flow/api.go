@@ -176,12 +176,18 @@ type DeadLetterEnd struct {
 // (on the dead-letter exchange) the change applies to, and there is one
 // DeadLetter per class that moves.
 type DeadLetter struct {
-	Vhost  string         `json:"vhost"`
-	Queue  string         `json:"queue"`
-	Reason Reason         `json:"reason"`
-	Class  *Class         `json:"class,omitempty"`
-	Before *DeadLetterEnd `json:"before"` // nil: the queue does not exist, or does not dead-letter for Reason
-	After  *DeadLetterEnd `json:"after"`
+	Vhost  string `json:"vhost"`
+	Queue  string `json:"queue"`
+	Reason Reason `json:"reason"`
+	// PerMessageTTL, for reason expired, says that the queue has no
+	// message TTL on either side: the dead letters are of the messages
+	// published with a TTL of their own (the expiration property), which
+	// any queue may hold (a delay queue of per-message TTLs holds nothing
+	// else).
+	PerMessageTTL bool           `json:"per_message_ttl,omitempty"`
+	Class         *Class         `json:"class,omitempty"`
+	Before        *DeadLetterEnd `json:"before"` // nil: the queue does not exist, or does not dead-letter for Reason
+	After         *DeadLetterEnd `json:"after"`
 	// Loses is true when they reached a queue before and are dropped
 	// after; Cause says why (After.Why).
 	Loses bool   `json:"loses_messages,omitempty"`

@@ -495,7 +495,7 @@ func TestCompareModulusHash(t *testing.T) {
 		}})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Compare(tc.before, tc.after, Options{})
+			got := compareWithoutPerMessage(t, tc.before, tc.after, Options{})
 			if !reflect.DeepEqual(got.Routes, tc.want) {
 				t.Errorf("routes:\ngot  %s\nwant %s", show(t, got.Routes), show(t, tc.want))
 			}
@@ -515,7 +515,7 @@ func TestCompareModulusHash(t *testing.T) {
 	}
 	// Dead letters keeping their keys, before into one queue, after split.
 	q := queue("failing", topology.Args{"x-dead-letter-exchange": "jobs"})
-	got := Compare(topo(append(append([]obj(nil), jobs...), q)...), topo(append(append([]obj(nil), two...), q)...), Options{})
+	got := compareWithoutPerMessage(t, topo(append(append([]obj(nil), jobs...), q)...), topo(append(append([]obj(nil), two...), q)...), Options{})
 	if len(got.DeadLetters) != 1 {
 		t.Fatalf("dead letters: %s", show(t, got.DeadLetters))
 	}
@@ -538,7 +538,7 @@ func TestCompareModulusHash(t *testing.T) {
 func TestCompare(t *testing.T) {
 	for _, tc := range compareCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Compare(tc.before, tc.after, Options{})
+			got := compareWithoutPerMessage(t, tc.before, tc.after, Options{})
 			if !reflect.DeepEqual(*got, tc.want) {
 				t.Errorf("got %s\nwant %s", show(t, got), show(t, tc.want))
 			}
@@ -670,7 +670,7 @@ func TestSilencedNamesAFewSources(t *testing.T) {
 		}
 		return out
 	}
-	d := Compare(topo(objs(true)...), topo(objs(false)...), Options{})
+	d := compareWithoutPerMessage(t, topo(objs(true)...), topo(objs(false)...), Options{})
 	want := []Silenced{{Vhost: "/", Queue: "dlq", Cause: `the dead letters of queue "w1" no longer reach it; the dead letters of queue "w2" no longer reach it; the dead letters of queue "w3" no longer reach it; and the dead letters of 2 more queues no longer reach it`}}
 	if !reflect.DeepEqual(d.Silenced, want) {
 		t.Errorf("silenced %s, want %s", show(t, d.Silenced), show(t, want))
@@ -791,7 +791,7 @@ func TestAtLeastOnceEnds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Compare(tc.before, tc.after, Options{})
+			d := compareWithoutPerMessage(t, tc.before, tc.after, Options{})
 			got := map[route.Reason]string{}
 			for _, x := range d.DeadLetters {
 				if x.Queue == "work" && x.Loses {
@@ -980,7 +980,7 @@ func TestDeadLetterClassesOnlyOfKeysThatReachTheQueue(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, dl := range Compare(tc.before, tc.after, Options{}).DeadLetters {
+			for _, dl := range compareWithoutPerMessage(t, tc.before, tc.after, Options{}).DeadLetters {
 				switch {
 				case dl.Queue != "work":
 				case dl.Class == nil:
@@ -1150,7 +1150,7 @@ func TestDeadLetterClassWithAFixedKey(t *testing.T) {
 	if err := WriteText(&text, d, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	want := `dead letters of queue "lim" (rejected) with headers {fmt="pdf"} (matching {"fmt":"pdf","x-match":"any"}) in vhost "/"`
+	want := `dead letters of queue "lim" (rejected, expired by a per-message TTL) with headers {fmt="pdf"} (matching {"fmt":"pdf","x-match":"any"}) in vhost "/"`
 	if !strings.Contains(text.String(), want) {
 		t.Errorf("the text does not say %q:\n%s", want, text.String())
 	}
@@ -1318,21 +1318,35 @@ func TestClassThatNoCriterionMatches(t *testing.T) {
 // on them (x-first-death-reason), every dead letter of the reason goes
 // alike, and the flows name no class of them. Before, the text said
 // `dead letters of queue "q" (rejected) with headers {}`, as if only
-// messages without headers moved.
+// messages without headers moved. The queue has no message TTL: its
+// expired dead letters are those of messages published with a TTL, which
+// the change sends to dl where it dropped them.
 func TestDeadLettersNotToldApartByHeaders(t *testing.T) {
 	side := func(reason string) *topology.Topology {
 		return topo(exchange("hx", "headers", nil), queue("q", topology.Args{"x-dead-letter-exchange": "hx"}), queue("dl", nil),
 			bindHeaders("hx", "dl", topology.Args{"x-match": "all-with-x", "x-first-death-reason": reason}))
 	}
 	d := Compare(side("rejected"), side("expired"), Options{})
-	if len(d.DeadLetters) != 1 || d.DeadLetters[0].Class != nil || !d.DeadLetters[0].Loses {
-		t.Fatalf("dead letters: want one change, of no class, that loses them: %s", show(t, d.DeadLetters))
+	if len(d.DeadLetters) != 2 || d.DeadLetters[0].Class != nil || !d.DeadLetters[0].Loses || d.DeadLetters[0].Reason != route.Rejected ||
+		d.DeadLetters[1].Class != nil || d.DeadLetters[1].Loses || d.DeadLetters[1].Reason != route.Expired || !d.DeadLetters[1].PerMessageTTL {
+		t.Fatalf("dead letters: want the rejected ones lost and the expired ones of a per-message TTL reaching dl, each of no class: %s", show(t, d.DeadLetters))
 	}
 	var text strings.Builder
 	if err := WriteText(&text, d, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if want := `  ! dead letters of queue "q" (rejected) in vhost "/"` + "\n"; !strings.Contains(text.String(), want) {
-		t.Errorf("the text does not say %q:\n%s", want, text.String())
+	for _, want := range []string{
+		`  ! dead letters of queue "q" (rejected) in vhost "/"` + "\n",
+		`  ~ dead letters of queue "q" (expired by a per-message TTL) in vhost "/"` + "\n      before: dropped (via \"hx\", the message's key)\n      after:  dl (via \"hx\", the message's key)\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text does not say %q:\n%s", want, text.String())
+		}
+	}
+	// The other way, only the expired dead letters are lost: before,
+	// the flows said nothing of them, and the change lost no message.
+	back := Compare(side("expired"), side("rejected"), Options{})
+	if !back.LosesMessages() || !slices.ContainsFunc(back.DeadLetters, func(dl DeadLetter) bool { return dl.PerMessageTTL && dl.Loses }) {
+		t.Errorf("the expired dead letters of a per-message TTL are dropped after the change: %s", show(t, back.DeadLetters))
 	}
 }

@@ -91,10 +91,26 @@ func (c *vhostCompare) deadLetters() {
 		}
 		tier := c.b.isTier(q) || c.a.isTier(q)
 		rb, ra := c.b.sim.Reasons(q), c.a.sim.Reasons(q)
+		perMessage := c.perMessageExpiry(q, rb, ra)
+		if perMessage {
+			rb, ra = append(slices.Clip(rb), route.Expired), append(slices.Clip(ra), route.Expired)
+		}
 		for _, r := range unionReasons(rb, ra) {
-			c.deadLetter(q, r, tier && r == route.Expired, slices.Contains(rb, r), slices.Contains(ra, r))
+			c.deadLetter(q, r, tier && r == route.Expired, slices.Contains(rb, r), slices.Contains(ra, r), perMessage && r == route.Expired)
 		}
 	}
+}
+
+// perMessageExpiry reports whether queue q's expired dead letters are
+// those of messages published with a TTL (the expiration property) alone:
+// it has no message TTL on either side (rb and ra, its reasons, lack
+// expired), is no stream on either (a stream dead-letters nothing), and
+// has a dead-letter exchange on one side at least (without, such
+// messages are dropped on both). Any queue may hold such messages: a
+// delay queue of a per-message TTL holds nothing else.
+func (c *vhostCompare) perMessageExpiry(q string, rb, ra []route.Reason) bool {
+	return len(rb) > 0 && len(ra) > 0 && !slices.Contains(rb, route.Expired) && !slices.Contains(ra, route.Expired) &&
+		(c.b.setup(q).configured || c.a.setup(q).configured)
 }
 
 // unionReasons returns the reasons of a or b, in route's order.

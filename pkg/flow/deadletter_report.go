@@ -14,8 +14,9 @@ import (
 // they go depends on the message (its key, kept when no dead-letter
 // routing key is set, or its headers, when a headers exchange routes
 // them). tier reports them as a delay tier's; inB and inA say whether
-// the queue dead-letters for r on each side.
-func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool) {
+// the queue dead-letters for r on each side; perMessage that r is expired
+// and only messages published with a TTL expire (DeadLetter.PerMessageTTL).
+func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA, perMessage bool) {
 	sb, sa := c.b.setup(q), c.a.setup(q)
 	f := c.flow(startIf(inB, c.b.startOf(sb)), startIf(inA, c.a.startOf(sa)))
 	needK := f.keyRouted && ((inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom))
@@ -66,7 +67,7 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA bool)
 		if needK || cl.byHeaders {
 			class = &Class{Kind: kind, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches, Keyed: needK && telling(kind) != "key", ByHeaders: cl.byHeaders}
 		}
-		c.report(q, r, tier, class, eb, ea)
+		c.report(q, r, tier, perMessage, class, eb, ea)
 	}
 }
 
@@ -110,14 +111,14 @@ func (c *vhostCompare) dlxName(f *flowChange) string {
 // those messages), and are dropped after are lost: for example a classic
 // queue made a quorum queue, which drops a message whose deliveries fail
 // past its delivery limit when it has no dead-letter exchange.
-func (c *vhostCompare) report(q string, r route.Reason, tier bool, class *Class, eb, ea *DeadLetterEnd) {
+func (c *vhostCompare) report(q string, r route.Reason, tier, perMessage bool, class *Class, eb, ea *DeadLetterEnd) {
 	loses := ea != nil && ea.Dropped && (eb == nil || len(eb.Queues) > 0 || eb.Held)
 	cause := ""
 	if loses {
 		cause = c.lossCause(q, r, eb, ea)
 	}
 	if !tier {
-		c.d.DeadLetters = append(c.d.DeadLetters, DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, Class: class, Before: eb, After: ea, Loses: loses, Cause: cause})
+		c.d.DeadLetters = append(c.d.DeadLetters, DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, PerMessageTTL: perMessage, Class: class, Before: eb, After: ea, Loses: loses, Cause: cause})
 		return
 	}
 	t := DelayTier{Vhost: c.vhost, Queue: q, Class: class, Before: eb, After: ea, Loses: loses, Cause: cause}

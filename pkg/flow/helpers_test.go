@@ -2,8 +2,11 @@ package flow
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -86,4 +89,30 @@ func show(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// compareWithoutPerMessage is Compare without the dead-letter changes of
+// reason expired of messages published with a TTL (PerMessageTTL), for
+// the tests of other reasons: it checks that each goes as the rejected
+// dead letters of its queue and class go (no criterion on their way names
+// the reason in these tests), and leaves it out.
+func compareWithoutPerMessage(t *testing.T, before, after *topology.Topology, o Options) *Diff {
+	t.Helper()
+	d := Compare(before, after, o)
+	var kept []DeadLetter
+	for _, dl := range d.DeadLetters {
+		if !dl.PerMessageTTL {
+			kept = append(kept, dl)
+			continue
+		}
+		twin := slices.ContainsFunc(d.DeadLetters, func(r DeadLetter) bool {
+			return r.Reason == route.Rejected && r.Queue == dl.Queue && r.Vhost == dl.Vhost && reflect.DeepEqual(r.Class, dl.Class) &&
+				reflect.DeepEqual(r.Before, dl.Before) && reflect.DeepEqual(r.After, dl.After) && r.Loses == dl.Loses && r.Cause == dl.Cause
+		})
+		if !twin {
+			t.Errorf("dead letters of %q expired by a per-message TTL go otherwise than the rejected ones: %s", dl.Queue, show(t, dl))
+		}
+	}
+	d.DeadLetters = kept
+	return d
 }

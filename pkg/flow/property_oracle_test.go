@@ -182,7 +182,7 @@ func (p *propertyCase) signature(x string, m route.Message) []string {
 func (p *propertyCase) deadLetterExchanges(q string, r route.Reason) []string {
 	var out []string
 	for _, s := range []*route.Simulator{p.b, p.a} {
-		if slices.Contains(s.Reasons(q), r) {
+		if p.deadLetters(s, q, r) {
 			if d := s.DeadLetter(q, r, route.Message{}); d.Configured && !slices.Contains(out, d.Exchange) {
 				out = append(out, d.Exchange)
 			}
@@ -212,7 +212,7 @@ func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Mes
 		sim *route.Simulator
 		v   *topology.Vhost
 	}{{p.b, p.vb}, {p.a, p.va}} {
-		if !slices.Contains(s.sim.Reasons(q), r) {
+		if !p.deadLetters(s.sim, q, r) {
 			continue
 		}
 		d := s.sim.DeadLetter(q, r, m)
@@ -269,4 +269,29 @@ func (p *propertyCase) deadLetterSignature(q string, r route.Reason, m route.Mes
 // that keep their key have no other.
 func (p *propertyCase) reachesQueue(q string, m route.Message) bool {
 	return p.b.InboundKeys(q).Admits(m.RoutingKey) || p.a.InboundKeys(q).Admits(m.RoutingKey)
+}
+
+// reasons returns the ways queue q dead-letters a message before and
+// after the change: the simulator's, and where the queue has a message
+// TTL on neither side but a dead-letter exchange on one, expired too, as
+// for a message published with a TTL of its own (ReasonsFor): any queue
+// may hold such messages.
+func (p *propertyCase) reasons(q string) (rb, ra []route.Reason) {
+	rb, ra = p.b.Reasons(q), p.a.Reasons(q)
+	dlx := p.b.DeadLetter(q, route.Rejected, route.Message{}).Configured || p.a.DeadLetter(q, route.Rejected, route.Message{}).Configured
+	if len(rb) > 0 && len(ra) > 0 && !slices.Contains(rb, route.Expired) && !slices.Contains(ra, route.Expired) && dlx {
+		withTTL := route.Message{Expiration: "60000"}
+		rb, ra = p.b.ReasonsFor(q, withTTL), p.a.ReasonsFor(q, withTTL)
+	}
+	return rb, ra
+}
+
+// deadLetters reports whether queue q dead-letters for reason r on the
+// side s simulates (reasons).
+func (p *propertyCase) deadLetters(s *route.Simulator, q string, r route.Reason) bool {
+	rb, ra := p.reasons(q)
+	if s == p.b {
+		return slices.Contains(rb, r)
+	}
+	return slices.Contains(ra, r)
 }

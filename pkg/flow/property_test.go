@@ -135,10 +135,11 @@ func endQueuesText(e *DeadLetterEnd) string {
 // ends returns where queue q's dead letters of m for reason r go on both
 // sides (nil where the queue does not dead-letter for r).
 func (p *propertyCase) ends(q string, r route.Reason, m route.Message) (eb, ea *DeadLetterEnd) {
-	if slices.Contains(p.b.Reasons(q), r) {
+	rb, ra := p.reasons(q)
+	if slices.Contains(rb, r) {
 		eb = &DeadLetterEnd{Queues: queuesOf(p.b.DeadLetter(q, r, m).Result)}
 	}
-	if slices.Contains(p.a.Reasons(q), r) {
+	if slices.Contains(ra, r) {
 		ea = &DeadLetterEnd{Queues: queuesOf(p.a.DeadLetter(q, r, m).Result)}
 	}
 	return eb, ea
@@ -308,7 +309,7 @@ func (p *propertyCase) checkDeadLetters(n int) {
 		if p.va.Queues[q] == nil {
 			continue
 		}
-		for _, r := range unionReasons(p.b.Reasons(q), p.a.Reasons(q)) {
+		for _, r := range unionReasons(p.reasons(q)) {
 			p.checkDeadLetter(q, r, n)
 		}
 	}

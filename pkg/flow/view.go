@@ -72,13 +72,7 @@ func (d *Diff) entries() []entry {
 				was: "each its own queue", now: "no queue", cause: "the queues are deleted, with the messages they hold"})
 		}
 	}
-	for _, dl := range d.DeadLetters {
-		what := fmt.Sprintf("dead letters of queue %q (%s)", dl.Queue, dl.Reason)
-		if dl.Class != nil {
-			what += " with " + deadClassText(dl.Class, dl.Before, dl.After)
-		}
-		out = append(out, entry{vhost: dl.Vhost, loses: dl.Loses, what: what, was: endText(dl.Before), now: endText(dl.After), cause: dl.Cause})
-	}
+	out = append(out, deadLetterEntries(d.DeadLetters)...)
 	for _, t := range d.DelayTiers {
 		what := fmt.Sprintf("messages of delay tier %q (%s)", t.Queue, loader.FormatDuration(t.DelayMS))
 		if t.Origin != "" {
@@ -107,6 +101,44 @@ func (d *Diff) entries() []entry {
 		}
 		return 1
 	})
+	return out
+}
+
+// deadLetterEntries are the entries of dead-letter changes dls: one per
+// queue, class and change, naming the reasons it is of ("rejected,
+// expired"), where the dead letters of several reasons go alike.
+func deadLetterEntries(dls []DeadLetter) []entry {
+	type group struct {
+		e       entry
+		queue   string
+		with    string
+		reasons []string
+	}
+	var groups []*group
+	index := map[entry]*group{}
+	for _, dl := range dls {
+		with := ""
+		if dl.Class != nil {
+			with = " with " + deadClassText(dl.Class, dl.Before, dl.After)
+		}
+		e := entry{vhost: dl.Vhost, loses: dl.Loses, what: dl.Queue + "\x00" + with, was: endText(dl.Before), now: endText(dl.After), cause: dl.Cause}
+		reason := string(dl.Reason)
+		if dl.PerMessageTTL {
+			reason = "expired by a per-message TTL"
+		}
+		g := index[e]
+		if g == nil {
+			g = &group{e: e, queue: dl.Queue, with: with}
+			index[e] = g
+			groups = append(groups, g)
+		}
+		g.reasons = append(g.reasons, reason)
+	}
+	out := make([]entry, len(groups))
+	for i, g := range groups {
+		out[i] = g.e
+		out[i].what = fmt.Sprintf("dead letters of queue %q (%s)%s", g.queue, strings.Join(g.reasons, ", "), g.with)
+	}
 	return out
 }
 

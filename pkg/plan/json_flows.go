@@ -32,7 +32,7 @@ func jsonFlows(p *Plan) *pj.Flows {
 	}
 	for _, dl := range d.DeadLetters {
 		out.DeadLetters = append(out.DeadLetters, pj.FlowDead{
-			Vhost: dl.Vhost, Queue: dl.Queue, Reason: string(dl.Reason), Class: jsonClass(dl.Class),
+			Vhost: dl.Vhost, Queue: dl.Queue, Reason: string(dl.Reason), PerMessageTTL: dl.PerMessageTTL, Class: jsonClass(dl.Class),
 			Before: jsonEnd(dl.Before), After: jsonEnd(dl.After), LosesMessages: dl.Loses, Cause: dl.Cause,
 		})
 	}
@@ -114,7 +114,7 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	}
 	for _, dl := range doc.DeadLetters {
 		d.DeadLetters = append(d.DeadLetters, flow.DeadLetter{
-			Vhost: dl.Vhost, Queue: dl.Queue, Reason: flow.Reason(dl.Reason), Class: planClass(dl.Class),
+			Vhost: dl.Vhost, Queue: dl.Queue, Reason: flow.Reason(dl.Reason), PerMessageTTL: dl.PerMessageTTL, Class: planClass(dl.Class),
 			Before: planEnd(dl.Before), After: planEnd(dl.After), Loses: dl.LosesMessages, Cause: dl.Cause,
 		})
 	}

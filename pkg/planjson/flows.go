@@ -101,9 +101,13 @@ type FlowEnd struct {
 // FlowDead is a queue's dead letters for one reason (and, when they keep
 // the message's key, one class of keys) that go somewhere else.
 type FlowDead struct {
-	Vhost         string     `json:"vhost"`
-	Queue         string     `json:"queue"`
-	Reason        string     `json:"reason"`
+	Vhost  string `json:"vhost"`
+	Queue  string `json:"queue"`
+	Reason string `json:"reason"`
+	// PerMessageTTL, present when true, says the queue has no message
+	// TTL: reason expired is of messages published with a TTL of their
+	// own (flow.DeadLetter.PerMessageTTL).
+	PerMessageTTL bool       `json:"per_message_ttl,omitempty"`
 	Class         *FlowClass `json:"class,omitempty"`
 	Before        *FlowEnd   `json:"before"`
 	After         *FlowEnd   `json:"after"`
