@@ -259,6 +259,25 @@ type Diff struct {
 	// whose names on the default exchange are past Options.MaxClasses (the
 	// first by name are Routes): their routes are not listed.
 	Unlisted []Unlisted `json:"unlisted,omitempty"`
+	// Ties are the queues and exchanges whose policy the flows assume,
+	// where two policies with different definitions tie.
+	Ties []Tie `json:"ties,omitempty"`
+}
+
+// Tie is a queue or exchange that two policies (or operator policies)
+// with different definitions both match at the highest priority, on one
+// side of the change or both (route.PolicyTie): RabbitMQ applies one of
+// them, which is not defined. The flows assume Assumed (the first by
+// name); where RabbitMQ applies Other, the object's messages may go
+// elsewhere than they say.
+type Tie struct {
+	Vhost    string `json:"vhost"`
+	Side     string `json:"side"` // "before", "after", or "both"
+	Kind     string `json:"kind"` // "queue" or "exchange"
+	Name     string `json:"name"`
+	Operator bool   `json:"operator,omitempty"` // operator policies
+	Assumed  string `json:"assumed"`
+	Other    string `json:"other"`
 }
 
 // Unlisted is how many queues of a vhost, declared on one side only, have

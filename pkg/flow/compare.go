@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"slices"
 	"sort"
 	"sync"
 
@@ -46,6 +47,7 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 		c.deadLetters()
 		c.silenced()
 		c.expiring()
+		c.ties()
 	}
 	d.sort()
 	return d
@@ -110,4 +112,30 @@ func newVhostCompare(name string, vb, va *topology.Vhost, ver rmqversion.Version
 // truncate records that the classes of exchange x went past the cap.
 func (c *vhostCompare) truncate(x string) {
 	c.d.Truncated = append(c.d.Truncated, c.vhost+"/"+x)
+}
+
+// ties adds the policy ties of either side whose policies' definitions
+// differ (Tie): one for both sides where each has it.
+func (c *vhostCompare) ties() {
+	var out []Tie
+	for _, sd := range []struct {
+		s    *side
+		name string
+	}{{c.b, "before"}, {c.a, "after"}} {
+		for _, t := range sd.s.sim.Ties() {
+			if t.Assumed == nil || t.Other == nil || argsEqual(t.Assumed.Definition, t.Other.Definition) {
+				continue
+			}
+			tie := Tie{Vhost: c.vhost, Side: sd.name, Kind: "exchange", Name: t.Object, Operator: t.Operator, Assumed: t.Assumed.Name, Other: t.Other.Name}
+			if t.Queue {
+				tie.Kind = "queue"
+			}
+			if i := slices.IndexFunc(out, func(o Tie) bool { o.Side = tie.Side; return o == tie }); i >= 0 {
+				out[i].Side = "both"
+				continue
+			}
+			out = append(out, tie)
+		}
+	}
+	c.d.Ties = append(c.d.Ties, out...)
 }

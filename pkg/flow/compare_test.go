@@ -1350,3 +1350,41 @@ func TestDeadLettersNotToldApartByHeaders(t *testing.T) {
 		t.Errorf("the expired dead letters of a per-message TTL are dropped after the change: %s", show(t, back.DeadLetters))
 	}
 }
+
+// TestPolicyTies: where two policies with different definitions match a
+// queue at the same priority, RabbitMQ applies one of them, which is not
+// defined, and the flows, which assume the first by name, say so. Before,
+// they stated what the assumed policy does as fact: a queue that policies
+// "cap" (a length limit) and "dl" (a dead-letter exchange) tie over read
+// "dead letters dropped", where RabbitMQ may apply "dl" and keep it.
+func TestPolicyTies(t *testing.T) {
+	base := []obj{exchange("dlx", "fanout", nil), queue("a", nil), queue("dlq", nil), bind("dlx", "dlq", "")}
+	dl := policy("dl", "^a$", "queues", topology.Args{"dead-letter-exchange": "dlx"})
+	capped := policy("cap", "^a$", "queues", topology.Args{"max-length": int64(10)})
+	same := policy("cap", "^a$", "queues", topology.Args{"dead-letter-exchange": "dlx"})
+	tests := []struct {
+		name          string
+		before, after []obj
+		want          []Tie
+	}{
+		{"a tie after the change", nil, []obj{dl, capped}, []Tie{{Vhost: "/", Side: "after", Kind: "queue", Name: "a", Assumed: "cap", Other: "dl"}}},
+		{"a tie on both sides", []obj{dl, capped}, []obj{dl, capped, queue("b", nil)}, []Tie{{Vhost: "/", Side: "both", Kind: "queue", Name: "a", Assumed: "cap", Other: "dl"}}},
+		{"policies alike do not matter", nil, []obj{dl, same}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(topo(append(slices.Clone(base), tc.before...)...), topo(append(slices.Clone(base), tc.after...)...), Options{})
+			if !reflect.DeepEqual(d.Ties, tc.want) {
+				t.Fatalf("ties %s, want %s", show(t, d.Ties), show(t, tc.want))
+			}
+			var text strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			want := `  (queue "a" in vhost "/" matches policies "cap" and "dl" at the same priority`
+			if got := strings.Contains(text.String(), want); got != (tc.want != nil) {
+				t.Errorf("the text says %q: %v, want %v:\n%s", want, got, tc.want != nil, text.String())
+			}
+		})
+	}
+}

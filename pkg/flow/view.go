@@ -411,6 +411,34 @@ func endText(e *DeadLetterEnd) string {
 	return fmt.Sprintf("%s (via %s, %s)", reach(e.Queues, e.Splits), via, key)
 }
 
+// tiesSuffix qualifies the one line of a diff that moves no message
+// where policies tie: that holds for the policies the flows assume.
+func (d *Diff) tiesSuffix() string {
+	if d == nil || len(d.Ties) == 0 {
+		return ""
+	}
+	return " (where RabbitMQ applies the policies these flows assume)"
+}
+
+// tieLines says, a line each after indent, which policy the flows assume
+// for each tie (Diff.Ties) and that messages may go elsewhere.
+func (d *Diff) tieLines(indent string) string {
+	if d == nil {
+		return ""
+	}
+	var sb strings.Builder
+	for _, t := range d.Ties {
+		when := map[string]string{"before": "before the change", "after": "after the change", "both": "before and after the change"}[t.Side]
+		policies := "policies"
+		if t.Operator {
+			policies = "operator policies"
+		}
+		fmt.Fprintf(&sb, "%s(%s %q in vhost %q matches %s %q and %q at the same priority %s, and RabbitMQ applies one of them, which is not defined: these flows assume %q; where it applies %q, its messages may go elsewhere; give the policies different priorities)\n",
+			indent, t.Kind, t.Name, t.Vhost, policies, t.Assumed, t.Other, when, t.Assumed, t.Other)
+	}
+	return sb.String()
+}
+
 // truncatedExchanges is d.Truncated without the default exchanges whose
 // unlisted queue names d.Unlisted counts (the views say how many).
 func (d *Diff) truncatedExchanges() []string {
@@ -448,7 +476,7 @@ type TextOptions struct {
 func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 	entries := d.entries()
 	if len(entries) == 0 {
-		_, err := io.WriteString(w, "Message flows: no message goes anywhere else.\n")
+		_, err := io.WriteString(w, "Message flows: no message goes anywhere else"+d.tiesSuffix()+".\n"+d.tieLines("  "))
 		return err
 	}
 	sb := bufio.NewWriter(w)
@@ -470,6 +498,7 @@ func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 	if t := d.truncatedExchanges(); len(t) > 0 {
 		fmt.Fprintf(sb, "  (not every class of keys is listed for %s: their bindings make too many to compare)\n", strings.Join(t, ", "))
 	}
+	sb.WriteString(d.tieLines("  "))
 	fmt.Fprintf(sb, "%s\n", d.Summary())
 	return sb.Flush()
 }

@@ -40,6 +40,9 @@ func WriteMarkdown(w io.Writer, d *Diff, o MarkdownOptions) error {
 	if t := d.truncatedExchanges(); len(t) > 0 {
 		fmt.Fprintf(&sb, "\nNot every class of keys is listed for %s: their bindings make too many.\n", cells(t))
 	}
+	if ties := d.tieLines(""); ties != "" {
+		sb.WriteString("\n" + cell(strings.TrimSuffix(ties, "\n")) + "\n")
+	}
 	_, err := io.WriteString(w, sb.String())
 	return err
 }

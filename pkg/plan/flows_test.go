@@ -80,6 +80,8 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 		v.Bindings = append(v.Bindings, bind("events", "audit", "event.*"))
 		// A policy that makes audit expire (flow.Expiring).
 		v.Policies["exp"] = &topology.Policy{Name: "exp", Pattern: "^audit$", ApplyTo: "queues", Definition: topology.Args{"expires": int64(60000)}}
+		// And one that ties with it (flow.Tie).
+		v.Policies["exq"] = &topology.Policy{Name: "exq", Pattern: "^audit$", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(10)}}
 		// A fanout exchange bound to orders: classes of keys
 		// (flow.Class.Keyed).
 		front(v)
@@ -107,6 +109,9 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 	}
 	if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return r.Exchange == "docs" && r.Class.ByHeaders }) {
 		t.Fatalf("no class of exchange docs is of headers: %+v", p.Flows.Routes)
+	}
+	if len(p.Flows.Ties) != 1 {
+		t.Fatalf("policies exp and exq tie over audit: %+v", p.Flows.Ties)
 	}
 	if len(p.Flows.Expiring) != 1 {
 		t.Fatalf("audit expires: %+v", p.Flows.Expiring)

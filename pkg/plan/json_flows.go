@@ -51,6 +51,9 @@ func jsonFlows(p *Plan) *pj.Flows {
 	for _, u := range d.Unlisted {
 		out.Unlisted = append(out.Unlisted, pj.FlowUnlisted{Vhost: u.Vhost, New: u.New, Deleted: u.Deleted})
 	}
+	for _, t := range d.Ties {
+		out.Ties = append(out.Ties, pj.FlowTie(t))
+	}
 	return out
 }
 
@@ -132,6 +135,9 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	}
 	for _, u := range doc.Unlisted {
 		d.Unlisted = append(d.Unlisted, flow.Unlisted{Vhost: u.Vhost, New: u.New, Deleted: u.Deleted})
+	}
+	for _, t := range doc.Ties {
+		d.Ties = append(d.Ties, flow.Tie(t))
 	}
 	return d, unknown
 }

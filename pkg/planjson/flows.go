@@ -21,6 +21,10 @@ type Flows struct {
 	// whose names on the default exchange have no route listed (absent
 	// when none).
 	Unlisted []FlowUnlisted `json:"unlisted,omitempty"`
+	// Ties are the queues and exchanges whose policy the flows assume
+	// where two policies with different definitions tie (absent when
+	// none).
+	Ties []FlowTie `json:"ties,omitempty"`
 	// Unknown are the vhosts whose flows mqctl could not tell (it could
 	// not read their exchanges, queues, bindings or policies), and why.
 	Unknown []FlowUnknown `json:"unknown"`
@@ -158,4 +162,18 @@ type FlowUnlisted struct {
 	Vhost   string `json:"vhost"`
 	New     int    `json:"new"`
 	Deleted int    `json:"deleted"`
+}
+
+// FlowTie is a queue or exchange that two policies (or operator policies)
+// with different definitions match at the same, highest priority: RabbitMQ
+// applies one of them, which is not defined; the flows assume Assumed
+// (flow.Tie).
+type FlowTie struct {
+	Vhost    string `json:"vhost"`
+	Side     string `json:"side"`
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+	Operator bool   `json:"operator,omitempty"`
+	Assumed  string `json:"assumed"`
+	Other    string `json:"other"`
 }

@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -261,10 +262,12 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 	e.policy, tie = matchPolicy(s.policies, "queue", qtype, q.Name, s.unsupported[qtype])
 	if tie != "" {
 		s.problems = append(s.problems, fmt.Sprintf("queue %q: policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", q.Name, e.policy.Name, tie, e.policy.Priority, e.policy.Name))
+		s.ties = append(s.ties, PolicyTie{Object: q.Name, Queue: true, Assumed: e.policy, Other: s.v.Policies[tie]})
 	}
 	e.opPolicy, tie = matchPolicy(s.opPolicies, "queue", qtype, q.Name, s.unsupported[qtype])
 	if tie != "" {
 		s.problems = append(s.problems, fmt.Sprintf("queue %q: operator policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", q.Name, e.opPolicy.Name, tie, e.opPolicy.Priority, e.opPolicy.Name))
+		s.ties = append(s.ties, PolicyTie{Object: q.Name, Queue: true, Operator: true, Assumed: e.opPolicy, Other: s.v.OperatorPolicies[tie]})
 	}
 	pol := s.policyValues(e.policy, e.opPolicy)
 	// Without a policy in force the queue's own table is its effective
@@ -344,6 +347,7 @@ func (s *Simulator) computeExchange(x *topology.Exchange) (topology.Args, *topol
 	p, tie := matchPolicy(s.policies, "exchange", "", x.Name, nil)
 	if tie != "" {
 		s.problems = append(s.problems, fmt.Sprintf("exchange %q: policies %q and %q both match with priority %d; RabbitMQ applies one of them arbitrarily (mqctl assumes %q); give them different priorities", x.Name, p.Name, tie, p.Priority, p.Name))
+		s.ties = append(s.ties, PolicyTie{Object: x.Name, Assumed: p, Other: s.v.Policies[tie]})
 	}
 	args := x.Arguments.Clone()
 	if p != nil {
@@ -556,6 +560,19 @@ func (s *Simulator) DeliveryLimit(name string) (int64, bool) {
 	}
 	return limit, true
 }
+
+// PolicyTie is a queue or exchange that two policies (or operator
+// policies) of the highest priority among those matching it both match:
+// RabbitMQ applies one of them, which is not defined (rabbit_policy sorts
+// by priority alone); the simulator assumes Assumed, the first by name.
+type PolicyTie struct {
+	Object          string // the queue's or exchange's name
+	Queue, Operator bool   // a queue (else an exchange); operator policies
+	Assumed, Other  *topology.Policy
+}
+
+// Ties returns the policy ties New found, in the order met.
+func (s *Simulator) Ties() []PolicyTie { return slices.Clone(s.ties) }
 
 // Problems returns what New found questionable about the vhost's policies:
 // patterns mqctl cannot evaluate, operator policies with keys the broker

@@ -55,6 +55,7 @@ type Simulator struct {
 	// policy from applying (see unsupportedKeys).
 	unsupported map[string]map[string]bool
 	problems    []string
+	ties        []PolicyTie
 	// blind are the message-blind exchanges, whose route is computed
 	// once (see findBlind).
 	blind map[string]*fixedRoute
