@@ -1388,3 +1388,38 @@ func TestPolicyTies(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitThroughAnExchange: an x-modulus-hash exchange that picks among
+// a queue and an exchange sends each message to the queue, or to every
+// queue the exchange leads to (RabbitMQ 4.3.6: keys order.a..order.f
+// reach s1 alone or e1 and e2 both). Before, the text said "one of e1,
+// e2, s1".
+func TestSplitThroughAnExchange(t *testing.T) {
+	common := []obj{exchange("front", "topic", nil), exchange("shard", "x-modulus-hash", nil), exchange("fan", "fanout", nil),
+		queue("s1", nil), queue("e1", nil), queue("e2", nil), bind("shard", "s1", ""), bindExchange("shard", "fan", ""), bind("fan", "e1", ""), bind("fan", "e2", "")}
+	for _, tc := range []struct{ typ, version, want string }{
+		{"x-modulus-hash", "4.3", `after:  one of s1, exchange "fan" (to e1, e2) (exchange "shard" picks one destination for each message by a hash of its routing key, and a message that goes to an exchange reaches each queue it leads to)`},
+		{"x-consistent-hash", "4.3", `after:  one of s1, exchange "fan" (to e1, e2) (exchange "shard" picks one destination for each message by a hash mqctl does not simulate (type x-consistent-hash), and a message that goes to an exchange reaches each queue it leads to)`},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			ver, err := rmqversion.Parse(tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs := slices.Clone(common)
+			objs[1] = exchange("shard", tc.typ, nil)
+			d := Compare(topo(objs...), topo(append(objs, bindExchange("front", "shard", "order.*"))...), Options{Version: ver})
+			var text strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), tc.want+"\n") {
+				t.Errorf("the text does not say\n%s\nin:\n%s", tc.want, text.String())
+			}
+			if len(d.Routes) != 1 || len(d.Routes[0].AfterSplits) != 1 ||
+				!reflect.DeepEqual(d.Routes[0].AfterSplits[0].Through, []route.SplitThrough{{Exchange: "fan", Queues: []string{"e1", "e2"}}}) {
+				t.Errorf("routes: %s", show(t, d.Routes))
+			}
+		})
+	}
+}

@@ -228,7 +228,10 @@ func oneKey(kind string, matches []string) bool {
 // sameSplits reports whether a and b split alike.
 func sameSplits(a, b []Split) bool {
 	return slices.EqualFunc(a, b, func(x, y Split) bool {
-		return x.Exchange == y.Exchange && slices.Equal(x.Queues, y.Queues) && x.Random == y.Random && x.Unsimulated == y.Unsimulated
+		return x.Exchange == y.Exchange && slices.Equal(x.Queues, y.Queues) && x.Random == y.Random && x.Unsimulated == y.Unsimulated &&
+			slices.EqualFunc(x.Through, y.Through, func(p, q route.SplitThrough) bool {
+				return p.Exchange == q.Exchange && slices.Equal(p.Queues, q.Queues)
+			})
 	})
 }
 
@@ -249,7 +252,17 @@ func (s *side) reached(r route.Result) ([]string, []Split) {
 		if t == "" {
 			t = "unknown"
 		}
-		splits = append(splits, Split{Exchange: x, Queues: u, Unsimulated: t})
+		sp := Split{Exchange: x, Queues: u, Unsimulated: t}
+		if sp.PicksOne() {
+			for _, b := range s.from[x] {
+				if b.DestinationType == topology.DestExchange && !slices.ContainsFunc(sp.Through, func(th route.SplitThrough) bool { return th.Exchange == b.Destination }) {
+					if qs := s.reachableQueues(b.Destination); len(qs) > 0 {
+						sp.Through = append(sp.Through, route.SplitThrough{Exchange: b.Destination, Queues: qs})
+					}
+				}
+			}
+		}
+		splits = append(splits, sp)
 		qs = mergeSorted(qs, u)
 	}
 	return qs, splits

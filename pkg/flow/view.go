@@ -373,6 +373,9 @@ func reach(qs []string, splits []Split) string {
 
 // splitText says how split s shares messages among its queues.
 func splitText(s Split) string {
+	if len(s.Through) > 0 && s.PicksOne() {
+		return throughText(s)
+	}
 	switch {
 	case s.Unsimulated != "" && s.PicksOne() && len(s.Queues) == 1:
 		return fmt.Sprintf("%s (through exchange %q, of type %s, which mqctl does not simulate)", s.Queues[0], s.Exchange, s.Unsimulated)
@@ -384,6 +387,35 @@ func splitText(s Split) string {
 		return fmt.Sprintf("one of %s (exchange %q picks one for each message at random, among those on the node the publisher is connected to)", queues(s.Queues), s.Exchange)
 	}
 	return fmt.Sprintf("one of %s (exchange %q picks one for each message by a hash of its routing key)", queues(s.Queues), s.Exchange)
+}
+
+// throughText says how split s, an exchange that picks one destination
+// for each message among some that are exchanges, shares messages: a
+// message that picks an exchange reaches each queue it leads to.
+func throughText(s Split) string {
+	through := map[string]bool{}
+	var picks []string
+	for _, t := range s.Through {
+		for _, q := range t.Queues {
+			through[q] = true
+		}
+	}
+	for _, q := range s.Queues {
+		if !through[q] {
+			picks = append(picks, q)
+		}
+	}
+	for _, t := range s.Through {
+		picks = append(picks, fmt.Sprintf("exchange %q (to %s)", t.Exchange, queues(t.Queues)))
+	}
+	how := "by a hash of its routing key"
+	switch {
+	case s.Random:
+		how = "at random, among those on the node the publisher is connected to"
+	case s.Unsimulated != "":
+		how = fmt.Sprintf("by a hash mqctl does not simulate (type %s)", s.Unsimulated)
+	}
+	return fmt.Sprintf("one of %s (exchange %q picks one destination for each message %s, and a message that goes to an exchange reaches each queue it leads to)", strings.Join(picks, ", "), s.Exchange, how)
 }
 
 // endText says where dead letters go.

@@ -139,7 +139,7 @@ func TestFlowsSurviveTheJSONPlanAndTheSavedPlan(t *testing.T) {
 	}
 	for _, want := range []func(flow.Split) bool{
 		func(s flow.Split) bool { return s.Random },
-		func(s flow.Split) bool { return s.Unsimulated == "x-consistent-hash" },
+		func(s flow.Split) bool { return s.Unsimulated == "x-consistent-hash" && len(s.Through) == 1 },
 	} {
 		if !slices.ContainsFunc(p.Flows.Routes, func(r flow.Route) bool { return slices.ContainsFunc(r.AfterSplits, want) }) {
 			t.Errorf("the routes lack a split: %+v", p.Flows.Routes)
@@ -170,6 +170,10 @@ func splitters(v *topology.Vhost) {
 		v.Queues[n] = q(n, nil)
 	}
 	v.Bindings = append(v.Bindings, bind("rpc", "r1", ""), bind("rpc", "r2", ""), bind("hash", "h1", "1"), bind("hash", "h2", "1"))
+	// And an exchange among hash's destinations (flow.Split.Through).
+	v.Exchanges["hashed"] = x("hashed", "fanout")
+	v.Queues["h3"] = q("h3", nil)
+	v.Bindings = append(v.Bindings, &topology.Binding{Source: "hash", Destination: "hashed", DestinationType: topology.DestExchange, RoutingKey: "1"}, bind("hashed", "h3", ""))
 }
 
 // TestFlowsCompareOnlyVhostsWithRoutingChanges: SetFlows compares only the

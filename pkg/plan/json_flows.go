@@ -3,6 +3,7 @@ package plan
 import (
 	"github.com/mqctl/mqctl/pkg/flow"
 	pj "github.com/mqctl/mqctl/pkg/planjson"
+	"github.com/mqctl/mqctl/pkg/route"
 )
 
 // jsonFlows is the plan's message flows as the JSON plan's (nil when they
@@ -85,7 +86,11 @@ func jsonEnd(e *flow.DeadLetterEnd) *pj.FlowEnd {
 func jsonSplits(ss []flow.Split) []pj.FlowSplit {
 	var out []pj.FlowSplit
 	for _, s := range ss {
-		out = append(out, pj.FlowSplit{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random, Unsimulated: s.Unsimulated})
+		fs := pj.FlowSplit{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random, Unsimulated: s.Unsimulated}
+		for _, t := range s.Through {
+			fs.Through = append(fs.Through, pj.FlowSplitThrough(t))
+		}
+		out = append(out, fs)
 	}
 	return out
 }
@@ -93,7 +98,11 @@ func jsonSplits(ss []flow.Split) []pj.FlowSplit {
 func planSplits(ss []pj.FlowSplit) []flow.Split {
 	var out []flow.Split
 	for _, s := range ss {
-		out = append(out, flow.Split{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random, Unsimulated: s.Unsimulated})
+		sp := flow.Split{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random, Unsimulated: s.Unsimulated}
+		for _, t := range s.Through {
+			sp.Through = append(sp.Through, route.SplitThrough(t))
+		}
+		out = append(out, sp)
 	}
 	return out
 }

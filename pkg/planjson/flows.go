@@ -87,6 +87,17 @@ type FlowSplit struct {
 	Queues      []string `json:"queues"`
 	Random      bool     `json:"random,omitempty"`
 	Unsimulated string   `json:"unsimulated,omitempty"`
+	// Through are the destinations the exchange picks among that are
+	// exchanges, each with the queues of Queues it leads to (absent when
+	// every destination is a queue).
+	Through []FlowSplitThrough `json:"through,omitempty"`
+}
+
+// FlowSplitThrough is an exchange a split's exchange picks as one
+// destination, and the queues it leads a message to.
+type FlowSplitThrough struct {
+	Exchange string   `json:"exchange"`
+	Queues   []string `json:"queues"`
 }
 
 // FlowEnd is where dead letters (or a delay tier's messages) go.

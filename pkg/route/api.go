@@ -252,6 +252,18 @@ type Split struct {
 	Queues      []string `json:"queues"`
 	Random      bool     `json:"random,omitempty"`
 	Unsimulated string   `json:"unsimulated,omitempty"`
+	// Through are the destinations among those the exchange picks from
+	// that are exchanges, by name, each with the queues of Queues it
+	// leads to: a message that picks one reaches each of those (nil:
+	// every destination is a queue).
+	Through []SplitThrough `json:"through,omitempty"`
+}
+
+// SplitThrough is an exchange a Split's exchange picks as one
+// destination, and the queues (sorted) it leads the message to.
+type SplitThrough struct {
+	Exchange string   `json:"exchange"`
+	Queues   []string `json:"queues"`
 }
 
 // PicksOne reports whether s's exchange delivers each message to exactly
@@ -278,16 +290,24 @@ func (r Result) Splits() []Split {
 			continue
 		}
 		var qs []string
+		through := map[string][]string{}
 		for _, d := range r.Deliveries {
 			for _, st := range d.Path {
 				if st.Exchange == c.Exchange && picksOne(st.ExchangeType) {
 					qs = append(qs, d.Queue)
+					if st.ToType == topology.DestExchange {
+						through[st.To] = append(through[st.To], d.Queue)
+					}
 					break
 				}
 			}
 		}
 		if len(qs) > 0 {
-			out = append(out, Split{Exchange: c.Exchange, Queues: qs, Random: c.Random})
+			s := Split{Exchange: c.Exchange, Queues: qs, Random: c.Random}
+			for _, x := range sortedNames(through) {
+				s.Through = append(s.Through, SplitThrough{Exchange: x, Queues: through[x]})
+			}
+			out = append(out, s)
 		}
 	}
 	return out

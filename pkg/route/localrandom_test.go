@@ -28,7 +28,7 @@ func TestLocalRandom(t *testing.T) {
 	class.Class = true
 	r = b.simFor("4.3").Publish(class)
 	wantQueues(t, r, "r1", "r2")
-	if got := fmt.Sprint(r.Splits()); got != "[{rpc [r1 r2] true }]" {
+	if got := fmt.Sprint(r.Splits()); got != "[{rpc [r1 r2] true  []}]" {
 		t.Errorf("a class through rpc: splits %s, want r1 and r2 at random", got)
 	}
 

@@ -162,7 +162,9 @@ func TestModulusHashDeadLetters(t *testing.T) {
 // x-modulus-hash exchange, none picked, and Splits says that each message
 // reaches one of them; queues reached another way are not in the split.
 // Its dead letters are a class too, unless a dead-letter routing key gives
-// them one key: they are hashed by it, and picked.
+// them one key: they are hashed by it, and picked. An exchange among the
+// destinations (zz.fwd) is one pick that leads to all its queues
+// (Split.Through).
 func TestModulusHashSplitsAClass(t *testing.T) {
 	b := shards().ex("in", "topic").q("audit").bindX("in", "shards", "order.#").bind("in", "audit", "#").
 		ex("zz.fwd", "fanout").q("f").bindX("shards", "zz.fwd", "").bind("zz.fwd", "f", "").
@@ -177,14 +179,14 @@ func TestModulusHashSplitsAClass(t *testing.T) {
 		if len(r.OneOf) != 1 || r.OneOf[0].Picked != nil || len(r.Unsimulated) != 0 {
 			t.Errorf("%s: one_of %+v, unsimulated %q: want one choice, none picked, nothing unsimulated", ver, r.OneOf, r.Unsimulated)
 		}
-		if got := fmt.Sprint(r.Splits()); got != "[{shards [f q1 q2 q3] false }]" {
+		if got := fmt.Sprint(r.Splits()); got != "[{shards [f q1 q2 q3] false  [{zz.fwd [f]}]}]" {
 			t.Errorf("%s: splits = %s, want shards among f, q1, q2, q3 (audit is reached by its own binding)", ver, got)
 		}
 		if s := sim.Publish(msg("in", "order.created")).Splits(); s != nil {
 			t.Errorf("%s: one message is not split: %+v", ver, s)
 		}
 		dl := sim.DeadLetter("w2", Rejected, class)
-		if got := fmt.Sprint(dl.Result.Splits()); got != "[{shards [f q1 q2 q3] false }]" {
+		if got := fmt.Sprint(dl.Result.Splits()); got != "[{shards [f q1 q2 q3] false  [{zz.fwd [f]}]}]" {
 			t.Errorf("%s: dead letters of a class keeping their keys: splits = %s", ver, got)
 		}
 		dl = sim.DeadLetter("w", Rejected, class)
