@@ -1423,3 +1423,28 @@ func TestSplitThroughAnExchange(t *testing.T) {
 		})
 	}
 }
+
+// TestFederatedQueueIsNotSilenced: a queue a federation policy applies to
+// receives its upstream queues' messages through its federation link, not
+// through an exchange: losing its binding does not leave it with nothing
+// but the default exchange. Before, the flows said so and counted it lost.
+func TestFederatedQueueIsNotSilenced(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy obj
+		want   int // silenced queues
+	}{
+		{"federation-upstream-set", policy("fed", "^q$", "queues", topology.Args{"federation-upstream-set": "all"}), 0},
+		{"federation-upstream", policy("fed", "^q$", "all", topology.Args{"federation-upstream": "up"}), 0},
+		{"another policy", policy("cap", "^q$", "queues", topology.Args{"max-length": int64(10)}), 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := topo(exchange("ex", "direct", nil), queue("q", nil), bind("ex", "q", "k"), tc.policy)
+			after := topo(exchange("ex", "direct", nil), queue("q", nil), tc.policy)
+			if got := Compare(before, after, Options{}).Silenced; len(got) != tc.want {
+				t.Errorf("silenced %s, want %d", show(t, got), tc.want)
+			}
+		})
+	}
+}

@@ -41,6 +41,9 @@ func (c *vhostCompare) silenced() {
 		if len(inB.of(q)) == 0 && !db.reaches(q) {
 			continue // a candidate only as a dead letter's possible target, and only its own
 		}
+		if c.a.federated(q) {
+			continue // its federation link brings it the messages of its upstream queues
+		}
 		if ua == nil {
 			ua = c.a.deadLetterReach(c.unchangedQueues())
 		}
@@ -48,6 +51,17 @@ func (c *vhostCompare) silenced() {
 			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, inB.of(q), db)})
 		}
 	}
+}
+
+// federated reports whether queue q is federated on side s: the policy in
+// force on it names federation upstreams (federation-upstream or
+// federation-upstream-set), so the federation plugin's link moves the
+// messages of the upstream queues of that name into it, through no
+// exchange.
+func (s *side) federated(q string) bool {
+	name, _ := s.sim.QueuePolicies(q)
+	p := s.v.Policies[name]
+	return p != nil && (p.Definition.Has("federation-upstream") || p.Definition.Has("federation-upstream-set"))
 }
 
 // sharesAQueue reports whether a queue is declared on both sides: only
