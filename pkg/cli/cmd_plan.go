@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,8 +49,8 @@ func newPlanCmd(g *globals) *cobra.Command {
 file and prints the changes apply would make: + create, ~ update, -/+ replace,
 - delete, with before → after for every changed field.
 
-Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes,
-1 error, 2 changes. --out FILE saves the plan for "mqctl apply FILE": a file
+Exit codes: 0 success; 1 error (a refused plan included); with
+--detailed-exitcode, 0 no changes, 1 error, 2 changes. --out FILE saves the plan for "mqctl apply FILE": a file
 private to mqctl (kind mqctl-saved-plan), not the JSON plan. -o json prints the
 JSON plan, the versioned contract for CI (format_version, docs/plan-json.md).
 
@@ -77,6 +78,15 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			}
 			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Read: read, DeleteChanged: deleteChanged, TakeOverFrom: from, Preflight: preflight, Save: out != ""})
 			stop()
+			// A refused plan: the error says it (stderr), and the JSON plan
+			// carries its refusals (no changes) for a program; no saved plan.
+			var refused *plan.RefusedError
+			if g.output == "json" && errors.As(err, &refused) {
+				refused.Plan.Notes = notes
+				if werr := plan.WriteJSON(cmd.OutOrStdout(), refused.Plan); werr != nil {
+					return werr
+				}
+			}
 			if err != nil {
 				return err
 			}

@@ -135,10 +135,11 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	if e.noTable {
 		desired = version.Normalize(desired)
 	} else {
-		var err error
-		if desired, err = version.Prepare(desired); err != nil {
-			return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
+		prepared, err := version.Prepare(desired)
+		if err != nil {
+			return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVersion, scope, desired.Owner, nil)
 		}
+		desired = prepared
 	}
 	var l *Live
 	if read != nil {
@@ -166,15 +167,15 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	}
 	p := plan.DiffWith(desired, l.current, opts)
 	if err := <-checked; err != nil {
-		return nil, nil, stakes{}, err
+		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedBrokerState, scope, desired.Owner, nil)
 	}
 	// What another owner's file manages, this file may share as it is,
 	// never change.
 	if err := p.ConflictError(); err != nil {
-		return nil, nil, stakes{}, err
+		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedOwnership, scope, desired.Owner, p.Conflicts)
 	}
 	if err := p.CheckDeletedEnds(version, desired); err != nil && !e.noTable {
-		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
+		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedDeletedEnd, scope, desired.Owner, nil)
 	}
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
@@ -188,7 +189,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	// queue declarations.
 	if err := checkVhostLimits(p, &l.current.Live, version); err != nil && !e.noTable {
 		known.exact.abandon()
-		return nil, nil, stakes{}, fmt.Errorf("plan refused, nothing was changed: %w", err)
+		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVhostLimits, scope, desired.Owner, nil)
 	}
 	p.Vhosts = scope
 	return p, l, known, nil

@@ -78,6 +78,10 @@ func JSONOf(p *Plan) *pj.Plan {
 	if t := p.TakeOver; t != nil {
 		doc.TakeOver = &pj.TakeOver{From: t.From, Objects: t.Objects, Users: t.Users}
 	}
+	for _, r := range p.AllRefusals() {
+		doc.Refusals = append(doc.Refusals, pj.Refused{Cause: r.Cause, Vhost: r.Vhost, Object: r.Object, Key: r.Key, Pos: PositionOf(r.Pos),
+			Reason: r.Reason, Fix: r.Fix, Owners: r.Owners})
+	}
 	for _, o := range p.Others {
 		doc.OtherOwners = append(doc.OtherOwners, pj.OtherOwned{Ref: jsonRef(o.ObjectRef), Owners: o.Owners, Shared: o.Shared})
 	}
@@ -129,6 +133,13 @@ func fromJSON(doc *pj.Plan) *Plan {
 	}
 	if t := doc.TakeOver; t != nil {
 		p.TakeOver = &TakeOver{From: t.From, Objects: t.Objects, Users: t.Users}
+	}
+	for _, r := range doc.Refusals {
+		if r.Cause == RefusedPreflight {
+			continue // the preflight's, read with it
+		}
+		p.Refusals = append(p.Refusals, Refused{Cause: r.Cause, Vhost: r.Vhost, Object: r.Object, Key: r.Key, Pos: posOf(r.Pos),
+			Reason: r.Reason, Fix: r.Fix, Owners: r.Owners})
 	}
 	for _, o := range doc.OtherOwners {
 		p.Others = append(p.Others, OtherOwned{ObjectRef: planRef(o.Ref), Owners: o.Owners, Shared: o.Shared})

@@ -189,6 +189,10 @@ type Plan struct {
 	// Conflicts are the changes the file would make to objects other
 	// owners manage: the plan is refused (ConflictError), nothing changes.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// Refusals are what the plan refuses before anything changes (a
+	// refused plan, RefusedError's, has no changes): the JSON plan's, as
+	// the error says them to a person.
+	Refusals []Refused `json:"-"`
 	// Prints are the record entries apply sets besides those of the
 	// changes it makes: the objects the file names that are left as they
 	// are (adopted, or recorded without a print or with another one).
@@ -352,58 +356,68 @@ func (p *Plan) ConflictError() error {
 		if i > 0 {
 			sb.WriteString("\n")
 		}
-		where := ""
-		if c.Pos.Line > 0 {
-			where = c.Pos.String() + ": "
-		}
-		vh := ""
-		if c.Vhost != "" {
-			vh = fmt.Sprintf(" in vhost %q", c.Vhost)
-		}
-		them := OwnerNames(c.Owners)
-		if c.Deleted {
-			fmt.Fprintf(&sb, "%s %s%s: this file (%s) no longer declares it, and deleting it would delete %s %s, which %s manages (the broker deletes the bindings of an exchange or queue with it). "+
-				"mqctl deletes nothing another owner's file manages. Declare the %s here again, or have %s take %s out of their file first",
-				c.Kind, shownName(c.Kind, c.Name), vh, ownerPhrase(c.Owner), plural("binding", len(c.Bindings)), strings.Join(c.Bindings, ", "), them,
-				c.Kind, them, plural2("it", "them", len(c.Bindings)))
-			continue
-		}
-		var diffs []string
-		for _, f := range c.Fields {
-			diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
-		}
-		if c.Kind == KindVhost {
-			// mqctl never adopts a vhost it did not create: it stays its
-			// creator's, and cannot be shared or handed over.
-			fmt.Fprintf(&sb, "%svhost %q was created by %s's file, and this file (%s) declares it otherwise: %s. "+
-				"mqctl changes nothing another owner's file manages, and a vhost stays the owner's that created it. "+
-				"Declare these settings here as the broker holds them (or leave them out), or have %s change them in their file",
-				where, c.Name, them, ownerPhrase(c.Owner), strings.Join(diffs, "; "), them)
-			continue
-		}
-		fmt.Fprintf(&sb, "%s%s %s%s is managed by %s, and this file (%s) declares it otherwise: %s. "+
-			"mqctl changes nothing another owner's file manages. Declare it here as the broker holds it, or have %s change it in their file; "+
-			"to hand it over to this file, declare it here as it is (apply shares it), then take it out of %s's file (their apply then leaves it to this one), then change it here",
-			where, c.Kind, shownName(c.Kind, c.Name), vh, them, ownerPhrase(c.Owner), strings.Join(diffs, "; "), them, them)
+		reason, fix := c.text()
+		sb.WriteString(reason + ". " + fix)
 	}
-	// The other owner may be this file's own past: owner: added or
-	// renamed since it was applied.
+	return fmt.Errorf("plan refused, nothing was changed: %d %s of the file would change or delete what another owner manages:\n%s",
+		len(p.Conflicts), plural("change", len(p.Conflicts)), sb.String())
+}
+
+// text is conflict c in words: what the file would do to what another
+// owner manages (after the file's place, when known), and the fix, which
+// ends with the take-over for an owner that is the file's own past.
+func (c Conflict) text() (reason, fix string) {
+	where := ""
+	if c.Pos.Line > 0 {
+		where = c.Pos.String() + ": "
+	}
+	vh := ""
+	if c.Vhost != "" {
+		vh = fmt.Sprintf(" in vhost %q", c.Vhost)
+	}
+	them := OwnerNames(c.Owners)
+	if c.Deleted {
+		return fmt.Sprintf("%s %s%s: this file (%s) no longer declares it, and deleting it would delete %s %s, which %s manages (the broker deletes the bindings of an exchange or queue with it). "+
+				"mqctl deletes nothing another owner's file manages",
+				c.Kind, shownName(c.Kind, c.Name), vh, ownerPhrase(c.Owner), plural("binding", len(c.Bindings)), strings.Join(c.Bindings, ", "), them),
+			fmt.Sprintf("Declare the %s here again, or have %s take %s out of their file first. %s", c.Kind, them, plural2("it", "them", len(c.Bindings)), takeOverHint(c.Owners))
+	}
+	var diffs []string
+	for _, f := range c.Fields {
+		diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
+	}
+	if c.Kind == KindVhost {
+		// mqctl never adopts a vhost it did not create: it stays its
+		// creator's, and cannot be shared or handed over.
+		return fmt.Sprintf("%svhost %q was created by %s's file, and this file (%s) declares it otherwise: %s. "+
+				"mqctl changes nothing another owner's file manages, and a vhost stays the owner's that created it",
+				where, c.Name, them, ownerPhrase(c.Owner), strings.Join(diffs, "; ")),
+			fmt.Sprintf("Declare these settings here as the broker holds them (or leave them out), or have %s change them in their file. %s", them, takeOverHint(c.Owners))
+	}
+	return fmt.Sprintf("%s%s %s%s is managed by %s, and this file (%s) declares it otherwise: %s. "+
+			"mqctl changes nothing another owner's file manages",
+			where, c.Kind, shownName(c.Kind, c.Name), vh, them, ownerPhrase(c.Owner), strings.Join(diffs, "; ")),
+		fmt.Sprintf("Declare it here as the broker holds it, or have %s change it in their file; "+
+			"to hand it over to this file, declare it here as it is (apply shares it), then take it out of %s's file (their apply then leaves it to this one), then change it here. %s",
+			them, them, takeOverHint(c.Owners))
+}
+
+// takeOverHint says what to do when owners (other owners of objects the
+// file would change) are the file's own past: owner: added or renamed
+// since it was applied.
+func takeOverHint(owners []string) string {
 	var past []string
-	for _, c := range p.Conflicts {
-		for _, o := range c.Owners {
-			if o = topology.OwnerArg(o); !slices.Contains(past, o) {
-				past = append(past, o)
-			}
+	for _, o := range owners {
+		if o = topology.OwnerArg(o); !slices.Contains(past, o) {
+			past = append(past, o)
 		}
 	}
 	slices.Sort(past)
 	for i, o := range past {
 		past[i] = "--take-over-from " + o
 	}
-	fmt.Fprintf(&sb, "\nIf that owner is this file's before its owner: was added or renamed, plan and apply once with %s: the file's owner then takes over its records.",
+	return fmt.Sprintf("If that owner is this file's before its owner: was added or renamed, plan and apply once with %s: the file's owner then takes over its records.",
 		strings.Join(past, " or "))
-	return fmt.Errorf("plan refused, nothing was changed: %d %s of the file would change or delete what another owner manages:\n%s",
-		len(p.Conflicts), plural("change", len(p.Conflicts)), sb.String())
 }
 
 // Outside is an object mqctl managed once that was changed outside mqctl.

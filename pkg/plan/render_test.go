@@ -206,8 +206,8 @@ func TestSavedCarriesEveryField(t *testing.T) {
 	}{
 		{Change{}, savedChange{}, nil},
 		{FieldChange{}, savedField{}, nil},
-		// A plan with conflicts is refused: never saved.
-		{Plan{}, savedPlan{}, []string{"FormatVersion", "Preflight", "Conflicts"}},
+		// A plan with conflicts, or any refusal, is refused: never saved.
+		{Plan{}, savedPlan{}, []string{"FormatVersion", "Preflight", "Conflicts", "Refusals"}},
 	} {
 		it, st := reflect.TypeOf(tc.internal), reflect.TypeOf(tc.saved)
 		for i := range it.NumField() {

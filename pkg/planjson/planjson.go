@@ -35,6 +35,10 @@ type Plan struct {
 	// when there are none: older documents had no such field).
 	OtherOwners []OtherOwned `json:"other_owners,omitempty"`
 	Summary     Summary      `json:"summary"`
+	// Refusals are what the plan refuses before anything changes (a
+	// refused plan has no changes, and mqctl plan exits 1), the
+	// preflight's refused objects included; absent when there are none.
+	Refusals []Refused `json:"refusals,omitempty"`
 	// Preflight is present only when the broker was asked.
 	Preflight *Preflight `json:"preflight,omitempty"`
 	Held      []Held     `json:"held"`
@@ -244,4 +248,25 @@ type Refusal struct {
 type RefAt struct {
 	Ref
 	Pos *Position `json:"pos,omitempty"`
+}
+
+// Refused is one thing the plan refuses before anything changes: the
+// object as the refusal names it, where the file declares it, why and the
+// fix.
+type Refused struct {
+	// Cause is why, as a stable code: version, broker_state, ownership,
+	// deleted_end, vhost_limits, preflight.
+	Cause  string `json:"cause"`
+	Vhost  string `json:"vhost"`
+	Object string `json:"object"`
+	// Key is what of the object is refused; absent when the whole
+	// object is.
+	Key    string    `json:"key,omitempty"`
+	Pos    *Position `json:"pos,omitempty"`
+	Reason string    `json:"reason"`
+	// Fix is absent when mqctl cannot tell (the broker's own refusal).
+	Fix string `json:"fix,omitempty"`
+	// Owners are, for an ownership conflict, the other owners ("" the
+	// default owner); absent otherwise.
+	Owners []string `json:"owners,omitempty"`
 }

@@ -1,0 +1,122 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Why a plan is refused (Refused.Cause): stable codes, in the JSON plan.
+const (
+	// RefusedVersion: what the broker's version (its table, and what the
+	// broker says of itself: the deprecated features it denies, the
+	// exchange types it offers) refuses of the file.
+	RefusedVersion = "version"
+	// RefusedBrokerState: what the broker refuses given what it holds (a
+	// binding whose end neither the file nor the broker has, a topic
+	// permission for an exchange the vhost lacks, a URI's vhost the user
+	// cannot reach, a topic key on a broker's exchange).
+	RefusedBrokerState = "broker_state"
+	// RefusedOwnership: the file would change or delete what another
+	// owner's file manages (Plan.Conflicts).
+	RefusedOwnership = "ownership"
+	// RefusedDeletedEnd: a binding or topic permission names an object
+	// the plan deletes.
+	RefusedDeletedEnd = "deleted_end"
+	// RefusedVhostLimits: a vhost's limits would refuse the apply's lock
+	// or its declarations.
+	RefusedVhostLimits = "vhost_limits"
+	// RefusedPreflight: the broker refused the object when it was
+	// declared in a throwaway vhost (plan --preflight; Plan.Preflight).
+	RefusedPreflight = "preflight"
+)
+
+// Refused is one thing a plan refuses before anything changes: the
+// object, where the file declares it, why, and the fix.
+type Refused struct {
+	// Cause is why, as a stable code (RefusedVersion, …).
+	Cause string
+	// Vhost is the object's vhost ("" for the broker's own objects).
+	Vhost string
+	// Object names the object as the refusal does: `queue "q"`,
+	// `binding from "x" to queue "q"`, `vhost limits`.
+	Object string
+	// Key is what of the object is refused (`x-max-priority`, `routing
+	// key "a.#.#.#"`); "" when the whole object is.
+	Key string
+	Pos topology.Pos
+	// Reason says why, Fix what to do ("" when mqctl cannot tell: the
+	// broker's own refusal).
+	Reason, Fix string
+	// Owners are, for an ownership conflict, the other owners that
+	// manage the object ("" the default owner).
+	Owners []string
+}
+
+// RefusedError is a plan's refusal: Err is the error as the text view
+// says it (on stderr), Plan the plan refused, whose Refusals say the same
+// for the JSON plan. Plan changes nothing: it has no changes.
+type RefusedError struct {
+	Plan *Plan
+	Err  error
+}
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Refuse is the refusal of a plan for desired's vhosts (scope) by err,
+// a refusal of cause (RefusedVersion, …): a *RefusedError whose plan
+// carries err's refusals, or err itself when err says none.
+// conflicts are the plan's ownership conflicts, for RefusedOwnership.
+func Refuse(err error, cause string, scope []string, owner string, conflicts []Conflict) error {
+	if err == nil {
+		return nil
+	}
+	var refused []Refused
+	var re *rmqversion.RefusalsError
+	switch {
+	case cause == RefusedOwnership:
+		for _, c := range conflicts {
+			reason, fix := c.text()
+			refused = append(refused, Refused{Cause: cause, Vhost: c.Vhost, Object: kindLabel(c.Kind) + " " + shownName(c.Kind, c.Name),
+				Pos: c.Pos, Reason: strings.TrimPrefix(reason, whereOf(c.Pos)), Fix: fix, Owners: slices.Clone(c.Owners)})
+		}
+	case errors.As(err, &re):
+		for _, r := range re.Refusals {
+			refused = append(refused, Refused{Cause: cause, Vhost: r.Vhost, Object: r.Object, Key: r.Key, Pos: r.Pos, Reason: r.Reason, Fix: r.Fix})
+		}
+	}
+	if len(refused) == 0 {
+		return err
+	}
+	return &RefusedError{Plan: &Plan{FormatVersion: FormatVersion, Vhosts: scope, Owner: owner, Refusals: refused}, Err: err}
+}
+
+// whereOf is the prefix a conflict's reason starts with: its place in the
+// file, when known.
+func whereOf(p topology.Pos) string {
+	if p.Line > 0 {
+		return p.String() + ": "
+	}
+	return ""
+}
+
+// AllRefusals are the plan's refusals and, after them, the objects the
+// broker refused in the preflight (Plan.Preflight), one each.
+func (p *Plan) AllRefusals() []Refused {
+	out := slices.Clone(p.Refusals)
+	if p.Preflight == nil {
+		return out
+	}
+	for _, r := range p.Preflight.Refusals {
+		for _, o := range r.Objects {
+			out = append(out, Refused{Cause: RefusedPreflight, Vhost: o.Vhost, Object: fmt.Sprintf("%s %s", kindLabel(o.Kind), shownName(o.Kind, o.Name)),
+				Pos: o.Pos, Reason: r.Reason})
+		}
+	}
+	return out
+}
