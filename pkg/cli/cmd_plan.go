@@ -50,7 +50,8 @@ file and prints the changes apply would make: + create, ~ update, -/+ replace,
 - delete, with before → after for every changed field.
 
 Exit codes: 0 success; 1 error (a refused plan included); with
---detailed-exitcode, 0 no changes, 1 error, 2 changes. --out FILE saves the plan for "mqctl apply FILE": a file
+--detailed-exitcode, 0 no changes, 1 error, 2 changes (also when apply would
+only update mqctl's ownership record). --out FILE saves the plan for "mqctl apply FILE": a file
 private to mqctl (kind mqctl-saved-plan), not the JSON plan. -o json prints the
 JSON plan, the versioned contract for CI (format_version, docs/plan-json.md).
 
@@ -105,13 +106,15 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			if pf := p.Preflight; pf != nil && len(pf.Refusals) > 0 {
 				return &ExitCodeError{Code: ExitError, Err: view.refused(pf)}
 			}
-			if detailed && !p.Empty() {
+			// A plan that changes only mqctl's ownership record is a change
+			// apply makes (plan.Plan.RecordChanges).
+			if detailed && (!p.Empty() || p.Records()) {
 				return &ExitCodeError{Code: ExitChanges}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when there are none")
+	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes (apply changing only mqctl's ownership record included), 0 when there are none")
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
 	cmd.Flags().BoolVar(&listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
 	cmd.Flags().BoolVar(&deleteChanged, "delete-changed", false, deleteChangedHelp)

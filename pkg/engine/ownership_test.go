@@ -158,8 +158,8 @@ func TestOldRecordIsReadAndMigrated(t *testing.T) {
 			"queue svc000.q00000", "queue svc000.q00000.dlq"}; !cmp.Equal(outside, want) {
 			t.Errorf("format %d: changed outside %v, want %v", format, outside, want)
 		}
-		if p := f.plan(desired(full)); !p.Empty() || len(p.Adopt) != 0 || len(p.Prints) != gentopo.Objects(n) {
-			t.Errorf("format %d: plan of the applied file: %v, adopt %v, %d prints to record (want %d)", format, changes(p), p.Adopt, len(p.Prints), gentopo.Objects(n))
+		if p := f.plan(desired(full)); !p.Empty() || len(p.Adopt) != 0 || len(p.Prints) != gentopo.Objects(n) || !cmp.Equal(causes(p), []string{plan.RecordPrints, plan.RecordFormat}) {
+			t.Errorf("format %d: plan of the applied file: %v, adopt %v, %d prints to record (want %d), record changes %v", format, changes(p), p.Adopt, len(p.Prints), gentopo.Objects(n), causes(p))
 		}
 
 		// An apply with nothing to do rewrites it, listing the same objects
@@ -200,5 +200,60 @@ func TestOldRecordIsReadAndMigrated(t *testing.T) {
 	}
 	if p := f.plan(desired(cut)); !p.Empty() || len(p.Adopt) != 0 || len(p.Unmanaged) != 4 || p.Records() {
 		t.Errorf("plan after the migrating apply: %v, adopt %v, unmanaged %v, record %v %v %v", changes(p), p.Adopt, p.Unmanaged, p.Prints, p.Stale, p.ChangedOutside)
+	}
+}
+
+// causes are the causes of p's record changes.
+func causes(p *plan.Plan) []string {
+	var out []string
+	for _, r := range p.RecordChanges() {
+		out = append(out, r.Cause)
+	}
+	return out
+}
+
+// A record in an older format changes no object, but apply rewrites it
+// (with the print of every object the file names): the plan says so, in
+// its text and JSON, and is not empty for --detailed-exitcode; once
+// apply rewrote it, the next plan is empty.
+func TestOldRecordPlanSaysApplyRewritesIt(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	desired := f.desired(twoQueues)
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: desired}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.plan(desired); !p.Empty() || p.Records() {
+		t.Fatalf("plan after apply: %v, record changes %v", changes(p), causes(p))
+	}
+	f.toOldRecord(ownership.FormatPlain)
+	p := f.plan(desired)
+	if got, want := causes(p), []string{plan.RecordPrints, plan.RecordFormat}; !p.Empty() || !cmp.Equal(got, want) || !cmp.Equal(p.OutdatedRecords, []string{f.vhost}) {
+		t.Fatalf("plan over a format 1 record: %v, record changes %v (want %v), outdated %v", changes(p), got, want, p.OutdatedRecords)
+	}
+	var text, js strings.Builder
+	if err := plan.WriteText(&text, p, plan.RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.WriteJSON(&js, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Only mqctl's ownership record changes", `mqctl's ownership record of vhost "` + f.vhost + `" is in an older format: apply rewrites it`} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text plan does not say %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "No changes") {
+		t.Errorf("the text plan says there is nothing to do:\n%s", text.String())
+	}
+	if !strings.Contains(js.String(), `"cause": "format"`) {
+		t.Errorf("the JSON plan does not say the record is rewritten:\n%s", js.String())
+	}
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: desired}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.plan(desired); !p.Empty() || p.Records() {
+		t.Errorf("plan after the rewriting apply: %v, record changes %v", changes(p), causes(p))
 	}
 }

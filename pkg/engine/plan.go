@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/preflight"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -192,6 +193,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVhostLimits, scope, desired.Owner, nil)
 	}
 	p.Vhosts = scope
+	p.OutdatedRecords = outdatedRecords(records(l, desired.Declares(kind.User)))
 	return p, l, known, nil
 }
 
@@ -330,4 +332,18 @@ func (e *Engine) refuseUnseenVhosts(p *plan.Plan) error {
 		return nil
 	}
 	return fmt.Errorf("apply refused, nothing was changed: %s", strings.Join(lines, "; "))
+}
+
+// outdatedRecords are the vhosts ("" the broker's users) of recs whose
+// record is in an older format, sorted: an apply rewrites them, a no-op
+// apply included (cleanRecords).
+func outdatedRecords(recs map[string]*ownership.Record) []string {
+	var out []string
+	for vh, r := range recs {
+		if r.Outdated() {
+			out = append(out, vh)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -82,6 +82,9 @@ func JSONOf(p *Plan) *pj.Plan {
 		doc.Refusals = append(doc.Refusals, pj.Refused{Cause: r.Cause, Vhost: r.Vhost, Object: r.Object, Key: r.Key, Pos: PositionOf(r.Pos),
 			Reason: r.Reason, Fix: r.Fix, Owners: r.Owners})
 	}
+	for _, r := range p.RecordChanges() {
+		doc.Records = append(doc.Records, pj.RecordChange{Cause: r.Cause, Objects: r.Objects, Reason: r.Reason})
+	}
 	for _, o := range p.Others {
 		doc.OtherOwners = append(doc.OtherOwners, pj.OtherOwned{Ref: jsonRef(o.ObjectRef), Owners: o.Owners, Shared: o.Shared})
 	}

@@ -193,6 +193,10 @@ type Plan struct {
 	// refused plan, RefusedError's, has no changes): the JSON plan's, as
 	// the error says them to a person.
 	Refusals []Refused `json:"-"`
+	// OutdatedRecords are the vhosts ("" the broker's users) whose
+	// ownership record is in an older format: apply rewrites them, a
+	// no-op apply included.
+	OutdatedRecords []string `json:"-"`
 	// Prints are the record entries apply sets besides those of the
 	// changes it makes: the objects the file names that are left as they
 	// are (adopted, or recorded without a print or with another one).
@@ -509,15 +513,90 @@ func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 
 // Records reports whether applying the plan rewrites mqctl's ownership
 // record even when it changes nothing: objects to adopt, entries to set
-// or to drop.
-func (p *Plan) Records() bool {
-	if len(p.Adopt) > 0 || len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.ChangedOutside) > 0 || (p.TakeOver != nil && p.TakeOver.Objects > 0) {
-		return true
+// or to drop, a record to take over or in an older format
+// (RecordChanges).
+func (p *Plan) Records() bool { return len(p.RecordChanges()) > 0 }
+
+// What apply does to mqctl's ownership record besides recording its
+// changes (RecordChange.Cause): stable codes, in the JSON plan.
+const (
+	RecordAdopt          = "adopt"
+	RecordPrints         = "prints"
+	RecordStale          = "stale"
+	RecordChangedOutside = "changed_outside"
+	RecordDroppedShared  = "dropped_shared"
+	RecordTakeOver       = "take_over"
+	RecordFormat         = "format"
+)
+
+// RecordChange is one thing apply does to mqctl's ownership record
+// besides recording the plan's changes: what (Cause), of how many objects
+// (or records, for RecordFormat), and Reason, as the text view says it.
+type RecordChange struct {
+	Cause   string
+	Objects int
+	Reason  string
+}
+
+// RecordChanges are what apply does to mqctl's ownership record besides
+// recording the plan's changes, which it does even when the plan changes
+// no object: the text view says each, and so does the JSON plan.
+func (p *Plan) RecordChanges() []RecordChange {
+	var out []RecordChange
+	if n := len(p.Adopt); n > 0 {
+		out = append(out, RecordChange{RecordAdopt, n, fmt.Sprintf("%d existing %s already %s the file and will be recorded as managed.", n, plural("object", n), plural2("matches", "match", n))})
 	}
-	for _, o := range p.Others {
-		if o.Recorded {
-			return true
+	adopted := map[ObjectRef]bool{}
+	for _, r := range p.Adopt {
+		adopted[r] = true
+	}
+	for i := range p.Changes {
+		adopted[p.Changes[i].Ref()] = true // recorded with its change
+	}
+	prints := 0
+	for ref := range p.Prints {
+		if !adopted[ref] {
+			prints++
 		}
 	}
-	return false
+	if prints > 0 {
+		out = append(out, RecordChange{RecordPrints, prints, fmt.Sprintf("mqctl's ownership record lists %d %s of the file, as the broker holds %s, without the print of %s this mqctl keeps, or with another one: apply records %s as %s.",
+			prints, plural("object", prints), plural2("it", "them", prints), plural2("it", "them", prints), plural2("it", "them", prints), plural2("it is", "they are", prints))})
+	}
+	if n := len(p.Stale); n > 0 {
+		out = append(out, RecordChange{RecordStale, n, fmt.Sprintf("mqctl's ownership record lists %d %s that no longer %s: apply drops %s from the record.", n, plural("object", n), plural2("exists", "exist", n), plural2("it", "them", n))})
+	}
+	kept := 0
+	for _, o := range p.ChangedOutside {
+		if !o.Deleted {
+			kept++
+		}
+	}
+	if kept > 0 {
+		out = append(out, RecordChange{RecordChangedOutside, kept, fmt.Sprintf("mqctl's ownership record lists %d %s changed outside mqctl that the plan does not delete: apply forgets %s (drops %s from the record).", kept, plural("object", kept), plural2("it", "them", kept), plural2("it", "them", kept))})
+	}
+	dropped := 0
+	for _, o := range p.Others {
+		if o.Recorded && !o.Shared {
+			dropped++
+		}
+	}
+	if dropped > 0 {
+		out = append(out, RecordChange{RecordDroppedShared, dropped, fmt.Sprintf("mqctl's ownership record lists %d %s that the file no longer names and other owners manage: apply drops %s from the record, and leaves %s to them.", dropped, plural("object", dropped), plural2("it", "them", dropped), plural2("it", "them", dropped))})
+	}
+	if t := p.TakeOver; t != nil && t.Objects > 0 {
+		out = append(out, RecordChange{RecordTakeOver, t.Objects, takeOverLine(p, func(_, s string) string { return s })})
+	}
+	if n := len(p.OutdatedRecords); n > 0 {
+		var which []string
+		for _, vh := range p.OutdatedRecords {
+			if vh == "" {
+				which = append(which, "the broker's users")
+			} else {
+				which = append(which, fmt.Sprintf("vhost %q", vh))
+			}
+		}
+		out = append(out, RecordChange{RecordFormat, n, fmt.Sprintf("mqctl's ownership %s of %s %s in an older format: apply rewrites %s in this mqctl's.", plural("record", n), strings.Join(which, ", "), plural2("is", "are", n), plural2("it", "them", n))})
+	}
+	return out
 }

@@ -58,7 +58,14 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		}
 		return color + s + ansiReset
 	}
-	if p.Empty() && len(p.Held) > 0 {
+	records := p.RecordChanges()
+	if p.Empty() && len(records) > 0 {
+		held := ""
+		if len(p.Held) > 0 {
+			held = "; mqctl holds back what differs from the file"
+		}
+		sb.WriteString(paint(ansiBold, "Only mqctl's ownership record changes:") + " apply updates it, and changes no object on the broker" + held + " (below).\n")
+	} else if p.Empty() && len(p.Held) > 0 {
 		sb.WriteString(paint(ansiBold, "No changes.") + " mqctl holds back what differs from the file (below).\n")
 	} else if p.Empty() && len(p.Unread) > 0 {
 		sb.WriteString(paint(ansiBold, "No changes.") + " What mqctl could read matches the file (see below for what it could not).\n")
@@ -88,9 +95,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		fmt.Fprintf(sb, "\n%s\n", paint(ansiBold, s.Line(opts.Files)))
 		writeFlows(sb, p, opts)
 	}
-	if n := len(p.Adopt); n > 0 {
-		fmt.Fprintf(sb, "%d existing %s already %s the file and will be recorded as managed.\n", n, plural("object", n), plural2("matches", "match", n))
-	}
+	writeRecords(sb, records, RecordAdopt)
 	if n := len(p.Unmanaged); n > 0 {
 		fmt.Fprintf(sb, "%d unmanaged %s on the broker (not in the file, not created by mqctl) left alone.\n", n, plural("object", n))
 		if opts.ListUnmanaged {
@@ -101,11 +106,10 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	}
 	writeHeld(sb, p, paint)
 	writeOutside(sb, p, paint)
+	writeRecords(sb, records, RecordChangedOutside)
 	writeOthers(sb, p, paint, opts.ListUnmanaged)
 	writeTakeOver(sb, p, paint)
-	if n := len(p.Stale); n > 0 {
-		fmt.Fprintf(sb, "mqctl's ownership record lists %d %s that no longer %s: apply drops %s from the record.\n", n, plural("object", n), plural2("exists", "exist", n), plural2("it", "them", n))
-	}
+	writeRecords(sb, records, RecordStale, RecordPrints, RecordDroppedShared, RecordFormat)
 	writeUnread(sb, p, paint)
 	if pf := p.Preflight; pf != nil {
 		sb.WriteString(paint(ansiBold, "Preflight:") + " " + pf.Summary() + ".\n")
@@ -247,7 +251,7 @@ func writeOutside(sb *bufio.Writer, p *Plan, paint func(color, s string) string)
 			" The file no longer names these, but they are not the objects mqctl wrote, so they are someone else's now:\n")
 		list(kept)
 		sb.WriteString("  To keep managing one, name it in the file again: mqctl adopts it as it is, or plans it back to the file. " +
-			"To delete them, delete them by hand, or run plan and apply with --delete-changed. Otherwise apply forgets them: mqctl's record drops them.\n")
+			"To delete them, delete them by hand, or run plan and apply with --delete-changed.\n")
 	}
 	if len(deleted) > 0 {
 		sb.WriteString(paint(ansiBold, "Managed once, changed outside mqctl, and deleted as asked (--delete-changed):") + "\n")
@@ -261,12 +265,31 @@ func writeTakeOver(sb *bufio.Writer, p *Plan, paint func(color, s string) string
 	if t == nil || t.Objects == 0 {
 		return
 	}
+	sb.WriteString(takeOverLine(p, paint) + "\n")
+}
+
+// takeOverLine says whose ownership records the plan takes over
+// (p.TakeOver, of some objects).
+func takeOverLine(p *Plan, paint func(color, s string) string) string {
+	t := p.TakeOver
 	users := ""
 	if t.Users {
 		users = ", and its record of the broker's users"
 	}
-	fmt.Fprintf(sb, "%s the %d %s that the ownership records of %s list in these vhosts%s now belong to %s: apply merges those records into its own and deletes them.\n",
+	return fmt.Sprintf("%s the %d %s that the ownership records of %s list in these vhosts%s now belong to %s: apply merges those records into its own and deletes them.",
 		paint(ansiBold, "Taking over:"), t.Objects, plural("object", t.Objects), OwnerName(t.From), users, ownerPhrase(p.Owner))
+}
+
+// writeRecords writes the record changes of the causes given, in that
+// order (the others have their own place in the text view).
+func writeRecords(sb *bufio.Writer, records []RecordChange, causes ...string) {
+	for _, cause := range causes {
+		for _, r := range records {
+			if r.Cause == cause {
+				sb.WriteString(r.Reason + "\n")
+			}
+		}
+	}
 }
 
 // writeOthers lists the objects other owners manage: those the file does

@@ -291,6 +291,14 @@ func TestHeld(t *testing.T) {
 	if err := WriteText(&buf, p, RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if got := buf.String(); strings.Contains(got, "No changes") || !strings.HasPrefix(got, "Only mqctl's ownership record changes: apply updates it, and changes no object on the broker; mqctl holds back what differs from the file (below).\n") {
+		t.Errorf("a plan with held changes that rewrites the record:\n%s", got)
+	}
+	p.Adopt, p.Prints, p.Stale, p.ChangedOutside = nil, nil, nil, nil
+	buf.Reset()
+	if err := WriteText(&buf, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if got := buf.String(); strings.Contains(got, "The broker matches the file") || !strings.HasPrefix(got, "No changes. mqctl holds back what differs from the file (below).\n") {
 		t.Errorf("a plan with only held changes:\n%s", got)
 	}

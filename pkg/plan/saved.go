@@ -53,6 +53,9 @@ type savedPlan struct {
 	Stale          []ObjectRef  `json:"stale,omitempty"`
 	ChangedOutside []Outside    `json:"changed_outside,omitempty"`
 	Others         []savedOther `json:"other_owners,omitempty"`
+	// OutdatedRecords: shown again when the saved plan is applied (apply
+	// finds the records to rewrite itself).
+	OutdatedRecords []string `json:"outdated_records,omitempty"`
 	// Held: the changes the plan holds back (Plan.Held), shown again when
 	// the saved plan is applied.
 	Held []Held `json:"held,omitempty"`
@@ -136,7 +139,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
-		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown,
+		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
 	}
 	for ref, pr := range p.Prints {
 		doc.Prints = append(doc.Prints, savedPrint{ObjectRef: ref, Print: pr})
@@ -200,7 +203,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
 		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
-		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown,
+		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown, OutdatedRecords: doc.OutdatedRecords,
 	}
 	for _, o := range doc.Others {
 		o.OtherOwned.Recorded = o.Recorded

@@ -153,6 +153,7 @@ func TestPageMatchesTypes(t *testing.T) {
 	check(t, "an object of other owners", append(names(after(t, doc["other_owners"], "each is an object ref with "), true), fields(reflect.TypeOf(planjson.Ref{}))...), planjson.OtherOwned{})
 	check(t, "a held change", append(names(after(t, doc["held"], "Each is an object ref with "), true), fields(reflect.TypeOf(planjson.Ref{}))...), planjson.Held{})
 	check(t, "a plan's refusal", names(after(t, doc["refusals"], "each is "), true), planjson.Refused{})
+	check(t, "a record change", names(after(t, doc["records"], "each is "), true), planjson.RecordChange{})
 	check(t, "the summary", names(doc["summary"], false), planjson.Summary{})
 	check(t, "the preflight", names(doc["preflight"], false), planjson.Preflight{})
 	check(t, "a refusal", names(after(t, doc["preflight"], "one per cause: "), true), planjson.Refusal{})

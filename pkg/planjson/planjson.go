@@ -39,6 +39,10 @@ type Plan struct {
 	// refused plan has no changes, and mqctl plan exits 1), the
 	// preflight's refused objects included; absent when there are none.
 	Refusals []Refused `json:"refusals,omitempty"`
+	// Records are what apply does to mqctl's ownership record besides
+	// recording the changes, even when there are none; absent when
+	// nothing.
+	Records []RecordChange `json:"records,omitempty"`
 	// Preflight is present only when the broker was asked.
 	Preflight *Preflight `json:"preflight,omitempty"`
 	Held      []Held     `json:"held"`
@@ -269,4 +273,14 @@ type Refused struct {
 	// Owners are, for an ownership conflict, the other owners ("" the
 	// default owner); absent otherwise.
 	Owners []string `json:"owners,omitempty"`
+}
+
+// RecordChange is one thing apply does to mqctl's ownership record
+// besides recording the changes.
+type RecordChange struct {
+	// Cause is a stable code: adopt, prints, stale, changed_outside,
+	// dropped_shared, take_over, format.
+	Cause   string `json:"cause"`
+	Objects int    `json:"objects"`
+	Reason  string `json:"reason"`
 }
