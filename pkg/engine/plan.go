@@ -138,7 +138,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	} else {
 		prepared, err := version.Prepare(desired)
 		if err != nil {
-			return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVersion, scope, desired.Owner, nil)
+			return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVersion, desired, nil)
 		}
 		desired = prepared
 	}
@@ -168,15 +168,15 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	}
 	p := plan.DiffWith(desired, l.current, opts)
 	if err := <-checked; err != nil {
-		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedBrokerState, scope, desired.Owner, nil)
+		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedBrokerState, desired, nil)
 	}
 	// What another owner's file manages, this file may share as it is,
 	// never change.
 	if err := p.ConflictError(); err != nil {
-		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedOwnership, scope, desired.Owner, p.Conflicts)
+		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedOwnership, desired, p.Conflicts)
 	}
 	if err := p.CheckDeletedEnds(version, desired); err != nil && !e.noTable {
-		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedDeletedEnd, scope, desired.Owner, nil)
+		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedDeletedEnd, desired, nil)
 	}
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
@@ -190,7 +190,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	// queue declarations.
 	if err := checkVhostLimits(p, &l.current.Live, version); err != nil && !e.noTable {
 		known.exact.abandon()
-		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVhostLimits, scope, desired.Owner, nil)
+		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVhostLimits, desired, nil)
 	}
 	p.Vhosts = scope
 	p.OutdatedRecords = outdatedRecords(records(l, desired.Declares(kind.User)))

@@ -25,24 +25,25 @@ func TestRefusedPlanCarriesRefusals(t *testing.T) {
 		// before is applied first ("" for nothing).
 		before, file string
 		// cause is the refusals' cause ("" where this broker takes the
-		// file); object, owners and line what the first names.
-		cause  func(f *fixture) string
-		object string
-		owners []string
-		line   int
+		// file); kind, ref (its name), object, owners and line what the
+		// first names.
+		cause             func(f *fixture) string
+		kind, ref, object string
+		owners            []string
+		line              int
 	}{{
 		name:   "another owner's queue changed",
 		before: teamA,
 		file:   "version: 1\nowner: team-b\nvhosts:\n  ${VHOST}:\n    queues:\n      a.q:\n        limits: { max_length: 10 }\n",
-		cause:  func(*fixture) string { return plan.RefusedOwnership }, object: `queue "a.q"`, owners: []string{"team-a"}, line: 6,
+		cause:  func(*fixture) string { return plan.RefusedOwnership }, kind: "queue", ref: "a.q", object: `queue "a.q"`, owners: []string{"team-a"}, line: 6,
 	}, {
 		name:  "an argument the queue type refuses",
 		file:  "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      q:\n        type: quorum\n        arguments: { x-max-priority: 5 }\n",
-		cause: func(*fixture) string { return plan.RefusedVersion }, object: `queue "q"`, line: 5,
+		cause: func(*fixture) string { return plan.RefusedVersion }, kind: "queue", ref: "q", object: `queue "q"`, line: 5,
 	}, {
 		name:  "a binding from an exchange neither the file nor the broker has",
 		file:  "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      q: { bindings: [{ exchange: nowhere, routing_key: k }] }\n",
-		cause: func(*fixture) string { return plan.RefusedBrokerState }, object: `binding from "nowhere" to queue "q"`, line: 5,
+		cause: func(*fixture) string { return plan.RefusedBrokerState }, kind: "binding", ref: "nowhere -> queue q [k]", object: `binding from "nowhere" to queue "q"`, line: 5,
 	}, {
 		name: "a topic key with three '#' words",
 		file: "version: 1\nvhosts:\n  ${VHOST}:\n    exchanges:\n      t: { type: topic }\n    queues:\n      q: { bindings: [{ exchange: t, routing_key: \"#.a.#.b.#\" }] }\n",
@@ -52,7 +53,7 @@ func TestRefusedPlanCarriesRefusals(t *testing.T) {
 			}
 			return "" // 4.0.5, 3.10.8
 		},
-		object: `binding from "t" to queue "q"`, line: 7,
+		kind: "binding", ref: "t -> queue q [#.a.#.b.#]", object: `binding from "t" to queue "q"`, line: 7,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -86,8 +87,8 @@ func TestRefusedPlanCarriesRefusals(t *testing.T) {
 				t.Fatalf("the refused plan: changes %v, refusals %v, vhosts %v: want no changes, the refusals, the file's vhost", changes(p), p.Refusals, p.Vhosts)
 			}
 			r := p.Refusals[0]
-			if r.Cause != cause || r.Object != tc.object || r.Vhost != f.vhost || r.Pos.Line != tc.line || r.Pos.File != "topology.yaml" || !slices.Equal(r.Owners, tc.owners) || r.Reason == "" || r.Fix == "" {
-				t.Errorf("the refusal: %+v, want cause %s, %s in vhost %s at topology.yaml:%d, owners %v, a reason and a fix", r, cause, tc.object, f.vhost, tc.line, tc.owners)
+			if r.Cause != cause || string(r.Kind) != tc.kind || r.Name != tc.ref || r.Object != tc.object || r.Vhost != f.vhost || r.Pos.Line != tc.line || r.Pos.File != "topology.yaml" || !slices.Equal(r.Owners, tc.owners) || r.Reason == "" || r.Fix == "" {
+				t.Errorf("the refusal: %+v, want cause %s, %s %q (%s) in vhost %s at topology.yaml:%d, owners %v, a reason and a fix", r, cause, tc.kind, tc.ref, tc.object, f.vhost, tc.line, tc.owners)
 			}
 			for _, part := range []string{r.Reason, r.Fix, r.Pos.String()} {
 				if !strings.Contains(err.Error(), part) {

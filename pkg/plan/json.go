@@ -79,7 +79,7 @@ func JSONOf(p *Plan) *pj.Plan {
 		doc.TakeOver = &pj.TakeOver{From: t.From, Objects: t.Objects, Users: t.Users}
 	}
 	for _, r := range p.AllRefusals() {
-		doc.Refusals = append(doc.Refusals, pj.Refused{Cause: r.Cause, Vhost: r.Vhost, Object: r.Object, Key: r.Key, Pos: PositionOf(r.Pos),
+		doc.Refusals = append(doc.Refusals, pj.Refused{Cause: r.Cause, Vhost: r.Vhost, Kind: string(r.Kind), Name: r.Name, Object: r.Object, Key: r.Key, Pos: PositionOf(r.Pos),
 			Reason: r.Reason, Fix: r.Fix, Owners: r.Owners})
 	}
 	for _, r := range p.RecordChanges() {
@@ -141,7 +141,7 @@ func fromJSON(doc *pj.Plan) *Plan {
 		if r.Cause == RefusedPreflight {
 			continue // the preflight's, read with it
 		}
-		p.Refusals = append(p.Refusals, Refused{Cause: r.Cause, Vhost: r.Vhost, Object: r.Object, Key: r.Key, Pos: posOf(r.Pos),
+		p.Refusals = append(p.Refusals, Refused{Cause: r.Cause, Vhost: r.Vhost, Kind: Kind(r.Kind), Name: r.Name, Object: r.Object, Key: r.Key, Pos: posOf(r.Pos),
 			Reason: r.Reason, Fix: r.Fix, Owners: r.Owners})
 	}
 	for _, o := range doc.OtherOwners {

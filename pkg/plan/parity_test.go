@@ -157,14 +157,14 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 		name: "refused: another owner's objects",
 		plan: conflicted,
 		refuse: func() error {
-			return Refuse(conflicted.ConflictError(), RefusedOwnership, conflicted.Vhosts, conflicted.Owner, conflicted.Conflicts)
+			return Refuse(conflicted.ConflictError(), RefusedOwnership, &topology.Topology{Owner: "team-b", Vhosts: map[string]*topology.Vhost{"v": {}}}, conflicted.Conflicts)
 		},
 		want: []string{`queue "a.q" in vhost "v" is managed by "team-a"`, `arguments.x-max-length: (none) on the broker, 10 in this file`, `deleting it would delete binding a.x -> queue a.q [a.#], which the default owner manages`, "--take-over-from team-a", "--take-over-from default", "topology.yaml:9:7"},
 	}, {
 		name: "refused: what the version refuses",
 		plan: &Plan{Vhosts: []string{"v"}},
 		refuse: func() error {
-			return Refuse(fmt.Errorf("plan refused, nothing was changed: %w", versionErr), RefusedVersion, []string{"v"}, "", nil)
+			return Refuse(fmt.Errorf("plan refused, nothing was changed: %w", versionErr), RefusedVersion, &topology.Topology{Vhosts: map[string]*topology.Vhost{"v": {}}}, nil)
 		},
 		want: []string{"unsupported queue version '1'", "write x-queue-version: 2", "topology.yaml:4:7", `routing key "#.a.#.b.#"`, "at most two '#' words", "topology.yaml:12:7"},
 	}, {

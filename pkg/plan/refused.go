@@ -42,6 +42,11 @@ type Refused struct {
 	Cause string
 	// Vhost is the object's vhost ("" for the broker's own objects).
 	Vhost string
+	// Kind and Name name the object as the plan's changes do; zero when
+	// the refusal is of a part of the file that is no one object of the
+	// plan (a queue's retry.backoff).
+	Kind Kind
+	Name string
 	// Object names the object as the refusal does: `queue "q"`,
 	// `binding from "x" to queue "q"`, `vhost limits`.
 	Object string
@@ -68,11 +73,11 @@ type RefusedError struct {
 func (e *RefusedError) Error() string { return e.Err.Error() }
 func (e *RefusedError) Unwrap() error { return e.Err }
 
-// Refuse is the refusal of a plan for desired's vhosts (scope) by err,
-// a refusal of cause (RefusedVersion, …): a *RefusedError whose plan
-// carries err's refusals, or err itself when err says none.
-// conflicts are the plan's ownership conflicts, for RefusedOwnership.
-func Refuse(err error, cause string, scope []string, owner string, conflicts []Conflict) error {
+// Refuse is the refusal of a plan of desired by err, a refusal of cause
+// (RefusedVersion, …): a *RefusedError whose plan carries err's
+// refusals, or err itself when err says none. conflicts are the plan's
+// ownership conflicts, for RefusedOwnership.
+func Refuse(err error, cause string, desired *topology.Topology, conflicts []Conflict) error {
 	if err == nil {
 		return nil
 	}
@@ -82,18 +87,48 @@ func Refuse(err error, cause string, scope []string, owner string, conflicts []C
 	case cause == RefusedOwnership:
 		for _, c := range conflicts {
 			reason, fix := c.text()
-			refused = append(refused, Refused{Cause: cause, Vhost: c.Vhost, Object: kindLabel(c.Kind) + " " + shownName(c.Kind, c.Name),
+			refused = append(refused, Refused{Cause: cause, Vhost: c.Vhost, Kind: c.Kind, Name: c.Name, Object: kindLabel(c.Kind) + " " + shownName(c.Kind, c.Name),
 				Pos: c.Pos, Reason: strings.TrimPrefix(reason, whereOf(c.Pos)), Fix: fix, Owners: slices.Clone(c.Owners)})
 		}
 	case errors.As(err, &re):
+		at := refsAt(desired)
 		for _, r := range re.Refusals {
-			refused = append(refused, Refused{Cause: cause, Vhost: r.Vhost, Object: r.Object, Key: r.Key, Pos: r.Pos, Reason: r.Reason, Fix: r.Fix})
+			ref, _ := refAt(at, r)
+			refused = append(refused, Refused{Cause: cause, Vhost: r.Vhost, Kind: ref.Kind, Name: ref.Name, Object: r.Object, Key: r.Key, Pos: r.Pos, Reason: r.Reason, Fix: r.Fix})
 		}
 	}
 	if len(refused) == 0 {
 		return err
 	}
-	return &RefusedError{Plan: &Plan{FormatVersion: FormatVersion, Vhosts: scope, Owner: owner, Refusals: refused}, Err: err}
+	return &RefusedError{Plan: &Plan{FormatVersion: FormatVersion, Vhosts: desired.VhostNames(), Owner: desired.Owner, Refusals: refused}, Err: err}
+}
+
+// refsAt are the objects a plan of t would name, by where t declares
+// each.
+func refsAt(t *topology.Topology) map[topology.Pos][]ObjectRef {
+	out := map[topology.Pos][]ObjectRef{}
+	for _, c := range Diff(t, Current{}).Changes {
+		if !c.Pos.IsZero() {
+			out[c.Pos] = append(out[c.Pos], c.Ref())
+		}
+	}
+	return out
+}
+
+// refAt is the object refusal r is of: the one object of its vhost
+// declared where r says, of the kind r names it by; false when there is
+// not exactly one.
+func refAt(at map[topology.Pos][]ObjectRef, r rmqversion.Refusal) (ObjectRef, bool) {
+	var found []ObjectRef
+	for _, ref := range at[r.Pos] {
+		if ref.Vhost == r.Vhost && strings.HasPrefix(r.Object, kindLabel(ref.Kind)+" ") {
+			found = append(found, ref)
+		}
+	}
+	if len(found) != 1 {
+		return ObjectRef{}, false
+	}
+	return found[0], true
 }
 
 // whereOf is the prefix a conflict's reason starts with: its place in the
@@ -114,7 +149,7 @@ func (p *Plan) AllRefusals() []Refused {
 	}
 	for _, r := range p.Preflight.Refusals {
 		for _, o := range r.Objects {
-			out = append(out, Refused{Cause: RefusedPreflight, Vhost: o.Vhost, Object: fmt.Sprintf("%s %s", kindLabel(o.Kind), shownName(o.Kind, o.Name)),
+			out = append(out, Refused{Cause: RefusedPreflight, Vhost: o.Vhost, Kind: o.Kind, Name: o.Name, Object: fmt.Sprintf("%s %s", kindLabel(o.Kind), shownName(o.Kind, o.Name)),
 				Pos: o.Pos, Reason: r.Reason})
 		}
 	}

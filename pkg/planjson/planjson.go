@@ -260,8 +260,12 @@ type RefAt struct {
 type Refused struct {
 	// Cause is why, as a stable code: version, broker_state, ownership,
 	// deleted_end, vhost_limits, preflight.
-	Cause  string `json:"cause"`
-	Vhost  string `json:"vhost"`
+	Cause string `json:"cause"`
+	Vhost string `json:"vhost"`
+	// Kind and Name name the object as a change does; absent when the
+	// refusal is of no one object of the plan.
+	Kind   string `json:"kind,omitempty"`
+	Name   string `json:"name,omitempty"`
 	Object string `json:"object"`
 	// Key is what of the object is refused; absent when the whole
 	// object is.
