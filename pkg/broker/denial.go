@@ -119,7 +119,7 @@ func policyVerb(method string) string {
 }
 
 func (c *Client) noVhostAccess(vhost string) string {
-	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", c.user, vhost, shellQuote(vhost), shellQuote(c.user))
+	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", c.user, vhost, ShellQuote(vhost), ShellQuote(c.user))
 }
 
 func lacks(user, vhost string, n need) string {
@@ -264,8 +264,8 @@ func splitPath(p string) []string {
 	return out
 }
 
-// shellQuote quotes s for a shell command line when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a shell command line when it needs it.
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/@") == "" {
 		return s
 	}

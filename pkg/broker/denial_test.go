@@ -41,8 +41,8 @@ func TestSplitPath(t *testing.T) {
 func TestShellQuote(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"deploy": "deploy", "/": "/", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

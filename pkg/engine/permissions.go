@@ -275,20 +275,12 @@ func lackLine(user, vh string, m broker.Need, by []permWant) string {
 func permissionsFix(user string, vhosts []string, topic map[string]bool) string {
 	var cmds []string
 	for _, vh := range vhosts {
-		cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", shellWord(vh), shellWord(user)))
+		cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", broker.ShellQuote(vh), broker.ShellQuote(user)))
 		if topic[vh] {
-			cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_topic_permissions -p %s %s EXCHANGE WRITE READ", shellWord(vh), shellWord(user)))
+			cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_topic_permissions -p %s %s EXCHANGE WRITE READ", broker.ShellQuote(vh), broker.ShellQuote(user)))
 		}
 	}
 	return fmt.Sprintf("RabbitMQ shows a user that is not an administrator none of its own permissions, so mqctl asked the broker with operations that change nothing. An administrator can extend the regexps to match these names (%s), or the apply can run as a user that has them; or leave these objects out of the file.", strings.Join(cmds, "; "))
-}
-
-// shellWord quotes s for a shell command line when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // permissionWants lists, per vhost, the permissions p's exchanges, queues
