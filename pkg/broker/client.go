@@ -354,6 +354,12 @@ type request struct {
 	// answers503: a 503 is the endpoint's answer (a health check that
 	// failed), not a node in trouble: it is not tried again.
 	answers503 bool
+	// answers500: a 500 is the endpoint's answer (RabbitMQ failing the
+	// same way at every try), not a node in trouble: it is not tried again.
+	answers500 bool
+	// out503, when not nil, takes a 503's JSON answer (a health check
+	// that failed lists what failed): do then returns no error.
+	out503 any
 }
 
 // at is the endpoint r went to, for messages.
@@ -402,10 +408,18 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 	if err != nil {
 		return c.transportError(ctx, r, err), classifyTransport(ctx, err), transportDetail(err, c.timeout)
 	}
+	answer := resp.Body
 	defer func() {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
+		_, _ = io.Copy(io.Discard, io.LimitReader(answer, maxErrorBody))
+		answer.Close()
 	}()
+	if resp.StatusCode == http.StatusServiceUnavailable && r.out503 != nil {
+		raw, _ := io.ReadAll(resp.Body)
+		if json.Unmarshal(raw, r.out503) == nil {
+			return nil, failNone, ""
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+	}
 	if resp.StatusCode >= 300 {
 		return c.refused(ctx, r, resp)
 	}
@@ -471,7 +485,7 @@ func (c *Client) refused(ctx context.Context, r *request, resp *http.Response) (
 	if eb.Reason = reasonOf(eb.RawReason); bad != nil || (eb.Error == "" && eb.Reason == "") {
 		eb.Reason = summarise(raw)
 	}
-	if retryableStatus(resp.StatusCode) && !(r.answers503 && resp.StatusCode == http.StatusServiceUnavailable) {
+	if retryableStatus(resp.StatusCode) && !(r.answers503 && resp.StatusCode == http.StatusServiceUnavailable) && !(r.answers500 && resp.StatusCode == http.StatusInternalServerError) {
 		e := c.apiError(r, resp.StatusCode, eb, false)
 		var ae *APIError
 		reason := http.StatusText(resp.StatusCode)

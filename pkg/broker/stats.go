@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -42,12 +43,16 @@ type QueueActivity struct {
 	Node    string
 	Members []string
 	Online  []string
+	// NoLeader is true when the listing gives a quorum queue's leader as
+	// null: RabbitMQ 3.10 does when no Raft server runs on the node its
+	// record names as leader (rmqversion ListsLiveLeader).
+	NoLeader bool
 }
 
 // activityColumns are the fields ListQueueActivity reads; nested
 // message_stats fields are named with dots (RabbitMQ 3.10 accepts them).
 const activityColumns = "name,type,state,messages,messages_ready,messages_unacknowledged,messages_delayed,messages_dlx,consumers," +
-	"message_stats.publish_details.rate,message_stats.deliver_get_details.rate,node,members,online"
+	"message_stats.publish_details.rate,message_stats.deliver_get_details.rate,node,members,online,leader"
 
 type rateJSON struct {
 	Rate float64 `json:"rate"`
@@ -56,17 +61,20 @@ type rateJSON struct {
 // activityJSON is a queue of a listing of its statistics; a listing
 // gives the columns it asks for.
 type activityJSON struct {
-	Name     string   `json:"name"`
-	Type     string   `json:"type"`
-	State    string   `json:"state"`
-	Node     string   `json:"node"`
-	Members  []string `json:"members"`
-	Online   []string `json:"online"`
-	Messages *int64   `json:"messages"`
-	Ready    *int64   `json:"messages_ready"`
-	Unacked  *int64   `json:"messages_unacknowledged"`
-	Delayed  *int64   `json:"messages_delayed"`
-	Dlx      *int64   `json:"messages_dlx"`
+	Name    string   `json:"name"`
+	Type    string   `json:"type"`
+	State   string   `json:"state"`
+	Node    string   `json:"node"`
+	Members []string `json:"members"`
+	Online  []string `json:"online"`
+	// Leader is a quorum queue's leader, null (RawMessage "null") where
+	// the broker names none.
+	Leader   json.RawMessage `json:"leader"`
+	Messages *int64          `json:"messages"`
+	Ready    *int64          `json:"messages_ready"`
+	Unacked  *int64          `json:"messages_unacknowledged"`
+	Delayed  *int64          `json:"messages_delayed"`
+	Dlx      *int64          `json:"messages_dlx"`
 	// ReadyBytes are the bytes of the ready messages (a length limit in
 	// bytes counts them).
 	ReadyBytes *int64 `json:"message_bytes_ready"`
@@ -120,7 +128,7 @@ func (c *Client) ListQueueActivity(ctx context.Context, vhost string) ([]QueueAc
 		a := QueueActivity{
 			Name: q.Name, Type: q.Type, State: q.State, Known: q.Messages != nil, Delayed: q.Delayed, DeadLettering: q.Dlx,
 			PublishRate: q.MessageStats.Publish.Rate, DeliverRate: q.MessageStats.DeliverGet.Rate,
-			Node: q.Node, Members: q.Members, Online: q.Online,
+			Node: q.Node, Members: q.Members, Online: q.Online, NoLeader: string(q.Leader) == "null",
 		}
 		for _, f := range []struct {
 			dst *int64

@@ -211,7 +211,7 @@ func row(q Queue, extra []extraColumn) []string {
 	for _, p := range q.Problems {
 		notes = append(notes, p.Message)
 	}
-	if q.Present && !q.Known && !q.Unreachable {
+	if q.Present && !q.Known && !q.Unreachable && q.Stopped == nil {
 		notes = append(notes, "no statistics from the broker yet")
 	}
 	return append(cells, strings.Join(notes, "; "))

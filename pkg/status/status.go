@@ -46,6 +46,7 @@ const (
 	KindDeadLettering Kind = "dead-lettering" // a queue holds dead letters its dead-letter exchange has not taken (an alert when it routes them to no queue)
 	KindNotRunning    Kind = "not-running"    // the broker reports the queue down (its node), without a majority, crashed, …
 	KindMemberDown    Kind = "member-down"    // a quorum queue or stream runs with some of its members down
+	KindNoRaftServer  Kind = "no-raft-server" // a quorum queue no Raft server runs for: it nacks every publish, and no listing says so
 	KindLinkDown      Kind = "link-down"      // a shovel or a federation link does not run
 	KindLinkUnknown   Kind = "link-unknown"   // the broker reports no state of links (no management plugin)
 )
@@ -97,6 +98,9 @@ type Queue struct {
 	Node    string
 	Members []string
 	Online  []string
+	// Stopped is set for a quorum queue no Raft server runs for (the
+	// broker lists it as running all the same).
+	Stopped *broker.Stopped
 	// Unreachable is true while the broker cannot serve the queue: a
 	// classic queue whose home node is down, a quorum queue or stream
 	// without a majority of its members online. Its messages are then
@@ -237,6 +241,15 @@ type Options struct {
 	StatsWait time.Duration
 	// Poll is the pause between two listings (default 250ms).
 	Poll time.Duration
+	// Stopped are the declared quorum queues no Raft server runs for, by
+	// vhost: Collect asks a Lister that is a RaftChecker.
+	Stopped map[string]map[string]broker.Stopped
+}
+
+// RaftChecker tells which quorum queues of a vhost no Raft server runs
+// for (broker.Client does), from the vhost's listing.
+type RaftChecker interface {
+	StoppedQuorumQueues(ctx context.Context, vhost string, rows []broker.QueueActivity, names []string) (map[string]broker.Stopped, error)
 }
 
 // Collect lists the queues of every vhost of t (one request per vhost)
@@ -248,8 +261,12 @@ func Collect(ctx context.Context, t *topology.Topology, src Lister, opts Options
 	}
 	deadline := time.Now().Add(opts.StatsWait)
 	live := map[string][]broker.QueueActivity{}
+	rc, checks := src.(RaftChecker)
+	if checks {
+		opts.Stopped = map[string]map[string]broker.Stopped{}
+	}
 	for _, name := range t.VhostNames() {
-		for {
+		for first := true; ; first = false {
 			list, err := src.ListQueueActivity(ctx, name)
 			if errors.Is(err, broker.ErrVhostNotFound) {
 				break
@@ -258,7 +275,16 @@ func Collect(ctx context.Context, t *topology.Topology, src Lister, opts Options
 				return nil, err
 			}
 			live[name] = list
-			if !pending(t.Vhosts[name], list) || !time.Now().Before(deadline) {
+			if checks && first {
+				// Asked once: a queue no Raft server runs for reports no
+				// statistics to wait for.
+				stopped, err := rc.StoppedQuorumQueues(ctx, name, list, t.Vhosts[name].QueueNames())
+				if err != nil {
+					return nil, err
+				}
+				opts.Stopped[name] = stopped
+			}
+			if !pending(t.Vhosts[name], list, opts.Stopped[name]) || !time.Now().Before(deadline) {
 				break
 			}
 			select {
@@ -523,10 +549,12 @@ func linkProblems(l Link, stopped string) []Problem {
 }
 
 // pending reports whether a queue v declares exists in list without
-// statistics.
-func pending(v *topology.Vhost, list []broker.QueueActivity) bool {
+// statistics, and may report some (it is neither unreachable nor
+// stopped).
+func pending(v *topology.Vhost, list []broker.QueueActivity, stopped map[string]broker.Stopped) bool {
 	for _, a := range list {
-		if _, declared := v.Queues[a.Name]; declared && !a.Known && !unreachable(a) {
+		_, dead := stopped[a.Name]
+		if _, declared := v.Queues[a.Name]; declared && !a.Known && !unreachable(a) && !dead {
 			return true
 		}
 	}
@@ -562,8 +590,11 @@ func Build(t *topology.Topology, live map[string][]broker.QueueActivity, opts Op
 				q.Messages, q.Ready, q.Unacked, q.Delayed, q.DeadLettering, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Delayed, a.DeadLettering, a.Consumers
 				q.PublishRate, q.DeliverRate = a.PublishRate, a.DeliverRate
 				q.Node, q.Members, q.Online, q.Unreachable = a.Node, a.Members, a.Online, unreachable(a)
+				if s, ok := opts.Stopped[vname][qname]; ok {
+					q.Stopped = &s
+				}
 			}
-			q.Problems = problems(&q, vs.Missing, unrouted[vname][qname])
+			q.Problems = problems(vname, &q, vs.Missing, unrouted[vname][qname])
 			vs.Queues = append(vs.Queues, q)
 		}
 		r.Vhosts = append(r.Vhosts, vs)
@@ -729,9 +760,9 @@ func unroutedDeadLetters(t *topology.Topology, live map[string][]broker.QueueAct
 	return out
 }
 
-// problems finds what needs attention in q; unrouted is lint's finding
-// that the file routes q's dead letters to no queue (zero: none).
-func problems(q *Queue, vhostMissing bool, unrouted lint.Finding) []Problem {
+// problems finds what needs attention in q of vhost; unrouted is lint's
+// finding that the file routes q's dead letters to no queue (zero: none).
+func problems(vhost string, q *Queue, vhostMissing bool, unrouted lint.Finding) []Problem {
 	out := []Problem{}
 	if !q.Present {
 		msg := "missing on the broker (run mqctl apply)"
@@ -740,7 +771,14 @@ func problems(q *Queue, vhostMissing bool, unrouted lint.Finding) []Problem {
 		}
 		return append(out, Problem{KindMissing, Alert, msg})
 	}
-	if p, ok := placementProblem(q); ok {
+	if q.Stopped != nil {
+		// No listing says so; what it counted last is all it holds.
+		var last *int64
+		if q.Known {
+			last = &q.Messages
+		}
+		out = append(out, Problem{KindNoRaftServer, Alert, q.Stopped.Advice(vhost, q.Name, last)})
+	} else if p, ok := placementProblem(q); ok {
 		out = append(out, p)
 	} else if badState(q.State) {
 		out = append(out, Problem{KindNotRunning, Warning, fmt.Sprintf("the broker reports the queue %s", q.State)})
@@ -770,8 +808,9 @@ func problems(q *Queue, vhostMissing bool, unrouted lint.Finding) []Problem {
 	// messages whoever reads them: only a working queue wants a consumer,
 	// for the messages one can take: ready, unacknowledged and held back
 	// for a delayed retry (ready again once their wait ends), not the dead
-	// letters waiting for the dead-letter exchange, which no consumer gets.
-	if n := forConsumers(q); q.Role == topology.RoleWorking && q.Type != topology.QueueStream && n > 0 && q.Consumers == 0 {
+	// letters waiting for the dead-letter exchange, which no consumer gets;
+	// and none while no Raft server runs for it, which none could get.
+	if n := forConsumers(q); q.Role == topology.RoleWorking && q.Type != topology.QueueStream && q.Stopped == nil && n > 0 && q.Consumers == 0 {
 		out = append(out, Problem{KindNoConsumers, Warning, fmt.Sprintf("%s, no consumers", plural(n, "message"))})
 	}
 	return out

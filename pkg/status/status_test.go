@@ -452,3 +452,56 @@ func TestNodeDown(t *testing.T) {
 		})
 	}
 }
+
+// TestStoppedQuorumQueue: a quorum queue no Raft server runs for is an
+// alert, whatever the listing says (running, with statistics or none), in
+// place of the listing's state; its advice follows what its log holds:
+// delete and apply again only where it holds nothing.
+func TestStoppedQuorumQueue(t *testing.T) {
+	top := load(t, "queues:\n  q: { type: quorum }\n")
+	for _, c := range []struct {
+		name    string
+		row     broker.QueueActivity
+		stopped broker.Stopped
+		want    []string // in the problem's message
+		not     []string
+	}{
+		{"no log, no statistics", broker.QueueActivity{Name: "q", Type: "quorum", State: "running"},
+			broker.Stopped{Log: broker.LogNone, How: "x"},
+			[]string{"no Raft server runs for it", "holds nothing", "rabbitmqctl delete_queue --vhost / q", "run mqctl apply"}, []string{"Do not delete"}},
+		{"log kept", broker.QueueActivity{Name: "q", Type: "quorum", State: "running", Known: true, Messages: 3, Ready: 3},
+			broker.Stopped{Log: broker.LogKept, How: "x"},
+			[]string{"3 messages when it last counted", "Do not delete it", "restart_server"}, []string{"delete_queue"}},
+		{"log unknown, listed down (3.10)", broker.QueueActivity{Name: "q", Type: "quorum", State: "down", Known: true},
+			broker.Stopped{Log: broker.LogUnknown, How: "x"},
+			[]string{"restart_server", "name_not_registered", "delete_queue"}, []string{"reports the queue down"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := Build(top, map[string][]broker.QueueActivity{"/": {c.row}}, Options{Stopped: map[string]map[string]broker.Stopped{"/": {"q": c.stopped}}})
+			if got := problemKinds(r); !slices.Equal(got, []string{"q: no-raft-server/alert"}) {
+				t.Fatalf("problems %v, want only q: no-raft-server/alert", got)
+			}
+			if r.OK() {
+				t.Error("the check passes; want it to fail")
+			}
+			msg := r.Vhosts[0].Queues[0].Problems[0].Message
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message lacks %q: %s", w, msg)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(msg, w) {
+					t.Errorf("message has %q: %s", w, msg)
+				}
+			}
+			var b strings.Builder
+			if err := WriteText(&b, r, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(b.String(), "no statistics from the broker yet") {
+				t.Errorf("text waits for statistics that never come:\n%s", b.String())
+			}
+		})
+	}
+}

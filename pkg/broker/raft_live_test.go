@@ -1,0 +1,124 @@
+package broker_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestStoppedQuorumQueuesAgainstBroker: a quorum queue no Raft server runs
+// for is listed as running by 4.0.5 and 4.3.6 (with its leader and every
+// member online), yet nacks every publish; StoppedQuorumQueues finds it.
+// Two such queues are made the way RabbitMQ leaves them: "stopped" with
+// its server stopped (ra:stop_server: its log, and the message in it,
+// stay on disk) and "never" with its server gone (ra:force_delete_server:
+// what a declaration cut off before the servers' start leaves, as an
+// apply killed mid-way does). Each version answers:
+//   - 4.3.6: Raft State noproc on every member; "never" with no log.
+//   - 4.0.5: "stopped" as 4.3.6; the status of "never" fails (500): its
+//     log unknown (it reported statistics before its server went; one
+//     that never did, as after a cut declaration, has no log).
+//   - 3.10.8: no status endpoint; both are listed with no leader, their
+//     logs unknown.
+func TestStoppedQuorumQueuesAgainstBroker(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	c := connect(t, b)
+	for _, n := range []string{"running", "stopped", "never"} {
+		if err := c.DeclareQueue(t.Context(), vh, &topology.Queue{Name: n, Type: topology.QueueQuorum, Durable: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := b.Channel(t, vh)
+	if err := ch.Publish("", "stopped", false, false, amqp.Publishing{Body: []byte("kept"), DeliveryMode: amqp.Persistent}); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the message to be counted, so that "stopped" has
+	// statistics and a log entry.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := c.QueueStatsNow(t.Context(), vh, "stopped")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Known && st.Messages == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queue stopped: statistics never counted its message: %+v", st)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	ra := func(q, call string) {
+		t.Helper()
+		expr := fmt.Sprintf(`{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"%s">>,queue,<<"%s">>)), %s.`, vh, q, call)
+		if err := b.Ctl("eval", expr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ra("stopped", "rabbit_quorum_queue:stop_server(amqqueue:get_pid(Q))")
+	ra("never", "ra:force_delete_server(quorum_queues, amqqueue:get_pid(Q))")
+
+	rows, err := c.ListQueueActivity(t.Context(), vh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.StoppedQuorumQueues(t.Context(), vh, rows, []string{"running", "stopped", "never"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := map[string]broker.RaftLog{}
+	for n, s := range got {
+		logs[n] = s.Log
+	}
+	var want map[string]broker.RaftLog
+	switch b.Version().Line() {
+	case "3.10":
+		want = map[string]broker.RaftLog{"stopped": broker.LogUnknown, "never": broker.LogUnknown}
+	case "4.0":
+		want = map[string]broker.RaftLog{"stopped": broker.LogKept, "never": broker.LogUnknown}
+	default: // 4.3
+		want = map[string]broker.RaftLog{"stopped": broker.LogKept, "never": broker.LogNone}
+	}
+	if diff := cmp.Diff(want, logs); diff != "" {
+		t.Errorf("RabbitMQ %s: stopped quorum queues (-want +got):\n%s\n%+v", b.Version(), diff, got)
+	}
+	// The advice's restart is the fix that keeps the message: run as
+	// given, "stopped" delivers it again.
+	if s, ok := got["stopped"]; ok {
+		adv := s.Advice(vh, "stopped", nil)
+		i := strings.Index(adv, "rabbitmqctl eval '")
+		if i < 0 {
+			t.Fatalf("advice names no restart: %s", adv)
+		}
+		expr := adv[i+len("rabbitmqctl eval '"):]
+		expr = expr[:strings.Index(expr, "'")]
+		if err := b.Ctl("eval", expr); err != nil {
+			t.Fatal(err)
+		}
+		var msg string
+		for deadline := time.Now().Add(30 * time.Second); msg == "" && time.Now().Before(deadline); {
+			d, ok, err := ch.Get("stopped", true)
+			if err != nil {
+				t.Fatalf("basic.get after the restart: %v", err)
+			}
+			if ok {
+				msg = string(d.Body)
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		if msg != "kept" {
+			t.Errorf("after the advice's restart, queue stopped gave %q, want the message it held (kept)", msg)
+		}
+	}
+}
