@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,4 +111,24 @@ func ThrowawayHolding(c *broker.Client, maxLength int64) string {
 		}
 	}
 	return ""
+}
+
+// BreakQuorumQueue leaves quorum queue q of vhost without a running Raft
+// server, as RabbitMQ leaves one whose servers stop for good or whose
+// declaration was cut off: with keepLog its server is stopped
+// (ra:stop_server: its log, and what it held, stay on disk, and
+// rabbit_quorum_queue:restart_server starts it again), else deleted
+// (ra:force_delete_server: no server and no log, as a declaration cut off
+// before the servers' start leaves it). The broker still lists the queue.
+func (b *Broker) BreakQuorumQueue(t testing.TB, vhost, q string, keepLog bool) {
+	t.Helper()
+	call := "ra:force_delete_server(quorum_queues, amqqueue:get_pid(Q))"
+	if keepLog {
+		call = "rabbit_quorum_queue:stop_server(amqqueue:get_pid(Q))"
+	}
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	expr := fmt.Sprintf(`{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"%s"/utf8>>,queue,<<"%s"/utf8>>)), %s.`, esc.Replace(vhost), esc.Replace(q), call)
+	if err := b.Ctl("eval", expr); err != nil {
+		t.Fatalf("stop the Raft server of quorum queue %q in vhost %q: %v", q, vhost, err)
+	}
 }

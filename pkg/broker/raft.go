@@ -244,9 +244,9 @@ func (s Stopped) Advice(vhost, name string, messages *int64) string {
 		return fmt.Sprintf("no Raft server runs for it (%s; check: %s): %s; with no Raft log it holds nothing (RabbitMQ leaves a quorum queue so when its declaration is cut off, as by an apply killed mid-way). mqctl apply does not repair it (the queue exists, as the file says): delete it (%s) and run mqctl apply to declare it again; the bindings the file gives it come back, one made outside the file does not",
 			s.How, check, effect, del)
 	case LogKept:
-		held := "what it held"
+		held := "the messages it held"
 		if messages != nil {
-			held = fmt.Sprintf("what it held (%s when it last counted)", plural(*messages, "message"))
+			held = fmt.Sprintf("the messages it held (%s when it last counted)", plural(*messages, "message"))
 		}
 		return fmt.Sprintf("no Raft server runs for it (%s; check: %s): %s; its Raft log on disk keeps %s. Do not delete it, which loses them, and mqctl apply does not repair it: start its Raft servers again, which keeps them (%s: [ok] for each member)",
 			s.How, check, effect, held, restart)

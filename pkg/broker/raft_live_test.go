@@ -1,7 +1,6 @@
 package broker_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -58,15 +57,8 @@ func TestStoppedQuorumQueuesAgainstBroker(t *testing.T) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	ra := func(q, call string) {
-		t.Helper()
-		expr := fmt.Sprintf(`{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"%s">>,queue,<<"%s">>)), %s.`, vh, q, call)
-		if err := b.Ctl("eval", expr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ra("stopped", "rabbit_quorum_queue:stop_server(amqqueue:get_pid(Q))")
-	ra("never", "ra:force_delete_server(quorum_queues, amqqueue:get_pid(Q))")
+	b.BreakQuorumQueue(t, vh, "stopped", true)
+	b.BreakQuorumQueue(t, vh, "never", false)
 
 	rows, err := c.ListQueueActivity(t.Context(), vh)
 	if err != nil {

@@ -88,6 +88,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 		e.note("%v; the messages at stake shown come from the management API's statistics, which lag by a few seconds", exactErr)
 	}
 	e.notePolicyLosses(ctx, p, l)
+	e.noteStoppedQuorumQueues(ctx, desired, p, l)
 	res := &PlanResult{Plan: p}
 	if opts.Preflight {
 		amqpURL, err := e.amqpURL(ctx)

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// noteStoppedQuorumQueues notes each quorum queue desired declares, the
+// broker has and p leaves in place (neither deletes nor replaces), for
+// which no Raft server runs (broker.StoppedQuorumQueues): the broker lists
+// it as running, it nacks every publish, and the diff finds it as the file
+// says, so apply does nothing for it. The note says how to check it and
+// the fix that loses nothing. A vhost whose queues the broker will not
+// tell about gets a note saying so: the plan does not depend on it.
+func (e *Engine) noteStoppedQuorumQueues(ctx context.Context, desired *topology.Topology, p *plan.Plan, l *Live) {
+	replaced := map[queueRef]bool{}
+	for _, ch := range p.Changes {
+		if ch.Kind == plan.KindQueue && ch.RisksMessages() {
+			replaced[queueRef{ch.Vhost, ch.Name}] = true
+		}
+	}
+	for _, vh := range desired.VhostNames() {
+		var names []string
+		for _, name := range desired.Vhosts[vh].QueueNames() {
+			if typ, ok := brokerQueueType(l, queueRef{vh, name}); ok && typ == topology.QueueQuorum && !replaced[queueRef{vh, name}] {
+				names = append(names, name)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		rows, err := e.stoppedRows(ctx, vh, names)
+		if err == nil {
+			var stopped map[string]broker.Stopped
+			if stopped, err = e.c.StoppedQuorumQueues(ctx, vh, rows, names); err == nil {
+				for _, name := range names {
+					if s, ok := stopped[name]; ok {
+						var last *int64
+						for _, r := range rows {
+							if r.Name == name && r.Known {
+								last = &r.Messages
+							}
+						}
+						e.note("queue %q in vhost %q: %s", name, vh, s.Advice(vh, name, last))
+					}
+				}
+				continue
+			}
+		}
+		e.note("mqctl could not check whether the Raft servers of the quorum queues of vhost %q run (%v): one that has none takes no message, and apply does not repair it; mqctl status reports it", vh, err)
+	}
+}
+
+// stoppedRows are the listing rows StoppedQuorumQueues reads for the
+// quorum queues names of vhost: the queue listing where the version needs
+// it (before 4.1: its statistics tell a queue that never ran, 3.10 its
+// leader), else rows made from names (4.1+ asks its health check).
+func (e *Engine) stoppedRows(ctx context.Context, vhost string, names []string) ([]broker.QueueActivity, error) {
+	if !e.c.RabbitMQVersion().LeaderHealthCheck() {
+		return e.c.ListQueueActivity(ctx, vhost)
+	}
+	rows := make([]broker.QueueActivity, 0, len(names))
+	for _, n := range slices.Sorted(slices.Values(names)) {
+		rows = append(rows, broker.QueueActivity{Name: n, Type: topology.QueueQuorum})
+	}
+	return rows, nil
+}
