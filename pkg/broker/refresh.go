@@ -152,11 +152,14 @@ var ErrNotRefreshed = errors.New("statistics not refreshed")
 // during the declaration (rabbit_quorum_queue:start_cluster writes the
 // queue's record, then starts its servers, in the request's process, which
 // the management API ends with the request): an apply killed, timed out
-// or cut from the network (kill -9 mid-apply, 4.3.6). Such a queue answers
-// a passive declare, refuses (nacks) every message published to it, and a
-// basic.get answers "noproc"; deleted, it goes, and declared again it
-// runs. It wraps ErrNotRefreshed.
-var ErrNotRunning = fmt.Errorf("its Raft server does not seem to run: a quorum queue whose declaration was cut off (a client declaring it through the management API went away during it: an apply killed, timed out or cut from the network) is left so by RabbitMQ, holds nothing, and refuses every message published to it; check it with rabbitmq-queues quorum_status, and delete it (the management UI, or rabbitmqctl delete_queue) for the next apply to declare it again: %w", ErrNotRefreshed)
+// or cut from the network (kill -9 mid-apply, 4.3.6); such a queue has no
+// Raft log and holds nothing. A queue whose servers stopped for good
+// (ra:stop_server, or crashing past their restart intensity) looks the
+// same, its log on disk keeping what it held. Either answers a passive
+// declare, refuses (nacks) every message published to it, and a basic.get
+// answers "noproc" (StoppedQuorumQueues tells them apart and Stopped.Advice
+// gives the fix for each). It wraps ErrNotRefreshed.
+var ErrNotRunning = fmt.Errorf("its Raft server does not seem to run: RabbitMQ leaves a quorum queue so when its declaration was cut off (a client declaring it through the management API went away during it: an apply killed, timed out or cut from the network), with nothing in it, or when its Raft servers stopped for good, its log on disk keeping what it held; it refuses every message published to it; check it with rabbitmq-queues quorum_status (Raft State noproc), and mqctl status for the fix that loses nothing: %w", ErrNotRefreshed)
 
 // refreshColumns are the columns CountAfterRefresh reads. A quorum queue
 // reports its reductions with every tick, the same moment as its depth, so

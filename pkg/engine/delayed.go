@@ -78,9 +78,17 @@ func (e *Engine) countHidden(ctx context.Context, p *plan.Plan, l *Live, o Apply
 	g.Wait()
 	slices.Sort(vhosts)
 	for _, vh := range vhosts {
-		if err := errs[vh]; errors.Is(err, broker.ErrNotRunning) {
-			return fmt.Errorf("nothing was changed: mqctl could not count the messages of the quorum queues it would delete or replace in vhost %q that a passive declare does not see (dead letters waiting for their dead-letter exchange, and on RabbitMQ 4.3 messages waiting for a delayed retry): %v: %w", vh, err, apply.ErrRefused)
-		} else if err != nil {
+		if err := errs[vh]; err != nil {
+			// A queue no Raft server runs for never refreshes: what it
+			// holds, and the fix that loses nothing, are the broker's to
+			// tell, and another apply would not count it either.
+			names := make([]string, len(perVhost[vh]))
+			for i, c := range perVhost[vh] {
+				names[i] = c.Name
+			}
+			if advice := e.stoppedAdvice(ctx, vh, names); advice != "" || errors.Is(err, broker.ErrNotRunning) {
+				return fmt.Errorf("nothing was changed: mqctl could not count the messages of the quorum queues it would delete or replace in vhost %q that a passive declare does not see (dead letters waiting for their dead-letter exchange, and on RabbitMQ 4.3 messages waiting for a delayed retry): %v%s: %w", vh, err, advice, apply.ErrRefused)
+			}
 			why := ""
 			if errors.Is(err, broker.ErrNotRefreshed) {
 				why = " (RabbitMQ refreshes them at each quorum queue's tick, quorum_tick_interval, and collects them every collect_statistics_interval: both must be well under 15 s, and the management plugin's metrics collector enabled)"

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -68,4 +71,23 @@ func (e *Engine) stoppedRows(ctx context.Context, vhost string, names []string) 
 		rows = append(rows, broker.QueueActivity{Name: n, Type: topology.QueueQuorum})
 	}
 	return rows, nil
+}
+
+// stoppedAdvice is, for the quorum queues names of vhost that no Raft
+// server runs for, what each holds and the fix that loses nothing
+// ("; queue "q": …" each), "" where the broker tells none.
+func (e *Engine) stoppedAdvice(ctx context.Context, vhost string, names []string) string {
+	rows, err := e.stoppedRows(ctx, vhost, names)
+	if err != nil {
+		return ""
+	}
+	stopped, err := e.c.StoppedQuorumQueues(ctx, vhost, rows, names)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(stopped)) {
+		fmt.Fprintf(&b, "; queue %q: %s", name, stopped[name].Advice(vhost, name, nil))
+	}
+	return b.String()
 }

@@ -1,12 +1,16 @@
 package engine_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -92,5 +96,74 @@ vhosts:
 				t.Errorf("RabbitMQ %s: the note on queue %s lacks %q: %s", f.b.Version(), q, w, n)
 			}
 		}
+	}
+}
+
+// TestApplyRefusalNamesStoppedQuorumQueue: an apply that would replace a
+// quorum queue no Raft server runs for, whose statistics therefore never
+// refresh, refuses before anything changes, and says for that queue what
+// it holds and the fix that loses nothing, not merely "delete it". The
+// queues dead-letter at least once, so that every version counts their
+// hidden messages before a replace. "a" is left with no Raft server nor
+// log (as a cut-off declaration leaves it), "b" runs. Each version's
+// advice for "a": 4.3.6 no log: holds nothing, delete and apply again;
+// 4.0.5 and 3.10.8 (its log unknown): restart its servers, or delete it
+// where that answers name_not_registered.
+func TestApplyRefusalNamesStoppedQuorumQueue(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	file := func(extra string) *topology.Topology {
+		return f.desired(`version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      dlx: { type: fanout }
+    queues:
+      dead:
+        bindings: [{ exchange: dlx }]
+      a: { type: quorum, arguments: { x-dead-letter-exchange: dlx, x-dead-letter-strategy: at-least-once, x-overflow: reject-publish` + extra + ` } }
+      b: { type: quorum, arguments: { x-dead-letter-exchange: dlx, x-dead-letter-strategy: at-least-once, x-overflow: reject-publish` + extra + ` } }
+`)
+	}
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: file("")}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Once "a" reported statistics: 3.10.8 lists a quorum queue that
+	// never did without a member online, which reads as no majority (the
+	// apply holds its replace back).
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		st, err := f.c.QueueStatsNow(ctx, f.vhost, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Known {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("queue a reported no statistics within 30s")
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	f.b.BreakQuorumQueue(t, f.vhost, "a", false)
+	_, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: file(", x-max-length: 100")}, engine.ApplyOptions{AllowReplace: true})
+	if !errors.Is(err, apply.ErrRefused) {
+		t.Fatalf("RabbitMQ %s: apply: %v; want a refusal", f.b.Version(), err)
+	}
+	want := []string{`queue "a"`, "no Raft server runs for it", "restart_server", "name_not_registered"}
+	if f.b.Version().Line() == "4.3" {
+		want = []string{`queue "a"`, "no Raft server runs for it", "holds nothing", "delete_queue"}
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("RabbitMQ %s: the refusal lacks %q: %v", f.b.Version(), w, err)
+		}
+	}
+	if strings.Contains(err.Error(), `queue "b": `) {
+		t.Errorf("RabbitMQ %s: the refusal has advice for queue b, which runs: %v", f.b.Version(), err)
+	}
+	// Nothing changed: b is still the queue of the first file.
+	if p := f.plan(file("")); len(changes(p)) != 0 {
+		t.Errorf("plan of the first file after the refusal: %v", changes(p))
 	}
 }
