@@ -132,3 +132,20 @@ func (b *Broker) BreakQuorumQueue(t testing.TB, vhost, q string, keepLog bool) {
 		t.Fatalf("stop the Raft server of quorum queue %q in vhost %q: %v", q, vhost, err)
 	}
 }
+
+// RestartQuorumQueueAnew deletes the Raft server of quorum queue q of
+// vhost and starts a new one the way a node's recovery does
+// (rabbit_quorum_queue:recover/2: ra:force_delete_server, then
+// rabbit_quorum_queue:recover starts a server from scratch and triggers
+// an election). RabbitMQ 4.3.6 elects it leader; 4.0.5 and 3.10.8 leave
+// it a follower at term 0, no leader ever elected, as a declaration cut
+// off between its servers' start and their election leaves one.
+func (b *Broker) RestartQuorumQueueAnew(t testing.TB, vhost, q string) {
+	t.Helper()
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	v, n := esc.Replace(vhost), esc.Replace(q)
+	expr := fmt.Sprintf(`{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"%s"/utf8>>,queue,<<"%s"/utf8>>)), ra:force_delete_server(quorum_queues, amqqueue:get_pid(Q)), rabbit_quorum_queue:recover(<<"%s"/utf8>>, [Q]), ok.`, v, n, v)
+	if err := b.Ctl("eval", expr); err != nil {
+		t.Fatalf("start anew the Raft server of quorum queue %q in vhost %q: %v", q, vhost, err)
+	}
+}

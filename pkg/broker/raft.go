@@ -23,6 +23,9 @@ type RaftMember struct {
 	// Log is true when the member has a Raft log: its "Last Log Index" is
 	// a number ("" when it never had a server, or its data is gone).
 	Log bool
+	// Term is the member's Raft term (nil where it reports none): 0 for a
+	// server that never took part in an election.
+	Term *int64
 }
 
 // raftMemberJSON is a member of the status endpoint's answer.
@@ -31,6 +34,7 @@ type raftMemberJSON struct {
 	State    string          `json:"Raft State"`
 	LastLog  json.RawMessage `json:"Last Log Index"`
 	LogIndex json.RawMessage `json:"Log Index"` // the name before 3.13
+	Term     json.RawMessage `json:"Term"`
 }
 
 // QuorumStatus reads the Raft servers of quorum queue name of vhost, one
@@ -53,6 +57,10 @@ func (c *Client) QuorumStatus(ctx context.Context, vhost, name string) ([]RaftMe
 		}
 		var n json.Number
 		out[i] = RaftMember{Node: r.Node, State: r.State, Log: json.Unmarshal(idx, &n) == nil}
+		var term int64
+		if json.Unmarshal(r.Term, &term) == nil {
+			out[i].Term = &term
+		}
 	}
 	return out, nil
 }
@@ -105,6 +113,14 @@ const (
 // it: the queue is there, as the file says.
 type Stopped struct {
 	Log RaftLog
+	// Unelected is true when its Raft servers run but never elected a
+	// leader (every member a follower at term 0: a declaration cut off
+	// between the servers' start and the election RabbitMQ triggers
+	// then; 4.0.5 and 3.10.8 also leave a server they start anew on
+	// recovery so). Such a queue has committed nothing; a publish waits
+	// for its confirm, and a basic.get for its answer, until a leader is
+	// elected or the client gives up.
+	Unelected bool
 	// How is how the broker told it.
 	How string
 }
@@ -201,6 +217,15 @@ func (c *Client) stoppedByStatus(ctx context.Context, vhost, name string, known 
 	if len(members) == 0 {
 		return Stopped{}, false, nil
 	}
+	unelected := true
+	for _, m := range members {
+		if m.State == "noproc" || m.State == "leader" || m.Term == nil || *m.Term != 0 {
+			unelected = false
+		}
+	}
+	if unelected {
+		return Stopped{Log: LogNone, Unelected: true, How: "every member reports a Raft term of 0 and none is leader"}, true, nil
+	}
 	log := LogNone
 	for _, m := range members {
 		if m.State != "noproc" {
@@ -239,6 +264,13 @@ func (s Stopped) Advice(vhost, name string, messages *int64) string {
 		erlangBinary(vhost), erlangBinary(name)))
 	const effect = "it refuses (nacks) every message published to it, so publishers lose what they do not publish again, and delivers none"
 	check := fmt.Sprintf("rabbitmq-queues quorum_status --vhost %s %s", ShellQuote(vhost), ShellQuote(name))
+	if s.Unelected {
+		elect := "rabbitmqctl eval " + ShellQuote(fmt.Sprintf(
+			"{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(%s,queue,%s)), [ra:trigger_election({element(1,amqqueue:get_pid(Q)),Node}) || Node <- rabbit_amqqueue:get_quorum_nodes(Q)].",
+			erlangBinary(vhost), erlangBinary(name)))
+		return fmt.Sprintf("no leader was ever elected for it (%s; check: %s): it takes no message and delivers none (a publish waits for its confirm, a basic.get for its answer, until the client gives up), and holds nothing. mqctl apply does not repair it: start an election, which loses nothing (%s: [ok] for each member)",
+			s.How, check, elect)
+	}
 	switch s.Log {
 	case LogNone:
 		return fmt.Sprintf("no Raft server runs for it (%s; check: %s): %s; with no Raft log it holds nothing (RabbitMQ leaves a quorum queue so when its declaration is cut off, as by an apply killed mid-way). mqctl apply does not repair it (the queue exists, as the file says): delete it (%s) and run mqctl apply to declare it again; the bindings the file gives it come back, one made outside the file does not",

@@ -47,6 +47,7 @@ const (
 	KindNotRunning    Kind = "not-running"    // the broker reports the queue down (its node), without a majority, crashed, …
 	KindMemberDown    Kind = "member-down"    // a quorum queue or stream runs with some of its members down
 	KindNoRaftServer  Kind = "no-raft-server" // a quorum queue no Raft server runs for: it nacks every publish, and no listing says so
+	KindNoLeader      Kind = "no-leader"      // a quorum queue whose Raft servers never elected a leader: it takes no message, and no listing says so
 	KindLinkDown      Kind = "link-down"      // a shovel or a federation link does not run
 	KindLinkUnknown   Kind = "link-unknown"   // the broker reports no state of links (no management plugin)
 )
@@ -777,7 +778,11 @@ func problems(vhost string, q *Queue, vhostMissing bool, unrouted lint.Finding) 
 		if q.Known {
 			last = &q.Messages
 		}
-		out = append(out, Problem{KindNoRaftServer, Alert, q.Stopped.Advice(vhost, q.Name, last)})
+		kind := KindNoRaftServer
+		if q.Stopped.Unelected {
+			kind = KindNoLeader
+		}
+		out = append(out, Problem{kind, Alert, q.Stopped.Advice(vhost, q.Name, last)})
 	} else if p, ok := placementProblem(q); ok {
 		out = append(out, p)
 	} else if badState(q.State) {

@@ -472,14 +472,21 @@ func TestStoppedQuorumQueue(t *testing.T) {
 		{"log kept", broker.QueueActivity{Name: "q", Type: "quorum", State: "running", Known: true, Messages: 3, Ready: 3},
 			broker.Stopped{Log: broker.LogKept, How: "x"},
 			[]string{"3 messages when it last counted", "Do not delete it", "restart_server"}, []string{"delete_queue"}},
+		{"never elected", broker.QueueActivity{Name: "q", Type: "quorum", State: "running"},
+			broker.Stopped{Log: broker.LogNone, Unelected: true, How: "x"},
+			[]string{"no leader was ever elected", "trigger_election", "holds nothing"}, []string{"delete_queue", "restart_server"}},
 		{"log unknown, listed down (3.10)", broker.QueueActivity{Name: "q", Type: "quorum", State: "down", Known: true},
 			broker.Stopped{Log: broker.LogUnknown, How: "x"},
 			[]string{"restart_server", "name_not_registered", "delete_queue"}, []string{"reports the queue down"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := Build(top, map[string][]broker.QueueActivity{"/": {c.row}}, Options{Stopped: map[string]map[string]broker.Stopped{"/": {"q": c.stopped}}})
-			if got := problemKinds(r); !slices.Equal(got, []string{"q: no-raft-server/alert"}) {
-				t.Fatalf("problems %v, want only q: no-raft-server/alert", got)
+			want := "q: no-raft-server/alert"
+			if c.stopped.Unelected {
+				want = "q: no-leader/alert"
+			}
+			if got := problemKinds(r); !slices.Equal(got, []string{want}) {
+				t.Fatalf("problems %v, want only %s", got, want)
 			}
 			if r.OK() {
 				t.Error("the check passes; want it to fail")
