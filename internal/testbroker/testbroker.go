@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -402,17 +403,52 @@ func Check(t testing.TB) func(*http.Response, error) {
 // of the repository (a clone testing against a broker started elsewhere)
 // this checkout's script addresses no running node, and what a test
 // could only undo with rabbitmqctl (a protected user) stayed behind.
+// The script runs with the variables of MQCTL_TEST_BROKER_ENV (scripts/broker
+// env pins the node there: version, port offset, folder, name, epmd): a
+// node started with MQCTL_PORT_OFFSET given on the command line was
+// otherwise addressed as the default node, which the script cannot reach
+// (another cookie), or reached another broker.
 func (b *Broker) Ctl(args ...string) error {
 	script := os.Getenv("MQCTL_TEST_BROKER_SCRIPT")
 	if script == "" {
 		_, here, _, _ := runtime.Caller(0)
 		script = filepath.Join(filepath.Dir(here), "..", "..", "scripts", "broker")
 	}
-	out, err := exec.Command(script, append([]string{"ctl"}, args...)...).CombinedOutput()
+	cmd := exec.Command(script, append([]string{"ctl"}, args...)...)
+	cmd.Env = append(os.Environ(), strings.Fields(os.Getenv("MQCTL_TEST_BROKER_ENV"))...)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s ctl %s: %w: %s", script, strings.Join(args, " "), err, bytes.TrimSpace(out))
 	}
 	return nil
+}
+
+// DeleteUser deletes user name, which a test made, and tells why when
+// it stays. A user tagged protected (RabbitMQ 4.2+), which the management
+// API neither changes nor deletes, first loses its tags through a
+// definitions import, which RabbitMQ applies to it (4.3.6), and where
+// that fails through rabbitmqctl (Ctl). A user that is not there is
+// deleted.
+func (b *Broker) DeleteUser(name string) error {
+	path := "users/" + url.PathEscape(name)
+	status, answer, err := b.API(http.MethodDelete, path, nil)
+	if err == nil && (status == http.StatusNoContent || status == http.StatusNotFound) {
+		return nil
+	}
+	why := []string{fmt.Sprintf("DELETE /api/%s: %d %s %v", path, status, bytes.TrimSpace(answer), err)}
+	untag, _ := json.Marshal(map[string]any{"users": []map[string]any{{"name": name, "password": "pw-" + randomHex(12), "tags": []string{}}}})
+	if status, answer, err := b.API(http.MethodPost, "definitions", untag); err != nil || status >= 300 {
+		why = append(why, fmt.Sprintf("take its tags off by a definitions import: %d %s %v", status, bytes.TrimSpace(answer), err))
+		if err := b.Ctl("set_user_tags", name); err != nil {
+			why = append(why, err.Error())
+		}
+	}
+	status, answer, err = b.API(http.MethodDelete, path, nil)
+	if err == nil && (status == http.StatusNoContent || status == http.StatusNotFound) {
+		return nil
+	}
+	why = append(why, fmt.Sprintf("DELETE /api/%s again: %d %s %v", path, status, bytes.TrimSpace(answer), err))
+	return fmt.Errorf("user %s stays on the broker: %s", name, strings.Join(why, "; "))
 }
 
 // UsersSection serialises, across every test process on this machine,

@@ -3,13 +3,17 @@ package testbroker
 import (
 	"fmt"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -187,5 +191,78 @@ func TestTLSEndpoints(t *testing.T) {
 	}
 	if got, want := x.AMQPSURL("u", "p@ss", "/"), "amqps://u:p%40ss@localhost:5676/%2F"; got != want {
 		t.Errorf("AMQPSURL = %q, want %q", got, want)
+	}
+}
+
+// Ctl addresses the node scripts/broker env was printed for, even when
+// the variables that chose it were given only to that command
+// (MQCTL_PORT_OFFSET=3000 scripts/broker env): it ran the script for the
+// default node, which it could not reach, and TestProtectedUser left its
+// user behind on a node started with a port offset.
+func TestCtlAddressesTheNodeOfEnv(t *testing.T) {
+	_, here, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(here), "..", "..", "scripts", "broker")
+	for _, tc := range []struct {
+		version, offset, want string
+	}{
+		{"4.3", "3000", "version=4.3 offset=3000 epmd=7370 dir=.broker"},
+		{"4.0", "1000", "version=4.0 offset=1000 epmd=5371 dir=.broker-4.0"},
+		{"3.10", "", "version=3.10 offset=0 epmd=4369 dir=.broker-3.10"},
+	} {
+		cmd := exec.Command(script, "env")
+		cmd.Env = append(os.Environ(), "MQCTL_RABBITMQ_VERSION="+tc.version, "MQCTL_PORT_OFFSET="+tc.offset,
+			"MQCTL_BROKER_DIR=", "MQCTL_EPMD_PORT=", "MQCTL_NODENAME=", "MQCTL_ROOTFS=")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("scripts/broker env: %v", err)
+		}
+		// What eval of the env's output leaves in the tests' environment.
+		t.Setenv("MQCTL_PORT_OFFSET", "")
+		t.Setenv("MQCTL_RABBITMQ_VERSION", "4.3")
+		for _, l := range strings.Split(string(out), "\n") {
+			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "export "), "="); ok && strings.HasPrefix(l, "export ") {
+				t.Setenv(k, strings.Trim(v, `"`))
+			}
+		}
+		// A stand-in for the script, saying which node it would address.
+		fake := filepath.Join(t.TempDir(), "broker")
+		if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"version=$MQCTL_RABBITMQ_VERSION offset=${MQCTL_PORT_OFFSET:-0} epmd=$MQCTL_EPMD_PORT dir=$(basename \"$MQCTL_BROKER_DIR\")\"\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("MQCTL_TEST_BROKER_SCRIPT", fake)
+		err = (&Broker{}).Ctl("status")
+		if err == nil || !strings.HasSuffix(err.Error(), ": "+tc.want) {
+			t.Errorf("MQCTL_RABBITMQ_VERSION=%s MQCTL_PORT_OFFSET=%s scripts/broker env, then Ctl: %v; want the script run for %s", tc.version, tc.offset, err, tc.want)
+		}
+	}
+}
+
+// DeleteUser deletes a user tagged protected, which RabbitMQ 4.2+ refuses
+// to change or delete through the management API, without rabbitmqctl
+// (the script here cannot reach the node); on 3.10 and 4.0 the tag
+// protects nothing.
+func TestDeleteProtectedUser(t *testing.T) {
+	b := New(t)
+	name := Name(t, "mqctl-test-user")
+	check(t, "create user "+name)(b.RH.PutUser(name, rabbithole.UserSettings{Password: "pw-" + randomHex(12), Tags: rabbithole.UserTags{"management", "protected"}}))
+	status, _, err := b.API(http.MethodDelete, "users/"+url.PathEscape(name), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refused := status == http.StatusBadRequest; refused != b.Version().AtLeast(4, 2) {
+		t.Errorf("RabbitMQ %s: DELETE of a protected user answered %d: want it refused (400) = %v", b.Version(), status, b.Version().AtLeast(4, 2))
+	}
+	if status != http.StatusNoContent {
+		t.Setenv("MQCTL_TEST_BROKER_SCRIPT", "/bin/false")
+		if err := b.DeleteUser(name); err != nil {
+			t.Fatalf("RabbitMQ %s: %v", b.Version(), err)
+		}
+	}
+	if _, err := b.RH.GetUser(name); err == nil {
+		t.Errorf("RabbitMQ %s: user %s is still there", b.Version(), name)
+		_ = b.Ctl("delete_user", name)
+	}
+	if err := b.DeleteUser(name); err != nil {
+		t.Errorf("DeleteUser of a user that is gone: %v", err)
 	}
 }

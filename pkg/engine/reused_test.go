@@ -367,13 +367,10 @@ func TestProtectedUser(t *testing.T) {
 	k := &kindRun{f: f, spec: kind.Spec{Kind: kind.User}, password: "pw-" + testbroker.Name(t, "k")}
 	name := f.vhost + "-p"
 	t.Cleanup(func() {
-		// A protected user is deleted with the tag taken off first (by
-		// rabbitmqctl where the API refuses).
-		_ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name)
-		if err := f.b.Ctl("set_user_tags", name); err != nil {
-			t.Logf("cleanup: %v", err)
+		// A protected user is deleted with the tag taken off first.
+		if err := f.b.DeleteUser(name); err != nil {
+			t.Errorf("cleanup: %v", err)
 		}
-		_ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name)
 	})
 	top := "users:\n  ${VHOST}-p: { password: \"${KIND_PASSWORD}\", tags: [management] }\n"
 	k.apply("{}\n", top)
