@@ -351,11 +351,17 @@ func (l *Lock) Inspect(queue string) (QueueState, error) {
 var ErrOutOfReach = errors.New("out of reach")
 
 // outOfReach reports whether a passive declare's NOT_FOUND says the queue
-// exists on a node that is down: 3.10 answers "home node … of durable queue
-// … is down or inaccessible", 4.0 "queue … process is stopped by
-// supervisor".
+// exists but cannot answer, which is every NOT_FOUND but "no queue '…' in
+// vhost '…'" (rabbit_amqqueue's not_found; the same text on 3.10, 4.0 and
+// 4.3): "home node … of durable queue … is down or inaccessible" (3.10, a
+// node down), "queue … process is stopped by supervisor" (4.0, the same),
+// "queue … has crashed and failed to restart", "failed to perform
+// operation on queue … due to timeout" (its process did not come back
+// within 60 s, as while its node restarts) and "…: its leader … may be
+// stopping or being demoted". Read as a queue that does not exist, those
+// counted no message at stake in a queue that holds some.
 func outOfReach(reason string) bool {
-	return strings.Contains(reason, "is down or inaccessible") || strings.Contains(reason, "process is stopped by supervisor")
+	return !strings.HasPrefix(strings.TrimPrefix(reason, "NOT_FOUND - "), "no queue '")
 }
 
 // StreamWait is how long InspectStream waits for a stream's first message.
