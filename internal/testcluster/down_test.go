@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqctl/mqctl/internal/testcluster"
 )
@@ -176,4 +179,114 @@ func TestStatusAndDLQWhileFirstNodeIsDown(t *testing.T) {
 			}
 		}
 	})
+}
+
+// replayFile: dead letters of a classic queue (cq, on c1, which declares
+// it) and of a quorum queue of 2 members (qq, c1 among them), in a quorum
+// DLQ of 3 members; the route of each also reaches keep (3 members).
+const replayFile = `version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      work: { type: direct }
+      dlx: { type: fanout }
+    queues:
+      cq:
+        arguments: { x-dead-letter-exchange: dlx }
+        bindings: [{ exchange: work, routing_key: c }]
+      qq:
+        type: quorum
+        arguments: { x-quorum-initial-group-size: 2, x-dead-letter-exchange: dlx }
+        bindings: [{ exchange: work, routing_key: q }]
+      keep:
+        type: quorum
+        arguments: { x-quorum-initial-group-size: 3 }
+        bindings: [{ exchange: work, routing_key: c }, { exchange: work, routing_key: q }]
+      dlq:
+        type: quorum
+        arguments: { x-quorum-initial-group-size: 3 }
+        bindings: [{ exchange: dlx }]
+`
+
+// TestReplayToQueuesOutOfReach stops c1, home of the classic queue cq
+// and one of the 2 members of the quorum queue qq, whose dead letters
+// wait in dlq. A replay published them: to cq the broker nacked the
+// publish (4.3.6) while keep, which the route reaches too, took a copy
+// (another at each run); to qq it left the publish unconfirmed, and the
+// replay stopped at the confirm timeout (30 s). It now refuses each
+// before publishing, naming the node or the members down and what to do,
+// and publishes nothing; once c1 is back the replay moves both.
+func TestReplayToQueuesOutOfReach(t *testing.T) {
+	c := testcluster.New(t)
+	ctx := context.Background()
+	all := c.ServerList(1, 2, 3)
+	r := newRunner(t, c, c.Vhost(t))
+	r.mustApply(all, replayFile)
+	qs, err := c.Queues(ctx, 1, r.vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := qs["cq"].Node; n != c.Node(1) {
+		t.Fatalf("classic queue cq, declared through c1, lives on %q, not on c1 (%s)", n, c.Node(1))
+	}
+	if m := qs["qq"].Members; len(m) != 2 || !slices.Contains(m, c.Node(1)) {
+		t.Fatalf("quorum queue qq, declared through c1 with 2 members, has members %v, not c1 (%s) and one more", m, c.Node(1))
+	}
+	for _, key := range []string{"c", "q"} {
+		var routed struct {
+			Routed bool `json:"routed"`
+		}
+		msg := map[string]any{"properties": map[string]any{"delivery_mode": 2, "expiration": "1", "message_id": "m-" + key}, "routing_key": key, "payload": key, "payload_encoding": "string"}
+		if err := c.Do(ctx, 1, "POST", "exchanges/"+url.PathEscape(r.vhost)+"/work/publish", msg, &routed); err != nil || !routed.Routed {
+			t.Fatalf("publish %s: routed %v, %v", key, routed.Routed, err)
+		}
+	}
+	depth := func(servers string, queue string) string {
+		res := r.run(servers, "dlq", "peek", queue, "--vhost", r.vhost, "-o", "json")
+		var peek struct {
+			InQueue int `json:"messages_in_queue"`
+		}
+		if err := json.Unmarshal([]byte(res.stdout), &peek); err != nil {
+			return res.String()
+		}
+		return strconv.Itoa(peek.InQueue)
+	}
+	for range 100 { // both expire into dlq within milliseconds
+		if depth(all, "dlq") == "2" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if d := depth(all, "dlq"); d != "2" {
+		t.Fatalf("dlq holds %s, want the 2 dead letters of cq and qq", d)
+	}
+
+	c.StopNode(t, 1)
+	up := c.ServerList(2, 3)
+	res := r.run(up, "dlq", "replay", "dlq", "--vhost", r.vhost, "--drop-expiration")
+	for _, want := range []string{
+		fmt.Sprintf(`failed #1 (message id "m-c"): queue "cq" lives on node %s, which is down, so it cannot take messages now: the broker would nack the publish, and "keep", which the route reaches too, would take a copy regardless; nothing was published; left in the DLQ: start %s again (or wait for it), and run the replay again, with --from-queue cq --to-exchange "" --routing-key cq to send it to "cq" alone, where it died`, c.Node(1), c.Node(1)),
+		fmt.Sprintf(`failed #2 (message id "m-q"): queue "qq" is a quorum queue with 1 of its 2 members online (down: %s), no majority, so it cannot take messages now`, c.Node(1)),
+		"replayed 0, skipped 0, failed 2 (destination unavailable)",
+	} {
+		if res.code != 1 || !strings.Contains(res.stdout, want) {
+			t.Errorf("replay with c1 stopped: want exit 1 and %q\n%s", want, res)
+		}
+	}
+	if d := depth(up, "keep"); d != "0" {
+		t.Errorf("with c1 stopped, the refused replay left %s messages in keep; want none", d)
+	}
+	if d := depth(up, "dlq"); d != "2" {
+		t.Errorf("with c1 stopped, the refused replay left %s messages in dlq; want both", d)
+	}
+
+	c.StartNode(t, 1)
+	if res := r.run(all, "dlq", "replay", "dlq", "--vhost", r.vhost, "--drop-expiration"); res.code != 0 || !strings.Contains(res.stdout, "replayed 2, skipped 0, failed 0") {
+		t.Errorf("replay with c1 back: want both replayed\n%s", res)
+	}
+	for q, want := range map[string]string{"dlq": "0", "cq": "1", "qq": "1", "keep": "2"} {
+		if d := depth(all, q); d != want {
+			t.Errorf("after the replay with c1 back, %s holds %s; want %s", q, d, want)
+		}
+	}
 }

@@ -3,10 +3,14 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // Placement is where a queue lives in a cluster and whether its home node
@@ -88,6 +92,47 @@ func (p Placement) NoMajority() bool {
 	return 2*online <= len(p.Members)
 }
 
+// Offline are the members of a quorum queue or stream that are not
+// online, in the order the broker lists the members.
+func (p Placement) Offline() []string {
+	var off []string
+	for _, m := range p.Members {
+		if !slices.Contains(p.Online, m) {
+			off = append(off, m)
+		}
+	}
+	return off
+}
+
+// HomeNode is a classic queue's home node, "(unknown)" when the broker
+// names none.
+func (p Placement) HomeNode() string {
+	if p.Node == "" {
+		return "(unknown)"
+	}
+	return p.Node
+}
+
+// Replicated is the type of a quorum queue or stream, "quorum" when the
+// broker names none (3.10 without a majority).
+func (p Placement) Replicated() string {
+	if p.Type == "" {
+		return topology.QueueQuorum
+	}
+	return p.Type
+}
+
+// MembersOnline counts the members of a quorum queue or stream online:
+// "1 of its 3 members online (down: n2, n3)".
+func (p Placement) MembersOnline() string {
+	off := p.Offline()
+	down := ""
+	if len(off) > 0 {
+		down = " (down: " + strings.Join(off, ", ") + ")"
+	}
+	return fmt.Sprintf("%d of its %d members online%s", len(p.Members)-len(off), len(p.Members), down)
+}
+
 type placementJSON struct {
 	Name    string   `json:"name"`
 	Type    string   `json:"type"`
@@ -137,6 +182,26 @@ func (c *Client) QueuePlacement(ctx context.Context, vhost, name string) (Placem
 		return Placement{}, err
 	}
 	return q.placement(), nil
+}
+
+// FindQueuePlacement is QueuePlacement with found false for a queue the
+// broker does not have, and the placement of a classic queue whose home
+// node is down on RabbitMQ 3.10, which answers 404 for it: its listing
+// holds it.
+func (c *Client) FindQueuePlacement(ctx context.Context, vhost, name string) (p Placement, found bool, err error) {
+	p, err = c.QueuePlacement(ctx, vhost, name)
+	if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrVhostNotFound) {
+		all, err := c.QueuePlacements(ctx, vhost, nil)
+		if err != nil {
+			return Placement{}, false, err
+		}
+		p, found = all[name]
+		return p, found, nil
+	}
+	if err != nil {
+		return Placement{}, false, err
+	}
+	return p, true, nil
 }
 
 // QueuePlacements lists where every queue of vhost lives, with one GET

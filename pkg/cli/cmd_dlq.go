@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -162,7 +161,13 @@ already. Declare or bind the queue again, or name the destination with
 queues the route reaches for one that is full and refuses publishes
 (max-length with overflow reject-publish): the broker would nack the publish,
 yet every other queue reached would keep a copy, so the message stays in QUEUE
-and nothing is published.
+and nothing is published. So does a message whose route reaches a queue that
+cannot take it now, as the management API tells, asked once per queue before
+the first message bound for it: a classic queue whose node is down (the broker
+would nack the publish, the other queues keeping their copy), a quorum queue or
+stream without a majority (it would leave the publish unconfirmed until
+--confirm-timeout), or a queue deleted since the replay read the bindings; the
+report names the node or the members down.
 
 A queue with a max-length or max-length-bytes and overflow drop-head (the
 default) takes every message and pushes out its oldest ones past the limit.
@@ -259,6 +264,9 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 		Queue: queue, Limit: o.limit, DryRun: o.dryRun, User: s.user, FromQueue: o.fromQueue,
 		ConfirmTimeout: o.confirmTimeout, Router: s.router(), DropExpiration: o.dropExpiration,
 		AllowDataLoss: o.allowDataLoss, ReadyBytes: s.readyBytes(cmd.Context(), stderr),
+	}
+	if s.client != nil {
+		opts.Reach = dlq.BrokerReach(cmd.Context(), s.client, s.vhost)
 	}
 	for _, h := range o.retryHeaders {
 		if h != "" {
@@ -509,50 +517,19 @@ func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action s
 // and apply tell it, broker.Placement); a queue it does not list, or a
 // placement it does not answer, is left to the AMQP read to judge.
 func refuseUnreachable(ctx context.Context, c *broker.Client, vhost, queue string) error {
-	p, err := c.QueuePlacement(ctx, vhost, queue)
-	if errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
-		// RabbitMQ 3.10 answers 404 for a classic queue on a down node;
-		// its listing holds it.
-		all, lerr := c.QueuePlacements(ctx, vhost, nil)
-		if lerr != nil {
-			return nil
-		}
-		q, ok := all[queue]
-		if !ok {
-			return nil
-		}
-		p, err = q, nil
-	}
-	if err != nil {
+	p, found, err := c.FindQueuePlacement(ctx, vhost, queue)
+	if err != nil || !found {
 		return nil
 	}
 	switch {
 	case p.Down:
-		node := p.Node
-		if node == "" {
-			node = "(unknown)"
-		}
 		return fmt.Errorf("queue %q in vhost %q lives on node %s, which is down: its messages wait on that node's disk, and until "+
 			"the node is back RabbitMQ can neither count nor deliver them (the queue would read as missing or empty); start %s "+
-			"again (or wait for it) and run this again", queue, vhost, node, node)
+			"again (or wait for it) and run this again", queue, vhost, p.HomeNode(), p.HomeNode())
 	case p.NoMajority():
-		var off []string
-		for _, m := range p.Members {
-			if !slices.Contains(p.Online, m) {
-				off = append(off, m)
-			}
-		}
-		typ := p.Type
-		if typ == "" {
-			typ = topology.QueueQuorum
-		}
-		down := ""
-		if len(off) > 0 {
-			down = " (down: " + strings.Join(off, ", ") + ")"
-		}
-		return fmt.Errorf("%s queue %q in vhost %q has %d of its %d members online%s: without a majority RabbitMQ can neither "+
+		return fmt.Errorf("%s queue %q in vhost %q has %s: without a majority RabbitMQ can neither "+
 			"count nor deliver its messages (the queue would read as empty); bring the members' nodes back until a majority "+
-			"of them is online and run this again", typ, queue, vhost, len(p.Members)-len(off), len(p.Members), down)
+			"of them is online and run this again", p.Replicated(), queue, vhost, p.MembersOnline())
 	}
 	return nil
 }

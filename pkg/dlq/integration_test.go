@@ -1025,3 +1025,78 @@ func TestStreamDLQRefused(t *testing.T) {
 		t.Errorf("the stream holds %d messages after peek and replay, want 2", n)
 	}
 }
+
+// A replay checks that the queues each route reaches can take a publish
+// before it publishes (ReplayOptions.Reach, once per queue): a message
+// bound for one that cannot fails, stays in the DLQ, and nothing is
+// published, where the broker would have nacked the publish (a classic
+// queue whose node is down) or left it unconfirmed (a quorum queue
+// without a majority) while the route's other queues each took a copy.
+// A queue deleted after the replay read the bindings is one: the
+// publish reached only the others, and the DLQ let the message go.
+func TestReplayChecksDestinationsFirst(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// reach is the Reach of the replay; nil: the broker's.
+		reach  func(asked map[string]int) func(string) (*dlq.Unavailable, error)
+		delete bool // work is deleted once the router has read it
+		want   string
+	}{
+		{"origin deleted meanwhile", nil, true,
+			`queue "work" no longer exists (deleted since the replay read the bindings), so it cannot take messages now: the broker would nack the publish, and "other", which the route reaches too, would take a copy regardless; nothing was published; left in the DLQ: declare "work" again, with its bindings, and run the replay again, with --from-queue work --to-exchange "" --routing-key work to send it to "work" alone, where it died`},
+		{"another queue of the route without a majority", func(asked map[string]int) func(string) (*dlq.Unavailable, error) {
+			return func(q string) (*dlq.Unavailable, error) {
+				asked[q]++
+				if q != "other" {
+					return nil, nil
+				}
+				return &dlq.Unavailable{Queue: q, Why: "is a quorum queue with 1 of its 3 members online (down: n2, n3), no majority", Fix: "bring the members' nodes back until a majority of them is online", Unconfirmed: true}, nil
+			}
+		}, false,
+			`queue "other" is a quorum queue with 1 of its 3 members online (down: n2, n3), no majority, so it cannot take messages now: the broker would leave the publish unconfirmed until the confirm timeout, and the message could still reach the queue later, and "work", which the route reaches too, would take a copy regardless; nothing was published; left in the DLQ: run the replay again with --from-queue work --to-exchange "" --routing-key work to send it to "work" alone, where it died, or bring the members' nodes back until a majority of them is online and run it again as it is`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.must(f.ch.QueueBind("other", "order.*", "orders", false, nil))
+			all := seq("u", 3)
+			f.deadLetter(all, nil)
+			f.drain("other")
+			router := f.router()
+			if tc.delete {
+				_, err := f.ch.QueueDelete("work", false, false, false)
+				f.must(err)
+			}
+			asked := map[string]int{}
+			reach := func() func(string) (*dlq.Unavailable, error) {
+				if tc.reach != nil {
+					return tc.reach(asked)
+				}
+				c, err := broker.Connect(context.Background(), broker.Config{Server: f.b.URL, Username: f.b.Username, Password: f.b.Password})
+				f.must(err)
+				return dlq.BrokerReach(context.Background(), c, f.vhost)
+			}
+			for _, dry := range []bool{true, false} {
+				rep := f.replay(dlq.ReplayOptions{Router: router, Reach: reach(), DryRun: dry})
+				if rep.Failed != 3 || rep.Replayed != 0 || rep.Interrupted != nil {
+					t.Fatalf("dry run %v: replayed %d failed %d interrupted %v: %+v", dry, rep.Replayed, rep.Failed, rep.Interrupted, rep.Outcomes)
+				}
+				for _, o := range rep.Outcomes {
+					if o.Kind != dlq.FailUnavailable || o.Reason != tc.want {
+						t.Errorf("dry run %v: #%d %s (%s): %s\nwant %s: %s", dry, o.Index, o.Action, o.Kind, o.Reason, dlq.FailUnavailable, tc.want)
+					}
+				}
+				if n := f.depth("other"); n != 0 {
+					t.Errorf("dry run %v: other took %d copies; want none", dry, n)
+				}
+				if n := f.depth("work.dlq"); n != 3 {
+					t.Errorf("dry run %v: work.dlq holds %d; want the 3 dead letters", dry, n)
+				}
+			}
+			if tc.reach != nil && (asked["work"] != 2 || asked["other"] != 2) {
+				t.Errorf("Reach asked %v over two replays of 3 messages; want each queue once per replay", asked)
+			}
+		})
+	}
+}

@@ -39,6 +39,10 @@ const (
 	// (overflow reject-publish); checked before publishing, since a
 	// refused publish still leaves a copy in every other queue reached.
 	FailFull = "destination full"
+	// FailUnavailable: a queue the route reaches cannot take messages now
+	// (ReplayOptions.Reach: its node down, no majority, deleted since the
+	// bindings were read); checked before publishing, for the same reason.
+	FailUnavailable = "destination unavailable"
 )
 
 // DefaultConfirmTimeout is how long Replay waits for a publisher confirm.
@@ -87,6 +91,16 @@ type ReplayOptions struct {
 	// max-length-bytes, which only the management API's statistics
 	// count. Without it a byte limit is not checked.
 	ReadyBytes func(queue string, ready int) (int64, error)
+
+	// Reach, when set, says whether a queue can take a publish now: nil
+	// when it can, else why not (Unavailable). It is asked once per queue
+	// and run, before the first message whose route reaches the queue is
+	// published: a classic queue whose node is down nacks the publish
+	// while the other queues of the route keep a copy (4.3.6), and a
+	// quorum queue without a majority leaves it unconfirmed until the
+	// confirm timeout, after which the message is in the DLQ and may
+	// still reach the queue once the majority is back.
+	Reach func(queue string) (*Unavailable, error)
 
 	// afterConfirm is called once a republish is confirmed, before the
 	// dead letter is acked: tests break the connection there.
@@ -205,7 +219,7 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 	if rep.Limit == 0 {
 		return rep, nil
 	}
-	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, into: map[[2]string]bool{}}
+	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, reached: map[string]*Unavailable{}, into: map[[2]string]bool{}}
 	if !opts.DryRun {
 		if err := ch.Confirm(false); err != nil {
 			return nil, fmt.Errorf("put the channel in confirm mode: %w", err)
@@ -375,6 +389,20 @@ func (r *replayer) giveBack(rep *Report, held uint64) {
 	}
 }
 
+// Unavailable is a queue that cannot take a publish now
+// (ReplayOptions.Reach).
+type Unavailable struct {
+	Queue string
+	// Why it cannot, after the queue's name: "lives on node N, which is
+	// down", "is a quorum queue with 1 of its 3 members online (down: …)".
+	Why string
+	// Fix is what brings it back: "start N again".
+	Fix string
+	// Unconfirmed: the broker would leave the publish unconfirmed (no
+	// majority) rather than nack it (node down) or return it (gone).
+	Unconfirmed bool
+}
+
 type replayer struct {
 	conn      *amqp.Connection
 	ch        *amqp.Channel
@@ -382,7 +410,8 @@ type replayer struct {
 	opts      ReplayOptions
 	returns   <-chan amqp.Return
 	closed    <-chan *amqp.Error
-	exchanges map[string]error // checked exchanges: nil = exists
+	exchanges map[string]error        // checked exchanges: nil = exists
+	reached   map[string]*Unavailable // queues asked of Reach: nil = can take a publish
 	// into are the (exchange, routing key) pairs dead letters of this run
 	// arrived by: dead-letter routes into the DLQ.
 	into map[[2]string]bool
@@ -441,6 +470,9 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 		o.Action, o.Kind, o.Reason = ActionFailed, kind, reason
 		return o, pub, false, nil
 	}
+	if refused, err := r.refuseUnavailable(&o); refused || err != nil {
+		return o, pub, false, err
+	}
 	if refusedFull, err := r.refuseFull(&o); refusedFull || err != nil {
 		return o, pub, false, err
 	}
@@ -450,6 +482,78 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 		return o, pub, false, nil
 	}
 	return o, pub, true, nil
+}
+
+// refuseUnavailable fails o when a queue of its route cannot take a
+// publish now (ReplayOptions.Reach, asked once per queue and run).
+func (r *replayer) refuseUnavailable(o *Outcome) (bool, error) {
+	if !o.Routed || r.opts.Reach == nil {
+		return false, nil
+	}
+	var down []*Unavailable
+	for _, q := range o.Queues {
+		u, asked := r.reached[q]
+		if !asked {
+			var err error
+			if u, err = r.opts.Reach(q); err != nil {
+				return false, err
+			}
+			r.reached[q] = u
+		}
+		if u != nil {
+			down = append(down, u)
+		}
+	}
+	if len(down) == 0 {
+		return false, nil
+	}
+	o.Action, o.Kind, o.Reason = ActionFailed, FailUnavailable, unavailableReason(*o.Target, *o, down)
+	return true, nil
+}
+
+// unavailableReason explains a replay refused because the queues down
+// (of o's route) cannot take a publish now, with the queues that would
+// take a copy regardless.
+func unavailableReason(t Target, o Outcome, down []*Unavailable) string {
+	var b strings.Builder
+	desc := make([]string, len(down))
+	fixes := make([]string, 0, len(down))
+	answer := "nack the publish"
+	for i, u := range down {
+		desc[i] = fmt.Sprintf("queue %q %s", u.Queue, u.Why)
+		if !slices.Contains(fixes, u.Fix) {
+			fixes = append(fixes, u.Fix)
+		}
+		if u.Unconfirmed {
+			answer = "leave the publish unconfirmed until the confirm timeout, and the message could still reach the queue later"
+		}
+	}
+	them := "it"
+	if len(down) > 1 {
+		them = "they"
+	}
+	fmt.Fprintf(&b, "%s, so %s cannot take messages now: the broker would %s", strings.Join(desc, ", and "), them, answer)
+	var others []string
+	for _, q := range o.Queues {
+		if !slices.ContainsFunc(down, func(u *Unavailable) bool { return u.Queue == q }) {
+			others = append(others, q)
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(&b, ", and %s, which the route reaches too, would take a copy regardless", quoteAll(others))
+	}
+	b.WriteString("; nothing was published; left in the DLQ: ")
+	switch {
+	case t.OriginQueue != "" && slices.Contains(others, t.OriginQueue):
+		// Where it died can take it now; the others had their copy
+		// when it was first published.
+		fmt.Fprintf(&b, "run the replay again with --from-queue %[1]s --to-exchange \"\" --routing-key %[1]s to send it to %[1]q alone, where it died, or %[2]s and run it again as it is", t.OriginQueue, strings.Join(fixes, ", and "))
+	case t.OriginQueue != "" && len(others) > 0:
+		fmt.Fprintf(&b, "%[1]s, and run the replay again, with --from-queue %[2]s --to-exchange \"\" --routing-key %[2]s to send it to %[2]q alone, where it died", strings.Join(fixes, ", and "), t.OriginQueue)
+	default:
+		fmt.Fprintf(&b, "%s, and run the replay again", strings.Join(fixes, ", and "))
+	}
+	return b.String()
 }
 
 // refuseFull fails o when a queue of its route is full and refuses

@@ -175,7 +175,7 @@ func downNotes(refs []queueRef, down map[queueRef]*broker.Placement, held map[qu
 			key = "node " + node
 			why = fmt.Sprintf("live on node %s, which is down: their messages wait on that node's disk, and until the node is back RabbitMQ can neither count them nor bind or delete the queues safely; run again once %s is back", node, node)
 		} else {
-			off := offline(q)
+			off := q.Offline()
 			key = "members " + strings.Join(off, ",")
 			why = fmt.Sprintf("have lost the majority of their members (down: %s): without it RabbitMQ cannot count their messages, and deleting them would force them away; run again once a majority is back", strings.Join(off, ", "))
 		}
@@ -212,18 +212,6 @@ func downNotes(refs []queueRef, down map[queueRef]*broker.Placement, held map[qu
 	return out
 }
 
-// offline are the members of quorum queue or stream q that are not
-// online.
-func offline(q *broker.Placement) []string {
-	var off []string
-	for _, m := range q.Members {
-		if !slices.Contains(q.Online, m) {
-			off = append(off, m)
-		}
-	}
-	return off
-}
-
 // downNote says why queue r is left alone and what waits for it.
 func downNote(r queueRef, q *broker.Placement, held []string) string {
 	// What waits, in parentheses (the plan's Held lists it instead).
@@ -240,7 +228,7 @@ func downNote(r queueRef, q *broker.Placement, held []string) string {
 			"the node is back RabbitMQ can neither count them nor bind or delete the queue safely, so this run leaves it alone%s; run again once %s is back",
 			r.name, r.vhost, node, what, node)
 	}
-	off := offline(q)
+	off := q.Offline()
 	return fmt.Sprintf("%s queue %q in vhost %q has %d of its %d members online (down: %s): without a majority RabbitMQ cannot count its "+
 		"messages, and deleting it would force them away, so this run leaves it alone%s; run again once a majority is back",
 		q.Type, r.name, r.vhost, len(q.Members)-len(off), len(q.Members), strings.Join(off, ", "), what)
