@@ -275,10 +275,14 @@ func (c *Cluster) script(args ...string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(c.repo, "scripts", "cluster"), args...)
 	cmd.Dir = c.repo
-	// The script picks its cluster by MQCTL_RABBITMQ_VERSION (default 4.0);
-	// `scripts/cluster env` names the version of the cluster it describes.
+	// The script picks its cluster by MQCTL_RABBITMQ_VERSION (default 4.3);
+	// `scripts/cluster env` names the version of the cluster it describes,
+	// and in MQCTL_TEST_CLUSTER_ENV the variables that pin its nodes (port
+	// offset, folder, ports): without them a cluster started with
+	// MQCTL_PORT_OFFSET given inline was addressed on the default ports.
+	cmd.Env = append(os.Environ(), strings.Fields(os.Getenv("MQCTL_TEST_CLUSTER_ENV"))...)
 	if v := os.Getenv("MQCTL_CLUSTER_RABBITMQ_VERSION"); v != "" {
-		cmd.Env = append(os.Environ(), "MQCTL_RABBITMQ_VERSION="+v)
+		cmd.Env = append(cmd.Env, "MQCTL_RABBITMQ_VERSION="+v)
 	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
