@@ -1044,7 +1044,7 @@ func TestReplayChecksDestinationsFirst(t *testing.T) {
 		want   string
 	}{
 		{"origin deleted meanwhile", nil, true,
-			`queue "work" no longer exists (deleted since the replay read the bindings), so it cannot take messages now: the broker would nack the publish, and "other", which the route reaches too, would take a copy regardless; nothing was published; left in the DLQ: declare "work" again, with its bindings, and run the replay again, with --from-queue work --to-exchange "" --routing-key work to send it to "work" alone, where it died`},
+			`queue "work" no longer exists (deleted since the replay read the bindings), so it cannot take messages now: the publish would miss it, and "other", which the route reaches too, would take a copy regardless; nothing was published; left in the DLQ: declare "work" again, with its bindings, and run the replay again, with --from-queue work --to-exchange "" --routing-key work to send it to "work" alone, where it died`},
 		{"another queue of the route without a majority", func(asked map[string]int) func(string) (*dlq.Unavailable, error) {
 			return func(q string) (*dlq.Unavailable, error) {
 				asked[q]++

@@ -20,7 +20,7 @@ func BrokerReach(ctx context.Context, c *broker.Client, vhost string) func(strin
 			return nil, nil
 		case !found:
 			return &Unavailable{Queue: queue, Why: "no longer exists (deleted since the replay read the bindings)",
-				Fix: fmt.Sprintf("declare %q again, with its bindings", queue)}, nil
+				Fix: fmt.Sprintf("declare %q again, with its bindings", queue), Gone: true}, nil
 		}
 		why, fix := OutOfReach(p)
 		if why == "" {

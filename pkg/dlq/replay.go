@@ -399,8 +399,10 @@ type Unavailable struct {
 	// Fix is what brings it back: "start N again".
 	Fix string
 	// Unconfirmed: the broker would leave the publish unconfirmed (no
-	// majority) rather than nack it (node down) or return it (gone).
-	Unconfirmed bool
+	// majority) rather than nack it (node down). Gone: the queue no
+	// longer exists, and the publish would reach the route's other
+	// queues alone.
+	Unconfirmed, Gone bool
 }
 
 type replayer struct {
@@ -518,21 +520,24 @@ func unavailableReason(t Target, o Outcome, down []*Unavailable) string {
 	var b strings.Builder
 	desc := make([]string, len(down))
 	fixes := make([]string, 0, len(down))
-	answer := "nack the publish"
+	answer := "the publish would miss it"
 	for i, u := range down {
 		desc[i] = fmt.Sprintf("queue %q %s", u.Queue, u.Why)
 		if !slices.Contains(fixes, u.Fix) {
 			fixes = append(fixes, u.Fix)
 		}
-		if u.Unconfirmed {
-			answer = "leave the publish unconfirmed until the confirm timeout, and the message could still reach the queue later"
+		switch {
+		case u.Unconfirmed:
+			answer = "the broker would leave the publish unconfirmed until the confirm timeout, and the message could still reach the queue later"
+		case !u.Gone && !strings.HasPrefix(answer, "the broker would leave"):
+			answer = "the broker would nack the publish"
 		}
 	}
 	them := "it"
 	if len(down) > 1 {
 		them = "they"
 	}
-	fmt.Fprintf(&b, "%s, so %s cannot take messages now: the broker would %s", strings.Join(desc, ", and "), them, answer)
+	fmt.Fprintf(&b, "%s, so %s cannot take messages now: %s", strings.Join(desc, ", and "), them, answer)
 	var others []string
 	for _, q := range o.Queues {
 		if !slices.ContainsFunc(down, func(u *Unavailable) bool { return u.Queue == q }) {
