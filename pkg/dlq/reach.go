@@ -20,21 +20,23 @@ func BrokerReach(ctx context.Context, c *broker.Client, vhost string) func(strin
 			return nil, nil
 		case !found:
 			return &Unavailable{Queue: queue, Why: "no longer exists (deleted since the replay read the bindings)",
-				Fix: fmt.Sprintf("declare %q again, with its bindings", queue), Gone: true}, nil
+				Fix: fmt.Sprintf("declare %q again, with its bindings", queue), Missed: true}, nil
 		}
 		why, fix := OutOfReach(p)
 		if why == "" {
 			return nil, nil
 		}
-		return &Unavailable{Queue: queue, Why: why, Fix: fix, Unconfirmed: !p.Down}, nil
+		return &Unavailable{Queue: queue, Why: why, Fix: fix, Unconfirmed: !p.Down, Missed: p.Down && !c.RabbitMQVersion().AtLeast(4, 0)}, nil
 	}
 }
 
 // OutOfReach says why queue p cannot take a publish now, after its name
 // ("lives on node …, which is down"), and what brings it back; "" when it
-// can. Seen on 4.3.6: a classic queue whose home node is down nacks a
-// publish (the other queues of its route keep their copy); a quorum
-// queue without a majority leaves it unconfirmed.
+// can. Seen on a cluster with a node stopped: a classic queue whose home
+// node it is nacks a publish on 4.3.6 (the other queues of its route keep
+// their copy) and routes nothing on 3.10.8 (the publish reaches the
+// others alone, confirmed, or comes back unroutable); a quorum queue
+// without a majority leaves it unconfirmed.
 func OutOfReach(p broker.Placement) (why, fix string) {
 	switch {
 	case p.Down:

@@ -399,10 +399,11 @@ type Unavailable struct {
 	// Fix is what brings it back: "start N again".
 	Fix string
 	// Unconfirmed: the broker would leave the publish unconfirmed (no
-	// majority) rather than nack it (node down). Gone: the queue no
-	// longer exists, and the publish would reach the route's other
-	// queues alone.
-	Unconfirmed, Gone bool
+	// majority) rather than nack it (a classic queue whose node is down,
+	// 4.x). Missed: the publish would pass the queue by and reach the
+	// route's other queues alone, confirmed (a queue deleted; a classic
+	// queue whose node is down, 3.10, whose bindings route nothing then).
+	Unconfirmed, Missed bool
 }
 
 type replayer struct {
@@ -468,12 +469,12 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 		}
 		return o, pub, false, nil
 	}
+	if refused, err := r.refuseUnavailable(&o); refused || err != nil {
+		return o, pub, false, err
+	}
 	if kind, reason := r.originMissed(t, o); kind != "" {
 		o.Action, o.Kind, o.Reason = ActionFailed, kind, reason
 		return o, pub, false, nil
-	}
-	if refused, err := r.refuseUnavailable(&o); refused || err != nil {
-		return o, pub, false, err
 	}
 	if refusedFull, err := r.refuseFull(&o); refusedFull || err != nil {
 		return o, pub, false, err
@@ -487,13 +488,20 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 }
 
 // refuseUnavailable fails o when a queue of its route cannot take a
-// publish now (ReplayOptions.Reach, asked once per queue and run).
+// publish now (ReplayOptions.Reach, asked once per queue and run), and so
+// the queue it died in, when its route no longer reaches it: RabbitMQ
+// 3.10 leaves the bindings of a classic queue whose node is down out of
+// its listings (and its routing), which is no binding removed.
 func (r *replayer) refuseUnavailable(o *Outcome) (bool, error) {
 	if !o.Routed || r.opts.Reach == nil {
 		return false, nil
 	}
+	queues := o.Queues
+	if t := o.Target; t.From == FromDeath && t.OriginQueue != "" && !slices.Contains(queues, t.OriginQueue) && r.opts.Router.HasQueue(t.OriginQueue) {
+		queues = append(slices.Clone(queues), t.OriginQueue)
+	}
 	var down []*Unavailable
-	for _, q := range o.Queues {
+	for _, q := range queues {
 		u, asked := r.reached[q]
 		if !asked {
 			var err error
@@ -529,7 +537,7 @@ func unavailableReason(t Target, o Outcome, down []*Unavailable) string {
 		switch {
 		case u.Unconfirmed:
 			answer = "the broker would leave the publish unconfirmed until the confirm timeout, and the message could still reach the queue later"
-		case !u.Gone && !strings.HasPrefix(answer, "the broker would leave"):
+		case !u.Missed && !strings.HasPrefix(answer, "the broker would leave"):
 			answer = "the broker would nack the publish"
 		}
 	}
