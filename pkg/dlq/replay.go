@@ -487,6 +487,28 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 	return o, pub, true, nil
 }
 
+// downNow asks Reach again, past what it said before, about the queues
+// of o's route, after a publish went unconfirmed: "" when none is out of
+// reach, else which and what brings it back.
+func (r *replayer) downNow(o Outcome) string {
+	if !o.Routed || r.opts.Reach == nil {
+		return ""
+	}
+	var desc, fixes []string
+	for _, q := range o.Queues {
+		if u, err := r.opts.Reach(q); err == nil && u != nil {
+			desc = append(desc, fmt.Sprintf("queue %q %s", u.Queue, u.Why))
+			if !slices.Contains(fixes, u.Fix) {
+				fixes = append(fixes, u.Fix)
+			}
+		}
+	}
+	if len(desc) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (since the replay began, %s: %s, and run the replay again)", strings.Join(desc, ", and "), strings.Join(fixes, ", and "))
+}
+
 // refuseUnavailable fails o when a queue of its route cannot take a
 // publish now (ReplayOptions.Reach, asked once per queue and run), and so
 // the queue it died in, when its route no longer reaches it: RabbitMQ
@@ -637,7 +659,7 @@ func (r *replayer) publish(m *Message, t Target, pub amqp.Publishing, o Outcome)
 	case e := <-r.closed:
 		return o, fmt.Errorf("the channel closed while waiting for the broker to confirm message #%d: %w", m.Index, closeErr(e))
 	case <-timer.C:
-		return o, fmt.Errorf("no confirm for message #%d within %s; it may or may not have been delivered, and stays in the DLQ too", m.Index, r.opts.ConfirmTimeout)
+		return o, fmt.Errorf("no confirm for message #%d within %s; it may or may not have been delivered, and stays in the DLQ too%s", m.Index, r.opts.ConfirmTimeout, r.downNow(o))
 	}
 	if r.ch.IsClosed() {
 		return o, fmt.Errorf("the channel closed while waiting for the broker to confirm message #%d", m.Index)
