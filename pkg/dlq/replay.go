@@ -639,11 +639,11 @@ func (r *replayer) originMissed(t Target, o Outcome) (kind, reason string) {
 		reaches = "now reaches only " + quoteAll(o.Queues) + ", where it did not die"
 	}
 	if !r.opts.Router.HasQueue(t.OriginQueue) {
-		return FailOriginGone, fmt.Sprintf("it died in queue %q, which no longer exists (deleted), and %s %s; left in the DLQ: declare %q again (with its binding) and run the replay again, or send it to a queue you name with --to-exchange \"\" --routing-key QUEUE",
-			t.OriginQueue, route, reaches, t.OriginQueue)
+		return FailOriginGone, fmt.Sprintf("it died in queue %q, which no longer exists (deleted), and %s %s; left in the DLQ: declare %q again (with its binding) and run the replay again, or send it to a queue you name with --from-queue %s --to-exchange \"\" --routing-key QUEUE",
+			t.OriginQueue, route, reaches, t.OriginQueue, t.OriginQueue)
 	}
-	return FailOriginUnreached, fmt.Sprintf("%s no longer reaches queue %q, where it died (its binding was removed?), and %s; left in the DLQ: bind %q again and run the replay again, or pass --to-exchange \"\" --routing-key %s to send it there alone",
-		route, t.OriginQueue, reaches, t.OriginQueue, t.OriginQueue)
+	return FailOriginUnreached, fmt.Sprintf("%[1]s no longer reaches queue %[2]q, where it died (its binding was removed?), and %[3]s; left in the DLQ: bind %[2]q again and run the replay again, or pass --from-queue %[2]s --to-exchange \"\" --routing-key %[2]s to send it there alone",
+		route, t.OriginQueue, reaches)
 }
 
 // publish republishes m and acks it once confirmed.
@@ -854,7 +854,7 @@ func fullReason(t Target, o Outcome, full []fullQueue, nacked bool) string {
 	}
 	b.WriteString("; left in the DLQ: make room (let its consumers catch up, or raise its limit) and run the replay again")
 	if t.OriginQueue != "" && len(others) > 0 {
-		fmt.Fprintf(&b, ", with --to-exchange \"\" --routing-key %s to send it to %q alone, where it died", t.OriginQueue, t.OriginQueue)
+		fmt.Fprintf(&b, ", with --from-queue %[1]s --to-exchange \"\" --routing-key %[1]s to send it to %[1]q alone, where it died", t.OriginQueue)
 	}
 	return b.String()
 }
