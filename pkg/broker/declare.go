@@ -303,6 +303,12 @@ func (d *Declarer) with(ctx context.Context, vhost string, f func(ch *amqp.Chann
 	if err != nil {
 		return err
 	}
+	if err := checkWrite(ctx); err != nil {
+		v.mu.Lock()
+		v.idle = append(v.idle, ch)
+		v.mu.Unlock()
+		return err
+	}
 	if err := f(ch); err != nil {
 		_ = ch.Close()
 		return err

@@ -202,6 +202,11 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 			idx := (first + k) % n
 			ep := c.endpoints[idx]
 			tries++
+			if write {
+				if err := checkWrite(ctx); err != nil {
+					return err
+				}
+			}
 			err, class, detail := c.once(ctx, ep, r, body, out)
 			switch class {
 			case failNone, failAnswered:
