@@ -382,6 +382,48 @@ func (b *Broker) Connections(t testing.TB) []rabbithole.ConnectionInfo {
 	}
 }
 
+// WaitConnection returns the broker's record of the AMQP connection whose
+// client named it name (connection_name), waiting for the broker to
+// report it (it emits connection statistics every few seconds).
+func (b *Broker) WaitConnection(t testing.TB, name string) rabbithole.ConnectionInfo {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		for _, c := range b.Connections(t) {
+			if n, _ := c.ClientProperties["connection_name"].(string); n == name {
+				return c
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the broker does not list a connection named %q", name)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// CloseConnection closes the AMQP connection whose client named it name
+// as an operator would, with DELETE /api/connections/{name}, and returns
+// once the broker no longer lists it.
+func (b *Broker) CloseConnection(t testing.TB, name string) {
+	t.Helper()
+	c := b.WaitConnection(t, name)
+	status, answer, err := b.API(http.MethodDelete, "connections/"+url.PathEscape(c.Name), nil)
+	if err != nil || status != http.StatusNoContent {
+		t.Fatalf("DELETE /api/connections/%s: %d %s %v", c.Name, status, answer, err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		status, _, err := b.API(http.MethodGet, "connections/"+url.PathEscape(c.Name), nil)
+		if err == nil && status == http.StatusNotFound {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the broker still lists connection %q after its DELETE: %d %v", c.Name, status, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // Check fails t when a rabbit-hole call (Broker.RH) answers an error,
 // and closes the answer's body: testbroker.Check(t)(b.RH.UpdatePermissionsIn(…)).
 func Check(t testing.TB) func(*http.Response, error) {

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
-
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/lock"
@@ -95,7 +93,7 @@ func TestConnectOverTLS(t *testing.T) {
 				t.Fatalf("apply lock over AMQPS: %v", err)
 			}
 			defer lk.Release()
-			conn := waitConnection(t, b, name)
+			conn := b.WaitConnection(t, name)
 			if !conn.UsesTLS {
 				t.Errorf("the lock's connection %s is not TLS", conn.Name)
 			}
@@ -150,25 +148,6 @@ func TestTLSFailures(t *testing.T) {
 				t.Errorf("error is not one line without the password: %q", msg)
 			}
 		})
-	}
-}
-
-// waitConnection returns the broker's record of the AMQP connection named
-// name, waiting for the broker to report it (it emits connection
-// statistics every second).
-func waitConnection(t *testing.T, b *testbroker.Broker, name string) rabbithole.ConnectionInfo {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		for _, c := range b.Connections(t) {
-			if n, _ := c.ClientProperties["connection_name"].(string); n == name {
-				return c
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the broker does not list a connection named %q", name)
-		}
-		time.Sleep(250 * time.Millisecond)
 	}
 }
 

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"sync"
 	"time"
 
@@ -80,26 +79,23 @@ func (l *locks) inspect(_ context.Context, vhost, queue, queueType string) (lock
 	return lk.Inspect(queue)
 }
 
-// lost returns an error when a held lock's connection has closed: another
-// apply could then take the vhost, so no further step may start.
+// lost returns an error when a held lock is no longer this apply's (its
+// connection closed, or its queue went: lock.Lock.Check, which asks the
+// broker when it has not for a second): another apply could then take
+// the vhost, so no further request that changes anything may go out.
 func (l *locks) lost() error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	for vh, lk := range l.held {
-		if lk.Lost() {
-			return fmt.Errorf("the apply lock of vhost %q was lost (its AMQP connection to %s closed: that node may be down or restarting), so another apply could interleave", vh, amqpHost(l.opts.URL))
+	held := make([]*lock.Lock, 0, len(l.held))
+	for _, lk := range l.held {
+		held = append(held, lk)
+	}
+	l.mu.Unlock()
+	for _, lk := range held {
+		if err := lk.Check(); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-// amqpHost is the host:port of an AMQP URL, without its credentials.
-func amqpHost(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "the broker"
-	}
-	return u.Host
 }
 
 // checkFirst makes sure, before anything changes, that the locks can be

@@ -68,6 +68,10 @@ type Options struct {
 	Holder Holder
 	// Waiting, when set, is told once that Acquire waits for holder.
 	Waiting func(vhost, holder string)
+	// ConfirmEvery is how old Check lets the last confirmation by the
+	// broker be: 0 means DefaultConfirmEvery, a negative value asks at
+	// every Check.
+	ConfirmEvery time.Duration
 }
 
 // Lock is a held lock on one vhost (from Peek: an AMQP connection to it
@@ -75,6 +79,10 @@ type Options struct {
 // several goroutines at once: each Inspect uses a channel of its own.
 type Lock struct {
 	Vhost string
+	// host is the AMQP host:port of its connection, for Check's error.
+	host string
+	// confirmEvery is Options.ConfirmEvery, defaulted.
+	confirmEvery time.Duration
 
 	mu   sync.Mutex
 	conn *amqp.Connection
@@ -85,7 +93,41 @@ type Lock struct {
 	// (two round trips fewer). A failed declare closes its channel, which
 	// is then dropped. At most as many as Inspects ran at once.
 	idle []*amqp.Channel
+
+	// checkMu serialises Check: one round trip answers every caller
+	// waiting for it. confirmed is when the last round trip that found
+	// the lock ours began (wall and monotonic clock), checked when Check
+	// last ran; lost, once set, is the reason the lock is gone for good.
+	checkMu   sync.Mutex
+	checkCh   *amqp.Channel
+	confirmed time.Time
+	checked   time.Time
+	lost      error
 }
+
+// ErrLost is wrapped by Check's error once the lock is no longer this
+// apply's: another apply may have taken it since.
+var ErrLost = errors.New("the apply lock was lost")
+
+// DefaultConfirmEvery is how old the last confirmation of a lock may be
+// before Check asks the broker again (one synchronous round trip on the
+// lock's connection, about 0.1 ms on the same machine): well under the
+// time the broker gives a silent connection before it closes it (two to
+// three heartbeat intervals of 10 s after it last heard from it:
+// rabbit_heartbeat's receiver, at v4.3.5), so that a process stopped (Ctrl-Z, SIGSTOP) or a host that
+// hung long enough to lose the lock learns it before its next write, even
+// when the closed connection is not yet noticed (the socket is read by
+// another goroutine, which may not have run since the process woke up).
+const DefaultConfirmEvery = time.Second
+
+// confirmTimeout bounds Check's round trip: a lock the broker does not
+// confirm in that time is taken as lost (the node or the network hangs).
+const confirmTimeout = 5 * time.Second
+
+// pausedAfter is the gap between two Checks from which Check's error says
+// the apply was paused: steps run one after the other, so a gap of seconds
+// is a process that was stopped or a host that hung.
+const pausedAfter = 5 * time.Second
 
 // DefaultName is the connection name an apply announces: who and where.
 func DefaultName(action string) string {
@@ -181,7 +223,16 @@ func try(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("declare the apply lock queue %q in vhost %q: %w", QueueName, vhost, err)
 	}
-	return &Lock{Vhost: vhost, conn: conn, held: true}, nil
+	return newLock(vhost, opts, conn), nil
+}
+
+// newLock is the lock of vhost held by conn.
+func newLock(vhost string, opts Options, conn *amqp.Connection) *Lock {
+	every := opts.ConfirmEvery
+	if every == 0 {
+		every = DefaultConfirmEvery
+	}
+	return &Lock{Vhost: vhost, host: urlHost(opts.URL), confirmEvery: every, conn: conn, held: true}
 }
 
 // dial opens an AMQP connection to vhost for purpose (what its error says
@@ -245,6 +296,116 @@ func (l *Lock) Lost() bool {
 	defer l.mu.Unlock()
 	return l.conn == nil || l.conn.IsClosed()
 }
+
+// Check reports, with an error wrapping ErrLost, when the lock is no
+// longer this apply's: its connection closed (the broker closes it when
+// it has not heard from the process for 20 to 30 s: stopped, or its host
+// hung; or its node went down; or someone closed it), or its queue is
+// gone or another connection's (deleted by hand). It asks the broker when
+// the last confirmation is older than Options.ConfirmEvery (wall clock or
+// monotonic clock: a machine that slept stops the latter), with a passive
+// declare of the lock queue on the lock's own connection; concurrent
+// calls share that round trip. Once lost, a lock stays lost.
+func (l *Lock) Check() error {
+	if l == nil {
+		return fmt.Errorf("no apply lock is held: %w", ErrLost)
+	}
+	l.checkMu.Lock()
+	defer l.checkMu.Unlock()
+	if l.lost != nil {
+		return l.lost
+	}
+	now := time.Now()
+	gap := since(l.checked, now)
+	l.checked = now
+	l.mu.Lock()
+	conn := l.conn
+	l.mu.Unlock()
+	if conn == nil || conn.IsClosed() {
+		return l.lose(gap, l.closed())
+	}
+	if !l.confirmed.IsZero() && since(l.confirmed, now) < l.confirmEvery {
+		return nil
+	}
+	if err := l.confirm(conn); err != nil {
+		return l.lose(gap, err.Error())
+	}
+	l.confirmed = now
+	return nil
+}
+
+// since is how long ago t was at now, by the wall clock or the monotonic
+// clock, whichever says longer (the monotonic clock stops while the
+// machine sleeps); 0 for the zero time.
+func since(t, now time.Time) time.Duration {
+	if t.IsZero() {
+		return 0
+	}
+	return max(now.Sub(t), now.Round(0).Sub(t.Round(0)))
+}
+
+// confirm asks the broker whether the lock queue is still this
+// connection's: a passive declare on the lock's connection answers only
+// for the exclusive queue of that connection.
+func (l *Lock) confirm(conn *amqp.Connection) error {
+	type answer struct{ err error }
+	done := make(chan answer, 1)
+	go func() {
+		if l.checkCh == nil || l.checkCh.IsClosed() {
+			ch, err := conn.Channel()
+			if err != nil {
+				done <- answer{fmt.Errorf("%s (%v)", l.closed(), err)}
+				return
+			}
+			l.checkCh = ch
+		}
+		_, err := l.checkCh.QueueDeclarePassive(QueueName, false, true, true, false, nil)
+		var ae *amqp.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &ae) && ae.Code == amqp.NotFound:
+			err = fmt.Errorf("its queue %q was deleted (by hand, or with its connection)", QueueName)
+		case errors.As(err, &ae) && ae.Code == amqp.ResourceLocked:
+			err = fmt.Errorf("its queue %q belongs to another connection now", QueueName)
+		case conn.IsClosed() || errors.Is(err, amqp.ErrClosed):
+			err = errors.New(l.closed())
+		}
+		done <- answer{err}
+	}()
+	select {
+	case a := <-done:
+		return a.err
+	case <-time.After(confirmTimeout):
+		return fmt.Errorf("the broker did not confirm it within %s (the node or the network hangs)", confirmTimeout)
+	}
+}
+
+// closed says that the lock's connection closed, and why it may have.
+func (l *Lock) closed() string {
+	host := l.host
+	if host == "" {
+		host = "the broker"
+	}
+	return fmt.Sprintf("its AMQP connection to %s closed: that node may be down or restarting, or the connection was closed by hand", host)
+}
+
+// lose records why the lock was lost: what Check found, and, when no
+// Check ran for long before (gap), that the apply was silent that long,
+// which is how a stopped process loses its lock.
+func (l *Lock) lose(gap time.Duration, why string) error {
+	msg := fmt.Sprintf("the apply lock of vhost %q was lost: %s", l.Vhost, why)
+	if gap >= pausedAfter {
+		msg += fmt.Sprintf(", after this apply had made no request for %s (was it stopped, with Ctrl-Z or SIGSTOP, or did its host hang? the broker closes a connection it has not heard from for 20 to 30 s)", gap.Round(time.Second))
+	}
+	l.lost = &lostError{msg: msg}
+	return l.lost
+}
+
+// lostError is Check's error once the lock is lost; it wraps ErrLost.
+type lostError struct{ msg string }
+
+func (e *lostError) Error() string { return e.msg }
+func (e *lostError) Unwrap() error { return ErrLost }
 
 // channel returns an open channel for Inspect alone: an idle one, or a
 // new one on the lock's connection.

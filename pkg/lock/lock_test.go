@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -304,4 +305,73 @@ func TestAcquireAfterTheHolderWentAway(t *testing.T) {
 		t.Fatalf("Acquire once the holder was gone: %v", err)
 	}
 	defer second.Release()
+}
+
+// Check tells a lock still held from one lost, asking the broker: the
+// lock's connection closed by an operator (DELETE /api/connections/…, as
+// the lock's error advises to break it) lets another apply take the lock
+// at once, so Check must say it is lost, and keep saying so. Its queue
+// cannot be deleted through the management API (4.3.6, 4.0.5 and 3.10.8
+// answer 400 "cannot obtain exclusive access to locked queue"): the lock
+// is still held. Options.ConfirmEvery -1 makes every Check ask the
+// broker: the lock's own reader may not yet have seen the connection
+// close, as in a process woken up after a pause.
+func TestCheckFindsTheLockLost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lose func(t *testing.T, b *testbroker.Broker, vh, name string)
+		// want is what Check's error says; "" for a lock still held.
+		want string
+	}{
+		{"its connection closed by the management API", func(t *testing.T, b *testbroker.Broker, _, name string) {
+			b.CloseConnection(t, name)
+		}, "its AMQP connection to"},
+		{"its queue deleted through the management API", func(t *testing.T, b *testbroker.Broker, vh, _ string) {
+			status, answer, err := b.API(http.MethodDelete, "queues/"+url.PathEscape(vh)+"/"+lock.QueueName, nil)
+			if err != nil || status != http.StatusBadRequest || !strings.Contains(string(answer), "cannot obtain exclusive access to locked queue") {
+				t.Fatalf("DELETE the lock queue: %d %s %v; want 400, cannot obtain exclusive access", status, answer, err)
+			}
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := testbroker.New(t)
+			vh := b.Vhost(t)
+			ctx := context.Background()
+			name := testbroker.Name(t, "held apply")
+			opts := options(b, name)
+			opts.ConfirmEvery = -1
+			l, err := lock.Acquire(ctx, vh, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release()
+			for range 3 {
+				if err := l.Check(); err != nil {
+					t.Fatalf("Check of a lock held: %v", err)
+				}
+			}
+			tc.lose(t, b, vh, name)
+			err = l.Check()
+			second, serr := lock.Acquire(ctx, vh, options(b, "second apply"))
+			if serr == nil {
+				defer second.Release()
+			}
+			if tc.want == "" {
+				if err != nil || !errors.Is(serr, lock.ErrHeld) {
+					t.Fatalf("Check = %v, another Acquire = %v; want the lock still held", err, serr)
+				}
+				return
+			}
+			if !errors.Is(err, lock.ErrLost) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), vh) {
+				t.Fatalf("Check after the lock was lost = %v; want ErrLost naming vhost %s and saying %q", err, vh, tc.want)
+			}
+			if again := l.Check(); !errors.Is(again, lock.ErrLost) {
+				t.Errorf("a lost lock checked again: %v", again)
+			}
+			// What Check must tell: another apply can take the lock now.
+			if serr != nil {
+				t.Fatalf("another apply could not take the lock Check called lost: %v", serr)
+			}
+		})
+	}
 }

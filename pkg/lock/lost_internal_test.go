@@ -1,0 +1,28 @@
+package lock
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestLostLockNamesTheNode: when the node an apply holds its lock on goes
+// down mid-apply (a cluster node stopped during a 2,000-queue apply), the
+// error says which AMQP endpoint closed, never its credentials; and the
+// lock stays lost.
+func TestLostLockNamesTheNode(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"amqp://deploy:s3cret@rabbit-2.prod:5672/", "its AMQP connection to rabbit-2.prod:5672 closed: that node may be down or restarting"},
+		{"amqps://127.0.0.1:5681", "its AMQP connection to 127.0.0.1:5681 closed"},
+		{"%zz", "its AMQP connection to the broker closed"},
+	} {
+		l := newLock("v", Options{URL: tc.url}, nil)
+		err := l.Check()
+		if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `vhost "v"`) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("lost lock through %s: %v; want ErrLost, saying %q, without the password", tc.url, err, tc.want)
+		}
+		if again := l.Check(); again != err {
+			t.Errorf("a lost lock checked again: %v, want the same error", again)
+		}
+	}
+}
