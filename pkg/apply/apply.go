@@ -47,9 +47,14 @@ type Options struct {
 	VhostTags func(vhost string) []string
 	// VhostCreated runs right after apply creates a vhost (to take its lock).
 	VhostCreated func(ctx context.Context, vhost string) error
-	// Guard, when set, is asked before every step; an error stops apply
-	// from starting more steps (e.g. the apply lock was lost, so another
-	// apply could interleave).
+	// Guard, when set, is asked before every step and before every write
+	// request a step (or the ownership record) makes, right before it goes
+	// out (broker.WithWriteGuard); an error stops apply: no further
+	// request goes out, the steps not yet done are left undone (reported
+	// as Remaining, not as failures) and the ownership record is left as it
+	// was (e.g. the apply lock was lost, so another apply could have
+	// started: nothing may change any more). A step under way for
+	// lateAfter or more is followed by one more ask.
 	Guard func() error
 	// Records are the ownership records read with the state, per vhost.
 	Records map[string]*ownership.Record
@@ -88,7 +93,9 @@ type Result struct {
 	// Interrupted is true when the context was cancelled (Ctrl-C): the
 	// steps in flight were finished, no new one was started.
 	Interrupted bool
-	// Stopped is the Guard's error when it stopped the apply.
+	// Stopped is the Guard's error when it stopped the apply; it also
+	// names the steps done that finished late, after a pause in which
+	// the guard's condition may have failed (see lateAfter).
 	Stopped error
 	// RecordErr is set when the ownership record could not be written.
 	RecordErr error
@@ -189,8 +196,8 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 		if ctx.Err() != nil {
 			res.Interrupted = true
 		}
-		if res.Stopped == nil && opts.Guard != nil {
-			res.Stopped = opts.Guard()
+		if res.Stopped == nil && opts.Guard != nil && e.guard() != nil {
+			res.Stopped = e.stopped()
 		}
 		if res.Interrupted || len(res.Failed) > 0 || res.Stopped != nil || e.stopped() != nil {
 			if res.Stopped == nil {
@@ -225,9 +232,81 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 		res.Interrupted = false
 	}
 	// The record is written even after a failure or an interruption, so it
-	// always describes what exists; it must not be cut short itself.
-	res.RecordErr = e.writeRecords(context.WithoutCancel(ctx), p, res)
+	// always describes what exists; it must not be cut short itself. Not
+	// once the guard stopped the apply: another apply may be writing it
+	// (the next plan finds what was done and records it: plan.Plan.Adopt).
+	if res.Stopped == nil {
+		res.RecordErr = e.writeRecords(e.guarded(context.WithoutCancel(ctx)), p, res)
+		res.Stopped = e.stopped()
+	}
+	if res.Stopped != nil {
+		res.Stopped = e.lateSteps(res.Stopped)
+	}
 	return res
+}
+
+// lateAfter is how long a step may take before the guard is asked again
+// once it is done: a step that long was under way while the process was
+// paused (Ctrl-Z) or its host hung, and its requests may have gone out
+// only after the pause, when the guard's condition (the apply lock) may
+// already have failed. Steps take milliseconds; the lock is lost only
+// after 20 s or more without a word from the process (lock.Lock.Check).
+const lateAfter = 5 * time.Second
+
+// errStopped wraps the Guard's error in the steps it stopped.
+type errStopped struct{ err error }
+
+func (e *errStopped) Error() string { return e.err.Error() }
+func (e *errStopped) Unwrap() error { return e.err }
+
+// guard asks Options.Guard; its first error is kept (stopped) and the
+// error returned wraps it in errStopped.
+func (e *executor) guard() error {
+	if e.opts.Guard == nil {
+		return nil
+	}
+	e.mu.Lock()
+	stopped := e.stop
+	e.mu.Unlock()
+	if stopped == nil {
+		err := e.opts.Guard()
+		if err == nil {
+			return nil
+		}
+		e.mu.Lock()
+		if e.stop == nil {
+			e.stop = err
+		}
+		stopped = e.stop
+		e.mu.Unlock()
+	}
+	return &errStopped{err: stopped}
+}
+
+// guarded is ctx under which every write asks the guard first.
+func (e *executor) guarded(ctx context.Context) context.Context {
+	if e.opts.Guard == nil {
+		return ctx
+	}
+	return broker.WithWriteGuard(ctx, e.guard)
+}
+
+// lateSteps adds to stop, the Guard's error, the steps done that
+// finished late (lateAfter), whose requests may have gone out after it.
+func (e *executor) lateSteps(stop error) error {
+	e.mu.Lock()
+	late := slices.Clone(e.late)
+	e.mu.Unlock()
+	if len(late) == 0 {
+		return stop
+	}
+	sortSteps(late)
+	names := make([]string, len(late))
+	for i, s := range late {
+		names[i] = s.String()
+	}
+	return fmt.Errorf("%w; %d %s done had been under way for %s or more when that was found, and may have been made after it: %s",
+		stop, len(late), plural("step", int64(len(late))), lateAfter, strings.Join(names, "; "))
 }
 
 // finishReplaces completes, once an apply stopped early (interrupted, or
@@ -300,8 +379,11 @@ type executor struct {
 	c    *broker.Client
 	opts Options
 
-	mu      sync.Mutex
-	guarded error // the Guard's error, once it stopped a phase
+	mu   sync.Mutex
+	stop error // the Guard's error, once it said no
+	// late are the steps done that took lateAfter or more, after which
+	// the Guard said no.
+	late []Step
 	// policyMu serialises the policy writes of each vhost: RabbitMQ 4.0
 	// reads a vhost's policies before the transaction that applies them
 	// to its queues and exchanges (rabbit_policy:update_matched_objects at
@@ -432,7 +514,7 @@ func (e *executor) policyLock(vhost string) *sync.Mutex {
 func (e *executor) stopped() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.guarded
+	return e.stop
 }
 
 // runPhase runs the independent steps of one phase concurrently. Steps
@@ -443,13 +525,16 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var unreachable atomic.Bool
+	// halted are the steps the guard stopped under way (their goroutines'
+	// part of notRun).
+	var halted []Step
 	sem := make(chan struct{}, e.opts.Parallelism)
-	run := context.WithoutCancel(ctx)
+	run := e.guarded(context.WithoutCancel(ctx))
 	for i, s := range steps {
 		select {
 		case <-ctx.Done():
 			wg.Wait()
-			return done, failed, append(notRun, steps[i:]...)
+			return done, failed, slices.Concat(halted, notRun, steps[i:])
 		case sem <- struct{}{}:
 		}
 		if unreachable.Load() {
@@ -457,15 +542,10 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 			notRun = append(notRun, steps[i:]...)
 			break
 		}
-		if e.opts.Guard != nil {
-			if err := e.opts.Guard(); err != nil {
-				<-sem
-				e.mu.Lock()
-				e.guarded = err
-				e.mu.Unlock()
-				notRun = append(notRun, steps[i:]...)
-				break
-			}
+		if e.guard() != nil {
+			<-sem
+			notRun = append(notRun, steps[i:]...)
+			break
 		}
 		wg.Add(1)
 		go func(s Step) {
@@ -477,7 +557,24 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 				defer pm.Unlock()
 			}
 			start := time.Now()
-			err := e.step(run, s)
+			err := e.guard()
+			if err == nil {
+				err = e.step(run, s)
+			}
+			var stopped *errStopped
+			if errors.As(err, &stopped) {
+				// Stopped before its request went out (or before its
+				// next one: a step of several requests is redone whole).
+				mu.Lock()
+				halted = append(halted, s)
+				mu.Unlock()
+				return
+			}
+			if err == nil && time.Since(start) >= lateAfter && e.guard() != nil {
+				e.mu.Lock()
+				e.late = append(e.late, s)
+				e.mu.Unlock()
+			}
 			if err == nil {
 				e.mu.Lock()
 				e.done = append(e.done, s)
@@ -502,6 +599,7 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 		}(s)
 	}
 	wg.Wait()
+	notRun = append(halted, notRun...)
 	sortSteps(done)
 	sort.SliceStable(failed, func(i, j int) bool { return failed[i].Step.String() < failed[j].Step.String() })
 	return done, failed, notRun
@@ -524,6 +622,11 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 	var opts broker.DeleteQueueOptions
 	if !e.opts.AllowDataLoss {
 		if e.opts.Inspect != nil {
+			// The inspection reads through the apply lock's connection:
+			// once the lock is lost, it would fail for that reason.
+			if err := e.guard(); err != nil {
+				return err
+			}
 			st, err := e.opts.Inspect(ctx, s.Vhost, s.Name, plan.QueueType(s.Change.Before))
 			if err != nil {
 				return err

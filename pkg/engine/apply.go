@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -226,7 +227,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if p.Empty() && len(p.Adopt) == 0 {
 		e.cleanRecords(ctx, p, l, locks, recs)
 		if locks.lost() == nil {
-			e.putBack(ctx, l.State(), recs, nil, nil, true)
+			e.putBack(broker.WithWriteGuard(ctx, locks.lost), l.State(), recs, nil, nil, true)
 		}
 		return out, nil
 	}
@@ -257,12 +258,12 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	// replace left (restore.go).
 	var written map[string][]string
 	before := func(ctx context.Context) (err error) {
-		written, err = e.writeRestoreLists(ctx, p, recs)
+		written, err = e.writeRestoreLists(broker.WithWriteGuard(ctx, locks.lost), p, recs)
 		return err
 	}
 	err = e.execute(ctx, p, opts, first, o, out, before)
 	if out.Result != nil && locks.lost() == nil {
-		e.putBack(ctx, l.State(), recs, written, foreignTakenDown(p, recs), applyComplete(out.Result))
+		e.putBack(broker.WithWriteGuard(ctx, locks.lost), l.State(), recs, written, foreignTakenDown(p, recs), applyComplete(out.Result))
 	}
 	return out, err
 }
