@@ -15,6 +15,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -236,6 +237,11 @@ func incomplete(res *apply.Result) error {
 		// lock: a broker that goes down takes the lock's connection along.
 		why += ": the management API could not be reached"
 		next = "run mqctl apply again once it answers"
+	case errors.Is(res.Stopped, lock.ErrLost):
+		// Another apply may have run since: what is done, and what the
+		// file wants, must be read again before anything more changes.
+		return fmt.Errorf("apply stopped after %d of %d steps: %s. It sent no request after it found that; another apply may have changed the broker since, so run mqctl plan to see where it is now, then mqctl apply to finish (the steps done and not done are listed above; the next apply records what the steps done made as mqctl's)",
+			len(res.Done), len(res.Done)+len(res.Failed)+len(res.Remaining), res.Stopped)
 	case res.Stopped != nil:
 		why, next = "stopped: "+res.Stopped.Error(), "run mqctl apply again to finish"
 	case res.Interrupted:

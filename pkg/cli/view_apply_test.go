@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/planjson"
 )
@@ -110,6 +112,57 @@ func TestApplyConfirm(t *testing.T) {
 			var js bytes.Buffer
 			if err := newApplyJSON(&js).Confirm(tc.p); err != nil || js.Len() != 0 {
 				t.Errorf("the JSON view: %v, printed %q; want no question and no error", err, js.String())
+			}
+		})
+	}
+}
+
+// An apply stopped because it lost its lock says so in text and JSON
+// alike, with what to do: another apply may have run, so plan again
+// (not "run apply again to finish, it continues from where the broker
+// is now", the advice after an interruption); an apply stopped by its
+// guard for another reason keeps that advice.
+func TestApplyStoppedByALostLock(t *testing.T) {
+	p := &plan.Plan{Changes: []plan.Change{
+		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "a"},
+		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "b"},
+	}}
+	step := func(i int) apply.Step {
+		c := &p.Changes[i]
+		return apply.Step{Vhost: c.Vhost, Name: c.Name, Change: c}
+	}
+	for _, tc := range []struct {
+		name    string
+		stopped error
+		want    []string
+		not     []string
+	}{
+		{"the lock lost", fmt.Errorf("%w: its AMQP connection to h:5672 closed", lock.ErrLost),
+			[]string{"apply stopped after 1 of 2 steps", "its AMQP connection to h:5672 closed", "sent no request after", "another apply may have changed the broker since", "run mqctl plan"},
+			[]string{"continues from where"}},
+		{"another stop", errors.New("something else"),
+			[]string{"stopped: something else", "run mqctl apply again to finish"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &apply.Result{Done: []apply.Step{step(0)}, Remaining: []apply.Step{step(1)}, Stopped: tc.stopped}
+			var text, out bytes.Buffer
+			err := report(&text, p, res)
+			jerr := newApplyJSON(&out).Report(p, res)
+			if err == nil || jerr == nil || err.Error() != jerr.Error() {
+				t.Fatalf("text %v, JSON %v: want one error", err, jerr)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not say %q", err, s)
+				}
+			}
+			for _, s := range tc.not {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("error %q says %q", err, s)
+				}
+			}
+			if !strings.Contains(text.String(), "Not done (1 step") || !strings.Contains(out.String(), `"stopped":`) {
+				t.Errorf("the report does not list what was not done, or the JSON summary lacks why it stopped:\n%s\n%s", text.String(), out.String())
 			}
 		})
 	}
