@@ -322,12 +322,12 @@ func (l *Lock) Check() error {
 	conn := l.conn
 	l.mu.Unlock()
 	if conn == nil || conn.IsClosed() {
-		return l.lose(gap, l.closed())
+		return l.lose(gap, l.closed(gap))
 	}
 	if !l.confirmed.IsZero() && since(l.confirmed, now) < l.confirmEvery {
 		return nil
 	}
-	if err := l.confirm(conn); err != nil {
+	if err := l.confirm(conn, gap); err != nil {
 		return l.lose(gap, err.Error())
 	}
 	l.confirmed = now
@@ -347,14 +347,14 @@ func since(t, now time.Time) time.Duration {
 // confirm asks the broker whether the lock queue is still this
 // connection's: a passive declare on the lock's connection answers only
 // for the exclusive queue of that connection.
-func (l *Lock) confirm(conn *amqp.Connection) error {
+func (l *Lock) confirm(conn *amqp.Connection, gap time.Duration) error {
 	type answer struct{ err error }
 	done := make(chan answer, 1)
 	go func() {
 		if l.checkCh == nil || l.checkCh.IsClosed() {
 			ch, err := conn.Channel()
 			if err != nil {
-				done <- answer{fmt.Errorf("%s (%v)", l.closed(), err)}
+				done <- answer{fmt.Errorf("%s (%v)", l.closed(gap), err)}
 				return
 			}
 			l.checkCh = ch
@@ -368,7 +368,7 @@ func (l *Lock) confirm(conn *amqp.Connection) error {
 		case errors.As(err, &ae) && ae.Code == amqp.ResourceLocked:
 			err = fmt.Errorf("its queue %q belongs to another connection now", QueueName)
 		case conn.IsClosed() || errors.Is(err, amqp.ErrClosed):
-			err = errors.New(l.closed())
+			err = errors.New(l.closed(gap))
 		}
 		done <- answer{err}
 	}()
@@ -380,11 +380,15 @@ func (l *Lock) confirm(conn *amqp.Connection) error {
 	}
 }
 
-// closed says that the lock's connection closed, and why it may have.
-func (l *Lock) closed() string {
+// closed says that the lock's connection closed, and why it may have:
+// after a gap of pausedAfter or more since the last Check, lose says why.
+func (l *Lock) closed(gap time.Duration) string {
 	host := l.host
 	if host == "" {
 		host = "the broker"
+	}
+	if gap >= pausedAfter {
+		return fmt.Sprintf("its AMQP connection to %s closed", host)
 	}
 	return fmt.Sprintf("its AMQP connection to %s closed: that node may be down or restarting, or the connection was closed by hand", host)
 }
@@ -395,7 +399,7 @@ func (l *Lock) closed() string {
 func (l *Lock) lose(gap time.Duration, why string) error {
 	msg := fmt.Sprintf("the apply lock of vhost %q was lost: %s", l.Vhost, why)
 	if gap >= pausedAfter {
-		msg += fmt.Sprintf(", after this apply had made no request for %s (was it stopped, with Ctrl-Z or SIGSTOP, or did its host hang? the broker closes a connection it has not heard from for 20 to 30 s)", gap.Round(time.Second))
+		msg += fmt.Sprintf(" while this apply made no request for %s (was it stopped, with Ctrl-Z or SIGSTOP, or did its host hang? the broker closes a connection it has not heard from for 20 to 30 s)", gap.Round(time.Second))
 	}
 	l.lost = &lostError{msg: msg}
 	return l.lost

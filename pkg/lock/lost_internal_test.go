@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLostLockNamesTheNode: when the node an apply holds its lock on goes
@@ -23,6 +24,27 @@ func TestLostLockNamesTheNode(t *testing.T) {
 		}
 		if again := l.Check(); again != err {
 			t.Errorf("a lost lock checked again: %v, want the same error", again)
+		}
+	}
+}
+
+// A lock found lost after a long silence of the apply (no Check for 40 s:
+// a process stopped with Ctrl-Z, woken up after the broker closed its
+// connection) says so, rather than blaming the node; after a short one it
+// names the other causes.
+func TestLostLockAfterAPause(t *testing.T) {
+	for _, tc := range []struct {
+		silent    time.Duration
+		want, not string
+	}{
+		{40 * time.Second, "closed while this apply made no request for 40s (was it stopped, with Ctrl-Z or SIGSTOP", "node may be down"},
+		{time.Second, "closed: that node may be down or restarting, or the connection was closed by hand", "Ctrl-Z"},
+	} {
+		l := newLock("v", Options{URL: "amqp://h:5672"}, nil)
+		l.checked = time.Now().Add(-tc.silent)
+		err := l.Check()
+		if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.not) {
+			t.Errorf("lost after %s of silence: %v; want it to say %q, not %q", tc.silent, err, tc.want, tc.not)
 		}
 	}
 }
