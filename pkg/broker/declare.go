@@ -159,14 +159,19 @@ func (f *firstBytes) bytes() string {
 // not found"). An apply that creates every vhost it writes in asks it
 // before creating the first, whose lock it can only take after. nil when
 // the broker answers so, or opens the connection (the vhost exists after
-// all); the dial's error otherwise.
+// all), or refuses the user that vhost once logged in (530 NOT_ALLOWED
+// "access to vhost … refused for user …": another apply created it a
+// moment ago and has not yet given its user permissions there, which the
+// apply that asks gives its own user too, as it creates the vhost); the
+// dial's error otherwise.
 func CheckAMQP(ctx context.Context, o AMQPDial) error {
 	conn, err := DialAMQP(ctx, o)
 	if err == nil {
 		return conn.Close()
 	}
 	var ae *amqp.Error
-	if errors.As(err, &ae) && ae.Code == amqp.NotAllowed && strings.Contains(ae.Reason, "not found") {
+	if errors.As(err, &ae) && ae.Code == amqp.NotAllowed && (strings.Contains(ae.Reason, "not found") ||
+		strings.Contains(ae.Reason, "access to vhost") && strings.Contains(ae.Reason, "refused for user")) {
 		return nil
 	}
 	return err
