@@ -5,15 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/mqctl/mqctl/internal/faultproxy"
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -282,4 +286,43 @@ func TestLockClosedStopsApply(t *testing.T) {
 		t.Fatalf("a second apply could not take the lock: %v", err)
 	}
 	second.Release()
+}
+
+// A step under way for apply.LateAfter or more (its request answered
+// late, as after a pause of the process) is followed by one more ask of
+// the guard; when that says no, the stop names the step as done but
+// possibly made after the lock was lost: it was in flight across the
+// pause, when its request went out is unknown.
+func TestLateStepIsNamed(t *testing.T) {
+	t.Parallel()
+	e := newFaultEnv(t)
+	c, err := broker.Connect(context.Background(), broker.Config{Server: e.proxy.URL, Username: e.b.Username, Password: e.b.Password, Timeout: apply.LateAfter + 30*time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      slow: {}\n"
+	p, recs, live := e.plan(file)
+	put := faultproxy.Method("queues/", http.MethodPut)
+	e.proxy.Add(faultproxy.Rule{Match: put, Times: 1, Fault: faultproxy.Delay, Delay: apply.LateAfter + 500*time.Millisecond})
+	stop := errors.New("the apply lock was lost")
+	res := apply.Execute(context.Background(), c, p, apply.Options{
+		Parallelism: 1, Records: recs, PropertiesKey: live.PropertiesKey,
+		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+		// The lock is lost once the declaration has reached the broker.
+		Guard: func() error {
+			if e.proxy.Count(func(en faultproxy.Entry) bool {
+				return en.Method == http.MethodPut && strings.HasPrefix(en.Path, "queues/")
+			}) > 0 {
+				return stop
+			}
+			return nil
+		},
+	})
+	if !errors.Is(res.Stopped, stop) || len(res.Done) != 1 || len(res.Failed) != 0 {
+		t.Fatalf("Stopped %v, done %v, failed %v: want the guard's error and the step done", res.Stopped, res.Done, res.Failed)
+	}
+	want := fmt.Sprintf(`1 step done had been under way for %s or more when that was found, and may have been made after it: declare queue "slow"`, apply.LateAfter)
+	if !strings.Contains(res.Stopped.Error(), want) {
+		t.Errorf("Stopped = %v; want it to say %q", res.Stopped, want)
+	}
 }

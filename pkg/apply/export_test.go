@@ -1,0 +1,4 @@
+package apply
+
+// LateAfter is lateAfter, for the tests.
+const LateAfter = lateAfter
