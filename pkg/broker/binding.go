@@ -36,7 +36,7 @@ func bindingOp(verb, vhost string, b *topology.Binding) string {
 func (c *Client) DeclareBinding(ctx context.Context, vhost string, b *topology.Binding) error {
 	body := rabbithole.BindingInfo{RoutingKey: b.RoutingKey, Arguments: argsBody(b.Arguments)}
 	return c.do(ctx, &request{method: http.MethodPost, path: bindingPath(vhost, b), body: body,
-		op: bindingOp("declare", vhost, b), vhost: vhost}, nil)
+		op: bindingOp("declare", vhost, b), vhost: vhost, bindingKey: b.RoutingKey}, nil)
 }
 
 // DeleteBinding deletes binding b, identified by the propertiesKey the
@@ -46,7 +46,7 @@ func (c *Client) DeleteBinding(ctx context.Context, vhost string, b *topology.Bi
 	// properties_key is already percent-encoded by the broker ("a.%23");
 	// the path segment must carry it literally, so it is escaped again.
 	return c.do(ctx, &request{method: http.MethodDelete, path: bindingPath(vhost, b) + "/" + seg(propertiesKey),
-		op: bindingOp("delete", vhost, b), vhost: vhost}, nil)
+		op: bindingOp("delete", vhost, b), vhost: vhost, bindingKey: b.RoutingKey}, nil)
 }
 
 // DeclareBinding binds b.Destination to b.Source in vhost.

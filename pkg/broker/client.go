@@ -350,7 +350,10 @@ type request struct {
 	body   any    // JSON-encoded when non-nil
 	op     string // what is attempted, in the user's words, for errors
 	vhost  string // the vhost addressed; a 404 then checks whether it exists
-	server string // the endpoint of the try under way (set by do), for errors
+	// bindingKey is the routing key of a binding's declare or delete: a
+	// refusal may be its source's topic permission (explainRefusal).
+	bindingKey string
+	server     string // the endpoint of the try under way (set by do), for errors
 	// answers503: a 503 is the endpoint's answer (a health check that
 	// failed), not a node in trouble: it is not tried again.
 	answers503 bool

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -92,7 +93,11 @@ func (c *Client) explainRefusal(ctx context.Context, r *request, reason string) 
 	}
 	missing, certain := needs, !multi
 	if multi {
-		missing, certain = c.probeNeeds(ctx, vhost, parts, needs)
+		var topic *Need
+		missing, topic, certain = c.probeNeeds(ctx, r, vhost, parts, needs)
+		if topic != nil {
+			return TopicReadLacks(c.user, vhost, topic.Name, topic.RoutingKey) + "; " + TopicReadFix(c.user, vhost, topic.Name, []string{topic.RoutingKey})
+		}
 	}
 	if len(missing) == 1 {
 		return lacks(c.user, vhost, missing[0])
@@ -199,13 +204,16 @@ func (c *Client) objectExists(ctx context.Context, vhost string, res resource) b
 // the permission check before an apply (MissingPermissions), which change
 // nothing; certain is false (and needs unchanged) when the probes cannot
 // tell. needs are requestNeeds': a binding's write on its destination and
-// read on its source (told by one unbind to the destination), or a new
-// queue's (exchange's) configure, read on it and write on its dead-letter
-// (alternate) exchange.
-func (c *Client) probeNeeds(ctx context.Context, vhost string, parts []string, needs []need) (missing []need, certain bool) {
+// read on its source (told by one unbind to the destination, with the
+// binding's key, which also tells the source's topic permission on it), or
+// a new queue's (exchange's) configure, read on it and write on its
+// dead-letter (alternate) exchange. topic is set (Name the exchange,
+// RoutingKey the key) when what the binding lacks is the topic permission
+// on its key, the vhost permissions being there.
+func (c *Client) probeNeeds(ctx context.Context, r *request, vhost string, parts []string, needs []need) (missing []need, topic *Need, certain bool) {
 	amqpURL, err := c.AMQPURL(ctx, "")
 	if err != nil {
-		return needs, false
+		return needs, nil, false
 	}
 	asked := make([]Need, len(needs))
 	for i, n := range needs {
@@ -214,6 +222,10 @@ func (c *Client) probeNeeds(ctx context.Context, vhost string, parts []string, n
 	switch {
 	case parts[0] == "bindings":
 		asked[1].ViaKind, asked[1].Via = needs[0].res.kind, needs[0].res.name
+		// RabbitMQ checks the topic permission on the key of a binding
+		// from a topic exchange only (the probe's answer says whether it
+		// did).
+		asked[1].RoutingKey, asked[1].TopicKey = r.bindingKey, true
 	case needs[0].res.kind == "queue":
 		asked[0].HasDeadLetter, asked[0].DeadLetter = true, needs[2].res.name
 	default:
@@ -221,7 +233,7 @@ func (c *Client) probeNeeds(ctx context.Context, vhost string, parts []string, n
 	}
 	got, err := c.MissingPermissions(ctx, amqpURL, vhost, asked)
 	if err != nil {
-		return needs, false
+		return needs, nil, false
 	}
 	for _, n := range needs {
 		if slices.ContainsFunc(got, func(m Need) bool { return !m.Topic && m.Perm == n.perm && m.res() == n.res }) {
@@ -229,9 +241,42 @@ func (c *Client) probeNeeds(ctx context.Context, vhost string, parts []string, n
 		}
 	}
 	if len(missing) == 0 {
-		return needs, false
+		for _, m := range got {
+			if m.Topic {
+				return nil, &m, true
+			}
+		}
+		return needs, nil, false
 	}
-	return missing, true
+	return missing, nil, true
+}
+
+// TopicReadLacks says that user may not bind (or unbind) with key on
+// topic exchange x of vhost: the read regexp of its topic permission for
+// x does not match the key (RabbitMQ checks it on the binding key of a
+// topic exchange, rabbit_channel).
+func TopicReadLacks(user, vhost, x, key string) string {
+	return fmt.Sprintf("user %q lacks the topic permission to read routing key %q on exchange %q in vhost %q: the read regexp of its topic permission for that exchange does not match %q (a binding from a topic exchange needs it to match the binding's key)", user, key, x, vhost, key)
+}
+
+// TopicReadFix is how an administrator lets user bind with keys on topic
+// exchange x of vhost: the read regexp of its topic permission for x must
+// match them too. RabbitMQ shows a user that is not an administrator none
+// of its permissions, so the regexps it has now are not known here: the
+// command keeps them as WRITE and READ, and READ is told what to match.
+func TopicReadFix(user, vhost, x string, keys []string) string {
+	quoted := make([]string, len(keys))
+	alts := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = strconv.Quote(k)
+		alts[i] = regexp.QuoteMeta(k)
+	}
+	only, which := "^"+alts[0]+"$", "it"
+	if len(alts) > 1 {
+		only, which = "^("+strings.Join(alts, "|")+")$", "them"
+	}
+	return fmt.Sprintf("an administrator extends the read regexp of user %q's topic permission for exchange %q in vhost %q to match %s: rabbitmqctl set_topic_permissions -p %s %s %s WRITE READ, with WRITE the write regexp it has and READ the read regexp it has extended (%s matches %s alone)",
+		user, x, vhost, strings.Join(quoted, ", "), ShellQuote(vhost), ShellQuote(user), ShellQuote(x), ShellQuote(only), which)
 }
 
 // refusedRE matches RabbitMQ's "access to queue 'q' in vhost 'v' refused

@@ -158,6 +158,45 @@ func TestRefusalsNameWhatIsMissing(t *testing.T) {
 		})
 	}
 
+	// A binding the vhost permissions allow, whose key the topic
+	// permission for its source does not let the user read: the refusal
+	// names that topic permission, the exchange and the key, with its
+	// fix (before, it named write on the destination or read on the
+	// source, which the user has). Bind and unbind alike: RabbitMQ checks
+	// the topic permission on both (rabbit_channel binding_action).
+	t.Run("a binding key the topic permission does not let it read", func(t *testing.T) {
+		testbroker.Check(t)(b.RH.UpdatePermissionsIn(vh, user, rabbithole.Permissions{Configure: all, Write: all, Read: all}))
+		held := &topology.Binding{Source: "src", Destination: "dst", DestinationType: topology.DestQueue, RoutingKey: "held.*"}
+		if err := admin.DeclareBinding(ctx, vh, held); err != nil {
+			t.Fatal(err)
+		}
+		testbroker.Check(t)(b.RH.UpdateTopicPermissionsIn(vh, user, rabbithole.TopicPermissions{Exchange: "src", Write: all, Read: "^k$"}))
+		t.Cleanup(func() { testbroker.Check(t)(b.RH.DeleteTopicPermissionsIn(vh, user, "src")) })
+		if err := uc.DeclareBinding(ctx, vh, binding); err != nil {
+			t.Fatalf("bind with key k, which the topic permission lets it read: %v", err)
+		}
+		for _, tc := range []struct {
+			name, key string
+			re        string // the read regexp that matches the key alone
+			call      func() error
+		}{
+			{"bind", "a.#", `^a\.#$`, func() error {
+				return uc.DeclareBinding(ctx, vh, &topology.Binding{Source: "src", Destination: "dst", DestinationType: topology.DestQueue, RoutingKey: "a.#"})
+			}},
+			{"unbind", "held.*", `^held\.\*$`, func() error { return uc.DeleteBinding(ctx, vh, held, "held.*") }},
+		} {
+			err := tc.call()
+			if !errors.Is(err, broker.ErrForbidden) {
+				t.Fatalf("%s: error = %v, want ErrForbidden", tc.name, err)
+			}
+			want := fmt.Sprintf(`user %q lacks the topic permission to read routing key %q on exchange "src" in vhost %q: the read regexp of its topic permission for that exchange does not match %q (a binding from a topic exchange needs it to match the binding's key); an administrator extends the read regexp of user %q's topic permission for exchange "src" in vhost %q to match %q: rabbitmqctl set_topic_permissions -p %s %s src WRITE READ, with WRITE the write regexp it has and READ the read regexp it has extended ('%s' matches it alone)`,
+				user, tc.key, vh, tc.key, user, vh, tc.key, vh, user, tc.re)
+			if !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%s: error\n  %v\nwant it to end\n  %s", tc.name, err, want)
+			}
+		}
+	})
+
 	t.Run("no permissions on the vhost", func(t *testing.T) {
 		other := b.Vhost(t)
 		err := uc.DeclareQueue(ctx, other, &topology.Queue{Name: "q", Type: topology.QueueClassic, Durable: true})
