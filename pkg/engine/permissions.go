@@ -37,7 +37,7 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 		return nil
 	}
 	user := e.c.Username()
-	tagLines := e.policyTags(p)
+	tagLines, tag := e.policyTags(p)
 	wants := permissionWants(p, l)
 	if len(wants) == 0 && len(tagLines) == 0 {
 		return nil
@@ -58,7 +58,7 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 	for i := range kinds {
 		kinds[i] = "a tag for %d policy"
 	}
-	topic := map[string]bool{}
+	fixes := lackFixes{tag: tag, tags: e.c.Tags()}
 	for _, vh := range vhosts {
 		ws := wants[vh]
 		needs := make([]broker.Need, len(ws))
@@ -83,9 +83,7 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 			if len(by) == 0 {
 				continue
 			}
-			if m.Topic {
-				topic[vh] = true
-			}
+			fixes.add(vh, m)
 			lines = append(lines, "  "+lackLine(user, vh, m, by))
 			what := m.Perm + " on %d " + m.Kind
 			if m.Topic {
@@ -97,7 +95,7 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 	if len(lines) == 0 {
 		return nil
 	}
-	return &permissionsError{user: user, lines: shortLackLines(lines, kinds), fix: permissionsFix(user, vhosts, topic)}
+	return &permissionsError{user: user, lines: shortLackLines(lines, kinds), fix: fixes.String(user)}
 }
 
 // noteUncheckedTopicKeys says which topic permissions the check cannot
@@ -214,21 +212,24 @@ func (e *Engine) notePermissions(ctx context.Context, p *plan.Plan, l *Live) err
 }
 
 // policyTags refuses the policies of p that the user's tags do not let it
-// write (the management API answers 401 at the first of them).
-func (e *Engine) policyTags(p *plan.Plan) []string {
+// write (the management API answers 401 at the first of them); tag is the
+// tag that lets it write them all ("" when none is missing).
+func (e *Engine) policyTags(p *plan.Plan) (lines []string, tag string) {
 	if e.c.IsAdmin() {
-		return nil
+		return nil, ""
 	}
 	pm := slices.Contains(e.c.Tags(), "policymaker")
-	var lines []string
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		need := ""
 		switch {
 		case c.Kind == kind.OperatorPolicy:
-			need = "the administrator tag"
+			need, tag = "the administrator tag", "administrator"
 		case c.Kind == kind.Policy && !pm:
 			need = "the policymaker or administrator tag"
+			if tag == "" {
+				tag = "policymaker"
+			}
 		}
 		if need == "" {
 			continue
@@ -239,7 +240,7 @@ func (e *Engine) policyTags(p *plan.Plan) []string {
 		}
 		lines = append(lines, line+fmt.Sprintf("%s %s %q in vhost %q needs %s, which user %q does not have (tags: %s)", c.Action, c.Kind.Label(), c.Name, c.Vhost, need, e.c.Username(), strings.Join(e.c.Tags(), ", ")))
 	}
-	return lines
+	return lines, tag
 }
 
 // lackLine says what m is missing for, and why.
@@ -271,16 +272,75 @@ func lackLine(user, vh string, m broker.Need, by []permWant) string {
 	return b.String()
 }
 
-// permissionsFix is how to get past the refusal.
-func permissionsFix(user string, vhosts []string, topic map[string]bool) string {
-	var cmds []string
-	for _, vh := range vhosts {
-		cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", broker.ShellQuote(vh), broker.ShellQuote(user)))
-		if topic[vh] {
-			cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_topic_permissions -p %s %s EXCHANGE WRITE READ", broker.ShellQuote(vh), broker.ShellQuote(user)))
+// lackFixes gathers what checkPermissions found missing, per vhost, for
+// the fix: a vhost's permissions, or the topic permission of an exchange
+// on routing keys.
+type lackFixes struct {
+	tag    string      // the tag policies need, "" for none
+	tags   []string    // the user's tags
+	vhosts []string    // whose permissions lack something, in order
+	topics []topicLack // in order
+	keys   map[topicLack][]string
+}
+
+type topicLack struct{ vhost, exchange string }
+
+func (f *lackFixes) add(vh string, m broker.Need) {
+	if !m.Topic {
+		if !slices.Contains(f.vhosts, vh) {
+			f.vhosts = append(f.vhosts, vh)
 		}
+		return
 	}
-	return fmt.Sprintf("RabbitMQ shows a user that is not an administrator none of its own permissions, so mqctl asked the broker with operations that change nothing. An administrator can extend the regexps to match these names (%s), or the apply can run as a user that has them; or leave these objects out of the file.", strings.Join(cmds, "; "))
+	t := topicLack{vh, m.Name}
+	if f.keys == nil {
+		f.keys = map[topicLack][]string{}
+	}
+	if _, ok := f.keys[t]; !ok {
+		f.topics = append(f.topics, t)
+	}
+	if !slices.Contains(f.keys[t], m.RoutingKey) {
+		f.keys[t] = append(f.keys[t], m.RoutingKey)
+	}
+}
+
+// String is how to get past the refusal: for each vhost whose permissions
+// lack something, set_permissions; for each topic permission, its
+// set_topic_permissions (broker.TopicReadFix). A missing tag has no
+// command here: its line names the tag.
+func (f *lackFixes) String(user string) string {
+	var fixes []string
+	if f.tag != "" {
+		tags := append(slices.Clone(f.tags), f.tag)
+		words := make([]string, len(tags))
+		for i, t := range tags {
+			words[i] = broker.ShellQuote(t)
+		}
+		fixes = append(fixes, fmt.Sprintf("An administrator can give user %q the %s tag, keeping the tags it has (rabbitmqctl set_user_tags %s %s)", user, f.tag, broker.ShellQuote(user), strings.Join(words, " ")))
+	}
+	if len(f.vhosts) > 0 {
+		cmds := make([]string, len(f.vhosts))
+		for i, vh := range f.vhosts {
+			cmds[i] = fmt.Sprintf("rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", broker.ShellQuote(vh), broker.ShellQuote(user))
+		}
+		fix := fmt.Sprintf("An administrator can extend the regexps to match these names (%s)", strings.Join(cmds, "; "))
+		if len(fixes) > 0 {
+			fix = "extend the regexps to match these names (" + strings.Join(cmds, "; ") + ")"
+		}
+		fixes = append(fixes, fix)
+	}
+	for _, t := range f.topics {
+		fix := broker.TopicReadFix(user, t.vhost, t.exchange, f.keys[t])
+		if len(fixes) == 0 {
+			fix = strings.ToUpper(fix[:1]) + fix[1:]
+		}
+		fixes = append(fixes, fix)
+	}
+	rest := "The apply can run as a user that has them; or leave these objects out of the file."
+	if len(fixes) > 0 {
+		rest = strings.Join(fixes, "; ") + "; or the apply can run as a user that has them; or leave these objects out of the file."
+	}
+	return "RabbitMQ shows a user that is not an administrator none of its own permissions, so mqctl asked the broker with operations that change nothing. " + rest
 }
 
 // permissionWants lists, per vhost, the permissions p's exchanges, queues

@@ -43,6 +43,7 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
 		allowReplace           bool
 		file                   string
 		want                   []string // lines of the refusal, after the file position; none: the apply passes
+		fix                    string   // what the fix says; "": set_permissions on the vhost
 	}{
 		{
 			name:      "a queue outside its configure regexp",
@@ -138,6 +139,7 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
         bindings: [{ exchange: app.x, routing_keys: [b, a] }]
 `,
 			want: []string{`create binding app.x -> queue app.q [a] in vhost "${VHOST}" needs the topic permission to read routing key "a" on exchange "app.x": the read regexp of user "${USER}"'s topic permission for that exchange does not match "a"`},
+			fix:  `An administrator extends the read regexp of user "${USER}"'s topic permission for exchange "app.x" in vhost "${VHOST}" to match "a": rabbitmqctl set_topic_permissions -p ${VHOST} ${USER} app.x WRITE READ, with WRITE the write regexp it has and READ the read regexp it has extended ('^a$' matches it alone); or the apply can run as a user that has them`,
 		},
 		{
 			name:      "a queue dead-lettering to the default exchange, which it may not write to",
@@ -180,6 +182,7 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
       cap: { pattern: "^app\\.", apply_to: queues, definition: { max-length: 10 } }
 `,
 			want: []string{`topology.yaml:7:7: create policy "cap" in vhost "${VHOST}" needs the policymaker or administrator tag, which user "${USER}" does not have (tags: management)`},
+			fix:  `An administrator can give user "${USER}" the policymaker tag, keeping the tags it has (rabbitmqctl set_user_tags ${USER} management policymaker); or the apply can run as a user that has them`,
 		},
 		{
 			name:      "permissions that cover the file",
@@ -261,6 +264,9 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
 				msg := err.Error()
 				head := fmt.Sprintf("%s: user %q lacks permissions this plan needs, and RabbitMQ would refuse them part way through the apply", heads[what], user)
 				fix := fmt.Sprintf("An administrator can extend the regexps to match these names (rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", f.vhost, user)
+				if tt.fix != "" {
+					fix = strings.NewReplacer("${VHOST}", f.vhost, "${USER}", user).Replace(tt.fix)
+				}
 				if !strings.HasPrefix(msg, head) || !strings.Contains(msg, fix) {
 					t.Errorf("%s: error\n%s\nwant it to begin %q and hold %q", what, msg, head, fix)
 				}
