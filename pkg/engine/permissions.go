@@ -38,7 +38,7 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 	}
 	user := e.c.Username()
 	tagLines, tag := e.policyTags(p)
-	wants := permissionWants(p, l)
+	wants := permissionWants(p, l, e.c.RabbitMQVersion().TopicPermissionsGoWithExchange())
 	if len(wants) == 0 && len(tagLines) == 0 {
 		return nil
 	}
@@ -351,14 +351,22 @@ func (f *lackFixes) String(user string) string {
 // its source (and the topic permission on its key), for a binding created,
 // deleted, or put back after a replace; and configure on the apply's lock
 // queue and on mqctl's ownership record exchanges, old and new, in each
-// vhost it changes.
-func permissionWants(p *plan.Plan, l *Live) map[string][]permWant {
+// vhost it changes. topicGoes (rmqversion's TopicPermissionsGoWithExchange)
+// says that the delete of an exchange the plan replaces deletes the topic
+// permissions for it: the bindings from it are made after, with no topic
+// permission to check their keys against, so theirs are not asked (the
+// probe would ask the topic permission the replace deletes).
+func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWant {
 	out := map[string][]permWant{}
 	add := func(vh string, w permWant) { out[vh] = append(out[vh], w) }
 	gone := map[plan.ObjectRef]bool{}
+	replaced := map[plan.ObjectRef]bool{}
 	for i := range p.Changes {
-		if c := &p.Changes[i]; c.Action == plan.Delete {
+		switch c := &p.Changes[i]; c.Action {
+		case plan.Delete:
 			gone[c.Ref()] = true
+		case plan.Replace:
+			replaced[c.Ref()] = c.Kind == plan.KindExchange && topicGoes
 		}
 	}
 	// The type each exchange has once the plan is applied (the file's,
@@ -380,11 +388,14 @@ func permissionWants(p *plan.Plan, l *Live) map[string][]permWant {
 		}
 		return ""
 	}
-	bindingWants := func(vh, what string, pos topology.Pos, b *topology.Binding) {
+	// del: the binding is deleted, before the exchanges are (apply.Order),
+	// and so while its source's topic permissions are there.
+	bindingWants := func(vh, what string, pos topology.Pos, b *topology.Binding, del bool) {
 		dk := string(b.DestinationKind())
 		t := sourceType(vh, b.Source)
+		topicKey := (t == "" || t == "topic") && (del || !replaced[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: b.Source}])
 		add(vh, permWant{need: broker.Need{Perm: "write", Kind: dk, Name: b.Destination}, what: what, pos: pos})
-		add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: t == "" || t == "topic"}, what: what, pos: pos})
+		add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: topicKey}, what: what, pos: pos})
 	}
 	changed := map[string]bool{}
 	for i := range p.Changes {
@@ -427,7 +438,7 @@ func permissionWants(p *plan.Plan, l *Live) map[string][]permWant {
 					if gone[src] || gone[dst] {
 						continue
 					}
-					bindingWants(c.Vhost, fmt.Sprintf("restore binding %s in vhost %q after the replace of %s %q", plan.BindingName(b), c.Vhost, c.Kind.Label(), c.Name), c.Pos, b)
+					bindingWants(c.Vhost, fmt.Sprintf("restore binding %s in vhost %q after the replace of %s %q", plan.BindingName(b), c.Vhost, c.Kind.Label(), c.Name), c.Pos, b, false)
 				}
 			}
 		case plan.KindBinding:
@@ -440,7 +451,7 @@ func permissionWants(p *plan.Plan, l *Live) map[string][]permWant {
 			if !ok || b.Binding == nil || b.Source == "" {
 				continue
 			}
-			bindingWants(c.Vhost, fmt.Sprintf("%s binding %s in vhost %q", verb, plan.BindingName(b.Binding), c.Vhost), c.Pos, b.Binding)
+			bindingWants(c.Vhost, fmt.Sprintf("%s binding %s in vhost %q", verb, plan.BindingName(b.Binding), c.Vhost), c.Pos, b.Binding, c.Action == plan.Delete)
 		}
 	}
 	vhosts := make([]string, 0, len(changed))

@@ -386,3 +386,85 @@ vhosts:
 		t.Errorf("apply: %v; want it to pass: %v (the binding with key a refused where the topic permission is kept)", err, needsExchange)
 	}
 }
+
+// TestReplaceOfATopicExchangeUnderATopicPermission: a user whose topic
+// permission for a topic exchange does not let it read the key of a
+// binding from it (an administrator made the binding) replaces the
+// exchange (an argument changed). Where the broker keeps topic
+// permissions in Khepri, under their exchange (4.3.6), the replace's
+// delete takes the topic permission with it, and the binding is restored
+// with none to check: the apply passes, and the plan after it is empty.
+// Before, the check asked the topic permission the replace deletes, and
+// refused the apply. Where it is kept (Mnesia: 4.0.5, 3.10.8), the
+// restore of that binding would be refused part way: the check refuses
+// the apply before anything changes, naming the topic permission and the
+// key.
+func TestReplaceOfATopicExchangeUnderATopicPermission(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	before := `version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      app.x: { type: topic }
+    queues:
+      app.q:
+        bindings: [{ exchange: app.x, routing_keys: [a, b] }]
+`
+	after := `version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      app.x: { type: topic, arguments: { alternate-exchange: app.ae } }
+      app.ae: { type: fanout }
+    queues:
+      app.q:
+        bindings: [{ exchange: app.x, routing_keys: [a, b] }]
+`
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(before)}, engine.ApplyOptions{NoPreflight: true}); err != nil {
+		t.Fatal(err)
+	}
+	user, pw := f.b.User(t, "management")
+	all := ".*"
+	testbroker.Check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: all, Write: all, Read: all}))
+	testbroker.Check(t)(f.b.RH.UpdateTopicPermissionsIn(f.vhost, user, rabbithole.TopicPermissions{Exchange: "app.x", Write: all, Read: "^a$"}))
+	c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: user, Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	eng := engine.New(c, engine.Options{AMQPURL: fmt.Sprintf("amqp://%s:%d", f.b.AMQPHost, f.b.AMQPPort), Note: func(n string) { notes = append(notes, n) }})
+	if _, err := eng.Plan(ctx, f.desired(after), engine.PlanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	objects := brokerObjects(t, f)
+	_, applyErr := eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(after)}, engine.ApplyOptions{AllowReplace: true, NoPreflight: true})
+	var refusal []string
+	for _, n := range notes {
+		if strings.HasPrefix(n, "apply would be refused") {
+			refusal = append(refusal, n)
+		}
+	}
+	goes := f.b.Version().AtLeast(4, 3)
+	if goes {
+		if len(refusal) > 0 || applyErr != nil {
+			t.Fatalf("RabbitMQ %s: plan %q, apply %v; want both to pass (the replace deletes the topic permission)", f.b.Version(), refusal, applyErr)
+		}
+		tps, err := f.b.RH.GetTopicPermissionsIn(f.vhost, user)
+		if err == nil && len(tps) > 0 {
+			t.Errorf("RabbitMQ %s: topic permissions after the replace: %v; want the replace to have deleted it", f.b.Version(), tps)
+		}
+		if p := f.plan(f.desired(after)); !p.Empty() {
+			t.Errorf("the plan after the apply: %v", changes(p))
+		}
+		return
+	}
+	want := fmt.Sprintf(`restore binding app.x -> queue app.q [b] in vhost %q after the replace of exchange "app.x" needs the topic permission to read routing key "b" on exchange "app.x"`, f.vhost)
+	if len(refusal) != 1 || !strings.Contains(refusal[0], want) || applyErr == nil || !strings.Contains(applyErr.Error(), want) {
+		t.Fatalf("RabbitMQ %s: plan %q, apply %v; want both refused: %s", f.b.Version(), refusal, applyErr, want)
+	}
+	if got := brokerObjects(t, f); !slices.Equal(got, objects) {
+		t.Errorf("the refused apply changed the broker:\nbefore %v\nafter  %v", objects, got)
+	}
+}

@@ -84,3 +84,29 @@ func TestTopicHashFix(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicPermissionsGoWithExchange: a topic permission is deleted with
+// its exchange where the metadata store is Khepri: 4.3 (the only store),
+// and 4.0 to 4.2 with the khepri_db feature flag enabled; Mnesia (3.10,
+// 4.0 without the flag, or where the flags are not known) keeps it.
+func TestTopicPermissionsGoWithExchange(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		version string
+		flags   map[string]bool // nil: not known
+		want    bool
+	}{
+		{"3.10.8", nil, false},
+		{"4.0.5", nil, false},
+		{"4.0.5", map[string]bool{"khepri_db": false}, false},
+		{"4.0.5", map[string]bool{"khepri_db": true}, true},
+		{"4.2.0", map[string]bool{"khepri_db": true}, true},
+		{"4.3.0", nil, true},
+		{"4.3.6", map[string]bool{}, true},
+	} {
+		v := rmqversion.MustParse(tt.version).WithFacts(&rmqversion.Facts{FeatureFlags: tt.flags})
+		if got := v.TopicPermissionsGoWithExchange(); got != tt.want {
+			t.Errorf("%s with feature flags %v: %v, want %v", tt.version, tt.flags, got, tt.want)
+		}
+	}
+}

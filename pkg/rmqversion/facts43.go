@@ -83,3 +83,23 @@ func (v Version) ShovelIgnoresAMQP10Properties() bool { return v.AtLeast(4, 2) }
 // 4.3.6 refuses amqp:///nowhere and amqp:///, 4.0.5 and 3.10.8 take both,
 // and the link never connects).
 func (v Version) UpstreamURIChecksVhost() bool { return v.atLeastPatch(4, 3, 3) }
+
+// TopicPermissionsGoWithExchange: deleting an exchange deletes every
+// user's topic permission for it, where the metadata store is Khepri,
+// which keeps a topic permission under its exchange
+// (RABBITMQ_KHEPRI_TOPIC_PERMISSION_PATH in rabbit_khepri.hrl at v4.0.5
+// and v4.3.5; rabbit_db_exchange:delete_in_khepri/3 deletes the
+// exchange's path with what is under it). So an exchange deleted and
+// declared again, as a replace does, has no topic permission: its keys
+// are checked against none until one is set again (measured on 4.3.6).
+// Khepri is the only store from 4.3.0; 4.0 to 4.2 use it where the
+// khepri_db feature flag is enabled (the default of a new 4.2 cluster),
+// and keep the topic permission in Mnesia otherwise (measured on 4.0.5
+// and 3.10.8).
+func (v Version) TopicPermissionsGoWithExchange() bool {
+	if v.AtLeast(4, 3) {
+		return true
+	}
+	on, _ := v.FeatureFlag("khepri_db")
+	return on
+}
