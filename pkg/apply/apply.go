@@ -192,6 +192,11 @@ func Execute(ctx context.Context, c *broker.Client, p *plan.Plan, opts Options) 
 		e.amqp, e.amqpVhosts = c.Declarer(lock.DefaultName("apply")), vhosts
 		defer e.amqp.Close()
 	}
+	defer func() {
+		if e.marksAMQP != nil {
+			e.marksAMQP.Close()
+		}
+	}()
 	for i, phase := range phases {
 		if ctx.Err() != nil {
 			res.Interrupted = true
@@ -406,6 +411,9 @@ type executor struct {
 	// as in progress (deleteMarks).
 	marksMu sync.Mutex
 	marks   map[string]map[string]bool
+	// marksAMQP is declaredDespiteMark's connection, where there is no
+	// amqp; opened when first needed.
+	marksAMQP *broker.Declarer
 
 	// p is the plan being carried out; done, the steps done so far (for
 	// the records written at once: recordAtOnce).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -136,7 +137,52 @@ func declareExchange(ctx context.Context, e *executor, s Step) error {
 	if err := e.unmarkDelete(ctx, s); err != nil {
 		return err
 	}
-	return exchanges.declare(ctx, e, s, s.Change.After.(plan.ExchangeObject).Exchange)
+	x := s.Change.After.(plan.ExchangeObject).Exchange
+	if err := exchanges.declare(ctx, e, s, x); err != nil {
+		return err
+	}
+	return e.declaredDespiteMark(ctx, s, x)
+}
+
+// declaredDespiteMark makes sure that exchange s, which the plan creates,
+// was declared, where the broker's marks of deletes in progress could not
+// be listed (unmarkDelete: a user without the policymaker tag). A marked
+// exchange's declaration is answered as done and declares nothing: it is
+// still absent after. Then the mark is there (no one can declare the
+// exchange while it is, so the exchange is no one else's), and apply
+// clears it as a user without the tag can (an exchange.delete of the
+// absent exchange: broker.Declarer.ClearAbsentExchangeDeleteMark) and
+// declares it again. Before, the declaration was reported done, and the
+// exchange's bindings failed as if the file did not declare it ("declare
+// both ends of the binding (MQ401)"), at that apply and every one after.
+// A replace's delete clears the mark itself.
+func (e *executor) declaredDespiteMark(ctx context.Context, s Step, x *topology.Exchange) error {
+	if s.Change.Action != plan.Create || e.deleteMarks(ctx, s.Vhost) != nil {
+		return nil
+	}
+	d := e.markDeclarer()
+	if there, err := d.ExchangeExists(ctx, s.Vhost, s.Name); err != nil || there {
+		return nil // not known: as before, the bindings on it tell
+	}
+	if err := d.ClearAbsentExchangeDeleteMark(ctx, s.Vhost, s.Name); err != nil {
+		return fmt.Errorf("exchange %q in vhost %q was not declared: RabbitMQ answers its declaration as done and declares nothing, as it does while it marks a delete of the exchange as in progress (left by a delete that was cut off: an apply killed or cut from the broker during it); clearing the mark with an exchange.delete of the absent exchange failed: %w; an operator clears it with: rabbitmqctl clear_parameter -p %s exchange-delete-in-progress %s (or user %q, given the policymaker tag, lets apply clear it)",
+			s.Name, s.Vhost, err, broker.ShellQuote(s.Vhost), broker.ShellQuote(s.Name), e.c.Username())
+	}
+	return exchanges.declare(ctx, e, s, x)
+}
+
+// markDeclarer is the AMQP connection declaredDespiteMark asks through:
+// the bulk declares' where there is one, else one of its own.
+func (e *executor) markDeclarer() *broker.Declarer {
+	if e.amqp != nil {
+		return e.amqp
+	}
+	e.marksMu.Lock()
+	defer e.marksMu.Unlock()
+	if e.marksAMQP == nil {
+		e.marksAMQP = e.c.Declarer(lock.DefaultName("apply"))
+	}
+	return e.marksAMQP
 }
 
 // unmarkDelete clears, before apply declares exchange s (a create, or the

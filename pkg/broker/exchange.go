@@ -103,6 +103,32 @@ func (c *Client) ExchangeDeletesInProgress(ctx context.Context, vhost string) (m
 	return out, nil
 }
 
+// ExchangeExists reports whether exchange name of vhost exists, asked over
+// AMQP with a passive declare (NOT_FOUND: it does not).
+func (d *Declarer) ExchangeExists(ctx context.Context, vhost, name string) (bool, error) {
+	err := d.with(ctx, vhost, func(ch *amqp.Channel) error {
+		return ch.ExchangeDeclarePassive(name, amqp.ExchangeDirect, false, false, false, false, nil)
+	})
+	var ae *amqp.Error
+	if errors.As(err, &ae) && ae.Code == amqp.NotFound {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// ClearAbsentExchangeDeleteMark clears the broker's mark that a delete of
+// exchange name of vhost is in progress (see exchangeDeleteInProgress)
+// without the policymaker tag, which ClearExchangeDeleteInProgress needs:
+// an exchange.delete of the exchange (if unused), over AMQP, needs only
+// configure on it, and rabbit_exchange:delete/3 sets the mark and clears
+// it when it ends, whatever it found; the management API answers 404
+// before it deletes (3.10.8, 4.0.5 and 4.3.6). For an exchange that is
+// absent only: one that exists, and is unused, would be deleted. While
+// the mark is there, no one can declare the exchange.
+func (d *Declarer) ClearAbsentExchangeDeleteMark(ctx context.Context, vhost, name string) error {
+	return d.with(ctx, vhost, func(ch *amqp.Channel) error { return ch.ExchangeDelete(name, true, false) })
+}
+
 // ClearExchangeDeleteInProgress removes the broker's mark that exchange
 // name of vhost is being deleted (see exchangeDeleteInProgress), so that
 // it can be declared again. A mark already gone is no error.
