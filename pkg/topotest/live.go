@@ -74,6 +74,13 @@ func RunLive(ctx context.Context, c *broker.Client, t *topology.Topology, tests 
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	if !c.IsAdmin() {
+		// Only an administrator may create and delete vhosts. Before, the
+		// run tried, and said the throwaway vhost might exist and should
+		// be deleted by hand, though none was made.
+		return nil, fmt.Errorf("mqctl test --live makes a throwaway vhost for the tests of each vhost and deletes it after, which takes the administrator tag: user %q has %s; nothing was changed. Run it as an administrator (an administrator can give the tag, keeping the user's own: rabbitmqctl set_user_tags %s), or run mqctl test without --live, which checks the tests on the routing simulator",
+			c.Username(), tagsPhrase(c.Tags()), strings.Join(shellWords(append(append([]string{c.Username()}, c.Tags()...), "administrator")), " "))
+	}
 	out := make([]Outcome, len(tests))
 	var order []string
 	byVhost := map[string][]int{}
@@ -606,4 +613,20 @@ func plural(w string, n int) string {
 		return w
 	}
 	return w + "s"
+}
+
+// tagsPhrase names a user's tags for a message.
+func tagsPhrase(tags []string) string {
+	if len(tags) == 0 {
+		return "no tags"
+	}
+	return "the tags " + strings.Join(tags, ", ")
+}
+
+func shellWords(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = broker.ShellQuote(w)
+	}
+	return out
 }

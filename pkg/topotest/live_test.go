@@ -231,6 +231,34 @@ func TestLiveBadAMQPURL(t *testing.T) {
 	}
 }
 
+// TestLiveNeedsAnAdministrator: the throwaway vhosts take the
+// administrator tag to make and delete. A user without it (management, or
+// monitoring, with permissions on the vhost) is refused before anything is
+// tried, told the tag and the offline alternative. Before, the run tried
+// to make the vhost, and then told the user to delete it by hand,
+// though none was made.
+func TestLiveNeedsAnAdministrator(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	top := loadFile(t, filepath.Join("..", "..", "examples", "orders"))
+	for _, tags := range [][]string{{"management"}, {"monitoring"}} {
+		user, pw := b.User(t, tags...)
+		c, err := broker.Connect(t.Context(), broker.Config{Server: b.URL, Username: user, Password: pw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log logBuffer
+		_, err = topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: fmt.Sprintf("amqp://%s:%d", b.AMQPHost, b.AMQPPort), Log: &log})
+		want := fmt.Sprintf("which takes the administrator tag: user %q has the tags %s; nothing was changed. Run it as an administrator (an administrator can give the tag, keeping the user's own: rabbitmqctl set_user_tags %s %s administrator), or run mqctl test without --live", user, tags[0], user, tags[0])
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "delete") && strings.Contains(err.Error(), "delete_vhost") {
+			t.Errorf("%s: err = %v\nwant it to hold %s", tags[0], err, want)
+		}
+		if log.String() != "" {
+			t.Errorf("%s: log %q; want nothing made", tags[0], log.String())
+		}
+	}
+}
+
 // TestLiveRefusedAndTwoVhosts: a probe a queue refuses (a classic queue
 // with a length limit of 0 and overflow reject-publish: basic.nack) lands
 // nowhere, as the simulator predicts, so a test expecting it there fails
