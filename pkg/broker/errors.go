@@ -112,7 +112,7 @@ func (c *Client) apiError(r *request, status int, body errorBody, vhostMissing b
 		e.msg = fmt.Sprintf("%s: %s", op, body.explained)
 	case status == http.StatusUnauthorized && (body.Error == "not_authorised" || isAuthorisationReason(reason)):
 		e.kind = []error{ErrForbidden}
-		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s%s", op, c.user, server, reason, forbiddenHint(reason))
+		e.msg = fmt.Sprintf("%s: user %q may not do this at %s: %s%s", op, c.user, server, reason, forbiddenHint(reason, c.user))
 	case status == http.StatusUnauthorized:
 		e.kind = []error{ErrUnauthorized}
 		detail := ""
@@ -173,10 +173,10 @@ func isAuthorisationReason(reason string) bool {
 		strings.Contains(r, "not authorised to access")
 }
 
-func forbiddenHint(reason string) string {
+func forbiddenHint(reason, user string) string {
 	switch strings.ToLower(reason) {
 	case "not management user":
-		return " (give the user the management tag: rabbitmqctl set_user_tags USER management)"
+		return fmt.Sprintf(" (an administrator gives the user the management tag, adding any tags it has: rabbitmqctl set_user_tags %s management)", ShellQuote(user))
 	case "not administrator user":
 		return " (this needs the administrator tag)"
 	case "not policymaker user", "user not authorised to access object":

@@ -106,7 +106,7 @@ func TestConnectClassifiesErrors(t *testing.T) {
 		{"password in URL", Config{Server: strings.Replace(loginFailed.URL, "http://", "http://bob:"+secret+"@", 1)}, ErrUnauthorized,
 			`authentication failed for user "bob" at %s: check --username/--password`, loginFailed.URL},
 		{"no management tag", Config{Server: notMgmt.URL, Username: "bob", Password: secret}, ErrForbidden,
-			`log in: user "bob" may not do this at %s: Not management user (give the user the management tag: rabbitmqctl set_user_tags USER management)`, notMgmt.URL},
+			`log in: user "bob" may not do this at %s: Not management user (an administrator gives the user the management tag, adding any tags it has: rabbitmqctl set_user_tags bob management)`, notMgmt.URL},
 		{"unreachable", Config{Server: down, Username: "bob", Password: secret}, ErrUnreachable,
 			"cannot reach the management API at %s: ", down},
 		{"unreachable, password in URL", Config{Server: strings.Replace(down, "http://", "http://bob:"+secret+"@", 1)}, ErrUnreachable,
