@@ -127,6 +127,20 @@ func (c *Client) noVhostAccess(vhost string) string {
 	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", c.user, vhost, ShellQuote(vhost), ShellQuote(c.user))
 }
 
+// LacksPermission says that the user lacks n's permission (Perm, Kind,
+// Name) in vhost, what needs it (why), and how an administrator grants
+// it. Ask MissingPermissions whether it does.
+func (c *Client) LacksPermission(vhost string, n Need, why string) string {
+	name, what := n.Name, n.res().String()
+	if n.Kind == "exchange" && n.Name == "" {
+		// RabbitMQ checks the default exchange's permissions on the
+		// name "amq.default" (rabbit_access_control).
+		name, what = "amq.default", `the default exchange ("amq.default" in permissions)`
+	}
+	return fmt.Sprintf("user %q lacks %s permission on %s in vhost %q: its %s regexp does not match %q (%s); an administrator extends it: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ",
+		c.user, n.Perm, what, vhost, n.Perm, name, why, ShellQuote(vhost), ShellQuote(c.user))
+}
+
 func lacks(user, vhost string, n need) string {
 	s := fmt.Sprintf("user %q lacks %s permission on %s in vhost %q: its %s regexp does not match %q", user, n.perm, n.res, vhost, n.perm, n.res.name)
 	if n.why != "" {

@@ -286,6 +286,9 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 		fmt.Fprintf(stderr, "mqctl: note: the bindings of vhost %q could not be read (%v): a destination leading back into %q is caught only when it is the way the messages came in\n", s.vhost, s.liveErr, queue)
 	}
 	opts.Progress = progress(stderr, o.dryRun)
+	opts.MayWrite = func(x string) string {
+		return s.lacks(cmd.Context(), broker.Need{Perm: "write", Kind: "exchange", Name: x}, "replaying a dead letter publishes it to its destination exchange")
+	}
 	rep, err := dlq.Replay(cmd.Context(), s.conn, opts)
 	if err != nil {
 		return fmt.Errorf("vhost %q: %w", s.vhost, err)
@@ -348,6 +351,19 @@ type dlqSession struct {
 	liveErr error
 	version rmqversion.Version // the broker's
 	client  *broker.Client
+	amqpURL string
+}
+
+// lacks asks the broker whether the user has n's permission in the
+// session's vhost (broker.Client.MissingPermissions: probes that change
+// nothing), and says what it lacks, why (why) and the fix; "" when it has
+// it, or when the check could not be made (the broker refuses then).
+func (s *dlqSession) lacks(ctx context.Context, n broker.Need, why string) string {
+	missing, err := s.client.MissingPermissions(ctx, s.amqpURL, s.vhost, []broker.Need{n})
+	if err != nil || len(missing) == 0 {
+		return ""
+	}
+	return s.client.LacksPermission(s.vhost, n, why)
 }
 
 // delayedRetry returns queue's delayed retry when returning a message
@@ -479,7 +495,7 @@ func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action s
 	if err != nil {
 		return nil, err
 	}
-	s := &dlqSession{vhost: vhost, version: c.RabbitMQVersion(), client: c}
+	s := &dlqSession{vhost: vhost, version: c.RabbitMQVersion(), client: c, amqpURL: amqpURL}
 	if u, err := url.Parse(amqpURL); err == nil && u.User != nil {
 		s.user = u.User.Username()
 	}
@@ -503,6 +519,14 @@ func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action s
 	}
 	if s.conn, err = broker.DialAMQP(ctx, do); err != nil {
 		return nil, err
+	}
+	// Reading a dead letter (basic.get) takes read on its queue: without
+	// it the read was refused with the broker's words alone (or, from
+	// 4.3.1 where the user has no permission on the queue, its passive
+	// declare, naming configure).
+	if lacks := s.lacks(ctx, broker.Need{Perm: "read", Kind: "queue", Name: queue}, "reading dead letters takes read on their queue"); lacks != "" {
+		s.close()
+		return nil, fmt.Errorf("%s: nothing was read: %s", action, lacks)
 	}
 	return s, nil
 }

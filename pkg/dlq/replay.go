@@ -25,6 +25,7 @@ const (
 const (
 	FailLoop        = "would loop back into the DLQ"
 	FailNoExchange  = "exchange not found"
+	FailPermission  = "no write permission"
 	FailUnroutable  = "unroutable"
 	FailNacked      = "nacked"
 	FailRefused     = "refused"
@@ -82,6 +83,13 @@ type ReplayOptions struct {
 	Router Router
 	// Progress, when set, is told each outcome as it happens.
 	Progress func(Outcome)
+	// MayWrite, when set, is asked once per destination exchange ("" the
+	// default exchange) whether the user may publish there: lacks says
+	// what permission it lacks and the fix, "" when it may (or when that
+	// cannot be told). A message whose destination it may not write to
+	// fails (FailPermission) before it is published, and stays in the
+	// DLQ.
+	MayWrite func(exchange string) (lacks string)
 	// AllowDataLoss replays messages that push older ones out of a queue
 	// that loses them (Overflow.Lost), which is refused otherwise
 	// (DataLossError).
@@ -459,6 +467,11 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 		return o, pub, false, nil
 	}
 	if err := r.exchangeExists(t.Exchange); err != nil {
+		var np noPermission
+		if errors.As(err, &np) {
+			o.Action, o.Kind, o.Reason = ActionFailed, FailPermission, np.lacks
+			return o, pub, false, nil
+		}
 		if !errors.Is(err, errNoExchange) {
 			return o, pub, false, err
 		}
@@ -869,27 +882,43 @@ func quoteAll(names []string) string {
 
 var errNoExchange = errors.New("no such exchange")
 
+// noPermission: the user may not publish to the exchange (MayWrite).
+type noPermission struct{ lacks string }
+
+func (e noPermission) Error() string { return e.lacks }
+
 // exchangeExists checks an exchange with a passive declare on a side
-// channel (a failed one closes its channel; the replay channel must live).
+// channel (a failed one closes its channel; the replay channel must live),
+// and that the user may publish to it (MayWrite). From 4.3.1 a passive
+// declare takes a permission on the exchange, any of the three
+// (rabbit_channel check_any_resource_access_permitted), and its refusal
+// names configure: what the publish needs, write, is told by MayWrite.
 func (r *replayer) exchangeExists(name string) error {
-	if name == "" {
-		return nil
-	}
 	if err, ok := r.exchanges[name]; ok {
 		return err
 	}
-	side, err := r.sideChannel()
-	if err != nil {
-		return err
+	var err error
+	if name != "" {
+		side, serr := r.sideChannel()
+		if serr != nil {
+			return serr
+		}
+		err = side.ExchangeDeclarePassive(name, "", false, false, false, false, nil)
 	}
-	err = side.ExchangeDeclarePassive(name, "", false, false, false, false, nil)
 	var ae *amqp.Error
 	switch {
 	case err == nil:
 	case errors.As(err, &ae) && ae.Code == amqp.NotFound:
 		err = errNoExchange
+	case errors.As(err, &ae) && ae.Code == amqp.AccessRefused && r.opts.MayWrite != nil:
+		err = nil // the user has no permission on it: MayWrite says which
 	default:
 		return fmt.Errorf("check exchange %q: %w", name, err)
+	}
+	if err == nil && r.opts.MayWrite != nil {
+		if lacks := r.opts.MayWrite(name); lacks != "" {
+			err = noPermission{lacks}
+		}
 	}
 	r.exchanges[name] = err
 	return err
