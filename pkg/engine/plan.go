@@ -183,6 +183,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	e.keepProtected(p, l)
 	e.keepUnseenVhosts(p, desired, l)
 	e.keepFinishedShovels(p, l)
+	e.restoreTopicPermissions(p, desired, l)
 	known, err := e.holdBack(ctx, p, l, exact)
 	if err != nil {
 		return nil, nil, stakes{}, err

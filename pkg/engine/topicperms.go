@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// restoreTopicPermissions: where the broker keeps a topic permission under
+// its exchange (rmqversion TopicPermissionsGoWithExchange: 4.3), the
+// delete half of an exchange's replace deletes every user's topic
+// permission for that exchange, and the declare half makes the exchange
+// without any (measured on 4.3.6). Before, the plan said nothing of them:
+// the apply left them deleted, a user's topic restriction on the exchange
+// was gone, and the next plan created again those the file declares.
+//
+// The file's topic permissions for a replaced exchange are written again
+// after it (apply writes topic permissions after the exchanges): the
+// plan's change of that user's topic permissions in the vhost, made or
+// amended, starts from the item as the replace leaves it. Those the file
+// does not declare are not mqctl's to write: a note names each, with the
+// command that sets it again; where the user may not read topic
+// permissions (an administrator's), the note says that the replace deletes
+// them unseen.
+func (e *Engine) restoreTopicPermissions(p *plan.Plan, desired *topology.Topology, l *Live) {
+	if !e.c.RabbitMQVersion().TopicPermissionsGoWithExchange() {
+		return
+	}
+	replaced := map[string][]string{} // vhost -> exchanges replaced
+	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Kind == plan.KindExchange && c.Action == plan.Replace {
+			replaced[c.Vhost] = append(replaced[c.Vhost], c.Name)
+		}
+	}
+	vhosts := make([]string, 0, len(replaced))
+	for vh := range replaced {
+		vhosts = append(vhosts, vh)
+	}
+	sort.Strings(vhosts)
+	for _, vh := range vhosts {
+		xs := replaced[vh]
+		if u, unread := l.current.UnreadKind(vh, kind.TopicPermission); unread {
+			e.note("the replace of exchange(s) %s in vhost %q deletes every user's topic permissions for them (RabbitMQ %s keeps a topic permission under its exchange), and mqctl could not read them (%s): an administrator must set them again after the apply (rabbitmqctl set_topic_permissions)",
+				quoteNames(xs), vh, e.c.RabbitMQVersion().Line(), u.Reason)
+			continue
+		}
+		have := l.current.State.Vhosts[vh]
+		if have == nil {
+			continue
+		}
+		var want *topology.Vhost
+		if desired != nil {
+			want = desired.Vhosts[vh]
+		}
+		for _, user := range have.Items.Names(kind.TopicPermission) {
+			it := have.Items.Get(kind.TopicPermission, user)
+			var gone []string
+			for _, x := range xs {
+				if _, ok := it.Settings[x]; ok {
+					gone = append(gone, x)
+				}
+			}
+			if len(gone) == 0 {
+				continue
+			}
+			left := &topology.Item{Kind: it.Kind, Name: it.Name, Settings: topology.Args{}}
+			for k, v := range it.Settings {
+				if !slices.Contains(gone, k) {
+					left.Settings[k] = v
+				}
+			}
+			i := slices.IndexFunc(p.Changes, func(c plan.Change) bool {
+				return c.Kind == kind.TopicPermission && c.Vhost == vh && c.Name == user
+			})
+			var declared *topology.Item
+			if want != nil {
+				declared = want.Items.Get(kind.TopicPermission, user)
+			}
+			switch {
+			case i >= 0 && p.Changes[i].Action == plan.Update:
+				c := &p.Changes[i]
+				c.Before = plan.ItemObject{Item: left}
+				c.Fields = plan.ObjectFields(c.Kind, c.Before, c.After)
+			case i >= 0:
+				// Deleted before the replace, or created after it.
+			case declared != nil:
+				c := plan.Change{Action: plan.Update, Kind: kind.TopicPermission, Vhost: vh, Name: user,
+					Before: plan.ItemObject{Item: left}, After: plan.ItemObject{Item: declared}, Pos: declared.Pos, Print: plan.ItemPrint(declared),
+					Reason: fmt.Sprintf("the replace of exchange(s) %s deletes the topic permissions for them (RabbitMQ %s keeps a topic permission under its exchange): written again after it", quoteNames(gone), e.c.RabbitMQVersion().Line())}
+				c.Fields = plan.ObjectFields(c.Kind, c.Before, c.After)
+				at := len(p.Changes)
+				for j := range p.Changes {
+					if p.Changes[j].Vhost == vh {
+						at = j + 1
+					}
+				}
+				p.Changes = slices.Insert(p.Changes, at, c)
+			default:
+				var cmds []string
+				for _, x := range gone {
+					var s map[string]any
+					switch v := it.Settings[x].(type) {
+					case map[string]any:
+						s = v
+					case topology.Args:
+						s = v
+					}
+					w, _ := s["write"].(string)
+					r, _ := s["read"].(string)
+					cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_topic_permissions -p %s %s %s %s %s", broker.ShellQuote(vh), broker.ShellQuote(user), broker.ShellQuote(x), broker.ShellQuote(w), broker.ShellQuote(r)))
+				}
+				e.note("the replace of exchange(s) %s in vhost %q deletes user %q's topic permissions for them (RabbitMQ %s keeps a topic permission under its exchange), which the file does not declare, so mqctl does not write them again: set them again after the apply (%s), or declare them in the file",
+					quoteNames(gone), vh, user, e.c.RabbitMQVersion().Line(), strings.Join(cmds, "; "))
+			}
+		}
+	}
+}
+
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
