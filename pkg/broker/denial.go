@@ -123,6 +123,14 @@ func policyVerb(method string) string {
 	return "create"
 }
 
+// UnseenVhost says that vhost is not among the vhosts RabbitMQ shows the
+// user, who is not an administrator: it shows such a user only the vhosts
+// it has permissions on, so the vhost may not exist, or be one the user
+// has no permissions on.
+func (c *Client) UnseenVhost(vhost string) string {
+	return fmt.Sprintf("user %q is not shown vhost %q: it does not exist, or the user has no permissions on it (RabbitMQ answers both alike to a user who is not an administrator); an administrator can tell, and create it or grant the permissions (rabbitmqctl set_permissions -p %s %s ...)", c.user, vhost, ShellQuote(vhost), ShellQuote(c.user))
+}
+
 func (c *Client) noVhostAccess(vhost string) string {
 	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", c.user, vhost, ShellQuote(vhost), ShellQuote(c.user))
 }

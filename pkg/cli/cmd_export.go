@@ -151,7 +151,14 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 		scope = have
 	}
 	for _, v := range g.vhosts {
-		if !slices.Contains(have, v) {
+		switch {
+		case slices.Contains(have, v):
+		case !c.IsAdmin():
+			// RabbitMQ lists such a user only the vhosts it has
+			// permissions on: it cannot tell one it may not see from
+			// one that does not exist (it said "does not exist").
+			return fmt.Errorf("vhost %q: %s", v, c.UnseenVhost(v))
+		default:
 			return fmt.Errorf("vhost %q does not exist on %s (it has: %v)", v, c.Server(), have)
 		}
 	}

@@ -302,7 +302,7 @@ func (e *Engine) keepUnseenVhosts(p *plan.Plan, desired *topology.Topology, l *L
 		if l.State().Vhosts[vh] == nil {
 			unseen[vh] = true
 			p.Unread = append(p.Unread, plan.Unread{Vhost: vh, Kind: kind.Vhost, Declared: 1,
-				Reason: fmt.Sprintf("user %q is not shown vhost %q: it does not exist, or the user has no permissions on it (RabbitMQ answers both alike to a user who is not an administrator); an administrator can tell, and create it or grant the permissions (rabbitmqctl set_permissions -p %s %s ...)", e.c.Username(), vh, vh, e.c.Username())})
+				Reason: e.c.UnseenVhost(vh)})
 		}
 	}
 	if len(unseen) == 0 {
