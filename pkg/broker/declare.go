@@ -101,6 +101,10 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 			switch {
 			case strings.Contains(msg, "user connection limit"):
 				msg += ": the user mqctl connects as has as many connections as its max-connections allows; mqctl needs one to the vhost (its apply lock, its declarations): raise the user's max-connections (rabbitmqctl set_user_limits), or close some of its connections"
+			case ae.Code == amqp.NotAllowed && strings.HasPrefix(msg, "NOT_ALLOWED - access to vhost ") && u.User != nil:
+				// The broker's words name neither the fix nor that
+				// permissions are what is missing.
+				msg += ": " + noVhostAccess(u.User.Username(), o.Vhost)
 			case strings.Contains(msg, "connection limit"):
 				msg += ": the vhost has as many connections as its max-connections allows; mqctl needs one to it (its apply lock, its declarations): raise max-connections (rabbitmqctl set_vhost_limits), or close some connections"
 			}

@@ -131,8 +131,10 @@ func (c *Client) UnseenVhost(vhost string) string {
 	return fmt.Sprintf("user %q is not shown vhost %q: it does not exist, or the user has no permissions on it (RabbitMQ answers both alike to a user who is not an administrator); an administrator can tell, and create it or grant the permissions (rabbitmqctl set_permissions -p %s %s ...)", c.user, vhost, ShellQuote(vhost), ShellQuote(c.user))
 }
 
-func (c *Client) noVhostAccess(vhost string) string {
-	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", c.user, vhost, ShellQuote(vhost), ShellQuote(c.user))
+func (c *Client) noVhostAccess(vhost string) string { return noVhostAccess(c.user, vhost) }
+
+func noVhostAccess(user, vhost string) string {
+	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", user, vhost, ShellQuote(vhost), ShellQuote(user))
 }
 
 // LacksPermission says that the user lacks n's permission (Perm, Kind,

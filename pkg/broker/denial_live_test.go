@@ -260,3 +260,20 @@ func TestRefusedRegexpReadsAsText(t *testing.T) {
 		t.Errorf("error:\n%v\nwant it to say %s", err, want)
 	}
 }
+
+// TestDialWithoutVhostPermissions: an AMQP connection to a vhost the user
+// has no permissions on is refused by the broker with NOT_ALLOWED "access
+// to vhost … refused", naming neither permissions nor the fix; the error
+// now says that the user has no permissions there, and the set_permissions
+// command (dlq peek and replay met it so, with the broker's words alone).
+func TestDialWithoutVhostPermissions(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	user, pass := b.User(t, "management")
+	_, err := broker.DialAMQP(t.Context(), broker.AMQPDial{URL: b.AMQPURLFor(user, pass, ""), Vhost: vh})
+	want := fmt.Sprintf(`: user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)`, user, vh, vh, user)
+	if err == nil || !strings.Contains(err.Error(), "NOT_ALLOWED - access to vhost") || !strings.HasSuffix(err.Error(), want) || strings.Contains(err.Error(), pass) {
+		t.Errorf("RabbitMQ %s: error %v\nwant the broker's NOT_ALLOWED, ending %s", b.Version(), err, want)
+	}
+}
