@@ -56,7 +56,7 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 	lines := tagLines
 	kinds := make([]string, len(tagLines)) // of each line, what it lacks (a format of a count)
 	for i := range kinds {
-		kinds[i] = "a tag for %d policy"
+		kinds[i] = "a tag for %d change"
 	}
 	fixes := lackFixes{tag: tag, tags: e.c.Tags()}
 	for _, vh := range vhosts {
@@ -211,9 +211,28 @@ func (e *Engine) notePermissions(ctx context.Context, p *plan.Plan, l *Live) err
 	return err
 }
 
-// policyTags refuses the policies of p that the user's tags do not let it
-// write (the management API answers 401 at the first of them); tag is the
-// tag that lets it write them all ("" when none is missing).
+// writeTag is the tag a user needs, beyond its permissions on the vhost,
+// to write an object of kind k through the management API:
+// "policymaker" for policies and the runtime parameters of shovels and
+// federation (rabbit_mgmt_util:is_authorized_policies), "administrator"
+// for operator policies, vhosts, vhost limits, users and their limits and
+// permissions (is_authorized_admin); "" for none. An administrator has
+// both.
+func writeTag(k kind.Kind) string {
+	switch k {
+	case kind.Policy, kind.Shovel, kind.FederationUpstream, kind.FederationUpstreamSet:
+		return "policymaker"
+	case kind.OperatorPolicy, kind.Vhost, kind.VhostLimits, kind.User, kind.UserLimits, kind.Permission, kind.TopicPermission:
+		return "administrator"
+	}
+	return ""
+}
+
+// policyTags refuses the changes of p that the user's tags do not let it
+// write (writeTag: the management API answers 401 at the first of them,
+// after the changes ordered before it: vhost limits, say, are written
+// after the queues); tag is the tag that lets it write them all ("" when
+// none is missing).
 func (e *Engine) policyTags(p *plan.Plan) (lines []string, tag string) {
 	if e.c.IsAdmin() {
 		return nil, ""
@@ -222,10 +241,10 @@ func (e *Engine) policyTags(p *plan.Plan) (lines []string, tag string) {
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		need := ""
-		switch {
-		case c.Kind == kind.OperatorPolicy:
+		switch t := writeTag(c.Kind); {
+		case t == "administrator":
 			need, tag = "the administrator tag", "administrator"
-		case c.Kind == kind.Policy && !pm:
+		case t == "policymaker" && !pm:
 			need = "the policymaker or administrator tag"
 			if tag == "" {
 				tag = "policymaker"
@@ -238,7 +257,15 @@ func (e *Engine) policyTags(p *plan.Plan) (lines []string, tag string) {
 		if c.Pos.File != "" {
 			line += c.Pos.String() + ": "
 		}
-		lines = append(lines, line+fmt.Sprintf("%s %s %q in vhost %q needs %s, which user %q does not have (tags: %s)", c.Action, c.Kind.Label(), c.Name, c.Vhost, need, e.c.Username(), strings.Join(e.c.Tags(), ", ")))
+		what := fmt.Sprintf("%s %s %q", c.Action, c.Kind.Label(), c.Name)
+		if c.Vhost != "" && c.Kind != kind.Vhost {
+			what += fmt.Sprintf(" in vhost %q", c.Vhost)
+		}
+		tags := strings.Join(e.c.Tags(), ", ")
+		if tags == "" {
+			tags = "none"
+		}
+		lines = append(lines, line+fmt.Sprintf("%s needs %s, which user %q does not have (tags: %s)", what, need, e.c.Username(), tags))
 	}
 	return lines, tag
 }

@@ -185,6 +185,18 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
 			fix:  `An administrator can give user "${USER}" the policymaker tag, keeping the tags it has (rabbitmqctl set_user_tags ${USER} management policymaker); or the apply can run as a user that has them`,
 		},
 		{
+			// Written after the queues: the queue was declared, then
+			// the limits refused (401 "Not administrator user").
+			name:      "vhost limits without the administrator tag, besides a queue",
+			configure: appOnly, write: all, read: all,
+			file: `    queues:
+      app.q: {}
+    limits: { max-queues: 100 }
+`,
+			want: []string{`create vhost limits "${VHOST}" in vhost "${VHOST}" needs the administrator tag, which user "${USER}" does not have (tags: management)`},
+			fix:  `An administrator can give user "${USER}" the administrator tag, keeping the tags it has (rabbitmqctl set_user_tags ${USER} management administrator); or the apply can run as a user that has them`,
+		},
+		{
 			name:      "permissions that cover the file",
 			configure: appOnly, write: `^(app\..*|other\.dlx|` + mqctlNames + `)$`, read: appOnly,
 			topic:        &topicPerm{exchange: "app.x", read: "^a$"},
