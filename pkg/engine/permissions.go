@@ -501,5 +501,23 @@ func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWan
 				what: fmt.Sprintf("replace mqctl's ownership record %q of vhost %q", name, vh)})
 		}
 	}
+	// The restore list of a vhost where the replaces take down bindings
+	// the file does not declare, written before the first change and
+	// deleted at the end (writeRestoreLists): its name is made then, one
+	// of the same form is asked.
+	var recs map[string]*ownership.Record
+	if l != nil {
+		recs = l.records
+	}
+	foreign := foreignTakenDown(p, recs)
+	lists := make([]string, 0, len(foreign))
+	for vh := range foreign {
+		lists = append(lists, vh)
+	}
+	slices.Sort(lists)
+	for _, vh := range lists {
+		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RestorePrefix + "1"},
+			what: fmt.Sprintf("write down, as an internal exchange %s<n>, the %d binding(s) the replaces in vhost %q take down that the file does not declare", ownership.RestorePrefix, len(foreign[vh]), vh)})
+	}
 	return out
 }

@@ -480,3 +480,77 @@ vhosts:
 		t.Errorf("the refused apply changed the broker:\nbefore %v\nafter  %v", objects, got)
 	}
 }
+
+// TestRestoreListPermission: a replace that takes down a binding the file
+// does not declare (another team's queue bound to a replaced exchange)
+// writes it down first, as an internal exchange mqctl.restore.<n>, which
+// takes configure on that name. The check asked nothing of it: a user
+// whose configure regexp covered the file, the lock and the ownership
+// record (as README advised) had its plan pass the check, and its apply
+// refused by the broker at that first write, without the fix. Now the
+// check names it; with the restore lists in its regexp, the apply passes,
+// and puts the binding back.
+func TestRestoreListPermission(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	file := `version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      app.x: { type: topicARGS }
+      app.ae: { type: fanout }
+    queues:
+      app.q:
+        bindings: [{ exchange: app.x, routing_key: a }]
+`
+	before := f.desired(strings.Replace(file, "ARGS", "", 1))
+	after := func() *topology.Topology {
+		return f.desired(strings.Replace(file, "ARGS", ", arguments: { alternate-exchange: app.ae }", 1))
+	}
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: before}, engine.ApplyOptions{NoPreflight: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.c.DeclareQueue(ctx, f.vhost, &topology.Queue{Name: "team.q", Type: topology.QueueClassic, Durable: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.c.DeclareBinding(ctx, f.vhost, &topology.Binding{Source: "app.x", Destination: "team.q", DestinationType: topology.DestQueue, RoutingKey: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	user, pw := f.b.User(t, "management")
+	c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: user, Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(c, engine.Options{AMQPURL: fmt.Sprintf("amqp://%s:%d", f.b.AMQPHost, f.b.AMQPPort)})
+	want := fmt.Sprintf(`the replaces in vhost %q take down that the file does not declare needs configure permission on exchange "mqctl.restore.1": the configure regexp of user %q in vhost %q does not match "mqctl.restore.1"`, f.vhost, user, f.vhost)
+	for _, tc := range []struct {
+		configure string
+		refused   bool
+	}{
+		{`^(app\..*|mqctl\.lock|mqctl\.ownership\.[0-9]+)$`, true},
+		{`^(app\..*|mqctl\.lock|mqctl\.ownership\.[0-9]+|mqctl\.restore\.[0-9]+)$`, false},
+	} {
+		testbroker.Check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: tc.configure, Write: `^(app\..*|team\.q)$`, Read: `^app\..*$`}))
+		objects := brokerObjects(t, f)
+		_, err := eng.Apply(ctx, engine.ApplyInput{Desired: after()}, engine.ApplyOptions{AllowReplace: true, NoPreflight: true})
+		if tc.refused {
+			if err == nil || !strings.Contains(err.Error(), "apply refused, nothing was changed") || !strings.Contains(err.Error(), want) {
+				t.Fatalf("configure %s: apply: %v\nwant it refused by the check: %s", tc.configure, err, want)
+			}
+			if got := brokerObjects(t, f); !slices.Equal(got, objects) {
+				t.Errorf("the refused apply changed the broker:\nbefore %v\nafter  %v", objects, got)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("configure %s: apply: %v", tc.configure, err)
+		}
+		if got := brokerObjects(t, f); !slices.Contains(got, "binding app.x queue team.q t") {
+			t.Errorf("team.q's binding was not put back: %v", got)
+		}
+		if p := f.plan(after()); !p.Empty() {
+			t.Errorf("the plan after the apply: %v", changes(p))
+		}
+	}
+}

@@ -47,8 +47,8 @@ func (e *Engine) restoreTopicPermissions(p *plan.Plan, desired *topology.Topolog
 	for _, vh := range vhosts {
 		xs := replaced[vh]
 		if u, unread := l.current.UnreadKind(vh, kind.TopicPermission); unread {
-			e.note("the replace of exchange(s) %s in vhost %q deletes every user's topic permissions for them (RabbitMQ %s keeps a topic permission under its exchange), and mqctl could not read them (%s): an administrator must set them again after the apply (rabbitmqctl set_topic_permissions)",
-				quoteNames(xs), vh, e.c.RabbitMQVersion().Line(), u.Reason)
+			e.note("the replace of exchange(s) %s in vhost %q deletes any topic permissions users have for them (RabbitMQ %s keeps a topic permission under its exchange), and mqctl could not read whether there are any (%s): an administrator can tell (rabbitmqctl list_topic_permissions -p %s) and set them again after the apply (rabbitmqctl set_topic_permissions)",
+				quoteNames(xs), vh, e.c.RabbitMQVersion().Line(), u.Reason, broker.ShellQuote(vh))
 			continue
 		}
 		have := l.current.State.Vhosts[vh]
