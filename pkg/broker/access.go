@@ -268,6 +268,27 @@ func orDefault(port, def int) int {
 	return port
 }
 
+// OwnPermissions reads the permissions of the user mqctl is connected as
+// on vhost (found: it has some), and whether it has topic permissions
+// there: an administrator's read (RabbitMQ shows other users none of
+// their own permissions: ErrForbidden).
+func (c *Client) OwnPermissions(ctx context.Context, vhost string) (p rabbithole.PermissionInfo, found, topic bool, err error) {
+	err = c.do(ctx, &request{method: http.MethodGet, path: seg("permissions", vhost, c.user),
+		op: fmt.Sprintf("read the permissions of user %q on vhost %q", c.user, vhost), vhost: vhost}, &p)
+	switch {
+	case errors.Is(err, ErrNotFound) && !errors.Is(err, ErrVhostNotFound):
+		return p, false, false, nil
+	case err != nil:
+		return p, false, false, err
+	}
+	var tps []rabbithole.TopicPermissionInfo
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("topic-permissions", vhost, c.user),
+		op: fmt.Sprintf("read the topic permissions of user %q on vhost %q", c.user, vhost), vhost: vhost}, &tps); err != nil && !errors.Is(err, ErrNotFound) {
+		return p, true, false, err
+	}
+	return p, true, len(tps) > 0, nil
+}
+
 // HasPermissions reports whether user has any permissions on vhost.
 func (c *Client) HasPermissions(ctx context.Context, vhost, user string) (bool, error) {
 	var p rabbithole.PermissionInfo

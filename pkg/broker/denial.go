@@ -133,6 +133,10 @@ func (c *Client) UnseenVhost(vhost string) string {
 
 func (c *Client) noVhostAccess(vhost string) string { return noVhostAccess(c.user, vhost) }
 
+// NoVhostAccess says that the user has no permissions on vhost, and how an
+// administrator grants them.
+func (c *Client) NoVhostAccess(vhost string) string { return c.noVhostAccess(vhost) }
+
 func noVhostAccess(user, vhost string) string {
 	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", user, vhost, ShellQuote(vhost), ShellQuote(user))
 }

@@ -29,17 +29,21 @@ type permWant struct {
 // write: RabbitMQ would refuse the first of them only once the changes
 // ordered before it were made. A user who is not an administrator cannot
 // read its own permissions, so the broker is asked, over AMQP, with
-// probes that change nothing (broker.Client.MissingPermissions); an
-// administrator is not asked (nor does it pay for the check). A check
-// that cannot be made is a note: the broker still refuses, part way.
+// probes that change nothing (broker.Client.MissingPermissions). The
+// administrator tag grants no permissions on a vhost: an administrator
+// reads its own (adminWants), and is asked like any user where they do
+// not allow everything (before, it was never checked, and was refused
+// part way). A check that cannot be made is a note: the broker still
+// refuses, part way.
 func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) error {
-	if e.c.IsAdmin() {
-		return nil
-	}
 	user := e.c.Username()
 	tagLines, tag := e.policyTags(p)
 	wants := permissionWants(p, l, e.c.RabbitMQVersion().TopicPermissionsGoWithExchange())
-	if len(wants) == 0 && len(tagLines) == 0 {
+	var noAccess []string
+	if e.c.IsAdmin() {
+		wants, noAccess = e.adminWants(ctx, p, wants)
+	}
+	if len(wants) == 0 && len(tagLines) == 0 && len(noAccess) == 0 {
 		return nil
 	}
 	e.noteUncheckedTopicKeys(p, l, wants)
@@ -58,7 +62,12 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 	for i := range kinds {
 		kinds[i] = "a tag for %d change"
 	}
-	fixes := lackFixes{tag: tag, tags: e.c.Tags()}
+	fixes := lackFixes{tag: tag, tags: e.c.Tags(), admin: e.c.IsAdmin()}
+	for _, vh := range noAccess {
+		lines = append(lines, "  "+e.c.NoVhostAccess(vh))
+		kinds = append(kinds, "permissions on %d vhost")
+		fixes.add(vh, broker.Need{})
+	}
 	for _, vh := range vhosts {
 		ws := wants[vh]
 		needs := make([]broker.Need, len(ws))
@@ -303,6 +312,7 @@ func lackLine(user, vh string, m broker.Need, by []permWant) string {
 // the fix: a vhost's permissions, or the topic permission of an exchange
 // on routing keys.
 type lackFixes struct {
+	admin  bool        // the user is an administrator, which reads its own permissions
 	tag    string      // the tag policies need, "" for none
 	tags   []string    // the user's tags
 	vhosts []string    // whose permissions lack something, in order
@@ -367,7 +377,44 @@ func (f *lackFixes) String(user string) string {
 	if len(fixes) > 0 {
 		rest = strings.Join(fixes, "; ") + "; or the apply can run as a user that has them; or leave these objects out of the file."
 	}
+	if f.admin {
+		return "mqctl read the user's permissions, and asked the broker with operations that change nothing. " + rest
+	}
 	return "RabbitMQ shows a user that is not an administrator none of its own permissions, so mqctl asked the broker with operations that change nothing. " + rest
+}
+
+// adminWants leaves out of wants, for an administrator, which may read
+// its own permissions, the vhosts where they allow everything (".*" to
+// configure, write and read, and no topic permission: the usual case,
+// which needs no probe) and those the plan creates (apply grants it every
+// permission there); noAccess are the vhosts where it has none, which
+// refuse every change. Where its permissions cannot be read, or narrow
+// it, wants stay: the broker is asked.
+func (e *Engine) adminWants(ctx context.Context, p *plan.Plan, wants map[string][]permWant) (left map[string][]permWant, noAccess []string) {
+	created := map[string]bool{}
+	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Kind == kind.Vhost && c.Action == plan.Create {
+			created[c.Name] = true
+		}
+	}
+	left = map[string][]permWant{}
+	for vh, ws := range wants {
+		if created[vh] {
+			continue
+		}
+		perm, found, topic, err := e.c.OwnPermissions(ctx, vh)
+		switch {
+		case err != nil:
+			left[vh] = ws
+		case !found:
+			noAccess = append(noAccess, vh)
+		case perm.Configure == ".*" && perm.Write == ".*" && perm.Read == ".*" && !topic:
+		default:
+			left[vh] = ws
+		}
+	}
+	sort.Strings(noAccess)
+	return left, noAccess
 }
 
 // permissionWants lists, per vhost, the permissions p's exchanges, queues

@@ -554,3 +554,53 @@ vhosts:
 		}
 	}
 }
+
+// TestAdministratorPermissionsChecked: the administrator tag grants no
+// permissions on a vhost, and the check skipped administrators: one whose
+// configure regexp did not cover the file had its apply refused part way,
+// after the changes before. Now it reads its own permissions: narrower
+// than everything, the broker is asked as for any user, and the apply is
+// refused before any change; none on the vhost, the plan says so; all of
+// them, it passes.
+func TestAdministratorPermissionsChecked(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	user, pw := f.b.User(t, "administrator")
+	c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: user, Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	eng := engine.New(c, engine.Options{AMQPURL: fmt.Sprintf("amqp://%s:%d", f.b.AMQPHost, f.b.AMQPPort), Note: func(n string) { notes = append(notes, n) }})
+	src := f.desired(`version: 1
+vhosts:
+  ${VHOST}:
+    queues:
+      app.q: {}
+      zzz.q: {}
+`)
+	// None: the plan says so (the apply's lock is refused before anything,
+	// by the broker).
+	notes = nil
+	if _, err := eng.Plan(ctx, src, engine.PlanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)`, user, f.vhost, f.vhost, user); !strings.Contains(strings.Join(notes, "\n"), want) {
+		t.Errorf("plan notes %q; want one holding %s", notes, want)
+	}
+	testbroker.Check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: `^(app\..*|mqctl\..*)$`, Write: ".*", Read: ".*"}))
+	objects := brokerObjects(t, f)
+	_, err = eng.Apply(ctx, engine.ApplyInput{Desired: src}, engine.ApplyOptions{NoPreflight: true})
+	want := fmt.Sprintf(`create queue "zzz.q" in vhost %q needs configure permission on queue "zzz.q": the configure regexp of user %q in vhost %q does not match "zzz.q"`, f.vhost, user, f.vhost)
+	if err == nil || !strings.HasPrefix(err.Error(), "apply refused, nothing was changed") || !strings.Contains(err.Error(), want) {
+		t.Fatalf("apply: %v\nwant it refused before any change: %s", err, want)
+	}
+	if got := brokerObjects(t, f); !slices.Equal(got, objects) {
+		t.Errorf("the refused apply changed the broker:\nbefore %v\nafter  %v", objects, got)
+	}
+	f.b.Permit(t, user, f.vhost)
+	if _, err := eng.Apply(ctx, engine.ApplyInput{Desired: src}, engine.ApplyOptions{NoPreflight: true}); err != nil {
+		t.Fatalf("with every permission: %v", err)
+	}
+}
