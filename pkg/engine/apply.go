@@ -241,7 +241,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	var first *plan.Change
 	if !o.NoPreflight {
 		first = apply.FirstAlone(p, opts)
-		rep, done, err := e.preflight(ctx, p, l, amqpURL, first)
+		rep, done, err := e.preflight(ctx, p, l, amqpURL, first, "Pass --no-preflight to leave the preflight out")
 		// The throwaway vhost is deleted while the apply goes on.
 		preflightDone = done
 		out.Preflight = rep

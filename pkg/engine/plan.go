@@ -96,7 +96,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 			return nil, err
 		}
 		var done func()
-		res.Preflight, done, err = e.preflight(ctx, p, l, amqpURL, nil)
+		res.Preflight, done, err = e.preflight(ctx, p, l, amqpURL, nil, "Leave out --preflight, which asks for it")
 		done()
 		if err != nil {
 			return nil, err

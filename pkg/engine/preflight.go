@@ -16,8 +16,10 @@ import (
 // leftovers and the cleanup found. Call done before returning.
 //
 // first is preflight.Options.First: the change apply writes first, alone,
-// which is its own trial when it is the plan's only one.
-func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL string, first *plan.Change) (rep *preflight.Report, done func(), err error) {
+// which is its own trial when it is the plan's only one. skip says how
+// the user leaves the preflight out (apply's --no-preflight, plan's
+// --preflight left out).
+func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL string, first *plan.Change, skip string) (rep *preflight.Report, done func(), err error) {
 	rep, wait, err := preflight.Start(ctx, e.c, p, l.State(), preflight.Options{AMQPURL: amqpURL, TLS: e.c.TLSConfig(), Now: e.now, Sweepable: e.sweepable, First: first})
 	done = func() {
 		wait()
@@ -39,7 +41,7 @@ func (e *Engine) preflight(ctx context.Context, p *plan.Plan, l *Live, amqpURL s
 	}
 	p.Preflight = rep
 	if rep.Skipped != "" {
-		e.note("the plan was judged from RabbitMQ %s's version table alone: %s. Pass --no-preflight to skip the attempt", e.c.RabbitMQVersion(), rep.Skipped)
+		e.note("the plan was judged from RabbitMQ %s's version table alone: %s. %s", e.c.RabbitMQVersion(), rep.Skipped, skip)
 	}
 	if len(rep.Untried) > 0 && rep.Skipped == "" {
 		kinds := map[string]bool{}

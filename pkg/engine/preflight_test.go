@@ -464,6 +464,34 @@ func TestPreflightWithoutVhostRights(t *testing.T) {
 	if p := f.plan(f.desired(src)); !p.Empty() {
 		t.Errorf("the plan after the apply: %v", changes(p))
 	}
+	// The note names the tag, and how to leave the preflight out of the
+	// command at hand: apply's --no-preflight, plan's --preflight (plan
+	// has no --no-preflight, which its note gave; and the vhost was tried,
+	// the refusal quoted).
+	for _, tc := range []struct {
+		name     string
+		run      func() error
+		how, not string
+	}{
+		{"apply", func() error {
+			_, err := eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(strings.Replace(src, "x-max-length: 5", "x-max-length: 6", 1))}, engine.ApplyOptions{AllowReplace: true})
+			return err
+		}, "Pass --no-preflight to leave the preflight out", "--preflight,"},
+		{"plan --preflight", func() error {
+			_, err := eng.Plan(ctx, f.desired(strings.Replace(src, "x-max-length: 5", "x-max-length: 7", 1)), engine.PlanOptions{Preflight: true})
+			return err
+		}, "Leave out --preflight, which asks for it", "--no-preflight"},
+	} {
+		notes = nil
+		if err := tc.run(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		want := fmt.Sprintf("user %q may not make the throwaway vhost to try the plan in: that takes the administrator tag. %s", user, tc.how)
+		all := strings.Join(notes, "\n")
+		if !strings.Contains(all, want) || strings.Contains(all, tc.not) || strings.Contains(all, "declare vhost") {
+			t.Errorf("%s: notes %q\nwant one holding %s", tc.name, notes, want)
+		}
+	}
 }
 
 // TestPreflightInterrupted: an apply cancelled while its preflight runs
