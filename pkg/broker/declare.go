@@ -101,12 +101,13 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 			switch {
 			case strings.Contains(msg, "user connection limit"):
 				msg += ": the user mqctl connects as has as many connections as its max-connections allows; mqctl needs one to the vhost (its apply lock, its declarations): raise the user's max-connections (rabbitmqctl set_user_limits), or close some of its connections"
-			case ae.Code == amqp.NotAllowed && strings.HasPrefix(msg, "NOT_ALLOWED - access to vhost ") && u.User != nil:
-				// The broker's words name neither the fix nor that
-				// permissions are what is missing.
-				msg += ": " + noVhostAccess(u.User.Username(), o.Vhost)
 			case strings.Contains(msg, "connection limit"):
 				msg += ": the vhost has as many connections as its max-connections allows; mqctl needs one to it (its apply lock, its declarations): raise max-connections (rabbitmqctl set_vhost_limits), or close some connections"
+			case ae.Code == amqp.NotAllowed && strings.HasPrefix(msg, "NOT_ALLOWED - access to vhost ") && strings.HasSuffix(msg, "'") && u.User != nil:
+				// "access to vhost 'v' refused for user 'u'", nothing
+				// after (a limit says why after it): no permissions. The
+				// broker's words name neither that nor the fix.
+				msg += ": " + noVhostAccess(u.User.Username(), o.Vhost)
 			}
 		}
 		return nil, &dialError{text: fmt.Sprintf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg), err: ae}
