@@ -24,9 +24,11 @@ const (
 	// failed deliveries only, and a dead letter brings the count of the
 	// queue it died in along.
 	HeaderDeliveryCount = "x-delivery-count"
-	// HeaderAcquiredCount is set by quorum queues from 4.3: how often the
-	// message was taken from a queue (peeks included), likewise brought
-	// along by a dead letter. Bookkeeping, like x-delivery-count.
+	// HeaderAcquiredCount is set from 4.3: how often the message was
+	// taken from a queue (peeks included), likewise brought along by a
+	// dead letter. Quorum queues set it, and so do classic queues on
+	// redelivery (4.3.6: successive gets with a requeue of a classic DLQ
+	// read 1, 2, 3). Bookkeeping, like x-delivery-count.
 	HeaderAcquiredCount = "x-acquired-count"
 	// HeaderCC carries the extra routing keys of a publish (sender-selected
 	// distribution); x-death's routing-keys list them after the first key.

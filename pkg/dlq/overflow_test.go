@@ -135,3 +135,19 @@ vhosts:
 		t.Error("MayPushOut = false")
 	}
 }
+
+// TestNackedReasonNamesFromQueue: the fix for a nacked publish whose route
+// reaches several queues sends the message to the queue it died in alone
+// with --from-queue: --routing-key alone, in a DLQ several queues share,
+// would send every message there, those that died elsewhere too.
+func TestNackedReasonNamesFromQueue(t *testing.T) {
+	got := nackedReason([]string{"billing", "audit"}, "billing")
+	for _, w := range []string{`("billing", "audit")`, `send it to "billing" alone, where it died, with --from-queue billing --to-exchange "" --routing-key billing`} {
+		if !strings.Contains(got, w) {
+			t.Errorf("reason %q lacks %q", got, w)
+		}
+	}
+	if got := nackedReason([]string{"a", "b"}, ""); strings.Contains(got, "--routing-key") {
+		t.Errorf("with no queue it died in known, the reason names a routing key: %q", got)
+	}
+}

@@ -105,7 +105,7 @@ func writeMessageText(b *strings.Builder, m *Message, o PeekRender) {
 		if i == 0 {
 			label = "headers"
 		}
-		field(b, label, k+" = "+formatValue(m.Headers[k]))
+		field(b, label, k+" = "+formatValue(m.Headers[k])+countNote(k))
 	}
 	for i, d := range m.Deaths.Entries {
 		label := ""
@@ -158,6 +158,19 @@ func propertyPairs(p Properties) []string {
 	add("user-id", quote(p.UserID))
 	add("app-id", quote(p.AppID))
 	return out
+}
+
+// countNote says what a delivery counter the broker sets counts: the
+// peeks of this DLQ too (each returns what it read with basic.nack), not
+// only the attempts where the message died. "" for another header.
+func countNote(k string) string {
+	switch k {
+	case HeaderAcquiredCount:
+		return " (how often a queue handed it out, this DLQ's peeks included; replay removes it)"
+	case HeaderDeliveryCount:
+		return " (the deliveries a quorum queue counted, this DLQ's peeks included before RabbitMQ 4.3; replay removes it)"
+	}
+	return ""
 }
 
 // shownHeaderKeys are the headers shown as such: the dead-lettering ones

@@ -27,6 +27,7 @@ func peekFixture() *PeekResult {
 		death("orders.park", "expired", "orders.dlx", 1, t1, "orders.shipping"),
 		death("orders.shipping", "rejected", "orders", 1, t0, "order.paid"))
 	chain["x-death"].([]any)[0].(amqp.Table)["original-expiration"] = "5000"
+	chain[HeaderAcquiredCount] = int64(3) // two peeks and the delivery it died in
 	binary := make([]byte, 60)
 	for i := range binary {
 		binary[i] = byte(i * 7)

@@ -692,8 +692,7 @@ func (r *replayer) publish(m *Message, t Target, pub amqp.Publishing, o Outcome)
 		if full, err := r.fullQueues(o); err == nil && len(full) > 0 {
 			o.Reason = fullReason(t, o, full, true)
 		} else if o.Routed && len(o.Queues) > 1 {
-			o.Reason = fmt.Sprintf("the broker nacked the publish: one of the queues the route reaches (%s) refused it (full with overflow reject-publish, or unavailable), and the others may each have taken a copy: running the replay again delivers another copy to those; find the queue that refuses, make room in it or bring it back, and replay to it alone with --to-exchange \"\" --routing-key QUEUE",
-				quoteAll(o.Queues))
+			o.Reason = nackedReason(o.Queues, t.OriginQueue)
 		}
 		return o, nil
 	}
@@ -958,4 +957,17 @@ func queueError(queue string, err error) error {
 		}
 	}
 	return fmt.Errorf("inspect queue %q: %w", queue, err)
+}
+
+// nackedReason is why a publish whose route reaches queues (more than one)
+// was nacked, and the fix, for a message that died in origin ("" where
+// unknown). --routing-key alone would send every message of a shared DLQ
+// to the queue it names, those that died elsewhere too: the fix names
+// --from-queue.
+func nackedReason(queues []string, origin string) string {
+	reason := fmt.Sprintf("the broker nacked the publish: one of the queues the route reaches (%s) refused it (full with overflow reject-publish, or unavailable), and the others may each have taken a copy: running the replay again delivers another copy to those; find the queue that refuses, and make room in it or bring it back", quoteAll(queues))
+	if origin != "" {
+		reason += fmt.Sprintf(", or send it to %[1]q alone, where it died, with --from-queue %[1]s --to-exchange \"\" --routing-key %[1]s", origin)
+	}
+	return reason
 }
