@@ -12,17 +12,21 @@ import (
 	"github.com/mqctl/mqctl/pkg/gitref"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // ExitLosesMessages: diff --detailed-exitcode, the change loses messages.
 const ExitLosesMessages = 3
 
+// diffOptions are diff's flags.
+type diffOptions struct {
+	base     string
+	detailed bool
+}
+
 func newDiffCmd(g *globals) *cobra.Command {
-	var (
-		base     string
-		detailed bool
-	)
+	o := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff [OLD NEW]",
 		Short: "Compare two topologies offline: object changes and what they do to messages",
@@ -45,79 +49,97 @@ does (exit 1), and compares both sides as that version stores them.
 Output: -o text, json (a JSON plan with its "flows", docs/plan-json.md) or
 markdown (for a pull-request comment). Exit codes: 0 success; 1 error; with
 --detailed-exitcode, 0 no change, 2 changes, 3 changes that lose messages.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case base != "" && len(args) > 0:
-				return fmt.Errorf("give either OLD and NEW or --base REF (with -f for the files), not both")
-			case base == "" && len(args) != 2:
-				return fmt.Errorf("give OLD and NEW (two files or directories), or --base REF to compare the -f files with a git ref")
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := g.checkOutput("text", "json", "markdown"); err != nil {
-				return err
-			}
-			version, err := g.targetVersion()
-			if err != nil {
-				return err
-			}
-			old, new, names, err := g.diffSides(cmd, base, args)
-			if err != nil {
-				return err
-			}
-			// Like plan, diff compares the vhosts the new files name: a
-			// --vhost they do not name would compare nothing.
-			if err := g.vhostsDeclared(new, strings.Trim(names[1], "`")); err != nil {
-				return fmt.Errorf("%w: diff compares the vhosts the new files declare", err)
-			}
-			g.keepVhosts(old)
-			g.keepVhosts(new)
-			// As plan does: what the target version refuses of the new
-			// side is refused, as validate refuses it; both sides are
-			// compared as a broker of that version stores them. The old
-			// side is not judged: it may be what this change fixes.
-			if new, err = version.Prepare(new); err != nil {
-				return judgedFor(err, version)
-			}
-			old = version.Normalize(old)
-			// Everything of the old side is mqctl's, as a broker where mqctl
-			// applied it records it; like plan, diff works on the vhosts the
-			// new files name, and leaves a vhost they drop alone.
-			cur := plan.OldSide(old, new)
-			p := plan.DiffWith(new, cur, plan.Options{Version: version})
-			// The new files' owner differs from the old's: what they would
-			// change of the old owner's, plan refuses.
-			if err := p.ConflictError(); err != nil {
-				return fmt.Errorf("the change would be refused: the new files' owner is %s, the old ones' %s, whose record keeps what the old files declare; %s",
-					plan.OwnerName(new.Owner), plan.OwnerName(old.Owner), strings.TrimPrefix(err.Error(), "plan refused, nothing was changed: "))
-			}
-			// What plan refuses given what the broker holds, the old side
-			// standing for the broker: a write naming an exchange or queue
-			// the change deletes.
-			if err := p.CheckDeletedEnds(version, new); err != nil {
-				return judgedFor(fmt.Errorf("the change would be refused: %w", err), version)
-			}
-			p.Vhosts = new.VhostNames()
-			p.SetFlows(cur, version)
-			view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}
-			if err := view.diff(p); err != nil {
-				return err
-			}
-			switch {
-			case !detailed || p.Empty():
-				return nil
-			case p.Flows.LosesMessages():
-				return &ExitCodeError{Code: ExitLosesMessages}
-			default:
-				return &ExitCodeError{Code: ExitChanges}
-			}
-		},
+		Args: func(cmd *cobra.Command, args []string) error { return o.validate(args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
-	cmd.Flags().StringVar(&base, "base", "", "compare the -f files with the same paths at this git ref (a branch, tag or commit)")
-	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when nothing changes, 2 when something does, 3 when the change loses messages")
+	cmd.Flags().StringVar(&o.base, "base", "", "compare the -f files with the same paths at this git ref (a branch, tag or commit)")
+	cmd.Flags().BoolVar(&o.detailed, "detailed-exitcode", false, "exit 0 when nothing changes, 2 when something does, 3 when the change loses messages")
 	g.addTargetVersionFlag(cmd)
 	return cmd
+}
+
+// validate checks that the arguments name one pair of sides.
+func (o *diffOptions) validate(args []string) error {
+	switch {
+	case o.base != "" && len(args) > 0:
+		return fmt.Errorf("give either OLD and NEW or --base REF (with -f for the files), not both")
+	case o.base == "" && len(args) != 2:
+		return fmt.Errorf("give OLD and NEW (two files or directories), or --base REF to compare the -f files with a git ref")
+	}
+	return nil
+}
+
+// run loads both sides, diffs them as plan would and shows the result.
+func (o *diffOptions) run(cmd *cobra.Command, g *globals, args []string) error {
+	if err := g.checkOutput("text", "json", "markdown"); err != nil {
+		return err
+	}
+	version, err := g.targetVersion()
+	if err != nil {
+		return err
+	}
+	old, new, names, err := g.diffSides(cmd, o.base, args)
+	if err != nil {
+		return err
+	}
+	// Like plan, diff compares the vhosts the new files name: a
+	// --vhost they do not name would compare nothing.
+	if err := g.vhostsDeclared(new, strings.Trim(names[1], "`")); err != nil {
+		return fmt.Errorf("%w: diff compares the vhosts the new files declare", err)
+	}
+	g.keepVhosts(old)
+	g.keepVhosts(new)
+	p, err := diffPlan(version, old, new)
+	if err != nil {
+		return err
+	}
+	view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}
+	if err := view.diff(p); err != nil {
+		return err
+	}
+	switch {
+	case !o.detailed || p.Empty():
+		return nil
+	case p.Flows.LosesMessages():
+		return &ExitCodeError{Code: ExitLosesMessages}
+	default:
+		return &ExitCodeError{Code: ExitChanges}
+	}
+}
+
+// diffPlan is the plan that turns old into new, with its flows, as plan
+// would make it against a broker holding old as mqctl applied it; an
+// error for what plan would refuse.
+func diffPlan(version rmqversion.Version, old, new *topology.Topology) (*plan.Plan, error) {
+	// As plan does: what the target version refuses of the new
+	// side is refused, as validate refuses it; both sides are
+	// compared as a broker of that version stores them. The old
+	// side is not judged: it may be what this change fixes.
+	new, err := version.Prepare(new)
+	if err != nil {
+		return nil, judgedFor(err, version)
+	}
+	old = version.Normalize(old)
+	// Everything of the old side is mqctl's, as a broker where mqctl
+	// applied it records it; like plan, diff works on the vhosts the
+	// new files name, and leaves a vhost they drop alone.
+	cur := plan.OldSide(old, new)
+	p := plan.DiffWith(new, cur, plan.Options{Version: version})
+	// The new files' owner differs from the old's: what they would
+	// change of the old owner's, plan refuses.
+	if err := p.ConflictError(); err != nil {
+		return nil, fmt.Errorf("the change would be refused: the new files' owner is %s, the old ones' %s, whose record keeps what the old files declare; %s",
+			plan.OwnerName(new.Owner), plan.OwnerName(old.Owner), strings.TrimPrefix(err.Error(), "plan refused, nothing was changed: "))
+	}
+	// What plan refuses given what the broker holds, the old side
+	// standing for the broker: a write naming an exchange or queue
+	// the change deletes.
+	if err := p.CheckDeletedEnds(version, new); err != nil {
+		return nil, judgedFor(fmt.Errorf("the change would be refused: %w", err), version)
+	}
+	p.Vhosts = new.VhostNames()
+	p.SetFlows(cur, version)
+	return p, nil
 }
 
 // diffSides loads the old and the new topology, and names them for the
