@@ -89,11 +89,19 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globals, args []string) error {
 	}
 	g.keepVhosts(old)
 	g.keepVhosts(new)
+	view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}
 	p, err := diffPlan(version, old, new)
 	if err != nil {
+		// A refused change: the error says it (stderr); the JSON plan
+		// and the pull-request comment carry its refusals.
+		var refused *plan.RefusedError
+		if errors.As(err, &refused) {
+			if werr := view.refused(refused.Plan); werr != nil {
+				return werr
+			}
+		}
 		return err
 	}
-	view := diffView{format: g.output, w: cmd.OutOrStdout(), color: g.useColor(), oldName: names[0], newName: names[1]}
 	if err := view.diff(p); err != nil {
 		return err
 	}
@@ -115,9 +123,10 @@ func diffPlan(version rmqversion.Version, old, new *topology.Topology) (*plan.Pl
 	// side is refused, as validate refuses it; both sides are
 	// compared as a broker of that version stores them. The old
 	// side is not judged: it may be what this change fixes.
+	desired := new
 	new, err := version.Prepare(new)
 	if err != nil {
-		return nil, judgedFor(err, version)
+		return nil, plan.Refuse(judgedFor(err, version), plan.RefusedVersion, desired, nil)
 	}
 	old = version.Normalize(old)
 	// Everything of the old side is mqctl's, as a broker where mqctl
@@ -128,14 +137,14 @@ func diffPlan(version rmqversion.Version, old, new *topology.Topology) (*plan.Pl
 	// The new files' owner differs from the old's: what they would
 	// change of the old owner's, plan refuses.
 	if err := p.ConflictError(); err != nil {
-		return nil, fmt.Errorf("the change would be refused: the new files' owner is %s, the old ones' %s, whose record keeps what the old files declare; %s",
-			plan.OwnerName(new.Owner), plan.OwnerName(old.Owner), strings.TrimPrefix(err.Error(), "plan refused, nothing was changed: "))
+		return nil, plan.Refuse(fmt.Errorf("the change would be refused: the new files' owner is %s, the old ones' %s, whose record keeps what the old files declare; %s",
+			plan.OwnerName(new.Owner), plan.OwnerName(old.Owner), strings.TrimPrefix(err.Error(), "plan refused, nothing was changed: ")), plan.RefusedOwnership, new, p.Conflicts)
 	}
 	// What plan refuses given what the broker holds, the old side
 	// standing for the broker: a write naming an exchange or queue
 	// the change deletes.
 	if err := p.CheckDeletedEnds(version, new); err != nil {
-		return nil, judgedFor(fmt.Errorf("the change would be refused: %w", err), version)
+		return nil, plan.Refuse(judgedFor(fmt.Errorf("the change would be refused: %w", err), version), plan.RefusedDeletedEnd, new, nil)
 	}
 	p.Vhosts = new.VhostNames()
 	p.SetFlows(cur, version)

@@ -28,6 +28,38 @@ func (v diffView) diff(p *plan.Plan) error {
 	return plan.WriteText(v.w, p, plan.RenderOptions{Color: v.color, Files: true})
 }
 
+// refused shows a refused change where the view is for a program or a
+// pull request: the JSON plan with its refusals, or a comment listing
+// them. The text view has the error alone (stderr).
+func (v diffView) refused(p *plan.Plan) error {
+	switch v.format {
+	case "json":
+		return plan.WriteJSON(v.w, p)
+	case "markdown":
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "### mqctl diff: %s → %s\n\n", v.oldName, v.newName)
+		fmt.Fprintf(&sb, ":no_entry: **This change would be refused**: mqctl plan and apply refuse it before anything changes.\n\n")
+		for _, r := range p.Refusals {
+			where := ""
+			if !r.Pos.IsZero() {
+				where = fmt.Sprintf(" (`%s`)", r.Pos)
+			}
+			what := r.Object
+			if r.Key != "" {
+				what += ", " + r.Key
+			}
+			fmt.Fprintf(&sb, "- %s%s: %s", what, where, strings.TrimSuffix(r.Reason, "."))
+			if r.Fix != "" {
+				fmt.Fprintf(&sb, ". Fix: %s", r.Fix)
+			}
+			sb.WriteString("\n")
+		}
+		_, err := io.WriteString(v.w, sb.String())
+		return err
+	}
+	return nil
+}
+
 // markdown writes a pull-request comment: the summary first (what the
 // change does to messages, flagged when it loses some; then the objects),
 // the flows' table, and the object changes folded.
