@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 )
 
 // Options configure an Engine.
@@ -51,6 +52,10 @@ type Engine struct {
 	// noTable turns the version table's refusals off (tests: what the
 	// preflight catches alone).
 	noTable bool
+	// asVersion, when set, is the version diff judges the file for in
+	// place of the broker's own (tests: a broker of a later version that
+	// holds what an earlier one made).
+	asVersion *rmqversion.Version
 	// now is the preflight's clock (nil: time.Now) and sweepable the
 	// leftovers its sweep may take (nil: all); tests set them.
 	now       func() time.Time

@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+)
 
 // WithoutTable turns e's version table off, so that a test shows what the
 // preflight catches by itself.
@@ -13,3 +17,8 @@ func WithoutTable(e *Engine) { e.noTable = true }
 func WithClock(e *Engine, now func() time.Time, sweepable func(string) bool) {
 	e.now, e.sweepable = now, sweepable
 }
+
+// AsVersion makes e's plans judge the file for version v (with the
+// broker's own facts) in place of the broker's version: a broker of an
+// earlier version holds what v would refuse, as one upgraded to v would.
+func AsVersion(e *Engine, v rmqversion.Version) { e.asVersion = &v }

@@ -52,7 +52,8 @@ type PlanResult struct {
 }
 
 // Plan diffs desired against the broker: it refuses what this broker's
-// version would refuse, diffs a copy of desired adjusted to what the
+// version would refuse of what the plan declares (of an object the broker
+// already holds as desired declares it, a note says), diffs a copy of desired adjusted to what the
 // version stores (desired itself is never changed) against the broker
 // (read unless opts.Read gives the read), fills in the messages and
 // consumers at stake in every queue the plan deletes or replaces (exactly,
@@ -131,18 +132,20 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 		return nil, nil, stakes{}, err
 	}
 	version := e.c.RabbitMQVersion()
+	if e.asVersion != nil {
+		version = e.asVersion.WithFacts(version.Facts())
+	}
 	// What the broker would refuse is refused here, before anything
 	// changes, naming the object and the key; what it accepts is diffed
 	// as it stores it (mqctl diff prepares its new side alike).
-	if e.noTable {
-		desired = version.Normalize(desired)
-	} else {
-		prepared, err := version.Prepare(desired)
-		if err != nil {
-			return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVersion, desired, nil)
-		}
-		desired = prepared
+	// What the table refuses of an object the broker already holds as the
+	// file declares it (kept across an upgrade) refuses nothing: the diff
+	// tells (refuseDeclared).
+	var tableErr error
+	if !e.noTable {
+		tableErr = version.Check(desired)
 	}
+	desired = version.Normalize(desired)
 	var l *Live
 	if read != nil {
 		var err error
@@ -168,8 +171,16 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 		e.note("--take-over-from %s: that owner's records list nothing in the file's vhosts; there is nothing to take over", topology.OwnerArg(take.From))
 	}
 	p := plan.DiffWith(desired, l.current, opts)
+	if err := e.refuseDeclared(p, desired, version, tableErr, plan.RefusedVersion); err != nil {
+		return nil, nil, stakes{}, err
+	}
 	if err := <-checked; err != nil {
 		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedBrokerState, desired, nil)
+	}
+	if !e.noTable {
+		if err := e.refuseDeclared(p, desired, version, version.CheckBrokerTopicKeys(desired, l.exchangeType), plan.RefusedBrokerState); err != nil {
+			return nil, nil, stakes{}, err
+		}
 	}
 	// What another owner's file manages, this file may share as it is,
 	// never change.
@@ -204,7 +215,8 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 // exchange neither the file nor the broker has (4.3.2+; an exchange mqctl
 // could not read may be there), a binding whose end neither has, and a
 // shovel (any version) or a federation upstream (4.3.3+) whose URI without
-// a host names a vhost the user cannot connect to.
+// a host names a vhost the user cannot connect to. (A topic key on a
+// broker's topic exchange is refuseDeclared's, after the diff.)
 func (e *Engine) checkAgainst(ctx context.Context, version rmqversion.Version, desired *topology.Topology, l *Live) error {
 	if e.noTable {
 		return nil
@@ -220,7 +232,6 @@ func (e *Engine) checkAgainst(ctx context.Context, version rmqversion.Version, d
 		func() error { return version.CheckTopicPermissionExchanges(desired, has) },
 		func() error { return version.CheckBindingEnds(desired, e.endExists(ctx, l)) },
 		func() error { return version.CheckURIVhosts(desired, e.vhostReach(ctx)) },
-		func() error { return version.CheckBrokerTopicKeys(desired, l.exchangeType) },
 	} {
 		if err := err(); err != nil {
 			return fmt.Errorf("plan refused, nothing was changed: %w", err)

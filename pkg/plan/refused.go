@@ -155,3 +155,45 @@ func (p *Plan) AllRefusals() []Refused {
 	}
 	return out
 }
+
+// SplitRefusals splits err's refusals (a *rmqversion.RefusalsError of
+// desired; any other error is returned as it is) by whether p declares
+// their object: refuse holds those of an object p creates, updates or
+// replaces, of a binding a replace of one of its ends puts back, and of
+// any refusal mqctl cannot tie to one object of the plan (nil when none);
+// held are the others, whose object the broker already holds exactly as
+// desired declares it: p never writes it, so the broker is not asked to
+// take it again (a topic key of three '#' words kept across an upgrade to
+// 4.3.5, which refuses only new declarations).
+func (p *Plan) SplitRefusals(desired *topology.Topology, err error) (refuse error, held []rmqversion.Refusal) {
+	var re *rmqversion.RefusalsError
+	if !errors.As(err, &re) {
+		return err, nil
+	}
+	declared := map[ObjectRef]bool{}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Action == Delete {
+			continue
+		}
+		declared[c.Ref()] = true
+		if c.Action == Replace {
+			for _, b := range c.Bindings {
+				declared[BindingRef(c.Vhost, b)] = true
+			}
+		}
+	}
+	at := refsAt(desired)
+	var kept []rmqversion.Refusal
+	for _, r := range re.Refusals {
+		if ref, ok := refAt(at, r); ok && !declared[ref] {
+			held = append(held, r)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == 0 {
+		return nil, held
+	}
+	return &rmqversion.RefusalsError{Version: re.Version, Refusals: kept}, held
+}
