@@ -219,7 +219,8 @@ type DelayTier struct {
 // Silenced is a queue that exists after the change and that some exchange
 // other than the default one, or some dead-letter route, reached before,
 // but that nothing but the default exchange reaches after (a federated
-// queue, which its federation link feeds, is not).
+// queue, which its federation link feeds, is not; nor a queue a shovel
+// publishes to).
 type Silenced struct {
 	Vhost string `json:"vhost"`
 	Queue string `json:"queue"`

@@ -30,7 +30,10 @@ type vhostCompare struct {
 	// dlChanged are the queues whose dead letters may go elsewhere after
 	// the change (see findDeadLetterChanges).
 	dlChanged map[string]bool
-	d         *Diff
+	// shovels are where the shovels of the after side move messages in
+	// this vhost (nil: none).
+	shovels *shovelDests
+	d       *Diff
 }
 
 // compare is Compare's body.
@@ -40,8 +43,10 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 	if maxClasses <= 0 {
 		maxClasses = defaultMaxClasses
 	}
+	shovels := shovelledInto(after)
 	for _, name := range vhostNames(before, after, o.Vhosts) {
 		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, maxClasses, d)
+		c.shovels = shovels[name]
 		c.routes()
 		c.findDeadLetterChanges()
 		c.deadLetters()

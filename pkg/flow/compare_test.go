@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -1443,6 +1444,47 @@ func TestFederatedQueueIsNotSilenced(t *testing.T) {
 			before := topo(exchange("ex", "direct", nil), queue("q", nil), bind("ex", "q", "k"), tc.policy)
 			after := topo(exchange("ex", "direct", nil), queue("q", nil), tc.policy)
 			if got := Compare(before, after, Options{}).Silenced; len(got) != tc.want {
+				t.Errorf("silenced %s, want %d", show(t, got), tc.want)
+			}
+		})
+	}
+}
+
+// shovel declares a shovel in vhost "/" with settings s.
+func shovel(name string, s topology.Args) obj {
+	return func(v *topology.Vhost) {
+		v.Items.Put(&topology.Item{Kind: kind.Shovel, Name: name, Settings: s})
+	}
+}
+
+// TestShovelledQueueIsNotSilenced: a queue a shovel publishes to (its
+// dest-queue, or a dest-exchange that routes to it) on this broker gets
+// the shovel's messages through no binding of the file: losing its
+// binding does not leave it with nothing but the default exchange. Before,
+// the flows said so and counted it lost (diff exit 3).
+func TestShovelledQueueIsNotSilenced(t *testing.T) {
+	tests := []struct {
+		name   string
+		shovel obj
+		extra  []obj // after only
+		want   int   // silenced queues
+	}{
+		{"dest-queue", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://", "dest-queue": "q"}), nil, 0},
+		{"dest-queue, amqp:/// of its vhost", shovel("s", topology.Args{"src-uri": "amqp:///%2F", "src-queue": "in", "dest-uri": "amqp:///%2F", "dest-queue": "q"}), nil, 0},
+		{"amqp10 /queues/q", shovel("s", topology.Args{"src-protocol": "amqp10", "src-uri": "amqp://", "src-address": "/queues/in", "dest-protocol": "amqp10", "dest-uri": "amqp://", "dest-address": "/queues/q"}), nil, 0},
+		{"local protocol, host named", shovel("s", topology.Args{"src-protocol": "local", "src-uri": "amqp://localhost", "src-queue": "in", "dest-protocol": "local", "dest-uri": "amqp://localhost", "dest-queue": "q"}), nil, 0},
+		{"another vhost", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp:///other", "dest-queue": "q"}), nil, 1},
+		{"another broker", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://remote", "dest-queue": "q"}), nil, 1},
+		{"another queue", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://", "dest-queue": "in2"}), nil, 1},
+		{"dest-exchange routing elsewhere", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://", "dest-exchange": "moved"}),
+			[]obj{exchange("moved", "fanout", nil), queue("other", nil), bind("moved", "other", "")}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := topo(exchange("ex", "direct", nil), queue("q", nil), queue("in", nil), bind("ex", "q", "k"), tc.shovel)
+			after := topo(append([]obj{exchange("ex", "direct", nil), queue("q", nil), queue("in", nil), tc.shovel}, tc.extra...)...)
+			d := Compare(before, after, Options{})
+			if got := d.Silenced; len(got) != tc.want {
 				t.Errorf("silenced %s, want %d", show(t, got), tc.want)
 			}
 		})

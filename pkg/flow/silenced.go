@@ -44,6 +44,9 @@ func (c *vhostCompare) silenced() {
 		if c.a.federated(q) {
 			continue // its federation link brings it the messages of its upstream queues
 		}
+		if c.shovels.feeds(q) {
+			continue // a shovel moves messages into it
+		}
 		if ua == nil {
 			ua = c.a.deadLetterReach(c.unchangedQueues())
 		}

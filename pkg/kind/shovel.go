@@ -426,3 +426,39 @@ func oneOf(s map[string]any, key string, allowed ...string) []Problem {
 	}
 	return []Problem{{Field: key, Msg: fmt.Sprintf("invalid value %q", v), Hint: "expected one of " + strings.Join(allowed, ", ")}}
 }
+
+// LocalVhost reports the vhost a shovel URI names when it is this broker,
+// false otherwise. For an amqp091 or amqp10 end that is a URI without a
+// host (a direct connection): amqp:// is the default vhost "/", and
+// amqp:///v vhost v. A local end (RabbitMQ 4.2+) is always this broker:
+// its URI gives only the user and the vhost, whatever its host says.
+// As RabbitMQ's amqp_uri reads it, the path's rest is the vhost, and the
+// default vhost is only for a URI without a path.
+func LocalVhost(uri string, local bool) (string, bool) {
+	vhost, host, ok := URIVhost(uri)
+	if !ok || (host != "" && !local) {
+		return "", false
+	}
+	return vhost, true
+}
+
+// ShovelLocalVhost reports the vhost that setting key (src-uri or
+// dest-uri) of a shovel with settings s names when every URI of it (one,
+// or a list) is this broker's and names that one vhost.
+func ShovelLocalVhost(s map[string]any, key string) (string, bool) {
+	uris := URIs(s[key])
+	if len(uris) == 0 {
+		return "", false
+	}
+	end, _, _ := strings.Cut(key, "-")
+	local := ShovelProtocol(s, end) == "local"
+	vhost := ""
+	for i, u := range uris {
+		v, ok := LocalVhost(u, local)
+		if !ok || (i > 0 && v != vhost) {
+			return "", false
+		}
+		vhost = v
+	}
+	return vhost, true
+}

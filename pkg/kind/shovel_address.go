@@ -176,3 +176,20 @@ func ascii(s string) bool {
 	}
 	return true
 }
+
+// ShovelDestQueue is the queue a shovel with settings s publishes to in
+// its destination vhost: its dest-queue, or an amqp10 end's /queues/NAME
+// address; "" where it names none (an exchange, the messages' own
+// exchange, or an address mqctl does not read).
+func ShovelDestQueue(s map[string]any) string {
+	if ShovelProtocol(s, "dest") != "amqp10" {
+		q, _ := str(s, "dest-queue")
+		return q
+	}
+	addr, _ := str(s, "dest-address")
+	if rest, ok := strings.CutPrefix(addr, "/queues/"); ok {
+		q, _ := decodeSegment(rest)
+		return q
+	}
+	return ""
+}

@@ -9,41 +9,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// localVhost reports the vhost a shovel URI names when it is this broker,
-// false otherwise. For an amqp091 or amqp10 end that is a URI without a
-// host (a direct connection): amqp:// is the default vhost "/", and
-// amqp:///v vhost v. A local end (RabbitMQ 4.2+) is always this broker:
-// its URI gives only the user and the vhost, whatever its host says.
-// As RabbitMQ's amqp_uri reads it, the path's rest is the vhost, and the
-// default vhost is only for a URI without a path.
-func localVhost(uri string, local bool) (string, bool) {
-	vhost, host, ok := kind.URIVhost(uri)
-	if !ok || (host != "" && !local) {
-		return "", false
-	}
-	return vhost, true
-}
-
-// localURI reports the vhost that setting key of a shovel names when every
-// URI of it (one, or a list) is this broker's and names that one vhost.
-func localURI(it *topology.Item, key string) (string, bool) {
-	uris := kind.URIs(it.Settings[key])
-	if len(uris) == 0 {
-		return "", false
-	}
-	end, _, _ := strings.Cut(key, "-")
-	local := kind.ShovelProtocol(it.Settings, end) == "local"
-	vhost := ""
-	for i, u := range uris {
-		v, ok := localVhost(u, local)
-		if !ok || (i > 0 && v != vhost) {
-			return "", false
-		}
-		vhost = v
-	}
-	return vhost, true
-}
-
 func itemFinding(it *topology.Item, format string, args ...any) Finding {
 	return Finding{Object: Object{string(it.Kind), it.Name}, Pos: it.Pos, objMeta: it.Meta, Message: fmt.Sprintf(format, args...)}
 }
@@ -60,7 +25,7 @@ func runShovelEnds(p *Pass) []Finding {
 			if !ok || obj == "" {
 				return
 			}
-			vn, local := localURI(it, uriKey)
+			vn, local := kind.ShovelLocalVhost(it.Settings, uriKey)
 			if !local || vn == "" {
 				return // vhost "": RabbitMQ refuses the shovel, and the loader says so
 			}
