@@ -23,6 +23,12 @@ func (c *vhostCompare) routeCause(m route.Message, before, after route.Result, s
 	case !c.a.hasQueue(lost):
 		return fmt.Sprintf("queue %q is deleted", lost)
 	}
+	if refused, why := c.a.refuses(lost); refused {
+		if c.a.deadLettersRefused(m, []string{lost}) {
+			why += fmt.Sprintf(" to %s", queues(queuesOf(c.a.sim.DeadLetter(lost, route.MaxLen, m).Result)))
+		}
+		return fmt.Sprintf("queue %q refuses it: %s", lost, why)
+	}
 	for _, d := range before.Deliveries {
 		if d.Queue != lost {
 			continue
@@ -108,9 +114,13 @@ func (c *vhostCompare) unsimulatedCause(x, lost string) string {
 }
 
 // gainCause says why a message reaches queue gained after the change
-// (result after) where it did not before, when an exchange on its way
-// there changed type; "" otherwise.
+// (result after) where it did not before, when the queue refused every
+// message before or an exchange on its way there changed type; ""
+// otherwise.
 func (c *vhostCompare) gainCause(after route.Result, gained string) string {
+	if refused, why := c.b.refuses(gained); refused && c.a.hasQueue(gained) {
+		return fmt.Sprintf("queue %q refused it before the change: %s", gained, why)
+	}
 	for _, d := range after.Deliveries {
 		if d.Queue != gained {
 			continue

@@ -36,6 +36,14 @@ func (c *vhostCompare) exchangeChange(x string) *exchangeChange {
 			// Where the simulator does not simulate the type, its
 			// bindings still say where it can route (side.reached).
 			ch.changed = bindingsOnOneSide(c.b.from[x], c.a.from[x])
+			// A binding into a queue that now refuses every message, or
+			// no longer does, routes where it did, but what it routes is
+			// refused or kept otherwise.
+			for _, b := range c.b.from[x] {
+				if b.DestinationType == topology.DestQueue && c.refusesNow(b.Destination) {
+					ch.changed = append(ch.changed, b)
+				}
+			}
 		}
 	}
 	c.exchanges[x] = ch

@@ -1490,3 +1490,58 @@ func TestShovelledQueueIsNotSilenced(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusingQueueIsNotReached: a classic queue with a length limit of
+// 0 and overflow reject-publish (or reject-publish-dlx) refuses every
+// message (the publisher gets a basic.nack; measured on RabbitMQ 4.3.6,
+// 4.0.5 and 3.10.8: two publishes with confirms nacked, none kept, the
+// same with a quorum queue keeping the first). Before, the flows said the
+// class still reached it, and that no message went elsewhere.
+func TestRefusingQueueIsNotReached(t *testing.T) {
+	zero := func(overflow string) topology.Args {
+		return topology.Args{"x-max-length": int64(0), "x-overflow": overflow}
+	}
+	quorum := func(name string, args topology.Args) obj {
+		return func(v *topology.Vhost) {
+			v.Queues[name] = &topology.Queue{Name: name, Type: topology.QueueQuorum, Durable: true, Arguments: args.Normalized()}
+		}
+	}
+	tests := []struct {
+		name  string
+		after []obj // q and what else the after side declares (dlq on both)
+		want  []Route
+	}{
+		{"reject-publish", []obj{queue("q", zero("reject-publish"))}, []Route{{Vhost: "/", Exchange: "ex", Before: []string{"q"}, Loses: true,
+			Cause: `queue "q" refuses it: its length limit is 0 with overflow reject-publish: it refuses every message (the publisher gets a basic.nack)`}}},
+		{"reject-publish-dlx", []obj{queue("q", zero("reject-publish-dlx"))}, []Route{{Vhost: "/", Exchange: "ex", Before: []string{"q"}, Loses: true,
+			Cause: `queue "q" refuses it: its length limit is 0 with overflow reject-publish-dlx: it refuses every message (the publisher gets a basic.nack) and dead-letters it`}}},
+		{"reject-publish-dlx, dead-lettered", []obj{queue("q", topology.Args{"x-max-length": int64(0), "x-overflow": "reject-publish-dlx", "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"}), queue("dlq", nil)},
+			[]Route{{Vhost: "/", Exchange: "ex", Before: []string{"q"},
+				Cause: `queue "q" refuses it: its length limit is 0 with overflow reject-publish-dlx: it refuses every message (the publisher gets a basic.nack) and dead-letters it to dlq`}}},
+		{"by a policy", []obj{queue("q", nil), policy("cap", "^q$", "queues", topology.Args{"max-length": int64(0), "overflow": "reject-publish"})},
+			[]Route{{Vhost: "/", Exchange: "ex", Before: []string{"q"}, Loses: true,
+				Cause: `queue "q" refuses it: its length limit is 0 with overflow reject-publish: it refuses every message (the publisher gets a basic.nack)`}}},
+		{"drop-head keeps routing it", []obj{queue("q", zero("drop-head"))}, nil},
+		{"a quorum queue takes one", []obj{quorum("q", zero("reject-publish"))}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := topo(exchange("ex", "fanout", nil), queue("q", nil), queue("dlq", nil), bind("ex", "q", ""))
+			after := topo(append([]obj{exchange("ex", "fanout", nil), queue("dlq", nil), bind("ex", "q", "")}, tc.after...)...)
+			if tc.name == "a quorum queue takes one" {
+				before = topo(exchange("ex", "fanout", nil), quorum("q", nil), queue("dlq", nil), bind("ex", "q", ""))
+			}
+			got := Compare(before, after, Options{}).Routes
+			for i := range got {
+				got[i].Class = Class{}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("routes %s, want %s", show(t, got), show(t, tc.want))
+			}
+			back := Compare(after, before, Options{}).Routes
+			if len(tc.want) > 0 && (len(back) != 1 || !slices.Equal(back[0].After, []string{"q"}) || !strings.Contains(back[0].Cause, "refused it before the change")) {
+				t.Errorf("the change undone: routes %s, want q reached again, the cause saying it refused before", show(t, back))
+			}
+		})
+	}
+}

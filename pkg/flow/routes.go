@@ -163,7 +163,7 @@ func (c *vhostCompare) route(x string, f *flowChange, cl msgClass) {
 		return
 	}
 	r := Route{Vhost: c.vhost, Exchange: x, Class: class, Before: before, After: after, BeforeSplits: sb, AfterSplits: sa}
-	r.Loses = len(before) > 0 && len(after) == 0
+	r.Loses = len(before) > 0 && len(after) == 0 && !c.a.deadLettersRefused(m, r.Lost())
 	if lost, ok := firstMissing(before, after); ok {
 		r.Cause = c.routeCause(m, rb, ra, sb, lost)
 	} else if gained, ok := firstMissing(after, before); ok {
@@ -243,6 +243,10 @@ func sameSplits(a, b []Split) bool {
 // make the message lost.
 func (s *side) reached(r route.Result) ([]string, []Split) {
 	qs, splits := queuesOf(r), r.Splits()
+	qs = slices.DeleteFunc(qs, func(q string) bool { refused, _ := s.refuses(q); return refused })
+	if len(qs) == 0 {
+		qs = nil
+	}
 	for _, x := range r.Unsimulated {
 		u := s.reachableQueues(x)
 		if len(u) == 0 {
@@ -309,4 +313,17 @@ func minus(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// deadLettersRefused reports whether each of queues refuses message m and
+// dead-letters it (reject-publish-dlx, see side.refuses) to some queue:
+// the message is kept there.
+func (s *side) deadLettersRefused(m route.Message, queues []string) bool {
+	for _, q := range queues {
+		a := s.sim.OnArrival(q, m)
+		if !a.Refused || a.Reason == "" || len(queuesOf(s.sim.DeadLetter(q, a.Reason, m).Result)) == 0 {
+			return false
+		}
+	}
+	return len(queues) > 0
 }

@@ -31,6 +31,8 @@ type side struct {
 	byName []*topology.Binding
 	// targets remembers targetsFrom.
 	targets map[string]*startTargets
+	// refusing remembers refuses.
+	refusing map[string]route.Arrival
 }
 
 // exchangeInfo is what routing through an exchange depends on besides its
@@ -48,7 +50,7 @@ func newSide(v *topology.Vhost, name string, ver rmqversion.Version) *side {
 	if v == nil {
 		v = topology.NewVhost(name)
 	}
-	s := &side{v: v, sim: route.NewWith(v, route.Options{Version: ver}), from: map[string][]*topology.Binding{}, ex: map[string]exchangeInfo{}, targets: map[string]*startTargets{}}
+	s := &side{v: v, sim: route.NewWith(v, route.Options{Version: ver}), from: map[string][]*topology.Binding{}, ex: map[string]exchangeInfo{}, targets: map[string]*startTargets{}, refusing: map[string]route.Arrival{}}
 	names := append(topology.BuiltinExchangeNames(), mapKeys(v.Exchanges)...)
 	for _, n := range names {
 		x := s.sim.Exchange(n)
@@ -212,4 +214,29 @@ func (s *side) reach(starts []string, plugins bool) []string {
 		}
 	}
 	return out
+}
+
+// refuses reports whether queue q refuses every message published to it
+// (route.Simulator.OnArrival: a classic queue with a length limit of 0
+// and overflow reject-publish or reject-publish-dlx; the publisher gets a
+// basic.nack, and without confirms the message is gone), and why, as a
+// clause.
+func (s *side) refuses(q string) (bool, string) {
+	a, ok := s.refusing[q]
+	if !ok {
+		a = s.sim.OnArrival(q, route.Message{})
+		s.refusing[q] = a
+	}
+	return a.Refused, a.Why
+}
+
+// refusesNow reports whether queue q, declared on both sides, refuses
+// every message on one side and not on the other.
+func (c *vhostCompare) refusesNow(q string) bool {
+	if !c.b.hasQueue(q) || !c.a.hasQueue(q) {
+		return false
+	}
+	rb, _ := c.b.refuses(q)
+	ra, _ := c.a.refuses(q)
+	return rb != ra
 }
