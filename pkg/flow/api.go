@@ -120,8 +120,8 @@ type Route struct {
 	// Loses is true when the class reached a queue before and reaches none
 	// after: its messages are now dropped (or returned to a mandatory
 	// publisher), Cause says why. When it still reaches some queue but
-	// has lost others (Lost), Cause says why it no longer reaches the
-	// first of them.
+	// has lost others (Lost), Cause says why it no longer reaches them:
+	// each lost queue's cause, each once, joined by "; ".
 	Loses bool   `json:"loses_messages,omitempty"`
 	Cause string `json:"cause,omitempty"`
 }

@@ -1545,3 +1545,38 @@ func TestRefusingQueueIsNotReached(t *testing.T) {
 		})
 	}
 }
+
+// TestEachLostQueueHasItsCause: a class that loses two queues for
+// different reasons names both reasons (before, only the first lost
+// queue's: the corpus's AlexandreNoguez file, files.validated.x losing
+// q.extractor, deleted, and q.thumbnail, unbound, said only that
+// q.extractor was deleted); a reason both share is said once.
+func TestEachLostQueueHasItsCause(t *testing.T) {
+	tests := []struct {
+		name          string
+		before, after []obj
+		want          string
+	}{
+		{"two reasons",
+			[]obj{exchange("ev", "topic", nil), queue("q.extractor", nil), queue("q.thumbnail", nil), bind("ev", "q.extractor", "files.validated.*"), bind("ev", "q.thumbnail", "files.validated.*")},
+			[]obj{exchange("ev", "topic", nil), queue("q.thumbnail", nil)},
+			`queue "q.extractor" is deleted; the binding from "ev" to "q.thumbnail" with key "files.validated.*" is gone`},
+		{"one reason for both",
+			[]obj{exchange("ev", "topic", nil), exchange("mid", "fanout", nil), queue("a", nil), queue("b", nil), queue("c", nil), bindExchange("ev", "mid", "files.#"), bind("mid", "a", ""), bind("mid", "b", ""), bind("ev", "c", "files.#")},
+			[]obj{exchange("ev", "topic", nil), exchange("mid", "fanout", nil), queue("a", nil), queue("b", nil), queue("c", nil), bind("mid", "a", ""), bind("mid", "b", ""), bind("ev", "c", "files.#")},
+			`the binding from "ev" to "mid" with key "files.#" is gone`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, r := range Compare(topo(tc.before...), topo(tc.after...), Options{}).Routes {
+				if r.Exchange == "ev" {
+					got = append(got, r.Cause)
+				}
+			}
+			if !slices.Equal(got, []string{tc.want}) {
+				t.Errorf("causes %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

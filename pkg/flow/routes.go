@@ -164,8 +164,8 @@ func (c *vhostCompare) route(x string, f *flowChange, cl msgClass) {
 	}
 	r := Route{Vhost: c.vhost, Exchange: x, Class: class, Before: before, After: after, BeforeSplits: sb, AfterSplits: sa}
 	r.Loses = len(before) > 0 && len(after) == 0 && !c.a.deadLettersRefused(m, r.Lost())
-	if lost, ok := firstMissing(before, after); ok {
-		r.Cause = c.routeCause(m, rb, ra, sb, lost)
+	if lost := r.Lost(); len(lost) > 0 {
+		r.Cause = c.lostCauses(m, rb, ra, sb, lost)
 	} else if gained, ok := firstMissing(after, before); ok {
 		r.Cause = c.gainCause(ra, gained)
 	}
@@ -326,4 +326,17 @@ func (s *side) deadLettersRefused(m route.Message, queues []string) bool {
 		}
 	}
 	return len(queues) > 0
+}
+
+// lostCauses says why message m (results before and after, splits
+// before) no longer reaches each of the queues lost: routeCause's for
+// each, each cause once, in the order of the queues.
+func (c *vhostCompare) lostCauses(m route.Message, before, after route.Result, splits []Split, lost []string) string {
+	var causes []string
+	for _, q := range lost {
+		if cause := c.routeCause(m, before, after, splits, q); !slices.Contains(causes, cause) {
+			causes = append(causes, cause)
+		}
+	}
+	return strings.Join(causes, "; ")
 }
