@@ -454,9 +454,15 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 // changes only the records; a failure is a note, and the next apply tries
 // again.
 func (e *Engine) cleanRecords(ctx context.Context, p *plan.Plan, l *Live, locks *locks, recs map[string]*ownership.Record) {
-	outdated := p.Records()
+	outdated := false
+	for _, rc := range p.RecordChanges() {
+		// The restore lists are putBack's, not the record's.
+		outdated = outdated || rc.Cause != plan.RecordRestore
+	}
 	for _, r := range recs {
-		outdated = outdated || r.Outdated()
+		// An old format, or a swap an apply stopped half way left as two
+		// exchanges (apply.Execute finishes it: plannedRecords).
+		outdated = outdated || r.Outdated() || r != nil && len(r.Exchanges) > 1
 	}
 	if !outdated || locks.lost() != nil {
 		return

@@ -206,7 +206,10 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVhostLimits, desired, nil)
 	}
 	p.Vhosts = scope
-	p.OutdatedRecords = outdatedRecords(records(l, desired.Declares(kind.User)))
+	recs := records(l, desired.Declares(kind.User))
+	p.OutdatedRecords = outdatedRecords(recs)
+	p.UnfinishedRecords = unfinishedRecords(recs)
+	p.Restores = restoresOf(l.State(), recs)
 	return p, l, known, nil
 }
 
@@ -350,6 +353,20 @@ func (e *Engine) refuseUnseenVhosts(p *plan.Plan) error {
 // outdatedRecords are the vhosts ("" the broker's users) of recs whose
 // record is in an older format, sorted: an apply rewrites them, a no-op
 // apply included (cleanRecords).
+// unfinishedRecords are the vhosts whose record an apply stopped while
+// rewriting it left as several exchanges (the new generation written,
+// the old not yet deleted): the next apply writes it as one again.
+func unfinishedRecords(recs map[string]*ownership.Record) []string {
+	var out []string
+	for vh, r := range recs {
+		if r != nil && vh != "" && len(r.Exchanges) > 1 {
+			out = append(out, vh)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func outdatedRecords(recs map[string]*ownership.Record) []string {
 	var out []string
 	for vh, r := range recs {

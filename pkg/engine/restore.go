@@ -192,6 +192,25 @@ func (e *Engine) noteRestoreLists(state *topology.Topology, recs map[string]*own
 	}
 }
 
+// restoresOf is what the next apply does with the restore lists of recs
+// (putBack): per vhost, the lists it deletes and the bindings of theirs
+// that state lacks, which it declares again.
+func restoresOf(state *topology.Topology, recs map[string]*ownership.Record) []plan.Restore {
+	var out []plan.Restore
+	for _, vh := range slices.Sorted(maps.Keys(recs)) {
+		r := recs[vh]
+		if r == nil || len(r.RestoreLists) == 0 {
+			continue
+		}
+		rs := plan.Restore{Vhost: vh, Lists: slices.Clone(r.RestoreLists)}
+		for _, b := range missingRestores(state, vh, r) {
+			rs.Missing = append(rs.Missing, bindingText(b))
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
 // missingRestores are the bindings of r's restore lists that vhost vh of
 // state does not hold.
 func missingRestores(state *topology.Topology, vh string, r *ownership.Record) []*topology.Binding {

@@ -197,6 +197,14 @@ type Plan struct {
 	// ownership record is in an older format: apply rewrites them, a
 	// no-op apply included.
 	OutdatedRecords []string `json:"-"`
+	// UnfinishedRecords are the vhosts whose ownership record an apply
+	// stopped while rewriting it left as several exchanges: apply writes
+	// it as one again, a no-op apply included.
+	UnfinishedRecords []string `json:"-"`
+	// Restores are the restore lists (internal exchanges mqctl.restore.<n>)
+	// left by applies stopped during a replace: apply puts back the
+	// bindings they list and deletes them, a no-op apply included.
+	Restores []Restore `json:"-"`
 	// Prints are the record entries apply sets besides those of the
 	// changes it makes: the objects the file names that are left as they
 	// are (adopted, or recorded without a print or with another one).
@@ -275,6 +283,16 @@ func (p *Plan) HoldBack(hold func(c *Change) (cause, reason string)) {
 	}
 	clear(p.Changes[len(kept):])
 	p.Changes = kept
+}
+
+// Restore is what apply does with the restore lists of one vhost, left by
+// applies stopped during a replace (engine's putBack): it declares again
+// the bindings they list that the broker lacks (Missing, as
+// source -> destination_type destination [key]) and deletes the lists.
+type Restore struct {
+	Vhost   string   `json:"vhost"`
+	Lists   []string `json:"lists"`
+	Missing []string `json:"missing,omitempty"`
 }
 
 // TakeOver is a plan's take-over of another owner's records.
@@ -517,6 +535,11 @@ func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 // (RecordChanges).
 func (p *Plan) Records() bool { return len(p.RecordChanges()) > 0 }
 
+// PutsBack reports whether applying the plan puts back bindings or
+// deletes restore lists (Restores): changes on the broker besides the
+// record's, which the text view does not call record changes only.
+func (p *Plan) PutsBack() bool { return len(p.Restores) > 0 }
+
 // What apply does to mqctl's ownership record besides recording its
 // changes (RecordChange.Cause): stable codes, in the JSON plan.
 const (
@@ -527,6 +550,8 @@ const (
 	RecordDroppedShared  = "dropped_shared"
 	RecordTakeOver       = "take_over"
 	RecordFormat         = "format"
+	RecordUnfinished     = "unfinished"
+	RecordRestore        = "restore"
 )
 
 // RecordChange is one thing apply does to mqctl's ownership record
@@ -597,6 +622,22 @@ func (p *Plan) RecordChanges() []RecordChange {
 			}
 		}
 		out = append(out, RecordChange{RecordFormat, n, fmt.Sprintf("mqctl's ownership %s of %s %s in an older format: apply rewrites %s in this mqctl's.", plural("record", n), strings.Join(which, ", "), plural2("is", "are", n), plural2("it", "them", n))})
+	}
+	if n := len(p.UnfinishedRecords); n > 0 {
+		var which []string
+		for _, vh := range p.UnfinishedRecords {
+			which = append(which, fmt.Sprintf("vhost %q", vh))
+		}
+		out = append(out, RecordChange{RecordUnfinished, n, fmt.Sprintf("mqctl's ownership %s of %s %s left as several exchanges by an apply stopped while rewriting %s: apply writes each as one exchange again and deletes the others.", plural("record", n), strings.Join(which, ", "), plural2("is", "are", n), plural2("it", "them", n))})
+	}
+	for _, r := range p.Restores {
+		n := len(r.Missing)
+		lists := strings.Join(r.Lists, ", ")
+		if n == 0 {
+			out = append(out, RecordChange{RecordRestore, 0, fmt.Sprintf("vhost %q holds the restore %s %s of an apply stopped during a replace, whose bindings are all back: apply deletes %s.", r.Vhost, plural("list", len(r.Lists)), lists, plural2("it", "them", len(r.Lists)))})
+			continue
+		}
+		out = append(out, RecordChange{RecordRestore, n, fmt.Sprintf("vhost %q: an apply stopped during a replace took down %d %s that the file does not declare (restore %s %s): apply declares %s again, once %s ends exist, and deletes the %s: %s.", r.Vhost, n, plural("binding", n), plural("list", len(r.Lists)), lists, plural2("it", "them", n), plural2("its", "their", n), plural("list", len(r.Lists)), strings.Join(r.Missing, "; "))})
 	}
 	return out
 }

@@ -59,7 +59,13 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		return color + s + ansiReset
 	}
 	records := p.RecordChanges()
-	if p.Empty() && len(records) > 0 {
+	if p.Empty() && p.PutsBack() {
+		held := ""
+		if len(p.Held) > 0 {
+			held = "; mqctl holds back what differs from the file"
+		}
+		sb.WriteString(paint(ansiBold, "No change to the file's objects:") + " apply puts back what an apply stopped during a replace took down, and deletes its restore lists" + held + " (below).\n")
+	} else if p.Empty() && len(records) > 0 {
 		held := ""
 		if len(p.Held) > 0 {
 			held = "; mqctl holds back what differs from the file"
@@ -109,7 +115,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	writeRecords(sb, records, RecordChangedOutside)
 	writeOthers(sb, p, paint, opts.ListUnmanaged)
 	writeTakeOver(sb, p, paint)
-	writeRecords(sb, records, RecordStale, RecordPrints, RecordDroppedShared, RecordFormat)
+	writeRecords(sb, records, RecordStale, RecordPrints, RecordDroppedShared, RecordFormat, RecordUnfinished, RecordRestore)
 	writeUnread(sb, p, paint)
 	if pf := p.Preflight; pf != nil {
 		sb.WriteString(paint(ansiBold, "Preflight:") + " " + pf.Summary() + ".\n")

@@ -56,6 +56,9 @@ type savedPlan struct {
 	// OutdatedRecords: shown again when the saved plan is applied (apply
 	// finds the records to rewrite itself).
 	OutdatedRecords []string `json:"outdated_records,omitempty"`
+	// UnfinishedRecords and Restores: likewise.
+	UnfinishedRecords []string  `json:"unfinished_records,omitempty"`
+	Restores          []Restore `json:"restores,omitempty"`
 	// Held: the changes the plan holds back (Plan.Held), shown again when
 	// the saved plan is applied.
 	Held []Held `json:"held,omitempty"`
@@ -140,6 +143,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
+		UnfinishedRecords: p.UnfinishedRecords, Restores: p.Restores,
 	}
 	for ref, pr := range p.Prints {
 		doc.Prints = append(doc.Prints, savedPrint{ObjectRef: ref, Print: pr})
@@ -204,6 +208,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown, OutdatedRecords: doc.OutdatedRecords,
+		UnfinishedRecords: doc.UnfinishedRecords, Restores: doc.Restores,
 	}
 	for _, o := range doc.Others {
 		o.OtherOwned.Recorded = o.Recorded
