@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -134,5 +138,68 @@ func TestPendingWorkIsPlanned(t *testing.T) {
 				t.Errorf("the plan after the apply: changes %v, records %v", changes(p), p.RecordChanges())
 			}
 		})
+	}
+}
+
+// TestLeftRestoreListPermission: the restore lists an earlier killed
+// apply left are deleted (and their bindings put back) by the next apply,
+// with changes or without; a user without configure on their names had
+// the note that the list could not be deleted at every apply, for ever.
+// Now the check before the apply asks for it: refused before anything
+// changes, naming the list and the permission; granted, the apply deletes
+// the list and the plan after is empty.
+func TestLeftRestoreListPermission(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(pendingFile)}, engine.ApplyOptions{NoPreflight: true}); err != nil {
+		t.Fatal(err)
+	}
+	leaveRestoreList(t, f)
+	user, pw := f.b.User(t, "management")
+	c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: user, Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	eng := engine.New(c, engine.Options{AMQPURL: fmt.Sprintf("amqp://%s:%d", f.b.AMQPHost, f.b.AMQPPort), Note: func(n string) { notes = append(notes, n) }})
+	want := fmt.Sprintf(`delete the restore list "mqctl.restore.7" of vhost %q (an internal exchange), left by an apply stopped during a replace, once its bindings are back needs configure permission on exchange "mqctl.restore.7": the configure regexp of user %q in vhost %q does not match "mqctl.restore.7"`, f.vhost, user, f.vhost)
+	for _, tc := range []struct {
+		configure string
+		refused   bool
+	}{
+		{`^(x1|theirs|mqctl\.lock|mqctl\.ownership\.[0-9]+)$`, true},
+		{`^(x1|theirs|mqctl\.lock|mqctl\.ownership\.[0-9]+|mqctl\.restore\.[0-9]+)$`, false},
+	} {
+		testbroker.Check(t)(f.b.RH.UpdatePermissionsIn(f.vhost, user, rabbithole.Permissions{Configure: tc.configure, Write: `^(x1|theirs)$`, Read: `^x1$`}))
+		objects := brokerObjects(t, f)
+		notes = nil
+		_, err := eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(pendingFile)}, engine.ApplyOptions{NoPreflight: true})
+		if tc.refused {
+			if err == nil || !strings.Contains(err.Error(), "apply refused, nothing was changed") || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "set_permissions") {
+				t.Fatalf("configure %s: apply: %v\nwant it refused by the check: %s, with the set_permissions fix", tc.configure, err, want)
+			}
+			if got := brokerObjects(t, f); !slices.Equal(got, objects) {
+				t.Errorf("the refused apply changed the broker:\nbefore %v\nafter  %v", objects, got)
+			}
+			if rec := f.record(); len(rec.RestoreLists) != 1 {
+				t.Errorf("restore lists after the refused apply: %v", rec.RestoreLists)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("configure %s: apply: %v", tc.configure, err)
+		}
+		for _, n := range notes {
+			if strings.Contains(n, "could not be deleted") {
+				t.Errorf("note: %s", n)
+			}
+		}
+		if rec := f.record(); len(rec.RestoreLists) > 0 {
+			t.Errorf("restore lists left after the apply: %v", rec.RestoreLists)
+		}
+		if got := brokerObjects(t, f); !slices.Contains(got, "binding x1 queue theirs t") {
+			t.Errorf("their binding was not put back: %v", got)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -565,6 +566,32 @@ func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWan
 	for _, vh := range lists {
 		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RestorePrefix + "1"},
 			what: fmt.Sprintf("write down, as an internal exchange %s<n>, the %d binding(s) the replaces in vhost %q take down that the file does not declare", ownership.RestorePrefix, len(foreign[vh]), vh)})
+	}
+	// The restore lists earlier applies stopped during a replace left
+	// (putBack): apply declares their bindings again and deletes them,
+	// with changes or without.
+	declared := map[plan.ObjectRef]bool{}
+	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Action != plan.Delete {
+			declared[c.Ref()] = true
+		}
+	}
+	for _, vh := range slices.Sorted(maps.Keys(recs)) {
+		r := recs[vh]
+		if vh == "" || r == nil || len(r.RestoreLists) == 0 {
+			continue
+		}
+		for _, b := range r.Restore {
+			src, dst := plan.BindingEnds(vh, b)
+			if gone[src] || gone[dst] || !declared[src] && !l.has(src) || !declared[dst] && !l.has(dst) {
+				continue // not put back (its end is missing): nothing asked
+			}
+			bindingWants(vh, fmt.Sprintf("put back binding %s in vhost %q, taken down by an apply stopped during a replace (restore list %s)", plan.BindingName(b), vh, strings.Join(r.RestoreLists, ", ")), topology.Pos{}, b, false)
+		}
+		for _, name := range r.RestoreLists {
+			add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: name},
+				what: fmt.Sprintf("delete the restore list %q of vhost %q (an internal exchange), left by an apply stopped during a replace, once its bindings are back", name, vh)})
+		}
 	}
 	return out
 }
