@@ -146,8 +146,10 @@ func TestPendingWorkIsPlanned(t *testing.T) {
 // with changes or without; a user without configure on their names had
 // the note that the list could not be deleted at every apply, for ever.
 // Now the check before the apply asks for it: refused before anything
-// changes, naming the list and the permission; granted, the apply deletes
-// the list and the plan after is empty.
+// changes, naming the list and the permission, with the set_permissions
+// fix and not the advice to leave objects out of the file (which does not
+// declare the list); granted, the apply deletes the list and puts its
+// binding back.
 func TestLeftRestoreListPermission(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -178,6 +180,9 @@ func TestLeftRestoreListPermission(t *testing.T) {
 		if tc.refused {
 			if err == nil || !strings.Contains(err.Error(), "apply refused, nothing was changed") || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "set_permissions") {
 				t.Fatalf("configure %s: apply: %v\nwant it refused by the check: %s, with the set_permissions fix", tc.configure, err, want)
+			}
+			if strings.Contains(err.Error(), "out of the file") {
+				t.Errorf("the refusal advises leaving objects out of the file, which does not declare the restore list: %v", err)
 			}
 			if got := brokerObjects(t, f); !slices.Equal(got, objects) {
 				t.Errorf("the refused apply changed the broker:\nbefore %v\nafter  %v", objects, got)

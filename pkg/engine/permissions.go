@@ -23,6 +23,10 @@ type permWant struct {
 	need broker.Need
 	what string // the change, `create queue "q" in vhost "v"`
 	pos  topology.Pos
+	// own: for mqctl's own objects (the lock, the ownership record, the
+	// restore lists and the bindings put back from them), which no file
+	// declares: leaving objects out of the file does not help.
+	own bool
 }
 
 // checkPermissions refuses, before anything changes, a plan whose
@@ -94,6 +98,7 @@ func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) er
 				continue
 			}
 			fixes.add(vh, m)
+			fixes.fileObjects = fixes.fileObjects || slices.ContainsFunc(by, func(w permWant) bool { return !w.own })
 			lines = append(lines, "  "+lackLine(user, vh, m, by))
 			what := m.Perm + " on %d " + m.Kind
 			if m.Topic {
@@ -319,6 +324,9 @@ type lackFixes struct {
 	vhosts []string    // whose permissions lack something, in order
 	topics []topicLack // in order
 	keys   map[topicLack][]string
+	// fileObjects: some of what lacks is for objects of the file (not
+	// only mqctl's own), which leaving out of it would spare.
+	fileObjects bool
 }
 
 type topicLack struct{ vhost, exchange string }
@@ -374,9 +382,13 @@ func (f *lackFixes) String(user string) string {
 		}
 		fixes = append(fixes, fix)
 	}
-	rest := "The apply can run as a user that has them; or leave these objects out of the file."
+	leave := ""
+	if f.fileObjects {
+		leave = "; or leave these objects out of the file"
+	}
+	rest := "The apply can run as a user that has them" + leave + "."
 	if len(fixes) > 0 {
-		rest = strings.Join(fixes, "; ") + "; or the apply can run as a user that has them; or leave these objects out of the file."
+		rest = strings.Join(fixes, "; ") + "; or the apply can run as a user that has them" + leave + "."
 	}
 	if f.admin {
 		return "mqctl read the user's permissions, and asked the broker with operations that change nothing. " + rest
@@ -465,12 +477,12 @@ func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWan
 	}
 	// del: the binding is deleted, before the exchanges are (apply.Order),
 	// and so while its source's topic permissions are there.
-	bindingWants := func(vh, what string, pos topology.Pos, b *topology.Binding, del bool) {
+	bindingWants := func(vh, what string, pos topology.Pos, b *topology.Binding, del, own bool) {
 		dk := string(b.DestinationKind())
 		t := sourceType(vh, b.Source)
 		topicKey := (t == "" || t == "topic") && (del || !replaced[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: b.Source}])
-		add(vh, permWant{need: broker.Need{Perm: "write", Kind: dk, Name: b.Destination}, what: what, pos: pos})
-		add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: topicKey}, what: what, pos: pos})
+		add(vh, permWant{need: broker.Need{Perm: "write", Kind: dk, Name: b.Destination}, what: what, pos: pos, own: own})
+		add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: topicKey}, what: what, pos: pos, own: own})
 	}
 	changed := map[string]bool{}
 	for i := range p.Changes {
@@ -513,7 +525,7 @@ func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWan
 					if gone[src] || gone[dst] {
 						continue
 					}
-					bindingWants(c.Vhost, fmt.Sprintf("restore binding %s in vhost %q after the replace of %s %q", plan.BindingName(b), c.Vhost, c.Kind.Label(), c.Name), c.Pos, b, false)
+					bindingWants(c.Vhost, fmt.Sprintf("restore binding %s in vhost %q after the replace of %s %q", plan.BindingName(b), c.Vhost, c.Kind.Label(), c.Name), c.Pos, b, false, false)
 				}
 			}
 		case plan.KindBinding:
@@ -526,7 +538,7 @@ func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWan
 			if !ok || b.Binding == nil || b.Source == "" {
 				continue
 			}
-			bindingWants(c.Vhost, fmt.Sprintf("%s binding %s in vhost %q", verb, plan.BindingName(b.Binding), c.Vhost), c.Pos, b.Binding, c.Action == plan.Delete)
+			bindingWants(c.Vhost, fmt.Sprintf("%s binding %s in vhost %q", verb, plan.BindingName(b.Binding), c.Vhost), c.Pos, b.Binding, c.Action == plan.Delete, false)
 		}
 	}
 	vhosts := make([]string, 0, len(changed))
@@ -536,17 +548,17 @@ func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWan
 	slices.Sort(vhosts)
 	for _, vh := range vhosts {
 		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "queue", Name: lock.QueueName},
-			what: fmt.Sprintf("take the apply lock of vhost %q (an exclusive queue)", vh)})
+			what: fmt.Sprintf("take the apply lock of vhost %q (an exclusive queue)", vh), own: true})
 		var gen int64
 		var old []string
 		if r := l.records[vh]; r != nil {
 			gen, old = r.Generation, r.Exchanges
 		}
 		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RecordName(p.Owner, gen+1)},
-			what: fmt.Sprintf("write mqctl's ownership record of vhost %q (an internal exchange)", vh)})
+			what: fmt.Sprintf("write mqctl's ownership record of vhost %q (an internal exchange)", vh), own: true})
 		for _, name := range old {
 			add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: name},
-				what: fmt.Sprintf("replace mqctl's ownership record %q of vhost %q", name, vh)})
+				what: fmt.Sprintf("replace mqctl's ownership record %q of vhost %q", name, vh), own: true})
 		}
 	}
 	// The restore list of a vhost where the replaces take down bindings
@@ -565,7 +577,7 @@ func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWan
 	slices.Sort(lists)
 	for _, vh := range lists {
 		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RestorePrefix + "1"},
-			what: fmt.Sprintf("write down, as an internal exchange %s<n>, the %d binding(s) the replaces in vhost %q take down that the file does not declare", ownership.RestorePrefix, len(foreign[vh]), vh)})
+			what: fmt.Sprintf("write down, as an internal exchange %s<n>, the %d binding(s) the replaces in vhost %q take down that the file does not declare", ownership.RestorePrefix, len(foreign[vh]), vh), own: true})
 	}
 	// The restore lists earlier applies stopped during a replace left
 	// (putBack): apply declares their bindings again and deletes them,
@@ -586,11 +598,11 @@ func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWan
 			if gone[src] || gone[dst] || !declared[src] && !l.has(src) || !declared[dst] && !l.has(dst) {
 				continue // not put back (its end is missing): nothing asked
 			}
-			bindingWants(vh, fmt.Sprintf("put back binding %s in vhost %q, taken down by an apply stopped during a replace (restore list %s)", plan.BindingName(b), vh, strings.Join(r.RestoreLists, ", ")), topology.Pos{}, b, false)
+			bindingWants(vh, fmt.Sprintf("put back binding %s in vhost %q, taken down by an apply stopped during a replace (restore list %s)", plan.BindingName(b), vh, strings.Join(r.RestoreLists, ", ")), topology.Pos{}, b, false, true)
 		}
 		for _, name := range r.RestoreLists {
 			add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: name},
-				what: fmt.Sprintf("delete the restore list %q of vhost %q (an internal exchange), left by an apply stopped during a replace, once its bindings are back", name, vh)})
+				what: fmt.Sprintf("delete the restore list %q of vhost %q (an internal exchange), left by an apply stopped during a replace, once its bindings are back", name, vh), own: true})
 		}
 	}
 	return out

@@ -538,6 +538,9 @@ vhosts:
 			if err == nil || !strings.Contains(err.Error(), "apply refused, nothing was changed") || !strings.Contains(err.Error(), want) {
 				t.Fatalf("configure %s: apply: %v\nwant it refused by the check: %s", tc.configure, err, want)
 			}
+			if strings.Contains(err.Error(), "out of the file") {
+				t.Errorf("the refusal advises leaving objects out of the file, which does not declare the restore list: %v", err)
+			}
 			if got := brokerObjects(t, f); !slices.Equal(got, objects) {
 				t.Errorf("the refused apply changed the broker:\nbefore %v\nafter  %v", objects, got)
 			}
