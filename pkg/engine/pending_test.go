@@ -88,7 +88,7 @@ func TestPendingWorkIsPlanned(t *testing.T) {
 				}
 			},
 			cause: plan.RecordUnfinished,
-			text:  []string{"Only mqctl's ownership record changes:", "left as several exchanges by an apply stopped while rewriting it"},
+			text:  []string{"Only mqctl's ownership record changes:", "left as several exchanges by an apply stopped while rewriting it: apply writes it as one exchange again"},
 			after: func(t *testing.T, f *fixture) {
 				if rec := f.record(); len(rec.Exchanges) != 1 || len(rec.Managed) != 1 {
 					t.Errorf("the record after the apply: exchanges %v, %d objects; want one exchange listing x1", rec.Exchanges, len(rec.Managed))

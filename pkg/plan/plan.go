@@ -628,7 +628,7 @@ func (p *Plan) RecordChanges() []RecordChange {
 		for _, vh := range p.UnfinishedRecords {
 			which = append(which, fmt.Sprintf("vhost %q", vh))
 		}
-		out = append(out, RecordChange{RecordUnfinished, n, fmt.Sprintf("mqctl's ownership %s of %s %s left as several exchanges by an apply stopped while rewriting %s: apply writes each as one exchange again and deletes the others.", plural("record", n), strings.Join(which, ", "), plural2("is", "are", n), plural2("it", "them", n))})
+		out = append(out, RecordChange{RecordUnfinished, n, fmt.Sprintf("mqctl's ownership %s of %s %s left as several exchanges by an apply stopped while rewriting %s: apply writes %s as one exchange again and deletes the others.", plural("record", n), strings.Join(which, ", "), plural2("is", "are", n), plural2("it", "them", n), plural2("it", "each", n))})
 	}
 	for _, r := range p.Restores {
 		n := len(r.Missing)
