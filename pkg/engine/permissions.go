@@ -444,166 +444,198 @@ func (e *Engine) adminWants(ctx context.Context, p *plan.Plan, wants map[string]
 // permission to check their keys against, so theirs are not asked (the
 // probe would ask the topic permission the replace deletes).
 func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWant {
-	out := map[string][]permWant{}
-	add := func(vh string, w permWant) { out[vh] = append(out[vh], w) }
-	gone := map[plan.ObjectRef]bool{}
-	replaced := map[plan.ObjectRef]bool{}
-	for i := range p.Changes {
-		switch c := &p.Changes[i]; c.Action {
-		case plan.Delete:
-			gone[c.Ref()] = true
-		case plan.Replace:
-			replaced[c.Ref()] = c.Kind == plan.KindExchange && topicGoes
-		}
-	}
-	// The type each exchange has once the plan is applied (the file's,
-	// or the broker's): RabbitMQ checks topic permissions on the keys
-	// of a topic exchange only. "" is not known: its keys are probed.
-	types := map[plan.ObjectRef]string{}
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == plan.KindExchange {
-			types[c.Ref()] = x.Type
-		}
-	}
-	sourceType := func(vh, x string) string {
-		if t, ok := types[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: x}]; ok {
-			return t
-		}
-		if l != nil {
-			return l.exchangeType(vh, x)
-		}
-		return ""
-	}
-	// del: the binding is deleted, before the exchanges are (apply.Order),
-	// and so while its source's topic permissions are there.
-	bindingWants := func(vh, what string, pos topology.Pos, b *topology.Binding, del, own bool) {
-		dk := string(b.DestinationKind())
-		t := sourceType(vh, b.Source)
-		topicKey := (t == "" || t == "topic") && (del || !replaced[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: b.Source}])
-		add(vh, permWant{need: broker.Need{Perm: "write", Kind: dk, Name: b.Destination}, what: what, pos: pos, own: own})
-		add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: topicKey}, what: what, pos: pos, own: own})
-	}
+	w := newWants(p, l, topicGoes)
 	changed := map[string]bool{}
 	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Vhost != "" && w.change(c) {
+			changed[c.Vhost] = true
+		}
+	}
+	for _, vh := range slices.Sorted(maps.Keys(changed)) {
+		w.own(vh)
+	}
+	w.restoreLists()
+	w.leftRestoreLists()
+	return w.out
+}
+
+// wants gathers permissionWants' answer: what each change needs, what
+// apply's own objects need.
+type wants struct {
+	p         *plan.Plan
+	l         *Live
+	topicGoes bool
+	out       map[string][]permWant
+	gone      map[plan.ObjectRef]bool // deleted by the plan
+	replaced  map[plan.ObjectRef]bool // replaced; true for an exchange whose topic permissions go with it
+	declared  map[plan.ObjectRef]bool // created, updated or replaced by the plan
+	// types are the types the plan's exchanges have once it is applied
+	// (the file's): RabbitMQ checks topic permissions on the keys of a
+	// topic exchange only.
+	types map[plan.ObjectRef]string
+	recs  map[string]*ownership.Record
+}
+
+func newWants(p *plan.Plan, l *Live, topicGoes bool) *wants {
+	w := &wants{p: p, l: l, topicGoes: topicGoes, out: map[string][]permWant{},
+		gone: map[plan.ObjectRef]bool{}, replaced: map[plan.ObjectRef]bool{}, declared: map[plan.ObjectRef]bool{}, types: map[plan.ObjectRef]string{}}
+	for i := range p.Changes {
 		c := &p.Changes[i]
-		if c.Vhost == "" {
-			continue
+		switch c.Action {
+		case plan.Delete:
+			w.gone[c.Ref()] = true
+		case plan.Replace:
+			w.replaced[c.Ref()] = c.Kind == plan.KindExchange && topicGoes
 		}
-		verb := string(c.Action)
-		what := fmt.Sprintf("%s %s %q in vhost %q", verb, c.Kind.Label(), c.Name, c.Vhost)
-		switch c.Kind {
-		case plan.KindQueue, plan.KindExchange:
-			changed[c.Vhost] = true
-			k := string(c.Kind)
-			conf := broker.Need{Perm: "configure", Kind: k, Name: c.Name}
-			if q, ok := c.After.(plan.QueueObject); ok && q.Queue != nil && c.Action != plan.Delete {
-				// One probe asks the three (broker.Need.DeadLetter).
-				conf.DeadLetter, conf.HasDeadLetter = q.Arguments.String("x-dead-letter-exchange")
-			}
-			add(c.Vhost, permWant{need: conf, what: what, pos: c.Pos})
-			if c.Action == plan.Delete {
-				continue
-			}
-			if q, ok := c.After.(plan.QueueObject); ok && q.Queue != nil {
-				if dlx, ok := q.Arguments.String("x-dead-letter-exchange"); ok {
-					why := what + " with dead-letter exchange " + fmt.Sprintf("%q", dlx)
-					add(c.Vhost, permWant{need: broker.Need{Perm: "read", Kind: k, Name: c.Name}, what: why, pos: c.Pos})
-					add(c.Vhost, permWant{need: broker.Need{Perm: "write", Kind: "exchange", Name: dlx}, what: why, pos: c.Pos})
-				}
-			}
-			if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil {
-				if ae, ok := x.Arguments.String("alternate-exchange"); ok {
-					why := what + " with alternate exchange " + fmt.Sprintf("%q", ae)
-					add(c.Vhost, permWant{need: broker.Need{Perm: "write", Kind: "exchange", Name: ae}, what: why, pos: c.Pos})
-					add(c.Vhost, permWant{need: broker.Need{Perm: "read", Kind: k, Name: c.Name, ViaKind: "exchange", Via: ae}, what: why, pos: c.Pos})
-				}
-			}
-			if c.Action == plan.Replace {
-				for _, b := range c.Bindings {
-					src, dst := plan.BindingEnds(c.Vhost, b)
-					if gone[src] || gone[dst] {
-						continue
-					}
-					bindingWants(c.Vhost, fmt.Sprintf("restore binding %s in vhost %q after the replace of %s %q", plan.BindingName(b), c.Vhost, c.Kind.Label(), c.Name), c.Pos, b, false, false)
-				}
-			}
-		case plan.KindBinding:
-			changed[c.Vhost] = true
-			obj := c.After
-			if c.Action == plan.Delete {
-				obj = c.Before
-			}
-			b, ok := obj.(plan.BindingObject)
-			if !ok || b.Binding == nil || b.Source == "" {
-				continue
-			}
-			bindingWants(c.Vhost, fmt.Sprintf("%s binding %s in vhost %q", verb, plan.BindingName(b.Binding), c.Vhost), c.Pos, b.Binding, c.Action == plan.Delete, false)
+		if c.Action != plan.Delete {
+			w.declared[c.Ref()] = true
+		}
+		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == plan.KindExchange {
+			w.types[c.Ref()] = x.Type
 		}
 	}
-	vhosts := make([]string, 0, len(changed))
-	for vh := range changed {
-		vhosts = append(vhosts, vh)
-	}
-	slices.Sort(vhosts)
-	for _, vh := range vhosts {
-		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "queue", Name: lock.QueueName},
-			what: fmt.Sprintf("take the apply lock of vhost %q (an exclusive queue)", vh), own: true})
-		var gen int64
-		var old []string
-		if r := l.records[vh]; r != nil {
-			gen, old = r.Generation, r.Exchanges
-		}
-		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RecordName(p.Owner, gen+1)},
-			what: fmt.Sprintf("write mqctl's ownership record of vhost %q (an internal exchange)", vh), own: true})
-		for _, name := range old {
-			add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: name},
-				what: fmt.Sprintf("replace mqctl's ownership record %q of vhost %q", name, vh), own: true})
-		}
-	}
-	// The restore list of a vhost where the replaces take down bindings
-	// the file does not declare, written before the first change and
-	// deleted at the end (writeRestoreLists): its name is made then, one
-	// of the same form is asked.
-	var recs map[string]*ownership.Record
 	if l != nil {
-		recs = l.records
+		w.recs = l.records
 	}
-	foreign := foreignTakenDown(p, recs)
-	lists := make([]string, 0, len(foreign))
-	for vh := range foreign {
-		lists = append(lists, vh)
+	return w
+}
+
+func (w *wants) add(vh string, pw permWant) { w.out[vh] = append(w.out[vh], pw) }
+
+// sourceType is the type exchange x of vhost vh has once the plan is
+// applied (the file's, or the broker's); "" is not known: its keys are
+// probed.
+func (w *wants) sourceType(vh, x string) string {
+	if t, ok := w.types[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: x}]; ok {
+		return t
 	}
-	slices.Sort(lists)
-	for _, vh := range lists {
-		add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RestorePrefix + "1"},
+	if w.l != nil {
+		return w.l.exchangeType(vh, x)
+	}
+	return ""
+}
+
+// binding adds what binding b needs. del: the binding is deleted, before
+// the exchanges are (apply.Order), and so while its source's topic
+// permissions are there.
+func (w *wants) binding(vh, what string, pos topology.Pos, b *topology.Binding, del, own bool) {
+	dk := string(b.DestinationKind())
+	t := w.sourceType(vh, b.Source)
+	topicKey := (t == "" || t == "topic") && (del || !w.replaced[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: b.Source}])
+	w.add(vh, permWant{need: broker.Need{Perm: "write", Kind: dk, Name: b.Destination}, what: what, pos: pos, own: own})
+	w.add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: topicKey}, what: what, pos: pos, own: own})
+}
+
+// change adds what change c needs, and says whether it is one of the
+// kinds that take apply's lock and record in its vhost.
+func (w *wants) change(c *plan.Change) bool {
+	verb := string(c.Action)
+	what := fmt.Sprintf("%s %s %q in vhost %q", verb, c.Kind.Label(), c.Name, c.Vhost)
+	switch c.Kind {
+	case plan.KindQueue, plan.KindExchange:
+		w.object(c, what)
+		return true
+	case plan.KindBinding:
+		obj := c.After
+		if c.Action == plan.Delete {
+			obj = c.Before
+		}
+		if b, ok := obj.(plan.BindingObject); ok && b.Binding != nil && b.Source != "" {
+			w.binding(c.Vhost, fmt.Sprintf("%s binding %s in vhost %q", verb, plan.BindingName(b.Binding), c.Vhost), c.Pos, b.Binding, c.Action == plan.Delete, false)
+		}
+		return true
+	}
+	return false
+}
+
+// object adds what the change c of a queue or exchange needs: configure
+// on it; read on it and write on its dead-letter (alternate) exchange;
+// the bindings a replace puts back.
+func (w *wants) object(c *plan.Change, what string) {
+	k := string(c.Kind)
+	conf := broker.Need{Perm: "configure", Kind: k, Name: c.Name}
+	if q, ok := c.After.(plan.QueueObject); ok && q.Queue != nil && c.Action != plan.Delete {
+		// One probe asks the three (broker.Need.DeadLetter).
+		conf.DeadLetter, conf.HasDeadLetter = q.Arguments.String("x-dead-letter-exchange")
+	}
+	w.add(c.Vhost, permWant{need: conf, what: what, pos: c.Pos})
+	if c.Action == plan.Delete {
+		return
+	}
+	if q, ok := c.After.(plan.QueueObject); ok && q.Queue != nil {
+		if dlx, ok := q.Arguments.String("x-dead-letter-exchange"); ok {
+			why := what + " with dead-letter exchange " + fmt.Sprintf("%q", dlx)
+			w.add(c.Vhost, permWant{need: broker.Need{Perm: "read", Kind: k, Name: c.Name}, what: why, pos: c.Pos})
+			w.add(c.Vhost, permWant{need: broker.Need{Perm: "write", Kind: "exchange", Name: dlx}, what: why, pos: c.Pos})
+		}
+	}
+	if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil {
+		if ae, ok := x.Arguments.String("alternate-exchange"); ok {
+			why := what + " with alternate exchange " + fmt.Sprintf("%q", ae)
+			w.add(c.Vhost, permWant{need: broker.Need{Perm: "write", Kind: "exchange", Name: ae}, what: why, pos: c.Pos})
+			w.add(c.Vhost, permWant{need: broker.Need{Perm: "read", Kind: k, Name: c.Name, ViaKind: "exchange", Via: ae}, what: why, pos: c.Pos})
+		}
+	}
+	if c.Action == plan.Replace {
+		for _, b := range c.Bindings {
+			src, dst := plan.BindingEnds(c.Vhost, b)
+			if w.gone[src] || w.gone[dst] {
+				continue
+			}
+			w.binding(c.Vhost, fmt.Sprintf("restore binding %s in vhost %q after the replace of %s %q", plan.BindingName(b), c.Vhost, c.Kind.Label(), c.Name), c.Pos, b, false, false)
+		}
+	}
+}
+
+// own adds what apply's own objects in vhost vh need: its lock queue, and
+// mqctl's ownership record exchanges, old and new.
+func (w *wants) own(vh string) {
+	w.add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "queue", Name: lock.QueueName},
+		what: fmt.Sprintf("take the apply lock of vhost %q (an exclusive queue)", vh), own: true})
+	var gen int64
+	var old []string
+	if r := w.l.records[vh]; r != nil {
+		gen, old = r.Generation, r.Exchanges
+	}
+	w.add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RecordName(w.p.Owner, gen+1)},
+		what: fmt.Sprintf("write mqctl's ownership record of vhost %q (an internal exchange)", vh), own: true})
+	for _, name := range old {
+		w.add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: name},
+			what: fmt.Sprintf("replace mqctl's ownership record %q of vhost %q", name, vh), own: true})
+	}
+}
+
+// restoreLists adds the restore list of each vhost where the replaces
+// take down bindings the file does not declare, written before the first
+// change and deleted at the end (writeRestoreLists): its name is made
+// then, one of the same form is asked.
+func (w *wants) restoreLists() {
+	foreign := foreignTakenDown(w.p, w.recs)
+	for _, vh := range slices.Sorted(maps.Keys(foreign)) {
+		w.add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: ownership.RestorePrefix + "1"},
 			what: fmt.Sprintf("write down, as an internal exchange %s<n>, the %d binding(s) the replaces in vhost %q take down that the file does not declare", ownership.RestorePrefix, len(foreign[vh]), vh), own: true})
 	}
-	// The restore lists earlier applies stopped during a replace left
-	// (putBack): apply declares their bindings again and deletes them,
-	// with changes or without.
-	declared := map[plan.ObjectRef]bool{}
-	for i := range p.Changes {
-		if c := &p.Changes[i]; c.Action != plan.Delete {
-			declared[c.Ref()] = true
-		}
-	}
-	for _, vh := range slices.Sorted(maps.Keys(recs)) {
-		r := recs[vh]
+}
+
+// leftRestoreLists adds the restore lists earlier applies stopped during
+// a replace left (putBack): apply declares their bindings again and
+// deletes them, with changes or without.
+func (w *wants) leftRestoreLists() {
+	for _, vh := range slices.Sorted(maps.Keys(w.recs)) {
+		r := w.recs[vh]
 		if vh == "" || r == nil || len(r.RestoreLists) == 0 {
 			continue
 		}
 		for _, b := range r.Restore {
 			src, dst := plan.BindingEnds(vh, b)
-			if gone[src] || gone[dst] || !declared[src] && !l.has(src) || !declared[dst] && !l.has(dst) {
+			if w.gone[src] || w.gone[dst] || !w.declared[src] && !w.l.has(src) || !w.declared[dst] && !w.l.has(dst) {
 				continue // not put back (its end is missing): nothing asked
 			}
-			bindingWants(vh, fmt.Sprintf("put back binding %s in vhost %q, taken down by an apply stopped during a replace (restore list %s)", plan.BindingName(b), vh, strings.Join(r.RestoreLists, ", ")), topology.Pos{}, b, false, true)
+			w.binding(vh, fmt.Sprintf("put back binding %s in vhost %q, taken down by an apply stopped during a replace (restore list %s)", plan.BindingName(b), vh, strings.Join(r.RestoreLists, ", ")), topology.Pos{}, b, false, true)
 		}
 		for _, name := range r.RestoreLists {
-			add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: name},
+			w.add(vh, permWant{need: broker.Need{Perm: "configure", Kind: "exchange", Name: name},
 				what: fmt.Sprintf("delete the restore list %q of vhost %q (an internal exchange), left by an apply stopped during a replace, once its bindings are back", name, vh), own: true})
 		}
 	}
-	return out
 }
