@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -271,7 +272,10 @@ func TestLockClosedStopsApply(t *testing.T) {
 	if !errors.Is(res.Stopped, lock.ErrLost) || !strings.Contains(res.Stopped.Error(), "its AMQP connection to") || len(res.Failed) != 0 || res.RecordErr != nil {
 		t.Fatalf("Stopped %v, failed %v, record %v: want the lost lock, no failure, no record written", res.Stopped, res.Failed, res.RecordErr)
 	}
-	if got, want := strings.Join(left(t, e), ", "), "queue q1, queue q2, queue q3"; got != want {
+	// The lock's own queue (exclusive) goes with its connection, which
+	// the broker deletes a moment after the close: it is not counted.
+	have := slices.DeleteFunc(left(t, e), func(o string) bool { return o == "queue "+lock.QueueName })
+	if got, want := strings.Join(have, ", "), "queue q1, queue q2, queue q3"; got != want {
 		t.Errorf("the broker has %s, want %s: the policies deleted before, no queue after", got, want)
 	}
 	if len(res.Done) != 4 || len(res.Remaining) != 3 {
