@@ -141,7 +141,7 @@ func (c *Client) StoppedQuorumQueues(ctx context.Context, vhost string, rows []Q
 	byName := map[string]QueueActivity{}
 	var cands []string
 	for _, r := range rows {
-		if want[r.Name] && r.Type == "quorum" && !memberDown(r) {
+		if want[r.Name] && r.Type == "quorum" && len((Placement{Members: r.Members, Online: r.Online}).Offline()) == 0 {
 			byName[r.Name] = r
 			cands = append(cands, r.Name)
 		}
@@ -240,17 +240,6 @@ func (c *Client) stoppedByStatus(ctx context.Context, vhost, name string, known 
 		how = "every member reports Raft State noproc and no Raft log"
 	}
 	return Stopped{Log: log, How: how}, true, nil
-}
-
-// memberDown reports whether the listing says a member of quorum queue r
-// is on a node that is not online.
-func memberDown(r QueueActivity) bool {
-	for _, m := range r.Members {
-		if !slices.Contains(r.Online, m) {
-			return true
-		}
-	}
-	return false
 }
 
 // Advice says what a stopped quorum queue does to messages, how to check

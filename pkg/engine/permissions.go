@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/broker"
@@ -157,11 +156,7 @@ func (e *Engine) noteUncheckedTopicKeys(p *plan.Plan, l *Live, wants map[string]
 		if bindings == 0 {
 			continue
 		}
-		names := make([]string, len(xs))
-		for i, x := range xs {
-			names[i] = strconv.Quote(x)
-		}
-		e.note("mqctl could not check before the apply the topic permissions of user %q on the routing keys of %d binding(s) from topic exchange(s) %s in vhost %q, which the apply creates: RabbitMQ %s checks a topic permission only on an exchange that exists, and a topic permission for the exchange whose read regexp does not match a key stops the apply at that binding, after the changes before it", e.c.Username(), bindings, strings.Join(names, ", "), vh, e.c.RabbitMQVersion().Line())
+		e.note("mqctl could not check before the apply the topic permissions of user %q on the routing keys of %d binding(s) from topic exchange(s) %s in vhost %q, which the apply creates: RabbitMQ %s checks a topic permission only on an exchange that exists, and a topic permission for the exchange whose read regexp does not match a key stops the apply at that binding, after the changes before it", e.c.Username(), bindings, quoteNames(xs), vh, e.c.RabbitMQVersion().Line())
 	}
 }
 

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -39,12 +39,7 @@ func (e *Engine) restoreTopicPermissions(p *plan.Plan, desired *topology.Topolog
 			replaced[c.Vhost] = append(replaced[c.Vhost], c.Name)
 		}
 	}
-	vhosts := make([]string, 0, len(replaced))
-	for vh := range replaced {
-		vhosts = append(vhosts, vh)
-	}
-	sort.Strings(vhosts)
-	for _, vh := range vhosts {
+	for _, vh := range slices.Sorted(maps.Keys(replaced)) {
 		xs := replaced[vh]
 		if u, unread := l.current.UnreadKind(vh, kind.TopicPermission); unread {
 			e.note("the replace of exchange(s) %s in vhost %q deletes any topic permissions users have for them (RabbitMQ %s keeps a topic permission under its exchange), and mqctl could not read whether there are any (%s): an administrator can tell (rabbitmqctl list_topic_permissions -p %s) and set them again after the apply (rabbitmqctl set_topic_permissions)",
