@@ -103,14 +103,14 @@ func (fd *fileDecoder) decodeFile(root *node) {
 	} else {
 		d.errs.addf(v.pos, "write version: 1", "version: expected the integer 1, got %s", describe(v))
 	}
-	if e, ok := f["owner"]; ok {
+	if e, ok := f.get("owner"); ok {
 		fd.decodeOwner(e.value)
 	}
 	if f.has("lint") {
-		fd.decodeLint(f["lint"])
+		fd.decodeLint(f.entry("lint"))
 	}
 	fd.addTests(f.value("tests")) // decoded in decode_tests.go once the vhosts are built
-	if e, ok := f["users"]; ok {
+	if e, ok := f.get("users"); ok {
 		fd.addUsers(e.value) // decoded in decode_users.go once the vhosts are built
 	} else if root.get("users") != nil {
 		fd.addUsers(&node{kind: mapNode}) // users: (null) declares none
@@ -224,12 +224,12 @@ func (fd *fileDecoder) decodeVhost(key, body *node) {
 	if !ok {
 		return
 	}
-	if e, ok := f["description"]; ok {
+	if e, ok := f.get("description"); ok {
 		if _, ok := d.str(e.value, label(what, "description")); ok {
 			fd.setOnce(&v.description, e.value, label(what, "description"))
 		}
 	}
-	if e, ok := f["default_queue_type"]; ok {
+	if e, ok := f.get("default_queue_type"); ok {
 		if _, ok := d.enum(e.value, label(what, "default_queue_type"), queueTypes...); ok {
 			fd.setOnce(&v.defaultQueueType, e.value, label(what, "default_queue_type"))
 		}
@@ -254,7 +254,7 @@ func (fd *fileDecoder) decodeVhost(key, body *node) {
 		df2, ok := d.fields(df, label(what, "defaults"), defaultsFields)
 		if ok {
 			for _, name := range defaultsFields {
-				if e, ok := df2[name]; ok {
+				if e, ok := df2.get(name); ok {
 					v.defaults.add(d, e.key, e.value, label(what, "defaults."+name))
 				}
 			}
@@ -281,14 +281,23 @@ func (fd *fileDecoder) addObjects(objs *objects, n *node, what string) {
 		fd.d.errs.addf(n.pos, "write a mapping from each "+objs.kind+" name to its settings", "%s: expected a mapping of names, got %s", what, describe(n))
 		return
 	}
+	if len(objs.byKey) == 0 {
+		objs.byKey = make(map[string]named, len(n.entries))
+		objs.order = slices.Grow(objs.order, len(n.entries))
+	}
 	for _, e := range n.entries {
-		objs.add(fd.d, e.key, e.value, fmt.Sprintf("%s %q", objs.kind, e.key.value))
+		objs.add(fd.d, e.key, e.value, "")
 	}
 }
 
-// add records one object; the same name twice is an error naming both places.
+// add records one object; the same name twice is an error naming both
+// places, the object by what ("" for its kind and name: built only for
+// the error, as a large file's objects are many).
 func (o *objects) add(d *decoder, key, value *node, what string) {
 	if prev, dup := o.byKey[key.value]; dup {
+		if what == "" {
+			what = fmt.Sprintf("%s %q", o.kind, key.value)
+		}
 		d.errs.addf(key.pos, "declare each "+o.kind+" once per vhost; remove or rename one", "%s is already declared at %s", what, prev.key.pos)
 		return
 	}

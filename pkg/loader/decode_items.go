@@ -232,7 +232,7 @@ func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topolo
 	failed = map[string]bool{}
 	good = len(d.unknown(n, known)) == 0
 	for _, fl := range fields {
-		e, ok := f[fl.Name]
+		e, ok := f.get(fl.Name)
 		if !ok {
 			if v, ok := fl.DefaultOf(); ok {
 				settings[fl.Name] = v

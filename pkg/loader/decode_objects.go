@@ -232,10 +232,9 @@ func queueIgnores(key, body *node) []string {
 // queue decodes one queue body. Errors are reported; the returned
 // declaration holds whatever could be read.
 func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *node, o queueOpts) *queueDecl {
-	what := fmt.Sprintf("queue %q", name)
-	if o.label != "" {
-		what = o.label
-	} else {
+	what := o.label
+	if what == "" {
+		what = "queue " + strconv.Quote(name) // as %q, without fmt: one per queue
 		d.checkName(name, pos, what, "queue")
 	}
 	q := &topology.Queue{Name: name, Type: o.fallbackType, Durable: o.fallbackDurable, Role: o.role, Origin: o.origin,
@@ -265,10 +264,10 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	}
 
 	typed := d.queueSettings(f, what, decl)
-	if e, ok := f["dead_letter"]; ok {
+	if e, ok := f.get("dead_letter"); ok {
 		typed = append(typed, d.deadLetter(decl, e, what, args)...)
 	}
-	if e, ok := f["retry"]; ok {
+	if e, ok := f.get("retry"); ok {
 		typed = append(typed, d.retry(decl, e, what, retryContext{isDefault: o.label != "", typed: typed, args: args, at: at})...)
 	}
 	if n := f.value("bindings"); n != nil {
@@ -486,7 +485,7 @@ func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topolog
 			typed = append(typed, typedArg{"x-dead-letter-strategy", s, n.pos, "dead_letter.strategy"})
 		}
 	}
-	qe, hasQueue := f["queue"]
+	qe, hasQueue := f.get("queue")
 	if !hasQueue {
 		if !exchSet {
 			d.errs.addf(e.key.pos, "set dead_letter.exchange, where dead letters are published, and usually dead_letter.queue, the queue that keeps them",
@@ -542,7 +541,7 @@ func (d *decoder) deadLetterQueueName(qn *node, dw string) (string, topology.Pos
 	switch {
 	case textual(qn):
 		if (qn.templated && !d.checkGeneratedName(qn.value, qn.pos, dw+".queue", "DLQ", dlqNameFix)) ||
-			!d.checkName(qn.value, qn.pos, fmt.Sprintf("%s.queue %q", dw, qn.value), "queue") {
+			!d.checkName(qn.value, qn.pos, dw+".queue "+strconv.Quote(qn.value), "queue") {
 			return "", qn.pos, false
 		}
 		return qn.value, qn.pos, true
@@ -611,7 +610,7 @@ func (d *decoder) retry(decl *queueDecl, e entry, what string, rc retryContext) 
 		return nil
 	}
 	if f.has("delays") && f.has("backoff") {
-		first, second := f["delays"].key, f["backoff"].key
+		first, second := f.entry("delays").key, f.entry("backoff").key
 		if d.errs.before(second.pos, first.pos) {
 			first, second = second, first
 		}
@@ -628,7 +627,7 @@ func (d *decoder) retry(decl *queueDecl, e entry, what string, rc retryContext) 
 			if k == "attempts" && f.has("delays") {
 				hint = "with delays, the consumer republishes each retry and decides when to give up, from the x-death count of the tier; to bound redeliveries of a quorum queue itself, set delivery_limit"
 			}
-			d.errs.addf(f[k].key.pos, hint, "%s.%s belongs to retry.backoff, which is not set", rw, k)
+			d.errs.addf(f.entry(k).key.pos, hint, "%s.%s belongs to retry.backoff, which is not set", rw, k)
 		}
 	}
 	delays := f.value("delays")
@@ -686,7 +685,7 @@ func (d *decoder) retry(decl *queueDecl, e entry, what string, rc retryContext) 
 // (rmqversion Check), from the queue's Backoff.
 func (d *decoder) backoff(decl *queueDecl, e entry, f fieldSet, rw string, rc retryContext) []typedArg {
 	q := decl.q
-	bk := f["backoff"].key
+	bk := f.entry("backoff").key
 	bw := rw + ".backoff"
 	bf, ok := d.fieldsHinted(f.value("backoff"), bw, backoffFields, backoffMisplaced)
 	if !ok {
@@ -813,7 +812,7 @@ func (d *decoder) queueBindings(n *node, queue, what string) []*topology.Binding
 	}
 	var out []*topology.Binding
 	for i, it := range n.items {
-		iw := fmt.Sprintf("%s[%d]", bw, i)
+		iw := bw + "[" + strconv.Itoa(i) + "]"
 		f, ok := d.fields(it, iw, queueBindingFields)
 		if !ok || !d.require(f, it, iw, "exchange", "exchange: <exchange name>") {
 			continue
@@ -830,7 +829,7 @@ func (d *decoder) queueBindings(n *node, queue, what string) []*topology.Binding
 		keys := []keyAt{{"", it.pos}}
 		switch {
 		case f.has("routing_key") && f.has("routing_keys"):
-			d.errs.addf(f["routing_keys"].key.pos, "use routing_key for one key or routing_keys for several", "%s: sets both routing_key and routing_keys", iw)
+			d.errs.addf(f.entry("routing_keys").key.pos, "use routing_key for one key or routing_keys for several", "%s: sets both routing_key and routing_keys", iw)
 			continue
 		case f.has("routing_key"):
 			s, ok := d.str(f.value("routing_key"), iw+".routing_key")

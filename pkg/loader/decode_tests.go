@@ -71,16 +71,16 @@ func (d *decoder) test(it indexed, t *topology.Topology) (topology.Test, bool) {
 	}
 	tc := topology.Test{Pos: n.pos}
 	ok = true
-	if e, has := f["name"]; has {
+	if e, has := f.get("name"); has {
 		tc.Name, ok = d.name(e.value, label(what, "name"), "name the test, or leave name out")
 	}
 	v, vok := d.testVhost(f, n, what, t)
 	ok = ok && vok
 
 	ok = d.testActions(f, n, what) && ok
-	_, hasPublish := f["publish"]
+	_, hasPublish := f.get("publish")
 
-	if e, has := f["publish"]; has && v != nil {
+	if e, has := f.get("publish"); has && v != nil {
 		msg, pok := d.testPublish(e.value, what, v)
 		tc.Publish = msg
 		ok = ok && pok
@@ -89,7 +89,7 @@ func (d *decoder) test(it indexed, t *topology.Topology) (topology.Test, bool) {
 		field  string
 		action topology.TestAction
 	}{{"reject", topology.ActionReject}, {"expire", topology.ActionExpire}} {
-		e, has := f[a.field]
+		e, has := f.get(a.field)
 		if !has || v == nil {
 			continue
 		}
@@ -100,14 +100,14 @@ func (d *decoder) test(it indexed, t *topology.Topology) (topology.Test, bool) {
 			tc.Publish = topology.TestMessage{RoutingKey: q}
 		}
 	}
-	if e, has := f["retry"]; has && v != nil {
+	if e, has := f.get("retry"); has && v != nil {
 		r, tier, rok := d.testRetry(e.value, what, v)
 		ok = ok && rok
 		tc.Retry, tc.Action, tc.Queue = r, topology.ActionExpire, tier
 		tc.Publish = topology.TestMessage{RoutingKey: tier}
 	}
 
-	if e, has := f["expect"]; !has {
+	if e, has := f.get("expect"); !has {
 		d.errs.addf(n.pos, "add expect: {queues: [QUEUE, …]} (an empty list: the message reaches no queue)", "%s: missing required field \"expect\"", what)
 		ok = false
 	} else if v != nil {
@@ -128,20 +128,20 @@ func (d *decoder) test(it indexed, t *topology.Topology) (topology.Test, bool) {
 // testActions checks that test f (n, named what) has one thing to do:
 // publish, reject or expire (with or without publish), or retry alone.
 func (d *decoder) testActions(f fieldSet, n *node, what string) bool {
-	_, hasPublish := f["publish"]
-	_, hasReject := f["reject"]
-	_, hasExpire := f["expire"]
-	_, hasRetry := f["retry"]
+	_, hasPublish := f.get("publish")
+	_, hasReject := f.get("reject")
+	_, hasExpire := f.get("expire")
+	_, hasRetry := f.get("retry")
 	switch {
 	case !hasPublish && !hasReject && !hasExpire && !hasRetry:
 		d.errs.addf(n.pos, "publish: {exchange, routing_key} checks where a publish lands; reject: QUEUE or expire: QUEUE where that queue's dead letters land; retry: {queue, delay} where a delay tier returns messages",
 			"%s: nothing to test: add publish, reject, expire or retry", what)
 		return false
 	case hasReject && hasExpire:
-		d.errs.addf(f["expire"].key.pos, "split it into two tests", "%s: a test rejects or expires the message, not both", what)
+		d.errs.addf(f.entry("expire").key.pos, "split it into two tests", "%s: a test rejects or expires the message, not both", what)
 		return false
 	case hasRetry && (hasPublish || hasReject || hasExpire):
-		d.errs.addf(f["retry"].key.pos, "a retry test publishes to the delay tier itself and lets it expire; write the rest as another test",
+		d.errs.addf(f.entry("retry").key.pos, "a retry test publishes to the delay tier itself and lets it expire; write the rest as another test",
 			"%s: retry cannot be combined with publish, reject or expire", what)
 		return false
 	}
@@ -152,7 +152,7 @@ func (d *decoder) testActions(f fieldSet, n *node, what string) bool {
 // only one.
 func (d *decoder) testVhost(f fieldSet, n *node, what string, t *topology.Topology) (*topology.Vhost, bool) {
 	declared := t.VhostNames()
-	if e, has := f["vhost"]; has {
+	if e, has := f.get("vhost"); has {
 		name, ok := d.name(e.value, label(what, "vhost"), `the default vhost is named "/"`)
 		if !ok {
 			return nil, false

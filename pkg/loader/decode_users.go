@@ -92,7 +92,7 @@ func (l *load) buildUsers(t *topology.Topology) {
 			t.Items.Put(u)
 		}
 		l.nested(t, spec, name, f, what)
-		if e, ok := f[accessSection]; ok {
+		if e, ok := f.get(accessSection); ok {
 			l.userAccess(t, name, e.value, label(what, accessSection), f.value("permissions"))
 		}
 	}
@@ -104,7 +104,7 @@ func (l *load) buildUsers(t *topology.Topology) {
 func (l *load) nested(t *topology.Topology, s kind.Spec, owner string, f fieldSet, what string) {
 	for _, k := range s.Item.Nested {
 		ns, _ := kind.Of(k)
-		e, ok := f[ns.Section]
+		e, ok := f.get(ns.Section)
 		if !ok {
 			continue
 		}
@@ -422,7 +422,7 @@ func (l *load) userAccess(t *topology.Topology, user string, n *node, what strin
 // accessNames reads one access list: a list of names, or one name. Only
 // publish may name "" (the default exchange).
 func (l *load) accessNames(f fieldSet, field, what, noun string) []AccessName {
-	e, ok := f[field]
+	e, ok := f.get(field)
 	if !ok {
 		return nil
 	}

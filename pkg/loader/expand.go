@@ -24,12 +24,28 @@ type vhostBuilder struct {
 	// their type and durability are known, nothing else.
 	partial map[string]bool
 	// by says how each queue was declared, for messages.
-	by map[string]string
+	by map[string]declaredBy
 }
+
+// declaredBy is how a queue was declared: in the file (field empty), or
+// by field (dead_letter.queue, retry.delays) of queue. It is worded only
+// for an error: a large file generates a queue for each of its many.
+type declaredBy struct{ field, queue string }
+
+func (b declaredBy) String() string {
+	if b.field == "" {
+		return "declared"
+	}
+	return fmt.Sprintf("declared by %s", b.by())
+}
+
+// by is what declared the queue, as "FIELD of queue NAME".
+func (b declaredBy) by() string { return fmt.Sprintf("%s of queue %q", b.field, b.queue) }
 
 func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	d := l.d
 	v := topology.NewVhost(rv.name)
+	v.Queues = make(map[string]*topology.Queue, len(rv.queues.order))
 	v.Pos, v.Ignore = rv.pos, rv.ignore
 	if rv.description != nil {
 		v.Description = rv.description.value
@@ -41,10 +57,10 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	}
 	b := &vhostBuilder{
 		d: d, v: v,
-		bindings:  map[string]*topology.Binding{},
+		bindings:  make(map[string]*topology.Binding, len(rv.queues.order)),
 		generated: map[*topology.Binding]bool{},
 		partial:   map[string]bool{},
-		by:        map[string]string{},
+		by:        make(map[string]declaredBy, len(rv.queues.order)),
 	}
 	what := fmt.Sprintf("vhost %q", rv.name)
 	l.buildItems(rv, v)
@@ -74,7 +90,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		decl := d.queue(name, o.key.pos, queueIgnores(o.key, body), body, qo)
 		decls = append(decls, decl)
 		v.Queues[name] = decl.q
-		b.by[name] = "declared"
+		b.by[name] = declaredBy{}
 		rv.queues.release(name)
 	}
 
@@ -240,7 +256,7 @@ func (b *vhostBuilder) addBinding(bd *topology.Binding, generated bool) {
 // sugar adds what a queue's dead_letter.queue and retry.delays declare.
 func (b *vhostBuilder) sugar(decl *queueDecl) {
 	if decl.dlq != nil {
-		if b.addGenerated(decl.dlq.q, !decl.dlqFull, fmt.Sprintf("dead_letter.queue of queue %q", decl.q.Name)) {
+		if b.addGenerated(decl.dlq.q, !decl.dlqFull, declaredBy{"dead_letter.queue", decl.q.Name}) {
 			for _, bd := range decl.dlq.bindings {
 				b.addBinding(bd, false)
 			}
@@ -251,7 +267,7 @@ func (b *vhostBuilder) sugar(decl *queueDecl) {
 		}
 	}
 	for _, t := range decl.delays {
-		b.addGenerated(t, false, fmt.Sprintf("retry.delays of queue %q", decl.q.Name))
+		b.addGenerated(t, false, declaredBy{"retry.delays", decl.q.Name})
 	}
 }
 
@@ -259,12 +275,12 @@ func (b *vhostBuilder) sugar(decl *queueDecl) {
 // must have the same settings (only type and durability when either is a
 // bare dead_letter.queue name). It reports whether q was newly added, so
 // that its own sugar is expanded once.
-func (b *vhostBuilder) addGenerated(q *topology.Queue, partial bool, by string) bool {
+func (b *vhostBuilder) addGenerated(q *topology.Queue, partial bool, by declaredBy) bool {
 	ex, ok := b.v.Queues[q.Name]
 	if !ok {
 		b.v.Queues[q.Name] = q
 		b.partial[q.Name] = partial
-		b.by[q.Name] = "declared by " + by
+		b.by[q.Name] = by
 		return true
 	}
 	if diff := queueDiff(q, ex, partial || b.partial[q.Name]); diff != "" {
@@ -274,13 +290,13 @@ func (b *vhostBuilder) addGenerated(q *topology.Queue, partial bool, by string) 
 			hint = fmt.Sprintf("a DLQ named by dead_letter.queue is durable, so that it keeps dead letters across a restart: remove durable: false from queue %q, or write dead_letter.queue as {name: %q, durable: false} to keep it transient", q.Name, q.Name)
 		}
 		b.d.errs.addf(q.Pos, hint,
-			"queue %q declared by %s differs from the queue of that name %s at %s: %s", q.Name, by, b.by[q.Name], ex.Pos, diff)
+			"queue %q declared by %s differs from the queue of that name %s at %s: %s", q.Name, by.by(), b.by[q.Name], ex.Pos, diff)
 		return false
 	}
 	if b.partial[q.Name] && !partial {
 		b.v.Queues[q.Name] = q
 		b.partial[q.Name] = false
-		b.by[q.Name] = "declared by " + by
+		b.by[q.Name] = by
 		return true
 	}
 	if ex.Role == topology.RoleWorking {
