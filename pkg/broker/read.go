@@ -84,8 +84,14 @@ func (c *Client) readPrinted(ctx context.Context, vhosts []string, withStats boo
 }
 
 func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool) (*topology.Topology, *Live, error) {
+	source := c.readSource(withStats)
+	var ahead readsAhead
+	if source == SourceDefinitions {
+		ahead = c.readAhead(ctx, vhosts)
+	}
 	infos, err := c.listVhosts(ctx)
 	if err != nil {
+		ahead.drop()
 		return nil, nil, err
 	}
 	var names []string
@@ -102,8 +108,12 @@ func (c *Client) readState(ctx context.Context, vhosts []string, withStats bool)
 	}
 	sort.Strings(names)
 
-	source := c.readSource(withStats)
-	results := c.readVhosts(ctx, names, infos, source, withStats)
+	var results []vhostResult
+	if ahead != nil {
+		results = ahead.finish(names, infos)
+	} else {
+		results = c.readVhosts(ctx, names, infos, source, withStats)
+	}
 	if source == SourceDefinitions && slices.ContainsFunc(results, func(r vhostResult) bool { return errors.Is(r.err, ErrForbidden) }) {
 		// Refused (401 "Not administrator user": the tag was taken away
 		// since the login, or a proxy refuses the export): never "absent".
@@ -160,14 +170,19 @@ func (c *Client) readSource(withStats bool) string {
 	return SourceDefinitions
 }
 
-// readVhosts reads the vhosts names, 4 at a time, from source.
+// readVhostsAtOnce is how many vhosts readVhosts reads at a time.
+const readVhostsAtOnce = 4
+
+// readVhosts reads the vhosts names, readVhostsAtOnce at a time, from
+// source.
 func (c *Client) readVhosts(ctx context.Context, names []string, infos map[string]VhostInfo, source string, withStats bool) []vhostResult {
 	results := make([]vhostResult, len(names))
-	g := parallel.New(4)
+	g := parallel.New(readVhostsAtOnce)
 	for i, name := range names {
 		g.Go(func() {
 			if source == SourceDefinitions {
-				results[i] = c.readVhostDefinitions(ctx, infos[name])
+				info := infos[name]
+				results[i] = c.readVhostDefinitions(ctx, name, func() (VhostInfo, error) { return info, nil })
 			} else {
 				results[i] = c.readVhost(ctx, infos[name], withStats)
 			}
@@ -175,6 +190,82 @@ func (c *Client) readVhosts(ctx context.Context, names []string, infos map[strin
 	}
 	g.Wait()
 	return results
+}
+
+// readsAhead are the definitions reads of the vhosts a read is for, begun
+// before GET /api/vhosts has answered (readAhead), by vhost name.
+type readsAhead map[string]*readAhead
+
+type readAhead struct {
+	info   VhostInfo
+	ready  chan struct{} // closed once info is set
+	cancel context.CancelFunc
+	done   chan struct{}
+	res    vhostResult
+}
+
+// readAhead begins reading each of vhosts from its definitions export at
+// once, beside the vhost listing, which the mapping of each waits for:
+// the export is a plan's longest request (50-90 ms for 10,002 objects on
+// RabbitMQ 4.3.6), and the listing took 5-13 ms before it could begin.
+// Only for up to readVhostsAtOnce named vhosts; nil otherwise (every
+// vhost, or more than that: readVhosts, after the listing).
+func (c *Client) readAhead(ctx context.Context, vhosts []string) readsAhead {
+	if len(vhosts) == 0 || len(vhosts) > readVhostsAtOnce {
+		return nil
+	}
+	ahead := readsAhead{}
+	for _, name := range vhosts {
+		if _, dup := ahead[name]; dup {
+			continue
+		}
+		actx, cancel := context.WithCancel(ctx)
+		a := &readAhead{ready: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+		ahead[name] = a
+		go func() {
+			defer close(a.done)
+			a.res = c.readVhostDefinitions(actx, name, func() (VhostInfo, error) {
+				select {
+				case <-a.ready:
+					return a.info, nil
+				case <-actx.Done():
+					return VhostInfo{}, actx.Err()
+				}
+			})
+		}()
+	}
+	return ahead
+}
+
+// finish gives each read its vhost's info and returns the results of
+// names (the vhosts listed), in order; the reads of vhosts not listed are
+// dropped.
+func (r readsAhead) finish(names []string, infos map[string]VhostInfo) []vhostResult {
+	for name, a := range r {
+		if info, ok := infos[name]; ok && slices.Contains(names, name) {
+			a.info = info
+			close(a.ready)
+		} else {
+			a.cancel()
+		}
+	}
+	results := make([]vhostResult, len(names))
+	for i, name := range names {
+		a := r[name]
+		<-a.done
+		a.cancel()
+		results[i] = a.res
+	}
+	r.drop()
+	return results
+}
+
+// drop cancels every read and waits for it to end.
+func (r readsAhead) drop() {
+	for _, a := range r {
+		a.cancel()
+		<-a.done
+	}
 }
 
 type vhostResult struct {
@@ -283,12 +374,21 @@ func (d *definitionsJSON) decodeStream(dec *json.Decoder) error { return d.Decod
 // (definitions.Document.DecodeStreamTo); mapper.Finish maps the rest.
 type mappedDefinitions struct {
 	definitions.Document
-	lv     definitions.LiveVhost
+	// info waits for what GET /api/vhosts says of the vhost, which the
+	// mapping needs (its default queue type) and which may come after
+	// the export's first bytes (readAhead).
+	info   func() (VhostInfo, error)
 	mapper *definitions.LiveMapper
 }
 
 func (d *mappedDefinitions) decodeReader(r io.Reader) error {
-	d.mapper = definitions.NewLiveMapper(d.lv) // afresh for a retried read
+	info, err := d.info()
+	if err != nil {
+		return err
+	}
+	// Afresh for a retried read.
+	d.mapper = definitions.NewLiveMapper(definitions.LiveVhost{Name: info.Name, Description: info.Description,
+		DefaultQueueType: info.DefaultQueueType, Export: true})
 	return d.DecodeReaderTo(r, d.mapper)
 }
 
@@ -427,11 +527,9 @@ func (c *Client) listVhost(ctx context.Context, name string, withStats bool, def
 // (only a delete or replace needs it: Placement.Owner). The queues' types
 // are in the 4.3 export; the vhost's metadata comes from GET /api/vhosts,
 // as for the lists.
-func (c *Client) readVhostDefinitions(ctx context.Context, info VhostInfo) vhostResult {
-	name := info.Name
+func (c *Client) readVhostDefinitions(ctx context.Context, name string, info func() (VhostInfo, error)) vhostResult {
 	var (
-		defs = mappedDefinitions{lv: definitions.LiveVhost{Name: name, Description: info.Description,
-			DefaultQueueType: info.DefaultQueueType, Export: true}}
+		defs      = mappedDefinitions{info: info}
 		exchanges []exchangeJSON
 		exErr     error
 		wg        sync.WaitGroup

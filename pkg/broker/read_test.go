@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -340,5 +342,64 @@ func TestOwnerOf(t *testing.T) {
 		if got := ownerOf(tc.in); got != tc.want {
 			t.Errorf("ownerOf(%v) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// Where a plan reads each vhost from its definitions export (RabbitMQ
+// 4.3.3+, an administrator), that read begins beside the vhost listing,
+// not after it: here the listing answers only once the export has been
+// asked for (a read after the listing never asks, and the listing gives
+// up after 5 s). The vhost's default queue type, which only the listing
+// gives, still types the export's queues that declare none; a vhost the
+// listing lacks is absent, even though its export answered.
+func TestDefinitionsReadBesideTheVhostListing(t *testing.T) {
+	t.Parallel()
+	asked := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/whoami":
+			fmt.Fprint(w, `{"name":"bob","tags":["administrator"]}`)
+		case "/api/overview":
+			fmt.Fprint(w, `{"rabbitmq_version":"4.3.6"}`)
+		case "/api/vhosts":
+			select {
+			case <-asked:
+			case <-time.After(5 * time.Second):
+			}
+			fmt.Fprint(w, `[{"name":"v","metadata":{"default_queue_type":"quorum"}}]`)
+		case "/api/definitions/v", "/api/definitions/gone":
+			once.Do(func() { close(asked) })
+			fmt.Fprint(w, `{"queues":[{"name":"q","durable":true,"auto_delete":false,"arguments":{}}],"exchanges":[],"bindings":[],"policies":[]}`)
+		case "/api/exchanges/v", "/api/exchanges/gone":
+			fmt.Fprint(w, `[]`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	c, err := Connect(ctx, Config{Server: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	top, live, err := c.ReadTopology(ctx, []string{"v", "gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited >= 5*time.Second {
+		t.Errorf("the vhost listing waited %v for the export: the export was asked for only after it", waited)
+	}
+	if live.Source != SourceDefinitions {
+		t.Errorf("read from %q, want the definitions export", live.Source)
+	}
+	if got := slices.Sorted(maps.Keys(top.Vhosts)); !slices.Equal(got, []string{"v"}) {
+		t.Fatalf("vhosts read %v, want [v] (gone is not listed)", got)
+	}
+	if q := top.Vhosts["v"].Queues["q"]; q == nil || q.Type != topology.QueueQuorum {
+		t.Errorf("queue q read as %+v, want of the vhost's default type, quorum", q)
 	}
 }
