@@ -98,17 +98,18 @@ func (v Version) ConsistentHashKeyRefusal(key string) (reason, fix string) {
 // key that is not a weight (ConsistentHashKeyRefusal).
 func (v Version) checkBindingArguments(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
 	for _, b := range vh.Bindings {
-		obj := fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination)
+		// Worded only for a refusal: a vhost's bindings are many.
+		obj := func() string { return fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination) }
 		switch vh.ExchangeType(b.Source) {
 		case "headers":
 			var xe *XMatchError
 			if _, err := ParseXMatch(b.Arguments); errors.As(err, &xe) {
-				out = append(out, Refusal{Vhost: vn, Object: obj, Key: "arguments", Pos: b.Pos,
+				out = append(out, Refusal{Vhost: vn, Object: obj(), Key: "arguments", Pos: b.Pos,
 					Reason: xe.Reason() + " (HTTP 400 binding_invalid)", Fix: xe.Fix()})
 			}
 		case ConsistentHashExchangeType:
 			if why, fix := v.ConsistentHashKeyRefusal(b.RoutingKey); why != "" {
-				out = append(out, Refusal{Vhost: vn, Object: obj, Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
+				out = append(out, Refusal{Vhost: vn, Object: obj(), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
 					Reason: "RabbitMQ refuses it: " + why, Fix: fix})
 			}
 		}
