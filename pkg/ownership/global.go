@@ -53,7 +53,7 @@ func DecodeGlobal(value map[string]any) (*Record, error) {
 		return rec, nil
 	}
 	e := &topology.Exchange{Name: GlobalParameter, Arguments: topology.Args(value).Normalized()}
-	f, err := decode("", e, rec.Managed)
+	f, err := decode("", e, &rec.Managed)
 	if err != nil {
 		return nil, err
 	}

@@ -227,7 +227,7 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 		v.Bindings = kept
 		for owner, e := range newest {
 			rec := byOwner[owner]
-			f, err := decode(vn, e, rec.Managed)
+			f, err := decode(vn, e, &rec.Managed)
 			if err != nil {
 				return nil, err
 			}
@@ -237,9 +237,11 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 	return out, nil
 }
 
-// decode reads the record exchange e of vhost into into and returns its
-// format.
-func decode(vhost string, e *topology.Exchange, into map[plan.ObjectRef]plan.Print) (int64, error) {
+// decode reads the record exchange e of vhost into *into and returns its
+// format; an empty *into is made anew, sized for the record (a record
+// lists every object of a vhost, and growing the map to 10,000 entries
+// was most of its decoding).
+func decode(vhost string, e *topology.Exchange, into *map[plan.ObjectRef]plan.Print) (int64, error) {
 	bad := func(why string) error {
 		return fmt.Errorf("ownership record %q in vhost %q is unreadable (%s): delete that exchange and run apply again to rebuild it from the file", e.Name, vhost, why)
 	}
@@ -266,12 +268,15 @@ func decode(vhost string, e *topology.Exchange, into map[plan.ObjectRef]plan.Pri
 			return 0, bad(err.Error())
 		}
 	}
+	if len(*into) == 0 {
+		*into = make(map[plan.ObjectRef]plan.Print, len(entries))
+	}
 	for _, en := range entries {
 		kind, name, ok := strings.Cut(en.name, ":")
 		if !ok {
 			return 0, bad(fmt.Sprintf("entry %q has no kind", en.name))
 		}
-		into[plan.ObjectRef{Kind: plan.Kind(kind), Vhost: vhost, Name: name}] = en.print
+		(*into)[plan.ObjectRef{Kind: plan.Kind(kind), Vhost: vhost, Name: name}] = en.print
 	}
 	return f, nil
 }

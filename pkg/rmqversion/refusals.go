@@ -290,34 +290,63 @@ func (v Version) Check(t *topology.Topology) error {
 // argument their type refuses, or a value of one, and retry.backoff
 // without delayed retry.
 func (v Version) checkQueues(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
-	for _, qn := range sortedKeys(vh.Queues) {
-		q := vh.Queues[qn]
-		typ := q.Type
-		if typ == "" {
-			typ = topology.QueueClassic
+	// By queue name, and each queue's arguments by key; sorted only where
+	// something is refused (a vhost's queues and their arguments are many,
+	// and nearly all pass).
+	type queueRefusals struct {
+		name string
+		rs   []Refusal
+	}
+	var found []queueRefusals
+	for qn, q := range vh.Queues {
+		if rs := v.queueRefusals(vn, qn, q); len(rs) > 0 {
+			found = append(found, queueRefusals{qn, rs})
 		}
-		for _, flag := range RefusedQueueFlags(q) {
-			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: flag.Key, Pos: q.Pos,
-				Reason: fmt.Sprintf("RabbitMQ refuses to declare a %s queue that is %s (PRECONDITION_FAILED \"invalid property '%s'\")", typ, flag.What, flag.Property),
-				Fix:    flag.Fix})
+	}
+	slices.SortFunc(found, func(a, b queueRefusals) int { return strings.Compare(a.name, b.name) })
+	for _, f := range found {
+		out = append(out, f.rs...)
+	}
+	return out
+}
+
+// queueRefusals is what v refuses of queue q (named qn) of vhost vn.
+func (v Version) queueRefusals(vn, qn string, q *topology.Queue) []Refusal {
+	var out []Refusal
+	typ := q.Type
+	if typ == "" {
+		typ = topology.QueueClassic
+	}
+	for _, flag := range RefusedQueueFlags(q) {
+		out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: flag.Key, Pos: q.Pos,
+			Reason: fmt.Sprintf("RabbitMQ refuses to declare a %s queue that is %s (PRECONDITION_FAILED \"invalid property '%s'\")", typ, flag.What, flag.Property),
+			Fix:    flag.Fix})
+	}
+	if q.Backoff != nil && !v.DelayedRetry() {
+		out = append(out, backoffIgnored(v, vn, qn, q))
+	}
+	var refused []string
+	for arg, val := range q.Arguments {
+		if v.RefusesQueueArgument(typ, arg) {
+			refused = append(refused, arg)
+		} else if _, r := v.RefusesQueueArgumentValue(typ, arg, val); r {
+			refused = append(refused, arg)
 		}
-		if q.Backoff != nil && !v.DelayedRetry() {
-			out = append(out, backoffIgnored(v, vn, qn, q))
-		}
-		for _, arg := range sortedKeys(q.Arguments) {
-			if v.RefusesQueueArgument(typ, arg) {
-				fix := v.QueueArgFix(typ, arg)
-				if keep, ok := v.KeepClassicFix(q, vn, arg); ok {
-					fix = keep + "; otherwise " + fix
-				}
-				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
-					Reason: queueArgReason(v, typ, arg),
-					Fix:    withDefaultsFix(fix, q, vn, arg)})
-			} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
-				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
-					Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
-					Fix:    withDefaultsFix(v.QueueArgValueFix(typ, arg), q, vn, arg)})
+	}
+	slices.Sort(refused)
+	for _, arg := range refused {
+		if v.RefusesQueueArgument(typ, arg) {
+			fix := v.QueueArgFix(typ, arg)
+			if keep, ok := v.KeepClassicFix(q, vn, arg); ok {
+				fix = keep + "; otherwise " + fix
 			}
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
+				Reason: queueArgReason(v, typ, arg),
+				Fix:    withDefaultsFix(fix, q, vn, arg)})
+		} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
+				Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
+				Fix:    withDefaultsFix(v.QueueArgValueFix(typ, arg), q, vn, arg)})
 		}
 	}
 	return out
