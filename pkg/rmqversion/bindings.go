@@ -99,7 +99,9 @@ func (v Version) ConsistentHashKeyRefusal(key string) (reason, fix string) {
 func (v Version) checkBindingArguments(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
 	for _, b := range vh.Bindings {
 		// Worded only for a refusal: a vhost's bindings are many.
-		obj := func() string { return fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination) }
+		obj := func() string {
+			return fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination)
+		}
 		switch vh.ExchangeType(b.Source) {
 		case "headers":
 			var xe *XMatchError
