@@ -65,7 +65,7 @@ import (
 //	rmq requeue QUEUE N   get N messages from QUEUE of $VHOST and reject each with
 //	                      requeue: a failed delivery, which a 4.3 quorum queue with
 //	                      delayed retry holds back.
-//	rmq wait QUEUE N      wait (at most 10 s) until QUEUE of $VHOST holds N ready
+//	rmq wait QUEUE N      wait (at most 30 s) until QUEUE of $VHOST holds N ready
 //	                      messages (a passive declare).
 //	rmq stats QUEUE=N...  wait (at most 15 s) until the management API's statistics,
 //	                      which lag, count N messages in each QUEUE of $VHOST: what
@@ -530,13 +530,15 @@ func (l *live) reject(queue string, n int, requeue bool) error {
 
 // wait waits until queue holds n ready messages.
 func (l *live) wait(queue string, n int) error {
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	// 30 s: long enough for a message TTL of 20 s, which a script on a
+	// loaded machine needs to act within it (apply_ttl_policy_removed).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		got, err := l.depth(queue)
 		if err != nil || got == n {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s holds %d messages after 10 s, want %d", queue, got, n)
+			return fmt.Errorf("%s holds %d messages after 30 s, want %d", queue, got, n)
 		}
 	}
 }
