@@ -887,6 +887,9 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, readExchange)); err != nil {
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
 	}
+	if err := e.recordIsMine(ctx, record); err != nil {
+		return err
+	}
 	var errs []error
 	left := []string{next.Name}
 	for _, old := range slices.Concat(rec.Exchanges, rec.Absorbed) {
@@ -909,6 +912,35 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	}
 	e.wrote[vh] = &ownership.Record{Vhost: vh, Owner: owner, Generation: rec.Generation + 1, Format: ownership.FormatPrinted, Exchanges: left, Managed: mine}
 	return errors.Join(errs...)
+}
+
+// ErrRecordRaced is wrapped by the error of an ownership record write that
+// another apply beat: it wrote the same generation first (its lock lost,
+// or a paused apply's write let through), so the declare of this one was
+// a no-op (RabbitMQ compares no argument of an exchange declared again
+// but alternate-exchange) and its record is not on the broker.
+var ErrRecordRaced = errors.New("another apply wrote the ownership record")
+
+// recordIsMine reads back the record exchange just declared (record): the
+// broker keeps the first declaration of a name and takes a second one
+// with other arguments without a word, so a record another apply wrote
+// under the same generation first reads back with its list, not this
+// one's (or is gone already, replaced by a later generation).
+func (e *executor) recordIsMine(ctx context.Context, record Step) error {
+	have, err := readExchange(ctx, e, record)
+	mine, err := present(err)
+	if err != nil {
+		return fmt.Errorf("write the ownership record of vhost %q: read back %q, to tell that no other apply wrote it first: %w", record.Vhost, record.Name, err)
+	}
+	if mine && len(plan.ObjectFields(record.Kind(), have, record.object())) == 0 {
+		return nil
+	}
+	what := "holds another list of objects"
+	if !mine {
+		what = "is gone already, replaced by a later one"
+	}
+	return fmt.Errorf("%w of vhost %q at the same time: %q, this apply's record, %s, so this apply's changes are not recorded as mqctl's; nothing more was written: run mqctl plan again to see where the broker is now (the objects this apply made that the file holds are recorded by the next apply), then mqctl apply",
+		ErrRecordRaced, record.Vhost, record.Name, what)
 }
 
 // readPrints reads back from the broker the objects of refs, which apply

@@ -244,6 +244,11 @@ func incomplete(res *apply.Result) error {
 			len(res.Done), len(res.Done)+len(res.Failed)+len(res.Remaining), res.Stopped)
 	case res.Stopped != nil:
 		why, next = "stopped: "+res.Stopped.Error(), "run mqctl apply again to finish"
+	case len(res.Failed) == 0 && errors.Is(res.RecordErr, apply.ErrRecordRaced):
+		// Another apply wrote the record meanwhile: what it did must be
+		// read before this one's changes are recorded or more is changed.
+		return fmt.Errorf("apply wrote its %d %s, but another apply wrote mqctl's ownership record at the same time (see above): nothing was lost; run mqctl plan again to see where the broker is now, then mqctl apply",
+			len(res.Done), pluralize("step", len(res.Done)))
 	case res.Interrupted:
 		why, next = "interrupted", "run mqctl apply again to finish"
 	case len(res.Failed) == 0:
