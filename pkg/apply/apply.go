@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,7 +96,9 @@ type Result struct {
 	Interrupted bool
 	// Stopped is the Guard's error when it stopped the apply; it also
 	// names the steps done that finished late, after a pause in which
-	// the guard's condition may have failed (see lateAfter).
+	// the guard's condition may have failed (see lateAfter): made before
+	// it, when their requests went out at once after the guard's yes, or
+	// maybe after, when one went out long after (lateSteps).
 	Stopped error
 	// RecordErr is set when the ownership record could not be written.
 	RecordErr error
@@ -296,8 +299,46 @@ func (e *executor) guarded(ctx context.Context) context.Context {
 	return broker.WithWriteGuard(ctx, e.guard)
 }
 
-// lateSteps adds to stop, the Guard's error, the steps done that
-// finished late (lateAfter), whose requests may have gone out after it.
+// lateStep is a step done that took lateAfter or more, after which the
+// Guard said no: atOnce when each of its write requests went out at once
+// after the guard let it through (writeLag), so before the pause.
+type lateStep struct {
+	Step
+	atOnce bool
+}
+
+// writeLag gathers the times of a step's write requests
+// (broker.WithWriteTimes).
+type writeLag struct {
+	mu     sync.Mutex
+	writes int
+	lag    time.Duration // the longest from a guard's yes to its request out
+}
+
+func (w *writeLag) record(t broker.WriteTimes) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	w.lag = max(w.lag, t.Sent.Sub(t.Guarded))
+}
+
+// atOnce reports whether every write request of the step went out within
+// lateAfter of the guard's yes right before it: the guard's condition (the
+// apply lock, confirmed by the broker at most a second before its yes,
+// and lost only after 20 s or more without a word from the process) held
+// when it went out. A step none of whose writes was seen is not.
+func (w *writeLag) atOnce() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writes > 0 && w.lag < lateAfter
+}
+
+// lateSteps adds to stop, the Guard's error, the steps done that finished
+// late (lateAfter): those whose requests all went out at once after the
+// guard's yes were made before it said no, only their answers came late
+// (the process paused while it waited for them); the others, a request of
+// which went out lateAfter or more after the guard's yes (the process
+// paused in between), may have been made after.
 func (e *executor) lateSteps(stop error) error {
 	e.mu.Lock()
 	late := slices.Clone(e.late)
@@ -305,13 +346,48 @@ func (e *executor) lateSteps(stop error) error {
 	if len(late) == 0 {
 		return stop
 	}
-	sortSteps(late)
-	names := make([]string, len(late))
-	for i, s := range late {
-		names[i] = s.String()
+	slices.SortStableFunc(late, func(a, b lateStep) int { return strings.Compare(a.String(), b.String()) })
+	var before, after []string
+	for _, s := range late {
+		if s.atOnce {
+			before = append(before, s.String())
+		} else {
+			after = append(after, s.String())
+		}
 	}
-	return fmt.Errorf("%w; %d %s done had been under way for %s or more when that was found, and may have been made after it: %s",
-		stop, len(late), plural("step", int64(len(late))), lateAfter, strings.Join(names, "; "))
+	var parts []string
+	if len(before) > 0 {
+		verb, reqs := "was", "its requests went"
+		if len(before) > 1 {
+			verb, reqs = "were", "their requests went"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s made before it (%s out at once, before the pause; only the answers came late): %s",
+			countSteps(len(before), len(late)), verb, reqs, strings.Join(before, "; ")))
+	}
+	if len(after) > 0 {
+		of := "it"
+		if len(after) > 1 {
+			of = "each"
+		}
+		parts = append(parts, fmt.Sprintf("%s may have been made after it (a request of %s went out %s or more after the lock was last checked, across the pause): %s",
+			countSteps(len(after), len(late)), of, lateAfter, strings.Join(after, "; ")))
+	}
+	return fmt.Errorf("%w; %d %s done had been under way for %s or more when that was found: %s",
+		stop, len(late), plural("step", int64(len(late))), lateAfter, strings.Join(parts, "; and "))
+}
+
+// countSteps names n of the total steps: "it" when it is all of one,
+// "both" or "all N" for all, else "N".
+func countSteps(n, total int) string {
+	switch {
+	case n == total && n == 1:
+		return "it"
+	case n == total && n == 2:
+		return "both"
+	case n == total:
+		return fmt.Sprintf("all %d", n)
+	}
+	return strconv.Itoa(n)
 }
 
 // finishReplaces completes, once an apply stopped early (interrupted, or
@@ -388,7 +464,7 @@ type executor struct {
 	stop error // the Guard's error, once it said no
 	// late are the steps done that took lateAfter or more, after which
 	// the Guard said no.
-	late []Step
+	late []lateStep
 	// policyMu serialises the policy writes of each vhost: RabbitMQ 4.0
 	// reads a vhost's policies before the transaction that applies them
 	// to its queues and exchanges (rabbit_policy:update_matched_objects at
@@ -565,9 +641,10 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 				defer pm.Unlock()
 			}
 			start := time.Now()
+			var sent writeLag
 			err := e.guard()
 			if err == nil {
-				err = e.step(run, s)
+				err = e.step(broker.WithWriteTimes(run, sent.record), s)
 			}
 			var stopped *errStopped
 			if errors.As(err, &stopped) {
@@ -580,7 +657,7 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 			}
 			if err == nil && time.Since(start) >= lateAfter && e.guard() != nil {
 				e.mu.Lock()
-				e.late = append(e.late, s)
+				e.late = append(e.late, lateStep{Step: s, atOnce: sent.atOnce()})
 				e.mu.Unlock()
 			}
 			if err == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -292,41 +293,68 @@ func TestLockClosedStopsApply(t *testing.T) {
 	second.Release()
 }
 
-// A step under way for apply.LateAfter or more (its request answered
-// late, as after a pause of the process) is followed by one more ask of
-// the guard; when that says no, the stop names the step as done but
-// possibly made after the lock was lost: it was in flight across the
-// pause, when its request went out is unknown.
+// A step under way for apply.LateAfter or more (as after a pause of the
+// process) is followed by one more ask of the guard; when that says no,
+// the stop names the step as done, and says when it was made: before the
+// lock was lost when its request went out at once after the guard's yes
+// (only its answer came late: the pause came while it was awaited), maybe
+// after when the request went out LateAfter or more after that yes (the
+// pause came in between).
 func TestLateStepIsNamed(t *testing.T) {
 	t.Parallel()
-	e := newFaultEnv(t)
-	c, err := broker.Connect(context.Background(), broker.Config{Server: e.proxy.URL, Username: e.b.Username, Password: e.b.Password, Timeout: apply.LateAfter + 30*time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const file = "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      slow: {}\n"
-	p, recs, live := e.plan(file)
-	put := faultproxy.Method("queues/", http.MethodPut)
-	e.proxy.Add(faultproxy.Rule{Match: put, Times: 1, Fault: faultproxy.Delay, Delay: apply.LateAfter + 500*time.Millisecond})
-	stop := errors.New("the apply lock was lost")
-	res := apply.Execute(context.Background(), c, p, apply.Options{
-		Parallelism: 1, Records: recs, PropertiesKey: live.PropertiesKey,
-		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
-		// The lock is lost once the declaration has reached the broker.
-		Guard: func() error {
-			if e.proxy.Count(func(en faultproxy.Entry) bool {
-				return en.Method == http.MethodPut && strings.HasPrefix(en.Path, "queues/")
-			}) > 0 {
-				return stop
+	for _, tc := range []struct {
+		name string
+		// answerLate delays the broker's answer to the declaration;
+		// else the guard's yes right before the declaration goes out.
+		answerLate bool
+		want       string
+	}{
+		{"answer late", true,
+			`1 step done had been under way for %s or more when that was found: it was made before it (its requests went out at once, before the pause; only the answers came late): declare queue "slow"`},
+		{"request late", false,
+			`1 step done had been under way for %s or more when that was found: it may have been made after it (a request of it went out %[1]s or more after the lock was last checked, across the pause): declare queue "slow"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newFaultEnv(t)
+			c, err := broker.Connect(context.Background(), broker.Config{Server: e.proxy.URL, Username: e.b.Username, Password: e.b.Password, Timeout: apply.LateAfter + 30*time.Second})
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		},
-	})
-	if !errors.Is(res.Stopped, stop) || len(res.Done) != 1 || len(res.Failed) != 0 {
-		t.Fatalf("Stopped %v, done %v, failed %v: want the guard's error and the step done", res.Stopped, res.Done, res.Failed)
-	}
-	want := fmt.Sprintf(`1 step done had been under way for %s or more when that was found, and may have been made after it: declare queue "slow"`, apply.LateAfter)
-	if !strings.Contains(res.Stopped.Error(), want) {
-		t.Errorf("Stopped = %v; want it to say %q", res.Stopped, want)
+			const file = "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      slow: {}\n"
+			p, recs, live := e.plan(file)
+			put := faultproxy.Method("queues/", http.MethodPut)
+			if tc.answerLate {
+				e.proxy.Add(faultproxy.Rule{Match: put, Times: 1, Fault: faultproxy.Delay, Delay: apply.LateAfter + 500*time.Millisecond})
+			}
+			stop := errors.New("the apply lock was lost")
+			sent := func() bool {
+				return e.proxy.Count(func(en faultproxy.Entry) bool {
+					return en.Method == http.MethodPut && strings.HasPrefix(en.Path, "queues/")
+				}) > 0
+			}
+			res := apply.Execute(context.Background(), c, p, apply.Options{
+				Parallelism: 1, Records: recs, PropertiesKey: live.PropertiesKey,
+				VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+				// The lock is lost once the declaration has reached the
+				// broker; the guard's yes to the declaration itself (asked
+				// by the broker client) takes as long as a pause.
+				Guard: func() error {
+					if sent() {
+						return stop
+					}
+					if !tc.answerLate && strings.Contains(string(debug.Stack()), "broker.guardWrite") {
+						time.Sleep(apply.LateAfter + 500*time.Millisecond)
+					}
+					return nil
+				},
+			})
+			if !errors.Is(res.Stopped, stop) || len(res.Done) != 1 || len(res.Failed) != 0 {
+				t.Fatalf("Stopped %v, done %v, failed %v: want the guard's error and the step done", res.Stopped, res.Done, res.Failed)
+			}
+			if want := fmt.Sprintf(tc.want, apply.LateAfter); !strings.Contains(res.Stopped.Error(), want) {
+				t.Errorf("Stopped = %v\nwant it to say %s", res.Stopped, want)
+			}
+		})
 	}
 }

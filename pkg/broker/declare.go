@@ -313,13 +313,16 @@ func (d *Declarer) with(ctx context.Context, vhost string, f func(ch *amqp.Chann
 	if err != nil {
 		return err
 	}
+	asked := time.Now()
 	if err := checkWrite(ctx); err != nil {
 		v.mu.Lock()
 		v.idle = append(v.idle, ch)
 		v.mu.Unlock()
 		return err
 	}
-	if err := f(ch); err != nil {
+	err = f(ch)
+	sentBy(ctx, asked)
+	if err != nil {
 		_ = ch.Close()
 		return err
 	}

@@ -3,7 +3,9 @@ package broker
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -56,5 +58,51 @@ func TestWriteGuard(t *testing.T) {
 				t.Errorf("declare %v, delete %v, sent %d and %d: want the guard's error and nothing sent", werr, derr, s.count(put), s.count(del))
 			}
 		})
+	}
+}
+
+// A write made under WithWriteTimes tells when its guard was asked and
+// when its request had gone out: written whole, before its answer came
+// (the fake API answers only once the recorder has heard of the request),
+// and after the guard's yes (the guard's own time counts: it is asked
+// first). Reads tell nothing.
+func TestWriteTimes(t *testing.T) {
+	t.Parallel()
+	told := make(chan WriteTimes, 4)
+	s := newScript(nil)
+	c, err := Connect(context.Background(), Config{Server: serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			select {
+			case <-told:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		s.ServeHTTP(w, r)
+	})), Retry: fastRetry, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var guardedFrom time.Time
+	ctx := WithWriteGuard(context.Background(), func() error {
+		guardedFrom = time.Now()
+		return nil
+	})
+	var got []WriteTimes
+	ctx = WithWriteTimes(ctx, func(wt WriteTimes) {
+		got = append(got, wt)
+		told <- wt
+	})
+	if err := c.DeclareQueue(ctx, "v", &topology.Queue{Name: "q", Durable: true}); err != nil {
+		t.Fatalf("declare: %v (no answer until the request is told as sent)", err)
+	}
+	if _, err := c.VhostNames(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("told %d writes, want the declaration alone", len(got))
+	}
+	if wt := got[0]; wt.Guarded.After(guardedFrom) || wt.Sent.Before(guardedFrom) {
+		t.Errorf("guarded at %v, sent at %v; the guard said yes at %v: want it between", wt.Guarded, wt.Sent, guardedFrom)
 	}
 }

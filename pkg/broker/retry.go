@@ -202,12 +202,14 @@ func (c *Client) do(ctx context.Context, r *request, out any) error {
 			idx := (first + k) % n
 			ep := c.endpoints[idx]
 			tries++
+			sendCtx := ctx
 			if write {
-				if err := checkWrite(ctx); err != nil {
+				var err error
+				if sendCtx, err = guardWrite(ctx); err != nil {
 					return err
 				}
 			}
-			err, class, detail := c.once(ctx, ep, r, body, out)
+			err, class, detail := c.once(sendCtx, ep, r, body, out)
 			switch class {
 			case failNone, failAnswered:
 				if idx != first {
