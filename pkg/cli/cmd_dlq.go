@@ -167,7 +167,14 @@ the first message bound for it: a classic queue whose node is down (the broker
 would nack the publish, the other queues keeping their copy), a quorum queue or
 stream without a majority (it would leave the publish unconfirmed until
 --confirm-timeout), or a queue deleted since the replay read the bindings; the
-report names the node or the members down.
+report names the node or the members down. A queue that goes away while the
+replay runs is found by the first publish bound for it: nacked (the queue
+asked again), or confirmed having missed it (the route's queues are looked at
+after each confirm): that message stays in QUEUE unless it reached the queue
+it died in, the report names the queues that took a copy of it ("copies
+made"), and the messages after it bound there are not published. A nack whose
+cause is not found holds back the messages after it bound for the same
+exchange and routing key.
 
 A queue with a max-length or max-length-bytes and overflow drop-head (the
 default) takes every message and pushes out its oldest ones past the limit.

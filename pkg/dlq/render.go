@@ -494,6 +494,7 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 			fmt.Fprintf(&b, "  … and %d more %s (-o json lists every message)\n", more, action)
 		}
 	}
+	writeCopies(&b, rep)
 	var notes []string
 	noted := map[string]int{}
 	for _, oc := range rep.Outcomes {
@@ -533,6 +534,30 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeCopies names, per queue, the messages left in the DLQ that it took
+// a copy of (Outcome.Copies): a replay run again as it is delivers
+// another.
+func writeCopies(b *strings.Builder, rep *Report) {
+	var order []string
+	byQueue := map[string][]string{}
+	for _, oc := range rep.Outcomes {
+		if oc.Action != ActionFailed {
+			continue
+		}
+		for _, q := range oc.Copies {
+			if byQueue[q] == nil {
+				order = append(order, q)
+			}
+			byQueue[q] = append(byQueue[q], fmt.Sprintf("#%d", oc.Index))
+		}
+	}
+	for _, q := range order {
+		idx := byQueue[q]
+		fmt.Fprintf(b, "  copies made: queue %q holds (or may hold) a copy of %s left in %q (%s): running the replay again as it is delivers another\n",
+			q, plural(len(idx), "message"), rep.Queue, strings.Join(idx, ", "))
+	}
 }
 
 func showingAll(n int) string {

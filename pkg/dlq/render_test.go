@@ -121,6 +121,18 @@ func TestWriteReplayText(t *testing.T) {
 			return r
 		}()},
 		{"replay-empty.txt", &Report{Queue: "orders.shipping.dlq"}},
+		// Messages left in the DLQ whose publishes went out: the queues
+		// that took a copy of each are named.
+		{"replay-copies.txt", func() *Report {
+			r := &Report{Queue: "work.dlq", InQueue: 3, Limit: 3}
+			t := &Target{Exchange: "orders", RoutingKey: "order.created", From: FromDeath, OriginQueue: "work"}
+			r.add(Outcome{Index: 1, Action: ActionFailed, Kind: FailUnavailable, Target: t, Routed: true, Queues: []string{"audit", "other", "work"}, Copies: []string{"audit", "other"},
+				Reason: sentReason(*t, []*Unavailable{{Queue: "work", Why: "no longer exists (deleted since the replay read the bindings)", Fix: `declare "work" again, with its bindings`, Missed: true}}, "the publish missed it", []string{"audit", "other"}, false)}, nil)
+			r.add(Outcome{Index: 2, Action: ActionFailed, Kind: FailNacked, Target: t, Routed: true, Queues: []string{"other", "work"}, Copies: []string{"other", "work"},
+				Reason: nackedReason([]string{"other", "work"}, "work")}, nil)
+			r.add(Outcome{Index: 3, Action: ActionFailed, Kind: FailUnavailable, Target: t, Routed: true, Queues: []string{"audit", "other", "work"}, Reason: "(refused before publishing)"}, nil)
+			return r
+		}()},
 	} {
 		var buf bytes.Buffer
 		if err := WriteReplayText(&buf, tc.rep, ReplayRender{Vhost: "/", MaxLines: 1}); err != nil {

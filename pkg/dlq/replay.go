@@ -42,8 +42,14 @@ const (
 	FailFull = "destination full"
 	// FailUnavailable: a queue the route reaches cannot take messages now
 	// (ReplayOptions.Reach: its node down, no majority, deleted since the
-	// bindings were read); checked before publishing, for the same reason.
+	// bindings were read); checked before publishing, for the same reason,
+	// and again once a publish bound for it failed or missed it.
 	FailUnavailable = "destination unavailable"
+	// FailHeldBack: an earlier publish of the replay bound for the same
+	// destination was nacked, for a cause not found: the messages after
+	// it bound there are not published, since each would leave one more
+	// copy in the route's other queues.
+	FailHeldBack = "held back after a nack"
 )
 
 // DefaultConfirmTimeout is how long Replay waits for a publisher confirm.
@@ -132,6 +138,11 @@ type Outcome struct {
 	Reason string `json:"reason,omitempty"`
 	// Notes are changes made to the message beyond the documented ones.
 	Notes []string `json:"notes,omitempty"`
+	// Copies are the queues that took a copy of a message left in the
+	// DLQ (or may have: a nacked publish), its publish having gone out
+	// while a queue of its route refused or missed it: a replay run again
+	// as it is delivers them another.
+	Copies []string `json:"copies,omitempty"`
 }
 
 // Report is the result of a replay.
@@ -227,7 +238,7 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 	if rep.Limit == 0 {
 		return rep, nil
 	}
-	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, reached: map[string]*Unavailable{}, into: map[[2]string]bool{}}
+	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, reached: map[string]*Unavailable{}, into: map[[2]string]bool{}, nacked: map[string]int{}}
 	if !opts.DryRun {
 		if err := ch.Confirm(false); err != nil {
 			return nil, fmt.Errorf("put the channel in confirm mode: %w", err)
@@ -426,6 +437,16 @@ type replayer struct {
 	// into are the (exchange, routing key) pairs dead letters of this run
 	// arrived by: dead-letter routes into the DLQ.
 	into map[[2]string]bool
+	// nacked are the destinations (destKey) a publish of this run was
+	// nacked at, for a cause not found, with that message's index: the
+	// messages after it bound there are held back (FailHeldBack).
+	nacked map[string]int
+}
+
+// destKey names the destination of t: the exchange, routing key and CC
+// keys its publish goes by.
+func destKey(t Target) string {
+	return strings.Join(append([]string{t.Exchange, t.RoutingKey}, t.CC...), "\x00")
 }
 
 // decide judges message m: its outcome, and whether it is to be sent
@@ -485,6 +506,9 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 	if refused, err := r.refuseUnavailable(&o); refused || err != nil {
 		return o, pub, false, err
 	}
+	if r.heldBack(&o) {
+		return o, pub, false, nil
+	}
 	if kind, reason := r.originMissed(t, o); kind != "" {
 		o.Action, o.Kind, o.Reason = ActionFailed, kind, reason
 		return o, pub, false, nil
@@ -504,16 +528,11 @@ func (r *replayer) decide(m *Message) (o Outcome, pub amqp.Publishing, send bool
 // of o's route, after a publish went unconfirmed: "" when none is out of
 // reach, else which and what brings it back.
 func (r *replayer) downNow(o Outcome) string {
-	if !o.Routed || r.opts.Reach == nil {
-		return ""
-	}
 	var desc, fixes []string
-	for _, q := range o.Queues {
-		if u, err := r.opts.Reach(q); err == nil && u != nil {
-			desc = append(desc, fmt.Sprintf("queue %q %s", u.Queue, u.Why))
-			if !slices.Contains(fixes, u.Fix) {
-				fixes = append(fixes, u.Fix)
-			}
+	for _, u := range r.recheck(o) {
+		desc = append(desc, fmt.Sprintf("queue %q %s", u.Queue, u.Why))
+		if !slices.Contains(fixes, u.Fix) {
+			fixes = append(fixes, u.Fix)
 		}
 	}
 	if len(desc) == 0 {
@@ -528,17 +547,13 @@ func (r *replayer) downNow(o Outcome) string {
 // 3.10 leaves the bindings of a classic queue whose node is down out of
 // its listings (and its routing), which is no binding removed.
 func (r *replayer) refuseUnavailable(o *Outcome) (bool, error) {
-	if !o.Routed || r.opts.Reach == nil {
+	if !o.Routed {
 		return false, nil
 	}
-	queues := o.Queues
-	if t := o.Target; t.From == FromDeath && t.OriginQueue != "" && !slices.Contains(queues, t.OriginQueue) && r.opts.Router.HasQueue(t.OriginQueue) {
-		queues = append(slices.Clone(queues), t.OriginQueue)
-	}
 	var down []*Unavailable
-	for _, q := range queues {
+	for _, q := range r.routeQueues(*o) {
 		u, asked := r.reached[q]
-		if !asked {
+		if !asked && r.opts.Reach != nil {
 			var err error
 			if u, err = r.opts.Reach(q); err != nil {
 				return false, err
@@ -554,6 +569,154 @@ func (r *replayer) refuseUnavailable(o *Outcome) (bool, error) {
 	}
 	o.Action, o.Kind, o.Reason = ActionFailed, FailUnavailable, unavailableReason(*o.Target, *o, down)
 	return true, nil
+}
+
+// routeQueues are the queues of o's route, and the queue it died in when
+// its route no longer reaches it (see refuseUnavailable).
+func (r *replayer) routeQueues(o Outcome) []string {
+	queues := o.Queues
+	if t := o.Target; t != nil && t.From == FromDeath && t.OriginQueue != "" && !slices.Contains(queues, t.OriginQueue) && r.opts.Router.HasQueue(t.OriginQueue) {
+		queues = append(slices.Clone(queues), t.OriginQueue)
+	}
+	return queues
+}
+
+// recheck asks Reach again, past what it said before, about the queues of
+// o's route (routeQueues), after a publish bound for them failed or
+// missed one: its answers replace the earlier ones, so that no message
+// after it bound for a queue now out of reach is published
+// (refuseUnavailable). It returns the queues out of reach.
+func (r *replayer) recheck(o Outcome) []*Unavailable {
+	if !o.Routed || r.opts.Reach == nil {
+		return nil
+	}
+	var down []*Unavailable
+	for _, q := range r.routeQueues(o) {
+		u, err := r.opts.Reach(q)
+		if err != nil {
+			continue // what it said before stands
+		}
+		r.reached[q] = u
+		if u != nil {
+			down = append(down, u)
+		}
+	}
+	return down
+}
+
+// heldBack fails o, not to be published, when a publish of this run bound
+// for the same destination was nacked for a cause not found (nacked).
+func (r *replayer) heldBack(o *Outcome) bool {
+	first, ok := r.nacked[destKey(*o.Target)]
+	if !ok {
+		return false
+	}
+	t := o.Target
+	o.Action, o.Kind = ActionFailed, FailHeldBack
+	o.Reason = fmt.Sprintf("not published: the broker nacked message #%d, bound for the same exchange %q and routing key %q, earlier in this replay, and each publish there would leave one more copy in the queues of the route that took it; left in the DLQ: find the queue that refuses (see message #%d), make room in it or bring it back, and run the replay again",
+		first, t.Exchange, t.RoutingKey, first)
+	return true
+}
+
+// missedNow returns the queues of o's route (more than one: a publish that
+// reaches none comes back unroutable) that do not exist now, after its
+// publish was confirmed (passive declares on the side channel): deleted
+// since the replay checked them, they missed it, or, on 3.10, a classic
+// queue whose node went down (its bindings route nothing then).
+func (r *replayer) missedNow(o Outcome) ([]string, error) {
+	if !o.Routed || len(o.Queues) < 2 {
+		return nil, nil
+	}
+	var gone []string
+	for _, q := range o.Queues {
+		ch, err := r.sideChannel()
+		if err != nil {
+			return nil, err
+		}
+		_, err = ch.QueueDeclarePassive(q, false, false, false, false, nil)
+		var ae *amqp.Error
+		if errors.As(err, &ae) && ae.Code == amqp.NotFound {
+			gone = append(gone, q)
+		}
+	}
+	return gone, nil
+}
+
+// outOfReach is what is known of the queues gone (missedNow) once Reach
+// was asked again (down): Reach's answer, or that the queue is gone. Each
+// is kept for the messages after it (refuseUnavailable).
+func (r *replayer) outOfReach(gone []string, down []*Unavailable) []*Unavailable {
+	for _, q := range gone {
+		if slices.ContainsFunc(down, func(u *Unavailable) bool { return u.Queue == q }) {
+			continue
+		}
+		u := &Unavailable{Queue: q, Why: "no longer exists (deleted during the replay)",
+			Fix: fmt.Sprintf("declare %q again, with its bindings", q), Missed: true}
+		r.reached[q] = u
+		down = append(down, u)
+	}
+	return down
+}
+
+// sentReason explains a message whose publish went out, left in the DLQ,
+// or replayed (replayed: it reached the queue it died in): answer is what
+// the broker did ("the broker nacked the publish"); down, the queues of
+// its route found out of reach since the replay checked them; copies,
+// the others, which took a copy.
+func sentReason(t Target, down []*Unavailable, answer string, copies []string, replayed bool) string {
+	var b strings.Builder
+	desc := make([]string, len(down))
+	var fixes []string
+	for i, u := range down {
+		desc[i] = fmt.Sprintf("queue %q %s", u.Queue, u.Why)
+		if !slices.Contains(fixes, u.Fix) {
+			fixes = append(fixes, u.Fix)
+		}
+	}
+	fmt.Fprintf(&b, "since the replay checked it, %s: %s", strings.Join(desc, ", and "), answer)
+	switch {
+	case len(copies) > 0 && strings.Contains(answer, "nacked"):
+		// A nack says one queue refused, not which kept a copy.
+		fmt.Fprintf(&b, ", and %s, which the route reaches too, may each hold a copy now", quoteAll(copies))
+	case len(copies) > 0:
+		fmt.Fprintf(&b, ", and %s, which the route reaches too, took a copy", quoteAll(copies))
+	}
+	if replayed {
+		fmt.Fprintf(&b, "; removed from the DLQ: it reached %q, where it died; the messages after it bound for %s are not published", t.OriginQueue, quoteAll(unavailableNames(down)))
+		return b.String()
+	}
+	b.WriteString("; the messages after it bound there are not published; left in the DLQ: ")
+	inDown := slices.ContainsFunc(down, func(u *Unavailable) bool { return u.Queue == t.OriginQueue })
+	switch {
+	case t.OriginQueue != "" && len(copies) > 0 && inDown:
+		fmt.Fprintf(&b, "%[1]s, and run the replay again with --from-queue %[2]s --to-exchange \"\" --routing-key %[2]s to send it to %[2]q alone, where it died (running it again as it is delivers another copy to %[3]s)", strings.Join(fixes, ", and "), t.OriginQueue, quoteAll(copies))
+	case t.OriginQueue != "" && slices.Contains(copies, t.OriginQueue):
+		fmt.Fprintf(&b, "%[1]q, where it died, may hold it now: look there before you replay it again; else %[2]s and run the replay again, with --from-queue %[1]s --to-exchange \"\" --routing-key %[1]s to send it to %[1]q alone", t.OriginQueue, strings.Join(fixes, ", and "))
+	case len(copies) > 0:
+		fmt.Fprintf(&b, "%s, and run the replay again (it delivers another copy to %s)", strings.Join(fixes, ", and "), quoteAll(copies))
+	default:
+		fmt.Fprintf(&b, "%s, and run the replay again", strings.Join(fixes, ", and "))
+	}
+	return b.String()
+}
+
+func unavailableNames(down []*Unavailable) []string {
+	names := make([]string, len(down))
+	for i, u := range down {
+		names[i] = u.Queue
+	}
+	return names
+}
+
+// others are the queues of o's route not among down.
+func others(queues []string, down []*Unavailable) []string {
+	var out []string
+	for _, q := range queues {
+		if !slices.ContainsFunc(down, func(u *Unavailable) bool { return u.Queue == q }) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // unavailableReason explains a replay refused because the queues down
@@ -630,6 +793,15 @@ func (r *replayer) finish(p *pending, batched bool) (Outcome, error) {
 		return p.o, nil
 	}
 	if batched {
+		// Judged before the earlier messages of its batch were sent: a
+		// publish of one may have found a queue of its route out of
+		// reach, or been nacked, since.
+		if refused, err := r.refuseUnavailable(&p.o); refused || err != nil {
+			return p.o, err
+		}
+		if r.heldBack(&p.o) {
+			return p.o, nil
+		}
 		if refused, err := r.refuseFull(&p.o); refused || err != nil {
 			return p.o, err
 		}
@@ -687,14 +859,21 @@ func (r *replayer) publish(m *Message, t Target, pub amqp.Publishing, o Outcome)
 	default:
 	}
 	if !dc.Acked() {
-		o.Action, o.Kind = ActionFailed, FailNacked
-		o.Reason = "the broker nacked the publish (a destination queue refuses messages: full with overflow reject-publish, or unavailable)"
-		if full, err := r.fullQueues(o); err == nil && len(full) > 0 {
-			o.Reason = fullReason(t, o, full, true)
-		} else if o.Routed && len(o.Queues) > 1 {
-			o.Reason = nackedReason(o.Queues, t.OriginQueue)
+		return r.nacked1(t, o), nil
+	}
+	gone, err := r.missedNow(o)
+	if err != nil {
+		return o, fmt.Errorf("message #%d was republished, but whether every queue of its route took it could not be told (%w): it stays in the DLQ too", m.Index, err)
+	}
+	if len(gone) > 0 {
+		down := r.outOfReach(gone, r.recheck(o))
+		copies := others(o.Queues, down)
+		if t.OriginQueue == "" || !slices.Contains(copies, t.OriginQueue) {
+			o.Action, o.Kind = ActionFailed, FailUnavailable
+			o.Reason, o.Copies = sentReason(t, down, "the publish missed it", copies, false), copies
+			return o, nil
 		}
-		return o, nil
+		o.Notes = append(o.Notes, sentReason(t, down, "the publish missed it", copies, true))
 	}
 	if r.opts.afterConfirm != nil {
 		r.opts.afterConfirm(m.Index)
@@ -704,6 +883,36 @@ func (r *replayer) publish(m *Message, t Target, pub amqp.Publishing, o Outcome)
 	}
 	o.Action = ActionReplayed
 	return o, nil
+}
+
+// nacked1 is the outcome of message o's publish to t, nacked: a queue of
+// its route refused it, and the others may each have taken a copy. The
+// cause is looked for (a queue full, or out of reach: Reach asked again);
+// the messages after it bound for a queue out of reach, or, when no cause
+// is found, for the same destination, are not published.
+func (r *replayer) nacked1(t Target, o Outcome) Outcome {
+	o.Action, o.Kind = ActionFailed, FailNacked
+	o.Reason = "the broker nacked the publish (a destination queue refuses messages: full with overflow reject-publish, or unavailable)"
+	if full, err := r.fullQueues(o); err == nil && len(full) > 0 {
+		o.Reason = fullReason(t, o, full, true)
+		for _, q := range o.Queues {
+			if !slices.ContainsFunc(full, func(f fullQueue) bool { return f.name == q }) {
+				o.Copies = append(o.Copies, q)
+			}
+		}
+		return o
+	}
+	if down := r.recheck(o); len(down) > 0 {
+		o.Copies = others(o.Queues, down)
+		o.Reason = sentReason(t, down, "the broker nacked the publish", o.Copies, false)
+		return o
+	}
+	r.nacked[destKey(t)] = o.Index
+	if o.Routed && len(o.Queues) > 1 {
+		o.Reason = nackedReason(o.Queues, t.OriginQueue) + "; the messages after it bound for the same destination are not published"
+		o.Copies = o.Queues
+	}
+	return o
 }
 
 // checkOverflows judges what batch, about to be sent, adds to each queue
