@@ -88,7 +88,7 @@ func TestReplayDestinationGoneMidway(t *testing.T) {
 			want: [3]want{
 				{dlq.ActionReplayed, "", nil, ""},
 				{dlq.ActionFailed, dlq.FailNacked, []string{"other", "work"},
-					`the broker nacked the publish: one of the queues the route reaches ("other", "work") refused it`},
+					`the broker nacked the publish: one of the queues the route reaches ("other", "work") refused it (full with overflow reject-publish, or unavailable), and the others may each have taken a copy: running the replay again delivers another copy to those; find the queue that refuses, and make room in it or bring it back, or send it to "work" alone, where it died, with --from-queue work --to-exchange "" --routing-key work; the messages after it bound for the same exchange and routing key are not published`},
 				{dlq.ActionFailed, dlq.FailHeldBack, nil,
 					`not published: the broker nacked message #2, bound for the same exchange "orders" and routing key "order.created", earlier in this replay`},
 			},

@@ -909,9 +909,10 @@ func (r *replayer) nacked1(t Target, o Outcome) Outcome {
 	}
 	r.nacked[destKey(t)] = o.Index
 	if o.Routed && len(o.Queues) > 1 {
-		o.Reason = nackedReason(o.Queues, t.OriginQueue) + "; the messages after it bound for the same destination are not published"
+		o.Reason = nackedReason(o.Queues, t.OriginQueue)
 		o.Copies = o.Queues
 	}
+	o.Reason += "; the messages after it bound for the same exchange and routing key are not published"
 	return o
 }
 
