@@ -113,6 +113,13 @@ type Spec struct {
 	// access): its file shape, fields, checks and comparison. Vhosts,
 	// exchanges, queues, bindings and policies have types of their own.
 	Item *ItemSpec
+	// ReachesOut: an object of the kind acts beyond its vhost. A shovel
+	// moves messages between queues and exchanges its URIs name (another
+	// vhost, another broker), a federation upstream's links copy or move
+	// messages from another broker, and an upstream set starts links to
+	// the upstreams it names. Writing one where only a trial is meant (mqctl
+	// test --live's throwaway vhost) would move real messages.
+	ReachesOut bool
 }
 
 var specs = []Spec{
@@ -132,11 +139,11 @@ var specs = []Spec{
 	// written in the queues' phase: the bindings' phase holds bindings
 	// only (apply.Order restores the bindings of replaced objects there).
 	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 7,
-		Secret: []string{"uri"}, Required: upstreamRequired, Item: upstreamItem},
+		Secret: []string{"uri"}, Required: upstreamRequired, Item: upstreamItem, ReachesOut: true},
 	{Kind: FederationUpstreamSet, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9,
-		Item: upstreamSetItem},
+		Item: upstreamSetItem, ReachesOut: true},
 	{Kind: Shovel, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9,
-		Secret: []string{"src-uri", "dest-uri"}, Required: shovelRequired, Item: shovelItem},
+		Secret: []string{"src-uri", "dest-uri"}, Required: shovelRequired, Item: shovelItem, ReachesOut: true},
 }
 
 // All returns the spec of every kind: the vhost's kinds (specs), then the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -126,10 +127,14 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 			err = errors.Join(err, fmt.Errorf("could not delete the throwaway vhost %q: %w; delete it with the management UI or rabbitmqctl delete_vhost %s", name, derr, name))
 		}
 	}()
-	if err := applyCopy(ctx, c, src, name, o.AMQPURL); err != nil {
+	left, err := applyCopy(ctx, c, src, name, o.AMQPURL)
+	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(o.Log, "applied vhost %q into the throwaway vhost %q (%d queues); running %d %s\n", src.Name, name, len(src.Queues), len(tests), plural("test", len(tests)))
+	if len(left) > 0 {
+		fmt.Fprintf(o.Log, "left out of the throwaway vhost %q: %s (they would move or copy real messages beyond it; the tests do not follow them)\n", name, strings.Join(left, ", "))
+	}
 
 	p, err := newProber(ctx, c, src, name, o)
 	if err != nil {
@@ -148,20 +153,36 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 }
 
 // applyCopy creates vhost name holding everything src declares, through
-// the engine, as mqctl apply would (its AMQP connections to amqpURL).
-func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name, amqpURL string) error {
+// the engine, as mqctl apply would (its AMQP connections to amqpURL), but
+// the objects that act beyond the vhost (kind.Spec.ReachesOut: shovels,
+// federation upstreams and sets), which it names in left: a shovel copied
+// there would move the real messages of the queues its URIs name, on this
+// broker or another, and a federation link would take messages from the
+// upstream. Without them the copy routes as src does: a policy that names
+// an upstream still applies, and starts no link.
+func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name, amqpURL string) (left []string, err error) {
 	v := *src
 	v.Name = name
+	v.Items = nil
+	for _, spec := range kind.All() {
+		for _, n := range src.Items.Names(spec.Kind) {
+			if spec.ReachesOut {
+				left = append(left, fmt.Sprintf("%s %q", spec.Label, n))
+				continue
+			}
+			v.Items.Put(src.Items.Get(spec.Kind, n))
+		}
+	}
 	v.Description = fmt.Sprintf("mqctl test: throwaway copy of vhost %q, deleted after the run", src.Name)
 	v.DefaultQueueType = "" // every queue carries its type after expansion
 	desired := topology.New()
 	desired.Vhosts[name] = &v
 	out, err := engine.New(c, engine.Options{AMQPURL: amqpURL}).Apply(ctx, engine.ApplyInput{Desired: desired}, engine.ApplyOptions{})
 	if err == nil {
-		return nil
+		return left, nil
 	}
 	if out == nil || out.Result == nil {
-		return fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %w", src.Name, name, err)
+		return nil, fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %w", src.Name, name, err)
 	}
 	res := out.Result
 	var why []string
@@ -177,7 +198,7 @@ func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name,
 	if len(why) == 0 {
 		why = append(why, err.Error())
 	}
-	return fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %s", src.Name, name, strings.Join(why, "; "))
+	return nil, fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %s", src.Name, name, strings.Join(why, "; "))
 }
 
 // prober publishes probes into one throwaway vhost and finds their copies.

@@ -3,6 +3,7 @@ package topotest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
@@ -417,5 +419,90 @@ tests:
 	}
 	if passed != runs {
 		t.Errorf("%d of %d identical probes reached the queue whose binding their headers equal, want all", passed, runs)
+	}
+}
+
+// TestLiveLeavesOutWhatReachesOut: the throwaway vhost holds no shovel,
+// federation upstream or upstream set of the file. Copied there, a shovel
+// moves the real messages of the queues its URIs name (here another
+// vhost's: before, a test run moved its 3 messages to the shovel's
+// destination), and a federation link takes messages from its upstream.
+// The log names what was left out; the tests run as without them.
+func TestLiveLeavesOutWhatReachesOut(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	c, amqpURL := liveBroker(t)
+	real := b.Vhost(t)
+	ch := b.Channel(t, real)
+	for _, q := range []string{"src", "dst"} {
+		if _, err := ch.QueueDeclare(q, true, false, false, false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		dc, err := ch.PublishWithDeferredConfirm("", "src", false, false, amqp.Publishing{Body: []byte(fmt.Sprint("real message ", i))})
+		if err != nil || !dc.Wait() {
+			t.Fatalf("publish: %v", err)
+		}
+	}
+	top := loadSrc(t, fmt.Sprintf(`version: 1
+vhosts:
+  a:
+    exchanges:
+      orders: { type: topic }
+    queues:
+      orders.q: { bindings: [{ exchange: orders, routing_keys: ["#"] }] }
+    shovels:
+      move: { src-uri: "amqp:///%[1]s", src-queue: src, dest-uri: "amqp:///%[1]s", dest-queue: dst }
+    federation_upstreams:
+      dc2: { uri: %[2]q }
+    federation_upstream_sets:
+      both: [{ upstream: dc2 }]
+    policies:
+      fed: { pattern: "^orders$", apply_to: exchanges, definition: { federation-upstream-set: both } }
+tests:
+  - { name: any order, publish: { exchange: orders, routing_key: x }, expect: { queues: [orders.q] } }
+`, real, b.AMQPURL(real)))
+	var inVhost []string
+	log := &logBuffer{onWrite: func(line string) {
+		m := throwaway.FindStringSubmatch(line)
+		if !strings.HasPrefix(line, "applied") || m == nil {
+			return
+		}
+		for _, p := range []string{"parameters/shovel/", "parameters/federation-upstream/", "parameters/federation-upstream-set/"} {
+			var objs []struct{ Component, Name string }
+			if err := json.Unmarshal(b.GetAPI(t, p+m[1]), &objs); err != nil {
+				t.Error(err)
+			}
+			for _, o := range objs {
+				inVhost = append(inVhost, o.Component+" "+o.Name)
+			}
+		}
+	}}
+	r, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertDeleted(t, c, throwawayVhosts(t, log.String()))
+	if len(inVhost) > 0 {
+		t.Errorf("the throwaway vhost holds what reaches beyond it:\n%s", strings.Join(inVhost, "\n"))
+	}
+	if !r.OK() || r.Passed != 1 {
+		t.Errorf("report: %+v", r.Tests)
+	}
+	want := `left out of the throwaway vhost`
+	for _, n := range []string{`shovel "move"`, `federation upstream "dc2"`, `federation upstream set "both"`} {
+		if !strings.Contains(log.String(), n) {
+			t.Errorf("the log does not name %s as %s:\n%s", n, want, log.String())
+		}
+	}
+	for q, n := range map[string]int{"src": 3, "dst": 0} {
+		got, err := ch.QueueDeclarePassive(q, true, false, false, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Messages != n {
+			t.Errorf("queue %q of vhost %q holds %d messages after the run, want %d", q, real, got.Messages, n)
+		}
 	}
 }
