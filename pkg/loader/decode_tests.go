@@ -255,6 +255,13 @@ func (d *decoder) testRetry(n *node, what string, v *topology.Vhost) (*topology.
 			tiers = append(tiers, t)
 		}
 	}
+	if len(tiers) == 0 && v.Queues[q].Backoff != nil {
+		// Its retry is the broker's own delayed retry: tiers cannot be
+		// added beside retry.backoff, and there is no tier to test.
+		d.errs.addf(f.valuePos("queue"), fmt.Sprintf("a retry test publishes to a delay tier (retry.delays) and lets it expire; with retry.backoff the broker holds the message back in %[1]q itself between deliveries and dead-letters it after the last attempt: reject: %[1]s tests where that dead letter lands", q),
+			"%s: queue %q retries with retry.backoff (the broker's delayed retry), which declares no delay tiers", label(what, "retry.queue"), q)
+		return nil, "", false
+	}
 	if len(tiers) == 0 {
 		d.errs.addf(f.valuePos("queue"), "declare tiers on it with retry: {delays: [10s, 1m]}", "%s: queue %q has no delay tiers", label(what, "retry.queue"), q)
 		return nil, "", false
