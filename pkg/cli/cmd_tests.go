@@ -122,6 +122,12 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 			return err
 		}
 	} else {
+		// What the target would refuse of the tests' vhosts, a --live run
+		// on it is refused (its apply): the simulator would answer for
+		// wiring the broker never holds.
+		if err := version.Check(topotest.Trial(t, tests)); err != nil {
+			return judgedFor(fmt.Errorf("%w\nthe tests cannot run against a broker that refuses their vhost: fix these first (mqctl validate lists them)", err), version)
+		}
 		r = topotest.Simulate(t, tests, version)
 		r.Live = f.live
 	}

@@ -33,6 +33,27 @@ tests:
     expect: { queues: [shipping] }
 `
 
+// byTypeDLX dead-letters a classic queue through a policy that applies
+// by queue type (RabbitMQ 3.12+).
+const byTypeDLX = `version: 1
+vhosts:
+  /:
+    exchanges:
+      dlx: { type: fanout }
+    queues:
+      jobs: {}
+      jobs.dlq: { bindings: [{ exchange: dlx }] }
+    policies:
+      dlx:
+        pattern: "^jobs$"
+        apply_to: classic_queues
+        definition: { dead-letter-exchange: dlx }
+tests:
+  - name: rejected lands in the DLQ
+    reject: jobs
+    expect: { queues: [jobs.dlq] }
+`
+
 func runTestCmd(t *testing.T, file string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "topology.yaml")
@@ -68,6 +89,18 @@ func TestTestCommand(t *testing.T) {
 			contains: []string{"--wait 0s: give a positive duration"}},
 		{name: "no tests", file: strings.Split(testsTestFile, "tests:")[0],
 			stdout: "0 passed, 0 failed\n", contains: []string{"mqctl: no tests to run: add a tests: section"}},
+		// What the target version refuses of the tests' vhost, a --live run
+		// on it is refused: the offline run is refused alike, not answered
+		// from wiring the broker never holds (before, 3.10 passed the test
+		// through a policy it refuses, and 4.3 one whose dead-letter
+		// exchange came from an operator policy it refuses).
+		{name: "a policy the target refuses", file: byTypeDLX, args: []string{"--rabbitmq-version", "3.10"}, code: 1,
+			contains: []string{`topology.yaml:10:7: policy "dlx" in vhost "/": apply_to: classic_queues: apply-to by queue type arrived in RabbitMQ 3.12`,
+				"the tests cannot run against a broker that refuses their vhost", "(judged for RabbitMQ 3.10"}},
+		{name: "the same policy on a target that takes it", file: byTypeDLX, args: []string{"--rabbitmq-version", "4.0"},
+			stdout: "PASS rejected lands in the DLQ\n1 passed, 0 failed\n"},
+		{name: "an operator policy every target refuses", file: strings.Replace(byTypeDLX, "    policies:", "    operator_policies:", 1), args: []string{"--rabbitmq-version", "4.3"}, code: 1,
+			contains: []string{`operator policy "dlx" in vhost "/": dead-letter-exchange: RabbitMQ 4.3 refuses the whole operator policy`}},
 		{name: "a bad test is a load error", file: strings.Replace(testsTestFile, "reject: shipping", "reject: shiping", 1), code: 1,
 			contains: []string{`topology.yaml:17:13: test "rejected lands in the DLQ": reject: queue "shiping" is not declared in vhost "/" (did you mean "shipping"?)`}},
 	} {

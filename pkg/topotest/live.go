@@ -161,22 +161,12 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 // upstream. Without them the copy routes as src does: a policy that names
 // an upstream still applies, and starts no link.
 func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name, amqpURL string) (left []string, err error) {
-	v := *src
+	v, left := trialVhost(src)
 	v.Name = name
-	v.Items = nil
-	for _, spec := range kind.All() {
-		for _, n := range src.Items.Names(spec.Kind) {
-			if spec.ReachesOut {
-				left = append(left, fmt.Sprintf("%s %q", spec.Label, n))
-				continue
-			}
-			v.Items.Put(src.Items.Get(spec.Kind, n))
-		}
-	}
 	v.Description = fmt.Sprintf("mqctl test: throwaway copy of vhost %q, deleted after the run", src.Name)
 	v.DefaultQueueType = "" // every queue carries its type after expansion
 	desired := topology.New()
-	desired.Vhosts[name] = &v
+	desired.Vhosts[name] = v
 	out, err := engine.New(c, engine.Options{AMQPURL: amqpURL}).Apply(ctx, engine.ApplyInput{Desired: desired}, engine.ApplyOptions{})
 	if err == nil {
 		return left, nil
@@ -199,6 +189,39 @@ func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name,
 		why = append(why, err.Error())
 	}
 	return nil, fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %s", src.Name, name, strings.Join(why, "; "))
+}
+
+// trialVhost is a copy of src as a throwaway vhost holds it for the tests:
+// without the objects that act beyond it (kind.Spec.ReachesOut), which
+// left names.
+func trialVhost(src *topology.Vhost) (v *topology.Vhost, left []string) {
+	cp := *src
+	cp.Items = nil
+	for _, spec := range kind.All() {
+		for _, n := range src.Items.Names(spec.Kind) {
+			if spec.ReachesOut {
+				left = append(left, fmt.Sprintf("%s %q", spec.Label, n))
+				continue
+			}
+			cp.Items.Put(src.Items.Get(spec.Kind, n))
+		}
+	}
+	return &cp, left
+}
+
+// Trial returns what RunLive applies for tests, under the vhosts' own
+// names: each vhost a test runs in, as its throwaway copy holds it
+// (trialVhost). A check of it for a RabbitMQ version
+// (rmqversion.Version.Check) refuses what a --live run on that version
+// would be refused, so an offline run can refuse it too.
+func Trial(t *topology.Topology, tests []topology.Test) *topology.Topology {
+	out := topology.New()
+	for _, tc := range tests {
+		if v := t.Vhosts[tc.Vhost]; v != nil && out.Vhosts[tc.Vhost] == nil {
+			out.Vhosts[tc.Vhost], _ = trialVhost(v)
+		}
+	}
+	return out
 }
 
 // prober publishes probes into one throwaway vhost and finds their copies.
