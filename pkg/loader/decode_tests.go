@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -188,6 +189,12 @@ func (d *decoder) testPublish(n *node, what string, v *topology.Vhost) (topology
 		d.errs.addf(f.valuePos("exchange"), suggestHint(x, v.ExchangeNames(), "declared exchanges"),
 			"%s: exchange %q is not declared in vhost %q", label(what, "publish.exchange"), x, v.Name)
 		ok = false
+	} else if xd := v.Exchanges[x]; xd != nil && xd.Internal {
+		// The broker closes the channel with ACCESS_REFUSED: a live run
+		// could not go on, and no queue receives it.
+		d.errs.addf(f.valuePos("exchange"), internalHint(v, x),
+			"%s: exchange %q is internal: clients cannot publish to it (the broker refuses the publish and closes the channel with ACCESS_REFUSED)", label(what, "publish.exchange"), x)
+		ok = false
 	} else {
 		msg.Exchange = x
 	}
@@ -201,11 +208,36 @@ func (d *decoder) testPublish(n *node, what string, v *topology.Vhost) (topology
 	if h := f.value("headers"); h != nil {
 		args, _, hok := d.args(h, label(what, "publish.headers"))
 		ok = ok && hok
+		// RabbitMQ refuses a publish whose CC or BCC is not an array,
+		// closing the channel: a live run could not go on.
+		for _, k := range []string{"CC", "BCC"} {
+			if err := route.HeadersRefused(map[string]any{k: args[k]}); args[k] != nil && err != nil {
+				d.errs.addf(h.get(k).pos, fmt.Sprintf("%s: [%v]", k, args[k]), "%s: %v", label(what, "publish.headers"), err)
+				ok = false
+			}
+		}
 		if len(args) > 0 {
 			msg.Headers = map[string]any(args)
 		}
 	}
 	return msg, ok
+}
+
+// internalHint is the fix for a test that publishes to internal exchange
+// x of v: publish to an exchange bound to it, naming those the file binds
+// to it.
+func internalHint(v *topology.Vhost, x string) string {
+	var from []string
+	for _, b := range v.Bindings {
+		if b.DestinationType == topology.DestExchange && b.Destination == x && !slices.Contains(from, b.Source) {
+			from = append(from, b.Source)
+		}
+	}
+	slices.Sort(from)
+	if len(from) == 0 {
+		return fmt.Sprintf("messages reach an internal exchange only through exchanges bound to it, and the file binds none to %q: bind one to it and publish there, or set internal: false on it", x)
+	}
+	return fmt.Sprintf("publish to an exchange bound to it (%s), as messages reach it, or set internal: false on it", quoteAll(from))
 }
 
 // builtinExchange reports whether name is an exchange every vhost has.

@@ -324,6 +324,13 @@ func (m Message) routingKeys() ([]string, error) {
 	return keys, nil
 }
 
+// HeadersRefused says why RabbitMQ refuses a publish with headers h (a CC
+// or BCC header that is not an array); nil when it takes them.
+func HeadersRefused(h map[string]any) error {
+	_, err := Message{Headers: h}.routingKeys()
+	return err
+}
+
 // headerRoutes returns the strings in array header h; other elements are
 // ignored, as RabbitMQ ignores them.
 func headerRoutes(headers map[string]any, h string) ([]string, error) {
