@@ -78,7 +78,7 @@ func TestTestCommand(t *testing.T) {
 		{name: "all pass", file: testsTestFile,
 			stdout: "PASS created reaches shipping\nPASS rejected lands in the DLQ\nPASS retry comes back\n3 passed, 0 failed\n"},
 		{name: "a failure exits 1 and explains", file: failing, code: 1,
-			contains: []string{"FAIL rejected lands in the DLQ: expected [], got [shipping.dlq] (hops: (default exchange) [shipping] -> shipping; shipping rejected: orders.dlx [shipping] -> shipping.dlq)\n", "    at ", "topology.yaml:16:5\n", "2 passed, 1 failed\n"}},
+			contains: []string{"FAIL rejected lands in the DLQ: expected [], got [shipping.dlq]; \"shipping.dlq\" gets it (the hops show how): add it to expect.queues if that is right, else change the binding or dead-letter wiring that leads there (hops: (default exchange) [shipping] -> shipping; shipping rejected: orders.dlx [shipping] -> shipping.dlq)\n", "    at ", "topology.yaml:16:5\n", "2 passed, 1 failed\n"}},
 		{name: "--run selects by name", file: failing, args: []string{"--run", "^retry"},
 			stdout: "PASS retry comes back\n1 passed, 0 failed\n"},
 		{name: "bad --run", file: testsTestFile, args: []string{"--run", "("}, code: 1,

@@ -61,7 +61,7 @@ tests:
 `)
 	want := map[string]string{
 		"ttl 0 dead-letters on arrival":                              "",
-		"ttl 0 does not keep it":                                     "expected [zero], got [catch]",
+		"ttl 0 does not keep it":                                     `expected [zero], got [catch]; "catch" gets it (the hops show how): add it to expect.queues if that is right, else change the binding or dead-letter wiring that leads there; "zero" gets it but keeps nothing (the hops say why): if it should keep it, change its limits or message TTL; else take it out of expect.queues`,
 		"quorum ttl 0 and quorum reject-publish limit 0":             "",
 		"reject-publish refuses and reject-publish-dlx dead-letters": "",
 		"drop-head limit 0":                                          "",

@@ -389,7 +389,7 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 // lead to.
 func (p *prober) judge(o *Outcome, pred prediction) {
 	if !pred.random {
-		o.judge(p.onBroker(pred, *o))
+		o.judge(p.onBroker(pred, *o), p.v, pred)
 		return
 	}
 	got := o.Got

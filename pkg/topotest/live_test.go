@@ -187,7 +187,7 @@ tests:
 	}
 	assertDeleted(t, c, throwawayVhosts(t, log.String()))
 	o := r.Tests[0]
-	want := "expected [shipping.dlq], got [catch-all] on the broker, as the simulator predicts"
+	want := `expected [shipping.dlq], got [catch-all] on the broker, as the simulator predicts; "catch-all" gets it (the hops show how): add it to expect.queues if that is right, else change the binding or dead-letter wiring that leads there; it does not reach "shipping.dlq" ("shipping.dlq" is bound from orders.dlx [shipping]): if it should, bind it to an exchange the message passes, with a key or headers it matches; else take it out of expect.queues, or fix the test's publish`
 	if o.Passed || o.Message != want || r.OK() {
 		t.Errorf("outcome %+v, want the message %q", o, want)
 	}
@@ -301,7 +301,7 @@ tests:
 		got = append(got, fmt.Sprintf("%s %v %s", o.Name, o.Passed, o.Message))
 	}
 	want := []string{
-		"full false expected [full], got [] on the broker, as the simulator predicts",
+		`full false expected [full], got [] on the broker, as the simulator predicts; "full" gets it but keeps nothing (the hops say why): if it should keep it, change its limits or message TTL; else take it out of expect.queues`,
 		"fanout true ",
 		"jobs true ",
 	}

@@ -112,7 +112,7 @@ func Simulate(t *topology.Topology, tests []topology.Test, ver rmqversion.Versio
 			o.judgeUnsure(p)
 		default:
 			o.Got = p.queues
-			o.judge("")
+			o.judge("", v, p)
 		}
 		out = append(out, o)
 	}
@@ -127,14 +127,102 @@ func newOutcome(tc topology.Test) Outcome {
 	return Outcome{Name: tc.Name, Vhost: tc.Vhost, Pos: tc.Pos, Expected: exp}
 }
 
-// judge compares Got with Expected and writes the failure message; where
-// says where the result comes from (e.g. " on the broker").
-func (o *Outcome) judge(where string) {
+// judge compares Got with Expected and writes the failure message, with
+// what to change in v or the test; where says where the result comes from
+// (e.g. " on the broker").
+func (o *Outcome) judge(where string, v *topology.Vhost, p prediction) {
 	if slices.Equal(o.Got, o.Expected) {
 		o.Passed = true
 		return
 	}
-	o.Message = fmt.Sprintf("expected %s, got %s%s", list(o.Expected), list(o.Got), where)
+	o.Message = fmt.Sprintf("expected %s, got %s%s; %s", list(o.Expected), list(o.Got), where, fixFor(v, o.Expected, o.Got, slices.Concat(p.refused, p.passed)))
+}
+
+// fixFor says what to change where a test's message landed in got, not
+// in expected: each queue that gets it too (the hops show through what),
+// and each that it does not reach, with the bindings that lead there, so
+// that the user can tell whether the test or the wiring is wrong. Those
+// of keptNothing the message reaches, and they keep nothing (the hops say
+// why: a limit or TTL of 0).
+func fixFor(v *topology.Vhost, expected, got, keptNothing []string) string {
+	var parts []string
+	if extra := minus(got, expected); len(extra) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s it (the hops show how): add %s to expect.queues if that is right, else change the binding or dead-letter wiring that leads there",
+			quoted(extra), pick(len(extra), "gets", "get"), pick(len(extra), "it", "them")))
+	}
+	missing := minus(expected, got)
+	if held := intersect(missing, keptNothing); len(held) > 0 {
+		missing = minus(missing, held)
+		parts = append(parts, fmt.Sprintf("%s %s it but %s nothing (the hops say why): if %s should keep it, change %s limits or message TTL; else take %s out of expect.queues",
+			quoted(held), pick(len(held), "gets", "get"), pick(len(held), "keeps", "keep"), pick(len(held), "it", "they"), pick(len(held), "its", "their"), pick(len(held), "it", "them")))
+	}
+	if len(missing) > 0 {
+		var how []string
+		for _, q := range missing {
+			how = append(how, fmt.Sprintf("%q is %s", q, boundFrom(v, q)))
+		}
+		parts = append(parts, fmt.Sprintf("it does not reach %s (%s): if it should, bind %s to an exchange the message passes, with a key or headers it matches; else take %s out of expect.queues, or fix the test's publish",
+			quoted(missing), strings.Join(how, "; "), pick(len(missing), "it", "them"), pick(len(missing), "it", "them")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// boundFrom names the bindings that lead to queue q of v.
+func boundFrom(v *topology.Vhost, q string) string {
+	var from []string
+	for _, b := range v.Bindings {
+		if b.DestinationType == topology.DestExchange || b.Destination != q {
+			continue
+		}
+		switch {
+		case len(b.Arguments) > 0 && v.ExchangeType(b.Source) == "headers":
+			from = append(from, fmt.Sprintf("%s %s", b.Source, b.Arguments.Canonical()))
+		case v.ExchangeType(b.Source) == "fanout":
+			from = append(from, b.Source)
+		default:
+			from = append(from, fmt.Sprintf("%s [%s]", b.Source, b.RoutingKey))
+		}
+	}
+	if len(from) == 0 {
+		return fmt.Sprintf("bound to no exchange: only the default exchange reaches it, with the key %q", q)
+	}
+	slices.Sort(from)
+	return "bound from " + strings.Join(slices.Compact(from), ", ")
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func quoted(qs []string) string {
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = fmt.Sprintf("%q", q)
+	}
+	return strings.Join(out, ", ")
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // judgeUnsure judges a prediction of which only Got is certain: the

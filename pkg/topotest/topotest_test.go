@@ -95,13 +95,13 @@ func TestSimulate(t *testing.T) {
 			true, []string{"audit", "shipping"}, "", []string{"orders [order.#] -> audit", "orders [order.created] -> shipping"}},
 		{"publish reaches one queue more than expected",
 			"tests: [{publish: {exchange: orders, routing_key: order.created}, expect: {queues: [shipping]}}]",
-			false, []string{"audit", "shipping"}, "expected [shipping], got [audit shipping]", nil},
+			false, []string{"audit", "shipping"}, `expected [shipping], got [audit shipping]; "audit" gets it (the hops show how): add it to expect.queues if that is right, else change the binding or dead-letter wiring that leads there`, nil},
 		{"unroutable publish expected nowhere",
 			"tests: [{publish: {exchange: orders, routing_key: invoice.sent}, expect: {queues: []}}]",
 			true, []string{}, "", nil},
 		{"unroutable publish explains why",
 			"tests: [{publish: {exchange: orders, routing_key: invoice.sent}, expect: {queues: [audit]}}]",
-			false, []string{}, "expected [audit], got []",
+			false, []string{}, `expected [audit], got []; it does not reach "audit" ("audit" is bound from orders [order.#]): if it should, bind it to an exchange the message passes, with a key or headers it matches; else take it out of expect.queues, or fix the test's publish`,
 			[]string{`no binding of exchange "orders" matches routing key "invoice.sent" and it has no alternate exchange`}},
 		{"reject lands in the DLQ",
 			"tests: [{publish: {exchange: orders, routing_key: order.created}, reject: shipping, expect: {queues: [shipping.dlq]}}]",
@@ -109,7 +109,7 @@ func TestSimulate(t *testing.T) {
 			[]string{"orders [order.#] -> audit", "orders [order.created] -> shipping", "shipping rejected: orders.dlx [shipping] -> shipping.dlq"}},
 		{"reject from a queue without dead-letter exchange drops it",
 			"tests: [{publish: {exchange: orders, routing_key: order.paid}, reject: audit, expect: {queues: [shipping.dlq]}}]",
-			false, []string{}, "expected [shipping.dlq], got []",
+			false, []string{}, `expected [shipping.dlq], got []; it does not reach "shipping.dlq" ("shipping.dlq" is bound from orders.dlx [shipping])`,
 			[]string{"orders [order.#] -> audit", `audit rejected: dropped (queue "audit" has no dead-letter exchange)`}},
 		{"reject where the message never arrives",
 			"tests: [{publish: {exchange: orders, routing_key: order.paid}, reject: shipping, expect: {queues: [shipping.dlq]}}]",
@@ -130,7 +130,7 @@ func TestSimulate(t *testing.T) {
 			[]string{"(default exchange) [shipping.retry.10s] -> shipping.retry.10s", "shipping.retry.10s expired: (default exchange) [shipping] -> shipping"}},
 		{"retry expected elsewhere",
 			"tests: [{retry: {queue: shipping, delay: 10s}, expect: {queues: [shipping.dlq]}}]",
-			false, []string{"shipping"}, "expected [shipping.dlq], got [shipping]", nil},
+			false, []string{"shipping"}, `expected [shipping.dlq], got [shipping]; "shipping" gets it (the hops show how): add it to expect.queues if that is right, else change the binding or dead-letter wiring that leads there; it does not reach "shipping.dlq" ("shipping.dlq" is bound from orders.dlx [shipping])`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,7 +189,7 @@ func TestWriteJSON(t *testing.T) {
 	}
 	bad := doc.Tests[1]
 	if bad.Name != "bad" || bad.Passed || bad.Expected == nil || len(bad.Expected) != 0 ||
-		!cmp.Equal(bad.Got, []string{"audit"}) || bad.Message != "expected [], got [audit]" || bad.Pos.File != "t.yaml" || bad.Pos.Line != 17 {
+		!cmp.Equal(bad.Got, []string{"audit"}) || !strings.HasPrefix(bad.Message, `expected [], got [audit]; "audit" gets it`) || bad.Pos.File != "t.yaml" || bad.Pos.Line != 17 {
 		t.Errorf("failed test: %+v", bad)
 	}
 }
