@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -171,8 +172,12 @@ func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name,
 	if err == nil {
 		return left, nil
 	}
+	// The broker's and the plan's words name the objects in the
+	// throwaway vhost, which the user never wrote and which is gone by the
+	// time they read them: they name the file's vhost instead.
+	own := strings.NewReplacer("vhost "+strconv.Quote(name), "vhost "+strconv.Quote(src.Name))
 	if out == nil || out.Result == nil {
-		return nil, fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %w", src.Name, name, err)
+		return nil, &applyError{msg: fmt.Sprintf("applying vhost %q into the throwaway vhost %q failed: %s", src.Name, name, own.Replace(err.Error())), err: err}
 	}
 	res := out.Result
 	var why []string
@@ -188,8 +193,19 @@ func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name,
 	if len(why) == 0 {
 		why = append(why, err.Error())
 	}
-	return nil, fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %s", src.Name, name, strings.Join(why, "; "))
+	return nil, fmt.Errorf("applying vhost %q into the throwaway vhost %q failed: %s", src.Name, name, own.Replace(strings.Join(why, "; ")))
 }
+
+// applyError is a failed apply of a throwaway vhost, said in the file's
+// words; it wraps the engine's error (a cancelled run stays
+// context.Canceled).
+type applyError struct {
+	msg string
+	err error
+}
+
+func (e *applyError) Error() string { return e.msg }
+func (e *applyError) Unwrap() error { return e.err }
 
 // trialVhost is a copy of src as a throwaway vhost holds it for the tests:
 // without the objects that act beyond it (kind.Spec.ReachesOut), which

@@ -506,3 +506,35 @@ tests:
 		}
 	}
 }
+
+// TestLiveRefusalNamesTheFilesVhost: when the broker (or the plan) refuses
+// an object of the copy, the error names the object in the file's vhost,
+// where the user wrote it, not in the throwaway vhost, which is gone by
+// then; no vhost is left behind. No broker here offers x-consistent-hash.
+func TestLiveRefusalNamesTheFilesVhost(t *testing.T) {
+	t.Parallel()
+	c, amqpURL := liveBroker(t)
+	top := loadSrc(t, `version: 1
+vhosts:
+  shop:
+    exchanges:
+      spread: { type: x-consistent-hash }
+    queues:
+      one: { bindings: [{ exchange: spread, routing_key: "1" }] }
+tests:
+  - { name: spread, publish: { exchange: spread, routing_key: k }, expect: { queues: [one] } }
+`)
+	var log logBuffer
+	_, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: &log})
+	if err == nil {
+		t.Fatal("the broker took an x-consistent-hash exchange; this test needs one that does not")
+	}
+	m := throwaway.FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("the error does not name the throwaway vhost: %v", err)
+	}
+	assertDeleted(t, c, []string{m[1]})
+	if !strings.Contains(err.Error(), `exchange "spread" in vhost "shop"`) || strings.Contains(err.Error(), `in vhost "`+m[1]+`"`) {
+		t.Errorf("the error names the exchange in the throwaway vhost, not in vhost \"shop\": %v", err)
+	}
+}
