@@ -119,6 +119,10 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 		// A fresh context: the vhost goes also after Ctrl-C.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
+		if ctx.Err() != nil {
+			// A second Ctrl-C ends the process at once (cmd/mqctl).
+			fmt.Fprintf(o.Log, "interrupted: deleting the throwaway vhost %q (another Ctrl-C would leave it behind: rabbitmqctl delete_vhost %s deletes it)\n", name, name)
+		}
 		derr := c.DeleteVhost(dctx, name)
 		switch {
 		case derr == nil:

@@ -214,6 +214,12 @@ func TestLiveCancelledDeletesVhost(t *testing.T) {
 	if !strings.Contains(log.String(), "deleted the throwaway vhost") {
 		t.Errorf("log:\n%s", log.String())
 	}
+	// While it deletes the vhost, the user is told that another Ctrl-C
+	// (which ends the process at once) would leave it behind, and how to
+	// delete it then.
+	if !strings.Contains(log.String(), "interrupted: deleting the throwaway vhost") || !strings.Contains(log.String(), "rabbitmqctl delete_vhost mqctl-test-") {
+		t.Errorf("the log does not say that the vhost is being deleted:\n%s", log.String())
+	}
 }
 
 // TestLiveBadAMQPURL: an AMQP URL that reaches no broker is an error
