@@ -47,7 +47,7 @@ delay}), and names exactly the queues it must then land in:
 Without --live the routing simulator answers, offline. With --live, mqctl
 creates a throwaway vhost (mqctl-test-<random>) on the broker, applies the
 file's vhost into it (but its shovels, federation upstreams and upstream
-sets, which would move real messages beyond it), publishes real probe messages (mandatory, confirmed),
+sets, which would move real messages beyond it, and its limits), publishes real probe messages (mandatory, confirmed),
 reads every queue to see where they land, and deletes the vhost afterwards,
 also when a test fails. Expiry is not waited for: an expire or retry test
 publishes its probe with a per-message expiration of 0, so the queue expires

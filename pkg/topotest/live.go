@@ -138,7 +138,7 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 	}
 	fmt.Fprintf(o.Log, "applied vhost %q into the throwaway vhost %q (%d queues); running %d %s\n", src.Name, name, len(src.Queues), len(tests), plural("test", len(tests)))
 	if len(left) > 0 {
-		fmt.Fprintf(o.Log, "left out of the throwaway vhost %q: %s (they would move or copy real messages beyond it; the tests do not follow them)\n", name, strings.Join(left, ", "))
+		fmt.Fprintf(o.Log, "left out of the throwaway vhost %q: %s\n", name, strings.Join(left, "; "))
 	}
 
 	p, err := newProber(ctx, c, src, name, o)
@@ -211,20 +211,33 @@ type applyError struct {
 func (e *applyError) Error() string { return e.msg }
 func (e *applyError) Unwrap() error { return e.err }
 
-// trialVhost is a copy of src as a throwaway vhost holds it for the tests:
-// without the objects that act beyond it (kind.Spec.ReachesOut), which
-// left names.
+// trialVhost is a copy of src as a throwaway vhost holds it for the tests,
+// and left says what it leaves out, and why: the objects that act beyond
+// the vhost (kind.Spec.ReachesOut), and its limits, which bound
+// connections and queues, not where a message goes: the copy would be
+// refused for a limit that leaves no room for the apply's lock queue or
+// the run's connection, where an offline run answers.
 func trialVhost(src *topology.Vhost) (v *topology.Vhost, left []string) {
 	cp := *src
 	cp.Items = nil
+	var out, limits []string
 	for _, spec := range kind.All() {
 		for _, n := range src.Items.Names(spec.Kind) {
-			if spec.ReachesOut {
-				left = append(left, fmt.Sprintf("%s %q", spec.Label, n))
-				continue
+			switch {
+			case spec.ReachesOut:
+				out = append(out, fmt.Sprintf("%s %q", spec.Label, n))
+			case spec.Kind == kind.VhostLimits:
+				limits = append(limits, spec.Label)
+			default:
+				cp.Items.Put(src.Items.Get(spec.Kind, n))
 			}
-			cp.Items.Put(src.Items.Get(spec.Kind, n))
 		}
+	}
+	if len(out) > 0 {
+		left = append(left, strings.Join(out, ", ")+" (they would move or copy real messages beyond it; the tests do not follow them)")
+	}
+	if len(limits) > 0 {
+		left = append(left, "its vhost limits (they bound connections and queues, not where messages go)")
 	}
 	return &cp, left
 }

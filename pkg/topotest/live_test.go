@@ -544,3 +544,37 @@ tests:
 		t.Errorf("the error names the exchange in the throwaway vhost, not in vhost \"shop\": %v", err)
 	}
 }
+
+// TestLiveLeavesOutVhostLimits: the vhost's limits bound connections and
+// queues, not where a message goes, and the copy leaves them out: a limit
+// that leaves no room for the apply's lock queue (max-queues as many as
+// the file's queues) or the run's connection (max-connections: 0) refused
+// the whole run before, where the offline run passes.
+func TestLiveLeavesOutVhostLimits(t *testing.T) {
+	t.Parallel()
+	c, amqpURL := liveBroker(t)
+	for _, limits := range []string{"{ max-queues: 1 }", "{ max-connections: 0 }"} {
+		top := loadSrc(t, `version: 1
+vhosts:
+  tight:
+    limits: `+limits+`
+    queues:
+      jobs: {}
+tests:
+  - { name: jobs, publish: { exchange: "", routing_key: jobs }, expect: { queues: [jobs] } }
+`)
+		var log logBuffer
+		r, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: &log})
+		if err != nil {
+			t.Errorf("limits %s: %v", limits, err)
+			continue
+		}
+		assertDeleted(t, c, throwawayVhosts(t, log.String()))
+		if !r.OK() || r.Passed != 1 {
+			t.Errorf("limits %s: %+v", limits, r.Tests)
+		}
+		if !strings.Contains(log.String(), "left out of the throwaway vhost") || !strings.Contains(log.String(), "its vhost limits") {
+			t.Errorf("limits %s: the log does not say the limits were left out:\n%s", limits, log.String())
+		}
+	}
+}
