@@ -362,12 +362,12 @@ func (d *decoder) enum(n *node, what string, allowed ...string) (string, bool) {
 // args reads an argument table (null is none). Values keep their YAML
 // types, normalised as topology.Normalize does. at maps each key to the
 // node of its value, for error positions.
-func (d *decoder) args(n *node, what string) (topology.Args, map[string]*node, bool) {
+func (d *decoder) args(n *node, what, example string) (topology.Args, map[string]*node, bool) {
 	if n.isNull() {
 		return nil, nil, true
 	}
 	if n.kind != mapNode {
-		d.errs.addf(n.pos, "write a mapping such as {x-max-length: 1000}", "%s: expected a mapping, got %s", what, describe(n))
+		d.errs.addf(n.pos, "write a mapping such as "+example, "%s: expected a mapping, got %s", what, describe(n))
 		return nil, nil, false
 	}
 	out := topology.Args{}

@@ -407,7 +407,7 @@ func (d *decoder) table(n *node, fw string) (any, bool) {
 		d.errs.addf(n.pos, "write a mapping such as {x-queue-type: quorum}", "%s: expected a mapping, got %s", fw, describe(n))
 		return nil, false
 	}
-	args, _, ok := d.args(n, fw)
+	args, _, ok := d.args(n, fw, "{x-queue-type: quorum}")
 	if args == nil {
 		args = topology.Args{}
 	}

@@ -174,7 +174,7 @@ func (d *decoder) exchangeAs(key, body *node, what string) *topology.Exchange {
 	for _, fl := range topology.ExchangeFlags {
 		d.boolField(f, fl.Key, what, fl.Of(x))
 	}
-	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
+	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"), "{alternate-exchange: orders.unrouted}")
 	var typed []typedArg
 	if n := f.value("alternate_exchange"); n != nil {
 		if s, ok := d.name(n, label(what, "alternate_exchange"), "name the exchange that receives unroutable messages, or remove the field"); ok {
@@ -251,7 +251,7 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	for _, fl := range topology.QueueFlags {
 		d.boolField(f, fl.Key, what, fl.Of(q))
 	}
-	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"))
+	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"), "{x-max-length: 1000}")
 	typ, args := d.queueType(f, what, args, at)
 	switch {
 	case typ != "":
@@ -821,7 +821,7 @@ func (d *decoder) queueBindings(n *node, queue, what string) []*topology.Binding
 		if !ok {
 			continue
 		}
-		args, _, _ := d.args(f.value("arguments"), iw+".arguments")
+		args, _, _ := d.args(f.value("arguments"), iw+".arguments", bindingArgsExample)
 		type keyAt struct {
 			key string
 			pos topology.Pos
@@ -891,7 +891,7 @@ func (d *decoder) binding(n *node, what string) *topology.Binding {
 			b.RoutingKey = s
 		}
 	}
-	args, _, _ := d.args(f.value("arguments"), what+".arguments")
+	args, _, _ := d.args(f.value("arguments"), what+".arguments", bindingArgsExample)
 	b.Arguments = args.Normalized()
 	if !ok1 || !ok2 {
 		return nil
@@ -934,7 +934,7 @@ func (d *decoder) policy(key, body *node, kind string) *topology.Policy {
 	}
 	if d.require(f, body, what, "definition", "definition: {max-length: 100000}") {
 		def := f.value("definition")
-		args, _, ok := d.args(def, label(what, "definition"))
+		args, _, ok := d.args(def, label(what, "definition"), "{max-length: 100000}")
 		switch {
 		case !ok:
 		case len(args) == 0:
@@ -955,3 +955,7 @@ func policySettingKeys() []string {
 	}
 	return out
 }
+
+// bindingArgsExample is a binding's arguments as a headers exchange reads
+// them.
+const bindingArgsExample = "{x-match: all, format: pdf}"

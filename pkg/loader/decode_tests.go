@@ -206,13 +206,19 @@ func (d *decoder) testPublish(n *node, what string, v *topology.Vhost) (topology
 		}
 	}
 	if h := f.value("headers"); h != nil {
-		args, _, hok := d.args(h, label(what, "publish.headers"))
+		args, _, hok := d.args(h, label(what, "publish.headers"), "{region: eu, format: pdf}")
 		ok = ok && hok
 		// RabbitMQ refuses a publish whose CC or BCC is not an array,
 		// closing the channel: a live run could not go on.
 		for _, k := range []string{"CC", "BCC"} {
-			if err := route.HeadersRefused(map[string]any{k: args[k]}); args[k] != nil && err != nil {
-				d.errs.addf(h.get(k).pos, fmt.Sprintf("%s: [%v]", k, args[k]), "%s: %v", label(what, "publish.headers"), err)
+			v, has := args[k]
+			if err := route.HeadersRefused(map[string]any{k: v}); has && err != nil {
+				fix := k + ": [ROUTING_KEY, …]"
+				switch v.(type) {
+				case string, int64, float64, bool:
+					fix = fmt.Sprintf("%s: [%v]", k, v)
+				}
+				d.errs.addf(h.get(k).pos, fix, "%s: %v", label(what, "publish.headers"), err)
 				ok = false
 			}
 		}

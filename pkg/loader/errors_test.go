@@ -65,6 +65,11 @@ func TestErrors(t *testing.T) {
 		{"integer out of range", vhostFile("queues:\n  a: {max_priority: 300}"), nil, `t.yaml:5:25: queue "a": max_priority: 300 is out of range (expected an integer from 0 to 255)`},
 		{"string written as a number", vhostFile("queues:\n  a: {bindings: [{exchange: x, routing_key: 404}]}"), nil, `t.yaml:5:49: queue "a": bindings[0].routing_key: expected a string, got integer 404 (quote it to use it as text: "404")`},
 		{"mapping expected", vhostFile("queues:\n  a: [1]"), nil, `t.yaml:5:10: queue "a": expected a mapping, got a list (fields: type, durable, auto_delete, arguments, limits, max_priority, single_active_consumer, delivery_limit, dead_letter, retry, bindings, alert)`},
+		// Arguments that are no mapping: the example is of the right kind.
+		{"queue arguments as a list", vhostFile("queues:\n  a: {arguments: [1]}"), nil, `t.yaml:5:22: queue "a": arguments: expected a mapping, got a list (write a mapping such as {x-max-length: 1000})`},
+		{"exchange arguments as a list", vhostFile("exchanges:\n  x: {type: topic, arguments: [1]}"), nil, `t.yaml:5:35: exchange "x": arguments: expected a mapping, got a list (write a mapping such as {alternate-exchange: orders.unrouted})`},
+		{"binding arguments as a list", vhostFile("exchanges:\n  x: {type: headers}\nqueues:\n  a: {bindings: [{exchange: x, arguments: [1]}]}"), nil, `t.yaml:7:47: queue "a": bindings[0].arguments: expected a mapping, got a list (write a mapping such as {x-match: all, format: pdf})`},
+		{"policy definition as a list", vhostFile("policies:\n  p: {pattern: a, definition: [1]}"), nil, `t.yaml:5:35: policy "p": definition: expected a mapping, got a list (write a mapping such as {max-length: 100000})`},
 		{"list expected", vhostFile("queues:\n  a: {bindings: {exchange: x}}"), nil, `t.yaml:5:21: queue "a": bindings: expected a list, got a mapping (write a list such as [{exchange: orders, routing_key: order.created}])`},
 		{"queues as a list", vhostFile("queues: [a, b]"), nil, `t.yaml:4:13: vhost "/": queues: expected a mapping of names, got a list (write a mapping from each queue name to its settings)`},
 		{"bad duration", vhostFile("queues:\n  a: {limits: {message_ttl: 10 sec}}"), nil, `t.yaml:5:33: queue "a": limits.message_ttl: invalid duration "10 sec" (write a duration such as 250ms, 10s, 1m, 2h, 7d, or an integer of milliseconds)`},
