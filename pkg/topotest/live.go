@@ -159,12 +159,12 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 
 // applyCopy creates vhost name holding everything src declares, through
 // the engine, as mqctl apply would (its AMQP connections to amqpURL), but
-// the objects that act beyond the vhost (kind.Spec.ReachesOut: shovels,
-// federation upstreams and sets), which it names in left: a shovel copied
-// there would move the real messages of the queues its URIs name, on this
-// broker or another, and a federation link would take messages from the
-// upstream. Without them the copy routes as src does: a policy that names
-// an upstream still applies, and starts no link.
+// what trialVhost leaves out, which left names: the objects that act
+// beyond the vhost (kind.Spec.ReachesOut: a shovel copied there would move
+// the real messages of the queues its URIs name, on this broker or
+// another, and a federation link would take messages from the upstream)
+// and the vhost's limits. Without them the copy routes as src does: a
+// policy that names an upstream still applies, and starts no link.
 func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name, amqpURL string) (left []string, err error) {
 	v, left := trialVhost(src)
 	v.Name = name
