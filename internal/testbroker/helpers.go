@@ -149,3 +149,18 @@ func (b *Broker) RestartQuorumQueueAnew(t testing.TB, vhost, q string) {
 		t.Fatalf("start anew the Raft server of quorum queue %q in vhost %q: %v", q, vhost, err)
 	}
 }
+
+// DeclareCutQuorumQueue declares quorum queue q of vhost and deletes its
+// Raft server in one rabbitmqctl eval, well before the server's first tick
+// (5 s): a queue with no Raft server nor log that never reported
+// statistics, as a declaration cut off between the queue's record and its
+// servers' start leaves it (an apply killed mid-way).
+func (b *Broker) DeclareCutQuorumQueue(t testing.TB, vhost, q string) {
+	t.Helper()
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	expr := fmt.Sprintf(`QN=rabbit_misc:r(<<"%s"/utf8>>,queue,<<"%s"/utf8>>), {new,_}=rabbit_amqqueue:declare(QN,true,false,[{<<"x-queue-type">>,longstr,<<"quorum">>}],none,<<"mqctl-test">>), {ok,Q}=rabbit_amqqueue:lookup(QN), ra:force_delete_server(quorum_queues, amqqueue:get_pid(Q)).`,
+		esc.Replace(vhost), esc.Replace(q))
+	if err := b.Ctl("eval", expr); err != nil {
+		t.Fatalf("declare quorum queue %q in vhost %q without its Raft server: %v", q, vhost, err)
+	}
+}

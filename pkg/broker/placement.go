@@ -49,6 +49,11 @@ type Placement struct {
 	Leader  string
 	Members []string
 	Online  []string
+	// NoServer are the members of a quorum queue whose node runs but
+	// where no Raft server of the queue is registered, where the version
+	// tells (rmqversion ListsServersOnline: 3.10); they are in Online,
+	// which is about nodes. Nil elsewhere.
+	NoServer []string
 	// Stats is the queue's depth and consumers where the listing carried
 	// them (QueuePlacements before 4.0, which lists with statistics
 	// anyway); nil otherwise.
@@ -181,7 +186,66 @@ func (c *Client) QueuePlacement(ctx context.Context, vhost, name string) (Placem
 		op:    fmt.Sprintf("read where queue %q in vhost %q lives", name, vhost), vhost: vhost}, &q); err != nil {
 		return Placement{}, err
 	}
-	return q.placement(), nil
+	up, err := c.nodesUp(ctx)
+	if err != nil {
+		return Placement{}, err
+	}
+	p := q.placement()
+	p.Online, p.NoServer = membersUp(p.Type, p.Members, p.Online, up)
+	return p, nil
+}
+
+// nodesUp reads which nodes of the cluster run (GET /api/nodes), where a
+// listing's "online" of a quorum queue are the members with a Raft server
+// rather than those whose node runs (rmqversion ListsServersOnline, 3.10);
+// nil on the other versions, and where the user may not read the nodes
+// (the monitoring tag): the listings' "online" then stand as listed.
+func (c *Client) nodesUp(ctx context.Context) (map[string]bool, error) {
+	if !c.RabbitMQVersion().ListsServersOnline() {
+		return nil, nil
+	}
+	var nodes []struct {
+		Name    string `json:"name"`
+		Running bool   `json:"running"`
+	}
+	err := c.do(ctx, &request{method: http.MethodGet, path: "nodes", query: url.Values{"columns": {"name,running"}},
+		op: "read which nodes of the cluster run"}, &nodes)
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	up := map[string]bool{}
+	for _, n := range nodes {
+		if n.Running {
+			up[n.Name] = true
+		}
+	}
+	return up, nil
+}
+
+// membersUp reads the members of a quorum queue of type typ that a 3.10
+// listing gives online (listed: those with a Raft server) against the
+// nodes that run (up, from nodesUp): online are the members whose node
+// runs, as from 4.0, and noServer those of them the listing leaves out,
+// where no Raft server of the queue runs. With up nil (another version,
+// or the nodes unread), or another type, online is listed.
+func membersUp(typ string, members, listed []string, up map[string]bool) (online, noServer []string) {
+	if up == nil || typ != topology.QueueQuorum {
+		return listed, nil
+	}
+	for _, m := range members {
+		if !up[m] {
+			continue
+		}
+		online = append(online, m)
+		if !slices.Contains(listed, m) {
+			noServer = append(noServer, m)
+		}
+	}
+	return online, noServer
 }
 
 // FindQueuePlacement is QueuePlacement with found false for a queue the
@@ -257,9 +321,14 @@ func (c *Client) listPlacements(ctx context.Context, vhost string, withStats, de
 		op:    fmt.Sprintf("list the queues of vhost %q and their nodes", vhost), vhost: vhost}, listOf[placementJSON]{&list}); err != nil {
 		return nil, err
 	}
+	up, err := c.nodesUp(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[string]Placement, len(list))
 	for _, q := range list {
 		p := q.placement()
+		p.Online, p.NoServer = membersUp(p.Type, p.Members, p.Online, up)
 		st := queueStats(queueJSON{Name: q.Name, Messages: q.Messages, Consumers: q.Consumers})
 		switch {
 		case withStats:

@@ -130,9 +130,11 @@ type Stopped struct {
 // for their types and, on 3.10, their leaders): on 4.1+ the vhost's
 // leader health check, then the Raft status of each queue it names; on
 // 4.0 the Raft status of each quorum queue; on 3.10, the listing's leader
-// (null when no server runs where the record says the leader is). A queue
-// with a member on a node that is down is left to the caller (it is
-// without a majority, or has a member down, as the listing says).
+// (null when no server runs where the record says the leader is) and its
+// members with a server (stoppedByListing). A queue with a member on a
+// node that is down is left to the caller (it is without a majority, or
+// has a member down, as the listing says; rows' Online are the members
+// whose node runs on every version, ListQueueActivity).
 func (c *Client) StoppedQuorumQueues(ctx context.Context, vhost string, rows []QueueActivity, names []string) (map[string]Stopped, error) {
 	want := map[string]bool{}
 	for _, n := range names {
@@ -155,8 +157,8 @@ func (c *Client) StoppedQuorumQueues(ctx context.Context, vhost string, rows []Q
 	if !v.QuorumStatusEndpoint() {
 		if v.ListsLiveLeader() {
 			for _, n := range cands {
-				if byName[n].NoLeader {
-					out[n] = Stopped{Log: LogUnknown, How: "the broker lists no leader for it: no Raft server runs on the node its record names as leader"}
+				if s, ok := stoppedByListing(byName[n]); ok {
+					out[n] = s
 				}
 			}
 		}
@@ -192,6 +194,29 @@ func (c *Client) StoppedQuorumQueues(ctx context.Context, vhost string, rows []Q
 		return nil, errs[0]
 	}
 	return out, nil
+}
+
+// stoppedByListing tells from its listing row whether no Raft server
+// runs for quorum queue r, on a version without the status endpoint
+// (3.10.8), whose listing names a leader only where its server runs
+// (rmqversion ListsLiveLeader) and gives the members with a server online
+// (ListsServersOnline: r.NoServer are the others whose node runs). Every
+// member's node runs (the caller's candidates). Its log, the listing does
+// not tell: a queue that never reported statistics never had a server
+// tick, and holds nothing (as 4.0's answer tells, stoppedByStatus).
+func stoppedByListing(r QueueActivity) (Stopped, bool) {
+	none := len(r.Members) > 0 && len(r.NoServer) == len(r.Members)
+	if !r.NoLeader && !none {
+		return Stopped{}, false
+	}
+	how := "the broker lists no leader for it: no Raft server runs on the node its record names as leader"
+	if none {
+		how = "the broker lists none of its members online, though their nodes run: none has a Raft server"
+	}
+	if !r.Known {
+		return Stopped{Log: LogNone, How: how + ", and it never reported statistics"}, true
+	}
+	return Stopped{Log: LogUnknown, How: how}, true
 }
 
 // stoppedByStatus reads the Raft status of quorum queue name and tells

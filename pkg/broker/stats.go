@@ -43,6 +43,10 @@ type QueueActivity struct {
 	Node    string
 	Members []string
 	Online  []string
+	// NoServer are the members of a quorum queue whose node runs but
+	// where no Raft server of the queue is registered, as for Placement
+	// (3.10 only).
+	NoServer []string
 	// NoLeader is true when the listing gives a quorum queue's leader as
 	// null: RabbitMQ 3.10 does when no Raft server runs on the node its
 	// record names as leader (rmqversion ListsLiveLeader).
@@ -123,13 +127,18 @@ func (c *Client) ListQueueActivity(ctx context.Context, vhost string) ([]QueueAc
 		op:    fmt.Sprintf("list queues of vhost %q", vhost), vhost: vhost}, listOf[activityJSON]{&list}); err != nil {
 		return nil, err
 	}
+	up, err := c.nodesUp(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]QueueActivity, len(list))
 	for i, q := range list {
 		a := QueueActivity{
 			Name: q.Name, Type: q.Type, State: q.State, Known: q.Messages != nil, Delayed: q.Delayed, DeadLettering: q.Dlx,
 			PublishRate: q.MessageStats.Publish.Rate, DeliverRate: q.MessageStats.DeliverGet.Rate,
-			Node: q.Node, Members: q.Members, Online: q.Online, NoLeader: string(q.Leader) == "null",
+			Node: q.Node, Members: q.Members, NoLeader: string(q.Leader) == "null",
 		}
+		a.Online, a.NoServer = membersUp(q.Type, q.Members, q.Online, up)
 		for _, f := range []struct {
 			dst *int64
 			src *int64

@@ -29,3 +29,14 @@ func (v Version) LeaderHealthCheck() bool { return v.AtLeast(4, 1) }
 // (rabbit_quorum_queue:leader/1 checks the process at v3.10.8); 4.0.5 and
 // 4.3.6 list the node of the record whether or not a server runs there.
 func (v Version) ListsLiveLeader() bool { return !v.AtLeast(4, 0) }
+
+// ListsServersOnline: a queue listing's "online" of a quorum queue are the
+// members where a Raft server of the queue is registered, not the members
+// whose node runs (rabbit_quorum_queue:online/1 at v3.10.8 asks each
+// member's node for the server's registered name; from 4.0 format/2 lists
+// the members whose node runs). A quorum queue with no Raft server on a
+// node that runs (its declaration cut off, its server stopped for good) is
+// listed by 3.10.8 with that member offline, as if its node were down. The
+// listing's own statistics repeat the key with what the queue's last tick
+// saw (3.10.8 answers "online" twice then).
+func (v Version) ListsServersOnline() bool { return !v.AtLeast(4, 0) }
