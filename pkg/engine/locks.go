@@ -76,6 +76,9 @@ func (l *locks) inspect(_ context.Context, vhost, queue, queueType string) (lock
 	if queueType == topology.QueueStream {
 		return lk.InspectStream(queue, lock.StreamWait)
 	}
+	if queueType == topology.QueueQuorum {
+		return lk.InspectQuorum(queue)
+	}
 	return lk.Inspect(queue)
 }
 

@@ -492,6 +492,9 @@ func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lo
 		return lock.QueueState{}, pk.err
 	}
 	conn := pk.conn
+	if queueType == topology.QueueQuorum {
+		return conn.InspectQuorum(queue)
+	}
 	return conn.Inspect(queue)
 }
 

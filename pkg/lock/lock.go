@@ -483,11 +483,87 @@ type QueueState struct {
 // declare on the lock's connection (the lock's vhost). Concurrent calls
 // run at once, each on its own channel.
 func (l *Lock) Inspect(queue string) (QueueState, error) {
+	st, _, err := l.inspect(queue)
+	return st, err
+}
+
+// QuorumStatTimeout is how long a quorum queue's passive declare waits for
+// its leader's count: past it the broker answers 0 messages and 0
+// consumers, whatever the queue holds (rabbit_quorum_queue:stat/1, a
+// timeout of 250 ms whose {timeout, _}, like any error, becomes {ok, 0, 0}
+// at v3.10.8, v4.0.5 and v4.3.5).
+const QuorumStatTimeout = 250 * time.Millisecond
+
+// quorumTries is how many passive declares InspectQuorum makes before it
+// gives up on a leader that does not answer in time.
+const quorumTries = 3
+
+// ErrUncounted is InspectQuorum's error for a quorum queue whose leader
+// did not answer its count in time: its "0 messages" is the broker's
+// stand-in, not a count.
+var ErrUncounted = errors.New("not counted")
+
+// InspectQuorum is Inspect for a quorum queue, whose passive declare
+// answers 0 messages and 0 consumers when its leader does not answer
+// within QuorumStatTimeout (a leader busy, suspended or stalled on its
+// disk): such an answer is no count, and read as one it let a plan show
+// nothing at stake and an apply delete a queue that held messages. An
+// answer of 0 and 0 that took the broker QuorumStatTimeout or more (the
+// declare's time less a round trip on the channel, with some slack for
+// the network's jitter) is asked again, a few times; when every answer was
+// so, the error wraps ErrUncounted. An answer with a message or a consumer
+// is the leader's own.
+func (l *Lock) InspectQuorum(queue string) (QueueState, error) {
+	for try := 1; ; try++ {
+		st, took, err := l.inspect(queue)
+		if err != nil || !st.Exists || st.Ready > 0 || st.Consumers > 0 || took < QuorumStatTimeout-quorumSlack {
+			return st, err
+		}
+		rtt, err := l.roundTrip()
+		if err != nil {
+			return QueueState{}, err
+		}
+		if took-rtt < QuorumStatTimeout-quorumSlack {
+			return st, nil // the network's time, not the leader's
+		}
+		if try == quorumTries {
+			return QueueState{}, fmt.Errorf("the leader of quorum queue %q in vhost %q did not answer within %v, %d times (a passive declare took %v): RabbitMQ then answers 0 messages whatever the queue holds, so its messages are %w (check its leader: rabbitmq-queues quorum_status --vhost %s %s; run again once it answers)",
+				queue, l.Vhost, QuorumStatTimeout, quorumTries, took.Round(time.Millisecond), ErrUncounted, broker.ShellQuote(l.Vhost), broker.ShellQuote(queue))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// quorumSlack is what InspectQuorum allows the network's jitter between
+// the round trip it measures and the declare's.
+const quorumSlack = 100 * time.Millisecond
+
+// roundTrip measures a round trip to the broker on a channel of the
+// lock's connection (basic.qos, which the channel answers itself).
+func (l *Lock) roundTrip() (time.Duration, error) {
 	ch, err := l.channel()
 	if err != nil {
-		return QueueState{}, err
+		return 0, err
 	}
+	start := time.Now()
+	if err := ch.Qos(0, 0, false); err != nil {
+		_ = ch.Close()
+		return 0, fmt.Errorf("AMQP round trip in vhost %q: %w", l.Vhost, err)
+	}
+	took := time.Since(start)
+	l.idleChannel(ch)
+	return took, nil
+}
+
+// inspect is Inspect, with the time the passive declare took.
+func (l *Lock) inspect(queue string) (QueueState, time.Duration, error) {
+	ch, err := l.channel()
+	if err != nil {
+		return QueueState{}, 0, err
+	}
+	start := time.Now()
 	q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
+	took := time.Since(start)
 	if err != nil {
 		// A failed passive declare closes the channel (it is not kept);
 		// the connection lives.
@@ -496,19 +572,19 @@ func (l *Lock) Inspect(queue string) (QueueState, error) {
 		if errors.As(err, &ae) && ae.Code == amqp.NotFound && outOfReach(ae.Reason) {
 			// The queue exists but its node is down: its messages cannot
 			// be counted, which is not the same as none.
-			return QueueState{}, fmt.Errorf("queue %q in vhost %q exists but is %w, so its messages cannot be counted (broker: %s)", queue, l.Vhost, ErrOutOfReach, ae.Reason)
+			return QueueState{}, took, fmt.Errorf("queue %q in vhost %q exists but is %w, so its messages cannot be counted (broker: %s)", queue, l.Vhost, ErrOutOfReach, ae.Reason)
 		}
 		if errors.As(err, &ae) && ae.Code == amqp.NotFound {
-			return QueueState{}, nil
+			return QueueState{}, took, nil
 		}
 		if errors.As(err, &ae) && ae.Code == amqp.ResourceLocked {
 			// Another connection's exclusive queue: in use by definition.
-			return QueueState{Exists: true, Consumers: 1}, nil
+			return QueueState{Exists: true, Consumers: 1}, took, nil
 		}
-		return QueueState{}, fmt.Errorf("inspect queue %q in vhost %q: %w", queue, l.Vhost, err)
+		return QueueState{}, took, fmt.Errorf("inspect queue %q in vhost %q: %w", queue, l.Vhost, err)
 	}
 	l.idleChannel(ch)
-	return QueueState{Ready: int64(q.Messages), Consumers: int64(q.Consumers), Exists: true}, nil
+	return QueueState{Ready: int64(q.Messages), Consumers: int64(q.Consumers), Exists: true}, took, nil
 }
 
 // ErrOutOfReach is Inspect's error for a queue that exists on a node that

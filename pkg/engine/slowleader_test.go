@@ -1,0 +1,91 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/lock"
+)
+
+// TestSlowQuorumLeaderIsNotCounted: a quorum queue's passive declare
+// answers 0 messages when its leader does not answer within 250 ms
+// (rabbit_quorum_queue:stat/1 at v3.10.8, v4.0.5 and v4.3.5). With the
+// leader suspended (sys:suspend, through the broker's own eval; resumed at
+// the end) and a confirmed message in the queue, neither plan nor apply
+// takes that 0 as a count: the plan notes the queue's messages are not
+// counted, and an apply that replaces it is refused before anything
+// changes (lock.ErrUncounted), on every version. Before, the plan showed
+// 0 at stake wherever the statistics had not counted the message yet,
+// and an apply replaced the queue: 4.0.5 and 3.10.8 deleted it, message
+// and all; 4.3.6 refused it only 30 s later, for statistics not refreshed.
+// Once resumed, the queue still holds its message.
+func TestSlowQuorumLeaderIsNotCounted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	file := func(extra string) string {
+		return `version: 1
+vhosts:
+  ${VHOST}:
+    queues:
+      slow: { type: quorum` + extra + ` }
+`
+	}
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(file(""))}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ch := f.b.Channel(t, f.vhost)
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", "slow", false, false, amqp.Publishing{Body: []byte("kept"), DeliveryMode: amqp.Persistent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := conf.WaitContext(ctx); err != nil || !ok {
+		t.Fatalf("the message to queue slow was not confirmed: %v %v", ok, err)
+	}
+	leader := fmt.Sprintf(`{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"%s"/utf8>>,queue,<<"slow"/utf8>>)), {N,_}=amqqueue:get_pid(Q), sys:%%s(whereis(N)).`, f.vhost)
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			if err := f.b.Ctl("eval", fmt.Sprintf(leader, "resume")); err != nil {
+				t.Errorf("resume the leader of queue slow: %v", err)
+			}
+		}
+	}
+	t.Cleanup(resume)
+	if err := f.b.Ctl("eval", fmt.Sprintf(leader, "suspend")); err != nil {
+		t.Fatal(err)
+	}
+
+	f.plan(f.desired(file(", arguments: { x-max-length: 100 }")))
+	var noted bool
+	for _, n := range f.ownNotes() {
+		noted = noted || strings.Contains(n, `queue "slow"`) && strings.Contains(n, "not counted")
+	}
+	if !noted {
+		t.Errorf("RabbitMQ %s: the plan does not say the messages of queue slow are not counted; notes: %q", f.b.Version(), f.ownNotes())
+	}
+	_, err = f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(file(", arguments: { x-max-length: 100 }"))}, engine.ApplyOptions{AllowReplace: true})
+	if !errors.Is(err, lock.ErrUncounted) {
+		t.Errorf("RabbitMQ %s: apply replacing queue slow while its leader does not answer: %v; want a refusal, its messages not counted", f.b.Version(), err)
+	}
+	resume()
+	// The queue answers again once its leader has caught up with its
+	// mailbox: a basic.get waits for that.
+	d, ok, err := ch.Get("slow", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := string(d.Body); !ok || msg != "kept" {
+		t.Errorf("RabbitMQ %s: queue slow gave %q after the apply, want its message (kept)", f.b.Version(), msg)
+	}
+}
