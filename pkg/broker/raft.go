@@ -273,9 +273,7 @@ func (c *Client) stoppedByStatus(ctx context.Context, vhost, name string, known 
 // queue: it declares nothing for a queue the broker has.
 func (s Stopped) Advice(vhost, name string, messages *int64) string {
 	del := fmt.Sprintf("rabbitmqctl delete_queue --vhost %s %s", ShellQuote(vhost), ShellQuote(name))
-	restart := "rabbitmqctl eval " + ShellQuote(fmt.Sprintf(
-		"{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(%s,queue,%s)), [rabbit_quorum_queue:restart_server({element(1,amqqueue:get_pid(Q)),Node}) || Node <- rabbit_amqqueue:get_quorum_nodes(Q)].",
-		erlangBinary(vhost), erlangBinary(name)))
+	restart := RestartServersCommand(vhost, name)
 	const effect = "it refuses (nacks) every message published to it, so publishers lose what they do not publish again, and delivers none"
 	check := fmt.Sprintf("rabbitmq-queues quorum_status --vhost %s %s", ShellQuote(vhost), ShellQuote(name))
 	if s.Unelected {
@@ -299,6 +297,16 @@ func (s Stopped) Advice(vhost, name string, messages *int64) string {
 	}
 	return fmt.Sprintf("no Raft server runs for it (%s; check: %s): %s. mqctl apply does not repair it: start its Raft servers again, which keeps what its log holds (%s: [ok] for each member); where that answers {error,name_not_registered} for every member, it never had a server and holds nothing: delete it (%s) and run mqctl apply to declare it again",
 		s.How, check, effect, restart, del)
+}
+
+// RestartServersCommand is the rabbitmqctl command that starts again the
+// Raft server of each member of quorum queue name of vhost
+// (rabbit_quorum_queue:restart_server/1, at v3.10.8, v4.0.5 and v4.3.5),
+// which keeps what its log holds; it prints ok for each member it starts.
+func RestartServersCommand(vhost, name string) string {
+	return "rabbitmqctl eval " + ShellQuote(fmt.Sprintf(
+		"{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(%s,queue,%s)), [rabbit_quorum_queue:restart_server({element(1,amqqueue:get_pid(Q)),Node}) || Node <- rabbit_amqqueue:get_quorum_nodes(Q)].",
+		erlangBinary(vhost), erlangBinary(name)))
 }
 
 // erlangBinary writes s as an Erlang UTF-8 binary literal.

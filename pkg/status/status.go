@@ -99,6 +99,10 @@ type Queue struct {
 	Node    string
 	Members []string
 	Online  []string
+	// NoServer are the members online (their node runs) where no Raft
+	// server of the quorum queue runs, where the broker tells
+	// (broker.QueueActivity.NoServer: 3.10).
+	NoServer []string
 	// Stopped is set for a quorum queue no Raft server runs for (the
 	// broker lists it as running all the same).
 	Stopped *broker.Stopped
@@ -590,7 +594,7 @@ func Build(t *topology.Topology, live map[string][]broker.QueueActivity, opts Op
 				q.Present, q.Known, q.Type, q.State = true, a.Known, a.Type, a.State
 				q.Messages, q.Ready, q.Unacked, q.Delayed, q.DeadLettering, q.Consumers = a.Messages, a.Ready, a.Unacked, a.Delayed, a.DeadLettering, a.Consumers
 				q.PublishRate, q.DeliverRate = a.PublishRate, a.DeliverRate
-				q.Node, q.Members, q.Online, q.Unreachable = a.Node, a.Members, a.Online, unreachable(a)
+				q.Node, q.Members, q.Online, q.NoServer, q.Unreachable = a.Node, a.Members, a.Online, a.NoServer, unreachable(a)
 				if s, ok := opts.Stopped[vname][qname]; ok {
 					q.Stopped = &s
 				}
@@ -640,7 +644,7 @@ func unreachable(a broker.QueueActivity) bool {
 // queue on it, a quorum queue or stream without a majority, or one with
 // a member down that still runs. ok is false when no node of q is down
 // as far as the broker reports.
-func placementProblem(q *Queue) (p Problem, ok bool) {
+func placementProblem(vhost string, q *Queue) (p Problem, ok bool) {
 	off := offline(q.Members, q.Online)
 	uncounted := ""
 	if !q.Known {
@@ -670,6 +674,21 @@ func placementProblem(q *Queue) (p Problem, ok bool) {
 		}
 		return Problem{KindNotRunning, Warning, fmt.Sprintf("%s: %s, and its messages%s wait, until a majority of its members is back",
 			members, what, uncounted)}, true
+	case len(q.NoServer) > 0:
+		// 3.10: a member whose node runs without the queue's Raft server
+		// counts for no majority, and no wait brings it back.
+		servers := len(q.Members) - len(off) - len(q.NoServer)
+		down := ""
+		if len(off) > 0 {
+			down = "; down: " + strings.Join(off, ", ")
+		}
+		what := fmt.Sprintf("%d of its %d members run its Raft server (none on %s, whose node runs%s)", servers, len(q.Members), strings.Join(q.NoServer, ", "), down)
+		fix := fmt.Sprintf("mqctl apply does not repair it: start its Raft servers again, which keeps what their logs hold (%s: ok for each member it starts, {error,{already_started,…}} for one that runs)",
+			broker.RestartServersCommand(vhost, q.Name))
+		if 2*servers <= len(q.Members) {
+			return Problem{KindNotRunning, Warning, fmt.Sprintf("%s, no majority: it takes and delivers no message until a majority runs again; %s", what, fix)}, true
+		}
+		return Problem{KindMemberDown, Warning, fmt.Sprintf("%s: it runs, but loses its majority if %s; %s", what, spare(len(q.Members), len(off)+len(q.NoServer)), fix)}, true
 	case replicated(q.Type) && len(off) > 0:
 		return Problem{KindMemberDown, Warning, fmt.Sprintf("%d of its %d members online (down: %s): it runs, but loses its majority "+
 			"if %s", len(q.Members)-len(off), len(q.Members), strings.Join(off, ", "), spare(len(q.Members), len(off)))}, true
@@ -783,7 +802,7 @@ func problems(vhost string, q *Queue, vhostMissing bool, unrouted lint.Finding) 
 			kind = KindNoLeader
 		}
 		out = append(out, Problem{kind, Alert, q.Stopped.Advice(vhost, q.Name, last)})
-	} else if p, ok := placementProblem(q); ok {
+	} else if p, ok := placementProblem(vhost, q); ok {
 		out = append(out, p)
 	} else if badState(q.State) {
 		out = append(out, Problem{KindNotRunning, Warning, fmt.Sprintf("the broker reports the queue %s", q.State)})

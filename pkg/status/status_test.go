@@ -403,6 +403,18 @@ func TestNodeDown(t *testing.T) {
 			kind: KindMemberDown,
 		},
 		{
+			name: "quorum queue with a member's Raft server stopped on a node that runs (3.10)",
+			row:  broker.QueueActivity{Name: "q", Type: "quorum", Known: true, Members: []string{c1, c2, c3}, Online: []string{c1, c2, c3}, NoServer: []string{c1}},
+			want: `2 of its 3 members run its Raft server (none on rabbit@c1, whose node runs): it runs, but loses its majority if one more goes down; mqctl apply does not repair it: start its Raft servers again, which keeps what their logs hold (rabbitmqctl eval '{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"/"/utf8>>,queue,<<"q"/utf8>>)), [rabbit_quorum_queue:restart_server({element(1,amqqueue:get_pid(Q)),Node}) || Node <- rabbit_amqqueue:get_quorum_nodes(Q)].': ok for each member it starts, {error,{already_started,…}} for one that runs)`,
+			kind: KindMemberDown,
+		},
+		{
+			name: "quorum queue with two Raft servers stopped, a node down (3.10)",
+			row:  broker.QueueActivity{Name: "q", Type: "quorum", Known: true, Members: []string{c1, c2, c3}, Online: []string{c1, c2}, NoServer: []string{c1}},
+			want: `1 of its 3 members run its Raft server (none on rabbit@c1, whose node runs; down: rabbit@c3), no majority: it takes and delivers no message until a majority runs again; mqctl apply does not repair it: start its Raft servers again, which keeps what their logs hold (rabbitmqctl eval '{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"/"/utf8>>,queue,<<"q"/utf8>>)), [rabbit_quorum_queue:restart_server({element(1,amqqueue:get_pid(Q)),Node}) || Node <- rabbit_amqqueue:get_quorum_nodes(Q)].': ok for each member it starts, {error,{already_started,…}} for one that runs)`,
+			kind: KindNotRunning,
+		},
+		{
 			name: "every member online",
 			row:  broker.QueueActivity{Name: "q", Type: "quorum", State: "running", Known: true, Members: []string{c1, c2, c3}, Online: []string{c1, c2, c3}},
 		},
