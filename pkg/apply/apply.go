@@ -59,6 +59,10 @@ type Options struct {
 	Guard func() error
 	// Records are the ownership records read with the state, per vhost.
 	Records map[string]*ownership.Record
+	// Undrainable says why queue of vhost, which holds messages, cannot be
+	// drained, and the fix that keeps them ("" for a queue that can be):
+	// Check gives it instead of "drain it first". Nil: every queue can.
+	Undrainable func(vhost, queue string) string
 	// BulkDeclares is the number of declarations (exchanges, queues,
 	// bindings) in a vhost from which apply makes them over AMQP rather
 	// than through the management API; 0 means DefaultBulkDeclares, a
@@ -126,8 +130,14 @@ func Check(p *plan.Plan, opts Options) error {
 			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q must be replaced (deleted and declared again): %s; pass --allow-replace to do it", c.Kind, c.Name, c.Vhost, c.Reason))
 		}
 		if (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss {
-			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q would be %sd but holds %s and has %d %s: drain it first, or pass --allow-data-loss to drop them",
-				c.Kind, c.Name, c.Vhost, c.Action, c.MessagesText(), c.Consumers, plural("consumer", c.Consumers)))
+			fix := "drain it first"
+			if opts.Undrainable != nil && c.Kind == plan.KindQueue {
+				if why := opts.Undrainable(c.Vhost, c.Name); why != "" {
+					fix = "it cannot be drained: " + why + "; keep it in the file as the broker holds it until then"
+				}
+			}
+			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q would be %sd but holds %s and has %d %s: %s, or pass --allow-data-loss to drop them",
+				c.Kind, c.Name, c.Vhost, c.Action, c.MessagesText(), c.Consumers, plural("consumer", c.Consumers), fix))
 		}
 	}
 	if len(refusals) == 0 {

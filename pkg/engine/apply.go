@@ -232,6 +232,13 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		return out, nil
 	}
 	opts := executeOptions(o, l, locks, recs)
+	if !o.AllowDataLoss {
+		// A queue Check refuses for its messages that cannot be drained
+		// gets the fix that keeps them.
+		if at := e.stoppedAtStake(ctx, p); at != nil {
+			opts.Undrainable = func(vhost, queue string) string { return at[queueRef{vhost, queue}] }
+		}
+	}
 	if err := apply.Check(p, opts); err != nil {
 		return out, err
 	}

@@ -90,6 +90,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	}
 	e.notePolicyLosses(ctx, p, l)
 	e.noteStoppedQuorumQueues(ctx, desired, p, l)
+	e.noteStoppedAtStake(ctx, p)
 	res := &PlanResult{Plan: p}
 	if opts.Preflight {
 		amqpURL, err := e.amqpURL(ctx)

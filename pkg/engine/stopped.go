@@ -100,3 +100,55 @@ func (e *Engine) stoppedAdvice(ctx context.Context, vhost string, names []string
 	}
 	return b.String()
 }
+
+// stoppedAtStake finds, among the quorum queues p deletes or replaces with
+// messages or consumers at stake, those no Raft server runs for
+// (broker.StoppedQuorumQueues, every version): they deliver nothing, so
+// "drain it first" is no fix, and the advice says the one that keeps what
+// they hold. Nil when there are none, or the broker will not tell (a
+// failure leaves the refusal as it is).
+func (e *Engine) stoppedAtStake(ctx context.Context, p *plan.Plan) map[queueRef]string {
+	perVhost := map[string][]string{}
+	messages := map[queueRef]int64{}
+	for _, c := range p.Changes {
+		if c.Kind == plan.KindQueue && c.RisksMessages() && (c.Messages > 0 || c.Consumers > 0) && plan.QueueType(c.Before) == topology.QueueQuorum {
+			perVhost[c.Vhost] = append(perVhost[c.Vhost], c.Name)
+			messages[queueRef{c.Vhost, c.Name}] = c.Messages
+		}
+	}
+	var out map[queueRef]string
+	for _, vh := range slices.Sorted(maps.Keys(perVhost)) {
+		names := perVhost[vh]
+		// The listing on every version: its statistics tell a queue that
+		// never ran, and 4.1+'s health check needs no more than names.
+		rows, err := e.stoppedRows(ctx, vh, names)
+		if err != nil {
+			continue
+		}
+		stopped, err := e.c.StoppedQuorumQueues(ctx, vh, rows, names)
+		if err != nil {
+			continue
+		}
+		for name, s := range stopped {
+			if out == nil {
+				out = map[queueRef]string{}
+			}
+			n := messages[queueRef{vh, name}]
+			out[queueRef{vh, name}] = s.Advice(vh, name, &n)
+		}
+	}
+	return out
+}
+
+// noteStoppedAtStake notes each queue of stoppedAtStake: the plan shows
+// its messages at stake, and apply refuses to lose them; neither drains
+// it.
+func (e *Engine) noteStoppedAtStake(ctx context.Context, p *plan.Plan) {
+	at := e.stoppedAtStake(ctx, p)
+	refs := slices.SortedFunc(maps.Keys(at), func(a, b queueRef) int {
+		return strings.Compare(a.vhost+"\x00"+a.name, b.vhost+"\x00"+b.name)
+	})
+	for _, r := range refs {
+		e.note("queue %q in vhost %q, which this plan deletes or replaces, cannot be drained: %s", r.name, r.vhost, at[r])
+	}
+}

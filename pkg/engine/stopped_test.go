@@ -168,3 +168,93 @@ vhosts:
 		t.Errorf("plan of the first file after the refusal: %v", changes(p))
 	}
 }
+
+// TestStoppedQueueAtStakeCannotBeDrained: a quorum queue no Raft server
+// runs for, its log kept with the messages the statistics counted last,
+// delivers nothing: the plan that replaces it notes so with the fix that
+// keeps them, and an apply refuses it with that fix, not "drain it
+// first", which was all it said. Run as given, the
+// advice's restart makes the queue deliver its messages again. On every
+// version.
+func TestStoppedQueueAtStakeCannotBeDrained(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	file := func(extra string) *topology.Topology {
+		return f.desired(`version: 1
+vhosts:
+  ${VHOST}:
+    queues:
+      k: { type: quorum` + extra + ` }
+`)
+	}
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: file("")}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ch := f.b.Channel(t, f.vhost)
+	if err := ch.Publish("", "k", false, false, amqp.Publishing{Body: []byte("kept"), DeliveryMode: amqp.Persistent}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		st, err := f.c.QueueStatsNow(ctx, f.vhost, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Known && st.Messages == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the statistics of queue k never counted its message: %+v", st)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	f.b.BreakQuorumQueue(t, f.vhost, "k", true)
+
+	f.plan(file(", arguments: { x-max-length: 10 }"))
+	var note string
+	for _, n := range f.ownNotes() {
+		if strings.HasPrefix(n, `queue "k" in vhost`) && strings.Contains(n, "cannot be drained") {
+			note = n
+		}
+	}
+	if !strings.Contains(note, "restart_server") {
+		t.Errorf("RabbitMQ %s: the plan does not say queue k cannot be drained, with the restart that keeps its message; notes: %q", f.b.Version(), f.ownNotes())
+	}
+	_, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: file(", arguments: { x-max-length: 10 }")}, engine.ApplyOptions{AllowReplace: true})
+	if !errors.Is(err, apply.ErrRefused) {
+		t.Fatalf("RabbitMQ %s: apply: %v; want a refusal", f.b.Version(), err)
+	}
+	for _, w := range []string{`queue "k"`, "cannot be drained", "restart_server"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("RabbitMQ %s: the refusal lacks %q: %v", f.b.Version(), w, err)
+		}
+	}
+	if strings.Contains(err.Error(), "drain it first") {
+		t.Errorf("RabbitMQ %s: the refusal advises draining a queue that delivers nothing: %v", f.b.Version(), err)
+	}
+	// The advice's restart, run as given, keeps the message.
+	i := strings.Index(note, "rabbitmqctl eval '")
+	if i < 0 {
+		t.Fatalf("the note names no rabbitmqctl eval: %s", note)
+	}
+	expr := note[i+len("rabbitmqctl eval '"):]
+	if err := f.b.Ctl("eval", expr[:strings.Index(expr, "'")]); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		d, ok, err := ch.Get("k", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			if string(d.Body) != "kept" {
+				t.Errorf("queue k gave %q, want its message (kept)", d.Body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("RabbitMQ %s: after the advice's restart queue k gave no message within 30 s", f.b.Version())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
