@@ -27,23 +27,36 @@ import (
 // amended, starts from the item as the replace leaves it. Those the file
 // does not declare are not mqctl's to write: a note names each, with the
 // command that sets it again; where the user may not read topic
-// permissions (an administrator's), the note says that the replace deletes
-// them unseen.
+// permissions (an administrator's), the note says that the replace of a
+// topic exchange deletes them unseen (of an exchange of another type, the
+// note would be noise: a topic permission restricts nothing there).
 func (e *Engine) restoreTopicPermissions(p *plan.Plan, desired *topology.Topology, l *Live) {
 	if !e.c.RabbitMQVersion().TopicPermissionsGoWithExchange() {
 		return
 	}
 	replaced := map[string][]string{} // vhost -> exchanges replaced
+	// vhost -> those of replaced that are topic exchanges after the
+	// replace: RabbitMQ checks a topic permission only on a topic
+	// exchange's routing keys (rabbit_channel and rabbit_amqp_session
+	// check_topic_authorisation at v4.3.5), so one for an exchange of
+	// another type, deleted with it, restricted nothing and would restrict
+	// nothing after.
+	replacedTopics := map[string][]string{}
 	for i := range p.Changes {
 		if c := &p.Changes[i]; c.Kind == plan.KindExchange && c.Action == plan.Replace {
 			replaced[c.Vhost] = append(replaced[c.Vhost], c.Name)
+			if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && x.Type == "topic" {
+				replacedTopics[c.Vhost] = append(replacedTopics[c.Vhost], c.Name)
+			}
 		}
 	}
 	for _, vh := range slices.Sorted(maps.Keys(replaced)) {
 		xs := replaced[vh]
 		if u, unread := l.current.UnreadKind(vh, kind.TopicPermission); unread {
-			e.note("the replace of exchange(s) %s in vhost %q deletes any topic permissions users have for them (RabbitMQ %s keeps a topic permission under its exchange), and mqctl could not read whether there are any (%s): an administrator can tell (rabbitmqctl list_topic_permissions -p %s) and set them again after the apply (rabbitmqctl set_topic_permissions)",
-				quoteNames(xs), vh, e.c.RabbitMQVersion().Line(), u.Reason, broker.ShellQuote(vh))
+			if topics := replacedTopics[vh]; len(topics) > 0 {
+				e.note("the replace of topic exchange(s) %s in vhost %q deletes any topic permissions users have for them (RabbitMQ %s keeps a topic permission under its exchange), and mqctl could not read whether there are any (%s): an administrator can tell (rabbitmqctl list_topic_permissions -p %s) and set them again after the apply (rabbitmqctl set_topic_permissions)",
+					quoteNames(topics), vh, e.c.RabbitMQVersion().Line(), u.Reason, broker.ShellQuote(vh))
+			}
 			continue
 		}
 		have := l.current.State.Vhosts[vh]
