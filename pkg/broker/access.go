@@ -299,3 +299,55 @@ func (c *Client) HasPermissions(ctx context.Context, vhost, user string) (bool, 
 	}
 	return p.Configure != "" || p.Write != "" || p.Read != "", nil
 }
+
+// exclusiveAsked is how many queue names ExclusiveQueues asks of the
+// broker one by one; past it, one listing of the vhost's queues is the
+// cheaper read.
+const exclusiveAsked = 20
+
+// ExclusiveQueues returns those of names that vhost holds as exclusive
+// queues: a client connection's own, which a state read leaves out
+// (definitions.SkipQueue). Only that connection may declare or bind such
+// a queue again: the management API answers 400 "cannot obtain exclusive
+// access to locked queue" to any other. A name the vhost does not hold is
+// not in the result.
+func (c *Client) ExclusiveQueues(ctx context.Context, vhost string, names []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	type queue struct {
+		Name      string `json:"name"`
+		Exclusive bool   `json:"exclusive"`
+	}
+	if len(names) > exclusiveAsked {
+		var qs []queue
+		if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost), query: url.Values{"columns": {"name,exclusive"}, "disable_stats": {"true"}},
+			op: fmt.Sprintf("list the queues of vhost %q", vhost), vhost: vhost}, &qs); err != nil {
+			return nil, err
+		}
+		want := map[string]bool{}
+		for _, n := range names {
+			want[n] = true
+		}
+		for _, q := range qs {
+			if q.Exclusive && want[q.Name] {
+				out[q.Name] = true
+			}
+		}
+		return out, nil
+	}
+	for _, n := range names {
+		var q queue
+		err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, n), query: url.Values{"columns": {"exclusive"}},
+			op: fmt.Sprintf("read queue %q in vhost %q", n, vhost), vhost: vhost}, &q)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return nil, err
+		case q.Exclusive:
+			out[n] = true
+		}
+	}
+	return out, nil
+}

@@ -191,6 +191,11 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	if err := p.CheckDeletedEnds(version, desired); err != nil && !e.noTable {
 		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedDeletedEnd, desired, nil)
 	}
+	if !e.noTable {
+		if err := e.checkClientQueues(ctx, p, version, desired, l); err != nil {
+			return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedBrokerState, desired, nil)
+		}
+	}
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
 	e.keepUnseenVhosts(p, desired, l)
