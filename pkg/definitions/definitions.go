@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -97,6 +98,10 @@ type reader struct {
 	declared map[string]topology.Pos
 	// users, limits and the other items, as they are read (access.go).
 	acc accessState
+	// source is the version of the RabbitMQ that wrote the file (its
+	// rabbitmq_version or rabbit_version), when it says.
+	source      rmqversion.Version
+	sourceKnown bool
 }
 
 func (r *reader) errorAt(pos topology.Pos, format string, args ...any) {
@@ -239,6 +244,13 @@ func (r *reader) read(top map[string]any, opts ReadOptions) {
 	r.declared = map[string]topology.Pos{}
 	r.acc = accessState{users: map[string]bool{}, limits: map[string]topology.Args{}, limitsPos: map[string]topology.Pos{}, seen: map[string]topology.Pos{}}
 	format, _ := top["rabbitmq_definition_format"].(string)
+	for _, k := range []string{"rabbitmq_version", "rabbit_version"} {
+		if s, ok := top[k].(string); ok && !r.sourceKnown {
+			if v, err := rmqversion.Parse(s); err == nil {
+				r.source, r.sourceKnown = v, true
+			}
+		}
+	}
 	r.defaultVhost = opts.DefaultVhost
 	if format == "single_virtual_host" {
 		r.single = true
@@ -908,6 +920,13 @@ func (r *reader) warnDangling() {
 		if len(list) > 3 {
 			list = append(list[:3:3], fmt.Sprintf("%d more", len(missing)-3))
 		}
-		r.rep.warnf("vhost %q: bindings refer to objects the file does not declare: %s; they are kept (mqctl lint reports them)", vn, strings.Join(list, ", "))
+		why := ""
+		if r.sourceKnown && r.source.StreamsDefinitions() {
+			// rmqversion StreamsDefinitions: such an export leaves internal
+			// exchanges and exclusive queues out, and keeps the bindings of
+			// both.
+			why = fmt.Sprintf(". RabbitMQ %s's definitions export leaves out internal exchanges and exclusive queues (a client's own, gone with its connection) but keeps their bindings: declare such an exchange in the file (internal: true), or export from the broker itself (mqctl export without --from), which reads its internal exchanges and leaves clients' exclusive queues and their bindings out; a client binds its own queue, and plan refuses a binding to it while the client holds it", r.source)
+		}
+		r.rep.warnf("vhost %q: bindings refer to objects the file does not declare: %s; they are kept (mqctl lint reports them)%s", vn, strings.Join(list, ", "), why)
 	}
 }
