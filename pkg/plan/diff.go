@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -267,6 +269,9 @@ type differ struct {
 	// matchers tell, per vhost of the desired state, which policy applies
 	// to a queue: made when a replace reason first needs one.
 	matchers map[string]*route.PolicyMatcher
+	// policyQs are the queues each policy applies to (policyQueues), by
+	// vhost and policy.
+	policyQs map[string][]string
 }
 
 // replaceReason is replaceReason for want's fields, shared between the
@@ -274,11 +279,15 @@ type differ struct {
 func (d *differ) replaceReason(k Kind, vhost string, want Object, fields []FieldChange) string {
 	qtype := QueueType(want)
 	fromVhost, policy := false, ""
+	var others policyOthers
 	if q, ok := want.(QueueObject); ok && q.Queue != nil {
 		fromVhost = q.TypeFromVhost
 		policy = d.queuePolicy(vhost, q.Queue)
+		if policy != "" {
+			others.n, others.named = d.policyQueues(vhost, policy, q.Name)
+		}
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%v\x00%s", k, qtype, fromVhost, policy)
+	key := fmt.Sprintf("%s\x00%s\x00%v\x00%s\x00%d\x00%q", k, qtype, fromVhost, policy, others.n, others.named)
 	for _, f := range fields {
 		key += fmt.Sprintf("\x00%s\x00%v\x00%v", f.Field, f.Before, f.After)
 	}
@@ -288,9 +297,39 @@ func (d *differ) replaceReason(k Kind, vhost string, want Object, fields []Field
 	if d.reasons == nil {
 		d.reasons = map[string]string{}
 	}
-	r := replaceReason(k, qtype, fromVhost, policy, fields)
+	r := replaceReason(k, qtype, fromVhost, policy, others, fields)
 	d.reasons[key] = r
 	return r
+}
+
+// policyQueues returns how many queues of the desired vhost other than
+// queue policy applies to, and the first three of them by name: they take
+// what is set in it too.
+func (d *differ) policyQueues(vhost, policy, queue string) (int, []string) {
+	if d.policyQs == nil {
+		d.policyQs = map[string][]string{}
+	}
+	at := vhost + "\x00" + policy
+	all, ok := d.policyQs[at]
+	if !ok {
+		v := d.desired.Vhosts[vhost]
+		for _, n := range slices.Sorted(maps.Keys(v.Queues)) {
+			if q := v.Queues[n]; q != nil && d.queuePolicy(vhost, q) == policy {
+				all = append(all, n)
+			}
+		}
+		d.policyQs[at] = all
+	}
+	n := len(all)
+	var named []string
+	for _, o := range all {
+		if o == queue {
+			n--
+		} else if len(named) < 3 {
+			named = append(named, o)
+		}
+	}
+	return n, named
 }
 
 // queuePolicy names the policy that applies to queue q of the desired
@@ -1109,7 +1148,11 @@ func sameArgs(have, want topology.Args, skip string, forms topology.ArgForms) bo
 // and the way to keep the queue is to write the type it has. policy names
 // the policy that applies to the queue ("" for none): a queue takes one
 // policy, so a setting goes into that one.
-func replaceReason(k Kind, qtype string, fromVhost bool, policy string, fields []FieldChange) string {
+//
+// others are the other queues policy applies to (policyQueues): a value
+// set in it reaches them too, so the way around the replace is then a
+// policy for the queue alone.
+func replaceReason(k Kind, qtype string, fromVhost bool, policy string, others policyOthers, fields []FieldChange) string {
 	names := make([]string, 0, len(fields))
 	var inPlace, keys []string
 	avoidable, smaller := true, false
@@ -1127,7 +1170,9 @@ func replaceReason(k Kind, qtype string, fromVhost bool, policy string, fields [
 		switch {
 		case f.After == nil: // a policy cannot take an argument away
 			avoidable = false
-		case how == route.PolicyWins:
+		case f.Before == nil, how == route.PolicyWins:
+			// Without an argument the policy's value applies alone,
+			// whichever would win over one.
 			inPlace = append(inPlace, key+": "+show(f.After))
 		case how == route.SmallerWins && f.Before != nil && topology.Less(f.After, f.Before):
 			inPlace = append(inPlace, key+": "+show(f.After))
@@ -1147,7 +1192,18 @@ func replaceReason(k Kind, qtype string, fromVhost bool, policy string, fields [
 		}
 	}
 	with := "with a policy"
-	if policy != "" {
+	switch {
+	case policy != "" && others.n > 0:
+		q := make([]string, len(others.named))
+		for i, o := range others.named {
+			q[i] = strconv.Quote(o)
+		}
+		if more := others.n - len(others.named); more > 0 {
+			q = append(q, fmt.Sprintf("and %d more", more))
+		}
+		with = fmt.Sprintf("in a policy for this queue alone, of a higher priority than policy %q and holding its settings too (%q applies to it and to %d other %s, %s, which would take the value too; a queue takes one policy, so the new one replaces %q for it)",
+			policy, policy, others.n, plural("queue", others.n), strings.Join(q, ", "), policy)
+	case policy != "":
 		with = fmt.Sprintf("in policy %q, which applies to it (a queue takes one policy: another would replace it, with its settings)", policy)
 	}
 	if avoidable {
@@ -1168,6 +1224,13 @@ func replaceReason(k Kind, qtype string, fromVhost bool, policy string, fields [
 		why += fmt.Sprintf(" (set %s %s rather than as arguments, and the next change of it is made in place)", strings.Join(keys, ", "), with)
 	}
 	return why
+}
+
+// policyOthers are the other queues a queue's policy applies to: how
+// many, and the first of them by name.
+type policyOthers struct {
+	n     int
+	named []string
 }
 
 func plural(word string, n int) string {

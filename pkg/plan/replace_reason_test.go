@@ -42,12 +42,18 @@ func TestReplaceReasonAdvice(t *testing.T) {
 		{"a lower TTL with a new type", KindQueue, topology.QueueQuorum,
 			[]FieldChange{{Field: "type", Before: "classic", After: "quorum", Forces: true}, args("x-message-ttl", int64(60000), int64(30000))},
 			newName + " and move consumers over"},
+		// No argument before: the policy's value applies alone, whichever
+		// would win over an argument.
+		{"a TTL where the queue had none", KindQueue, topology.QueueClassic, []FieldChange{args("x-message-ttl", nil, int64(30000))},
+			"leave the queue's arguments as they were and set message-ttl: 30000 with a policy: a policy changes in place"},
+		{"a dead-letter exchange where the queue had none", KindQueue, topology.QueueClassic, []FieldChange{args("x-dead-letter-exchange", nil, "dlx")},
+			`leave the queue's arguments as they were and set dead-letter-exchange: "dlx" with a policy: a policy changes in place`},
 		{"an exchange's alternate exchange", KindExchange, "", []FieldChange{args("alternate-exchange", "a", "b")},
 			"declare the new settings under a new exchange name with the old one's bindings, and move publishers over (set alternate-exchange with a policy"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := replaceReason(tc.kind, tc.qtype, false, "", tc.fields)
+			got := replaceReason(tc.kind, tc.qtype, false, "", policyOthers{}, tc.fields)
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("replaceReason:\n got  %s\n want %s", got, tc.want)
 			}
@@ -56,7 +62,7 @@ func TestReplaceReasonAdvice(t *testing.T) {
 			}
 		})
 	}
-	if got := replaceReason(KindQueue, topology.QueueQuorum, false, "", []FieldChange{{Field: "type", Before: "classic", After: "quorum"}, args("x-message-ttl", int64(2), int64(1))}); strings.Contains(got, "(set ") {
+	if got := replaceReason(KindQueue, topology.QueueQuorum, false, "", policyOthers{}, []FieldChange{{Field: "type", Before: "classic", After: "quorum"}, args("x-message-ttl", int64(2), int64(1))}); strings.Contains(got, "(set ") {
 		t.Errorf("a type is no policy key, and the reason says to set it with one: %s", got)
 	}
 }
@@ -123,7 +129,56 @@ func TestReplaceReasonNamesThePolicy(t *testing.T) {
 	if !strings.Contains(reason, want) {
 		t.Errorf("reason %q\nwant %q", reason, want)
 	}
-	if got := replaceReason(KindQueue, topology.QueueQuorum, false, "", []FieldChange{{Field: "arguments.x-delivery-limit", Before: int64(3), After: int64(2), Forces: true}}); !strings.Contains(got, "set delivery-limit: 2 with a policy: a policy changes in place") {
+	if got := replaceReason(KindQueue, topology.QueueQuorum, false, "", policyOthers{}, []FieldChange{{Field: "arguments.x-delivery-limit", Before: int64(3), After: int64(2), Forces: true}}); !strings.Contains(got, "set delivery-limit: 2 with a policy: a policy changes in place") {
 		t.Errorf("without a policy: %q", got)
+	}
+}
+
+// TestReplaceReasonPolicyOfOthers: where the policy that applies to the
+// queue applies to other queues too, setting the new value in it reaches
+// them as well (a lower length limit drops their oldest messages), which
+// is no fix for this queue's change: the advice is a policy for this queue
+// alone, of a higher priority, holding the shared one's settings too. And
+// a limit the queue had no argument for (a team adopting a broker whose
+// applications declare the queue without one) is set in place by a
+// policy: the advice said to declare a new queue first, the policy only
+// for "the next change".
+func TestReplaceReasonPolicyOfOthers(t *testing.T) {
+	load := func(limit, pattern string) *topology.Topology {
+		src := "version: 1\nvhosts:\n  v:\n    queues:\n      events.eu: { type: quorum" + limit + " }\n      events.us: { type: quorum }\n      events.ap: { type: quorum }\n" +
+			"    policies:\n      cap: { pattern: \"" + pattern + "\", apply_to: queues, definition: { max-length: 50000 } }\n"
+		top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return top
+	}
+	for _, tc := range []struct {
+		name, pattern string
+		want, not     string
+	}{
+		{"the policy applies to two other queues", `^events\\.`,
+			`to avoid the replace, leave the queue's arguments as they were and set max-length: 1000 in a policy for this queue alone, of a higher priority than policy "cap" and holding its settings too ("cap" applies to it and to 2 other queues, "events.ap", "events.us", which would take the value too; a queue takes one policy, so the new one replaces "cap" for it): a policy changes in place`,
+			`set max-length: 1000 in policy "cap"`},
+		{"the policy applies to it alone", `^events\\.eu$`,
+			`to avoid the replace, leave the queue's arguments as they were and set max-length: 1000 in policy "cap", which applies to it (a queue takes one policy: another would replace it, with its settings): a policy changes in place`,
+			"other queue"},
+		{"no policy applies to it", `^none$`,
+			`to avoid the replace, leave the queue's arguments as they were and set max-length: 1000 with a policy: a policy changes in place`,
+			"new queue name"},
+	} {
+		p := DiffWith(load(", limits: { max_length: 1000 }", tc.pattern), Current{Live: topology.Live{State: load("", tc.pattern)}, AllMine: true}, Options{})
+		var reason string
+		for _, c := range p.Changes {
+			if c.Name == "events.eu" && c.Action == Replace {
+				reason = c.Reason
+			}
+		}
+		if !strings.Contains(reason, tc.want) {
+			t.Errorf("%s: reason %q\nwant %q", tc.name, reason, tc.want)
+		}
+		if strings.Contains(reason, tc.not) {
+			t.Errorf("%s: reason %q\nwant it without %q", tc.name, reason, tc.not)
+		}
 	}
 }
