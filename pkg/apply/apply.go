@@ -130,13 +130,13 @@ func Check(p *plan.Plan, opts Options) error {
 			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q must be replaced (deleted and declared again): %s; pass --allow-replace to do it", c.Kind, c.Name, c.Vhost, c.Reason))
 		}
 		if (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss {
-			fix := "drain it first"
+			fix := stakeFix(c.Messages, c.Consumers)
 			if opts.Undrainable != nil && c.Kind == plan.KindQueue {
 				if why := opts.Undrainable(c.Vhost, c.Name); why != "" {
-					fix = "it cannot be drained: " + why + "; keep it in the file as the broker holds it until then"
+					fix = "it cannot be drained: " + why + "; keep it in the file as the broker holds it until then, or pass --allow-data-loss to drop them"
 				}
 			}
-			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q would be %sd but holds %s and has %d %s: %s, or pass --allow-data-loss to drop them",
+			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q would be %sd but holds %s and has %d %s: %s",
 				c.Kind, c.Name, c.Vhost, c.Action, c.MessagesText(), c.Consumers, plural("consumer", c.Consumers), fix))
 		}
 	}
@@ -770,8 +770,23 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 
 func refuse(s Step, verb string, msgs int64, atLeast bool, consumers int64) error {
 	c := plan.Change{Messages: msgs, MessagesAtLeast: atLeast}
-	return fmt.Errorf("queue %q in vhost %q was not %s: it holds %s and has %d %s right now: %w; drain it first, or pass --allow-data-loss to drop them",
-		s.Name, s.Vhost, verb, c.MessagesText(), consumers, plural("consumer", consumers), ErrRefused)
+	return fmt.Errorf("queue %q in vhost %q was not %s: it holds %s and has %d %s right now: %w; %s",
+		s.Name, s.Vhost, verb, c.MessagesText(), consumers, plural("consumer", consumers), ErrRefused, stakeFix(msgs, consumers))
+}
+
+// stakeFix is the way to the delete or replace of a queue that holds
+// msgs messages and has consumers: drain the messages, stop the consumers
+// (an application that consumes a queue may well declare it too, and
+// declares it again when it starts), or pass --allow-data-loss. Draining
+// is no fix for a queue that holds nothing: its consumers keep it.
+func stakeFix(msgs, consumers int64) string {
+	switch {
+	case consumers == 0:
+		return "drain it first, or pass --allow-data-loss to drop them"
+	case msgs == 0:
+		return "stop its consumers first (an application that consumes it may declare it again when it starts: change that too), or pass --allow-data-loss to cancel them"
+	}
+	return "stop its consumers and drain it first (an application that consumes it may declare it again when it starts: change that too), or pass --allow-data-loss to drop the messages and cancel the consumers"
 }
 
 func ignoreNotFound(err error) error {

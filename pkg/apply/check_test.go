@@ -55,9 +55,20 @@ func TestCheck(t *testing.T) {
 			p: stake(replaceQueue(), 1, 0), opts: Options{AllowReplace: true},
 			want: []string{`queue "q" in vhost "v" would be replaced but holds 1 message and has 0 consumers`, "--allow-data-loss"},
 			not:  []string{"--allow-replace"}},
+		// An empty queue's consumers keep it: draining is no fix, stopping
+		// them is (the application that consumes it may declare it again).
 		{name: "a queue with a consumer is not deleted",
-			p:    stake(deleteQueue(), 0, 1),
-			want: []string{`queue "q" in vhost "v" would be deleted but holds 0 messages and has 1 consumer:`, "drain it first", "--allow-data-loss"}},
+			p: stake(deleteQueue(), 0, 1),
+			want: []string{`queue "q" in vhost "v" would be deleted but holds 0 messages and has 1 consumer:`,
+				"stop its consumers first (an application that consumes it may declare it again when it starts: change that too), or pass --allow-data-loss to cancel them"},
+			not: []string{"drain", "drop them"}},
+		{name: "a queue with messages and no consumer is drained",
+			p:    stake(deleteQueue(), 4, 0),
+			want: []string{`would be deleted but holds 4 messages and has 0 consumers: drain it first, or pass --allow-data-loss to drop them`},
+			not:  []string{"stop its consumers"}},
+		{name: "a queue with messages and consumers",
+			p:    stake(deleteQueue(), 4, 2),
+			want: []string{`would be deleted but holds 4 messages and has 2 consumers: stop its consumers and drain it first`, "or pass --allow-data-loss to drop the messages and cancel the consumers"}},
 		{name: "a stream's depth that could only be bounded is said so",
 			p: func() *plan.Plan {
 				p := stake(deleteQueue(), 1, 0)
