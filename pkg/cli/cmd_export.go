@@ -168,6 +168,12 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 		return err
 	}
 	t := l.State()
+	// The broker's own kinds (users, their limits) are read under vhost
+	// "": a user who may not read them gets an export without a users
+	// section, which a plan then leaves the users alone for.
+	for _, u := range l.Unread()[""] {
+		fmt.Fprintf(g.env.Stderr, "mqctl: note: %s not exported: %s\n", u.Kind.Plural(), u.Reason)
+	}
 	for _, vh := range t.VhostNames() {
 		for _, u := range l.Unread()[vh] {
 			fmt.Fprintf(g.env.Stderr, "mqctl: note: %s of vhost %q not exported: %s\n", u.Kind.Plural(), vh, u.Reason)
