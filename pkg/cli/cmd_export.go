@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -195,6 +197,7 @@ func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, sourc
 	if err := export.WriteYAML(&buf, t, opts); err != nil {
 		return err
 	}
+	noteAutoDelete(cmd.ErrOrStderr(), t)
 	if vars := export.VariablesFor(t, opts); len(vars) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: the export holds no secret; set these variables before applying it:\n")
 		for _, v := range vars {
@@ -209,6 +212,34 @@ func writeExport(cmd *cobra.Command, t *topology.Topology, f *exportFlags, sourc
 		return fmt.Errorf("writing the topology: %w", err)
 	}
 	return nil
+}
+
+// noteAutoDelete says which queues of t are auto-delete, per vhost: most
+// are a client's own (a reply or a subscription queue it declares when it
+// connects), which the broker deletes when its last consumer goes. The
+// export writes them, as it writes what the broker holds, but a file that
+// keeps one has plan declare it again once it is gone, where it gathers
+// the messages its bindings match with no consumer until one comes and
+// goes: the note says so, and to leave a client's queue out.
+func noteAutoDelete(w io.Writer, t *topology.Topology) {
+	for _, vh := range t.VhostNames() {
+		v := t.Vhosts[vh]
+		var names []string
+		for _, n := range slices.Sorted(maps.Keys(v.Queues)) {
+			if q := v.Queues[n]; q != nil && q.AutoDelete {
+				names = append(names, strconv.Quote(n))
+			}
+		}
+		n := len(names)
+		if n == 0 {
+			continue
+		}
+		if n > 5 {
+			names = append(names[:4:4], fmt.Sprintf("and %d more", len(names)-4))
+		}
+		fmt.Fprintf(w, "mqctl: note: vhost %q: exported auto-delete %s %s: the broker deletes such a queue when its last consumer goes, and a plan of the export then declares it again, where it gathers the messages its bindings match until a consumer comes and goes; if a client declares it (its own reply or subscription queue), leave it out of the file\n",
+			vh, pluralize("queue", n), strings.Join(names, ", "))
+	}
 }
 
 // scopeUsers leaves out of t, an export of some vhosts (--vhost), the

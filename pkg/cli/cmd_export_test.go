@@ -172,3 +172,35 @@ func TestExportOutFile(t *testing.T) {
 		t.Errorf("%s does not load: %v", out, err)
 	}
 }
+
+// TestExportNotesAutoDeleteQueues: an auto-delete queue is most often a
+// client's own (a reply or subscription queue it declares when it
+// connects), which the broker deletes when its last consumer goes. export
+// writes it, as it writes what the broker holds, but said nothing: a team
+// adopting its broker kept it in the file, and once the client went, plan
+// declared it again, where it gathered what its bindings match with no
+// consumer. The export now names such queues on stderr, with what happens
+// and the fix; other queues are not named.
+func TestExportNotesAutoDeleteQueues(t *testing.T) {
+	defs := writeTemp(t, "definitions.json", `{"rabbitmq_version":"4.3.6",
+	  "exchanges":[{"name":"orders","vhost":"v","type":"topic","durable":true,"auto_delete":false,"internal":false,"arguments":{}}],
+	  "queues":[
+	    {"name":"rpc.replies","vhost":"v","durable":false,"auto_delete":true,"arguments":{}},
+	    {"name":"orders.audit","vhost":"v","durable":true,"auto_delete":false,"arguments":{}}
+	  ],
+	  "bindings":[{"source":"orders","vhost":"v","destination":"rpc.replies","destination_type":"queue","routing_key":"#","arguments":{}}]}`)
+	stdout, stderr, code := runExportCmd(t, "", "--from", defs)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "rpc.replies:") {
+		t.Errorf("the export lacks the auto-delete queue:\n%s", stdout)
+	}
+	const want = `mqctl: note: vhost "v": exported auto-delete queue "rpc.replies": the broker deletes such a queue when its last consumer goes, and a plan of the export then declares it again, where it gathers the messages its bindings match until a consumer comes and goes; if a client declares it (its own reply or subscription queue), leave it out of the file`
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if strings.Contains(stderr, "orders.audit") {
+		t.Errorf("stderr names a queue that is not auto-delete:\n%s", stderr)
+	}
+}
