@@ -300,6 +300,28 @@ func (c *Client) HasPermissions(ctx context.Context, vhost, user string) (bool, 
 	return p.Configure != "" || p.Write != "" || p.Read != "", nil
 }
 
+// ExclusiveQueueNames lists the exclusive queues of vhost, sorted: the
+// queues of client connections, which a state read leaves out
+// (definitions.SkipQueue).
+func (c *Client) ExclusiveQueueNames(ctx context.Context, vhost string) ([]string, error) {
+	var qs []struct {
+		Name      string `json:"name"`
+		Exclusive bool   `json:"exclusive"`
+	}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost), query: url.Values{"columns": {"name,exclusive"}, "disable_stats": {"true"}},
+		op: fmt.Sprintf("list the queues of vhost %q", vhost), vhost: vhost}, &qs); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, q := range qs {
+		if q.Exclusive {
+			out = append(out, q.Name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // exclusiveAsked is how many queue names ExclusiveQueues asks of the
 // broker one by one; past it, one listing of the vhost's queues is the
 // cheaper read.
@@ -317,22 +339,20 @@ func (c *Client) ExclusiveQueues(ctx context.Context, vhost string, names []stri
 		return out, nil
 	}
 	type queue struct {
-		Name      string `json:"name"`
-		Exclusive bool   `json:"exclusive"`
+		Exclusive bool `json:"exclusive"`
 	}
 	if len(names) > exclusiveAsked {
-		var qs []queue
-		if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost), query: url.Values{"columns": {"name,exclusive"}, "disable_stats": {"true"}},
-			op: fmt.Sprintf("list the queues of vhost %q", vhost), vhost: vhost}, &qs); err != nil {
+		all, err := c.ExclusiveQueueNames(ctx, vhost)
+		if err != nil {
 			return nil, err
 		}
-		want := map[string]bool{}
+		want := make(map[string]bool, len(names))
 		for _, n := range names {
 			want[n] = true
 		}
-		for _, q := range qs {
-			if q.Exclusive && want[q.Name] {
-				out[q.Name] = true
+		for _, n := range all {
+			if want[n] {
+				out[n] = true
 			}
 		}
 		return out, nil

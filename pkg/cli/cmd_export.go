@@ -180,6 +180,20 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 		for _, u := range l.Unread()[vh] {
 			fmt.Fprintf(g.env.Stderr, "mqctl: note: %s of vhost %q not exported: %s\n", u.Kind.Plural(), vh, u.Reason)
 		}
+		// The read leaves clients' exclusive queues out, with their
+		// bindings: say which, so that the file's silence is explained.
+		if names, err := c.ExclusiveQueueNames(ctx, vh); err == nil && len(names) > 0 {
+			n := len(names)
+			q := make([]string, 0, 5)
+			for _, name := range names[:min(n, 4)] {
+				q = append(q, strconv.Quote(name))
+			}
+			if n > 4 {
+				q = append(q, fmt.Sprintf("and %d more", n-4))
+			}
+			fmt.Fprintf(g.env.Stderr, "mqctl: note: vhost %q: %d exclusive %s not exported, nor %s bindings: %s (a client connection's own, which only it may declare or bind, and which goes with it)\n",
+				vh, n, pluralize("queue", n), map[bool]string{true: "its", false: "their"}[n == 1], strings.Join(q, ", "))
+		}
 	}
 	if len(g.vhosts) > 0 {
 		managed := l.ManagedUsers()
