@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -65,6 +66,11 @@ vhosts:
 		{"the client's queue declared, and bound",
 			base + "    queues:\n      client.q:\n        durable: false\n        bindings: [{ exchange: app.x, routing_key: a.# }]\n      app.q: {}\n",
 			[]string{queueRefused, queueFix, bindingRefused, bindingFix}, nil},
+		// Past 20 queues to ask about, the broker is asked with one
+		// listing of the vhost's queues.
+		{"the client's queue declared among 25 new ones",
+			base + "    queues:\n      client.q: { durable: false }\n" + manyQueues(24),
+			[]string{queueRefused, queueFix}, []string{bindingRefused}},
 	} {
 		objects := brokerObjects(t, f)
 		_, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(tc.file)}, engine.ApplyOptions{NoPreflight: true})
@@ -111,4 +117,14 @@ vhosts:
 	if got := changes(f.plan(f.desired(base + declared))); !slices.Equal(got, []string{"create queue client.q", "create binding app.x -> queue client.q [a.#]"}) {
 		t.Errorf("the plan once the client is gone: %v; want client.q and its binding created", got)
 	}
+}
+
+// manyQueues declares n queues, new.0 to new.<n-1>, for a file's queues
+// section.
+func manyQueues(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "      new.%d: {}\n", i)
+	}
+	return b.String()
 }
