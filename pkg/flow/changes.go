@@ -81,13 +81,14 @@ func bindingsOnlyIn(bs, as []*topology.Binding) []*topology.Binding {
 }
 
 // queuesOnOneSide returns the default exchange's bindings to the queues
-// declared on one side only: the routing keys that reach a queue on one
-// side and nothing on the other.
+// declared on one side only, and to those declared on both that refuse
+// every message on one side only: the routing keys that reach a queue on
+// one side and nothing on the other.
 func (c *vhostCompare) queuesOnOneSide() []*topology.Binding {
 	var out []*topology.Binding
 	for _, pair := range [2][2]*side{{c.b, c.a}, {c.a, c.b}} {
 		for n, q := range pair[0].v.Queues {
-			if q != nil && !pair[1].hasQueue(n) {
+			if q != nil && (!pair[1].hasQueue(n) || (pair[0] == c.b && c.refusesNow(n))) {
 				out = append(out, &topology.Binding{Destination: n, DestinationType: topology.DestQueue, RoutingKey: n})
 			}
 		}

@@ -1531,14 +1531,16 @@ func TestRefusingQueueIsNotReached(t *testing.T) {
 			if tc.name == "a quorum queue takes one" {
 				before = topo(exchange("ex", "fanout", nil), quorum("q", nil), queue("dlq", nil), bind("ex", "q", ""))
 			}
-			got := Compare(before, after, Options{}).Routes
+			// The default exchange's route to q (TestRefusingQueueByName)
+			// is left out.
+			got := routesOf(Compare(before, after, Options{}).Routes, "ex")
 			for i := range got {
 				got[i].Class = Class{}
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("routes %s, want %s", show(t, got), show(t, tc.want))
 			}
-			back := Compare(after, before, Options{}).Routes
+			back := routesOf(Compare(after, before, Options{}).Routes, "ex")
 			if len(tc.want) > 0 && (len(back) != 1 || !slices.Equal(back[0].After, []string{"q"}) || !strings.Contains(back[0].Cause, "refused it before the change")) {
 				t.Errorf("the change undone: routes %s, want q reached again, the cause saying it refused before", show(t, back))
 			}
@@ -1576,6 +1578,72 @@ func TestEachLostQueueHasItsCause(t *testing.T) {
 			}
 			if !slices.Equal(got, []string{tc.want}) {
 				t.Errorf("causes %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// routesOf returns the routes of exchange x among rs.
+func routesOf(rs []Route, x string) []Route {
+	var out []Route
+	for _, r := range rs {
+		if r.Exchange == x {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestRefusingQueueByName: a message published to the default exchange
+// with a queue's name as key is refused as one through any exchange is,
+// when the queue refuses every message (a classic queue with a length
+// limit of 0 and reject-publish; measured on RabbitMQ 4.3.6, 4.0.5 and
+// 3.10.8: the publish to "" with key q nacked). Before, the flows did
+// not list the route of a queue declared on both sides that refuses on
+// one side only, and listed a new queue that refuses every message as
+// reached by its name (and a deleted one as losing messages it never
+// took).
+func TestRefusingQueueByName(t *testing.T) {
+	zero := func(overflow string) topology.Args {
+		return topology.Args{"x-max-length": int64(0), "x-overflow": overflow}
+	}
+	const refuses = `queue "q" refuses it: its length limit is 0 with overflow reject-publish: it refuses every message (the publisher gets a basic.nack)`
+	const refused = `queue "q" refused it before the change: its length limit is 0 with overflow reject-publish: it refuses every message (the publisher gets a basic.nack)`
+	tests := []struct {
+		name          string
+		before, after []obj
+		want          []Route
+	}{
+		{"now refuses", []obj{queue("q", nil)}, []obj{queue("q", zero("reject-publish"))},
+			[]Route{{Vhost: "/", Before: []string{"q"}, Loses: true, Cause: refuses}}},
+		{"by a policy", []obj{queue("q", nil)}, []obj{queue("q", nil), policy("cap", "^q$", "queues", topology.Args{"max-length": int64(0), "overflow": "reject-publish"})},
+			[]Route{{Vhost: "/", Before: []string{"q"}, Loses: true, Cause: refuses}}},
+		{"refused before", []obj{queue("q", zero("reject-publish"))}, []obj{queue("q", nil)},
+			[]Route{{Vhost: "/", After: []string{"q"}, Cause: refused}}},
+		{"refused and dead-lettered to a queue", []obj{queue("q", nil), queue("dlq", nil)},
+			[]obj{queue("q", topology.Args{"x-max-length": int64(0), "x-overflow": "reject-publish-dlx", "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"}), queue("dlq", nil)},
+			[]Route{{Vhost: "/", Before: []string{"q"},
+				Cause: `queue "q" refuses it: its length limit is 0 with overflow reject-publish-dlx: it refuses every message (the publisher gets a basic.nack) and dead-letters it to dlq`}}},
+		{"a new queue that refuses is reached by nothing", nil, []obj{queue("q", zero("reject-publish"))}, nil},
+		{"a deleted queue that refused loses nothing", []obj{queue("q", zero("reject-publish"))}, nil, nil},
+		{"drop-head keeps taking it", []obj{queue("q", nil)}, []obj{queue("q", zero("drop-head"))}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(topo(tc.before...), topo(tc.after...), Options{})
+			got := routesOf(d.Routes, "")
+			for i := range got {
+				got[i].Class = Class{}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("routes %s, want %s", show(t, got), show(t, tc.want))
+			}
+			var b strings.Builder
+			if err := WriteText(&b, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if len(tc.want) > 0 && tc.want[0].Before == nil && strings.Contains(b.String(), "new queue") {
+				t.Errorf("a queue declared on both sides is shown as new:\n%s", b.String())
 			}
 		})
 	}

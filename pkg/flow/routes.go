@@ -41,10 +41,12 @@ func (c *vhostCompare) routes() {
 
 // defaultRoutes adds the routes of the default exchange: a key reaches
 // the queue of that name, so the classes that move are the names of the
-// queues declared on one side only, each its own class (at most
-// MaxClasses of them, the first by name). They are found by comparing the
-// two sides' queue names, not enumerated from patterns: a teardown of
-// 25,000 queues would otherwise build an automaton over every name.
+// queues declared on one side only, and of those declared on both that
+// refuse every message (side.refuses) on one side only, each its own
+// class (at most MaxClasses of them, the first by name). They are found
+// by comparing the two sides' queue names, not enumerated from patterns:
+// a teardown of 25,000 queues would otherwise build an automaton over
+// every name. A queue that refuses every message is reached by no key.
 func (c *vhostCompare) defaultRoutes() {
 	var names []string
 	for _, sides := range [][2]*side{{c.b, c.a}, {c.a, c.b}} {
@@ -52,6 +54,11 @@ func (c *vhostCompare) defaultRoutes() {
 			if v != nil && !sides[1].hasQueue(q) {
 				names = append(names, q)
 			}
+		}
+	}
+	for q := range c.b.v.Queues {
+		if c.refusesNow(q) {
+			names = append(names, q)
 		}
 	}
 	sort.Strings(names)
@@ -69,15 +76,34 @@ func (c *vhostCompare) defaultRoutes() {
 		c.truncate("")
 	}
 	for _, q := range names {
-		r := Route{Vhost: c.vhost, Class: Class{Kind: ClassDefault, RoutingKey: q, Matches: []string{keyText(q, true)}}}
-		if c.b.hasQueue(q) {
-			r.Before, r.Loses = []string{q}, true
-			r.Cause = fmt.Sprintf("queue %q is deleted", q)
-		} else {
-			r.After = []string{q}
+		before, after := c.b.reachedByName(q), c.a.reachedByName(q)
+		if before == nil && after == nil {
+			continue // refused on one side, not declared on the other
+		}
+		r := Route{Vhost: c.vhost, Class: Class{Kind: ClassDefault, RoutingKey: q, Matches: []string{keyText(q, true)}}, Before: before, After: after}
+		m := route.Message{RoutingKey: q, Many: true}
+		switch {
+		case before != nil:
+			r.Loses = !c.a.deadLettersRefused(m, before)
+			r.Cause = c.routeCause(m, route.Result{}, route.Result{}, nil, q)
+		case c.b.hasQueue(q):
+			r.Cause = c.gainCause(route.Result{}, q)
 		}
 		c.d.Routes = append(c.d.Routes, r)
 	}
+}
+
+// reachedByName returns the queue a message published to the default
+// exchange with key q reaches on side s: q, unless s does not declare it
+// or it refuses every message (nil).
+func (s *side) reachedByName(q string) []string {
+	if !s.hasQueue(q) {
+		return nil
+	}
+	if refused, _ := s.refuses(q); refused {
+		return nil
+	}
+	return []string{q}
 }
 
 // wholeExchange adds the one route of exchange x when clients can publish

@@ -31,7 +31,7 @@ func (d *Diff) entries() []entry {
 	newQueues := map[string][]string{}
 	var vhosts []string
 	for _, r := range d.Routes {
-		if r.Exchange == "" && r.Class.Kind == ClassDefault && len(r.Before) == 0 && !r.Loses {
+		if r.Exchange == "" && r.Class.Kind == ClassDefault && len(r.Before) == 0 && !r.Loses && r.Cause == "" {
 			if newQueues[r.Vhost] == nil {
 				vhosts = append(vhosts, r.Vhost)
 			}
