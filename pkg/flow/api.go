@@ -72,7 +72,10 @@ type Class struct {
 	// exchange's Kind does not route by key (fanout, headers, other), on
 	// both sides: an exchange behind it does, so RoutingKey is the
 	// class's representative key, and where Matches names no pattern the
-	// class is of the keys no binding names, not every message.
+	// class is of the keys no binding names, not every message. Where the
+	// exchange's type changed (Before, After), Keyed is true where an
+	// exchange behind it routes by key on either side, whatever the
+	// exchange's own kind on each: the class is of keys on both sides.
 	Keyed bool `json:"keyed,omitempty"`
 	// ByHeaders is true where the criteria of a headers exchange on the
 	// class's way tell it apart: the class is of the header sets that

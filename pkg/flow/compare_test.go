@@ -1648,3 +1648,63 @@ func TestRefusingQueueByName(t *testing.T) {
 		})
 	}
 }
+
+// TestKeysBehindTypeChange: an exchange whose type changes in front of
+// one that routes by key (through an exchange-to-exchange binding) passes
+// the key on, on both sides: each class is named by its key, whatever
+// the front exchange's kind on each side. Before, a side where the front
+// ignored keys was left out of the class's name (a fanout made headers
+// in front of a topic exchange named its classes `headers {} (matching
+// a.x after the change)`, the key that decides hidden), and the JSON
+// class said nothing of keys (keyed false). Checked by publishing on
+// RabbitMQ 4.3.6, 4.0.5 and 3.10.8 (live script plan_flows_type_change).
+func TestKeysBehindTypeChange(t *testing.T) {
+	side := func(front, back string, frontBinding obj, objs ...obj) *topology.Topology {
+		return topo(append([]obj{exchange("front", front, nil), exchange("back", back, nil), frontBinding}, objs...)...)
+	}
+	topicBack := []obj{queue("qa", nil), queue("qb", nil), bind("back", "qa", "a.x"), bind("back", "qb", "b.#")}
+	crit := func(v *topology.Vhost) {
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: "front", Destination: "back", DestinationType: topology.DestExchange, RoutingKey: "a.*",
+			Arguments: topology.Args{"x-match": "all", "t": "1"}.Normalized()})
+	}
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []string // the entries' first lines
+	}{
+		{"fanout made topic in front of a topic exchange",
+			side("fanout", "topic", bindExchange("front", "back", "a.*"), topicBack...), side("topic", "topic", bindExchange("front", "back", "a.*"), topicBack...),
+			[]string{`  ! key "b" (matching b.# before and after the change) on exchange "front" in vhost "/"`}},
+		{"fanout made headers in front of a topic exchange",
+			side("fanout", "topic", crit, topicBack...), side("headers", "topic", crit, topicBack...),
+			[]string{`  ! key "a.x" and headers {} (matching a.x before and after the change) on exchange "front" in vhost "/"`,
+				`  ! key "b" and headers {} (matching b.# before and after the change) on exchange "front" in vhost "/"`}},
+		{"direct made headers in front of a direct exchange",
+			side("direct", "direct", bindExchange("front", "back", "k1"), queue("q1", nil), queue("q2", nil), bind("back", "q1", "k1"), bind("back", "q2", "k2")),
+			side("headers", "direct", bindExchange("front", "back", "k1"), queue("q1", nil), queue("q2", nil), bind("back", "q1", "k1"), bind("back", "q2", "k2")),
+			[]string{`  ~ key "k2" and no headers (matching k2 before the change; matching k2, {} after the change) on exchange "front" in vhost "/"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			for _, r := range d.Routes {
+				if !r.Class.Keyed || r.Class.Before == nil {
+					t.Errorf("route %s: want a keyed class with its sides", show(t, r))
+				}
+			}
+			var text strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(text.String(), "\n") {
+				if strings.HasPrefix(l, "  ! ") || strings.HasPrefix(l, "  ~ ") {
+					got = append(got, l)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("entries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}

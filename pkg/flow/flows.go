@@ -22,8 +22,9 @@ type flowChange struct {
 	// alike. headersOnly: likewise for headers exchanges and criteria.
 	keysOnly, headersOnly bool
 	// keyRouted and headers say whether some exchange of either closure
-	// routes by key, by headers.
-	keyRouted, headers bool
+	// routes by key, by headers; keyBehind whether one other than the
+	// start does.
+	keyRouted, headers, keyBehind bool
 	// relevant are the key patterns of the changed bindings, and
 	// relevantCriteria the criteria (Canonical) of the changed headers
 	// bindings.
@@ -86,10 +87,10 @@ func (c *vhostCompare) flow(startB, startA string) *flowChange {
 	same := startB == startA
 	f.identical, f.keysOnly, f.headersOnly = same, same, same
 	for _, x := range cb {
-		f.note(c.b.kind(x))
+		f.note(c.b.kind(x), x != startB)
 	}
 	for _, x := range ca {
-		f.note(c.a.kind(x))
+		f.note(c.a.kind(x), x != startA)
 	}
 	seen := map[string]bool{}
 	for _, x := range append(cb, ca...) {
@@ -111,11 +112,13 @@ func (c *vhostCompare) flow(startB, startA string) *flowChange {
 	return f
 }
 
-// note records the kind of an exchange of one of the closures.
-func (f *flowChange) note(k string) {
+// note records the kind of an exchange of one of the closures (behind:
+// not its start).
+func (f *flowChange) note(k string, behind bool) {
 	switch k {
 	case ClassTopic, ClassDirect, ClassDefault:
 		f.keyRouted = true
+		f.keyBehind = f.keyBehind || behind
 	case ClassHeaders:
 		f.headers = true
 	}

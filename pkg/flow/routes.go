@@ -210,6 +210,9 @@ func (c *vhostCompare) class(x string, f *flowChange, cl msgClass) Class {
 	if kb := c.b.kind(x); x != "" && c.b.exists(x) && c.a.exists(x) && telling(kb) != telling(k) {
 		class.Before = &ClassSide{Kind: kb, Matches: f.sideTexts(cl.keys, cl.crits, onBefore)}
 		class.After = &ClassSide{Kind: k, Matches: f.sideTexts(cl.keys, cl.crits, onAfter)}
+		// A side where x ignores keys still routes by them where an
+		// exchange behind x does: the class is of keys on both sides.
+		class.Keyed = f.keyBehind
 	} else {
 		// x ignores keys on both sides, and one behind it does not.
 		class.Keyed = f.keyRouted && telling(k) != "key"

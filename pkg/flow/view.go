@@ -238,6 +238,9 @@ func classText(c *Class) string {
 	if c.Before == nil || c.After == nil {
 		return sideText(c, c.Kind, c.Matches, "")
 	}
+	if c.Keyed {
+		return keyedChangeText(c)
+	}
 	var parts []string
 	for _, s := range []struct {
 		side *ClassSide
@@ -251,6 +254,34 @@ func classText(c *Class) string {
 		return "every message"
 	}
 	return strings.Join(parts, " and ")
+}
+
+// keyedChangeText names class c of an exchange whose type changed, with
+// an exchange that routes by key on its way (Class.Keyed): by its key
+// first, whatever the exchange's kind on each side (a fanout or headers
+// exchange passes the key on to one that routes by it), its headers where
+// a headers exchange is on the way, then what it matches on each side:
+// `key "b.x" (matching b.# before and after the change)` for a fanout
+// exchange made topic in front of a topic exchange.
+func keyedChangeText(c *Class) string {
+	s := fmt.Sprintf("key %q", c.RoutingKey)
+	h := behindHeaders(c, append(slices.Clip(c.Before.Matches), c.After.Matches...), false)
+	if h == "" && (c.Before.Kind == ClassHeaders || c.After.Kind == ClassHeaders) {
+		h = "headers " + route.FormatTable(c.Headers)
+	}
+	if h != "" {
+		s += " and " + h
+	}
+	matching := func(ms []string) string {
+		if len(ms) == 0 {
+			return "matching no binding"
+		}
+		return "matching " + strings.Join(ms, ", ")
+	}
+	if slices.Equal(c.Before.Matches, c.After.Matches) {
+		return s + " (" + matching(c.Before.Matches) + " before and after the change)"
+	}
+	return s + " (" + matching(c.Before.Matches) + " before the change; " + matching(c.After.Matches) + " after the change)"
 }
 
 // deadClassText names class c of dead letters that went to before and go
