@@ -241,7 +241,8 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 			l.deleteAtEnd(ts, args[0], status)
 		}
 	case "publish":
-		noNeg(ts, neg, "rmq publish")
+		// ! rmq publish: the broker must not confirm the publish (a
+		// basic.nack), as a queue that refuses every message answers.
 		id, expiration := "", ""
 		for len(args) > 2 && (args[0] == "-id" || args[0] == "-expiration") {
 			if args[0] == "-id" {
@@ -259,7 +260,15 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		} else if len(args) != 3 {
 			ts.Fatalf("usage: rmq publish [-id ID] [-expiration MS] EXCHANGE KEY BODY [N]")
 		}
-		ts.Check(l.publish(args[0], args[1], amqp.Publishing{MessageId: id, Expiration: expiration, Body: []byte(args[2])}, n))
+		err := l.publish(args[0], args[1], amqp.Publishing{MessageId: id, Expiration: expiration, Body: []byte(args[2])}, n)
+		switch {
+		case neg && err == nil:
+			ts.Fatalf("publish to exchange %q with key %q confirmed, want a basic.nack", args[0], args[1])
+		case neg:
+			fmt.Fprintln(ts.Stdout(), err)
+		default:
+			ts.Check(err)
+		}
 	case "reject", "requeue", "wait":
 		noNeg(ts, neg, "rmq "+verb)
 		if len(args) != 2 {
