@@ -133,6 +133,7 @@ func TestLiveScripts(t *testing.T) {
 			e.Setenv("MQCTL_USERNAME", b.Username)
 			e.Setenv("MQCTL_PASSWORD", b.Password)
 			e.Setenv("MQCTL_AMQP_URL", strings.TrimSuffix(b.AMQPURL(""), "/"))
+			e.Setenv("AMQP_PORT", strconv.Itoa(b.AMQPPort))
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("REPO", repo)
 			return nil

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,6 +239,58 @@ func (c *Client) listeners(ctx context.Context) (amqpPort, amqpsPort int, err er
 	c.listenersRead, c.amqpPort, c.amqpsPort = true, amqpPort, amqpsPort
 	c.listenersMu.Unlock()
 	return amqpPort, amqpsPort, nil
+}
+
+// Nodes is what the broker says of where it listens (Client.ReadNodes).
+type Nodes struct {
+	// Hosts are its nodes' host names (rabbit@HOST), each once.
+	Hosts []string
+	// AMQP and AMQPS are the ports of its nodes' AMQP and AMQP-over-TLS
+	// listeners, each once.
+	AMQP, AMQPS []int
+}
+
+// ReadNodes reads the host names of the broker's nodes and the ports of
+// their AMQP listeners (GET /api/overview: a cluster lists every node's).
+// nil, without an error, where the broker shows the user none (a user
+// without the monitoring or administrator tag: 3.10.8, 4.0.5 and 4.3.6
+// answer [] for these columns) or lists no AMQP listener.
+func (c *Client) ReadNodes(ctx context.Context) (*Nodes, error) {
+	var ov struct {
+		Listeners []struct {
+			Node     string `json:"node"`
+			Protocol string `json:"protocol"`
+			Port     int    `json:"port"`
+		} `json:"listeners"`
+	}
+	var raw json.RawMessage
+	q := url.Values{"columns": {"listeners"}}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the AMQP listeners"}, &raw); err != nil {
+		return nil, err
+	}
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' {
+		return nil, nil
+	}
+	if err := json.Unmarshal(t, &ov); err != nil {
+		return nil, fmt.Errorf("read the AMQP listeners: the management API at %s sent an answer that is not the expected JSON: %w", c.Server(), err)
+	}
+	n := &Nodes{}
+	for _, l := range ov.Listeners {
+		if _, host, ok := strings.Cut(l.Node, "@"); ok && !slices.Contains(n.Hosts, host) {
+			n.Hosts = append(n.Hosts, host)
+		}
+		switch {
+		case l.Protocol == "amqp" && !slices.Contains(n.AMQP, l.Port):
+			n.AMQP = append(n.AMQP, l.Port)
+		case l.Protocol == "amqp/ssl" && !slices.Contains(n.AMQPS, l.Port):
+			n.AMQPS = append(n.AMQPS, l.Port)
+		}
+	}
+	if len(n.AMQP)+len(n.AMQPS) == 0 {
+		return nil, nil
+	}
+	return n, nil
 }
 
 // TLSConfig is the TLS configuration of this connection (CA, client

@@ -422,7 +422,9 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 			known.exact.abandon()
 			return nil, nil, nil, err
 		}
-		p.SetFlows(l.current, e.c.RabbitMQVersion())
+		cur := l.current
+		cur.Here = e.here(ctx, in.Desired, cur.State)
+		p.SetFlows(cur, e.c.RabbitMQVersion())
 		if exactErr, err = e.readStakes(ctx, p, l, known); err != nil {
 			return nil, nil, nil, err
 		}

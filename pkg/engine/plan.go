@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -108,8 +109,23 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	// state, so the ownership records, which only the diff needed, are no
 	// longer held while the two simulators are (about 9 MB of a 50,000-
 	// object plan's peak).
-	p.SetFlows(plan.Current{Live: l.current.Live}, e.c.RabbitMQVersion())
+	p.SetFlows(plan.Current{Live: l.current.Live, Here: e.here(ctx, desired, l.current.State)}, e.c.RabbitMQVersion())
 	return res, nil
+}
+
+// here is where the broker listens, for the flows to tell whether a
+// shovel's URI naming a host is this broker (flow.Here): read only where
+// a shovel of desired or of the broker (state) names one, nil where the
+// broker does not say (the flows then say they cannot tell).
+func (e *Engine) here(ctx context.Context, desired, state *topology.Topology) *flow.Here {
+	if !flow.NamesHosts(desired) && !flow.NamesHosts(state) {
+		return nil
+	}
+	n, err := e.c.ReadNodes(ctx)
+	if err != nil || n == nil {
+		return nil
+	}
+	return &flow.Here{Hosts: n.Hosts, Ports: n.AMQP, TLSPorts: n.AMQPS}
 }
 
 // diff reads the broker for desired's vhosts (unless read, when not nil,

@@ -31,6 +31,14 @@ type Options struct {
 	// hold in memory) tens of thousands of classes that all say the same,
 	// that its messages now go nowhere.
 	MaxClasses int
+	// Here is the broker the after side is applied to, as its shovels'
+	// URIs name it (a plan knows its listeners): a queue a shovel of
+	// after publishes to through a URI naming a host is then known to
+	// be fed (the URI is this broker) or not (another broker). nil (mqctl
+	// diff) knows only a URI without a host, or of the local protocol, as
+	// this broker: a queue a shovel may feed through any other is not
+	// counted silenced, but said to be unknown (Silenced.Unknown).
+	Here *Here
 }
 
 // Class kinds: how the keys of a class are told apart.
@@ -230,6 +238,11 @@ type Silenced struct {
 	// Cause says what cut it off (`its only binding, from "orders" with
 	// key "order.paid", is gone`).
 	Cause string `json:"cause"`
+	// Unknown, when set, says why mqctl cannot tell whether the queue
+	// is silenced: a shovel publishes to a queue of its name through a
+	// URI that may be this broker or another (Options.Here). Such a
+	// queue does not count as lost (LosesMessages).
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // Expiring is a queue declared on both sides that expires after the
@@ -351,5 +364,10 @@ func (d *Diff) LosesMessages() bool {
 			return true
 		}
 	}
-	return len(d.Silenced)+len(d.Expiring) > 0
+	for _, s := range d.Silenced {
+		if s.Unknown == "" {
+			return true
+		}
+	}
+	return len(d.Expiring) > 0
 }

@@ -43,7 +43,7 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 	if maxClasses <= 0 {
 		maxClasses = defaultMaxClasses
 	}
-	shovels := shovelledInto(after)
+	shovels := shovelledInto(after, o.Here)
 	for _, name := range vhostNames(before, after, o.Vhosts) {
 		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, maxClasses, d)
 		c.shovels = shovels[name]

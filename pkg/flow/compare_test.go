@@ -1474,7 +1474,7 @@ func TestShovelledQueueIsNotSilenced(t *testing.T) {
 		{"amqp10 /queues/q", shovel("s", topology.Args{"src-protocol": "amqp10", "src-uri": "amqp://", "src-address": "/queues/in", "dest-protocol": "amqp10", "dest-uri": "amqp://", "dest-address": "/queues/q"}), nil, 0},
 		{"local protocol, host named", shovel("s", topology.Args{"src-protocol": "local", "src-uri": "amqp://localhost", "src-queue": "in", "dest-protocol": "local", "dest-uri": "amqp://localhost", "dest-queue": "q"}), nil, 0},
 		{"another vhost", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp:///other", "dest-queue": "q"}), nil, 1},
-		{"another broker", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://remote", "dest-queue": "q"}), nil, 1},
+		{"a host, which may be another broker (TestShovelByHost)", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://remote", "dest-queue": "q"}), nil, 1},
 		{"another queue", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://", "dest-queue": "in2"}), nil, 1},
 		{"dest-exchange routing elsewhere", shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://", "dest-exchange": "moved"}),
 			[]obj{exchange("moved", "fanout", nil), queue("other", nil), bind("moved", "other", "")}, 1},
@@ -1706,5 +1706,96 @@ func TestKeysBehindTypeChange(t *testing.T) {
 				t.Errorf("entries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestShovelByHost: a shovel whose dest-uri names a host publishes to
+// this broker when the host is the node's own machine (a loopback
+// address, localhost, a node's host name: the node that runs the shovel
+// reads the URI) and the port one of the broker's AMQP listeners'
+// (measured on RabbitMQ 4.3.6, 4.0.5 and 3.10.8: a shovel from
+// amqp://localhost:PORT/v to amqp://guest@127.0.0.1:PORT/v moves the
+// message into the queue; on the 4.0.5 node, amqp://localhost/v is port
+// 5672, the 4.3.6 broker beside it). plan knows the listeners
+// (Options.Here); mqctl diff does not, and cannot tell of any host: the
+// queue is then silenced with Unknown set, not counted lost. Before, a
+// queue such a shovel fed was silenced, and counted lost, always.
+func TestShovelByHost(t *testing.T) {
+	here := &Here{Hosts: []string{"node1"}, Ports: []int{5672}, TLSPorts: []int{5671}}
+	const (
+		fed     = "fed"
+		lost    = "lost"
+		unknown = "unknown"
+	)
+	tests := []struct {
+		uri  string
+		here *Here
+		want string
+	}{
+		{"amqp://localhost", nil, unknown},
+		{"amqp://127.0.0.1:5672/%2F", nil, unknown},
+		{"amqp://guest@localhost/%2F", nil, unknown},
+		{"amqp://remote", nil, unknown},
+		{"amqp://localhost/other", nil, lost}, // another vhost, wherever it is
+		{"amqp://", nil, fed},
+		{"amqp://localhost", here, fed},
+		{"amqp://127.0.0.1:5672/%2F", here, fed},
+		{"amqp://guest@localhost/%2F", here, fed},
+		{"amqp://[::1]:5672", here, fed},
+		{"amqp://LOCALHOST", here, fed},
+		{"amqp://node1", here, fed},
+		{"amqps://localhost", here, fed},
+		{"amqp://localhost:5872", here, lost},
+		{"amqps://localhost:5672", here, lost},
+		{"amqp://localhost/other", here, lost},
+		{"amqp://remote", here, unknown},
+		{"amqp://node2:5672", here, unknown},
+		{"amqp://remote:5672/%2F?heartbeat=5", here, unknown},
+	}
+	for _, tc := range tests {
+		name := tc.uri + " offline"
+		if tc.here != nil {
+			name = tc.uri + " live"
+		}
+		t.Run(name, func(t *testing.T) {
+			sh := shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": tc.uri, "dest-queue": "q"})
+			before := topo(exchange("ex", "direct", nil), queue("q", nil), queue("in", nil), bind("ex", "q", "k"), sh)
+			after := topo(exchange("ex", "direct", nil), queue("q", nil), queue("in", nil), sh)
+			d := Compare(before, after, Options{Here: tc.here})
+			got := fed
+			switch {
+			case len(d.Silenced) == 1 && d.Silenced[0].Unknown != "":
+				got = unknown
+				if !strings.Contains(d.Silenced[0].Unknown, `shovel "s"`) || strings.Contains(d.Silenced[0].Unknown, "guest") {
+					t.Errorf("unknown %q: want it to name the shovel, and no credentials", d.Silenced[0].Unknown)
+				}
+			case len(d.Silenced) == 1:
+				got = lost
+			case len(d.Silenced) > 1:
+				t.Fatalf("silenced %s", show(t, d.Silenced))
+			}
+			if got != tc.want {
+				t.Errorf("queue q %s, want %s: %s", got, tc.want, show(t, d.Silenced))
+			}
+			// The key the binding routed is unroutable whatever the shovel:
+			// only the queue's silencing is in doubt.
+			if loses := d.LosesMessages(); !loses {
+				t.Error("the change loses no message, want the key k lost")
+			}
+			var text strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if marked := strings.Contains(text.String(), "  ? queue \"q\""); marked != (got == unknown) {
+				t.Errorf("text:\n%s\nwant the queue marked ? only when unknown", text.String())
+			}
+		})
+	}
+	// Unknown alone does not lose messages.
+	sh := shovel("s", topology.Args{"src-uri": "amqp://", "src-queue": "in", "dest-uri": "amqp://remote", "dest-queue": "q"})
+	d := Compare(topo(exchange("ex", "fanout", nil), queue("q", nil), queue("in", nil), bind("ex", "q", ""), sh), topo(queue("q", nil), queue("in", nil), sh), Options{})
+	d.Routes = nil // the fanout's lost route: only the queue is left
+	if d.LosesMessages() || len(d.Silenced) != 1 || !strings.HasPrefix(d.Summary(), "1 queue may lose messages: mqctl cannot tell") {
+		t.Errorf("a silenced queue mqctl cannot tell of: loses %v, summary %q", d.LosesMessages(), d.Summary())
 	}
 }

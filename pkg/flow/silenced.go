@@ -51,7 +51,7 @@ func (c *vhostCompare) silenced() {
 			ua = c.a.deadLetterReach(c.unchangedQueues())
 		}
 		if !ua.reaches(q) {
-			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, inB.of(q), db)})
+			c.d.Silenced = append(c.d.Silenced, Silenced{Vhost: c.vhost, Queue: q, Cause: c.silenceCause(q, inB.of(q), db), Unknown: c.shovels.mayFeed(q)})
 		}
 	}
 }

@@ -16,10 +16,12 @@ import (
 type entry struct {
 	vhost string
 	loses bool
-	what  string // what the messages are: `key "order.shipped" on exchange "orders"`
-	was   string // where they went before
-	now   string // where they go after
-	cause string
+	// unknown: they may be lost, mqctl cannot tell (cause says why).
+	unknown bool
+	what    string // what the messages are: `key "order.shipped" on exchange "orders"`
+	was     string // where they went before
+	now     string // where they go after
+	cause   string
 }
 
 // entries are d's changes as the views show them: those that lose
@@ -92,15 +94,17 @@ func (d *Diff) entries() []entry {
 		out = append(out, entry{vhost: x.Vhost, loses: true, what: fmt.Sprintf("messages held by queue %q", x.Queue), was: was,
 			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", loader.FormatDuration(x.AfterMS)), cause: x.Cause})
 	}
-	slices.SortStableFunc(out, func(a, b entry) int {
+	// Those that lose messages first, then those that may.
+	rank := func(e entry) int {
 		switch {
-		case a.loses == b.loses:
+		case e.loses:
 			return 0
-		case a.loses:
-			return -1
+		case e.unknown:
+			return 1
 		}
-		return 1
-	})
+		return 2
+	}
+	slices.SortStableFunc(out, func(a, b entry) int { return rank(a) - rank(b) })
 	return out
 }
 
@@ -158,7 +162,13 @@ func silencedEntries(ss []Silenced) []entry {
 			n++
 		}
 		vhost, byCause, causes := ss[0].Vhost, map[string][]string{}, []string(nil)
+		var unknown []entry // the queues a shovel may feed, each its own
 		for _, s := range ss[:n] {
+			if s.Unknown != "" {
+				unknown = append(unknown, entry{vhost: vhost, unknown: true, what: fmt.Sprintf("queue %q", s.Queue), was: was,
+					now: now(1) + ", unless a shovel feeds it", cause: s.Cause + "; " + s.Unknown})
+				continue
+			}
 			if byCause[s.Cause] == nil {
 				causes = append(causes, s.Cause)
 			}
@@ -178,6 +188,7 @@ func silencedEntries(ss []Silenced) []entry {
 			}
 			out = append(out, entry{vhost: vhost, loses: true, what: what, was: was, now: now(len(qs)), cause: c})
 		}
+		out = append(out, unknown...)
 		if len(rest) > 0 {
 			slices.Sort(rest)
 			out = append(out, entry{vhost: vhost, loses: true, what: fmt.Sprintf("%s (%s)", count(len(rest), "more queue"), queues(rest)), was: was, now: now(len(rest)),
@@ -188,23 +199,59 @@ func silencedEntries(ss []Silenced) []entry {
 }
 
 // Counts returns how many entries lose messages and how many only move
-// them.
+// them; those that may lose messages (mqctl cannot tell) are neither
+// (Unknowns counts them).
 func (d *Diff) Counts() (loses, moves int) {
 	if d == nil {
 		return 0, 0
 	}
 	for _, e := range d.entries() {
-		if e.loses {
+		switch {
+		case e.loses:
 			loses++
-		} else {
+		case !e.unknown:
 			moves++
 		}
 	}
 	return loses, moves
 }
 
-// Summary is one line on what the change does to messages.
+// Unknowns returns how many entries may lose messages, mqctl cannot
+// tell (a queue a shovel may feed, Silenced.Unknown).
+func (d *Diff) Unknowns() int {
+	n := 0
+	for _, s := range d.silenced() {
+		if s.Unknown != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// silenced returns d's silenced queues (none for a nil d).
+func (d *Diff) silenced() []Silenced {
+	if d == nil {
+		return nil
+	}
+	return d.Silenced
+}
+
+// Summary is one line on what the change does to messages, and on what
+// mqctl cannot tell of it.
 func (d *Diff) Summary() string {
+	n := d.Unknowns()
+	if loses, moves := d.Counts(); n > 0 && loses+moves == 0 && len(d.truncatedExchanges()) == 0 {
+		return fmt.Sprintf("%s may lose messages: mqctl cannot tell (marked ?).", count(n, "queue"))
+	}
+	s := d.summary()
+	if n > 0 {
+		s += fmt.Sprintf(" %s may lose messages: mqctl cannot tell (marked ?).", count(n, "more queue"))
+	}
+	return s
+}
+
+// summary is Summary without what mqctl cannot tell.
+func (d *Diff) summary() string {
 	loses, moves := d.Counts()
 	if t := d.truncatedExchanges(); len(t) > 0 {
 		rest := fmt.Sprintf("more classes of keys of %s were not compared, and they may lose messages.", strings.Join(t, ", "))
@@ -533,8 +580,8 @@ type TextOptions struct {
 }
 
 // WriteText writes the human view: a heading, one entry per change that
-// moves messages (those that lose messages first, marked "!"; the others
-// "~"), each with before and after, and the summary line. A diff that
+// moves messages (those that lose messages first, marked "!"; then those
+// that may, mqctl cannot tell, marked "?"; the others "~"), each with before and after, and the summary line. A diff that
 // moves no message is one line.
 func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 	entries := d.entries()
@@ -546,11 +593,14 @@ func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 	sb.WriteString("Message flows:\n")
 	for _, e := range entries {
 		mark := "~"
-		if e.loses {
+		switch {
+		case e.loses:
 			mark = "!"
 			if o.Color {
 				mark = "\x1b[31m!\x1b[0m"
 			}
+		case e.unknown:
+			mark = "?"
 		}
 		fmt.Fprintf(sb, "  %s %s in vhost %q\n", mark, e.what, e.vhost)
 		fmt.Fprintf(sb, "      before: %s\n      after:  %s\n", e.was, e.now)

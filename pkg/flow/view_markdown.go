@@ -26,7 +26,7 @@ func WriteMarkdown(w io.Writer, d *Diff, o MarkdownOptions) error {
 	var sb strings.Builder
 	entries := d.entries()
 	shown := 0
-	for shown < len(entries) && (entries[shown].loses || shown < fold) {
+	for shown < len(entries) && (entries[shown].loses || entries[shown].unknown || shown < fold) {
 		shown++
 	}
 	if shown > 0 {
@@ -51,8 +51,11 @@ func writeTable(sb *strings.Builder, entries []entry) {
 	sb.WriteString("| | messages | vhost | before | after | cause |\n|---|---|---|---|---|---|\n")
 	for _, e := range entries {
 		mark := ":arrow_right:"
-		if e.loses {
+		switch {
+		case e.loses:
 			mark = ":x:"
+		case e.unknown:
+			mark = ":grey_question:"
 		}
 		fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %s |\n", mark, cell(e.what), cell(e.vhost), cell(e.was), cell(e.now), cell(e.cause))
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mqctl/mqctl/pkg/flow"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
@@ -49,6 +50,10 @@ type Current struct {
 	// taken as mqctl applied it. A plan then deletes what the new side
 	// drops, as it would on a broker where mqctl applied the old side.
 	AllMine bool
+	// Here is where the broker listens, as its shovels' URIs name it
+	// (flow.Options.Here), for the flows (SetFlows); nil where it is not
+	// known (mqctl diff, or a user the broker does not show it).
+	Here *flow.Here
 }
 
 // OldSide is the broker's side of "mqctl diff": old as a broker where

@@ -69,5 +69,5 @@ func (p *Plan) SetFlows(current Current, version rmqversion.Version) {
 		}
 		p.FlowsUnknown = append(p.FlowsUnknown, FlowUnknown{Vhost: v, Reason: fmt.Sprintf("mqctl could not read %s: %s", what, u.Reason)})
 	}
-	p.Flows = flow.Compare(before, after, flow.Options{Version: version, Vhosts: known})
+	p.Flows = flow.Compare(before, after, flow.Options{Version: version, Vhosts: known, Here: current.Here})
 }

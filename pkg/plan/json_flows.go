@@ -44,7 +44,7 @@ func jsonFlows(p *Plan) *pj.Flows {
 		})
 	}
 	for _, s := range d.Silenced {
-		out.Silenced = append(out.Silenced, pj.FlowQueue{Vhost: s.Vhost, Queue: s.Queue, Cause: s.Cause})
+		out.Silenced = append(out.Silenced, pj.FlowQueue{Vhost: s.Vhost, Queue: s.Queue, Cause: s.Cause, Unknown: s.Unknown})
 	}
 	for _, x := range d.Expiring {
 		out.Expiring = append(out.Expiring, pj.FlowExpiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
@@ -137,7 +137,7 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 		})
 	}
 	for _, s := range doc.Silenced {
-		d.Silenced = append(d.Silenced, flow.Silenced{Vhost: s.Vhost, Queue: s.Queue, Cause: s.Cause})
+		d.Silenced = append(d.Silenced, flow.Silenced{Vhost: s.Vhost, Queue: s.Queue, Cause: s.Cause, Unknown: s.Unknown})
 	}
 	for _, x := range doc.Expiring {
 		d.Expiring = append(d.Expiring, flow.Expiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})

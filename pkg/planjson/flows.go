@@ -158,6 +158,10 @@ type FlowQueue struct {
 	Vhost string `json:"vhost"`
 	Queue string `json:"queue"`
 	Cause string `json:"cause"`
+	// Unknown, present when set, says why mqctl cannot tell whether the
+	// queue is silenced (flow.Silenced.Unknown): it is then not counted
+	// as lost.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // FlowUnknown is a vhost whose flows mqctl could not tell.
