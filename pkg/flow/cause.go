@@ -166,7 +166,10 @@ func (c *vhostCompare) stepCause(st route.Step, m route.Message) string {
 			return fmt.Sprintf("the binding %s is gone", bindingTo(k, e, st.To, st.BindingKey, st.BindingArgs))
 		}
 	case route.ViaAlternate:
-		if !ia.hasAE || ia.ae != st.To {
+		if ia.hasAE && ia.ae != st.To {
+			return fmt.Sprintf("the alternate exchange of exchange %q is now %q (was %q)", e, ia.ae, st.To)
+		}
+		if !ia.hasAE {
 			return fmt.Sprintf("exchange %q no longer has alternate exchange %q", e, st.To)
 		}
 		if b := c.a.matching(e, m); b != nil {

@@ -111,6 +111,15 @@ var compareCases = []struct {
 			Before: []string{"qae"}, Loses: true, Cause: `exchange "x" no longer has alternate exchange "ae"`}}},
 	},
 	{
+		name: "alternate exchange by argument changed",
+		before: topo(exchange("x", "direct", topology.Args{"alternate-exchange": "ae"}), exchange("ae", "fanout", nil), exchange("ae2", "fanout", nil), queue("q1", nil), queue("qae", nil),
+			bind("x", "q1", "k"), bind("ae", "qae", "")),
+		after: topo(exchange("x", "direct", topology.Args{"alternate-exchange": "ae2"}), exchange("ae", "fanout", nil), exchange("ae2", "fanout", nil), queue("q1", nil), queue("qae", nil),
+			bind("x", "q1", "k"), bind("ae", "qae", "")),
+		want: Diff{Routes: []Route{{Vhost: "/", Exchange: "x", Class: Class{Kind: ClassDirect, RoutingKey: ""},
+			Before: []string{"qae"}, Loses: true, Cause: `the alternate exchange of exchange "x" is now "ae2" (was "ae")`}}},
+	},
+	{
 		name: "alternate exchange by policy added",
 		before: topo(exchange("x", "topic", nil), exchange("ae", "fanout", nil), queue("q1", nil), queue("qae", nil),
 			bind("x", "q1", "k.#"), bind("ae", "qae", "")),
