@@ -1808,3 +1808,62 @@ func TestShovelByHost(t *testing.T) {
 		t.Errorf("a silenced queue mqctl cannot tell of: loses %v, summary %q", d.LosesMessages(), d.Summary())
 	}
 }
+
+// TestDeadLettersToRefusingQueue: dead letters routed only to queues that
+// refuse every message are refused too: dropped (measured on RabbitMQ
+// 4.3.6, 4.0.5 and 3.10.8: an expired dead letter routed to a classic
+// queue with a length limit of 0 and reject-publish is kept nowhere),
+// dead-lettered on where that queue has reject-publish-dlx (the dead
+// letter reached its dead-letter queue), held where the queue they come
+// from dead-letters at least once (its worker retries the rejected
+// ones). Before, the cause said the default exchange had no queue of the
+// name, and through an exchange the dead letters went to a queue named
+// "" (the simulator's remembered list, cleared by the filter), neither
+// dropped nor lost.
+func TestDeadLettersToRefusingQueue(t *testing.T) {
+	zero := topology.Args{"x-max-length": int64(0), "x-overflow": "reject-publish"}
+	const refuses = `queue "parked" refuses them: its length limit is 0 with overflow reject-publish: it refuses every message (the publisher gets a basic.nack)`
+	quorum := func(name string, args topology.Args) obj {
+		return func(v *topology.Vhost) {
+			v.Queues[name] = &topology.Queue{Name: name, Type: topology.QueueQuorum, Durable: true, Arguments: args.Normalized()}
+		}
+	}
+	tests := []struct {
+		name   string
+		work   obj            // the queue whose dead letters go to parked
+		extra  []obj          // both sides
+		parked obj            // parked after the change
+		want   *DeadLetterEnd // work's rejected dead letters after
+		loses  bool
+	}{
+		{"by the default exchange", queue("work", topology.Args{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "parked"}), nil, queue("parked", zero),
+			&DeadLetterEnd{Configured: true, RoutingKey: "parked", Dropped: true, Why: refuses}, true},
+		{"through a fanout exchange", queue("work", topology.Args{"x-dead-letter-exchange": "dlx"}), []obj{exchange("dlx", "fanout", nil), bind("dlx", "parked", "")}, queue("parked", zero),
+			&DeadLetterEnd{Configured: true, Exchange: "dlx", KeyFromMessage: true, Dropped: true, Why: refuses}, true},
+		{"dead-lettered on", queue("work", topology.Args{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "parked"}), []obj{queue("final", nil)},
+			queue("parked", topology.Args{"x-max-length": int64(0), "x-overflow": "reject-publish-dlx", "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "final"}),
+			&DeadLetterEnd{Configured: true, RoutingKey: "parked", Queues: []string{"final"}}, false},
+		{"held by an at-least-once quorum queue",
+			quorum("work", topology.Args{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "parked", "x-dead-letter-strategy": "at-least-once", "x-overflow": "reject-publish"}), nil, queue("parked", zero),
+			&DeadLetterEnd{Configured: true, RoutingKey: "parked", Held: true, Why: refuses}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := topo(append([]obj{tc.work, queue("parked", nil)}, tc.extra...)...)
+			after := topo(append([]obj{tc.work, tc.parked}, tc.extra...)...)
+			d := Compare(before, after, Options{})
+			var got *DeadLetter
+			for i := range d.DeadLetters {
+				if dl := &d.DeadLetters[i]; dl.Queue == "work" && dl.Reason == route.Rejected {
+					got = dl
+				}
+			}
+			if got == nil {
+				t.Fatalf("no change of work's rejected dead letters: %s", show(t, d.DeadLetters))
+			}
+			if !reflect.DeepEqual(got.After, tc.want) || got.Loses != tc.loses {
+				t.Errorf("after %s (loses %v), want %s (loses %v)", show(t, got.After), got.Loses, show(t, tc.want), tc.loses)
+			}
+		})
+	}
+}

@@ -177,9 +177,30 @@ func (s *side) end(q string, r route.Reason, m route.Message) *DeadLetterEnd {
 	d := s.sim.DeadLetter(q, r, m)
 	qs, splits := s.reached(d.Result)
 	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: qs, Splits: splits}
-	if len(e.Queues) == 0 {
-		e.Dropped, e.Held, e.Why = !d.Held, d.Held, s.why(d)
+	if len(e.Queues) > 0 {
+		return e
 	}
+	// Where the route reaches only queues that refuse every message
+	// (side.refuses), the dead letters are refused there too: kept where
+	// each dead-letters them on to a queue (reject-publish-dlx), held
+	// where q dead-letters at least once (the broker tries again), else
+	// dropped (measured on RabbitMQ 4.3.6, 4.0.5 and 3.10.8: an expired
+	// dead letter routed to a classic queue with a length limit of 0 and
+	// reject-publish is kept nowhere; with reject-publish-dlx it reaches
+	// that queue's dead-letter queue).
+	if refused := queuesOf(d.Result); len(refused) > 0 {
+		if s.deadLettersRefused(m, refused) {
+			for _, p := range refused {
+				e.Queues = mergeSorted(e.Queues, queuesOf(s.sim.DeadLetter(p, route.MaxLen, m).Result))
+			}
+			return e
+		}
+		_, why := s.refuses(refused[0])
+		held := s.sim.AtLeastOnce(q)
+		e.Dropped, e.Held, e.Why = !held, held, fmt.Sprintf("queue %q refuses them: %s", refused[0], why)
+		return e
+	}
+	e.Dropped, e.Held, e.Why = !d.Held, d.Held, s.why(d)
 	return e
 }
 

@@ -272,7 +272,12 @@ func sameSplits(a, b []Split) bool {
 // make the message lost.
 func (s *side) reached(r route.Result) ([]string, []Split) {
 	qs, splits := queuesOf(r), r.Splits()
-	qs = slices.DeleteFunc(qs, func(q string) bool { refused, _ := s.refuses(q); return refused })
+	refused := func(q string) bool { refused, _ := s.refuses(q); return refused }
+	if slices.ContainsFunc(qs, refused) {
+		// A copy: the simulator keeps the list of a result it remembers,
+		// and DeleteFunc would clear its tail ("" where a queue was).
+		qs = slices.DeleteFunc(slices.Clone(qs), refused)
+	}
 	if len(qs) == 0 {
 		qs = nil
 	}
