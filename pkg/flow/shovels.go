@@ -2,7 +2,8 @@ package flow
 
 import (
 	"fmt"
-	"net"
+	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,14 +53,18 @@ func (h *Here) place(uri string) (vhost, hostPort string, w where) {
 	if tls {
 		port = 5671
 	}
-	if hp, ps, err := net.SplitHostPort(authority); err == nil {
-		host = hp
-		if n, err := strconv.Atoi(ps); err == nil {
-			port = n
-		}
+	// By net/url, not net: the flows stay offline (kind's
+	// TestOfflinePackagesStayOffline).
+	u := &url.URL{Host: authority}
+	host = u.Hostname()
+	if n, err := strconv.Atoi(u.Port()); err == nil {
+		port = n
 	}
-	host = strings.ToLower(strings.Trim(host, "[]"))
-	hostPort = net.JoinHostPort(host, strconv.Itoa(port))
+	host = strings.ToLower(host)
+	hostPort = host + ":" + strconv.Itoa(port)
+	if strings.Contains(host, ":") {
+		hostPort = "[" + host + "]:" + strconv.Itoa(port)
+	}
 	if h == nil || !h.isNode(host) {
 		return vhost, hostPort, whereUnknown
 	}
@@ -79,8 +84,8 @@ func (h *Here) isNode(host string) bool {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	if ip := net.ParseIP(host); ip != nil {
-		return ip.IsLoopback()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.Unmap().IsLoopback()
 	}
 	return slices.ContainsFunc(h.Hosts, func(n string) bool { return strings.EqualFold(n, host) })
 }

@@ -28,8 +28,10 @@ var offline = []string{
 	"github.com/mqctl/mqctl/pkg/planjson",
 }
 
-// network are the packages that talk to a broker.
+// network are the packages that talk to a broker, and net, under them
+// (an offline package parses a host and port with net/url and net/netip).
 var network = []string{
+	"net",
 	"net/http",
 	"github.com/michaelklishin/rabbit-hole/v2",
 	"github.com/rabbitmq/amqp091-go",
