@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"html"
 	"io"
@@ -240,7 +241,7 @@ func parseServer(raw string) (base, user, pass string, hasCreds bool, err error)
 	}
 	u, perr := url.Parse(full)
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", "", false, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER)", MaskURL(raw))
+		return "", "", "", false, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs: write a , or a space in a password as %%2C or %%20)", maskServer(raw))
 	}
 	if u.User != nil {
 		hasCreds = true
@@ -250,6 +251,33 @@ func parseServer(raw string) (base, user, pass string, hasCreds bool, err error)
 	}
 	path := strings.TrimSuffix(strings.TrimRight(u.EscapedPath(), "/"), "/api")
 	return u.Scheme + "://" + u.Host + path, user, pass, hasCreds, nil
+}
+
+// maskServer is management API URL raw, which does not parse, with its
+// password masked: the whole of raw is one URL, whatever it holds (MaskURL
+// stops at a space), and a URL without a scheme is read as http:// is.
+// What follows the user's : when no @ ends the credentials and it is no
+// port (http://u:pa,ss@h cut at its comma into http://u:pa) is masked too.
+func maskServer(raw string) string {
+	full, prefix := raw, ""
+	if !strings.Contains(raw, "://") {
+		prefix = "http://"
+		full = prefix + raw
+	}
+	masked := kind.MaskURI(full)
+	if masked == full {
+		scheme, rest, _ := strings.Cut(full, "://")
+		authority := rest
+		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+			authority = rest[:i]
+		}
+		if !strings.Contains(authority, "@") {
+			if host, port, ok := strings.Cut(authority, ":"); ok && strings.Trim(port, "0123456789") != "" && !strings.HasPrefix(host, "[") {
+				masked = scheme + "://" + host + ":" + kind.Mask + rest[len(authority):]
+			}
+		}
+	}
+	return strings.TrimPrefix(masked, prefix)
 }
 
 func tlsConfig(cfg Config) (*tls.Config, error) {

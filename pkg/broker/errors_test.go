@@ -150,6 +150,12 @@ func TestConnectRejectsBadConfig(t *testing.T) {
 		is   error
 	}{
 		{"bad scheme", Config{Server: "ftp://u:" + secret + "@host/"}, `invalid management API URL "ftp://u:***@host/"`, nil},
+		// MaskURL stops at a space: the whole URL is masked.
+		{"a space in the password", Config{Server: "http://u:" + secret + " x@host:15672"}, `invalid management API URL "http://u:***@host:15672"`, nil},
+		{"a space in a password without a scheme", Config{Server: "u:" + secret + " x@host:15672"}, `invalid management API URL "u:***@host:15672"`, nil},
+		// A , splits the list: http://u:SECRET and x@host:15672.
+		{"a comma in the password", Config{Server: "http://u:" + secret + ",x@host:15672"}, `invalid management API URL "http://u:***": want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs`, nil},
+		{"a comma in the password of a list", Config{Servers: []string{"http://h:1", "u:" + secret}}, `invalid management API URL "u:***"`, nil},
 		{"missing CA file", Config{Server: "https://h", CACert: filepath.Join(dir, "nope.pem")}, "read CA certificate (--ca-cert)", ErrTLS},
 		{"CA file without PEM", Config{Server: "https://h", CACert: notPEM}, "holds no PEM certificate", ErrTLS},
 		{"cert without key", Config{Server: "https://h", ClientCert: notPEM}, "--client-cert and --client-key go together", ErrTLS},
