@@ -122,10 +122,10 @@ func parseAMQPURL(raw string) (*url.URL, error) {
 	if err != nil && strings.Contains(err.Error(), "invalid URL escape") {
 		// The parser's message quotes the escape, which may be part of
 		// the password: it is not repeated.
-		return nil, fmt.Errorf("invalid AMQP URL %q (--amqp-url / MQCTL_AMQP_URL): a %% in it starts no escape (%%XX); write a literal %% as %%25, in the user name and password too", MaskURL(raw))
+		return nil, fmt.Errorf("invalid AMQP URL %q (--amqp-url / MQCTL_AMQP_URL): a %% in it starts no escape (%%XX); write a literal %% as %%25, in the user name and password too", maskSetting(raw))
 	}
 	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "" {
-		return nil, fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)", MaskURL(raw))
+		return nil, fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)", maskSetting(raw))
 	}
 	return u, nil
 }

@@ -45,6 +45,31 @@ func TestAMQPURL(t *testing.T) {
 	}
 }
 
+// TestInvalidAMQPURLHidesItsPassword: an --amqp-url that does not parse
+// is quoted with its password masked, whatever the password holds (a
+// space ends the URL MaskURL finds in a text).
+func TestInvalidAMQPURLHidesItsPassword(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, override, want string }{
+		{"a space", "amqp://guest:" + secret + " x@rabbit:5672", `invalid AMQP URL "amqp://guest:***@rabbit:5672"`},
+		{"a space and a bad escape", "amqp://guest:" + secret + " %zz@rabbit:5672", `invalid AMQP URL "amqp://guest:***@rabbit:5672"`},
+		{"no port but a password without its @", "amqp://guest:" + secret, `invalid AMQP URL "amqp://guest:***"`},
+		{"a bad port", "amqp://guest:" + secret + "@rabbit:x", `invalid AMQP URL "amqp://guest:***@rabbit:x"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Client{endpoints: []string{"http://rabbit:15672"}, user: "u", pass: "p", listenersRead: true}
+			_, err := c.AMQPURL(context.Background(), tc.override)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the error shows the password: %v", err)
+			}
+		})
+	}
+}
+
 // TestAMQPURLAsksTheDefaultPortFirst: the AMQP port comes from the node's
 // port-listener health check when the node listens on the protocol's own
 // port (5672, or 5671 for amqps), without the overview, which sums up the

@@ -241,7 +241,7 @@ func parseServer(raw string) (base, user, pass string, hasCreds bool, err error)
 	}
 	u, perr := url.Parse(full)
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", "", false, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs: write a , or a space in a password as %%2C or %%20)", maskServer(raw))
+		return "", "", "", false, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs: write a , or a space in a password as %%2C or %%20)", maskSetting(raw))
 	}
 	if u.User != nil {
 		hasCreds = true
@@ -253,12 +253,12 @@ func parseServer(raw string) (base, user, pass string, hasCreds bool, err error)
 	return u.Scheme + "://" + u.Host + path, user, pass, hasCreds, nil
 }
 
-// maskServer is management API URL raw, which does not parse, with its
+// maskSetting is URL setting raw (--server, --amqp-url), which does not parse, with its
 // password masked: the whole of raw is one URL, whatever it holds (MaskURL
 // stops at a space), and a URL without a scheme is read as http:// is.
 // What follows the user's : when no @ ends the credentials and it is no
 // port (http://u:pa,ss@h cut at its comma into http://u:pa) is masked too.
-func maskServer(raw string) string {
+func maskSetting(raw string) string {
 	full, prefix := raw, ""
 	if !strings.Contains(raw, "://") {
 		prefix = "http://"
