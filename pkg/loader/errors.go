@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -53,9 +54,55 @@ type collector struct {
 	order map[string]int
 	errs  ErrorList
 	warns ErrorList
+	// hidden holds each value replaced from the environment (${VAR}),
+	// but for keys: what no error or warning shows (hide).
+	hidden map[*node]hiddenValue
 }
 
+// hiddenValue is a value taken from the environment and what it was
+// written as (raw, with its ${…}).
+type hiddenValue struct{ value, raw string }
+
 func newCollector() *collector { return &collector{order: map[string]int{}} }
+
+// interpolated records that scalar n holds value, replaced from the
+// environment where the file wrote raw.
+func (c *collector) interpolated(n *node, value, raw string) {
+	if value == "" || !strings.Contains(raw, "${") {
+		return
+	}
+	if c.hidden == nil {
+		c.hidden = map[*node]hiddenValue{}
+	}
+	c.hidden[n] = hiddenValue{value: value, raw: raw}
+}
+
+// hiddenMinBytes is the length from which a value from the environment is
+// hidden wherever its error shows it, not only where the error quotes it
+// ("…"): a shorter value (1, quorum) is too likely part of the error's
+// own words.
+const hiddenMinBytes = 8
+
+// hide rewrites e so that it shows no value taken from the environment
+// that it is about (a ${VAR} may hold a secret in any field: a URI given
+// to the wrong key, a token in an argument): the value of a scalar at e's
+// position, quoted, is replaced with what the file wrote, ${VAR}, saying
+// its value is not shown. The errors about other objects, which name them
+// (their names may be as short as a value), are left as they are.
+func hide(e *Error, byPos map[topology.Pos][]hiddenValue) {
+	for _, h := range byPos[e.Pos] {
+		written := h.raw
+		if !strings.HasPrefix(written, "${") || strings.Count(written, "${") != 1 || !strings.HasSuffix(written, "}") {
+			written = strconv.Quote(written)
+		}
+		for _, s := range []*string{&e.Msg, &e.Hint} {
+			*s = strings.ReplaceAll(*s, strconv.Quote(h.value), written+" (its value not shown)")
+			if len(h.value) >= hiddenMinBytes {
+				*s = strings.ReplaceAll(*s, h.value, written)
+			}
+		}
+	}
+}
 
 // file registers name as the next file read.
 func (c *collector) file(name string) {
@@ -98,6 +145,15 @@ func (c *collector) warnings() ErrorList {
 func (c *collector) sorted(errs ErrorList) ErrorList {
 	list := make(ErrorList, len(errs))
 	copy(list, errs)
+	if len(c.hidden) > 0 {
+		byPos := make(map[topology.Pos][]hiddenValue, len(c.hidden))
+		for n, h := range c.hidden {
+			byPos[n.pos] = append(byPos[n.pos], h)
+		}
+		for _, e := range list {
+			hide(e, byPos)
+		}
+	}
 	sort.SliceStable(list, func(i, j int) bool { return c.before(list[i].Pos, list[j].Pos) })
 	out := list[:0]
 	seen := map[string]bool{}

@@ -43,14 +43,14 @@ func TestErrors(t *testing.T) {
 		{"alias of itself", "version: 1\nvhosts: &v\n  /: *v\n", nil, `t.yaml:3:6: alias *v refers to the node that contains it (an anchor cannot contain an alias of itself)`},
 		{"duplicate key", vhostFile("queues:\n  a: {}\n  b: {}\n  a: {durable: false}"), nil, `t.yaml:7:7: key "a" is already set at t.yaml:5:7 (each key may appear once in a mapping; remove or rename one)`},
 		{"duplicate key in arguments", vhostFile("queues:\n  a: {arguments: {x-max-length: 1, x-max-length: 2}}"), nil, `t.yaml:5:40: key "x-max-length" is already set at t.yaml:5:23 (each key may appear once in a mapping; remove or rename one)`},
-		{"unsupported tag", vhostFile("queues:\n  a: {durable: !custom true}"), nil, `t.yaml:5:20: unsupported YAML tag !custom on "true" (remove the tag; mqctl reads plain YAML values)`},
+		{"unsupported tag", vhostFile("queues:\n  a: {durable: !custom true}"), nil, `t.yaml:5:20: unsupported YAML tag !custom (remove the tag; mqctl reads plain YAML values)`},
 		{"bad merge", vhostFile("queues:\n  a:\n    <<: [1]\n"), nil, `t.yaml:6:14: merge key << needs a mapping, got integer 1 (write <<: *anchor or <<: [*a, *b] with anchors of mappings)`},
 		// Interpolation.
 		{"unset variable", vhostFile("queues:\n  a: {max_priority: \"${PRIO}\"}"), nil, `t.yaml:5:25: environment variable PRIO is not set (set PRIO, or give a default: ${PRIO:-value})`},
 		{"unset variable in a key", vhostFile("queues:\n  ${SVC}.jobs: {}"), nil, `t.yaml:5:7: environment variable SVC is not set (set SVC, or give a default: ${SVC:-value})`},
-		{"bad variable reference", vhostFile("queues:\n  a: {arguments: {x-note: \"${not-a-name}\"}}"), nil, `t.yaml:5:31: invalid variable reference ${not-a-name} (write ${NAME} or ${NAME:-default}; NAME is letters, digits and _ and does not start with a digit)`},
-		{"unterminated reference", vhostFile("queues:\n  a:\n    arguments: {x-note: \"${HOST\"}"), nil, `t.yaml:6:29: unterminated ${ in "${HOST" (close it with }, or write $$ for a literal $)`},
-		{"interpolated value of the wrong type", vhostFile("queues:\n  a:\n    max_priority: ${PRIO}"), []string{"PRIO", "high"}, `t.yaml:6:23: queue "a": max_priority: expected an integer from 0 to 255, got string "high"`},
+		{"bad variable reference", vhostFile("queues:\n  a: {arguments: {x-note: \"${not-a-name}\"}}"), nil, `t.yaml:5:31: a ${…} in this value is no variable reference (write ${NAME} or ${NAME:-default}; NAME is letters, digits and _ and does not start with a digit)`},
+		{"unterminated reference", vhostFile("queues:\n  a:\n    arguments: {x-note: \"${HOST\"}"), nil, `t.yaml:6:29: a ${ in this value is not closed (close it with }, or write $$ for a literal $)`},
+		{"interpolated value of the wrong type", vhostFile("queues:\n  a:\n    max_priority: ${PRIO}"), []string{"PRIO", "high"}, `t.yaml:6:23: queue "a": max_priority: expected an integer from 0 to 255, got string ${PRIO} (its value not shown)`},
 		// Unknown fields.
 		{"unknown field with suggestion", vhostFile("queues:\n  a:\n    bindings:\n      - exchange: x\n        routing_kye: y"), nil, `t.yaml:8:13: queue "a": bindings[0]: unknown field "routing_kye" (did you mean "routing_key"?)`},
 		{"unknown field in camelCase", vhostFile("queues:\n  a: {maxPriority: 5}"), nil, `t.yaml:5:11: queue "a": unknown field "maxPriority" (did you mean "max_priority"?)`},

@@ -94,6 +94,9 @@ func readFast(p *parser, data []byte) (root *node, ok bool, crash any) {
 		f.bail() // content left over, less indented than the root
 	}
 	p.errs.errs = append(p.errs.errs, fin.errs.errs...)
+	for n, h := range fin.errs.hidden {
+		p.errs.interpolated(n, h.value, h.raw)
+	}
 	maps.Copy(p.refs, fin.refs)
 	maps.Copy(p.unset, fin.unset)
 	return root, true, nil
@@ -399,6 +402,7 @@ func (f *fastParser) key(flow bool) *node {
 	if c := f.at(f.i); c != ' ' && (flow || c != '\n') {
 		f.bail()
 	}
+	delete(f.fin.errs.hidden, k) // a name, shown
 	return k
 }
 

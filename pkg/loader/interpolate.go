@@ -45,7 +45,9 @@ func interpolate(s string, lookup func(string) (string, bool)) (out string, chan
 			if end < 0 {
 				if first == nil {
 					first = &interpolationError{
-						msg:  fmt.Sprintf("unterminated ${ in %q", s),
+						// The value is not quoted: it may be a secret (a
+						// password with a ${ in it), the position names it.
+						msg:  "a ${ in this value is not closed",
 						hint: "close it with }, or write $$ for a literal $",
 					}
 				}
@@ -86,7 +88,9 @@ func expand(expr string, lookup func(string) (string, bool)) (string, *interpola
 	name, def, hasDefault := strings.Cut(expr, ":-")
 	if !validVarName(name) {
 		return "", &interpolationError{
-			msg:  fmt.Sprintf("invalid variable reference ${%s}", expr),
+			// What is inside is not quoted: the ${ may be part of a
+			// password written in the file.
+			msg:  "a ${…} in this value is no variable reference",
 			hint: "write ${NAME} or ${NAME:-default}; NAME is letters, digits and _ and does not start with a digit",
 		}
 	}

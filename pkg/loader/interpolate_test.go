@@ -30,12 +30,12 @@ func TestInterpolate(t *testing.T) {
 		{in: "${MISSING}", err: "environment variable MISSING is not set", unset: []string{"MISSING"}},
 		{in: "amqp://${U}:${P}@${HOST}/${U}", err: "environment variable U is not set", unset: []string{"U", "P"}},
 		{in: "${U}${1X}", err: "environment variable U is not set"},
-		{in: "${1X}${U}", err: "invalid variable reference ${1X}"},
+		{in: "${1X}${U}", err: "a ${…} in this value is no variable reference"},
 		{in: "${U} ${HOST", err: "environment variable U is not set"},
-		{in: "${HOST", err: `unterminated ${ in "${HOST"`},
-		{in: "${1X}", err: "invalid variable reference ${1X}"},
-		{in: "${}", err: "invalid variable reference ${}"},
-		{in: "${A-b}", err: "invalid variable reference ${A-b}"},
+		{in: "${HOST", err: "a ${ in this value is not closed"},
+		{in: "${1X}", err: "a ${…} in this value is no variable reference"},
+		{in: "${}", err: "a ${…} in this value is no variable reference"},
+		{in: "${A-b}", err: "a ${…} in this value is no variable reference"},
 	}
 	for _, tt := range tests {
 		got, changed, ierr := interpolate(tt.in, lookup)

@@ -556,7 +556,7 @@ func (p *parser) scalar(y *yaml.Node) *node {
 	tag, known := resolvedTag(y.ShortTag())
 	n.tag = tag
 	if !known {
-		p.errs.addf(n.pos, "remove the tag; mqctl reads plain YAML values", "unsupported YAML tag %s on %q", y.ShortTag(), y.Value)
+		p.errs.addf(n.pos, "remove the tag; mqctl reads plain YAML values", "unsupported YAML tag %s", y.ShortTag()) // the value may be a secret (password: !vault …)
 		n.bad = true
 		return n
 	}
@@ -596,6 +596,7 @@ func (p *parser) finishScalar(n *node, plain bool) *node {
 	}
 	n.value = v
 	n.interpolated = true
+	p.errs.interpolated(n, v, raw)
 	p.ref(n, raw)
 	// A plain (unquoted, untagged) scalar is typed after interpolation, so
 	// that `max_priority: ${P:-10}` is the integer 10.
@@ -624,6 +625,7 @@ func (p *parser) mapping(y *yaml.Node) *node {
 			continue
 		}
 		k := p.convert(ky)
+		delete(p.errs.hidden, k) // a name, shown
 		v := p.convert(vy)
 		p.release(y, i)
 		p.release(y, i+1)

@@ -126,7 +126,7 @@ func TestSecretsOptional(t *testing.T) {
 		{name: "a secret field with a broken reference too", user: `password: "${PW}${1X}"`,
 			errors: []string{"t.yaml:7:15: environment variable PW is not set (set PW, or give a default: ${PW:-value})"}},
 		{name: "a secret field with a broken reference only", user: `password: "${1X}"`,
-			errors: []string{"t.yaml:7:15: invalid variable reference ${1X} (write ${NAME} or ${NAME:-default}; NAME is letters, digits and _ and does not start with a digit)"}},
+			errors: []string{"t.yaml:7:15: a ${…} in this value is no variable reference (write ${NAME} or ${NAME:-default}; NAME is letters, digits and _ and does not start with a digit)"}},
 		{name: "a secret and a non-secret: a warning and an error", user: "password: ${SVC_PASSWORD}\ntags: [\"${TAG}\"]",
 			warnings: []string{`t.yaml:7:15: user "svc": password: environment variable SVC_PASSWORD is not set` + offlineHint},
 			errors:   []string{"t.yaml:8:12: environment variable TAG is not set (set TAG, or give a default: ${TAG:-value})"}},
