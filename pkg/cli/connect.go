@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -158,10 +159,15 @@ func readConfig(path string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return nil, fmt.Errorf("config file %s: %v (expected current_context: NAME and contexts: {NAME: {server | servers: [URL, …], username, password | password_env, amqp_url, ca_cert, client_cert, client_key, insecure_skip_verify}})", path, err)
+		return nil, fmt.Errorf("config file %s: %s (expected current_context: NAME and contexts: {NAME: {server | servers: [URL, …], username, password | password_env, amqp_url, ca_cert, client_cert, client_key, insecure_skip_verify}})", path, yamlValues.ReplaceAllString(err.Error(), "(a value, not shown)"))
 	}
 	return &cfg, nil
 }
+
+// yamlValues matches a value the YAML library quotes in an error, in
+// backquotes (cannot decode !!str `s3cret` as a !!int): the value may be a
+// password, and the error's line names it.
+var yamlValues = regexp.MustCompile("`[^`]*`")
 
 // connect opens the management API connection and works out the AMQP URL
 // that goes with it, for commands that open AMQP connections.

@@ -65,3 +65,32 @@ contexts:
 		})
 	}
 }
+
+// TestConfigErrorsShowNoPassword: a config file the YAML library cannot
+// decode is refused naming its line, never quoting the value there (a
+// password written with a tag, a URL with credentials where a list goes).
+func TestConfigErrorsShowNoPassword(t *testing.T) {
+	const secret = "Cfg7pw"
+	tests := []struct{ name, context, want string }{
+		{"a tagged password", "password: !!int " + secret, "cannot decode !!str (a value, not shown) as a !!int"},
+		{"a password where a boolean goes", "insecure_skip_verify: " + secret, "line 5: cannot unmarshal !!str (a value, not shown) into bool"},
+		{"a URL with credentials where a list goes", "servers: u:" + secret + "@h", "line 5: cannot unmarshal !!str (a value, not shown) into []string"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfgPath := filepath.Join(t.TempDir(), "config.yaml")
+			if err := os.WriteFile(cfgPath, []byte("current_context: c\ncontexts:\n  c:\n    server: http://h:15672\n    "+tc.context+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			g := &globals{env: Env{LookupEnv: envFrom(map[string]string{"MQCTL_CONFIG": cfgPath})}}
+			g.conn.register(pflag.NewFlagSet("test", pflag.ContinueOnError))
+			_, _, err := g.brokerConfig()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the error shows the password: %v", err)
+			}
+		})
+	}
+}
