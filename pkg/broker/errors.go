@@ -73,7 +73,25 @@ var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://\S*`)
 // `amqp://u:secret@h/` becomes `amqp://u:***@h/`. Use it on anything that
 // may print a URL.
 func MaskURL(s string) string {
-	return urlRE.ReplaceAllStringFunc(s, kind.MaskURI)
+	var sb strings.Builder
+	last := 0
+	for _, span := range urlRE.FindAllStringIndex(s, -1) {
+		start, end := span[0], span[1]
+		// A URL between quotes ("amqps://h?password=k"}) ends at the
+		// closing one when only punctuation follows it: the query's
+		// password is masked, the quote kept. Anything else after a quote
+		// may be the rest of a password that holds one.
+		if start > 0 && s[start-1] == '"' {
+			if i := strings.IndexByte(s[start:end], '"'); i >= 0 && strings.Trim(s[start+i:end], `"}]),.;`) == "" {
+				end = start + i
+			}
+		}
+		sb.WriteString(s[last:start])
+		sb.WriteString(kind.MaskURI(s[start:end]))
+		last = end
+	}
+	sb.WriteString(s[last:])
+	return sb.String()
 }
 
 // errorBody is the management API's error document.

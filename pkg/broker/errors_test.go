@@ -36,6 +36,11 @@ func TestMaskURL(t *testing.T) {
 		{`parse "amqp://u:` + secret + `@h": invalid`, `parse "amqp://u:***@h": invalid`},
 		{`dial "amqp://u:p\"` + secret + `@h/v"`, `dial "amqp://u:***@h/v"`},
 		{`<<"amqp://u:` + secret + `@/v">>`, `<<"amqp://u:***@/v">>`},
+		// A quoted URL ending in its query's password keeps its closing quote.
+		{`{bad, "amqps://h/v?verify=x&password=` + secret + `"}`, `{bad, "amqps://h/v?verify=x&password=***"}`},
+		// ... unless more than punctuation follows it: the password may hold a quote.
+		{`"amqps://h/v?password=a"` + secret + `"}`, `"amqps://h/v?password=***`},
+		{`"amqp://u:a"` + secret + `@h/v"`, `"amqp://u:***@h/v"`},
 	}
 	for _, tt := range tests {
 		if got := MaskURL(tt.in); got != tt.want {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -105,9 +106,11 @@ func (p parameter) delete(ctx context.Context, c *Client, vhost string, have *to
 
 // scrubbed is an error whose message had its secrets masked; it wraps the
 // sentinel errors of the original (errors.Is still tells a refusal from a
-// lost answer), not the original, whose message holds the secrets.
+// lost answer), not the original, whose message holds the secrets. from
+// is where the broker's words start in msg (what scrub masks).
 type scrubbed struct {
 	msg  string
+	from int
 	kind []error
 }
 
@@ -117,25 +120,58 @@ func (e *scrubbed) Unwrap() []error { return e.kind }
 var sentinels = []error{ErrUnauthorized, ErrForbidden, ErrUnreachable, ErrTLS,
 	ErrVhostNotFound, ErrNotFound, ErrRejected, ErrOutcomeUnknown}
 
+// bareSecretMinBytes is the length from which a secret is masked where
+// the broker's words hold it unquoted too: a shorter one is too likely
+// another word of the message (a name, a query parameter's value), and
+// masking that word would show the reader what the secret is.
+const bareSecretMinBytes = 8
+
 // scrub masks every secret of it in err's message: the broker quotes a
-// URI it refuses whole, credentials included.
+// URI it refuses whole, credentials included. Only the broker's words are
+// masked (the answer's reason, at the end of an APIError's message):
+// mqctl's own, which name the objects, hold no secret, and a name masked
+// because it is also the password (a user "svc" with the password "svc")
+// would tell the reader the password. Within them a secret is masked as
+// the broker quotes it: a URI whole, a password or hash between quotes,
+// and unquoted only when it is long enough not to be another word.
 func scrub(err error, it *topology.Item, keys []string) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	var secrets []string
-	for _, key := range append(slices.Clone(keys), it.Secret...) {
-		collectStrings(it.Settings[key], &secrets)
+	from := 0
+	var sc *scrubbed
+	var api *APIError
+	switch {
+	case errors.As(err, &sc):
+		from = sc.from
+	case errors.As(err, &api) && api.Reason != "" && strings.HasSuffix(msg, api.Reason):
+		from = len(msg) - len(api.Reason)
 	}
-	// The broker quotes a URI's query as it parsed it too
-	// ({"password", "…"}): a TLS key's password is masked on its own,
-	// quoted, and bare when it is long enough not to mask other words.
-	for _, s := range slices.Clone(secrets) {
-		for _, pw := range kind.QueryPasswords(s) {
-			secrets = append(secrets, `"`+pw+`"`)
-			if len(pw) >= 3 {
-				secrets = append(secrets, pw)
+	own, words := msg[:from], msg[from:]
+	var secrets []string
+	// quoted are masked wherever the broker quotes them (a hash it
+	// refuses, [not_base64, HASH]); passwords only where the broker's
+	// words make them one (the query it parsed: {"password","KEY"}):
+	// elsewhere the same quoted word is another thing (a name, a
+	// mechanism) that the URI shows anyway. Both are masked unquoted when
+	// long enough not to be another word.
+	var quoted, passwords []string
+	for _, key := range append(slices.Clone(keys), it.Secret...) {
+		var values []string
+		collectStrings(it.Settings[key], &values)
+		for _, v := range values {
+			switch {
+			case key == kind.UserPasswordHash:
+				quoted = append(quoted, v)
+			case fmt.Sprint(topology.MaskSecret(v)) == topology.Mask: // a password
+				passwords = append(passwords, v)
+			default: // a URI
+				secrets = append(secrets, v)
+				passwords = append(passwords, kind.QueryPasswords(v)...)
+				if pw := uriPassword(v); pw != "" {
+					passwords = append(passwords, pw)
+				}
 			}
 		}
 	}
@@ -143,22 +179,58 @@ func scrub(err error, it *topology.Item, keys []string) error {
 	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	for _, s := range secrets {
 		if m := fmt.Sprint(topology.MaskSecret(s)); m != s {
-			msg = strings.ReplaceAll(msg, s, m)
+			words = strings.ReplaceAll(words, s, m)
 		}
 	}
-	msg = MaskURL(msg)
-	for _, s := range secrets {
-		if pw := uriPassword(s); len(pw) >= 3 {
-			msg = strings.ReplaceAll(msg, pw, topology.Mask)
+	words = MaskURL(words)
+	longestFirst := func(a, b string) int { return len(b) - len(a) }
+	slices.SortFunc(quoted, longestFirst)
+	slices.SortFunc(passwords, longestFirst)
+	maskBare := func(text string) string {
+		for _, s := range quoted {
+			text = strings.ReplaceAll(text, `"`+s+`"`, `"`+topology.Mask+`"`)
 		}
+		for _, s := range passwords {
+			text = queryPassword(s).ReplaceAllString(text, "${1}"+topology.Mask+`"`)
+		}
+		for _, s := range append(quoted, passwords...) {
+			if len(s) >= bareSecretMinBytes {
+				text = strings.ReplaceAll(text, s, topology.Mask)
+			}
+		}
+		return text
 	}
-	out := &scrubbed{msg: msg}
+	// Outside the URIs, masked already: within one, a password may also
+	// be a query parameter's name.
+	var sb strings.Builder
+	last := 0
+	for _, span := range urlRE.FindAllStringIndex(words, -1) {
+		sb.WriteString(maskBare(words[last:span[0]]))
+		uri := words[span[0]:span[1]]
+		for _, s := range passwords { // a URI MaskURL read otherwise than the broker wrote it
+			if s != "" {
+				uri = strings.ReplaceAll(uri, ":"+s+"@", ":"+topology.Mask+"@")
+			}
+		}
+		sb.WriteString(uri)
+		last = span[1]
+	}
+	sb.WriteString(maskBare(words[last:]))
+	words = sb.String()
+	out := &scrubbed{msg: own + words, from: len(own)}
 	for _, s := range sentinels {
 		if errors.Is(err, s) {
 			out.kind = append(out.kind, s)
 		}
 	}
 	return out
+}
+
+// queryPassword matches password s as the broker quotes a password it
+// parsed: the query's pair {"password","s"}, or the parameter it refuses
+// (password, "s"); ${1} is what comes before s's quotes.
+func queryPassword(s string) *regexp.Regexp {
+	return regexp.MustCompile(`((?:"password"|password)\s*,\s*")` + regexp.QuoteMeta(s) + `"`)
 }
 
 func collectStrings(v any, out *[]string) {

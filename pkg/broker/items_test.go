@@ -77,6 +77,73 @@ func TestScrubMasksSecrets(t *testing.T) {
 	}
 }
 
+// scrub masks the broker's words only: a name of mqctl's own words that is
+// also the password stays (masking it would tell the password), and a
+// short password is masked where the broker's words make it one (a URI's,
+// the query's pair), not wherever the word appears (a mechanism the URI
+// shows anyway).
+func TestScrubKeepsNamesThatAreThePassword(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		it       *topology.Item
+		op       string
+		reason   string
+		want     string
+		notShown []string
+	}{
+		{"a shovel named as its password",
+			&topology.Item{Kind: kind.Shovel, Name: "bogus", Settings: topology.Args{"src-uri": "amqp://bogus:bogus@h/v?auth_mechanism=bogus"}},
+			`set shovel "bogus" in vhost "v"`,
+			`Validation failed: "amqp://bogus:bogus@h/v?auth_mechanism=bogus" not a valid URI: {{unknown_mechanism, "bogus"}, "amqp://bogus:bogus@h/v?auth_mechanism=bogus"}`,
+			`set shovel "bogus" in vhost "v": the broker at http://h:15672 refused (400): Validation failed: "amqp://bogus:***@h/v?auth_mechanism=bogus" not a valid URI: {{unknown_mechanism, "bogus"}, "amqp://bogus:***@h/v?auth_mechanism=bogus"}`,
+			[]string{"bogus:bogus"}},
+		{"a password that is a query parameter's name",
+			&topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{"src-uri": "amqp://u:auth_mechanism@h/v?auth_mechanism=bogus"}},
+			`set shovel "s" in vhost "v"`,
+			`Validation failed: "amqp://u:auth_mechanism@h/v?auth_mechanism=bogus" not a valid URI: {{unknown_mechanism, "bogus"}, "amqp://u:auth_mechanism@h/v?auth_mechanism=bogus"}`,
+			`refused (400): Validation failed: "amqp://u:***@h/v?auth_mechanism=bogus" not a valid URI: {{unknown_mechanism, "bogus"}, "amqp://u:***@h/v?auth_mechanism=bogus"}`,
+			[]string{"u:auth_mechanism@"}},
+		{"a user named as its password",
+			&topology.Item{Kind: kind.User, Name: "svc", Settings: topology.Args{kind.UserPassword: "svc", kind.UserTags: []any{"svc"}}},
+			`write user "svc"`,
+			`invalid tag "svc"`,
+			`write user "svc": the broker at http://h:15672 refused (400): invalid tag "svc"`,
+			nil},
+		{"a TLS key password as the broker parsed the query",
+			&topology.Item{Kind: kind.Shovel, Name: "s", Settings: topology.Args{"src-uri": "amqps://h/v?verify=bogus&password=x1"}},
+			`set shovel "s" in vhost "v"`,
+			`Validation failed: "amqps://h/v?verify=bogus&password=x1" not a valid URI: {{invalid_ssl_parameter, verify,"bogus", [{"verify","bogus"},{"password","x1"}], {invalid_atom_parameter, "bogus"}}, "amqps://h/v?verify=bogus&password=x1"}`,
+			`Validation failed: "amqps://h/v?verify=bogus&password=***" not a valid URI: {{invalid_ssl_parameter, verify,"bogus", [{"verify","bogus"},{"password","***"}], {invalid_atom_parameter, "bogus"}}, "amqps://h/v?verify=bogus&password=***"}`,
+			[]string{"x1"}},
+		{"a long password, unquoted",
+			&topology.Item{Kind: kind.User, Name: "svc", Settings: topology.Args{kind.UserPassword: "Long-Secret-9"}},
+			`write user "svc"`,
+			`refused: Long-Secret-9 is no good`,
+			`refused (400): refused: *** is no good`,
+			[]string{"Long-Secret-9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			orig := &APIError{Op: tt.op, Status: 400, Reason: tt.reason, kind: []error{ErrRejected},
+				msg: fmt.Sprintf("%s: the broker at http://h:15672 refused (400): %s", tt.op, tt.reason)}
+			err := scrub(orig, tt.it, kind.SecretFields(tt.it.Kind))
+			err = scrub(err, tt.it, kind.SecretFields(tt.it.Kind)) // a user is scrubbed twice (the stored and the new)
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("scrubbed:\n  %s\nwant it to contain\n  %s", err, tt.want)
+			}
+			for _, s := range tt.notShown {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("scrubbed error %q still holds %q", err, s)
+				}
+			}
+			if !errors.Is(err, ErrRejected) {
+				t.Errorf("scrubbed error %v no longer wraps ErrRejected", err)
+			}
+		})
+	}
+}
+
 // A user's write refused for its hash does not show the hash: the broker
 // quotes it ([not_base64, HASH], measured on 4.3.6), whether it is the
 // file's or the stored one sent back for an unchanged password.
