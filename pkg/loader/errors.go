@@ -96,7 +96,11 @@ func hide(e *Error, byPos map[topology.Pos][]hiddenValue) {
 			written = strconv.Quote(written)
 		}
 		for _, s := range []*string{&e.Msg, &e.Hint} {
-			*s = strings.ReplaceAll(*s, strconv.Quote(h.value), written+" (its value not shown)")
+			// The last one: an error names its object first, whose name
+			// may be the same, and masked would tell the value.
+			if i := strings.LastIndex(*s, strconv.Quote(h.value)); i >= 0 {
+				*s = (*s)[:i] + written + " (its value not shown)" + (*s)[i+len(strconv.Quote(h.value)):]
+			}
 			if len(h.value) >= hiddenMinBytes {
 				*s = strings.ReplaceAll(*s, h.value, written)
 			}

@@ -30,6 +30,8 @@ func TestErrorsShowNoSecret(t *testing.T) {
 			[]string{"PW", "x", "XT", secret}, `exchange "x": type: invalid value ${XT} (its value not shown)`},
 		{"a value from the environment inside a longer one", secretsFile("password: ${PW}", `default_queue_type: "x${QT}"`),
 			[]string{"PW", "x", "QT", secret}, `default_queue_type: invalid value "x${QT}" (its value not shown)`},
+		{"a value from the environment that is also the object's name", secretsFile("password: ${PW}", `exchanges: { xs: { type: "${XT}" } }`),
+			[]string{"PW", "x", "XT", "xs"}, `exchange "xs": type: invalid value ${XT} (its value not shown)`},
 		{"a value from the environment, written in a block", secretsFile("password: ${PW}", "exchanges:\n  x:\n    type: ${XT}"),
 			[]string{"PW", "x", "XT", secret}, `exchange "x": type: invalid value ${XT} (its value not shown)`},
 	}
