@@ -129,9 +129,8 @@ func (jobs itemJobs) into(live *Live) error {
 				items = &state.Vhosts[j.vhost].Items
 			}
 			state.Declare(k) // read: what is not there is not there
-			secret := kind.SecretFields(k)
 			for _, it := range j.items {
-				it.Secret = secret
+				it.Secret = topology.SecretKeys(k, it.Settings)
 				items.Put(it)
 			}
 		}

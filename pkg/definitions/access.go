@@ -426,7 +426,7 @@ func (r *reader) readItemParameter(o *object, comp string) {
 			return
 		}
 	}
-	it := &topology.Item{Kind: pk.k, Name: name, Settings: settings, Secret: kind.SecretFields(pk.k)}
+	it := &topology.Item{Kind: pk.k, Name: name, Settings: settings, Secret: topology.SecretKeys(pk.k, settings)}
 	r.put(&r.t.Vhost(vh).Items, it, vh, o.what, o.pos)
 }
 

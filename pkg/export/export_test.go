@@ -722,3 +722,39 @@ func TestPasswordHashes(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialsInOtherKeys: a definitions file whose shovel or upstream
+// holds a URI with credentials under a key that is not the kind's URI (a
+// key the broker would refuse, a URI where a number goes) is exported
+// with a ${VAR} there too, never the password; the variables name it.
+func TestCredentialsInOtherKeys(t *testing.T) {
+	t.Parallel()
+	const secret = "Other-Key-Pw7"
+	data := []byte(`{"vhosts":[{"name":"v"}],"parameters":[
+ {"vhost":"v","component":"federation-upstream","name":"up","value":{"uri":"amqp:///v","expires":"amqp://u:` + secret + `@h"}},
+ {"vhost":"v","component":"shovel","name":"s","value":{"src-uri":"amqp:///v","src-queue":"q","dest-uri":"amqp:///v","dest-queue":"q","src_uris":["amqp:///v","amqps://h?password=` + secret + `"]}}]}`)
+	top, _, err := definitions.Read("defs.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, top, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{`expires: "${V_FEDERATION_UPSTREAM_UP_EXPIRES}"`, `src_uris: ['amqp:///v', "${V_SHOVEL_S_SRC_URIS_2}"]`, `uri: 'amqp:///v'`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export lacks %s:\n%s", want, out)
+		}
+	}
+	var names []string
+	for _, v := range Variables(top) {
+		names = append(names, v.Name)
+	}
+	if got := strings.Join(names, " "); got != "V_SHOVEL_S_SRC_URIS_2 V_FEDERATION_UPSTREAM_UP_EXPIRES" {
+		t.Errorf("variables %s", got)
+	}
+	if strings.Contains(out, secret) {
+		t.Errorf("the export shows the password:\n%s", out)
+	}
+}

@@ -3,8 +3,10 @@ package topology
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 )
@@ -154,6 +156,33 @@ func (it *Item) SetSecretPart(p SecretPart, val string) {
 		list[p.Index] = val
 		it.Settings[p.Key] = list
 	}
+}
+
+// SecretKeys are the settings of an item of kind k, read from the broker
+// or a definitions file, that hold secrets: the kind's (kind.Spec.Secret),
+// and any other whose value is a URI with credentials, or a list holding
+// one (a key the broker's validation would refuse, "src_uri", a URI where
+// a number goes): what is shown, saved and exported as a secret.
+func SecretKeys(k kind.Kind, settings Args) []string {
+	keys := kind.SecretFields(k)
+	for _, key := range settings.Keys() {
+		if !slices.Contains(keys, key) && holdsCredentials(settings[key]) {
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+// holdsCredentials reports whether v is a string with a URI's credentials
+// (kind.MaskURI changes it), or a list holding one.
+func holdsCredentials(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.Contains(x, "://") && kind.MaskURI(x) != x
+	case []any:
+		return slices.ContainsFunc(x, holdsCredentials)
+	}
+	return false
 }
 
 // Mask is the mask of a secret that is not a URI.
