@@ -253,31 +253,16 @@ func parseServer(raw string) (base, user, pass string, hasCreds bool, err error)
 	return u.Scheme + "://" + u.Host + path, user, pass, hasCreds, nil
 }
 
-// maskSetting is URL setting raw (--server, --amqp-url), which does not parse, with its
-// password masked: the whole of raw is one URL, whatever it holds (MaskURL
-// stops at a space), and a URL without a scheme is read as http:// is.
-// What follows the user's : when no @ ends the credentials and it is no
-// port (http://u:pa,ss@h cut at its comma into http://u:pa) is masked too.
+// maskSetting is URL setting raw (--server, --amqp-url), which does not
+// parse, with its password masked (kind.MaskURI, which masks a port that
+// is no number too: http://u:pa,ss@h cut at its comma into http://u:pa):
+// the whole of raw is one URL, whatever it holds (MaskURL stops at a
+// space), and a URL without a scheme is read as http:// is.
 func maskSetting(raw string) string {
-	full, prefix := raw, ""
-	if !strings.Contains(raw, "://") {
-		prefix = "http://"
-		full = prefix + raw
+	if strings.Contains(raw, "://") {
+		return kind.MaskURI(raw)
 	}
-	masked := kind.MaskURI(full)
-	if masked == full {
-		scheme, rest, _ := strings.Cut(full, "://")
-		authority := rest
-		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-			authority = rest[:i]
-		}
-		if !strings.Contains(authority, "@") {
-			if host, port, ok := strings.Cut(authority, ":"); ok && strings.Trim(port, "0123456789") != "" && !strings.HasPrefix(host, "[") {
-				masked = scheme + "://" + host + ":" + kind.Mask + rest[len(authority):]
-			}
-		}
-	}
-	return strings.TrimPrefix(masked, prefix)
+	return strings.TrimPrefix(kind.MaskURI("http://"+raw), "http://")
 }
 
 func tlsConfig(cfg Config) (*tls.Config, error) {

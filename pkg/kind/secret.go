@@ -26,7 +26,7 @@ func MaskURI(s string) string {
 	}
 	at := credentialsEnd(s, rest)
 	if at < 0 {
-		return scheme + "://" + maskQueryPasswords(rest)
+		return scheme + "://" + maskPortPassword(rest)
 	}
 	user, _, hasPass := strings.Cut(rest[:at], ":")
 	switch {
@@ -36,6 +36,21 @@ func MaskURI(s string) string {
 		return scheme + "://" + Mask + maskQueryPasswords(rest[at:])
 	}
 	return scheme + "://" + user + ":" + Mask + maskQueryPasswords(rest[at:])
+}
+
+// maskPortPassword is rest, a URI without credentials after its
+// scheme://, with its query's passwords masked, and its port too when it
+// is no number: amqp://user:password written without its @host reads as
+// host user and port password.
+func maskPortPassword(rest string) string {
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	if host, port, ok := strings.Cut(authority, ":"); ok && !strings.HasPrefix(host, "[") && strings.Trim(port, "0123456789") != "" {
+		return host + ":" + Mask + maskQueryPasswords(rest[len(authority):])
+	}
+	return maskQueryPasswords(rest)
 }
 
 // queryPassword is the query parameter of an AMQP URI that holds a secret:

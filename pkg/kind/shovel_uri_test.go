@@ -63,6 +63,7 @@ func TestURIProblem(t *testing.T) {
 		{"amqp://fed:pw@localhost:-1/v", "its port -1 is out of range"},              // port_out_of_range
 		{"amqp://h:99999999999999999999/v", "is out of range"},                       // port_out_of_range
 		{"amqp://fed:pw@localhost:abc/v", `its port "abc" is not a number`},          // badarg
+		{"amqp://fed:s3cr3t/v", `its port is not a number`},                          // the password without its @host: not quoted
 		{"amqp://fed:pw@localhost:/v", `its port "" is not a number`},                // badarg
 		{"amqp://fed:pw@::1/v", `its port ":1" is not a number`},                     // badarg
 		{"amqp://fed:pw@:5672/v", "it has a port but no host"},                       // port_requires_host

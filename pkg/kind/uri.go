@@ -97,7 +97,7 @@ func authorityProblem(authority string) (msg, hint string) {
 	if port == nil {
 		return "", ""
 	}
-	if msg, hint := portProblem(*port); msg != "" {
+	if msg, hint := portProblem(*port, hasUser); msg != "" {
 		return msg, hint
 	}
 	if host == "" {
@@ -130,10 +130,15 @@ func splitHostPort(hostport string) (host string, port *string, msg string) {
 }
 
 // portProblem checks a URI's port: an integer (list_to_integer/1, which
-// takes a sign) from 1 to 65535.
-func portProblem(port string) (msg, hint string) {
+// takes a sign) from 1 to 65535. hasUser says the URI has credentials
+// before an @: without them, a port that is no number is not quoted, as
+// in amqp://user:password, written without its @host, it is the password.
+func portProblem(port string, hasUser bool) (msg, hint string) {
 	const fix = "give a port from 1 to 65535, or none for the default (5672 for amqp, 5671 for amqps)"
 	if !erlangInteger(port) {
+		if !hasUser {
+			return "its port is not a number", fix + "; an IPv6 address goes in brackets ([::1]:5672); a password goes before an @ and the host (amqp://user:password@host)"
+		}
 		return fmt.Sprintf("its port %q is not a number", port), fix + "; an IPv6 address goes in brackets ([::1]:5672)"
 	}
 	if n, err := strconv.ParseInt(port, 10, 64); err != nil || n < 1 || n > 65535 {
