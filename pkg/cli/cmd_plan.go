@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -125,15 +126,14 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 
 // savePlan writes p to file as a saved plan, for "mqctl apply FILE".
 func savePlan(file string, p *plan.Plan) error {
-	f, err := os.Create(file)
-	if err != nil {
-		return fmt.Errorf("save the plan: %w", err)
-	}
-	if err := plan.WriteSaved(f, p); err != nil {
-		f.Close()
+	// Written whole once the plan may be saved: a plan refused (a secret
+	// written in the file) leaves no empty file, nor an earlier plan of
+	// that name cut to nothing.
+	var buf bytes.Buffer
+	if err := plan.WriteSaved(&buf, p); err != nil {
 		return fmt.Errorf("save the plan to %s: %w", file, err)
 	}
-	if err := f.Close(); err != nil {
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("save the plan to %s: %w", file, err)
 	}
 	return nil
