@@ -118,18 +118,9 @@ func TestPreflightOnTheCorpus(t *testing.T) {
 
 // preflightOnly are, per RabbitMQ line and corpus file, the objects the
 // broker refuses that the version table does not know, with the broker's
-// words: what only the preflight stops before any change.
-var preflightOnly = map[string]map[string][]string{"4.3": unknownPolicyKeys, "4.0": unknownPolicyKeys, "3.10": unknownPolicyKeys}
-
-// unknownPolicyKeys: policies holding keys that are queue arguments, or
-// nothing, rather than policy keys; every version refuses them (measured
-// on 3.10.8, 4.0.5 and 4.3.6).
-var unknownPolicyKeys = map[string][]string{
-	"adrienKoumgangT__distriqueue__definitions.json": {
-		`policy "dead-letter-policy": Validation failed: [{<<"x-queue-type">>,<<"classic">>}] are not recognised policy settings`,
-		`policy "high-priority-policy": Validation failed: [{<<"max-priority">>,10}, {<<"x-max-in-memory-length">>,1000}, {<<"x-queue-type">>,<<"quorum">>}] are not recognised policy settings`,
-		`policy "job-queue-policy": Validation failed: [{<<"x-queue-type">>,<<"classic">>}] are not recognised policy settings`,
-		`policy "low-priority-policy": Validation failed: [{<<"max-priority">>,1},{<<"x-queue-type">>,<<"classic">>}] are not recognised policy settings`,
-		`policy "medium-priority-policy": Validation failed: [{<<"max-priority">>,5},{<<"x-queue-type">>,<<"quorum">>}] are not recognised policy settings`,
-	},
-}
+// words: what only the preflight stops before any change. None: the
+// policies of adrienKoumgangT__distriqueue that hold queue arguments
+// (x-queue-type, x-max-in-memory-length) or max-priority, which every
+// version refuses, were listed here until the table learnt them
+// (rmqversion.NeverPolicyKey).
+var preflightOnly = map[string]map[string][]string{}

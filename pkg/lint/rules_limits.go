@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -158,9 +159,42 @@ func runVhostQueueLimit(p *Pass) []Finding {
 // policyHint is the advice to set key by a policy for queue name: into
 // the policy that applies to it, where one does (a queue takes one
 // policy: a new one would replace it, with its settings), else otherwise.
+// A policy that matches the queue but applies to nothing as it stands
+// (the target version refuses it: ha-* keys from 4.0, a key no version
+// takes) or not to this queue (a key its type does not support) is named
+// with what to fix in it: fixed, it is the one that applies, and a new
+// policy would not.
 func (p *Pass) policyHint(name, key, otherwise string) string {
 	if pol, _ := p.Sim.QueuePolicies(name); pol != "" {
 		return fmt.Sprintf("add %s to policy %q, which applies to it: a queue takes one policy, and another would replace it with its settings", key, pol)
 	}
-	return otherwise
+	q := p.Vhost.Queues[name]
+	if q == nil {
+		return otherwise
+	}
+	pol := p.matchingPolicy(kind.Policy, p.Vhost.Policies, q, true)
+	if pol == nil {
+		return otherwise
+	}
+	var fixes []string
+	if p.Version.RefusesPolicy(kind.Policy, pol.Definition) {
+		fixes = append(fixes, fmt.Sprintf("as it stands RabbitMQ %s refuses it, so it applies to no queue: remove what it refuses (its own finding says what)", p.Version.Line()))
+	}
+	var unsupported []string
+	for _, k := range p.Version.UnsupportedPolicyKeys(q.TypeOrClassic()) {
+		if pol.Definition.Has(k) {
+			unsupported = append(unsupported, k)
+		}
+	}
+	if len(unsupported) > 0 {
+		fixes = append(fixes, fmt.Sprintf("remove %s from it, which %ss do not support: with it RabbitMQ does not apply the policy to this queue", strings.Join(unsupported, ", "), typeLabel(q.Type)))
+	}
+	if len(fixes) == 0 {
+		return otherwise
+	}
+	what := fmt.Sprintf("add %s to policy %q", key, pol.Name)
+	if pol.Definition.Has(key) {
+		what = fmt.Sprintf("fix policy %q, which sets %s", pol.Name, key)
+	}
+	return fmt.Sprintf("%s: it matches the queue, but %s", what, strings.Join(fixes, "; and "))
 }

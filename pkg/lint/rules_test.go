@@ -757,9 +757,11 @@ func ruleCases() []ruleCase {
 			build: func(b *builder) {
 				b.typed("qq", topology.QueueQuorum, nil)
 				b.queue("cq", nil)
-				b.policy("prio", ".*", topology.Args{"max-priority": 5, "max-length": 10})
+				// max-age, a streams' key (max-priority is no policy key
+				// at all: TestNeverPolicyKeys).
+				b.policy("prio", ".*", topology.Args{"max-age": "7D", "max-length": 10})
 			},
-			fire: []string{"prio"}, contains: []string{"max-priority", "1 quorum queue(s) (qq)", "does not apply a policy"}},
+			fire: []string{"prio"}, contains: []string{"max-age", "1 quorum queue(s) (qq)", "does not apply a policy"}},
 		{name: "policy value the broker refuses", id: "MQ501",
 			build: func(b *builder) {
 				b.queue("cq", nil)

@@ -216,7 +216,7 @@ func (p *Pass) unsupportedPolicyKeys() []Finding {
 	for _, name := range p.queueNames {
 		q := p.Vhost.Queues[name]
 		for _, set := range p.policySets() {
-			pol := p.effectivePolicy(set.policies, q)
+			pol := p.effectivePolicy(kind.Kind(set.kind), set.policies, q)
 			if pol == nil || len(badKeys(pol, q.Type)) == 0 {
 				continue
 			}
@@ -245,8 +245,16 @@ func (p *Pass) unsupportedPolicyKeys() []Finding {
 
 // effectivePolicy returns the policy RabbitMQ applies to queue q among
 // policies: the matching one with the highest priority (ties go to the
-// first name in order), or nil.
-func (p *Pass) effectivePolicy(policies map[string]*topology.Policy, q *topology.Queue) *topology.Policy {
+// first name in order), or nil. A policy the target version refuses (of
+// kind k) applies to nothing: the broker does not hold it.
+func (p *Pass) effectivePolicy(k kind.Kind, policies map[string]*topology.Policy, q *topology.Queue) *topology.Policy {
+	return p.matchingPolicy(k, policies, q, false)
+}
+
+// matchingPolicy is effectivePolicy, counting the policies the target
+// version refuses too when refusedToo: the one that would apply once it
+// is fixed.
+func (p *Pass) matchingPolicy(k kind.Kind, policies map[string]*topology.Policy, q *topology.Queue, refusedToo bool) *topology.Policy {
 	var best *topology.Policy
 	names := make([]string, 0, len(policies))
 	for n := range policies {
@@ -255,7 +263,7 @@ func (p *Pass) effectivePolicy(policies map[string]*topology.Policy, q *topology
 	sort.Strings(names)
 	for _, n := range names {
 		pol := policies[n]
-		if !policyAppliesToQueue(pol.ApplyTo, q.Type) {
+		if !policyAppliesToQueue(pol.ApplyTo, q.Type) || (!refusedToo && p.Version.RefusesPolicy(k, pol.Definition)) {
 			continue
 		}
 		re := p.policyRegexp(pol.Pattern)

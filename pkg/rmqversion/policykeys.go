@@ -78,6 +78,9 @@ func (v Version) PolicyKeyRefusal(k kind.Kind, key string) (why, fix string) {
 	case key == "queue-master-locator" && v.RefusesQueueMasterLocator():
 		return "", "" // the deprecated feature: checkPolicy's
 	}
+	if why, fix := NeverPolicyKey(key); why != "" {
+		return why, fix
+	}
 	if k == kind.OperatorPolicy {
 		if v.OperatorPolicyKey(key) {
 			return "", ""
@@ -115,6 +118,53 @@ func (v Version) RefusesPolicy(k kind.Kind, def topology.Args) bool {
 		if why, _ := v.PolicyKeyRefusal(k, key); why != "" {
 			return true
 		}
+		// Judged by checkPolicy, with their own words, but refused all
+		// the same: the broker takes none of the policy's settings.
+		if IsMirroringKey(key) && !v.ClassicMirroring() {
+			return true
+		}
+		if key == "queue-master-locator" && v.RefusesQueueMasterLocator() {
+			return true
+		}
 	}
 	return v.RefusesPolicyValues(def)
+}
+
+// policyKeys are the keys core RabbitMQ registers as policy settings
+// (policy_validator in rabbit_policies, rabbit_quorum_queue and
+// rabbit_stream_queue at v3.10.8 and v4.3.5, with the ha-* keys and
+// queue-master-locator of 3.x): a queue argument's name with x- in front of
+// one of them is the argument, written where a policy key was meant.
+var policyKeys = []string{"alternate-exchange", "dead-letter-exchange", "dead-letter-routing-key",
+	"dead-letter-strategy", "delivery-limit", "expires", "initial-cluster-size", "max-age",
+	"max-in-memory-bytes", "max-in-memory-length", "max-length", "max-length-bytes", "message-ttl",
+	"overflow", "queue-leader-locator", "queue-master-locator", "queue-mode", "queue-version",
+	"stream-max-segment-size-bytes", "consumer-timeout", "consumer-disconnected-timeout"}
+
+// NeverPolicyKey says why no supported version takes key in a policy or an
+// operator policy, and the fix, or "" when some version (or a plugin) may.
+// These are settings a queue takes only as arguments when it is declared:
+// its type, its priorities, single active consumer, and every x- argument
+// (policy keys never start with x-). The broker refuses the whole policy
+// (HTTP 400 "Validation failed … are not recognised policy settings",
+// measured on 4.3.6, 4.0.5 and 3.10.8 for x-queue-type, queue-type,
+// max-priority, single-active-consumer, x-max-in-memory-length and
+// x-message-ttl), so none of its settings apply to any queue.
+func NeverPolicyKey(key string) (why, fix string) {
+	base := strings.TrimPrefix(key, "x-")
+	switch {
+	case base == "queue-type":
+		fix = "remove it from the policy: a queue's type is chosen only when the queue is declared (type: quorum, the x-queue-type argument), and no policy can change it"
+	case base == "max-priority":
+		fix = "remove it from the policy: priorities are set only by a classic queue's own x-max-priority argument, when it is declared (quorum queues need none from RabbitMQ 4.0)"
+	case base == "single-active-consumer":
+		fix = "remove it from the policy: single active consumer is set only by the queue's own x-single-active-consumer argument, when it is declared"
+	case key != base && slices.Contains(policyKeys, base):
+		fix = fmt.Sprintf("write it as %s: policy keys are the argument names without x-", base)
+	case key != base:
+		fix = "remove it from the policy: policy keys never start with x- (that is a queue argument, which the queue takes only when it is declared)"
+	default:
+		return "", ""
+	}
+	return fmt.Sprintf("RabbitMQ refuses the whole policy (HTTP 400 \"not recognised policy settings\"): %s is no policy key on any version", key), fix
 }
