@@ -302,6 +302,20 @@ func runPermissionUnanchored(p *Pass) []Finding {
 		}
 		sort.Strings(exchanges)
 		for _, x := range exchanges {
+			if typ := topicPermissionExchangeType(v, x); typ != "" {
+				// RabbitMQ checks topic permissions only on topic exchanges
+				// (rabbit_channel check_topic_authorisation matches
+				// type = topic, at v3.10.8, v4.0.5 and v4.3.5): on another
+				// exchange no key the entry names restricts anything.
+				name := fmt.Sprintf("exchange %q", x)
+				if x == "" {
+					name = "the default exchange (\"\")"
+				}
+				out = append(out, permissionFinding(it, it.Pos,
+					"topic permissions of user %q on %s restrict nothing, whatever keys they name: %s is a %s exchange, and RabbitMQ checks topic permissions only on topic exchanges. Name the topic exchange whose keys the user should be limited to (%s), or remove the entry",
+					user, name, name, typ, topicExchangesOf(v)))
+				continue
+			}
 			m, _ := it.Settings[x].(map[string]any)
 			for _, field := range []string{"write", "read"} {
 				re, _ := m[field].(string)
@@ -644,4 +658,40 @@ func (s regexpShape) fix(noun string) string {
 		return fmt.Sprintf("%sTo grant exactly the %ss %s, write %s%s", split, noun, strings.Join(quoteAll(s.literals), ", "), loader.ExactRegexp(s.literals), dot)
 	}
 	return fmt.Sprintf("%sTo match only whole %ss, anchor the whole regexp: ^(?:%s)$", split, noun, s.core)
+}
+
+// topicPermissionExchangeType is the type of exchange x of vhost v when
+// it is known not to be a topic exchange (the default exchange, a built-in
+// amq.* exchange of another type, an exchange the file declares), else "".
+func topicPermissionExchangeType(v *topology.Vhost, x string) string {
+	if e := v.Exchanges[x]; e != nil {
+		if e.Type != "topic" {
+			return e.Type
+		}
+		return ""
+	}
+	switch x {
+	case "", "amq.direct":
+		return "direct"
+	case "amq.fanout":
+		return "fanout"
+	case "amq.headers", "amq.match":
+		return "headers"
+	}
+	return ""
+}
+
+// topicExchangesOf lists amq.topic and the topic exchanges vhost v
+// declares, for advice.
+func topicExchangesOf(v *topology.Vhost) string {
+	names := []string{"amq.topic"}
+	for _, n := range slices.Sorted(maps.Keys(v.Exchanges)) {
+		if v.Exchanges[n].Type == "topic" {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 6 {
+		names = append(names[:6], "…")
+	}
+	return strings.Join(names, ", ")
 }

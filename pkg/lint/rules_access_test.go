@@ -120,6 +120,12 @@ topic_permissions: { /: [{ exchange: orders, write: "^order\\..+", read: "^$" }]
 		{name: "topic permission for every key", id: "MQ802",
 			build: f(`topic_permissions: { /: [{ exchange: orders, write: "^order\\..*$", read: ".*" }] }`),
 			fire:  []string{"svc"}, contains: []string{`topic permission read regexp ".*" of user "svc" on exchange "orders" matches every routing key: it restricts nothing`, `^order\.paid$`}},
+		// RabbitMQ checks topic permissions on topic exchanges only: on the
+		// default exchange (rauno56__rabbit-validator__full in the corpus)
+		// or a direct one, naming keys restricts nothing, whatever they are.
+		{name: "topic permission on the default exchange", id: "MQ802",
+			build: f(`topic_permissions: { /: [{ exchange: "", write: ".*", read: "^order$" }] }`),
+			fire:  []string{"svc"}, contains: []string{`topic permissions of user "svc" on the default exchange ("") restrict nothing, whatever keys they name: the default exchange ("") is a direct exchange, and RabbitMQ checks topic permissions only on topic exchanges. Name the topic exchange whose keys the user should be limited to (amq.topic`}},
 		{name: "topic permission prefix without $", id: "MQ802",
 			build: f(`topic_permissions: { /: [{ exchange: orders, write: "^order\\." }] }`),
 			fire:  []string{"svc"}, contains: []string{`starts with "order."`, `routing keys such as "order.2"`, `if every routing key starting with it is meant, say so: ^order\..*$`}},
