@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"maps"
 	"slices"
 	"strings"
@@ -112,6 +113,7 @@ func runExchangeUnbound(p *Pass) []Finding {
 			routedInto[b.Destination] = true
 		}
 	}
+	shoveled := p.shoveledExchanges()
 	var out []Finding
 	for _, name := range p.exchangeNames {
 		if topology.IsBrokerExchange(name) {
@@ -120,6 +122,9 @@ func runExchangeUnbound(p *Pass) []Finding {
 		x := p.Vhost.Exchanges[name]
 		if len(p.from[name]) > 0 || p.Sim.ExchangeArgs(name).Has(argAlternate) {
 			continue
+		}
+		if shoveled[name] {
+			continue // a shovel of the file binds a queue of its own to it
 		}
 		if len(p.dlxOf[name]) > 0 {
 			continue // a dead-letter exchange with nothing bound is reported by MQ103
@@ -186,4 +191,26 @@ func undeclaredQueueFix(q string) string {
 		return fmt.Sprintf("Names starting with amq. are RabbitMQ's: a client cannot declare queue %q, and a server-named queue's name changes with each connection. Bind a queue the file declares, or let the application that declares the server-named queue bind it", q)
 	}
 	return fmt.Sprintf("Declare queue %q or correct the destination name", q)
+}
+
+// shoveledExchanges are the exchanges of the pass's vhost that a shovel of
+// the file (in any vhost) consumes from with src-exchange on this broker:
+// the shovel declares a queue of its own and binds it to the exchange with
+// src-exchange-key (rabbit_amqp091_shovel), so what reaches the exchange is
+// not dropped for want of a binding.
+func (p *Pass) shoveledExchanges() map[string]bool {
+	out := map[string]bool{}
+	for _, vh := range p.Vhosts {
+		for _, name := range vh.Items.Names(kind.Shovel) {
+			it := vh.Items.Get(kind.Shovel, name)
+			x, ok := it.Settings.String("src-exchange")
+			if !ok || x == "" {
+				continue
+			}
+			if vn, local := kind.ShovelLocalVhost(it.Settings, "src-uri"); local && vn == p.Vhost.Name {
+				out[x] = true
+			}
+		}
+	}
+	return out
 }

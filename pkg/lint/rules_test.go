@@ -695,7 +695,6 @@ func ruleCases() []ruleCase {
 				b.queue("work", topology.Args{argDLX: "dlx"})
 			},
 			quiet: []string{"catchall", "ae", "dlx"}},
-
 		// MQ501
 		{name: "quorum queue features", id: "MQ501",
 			build: func(b *builder) {
@@ -841,7 +840,7 @@ func TestRules(t *testing.T) {
 	seen := map[string][2]bool{}
 	cases := append(append(ruleCases(), roleRuleCases()...), versionRuleCases()...)
 	cases = append(append(append(cases, accessRuleCases(t)...), federationRuleCases()...), literalPasswordCases(t)...)
-	cases = append(append(cases, rabbit43RuleCases()...), retryFormCases()...)
+	cases = append(append(append(cases, rabbit43RuleCases()...), retryFormCases()...), shovelBindingCases(t)...)
 	for _, tc := range cases {
 		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()
@@ -1134,5 +1133,29 @@ func TestMQ101LiveFeed(t *testing.T) {
 	}
 	if m := got["slow"]; !strings.Contains(m, "Add dead_letter:") || strings.Contains(m, "TTL of 0") {
 		t.Errorf("MQ101 for a TTL of 1m: %s", m)
+	}
+}
+
+// shovelBindingCases are the rule cases of what a shovel binds.
+func shovelBindingCases(t *testing.T) []ruleCase {
+	return []ruleCase{
+		// A shovel with src-exchange binds a queue of its own to the
+		// exchange (BiobankLab__sensitive-data-archive's to_cega in the
+		// corpus, told to bind a queue or remove the exchange); one that
+		// consumes from another vhost's exchange of that name does not.
+		{name: "exchange a shovel consumes from", id: "MQ402",
+			build: fromFile(t, `version: 1
+vhosts:
+  /:
+    exchanges: { to_remote: { type: topic }, lonely: { type: topic } }
+    shovels:
+      out: { src-uri: "amqp://", src-exchange: to_remote, src-exchange-key: "#", dest-uri: "amqp://remote", dest-exchange: x }
+  other:
+    exchanges: { lonely: { type: topic } }
+    queues: { q: {} }
+    shovels:
+      elsewhere: { src-uri: "amqp:///other", src-exchange: lonely, dest-uri: "amqp:///other", dest-queue: q }
+`),
+			fire: []string{"lonely"}, quiet: []string{"to_remote"}},
 	}
 }
