@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -237,9 +238,18 @@ func (p *Pass) literalURIPasswords() []Finding {
 						v = v.([]any)[part.Index]
 						write = fmt.Sprintf("%s: [..., \"${%s}\", ...]", part.Key, variable)
 					}
-					out = append(out, Finding{Object: Object{string(k), name}, Vhost: vn, Pos: it.Pos, objMeta: it.Meta,
-						Message: fmt.Sprintf("%s %q of vhost %q has a password written in the file, in %s (%s): whoever reads the file, or its history, has it, and a saved plan cannot be made of it. Take the URI from the environment: %s (a single variable, nothing around it)",
-							k.Label(), name, vn, where, topology.MaskSecret(v), write)})
+					msg := fmt.Sprintf("%s %q of vhost %q has a password written in the file, in %s (%s): whoever reads the file, or its history, has it, and a saved plan cannot be made of it. Take the URI from the environment: %s (a single variable, nothing around it)",
+						k.Label(), name, vn, where, topology.MaskSecret(v), write)
+					if s, ok := v.(string); ok && !hasScheme(s) {
+						// Masked whole, as what cannot be read may hold a
+						// secret, but no password is seen in it: most often
+						// a placeholder a deployment fills in
+						// (BiobankLab__sensitive-data-archive's
+						// CEGA_CONNECTION), which RabbitMQ refuses as it is.
+						msg = fmt.Sprintf("%s %q of vhost %q has in %s a value that is no URI (%s: it has no scheme, and RabbitMQ refuses it as \"not a valid URI\"), and no password is seen in it. If it stands for a URI a deployment fills in, take it from the environment: %s (a single variable, nothing around it); else write the URI there, its password from a variable",
+							k.Label(), name, vn, where, topology.MaskSecret(v), write)
+					}
+					out = append(out, Finding{Object: Object{string(k), name}, Vhost: vn, Pos: it.Pos, objMeta: it.Meta, Message: msg})
 				}
 			}
 		}
@@ -694,4 +704,11 @@ func topicExchangesOf(v *topology.Vhost) string {
 		names = append(names[:6], "…")
 	}
 	return strings.Join(names, ", ")
+}
+
+// hasScheme reports whether s starts with a URI scheme (amqp://, amqps://,
+// or another RabbitMQ would name).
+func hasScheme(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme != ""
 }

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"strings"
 	"testing"
 
@@ -225,5 +226,17 @@ vhosts:
 			fire: []string{"literal", "up"}, quiet: []string{"nocreds", "fromenv"},
 			contains: []string{`shovel "literal" of vhost "/" has a password written in the file, in dest-uri[1] (amqps://h2/v?password=***)`, `dest-uri: [..., "${__SHOVEL_LITERAL_DEST_URI_2}", ...]`,
 				`federation upstream "up" of vhost "/" has a password written in the file, in uri (amqp://fed:***@dc2)`}},
+		// A definitions file may hold a placeholder its deployment fills in
+		// (BiobankLab__sensitive-data-archive: "uri": "CEGA_CONNECTION"):
+		// masked whole, but no password written in the file.
+		{name: "a URI that is no URI", id: "MQ803",
+			build: func(b *builder) {
+				top, _, err := definitions.Read("defs.json", []byte(`{"vhosts":[{"name":"/"}],"parameters":[{"component":"federation-upstream","vhost":"/","name":"up","value":{"uri":"CEGA_CONNECTION"}}]}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.t, b.v = top, top.Vhosts["/"]
+			},
+			fire: []string{"up"}, contains: []string{`federation upstream "up" of vhost "/" has in uri a value that is no URI (***: it has no scheme`, `no password is seen in it`, `uri: "${__FEDERATION_UPSTREAM_UP_URI}"`}},
 	}
 }
