@@ -161,8 +161,10 @@ func TestRefusedPoliciesAgainstBroker(t *testing.T) {
 // 4.0.5 refuse, 4.3.6 takes; in an operator policy consumer-timeout,
 // consumer-disconnected-timeout and dead-letter-exchange are refused by
 // all three, max-length taken by all three, overflow taken by 4.0.5 and
-// 4.3.6 (3.12.7+), delayed-retry-min taken by 4.3.6 alone. Check predicts
-// each for the broker of the run.
+// 4.3.6 (3.12.7+), delayed-retry-min taken by 4.3.6 alone; x-queue-type,
+// queue-type, max-priority, single-active-consumer and x- argument names
+// (x-max-in-memory-length, x-message-ttl) refused by all three. Check
+// predicts each for the broker of the run.
 func TestPolicyKeysAgainstBroker(t *testing.T) {
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
@@ -182,6 +184,15 @@ func TestPolicyKeysAgainstBroker(t *testing.T) {
 		{"operator policy max-length", kind.OperatorPolicy, topology.Args{"max-length": int64(10)}, true},
 		{"operator policy overflow", kind.OperatorPolicy, topology.Args{"overflow": "reject-publish"}, is(4, 0)},
 		{"operator policy delayed-retry-min", kind.OperatorPolicy, topology.Args{"delayed-retry-min": int64(100)}, is(4, 3)},
+		// What only a queue's declaration sets (NeverPolicyKey): refused by
+		// all three, in a policy as in an operator policy.
+		{"policy x-queue-type", kind.Policy, topology.Args{"x-queue-type": "quorum", "max-length": int64(10)}, false},
+		{"policy queue-type", kind.Policy, topology.Args{"queue-type": "quorum"}, false},
+		{"policy max-priority", kind.Policy, topology.Args{"max-priority": int64(10)}, false},
+		{"policy single-active-consumer", kind.Policy, topology.Args{"single-active-consumer": true}, false},
+		{"policy x-max-in-memory-length", kind.Policy, topology.Args{"x-max-in-memory-length": int64(1000)}, false},
+		{"policy x-message-ttl", kind.Policy, topology.Args{"x-message-ttl": int64(1000)}, false},
+		{"operator policy x-message-ttl", kind.OperatorPolicy, topology.Args{"x-message-ttl": int64(1000)}, false},
 	}
 	for i, c := range cases {
 		name := fmt.Sprintf("probe-%d", i)
