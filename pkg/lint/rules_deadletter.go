@@ -860,7 +860,7 @@ func runDLQUnreached(p *Pass) []Finding {
 				why = fmt.Sprintf("queue %q dead-letters into %s, which returns every message to %q, so a message that keeps failing is retried for ever and never lands here",
 					origin, queuesList(d.Targets), origin)
 				fix = fmt.Sprintf("If the consumer of %q moves a message here itself after its last retry (counting its x-death entries), nothing is lost: silence this with `# mqctl:ignore MQ106` on queue %q. "+
-					"If it does not, make it publish such a message where this queue is bound, or give up by dead-lettering elsewhere than the delay queue", origin, name)
+					"If it does not, make it publish such a message %s, or give up by dead-lettering elsewhere than the delay queue", origin, name, p.publishHere(name))
 			} else {
 				why = fmt.Sprintf("the dead letters of queue %q go to %s instead", origin, queuesList(settled))
 				fix = fmt.Sprintf("If this queue should hold them, set %s on queue %q; if a client moves messages here itself, silence this with `# mqctl:ignore MQ106`, or remove the queue", p.deadLetterTo(name), origin)
@@ -1036,4 +1036,36 @@ func runUnconsumedExpires(p *Pass) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// publishHere says where a client publishes a message for queue name to
+// land in it: the bindings to it (the first three), else the default
+// exchange with its name as the routing key.
+func (p *Pass) publishHere(name string) string {
+	var ways []string
+	for _, b := range p.Vhost.Bindings {
+		if b.DestinationType != topology.DestQueue || b.Destination != name || b.Source == "" {
+			continue
+		}
+		if x := p.Vhost.Exchanges[b.Source]; x != nil && x.Type == "headers" {
+			ways = append(ways, fmt.Sprintf("to exchange %q with the headers its binding matches", b.Source))
+			continue
+		}
+		if x := p.Vhost.Exchanges[b.Source]; x != nil && x.Type == "fanout" {
+			ways = append(ways, fmt.Sprintf("to exchange %q", b.Source))
+			continue
+		}
+		if x := p.Vhost.Exchanges[b.Source]; x != nil && x.Type == "topic" && strings.ContainsAny(b.RoutingKey, "*#") {
+			ways = append(ways, fmt.Sprintf("to exchange %q with a routing key that matches %q", b.Source, b.RoutingKey))
+			continue
+		}
+		ways = append(ways, fmt.Sprintf("to exchange %q with routing key %q", b.Source, b.RoutingKey))
+	}
+	switch {
+	case len(ways) == 0:
+		return fmt.Sprintf("to the default exchange (\"\") with routing key %q", name)
+	case len(ways) > 3:
+		ways = append(ways[:3], "…")
+	}
+	return strings.Join(ways, " or ") + ", where this queue is bound"
 }

@@ -141,7 +141,19 @@ func roleRuleCases() []ruleCase {
 		{name: "DLQ by name in a retry loop", id: "MQ106",
 			build: auditRetryLoop,
 			fire:  []string{"audit.dlq"}, quiet: []string{"audit", "audit.retry"},
-			contains: []string{`named as the DLQ of queue "audit"`, "retried for ever", "mqctl:ignore MQ106"}},
+			contains: []string{`named as the DLQ of queue "audit"`, "retried for ever", "mqctl:ignore MQ106",
+				// where the consumer publishes it, as the file binds the DLQ
+				// (AlexandreNoguez__event-driven-design-monorepo-example:
+				// dlq.q.<name> with key parking), not "where this queue is
+				// bound" for the user to work out.
+				`make it publish such a message to exchange "dlq.audit" with routing key "parking", where this queue is bound`}},
+		{name: "DLQ by name in a retry loop, bound to nothing", id: "MQ106",
+			build: func(b *builder) {
+				auditRetryLoop(b)
+				b.v.Bindings = b.v.Bindings[:len(b.v.Bindings)-1]
+			},
+			fire:     []string{"audit.dlq"},
+			contains: []string{`make it publish such a message to the default exchange ("") with routing key "audit.dlq"`}},
 		{name: "a DLQ by name is asked for no DLQ of its own", id: "MQ101",
 			build: func(b *builder) {
 				auditRetryLoop(b)
