@@ -696,6 +696,14 @@ func ruleCases() []ruleCase {
 			},
 			quiet: []string{"catchall", "ae", "dlx"}},
 		// MQ501
+		// The fix for x-delivery-limit on a classic queue is a quorum
+		// queue, which refuses the queue's x-max-priority: the advice says
+		// so, and the other way out (adrienKoumgangT__distriqueue's job.low).
+		{name: "quorum-only argument beside one quorum queues refuse", id: "MQ501",
+			build: func(b *builder) {
+				b.queue("job.low", topology.Args{"x-delivery-limit": 2, argPriority: 1})
+			},
+			fire: []string{"job.low"}, contains: []string{"It needs a quorum queue (type: quorum). But a quorum queue refuses its x-max-priority too: to make it one, drop it as well; or remove x-delivery-limit and keep it a classic queue"}},
 		{name: "quorum queue features", id: "MQ501",
 			build: func(b *builder) {
 				q := b.typed("qq.transient", topology.QueueQuorum, nil)

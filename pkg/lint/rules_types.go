@@ -56,6 +56,9 @@ func runUnsupported(p *Pass) []Finding {
 				if keep, ok := p.Version.KeepClassicFix(q, p.Vhost.Name, arg); ok {
 					hint = upperFirst(keep) + ". Otherwise: " + argHint(p.Version, q.Type, arg)
 				}
+				if more := p.quorumBlockers(q, arg); more != "" {
+					hint += ". " + more
+				}
 				if d, ok := rmqversion.DefaultsFix(q, p.Vhost.Name, arg); ok {
 					hint += ". " + upperFirst(d)
 				}
@@ -384,4 +387,45 @@ func (p *Pass) dropHeadFate(name string) string {
 		return fmt.Sprintf("its oldest messages are dead-lettered to %s", exchangeLabel(d.Exchange))
 	}
 	return "its oldest messages are discarded without a trace"
+}
+
+// quorumBlockers says, when the fix for argument arg of queue q (not a
+// quorum queue) is to make it a quorum queue, what else of q a quorum
+// queue refuses (adrienKoumgangT__distriqueue's classic job.low sets
+// x-delivery-limit and x-max-priority: type: quorum alone leaves a queue
+// the broker refuses for x-max-priority), and the other way out: remove
+// arg and keep the type. "" when the fix is no change of type, or nothing
+// else stands in the way.
+func (p *Pass) quorumBlockers(q *topology.Queue, arg string) string {
+	if q.TypeOrClassic() == topology.QueueQuorum || !quorumOnlyArg(arg) {
+		return ""
+	}
+	var refused []string
+	for _, a := range q.Arguments.Keys() {
+		if a != arg && a != "x-queue-type" && p.Version.RefusesQueueArgument(topology.QueueQuorum, a) && !p.Version.RefusesQueueArgument(q.Type, a) {
+			refused = append(refused, a)
+		}
+	}
+	if !q.Durable {
+		refused = append(refused, "durable: false")
+	}
+	if q.AutoDelete {
+		refused = append(refused, "auto_delete: true")
+	}
+	if len(refused) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("But a quorum queue refuses its %s too: to make it one, drop %s as well; or remove %s and keep it a %s queue",
+		strings.Join(refused, ", "), map[bool]string{true: "it", false: "them"}[len(refused) == 1], arg, q.TypeOrClassic())
+}
+
+// quorumOnlyArg reports whether arg is an argument only quorum queues
+// take, for which the fix on another type is to make the queue a quorum
+// queue.
+func quorumOnlyArg(arg string) bool {
+	switch arg {
+	case "x-delivery-limit", "x-dead-letter-strategy", "x-consumer-timeout", "x-consumer-disconnected-timeout":
+		return true
+	}
+	return strings.HasPrefix(arg, "x-delayed-retry-")
 }
