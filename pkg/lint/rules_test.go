@@ -704,6 +704,15 @@ func ruleCases() []ruleCase {
 				b.queue("job.low", topology.Args{"x-delivery-limit": 2, argPriority: 1})
 			},
 			fire: []string{"job.low"}, contains: []string{"It needs a quorum queue (type: quorum). But a quorum queue refuses its x-max-priority too: to make it one, drop it as well; or remove x-delivery-limit and keep it a classic queue"}},
+		// The other way round on 3.10 (job.high): the advice for
+		// x-max-priority on a quorum queue is a classic queue, which
+		// refuses x-delivery-limit. On 4.3 the advice is to remove it.
+		{name: "priority on a quorum queue with a delivery limit, 3.10", id: "MQ501",
+			opts: Options{Version: rmqversion.MustParse("3.10")},
+			build: func(b *builder) {
+				b.typed("job.high", topology.QueueQuorum, topology.Args{"x-delivery-limit": 3, argPriority: 10})
+			},
+			fire: []string{"job.high"}, contains: []string{"use a classic queue with x-max-priority, or one queue per priority. But a classic queue refuses its x-delivery-limit too: to make it one, drop it as well; or remove x-max-priority and keep it a quorum queue"}},
 		{name: "quorum queue features", id: "MQ501",
 			build: func(b *builder) {
 				q := b.typed("qq.transient", topology.QueueQuorum, nil)

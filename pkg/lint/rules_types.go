@@ -389,34 +389,42 @@ func (p *Pass) dropHeadFate(name string) string {
 	return "its oldest messages are discarded without a trace"
 }
 
-// quorumBlockers says, when the fix for argument arg of queue q (not a
-// quorum queue) is to make it a quorum queue, what else of q a quorum
-// queue refuses (adrienKoumgangT__distriqueue's classic job.low sets
-// x-delivery-limit and x-max-priority: type: quorum alone leaves a queue
-// the broker refuses for x-max-priority), and the other way out: remove
-// arg and keep the type. "" when the fix is no change of type, or nothing
-// else stands in the way.
+// quorumBlockers says, when the fix for argument arg of queue q is to
+// change its type (a quorum queue for x-delivery-limit on a classic queue;
+// a classic queue for x-max-priority on a quorum queue before 4.3), what
+// else of q the new type refuses (adrienKoumgangT__distriqueue's classic
+// job.low sets x-delivery-limit and x-max-priority: type: quorum alone
+// leaves a queue the broker refuses for x-max-priority; its quorum job.high
+// on 3.10 the other way round), and the other way out: remove arg and keep
+// the type. "" when the fix is no change of type, or nothing else stands
+// in the way.
 func (p *Pass) quorumBlockers(q *topology.Queue, arg string) string {
-	if q.TypeOrClassic() == topology.QueueQuorum || !quorumOnlyArg(arg) {
+	target := ""
+	switch typ := q.TypeOrClassic(); {
+	case typ != topology.QueueQuorum && quorumOnlyArg(arg):
+		target = topology.QueueQuorum
+	case typ == topology.QueueQuorum && arg == argPriority && p.Version.QuorumPriorities() != rmqversion.QuorumStrict:
+		target = topology.QueueClassic
+	default:
 		return ""
 	}
 	var refused []string
 	for _, a := range q.Arguments.Keys() {
-		if a != arg && a != "x-queue-type" && p.Version.RefusesQueueArgument(topology.QueueQuorum, a) && !p.Version.RefusesQueueArgument(q.Type, a) {
+		if a != arg && a != "x-queue-type" && p.Version.RefusesQueueArgument(target, a) && !p.Version.RefusesQueueArgument(q.Type, a) {
 			refused = append(refused, a)
 		}
 	}
-	if !q.Durable {
+	if target == topology.QueueQuorum && !q.Durable {
 		refused = append(refused, "durable: false")
 	}
-	if q.AutoDelete {
+	if target == topology.QueueQuorum && q.AutoDelete {
 		refused = append(refused, "auto_delete: true")
 	}
 	if len(refused) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("But a quorum queue refuses its %s too: to make it one, drop %s as well; or remove %s and keep it a %s queue",
-		strings.Join(refused, ", "), map[bool]string{true: "it", false: "them"}[len(refused) == 1], arg, q.TypeOrClassic())
+	return fmt.Sprintf("But a %s queue refuses its %s too: to make it one, drop %s as well; or remove %s and keep it a %s queue",
+		target, strings.Join(refused, ", "), map[bool]string{true: "it", false: "them"}[len(refused) == 1], arg, q.TypeOrClassic())
 }
 
 // quorumOnlyArg reports whether arg is an argument only quorum queues
