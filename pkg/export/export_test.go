@@ -684,6 +684,8 @@ func TestPasswordHashes(t *testing.T) {
 	top.Items.Put(&topology.Item{Kind: kind.User, Name: "alice", Settings: topology.Args{kind.UserPasswordHash: h512, kind.UserHashingAlgorithm: "rabbit_password_hashing_sha512", kind.UserTags: []any{}}})
 	top.Items.Put(&topology.Item{Kind: kind.User, Name: "bob", Settings: topology.Args{kind.UserPasswordHash: h256, kind.UserHashingAlgorithm: "rabbit_password_hashing_sha256", kind.UserTags: []any{"management"}}})
 	top.Items.Put(&topology.Item{Kind: kind.User, Name: "carol", Settings: topology.Args{kind.UserPasswordHash: "", kind.UserTags: []any{}}})
+	const hmd5 = "CQgHBlmjNoLnNJ1LskeAuTyp5G0="
+	top.Items.Put(&topology.Item{Kind: kind.User, Name: "dave", Settings: topology.Args{kind.UserPasswordHash: hmd5, kind.UserHashingAlgorithm: "rabbit_password_hashing_md5", kind.UserTags: []any{}}})
 	opts := Options{PasswordHashes: true}
 	var buf bytes.Buffer
 	if err := WriteYAML(&buf, top, opts); err != nil {
@@ -694,6 +696,7 @@ func TestPasswordHashes(t *testing.T) {
 		"alice:\n    password_hash: \"${ALICE_PASSWORD_HASH}\"\n    hashing_algorithm: rabbit_password_hashing_sha512\n",
 		"bob:\n    password_hash: \"${BOB_PASSWORD_HASH}\"\n    tags: [management]\n",
 		"carol:\n    tags: []\n",
+		"dave:\n    password_hash: \"${DAVE_PASSWORD_HASH}\"\n    hashing_algorithm: rabbit_password_hashing_md5\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("export lacks %q:\n%s", want, out)
@@ -706,16 +709,16 @@ func TestPasswordHashes(t *testing.T) {
 	for _, v := range VariablesFor(top, opts) {
 		names = append(names, v.Name)
 	}
-	if diff := cmp.Diff([]string{"ALICE_PASSWORD_HASH", "BOB_PASSWORD_HASH"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"ALICE_PASSWORD_HASH", "BOB_PASSWORD_HASH", "DAVE_PASSWORD_HASH"}, names); diff != "" {
 		t.Errorf("variables (-want +got):\n%s", diff)
 	}
-	env := map[string]string{"ALICE_PASSWORD_HASH": h512, "BOB_PASSWORD_HASH": h256}
+	env := map[string]string{"ALICE_PASSWORD_HASH": h512, "BOB_PASSWORD_HASH": h256, "DAVE_PASSWORD_HASH": hmd5}
 	back, err := loader.LoadBytes("exported.yaml", buf.Bytes(), loader.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	if err != nil {
 		t.Fatalf("the export does not load: %v\n%s", err, out)
 	}
 	spec, _ := kind.Of(kind.User)
-	for _, name := range []string{"alice", "bob", "carol"} {
+	for _, name := range []string{"alice", "bob", "carol", "dave"} {
 		have, want := top.Items.Get(kind.User, name).Settings, back.Items.Get(kind.User, name).Settings
 		if h, w := spec.Item.Compare(have, want); !cmp.Equal(h, w) {
 			t.Errorf("user %s: the export plans a change against its source: %v → %v", name, h, w)

@@ -57,8 +57,11 @@ const (
 )
 
 // HashingAlgorithms are the values a user's hashing_algorithm may take in
-// the file.
-var HashingAlgorithms = []string{"rabbit_password_hashing_sha256", "rabbit_password_hashing_sha512"}
+// the file: the default first, then sha512, then md5, which brokers before
+// RabbitMQ 3.6 used and which users made then keep across upgrades
+// (RabbitMQ 3.10.8, 4.0.5 and 4.3.6 take it: PUT /api/users/… answers 201),
+// so that an export of such a user loads.
+var HashingAlgorithms = []string{"rabbit_password_hashing_sha256", "rabbit_password_hashing_sha512", "rabbit_password_hashing_md5"}
 
 // userItem: a user, named (users: {name: {password: …, tags: […],
 // limits: {…}, permissions: {vhost: {…}}, topic_permissions: {vhost: […]}}}).
@@ -68,7 +71,7 @@ var userItem = &ItemSpec{
 	Fields: []Field{
 		{Name: UserPassword, Type: FieldString, Help: "the password, from ${VAR}: compared with the hash the broker stores, never shown or saved"},
 		{Name: UserPasswordHash, Type: FieldString, Help: "the password's hash as the broker stores it (base64 of a 4-byte salt and the digest)"},
-		{Name: UserHashingAlgorithm, Type: FieldString, Enum: HashingAlgorithms, Help: "rabbit_password_hashing_sha256 (the default) or rabbit_password_hashing_sha512"},
+		{Name: UserHashingAlgorithm, Type: FieldString, Enum: HashingAlgorithms, Help: "rabbit_password_hashing_sha256 (the default), rabbit_password_hashing_sha512, or rabbit_password_hashing_md5 (of users an old broker made)"},
 		{Name: UserTags, Type: FieldNames, Default: []any{}, Example: "management", Help: "the user's tags: administrator, monitoring, policymaker, management and impersonator grant access to the management API; RabbitMQ takes any other tag too"},
 	},
 	Validate: validateUser,
