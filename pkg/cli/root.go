@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -123,13 +124,26 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 // Main runs mqctl with args and returns the process exit code. Errors are
 // printed to env.Stderr as one "mqctl: …" line each; never a stack trace.
 func Main(ctx context.Context, args []string, env Env) int {
-	root := NewRootCmd(env)
+	return run(ctx, NewRootCmd(env), args, env)
+}
+
+// run executes root with args. A panic in the command's own goroutine (a
+// bug in mqctl) is an error like any other, with a line that says so and
+// where its stack trace went (a file, not the terminal or a CI log).
+func run(ctx context.Context, root *cobra.Command, args []string, env Env) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = ExitError
+			fmt.Fprintf(env.Stderr, "mqctl: internal error: %v\n", r)
+			fmt.Fprintln(env.Stderr, "mqctl: this is a bug in mqctl, not in your file or broker: please report it with the command you ran"+crashReport(r))
+		}
+	}()
 	root.SetArgs(terraformFlags(args))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
-	code := ExitError
+	code = ExitError
 	var ec *ExitCodeError
 	if errors.As(err, &ec) {
 		code = ec.Code
@@ -139,6 +153,21 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	printError(env.Stderr, err)
 	return code
+}
+
+// crashReport writes the stack trace of panic r to a file in the
+// temporary directory and returns the words that name it ("" when it
+// could not be written).
+func crashReport(r any) string {
+	f, err := os.CreateTemp("", "mqctl-crash-*.txt")
+	if err != nil {
+		return ""
+	}
+	fmt.Fprintf(f, "mqctl %s: internal error: %v\n\n%s", Version, r, debug.Stack())
+	if f.Close() != nil {
+		return ""
+	}
+	return " and the stack trace in " + f.Name()
 }
 
 // printError prints err; a loader error list prints one line per problem.
