@@ -101,6 +101,21 @@ func TestURIProblem(t *testing.T) {
 		{"amqp://h/v?heartbeat&heartbeat=x", "is not an integer"},   // a piece without = is left out
 		{"amqp://h/v?heartbeat=x&heartbeat=1", "is not an integer"}, // the first is read
 		{"amqp://h/v?heartbeat=x#a?b", "is not an integer"},
+		// auth_mechanism, every one given: 4.3.6 refuses a word that is
+		// no atom it knows (unknown_mechanism); 4.0.5 and 3.10.8 take
+		// it, and the link never logs in (no such function).
+		{"amqp://u:p@h/v?auth_mechanism=plain", ""},
+		{"amqps://h/v?auth_mechanism=external&cacertfile=/c.pem", ""},
+		{"amqp://h/v?auth_mechanism=plain&auth_mechanism=amqplain", ""},
+		{"amqp://h/v?auth_mechanism=my_plugin:auth", ""}, // a plugin's own: mqctl cannot tell (4.3.6 refuses it where no such module is loaded)
+		{"amqp://u:p@h/v?auth_mechanism=bogus", `its query parameter auth_mechanism="bogus" is no authentication mechanism`},
+		{"amqp://h/v?auth_mechanism=plain&auth_mechanism=PLAIN", `auth_mechanism="PLAIN" is no authentication mechanism`},
+		{"amqp://h/v?auth_mechanism=a:b:c", `auth_mechanism="a:b:c" is no authentication mechanism`}, // not_mechanism
+		// verify, with amqps: an atom of the TLS options (4.3.6: 400
+		// for verify=bogus; 4.0.5 and 3.10.8 take it, and TLS fails).
+		{"amqps://h/v?verify=verify_peer&cacertfile=/c.pem", ""},
+		{"amqps://h/v?verify=verify_none", ""},
+		{"amqps://h/v?verify=bogus", `its query parameter verify="bogus" is neither verify_peer nor verify_none`},
 		{"amqp://h/v?username=x", "its query sets username"}, // parameter_unconfigurable_in_query
 		{"amqp://h/v?port=1", "its query sets port"},
 		{"amqp://h/v?host=x", "its query sets host"},
