@@ -566,6 +566,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	deleted := d.bindings(name, bk)
 	d.takenDown(name, have, bk.haveKeys, deleted, gone, d.p.Changes[first:])
 	d.othersTakenDown(name, first)
+	d.deletedWith(name, first)
 	d.restored(want, have, d.p.Changes[first:])
 	for _, k := range kind.PolicyKinds() {
 		d.namedIn(name, k, want, have, gone)
@@ -978,6 +979,58 @@ func (d *differ) othersTakenDown(name string, first int) {
 	if refused {
 		d.p.Changes = slices.DeleteFunc(d.p.Changes, func(c Change) bool { return c.Kind == "" })
 	}
+}
+
+// deletedWith takes out of the unmanaged objects (left alone) the
+// bindings that a delete among the changes of vhost name, from first,
+// takes down with its exchange or queue: the broker deletes them with it,
+// so they are not left alone. The change lists them (its Bindings), and
+// apply refuses to delete one out of an exchange without AllowDataLoss
+// (BindingsDeletedWith).
+func (d *differ) deletedWith(name string, first int) {
+	gone := map[string]bool{}
+	for _, c := range d.p.Changes[first:] {
+		if c.Action != Delete {
+			continue
+		}
+		for _, b := range c.Bindings {
+			gone[BindingName(b)] = true
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	d.p.Unmanaged = slices.DeleteFunc(d.p.Unmanaged, func(r ObjectRef) bool {
+		return r.Kind == KindBinding && r.Vhost == name && gone[r.Name]
+	})
+}
+
+// BindingsDeletedWith is, for each exchange p deletes (by its index in
+// p.Changes), the bindings out of it that its delete takes down for good
+// to a destination the plan keeps: bindings no file of any owner declares
+// (made by hand or by an application, or changed outside mqctl), which the
+// broker deletes with the exchange, so that what they matched no longer
+// reaches their queue or exchange. Bindings to what the plan deletes too
+// are not counted: that loss is the other delete's.
+func (p *Plan) BindingsDeletedWith() map[int][]*topology.Binding {
+	deleted := map[ObjectRef]bool{}
+	for _, c := range p.Changes {
+		if c.Action == Delete && (c.Kind == KindExchange || c.Kind == KindQueue) {
+			deleted[c.Ref()] = true
+		}
+	}
+	out := map[int][]*topology.Binding{}
+	for i, c := range p.Changes {
+		if c.Action != Delete || c.Kind != KindExchange {
+			continue
+		}
+		for _, b := range c.Bindings {
+			if _, dest := BindingEnds(c.Vhost, b); b.Source == c.Name && !deleted[dest] {
+				out[i] = append(out[i], b)
+			}
+		}
+	}
+	return out
 }
 
 // unread reports whether kind could not be read in vhost; if so, it lists
