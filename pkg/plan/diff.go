@@ -392,7 +392,8 @@ func (d *differ) conflict(c Change, owners []string) bool {
 		return false
 	}
 	ref := c.Ref()
-	d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: ref, Owners: owners, Owner: d.cur.Owner, Fields: c.Fields, Pos: c.Pos})
+	_, shared := d.record(ref, NoPrint)
+	d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: ref, Owners: owners, Owner: d.cur.Owner, Fields: c.Fields, Pos: c.Pos, Shared: shared})
 	// Neither shared nor adopted (claim said so before the change was known).
 	d.p.Others = slices.DeleteFunc(d.p.Others, func(o OtherOwned) bool { return o.ObjectRef == ref })
 	d.p.Adopt = slices.DeleteFunc(d.p.Adopt, func(r ObjectRef) bool { return r == ref })

@@ -94,6 +94,23 @@ func TestOtherOwnersObjects(t *testing.T) {
 			conflict: `queue "a.q" in vhost "shared" is managed by "team-a", and this file (owner "team-b") declares it otherwise: arguments.x-max-length: (none) on the broker, 10 in this file`,
 		},
 		{
+			// Both records list a.q: having team-a change it is refused
+			// as this plan is, and declaring it here as it is changes
+			// nothing: one file must let it go first. Before, the
+			// refusal said "managed by team-a" and advised both.
+			name: "a shared queue declared otherwise is a conflict over a shared object",
+			desired: vh("shared", func(v *topology.Vhost) {
+				v.Queues["b.q"] = q("b.q", nil)
+				v.Queues["a.q"] = q("a.q", topology.Args{"x-max-length": int64(10)})
+			}),
+			cur:  Current{Owner: "team-b", Managed: record(append(bRefs, ref(KindQueue, "a.q"))...), Others: others("team-a", aRefs...)},
+			want: []row{},
+			left: []string{"binding a.x -> queue a.q [a.#]", "exchange a.x"},
+			conflict: `queue "a.q" in vhost "shared" is shared: this file's owner ("team-b") and "team-a" both manage it, and this file declares it otherwise: arguments.x-max-length: (none) on the broker, 10 in this file. ` +
+				`mqctl changes nothing another owner's file manages, and while both files declare it, neither may change it. ` +
+				`Declare it here as the broker holds it; to change it, have "team-a" take it out of their file first (their apply then leaves it to this one), then change it here, or take it out of this file and apply, then have "team-a" change it in theirs.`,
+		},
+		{
 			name:         "a shared queue the file drops stays for the other owner",
 			desired:      teamB,
 			cur:          Current{Owner: "team-b", Managed: record(append(bRefs, ref(KindQueue, "a.q"))...), Others: others("team-a", aRefs...)},

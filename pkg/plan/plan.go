@@ -364,6 +364,10 @@ type Conflict struct {
 	// drops an exchange's or queue's bindings with it).
 	Deleted  bool     `json:"deleted,omitempty"`
 	Bindings []string `json:"bindings,omitempty"`
+	// Shared: the file's own owner's record lists it too (both files
+	// declared it alike), so neither file may change it while the other
+	// still declares it.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // ConflictError is the refusal of a plan with conflicts: each object, the
@@ -415,6 +419,17 @@ func (c Conflict) text() (reason, fix string) {
 				"mqctl changes nothing another owner's file manages, and a vhost stays the owner's that created it",
 				where, c.Name, them, ownerPhrase(c.Owner), strings.Join(diffs, "; ")),
 			fmt.Sprintf("Declare these settings here as the broker holds them (or leave them out), or have %s change them in their file. %s", them, takeOverHint(c.Owners))
+	}
+	if c.Shared {
+		// Both records list it: have the other owner change it, and their
+		// plan is refused as this one is; declaring it here as it is
+		// changes nothing. One file must let it go first.
+		return fmt.Sprintf("%s%s %s%s is shared: this file's owner (%s) and %s both manage it, and this file declares it otherwise: %s. "+
+				"mqctl changes nothing another owner's file manages, and while both files declare it, neither may change it",
+				where, c.Kind, shownName(c.Kind, c.Name), vh, OwnerName(c.Owner), them, strings.Join(diffs, "; ")),
+			fmt.Sprintf("Declare it here as the broker holds it; to change it, have %s take it out of their file first (their apply then leaves it to this one), then change it here, "+
+				"or take it out of this file and apply, then have %s change it in theirs. %s",
+				them, them, takeOverHint(c.Owners))
 	}
 	return fmt.Sprintf("%s%s %s%s is managed by %s, and this file (%s) declares it otherwise: %s. "+
 			"mqctl changes nothing another owner's file manages",
