@@ -567,6 +567,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	deleted := d.bindings(name, bk)
 	d.takenDown(name, have, bk.haveKeys, deleted, gone, d.p.Changes[first:])
 	d.othersTakenDown(name, first)
+	d.othersReferTo(name, have, first)
 	d.deletedWith(name, first)
 	d.restored(want, have, d.p.Changes[first:])
 	for _, k := range kind.PolicyKinds() {
@@ -974,6 +975,81 @@ func (d *differ) othersTakenDown(name string, first int) {
 		}
 		slices.Sort(owners)
 		d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: c.Ref(), Owners: owners, Owner: d.cur.Owner, Deleted: true, Bindings: bindings})
+		c.Kind = "" // dropped below
+		refused = true
+	}
+	if refused {
+		d.p.Changes = slices.DeleteFunc(d.p.Changes, func(c Change) bool { return c.Kind == "" })
+	}
+}
+
+// othersReferTo refuses the delete of an exchange (among the changes of
+// vhost name, from first) that an object another owner's record lists
+// names as where its messages go: a queue's dead-letter exchange
+// (x-dead-letter-exchange), an exchange's alternate exchange, a policy's
+// or operator policy's dead-letter-exchange or alternate-exchange. The
+// broker deletes the exchange all the same, and from then on what the
+// other owner's object sends there is dropped: team-a's file dropping its
+// exchange dlx deleted it while team-b's queue b.work dead-lettered to it
+// (4.3.6), and apply refused only while b.work held messages with a TTL.
+// The plan is refused (a conflict naming those objects and their owners).
+func (d *differ) othersReferTo(name string, have *topology.Vhost, first int) {
+	if len(d.cur.Others) == 0 || d.cur.AllMine || have == nil {
+		return
+	}
+	type referrer struct {
+		ref  ObjectRef
+		what string
+		to   string
+	}
+	var refs []referrer
+	for _, qn := range sortedKeys(have.Queues) {
+		if to, ok := have.Queues[qn].Arguments.String("x-dead-letter-exchange"); ok {
+			refs = append(refs, referrer{ObjectRef{Kind: KindQueue, Vhost: name, Name: qn}, "whose dead-letter exchange it is", to})
+		}
+	}
+	for _, xn := range sortedKeys(have.Exchanges) {
+		if to, ok := have.Exchanges[xn].Arguments.String("alternate-exchange"); ok {
+			refs = append(refs, referrer{ObjectRef{Kind: KindExchange, Vhost: name, Name: xn}, "whose alternate exchange it is", to})
+		}
+	}
+	for _, k := range []Kind{KindPolicy, KindOperatorPolicy} {
+		ps := have.Policies
+		if k == KindOperatorPolicy {
+			ps = have.OperatorPolicies
+		}
+		for _, pn := range sortedKeys(ps) {
+			for _, key := range []string{"dead-letter-exchange", "alternate-exchange"} {
+				if to, ok := ps[pn].Definition.String(key); ok {
+					refs = append(refs, referrer{ObjectRef{Kind: k, Vhost: name, Name: pn}, "whose " + key + " it is", to})
+				}
+			}
+		}
+	}
+	refused := false
+	for i := first; i < len(d.p.Changes); i++ {
+		c := &d.p.Changes[i]
+		if c.Action != Delete || c.Kind != KindExchange {
+			continue
+		}
+		var owners, named []string
+		for _, r := range refs {
+			os := d.others(r.ref)
+			if r.to != c.Name || len(os) == 0 {
+				continue
+			}
+			named = append(named, fmt.Sprintf("%s %s, %s", r.ref.Kind, shownName(r.ref.Kind, r.ref.Name), r.what))
+			for _, o := range os {
+				if !slices.Contains(owners, o) {
+					owners = append(owners, o)
+				}
+			}
+		}
+		if len(named) == 0 {
+			continue
+		}
+		slices.Sort(owners)
+		d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: c.Ref(), Owners: owners, Owner: d.cur.Owner, Deleted: true, Referrers: named})
 		c.Kind = "" // dropped below
 		refused = true
 	}

@@ -258,3 +258,75 @@ func TestVhostConflictAdvice(t *testing.T) {
 		t.Errorf("the advice hands over a vhost, which mqctl never adopts: %v", err)
 	}
 }
+
+// TestDeleteWhatOtherOwnersSendTo: team-a's file drops its exchange dlx,
+// which an object team-b's file declares sends messages to: a queue's
+// dead-letter exchange, an exchange's alternate exchange, a policy's. The
+// broker would delete dlx all the same and drop what team-b's object sends
+// there from then on, so the plan is refused, naming the object and
+// team-b, and deletes nothing. Before, team-a's plan deleted dlx (apply
+// refused only while team-b's queue held messages with a TTL). One that no
+// other owner manages does not refuse the delete.
+func TestDeleteWhatOtherOwnersSendTo(t *testing.T) {
+	t.Parallel()
+	ref := func(k Kind, name string) ObjectRef { return ObjectRef{Kind: k, Vhost: "shared", Name: name} }
+	ours := func(v *topology.Vhost) {
+		v.Exchanges["dlx"] = x("dlx", "fanout")
+		v.Queues["a.dead"] = q("a.dead", nil)
+		v.Bindings = []*topology.Binding{bind("dlx", "a.dead", "")}
+	}
+	for _, tc := range []struct {
+		name     string
+		theirs   func(v *topology.Vhost)
+		ref      ObjectRef
+		conflict string // "": dlx is deleted
+	}{
+		{
+			name: "team-b's queue dead-letters to it",
+			theirs: func(v *topology.Vhost) {
+				v.Queues["b.work"] = q("b.work", topology.Args{"x-dead-letter-exchange": "dlx"})
+			},
+			ref:      ref(KindQueue, "b.work"),
+			conflict: `exchange "dlx" in vhost "shared": this file (owner "team-a") no longer declares it, and "team-b" manages queue "b.work", whose dead-letter exchange it is: once it is deleted, the messages sent there are dropped`,
+		},
+		{
+			name: "team-b's exchange has it as its alternate exchange",
+			theirs: func(v *topology.Vhost) {
+				v.Exchanges["b.in"] = &topology.Exchange{Name: "b.in", Type: "direct", Durable: true, Arguments: topology.Args{"alternate-exchange": "dlx"}}
+			},
+			ref:      ref(KindExchange, "b.in"),
+			conflict: `"team-b" manages exchange "b.in", whose alternate exchange it is`,
+		},
+		{
+			name: "team-b's policy names it",
+			theirs: func(v *topology.Vhost) {
+				v.Policies["b.p"] = &topology.Policy{Name: "b.p", Pattern: "^b\\.", ApplyTo: "queues", Definition: topology.Args{"dead-letter-exchange": "dlx"}}
+			},
+			ref:      ref(KindPolicy, "b.p"),
+			conflict: `"team-b" manages policy "b.p", whose dead-letter-exchange it is`,
+		},
+		{
+			name:   "a queue no other owner manages: the file's own choice",
+			theirs: func(v *topology.Vhost) { v.Queues["hand"] = q("hand", topology.Args{"x-dead-letter-exchange": "dlx"}) },
+			ref:    ref(KindQueue, "somebody-else"),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			broker := vh("shared", func(v *topology.Vhost) { ours(v); tc.theirs(v) })
+			cur := Current{Owner: "team-a", Managed: ManagedOf(Recorded(vh("shared", ours))),
+				Others: map[ObjectRef][]string{tc.ref: {"team-b"}}, Live: topology.Live{State: broker}}
+			p := DiffWith(vh("shared", func(v *topology.Vhost) { v.Queues["a.dead"] = q("a.dead", nil) }), cur, Options{})
+			err := p.ConflictError()
+			deletes := slices.ContainsFunc(p.Changes, func(c Change) bool { return c.Action == Delete && c.Kind == KindExchange })
+			switch {
+			case tc.conflict == "" && (err != nil || !deletes):
+				t.Errorf("conflict %v, deletes dlx %v: want dlx deleted", err, deletes)
+			case tc.conflict != "" && (err == nil || !strings.Contains(err.Error(), tc.conflict)):
+				t.Errorf("conflict %v, want one saying %q", err, tc.conflict)
+			case tc.conflict != "" && deletes:
+				t.Errorf("the plan deletes exchange dlx: %v", rows(p))
+			}
+		})
+	}
+}

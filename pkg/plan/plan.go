@@ -364,6 +364,10 @@ type Conflict struct {
 	// drops an exchange's or queue's bindings with it).
 	Deleted  bool     `json:"deleted,omitempty"`
 	Bindings []string `json:"bindings,omitempty"`
+	// Referrers: the file no longer declares the exchange, and the other
+	// owners' objects named here send messages to it (a queue's
+	// dead-letter exchange, an exchange's alternate exchange, a policy's).
+	Referrers []string `json:"referrers,omitempty"`
 	// Shared: the file's own owner's record lists it too (both files
 	// declared it alike), so neither file may change it while the other
 	// still declares it.
@@ -402,6 +406,12 @@ func (c Conflict) text() (reason, fix string) {
 		vh = fmt.Sprintf(" in vhost %q", c.Vhost)
 	}
 	them := OwnerNames(c.Owners)
+	if c.Deleted && len(c.Referrers) > 0 {
+		return fmt.Sprintf("%s %s%s: this file (%s) no longer declares it, and %s manages %s: once it is deleted, the messages sent there are dropped. "+
+				"mqctl breaks nothing another owner's file manages",
+				c.Kind, shownName(c.Kind, c.Name), vh, ownerPhrase(c.Owner), them, strings.Join(c.Referrers, "; ")),
+			fmt.Sprintf("Declare the %s here again, or have %s stop sending there in their file first (or declare the %s in their file: apply shares it, and it stays while they declare it). %s", c.Kind, them, c.Kind, takeOverHint(c.Owners))
+	}
 	if c.Deleted {
 		return fmt.Sprintf("%s %s%s: this file (%s) no longer declares it, and deleting it would delete %s %s, which %s manages (the broker deletes the bindings of an exchange or queue with it). "+
 				"mqctl deletes nothing another owner's file manages",
