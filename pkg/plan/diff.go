@@ -415,7 +415,7 @@ func (d *differ) add(c Change) { d.p.Changes = append(d.p.Changes, c) }
 func (d *differ) claim(ref ObjectRef, live Print) {
 	rec, ok := d.record(ref, live)
 	if owners := d.others(ref); len(owners) > 0 {
-		d.p.Others = append(d.p.Others, OtherOwned{ObjectRef: ref, Owners: owners, Shared: true})
+		d.p.Others = append(d.p.Others, OtherOwned{ObjectRef: ref, Owners: owners, Shared: true, Recorded: ok})
 	}
 	if !ok {
 		d.p.Adopt = append(d.p.Adopt, ref)

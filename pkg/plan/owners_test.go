@@ -330,3 +330,68 @@ func TestDeleteWhatOtherOwnersSendTo(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedText: the text plan says apply records a shared object for
+// this owner only when this owner's record does not list it yet. Before,
+// every plan said "apply records them for owner \"team-b\" too", also the
+// plan after that apply, which changes nothing (--detailed-exitcode 0).
+func TestSharedText(t *testing.T) {
+	t.Parallel()
+	broker := vh("shared", func(v *topology.Vhost) {
+		v.Queues["a.q"] = q("a.q", nil)
+		v.Queues["a2.q"] = q("a2.q", nil)
+	})
+	recorded := Recorded(broker)
+	ref := func(name string) ObjectRef { return ObjectRef{Kind: KindQueue, Vhost: "shared", Name: name} }
+	for _, tc := range []struct {
+		name  string
+		mine  []string // what team-b's record lists already
+		want  string
+		lines []string
+	}{
+		{
+			name:  "none recorded yet: apply records them",
+			want:  `; apply records them for owner "team-b" too, and neither owner`,
+			lines: []string{`  queue "a.q" in vhost "shared" ("team-a")`, `  queue "a2.q" in vhost "shared" ("team-a")`},
+		},
+		{
+			name:  "both recorded: apply records nothing",
+			mine:  []string{"a.q", "a2.q"},
+			want:  `; each owner's record lists them already, and neither owner`,
+			lines: []string{`  queue "a.q" in vhost "shared" ("team-a")`, `  queue "a2.q" in vhost "shared" ("team-a")`},
+		},
+		{
+			name:  "one recorded: apply records the other",
+			mine:  []string{"a.q"},
+			want:  `; apply records 1 of them (marked *) for owner "team-b" too, and each owner's record lists the others already`,
+			lines: []string{`  queue "a.q" in vhost "shared" ("team-a")`, `  queue "a2.q" in vhost "shared" ("team-a") *`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			set := map[ObjectRef]Print{}
+			for _, n := range tc.mine {
+				set[ref(n)] = recorded[ref(n)]
+			}
+			cur := Current{Owner: "team-b", Managed: ManagedOf(set), Others: map[ObjectRef][]string{ref("a.q"): {"team-a"}, ref("a2.q"): {"team-a"}},
+				Live: topology.Live{State: broker}}
+			p := DiffWith(broker, cur, Options{})
+			if got := p.Records(); got != (len(tc.mine) < 2) {
+				t.Errorf("records %v, want %v", got, len(tc.mine) < 2)
+			}
+			var b strings.Builder
+			if err := WriteText(&b, p, RenderOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			text := b.String()
+			if !strings.Contains(text, tc.want) {
+				t.Errorf("text:\n%s\nwant it to say %q", text, tc.want)
+			}
+			for _, l := range tc.lines {
+				if !slices.Contains(strings.Split(text, "\n"), l) {
+					t.Errorf("text:\n%s\nwant the line %q", text, l)
+				}
+			}
+		})
+	}
+}

@@ -316,8 +316,9 @@ type OtherOwned struct {
 	// owner as well. Otherwise the file does not name it, and it is left
 	// alone.
 	Shared bool `json:"shared"`
-	// Recorded: this owner's record lists it too (it was shared), and
-	// apply drops it from there.
+	// Recorded: this owner's record lists it too: when not Shared (it
+	// was shared), apply drops it from there; when Shared, it is shared
+	// already, and apply records nothing (otherwise it adopts it).
 	Recorded bool `json:"-"`
 }
 

@@ -334,9 +334,31 @@ func writeOthers(sb *bufio.Writer, p *Plan, paint func(color, s string) string, 
 		}
 	}
 	if len(shared) > 0 {
-		fmt.Fprintf(sb, "%s The file declares these as other owners' files do, and as they are; apply records them for %s too, and neither owner deletes one the other still manages:\n",
-			paint(ansiBold, fmt.Sprintf("%d %s shared with other owners.", len(shared), plural("object", len(shared)))), ownerPhrase(p.Owner))
-		list(shared)
+		// Those this owner's record lists already are shared as they
+		// stand: apply records nothing for them.
+		var adopted []OtherOwned
+		for _, o := range shared {
+			if !o.Recorded {
+				adopted = append(adopted, o)
+			}
+		}
+		records := "each owner's record lists them already"
+		switch {
+		case len(adopted) == len(shared):
+			records = fmt.Sprintf("apply records them for %s too", ownerPhrase(p.Owner))
+		case len(adopted) > 0:
+			records = fmt.Sprintf("apply records %d of them (marked *) for %s too, and each owner's record lists the others already",
+				len(adopted), ownerPhrase(p.Owner))
+		}
+		fmt.Fprintf(sb, "%s The file declares these as other owners' files do, and as they are; %s, and neither owner deletes one the other still manages:\n",
+			paint(ansiBold, fmt.Sprintf("%d %s shared with other owners.", len(shared), plural("object", len(shared)))), records)
+		for _, o := range shared {
+			mark := ""
+			if !o.Recorded && len(adopted) < len(shared) {
+				mark = " *"
+			}
+			writeRef(sb, o.ObjectRef, " ("+OwnerNames(o.Owners)+")"+mark)
+		}
 	}
 }
 
