@@ -17,7 +17,6 @@ import (
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
-	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // ErrStalePlan is wrapped by apply's error when a saved plan no longer
@@ -85,7 +84,7 @@ alone and named in the plan, unless --delete-changed.`,
 	fs.BoolVar(&f.allowDataLoss, "allow-data-loss", false, "allow deleting or replacing queues that hold messages or have consumers")
 	fs.BoolVar(&f.allowReplace, "allow-replace", false, "allow replacing (delete and re-declare) queues and exchanges whose settings cannot change in place")
 	fs.BoolVar(&f.deleteChanged, "delete-changed", false, deleteChangedHelp)
-	fs.StringVar(&f.takeOver, "take-over-from", topology.DefaultOwner, takeOverHelp)
+	takeOverFlag(cmd, &f.takeOver)
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "do not ask the broker first, in a throwaway vhost, whether it takes the plan's objects (for brokers where creating a vhost is unwelcome): the plan is judged from the version table alone")
 	fs.DurationVar(&f.lockTimeout, "lock-timeout", 0, "how long to wait while another apply holds a vhost's lock")
 	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent requests within a phase")

@@ -31,6 +31,33 @@ func takeOverFrom(cmd *cobra.Command, owner string) (*string, error) {
 	return &owner, nil
 }
 
+// ownerFlag is --take-over-from: one owner. Given twice it is refused:
+// a plan takes over one owner's records, and a plain string flag keeps the
+// last and drops the first without a word (a team merging two owners'
+// files, --take-over-from team-a --take-over-from team-b, saw the plan
+// take over team-b's records only).
+type ownerFlag struct {
+	v   *string
+	set bool
+}
+
+// takeOverFlag registers --take-over-from on cmd, into v.
+func takeOverFlag(cmd *cobra.Command, v *string) {
+	*v = topology.DefaultOwner
+	cmd.Flags().Var(&ownerFlag{v: v}, "take-over-from", takeOverHelp)
+}
+
+func (o *ownerFlag) String() string { return *o.v }
+func (o *ownerFlag) Type() string   { return "string" }
+
+func (o *ownerFlag) Set(s string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%s, then %s): a plan takes over one owner's records; to merge several owners' files into this one, plan and apply once with each in turn (--take-over-from %s, then --take-over-from %s)", *o.v, s, *o.v, s)
+	}
+	o.set, *o.v = true, s
+	return nil
+}
+
 // deleteChangedHelp is the help of plan's and apply's --delete-changed.
 const deleteChangedHelp = "also delete the objects the file dropped that mqctl managed once but that were declared again or changed by hand since (the plan lists them; without this flag they are left alone and forgotten)"
 
@@ -119,7 +146,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
 	cmd.Flags().BoolVar(&listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
 	cmd.Flags().BoolVar(&deleteChanged, "delete-changed", false, deleteChangedHelp)
-	cmd.Flags().StringVar(&takeOver, "take-over-from", topology.DefaultOwner, takeOverHelp)
+	takeOverFlag(cmd, &takeOver)
 	cmd.Flags().BoolVar(&preflight, "preflight", false, "also ask the broker, as apply does, whether it takes the plan's objects: each distinct shape is declared in a throwaway vhost, which is then deleted (exit 1 when it refuses one)")
 	return cmd
 }
