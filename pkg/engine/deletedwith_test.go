@@ -7,14 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	amqp "github.com/rabbitmq/amqp091-go"
+
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
 // TestDeleteRefusesBindingsNotMade: a team's file drops an exchange that
-// an application's queue, made by hand, is bound to. The broker deletes
-// that binding with the exchange: the plan must not count it among the
+// an application's queue, made by hand, is bound to, and another one
+// dead-letters to. The broker deletes that binding with the exchange, and
+// the other queue's dead letters are dropped from then on: the plan must not count it among the
 // unmanaged objects left alone, it notes the loss, and apply refuses
 // before anything changes without AllowDataLoss; with it, the exchange
 // goes and the hand-made queue stays. Before, the plan listed the binding
@@ -35,6 +38,9 @@ func TestDeleteRefusesBindingsNotMade(t *testing.T) {
 	if err := ch.QueueBind("hand.q", "x", "orders", false, nil); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := ch.QueueDeclare("hand.dl", true, false, false, false, amqp.Table{"x-dead-letter-exchange": "orders"}); err != nil {
+		t.Fatal(err)
+	}
 
 	after := f.desired("version: 1\nowner: team-a\nvhosts:\n  ${VHOST}:\n    queues:\n      a.q: {}\n")
 	f.notes = nil
@@ -46,7 +52,8 @@ func TestDeleteRefusesBindingsNotMade(t *testing.T) {
 	if !slices.Contains(p.Unmanaged, plan.ObjectRef{Kind: plan.KindQueue, Vhost: f.vhost, Name: "hand.q"}) {
 		t.Errorf("unmanaged %v: want queue hand.q, left alone", p.Unmanaged)
 	}
-	want := `exchange "orders" in vhost "` + f.vhost + `" is deleted, which deletes with it 1 binding that mqctl did not make and no file declares (made by hand or by an application): orders -> queue hand.q [x]`
+	want := `exchange "orders" in vhost "` + f.vhost + `" is deleted, and what mqctl did not make and no file declares (made by hand or by an application) loses its way: the broker deletes with it 1 binding: orders -> queue hand.q [x]; the messages it matches no longer reach its destination; ` +
+		`and queue "hand.dl", whose dead-letter exchange it is, sends messages to it, dropped once it is gone`
 	if notes := strings.Join(f.ownNotes(), "\n"); !strings.Contains(notes, want) || !strings.Contains(notes, "apply refuses this without --allow-data-loss") {
 		t.Errorf("plan's notes:\n%s\nwant one saying %s, and that apply refuses it", notes, want)
 	}

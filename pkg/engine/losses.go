@@ -35,8 +35,8 @@ type policyLoss struct {
 // at-least-once dead-lettering while it holds dead letters (ending), and
 // expired messages that reached a queue before and are dropped after
 // (expiring), a replaced exchange's bindings that apply cannot restore,
-// to clients' own queues (unrestored), a deleted exchange's bindings
-// mqctl did not make (deletedWith), and a retention that removes a
+// to clients' own queues (unrestored), a deleted exchange's bindings and
+// senders mqctl did not make (deletedWith), and a retention that removes a
 // stream's oldest segments (retention).
 var policyLosses = []policyLoss{
 	{what: "whether the plan's length limits drop messages that queues hold", fix: "Drain the queue below the limit first, raise the limit, or give the queue a dead-letter exchange that routes its dead letters to a queue", read: (*Engine).readTrimLosses},
@@ -44,7 +44,7 @@ var policyLosses = []policyLoss{
 	{what: "whether the plan ends at-least-once dead-lettering in quorum queues that hold dead letters", fix: "Bind a queue to the dead-letter exchange for those dead letters first (the queue then hands them over), or keep the queue's at-least-once settings; to rename a policy, add the new one in an apply of its own (with a higher priority), then remove the old one", read: (*Engine).readEndingLosses},
 	{what: "whether the plan drops messages as they expire from queues that hold them", fix: "Let the queue empty first (or move its messages, e.g. with a shovel), or keep where its expired messages go until it is empty", read: (*Engine).readExpiringLosses},
 	{what: "whether the plan's exchange replaces take down bindings of clients' own queues", fix: "Declare the new exchange under a new name and move publishers and subscribers over, or have those clients bind again right after the apply (a client binds its queues when it reconnects)", read: (*Engine).readUnrestoredLosses},
-	{what: "whether the plan's exchange deletes take down bindings mqctl did not make", fix: "Keep the exchange in the file, or delete those bindings by hand first (or bind their queues to another exchange), then apply", read: (*Engine).readDeletedWithLosses},
+	{what: "whether the plan's exchange deletes take down bindings, or dead-letter and alternate exchanges, of objects mqctl did not make", fix: "Keep the exchange in the file, or first delete those bindings by hand (or bind their queues to another exchange) and point those objects elsewhere, then apply", read: (*Engine).readDeletedWithLosses},
 	{what: "whether the plan's stream retentions remove what streams hold", fix: "Keep the stream's retention as it was, or raise the new one to what the stream must keep", read: (*Engine).readRetentionLosses},
 }
 

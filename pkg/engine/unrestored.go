@@ -59,37 +59,70 @@ func (e *Engine) readUnrestoredLosses(ctx context.Context, p *plan.Plan, cur *to
 	return refused, nil, err
 }
 
-// deletedWith lists, for each exchange p deletes, the bindings out of it
-// the broker deletes with it that mqctl did not make and that no file of
-// any owner declares (plan.BindingsDeletedWith): a queue made by hand or
-// by an application, bound to an exchange a team's file dropped (measured
-// on 4.3.6: binding orders -> queue hand.q went with exchange orders, and
-// the plan counted it among the unmanaged objects left alone).
-func deletedWith(p *plan.Plan) []string {
+// deletedWith lists, for each exchange p deletes, what mqctl did not make
+// and no file of any owner declares (made by hand or by an application)
+// that loses its way with it: the bindings out of it the broker deletes
+// with it (plan.BindingsDeletedWith; measured on 4.3.6: binding orders ->
+// queue hand.q went with exchange orders, and the plan counted it among
+// the unmanaged objects left alone), and the objects of cur that send
+// messages to it (plan.Senders: a hand-made queue dead-lettering to it,
+// whose dead letters are dropped from then on).
+func deletedWith(p *plan.Plan, cur *topology.Topology) []string {
 	var out []string
 	lost := p.BindingsDeletedWith()
+	unmanaged := map[plan.ObjectRef]bool{}
+	for _, r := range p.Unmanaged {
+		unmanaged[r] = true
+	}
+	senders := map[string][]plan.Sender{}
 	for i := range p.Changes {
-		bs := lost[i]
-		if len(bs) == 0 {
+		c := &p.Changes[i]
+		if c.Action != plan.Delete || c.Kind != plan.KindExchange {
 			continue
 		}
-		c := &p.Changes[i]
-		names := make([]string, len(bs))
-		for j, b := range bs {
-			names[j] = plan.BindingName(b)
+		if _, ok := senders[c.Vhost]; !ok && cur != nil && cur.Vhosts[c.Vhost] != nil {
+			senders[c.Vhost] = plan.Senders(c.Vhost, cur.Vhosts[c.Vhost])
 		}
-		what, them := "bindings", "they match no longer reach their destinations"
-		if len(bs) == 1 {
-			what, them = "binding", "it matches no longer reach its destination"
+		var parts []string
+		if bs := lost[i]; len(bs) > 0 {
+			names := make([]string, len(bs))
+			for j, b := range bs {
+				names[j] = plan.BindingName(b)
+			}
+			what, them := "bindings", "they match no longer reach their destinations"
+			if len(bs) == 1 {
+				what, them = "binding", "it matches no longer reach its destination"
+			}
+			parts = append(parts, fmt.Sprintf("the broker deletes with it %d %s: %s; the messages %s", len(bs), what, strings.Join(names, ", "), them))
 		}
-		out = append(out, fmt.Sprintf("exchange %q in vhost %q is deleted, which deletes with it %d %s that mqctl did not make and no file declares (made by hand or by an application): %s; the messages %s",
-			c.Name, c.Vhost, len(bs), what, strings.Join(names, ", "), them))
+		var sending []string
+		for _, s := range senders[c.Vhost] {
+			if s.To == c.Name && unmanaged[s.Ref] {
+				sending = append(sending, s.String())
+			}
+		}
+		if len(sending) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, %s messages to it, dropped once it is gone", strings.Join(sending, "; "), plural("sends", "send", len(sending))))
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("exchange %q in vhost %q is deleted, and what mqctl did not make and no file declares (made by hand or by an application) loses its way: %s",
+			c.Name, c.Vhost, strings.Join(parts, "; and ")))
 	}
 	return out
 }
 
-// readDeletedWithLosses is the deleted exchanges' bindings mqctl did not
-// make (deletedWith), all refused.
-func (e *Engine) readDeletedWithLosses(_ context.Context, p *plan.Plan, _ *topology.Topology, _ inspectFunc) (refused, told []string, err error) {
-	return deletedWith(p), nil, nil
+// plural is one for n == 1, many otherwise.
+func plural(one, many string, n int) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// readDeletedWithLosses is what the deleted exchanges take down that mqctl
+// did not make (deletedWith), all refused.
+func (e *Engine) readDeletedWithLosses(_ context.Context, p *plan.Plan, cur *topology.Topology, _ inspectFunc) (refused, told []string, err error) {
+	return deletedWith(p, cur), nil, nil
 }

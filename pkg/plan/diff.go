@@ -997,35 +997,7 @@ func (d *differ) othersReferTo(name string, have *topology.Vhost, first int) {
 	if len(d.cur.Others) == 0 || d.cur.AllMine || have == nil {
 		return
 	}
-	type referrer struct {
-		ref  ObjectRef
-		what string
-		to   string
-	}
-	var refs []referrer
-	for _, qn := range sortedKeys(have.Queues) {
-		if to, ok := have.Queues[qn].Arguments.String("x-dead-letter-exchange"); ok {
-			refs = append(refs, referrer{ObjectRef{Kind: KindQueue, Vhost: name, Name: qn}, "whose dead-letter exchange it is", to})
-		}
-	}
-	for _, xn := range sortedKeys(have.Exchanges) {
-		if to, ok := have.Exchanges[xn].Arguments.String("alternate-exchange"); ok {
-			refs = append(refs, referrer{ObjectRef{Kind: KindExchange, Vhost: name, Name: xn}, "whose alternate exchange it is", to})
-		}
-	}
-	for _, k := range []Kind{KindPolicy, KindOperatorPolicy} {
-		ps := have.Policies
-		if k == KindOperatorPolicy {
-			ps = have.OperatorPolicies
-		}
-		for _, pn := range sortedKeys(ps) {
-			for _, key := range []string{"dead-letter-exchange", "alternate-exchange"} {
-				if to, ok := ps[pn].Definition.String(key); ok {
-					refs = append(refs, referrer{ObjectRef{Kind: k, Vhost: name, Name: pn}, "whose " + key + " it is", to})
-				}
-			}
-		}
-	}
+	refs := Senders(name, have)
 	refused := false
 	for i := first; i < len(d.p.Changes); i++ {
 		c := &d.p.Changes[i]
@@ -1034,11 +1006,11 @@ func (d *differ) othersReferTo(name string, have *topology.Vhost, first int) {
 		}
 		var owners, named []string
 		for _, r := range refs {
-			os := d.others(r.ref)
-			if r.to != c.Name || len(os) == 0 {
+			os := d.others(r.Ref)
+			if r.To != c.Name || len(os) == 0 {
 				continue
 			}
-			named = append(named, fmt.Sprintf("%s %s, %s", r.ref.Kind, shownName(r.ref.Kind, r.ref.Name), r.what))
+			named = append(named, r.String())
 			for _, o := range os {
 				if !slices.Contains(owners, o) {
 					owners = append(owners, o)
@@ -1056,6 +1028,53 @@ func (d *differ) othersReferTo(name string, have *topology.Vhost, first int) {
 	if refused {
 		d.p.Changes = slices.DeleteFunc(d.p.Changes, func(c Change) bool { return c.Kind == "" })
 	}
+}
+
+// Sender is an object of a vhost that sends messages to an exchange it
+// names: a queue's dead-letter exchange (x-dead-letter-exchange), an
+// exchange's alternate exchange, a policy's or operator policy's
+// dead-letter-exchange or alternate-exchange.
+type Sender struct {
+	Ref ObjectRef
+	// What the exchange is to it, in words.
+	What string
+	// To is the exchange's name.
+	To string
+}
+
+// String names s and what the exchange is to it.
+func (s Sender) String() string {
+	return fmt.Sprintf("%s %s, %s", s.Ref.Kind, shownName(s.Ref.Kind, s.Ref.Name), s.What)
+}
+
+// Senders are the objects of vhost v (named name) that send messages to
+// an exchange they name, sorted by kind and name.
+func Senders(name string, v *topology.Vhost) []Sender {
+	var out []Sender
+	for _, qn := range sortedKeys(v.Queues) {
+		if to, ok := v.Queues[qn].Arguments.String("x-dead-letter-exchange"); ok {
+			out = append(out, Sender{ObjectRef{Kind: KindQueue, Vhost: name, Name: qn}, "whose dead-letter exchange it is", to})
+		}
+	}
+	for _, xn := range sortedKeys(v.Exchanges) {
+		if to, ok := v.Exchanges[xn].Arguments.String("alternate-exchange"); ok {
+			out = append(out, Sender{ObjectRef{Kind: KindExchange, Vhost: name, Name: xn}, "whose alternate exchange it is", to})
+		}
+	}
+	for _, k := range []Kind{KindPolicy, KindOperatorPolicy} {
+		ps := v.Policies
+		if k == KindOperatorPolicy {
+			ps = v.OperatorPolicies
+		}
+		for _, pn := range sortedKeys(ps) {
+			for _, key := range []string{"dead-letter-exchange", "alternate-exchange"} {
+				if to, ok := ps[pn].Definition.String(key); ok {
+					out = append(out, Sender{ObjectRef{Kind: k, Vhost: name, Name: pn}, "whose " + key + " it is", to})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // deletedWith takes out of the unmanaged objects (left alone) the
