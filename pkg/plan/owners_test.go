@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -393,5 +394,20 @@ func TestSharedText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConflictOverASecret: a file declaring another owner's user with
+// another password is refused saying that the password differs. Before,
+// the refusal read `settings.password: "***" on the broker, "***" in this
+// file`, two values that read alike.
+func TestConflictOverASecret(t *testing.T) {
+	t.Parallel()
+	c := Conflict{ObjectRef: ObjectRef{Kind: kind.User, Name: "shipping-svc"}, Owners: []string{"team-a"}, Owner: "team-b",
+		Fields: []FieldChange{{Field: "settings.password", Before: "***", After: "***", Masked: true}, {Field: "settings.tags", Before: []any{"management"}, After: []any{}}}}
+	reason, _ := c.text()
+	const want = `user "shipping-svc" is managed by "team-a", and this file (owner "team-b") declares it otherwise: settings.password: the broker holds another secret than this file's (masked); settings.tags: ["management"] on the broker, [] in this file`
+	if !strings.Contains(reason, want) {
+		t.Errorf("reason %q, want it to say %q", reason, want)
 	}
 }

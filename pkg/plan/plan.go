@@ -421,6 +421,11 @@ func (c Conflict) text() (reason, fix string) {
 	}
 	var diffs []string
 	for _, f := range c.Fields {
+		if f.Masked && show(f.Before) == show(f.After) {
+			// A secret shows as *** on both sides: say that it differs.
+			diffs = append(diffs, fmt.Sprintf("%s: the broker holds another secret than this file's (masked)", f.Field))
+			continue
+		}
 		diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
 	}
 	if c.Kind == KindVhost {
