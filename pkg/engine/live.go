@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -313,9 +312,9 @@ func ReadBrokerRecords(ctx context.Context, c *broker.Client) (map[string]*owner
 		dec := json.NewDecoder(bytes.NewReader(p.Value))
 		dec.UseNumber()
 		if err := dec.Decode(&value); err != nil {
-			return nil, fmt.Errorf("mqctl's ownership record %q of the broker's users is unreadable (%v): delete that global parameter and run apply again to rebuild it from the file", p.Name, err)
+			return nil, ownership.UnreadableGlobal(p.Name, owner, err.Error())
 		}
-		rec, err := ownership.DecodeGlobal(value)
+		rec, err := ownership.DecodeGlobal(value, owner)
 		if err != nil {
 			return nil, err
 		}
@@ -323,7 +322,7 @@ func ReadBrokerRecords(ctx context.Context, c *broker.Client) (map[string]*owner
 		out[owner] = rec
 	}
 	if out[""] == nil {
-		out[""], _ = ownership.DecodeGlobal(nil)
+		out[""], _ = ownership.DecodeGlobal(nil, "")
 	}
 	return out, nil
 }

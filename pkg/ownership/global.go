@@ -1,6 +1,7 @@
 package ownership
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -47,16 +48,25 @@ func GlobalValue(refs map[plan.ObjectRef]plan.Print) map[string]any {
 
 // DecodeGlobal reads the broker-level record from the parameter's value
 // (nil when there is none).
-func DecodeGlobal(value map[string]any) (*Record, error) {
-	rec := &Record{Vhost: "", Managed: map[plan.ObjectRef]plan.Print{}}
+func DecodeGlobal(value map[string]any, owner string) (*Record, error) {
+	rec := &Record{Vhost: "", Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
 	if value == nil {
 		return rec, nil
 	}
 	e := &topology.Exchange{Name: GlobalParameter, Arguments: topology.Args(value).Normalized()}
-	f, err := decode("", e, &rec.Managed)
+	f, err := decode("", e, &rec.Managed, func(why string) error { return UnreadableGlobal(GlobalParameterOf(owner), owner, why) })
 	if err != nil {
 		return nil, err
 	}
 	rec.Format, rec.Exchanges = f, []string{GlobalParameter}
 	return rec, nil
+}
+
+// UnreadableGlobal is the error of owner's record of the broker's users,
+// the global parameter name, that cannot be read: it names whose it is,
+// since only that owner's file (with its users section) can rebuild it.
+func UnreadableGlobal(name, owner, why string) error {
+	who := plan.OwnerName(owner)
+	return fmt.Errorf("mqctl's ownership record %q of the broker's users, %s's, is unreadable (%s): delete that global parameter (rabbitmqctl clear_global_parameter %s), then apply %s's file, with its users section, again: that apply rebuilds the record from the file",
+		name, who, why, name, who)
 }

@@ -227,7 +227,7 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 		v.Bindings = kept
 		for owner, e := range newest {
 			rec := byOwner[owner]
-			f, err := decode(vn, e, &rec.Managed)
+			f, err := decode(vn, e, &rec.Managed, func(why string) error { return unreadable(vn, e.Name, owner, why) })
 			if err != nil {
 				return nil, err
 			}
@@ -237,14 +237,22 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 	return out, nil
 }
 
+// unreadable is the error of owner's record exchange name in vhost that
+// cannot be read: it names whose it is, since only that owner's file can
+// rebuild it (another team's plan refuses while it cannot be read, and
+// its own file would not rebuild it).
+func unreadable(vhost, name, owner, why string) error {
+	who := plan.OwnerName(owner)
+	return fmt.Errorf("ownership record %q in vhost %q, %s's, is unreadable (%s): delete that exchange, then apply %s's file again: that apply rebuilds the record from the file (until then every owner's plan for this vhost is refused: none can tell what the record lists)",
+		name, vhost, who, why, who)
+}
+
 // decode reads the record exchange e of vhost into *into and returns its
 // format; an empty *into is made anew, sized for the record (a record
 // lists every object of a vhost, and growing the map to 10,000 entries
 // was most of its decoding).
-func decode(vhost string, e *topology.Exchange, into *map[plan.ObjectRef]plan.Print) (int64, error) {
-	bad := func(why string) error {
-		return fmt.Errorf("ownership record %q in vhost %q is unreadable (%s): delete that exchange and run apply again to rebuild it from the file", e.Name, vhost, why)
-	}
+// bad makes the error of a record that cannot be read, saying why.
+func decode(vhost string, e *topology.Exchange, into *map[plan.ObjectRef]plan.Print, bad func(why string) error) (int64, error) {
 	f, ok := e.Arguments.Int(ArgFormat)
 	if !ok || f < FormatPlain || f > FormatPrinted {
 		return 0, bad(fmt.Sprintf("%s is %v, this mqctl reads %d to %d", ArgFormat, e.Arguments[ArgFormat], FormatPlain, FormatPrinted))

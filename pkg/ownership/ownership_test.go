@@ -69,6 +69,58 @@ func TestUnreadableRecordNamesTheExchange(t *testing.T) {
 	}
 }
 
+// TestUnreadableRecordNamesItsOwner: an unreadable record names whose it
+// is, and that owner's file as the one whose apply rebuilds it. Before,
+// team-y's plan on a vhost where team-z's record was damaged told team-y
+// to "delete that exchange and run apply again to rebuild it from the
+// file": team-y's file cannot rebuild team-z's record. The same for an
+// owner's record of the broker's users, which named "mqctl-managed" (not
+// "mqctl-managed.team-u"), "in vhost \"\"", and an exchange.
+func TestUnreadableRecordNamesItsOwner(t *testing.T) {
+	t.Parallel()
+	damaged := topology.Args{ArgFormat: FormatPrinted, ArgCompressed: []any{"garbage"}}
+	for _, tc := range []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		{
+			name: "team-z's record in a vhost",
+			err: func() error {
+				tp := topology.New()
+				tp.Vhost("v").Exchanges["mqctl.ownership.team-z.5"] = &topology.Exchange{Name: "mqctl.ownership.team-z.5", Type: "fanout", Arguments: damaged}
+				_, err := ExtractAll(tp)
+				return err
+			},
+			want: `ownership record "mqctl.ownership.team-z.5" in vhost "v", "team-z"'s, is unreadable (x-mqctl-count is <nil>, not a count): delete that exchange, then apply "team-z"'s file again: that apply rebuilds the record from the file`,
+		},
+		{
+			name: "the default owner's record in a vhost",
+			err: func() error {
+				tp := topology.New()
+				tp.Vhost("v").Exchanges[Prefix+"3"] = &topology.Exchange{Name: Prefix + "3", Type: "fanout", Arguments: damaged}
+				_, err := ExtractAll(tp)
+				return err
+			},
+			want: `ownership record "mqctl.ownership.3" in vhost "v", the default owner's, is unreadable (x-mqctl-count is <nil>, not a count): delete that exchange, then apply the default owner's file again`,
+		},
+		{
+			name: "team-u's record of the users",
+			err: func() error {
+				_, err := DecodeGlobal(damaged, "team-u")
+				return err
+			},
+			want: `mqctl's ownership record "mqctl-managed.team-u" of the broker's users, "team-u"'s, is unreadable (x-mqctl-count is <nil>, not a count): delete that global parameter (rabbitmqctl clear_global_parameter mqctl-managed.team-u), then apply "team-u"'s file, with its users section, again`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.err(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one saying %s", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestIsRecord(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]bool{"mqctl.ownership.1": true, "mqctl.ownership.": false, "mqctl.ownership.x": false, "orders": false} {
