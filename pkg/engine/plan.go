@@ -135,13 +135,9 @@ func (e *Engine) here(ctx context.Context, desired, state *topology.Topology) *f
 // (known), and so are the plan's flows (plan.Plan.SetFlows).
 func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func() (*Live, error), opts plan.Options, takeOverFrom *string, exact func(context.Context) (inspectFunc, error)) (*plan.Plan, *Live, stakes, error) {
 	scope := desired.VhostNames()
-	var take *plan.TakeOver
-	if takeOverFrom != nil {
-		if *takeOverFrom == desired.Owner {
-			return nil, nil, stakes{}, fmt.Errorf("--take-over-from %s names the file's own owner: name the owner whose records to take over (%s for the files without owner:)",
-				topology.OwnerArg(*takeOverFrom), topology.DefaultOwner)
-		}
-		take = &plan.TakeOver{From: *takeOverFrom, Users: desired.Declares(kind.User)}
+	take, err := takeOverOf(desired, takeOverFrom)
+	if err != nil {
+		return nil, nil, stakes{}, err
 	}
 	// What the broker says of itself (deprecated features it denies,
 	// exchange types it offers) wins over its version's table.
@@ -163,18 +159,9 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 		tableErr = version.Check(desired)
 	}
 	desired = version.Normalize(desired)
-	var l *Live
-	if read != nil {
-		var err error
-		if l, err = read(); err != nil {
-			return nil, nil, stakes{}, err
-		}
-	}
-	if l == nil || !slices.Equal(l.scope, scope) {
-		var err error
-		if l, err = e.ReadLive(ctx, scope); err != nil {
-			return nil, nil, stakes{}, err
-		}
+	l, err := e.liveFor(ctx, read, scope)
+	if err != nil {
+		return nil, nil, stakes{}, err
 	}
 	// What the broker would refuse given what it holds, checked while the
 	// diff is made (neither changes desired or the state read; a refusal
@@ -188,29 +175,8 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 		e.note("--take-over-from %s: that owner's records list nothing in the file's vhosts; there is nothing to take over", topology.OwnerArg(take.From))
 	}
 	p := plan.DiffWith(desired, l.current, opts)
-	if err := e.refuseDeclared(p, desired, version, tableErr, plan.RefusedVersion); err != nil {
+	if err := e.refusals(ctx, p, desired, version, tableErr, checked, l); err != nil {
 		return nil, nil, stakes{}, err
-	}
-	if err := <-checked; err != nil {
-		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedBrokerState, desired, nil)
-	}
-	if !e.noTable {
-		if err := e.refuseDeclared(p, desired, version, version.CheckBrokerTopicKeys(desired, l.exchangeType), plan.RefusedBrokerState); err != nil {
-			return nil, nil, stakes{}, err
-		}
-	}
-	// What another owner's file manages, this file may share as it is,
-	// never change.
-	if err := p.ConflictError(); err != nil {
-		return nil, nil, stakes{}, plan.Refuse(err, plan.RefusedOwnership, desired, p.Conflicts)
-	}
-	if err := p.CheckDeletedEnds(version, desired); err != nil && !e.noTable {
-		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedDeletedEnd, desired, nil)
-	}
-	if !e.noTable {
-		if err := e.checkClientQueues(ctx, p, version, desired, l); err != nil {
-			return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedBrokerState, desired, nil)
-		}
 	}
 	e.keepOwnUser(p)
 	e.keepProtected(p, l)
@@ -233,6 +199,69 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	p.UnfinishedRecords = unfinishedRecords(recs)
 	p.Restores = restoresOf(l.State(), recs)
 	return p, l, known, nil
+}
+
+// takeOverOf is what --take-over-from (nil when not given) takes over
+// for desired.
+func takeOverOf(desired *topology.Topology, takeOverFrom *string) (*plan.TakeOver, error) {
+	if takeOverFrom == nil {
+		return nil, nil
+	}
+	if *takeOverFrom == desired.Owner {
+		return nil, fmt.Errorf("--take-over-from %s names the file's own owner: name the owner whose records to take over (%s for the files without owner:)",
+			topology.OwnerArg(*takeOverFrom), topology.DefaultOwner)
+	}
+	return &plan.TakeOver{From: *takeOverFrom, Users: desired.Declares(kind.User)}, nil
+}
+
+// liveFor is the broker's state of vhosts scope: read's (the read begun
+// beside the loader), unless there is none or it is of other vhosts.
+func (e *Engine) liveFor(ctx context.Context, read func() (*Live, error), scope []string) (*Live, error) {
+	var l *Live
+	if read != nil {
+		var err error
+		if l, err = read(); err != nil {
+			return nil, err
+		}
+	}
+	if l == nil || !slices.Equal(l.scope, scope) {
+		return e.ReadLive(ctx, scope)
+	}
+	return l, nil
+}
+
+// refusals refuses plan p, before anything changes, for what the broker
+// of version would refuse of it: what the version's table refuses of the
+// objects p writes (tableErr), what the broker refuses given what it
+// holds (checked, begun beside the diff, and the topic keys of its topic
+// exchanges), a change to what another owner manages, a binding whose
+// end p deletes, and a client's exclusive queue p would write.
+func (e *Engine) refusals(ctx context.Context, p *plan.Plan, desired *topology.Topology, version rmqversion.Version, tableErr error, checked <-chan error, l *Live) error {
+	if err := e.refuseDeclared(p, desired, version, tableErr, plan.RefusedVersion); err != nil {
+		return err
+	}
+	if err := <-checked; err != nil {
+		return plan.Refuse(err, plan.RefusedBrokerState, desired, nil)
+	}
+	if !e.noTable {
+		if err := e.refuseDeclared(p, desired, version, version.CheckBrokerTopicKeys(desired, l.exchangeType), plan.RefusedBrokerState); err != nil {
+			return err
+		}
+	}
+	// What another owner's file manages, this file may share as it is,
+	// never change.
+	if err := p.ConflictError(); err != nil {
+		return plan.Refuse(err, plan.RefusedOwnership, desired, p.Conflicts)
+	}
+	if err := p.CheckDeletedEnds(version, desired); err != nil && !e.noTable {
+		return plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedDeletedEnd, desired, nil)
+	}
+	if !e.noTable {
+		if err := e.checkClientQueues(ctx, p, version, desired, l); err != nil {
+			return plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedBrokerState, desired, nil)
+		}
+	}
+	return nil
 }
 
 // checkAgainst refuses, before anything changes, what the broker of
