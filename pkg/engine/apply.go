@@ -178,35 +178,9 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err != nil {
 		return nil, err
 	}
-	p, l, exactErr, err := e.planUnderLocks(ctx, in, scope, locks, o)
+	p, l, exactErr, existing, err := e.planLocked(ctx, in, scope, locks, o, existing)
 	if err != nil {
 		return nil, err
-	}
-	// A vhost of the scope that another apply created once the locks were
-	// taken (absent then, so not locked) is read as existing, and this
-	// plan would write in it unlocked, before that apply has even granted
-	// itself permissions there (met on 4.3.6: "Access refused" on the
-	// first declaration). Its lock is taken now (that apply holds it until
-	// it is done) and the plan made again under it.
-	for {
-		var appeared []string
-		for _, vh := range scope {
-			if _, ok := l.State().Vhosts[vh]; ok && !slices.Contains(existing, vh) {
-				appeared = append(appeared, vh)
-			}
-		}
-		if len(appeared) == 0 {
-			break
-		}
-		for _, vh := range appeared {
-			if err := acquireCreated(ctx, locks, vh); err != nil {
-				return nil, err
-			}
-			existing = append(existing, vh)
-		}
-		if p, l, exactErr, err = e.planUnderLocks(ctx, in, scope, locks, o); err != nil {
-			return nil, err
-		}
 	}
 	out := &ApplyResult{Plan: p}
 	if err := e.refuse(ctx, p, existing, exactErr); err != nil {
@@ -273,6 +247,37 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		e.putBack(broker.WithWriteGuard(ctx, locks.lost), l.State(), recs, written, foreignTakenDown(p, recs), applyComplete(out.Result))
 	}
 	return out, err
+}
+
+// planLocked makes the plan under the locks of the vhosts existing (those
+// that existed when the locks were taken). A vhost of the scope that
+// another apply created once the locks were taken (absent then, so not
+// locked) is read as existing, and this plan would write in it unlocked,
+// before that apply has even granted itself permissions there (met on
+// 4.3.6: "Access refused" on the first declaration). Its lock is taken
+// now (that apply holds it until it is done) and the plan made again
+// under it; existing is returned with it.
+func (e *Engine) planLocked(ctx context.Context, in ApplyInput, scope []string, locks *locks, o ApplyOptions, existing []string) (p *plan.Plan, l *Live, exactErr error, locked []string, err error) {
+	for {
+		if p, l, exactErr, err = e.planUnderLocks(ctx, in, scope, locks, o); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		var appeared []string
+		for _, vh := range scope {
+			if _, ok := l.State().Vhosts[vh]; ok && !slices.Contains(existing, vh) {
+				appeared = append(appeared, vh)
+			}
+		}
+		if len(appeared) == 0 {
+			return p, l, exactErr, existing, nil
+		}
+		for _, vh := range appeared {
+			if err := acquireCreated(ctx, locks, vh); err != nil {
+				return nil, nil, nil, nil, err
+			}
+			existing = append(existing, vh)
+		}
+	}
 }
 
 // acquireCreated takes the lock of vhost vh, which another apply has just
