@@ -26,7 +26,18 @@ func TestErrors(t *testing.T) {
 		{"tests must be a list", "version: 1\ntests: {a: 1}\n", nil, `t.yaml:2:8: tests: expected a list, got a mapping (write tests as a list: tests: [ … ])`},
 		// YAML syntax.
 		{"syntax error on the first line", "a: b: c\n", nil, `t.yaml:1:5: invalid YAML: mapping values are not allowed in this context`},
-		{"syntax error later (scanner)", "version: 1\nvhosts:\n\tx: 1\n", nil, `t.yaml:3:1: invalid YAML: found character that cannot start any token`},
+		{"syntax error later (scanner)", "version: 1\nvhosts:\n  x: {a: @b}\n", nil, `t.yaml:3:10: invalid YAML: found character that cannot start any token`},
+		// A tab says why: the scanner's words alone name no tab.
+		{"tab indentation", "version: 1\nvhosts:\n\tx: 1\n", nil, `t.yaml:3:1: invalid YAML: found character that cannot start any token (YAML indents with spaces, never tabs: replace the tab with spaces)`},
+		{"tab after spaces", "version: 1\nvhosts:\n  x:\n  \t a: 1\n", nil, `t.yaml:4:3: invalid YAML: found character that cannot start any token (YAML indents with spaces, never tabs: replace the tab with spaces)`},
+		// JSON is YAML: a definitions export read as a topology is named
+		// for what it is, once, with the command that converts it.
+		{"definitions file", `{"rabbit_version": "3.13.0", "vhosts": [{"name": "/"}], "queues": []}`, nil,
+			`t.yaml:1:1: this is a RabbitMQ definitions file (JSON, as GET /api/definitions or rabbitmqctl export_definitions write it), not an mqctl topology file (turn it into one with "mqctl export --from t.yaml > topology.yaml", then use that file)`},
+		{"definitions file without metadata", `{"queues": [{"name": "q", "vhost": "/"}]}`, nil,
+			`t.yaml:1:1: this is a RabbitMQ definitions file (JSON, as GET /api/definitions or rabbitmqctl export_definitions write it), not an mqctl topology file (turn it into one with "mqctl export --from t.yaml > topology.yaml", then use that file)`},
+		{"topology written as JSON is no definitions file", `{"version": 1, "vhosts": {"v": {"queues": []}}}`, nil,
+			`t.yaml:1:43: vhost "v": queues: expected a mapping of names, got a list (write a mapping from each queue name to its settings)`},
 		{"syntax error later (parser)", "version: 1\nvhosts: {a: 1\nb: [\n", nil, `t.yaml:2:9: invalid YAML: did not find expected ',' or '}' (in the flow mapping {...} that starts here: is a ',' or the closing '}' missing?)`},
 		{"unclosed flow sequence", "version: 1\ny: 2\nz: [1,2\n", nil, `t.yaml:3:4: invalid YAML: did not find expected ',' or ']' (in the flow sequence [...] that starts here: is a ',' or the closing ']' missing?)`},
 		{"unknown anchor", "version: 1\nvhosts:\n  /: *nope\n", nil, `t.yaml:3:6: invalid YAML: alias *nope refers to no anchor &nope defined before it`},

@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -166,6 +167,18 @@ func parseYAML(file string, data []byte, lookup func(string) (string, bool), err
 			"invalid UTF-8 (byte 0x%02x at offset %d)", data[off], off)
 		return nil
 	}
+	if definitions.Is(data) {
+		// JSON is YAML: read as a topology, a definitions export gets an
+		// error for each of its sections, none saying what the file is.
+		src := file
+		if file == StdinName {
+			src = "-"
+		}
+		errs.addf(topology.Pos{File: file, Line: 1, Col: 1},
+			fmt.Sprintf("turn it into one with \"mqctl export --from %s > topology.yaml\", then use that file", src),
+			"this is a RabbitMQ definitions file (JSON, as GET /api/definitions or rabbitmqctl export_definitions write it), not an mqctl topology file")
+		return nil
+	}
 	p := &parser{file: file, lookup: lookup, errs: errs, active: map[*yaml.Node]bool{}, refs: refs, unset: unset}
 	if fast {
 		if root, ok := fastParse(p, data); ok {
@@ -188,6 +201,11 @@ func parseYAML(file string, data []byte, lookup func(string) (string, bool), err
 			}
 		}
 		hint := ""
+		if text := []rune(lineText(data, line)); col >= 1 && col <= len(text) && text[col-1] == '\t' {
+			// The scanner says only "found character that cannot start
+			// any token".
+			hint = "YAML indents with spaces, never tabs: replace the tab with spaces"
+		}
 		if c := flowInterpolation(lineText(data, line)); c > 0 {
 			// What breaks is the ${ ... } itself, read as a mapping.
 			col, where = c, ""
