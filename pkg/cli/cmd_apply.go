@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -116,13 +119,21 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 func (g *globals) applyWith(ctx context.Context, view applyView, planFile string, f applyFlags) error {
 	var in engine.ApplyInput
 	if planFile != "" {
-		fh, err := os.Open(planFile)
+		data, err := os.ReadFile(planFile)
 		if err != nil {
 			return fmt.Errorf("read the saved plan: %w", err)
 		}
-		in.Saved, err = plan.ReadSaved(fh, planFile)
-		fh.Close()
-		if err != nil {
+		in.Saved, err = plan.ReadSaved(bytes.NewReader(data), planFile)
+		// A topology or definitions file given as FILE is no saved plan
+		// to make again: "mqctl plan --out FILE", ReadSaved's advice,
+		// would overwrite it.
+		switch {
+		case err == nil:
+		case loader.IsTopology(data):
+			return fmt.Errorf("%s is a topology file, not a saved plan: apply it with \"mqctl apply -f %s\" (the FILE argument is a plan saved by \"mqctl plan -f %s --out PLANFILE\")", planFile, planFile, planFile)
+		case definitions.Is(data):
+			return fmt.Errorf("%s is a RabbitMQ definitions file, not a saved plan: turn it into a topology file with \"mqctl export --from %s > topology.yaml\", then \"mqctl apply -f topology.yaml\"", planFile, planFile)
+		default:
 			return err
 		}
 		if in.Saved.Fingerprint == "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -85,6 +86,10 @@ func runExport(cmd *cobra.Command, g *globals, f *exportFlags) error {
 	data, source, err := readExportSource(f.from, g.env.Stdin)
 	if err != nil {
 		return err
+	}
+	if loader.IsTopology(data) {
+		// Read as JSON, it would be "not valid JSON … fix the JSON syntax".
+		return fmt.Errorf("%s is an mqctl topology file, not a RabbitMQ definitions file: export --from turns a definitions export (GET /api/definitions, rabbitmqctl export_definitions) into one; use this file as it is (mqctl validate -f %s, mqctl plan -f %s)", source, source, source)
 	}
 	opts := definitions.ReadOptions{}
 	if len(g.vhosts) == 1 {

@@ -29,8 +29,12 @@ func Is(data []byte) bool {
 			return true
 		}
 	}
-	if _, ok := top["version"]; ok {
-		return false
+	// mqctl's own JSON: a topology (version), a plan (format_version), a
+	// saved plan (kind).
+	for _, k := range []string{"version", "format_version", "kind"} {
+		if _, ok := top[k]; ok {
+			return false
+		}
 	}
 	for _, k := range sectionKeys {
 		if v := bytes.TrimSpace(top[k]); len(v) > 0 && v[0] == '[' {

@@ -17,6 +17,9 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -296,4 +299,29 @@ func (l *load) finish() (*topology.Topology, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// IsTopology reports whether data reads as an mqctl topology file: a YAML
+// (or JSON) mapping with the top-level version or vhosts of one. For the
+// commands that take another kind of file (apply FILE, export --from), to
+// name the mistake of giving them this one.
+func IsTopology(data []byte) bool {
+	if len(data) > MaxFileSize || definitions.Is(data) {
+		return false
+	}
+	doc, _, err := decodeYAML(data)
+	if err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	top := doc.Content[0].Content
+	found := false
+	for i := 0; i+1 < len(top); i += 2 {
+		switch top[i].Value {
+		case "version", "vhosts":
+			found = true
+		case "format_version", "kind":
+			return false // a JSON plan, a saved plan
+		}
+	}
+	return found
 }
