@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -466,50 +467,8 @@ func ignoresOf(nodes ...*node) []string {
 
 // suggestHint proposes the closest of known to got, or lists known.
 func suggestHint(got string, known []string, listPrefix string) string {
-	if s := closest(got, known); s != "" {
+	if s := suggest.Closest(got, known); s != "" {
 		return fmt.Sprintf("did you mean %q?", s)
 	}
 	return listPrefix + ": " + strings.Join(known, ", ")
-}
-
-// closest returns the entry of known nearest to got by edit distance
-// (ignoring case, - and _), or "" when none is near enough.
-func closest(got string, known []string) string {
-	norm := func(s string) string {
-		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(s))
-	}
-	g := norm(got)
-	best, bestDist := "", math.MaxInt
-	for _, k := range known {
-		dist := levenshtein(g, norm(k))
-		if dist < bestDist {
-			best, bestDist = k, dist
-		}
-	}
-	limit := max(1, min(3, len(g)/3))
-	if bestDist > limit {
-		return ""
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/pattern"
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -198,7 +199,7 @@ func (d *decoder) exchangeType(n *node, what string) (string, bool) {
 		return n.value, true
 	}
 	h := hint
-	if s := closest(n.value, exchangeTypes); s != "" {
+	if s := suggest.Closest(n.value, exchangeTypes); s != "" {
 		h = fmt.Sprintf("did you mean %q?; %s", s, hint)
 	}
 	d.errs.addf(n.pos, h, "%s: invalid value %q", what, n.value)

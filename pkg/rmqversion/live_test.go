@@ -193,6 +193,10 @@ func TestPolicyKeysAgainstBroker(t *testing.T) {
 		{"policy x-max-in-memory-length", kind.Policy, topology.Args{"x-max-in-memory-length": int64(1000)}, false},
 		{"policy x-message-ttl", kind.Policy, topology.Args{"x-message-ttl": int64(1000)}, false},
 		{"operator policy x-message-ttl", kind.OperatorPolicy, topology.Args{"x-message-ttl": int64(1000)}, false},
+		// A key misspelt (MisspeltPolicyKey): refused whole by all three.
+		{"policy max_length", kind.Policy, topology.Args{"max_length": int64(10)}, false},
+		{"policy dead-letter-exchnage", kind.Policy, topology.Args{"dead-letter-exchnage": "dlx"}, false},
+		{"operator policy max_length", kind.OperatorPolicy, topology.Args{"max_length": int64(10)}, false},
 	}
 	for i, c := range cases {
 		name := fmt.Sprintf("probe-%d", i)

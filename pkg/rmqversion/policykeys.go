@@ -2,10 +2,12 @@ package rmqversion
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -81,6 +83,17 @@ func (v Version) PolicyKeyRefusal(k kind.Kind, key string) (why, fix string) {
 	if why, fix := NeverPolicyKey(key); why != "" {
 		return why, fix
 	}
+	if near := MisspeltPolicyKey(key); near != "" {
+		what := "policy"
+		if k == kind.OperatorPolicy {
+			what = "operator policy"
+		}
+		fix = fmt.Sprintf("write %q", near)
+		if strings.Contains(key, "_") || strings.HasPrefix(key, "x-") {
+			fix += " (a policy's keys are RabbitMQ's, with dashes and no x-: not the file's queue settings nor a queue's arguments)"
+		}
+		return fmt.Sprintf("%q is no policy key, and RabbitMQ refuses the whole %s (HTTP 400 \"not recognised policy settings\")", key, what), fix
+	}
 	if k == kind.OperatorPolicy {
 		if v.OperatorPolicyKey(key) {
 			return "", ""
@@ -96,6 +109,30 @@ func (v Version) PolicyKeyRefusal(k kind.Kind, key string) (why, fix string) {
 		return "", ""
 	}
 	return fmt.Sprintf("RabbitMQ %s refuses the whole policy (HTTP 400 \"not recognised policy settings\"): policies may set %s from %d.%d", v.Line(), key, since.major, since.minor), since.fix
+}
+
+// pluginPolicyKeys are the policy keys RabbitMQ's bundled plugins register
+// (policy_validator at v3.10.8 and v4.3.5: federation, sharding).
+var pluginPolicyKeys = []string{"federation-upstream", "federation-upstream-set", "federation-upstream-pattern", "routing-key", "shards-per-node"}
+
+// knownPolicyKeys is every policy key RabbitMQ or a bundled plugin
+// registers on some supported version.
+var knownPolicyKeys = func() []string {
+	out := append(slices.Sorted(maps.Keys(policyValues)), mirroringKeys...)
+	out = append(out, "queue-master-locator", "delayed-retry-type", "delayed-retry-min", "delayed-retry-max")
+	return append(out, pluginPolicyKeys...)
+}()
+
+// MisspeltPolicyKey is the policy key key was most likely meant to be
+// (max_length, dead-letter-exchnage, x-message-ttl: "max-length",
+// "dead-letter-exchange", "message-ttl"), "" for a key RabbitMQ knows or one
+// near none (a plugin's, left to the broker). RabbitMQ refuses a policy
+// with a key no validator registered, the whole policy.
+func MisspeltPolicyKey(key string) string {
+	if slices.Contains(knownPolicyKeys, key) || IsMirroringKey(key) {
+		return ""
+	}
+	return suggest.Within(strings.TrimPrefix(key, "x-"), knownPolicyKeys, 1)
 }
 
 // operatorPolicyKeyList is every key v's operator policies may set.

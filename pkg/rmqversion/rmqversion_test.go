@@ -395,3 +395,34 @@ func assertCheck(t *testing.T, name, version string, top *topology.Topology, wan
 		t.Errorf("%s: Check = %v, want a RefusalsError containing %q", name, err, want)
 	}
 }
+
+// TestMisspeltPolicyKey: a policy key one edit (or only dashes, case or
+// an x-) from one RabbitMQ knows is refused with that key as the fix; one
+// further off, perhaps a plugin's, is left to the broker, never given a
+// wrong guess (x-queue-type is two edits from queue-mode).
+func TestMisspeltPolicyKey(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"max_length", "max-length"},
+		{"Max-Length", "max-length"},
+		{"x-message-ttl", "message-ttl"},
+		{"x-max-in-memory-length", "max-in-memory-length"},
+		{"dead-letter-exchnage", "dead-letter-exchange"},
+		{"federation-upstream-sets", "federation-upstream-set"},
+		{"max-length", ""},
+		{"ha-mode", ""},
+		{"federation-upstream", ""},
+		{"x-queue-type", ""},
+		{"my-plugin-setting", ""},
+	}
+	for _, tt := range tests {
+		if got := rmqversion.MisspeltPolicyKey(tt.key); got != tt.want {
+			t.Errorf("MisspeltPolicyKey(%q) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+	for _, k := range []kind.Kind{kind.Policy, kind.OperatorPolicy} {
+		why, fix := rmqversion.MustParse("4.3").PolicyKeyRefusal(k, "max_length")
+		if !strings.Contains(why, `"max_length" is no policy key`) || !strings.HasPrefix(fix, `write "max-length"`) {
+			t.Errorf("%s max_length: why %q, fix %q", k, why, fix)
+		}
+	}
+}
