@@ -131,7 +131,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		Tags any    `json:"tags"` // a list since 3.9, a comma-separated string before
 	}
 	if err := c.do(ctx, &request{method: http.MethodGet, path: "whoami", op: "log in"}, &who); err != nil {
-		return nil, err
+		return nil, noAPIThere(err)
 	}
 	c.tags = parseTags(who.Tags)
 	// One after the other, not at once: the login finds the endpoint that
@@ -151,6 +151,21 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	c.version, c.cluster = ov.RabbitMQVersion, ov.ClusterName
 	c.rmq, _ = rmqversion.Parse(ov.RabbitMQVersion)
 	return c, nil
+}
+
+// noAPIThere explains a login answered 404 or 406: an HTTP server, but no
+// management API at that URL. The management plugin answers 406 (its
+// static files' handler, to a request for JSON) under a path prefix it
+// was not given (--server http://host:15672/rabbitmq), and a proxy or
+// another server 404; either way the fix is the URL, not the login.
+func noAPIThere(err error) error {
+	var ae *APIError
+	if !errors.As(err, &ae) || (ae.Status != http.StatusNotFound && ae.Status != http.StatusNotAcceptable) {
+		return err
+	}
+	ae.msg = fmt.Sprintf("no management API at %s: GET %s/api/whoami answered %d %s; give --server the URL the management UI opens at (http://HOST:15672, or https://HOST:15671), with a path only when the broker serves the API under one (management.path_prefix in rabbitmq.conf)",
+		ae.Server, ae.Server, ae.Status, http.StatusText(ae.Status))
+	return ae
 }
 
 func newClient(cfg Config) (*Client, error) {

@@ -90,6 +90,10 @@ func TestConnectClassifiesErrors(t *testing.T) {
 	defer notMgmt.Close()
 	proxy := httptest.NewServer(fakeAPI(http.StatusBadGateway, "<html><body><h1>502 Bad Gateway</h1></body></html>"))
 	defer proxy.Close()
+	static := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotAcceptable)
+	}))
+	defer static.Close()
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(2 * time.Second):
@@ -120,6 +124,14 @@ func TestConnectClassifiesErrors(t *testing.T) {
 			"cannot reach the management API at %s: no answer within 200ms", slow.URL},
 		{"proxy error page", Config{Server: proxy.URL, Username: "bob", Password: secret}, ErrRejected,
 			"log in: the broker at %s refused (502): <html><body><h1>502 Bad Gateway</h1></body></html>", proxy.URL},
+		// A path the API is not under: the management plugin answers its
+		// static files' 406 (RabbitMQ 4.3.6, 4.0.5, 3.10.8 for
+		// /rabbitmq/api/whoami without management.path_prefix), another
+		// server 404. The fix is the URL, not "log in … refused (406)".
+		{"path prefix the broker does not serve", Config{Server: static.URL + "/rabbitmq", Username: "bob", Password: secret}, ErrRejected,
+			"no management API at %s/rabbitmq: GET %[1]s/rabbitmq/api/whoami answered 406 Not Acceptable; give --server the URL the management UI opens at (http://HOST:15672, or https://HOST:15671), with a path only when the broker serves the API under one (management.path_prefix in rabbitmq.conf)", static.URL},
+		{"path no API is under", Config{Server: loginFailed.URL + "/mq/", Username: "bob", Password: secret}, ErrNotFound,
+			"no management API at %s/mq: GET %[1]s/mq/api/whoami answered 404 Not Found; give --server", loginFailed.URL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
