@@ -46,6 +46,10 @@ func newApplyCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply [PLANFILE]",
 		Short: "Make the broker match the file (or a saved plan), safely and idempotently",
+		Example: `  mqctl apply                                   # topology.yaml: shows the plan, asks before changing
+  mqctl apply -f topology/ --auto-approve
+  mqctl plan --out release.plan && mqctl apply release.plan   # exactly the reviewed plan
+  mqctl apply --allow-replace                   # also replace empty queues whose arguments changed`,
 		Long: `apply makes the broker match the file: it plans, shows the plan, asks for
 confirmation on a terminal (or --auto-approve), then creates, updates, replaces
 and deletes in order (vhosts, exchanges, queues, bindings, policies; deletes in

@@ -26,6 +26,8 @@ func newDLQCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dlq",
 		Short: "Inspect dead letters and replay them to where they came from",
+		Example: `  mqctl dlq peek orders.shipping.dlq --vhost shop
+  mqctl dlq replay orders.shipping.dlq --vhost shop --dry-run`,
 		Long: `dlq works on one dead-letter queue of one vhost (--vhost; default: the file's
 only vhost when a file is given or ./topology.yaml exists, else "/"). The queue
 need not be declared in the file. It reads the queue with basic.get, so a
@@ -51,6 +53,8 @@ func newDLQPeekCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "peek QUEUE",
 		Short: "Show dead letters without removing them",
+		Example: `  mqctl dlq peek orders.shipping.dlq
+  mqctl dlq peek orders.shipping.dlq --vhost shop --limit 5 -o json`,
 		Long: `peek shows the first --limit messages of QUEUE: message id, timestamp, the
 exchange and routing key they arrived by, properties, headers, the decoded
 x-death history (each queue the message died in, why, how often, and where it
@@ -137,6 +141,9 @@ func newDLQReplayCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay QUEUE",
 		Short: "Republish dead letters to where they came from",
+		Example: `  mqctl dlq replay orders.shipping.dlq --dry-run    # where each would go; nothing moved
+  mqctl dlq replay orders.shipping.dlq --limit 10
+  mqctl dlq replay shared.dlq --from-queue orders.shipping`,
 		Long: `replay takes the messages of QUEUE one at a time and republishes each to where
 it was originally published: the exchange and routing key (and CC keys) of its
 first dead-lettering, read from the x-death header — never the dead-letter

@@ -73,6 +73,11 @@ func newPlanCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Show what apply would change on the live broker",
+		Example: `  mqctl plan                                    # topology.yaml against http://localhost:15672
+  mqctl plan -f topology/ --server http://rabbit:15672 --username deploy
+  mqctl plan --detailed-exitcode                # in CI: exit 2 when there are changes
+  mqctl plan --out release.plan                 # then: mqctl apply release.plan
+  mqctl plan -o json > plan.json`,
 		Long: `plan reads the live broker through the management API, diffs it against the
 file and prints the changes apply would make: + create, ~ update, -/+ replace,
 - delete, with before → after for every changed field.

@@ -103,9 +103,10 @@ func addVersion(root *cobra.Command) {
 	root.SetVersionTemplate("mqctl {{.Version}}\n")
 	root.Flags().Bool("version", false, "print mqctl's version")
 	root.AddCommand(&cobra.Command{
-		Use:   "version",
-		Short: "Print mqctl's version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print mqctl's version",
+		Example: `  mqctl version`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			t, err := template.New("version").Parse(cmd.Root().VersionTemplate())
 			if err != nil {
