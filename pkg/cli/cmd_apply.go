@@ -158,6 +158,11 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 	if err != nil {
 		return err
 	}
+	if in.Saved != nil {
+		if why := plan.SavedFor(in.Saved, planFile, plan.Broker{Version: c.Version(), Cluster: c.ClusterName()}, c.Server()); why != "" {
+			return fmt.Errorf("%s; nothing was changed", why)
+		}
+	}
 	opts := engine.ApplyOptions{
 		AllowDataLoss: f.allowDataLoss,
 		AllowReplace:  f.allowReplace,

@@ -78,6 +78,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	}
 	if opts.Save {
 		p.Fingerprint = l.fingerprintFor(desired)
+		p.Broker = &plan.Broker{Version: e.c.Version(), Cluster: e.c.ClusterName()}
 	}
 	e.noteRestoreLists(l.State(), l.records)
 	l.forgetRecords()

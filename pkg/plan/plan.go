@@ -160,6 +160,10 @@ type Plan struct {
 	// Fingerprint of the broker state the plan was made against; a saved
 	// plan is refused when the broker's fingerprint no longer matches.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Broker is the broker a saved plan was made against (nil for a plan
+	// not saved, or saved by an mqctl that did not record it): apply
+	// refuses it on another (SavedFor).
+	Broker *Broker `json:"-"`
 	// Adopt are objects the file names that already exist on the broker
 	// exactly as declared but are not recorded as managed yet: apply
 	// records them without touching them.

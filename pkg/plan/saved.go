@@ -40,6 +40,7 @@ type savedPlan struct {
 	Version     int           `json:"version"`
 	Note        string        `json:"note"`
 	Fingerprint string        `json:"fingerprint"`
+	Broker      *Broker       `json:"broker,omitempty"`
 	Vhosts      []string      `json:"vhosts"`
 	Owner       string        `json:"owner,omitempty"`
 	TakeOver    *TakeOver     `json:"take_over,omitempty"`
@@ -139,7 +140,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	}
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
-		Fingerprint: p.Fingerprint, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
+		Fingerprint: p.Fingerprint, Broker: p.Broker, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
@@ -204,7 +205,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		return nil, fmt.Errorf("%s is not a valid saved plan (%v): %s", name, err, again)
 	}
 	p := &Plan{
-		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint,
+		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint, Broker: doc.Broker,
 		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown, OutdatedRecords: doc.OutdatedRecords,
@@ -337,4 +338,24 @@ func savedOf(o Object) *savedObject {
 		return nil
 	}
 	return o.saved()
+}
+
+// Broker names the broker a plan was read from: its RabbitMQ version and
+// cluster name, as GET /api/overview reports them.
+type Broker struct {
+	Version string `json:"rabbitmq_version"`
+	Cluster string `json:"cluster_name"`
+}
+
+// SavedFor says why saved plan p, whose file is name, must not be applied
+// to broker b: it was made against another (another version, or another
+// cluster), whose state its fingerprint matched by chance or as a copy
+// (two brokers without the plan's vhosts match alike), and what it judged
+// was for that one. "" when p was made against b, or does not say.
+func SavedFor(p *Plan, name string, b Broker, server string) string {
+	if p.Broker == nil || *p.Broker == b {
+		return ""
+	}
+	return fmt.Sprintf("%s was planned against RabbitMQ %s (cluster %q), and %s is RabbitMQ %s (cluster %q): a saved plan applies only to the broker it was made against; plan again against this one (mqctl plan --out %s --server %s), or apply %s with --server pointing at the broker it was made for",
+		name, p.Broker.Version, p.Broker.Cluster, server, b.Version, b.Cluster, name, server, name)
 }
