@@ -303,7 +303,7 @@ func intRange(lo, hi int64) string {
 }
 
 // quantity reads an integer (in the base unit) or a string with a unit.
-func (d *decoder) quantity(n *node, what, noun string, min int64, baseUnit string, parse func(string) (int64, error), help string) (int64, bool) {
+func (d *decoder) quantity(n *node, what, noun string, min int64, baseUnit string, parse func(string) (int64, error), guess func(string) string, help string) (int64, bool) {
 	if n.bad {
 		return 0, false
 	}
@@ -319,7 +319,11 @@ func (d *decoder) quantity(n *node, what, noun string, min int64, baseUnit strin
 	case isString(n):
 		i, err := parse(n.value)
 		if err != nil {
-			d.errs.addf(n.pos, help, "%s: invalid %s %q", what, strings.TrimPrefix(noun, "a "), n.value)
+			hint := help
+			if g := guess(n.value); g != "" && g != n.value {
+				hint = fmt.Sprintf("write %s: one whole number and one unit; %s", g, strings.TrimPrefix(help, "write "))
+			}
+			d.errs.addf(n.pos, hint, "%s: invalid %s %q", what, strings.TrimPrefix(noun, "a "), n.value)
 			return 0, false
 		}
 		v = i
@@ -336,12 +340,12 @@ func (d *decoder) quantity(n *node, what, noun string, min int64, baseUnit strin
 
 // duration reads milliseconds of at least min.
 func (d *decoder) duration(n *node, what string, min int64) (int64, bool) {
-	return d.quantity(n, what, "a duration", min, "ms", parseDuration, durationHelp)
+	return d.quantity(n, what, "a duration", min, "ms", parseDuration, guessDuration, durationHelp)
 }
 
 // size reads bytes.
 func (d *decoder) size(n *node, what string) (int64, bool) {
-	return d.quantity(n, what, "a size", 0, " bytes", parseSize, sizeHelp)
+	return d.quantity(n, what, "a size", 0, " bytes", parseSize, guessSize, sizeHelp)
 }
 
 // enum reads one of allowed.

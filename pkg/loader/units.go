@@ -3,7 +3,9 @@ package loader
 import (
 	"errors"
 	"math"
+	"regexp"
 	"strconv"
+	"strings"
 )
 
 type unit struct {
@@ -95,4 +97,93 @@ func FormatDuration(ms int64) string {
 		}
 	}
 	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+// durationWords are the unit words people write, each with the unit the
+// loader reads.
+var durationWords = map[string]string{
+	"ms": "ms", "msec": "ms", "msecs": "ms", "millis": "ms", "millisecond": "ms", "milliseconds": "ms",
+	"s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+	"m": "m", "min": "m", "mins": "m", "minute": "m", "minutes": "m",
+	"h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
+	"d": "d", "day": "d", "days": "d",
+}
+
+var (
+	quantityPart = regexp.MustCompile(`^(\d+(?:\.\d+)?)([a-zA-Z]+)`)
+	isoDuration  = regexp.MustCompile(`^p(?:(\d+)d)?(?:t(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?)?$`)
+)
+
+// guessDuration is how the loader spells a duration written another way
+// that means one length of time only: "1m30s" and "PT1M30S" are "90s",
+// "10 s", "10S" and "10 seconds" "10s", "1.5s" "1500ms"; "" for none
+// (a negative, a fraction of a millisecond, a word it does not know).
+func guessDuration(s string) string {
+	t := strings.ToLower(strings.Join(strings.Fields(s), ""))
+	var ms float64
+	if m := isoDuration.FindStringSubmatch(t); m != nil && t != "p" && t != "pt" {
+		for i, f := range []float64{24 * 3600 * 1000, 3600 * 1000, 60 * 1000, 1000} {
+			if m[i+1] != "" {
+				n, _ := strconv.ParseFloat(m[i+1], 64)
+				ms += n * f
+			}
+		}
+	} else {
+		if t == "" {
+			return ""
+		}
+		if m := quantityPart.FindStringSubmatch(t); m != nil && m[0] == t && !strings.Contains(m[1], ".") && durationWords[m[2]] != "" {
+			return m[1] + durationWords[m[2]] // one part, whole: the user's unit
+		}
+		for t != "" {
+			m := quantityPart.FindStringSubmatch(t)
+			if m == nil {
+				return ""
+			}
+			unit, ok := durationWords[m[2]]
+			if !ok {
+				return ""
+			}
+			n, _ := strconv.ParseFloat(m[1], 64)
+			for _, u := range durationUnits {
+				if u.suffix == unit {
+					ms += n * float64(u.factor)
+				}
+			}
+			t = t[len(m[0]):]
+		}
+	}
+	if ms < 1 || ms != math.Trunc(ms) || ms > math.MaxInt64/2 {
+		return ""
+	}
+	return FormatDuration(int64(ms))
+}
+
+// guessSize is how the loader spells a size written another way that
+// means one number of bytes only: "1 MiB" is "1MiB", "1.5GB" "1500MB";
+// "" for none ("1mb" and "1M" may mean 10^6 or 2^20 bytes).
+func guessSize(s string) string {
+	t := strings.Join(strings.Fields(s), "")
+	m := quantityPart.FindStringSubmatch(t)
+	if m == nil || m[0] != t {
+		return ""
+	}
+	for _, u := range sizeUnits {
+		if u.suffix != m[2] {
+			continue
+		}
+		if !strings.Contains(m[1], ".") {
+			return m[1] + u.suffix // whole: the user's unit
+		}
+		n, _ := strconv.ParseFloat(m[1], 64)
+		b := n * float64(u.factor)
+		if b < 1 || b != math.Trunc(b) || b > math.MaxInt64/2 {
+			return ""
+		}
+		if f, ok := FormatSize(int64(b)); ok {
+			return f
+		}
+		return strconv.FormatInt(int64(b), 10)
+	}
+	return ""
 }

@@ -93,3 +93,34 @@ func TestFormatSize(t *testing.T) {
 		}
 	}
 }
+
+// TestGuessQuantity: a duration or size written another way that means
+// one value only gets that value as the loader spells it, in the user's
+// unit where it is whole; an ambiguous or impossible one gets no guess.
+func TestGuessQuantity(t *testing.T) {
+	durations := map[string]string{
+		"10 s": "10s", "60 s": "60s", "10S": "10s", "10sec": "10s", "10 seconds": "10s", "5 min": "5m",
+		"1m30s": "90s", "1h30m": "90m", "PT10S": "10s", "PT1M30S": "90s", "P1D": "1d", "pt0.5s": "500ms",
+		"1.5s": "1500ms", "2 hours": "2h",
+		"-1s": "", "10x": "", "1.0005s": "", "P": "", "": "", "1s 2": "",
+	}
+	for in, want := range durations {
+		if got := guessDuration(in); got != want {
+			t.Errorf("guessDuration(%q) = %q, want %q", in, got, want)
+		}
+		if want != "" {
+			if _, err := parseDuration(want); err != nil {
+				t.Errorf("guessDuration(%q) = %q, which the loader does not read: %v", in, want, err)
+			}
+		}
+	}
+	sizes := map[string]string{
+		"1 MiB": "1MiB", "512 KB": "512KB", "1.5GB": "1500MB", "1.5 KiB": "1536",
+		"1mb": "", "1M": "", "0.5B": "", "1 MiB 2": "",
+	}
+	for in, want := range sizes {
+		if got := guessSize(in); got != want {
+			t.Errorf("guessSize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
