@@ -9,13 +9,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -118,7 +121,62 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 		newStatusCmd(g),
 		newDLQCmd(g),
 	)
+	root.SetFlagErrorFunc(flagError)
 	return root
+}
+
+// unknownFlag is pflag's error for a flag a command does not take.
+var unknownFlag = regexp.MustCompile(`^unknown flag: --([^\s=]+)`)
+
+// flagError adds to an unknown flag the fix: the flag of cmd it is most
+// likely a misspelling of (--auto-aprove: --auto-approve), or the commands
+// that take it (plan --auto-approve: apply).
+func flagError(cmd *cobra.Command, err error) error {
+	m := unknownFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	var names []string
+	add := func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	}
+	cmd.Flags().VisitAll(add)
+	cmd.InheritedFlags().VisitAll(add)
+	if near := suggest.Closest(m[1], names); near != "" {
+		return fmt.Errorf("%w (did you mean --%s?)", err, near)
+	}
+	// Another command's flag, or a misspelling of one.
+	others := map[string][]string{}
+	var all []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c != cmd {
+			c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+				if !f.Hidden {
+					others[f.Name] = append(others[f.Name], c.CommandPath())
+					all = append(all, f.Name)
+				}
+			})
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(cmd.Root())
+	name := m[1]
+	if others[name] == nil {
+		name = suggest.Closest(name, all)
+	}
+	if takers := others[name]; len(takers) > 0 {
+		verb := "does"
+		if len(takers) > 1 {
+			verb = "do"
+		}
+		return fmt.Errorf("%w: %s takes no --%s; %s %s", err, cmd.CommandPath(), name, strings.Join(takers, " and "), verb)
+	}
+	return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
 }
 
 // Main runs mqctl with args and returns the process exit code. Errors are
