@@ -285,9 +285,36 @@ func (fd *fileDecoder) addObjects(objs *objects, n *node, what string) {
 		objs.byKey = make(map[string]named, len(n.entries))
 		objs.order = slices.Grow(objs.order, len(n.entries))
 	}
-	for _, e := range n.entries {
+	var owner *node // the object left with no settings by the fields beside it
+	for i, e := range n.entries {
+		if i > 0 && n.entries[i-1].value.isNull() {
+			owner = n.entries[i-1].key
+		}
+		if owner != nil && misindentedField(objs.kind, e) {
+			fd.d.errs.addf(e.key.pos, fmt.Sprintf("indent it under %q, further than %q", owner.value, owner.value),
+				"%q reads as another %s's name, but it is a setting: it is written beside %s %q (%s), which has none", e.key.value, objs.kind, objs.kind, owner.value, owner.pos)
+			continue
+		}
+		owner = nil
 		objs.add(fd.d, e.key, e.value, "")
 	}
+}
+
+// objectFields are the fields of each kind addObjects reads by name whose
+// values a user may write one level too far left.
+var objectFields = map[string][]string{"queue": queueFields, "exchange": exchangeFields}
+
+// misindentedField reports whether e, read as an object's name after one
+// left with no settings, is a field of that object written one level too
+// far left:
+//
+//	q1:
+//	type: quorum
+//
+// q1 is then null, and e a field name (type, durable, …) whose value is no
+// mapping, which no object's settings are.
+func misindentedField(kind string, e entry) bool {
+	return e.value != nil && e.value.kind != mapNode && !e.value.isNull() && slices.Contains(objectFields[kind], e.key.value)
 }
 
 // add records one object; the same name twice is an error naming both

@@ -47,6 +47,14 @@ func TestErrors(t *testing.T) {
 			`t.yaml:5:25: invalid YAML: did not find expected ',' or '}' (quote it: inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping; write "${VAR}" (a quoted ${…} still takes the type of what it is replaced with))`},
 		{"unquoted ${…} in a flow sequence", vhostFile("queues:\n  a: {bindings: [{exchange: x, routing_keys: [${K}]}]}"), nil,
 			`t.yaml:5:51: invalid YAML: did not find expected ',' or ']' (quote it: inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping; write "${VAR}" (a quoted ${…} still takes the type of what it is replaced with))`},
+		// A setting written one level too far left reads as an object's
+		// name: it said `queue "type": expected a mapping, got string
+		// "quorum"` and nothing of q1.
+		{"setting beside its queue", vhostFile("queues:\n  q1:\n  type: quorum\n  durable: true\n  q2: {}"), nil,
+			`t.yaml:6:7: "type" reads as another queue's name, but it is a setting: it is written beside queue "q1" (t.yaml:5:7), which has none (indent it under "q1", further than "q1")` + "\n" +
+				`t.yaml:7:7: "durable" reads as another queue's name, but it is a setting: it is written beside queue "q1" (t.yaml:5:7), which has none (indent it under "q1", further than "q1")`},
+		{"setting beside its exchange", vhostFile("exchanges:\n  e:\n  type: topic"), nil,
+			`t.yaml:6:7: "type" reads as another exchange's name, but it is a setting: it is written beside exchange "e" (t.yaml:5:7), which has none (indent it under "e", further than "e")`},
 		{"misindented key", vhostFile("queues:\n  a: {}\n b: {}"), nil,
 			`t.yaml:6:6: invalid YAML: did not find expected key (this line is indented to no key of the mapping that starts at 4:5, nor inside one)`},
 		{"unclosed quote", vhostFile("queues:\n  a: {arguments: {x-q: \"abc}}"), nil,
