@@ -256,7 +256,15 @@ func parseServer(raw string) (base, user, pass string, hasCreds bool, err error)
 	}
 	u, perr := url.Parse(full)
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", "", false, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs: write a , or a space in a password as %%2C or %%20)", maskSetting(raw))
+		hint := ""
+		switch {
+		case u != nil && (u.Scheme == "amqp" || u.Scheme == "amqps"):
+			hint = "; that is an AMQP URL, for --amqp-url (MQCTL_AMQP_URL): --server takes the management API's, http://HOST:15672 (https://HOST:15671 with TLS)"
+		case strings.Count(strings.SplitN(strings.TrimPrefix(strings.TrimPrefix(full, "http://"), "https://"), "/", 2)[0], ":") > 1 &&
+			!strings.Contains(full, "["):
+			hint = "; an IPv6 address goes in brackets: http://[::1]:15672"
+		}
+		return "", "", "", false, fmt.Errorf("invalid management API URL %q: want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs: write a , or a space in a password as %%2C or %%20)%s", maskSetting(raw), hint)
 	}
 	if u.User != nil {
 		hasCreds = true

@@ -173,6 +173,11 @@ func TestConnectRejectsBadConfig(t *testing.T) {
 		// A , splits the list: http://u:SECRET and x@host:15672.
 		{"a comma in the password", Config{Server: "http://u:" + secret + ",x@host:15672"}, `invalid management API URL "http://u:***": want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs`, nil},
 		{"a comma in the password of a list", Config{Servers: []string{"http://h:1", "u:" + secret}}, `invalid management API URL "u:***"`, nil},
+		// The AMQP URL given to --server, and an IPv6 address without its
+		// brackets, say what to write instead (the address is masked as
+		// a password would be: "http://u:PW" reads the same way).
+		{"AMQP URL", Config{Server: "amqp://u:" + secret + "@host:5672"}, `invalid management API URL "amqp://u:***@host:5672": want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs: write a , or a space in a password as %2C or %20); that is an AMQP URL, for --amqp-url (MQCTL_AMQP_URL): --server takes the management API's, http://HOST:15672 (https://HOST:15671 with TLS)`, nil},
+		{"IPv6 without brackets", Config{Server: "http://::1:15672"}, `invalid management API URL "http://:***": want http://HOST:PORT or https://HOST:PORT (--server / MQCTL_SERVER; a , separates URLs: write a , or a space in a password as %2C or %20); an IPv6 address goes in brackets: http://[::1]:15672`, nil},
 		{"missing CA file", Config{Server: "https://h", CACert: filepath.Join(dir, "nope.pem")}, "read CA certificate (--ca-cert)", ErrTLS},
 		{"CA file without PEM", Config{Server: "https://h", CACert: notPEM}, "holds no PEM certificate", ErrTLS},
 		{"cert without key", Config{Server: "https://h", ClientCert: notPEM}, "--client-cert and --client-key go together", ErrTLS},
