@@ -125,7 +125,14 @@ func parseAMQPURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid AMQP URL %q (--amqp-url / MQCTL_AMQP_URL): a %% in it starts no escape (%%XX); write a literal %% as %%25, in the user name and password too", maskSetting(raw))
 	}
 	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "" {
-		return nil, fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)", maskSetting(raw))
+		hint := ""
+		switch {
+		case u != nil && (u.Scheme == "http" || u.Scheme == "https"):
+			hint = "; that is the management API's URL, for --server: --amqp-url takes the broker's AMQP listener, amqp://HOST:5672 (amqps://HOST:5671 with TLS)"
+		case !strings.Contains(raw, "://"):
+			hint = fmt.Sprintf("; write the scheme: amqp://%s", maskSetting(raw))
+		}
+		return nil, fmt.Errorf("invalid AMQP URL %q: want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL)%s", maskSetting(raw), hint)
 	}
 	return u, nil
 }

@@ -108,6 +108,15 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 				// after (a limit says why after it): no permissions. The
 				// broker's words name neither that nor the fix.
 				msg += ": " + noVhostAccess(u.User.Username(), o.Vhost)
+			case ae.Code == amqp.AccessRefused && strings.Contains(msg, "username or password not allowed"):
+				msg += ": check the user and password: --amqp-url's own, when it has some, else --username and --password"
+			}
+		} else {
+			switch s := err.Error(); {
+			case strings.Contains(s, "connection refused"):
+				msg += ": nothing listens there; give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)"
+			case strings.Contains(s, "first record does not look like a TLS handshake"):
+				msg += ": that port does not speak TLS; use amqp:// for a plain listener (5672 by default), or the TLS listener's port (5671 by default)"
 			}
 		}
 		return nil, &dialError{text: fmt.Sprintf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg), err: ae}

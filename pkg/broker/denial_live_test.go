@@ -277,3 +277,23 @@ func TestDialWithoutVhostPermissions(t *testing.T) {
 		t.Errorf("RabbitMQ %s: error %v\nwant the broker's NOT_ALLOWED, ending %s", b.Version(), err, want)
 	}
 }
+
+// TestDialAMQPWrongPassword: a refused AMQP login says where the
+// credentials come from (the broker's "username or password not allowed"
+// alone named no fix), and never shows the password. The same answer on
+// 4.3.6, 4.0.5 and 3.10.8.
+func TestDialAMQPWrongPassword(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	const wrong = "not-the-password-42"
+	raw := strings.TrimSuffix(b.AMQPURLFor(b.Username, wrong, ""), "/")
+	_, err := broker.DialAMQP(t.Context(), broker.AMQPDial{URL: raw, Vhost: vh})
+	want := fmt.Sprintf("cannot open an AMQP connection to %s:%d for vhost %q: username or password not allowed: check the user and password: --amqp-url's own, when it has some, else --username and --password", b.AMQPHost, b.AMQPPort, vh)
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+	if err != nil && strings.Contains(err.Error(), wrong) {
+		t.Errorf("error shows the password: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -373,6 +374,57 @@ func TestDefaultCredentials(t *testing.T) {
 		}
 		if c.user != tc.user || c.pass != tc.pass {
 			t.Errorf("%+v: logs in as %q with password %q, want %q and %q", tc.cfg, c.user, c.pass, tc.user, tc.pass)
+		}
+	}
+}
+
+// TestDialAMQPMistakes: an --amqp-url whose port nothing listens on, or
+// amqps:// to a plain listener, says what to give instead; the broker's
+// words and the dialer's alone named no fix. The password never shows.
+func TestDialAMQPMistakes(t *testing.T) {
+	t.Parallel()
+	// A plain AMQP listener answers a TLS ClientHello with its protocol
+	// header and closes, as RabbitMQ's does.
+	plain, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	go func() {
+		for {
+			conn, err := plain.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = io.ReadFull(conn, make([]byte, 8))
+			_, _ = conn.Write([]byte("AMQP\x00\x00\x09\x01"))
+			conn.Close()
+		}
+	}()
+	down := closedPort(t)
+	plainAddr := plain.Addr().String()
+	for _, tt := range []struct {
+		name, url, want string
+	}{
+		{"nothing listens", "amqp://bob:" + secret + "@" + down, `cannot open an AMQP connection to ` + down + ` for vhost "v": dial tcp ` + down + `: connect: connection refused: nothing listens there; give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)`},
+		{"amqps to a plain listener", "amqps://bob:" + secret + "@" + plainAddr, `cannot open an AMQP connection to ` + plainAddr + ` for vhost "v": tls: first record does not look like a TLS handshake: that port does not speak TLS; use amqp:// for a plain listener (5672 by default), or the TLS listener's port (5671 by default)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DialAMQP(context.Background(), AMQPDial{URL: tt.url, Vhost: "v", TLS: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // test
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v\nwant %s", err, tt.want)
+			}
+			if err != nil && strings.Contains(err.Error(), secret) {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
+	}
+	for _, tt := range []struct{ raw, want string }{
+		{"http://u:" + secret + "@h:15672", `invalid AMQP URL "http://u:***@h:15672": want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL); that is the management API's URL, for --server: --amqp-url takes the broker's AMQP listener, amqp://HOST:5672 (amqps://HOST:5671 with TLS)`},
+		{"h:5672", `invalid AMQP URL "h:5672": want amqp://HOST:PORT or amqps://HOST:PORT (--amqp-url / MQCTL_AMQP_URL); write the scheme: amqp://h:5672`},
+	} {
+		if _, err := parseAMQPURL(tt.raw); err == nil || err.Error() != tt.want {
+			t.Errorf("parseAMQPURL(%q): error %v\nwant %s", tt.raw, err, tt.want)
 		}
 	}
 }
