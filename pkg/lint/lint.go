@@ -8,6 +8,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -279,16 +281,26 @@ func (r *Registry) levels(cfg topology.LintConfig, overrides map[string]string) 
 	for _, a := range r.list {
 		levels[a.ID] = a.Severity
 	}
-	apply := func(rules map[string]string, where string) error {
+	apply := func(rules map[string]string, where string, at map[string]topology.Pos) error {
 		keys := make([]string, 0, len(rules))
 		for k := range rules {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		var unknown []string
 		for _, k := range keys {
 			a, ok := r.Lookup(k)
 			if !ok {
-				return fmt.Errorf("%slint.rules: unknown rule %q (known rules: %s)", where, k, strings.Join(r.ids(), ", "))
+				w := where
+				if p := at[k].String(); p != "" {
+					w = p + ": "
+				}
+				hint := "known rules: " + strings.Join(r.ids(), ", ")
+				if near := suggest.Within(k, r.ids(), 1); near != "" {
+					hint = fmt.Sprintf("did you mean %s?", near)
+				}
+				unknown = append(unknown, fmt.Sprintf("%slint.rules: unknown rule %q (%s)", w, k, hint))
+				continue
 			}
 			s, err := ParseSeverity(strings.ToLower(strings.TrimSpace(rules[k])))
 			if err != nil {
@@ -297,16 +309,22 @@ func (r *Registry) levels(cfg topology.LintConfig, overrides map[string]string) 
 			levels[a.ID] = s
 			configured[a.ID] = true
 		}
-		return nil
+		switch len(unknown) {
+		case 0:
+			return nil
+		case 1:
+			return errors.New(unknown[0])
+		}
+		return fmt.Errorf("%d unknown rules:\n  %s", len(unknown), strings.Join(unknown, "\n  "))
 	}
 	where := ""
 	if p := cfg.Pos.String(); p != "" {
 		where = p + ": "
 	}
-	if err := apply(cfg.Rules, where); err != nil {
+	if err := apply(cfg.Rules, where, cfg.RulePos); err != nil {
 		return nil, nil, err
 	}
-	if err := apply(overrides, ""); err != nil {
+	if err := apply(overrides, "", nil); err != nil {
 		return nil, nil, err
 	}
 	return levels, configured, nil

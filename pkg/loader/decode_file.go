@@ -188,6 +188,10 @@ func (fd *fileDecoder) decodeLint(e entry) {
 		}
 		fd.lint.Rules[id] = sev
 		fd.lintPos[id] = r.value.pos
+		if fd.lint.RulePos == nil {
+			fd.lint.RulePos = map[string]topology.Pos{}
+		}
+		fd.lint.RulePos[id] = r.key.pos
 	}
 }
 

@@ -116,7 +116,8 @@ lint:
 			},
 			"staging": topology.NewVhost("staging"),
 		},
-		Lint: topology.LintConfig{Rules: map[string]string{"MQ101": "off", "MQ301": "error"}, Pos: topology.Pos{File: "t.yaml", Line: 23, Col: 1}},
+		Lint: topology.LintConfig{Rules: map[string]string{"MQ101": "off", "MQ301": "error"}, Pos: topology.Pos{File: "t.yaml", Line: 23, Col: 1},
+			RulePos: map[string]topology.Pos{"MQ101": {File: "t.yaml", Line: 24, Col: 11}, "MQ301": {File: "t.yaml", Line: 24, Col: 23}}},
 	}
 	if diff := cmp.Diff(want, top, ignoreMeta); diff != "" {
 		t.Errorf("topology (-want +got):\n%s", diff)

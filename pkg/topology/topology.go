@@ -160,6 +160,8 @@ func ValidOwner(owner string) error {
 type LintConfig struct {
 	Rules map[string]string
 	Pos   Pos
+	// RulePos is where each rule of Rules is written (its ID).
+	RulePos map[string]Pos
 }
 
 // Vhost is one virtual host and everything declared in it.
