@@ -147,7 +147,18 @@ func (d *decoder) fieldsHinted(n *node, what string, known []string, misplaced m
 		return fieldSet{}, true
 	}
 	if n.kind != mapNode {
-		d.errs.addf(n.pos, "fields: "+strings.Join(known, ", "), "%s: expected a mapping, got %s", what, describe(n))
+		hint := "fields: " + strings.Join(known, ", ")
+		// The one field a user meant a lone value or list for (e: topic,
+		// dead_letter: dlx, retry: [10s, 1m]): that mapping is the fix.
+		if sh, ok := shorthands[known[0]]; ok {
+			switch {
+			case n.kind == scalarNode && sh.scalar != "" && (sh.fits == nil || sh.fits(n)):
+				hint = fmt.Sprintf("write it as {%s: %s}; %s", sh.scalar, n.value, hint)
+			case n.kind == seqNode && sh.list != "":
+				hint = fmt.Sprintf("write it as {%s: [%s]}; %s", sh.list, strings.Join(scalarValues(n), ", "), hint)
+			}
+		}
+		d.errs.addf(n.pos, hint, "%s: expected a mapping, got %s", what, describe(n))
 		return fieldSet{}, false
 	}
 	// The mapping's entries themselves when every one is known and none
@@ -182,6 +193,37 @@ func (d *decoder) fieldsHinted(n *node, what string, known []string, misplaced m
 		}
 	}
 	return out, true
+}
+
+// shorthands: for the mappings written as one value or one list, keyed by
+// their first field (exchangeFields, queueFields, …), the field that value
+// or list is most likely meant for.
+// fits, when set, says whether the value can be that field's.
+var shorthands = map[string]struct {
+	scalar, list string
+	fits         func(*node) bool
+}{
+	exchangeFields[0]: {scalar: "type", fits: func(n *node) bool { // "type" for queues too
+		return slices.Contains(queueTypes, n.value) || slices.Contains(exchangeTypes, n.value) || strings.HasPrefix(n.value, "x-")
+	}},
+	deadLetterFields[0]: {scalar: "exchange", fits: isString},
+	retryFields[0]:      {list: "delays"},
+	limitsFields[0]:     {scalar: "max_length", fits: isInt},
+	alertFields[0]:      {scalar: "max_depth", fits: isInt},
+}
+
+func isInt(n *node) bool { return n.kind == scalarNode && n.tag == tagInt }
+
+// scalarValues are the values of list n, "…" for one that is no scalar.
+func scalarValues(n *node) []string {
+	out := make([]string, len(n.items))
+	for i, it := range n.items {
+		out[i] = "…"
+		if it.kind == scalarNode {
+			out[i] = it.value
+		}
+	}
+	return out
 }
 
 // require reports a missing field.

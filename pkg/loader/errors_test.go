@@ -50,6 +50,18 @@ func TestErrors(t *testing.T) {
 		// A setting written one level too far left reads as an object's
 		// name: it said `queue "type": expected a mapping, got string
 		// "quorum"` and nothing of q1.
+		// One value or one list where a mapping goes: the mapping meant,
+		// when the value fits the field (a queue type, an integer).
+		{"exchange written as its type", vhostFile("exchanges:\n  e: topic"), nil,
+			`t.yaml:5:10: exchange "e": expected a mapping, got string "topic" (write it as {type: topic}; fields: type, durable, auto_delete, internal, alternate_exchange, arguments)`},
+		{"dead_letter written as its exchange", vhostFile("queues:\n  q: {dead_letter: dlx}"), nil,
+			`t.yaml:5:24: queue "q": dead_letter: expected a mapping, got string "dlx" (write it as {exchange: dlx}; fields: exchange, routing_key, strategy, queue)`},
+		{"retry written as its delays", vhostFile("queues:\n  q: {retry: [10s, 1m]}"), nil,
+			`t.yaml:5:18: queue "q": retry: expected a mapping, got a list (write it as {delays: [10s, 1m]}; fields: delays, backoff, when, attempts)`},
+		{"limits written as a number", vhostFile("queues:\n  q: {limits: 100}"), nil,
+			`t.yaml:5:19: queue "q": limits: expected a mapping, got integer 100 (write it as {max_length: 100}; fields: max_length, max_length_bytes, overflow, message_ttl, expires)`},
+		{"a value that fits no field gets no guess", vhostFile("queues:\n  q: yes"), nil,
+			`t.yaml:5:10: queue "q": expected a mapping, got string "yes" (fields: type, durable, auto_delete, arguments, limits, max_priority, single_active_consumer, delivery_limit, dead_letter, retry, bindings, alert)`},
 		{"setting beside its queue", vhostFile("queues:\n  q1:\n  type: quorum\n  durable: true\n  q2: {}"), nil,
 			`t.yaml:6:7: "type" reads as another queue's name, but it is a setting: it is written beside queue "q1" (t.yaml:5:7), which has none (indent it under "q1", further than "q1")` + "\n" +
 				`t.yaml:7:7: "durable" reads as another queue's name, but it is a setting: it is written beside queue "q1" (t.yaml:5:7), which has none (indent it under "q1", further than "q1")`},
