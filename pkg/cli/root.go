@@ -64,9 +64,17 @@ func OSEnv() Env {
 		IsTerminal: isTerminal(os.Stdout), StdinIsTerminal: isTerminal(os.Stdin)}
 }
 
+// isTerminal reports whether f is a terminal: a character device, but not
+// the null device, which is one too (apply </dev/null, as CI runs it,
+// asked its question, read nothing and said "apply cancelled", where it
+// says to pass --auto-approve).
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }
 
 // globals are the flags shared by every command.

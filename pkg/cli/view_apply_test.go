@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +167,27 @@ func TestApplyStoppedByALostLock(t *testing.T) {
 				t.Errorf("the report does not list what was not done, or the JSON summary lacks why it stopped:\n%s\n%s", text.String(), out.String())
 			}
 		})
+	}
+}
+
+// TestNullDeviceIsNoTerminal: stdin from /dev/null (CI) is no terminal,
+// though a character device: apply says to pass --auto-approve there
+// rather than ask, read nothing and cancel.
+func TestNullDeviceIsNoTerminal(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skipf("no %s: %v", os.DevNull, err)
+	}
+	defer null.Close()
+	if isTerminal(null) {
+		t.Errorf("isTerminal(%s) = true, want false", os.DevNull)
+	}
+	file, err := os.Create(filepath.Join(t.TempDir(), "stdin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if isTerminal(file) {
+		t.Errorf("isTerminal(a regular file) = true, want false")
 	}
 }
