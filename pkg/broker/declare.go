@@ -108,6 +108,8 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 				// after (a limit says why after it): no permissions. The
 				// broker's words name neither that nor the fix.
 				msg += ": " + noVhostAccess(u.User.Username(), o.Vhost)
+			case ae.Code == amqp.NotAllowed && strings.HasSuffix(msg, " not found") && strings.HasPrefix(msg, "NOT_ALLOWED - vhost "):
+				msg += fmt.Sprintf(": there is no vhost %q on the broker; check its name (--vhost), or create it: mqctl apply the file that declares it", o.Vhost)
 			case ae.Code == amqp.AccessRefused && strings.Contains(msg, "username or password not allowed"):
 				msg += ": check the user and password: --amqp-url's own, when it has some, else --username and --password"
 			}

@@ -297,3 +297,18 @@ func TestDialAMQPWrongPassword(t *testing.T) {
 		t.Errorf("error shows the password: %v", err)
 	}
 }
+
+// TestDialAMQPNoSuchVhost: a vhost that does not exist is named as such,
+// with the fix, where the broker says only "NOT_ALLOWED - vhost … not
+// found" (4.3.6, 4.0.5 and 3.10.8 alike).
+func TestDialAMQPNoSuchVhost(t *testing.T) {
+	t.Parallel()
+	b := testbroker.New(t)
+	vh := b.Vhost(t) + "-absent"
+	raw := strings.TrimSuffix(b.AMQPURL(""), "/")
+	_, err := broker.DialAMQP(t.Context(), broker.AMQPDial{URL: raw, Vhost: vh})
+	want := fmt.Sprintf("cannot open an AMQP connection to %s:%d for vhost %q: NOT_ALLOWED - vhost %s not found: there is no vhost %q on the broker; check its name (--vhost), or create it: mqctl apply the file that declares it", b.AMQPHost, b.AMQPPort, vh, vh, vh)
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
