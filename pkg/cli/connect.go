@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/suggest"
 )
 
 // connFlags are the connection settings (SPEC §1). Precedence: flag, then
@@ -84,6 +86,7 @@ func (g *globals) brokerConfig() (broker.Config, string, error) {
 	var ctx Context
 	name := pick("context", c.context, "MQCTL_CONTEXT", "")
 	path := pick("config", c.config, "MQCTL_CONFIG", "")
+	named := path != "" // by --config or MQCTL_CONFIG: it must exist
 	if path == "" {
 		if home, ok := g.env.LookupEnv("HOME"); ok && home != "" {
 			path = filepath.Join(home, ".config", "mqctl", "config.yaml")
@@ -103,6 +106,8 @@ func (g *globals) brokerConfig() (broker.Config, string, error) {
 				}
 				ctx = cx
 			}
+		case os.IsNotExist(err) && named:
+			return broker.Config{}, "", fmt.Errorf("config file %s (--config or MQCTL_CONFIG) does not exist: check the path, or leave it out for ~/.config/mqctl/config.yaml", path)
 		case os.IsNotExist(err) && name == "":
 		case os.IsNotExist(err):
 			return broker.Config{}, "", fmt.Errorf("--context %q given but the config file %s does not exist", name, path)
@@ -111,7 +116,14 @@ func (g *globals) brokerConfig() (broker.Config, string, error) {
 		}
 	}
 	if ctx.PasswordEnv != "" && ctx.Password == "" {
-		ctx.Password = env(ctx.PasswordEnv)
+		v, ok := g.env.LookupEnv(ctx.PasswordEnv)
+		// Unset, the login would fall back on guest's password, and be
+		// refused as "authentication failed" (or, worse, succeed as guest
+		// on a broker that still has it): the variable is what to fix.
+		if !ok && !(c.set != nil && c.set("password")) && env("MQCTL_PASSWORD") == "" {
+			return broker.Config{}, "", fmt.Errorf("context %q of %s takes its password from the environment variable %s (password_env), which is not set: set it, or pass --password", name, path, ctx.PasswordEnv)
+		}
+		ctx.Password = v
 	}
 	var servers []string
 	switch {
@@ -159,6 +171,32 @@ func readConfig(path string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
+		// yaml's "line 3: field sever not found in type cli.Context" names
+		// a Go type: say it as the file is written, with the field meant.
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			var lines []string
+			for _, e := range te.Errors {
+				m := unknownConfigField.FindStringSubmatch(e)
+				if m == nil {
+					lines = append(lines, fmt.Sprintf("%s: %s", path, yamlValues.ReplaceAllString(e, "(a value, not shown)")))
+					continue
+				}
+				known, where := contextFields, "a context"
+				if m[3] == "Config" {
+					known, where = configFields, "the file"
+				}
+				hint := "fields: " + strings.Join(known, ", ")
+				if near := suggest.Closest(m[2], known); near != "" {
+					hint = fmt.Sprintf("did you mean %q?", near)
+				}
+				lines = append(lines, fmt.Sprintf("%s:%s: unknown field %q in %s (%s)", path, m[1], m[2], where, hint))
+			}
+			if len(lines) == 1 {
+				return nil, errors.New(lines[0])
+			}
+			return nil, fmt.Errorf("%d errors in config file %s:\n  %s", len(lines), path, strings.Join(lines, "\n  "))
+		}
 		return nil, fmt.Errorf("config file %s: %s (expected current_context: NAME and contexts: {NAME: {server | servers: [URL, …], username, password | password_env, amqp_url, ca_cert, client_cert, client_key, insecure_skip_verify}})", path, yamlValues.ReplaceAllString(err.Error(), "(a value, not shown)"))
 	}
 	return &cfg, nil
@@ -168,6 +206,12 @@ func readConfig(path string) (*Config, error) {
 // backquotes (cannot decode !!str `s3cret` as a !!int): the value may be a
 // password, and the error's line names it.
 var yamlValues = regexp.MustCompile("`[^`]*`")
+
+var (
+	unknownConfigField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type cli\.(Context|Config)$`)
+	configFields       = []string{"current_context", "contexts"}
+	contextFields      = []string{"server", "servers", "username", "password", "password_env", "amqp_url", "ca_cert", "client_cert", "client_key", "insecure_skip_verify"}
+)
 
 // connect opens the management API connection and works out the AMQP URL
 // that goes with it, for commands that open AMQP connections.

@@ -25,6 +25,10 @@ contexts:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	badPath := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badPath, []byte("current_contxt: a\ncontexts:\n  a: { sever: http://a:15672 }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name               string
 		args               []string
@@ -40,6 +44,23 @@ contexts:
 		{name: "flags beat everything", args: []string{"--context", "prod", "--server", "http://flag:1", "--password", "flagpw"}, env: map[string]string{"MQCTL_CONFIG": cfgPath, "MQCTL_SERVER": "http://env:2"}, server: "http://flag:1", user: "ops", pass: "flagpw", ca: "/etc/prod-ca.pem"},
 		{name: "unknown context", args: []string{"--context", "nope"}, env: map[string]string{"MQCTL_CONFIG": cfgPath}, wantErr: `context "nope" is not defined in ` + cfgPath + ` (defined: [prod staging])`},
 		{name: "--context without a config file", args: []string{"--context", "prod", "--config", filepath.Join(dir, "missing.yaml")}, wantErr: "does not exist"},
+		// A config file named by --config or MQCTL_CONFIG must exist (it
+		// was passed over, and the defaults used); only the default path
+		// may be absent.
+		{name: "--config that does not exist", args: []string{"--config", filepath.Join(dir, "missing.yaml")},
+			wantErr: "config file " + filepath.Join(dir, "missing.yaml") + " (--config or MQCTL_CONFIG) does not exist: check the path, or leave it out for ~/.config/mqctl/config.yaml"},
+		{name: "MQCTL_CONFIG that does not exist", env: map[string]string{"MQCTL_CONFIG": filepath.Join(dir, "missing.yaml")}, wantErr: "(--config or MQCTL_CONFIG) does not exist"},
+		// password_env naming a variable that is not set: it logged in
+		// with guest's default password.
+		{name: "password_env not set", env: map[string]string{"MQCTL_CONFIG": cfgPath},
+			wantErr: `context "staging" of ` + cfgPath + ` takes its password from the environment variable STAGING_PW (password_env), which is not set: set it, or pass --password`},
+		{name: "password_env not set, --password given", args: []string{"--password", "pw"}, env: map[string]string{"MQCTL_CONFIG": cfgPath}, server: "http://staging:15672", user: "deploy", pass: "pw", amqp: "amqp://staging:5672"},
+		{name: "password_env not set, MQCTL_PASSWORD given", env: map[string]string{"MQCTL_CONFIG": cfgPath, "MQCTL_PASSWORD": "pw"}, server: "http://staging:15672", user: "deploy", pass: "pw", amqp: "amqp://staging:5672"},
+		// A field misspelt is named at its line, as the file spells it,
+		// with the field meant (it said "field sever not found in type
+		// cli.Context").
+		{name: "misspelt fields", env: map[string]string{"MQCTL_CONFIG": badPath},
+			wantErr: "2 errors in config file " + badPath + ":\n  " + badPath + `:1: unknown field "current_contxt" in the file (did you mean "current_context"?)` + "\n  " + badPath + `:3: unknown field "sever" in a context (did you mean "server"?)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
