@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/pattern"
+	"github.com/mqctl/mqctl/pkg/suggest"
 )
 
 // The kinds about users and their access (SPEC §9), declared under the
@@ -56,6 +57,10 @@ const (
 	UserTags = "tags"
 )
 
+// BuiltinTags are the user tags RabbitMQ gives a meaning (the management
+// plugin's, and impersonator); it takes any other tag too.
+var BuiltinTags = []string{"administrator", "monitoring", "policymaker", "management", "impersonator"}
+
 // HashingAlgorithms are the values a user's hashing_algorithm may take in
 // the file: the default first, then sha512, then md5, which brokers before
 // RabbitMQ 3.6 used and which users made then keep across upgrades
@@ -88,6 +93,18 @@ func validateUser(s map[string]any) []Problem {
 	}
 	if has(s, UserHashingAlgorithm) && !has(s, UserPasswordHash) {
 		ps = append(ps, Problem{Field: UserHashingAlgorithm, Msg: "applies to password_hash only", Hint: "remove it, or give password_hash"})
+	}
+	if tags, ok := s[UserTags].([]any); ok {
+		for _, t := range tags {
+			// RabbitMQ takes any tag, so a misspelt one is taken too, and
+			// the user silently lacks the access it was meant to grant.
+			if t, ok := t.(string); ok && !slices.Contains(BuiltinTags, t) {
+				if near := suggest.Within(t, BuiltinTags, 1); near != "" {
+					ps = append(ps, Problem{Field: UserTags, Msg: fmt.Sprintf("%q is no tag RabbitMQ knows, and one letter from %q: RabbitMQ would take it, and the user would not have %s's access", t, near, near),
+						Hint: fmt.Sprintf("write %s", near)})
+				}
+			}
+		}
 	}
 	if h, ok := str(s, UserPasswordHash); ok && !base64Hash(h) {
 		// The value is a secret: the problem never quotes it.

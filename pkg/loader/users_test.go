@@ -254,6 +254,10 @@ func TestUsersSectionErrors(t *testing.T) {
 			`t.yaml:6:11: user "svc": tags: "management, monitoring" holds a comma, and RabbitMQ splits it there into several (write each as its own list item: [management, monitoring])`},
 		{"a tag with a space around it", user("    tags: [\" policymaker\"]\n"),
 			`t.yaml:6:12: user "svc": tags[0]: " policymaker" starts or ends with a space, which RabbitMQ strips (write "policymaker")`},
+		// RabbitMQ takes any tag: a misspelt one is taken, and the user
+		// silently lacks the access. A custom tag further off is left.
+		{"a tag one letter from a built-in one", user("    password: ${PW}\n    tags: [managment, billing-team]\n"),
+			`t.yaml:7:11: user "svc": tags: "managment" is no tag RabbitMQ knows, and one letter from "management": RabbitMQ would take it, and the user would not have management's access (write management)`},
 		{"limits not a mapping", user("    limits: 10\n"),
 			`t.yaml:6:13: user "svc": limits: expected a mapping, got integer 10 (fields: max-connections, max-channels)`},
 		{"permissions a list", user("    permissions: [orders]\n"),
