@@ -207,27 +207,9 @@ func (c *Client) listeners(ctx context.Context) (amqpPort, amqpsPort int, err er
 	if read {
 		return amqpPort, amqpsPort, nil
 	}
-	var ov struct {
-		Node      string `json:"node"` // the node that answered
-		Listeners []struct {
-			Node     string `json:"node"`
-			Protocol string `json:"protocol"`
-			Port     int    `json:"port"`
-		} `json:"listeners"`
-	}
-	// A user without the monitoring or administrator tag is not shown the
-	// node and its listeners: asked for those columns, RabbitMQ 3.10.8,
-	// 4.0.5 and 4.3.6 answer [] instead of an object. The ports are then
-	// unknown, and the caller takes the defaults (--amqp-url overrides).
-	var raw json.RawMessage
-	q := url.Values{"columns": {"node,listeners"}}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the AMQP listeners"}, &raw); err != nil {
+	ov, err := c.readListeners(ctx)
+	if err != nil {
 		return 0, 0, err
-	}
-	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
-		if err := json.Unmarshal(t, &ov); err != nil {
-			return 0, 0, fmt.Errorf("read the AMQP listeners: the management API at %s sent an answer that is not the expected JSON: %w", c.Server(), err)
-		}
 	}
 	for _, own := range []bool{true, false} {
 		for _, l := range ov.Listeners {
@@ -248,6 +230,36 @@ func (c *Client) listeners(ctx context.Context) (amqpPort, amqpsPort int, err er
 	return amqpPort, amqpsPort, nil
 }
 
+// listenersJSON is GET /api/overview's node (the node that answered) and
+// listeners (every node's, in a cluster).
+type listenersJSON struct {
+	Node      string `json:"node"`
+	Listeners []struct {
+		Node     string `json:"node"`
+		Protocol string `json:"protocol"`
+		Port     int    `json:"port"`
+	} `json:"listeners"`
+}
+
+// readListeners reads the broker's listeners. A user without the
+// monitoring or administrator tag is not shown the node and its
+// listeners: asked for those columns, RabbitMQ 3.10.8, 4.0.5 and 4.3.6
+// answer [] instead of an object, which reads as none.
+func (c *Client) readListeners(ctx context.Context) (listenersJSON, error) {
+	var ov listenersJSON
+	var raw json.RawMessage
+	q := url.Values{"columns": {"node,listeners"}}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the AMQP listeners"}, &raw); err != nil {
+		return ov, err
+	}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
+		if err := json.Unmarshal(t, &ov); err != nil {
+			return ov, fmt.Errorf("read the AMQP listeners: the management API at %s sent an answer that is not the expected JSON: %w", c.Server(), err)
+		}
+	}
+	return ov, nil
+}
+
 // Nodes is what the broker says of where it listens (Client.ReadNodes).
 type Nodes struct {
 	// Hosts are its nodes' host names (rabbit@HOST), each once.
@@ -263,24 +275,9 @@ type Nodes struct {
 // without the monitoring or administrator tag: 3.10.8, 4.0.5 and 4.3.6
 // answer [] for these columns) or lists no AMQP listener.
 func (c *Client) ReadNodes(ctx context.Context) (*Nodes, error) {
-	var ov struct {
-		Listeners []struct {
-			Node     string `json:"node"`
-			Protocol string `json:"protocol"`
-			Port     int    `json:"port"`
-		} `json:"listeners"`
-	}
-	var raw json.RawMessage
-	q := url.Values{"columns": {"listeners"}}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: "overview", query: q, op: "read the AMQP listeners"}, &raw); err != nil {
+	ov, err := c.readListeners(ctx)
+	if err != nil {
 		return nil, err
-	}
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || t[0] != '{' {
-		return nil, nil
-	}
-	if err := json.Unmarshal(t, &ov); err != nil {
-		return nil, fmt.Errorf("read the AMQP listeners: the management API at %s sent an answer that is not the expected JSON: %w", c.Server(), err)
 	}
 	n := &Nodes{}
 	for _, l := range ov.Listeners {
