@@ -226,6 +226,24 @@ func (c *Client) nodesUp(ctx context.Context) (map[string]bool, error) {
 	return up, nil
 }
 
+// ClusterNodes lists the names of the cluster's nodes, running or not
+// (GET /api/nodes); nil where they cannot be read (a user without the
+// monitoring tag, a failed request).
+func (c *Client) ClusterNodes(ctx context.Context) []string {
+	var nodes []struct {
+		Name string `json:"name"`
+	}
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "nodes", query: url.Values{"columns": {"name"}},
+		op: "read the cluster's nodes"}, &nodes); err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
 // membersUp reads the members of a quorum queue of type typ that a 3.10
 // listing gives online (listed: those with a Raft server) against the
 // nodes that run (up, from nodesUp): online are the members whose node

@@ -159,7 +159,11 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 		return err
 	}
 	if in.Saved != nil {
-		if why := plan.SavedFor(in.Saved, planFile, plan.Broker{Version: c.Version(), Cluster: c.ClusterName()}, c.Server()); why != "" {
+		b := plan.Broker{Version: c.Version(), Cluster: c.ClusterName()}
+		if s := in.Saved.Broker; s != nil && s.Version == b.Version && s.Cluster != b.Cluster {
+			b.Nodes = c.ClusterNodes(ctx) // asked only when the names differ
+		}
+		if why := plan.SavedFor(in.Saved, planFile, b, c.Server()); why != "" {
 			return fmt.Errorf("%s; nothing was changed", why)
 		}
 	}

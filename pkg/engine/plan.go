@@ -78,7 +78,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	}
 	if opts.Save {
 		p.Fingerprint = l.fingerprintFor(desired)
-		p.Broker = &plan.Broker{Version: e.c.Version(), Cluster: e.c.ClusterName()}
+		p.Broker = &plan.Broker{Version: e.c.Version(), Cluster: e.c.ClusterName(), Nodes: e.c.ClusterNodes(ctx)}
 	}
 	e.noteRestoreLists(l.State(), l.records)
 	l.forgetRecords()

@@ -341,10 +341,13 @@ func savedOf(o Object) *savedObject {
 }
 
 // Broker names the broker a plan was read from: its RabbitMQ version and
-// cluster name, as GET /api/overview reports them.
+// cluster name, as GET /api/overview reports them, and its cluster's
+// nodes, running or not (GET /api/nodes; none where the user may not
+// read them).
 type Broker struct {
-	Version string `json:"rabbitmq_version"`
-	Cluster string `json:"cluster_name"`
+	Version string   `json:"rabbitmq_version"`
+	Cluster string   `json:"cluster_name"`
+	Nodes   []string `json:"nodes,omitempty"`
 }
 
 // SavedFor says why saved plan p, whose file is name, must not be applied
@@ -352,10 +355,26 @@ type Broker struct {
 // cluster), whose state its fingerprint matched by chance or as a copy
 // (two brokers without the plan's vhosts match alike), and what it judged
 // was for that one. "" when p was made against b, or does not say.
+//
+// A cluster whose name was never set reports one made from the name of
+// the node that answers (rabbit_nodes:cluster_name_default: the node's
+// name before its @, then the machine's host name), so a plan saved
+// through one node and applied through another of the same cluster (a
+// load balancer in front of it, or a node down) names another cluster.
+// A cluster is then told by its nodes: the same when the two lists share
+// one; refused as another only when both lists are known and share none.
 func SavedFor(p *Plan, name string, b Broker, server string) string {
-	if p.Broker == nil || *p.Broker == b {
+	s := p.Broker
+	if s == nil {
+		return ""
+	}
+	switch {
+	case s.Version != b.Version:
+	case s.Cluster == b.Cluster:
+		return ""
+	case len(s.Nodes) == 0 || len(b.Nodes) == 0 || slices.ContainsFunc(s.Nodes, func(n string) bool { return slices.Contains(b.Nodes, n) }):
 		return ""
 	}
 	return fmt.Sprintf("%s was planned against RabbitMQ %s (cluster %q), and %s is RabbitMQ %s (cluster %q): a saved plan applies only to the broker it was made against; plan again against this one (mqctl plan --out %s --server %s), or apply %s with --server pointing at the broker it was made for",
-		name, p.Broker.Version, p.Broker.Cluster, server, b.Version, b.Cluster, name, server, name)
+		name, s.Version, s.Cluster, server, b.Version, b.Cluster, name, server, name)
 }
