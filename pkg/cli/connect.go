@@ -99,6 +99,19 @@ func (g *globals) brokerConfig() (broker.Config, string, error) {
 			if name == "" {
 				name = cfg.CurrentContext
 			}
+			// Contexts and none chosen: mqctl went to the defaults
+			// (localhost, guest) without a word. The one context is the
+			// one meant; of several, which one is the user's to say,
+			// unless the server is given anyway.
+			serverGiven := (c.set != nil && c.set("server")) || env("MQCTL_SERVER") != ""
+			if name == "" && len(cfg.Contexts) > 0 && !serverGiven {
+				if len(cfg.Contexts) > 1 {
+					return broker.Config{}, "", fmt.Errorf("config file %s defines contexts %v and chooses none: set current_context: NAME in it, or pass --context NAME (MQCTL_CONTEXT), or give --server", path, keys(cfg.Contexts))
+				}
+				for n := range cfg.Contexts {
+					name = n
+				}
+			}
 			if name != "" {
 				cx, ok := cfg.Contexts[name]
 				if !ok {

@@ -29,6 +29,14 @@ contexts:
 	if err := os.WriteFile(badPath, []byte("current_contxt: a\ncontexts:\n  a: { sever: http://a:15672 }\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	twoPath := filepath.Join(dir, "two.yaml")
+	if err := os.WriteFile(twoPath, []byte("contexts:\n  a: { server: http://a:15672 }\n  b: { server: http://b:15672 }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	onePath := filepath.Join(dir, "one.yaml")
+	if err := os.WriteFile(onePath, []byte("contexts:\n  only: { server: http://only:15672, username: me, password: pw }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name               string
 		args               []string
@@ -56,6 +64,13 @@ contexts:
 			wantErr: `context "staging" of ` + cfgPath + ` takes its password from the environment variable STAGING_PW (password_env), which is not set: set it, or pass --password`},
 		{name: "password_env not set, --password given", args: []string{"--password", "pw"}, env: map[string]string{"MQCTL_CONFIG": cfgPath}, server: "http://staging:15672", user: "deploy", pass: "pw", amqp: "amqp://staging:5672"},
 		{name: "password_env not set, MQCTL_PASSWORD given", env: map[string]string{"MQCTL_CONFIG": cfgPath, "MQCTL_PASSWORD": "pw"}, server: "http://staging:15672", user: "deploy", pass: "pw", amqp: "amqp://staging:5672"},
+		// Contexts and none chosen: it went to localhost and guest
+		// without a word. One context is the one meant; of several, the
+		// user says which, unless the server is given anyway.
+		{name: "several contexts, none chosen", env: map[string]string{"MQCTL_CONFIG": twoPath},
+			wantErr: "config file " + twoPath + " defines contexts [a b] and chooses none: set current_context: NAME in it, or pass --context NAME (MQCTL_CONTEXT), or give --server"},
+		{name: "several contexts, none chosen, --server given", args: []string{"--server", "http://flag:1"}, env: map[string]string{"MQCTL_CONFIG": twoPath}, server: "http://flag:1"},
+		{name: "one context, not chosen", env: map[string]string{"MQCTL_CONFIG": onePath}, server: "http://only:15672", user: "me", pass: "pw"},
 		// A field misspelt is named at its line, as the file spells it,
 		// with the field meant (it said "field sever not found in type
 		// cli.Context").
