@@ -136,15 +136,8 @@ type replayOptions struct {
 	confirmTimeout time.Duration
 }
 
-func newDLQReplayCmd(g *globals) *cobra.Command {
-	o := replayOptions{confirmTimeout: dlq.DefaultConfirmTimeout}
-	cmd := &cobra.Command{
-		Use:   "replay QUEUE",
-		Short: "Republish dead letters to where they came from",
-		Example: `  mqctl dlq replay orders.shipping.dlq --dry-run    # where each would go; nothing moved
-  mqctl dlq replay orders.shipping.dlq --limit 10
-  mqctl dlq replay shared.dlq --from-queue orders.shipping`,
-		Long: `replay takes the messages of QUEUE one at a time and republishes each to where
+// replayLong is dlq replay's --help.
+const replayLong = `replay takes the messages of QUEUE one at a time and republishes each to where
 it was originally published: the exchange and routing key (and CC keys) of its
 first dead-lettering, read from the x-death header — never the dead-letter
 exchange it passed through last, which would lead straight back into the DLQ.
@@ -220,7 +213,17 @@ them on hold: it refuses unless --allow-delayed-retry, and a replay says which
 messages it left wait for their retry.
 
 Exit codes: 0 when every message taken was replayed or skipped, 1 when some
-could not be replayed or the replay was interrupted (run it again).`,
+could not be replayed or the replay was interrupted (run it again).`
+
+func newDLQReplayCmd(g *globals) *cobra.Command {
+	o := replayOptions{confirmTimeout: dlq.DefaultConfirmTimeout}
+	cmd := &cobra.Command{
+		Use:   "replay QUEUE",
+		Short: "Republish dead letters to where they came from",
+		Example: `  mqctl dlq replay orders.shipping.dlq --dry-run    # where each would go; nothing moved
+  mqctl dlq replay orders.shipping.dlq --limit 10
+  mqctl dlq replay shared.dlq --from-queue orders.shipping`,
+		Long: replayLong,
 		Args: exactQueueArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(g); err != nil {
