@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/plan"
 )
 
 // TestSlowQuorumLeaderIsNotCounted: a quorum queue's passive declare
@@ -66,13 +67,31 @@ vhosts:
 		t.Fatal(err)
 	}
 
-	f.plan(f.desired(file(", arguments: { x-max-length: 100 }")))
+	// The plan never shows the replace with the stand-in 0 at stake: it
+	// notes that the queue's messages are not counted, or shows the
+	// message the leader or the statistics counted, or holds the replace
+	// back. (CI's 3.10.8 leg once planned without the note, and the
+	// assertion then did not say which of the other two it was.)
+	p := f.plan(f.desired(file(", arguments: { x-max-length: 100 }")))
 	var noted bool
 	for _, n := range f.ownNotes() {
 		noted = noted || strings.Contains(n, `queue "slow"`) && strings.Contains(n, "not counted")
 	}
 	if !noted {
-		t.Errorf("RabbitMQ %s: the plan does not say the messages of queue slow are not counted; notes: %q", f.b.Version(), f.ownNotes())
+		var replace *plan.Change
+		for i := range p.Changes {
+			if c := &p.Changes[i]; c.Kind == plan.KindQueue && c.Name == "slow" {
+				replace = c
+			}
+		}
+		switch {
+		case replace == nil:
+			t.Logf("RabbitMQ %s: the plan holds the replace of queue slow back: %+v", f.b.Version(), p.Held)
+		case replace.Messages >= 1:
+			t.Logf("RabbitMQ %s: the plan counts %d message(s) at stake in queue slow", f.b.Version(), replace.Messages)
+		default:
+			t.Errorf("RabbitMQ %s: the plan replaces queue slow with %d messages at stake and does not say they are not counted; notes: %q", f.b.Version(), replace.Messages, f.ownNotes())
+		}
 	}
 	_, err = f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(file(", arguments: { x-max-length: 100 }"))}, engine.ApplyOptions{AllowReplace: true})
 	if !errors.Is(err, lock.ErrUncounted) {
