@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -505,12 +504,6 @@ func hasStep(phases [][]apply.Step, c *plan.Change) bool {
 func freshVhost(t *testing.T, b *testbroker.Broker) string {
 	t.Helper()
 	name := testbroker.Name(t, "mqctl-test")
-	t.Cleanup(func() {
-		rh := *b.RH
-		rh.SetTimeout(time.Minute)
-		if resp, err := rh.DeleteVhost(name); err == nil && resp.Body != nil {
-			resp.Body.Close()
-		}
-	})
+	t.Cleanup(func() { _ = b.DeleteVhost(name) })
 	return name
 }
