@@ -128,26 +128,40 @@ func (s Step) String() string {
 //	deletes, in reverse: policies, bindings, queues, exchanges, vhosts
 //	  (a replace's delete half runs here)
 //	creates: exchanges, queues, bindings (with those a replace took down), policies
+//	deletes for good of bindings and policies whose vhost and ends stay
+//	  (kind.Spec.DeleteLate: make before break)
 func Order(p *plan.Plan) [][]Step {
 	byPhase := make([][]Step, kind.Phases)
 	// Objects deleted for good (not replaced): a binding on one of them is
-	// gone with it and cannot be restored.
+	// gone with it and cannot be restored. Taken down: deleted or
+	// replaced, so that what hangs on it goes with it.
 	gone := map[plan.ObjectRef]bool{}
+	takenDown := map[plan.ObjectRef]bool{}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Action == plan.Delete {
+			gone[c.Ref()] = true
+		}
+		if c.Action == plan.Delete || c.Action == plan.Replace {
+			takenDown[c.Ref()] = true
+		}
+	}
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		spec, ok := kind.Of(c.Kind)
 		if _, known := objectOf(c.Kind); !ok || !known {
 			continue // refused by Check
 		}
-		if c.Action == plan.Delete {
-			gone[c.Ref()] = true
-		}
 		if c.Action == plan.Delete || c.Action == plan.Replace {
 			s := Step{Delete: true, Vhost: c.Vhost, Name: c.Name, Change: c}
 			if b, ok := c.Before.(plan.BindingObject); ok {
 				s.Binding = b.Binding
 			}
-			byPhase[spec.DeletePhase] = append(byPhase[spec.DeletePhase], s)
+			phase := spec.DeletePhase
+			if c.Action == plan.Delete && spec.DeleteLate && staysUnder(c, s.Binding, takenDown) {
+				phase = kind.LatePhase
+			}
+			byPhase[phase] = append(byPhase[phase], s)
 		}
 		phase := spec.WritePhase
 		if early := loosened(c); early != nil {
@@ -225,4 +239,19 @@ func settingsText(o plan.Object) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// staysUnder reports whether what change c's object hangs on stays through
+// the apply: its vhost, and a binding's two ends (b), neither deleted nor
+// replaced. Then its delete can wait until every write is made; otherwise
+// it goes first, before what it hangs on (kind.Spec.DeleteLate).
+func staysUnder(c *plan.Change, b *topology.Binding, takenDown map[plan.ObjectRef]bool) bool {
+	if takenDown[plan.ObjectRef{Kind: kind.Vhost, Vhost: c.Vhost, Name: c.Vhost}] {
+		return false
+	}
+	if b == nil {
+		return true
+	}
+	source, dest := plan.BindingEnds(c.Vhost, b)
+	return !takenDown[source] && !takenDown[dest]
 }

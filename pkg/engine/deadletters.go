@@ -42,8 +42,8 @@ func deadLetterFate(sim *route.Simulator, q string, r route.Reason) dlFate {
 type ending struct {
 	vhost, queue, by string
 	// between: it dead-letters at least once after the plan, but not
-	// while the apply runs (a policy deleted before the one that takes
-	// its place is written: a policy renamed).
+	// while the apply runs (apply writes policies before it deletes those
+	// the plan drops, and until then one of those is in force on it).
 	between bool
 	held    int64
 }
@@ -61,7 +61,7 @@ func atLeastOnceEndings(p *plan.Plan, cur *topology.Topology) []ending {
 		case !e.will.AtLeastOnce(e.queue):
 			out = append(out, ending{vhost: e.vhost, queue: e.queue, by: e.by})
 		case !e.between.AtLeastOnce(e.queue):
-			out = append(out, ending{vhost: e.vhost, queue: e.queue, by: e.by, between: true})
+			out = append(out, ending{vhost: e.vhost, queue: e.queue, by: e.betweenBy, between: true})
 		}
 	})
 	return out
@@ -70,7 +70,7 @@ func atLeastOnceEndings(p *plan.Plan, cur *topology.Topology) []ending {
 func (x ending) String() string {
 	when := "no longer dead-letters at least once"
 	if x.between {
-		when = "does not dead-letter at least once while the apply runs: apply deletes the policies it takes them from before it writes the ones that give them back (a policy renamed), and the queue"
+		when = "does not dead-letter at least once while the apply runs: apply writes policies before it deletes those the plan drops, and until then a policy the plan drops is in force on it (drop that policy in an apply of its own first, then make the rest of the change); the queue"
 	}
 	return fmt.Sprintf("%s: quorum queue %q in vhost %q %s (dead-letter-strategy at-least-once, with a dead-letter exchange and overflow reject-publish), and it holds %d dead letters its dead-letter exchange has not taken: RabbitMQ deletes them at once",
 		x.by, x.queue, x.vhost, when, x.held)

@@ -39,8 +39,9 @@ type trim struct {
 	// counts), as read.
 	held int64
 	// between: the limit is in force while the apply runs, not (or not
-	// as low) after it: apply deletes the policies that keep it off
-	// before it writes the ones that take their place.
+	// as low) after it: apply writes policies before it deletes those the
+	// plan drops, and until then one of those outranks the policy that
+	// keeps the limit off (a priority lowered beside a policy dropped).
 	between bool
 	// late is the overflow (reject-publish, reject-publish-dlx) that the
 	// plan's policy changes give a classic queue with its limit, and that
@@ -67,9 +68,13 @@ type effect struct {
 	was, will     *route.Simulator
 	by            string
 	// between simulates the vhost while the apply runs, when which asked
-	// for it (effects.between): its deletes of policies made, its writes
-	// of policies not yet (they fall in the first and the last phases).
+	// for it (effects.between): its writes of policies made, its deletes
+	// of policies not yet (policyWrites): both in force, the higher
+	// priority winning.
 	between *route.Simulator
+	// betweenBy names the plan's policy changes in force on the queue
+	// while the apply runs first, then those of by.
+	betweenBy string
 }
 
 // policyEffects calls f for each queue of cur, in a vhost where p
@@ -129,24 +134,30 @@ func planEffects(p *plan.Plan, cur *topology.Topology, which effects, f func(eff
 		was, will := route.New(before), route.New(after)
 		var between *route.Simulator
 		if which.between {
-			between = route.New(policyDeletes(p).Project(one).Vhosts[vh])
+			between = route.New(policyWrites(p).Project(one).Vhosts[vh])
 		}
 		for _, q := range slices.Sorted(maps.Keys(before.Queues)) {
 			if after.Queues[q] == nil || gone[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] || (before.Queues[q].Type == topology.QueueStream) != streams {
 				continue
 			}
-			f(effect{vhost: vh, queue: q, before: before, after: after, was: was, will: will, between: between, by: changedPolicies(changed, vh, q, will, was)})
+			e := effect{vhost: vh, queue: q, before: before, after: after, was: was, will: will, between: between, by: changedPolicies(changed, vh, q, will, was)}
+			if between != nil {
+				e.betweenBy = changedPolicies(changed, vh, q, between, will, was)
+			}
+			f(e)
 		}
 	}
 }
 
-// policyDeletes is the plan of p's deletes of policies and operator
-// policies alone: what apply has done of p when it writes policies (apply
-// deletes them in the first phase and writes them in the last).
-func policyDeletes(p *plan.Plan) *plan.Plan {
+// policyWrites is the plan of p's writes of policies and operator
+// policies alone, their deletes left out: what apply has done of p when it
+// deletes policies (it writes them in the last phase of writes, and
+// deletes the ones the plan drops after every write, kind.LatePhase; a
+// vhost it deletes has no queue left to simulate).
+func policyWrites(p *plan.Plan) *plan.Plan {
 	out := &plan.Plan{}
 	for _, c := range p.Changes {
-		if c.Action == plan.Delete && slices.Contains(kind.PolicyKinds(), c.Kind) {
+		if c.Action != plan.Delete && slices.Contains(kind.PolicyKinds(), c.Kind) {
 			out.Changes = append(out.Changes, c)
 		}
 	}
@@ -158,10 +169,10 @@ func policyDeletes(p *plan.Plan) *plan.Plan {
 // after p (or drop-head where they refused publishes over the same limit):
 // those whose messages over the limit RabbitMQ drops at once (streams,
 // whose max-length-bytes is retention, are left out: policyEffects). It
-// does so while the apply runs too: apply deletes policies before it
-// writes the ones that take their place (a policy renamed), and a queue's
-// lower-priority policy meanwhile in force trims it as well (trim.between)
-// where that is a lower limit than the plan's. held is for the caller to
+// does so while the apply runs too: apply writes policies before it
+// deletes the ones the plan drops (policyWrites), and a policy it keeps
+// until then that outranks the plan's on a queue trims it as well
+// (trim.between) where that is a lower limit than the plan's. held is for the caller to
 // read.
 func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 	var out []trim
@@ -171,10 +182,10 @@ func limitTrims(p *plan.Plan, cur *topology.Topology) []trim {
 			i := slices.IndexFunc(ts, func(t trim) bool { return t.key == b.key })
 			switch {
 			case i < 0:
-				b.between = true
+				b.between, b.by = true, e.betweenBy
 				ts = append(ts, b)
 			case b.limit < ts[i].limit:
-				b.between = true
+				b.between, b.by = true, e.betweenBy
 				ts[i] = b
 			}
 		}
@@ -264,8 +275,8 @@ func (t trim) String() string {
 			t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.late, t.held, fate, t.late, t.key)
 	}
 	if t.between {
-		return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head) while the apply runs (apply deletes policies before it writes the ones that take their place: a policy renamed), and it holds %d: RabbitMQ %s; "+
-			"to rename a policy, add the new one in an apply of its own (with a higher priority), then remove the old one",
+		return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head) while the apply runs (apply writes policies before it deletes those the plan drops, and until then a policy the plan drops is in force on it), and it holds %d: RabbitMQ %s; "+
+			"to avoid it, drop that policy in an apply of its own first, then make the rest of the change",
 			t.by, t.queue, t.vhost, t.limit, t.unit, t.key, t.held, fate)
 	}
 	return fmt.Sprintf("%s: queue %q in vhost %q gets a length limit of %d %s (%s, overflow drop-head), and it holds %d: RabbitMQ %s",

@@ -42,6 +42,10 @@ func TestLimitTrims(t *testing.T) {
 		// keep shadows floor's lower limit on renamed.
 		v.Policies["keep"] = prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)
 		v.Policies["floor"] = policy("floor", "^renamed$", topology.Args{"max-length": int64(2)})
+		// top outranks mid's lower limit on lowered.
+		v.Queues["lowered"] = &topology.Queue{Name: "lowered", Durable: true}
+		v.Policies["top"] = prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 5)
+		v.Policies["mid"] = prioritised(policy("mid", "^lowered$", topology.Args{"max-length": int64(2)}), 3)
 		top.Vhosts["v"] = v
 		return top
 	}
@@ -137,14 +141,27 @@ func TestLimitTrims(t *testing.T) {
 			want:    []trim{row("plain", "max-length", 30, `policy "low" and policy "old"`, "")},
 		},
 		{
-			// apply deletes keep before it writes keep2: floor's limit is
-			// in force on the queue meanwhile.
+			// apply writes keep2 before it deletes keep (make before
+			// break): floor's limit is never in force on the queue. Before
+			// the late deletes (kind.LatePhase) it was, meanwhile.
 			name: "a policy renamed over a lower-priority limit",
 			changes: []plan.Change{
 				{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
 				put(plan.KindPolicy, prioritised(policy("keep2", "^renamed$", topology.Args{"max-length": int64(100)}), 5)),
 			},
-			want: []trim{between(row("renamed", "max-length", 2, `policy "keep2" and policy "keep"`, ""))},
+		},
+		{
+			// top's priority drops below mid's, and mid goes: apply
+			// writes top before it deletes mid, so mid's limit is in force
+			// on the queue meanwhile.
+			name: "a priority lowered beside a policy dropped",
+			changes: []plan.Change{
+				{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "top",
+					Before: plan.PolicyObject{Policy: prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 5)},
+					After:  plan.PolicyObject{Policy: prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 1)}},
+				{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "mid", Before: plan.PolicyObject{Policy: prioritised(policy("mid", "^lowered$", topology.Args{"max-length": int64(2)}), 3)}},
+			},
+			want: []trim{between(row("lowered", "max-length", 2, `policy "mid" and policy "top"`, ""))},
 		},
 		{
 			// floor's limit is in force while the apply runs, and after.
@@ -221,8 +238,8 @@ func TestTrimText(t *testing.T) {
 		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 5, by: `policy "cap"`, held: 50,
 			fate: dlFate{dropped: true, configured: true, exchange: "dlx", why: `dead-letter exchange "dlx" routes them, with key "nowhere", to no queue`}},
 			`policy "cap": queue "jobs" in vhost "v" gets a length limit of 5 messages (max-length, overflow drop-head), and it holds 50: RabbitMQ dead-letters the oldest 45 at once, and they are lost: dead-letter exchange "dlx" routes them, with key "nowhere", to no queue`},
-		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 2, by: `policy "keep2" and policy "keep"`, held: 5, between: true, fate: dlFate{dropped: true, why: "no dead-letter exchange"}},
-			`policy "keep2" and policy "keep": queue "jobs" in vhost "v" gets a length limit of 2 messages (max-length, overflow drop-head) while the apply runs (apply deletes policies before it writes the ones that take their place: a policy renamed), and it holds 5: RabbitMQ drops the oldest 3 at once (no dead-letter exchange); to rename a policy, add the new one in an apply of its own (with a higher priority), then remove the old one`},
+		{trim{vhost: "v", queue: "jobs", key: "max-length", unit: "messages", limit: 2, by: `policy "mid" and policy "top"`, held: 5, between: true, fate: dlFate{dropped: true, why: "no dead-letter exchange"}},
+			`policy "mid" and policy "top": queue "jobs" in vhost "v" gets a length limit of 2 messages (max-length, overflow drop-head) while the apply runs (apply writes policies before it deletes those the plan drops, and until then a policy the plan drops is in force on it), and it holds 5: RabbitMQ drops the oldest 3 at once (no dead-letter exchange); to avoid it, drop that policy in an apply of its own first, then make the rest of the change`},
 	} {
 		if got := tc.t.String(); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)

@@ -66,6 +66,18 @@ type Spec struct {
 	// Vhosts are created before anything is deleted and deleted after
 	// everything in them.
 	DeletePhase, WritePhase int
+	// DeleteLate: a delete for good of an object of the kind runs in
+	// LatePhase, after every write, when what the object hangs on (its
+	// vhost; a binding's ends) stays: make before break. A binding moved
+	// from one queue to another, or a policy renamed, is otherwise absent
+	// while everything between the delete and the write phases is
+	// written, and a message published meanwhile is routed nowhere or
+	// expires without its dead-letter exchange (a binding moved with 300
+	// queue declarations between the two phases on RabbitMQ 4.3.6: 681 of
+	// 14,476 messages unroutable). Meanwhile both are in force: a copy
+	// to the old queue and the new, or the old policy or the new one,
+	// never neither.
+	DeleteLate bool
 	// Broker is true for a kind that lives on the broker, not in a vhost
 	// (users): its objects are in topology.Topology.Items, and its
 	// changes' Vhost is "".
@@ -126,9 +138,9 @@ var specs = []Spec{
 	{Kind: Vhost, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
 	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6},
 	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, HoldsMessages: true},
-	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeletedByKey: true, NamedByEnds: true},
-	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, Policy: true},
-	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9, Policy: true},
+	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeleteLate: true, DeletedByKey: true, NamedByEnds: true},
+	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
+	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
 	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9,
 		Item: vhostLimitsItem},
 	// An upstream is written before the policies that name it (federation
@@ -281,9 +293,13 @@ func (k Kind) FieldNames() []string {
 	return Names(s.Item.Fields)
 }
 
-// Phases is the number of apply phases (DeletePhase and WritePhase are
-// below it).
-const Phases = 10
+// LatePhase runs after every write: the deletes for good of the kinds
+// that delete late (Spec.DeleteLate).
+const LatePhase = 10
+
+// Phases is the number of apply phases (DeletePhase, WritePhase and
+// LatePhase are below it).
+const Phases = 11
 
 // Unknown is the error of a stage given a kind it has no code for.
 func Unknown(stage string, k Kind) error {
