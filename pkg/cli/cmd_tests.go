@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 	"github.com/mqctl/mqctl/pkg/topotest"
 )
@@ -55,7 +58,8 @@ it on arrival through its real dead-letter wiring; that the queue has a TTL is
 checked on the file.
 
 Prints PASS or FAIL per test and "N passed, N failed"; exits 1 when a test
-fails.`,
+fails, and when there is nothing to test: a file without tests, a --run
+that matches no test's name, a --vhost where no test runs.`,
 		Example: `  mqctl test -f examples/orders
   mqctl test -f examples/orders --live
   mqctl test --run 'retry' -o json`,
@@ -101,17 +105,12 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 	if err != nil {
 		return err
 	}
-	var tests []topology.Test
-	for _, tc := range t.Tests {
-		if _, kept := t.Vhosts[tc.Vhost]; kept && (match == nil || match.MatchString(tc.Name)) {
-			tests = append(tests, tc)
-		}
-	}
-	if len(tests) == 0 {
-		fmt.Fprintln(stderr, "mqctl: no tests to run: add a tests: section to the file (see mqctl test --help), or check --run and --vhost")
+	tests, err := g.selectTests(t, match)
+	if err != nil {
+		return err
 	}
 	var r *topotest.Report
-	if f.live && len(tests) > 0 {
+	if f.live {
 		c, amqpURL, err := g.connect(ctx)
 		if err != nil {
 			return err
@@ -144,6 +143,81 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 	}
 	return nil
 }
+
+// selectTests returns the tests of t to run: those in the vhosts --vhost
+// keeps whose name match matches (all without --run). A run that would
+// test nothing is refused, naming why: a CI job that runs mqctl test on a
+// file without tests, or with a --run that matches none (a typo), must not
+// pass having tested nothing.
+func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp) ([]topology.Test, error) {
+	if len(t.Tests) == 0 {
+		verb := "has"
+		if len(g.topologyFiles()) > 1 {
+			verb = "have"
+		}
+		return nil, fmt.Errorf("%s %s no tests (no tests: section, or an empty one), so there is nothing to test; add some, such as\n%s\n(mqctl test --help explains each kind of test)",
+			strings.Join(g.topologyFiles(), ", "), verb, testsExample)
+	}
+	var inScope, tests []topology.Test
+	for _, tc := range t.Tests {
+		if _, kept := t.Vhosts[tc.Vhost]; kept {
+			inScope = append(inScope, tc)
+		}
+	}
+	if len(inScope) == 0 {
+		var in []string
+		for _, tc := range t.Tests {
+			if !slices.Contains(in, tc.Vhost) {
+				in = append(in, tc.Vhost)
+			}
+		}
+		slices.Sort(in)
+		return nil, fmt.Errorf("no test runs in --vhost %s: the file's tests run in %s; name one of those with --vhost, or leave --vhost out",
+			quotedList(g.vhosts), quotedList(in))
+	}
+	for _, tc := range inScope {
+		if match == nil || match.MatchString(tc.Name) {
+			tests = append(tests, tc)
+		}
+	}
+	if len(tests) > 0 {
+		return tests, nil
+	}
+	names := make([]string, len(inScope))
+	for i, tc := range inScope {
+		names[i] = tc.Name
+	}
+	hint := ""
+	if near := nearTest(match.String(), names); near != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return nil, fmt.Errorf("--run %q matches no test%s; the tests are %s: fix the pattern (a regular expression over the test names), or leave --run out to run them all",
+		match.String(), hint, quotedList(names))
+}
+
+// nearTest is the test name, or a word of one, nearest to pattern, for a
+// --run that matches none ("" when none is near).
+func nearTest(pattern string, names []string) string {
+	if near := suggest.Closest(pattern, names); near != "" {
+		return near
+	}
+	var words []string
+	for _, n := range names {
+		for _, w := range strings.Fields(n) {
+			if !slices.Contains(words, w) {
+				words = append(words, w)
+			}
+		}
+	}
+	return suggest.Closest(pattern, words)
+}
+
+// testsExample is a tests: section to start from, as mqctl test --help
+// shows it.
+const testsExample = `  tests:
+    - name: created orders reach shipping
+      publish: {exchange: orders, routing_key: order.created}
+      expect: {queues: [orders.shipping]}`
 
 // prefixed writes each line it is given behind "mqctl: ".
 type prefixed struct{ w io.Writer }

@@ -87,8 +87,22 @@ func TestTestCommand(t *testing.T) {
 			contains: []string{`--output "yaml" is not supported here; use one of [text json]`}},
 		{name: "bad --wait", file: testsTestFile, args: []string{"--live", "--wait", "0s"}, code: 1,
 			contains: []string{"--wait 0s: give a positive duration"}},
-		{name: "no tests", file: strings.Split(testsTestFile, "tests:")[0],
-			stdout: "0 passed, 0 failed\n", contains: []string{"mqctl: no tests to run: add a tests: section"}},
+		// A run that tests nothing fails: a CI job on a file without tests,
+		// or with a --run that matches none (a typo), passed before.
+		{name: "no tests", file: strings.Split(testsTestFile, "tests:")[0], code: 1,
+			contains: []string{"mqctl: topology.yaml has no tests (no tests: section, or an empty one), so there is nothing to test; add some, such as\n  tests:\n", "(mqctl test --help explains each kind of test)"}},
+		{name: "an empty tests: section", file: strings.Split(testsTestFile, "tests:")[0] + "tests: []\n", code: 1,
+			contains: []string{"mqctl: topology.yaml has no tests (no tests: section, or an empty one)"}},
+		{name: "--run matching no test", file: testsTestFile, args: []string{"--run", "^retried"}, code: 1,
+			contains: []string{`mqctl: --run "^retried" matches no test; the tests are "created reaches shipping", "rejected lands in the DLQ", "retry comes back": fix the pattern`}},
+		{name: "--run near a test's name", file: testsTestFile, args: []string{"--run", "retry comes bak"}, code: 1,
+			contains: []string{`mqctl: --run "retry comes bak" matches no test (did you mean "retry comes back"?); the tests are`}},
+		{name: "--run near a word of a test's name", file: testsTestFile, args: []string{"--run", "rejectd"}, code: 1,
+			contains: []string{`mqctl: --run "rejectd" matches no test (did you mean "rejected"?)`}},
+		{name: "--run matching no test, -o json", file: testsTestFile, args: []string{"--run", "nothing", "-o", "json"}, code: 1,
+			contains: []string{`mqctl: --run "nothing" matches no test`}},
+		{name: "--vhost without tests", file: strings.ReplaceAll(strings.Replace(testsTestFile, "vhosts:\n", "vhosts:\n  other: {}\n", 1), "  - name:", "  - vhost: /\n    name:"), args: []string{"--vhost", "other"}, code: 1,
+			contains: []string{`mqctl: no test runs in --vhost "other": the file's tests run in "/"`}},
 		// What the target version refuses of the tests' vhost, a --live run
 		// on it is refused: the offline run is refused alike, not answered
 		// from wiring the broker never holds (before, 3.10 passed the test
