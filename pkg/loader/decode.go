@@ -231,7 +231,27 @@ func (d *decoder) require(f fieldSet, n *node, what, name, example string) bool 
 	if f.has(name) {
 		return true
 	}
+	if d.nullField(n, what, name, example) {
+		return false
+	}
 	d.errs.addf(n.pos, "add "+example, "%s: missing required field %q", what, name)
+	return false
+}
+
+// nullField reports, at its key, a required field name of mapping n
+// (named what) written with no value (null, ~ or nothing after the
+// colon), which fields drops as if not written: it is there, and empty,
+// not missing. It says whether it did.
+func (d *decoder) nullField(n *node, what, name, example string) bool {
+	if n == nil || n.kind != mapNode {
+		return false
+	}
+	for _, e := range n.entries {
+		if e.key.value == name && e.value.isNull() {
+			d.errs.addf(e.key.pos, "write "+example, "%s: %s is empty (null)", what, name)
+			return true
+		}
+	}
 	return false
 }
 

@@ -108,7 +108,10 @@ func (d *decoder) test(it indexed, t *topology.Topology) (topology.Test, bool) {
 		tc.Publish = topology.TestMessage{RoutingKey: tier}
 	}
 
-	if e, has := f.get("expect"); !has {
+	const expectExample = "expect: {queues: [QUEUE, …]} (an empty list, expect: {queues: []}: the message reaches no queue)"
+	if e, has := f.get("expect"); !has && d.nullField(n, what, "expect", expectExample) {
+		ok = false
+	} else if !has {
 		d.errs.addf(n.pos, "add expect: {queues: [QUEUE, …]} (an empty list: the message reaches no queue)", "%s: missing required field \"expect\"", what)
 		ok = false
 	} else if v != nil {
@@ -134,6 +137,8 @@ func (d *decoder) testActions(f fieldSet, n *node, what string) bool {
 	_, hasExpire := f.get("expire")
 	_, hasRetry := f.get("retry")
 	switch {
+	case !hasPublish && !hasReject && !hasExpire && !hasRetry && d.nullAction(n, what):
+		return false
 	case !hasPublish && !hasReject && !hasExpire && !hasRetry:
 		d.errs.addf(n.pos, "publish: {exchange, routing_key} checks where a publish lands; reject: QUEUE or expire: QUEUE where that queue's dead letters land; retry: {queue, delay} where a delay tier returns messages",
 			"%s: nothing to test: add publish, reject, expire or retry", what)
@@ -147,6 +152,22 @@ func (d *decoder) testActions(f fieldSet, n *node, what string) bool {
 		return false
 	}
 	return true
+}
+
+// nullAction reports the action fields of test n (named what) written
+// with no value: the test says what to do, and leaves it empty. It says
+// whether there was one.
+func (d *decoder) nullAction(n *node, what string) bool {
+	found := false
+	for _, a := range []struct{ name, example string }{
+		{"publish", "publish: {exchange: NAME, routing_key: KEY}"},
+		{"reject", "reject: QUEUE"},
+		{"expire", "expire: QUEUE"},
+		{"retry", "retry: {queue: QUEUE, delay: 10s}"},
+	} {
+		found = d.nullField(n, what, a.name, a.example) || found
+	}
+	return found
 }
 
 // testVhost resolves the test's vhost: the one named, else the file's
