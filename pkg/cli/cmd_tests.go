@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -110,15 +111,16 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 		return err
 	}
 	var r *topotest.Report
+	var stopped error // what stopped a live run, reported after what it did
 	if f.live {
 		c, amqpURL, err := g.connect(ctx)
 		if err != nil {
 			return err
 		}
-		r, err = topotest.RunLive(ctx, c, t, tests, topotest.LiveOptions{
+		r, stopped = topotest.RunLive(ctx, c, t, tests, topotest.LiveOptions{
 			AMQPURL: amqpURL, TLS: c.TLSConfig(), Wait: f.wait, Log: prefixed{w: stderr}})
-		if err != nil {
-			return err
+		if r == nil {
+			return stopped
 		}
 	} else {
 		// What the target would refuse of the tests' vhosts, a --live run
@@ -136,7 +138,10 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 		err = topotest.WriteText(stdout, r)
 	}
 	if err != nil {
-		return err
+		return errors.Join(err, stopped)
+	}
+	if stopped != nil {
+		return fmt.Errorf("%w\n%d of the %d tests did not run: %s", stopped, len(r.NotRun), len(tests), quotedList(r.NotRun))
 	}
 	if !r.OK() {
 		return &ExitCodeError{Code: ExitError}

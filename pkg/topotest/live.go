@@ -69,6 +69,10 @@ type LiveOptions struct {
 //     other queues the probe reached are told apart by their x-death entry.
 //
 // Streams, which basic.get cannot read, are read by a consumer each.
+//
+// An error that stops the run (a vhost whose copy the broker refuses, a
+// broker gone) comes with the report of the tests done before it, which
+// names those not run (Report.NotRun); nil before any vhost is tried.
 func RunLive(ctx context.Context, c *broker.Client, t *topology.Topology, tests []topology.Test, o LiveOptions) (*Report, error) {
 	if o.Wait <= 0 {
 		o.Wait = DefaultWait
@@ -84,6 +88,7 @@ func RunLive(ctx context.Context, c *broker.Client, t *topology.Topology, tests 
 			c.Username(), tagsPhrase(c.Tags()), strings.Join(shellWords(append(append([]string{c.Username()}, c.Tags()...), "administrator")), " "))
 	}
 	out := make([]Outcome, len(tests))
+	done := make([]bool, len(tests))
 	var order []string
 	byVhost := map[string][]int{}
 	for i, tc := range tests {
@@ -94,22 +99,43 @@ func RunLive(ctx context.Context, c *broker.Client, t *topology.Topology, tests 
 	}
 	for _, vh := range order {
 		v := t.Vhosts[vh]
-		if v == nil {
-			return nil, fmt.Errorf("vhost %q is not in the topology", vh)
+		var res []Outcome
+		err := fmt.Errorf("vhost %q is not in the topology", vh)
+		if v != nil {
+			var group []topology.Test
+			for _, i := range byVhost[vh] {
+				group = append(group, tests[i])
+			}
+			res, err = runVhost(ctx, c, v, group, o)
 		}
-		var group []topology.Test
-		for _, i := range byVhost[vh] {
-			group = append(group, tests[i])
+		for j, oc := range res {
+			out[byVhost[vh][j]], done[byVhost[vh][j]] = oc, true
 		}
-		res, err := runVhost(ctx, c, v, group, o)
 		if err != nil {
-			return nil, err
-		}
-		for j, i := range byVhost[vh] {
-			out[i] = res[j]
+			// The tests already run keep their outcomes: the report
+			// holds them, and names those that did not run.
+			return partialReport(tests, out, done), err
 		}
 	}
 	return newReport(true, out), nil
+}
+
+// partialReport is the report of a live run stopped by an error: the
+// outcomes of the tests done, in file order, and the names of the others
+// (Report.NotRun).
+func partialReport(tests []topology.Test, out []Outcome, done []bool) *Report {
+	var ran []Outcome
+	var notRun []string
+	for i, tc := range tests {
+		if done[i] {
+			ran = append(ran, out[i])
+		} else {
+			notRun = append(notRun, tc.Name)
+		}
+	}
+	r := newReport(true, ran)
+	r.NotRun = notRun
+	return r
 }
 
 // runVhost runs the tests of one vhost in a throwaway copy of it.
@@ -150,7 +176,7 @@ func runVhost(ctx context.Context, c *broker.Client, src *topology.Vhost, tests 
 	for i, tc := range tests {
 		oc, err := p.run(ctx, sim, tc, i)
 		if err != nil {
-			return nil, fmt.Errorf("test %q: %w", tc.Name, err)
+			return outcomes, fmt.Errorf("test %q: %w", tc.Name, err)
 		}
 		outcomes = append(outcomes, oc)
 	}

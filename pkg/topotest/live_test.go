@@ -578,3 +578,59 @@ tests:
 		}
 	}
 }
+
+// TestLiveRefusedLaterVhost: when the copy of a later vhost is refused (no
+// broker here offers x-consistent-hash), the run stops there, and the
+// outcomes of the vhosts already tested come back with the error, the
+// tests not run named; before, they were dropped with the report. Every
+// throwaway vhost is deleted. The same on 4.3, 4.0 and 3.10.
+func TestLiveRefusedLaterVhost(t *testing.T) {
+	t.Parallel()
+	c, amqpURL := liveBroker(t)
+	top := loadSrc(t, `version: 1
+vhosts:
+  htt2-first:
+    exchanges:
+      fan: { type: fanout }
+    queues:
+      one: { bindings: [{ exchange: fan }] }
+  htt2-later:
+    exchanges:
+      spread: { type: x-consistent-hash }
+    queues:
+      two: { bindings: [{ exchange: spread, routing_key: "1" }] }
+tests:
+  - { name: fanout, vhost: htt2-first, publish: { exchange: fan }, expect: { queues: [one] } }
+  - { name: spread, vhost: htt2-later, publish: { exchange: spread, routing_key: k }, expect: { queues: [two] } }
+  - { name: fanout wrong, vhost: htt2-first, publish: { exchange: fan }, expect: { queues: [] } }
+`)
+	var log logBuffer
+	r, err := topotest.RunLive(t.Context(), c, top, top.Tests, topotest.LiveOptions{AMQPURL: amqpURL, Log: &log})
+	if err == nil {
+		t.Fatal("the broker took an x-consistent-hash exchange; this test needs one that does not")
+	}
+	vhosts := throwawayVhosts(t, log.String()+err.Error())
+	if len(vhosts) != 2 {
+		t.Errorf("throwaway vhosts %v, want one per vhost", vhosts)
+	}
+	assertDeleted(t, c, vhosts)
+	if !strings.Contains(err.Error(), `exchange "spread" in vhost "htt2-later"`) {
+		t.Errorf("the error does not name the refused exchange: %v", err)
+	}
+	if r == nil {
+		t.Fatalf("no report of the vhost tested before the refusal; error: %v", err)
+	}
+	var got []string
+	for _, o := range r.Tests {
+		got = append(got, fmt.Sprintf("%s %v", o.Name, o.Passed))
+	}
+	if diff := cmp.Diff([]string{"fanout true", "fanout wrong false"}, got); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"spread"}, r.NotRun); diff != "" {
+		t.Errorf("not run (-want +got):\n%s", diff)
+	}
+	if r.Passed != 1 || r.Failed != 1 || r.OK() {
+		t.Errorf("passed %d, failed %d, OK %v; want 1, 1, false", r.Passed, r.Failed, r.OK())
+	}
+}

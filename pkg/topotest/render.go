@@ -44,6 +44,9 @@ func WriteText(w io.Writer, r *Report) error {
 	if random > 0 {
 		fmt.Fprintf(&sb, ", %d unknown (a random pick: no run can tell)", random)
 	}
+	if n := len(r.NotRun); n > 0 {
+		fmt.Fprintf(&sb, ", %d not run", n)
+	}
 	sb.WriteString("\n")
 	_, err := io.WriteString(w, sb.String())
 	return err

@@ -60,6 +60,10 @@ type Report struct {
 	// Unknown counts the tests the simulator could not decide (Outcome.
 	// Unknown): neither passed nor failed.
 	Unknown int `json:"unknown"`
+	// NotRun names the tests a live run did not get to, in file order:
+	// an error stopped it (the throwaway copy of their vhost refused,
+	// the broker gone), which the command reports after the report.
+	NotRun []string `json:"not_run,omitempty"`
 }
 
 func newReport(live bool, outcomes []Outcome) *Report {
