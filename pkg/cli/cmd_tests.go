@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 	"github.com/mqctl/mqctl/pkg/topotest"
@@ -104,9 +105,21 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 	}
 	t, err := load()
 	if err != nil {
-		return err
+		return err // the loader's errors show no value from the environment
 	}
-	tests, err := g.selectTests(t, match)
+	// A value from the environment (${VAR}) may be a secret: the report,
+	// the log and the errors show what the file wrote instead.
+	hidden := topotest.Hidden(t)
+	if err := g.runLoaded(ctx, stdout, prefixed{w: stderr, hide: hidden}, f, t, match, version); err != nil {
+		return hideError(err, hidden)
+	}
+	return nil
+}
+
+// runLoaded runs the tests of t that match selects, writing the report to
+// stdout and a live run's log to log.
+func (g *globals) runLoaded(ctx context.Context, stdout io.Writer, log prefixed, f testFlags, t *topology.Topology, match *regexp.Regexp, version rmqversion.Version) error {
+	tests, err := g.selectTests(t, match, log.hide)
 	if err != nil {
 		return err
 	}
@@ -118,7 +131,7 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 			return err
 		}
 		r, stopped = topotest.RunLive(ctx, c, t, tests, topotest.LiveOptions{
-			AMQPURL: amqpURL, TLS: c.TLSConfig(), Wait: f.wait, Log: prefixed{w: stderr}})
+			AMQPURL: amqpURL, TLS: c.TLSConfig(), Wait: f.wait, Log: log})
 		if r == nil {
 			return stopped
 		}
@@ -132,6 +145,7 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 		r = topotest.Simulate(t, tests, version)
 		r.Live = f.live
 	}
+	r.Hide(log.hide)
 	if g.output == "json" {
 		err = topotest.WriteJSON(stdout, r)
 	} else {
@@ -153,8 +167,10 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 // keeps whose name match matches (all without --run). A run that would
 // test nothing is refused, naming why: a CI job that runs mqctl test on a
 // file without tests, or with a --run that matches none (a typo), must not
-// pass having tested nothing.
-func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp) ([]topology.Test, error) {
+// pass having tested nothing. A test is selected by its name, or by its
+// name as the report shows it (hidden: the values from the environment
+// shown as the file wrote them).
+func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp, hidden topology.EnvValues) ([]topology.Test, error) {
 	if len(t.Tests) == 0 {
 		verb := "has"
 		if len(g.topologyFiles()) > 1 {
@@ -181,7 +197,7 @@ func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp) ([]top
 			quotedList(g.vhosts), quotedList(in))
 	}
 	for _, tc := range inScope {
-		if match == nil || match.MatchString(tc.Name) {
+		if match == nil || match.MatchString(tc.Name) || match.MatchString(hidden.Hide(tc.Name)) {
 			tests = append(tests, tc)
 		}
 	}
@@ -190,7 +206,7 @@ func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp) ([]top
 	}
 	names := make([]string, len(inScope))
 	for i, tc := range inScope {
-		names[i] = tc.Name
+		names[i] = hidden.Hide(tc.Name) // as the report shows it, and a word of it
 	}
 	hint := ""
 	if near := nearTest(match.String(), names); near != "" {
@@ -224,11 +240,33 @@ const testsExample = `  tests:
       publish: {exchange: orders, routing_key: order.created}
       expect: {queues: [orders.shipping]}`
 
-// prefixed writes each line it is given behind "mqctl: ".
-type prefixed struct{ w io.Writer }
+// hideError is err with the values of hidden it shows replaced with what
+// the file wrote (topology.EnvValues.Hide); it wraps err, so that the exit
+// code stays err's.
+func hideError(err error, hidden topology.EnvValues) error {
+	if msg := hidden.Hide(err.Error()); msg != err.Error() {
+		return &hiddenError{msg: msg, err: err}
+	}
+	return err
+}
+
+type hiddenError struct {
+	msg string
+	err error
+}
+
+func (e *hiddenError) Error() string { return e.msg }
+func (e *hiddenError) Unwrap() error { return e.err }
+
+// prefixed writes each line it is given behind "mqctl: ", with the values
+// of hide it shows replaced with what the file wrote.
+type prefixed struct {
+	w    io.Writer
+	hide topology.EnvValues
+}
 
 func (p prefixed) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "mqctl: %s", b); err != nil {
+	if _, err := fmt.Fprintf(p.w, "mqctl: %s", p.hide.Hide(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil

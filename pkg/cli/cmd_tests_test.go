@@ -156,3 +156,87 @@ func TestTestCommandJSON(t *testing.T) {
 		t.Errorf("report: %s", stdout)
 	}
 }
+
+// TestTestCommandHidesEnvValues: a value the file takes from the
+// environment may be a secret (a token in a header, a tenant in a routing
+// key), and mqctl test shows what the file wrote, ${VAR}, in its place in
+// every output: PASS and FAIL lines (a name derived from the publish),
+// messages and hops, -o json, and its errors. Before, it printed the
+// values. Names of the file's objects are shown (the report lists them).
+func TestTestCommandHidesEnvValues(t *testing.T) {
+	const file = `version: 1
+vhosts:
+  /:
+    exchanges:
+      ev: { type: headers }
+      tp: { type: topic }
+    queues:
+      q1: { bindings: [{ exchange: ev, arguments: { x-match: all, token: "${TOKEN}", n: "${N}" } }] }
+      q2: { bindings: [{ exchange: tp, routing_key: "${REGION}.orders" }] }
+      "${QUEUE}": {}
+tests:
+  - name: the token reaches q2
+    publish: { exchange: ev, headers: { token: "${TOKEN}", n: "${N}" } }
+    expect: { queues: [q2] }
+  - name: "${TENANT} orders reach q1"
+    publish: { exchange: tp, routing_key: "${REGION}.orders" }
+    expect: { queues: ["${QUEUE}"] }
+  - publish: { exchange: tp, routing_key: "${REGION}" }
+    expect: { queues: [] }
+  - name: another token
+    publish: { exchange: ev, headers: { token: "${OTHER_TOKEN}", n: "${N}" } }
+    expect: { queues: [q1] }
+`
+	env := map[string]string{"TOKEN": "s3cr3t-T0KEN-value", "OTHER_TOKEN": "0ther-s3cr3t", "N": "73",
+		"REGION": "eu-zz", "TENANT": "acme-tenant", "QUEUE": "audit"}
+	secrets := []string{"s3cr3t-T0KEN-value", "0ther-s3cr3t", "73", "eu-zz", "acme-tenant"}
+	path := filepath.Join(t.TempDir(), "topology.yaml")
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{name: "text", code: 1, contains: []string{
+			`FAIL the token reaches q2: expected [q2], got [q1]`,
+			`(hops: ev {"n":${N},"token":${TOKEN},"x-match":"all"} -> q1)`,
+			`FAIL ${TENANT} orders reach q1: expected [audit], got [q2]`,
+			`"q2" is bound from tp [${REGION}.orders]`,
+			`PASS publish to tp with key ${REGION}`,
+			`no binding of exchange "ev" matches headers {n=${N}, token=${OTHER_TOKEN}}`}},
+		{name: "json", args: []string{"-o", "json"}, code: 1, contains: []string{
+			`"name": "${TENANT} orders reach q1"`, `"expected": [` + "\n        \"audit\"", `"name": "publish to tp with key ${REGION}"`,
+			`"ev {\"n\":${N},\"token\":${TOKEN},\"x-match\":\"all\"} -\u003e q1"`}},
+		{name: "--run matching no test names the tests", args: []string{"--run", "nothing"}, code: 1, contains: []string{
+			`the tests are "the token reaches q2", "${TENANT} orders reach q1", "publish to tp with key ${REGION}"`}},
+		{name: "--run near a word of a value", args: []string{"--run", "acme-tenamt"}, code: 1, contains: []string{
+			`--run "acme-tenamt" matches no test; the tests are`}},
+		{name: "--run near a test's name as shown", args: []string{"--run", "${TENANT} orders reach q"}, code: 1, contains: []string{
+			`matches no test (did you mean "${TENANT} orders reach q1"?)`}},
+		{name: "--run by the name shown", args: []string{"--run", `^\$\{TENANT\} orders`}, code: 1, contains: []string{
+			"FAIL ${TENANT} orders reach q1", "0 passed, 1 failed\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := Main(context.Background(), append([]string{"test", "-f", path}, tc.args...), Env{Stdout: &out, Stderr: &errb, LookupEnv: lookup})
+			stdout, stderr := out.String(), errb.String()
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, s := range secrets {
+				if strings.Contains(stdout+stderr, s) {
+					t.Errorf("the output shows the value of a variable, %q:\nstdout:\n%s\nstderr:\n%s", s, stdout, stderr)
+				}
+			}
+			for _, want := range tc.contains {
+				if !strings.Contains(stdout+stderr, want) {
+					t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
+				}
+			}
+		})
+	}
+}

@@ -56,12 +56,8 @@ type collector struct {
 	warns ErrorList
 	// hidden holds each value replaced from the environment (${VAR}),
 	// but for keys: what no error or warning shows (hide).
-	hidden map[*node]hiddenValue
+	hidden map[*node]topology.EnvValue
 }
-
-// hiddenValue is a value taken from the environment and what it was
-// written as (raw, with its ${…}).
-type hiddenValue struct{ value, raw string }
 
 func newCollector() *collector { return &collector{order: map[string]int{}} }
 
@@ -72,16 +68,25 @@ func (c *collector) interpolated(n *node, value, raw string) {
 		return
 	}
 	if c.hidden == nil {
-		c.hidden = map[*node]hiddenValue{}
+		c.hidden = map[*node]topology.EnvValue{}
 	}
-	c.hidden[n] = hiddenValue{value: value, raw: raw}
+	c.hidden[n] = topology.EnvValue{Value: value, Raw: raw}
 }
 
-// hiddenMinBytes is the length from which a value from the environment is
-// hidden wherever its error shows it, not only where the error quotes it
-// ("…"): a shorter value (1, quorum) is too likely part of the error's
-// own words.
-const hiddenMinBytes = 8
+// fromEnv are the values of the load taken from the environment.
+func (c *collector) fromEnv() topology.EnvValues {
+	if len(c.hidden) == 0 {
+		return nil
+	}
+	vs := make([]topology.EnvValue, 0, len(c.hidden))
+	for _, h := range c.hidden {
+		// Not a value written with $$ alone ($${X} is the text ${X}).
+		if strings.Contains(strings.ReplaceAll(h.Raw, "$$", ""), "${") {
+			vs = append(vs, h)
+		}
+	}
+	return topology.NewEnvValues(vs)
+}
 
 // hide rewrites e so that it shows no value taken from the environment
 // that it is about (a ${VAR} may hold a secret in any field: a URI given
@@ -89,20 +94,17 @@ const hiddenMinBytes = 8
 // position, quoted, is replaced with what the file wrote, ${VAR}, saying
 // its value is not shown. The errors about other objects, which name them
 // (their names may be as short as a value), are left as they are.
-func hide(e *Error, byPos map[topology.Pos][]hiddenValue) {
+func hide(e *Error, byPos map[topology.Pos][]topology.EnvValue) {
 	for _, h := range byPos[e.Pos] {
-		written := h.raw
-		if !strings.HasPrefix(written, "${") || strings.Count(written, "${") != 1 || !strings.HasSuffix(written, "}") {
-			written = strconv.Quote(written)
-		}
+		written := h.Shown()
 		for _, s := range []*string{&e.Msg, &e.Hint} {
 			// The last one: an error names its object first, whose name
 			// may be the same, and masked would tell the value.
-			if i := strings.LastIndex(*s, strconv.Quote(h.value)); i >= 0 {
-				*s = (*s)[:i] + written + " (its value not shown)" + (*s)[i+len(strconv.Quote(h.value)):]
+			if i := strings.LastIndex(*s, strconv.Quote(h.Value)); i >= 0 {
+				*s = (*s)[:i] + written + " (its value not shown)" + (*s)[i+len(strconv.Quote(h.Value)):]
 			}
-			if len(h.value) >= hiddenMinBytes {
-				*s = strings.ReplaceAll(*s, h.value, written)
+			if len(h.Value) >= topology.HiddenMinBytes {
+				*s = strings.ReplaceAll(*s, h.Value, written)
 			}
 		}
 	}
@@ -150,7 +152,7 @@ func (c *collector) sorted(errs ErrorList) ErrorList {
 	list := make(ErrorList, len(errs))
 	copy(list, errs)
 	if len(c.hidden) > 0 {
-		byPos := make(map[topology.Pos][]hiddenValue, len(c.hidden))
+		byPos := make(map[topology.Pos][]topology.EnvValue, len(c.hidden))
 		for n, h := range c.hidden {
 			byPos[n.pos] = append(byPos[n.pos], h)
 		}

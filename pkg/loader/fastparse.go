@@ -95,7 +95,7 @@ func readFast(p *parser, data []byte) (root *node, ok bool, crash any) {
 	}
 	p.errs.errs = append(p.errs.errs, fin.errs.errs...)
 	for n, h := range fin.errs.hidden {
-		p.errs.interpolated(n, h.value, h.raw)
+		p.errs.interpolated(n, h.Value, h.Raw)
 	}
 	maps.Copy(p.refs, fin.refs)
 	maps.Copy(p.unset, fin.unset)

@@ -100,6 +100,10 @@ type Topology struct {
 	Owner string `json:"-"`
 	// OwnerPos is where the file sets it.
 	OwnerPos Pos `json:"-"`
+	// FromEnv are the values the files took from the environment (${VAR}),
+	// but in keys: output that may show them (mqctl test's) shows what the
+	// file wrote instead (EnvValues.Hide).
+	FromEnv EnvValues `json:"-"`
 }
 
 // MaxOwner is the longest owner name.

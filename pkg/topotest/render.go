@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // WriteText prints one line per test, `PASS name`, or `FAIL name: why
@@ -57,4 +59,49 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// Hidden are the values of t from the environment (${VAR}) that the
+// output of mqctl test must not show, since any may be a secret (a header,
+// a routing key, a binding's arguments): all of t.FromEnv but the names
+// of the vhosts, exchanges and queues, which the report names anyway
+// (expected, got) as the file's keys name them.
+func Hidden(t *topology.Topology) topology.EnvValues {
+	var out topology.EnvValues
+	for _, e := range t.FromEnv {
+		if !isName(t, e.Value) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func isName(t *topology.Topology, s string) bool {
+	if _, ok := t.Vhosts[s]; ok {
+		return true
+	}
+	for _, v := range t.Vhosts {
+		if v.Queues[s] != nil || v.Exchanges[s] != nil {
+			return true
+		}
+	}
+	return strings.HasPrefix(s, "amq.")
+}
+
+// Hide replaces in r the values of vs (Hidden) that its names, messages
+// and hops show with what the file wrote (topology.EnvValues.Hide).
+func (r *Report) Hide(vs topology.EnvValues) {
+	if len(vs) == 0 {
+		return
+	}
+	for i := range r.Tests {
+		o := &r.Tests[i]
+		o.Name, o.Message = vs.Hide(o.Name), vs.Hide(o.Message)
+		for j, h := range o.Hops {
+			o.Hops[j] = vs.Hide(h)
+		}
+	}
+	for i, n := range r.NotRun {
+		r.NotRun[i] = vs.Hide(n)
+	}
 }

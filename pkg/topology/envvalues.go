@@ -1,0 +1,114 @@
+package topology
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// EnvValue is a value a file took from the environment (${VAR}, written
+// anywhere but in a key) and what the file wrote for it (Raw, with its
+// ${…}). Such a value may be a secret: output shows Raw in its place.
+type EnvValue struct {
+	Value string
+	Raw   string
+}
+
+// HiddenMinBytes is the length from which a value from the environment is
+// hidden wherever text shows it, not only where the text quotes it or
+// sets it apart ([v], k=v): a shorter value (1, quorum) is too likely
+// part of the text's own words.
+const HiddenMinBytes = 8
+
+// Shown is what text shows in place of the value quoted ("…"): the
+// file's ${VAR} when that is all it wrote, else what it wrote, quoted.
+func (e EnvValue) Shown() string {
+	if strings.HasPrefix(e.Raw, "${") && strings.Count(e.Raw, "${") == 1 && strings.HasSuffix(e.Raw, "}") {
+		return e.Raw
+	}
+	return strconv.Quote(e.Raw)
+}
+
+// EnvValues are the values of a load taken from the environment
+// (Topology.FromEnv), the longest first.
+type EnvValues []EnvValue
+
+// NewEnvValues returns vs without repeats, the longest value first (so
+// that a value is hidden whole before a shorter one within it).
+func NewEnvValues(vs []EnvValue) EnvValues {
+	out := slices.Clone(vs)
+	slices.SortFunc(out, func(a, b EnvValue) int {
+		if c := cmp.Compare(len(b.Value), len(a.Value)); c != 0 {
+			return c
+		}
+		return cmp.Or(strings.Compare(a.Value, b.Value), strings.Compare(a.Raw, b.Raw))
+	})
+	return EnvValues(slices.Compact(out))
+}
+
+// Hide returns s with each value of vs it shows replaced with what the
+// file wrote: quoted ("v", as Go and JSON quote it, or \"v\" within a
+// quoted text) as Shown says, and
+// bare as Raw, where it is at least HiddenMinBytes long or stands apart
+// (after one of `[{(,=` or `":`, before one of `]}),;` or the end).
+func (vs EnvValues) Hide(s string) string {
+	if len(vs) == 0 || s == "" {
+		return s
+	}
+	var sb strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		rep, n := vs.at(s, i)
+		if n == 0 {
+			i++
+			continue
+		}
+		sb.WriteString(s[last:i])
+		sb.WriteString(rep)
+		i += n
+		last = i
+	}
+	if last == 0 {
+		return s
+	}
+	sb.WriteString(s[last:])
+	return sb.String()
+}
+
+// at is the replacement of the value of vs that s shows at i, and its
+// length there (0: none).
+func (vs EnvValues) at(s string, i int) (string, int) {
+	rest := s[i:]
+	for _, v := range vs {
+		if v.Value == "" {
+			continue
+		}
+		q := strconv.Quote(v.Value)
+		if strings.HasPrefix(rest, q) {
+			return v.Shown(), len(q)
+		}
+		if j, err := json.Marshal(v.Value); err == nil && string(j) != q && strings.HasPrefix(rest, string(j)) {
+			return v.Shown(), len(j)
+		}
+		// Quoted within a quoted text (a test's name, quoted in a list).
+		if qq := strconv.Quote(q); strings.HasPrefix(rest, qq[1:len(qq)-1]) {
+			shown := strconv.Quote(v.Shown())
+			return shown[1 : len(shown)-1], len(qq) - 2
+		}
+		if strings.HasPrefix(rest, v.Value) && (len(v.Value) >= HiddenMinBytes || apart(s, i, i+len(v.Value))) {
+			return v.Raw, len(v.Value)
+		}
+	}
+	return "", 0
+}
+
+// apart reports whether s[from:to] stands apart: a binding key in a route
+// ([key]), a header in a list of them (k=v, …), a value in a table
+// ({"k":v}).
+func apart(s string, from, to int) bool {
+	left := from > 0 && (strings.IndexByte("[{(,=", s[from-1]) >= 0 || from > 1 && s[from-2:from] == `":`)
+	right := to == len(s) || strings.IndexByte("]}),;", s[to]) >= 0
+	return left && right
+}
