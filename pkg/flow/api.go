@@ -262,6 +262,28 @@ type Expiring struct {
 	Cause    string `json:"cause"`
 }
 
+// Refusing is a queue declared on both sides that refuses publishes once
+// full after the change where it did not, or sooner: a length limit it
+// did not have (or a lower one), or overflow reject-publish where it had
+// another, by argument or policy. What is published to it once full is
+// refused: a publisher using confirms gets a basic.nack and can publish
+// it again, one without confirms loses it, and nothing is dead-lettered.
+// mqctl cannot tell whether the publishers use confirms, so it may lose
+// messages, as a new length limit without a dead-letter exchange may.
+type Refusing struct {
+	Vhost string `json:"vhost"`
+	Queue string `json:"queue"`
+	Type  string `json:"type"` // classic or quorum
+	// Limit is its length limit after the change ("1000 messages or
+	// 1048576 bytes"); BeforeLimit before it ("" for none), with the
+	// overflow it had then, as the queue reads it (BeforeOverflow:
+	// drop-head by default, and for a quorum queue's reject-publish-dlx).
+	Limit          string `json:"limit"`
+	BeforeLimit    string `json:"before_limit,omitempty"`
+	BeforeOverflow string `json:"before_overflow,omitempty"`
+	Cause          string `json:"cause"`
+}
+
 // Diff is what a change does to messages. Every list is sorted by vhost,
 // then exchange or queue, then class.
 type Diff struct {
@@ -270,6 +292,7 @@ type Diff struct {
 	DelayTiers  []DelayTier  `json:"delay_tiers,omitempty"`
 	Silenced    []Silenced   `json:"silenced,omitempty"`
 	Expiring    []Expiring   `json:"expiring,omitempty"`
+	Refusing    []Refusing   `json:"refusing,omitempty"`
 	// Truncated names the exchanges ("vhost/exchange") whose key classes
 	// went past Options.MaxClasses: not every class of theirs is listed.
 	Truncated []string `json:"truncated,omitempty"`
@@ -326,12 +349,13 @@ func Compare(before, after *topology.Topology, o Options) *Diff {
 
 // Empty reports whether the change moves no message.
 func (d *Diff) Empty() bool {
-	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring)+len(d.Unlisted) == 0
+	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring)+len(d.Refusing)+len(d.Unlisted) == 0
 }
 
 // LosesMessages reports whether the change loses messages: a class that is
 // now unroutable, dead letters or delayed messages now dropped, a queue
-// nothing reaches any more, or one that now expires (sooner). It also
+// nothing reaches any more, one that now expires (sooner), or one that
+// now refuses publishes once full (sooner). It also
 // reports true where an exchange's classes went past Options.MaxClasses
 // (Truncated, but for the default exchange's queue names, which Unlisted
 // counts): the classes past the cap were not compared, and any of them may
@@ -369,5 +393,5 @@ func (d *Diff) LosesMessages() bool {
 			return true
 		}
 	}
-	return len(d.Expiring) > 0
+	return len(d.Expiring)+len(d.Refusing) > 0
 }

@@ -52,6 +52,7 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 		c.deadLetters()
 		c.silenced()
 		c.expiring()
+		c.refusing()
 		c.ties()
 	}
 	d.sort()

@@ -94,6 +94,19 @@ func (d *Diff) entries() []entry {
 		out = append(out, entry{vhost: x.Vhost, loses: true, what: fmt.Sprintf("messages held by queue %q", x.Queue), was: was,
 			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", loader.FormatDuration(x.AfterMS)), cause: x.Cause})
 	}
+	for _, r := range d.Refusing {
+		was := "kept (no length limit)"
+		switch {
+		case r.BeforeLimit != "" && r.BeforeOverflow == "reject-publish":
+			was = fmt.Sprintf("refused once it held its length limit of %s", r.BeforeLimit)
+		case r.BeforeOverflow == "reject-publish-dlx":
+			was = fmt.Sprintf("refused and dead-lettered once it held its length limit of %s (overflow reject-publish-dlx)", r.BeforeLimit)
+		case r.BeforeLimit != "":
+			was = fmt.Sprintf("kept: once it held its length limit of %s, it dropped (or dead-lettered) its oldest messages instead (overflow drop-head)", r.BeforeLimit)
+		}
+		out = append(out, entry{vhost: r.Vhost, loses: true, what: fmt.Sprintf("messages published to queue %q once it is full", r.Queue), was: was,
+			now: fmt.Sprintf("refused (length limit %s, overflow reject-publish): lost where the publisher does not use confirms", r.Limit), cause: r.Cause})
+	}
 	// Those that lose messages first, then those that may.
 	rank := func(e entry) int {
 		switch {

@@ -1,0 +1,80 @@
+package flow
+
+import (
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// refusing adds the queues declared on both sides that refuse publishes
+// once full after the change where they did not, or sooner (Refusing).
+func (c *vhostCompare) refusing() {
+	for q, qb := range c.b.v.Queues {
+		qa := c.a.v.Queues[q]
+		if qb == nil || qa == nil || c.queueSame(qb, qa) || !c.a.rejectsPublish(q) {
+			continue
+		}
+		before := c.b.rejectsPublish(q)
+		if before && !c.a.stricterLimit(c.b, q) {
+			continue
+		}
+		r := Refusing{Vhost: c.vhost, Queue: q, Type: c.a.v.Queues[q].Type, Limit: c.a.lengthLimits(q), BeforeLimit: c.b.lengthLimits(q), Cause: c.a.refusingCause(q)}
+		switch {
+		case r.BeforeLimit == "":
+		case c.b.sim.DropsHead(q):
+			r.BeforeOverflow = "drop-head" // a quorum queue reads reject-publish-dlx so
+		default:
+			r.BeforeOverflow = c.b.queueString(q, "x-overflow", "drop-head")
+		}
+		c.d.Refusing = append(c.d.Refusing, r)
+	}
+}
+
+// rejectsPublish reports whether queue q on side s refuses publishes once
+// full: it has a length limit and overflow reject-publish (a classic or
+// quorum queue; a stream takes no overflow, and a quorum queue reads
+// reject-publish-dlx as drop-head). A classic queue's reject-publish-dlx
+// refuses them too, but dead-letters them: the dead-letter flows tell
+// where they go.
+func (s *side) rejectsPublish(q string) bool {
+	qq := s.v.Queues[q]
+	if qq == nil || qq.Type == topology.QueueStream || s.lengthLimits(q) == "" {
+		return false
+	}
+	return s.queueString(q, "x-overflow", "") == "reject-publish"
+}
+
+// stricterLimit reports whether queue q has on side s a length limit
+// (in messages or bytes) that it had not on side b, or a lower one.
+func (s *side) stricterLimit(b *side, q string) bool {
+	for _, arg := range []string{"x-max-length", "x-max-length-bytes"} {
+		va, ok := s.sim.QueueArg(q, arg)
+		if !ok {
+			continue
+		}
+		vb, had := b.sim.QueueArg(q, arg)
+		na, okA := topology.Number(va)
+		nb, okB := topology.Number(vb)
+		if !had || (okA && okB && na < nb) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusingCause says what queue q, which refuses publishes once full on
+// side s, does with what is published to it then. Measured on RabbitMQ
+// 4.3.6, 4.0.5 and 3.10.8 (limit 2, five publishes): a classic queue keeps
+// 2 and refuses 3, a quorum queue keeps 3 (it checks the limit after each
+// enqueue) and refuses 2; with confirms each refused publish is a
+// basic.nack, without them nothing tells the publisher (rabbit_quorum_queue
+// deliver0 drops a reject_publish without a correlation), and neither
+// dead-letters a refused message, whatever its dead-letter exchange.
+func (s *side) refusingCause(q string) string {
+	holds := "holds " + s.lengthLimits(q)
+	if s.v.Queues[q].Type == topology.QueueQuorum {
+		holds = "holds more than " + s.lengthLimits(q)
+	}
+	src := s.sim.QueueArgSource(q, "x-overflow")
+	return fmt.Sprintf("once it %s it refuses what is published to it (overflow reject-publish, %s) and dead-letters none of it: a publisher using confirms gets a basic.nack for each message and can publish it again, one without confirms loses it without a word", holds, src)
+}

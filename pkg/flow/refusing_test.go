@@ -1,0 +1,75 @@
+package flow
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestRefusing: a queue that now refuses publishes once full (a length
+// limit with overflow reject-publish, new, lower, or where the overflow
+// was another) may lose messages: a publisher without confirms loses
+// what is refused, and nothing is dead-lettered (measured on RabbitMQ
+// 4.3.6, 4.0.5 and 3.10.8, TestRefusingAgainstBroker). Before, the flows
+// said no message went anywhere else. drop-head drops (or dead-letters)
+// the oldest instead, and a classic queue's reject-publish-dlx
+// dead-letters what it refuses: the dead-letter flows say where those go.
+// A quorum queue reads reject-publish-dlx as drop-head, and a stream
+// takes no overflow.
+func TestRefusing(t *testing.T) {
+	const classicCause = "once it holds 2 messages it refuses what is published to it (overflow reject-publish, x-overflow) and dead-letters none of it: a publisher using confirms gets a basic.nack for each message and can publish it again, one without confirms loses it without a word"
+	limit := func(overflow string) topology.Args { return topology.Args{"x-max-length": 2, "x-overflow": overflow} }
+	capPolicy := func(def topology.Args) obj { return policy("cap", "^q$", "queues", def) }
+	dlx := []obj{exchange("dlx", "fanout", nil), queue("dlq", nil), bind("dlx", "dlq", "")}
+	withDLX := func(objs ...obj) *topology.Topology { return topo(append(objs, dlx...)...) }
+	stream := func(v *topology.Vhost) {
+		v.Queues["q"] = &topology.Queue{Name: "q", Type: topology.QueueStream, Durable: true}
+	}
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []Refusing
+		loses         bool
+	}{
+		{name: "classic, a new limit with reject-publish",
+			before: topo(queue("q", nil)), after: topo(queue("q", limit("reject-publish"))),
+			want: []Refusing{{Vhost: "/", Queue: "q", Type: "classic", Limit: "2 messages", Cause: classicCause}}, loses: true},
+		{name: "classic with a dead-letter exchange: reject-publish dead-letters nothing",
+			before: withDLX(queue("q", topology.Args{"x-dead-letter-exchange": "dlx"})), after: withDLX(queue("q", topology.Args{"x-dead-letter-exchange": "dlx", "x-max-length": 2, "x-overflow": "reject-publish"})),
+			want: []Refusing{{Vhost: "/", Queue: "q", Type: "classic", Limit: "2 messages", Cause: classicCause}}, loses: true},
+		{name: "quorum, by policy",
+			before: topo(quorum("q", nil)), after: topo(quorum("q", nil), capPolicy(topology.Args{"max-length-bytes": 1024, "overflow": "reject-publish"})),
+			want: []Refusing{{Vhost: "/", Queue: "q", Type: "quorum", Limit: "1024 bytes",
+				Cause: "once it holds more than 1024 bytes it refuses what is published to it (overflow reject-publish, policy \"cap\"'s overflow) and dead-letters none of it: a publisher using confirms gets a basic.nack for each message and can publish it again, one without confirms loses it without a word"}}, loses: true},
+		{name: "drop-head made reject-publish",
+			before: withDLX(queue("q", topology.Args{"x-dead-letter-exchange": "dlx", "x-max-length": 2})), after: withDLX(queue("q", topology.Args{"x-dead-letter-exchange": "dlx", "x-max-length": 2, "x-overflow": "reject-publish"})),
+			want: []Refusing{{Vhost: "/", Queue: "q", Type: "classic", Limit: "2 messages", BeforeLimit: "2 messages", BeforeOverflow: "drop-head", Cause: classicCause}}, loses: true},
+		{name: "a lower limit",
+			before: topo(queue("q", topology.Args{"x-max-length": 10, "x-overflow": "reject-publish"})), after: topo(queue("q", limit("reject-publish"))),
+			want: []Refusing{{Vhost: "/", Queue: "q", Type: "classic", Limit: "2 messages", BeforeLimit: "10 messages", BeforeOverflow: "reject-publish", Cause: classicCause}}, loses: true},
+		{name: "a higher limit", before: topo(queue("q", limit("reject-publish"))), after: topo(queue("q", topology.Args{"x-max-length": 10, "x-overflow": "reject-publish"}))},
+		{name: "the limit removed", before: topo(queue("q", limit("reject-publish"))), after: topo(queue("q", nil))},
+		{name: "classic reject-publish-dlx with a dead-letter exchange dead-letters what it refuses",
+			before: withDLX(queue("q", topology.Args{"x-dead-letter-exchange": "dlx"})), after: withDLX(queue("q", topology.Args{"x-dead-letter-exchange": "dlx", "x-max-length": 2, "x-overflow": "reject-publish-dlx"}))},
+		{name: "drop-head with a dead-letter exchange dead-letters the oldest",
+			before: withDLX(queue("q", topology.Args{"x-dead-letter-exchange": "dlx"})), after: withDLX(queue("q", topology.Args{"x-dead-letter-exchange": "dlx", "x-max-length": 2}))},
+		{name: "drop-head without a dead-letter exchange drops the oldest (a dead-letter loss)",
+			before: topo(queue("q", nil)), after: topo(queue("q", limit("drop-head"))), loses: true},
+		{name: "quorum reject-publish-dlx is drop-head",
+			before: withDLX(quorum("q", topology.Args{"x-dead-letter-exchange": "dlx"})), after: withDLX(quorum("q", topology.Args{"x-dead-letter-exchange": "dlx"}), capPolicy(topology.Args{"max-length": 2, "overflow": "reject-publish-dlx"}))},
+		{name: "a stream takes no overflow",
+			before: topo(stream), after: topo(stream, capPolicy(topology.Args{"max-length-bytes": 1024, "overflow": "reject-publish"}))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			if !reflect.DeepEqual(d.Refusing, tc.want) {
+				t.Errorf("refusing:\ngot  %s\nwant %s", show(t, d.Refusing), show(t, tc.want))
+			}
+			if d.LosesMessages() != tc.loses {
+				t.Errorf("LosesMessages() = %v, want %v: %s", d.LosesMessages(), tc.loses, show(t, d))
+			}
+		})
+	}
+}
