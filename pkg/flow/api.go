@@ -284,6 +284,32 @@ type Refusing struct {
 	Cause          string `json:"cause"`
 }
 
+// Link is a shovel or federation upstream that is added, removed, or
+// takes messages from or moves them to somewhere else after the change.
+// A shovel removed leaves the messages of a queue it consumed from in
+// that queue, where they pile up until something else consumes them (or
+// its length limit or message TTL acts: Effect says so); a shovel that
+// consumed from an exchange no longer copies its messages. Neither is
+// counted as lost. Where a URI names a host mqctl cannot place, Unknown
+// says so. Where the queue they pile up in drops some (Loses), the
+// change loses them.
+type Link struct {
+	Vhost string `json:"vhost"`
+	Kind  string `json:"kind"` // "shovel" or "federation_upstream"
+	Name  string `json:"name"`
+	// Before and After say where it took messages from and to (a
+	// shovel), or the upstream it connects to; "" where it does not
+	// exist on that side.
+	Before  string `json:"before,omitempty"`
+	After   string `json:"after,omitempty"`
+	Effect  string `json:"effect"`
+	Unknown string `json:"unknown,omitempty"`
+	// Loses is true where a shovel removed leaves messages in a queue of
+	// the vhost that drops (or refuses) some once full or expired,
+	// without a dead-letter exchange: Effect says how.
+	Loses bool `json:"loses_messages,omitempty"`
+}
+
 // Diff is what a change does to messages. Every list is sorted by vhost,
 // then exchange or queue, then class.
 type Diff struct {
@@ -293,6 +319,7 @@ type Diff struct {
 	Silenced    []Silenced   `json:"silenced,omitempty"`
 	Expiring    []Expiring   `json:"expiring,omitempty"`
 	Refusing    []Refusing   `json:"refusing,omitempty"`
+	Links       []Link       `json:"links,omitempty"`
 	// Truncated names the exchanges ("vhost/exchange") whose key classes
 	// went past Options.MaxClasses: not every class of theirs is listed.
 	Truncated []string `json:"truncated,omitempty"`
@@ -349,7 +376,7 @@ func Compare(before, after *topology.Topology, o Options) *Diff {
 
 // Empty reports whether the change moves no message.
 func (d *Diff) Empty() bool {
-	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring)+len(d.Refusing)+len(d.Unlisted) == 0
+	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring)+len(d.Refusing)+len(d.Links)+len(d.Unlisted) == 0
 }
 
 // LosesMessages reports whether the change loses messages: a class that is
@@ -385,6 +412,11 @@ func (d *Diff) LosesMessages() bool {
 	}
 	for _, u := range d.Unlisted {
 		if u.Deleted > 0 {
+			return true
+		}
+	}
+	for _, l := range d.Links {
+		if l.Loses {
 			return true
 		}
 	}

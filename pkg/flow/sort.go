@@ -29,6 +29,9 @@ func (d *Diff) sort() {
 	slices.SortFunc(d.Refusing, func(a, b Refusing) int {
 		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue))
 	})
+	slices.SortFunc(d.Links, func(a, b Link) int {
+		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
+	})
 	slices.SortFunc(d.Unlisted, func(a, b Unlisted) int { return cmp.Compare(a.Vhost, b.Vhost) })
 	slices.SortStableFunc(d.Ties, func(a, b Tie) int {
 		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(boolRank(a.Operator), boolRank(b.Operator)))

@@ -107,6 +107,17 @@ func (d *Diff) entries() []entry {
 		out = append(out, entry{vhost: r.Vhost, loses: true, what: fmt.Sprintf("messages published to queue %q once it is full", r.Queue), was: was,
 			now: fmt.Sprintf("refused (length limit %s, overflow reject-publish): lost where the publisher does not use confirms", r.Limit), cause: r.Cause})
 	}
+	for _, l := range d.Links {
+		what := fmt.Sprintf("messages moved by shovel %q", l.Name)
+		if l.Kind == "federation_upstream" {
+			what = fmt.Sprintf("messages federated from upstream %q", l.Name)
+		}
+		cause := l.Effect
+		if l.Unknown != "" {
+			cause += " (" + l.Unknown + ")"
+		}
+		out = append(out, entry{vhost: l.Vhost, loses: l.Loses, what: what, was: orNone(l.Before, l.Kind), now: orNone(l.After, l.Kind), cause: cause})
+	}
 	// Those that lose messages first, then those that may.
 	rank := func(e entry) int {
 		switch {
@@ -119,6 +130,17 @@ func (d *Diff) entries() []entry {
 	}
 	slices.SortStableFunc(out, func(a, b entry) int { return rank(a) - rank(b) })
 	return out
+}
+
+// orNone is where a link moved messages, or that it does not exist.
+func orNone(s, kind string) string {
+	if s != "" {
+		return s
+	}
+	if kind == "shovel" {
+		return "no shovel"
+	}
+	return "no upstream"
 }
 
 // deadLetterEntries are the entries of dead-letter changes dls: one per

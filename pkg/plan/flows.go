@@ -19,6 +19,13 @@ func routes(k Kind) bool {
 	return ok && s.Item == nil
 }
 
+// links reports whether objects of kind k move messages between queues
+// or brokers: shovels and federation upstreams (and their sets), whose
+// changes the flows report (flow.Link).
+func links(k Kind) bool {
+	return k == kind.Shovel || k == kind.FederationUpstream || k == kind.FederationUpstreamSet
+}
+
 // SetFlows computes what the plan does to messages (Flows): from the state
 // the plan was made against (cur.State) to the state apply leaves
 // (Project), following version's routing rules. The plan's vhosts (every
@@ -37,7 +44,7 @@ func (p *Plan) SetFlows(current Current, version rmqversion.Version) {
 	// with the vhost (a fifth of a 50,000-object no-op plan).
 	touched := map[string]bool{}
 	for i := range p.Changes {
-		if c := &p.Changes[i]; routes(c.Kind) {
+		if c := &p.Changes[i]; routes(c.Kind) || links(c.Kind) {
 			touched[c.Vhost] = true
 		}
 	}

@@ -49,6 +49,12 @@ func jsonFlows(p *Plan) *pj.Flows {
 	for _, x := range d.Expiring {
 		out.Expiring = append(out.Expiring, pj.FlowExpiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
 	}
+	for _, r := range d.Refusing {
+		out.Refusing = append(out.Refusing, pj.FlowRefusing(r))
+	}
+	for _, l := range d.Links {
+		out.Links = append(out.Links, pj.FlowLink(l))
+	}
 	for _, u := range d.Unlisted {
 		out.Unlisted = append(out.Unlisted, pj.FlowUnlisted{Vhost: u.Vhost, New: u.New, Deleted: u.Deleted})
 	}
@@ -141,6 +147,12 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	}
 	for _, x := range doc.Expiring {
 		d.Expiring = append(d.Expiring, flow.Expiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
+	}
+	for _, r := range doc.Refusing {
+		d.Refusing = append(d.Refusing, flow.Refusing(r))
+	}
+	for _, l := range doc.Links {
+		d.Links = append(d.Links, flow.Link(l))
 	}
 	for _, u := range doc.Unlisted {
 		d.Unlisted = append(d.Unlisted, flow.Unlisted{Vhost: u.Vhost, New: u.New, Deleted: u.Deleted})

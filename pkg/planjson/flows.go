@@ -14,6 +14,12 @@ type Flows struct {
 	// Expiring are the queues that now expire, or sooner (absent when
 	// none).
 	Expiring []FlowExpiring `json:"expiring,omitempty"`
+	// Refusing are the queues that now refuse publishes once full, or
+	// sooner (absent when none).
+	Refusing []FlowRefusing `json:"refusing,omitempty"`
+	// Links are the shovels and federation upstreams that move messages
+	// elsewhere (absent when none).
+	Links []FlowLink `json:"links,omitempty"`
 	// Truncated names the exchanges ("vhost/exchange") with more classes
 	// of keys than mqctl enumerates: not all of theirs are listed.
 	Truncated []string `json:"truncated"`
@@ -151,6 +157,31 @@ type FlowExpiring struct {
 	BeforeMS *int64 `json:"before_ms,omitempty"`
 	AfterMS  int64  `json:"after_ms"`
 	Cause    string `json:"cause"`
+}
+
+// FlowRefusing is a queue that now refuses publishes once full, or sooner
+// (flow.Refusing).
+type FlowRefusing struct {
+	Vhost          string `json:"vhost"`
+	Queue          string `json:"queue"`
+	Type           string `json:"type"`
+	Limit          string `json:"limit"`
+	BeforeLimit    string `json:"before_limit,omitempty"`
+	BeforeOverflow string `json:"before_overflow,omitempty"`
+	Cause          string `json:"cause"`
+}
+
+// FlowLink is a shovel or federation upstream added, removed, or moving
+// messages from or to elsewhere (flow.Link).
+type FlowLink struct {
+	Vhost   string `json:"vhost"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Before  string `json:"before,omitempty"`
+	After   string `json:"after,omitempty"`
+	Effect  string `json:"effect"`
+	Unknown string `json:"unknown,omitempty"`
+	Loses   bool   `json:"loses_messages,omitempty"`
 }
 
 // FlowQueue is a queue nothing reaches any more.

@@ -1,0 +1,304 @@
+package flow
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// links adds the shovels and federation upstreams of the vhost that are
+// added, removed, or take messages from or move them to somewhere else
+// after the change (Link).
+func (c *vhostCompare) links(here *Here) {
+	for _, k := range []kind.Kind{kind.Shovel, kind.FederationUpstream} {
+		names := map[string]bool{}
+		for _, s := range []*side{c.b, c.a} {
+			for n, it := range s.v.Items[k] {
+				if it != nil {
+					names[n] = true
+				}
+			}
+		}
+		for _, n := range slices.Sorted(func(yield func(string) bool) {
+			for n := range names {
+				if !yield(n) {
+					return
+				}
+			}
+		}) {
+			ib, ia := c.b.v.Items.Get(k, n), c.a.v.Items.Get(k, n)
+			var l *Link
+			if k == kind.Shovel {
+				l = c.shovelLink(n, ib, ia, here)
+			} else {
+				l = c.upstreamLink(n, ib, ia, here)
+			}
+			if l != nil {
+				c.d.Links = append(c.d.Links, *l)
+			}
+		}
+	}
+}
+
+// settingsOf is an item's settings, nil for none.
+func settingsOf(it *topology.Item) map[string]any {
+	if it == nil {
+		return nil
+	}
+	return it.Settings
+}
+
+// shovelLink says what a shovel's change does to messages, nil when it
+// takes them from and moves them to the same places on both sides.
+func (c *vhostCompare) shovelLink(name string, ib, ia *topology.Item, here *Here) *Link {
+	sb, sa := settingsOf(ib), settingsOf(ia)
+	l := &Link{Vhost: c.vhost, Kind: "shovel", Name: name}
+	var fromB, toB, fromA, toA string
+	var unknown []string
+	if sb != nil {
+		fromB, toB = c.shovelEnd(sb, "src", here, &unknown), c.shovelEnd(sb, "dest", here, &unknown)
+	}
+	if sa != nil {
+		unknown = nil
+		fromA, toA = c.shovelEnd(sa, "src", here, &unknown), c.shovelEnd(sa, "dest", here, &unknown)
+	}
+	if fromB == fromA && toB == toA {
+		return nil
+	}
+	if sb != nil {
+		l.Before = fromB + " to " + toB
+	}
+	if sa != nil {
+		l.After = fromA + " to " + toA
+	}
+	switch {
+	case sa == nil:
+		l.Effect, l.Loses = c.stopsLeavingLoses(sb, fromB, toB)
+		unknown = nil
+	case sb == nil:
+		l.Effect = fmt.Sprintf("messages now leave %s for %s", fromA, toA)
+		if shovelFromQueue(sa) {
+			l.Effect += " (consumers of the queue now share its messages with the shovel)"
+		}
+	case fromB != fromA && toB != toA:
+		l.Effect = fmt.Sprintf("it now moves messages from %s to %s; ", fromA, toA) + c.stopsLeaving(sb, fromB, toB)
+	case fromB != fromA:
+		l.Effect = fmt.Sprintf("it now takes messages from %s instead; ", fromA) + c.stopsLeaving(sb, fromB, toB)
+	default:
+		l.Effect = fmt.Sprintf("messages from %s now go to %s instead of %s", fromA, toA, toB)
+	}
+	l.Unknown = strings.Join(unknown, "; ")
+	return l
+}
+
+// stopsLeaving says what becomes of the messages a shovel of settings s
+// took from "from" to "to" once it no longer does.
+func (c *vhostCompare) stopsLeaving(s map[string]any, from, to string) string {
+	text, _ := c.stopsLeavingLoses(s, from, to)
+	return text
+}
+
+// stopsLeavingLoses is stopsLeaving, and whether the queue they stay in
+// then loses some of them: past its length limit or message TTL without
+// a dead-letter exchange, or refusing publishes once full.
+func (c *vhostCompare) stopsLeavingLoses(s map[string]any, from, to string) (string, bool) {
+	if !shovelFromQueue(s) {
+		return fmt.Sprintf("messages of %s are no longer moved to %s (the queue the shovel consumed them through goes with it)", from, to), false
+	}
+	loses := false
+	text := fmt.Sprintf("messages stop leaving %s for %s: they stay in the queue until something else consumes them", from, to)
+	if q := c.shovelSourceQueue(s); c.a.hasQueue(q) {
+		if limits := c.a.lengthLimits(q); limits != "" {
+			text += fmt.Sprintf(", and once it holds its length limit of %s it %s", limits, c.a.fullText(q))
+			loses = loses || c.a.rejectsPublish(q) || !c.a.setup(q).configured
+		}
+		if ttl, ok := c.a.sim.QueueArg(q, "x-message-ttl"); ok {
+			after := fmt.Sprintf("%vms", ttl)
+			if ms, isInt := topology.Normalize(ttl).(int64); isInt {
+				after = loader.FormatDuration(ms)
+			}
+			text += fmt.Sprintf(", and they expire after %s (%s)", after, c.a.ttlFate(q))
+			loses = loses || !c.a.setup(q).configured
+		}
+	}
+	return text, loses
+}
+
+// fullText says what queue q on side s does once full.
+func (s *side) fullText(q string) string {
+	if s.rejectsPublish(q) {
+		return "refuses what is published to it (overflow reject-publish: lost where the publisher does not use confirms)"
+	}
+	if s.setup(q).configured {
+		return s.whenFull(q)
+	}
+	return s.whenFull(q) + ", with no dead-letter exchange: they are lost"
+}
+
+// ttlFate says what becomes of queue q's expired messages on side s.
+func (s *side) ttlFate(q string) string {
+	if s.setup(q).configured {
+		return "dead-lettered"
+	}
+	return "dropped: no dead-letter exchange"
+}
+
+// shovelFromQueue reports whether a shovel of settings s consumes from a
+// queue (of any vhost or broker), not through a queue of its own bound to
+// an exchange.
+func shovelFromQueue(s map[string]any) bool {
+	if kind.ShovelProtocol(s, "src") == "amqp10" {
+		addr, _ := s["src-address"].(string)
+		return strings.HasPrefix(addr, "/queues/")
+	}
+	return s["src-queue"] != nil
+}
+
+// shovelSourceQueue is the queue of this vhost a shovel of settings s
+// consumes from ("" where it consumes from an exchange, another vhost or
+// a broker that may be another).
+func (c *vhostCompare) shovelSourceQueue(s map[string]any) string {
+	q := ""
+	if kind.ShovelProtocol(s, "src") == "amqp10" {
+		addr, _ := s["src-address"].(string)
+		q, _ = strings.CutPrefix(addr, "/queues/")
+		if q == addr {
+			q = ""
+		}
+	} else {
+		q, _ = s["src-queue"].(string)
+	}
+	if vh, ok := kind.ShovelLocalVhost(s, "src-uri"); !ok || vh != c.vhost {
+		return ""
+	}
+	return q
+}
+
+// shovelEnd names a shovel's source (end "src") or destination ("dest")
+// and the broker and vhost of its URI (never its credentials); what
+// mqctl cannot tell of the broker goes to unknown.
+func (c *vhostCompare) shovelEnd(s map[string]any, end string, here *Here, unknown *[]string) string {
+	str := func(k string) (string, bool) { v, ok := s[end+"-"+k].(string); return v, ok }
+	var what string
+	switch {
+	case kind.ShovelProtocol(s, end) == "amqp10":
+		a, _ := str("address")
+		what = fmt.Sprintf("address %q", a)
+	case s[end+"-queue"] != nil:
+		q, _ := str("queue")
+		what = fmt.Sprintf("queue %q", q)
+	case s[end+"-exchange"] != nil:
+		x, _ := str("exchange")
+		what = fmt.Sprintf("exchange %q", x)
+		if k, ok := str("exchange-key"); ok {
+			what += fmt.Sprintf(" with key %q", k)
+		}
+	case end == "dest":
+		what = "the exchange and key each message was published with"
+	default:
+		what = "its source"
+	}
+	if vh, ok := kind.ShovelLocalVhost(s, end+"-uri"); ok {
+		if vh == c.vhost {
+			return what
+		}
+		return fmt.Sprintf("%s of vhost %q", what, vh)
+	}
+	vh, hostPort, w := shovelPlace(map[string]any{"dest-uri": s[end+"-uri"]}, here)
+	switch w {
+	case whereHere:
+		return fmt.Sprintf("%s of vhost %q (through %s, this broker)", what, vh, hostPort)
+	case whereElsewhere:
+		return fmt.Sprintf("%s of vhost %q on %s", what, vh, hostPort)
+	}
+	*unknown = append(*unknown, fmt.Sprintf("mqctl cannot tell whether %s is this broker", hostPort))
+	return fmt.Sprintf("%s of vhost %q on %s", what, vh, hostPort)
+}
+
+// upstreamLink says what a federation upstream's change does to
+// messages, nil when it connects to the same place on both sides.
+func (c *vhostCompare) upstreamLink(name string, ib, ia *topology.Item, here *Here) *Link {
+	sb, sa := settingsOf(ib), settingsOf(ia)
+	at := func(s map[string]any) string {
+		if s == nil {
+			return ""
+		}
+		var hosts []string
+		for _, u := range kind.URIs(s["uri"]) {
+			vh, hostPort, _ := here.place(u)
+			if hostPort == "" {
+				hostPort = "this broker"
+			}
+			hosts = append(hosts, fmt.Sprintf("vhost %q on %s", vh, hostPort))
+		}
+		out := strings.Join(hosts, " or ")
+		for _, k := range []string{"exchange", "queue"} {
+			if v, ok := s[k].(string); ok {
+				out += fmt.Sprintf(" (its %s %q)", k, v)
+			}
+		}
+		return out
+	}
+	b, a := at(sb), at(sa)
+	if b == a {
+		return nil
+	}
+	l := &Link{Vhost: c.vhost, Kind: "federation_upstream", Name: name, Before: b, After: a}
+	users := c.federatedBy(name)
+	switch {
+	case sa == nil:
+		l.Effect = fmt.Sprintf("%s no longer receive messages from %s; what the upstream holds for the link stays there", users, b)
+		l.Unknown = "what the upstream broker holds for the link, and for how long, is not known offline"
+	case sb == nil:
+		l.Effect = fmt.Sprintf("%s now receive messages from %s", users, a)
+	default:
+		l.Effect = fmt.Sprintf("%s now receive messages from %s instead of %s; what the old upstream holds for the link stays there", users, a, b)
+		l.Unknown = "what the old upstream broker holds for the link, and for how long, is not known offline"
+	}
+	return l
+}
+
+// federatedBy names the policies of the after side (else the before
+// side) that federate exchanges or queues through upstream name: by its
+// name, or through the set "all" or a set that holds it.
+func (c *vhostCompare) federatedBy(name string) string {
+	var ps []string
+	for _, s := range []*side{c.a, c.b} {
+		for pn, p := range s.v.Policies {
+			if p == nil {
+				continue
+			}
+			up, _ := p.Definition["federation-upstream"].(string)
+			set, _ := p.Definition["federation-upstream-set"].(string)
+			if up == name || set == "all" || (set != "" && s.setHolds(set, name)) {
+				ps = append(ps, fmt.Sprintf("%q", pn))
+			}
+		}
+		if len(ps) > 0 {
+			break
+		}
+	}
+	if len(ps) == 0 {
+		return "the exchanges and queues a policy federates through it (none in the file)"
+	}
+	slices.Sort(ps)
+	return "the exchanges and queues federated through it (policy " + strings.Join(ps, ", ") + ")"
+}
+
+// setHolds reports whether upstream set set of side s holds upstream up.
+func (s *side) setHolds(set, up string) bool {
+	it := s.v.Items.Get(kind.FederationUpstreamSet, set)
+	if it == nil {
+		return false
+	}
+	for _, m := range kind.UpstreamSetMembers(it.Settings) {
+		if m["upstream"] == up {
+			return true
+		}
+	}
+	return false
+}

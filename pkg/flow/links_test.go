@@ -1,0 +1,82 @@
+package flow
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// upstream declares a federation upstream in vhost "/" with settings s.
+func upstream(name string, s topology.Args) obj {
+	return func(v *topology.Vhost) {
+		v.Items.Put(&topology.Item{Kind: kind.FederationUpstream, Name: name, Settings: s})
+	}
+}
+
+// TestLinks: a shovel added, removed, or whose source or destination
+// changes, and a federation upstream likewise, change where messages go;
+// before, the flows said no message went anywhere else. A shovel removed
+// leaves what its source queue receives there (not lost, unless the
+// queue drops it: past a length limit or TTL without a dead-letter
+// exchange); what mqctl cannot tell of a host is said to be unknown.
+// TestShovelLinksAgainstBroker (plan_flows_shovel_link.txtar) checks on
+// the brokers that the messages pile up, and go to the new destination.
+func TestLinks(t *testing.T) {
+	local := func(dest string) topology.Args {
+		return topology.Args{"src-uri": "amqp:///%2F", "src-queue": "in", "dest-uri": "amqp:///%2F", "dest-queue": dest}
+	}
+	queues := []obj{queue("q", nil), queue("q2", nil)}
+	with := func(objs ...obj) *topology.Topology { return topo(append(objs, queues...)...) }
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []Link
+		loses         bool
+	}{
+		{name: "removed: the messages stay in the source queue",
+			before: with(queue("in", nil), shovel("s", local("q"))), after: with(queue("in", nil)),
+			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", Before: `queue "in" to queue "q"`,
+				Effect: `messages stop leaving queue "in" for queue "q": they stay in the queue until something else consumes them`}}},
+		{name: "removed, the source queue drops the oldest past its limit",
+			before: with(queue("in", topology.Args{"x-max-length": 10}), shovel("s", local("q"))), after: with(queue("in", topology.Args{"x-max-length": 10})),
+			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", Before: `queue "in" to queue "q"`, Loses: true,
+				Effect: `messages stop leaving queue "in" for queue "q": they stay in the queue until something else consumes them, and once it holds its length limit of 10 messages it drops its oldest messages (overflow drop-head), with no dead-letter exchange: they are lost`}}, loses: true},
+		{name: "added",
+			before: with(queue("in", nil)), after: with(queue("in", nil), shovel("s", local("q"))),
+			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", After: `queue "in" to queue "q"`,
+				Effect: `messages now leave queue "in" for queue "q" (consumers of the queue now share its messages with the shovel)`}}},
+		{name: "destination changed",
+			before: with(queue("in", nil), shovel("s", local("q"))), after: with(queue("in", nil), shovel("s", local("q2"))),
+			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", Before: `queue "in" to queue "q"`, After: `queue "in" to queue "q2"`,
+				Effect: `messages from queue "in" now go to queue "q2" instead of queue "q"`}}},
+		{name: "another broker, never its credentials",
+			before: with(queue("in", nil), shovel("s", local("q"))),
+			after:  with(queue("in", nil), shovel("s", topology.Args{"src-uri": "amqp:///%2F", "src-queue": "in", "dest-uri": "amqp://u:secret@remote:5672/x", "dest-queue": "q"})),
+			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", Before: `queue "in" to queue "q"`, After: `queue "in" to queue "q" of vhost "x" on remote:5672`,
+				Effect: `messages from queue "in" now go to queue "q" of vhost "x" on remote:5672 instead of queue "q"`, Unknown: "mqctl cannot tell whether remote:5672 is this broker"}}},
+		{name: "from an exchange, removed",
+			before: with(exchange("ex", "topic", nil), shovel("s", topology.Args{"src-uri": "amqp:///%2F", "src-exchange": "ex", "src-exchange-key": "#", "dest-uri": "amqp:///%2F", "dest-queue": "q"})), after: with(exchange("ex", "topic", nil)),
+			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", Before: `exchange "ex" with key "#" to queue "q"`,
+				Effect: `messages of exchange "ex" with key "#" are no longer moved to queue "q" (the queue the shovel consumed them through goes with it)`}}},
+		{name: "unchanged", before: with(queue("in", nil), shovel("s", local("q"))), after: with(queue("in", nil), shovel("s", local("q")))},
+		{name: "an upstream's URI changed",
+			before: topo(upstream("up", topology.Args{"uri": "amqp://u:pw@origin:5672/%2F"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream-set": "all"})),
+			after:  topo(upstream("up", topology.Args{"uri": "amqp://u:pw@origin2:5672/%2F"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream-set": "all"})),
+			want: []Link{{Vhost: "/", Kind: "federation_upstream", Name: "up", Before: `vhost "/" on origin:5672`, After: `vhost "/" on origin2:5672`,
+				Effect:  `the exchanges and queues federated through it (policy "fed") now receive messages from vhost "/" on origin2:5672 instead of vhost "/" on origin:5672; what the old upstream holds for the link stays there`,
+				Unknown: "what the old upstream broker holds for the link, and for how long, is not known offline"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			if !reflect.DeepEqual(d.Links, tc.want) {
+				t.Errorf("links:\ngot  %s\nwant %s", show(t, d.Links), show(t, tc.want))
+			}
+			if d.LosesMessages() != tc.loses {
+				t.Errorf("LosesMessages() = %v, want %v", d.LosesMessages(), tc.loses)
+			}
+		})
+	}
+}
