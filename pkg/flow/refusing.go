@@ -2,6 +2,8 @@ package flow
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -69,12 +71,52 @@ func (s *side) stricterLimit(b *side, q string) bool {
 // enqueue) and refuses 2; with confirms each refused publish is a
 // basic.nack, without them nothing tells the publisher (rabbit_quorum_queue
 // deliver0 drops a reject_publish without a correlation), and neither
-// dead-letters a refused message, whatever its dead-letter exchange.
+// dead-letters a refused message, whatever its dead-letter exchange. A
+// classic queue full so drops the dead letters another queue routes to it
+// (at-most-once dead-lettering publishes without confirms: one of four
+// kept); a quorum queue takes them past its limit (four of four: they
+// are enqueued untracked), so nothing is said of them there.
 func (s *side) refusingCause(q string) string {
 	holds := "holds " + s.lengthLimits(q)
 	if s.v.Queues[q].Type == topology.QueueQuorum {
 		holds = "holds more than " + s.lengthLimits(q)
 	}
 	src := s.sim.QueueArgSource(q, "x-overflow")
-	return fmt.Sprintf("once it %s it refuses what is published to it (overflow reject-publish, %s) and dead-letters none of it: a publisher using confirms gets a basic.nack for each message and can publish it again, one without confirms loses it without a word", holds, src)
+	text := fmt.Sprintf("once it %s it refuses what is published to it (overflow reject-publish, %s) and dead-letters none of it: a publisher using confirms gets a basic.nack for each message and can publish it again, one without confirms loses it without a word", holds, src)
+	if from := s.deadLetterSources(q); len(from) > 0 && s.v.Queues[q].Type != topology.QueueQuorum {
+		text += fmt.Sprintf("; the dead letters of %s that reach it then are dropped (dead-lettering publishes them without confirms)", namesOfQueues(from))
+	}
+	return text
+}
+
+// deadLetterSources returns the queues of side s, q's own aside, whose
+// dead letters can reach queue q and that dead-letter at most once (a
+// quorum queue dead-lettering at least once keeps what is refused),
+// sorted.
+func (s *side) deadLetterSources(q string) []string {
+	var out []string
+	for p, pq := range s.v.Queues {
+		if pq == nil || p == q || s.sim.AtLeastOnce(p) {
+			continue
+		}
+		if targets, _ := s.deadLetterTargets(p); slices.Contains(targets, q) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// namesOfQueues names queues qs ("queue \"a\"", "queues \"a\", \"b\"" and
+// how many more).
+func namesOfQueues(qs []string) string {
+	quoted := make([]string, 0, min(len(qs), shownQueues))
+	for _, n := range qs[:min(len(qs), shownQueues)] {
+		quoted = append(quoted, fmt.Sprintf("%q", n))
+	}
+	text := plural2("queue ", "queues ", len(qs)) + strings.Join(quoted, ", ")
+	if len(qs) > shownQueues {
+		text += fmt.Sprintf(" and %d more", len(qs)-shownQueues)
+	}
+	return text
 }

@@ -107,6 +107,41 @@ func TestRefusingAgainstBroker(t *testing.T) {
 			if n := count("dlq"); n != 0 {
 				t.Errorf("RabbitMQ %s dead-lettered %d refused messages, want none", b.Version(), n)
 			}
+			// Dead letters routed to it once full: a classic queue drops
+			// them (dead-lettering publishes without confirms), a quorum
+			// queue takes them past its limit.
+			full := amqp.Table{"x-queue-type": typ, "x-max-length": 1, "x-overflow": "reject-publish"}
+			work := amqp.Table{"x-message-ttl": 0, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "full"}
+			if _, err := ch.QueueDeclare("full", true, false, false, false, full); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ch.QueueDeclare("work", true, false, false, false, work); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 4 {
+				dc, err := ch.PublishWithDeferredConfirm("", "work", false, false, amqp.Publishing{Body: []byte{byte('0' + i)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dc.Wait()
+			}
+			wantDead := 1
+			if typ == topology.QueueQuorum {
+				wantDead = 4
+			}
+			countArgs := func(q string, a amqp.Table) int {
+				st, err := ch.QueueDeclarePassive(q, true, false, false, false, a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st.Messages
+			}
+			for deadline := time.Now().Add(5 * time.Second); (countArgs("full", full) < wantDead || countArgs("work", work) > 0) && time.Now().Before(deadline); {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if n := countArgs("full", full); n != wantDead {
+				t.Errorf("RabbitMQ %s: a full %s queue with reject-publish took %d of 4 dead letters, want %d", b.Version(), typ, n, wantDead)
+			}
 			// The flows say so.
 			before := topo(queue("dlq", nil), queue("q", topology.Args{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"}))
 			after := topo(queue("dlq", nil), queue("q", topology.Args{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq", "x-max-length": 2, "x-overflow": "reject-publish"}))
