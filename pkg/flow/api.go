@@ -282,6 +282,11 @@ type Refusing struct {
 	BeforeLimit    string `json:"before_limit,omitempty"`
 	BeforeOverflow string `json:"before_overflow,omitempty"`
 	Cause          string `json:"cause"`
+	// Unknown, when set, says why mqctl cannot tell whether anything is
+	// refused: a quorum dead-letter queue that no other exchange binds
+	// takes the dead letters past its limit, and refuses only what is
+	// published to it by name. Such a queue does not count as lost.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // Link is a shovel or federation upstream that is added, removed, or
@@ -425,5 +430,10 @@ func (d *Diff) LosesMessages() bool {
 			return true
 		}
 	}
-	return len(d.Expiring)+len(d.Refusing) > 0
+	for _, r := range d.Refusing {
+		if r.Unknown == "" {
+			return true
+		}
+	}
+	return len(d.Expiring) > 0
 }

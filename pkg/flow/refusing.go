@@ -20,7 +20,7 @@ func (c *vhostCompare) refusing() {
 		if before && !c.a.stricterLimit(c.b, q) {
 			continue
 		}
-		r := Refusing{Vhost: c.vhost, Queue: q, Type: c.a.v.Queues[q].Type, Limit: c.a.lengthLimits(q), BeforeLimit: c.b.lengthLimits(q), Cause: c.a.refusingCause(q)}
+		r := Refusing{Vhost: c.vhost, Queue: q, Type: c.a.v.Queues[q].Type, Limit: c.a.lengthLimits(q), BeforeLimit: c.b.lengthLimits(q), Cause: c.a.refusingCause(q), Unknown: c.a.onlyDeadLetters(q)}
 		switch {
 		case r.BeforeLimit == "":
 		case c.b.sim.DropsHead(q):
@@ -75,7 +75,9 @@ func (s *side) stricterLimit(b *side, q string) bool {
 // classic queue full so drops the dead letters another queue routes to it
 // (at-most-once dead-lettering publishes without confirms: one of four
 // kept); a quorum queue takes them past its limit (four of four: they
-// are enqueued untracked), so nothing is said of them there.
+// are enqueued untracked: measured from classic and quorum sources, by
+// TTL and by reject), which Refusing says, and a quorum queue only dead
+// letters reach is not counted lost (Refusing.Unknown).
 func (s *side) refusingCause(q string) string {
 	holds := "holds " + s.lengthLimits(q)
 	if s.v.Queues[q].Type == topology.QueueQuorum {
@@ -83,10 +85,38 @@ func (s *side) refusingCause(q string) string {
 	}
 	src := s.sim.QueueArgSource(q, "x-overflow")
 	text := fmt.Sprintf("once it %s it refuses what is published to it (overflow reject-publish, %s) and dead-letters none of it: a publisher using confirms gets a basic.nack for each message and can publish it again, one without confirms loses it without a word", holds, src)
-	if from := s.deadLetterSources(q); len(from) > 0 && s.v.Queues[q].Type != topology.QueueQuorum {
+	switch from := s.deadLetterSources(q); {
+	case len(from) == 0:
+	case s.v.Queues[q].Type != topology.QueueQuorum:
 		text += fmt.Sprintf("; the dead letters of %s that reach it then are dropped (dead-lettering publishes them without confirms)", namesOfQueues(from))
+	case s.onlyDeadLetters(q) == "": // else Refusing.Unknown says it
+		text += fmt.Sprintf("; the dead letters of %s that reach it are taken even past its limit (RabbitMQ enqueues them untracked)", namesOfQueues(from))
 	}
 	return text
+}
+
+// onlyDeadLetters says, for a quorum queue q of side s that some queue
+// dead-letters to and that no exchange binds but those queues'
+// dead-letter exchanges, that it refuses only what is published to it by
+// name, which mqctl cannot tell anything does ("" otherwise): RabbitMQ
+// takes the dead letters past its limit.
+func (s *side) onlyDeadLetters(q string) string {
+	from := s.deadLetterSources(q)
+	if len(from) == 0 || s.v.Queues[q].Type != topology.QueueQuorum {
+		return ""
+	}
+	dlx := map[string]bool{}
+	for _, p := range from {
+		if d := s.setup(p); d.configured {
+			dlx[d.dlx] = true
+		}
+	}
+	for _, b := range s.v.Bindings {
+		if b != nil && b.DestinationType == topology.DestQueue && b.Destination == q && !dlx[b.Source] {
+			return ""
+		}
+	}
+	return fmt.Sprintf("it is the dead-letter queue of %s, whose dead letters it takes past its limit: it refuses only what is published to it by name, and mqctl cannot tell whether anything is", namesOfQueues(from))
 }
 
 // deadLetterSources returns the queues of side s, q's own aside, whose

@@ -104,8 +104,12 @@ func (d *Diff) entries() []entry {
 		case r.BeforeLimit != "":
 			was = fmt.Sprintf("kept: once it held its length limit of %s, it dropped (or dead-lettered) its oldest messages instead (overflow drop-head)", r.BeforeLimit)
 		}
-		out = append(out, entry{vhost: r.Vhost, loses: true, what: fmt.Sprintf("messages published to queue %q once it is full", r.Queue), was: was,
-			now: fmt.Sprintf("refused (length limit %s, overflow reject-publish): lost where the publisher does not use confirms", r.Limit), cause: r.Cause})
+		e := entry{vhost: r.Vhost, loses: r.Unknown == "", unknown: r.Unknown != "", what: fmt.Sprintf("messages published to queue %q once it is full", r.Queue), was: was,
+			now: fmt.Sprintf("refused (length limit %s, overflow reject-publish): lost where the publisher does not use confirms", r.Limit), cause: r.Cause}
+		if r.Unknown != "" {
+			e.cause += "; " + r.Unknown
+		}
+		out = append(out, e)
 	}
 	for _, l := range d.Links {
 		what := fmt.Sprintf("messages moved by shovel %q", l.Name)
@@ -252,9 +256,18 @@ func (d *Diff) Counts() (loses, moves int) {
 }
 
 // Unknowns returns how many entries may lose messages, mqctl cannot
-// tell (a queue a shovel may feed, Silenced.Unknown).
+// tell (a queue a shovel may feed, Silenced.Unknown; a quorum dead-letter
+// queue that refuses only what is published to it by name,
+// Refusing.Unknown).
 func (d *Diff) Unknowns() int {
 	n := 0
+	if d != nil {
+		for _, r := range d.Refusing {
+			if r.Unknown != "" {
+				n++
+			}
+		}
+	}
 	for _, s := range d.silenced() {
 		if s.Unknown != "" {
 			n++

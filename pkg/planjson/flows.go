@@ -169,6 +169,7 @@ type FlowRefusing struct {
 	BeforeLimit    string `json:"before_limit,omitempty"`
 	BeforeOverflow string `json:"before_overflow,omitempty"`
 	Cause          string `json:"cause"`
+	Unknown        string `json:"unknown,omitempty"`
 }
 
 // FlowLink is a shovel or federation upstream added, removed, or moving
