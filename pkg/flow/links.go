@@ -110,6 +110,9 @@ func (c *vhostCompare) stopsLeavingLoses(s map[string]any, from, to string) (str
 		return fmt.Sprintf("messages of %s are no longer moved to %s (the queue the shovel consumed them through goes with it)", from, to), false
 	}
 	loses := false
+	if q := c.shovelSourceQueue(s); q != "" && !c.a.hasQueue(q) && c.b.hasQueue(q) {
+		return fmt.Sprintf("messages stop leaving %s for %s: the queue is deleted too, with what it holds", from, to), false
+	}
 	text := fmt.Sprintf("messages stop leaving %s for %s: they stay in the queue until something else consumes them", from, to)
 	if q := c.shovelSourceQueue(s); c.a.hasQueue(q) {
 		if limits := c.a.lengthLimits(q); limits != "" {
@@ -249,6 +252,9 @@ func (c *vhostCompare) upstreamLink(name string, ib, ia *topology.Item, here *He
 	}
 	l := &Link{Vhost: c.vhost, Kind: "federation_upstream", Name: name, Before: b, After: a}
 	users := c.federatedBy(name)
+	if users == "" {
+		return nil // no policy federates through it: no message moves through it
+	}
 	switch {
 	case sa == nil:
 		l.Effect = fmt.Sprintf("%s no longer receive messages from %s; what the upstream holds for the link stays there", users, b)
@@ -264,7 +270,7 @@ func (c *vhostCompare) upstreamLink(name string, ib, ia *topology.Item, here *He
 
 // federatedBy names the policies of the after side (else the before
 // side) that federate exchanges or queues through upstream name: by its
-// name, or through the set "all" or a set that holds it.
+// name, or through the set "all" or a set that holds it; "" for none.
 func (c *vhostCompare) federatedBy(name string) string {
 	var ps []string
 	for _, s := range []*side{c.a, c.b} {
@@ -283,7 +289,7 @@ func (c *vhostCompare) federatedBy(name string) string {
 		}
 	}
 	if len(ps) == 0 {
-		return "the exchanges and queues a policy federates through it (none in the file)"
+		return ""
 	}
 	slices.Sort(ps)
 	return "the exchanges and queues federated through it (policy " + strings.Join(ps, ", ") + ")"

@@ -60,6 +60,12 @@ func TestLinks(t *testing.T) {
 			before: with(exchange("ex", "topic", nil), shovel("s", topology.Args{"src-uri": "amqp:///%2F", "src-exchange": "ex", "src-exchange-key": "#", "dest-uri": "amqp:///%2F", "dest-queue": "q"})), after: with(exchange("ex", "topic", nil)),
 			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", Before: `exchange "ex" with key "#" to queue "q"`,
 				Effect: `messages of exchange "ex" with key "#" are no longer moved to queue "q" (the queue the shovel consumed them through goes with it)`}}},
+		{name: "removed with its source queue",
+			before: with(queue("in", nil), shovel("s", local("q"))), after: with(),
+			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", Before: `queue "in" to queue "q"`,
+				Effect: `messages stop leaving queue "in" for queue "q": the queue is deleted too, with what it holds`}}, loses: true}, // the routes say the queue's name now reaches none
+		{name: "an upstream no policy uses",
+			before: topo(upstream("up", topology.Args{"uri": "amqp://origin"})), after: topo(upstream("up", topology.Args{"uri": "amqp://origin2"}))},
 		{name: "unchanged", before: with(queue("in", nil), shovel("s", local("q"))), after: with(queue("in", nil), shovel("s", local("q")))},
 		{name: "an upstream's URI changed",
 			before: topo(upstream("up", topology.Args{"uri": "amqp://u:pw@origin:5672/%2F"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream-set": "all"})),
