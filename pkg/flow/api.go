@@ -289,6 +289,22 @@ type Refusing struct {
 	Unknown string `json:"unknown,omitempty"`
 }
 
+// Trimming is a stream declared on both sides that keeps less after the
+// change: a retention (max-length-bytes, max-age, by argument or policy)
+// it did not have, or a tighter one. RabbitMQ removes its oldest
+// segments past it, whole, read or not: a consumer behind them loses
+// them. What the stream holds is not known, so it may lose messages, as a
+// new message TTL without a dead-letter exchange may.
+type Trimming struct {
+	Vhost string `json:"vhost"`
+	Queue string `json:"queue"`
+	// Before and After are its retention ("1000000 bytes or 7d"; ""
+	// for none).
+	Before string `json:"before,omitempty"`
+	After  string `json:"after"`
+	Cause  string `json:"cause"`
+}
+
 // Link is a shovel or federation upstream that is added, removed, or
 // takes messages from or moves them to somewhere else after the change.
 // A shovel removed leaves the messages of a queue it consumed from in
@@ -324,6 +340,7 @@ type Diff struct {
 	Silenced    []Silenced   `json:"silenced,omitempty"`
 	Expiring    []Expiring   `json:"expiring,omitempty"`
 	Refusing    []Refusing   `json:"refusing,omitempty"`
+	Trimming    []Trimming   `json:"trimming,omitempty"`
 	Links       []Link       `json:"links,omitempty"`
 	// Truncated names the exchanges ("vhost/exchange") whose key classes
 	// went past Options.MaxClasses: not every class of theirs is listed.
@@ -381,13 +398,13 @@ func Compare(before, after *topology.Topology, o Options) *Diff {
 
 // Empty reports whether the change moves no message.
 func (d *Diff) Empty() bool {
-	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring)+len(d.Refusing)+len(d.Links)+len(d.Unlisted) == 0
+	return d == nil || len(d.Routes)+len(d.DeadLetters)+len(d.DelayTiers)+len(d.Silenced)+len(d.Expiring)+len(d.Refusing)+len(d.Trimming)+len(d.Links)+len(d.Unlisted) == 0
 }
 
 // LosesMessages reports whether the change loses messages: a class that is
 // now unroutable, dead letters or delayed messages now dropped, a queue
 // nothing reaches any more, one that now expires (sooner), or one that
-// now refuses publishes once full (sooner). It also
+// now refuses publishes once full (sooner), or a stream that keeps less. It also
 // reports true where an exchange's classes went past Options.MaxClasses
 // (Truncated, but for the default exchange's queue names, which Unlisted
 // counts): the classes past the cap were not compared, and any of them may
@@ -435,5 +452,5 @@ func (d *Diff) LosesMessages() bool {
 			return true
 		}
 	}
-	return len(d.Expiring) > 0
+	return len(d.Expiring)+len(d.Trimming) > 0
 }

@@ -29,6 +29,9 @@ func (d *Diff) sort() {
 	slices.SortFunc(d.Refusing, func(a, b Refusing) int {
 		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue))
 	})
+	slices.SortFunc(d.Trimming, func(a, b Trimming) int {
+		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Queue, b.Queue))
+	})
 	slices.SortFunc(d.Links, func(a, b Link) int {
 		return cmp.Or(cmp.Compare(a.Vhost, b.Vhost), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 	})

@@ -111,6 +111,14 @@ func (d *Diff) entries() []entry {
 		}
 		out = append(out, e)
 	}
+	for _, t := range d.Trimming {
+		was := "kept, read or not (no retention)"
+		if t.Before != "" {
+			was = "kept within its retention of " + t.Before
+		}
+		out = append(out, entry{vhost: t.Vhost, loses: true, what: fmt.Sprintf("messages held by stream %q", t.Queue), was: was,
+			now: "kept within its retention of " + t.After + ", read or not", cause: t.Cause})
+	}
 	for _, l := range d.Links {
 		what := fmt.Sprintf("messages moved by shovel %q", l.Name)
 		if l.Kind == "federation_upstream" {

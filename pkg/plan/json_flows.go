@@ -52,6 +52,9 @@ func jsonFlows(p *Plan) *pj.Flows {
 	for _, r := range d.Refusing {
 		out.Refusing = append(out.Refusing, pj.FlowRefusing(r))
 	}
+	for _, t := range d.Trimming {
+		out.Trimming = append(out.Trimming, pj.FlowTrimming(t))
+	}
 	for _, l := range d.Links {
 		out.Links = append(out.Links, pj.FlowLink(l))
 	}
@@ -150,6 +153,9 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	}
 	for _, r := range doc.Refusing {
 		d.Refusing = append(d.Refusing, flow.Refusing(r))
+	}
+	for _, t := range doc.Trimming {
+		d.Trimming = append(d.Trimming, flow.Trimming(t))
 	}
 	for _, l := range doc.Links {
 		d.Links = append(d.Links, flow.Link(l))

@@ -191,6 +191,7 @@ func TestPageMatchesTypes(t *testing.T) {
 		{"An end is ", planjson.FlowEnd{}}, {"A silenced queue is ", planjson.FlowQueue{}}, {"A split is ", planjson.FlowSplit{}},
 		{"A class side is ", planjson.FlowClassSide{}}, {"An expiring queue is ", planjson.FlowExpiring{}},
 		{"A refusing queue is ", planjson.FlowRefusing{}}, {"A link is ", planjson.FlowLink{}},
+		{"A trimmed stream is ", planjson.FlowTrimming{}},
 	} {
 		check(t, strings.ToLower(strings.TrimSuffix(c.marker, " is ")), names(firstBraces(t, flows, c.marker), true), c.typ)
 	}

@@ -17,6 +17,8 @@ type Flows struct {
 	// Refusing are the queues that now refuse publishes once full, or
 	// sooner (absent when none).
 	Refusing []FlowRefusing `json:"refusing,omitempty"`
+	// Trimming are the streams that now keep less (absent when none).
+	Trimming []FlowTrimming `json:"trimming,omitempty"`
 	// Links are the shovels and federation upstreams that move messages
 	// elsewhere (absent when none).
 	Links []FlowLink `json:"links,omitempty"`
@@ -170,6 +172,15 @@ type FlowRefusing struct {
 	BeforeOverflow string `json:"before_overflow,omitempty"`
 	Cause          string `json:"cause"`
 	Unknown        string `json:"unknown,omitempty"`
+}
+
+// FlowTrimming is a stream that now keeps less (flow.Trimming).
+type FlowTrimming struct {
+	Vhost  string `json:"vhost"`
+	Queue  string `json:"queue"`
+	Before string `json:"before,omitempty"`
+	After  string `json:"after"`
+	Cause  string `json:"cause"`
 }
 
 // FlowLink is a shovel or federation upstream added, removed, or moving
