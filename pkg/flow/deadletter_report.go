@@ -260,7 +260,7 @@ func (s *side) whenFull(q string) string {
 	if s.sim.DropsHead(q) {
 		return "drops its oldest messages (overflow drop-head)"
 	}
-	return "refuses new messages and dead-letters them (overflow reject-publish-dlx)"
+	return "refuses new messages (a publisher using confirms gets a basic.nack) and dead-letters them (overflow reject-publish-dlx)"
 }
 
 // maxLenCause says what makes queue q dead-letter for reason maxlen after
