@@ -16,6 +16,9 @@ func (c *vhostCompare) refusing() {
 		if qb == nil || qa == nil || c.queueSame(qb, qa) || !c.a.rejectsPublish(q) {
 			continue
 		}
+		if every, _ := c.a.refuses(q); every {
+			continue // it refuses every message: the routes say so
+		}
 		before := c.b.rejectsPublish(q)
 		if before && !c.a.stricterLimit(c.b, q) {
 			continue

@@ -64,6 +64,8 @@ func TestRefusing(t *testing.T) {
 		{name: "a lower limit",
 			before: topo(queue("q", topology.Args{"x-max-length": 10, "x-overflow": "reject-publish"})), after: topo(queue("q", limit("reject-publish"))),
 			want: []Refusing{{Vhost: "/", Queue: "q", Type: "classic", Limit: "2 messages", BeforeLimit: "10 messages", BeforeOverflow: "reject-publish", Cause: classicCause}}, loses: true},
+		{name: "a classic queue with a limit of 0 refuses every message: the routes say so",
+			before: topo(queue("q", nil)), after: topo(queue("q", topology.Args{"x-max-length": 0, "x-overflow": "reject-publish"})), loses: true},
 		{name: "a higher limit", before: topo(queue("q", limit("reject-publish"))), after: topo(queue("q", topology.Args{"x-max-length": 10, "x-overflow": "reject-publish"}))},
 		{name: "the limit removed", before: topo(queue("q", limit("reject-publish"))), after: topo(queue("q", nil))},
 		{name: "classic reject-publish-dlx with a dead-letter exchange dead-letters what it refuses",
