@@ -110,7 +110,7 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		}
 		view = newApplyJSON(stdout)
 	}
-	err := g.applyWith(ctx, view, planFile, f)
+	err := g.hideEnvError(g.applyWith(ctx, view, planFile, f))
 	if err != nil {
 		view.Error(err)
 		return err
@@ -182,10 +182,23 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 			view.Note(fmt.Sprintf("counting the messages of %d quorum %s before deleting or replacing %s: a quorum queue's dead letters waiting for its dead-letter exchange, and on RabbitMQ 4.3 its messages waiting for a delayed retry, are counted only in its statistics, so apply waits until they are refreshed twice (about 10 s with RabbitMQ's default intervals)",
 				queues, pluralize("queue", queues), them(queues)))
 		},
-		Show:     view.Plan,
-		Confirm:  view.Confirm,
-		Report:   view.Report,
-		Progress: view.Step,
+		Show: func(p *plan.Plan) error {
+			p.HideText(g.hideEnv)
+			return view.Plan(p)
+		},
+		Confirm: view.Confirm,
+		Report: func(p *plan.Plan, res *apply.Result) error {
+			for i := range res.Failed {
+				if err := res.Failed[i].Err; err != nil {
+					res.Failed[i].Err = g.hideEnvError(err)
+				}
+			}
+			return view.Report(p, res)
+		},
+		Progress: func(ev apply.Event) {
+			ev.Err = g.hideEnvError(ev.Err)
+			view.Step(ev)
+		},
 		Waiting: func(server string, pending []string) {
 			view.Note(fmt.Sprintf("waiting until %s shows %d %s of this apply (it does not show %s yet)",
 				server, len(pending), pluralize("change", len(pending)), them(len(pending))))

@@ -96,12 +96,14 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globals, args []string) error {
 		// and the pull-request comment carry its refusals.
 		var refused *plan.RefusedError
 		if errors.As(err, &refused) {
+			refused.Plan.HideText(g.hideEnv)
 			if werr := view.refused(refused.Plan); werr != nil {
 				return werr
 			}
 		}
 		return err
 	}
+	p.HideText(g.hideEnv)
 	if err := view.diff(p); err != nil {
 		return err
 	}
@@ -204,5 +206,7 @@ func (g *globals) diffSides(cmd *cobra.Command, base string, args []string) (old
 func (g *globals) loadPaths(paths []string, files loader.Files) (*topology.Topology, error) {
 	opts := g.offlineOptions()
 	opts.Files = files
-	return loader.Load(paths, opts)
+	t, err := loader.Load(paths, opts)
+	g.loaded(t)
+	return t, err
 }

@@ -590,6 +590,7 @@ func (g *globals) dlqVhost(stderr io.Writer) (string, *topology.Topology, error)
 		if err != nil {
 			return "", nil, err
 		}
+		g.loaded(t)
 		file = t
 	default:
 		if _, err := os.Stat("topology.yaml"); err == nil {
@@ -597,6 +598,7 @@ func (g *globals) dlqVhost(stderr io.Writer) (string, *topology.Topology, error)
 			if err != nil {
 				fmt.Fprintf(stderr, "mqctl: note: ignoring ./topology.yaml, which does not load (%v); pass -f to use a file\n", firstLine(err))
 			} else {
+				g.loaded(t)
 				file = t
 			}
 		}

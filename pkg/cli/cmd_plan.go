@@ -106,7 +106,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			// The engine's notes go to stderr as they come, and into the
 			// JSON plan (a CI job reads everything from it).
 			var notes []string
-			desired, eng, read, stop, err := g.loadAndRead(ctx, textNotes(cmd.ErrOrStderr(), &notes))
+			desired, eng, read, stop, err := g.loadAndRead(ctx, g.textNotes(cmd.ErrOrStderr(), &notes))
 			if err != nil {
 				return err
 			}
@@ -117,6 +117,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			var refused *plan.RefusedError
 			if g.output == "json" && errors.As(err, &refused) {
 				refused.Plan.Notes = notes
+				refused.Plan.HideText(g.hideEnv)
 				if werr := plan.WriteJSON(cmd.OutOrStdout(), refused.Plan); werr != nil {
 					return werr
 				}
@@ -126,6 +127,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 			}
 			p := res.Plan
 			p.Notes = notes
+			p.HideText(g.hideEnv)
 			view := planView{json: g.output == "json", w: cmd.OutOrStdout(), render: plan.RenderOptions{Color: g.useColor(), ListUnmanaged: listUnmanaged}}
 			if err := view.plan(p); err != nil {
 				return err

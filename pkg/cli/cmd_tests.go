@@ -203,7 +203,7 @@ func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp, hidden
 			quotedList(g.vhosts), quotedList(in))
 	}
 	for _, tc := range inScope {
-		if match == nil || match.MatchString(tc.Name) || match.MatchString(hidden.Hide(tc.Name)) {
+		if match == nil || match.MatchString(tc.Name) || match.MatchString(hidden.Written(tc.Name)) {
 			tests = append(tests, tc)
 		}
 	}
@@ -212,7 +212,7 @@ func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp, hidden
 	}
 	names := make([]string, len(inScope))
 	for i, tc := range inScope {
-		names[i] = hidden.Hide(tc.Name) // as the report shows it, and a word of it
+		names[i] = hidden.Written(tc.Name) // as the report shows it, and a word of it
 	}
 	hint := ""
 	if near := nearTest(match.String(), names); near != "" {
@@ -247,10 +247,10 @@ const testsExample = `  tests:
       expect: {queues: [orders.shipping]}`
 
 // hideError is err with the values of hidden it shows replaced with what
-// the file wrote (topology.EnvValues.Hide); it wraps err, so that the exit
+// the file wrote (topology.EnvValues.Written); it wraps err, so that the exit
 // code stays err's.
 func hideError(err error, hidden topology.EnvValues) error {
-	if msg := hidden.Hide(err.Error()); msg != err.Error() {
+	if msg := hidden.Written(err.Error()); msg != err.Error() {
 		return &hiddenError{msg: msg, err: err}
 	}
 	return err
@@ -272,7 +272,7 @@ type prefixed struct {
 }
 
 func (p prefixed) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "mqctl: %s", p.hide.Hide(string(b))); err != nil {
+	if _, err := fmt.Fprintf(p.w, "mqctl: %s", p.hide.Written(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil

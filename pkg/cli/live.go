@@ -15,6 +15,10 @@ import (
 // newEngine is the plan and apply engine for the broker behind c: it tells
 // note what the user should know, and reconnects as any command connects.
 func (g *globals) newEngine(c *broker.Client, note func(string)) *engine.Engine {
+	if note != nil {
+		shown := note
+		note = func(n string) { shown(g.hideEnv(n)) }
+	}
 	return engine.New(c, engine.Options{
 		Note:      note,
 		Reconnect: g.connectAPI,
@@ -124,7 +128,7 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (desired *
 
 // textNotes prints each note on w as the text views do, and keeps it in
 // *keep when keep is not nil (for the JSON plan).
-func textNotes(w io.Writer, keep *[]string) func(string) {
+func (g *globals) textNotes(w io.Writer, keep *[]string) func(string) {
 	var mu sync.Mutex // the engine notes from several goroutines
 	return func(n string) {
 		mu.Lock()

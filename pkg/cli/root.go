@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -86,6 +87,68 @@ type globals struct {
 	conn   connFlags
 	// rabbitmqVersion is --rabbitmq-version of the offline commands.
 	rabbitmqVersion string
+	// hidden are the values the files loaded took from the environment
+	// (topology.Topology.Env): no error, note or plan mqctl prints shows
+	// them (hideEnv).
+	hidden   topology.EnvValues
+	hiddenMu sync.Mutex // the engine's notes come from several goroutines
+}
+
+// loaded records the values t took from the environment, which no text
+// mqctl prints about it shows (hideEnv).
+func (g *globals) loaded(t *topology.Topology) {
+	if t != nil && len(t.Env) > 0 {
+		g.hiddenMu.Lock()
+		defer g.hiddenMu.Unlock()
+		g.hidden = append(slices.Clone(g.hidden), t.Env...)
+	}
+}
+
+// hideEnv is s without the values the files took from the environment
+// (topology.EnvValues.Hide).
+func (g *globals) hideEnv(s string) string {
+	g.hiddenMu.Lock()
+	hidden := g.hidden
+	g.hiddenMu.Unlock()
+	return hidden.Hide(s)
+}
+
+// envHiddenError is an error whose text shows none of the values the files
+// took from the environment.
+type envHiddenError struct {
+	err  error
+	hide func(string) string
+}
+
+func (e *envHiddenError) Error() string { return e.hide(e.err.Error()) }
+func (e *envHiddenError) Unwrap() error { return e.err }
+
+// hideEnvError is err showing none of the values the files took from the
+// environment (the loader's errors hid them already).
+func (g *globals) hideEnvError(err error) error {
+	var ec *ExitCodeError
+	var he *envHiddenError
+	switch {
+	case err == nil, errors.As(err, &he):
+		return err
+	case errors.As(err, &ec) && ec.Err == nil:
+		return err
+	case errors.As(err, new(loader.ErrorList)):
+		return err
+	}
+	return &envHiddenError{err: err, hide: g.hideEnv}
+}
+
+// hideEnvErrors makes every command's error show none of the values the
+// files took from the environment: a refusal of the plan, an error of the
+// broker, made after the file was read, may quote one.
+func (g *globals) hideEnvErrors(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error { return g.hideEnvError(run(c, args)) }
+	}
+	for _, c := range cmd.Commands() {
+		g.hideEnvErrors(c)
+	}
 }
 
 // NewRootCmd builds the whole command tree.
@@ -130,6 +193,7 @@ policies, dead-letter wiring, delay-retry tiers and length limits — in a YAML 
 		newDLQCmd(g),
 	)
 	root.SetFlagErrorFunc(flagError)
+	g.hideEnvErrors(root)
 	return root
 }
 
@@ -317,6 +381,7 @@ func (g *globals) load(opts loader.Options) (*topology.Topology, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.loaded(t)
 	if err := g.vhostsDeclared(t, fmt.Sprint(files)); err != nil {
 		return nil, err
 	}

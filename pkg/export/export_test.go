@@ -28,7 +28,7 @@ var topologyOpts = cmp.Options{
 	cmpopts.IgnoreFields(topology.Queue{}, topology.QueueFileFields...),
 	cmpopts.IgnoreFields(topology.Binding{}, "Meta"),
 	cmpopts.IgnoreFields(topology.Policy{}, "Meta"),
-	cmpopts.IgnoreFields(topology.Topology{}, "Lint", "FromEnv"), // what the file says, not what the broker holds
+	cmpopts.IgnoreFields(topology.Topology{}, "Lint", "Env"), // what the file says, not what the broker holds
 	// An item's position is where it was read; Refs name the variables a
 	// file took its secrets from (the source's, or the export's
 	// placeholders): neither is broker state.

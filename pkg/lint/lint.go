@@ -269,6 +269,11 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 			out = append(out, f)
 		}
 	}
+	// A value the file took from the environment may be a secret in any
+	// field: no finding quotes it (topology.Topology.Env).
+	for i := range out {
+		out[i].Message = t.Env.Hide(out[i].Message)
+	}
 	Sort(out)
 	return out, nil
 }

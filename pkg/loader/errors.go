@@ -3,7 +3,6 @@ package loader
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -73,15 +72,44 @@ func (c *collector) interpolated(n *node, value, raw string) {
 	c.hidden[n] = topology.EnvValue{Value: value, Raw: raw}
 }
 
-// fromEnv are the values of the load taken from the environment.
-func (c *collector) fromEnv() topology.EnvValues {
+// envValues are the values of c.hidden, once each, the longest first
+// (topology.NewEnvValues), but those written with $$ alone ($${X} is the
+// text ${X}) and those that are the name of one of t's objects (a
+// dead-letter exchange from ${DLX} the file declares): a name is shown
+// anyway, and hidden it would leave the texts that name the object
+// unreadable.
+func (c *collector) envValues(t *topology.Topology) topology.EnvValues {
 	if len(c.hidden) == 0 {
 		return nil
 	}
+	names := map[string]bool{}
+	addItems := func(items topology.Items) {
+		for _, byName := range items {
+			for n := range byName {
+				names[n] = true
+			}
+		}
+	}
+	addItems(t.Items)
+	for vn, v := range t.Vhosts {
+		names[vn] = true
+		for n := range v.Exchanges {
+			names[n] = true
+		}
+		for n := range v.Queues {
+			names[n] = true
+		}
+		for n := range v.Policies {
+			names[n] = true
+		}
+		for n := range v.OperatorPolicies {
+			names[n] = true
+		}
+		addItems(v.Items)
+	}
 	vs := make([]topology.EnvValue, 0, len(c.hidden))
 	for _, h := range c.hidden {
-		// Not a value written with $$ alone ($${X} is the text ${X}).
-		if strings.Contains(strings.ReplaceAll(h.Raw, "$$", ""), "${") {
+		if !names[h.Value] && strings.Contains(strings.ReplaceAll(h.Raw, "$$", ""), "${") {
 			vs = append(vs, h)
 		}
 	}
@@ -92,21 +120,14 @@ func (c *collector) fromEnv() topology.EnvValues {
 // that it is about (a ${VAR} may hold a secret in any field: a URI given
 // to the wrong key, a token in an argument): the value of a scalar at e's
 // position, quoted, is replaced with what the file wrote, ${VAR}, saying
-// its value is not shown. The errors about other objects, which name them
-// (their names may be as short as a value), are left as they are.
+// its value is not shown (topology.EnvValue.Hide). The errors about other
+// objects, which name them (their names may be as short as a value), are
+// left as they are.
 func hide(e *Error, byPos map[topology.Pos][]topology.EnvValue) {
 	for _, h := range byPos[e.Pos] {
-		written := h.Shown()
-		for _, s := range []*string{&e.Msg, &e.Hint} {
-			// The last one: an error names its object first, whose name
-			// may be the same, and masked would tell the value.
-			if i := strings.LastIndex(*s, strconv.Quote(h.Value)); i >= 0 {
-				*s = (*s)[:i] + written + " (its value not shown)" + (*s)[i+len(strconv.Quote(h.Value)):]
-			}
-			if len(h.Value) >= topology.HiddenMinBytes {
-				*s = strings.ReplaceAll(*s, h.Value, written)
-			}
-		}
+		// The last one: an error names its object first, whose name
+		// may be the same, and masked would tell the value.
+		e.Msg, e.Hint = h.Hide(e.Msg, true), h.Hide(e.Hint, true)
 	}
 }
 

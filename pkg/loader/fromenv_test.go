@@ -45,8 +45,8 @@ vhosts:
 			t.Fatalf("%s: %v", name, err)
 		}
 		want := topology.EnvValues{{Value: "s3cr3t", Raw: "${TOKEN}"}, {Value: "eu.x", Raw: "${REGION}.x"}, {Value: "z1", Raw: "${ZONE:-z1}"}}
-		if diff := cmp.Diff(want, top.FromEnv); diff != "" {
-			t.Errorf("%s: FromEnv (-want +got):\n%s", name, diff)
+		if diff := cmp.Diff(want, top.Env); diff != "" {
+			t.Errorf("%s: Env (-want +got):\n%s", name, diff)
 		}
 	}
 }

@@ -289,7 +289,7 @@ func (l *load) finish() (*topology.Topology, error) {
 		t.Owner, t.OwnerPos = o.value, o.pos
 	}
 	t.Tests = l.buildTests(t)
-	t.FromEnv = l.errs.fromEnv()
+	t.Env = l.errs.envValues(t)
 	l.d.reportUnset()
 	if l.opts.Warn != nil {
 		for _, w := range l.errs.warnings() {

@@ -197,3 +197,33 @@ func (p *Plan) SplitRefusals(desired *topology.Topology, err error) (refuse erro
 	}
 	return &rmqversion.RefusalsError{Version: re.Version, Refusals: kept}, held
 }
+
+// HideText rewrites with hide what p says in words about the file and the
+// broker (refusals, held changes, notes, the broker's preflight answers,
+// why flows are unknown): the text views and the JSON plan then show no
+// value the file took from the environment (topology.EnvValues.Hide). The
+// changes themselves, which apply makes, are left as they are.
+func (p *Plan) HideText(hide func(string) string) {
+	if p == nil || hide == nil {
+		return
+	}
+	for i := range p.Refusals {
+		r := &p.Refusals[i]
+		r.Key, r.Reason, r.Fix = hide(r.Key), hide(r.Reason), hide(r.Fix)
+	}
+	for i := range p.Held {
+		p.Held[i].Reason = hide(p.Held[i].Reason)
+	}
+	for i := range p.Notes {
+		p.Notes[i] = hide(p.Notes[i])
+	}
+	for i := range p.FlowsUnknown {
+		p.FlowsUnknown[i].Reason = hide(p.FlowsUnknown[i].Reason)
+	}
+	if pf := p.Preflight; pf != nil {
+		for i := range pf.Refusals {
+			pf.Refusals[i].Reason = hide(pf.Refusals[i].Reason)
+		}
+		pf.Skipped = hide(pf.Skipped)
+	}
+}

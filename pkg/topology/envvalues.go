@@ -22,17 +22,45 @@ type EnvValue struct {
 // part of the text's own words.
 const HiddenMinBytes = 8
 
-// Shown is what text shows in place of the value quoted ("…"): the
+// Written is what text shows in place of the value quoted ("…"): the
 // file's ${VAR} when that is all it wrote, else what it wrote, quoted.
-func (e EnvValue) Shown() string {
+func (e EnvValue) Written() string {
 	if strings.HasPrefix(e.Raw, "${") && strings.Count(e.Raw, "${") == 1 && strings.HasSuffix(e.Raw, "}") {
 		return e.Raw
 	}
 	return strconv.Quote(e.Raw)
 }
 
+// Hide is s without e's value: where s quotes it ("…"), the last quote
+// only when lastOnly (a loader error naming its object first, whose name
+// may be the same, is about the last), it is replaced with Written and
+// "(its value not shown)"; a value of HiddenMinBytes or more is replaced
+// with Written wherever it is.
+func (e EnvValue) Hide(s string, lastOnly bool) string {
+	if e.Value == "" {
+		return s
+	}
+	written, quoted := e.Written(), strconv.Quote(e.Value)
+	shown := written + notShown
+	if lastOnly {
+		if i := strings.LastIndex(s, quoted); i >= 0 {
+			s = s[:i] + shown + s[i+len(quoted):]
+		}
+	} else {
+		s = strings.ReplaceAll(s, quoted, shown)
+	}
+	if len(e.Value) >= HiddenMinBytes {
+		s = strings.ReplaceAll(s, e.Value, written)
+	}
+	return s
+}
+
+// notShown follows a value's ${VAR} where an error or a note quoted the
+// value: the reader learns that a value was there.
+const notShown = " (its value not shown)"
+
 // EnvValues are the values of a load taken from the environment
-// (Topology.FromEnv), the longest first.
+// (Topology.Env), the longest first.
 type EnvValues []EnvValue
 
 // NewEnvValues returns vs without repeats, the longest value first (so
@@ -49,18 +77,25 @@ func NewEnvValues(vs []EnvValue) EnvValues {
 }
 
 // Hide returns s with each value of vs it shows replaced with what the
-// file wrote: quoted ("v", as Go and JSON quote it, or \"v\" within a
-// quoted text) as Shown says, and
-// bare as Raw, where it is at least HiddenMinBytes long or stands apart
-// (after one of `[{(,=` or `":`, before one of `]}),;` or the end).
-func (vs EnvValues) Hide(s string) string {
+// file wrote, for an error, a finding, a note or a refusal: quoted ("v",
+// as Go and JSON quote it, or \"v\" within a quoted text) as Written
+// says, followed by "(its value not shown)", and bare as Raw, where it is
+// at least HiddenMinBytes long or stands apart (after one of `[{(,=` or
+// `":`, before one of `]}),;` or the end).
+func (vs EnvValues) Hide(s string) string { return vs.replace(s, notShown) }
+
+// Written is s as Hide makes it, without "(its value not shown)": for
+// mqctl test's report, which shows each value as the file wrote it.
+func (vs EnvValues) Written(s string) string { return vs.replace(s, "") }
+
+func (vs EnvValues) replace(s, note string) string {
 	if len(vs) == 0 || s == "" {
 		return s
 	}
 	var sb strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		rep, n := vs.at(s, i)
+		rep, n := vs.at(s, i, note)
 		if n == 0 {
 			i++
 			continue
@@ -79,7 +114,7 @@ func (vs EnvValues) Hide(s string) string {
 
 // at is the replacement of the value of vs that s shows at i, and its
 // length there (0: none).
-func (vs EnvValues) at(s string, i int) (string, int) {
+func (vs EnvValues) at(s string, i int, note string) (string, int) {
 	rest := s[i:]
 	for _, v := range vs {
 		if v.Value == "" {
@@ -87,14 +122,14 @@ func (vs EnvValues) at(s string, i int) (string, int) {
 		}
 		q := strconv.Quote(v.Value)
 		if strings.HasPrefix(rest, q) {
-			return v.Shown(), len(q)
+			return v.Written() + note, len(q)
 		}
 		if j, err := json.Marshal(v.Value); err == nil && string(j) != q && strings.HasPrefix(rest, string(j)) {
-			return v.Shown(), len(j)
+			return v.Written() + note, len(j)
 		}
 		// Quoted within a quoted text (a test's name, quoted in a list).
 		if qq := strconv.Quote(q); strings.HasPrefix(rest, qq[1:len(qq)-1]) {
-			shown := strconv.Quote(v.Shown())
+			shown := strconv.Quote(v.Written() + note)
 			return shown[1 : len(shown)-1], len(qq) - 2
 		}
 		if strings.HasPrefix(rest, v.Value) && (len(v.Value) >= HiddenMinBytes || apart(s, i, i+len(v.Value))) {

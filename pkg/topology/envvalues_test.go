@@ -2,7 +2,10 @@ package topology
 
 import "testing"
 
-func TestEnvValuesHide(t *testing.T) {
+// TestEnvValuesWritten: mqctl test's report shows a value from the
+// environment as the file wrote it, wherever it quotes it or sets it
+// apart, and anywhere when it is long.
+func TestEnvValuesWritten(t *testing.T) {
 	vs := NewEnvValues([]EnvValue{
 		{Value: "s3cr3t-T0KEN-value", Raw: "${TOKEN}"},
 		{Value: "eu", Raw: "${REGION}"},
@@ -26,11 +29,41 @@ func TestEnvValuesHide(t *testing.T) {
 		{"nothing to hide", `PASS a`, `PASS a`},
 		{"at the end", `k=eu`, `k=${REGION}`},
 	} {
-		if got := vs.Hide(tc.in); got != tc.want {
-			t.Errorf("%s: Hide(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		if got := vs.Written(tc.in); got != tc.want {
+			t.Errorf("%s: Written(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
 		}
 	}
-	if got := EnvValues(nil).Hide("eu"); got != "eu" {
+	if got := EnvValues(nil).Written("eu"); got != "eu" {
 		t.Errorf("no values: %q", got)
+	}
+}
+
+// TestEnvValuesHide: a value from the environment is shown as what the
+// file wrote wherever a text quotes it, every quote, and wherever it is
+// when it is long enough not to be part of the text's own words.
+func TestEnvValuesHide(t *testing.T) {
+	hs := NewEnvValues([]EnvValue{
+		{Value: "tokenvalue-secret1", Raw: "${OVF}"},
+		{Value: "dlx", Raw: "${DLX}"},
+		{Value: "pre-abc", Raw: "pre-${X}"},
+	})
+	for _, tc := range []struct{ in, want string }{
+		{`invalid_overflow: "tokenvalue-secret1" is none of drop-head`, `invalid_overflow: ${OVF} (its value not shown) is none of drop-head`},
+		{`x-overflow: tokenvalue-secret1: refused`, `x-overflow: ${OVF}: refused`},
+		{`exchange "dlx" is not declared. Declare exchange "dlx"`, `exchange ${DLX} (its value not shown) is not declared. Declare exchange ${DLX} (its value not shown)`},
+		// Short and unquoted: too likely the text's own words.
+		{`the dlx exchange`, `the dlx exchange`},
+		{`pattern "pre-abc"`, `pattern "pre-${X}" (its value not shown)`},
+		{`nothing to hide`, `nothing to hide`},
+	} {
+		if got := hs.Hide(tc.in); got != tc.want {
+			t.Errorf("Hide(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+	// The loader's own errors are about their position's value, named
+	// last: the object named first keeps its name.
+	h := EnvValue{Value: "q", Raw: "${Q}"}
+	if got, want := h.Hide(`queue "q": dead_letter.queue "q" is the queue itself`, true), `queue "q": dead_letter.queue ${Q} (its value not shown) is the queue itself`; got != want {
+		t.Errorf("lastOnly\n got %q\nwant %q", got, want)
 	}
 }

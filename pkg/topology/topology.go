@@ -100,10 +100,11 @@ type Topology struct {
 	Owner string `json:"-"`
 	// OwnerPos is where the file sets it.
 	OwnerPos Pos `json:"-"`
-	// FromEnv are the values the files took from the environment (${VAR}),
-	// but in keys: output that may show them (mqctl test's) shows what the
-	// file wrote instead (EnvValues.Hide).
-	FromEnv EnvValues `json:"-"`
+	// Env are the values the files took from the environment (${VAR}),
+	// but in keys and but the names of the objects they declare: what no
+	// refusal, finding, note or error about the files may show
+	// (EnvValues.Hide), nor mqctl test's report (EnvValues.Written).
+	Env EnvValues `json:"-"`
 }
 
 // MaxOwner is the longest owner name.

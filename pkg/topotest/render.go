@@ -63,45 +63,34 @@ func WriteJSON(w io.Writer, r *Report) error {
 
 // Hidden are the values of t from the environment (${VAR}) that the
 // output of mqctl test must not show, since any may be a secret (a header,
-// a routing key, a binding's arguments): all of t.FromEnv but the names
-// of the vhosts, exchanges and queues, which the report names anyway
-// (expected, got) as the file's keys name them.
+// a routing key, a binding's arguments): t.Env, which leaves out the names
+// of the objects the file declares (the report names them anyway,
+// expected and got, as the file's keys do), but the names of the
+// broker's own exchanges (amq.*).
 func Hidden(t *topology.Topology) topology.EnvValues {
 	var out topology.EnvValues
-	for _, e := range t.FromEnv {
-		if !isName(t, e.Value) {
+	for _, e := range t.Env {
+		if !strings.HasPrefix(e.Value, "amq.") {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func isName(t *topology.Topology, s string) bool {
-	if _, ok := t.Vhosts[s]; ok {
-		return true
-	}
-	for _, v := range t.Vhosts {
-		if v.Queues[s] != nil || v.Exchanges[s] != nil {
-			return true
-		}
-	}
-	return strings.HasPrefix(s, "amq.")
-}
-
 // Hide replaces in r the values of vs (Hidden) that its names, messages
-// and hops show with what the file wrote (topology.EnvValues.Hide).
+// and hops show with what the file wrote (topology.EnvValues.Written).
 func (r *Report) Hide(vs topology.EnvValues) {
 	if len(vs) == 0 {
 		return
 	}
 	for i := range r.Tests {
 		o := &r.Tests[i]
-		o.Name, o.Message = vs.Hide(o.Name), vs.Hide(o.Message)
+		o.Name, o.Message = vs.Written(o.Name), vs.Written(o.Message)
 		for j, h := range o.Hops {
-			o.Hops[j] = vs.Hide(h)
+			o.Hops[j] = vs.Written(h)
 		}
 	}
 	for i, n := range r.NotRun {
-		r.NotRun[i] = vs.Hide(n)
+		r.NotRun[i] = vs.Written(n)
 	}
 }
