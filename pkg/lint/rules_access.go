@@ -210,6 +210,13 @@ func runLiteralPassword(p *Pass) []Finding {
 		if _, ref := u.Refs[kind.UserPassword]; ref {
 			continue
 		}
+		if d, ok := u.Defaults[kind.UserPassword]; ok {
+			if d.Default != "" {
+				out = append(out, Finding{Object: Object{string(kind.User), name}, Pos: u.Pos, objMeta: u.Meta,
+					Message: fmt.Sprintf("the password of user %q has a default written in the file (${%s:-…}): whoever reads the file, or its history, has it, it is the password wherever %s is not set, and a saved plan cannot be made of it. Drop the default: password: \"${%s}\" (a single variable, nothing around it), and set %s where mqctl runs", name, d.Var, d.Var, d.Var, d.Var)})
+			}
+			continue
+		}
 		out = append(out, Finding{Object: Object{string(kind.User), name}, Pos: u.Pos, objMeta: u.Meta,
 			Message: fmt.Sprintf("the password of user %q is written in the file: whoever reads the file, or its history, has it, and a saved plan cannot be made of it. Take it from the environment: password: \"${%s}\" (a single variable, nothing around it)", name, kind.PasswordVariable(name))})
 	}
@@ -226,8 +233,9 @@ func (p *Pass) literalURIPasswords() []Finding {
 		for _, k := range slices.Sorted(maps.Keys(items)) {
 			for _, name := range items.Names(k) {
 				it := items.Get(k, name)
+				out = append(out, p.uriDefaults(vn, k, it)...)
 				for _, part := range it.SecretParts() {
-					if part.Ref != "" {
+					if _, defaulted := it.Defaults[topology.RefKey(part.Key, part.Index)]; part.Ref != "" || defaulted {
 						continue
 					}
 					where, variable, v := part.Key, kind.VariableName(vn, string(k), name, part.Key), it.Settings[part.Key]
@@ -253,6 +261,32 @@ func (p *Pass) literalURIPasswords() []Finding {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// uriDefaults reports the secret settings of item it (of kind k, in vhost
+// vn) written as a variable with a default, ${VAR:-default}, whose default
+// holds a password (or is no URI, masked whole): the default is written in
+// the file, and the fix is to drop it, not to name another variable.
+func (p *Pass) uriDefaults(vn string, k kind.Kind, it *topology.Item) []Finding {
+	var out []Finding
+	for _, key := range slices.Sorted(maps.Keys(it.Defaults)) {
+		d := it.Defaults[key]
+		if d.Default == "" || fmt.Sprint(topology.MaskSecret(d.Default)) == d.Default {
+			continue // no password in the default: amqp://localhost
+		}
+		what := "a password"
+		if !hasScheme(d.Default) {
+			what = "a value that is no URI (it has no scheme, and RabbitMQ refuses it as \"not a valid URI\")"
+		}
+		write := fmt.Sprintf("%s: \"${%s}\"", key, d.Var)
+		if name, _, isList := strings.Cut(key, "["); isList {
+			write = fmt.Sprintf("%s: [..., \"${%s}\", ...]", name, d.Var)
+		}
+		out = append(out, Finding{Object: Object{string(k), it.Name}, Vhost: vn, Pos: it.Pos, objMeta: it.Meta,
+			Message: fmt.Sprintf("%s %q of vhost %q takes %s from ${%s}, but its default, written in the file, holds %s (%s): whoever reads the file, or its history, has it, it is used wherever %s is not set, and a saved plan cannot be made of it. Drop the default: %s (a single variable, nothing around it), and set %s where mqctl runs",
+				k.Label(), it.Name, vn, key, d.Var, what, topology.MaskSecret(d.Default), d.Var, write, d.Var)})
 	}
 	return out
 }

@@ -211,6 +211,31 @@ func literalPasswordCases(t *testing.T) []ruleCase {
 			contains: []string{`topology.yaml:5:3: the password of user "svc" is written in the file`, `password: "${SVC_PASSWORD}"`}},
 		{name: "a variable inside a literal is still written in the file", id: "MQ803", build: file(`"pre-${PW}"`),
 			fire: []string{"svc"}},
+		// ${PW:-literal}: the variable is there; the default is what is
+		// written in the file, and the fix is to drop it (not to name
+		// another variable).
+		{name: "a password's literal default", id: "MQ803", build: file(`"${PW:-s3cret-pw}"`),
+			fire: []string{"svc"}, contains: []string{`has a default written in the file (${PW:-…})`, `Drop the default: password: "${PW}"`},
+			absent: []string{"SVC_PASSWORD", "s3cret-pw"}},
+		{name: "a password's empty default", id: "MQ803", build: file(`"${PW:-}"`)},
+		{name: "a URI's default with a password, the variable set or not", id: "MQ803",
+			build: fromFileEnv(t, map[string]string{"SET_URI": "amqp://u:from-env@h/v", "PLAIN_URI": "amqp://u:from-env@h/v"}, `version: 1
+vhosts:
+  /:
+    queues: { q: {} }
+    shovels:
+      unset: { src-uri: "${SRC_URI:-amqp://u:s3cret@h1/v}", src-queue: q, dest-uri: ["amqp://", "${DEST_URI:-amqps://u:k3y@h2/v}"], dest-queue: q }
+      set: { src-uri: "${SET_URI:-amqp://u:s3cret@h1/v}", src-queue: q, dest-uri: "amqp://", dest-queue: q }
+      nopassword: { src-uri: "${PLAIN_URI:-amqp://localhost/v}", src-queue: q, dest-uri: "${NONE_URI:-amqp://}", dest-queue: q }
+    federation_upstreams:
+      up: { uri: "${DC2_URI:-amqp://fed:s3cret@dc2}" }
+`),
+			fire: []string{"unset", "set", "up"}, quiet: []string{"nopassword"},
+			contains: []string{`shovel "unset" of vhost "/" takes src-uri from ${SRC_URI}, but its default, written in the file, holds a password (amqp://u:***@h1/v)`, `Drop the default: src-uri: "${SRC_URI}"`,
+				`takes dest-uri[1] from ${DEST_URI}, but its default`, `Drop the default: dest-uri: [..., "${DEST_URI}", ...]`,
+				`shovel "set" of vhost "/" takes src-uri from ${SET_URI}, but its default, written in the file, holds a password (amqp://u:***@h1/v)`,
+				`Drop the default: uri: "${DC2_URI}"`},
+			absent: []string{"__SHOVEL", "__FEDERATION", "from-env", "s3cret"}},
 		{name: "a URI's password written in the file", id: "MQ803",
 			build: fromFileEnv(t, map[string]string{"SRC_URI": "amqp://u:p@h/v", "DEST_URI": "amqps://u:p@h/v"}, `version: 1
 vhosts:

@@ -21,6 +21,8 @@ type ruleCase struct {
 	quiet []string
 	// contains are substrings the (first) finding's message must contain.
 	contains []string
+	// absent are substrings no finding's message may contain.
+	absent []string
 	// opts run the case (zero: RabbitMQ 4.0, default severities).
 	opts Options
 	// severity, when set, is the severity every finding of rule id must have.
@@ -893,6 +895,11 @@ func TestRules(t *testing.T) {
 				}
 			}
 			for _, f := range fs {
+				for _, s := range tc.absent {
+					if strings.Contains(f.Message, s) {
+						t.Errorf("%s on %s: message holds %q:\n%s", tc.id, f.Object, s, f.Message)
+					}
+				}
 				if f.Severity == Off || f.Name == "" || (f.Vhost != "/" && f.Object.Kind != KindUser) || f.Message == "" {
 					t.Errorf("incomplete finding %+v", f)
 				}

@@ -246,18 +246,38 @@ func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topolo
 		}
 		settings[fl.Name] = v
 		if secret {
-			if name, ok := d.refs[e.value]; ok {
-				addRef(it, fl.Name, name)
-			}
+			d.secretRef(it, fl.Name, e.value)
 			// A list of URIs: each item may be a ${VAR} of its own.
 			for i, el := range e.value.items {
-				if name, ok := d.refs[el]; ok {
-					addRef(it, topology.RefKey(fl.Name, i), name)
-				}
+				d.secretRef(it, topology.RefKey(fl.Name, i), el)
 			}
 		}
 	}
 	return settings, f, failed, good
+}
+
+// secretRef records in it where the file took secret setting key (or list
+// item, topology.RefKey), scalar n, from: a variable (${VAR}, Item.Refs),
+// or a variable with a default written in the file (${VAR:-default},
+// Item.Defaults).
+func (d *decoder) secretRef(it *topology.Item, key string, n *node) {
+	if name, ok := d.refs[n]; ok {
+		addRef(it, key, name)
+		return
+	}
+	h, ok := d.errs.hidden[n]
+	raw := h.Raw
+	if !ok || !strings.HasPrefix(raw, "${") || !strings.HasSuffix(raw, "}") || strings.Count(raw, "${") != 1 {
+		return
+	}
+	name, def, ok := strings.Cut(raw[2:len(raw)-1], ":-")
+	if !ok || !validVarName(name) {
+		return
+	}
+	if it.Defaults == nil {
+		it.Defaults = map[string]topology.VarDefault{}
+	}
+	it.Defaults[key] = topology.VarDefault{Var: name, Default: def}
 }
 
 // addRef records that secret setting key (or list item, topology.RefKey)

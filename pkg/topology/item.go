@@ -30,6 +30,11 @@ type Item struct {
 	// took it from ("${VAR}" and nothing else), so that a saved plan, which
 	// holds no secret, can still be applied.
 	Refs map[string]string
+	// Defaults maps a secret setting (or list item, RefKey) the file wrote
+	// as exactly one variable with a default, ${VAR:-default}, to it: the
+	// default is written in the file (lint's MQ803). Like Sugar it is the
+	// file's, not the broker's state.
+	Defaults map[string]VarDefault `json:"-"`
 	// Sugar is the file's sugar the item was expanded from, as the file
 	// reader decoded it (a permission of a user's access section:
 	// *loader.Access), nil for an item written as it is or read from a
@@ -38,6 +43,10 @@ type Item struct {
 	Sugar any `json:"-"`
 	Meta
 }
+
+// VarDefault is a variable and the default the file wrote for it
+// (${Var:-Default}).
+type VarDefault struct{ Var, Default string }
 
 // Items holds items by kind and name.
 type Items map[kind.Kind]map[string]*Item
