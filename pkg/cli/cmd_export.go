@@ -21,6 +21,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -158,16 +159,23 @@ func exportLive(cmd *cobra.Command, g *globals, f *exportFlags) error {
 		scope = have
 	}
 	for _, v := range g.vhosts {
-		switch {
-		case slices.Contains(have, v):
-		case !c.IsAdmin():
+		if slices.Contains(have, v) {
+			continue
+		}
+		// Never the list of vhosts: other teams' names are theirs. A near
+		// miss among those the user sees, at most (a user who is not an
+		// administrator sees only those it has permissions on).
+		hint := ""
+		if near := suggest.Closest(v, have); near != "" {
+			hint = fmt.Sprintf("; did you mean %q?", near)
+		}
+		if !c.IsAdmin() {
 			// RabbitMQ lists such a user only the vhosts it has
 			// permissions on: it cannot tell one it may not see from
 			// one that does not exist (it said "does not exist").
-			return fmt.Errorf("vhost %q: %s", v, c.UnseenVhost(v))
-		default:
-			return fmt.Errorf("vhost %q does not exist on %s (it has: %v)", v, c.Server(), have)
+			return fmt.Errorf("vhost %q: %s%s", v, c.UnseenVhost(v), hint)
 		}
+		return fmt.Errorf("vhost %q does not exist on %s%s", v, c.Server(), hint)
 	}
 	// The engine's read: every kind mqctl manages, its records split off.
 	l, err := engine.New(c, engine.Options{}).ReadLive(ctx, scope)

@@ -369,3 +369,41 @@ func TestExportSaysExclusiveQueuesLeftOut(t *testing.T) {
 		t.Errorf("export once the client is gone: exit %d, stderr:\n%s\nwant no note on exclusive queues", code, errs)
 	}
 }
+
+// TestExportUnknownVhostListsNoVhosts: export --vhost naming a vhost the
+// user is not shown listed every vhost of the broker, other teams'
+// included. It now says the vhost does not exist (to an administrator), or
+// that it cannot tell (to a user who is not one), and names at most a near
+// miss among the vhosts the user sees: never the list, never a vhost the
+// user may not see. RabbitMQ 4.3.6, 4.0.5 and 3.10.8 answer alike.
+func TestExportUnknownVhostListsNoVhosts(t *testing.T) {
+	t.Parallel()
+	br := testbroker.New(t)
+	seen, hidden := br.Vhost(t), br.Vhost(t)
+	user, pw := br.User(t, "management")
+	br.Permit(t, user, seen)
+	admin := []string{"--server", br.URL, "--username", br.Username, "--password", br.Password}
+	mgmt := []string{"--server", br.URL, "--username", user, "--password", pw}
+	for _, tc := range []struct {
+		name  string
+		vhost string
+		as    []string
+		want  string
+		never []string
+	}{
+		{"an administrator, a near miss", seen + "x", admin, fmt.Sprintf(`vhost %q does not exist on %s; did you mean %q?`, seen+"x", br.URL, seen), []string{hidden, "it has"}},
+		{"an administrator, nothing near", "no-such-vhost-at-all", admin, fmt.Sprintf(`vhost "no-such-vhost-at-all" does not exist on %s`+"\n", br.URL), []string{seen, hidden, `"/"`, "did you mean"}},
+		{"a management user, a near miss it sees", seen + "x", mgmt, fmt.Sprintf(`did you mean %q?`, seen), []string{hidden, "does not exist on"}},
+		{"a management user, a near miss it may not see", hidden + "x", mgmt, fmt.Sprintf(`user %q is not shown vhost %q: it does not exist, or the user has no permissions on it`, user, hidden+"x"), []string{seen, `"` + hidden + `"`, "did you mean"}},
+	} {
+		_, errs, code := runLive(t, append([]string{"export", "--vhost", tc.vhost}, tc.as...)...)
+		if code != 1 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: want exit 1 and %q, got exit %d:\n%s", tc.name, tc.want, code, errs)
+		}
+		for _, s := range tc.never {
+			if strings.Contains(errs, s) {
+				t.Errorf("%s: the error names %q:\n%s", tc.name, s, errs)
+			}
+		}
+	}
+}
