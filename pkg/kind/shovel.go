@@ -229,6 +229,9 @@ func validateShovel(s map[string]any) []Problem {
 	}
 	for _, f := range []string{"src-uri", "dest-uri"} {
 		out = append(out, uriProblems(s, f)...)
+		if ShovelProtocol(s, strings.TrimSuffix(f, "-uri")) == "amqp10" {
+			out = append(out, amqp10URIProblems(s, f)...)
+		}
 		if uri, ok := emptyVhostURI(s[f]); ok {
 			out = append(out, Problem{Field: f, Msg: fmt.Sprintf("%s names vhost \"\" (a URI without a host whose path is only \"/\"), which no broker has: RabbitMQ refuses the shovel (user may not connect to vhost \"\")", MaskURI(uri)),
 				Hint: "write amqp:// for the default vhost \"/\", or amqp:///VHOST for vhost VHOST (%2F for \"/\")"})

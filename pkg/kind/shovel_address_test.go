@@ -81,3 +81,52 @@ func TestAMQP10AddressFixesDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestAMQP10URIs: an amqp10 shovel end whose URI holds a character
+// outside ASCII (raw, or a percent-encoded byte above %7F in its user
+// name or password) is refused offline, without quoting the password: the
+// broker writes the shovel, and its AMQP 1.0 client then never connects
+// (raw: invalid_uri; percent-encoded: the login sent as Latin-1). The
+// amqp091 protocol takes both forms (measured running on 4.3.6, 4.0.5 and
+// 3.10.8), and so does a federation upstream's uri: neither is refused.
+func TestAMQP10URIs(t *testing.T) {
+	for _, c := range []struct {
+		protocol, uri string
+		problem       string // "" when it connects
+	}{
+		{"amqp10", "amqp://u:pa@h:5672?hostname=vhost:v", ""},
+		{"amqp10", "amqp://u:p%41%2F@h", ""}, // ASCII escapes decode to what they say
+		{"amqp10", "amqp://u:pä@h", "its user name or password holds a character outside ASCII"},
+		{"amqp10", "amqp://ü:pa@h", "its user name or password holds a character outside ASCII"},
+		{"amqp10", "amqp://u:p%C3%A4@h", "percent-encoded character outside ASCII"},
+		{"amqp10", "amqp://u:pa@hö", "it holds a character outside ASCII"},
+		{"amqp091", "amqp://u:pä@h/v", ""},
+		{"amqp091", "amqp://u:p%C3%A4@h/v", ""},
+	} {
+		for _, end := range []string{"src", "dest"} {
+			s := map[string]any{"src-protocol": c.protocol, "dest-protocol": c.protocol, "src-uri": "amqp://h", "dest-uri": "amqp://h",
+				"src-address": "/queues/q1", "dest-address": "/queues/q1", "src-queue": "q1", "dest-queue": "q1"}
+			if c.protocol == "amqp091" {
+				delete(s, "src-address")
+				delete(s, "dest-address")
+			}
+			s[end+"-uri"] = []any{"amqp://h", c.uri}
+			var got []Problem
+			for _, p := range validateShovel(s) {
+				if p.Field == end+"-uri" {
+					got = append(got, p)
+				}
+			}
+			switch {
+			case c.problem == "" && len(got) > 0:
+				t.Errorf("%s %s %s: refused: %+v", c.protocol, end, c.uri, got)
+			case c.problem != "" && (len(got) != 1 || !strings.Contains(got[0].Msg, c.problem) || got[0].Item != 2 ||
+				strings.Contains(got[0].Msg, "pä") || strings.Contains(got[0].Msg, "%C3") || !strings.Contains(got[0].Hint, "amqp091")):
+				t.Errorf("%s %s %s: want one problem with %q in item 2, the password not shown, got %+v", c.protocol, end, c.uri, c.problem, got)
+			}
+		}
+	}
+	if ps := validateUpstream(map[string]any{"uri": "amqp://u:pä@h/v"}); len(ps) > 0 {
+		t.Errorf("federation upstream: %+v", ps)
+	}
+}
