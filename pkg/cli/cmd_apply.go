@@ -133,6 +133,7 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 		// would overwrite it.
 		switch {
 		case err == nil:
+			g.hideValues(in.Saved.Env)
 		case loader.IsTopology(data):
 			return fmt.Errorf("%s is a topology file, not a saved plan: apply it with \"mqctl apply -f %s\" (the FILE argument is a plan saved by \"mqctl plan -f %s --out PLANFILE\")", planFile, planFile, planFile)
 		case definitions.Is(data):

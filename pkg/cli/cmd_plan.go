@@ -126,7 +126,7 @@ that vhost, and exits 1 naming every object the broker refuses.`,
 				return err
 			}
 			p := res.Plan
-			p.Notes = notes
+			p.Notes, p.Env = notes, desired.Env
 			p.HideText(g.hideEnv)
 			view := planView{json: g.output == "json", w: cmd.OutOrStdout(), render: plan.RenderOptions{Color: g.useColor(), ListUnmanaged: listUnmanaged}}
 			if err := view.plan(p); err != nil {

@@ -97,10 +97,18 @@ type globals struct {
 // loaded records the values t took from the environment, which no text
 // mqctl prints about it shows (hideEnv).
 func (g *globals) loaded(t *topology.Topology) {
-	if t != nil && len(t.Env) > 0 {
+	if t != nil {
+		g.hideValues(t.Env)
+	}
+}
+
+// hideValues adds hs to the values no text mqctl prints shows (a saved
+// plan's, topology.Topology.Env's).
+func (g *globals) hideValues(hs topology.EnvValues) {
+	if len(hs) > 0 {
 		g.hiddenMu.Lock()
 		defer g.hiddenMu.Unlock()
-		g.hidden = append(slices.Clone(g.hidden), t.Env...)
+		g.hidden = append(slices.Clone(g.hidden), hs...)
 	}
 }
 

@@ -261,6 +261,10 @@ func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topolo
 // or a variable with a default written in the file (${VAR:-default},
 // Item.Defaults).
 func (d *decoder) secretRef(it *topology.Item, key string, n *node) {
+	if h, ok := d.errs.hidden[n]; ok {
+		h.Secret = true
+		d.errs.hidden[n] = h
+	}
 	if name, ok := d.refs[n]; ok {
 		addRef(it, key, name)
 		return

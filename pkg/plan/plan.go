@@ -223,6 +223,10 @@ type Plan struct {
 	// Notes are what mqctl told the user while it made the plan (on
 	// stderr beside the text view), for the JSON plan.
 	Notes []string `json:"notes,omitempty"`
+	// Env are the values the file took from the environment
+	// (topology.Topology.Env): a saved plan keeps those its changes hold
+	// anyway, so that applying it shows none of them (HideText).
+	Env topology.EnvValues `json:"-"`
 	// Flows is what the plan does to messages (pkg/flow): before is the
 	// broker as read, after the broker as apply leaves it (Project). nil
 	// when it was not computed.

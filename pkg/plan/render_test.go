@@ -371,3 +371,33 @@ func TestRenderAtStake(t *testing.T) {
 		})
 	}
 }
+
+// TestSavedEnvValues: a saved plan keeps the values the file took from the
+// environment that it holds anyway, with what the file wrote, so that
+// applying it shows none of them; never a secret's value, nor one it does
+// not hold as a whole.
+func TestSavedEnvValues(t *testing.T) {
+	p := samplePlan()
+	p.Env = topology.EnvValues{
+		{Value: "orders.shipping", Raw: "${Q}"},
+		{Value: "orders", Raw: "${PW}", Secret: true},
+		{Value: "order", Raw: "${PART}"},
+		{Value: "not-in-the-plan", Raw: "${ABSENT}"},
+	}
+	var buf bytes.Buffer
+	if err := WriteSaved(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"${PW}", "${PART}", "${ABSENT}", "not-in-the-plan"} {
+		if strings.Contains(buf.String(), s) {
+			t.Errorf("the saved plan holds %s:\n%s", s, buf.String())
+		}
+	}
+	back, err := ReadSaved(&buf, "plan.saved")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(topology.EnvValues{{Value: "orders.shipping", Raw: "${Q}"}}, back.Env); diff != "" {
+		t.Errorf("env values through the saved plan (-want +got):\n%s", diff)
+	}
+}

@@ -69,6 +69,10 @@ type savedPlan struct {
 	// when the saved plan is applied.
 	Flows        *flow.Diff    `json:"flows,omitempty"`
 	FlowsUnknown []FlowUnknown `json:"flows_unknown,omitempty"`
+	// Env: the values the file took from the environment that the saved
+	// plan holds anyway (in its changes), and what the file wrote for
+	// them: applying the saved plan shows none of them (Plan.Env).
+	Env topology.EnvValues `json:"env,omitempty"`
 }
 
 // savedOther is one entry of Plan.Others, with what only apply needs.
@@ -167,6 +171,21 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		}
 		doc.Changes[i] = sc
 	}
+	// Of the values from the environment, only those the plan holds
+	// anyway, as a whole JSON string: never a secret's (a password, a
+	// URI, which the plan masks), nor a value only part of another.
+	if len(p.Env) > 0 {
+		without, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		for _, h := range p.Env {
+			quoted, _ := json.Marshal(h.Value)
+			if !h.Secret && bytes.Contains(without, quoted) {
+				doc.Env = append(doc.Env, h)
+			}
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -209,7 +228,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown, OutdatedRecords: doc.OutdatedRecords,
-		UnfinishedRecords: doc.UnfinishedRecords, Restores: doc.Restores,
+		UnfinishedRecords: doc.UnfinishedRecords, Restores: doc.Restores, Env: doc.Env,
 	}
 	for _, o := range doc.Others {
 		o.OtherOwned.Recorded = o.Recorded

@@ -12,8 +12,11 @@ import (
 // anywhere but in a key) and what the file wrote for it (Raw, with its
 // ${…}). Such a value may be a secret: output shows Raw in its place.
 type EnvValue struct {
-	Value string
-	Raw   string
+	Value string `json:"value"`
+	Raw   string `json:"written"`
+	// Secret: the value of a secret field (a password, a URI), which no
+	// saved plan holds.
+	Secret bool `json:"-"`
 }
 
 // HiddenMinBytes is the length from which a value from the environment is
