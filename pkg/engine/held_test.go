@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -22,10 +23,24 @@ func TestOwnUserIsHeldBack(t *testing.T) {
 	f := newFixture(t)
 	f.b.UsersSection(t)
 	ctx := context.Background()
-	name, password := f.b.User(t, "administrator")
+	// mqctl made the user (one that was there before mqctl is never
+	// recorded, so never deleted: TestUsersTable), with its permissions.
+	name, password := testbroker.Name(t, "mqctl-test-user"), "pw-"+testbroker.Name(t, "x")
+	t.Cleanup(func() { _ = f.c.DeleteJSON(context.Background(), "delete test user", "", "users", name) })
+	made, err := loader.LoadBytes("topology.yaml", []byte("version: 1\nvhosts:\n  ${VHOST}: {}\nusers:\n  ${U}:\n    password: ${PW}\n    tags: [administrator]\n    permissions:\n      ${VHOST}: { configure: \".*\", write: \".*\", read: \".*\" }\n"),
+		loader.Options{LookupEnv: func(k string) (string, bool) {
+			v, ok := map[string]string{"VHOST": f.vhost, "U": name, "PW": password}[k]
+			return v, ok
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made.Vhosts[f.vhost].Description = "mqctl test " + t.Name()
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: made}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	// An apply that writes users takes the default vhost's lock.
 	f.b.Permit(t, name, "/")
-	f.b.Permit(t, name, f.vhost)
 	c, err := broker.Connect(ctx, broker.Config{Server: f.b.URL, Username: name, Password: password})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +67,7 @@ func TestOwnUserIsHeldBack(t *testing.T) {
 		top.Vhosts[f.vhost].Description = "mqctl test " + t.Name()
 		return &engine.ApplyInput{Desired: top}
 	}
-	// mqctl manages its own user once the file names it.
+	// mqctl manages its own user, which it made, while the file names it.
 	mine := "  " + name + ":\n    password: ${ME_PASSWORD}\n    tags: [administrator]\n    permissions:\n      ${VHOST}: { configure: \".*\", write: \".*\", read: \".*\" }\n"
 	if _, err := eng.Apply(ctx, *load(mine), engine.ApplyOptions{}); err != nil {
 		t.Fatal(err)

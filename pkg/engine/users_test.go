@@ -45,7 +45,7 @@ func TestUsersTable(t *testing.T) {
 			},
 		},
 		{
-			name:   "a user made by hand with the same password and tags is adopted, not changed",
+			name:   "a user made by hand with the same password and tags is kept, neither changed nor adopted",
 			byHand: func(t *testing.T, b *testbroker.Broker, u, _ string) { putUser(t, b, u, "pw-same", "management") },
 			file:   "users:\n  ${U}: { password: \"${PW}\", tags: [management] }\n",
 			rows:   nil,
@@ -96,6 +96,28 @@ func TestUsersTable(t *testing.T) {
 			after: func(t *testing.T, st *topology.Topology, u, _ string) {
 				if st.Items.Get(kind.User, u) == nil {
 					t.Errorf("user %s made by hand was deleted", u)
+				}
+			},
+		},
+		{
+			// An export with its users, applied, names every user of the
+			// broker (guest, the user mqctl logs in as, other teams'):
+			// mqctl kept them as the file said but recorded them as its
+			// own, so a later file without them deleted them.
+			name: "a user made by hand, applied as an export names it, then dropped from the file, is left alone with its permission",
+			byHand: func(t *testing.T, b *testbroker.Broker, u, vhost string) {
+				putUser(t, b, u, "pw-same", "management")
+				b.Permit(t, u, vhost)
+			},
+			earlier: "users:\n  ${U}:\n    password: \"${PW}\"\n    tags: [management]\n    permissions:\n      ${VHOST}: { configure: \".*\", write: \".*\", read: \".*\" }\n",
+			file:    "users: {}\n",
+			rows:    nil,
+			after: func(t *testing.T, st *topology.Topology, u, vh string) {
+				if st.Items.Get(kind.User, u) == nil {
+					t.Errorf("user %s made by hand was deleted", u)
+				}
+				if st.Vhosts[vh].Items.Get(kind.Permission, u) == nil {
+					t.Errorf("permission of user %s made by hand was deleted", u)
 				}
 			},
 		},

@@ -207,6 +207,12 @@ func VhostItems() []Spec {
 // VhostItems, then Access.
 func Items() []Spec { return append(VhostItems(), Access()...) }
 
+// UserAccess reports whether k is a kind of the file's users section
+// (Access): a user, its limits, permissions or topic permissions.
+func (k Kind) UserAccess() bool {
+	return slices.ContainsFunc(accessSpecs, func(s Spec) bool { return s.Kind == k })
+}
+
 // Item is k's ItemSpec; nil for a kind not carried as topology.Item (and
 // for a kind mqctl does not know).
 func (k Kind) Item() *ItemSpec { s, _ := Of(k); return s.Item }

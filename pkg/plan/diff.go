@@ -239,6 +239,7 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 		return refLess(d.p.ChangedOutside[i].ObjectRef, d.p.ChangedOutside[j].ObjectRef)
 	})
 	sortRefs(d.p.Adopt)
+	sortRefs(d.p.Preexisting)
 	sort.Slice(d.p.Others, func(i, j int) bool { return refLess(d.p.Others[i].ObjectRef, d.p.Others[j].ObjectRef) })
 	sort.Slice(d.p.Conflicts, func(i, j int) bool { return refLess(d.p.Conflicts[i].ObjectRef, d.p.Conflicts[j].ObjectRef) })
 	sort.Slice(d.p.Unread, func(i, j int) bool {
@@ -414,8 +415,18 @@ func (d *differ) add(c Change) { d.p.Changes = append(d.p.Changes, c) }
 // A change the plan makes to the object records the print it leaves.
 func (d *differ) claim(ref ObjectRef, live Print) {
 	rec, ok := d.record(ref, live)
-	if owners := d.others(ref); len(owners) > 0 {
+	owners := d.others(ref)
+	if len(owners) > 0 {
 		d.p.Others = append(d.p.Others, OtherOwned{ObjectRef: ref, Owners: owners, Shared: true, Recorded: ok})
+	}
+	if !ok && len(owners) == 0 && ref.Kind.UserAccess() {
+		// A user, or a user's limits or access, that was on the broker
+		// before mqctl (an export applied names guest, the user mqctl
+		// logs in as, other teams' users): kept as the file says, never
+		// adopted, so never deleted when the file drops it, as a vhost
+		// that was there before (Plan.Preexisting).
+		d.p.Preexisting = append(d.p.Preexisting, ref)
+		return
 	}
 	if !ok {
 		d.p.Adopt = append(d.p.Adopt, ref)

@@ -75,6 +75,9 @@ func JSONOf(p *Plan) *pj.Plan {
 		Preflight: jsonPreflight(p.Preflight), Held: []pj.Held{}, Notes: nonNil(p.Notes), Flows: jsonFlows(p),
 		Owner: p.Owner,
 	}
+	if len(p.Preexisting) > 0 {
+		doc.Preexisting = jsonRefs(p.Preexisting)
+	}
 	if t := p.TakeOver; t != nil {
 		doc.TakeOver = &pj.TakeOver{From: t.From, Objects: t.Objects, Users: t.Users}
 	}
@@ -131,7 +134,7 @@ func JSONOf(p *Plan) *pj.Plan {
 func fromJSON(doc *pj.Plan) *Plan {
 	p := &Plan{
 		FormatVersion: FormatVersion, Vhosts: emptyToNil(doc.Vhosts), Changes: make([]Change, len(doc.Changes)),
-		Unmanaged: planRefs(doc.Unmanaged), Adopt: planRefs(doc.Adopt), Stale: planRefs(doc.Stale),
+		Unmanaged: planRefs(doc.Unmanaged), Adopt: planRefs(doc.Adopt), Stale: planRefs(doc.Stale), Preexisting: planRefs(doc.Preexisting),
 		Notes: emptyToNil(doc.Notes), Preflight: planPreflight(doc.Preflight), Owner: doc.Owner,
 	}
 	if t := doc.TakeOver; t != nil {

@@ -36,6 +36,10 @@ var textTemplates = []struct {
 	{regexp.MustCompile(`^Held back \(\d+ changes?\): `), func(d *pj.Plan, line string) bool {
 		return strings.HasPrefix(line, fmt.Sprintf("Held back (%d change", len(d.Held)))
 	}},
+	{regexp.MustCompile(`^\d+ objects? of the file's users section (was|were) on the broker before mqctl\.`), func(d *pj.Plan, line string) bool {
+		return strings.HasPrefix(line, fmt.Sprintf("%d object", len(d.Preexisting)))
+	}},
+	{regexp.MustCompile(`^and \d+ more \(--list-unmanaged lists them all, and so does the JSON plan's preexisting\)$`), func(d *pj.Plan, _ string) bool { return len(d.Preexisting) > preexistingShown }},
 	{regexp.MustCompile(`^Managed once, changed outside mqctl`), func(d *pj.Plan, _ string) bool { return len(d.ChangedOutside) > 0 }},
 	{regexp.MustCompile(`^To keep managing one, name it in the file again`), func(d *pj.Plan, _ string) bool { return len(d.ChangedOutside) > 0 }},
 	{regexp.MustCompile(`^\d+ objects? managed by other owners \(`), func(d *pj.Plan, _ string) bool { return len(d.OtherOwners) > 0 }},
@@ -143,6 +147,11 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 		plan: &Plan{Vhosts: []string{"v"},
 			Held: []Held{{ObjectRef: ObjectRef{Kind: kind.User, Name: "mqctl"}, Action: Delete, Cause: HeldOwnUser, Reason: "mqctl is connected as that user, and never changes or deletes it"}}},
 		want: []string{"mqctl is connected as that user"},
+	}, {
+		name: "users and access that were on the broker before mqctl",
+		plan: &Plan{Vhosts: []string{"v"},
+			Preexisting: []ObjectRef{{Kind: kind.User, Name: "guest"}, {Kind: kind.Permission, Vhost: "v", Name: "guest"}}},
+		want: []string{"2 objects of the file's users section were on the broker before mqctl", "does not adopt them", `user "guest"`, `permission "guest" in vhost "v"`},
 	}, {
 		name: "other owners, take-over, and a record-only apply",
 		plan: &Plan{Vhosts: []string{"v"}, Owner: "team-a",

@@ -168,6 +168,13 @@ type Plan struct {
 	// exactly as declared but are not recorded as managed yet: apply
 	// records them without touching them.
 	Adopt []ObjectRef `json:"adopt,omitempty"`
+	// Preexisting are the users, user limits, permissions and topic
+	// permissions the file names that were on the broker before mqctl
+	// and that no ownership record lists (an applied export names them
+	// all: guest, the user mqctl logs in as, other teams' users). mqctl
+	// keeps them as the file says, in place, but never adopts them, as a
+	// vhost that was there before: a file that drops one leaves it alone.
+	Preexisting []ObjectRef `json:"preexisting,omitempty"`
 	// Unread are the kinds of object the broker would not let mqctl read
 	// in a vhost. Their absence from the state read means "unknown", not
 	// "none": the plan changes nothing of those kinds there (it neither

@@ -102,6 +102,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		writeFlows(sb, p, opts)
 	}
 	writeRecords(sb, records, RecordAdopt)
+	writePreexisting(sb, p, paint, opts.ListUnmanaged)
 	if n := len(p.Unmanaged); n > 0 {
 		fmt.Fprintf(sb, "%d unmanaged %s on the broker (not in the file, not created by mqctl) left alone.\n", n, plural("object", n))
 		if opts.ListUnmanaged {
@@ -235,6 +236,33 @@ func writeRef(sb *bufio.Writer, ref ObjectRef, tail string) {
 	}
 	fmt.Fprintf(sb, "  %s %s%s%s\n", ref.Kind, shownName(ref.Kind, ref.Name), where, tail)
 }
+
+// writePreexisting lists the users and access the file names that were on
+// the broker before mqctl (Plan.Preexisting), and says why mqctl does not
+// adopt them.
+func writePreexisting(sb *bufio.Writer, p *Plan, paint func(color, s string) string, listAll bool) {
+	n := len(p.Preexisting)
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "%s mqctl keeps %s as the file says, but does not adopt %s: a file that drops one leaves it on the broker, as mqctl never deletes a user or access it did not create (the broker's default user, the user it logs in as, other teams' users). Delete one by hand if you mean to:\n",
+		paint(ansiBold, fmt.Sprintf("%d %s of the file's users section %s on the broker before mqctl.", n, plural("object", n), plural2("was", "were", n))),
+		plural2("it", "them", n), plural2("it", "them", n))
+	shown := p.Preexisting
+	if !listAll && len(shown) > preexistingShown {
+		shown = shown[:preexistingShown]
+	}
+	for _, ref := range shown {
+		writeRef(sb, ref, "")
+	}
+	if more := n - len(shown); more > 0 {
+		fmt.Fprintf(sb, "  and %d more (--list-unmanaged lists them all, and so does the JSON plan's preexisting)\n", more)
+	}
+}
+
+// preexistingShown is how many of Plan.Preexisting the text view names
+// without --list-unmanaged: every plan says them again.
+const preexistingShown = 10
 
 // writeOutside lists the objects mqctl managed once that were changed
 // outside mqctl: left alone (or deleted, as asked), with what to do.

@@ -47,6 +47,7 @@ type savedPlan struct {
 	Changes     []savedChange `json:"changes"`
 	Adopt       []ObjectRef   `json:"adopt"`
 	Unmanaged   []ObjectRef   `json:"unmanaged"`
+	Preexisting []ObjectRef   `json:"preexisting,omitempty"`
 	Unread      []Unread      `json:"unread,omitempty"`
 	// The ownership record's side of the plan (Plan.Prints, Stale,
 	// ChangedOutside).
@@ -145,7 +146,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
 		Fingerprint: p.Fingerprint, Broker: p.Broker, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
-		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Unread: p.Unread,
+		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Preexisting: p.Preexisting, Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
 		UnfinishedRecords: p.UnfinishedRecords, Restores: p.Restores,
@@ -225,7 +226,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 	}
 	p := &Plan{
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint, Broker: doc.Broker,
-		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Unread: emptyToNil(doc.Unread),
+		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Preexisting: emptyToNil(doc.Preexisting), Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown, OutdatedRecords: doc.OutdatedRecords,
 		UnfinishedRecords: doc.UnfinishedRecords, Restores: doc.Restores, Env: doc.Env,
