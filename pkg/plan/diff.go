@@ -303,7 +303,7 @@ func (d *differ) replaceReason(k Kind, vhost string, want Object, fields []Field
 	if d.reasons == nil {
 		d.reasons = map[string]string{}
 	}
-	r := replaceReason(k, qtype, fromVhost, policy, others, fields)
+	r := replaceReason(k, qtype, fromVhost, policy, others, fields) + redeclareNote(d.opts.Version, k, qtype, fields)
 	d.reasons[key] = r
 	return r
 }
@@ -1389,6 +1389,30 @@ func replaceReason(k Kind, qtype string, fromVhost bool, policy string, others p
 		why += fmt.Sprintf(" (set %s %s rather than as arguments, and the next change of it is made in place)", strings.Join(keys, ", "), with)
 	}
 	return why
+}
+
+// redeclareNote says, once per replaced queue or exchange (of kind k; a
+// queue of type qtype), what the replace for fields does to the
+// applications that declare the object themselves, and what to do: "" when
+// none of fields is a setting the broker compares on a declaration
+// (rmqversion.RedeclareRefuses). Such an application keeps declaring it as
+// it was: once the object is declared again with the new settings, the
+// broker refuses that declaration with PRECONDITION_FAILED (406,
+// "inequivalent arg") and closes the channel, on every supported version;
+// one that declares the new settings before the apply is refused by the
+// old object alike. A passive declaration compares nothing.
+func redeclareNote(v rmqversion.Version, k Kind, qtype string, fields []FieldChange) string {
+	var compared []string
+	for _, f := range fields {
+		if v.RedeclareRefuses(k, qtype, f.Field) {
+			compared = append(compared, f.Field)
+		}
+	}
+	if len(compared) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; once it is replaced, an application that still declares the %s itself with the old %s gets PRECONDITION_FAILED (406, inequivalent arg) and its channel closed (and one that declares the new %s gets the same from the %s as it is, until the replace): before the apply, have the applications declare it passively (or not at all: the file declares it), and give them the new declaration after it",
+		k.Label(), strings.Join(compared, ", "), plural2("value", "values", len(compared)), k.Label())
 }
 
 // policyOthers are the other queues a queue's policy applies to: how

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -180,5 +181,54 @@ func TestReplaceReasonPolicyOfOthers(t *testing.T) {
 		if strings.Contains(reason, tc.not) {
 			t.Errorf("%s: reason %q\nwant it without %q", tc.name, reason, tc.not)
 		}
+	}
+}
+
+// TestRedeclareNote: a replace says what it does to the applications that
+// declare the object themselves, once, naming the settings the broker
+// compares on a declaration, with the fix; nothing when it compares none
+// of those that change (an argument of the application's own, a quorum
+// queue's consumer timeout before 4.3, a classic queue's leader locator
+// on 3.10).
+func TestRedeclareNote(t *testing.T) {
+	args := func(k string, before, after any) FieldChange {
+		return FieldChange{Field: "arguments." + k, Before: before, After: after, Forces: true}
+	}
+	tests := []struct {
+		name    string
+		version string
+		kind    Kind
+		qtype   string
+		fields  []FieldChange
+		want    string // "" for no note
+	}{
+		{"a queue's TTL", "4.3", KindQueue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(1), int64(2))},
+			"an application that still declares the queue itself with the old arguments.x-message-ttl gets PRECONDITION_FAILED (406, inequivalent arg) and its channel closed (and one that declares the new value gets the same from the queue as it is, until the replace): before the apply, have the applications declare it passively"},
+		{"a queue's type and durability", "3.10", KindQueue, topology.QueueQuorum,
+			[]FieldChange{{Field: "type", Before: "classic", After: "quorum"}, {Field: "durable", Before: false, After: true}},
+			"with the old type, durable gets PRECONDITION_FAILED (406"},
+		{"an argument of the application's own", "4.3", KindQueue, topology.QueueClassic, []FieldChange{args("x-app-tag", "a", "b")}, ""},
+		{"an argument of its own beside a compared one: only the compared one is named", "4.3", KindQueue, topology.QueueQuorum,
+			[]FieldChange{args("x-app-tag", "a", "b"), args("x-delivery-limit", int64(3), int64(5))}, "with the old arguments.x-delivery-limit gets"},
+		{"a quorum queue's consumer timeout on 4.3", "4.3", KindQueue, topology.QueueQuorum, []FieldChange{args("x-consumer-timeout", int64(1), int64(2))}, "arguments.x-consumer-timeout gets"},
+		{"a quorum queue's consumer timeout on 4.0: stored, not compared", "4.0", KindQueue, topology.QueueQuorum, []FieldChange{args("x-consumer-timeout", int64(1), int64(2))}, ""},
+		{"a classic queue's leader locator on 4.0", "4.0", KindQueue, topology.QueueClassic, []FieldChange{args("x-queue-leader-locator", "balanced", "client-local")}, "arguments.x-queue-leader-locator gets"},
+		{"a stream's max age", "4.3", KindQueue, topology.QueueStream, []FieldChange{args("x-max-age", "1D", "2D")}, "arguments.x-max-age gets"},
+		{"an exchange's type", "4.0", KindExchange, "", []FieldChange{{Field: "type", Before: "direct", After: "topic"}},
+			"declares the exchange itself with the old type gets PRECONDITION_FAILED (406, inequivalent arg) and its channel closed (and one that declares the new value gets the same from the exchange as it is"},
+		{"an exchange's internal flag", "4.3", KindExchange, "", []FieldChange{{Field: "internal", Before: false, After: true}}, "with the old internal gets"},
+		{"an exchange's alternate exchange", "3.10", KindExchange, "", []FieldChange{args("alternate-exchange", "a", "b")}, "with the old arguments.alternate-exchange gets"},
+		{"an exchange argument the broker does not compare", "4.3", KindExchange, "", []FieldChange{args("x-app-tag", "a", "b")}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := redeclareNote(rmqversion.MustParse(tc.version), tc.kind, tc.qtype, tc.fields)
+			switch {
+			case tc.want == "" && got != "":
+				t.Errorf("note %q, want none", got)
+			case tc.want != "" && (!strings.Contains(got, tc.want) || strings.Count(got, "PRECONDITION_FAILED") != 1):
+				t.Errorf("note:\n got  %s\n want %s, once", got, tc.want)
+			}
+		})
 	}
 }
