@@ -510,6 +510,10 @@ type executor struct {
 	// that vhost's record follows (in place of Options.Records).
 	recordMu sync.Mutex
 	wrote    map[string]*ownership.Record
+	// created are the broker's own objects (users, user limits) this
+	// apply created: the broker-level record lists them as mqctl's
+	// (ownership.Record.Created).
+	created map[plan.ObjectRef]bool
 }
 
 // listKeysFrom is how many bindings of one vhost, whose properties_key the
@@ -830,7 +834,23 @@ func (e *executor) recordNow(ctx context.Context, vh string) {
 		return
 	}
 	_ = e.readPrints(ctx, readBack, managed)
+	e.noteCreated(done)
 	_ = e.writeRecord(ctx, vh, e.p.Owner, managed)
+}
+
+// noteCreated notes the broker's own objects (users, user limits) that
+// the steps done created (executor.created).
+func (e *executor) noteCreated(done []Step) {
+	e.recordMu.Lock()
+	defer e.recordMu.Unlock()
+	for _, s := range done {
+		if c := s.Change; c != nil && !s.Delete && !s.Restore && c.Action == plan.Create && c.Vhost == "" {
+			if e.created == nil {
+				e.created = map[plan.ObjectRef]bool{}
+			}
+			e.created[c.Ref()] = true
+		}
+	}
 }
 
 // writeRecords rewrites the ownership record of every vhost the plan
@@ -858,6 +878,7 @@ func (e *executor) writeRecords(ctx context.Context, p *plan.Plan, res *Result) 
 	if err := e.readPrints(ctx, readBack, managed); err != nil {
 		errs = append(errs, err)
 	}
+	e.noteCreated(res.Done)
 	names := make([]string, 0, len(vhosts))
 	for vh := range vhosts {
 		names = append(names, vh)
@@ -966,13 +987,26 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	if rec == nil {
 		rec = &ownership.Record{Vhost: vh, Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
 	}
-	if rec.Equal(managed) {
-		return nil
-	}
 	if vh == "" {
-		// The broker's own objects: one global parameter, replaced whole.
+		// The broker's own objects: one global parameter, replaced whole,
+		// which lists those mqctl created (those it created before, and
+		// in this apply).
+		created := map[plan.ObjectRef]bool{}
+		same := true
+		for ref := range managed {
+			if ref.Vhost != "" {
+				continue
+			}
+			if rec.Created[ref] || e.created[ref] {
+				created[ref] = true
+			}
+			same = same && created[ref] == rec.Created[ref]
+		}
+		if same && rec.Equal(managed) {
+			return nil
+		}
 		name := ownership.GlobalParameterOf(owner)
-		body := map[string]any{"name": name, "value": ownership.GlobalValue(managed)}
+		body := map[string]any{"name": name, "value": ownership.GlobalValue(managed, created)}
 		if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", name); err != nil {
 			return fmt.Errorf("write the ownership record of the broker's users: %w", err)
 		}
@@ -983,6 +1017,9 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 			}
 		}
 		return errors.Join(errs...)
+	}
+	if rec.Equal(managed) {
+		return nil
 	}
 	next := ownership.OwnerExchange(owner, vh, rec.Generation+1, managed)
 	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}

@@ -203,6 +203,10 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 		slices.Sort(others[ref])
 	}
 	l.current.Managed, l.current.Owner, l.current.Others = ownership.Merge(l.records), owner, others
+	l.current.Created = nil
+	if r := l.records[""]; r != nil {
+		l.current.Created = r.Created
+	}
 	l.current.TakeOver = take
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -28,8 +29,13 @@ func TestUsersTable(t *testing.T) {
 		// applied before (its users are mqctl's).
 		byHand  func(t *testing.T, b *testbroker.Broker, u, vhost string)
 		earlier string
-		file    string
-		rows    []string
+		// olderRecord makes the record of users the earlier apply wrote
+		// one of an mqctl before the record said which users it created
+		// (ownership.ArgCreated), which recorded alike the users a file
+		// named that were on the broker before it.
+		olderRecord bool
+		file        string
+		rows        []string
 		// after checks the broker's state after apply.
 		after func(t *testing.T, state *topology.Topology, u, vhost string)
 	}{
@@ -122,6 +128,21 @@ func TestUsersTable(t *testing.T) {
 			},
 		},
 		{
+			// Such a record may list guest and the user mqctl logs in as,
+			// adopted when an export was applied: mqctl cannot tell
+			// which it made, and deletes none unless asked.
+			name:        "a user an older mqctl recorded, dropped from the file, is left alone with its permission",
+			earlier:     "users:\n  ${U}:\n    password: \"${PW}\"\n    permissions:\n      ${VHOST}: { read: \".*\" }\n",
+			olderRecord: true,
+			file:        "users: {}\n",
+			rows:        nil,
+			after: func(t *testing.T, st *topology.Topology, u, vh string) {
+				if st.Items.Get(kind.User, u) == nil || st.Vhosts[vh].Items.Get(kind.Permission, u) == nil {
+					t.Errorf("user %s, or its permission, recorded by an older mqctl was deleted", u)
+				}
+			},
+		},
+		{
 			name:    "a user mqctl made and the file dropped is deleted",
 			earlier: "users:\n  ${U}: { password: \"${PW}\", tags: [monitoring] }\n",
 			file:    "users: {}\n",
@@ -155,6 +176,23 @@ func TestUsersTable(t *testing.T) {
 			if tt.earlier != "" {
 				if _, err := f.eng.Apply(context.Background(), engine.ApplyInput{Desired: load(tt.earlier)}, engine.ApplyOptions{}); err != nil {
 					t.Fatalf("earlier apply: %v", err)
+				}
+			}
+			if tt.olderRecord {
+				var rec struct {
+					Value map[string]any `json:"value"`
+				}
+				ctx := context.Background()
+				if err := f.c.GetJSON(ctx, &rec, "read the record of users", "", "global-parameters", ownership.GlobalParameter); err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := rec.Value[ownership.ArgCreated]; !ok {
+					t.Fatalf("the record of users lists no %s: %v", ownership.ArgCreated, rec.Value)
+				}
+				delete(rec.Value, ownership.ArgCreated)
+				body := map[string]any{"name": ownership.GlobalParameter, "value": rec.Value}
+				if err := f.c.PutJSON(ctx, body, "write the record of users", "", "global-parameters", ownership.GlobalParameter); err != nil {
+					t.Fatal(err)
 				}
 			}
 			p := f.plan(load(tt.file))

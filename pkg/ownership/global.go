@@ -2,6 +2,8 @@ package ownership
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -40,18 +42,44 @@ func GlobalOwner(name string) (string, bool) {
 	return owner, true
 }
 
+// ArgCreated lists, in the broker-level record, the entries mqctl
+// created ("kind:name", sorted): a record written by an mqctl before it
+// has none, and its entries may be users that were on the broker before
+// mqctl, which that mqctl recorded when a file named them (an export
+// applied): Record.Created.
+const ArgCreated = "x-mqctl-created"
+
 // GlobalValue is the value of the broker-level record listing refs (only
-// those of the broker's own objects, Vhost "", are kept).
-func GlobalValue(refs map[plan.ObjectRef]plan.Print) map[string]any {
-	return map[string]any(Exchange("", 0, refs).Arguments)
+// those of the broker's own objects, Vhost "", are kept), of which mqctl
+// created those of created.
+func GlobalValue(refs map[plan.ObjectRef]plan.Print, created map[plan.ObjectRef]bool) map[string]any {
+	v := map[string]any(Exchange("", 0, refs).Arguments)
+	list := []any{}
+	for _, ref := range slices.SortedFunc(maps.Keys(created), func(a, b plan.ObjectRef) int {
+		return strings.Compare(string(a.Kind)+":"+a.Name, string(b.Kind)+":"+b.Name)
+	}) {
+		if _, ok := refs[ref]; ok && ref.Vhost == "" {
+			list = append(list, string(ref.Kind)+":"+ref.Name)
+		}
+	}
+	v[ArgCreated] = list
+	return v
 }
 
 // DecodeGlobal reads the broker-level record from the parameter's value
 // (nil when there is none).
 func DecodeGlobal(value map[string]any, owner string) (*Record, error) {
-	rec := &Record{Vhost: "", Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
+	rec := &Record{Vhost: "", Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}, Created: map[plan.ObjectRef]bool{}}
 	if value == nil {
 		return rec, nil
+	}
+	if list, ok := value[ArgCreated].([]any); ok {
+		for _, item := range list {
+			s, _ := item.(string)
+			if k, name, ok := strings.Cut(s, ":"); ok {
+				rec.Created[plan.ObjectRef{Kind: plan.Kind(k), Name: name}] = true
+			}
+		}
 	}
 	e := &topology.Exchange{Name: GlobalParameter, Arguments: topology.Args(value).Normalized()}
 	f, err := decode("", e, &rec.Managed, func(why string) error { return UnreadableGlobal(GlobalParameterOf(owner), owner, why) })

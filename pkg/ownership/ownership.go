@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -106,6 +107,13 @@ type Record struct {
 	// Managed holds the managed objects of the vhost, each with its print
 	// (plan.NoPrint in a record of format 1 or 2).
 	Managed map[plan.ObjectRef]plan.Print
+	// Created are, of the broker-level record's (Vhost ""), the objects
+	// mqctl created (ArgCreated). Another entry was recorded by an mqctl
+	// that also recorded the users a file named that were on the broker
+	// before it (an applied export: guest, the user mqctl logs in as):
+	// mqctl cannot tell whether it made it, and deletes it only when
+	// asked (plan.Current.Created). Nil for a vhost's record.
+	Created map[plan.ObjectRef]bool
 	// RestoreLists are the names of the restore list exchanges found
 	// (restore.go): each left by an apply that took bindings down with a
 	// replace, not yet deleted.
@@ -520,6 +528,11 @@ func (r *Record) TakeOver(from *Record) *Record {
 		out.Managed[ref] = p
 	}
 	out.Absorbed = slices.Clip(r.Absorbed)
+	if r.Created != nil || from.Created != nil {
+		out.Created = make(map[plan.ObjectRef]bool, len(r.Created)+len(from.Created))
+		maps.Copy(out.Created, from.Created)
+		maps.Copy(out.Created, r.Created)
+	}
 	if r.Vhost == "" {
 		if len(from.Managed) > 0 {
 			out.Absorbed = append(out.Absorbed, GlobalParameterOf(from.Owner))

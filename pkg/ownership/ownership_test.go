@@ -256,3 +256,31 @@ func TestTakeOver(t *testing.T) {
 		t.Errorf("an empty users' record taken over absorbs %v, want nothing", none.Absorbed)
 	}
 }
+
+// TestGlobalRecordCreated: the record of users says which of them mqctl
+// created; one without the list (an older mqctl's) shows none created, and
+// a take-over keeps what each record shows.
+func TestGlobalRecordCreated(t *testing.T) {
+	guest, svc := plan.ObjectRef{Kind: "user", Name: "guest"}, plan.ObjectRef{Kind: "user", Name: "svc"}
+	refs := map[plan.ObjectRef]plan.Print{guest: 1, svc: 2}
+	v := GlobalValue(refs, map[plan.ObjectRef]bool{svc: true, {Kind: "user", Name: "gone"}: true})
+	rec, err := DecodeGlobal(v, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Managed) != 2 || !rec.Created[svc] || rec.Created[guest] || len(rec.Created) != 1 {
+		t.Errorf("decoded managed %v, created %v; want both managed, svc alone created", rec.Managed, rec.Created)
+	}
+	delete(v, ArgCreated)
+	older, err := DecodeGlobal(v, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(older.Managed) != 2 || len(older.Created) != 0 {
+		t.Errorf("an older record: managed %v, created %v; want both managed, none created", older.Managed, older.Created)
+	}
+	taken := older.TakeOver(rec)
+	if !taken.Created[svc] || taken.Created[guest] {
+		t.Errorf("taken over: created %v, want svc alone", taken.Created)
+	}
+}

@@ -33,6 +33,14 @@ type Current struct {
 	// adopted, each with its print as mqctl wrote or adopted it (NoPrint:
 	// recorded by an older mqctl).
 	Managed Managed
+	// Created are the broker's own objects (users, user limits) that
+	// Managed lists and mqctl's record shows it created. One recorded
+	// without, by an mqctl that also recorded the users a file named that
+	// were on the broker before it (an applied export: guest, the user
+	// mqctl logs in as), may not be mqctl's: a file that drops it, or its
+	// user, does not delete it or the user's access unless asked
+	// (Options.DeleteChanged).
+	Created map[ObjectRef]bool
 	// Owner is the file's owner (its "owner:", "" without one): Managed
 	// is that owner's records.
 	Owner string
@@ -476,6 +484,8 @@ func (d *differ) leave(ref ObjectRef, live Print, del func()) {
 		why = "its source or destination is no longer the one mqctl bound: declared again, by hand, since"
 	case rec != live:
 		why = fmt.Sprintf("it is no longer the %s mqctl wrote: declared again under the same name, or changed, by hand since", ref.Kind.Label())
+	case ref.Vhost == "" && !d.cur.AllMine && !d.cur.Created[ref]:
+		why = fmt.Sprintf("an older mqctl recorded this %s, and recorded alike the users a file named that were on the broker before it (an applied export names guest and the user mqctl logs in as), so mqctl cannot tell whether it created it", ref.Kind.Label())
 	case ownedByUser(ref.Kind):
 		user := ObjectRef{Kind: kind.User, Name: ref.Name}
 		u := d.curState.Items.Get(kind.User, ref.Name)
@@ -484,8 +494,11 @@ func (d *differ) leave(ref ObjectRef, live Print, del func()) {
 			urec, ok = ItemPrint(u), true
 		}
 		if ok {
-			if u == nil || urec == NoPrint || urec != ItemPrint(u) {
+			switch {
+			case u == nil || urec == NoPrint || urec != ItemPrint(u):
 				why = fmt.Sprintf("its user %q is no longer the one mqctl made: declared again, or changed, by hand since", ref.Name)
+			case !d.cur.AllMine && !d.cur.Created[user]:
+				why = fmt.Sprintf("an older mqctl recorded its user %q, and recorded alike the users a file named that were on the broker before it (an applied export names guest and the user mqctl logs in as), so mqctl cannot tell whether it created the user and its access", ref.Name)
 			}
 		}
 	}

@@ -194,12 +194,25 @@ func TestPermissionOfAUserMadeAgain(t *testing.T) {
 		{"user not mqctl's", map[ObjectRef]Print{pref: ItemPrint(perm)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(tc.record)})
+			p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(tc.record), Created: createdOf(tc.record)})
 			if outside := len(p.ChangedOutside) == 1; outside != tc.outside || (outside == (len(p.Changes) > 0)) {
 				t.Errorf("changes %v, changed outside %v", rows(p), p.ChangedOutside)
 			}
 		})
 	}
+}
+
+// createdOf is every object of the broker's own (users, user limits) that
+// record lists, as the record of an mqctl that created them all lists
+// them (Current.Created).
+func createdOf(record map[ObjectRef]Print) map[ObjectRef]bool {
+	out := map[ObjectRef]bool{}
+	for ref := range record {
+		if ref.Vhost == "" {
+			out[ref] = true
+		}
+	}
+	return out
 }
 
 // TestAllMineIsTheOldSideRecorded: a state that is all mqctl's
@@ -258,7 +271,8 @@ func TestAllMineIsTheOldSideRecorded(t *testing.T) {
 			withUsers(pairs("bench", 3, 10000, "direct"), user("u", topology.Args{kind.UserPasswordHash: "h", kind.UserTags: []any{"management"}}))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			recorded := Diff(tc.new, Current{Live: topology.Live{State: tc.old}, Managed: ManagedOf(Recorded(tc.old))})
+			rec := Recorded(tc.old)
+			recorded := Diff(tc.new, Current{Live: topology.Live{State: tc.old}, Managed: ManagedOf(rec), Created: createdOf(rec)})
 			mine := Diff(tc.new, Current{Live: topology.Live{State: tc.old}, AllMine: true})
 			if mine.Empty() && recorded.Empty() {
 				t.Fatal("the case plans nothing: it shows nothing")
@@ -305,5 +319,54 @@ func TestPrintsStay(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("%s: print %d, want %d (as mqctl has always printed it)", tc.name, tc.got, tc.want)
 		}
+	}
+}
+
+// TestUsersAnOlderMqctlRecorded: the record of users an mqctl before
+// Current.Created wrote lists alike the users it created and those a file
+// named that were on the broker before it (an applied export: guest, the
+// user mqctl logs in as). A file that drops such a user deletes neither it
+// nor its access unless asked (DeleteChanged), and says why; one the
+// record shows mqctl created goes.
+func TestUsersAnOlderMqctlRecorded(t *testing.T) {
+	perm := &topology.Item{Kind: kind.Permission, Name: "guest", Settings: topology.Args{"configure": ".*", "write": ".*", "read": ".*"}}
+	user := &topology.Item{Kind: kind.User, Name: "guest", Settings: topology.Args{kind.UserPasswordHash: "h", kind.UserTags: []any{"administrator"}}}
+	current := vh("v", func(v *topology.Vhost) { v.Items.Put(perm) })
+	current.Items.Put(user)
+	current.Declare(kind.User)
+	current.Declare(kind.Permission)
+	desired := vh("v", nil)
+	desired.Declare(kind.User)
+	desired.Declare(kind.Permission)
+	uref, pref := ObjectRef{kind.User, "", "guest"}, ObjectRef{kind.Permission, "v", "guest"}
+	record := map[ObjectRef]Print{uref: ItemPrint(user), pref: ItemPrint(perm)}
+	for _, tc := range []struct {
+		name          string
+		created       map[ObjectRef]bool
+		deleteChanged bool
+		deletes       int
+		outside       int
+	}{
+		{"recorded by an older mqctl", nil, false, 0, 2},
+		{"recorded by an older mqctl, --delete-changed", nil, true, 2, 2},
+		{"created by mqctl", map[ObjectRef]bool{uref: true}, false, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DiffWith(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(record), Created: tc.created}, Options{DeleteChanged: tc.deleteChanged})
+			deletes := 0
+			for _, c := range p.Changes {
+				if c.Action == Delete {
+					deletes++
+				}
+			}
+			if deletes != tc.deletes || len(p.ChangedOutside) != tc.outside {
+				t.Fatalf("changes %v, changed outside %v: want %d deletes, %d changed outside", rows(p), p.ChangedOutside, tc.deletes, tc.outside)
+			}
+			for _, o := range p.ChangedOutside {
+				if !strings.Contains(o.Reason, "an older mqctl recorded") || !strings.Contains(o.Reason, "cannot tell whether it created") {
+					t.Errorf("%s %s changed outside: %s", o.Kind, o.Name, o.Reason)
+				}
+			}
+		})
 	}
 }
