@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -21,6 +22,13 @@ func (c *vhostCompare) refusing() {
 		}
 		before := c.b.rejectsPublish(q)
 		if before && !c.a.stricterLimit(c.b, q) {
+			continue
+		}
+		// A queue that, full, dropped its oldest messages (drop-head with
+		// no route for its dead letters) lost one message for each one
+		// published already: refusing the newest instead, at the same or
+		// a higher limit, loses none that was not lost before.
+		if !before && c.b.lengthLimits(q) != "" && c.b.sim.DropsHead(q) && c.b.sim.DeadLetterFate(q, route.MaxLen).Dropped && !c.a.stricterLimit(c.b, q) {
 			continue
 		}
 		r := Refusing{Vhost: c.vhost, Queue: q, Type: c.a.v.Queues[q].Type, Limit: c.a.lengthLimits(q), BeforeLimit: c.b.lengthLimits(q), Cause: c.a.refusingCause(q), Unknown: c.a.onlyDeadLetters(q)}
