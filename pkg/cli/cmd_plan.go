@@ -61,24 +61,20 @@ func (o *ownerFlag) Set(s string) error {
 // deleteChangedHelp is the help of plan's and apply's --delete-changed.
 const deleteChangedHelp = "also delete the objects the file dropped that mqctl managed once but that were declared again or changed by hand since (the plan lists them; without this flag they are left alone and forgotten)"
 
-func newPlanCmd(g *globals) *cobra.Command {
-	var (
-		detailed      bool
-		out           string
-		listUnmanaged bool
-		deleteChanged bool
-		preflight     bool
-		takeOver      string
-	)
-	cmd := &cobra.Command{
-		Use:   "plan",
-		Short: "Show what apply would change on the live broker",
-		Example: `  mqctl plan                                    # topology.yaml against http://localhost:15672
-  mqctl plan -f topology/ --server http://rabbit:15672 --username deploy
-  mqctl plan --detailed-exitcode                # in CI: exit 2 when there are changes
-  mqctl plan --out release.plan                 # then: mqctl apply release.plan
-  mqctl plan -o json > plan.json`,
-		Long: `plan reads the live broker through the management API, diffs it against the
+// planOptions are plan's flags (Flags → Options → Validate → Run).
+type planOptions struct {
+	detailed      bool
+	out           string
+	listUnmanaged bool
+	deleteChanged bool
+	preflight     bool
+	takeOver      string
+	// from is --take-over-from's owner once validated, nil when not given.
+	from *string
+}
+
+// planLong is plan's --help.
+const planLong = `plan reads the live broker through the management API, diffs it against the
 file and prints the changes apply would make: + create, ~ update, -/+ replace,
 - delete, with before → after for every changed field.
 
@@ -92,70 +88,104 @@ plan reads only. With --preflight it also asks the broker whether it takes
 what the plan would write, as apply does before its first change: it declares
 each distinct shape (a queue's type and arguments, an exchange's type, a
 binding's key on its source's type, a policy) in a throwaway vhost, deletes
-that vhost, and exits 1 naming every object the broker refuses.`,
+that vhost, and exits 1 naming every object the broker refuses.`
+
+func newPlanCmd(g *globals) *cobra.Command {
+	o := &planOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Show what apply would change on the live broker",
+		Example: `  mqctl plan                                    # topology.yaml against http://localhost:15672
+  mqctl plan -f topology/ --server http://rabbit:15672 --username deploy
+  mqctl plan --detailed-exitcode                # in CI: exit 2 when there are changes
+  mqctl plan --out release.plan                 # then: mqctl apply release.plan
+  mqctl plan -o json > plan.json`,
+		Long: planLong,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := g.checkOutput("text", "json"); err != nil {
+			if err := o.validate(cmd, g); err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			from, err := takeOverFrom(cmd, takeOver)
-			if err != nil {
-				return err
-			}
-			// The engine's notes go to stderr as they come, and into the
-			// JSON plan (a CI job reads everything from it).
-			var notes []string
-			desired, eng, read, stop, err := g.loadAndRead(ctx, g.textNotes(cmd.ErrOrStderr(), &notes))
-			if err != nil {
-				return err
-			}
-			res, err := eng.Plan(ctx, desired, engine.PlanOptions{Read: read, DeleteChanged: deleteChanged, TakeOverFrom: from, Preflight: preflight, Save: out != ""})
-			stop()
-			// A refused plan: the error says it (stderr), and the JSON plan
-			// carries its refusals (no changes) for a program; no saved plan.
-			var refused *plan.RefusedError
-			if g.output == "json" && errors.As(err, &refused) {
-				refused.Plan.Notes = notes
-				refused.Plan.HideText(g.hideEnv)
-				if werr := plan.WriteJSON(cmd.OutOrStdout(), refused.Plan); werr != nil {
-					return werr
-				}
-			}
-			if err != nil {
-				return err
-			}
-			p := res.Plan
-			p.Notes, p.Env = notes, desired.Env
-			p.HideText(g.hideEnv)
-			view := planView{json: g.output == "json", w: cmd.OutOrStdout(), render: plan.RenderOptions{Color: g.useColor(), ListUnmanaged: listUnmanaged}}
-			if err := view.plan(p); err != nil {
-				return err
-			}
-			if out != "" {
-				if err := savePlan(out, p); err != nil {
-					return err
-				}
-				view.saved(out)
-			}
-			if pf := p.Preflight; pf != nil && len(pf.Refusals) > 0 {
-				return &ExitCodeError{Code: ExitError, Err: view.refused(pf)}
-			}
-			// A plan that changes only mqctl's ownership record is a change
-			// apply makes (plan.Plan.RecordChanges).
-			if detailed && (!p.Empty() || p.Records()) {
-				return &ExitCodeError{Code: ExitChanges}
-			}
-			return nil
+			return o.run(cmd, g)
 		},
 	}
-	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes (apply changing only mqctl's ownership record included), 0 when there are none")
-	cmd.Flags().StringVar(&out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
-	cmd.Flags().BoolVar(&listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
-	cmd.Flags().BoolVar(&deleteChanged, "delete-changed", false, deleteChangedHelp)
-	takeOverFlag(cmd, &takeOver)
-	cmd.Flags().BoolVar(&preflight, "preflight", false, "also ask the broker, as apply does, whether it takes the plan's objects: each distinct shape is declared in a throwaway vhost, which is then deleted (exit 1 when it refuses one)")
+	f := cmd.Flags()
+	f.BoolVar(&o.detailed, "detailed-exitcode", false, "exit 2 when there are changes (apply changing only mqctl's ownership record included), 0 when there are none")
+	f.StringVar(&o.out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
+	f.BoolVar(&o.listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
+	f.BoolVar(&o.deleteChanged, "delete-changed", false, deleteChangedHelp)
+	takeOverFlag(cmd, &o.takeOver)
+	f.BoolVar(&o.preflight, "preflight", false, "also ask the broker, as apply does, whether it takes the plan's objects: each distinct shape is declared in a throwaway vhost, which is then deleted (exit 1 when it refuses one)")
 	return cmd
+}
+
+// validate checks the output format and --take-over-from's owner.
+func (o *planOptions) validate(cmd *cobra.Command, g *globals) error {
+	if err := g.checkOutput("text", "json"); err != nil {
+		return err
+	}
+	from, err := takeOverFrom(cmd, o.takeOver)
+	if err != nil {
+		return err
+	}
+	o.from = from
+	return nil
+}
+
+// run reads the broker, plans the file against it and shows the plan;
+// it saves the plan with --out.
+func (o *planOptions) run(cmd *cobra.Command, g *globals) error {
+	ctx := cmd.Context()
+	// The engine's notes go to stderr as they come, and into the
+	// JSON plan (a CI job reads everything from it).
+	var notes []string
+	desired, eng, read, stop, err := g.loadAndRead(ctx, g.textNotes(cmd.ErrOrStderr(), &notes))
+	if err != nil {
+		return err
+	}
+	res, err := eng.Plan(ctx, desired, engine.PlanOptions{Read: read, DeleteChanged: o.deleteChanged, TakeOverFrom: o.from, Preflight: o.preflight, Save: o.out != ""})
+	stop()
+	if err != nil {
+		return refusedPlan(cmd.OutOrStdout(), g.output == "json", err, notes, g.hideEnv)
+	}
+	p := res.Plan
+	p.Notes, p.Env = notes, desired.Env
+	p.HideText(g.hideEnv)
+	view := planView{json: g.output == "json", w: cmd.OutOrStdout(), render: plan.RenderOptions{Color: g.useColor(), ListUnmanaged: o.listUnmanaged}}
+	if err := view.plan(p); err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := savePlan(o.out, p); err != nil {
+			return err
+		}
+		view.saved(o.out)
+	}
+	if pf := p.Preflight; pf != nil && len(pf.Refusals) > 0 {
+		return &ExitCodeError{Code: ExitError, Err: view.refused(pf)}
+	}
+	// A plan that changes only mqctl's ownership record is a change
+	// apply makes (plan.Plan.RecordChanges).
+	if o.detailed && (!p.Empty() || p.Records()) {
+		return &ExitCodeError{Code: ExitChanges}
+	}
+	return nil
+}
+
+// refusedPlan returns err, the plan's failure. A refused plan: the error
+// says it (stderr), and the JSON plan, written to w, carries its refusals
+// (no changes) for a program, its texts without the values the files took
+// from the environment (hide); no saved plan.
+func refusedPlan(w io.Writer, json bool, err error, notes []string, hide func(string) string) error {
+	var refused *plan.RefusedError
+	if json && errors.As(err, &refused) {
+		refused.Plan.Notes = notes
+		refused.Plan.HideText(hide)
+		if werr := plan.WriteJSON(w, refused.Plan); werr != nil {
+			return werr
+		}
+	}
+	return err
 }
 
 // savePlan writes p to file as a saved plan, for "mqctl apply FILE".
