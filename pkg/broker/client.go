@@ -116,6 +116,10 @@ type Client struct {
 	factsMu   sync.Mutex
 	facts     *rmqversion.Facts
 	factsRead chan struct{}
+	// nodeNames are the cluster's nodes of the last listing (listNodes),
+	// nil before one answered.
+	nodesMu   sync.Mutex
+	nodeNames []string
 }
 
 // Connect checks cfg, logs in (GET /api/whoami) and reads the broker version

@@ -74,10 +74,8 @@ type factAnswers struct {
 		Name  string `json:"name"`
 		State string `json:"state"`
 	}
-	nodes []struct {
-		EnabledPlugins []string `json:"enabled_plugins"`
-	}
-	errs [4]error
+	nodes []nodeJSON
+	errs  [4]error
 }
 
 // read asks for the four answers at once: a plan waits for them, and on a
@@ -87,17 +85,17 @@ type factAnswers struct {
 // not read it) leaves its facts unknown; no answer at all is an error,
 // and so is any failure of the overview, which every version has.
 func (a *factAnswers) read(ctx context.Context, c *Client) error {
-	reads := [4]*request{
+	reads := [3]*request{
 		{method: http.MethodGet, path: "overview", query: url.Values{"columns": {"exchange_types"}, "disable_stats": {"true"}}, op: "read the broker's exchange types"},
 		{method: http.MethodGet, path: "deprecated-features", op: "read the broker's deprecated features"},
 		{method: http.MethodGet, path: "feature-flags", op: "read the broker's feature flags"},
-		{method: http.MethodGet, path: "nodes", query: url.Values{"columns": {"name,enabled_plugins"}}, op: "read the broker's plugins"},
 	}
-	into := [4]any{&a.overview, &a.deprecated, &a.flags, &a.nodes}
+	into := [3]any{&a.overview, &a.deprecated, &a.flags}
 	var wg sync.WaitGroup
 	for i := range reads {
 		wg.Go(func() { a.errs[i] = c.do(ctx, reads[i], into[i]) })
 	}
+	wg.Go(func() { a.nodes, a.errs[3] = c.listNodes(ctx, "name,enabled_plugins", "read the broker's plugins") })
 	wg.Wait()
 	if a.errs[0] != nil {
 		return a.errs[0]

@@ -204,12 +204,7 @@ func (c *Client) nodesUp(ctx context.Context) (map[string]bool, error) {
 	if !c.RabbitMQVersion().ListsServersOnline() {
 		return nil, nil
 	}
-	var nodes []struct {
-		Name    string `json:"name"`
-		Running bool   `json:"running"`
-	}
-	err := c.do(ctx, &request{method: http.MethodGet, path: "nodes", query: url.Values{"columns": {"name,running"}},
-		op: "read which nodes of the cluster run"}, &nodes)
+	nodes, err := c.listNodes(ctx, "name,running", "read which nodes of the cluster run")
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 {
 		return nil, nil
@@ -228,13 +223,18 @@ func (c *Client) nodesUp(ctx context.Context) (map[string]bool, error) {
 
 // ClusterNodes lists the names of the cluster's nodes, running or not
 // (GET /api/nodes); nil where they cannot be read (a user without the
-// monitoring tag, a failed request).
+// monitoring tag, a failed request). A client that has listed the nodes
+// already (ReadFacts, nodesUp) answers from that listing: the cluster's
+// members do not change within a command.
 func (c *Client) ClusterNodes(ctx context.Context) []string {
-	var nodes []struct {
-		Name string `json:"name"`
+	c.nodesMu.Lock()
+	listed := c.nodeNames
+	c.nodesMu.Unlock()
+	if listed != nil {
+		return slices.Clone(listed)
 	}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: "nodes", query: url.Values{"columns": {"name"}},
-		op: "read the cluster's nodes"}, &nodes); err != nil {
+	nodes, err := c.listNodes(ctx, "name", "read the cluster's nodes")
+	if err != nil {
 		return nil
 	}
 	out := make([]string, 0, len(nodes))
@@ -242,6 +242,31 @@ func (c *Client) ClusterNodes(ctx context.Context) []string {
 		out = append(out, n.Name)
 	}
 	return out
+}
+
+// nodeJSON is a node of GET /api/nodes, with the columns asked for.
+type nodeJSON struct {
+	Name           string   `json:"name"`
+	Running        bool     `json:"running"`
+	EnabledPlugins []string `json:"enabled_plugins"`
+}
+
+// listNodes is every listing of the cluster's nodes (GET /api/nodes) with
+// columns (which include name), op naming it in errors; it keeps the
+// nodes' names for ClusterNodes.
+func (c *Client) listNodes(ctx context.Context, columns, op string) ([]nodeJSON, error) {
+	var nodes []nodeJSON
+	if err := c.do(ctx, &request{method: http.MethodGet, path: "nodes", query: url.Values{"columns": {columns}}, op: op}, &nodes); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		names = append(names, n.Name)
+	}
+	c.nodesMu.Lock()
+	c.nodeNames = names
+	c.nodesMu.Unlock()
+	return nodes, nil
 }
 
 // membersUp reads the members of a quorum queue of type typ that a 3.10
