@@ -975,36 +975,15 @@ func (d *differ) othersTakenDown(name string, first int) {
 	if len(d.cur.Others) == 0 || d.cur.AllMine {
 		return
 	}
-	refused := false
-	for i := first; i < len(d.p.Changes); i++ {
-		c := &d.p.Changes[i]
-		if c.Action != Delete || (c.Kind != KindExchange && c.Kind != KindQueue) {
-			continue
-		}
-		var owners, bindings []string
-		for _, b := range c.Bindings {
-			os := d.others(BindingRef(name, b))
-			if len(os) == 0 {
-				continue
-			}
-			bindings = append(bindings, BindingName(b))
-			for _, o := range os {
-				if !slices.Contains(owners, o) {
-					owners = append(owners, o)
+	d.refuseDeletes(first, []Kind{KindExchange, KindQueue},
+		func(c *Change, held func(what string, owners []string)) {
+			for _, b := range c.Bindings {
+				if os := d.others(BindingRef(name, b)); len(os) > 0 {
+					held(BindingName(b), os)
 				}
 			}
-		}
-		if len(bindings) == 0 {
-			continue
-		}
-		slices.Sort(owners)
-		d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: c.Ref(), Owners: owners, Owner: d.cur.Owner, Deleted: true, Bindings: bindings})
-		c.Kind = "" // dropped below
-		refused = true
-	}
-	if refused {
-		d.p.Changes = slices.DeleteFunc(d.p.Changes, func(c Change) bool { return c.Kind == "" })
-	}
+		},
+		func(cf *Conflict, bindings []string) { cf.Bindings = bindings })
 }
 
 // othersReferTo refuses the delete of an exchange (among the changes of
@@ -1022,30 +1001,45 @@ func (d *differ) othersReferTo(name string, have *topology.Vhost, first int) {
 		return
 	}
 	refs := Senders(name, have)
+	d.refuseDeletes(first, []Kind{KindExchange},
+		func(c *Change, held func(what string, owners []string)) {
+			for _, r := range refs {
+				if os := d.others(r.Ref); r.To == c.Name && len(os) > 0 {
+					held(r.String(), os)
+				}
+			}
+		},
+		func(cf *Conflict, referrers []string) { cf.Referrers = referrers })
+}
+
+// refuseDeletes refuses each delete of an object of kinds among the plan's
+// changes from first that heldBy finds held by other owners' objects
+// (heldBy calls held with each such object, in words, and its owners):
+// the delete leaves the plan, and a conflict takes its place, naming the
+// owners, and the objects through name.
+func (d *differ) refuseDeletes(first int, kinds []Kind, heldBy func(c *Change, held func(what string, owners []string)), name func(cf *Conflict, what []string)) {
 	refused := false
 	for i := first; i < len(d.p.Changes); i++ {
 		c := &d.p.Changes[i]
-		if c.Action != Delete || c.Kind != KindExchange {
+		if c.Action != Delete || !slices.Contains(kinds, c.Kind) {
 			continue
 		}
-		var owners, named []string
-		for _, r := range refs {
-			os := d.others(r.Ref)
-			if r.To != c.Name || len(os) == 0 {
-				continue
-			}
-			named = append(named, r.String())
+		var owners, what []string
+		heldBy(c, func(w string, os []string) {
+			what = append(what, w)
 			for _, o := range os {
 				if !slices.Contains(owners, o) {
 					owners = append(owners, o)
 				}
 			}
-		}
-		if len(named) == 0 {
+		})
+		if len(what) == 0 {
 			continue
 		}
 		slices.Sort(owners)
-		d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: c.Ref(), Owners: owners, Owner: d.cur.Owner, Deleted: true, Referrers: named})
+		cf := Conflict{ObjectRef: c.Ref(), Owners: owners, Owner: d.cur.Owner, Deleted: true}
+		name(&cf, what)
+		d.p.Conflicts = append(d.p.Conflicts, cf)
 		c.Kind = "" // dropped below
 		refused = true
 	}
