@@ -37,93 +37,122 @@ func DialAMQP(ctx context.Context, o AMQPDial) (*amqp.Connection, error) {
 	}
 	u.Path = "/" + o.Vhost
 	u.RawPath = "/" + url.PathEscape(o.Vhost)
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
-	// amqp091-go runs the TLS and AMQP handshakes itself, without a
-	// context: once ctx ends, a deadline in the past ends them (stop takes
-	// that back once the dial is over).
-	stop := func() bool { return true }
-	var first *firstBytes
+	d := &amqpDialer{ctx: ctx, net: &net.Dialer{Timeout: 10 * time.Second}, stop: func() bool { return true }}
 	cfg := amqp.Config{
 		Properties:      amqp.Table{"connection_name": o.Name},
 		TLSClientConfig: o.TLS,
 		Heartbeat:       10 * time.Second,
-		Dial: func(network, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			// The handshake must not hang on a silent peer.
-			if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
-				c.Close()
-				return nil, err
-			}
-			stop = context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
-			first = &firstBytes{Conn: c}
-			return first, nil
-		},
+		Dial:            d.dial,
 	}
-	conn, err := amqp.DialConfig(u.String(), cfg)
-	// A vhost just created may not run yet on the node that answers
-	// ("access to vhost … refused …: vhost … is down"; met by an apply
-	// racing another that had just created the vhost, on 4.3.6): asked
-	// again, for a few seconds.
-	for wait := 250 * time.Millisecond; err != nil && vhostDown(err) && wait <= 2*time.Second && ended(ctx) == nil; wait *= 2 {
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-			conn, err = amqp.DialConfig(u.String(), cfg)
-		}
-	}
+	conn, err := dialWhileVhostDown(ctx, u.String(), cfg)
 	// ctx ended while the connection was being opened (what opened may
 	// have been cut), or a dial failed because it had: the caller asked
 	// to stop.
-	if cut := !stop(); cut || err != nil && ended(ctx) != nil {
+	if cut := !d.stop(); cut || err != nil && ended(ctx) != nil {
 		if conn != nil {
 			_ = conn.Close()
 		}
 		return nil, Interrupted(fmt.Sprintf("cannot open an AMQP connection to %s for vhost %q", u.Host, o.Vhost), "before the broker answered", ended(ctx))
 	}
-	if err != nil && first != nil {
+	if err != nil {
+		return nil, dialFailure(u, o.Vhost, d.first, err)
+	}
+	return conn, nil
+}
+
+// amqpDialer opens DialAMQP's network connections. amqp091-go runs the
+// TLS and AMQP handshakes itself, without a context: once ctx ends, a
+// deadline in the past ends them (stop takes that back once the dial is
+// over).
+type amqpDialer struct {
+	ctx  context.Context
+	net  *net.Dialer
+	stop func() bool
+	// first is the last connection opened, which keeps what the peer
+	// sent first; nil before one opened.
+	first *firstBytes
+}
+
+func (d *amqpDialer) dial(network, addr string) (net.Conn, error) {
+	c, err := d.net.DialContext(d.ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	// The handshake must not hang on a silent peer.
+	if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		c.Close()
+		return nil, err
+	}
+	d.stop = context.AfterFunc(d.ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+	d.first = &firstBytes{Conn: c}
+	return d.first, nil
+}
+
+// dialWhileVhostDown dials amqpURL with cfg. A vhost just created may not run
+// yet on the node that answers ("access to vhost … refused …: vhost … is
+// down"; met by an apply racing another that had just created the vhost,
+// on 4.3.6): asked again, for a few seconds.
+func dialWhileVhostDown(ctx context.Context, amqpURL string, cfg amqp.Config) (*amqp.Connection, error) {
+	conn, err := amqp.DialConfig(amqpURL, cfg)
+	for wait := 250 * time.Millisecond; err != nil && vhostDown(err) && wait <= 2*time.Second && ended(ctx) == nil; wait *= 2 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+			conn, err = amqp.DialConfig(amqpURL, cfg)
+		}
+	}
+	return conn, err
+}
+
+// dialFailure is the error of a dial to u for vhost that failed with err,
+// first keeping what the peer sent (nil when no connection opened): what
+// went wrong and what to do about it, as the user reads it (no password).
+func dialFailure(u *url.URL, vhost string, first *firstBytes, err error) error {
+	if first != nil {
 		switch head := first.bytes(); {
 		case head == "HTTP/":
-			return nil, fmt.Errorf("cannot open an AMQP connection to %s: it answers in HTTP, not AMQP (is it the management API's port?); give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)", u.Host)
+			return fmt.Errorf("cannot open an AMQP connection to %s: it answers in HTTP, not AMQP (is it the management API's port?); give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)", u.Host)
 		case head == "" && strings.Contains(err.Error(), "EOF"):
 			// RabbitMQ's management listener waits for the rest of an
 			// HTTP request, then closes without a word (4.3.6: 5 s).
-			return nil, fmt.Errorf("cannot open an AMQP connection to %s: it closed the connection without answering the AMQP handshake, as the management API's port does; give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)", u.Host)
+			return fmt.Errorf("cannot open an AMQP connection to %s: it closed the connection without answering the AMQP handshake, as the management API's port does; give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)", u.Host)
 		}
 	}
-	if err != nil {
-		var ae *amqp.Error
-		msg := MaskURL(err.Error())
-		if errors.As(err, &ae) {
-			msg = ae.Reason
-			switch {
-			case strings.Contains(msg, "user connection limit"):
-				msg += ": the user mqctl connects as has as many connections as its max-connections allows; mqctl needs one to the vhost (its apply lock, its declarations): raise the user's max-connections (rabbitmqctl set_user_limits), or close some of its connections"
-			case strings.Contains(msg, "connection limit"):
-				msg += ": the vhost has as many connections as its max-connections allows; mqctl needs one to it (its apply lock, its declarations): raise max-connections (rabbitmqctl set_vhost_limits), or close some connections"
-			case ae.Code == amqp.NotAllowed && strings.HasPrefix(msg, "NOT_ALLOWED - access to vhost ") && strings.HasSuffix(msg, "'") && u.User != nil:
-				// "access to vhost 'v' refused for user 'u'", nothing
-				// after (a limit says why after it): no permissions. The
-				// broker's words name neither that nor the fix.
-				msg += ": " + noVhostAccess(u.User.Username(), o.Vhost)
-			case ae.Code == amqp.NotAllowed && strings.HasSuffix(msg, " not found") && strings.HasPrefix(msg, "NOT_ALLOWED - vhost "):
-				msg += fmt.Sprintf(": there is no vhost %q on the broker; check its name (--vhost), or create it: mqctl apply the file that declares it", o.Vhost)
-			case ae.Code == amqp.AccessRefused && strings.Contains(msg, "username or password not allowed"):
-				msg += ": check the user and password: --amqp-url's own, when it has some, else --username and --password"
-			}
-		} else {
-			switch s := err.Error(); {
-			case strings.Contains(s, "connection refused"):
-				msg += ": nothing listens there; give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)"
-			case strings.Contains(s, "first record does not look like a TLS handshake"):
-				msg += ": that port does not speak TLS; use amqp:// for a plain listener (5672 by default), or the TLS listener's port (5671 by default)"
-			}
+	var ae *amqp.Error
+	msg := MaskURL(err.Error())
+	if errors.As(err, &ae) {
+		msg = ae.Reason + refusalFix(ae, u, vhost)
+	} else {
+		switch s := err.Error(); {
+		case strings.Contains(s, "connection refused"):
+			msg += ": nothing listens there; give --amqp-url the broker's AMQP port (5672 by default, 5671 with TLS)"
+		case strings.Contains(s, "first record does not look like a TLS handshake"):
+			msg += ": that port does not speak TLS; use amqp:// for a plain listener (5672 by default), or the TLS listener's port (5671 by default)"
 		}
-		return nil, &dialError{text: fmt.Sprintf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, o.Vhost, msg), err: ae}
 	}
-	return conn, nil
+	return &dialError{text: fmt.Sprintf("cannot open an AMQP connection to %s for vhost %q: %s", u.Host, vhost, msg), err: ae}
+}
+
+// refusalFix is what to do about the broker's refusal ae of a connection
+// to u for vhost, to follow its reason ("" where the reason says it all).
+func refusalFix(ae *amqp.Error, u *url.URL, vhost string) string {
+	msg := ae.Reason
+	switch {
+	case strings.Contains(msg, "user connection limit"):
+		return ": the user mqctl connects as has as many connections as its max-connections allows; mqctl needs one to the vhost (its apply lock, its declarations): raise the user's max-connections (rabbitmqctl set_user_limits), or close some of its connections"
+	case strings.Contains(msg, "connection limit"):
+		return ": the vhost has as many connections as its max-connections allows; mqctl needs one to it (its apply lock, its declarations): raise max-connections (rabbitmqctl set_vhost_limits), or close some connections"
+	case ae.Code == amqp.NotAllowed && strings.HasPrefix(msg, "NOT_ALLOWED - access to vhost ") && strings.HasSuffix(msg, "'") && u.User != nil:
+		// "access to vhost 'v' refused for user 'u'", nothing after (a
+		// limit says why after it): no permissions. The broker's words
+		// name neither that nor the fix.
+		return ": " + noVhostAccess(u.User.Username(), vhost)
+	case ae.Code == amqp.NotAllowed && strings.HasSuffix(msg, " not found") && strings.HasPrefix(msg, "NOT_ALLOWED - vhost "):
+		return fmt.Sprintf(": there is no vhost %q on the broker; check its name (--vhost), or create it: mqctl apply the file that declares it", vhost)
+	case ae.Code == amqp.AccessRefused && strings.Contains(msg, "username or password not allowed"):
+		return ": check the user and password: --amqp-url's own, when it has some, else --username and --password"
+	}
+	return ""
 }
 
 // dialError is a failed dial as the user reads it (no password), which
