@@ -375,47 +375,66 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 	case err != nil:
 		return o, err
 	}
-	if tc.Action == topology.ActionNone {
-		// A copy dead-lettered by a queue that keeps nothing (a message
-		// TTL or length limit of 0) lands where its dead letter does.
-		fresh := func(c copyOf) bool { return c.id == id && (c.diedIn == "" || slices.Contains(pred.passed, c.diedIn)) }
-		o.Got = []string{}
-		if routed {
-			if o.Got, err = p.collect(ctx, p.publishWait(tc.Expect), tc.Expect, fresh, true); err != nil {
-				return o, err
-			}
-		}
-		p.judge(&o, pred)
-		return o, nil
+	switch {
+	case tc.Action == topology.ActionNone:
+		err = p.delivered(ctx, tc, pred, id, routed, &o)
+	case tc.Action == topology.ActionExpire && slices.Contains(pred.passed, tc.Queue):
+		err = p.expiredOnArrival(ctx, tc, pred, id, &o)
+	default:
+		err = p.diedIn(ctx, tc, pred, id, routed, &o)
 	}
+	return o, err
+}
 
+// delivered is the rest of a test without action: where the probe id,
+// published (routed: the broker took it), lands.
+func (p *prober) delivered(ctx context.Context, tc topology.Test, pred prediction, id string, routed bool, o *Outcome) (err error) {
+	// A copy dead-lettered by a queue that keeps nothing (a message
+	// TTL or length limit of 0) lands where its dead letter does.
+	fresh := func(c copyOf) bool { return c.id == id && (c.diedIn == "" || slices.Contains(pred.passed, c.diedIn)) }
+	o.Got = []string{}
+	if routed {
+		if o.Got, err = p.collect(ctx, p.publishWait(tc.Expect), tc.Expect, fresh, true); err != nil {
+			return err
+		}
+	}
+	p.judge(o, pred)
+	return nil
+}
+
+// expiredOnArrival is the rest of a test whose queue expires the probe id
+// on arrival (the prediction has no problem): the dead letter of this
+// publish is the answer.
+func (p *prober) expiredOnArrival(ctx context.Context, tc topology.Test, pred prediction, id string, o *Outcome) (err error) {
+	died := func(c copyOf) bool { return c.id == id && c.diedIn == tc.Queue && c.reason == string(route.Expired) }
+	if o.Got, err = p.collect(ctx, p.wait, tc.Expect, died, true); err != nil {
+		return err
+	}
+	p.judge(o, pred)
+	return nil
+}
+
+// diedIn is the rest of a test that rejects the probe id, published
+// (routed: the broker took it), in its queue, or lets it expire there:
+// where its dead letter lands.
+func (p *prober) diedIn(ctx context.Context, tc topology.Test, pred prediction, id string, routed bool, o *Outcome) (err error) {
 	// The probe must reach the queue to be rejected or expire there; the
 	// copy there is rejected as soon as it is read.
 	verb := map[topology.TestAction]string{topology.ActionReject: "rejected", topology.ActionExpire: "expire"}[tc.Action]
 	if tc.Action == topology.ActionReject {
 		p.reject, p.rejectID = tc.Queue, id
 	}
-	if tc.Action == topology.ActionExpire && slices.Contains(pred.passed, tc.Queue) {
-		// The queue expires the probe on arrival (the prediction has no
-		// problem): the dead letter of this publish is the answer.
-		died := func(c copyOf) bool { return c.id == id && c.diedIn == tc.Queue && c.reason == string(route.Expired) }
-		if o.Got, err = p.collect(ctx, p.wait, tc.Expect, died, true); err != nil {
-			return o, err
-		}
-		p.judge(&o, pred)
-		return o, nil
-	}
 	reached := []string{}
 	if routed {
 		inQueue := func(c copyOf) bool { return c.id == id && c.diedIn == "" }
 		if reached, err = p.collect(ctx, p.publishWait([]string{tc.Queue}), []string{tc.Queue}, inQueue, false); err != nil {
-			return o, err
+			return err
 		}
 	}
 	p.reject = ""
 	if !slices.Contains(reached, tc.Queue) {
 		o.Message = fmt.Sprintf("on the broker the message does not reach queue %q (it reaches %s), so it cannot be %s there", tc.Queue, list(reached), verb)
-		return o, nil
+		return nil
 	}
 	reason := string(route.Rejected)
 	if tc.Action == topology.ActionExpire {
@@ -428,18 +447,18 @@ func (p *prober) run(ctx context.Context, sim *route.Simulator, tc topology.Test
 		_, err := p.publish(ctx, tc.Publish, id, "0")
 		if errors.As(err, new(*refusedError)) {
 			o.Message = err.Error()
-			return o, nil
+			return nil
 		}
 		if err != nil {
-			return o, err
+			return err
 		}
 	}
 	died := func(c copyOf) bool { return c.id == id && c.diedIn == tc.Queue && c.reason == reason }
 	if o.Got, err = p.collect(ctx, p.wait, tc.Expect, died, true); err != nil {
-		return o, err
+		return err
 	}
-	p.judge(&o, pred)
-	return o, nil
+	p.judge(o, pred)
+	return nil
 }
 
 // judge judges a live outcome. Where an exchange on the way picks at
