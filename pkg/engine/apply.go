@@ -186,10 +186,7 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	if err := e.refuse(ctx, p, existing, exactErr); err != nil {
 		return out, err
 	}
-	if err := e.countHidden(ctx, p, l, o); err != nil {
-		return out, err
-	}
-	if err := e.checkPolicyLosses(ctx, p, l, o, locks.inspect); err != nil {
+	if err := e.checkLosses(ctx, p, l, o, locks); err != nil {
 		return out, err
 	}
 	if o.Show != nil {
@@ -199,20 +196,10 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	}
 	recs := records(l, touchesBroker(in))
 	if p.Empty() && len(p.Adopt) == 0 {
-		e.cleanRecords(ctx, p, l, locks, recs)
-		if locks.lost() == nil {
-			e.putBack(broker.WithWriteGuard(ctx, locks.lost), l.State(), recs, nil, nil, true)
-		}
+		e.cleanUp(ctx, p, l, locks, recs)
 		return out, nil
 	}
-	opts := executeOptions(o, l, locks, recs)
-	if !o.AllowDataLoss {
-		// A queue Check refuses for its messages that cannot be drained
-		// gets the fix that keeps them.
-		if at := e.stoppedAtStake(ctx, p); at != nil {
-			opts.Undrainable = func(vhost, queue string) string { return at[queueRef{vhost, queue}] }
-		}
-	}
+	opts := e.applyOptions(ctx, p, o, l, locks, recs)
 	if err := apply.Check(p, opts); err != nil {
 		return out, err
 	}
@@ -221,32 +208,84 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 	}
 	var first *plan.Change
 	if !o.NoPreflight {
-		first = apply.FirstAlone(p, opts)
-		rep, done, err := e.preflight(ctx, p, l, amqpURL, first, "Pass --no-preflight to leave the preflight out")
-		// The throwaway vhost is deleted while the apply goes on.
-		preflightDone = done
-		out.Preflight = rep
-		if err != nil {
+		var err error
+		if first, preflightDone, err = e.preflightApply(ctx, p, l, amqpURL, opts, out); err != nil {
 			return out, err
 		}
-		if len(rep.Refusals) > 0 {
-			return out, &preflight.RefusedError{Report: rep}
+	}
+	return out, e.executeAndPutBack(ctx, p, l, o, opts, first, locks, recs, out)
+}
+
+// checkLosses counts into p the messages its queues hold where a passive
+// declare does not see them (countHidden), for apply.Check to refuse
+// losing them, and refuses the policy changes that lose messages
+// (checkPolicyLosses), unless o allows data loss.
+func (e *Engine) checkLosses(ctx context.Context, p *plan.Plan, l *Live, o ApplyOptions, locks *locks) error {
+	if err := e.countHidden(ctx, p, l, o); err != nil {
+		return err
+	}
+	return e.checkPolicyLosses(ctx, p, l, o, locks.inspect)
+}
+
+// cleanUp is an apply with nothing to do: it still rewrites the ownership
+// records that need it (cleanRecords), and, while the locks hold,
+// declares again the bindings of the restore lists earlier applies left
+// (putBack).
+func (e *Engine) cleanUp(ctx context.Context, p *plan.Plan, l *Live, locks *locks, recs map[string]*ownership.Record) {
+	e.cleanRecords(ctx, p, l, locks, recs)
+	if locks.lost() == nil {
+		e.putBack(broker.WithWriteGuard(ctx, locks.lost), l.State(), recs, nil, nil, true)
+	}
+}
+
+// applyOptions are executeOptions, with the fix that keeps the messages
+// of a queue Check refuses because they cannot be drained.
+func (e *Engine) applyOptions(ctx context.Context, p *plan.Plan, o ApplyOptions, l *Live, locks *locks, recs map[string]*ownership.Record) apply.Options {
+	opts := executeOptions(o, l, locks, recs)
+	if !o.AllowDataLoss {
+		// A queue Check refuses for its messages that cannot be drained
+		// gets the fix that keeps them.
+		if at := e.stoppedAtStake(ctx, p); at != nil {
+			opts.Undrainable = func(vhost, queue string) string { return at[queueRef{vhost, queue}] }
 		}
 	}
-	// The bindings the replaces take down that only this plan knows are
-	// written down before the first change, and put back from there, once
-	// the apply is over, with those an earlier apply stopped during a
-	// replace left (restore.go).
+	return opts
+}
+
+// preflightApply asks the broker, in a throwaway vhost, whether it takes
+// p's objects, before the first change; out.Preflight is its answer, and
+// a refusal its error. first is the write left to be its own trial
+// (apply.FirstAlone); done waits for the throwaway vhost to be deleted,
+// which goes on while the apply does (set even with an error).
+func (e *Engine) preflightApply(ctx context.Context, p *plan.Plan, l *Live, amqpURL string, opts apply.Options, out *ApplyResult) (first *plan.Change, done func(), err error) {
+	first = apply.FirstAlone(p, opts)
+	rep, done, err := e.preflight(ctx, p, l, amqpURL, first, "Pass --no-preflight to leave the preflight out")
+	out.Preflight = rep
+	if err != nil {
+		return first, done, err
+	}
+	if len(rep.Refusals) > 0 {
+		return first, done, &preflight.RefusedError{Report: rep}
+	}
+	return first, done, nil
+}
+
+// executeAndPutBack carries p out (execute) and then, while the locks
+// hold, puts back the bindings the replaces took down. Those that only
+// this plan knows are written down before the first change, and put back
+// from there, once the apply is over, with those an earlier apply stopped
+// during a replace left (restore.go).
+func (e *Engine) executeAndPutBack(ctx context.Context, p *plan.Plan, l *Live, o ApplyOptions, opts apply.Options, first *plan.Change, locks *locks, recs map[string]*ownership.Record, out *ApplyResult) error {
 	var written map[string][]string
 	before := func(ctx context.Context) (err error) {
 		written, err = e.writeRestoreLists(broker.WithWriteGuard(ctx, locks.lost), p, recs)
 		return err
 	}
-	err = e.execute(ctx, p, opts, first, o, out, before)
+	err := e.execute(ctx, p, opts, first, o, out, before)
 	if out.Result != nil && locks.lost() == nil {
 		e.putBack(broker.WithWriteGuard(ctx, locks.lost), l.State(), recs, written, foreignTakenDown(p, recs), applyComplete(out.Result))
 	}
-	return out, err
+	return err
 }
 
 // planLocked makes the plan under the locks of the vhosts existing (those
