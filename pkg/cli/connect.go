@@ -72,96 +72,137 @@ type Config struct {
 
 // brokerConfig resolves the connection settings.
 func (g *globals) brokerConfig() (broker.Config, string, error) {
-	c := &g.conn
-	env := func(name string) string { v, _ := g.env.LookupEnv(name); return v }
-	pick := func(flag, flagVal, envName string, ctxVal string) string {
-		if c.set != nil && c.set(flag) {
-			return flagVal
-		}
-		if v := env(envName); v != "" {
-			return v
-		}
-		return ctxVal
-	}
-	var ctx Context
-	name := pick("context", c.context, "MQCTL_CONTEXT", "")
-	path := pick("config", c.config, "MQCTL_CONFIG", "")
-	named := path != "" // by --config or MQCTL_CONFIG: it must exist
-	if path == "" {
-		if home, ok := g.env.LookupEnv("HOME"); ok && home != "" {
-			path = filepath.Join(home, ".config", "mqctl", "config.yaml")
-		}
-	}
-	if path != "" {
-		cfg, err := readConfig(path)
-		switch {
-		case err == nil:
-			if name == "" {
-				name = cfg.CurrentContext
-			}
-			// Contexts and none chosen: mqctl went to the defaults
-			// (localhost, guest) without a word. The one context is the
-			// one meant; of several, which one is the user's to say,
-			// unless the server is given anyway.
-			serverGiven := (c.set != nil && c.set("server")) || env("MQCTL_SERVER") != ""
-			if name == "" && len(cfg.Contexts) > 0 && !serverGiven {
-				if len(cfg.Contexts) > 1 {
-					return broker.Config{}, "", fmt.Errorf("config file %s defines contexts %v and chooses none: set current_context: NAME in it, or pass --context NAME (MQCTL_CONTEXT), or give --server", path, keys(cfg.Contexts))
-				}
-				for n := range cfg.Contexts {
-					name = n
-				}
-			}
-			if name != "" {
-				cx, ok := cfg.Contexts[name]
-				if !ok {
-					return broker.Config{}, "", fmt.Errorf("context %q is not defined in %s (defined: %v)", name, path, keys(cfg.Contexts))
-				}
-				ctx = cx
-			}
-		case os.IsNotExist(err) && named:
-			return broker.Config{}, "", fmt.Errorf("config file %s (--config or MQCTL_CONFIG) does not exist: check the path, or leave it out for ~/.config/mqctl/config.yaml", path)
-		case os.IsNotExist(err) && name == "":
-		case os.IsNotExist(err):
-			return broker.Config{}, "", fmt.Errorf("--context %q given but the config file %s does not exist", name, path)
-		default:
-			return broker.Config{}, "", err
-		}
+	src := connSource{c: &g.conn, env: func(name string) string { v, _ := g.env.LookupEnv(name); return v }}
+	ctx, name, path, err := g.configContext(src)
+	if err != nil {
+		return broker.Config{}, "", err
 	}
 	if ctx.PasswordEnv != "" && ctx.Password == "" {
 		v, ok := g.env.LookupEnv(ctx.PasswordEnv)
 		// Unset, the login would fall back on guest's password, and be
 		// refused as "authentication failed" (or, worse, succeed as guest
 		// on a broker that still has it): the variable is what to fix.
-		if !ok && !(c.set != nil && c.set("password")) && env("MQCTL_PASSWORD") == "" {
+		if !ok && !src.given("password") && src.env("MQCTL_PASSWORD") == "" {
 			return broker.Config{}, "", fmt.Errorf("context %q of %s takes its password from the environment variable %s (password_env), which is not set: set it, or pass --password", name, path, ctx.PasswordEnv)
 		}
 		ctx.Password = v
 	}
-	var servers []string
-	switch {
-	case c.set != nil && c.set("server"):
-		servers = c.servers
-	case env("MQCTL_SERVER") != "":
-		servers = strings.Split(env("MQCTL_SERVER"), ",")
-	default:
-		servers = append(strings.Split(ctx.Server, ","), ctx.Servers...)
-	}
-	servers = cleanServers(servers)
+	c := src.c
+	servers := src.servers(ctx)
 	bc := broker.Config{
 		Server:             strings.Join(servers, ","),
 		Servers:            servers,
-		Username:           pick("username", c.username, "MQCTL_USERNAME", ctx.Username),
-		Password:           pick("password", c.password, "MQCTL_PASSWORD", ctx.Password),
-		CACert:             pick("ca-cert", c.caCert, "MQCTL_CA_CERT", ctx.CACert),
-		ClientCert:         pick("client-cert", c.clientCert, "MQCTL_CLIENT_CERT", ctx.ClientCert),
-		ClientKey:          pick("client-key", c.clientKey, "MQCTL_CLIENT_KEY", ctx.ClientKey),
-		InsecureSkipVerify: c.insecure || ctx.InsecureSkipVerify || env("MQCTL_INSECURE_SKIP_VERIFY") == "true",
+		Username:           src.pick("username", c.username, "MQCTL_USERNAME", ctx.Username),
+		Password:           src.pick("password", c.password, "MQCTL_PASSWORD", ctx.Password),
+		CACert:             src.pick("ca-cert", c.caCert, "MQCTL_CA_CERT", ctx.CACert),
+		ClientCert:         src.pick("client-cert", c.clientCert, "MQCTL_CLIENT_CERT", ctx.ClientCert),
+		ClientKey:          src.pick("client-key", c.clientKey, "MQCTL_CLIENT_KEY", ctx.ClientKey),
+		InsecureSkipVerify: c.insecure || ctx.InsecureSkipVerify || src.env("MQCTL_INSECURE_SKIP_VERIFY") == "true",
 		Timeout:            c.timeout,
 	}
-	amqpURL := pick("amqp-url", c.amqpURL, "MQCTL_AMQP_URL", ctx.AMQPURL)
+	amqpURL := src.pick("amqp-url", c.amqpURL, "MQCTL_AMQP_URL", ctx.AMQPURL)
 	bc.AMQPURL = amqpURL
 	return bc, amqpURL, nil
+}
+
+// connSource is where a connection setting comes from, in order: the
+// flag, set on the command line; the environment variable, not empty;
+// the config file's context.
+type connSource struct {
+	c   *connFlags
+	env func(name string) string
+}
+
+// given says whether flag was set on the command line.
+func (s connSource) given(flag string) bool { return s.c.set != nil && s.c.set(flag) }
+
+// pick is flagVal when flag is given, else the value of envName when not
+// empty, else ctxVal.
+func (s connSource) pick(flag, flagVal, envName string, ctxVal string) string {
+	if s.given(flag) {
+		return flagVal
+	}
+	if v := s.env(envName); v != "" {
+		return v
+	}
+	return ctxVal
+}
+
+// servers are the management API URLs: --server's, MQCTL_SERVER's
+// (comma-separated), or ctx's server and servers.
+func (s connSource) servers(ctx Context) []string {
+	var servers []string
+	switch {
+	case s.given("server"):
+		servers = s.c.servers
+	case s.env("MQCTL_SERVER") != "":
+		servers = strings.Split(s.env("MQCTL_SERVER"), ",")
+	default:
+		servers = append(strings.Split(ctx.Server, ","), ctx.Servers...)
+	}
+	return cleanServers(servers)
+}
+
+// configContext reads the config file (--config, MQCTL_CONFIG, else
+// ~/.config/mqctl/config.yaml where there is one) at path, and returns
+// the context chosen, named name (the zero Context for none).
+func (g *globals) configContext(src connSource) (ctx Context, name, path string, err error) {
+	name = src.pick("context", src.c.context, "MQCTL_CONTEXT", "")
+	path = src.pick("config", src.c.config, "MQCTL_CONFIG", "")
+	named := path != "" // by --config or MQCTL_CONFIG: it must exist
+	if path == "" {
+		if home, ok := g.env.LookupEnv("HOME"); ok && home != "" {
+			path = filepath.Join(home, ".config", "mqctl", "config.yaml")
+		}
+	}
+	if path == "" {
+		return Context{}, name, path, nil
+	}
+	cfg, err := readConfig(path)
+	switch {
+	case err == nil:
+		serverGiven := src.given("server") || src.env("MQCTL_SERVER") != ""
+		ctx, name, err = chooseContext(cfg, path, name, serverGiven)
+		return ctx, name, path, err
+	case os.IsNotExist(err) && named:
+		return Context{}, name, path, fmt.Errorf("config file %s (--config or MQCTL_CONFIG) does not exist: check the path, or leave it out for ~/.config/mqctl/config.yaml", path)
+	case os.IsNotExist(err) && name == "":
+		return Context{}, name, path, nil
+	case os.IsNotExist(err):
+		return Context{}, name, path, fmt.Errorf("--context %q given but the config file %s does not exist", name, path)
+	default:
+		return Context{}, name, path, err
+	}
+}
+
+// chooseContext is the context of cfg (read from path) named name (given
+// by --context or MQCTL_CONTEXT), else the file's current context, else
+// its only context unless the server is given anyway (serverGiven); the
+// zero Context for none.
+func chooseContext(cfg *Config, path, name string, serverGiven bool) (Context, string, error) {
+	if name == "" {
+		name = cfg.CurrentContext
+	}
+	// Contexts and none chosen: mqctl went to the defaults (localhost,
+	// guest) without a word. The one context is the one meant; of
+	// several, which one is the user's to say, unless the server is
+	// given anyway.
+	if name == "" && len(cfg.Contexts) > 0 && !serverGiven {
+		if len(cfg.Contexts) > 1 {
+			return Context{}, "", fmt.Errorf("config file %s defines contexts %v and chooses none: set current_context: NAME in it, or pass --context NAME (MQCTL_CONTEXT), or give --server", path, keys(cfg.Contexts))
+		}
+		for n := range cfg.Contexts {
+			name = n
+		}
+	}
+	if name == "" {
+		return Context{}, "", nil
+	}
+	cx, ok := cfg.Contexts[name]
+	if !ok {
+		return Context{}, name, fmt.Errorf("context %q is not defined in %s (defined: %v)", name, path, keys(cfg.Contexts))
+	}
+	return cx, name, nil
 }
 
 // cleanServers trims the management API URLs and drops empty ones.
