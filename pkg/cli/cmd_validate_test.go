@@ -160,7 +160,7 @@ func checkExpandedLoadsBack(t *testing.T, want *topology.Topology, out string) {
 	if err != nil {
 		t.Fatalf("expanded output does not load: %v\n%s", err, out)
 	}
-	ignore := cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore")
+	ignore := cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore", "ArgPos")
 	// Where a queue came from is the file's (the expanded YAML spells
 	// its sugar out); its alert and backoff must load back.
 	roleless := cmpopts.IgnoreFields(topology.Queue{}, "Role", "Origin", "Delay", "TypeFromVhost", "FromDefaults")

@@ -97,8 +97,9 @@ type Finding struct {
 	Message string `json:"message"`
 	Vhost   string `json:"vhost"`
 	Object  Object `json:"object"`
-	// Pos is where the object is declared; zero when unknown (for example
-	// a topology read from a broker).
+	// Pos is where the object is declared, or, for a finding about one of
+	// its arguments (policy keys, settings), where the file writes that
+	// one; zero when unknown (for example a topology read from a broker).
 	Pos topology.Pos `json:"-"`
 	// RabbitMQVersion is the version the finding was judged for, set when
 	// the rule's verdict or its advice depends on it ("" otherwise).
@@ -421,6 +422,20 @@ func (p *Pass) bindingFinding(b *topology.Binding, format string, args ...any) F
 
 func (p *Pass) policyFinding(kind string, pol *topology.Policy, format string, args ...any) Finding {
 	return Finding{Object: Object{kind, pol.Name}, Pos: pol.Pos, objMeta: pol.Meta, Message: fmt.Sprintf(format, args...)}
+}
+
+// at moves f to where the file writes its object's argument (or policy
+// definition key) arg, the first of args the file says where it writes:
+// a finding about one setting points at the setting, not at the object's
+// name. A finding whose object the file does not place so stays put.
+func (f Finding) at(args ...string) Finding {
+	for _, a := range args {
+		if p, ok := f.objMeta.ArgPos[a]; ok && !p.IsZero() {
+			f.Pos = p
+			return f
+		}
+	}
+	return f
 }
 
 // bindingName names a binding for humans: `orders -> queue orders.shipping ["order.created"]`.

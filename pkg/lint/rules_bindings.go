@@ -74,7 +74,7 @@ func (p *Pass) alternatesMissing() []Finding {
 		out = append(out, p.exchangeFinding(x,
 			"exchange %q sends what no binding matches to alternate exchange %q (its alternate_exchange), which is not declared: RabbitMQ drops those messages without a trace, though the file means to keep them. "+
 				"Declare exchange %q and bind a queue to it, or correct the name",
-			name, ae, ae))
+			name, ae, ae).at("alternate-exchange"))
 	}
 	for _, pn := range slices.Sorted(maps.Keys(byPolicy)) {
 		pol := p.Vhost.Policies[pn]
@@ -83,7 +83,7 @@ func (p *Pass) alternatesMissing() []Finding {
 		out = append(out, p.policyFinding(KindPolicy, pol,
 			"policy %q gives %s alternate exchange %q, which is not declared: RabbitMQ drops what no binding of %s matches without a trace, though the policy means to keep it. "+
 				"Declare exchange %q and bind a queue to it, or correct the name",
-			pn, exchangesLabel(xs), ae, pluralThem(len(xs)), ae))
+			pn, exchangesLabel(xs), ae, pluralThem(len(xs)), ae).at("alternate-exchange"))
 	}
 	return out
 }

@@ -199,6 +199,20 @@ func reasonPhrase(rs []route.Reason) string {
 }
 
 // dlxSource says where a queue's dead-letter exchange comes from.
+// ownArg is arg, as the arguments Finding.at takes, where queue q's own
+// argument arg is the one in force (a policy does not give it another
+// value); else none, and a finding stays at the queue.
+func (p *Pass) ownArg(q *topology.Queue, arg string) []string {
+	own, ok := q.Arguments[arg]
+	if !ok {
+		return nil
+	}
+	if eff, ok := p.qargs[q.Name][arg]; ok && !topology.ValueEqual(own, eff) {
+		return nil
+	}
+	return []string{arg}
+}
+
 func (p *Pass) dlxSource(q *topology.Queue) string {
 	if q.Arguments.Has(argDLX) {
 		return "x-dead-letter-exchange"
@@ -245,7 +259,7 @@ func runDLXMissing(p *Pass) []Finding {
 			out = append(out, p.queueFinding(q,
 				"delay queue %q sends expired messages to exchange %q (%s), which is not declared: RabbitMQ drops every retry silently. "+
 					"Declare exchange %q, or %s",
-				name, d.Exchange, p.dlxSource(q), d.Exchange, lowerFirst(p.delayAdvice(name))))
+				name, d.Exchange, p.dlxSource(q), d.Exchange, lowerFirst(p.delayAdvice(name))).at(p.ownArg(q, argDLX)...))
 			continue
 		}
 		fate := "RabbitMQ drops every dead letter of this queue silently"
@@ -255,7 +269,7 @@ func runDLXMissing(p *Pass) []Finding {
 		out = append(out, p.queueFinding(q,
 			"queue %q dead-letters to exchange %q (%s), which is not declared: %s. "+
 				"Declare exchange %q and bind a DLQ to it, or correct the exchange name",
-			name, d.Exchange, p.dlxSource(q), fate, d.Exchange))
+			name, d.Exchange, p.dlxSource(q), fate, d.Exchange).at(p.ownArg(q, argDLX)...))
 	}
 	return out
 }
@@ -983,7 +997,7 @@ func runAtLeastOnceFallback(p *Pass) []Finding {
 		out = append(out, p.queueFinding(q,
 			"quorum queue %q asks for dead-letter-strategy at-least-once%s, but %s: RabbitMQ dead-letters at least once only with overflow reject-publish, and otherwise falls back to at most once, with a warning in its log alone. A dead letter its dead-letter exchange cannot route is then dropped, where at least once would keep it in the queue until it can. "+
 				"%s (with a length limit, publishers then get a nack when the queue is full), or drop the strategy if at most once will do",
-			name, from, how, fix))
+			name, from, how, fix).at(p.ownArg(q, "x-dead-letter-strategy")...))
 	}
 	return out
 }
@@ -1029,7 +1043,7 @@ func runUnconsumedExpires(p *Pass) []Finding {
 			}
 		}
 		f := p.queueFinding(q, "%s %q expires after %s unused (%s): RabbitMQ deletes it, with %s. %s",
-			what, name, time.Duration(ms)*time.Millisecond, p.settingSource(name, "x-expires", "expires"), who, fix)
+			what, name, time.Duration(ms)*time.Millisecond, p.settingSource(name, "x-expires", "expires"), who, fix).at(p.ownArg(q, "x-expires")...)
 		if delay {
 			f.raise = Error
 		}

@@ -93,7 +93,7 @@ func runDeprecated(p *Pass) []Finding {
 				continue
 			}
 			f := p.queueFinding(q, "classic queue %q sets %s %v: %s. %s",
-				name, s.arg, v, s.why(p.Version, false), s.fix(fmt.Sprint(v), false))
+				name, s.arg, v, s.why(p.Version, false), s.fix(fmt.Sprint(v), false)).at(s.arg)
 			out = append(out, p.deprecationFinding(f, s))
 		}
 	}
@@ -109,7 +109,7 @@ func runDeprecated(p *Pass) []Finding {
 				if skipped := p.policySkips(pol, s.key); skipped != "" && !s.refused(p.Version) {
 					msg += "; " + skipped
 				}
-				f := p.policyFinding(set.kind, pol, "%s. %s", msg, s.fix(fmt.Sprint(v), true))
+				f := p.policyFinding(set.kind, pol, "%s. %s", msg, s.fix(fmt.Sprint(v), true)).at(s.key)
 				out = append(out, p.deprecationFinding(f, s))
 			}
 		}

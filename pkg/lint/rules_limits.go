@@ -69,7 +69,7 @@ func runSilentOverflow(p *Pass) []Finding {
 			out = append(out, p.queueFinding(q,
 				"queue %q sets x-overflow %s, but %s sets overflow drop-head, which applies instead (%s): when it is full RabbitMQ discards its oldest messages without a trace, as the queue was written not to. "+
 					"Remove overflow from that policy or make it reject-publish, or exclude the queue from its pattern",
-				name, own, p.overflowSource(name), overflowRule(q)))
+				name, own, p.overflowSource(name), overflowRule(q)).at(argOverflow))
 			continue
 		}
 		if p.enabled("MQ101") && p.needsDLX(name) {

@@ -129,7 +129,7 @@ func runMirroring(p *Pass) []Finding {
 				out = append(out, p.raised(p.policyFinding(set.kind, pol,
 					"%s %q sets %s: %s the broker refuses a policy with ha-* keys (HTTP 400; classic queue mirroring was removed in 4.0), so apply fails on it%s. "+
 						"Remove the ha-* keys; declare the queues that need replication with type: quorum",
-					set.label, n, strings.Join(keys, ", "), p.onVersion(), lost)))
+					set.label, n, strings.Join(keys, ", "), p.onVersion(), lost).at(keys...)))
 				continue
 			}
 			skips := ""
@@ -139,7 +139,7 @@ func runMirroring(p *Pass) []Finding {
 			out = append(out, p.judged(p.policyFinding(set.kind, pol,
 				"%s %q sets %s: classic queue mirroring works %s but is deprecated (since 3.9), and RabbitMQ 4.0 removed it and refuses a policy with ha-* keys (HTTP 400), so the upgrade to 4.x fails on this policy%s. "+
 					"Declare the queues that need replication with type: quorum and remove the ha-* keys",
-				set.label, n, strings.Join(keys, ", "), p.onVersion(), skips)))
+				set.label, n, strings.Join(keys, ", "), p.onVersion(), skips).at(keys...)))
 		}
 	}
 	return out

@@ -44,11 +44,11 @@ func runDelayedRetry(p *Pass) []Finding {
 			}
 			out = append(out, p.judged(p.queueFinding(q,
 				"%s %q sets %s: %s the broker refuses to declare it (PRECONDITION_FAILED invalid arg), delayed retry is for quorum queues only. Declare it with type: quorum, or remove them",
-				typeLabel(qtype), name, args, p.onVersion())))
+				typeLabel(qtype), name, args, p.onVersion()).at(set...)))
 		case qtype != topology.QueueQuorum:
 			out = append(out, p.judged(p.queueFinding(q,
 				"%s %q sets %s, which RabbitMQ %s stores and ignores: delayed retry arrived in 4.3, for quorum queues only, and 4.3 refuses these arguments on a %s. Remove them, or declare the queue with type: quorum",
-				typeLabel(qtype), name, args, p.Version, typeLabel(qtype))))
+				typeLabel(qtype), name, args, p.Version, typeLabel(qtype)).at(set...)))
 		case !p.Version.DelayedRetry() && q.Backoff != nil && p.enabled("MQ203"):
 			continue // MQ203 says what retry.backoff does here, and what to write instead
 		case !p.Version.DelayedRetry():
@@ -56,7 +56,7 @@ func runDelayedRetry(p *Pass) []Finding {
 			if issues := p.delayedRetryIssues(q); len(issues) > 0 {
 				msg += "; on 4.3 it would not work as written either: " + strings.Join(issues, "; ")
 			}
-			out = append(out, p.judged(p.queueFinding(q, "%s. Remove them, or target RabbitMQ 4.3", msg)))
+			out = append(out, p.judged(p.queueFinding(q, "%s. Remove them, or target RabbitMQ 4.3", msg).at(set...)))
 		default:
 			if issues := p.delayedRetryIssues(q); len(issues) > 0 {
 				out = append(out, p.judged(p.queueFinding(q,
@@ -135,13 +135,13 @@ func (p *Pass) delayedRetryPolicies() []Finding {
 				}
 				out = append(out, p.raised(p.policyFinding(set.kind, pol,
 					"%s %q sets %s: %s, so the broker refuses the whole %s (HTTP 400 \"Validation failed\") and none of its settings take effect. %s",
-					set.label, name, strings.Join(keys, ", "), why, set.label, fix)))
+					set.label, name, strings.Join(keys, ", "), why, set.label, fix).at(keys...)))
 				continue
 			}
-			if _, refusal := rmqversion.DelayedRetryPolicyRefusal(pol.Definition); refusal != "" {
+			if key, refusal := rmqversion.DelayedRetryPolicyRefusal(pol.Definition); refusal != "" {
 				out = append(out, p.judged(p.policyFinding(set.kind, pol,
 					"%s %q: RabbitMQ refuses it (HTTP 400 \"Validation failed\": %s), so none of its settings take effect. %s",
-					set.label, name, refusal, upperFirst(rmqversion.DelayedRetryPolicyFix))))
+					set.label, name, refusal, upperFirst(rmqversion.DelayedRetryPolicyFix)).at(key)))
 			}
 		}
 	}

@@ -49,7 +49,7 @@ func runConsumerTimeoutIgnored(p *Pass) []Finding {
 		out = append(out, p.judged(p.policyFinding(KindPolicy, pol,
 			"policy %q sets %s and applies to %s: %s only quorum queues evaluate consumer timeouts, so a consumer of those that holds a message unacknowledged is never timed out, by this policy or by consumer_timeout in rabbitmq.conf, and keeps it until it acknowledges it or its channel closes. "+
 				"Narrow the policy to apply_to: quorum_queues (or its pattern to the quorum queues), or declare those queues as quorum queues if they need the timeout",
-			n, strings.Join(keys, ", "), queuesList(ignored[n]), p.onVersion())))
+			n, strings.Join(keys, ", "), queuesList(ignored[n]), p.onVersion()).at(keys...)))
 	}
 	return out
 }

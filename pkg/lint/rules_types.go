@@ -64,14 +64,14 @@ func runUnsupported(p *Pass) []Finding {
 				}
 				out = append(out, p.judged(p.queueFinding(q,
 					"%s %q sets %s, which %ss do not support: %s the broker refuses to declare it (PRECONDITION_FAILED). %s",
-					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), hint)))
+					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), hint).at(arg)))
 			}
 		}
 		out = append(out, p.refusedArgValues(q)...)
 		if n, ok := q.Arguments.Int(argPriority); ok && (n > 255 || n < 0) && q.Type == topology.QueueClassic {
 			out = append(out, p.queueFinding(q,
 				"queue %q sets x-max-priority %d: RabbitMQ accepts 0 to 255 and refuses to declare the queue. Use at most 10",
-				name, n))
+				name, n).at(argPriority))
 		}
 	}
 	out = append(out, p.quorumRejectPublishDLX()...)
@@ -98,7 +98,7 @@ func (p *Pass) refusedPolicyKeys() []Finding {
 				}
 				out = append(out, p.judged(p.policyFinding(set.kind, pol,
 					"%s %q sets %s: %s, so none of its settings take effect. %s",
-					set.label, name, k, why, upperFirst(fix))))
+					set.label, name, k, why, upperFirst(fix)).at(k)))
 			}
 		}
 	}
@@ -122,7 +122,7 @@ func (p *Pass) refusedPolicyValues() []Finding {
 				}
 				out = append(out, p.judged(p.policyFinding(set.kind, pol,
 					"%s %q sets %s %s: RabbitMQ %s refuses the whole %s (HTTP 400 \"Validation failed\": %s), so none of its settings take effect. %s",
-					set.label, name, k, topology.Quoted(pol.Definition[k]), p.Version.Line(), set.label, why, upperFirst(fix))))
+					set.label, name, k, topology.Quoted(pol.Definition[k]), p.Version.Line(), set.label, why, upperFirst(fix)).at(k)))
 			}
 		}
 	}
@@ -145,7 +145,7 @@ func (p *Pass) refusedArgValues(q *topology.Queue) []Finding {
 		}
 		out = append(out, p.judged(p.queueFinding(q,
 			"%s %q sets %s %v, which RabbitMQ %s refuses: %s, so the broker refuses to declare the queue (PRECONDITION_FAILED). %s",
-			typeLabel(q.Type), q.Name, arg, q.Arguments[arg], p.Version.Line(), why, fix)))
+			typeLabel(q.Type), q.Name, arg, q.Arguments[arg], p.Version.Line(), why, fix).at(arg)))
 	}
 	return out
 }
@@ -240,7 +240,7 @@ func (p *Pass) unsupportedPolicyKeys() []Finding {
 		out = append(out, p.judged(p.policyFinding(h.kind, h.policy,
 			"%s %q sets %s, which %ss do not support %s, and it matches %d %s(s) (%s): RabbitMQ does not apply a policy with such keys to a %s at all, so they run without any of its settings (a lower-priority policy may apply instead). "+
 				"Narrow the policy's pattern or apply_to (classic_queues, quorum_queues, streams), or move the setting to a policy for the right queue type",
-			kind, h.policy.Name, strings.Join(badKeys(h.policy, h.qtype), ", "), typeLabel(h.qtype), p.onVersion(), len(qs), typeLabel(h.qtype), queuesList(qs), typeLabel(h.qtype))))
+			kind, h.policy.Name, strings.Join(badKeys(h.policy, h.qtype), ", "), typeLabel(h.qtype), p.onVersion(), len(qs), typeLabel(h.qtype), queuesList(qs), typeLabel(h.qtype)).at(badKeys(h.policy, h.qtype)...)))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Object.Name < out[j].Object.Name })
 	return out
@@ -323,7 +323,7 @@ func runPriority(p *Pass) []Finding {
 		out = append(out, p.queueFinding(q,
 			"queue %q has x-max-priority %d: RabbitMQ keeps an internal queue per priority level, which costs memory and CPU on every operation, and more than 10 levels buys nothing in practice. "+
 				"Use at most 10 levels (max_priority: 10)",
-			name, n))
+			name, n).at(argPriority))
 	}
 	return out
 }
@@ -352,11 +352,11 @@ func (p *Pass) quorumRejectPublishDLX() []Finding {
 			out = append(out, p.queueFinding(q,
 				"quorum queue %q sets x-overflow %s, which quorum queues do not support: RabbitMQ declares it anyway, logs a warning and uses drop-head, so publishers are never refused and, when it is full, %s. "+
 					"Use reject-publish so that publishers get a nack when it is full (a quorum queue does not dead-letter what it refuses), or write drop-head if that is what you want",
-				name, value, p.dropHeadFate(name)))
+				name, value, p.dropHeadFate(name)).at("x-overflow"))
 		case own == value:
 			out = append(out, p.queueFinding(q,
 				"quorum queue %q sets x-overflow %s, which quorum queues do not support, and %s sets overflow %s, which applies instead (%s): the argument only makes RabbitMQ log a warning. Remove it",
-				name, value, p.overflowSource(name), eff, overflowRule(q)))
+				name, value, p.overflowSource(name), eff, overflowRule(q)).at("x-overflow"))
 		case eff == value:
 			kindName, pol := p.overflowPolicy(name)
 			if pol == nil {
@@ -375,7 +375,7 @@ func (p *Pass) quorumRejectPublishDLX() []Finding {
 		out = append(out, p.policyFinding(kindName, pol,
 			"%s %q sets overflow %s, which quorum queues do not support, and it applies to %d quorum queue(s) (%s): RabbitMQ applies the policy to them with drop-head instead (it logs a warning), so their publishers are never refused and, when one is full, it drops its oldest messages (dead-lettered where it has a dead-letter exchange). "+
 				"Give the quorum queues overflow reject-publish (a policy with apply_to: quorum_queues, or narrow this one's apply_to to classic_queues), or drop-head if that is what you want",
-			kind.Kind(kindName).Label(), pol.Name, value, len(qs), queuesList(qs)))
+			kind.Kind(kindName).Label(), pol.Name, value, len(qs), queuesList(qs)).at("overflow"))
 	}
 	return out
 }

@@ -245,6 +245,9 @@ func (d *decoder) settings(fields []kind.Field, n *node, what string, it *topolo
 			good, failed[fl.Name] = false, true
 		}
 		settings[fl.Name] = v
+		if it != nil {
+			settingPos(it, fl.Name, e.value)
+		}
 		if secret {
 			d.secretRef(it, fl.Name, e.value)
 			// A list of URIs: each item may be a ${VAR} of its own.
@@ -282,6 +285,20 @@ func (d *decoder) secretRef(it *topology.Item, key string, n *node) {
 		it.Defaults = map[string]topology.VarDefault{}
 	}
 	it.Defaults[key] = topology.VarDefault{Var: name, Default: def}
+}
+
+// settingPos records in it.ArgPos where the file writes setting key (n),
+// and each entry of a table-valued one as key.entry (src-queue-args.x-max-length).
+func settingPos(it *topology.Item, key string, n *node) {
+	if it.ArgPos == nil {
+		it.ArgPos = map[string]topology.Pos{}
+	}
+	it.ArgPos[key] = n.pos
+	if n.kind == mapNode {
+		for _, e := range n.entries {
+			it.ArgPos[key+"."+e.key.value] = e.value.pos
+		}
+	}
 }
 
 // addRef records that secret setting key (or list item, topology.RefKey)

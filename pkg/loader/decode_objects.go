@@ -92,6 +92,27 @@ func render(v any) string {
 	return fmt.Sprint(v)
 }
 
+// argPositions is where the file writes each argument: the raw ones (at:
+// their values' nodes), and the typed ones not written raw too (a raw
+// argument wins over a typed one, as mergeArgs merges them); nil when none.
+func argPositions(at map[string]*node, typed []typedArg) map[string]topology.Pos {
+	if len(at) == 0 && len(typed) == 0 {
+		return nil
+	}
+	out := make(map[string]topology.Pos, len(at)+len(typed))
+	for _, t := range typed {
+		if _, raw := at[t.key]; !raw && !t.pos.IsZero() {
+			out[t.key] = t.pos
+		}
+	}
+	for k, n := range at {
+		if n != nil {
+			out[k] = n.pos
+		}
+	}
+	return out
+}
+
 // mergeArgs adds the typed settings to the raw arguments; a raw argument of
 // the same name with another value is an error naming both places.
 func (d *decoder) mergeArgs(what string, args topology.Args, rawAt map[string]*node, typed []typedArg) topology.Args {
@@ -183,6 +204,7 @@ func (d *decoder) exchangeAs(key, body *node, what string) *topology.Exchange {
 		}
 	}
 	x.Arguments = d.mergeArgs(what, args, at, typed)
+	x.ArgPos = argPositions(at, typed)
 	return x
 }
 
@@ -275,6 +297,7 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 		decl.bindings = d.queueBindings(n, name, what)
 	}
 	q.Arguments = d.mergeArgs(what, args, at, typed)
+	q.ArgPos = argPositions(at, typed)
 	q.FromDefaults = inheritedArgs(o.inherited, args, at, typed)
 	// (A typed dead_letter without an exchange is reported by deadLetter.)
 	if n := at["x-dead-letter-routing-key"]; n != nil && !q.Arguments.Has("x-dead-letter-exchange") {
@@ -822,7 +845,7 @@ func (d *decoder) queueBindings(n *node, queue, what string) []*topology.Binding
 		if !ok {
 			continue
 		}
-		args, _, _ := d.args(f.value("arguments"), iw+".arguments", bindingArgsExample)
+		args, at, _ := d.args(f.value("arguments"), iw+".arguments", bindingArgsExample)
 		type keyAt struct {
 			key string
 			pos topology.Pos
@@ -860,7 +883,7 @@ func (d *decoder) queueBindings(n *node, queue, what string) []*topology.Binding
 			out = append(out, &topology.Binding{
 				Source: exch, Destination: queue, DestinationType: topology.DestQueue,
 				RoutingKey: k.key, Arguments: args.Normalized(),
-				Meta: topology.Meta{Pos: k.pos, Ignore: ignore},
+				Meta: topology.Meta{Pos: k.pos, Ignore: ignore, ArgPos: argPositions(at, nil)},
 			})
 		}
 	}
@@ -892,8 +915,9 @@ func (d *decoder) binding(n *node, what string) *topology.Binding {
 			b.RoutingKey = s
 		}
 	}
-	args, _, _ := d.args(f.value("arguments"), what+".arguments", bindingArgsExample)
+	args, at, _ := d.args(f.value("arguments"), what+".arguments", bindingArgsExample)
 	b.Arguments = args.Normalized()
+	b.ArgPos = argPositions(at, nil)
 	if !ok1 || !ok2 {
 		return nil
 	}
@@ -935,13 +959,14 @@ func (d *decoder) policy(key, body *node, kind string) *topology.Policy {
 	}
 	if d.require(f, body, what, "definition", "definition: {max-length: 100000}") {
 		def := f.value("definition")
-		args, _, ok := d.args(def, label(what, "definition"), "{max-length: 100000}")
+		args, at, ok := d.args(def, label(what, "definition"), "{max-length: 100000}")
 		switch {
 		case !ok:
 		case len(args) == 0:
 			d.errs.addf(f.valuePos("definition"), "a policy sets at least one key, e.g. {max-length: 100000}", "%s: definition is empty", what)
 		default:
 			p.Definition = args.Normalized()
+			p.ArgPos = argPositions(at, nil)
 		}
 	}
 	return p

@@ -13,7 +13,7 @@ import (
 
 // ignoreMeta compares objects without their source positions and ignore
 // lists (tested on their own below).
-var ignoreMeta = cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore")
+var ignoreMeta = cmpopts.IgnoreFields(topology.Meta{}, "Pos", "Ignore", "ArgPos")
 
 // vhostFile wraps body (the inside of vhost "/", unindented) in a file.
 func vhostFile(body string) string {

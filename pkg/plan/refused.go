@@ -120,7 +120,11 @@ func refsAt(t *topology.Topology) map[topology.Pos][]ObjectRef {
 // not exactly one.
 func refAt(at map[topology.Pos][]ObjectRef, r rmqversion.Refusal) (ObjectRef, bool) {
 	var found []ObjectRef
-	for _, ref := range at[r.Pos] {
+	pos := r.ObjectPos
+	if pos.IsZero() {
+		pos = r.Pos
+	}
+	for _, ref := range at[pos] {
 		if ref.Vhost == r.Vhost && strings.HasPrefix(r.Object, kindLabel(ref.Kind)+" ") {
 			found = append(found, ref)
 		}

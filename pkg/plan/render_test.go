@@ -87,7 +87,7 @@ func TestRenderText(t *testing.T) {
 // objectPos ignores the positions of the objects in a change: a change
 // carries its own (Change.Pos), and neither JSON document repeats it in the
 // objects.
-var objectPos = cmpopts.IgnoreFields(topology.Meta{}, "Pos")
+var objectPos = cmpopts.IgnoreFields(topology.Meta{}, "Pos", "ArgPos")
 
 // The JSON plan is the public contract (docs/plan-json.md): its golden
 // file pins the shape; read back, it is the plan without the fingerprint

@@ -68,3 +68,22 @@ func TestSplitRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedAtTheArgument: a refusal of one argument is placed at the
+// argument, and the plan's refusal still names its object (kind and
+// name), found by where the object is declared.
+func TestRefusedAtTheArgument(t *testing.T) {
+	const src = "version: 1\nvhosts:\n  v:\n    queues:\n      q:\n        type: quorum\n        arguments:\n          x-max-priority: 5\n"
+	desired, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var re *RefusedError
+	if !errors.As(Refuse(rmqversion.MustParse("4.3.6").Check(desired), RefusedVersion, desired, nil), &re) || len(re.Plan.Refusals) != 1 {
+		t.Fatalf("want one refusal, got %v", re)
+	}
+	r := re.Plan.Refusals[0]
+	if r.Kind != KindQueue || r.Name != "q" || r.Key != "x-max-priority" || r.Pos.String() != "t.yaml:8:27" {
+		t.Errorf("refusal %s %q of %q at %s; want queue \"q\" of x-max-priority at t.yaml:8:27", r.Kind, r.Name, r.Key, r.Pos)
+	}
+}

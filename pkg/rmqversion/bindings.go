@@ -106,7 +106,7 @@ func (v Version) checkBindingArguments(out []Refusal, vn string, vh *topology.Vh
 		case "headers":
 			var xe *XMatchError
 			if _, err := ParseXMatch(b.Arguments); errors.As(err, &xe) {
-				out = append(out, Refusal{Vhost: vn, Object: obj(), Key: "arguments", Pos: b.Pos,
+				out = append(out, Refusal{Vhost: vn, Object: obj(), Key: "arguments", Pos: b.PosOf("x-match"), ObjectPos: b.Pos,
 					Reason: xe.Reason() + " (HTTP 400 binding_invalid)", Fix: xe.Fix()})
 			}
 		case ConsistentHashExchangeType:

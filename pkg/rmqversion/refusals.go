@@ -214,9 +214,14 @@ type Refusal struct {
 	Vhost  string
 	Object string // `queue "q"`, `policy "p"`, `operator policy "p"`
 	Key    string
-	Pos    topology.Pos
-	Reason string // why the broker refuses it
-	Fix    string
+	// Pos is where the file writes what is refused: the argument, policy
+	// key or setting Key names, else the object.
+	Pos topology.Pos
+	// ObjectPos is where the file declares the object, when Pos is not
+	// (a refused argument's own place): a plan finds the object by it.
+	ObjectPos topology.Pos
+	Reason    string // why the broker refuses it
+	Fix       string
 	// Ignored: the broker would take it and silently not do what the file
 	// asks (retry.backoff where it has no delayed retry), which mqctl
 	// refuses as it refuses what the broker would.
@@ -340,11 +345,11 @@ func (v Version) queueRefusals(vn, qn string, q *topology.Queue) []Refusal {
 			if keep, ok := v.KeepClassicFix(q, vn, arg); ok {
 				fix = keep + "; otherwise " + fix
 			}
-			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.Pos,
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.PosOf(arg), ObjectPos: q.Pos,
 				Reason: queueArgReason(v, typ, arg),
 				Fix:    withDefaultsFix(fix, q, vn, arg)})
 		} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
-			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.Pos,
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.PosOf(arg), ObjectPos: q.Pos,
 				Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
 				Fix:    withDefaultsFix(v.QueueArgValueFix(typ, arg), q, vn, arg)})
 		}
@@ -446,39 +451,39 @@ func (v Version) checkPolicy(out []Refusal, vn string, k kind.Kind, obj string, 
 	if !v.ClassicMirroring() {
 		for _, k := range sortedKeys(p.Definition) {
 			if IsMirroringKey(k) {
-				out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,
+				out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.PosOf(k), ObjectPos: p.Pos,
 					Reason: fmt.Sprintf("classic queue mirroring was removed in RabbitMQ 4.0, and %s refuses ha-* policy keys (HTTP 400)", v.Line()),
 					Fix:    "remove the ha-* keys; for replicated queues declare them with type: quorum"})
 			}
 		}
 	}
 	if _, ok := p.Definition["queue-master-locator"]; ok && v.RefusesQueueMasterLocator() {
-		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.Pos,
+		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.PosOf("queue-master-locator"), ObjectPos: p.Pos,
 			Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
 			Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
 	}
 	for _, key := range sortedKeys(p.Definition) {
 		if why, fix := v.PolicyKeyRefusal(k, key); why != "" {
-			out = append(out, Refusal{Vhost: vn, Object: obj, Key: key, Pos: p.Pos, Reason: why, Fix: fix})
+			out = append(out, Refusal{Vhost: vn, Object: obj, Key: key, Pos: p.PosOf(key), ObjectPos: p.Pos, Reason: why, Fix: fix})
 		}
 	}
 	for _, k := range sortedKeys(p.Definition) {
 		if why, fix := v.PolicyValueRefusal(k, p.Definition[k]); why != "" {
-			out = append(out, Refusal{Vhost: vn, Object: obj, Key: fmt.Sprintf("%s: %v", k, p.Definition[k]), Pos: p.Pos,
+			out = append(out, Refusal{Vhost: vn, Object: obj, Key: fmt.Sprintf("%s: %v", k, p.Definition[k]), Pos: p.PosOf(k), ObjectPos: p.Pos,
 				Reason: fmt.Sprintf("RabbitMQ refuses the whole policy (HTTP 400 \"Validation failed\": %s)", why),
 				Fix:    fix})
 		}
 	}
 	if v.DelayedRetryPolicyKeys() {
 		if key, why := DelayedRetryPolicyRefusal(p.Definition); why != "" {
-			out = append(out, Refusal{Vhost: vn, Object: obj, Key: key, Pos: p.Pos,
+			out = append(out, Refusal{Vhost: vn, Object: obj, Key: key, Pos: p.PosOf(key), ObjectPos: p.Pos,
 				Reason: fmt.Sprintf("RabbitMQ %s refuses the whole policy (HTTP 400 \"Validation failed\": %s)", v.Line(), why),
 				Fix:    DelayedRetryPolicyFix})
 		}
 	} else {
 		for _, k := range []string{"delayed-retry-type", "delayed-retry-min", "delayed-retry-max"} {
 			if _, ok := p.Definition[k]; ok {
-				out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.Pos,
+				out = append(out, Refusal{Vhost: vn, Object: obj, Key: k, Pos: p.PosOf(k), ObjectPos: p.Pos,
 					Reason: fmt.Sprintf("RabbitMQ %s refuses this policy key (HTTP 400 \"not recognised policy settings\"): policies may set delayed retry from 4.3.1", v.Line()),
 					Fix:    "remove it, or set x-delayed-retry-* as arguments of the quorum queues (4.3.0), or upgrade the broker to 4.3.1 or later"})
 			}
@@ -503,12 +508,13 @@ func (v Version) checkSettings(out []Refusal, vn string, vh *topology.Vhost) []R
 			it := vh.Items.Get(k, name)
 			for _, key := range sortedKeys(it.Settings) {
 				if fix, refused := v.RefusesSetting(k, it.Settings, key); refused {
+					pos := it.PosOf(key)
 					reason := fmt.Sprintf("RabbitMQ %s does not know this setting (HTTP 400 Unrecognised terms)", v.Line())
 					if strings.HasSuffix(key, "-protocol") {
 						reason = fmt.Sprintf("RabbitMQ %s has no %s shovels (they arrived in 4.2; 4.0.5 and 3.10.8 answer HTTP 500 and keep no shovel)", v.Line(), it.Settings[key])
 						key = fmt.Sprintf("%s: %v", key, it.Settings[key])
 					}
-					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("%s %q", k.Label(), it.Name), Key: key, Pos: it.Pos,
+					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("%s %q", k.Label(), it.Name), Key: key, Pos: pos, ObjectPos: it.Pos,
 						Reason: reason, Fix: fix})
 				}
 			}
@@ -543,7 +549,7 @@ func (v Version) checkShovelQueueArgs(out []Refusal, vn string, it *topology.Ite
 		typ, _ := args["x-queue-type"].(string)
 		for _, arg := range sortedKeys(args) {
 			if why, refused := v.RefusesQueueArgumentValue(typ, arg, args[arg]); refused {
-				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("shovel %q", it.Name), Key: key + "." + arg, Pos: it.Pos,
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("shovel %q", it.Name), Key: key + "." + arg, Pos: it.PosOf(key + "." + arg), ObjectPos: it.Pos,
 					Reason: fmt.Sprintf("RabbitMQ %s refuses the shovel (HTTP 400 invalid arg '%s' in %s: %s)", v.Line(), arg, key, why),
 					Fix:    v.QueueArgValueFix(typ, arg)})
 			}

@@ -43,6 +43,21 @@ func (p Pos) String() string {
 type Meta struct {
 	Pos    Pos      `json:"-"`
 	Ignore []string `json:"-"`
+	// ArgPos is where the file writes each of the object's arguments (a
+	// policy's definition keys): the argument's own key, or the typed field
+	// that sets it (limits.max_length for x-max-length); nil for an object
+	// read from a broker. An error about one argument points here.
+	ArgPos map[string]Pos `json:"-"`
+}
+
+// PosOf is where the file writes the object's argument (or policy
+// definition key) arg: its own position when the file says where, else the
+// object's.
+func (m Meta) PosOf(arg string) Pos {
+	if p, ok := m.ArgPos[arg]; ok && !p.IsZero() {
+		return p
+	}
+	return m.Pos
 }
 
 // Ignores reports whether lint rule id is silenced on the object.

@@ -1,0 +1,205 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
+)
+
+// markedPos is where "|" stands in src, as line:col of the file named
+// file, and src without it.
+func markedPos(t *testing.T, file, src string) (string, string) {
+	t.Helper()
+	i := strings.Index(src, "|")
+	if i < 0 || strings.Count(src, "|") != 1 {
+		t.Fatalf("the source marks no place, or more than one, with |:\n%s", src)
+	}
+	line := strings.Count(src[:i], "\n") + 1
+	col := i - strings.LastIndex(src[:i], "\n")
+	return fmt.Sprintf("%s:%d:%d", file, line, col), src[:i] + src[i+1:]
+}
+
+// TestFindingsAndRefusalsAtTheArgument: a lint finding or a refusal about
+// one argument of a queue, exchange or binding, one key of a policy's
+// definition or one setting of a shovel points at where the file writes
+// it (marked | in the source: its value), not at the object's name, which
+// may be many lines above it. Where a typed field sets the argument
+// (limits.max_length for x-max-length), that field is the place.
+func TestFindingsAndRefusalsAtTheArgument(t *testing.T) {
+	const head = "version: 1\nvhosts:\n  v:\n"
+	for _, tc := range []struct {
+		name    string
+		version string
+		src     string
+		rule    string // the finding at the mark ("" for none)
+		refusal string // the refused key at the mark ("" for none)
+	}{
+		{name: "x-max-priority on a quorum queue", src: `    queues:
+      q:
+        type: quorum
+        dead_letter: {exchange: "", queue: q.dlq}
+        limits: {max_length: 10, overflow: reject-publish}
+        arguments:
+          x-max-priority: |5
+`, rule: "MQ501", refusal: "x-max-priority"},
+		{name: "limits.max_length on a stream", src: `    queues:
+      s:
+        type: stream
+        arguments: {x-max-age: 7D}
+        limits:
+          max_length: |100
+`, rule: "MQ501", refusal: "x-max-length"},
+		{name: "x-queue-version 1 on 4.3", src: `    queues:
+      q:
+        arguments:
+          x-queue-version: |1
+`, rule: "MQ501", refusal: "x-queue-version: 1"},
+		{name: "x-max-length as a string", src: `    queues:
+      q:
+        arguments:
+          x-max-length: |"10"
+`, rule: "MQ501", refusal: "x-max-length: 10"},
+		{name: "x-queue-master-locator on 4.3", src: `    queues:
+      q:
+        arguments:
+          x-queue-master-locator: |min-masters
+`, rule: "MQ503", refusal: "x-queue-master-locator"},
+		{name: "x-overflow on a quorum queue", src: `    queues:
+      q:
+        type: quorum
+        arguments:
+          x-max-length: 10
+          x-overflow: |reject-publish-dlx
+`, rule: "MQ501"},
+		{name: "policy value refused", src: `    policies:
+      p:
+        pattern: "^q"
+        definition:
+          message-ttl: 1000
+          max-length: |ten
+`, rule: "MQ501", refusal: "max-length: ten"},
+		{name: "policy ha-* key on 4.3", src: `    policies:
+      p:
+        pattern: "^q"
+        definition:
+          message-ttl: 1000
+          ha-mode: |all
+`, rule: "MQ702", refusal: "ha-mode"},
+		{name: "policy ha-* key on 3.10", version: "3.10", src: `    policies:
+      p:
+        pattern: "^q"
+        definition:
+          message-ttl: 1000
+          ha-mode: |all
+`, rule: "MQ702"},
+		{name: "policy key 3.10 does not know", version: "3.10", src: `    queues: {q: {}}
+    policies:
+      p:
+        pattern: "^q"
+        definition:
+          message-ttl: 1000
+          consumer-timeout: |60000
+`, rule: "MQ501", refusal: "consumer-timeout"},
+		{name: "alternate exchange undeclared", src: `    exchanges:
+      x:
+        type: topic
+        arguments:
+          alternate-exchange: |nope
+`, rule: "MQ401"},
+		{name: "typed alternate_exchange undeclared", src: `    exchanges:
+      x:
+        type: topic
+        alternate_exchange: |nope
+`, rule: "MQ401"},
+		{name: "dead-letter exchange undeclared", src: `    queues:
+      q:
+        arguments:
+          x-max-length: 10
+          x-dead-letter-exchange: |nope
+`, rule: "MQ102"},
+		{name: "headers binding's x-match", src: `    exchanges: {h: {type: headers}}
+    queues: {q: {}}
+    bindings:
+      - source: h
+        destination: q
+        arguments:
+          format: pdf
+          x-match: |bogus
+`, refusal: "arguments"},
+		{name: "shovel setting 4.0 does not know", version: "4.0", src: `    queues: {q: {}, r: {}}
+    shovels:
+      s:
+        src-uri: "amqp://"
+        src-queue: q
+        dest-uri: "amqp://"
+        dest-queue: r
+        src-consumer-name: |mine
+`, refusal: "src-consumer-name"},
+		{name: "shovel queue argument 4.3 refuses", src: `    queues: {q: {}}
+    shovels:
+      s:
+        src-uri: "amqp://"
+        src-queue: q
+        dest-uri: "amqp://remote"
+        dest-queue: r
+        dest-queue-args:
+          x-max-length: |-1
+`, refusal: "dest-queue-args.x-max-length"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, src := markedPos(t, "t.yaml", head+tc.src)
+			top, err := loader.LoadBytes("t.yaml", []byte(src), loader.Options{})
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			version := tc.version
+			if version == "" {
+				version = "4.3"
+			}
+			v := rmqversion.MustParse(version)
+			if tc.rule != "" {
+				fs, err := Run(top, Options{Version: v})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var at []string
+				for _, f := range only(fs, tc.rule) {
+					at = append(at, f.Pos.String())
+					if f.Pos.String() == want {
+						at = nil
+						break
+					}
+				}
+				if at != nil || len(only(fs, tc.rule)) == 0 {
+					t.Errorf("%s: at %q, want one at %s; findings:\n%s", tc.rule, at, want, describe(fs))
+				}
+			}
+			var re *rmqversion.RefusalsError
+			if errors.As(v.Check(top), &re) != (tc.refusal != "") {
+				t.Fatalf("refusals: %v, want one of %q", v.Check(top), tc.refusal)
+			}
+			if tc.refusal == "" {
+				return
+			}
+			found := false
+			for _, r := range re.Refusals {
+				if r.Key == tc.refusal {
+					found = true
+					if r.Pos.String() != want {
+						t.Errorf("refusal of %s at %s, want %s: %v", r.Key, r.Pos, want, r)
+					}
+					if r.ObjectPos.IsZero() {
+						t.Errorf("refusal of %s names no place of its object: %v", r.Key, r)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no refusal of %q: %v", tc.refusal, re)
+			}
+		})
+	}
+}
