@@ -56,18 +56,15 @@ type accessState struct {
 	// vhost-limits parameters, with where they were first given.
 	limits    map[string]topology.Args
 	limitsPos map[string]topology.Pos
-	// item positions by kind, vhost and name, for "listed twice" warnings.
-	seen map[string]topology.Pos
 }
 
-func (r *reader) put(items *topology.Items, it *topology.Item, vhost, what string, pos topology.Pos) {
-	key := string(it.Kind) + "\x00" + vhost + "\x00" + it.Name
-	if first, ok := r.acc.seen[key]; ok {
-		r.rep.warnf("%s is listed twice (%s and %s); kept the last, as RabbitMQ's import does", what, first, pos)
-	} else {
-		r.acc.seen[key] = pos
+// put adds item it, read from entry o, to items, unless an entry before o
+// lists the same item and mqctl keeps that one (duplicate).
+func (r *reader) put(items *topology.Items, it *topology.Item, vhost string, o *object) {
+	if r.duplicate(it.Kind, o.what, vhost, it.Name, o) {
+		return
 	}
-	it.Pos = pos
+	it.Pos = o.pos
 	items.Put(it)
 }
 
@@ -142,7 +139,7 @@ func (r *reader) readUsers(top map[string]any) {
 		}
 		settings[kind.UserTags] = tags
 		r.acc.users[name] = true
-		r.put(&r.t.Items, &topology.Item{Kind: kind.User, Name: name, Settings: settings, Secret: kind.SecretFields(kind.User)}, "", o.what, o.pos)
+		r.put(&r.t.Items, &topology.Item{Kind: kind.User, Name: name, Settings: settings, Secret: kind.SecretFields(kind.User)}, "", o)
 		if len(limits) > 0 {
 			r.t.Items.Put(&topology.Item{Kind: kind.UserLimits, Name: name, Settings: limits, Meta: topology.Meta{Pos: o.pos}})
 		}
@@ -345,7 +342,7 @@ func (r *reader) readByVhost(top map[string]any, s kind.Spec) {
 			settings[k] = v
 		}
 		if ls == nil {
-			r.put(&r.t.Vhost(vh).Items, &topology.Item{Kind: s.Kind, Name: user, Settings: settings}, vh, o.what, o.pos)
+			r.put(&r.t.Vhost(vh).Items, &topology.Item{Kind: s.Kind, Name: user, Settings: settings}, vh, o)
 			continue
 		}
 		by, rest := ls.Entry(settings)
@@ -355,11 +352,8 @@ func (r *reader) readByVhost(top map[string]any, s kind.Spec) {
 			it = &topology.Item{Kind: s.Kind, Name: user, Settings: topology.Args{}, Meta: topology.Meta{Pos: o.pos}}
 			items.Put(it)
 		}
-		key := string(s.Kind) + "\x00" + vh + "\x00" + user + "\x00" + by
-		if first, dup := r.acc.seen[key]; dup {
-			r.rep.warnf("%s on %s %q is listed twice (%s and %s); kept the last, as RabbitMQ's import does", o.what, ls.By, by, first, o.pos)
-		} else {
-			r.acc.seen[key] = o.pos
+		if r.duplicate(s.Kind, fmt.Sprintf("%s on %s %q", o.what, ls.By, by), vh, user+"\x00"+by, o) {
+			continue
 		}
 		it.Settings[by] = rest
 	}
@@ -427,7 +421,7 @@ func (r *reader) readItemParameter(o *object, comp string) {
 		}
 	}
 	it := &topology.Item{Kind: pk.k, Name: name, Settings: settings, Secret: topology.SecretKeys(pk.k, settings)}
-	r.put(&r.t.Vhost(vh).Items, it, vh, o.what, o.pos)
+	r.put(&r.t.Vhost(vh).Items, it, vh, o)
 }
 
 // readVhostLimitsParameter reads a vhost-limits runtime parameter.

@@ -94,8 +94,8 @@ type reader struct {
 	missingVhost      *object // first object without a vhost (whole-broker form)
 	missingVhostCount int
 
-	// declared positions, for duplicate warnings.
-	declared map[string]topology.Pos
+	// the entry that first lists each object, for duplicate warnings.
+	declared map[string]*object
 	// users, limits and the other items, as they are read (access.go).
 	acc accessState
 	// source is the version of the RabbitMQ that wrote the file (its
@@ -241,8 +241,8 @@ func jsonKind(v any) string {
 }
 
 func (r *reader) read(top map[string]any, opts ReadOptions) {
-	r.declared = map[string]topology.Pos{}
-	r.acc = accessState{users: map[string]bool{}, limits: map[string]topology.Args{}, limitsPos: map[string]topology.Pos{}, seen: map[string]topology.Pos{}}
+	r.declared = map[string]*object{}
+	r.acc = accessState{users: map[string]bool{}, limits: map[string]topology.Args{}, limitsPos: map[string]topology.Pos{}}
 	format, _ := top["rabbitmq_definition_format"].(string)
 	for _, k := range []string{"rabbitmq_version", "rabbit_version"} {
 		if s, ok := top[k].(string); ok && !r.sourceKnown {
@@ -486,14 +486,22 @@ func (o *object) nameIn(kind string) (name, vhost string, ok bool) {
 	return name, vhost, ok
 }
 
-func (r *reader) duplicate(kind, vhost, name string, pos topology.Pos) bool {
-	key := kind + "\x00" + vhost + "\x00" + name
-	if first, ok := r.declared[key]; ok {
-		r.rep.warnf("%s %q in vhost %q is declared twice (%s and %s); kept the first", kind, name, vhost, first, pos)
-		return true
+// duplicate reports whether o, of kind k named name in vhost, is to be
+// left out: when an entry before it lists the same object and mqctl keeps
+// that one, as RabbitMQ's import does or may (twice warns of either).
+// what names the object in the warning.
+func (r *reader) duplicate(k kind.Kind, what, vhost, name string, o *object) bool {
+	key := string(k) + "\x00" + vhost + "\x00" + name
+	first, ok := r.declared[key]
+	if !ok {
+		r.declared[key] = o
+		return false
 	}
-	r.declared[key] = pos
-	return false
+	if r.twice(k, what, first, o) {
+		r.declared[key] = o
+		return false
+	}
+	return true
 }
 
 func validQueueType(t string) bool {
@@ -575,7 +583,7 @@ func (r *reader) readVhosts(top map[string]any) {
 			o.errorf("the vhost name is empty")
 			continue
 		}
-		if r.duplicate("vhost", name, name, o.pos) {
+		if r.duplicate(kind.Vhost, fmt.Sprintf("vhost %q", name), name, name, o) {
 			continue
 		}
 		r.readVhostMetadata(o, r.t.Vhost(name))
@@ -673,7 +681,7 @@ func (r *reader) readExchanges(top map[string]any) {
 		for _, f := range topology.ExchangeFlags {
 			*f.Of(x) = o.boolean(f.Key, f.Default)
 		}
-		if r.duplicate("exchange", vh, name, o.pos) {
+		if r.duplicate(kind.Exchange, fmt.Sprintf("exchange %q in vhost %q", name, vh), vh, name, o) {
 			continue
 		}
 		x.Pos = o.pos
@@ -738,7 +746,7 @@ func (r *reader) readQueues(top map[string]any) {
 		for _, f := range topology.QueueFlags {
 			*f.Of(tq) = o.boolean(f.Key, f.Default)
 		}
-		if r.duplicate("queue", vh, name, o.pos) {
+		if r.duplicate(kind.Queue, fmt.Sprintf("queue %q in vhost %q", name, vh), vh, name, o) {
 			continue
 		}
 		tq.Pos = o.pos
@@ -879,7 +887,7 @@ func (r *reader) readPolicy(o, body *object, k kind.Kind) {
 		return
 	}
 	p := MapPolicy(Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority, Definition: def})
-	if r.duplicate(label, vh, name, o.pos) {
+	if r.duplicate(k, fmt.Sprintf("%s %q in vhost %q", label, name, vh), vh, name, body) {
 		return
 	}
 	p.Pos = o.pos

@@ -329,7 +329,7 @@ func TestDuplicates(t *testing.T) {
 	if q := top.Vhosts["other"].Queues["q"]; q == nil || q.Durable {
 		t.Errorf("queue q in other = %+v, want its own declaration", q)
 	}
-	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], `queue "q" in vhost "/" is declared twice (defs.json:2:4 and defs.json:3:4)`) {
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], `queue "q" in vhost "/" is listed twice, at defs.json:2:4 and defs.json:3:4, and the entries differ (auto_delete false, then true; durable true, then false)`) {
 		t.Errorf("warnings = %q", rep.Warnings)
 	}
 }
@@ -575,5 +575,136 @@ func TestDanglingBindingsOfAStreamedExport(t *testing.T) {
 		if got := strings.Contains(joined, fmt.Sprintf(why, tc.version)); got != tc.explain {
 			t.Errorf("version %q: warnings %q; explained %v, want %v", tc.version, rep.Warnings, got, tc.explain)
 		}
+	}
+}
+
+// TestListedTwice: an object a definitions file lists twice is read as
+// RabbitMQ's import leaves it, and the warning names both entries, how
+// they differ and which one the broker keeps: the last of a policy,
+// operator policy or runtime parameter (the import sets them one after
+// the other); either of a queue, exchange, vhost or permission (it adds
+// them concurrently), mqctl keeping the first; of a user, none (the
+// import fails). Measured on 3.10.8, 4.0.5 and 4.3.6 (see importOf).
+func TestListedTwice(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		src   string
+		check func(t *testing.T, top *topology.Topology)
+		warn  []string // in the one warning; none when nil
+		not   []string // not in any warning
+	}{
+		{
+			name: "a policy: the last",
+			src: `{"policies":[
+			  {"name":"p","vhost":"/","pattern":"^q","apply-to":"queues","priority":0,"definition":{"max-length":5}},
+			  {"name":"p","vhost":"/","pattern":"^q","apply-to":"queues","priority":0,"definition":{"max-length":7}}]}`,
+			check: func(t *testing.T, top *topology.Topology) {
+				if p := top.Vhosts["/"].Policies["p"]; p == nil || !topology.ValueEqual(p.Definition["max-length"], int64(7)) || p.Pos.Line != 3 {
+					t.Errorf("policy p = %+v, want the last entry's (max-length 7, line 3)", p)
+				}
+			},
+			warn: []string{`policy "p" in vhost "/" is listed twice, at defs.json:2:`, `definition.max-length 5, then 7`, "the last, at defs.json:3:", "mqctl kept it too"},
+		},
+		{
+			name: "an operator policy: the last",
+			src: `{"parameters":[
+			  {"vhost":"/","component":"operator_policy","name":"op","value":{"pattern":"^q","apply-to":"queues","priority":0,"definition":{"max-length":5}}},
+			  {"vhost":"/","component":"operator_policy","name":"op","value":{"pattern":"^q","apply-to":"queues","priority":0,"definition":{"max-length":9}}}]}`,
+			check: func(t *testing.T, top *topology.Topology) {
+				if p := top.Vhosts["/"].OperatorPolicies["op"]; p == nil || !topology.ValueEqual(p.Definition["max-length"], int64(9)) {
+					t.Errorf("operator policy op = %+v, want the last entry's (max-length 9)", p)
+				}
+			},
+			warn: []string{`operator policy "op" in vhost "/" is listed twice`, `definition.max-length 5, then 9`, "the last, at defs.json:3:"},
+		},
+		{
+			name: "an exchange: either; the first kept",
+			src: `{"exchanges":[
+			  {"name":"x","vhost":"/","type":"topic","durable":true,"auto_delete":false,"internal":false,"arguments":{}},
+			  {"name":"x","vhost":"/","type":"fanout","durable":true,"auto_delete":false,"internal":false,"arguments":{}}]}`,
+			check: func(t *testing.T, top *topology.Topology) {
+				if x := top.Vhosts["/"].Exchanges["x"]; x == nil || x.Type != "topic" {
+					t.Errorf("exchange x = %+v, want the first entry's (topic)", x)
+				}
+			},
+			warn: []string{`exchange "x" in vhost "/" is listed twice`, `type "topic", then "fanout"`, "which is not defined", "mqctl kept the first, at defs.json:2:"},
+		},
+		{
+			name: "a queue's arguments: either; the first kept",
+			src: `{"queues":[
+			  {"name":"q","vhost":"/","durable":true,"auto_delete":false,"arguments":{"x-max-length":10}},
+			  {"name":"q","vhost":"/","durable":true,"auto_delete":false,"arguments":{"x-max-length":20,"x-queue-type":"quorum"}}]}`,
+			check: func(t *testing.T, top *topology.Topology) {
+				if q := top.Vhosts["/"].Queues["q"]; q == nil || q.Type != "classic" || !topology.ValueEqual(q.Arguments["x-max-length"], int64(10)) {
+					t.Errorf("queue q = %+v, want the first entry's", q)
+				}
+			},
+			warn: []string{`queue "q" in vhost "/" is listed twice`, `arguments.x-max-length 10, then 20`, `arguments.x-queue-type absent, then "quorum"`, "adds queues concurrently"},
+		},
+		{
+			name: "a queue listed twice alike: nothing to say",
+			src: `{"queues":[
+			  {"name":"q","vhost":"/","durable":true,"auto_delete":false,"arguments":{}},
+			  {"name":"q","vhost":"/","durable":true,"auto_delete":false,"arguments":{}}]}`,
+		},
+		{
+			name: "a permission: either; the first kept",
+			src: `{"users":[{"name":"u","password_hash":"","tags":""}],"permissions":[
+			  {"user":"u","vhost":"/","configure":"first","write":".*","read":".*"},
+			  {"user":"u","vhost":"/","configure":"second","write":".*","read":".*"}]}`,
+			check: func(t *testing.T, top *topology.Topology) {
+				if it := top.Vhosts["/"].Items.Get(kind.Permission, "u"); it == nil || it.Settings["configure"] != "first" {
+					t.Errorf("permission of u = %+v, want the first entry's", it)
+				}
+			},
+			warn: []string{`permission of user "u" in vhost "/" is listed twice`, `configure "first", then "second"`, "mqctl kept the first"},
+		},
+		{
+			name: "a user listed twice alike: the import fails all the same",
+			src: `{"users":[
+			  {"name":"u","password_hash":"SECRETHASH","tags":""},
+			  {"name":"u","password_hash":"SECRETHASH","tags":""}]}`,
+			warn: []string{`user "u" is listed twice`, "identically", "refuses this file (HTTP 400 user_already_exists"},
+			not:  []string{"SECRETHASH"},
+		},
+		{
+			name: "a shovel: the last, its URIs not shown",
+			src: `{"parameters":[
+			  {"vhost":"/","component":"shovel","name":"s","value":{"src-uri":"amqp://u:pw1@h","src-queue":"a","dest-uri":"amqp://","dest-queue":"b"}},
+			  {"vhost":"/","component":"shovel","name":"s","value":{"src-uri":"amqp://u:pw2@h","src-queue":"a","dest-uri":"amqp://","dest-queue":"c"}}]}`,
+			check: func(t *testing.T, top *topology.Topology) {
+				if it := top.Vhosts["/"].Items.Get(kind.Shovel, "s"); it == nil || it.Settings["dest-queue"] != "c" {
+					t.Errorf("shovel s = %+v, want the last entry's", it)
+				}
+			},
+			warn: []string{`shovel "s" in vhost "/" is listed twice`, "(value.dest-queue; value.src-uri)", "the last, at defs.json:3:"},
+			not:  []string{"pw1", "pw2"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			top, rep := mustRead(t, tc.src, ReadOptions{})
+			if tc.check != nil {
+				tc.check(t, top)
+			}
+			if tc.warn == nil {
+				if len(rep.Warnings) != 0 {
+					t.Errorf("warnings %q, want none", rep.Warnings)
+				}
+				return
+			}
+			if len(rep.Warnings) != 1 {
+				t.Fatalf("warnings %q, want one", rep.Warnings)
+			}
+			for _, s := range tc.warn {
+				if !strings.Contains(rep.Warnings[0], s) {
+					t.Errorf("warning lacks %q: %s", s, rep.Warnings[0])
+				}
+			}
+			for _, s := range tc.not {
+				if strings.Contains(rep.Warnings[0], s) {
+					t.Errorf("warning shows %q: %s", s, rep.Warnings[0])
+				}
+			}
+		})
 	}
 }
