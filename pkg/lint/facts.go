@@ -100,6 +100,8 @@ type facts struct {
 	samplesCache  map[string][]string            // DLX -> candidate keys for key families
 	regexps       map[string]*pattern.Pattern    // policy pattern -> compiled (nil: unreadable)
 	sharedDLX     *string                        // see dlxToShare
+	// sharedDLQWiring caches sharedDLQ (a nil inside when none).
+	sharedDLQWiring **sharedWiring
 }
 
 func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {

@@ -39,6 +39,10 @@ func runNoDLX(p *Pass) []Finding {
 				name, p.onVersion(), when, p.deliveryLimitSource(q), counts, reasonPhrase(withoutReason(reasons, route.DeliveryLimit)))
 		}
 		fix := fmt.Sprintf("Add dead_letter: {exchange: %s, queue: %s.dlq} (or %s) so failed messages are kept for inspection and replay", p.dlxToShare(), name, p.policyHint(name, "dead-letter-exchange", "a dead-letter-exchange policy"))
+		if s := p.sharedDLQ(); s != nil {
+			fix = fmt.Sprintf("Add dead_letter: {exchange: %s, routing_key: %s}, as %s %s do, so that its failed messages are kept with theirs in DLQ %q for inspection and replay (or %s; or dead_letter: {exchange: %s, queue: %s.dlq} for a DLQ of its own)",
+				yamlString(s.exchange), yamlString(s.key), pluralQueues(len(s.from)), queuesList(s.from), s.dlq, p.policyHint(name, "dead-letter-exchange", "a dead-letter-exchange policy"), p.dlxToShare(), name)
+		}
 		if d := p.namedDLQFor(name); d != "" {
 			fix = fmt.Sprintf("Queue %q looks like its DLQ (by its name) but nothing dead-letters into it: point this queue at it with %s", d, p.deadLetterTo(d))
 		}
@@ -61,6 +65,59 @@ func runNoDLX(p *Pass) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// sharedWiring is how several queues of a vhost dead-letter into one DLQ:
+// through exchange (`""` the default one) with routing key key.
+type sharedWiring struct {
+	exchange, key, dlq string
+	from               []string // the queues, sorted
+}
+
+// sharedDLQ is the DLQ a queue without a dead-letter exchange can join,
+// when the vhost has one that other queues share: the DLQ that most
+// queues (at least two; the first DLQ by name on a tie) dead-letter into
+// with the same exchange and routing key (their x-dead-letter-routing-key,
+// or a policy's), reaching it and nothing else, where it holds dead
+// letters only (no binding brings it regular traffic). nil when none: a
+// queue with a DLQ of its own is no model for another's.
+func (p *Pass) sharedDLQ() *sharedWiring {
+	if p.sharedDLQWiring != nil {
+		return *p.sharedDLQWiring
+	}
+	type wiring struct{ exchange, key, dlq string }
+	groups := map[wiring][]string{}
+	for _, q := range p.queueNames {
+		d := p.dl[q]
+		if d == nil || d.Missing || !d.HasDLRK || d.HeadersDLX || len(d.Targets) != 1 || p.isDelay(q) || p.dlq[q] {
+			continue
+		}
+		t := d.Targets[0]
+		if t == q || !p.dlq[t] || p.publishedTo(t) {
+			continue
+		}
+		w := wiring{d.Exchange, d.DLRK, t}
+		groups[w] = append(groups[w], q)
+	}
+	var best *sharedWiring
+	for w, qs := range groups {
+		if len(qs) < 2 {
+			continue
+		}
+		if best == nil || len(qs) > len(best.from) || (len(qs) == len(best.from) && (w.dlq < best.dlq || (w.dlq == best.dlq && w.exchange+"\x00"+w.key < best.exchange+"\x00"+best.key))) {
+			best = &sharedWiring{exchange: w.exchange, key: w.key, dlq: w.dlq, from: qs}
+		}
+	}
+	p.sharedDLQWiring = &best
+	return best
+}
+
+// pluralQueues is "queue" or "queues", by n, to name n queues after.
+func pluralQueues(n int) string {
+	if n == 1 {
+		return "queue"
+	}
+	return "queues"
 }
 
 // exchangeKindLabel names exchange x of type t for a message: `the fanout
@@ -198,7 +255,6 @@ func reasonPhrase(rs []route.Reason) string {
 	}
 }
 
-// dlxSource says where a queue's dead-letter exchange comes from.
 // ownArg is arg, as the arguments Finding.at takes, where queue q's own
 // argument arg is the one in force (a policy does not give it another
 // value); else none, and a finding stays at the queue.
@@ -213,6 +269,7 @@ func (p *Pass) ownArg(q *topology.Queue, arg string) []string {
 	return []string{arg}
 }
 
+// dlxSource says where a queue's dead-letter exchange comes from.
 func (p *Pass) dlxSource(q *topology.Queue) string {
 	if q.Arguments.Has(argDLX) {
 		return "x-dead-letter-exchange"
