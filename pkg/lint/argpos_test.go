@@ -27,7 +27,8 @@ func markedPos(t *testing.T, file, src string) (string, string) {
 // one argument of a queue, exchange or binding, one key of a policy's
 // definition or one setting of a shovel points at where the file writes
 // it (marked | in the source: its value), not at the object's name, which
-// may be many lines above it. Where a typed field sets the argument
+// may be many lines above it; so does one about a queue flag its type
+// refuses (durable: false on a stream). Where a typed field sets the argument
 // (limits.max_length for x-max-length), that field is the place.
 func TestFindingsAndRefusalsAtTheArgument(t *testing.T) {
 	const head = "version: 1\nvhosts:\n  v:\n"
@@ -53,6 +54,19 @@ func TestFindingsAndRefusalsAtTheArgument(t *testing.T) {
         limits:
           max_length: |100
 `, rule: "MQ501", refusal: "x-max-length"},
+		{name: "a stream that is not durable", src: `    queues:
+      s:
+        type: stream
+        arguments: {x-max-age: 7D}
+        durable: |false
+`, rule: "MQ501", refusal: "durable: false"},
+		{name: "a quorum queue that is auto-delete", src: `    queues:
+      q:
+        type: quorum
+        dead_letter: {exchange: "", queue: q.dlq}
+        limits: {max_length: 10, overflow: reject-publish}
+        auto_delete: |true
+`, rule: "MQ501", refusal: "auto_delete: true"},
 		{name: "x-queue-version 1 on 4.3", src: `    queues:
       q:
         arguments:

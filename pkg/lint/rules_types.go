@@ -48,7 +48,7 @@ func runUnsupported(p *Pass) []Finding {
 			if flag.Property == "non-durable" {
 				format = "%s %q is not durable: RabbitMQ refuses to declare it (PRECONDITION_FAILED), %ss are always durable. Set durable: true"
 			}
-			out = append(out, p.queueFinding(q, format, typeLabel(q.Type), name, typeLabel(q.Type)))
+			out = append(out, p.queueFinding(q, format, typeLabel(q.Type), name, typeLabel(q.Type)).at(flag.Field))
 		}
 		for _, arg := range q.Arguments.Keys() {
 			if p.Version.RefusesQueueArgument(q.Type, arg) && !p.deprecatedArgReported(q.Type, arg, q.Arguments[arg]) {

@@ -298,6 +298,14 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	}
 	q.Arguments = d.mergeArgs(what, args, at, typed)
 	q.ArgPos = argPositions(at, typed)
+	for _, fl := range topology.QueueFlags {
+		if f.has(fl.Key) {
+			if q.ArgPos == nil {
+				q.ArgPos = map[string]topology.Pos{}
+			}
+			q.ArgPos[fl.Key] = f.valuePos(fl.Key)
+		}
+	}
 	q.FromDefaults = inheritedArgs(o.inherited, args, at, typed)
 	// (A typed dead_letter without an exchange is reported by deadLetter.)
 	if n := at["x-dead-letter-routing-key"]; n != nil && !q.Arguments.Has("x-dead-letter-exchange") {

@@ -323,7 +323,7 @@ func (v Version) queueRefusals(vn, qn string, q *topology.Queue) []Refusal {
 		typ = topology.QueueClassic
 	}
 	for _, flag := range RefusedQueueFlags(q) {
-		out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: flag.Key, Pos: q.Pos,
+		out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: flag.Key, Pos: q.PosOf(flag.Field), ObjectPos: q.Pos,
 			Reason: fmt.Sprintf("RabbitMQ refuses to declare a %s queue that is %s (PRECONDITION_FAILED \"invalid property '%s'\")", typ, flag.What, flag.Property),
 			Fix:    flag.Fix})
 	}
@@ -368,6 +368,7 @@ func withDefaultsFix(fix string, q *topology.Queue, vn, arg string) string {
 
 // QueueFlag is a flag of a queue its type refuses (RefusedQueueFlags).
 type QueueFlag struct {
+	Field    string // the file's field: "durable"
 	Key      string // as the file writes it: "durable: false"
 	What     string // "not durable"
 	Property string // the broker's word: "non-durable"
@@ -387,11 +388,11 @@ func RefusedQueueFlags(q *topology.Queue) []QueueFlag {
 	}
 	var out []QueueFlag
 	if !q.Durable {
-		out = append(out, QueueFlag{Key: "durable: false", What: "not durable", Property: "non-durable",
+		out = append(out, QueueFlag{Field: "durable", Key: "durable: false", What: "not durable", Property: "non-durable",
 			Fix: fmt.Sprintf("set durable: true (a %s queue is always durable), or make it a classic queue", q.Type)})
 	}
 	if q.AutoDelete {
-		out = append(out, QueueFlag{Key: "auto_delete: true", What: "auto-delete", Property: "auto-delete",
+		out = append(out, QueueFlag{Field: "auto_delete", Key: "auto_delete: true", What: "auto-delete", Property: "auto-delete",
 			Fix: fmt.Sprintf("set auto_delete: false (a %s queue is never deleted by itself), or make it a classic queue", q.Type)})
 	}
 	return out

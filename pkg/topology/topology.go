@@ -44,9 +44,11 @@ type Meta struct {
 	Pos    Pos      `json:"-"`
 	Ignore []string `json:"-"`
 	// ArgPos is where the file writes each of the object's arguments (a
-	// policy's definition keys): the argument's own key, or the typed field
-	// that sets it (limits.max_length for x-max-length); nil for an object
-	// read from a broker. An error about one argument points here.
+	// policy's definition keys, an item's settings, a queue's flags by
+	// their field: durable, auto_delete): the argument's value, or the
+	// typed field that sets it (limits.max_length for x-max-length); nil
+	// for an object read from a broker. An error about one argument points
+	// here.
 	ArgPos map[string]Pos `json:"-"`
 }
 
