@@ -153,6 +153,22 @@ func TestFindingsAndRefusalsAtTheArgument(t *testing.T) {
         dest-queue: r
         src-consumer-name: |mine
 `, refusal: "src-consumer-name"},
+		{name: "shovel from a queue the file does not declare", src: `    queues: {r: {}}
+    shovels:
+      s:
+        src-uri: "amqp:///v"
+        src-queue: |q
+        dest-uri: "amqp:///v"
+        dest-queue: r
+`, rule: "MQ403"},
+		{name: "shovel to a queue of the wrong vhost", src: `    queues: {q: {}, r: {}}
+    shovels:
+      s:
+        src-uri: "amqp:///v"
+        src-queue: q
+        dest-uri: "amqp://"
+        dest-queue: |r
+`, rule: "MQ403"},
 		{name: "shovel queue argument 4.3 refuses", src: `    queues: {q: {}}
     shovels:
       s:

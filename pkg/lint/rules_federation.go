@@ -39,7 +39,7 @@ func runShovelEnds(p *Pass) []Finding {
 						"queue":    fmt.Sprintf("declares queue %q in vhost %q itself and uses that one", obj, vn),
 						"exchange": fmt.Sprintf("stops when exchange %q is missing from vhost %q (NOT_FOUND), and nothing moves", obj, vn),
 					}[what],
-					uriKey, "amqp:///"+url.PathEscape(v.Name), what))
+					uriKey, "amqp:///"+url.PathEscape(v.Name), what).at(key))
 				return
 			}
 			end, where := v, "this vhost"
@@ -58,7 +58,7 @@ func runShovelEnds(p *Pass) []Finding {
 				map[string]string{
 					"queue":    "the shovel declares a missing queue itself, as a durable classic queue mqctl does not manage (a later plan of the file would not know it)",
 					"exchange": "a missing exchange stops the shovel (its channel is closed with NOT_FOUND) and nothing moves",
-				}[what]))
+				}[what]).at(key))
 		}
 		check("src-uri", "src-queue", "queue")
 		check("src-uri", "src-exchange", "exchange")
