@@ -57,7 +57,7 @@ func builtinAnalyzers() []*Analyzer {
 		{ID: "MQ502", Name: "too-many-priorities", Severity: Warning,
 			Summary: "x-max-priority above 10", Run: runPriority},
 		{ID: "MQ503", Name: "deprecated-queue-setting", Severity: Warning,
-			Summary: "a deprecated queue argument or policy key: x-queue-mode (ignored from 3.12), x-queue-master-locator (deprecated in 4.0, refused from 4.3 unless the broker permits the feature), the policy key queue-version 1 (ignored from 4.3, which refuses the argument: MQ501)", Run: runDeprecated},
+			Summary: "a deprecated queue argument or policy key: x-queue-mode (ignored from 3.12), x-queue-master-locator (deprecated in 4.0, refused from 4.3 unless the broker permits the feature), the policy key queue-version 1 (ignored from 4.3, which refuses the argument: MQ501), a quorum queue's x-max-in-memory-length and -bytes (ignored from 4.0)", Run: runDeprecated},
 		{ID: "MQ504", Name: "delayed-retry-invalid", Severity: Error,
 			Summary: "quorum queues' delayed retry (4.3) that does not do what it says: an unknown x-delayed-retry-type, min missing or not a positive integer, max below min (the broker accepts these arguments silently), the arguments where the target ignores them, delayed-retry-* policy keys the target refuses (before 4.3.1) or values it refuses", Run: runDelayedRetry},
 		{ID: "MQ505", Name: "consumer-timeout-ignored", Severity: Warning,

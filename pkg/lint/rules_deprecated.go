@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -8,11 +9,12 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// deprecatedSetting is a classic queue argument (and the policy key that
-// stands for it) that the target version accepts but ignores or warns
-// about, or refuses.
+// deprecatedSetting is a queue argument (and the policy key that stands
+// for it) that the target version accepts but ignores or warns about, or
+// refuses, on a queue of type qtype (classic when "").
 type deprecatedSetting struct {
 	arg, key string
+	qtype    string
 	// applies reports whether the version deprecates the setting, and
 	// refused whether it refuses it.
 	applies, refused func(rmqversion.Version) bool
@@ -75,7 +77,26 @@ func deprecatedSettings() []deprecatedSetting {
 				}
 				return "Remove it (queue arguments cannot change in place: mqctl plans a replace of the queue, so make the change while it is empty, or move the setting to a policy first)"
 			}},
+		inMemoryLimit("x-max-in-memory-length", "max-in-memory-length", "messages"),
+		inMemoryLimit("x-max-in-memory-bytes", "max-in-memory-bytes", "bytes"),
 	}
+}
+
+// inMemoryLimit is a quorum queue's in-memory limit (argument arg, policy
+// key key) of what: from 4.0 quorum queues keep no messages in memory and
+// ignore it (rmqversion IgnoresInMemoryLimits).
+func inMemoryLimit(arg, key, what string) deprecatedSetting {
+	return deprecatedSetting{arg: arg, key: key, qtype: topology.QueueQuorum,
+		applies: rmqversion.Version.IgnoresInMemoryLimits, refused: func(rmqversion.Version) bool { return false },
+		why: func(v rmqversion.Version, _ bool) string {
+			return fmt.Sprintf("RabbitMQ %s accepts it and ignores it: from 4.0 quorum queues keep no messages in memory, so there are no %s in memory for it to limit, and it bounds nothing", v.Line(), what)
+		},
+		fix: func(_ string, policy bool) string {
+			if policy {
+				return "Remove it from the policy"
+			}
+			return "Remove it the next time the queue is replaced anyway; meanwhile it does no harm (queue arguments cannot change in place: mqctl plans a replace of the queue for it); to bound the queue, set limits.max_length or limits.max_length_bytes"
+		}}
 }
 
 // MQ503: deprecated queue arguments and policy keys.
@@ -84,16 +105,18 @@ func runDeprecated(p *Pass) []Finding {
 	settings := deprecatedSettings()
 	for _, name := range p.queueNames {
 		q := p.Vhost.Queues[name]
-		if q.Type != topology.QueueClassic {
-			continue // other queue types refuse these arguments on every version: MQ501
-		}
 		for _, s := range settings {
+			// Other queue types refuse the classic queues' ones on every
+			// version (MQ501).
+			if qtype := cmp.Or(s.qtype, topology.QueueClassic); q.Type != qtype {
+				continue
+			}
 			v, ok := q.Arguments[s.arg]
 			if s.arg == "" || !ok || !s.reports(p.Version, v) {
 				continue
 			}
-			f := p.queueFinding(q, "classic queue %q sets %s %v: %s. %s",
-				name, s.arg, v, s.why(p.Version, false), s.fix(fmt.Sprint(v), false)).at(s.arg)
+			f := p.queueFinding(q, "%s %q sets %s %v: %s. %s",
+				typeLabel(q.Type), name, s.arg, v, s.why(p.Version, false), s.fix(fmt.Sprint(v), false)).at(s.arg)
 			out = append(out, p.deprecationFinding(f, s))
 		}
 	}

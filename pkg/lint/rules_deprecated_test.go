@@ -88,3 +88,36 @@ func TestClassicQueueV1(t *testing.T) {
 		t.Run(tc.name, tc.run)
 	}
 }
+
+// TestInMemoryLimitsIgnored: from 4.0 quorum queues keep no messages in
+// memory, and RabbitMQ takes x-max-in-memory-length and -bytes (and the
+// policy keys) and ignores them: MQ503 says so on 4.0 and 4.3, at the
+// argument; 3.10 still applies them, and nothing is said. On 4.x the
+// policy key also keeps the policy off the classic queues it matches
+// (which do not support it), and MQ503 names them.
+func TestInMemoryLimitsIgnored(t *testing.T) {
+	queue := func(b *builder) {
+		b.typed("q", topology.QueueQuorum, topology.Args{"x-max-in-memory-length": int64(1000), argDLX: "", argDLRK: "q.dlq", "x-max-length": int64(10)})
+	}
+	policy := func(b *builder) {
+		b.typed("a.q", topology.QueueQuorum, nil)
+		b.queue("a.c", nil)
+		b.policy("p", "^a", topology.Args{"max-in-memory-bytes": int64(1 << 20)})
+	}
+	for _, tc := range []objectCase{
+		{name: "queue 4.3: ignored", version: "4.3", build: queue, object: "q",
+			ids: []string{"MQ503"}, severity: Warning,
+			contains: []string{`quorum queue "q" sets x-max-in-memory-length 1000: RabbitMQ 4.3 accepts it and ignores it`, "limits.max_length"}},
+		{name: "queue 4.0: ignored", version: "4.0", build: queue, object: "q",
+			ids: []string{"MQ503"}, severity: Warning,
+			contains: []string{"RabbitMQ 4.0 accepts it and ignores it"}},
+		{name: "queue 3.10: applied", version: "3.10", build: queue, object: "q"},
+		{name: "policy 4.3: ignored, and not applied to the classic queue", version: "4.3", build: policy, object: "p",
+			ids: []string{"MQ503"}, severity: Warning,
+			contains: []string{"sets max-in-memory-bytes: 1048576: RabbitMQ 4.3 accepts it and ignores it", "(a.c)", "Remove it from the policy"}},
+		{name: "policy 3.10: applied", version: "3.10", build: policy, object: "p"},
+	} {
+		tc.look = []string{"MQ503"}
+		t.Run(tc.name, tc.run)
+	}
+}

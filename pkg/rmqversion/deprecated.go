@@ -10,6 +10,17 @@ package rmqversion
 // 3.12 "lazy" moves messages to disk as early as possible.
 func (v Version) IgnoresQueueMode() bool { return v.AtLeast(3, 12) }
 
+// IgnoresInMemoryLimits: x-max-in-memory-length and
+// x-max-in-memory-bytes (policy keys max-in-memory-length,
+// max-in-memory-bytes) change nothing on a quorum queue (4.0+): quorum
+// queues keep no message bodies in memory, and rabbit_quorum_queue at
+// v4.0.5 and v4.3.5 takes the arguments (and rabbit_policies the keys)
+// but reads neither, where v3.10.8 hands them to rabbit_fifo as
+// max_in_memory_length and max_in_memory_bytes. Measured: 4.3.6, 4.0.5 and
+// 3.10.8 all declare a quorum queue with x-max-in-memory-length and keep
+// the argument.
+func (v Version) IgnoresInMemoryLimits() bool { return v.AtLeast(4, 0) }
+
 // ValidatesQueueMode: the value of x-queue-mode on a classic queue is
 // checked ("default" or "lazy"). 4.3 removed the check with the CQv1
 // storage: its release notes say a queue with the argument is refused, but
