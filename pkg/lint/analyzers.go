@@ -62,6 +62,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "quorum queues' delayed retry (4.3) that does not do what it says: an unknown x-delayed-retry-type, min missing or not a positive integer, max below min (the broker accepts these arguments silently), the arguments where the target ignores them, delayed-retry-* policy keys the target refuses (before 4.3.1) or values it refuses", Run: runDelayedRetry},
 		{ID: "MQ505", Name: "consumer-timeout-ignored", Severity: Warning,
 			Summary: "a policy's consumer-timeout (or consumer-disconnected-timeout) that applies to classic queues or streams on RabbitMQ 4.3, where only quorum queues evaluate consumer timeouts", Run: runConsumerTimeoutIgnored},
+		{ID: "MQ506", Name: "misspelled-argument", Severity: Warning,
+			Summary: "a queue or exchange argument no RabbitMQ version reads, one or two edits from one it does (x-max-lenght, x-alternate-exchange): the broker stores it and applies nothing", Run: runMisspelledArgs},
 		{ID: "MQ601", Name: "command-routing-key", Severity: Info,
 			Summary: "a topic routing key that names a command (send.email) rather than an event (email.sent)", Run: runCommandKey},
 		{ID: "MQ701", Name: "reserved-name", Severity: Error,

@@ -806,6 +806,19 @@ func ruleCases() []ruleCase {
 			quiet: []string{"p"}},
 
 		// MQ601
+		// MQ506
+		{name: "misspelled queue and exchange arguments", id: "MQ506",
+			build: func(b *builder) {
+				b.queue("typo", topology.Args{"x-max-lenght": int64(10), argDLX: "", argDLRK: "typo.dlq"})
+				b.queue("own", topology.Args{"x-owner-team": "payments", argMaxLen: int64(10)})
+				b.exchange("x", "topic").Arguments = topology.Args{"x-alternate-exchange": "ae"}
+			},
+			fire: []string{"typo", "x"}, quiet: []string{"own"}, contains: []string{"x-max-lenght", "Write x-max-length if"}},
+		{name: "arguments spelled right", id: "MQ506",
+			build: func(b *builder) {
+				b.queue("q", topology.Args{argMaxLen: int64(10), "x-owner-team": "payments"})
+				b.exchange("x", "topic").Arguments = topology.Args{"alternate-exchange": "ae"}
+			}},
 		{name: "command keys on a topic exchange", id: "MQ601",
 			build: func(b *builder) {
 				b.exchange("notify", "topic")
