@@ -38,6 +38,9 @@ func TestFindingsAndRefusalsAtTheArgument(t *testing.T) {
 		src     string
 		rule    string // the finding at the mark ("" for none)
 		refusal string // the refused key at the mark ("" for none)
+		// topicRefusal: CheckTopicPermissionExchanges refuses the
+		// entry at the mark.
+		topicRefusal bool
 	}{
 		{name: "x-max-priority on a quorum queue", src: `    queues:
       q:
@@ -169,6 +172,22 @@ func TestFindingsAndRefusalsAtTheArgument(t *testing.T) {
         dest-uri: "amqp://"
         dest-queue: |r
 `, rule: "MQ403"},
+		{name: "an upstream set's member the vhost lacks", src: `    federation_upstreams:
+      up-1: {uri: "amqp://dc1"}
+    federation_upstream_sets:
+      all:
+        - {upstream: up-1}
+        - |{upstream: up-2}
+`, rule: "MQ404"},
+		{name: "a topic permission for an exchange the vhost lacks", src: `    exchanges: {events: {type: topic}}
+users:
+  u:
+    password_hash: ""
+    topic_permissions:
+      v:
+        - {exchange: events, write: "^a$", read: "^a$"}
+        - |{exchange: evnets, write: "^a$", read: "^a$"}
+`, rule: "MQ801", topicRefusal: true},
 		{name: "shovel queue argument 4.3 refuses", src: `    queues: {q: {}}
     shovels:
       s:
@@ -206,6 +225,12 @@ func TestFindingsAndRefusalsAtTheArgument(t *testing.T) {
 				}
 				if at != nil || len(only(fs, tc.rule)) == 0 {
 					t.Errorf("%s: at %q, want one at %s; findings:\n%s", tc.rule, at, want, describe(fs))
+				}
+			}
+			if tc.topicRefusal {
+				var tre *rmqversion.RefusalsError
+				if !errors.As(v.CheckTopicPermissionExchanges(top, nil), &tre) || len(tre.Refusals) != 1 || tre.Refusals[0].Pos.String() != want {
+					t.Errorf("topic permission refusals %v, want one at %s", tre, want)
 				}
 			}
 			var re *rmqversion.RefusalsError

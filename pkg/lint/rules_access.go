@@ -101,7 +101,7 @@ func (p *Pass) topicPermissionsUndeclared() []Finding {
 			if p.Version.TopicPermissionNeedsExchange() {
 				judged = fmt.Sprintf("RabbitMQ %s refuses it (no_such_exchange) unless an exchange of that name exists", p.Version.Line())
 			}
-			out = append(out, permissionFinding(it, it.Pos,
+			out = append(out, permissionFinding(it, it.PosOf(x),
 				"topic permission of user %q is for exchange %q, which vhost %q does not declare: %s, and if the name is misspelt the real exchange stays unrestricted. Declare exchange %q in the file, or correct the name%s",
 				user, x, v.Name, judged, x, closestHint(x, p.exchangeNamesOf())))
 		}

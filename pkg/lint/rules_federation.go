@@ -81,7 +81,7 @@ func runUpstreamSetUnknown(p *Pass) []Finding {
 			}
 			out = append(out, itemFinding(it,
 				"federation upstream set %q names upstream %q (member %d), which the vhost's federation_upstreams do not declare: the broker takes the set, and a policy using it makes no link to that upstream. Declare the upstream, or fix the name",
-				name, up, i+1))
+				name, up, i+1).at(fmt.Sprintf("%s[%d]", kind.UpstreamSetList, i)))
 		}
 	}
 	return out

@@ -109,12 +109,21 @@ func (d *decoder) itemFields(s kind.Spec, name string, n *node, what string, ext
 		}
 		if ls.By == "" {
 			it.Settings = topology.Args{ls.Key: l}
+			// Each member's place, by its index: upstreams[0].
+			for i, e := range n.items {
+				memberPos(it, fmt.Sprintf("%s[%d]", ls.Key, i), e)
+			}
 			return it, nil
 		}
 		it.Settings = topology.Args{}
-		for _, m := range l {
+		for i, m := range l {
 			by, rest := ls.Entry(m.(map[string]any))
 			it.Settings[by] = rest
+			// Each entry's place, by what it is for (a topic
+			// permission's exchange).
+			if i < len(n.items) {
+				memberPos(it, by, n.items[i])
+			}
 		}
 		return it, nil
 	}
@@ -299,6 +308,15 @@ func settingPos(it *topology.Item, key string, n *node) {
 			it.ArgPos[key+"."+e.key.value] = e.value.pos
 		}
 	}
+}
+
+// memberPos records in it.ArgPos, as key, where the file writes list
+// member n.
+func memberPos(it *topology.Item, key string, n *node) {
+	if it.ArgPos == nil {
+		it.ArgPos = map[string]topology.Pos{}
+	}
+	it.ArgPos[key] = n.pos
 }
 
 // addRef records that secret setting key (or list item, topology.RefKey)

@@ -696,7 +696,7 @@ func (v Version) CheckTopicPermissionExchanges(t *topology.Topology, has func(vh
 				if _, builtin := topology.BuiltinExchange(x); builtin || x == "" || vh.Exchanges[x] != nil || (has != nil && has(vn, x)) {
 					continue
 				}
-				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("topic permission of user %q", user), Key: fmt.Sprintf("exchange %q", x), Pos: it.Pos,
+				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("topic permission of user %q", user), Key: fmt.Sprintf("exchange %q", x), Pos: it.PosOf(x), ObjectPos: it.Pos,
 					Reason: fmt.Sprintf("RabbitMQ %s refuses a topic permission for an exchange the vhost does not have (HTTP 400 no_such_exchange, from 4.3.2), and neither the file nor the broker has exchange %q", v.Line(), x),
 					Fix:    fmt.Sprintf("declare exchange %q in the file, or fix the name, or remove the entry", x)})
 			}
@@ -818,7 +818,7 @@ func (v Version) CheckDeletedEnds(t *topology.Topology, deleted func(vhost strin
 			it := vh.Items.Get(kind.TopicPermission, user)
 			for _, x := range sortedKeys(it.Settings) {
 				if gone(vh, vn, kind.Exchange, x) {
-					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("topic permission of user %q", user), Key: fmt.Sprintf("exchange %q", x), Pos: it.Pos,
+					out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("topic permission of user %q", user), Key: fmt.Sprintf("exchange %q", x), Pos: it.PosOf(x), ObjectPos: it.Pos,
 						Reason: deletedEndReason(kind.Exchange, x, "a topic permission for an exchange the vhost does not have (HTTP 400 no_such_exchange, from 4.3.2)"),
 						Fix:    deletedEndFix(kind.Exchange, x, "remove the entry")})
 				}
