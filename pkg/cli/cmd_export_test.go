@@ -101,7 +101,7 @@ func TestExportCommand(t *testing.T) {
 		{name: "objects without vhost are rejected", args: []string{"--from", noVhost}, code: 1, stderr: []string{`vhost.json:1:12: queue "q" has no "vhost" field`, "--vhost NAME"}},
 		{name: "--vhost names the vhost of a single-vhost export", args: []string{"--from", noVhost, "--vhost", "jobs"}, stdout: []string{"  jobs:\n", "q: {type: quorum}"}},
 		{name: "every problem of a rejected file, one per line", args: []string{"--from", broken}, code: 1, stderr: []string{
-			"mqctl: " + broken + `:2:17: exchange "x" in vhost "/": exchange type "nope"`,
+			"mqctl: " + broken + `:2:53: exchange "x" in vhost "/": exchange type "nope"`,
 			"mqctl: " + broken + `:3:16: policy in vhost "/": the policy has no name`,
 			"mqctl: 2 errors in " + broken,
 		}},

@@ -163,7 +163,7 @@ func (o *object) tags() ([]any, bool) {
 		for i, e := range t {
 			s, ok := e.(string)
 			if !ok {
-				o.errorf("tags[%d] must be a string, found %s", i, jsonKind(e))
+				o.fieldErrorf([]string{kind.UserTags}, "tags[%d] must be a string, found %s", i, jsonKind(e))
 				return nil, false
 			}
 			if s = strings.TrimSpace(s); s != "" {
@@ -171,7 +171,7 @@ func (o *object) tags() ([]any, bool) {
 			}
 		}
 	default:
-		o.errorf("\"tags\" must be a string such as \"administrator,management\" or a list of strings, found %s", jsonKind(t))
+		o.fieldErrorf([]string{kind.UserTags}, "\"tags\" must be a string such as \"administrator,management\" or a list of strings, found %s", jsonKind(t))
 		return nil, false
 	}
 	return kind.TagList(tags), true
@@ -204,7 +204,7 @@ func (o *object) limits(field, owner string, allowed []string) (topology.Args, b
 		ok = false
 	}
 	if !ok {
-		o.errorf("%q must be a JSON object such as {%q: 10}, found %s (RabbitMQ rejects this file)", field, allowed[0], jsonKind(v))
+		o.fieldErrorf([]string{field}, "%q must be a JSON object such as {%q: 10}, found %s (RabbitMQ rejects this file)", field, allowed[0], jsonKind(v))
 		return nil, false
 	}
 	out := topology.Args{}
@@ -217,13 +217,13 @@ func (o *object) limits(field, owner string, allowed []string) (topology.Args, b
 		sort.Strings(keys)
 		for _, k := range keys {
 			if !slices.Contains(allowed, k) {
-				o.errorf("unknown %s limit %q (RabbitMQ rejects this file); %s limits are %s", owner, k, owner, strings.Join(allowed, " and "))
+				o.fieldErrorf([]string{field, k}, "unknown %s limit %q (RabbitMQ rejects this file); %s limits are %s", owner, k, owner, strings.Join(allowed, " and "))
 				valid = false
 				continue
 			}
 			n, isInt := topology.Normalize(m[k]).(int64)
 			if !isInt {
-				o.errorf("%s limit %s must be an integer, found %s (RabbitMQ rejects this file)", owner, k, describe(m[k]))
+				o.fieldErrorf([]string{field, k}, "%s limit %s must be an integer, found %s (RabbitMQ rejects this file)", owner, k, describe(m[k]))
 				valid = false
 				continue
 			}

@@ -203,7 +203,7 @@ func TestAccessErrors(t *testing.T) {
 	}{
 		{"a user that is not an object", "{\"users\":[\n  \"admin\"]}", []string{"defs.json:2:3: users[0] must be a JSON object describing a user, found a string"}},
 		{"a user without a name", "{\"users\":[{\"password_hash\":\"" + hash + "\"}]}", []string{"defs.json:1:11: users[0]: user has no name"}},
-		{"tags of another type", `{"users":[{"name":"u","tags":7}]}`, []string{`defs.json:1:11: user "u": "tags" must be a string`, "found a number"}},
+		{"tags of another type", `{"users":[{"name":"u","tags":7}]}`, []string{`defs.json:1:30: user "u": "tags" must be a string`, "found a number"}},
 		{"both a password and a hash", `{"users":[{"name":"u","password":"pw-xyz","password_hash":"` + hash + `"}]}`, []string{`defs.json:1:11: user "u": both "password" and "password_hash" are set`}},
 		{"a hash that is not a string", `{"users":[{"name":"u","password_hash":12345}]}`, []string{`user "u": "password_hash" must be a string, found a number`}},
 		{"a user limit that is not an integer", `{"users":[{"name":"u","limits":{"max-connections":"ten"}}]}`, []string{`user "u": user limit max-connections must be an integer, found the string "ten"`}},

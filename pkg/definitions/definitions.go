@@ -323,10 +323,64 @@ type object struct {
 	m    map[string]any
 	pos  topology.Pos
 	what string
+	// off is where the object starts in the file; -1 when not known
+	// (an operator policy parameter's value).
+	off int
 }
 
 func (o *object) errorf(format string, args ...any) {
 	o.r.errorAt(o.pos, "%s: %s", o.what, fmt.Sprintf(format, args...))
+}
+
+// fieldErrorf is errorf at the value of the field path names (a field,
+// or a key of an object-valued field: "arguments", "x-queue-type"), so
+// that an error about one field points at it; at the object where the
+// file does not have it.
+func (o *object) fieldErrorf(path []string, format string, args ...any) {
+	o.r.errorAt(o.fieldPos(path...), "%s: %s", o.what, fmt.Sprintf(format, args...))
+}
+
+// fieldPos is where the value of the field path names starts: the
+// deepest of its fields the file has (a limit in a list of limits: the
+// list), o's own position when it has none (or where o is is not known).
+func (o *object) fieldPos(path ...string) topology.Pos {
+	if o.off < 0 || o.off >= len(o.r.data) {
+		return o.pos
+	}
+	data := o.r.data[o.off:]
+	dec := json.NewDecoder(bytes.NewReader(data))
+	at := -1 // where the deepest field found so far starts
+	for _, field := range path {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			break
+		}
+		found := false
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if tok == field {
+				found = true
+				break
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				break
+			}
+		}
+		if !found {
+			break
+		}
+		at = int(dec.InputOffset())
+		for at < len(data) && (data[at] == ' ' || data[at] == '\t' || data[at] == '\n' || data[at] == '\r' || data[at] == ':') {
+			at++
+		}
+	}
+	if at < 0 {
+		return o.pos
+	}
+	return o.r.filePos(o.off + at)
 }
 
 // list returns the elements of the top-level array key as objects; kind
@@ -347,16 +401,16 @@ func (r *reader) list(top map[string]any, key, kind string) []*object {
 	offs := r.offsets[key]
 	out := make([]*object, 0, len(arr))
 	for i, e := range arr {
-		pos := topology.Pos{File: r.name}
+		pos, off := topology.Pos{File: r.name}, -1
 		if i < len(offs) {
-			pos = r.filePos(offs[i])
+			pos, off = r.filePos(offs[i]), offs[i]
 		}
 		m, ok := e.(map[string]any)
 		if !ok {
 			r.errorAt(pos, "%s[%d] must be a JSON object describing a %s, found %s", key, i, kind, jsonKind(e))
 			continue
 		}
-		o := &object{r: r, m: m, pos: pos, what: fmt.Sprintf("%s[%d]", key, i)}
+		o := &object{r: r, m: m, pos: pos, what: fmt.Sprintf("%s[%d]", key, i), off: off}
 		out = append(out, o)
 	}
 	return out
@@ -371,7 +425,7 @@ func (o *object) str(field string) (s string, present bool) {
 	}
 	s, ok = v.(string)
 	if !ok {
-		o.errorf("%q must be a string, found %s", field, jsonKind(v))
+		o.fieldErrorf([]string{field}, "%q must be a string, found %s", field, jsonKind(v))
 		return "", false
 	}
 	return s, true
@@ -385,7 +439,7 @@ func (o *object) boolean(field string, def bool) bool {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		o.errorf("%q must be true or false, found %s", field, describe(v))
+		o.fieldErrorf([]string{field}, "%q must be true or false, found %s", field, describe(v))
 		return def
 	}
 	return b
@@ -405,7 +459,7 @@ func (o *object) args(field string) topology.Args {
 			return nil
 		}
 	}
-	o.errorf("%q must be a JSON object, found %s", field, jsonKind(v))
+	o.fieldErrorf([]string{field}, "%q must be a JSON object, found %s", field, jsonKind(v))
 	return nil
 }
 
@@ -517,7 +571,7 @@ func (o *object) defaultQueueType(m map[string]any, field string) string {
 	}
 	s, ok := v.(string)
 	if !ok {
-		o.errorf("%q must be a string (classic, quorum or stream), found %s", field, jsonKind(v))
+		o.fieldErrorf([]string{field}, "%q must be a string (classic, quorum or stream), found %s", field, jsonKind(v))
 		return ""
 	}
 	if s == "" || s == "undefined" {
@@ -619,7 +673,7 @@ func (r *reader) readParameters(top map[string]any) {
 				o.errorf("the value of an operator_policy parameter must be a JSON object with pattern and definition, found %s", jsonKind(o.m["value"]))
 				continue
 			}
-			r.readPolicy(o, &object{r: r, m: body, pos: o.pos}, kind.OperatorPolicy)
+			r.readPolicy(o, &object{r: r, m: body, pos: o.pos, off: -1}, kind.OperatorPolicy)
 			continue
 		}
 		if comp == "vhost-limits" {
@@ -674,7 +728,7 @@ func (r *reader) readExchanges(top map[string]any) {
 			continue
 		}
 		if !validExchangeType(typ) {
-			o.errorf("exchange type %q is not known to RabbitMQ (it rejects this file); use direct, fanout, topic, headers or a plugin type such as x-delayed-message or x-consistent-hash", typ)
+			o.fieldErrorf([]string{"type"}, "exchange type %q is not known to RabbitMQ (it rejects this file); use direct, fanout, topic, headers or a plugin type such as x-delayed-message or x-consistent-hash", typ)
 			continue
 		}
 		x := MapExchange(Exchange{Name: name, Type: typ, Arguments: o.args("arguments")})
@@ -696,20 +750,24 @@ func (o *object) queueType(args topology.Args) (string, bool) {
 	if v, ok := args[topology.QueueTypeArgument]; ok {
 		s, isStr := v.(string)
 		if !isStr {
-			o.errorf("argument x-queue-type must be a string (classic, quorum or stream), found %s", describe(v))
+			o.fieldErrorf([]string{"arguments", topology.QueueTypeArgument}, "argument x-queue-type must be a string (classic, quorum or stream), found %s", describe(v))
 			return "", false
 		}
 		fromArg = s
 	}
 	fromField, _ := o.str("type")
-	for _, t := range []string{fromArg, fromField} {
+	for i, t := range []string{fromArg, fromField} {
 		if t != "" && !validQueueType(t) {
-			o.errorf("queue type %q is not a queue type (RabbitMQ rejects it); use classic, quorum or stream", t)
+			at := []string{"arguments", topology.QueueTypeArgument}
+			if i == 1 {
+				at = []string{"type"}
+			}
+			o.fieldErrorf(at, "queue type %q is not a queue type (RabbitMQ rejects it); use classic, quorum or stream", t)
 			return "", false
 		}
 	}
 	if fromArg != "" && fromField != "" && fromArg != fromField {
-		o.errorf("\"type\" is %q but argument x-queue-type is %q; they must agree", fromField, fromArg)
+		o.fieldErrorf([]string{"arguments", topology.QueueTypeArgument}, "\"type\" is %q but argument x-queue-type is %q; they must agree", fromField, fromArg)
 		return "", false
 	}
 	if fromArg != "" {
@@ -738,7 +796,7 @@ func (r *reader) readQueues(top map[string]any) {
 			continue
 		}
 		if args.Has("x-dead-letter-routing-key") && !args.Has("x-dead-letter-exchange") {
-			o.errorf("x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue; add x-dead-letter-exchange (\"\" for the default exchange)")
+			o.fieldErrorf([]string{"arguments", "x-dead-letter-routing-key"}, "x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue; add x-dead-letter-exchange (\"\" for the default exchange)")
 			continue
 		}
 		v := r.t.Vhost(vh)
@@ -784,7 +842,7 @@ func (r *reader) readBindings(top map[string]any) {
 			}
 			continue
 		case dt != topology.DestQueue && dt != topology.DestExchange:
-			o.errorf("destination_type %q is not valid (RabbitMQ rejects it); use \"queue\" or \"exchange\"", dt)
+			o.fieldErrorf([]string{"destination_type"}, "destination_type %q is not valid (RabbitMQ rejects it); use \"queue\" or \"exchange\"", dt)
 			continue
 		}
 		key, _ := o.str("routing_key")
@@ -865,25 +923,25 @@ func (r *reader) readPolicy(o, body *object, k kind.Kind) {
 		valid = valid || a == applyTo
 	}
 	if !valid {
-		o.errorf("apply-to %q is not valid; use one of %s", applyTo, strings.Join(policyApplyTo, ", "))
+		body.fieldErrorf([]string{"apply-to"}, "apply-to %q is not valid; use one of %s", applyTo, strings.Join(policyApplyTo, ", "))
 		return
 	}
 	priority := 0
 	if v, ok := body.m["priority"]; ok && v != nil {
 		p, isInt := topology.Normalize(v).(int64)
 		if !isInt {
-			o.errorf("priority must be an integer, found %s", describe(v))
+			body.fieldErrorf([]string{"priority"}, "priority must be an integer, found %s", describe(v))
 			return
 		}
 		priority = int(p)
 	}
 	def, isMap := body.m["definition"].(map[string]any)
 	if !isMap {
-		o.errorf("\"definition\" must be a JSON object of policy keys such as {\"max-length\": 1000}, found %s", jsonKind(body.m["definition"]))
+		body.fieldErrorf([]string{"definition"}, "\"definition\" must be a JSON object of policy keys such as {\"max-length\": 1000}, found %s", jsonKind(body.m["definition"]))
 		return
 	}
 	if len(def) == 0 {
-		o.errorf("the definition is empty (RabbitMQ rejects it: \"no policy provided\"); set at least one policy key, such as {\"max-length\": 1000}")
+		body.fieldErrorf([]string{"definition"}, "the definition is empty (RabbitMQ rejects it: \"no policy provided\"); set at least one policy key, such as {\"max-length\": 1000}")
 		return
 	}
 	p := MapPolicy(Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority, Definition: def})

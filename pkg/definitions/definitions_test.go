@@ -708,3 +708,45 @@ func TestListedTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsAtTheField: an error about one field of an object of a
+// definitions file (marked | in the source: its value) points at that
+// field, or at the key of an object-valued one, not at the object's
+// first line.
+func TestErrorsAtTheField(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"an exchange type", `{"exchanges":[{"name":"x","vhost":"/",
+  "durable":true,
+  "type":|"definitly not direct"}]}`},
+		{"a queue's x-queue-type", `{"queues":[{"name":"q","vhost":"/","durable":true,
+  "arguments":{"x-max-length":1,
+    "x-queue-type":|"quorom"}}]}`},
+		{"a dead-letter routing key without exchange", `{"queues":[{"name":"q","vhost":"/","durable":true,
+  "arguments":{"x-dead-letter-routing-key":|"dlq"}}]}`},
+		{"a binding's destination type", `{"bindings":[{"source":"x","vhost":"/","destination":"q",
+  "destination_type":|"queues","routing_key":"k","arguments":{}}]}`},
+		{"a user's limit", `{"users":[{"name":"u","password_hash":"","tags":"",
+  "limits": {"max-connections" : |"twomincepies"}}]}`},
+		{"a flag that is no boolean", `{"queues":[{"name":"q","vhost":"/",
+  "durable":|"yes"}]}`},
+		{"a policy's apply-to", `{"policies":[{"name":"p","vhost":"/","pattern":"^q",
+  "apply-to":|"queue","definition":{"max-length":1}}]}`},
+		{"an operator policy parameter's apply-to: the parameter", `{"parameters":[|{"vhost":"/","component":"operator_policy","name":"op",
+  "value":{"pattern":"^q","apply-to":"queue","definition":{"max-length":1}}}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			i := strings.Index(tc.src, "|")
+			src := tc.src[:i] + tc.src[i+1:]
+			line := strings.Count(src[:i], "\n") + 1
+			want := fmt.Sprintf("defs.json:%d:%d", line, i-strings.LastIndex(src[:i], "\n"))
+			_, _, err := ReadWithOptions("defs.json", []byte(src), ReadOptions{})
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) != 1 {
+				t.Fatalf("want one error, got %v", err)
+			}
+			if got := list[0].Pos.String(); got != want {
+				t.Errorf("error at %s, want %s: %v", got, want, list[0])
+			}
+		})
+	}
+}
