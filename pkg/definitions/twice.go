@@ -85,7 +85,7 @@ func (r *reader) twice(k kind.Kind, what string, first, second *object) (keepSec
 	at := fmt.Sprintf("%s is listed twice, at %s and %s, %s", what, first.pos, second.pos, how)
 	switch importOf(k) {
 	case importFails:
-		r.rep.warnf("%s: RabbitMQ's import refuses this file (HTTP 400 user_already_exists: it adds the users concurrently, and the second add of %s fails, whether or not the entries differ), after the users and before any vhost, queue or other object; mqctl kept the last, at %s. Remove one of them",
+		r.rep.warnf("%s: RabbitMQ's import almost always refuses this file (HTTP 400 user_already_exists: it adds the users concurrently, and the second add of %s fails, whether or not the entries differ), after the users and before any vhost, queue or other object; mqctl kept the last, at %s. Remove one of them",
 			at, what, second.pos)
 		return true
 	case importsLast:
