@@ -27,6 +27,32 @@ type entry struct {
 // entries are d's changes as the views show them: those that lose
 // messages first, each group in d's order.
 func (d *Diff) entries() []entry {
+	out := d.routeEntries()
+	out = append(out, deadLetterEntries(d.DeadLetters)...)
+	out = append(out, delayTierEntries(d.DelayTiers)...)
+	out = append(out, silencedEntries(d.Silenced)...)
+	out = append(out, expiringEntries(d.Expiring)...)
+	out = append(out, refusingEntries(d.Refusing)...)
+	out = append(out, trimmingEntries(d.Trimming)...)
+	out = append(out, linkEntries(d.Links)...)
+	// Those that lose messages first, then those that may.
+	rank := func(e entry) int {
+		switch {
+		case e.loses:
+			return 0
+		case e.unknown:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(out, func(a, b entry) int { return rank(a) - rank(b) })
+	return out
+}
+
+// routeEntries are the entries of d's routes, the new queues the default
+// exchange reaches by their names in one entry per vhost, and the deleted
+// queues d does not list.
+func (d *Diff) routeEntries() []entry {
 	var out []entry
 	// The default exchange reaches every new queue by its name: one entry
 	// per vhost says so for them all.
@@ -74,8 +100,12 @@ func (d *Diff) entries() []entry {
 				was: "each its own queue", now: "no queue", cause: "the queues are deleted, with the messages they hold"})
 		}
 	}
-	out = append(out, deadLetterEntries(d.DeadLetters)...)
-	for _, t := range d.DelayTiers {
+	return out
+}
+
+func delayTierEntries(tiers []DelayTier) []entry {
+	var out []entry
+	for _, t := range tiers {
 		what := fmt.Sprintf("messages of delay tier %q (%s)", t.Queue, loader.FormatDuration(t.DelayMS))
 		if t.Origin != "" {
 			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, loader.FormatDuration(t.DelayMS))
@@ -85,8 +115,12 @@ func (d *Diff) entries() []entry {
 		}
 		out = append(out, entry{vhost: t.Vhost, loses: t.Loses, what: what, was: endText(t.Before), now: endText(t.After), cause: t.Cause})
 	}
-	out = append(out, silencedEntries(d.Silenced)...)
-	for _, x := range d.Expiring {
+	return out
+}
+
+func expiringEntries(xs []Expiring) []entry {
+	var out []entry
+	for _, x := range xs {
 		was := "kept while it is unused"
 		if x.BeforeMS != nil {
 			was = fmt.Sprintf("deleted with the queue once it has been unused for %s", loader.FormatDuration(*x.BeforeMS))
@@ -94,7 +128,12 @@ func (d *Diff) entries() []entry {
 		out = append(out, entry{vhost: x.Vhost, loses: true, what: fmt.Sprintf("messages held by queue %q", x.Queue), was: was,
 			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", loader.FormatDuration(x.AfterMS)), cause: x.Cause})
 	}
-	for _, r := range d.Refusing {
+	return out
+}
+
+func refusingEntries(rs []Refusing) []entry {
+	var out []entry
+	for _, r := range rs {
 		was := "kept (no length limit)"
 		switch {
 		case r.BeforeLimit != "" && r.BeforeOverflow == "reject-publish":
@@ -111,7 +150,12 @@ func (d *Diff) entries() []entry {
 		}
 		out = append(out, e)
 	}
-	for _, t := range d.Trimming {
+	return out
+}
+
+func trimmingEntries(ts []Trimming) []entry {
+	var out []entry
+	for _, t := range ts {
 		was := "kept, read or not (no retention)"
 		if t.Before != "" {
 			was = "kept within its retention of " + t.Before
@@ -119,7 +163,12 @@ func (d *Diff) entries() []entry {
 		out = append(out, entry{vhost: t.Vhost, loses: true, what: fmt.Sprintf("messages held by stream %q", t.Queue), was: was,
 			now: "kept within its retention of " + t.After + ", read or not", cause: t.Cause})
 	}
-	for _, l := range d.Links {
+	return out
+}
+
+func linkEntries(ls []Link) []entry {
+	var out []entry
+	for _, l := range ls {
 		what := fmt.Sprintf("messages moved by shovel %q", l.Name)
 		if l.Kind == "federation_upstream" {
 			what = fmt.Sprintf("messages federated from upstream %q", l.Name)
@@ -130,17 +179,6 @@ func (d *Diff) entries() []entry {
 		}
 		out = append(out, entry{vhost: l.Vhost, loses: l.Loses, what: what, was: orNone(l.Before, l.Kind), now: orNone(l.After, l.Kind), cause: cause})
 	}
-	// Those that lose messages first, then those that may.
-	rank := func(e entry) int {
-		switch {
-		case e.loses:
-			return 0
-		case e.unknown:
-			return 1
-		}
-		return 2
-	}
-	slices.SortStableFunc(out, func(a, b entry) int { return rank(a) - rank(b) })
 	return out
 }
 
