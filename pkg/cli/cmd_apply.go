@@ -123,28 +123,9 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 func (g *globals) applyWith(ctx context.Context, view applyView, planFile string, f applyFlags) error {
 	var in engine.ApplyInput
 	if planFile != "" {
-		data, err := os.ReadFile(planFile)
-		if err != nil {
-			return fmt.Errorf("read the saved plan: %w", err)
-		}
-		in.Saved, err = plan.ReadSaved(bytes.NewReader(data), planFile)
-		// A topology or definitions file given as FILE is no saved plan
-		// to make again: "mqctl plan --out FILE", ReadSaved's advice,
-		// would overwrite it.
-		switch {
-		case err == nil:
-			g.hideValues(in.Saved.Env)
-		case loader.IsTopology(data):
-			return fmt.Errorf("%s is a topology file, not a saved plan: apply it with \"mqctl apply -f %s\" (the FILE argument is a plan saved by \"mqctl plan -f %s --out PLANFILE\")", planFile, planFile, planFile)
-		case definitions.Is(data):
-			return fmt.Errorf("%s is a RabbitMQ definitions file, not a saved plan: turn it into a topology file with \"mqctl export --from %s > topology.yaml\", then \"mqctl apply -f topology.yaml\"", planFile, planFile)
-		default:
+		var err error
+		if in.Saved, err = g.readSavedPlan(planFile); err != nil {
 			return err
-		}
-		if in.Saved.Fingerprint == "" {
-			// plan --out always writes one: this file was made or edited
-			// by hand.
-			return fmt.Errorf("%s is not a valid saved plan (it holds no fingerprint of the broker's state, which apply checks the broker against before it changes anything): make it again with \"mqctl plan --out %s\"", planFile, planFile)
 		}
 	} else {
 		var err error
@@ -160,15 +141,70 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 		return err
 	}
 	if in.Saved != nil {
-		b := plan.Broker{Version: c.Version(), Cluster: c.ClusterName()}
-		if s := in.Saved.Broker; s != nil && s.Version == b.Version && s.Cluster != b.Cluster {
-			b.Nodes = c.ClusterNodes(ctx) // asked only when the names differ
-		}
-		if why := plan.SavedFor(in.Saved, planFile, b, c.Server()); why != "" {
-			return fmt.Errorf("%s; nothing was changed", why)
+		if err := savedForBroker(ctx, c, in.Saved, planFile); err != nil {
+			return err
 		}
 	}
-	opts := engine.ApplyOptions{
+	out, err := g.newEngine(c, func(n string) { view.Note("note: " + n) }).Apply(ctx, in, g.applyOptions(view, f))
+	if errors.Is(err, context.Canceled) && (out == nil || out.Result == nil) && !strings.Contains(err.Error(), "nothing was changed") {
+		// Interrupted before apply began to change anything (taking the
+		// locks, reading the broker, counting messages): say so, as a
+		// report of an apply interrupted part way says what was done.
+		return fmt.Errorf("%w; nothing was changed", err)
+	}
+	if errors.Is(err, engine.ErrStalePlan) {
+		return fmt.Errorf("%s: %w: run \"mqctl plan --out %s\" again and review it", planFile, err, planFile)
+	}
+	return err
+}
+
+// readSavedPlan reads the plan saved in planFile, and keeps the values
+// from the environment it holds from every text apply prints about it.
+func (g *globals) readSavedPlan(planFile string) (*plan.Plan, error) {
+	data, err := os.ReadFile(planFile)
+	if err != nil {
+		return nil, fmt.Errorf("read the saved plan: %w", err)
+	}
+	saved, err := plan.ReadSaved(bytes.NewReader(data), planFile)
+	// A topology or definitions file given as FILE is no saved plan
+	// to make again: "mqctl plan --out FILE", ReadSaved's advice,
+	// would overwrite it.
+	switch {
+	case err == nil:
+		g.hideValues(saved.Env)
+	case loader.IsTopology(data):
+		return nil, fmt.Errorf("%s is a topology file, not a saved plan: apply it with \"mqctl apply -f %s\" (the FILE argument is a plan saved by \"mqctl plan -f %s --out PLANFILE\")", planFile, planFile, planFile)
+	case definitions.Is(data):
+		return nil, fmt.Errorf("%s is a RabbitMQ definitions file, not a saved plan: turn it into a topology file with \"mqctl export --from %s > topology.yaml\", then \"mqctl apply -f topology.yaml\"", planFile, planFile)
+	default:
+		return nil, err
+	}
+	if saved.Fingerprint == "" {
+		// plan --out always writes one: this file was made or edited
+		// by hand.
+		return nil, fmt.Errorf("%s is not a valid saved plan (it holds no fingerprint of the broker's state, which apply checks the broker against before it changes anything): make it again with \"mqctl plan --out %s\"", planFile, planFile)
+	}
+	return saved, nil
+}
+
+// savedForBroker refuses a plan saved against another broker than c's
+// (plan.SavedFor) before anything changes.
+func savedForBroker(ctx context.Context, c *broker.Client, saved *plan.Plan, planFile string) error {
+	b := plan.Broker{Version: c.Version(), Cluster: c.ClusterName()}
+	if s := saved.Broker; s != nil && s.Version == b.Version && s.Cluster != b.Cluster {
+		b.Nodes = c.ClusterNodes(ctx) // asked only when the names differ
+	}
+	if why := plan.SavedFor(saved, planFile, b, c.Server()); why != "" {
+		return fmt.Errorf("%s; nothing was changed", why)
+	}
+	return nil
+}
+
+// applyOptions are the engine's options for apply with flags f, its hooks
+// showing what it does through view, without the values the files took
+// from the environment.
+func (g *globals) applyOptions(view applyView, f applyFlags) engine.ApplyOptions {
+	return engine.ApplyOptions{
 		AllowDataLoss: f.allowDataLoss,
 		AllowReplace:  f.allowReplace,
 		DeleteChanged: f.deleteChanged,
@@ -205,17 +241,6 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 				server, len(pending), pluralize("change", len(pending)), them(len(pending))))
 		},
 	}
-	out, err := g.newEngine(c, func(n string) { view.Note("note: " + n) }).Apply(ctx, in, opts)
-	if errors.Is(err, context.Canceled) && (out == nil || out.Result == nil) && !strings.Contains(err.Error(), "nothing was changed") {
-		// Interrupted before apply began to change anything (taking the
-		// locks, reading the broker, counting messages): say so, as a
-		// report of an apply interrupted part way says what was done.
-		return fmt.Errorf("%w; nothing was changed", err)
-	}
-	if errors.Is(err, engine.ErrStalePlan) {
-		return fmt.Errorf("%s: %w: run \"mqctl plan --out %s\" again and review it", planFile, err, planFile)
-	}
-	return err
 }
 
 // confirm asks on the terminal whether to apply; anything but "yes"
