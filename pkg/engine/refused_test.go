@@ -39,7 +39,8 @@ func TestRefusedPlanCarriesRefusals(t *testing.T) {
 	}, {
 		name:  "an argument the queue type refuses",
 		file:  "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      q:\n        type: quorum\n        arguments: { x-max-priority: 5 }\n",
-		cause: func(*fixture) string { return plan.RefusedVersion }, kind: "queue", ref: "q", object: `queue "q"`, line: 5,
+		// At the argument (line 7), not the queue's name (line 5).
+		cause: func(*fixture) string { return plan.RefusedVersion }, kind: "queue", ref: "q", object: `queue "q"`, line: 7,
 	}, {
 		name:  "a binding from an exchange neither the file nor the broker has",
 		file:  "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      q: { bindings: [{ exchange: nowhere, routing_key: k }] }\n",
