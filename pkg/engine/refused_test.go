@@ -37,8 +37,8 @@ func TestRefusedPlanCarriesRefusals(t *testing.T) {
 		file:   "version: 1\nowner: team-b\nvhosts:\n  ${VHOST}:\n    queues:\n      a.q:\n        limits: { max_length: 10 }\n",
 		cause:  func(*fixture) string { return plan.RefusedOwnership }, kind: "queue", ref: "a.q", object: `queue "a.q"`, owners: []string{"team-a"}, line: 6,
 	}, {
-		name:  "an argument the queue type refuses",
-		file:  "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      q:\n        type: quorum\n        arguments: { x-max-priority: 5 }\n",
+		name: "an argument the queue type refuses",
+		file: "version: 1\nvhosts:\n  ${VHOST}:\n    queues:\n      q:\n        type: quorum\n        arguments: { x-max-priority: 5 }\n",
 		// At the argument (line 7), not the queue's name (line 5).
 		cause: func(*fixture) string { return plan.RefusedVersion }, kind: "queue", ref: "q", object: `queue "q"`, line: 7,
 	}, {
