@@ -84,6 +84,7 @@ type facts struct {
 	from          map[string][]*topology.Binding // bindings by source exchange
 	dlxOf         map[string][]string            // exchange -> queues whose DLX it is (sorted)
 	dl            map[string]*dlInfo             // queue -> dead-letter wiring (queues with a DLX only)
+	dlrkSenders   map[[2]string]int              // (dead-letter exchange, routing key) -> queues that send with that key
 	arrivals      map[string][]arrival           // queue -> dead letters arriving in it
 	delay         map[string]bool                // delay queues with a queue TTL
 	perMsgDelay   map[string]bool                // delay queues relying on per-message expiration
@@ -115,6 +116,7 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		from:          map[string][]*topology.Binding{},
 		dlxOf:         map[string][]string{},
 		dl:            map[string]*dlInfo{},
+		dlrkSenders:   map[[2]string]int{},
 		arrivals:      map[string][]arrival{},
 		delay:         map[string]bool{},
 		perMsgDelay:   map[string]bool{},
@@ -156,6 +158,9 @@ func (f *facts) index() {
 		d := &dlInfo{Exchange: x, Missing: !f.exchangeDeclared(x), HeadersDLX: f.exchangeType(x) == "headers"}
 		d.DLRK, d.HasDLRK = args.String(argDLRK)
 		f.dl[q] = d
+		if d.HasDLRK {
+			f.dlrkSenders[[2]string{x, d.DLRK}]++
+		}
 		f.dlxOf[x] = append(f.dlxOf[x], q)
 	}
 }

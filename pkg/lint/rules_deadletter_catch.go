@@ -57,15 +57,11 @@ func (p *Pass) catchers(name string, d *dlInfo) (caught, bool) {
 }
 
 // dlrkShared reports whether another queue dead-letters to the exchange
-// of queue name with the same routing key.
+// of queue name with the same routing key. Counted once per vhost
+// (facts.dlrkSenders): a scan of every queue for each one cost a
+// 10,002-object lint some 370 ms (5,000 queues, 25 million comparisons).
 func (p *Pass) dlrkShared(name string, d *dlInfo) bool {
-	for _, o := range p.queueNames {
-		od := p.dl[o]
-		if o != name && od != nil && od.HasDLRK && od.Exchange == d.Exchange && od.DLRK == d.DLRK {
-			return true
-		}
-	}
-	return false
+	return d.HasDLRK && p.dlrkSenders[[2]string{d.Exchange, d.DLRK}] > 1
 }
 
 // bindingOf returns the binding into a queue that step s of a route
