@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,7 +38,15 @@ Each vhost is drawn as its own subgraph. The diagram is written to stdout.`,
 			if err != nil {
 				return err
 			}
-			return graph.Render(cmd.OutOrStdout(), t, format, version)
+			// A value the file took from the environment (a binding's key
+			// or header, ${VAR}) may be a secret: the diagram shows what
+			// the file wrote, in its quotes.
+			var buf bytes.Buffer
+			rerr := graph.Render(&buf, t, format, version)
+			if _, err := io.WriteString(cmd.OutOrStdout(), t.Env.Quoted(buf.String())); err != nil {
+				return err
+			}
+			return rerr
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", format, "diagram format: "+strings.Join(graph.Formats(), " or "))

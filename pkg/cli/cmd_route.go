@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,7 +89,21 @@ cannot publish to it) or an unknown vhost is an error (exit 1).`,
 			if err != nil {
 				return err
 			}
-			return runRoute(cmd.OutOrStdout(), t, g.vhosts, g.output, o)
+			// A value the file took from the environment (a binding's key
+			// or header, ${VAR}) may be a secret: the routes show what the
+			// file wrote (in its quotes in JSON).
+			// What runRoute wrote is shown with its error too (a route
+			// that fails an expectation exits non-zero).
+			var buf bytes.Buffer
+			rerr := runRoute(&buf, t, g.vhosts, g.output, o)
+			hide := t.Env.Written
+			if g.output == "json" {
+				hide = t.Env.Quoted
+			}
+			if _, err := io.WriteString(cmd.OutOrStdout(), hide(buf.String())); err != nil {
+				return err
+			}
+			return rerr
 		},
 	}
 	f := cmd.Flags()

@@ -85,20 +85,25 @@ func NewEnvValues(vs []EnvValue) EnvValues {
 // says, followed by "(its value not shown)", and bare as Raw, where it is
 // at least HiddenMinBytes long or stands apart (after one of `[{(,=` or
 // `":`, before one of `]}),;` or the end).
-func (vs EnvValues) Hide(s string) string { return vs.replace(s, notShown) }
+func (vs EnvValues) Hide(s string) string { return vs.replace(s, notShown, false) }
 
 // Written is s as Hide makes it, without "(its value not shown)": for
 // mqctl test's report, which shows each value as the file wrote it.
-func (vs EnvValues) Written(s string) string { return vs.replace(s, "") }
+func (vs EnvValues) Written(s string) string { return vs.replace(s, "", false) }
 
-func (vs EnvValues) replace(s, note string) string {
+// Quoted is s as Written makes it, but a quoted value keeps its quotes
+// around what the file wrote ("${TOKEN}"): for a text in a syntax of its
+// own (a diagram, JSON), which a bare ${VAR} would break.
+func (vs EnvValues) Quoted(s string) string { return vs.replace(s, "", true) }
+
+func (vs EnvValues) replace(s, note string, keepQuotes bool) string {
 	if len(vs) == 0 || s == "" {
 		return s
 	}
 	var sb strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		rep, n := vs.at(s, i, note)
+		rep, n := vs.at(s, i, note, keepQuotes)
 		if n == 0 {
 			i++
 			continue
@@ -117,22 +122,30 @@ func (vs EnvValues) replace(s, note string) string {
 
 // at is the replacement of the value of vs that s shows at i, and its
 // length there (0: none).
-func (vs EnvValues) at(s string, i int, note string) (string, int) {
+func (vs EnvValues) at(s string, i int, note string, keepQuotes bool) (string, int) {
 	rest := s[i:]
 	for _, v := range vs {
 		if v.Value == "" {
 			continue
 		}
+		written := v.Written() + note
+		if keepQuotes {
+			written = strconv.Quote(v.Raw)
+		}
 		q := strconv.Quote(v.Value)
 		if strings.HasPrefix(rest, q) {
-			return v.Written() + note, len(q)
+			return written, len(q)
 		}
 		if j, err := json.Marshal(v.Value); err == nil && string(j) != q && strings.HasPrefix(rest, string(j)) {
-			return v.Written() + note, len(j)
+			if keepQuotes {
+				jr, _ := json.Marshal(v.Raw)
+				return string(jr), len(j)
+			}
+			return written, len(j)
 		}
 		// Quoted within a quoted text (a test's name, quoted in a list).
 		if qq := strconv.Quote(q); strings.HasPrefix(rest, qq[1:len(qq)-1]) {
-			shown := strconv.Quote(v.Written() + note)
+			shown := strconv.Quote(written)
 			return shown[1 : len(shown)-1], len(qq) - 2
 		}
 		if strings.HasPrefix(rest, v.Value) && (len(v.Value) >= HiddenMinBytes || apart(s, i, i+len(v.Value))) {

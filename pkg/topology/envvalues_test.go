@@ -67,3 +67,18 @@ func TestEnvValuesHide(t *testing.T) {
 		t.Errorf("lastOnly\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestEnvValuesQuoted: a diagram or a JSON document keeps its quotes
+// around what the file wrote.
+func TestEnvValuesQuoted(t *testing.T) {
+	vs := NewEnvValues([]EnvValue{{Value: "s3cr3t-T0KEN-value", Raw: "${TOKEN}"}, {Value: "eu", Raw: "${REGION}"}})
+	for _, tc := range []struct{ in, want string }{
+		{`{"token":"s3cr3t-T0KEN-value","r":"eu"}`, `{"token":"${TOKEN}","r":"${REGION}"}`},
+		{`tp -->|"eu"| q`, `tp -->|"${REGION}"| q`},
+		{`label="k=s3cr3t-T0KEN-value"`, `label="k=${TOKEN}"`},
+	} {
+		if got := vs.Quoted(tc.in); got != tc.want {
+			t.Errorf("Quoted(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
