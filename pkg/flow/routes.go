@@ -273,7 +273,7 @@ func sameSplits(a, b []Split) bool {
 func (s *side) reached(r route.Result) ([]string, []Split) {
 	qs, splits := queuesOf(r), r.Splits()
 	refused := func(q string) bool { refused, _ := s.refuses(q); return refused }
-	if slices.ContainsFunc(qs, refused) {
+	if s.anyRefuses() && slices.ContainsFunc(qs, refused) {
 		// A copy: the simulator keeps the list of a result it remembers,
 		// and DeleteFunc would clear its tail ("" where a queue was).
 		qs = slices.DeleteFunc(slices.Clone(qs), refused)

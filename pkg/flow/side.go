@@ -33,6 +33,9 @@ type side struct {
 	targets map[string]*startTargets
 	// refusing remembers refuses.
 	refusing map[string]route.Arrival
+	// refusers are the queues that refuse every message (anyRefuses),
+	// once asked.
+	refusers *[]string
 }
 
 // exchangeInfo is what routing through an exchange depends on besides its
@@ -228,6 +231,24 @@ func (s *side) refuses(q string) (bool, string) {
 		s.refusing[q] = a
 	}
 	return a.Refused, a.Why
+}
+
+// anyRefuses reports whether a queue of s refuses every message. Most
+// vhosts have none, and then a route's queues need no look each: a
+// dead-letter route through a headers exchange that binds every queue
+// reaches 12,500 queues at 50,002 objects, and looking each up, route by
+// route, cost a plan that replaces them 12 s.
+func (s *side) anyRefuses() bool {
+	if s.refusers == nil {
+		var rs []string
+		for _, q := range s.v.QueueNames() {
+			if refused, _ := s.refuses(q); refused {
+				rs = append(rs, q)
+			}
+		}
+		s.refusers = &rs
+	}
+	return len(*s.refusers) > 0
 }
 
 // refusesNow reports whether queue q, declared on both sides, refuses
