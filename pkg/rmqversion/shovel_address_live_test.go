@@ -44,35 +44,18 @@ func TestAMQP10AddressesAgainstBroker(t *testing.T) {
 		{"dest", "/queues/"}, {"dest", "/exchanges/"}, {"dest", "/exchanges/amq.default"}, {"dest", "/exchanges/x1/k/z"},
 		{"dest", "/exchanges/x1 y1/k"}, {"dest", "/exchanges/x1/a%zz"},
 	}
-	refused := map[string]bool{}
+	shovels := make([]map[string]any, len(cases))
 	for i, c := range cases {
 		s := map[string]any{"src-protocol": "amqp10", "src-uri": uri, "src-address": "/queues/q1",
 			"dest-protocol": "amqp10", "dest-uri": uri, "dest-address": "/queues/q1"}
 		s[c.end+"-address"] = c.addr
-		name := fmt.Sprintf("s%d", i)
-		refused[name] = len(kind.Shovel.Item().Validate(s)) > 0
-		body, _ := json.Marshal(map[string]any{"value": s})
-		if status, msg := send(t, b, http.MethodPut, "/api/parameters/shovel/"+vh+"/"+name, string(body)); status >= 300 {
-			t.Fatalf("RabbitMQ %s refused shovel %s (%s-address %q) when written: %d %s", b.Version(), name, c.end, c.addr, status, msg)
-		}
+		shovels[i] = s
 	}
-	// Wait until every shovel the check takes runs (on 4.x) and, on 4.3,
-	// every one it refuses is terminated, or a while; then none the check
-	// refuses may run.
+	refused := writeShovels(t, b, vh, shovels)
+	// Every shovel the check takes runs on 4.x (3.10.8 reads no v2
+	// address); on 4.3 every one it refuses is terminated.
 	v4, v43 := b.Version().AtLeast(4, 0), b.Version().AtLeast(4, 3)
-	var states map[string]string
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
-		states = shovelStates(t, b, vh)
-		waiting := false
-		for name, r := range refused {
-			if (!r && v4 && states[name] != "running") || (r && v43 && states[name] != "terminated") {
-				waiting = true
-			}
-		}
-		if !waiting || time.Now().After(deadline) {
-			break
-		}
-	}
+	states := settledShovelStates(t, b, vh, refused, v4)
 	for i, c := range cases {
 		name := fmt.Sprintf("s%d", i)
 		runs := states[name] == "running"
@@ -83,6 +66,44 @@ func TestAMQP10AddressesAgainstBroker(t *testing.T) {
 			t.Errorf("RabbitMQ %s: shovel %s-address %q, which the offline check refuses, is %q, not terminated", b.Version(), c.end, c.addr, states[name])
 		case !refused[name] && v4 && !runs:
 			t.Errorf("RabbitMQ %s does not run shovel %s-address %q (state %q), which the offline check takes", b.Version(), c.end, c.addr, states[name])
+		}
+	}
+}
+
+// writeShovels writes shovels s0, s1, … of vhost vh (escaped) with the
+// settings of shovels, each of which the broker must take when written,
+// and returns which of them the offline check refuses, by name.
+func writeShovels(t *testing.T, b *testbroker.Broker, vh string, shovels []map[string]any) map[string]bool {
+	t.Helper()
+	refused := map[string]bool{}
+	for i, s := range shovels {
+		name := fmt.Sprintf("s%d", i)
+		refused[name] = len(kind.Shovel.Item().Validate(s)) > 0
+		body, _ := json.Marshal(map[string]any{"value": s})
+		if status, msg := send(t, b, http.MethodPut, "/api/parameters/shovel/"+vh+"/"+name, string(body)); status >= 300 {
+			t.Fatalf("RabbitMQ %s refused shovel %s (%v) when written: %d %s", b.Version(), name, s, status, msg)
+		}
+	}
+	return refused
+}
+
+// settledShovelStates waits until every shovel of refused the offline
+// check takes runs (when runs says the broker runs them) and, on 4.3,
+// every one it refuses is terminated, or 30 s; then it returns their
+// states (shovelStates), where none the check refuses may run.
+func settledShovelStates(t *testing.T, b *testbroker.Broker, vh string, refused map[string]bool, runs bool) map[string]string {
+	t.Helper()
+	v43 := b.Version().AtLeast(4, 3)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		states := shovelStates(t, b, vh)
+		waiting := false
+		for name, r := range refused {
+			if (!r && runs && states[name] != "running") || (r && v43 && states[name] != "terminated") {
+				waiting = true
+			}
+		}
+		if !waiting || time.Now().After(deadline) {
+			return states
 		}
 	}
 }

@@ -6,10 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
-	"github.com/mqctl/mqctl/pkg/kind"
 )
 
 // TestShovelNonASCIIPasswordsAgainstBroker: a shovel whose URI holds a
@@ -46,39 +44,18 @@ func TestShovelNonASCIIPasswordsAgainstBroker(t *testing.T) {
 		{"amqp10", user + ":" + password},
 		{"amqp10", escaped},
 	}
-	refused := map[string]bool{}
+	shovels := make([]map[string]any, len(cases))
 	for i, c := range cases {
 		uri := fmt.Sprintf("amqp://%s@%s/%s", c.userinfo, host, vh)
-		s := map[string]any{"src-uri": uri, "src-queue": "q1", "dest-uri": uri, "dest-queue": "q2"}
+		shovels[i] = map[string]any{"src-uri": uri, "src-queue": "q1", "dest-uri": uri, "dest-queue": "q2"}
 		if c.protocol == "amqp10" {
 			uri = fmt.Sprintf("amqp://%s@%s?hostname=vhost:%s", c.userinfo, host, url.QueryEscape(raw))
-			s = map[string]any{"src-protocol": "amqp10", "src-uri": uri, "src-address": "/queues/q1",
+			shovels[i] = map[string]any{"src-protocol": "amqp10", "src-uri": uri, "src-address": "/queues/q1",
 				"dest-protocol": "amqp10", "dest-uri": uri, "dest-address": "/queues/q2"}
 		}
-		name := fmt.Sprintf("s%d", i)
-		refused[name] = len(kind.Shovel.Item().Validate(s)) > 0
-		body, _ := json.Marshal(map[string]any{"value": s})
-		if status, msg := send(t, b, http.MethodPut, "/api/parameters/shovel/"+vh+"/"+name, string(body)); status >= 300 {
-			t.Fatalf("RabbitMQ %s refused shovel %s (%s) when written: %d %s", b.Version(), name, c.protocol, status, msg)
-		}
 	}
-	// Wait until every shovel the check takes runs and, on 4.3, every one
-	// it refuses is terminated, or a while; then none the check refuses
-	// may run.
-	v43 := b.Version().AtLeast(4, 3)
-	var states map[string]string
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
-		states = shovelStates(t, b, vh)
-		waiting := false
-		for name, r := range refused {
-			if (!r && states[name] != "running") || (r && v43 && states[name] != "terminated") {
-				waiting = true
-			}
-		}
-		if !waiting || time.Now().After(deadline) {
-			break
-		}
-	}
+	refused := writeShovels(t, b, vh, shovels)
+	states := settledShovelStates(t, b, vh, refused, true)
 	for i, c := range cases {
 		name := fmt.Sprintf("s%d", i)
 		want := c.protocol == "amqp091" // the check takes these, and only these
