@@ -165,16 +165,7 @@ func shovelFromQueue(s map[string]any) bool {
 // consumes from ("" where it consumes from an exchange, another vhost or
 // a broker that may be another).
 func (c *vhostCompare) shovelSourceQueue(s map[string]any) string {
-	q := ""
-	if kind.ShovelProtocol(s, "src") == "amqp10" {
-		addr, _ := s["src-address"].(string)
-		q, _ = strings.CutPrefix(addr, "/queues/")
-		if q == addr {
-			q = ""
-		}
-	} else {
-		q, _ = s["src-queue"].(string)
-	}
+	q := kind.ShovelQueue(s, "src")
 	if vh, ok := kind.ShovelLocalVhost(s, "src-uri"); !ok || vh != c.vhost {
 		return ""
 	}

@@ -181,12 +181,18 @@ func ascii(s string) bool {
 // its destination vhost: its dest-queue, or an amqp10 end's /queues/NAME
 // address; "" where it names none (an exchange, the messages' own
 // exchange, or an address mqctl does not read).
-func ShovelDestQueue(s map[string]any) string {
-	if ShovelProtocol(s, "dest") != "amqp10" {
-		q, _ := str(s, "dest-queue")
+func ShovelDestQueue(s map[string]any) string { return ShovelQueue(s, "dest") }
+
+// ShovelQueue is the queue a shovel with settings s consumes from (end
+// "src") or publishes to ("dest") in that end's vhost: its src-queue or
+// dest-queue, or an amqp10 end's /queues/NAME address, decoded as
+// RabbitMQ decodes it; "" where it names none.
+func ShovelQueue(s map[string]any, end string) string {
+	if ShovelProtocol(s, end) != "amqp10" {
+		q, _ := str(s, end+"-queue")
 		return q
 	}
-	addr, _ := str(s, "dest-address")
+	addr, _ := str(s, end+"-address")
 	if rest, ok := strings.CutPrefix(addr, "/queues/"); ok {
 		q, _ := decodeSegment(rest)
 		return q

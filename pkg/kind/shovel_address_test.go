@@ -130,3 +130,21 @@ func TestAMQP10URIs(t *testing.T) {
 		t.Errorf("federation upstream: %+v", ps)
 	}
 }
+
+// TestShovelQueue: an end's queue, an amqp10 address decoded as RabbitMQ
+// decodes it (the flows' source queue took "/queues/a%20b" as "a%20b").
+func TestShovelQueue(t *testing.T) {
+	for _, tc := range []struct {
+		s         map[string]any
+		end, want string
+	}{
+		{map[string]any{"src-queue": "q1"}, "src", "q1"},
+		{map[string]any{"src-protocol": "amqp10", "src-address": "/queues/a%20b"}, "src", "a b"},
+		{map[string]any{"dest-protocol": "amqp10", "dest-address": "/exchanges/x1/k"}, "dest", ""},
+		{map[string]any{"dest-queue": "q2"}, "dest", "q2"},
+	} {
+		if got := ShovelQueue(tc.s, tc.end); got != tc.want {
+			t.Errorf("ShovelQueue(%v, %s) = %q, want %q", tc.s, tc.end, got, tc.want)
+		}
+	}
+}
