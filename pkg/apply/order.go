@@ -6,6 +6,7 @@ package apply
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -128,13 +129,15 @@ func (s Step) String() string {
 //	deletes, in reverse: policies, bindings, queues, exchanges, vhosts
 //	  (a replace's delete half runs here)
 //	creates: exchanges, queues, bindings (with those a replace took down), policies
-//	deletes for good of bindings and policies whose vhost and ends stay
-//	  (kind.Spec.DeleteLate: make before break)
+//	deletes for good of policies, bindings and queues whose vhost (and a
+//	  binding's ends) stay, in that order (kind.Spec.DeleteLate: make
+//	  before break)
 func Order(p *plan.Plan) [][]Step {
 	byPhase := make([][]Step, kind.Phases)
 	// Objects deleted for good (not replaced): a binding on one of them is
 	// gone with it and cannot be restored. Taken down: deleted or
-	// replaced, so that what hangs on it goes with it.
+	// replaced before the writes, so that what hangs on it goes with it;
+	// an object deleted late is not (lateDeletes).
 	gone := map[plan.ObjectRef]bool{}
 	takenDown := map[plan.ObjectRef]bool{}
 	for i := range p.Changes {
@@ -145,6 +148,10 @@ func Order(p *plan.Plan) [][]Step {
 		if c.Action == plan.Delete || c.Action == plan.Replace {
 			takenDown[c.Ref()] = true
 		}
+	}
+	late := lateDeletes(p, takenDown)
+	for ref := range late {
+		delete(takenDown, ref)
 	}
 	for i := range p.Changes {
 		c := &p.Changes[i]
@@ -158,8 +165,8 @@ func Order(p *plan.Plan) [][]Step {
 				s.Binding = b.Binding
 			}
 			phase := spec.DeletePhase
-			if c.Action == plan.Delete && spec.DeleteLate && staysUnder(c, s.Binding, takenDown) {
-				phase = kind.LatePhase
+			if late[c.Ref()] || c.Action == plan.Delete && spec.DeleteLate && s.Binding != nil && staysUnder(c, s.Binding, takenDown) {
+				phase = spec.LateDeletePhase()
 			}
 			byPhase[phase] = append(byPhase[phase], s)
 		}
@@ -241,10 +248,33 @@ func settingsText(o plan.Object) string {
 	return strings.Join(parts, ", ")
 }
 
+// lateDeletes are the objects of p deleted for good after every write
+// (kind.Spec.DeleteLate) that others hang on: those of a kind without
+// ends (queues, policies) whose vhost stays, but for the queues of a
+// vhost whose max-queues has no room for them beside the queues the
+// apply declares (plan.Plan.QueuesDeletedFirst). takenDown is every
+// object deleted or replaced.
+func lateDeletes(p *plan.Plan, takenDown map[plan.ObjectRef]bool) map[plan.ObjectRef]bool {
+	late := map[plan.ObjectRef]bool{}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		spec, ok := kind.Of(c.Kind)
+		if !ok || c.Action != plan.Delete || !spec.DeleteLate || spec.NamedByEnds || !staysUnder(c, nil, takenDown) {
+			continue
+		}
+		if spec.HoldsMessages && slices.Contains(p.QueuesDeletedFirst, c.Vhost) {
+			continue
+		}
+		late[c.Ref()] = true
+	}
+	return late
+}
+
 // staysUnder reports whether what change c's object hangs on stays through
 // the apply: its vhost, and a binding's two ends (b), neither deleted nor
-// replaced. Then its delete can wait until every write is made; otherwise
-// it goes first, before what it hangs on (kind.Spec.DeleteLate).
+// replaced before the writes. Then its delete can wait until every write
+// is made; otherwise it goes first, before what it hangs on
+// (kind.Spec.DeleteLate).
 func staysUnder(c *plan.Change, b *topology.Binding, takenDown map[plan.ObjectRef]bool) bool {
 	if takenDown[plan.ObjectRef{Kind: kind.Vhost, Vhost: c.Vhost, Name: c.Vhost}] {
 		return false

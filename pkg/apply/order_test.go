@@ -98,7 +98,10 @@ func TestOrder(t *testing.T) {
 		// carried are bindings added to the replace's list, as a plan
 		// saved by another version might carry them.
 		carried []*topology.Binding
-		phases  [][]string
+		// first: the vhost's max-queues has no room for the queues the
+		// plan declares beside those it deletes (plan.QueuesDeletedFirst).
+		first  bool
+		phases [][]string
 	}{
 		{
 			// A binding on an object deleted goes before it; a policy
@@ -110,13 +113,41 @@ func TestOrder(t *testing.T) {
 				&topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "all", Definition: topology.Args{"max-length": int64(1)}}),
 			phases: [][]string{
 				{`delete binding old.x -> queue old.q []`},
-				{`delete queue "old.q"`},
 				{`delete exchange "old.x"`},
 				{`declare exchange "x"`},
 				{`declare queue "q"`},
 				{`create binding x -> queue q [k]`},
 				{`put policy "p"`},
 				{`delete policy "old.p"`},
+				{`delete queue "old.q"`},
+			},
+		},
+		{
+			// Renamed from a to b: the key reaches b before it stops
+			// reaching a, never neither; a's binding goes before a, so
+			// that its last messages come in before the delete checks
+			// that it holds none.
+			name: "a queue renamed: the new one declared and bound before the old one's binding and the old one go",
+			have: vhost(exchange("x", "direct"), queue("a", nil), bind("x", "queue", "a", "k")),
+			want: vhost(exchange("x", "direct"), queue("b", nil), bind("x", "queue", "b", "k")),
+			phases: [][]string{
+				{`declare queue "b"`},
+				{`create binding x -> queue b [k]`},
+				{`delete binding x -> queue a [k]`},
+				{`delete queue "a"`},
+			},
+		},
+		{
+			// max-queues has room for b only once a is gone: a goes first.
+			name:  "a queue renamed where max-queues has no room for both: the old one first",
+			have:  vhost(exchange("x", "direct"), queue("a", nil), bind("x", "queue", "a", "k")),
+			want:  vhost(exchange("x", "direct"), queue("b", nil), bind("x", "queue", "b", "k")),
+			first: true,
+			phases: [][]string{
+				{`delete binding x -> queue a [k]`},
+				{`delete queue "a"`},
+				{`declare queue "b"`},
+				{`create binding x -> queue b [k]`},
 			},
 		},
 		{
@@ -185,10 +216,10 @@ func TestOrder(t *testing.T) {
 			unmanaged: []*topology.Binding{bind("x", "queue", "gone", "k"), bind("x", "queue", "kept", "k")},
 			carried:   []*topology.Binding{bind("x", "queue", "gone", "k")},
 			phases: [][]string{
-				{`delete queue "gone"`},
 				{`delete exchange "x"`},
 				{`declare exchange "x"`},
 				{`restore binding x -> queue kept [k]`},
+				{`delete queue "gone"`},
 			},
 		},
 	}
@@ -199,6 +230,9 @@ func TestOrder(t *testing.T) {
 				if c := &p.Changes[i]; c.Action == plan.Replace && len(tc.carried) > 0 {
 					c.Bindings = append(c.Bindings, tc.carried...)
 				}
+			}
+			if tc.first {
+				p.QueuesDeletedFirst = []string{"v"}
 			}
 			phases := Order(p)
 			if d := cmp.Diff(tc.phases, render(phases)); d != "" {

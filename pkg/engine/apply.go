@@ -486,6 +486,7 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 		return nil, nil, nil, fmt.Errorf("the broker changed since this plan was made (%w)", ErrStalePlan)
 	}
 	p = in.Saved
+	e.deleteQueuesFirst(p, &l.current.Live)
 	// A node that went down since leaves the fingerprint alone (4.0
 	// still lists the queues on it): check again what is out of reach.
 	known, err := e.holdBack(ctx, p, l, locks.open)

@@ -194,6 +194,7 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 		known.exact.abandon()
 		return nil, nil, stakes{}, plan.Refuse(fmt.Errorf("plan refused, nothing was changed: %w", err), plan.RefusedVhostLimits, desired, nil)
 	}
+	e.deleteQueuesFirst(p, &l.current.Live)
 	p.Vhosts = scope
 	recs := records(l, desired.Declares(kind.User))
 	p.OutdatedRecords = outdatedRecords(recs)

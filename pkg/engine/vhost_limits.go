@@ -135,20 +135,66 @@ func (t limitsTally) heldRefusal(vh string, live *topology.Live) *rmqversion.Ref
 			Reason: fmt.Sprintf("the vhost holds %s and limits itself to %d (max-queues): the apply's lock is a queue of the vhost (mqctl.lock, held while it runs), and RabbitMQ would refuse it (queue limit in vhost is reached)", queues(held), limit),
 			Fix:    fmt.Sprintf("raise max-queues to at least %d (rabbitmqctl set_vhost_limits, or the management API), with room for the queues applications declare", held+1+t.creates[vh])}
 	}
-	after := limit
-	if l := t.loosened[vh]; l != nil {
-		n, ok := l.Int("max-queues")
-		if !ok || n < 0 {
-			return nil // the file lifts the limit before the declarations
-		}
-		after = n
+	after, limited := t.declareLimit(vh, live)
+	if !limited {
+		return nil
 	}
-	if need := held - t.deletes[vh] + t.creates[vh] + 1; t.creates[vh] > 0 && need > int(after) {
+	if need := held - t.deletes[vh] + t.creates[vh] + 1; t.creates[vh] > 0 && need > after {
 		return &rmqversion.Refusal{Vhost: vh, Object: "vhost limits", Key: "max-queues",
 			Reason: fmt.Sprintf("the vhost holds %s and limits itself to %d (max-queues) while the queues are declared; the apply deletes %d, declares %d and holds its lock queue (mqctl.lock), %d in all: RabbitMQ would refuse the declarations past the limit (queue limit in vhost is reached)", queues(held), after, t.deletes[vh], t.creates[vh], need),
 			Fix:    fmt.Sprintf("raise max-queues to at least %d (limits: {max-queues: %d} in the file: mqctl writes a raised limit before the declarations), with room for the queues applications declare; or declare fewer queues", need, need)}
 	}
 	return nil
+}
+
+// declareLimit is vhost vh's max-queues while the apply declares its
+// queues: the one the broker holds, or the one a loosening change of the
+// file writes before the declarations (plan.Loosened). limited is false
+// without one, or when mqctl could not read the vhost's limits.
+func (t limitsTally) declareLimit(vh string, live *topology.Live) (limit int, limited bool) {
+	v := live.State.Vhosts[vh]
+	if v == nil {
+		return 0, false
+	}
+	if _, unread := live.UnreadKind(vh, kind.VhostLimits); unread {
+		return 0, false
+	}
+	it := v.Items.Get(kind.VhostLimits, vh)
+	if it == nil {
+		return 0, false
+	}
+	n, ok := it.Settings.Int("max-queues")
+	if l := t.loosened[vh]; l != nil {
+		n, ok = l.Int("max-queues")
+	}
+	if !ok || n < 0 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// deleteQueuesFirst sets p.QueuesDeletedFirst: the vhosts whose queue
+// deletes must run before the apply's declarations, not after them as
+// make before break has it (kind.Spec.DeleteLate), because their
+// max-queues (in live, or as the file loosens it first) has room for the
+// queues the plan declares, beside those the vhost holds and the apply's
+// lock, only once the queues the plan deletes are gone. Where it has no
+// room even then, checkVhostLimits refuses the plan. The user is told of
+// each such vhost.
+func (e *Engine) deleteQueuesFirst(p *plan.Plan, live *topology.Live) {
+	t := tallyLimits(p)
+	p.QueuesDeletedFirst = nil
+	for _, vh := range slices.Sorted(maps.Keys(t.deletes)) {
+		v := live.State.Vhosts[vh]
+		limit, limited := t.declareLimit(vh, live)
+		if v == nil || !limited || t.creates[vh] == 0 {
+			continue
+		}
+		if need := len(v.Queues) + t.creates[vh] + 1; need > limit {
+			p.QueuesDeletedFirst = append(p.QueuesDeletedFirst, vh)
+			e.note("vhost %q: apply deletes the queues the plan drops before it declares the new ones, not after: the vhost's max-queues (%d) has no room for both, and a message routed to a deleted queue meanwhile goes nowhere (raise max-queues to at least %d to keep both until the new ones are bound)", vh, limit, need)
+		}
+	}
 }
 
 // queues is "1 queue" or "n queues".

@@ -82,3 +82,55 @@ func TestCheckVhostLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteQueuesFirst: a vhost's queue deletes run before the apply's
+// declarations only where its max-queues has room for them, beside the
+// queues it holds and the apply's lock, once the deleted ones are gone
+// (otherwise after them: make before break), and the user is told why.
+func TestDeleteQueuesFirst(t *testing.T) {
+	live := func(limit int64, held int) *topology.Live {
+		st := topology.New()
+		v := st.Vhost("v")
+		for i := range held {
+			name := string(rune('a' + i))
+			v.Queues[name] = &topology.Queue{Name: name, Durable: true}
+		}
+		if limit != 0 {
+			v.Items.Put(&topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: topology.Args{"max-queues": limit}})
+		}
+		return &topology.Live{State: st}
+	}
+	q := func(a plan.Action, name string) plan.Change {
+		return plan.Change{Action: a, Kind: kind.Queue, Vhost: "v", Name: name}
+	}
+	raise := plan.Change{Action: plan.Update, Kind: kind.VhostLimits, Vhost: "v", Name: "v",
+		Before: plan.ItemObject{Item: &topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: topology.Args{"max-queues": int64(3)}}},
+		After:  plan.ItemObject{Item: &topology.Item{Kind: kind.VhostLimits, Name: "v", Settings: topology.Args{"max-queues": int64(10)}}}}
+	for _, c := range []struct {
+		name    string
+		live    *topology.Live
+		changes []plan.Change
+		first   bool
+		note    string
+	}{
+		{"room for both", live(4, 2), []plan.Change{q(plan.Delete, "a"), q(plan.Create, "x")}, false, ""},
+		{"room once the deleted one is gone", live(3, 2), []plan.Change{q(plan.Delete, "a"), q(plan.Create, "x")}, true,
+			`vhost "v": apply deletes the queues the plan drops before it declares the new ones, not after: the vhost's max-queues (3) has no room for both, and a message routed to a deleted queue meanwhile goes nowhere (raise max-queues to at least 4 to keep both until the new ones are bound)`},
+		{"nothing declared", live(2, 2), []plan.Change{q(plan.Delete, "a")}, false, ""},
+		{"the file raises the limit first", live(3, 2), []plan.Change{raise, q(plan.Delete, "a"), q(plan.Create, "x")}, false, ""},
+		{"no limit", live(0, 9), []plan.Change{q(plan.Delete, "a"), q(plan.Create, "x")}, false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var notes []string
+			e := &Engine{opts: Options{Note: func(n string) { notes = append(notes, n) }}}
+			p := &plan.Plan{Changes: c.changes}
+			e.deleteQueuesFirst(p, c.live)
+			if got := len(p.QueuesDeletedFirst) == 1 && p.QueuesDeletedFirst[0] == "v"; got != c.first || len(p.QueuesDeletedFirst) > 1 {
+				t.Errorf("QueuesDeletedFirst = %q, want v there: %t", p.QueuesDeletedFirst, c.first)
+			}
+			if got := strings.Join(notes, "\n"); got != c.note {
+				t.Errorf("notes:\n%s\nwant:\n%s", got, c.note)
+			}
+		})
+	}
+}

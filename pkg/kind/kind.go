@@ -66,17 +66,20 @@ type Spec struct {
 	// Vhosts are created before anything is deleted and deleted after
 	// everything in them.
 	DeletePhase, WritePhase int
-	// DeleteLate: a delete for good of an object of the kind runs in
-	// LatePhase, after every write, when what the object hangs on (its
-	// vhost; a binding's ends) stays: make before break. A binding moved
-	// from one queue to another, or a policy renamed, is otherwise absent
+	// DeleteLate: a delete for good of an object of the kind runs after
+	// every write (its LateDeletePhase), when what the object hangs on
+	// (its vhost; a binding's ends, unless they are deleted late too)
+	// stays: make before break. A binding moved from one queue to
+	// another, a queue renamed, or a policy renamed, is otherwise absent
 	// while everything between the delete and the write phases is
 	// written, and a message published meanwhile is routed nowhere or
 	// expires without its dead-letter exchange (a binding moved with 300
 	// queue declarations between the two phases on RabbitMQ 4.3.6: 681 of
 	// 14,476 messages unroutable). Meanwhile both are in force: a copy
 	// to the old queue and the new, or the old policy or the new one,
-	// never neither.
+	// never neither. A queue is deleted late when its vhost's max-queues
+	// has room for it beside the queues the apply declares
+	// (plan.Plan.QueuesDeletedFirst).
 	DeleteLate bool
 	// Broker is true for a kind that lives on the broker, not in a vhost
 	// (users): its objects are in topology.Topology.Items, and its
@@ -137,7 +140,7 @@ type Spec struct {
 var specs = []Spec{
 	{Kind: Vhost, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
 	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6},
-	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, HoldsMessages: true},
+	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, DeleteLate: true, HoldsMessages: true},
 	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeleteLate: true, DeletedByKey: true, NamedByEnds: true},
 	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
 	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
@@ -299,13 +302,20 @@ func (k Kind) FieldNames() []string {
 	return Names(s.Item.Fields)
 }
 
-// LatePhase runs after every write: the deletes for good of the kinds
-// that delete late (Spec.DeleteLate).
+// LatePhase is the first phase after every write: the deletes for good
+// of the kinds that delete late (Spec.DeleteLate), each in its
+// LateDeletePhase.
 const LatePhase = 10
 
+// LateDeletePhase is the phase of a late delete of an object of the kind
+// (Spec.DeleteLate): after every write, in the order of the deletes
+// before them (DeletePhase), so that a binding goes before the queue it
+// binds, and the queue's last messages have nowhere else to come from.
+func (s Spec) LateDeletePhase() int { return LatePhase + s.DeletePhase - 1 }
+
 // Phases is the number of apply phases (DeletePhase, WritePhase and
-// LatePhase are below it).
-const Phases = 11
+// LateDeletePhase are below it).
+const Phases = LatePhase + 3
 
 // Unknown is the error of a stage given a kind it has no code for.
 func Unknown(stage string, k Kind) error {

@@ -167,3 +167,29 @@ func TestLooserLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestPhases: every phase is below Phases; a late delete runs after every
+// write, and late deletes keep the order of the deletes before the
+// writes (a binding before the queue it binds).
+func TestPhases(t *testing.T) {
+	lastWrite := 0
+	for _, s := range kind.All() {
+		lastWrite = max(lastWrite, s.WritePhase, kind.LoosenPhase)
+	}
+	for _, s := range kind.All() {
+		if s.DeletePhase >= kind.Phases || s.WritePhase >= kind.Phases {
+			t.Errorf("%s: delete phase %d, write phase %d, not below Phases (%d)", s.Kind, s.DeletePhase, s.WritePhase, kind.Phases)
+		}
+		if !s.DeleteLate {
+			continue
+		}
+		if p := s.LateDeletePhase(); p <= lastWrite || p >= kind.Phases {
+			t.Errorf("%s: late delete phase %d, want after every write (%d) and below Phases (%d)", s.Kind, p, lastWrite, kind.Phases)
+		}
+		for _, o := range kind.All() {
+			if o.DeleteLate && o.DeletePhase < s.DeletePhase && o.LateDeletePhase() >= s.LateDeletePhase() {
+				t.Errorf("%s is deleted before %s, but late after it", o.Kind, s.Kind)
+			}
+		}
+	}
+}

@@ -175,6 +175,12 @@ type Plan struct {
 	// keeps them as the file says, in place, but never adopts them, as a
 	// vhost that was there before: a file that drops one leaves it alone.
 	Preexisting []ObjectRef `json:"preexisting,omitempty"`
+	// QueuesDeletedFirst are the vhosts whose queue deletes run before
+	// the apply's writes, not after them (kind.Spec.DeleteLate): their
+	// max-queues has room for the queues the apply declares only once
+	// those it deletes are gone. The engine decides it from the limits it
+	// read, again when a saved plan is applied.
+	QueuesDeletedFirst []string `json:"-"`
 	// Unread are the kinds of object the broker would not let mqctl read
 	// in a vhost. Their absence from the state read means "unknown", not
 	// "none": the plan changes nothing of those kinds there (it neither

@@ -196,9 +196,11 @@ func TestReadSavedRefuses(t *testing.T) {
 }
 
 // The saved plan carries every field of a change and of a plan (but the
-// public format_version, and the preflight's answer, which apply asks for
-// again): a field added to Change must be added to the saved plan too, or
-// apply would lose it between plan --out and apply.
+// public format_version, the preflight's answer, which apply asks for
+// again, and the vhosts whose queues are deleted first, which apply
+// decides again from the limits it reads): a field added to Change must be
+// added to the saved plan too, or apply would lose it between plan --out
+// and apply.
 func TestSavedCarriesEveryField(t *testing.T) {
 	for _, tc := range []struct {
 		internal, saved any
@@ -207,7 +209,7 @@ func TestSavedCarriesEveryField(t *testing.T) {
 		{Change{}, savedChange{}, nil},
 		{FieldChange{}, savedField{}, nil},
 		// A plan with conflicts, or any refusal, is refused: never saved.
-		{Plan{}, savedPlan{}, []string{"FormatVersion", "Preflight", "Conflicts", "Refusals"}},
+		{Plan{}, savedPlan{}, []string{"FormatVersion", "Preflight", "QueuesDeletedFirst", "Conflicts", "Refusals"}},
 	} {
 		it, st := reflect.TypeOf(tc.internal), reflect.TypeOf(tc.saved)
 		for i := range it.NumField() {
