@@ -129,9 +129,9 @@ func (s Step) String() string {
 //	deletes, in reverse: policies, bindings, queues, exchanges, vhosts
 //	  (a replace's delete half runs here)
 //	creates: exchanges, queues, bindings (with those a replace took down), policies
-//	deletes for good of policies, bindings and queues whose vhost (and a
-//	  binding's ends) stay, in that order (kind.Spec.DeleteLate: make
-//	  before break)
+//	deletes for good of policies, bindings, queues and exchanges whose
+//	  vhost (and a binding's ends) stay, in that order
+//	  (kind.Spec.DeleteLate: make before break)
 func Order(p *plan.Plan) [][]Step {
 	byPhase := make([][]Step, kind.Phases)
 	// Objects deleted for good (not replaced): a binding on one of them is
@@ -250,7 +250,7 @@ func settingsText(o plan.Object) string {
 
 // lateDeletes are the objects of p deleted for good after every write
 // (kind.Spec.DeleteLate) that others hang on: those of a kind without
-// ends (queues, policies) whose vhost stays, but for the queues of a
+// ends (exchanges, queues, policies) whose vhost stays, but for the queues of a
 // vhost whose max-queues has no room for them beside the queues the
 // apply declares (plan.Plan.QueuesDeletedFirst). takenDown is every
 // object deleted or replaced.

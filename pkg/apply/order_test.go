@@ -104,22 +104,36 @@ func TestOrder(t *testing.T) {
 		phases [][]string
 	}{
 		{
-			// A binding on an object deleted goes before it; a policy
-			// dropped goes after the writes (make before break).
+			// What the plan deletes for good goes after the writes
+			// (make before break), a binding before what it binds.
 			name: "phases: deletes in reverse dependency order, then creates, then late deletes",
 			have: vhost(exchange("old.x", "fanout"), queue("old.q", nil), bind("old.x", "queue", "old.q", ""),
 				&topology.Policy{Name: "old.p", Pattern: ".*", ApplyTo: "all", Definition: topology.Args{"max-length": int64(1)}}),
 			want: vhost(exchange("x", "topic"), queue("q", nil), bind("x", "queue", "q", "k"),
 				&topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "all", Definition: topology.Args{"max-length": int64(1)}}),
 			phases: [][]string{
-				{`delete binding old.x -> queue old.q []`},
-				{`delete exchange "old.x"`},
 				{`declare exchange "x"`},
 				{`declare queue "q"`},
 				{`create binding x -> queue q [k]`},
 				{`put policy "p"`},
 				{`delete policy "old.p"`},
+				{`delete binding old.x -> queue old.q []`},
 				{`delete queue "old.q"`},
+				{`delete exchange "old.x"`},
+			},
+		},
+		{
+			// Renamed from x to y: a publisher to x (or an exchange bound
+			// to it, or a queue dead-lettering to it) keeps its route
+			// until y is made and bound.
+			name: "an exchange renamed: the new one declared and bound before the old one goes",
+			have: vhost(exchange("x", "direct"), queue("a", nil), bind("x", "queue", "a", "k")),
+			want: vhost(exchange("y", "direct"), queue("a", nil), bind("y", "queue", "a", "k")),
+			phases: [][]string{
+				{`declare exchange "y"`},
+				{`create binding y -> queue a [k]`},
+				{`delete binding x -> queue a [k]`},
+				{`delete exchange "x"`},
 			},
 		},
 		{
@@ -205,8 +219,9 @@ func TestOrder(t *testing.T) {
 			},
 			carried: []*topology.Binding{bind("x", "exchange", "gone.dst", "k"), bind("gone.src", "exchange", "x", "")},
 			phases: [][]string{
-				{`delete exchange "gone.dst"`, `delete exchange "gone.src"`, `delete exchange "x"`},
+				{`delete exchange "x"`},
 				{`declare exchange "x"`},
+				{`delete exchange "gone.dst"`, `delete exchange "gone.src"`},
 			},
 		},
 		{

@@ -53,8 +53,8 @@ func newApplyCmd(g *globals) *cobra.Command {
 		Long: `apply makes the broker match the file: it plans, shows the plan, asks for
 confirmation on a terminal (or --auto-approve), then creates, updates, replaces
 and deletes in order (vhosts, exchanges, queues, bindings, policies; deletes in
-reverse; a policy, binding or queue deleted for good goes after the writes, so
-that what replaces it is in place first), printing progress.
+reverse; a policy, binding, queue or exchange deleted for good goes after the
+writes, so that what replaces it is in place first), printing progress.
 
 Nothing is lost: a queue holding messages or with consumers is never deleted or
 replaced without --allow-data-loss (checked again at the moment of deletion),

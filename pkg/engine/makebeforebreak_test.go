@@ -37,6 +37,30 @@ vhosts:
       - {source: orders, destination: b, routing_key: k}
 `
 
+// publisher returns a function that publishes one mandatory message with
+// key k to exchange x on ch (in confirm mode: testbroker.Channel), and says whether the broker
+// routed it to a queue.
+func publisher(t *testing.T, ch *amqp.Channel, x string) func() bool {
+	t.Helper()
+	returns := ch.NotifyReturn(make(chan amqp.Return, 4))
+	return func() bool {
+		t.Helper()
+		dc, err := ch.PublishWithDeferredConfirmWithContext(t.Context(), x, "k", true, false, amqp.Publishing{Body: []byte("m")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !dc.Wait() {
+			t.Fatal("the broker nacked the message")
+		}
+		select {
+		case <-returns:
+			return false
+		default:
+			return true
+		}
+	}
+}
+
 // TestBindingMovedNeverRoutesNowhere: a binding moved from queue a to
 // queue b is created before the old one is deleted (kind.LatePhase: make
 // before break). A message published with its key while the apply declares
@@ -52,25 +76,7 @@ func TestBindingMovedNeverRoutesNowhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := f.b.Channel(t, f.vhost)
-	returns := ch.NotifyReturn(make(chan amqp.Return, 4))
-	// publish sends one mandatory message with key k and says whether the
-	// broker routed it to a queue.
-	publish := func() bool {
-		t.Helper()
-		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "orders", "k", true, false, amqp.Publishing{Body: []byte("m")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !dc.Wait() {
-			t.Fatal("the broker nacked the message")
-		}
-		select {
-		case <-returns:
-			return false
-		default:
-			return true
-		}
-	}
+	publish := publisher(t, ch, "orders")
 	var mu sync.Mutex
 	midway, tried := false, false
 	opts := engine.ApplyOptions{Progress: func(ev apply.Event) {
@@ -146,23 +152,7 @@ func TestQueueRenamedLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := f.b.Channel(t, f.vhost)
-	returns := ch.NotifyReturn(make(chan amqp.Return, 4))
-	publish := func() bool {
-		t.Helper()
-		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "orders", "k", true, false, amqp.Publishing{Body: []byte("m")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !dc.Wait() {
-			t.Fatal("the broker nacked the message")
-		}
-		select {
-		case <-returns:
-			return false
-		default:
-			return true
-		}
-	}
+	publish := publisher(t, ch, "orders")
 	var mu sync.Mutex
 	routed := map[string]bool{}
 	opts := engine.ApplyOptions{Progress: func(ev apply.Event) {
@@ -208,5 +198,74 @@ func TestQueueRenamedLosesNothing(t *testing.T) {
 	}
 	if _, err := ch.QueueDeclarePassive("a", true, false, false, false, nil); err == nil {
 		t.Error("queue a is still there once drained and applied again")
+	}
+}
+
+const exchangeE = `version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      a: {type: direct}
+      e: {type: direct}
+    queues:
+      q: {}
+    bindings:
+      - {source: a, destination: e, destination_type: exchange, routing_key: k}
+      - {source: e, destination: q, routing_key: k}
+`
+
+const exchangeRenamedToF = `version: 1
+vhosts:
+  ${VHOST}:
+    exchanges:
+      a: {type: direct}
+      f: {type: direct}
+    queues:
+      q: {}
+    bindings:
+      - {source: a, destination: f, destination_type: exchange, routing_key: k}
+      - {source: f, destination: q, routing_key: k}
+`
+
+// TestExchangeRenamedNeverRoutesNowhere: an exchange e, bound from
+// exchange a and to queue q, renamed to f. f is declared and bound before
+// e and its bindings go (kind.Spec.DeleteLate), so a message published to
+// a while apply declares f reaches q through e. When apply deleted e
+// first, it came back unroutable (as a dead letter whose dead-letter
+// exchange is renamed so: dropped).
+func TestExchangeRenamedNeverRoutesNowhere(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(exchangeE)}, engine.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ch := f.b.Channel(t, f.vhost)
+	publish := publisher(t, ch, "a")
+	var mu sync.Mutex
+	midway, tried := false, false
+	opts := engine.ApplyOptions{Progress: func(ev apply.Event) {
+		if ev.Err != nil || ev.Step.Op() != apply.OpDeclareExchange || ev.Step.Name != "f" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		tried, midway = true, publish()
+	}}
+	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(exchangeRenamedToF)}, opts)
+	if err != nil || out.Result == nil || !out.Result.OK() {
+		t.Fatalf("apply: %+v, %v", out, err)
+	}
+	if !tried {
+		t.Fatal("apply declared no exchange f")
+	}
+	if !midway {
+		t.Error("a message published to a while apply declared exchange f came back unroutable: e went before f was bound")
+	}
+	if !publish() {
+		t.Error("after the apply, a message published to a came back unroutable")
+	}
+	if qi, err := ch.QueueDeclarePassive("q", true, false, false, false, nil); err != nil || qi.Messages != 2 {
+		t.Errorf("queue q: %+v, %v; want both messages", qi, err)
 	}
 }

@@ -70,7 +70,8 @@ type Spec struct {
 	// every write (its LateDeletePhase), when what the object hangs on
 	// (its vhost; a binding's ends, unless they are deleted late too)
 	// stays: make before break. A binding moved from one queue to
-	// another, a queue renamed, or a policy renamed, is otherwise absent
+	// another, a queue or an exchange renamed, or a policy renamed, is
+	// otherwise absent
 	// while everything between the delete and the write phases is
 	// written, and a message published meanwhile is routed nowhere or
 	// expires without its dead-letter exchange (a binding moved with 300
@@ -139,7 +140,7 @@ type Spec struct {
 
 var specs = []Spec{
 	{Kind: Vhost, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
-	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6},
+	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6, DeleteLate: true},
 	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, DeleteLate: true, HoldsMessages: true},
 	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeleteLate: true, DeletedByKey: true, NamedByEnds: true},
 	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
@@ -315,7 +316,7 @@ func (s Spec) LateDeletePhase() int { return LatePhase + s.DeletePhase - 1 }
 
 // Phases is the number of apply phases (DeletePhase, WritePhase and
 // LateDeletePhase are below it).
-const Phases = LatePhase + 3
+const Phases = LatePhase + 4
 
 // Unknown is the error of a stage given a kind it has no code for.
 func Unknown(stage string, k Kind) error {
