@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -134,6 +135,10 @@ var preflightCases = []preflightCase{
 		answers: map[string]string{"4.3": "Non empty binding 'k' key not permitted", "4.0": "Non empty binding", "3.10": "unknown exchange type"}},
 }
 
+// invalidArg matches the argument RabbitMQ names in its refusal of a
+// queue's arguments.
+var invalidArg = regexp.MustCompile(`invalid arg '([^']+)'`)
+
 // withNeighbour adds to a case's file an exchange of a shape the vhost
 // does not hold: the plan has two changes at least, and is tried in a
 // throwaway vhost.
@@ -210,6 +215,14 @@ func TestPreflightStopsWhatTheBrokerRefuses(t *testing.T) {
 						refused = append(refused, fmt.Sprintf("%s %s", o.Kind, o.Name))
 						if o.Pos.Line == 0 || !strings.Contains(err.Error(), o.Pos.String()) {
 							t.Errorf("the error does not name where %s %s is declared (%v): %v", o.Kind, o.Name, o.Pos, err)
+						}
+						// The broker names the argument it refuses: the
+						// place is that argument's, not the object's.
+						if m := invalidArg.FindStringSubmatch(r.Reason); m != nil {
+							lines := strings.Split(src, "\n")
+							if o.Pos.Line > len(lines) || o.Pos.Col < 1 || !strings.Contains(lines[o.Pos.Line-1][:min(o.Pos.Col-1, len(lines[o.Pos.Line-1]))], m[1]+":") {
+								t.Errorf("RabbitMQ %s refuses argument %s of %s %s: the place given, %v, is not that argument's", line, m[1], o.Kind, o.Name, o.Pos)
+							}
 						}
 					}
 				}

@@ -131,7 +131,7 @@ func Start(ctx context.Context, c *broker.Client, p *plan.Plan, held *topology.T
 	}
 	// The trials do not wait for the connection: remove does.
 	tw.hold(ctx, o)
-	t := &trier{c: c, vhost: name, sem: make(chan struct{}, o.Parallelism), refused: map[string]*Refusal{}}
+	t := &trier{c: c, vhost: name, sem: make(chan struct{}, o.Parallelism), refused: map[string]*Refusal{}, changes: changesByRef(p)}
 	err = t.run(ctx, trials)
 	go tw.remove(ctx, rep)
 	if err != nil {
@@ -324,6 +324,18 @@ type trier struct {
 	// sources maps an exchange shape to the name of an exchange of that
 	// shape in the throwaway vhost ("" when the broker refused it).
 	sources map[string]string
+	// changes are the plan's changes by their object, for where the file
+	// writes what the broker refuses (refusedAt).
+	changes map[plan.ObjectRef]*plan.Change
+}
+
+// changesByRef maps each change of p by its object.
+func changesByRef(p *plan.Plan) map[plan.ObjectRef]*plan.Change {
+	out := make(map[plan.ObjectRef]*plan.Change, len(p.Changes))
+	for i := range p.Changes {
+		out[p.Changes[i].Ref()] = &p.Changes[i]
+	}
+	return out
 }
 
 // name returns a new object name in the throwaway vhost.
@@ -444,8 +456,29 @@ func Refused(rep *Report, c *plan.Change, err error) bool {
 	if !ok || !rep.ByWrite {
 		return false
 	}
-	rep.Refusals = []Refusal{{Kind: c.Kind, Reason: reason, Objects: []Object{{ObjectRef: c.Ref(), Pos: c.Pos}}}}
+	rep.Refusals = []Refusal{{Kind: c.Kind, Reason: reason, Objects: []Object{{ObjectRef: c.Ref(), Pos: refusedAt(c, reason)}}}}
 	return true
+}
+
+// refusedArg matches the argument the broker names in its refusal of a
+// queue's ("invalid arg 'x-max-length' for queue …", rabbit_amqqueue at
+// v3.10.8 to v4.3.5) or an exchange's arguments.
+var refusedArg = regexp.MustCompile(`invalid arg '([^']+)'`)
+
+// refusedAt is where the file writes what the broker refused of change
+// c's object, in its words reason: the argument it names, where the file
+// says where (topology.Meta.PosOf), else the object.
+func refusedAt(c *plan.Change, reason string) topology.Pos {
+	m := refusedArg.FindStringSubmatch(reason)
+	if m == nil {
+		return c.Pos
+	}
+	if o, ok := c.After.(interface{ PosOf(string) topology.Pos }); ok {
+		if p := o.PosOf(m[1]); !p.IsZero() {
+			return p
+		}
+	}
+	return c.Pos
 }
 
 // judge records a trial's refusal; any other error is returned.
@@ -499,6 +532,11 @@ func (t *trier) refusals() []Refusal {
 	out := make([]Refusal, 0, len(t.order))
 	for _, cause := range t.order {
 		r := *t.refused[cause]
+		for i, o := range r.Objects {
+			if c := t.changes[o.ObjectRef]; c != nil {
+				r.Objects[i].Pos = refusedAt(c, r.Reason)
+			}
+		}
 		sortObjects(r.Objects)
 		first := r.Objects[0]
 		r.Reason = strings.ReplaceAll(strings.ReplaceAll(r.Reason, nameMark, first.Name), vhostMark, first.Vhost)

@@ -242,3 +242,31 @@ vhosts:
 		t.Errorf("trials of shapes the broker holds: %v", got)
 	}
 }
+
+// TestRefusedAt: a refusal that names one of the queue's arguments points
+// at that argument in the file; any other, at the queue.
+func TestRefusedAt(t *testing.T) {
+	src := "version: 1\nvhosts:\n  v:\n    queues:\n      q:\n        arguments:\n          x-consumer-timeout: 60000\n"
+	p := plan.Diff(load(t, src), plan.Current{Live: topology.Live{State: topology.New()}})
+	var c *plan.Change
+	for i := range p.Changes {
+		if p.Changes[i].Kind == kind.Queue {
+			c = &p.Changes[i]
+		}
+	}
+	if c == nil {
+		t.Fatal("no queue in the plan")
+	}
+	for _, tc := range []struct {
+		reason string
+		line   int
+	}{
+		{"PRECONDITION_FAILED - invalid arg 'x-consumer-timeout' for queue 'mqctl.preflight.1' in vhost 'x' of queue type rabbit_classic_queue", 7},
+		{"PRECONDITION_FAILED - invalid arg 'x-other' for queue 'mqctl.preflight.1'", 5},
+		{"unsupported queue version '1'", 5},
+	} {
+		if got := refusedAt(c, tc.reason); got.Line != tc.line {
+			t.Errorf("%q: at %v, want line %d", tc.reason, got, tc.line)
+		}
+	}
+}
