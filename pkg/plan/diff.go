@@ -569,7 +569,10 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 
 	ref := ObjectRef{Kind: KindVhost, Vhost: name, Name: name}
 	first := len(d.p.Changes) // this vhost's changes start here
-	d.ends = map[endKey]Print{}
+	// Sized for the broker's exchanges and queues, whose prints are all
+	// kept (a no-op plan's, the most common): grown from empty, the map
+	// of 50,000 queues made 3.5 MB of garbage as it doubled.
+	d.ends = make(map[endKey]Print, len(have.Exchanges)+len(have.Queues))
 	if rec, ok := d.record(ref, vhostPrint); ok {
 		d.found[name]++ // a vhost's own entry: its record goes with it
 		if rec != vhostPrint && want != nil {
@@ -919,8 +922,14 @@ func (d *differ) vhostLeft(name string, have *topology.Vhost) {
 //
 // The current bindings are indexed once by source and by destination, and
 // what each one allows (deleted on its own, an end gone) is decided once:
-// the work is linear in the changes plus the bindings.
+// the work is linear in the changes plus the bindings. Changes that
+// replace or delete no exchange or queue (a no-op plan's, most plans')
+// take nothing down, and nothing is indexed: at 50,002 objects the index
+// was 1.8 MB of garbage the no-op plan made under its memory limit.
 func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string, deleted map[string]bool, gone map[ObjectRef]bool, changes []Change) {
+	if !slices.ContainsFunc(changes, takesDown) {
+		return
+	}
 	type end struct {
 		kind Kind
 		name string
@@ -945,7 +954,7 @@ func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string,
 	for i := range changes {
 		d.visits++
 		c := &changes[i]
-		if (c.Action != Replace && c.Action != Delete) || (c.Kind != KindQueue && c.Kind != KindExchange) {
+		if !takesDown(*c) {
 			continue
 		}
 		var src []int // the bindings out of an exchange
@@ -963,6 +972,12 @@ func (d *differ) takenDown(name string, have *topology.Vhost, haveKeys []string,
 			c.Bindings = append(c.Bindings, have.Bindings[j])
 		}
 	}
+}
+
+// takesDown reports whether c takes bindings down with it: the replace or
+// delete of an exchange or a queue.
+func takesDown(c Change) bool {
+	return (c.Action == Replace || c.Action == Delete) && (c.Kind == KindQueue || c.Kind == KindExchange)
 }
 
 // othersTakenDown refuses the delete of an exchange or queue (among the

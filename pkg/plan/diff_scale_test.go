@@ -293,3 +293,39 @@ func TestPrefetchPlansAsNameByName(t *testing.T) {
 		}
 	}
 }
+
+// Only the replace or delete of an exchange or a queue takes bindings
+// down: a plan without one (a no-op plan, one that only creates) indexes
+// no binding for it (takenDown visits nothing).
+func TestTakenDownOnlyForReplacesAndDeletes(t *testing.T) {
+	replaced := pairs("bench", 50, 10000, "direct")
+	replaced.Vhosts["bench"].Queues["svc007.q00007"].Arguments["x-max-length"] = int64(5)
+	for _, tc := range []struct {
+		name    string
+		desired *topology.Topology
+		down    bool
+	}{
+		{"no-op", pairs("bench", 50, 10000, "direct"), false},
+		{"creates only", pairs("bench", 60, 10000, "direct"), false},
+		{"one queue replaced", replaced, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cur := pairs("bench", 50, 10000, "direct")
+			p, v := visits(tc.desired, Current{Live: topology.Live{State: cur}, Managed: ManagedOf(RecordedOf(cur, managedAll(cur)))})
+			if !tc.down {
+				if v != 0 {
+					t.Errorf("%+v: takenDown took %d steps, want none", p.Summary(), v)
+				}
+				return
+			}
+			if v == 0 {
+				t.Errorf("%+v: takenDown took no step", p.Summary())
+			}
+			for _, c := range p.Changes {
+				if c.Action == Replace && len(c.Bindings) != 1 {
+					t.Errorf("the replace of %s takes down %d bindings, want its one", c.Name, len(c.Bindings))
+				}
+			}
+		})
+	}
+}
