@@ -2,6 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -325,6 +328,85 @@ func TestTakenDownOnlyForReplacesAndDeletes(t *testing.T) {
 				if c.Action == Replace && len(c.Bindings) != 1 {
 					t.Errorf("the replace of %s takes down %d bindings, want its one", c.Name, len(c.Bindings))
 				}
+			}
+		})
+	}
+}
+
+// The diff pairs the two sides' bindings in key order without keying
+// them: in whatever order each side lists them, with a key listed twice,
+// bindings that differ by their arguments alone, and exchange-to-exchange
+// bindings, it creates and deletes what a diff by Binding.Key does, in key
+// order.
+func TestBindingsPairedInKeyOrder(t *testing.T) {
+	xb := func(src, dst, key string) *topology.Binding {
+		return &topology.Binding{Source: src, Destination: dst, DestinationType: topology.DestExchange, RoutingKey: key}
+	}
+	withArgs := func(b *topology.Binding, a topology.Args) *topology.Binding { b.Arguments = a; return b }
+	both := []*topology.Binding{bind("a", "q1", "k"), xb("a", "b", "k"), withArgs(bind("h", "q2", ""), topology.Args{"x-match": "all", "c": "1"}), bind("b", "q1", "")}
+	fileOnly := []*topology.Binding{bind("a", "q1", "j"), withArgs(bind("h", "q2", ""), topology.Args{"x-match": "any"}), bind("c", "q3", "k"), bind("a", "q10", "k")}
+	brokerOnly := []*topology.Binding{bind("a", "q1", "l"), withArgs(bind("h", "q2", ""), topology.Args{"x-match": "all"}), xb("a", "a", "self"), bind("", "q1", "q1x")}
+	clone := func(bs []*topology.Binding) []*topology.Binding {
+		out := make([]*topology.Binding, len(bs))
+		for i, b := range bs {
+			c := *b
+			out[i] = &c
+		}
+		return out
+	}
+	side := func(bs []*topology.Binding, order string) []*topology.Binding {
+		bs = clone(bs)
+		switch order {
+		case "sorted":
+			slices.SortStableFunc(bs, topology.CompareBindings)
+		case "reversed":
+			slices.SortStableFunc(bs, topology.CompareBindings)
+			slices.Reverse(bs)
+		case "shuffled":
+			rand.New(rand.NewPCG(1, 2)).Shuffle(len(bs), func(i, j int) { bs[i], bs[j] = bs[j], bs[i] })
+		}
+		return bs
+	}
+	// What a diff by key plans: each key once, in key order.
+	var want []row
+	keys := map[string]row{}
+	for _, b := range fileOnly {
+		keys[b.Key()] = row{Create, KindBinding, BindingName(b)}
+	}
+	for _, b := range brokerOnly {
+		keys[b.Key()] = row{Delete, KindBinding, BindingName(b)}
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		want = append(want, keys[k])
+	}
+	fill := func(bs []*topology.Binding) func(v *topology.Vhost) {
+		return func(v *topology.Vhost) {
+			for _, e := range []string{"a", "b", "c", "h"} {
+				v.Exchanges[e] = x(e, "direct")
+			}
+			for _, n := range []string{"q1", "q2", "q3", "q10"} {
+				v.Queues[n] = q(n, nil)
+			}
+			v.Bindings = bs
+		}
+	}
+	for _, order := range []string{"sorted", "reversed", "shuffled"} {
+		t.Run(order, func(t *testing.T) {
+			// The file lists one binding twice.
+			desired := vh("/", fill(side(append(append(slices.Clone(both), fileOnly...), both[1]), order)))
+			cur := vh("/", fill(side(append(slices.Clone(both), brokerOnly...), order)))
+			p := Diff(desired, Current{Live: topology.Live{State: cur}, Managed: ManagedOf(RecordedOf(cur, managedAll(cur)))})
+			var got []row
+			for _, c := range p.Changes {
+				if c.Kind == KindBinding {
+					got = append(got, row{c.Action, c.Kind, c.Name})
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("binding changes (-by key +got):\n%s", diff)
+			}
+			if s := p.Summary(); s.Create+s.Delete != len(got) || s.Update+s.Replace != 0 {
+				t.Errorf("summary %+v, want only the %d binding changes", s, len(got))
 			}
 		})
 	}
