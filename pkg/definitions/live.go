@@ -169,7 +169,8 @@ type LiveVhost struct {
 }
 
 // MapLive maps one vhost's live objects onto the model, emptying doc as it
-// goes (a mapped object is garbage at once). Built-in exchanges, exclusive
+// goes (a mapped object is garbage at once; a queue's arguments table
+// becomes the model's). Built-in exchanges, exclusive
 // and server-named queues and their bindings and the default exchange's
 // implicit bindings are left out; operator policies come from
 // doc.OperatorPolicies and from "operator_policy" runtime parameters (3.10,
@@ -216,7 +217,8 @@ func NewLiveMapper(lv LiveVhost) *LiveMapper {
 	return m
 }
 
-// Queue maps queue q.
+// Queue maps queue q, whose arguments table becomes the model's queue's
+// (normalised where it is): the caller lets go of it.
 func (m *LiveMapper) Queue(q Queue) {
 	if m.exported != nil {
 		m.exported[q.Name] = true
@@ -227,7 +229,9 @@ func (m *LiveMapper) Queue(q Queue) {
 		m.dropped[q.Name] = true
 		return
 	}
-	m.v.Queues[q.Name] = MapQueue(q, l.typ, m.lv.DefaultQueueType)
+	// Each queue comes to the mapper alone, decoded from the stream or
+	// taken out of the document (Finish): its arguments are the model's.
+	m.v.Queues[q.Name] = mapOwnedQueue(q, l.typ, m.lv.DefaultQueueType)
 }
 
 // Binding maps binding b.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -359,5 +360,30 @@ func TestMapQueueType(t *testing.T) {
 				t.Errorf("type %q args %v, want %q %v", got.Type, got.Arguments, tt.want, tt.wantArgs)
 			}
 		})
+	}
+}
+
+// A queue comes to the mapper alone (decoded from the stream, or taken out
+// of the document): its arguments table becomes the model's, normalised
+// where it is, not copied (the copies were 8 MB of garbage in the read of
+// 50,000 queues).
+func TestLiveMapperKeepsQueueArguments(t *testing.T) {
+	args := map[string]any{"x-max-length": json.Number("5"), "x-queue-type": "quorum", "x-dead-letter-exchange": "dlx"}
+	m := NewLiveMapper(LiveVhost{Name: "v"})
+	m.Queue(Queue{Name: "q", Durable: true, Arguments: args})
+	got := m.v.Queues["q"]
+	if got == nil {
+		t.Fatal("queue q not mapped")
+	}
+	if want := (topology.Args{"x-max-length": int64(5), "x-dead-letter-exchange": "dlx"}); !reflect.DeepEqual(got.Arguments, want) || got.Type != topology.QueueQuorum {
+		t.Errorf("mapped as %s with %#v, want quorum with %#v", got.Type, got.Arguments, want)
+	}
+	if reflect.ValueOf(got.Arguments).UnsafePointer() != reflect.ValueOf(args).UnsafePointer() {
+		t.Errorf("the queue's arguments were copied")
+	}
+	// MapQueue, for a queue whose table its caller keeps, copies it.
+	kept := map[string]any{"x-max-length": json.Number("5")}
+	if q := MapQueue(Queue{Name: "q", Arguments: kept}); reflect.ValueOf(q.Arguments).UnsafePointer() == reflect.ValueOf(kept).UnsafePointer() || kept["x-max-length"] != json.Number("5") {
+		t.Errorf("MapQueue changed its caller's table: %#v", kept)
 	}
 }

@@ -133,7 +133,19 @@ func MapExchange(e Exchange) *topology.Exchange {
 // type), else classic. A non-string x-queue-type names no type (Read
 // rejects it before).
 func MapQueue(q Queue, fallbacks ...string) *topology.Queue {
-	args, lifted, _ := topology.LiftQueueType(topology.Args(q.Arguments).Normalized())
+	return mapQueue(q, topology.Args(q.Arguments).Normalized(), fallbacks)
+}
+
+// mapOwnedQueue is MapQueue of a queue whose arguments table nothing else
+// holds (a queue just decoded): the table is normalised where it is and
+// becomes the model's.
+func mapOwnedQueue(q Queue, fallbacks ...string) *topology.Queue {
+	return mapQueue(q, topology.Args(q.Arguments).NormalizedInPlace(), fallbacks)
+}
+
+// mapQueue maps q, its arguments normalised (args), onto the model.
+func mapQueue(q Queue, args topology.Args, fallbacks []string) *topology.Queue {
+	args, lifted, _ := topology.LiftQueueType(args)
 	typ, _ := lifted.(string)
 	if typ == "" {
 		typ = q.Type

@@ -162,6 +162,20 @@ func (a Args) Normalized() Args {
 	return out
 }
 
+// NormalizedInPlace normalises a's values where they are and returns a;
+// nil for an empty table, as Normalized. For a table nothing else holds
+// (one just decoded): Normalized's copy of each queue's arguments in a
+// vhost's definitions was 8 MB of garbage at 50,000 queues.
+func (a Args) NormalizedInPlace() Args {
+	if len(a) == 0 {
+		return nil
+	}
+	for k, v := range a {
+		a[k] = Normalize(v)
+	}
+	return a
+}
+
 // Clone returns a deep copy of a.
 func (a Args) Clone() Args { return a.Normalized() }
 
