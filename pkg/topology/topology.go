@@ -4,7 +4,6 @@
 package topology
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -460,24 +459,26 @@ func (v *Vhost) SortBindings() {
 
 // CompareBindings orders bindings as their Keys compare, field by field
 // and without building the keys: sorting 25,000 bindings by Key() built
-// some 750,000 strings.
+// some 750,000 strings. Each field is compared once (strings.Compare):
+// cmp.Compare tests strings for NaN and then compares them twice, and two
+// bindings of one exchange share their source and destination type.
 func CompareBindings(a, b *Binding) int {
-	if c := cmp.Compare(a.Source, b.Source); c != 0 {
+	if c := strings.Compare(a.Source, b.Source); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.DestinationType, b.DestinationType); c != 0 {
+	if c := strings.Compare(a.DestinationType, b.DestinationType); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Destination, b.Destination); c != 0 {
+	if c := strings.Compare(a.Destination, b.Destination); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.RoutingKey, b.RoutingKey); c != 0 {
+	if c := strings.Compare(a.RoutingKey, b.RoutingKey); c != 0 {
 		return c
 	}
 	if len(a.Arguments) == 0 && len(b.Arguments) == 0 {
 		return 0
 	}
-	return cmp.Compare(a.Arguments.Canonical(), b.Arguments.Canonical())
+	return strings.Compare(a.Arguments.Canonical(), b.Arguments.Canonical())
 }
 
 // BindingsFrom returns the bindings whose source is exchange name.
