@@ -179,6 +179,13 @@ type DeadLetterEnd struct {
 	// queue and tries again until a route exists. Dropped is then false,
 	// and Why says why they reach none.
 	Held bool `json:"held,omitempty"`
+	// Refused, for reason maxlen, is true when the dead letters are the
+	// messages the full queue refuses (a classic queue's overflow
+	// reject-publish-dlx: the publisher gets a basic.nack for each, and
+	// can publish it again), not its oldest messages, which it drops to
+	// take the new ones (drop-head, the default, and a quorum queue's
+	// reject-publish-dlx: the publisher is told nothing).
+	Refused bool `json:"refused,omitempty"`
 }
 
 // DeadLetter is one queue's dead letters for one reason whose destination

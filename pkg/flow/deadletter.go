@@ -67,11 +67,12 @@ func (c *vhostCompare) findDeadLetterChanges() {
 
 // dlUnchanged reports whether every dead letter of queue q (declared as
 // qb before and qa after) goes where it went: same settings (at-least-once
-// dead-lettering included), and a dead-letter exchange that routes the
-// dead letters alike.
+// dead-lettering included), the same messages dead-lettered when full
+// (the oldest, or the new ones it refuses: DeadLetterEnd.Refused), and a
+// dead-letter exchange that routes the dead letters alike.
 func (c *vhostCompare) dlUnchanged(q string, qb, qa *topology.Queue) bool {
 	d := c.b.setup(q)
-	if !c.queueSame(qb, qa) && (d != c.a.setup(q) || !slices.Equal(c.b.sim.Reasons(q), c.a.sim.Reasons(q))) {
+	if !c.queueSame(qb, qa) && (d != c.a.setup(q) || !slices.Equal(c.b.sim.Reasons(q), c.a.sim.Reasons(q)) || c.b.sim.DropsHead(q) != c.a.sim.DropsHead(q)) {
 		return false
 	}
 	if !d.configured {
@@ -168,7 +169,7 @@ func sameEnd(a, b *DeadLetterEnd) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return slices.Equal(a.Queues, b.Queues) && sameSplits(a.Splits, b.Splits) && a.Held == b.Held
+	return slices.Equal(a.Queues, b.Queues) && sameSplits(a.Splits, b.Splits) && a.Held == b.Held && a.Refused == b.Refused
 }
 
 // end returns where queue q's dead letters of message m for reason r go
@@ -176,7 +177,8 @@ func sameEnd(a, b *DeadLetterEnd) bool {
 func (s *side) end(q string, r route.Reason, m route.Message) *DeadLetterEnd {
 	d := s.sim.DeadLetter(q, r, m)
 	qs, splits := s.reached(d.Result)
-	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: qs, Splits: splits}
+	e := &DeadLetterEnd{Configured: d.Configured, Exchange: d.Exchange, RoutingKey: d.RoutingKey, KeyFromMessage: d.KeyFromMessage, Queues: qs, Splits: splits,
+		Refused: r == route.MaxLen && !s.sim.DropsHead(q)}
 	if len(e.Queues) > 0 {
 		return e
 	}

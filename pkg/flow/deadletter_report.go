@@ -112,11 +112,25 @@ func (c *vhostCompare) dlxName(f *flowChange) string {
 // queue made a quorum queue, which drops a message whose deliveries fail
 // past its delivery limit when it has no dead-letter exchange.
 func (c *vhostCompare) report(q string, r route.Reason, tier, perMessage bool, class *Class, eb, ea *DeadLetterEnd) {
-	loses := ea != nil && ea.Dropped && (eb == nil || len(eb.Queues) > 0 || eb.Held)
-	cause := ""
-	if loses {
-		cause = c.lossCause(q, r, eb, ea)
+	// A full queue that refused the new messages (and dead-lettered
+	// them) and now drops its oldest ones instead, dead letters of which
+	// no queue takes, loses messages a publisher using confirms was told
+	// of and could publish again.
+	refusedNoMore := eb != nil && ea != nil && eb.Refused && !ea.Refused
+	// A full queue that refused the new messages (reject-publish) and now
+	// refuses them and dead-letters them nowhere (reject-publish-dlx), at
+	// the same limit or a higher one, loses none it did not: the
+	// publisher is told as it was.
+	refusedStill := eb == nil && ea != nil && ea.Refused && c.b.rejectsPublish(q) && !c.a.stricterLimit(c.b, q)
+	loses := ea != nil && ea.Dropped && !refusedStill && (eb == nil || len(eb.Queues) > 0 || eb.Held || refusedNoMore)
+	var causes []string
+	if eb != nil && ea != nil && eb.Refused != ea.Refused {
+		causes = append(causes, c.overflowMoved(q, ea.Refused))
 	}
+	if loses {
+		causes = append(causes, c.lossCause(q, r, eb, ea))
+	}
+	cause := strings.Join(causes, "; ")
 	if !tier {
 		c.d.DeadLetters = append(c.d.DeadLetters, DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, PerMessageTTL: perMessage, Class: class, Before: eb, After: ea, Loses: loses, Cause: cause})
 		return
@@ -263,6 +277,29 @@ func (s *side) whenFull(q string) string {
 	return "refuses new messages (a publisher using confirms gets a basic.nack) and dead-letters them (overflow reject-publish-dlx)"
 }
 
+// overflowMoved says what a full queue q does with messages after the
+// change, where its overflow moved between drop-head (as the queue reads
+// it) and a classic queue's reject-publish-dlx: it dead-letters (or
+// drops, without a dead-letter exchange) the new messages it refuses
+// (refused, after) or its oldest ones (measured on RabbitMQ 4.3.6, 4.0.5
+// and 3.10.8, TestOverflowDeadLettersAgainstBroker).
+func (c *vhostCompare) overflowMoved(q string, refused bool) string {
+	was, now := c.b.overflowText(q), c.a.overflowText(q)
+	if refused {
+		return fmt.Sprintf("its overflow is now %s (was %s): once it holds its length limit of %s it refuses each new message (a publisher using confirms gets a basic.nack and can publish it again; one without confirms is told nothing) and dead-letters it, where it took it and dead-lettered its oldest message", now, was, c.a.lengthLimits(q))
+	}
+	return fmt.Sprintf("its overflow is now %s (was %s): once it holds its length limit of %s it takes each new message and dead-letters its oldest, and the publisher is told nothing, where it refused the new message (a publisher using confirms got a basic.nack and could publish it again) and dead-lettered it", now, was, c.a.lengthLimits(q))
+}
+
+// overflowText names queue q's overflow on side s as the queue reads it.
+func (s *side) overflowText(q string) string {
+	v := s.queueString(q, "x-overflow", "drop-head, the default")
+	if v == "reject-publish-dlx" && s.sim.DropsHead(q) {
+		return "reject-publish-dlx, which a quorum queue reads as drop-head"
+	}
+	return v
+}
+
 // maxLenCause says what makes queue q dead-letter for reason maxlen after
 // the change: a length limit it did not have (newLengthLimit), or, where
 // it had one, an overflow that now dead-letters (drop-head or
@@ -272,8 +309,7 @@ func (c *vhostCompare) maxLenCause(q string) string {
 	if had == "" {
 		return c.a.newLengthLimit(q)
 	}
-	return fmt.Sprintf("its overflow is now %s (was %s): when it reaches its length limit of %s it %s", c.a.queueString(q, "x-overflow", "drop-head, the default"),
-		c.b.queueString(q, "x-overflow", "drop-head, the default"), c.a.lengthLimits(q), c.a.whenFull(q))
+	return fmt.Sprintf("its overflow is now %s (was %s): when it reaches its length limit of %s it %s", c.a.overflowText(q), c.b.overflowText(q), c.a.lengthLimits(q), c.a.whenFull(q))
 }
 
 // newLengthLimit says what a length limit queue q did not have before

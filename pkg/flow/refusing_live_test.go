@@ -1,12 +1,14 @@
 package flow
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/internal/testbroker"
+	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -147,6 +149,92 @@ func TestRefusingAgainstBroker(t *testing.T) {
 			after := topo(queue("dlq", nil), queue("q", topology.Args{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq", "x-max-length": 2, "x-overflow": "reject-publish"}))
 			if d := Compare(before, after, Options{Version: b.Version()}); len(d.Refusing) != 1 || !d.LosesMessages() || len(d.DeadLetters) != 0 {
 				t.Errorf("the flows: %s", show(t, d))
+			}
+		})
+	}
+}
+
+// TestOverflowDeadLettersAgainstBroker checks what DeadLetterEnd.Refused
+// says on the broker of the run: a queue with a length limit of 2 and a
+// dead-letter exchange, given five publishes with confirms, dead-letters
+// the new messages it refuses with a classic queue's reject-publish-dlx
+// (2 confirmed and kept, 3 nacked and dead-lettered), and its oldest with
+// drop-head (5 confirmed, the last 2 kept, the first 3 dead-lettered, a
+// quorum queue as a classic one); a quorum queue reads reject-publish-dlx
+// as drop-head. The same on 4.3.6, 4.0.5 and 3.10.8. The flows of a change between the two say so.
+func TestOverflowDeadLettersAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	tests := []struct {
+		typ, overflow string
+		refused       bool
+	}{
+		{topology.QueueClassic, "reject-publish-dlx", true},
+		{topology.QueueClassic, "drop-head", false},
+		{topology.QueueQuorum, "reject-publish-dlx", false},
+		{topology.QueueQuorum, "drop-head", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.typ+"/"+tc.overflow, func(t *testing.T) {
+			vh := b.Vhost(t)
+			ch := b.Channel(t, vh) // confirms
+			args := amqp.Table{"x-queue-type": tc.typ, "x-max-length": 2, "x-overflow": tc.overflow, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"}
+			if _, err := ch.QueueDeclare("dlq", true, false, false, false, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ch.QueueDeclare("q", true, false, false, false, args); err != nil {
+				t.Fatalf("RabbitMQ %s refused a %s queue with overflow %s: %v", b.Version(), tc.typ, tc.overflow, err)
+			}
+			var nacked []string
+			for i := range 5 {
+				dc, err := ch.PublishWithDeferredConfirm("", "q", false, false, amqp.Publishing{Body: []byte{byte('0' + i)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !dc.Wait() {
+					nacked = append(nacked, string(rune('0'+i)))
+				}
+			}
+			bodies := func(q string, want int) []string {
+				var out []string
+				// Wait until the dead letters arrive (no assertion on time).
+				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+					st, err := ch.QueueDeclarePassive(q, true, false, false, false, map[bool]amqp.Table{true: args, false: nil}[q == "q"])
+					if err != nil {
+						t.Fatal(err)
+					}
+					if st.Messages >= want || time.Now().After(deadline) {
+						break
+					}
+				}
+				for {
+					m, ok, err := ch.Get(q, true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !ok {
+						return out
+					}
+					out = append(out, string(m.Body))
+				}
+			}
+			wantNacked, wantKept, wantDead := []string(nil), []string{"3", "4"}, []string{"0", "1", "2"}
+			if tc.refused {
+				wantNacked, wantKept, wantDead = []string{"2", "3", "4"}, []string{"0", "1"}, []string{"2", "3", "4"}
+			}
+			dead := bodies("dlq", len(wantDead))
+			kept := bodies("q", len(wantKept))
+			if !reflect.DeepEqual(nacked, wantNacked) || !reflect.DeepEqual(kept, wantKept) || !reflect.DeepEqual(dead, wantDead) {
+				t.Errorf("RabbitMQ %s, %s queue, overflow %s: refused %v, kept %v, dead-lettered %v; want %v, %v, %v", b.Version(), tc.typ, tc.overflow, nacked, kept, dead, wantNacked, wantKept, wantDead)
+			}
+			// The flows say which messages it dead-letters.
+			declare := queue
+			if tc.typ == topology.QueueQuorum {
+				declare = quorum
+			}
+			v := topo(queue("dlq", nil), declare("q", topology.Args{"x-max-length": 2, "x-overflow": tc.overflow, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"}))
+			e := newSide(v.Vhosts["/"], "/", b.Version()).end("q", route.MaxLen, route.Message{})
+			if e.Refused != tc.refused || !reflect.DeepEqual(e.Queues, []string{"dlq"}) {
+				t.Errorf("the flows' end: %s, want refused %v", show(t, e), tc.refused)
 			}
 		})
 	}

@@ -109,3 +109,100 @@ func TestRejectPublishDLXWithoutDeadLetterExchange(t *testing.T) {
 		t.Errorf("dead letters %s, want one lost, cause %q", show(t, d.DeadLetters), want)
 	}
 }
+
+// TestOverflowMoves: a full queue dead-letters the new messages it
+// refuses with a classic queue's overflow reject-publish-dlx (the
+// publisher gets a basic.nack), and its oldest with drop-head (the
+// publisher is told nothing): measured by
+// TestOverflowDeadLettersAgainstBroker. A change between the two said no
+// message went anywhere else, although without a route for the dead
+// letters a publisher using confirms then loses what it was told of; and
+// reject-publish made reject-publish-dlx without a dead-letter exchange
+// was called a loss, though the publisher is told as it was.
+func TestOverflowMoves(t *testing.T) {
+	limit := func(n int, overflow string, more topology.Args) topology.Args {
+		a := topology.Args{"x-max-length": n, "x-overflow": overflow}
+		for k, v := range more {
+			a[k] = v
+		}
+		return a
+	}
+	dlx := topology.Args{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"}
+	capPolicy := func(overflow string) obj {
+		return policy("cap", "^q$", "queues", topology.Args{"max-length": 2, "overflow": overflow})
+	}
+	type end struct{ none, refused, dropped bool }
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []end // before and after of the one maxlen DeadLetter; nil: none
+		loses         bool
+		cause         string
+	}{
+		{name: "reject-publish-dlx made drop-head, no dead-letter exchange",
+			before: topo(queue("q", limit(2, "reject-publish-dlx", nil))), after: topo(queue("q", limit(2, "drop-head", nil))),
+			want: []end{{refused: true, dropped: true}, {refused: false, dropped: true}}, loses: true,
+			cause: "its overflow is now drop-head (was reject-publish-dlx): once it holds its length limit of 2 messages it takes each new message and dead-letters its oldest, and the publisher is told nothing, where it refused the new message (a publisher using confirms got a basic.nack and could publish it again) and dead-lettered it; no dead-letter exchange"},
+		{name: "by policy",
+			before: topo(queue("q", nil), capPolicy("reject-publish-dlx")), after: topo(queue("q", nil), capPolicy("drop-head")),
+			want: []end{{refused: true, dropped: true}, {refused: false, dropped: true}}, loses: true,
+			cause: "its overflow is now drop-head (was reject-publish-dlx): once it holds its length limit of 2 messages it takes each new message and dead-letters its oldest, and the publisher is told nothing, where it refused the new message (a publisher using confirms got a basic.nack and could publish it again) and dead-lettered it; no dead-letter exchange"},
+		{name: "drop-head made reject-publish-dlx, no dead-letter exchange",
+			before: topo(queue("q", limit(2, "drop-head", nil))), after: topo(queue("q", limit(2, "reject-publish-dlx", nil))),
+			want:  []end{{refused: false, dropped: true}, {refused: true, dropped: true}},
+			cause: "its overflow is now reject-publish-dlx (was drop-head): once it holds its length limit of 2 messages it refuses each new message (a publisher using confirms gets a basic.nack and can publish it again; one without confirms is told nothing) and dead-letters it, where it took it and dead-lettered its oldest message"},
+		{name: "reject-publish-dlx made drop-head, dead letters to a queue",
+			before: topo(queue("dlq", nil), queue("q", limit(2, "reject-publish-dlx", dlx))), after: topo(queue("dlq", nil), queue("q", limit(2, "drop-head", dlx))),
+			want:  []end{{refused: true, dropped: false}, {refused: false, dropped: false}},
+			cause: "its overflow is now drop-head (was reject-publish-dlx): once it holds its length limit of 2 messages it takes each new message and dead-letters its oldest, and the publisher is told nothing, where it refused the new message (a publisher using confirms got a basic.nack and could publish it again) and dead-lettered it"},
+		{name: "a quorum queue reads reject-publish-dlx as drop-head",
+			before: topo(quorum("q", limit(2, "reject-publish-dlx", nil))), after: topo(quorum("q", limit(2, "drop-head", nil)))},
+		{name: "reject-publish made reject-publish-dlx, no dead-letter exchange: refused as before",
+			before: topo(queue("q", limit(2, "reject-publish", nil))), after: topo(queue("q", limit(2, "reject-publish-dlx", nil))),
+			want: []end{{none: true}, {refused: true, dropped: true}}},
+		{name: "reject-publish made reject-publish-dlx at a lower limit",
+			before: topo(queue("q", limit(5, "reject-publish", nil))), after: topo(queue("q", limit(2, "reject-publish-dlx", nil))),
+			want: []end{{none: true}, {refused: true, dropped: true}}, loses: true,
+			cause: "its overflow is now reject-publish-dlx (was reject-publish): when it reaches its length limit of 2 messages it refuses new messages (a publisher using confirms gets a basic.nack) and dead-letters them (overflow reject-publish-dlx); no dead-letter exchange"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			var got []DeadLetter
+			for _, dl := range d.DeadLetters {
+				if dl.Queue == "q" && dl.Reason == "maxlen" {
+					got = append(got, dl)
+				}
+			}
+			if tc.want == nil {
+				if len(got) != 0 {
+					t.Fatalf("maxlen dead letters: %s, want none", show(t, got))
+				}
+			} else {
+				if len(got) != 1 {
+					t.Fatalf("maxlen dead letters: %s, want one", show(t, got))
+				}
+				dl := got[0]
+				ends := []*DeadLetterEnd{dl.Before, dl.After}
+				for i, w := range tc.want {
+					e := ends[i]
+					if w.none {
+						if e != nil {
+							t.Errorf("end %d: %s, want none", i, show(t, e))
+						}
+						continue
+					}
+					if e == nil || e.Refused != w.refused || e.Dropped != w.dropped {
+						t.Errorf("end %d: %s, want refused %v, dropped %v", i, show(t, e), w.refused, w.dropped)
+					}
+				}
+				if dl.Loses != tc.loses || dl.Cause != tc.cause {
+					t.Errorf("loses %v, cause %q\nwant %v, %q", dl.Loses, dl.Cause, tc.loses, tc.cause)
+				}
+			}
+			if d.LosesMessages() != tc.loses {
+				t.Errorf("LosesMessages() = %v, want %v: %s", d.LosesMessages(), tc.loses, show(t, d))
+			}
+		})
+	}
+}

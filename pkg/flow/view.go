@@ -210,7 +210,7 @@ func deadLetterEntries(dls []DeadLetter) []entry {
 		if dl.Class != nil {
 			with = " with " + deadClassText(dl.Class, dl.Before, dl.After)
 		}
-		e := entry{vhost: dl.Vhost, loses: dl.Loses, what: dl.Queue + "\x00" + with, was: endText(dl.Before), now: endText(dl.After), cause: dl.Cause}
+		e := entry{vhost: dl.Vhost, loses: dl.Loses, what: dl.Queue + "\x00" + with, was: overflowEndText(dl.Before, dl.After), now: overflowEndText(dl.After, dl.Before), cause: dl.Cause}
 		reason := string(dl.Reason)
 		if dl.PerMessageTTL {
 			reason = "expired by a per-message TTL"
@@ -588,6 +588,19 @@ func throughText(s Split) string {
 		how = fmt.Sprintf("by a hash mqctl does not simulate (type %s)", s.Unsimulated)
 	}
 	return fmt.Sprintf("one of %s (exchange %q picks one destination for each message %s, and a message that goes to an exchange reaches each queue it leads to)", strings.Join(picks, ", "), s.Exchange, how)
+}
+
+// overflowEndText says where dead letters go at end e (endText), and,
+// where the other end's are other messages (the new messages a full
+// queue refuses, or its oldest: DeadLetterEnd.Refused), which they are.
+func overflowEndText(e, other *DeadLetterEnd) string {
+	switch {
+	case e == nil || other == nil || e.Refused == other.Refused:
+		return endText(e)
+	case e.Refused:
+		return endText(e) + ": the new messages it refuses once full (overflow reject-publish-dlx)"
+	}
+	return endText(e) + ": its oldest messages, which it drops once full to take new ones (overflow drop-head)"
 }
 
 // endText says where dead letters go.

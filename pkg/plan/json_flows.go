@@ -88,7 +88,7 @@ func jsonEnd(e *flow.DeadLetterEnd) *pj.FlowEnd {
 	}
 	return &pj.FlowEnd{
 		Configured: e.Configured, Exchange: e.Exchange, RoutingKey: e.RoutingKey, KeyFromMessage: e.KeyFromMessage,
-		Queues: nonNil(e.Queues), Splits: jsonSplits(e.Splits), Dropped: e.Dropped, Why: e.Why, Held: e.Held,
+		Queues: nonNil(e.Queues), Splits: jsonSplits(e.Splits), Dropped: e.Dropped, Why: e.Why, Held: e.Held, Refused: e.Refused,
 	}
 }
 
@@ -190,6 +190,6 @@ func planEnd(e *pj.FlowEnd) *flow.DeadLetterEnd {
 	}
 	return &flow.DeadLetterEnd{
 		Configured: e.Configured, Exchange: e.Exchange, RoutingKey: e.RoutingKey, KeyFromMessage: e.KeyFromMessage,
-		Queues: emptyToNil(e.Queues), Splits: planSplits(e.Splits), Dropped: e.Dropped, Why: e.Why, Held: e.Held,
+		Queues: emptyToNil(e.Queues), Splits: planSplits(e.Splits), Dropped: e.Dropped, Why: e.Why, Held: e.Held, Refused: e.Refused,
 	}
 }

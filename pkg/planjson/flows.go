@@ -119,6 +119,9 @@ type FlowEnd struct {
 	Dropped        bool        `json:"dropped"`
 	Why            string      `json:"why,omitempty"`
 	Held           bool        `json:"held,omitempty"`
+	// Refused, for reason maxlen: the dead letters are the new messages
+	// the full queue refuses, not its oldest (flow.DeadLetterEnd.Refused).
+	Refused bool `json:"refused,omitempty"`
 }
 
 // FlowDead is a queue's dead letters for one reason (and, when they keep
