@@ -210,6 +210,16 @@ type DeadLetter struct {
 	// after; Cause says why (After.Why).
 	Loses bool   `json:"loses_messages,omitempty"`
 	Cause string `json:"cause,omitempty"`
+	// NewQueue, for reason maxlen, says the queue is declared after the
+	// change only (new, or under a new name) and has a length limit:
+	// Before is nil because it did not exist. From are the queues that
+	// what reaches it reached before and no longer does (a route moved to
+	// it); Loses is true only where its dead letters are dropped and one
+	// of From kept more (no length limit, or a higher one): what reached
+	// no queue before, or still reaches another, is not lost to its being
+	// full.
+	NewQueue bool     `json:"new_queue,omitempty"`
+	From     []string `json:"from,omitempty"`
 }
 
 // DelayTier is one delay queue (a retry.delays tier, or a queue that lets
@@ -272,7 +282,8 @@ type Expiring struct {
 // Refusing is a queue declared on both sides that refuses publishes once
 // full after the change where it did not, or sooner: a length limit it
 // did not have (or a lower one), or overflow reject-publish where it had
-// another, by argument or policy. What is published to it once full is
+// another, by argument or policy; or a queue declared after the change
+// only that does (NewQueue). What is published to it once full is
 // refused: a publisher using confirms gets a basic.nack and can publish
 // it again, one without confirms loses it, and nothing is dead-lettered.
 // mqctl cannot tell whether the publishers use confirms, so it may lose
@@ -294,7 +305,18 @@ type Refusing struct {
 	// takes the dead letters past its limit, and refuses only what is
 	// published to it by name. Such a queue does not count as lost.
 	Unknown string `json:"unknown,omitempty"`
+	// NewQueue and From, as in DeadLetter: the queue is declared after the
+	// change only, and From are the queues what reaches it reached before
+	// and no longer does. A new queue counts as lost only where one of
+	// them kept more than it does (KeptMore: no length limit, or a higher
+	// one).
+	NewQueue bool     `json:"new_queue,omitempty"`
+	From     []string `json:"from,omitempty"`
+	KeptMore bool     `json:"kept_more,omitempty"`
 }
+
+// loses reports whether what r refuses is lost to the change.
+func (r Refusing) loses() bool { return r.Unknown == "" && (!r.NewQueue || r.KeptMore) }
 
 // Trimming is a stream declared on both sides that keeps less after the
 // change: a retention (max-length-bytes, max-age, by argument or policy)
@@ -455,7 +477,7 @@ func (d *Diff) LosesMessages() bool {
 		}
 	}
 	for _, r := range d.Refusing {
-		if r.Unknown == "" {
+		if r.loses() {
 			return true
 		}
 	}

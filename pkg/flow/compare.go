@@ -53,6 +53,7 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 		c.silenced()
 		c.expiring()
 		c.refusing()
+		c.newQueueLimits()
 		c.trimming()
 		c.links(o.Here)
 		c.ties()

@@ -59,13 +59,17 @@ func (s *side) rejectsPublish(q string) bool {
 
 // stricterLimit reports whether queue q has on side s a length limit
 // (in messages or bytes) that it had not on side b, or a lower one.
-func (s *side) stricterLimit(b *side, q string) bool {
+func (s *side) stricterLimit(b *side, q string) bool { return s.stricterLimitThan(q, b, q) }
+
+// stricterLimitThan reports whether queue q has on side s a length limit
+// (in messages or bytes) that queue p had not on side b, or a lower one.
+func (s *side) stricterLimitThan(q string, b *side, p string) bool {
 	for _, arg := range []string{"x-max-length", "x-max-length-bytes"} {
 		va, ok := s.sim.QueueArg(q, arg)
 		if !ok {
 			continue
 		}
-		vb, had := b.sim.QueueArg(q, arg)
+		vb, had := b.sim.QueueArg(p, arg)
 		na, okA := topology.Number(va)
 		nb, okB := topology.Number(vb)
 		if !had || (okA && okB && na < nb) {
@@ -90,12 +94,7 @@ func (s *side) stricterLimit(b *side, q string) bool {
 // TTL and by reject), which Refusing says, and a quorum queue only dead
 // letters reach is not counted lost (Refusing.Unknown).
 func (s *side) refusingCause(q string) string {
-	holds := "holds " + s.lengthLimits(q)
-	if s.v.Queues[q].Type == topology.QueueQuorum {
-		holds = "holds more than " + s.lengthLimits(q)
-	}
-	src := s.sim.QueueArgSource(q, "x-overflow")
-	text := fmt.Sprintf("once it %s it refuses what is published to it (overflow reject-publish, %s) and dead-letters none of it: a publisher using confirms gets a basic.nack for each message and can publish it again, one without confirms loses it without a word", holds, src)
+	text := s.refusingText(q)
 	switch from := s.deadLetterSources(q); {
 	case len(from) == 0:
 	case s.v.Queues[q].Type != topology.QueueQuorum:
@@ -104,6 +103,16 @@ func (s *side) refusingCause(q string) string {
 		text += fmt.Sprintf("; the dead letters of %s that reach it are taken even past its limit (RabbitMQ enqueues them untracked)", namesOfQueues(from))
 	}
 	return text
+}
+
+// refusingText is refusingCause without what it does with dead letters.
+func (s *side) refusingText(q string) string {
+	holds := "holds " + s.lengthLimits(q)
+	if s.v.Queues[q].Type == topology.QueueQuorum {
+		holds = "holds more than " + s.lengthLimits(q)
+	}
+	src := s.sim.QueueArgSource(q, "x-overflow")
+	return fmt.Sprintf("once it %s it refuses what is published to it (overflow reject-publish, %s) and dead-letters none of it: a publisher using confirms gets a basic.nack for each message and can publish it again, one without confirms loses it without a word", holds, src)
 }
 
 // onlyDeadLetters says, for a quorum queue q of side s that some queue

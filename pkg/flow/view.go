@@ -133,6 +133,10 @@ func expiringEntries(xs []Expiring) []entry {
 
 func refusingEntries(rs []Refusing) []entry {
 	var out []entry
+	// New queues (Refusing.NewQueue) that refuse alike, for the same
+	// cause, are one entry.
+	news := map[entry]int{}
+	var newQueues [][]string
 	for _, r := range rs {
 		was := "kept (no length limit)"
 		switch {
@@ -143,12 +147,35 @@ func refusingEntries(rs []Refusing) []entry {
 		case r.BeforeLimit != "":
 			was = fmt.Sprintf("kept: once it held its length limit of %s, it dropped (or dead-lettered) its oldest messages instead (overflow drop-head)", r.BeforeLimit)
 		}
-		e := entry{vhost: r.Vhost, loses: r.Unknown == "", unknown: r.Unknown != "", what: fmt.Sprintf("messages published to queue %q once it is full", r.Queue), was: was,
+		if r.NewQueue {
+			was = "the queue does not exist"
+		}
+		e := entry{vhost: r.Vhost, loses: r.loses(), unknown: r.Unknown != "", what: fmt.Sprintf("messages published to queue %q once it is full", r.Queue), was: was,
 			now: fmt.Sprintf("refused (length limit %s, overflow reject-publish): lost where the publisher does not use confirms", r.Limit), cause: r.Cause}
 		if r.Unknown != "" {
 			e.cause += "; " + r.Unknown
 		}
+		if r.NewQueue {
+			e.what = ""
+			if i, ok := news[e]; ok {
+				newQueues[i] = append(newQueues[i], r.Queue)
+				continue
+			}
+			news[e] = len(out)
+			newQueues = append(newQueues, []string{r.Queue})
+		} else {
+			newQueues = append(newQueues, nil)
+		}
 		out = append(out, e)
+	}
+	for i, qs := range newQueues {
+		switch {
+		case len(qs) == 1:
+			out[i].what = fmt.Sprintf("messages published to new queue %q once it is full", qs[0])
+		case len(qs) > 1:
+			out[i].what = fmt.Sprintf("messages published to new %s once each is full", namesOfQueues(qs))
+			out[i].was = "the queues do not exist"
+		}
 	}
 	return out
 }
@@ -202,6 +229,11 @@ func deadLetterEntries(dls []DeadLetter) []entry {
 		queue   string
 		with    string
 		reasons []string
+		// queues are the new queues (DeadLetter.NewQueue) whose dead
+		// letters go alike, for the same cause: one entry names them, as
+		// a plan that creates a vhost of thousands of queues with a
+		// length limit would otherwise list each.
+		queues []string
 	}
 	var groups []*group
 	index := map[entry]*group{}
@@ -211,6 +243,9 @@ func deadLetterEntries(dls []DeadLetter) []entry {
 			with = " with " + deadClassText(dl.Class, dl.Before, dl.After)
 		}
 		e := entry{vhost: dl.Vhost, loses: dl.Loses, what: dl.Queue + "\x00" + with, was: overflowEndText(dl.Before, dl.After), now: overflowEndText(dl.After, dl.Before), cause: dl.Cause}
+		if dl.NewQueue {
+			e.was, e.what = "none (the queues do not exist)", "\x01new\x00"+string(dl.Reason)+"\x00"+with
+		}
 		reason := string(dl.Reason)
 		if dl.PerMessageTTL {
 			reason = "expired by a per-message TTL"
@@ -221,12 +256,23 @@ func deadLetterEntries(dls []DeadLetter) []entry {
 			index[e] = g
 			groups = append(groups, g)
 		}
+		if dl.NewQueue {
+			g.reasons = []string{reason}
+			g.queues = append(g.queues, dl.Queue)
+			continue
+		}
 		g.reasons = append(g.reasons, reason)
 	}
 	out := make([]entry, len(groups))
 	for i, g := range groups {
 		out[i] = g.e
 		out[i].what = fmt.Sprintf("dead letters of queue %q (%s)%s", g.queue, strings.Join(g.reasons, ", "), g.with)
+		if g.queues != nil {
+			out[i].what = fmt.Sprintf("dead letters of new %s (%s)%s", namesOfQueues(g.queues), strings.Join(g.reasons, ", "), g.with)
+			if len(g.queues) == 1 {
+				out[i].was = "none (the queue does not exist)"
+			}
+		}
 	}
 	return out
 }

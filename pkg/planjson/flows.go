@@ -139,6 +139,10 @@ type FlowDead struct {
 	After         *FlowEnd   `json:"after"`
 	LosesMessages bool       `json:"loses_messages"`
 	Cause         string     `json:"cause,omitempty"`
+	// NewQueue: the queue is declared after the change only; From: the
+	// queues what reaches it reached before (flow.DeadLetter).
+	NewQueue bool     `json:"new_queue,omitempty"`
+	From     []string `json:"from,omitempty"`
 }
 
 // FlowTier is a delay tier whose messages return somewhere else.
@@ -175,6 +179,12 @@ type FlowRefusing struct {
 	BeforeOverflow string `json:"before_overflow,omitempty"`
 	Cause          string `json:"cause"`
 	Unknown        string `json:"unknown,omitempty"`
+	// NewQueue: the queue is declared after the change only; From: the
+	// queues what reaches it reached before; KeptMore: one of them kept
+	// more (flow.Refusing).
+	NewQueue bool     `json:"new_queue,omitempty"`
+	From     []string `json:"from,omitempty"`
+	KeptMore bool     `json:"kept_more,omitempty"`
 }
 
 // FlowTrimming is a stream that now keeps less (flow.Trimming).
