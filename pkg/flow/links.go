@@ -2,7 +2,9 @@ package flow
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -239,7 +241,10 @@ func (c *vhostCompare) upstreamLink(name string, ib, ia *topology.Item, here *He
 	}
 	b, a := at(sb), at(sa)
 	if b == a {
-		return nil
+		if sb == nil {
+			return nil
+		}
+		return c.membershipLink(name, b)
 	}
 	l := &Link{Vhost: c.vhost, Kind: "federation_upstream", Name: name, Before: b, After: a}
 	users := c.federatedBy(name)
@@ -269,9 +274,7 @@ func (c *vhostCompare) federatedBy(name string) string {
 			if p == nil {
 				continue
 			}
-			up, _ := p.Definition["federation-upstream"].(string)
-			set, _ := p.Definition["federation-upstream-set"].(string)
-			if up == name || set == "all" || (set != "" && s.setHolds(set, name)) {
+			if slices.Contains(s.policyUpstreams(p), name) || p.Definition["federation-upstream-set"] == "all" {
 				ps = append(ps, fmt.Sprintf("%q", pn))
 			}
 		}
@@ -286,16 +289,129 @@ func (c *vhostCompare) federatedBy(name string) string {
 	return "the exchanges and queues federated through it (policy " + strings.Join(ps, ", ") + ")"
 }
 
-// setHolds reports whether upstream set set of side s holds upstream up.
-func (s *side) setHolds(set, up string) bool {
-	it := s.v.Items.Get(kind.FederationUpstreamSet, set)
-	if it == nil {
-		return false
+// policyUpstreams returns the upstreams policy p of side s federates
+// from: the one it names (federation-upstream), or those of the set it
+// names (federation-upstream-set), "all" being every upstream of the
+// vhost; nil for none.
+func (s *side) policyUpstreams(p *topology.Policy) []string {
+	if name, ok := p.Definition["federation-upstream"].(string); ok {
+		return []string{name}
 	}
-	for _, m := range kind.UpstreamSetMembers(it.Settings) {
-		if m["upstream"] == up {
-			return true
+	var out []string
+	switch set, _ := p.Definition["federation-upstream-set"].(string); set {
+	case "":
+	case "all":
+		for u, it := range s.v.Items[kind.FederationUpstream] {
+			if it != nil {
+				out = append(out, u)
+			}
+		}
+	default:
+		if it := s.v.Items.Get(kind.FederationUpstreamSet, set); it != nil {
+			for _, m := range kind.UpstreamSetMembers(it.Settings) {
+				if u, ok := m["upstream"].(string); ok {
+					out = append(out, u)
+				}
+			}
 		}
 	}
-	return false
+	return out
+}
+
+// membershipLink says what changes for the messages federated from
+// upstream name, which connects to the same place (at) on both sides,
+// where the exchanges and queues that federate from it change: a set
+// that no longer holds it (or now does), a policy that names another
+// upstream or set, or that no longer matches an exchange (or now does).
+// nil when they are the same. Before, the flows compared the upstream's
+// own settings alone: a message federated from it before was not after,
+// and they said nothing.
+func (c *vhostCompare) membershipLink(name, at string) *Link {
+	fb, fa := c.b.federatedFrom(name), c.a.federatedFrom(name)
+	lost, gained := minus(fb, fa), minus(fa, fb)
+	if len(lost) == 0 && len(gained) == 0 {
+		return nil
+	}
+	to := func(objs []string) string {
+		if len(objs) == 0 {
+			return at + ", federating no exchange or queue"
+		}
+		return at + ", to " + strings.Join(objs, ", ")
+	}
+	l := &Link{Vhost: c.vhost, Kind: "federation_upstream", Name: name, Before: to(fb), After: to(fa)}
+	var effects []string
+	if len(lost) > 0 {
+		effects = append(effects, fmt.Sprintf("%s no longer %s messages from %s (%s); what the upstream holds for the link stays there",
+			strings.Join(lost, ", "), plural2("receives", "receive", len(lost)), at, c.b.federationPolicies(lost)))
+		l.Unknown = "what the upstream broker holds for the link, and for how long, is not known offline"
+	}
+	if len(gained) > 0 {
+		effects = append(effects, fmt.Sprintf("%s now %s messages from %s (%s)", strings.Join(gained, ", "), plural2("receives", "receive", len(gained)), at, c.a.federationPolicies(gained)))
+	}
+	l.Effect = strings.Join(effects, "; ")
+	return l
+}
+
+// federatedFrom returns the exchanges and queues of side s that federate
+// from upstream up (`exchange "x"`, `queue "q"`), sorted: those whose
+// policy names it (federation-upstream), a set that holds it
+// (federation-upstream-set), or the set "all", which holds every upstream
+// of the vhost. Operator policies cannot federate. Worked out for every
+// upstream at once, when first asked, and only where a policy federates.
+func (s *side) federatedFrom(up string) []string {
+	if s.federation == nil {
+		s.federation = map[string][]string{}
+		upstreams := map[string][]string{} // per policy, the upstreams it federates from
+		for n, p := range s.v.Policies {
+			if p != nil {
+				if us := s.policyUpstreams(p); len(us) > 0 {
+					upstreams[n] = us
+				}
+			}
+		}
+		if len(upstreams) > 0 {
+			for _, x := range slices.Sorted(maps.Keys(s.v.Exchanges)) {
+				if s.v.Exchanges[x] != nil {
+					for _, u := range upstreams[s.sim.ExchangePolicy(x)] {
+						s.federation[u] = append(s.federation[u], fmt.Sprintf("exchange %q", x))
+					}
+				}
+			}
+			for _, q := range s.v.QueueNames() {
+				p, _ := s.sim.QueuePolicies(q)
+				for _, u := range upstreams[p] {
+					s.federation[u] = append(s.federation[u], fmt.Sprintf("queue %q", q))
+				}
+			}
+			for _, objs := range s.federation {
+				slices.Sort(objs) // quoted names sort apart from names (minus needs them sorted)
+			}
+		}
+	}
+	return s.federation[up]
+}
+
+// federationPolicies names the policies of side s that federate objs
+// (as federatedFrom names them), sorted, each once: "policy \"fed\"",
+// "none" where no policy of this side does.
+func (s *side) federationPolicies(objs []string) string {
+	var ps []string
+	for _, o := range objs {
+		var p string
+		if n, ok := strings.CutPrefix(o, "exchange "); ok {
+			n, _ = strconv.Unquote(n)
+			p = s.sim.ExchangePolicy(n)
+		} else if n, ok := strings.CutPrefix(o, "queue "); ok {
+			n, _ = strconv.Unquote(n)
+			p, _ = s.sim.QueuePolicies(n)
+		}
+		if p != "" && !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	slices.Sort(ps)
+	for i, p := range ps {
+		ps[i] = strconv.Quote(p)
+	}
+	return plural2("policy ", "policies ", len(ps)) + strings.Join(ps, ", ")
 }

@@ -86,3 +86,65 @@ func TestLinks(t *testing.T) {
 		})
 	}
 }
+
+// upstreamSet declares a federation upstream set in vhost "/" of members.
+func upstreamSet(name string, members ...string) obj {
+	return func(v *topology.Vhost) {
+		var l []any
+		for _, m := range members {
+			l = append(l, map[string]any{"upstream": m})
+		}
+		v.Items.Put(&topology.Item{Kind: kind.FederationUpstreamSet, Name: name, Settings: map[string]any{kind.UpstreamSetList: l}})
+	}
+}
+
+// TestFederationMembership: what federates from an upstream changes
+// while the upstream connects to the same place: a set that no longer
+// holds it, a policy that names another upstream, or that no longer
+// matches the exchange. Before, the flows compared the upstream's own
+// settings alone and said no message went anywhere else.
+func TestFederationMembership(t *testing.T) {
+	common := []obj{exchange("fed.x", "topic", nil), queue("fq", nil), upstream("dc1", topology.Args{"uri": "amqp://u:pw@dc1/v"}), upstream("dc2", topology.Args{"uri": "amqp://u:pw@dc2/v"})}
+	with := func(objs ...obj) *topology.Topology { return topo(append(objs, common...)...) }
+	bySet := policy("fed", `^fed\.`, "exchanges", topology.Args{"federation-upstream-set": "dcs"})
+	const unknown = "what the upstream broker holds for the link, and for how long, is not known offline"
+	lost := func(up string) Link {
+		at := `vhost "v" on ` + up + `:5672`
+		return Link{Vhost: "/", Kind: "federation_upstream", Name: up, Before: at + `, to exchange "fed.x"`, After: at + ", federating no exchange or queue",
+			Effect: `exchange "fed.x" no longer receives messages from ` + at + ` (policy "fed"); what the upstream holds for the link stays there`, Unknown: unknown}
+	}
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []Link
+	}{
+		{name: "the set loses an upstream",
+			before: with(upstreamSet("dcs", "dc1", "dc2"), bySet), after: with(upstreamSet("dcs", "dc2"), bySet), want: []Link{lost("dc1")}},
+		{name: "the set gains one",
+			before: with(upstreamSet("dcs", "dc2"), bySet), after: with(upstreamSet("dcs", "dc1", "dc2"), bySet),
+			want: []Link{{Vhost: "/", Kind: "federation_upstream", Name: "dc1", Before: `vhost "v" on dc1:5672, federating no exchange or queue`, After: `vhost "v" on dc1:5672, to exchange "fed.x"`,
+				Effect: `exchange "fed.x" now receives messages from vhost "v" on dc1:5672 (policy "fed")`}}},
+		{name: "the policy names one upstream instead of the set",
+			before: with(upstreamSet("dcs", "dc1", "dc2"), bySet), after: with(upstreamSet("dcs", "dc1", "dc2"), policy("fed", `^fed\.`, "exchanges", topology.Args{"federation-upstream": "dc1"})),
+			want: []Link{lost("dc2")}},
+		{name: "the policy no longer matches the exchange",
+			before: with(policy("fed", `^fed\.`, "exchanges", topology.Args{"federation-upstream-set": "all"})), after: with(policy("fed", `^zzz`, "exchanges", topology.Args{"federation-upstream-set": "all"})),
+			want: []Link{lost("dc1"), lost("dc2")}},
+		{name: "a queue federated",
+			before: with(), after: with(policy("fedq", `^fq$`, "queues", topology.Args{"federation-upstream": "dc2"})),
+			want: []Link{{Vhost: "/", Kind: "federation_upstream", Name: "dc2", Before: `vhost "v" on dc2:5672, federating no exchange or queue`, After: `vhost "v" on dc2:5672, to queue "fq"`,
+				Effect: `queue "fq" now receives messages from vhost "v" on dc2:5672 (policy "fedq")`}}},
+		{name: "the same members", before: with(upstreamSet("dcs", "dc1"), bySet), after: with(upstreamSet("dcs", "dc1"), bySet)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			if !reflect.DeepEqual(d.Links, tc.want) {
+				t.Errorf("links:\ngot  %s\nwant %s", show(t, d.Links), show(t, tc.want))
+			}
+			if d.LosesMessages() {
+				t.Errorf("LosesMessages() = true: what the upstream holds stays there")
+			}
+		})
+	}
+}

@@ -36,6 +36,9 @@ type side struct {
 	// refusers are the queues that refuse every message (anyRefuses),
 	// once asked.
 	refusers *[]string
+	// federation holds, per upstream, the exchanges and queues that
+	// federate from it (federatedFrom), once asked.
+	federation map[string][]string
 }
 
 // exchangeInfo is what routing through an exchange depends on besides its
