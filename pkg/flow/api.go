@@ -220,6 +220,11 @@ type DeadLetter struct {
 	// full.
 	NewQueue bool     `json:"new_queue,omitempty"`
 	From     []string `json:"from,omitempty"`
+	// Sooner says the dead letters go where they went, dropped, but the
+	// queue now drops more of them, or sooner: a lower length limit, a
+	// shorter message TTL, a lower delivery limit (Cause says which), with
+	// no dead-letter exchange on either side. Loses is then true.
+	Sooner bool `json:"sooner,omitempty"`
 }
 
 // DelayTier is one delay queue (a retry.delays tier, or a queue that lets

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -72,7 +73,8 @@ func (c *vhostCompare) findDeadLetterChanges() {
 // dead-letter exchange that routes the dead letters alike.
 func (c *vhostCompare) dlUnchanged(q string, qb, qa *topology.Queue) bool {
 	d := c.b.setup(q)
-	if !c.queueSame(qb, qa) && (d != c.a.setup(q) || !slices.Equal(c.b.sim.Reasons(q), c.a.sim.Reasons(q)) || c.b.sim.DropsHead(q) != c.a.sim.DropsHead(q)) {
+	if !c.queueSame(qb, qa) && (d != c.a.setup(q) || !slices.Equal(c.b.sim.Reasons(q), c.a.sim.Reasons(q)) || c.b.sim.DropsHead(q) != c.a.sim.DropsHead(q) ||
+		(!d.configured && slices.ContainsFunc(c.a.sim.Reasons(q), func(r route.Reason) bool { return c.a.tighter(c.b, q, r) != "" }))) {
 		return false
 	}
 	if !d.configured {
@@ -110,7 +112,58 @@ func (c *vhostCompare) deadLetters() {
 			}
 			c.deadLetter(q, r, tier && r == route.Expired, slices.Contains(rb, r), slices.Contains(ra, r), perMessage && r == route.Expired)
 		}
+		c.sooner(q, rb, ra, n)
 	}
+}
+
+// sooner adds, for queue q (its reasons rb before and ra after), the
+// dead letters dropped on both sides that it now drops more of, or
+// sooner (DeadLetter.Sooner), where no change of theirs was reported
+// (those from n on in c.d.DeadLetters). Before, the flows compared where
+// dead letters go alone, and said no message went anywhere else where a
+// queue without a dead-letter exchange now dropped after 1s what it kept
+// an hour.
+func (c *vhostCompare) sooner(q string, rb, ra []route.Reason, n int) {
+	for _, r := range ra {
+		if !slices.Contains(rb, r) || slices.ContainsFunc(c.d.DeadLetters[n:], func(dl DeadLetter) bool { return dl.Reason == r }) {
+			continue
+		}
+		why := c.a.tighter(c.b, q, r)
+		if why == "" {
+			continue
+		}
+		eb, ea := c.b.end(q, r, route.Message{Class: true, Many: true}), c.a.end(q, r, route.Message{Class: true, Many: true})
+		if eb.Configured || ea.Configured || !eb.Dropped || !ea.Dropped {
+			continue // a dead-letter exchange: where they go is its own flow
+		}
+		c.d.DeadLetters = append(c.d.DeadLetters, DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, Before: eb, After: ea, Loses: true, Sooner: true, Cause: why + "; " + ea.Why})
+	}
+}
+
+// tighter says, for reason r of queue q, what makes it dead-letter (or
+// drop) more messages, or sooner, on side s than on side b: a lower
+// length limit, a shorter message TTL, a lower delivery limit; "" for
+// none.
+func (s *side) tighter(b *side, q string, r route.Reason) string {
+	switch r {
+	case route.MaxLen:
+		if s.stricterLimit(b, q) {
+			return fmt.Sprintf("its length limit is now %s (was %s): once full it %s", s.lengthLimits(q), b.lengthLimits(q), s.whenFull(q))
+		}
+	case route.Expired:
+		ta, okA := s.millis(q, "x-message-ttl")
+		tb, okB := b.millis(q, "x-message-ttl")
+		if okA && okB && ta < tb {
+			return fmt.Sprintf("its messages now expire after %s (was %s; %s)", loader.FormatDuration(ta), loader.FormatDuration(tb), s.sim.QueueArgSource(q, "x-message-ttl"))
+		}
+	case route.DeliveryLimit:
+		la, okA := s.sim.DeliveryLimit(q)
+		lb, okB := b.sim.DeliveryLimit(q)
+		if okA && okB && la < lb {
+			return fmt.Sprintf("its delivery limit is now %d (was %d)", la, lb)
+		}
+	}
+	return ""
 }
 
 // perMessageExpiry reports whether queue q's expired dead letters are

@@ -33,8 +33,12 @@ func (c *vhostCompare) expiring() {
 
 // expiry returns queue q's effective expiry on side s, in milliseconds
 // (x-expires, by argument or policy), and whether it has one.
-func (s *side) expiry(q string) (int64, bool) {
-	v, ok := s.sim.QueueArg(q, "x-expires")
+func (s *side) expiry(q string) (int64, bool) { return s.millis(q, "x-expires") }
+
+// millis returns queue q's effective argument arg on side s (a time in
+// milliseconds: x-expires, x-message-ttl), and whether it has one.
+func (s *side) millis(q, arg string) (int64, bool) {
+	v, ok := s.sim.QueueArg(q, arg)
 	if !ok {
 		return 0, false
 	}

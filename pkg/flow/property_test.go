@@ -100,7 +100,9 @@ func (p *propertyCase) checkReported() {
 		}
 	}
 	for _, dl := range p.d.DeadLetters {
-		p.checkReportedDeadLetter(dl.Queue, dl.Reason, dl.Class, dl.Before, dl.After)
+		if !dl.Sooner { // they go where they went: more of them, or sooner
+			p.checkReportedDeadLetter(dl.Queue, dl.Reason, dl.Class, dl.Before, dl.After)
+		}
 	}
 	for _, dt := range p.d.DelayTiers {
 		p.checkReportedDeadLetter(dt.Queue, route.Expired, dt.Class, dt.Before, dt.After)
@@ -325,7 +327,7 @@ func (p *propertyCase) checkDeadLetter(q string, r route.Reason, n int) {
 		found = append(found, ends{endQueues(b), endQueues(a)})
 	}
 	for _, dl := range p.d.DeadLetters {
-		if dl.Queue == q && dl.Reason == r {
+		if dl.Queue == q && dl.Reason == r && !dl.Sooner {
 			collect(dl.Class, dl.Before, dl.After)
 		}
 	}

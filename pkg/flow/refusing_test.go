@@ -206,3 +206,50 @@ func TestOverflowMoves(t *testing.T) {
 		})
 	}
 }
+
+// TestSooner: a queue without a dead-letter exchange whose length limit
+// is lowered, message TTL shortened or delivery limit lowered drops more
+// messages, or sooner; the flows compared where its dead letters go
+// alone (dropped on both sides) and said no message went anywhere else.
+func TestSooner(t *testing.T) {
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		reason        Reason
+		cause         string // "": no Sooner dead letter
+	}{
+		{name: "a lower length limit", before: topo(queue("q", topology.Args{"x-max-length": 10})), after: topo(queue("q", topology.Args{"x-max-length": 2})),
+			reason: "maxlen", cause: "its length limit is now 2 messages (was 10 messages): once full it drops its oldest messages (overflow drop-head); no dead-letter exchange"},
+		{name: "a shorter TTL", before: topo(queue("q", topology.Args{"x-message-ttl": 3600000})), after: topo(queue("q", topology.Args{"x-message-ttl": 1000})),
+			reason: "expired", cause: "its messages now expire after 1s (was 1h; x-message-ttl); no dead-letter exchange"},
+		{name: "a shorter TTL by policy", before: topo(queue("q", nil), policy("ttl", "^q$", "queues", topology.Args{"message-ttl": 3600000})),
+			after:  topo(queue("q", nil), policy("ttl", "^q$", "queues", topology.Args{"message-ttl": 1000})),
+			reason: "expired", cause: "its messages now expire after 1s (was 1h; policy \"ttl\"'s message-ttl); no dead-letter exchange"},
+		{name: "a lower delivery limit", before: topo(quorum("q", topology.Args{"x-delivery-limit": 10})), after: topo(quorum("q", topology.Args{"x-delivery-limit": 1})),
+			reason: "delivery_limit", cause: "its delivery limit is now 1 (was 10); no dead-letter exchange"},
+		{name: "a longer TTL", before: topo(queue("q", topology.Args{"x-message-ttl": 1000})), after: topo(queue("q", topology.Args{"x-message-ttl": 3600000}))},
+		{name: "with a dead-letter exchange, they go where they went",
+			before: topo(queue("dlq", nil), queue("q", topology.Args{"x-message-ttl": 3600000, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"})),
+			after:  topo(queue("dlq", nil), queue("q", topology.Args{"x-message-ttl": 1000, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"}))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			var got []DeadLetter
+			for _, dl := range d.DeadLetters {
+				if dl.Sooner {
+					got = append(got, dl)
+				}
+			}
+			if tc.cause == "" {
+				if len(got) != 0 {
+					t.Fatalf("sooner: %s, want none", show(t, got))
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Reason != tc.reason || got[0].Cause != tc.cause || !got[0].Loses || !d.LosesMessages() {
+				t.Errorf("sooner: %s\nwant reason %s, cause %q, losing", show(t, got), tc.reason, tc.cause)
+			}
+		})
+	}
+}

@@ -246,6 +246,9 @@ func deadLetterEntries(dls []DeadLetter) []entry {
 		if dl.NewQueue {
 			e.was, e.what = "none (the queues do not exist)", "\x01new\x00"+string(dl.Reason)+"\x00"+with
 		}
+		if dl.Sooner {
+			e.now += ": more of them, or sooner"
+		}
 		reason := string(dl.Reason)
 		if dl.PerMessageTTL {
 			reason = "expired by a per-message TTL"

@@ -34,7 +34,7 @@ func jsonFlows(p *Plan) *pj.Flows {
 	for _, dl := range d.DeadLetters {
 		out.DeadLetters = append(out.DeadLetters, pj.FlowDead{
 			Vhost: dl.Vhost, Queue: dl.Queue, Reason: string(dl.Reason), PerMessageTTL: dl.PerMessageTTL, Class: jsonClass(dl.Class),
-			Before: jsonEnd(dl.Before), After: jsonEnd(dl.After), LosesMessages: dl.Loses, Cause: dl.Cause, NewQueue: dl.NewQueue, From: dl.From,
+			Before: jsonEnd(dl.Before), After: jsonEnd(dl.After), LosesMessages: dl.Loses, Cause: dl.Cause, NewQueue: dl.NewQueue, From: dl.From, Sooner: dl.Sooner,
 		})
 	}
 	for _, t := range d.DelayTiers {
@@ -136,7 +136,7 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	for _, dl := range doc.DeadLetters {
 		d.DeadLetters = append(d.DeadLetters, flow.DeadLetter{
 			Vhost: dl.Vhost, Queue: dl.Queue, Reason: flow.Reason(dl.Reason), PerMessageTTL: dl.PerMessageTTL, Class: planClass(dl.Class),
-			Before: planEnd(dl.Before), After: planEnd(dl.After), Loses: dl.LosesMessages, Cause: dl.Cause, NewQueue: dl.NewQueue, From: emptyToNil(dl.From),
+			Before: planEnd(dl.Before), After: planEnd(dl.After), Loses: dl.LosesMessages, Cause: dl.Cause, NewQueue: dl.NewQueue, From: emptyToNil(dl.From), Sooner: dl.Sooner,
 		})
 	}
 	for _, t := range doc.DelayTiers {

@@ -140,9 +140,11 @@ type FlowDead struct {
 	LosesMessages bool       `json:"loses_messages"`
 	Cause         string     `json:"cause,omitempty"`
 	// NewQueue: the queue is declared after the change only; From: the
-	// queues what reaches it reached before (flow.DeadLetter).
+	// queues what reaches it reached before; Sooner: dropped on both
+	// sides, more of them or sooner after (flow.DeadLetter).
 	NewQueue bool     `json:"new_queue,omitempty"`
 	From     []string `json:"from,omitempty"`
+	Sooner   bool     `json:"sooner,omitempty"`
 }
 
 // FlowTier is a delay tier whose messages return somewhere else.
