@@ -10,14 +10,18 @@ import (
 )
 
 // newQueueLimits adds, for each queue declared after the change only
-// (new, or under a new name) that has a length limit, what it does with
-// messages once full: the dead letters of its overflow (drop-head, a
-// classic queue's reject-publish-dlx) as DeadLetters of reason maxlen,
-// and what overflow reject-publish refuses as Refusing, each marked
-// NewQueue. Before, the flows said only that routes now reach it. What
-// reached another queue before and now reaches it (From) is what it may
-// lose, where one of them kept more (no limit, or a higher one); the rest
-// reached no queue before, or reaches another still.
+// (new, or under a new name) that has a length limit and now takes what
+// reached other queues before (From: a queue renamed, or what a route or
+// dead-letter route moved to it), what it does with messages once full:
+// the dead letters of its overflow (drop-head, a classic queue's
+// reject-publish-dlx) as DeadLetters of reason maxlen, and what overflow
+// reject-publish refuses as Refusing, each marked NewQueue. Before, the
+// flows said only that routes now reach it. It may lose them where one of
+// those queues kept more (no limit, or a higher one). A new queue that
+// takes nothing from another (what reaches it reached no queue before, or
+// reaches another still) changes the fate of no message: the routes say
+// it is reached, and its limit is not listed (a first apply of thousands
+// of capped queues would list each).
 // After routes and deadLetters, whose moves tell From.
 func (c *vhostCompare) newQueueLimits() {
 	var moved map[string][]string
@@ -33,14 +37,14 @@ func (c *vhostCompare) newQueueLimits() {
 			moved = c.movedInto()
 		}
 		from := moved[q]
+		if len(from) == 0 {
+			continue
+		}
 		// What it drops (or refuses) once full is lost to the change where
 		// it reached a queue before that kept more: no limit, or a higher
 		// one.
 		keptMore := slices.ContainsFunc(from, func(p string) bool { return c.a.stricterLimitThan(q, c.b, p) })
-		text := ""
-		if len(from) > 0 {
-			text = fmt.Sprintf("; what reaches it reached %s before the change, and no longer does", namesOfQueues(from))
-		}
+		text := fmt.Sprintf("; what reaches it reached %s before the change, and no longer does", namesOfQueues(from))
 		if c.a.rejectsPublish(q) {
 			r := Refusing{Vhost: c.vhost, Queue: q, Type: qa.Type, Limit: c.a.lengthLimits(q), Cause: "it is new: " + c.a.refusingText(q) + text, NewQueue: true, From: from, KeptMore: keptMore}
 			if keptMore {
