@@ -42,7 +42,7 @@ func TestBrokerObjectsTable(t *testing.T) {
 		want map[string]any
 	}{
 		{
-			name:   "vhost limits set by hand and equal to the file's are adopted, not changed",
+			name:   "vhost limits set by hand and equal to the file's are kept, not changed",
 			byHand: func(t *testing.T, f *fixture, e env) { putVhostLimits(t, f, e.vhost, map[string]any{"max-queues": 10}) },
 			file:   "limits: { max-queues: 10 }\n",
 			kind:   kind.VhostLimits, obj: "${VHOST}",
@@ -75,6 +75,28 @@ func TestBrokerObjectsTable(t *testing.T) {
 			want: map[string]any{"max-connections": int64(7)},
 		},
 		{
+			// An export applied names the limits set by hand: mqctl
+			// adopted them, and a file without limits lifted them.
+			name:    "vhost limits set by hand, applied as an export names them, then dropped from the file, are left alone",
+			byHand:  func(t *testing.T, f *fixture, e env) { putVhostLimits(t, f, e.vhost, map[string]any{"max-queues": 10}) },
+			earlier: "limits: { max-queues: 10 }\n",
+			file:    "{}\n",
+			kind:    kind.VhostLimits, obj: "${VHOST}",
+			want: map[string]any{"max-queues": int64(10)},
+		},
+		{
+			// One object per vhost: set before mqctl, the limits stay
+			// the vhost's, the key the file added too.
+			name: "vhost limits set by hand, given one more by a file, then dropped from the file, are all left alone",
+			byHand: func(t *testing.T, f *fixture, e env) {
+				putVhostLimits(t, f, e.vhost, map[string]any{"max-connections": 7})
+			},
+			earlier: "limits: { max-connections: 7, max-queues: 10 }\n",
+			file:    "{}\n",
+			kind:    kind.VhostLimits, obj: "${VHOST}",
+			want: map[string]any{"max-connections": int64(7), "max-queues": int64(10)},
+		},
+		{
 			name:    "user limits changed",
 			earlier: "{}\n---users\n${U}: { password: \"${PW}\", limits: { max-connections: 5 } }\n",
 			file:    "{}\n---users\n${U}: { password: \"${PW}\", limits: { max-channels: 10 } }\n",
@@ -99,13 +121,23 @@ func TestBrokerObjectsTable(t *testing.T) {
 			want: map[string]any{"amq.topic": map[string]any{"read": ".*", "write": ".*"}},
 		},
 		{
-			name:   "a shovel made by hand with the file's settings is adopted",
+			name:   "a shovel made by hand with the file's settings is kept, not changed",
 			byHand: func(t *testing.T, f *fixture, e env) { putShovel(t, f, e.vhost, "t.s", "t.dst") },
 			file:   queues + "shovels:\n  t.s: " + fmt.Sprintf(shovel, "t.dst") + "\n",
 			// The running shovel declared t.src and t.dst as the file
 			// has them: mqctl adopts them without a change.
 			rows: []string{"create queue t.other"},
 			kind: kind.Shovel, obj: "t.s",
+			want: map[string]any{"src-uri": "amqp:///${VHOST}", "src-queue": "t.src", "dest-uri": "amqp:///${VHOST}", "dest-queue": "t.dst"},
+		},
+		{
+			// An export applied names the shovels made by hand: mqctl
+			// adopted them, and a file without one deleted it.
+			name:    "a shovel made by hand, applied as an export names it, then dropped from the file, is left alone",
+			byHand:  func(t *testing.T, f *fixture, e env) { putShovel(t, f, e.vhost, "t.s", "t.dst") },
+			earlier: queues + "shovels:\n  t.s: " + fmt.Sprintf(shovel, "t.dst") + "\n",
+			file:    queues,
+			kind:    kind.Shovel, obj: "t.s",
 			want: map[string]any{"src-uri": "amqp:///${VHOST}", "src-queue": "t.src", "dest-uri": "amqp:///${VHOST}", "dest-queue": "t.dst"},
 		},
 		{
@@ -138,6 +170,27 @@ func TestBrokerObjectsTable(t *testing.T) {
 			rows:    []string{"update federation_upstream t.up settings.uri amqp://fed:***@localhost:1/none -> amqp://fed:***@localhost:2/none"},
 			kind:    kind.FederationUpstream, obj: "t.up",
 			want: map[string]any{"uri": "amqp://fed:${PW}@localhost:2/none", "expires": int64(3600000)},
+		},
+		{
+			name: "an upstream made by hand, applied as an export names it, then dropped from the file, is left alone",
+			byHand: func(t *testing.T, f *fixture, e env) {
+				putParameter(t, f, e.vhost, "federation-upstream", "t.up", map[string]any{"uri": "amqp://localhost:1/none", "expires": 3600000})
+			},
+			earlier: "federation_upstreams:\n  t.up: { uri: \"amqp://localhost:1/none\", expires: 3600000 }\n",
+			file:    "{}\n",
+			kind:    kind.FederationUpstream, obj: "t.up",
+			want: map[string]any{"uri": "amqp://localhost:1/none", "expires": int64(3600000)},
+		},
+		{
+			name: "an upstream set made by hand, applied as an export names it, then dropped from the file, is left alone",
+			byHand: func(t *testing.T, f *fixture, e env) {
+				putParameter(t, f, e.vhost, "federation-upstream", "t.a", map[string]any{"uri": "amqp://localhost:1/a"})
+				putParameter(t, f, e.vhost, "federation-upstream-set", "t.set", []any{map[string]any{"upstream": "t.a"}})
+			},
+			earlier: "federation_upstreams:\n  t.a: { uri: \"amqp://localhost:1/a\" }\nfederation_upstream_sets:\n  t.set: [{ upstream: t.a }]\n",
+			file:    "{}\n",
+			kind:    kind.FederationUpstreamSet, obj: "t.set",
+			want: map[string]any{"upstreams": []any{map[string]any{"upstream": "t.a"}}},
 		},
 		{
 			name:    "an upstream set gains an upstream",
@@ -275,6 +328,15 @@ func putVhostLimits(t *testing.T, f *fixture, vhost string, limits map[string]an
 		if err := f.c.PutJSON(context.Background(), map[string]any{"value": v}, "set a vhost limit by hand", vhost, "vhost-limits", vhost, k); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// putParameter writes a runtime parameter of component by hand.
+func putParameter(t *testing.T, f *fixture, vhost, component, name string, value any) {
+	t.Helper()
+	body := map[string]any{"value": value}
+	if err := f.c.PutJSON(context.Background(), body, "write a parameter by hand", vhost, "parameters", component, vhost, name); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -39,7 +39,7 @@ func (e *Engine) keepFinishedShovels(p *plan.Plan, l *Live) {
 			return "", ""
 		}
 		finished[ref] = true
-		return plan.HeldFinished, fmt.Sprintf("mqctl created it, and it deleted itself once done (%s: %v): created again it would move its messages again; to run it again, change one of its settings or its name, and to forget it, remove it from the file", key, value)
+		return plan.HeldFinished, fmt.Sprintf("mqctl created it (or adopted it, made by hand, as the file declared it), and it deleted itself once done (%s: %v): created again it would move its messages again; to run it again, change one of its settings or its name, and to forget it, remove it from the file", key, value)
 	})
 	p.Stale = slices.DeleteFunc(p.Stale, func(ref plan.ObjectRef) bool { return finished[ref] })
 }

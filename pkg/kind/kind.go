@@ -211,10 +211,23 @@ func VhostItems() []Spec {
 // VhostItems, then Access.
 func Items() []Spec { return append(VhostItems(), Access()...) }
 
-// UserAccess reports whether k is a kind of the file's users section
-// (Access): a user, its limits, permissions or topic permissions.
-func (k Kind) UserAccess() bool {
-	return slices.ContainsFunc(accessSpecs, func(s Spec) bool { return s.Kind == k })
+// Adoptable reports whether mqctl adopts an object of kind k that was on
+// the broker before it and that a file declares as the broker holds it:
+// records it as its own, so that a file that drops it later deletes it
+// (SPEC §4: exchanges, queues, bindings, policies and operator policies).
+// The broker-level objects of SPEC §9, the kinds carried as
+// topology.Item (users and their limits, permissions and topic
+// permissions; vhost limits, shovels, federation upstreams and upstream
+// sets), are not: mqctl deletes only those it created, never one that
+// existed before it (an applied export names them all: guest, the user
+// mqctl logs in as, an operator's shovel, the limits set on a vhost). Such
+// an object is kept as the file says, in place, but left on the broker
+// when the file drops it, as a vhost that was there before. A vhost is
+// never adopted either (plan.Diff), and false for a kind mqctl does not
+// know.
+func (k Kind) Adoptable() bool {
+	s, ok := Of(k)
+	return ok && s.Item == nil && k != Vhost
 }
 
 // Item is k's ItemSpec; nil for a kind not carried as topology.Item (and

@@ -427,12 +427,13 @@ func (d *differ) claim(ref ObjectRef, live Print) {
 	if len(owners) > 0 {
 		d.p.Others = append(d.p.Others, OtherOwned{ObjectRef: ref, Owners: owners, Shared: true, Recorded: ok})
 	}
-	if !ok && len(owners) == 0 && ref.Kind.UserAccess() {
-		// A user, or a user's limits or access, that was on the broker
-		// before mqctl (an export applied names guest, the user mqctl
-		// logs in as, other teams' users): kept as the file says, never
-		// adopted, so never deleted when the file drops it, as a vhost
-		// that was there before (Plan.Preexisting).
+	if !ok && len(owners) == 0 && !d.adoptable(ref) {
+		// A user, a user's limits or access, a vhost's limits, a shovel
+		// or a federation upstream (set) that was on the broker before
+		// mqctl (an export applied names guest, the user mqctl logs in
+		// as, other teams' users, an operator's shovels): kept as the
+		// file says, never adopted, so never deleted when the file drops
+		// it, as a vhost that was there before (Plan.Preexisting).
 		d.p.Preexisting = append(d.p.Preexisting, ref)
 		return
 	}
@@ -444,6 +445,32 @@ func (d *differ) claim(ref ObjectRef, live Print) {
 	if !ok || rec != live {
 		d.setPrint(ref, live)
 	}
+}
+
+// adoptable reports whether claim adopts ref, an object the file names
+// that the broker holds and no record lists: kind.Kind.Adoptable, but for
+// a shovel that deletes itself once done (kind.DeletesItself), whoever
+// made it. Its record entry is what keeps a later apply, once it is gone,
+// from creating it again and moving its messages again (engine's
+// keepFinishedShovels, plan.HeldFinished); kept unrecorded, the next plan
+// after it finished would create it.
+func (d *differ) adoptable(ref ObjectRef) bool {
+	if ref.Kind.Adoptable() {
+		return true
+	}
+	if ref.Kind != kind.Shovel {
+		return false
+	}
+	v := d.curState.Vhosts[ref.Vhost]
+	if v == nil {
+		return false
+	}
+	it := v.Items.Get(kind.Shovel, ref.Name)
+	if it == nil {
+		return false
+	}
+	key, _ := kind.DeletesItself(it.Settings)
+	return key != ""
 }
 
 // setPrint records that apply sets ref's print in the record.

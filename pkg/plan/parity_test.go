@@ -36,7 +36,7 @@ var textTemplates = []struct {
 	{regexp.MustCompile(`^Held back \(\d+ changes?\): `), func(d *pj.Plan, line string) bool {
 		return strings.HasPrefix(line, fmt.Sprintf("Held back (%d change", len(d.Held)))
 	}},
-	{regexp.MustCompile(`^\d+ objects? of the file's users section (was|were) on the broker before mqctl\.`), func(d *pj.Plan, line string) bool {
+	{regexp.MustCompile(`^\d+ objects? of the file (was|were) on the broker before mqctl\.`), func(d *pj.Plan, line string) bool {
 		return strings.HasPrefix(line, fmt.Sprintf("%d object", len(d.Preexisting)))
 	}},
 	{regexp.MustCompile(`^and \d+ more \(--list-unmanaged lists them all, and so does the JSON plan's preexisting\)$`), func(d *pj.Plan, _ string) bool { return len(d.Preexisting) > preexistingShown }},
@@ -151,7 +151,12 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 		name: "users and access that were on the broker before mqctl",
 		plan: &Plan{Vhosts: []string{"v"},
 			Preexisting: []ObjectRef{{Kind: kind.User, Name: "guest"}, {Kind: kind.Permission, Vhost: "v", Name: "guest"}}},
-		want: []string{"2 objects of the file's users section were on the broker before mqctl", "does not adopt them", `user "guest"`, `permission "guest" in vhost "v"`},
+		want: []string{"2 objects of the file were on the broker before mqctl", "does not adopt them", `user "guest"`, `permission "guest" in vhost "v"`},
+	}, {
+		name: "vhost limits, a shovel and federation objects that were on the broker before mqctl",
+		plan: &Plan{Vhosts: []string{"v"},
+			Preexisting: []ObjectRef{ref(kind.VhostLimits, "v"), ref(kind.Shovel, "s"), ref(kind.FederationUpstream, "up"), ref(kind.FederationUpstreamSet, "set")}},
+		want: []string{"4 objects of the file were on the broker before mqctl", "does not adopt them", "never lifts one when the file drops limits:, those it set itself included", `vhost_limits "v" in vhost "v"`, `shovel "s" in vhost "v"`},
 	}, {
 		name: "other owners, take-over, and a record-only apply",
 		plan: &Plan{Vhosts: []string{"v"}, Owner: "team-a",

@@ -168,12 +168,17 @@ type Plan struct {
 	// exactly as declared but are not recorded as managed yet: apply
 	// records them without touching them.
 	Adopt []ObjectRef `json:"adopt,omitempty"`
-	// Preexisting are the users, user limits, permissions and topic
-	// permissions the file names that were on the broker before mqctl
-	// and that no ownership record lists (an applied export names them
-	// all: guest, the user mqctl logs in as, other teams' users). mqctl
-	// keeps them as the file says, in place, but never adopts them, as a
-	// vhost that was there before: a file that drops one leaves it alone.
+	// Preexisting are the broker-level objects of SPEC §9 (users, user
+	// limits, permissions and topic permissions; vhost limits, shovels,
+	// federation upstreams and upstream sets: kind.Kind.Adoptable) the
+	// file names that were on the broker before mqctl and that no
+	// ownership record lists (an applied export names them all: guest,
+	// the user mqctl logs in as, other teams' users, an operator's
+	// shovels and limits). mqctl keeps them as the file says, in place,
+	// but never adopts them, as a vhost that was there before: a file
+	// that drops one leaves it alone. A vhost's limits are one object:
+	// set on the vhost before mqctl, they stay the vhost's, the keys the
+	// file adds included.
 	Preexisting []ObjectRef `json:"preexisting,omitempty"`
 	// QueuesDeletedFirst are the vhosts whose queue deletes run before
 	// the apply's writes, not after them (kind.Spec.DeleteLate): their

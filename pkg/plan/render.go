@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/flow"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -237,17 +238,24 @@ func writeRef(sb *bufio.Writer, ref ObjectRef, tail string) {
 	fmt.Fprintf(sb, "  %s %s%s%s\n", ref.Kind, shownName(ref.Kind, ref.Name), where, tail)
 }
 
-// writePreexisting lists the users and access the file names that were on
-// the broker before mqctl (Plan.Preexisting), and says why mqctl does not
-// adopt them.
+// writePreexisting lists the broker-level objects (SPEC §9: users and
+// their access, vhost limits, shovels, federation upstreams and sets) the
+// file names that were on the broker before mqctl (Plan.Preexisting), and
+// says why mqctl does not adopt them.
 func writePreexisting(sb *bufio.Writer, p *Plan, paint func(color, s string) string, listAll bool) {
 	n := len(p.Preexisting)
 	if n == 0 {
 		return
 	}
-	fmt.Fprintf(sb, "%s mqctl keeps %s as the file says, but does not adopt %s: a file that drops one leaves it on the broker, as mqctl never deletes a user or access it did not create (the broker's default user, the user it logs in as, other teams' users). Delete one by hand if you mean to:\n",
-		paint(ansiBold, fmt.Sprintf("%d %s of the file's users section %s on the broker before mqctl.", n, plural("object", n), plural2("was", "were", n))),
-		plural2("it", "them", n), plural2("it", "them", n))
+	limits := ""
+	if slices.ContainsFunc(p.Preexisting, func(r ObjectRef) bool { return r.Kind == kind.VhostLimits }) {
+		// One object per vhost: who set which key is not kept, so the
+		// limits stay the vhost's, those this file sets included.
+		limits = " A vhost's limits are one object: limits set on the vhost before mqctl make them all the vhost's own, so mqctl sets and changes them as the file says but never lifts one when the file drops limits:, those it set itself included (clear them by hand: rabbitmqctl clear_vhost_limits --vhost VHOST)."
+	}
+	fmt.Fprintf(sb, "%s mqctl keeps %s as the file says, but does not adopt %s: a file that drops one leaves it on the broker, as mqctl never deletes a user, its access, a vhost's limits, a shovel or a federation upstream (or set) it did not create (the broker's default user, the user it logs in as, other teams' users, an operator's shovels and limits).%s Delete one by hand if you mean to:\n",
+		paint(ansiBold, fmt.Sprintf("%d %s of the file %s on the broker before mqctl.", n, plural("object", n), plural2("was", "were", n))),
+		plural2("it", "them", n), plural2("it", "them", n), limits)
 	shown := p.Preexisting
 	if !listAll && len(shown) > preexistingShown {
 		shown = shown[:preexistingShown]

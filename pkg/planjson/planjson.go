@@ -26,10 +26,11 @@ type Plan struct {
 	Unread         []Unread  `json:"unread"`
 	ChangedOutside []Outside `json:"changed_outside"`
 	Stale          []Ref     `json:"stale"`
-	// Preexisting are the users and access the file names that were on
-	// the broker before mqctl: kept as the file says, never adopted, so
-	// never deleted (absent when there are none: older documents had no
-	// such field).
+	// Preexisting are the users and access, vhost limits, shovels and
+	// federation upstreams (and sets) the file names that were on the
+	// broker before mqctl: kept as the file says, never adopted, so never
+	// deleted (absent when there are none: older documents had no such
+	// field).
 	Preexisting []Ref `json:"preexisting,omitempty"`
 	// Owner is the file's "owner:" (absent for a file without one).
 	Owner string `json:"owner,omitempty"`
