@@ -921,7 +921,7 @@ func (e *executor) plannedRecords(p *plan.Plan) (managed map[plan.ObjectRef]plan
 		}
 	}
 	for _, o := range p.Others {
-		if o.Recorded { // shared once, left to the other owners now
+		if o.Recorded && !o.Shared { // shared once, left to the other owners now (a shared one stays)
 			delete(managed, o.ObjectRef)
 			vhosts[o.Vhost] = true
 		}

@@ -84,6 +84,15 @@ func TestTwoOwnersShareAVhost(t *testing.T) {
 		t.Errorf("team-b declaring team-a's queue alike: changes %v, shared %q", changes(p), shared)
 	}
 	apply(alike)
+	// team-b then changes something else in the vhost: the shared queue
+	// stays in its record. The apply dropped it from there (b68e4c0), the
+	// next plan adopted it again, and team-a's file dropping it in
+	// between deleted it (4.3.6).
+	alike += "      b.more: {}\n"
+	apply(alike)
+	if p := f.plan(f.desired(alike)); !p.Empty() || p.Records() {
+		t.Errorf("team-b's plan after another apply of the file sharing a.q: %v, record changes %v", changes(p), p.RecordChanges())
+	}
 
 	// team-a drops it: its binding goes (team-a's alone), the queue stays
 	// for team-b, and neither plan then has a change.
