@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -178,7 +179,7 @@ func FirstAlone(p *plan.Plan, opts Options) *plan.Change {
 	}
 	// A write the record must follow is not alone (the cheap tests first:
 	// plannedRecords copies the vhost's whole record).
-	if len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.Adopt) > 0 {
+	if len(p.Prints) > 0 || len(p.Stale) > 0 || len(p.Adopt) > 0 || p.KeptChanged {
 		return nil
 	}
 	if _, vhosts := (&executor{opts: opts}).plannedRecords(p); len(vhosts) > 0 {
@@ -933,6 +934,9 @@ func (e *executor) plannedRecords(p *plan.Plan) (managed map[plan.ObjectRef]plan
 	for _, ref := range p.Adopt {
 		vhosts[ref.Vhost] = true
 	}
+	if p.KeptChanged {
+		vhosts[""] = true // the list of users kept (writeRecord)
+	}
 	return managed, vhosts
 }
 
@@ -1002,11 +1006,26 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 			}
 			same = same && created[ref] == rec.Created[ref]
 		}
+		// The users and user limits the file keeps (plan.Plan.Kept), as
+		// the plan lists them when it changes the list; what the record
+		// lists otherwise. One the apply made its own is no longer kept.
+		kept := map[plan.ObjectRef]bool{}
+		if e.p != nil && e.p.KeptChanged {
+			for _, ref := range e.p.Kept {
+				kept[ref] = true
+			}
+		} else {
+			maps.Copy(kept, rec.Kept)
+		}
+		maps.DeleteFunc(kept, func(ref plan.ObjectRef, _ bool) bool { _, mine := managed[ref]; return mine })
+		had := maps.Clone(rec.Kept)
+		maps.DeleteFunc(had, func(_ plan.ObjectRef, v bool) bool { return !v })
+		same = same && maps.Equal(kept, had)
 		if same && rec.Equal(managed) {
 			return nil
 		}
 		name := ownership.GlobalParameterOf(owner)
-		body := map[string]any{"name": name, "value": ownership.GlobalValue(managed, created)}
+		body := map[string]any{"name": name, "value": ownership.GlobalValue(managed, created, kept)}
 		if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", name); err != nil {
 			return fmt.Errorf("write the ownership record of the broker's users: %w", err)
 		}

@@ -124,7 +124,7 @@ func touchesBroker(in ApplyInput) bool {
 			return true
 		}
 	}
-	return slices.ContainsFunc(in.Saved.Stale, func(r plan.ObjectRef) bool { return r.Vhost == "" }) ||
+	return in.Saved.KeptChanged || slices.ContainsFunc(in.Saved.Stale, func(r plan.ObjectRef) bool { return r.Vhost == "" }) ||
 		slices.ContainsFunc(in.Saved.ChangedOutside, func(o plan.Outside) bool { return o.Vhost == "" })
 }
 
@@ -521,7 +521,7 @@ func (e *Engine) cleanRecords(ctx context.Context, p *plan.Plan, l *Live, locks 
 	if !outdated || locks.lost() != nil {
 		return
 	}
-	res := apply.Execute(ctx, e.c, &plan.Plan{Vhosts: l.scope, Owner: p.Owner, Stale: p.Stale, ChangedOutside: p.ChangedOutside, Others: p.Others, Prints: p.Prints},
+	res := apply.Execute(ctx, e.c, &plan.Plan{Vhosts: l.scope, Owner: p.Owner, Stale: p.Stale, ChangedOutside: p.ChangedOutside, Others: p.Others, Prints: p.Prints, Kept: p.Kept, KeptChanged: p.KeptChanged},
 		apply.Options{Records: recs, Guard: locks.lost})
 	if res.RecordErr != nil {
 		e.note("mqctl's ownership record is left as it was, which this mqctl reads too (the next apply tries again): %v", res.RecordErr)

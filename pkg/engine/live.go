@@ -168,6 +168,7 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 	l.owner = owner
 	l.records = make(map[string]*ownership.Record, len(l.all))
 	var others map[plan.ObjectRef][]string
+	managedByOthers, keptByOthers := map[plan.ObjectRef]bool{}, map[plan.ObjectRef]bool{}
 	if take != nil {
 		take.Objects = 0
 	}
@@ -196,16 +197,36 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 					others = map[plan.ObjectRef][]string{}
 				}
 				others[ref] = append(others[ref], o)
+				managedByOthers[ref] = true
+			}
+			// The users that other owners' files keep (on the broker
+			// before mqctl): theirs to declare, as what they manage.
+			for ref, k := range r.Kept {
+				if _, both := r.Managed[ref]; !k || both {
+					continue
+				}
+				if others == nil {
+					others = map[plan.ObjectRef][]string{}
+				}
+				others[ref] = append(others[ref], o)
+				keptByOthers[ref] = true
 			}
 		}
 	}
+	var othersKeep map[plan.ObjectRef]bool
 	for ref := range others {
 		slices.Sort(others[ref])
+		if keptByOthers[ref] && !managedByOthers[ref] {
+			if othersKeep == nil {
+				othersKeep = map[plan.ObjectRef]bool{}
+			}
+			othersKeep[ref] = true
+		}
 	}
 	l.current.Managed, l.current.Owner, l.current.Others = ownership.Merge(l.records), owner, others
-	l.current.Created = nil
+	l.current.Created, l.current.Kept, l.current.OthersKeep = nil, nil, othersKeep
 	if r := l.records[""]; r != nil {
-		l.current.Created = r.Created
+		l.current.Created, l.current.Kept = r.Created, r.Kept
 	}
 	l.current.TakeOver = take
 }
@@ -215,7 +236,7 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 // and the records of 50,002 objects are 5 MB of its peak.
 func (l *Live) forgetRecords() {
 	l.records, l.all = nil, nil
-	l.current.Managed, l.current.Others = nil, nil
+	l.current.Managed, l.current.Others, l.current.OthersKeep = nil, nil, nil
 }
 
 // fingerprinter computes, on the first call of its wait, the

@@ -235,3 +235,28 @@ func TestFrontCoding(t *testing.T) {
 		t.Error("an entry without its 4-byte print: no error")
 	}
 }
+
+// TestGlobalKept: the record of the users lists the users kept (on the
+// broker before mqctl, named by the owner's file) apart from those it
+// manages, and reads them back; one it manages is not listed as kept.
+func TestGlobalKept(t *testing.T) {
+	t.Parallel()
+	made := plan.ObjectRef{Kind: "user", Name: "made"}
+	kept := plan.ObjectRef{Kind: "user", Name: "kept"}
+	v := GlobalValue(map[plan.ObjectRef]plan.Print{made: 5}, map[plan.ObjectRef]bool{made: true}, map[plan.ObjectRef]bool{kept: true, made: true})
+	rec, err := DecodeGlobal(v, "team-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Managed) != 1 || rec.Managed[made] != 5 || !rec.Created[made] {
+		t.Errorf("managed %v, created %v", rec.Managed, rec.Created)
+	}
+	if len(rec.Kept) != 1 || !rec.Kept[kept] {
+		t.Errorf("kept %v, want only %v", rec.Kept, kept)
+	}
+	// An older record (no list of kept users) reads as keeping none.
+	delete(v, ArgKept)
+	if rec, err := DecodeGlobal(v, ""); err != nil || len(rec.Kept) != 0 {
+		t.Errorf("older record: kept %v, %v", rec.Kept, err)
+	}
+}

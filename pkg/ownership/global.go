@@ -49,39 +49,63 @@ func GlobalOwner(name string) (string, bool) {
 // applied): Record.Created.
 const ArgCreated = "x-mqctl-created"
 
+// ArgKept lists, in the broker-level record, the users and user limits
+// the owner's file names that were on the broker before mqctl ("kind:name",
+// sorted): kept as the file says, never mqctl's (Record.Kept). An mqctl
+// before it wrote none, and reads past it.
+const ArgKept = "x-mqctl-kept"
+
 // GlobalValue is the value of the broker-level record listing refs (only
 // those of the broker's own objects, Vhost "", are kept), of which mqctl
-// created those of created.
-func GlobalValue(refs map[plan.ObjectRef]plan.Print, created map[plan.ObjectRef]bool) map[string]any {
+// created those of created, and kept (Record.Kept, only the broker's own
+// objects that refs does not list).
+func GlobalValue(refs map[plan.ObjectRef]plan.Print, created, kept map[plan.ObjectRef]bool) map[string]any {
 	v := map[string]any(Exchange("", 0, refs).Arguments)
+	v[ArgCreated] = refList(created, func(ref plan.ObjectRef) bool { _, ok := refs[ref]; return ok })
+	if k := refList(kept, func(ref plan.ObjectRef) bool { _, ok := refs[ref]; return !ok }); len(k) > 0 {
+		v[ArgKept] = k
+	}
+	return v
+}
+
+// refList is the sorted "kind:name" list of the broker's own objects of
+// set for which keep is true.
+func refList(set map[plan.ObjectRef]bool, keep func(plan.ObjectRef) bool) []any {
 	list := []any{}
-	for _, ref := range slices.SortedFunc(maps.Keys(created), func(a, b plan.ObjectRef) int {
+	for _, ref := range slices.SortedFunc(maps.Keys(set), func(a, b plan.ObjectRef) int {
 		return strings.Compare(string(a.Kind)+":"+a.Name, string(b.Kind)+":"+b.Name)
 	}) {
-		if _, ok := refs[ref]; ok && ref.Vhost == "" {
+		if set[ref] && ref.Vhost == "" && keep(ref) {
 			list = append(list, string(ref.Kind)+":"+ref.Name)
 		}
 	}
-	v[ArgCreated] = list
-	return v
+	return list
+}
+
+// readRefs reads a "kind:name" list of the broker's own objects.
+func readRefs(value any) map[plan.ObjectRef]bool {
+	out := map[plan.ObjectRef]bool{}
+	list, _ := value.([]any)
+	for _, item := range list {
+		s, _ := item.(string)
+		if k, name, ok := strings.Cut(s, ":"); ok {
+			out[plan.ObjectRef{Kind: plan.Kind(k), Name: name}] = true
+		}
+	}
+	return out
 }
 
 // DecodeGlobal reads the broker-level record from the parameter's value
 // (nil when there is none).
 func DecodeGlobal(value map[string]any, owner string) (*Record, error) {
-	rec := &Record{Vhost: "", Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}, Created: map[plan.ObjectRef]bool{}}
+	rec := &Record{Vhost: "", Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}, Created: map[plan.ObjectRef]bool{}, Kept: map[plan.ObjectRef]bool{}}
 	if value == nil {
 		return rec, nil
 	}
-	if list, ok := value[ArgCreated].([]any); ok {
-		for _, item := range list {
-			s, _ := item.(string)
-			if k, name, ok := strings.Cut(s, ":"); ok {
-				rec.Created[plan.ObjectRef{Kind: plan.Kind(k), Name: name}] = true
-			}
-		}
-	}
-	e := &topology.Exchange{Name: GlobalParameter, Arguments: topology.Args(value).Normalized()}
+	rec.Created, rec.Kept = readRefs(value[ArgCreated]), readRefs(value[ArgKept])
+	args := maps.Clone(value)
+	delete(args, ArgKept)
+	e := &topology.Exchange{Name: GlobalParameter, Arguments: topology.Args(args).Normalized()}
 	f, err := decode("", e, &rec.Managed, func(why string) error { return UnreadableGlobal(GlobalParameterOf(owner), owner, why) })
 	if err != nil {
 		return nil, err

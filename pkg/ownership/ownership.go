@@ -114,6 +114,13 @@ type Record struct {
 	// mqctl cannot tell whether it made it, and deletes it only when
 	// asked (plan.Current.Created). Nil for a vhost's record.
 	Created map[plan.ObjectRef]bool
+	// Kept are, of the broker-level record's, the users and user limits
+	// the owner's file names that were on the broker before mqctl
+	// (ArgKept, plan.Plan.Preexisting): never mqctl's, so not in Managed
+	// and never deleted, but listed so that other owners' plans see that
+	// this owner's file declares them (plan.Current.Others), as an object
+	// both records list. Nil for a vhost's record.
+	Kept map[plan.ObjectRef]bool
 	// RestoreLists are the names of the restore list exchanges found
 	// (restore.go): each left by an apply that took bindings down with a
 	// replace, not yet deleted.
@@ -533,8 +540,13 @@ func (r *Record) TakeOver(from *Record) *Record {
 		maps.Copy(out.Created, from.Created)
 		maps.Copy(out.Created, r.Created)
 	}
+	if r.Kept != nil || from.Kept != nil {
+		out.Kept = make(map[plan.ObjectRef]bool, len(r.Kept)+len(from.Kept))
+		maps.Copy(out.Kept, from.Kept)
+		maps.Copy(out.Kept, r.Kept)
+	}
 	if r.Vhost == "" {
-		if len(from.Managed) > 0 {
+		if len(from.Managed) > 0 || len(from.Kept) > 0 {
 			out.Absorbed = append(out.Absorbed, GlobalParameterOf(from.Owner))
 		}
 	} else {

@@ -263,7 +263,7 @@ func TestTakeOver(t *testing.T) {
 func TestGlobalRecordCreated(t *testing.T) {
 	guest, svc := plan.ObjectRef{Kind: "user", Name: "guest"}, plan.ObjectRef{Kind: "user", Name: "svc"}
 	refs := map[plan.ObjectRef]plan.Print{guest: 1, svc: 2}
-	v := GlobalValue(refs, map[plan.ObjectRef]bool{svc: true, {Kind: "user", Name: "gone"}: true})
+	v := GlobalValue(refs, map[plan.ObjectRef]bool{svc: true, {Kind: "user", Name: "gone"}: true}, nil)
 	rec, err := DecodeGlobal(v, "")
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,15 @@ type Current struct {
 	// user, does not delete it or the user's access unless asked
 	// (Options.DeleteChanged).
 	Created map[ObjectRef]bool
+	// Kept are the users and user limits this owner's record of the
+	// broker's users lists as kept: named by its file, on the broker
+	// before mqctl, never mqctl's (Plan.Preexisting, Plan.Kept).
+	Kept map[ObjectRef]bool
+	// OthersKeep are the objects of Others that the other owners' records
+	// list only as kept (on the broker before mqctl; none lists it as
+	// managed): a file that names one as it is keeps it too, never
+	// adopting it, and one that would change it is a conflict.
+	OthersKeep map[ObjectRef]bool
 	// Owner is the file's owner (its "owner:", "" without one): Managed
 	// is that owner's records.
 	Owner string
@@ -248,6 +257,7 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 	})
 	sortRefs(d.p.Adopt)
 	sortRefs(d.p.Preexisting)
+	d.kept()
 	sort.Slice(d.p.Others, func(i, j int) bool { return refLess(d.p.Others[i].ObjectRef, d.p.Others[j].ObjectRef) })
 	sort.Slice(d.p.Conflicts, func(i, j int) bool { return refLess(d.p.Conflicts[i].ObjectRef, d.p.Conflicts[j].ObjectRef) })
 	sort.Slice(d.p.Unread, func(i, j int) bool {
@@ -402,6 +412,7 @@ func (d *differ) conflict(c Change, owners []string) bool {
 	}
 	ref := c.Ref()
 	_, shared := d.record(ref, NoPrint)
+	shared = shared || d.cur.Kept[ref] // kept by this owner's file too
 	d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: ref, Owners: owners, Owner: d.cur.Owner, Fields: c.Fields, Pos: c.Pos, Shared: shared})
 	// Neither shared nor adopted (claim said so before the change was known).
 	d.p.Others = slices.DeleteFunc(d.p.Others, func(o OtherOwned) bool { return o.ObjectRef == ref })
@@ -425,9 +436,11 @@ func (d *differ) claim(ref ObjectRef, live Print) {
 	rec, ok := d.record(ref, live)
 	owners := d.others(ref)
 	if len(owners) > 0 {
-		d.p.Others = append(d.p.Others, OtherOwned{ObjectRef: ref, Owners: owners, Shared: true, Recorded: ok})
+		// Recorded: this owner's record lists it already, as managed, or
+		// as kept (on the broker before mqctl).
+		d.p.Others = append(d.p.Others, OtherOwned{ObjectRef: ref, Owners: owners, Shared: true, Recorded: ok || d.cur.Kept[ref]})
 	}
-	if !ok && len(owners) == 0 && !d.adoptable(ref) {
+	if !ok && (len(owners) == 0 || d.cur.OthersKeep[ref]) && !d.adoptable(ref) {
 		// A user, a user's limits or access, a vhost's limits, a shovel
 		// or a federation upstream (set) that was on the broker before
 		// mqctl (an export applied names guest, the user mqctl logs in
@@ -444,6 +457,29 @@ func (d *differ) claim(ref ObjectRef, live Print) {
 	}
 	if !ok || rec != live {
 		d.setPrint(ref, live)
+	}
+}
+
+// kept sets the plan's list of the users and user limits the file keeps
+// (Plan.Kept: those of Plan.Preexisting on the broker's level) when it is
+// not the one this owner's record holds: apply writes it, so that other
+// owners' plans see what this file declares.
+func (d *differ) kept() {
+	if d.cur.AllMine || !d.desired.Declares(kind.User) {
+		return
+	}
+	var keep []ObjectRef
+	for _, r := range d.p.Preexisting {
+		if r.Vhost == "" {
+			keep = append(keep, r)
+		}
+	}
+	same := len(keep) == len(d.cur.Kept)
+	for _, r := range keep {
+		same = same && d.cur.Kept[r]
+	}
+	if !same {
+		d.p.Kept, d.p.KeptChanged = keep, true
 	}
 }
 

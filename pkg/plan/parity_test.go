@@ -153,6 +153,15 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 			Preexisting: []ObjectRef{{Kind: kind.User, Name: "guest"}, {Kind: kind.Permission, Vhost: "v", Name: "guest"}}},
 		want: []string{"2 objects of the file were on the broker before mqctl", "does not adopt them", `user "guest"`, `permission "guest" in vhost "v"`},
 	}, {
+		name: "users kept: listed in the record of the users, and the list emptied",
+		plan: &Plan{Vhosts: []string{"v"}, Owner: "team-a",
+			Preexisting: []ObjectRef{{Kind: kind.User, Name: "app"}}, Kept: []ObjectRef{{Kind: kind.User, Name: "app"}}, KeptChanged: true},
+		want: []string{`as kept by "team-a"`, "are refused a change to it"},
+	}, {
+		name: "the list of users kept emptied",
+		plan: &Plan{Vhosts: []string{"v"}, KeptChanged: true},
+		want: []string{"that the file no longer names: apply drops them from the record, and leaves them on the broker"},
+	}, {
 		name: "vhost limits, a shovel and federation objects that were on the broker before mqctl",
 		plan: &Plan{Vhosts: []string{"v"},
 			Preexisting: []ObjectRef{ref(kind.VhostLimits, "v"), ref(kind.Shovel, "s"), ref(kind.FederationUpstream, "up"), ref(kind.FederationUpstreamSet, "set")}},

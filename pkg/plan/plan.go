@@ -186,6 +186,13 @@ type Plan struct {
 	// those it deletes are gone. The engine decides it from the limits it
 	// read, again when a saved plan is applied.
 	QueuesDeletedFirst []string `json:"-"`
+	// Kept, when KeptChanged, is the list of users and user limits the
+	// owner's record of the broker's users lists as kept after apply (the
+	// broker-level ones of Preexisting): not mqctl's, never deleted, but
+	// seen by other owners' plans, which leave them alone or share them
+	// and are refused a change to them, as to what this owner manages.
+	Kept        []ObjectRef `json:"-"`
+	KeptChanged bool        `json:"-"`
 	// Unread are the kinds of object the broker would not let mqctl read
 	// in a vhost. Their absence from the state read means "unknown", not
 	// "none": the plan changes nothing of those kinds there (it neither
@@ -609,6 +616,7 @@ const (
 	RecordFormat         = "format"
 	RecordUnfinished     = "unfinished"
 	RecordRestore        = "restore"
+	RecordKept           = "kept"
 )
 
 // RecordChange is one thing apply does to mqctl's ownership record
@@ -665,6 +673,15 @@ func (p *Plan) RecordChanges() []RecordChange {
 	}
 	if dropped > 0 {
 		out = append(out, RecordChange{RecordDroppedShared, dropped, fmt.Sprintf("mqctl's ownership record lists %d %s that the file no longer names and other owners manage: apply drops %s from the record, and leaves %s to them.", dropped, plural("object", dropped), plural2("it", "them", dropped), plural2("it", "them", dropped))})
+	}
+	if p.KeptChanged {
+		n := len(p.Kept)
+		if n > 0 {
+			out = append(out, RecordChange{RecordKept, n, fmt.Sprintf("mqctl's record of the broker's users will list the %d %s of the file that %s on the broker before mqctl as kept by %s (never mqctl's, never deleted by it): other owners' plans see that this file declares %s, leave %s alone when their files drop %s, and are refused a change to %s.",
+				n, plural("object", n), plural2("was", "were", n), OwnerName(p.Owner), plural2("it", "them", n), plural2("it", "them", n), plural2("it", "them", n), plural2("it", "them", n))})
+		} else {
+			out = append(out, RecordChange{RecordKept, 0, fmt.Sprintf("mqctl's record of the broker's users lists users as kept by %s that the file no longer names: apply drops them from the record, and leaves them on the broker.", OwnerName(p.Owner))})
+		}
 	}
 	if t := p.TakeOver; t != nil && t.Objects > 0 {
 		out = append(out, RecordChange{RecordTakeOver, t.Objects, takeOverLine(p, func(_, s string) string { return s })})

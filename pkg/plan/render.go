@@ -117,7 +117,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	writeRecords(sb, records, RecordChangedOutside)
 	writeOthers(sb, p, paint, opts.ListUnmanaged)
 	writeTakeOver(sb, p, paint)
-	writeRecords(sb, records, RecordStale, RecordPrints, RecordDroppedShared, RecordFormat, RecordUnfinished, RecordRestore)
+	writeRecords(sb, records, RecordStale, RecordPrints, RecordDroppedShared, RecordKept, RecordFormat, RecordUnfinished, RecordRestore)
 	writeUnread(sb, p, paint)
 	if pf := p.Preflight; pf != nil {
 		sb.WriteString(paint(ansiBold, "Preflight:") + " " + pf.Summary() + ".\n")

@@ -48,7 +48,10 @@ type savedPlan struct {
 	Adopt       []ObjectRef   `json:"adopt"`
 	Unmanaged   []ObjectRef   `json:"unmanaged"`
 	Preexisting []ObjectRef   `json:"preexisting,omitempty"`
-	Unread      []Unread      `json:"unread,omitempty"`
+	// Kept: Plan.Kept when KeptChanged (kept_changed).
+	Kept        []ObjectRef `json:"kept,omitempty"`
+	KeptChanged bool        `json:"kept_changed,omitempty"`
+	Unread      []Unread    `json:"unread,omitempty"`
 	// The ownership record's side of the plan (Plan.Prints, Stale,
 	// ChangedOutside).
 	Prints         []savedPrint `json:"prints,omitempty"`
@@ -146,7 +149,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
 		Fingerprint: p.Fingerprint, Broker: p.Broker, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
-		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Preexisting: p.Preexisting, Unread: p.Unread,
+		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Preexisting: p.Preexisting, Kept: p.Kept, KeptChanged: p.KeptChanged, Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
 		UnfinishedRecords: p.UnfinishedRecords, Restores: p.Restores,
@@ -226,7 +229,7 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 	}
 	p := &Plan{
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint, Broker: doc.Broker,
-		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Preexisting: emptyToNil(doc.Preexisting), Unread: emptyToNil(doc.Unread),
+		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Preexisting: emptyToNil(doc.Preexisting), Kept: emptyToNil(doc.Kept), KeptChanged: doc.KeptChanged, Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
 		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown, OutdatedRecords: doc.OutdatedRecords,
 		UnfinishedRecords: doc.UnfinishedRecords, Restores: doc.Restores, Env: doc.Env,

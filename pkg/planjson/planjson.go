@@ -289,7 +289,7 @@ type Refused struct {
 // besides recording the changes.
 type RecordChange struct {
 	// Cause is a stable code: adopt, prints, stale, changed_outside,
-	// dropped_shared, take_over, format.
+	// dropped_shared, kept, take_over, format, unfinished, restore.
 	Cause   string `json:"cause"`
 	Objects int    `json:"objects"`
 	Reason  string `json:"reason"`
