@@ -935,7 +935,16 @@ func (e *executor) plannedRecords(p *plan.Plan) (managed map[plan.ObjectRef]plan
 		vhosts[ref.Vhost] = true
 	}
 	if p.KeptChanged {
-		vhosts[""] = true // the list of users kept (writeRecord)
+		// The lists of objects kept (writeRecord): the plan's, and the
+		// records' it changes.
+		for _, ref := range p.Kept {
+			vhosts[ref.Vhost] = true
+		}
+		for vh, r := range e.opts.Records {
+			if len(r.Kept) > 0 {
+				vhosts[vh] = true
+			}
+		}
 	}
 	return managed, vhosts
 }
@@ -1006,21 +1015,8 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 			}
 			same = same && created[ref] == rec.Created[ref]
 		}
-		// The users and user limits the file keeps (plan.Plan.Kept), as
-		// the plan lists them when it changes the list; what the record
-		// lists otherwise. One the apply made its own is no longer kept.
-		kept := map[plan.ObjectRef]bool{}
-		if e.p != nil && e.p.KeptChanged {
-			for _, ref := range e.p.Kept {
-				kept[ref] = true
-			}
-		} else {
-			maps.Copy(kept, rec.Kept)
-		}
-		maps.DeleteFunc(kept, func(ref plan.ObjectRef, _ bool) bool { _, mine := managed[ref]; return mine })
-		had := maps.Clone(rec.Kept)
-		maps.DeleteFunc(had, func(_ plan.ObjectRef, v bool) bool { return !v })
-		same = same && maps.Equal(kept, had)
+		kept, keptSame := e.keptIn(vh, rec, managed)
+		same = same && keptSame
 		if same && rec.Equal(managed) {
 			return nil
 		}
@@ -1037,10 +1033,14 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 		}
 		return errors.Join(errs...)
 	}
-	if rec.Equal(managed) {
+	kept, keptSame := e.keptIn(vh, rec, managed)
+	if keptSame && rec.Equal(managed) {
 		return nil
 	}
 	next := ownership.OwnerExchange(owner, vh, rec.Generation+1, managed)
+	if list := ownership.KeptList(vh, managed, kept); list != nil {
+		next.Arguments[ownership.ArgKept] = list
+	}
 	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
 	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, readExchange)); err != nil {
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
@@ -1068,8 +1068,30 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	if e.wrote == nil {
 		e.wrote = map[string]*ownership.Record{}
 	}
-	e.wrote[vh] = &ownership.Record{Vhost: vh, Owner: owner, Generation: rec.Generation + 1, Format: ownership.FormatPrinted, Exchanges: left, Managed: mine}
+	e.wrote[vh] = &ownership.Record{Vhost: vh, Owner: owner, Generation: rec.Generation + 1, Format: ownership.FormatPrinted, Exchanges: left, Managed: mine, Kept: kept}
 	return errors.Join(errs...)
+}
+
+// keptIn is what the record of vhost vh ("" the broker's users) lists as
+// kept after apply (ownership.Record.Kept: on the broker before mqctl,
+// named by the file): the plan's list (plan.Plan.Kept) where it changes
+// it, rec's otherwise, less what the record now manages; same when that
+// is what rec lists.
+func (e *executor) keptIn(vh string, rec *ownership.Record, managed map[plan.ObjectRef]plan.Print) (kept map[plan.ObjectRef]bool, same bool) {
+	kept = map[plan.ObjectRef]bool{}
+	if e.p != nil && e.p.KeptChanged {
+		for _, ref := range e.p.Kept {
+			if ref.Vhost == vh {
+				kept[ref] = true
+			}
+		}
+	} else {
+		maps.Copy(kept, rec.Kept)
+	}
+	maps.DeleteFunc(kept, func(ref plan.ObjectRef, v bool) bool { _, mine := managed[ref]; return mine || !v || ref.Vhost != vh })
+	had := maps.Clone(rec.Kept)
+	maps.DeleteFunc(had, func(ref plan.ObjectRef, v bool) bool { return !v || ref.Vhost != vh })
+	return kept, maps.Equal(kept, had)
 }
 
 // ErrRecordRaced is wrapped by the error of an ownership record write that

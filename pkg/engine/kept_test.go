@@ -101,3 +101,59 @@ func TestTwoOwnersKeepAUser(t *testing.T) {
 		t.Errorf("team-b changing the user once team-a dropped it: %v", got)
 	}
 }
+
+// TestTwoOwnersKeepAShovel: as TestTwoOwnersKeepAUser, for an object of a
+// vhost's record: a shovel made by hand that two teams' files name. Before,
+// team-b's plan changed team-a's kept shovel's destination without a word
+// (4.3.6).
+func TestTwoOwnersKeepAShovel(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	putShovel(t, f, f.vhost, "t.s", "t.dst")
+	file := func(owner, dest string) string {
+		src := fmt.Sprintf("version: 1\nowner: %s\nvhosts:\n  ${VHOST}:\n    queues: { t.src: {}, t.dst: {}, t.other: {} }\n", owner)
+		if dest != "" {
+			src += fmt.Sprintf("    shovels:\n      t.s: { src-uri: \"amqp:///${VHOST}\", src-queue: t.src, dest-uri: \"amqp:///${VHOST}\", dest-queue: %s }\n", dest)
+		}
+		return src
+	}
+	ref := plan.ObjectRef{Kind: kind.Shovel, Vhost: f.vhost, Name: "t.s"}
+	apply := func(src string) {
+		t.Helper()
+		if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(src)}, engine.ApplyOptions{}); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+	}
+	p := f.plan(f.desired(file("team-a", "t.dst")))
+	if len(p.Adopt) != 2 || !p.KeptChanged || !slices.Equal(p.Kept, []plan.ObjectRef{ref}) {
+		t.Fatalf("team-a's plan: adopt %v, kept %v (changed %v): want the queues adopted, the shovel kept", p.Adopt, p.Kept, p.KeptChanged)
+	}
+	apply(file("team-a", "t.dst"))
+	if p := f.plan(f.desired(file("team-a", "t.dst"))); !p.Empty() || p.Records() {
+		t.Errorf("team-a's second plan: %v, record changes %v", changes(p), p.RecordChanges())
+	}
+	_, err := f.eng.Plan(ctx, f.desired(file("team-b", "t.other")), engine.PlanOptions{})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("shovel %q in vhost %q is managed by %q", "t.s", f.vhost, "team-a")) {
+		t.Errorf("team-b's plan changing team-a's kept shovel: %v", err)
+	}
+	apply(file("team-b", "t.dst"))
+	if p := f.plan(f.desired(file("team-b", "t.dst"))); !p.Empty() || p.Records() {
+		t.Errorf("team-b's second plan: %v, record changes %v", changes(p), p.RecordChanges())
+	}
+	// team-a drops it: left on the broker, still kept by team-b.
+	if p := f.plan(f.desired(file("team-a", ""))); !p.Empty() {
+		t.Errorf("team-a dropping the shovel: %v", changes(p))
+	}
+	apply(file("team-a", ""))
+	l, err := f.eng.ReadLive(ctx, []string{f.vhost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.State().Vhosts[f.vhost].Items.Get(kind.Shovel, "t.s") == nil {
+		t.Error("the kept shovel is gone")
+	}
+	if p := f.plan(f.desired(file("team-b", "t.dst"))); !p.Empty() || p.Records() {
+		t.Errorf("team-b's plan after team-a dropped the shovel: %v, record changes %v", changes(p), p.RecordChanges())
+	}
+}

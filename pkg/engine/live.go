@@ -226,7 +226,15 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 	l.current.Managed, l.current.Owner, l.current.Others = ownership.Merge(l.records), owner, others
 	l.current.Created, l.current.Kept, l.current.OthersKeep = nil, nil, othersKeep
 	if r := l.records[""]; r != nil {
-		l.current.Created, l.current.Kept = r.Created, r.Kept
+		l.current.Created = r.Created
+	}
+	for _, r := range l.records {
+		for ref, k := range r.Kept {
+			if l.current.Kept == nil {
+				l.current.Kept = map[plan.ObjectRef]bool{}
+			}
+			l.current.Kept[ref] = k
+		}
 	}
 	l.current.TakeOver = take
 }

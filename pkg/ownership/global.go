@@ -49,11 +49,21 @@ func GlobalOwner(name string) (string, bool) {
 // applied): Record.Created.
 const ArgCreated = "x-mqctl-created"
 
-// ArgKept lists, in the broker-level record, the users and user limits
-// the owner's file names that were on the broker before mqctl ("kind:name",
-// sorted): kept as the file says, never mqctl's (Record.Kept). An mqctl
-// before it wrote none, and reads past it.
+// ArgKept lists, in a record (of a vhost, or of the broker's users), the
+// objects of SPEC §9 the owner's file names that were on the broker before
+// mqctl ("kind:name", sorted): kept as the file says, never mqctl's
+// (Record.Kept). An mqctl before it wrote none, and reads past it.
 const ArgKept = "x-mqctl-kept"
+
+// KeptList is the value of ArgKept listing the objects of kept in vhost
+// ("" the broker's own objects) that refs does not list (nil for none).
+func KeptList(vhost string, refs map[plan.ObjectRef]plan.Print, kept map[plan.ObjectRef]bool) []any {
+	list := refList(vhost, kept, func(ref plan.ObjectRef) bool { _, ok := refs[ref]; return !ok })
+	if len(list) == 0 {
+		return nil
+	}
+	return list
+}
 
 // GlobalValue is the value of the broker-level record listing refs (only
 // those of the broker's own objects, Vhost "", are kept), of which mqctl
@@ -61,35 +71,36 @@ const ArgKept = "x-mqctl-kept"
 // objects that refs does not list).
 func GlobalValue(refs map[plan.ObjectRef]plan.Print, created, kept map[plan.ObjectRef]bool) map[string]any {
 	v := map[string]any(Exchange("", 0, refs).Arguments)
-	v[ArgCreated] = refList(created, func(ref plan.ObjectRef) bool { _, ok := refs[ref]; return ok })
-	if k := refList(kept, func(ref plan.ObjectRef) bool { _, ok := refs[ref]; return !ok }); len(k) > 0 {
+	v[ArgCreated] = refList("", created, func(ref plan.ObjectRef) bool { _, ok := refs[ref]; return ok })
+	if k := KeptList("", refs, kept); k != nil {
 		v[ArgKept] = k
 	}
 	return v
 }
 
-// refList is the sorted "kind:name" list of the broker's own objects of
-// set for which keep is true.
-func refList(set map[plan.ObjectRef]bool, keep func(plan.ObjectRef) bool) []any {
+// refList is the sorted "kind:name" list of the objects of set in vhost
+// ("" the broker's own) for which keep is true.
+func refList(vhost string, set map[plan.ObjectRef]bool, keep func(plan.ObjectRef) bool) []any {
 	list := []any{}
 	for _, ref := range slices.SortedFunc(maps.Keys(set), func(a, b plan.ObjectRef) int {
 		return strings.Compare(string(a.Kind)+":"+a.Name, string(b.Kind)+":"+b.Name)
 	}) {
-		if set[ref] && ref.Vhost == "" && keep(ref) {
+		if set[ref] && ref.Vhost == vhost && keep(ref) {
 			list = append(list, string(ref.Kind)+":"+ref.Name)
 		}
 	}
 	return list
 }
 
-// readRefs reads a "kind:name" list of the broker's own objects.
-func readRefs(value any) map[plan.ObjectRef]bool {
+// readRefs reads a "kind:name" list of the objects of vhost ("" the
+// broker's own).
+func readRefs(vhost string, value any) map[plan.ObjectRef]bool {
 	out := map[plan.ObjectRef]bool{}
 	list, _ := value.([]any)
 	for _, item := range list {
 		s, _ := item.(string)
 		if k, name, ok := strings.Cut(s, ":"); ok {
-			out[plan.ObjectRef{Kind: plan.Kind(k), Name: name}] = true
+			out[plan.ObjectRef{Kind: plan.Kind(k), Vhost: vhost, Name: name}] = true
 		}
 	}
 	return out
@@ -102,7 +113,7 @@ func DecodeGlobal(value map[string]any, owner string) (*Record, error) {
 	if value == nil {
 		return rec, nil
 	}
-	rec.Created, rec.Kept = readRefs(value[ArgCreated]), readRefs(value[ArgKept])
+	rec.Created, rec.Kept = readRefs("", value[ArgCreated]), readRefs("", value[ArgKept])
 	args := maps.Clone(value)
 	delete(args, ArgKept)
 	e := &topology.Exchange{Name: GlobalParameter, Arguments: topology.Args(args).Normalized()}

@@ -114,12 +114,13 @@ type Record struct {
 	// mqctl cannot tell whether it made it, and deletes it only when
 	// asked (plan.Current.Created). Nil for a vhost's record.
 	Created map[plan.ObjectRef]bool
-	// Kept are, of the broker-level record's, the users and user limits
-	// the owner's file names that were on the broker before mqctl
-	// (ArgKept, plan.Plan.Preexisting): never mqctl's, so not in Managed
-	// and never deleted, but listed so that other owners' plans see that
-	// this owner's file declares them (plan.Current.Others), as an object
-	// both records list. Nil for a vhost's record.
+	// Kept are the objects of SPEC §9 the owner's file names that were on
+	// the broker before mqctl (ArgKept, plan.Plan.Preexisting): users and
+	// user limits in the broker-level record; a vhost's limits, shovels,
+	// federation upstreams and sets, permissions and topic permissions in
+	// the vhost's. Never mqctl's, so not in Managed and never deleted, but
+	// listed so that other owners' plans see that this owner's file
+	// declares them (plan.Current.Others), as an object both records list.
 	Kept map[plan.ObjectRef]bool
 	// RestoreLists are the names of the restore list exchanges found
 	// (restore.go): each left by an apply that took bindings down with a
@@ -246,7 +247,7 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 			if err != nil {
 				return nil, err
 			}
-			rec.Format = f
+			rec.Format, rec.Kept = f, readRefs(vn, e.Arguments[ArgKept])
 		}
 	}
 	return out, nil

@@ -41,9 +41,9 @@ type Current struct {
 	// user, does not delete it or the user's access unless asked
 	// (Options.DeleteChanged).
 	Created map[ObjectRef]bool
-	// Kept are the users and user limits this owner's record of the
-	// broker's users lists as kept: named by its file, on the broker
-	// before mqctl, never mqctl's (Plan.Preexisting, Plan.Kept).
+	// Kept are the objects this owner's records list as kept: named by
+	// its file, on the broker before mqctl, never mqctl's
+	// (Plan.Preexisting, Plan.Kept).
 	Kept map[ObjectRef]bool
 	// OthersKeep are the objects of Others that the other owners' records
 	// list only as kept (on the broker before mqctl; none lists it as
@@ -276,6 +276,9 @@ type differ struct {
 	desired  *topology.Topology
 	opts     Options
 	p        *Plan
+	// diffed are the kinds of object, per vhost, that the plan diffed:
+	// what the records list as kept of the others stays kept (kept).
+	diffed map[diffedKey]bool
 	// found counts, per vhost ("" for the broker's own objects), the
 	// record's entries whose object the diff met on the broker: when it
 	// is the number of entries, none is stale.
@@ -460,27 +463,43 @@ func (d *differ) claim(ref ObjectRef, live Print) {
 	}
 }
 
-// kept sets the plan's list of the users and user limits the file keeps
-// (Plan.Kept: those of Plan.Preexisting on the broker's level) when it is
-// not the one this owner's record holds: apply writes it, so that other
-// owners' plans see what this file declares.
+// kept sets the plan's list of the objects the file keeps (Plan.Kept:
+// Plan.Preexisting, and what this owner's records list as kept of the
+// kinds and vhosts the plan did not diff) when it is not the one this
+// owner's records hold: apply writes it, so that other owners' plans see
+// what this file declares.
 func (d *differ) kept() {
-	if d.cur.AllMine || !d.desired.Declares(kind.User) {
+	if d.cur.AllMine {
 		return
 	}
-	var keep []ObjectRef
-	for _, r := range d.p.Preexisting {
-		if r.Vhost == "" {
+	keep := slices.Clone(d.p.Preexisting)
+	for r, k := range d.cur.Kept {
+		if k && !d.diffed[diffedKey{r.Vhost, r.Kind}] {
 			keep = append(keep, r)
 		}
 	}
-	same := len(keep) == len(d.cur.Kept)
+	sortRefs(keep)
+	keep = slices.Compact(keep)
+	n := 0
+	for _, k := range d.cur.Kept {
+		if k {
+			n++
+		}
+	}
+	same := len(keep) == n
 	for _, r := range keep {
 		same = same && d.cur.Kept[r]
 	}
 	if !same {
 		d.p.Kept, d.p.KeptChanged = keep, true
 	}
+}
+
+// diffedKey is a kind of object in a vhost ("" the broker's own objects)
+// that the plan diffed (differ.diffed).
+type diffedKey struct {
+	vhost string
+	kind  Kind
 }
 
 // adoptable reports whether claim adopts ref, an object the file names
@@ -691,6 +710,10 @@ func (d *differ) named(vhost string, spec kind.Spec, vk vhostKind, want, have si
 	if d.unread(vhost, k, len(want.names)) {
 		return
 	}
+	if d.diffed == nil {
+		d.diffed = map[diffedKey]bool{}
+	}
+	d.diffed[diffedKey{vhost, k}] = true
 	names := union(want.names, have.names)
 	var pre []prefetched
 	if !d.opts.sequential {

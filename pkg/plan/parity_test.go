@@ -160,7 +160,7 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 	}, {
 		name: "the list of users kept emptied",
 		plan: &Plan{Vhosts: []string{"v"}, KeptChanged: true},
-		want: []string{"that the file no longer names: apply drops them from the record, and leaves them on the broker"},
+		want: []string{"that the file no longer names: apply drops them from the records, and leaves them on the broker"},
 	}, {
 		name: "vhost limits, a shovel and federation objects that were on the broker before mqctl",
 		plan: &Plan{Vhosts: []string{"v"},

@@ -186,11 +186,12 @@ type Plan struct {
 	// those it deletes are gone. The engine decides it from the limits it
 	// read, again when a saved plan is applied.
 	QueuesDeletedFirst []string `json:"-"`
-	// Kept, when KeptChanged, is the list of users and user limits the
-	// owner's record of the broker's users lists as kept after apply (the
-	// broker-level ones of Preexisting): not mqctl's, never deleted, but
-	// seen by other owners' plans, which leave them alone or share them
-	// and are refused a change to them, as to what this owner manages.
+	// Kept, when KeptChanged, is the list of objects the owner's records
+	// list as kept after apply (Preexisting, and those the records list
+	// as kept of kinds the plan does not cover): not mqctl's, never
+	// deleted, but seen by other owners' plans, which leave them alone or
+	// share them and are refused a change to them, as to what this owner
+	// manages.
 	Kept        []ObjectRef `json:"-"`
 	KeptChanged bool        `json:"-"`
 	// Unread are the kinds of object the broker would not let mqctl read
@@ -677,10 +678,10 @@ func (p *Plan) RecordChanges() []RecordChange {
 	if p.KeptChanged {
 		n := len(p.Kept)
 		if n > 0 {
-			out = append(out, RecordChange{RecordKept, n, fmt.Sprintf("mqctl's record of the broker's users will list the %d %s of the file that %s on the broker before mqctl as kept by %s (never mqctl's, never deleted by it): other owners' plans see that this file declares %s, leave %s alone when their files drop %s, and are refused a change to %s.",
+			out = append(out, RecordChange{RecordKept, n, fmt.Sprintf("mqctl's ownership records will list %d %s of the file that %s on the broker before mqctl as kept by %s (never mqctl's, never deleted by it): other owners' plans see that this file declares %s, leave %s alone when their files drop %s, and are refused a change to %s.",
 				n, plural("object", n), plural2("was", "were", n), OwnerName(p.Owner), plural2("it", "them", n), plural2("it", "them", n), plural2("it", "them", n), plural2("it", "them", n))})
 		} else {
-			out = append(out, RecordChange{RecordKept, 0, fmt.Sprintf("mqctl's record of the broker's users lists users as kept by %s that the file no longer names: apply drops them from the record, and leaves them on the broker.", OwnerName(p.Owner))})
+			out = append(out, RecordChange{RecordKept, 0, fmt.Sprintf("mqctl's ownership records list objects as kept by %s that the file no longer names: apply drops them from the records, and leaves them on the broker.", OwnerName(p.Owner))})
 		}
 	}
 	if t := p.TakeOver; t != nil && t.Objects > 0 {
