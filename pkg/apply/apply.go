@@ -511,9 +511,8 @@ type executor struct {
 	// that vhost's record follows (in place of Options.Records).
 	recordMu sync.Mutex
 	wrote    map[string]*ownership.Record
-	// created are the broker's own objects (users, user limits) this
-	// apply created: the broker-level record lists them as mqctl's
-	// (ownership.Record.Created).
+	// created are the objects of SPEC §9 this apply created (noteCreated):
+	// the records list them as mqctl's (ownership.Record.Created).
 	created map[plan.ObjectRef]bool
 }
 
@@ -839,13 +838,14 @@ func (e *executor) recordNow(ctx context.Context, vh string) {
 	_ = e.writeRecord(ctx, vh, e.p.Owner, managed)
 }
 
-// noteCreated notes the broker's own objects (users, user limits) that
-// the steps done created (executor.created).
+// noteCreated notes the objects of SPEC §9 (users and their access, vhost
+// limits, shovels, federation upstreams and sets: those no plan adopts,
+// kind.Kind.Adoptable) that the steps done created (executor.created).
 func (e *executor) noteCreated(done []Step) {
 	e.recordMu.Lock()
 	defer e.recordMu.Unlock()
 	for _, s := range done {
-		if c := s.Change; c != nil && !s.Delete && !s.Restore && c.Action == plan.Create && c.Vhost == "" {
+		if c := s.Change; c != nil && !s.Delete && !s.Restore && c.Action == plan.Create && !c.Kind.Adoptable() {
 			if e.created == nil {
 				e.created = map[plan.ObjectRef]bool{}
 			}
@@ -1034,12 +1034,28 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 		return errors.Join(errs...)
 	}
 	kept, keptSame := e.keptIn(vh, rec, managed)
-	if keptSame && rec.Equal(managed) {
+	// The objects of SPEC §9 mqctl created (ownership.Record.Created):
+	// those created before, and in this apply.
+	created := map[plan.ObjectRef]bool{}
+	createdSame := true
+	for ref := range managed {
+		if ref.Vhost != vh || ref.Kind.Adoptable() {
+			continue
+		}
+		if rec.Created[ref] || e.created[ref] {
+			created[ref] = true
+		}
+		createdSame = createdSame && created[ref] == rec.Created[ref]
+	}
+	if keptSame && createdSame && rec.Equal(managed) {
 		return nil
 	}
 	next := ownership.OwnerExchange(owner, vh, rec.Generation+1, managed)
 	if list := ownership.KeptList(vh, managed, kept); list != nil {
 		next.Arguments[ownership.ArgKept] = list
+	}
+	if list := ownership.CreatedList(vh, managed, created); list != nil {
+		next.Arguments[ownership.ArgCreated] = list
 	}
 	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
 	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, readExchange)); err != nil {
@@ -1068,7 +1084,7 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	if e.wrote == nil {
 		e.wrote = map[string]*ownership.Record{}
 	}
-	e.wrote[vh] = &ownership.Record{Vhost: vh, Owner: owner, Generation: rec.Generation + 1, Format: ownership.FormatPrinted, Exchanges: left, Managed: mine, Kept: kept}
+	e.wrote[vh] = &ownership.Record{Vhost: vh, Owner: owner, Generation: rec.Generation + 1, Format: ownership.FormatPrinted, Exchanges: left, Managed: mine, Kept: kept, Created: created}
 	return errors.Join(errs...)
 }
 

@@ -157,3 +157,39 @@ func TestTwoOwnersKeepAShovel(t *testing.T) {
 		t.Errorf("team-b's plan after team-a dropped the shovel: %v, record changes %v", changes(p), p.RecordChanges())
 	}
 }
+
+// TestShovelAnOlderMqctlAdopted: a shovel made by hand that an mqctl
+// before 9403eb4 adopted (its record lists it, as it listed those it
+// created, with no word of which) is not deleted by a file that drops it,
+// unless asked (--delete-changed): mqctl cannot tell whether it created
+// it. Before, it was deleted.
+func TestShovelAnOlderMqctlAdopted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	putShovel(t, f, f.vhost, "t.s", "t.dst")
+	l, err := f.eng.ReadLive(ctx, []string{f.vhost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := l.State().Vhosts[f.vhost].Items.Get(kind.Shovel, "t.s")
+	if it == nil {
+		t.Fatal("the shovel made by hand is not read")
+	}
+	ref := plan.ObjectRef{Kind: kind.Shovel, Vhost: f.vhost, Name: "t.s"}
+	if err := f.c.DeclareExchange(ctx, f.vhost, ownership.Exchange(f.vhost, 1, map[plan.ObjectRef]plan.Print{ref: plan.ItemPrint(it)})); err != nil {
+		t.Fatal(err)
+	}
+	dropped := f.desired("version: 1\nvhosts:\n  ${VHOST}:\n    queues: { t.src: {}, t.dst: {} }\n")
+	p := f.plan(dropped)
+	if got := changes(p); len(got) != 0 || len(p.ChangedOutside) != 1 || p.ChangedOutside[0].ObjectRef != ref {
+		t.Errorf("the file dropping the shovel: %v, changed outside %v: want no delete, the shovel changed outside", got, p.ChangedOutside)
+	}
+	res, err := f.eng.Plan(ctx, dropped, engine.PlanOptions{DeleteChanged: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(res.Plan); !slices.Equal(got, []string{"delete shovel t.s"}) {
+		t.Errorf("with --delete-changed: %v, want the shovel deleted", got)
+	}
+}

@@ -225,10 +225,13 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 	}
 	l.current.Managed, l.current.Owner, l.current.Others = ownership.Merge(l.records), owner, others
 	l.current.Created, l.current.Kept, l.current.OthersKeep = nil, nil, othersKeep
-	if r := l.records[""]; r != nil {
-		l.current.Created = r.Created
-	}
 	for _, r := range l.records {
+		for ref, c := range r.Created {
+			if l.current.Created == nil {
+				l.current.Created = map[plan.ObjectRef]bool{}
+			}
+			l.current.Created[ref] = c
+		}
 		for ref, k := range r.Kept {
 			if l.current.Kept == nil {
 				l.current.Kept = map[plan.ObjectRef]bool{}

@@ -46,7 +46,10 @@ func GlobalOwner(name string) (string, bool) {
 // created ("kind:name", sorted): a record written by an mqctl before it
 // has none, and its entries may be users that were on the broker before
 // mqctl, which that mqctl recorded when a file named them (an export
-// applied): Record.Created.
+// applied): Record.Created. A vhost's record lists so the objects of SPEC
+// §9 it created (vhost limits, shovels, federation upstreams and sets,
+// permissions, topic permissions), which an mqctl before it recorded
+// alike when a file named them as the broker held them.
 const ArgCreated = "x-mqctl-created"
 
 // ArgKept lists, in a record (of a vhost, or of the broker's users), the
@@ -54,6 +57,16 @@ const ArgCreated = "x-mqctl-created"
 // mqctl ("kind:name", sorted): kept as the file says, never mqctl's
 // (Record.Kept). An mqctl before it wrote none, and reads past it.
 const ArgKept = "x-mqctl-kept"
+
+// CreatedList is the value of ArgCreated in the record of vhost: the
+// objects of created in vhost that refs lists (nil for none).
+func CreatedList(vhost string, refs map[plan.ObjectRef]plan.Print, created map[plan.ObjectRef]bool) []any {
+	list := refList(vhost, created, func(ref plan.ObjectRef) bool { _, ok := refs[ref]; return ok })
+	if len(list) == 0 {
+		return nil
+	}
+	return list
+}
 
 // KeptList is the value of ArgKept listing the objects of kept in vhost
 // ("" the broker's own objects) that refs does not list (nil for none).

@@ -107,12 +107,15 @@ type Record struct {
 	// Managed holds the managed objects of the vhost, each with its print
 	// (plan.NoPrint in a record of format 1 or 2).
 	Managed map[plan.ObjectRef]plan.Print
-	// Created are, of the broker-level record's (Vhost ""), the objects
-	// mqctl created (ArgCreated). Another entry was recorded by an mqctl
-	// that also recorded the users a file named that were on the broker
-	// before it (an applied export: guest, the user mqctl logs in as):
-	// mqctl cannot tell whether it made it, and deletes it only when
-	// asked (plan.Current.Created). Nil for a vhost's record.
+	// Created are the objects of SPEC §9 the record lists that mqctl
+	// created (ArgCreated): of the broker-level record's (Vhost ""), users
+	// and user limits; of a vhost's, its limits, shovels, federation
+	// upstreams and sets, permissions and topic permissions. Another such
+	// entry was recorded by an mqctl that also recorded those a file named
+	// that were on the broker before it (an applied export: guest, the
+	// user mqctl logs in as, an operator's shovel), or adopted as a shovel
+	// that deletes itself is: mqctl cannot tell whether it made it, and
+	// deletes it only when asked (plan.Current.Created).
 	Created map[plan.ObjectRef]bool
 	// Kept are the objects of SPEC §9 the owner's file names that were on
 	// the broker before mqctl (ArgKept, plan.Plan.Preexisting): users and
@@ -247,7 +250,7 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 			if err != nil {
 				return nil, err
 			}
-			rec.Format, rec.Kept = f, readRefs(vn, e.Arguments[ArgKept])
+			rec.Format, rec.Kept, rec.Created = f, readRefs(vn, e.Arguments[ArgKept]), readRefs(vn, e.Arguments[ArgCreated])
 		}
 	}
 	return out, nil

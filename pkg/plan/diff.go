@@ -33,8 +33,9 @@ type Current struct {
 	// adopted, each with its print as mqctl wrote or adopted it (NoPrint:
 	// recorded by an older mqctl).
 	Managed Managed
-	// Created are the broker's own objects (users, user limits) that
-	// Managed lists and mqctl's record shows it created. One recorded
+	// Created are the objects of SPEC §9 (users and their access, vhost
+	// limits, shovels, federation upstreams and sets) that Managed lists
+	// and mqctl's records show it created. One recorded
 	// without, by an mqctl that also recorded the users a file named that
 	// were on the broker before it (an applied export: guest, the user
 	// mqctl logs in as), may not be mqctl's: a file that drops it, or its
@@ -568,6 +569,10 @@ func (d *differ) leave(ref ObjectRef, live Print, del func()) {
 		why = fmt.Sprintf("it is no longer the %s mqctl wrote: declared again under the same name, or changed, by hand since", ref.Kind.Label())
 	case ref.Vhost == "" && !d.cur.AllMine && !d.cur.Created[ref]:
 		why = fmt.Sprintf("an older mqctl recorded this %s, and recorded alike the users a file named that were on the broker before it (an applied export names guest and the user mqctl logs in as), so mqctl cannot tell whether it created it", ref.Kind.Label())
+	case ref.Vhost != "" && !ref.Kind.Adoptable() && !ownedByUser(ref.Kind) && !d.cur.AllMine && !d.cur.Created[ref]:
+		// A vhost's limits, a shovel, a federation upstream or set (a
+		// user's access goes by its user, below).
+		why = fmt.Sprintf("mqctl's record does not say that mqctl created this %s: an older mqctl recorded alike those a file named that were on the broker before it (an applied export names an operator's shovels and limits), and this one records so a shovel that deletes itself once done that was there before it, so as not to run it again", ref.Kind.Label())
 	case ownedByUser(ref.Kind):
 		user := ObjectRef{Kind: kind.User, Name: ref.Name}
 		u := d.curState.Items.Get(kind.User, ref.Name)
