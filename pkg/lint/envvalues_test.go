@@ -13,7 +13,7 @@ import (
 // is an object's name (a dead-letter exchange the file declares) is a
 // name, shown.
 func TestFindingsHideEnvValues(t *testing.T) {
-	env := map[string]string{"OVF": "tokenvalue-secret1", "DLX": "dlx", "READRE": "secret5.*", "DECLARED": "orders.dlx"}
+	env := map[string]string{"OVF": "tokenvalue-secret1", "DLX": "dlx", "READRE": "secret5.*", "DECLARED": "orders.dlx", "NEG": "-5"}
 	src := `version: 1
 vhosts:
   /:
@@ -23,6 +23,7 @@ vhosts:
       q: { arguments: { x-overflow: "${OVF}" } }
       q2: { type: quorum, dead_letter: { exchange: "${DLX}" } }
       q3: { type: quorum, dead_letter: { exchange: "${DECLARED}" } }
+      q4: { arguments: { x-max-length: "${NEG}" } }
 users:
   svc:
     password: "${PW:-}"
@@ -40,6 +41,8 @@ users:
 	for _, tc := range []struct{ id, object, want, never string }{
 		{"MQ501", "q", `invalid_overflow: ${OVF} (its value not shown) is none of`, "tokenvalue-secret1"},
 		{"MQ102", "q2", `dead-letters to exchange ${DLX} (its value not shown) (x-dead-letter-exchange)`, `"dlx"`},
+		// Short, and quoted after its field's name.
+		{"MQ501", "q4", `sets x-max-length ${NEG} (its value not shown), which`, " -5"},
 		{"MQ802", "svc", `read regexp ${READRE} (its value not shown) of user "svc"`, "secret5"},
 	} {
 		var found bool

@@ -72,6 +72,32 @@ func (c *collector) interpolated(n *node, value, raw string) {
 	c.hidden[n] = topology.EnvValue{Value: value, Raw: raw}
 }
 
+// keyed records, for each value under n replaced from the environment,
+// the key of its field (EnvValue.Key): the key of the mapping entry it is
+// the value of, or of the list it is an item of. key is n's own.
+func (c *collector) keyed(n *node, key string) {
+	if len(c.hidden) == 0 || n == nil {
+		return
+	}
+	switch n.kind {
+	case scalarNode:
+		if h, ok := c.hidden[n]; ok && h.Key == "" {
+			h.Key = key
+			c.hidden[n] = h
+		}
+	case mapNode:
+		for _, e := range n.entries {
+			if e.key != nil {
+				c.keyed(e.value, e.key.value)
+			}
+		}
+	case seqNode:
+		for _, it := range n.items {
+			c.keyed(it, key)
+		}
+	}
+}
+
 // envValues are the values of c.hidden, once each, the longest first
 // (topology.NewEnvValues), but those written with $$ alone ($${X} is the
 // text ${X}) and those that are the name of one of t's objects (a

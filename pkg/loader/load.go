@@ -271,6 +271,7 @@ func (l *load) readError(p string, err error) {
 func (l *load) addFile(name string, data []byte) {
 	l.errs.file(name)
 	if root := parseFile(name, data, l.opts.LookupEnv, l.errs, l.d.refs, l.d.unset); root != nil {
+		l.errs.keyed(root, "")
 		l.fd.decodeFile(root)
 	}
 }

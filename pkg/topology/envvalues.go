@@ -14,15 +14,20 @@ import (
 type EnvValue struct {
 	Value string `json:"value"`
 	Raw   string `json:"written"`
+	// Key is the key of the field the file took the value for (x-max-length,
+	// max_length, routing_key; the key above a list it is an item of): a
+	// short value is hidden where a text names this field before it.
+	Key string `json:"key,omitempty"`
 	// Secret: the value of a secret field (a password, a URI), which no
 	// saved plan holds.
 	Secret bool `json:"-"`
 }
 
 // HiddenMinBytes is the length from which a value from the environment is
-// hidden wherever text shows it, not only where the text quotes it or
-// sets it apart ([v], k=v): a shorter value (1, quorum) is too likely
-// part of the text's own words.
+// hidden wherever text shows it, not only where the text quotes it, sets
+// it apart ([v], k=v) or names its field before it (x-max-length -5,
+// x-max-length: -5): a shorter value (1, quorum) is too likely part of the
+// text's own words (3 queues, quorum queue "q").
 const HiddenMinBytes = 8
 
 // Written is what text shows in place of the value quoted ("…"): the
@@ -74,7 +79,7 @@ func NewEnvValues(vs []EnvValue) EnvValues {
 		if c := cmp.Compare(len(b.Value), len(a.Value)); c != 0 {
 			return c
 		}
-		return cmp.Or(strings.Compare(a.Value, b.Value), strings.Compare(a.Raw, b.Raw))
+		return cmp.Or(strings.Compare(a.Value, b.Value), strings.Compare(a.Raw, b.Raw), strings.Compare(a.Key, b.Key))
 	})
 	return EnvValues(slices.Compact(out))
 }
@@ -82,9 +87,13 @@ func NewEnvValues(vs []EnvValue) EnvValues {
 // Hide returns s with each value of vs it shows replaced with what the
 // file wrote, for an error, a finding, a note or a refusal: quoted ("v",
 // as Go and JSON quote it, or \"v\" within a quoted text) as Written
-// says, followed by "(its value not shown)", and bare as Raw, where it is
-// at least HiddenMinBytes long or stands apart (after one of `[{(,=` or
-// `":`, before one of `]}),;` or the end).
+// says, followed by "(its value not shown)"; bare as Written says,
+// followed by "(its value not shown)", where it is a whole word after the
+// name of its field (Key) and a space, ": " or "=" (x-max-length -5,
+// limits.max_length: -5, "x-overflow": abc: afield's value as a message
+// quotes it); and bare as Raw where it is at least HiddenMinBytes long or
+// stands apart (after one of `[{(,=` or `":`, before one of `]}),;` or
+// the end).
 func (vs EnvValues) Hide(s string) string { return vs.replace(s, notShown, false) }
 
 // Written is s as Hide makes it, without "(its value not shown)": for
@@ -148,7 +157,16 @@ func (vs EnvValues) at(s string, i int, note string, keepQuotes bool) (string, i
 			shown := strconv.Quote(written)
 			return shown[1 : len(shown)-1], len(qq) - 2
 		}
-		if strings.HasPrefix(rest, v.Value) && (len(v.Value) >= HiddenMinBytes || apart(s, i, i+len(v.Value))) {
+		if !strings.HasPrefix(rest, v.Value) {
+			continue
+		}
+		if v.Key != "" && afterKey(s, i, i+len(v.Value), v.Key) {
+			if keepQuotes {
+				return v.Raw, len(v.Value)
+			}
+			return written, len(v.Value)
+		}
+		if len(v.Value) >= HiddenMinBytes || apart(s, i, i+len(v.Value)) {
 			return v.Raw, len(v.Value)
 		}
 	}
@@ -162,4 +180,60 @@ func apart(s string, from, to int) bool {
 	left := from > 0 && (strings.IndexByte("[{(,=", s[from-1]) >= 0 || from > 1 && s[from-2:from] == `":`)
 	right := to == len(s) || strings.IndexByte("]}),;", s[to]) >= 0
 	return left && right
+}
+
+// afterKey reports whether s[from:to] is a whole word that s names as the
+// value of field key: it follows the field's name and a space, ": ", ":"
+// or "=" (sets x-max-length -5, x-max-length: -5: RabbitMQ refuses it,
+// "x-max-length": -5). A name is the field's when it is key, or ends with
+// it as its last word, with the x- of an argument, the case, "_" or "-"
+// and a path before a dot aside: limits.max_length, x-max-length and
+// max-length name max_length; x-dead-letter-exchange names exchange.
+func afterKey(s string, from, to int, key string) bool {
+	if to < len(s) && !wordEnd(s, to) {
+		return false
+	}
+	j := -1
+	for _, sep := range []string{`": `, `":`, ": ", " = ", "=", ":", " "} {
+		if strings.HasSuffix(s[:from], sep) {
+			j = from - len(sep)
+			break
+		}
+	}
+	if j <= 0 {
+		return false
+	}
+	end := j
+	for j > 0 && keyByte(s[j-1]) {
+		j--
+	}
+	name := s[j:end]
+	if k := strings.LastIndexByte(name, '.'); k >= 0 {
+		name = name[k+1:]
+	}
+	name, want := fieldWord(name), fieldWord(key)
+	return name != "" && want != "" && (name == want || strings.HasSuffix(name, "-"+want))
+}
+
+// keyByte reports whether c may be part of a field's name.
+func keyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+}
+
+// wordEnd reports whether a value of s ending at i ends a word there: i is
+// a space, a punctuation mark or a quote, or a dot ending a sentence.
+func wordEnd(s string, i int) bool {
+	switch c := s[i]; {
+	case c == '.':
+		return i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n'
+	default:
+		return strings.IndexByte(" \t\n,;:)]}\"'", c) >= 0
+	}
+}
+
+// fieldWord is a field's name as afterKey compares it: lower case, "-"
+// for "_", without an argument's x-.
+func fieldWord(name string) string {
+	name = strings.ToLower(strings.ReplaceAll(name, "_", "-"))
+	return strings.TrimPrefix(name, "x-")
 }

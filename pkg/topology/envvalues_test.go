@@ -68,6 +68,46 @@ func TestEnvValuesHide(t *testing.T) {
 	}
 }
 
+// TestEnvValuesHideShortAfterKey: a short value (under HiddenMinBytes) is
+// hidden where a message names its field and gives the value after it, as
+// mqctl's messages quote a field's value (lint's "sets x-max-length -5,
+// which", a refusal's "x-max-length: -5: RabbitMQ refuses it", a plan's
+// "message-ttl: 60000", a JSON "x-overflow": abc), under the argument's
+// name for a typed field (limits.max_length is x-max-length), and nowhere
+// else: not in the text's own words and numbers, nor after another field.
+func TestEnvValuesHideShortAfterKey(t *testing.T) {
+	hs := NewEnvValues([]EnvValue{
+		{Value: "-5", Raw: "${N}", Key: "max_length"},
+		{Value: "abc", Raw: "${OVF}", Key: "x-overflow"},
+		{Value: "60000", Raw: "${TTL}", Key: "message-ttl"},
+		{Value: "5", Raw: "${P}", Key: "x-max-priority"},
+		{Value: "quorum", Raw: "${QT}", Key: "type"},
+		{Value: "dlx", Raw: "${DLX}", Key: "exchange"},
+	})
+	for _, tc := range []struct{ in, want string }{
+		{`classic queue "q1" sets x-max-length -5, which RabbitMQ 4.3 refuses`, `classic queue "q1" sets x-max-length ${N} (its value not shown), which RabbitMQ 4.3 refuses`},
+		{`queue "q1" in vhost "v": x-max-length: -5: RabbitMQ 4.3 refuses it`, `queue "q1" in vhost "v": x-max-length: ${N} (its value not shown): RabbitMQ 4.3 refuses it`},
+		{`limits.max_length: -5`, `limits.max_length: ${N} (its value not shown)`},
+		{`sets x-overflow abc, which`, `sets x-overflow ${OVF} (its value not shown), which`},
+		{`      message-ttl: 60000`, `      message-ttl: ${TTL} (its value not shown)`},
+		{`"x-overflow": abc,`, `"x-overflow": ${OVF} (its value not shown),`},
+		{`x-max-priority 5.`, `x-max-priority ${P} (its value not shown).`},
+		{`x-dead-letter-exchange dlx;`, `x-dead-letter-exchange ${DLX} (its value not shown);`},
+		// Not the field's value: the text's own words and numbers.
+		{`x-max-priority 50 and 5 queues at t.yaml:5:5`, `x-max-priority 50 and 5 queues at t.yaml:5:5`},
+		{`x-max-priority 5.5`, `x-max-priority 5.5`},
+		{`quorum queue "q" is of type classic`, `quorum queue "q" is of type classic`},
+		{`x-max-length -50`, `x-max-length -50`},
+		{`x-message-ttl: -5`, `x-message-ttl: -5`},
+		{`the dlx exchange`, `the dlx exchange`},
+		{`abc x-overflow`, `abc x-overflow`},
+	} {
+		if got := hs.Hide(tc.in); got != tc.want {
+			t.Errorf("Hide(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 // TestEnvValuesQuoted: a diagram or a JSON document keeps its quotes
 // around what the file wrote.
 func TestEnvValuesQuoted(t *testing.T) {
