@@ -13,17 +13,19 @@ import (
 // is an object's name (a dead-letter exchange the file declares) is a
 // name, shown.
 func TestFindingsHideEnvValues(t *testing.T) {
-	env := map[string]string{"OVF": "tokenvalue-secret1", "DLX": "dlx", "READRE": "secret5.*", "DECLARED": "orders.dlx", "NEG": "-5"}
+	env := map[string]string{"OVF": "tokenvalue-secret1", "DLX": "dlx", "READRE": "secret5.*", "DECLARED": "orders.dlx", "NEG": "-5", "HKEY": "tk.#.#.#"}
 	src := `version: 1
 vhosts:
   /:
     exchanges:
       orders.dlx: { type: topic }
+      tp: { type: topic }
     queues:
       q: { arguments: { x-overflow: "${OVF}" } }
       q2: { type: quorum, dead_letter: { exchange: "${DLX}" } }
       q3: { type: quorum, dead_letter: { exchange: "${DECLARED}" } }
       q4: { arguments: { x-max-length: "${NEG}" } }
+      q5: { bindings: [{ exchange: tp, routing_key: "${HKEY}" }] }
 users:
   svc:
     password: "${PW:-}"
@@ -43,6 +45,8 @@ users:
 		{"MQ102", "q2", `dead-letters to exchange ${DLX} (its value not shown) (x-dead-letter-exchange)`, `"dlx"`},
 		// Short, and quoted after its field's name.
 		{"MQ501", "q4", `sets x-max-length ${NEG} (its value not shown), which`, " -5"},
+		// The fix names the variable, not the key merged from its value.
+		{"MQ405", "tp -> queue q5 [${HKEY}]", `Merge the '#' words next to each other in the value of ${HKEY} into one`, "tk."},
 		{"MQ802", "svc", `read regexp ${READRE} (its value not shown) of user "svc"`, "secret5"},
 	} {
 		var found bool
@@ -60,6 +64,9 @@ users:
 		}
 	}
 	for _, f := range fs {
+		if strings.Contains(f.Object.Name, "tk.") {
+			t.Errorf("%s names its object by the value of ${HKEY}: %q", f.ID, f.Object.Name)
+		}
 		if f.Object.Name == "q3" && strings.Contains(f.Message, "${DECLARED}") {
 			t.Errorf("%s on q3 hides the name of a declared exchange: %s", f.ID, f.Message)
 		}

@@ -155,6 +155,9 @@ type Pass struct {
 	// Version is the target RabbitMQ version (never zero: the default is
 	// rmqversion.Default).
 	Version rmqversion.Version
+	// Env are the values the file took from the environment
+	// (topology.Topology.Env): advice built from one names its variable.
+	Env topology.EnvValues
 	*facts
 	// enabled reports whether a rule runs in this pass, so that one cause
 	// reported by a rule is not reported again by another.
@@ -238,7 +241,7 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
 		sim := newSimulator(v, ver)
-		pass := &Pass{Vhost: v, Broker: t.Items, Vhosts: t.Vhosts, Sim: sim, Version: ver, facts: newFacts(v, sim), enabled: enabled}
+		pass := &Pass{Vhost: v, Broker: t.Items, Vhosts: t.Vhosts, Sim: sim, Version: ver, Env: t.Env, facts: newFacts(v, sim), enabled: enabled}
 		for _, a := range r.list {
 			level := levels[a.ID]
 			if level == Off || a.Run == nil {
@@ -256,7 +259,7 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 			}
 		}
 	}
-	broker := &Pass{Broker: t.Items, Vhosts: t.Vhosts, Version: ver, enabled: enabled}
+	broker := &Pass{Broker: t.Items, Vhosts: t.Vhosts, Version: ver, Env: t.Env, enabled: enabled}
 	for _, a := range r.list {
 		level := levels[a.ID]
 		if level == Off || a.RunBroker == nil {
@@ -271,9 +274,11 @@ func (r *Registry) Run(t *topology.Topology, opts Options) ([]Finding, error) {
 		}
 	}
 	// A value the file took from the environment may be a secret in any
-	// field: no finding quotes it (topology.Topology.Env).
+	// field: no finding quotes it (topology.Topology.Env), nor names an
+	// object by it (a binding's name holds its key), as the file wrote it.
 	for i := range out {
 		out[i].Message = t.Env.Hide(out[i].Message)
+		out[i].Object.Name = t.Env.Written(out[i].Object.Name)
 	}
 	Sort(out)
 	return out, nil

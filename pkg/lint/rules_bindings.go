@@ -155,7 +155,7 @@ func runTopicHashes(p *Pass) []Finding {
 		}
 		out = append(out, p.bindingFinding(b,
 			"topic binding from %s to %s %q has routing key %q with %d '#' words: %s (\"at most 2 are allowed\"), so the file does not apply there. %s",
-			exchangeLabel(b.Source), b.DestinationType, b.Destination, b.RoutingKey, n, judged, upperFirst(rmqversion.TopicHashFix(b.RoutingKey))))
+			exchangeLabel(b.Source), b.DestinationType, b.Destination, b.RoutingKey, n, judged, upperFirst(rmqversion.TopicHashFix(b.RoutingKey, p.Env.WrittenFor(b.RoutingKey)))))
 	}
 	return out
 }

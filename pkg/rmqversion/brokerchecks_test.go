@@ -155,6 +155,30 @@ func TestCheckBrokerTopicKeys(t *testing.T) {
 	}
 }
 
+// TestTopicKeyFromEnvFix: the fix of a refused topic key the file took
+// from the environment names the variable to change, and shows no key
+// made from its value (which may be a secret; the refusal's own quote of
+// the key is hidden where mqctl prints it, topology.EnvValues.Hide), from
+// the file's exchange and from the broker's alike.
+func TestTopicKeyFromEnvFix(t *testing.T) {
+	top := topology.New()
+	v := top.Vhost("orders")
+	v.Exchanges["mine"] = &topology.Exchange{Name: "mine", Type: "topic", Durable: true}
+	v.Queues["work"] = &topology.Queue{Name: "work", Durable: true}
+	for _, src := range []string{"mine", "theirs"} {
+		v.Bindings = append(v.Bindings, &topology.Binding{Source: src, Destination: "work", DestinationType: topology.DestQueue, RoutingKey: "tk.#.#.#"})
+	}
+	top.Env = topology.NewEnvValues([]topology.EnvValue{{Value: "tk.#.#.#", Raw: "${KEY}", Key: "routing_key"}})
+	onBroker := func(vhost, x string) string { return "topic" }
+	for _, err := range []error{rmqversion.MustParse("4.3.6").Check(top), rmqversion.MustParse("4.3.6").CheckBrokerTopicKeys(top, onBroker)} {
+		want := "merge the '#' words next to each other in the value of ${KEY} into one"
+		assertRefusals(t, "4.3.6", err, []string{want})
+		if err != nil && strings.Contains(err.Error(), `"tk.#"`) {
+			t.Errorf("the fix shows the key merged from ${KEY}'s value:\n%v", err)
+		}
+	}
+}
+
 // assertRefusals checks that err lists one refusal per want, in order,
 // each saying its want (label: the version, for the messages).
 func assertRefusals(t *testing.T, label string, err error, want []string) {

@@ -64,18 +64,25 @@ func TestRefusals43(t *testing.T) {
 // rewritten exactly; one whose '#' words stand apart has no equivalent of
 // two (each '#' takes any number of words), and the fix is the broader key
 // up to its second '#', which the broker takes and which matches every
-// routing key the refused one does.
+// routing key the refused one does. A key from the environment (written:
+// what the file wrote for it) may be a secret: the fix says what to make
+// of the variable's value and shows no key made from it.
 func TestTopicHashFix(t *testing.T) {
-	for _, c := range []struct{ key, want string }{
-		{"#.#.#", `write it as "#"`},
-		{"#.a.#.#", `write it as "#.a.#"`},
-		{"#.#.a.#.#", `write it as "#.a.#"`},
-		{"#..#.#", `write it as "#..#"`}, // an empty word between is a word
-		{"#.a.#.b.#", `bind with "#.a.#", which matches every routing key this one does`},
-		{"a.#.#.b.#.#.c.#", `bind with "a.#.b.#"`},
-		{"*.#.x.#.y.#.z", `bind with "*.#.x.#"`},
+	for _, c := range []struct{ key, written, want string }{
+		{"#.#.#", "", `write it as "#"`},
+		{"#.a.#.#", "", `write it as "#.a.#"`},
+		{"#.#.a.#.#", "", `write it as "#.a.#"`},
+		{"#..#.#", "", `write it as "#..#"`}, // an empty word between is a word
+		{"#.a.#.b.#", "", `bind with "#.a.#", which matches every routing key this one does`},
+		{"a.#.#.b.#.#.c.#", "", `bind with "a.#.b.#"`},
+		{"*.#.x.#.y.#.z", "", `bind with "*.#.x.#"`},
+		{"tok.#.#.#", "${KEY}", `merge the '#' words next to each other in the value of ${KEY} into one`},
+		{"tok.#.x.#.y.#", `"${P}.#.x.#.y.#"`, `bind with the value of "${P}.#.x.#.y.#" with its '#' words next to each other merged and cut after its second '#'`},
 	} {
-		got := rmqversion.TopicHashFix(c.key)
+		got := rmqversion.TopicHashFix(c.key, c.written)
+		if c.written != "" && strings.Contains(got, "tok") {
+			t.Errorf("TopicHashFix(%q, %q) = %q shows a key made from the value", c.key, c.written, got)
+		}
 		if !strings.Contains(got, c.want) {
 			t.Errorf("TopicHashFix(%q) = %q, want it to say %q", c.key, got, c.want)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -129,8 +130,12 @@ func TopicHashWords(key string) int {
 // needs three wildcards that each take any number of words), and the fix
 // is a broader key, the key up to its second '#', which matches every
 // routing key this one does, with the consumer dropping the others, or
-// routing by headers. It starts with a lower-case verb.
-func TopicHashFix(key string) string {
+// routing by headers. It starts with a lower-case verb. written is what
+// the file wrote for a key it took from the environment
+// (topology.EnvValues.WrittenFor), "" for a key written in the file: the
+// fix then says what to make of the variable's value without showing a key
+// made from it (the value may be a secret).
+func TopicHashFix(key, written string) string {
 	words := strings.Split(key, ".")
 	merged := make([]string, 0, len(words))
 	for _, w := range words {
@@ -140,6 +145,9 @@ func TopicHashFix(key string) string {
 		merged = append(merged, w)
 	}
 	if mk := strings.Join(merged, "."); TopicHashWords(mk) <= MaxTopicHashWords {
+		if written != "" {
+			return fmt.Sprintf("merge the '#' words next to each other in the value of %s into one: they match what one does (\"#.#\" is \"#\"), so merged it matches the same routing keys", written)
+		}
 		return fmt.Sprintf("write it as %q: '#' words next to each other match what one does (\"#.#\" is \"#\"), so it matches the same routing keys", mk)
 	}
 	var broader []string
@@ -149,8 +157,12 @@ func TopicHashFix(key string) string {
 			break
 		}
 	}
-	return fmt.Sprintf("no key of at most two '#' words matches the same routing keys (each '#' stands for any number of words, and merging only helps where they are next to each other), and neither do two bindings: bind with %q, which matches every routing key this one does and others, and have the consumer drop the others; or publish with routing keys (or headers, to a headers exchange) that say what this key looks for",
-		strings.Join(broader, "."))
+	with := strconv.Quote(strings.Join(broader, "."))
+	if written != "" {
+		with = fmt.Sprintf("the value of %s with its '#' words next to each other merged and cut after its second '#'", written)
+	}
+	return fmt.Sprintf("no key of at most two '#' words matches the same routing keys (each '#' stands for any number of words, and merging only helps where they are next to each other), and neither do two bindings: bind with %s, which matches every routing key this one does and others, and have the consumer drop the others; or publish with routing keys (or headers, to a headers exchange) that say what this key looks for",
+		with)
 }
 
 // RefusesSetting reports whether version v refuses a shovel or federation
@@ -276,7 +288,7 @@ func (v Version) Check(t *topology.Topology) error {
 		vh := t.Vhosts[vn]
 		out = v.checkQueues(out, vn, vh)
 		out = v.checkExchanges(out, vn, vh)
-		out = v.checkBindings(out, vn, vh, vh.ExchangeType)
+		out = v.checkBindings(out, vn, vh, t.Env, vh.ExchangeType)
 		out = v.checkBindingArguments(out, vn, vh)
 		out = v.checkLocalRandomBindings(out, vn, vh)
 		for _, k := range kind.PolicyKinds() {
@@ -426,7 +438,7 @@ func (v Version) checkExchanges(out []Refusal, vn string, vh *topology.Vhost) []
 // checkBindings appends to out vhost vn's topic bindings whose key has
 // more '#' words than v takes; typeOf is the type of a source exchange
 // ("" for one it does not know).
-func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost, typeOf func(exchange string) string) []Refusal {
+func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost, env topology.EnvValues, typeOf func(exchange string) string) []Refusal {
 	if !v.TopicHashLimit() {
 		return out
 	}
@@ -436,7 +448,7 @@ func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost, typ
 		}
 		out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
 			Reason: fmt.Sprintf("RabbitMQ %s refuses a topic binding key with more than %d '#' words (HTTP 400 \"uses %d '#' wildcards, at most %d are allowed\", from 4.3.5)", v.Line(), MaxTopicHashWords, TopicHashWords(b.RoutingKey), MaxTopicHashWords),
-			Fix:    TopicHashFix(b.RoutingKey)})
+			Fix:    TopicHashFix(b.RoutingKey, env.WrittenFor(b.RoutingKey))})
 	}
 	return out
 }
@@ -777,7 +789,7 @@ func (v Version) CheckBrokerTopicKeys(t *topology.Topology, typeOf func(vhost, e
 	var out []Refusal
 	for _, vn := range t.VhostNames() {
 		vh := t.Vhosts[vn]
-		out = v.checkBindings(out, vn, vh, func(x string) string {
+		out = v.checkBindings(out, vn, vh, t.Env, func(x string) string {
 			if vh.ExchangeType(x) != "" {
 				return "" // the file's, or one every vhost has: Check's
 			}

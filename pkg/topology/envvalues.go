@@ -105,6 +105,24 @@ func (vs EnvValues) Written(s string) string { return vs.replace(s, "", false) }
 // own (a diagram, JSON), which a bare ${VAR} would break.
 func (vs EnvValues) Quoted(s string) string { return vs.replace(s, "", true) }
 
+// WrittenFor is what the file wrote for s when s is a value it took from
+// the environment, or holds one that a text would hide (a long one within
+// it): v.Written for a value that is all of s, else s as Written makes it,
+// quoted; "" when s shows none. Advice built from s (a binding key
+// rewritten) then names the variable to change rather than show a value
+// made from it.
+func (vs EnvValues) WrittenFor(s string) string {
+	for _, v := range vs {
+		if v.Value != "" && v.Value == s {
+			return v.Written()
+		}
+	}
+	if w := vs.Written(s); w != s {
+		return strconv.Quote(w)
+	}
+	return ""
+}
+
 func (vs EnvValues) replace(s, note string, keepQuotes bool) string {
 	if len(vs) == 0 || s == "" {
 		return s
