@@ -109,7 +109,9 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		if !f.autoApprove && planFile == "" {
 			return errors.New("apply -o json does not ask for confirmation: review the plan (mqctl plan) and pass --auto-approve, or apply a saved plan (mqctl plan --out FILE, then mqctl apply -o json FILE)")
 		}
-		view = newApplyJSON(stdout)
+		jv := newApplyJSON(stdout)
+		jv.env = g.envValues
+		view = jv
 	}
 	err := g.hideEnvError(g.applyWith(ctx, view, planFile, f))
 	if err != nil {
@@ -222,6 +224,7 @@ func (g *globals) applyOptions(view applyView, f applyFlags) engine.ApplyOptions
 		},
 		Show: func(p *plan.Plan) error {
 			p.HideText(g.hideEnv)
+			p.Env = g.envValues() // the text and JSON views show what the files wrote
 			return view.Plan(p)
 		},
 		Confirm: view.Confirm,

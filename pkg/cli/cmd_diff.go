@@ -104,6 +104,7 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globals, args []string) error {
 		return err
 	}
 	p.HideText(g.hideEnv)
+	p.Env = g.envValues()
 	if err := view.diff(p); err != nil {
 		return err
 	}

@@ -99,3 +99,52 @@ vhosts:
 		}
 	}
 }
+
+// TestDiffAndExpandedEnvValues: diff (text, JSON, markdown) shows what the
+// file wrote for values it took from the environment in the changes it
+// lists (a queue's argument, short or long, a binding's key), as plan does.
+// validate --expanded and -o json print the expanded topology the user
+// asked to see, values from the environment included (SPEC §3): that is
+// their purpose; secrets (a password) stay masked.
+func TestDiffAndExpandedEnvValues(t *testing.T) {
+	dir := t.TempDir()
+	old, file := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "topology.yaml")
+	const content = `version: 1
+vhosts:
+  /:
+    exchanges:
+      tp: { type: topic }
+    queues:
+      q:
+        arguments:
+          x-max-length: ${N}
+          x-tok: ${TOK}
+        bindings: [{ exchange: tp, routing_key: "${KEY}" }]
+users:
+  svc:
+    password: ${PW}
+`
+	for p, c := range map[string]string{file: content, old: "version: 1\nvhosts:\n  /: {}\n"} {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{"N": "1234567", "TOK": "tok-secret-value", "KEY": "rk-secret-9", "PW": "pw-secret-value"}
+	for _, args := range [][]string{{"diff", old, file}, {"diff", old, file, "-o", "json"}, {"diff", old, file, "-o", "markdown"}} {
+		stdout, stderr, code := runMain(vars, args...)
+		for _, secret := range vars {
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("%v shows %q:\n%s\n%s", args, secret, stdout, stderr)
+			}
+		}
+		if code != 0 || !strings.Contains(stdout, "${TOK}") {
+			t.Errorf("%v: exit %d, want 0 and ${TOK}:\n%s\n%s", args, code, stdout, stderr)
+		}
+	}
+	for _, args := range [][]string{{"validate", "-f", file, "--expanded"}, {"validate", "-f", file, "-o", "json"}} {
+		stdout, stderr, code := runMain(vars, args...)
+		if code != 0 || !strings.Contains(stdout, "tok-secret-value") || !strings.Contains(stdout, "1234567") || strings.Contains(stdout, "pw-secret-value") {
+			t.Errorf("%v: exit %d, want the expanded topology with its values, the password masked:\n%s\n%s", args, code, stdout, stderr)
+		}
+	}
+}

@@ -108,8 +108,19 @@ func (g *globals) hideValues(hs topology.EnvValues) {
 	if len(hs) > 0 {
 		g.hiddenMu.Lock()
 		defer g.hiddenMu.Unlock()
-		g.hidden = append(slices.Clone(g.hidden), hs...)
+		// The longest first, across loads, so that a value is hidden
+		// whole before a shorter one within it (topology.NewEnvValues).
+		g.hidden = topology.NewEnvValues(append(slices.Clone(g.hidden), hs...))
 	}
+}
+
+// envValues are the values the files loaded took from the environment
+// (hideValues), for a plan to show what the files wrote in their place
+// (plan.Plan.Env).
+func (g *globals) envValues() topology.EnvValues {
+	g.hiddenMu.Lock()
+	defer g.hiddenMu.Unlock()
+	return g.hidden
 }
 
 // hideEnv is s without the values the files took from the environment

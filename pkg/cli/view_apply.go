@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/planjson"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // applyView is how apply shows what it does: to a person (applyText) or
@@ -50,6 +52,12 @@ func (v *applyText) Plan(p *plan.Plan) error {
 	return plan.WriteText(v.stdout, p, plan.RenderOptions{Color: v.g.useColor()})
 }
 
+// hidden writes text to w showing none of the values the files took from
+// the environment (globals.hideEnv).
+func (v *applyText) hidden(w io.Writer, text string) {
+	_, _ = io.WriteString(w, v.g.hideEnv(text))
+}
+
 // Confirm asks on the terminal before a plan with changes, unless
 // --auto-approve; then a blank line sets the steps apart from the plan.
 func (v *applyText) Confirm(p *plan.Plan) error {
@@ -77,13 +85,18 @@ func (v *applyText) Step(ev apply.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if ev.Err != nil {
-		fmt.Fprintf(v.stdout, "  failed: %s: %s\n", ev.Step, failureText(ev.Err))
+		v.hidden(v.stdout, fmt.Sprintf("  failed: %s: %s\n", ev.Step, failureText(ev.Err)))
 		return
 	}
-	fmt.Fprintf(v.stdout, "  done: %s (%s)\n", ev.Step, ev.Duration.Round(time.Millisecond))
+	v.hidden(v.stdout, fmt.Sprintf("  done: %s (%s)\n", ev.Step, ev.Duration.Round(time.Millisecond)))
 }
 
-func (v *applyText) Report(p *plan.Plan, res *apply.Result) error { return report(v.stdout, p, res) }
+func (v *applyText) Report(p *plan.Plan, res *apply.Result) error {
+	var buf bytes.Buffer
+	err := report(&buf, p, res)
+	v.hidden(v.stdout, buf.String())
+	return err
+}
 
 // Error leaves the error to the command's caller, which prints it.
 func (v *applyText) Error(error) {}
@@ -93,20 +106,39 @@ func (v *applyText) Finish() {}
 
 // applyJSON is "apply -o json": one planjson.Message per line on stdout.
 type applyJSON struct {
-	mu       sync.Mutex
-	enc      *json.Encoder
+	mu  sync.Mutex
+	enc *json.Encoder
+	w   io.Writer
+	// env are the values the files took from the environment, which no
+	// message shows (globals.envValues); nil for none.
+	env      func() topology.EnvValues
 	reported bool // a summary line was written
 }
 
 func newApplyJSON(w io.Writer) *applyJSON {
 	enc := json.NewEncoder(w) // one line each: no indent
 	enc.SetEscapeHTML(false)
-	return &applyJSON{enc: enc}
+	return &applyJSON{enc: enc, w: w}
 }
 
 func (v *applyJSON) emit(m planjson.Message) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.env != nil {
+		if env := v.env(); len(env) > 0 {
+			// A value the files took from the environment may be a
+			// secret: each message shows what the file wrote instead.
+			var line bytes.Buffer
+			enc := json.NewEncoder(&line)
+			enc.SetEscapeHTML(false)
+			if enc.Encode(m) == nil {
+				if hidden, err := env.HideJSON(line.Bytes(), ""); err == nil {
+					_, _ = v.w.Write(hidden)
+					return
+				}
+			}
+		}
+	}
 	_ = v.enc.Encode(m)
 }
 

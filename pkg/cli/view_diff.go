@@ -90,6 +90,6 @@ func (v diffView) markdown(p *plan.Plan) error {
 		return err
 	}
 	sb.WriteString("```\n\n</details>\n")
-	_, err := io.WriteString(v.w, sb.String())
+	_, err := io.WriteString(v.w, p.Env.Hide(sb.String()))
 	return err
 }

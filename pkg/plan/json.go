@@ -44,6 +44,20 @@ func atStake(c *Change) bool {
 // WriteJSON writes the JSON plan (format_version FormatVersion), the
 // stable contract for CI documented in docs/plan-json.md.
 func WriteJSON(w io.Writer, p *Plan) error {
+	if len(p.Env) > 0 {
+		// A value the file took from the environment may be a secret:
+		// the plan shows what the file wrote in its place, and marks a
+		// field change whose value it is (topology.EnvValues.HideJSON).
+		doc, err := json.Marshal(JSONOf(p))
+		if err != nil {
+			return err
+		}
+		if doc, err = p.Env.HideJSON(doc, "  "); err != nil {
+			return err
+		}
+		_, err = w.Write(doc)
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(JSONOf(p))

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -52,6 +53,20 @@ func symbol(a Action) (string, string) {
 // It is written as it is rendered, not held whole first: a plan that
 // replaces 25,000 queues of a vhost renders tens of megabytes of text.
 func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
+	if len(p.Env) > 0 {
+		// A value the file took from the environment may be a secret:
+		// the plan shows what the file wrote in its place.
+		var buf bytes.Buffer
+		if err := writeText(&buf, p, opts); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, p.Env.Hide(buf.String()))
+		return err
+	}
+	return writeText(w, p, opts)
+}
+
+func writeText(w io.Writer, p *Plan, opts RenderOptions) error {
 	sb := bufio.NewWriterSize(w, 64<<10)
 	paint := func(color, s string) string {
 		if !opts.Color {

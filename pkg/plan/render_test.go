@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -385,6 +386,7 @@ func TestSavedEnvValues(t *testing.T) {
 		{Value: "orders", Raw: "${PW}", Secret: true},
 		{Value: "order", Raw: "${PART}"},
 		{Value: "not-in-the-plan", Raw: "${ABSENT}"},
+		{Value: "60000", Raw: "${TTL}", Key: "x-message-ttl"}, // a number
 	}
 	var buf bytes.Buffer
 	if err := WriteSaved(&buf, p); err != nil {
@@ -399,7 +401,77 @@ func TestSavedEnvValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(topology.EnvValues{{Value: "orders.shipping", Raw: "${Q}"}}, back.Env); diff != "" {
+	if diff := cmp.Diff(topology.EnvValues{{Value: "orders.shipping", Raw: "${Q}"}, {Value: "60000", Raw: "${TTL}", Key: "x-message-ttl"}}, back.Env); diff != "" {
 		t.Errorf("env values through the saved plan (-want +got):\n%s", diff)
+	}
+}
+
+// TestPlanShowsNoEnvValues: the text and JSON plans show what the file
+// wrote (${VAR}) for a value it took from the environment, which may be a
+// secret: a created queue's argument, the after side of a changed field
+// (short or long), a binding's key in its name; a JSON field change whose
+// value is one says so (from_env) and keeps the field, so that a program
+// sees it change. Without values from the environment the plan is as
+// before (the goldens).
+func TestPlanShowsNoEnvValues(t *testing.T) {
+	p := samplePlan()
+	p.Env = topology.NewEnvValues([]topology.EnvValue{
+		{Value: "10", Raw: "${PRI}", Key: "x-max-priority"},
+		{Value: "60000", Raw: "${TTL}", Key: "message_ttl"},
+		{Value: "100000", Raw: "${CAP}", Key: "max-length"},
+		{Value: "order.created", Raw: "${RK}", Key: "routing_key"},
+	})
+	var buf bytes.Buffer
+	if err := WriteText(&buf, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, want := range []string{
+		"~ arguments.x-max-priority: (none) → ${PRI} (its value not shown)",
+		"x-message-ttl: ${TTL} (its value not shown)",
+		"~ definition.max-length: 50000 → ${CAP} (its value not shown)",
+		"orders -> queue orders.shipping [${RK}]",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text plan does not say %q:\n%s", want, text)
+		}
+	}
+	for _, never := range []string{"60000", "100000", "order.created", "→ 10"} {
+		if strings.Contains(text, never) {
+			t.Errorf("the text plan shows %q:\n%s", never, text)
+		}
+	}
+	buf.Reset()
+	if err := WriteJSON(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, never := range []string{"60000", "100000", "order.created", `"after": 10`} {
+		if strings.Contains(buf.String(), never) {
+			t.Errorf("the JSON plan shows %q:\n%s", never, buf.String())
+		}
+	}
+	var doc struct {
+		Changes []struct {
+			Name   string `json:"name"`
+			Fields []struct {
+				Field   string `json:"field"`
+				After   any    `json:"after"`
+				FromEnv bool   `json:"from_env"`
+			} `json:"fields"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, buf.String())
+	}
+	fields := map[string]string{}
+	for _, c := range doc.Changes {
+		for _, f := range c.Fields {
+			fields[f.Field] = fmt.Sprintf("%v %v", f.After, f.FromEnv)
+		}
+	}
+	for field, want := range map[string]string{"arguments.x-max-priority": "${PRI} true", "definition.max-length": "${CAP} true"} {
+		if fields[field] != want {
+			t.Errorf("JSON field %s: after and from_env %q, want %q", field, fields[field], want)
+		}
 	}
 }

@@ -176,16 +176,17 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		doc.Changes[i] = sc
 	}
 	// Of the values from the environment, only those the plan holds
-	// anyway, as a whole JSON string: never a secret's (a password, a
-	// URI, which the plan masks), nor a value only part of another.
+	// anyway, as a whole JSON string or number (an argument's x-max-length:
+	// ${N}): never a secret's (a password, a URI, which the plan masks),
+	// nor a value only part of another.
 	if len(p.Env) > 0 {
 		without, err := json.Marshal(doc)
 		if err != nil {
 			return err
 		}
+		held := wholeValues(without)
 		for _, h := range p.Env {
-			quoted, _ := json.Marshal(h.Value)
-			if !h.Secret && bytes.Contains(without, quoted) {
+			if !h.Secret && held[h.Value] {
 				doc.Env = append(doc.Env, h)
 			}
 		}
@@ -193,6 +194,46 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// wholeValues are the strings and numbers JSON document doc holds as
+// whole values (not the keys), as their text.
+func wholeValues(doc []byte) map[string]bool {
+	out := map[string]bool{}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var key bool // the next string is an object's key
+	var stack []bool
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, true)
+				key = true
+			case '[':
+				stack = append(stack, false)
+				key = false
+			default:
+				stack = stack[:len(stack)-1]
+				key = len(stack) > 0 && stack[len(stack)-1]
+			}
+			continue
+		case string:
+			if !key {
+				out[t] = true
+			}
+		case json.Number:
+			out[t.String()] = true
+		}
+		if len(stack) > 0 && stack[len(stack)-1] {
+			key = !key
+		}
+	}
 }
 
 // ReadSaved reads a saved plan written by WriteSaved. name is the file's

@@ -102,6 +102,10 @@ type Field struct {
 	// Masked: before and after are masked (the field holds a secret);
 	// absent when false.
 	Masked bool `json:"masked,omitempty"`
+	// FromEnv: before or after is a value the file took from the
+	// environment, shown as the file wrote it ("${VAR}"); absent when
+	// false. Set as the plan is written (topology.EnvValues.HideJSON).
+	FromEnv bool `json:"from_env,omitempty"`
 }
 
 // Position is where the file declares an object: what is known of it, and

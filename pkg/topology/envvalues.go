@@ -1,8 +1,10 @@
 package topology
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -211,6 +213,15 @@ func afterKey(s string, from, to int, key string) bool {
 	if to < len(s) && !wordEnd(s, to) {
 		return false
 	}
+	if strings.HasSuffix(s[:from], arrow) {
+		// A field change: "~ arguments.x-tok: before → after".
+		line := strings.LastIndexByte(s[:from], '\n') + 1
+		k := strings.Index(s[line:from], ": ")
+		if k < 0 {
+			return false
+		}
+		from = line + k + 2
+	}
 	j := -1
 	for _, sep := range []string{`": `, `":`, ": ", " = ", "=", ":", " "} {
 		if strings.HasSuffix(s[:from], sep) {
@@ -229,9 +240,12 @@ func afterKey(s string, from, to int, key string) bool {
 	if k := strings.LastIndexByte(name, '.'); k >= 0 {
 		name = name[k+1:]
 	}
-	name, want := fieldWord(name), fieldWord(key)
-	return name != "" && want != "" && (name == want || strings.HasSuffix(name, "-"+want))
+	return sameField(name, key)
 }
+
+// arrow is what a plan's field change writes between its before and after
+// values.
+const arrow = " → "
 
 // keyByte reports whether c may be part of a field's name.
 func keyByte(c byte) bool {
@@ -245,7 +259,7 @@ func wordEnd(s string, i int) bool {
 	case c == '.':
 		return i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n'
 	default:
-		return strings.IndexByte(" \t\n,;:)]}\"'", c) >= 0
+		return strings.IndexByte(" \t\n,;:)]}\"'\x1b", c) >= 0
 	}
 }
 
@@ -254,4 +268,163 @@ func wordEnd(s string, i int) bool {
 func fieldWord(name string) string {
 	name = strings.ToLower(strings.ReplaceAll(name, "_", "-"))
 	return strings.TrimPrefix(name, "x-")
+}
+
+// HideJSON is JSON document doc (a JSON plan) without the values of vs:
+// a string or number that is a value of vs (a queue's argument, a
+// policy's key, a binding's key, a field change's before or after), under
+// the name of its field (afterKey's rule: the object's key, or a field
+// change's "field") or at least HiddenMinBytes long, becomes the string the
+// file wrote ("${TOKEN}"); a string that shows one in its text (a binding's
+// name, a reason) shows what the file wrote instead (Written). A field
+// change ({"field", "before", "after"}) whose value was replaced says so:
+// "from_env": true. The document is indented with indent, as the JSON
+// plan is ("  "), or on one line ("", apply -o json's messages), and ends
+// with a newline; characters are escaped as encoding/json does.
+func (vs EnvValues) HideJSON(doc []byte, indent string) ([]byte, error) {
+	if len(vs) == 0 {
+		return doc, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(doc)))
+	dec.UseNumber()
+	type level struct {
+		object, wantKey, first, replaced bool
+		key, field                       string
+	}
+	var stack []*level
+	var out strings.Builder
+	value := func(tok any) {
+		top := (*level)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && !top.first {
+			out.WriteByte(',')
+		}
+		if top != nil {
+			top.first = false
+		}
+		if top != nil && top.object {
+			top.wantKey = true
+		}
+		var text string
+		isString, isNumber := false, false
+		switch t := tok.(type) {
+		case string:
+			text, isString = t, true
+		case json.Number:
+			text, isNumber = t.String(), true
+		}
+		if isString && top != nil && top.object && top.key == "field" {
+			top.field = text
+		}
+		if (isString || isNumber) && top != nil && top.key != "" {
+			key := top.key
+			if (key == "before" || key == "after") && top.field != "" {
+				key = top.field
+				if k := strings.LastIndexByte(key, '.'); k >= 0 {
+					key = key[k+1:]
+				}
+			}
+			for _, v := range vs {
+				if v.Value == "" || v.Value != text {
+					continue
+				}
+				if len(v.Value) >= HiddenMinBytes || v.Key != "" && sameField(key, v.Key) {
+					b, _ := json.Marshal(v.Raw)
+					out.Write(b)
+					if top.object && (top.key == "before" || top.key == "after") {
+						top.replaced = true
+					}
+					return
+				}
+			}
+		}
+		if isString {
+			b, _ := json.Marshal(vs.Written(text))
+			out.Write(b)
+			return
+		}
+		b, _ := json.Marshal(tok)
+		if isNumber {
+			b = []byte(text)
+		}
+		out.Write(b)
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		top := (*level)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if top != nil && !top.first {
+					out.WriteByte(',')
+				}
+				if top != nil {
+					top.first = false
+					if top.object {
+						top.wantKey = true
+					}
+				}
+				out.WriteRune(rune(t))
+				l := &level{object: t == '{', wantKey: t == '{', first: true}
+				if t == '[' && top != nil {
+					l.key = top.key // a list's items are its key's values
+				}
+				stack = append(stack, l)
+			default:
+				if top.object && top.replaced && top.field != "" {
+					out.WriteString(`,"from_env":true`)
+				}
+				out.WriteRune(rune(t))
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		if top != nil && top.object && top.wantKey {
+			k := tok.(string)
+			if !top.first {
+				out.WriteByte(',')
+			}
+			top.first, top.wantKey, top.key = true, false, k
+			b, _ := json.Marshal(k)
+			out.Write(b)
+			out.WriteByte(':')
+			continue
+		}
+		value(tok)
+	}
+	var buf bytes.Buffer
+	if indent == "" {
+		buf.WriteString(out.String())
+	} else if err := json.Indent(&buf, []byte(out.String()), "", indent); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+// sameField reports whether name (a field's name in a text or a JSON
+// document) names field key, as afterKey compares them.
+func sameField(name, key string) bool {
+	name, want := fieldWord(name), fieldWord(key)
+	if want == "routing-keys" || want == "routing-key" {
+		// A binding's key: "key" in a message, the keys a message
+		// class of the flows matches ("matching k", "matches": ["k"]).
+		switch name {
+		case "key", "matching", "matches":
+			return true
+		}
+	}
+	return name != "" && want != "" && (name == want || strings.HasSuffix(name, "-"+want))
 }

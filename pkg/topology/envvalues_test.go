@@ -83,6 +83,7 @@ func TestEnvValuesHideShortAfterKey(t *testing.T) {
 		{Value: "5", Raw: "${P}", Key: "x-max-priority"},
 		{Value: "quorum", Raw: "${QT}", Key: "type"},
 		{Value: "dlx", Raw: "${DLX}", Key: "exchange"},
+		{Value: "rk2", Raw: "${RK}", Key: "routing_key"},
 	})
 	for _, tc := range []struct{ in, want string }{
 		{`classic queue "q1" sets x-max-length -5, which RabbitMQ 4.3 refuses`, `classic queue "q1" sets x-max-length ${N} (its value not shown), which RabbitMQ 4.3 refuses`},
@@ -93,6 +94,12 @@ func TestEnvValuesHideShortAfterKey(t *testing.T) {
 		{`"x-overflow": abc,`, `"x-overflow": ${OVF} (its value not shown),`},
 		{`x-max-priority 5.`, `x-max-priority ${P} (its value not shown).`},
 		{`x-dead-letter-exchange dlx;`, `x-dead-letter-exchange ${DLX} (its value not shown);`},
+		// A plan's field change: the after side too.
+		{`      ~ arguments.x-max-length: 4 → -5  (forces replace)`, `      ~ arguments.x-max-length: 4 → ${N} (its value not shown)  (forces replace)`},
+		{`      ~ definition.message-ttl: "a b: c" → 60000`, `      ~ definition.message-ttl: "a b: c" → ${TTL} (its value not shown)`},
+		{`      ~ arguments.x-message-ttl: 1 → -5`, `      ~ arguments.x-message-ttl: 1 → -5`},
+		// A binding key: "key", and the flows' "matching".
+		{`key rk2 (matching rk2) on exchange "tp"`, `key ${RK} (its value not shown) (matching ${RK} (its value not shown)) on exchange "tp"`},
 		// Not the field's value: the text's own words and numbers.
 		{`x-max-priority 50 and 5 queues at t.yaml:5:5`, `x-max-priority 50 and 5 queues at t.yaml:5:5`},
 		{`x-max-priority 5.5`, `x-max-priority 5.5`},
@@ -120,5 +127,69 @@ func TestEnvValuesQuoted(t *testing.T) {
 		if got := vs.Quoted(tc.in); got != tc.want {
 			t.Errorf("Quoted(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestEnvValuesHideJSON: in a JSON document a value from the environment
+// that is a whole value under its field's name, or a long one, becomes the
+// string the file wrote; a field change whose before or after it was says
+// so; the same value under another field, and a string only holding a
+// short one, stay; text holding one shows what the file wrote.
+func TestEnvValuesHideJSON(t *testing.T) {
+	vs := NewEnvValues([]EnvValue{
+		{Value: "5", Raw: "${N}", Key: "max_length"},
+		{Value: "s3cr3t-T0KEN-value", Raw: "${TOKEN}", Key: "x-tok"},
+		{Value: "eu", Raw: "${REGION}", Key: "routing_key"},
+	})
+	in := `{"changes":[{"name":"x -> queue q [eu]","after":{"queue":{"arguments":{"x-max-length":5,"x-max-priority":5,"x-tok":"s3cr3t-T0KEN-value"}}},` +
+		`"fields":[{"field":"arguments.x-max-length","before":4,"after":5,"forces_replace":true},{"field":"arguments.x-max-priority","before":null,"after":5}],"bindings":[{"routing_key":"eu","note":"europe"}],"matches":["eu","us"],"messages":5}]}`
+	want := `{
+  "changes": [
+    {
+      "name": "x -\u003e queue q [${REGION}]",
+      "after": {
+        "queue": {
+          "arguments": {
+            "x-max-length": "${N}",
+            "x-max-priority": 5,
+            "x-tok": "${TOKEN}"
+          }
+        }
+      },
+      "fields": [
+        {
+          "field": "arguments.x-max-length",
+          "before": 4,
+          "after": "${N}",
+          "forces_replace": true,
+          "from_env": true
+        },
+        {
+          "field": "arguments.x-max-priority",
+          "before": null,
+          "after": 5
+        }
+      ],
+      "bindings": [
+        {
+          "routing_key": "${REGION}",
+          "note": "europe"
+        }
+      ],
+      "matches": [
+        "${REGION}",
+        "us"
+      ],
+      "messages": 5
+    }
+  ]
+}
+`
+	got, err := vs.HideJSON([]byte(in), "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("HideJSON\n got %s\nwant %s", got, want)
 	}
 }
