@@ -143,7 +143,7 @@ func TestSavedRoundTrip(t *testing.T) {
 	if err := WriteSaved(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`"kind": "mqctl-saved-plan"`, `"version": 3`, `"fingerprint": "abc123"`, "private to mqctl"} {
+	for _, s := range []string{`"kind": "mqctl-saved-plan"`, `"version": 4`, `"fingerprint": "abc123"`, "private to mqctl"} {
 		if !bytes.Contains(buf.Bytes(), []byte(s)) {
 			t.Errorf("the saved plan lacks %s:\n%s", s, buf.String())
 		}
@@ -169,8 +169,8 @@ func TestReadSavedRefuses(t *testing.T) {
 	for _, tc := range []struct{ name, doc, want string }{
 		{"the JSON plan", public.String(), `my.plan is a JSON plan (format_version "2"`},
 		{"a saved plan of mqctl 0.x (the old shared shape)", `{"format_version":"1","changes":[],"fingerprint":"x"}`, `my.plan is a JSON plan (format_version "1"`},
-		{"an older version", `{"kind":"mqctl-saved-plan","version":2,"changes":[]}`, "my.plan is a saved plan of version 2, and this mqctl reads version 3 only"},
-		{"a newer version", `{"kind":"mqctl-saved-plan","version":4,"changes":[]}`, "my.plan is a saved plan of version 4, and this mqctl reads version 3 only"},
+		{"an older version", `{"kind":"mqctl-saved-plan","version":2,"changes":[]}`, "my.plan is a saved plan of version 2, and this mqctl reads versions 3 to 4 only"},
+		{"a newer version", `{"kind":"mqctl-saved-plan","version":5,"changes":[]}`, "my.plan is a saved plan of version 5, and this mqctl reads versions 3 to 4 only"},
 		{"another kind", `{"kind":"something"}`, `my.plan is not a saved plan (kind "something"`},
 		{"not JSON", `hello`, "my.plan is not a saved plan ("},
 		{"an unknown field", `{"kind":"mqctl-saved-plan","version":3,"changes":[],"extra":1}`, "my.plan is not a valid saved plan ("},
@@ -473,5 +473,37 @@ func TestPlanShowsNoEnvValues(t *testing.T) {
 		if fields[field] != want {
 			t.Errorf("JSON field %s: after and from_env %q, want %q", field, fields[field], want)
 		}
+	}
+}
+
+// TestReadSavedVersion3: a plan saved at version 3, before the values from
+// the environment kept their fields' keys (env without "key") or were kept
+// at all (no env), is read as it was: apply FILE of it still works. A
+// reader of version 3 refuses a version 4 plan as of another version
+// (saying so), not as an invalid one (json: unknown field "key").
+func TestReadSavedVersion3(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want topology.EnvValues
+	}{
+		{`{"kind":"mqctl-saved-plan","version":3,"fingerprint":"f","vhosts":[],"changes":[],"adopt":[],"unmanaged":[]}`, nil},
+		{`{"kind":"mqctl-saved-plan","version":3,"fingerprint":"f","vhosts":[],"changes":[],"adopt":[],"unmanaged":[],"env":[{"value":"tok-secret","written":"${TOK}"}]}`,
+			topology.EnvValues{{Value: "tok-secret", Raw: "${TOK}"}}},
+	} {
+		p, err := ReadSaved(strings.NewReader(tc.doc), "old.plan")
+		if err != nil {
+			t.Errorf("a version 3 plan: %v", err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, p.Env); diff != "" {
+			t.Errorf("env of a version 3 plan (-want +got):\n%s", diff)
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteSaved(&buf, samplePlan()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), fmt.Sprintf(`"version": %d`, SavedVersion)) || SavedVersion == 3 {
+		t.Errorf("a saved plan that may hold env keys must be of a version above 3:\n%s", buf.String())
 	}
 }

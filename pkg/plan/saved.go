@@ -29,8 +29,16 @@ const (
 	// ownership record keeps, and the record entries a plan drops;
 	// version 3 a fingerprint of the broker's state made another way
 	// (broker.topologyPrint), which a version 2 plan's would not match:
-	// refused as another version, not as a broker changed since.
-	SavedVersion = 3
+	// refused as another version, not as a broker changed since;
+	// version 4 the values the file took from the environment (env, with
+	// their fields' keys), which a reader of version 3 refuses as an
+	// unknown field, saying the plan is not valid: it says instead that it
+	// reads another version. A version 3 plan (with or without env) reads
+	// as before (oldestSavedVersion).
+	SavedVersion = 4
+	// oldestSavedVersion is the oldest version this mqctl reads: a
+	// version 3 plan has the same fingerprint, and env or none.
+	oldestSavedVersion = 3
 )
 
 const savedNote = `private to mqctl: give this file to "mqctl apply FILE". It is not the JSON plan ("mqctl plan -o json", docs/plan-json.md): its shape may change with any mqctl release.`
@@ -196,6 +204,15 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	return enc.Encode(doc)
 }
 
+// savedVersionsRead are the versions of saved plans ReadSaved reads.
+func savedVersionsRead() []int {
+	var vs []int
+	for v := oldestSavedVersion; v <= SavedVersion; v++ {
+		vs = append(vs, v)
+	}
+	return vs
+}
+
 // wholeValues are the strings and numbers JSON document doc holds as
 // whole values (not the keys), as their text.
 func wholeValues(doc []byte) map[string]bool {
@@ -258,8 +275,8 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		return nil, fmt.Errorf("%s is a JSON plan (format_version %q, the output of \"mqctl plan -o json\" or of an mqctl older than saved plans), not a saved plan: %s", name, *head.FormatVersion, again)
 	case head.Kind != SavedKind:
 		return nil, fmt.Errorf("%s is not a saved plan (kind %q, want %q): %s", name, head.Kind, SavedKind, again)
-	case string(head.Version) != fmt.Sprint(SavedVersion):
-		return nil, fmt.Errorf("%s is a saved plan of version %s, and this mqctl reads version %d only: %s with this mqctl", name, head.Version, SavedVersion, again)
+	case !slices.ContainsFunc(savedVersionsRead(), func(v int) bool { return string(head.Version) == fmt.Sprint(v) }):
+		return nil, fmt.Errorf("%s is a saved plan of version %s, and this mqctl reads versions %d to %d only: %s with this mqctl", name, head.Version, oldestSavedVersion, SavedVersion, again)
 	}
 	var doc savedPlan
 	dec := json.NewDecoder(bytes.NewReader(data))
