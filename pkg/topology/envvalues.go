@@ -153,13 +153,26 @@ func (vs EnvValues) replace(s, note string, keepQuotes bool) string {
 // length there (0: none).
 func (vs EnvValues) at(s string, i int, note string, keepQuotes bool) (string, int) {
 	rest := s[i:]
+	// A value after the name of its own field is that field's, whatever
+	// other variable holds the same value.
+	for _, v := range vs {
+		if v.Value != "" && v.Key != "" && strings.HasPrefix(rest, v.Value) && afterKey(s, i, i+len(v.Value), v.Key) {
+			if keepQuotes {
+				return v.Raw, len(v.Value)
+			}
+			return v.Written() + note, len(v.Value)
+		}
+	}
 	for _, v := range vs {
 		if v.Value == "" {
 			continue
 		}
-		written := v.Written() + note
+		raw := v.Raw
+		written := vs.sameValue(v, EnvValue.Written) + note
 		if keepQuotes {
 			written = strconv.Quote(v.Raw)
+		} else {
+			raw = vs.sameValue(v, func(e EnvValue) string { return e.Raw })
 		}
 		q := strconv.Quote(v.Value)
 		if strings.HasPrefix(rest, q) {
@@ -177,20 +190,28 @@ func (vs EnvValues) at(s string, i int, note string, keepQuotes bool) (string, i
 			shown := strconv.Quote(written)
 			return shown[1 : len(shown)-1], len(qq) - 2
 		}
-		if !strings.HasPrefix(rest, v.Value) {
-			continue
-		}
-		if v.Key != "" && afterKey(s, i, i+len(v.Value), v.Key) {
-			if keepQuotes {
-				return v.Raw, len(v.Value)
-			}
-			return written, len(v.Value)
-		}
-		if len(v.Value) >= HiddenMinBytes || apart(s, i, i+len(v.Value)) {
-			return v.Raw, len(v.Value)
+		if strings.HasPrefix(rest, v.Value) && (len(v.Value) >= HiddenMinBytes || apart(s, i, i+len(v.Value))) {
+			return raw, len(v.Value)
 		}
 	}
 	return "", 0
+}
+
+// sameValue is v as shown shows it, or, where other variables of vs hold
+// the same value (${DL} and ${TTL} both -1), each of them: "${DL} or
+// ${TTL}". A text that quotes the value does not say whose it is, and
+// naming one would send the reader to the wrong variable.
+func (vs EnvValues) sameValue(v EnvValue, shown func(EnvValue) string) string {
+	var all []string
+	for _, o := range vs {
+		if o.Value == v.Value && !slices.Contains(all, shown(o)) {
+			all = append(all, shown(o))
+		}
+	}
+	if len(all) <= 1 {
+		return shown(v)
+	}
+	return strings.Join(all, " or ")
 }
 
 // apart reports whether s[from:to] stands apart: a binding key in a route

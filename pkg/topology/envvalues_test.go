@@ -115,6 +115,27 @@ func TestEnvValuesHideShortAfterKey(t *testing.T) {
 	}
 }
 
+// TestEnvValuesHideSameValue: where two variables hold the same value, a
+// text that quotes it names both (it does not say whose it is, and one
+// alone may be the wrong one: "x-message-ttl ... got ${DL}"); after its
+// field's name it is that field's.
+func TestEnvValuesHideSameValue(t *testing.T) {
+	hs := NewEnvValues([]EnvValue{
+		{Value: "-1", Raw: "${TTL}", Key: "x-message-ttl"},
+		{Value: "-1", Raw: "${DL}", Key: "x-delivery-limit"},
+		{Value: "-1", Raw: "${TTL}", Key: "message_ttl"}, // one variable twice
+	})
+	for _, tc := range []struct{ in, want string }{
+		{`x-message-ttl: -1: RabbitMQ 4.3 refuses it: expected a whole number, got "-1"`, `x-message-ttl: ${TTL} (its value not shown): RabbitMQ 4.3 refuses it: expected a whole number, got ${DL} or ${TTL} (its value not shown)`},
+		{`sets x-delivery-limit -1, which`, `sets x-delivery-limit ${DL} (its value not shown), which`},
+		{`headers {k=-1}`, `headers {k=${DL} or ${TTL}}`},
+	} {
+		if got := hs.Hide(tc.in); got != tc.want {
+			t.Errorf("Hide(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 // TestEnvValuesQuoted: a diagram or a JSON document keeps its quotes
 // around what the file wrote.
 func TestEnvValuesQuoted(t *testing.T) {
