@@ -335,6 +335,8 @@ func (vs EnvValues) HideJSON(doc []byte, indent string) ([]byte, error) {
 			text, isString = t, true
 		case json.Number:
 			text, isNumber = t.String(), true
+		case bool:
+			text, isNumber = strconv.FormatBool(t), true // a literal, as a number is
 		}
 		if isString && top != nil && top.object && top.key == "field" {
 			top.field = text

@@ -161,8 +161,9 @@ func TestEnvValuesHideJSON(t *testing.T) {
 		{Value: "5", Raw: "${N}", Key: "max_length"},
 		{Value: "s3cr3t-T0KEN-value", Raw: "${TOKEN}", Key: "x-tok"},
 		{Value: "eu", Raw: "${REGION}", Key: "routing_key"},
+		{Value: "true", Raw: "${SAC}", Key: "single_active_consumer"},
 	})
-	in := `{"changes":[{"name":"x -> queue q [eu]","after":{"queue":{"arguments":{"x-max-length":5,"x-max-priority":5,"x-tok":"s3cr3t-T0KEN-value"}}},` +
+	in := `{"changes":[{"name":"x -> queue q [eu]","after":{"queue":{"arguments":{"x-max-length":5,"x-max-priority":5,"x-single-active-consumer":true,"x-tok":"s3cr3t-T0KEN-value"}}},"durable":true,` +
 		`"fields":[{"field":"arguments.x-max-length","before":4,"after":5,"forces_replace":true},{"field":"arguments.x-max-priority","before":null,"after":5}],"bindings":[{"routing_key":"eu","note":"europe"}],"matches":["eu","us"],"messages":5}]}`
 	want := `{
   "changes": [
@@ -173,10 +174,12 @@ func TestEnvValuesHideJSON(t *testing.T) {
           "arguments": {
             "x-max-length": "${N}",
             "x-max-priority": 5,
+            "x-single-active-consumer": "${SAC}",
             "x-tok": "${TOKEN}"
           }
         }
       },
+      "durable": true,
       "fields": [
         {
           "field": "arguments.x-max-length",
