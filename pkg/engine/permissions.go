@@ -42,10 +42,16 @@ type permWant struct {
 func (e *Engine) checkPermissions(ctx context.Context, p *plan.Plan, l *Live) error {
 	user := e.c.Username()
 	tagLines, tag := e.policyTags(p)
-	wants := permissionWants(p, l, e.c.RabbitMQVersion().TopicPermissionsGoWithExchange())
-	var noAccess []string
+	var keep func(vh string) bool // nil: every vhost's wants are asked
+	var admin *adminVhosts
 	if e.c.IsAdmin() {
-		wants, noAccess = e.adminWants(ctx, p, wants)
+		admin = e.newAdminVhosts(ctx, p)
+		keep = admin.keep
+	}
+	wants := permissionWants(p, l, e.c.RabbitMQVersion().TopicPermissionsGoWithExchange(), keep)
+	var noAccess []string
+	if admin != nil {
+		noAccess = admin.noAccessSorted()
 	}
 	if len(wants) == 0 && len(tagLines) == 0 && len(noAccess) == 0 {
 		return nil
@@ -391,38 +397,61 @@ func (f *lackFixes) String(user string) string {
 	return "RabbitMQ shows a user that is not an administrator none of its own permissions, so mqctl asked the broker with operations that change nothing. " + rest
 }
 
-// adminWants leaves out of wants, for an administrator, which may read
-// its own permissions, the vhosts where they allow everything (".*" to
-// configure, write and read, and no topic permission: the usual case,
-// which needs no probe) and those the plan creates (apply grants it every
-// permission there); noAccess are the vhosts where it has none, which
-// refuse every change. Where its permissions cannot be read, or narrow
-// it, wants stay: the broker is asked.
-func (e *Engine) adminWants(ctx context.Context, p *plan.Plan, wants map[string][]permWant) (left map[string][]permWant, noAccess []string) {
-	created := map[string]bool{}
+// adminVhosts says, for an administrator, which may read its own
+// permissions, whose vhosts' wants the broker is asked (keep): not those
+// where its permissions allow everything (".*" to configure, write and
+// read, and no topic permission: the usual case, which needs no probe)
+// nor those the plan creates (apply grants it every permission there),
+// nor those where it has none (noAccess), which refuse every change.
+// Where its permissions cannot be read, or narrow it, the wants stay.
+// A vhost's permissions are read once, when permissionWants first has a
+// want in it, and the wants of the vhosts left out are never built: at
+// 50,002 objects they held 30 MB of a plan's memory, to be dropped.
+type adminVhosts struct {
+	ctx      context.Context
+	e        *Engine
+	created  map[string]bool
+	kept     map[string]bool // per vhost read, whether its wants are asked
+	noAccess []string
+}
+
+func (e *Engine) newAdminVhosts(ctx context.Context, p *plan.Plan) *adminVhosts {
+	a := &adminVhosts{ctx: ctx, e: e, created: map[string]bool{}, kept: map[string]bool{}}
 	for i := range p.Changes {
 		if c := &p.Changes[i]; c.Kind == kind.Vhost && c.Action == plan.Create {
-			created[c.Name] = true
+			a.created[c.Name] = true
 		}
 	}
-	left = map[string][]permWant{}
-	for vh, ws := range wants {
-		if created[vh] {
-			continue
-		}
-		perm, found, topic, err := e.c.OwnPermissions(ctx, vh)
-		switch {
-		case err != nil:
-			left[vh] = ws
-		case !found:
-			noAccess = append(noAccess, vh)
-		case perm.Configure == ".*" && perm.Write == ".*" && perm.Read == ".*" && !topic:
-		default:
-			left[vh] = ws
-		}
+	return a
+}
+
+func (a *adminVhosts) keep(vh string) bool {
+	if a.created[vh] {
+		return false
 	}
-	sort.Strings(noAccess)
-	return left, noAccess
+	if k, ok := a.kept[vh]; ok {
+		return k
+	}
+	perm, found, topic, err := a.e.c.OwnPermissions(a.ctx, vh)
+	k := false
+	switch {
+	case err != nil:
+		k = true
+	case !found:
+		a.noAccess = append(a.noAccess, vh)
+	case perm.Configure == ".*" && perm.Write == ".*" && perm.Read == ".*" && !topic:
+	default:
+		k = true
+	}
+	a.kept[vh] = k
+	return k
+}
+
+// noAccessSorted are the vhosts where the administrator has no
+// permissions, among those permissionWants had wants in.
+func (a *adminVhosts) noAccessSorted() []string {
+	sort.Strings(a.noAccess)
+	return a.noAccess
 }
 
 // permissionWants lists, per vhost, the permissions p's exchanges, queues
@@ -437,13 +466,21 @@ func (e *Engine) adminWants(ctx context.Context, p *plan.Plan, wants map[string]
 // says that the delete of an exchange the plan replaces deletes the topic
 // permissions for it: the bindings from it are made after, with no topic
 // permission to check their keys against, so theirs are not asked (the
-// probe would ask the topic permission the replace deletes).
-func permissionWants(p *plan.Plan, l *Live, topicGoes bool) map[string][]permWant {
+// probe would ask the topic permission the replace deletes). keep, where
+// not nil, says which vhosts' wants to list (adminVhosts): the others'
+// are not built.
+func permissionWants(p *plan.Plan, l *Live, topicGoes bool, keep func(vh string) bool) map[string][]permWant {
 	w := newWants(p, l, topicGoes)
+	w.keep = keep
 	changed := map[string]bool{}
 	for i := range p.Changes {
-		if c := &p.Changes[i]; c.Vhost != "" && w.change(c) {
-			changed[c.Vhost] = true
+		c := &p.Changes[i]
+		if c.Vhost == "" || !takesLock(c.Kind) {
+			continue
+		}
+		changed[c.Vhost] = true
+		if keep == nil || keep(c.Vhost) {
+			w.change(c)
 		}
 	}
 	for _, vh := range slices.Sorted(maps.Keys(changed)) {
@@ -469,6 +506,7 @@ type wants struct {
 	// topic exchange only.
 	types map[plan.ObjectRef]string
 	recs  map[string]*ownership.Record
+	keep  func(vh string) bool // nil: every vhost
 }
 
 func newWants(p *plan.Plan, l *Live, topicGoes bool) *wants {
@@ -495,7 +533,12 @@ func newWants(p *plan.Plan, l *Live, topicGoes bool) *wants {
 	return w
 }
 
-func (w *wants) add(vh string, pw permWant) { w.out[vh] = append(w.out[vh], pw) }
+func (w *wants) add(vh string, pw permWant) {
+	if w.keep != nil && !w.keep(vh) {
+		return
+	}
+	w.out[vh] = append(w.out[vh], pw)
+}
 
 // sourceType is the type exchange x of vhost vh has once the plan is
 // applied (the file's, or the broker's); "" is not known: its keys are
@@ -521,15 +564,20 @@ func (w *wants) binding(vh, what string, pos topology.Pos, b *topology.Binding, 
 	w.add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: topicKey}, what: what, pos: pos, own: own})
 }
 
-// change adds what change c needs, and says whether it is one of the
-// kinds that take apply's lock and record in its vhost.
-func (w *wants) change(c *plan.Change) bool {
+// takesLock says whether a change of kind k takes apply's lock and
+// record in its vhost: those of queues, exchanges and bindings, the
+// changes wants.change lists.
+func takesLock(k kind.Kind) bool {
+	return k == plan.KindQueue || k == plan.KindExchange || k == plan.KindBinding
+}
+
+// change adds what change c needs (c is of a kind that takesLock).
+func (w *wants) change(c *plan.Change) {
 	verb := string(c.Action)
 	what := fmt.Sprintf("%s %s %q in vhost %q", verb, c.Kind.Label(), c.Name, c.Vhost)
 	switch c.Kind {
 	case plan.KindQueue, plan.KindExchange:
 		w.object(c, what)
-		return true
 	case plan.KindBinding:
 		obj := c.After
 		if c.Action == plan.Delete {
@@ -538,9 +586,7 @@ func (w *wants) change(c *plan.Change) bool {
 		if b, ok := obj.(plan.BindingObject); ok && b.Binding != nil && b.Source != "" {
 			w.binding(c.Vhost, fmt.Sprintf("%s binding %s in vhost %q", verb, plan.BindingName(b.Binding), c.Vhost), c.Pos, b.Binding, c.Action == plan.Delete, false)
 		}
-		return true
 	}
-	return false
 }
 
 // object adds what the change c of a queue or exchange needs: configure

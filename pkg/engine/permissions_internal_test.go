@@ -2,8 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
+
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // TestShortLackLines: a refusal names the first 20 missing permissions
@@ -40,6 +44,55 @@ func TestShortLackLines(t *testing.T) {
 			}
 			if len(got) != maxLackLines+1 || !slices.Equal(got[:maxLackLines], in[:maxLackLines]) || got[maxLackLines] != tt.last {
 				t.Errorf("got %d lines ending %q; want the first %d and %q", len(got), got[len(got)-1], maxLackLines, tt.last)
+			}
+		})
+	}
+}
+
+// TestPermissionWantsOfKeptVhosts: an administrator whose permissions
+// allow everything in a vhost needs no probe there (adminVhosts), and the
+// wants of such a vhost were built for every change and then dropped: 30
+// MB of a 50,002-object replace plan's memory. permissionWants now builds
+// the wants of the vhosts keep keeps alone, and asks keep about the
+// vhosts it has a want in, never one with other changes only (a policy:
+// an administrator's own permissions are read for no more vhosts than
+// before).
+func TestPermissionWantsOfKeptVhosts(t *testing.T) {
+	b := &topology.Binding{Source: "x", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: "k"}
+	q := &topology.Queue{Name: "q", Type: topology.QueueClassic, Durable: true}
+	p := &plan.Plan{Changes: []plan.Change{
+		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "a", Name: "q", After: plan.QueueObject{Queue: q}},
+		{Action: plan.Create, Kind: plan.KindBinding, Vhost: "a", Name: plan.BindingName(b), After: plan.BindingObject{Binding: b}},
+		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "b", Name: "q", After: plan.QueueObject{Queue: q}},
+		{Action: plan.Create, Kind: plan.KindBinding, Vhost: "b", Name: plan.BindingName(b), After: plan.BindingObject{Binding: b}},
+		{Action: plan.Create, Kind: plan.KindPolicy, Vhost: "c", Name: "p", After: plan.PolicyObject{Policy: &topology.Policy{Name: "p", Pattern: ".*"}}},
+	}}
+	live := &Live{current: plan.Current{Live: topology.Live{State: &topology.Topology{}}}}
+	all := permissionWants(p, live, false, nil)
+	for _, tt := range []struct {
+		name string
+		kept []string
+	}{
+		{"every vhost", []string{"a", "b"}},
+		{"one", []string{"a"}},
+		{"none", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := map[string]bool{}
+			got := permissionWants(p, live, false, func(vh string) bool {
+				asked[vh] = true
+				return slices.Contains(tt.kept, vh)
+			})
+			if want := []string{"a", "b"}; !slices.Equal(slices.Sorted(maps.Keys(asked)), want) {
+				t.Errorf("keep asked about vhosts %v; want %v", slices.Sorted(maps.Keys(asked)), want)
+			}
+			if !slices.Equal(slices.Sorted(maps.Keys(got)), tt.kept) {
+				t.Errorf("wants in vhosts %v; want %v", slices.Sorted(maps.Keys(got)), tt.kept)
+			}
+			for _, vh := range tt.kept {
+				if len(got[vh]) == 0 || len(got[vh]) != len(all[vh]) {
+					t.Errorf("vhost %s: %d wants; want %d, as without keep", vh, len(got[vh]), len(all[vh]))
+				}
 			}
 		})
 	}
