@@ -1,9 +1,12 @@
 package flow
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -251,5 +254,31 @@ func TestSooner(t *testing.T) {
 				t.Errorf("sooner: %s\nwant reason %s, cause %q, losing", show(t, got), tc.reason, tc.cause)
 			}
 		})
+	}
+}
+
+// TestSideKeepsOnlyRefusers: a side remembered the arrival of every queue
+// it was asked about (refuses), and a plan asks about every queue: at
+// 50,002 objects, 7.5 MB of arrivals that refuse nothing. It now keeps
+// the queues that refuse every message, with why, and answers alike.
+func TestSideKeepsOnlyRefusers(t *testing.T) {
+	v := topo(queue("zero", topology.Args{"x-max-length": 0, "x-overflow": "reject-publish"}),
+		queue("two", topology.Args{"x-max-length": 2, "x-overflow": "reject-publish"}),
+		queue("plain", nil), quorum("qq", topology.Args{"x-max-length": 0, "x-overflow": "reject-publish"})).Vhosts["/"]
+	s := newSide(v, "/", rmqversion.Default)
+	for _, tt := range []struct {
+		queue   string
+		refuses bool
+	}{{"zero", true}, {"two", false}, {"plain", false}, {"qq", false}, {"undeclared", false}} {
+		refused, why := s.refuses(tt.queue)
+		if refused != tt.refuses || refused != (why != "") {
+			t.Errorf("queue %s: refuses %v (%q); want %v, with why when it does", tt.queue, refused, why, tt.refuses)
+		}
+	}
+	if !s.anyRefuses() {
+		t.Error("anyRefuses: false; want true (queue zero)")
+	}
+	if got := slices.Sorted(maps.Keys(s.refusing)); !slices.Equal(got, []string{"zero"}) {
+		t.Errorf("the side keeps the arrivals of %v; want those of the refusing queue alone ([zero])", got)
 	}
 }
