@@ -16,7 +16,7 @@ import (
 // or is not simulated lead on by each of theirs, and to their alternate
 // exchange where it may be used. It may name more exchanges than a
 // message of the key visits (it does not tell the headers apart), never
-// fewer.
+// fewer. In no particular order.
 func (s *side) headersOnWay(start string, matched map[keyPattern]bool) []string {
 	if start == "" || !s.exists(start) {
 		return nil // the default exchange leads to queues only
@@ -37,11 +37,16 @@ func (s *side) headersOnWay(start string, matched map[keyPattern]bool) []string 
 		unmatched := true
 		switch k {
 		case ClassTopic, ClassDirect:
-			for _, b := range bs {
-				if matched[keyPattern{text: b.RoutingKey, literal: k != ClassTopic}] {
+			// The matched patterns, a class's, are a few; the bindings
+			// of an exchange may be 12,500: each class of a plan looked
+			// at each binding (a plan replacing 12,500 queues, 1,000
+			// classes: 12.5 million look-ups).
+			byKey := s.keyedBindings(x)
+			for p := range matched {
+				if dests, ok := byKey[p.text]; ok && p.literal == (k != ClassTopic) {
 					unmatched = false
-					if b.DestinationType == topology.DestExchange {
-						next(b.Destination)
+					for _, y := range dests {
+						next(y)
 					}
 				}
 			}
@@ -105,8 +110,8 @@ func (c *vhostCompare) critsOnWay(f *flowChange, r classRequest, matches []int) 
 			return nil, false
 		}
 		for _, x := range sd.s.headersOnWay(sd.start, m) {
-			for _, b := range sd.s.from[x] {
-				if i, ok := f.critIndex[criteriaText(b.Arguments)]; ok {
+			for _, text := range sd.s.criteriaOf(x) {
+				if i, ok := f.critIndex[text]; ok {
 					set[i] = true
 				}
 			}
@@ -124,4 +129,41 @@ func mapIntKeys(m map[int]bool) []int {
 		out = append(out, k)
 	}
 	return out
+}
+
+// keyedBindings returns (and remembers) the bindings of exchange x by
+// routing key: for each key a binding of x has, the exchanges its
+// bindings of that key lead to (none for a key that binds queues only).
+func (s *side) keyedBindings(x string) map[string][]string {
+	if m, ok := s.byKey[x]; ok {
+		return m
+	}
+	m := map[string][]string{}
+	for _, b := range s.from[x] {
+		dests := m[b.RoutingKey]
+		if b.DestinationType == topology.DestExchange {
+			dests = append(dests, b.Destination)
+		}
+		m[b.RoutingKey] = dests
+	}
+	s.byKey[x] = m
+	return m
+}
+
+// criteriaOf returns (and remembers) the criteria of exchange x's
+// bindings (criteriaText), each once, in the order of its bindings.
+func (s *side) criteriaOf(x string) []string {
+	if cs, ok := s.criteria[x]; ok {
+		return cs
+	}
+	var cs []string
+	seen := map[string]bool{}
+	for _, b := range s.from[x] {
+		if text := criteriaText(b.Arguments); !seen[text] {
+			seen[text] = true
+			cs = append(cs, text)
+		}
+	}
+	s.criteria[x] = cs
+	return cs
 }

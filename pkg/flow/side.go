@@ -31,6 +31,9 @@ type side struct {
 	byName []*topology.Binding
 	// targets remembers targetsFrom.
 	targets map[string]*startTargets
+	// byKey remembers keyedBindings, criteria criteriaOf.
+	byKey    map[string]map[string][]string
+	criteria map[string][]string
 	// refusing are the queues that refuse every message, each with why
 	// (refuses), listed when first asked for; nil before. Only those:
 	// the arrival of every queue, kept for each of 25,000 queues on
@@ -56,7 +59,8 @@ func newSide(v *topology.Vhost, name string, ver rmqversion.Version) *side {
 	if v == nil {
 		v = topology.NewVhost(name)
 	}
-	s := &side{v: v, sim: route.NewWith(v, route.Options{Version: ver}), from: map[string][]*topology.Binding{}, ex: map[string]exchangeInfo{}, targets: map[string]*startTargets{}}
+	s := &side{v: v, sim: route.NewWith(v, route.Options{Version: ver}), from: map[string][]*topology.Binding{}, ex: map[string]exchangeInfo{}, targets: map[string]*startTargets{},
+		byKey: map[string]map[string][]string{}, criteria: map[string][]string{}}
 	names := append(topology.BuiltinExchangeNames(), mapKeys(v.Exchanges)...)
 	for _, n := range names {
 		x := s.sim.Exchange(n)
