@@ -31,7 +31,8 @@ var ErrIncomplete = errors.New("apply did not finish")
 // ApplyInput is what to apply: exactly one of Desired and Saved.
 type ApplyInput struct {
 	// Desired is the state to reach: Apply plans it (as Plan does, under
-	// the locks) and applies that plan. Apply may change it (see Plan).
+	// the locks) and applies that plan. Apply never changes it (as Plan;
+	// TestPlanAndApplyLeaveDesired).
 	Desired *topology.Topology
 	// Saved is a plan made earlier (plan.ReadSaved), applied exactly as it
 	// is when the broker has not changed since it was made, and refused
