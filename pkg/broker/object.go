@@ -2,9 +2,11 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -25,12 +27,36 @@ func (c *Client) getObject(ctx context.Context, k kind.Kind, vhost, name, column
 	if !ok {
 		return kind.Unknown("read", k)
 	}
-	r := &request{method: http.MethodGet, path: seg(spec.APIPath, vhost, name),
+	r := &request{method: http.MethodGet, path: seg(append(strings.Split(spec.APIPath, "/"), vhost, name)...),
 		op: fmt.Sprintf("read %s %q in vhost %q", spec.Label, name, vhost), vhost: vhost}
 	if columns != "" {
 		r.query = url.Values{"columns": {columns}}
 	}
 	return c.do(ctx, r, out)
+}
+
+// Exists reports whether vhost holds an object of kind k named name, for
+// any kind the management API keeps by name in a vhost (its APIPath):
+// asked of the broker, not of a state read. A kind named by its ends
+// (kind.Spec.NamedByEnds: a binding), one a vhost holds once (its limits),
+// one of the broker rather than a vhost (kind.Spec.Broker), or one that
+// mqctl does not know, is an error, as
+// is any answer but the object or 404 (ErrNotFound; a vhost that does not
+// exist is no error: it holds nothing).
+func (c *Client) Exists(ctx context.Context, k kind.Kind, vhost, name string) (bool, error) {
+	if spec, ok := kind.Of(k); !ok || spec.NamedByEnds || spec.Broker || k == kind.Vhost || (spec.Item != nil && spec.Item.Shape != kind.Named) {
+		return false, kind.Unknown("lookup by name", k)
+	}
+	var named struct {
+		Name string `json:"name"`
+	}
+	switch err := c.getObject(ctx, k, vhost, name, "name", &named); {
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
 }
 
 // argsBody returns a as a JSON object body: normalised, never nil.

@@ -41,19 +41,10 @@ type Live struct {
 // kind mqctl manages, the generic ones (kind.Spec.Item) included.
 func (l *Live) State() *topology.Topology { return l.current.State }
 
-// has reports whether the exchange or queue ref is in the state read.
+// has reports whether the object ref, of any kind a vhost holds, is in the
+// state read.
 func (l *Live) has(ref plan.ObjectRef) bool {
-	v := l.current.State.Vhosts[ref.Vhost]
-	if v == nil {
-		return false
-	}
-	switch ref.Kind {
-	case plan.KindExchange:
-		return v.Exchanges[ref.Name] != nil
-	case plan.KindQueue:
-		return v.Queues[ref.Name] != nil
-	}
-	return false
+	return plan.ObjectIn(l.current.State.Vhosts[ref.Vhost], ref.Kind, ref.Name) != nil
 }
 
 // exchangeType is the type of exchange x of vhost in the state read; ""

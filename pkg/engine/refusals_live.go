@@ -8,6 +8,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
 )
 
 // vhostReach is rmqversion.Version.CheckURIVhosts's judge of a vhost the
@@ -72,20 +73,15 @@ func (e *Engine) endExists(ctx context.Context, l *Live) func(vhost string, k ki
 		if l.current.State.Vhosts[vhost] == nil && !e.c.IsAdmin() {
 			return true // a vhost the user is not shown: the plan holds it back (keepUnseenVhosts)
 		}
-		if v := l.current.State.Vhosts[vhost]; v != nil && ((k == kind.Exchange && v.Exchanges[name] != nil) || (k == kind.Queue && v.Queues[name] != nil)) {
+		if l.has(plan.ObjectRef{Kind: k, Vhost: vhost, Name: name}) {
 			return true
 		}
 		at := key{vhost, k, name}
 		if ok, done := said[at]; done {
 			return ok
 		}
-		var err error
-		if k == kind.Exchange {
-			_, err = e.c.GetExchange(ctx, vhost, name)
-		} else {
-			_, err = e.c.QueueArguments(ctx, vhost, name)
-		}
-		said[at] = !errors.Is(err, broker.ErrNotFound)
+		ok, err := e.c.Exists(ctx, k, vhost, name)
+		said[at] = ok || err != nil
 		return said[at]
 	}
 }
