@@ -227,25 +227,8 @@ func (e *Engine) notePermissions(ctx context.Context, p *plan.Plan, l *Live) err
 	return err
 }
 
-// writeTag is the tag a user needs, beyond its permissions on the vhost,
-// to write an object of kind k through the management API:
-// "policymaker" for policies and the runtime parameters of shovels and
-// federation (rabbit_mgmt_util:is_authorized_policies), "administrator"
-// for operator policies, vhosts, vhost limits, users and their limits and
-// permissions (is_authorized_admin); "" for none. An administrator has
-// both.
-func writeTag(k kind.Kind) string {
-	switch k {
-	case kind.Policy, kind.Shovel, kind.FederationUpstream, kind.FederationUpstreamSet:
-		return "policymaker"
-	case kind.OperatorPolicy, kind.Vhost, kind.VhostLimits, kind.User, kind.UserLimits, kind.Permission, kind.TopicPermission:
-		return "administrator"
-	}
-	return ""
-}
-
 // policyTags refuses the changes of p that the user's tags do not let it
-// write (writeTag: the management API answers 401 at the first of them,
+// write (kind.Spec.WriteTag: the management API answers 401 at the first of them,
 // after the changes ordered before it: vhost limits, say, are written
 // after the queues); tag is the tag that lets it write them all ("" when
 // none is missing).
@@ -257,10 +240,10 @@ func (e *Engine) policyTags(p *plan.Plan) (lines []string, tag string) {
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		need := ""
-		switch t := writeTag(c.Kind); {
-		case t == "administrator":
+		switch t := c.Kind.WriteTag(); {
+		case t == kind.Administrator:
 			need, tag = "the administrator tag", "administrator"
-		case t == "policymaker" && !pm:
+		case t == kind.Policymaker && !pm:
 			need = "the policymaker or administrator tag"
 			if tag == "" {
 				tag = "policymaker"

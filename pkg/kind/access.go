@@ -30,13 +30,13 @@ const (
 )
 
 var accessSpecs = []Spec{
-	{Kind: User, Label: "user", Plural: "users", Section: "users", APIPath: "users", InPlace: true, Broker: true, Declared: true,
+	{Kind: User, WriteTag: Administrator, Label: "user", Plural: "users", Section: "users", APIPath: "users", InPlace: true, Broker: true, Declared: true,
 		DeletePhase: 2, WritePhase: 6, Secret: []string{UserPassword, UserPasswordHash, UserHashingAlgorithm}, Item: userItem},
-	{Kind: UserLimits, Label: "user limits", Plural: "user limits", Section: "limits", APIPath: "user-limits", InPlace: true, Broker: true, Declared: true,
+	{Kind: UserLimits, WriteTag: Administrator, Label: "user limits", Plural: "user limits", Section: "limits", APIPath: "user-limits", InPlace: true, Broker: true, Declared: true,
 		DeletePhase: 1, WritePhase: 9, Item: userLimitsItem},
-	{Kind: Permission, Label: "permission", Plural: "permissions", Section: "permissions", APIPath: "permissions", InPlace: true, Declared: true,
+	{Kind: Permission, WriteTag: Administrator, Label: "permission", Plural: "permissions", Section: "permissions", APIPath: "permissions", InPlace: true, Declared: true,
 		DeletePhase: 1, WritePhase: 9, Item: permissionItem},
-	{Kind: TopicPermission, Label: "topic permission", Plural: "topic permissions", Section: "topic_permissions", APIPath: "topic-permissions", InPlace: true, Declared: true,
+	{Kind: TopicPermission, WriteTag: Administrator, Label: "topic permission", Plural: "topic permissions", Section: "topic_permissions", APIPath: "topic-permissions", InPlace: true, Declared: true,
 		DeletePhase: 1, WritePhase: 9, Item: topicPermissionItem},
 }
 

@@ -43,6 +43,23 @@ const (
 	FederationUpstreamSet Kind = "federation_upstream_set"
 )
 
+// Tag is a user tag of RabbitMQ's management API, as it authorises a
+// write (Spec.WriteTag).
+type Tag string
+
+// The tags a write may need.
+const (
+	// AnyUser: the user's permissions on the vhost suffice
+	// (is_authorized_vhost: exchanges, queues, bindings).
+	AnyUser Tag = "any"
+	// Policymaker: the policymaker or administrator tag
+	// (is_authorized_policies: policies, runtime parameters).
+	Policymaker Tag = "policymaker"
+	// Administrator: the administrator tag (is_authorized_admin: vhosts,
+	// operator policies, limits, users and their access).
+	Administrator Tag = "administrator"
+)
+
 // Spec is what every stage shares about a kind.
 type Spec struct {
 	Kind Kind
@@ -129,6 +146,11 @@ type Spec struct {
 	// access): its file shape, fields, checks and comparison. Vhosts,
 	// exchanges, queues, bindings and policies have types of their own.
 	Item *ItemSpec
+	// WriteTag is the user tag the management API asks for, beyond the
+	// user's permissions on the vhost, before it writes an object of the
+	// kind (rabbit_mgmt_wm_* is_authorized_*). Every kind says it: a kind
+	// without one fails TestEveryKindSaysItsWriteTag.
+	WriteTag Tag
 	// ReachesOut: an object of the kind acts beyond its vhost. A shovel
 	// moves messages between queues and exchanges its URIs name (another
 	// vhost, another broker), a federation upstream's links copy or move
@@ -139,13 +161,13 @@ type Spec struct {
 }
 
 var specs = []Spec{
-	{Kind: Vhost, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
-	{Kind: Exchange, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6, DeleteLate: true},
-	{Kind: Queue, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, DeleteLate: true, HoldsMessages: true},
-	{Kind: Binding, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeleteLate: true, DeletedByKey: true, NamedByEnds: true},
-	{Kind: Policy, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
-	{Kind: OperatorPolicy, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
-	{Kind: VhostLimits, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9,
+	{Kind: Vhost, WriteTag: Administrator, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
+	{Kind: Exchange, WriteTag: AnyUser, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6, DeleteLate: true},
+	{Kind: Queue, WriteTag: AnyUser, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, DeleteLate: true, HoldsMessages: true},
+	{Kind: Binding, WriteTag: AnyUser, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeleteLate: true, DeletedByKey: true, NamedByEnds: true},
+	{Kind: Policy, WriteTag: Policymaker, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
+	{Kind: OperatorPolicy, WriteTag: Administrator, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
+	{Kind: VhostLimits, WriteTag: Administrator, Label: "vhost limits", Plural: "vhost limits", Section: "limits", APIPath: "vhost-limits", InPlace: true, DeletePhase: 1, WritePhase: 9,
 		Item: vhostLimitsItem},
 	// An upstream is written before the policies that name it (federation
 	// links start when a policy applies) and before the sets that name it,
@@ -154,11 +176,11 @@ var specs = []Spec{
 	// them (a running shovel declares its queues again). Upstreams are
 	// written in the queues' phase: the bindings' phase holds bindings
 	// only (apply.Order restores the bindings of replaced objects there).
-	{Kind: FederationUpstream, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 7,
+	{Kind: FederationUpstream, WriteTag: Policymaker, Label: "federation upstream", Plural: "federation upstreams", Section: "federation_upstreams", APIPath: "parameters/federation-upstream", InPlace: true, DeletePhase: 2, WritePhase: 7,
 		Secret: []string{"uri"}, Required: upstreamRequired, Item: upstreamItem, ReachesOut: true},
-	{Kind: FederationUpstreamSet, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9,
+	{Kind: FederationUpstreamSet, WriteTag: Policymaker, Label: "federation upstream set", Plural: "federation upstream sets", Section: "federation_upstream_sets", APIPath: "parameters/federation-upstream-set", InPlace: true, DeletePhase: 1, WritePhase: 9,
 		Item: upstreamSetItem, ReachesOut: true},
-	{Kind: Shovel, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9,
+	{Kind: Shovel, WriteTag: Policymaker, Label: "shovel", Plural: "shovels", Section: "shovels", APIPath: "parameters/shovel", InPlace: true, DeletePhase: 1, WritePhase: 9,
 		Secret: []string{"src-uri", "dest-uri"}, Required: shovelRequired, Item: shovelItem, ReachesOut: true},
 }
 
@@ -295,6 +317,9 @@ func (k Kind) InPlace() bool { s, _ := Of(k); return s.InPlace }
 
 // WritePhase is Of(k).WritePhase (0 for an unknown kind).
 func (k Kind) WritePhase() int { s, _ := Of(k); return s.WritePhase }
+
+// WriteTag is Of(k).WriteTag ("" for an unknown kind).
+func (k Kind) WriteTag() Tag { s, _ := Of(k); return s.WriteTag }
 
 // Parameter is the runtime parameter component that holds the kind's
 // objects (a shovel's "shovel"), when the broker keeps them as runtime

@@ -193,3 +193,34 @@ func TestPhases(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryKindSaysItsWriteTag: every kind says which user tag the
+// management API asks for before it writes one (Spec.WriteTag), which the
+// engine checks before an apply (the API answers 401 half way through
+// otherwise): a kind added without it would be taken for one any user
+// with permissions on the vhost may write. The tags are those of RabbitMQ's
+// rabbit_mgmt_wm_* modules (is_authorized_vhost, is_authorized_policies,
+// is_authorized_admin) at v4.3.5, the same since 3.10.
+func TestEveryKindSaysItsWriteTag(t *testing.T) {
+	t.Parallel()
+	want := map[kind.Kind]kind.Tag{
+		kind.Vhost: kind.Administrator, kind.Exchange: kind.AnyUser, kind.Queue: kind.AnyUser, kind.Binding: kind.AnyUser,
+		kind.Policy: kind.Policymaker, kind.OperatorPolicy: kind.Administrator, kind.VhostLimits: kind.Administrator,
+		kind.Shovel: kind.Policymaker, kind.FederationUpstream: kind.Policymaker, kind.FederationUpstreamSet: kind.Policymaker,
+		kind.User: kind.Administrator, kind.UserLimits: kind.Administrator, kind.Permission: kind.Administrator, kind.TopicPermission: kind.Administrator,
+	}
+	for _, s := range kind.All() {
+		switch s.WriteTag {
+		case kind.AnyUser, kind.Policymaker, kind.Administrator:
+		default:
+			t.Errorf("kind %q has no WriteTag: say which tag the management API asks for before it writes one (README, \"Adding a kind\")", s.Kind)
+			continue
+		}
+		if w, ok := want[s.Kind]; ok && s.WriteTag != w {
+			t.Errorf("kind %q: WriteTag %q, want %q", s.Kind, s.WriteTag, w)
+		}
+		if s.Kind.WriteTag() != s.WriteTag {
+			t.Errorf("kind %q: Kind.WriteTag() is %q, its Spec says %q", s.Kind, s.Kind.WriteTag(), s.WriteTag)
+		}
+	}
+}
