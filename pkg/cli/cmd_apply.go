@@ -111,6 +111,7 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 		}
 		jv := newApplyJSON(stdout)
 		jv.env = g.envValues
+		jv.hide = g.hideEnv
 		view = jv
 	}
 	err := g.hideEnvError(g.applyWith(ctx, view, planFile, f))

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -112,7 +113,11 @@ type applyJSON struct {
 	// env are the values the files took from the environment, which no
 	// message shows (globals.envValues); nil for none.
 	env      func() topology.EnvValues
+	planned  bool // a plan line was written
 	reported bool // a summary line was written
+	// hide, when set, hides the values the files took from the
+	// environment in a refused plan's text (globals.hideEnv).
+	hide func(string) string
 }
 
 func newApplyJSON(w io.Writer) *applyJSON {
@@ -143,6 +148,7 @@ func (v *applyJSON) emit(m planjson.Message) {
 }
 
 func (v *applyJSON) Plan(p *plan.Plan) error {
+	v.planned = true
 	v.emit(planjson.Message{Type: planjson.TypePlan, Plan: plan.JSONOf(p)})
 	return nil
 }
@@ -193,7 +199,20 @@ func (v *applyJSON) Finish() {
 	}
 }
 
+// Error ends the stream with an error line. A plan refused before
+// anything changed (plan.RefusedError: what the version refuses, an
+// ownership conflict, a binding's end deleted, a vhost's limits) is
+// still a plan: its line comes first, with its refusals (file, line and
+// column, key, reason, fix), as "mqctl plan -o json" writes it, so that
+// a CI job reads them as it reads plan's.
 func (v *applyJSON) Error(err error) {
+	var refused *plan.RefusedError
+	if !v.planned && errors.As(err, &refused) && refused.Plan != nil {
+		if v.hide != nil {
+			refused.Plan.HideText(v.hide)
+		}
+		_ = v.Plan(refused.Plan)
+	}
 	v.emit(planjson.Message{Type: planjson.TypeError, Message: err.Error()})
 }
 
