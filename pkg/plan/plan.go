@@ -1,6 +1,8 @@
 // Package plan computes what apply must do: a pure diff between the desired
 // topology (the file) and the current one (the broker), as typed change
-// records with before/after values, and their execution order.
+// records with before/after values, in the plan's three forms (the text
+// view, the public JSON plan of pkg/planjson, the saved plan). The order
+// apply carries them out in is pkg/apply's (apply.Order).
 package plan
 
 import (
