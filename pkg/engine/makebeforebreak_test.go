@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -192,6 +193,18 @@ func TestQueueRenamedLosesNothing(t *testing.T) {
 	}
 	if _, err := ch.QueuePurge("a", false); err != nil {
 		t.Fatal(err)
+	}
+	// The plan takes the larger of the management statistics and the
+	// passive declare (the statistics count unacknowledged messages too),
+	// and the statistics lag by up to 5 s: wait until they say a is empty.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		st, err := f.c.GetQueueStats(ctx, f.vhost, "a")
+		if err == nil && st.Messages == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queue a's statistics still count %+v (%v) 20 s after it was purged", st, err)
+		}
 	}
 	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(queueRenamedToB)}, engine.ApplyOptions{}); err != nil {
 		t.Fatalf("apply once a is drained: %v", err)
