@@ -105,17 +105,30 @@ func planEffects(p *plan.Plan, cur *topology.Topology, which effects, f func(eff
 	onlyPolicies, streams := which.onlyPolicies, which.streams
 	touched := map[string]bool{}
 	changed := map[plan.ObjectRef]bool{}
-	gone := map[plan.ObjectRef]bool{}
-	for _, c := range p.Changes {
-		if slices.Contains(kind.PolicyKinds(), c.Kind) {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Kind.Policy() {
 			touched[c.Vhost] = true
 			changed[c.Ref()] = true
 		} else if !onlyPolicies && c.Vhost != "" {
 			touched[c.Vhost] = true
 		}
-		if c.Kind == plan.KindQueue && (c.Action == plan.Delete || c.Action == plan.Replace) {
-			gone[c.Ref()] = true
+	}
+	// The queues p deletes or replaces, listed once a vhost has a queue
+	// left in place: a plan that deletes every queue (a teardown) visits
+	// none, and five callers each listed its 25,000 queues at 50,002
+	// objects for nothing.
+	var gone map[plan.ObjectRef]bool
+	isGone := func(ref plan.ObjectRef) bool {
+		if gone == nil {
+			gone = map[plan.ObjectRef]bool{}
+			for i := range p.Changes {
+				if c := &p.Changes[i]; c.Kind == plan.KindQueue && (c.Action == plan.Delete || c.Action == plan.Replace) {
+					gone[c.Ref()] = true
+				}
+			}
 		}
+		return gone[ref]
 	}
 	for _, vh := range slices.Sorted(maps.Keys(touched)) {
 		before := cur.Vhosts[vh]
@@ -136,8 +149,10 @@ func planEffects(p *plan.Plan, cur *topology.Topology, which effects, f func(eff
 		if which.between {
 			between = route.New(policyWrites(p).Project(one).Vhosts[vh])
 		}
-		for _, q := range slices.Sorted(maps.Keys(before.Queues)) {
-			if after.Queues[q] == nil || gone[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}] || (before.Queues[q].Type == topology.QueueStream) != streams {
+		// The queues on both sides, in order: those of after that before
+		// holds (after holds none of those p deletes).
+		for _, q := range slices.Sorted(maps.Keys(after.Queues)) {
+			if before.Queues[q] == nil || isGone(plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}) || (before.Queues[q].Type == topology.QueueStream) != streams {
 				continue
 			}
 			e := effect{vhost: vh, queue: q, before: before, after: after, was: was, will: will, between: between, by: changedPolicies(changed, vh, q, will, was)}
@@ -157,7 +172,7 @@ func planEffects(p *plan.Plan, cur *topology.Topology, which effects, f func(eff
 func policyWrites(p *plan.Plan) *plan.Plan {
 	out := &plan.Plan{}
 	for _, c := range p.Changes {
-		if c.Action != plan.Delete && slices.Contains(kind.PolicyKinds(), c.Kind) {
+		if c.Action != plan.Delete && c.Kind.Policy() {
 			out.Changes = append(out.Changes, c)
 		}
 	}

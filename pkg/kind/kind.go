@@ -190,14 +190,25 @@ func All() []Spec { return append(append([]Spec(nil), specs...), accessSpecs...)
 
 // Of returns the spec of k; false for a kind mqctl does not know.
 func Of(k Kind) (Spec, bool) {
+	if s := specOf(k); s != nil {
+		return *s, true
+	}
+	return Spec{}, false
+}
+
+// specOf is k's spec in place, nil for an unknown kind: a Spec is large,
+// and the questions asked of every change of a plan (Kind.Policy,
+// Kind.HoldsMessages) copied one for each spec looked at, 50 ms a pass
+// over the changes of a plan deleting 50,002 objects.
+func specOf(k Kind) *Spec {
 	for _, list := range [...][]Spec{specs, accessSpecs} {
-		for _, s := range list {
-			if s.Kind == k {
-				return s, true
+		for i := range list {
+			if list[i].Kind == k {
+				return &list[i]
 			}
 		}
 	}
-	return Spec{}, false
+	return nil
 }
 
 // PolicyKinds returns the kinds of policy (Spec.Policy) in their order:
@@ -303,8 +314,12 @@ func (k Kind) Plural() string {
 	return string(k) + "s"
 }
 
+// Policy is Of(k).Policy (false for an unknown kind): whether k is one of
+// PolicyKinds, without the list.
+func (k Kind) Policy() bool { s := specOf(k); return s != nil && s.Policy }
+
 // HoldsMessages is Of(k).HoldsMessages (false for an unknown kind).
-func (k Kind) HoldsMessages() bool { s, _ := Of(k); return s.HoldsMessages }
+func (k Kind) HoldsMessages() bool { s := specOf(k); return s != nil && s.HoldsMessages }
 
 // DeletedByKey is Of(k).DeletedByKey (false for an unknown kind).
 func (k Kind) DeletedByKey() bool { s, _ := Of(k); return s.DeletedByKey }
