@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -62,6 +63,64 @@ func publisher(t *testing.T, ch *amqp.Channel, x string) func() bool {
 	}
 }
 
+// publishingAt are apply options that publish once (publish) when each
+// step that a label of at matches is done, and the answers so far: per
+// label, whether the message reached a queue.
+func publishingAt(publish func() bool, at map[string]func(apply.Step) bool) (engine.ApplyOptions, func() map[string]bool) {
+	var mu sync.Mutex
+	routed := map[string]bool{}
+	opts := engine.ApplyOptions{Progress: func(ev apply.Event) {
+		if ev.Err != nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for label, match := range at {
+			if _, done := routed[label]; !done && match(ev.Step) {
+				routed[label] = publish()
+			}
+		}
+	}}
+	return opts, func() map[string]bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(routed)
+	}
+}
+
+// checkRouted fails t for each label of want that routed did not get to,
+// or whose message came back unroutable.
+func checkRouted(t *testing.T, routed map[string]bool, want ...string) {
+	t.Helper()
+	for _, label := range want {
+		if ok, tried := routed[label]; !tried {
+			t.Errorf("no message published once %s", label)
+		} else if !ok {
+			t.Errorf("the message published once %s came back unroutable", label)
+		}
+	}
+}
+
+// checkDepths fails t for each queue of want that does not hold as many
+// messages.
+func checkDepths(t *testing.T, ch *amqp.Channel, want map[string]int) {
+	t.Helper()
+	for q, n := range want {
+		qi, err := ch.QueueDeclarePassive(q, true, false, false, false, nil)
+		if err != nil {
+			t.Fatalf("queue %s: %v", q, err)
+		}
+		if qi.Messages != n {
+			t.Errorf("queue %s holds %d messages, want %d", q, qi.Messages, n)
+		}
+	}
+}
+
+// step matches a step done of operation op on the object named name.
+func step(op apply.Op, name string) func(apply.Step) bool {
+	return func(s apply.Step) bool { return s.Op() == op && s.Name == name }
+}
+
 // TestBindingMovedNeverRoutesNowhere: a binding moved from queue a to
 // queue b is created before the old one is deleted (kind.LatePhase: make
 // before break). A message published with its key while the apply declares
@@ -78,40 +137,20 @@ func TestBindingMovedNeverRoutesNowhere(t *testing.T) {
 	}
 	ch := f.b.Channel(t, f.vhost)
 	publish := publisher(t, ch, "orders")
-	var mu sync.Mutex
-	midway, tried := false, false
-	opts := engine.ApplyOptions{Progress: func(ev apply.Event) {
-		if ev.Err != nil || ev.Step.Op() != apply.OpDeclareQueue || ev.Step.Name != "c" {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		tried, midway = true, publish()
-	}}
+	opts, routed := publishingAt(publish, map[string]func(apply.Step) bool{"queue c declared": step(apply.OpDeclareQueue, "c")})
 	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(bindingMovedToB)}, opts)
 	if err != nil || out.Result == nil || !out.Result.OK() {
 		t.Fatalf("apply: %+v, %v", out, err)
 	}
-	if !tried {
-		t.Fatal("apply declared no queue c")
-	}
-	if !midway {
-		t.Error("a message published while apply declared queue c came back unroutable: the old binding was deleted before the new one was made")
-	}
+	// Unroutable once queue c was declared: the old binding was deleted
+	// before the new one was made.
+	checkRouted(t, routed(), "queue c declared")
 	if !publish() {
 		t.Error("after the apply, a message with key k came back unroutable")
 	}
 	// Where each copy went: the one midway to a (its binding still
 	// there), the one after to b alone.
-	for q, want := range map[string]int{"a": 1, "b": 1} {
-		qi, err := ch.QueueDeclarePassive(q, true, false, false, false, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if qi.Messages != want {
-			t.Errorf("queue %s holds %d messages, want %d", q, qi.Messages, want)
-		}
-	}
+	checkDepths(t, ch, map[string]int{"a": 1, "b": 1})
 }
 
 const queueA = `version: 1
@@ -153,44 +192,20 @@ func TestQueueRenamedLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := f.b.Channel(t, f.vhost)
-	publish := publisher(t, ch, "orders")
-	var mu sync.Mutex
-	routed := map[string]bool{}
-	opts := engine.ApplyOptions{Progress: func(ev apply.Event) {
-		if ev.Err != nil {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		switch {
-		case ev.Step.Op() == apply.OpDeclareQueue && ev.Step.Name == "b":
-			routed["b declared"] = publish()
-		case ev.Step.Op() == apply.OpBind && ev.Step.Binding != nil && ev.Step.Binding.Destination == "b":
-			routed["b bound"] = publish()
-		}
-	}}
+	opts, routed := publishingAt(publisher(t, ch, "orders"), map[string]func(apply.Step) bool{
+		"b declared": step(apply.OpDeclareQueue, "b"),
+		"b bound": func(s apply.Step) bool {
+			return s.Op() == apply.OpBind && s.Binding != nil && s.Binding.Destination == "b"
+		},
+	})
 	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(queueRenamedToB)}, opts)
 	if out == nil || out.Result == nil || len(out.Result.Failed) != 1 || !errors.Is(out.Result.Failed[0].Err, apply.ErrRefused) || out.Result.Failed[0].Step.Name != "a" {
 		t.Fatalf("apply: %+v, %v; want queue a's delete refused, alone: it holds the messages published before its binding went", out, err)
 	}
-	for _, when := range []string{"b declared", "b bound"} {
-		if ok, tried := routed[when]; !tried {
-			t.Errorf("no message published once %s", when)
-		} else if !ok {
-			t.Errorf("the message published once %s came back unroutable", when)
-		}
-	}
+	checkRouted(t, routed(), "b declared", "b bound")
 	// a holds both messages (its binding was there throughout), b the
 	// second.
-	for q, want := range map[string]int{"a": 2, "b": 1} {
-		qi, err := ch.QueueDeclarePassive(q, true, false, false, false, nil)
-		if err != nil {
-			t.Fatalf("queue %s: %v", q, err)
-		}
-		if qi.Messages != want {
-			t.Errorf("queue %s holds %d messages, want %d", q, qi.Messages, want)
-		}
-	}
+	checkDepths(t, ch, map[string]int{"a": 2, "b": 1})
 	if _, err := ch.QueuePurge("a", false); err != nil {
 		t.Fatal(err)
 	}
@@ -255,30 +270,15 @@ func TestExchangeRenamedNeverRoutesNowhere(t *testing.T) {
 	}
 	ch := f.b.Channel(t, f.vhost)
 	publish := publisher(t, ch, "a")
-	var mu sync.Mutex
-	midway, tried := false, false
-	opts := engine.ApplyOptions{Progress: func(ev apply.Event) {
-		if ev.Err != nil || ev.Step.Op() != apply.OpDeclareExchange || ev.Step.Name != "f" {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		tried, midway = true, publish()
-	}}
+	opts, routed := publishingAt(publish, map[string]func(apply.Step) bool{"exchange f declared": step(apply.OpDeclareExchange, "f")})
 	out, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(exchangeRenamedToF)}, opts)
 	if err != nil || out.Result == nil || !out.Result.OK() {
 		t.Fatalf("apply: %+v, %v", out, err)
 	}
-	if !tried {
-		t.Fatal("apply declared no exchange f")
-	}
-	if !midway {
-		t.Error("a message published to a while apply declared exchange f came back unroutable: e went before f was bound")
-	}
+	// Unroutable once f was declared: e went before f was bound.
+	checkRouted(t, routed(), "exchange f declared")
 	if !publish() {
 		t.Error("after the apply, a message published to a came back unroutable")
 	}
-	if qi, err := ch.QueueDeclarePassive("q", true, false, false, false, nil); err != nil || qi.Messages != 2 {
-		t.Errorf("queue q: %+v, %v; want both messages", qi, err)
-	}
+	checkDepths(t, ch, map[string]int{"q": 2})
 }
