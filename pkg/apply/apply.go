@@ -132,7 +132,7 @@ func Check(p *plan.Plan, opts Options) error {
 		}
 		if (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss {
 			fix := stakeFix(c.Messages, c.Consumers)
-			if opts.Undrainable != nil && c.Kind == plan.KindQueue {
+			if opts.Undrainable != nil && c.Kind.HoldsMessages() {
 				if why := opts.Undrainable(c.Vhost, c.Name); why != "" {
 					fix = "it cannot be drained: " + why + "; keep it in the file as the broker holds it until then, or pass --allow-data-loss to drop them"
 				}
