@@ -308,72 +308,7 @@ func (vs EnvValues) HideJSON(doc []byte, indent string) ([]byte, error) {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(doc)))
 	dec.UseNumber()
-	type level struct {
-		object, wantKey, first, replaced bool
-		key, field                       string
-	}
-	var stack []*level
-	var out strings.Builder
-	value := func(tok any) {
-		top := (*level)(nil)
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && !top.first {
-			out.WriteByte(',')
-		}
-		if top != nil {
-			top.first = false
-		}
-		if top != nil && top.object {
-			top.wantKey = true
-		}
-		var text string
-		isString, isNumber := false, false
-		switch t := tok.(type) {
-		case string:
-			text, isString = t, true
-		case json.Number:
-			text, isNumber = t.String(), true
-		case bool:
-			text, isNumber = strconv.FormatBool(t), true // a literal, as a number is
-		}
-		if isString && top != nil && top.object && top.key == "field" {
-			top.field = text
-		}
-		if (isString || isNumber) && top != nil && top.key != "" {
-			key := top.key
-			if (key == "before" || key == "after") && top.field != "" {
-				key = top.field
-				if k := strings.LastIndexByte(key, '.'); k >= 0 {
-					key = key[k+1:]
-				}
-			}
-			for _, v := range vs {
-				if v.Value == "" || v.Value != text {
-					continue
-				}
-				if len(v.Value) >= HiddenMinBytes || v.Key != "" && sameField(key, v.Key) {
-					b, _ := json.Marshal(v.Raw)
-					out.Write(b)
-					if top.object && (top.key == "before" || top.key == "after") {
-						top.replaced = true
-					}
-					return
-				}
-			}
-		}
-		if isString {
-			b, _ := json.Marshal(vs.Written(text))
-			out.Write(b)
-			return
-		}
-		b, _ := json.Marshal(tok)
-		if isNumber {
-			b = []byte(text)
-		}
-		out.Write(b)
-	}
+	h := &jsonHider{vs: vs}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -382,59 +317,170 @@ func (vs EnvValues) HideJSON(doc []byte, indent string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		top := (*level)(nil)
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				if top != nil && !top.first {
-					out.WriteByte(',')
-				}
-				if top != nil {
-					top.first = false
-					if top.object {
-						top.wantKey = true
-					}
-				}
-				out.WriteRune(rune(t))
-				l := &level{object: t == '{', wantKey: t == '{', first: true}
-				if t == '[' && top != nil {
-					l.key = top.key // a list's items are its key's values
-				}
-				stack = append(stack, l)
-			default:
-				if top.object && top.replaced && top.field != "" {
-					out.WriteString(`,"from_env":true`)
-				}
-				out.WriteRune(rune(t))
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		}
-		if top != nil && top.object && top.wantKey {
-			k := tok.(string)
-			if !top.first {
-				out.WriteByte(',')
-			}
-			top.first, top.wantKey, top.key = true, false, k
-			b, _ := json.Marshal(k)
-			out.Write(b)
-			out.WriteByte(':')
-			continue
-		}
-		value(tok)
+		h.token(tok)
 	}
 	var buf bytes.Buffer
 	if indent == "" {
-		buf.WriteString(out.String())
-	} else if err := json.Indent(&buf, []byte(out.String()), "", indent); err != nil {
+		buf.WriteString(h.out.String())
+	} else if err := json.Indent(&buf, []byte(h.out.String()), "", indent); err != nil {
 		return nil, err
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
+}
+
+// jsonHider writes a JSON document again, token by token, without the
+// values of vs (HideJSON).
+type jsonHider struct {
+	vs    EnvValues
+	stack []*jsonLevel
+	out   strings.Builder
+}
+
+// jsonLevel is an object or a list the hider is in.
+type jsonLevel struct {
+	object, wantKey, first bool
+	// replaced: a value of the object was hidden; key is the key of the
+	// value being written (a list's items are its key's values), field
+	// the object's "field" (a field change's).
+	replaced   bool
+	key, field string
+}
+
+func (h *jsonHider) top() *jsonLevel {
+	if len(h.stack) == 0 {
+		return nil
+	}
+	return h.stack[len(h.stack)-1]
+}
+
+func (h *jsonHider) token(tok any) {
+	if d, ok := tok.(json.Delim); ok {
+		h.delim(d)
+		return
+	}
+	if top := h.top(); top != nil && top.object && top.wantKey {
+		h.key(tok.(string))
+		return
+	}
+	h.value(tok)
+}
+
+// next writes the comma before a value of the level on top, if it is not
+// the first, and, in an object, expects a key after it.
+func (h *jsonHider) next() {
+	top := h.top()
+	if top == nil {
+		return
+	}
+	if !top.first {
+		h.out.WriteByte(',')
+	}
+	top.first = false
+	if top.object {
+		top.wantKey = true
+	}
+}
+
+func (h *jsonHider) delim(d json.Delim) {
+	top := h.top()
+	switch d {
+	case '{', '[':
+		h.next()
+		h.out.WriteRune(rune(d))
+		l := &jsonLevel{object: d == '{', wantKey: d == '{', first: true}
+		if d == '[' && top != nil {
+			l.key = top.key // a list's items are its key's values
+		}
+		h.stack = append(h.stack, l)
+	default:
+		if top.object && top.replaced && top.field != "" {
+			h.out.WriteString(`,"from_env":true`)
+		}
+		h.out.WriteRune(rune(d))
+		h.stack = h.stack[:len(h.stack)-1]
+	}
+}
+
+func (h *jsonHider) key(k string) {
+	top := h.top()
+	if !top.first {
+		h.out.WriteByte(',')
+	}
+	top.first, top.wantKey, top.key = true, false, k
+	b, _ := json.Marshal(k)
+	h.out.Write(b)
+	h.out.WriteByte(':')
+}
+
+func (h *jsonHider) value(tok any) {
+	h.next()
+	top := h.top()
+	text, isString, isNumber := jsonLiteral(tok)
+	if isString && top != nil && top.object && top.key == "field" {
+		top.field = text
+	}
+	if (isString || isNumber) && top != nil && top.key != "" {
+		if raw, ok := h.vs.hiddenAs(top.fieldName(), text); ok {
+			b, _ := json.Marshal(raw)
+			h.out.Write(b)
+			if top.object && (top.key == "before" || top.key == "after") {
+				top.replaced = true
+			}
+			return
+		}
+	}
+	switch {
+	case isString:
+		b, _ := json.Marshal(h.vs.Written(text))
+		h.out.Write(b)
+	case isNumber:
+		h.out.WriteString(text)
+	default:
+		b, _ := json.Marshal(tok)
+		h.out.Write(b)
+	}
+}
+
+// fieldName is the name of the field whose value the level's key holds:
+// the key, or for a field change's before or after its field's last part.
+func (l *jsonLevel) fieldName() string {
+	if (l.key == "before" || l.key == "after") && l.field != "" {
+		if k := strings.LastIndexByte(l.field, '.'); k >= 0 {
+			return l.field[k+1:]
+		}
+		return l.field
+	}
+	return l.key
+}
+
+// hiddenAs is what the file wrote for text, a value of field key, when it
+// is a value of vs that a document hides there: one at least
+// HiddenMinBytes long, or one given as that field's (afterKey's rule).
+func (vs EnvValues) hiddenAs(key, text string) (string, bool) {
+	for _, v := range vs {
+		if v.Value == "" || v.Value != text {
+			continue
+		}
+		if len(v.Value) >= HiddenMinBytes || v.Key != "" && sameField(key, v.Key) {
+			return v.Raw, true
+		}
+	}
+	return "", false
+}
+
+// jsonLiteral is a JSON token's text, and whether it is a string or a
+// literal written as it is (a number, a boolean).
+func jsonLiteral(tok any) (text string, isString, isNumber bool) {
+	switch t := tok.(type) {
+	case string:
+		return t, true, false
+	case json.Number:
+		return t.String(), false, true
+	case bool:
+		return strconv.FormatBool(t), false, true // a literal, as a number is
+	}
+	return "", false, false
 }
 
 // sameField reports whether name (a field's name in a text or a JSON
