@@ -1000,55 +1000,13 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	if rec == nil {
 		rec = &ownership.Record{Vhost: vh, Owner: owner, Managed: map[plan.ObjectRef]plan.Print{}}
 	}
-	if vh == "" {
-		// The broker's own objects: one global parameter, replaced whole,
-		// which lists those mqctl created (those it created before, and
-		// in this apply).
-		created := map[plan.ObjectRef]bool{}
-		same := true
-		for ref := range managed {
-			if ref.Vhost != "" {
-				continue
-			}
-			if rec.Created[ref] || e.created[ref] {
-				created[ref] = true
-			}
-			same = same && created[ref] == rec.Created[ref]
-		}
-		kept, keptSame := e.keptIn(vh, rec, managed)
-		same = same && keptSame
-		if same && rec.Equal(managed) {
-			return nil
-		}
-		name := ownership.GlobalParameterOf(owner)
-		body := map[string]any{"name": name, "value": ownership.GlobalValue(managed, created, kept)}
-		if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", name); err != nil {
-			return fmt.Errorf("write the ownership record of the broker's users: %w", err)
-		}
-		var errs []error
-		for _, old := range rec.Absorbed {
-			if err := ignoreNotFound(e.c.DeleteJSON(ctx, "remove the ownership record taken over", "", "global-parameters", old)); err != nil {
-				errs = append(errs, fmt.Errorf("remove the ownership record %q of the broker's users, taken over: %w", old, err))
-			}
-		}
-		return errors.Join(errs...)
-	}
 	kept, keptSame := e.keptIn(vh, rec, managed)
-	// The objects of SPEC §9 mqctl created (ownership.Record.Created):
-	// those created before, and in this apply.
-	created := map[plan.ObjectRef]bool{}
-	createdSame := true
-	for ref := range managed {
-		if ref.Vhost != vh || ref.Kind.Adoptable() {
-			continue
-		}
-		if rec.Created[ref] || e.created[ref] {
-			created[ref] = true
-		}
-		createdSame = createdSame && created[ref] == rec.Created[ref]
-	}
+	created, createdSame := e.createdIn(vh, rec, managed)
 	if keptSame && createdSame && rec.Equal(managed) {
 		return nil
+	}
+	if vh == "" {
+		return e.writeGlobalRecord(ctx, owner, rec, managed, created, kept)
 	}
 	next := ownership.OwnerExchange(owner, vh, rec.Generation+1, managed)
 	if list := ownership.KeptList(vh, managed, kept); list != nil {
@@ -1085,6 +1043,43 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 		e.wrote = map[string]*ownership.Record{}
 	}
 	e.wrote[vh] = &ownership.Record{Vhost: vh, Owner: owner, Generation: rec.Generation + 1, Format: ownership.FormatPrinted, Exchanges: left, Managed: mine, Kept: kept, Created: created}
+	return errors.Join(errs...)
+}
+
+// createdIn is what the record of vhost vh ("" the broker's users) lists
+// as created by mqctl (ownership.Record.Created): of the objects managed
+// holds there that mqctl never adopts (users and their access, the
+// objects of SPEC §9), those it created before, and in this apply; same
+// when the record lists that already.
+func (e *executor) createdIn(vh string, rec *ownership.Record, managed map[plan.ObjectRef]plan.Print) (created map[plan.ObjectRef]bool, same bool) {
+	created, same = map[plan.ObjectRef]bool{}, true
+	for ref := range managed {
+		if ref.Vhost != vh || ref.Kind.Adoptable() {
+			continue
+		}
+		if rec.Created[ref] || e.created[ref] {
+			created[ref] = true
+		}
+		same = same && created[ref] == rec.Created[ref]
+	}
+	return created, same
+}
+
+// writeGlobalRecord writes the record of the broker's own objects: one
+// global parameter, replaced whole, then deletes the records it took
+// over.
+func (e *executor) writeGlobalRecord(ctx context.Context, owner string, rec *ownership.Record, managed map[plan.ObjectRef]plan.Print, created, kept map[plan.ObjectRef]bool) error {
+	name := ownership.GlobalParameterOf(owner)
+	body := map[string]any{"name": name, "value": ownership.GlobalValue(managed, created, kept)}
+	if err := e.c.PutJSON(ctx, body, "write mqctl's ownership record of the broker's users", "", "global-parameters", name); err != nil {
+		return fmt.Errorf("write the ownership record of the broker's users: %w", err)
+	}
+	var errs []error
+	for _, old := range rec.Absorbed {
+		if err := ignoreNotFound(e.c.DeleteJSON(ctx, "remove the ownership record taken over", "", "global-parameters", old)); err != nil {
+			errs = append(errs, fmt.Errorf("remove the ownership record %q of the broker's users, taken over: %w", old, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
