@@ -752,6 +752,28 @@ func machine() string {
 	return fmt.Sprintf("%d cores (%s), %s memory, %s/%s, %s", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
+// localBroker reports whether the broker measured is the one
+// scripts/broker runs with this environment (its management API is
+// c.server): only then does "scripts/broker ctl" reach it. A second local
+// broker (another MQCTL_PORT_OFFSET, node name and folder) is reached
+// only when the environment names it; otherwise the deletion went to the
+// default node and the run waited 15 minutes for the vhost to go.
+func (c config) localBroker(ctx context.Context) bool {
+	if _, err := os.Stat("scripts/broker"); err != nil {
+		return false
+	}
+	out, err := exec.CommandContext(ctx, "scripts/broker", "env").Output()
+	if err != nil {
+		return false
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if v, ok := strings.CutPrefix(f, "MQCTL_SERVER="); ok {
+			return strings.TrimRight(strings.Trim(v, `'"`), "/") == strings.TrimRight(c.server, "/")
+		}
+	}
+	return false
+}
+
 // deleteVhost deletes a vhost and waits until it is gone: with thousands of
 // queues the management API gives up on the request after 60 s while the
 // broker goes on deleting.
@@ -759,7 +781,7 @@ func (c config) deleteVhost(ctx context.Context, vh string) error {
 	// The management API aborts a request after 60 s, and with it the
 	// deletion of a vhost of tens of thousands of queues: the local broker's
 	// rabbitmqctl has no such limit.
-	if _, err := os.Stat("scripts/broker"); err == nil && strings.Contains(c.server, "127.0.0.1") {
+	if c.localBroker(ctx) {
 		_ = exec.CommandContext(ctx, "scripts/broker", "ctl", "delete_vhost", vh).Run()
 	} else {
 		_, _ = c.http(ctx, http.MethodDelete, "vhosts/"+url.PathEscape(vh), nil)
