@@ -44,9 +44,9 @@ func TestErrors(t *testing.T) {
 		{"broken flow sequence further on the line", vhostFile("queues:\n  a: {bindings: [{exchange: x, routing_key: k}, {exchange: y routing_key: j}]}"), nil,
 			`t.yaml:5:53: invalid YAML: did not find expected ',' or '}' (in the flow mapping {...} that starts here: is a ',' or the closing '}' missing?)`},
 		{"unquoted ${…} in a flow mapping", vhostFile("queues:\n  a: {max_priority: ${P:-5}}"), nil,
-			`t.yaml:5:25: invalid YAML: did not find expected ',' or '}' (quote it: inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping; write "${VAR}" (a quoted ${…} still takes the type of what it is replaced with))`},
+			`t.yaml:5:25: invalid YAML: did not find expected ',' or '}' (inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping: write that mapping or list one entry per line, where ${VAR} needs no quotes and takes the type of its value, or quote it, "${VAR}", in a field of mqctl's own (a quoted ${…} takes the field's type there; in arguments, a policy's definition and headers it stays a string))`},
 		{"unquoted ${…} in a flow sequence", vhostFile("queues:\n  a: {bindings: [{exchange: x, routing_keys: [${K}]}]}"), nil,
-			`t.yaml:5:51: invalid YAML: did not find expected ',' or ']' (quote it: inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping; write "${VAR}" (a quoted ${…} still takes the type of what it is replaced with))`},
+			`t.yaml:5:51: invalid YAML: did not find expected ',' or ']' (inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping: write that mapping or list one entry per line, where ${VAR} needs no quotes and takes the type of its value, or quote it, "${VAR}", in a field of mqctl's own (a quoted ${…} takes the field's type there; in arguments, a policy's definition and headers it stays a string))`},
 		// A setting written one level too far left reads as an object's
 		// name: it said `queue "type": expected a mapping, got string
 		// "quorum"` and nothing of q1.

@@ -209,7 +209,7 @@ func parseYAML(file string, data []byte, lookup func(string) (string, bool), err
 		if c := flowInterpolation(lineText(data, line)); c > 0 {
 			// What breaks is the ${ ... } itself, read as a mapping.
 			col, where = c, ""
-			hint = `quote it: inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping; write "${VAR}" (a quoted ${…} still takes the type of what it is replaced with)`
+			hint = `inside {…} or […], YAML reads the { of ${VAR} as the start of a mapping: write that mapping or list one entry per line, where ${VAR} needs no quotes and takes the type of its value, or quote it, "${VAR}", in a field of mqctl's own (a quoted ${…} takes the field's type there; in arguments, a policy's definition and headers it stays a string)`
 		}
 		errs.addf(topology.Pos{File: file, Line: line, Col: col}, hint, "invalid YAML: %s%s", msg, where)
 		return nil
