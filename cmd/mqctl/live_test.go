@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/mqctl/mqctl/internal/brokerstate"
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -94,10 +96,37 @@ import (
 //	rmq state             $VHOST as a script compares it before and after a command
 //	                      (cp stdout, then cmp): its definitions, its operator
 //	                      policies (not among them) and rmq managed.
+//	rmq vhost VAR         a second vhost of the script's own (testbroker.Vhost:
+//	                      the administrator has every permission on it), its
+//	                      name in $VAR, deleted when the script ends.
+//	rmq user VAR [TAG...] a user of the script's own with TAGs and a password of
+//	                      its own, deleted when the script ends: its name in $VAR
+//	                      (mqctl-test-<var>-<script>-<random>, so that such users
+//	                      sort by VAR and their names hold no vhost's), its password
+//	                      in $VAR_PASSWORD and in the variable an export names for
+//	                      it (kind.PasswordVariable), which a plan of the export
+//	                      then finds.
+//	rmq pwvar USER VAR    $VAR names the variable an export writes for USER's
+//	                      password (kind.PasswordVariable): env $VAR=... sets it.
+//	rmq hash USER VAR     $VAR holds the password hash the broker stores for USER,
+//	                      for ! stdout ${VAR@R}.
+//	rmq applysaved FILE PLAN
+//	                      mqctl plan -f FILE --out PLAN, then mqctl apply PLAN
+//	                      --auto-approve, both again (up to 10 times, a moment
+//	                      apart) while apply refuses the saved plan as stale: the
+//	                      saved plan of a file with a users section is stale once
+//	                      any user on the broker changed, and the tests beside the
+//	                      script make and delete theirs. Fails unless the last
+//	                      apply succeeds; stdout and stderr are those of every
+//	                      plan and apply it ran, in order, so that ! stdout
+//	                      checks them all.
 //	redact FILE           prints FILE (or stdout, stderr) with $VHOST, $WORK and
 //	                      $MQCTL_SERVER for the script's vhost, work directory and
-//	                      the broker's management API, $MS for the
-//	                      durations of apply -o json's steps and $PREFLIGHT_VHOST
+//	                      the broker's management API, $VAR for the name of each
+//	                      vhost and user rmq vhost VAR and rmq user VAR made (and
+//	                      VAR for a user's name spelled as in an environment
+//	                      variable, kind.VariableName: an export's ${VAR_PASSWORD}),
+//	                      $MS for the durations of apply -o json's steps and $PREFLIGHT_VHOST
 //	                      for the name of a preflight's throwaway vhost, for cmp;
 //	                      without the notes of a sweep of other tests' leftovers
 //	                      (othersLeftovers).
@@ -173,13 +202,18 @@ type live struct {
 	c     *broker.Client
 	tb    testing.TB
 	vhost string
+	// made are the names of the vhosts and users rmq vhost and rmq user
+	// made, and what redact writes for each.
+	made []madeName
 }
+
+type madeName struct{ name, as string }
 
 func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live) }
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|users|gone|publish|reject|requeue|wait|stats|drain|purge|consume|depth|declare|holds|managed|state ...")
+		ts.Fatalf("usage: rmq get|put|delete|users|gone|publish|reject|requeue|wait|stats|drain|purge|consume|depth|declare|holds|managed|state|vhost|user|pwvar|hash|applysaved ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -348,6 +382,42 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		noNeg(ts, neg, "rmq users")
 		l.b.UsersSection(l.tb)
 		l.tb.Cleanup(l.deleteUsers)
+	case "vhost":
+		noNeg(ts, neg, "rmq vhost")
+		if len(args) != 1 {
+			ts.Fatalf("usage: rmq vhost VAR")
+		}
+		name := l.b.Vhost(l.tb)
+		ts.Setenv(args[0], name)
+		l.made = append(l.made, madeName{name, "$" + args[0]})
+	case "user":
+		noNeg(ts, neg, "rmq user")
+		if len(args) < 1 {
+			ts.Fatalf("usage: rmq user VAR [TAG...]")
+		}
+		name, password := l.user(ts, args[0], args[1:])
+		ts.Setenv(args[0], name)
+		ts.Setenv(args[0]+"_PASSWORD", password)
+		ts.Setenv(kind.PasswordVariable(name), password)
+		l.made = append(l.made, madeName{name, "$" + args[0]}, madeName{kind.VariableName(name), args[0]})
+	case "pwvar":
+		noNeg(ts, neg, "rmq pwvar")
+		if len(args) != 2 {
+			ts.Fatalf("usage: rmq pwvar USER VAR")
+		}
+		ts.Setenv(args[1], kind.PasswordVariable(args[0]))
+	case "hash":
+		noNeg(ts, neg, "rmq hash")
+		if len(args) != 2 {
+			ts.Fatalf("usage: rmq hash USER VAR")
+		}
+		ts.Setenv(args[1], l.passwordHash(ts, args[0]))
+	case "applysaved":
+		noNeg(ts, neg, "rmq applysaved")
+		if len(args) != 2 {
+			ts.Fatalf("usage: rmq applysaved FILE PLAN")
+		}
+		applySaved(ts, args[0], args[1])
 	case "state":
 		noNeg(ts, neg, "rmq state")
 		for _, path := range []string{"definitions/" + l.vhost, "operator-policies/" + l.vhost} {
@@ -364,7 +434,75 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
 	default:
-		ts.Fatalf("unknown rmq command %q (get, put, delete, gone, publish, reject, requeue, wait, stats, drain, purge, consume, depth, declare, holds, managed, state)", verb)
+		ts.Fatalf("unknown rmq command %q (get, put, delete, users, gone, publish, reject, requeue, wait, stats, drain, purge, consume, depth, declare, holds, managed, state, vhost, user, pwvar, hash, applysaved)", verb)
+	}
+}
+
+// user makes a user of the script's own, named after varName, with tags
+// and a password of its own, deleted when the script ends.
+func (l *live) user(ts *testscript.TestScript, varName string, tags []string) (name, password string) {
+	name = testbroker.Name(l.tb, "mqctl-test-"+strings.ToLower(varName))
+	password = fmt.Sprintf("pw-%016x", rand.Uint64())
+	body, err := json.Marshal(map[string]string{"password": password, "tags": strings.Join(tags, ",")})
+	ts.Check(err)
+	path := "users/" + url.PathEscape(name)
+	status, answer, err := l.b.API(http.MethodPut, path, body)
+	ts.Check(err)
+	refused(ts, false, http.MethodPut, path, status, answer)
+	l.tb.Cleanup(func() {
+		if err := l.b.DeleteUser(name); err != nil {
+			l.tb.Errorf("delete the script's user: %v", err)
+		}
+	})
+	return name, password
+}
+
+// passwordHash is the password hash the broker stores for user.
+func (l *live) passwordHash(ts *testscript.TestScript, user string) string {
+	status, body, err := l.b.API(http.MethodGet, "users/"+url.PathEscape(user), nil)
+	ts.Check(err)
+	if status != http.StatusOK {
+		ts.Fatalf("GET /api/users/%s: %d %s: %s", user, status, http.StatusText(status), body)
+	}
+	var u struct {
+		Hash string `json:"password_hash"`
+	}
+	ts.Check(json.Unmarshal(body, &u))
+	if u.Hash == "" {
+		ts.Fatalf("the broker reports no password hash for user %s", user)
+	}
+	return u.Hash
+}
+
+// applySaved is rmq applysaved: a saved plan of file, applied, made
+// again while the apply finds it stale.
+func applySaved(ts *testscript.TestScript, file, plan string) {
+	var stdout, stderr strings.Builder
+	defer func() {
+		fmt.Fprint(ts.Stdout(), stdout.String())
+		fmt.Fprint(ts.Stderr(), stderr.String())
+	}()
+	run := func(args ...string) error {
+		err := ts.Exec("mqctl", args...)
+		stdout.WriteString(ts.ReadFile("stdout"))
+		stderr.WriteString(ts.ReadFile("stderr"))
+		return err
+	}
+	for try := 1; ; try++ {
+		if try > 1 {
+			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+		}
+		if err := run("plan", "-f", file, "--out", plan); err != nil {
+			ts.Fatalf("mqctl plan -f %s --out %s: %v", file, plan, err)
+		}
+		err := run("apply", plan, "--auto-approve")
+		if err != nil && strings.Contains(ts.ReadFile("stderr"), "saved plan is stale") && try < 10 {
+			continue
+		}
+		if err != nil {
+			ts.Fatalf("mqctl apply %s --auto-approve (try %d): %v", plan, try, err)
+		}
+		return
 	}
 }
 
@@ -688,7 +826,8 @@ var (
 
 // cmdRedact prints a file (or stdout, stderr) with the script's vhost
 // name as $VHOST, its work directory as $WORK, the broker's management
-// API as $MQCTL_SERVER (each version's broker has its own), the durations
+// API as $MQCTL_SERVER (each version's broker has its own), the names of
+// the vhosts and users rmq vhost and rmq user made as $VAR, the durations
 // of apply -o json's steps as $MS and the name of a preflight's throwaway
 // vhost as $PREFLIGHT_VHOST, so that cmp compares (and -update writes)
 // what does not change from run to run.
@@ -700,6 +839,9 @@ func cmdRedact(ts *testscript.TestScript, neg bool, args []string) {
 	text := ts.ReadFile(args[0])
 	text = strings.ReplaceAll(text, ts.Getenv("WORK"), "$WORK")
 	text = strings.ReplaceAll(text, liveOf(ts).b.URL, "$MQCTL_SERVER")
+	for _, m := range liveOf(ts).made {
+		text = strings.ReplaceAll(text, m.name, m.as)
+	}
 	text = strings.ReplaceAll(text, liveOf(ts).vhost, "$VHOST")
 	text = durationMS.ReplaceAllString(text, `"duration_ms":$$MS`)
 	text = throwawayVhost.ReplaceAllString(text, "$$PREFLIGHT_VHOST")
