@@ -21,42 +21,6 @@ func runLive(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// TestExportSaysUsersNotRead: RabbitMQ lets only an administrator list
-// users and their limits (401 on 3.10.8, 4.0.5 and 4.3.6), so an export
-// by any other user has no users section, which a plan then leaves the
-// users alone for. export named each vhost-level kind it could not read
-// (permissions, shovels) on stderr, but not the users: the file said
-// nothing of them, and nothing said why. An administrator's export reads
-// them, and says nothing of the kind.
-func TestExportSaysUsersNotRead(t *testing.T) {
-	t.Parallel()
-	br := testbroker.New(t)
-	vh := br.Vhost(t)
-	user, pw := br.User(t, "management")
-	br.Permit(t, user, vh)
-	for _, tc := range []struct {
-		name, user, password string
-		notRead              bool
-	}{
-		{"a management user", user, pw, true},
-		{"an administrator", br.Username, br.Password, false},
-	} {
-		out, errs, code := runLive(t, "export", "--vhost", vh, "--server", br.URL, "--username", tc.user, "--password", tc.password)
-		if code != 0 {
-			t.Fatalf("%s: export: exit %d: %s", tc.name, code, errs)
-		}
-		for _, k := range []string{"users", "user limits"} {
-			note := fmt.Sprintf("mqctl: note: %s not exported: ", k)
-			if got := strings.Contains(errs, note); got != tc.notRead {
-				t.Errorf("%s: stderr holds %q: %v, want %v\n%s", tc.name, note, got, tc.notRead, errs)
-			}
-		}
-		if got := strings.Contains(out, "\nusers:"); got == tc.notRead {
-			t.Errorf("%s: the export has a users section: %v, want %v\n%s", tc.name, got, !tc.notRead, out)
-		}
-	}
-}
-
 // TestExportSaysExclusiveQueuesLeftOut: export leaves clients' exclusive
 // queues out, with their bindings (a client connection's own, which only
 // it may declare or bind), as it should, but said nothing: a team adopting
