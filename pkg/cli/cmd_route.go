@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -190,9 +189,7 @@ func runRoute(w io.Writer, t *topology.Topology, vhosts []string, output string,
 	m := route.Message{Exchange: o.exchange, RoutingKey: o.routingKey, Headers: o.headers, Expiration: o.expiration}
 	tr := sim.Trace(m, o.depth)
 	if output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(tr)
+		return route.WriteJSON(w, tr)
 	}
 	return writeRouteText(w, tr, sim.Problems(), unsimulatedPaths(v, o.version, m, tr.Publish.Unsimulated), routeNotes(sim, tr))
 }

@@ -26,6 +26,7 @@ var offline = []string{
 	"github.com/mqctl/mqctl/pkg/flow",
 	"github.com/mqctl/mqctl/pkg/gitref",
 	"github.com/mqctl/mqctl/pkg/planjson",
+	"github.com/mqctl/mqctl/pkg/routejson",
 }
 
 // network are the packages that talk to a broker, and net, under them

@@ -404,7 +404,9 @@ type DeadLetterHop struct {
 }
 
 // Trace is the full answer of `mqctl route`: the first publish and every
-// dead-letter hop after it.
+// dead-letter hop after it. `mqctl route -o json` writes it as
+// pkg/routejson's types (WriteJSON), the public contract; the JSON tags
+// of the model serve the tests that compare traces.
 type Trace struct {
 	Vhost   string `json:"vhost"`
 	Publish Result `json:"publish"`

@@ -1,0 +1,73 @@
+// Package jsondoc reads the pages that document mqctl's JSON documents
+// (docs/*-json.md) for the tests that check a page against the types it
+// documents: a section's table rows, and a type's JSON field names.
+//
+// pkg/planjson's doc test has its own copies of Fields, Section and Rows
+// (written first); it can use these once the work on that package allows.
+package jsondoc
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Fields are the JSON names of struct type t's fields, those of embedded
+// structs included, sorted.
+func Fields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			out = append(out, Fields(f.Type)...)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var heading = regexp.MustCompile(`(?m)^#+ `)
+
+// Section is text's part from the line heading (a whole line, "## …") to
+// the next heading.
+func Section(text, head string) (string, error) {
+	i := strings.Index(text, "\n"+head+"\n")
+	if i < 0 {
+		return "", fmt.Errorf("no heading %q", head)
+	}
+	rest := text[i+len(head)+2:]
+	if h := heading.FindStringIndex(rest); h != nil {
+		return rest[:h[0]], nil
+	}
+	return rest, nil
+}
+
+var backticked = regexp.MustCompile("`([a-z_-]+)`")
+
+// Rows are a Markdown table's rows in text: the first cell's name
+// (between backticks) and the rest of the row.
+func Rows(text string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.SplitN(strings.Trim(line, "|"), "|", 2)
+		m := backticked.FindStringSubmatch(cells[0])
+		if m == nil {
+			continue
+		}
+		out[m[1]] = ""
+		if len(cells) > 1 {
+			out[m[1]] = cells[1]
+		}
+	}
+	return out
+}
