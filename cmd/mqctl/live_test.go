@@ -110,6 +110,12 @@ import (
 //	                      password (kind.PasswordVariable): env $VAR=... sets it.
 //	rmq hash USER VAR     $VAR holds the password hash the broker stores for USER,
 //	                      for ! stdout ${VAR@R}.
+//	rmq exclusive QUEUE EXCHANGE KEY
+//	                      a client's exclusive queue QUEUE in $VHOST, bound to
+//	                      EXCHANGE with KEY, on a connection of the script's own,
+//	                      open until rmq disconnect or the script ends.
+//	rmq disconnect        closes that connection, and waits (at most 10 s) until
+//	                      the broker deleted the queue, as it does a moment later.
 //	rmq applysaved FILE PLAN
 //	                      mqctl plan -f FILE --out PLAN, then mqctl apply PLAN
 //	                      --auto-approve, both again (up to 10 times, a moment
@@ -205,6 +211,9 @@ type live struct {
 	// made are the names of the vhosts and users rmq vhost and rmq user
 	// made, and what redact writes for each.
 	made []madeName
+	// client is the connection of rmq exclusive, and exclusive its queue.
+	client    *amqp.Connection
+	exclusive string
 }
 
 type madeName struct{ name, as string }
@@ -213,7 +222,7 @@ func liveOf(ts *testscript.TestScript) *live { return ts.Value(liveKey{}).(*live
 
 func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: rmq get|put|delete|users|gone|publish|reject|requeue|wait|stats|drain|purge|consume|depth|declare|holds|managed|state|vhost|user|pwvar|hash|applysaved ...")
+		ts.Fatalf("usage: rmq get|put|delete|users|gone|publish|reject|requeue|wait|stats|drain|purge|consume|depth|declare|holds|managed|state|vhost|user|pwvar|hash|exclusive|disconnect|applysaved ...")
 	}
 	l := liveOf(ts)
 	switch verb, args := args[0], args[1:]; verb {
@@ -412,6 +421,18 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("usage: rmq hash USER VAR")
 		}
 		ts.Setenv(args[1], l.passwordHash(ts, args[0]))
+	case "exclusive":
+		noNeg(ts, neg, "rmq exclusive")
+		if len(args) != 3 {
+			ts.Fatalf("usage: rmq exclusive QUEUE EXCHANGE KEY")
+		}
+		ts.Check(l.declareExclusive(args[0], args[1], args[2]))
+	case "disconnect":
+		noNeg(ts, neg, "rmq disconnect")
+		if len(args) != 0 || l.client == nil {
+			ts.Fatalf("usage: rmq disconnect, after rmq exclusive")
+		}
+		ts.Check(l.disconnect())
 	case "applysaved":
 		noNeg(ts, neg, "rmq applysaved")
 		if len(args) != 2 {
@@ -434,7 +455,7 @@ func cmdRmq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "# managed\n%s", l.managed(ts))
 	default:
-		ts.Fatalf("unknown rmq command %q (get, put, delete, users, gone, publish, reject, requeue, wait, stats, drain, purge, consume, depth, declare, holds, managed, state, vhost, user, pwvar, hash, applysaved)", verb)
+		ts.Fatalf("unknown rmq command %q (get, put, delete, users, gone, publish, reject, requeue, wait, stats, drain, purge, consume, depth, declare, holds, managed, state, vhost, user, pwvar, hash, exclusive, disconnect, applysaved)", verb)
 	}
 }
 
@@ -674,6 +695,46 @@ func (l *live) reject(queue string, n int, requeue bool) error {
 		}
 	}
 	return nil
+}
+
+// declareExclusive declares the exclusive queue of rmq exclusive on a
+// connection of the script's own (closed when the script ends).
+func (l *live) declareExclusive(queue, exchange, key string) error {
+	if l.client != nil {
+		return fmt.Errorf("rmq exclusive: the script has one already")
+	}
+	conn, err := amqp.Dial(l.b.AMQPURL(l.vhost))
+	if err != nil {
+		return fmt.Errorf("AMQP dial: %s", broker.MaskURL(err.Error()))
+	}
+	l.client, l.exclusive = conn, queue
+	l.tb.Cleanup(func() { conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		return err
+	}
+	if _, err := ch.QueueDeclare(queue, false, false, true, false, nil); err != nil {
+		return err
+	}
+	return ch.QueueBind(queue, key, exchange, false, nil)
+}
+
+// disconnect closes the connection of rmq exclusive and waits until the
+// broker deleted its queue.
+func (l *live) disconnect() error {
+	if err := l.client.Close(); err != nil {
+		return err
+	}
+	path := "queues/" + url.PathEscape(l.vhost) + "/" + url.PathEscape(l.exclusive)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		status, _, err := l.b.API(http.MethodGet, path, nil)
+		if err != nil || status == http.StatusNotFound {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is still there 10 s after its connection closed", l.exclusive)
+		}
+	}
 }
 
 // wait waits until queue holds n ready messages.
