@@ -1,6 +1,8 @@
-// Package jsondoc reads the pages that document mqctl's JSON documents
-// (docs/*-json.md) for the tests that check a page against the types it
-// documents: a section's table rows, and a type's JSON field names.
+// Package jsondoc serves the tests of mqctl's JSON documents: it reads
+// the pages that document them (docs/*-json.md) for the tests that check
+// a page against the types it documents (a section's table rows, a type's
+// JSON field names), and fills a value's every field (Fill) for the
+// tests that pin a document's every field.
 //
 // pkg/planjson's doc test has its own copies of Fields, Section and Rows
 // (written first); it can use these once the work on that package allows.
@@ -70,4 +72,42 @@ func Rows(text string) map[string]string {
 		}
 	}
 	return out
+}
+
+// Fill sets every exported field of the struct ptr points to: a string
+// to the field's name, a number to 1, a bool to true, a pointer to a
+// filled value, a slice to one filled element, a map with string keys to
+// {"k": "v"}; slices within slices to depth levels (a trace nests hops in
+// hops).
+func Fill(ptr any, depth int) {
+	fill(reflect.ValueOf(ptr).Elem(), "", depth)
+}
+
+func fill(v reflect.Value, name string, depth int) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(name)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), name, depth)
+	case reflect.Slice:
+		if depth == 0 {
+			return
+		}
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fill(v.Index(0), name, depth-1)
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		v.SetMapIndex(reflect.ValueOf("k").Convert(v.Type().Key()), reflect.ValueOf("v"))
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() {
+				fill(v.Field(i), f.Name, depth)
+			}
+		}
+	}
 }

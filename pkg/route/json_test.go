@@ -5,44 +5,12 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"reflect"
 	"testing"
+
+	"github.com/mqctl/mqctl/internal/jsondoc"
 )
 
 var updateJSON = flag.Bool("update-json", false, "rewrite testdata/json-every-field.json")
-
-// fill sets every exported field of the value v points to: a string to
-// the field's name, a number to 1, a bool to true, a pointer to a filled
-// value, a slice to one filled element, a map to {"k": "v"}; structs
-// within structs to depth levels (a trace nests hops in hops).
-func fill(v reflect.Value, name string, depth int) {
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(name)
-	case reflect.Int, reflect.Int64:
-		v.SetInt(1)
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		fill(v.Elem(), name, depth)
-	case reflect.Slice:
-		if depth == 0 {
-			return
-		}
-		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-		fill(v.Index(0), name, depth-1)
-	case reflect.Map:
-		v.Set(reflect.MakeMap(v.Type()))
-		v.SetMapIndex(reflect.ValueOf("k"), reflect.ValueOf("v"))
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if f := v.Type().Field(i); f.IsExported() {
-				fill(v.Field(i), f.Name, depth)
-			}
-		}
-	}
-}
 
 // TestJSONEveryField: route -o json writes every field of a trace, each
 // under the name and in the place testdata/json-every-field.json pins
@@ -52,7 +20,7 @@ func fill(v reflect.Value, name string, depth int) {
 // a name that changes, fails here.
 func TestJSONEveryField(t *testing.T) {
 	var tr Trace
-	fill(reflect.ValueOf(&tr).Elem(), "", 3)
+	jsondoc.Fill(&tr, 3)
 	var got bytes.Buffer
 	if err := WriteJSON(&got, tr); err != nil {
 		t.Fatal(err)

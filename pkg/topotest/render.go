@@ -54,11 +54,60 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-// WriteJSON prints the report as indented JSON.
+// WriteJSON prints the report as indented JSON: the versioned report of
+// "mqctl test -o json" (format_version), in this file's own types, so
+// that a field renamed in the model (Report, Outcome, topology.Pos) does
+// not change what CI reads.
 func WriteJSON(w io.Writer, r *Report) error {
+	out := jsonReport{
+		FormatVersion: r.FormatVersion, Live: r.Live, Passed: r.Passed, Failed: r.Failed,
+		Unknown: r.Unknown, NotRun: r.NotRun,
+	}
+	if r.Tests != nil {
+		out.Tests = make([]jsonOutcome, len(r.Tests))
+		for i, o := range r.Tests {
+			out.Tests[i] = jsonOutcome{
+				Name: o.Name, Vhost: o.Vhost, Pos: jsonPos{File: o.Pos.File, Line: o.Pos.Line, Column: o.Pos.Col},
+				Passed: o.Passed, Unknown: o.Unknown, Random: o.Random, Expected: o.Expected, Got: o.Got,
+				Message: o.Message, Hops: o.Hops,
+			}
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(out)
+}
+
+// The report of "mqctl test -o json". Its fields keep the names and
+// meanings Report's own JSON gave them (additive changes only, else a new
+// FormatVersion); TestJSONEveryField pins them.
+type jsonReport struct {
+	FormatVersion string        `json:"format_version"`
+	Live          bool          `json:"live"`
+	Tests         []jsonOutcome `json:"tests"`
+	Passed        int           `json:"passed"`
+	Failed        int           `json:"failed"`
+	Unknown       int           `json:"unknown"`
+	NotRun        []string      `json:"not_run,omitempty"`
+}
+
+type jsonOutcome struct {
+	Name     string   `json:"name"`
+	Vhost    string   `json:"vhost"`
+	Pos      jsonPos  `json:"pos"`
+	Passed   bool     `json:"passed"`
+	Unknown  bool     `json:"unknown,omitempty"`
+	Random   bool     `json:"random,omitempty"`
+	Expected []string `json:"expected"`
+	Got      []string `json:"got"`
+	Message  string   `json:"message,omitempty"`
+	Hops     []string `json:"hops,omitempty"`
+}
+
+type jsonPos struct {
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
 }
 
 // Hidden are the values of t from the environment (${VAR}) that the
