@@ -284,38 +284,55 @@ type jsonVhost struct {
 // jsonLink is a shovel or a federation link (added in format_version 1:
 // absent for a vhost that declares none).
 type jsonLink struct {
-	Kind     string    `json:"kind"`
-	Name     string    `json:"name"`
-	Target   string    `json:"target,omitempty"`
-	Exists   bool      `json:"exists"`
-	State    string    `json:"state,omitempty"`
-	Reason   string    `json:"reason,omitempty"`
-	Problems []Problem `json:"problems"`
+	Kind     string        `json:"kind"`
+	Name     string        `json:"name"`
+	Target   string        `json:"target,omitempty"`
+	Exists   bool          `json:"exists"`
+	State    string        `json:"state,omitempty"`
+	Reason   string        `json:"reason,omitempty"`
+	Problems []jsonProblem `json:"problems"`
+}
+
+// jsonProblem is a Problem in the report (not the model's struct tags:
+// a field renamed there does not change the report).
+type jsonProblem struct {
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+// problemsJSON are ps in the report: [] for none.
+func problemsJSON(ps []Problem) []jsonProblem {
+	out := make([]jsonProblem, len(ps))
+	for i, p := range ps {
+		out[i] = jsonProblem{Kind: string(p.Kind), Severity: string(p.Severity), Message: p.Message}
+	}
+	return out
 }
 
 type jsonQueue struct {
-	Name            string    `json:"name"`
-	Role            string    `json:"role"`
-	DeadLettersFrom []string  `json:"dead_letters_from,omitempty"`
-	ReturnsTo       []string  `json:"returns_to,omitempty"`
-	DelayMS         int64     `json:"delay_ms,omitempty"`
-	MaxDepth        *int64    `json:"alert_max_depth,omitempty"`
-	Present         bool      `json:"present"`
-	StatsKnown      bool      `json:"stats_known"`
-	Type            string    `json:"type,omitempty"`
-	State           string    `json:"state,omitempty"`
-	Node            string    `json:"node,omitempty"`
-	Members         []string  `json:"members,omitempty"`
-	Online          *[]string `json:"online,omitempty"`
-	Messages        int64     `json:"messages"`
-	Ready           int64     `json:"messages_ready"`
-	Unacked         int64     `json:"messages_unacknowledged"`
-	Delayed         *int64    `json:"messages_delayed,omitempty"`
-	DeadLettering   *int64    `json:"messages_dlx,omitempty"`
-	Consumers       int64     `json:"consumers"`
-	PublishRate     float64   `json:"publish_rate"`
-	DeliverRate     float64   `json:"deliver_rate"`
-	Problems        []Problem `json:"problems"`
+	Name            string        `json:"name"`
+	Role            string        `json:"role"`
+	DeadLettersFrom []string      `json:"dead_letters_from,omitempty"`
+	ReturnsTo       []string      `json:"returns_to,omitempty"`
+	DelayMS         int64         `json:"delay_ms,omitempty"`
+	MaxDepth        *int64        `json:"alert_max_depth,omitempty"`
+	Present         bool          `json:"present"`
+	StatsKnown      bool          `json:"stats_known"`
+	Type            string        `json:"type,omitempty"`
+	State           string        `json:"state,omitempty"`
+	Node            string        `json:"node,omitempty"`
+	Members         []string      `json:"members,omitempty"`
+	Online          *[]string     `json:"online,omitempty"`
+	Messages        int64         `json:"messages"`
+	Ready           int64         `json:"messages_ready"`
+	Unacked         int64         `json:"messages_unacknowledged"`
+	Delayed         *int64        `json:"messages_delayed,omitempty"`
+	DeadLettering   *int64        `json:"messages_dlx,omitempty"`
+	Consumers       int64         `json:"consumers"`
+	PublishRate     float64       `json:"publish_rate"`
+	DeliverRate     float64       `json:"deliver_rate"`
+	Problems        []jsonProblem `json:"problems"`
 }
 
 // WriteJSON writes the report as versioned JSON. "ok" is false when the
@@ -331,10 +348,6 @@ func WriteJSON(w io.Writer, r *Report) error {
 	for _, v := range r.Vhosts {
 		jv := jsonVhost{Name: v.Name, Missing: v.Missing, Queues: []jsonQueue{}}
 		for _, q := range v.Queues {
-			probs := q.Problems
-			if probs == nil {
-				probs = []Problem{}
-			}
 			var online *[]string
 			if len(q.Members) > 0 {
 				o := q.Online
@@ -347,15 +360,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 				Name: q.Name, Role: string(q.Role), DeadLettersFrom: q.DeadLettersFrom, ReturnsTo: q.ReturnsTo,
 				DelayMS: q.Delay, MaxDepth: q.MaxDepth, Present: q.Present, StatsKnown: q.Known,
 				Type: q.Type, State: q.State, Node: q.Node, Members: q.Members, Online: online, Messages: q.Messages, Ready: q.Ready, Unacked: q.Unacked, Delayed: q.Delayed, DeadLettering: q.DeadLettering,
-				Consumers: q.Consumers, PublishRate: q.PublishRate, DeliverRate: q.DeliverRate, Problems: probs,
+				Consumers: q.Consumers, PublishRate: q.PublishRate, DeliverRate: q.DeliverRate, Problems: problemsJSON(q.Problems),
 			})
 		}
 		for _, l := range v.Links {
-			probs := l.Problems
-			if probs == nil {
-				probs = []Problem{}
-			}
-			jv.Links = append(jv.Links, jsonLink{Kind: l.Kind, Name: l.Name, Target: l.Target, Exists: l.Exists, State: l.State, Reason: l.Reason, Problems: probs})
+			jv.Links = append(jv.Links, jsonLink{Kind: l.Kind, Name: l.Name, Target: l.Target, Exists: l.Exists, State: l.State, Reason: l.Reason, Problems: problemsJSON(l.Problems)})
 		}
 		out.Vhosts = append(out.Vhosts, jv)
 	}
