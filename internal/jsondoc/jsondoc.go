@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Fields are the JSON names of struct type t's fields, those of embedded
@@ -74,21 +75,30 @@ func Rows(text string) map[string]string {
 	return out
 }
 
-// Fill sets every exported field of the struct ptr points to: a string
-// to the field's name, a number to 1, a bool to true, a pointer to a
-// filled value, a slice to one filled element, a map with string keys to
-// {"k": "v"}; slices within slices to depth levels (a trace nests hops in
-// hops).
+// Fill sets every exported field of the value ptr points to: a string
+// to the field's name, a number to 1, a time to 2026-01-02T03:04:05Z, a
+// bool to true, a pointer to a filled value, a slice to one filled
+// element, a map with string keys to {"k": "v"}; slices within slices to
+// depth levels (a trace nests hops in hops).
 func Fill(ptr any, depth int) {
 	fill(reflect.ValueOf(ptr).Elem(), "", depth)
 }
 
+// filledTime is what Fill sets a time.Time to.
+var filledTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 func fill(v reflect.Value, name string, depth int) {
+	if v.Type() == reflect.TypeOf(filledTime) {
+		v.Set(reflect.ValueOf(filledTime))
+		return
+	}
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(name)
 	case reflect.Int, reflect.Int64:
 		v.SetInt(1)
+	case reflect.Uint8:
+		v.SetUint(1)
 	case reflect.Bool:
 		v.SetBool(true)
 	case reflect.Pointer:

@@ -381,21 +381,21 @@ type peekJSON struct {
 }
 
 type messageJSON struct {
-	Index         int            `json:"index"`
-	Exchange      string         `json:"exchange"`
-	RoutingKey    string         `json:"routing_key"`
-	Redelivered   bool           `json:"redelivered"`
-	Properties    Properties     `json:"properties"`
-	Headers       map[string]any `json:"headers,omitempty"`
-	Deaths        []Death        `json:"deaths,omitempty"`
-	FirstDeath    *FirstDeath    `json:"first_death,omitempty"`
-	DeathProblems []string       `json:"death_problems,omitempty"`
-	ReplayTo      *Target        `json:"replay_to,omitempty"`
-	ReplaySkipped string         `json:"replay_skipped,omitempty"`
-	BodySize      int            `json:"body_size"`
-	BodyEncoding  string         `json:"body_encoding"`
-	Body          string         `json:"body"`
-	BodyTruncated bool           `json:"body_truncated,omitempty"`
+	Index         int             `json:"index"`
+	Exchange      string          `json:"exchange"`
+	RoutingKey    string          `json:"routing_key"`
+	Redelivered   bool            `json:"redelivered"`
+	Properties    propertiesJSON  `json:"properties"`
+	Headers       map[string]any  `json:"headers,omitempty"`
+	Deaths        []deathJSON     `json:"deaths,omitempty"`
+	FirstDeath    *firstDeathJSON `json:"first_death,omitempty"`
+	DeathProblems []string        `json:"death_problems,omitempty"`
+	ReplayTo      *targetJSON     `json:"replay_to,omitempty"`
+	ReplaySkipped string          `json:"replay_skipped,omitempty"`
+	BodySize      int             `json:"body_size"`
+	BodyEncoding  string          `json:"body_encoding"`
+	Body          string          `json:"body"`
+	BodyTruncated bool            `json:"body_truncated,omitempty"`
 }
 
 // WritePeekJSON writes the versioned JSON view of a peek. Header values
@@ -408,7 +408,7 @@ func WritePeekJSON(w io.Writer, res *PeekResult, o PeekRender) error {
 		m := &res.Messages[i]
 		mj := messageJSON{
 			Index: m.Index, Exchange: m.Exchange, RoutingKey: m.RoutingKey, Redelivered: m.Redelivered,
-			Properties: m.Properties, Deaths: m.Deaths.Entries, DeathProblems: m.Deaths.Problems,
+			Properties: toPropertiesJSON(m.Properties), Deaths: toDeathsJSON(m.Deaths.Entries), DeathProblems: m.Deaths.Problems,
 			BodySize: len(m.Body),
 		}
 		if keys := shownHeaderKeys(m.Headers); len(keys) > 0 {
@@ -418,13 +418,12 @@ func WritePeekJSON(w io.Writer, res *PeekResult, o PeekRender) error {
 			}
 		}
 		if m.Deaths.First.Known {
-			f := m.Deaths.First
-			mj.FirstDeath = &f
+			mj.FirstDeath = toFirstDeathJSON(m.Deaths.First)
 		}
 		if t, skip := Choose(m, o.Override); skip != nil {
 			mj.ReplaySkipped = skip.Detail
 		} else {
-			mj.ReplayTo = &t
+			mj.ReplayTo = toTargetJSON(&t)
 		}
 		shown, truncated := clip(m.Body, o.MaxBody)
 		mj.BodyTruncated = truncated
@@ -692,17 +691,17 @@ func summaryLine(rep *Report) string {
 }
 
 type replayJSON struct {
-	FormatVersion   int         `json:"format_version"`
-	Vhost           string      `json:"vhost"`
-	Queue           string      `json:"queue"`
-	DryRun          bool        `json:"dry_run"`
-	MessagesInQueue int         `json:"messages_in_queue"`
-	Limit           int         `json:"limit"`
-	Summary         summaryJSON `json:"summary"`
-	Interrupted     string      `json:"interrupted,omitempty"`
-	Overflows       []Overflow  `json:"overflows,omitempty"`
-	Refusal         string      `json:"refusal,omitempty"`
-	Messages        []Outcome   `json:"messages"`
+	FormatVersion   int            `json:"format_version"`
+	Vhost           string         `json:"vhost"`
+	Queue           string         `json:"queue"`
+	DryRun          bool           `json:"dry_run"`
+	MessagesInQueue int            `json:"messages_in_queue"`
+	Limit           int            `json:"limit"`
+	Summary         summaryJSON    `json:"summary"`
+	Interrupted     string         `json:"interrupted,omitempty"`
+	Overflows       []overflowJSON `json:"overflows,omitempty"`
+	Refusal         string         `json:"refusal,omitempty"`
+	Messages        []outcomeJSON  `json:"messages"`
 }
 
 type summaryJSON struct {
@@ -719,15 +718,12 @@ func WriteReplayJSON(w io.Writer, rep *Report, o ReplayRender) error {
 		FormatVersion: FormatVersion, Vhost: o.Vhost, Queue: rep.Queue, DryRun: rep.DryRun,
 		MessagesInQueue: rep.InQueue, Limit: rep.Limit,
 		Summary:  summaryJSON{Replayed: rep.Replayed, Skipped: rep.Skipped, Failed: rep.Failed},
-		Messages: rep.Outcomes,
-	}
-	if doc.Messages == nil {
-		doc.Messages = []Outcome{}
+		Messages: toOutcomesJSON(rep.Outcomes),
 	}
 	if rep.Interrupted != nil {
 		doc.Interrupted = rep.Interrupted.Error()
 	}
-	doc.Overflows = rep.Overflows
+	doc.Overflows = toOverflowsJSON(rep.Overflows)
 	if rep.Refusal != nil {
 		doc.Refusal = rep.Refusal.Detail()
 	}
