@@ -78,8 +78,9 @@ func Rows(text string) map[string]string {
 // Fill sets every exported field of the value ptr points to: a string
 // to the field's name, a number to 1, a time to 2026-01-02T03:04:05Z, a
 // bool to true, a pointer to a filled value, a slice to one filled
-// element, a map with string keys to {"k": "v"}; slices within slices to
-// depth levels (a trace nests hops in hops).
+// element, a map with string keys to {"k": "v"} (or "k" to a filled
+// value); slices and maps within them to depth levels (a trace nests hops
+// in hops).
 func Fill(ptr any, depth int) {
 	fill(reflect.ValueOf(ptr).Elem(), "", depth)
 }
@@ -111,8 +112,20 @@ func fill(v reflect.Value, name string, depth int) {
 		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
 		fill(v.Index(0), name, depth-1)
 	case reflect.Map:
+		if v.Type().Key().Kind() != reflect.String {
+			return
+		}
 		v.Set(reflect.MakeMap(v.Type()))
-		v.SetMapIndex(reflect.ValueOf("k").Convert(v.Type().Key()), reflect.ValueOf("v"))
+		e := reflect.New(v.Type().Elem()).Elem()
+		switch {
+		case e.Kind() == reflect.Interface:
+			e.Set(reflect.ValueOf("v"))
+		case depth == 0:
+			return
+		default:
+			fill(e, "v", depth-1)
+		}
+		v.SetMapIndex(reflect.ValueOf("k").Convert(v.Type().Key()), e)
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if f := v.Type().Field(i); f.IsExported() {

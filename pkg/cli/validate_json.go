@@ -17,46 +17,104 @@ const ValidateFormatVersion = "1"
 
 // The document of "validate -o json": the expanded topology, each object
 // with where it is declared when that is known ("pos" omitted otherwise).
+// Its objects are this file's own types, not pkg/topology's: a field
+// renamed in the model (whose tags are also the saved plan's) does not
+// change this document; TestValidateJSONEveryField pins them.
 type validateDoc struct {
 	FormatVersion string                   `json:"format_version"`
 	Vhosts        map[string]validateVhost `json:"vhosts"`
 	// Items are the broker's own objects of the generic kinds (users,
 	// their limits), by kind and name, secrets masked.
-	Items map[kind.Kind]map[string]positioned[*topology.Item] `json:"items,omitempty"`
+	Items map[kind.Kind]map[string]positioned[validateItem] `json:"items,omitempty"`
 }
 
 type validateVhost struct {
-	Name             string                                    `json:"name"`
-	Description      string                                    `json:"description,omitempty"`
-	DefaultQueueType string                                    `json:"default_queue_type,omitempty"`
-	Exchanges        map[string]positioned[*topology.Exchange] `json:"exchanges"`
-	Queues           map[string]positioned[validateQueue]      `json:"queues"`
-	Bindings         []positioned[*topology.Binding]           `json:"bindings"`
-	Policies         map[string]positioned[*topology.Policy]   `json:"policies"`
-	OperatorPolicies map[string]positioned[*topology.Policy]   `json:"operator_policies"`
+	Name             string                                  `json:"name"`
+	Description      string                                  `json:"description,omitempty"`
+	DefaultQueueType string                                  `json:"default_queue_type,omitempty"`
+	Exchanges        map[string]positioned[validateExchange] `json:"exchanges"`
+	Queues           map[string]positioned[validateQueue]    `json:"queues"`
+	Bindings         []positioned[validateBinding]           `json:"bindings"`
+	Policies         map[string]positioned[validatePolicy]   `json:"policies"`
+	OperatorPolicies map[string]positioned[validatePolicy]   `json:"operator_policies"`
 	// Items are the vhost's objects of the generic kinds (limits,
 	// permissions, shovels, …), by kind and name, secrets masked.
-	Items map[kind.Kind]map[string]positioned[*topology.Item] `json:"items,omitempty"`
-	Pos   *plan.Position                                      `json:"pos,omitempty"`
+	Items map[kind.Kind]map[string]positioned[validateItem] `json:"items,omitempty"`
+	Pos   *plan.Position                                    `json:"pos,omitempty"`
+}
+
+type validateExchange struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Internal   bool           `json:"internal"`
+	Arguments  map[string]any `json:"arguments,omitempty"`
 }
 
 // validateQueue is a queue with the file's alert: section, which drives
 // status --check and is no part of the broker's queue (nor of a plan's).
 type validateQueue struct {
-	*topology.Queue
-	Alert *validateAlert `json:"alert,omitempty"`
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete bool           `json:"auto_delete"`
+	Arguments  map[string]any `json:"arguments,omitempty"`
+	Alert      *validateAlert `json:"alert,omitempty"`
 }
 
 type validateAlert struct {
 	MaxDepth int64 `json:"max_depth"`
 }
 
+type validateBinding struct {
+	Source          string         `json:"source"`
+	Destination     string         `json:"destination"`
+	DestinationType string         `json:"destination_type"`
+	RoutingKey      string         `json:"routing_key"`
+	Arguments       map[string]any `json:"arguments,omitempty"`
+}
+
+type validatePolicy struct {
+	Name       string         `json:"name"`
+	Pattern    string         `json:"pattern"`
+	ApplyTo    string         `json:"apply-to"`
+	Priority   int            `json:"priority"`
+	Definition map[string]any `json:"definition"`
+}
+
+// validateItem is an object of a generic kind, its secrets masked (as
+// topology.Item's own JSON masks them).
+type validateItem struct {
+	Kind     kind.Kind         `json:"kind"`
+	Name     string            `json:"name"`
+	Settings map[string]any    `json:"settings,omitempty"`
+	Secret   []string          `json:"secret,omitempty"`
+	Refs     map[string]string `json:"refs,omitempty"`
+}
+
+func exchangeDoc(x *topology.Exchange) validateExchange {
+	return validateExchange{Name: x.Name, Type: x.Type, Durable: x.Durable, AutoDelete: x.AutoDelete, Internal: x.Internal, Arguments: x.Arguments}
+}
+
 func queueDoc(q *topology.Queue) validateQueue {
-	out := validateQueue{Queue: q}
+	out := validateQueue{Name: q.Name, Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Arguments: q.Arguments}
 	if q.Alert != nil {
 		out.Alert = &validateAlert{MaxDepth: q.Alert.MaxDepth}
 	}
 	return out
+}
+
+func bindingDoc(b *topology.Binding) validateBinding {
+	return validateBinding{Source: b.Source, Destination: b.Destination, DestinationType: b.DestinationType, RoutingKey: b.RoutingKey, Arguments: b.Arguments}
+}
+
+func policyDoc(p *topology.Policy) validatePolicy {
+	return validatePolicy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: p.Definition}
+}
+
+func itemDoc(it *topology.Item) validateItem {
+	return validateItem{Kind: it.Kind, Name: it.Name, Settings: it.Masked(), Secret: it.Secret, Refs: it.Refs}
 }
 
 // positioned is an object with its position: the object's own fields,
@@ -94,10 +152,10 @@ func marshalPlain(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-func posMap[T any](m map[string]T, pos func(T) topology.Pos) map[string]positioned[T] {
-	out := make(map[string]positioned[T], len(m))
+func posMap[T any, D any](m map[string]T, doc func(T) D, pos func(T) topology.Pos) map[string]positioned[D] {
+	out := make(map[string]positioned[D], len(m))
 	for k, o := range m {
-		out[k] = positioned[T]{o, plan.PositionOf(pos(o))}
+		out[k] = positioned[D]{doc(o), plan.PositionOf(pos(o))}
 	}
 	return out
 }
@@ -108,15 +166,15 @@ func writeValidateJSON(w io.Writer, t *topology.Topology) error {
 	for name, v := range t.Vhosts {
 		vv := validateVhost{
 			Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType,
-			Exchanges:        posMap(v.Exchanges, func(e *topology.Exchange) topology.Pos { return e.Pos }),
-			Queues:           queuesDoc(v.Queues),
-			Bindings:         make([]positioned[*topology.Binding], len(v.Bindings)),
-			Policies:         posMap(v.Policies, policyPos),
-			OperatorPolicies: posMap(v.OperatorPolicies, policyPos),
+			Exchanges:        posMap(v.Exchanges, exchangeDoc, func(e *topology.Exchange) topology.Pos { return e.Pos }),
+			Queues:           posMap(v.Queues, queueDoc, func(q *topology.Queue) topology.Pos { return q.Pos }),
+			Bindings:         make([]positioned[validateBinding], len(v.Bindings)),
+			Policies:         posMap(v.Policies, policyDoc, policyPos),
+			OperatorPolicies: posMap(v.OperatorPolicies, policyDoc, policyPos),
 			Pos:              plan.PositionOf(v.Pos),
 		}
 		for i, b := range v.Bindings {
-			vv.Bindings[i] = positioned[*topology.Binding]{b, plan.PositionOf(b.Pos)}
+			vv.Bindings[i] = positioned[validateBinding]{bindingDoc(b), plan.PositionOf(b.Pos)}
 		}
 		vv.Items = itemsDoc(v.Items)
 		doc.Vhosts[name] = vv
@@ -128,25 +186,16 @@ func writeValidateJSON(w io.Writer, t *topology.Topology) error {
 	return enc.Encode(doc)
 }
 
-func queuesDoc(queues map[string]*topology.Queue) map[string]positioned[validateQueue] {
-	out := make(map[string]positioned[validateQueue], len(queues))
-	for name, q := range queues {
-		out[name] = positioned[validateQueue]{queueDoc(q), plan.PositionOf(q.Pos)}
-	}
-	return out
-}
-
 func policyPos(p *topology.Policy) topology.Pos { return p.Pos }
 
-// itemsDoc is items by kind and name (nil for none); an item's JSON masks
-// its secrets (topology.Item.MarshalJSON).
-func itemsDoc(items topology.Items) map[kind.Kind]map[string]positioned[*topology.Item] {
+// itemsDoc is items by kind and name (nil for none), secrets masked.
+func itemsDoc(items topology.Items) map[kind.Kind]map[string]positioned[validateItem] {
 	if len(items) == 0 {
 		return nil
 	}
-	out := map[kind.Kind]map[string]positioned[*topology.Item]{}
+	out := map[kind.Kind]map[string]positioned[validateItem]{}
 	for k, byName := range items {
-		out[k] = posMap(byName, func(it *topology.Item) topology.Pos { return it.Pos })
+		out[k] = posMap(byName, itemDoc, func(it *topology.Item) topology.Pos { return it.Pos })
 	}
 	return out
 }

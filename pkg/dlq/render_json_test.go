@@ -1,16 +1,12 @@
 package dlq
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"testing"
 
+	gold "github.com/mqctl/mqctl/internal/golden"
 	"github.com/mqctl/mqctl/internal/jsondoc"
 )
-
-var updateJSON = flag.Bool("update-json", false, "rewrite testdata/json-objects-every-field.json")
 
 // TestJSONObjectsEveryField: the objects of dlq peek's and replay's JSON
 // (a message's properties, its deaths and first death, a replay target,
@@ -37,17 +33,5 @@ func TestJSONObjectsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const golden = "testdata/json-objects-every-field.json"
-	if *updateJSON {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the JSON objects of dlq with every field set differ from %s:\n%s", golden, got)
-	}
+	gold.Check(t, "testdata/json-objects-every-field.json", got)
 }

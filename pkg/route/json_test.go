@@ -3,14 +3,11 @@ package route
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"testing"
 
+	gold "github.com/mqctl/mqctl/internal/golden"
 	"github.com/mqctl/mqctl/internal/jsondoc"
 )
-
-var updateJSON = flag.Bool("update-json", false, "rewrite testdata/json-every-field.json")
 
 // TestJSONEveryField: route -o json writes every field of a trace, each
 // under the name and in the place testdata/json-every-field.json pins
@@ -25,19 +22,7 @@ func TestJSONEveryField(t *testing.T) {
 	if err := WriteJSON(&got, tr); err != nil {
 		t.Fatal(err)
 	}
-	const golden = "testdata/json-every-field.json"
-	if *updateJSON {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("route -o json of a trace with every field set differs from %s:\n%s", golden, got.String())
-	}
+	gold.Check(t, "testdata/json-every-field.json", got.Bytes())
 }
 
 // TestJSONNilAndEmpty: a list the trace leaves nil is null, an empty one

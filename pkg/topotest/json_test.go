@@ -3,15 +3,12 @@ package topotest_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"testing"
 
+	gold "github.com/mqctl/mqctl/internal/golden"
 	"github.com/mqctl/mqctl/internal/jsondoc"
 	"github.com/mqctl/mqctl/pkg/topotest"
 )
-
-var updateJSON = flag.Bool("update-json", false, "rewrite testdata/json-every-field.json")
 
 // TestJSONEveryField: mqctl test -o json writes every field of a report,
 // each under the name and in the place testdata/json-every-field.json
@@ -26,19 +23,7 @@ func TestJSONEveryField(t *testing.T) {
 	if err := topotest.WriteJSON(&got, &r); err != nil {
 		t.Fatal(err)
 	}
-	const golden = "testdata/json-every-field.json"
-	if *updateJSON {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("test -o json of a report with every field set differs from %s:\n%s", golden, got.String())
-	}
+	gold.Check(t, "testdata/json-every-field.json", got.Bytes())
 }
 
 // TestJSONNilLists: a list the report leaves nil is null (tests,
