@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-
-	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // Format is an output format of findings.
@@ -86,17 +84,31 @@ func writeText(w io.Writer, findings []Finding) error {
 	return err
 }
 
+// The report of lint --format json in its own types: Object and
+// topology.Pos are the model's, whose tags would otherwise define part of
+// the report (TestJSONEveryField pins it).
 type jsonFinding struct {
-	ID       string        `json:"id"`
-	Name     string        `json:"name"`
-	Severity Severity      `json:"severity"`
-	Message  string        `json:"message"`
-	Vhost    string        `json:"vhost"`
-	Object   Object        `json:"object"`
-	Pos      *topology.Pos `json:"pos,omitempty"`
+	ID       string     `json:"id"`
+	Name     string     `json:"name"`
+	Severity Severity   `json:"severity"`
+	Message  string     `json:"message"`
+	Vhost    string     `json:"vhost"`
+	Object   jsonObject `json:"object"`
+	Pos      *jsonPos   `json:"pos,omitempty"`
 	// RabbitMQVersion is the version a version-dependent finding was
 	// judged for.
 	RabbitMQVersion string `json:"rabbitmq_version,omitempty"`
+}
+
+type jsonObject struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+type jsonPos struct {
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
 }
 
 type jsonSummary struct {
@@ -114,10 +126,12 @@ type jsonReport struct {
 func writeJSON(w io.Writer, findings []Finding) error {
 	rep := jsonReport{FormatVersion: JSONFormatVersion, Findings: []jsonFinding{}}
 	for _, f := range findings {
-		jf := jsonFinding{ID: f.ID, Name: f.Name, Severity: f.Severity, Message: f.Message, Vhost: f.Vhost, Object: f.Object, RabbitMQVersion: f.RabbitMQVersion}
+		jf := jsonFinding{
+			ID: f.ID, Name: f.Name, Severity: f.Severity, Message: f.Message, Vhost: f.Vhost,
+			Object: jsonObject{Kind: f.Object.Kind, Name: f.Object.Name}, RabbitMQVersion: f.RabbitMQVersion,
+		}
 		if !f.Pos.IsZero() {
-			p := f.Pos
-			jf.Pos = &p
+			jf.Pos = &jsonPos{File: f.Pos.File, Line: f.Pos.Line, Column: f.Pos.Col}
 		}
 		rep.Findings = append(rep.Findings, jf)
 	}
