@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -204,6 +205,43 @@ func (c *Client) nodesUp(ctx context.Context) (map[string]bool, error) {
 	if !c.RabbitMQVersion().ListsServersOnline() {
 		return nil, nil
 	}
+	if s, ok := ctx.Value(nodesSnapshotKey{}).(*nodesSnapshot); ok {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.read[c] == nil {
+			up, err := c.readNodesUp(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if s.read == nil {
+				s.read = map[*Client]*map[string]bool{}
+			}
+			s.read[c] = &up
+		}
+		return *s.read[c], nil
+	}
+	return c.readNodesUp(ctx)
+}
+
+// WithNodesSnapshot returns ctx under which a client reads which nodes run
+// (nodesUp, on 3.10) once, and answers every listing after from that
+// reading: a command that lists many vhosts, or one vhost again and again
+// while it waits for statistics (status), takes one view of the cluster
+// instead of one GET /api/nodes per listing. A failed read is not kept.
+func WithNodesSnapshot(ctx context.Context) context.Context {
+	return context.WithValue(ctx, nodesSnapshotKey{}, &nodesSnapshot{})
+}
+
+type nodesSnapshotKey struct{}
+
+// nodesSnapshot is nodesUp's reading per client under WithNodesSnapshot.
+type nodesSnapshot struct {
+	mu   sync.Mutex
+	read map[*Client]*map[string]bool
+}
+
+// readNodesUp is nodesUp's request.
+func (c *Client) readNodesUp(ctx context.Context) (map[string]bool, error) {
 	nodes, err := c.listNodes(ctx, "name,running", "read which nodes of the cluster run")
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 {

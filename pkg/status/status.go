@@ -258,8 +258,10 @@ type RaftChecker interface {
 }
 
 // Collect lists the queues of every vhost of t (one request per vhost)
-// and builds the report.
+// and builds the report. Its listings share one reading of which nodes
+// run (broker.WithNodesSnapshot: 3.10 asks GET /api/nodes for each).
 func Collect(ctx context.Context, t *topology.Topology, src Lister, opts Options) (*Report, error) {
+	ctx = broker.WithNodesSnapshot(ctx)
 	poll := opts.Poll
 	if poll <= 0 {
 		poll = 250 * time.Millisecond
