@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -15,7 +16,7 @@ import (
 // /api/deprecated-features, whose "state" 4.3 gives and 4.0.5 leaves
 // out; 3.10 has no such endpoint), the exchange types it offers (GET
 // /api/overview), its feature flags (GET /api/feature-flags) and the
-// plugins enabled on the node that answers (GET /api/nodes). What the
+// plugins enabled on every node that runs (GET /api/nodes). What the
 // user may not read, or the version does not report, stays unknown: the
 // version's table judges it. From then on RabbitMQVersion carries them
 // (rmqversion.Version.WithFacts).
@@ -95,7 +96,9 @@ func (a *factAnswers) read(ctx context.Context, c *Client) error {
 	for i := range reads {
 		wg.Go(func() { a.errs[i] = c.do(ctx, reads[i], into[i]) })
 	}
-	wg.Go(func() { a.nodes, a.errs[3] = c.listNodes(ctx, "name,enabled_plugins", "read the broker's plugins") })
+	wg.Go(func() {
+		a.nodes, a.errs[3] = c.listNodes(ctx, "name,running,enabled_plugins", "read the broker's plugins")
+	})
 	wg.Wait()
 	if a.errs[0] != nil {
 		return a.errs[0]
@@ -131,11 +134,32 @@ func (a *factAnswers) facts() *rmqversion.Facts {
 			f.FeatureFlags[fl.Name] = fl.State == "enabled"
 		}
 	}
-	if a.errs[3] == nil && len(a.nodes) > 0 {
-		f.Plugins = append([]string{}, a.nodes[0].EnabledPlugins...)
+	if a.errs[3] == nil {
+		f.Plugins = pluginsEverywhere(a.nodes)
 	}
 	f.Sort()
 	return f
+}
+
+// pluginsEverywhere are the plugins enabled on every node of nodes that
+// runs (a node that is down reports none): what the cluster can be
+// counted on for whichever node a request reaches. The first node listed
+// alone named a plugin enabled there only (and missed one enabled on
+// every node but that one). nil when no node runs.
+func pluginsEverywhere(nodes []nodeJSON) []string {
+	var out []string
+	first := true
+	for _, n := range nodes {
+		if !n.Running {
+			continue
+		}
+		if first {
+			out, first = append([]string{}, n.EnabledPlugins...), false
+			continue
+		}
+		out = slices.DeleteFunc(out, func(p string) bool { return !slices.Contains(n.EnabledPlugins, p) })
+	}
+	return out
 }
 
 func setFact(m map[string]bool, k string, v bool) map[string]bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -60,5 +61,54 @@ func TestReadFactsReadsOnce(t *testing.T) {
 	}
 	if offered, known := c.RabbitMQVersion().OffersExchangeType("x-modulus-hash"); !offered || !known {
 		t.Error("the facts read are not the version's")
+	}
+}
+
+// The plugins a cluster offers are those enabled on every node that
+// runs: a plugin enabled on some nodes only is not counted on (a request
+// may reach a node without it), whichever node GET /api/nodes lists
+// first; a node that is down reports none and is left out.
+func TestReadFactsPluginsOfEveryNode(t *testing.T) {
+	for _, tc := range []struct {
+		name, nodes string
+		want        []string
+	}{
+		{"one node", `[{"name":"a","running":true,"enabled_plugins":["rabbitmq_shovel","rabbitmq_management"]}]`,
+			[]string{"rabbitmq_management", "rabbitmq_shovel"}},
+		{"a plugin on the first node only", `[{"name":"a","running":true,"enabled_plugins":["rabbitmq_management","rabbitmq_sharding"]},` +
+			`{"name":"b","running":true,"enabled_plugins":["rabbitmq_management"]},{"name":"c","running":true,"enabled_plugins":["rabbitmq_management"]}]`,
+			[]string{"rabbitmq_management"}},
+		{"a plugin on every node but the first", `[{"name":"a","running":true,"enabled_plugins":["rabbitmq_management"]},` +
+			`{"name":"b","running":true,"enabled_plugins":["rabbitmq_management","rabbitmq_shovel"]}]`,
+			[]string{"rabbitmq_management"}},
+		{"a node down", `[{"name":"a","running":false,"enabled_plugins":[]},` +
+			`{"name":"b","running":true,"enabled_plugins":["rabbitmq_management","rabbitmq_shovel"]}]`,
+			[]string{"rabbitmq_management", "rabbitmq_shovel"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fakeAdmin(t, func(w http.ResponseWriter, r *http.Request) bool {
+				switch r.URL.Path {
+				case "/api/overview":
+					if r.URL.Query().Get("columns") != "exchange_types" {
+						return false
+					}
+					fmt.Fprint(w, `{"exchange_types":[{"name":"topic"}]}`)
+				case "/api/nodes":
+					fmt.Fprint(w, tc.nodes)
+				case "/api/deprecated-features", "/api/feature-flags":
+					fmt.Fprint(w, `[]`)
+				default:
+					return false
+				}
+				return true
+			})
+			f, err := c.ReadFacts(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(f.Plugins, tc.want) {
+				t.Errorf("plugins %v, want %v", f.Plugins, tc.want)
+			}
+		})
 	}
 }

@@ -23,8 +23,8 @@ type Facts struct {
 	// whether it is enabled; nil when unknown (a user who may not read
 	// them).
 	FeatureFlags map[string]bool
-	// Plugins are the plugins enabled on the node that answered (GET
-	// /api/nodes enabled_plugins), sorted; nil when unknown.
+	// Plugins are the plugins enabled on every node of the cluster that
+	// runs (GET /api/nodes enabled_plugins), sorted; nil when unknown.
 	Plugins []string
 }
 
