@@ -83,6 +83,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	e.noteRestoreLists(l.State(), l.records)
 	l.forgetRecords()
 	e.noteTransientQueues(p)
+	e.noteEmptyKeyTopicBindings(desired)
 	exactErr, err := e.readStakes(ctx, p, l, known)
 	if err != nil {
 		return nil, err

@@ -103,3 +103,26 @@ func (v Version) TopicPermissionsGoWithExchange() bool {
 	on, _ := v.FeatureFlag("khepri_db")
 	return on
 }
+
+// LeaksEmptyTopicKey: a binding with the empty key on a topic exchange
+// also takes every message published with an empty routing key to
+// another topic exchange. The topic binding index of 4.3.0 (feature flag
+// topic_binding_projection_v4) roots every exchange's trie at one node,
+// where the empty key's bindings sit; 4.3.1's (topic_binding_projection_v5)
+// roots each exchange's apart (rabbit_db_topic_exchange:match/3 at
+// v4.3.5; release notes of 4.3.1, rabbitmq-server#16271; measured on
+// 4.3.6 with v5 enabled: no leak). A broker that reports its feature
+// flags says which index it routes with: v4 enabled and v5 not. Where it
+// does not (or offline), 4.3.0 leaks (a new node enables v4, and v5 does
+// not exist) and every other version does not (4.3.1+ nodes enable v5;
+// before 4.3 the index is another one).
+func (v Version) LeaksEmptyTopicKey() bool {
+	if !v.AtLeast(4, 3) {
+		return false
+	}
+	if v4, known := v.FeatureFlag("topic_binding_projection_v4"); known {
+		v5, _ := v.FeatureFlag("topic_binding_projection_v5")
+		return v4 && !v5
+	}
+	return v.HasPatch && v.Major == 4 && v.Minor == 3 && v.Patch == 0
+}
