@@ -126,11 +126,20 @@ func (p *Pass) tiersCouldBackoff(name string, ts []tier) string {
 	if lo == hi {
 		sugar = fmt.Sprintf("backoff: {min: %s}", loader.FormatDuration(lo))
 	}
-	return fmt.Sprintf("quorum queue %q makes its retries wait in delay queues (%s). %s the broker can make them wait itself: retry: {%s, attempts: <tries before dead-lettering>} in place of delays. "+
+	// attempts sets the queue's x-delivery-limit: with a limit of its own,
+	// the attempts that keep it, in place of it (the loader refuses both
+	// when they differ).
+	attempts, inPlace := "attempts: <tries before dead-lettering>", "delays"
+	if q := p.Vhost.Queues[name]; q != nil {
+		if n, ok := q.Arguments.Int("x-delivery-limit"); ok && n >= 0 {
+			attempts, inPlace = fmt.Sprintf("attempts: %d", n+1), fmt.Sprintf("delays and of its delivery limit %d, which attempts sets (x-delivery-limit = attempts - 1)", n)
+		}
+	}
+	return fmt.Sprintf("quorum queue %q makes its retries wait in delay queues (%s). %s the broker can make them wait itself: retry: {%s, %s} in place of %s. "+
 		"It needs no delay queues to declare and watch, and the consumer rejects a failed message (basic.reject with requeue) instead of publishing it to a tier and acknowledging it. "+
 		"The trade-off: the wait grows linearly, min × the message's failed deliveries up to max (%s), not in the steps of the tiers; a message waits only when it comes back to this queue (with when: failed, on a basic.reject with requeue or its consumer gone, never on a basic.nack), inside the queue (messages_delayed); "+
 		"and quorum queues delay retries only once every node of the cluster runs 4.3. Keep the delays for exact steps, for consumers that nack, or while a node may run an older version",
-		name, queuesList(names), upperFirst(p.onVersion()), sugar, waitSteps(lo, hi, 3))
+		name, queuesList(names), upperFirst(p.onVersion()), sugar, attempts, inPlace, waitSteps(lo, hi, 3))
 }
 
 // backoffWithout explains retry.backoff on a version without delayed

@@ -53,6 +53,14 @@ func retryFormCases() []ruleCase {
 				"the wait grows linearly, min × the message's failed deliveries up to max (10s, 20s, 30s, … up to 10m), not in the steps of the tiers",
 				"never on a basic.nack", "once every node of the cluster runs 4.3",
 			}},
+		{name: "4.3: a quorum queue's delay tiers and its own delivery limit: the attempts that keep the limit, in its place", id: "MQ203",
+			build: fromYAML(dlx + `  jobs:
+    type: quorum
+    delivery_limit: 3
+    dead_letter: {exchange: jobs.dlx, queue: jobs.dlq}
+    retry: {delays: [10s, 1m]}
+`), opts: on("4.3"), fire: []string{"jobs"}, severity: Info,
+			contains: []string{`retry: {backoff: {min: 10s, max: 1m}, attempts: 4} in place of delays and of its delivery limit 3, which attempts sets (x-delivery-limit = attempts - 1)`}},
 		{name: "tiers written as plain queues are tiers too", id: "MQ203",
 			build: fromYAML(`queues:
   work: {type: quorum, dead_letter: {exchange: "", routing_key: work.dlq}}
