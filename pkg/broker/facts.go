@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -16,7 +17,7 @@ import (
 // /api/deprecated-features, whose "state" 4.3 gives and 4.0.5 leaves
 // out; 3.10 has no such endpoint), the exchange types it offers (GET
 // /api/overview), its feature flags (GET /api/feature-flags) and the
-// plugins enabled on every node that runs (GET /api/nodes). What the
+// plugins running on every node that runs (GET /api/nodes). What the
 // user may not read, or the version does not report, stays unknown: the
 // version's table judges it. From then on RabbitMQVersion carries them
 // (rmqversion.Version.WithFacts).
@@ -97,7 +98,7 @@ func (a *factAnswers) read(ctx context.Context, c *Client) error {
 		wg.Go(func() { a.errs[i] = c.do(ctx, reads[i], into[i]) })
 	}
 	wg.Go(func() {
-		a.nodes, a.errs[3] = c.listNodes(ctx, "name,running,enabled_plugins", "read the broker's plugins")
+		a.nodes, a.errs[3] = c.listNodes(ctx, "name,running,enabled_plugins,applications", "read the broker's plugins")
 	})
 	wg.Wait()
 	if a.errs[0] != nil {
@@ -141,11 +142,14 @@ func (a *factAnswers) facts() *rmqversion.Facts {
 	return f
 }
 
-// pluginsEverywhere are the plugins enabled on every node of nodes that
+// pluginsEverywhere are the plugins running on every node of nodes that
 // runs (a node that is down reports none): what the cluster can be
-// counted on for whichever node a request reaches. The first node listed
-// alone named a plugin enabled there only (and missed one enabled on
-// every node but that one). nil when no node runs.
+// counted on for whichever node a request reaches. A node's plugins are
+// the rabbitmq_* applications it runs (GET /api/nodes applications: those
+// enabled and those they depend on, such as rabbitmq_federation_common
+// from 4.2), or, where it does not list them, those enabled. The first
+// node listed alone named a plugin enabled there only (and missed one
+// enabled on every node but that one). nil when no node runs.
 func pluginsEverywhere(nodes []nodeJSON) []string {
 	var out []string
 	first := true
@@ -153,11 +157,20 @@ func pluginsEverywhere(nodes []nodeJSON) []string {
 		if !n.Running {
 			continue
 		}
+		plugins := n.EnabledPlugins
+		if len(n.Applications) > 0 {
+			plugins = nil
+			for _, a := range n.Applications {
+				if strings.HasPrefix(a.Name, "rabbitmq_") {
+					plugins = append(plugins, a.Name)
+				}
+			}
+		}
 		if first {
-			out, first = append([]string{}, n.EnabledPlugins...), false
+			out, first = append([]string{}, plugins...), false
 			continue
 		}
-		out = slices.DeleteFunc(out, func(p string) bool { return !slices.Contains(n.EnabledPlugins, p) })
+		out = slices.DeleteFunc(out, func(p string) bool { return !slices.Contains(plugins, p) })
 	}
 	return out
 }

@@ -34,6 +34,12 @@ func TestReadFacts(t *testing.T) {
 	if !slices.Contains(f.Plugins, "rabbitmq_management") || !slices.Contains(f.Plugins, "rabbitmq_shovel") {
 		t.Errorf("plugins %v, want those scripts/broker enables", f.Plugins)
 	}
+	// The plugins that run, not only those enabled: from 4.2 enabling
+	// rabbitmq_federation runs rabbitmq_federation_common, which holds
+	// federation's runtime parameters.
+	if got := slices.Contains(f.Plugins, "rabbitmq_federation_common"); got != v.AtLeast(4, 2) {
+		t.Errorf("RabbitMQ %s: rabbitmq_federation_common among the plugins %v: %v, want %v (a dependency of rabbitmq_federation from 4.2)", v, f.Plugins, got, v.AtLeast(4, 2))
+	}
 	if f.FeatureFlags == nil {
 		t.Error("feature flags unknown to an administrator")
 	}

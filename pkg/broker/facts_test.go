@@ -84,6 +84,11 @@ func TestReadFactsPluginsOfEveryNode(t *testing.T) {
 		{"a node down", `[{"name":"a","running":false,"enabled_plugins":[]},` +
 			`{"name":"b","running":true,"enabled_plugins":["rabbitmq_management","rabbitmq_shovel"]}]`,
 			[]string{"rabbitmq_management", "rabbitmq_shovel"}},
+		{"the applications that run: the plugins enabled and their dependencies", `[{"name":"a","running":true,"enabled_plugins":["rabbitmq_federation"],` +
+			`"applications":[{"name":"rabbit"},{"name":"rabbitmq_federation"},{"name":"rabbitmq_federation_common"},{"name":"rabbitmq_exchange_federation"}]}]`,
+			[]string{"rabbitmq_exchange_federation", "rabbitmq_federation", "rabbitmq_federation_common"}},
+		{"a plugin enabled on a node that does not run it", `[{"name":"a","running":true,"enabled_plugins":["rabbitmq_shovel"],"applications":[{"name":"rabbit"},{"name":"rabbitmq_management"}]}]`,
+			[]string{"rabbitmq_management"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := fakeAdmin(t, func(w http.ResponseWriter, r *http.Request) bool {

@@ -287,6 +287,9 @@ type nodeJSON struct {
 	Name           string   `json:"name"`
 	Running        bool     `json:"running"`
 	EnabledPlugins []string `json:"enabled_plugins"`
+	Applications   []struct {
+		Name string `json:"name"`
+	} `json:"applications"`
 }
 
 // listNodes is every listing of the cluster's nodes (GET /api/nodes) with

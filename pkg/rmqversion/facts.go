@@ -23,8 +23,9 @@ type Facts struct {
 	// whether it is enabled; nil when unknown (a user who may not read
 	// them).
 	FeatureFlags map[string]bool
-	// Plugins are the plugins enabled on every node of the cluster that
-	// runs (GET /api/nodes enabled_plugins), sorted; nil when unknown.
+	// Plugins are the plugins running on every node of the cluster that
+	// runs (GET /api/nodes: its rabbitmq_* applications, else its
+	// enabled_plugins), sorted; nil when unknown.
 	Plugins []string
 }
 
@@ -63,6 +64,15 @@ func (v Version) OffersExchangeType(typ string) (offered, known bool) {
 		return true, false
 	}
 	return slices.Contains(v.facts.ExchangeTypes, typ), true
+}
+
+// RunsPlugin reports whether the broker runs plugin name on every node,
+// when it says (known): only a live broker tells.
+func (v Version) RunsPlugin(name string) (runs, known bool) {
+	if v.facts == nil || v.facts.Plugins == nil {
+		return false, false
+	}
+	return slices.Contains(v.facts.Plugins, name), true
 }
 
 // FeatureFlag reports whether the broker has feature flag name enabled,

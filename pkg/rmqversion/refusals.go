@@ -297,10 +297,57 @@ func (v Version) Check(t *topology.Topology) error {
 				out = v.checkPolicy(out, vn, k, fmt.Sprintf("%s %q", k.Label(), pn), ps[pn])
 			}
 		}
+		out = v.checkPlugins(out, vn, vh)
 		out = v.checkSettings(out, vn, vh)
 		out = v.checkPatterns(out, vn, vh)
 	}
 	return refusals(v, out)
+}
+
+// runtimeParameterPlugins are, for each kind that is a plugin's runtime
+// parameter, the plugins that register its component (the broker refuses
+// the parameter with HTTP 400 "component … not found" on a node where
+// none runs): the shovel plugin; federation's, whose parameters
+// rabbitmq_federation registers before 4.2 and rabbitmq_federation_common
+// from 4.2 (rabbit_federation_parameters at v4.0.5 and v4.3.5).
+var runtimeParameterPlugins = []struct {
+	kind      kind.Kind
+	component string
+	plugins   []string
+}{
+	{kind.Shovel, "shovel", []string{"rabbitmq_shovel"}},
+	{kind.FederationUpstream, "federation-upstream", []string{"rabbitmq_federation_common", "rabbitmq_federation"}},
+	{kind.FederationUpstreamSet, "federation-upstream-set", []string{"rabbitmq_federation_common", "rabbitmq_federation"}},
+}
+
+// checkPlugins appends to out vhost vn's shovels and federation objects
+// where the broker reports the plugins it runs on every node and the one
+// their component needs is not among them: a node without it refuses
+// them, once the changes before them were made. Offline, and where the
+// broker does not say (a user without the monitoring tag), the broker
+// itself judges.
+func (v Version) checkPlugins(out []Refusal, vn string, vh *topology.Vhost) []Refusal {
+	for _, rp := range runtimeParameterPlugins {
+		names := vh.Items.Names(rp.kind)
+		if len(names) == 0 {
+			continue
+		}
+		runs, known := false, false
+		for _, p := range rp.plugins {
+			r, k := v.RunsPlugin(p)
+			runs, known = runs || r, k
+		}
+		if !known || runs {
+			continue
+		}
+		for _, name := range names {
+			it := vh.Items.Get(rp.kind, name)
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("%s %q", rp.kind.Label(), name), Key: "plugin " + rp.plugins[len(rp.plugins)-1], Pos: it.Pos,
+				Reason: fmt.Sprintf("this broker does not run it on every node, and a node without it refuses the %s (HTTP 400 \"component %s not found\")", rp.kind.Label(), rp.component),
+				Fix:    fmt.Sprintf("enable it on every node (rabbitmq-plugins enable %s), or remove the %s from the file", rp.plugins[len(rp.plugins)-1], rp.kind.Label())})
+		}
+	}
+	return out
 }
 
 // checkQueues appends to out what v refuses of vhost vn's queues: an
