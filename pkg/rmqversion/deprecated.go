@@ -1,5 +1,7 @@
 package rmqversion
 
+import "fmt"
+
 // Deprecated queue arguments (and the policy keys that stand for them):
 // what a version still accepts but ignores or warns about, and from which
 // version it refuses them.
@@ -44,6 +46,16 @@ func (v Version) RefusesQueueMasterLocator() bool {
 		return denied
 	}
 	return v.AtLeast(4, 3)
+}
+
+// queueMasterLocatorDenier says who denies queue_master_locator: the
+// broker, where it reports the feature's state (its configuration may deny
+// it on a version that permits it by default), else the version's default.
+func (v Version) queueMasterLocatorDenier() string {
+	if _, known := v.denied("queue_master_locator"); known {
+		return "this broker denies the deprecated feature queue_master_locator (GET /api/deprecated-features)"
+	}
+	return fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default", v.Line())
 }
 
 // ClassicQueueV1: classic queues may use version 1 storage (x-queue-version

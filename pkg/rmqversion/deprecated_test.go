@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 )
 
@@ -115,5 +116,51 @@ func TestTopicPermissionsGoWithExchange(t *testing.T) {
 		if got := v.TopicPermissionsGoWithExchange(); got != tt.want {
 			t.Errorf("%s with feature flags %v: %v, want %v", tt.version, tt.flags, got, tt.want)
 		}
+	}
+}
+
+// Where the broker reports the state of queue_master_locator, its word
+// decides and the refusal says it is the broker's: a 4.0 configured to
+// deny the feature (deprecated_features.permit.queue_master_locator =
+// false) refuses the argument and the policy key, which 4.0 permits by
+// default; it said "RabbitMQ 4.0 denies it by default". A 4.3 that
+// permits it refuses neither.
+func TestQueueMasterLocatorFromTheBroker(t *testing.T) {
+	const file = `version: 1
+vhosts:
+  v:
+    queues:
+      q: { arguments: { x-queue-master-locator: min-masters } }
+    policies:
+      p: { pattern: "^q$", apply_to: queues, definition: { queue-master-locator: min-masters } }
+`
+	top, err := loader.LoadBytes("topology.yaml", []byte(file), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(v rmqversion.Version) string {
+		if err := v.Check(top); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	denied := rmqversion.MustParse("4.0.5").WithFacts(&rmqversion.Facts{Denied: map[string]bool{"queue_master_locator": true}})
+	msg := check(denied)
+	for _, want := range []string{
+		`queue "q" in vhost "v": x-queue-master-locator: this broker denies the deprecated feature queue_master_locator (GET /api/deprecated-features)`,
+		`policy "p" in vhost "v": queue-master-locator: this broker denies the deprecated feature queue_master_locator (GET /api/deprecated-features)`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("4.0.5 denying the feature: Check lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "by default") {
+		t.Errorf("4.0.5 denying the feature by configuration: Check says it is the default:\n%s", msg)
+	}
+	if msg := check(rmqversion.MustParse("4.3.6")); !strings.Contains(msg, "RabbitMQ 4.3 denies the deprecated feature queue_master_locator by default") {
+		t.Errorf("4.3.6 offline: Check does not give the default:\n%s", msg)
+	}
+	if msg := check(rmqversion.MustParse("4.3.6").WithFacts(&rmqversion.Facts{Denied: map[string]bool{"queue_master_locator": false}})); strings.Contains(msg, "queue_master_locator") {
+		t.Errorf("4.3.6 permitting the feature: Check refuses it:\n%s", msg)
 	}
 }

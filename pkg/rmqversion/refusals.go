@@ -519,7 +519,7 @@ func (v Version) checkPolicy(out []Refusal, vn string, k kind.Kind, obj string, 
 	}
 	if _, ok := p.Definition["queue-master-locator"]; ok && v.RefusesQueueMasterLocator() {
 		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.PosOf("queue-master-locator"), ObjectPos: p.Pos,
-			Reason: fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"use of deprecated queue-master-locator argument is not permitted\")", v.Line()),
+			Reason: v.queueMasterLocatorDenier() + ` (HTTP 400 "use of deprecated queue-master-locator argument is not permitted")`,
 			Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
 	}
 	for _, key := range sortedKeys(p.Definition) {
@@ -653,7 +653,7 @@ func exchangeTypeFix(typ string) string {
 func queueArgReason(v Version, typ, arg string) string {
 	switch {
 	case typ == topology.QueueClassic && arg == "x-queue-master-locator":
-		return fmt.Sprintf("RabbitMQ %s denies the deprecated feature queue_master_locator by default (HTTP 400 \"Feature `queue_master_locator` is deprecated\")", v.Line())
+		return v.queueMasterLocatorDenier() + " (HTTP 400 \"Feature `queue_master_locator` is deprecated\")"
 	case slices.Contains(quorumArgs43, arg):
 		return fmt.Sprintf("RabbitMQ %s takes it on quorum queues only, and refuses it on a %s queue (HTTP 400 invalid arg)", v.Line(), typ)
 	}
