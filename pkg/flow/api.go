@@ -220,10 +220,14 @@ type DeadLetter struct {
 	// full.
 	NewQueue bool     `json:"new_queue,omitempty"`
 	From     []string `json:"from,omitempty"`
-	// Sooner says the dead letters go where they went, dropped, but the
-	// queue now drops more of them, or sooner: a lower length limit, a
-	// shorter message TTL, a lower delivery limit (Cause says which), with
-	// no dead-letter exchange on either side. Loses is then true.
+	// Sooner says the dead letters go where they went, but the queue now
+	// dead-letters (or drops) more of them, or sooner: a lower length
+	// limit, a shorter message TTL, a lower delivery limit (Cause says
+	// which). Without a dead-letter exchange they are dropped on both
+	// sides, and Loses is true; with one, more of them reach its queues
+	// (Before and After merge the classes of keys it tells apart), and
+	// Loses is true only where it drops some of them. A delay tier's
+	// shorter message TTL is not reported so: it is the tier's delay.
 	Sooner bool `json:"sooner,omitempty"`
 }
 

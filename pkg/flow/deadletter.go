@@ -69,12 +69,14 @@ func (c *vhostCompare) findDeadLetterChanges() {
 // dlUnchanged reports whether every dead letter of queue q (declared as
 // qb before and qa after) goes where it went: same settings (at-least-once
 // dead-lettering included), the same messages dead-lettered when full
-// (the oldest, or the new ones it refuses: DeadLetterEnd.Refused), and a
-// dead-letter exchange that routes the dead letters alike.
+// (the oldest, or the new ones it refuses: DeadLetterEnd.Refused), no
+// tighter limit (side.tighter: with a dead-letter exchange or without,
+// more of them go, or sooner), and a dead-letter exchange that routes the
+// dead letters alike.
 func (c *vhostCompare) dlUnchanged(q string, qb, qa *topology.Queue) bool {
 	d := c.b.setup(q)
 	if !c.queueSame(qb, qa) && (d != c.a.setup(q) || !slices.Equal(c.b.sim.Reasons(q), c.a.sim.Reasons(q)) || c.b.sim.DropsHead(q) != c.a.sim.DropsHead(q) ||
-		(!d.configured && slices.ContainsFunc(c.a.sim.Reasons(q), func(r route.Reason) bool { return c.a.tighter(c.b, q, r) != "" }))) {
+		slices.ContainsFunc(c.a.sim.Reasons(q), func(r route.Reason) bool { return c.a.tighter(c.b, q, r) != "" })) {
 		return false
 	}
 	if !d.configured {
@@ -112,32 +114,75 @@ func (c *vhostCompare) deadLetters() {
 			}
 			c.deadLetter(q, r, tier && r == route.Expired, slices.Contains(rb, r), slices.Contains(ra, r), perMessage && r == route.Expired)
 		}
-		c.sooner(q, rb, ra, n)
+		c.sooner(q, rb, ra, n, tier)
 	}
 }
 
 // sooner adds, for queue q (its reasons rb before and ra after), the
-// dead letters dropped on both sides that it now drops more of, or
-// sooner (DeadLetter.Sooner), where no change of theirs was reported
-// (those from n on in c.d.DeadLetters). Before, the flows compared where
-// dead letters go alone, and said no message went anywhere else where a
-// queue without a dead-letter exchange now dropped after 1s what it kept
-// an hour.
-func (c *vhostCompare) sooner(q string, rb, ra []route.Reason, n int) {
+// dead letters that go where they went, but that it now dead-letters (or
+// drops) more of, or sooner (DeadLetter.Sooner), where no change of
+// theirs was reported (those from n on in c.d.DeadLetters). Without a
+// dead-letter exchange they are lost; with one, more of them reach its
+// queues, and only those it drops are lost. A delay tier's expired
+// messages are not: its message TTL is its delay (DelayTier.DelayMS), and
+// where they return is the tier's own flow. Before, the flows compared
+// where dead letters go alone, and said no message went anywhere else
+// where a queue now dropped after 1s what it kept an hour, or sent its
+// messages to its dead-letter queue after 1s where it kept them an hour.
+func (c *vhostCompare) sooner(q string, rb, ra []route.Reason, n int, tier bool) {
 	for _, r := range ra {
-		if !slices.Contains(rb, r) || slices.ContainsFunc(c.d.DeadLetters[n:], func(dl DeadLetter) bool { return dl.Reason == r }) {
+		if !slices.Contains(rb, r) || (tier && r == route.Expired) || slices.ContainsFunc(c.d.DeadLetters[n:], func(dl DeadLetter) bool { return dl.Reason == r }) {
 			continue
 		}
 		why := c.a.tighter(c.b, q, r)
 		if why == "" {
 			continue
 		}
-		eb, ea := c.b.end(q, r, route.Message{Class: true, Many: true}), c.a.end(q, r, route.Message{Class: true, Many: true})
-		if eb.Configured || ea.Configured || !eb.Dropped || !ea.Dropped {
-			continue // a dead-letter exchange: where they go is its own flow
+		// Where the dead letters keep their key, each class of keys the
+		// dead-letter exchange tells apart goes its own way: the ends
+		// merge them, and those of any class it drops are lost.
+		classes, needK, kind := c.deadLetterClasses(q, r, true, true, false)
+		var eb, ea, dropped *DeadLetterEnd
+		for _, cl := range classes {
+			m := deadLetterMessage(cl, needK, kind)
+			b, a := c.b.end(q, r, m), c.a.end(q, r, m)
+			eb, ea = mergeEnds(eb, b), mergeEnds(ea, a)
+			if a.Dropped && dropped == nil {
+				dropped = a
+			}
 		}
-		c.d.DeadLetters = append(c.d.DeadLetters, DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, Before: eb, After: ea, Loses: true, Sooner: true, Cause: why + "; " + ea.Why})
+		dl := DeadLetter{Vhost: c.vhost, Queue: q, Reason: r, Before: eb, After: ea, Sooner: true, Cause: why}
+		switch {
+		case dropped != nil && ea.Dropped:
+			dl.Loses, dl.Cause = true, why+"; "+dropped.Why
+		case dropped != nil:
+			dl.Loses, dl.Cause = true, why+"; some of them are dropped: "+dropped.Why
+		}
+		c.d.DeadLetters = append(c.d.DeadLetters, dl)
 	}
+}
+
+// mergeEnds returns where the dead letters of two classes go, a and b
+// (a nil: b alone): the queues either reaches, dropped where neither
+// reaches one. Where they keep the message's key, the key is none of
+// theirs.
+func mergeEnds(a, b *DeadLetterEnd) *DeadLetterEnd {
+	if a == nil {
+		e := *b
+		if e.KeyFromMessage {
+			e.RoutingKey = ""
+		}
+		return &e
+	}
+	a.Queues = mergeSorted(a.Queues, b.Queues)
+	if len(b.Splits) > 0 && !sameSplits(a.Splits, b.Splits) {
+		a.Splits = append(a.Splits, b.Splits...)
+	}
+	a.Held = a.Held || b.Held
+	if len(a.Queues) > 0 {
+		a.Dropped, a.Held, a.Why = false, false, ""
+	}
+	return a
 }
 
 // tighter says, for reason r of queue q, what makes it dead-letter (or

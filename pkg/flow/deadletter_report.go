@@ -17,14 +17,49 @@ import (
 // the queue dead-letters for r on each side; perMessage that r is expired
 // and only messages published with a TTL expire (DeadLetter.PerMessageTTL).
 func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA, perMessage bool) {
+	classes, needK, kind := c.deadLetterClasses(q, r, inB, inA, true)
+	for _, cl := range classes {
+		m := deadLetterMessage(cl, needK, kind)
+		var eb, ea *DeadLetterEnd
+		if inB {
+			eb = c.b.end(q, r, m)
+		}
+		if inA {
+			ea = c.a.end(q, r, m)
+		}
+		if sameEnd(eb, ea) {
+			continue
+		}
+		var class *Class
+		if needK || cl.byHeaders {
+			class = &Class{Kind: kind, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches, Keyed: needK && telling(kind) != "key", ByHeaders: cl.byHeaders}
+		}
+		c.report(q, r, tier, perMessage, class, eb, ea)
+	}
+}
+
+// deadLetterMessage is the message that stands for class cl of dead
+// letters: without classes of keys (needK false), the one class is of
+// every key. kind is the dead-letter exchange's.
+func deadLetterMessage(cl msgClass, needK bool, kind string) route.Message {
+	return route.Message{RoutingKey: cl.key, Headers: cl.headers, Class: !needK || !oneKey(kind, cl.matches), Many: true}
+}
+
+// deadLetterClasses returns the classes of queue q's dead letters for
+// reason r that the dead-letter exchanges of both sides tell apart (inB,
+// inA: whether q dead-letters for r on each side), whether they are
+// classes of keys (needK), and the kind of the dead-letter exchange.
+// prune leaves out the classes that go where they went for certain (only
+// those matching a changed binding can go elsewhere).
+func (c *vhostCompare) deadLetterClasses(q string, r route.Reason, inB, inA, prune bool) (classes []msgClass, needK bool, kind string) {
 	sb, sa := c.b.setup(q), c.a.setup(q)
 	f := c.flow(startIf(inB, c.b.startOf(sb)), startIf(inA, c.a.startOf(sa)))
-	needK := f.keyRouted && ((inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom))
+	needK = f.keyRouted && ((inB && sb.configured && sb.keyFrom) || (inA && sa.configured && sa.keyFrom))
 	// Only the classes that match a changed binding can go elsewhere when
 	// the dead letters keep their key (or their key stays) and are held
 	// (or not) alike; else every class can, the unroutable ones too.
-	sameKeys := inB && inA && sb.keyFrom == sa.keyFrom && (sb.keyFrom || sb.rk == sa.rk) && sb.holds == sa.holds
-	classes := []msgClass{{}}
+	sameKeys := prune && inB && inA && sb.keyFrom == sa.keyFrom && (sb.keyFrom || sb.rk == sa.rk) && sb.holds == sa.holds
+	classes = []msgClass{{}}
 	if needK || f.headers {
 		req := classRequest{keys: needK, pruneKeys: sameKeys && f.keysOnly, pruneHeaders: sameKeys && f.headersOnly,
 			skip: deathSkip, context: c.deathContext(q, r), memo: "dead-letter"}
@@ -49,26 +84,7 @@ func (c *vhostCompare) deadLetter(q string, r route.Reason, tier, inB, inA, perM
 	if f.startA == noExchange {
 		dlxSide = c.b
 	}
-	kind := dlxSide.kind(c.dlxName(f))
-	for _, cl := range classes {
-		// Without classes of keys, the one class is of every key.
-		m := route.Message{RoutingKey: cl.key, Headers: cl.headers, Class: !needK || !oneKey(kind, cl.matches), Many: true}
-		var eb, ea *DeadLetterEnd
-		if inB {
-			eb = c.b.end(q, r, m)
-		}
-		if inA {
-			ea = c.a.end(q, r, m)
-		}
-		if sameEnd(eb, ea) {
-			continue
-		}
-		var class *Class
-		if needK || cl.byHeaders {
-			class = &Class{Kind: kind, RoutingKey: cl.key, Headers: cl.headers, Matches: cl.matches, Keyed: needK && telling(kind) != "key", ByHeaders: cl.byHeaders}
-		}
-		c.report(q, r, tier, perMessage, class, eb, ea)
-	}
+	return classes, needK, dlxSide.kind(c.dlxName(f))
 }
 
 // inboundGates returns the keys by which messages reach queue q on

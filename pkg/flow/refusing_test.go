@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/rmqversion"
@@ -210,30 +211,60 @@ func TestOverflowMoves(t *testing.T) {
 	}
 }
 
-// TestSooner: a queue without a dead-letter exchange whose length limit
-// is lowered, message TTL shortened or delivery limit lowered drops more
-// messages, or sooner; the flows compared where its dead letters go
-// alone (dropped on both sides) and said no message went anywhere else.
+// TestSooner: a queue whose length limit is lowered, message TTL
+// shortened or delivery limit lowered dead-letters (or drops) more
+// messages, or sooner. Without a dead-letter exchange they are lost; the
+// flows compared where its dead letters go alone (dropped on both sides)
+// and said no message went anywhere else. With one, more of them reach
+// its queues (a move, not a loss, unless it drops some): the flows said
+// nothing of it.
 func TestSooner(t *testing.T) {
+	dlx := func(args topology.Args) topology.Args {
+		args["x-dead-letter-exchange"] = ""
+		args["x-dead-letter-routing-key"] = "dlq"
+		return args
+	}
 	tests := []struct {
 		name          string
 		before, after *topology.Topology
 		reason        Reason
 		cause         string // "": no Sooner dead letter
+		loses         bool
+		afterQueues   []string // the queues the dead letters reach after
 	}{
 		{name: "a lower length limit", before: topo(queue("q", topology.Args{"x-max-length": 10})), after: topo(queue("q", topology.Args{"x-max-length": 2})),
-			reason: "maxlen", cause: "its length limit is now 2 messages (was 10 messages): once full it drops its oldest messages (overflow drop-head); no dead-letter exchange"},
+			reason: "maxlen", loses: true, cause: "its length limit is now 2 messages (was 10 messages): once full it drops its oldest messages (overflow drop-head); no dead-letter exchange"},
 		{name: "a shorter TTL", before: topo(queue("q", topology.Args{"x-message-ttl": 3600000})), after: topo(queue("q", topology.Args{"x-message-ttl": 1000})),
-			reason: "expired", cause: "its messages now expire after 1s (was 1h; x-message-ttl); no dead-letter exchange"},
+			reason: "expired", loses: true, cause: "its messages now expire after 1s (was 1h; x-message-ttl); no dead-letter exchange"},
 		{name: "a shorter TTL by policy", before: topo(queue("q", nil), policy("ttl", "^q$", "queues", topology.Args{"message-ttl": 3600000})),
 			after:  topo(queue("q", nil), policy("ttl", "^q$", "queues", topology.Args{"message-ttl": 1000})),
-			reason: "expired", cause: "its messages now expire after 1s (was 1h; policy \"ttl\"'s message-ttl); no dead-letter exchange"},
+			reason: "expired", loses: true, cause: "its messages now expire after 1s (was 1h; policy \"ttl\"'s message-ttl); no dead-letter exchange"},
 		{name: "a lower delivery limit", before: topo(quorum("q", topology.Args{"x-delivery-limit": 10})), after: topo(quorum("q", topology.Args{"x-delivery-limit": 1})),
-			reason: "delivery_limit", cause: "its delivery limit is now 1 (was 10); no dead-letter exchange"},
+			reason: "delivery_limit", loses: true, cause: "its delivery limit is now 1 (was 10); no dead-letter exchange"},
 		{name: "a longer TTL", before: topo(queue("q", topology.Args{"x-message-ttl": 1000})), after: topo(queue("q", topology.Args{"x-message-ttl": 3600000}))},
-		{name: "with a dead-letter exchange, they go where they went",
-			before: topo(queue("dlq", nil), queue("q", topology.Args{"x-message-ttl": 3600000, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"})),
-			after:  topo(queue("dlq", nil), queue("q", topology.Args{"x-message-ttl": 1000, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dlq"}))},
+		{name: "with a dead-letter exchange, a shorter TTL sends more of them to it, or sooner",
+			before: topo(exchange("in", "direct", nil), bind("in", "q", "k"), queue("dlq", nil), queue("q", dlx(topology.Args{"x-message-ttl": 3600000}))),
+			after:  topo(exchange("in", "direct", nil), bind("in", "q", "k"), queue("dlq", nil), queue("q", dlx(topology.Args{"x-message-ttl": 1000}))),
+			reason: "expired", cause: "its messages now expire after 1s (was 1h; x-message-ttl)", afterQueues: []string{"dlq"}},
+		{name: "with a dead-letter exchange, a lower length limit by policy",
+			before: topo(queue("dlq", nil), queue("q", dlx(topology.Args{})), policy("cap", "^q$", "queues", topology.Args{"max-length": 100})),
+			after:  topo(queue("dlq", nil), queue("q", dlx(topology.Args{})), policy("cap", "^q$", "queues", topology.Args{"max-length": 5})),
+			reason: "maxlen", cause: "its length limit is now 5 messages (was 100 messages): once full it drops its oldest messages (overflow drop-head)", afterQueues: []string{"dlq"}},
+		{name: "with a dead-letter exchange, a lower delivery limit",
+			before: topo(queue("dlq", nil), quorum("q", dlx(topology.Args{"x-delivery-limit": 10}))),
+			after:  topo(queue("dlq", nil), quorum("q", dlx(topology.Args{"x-delivery-limit": 2}))),
+			reason: "delivery_limit", cause: "its delivery limit is now 2 (was 10)", afterQueues: []string{"dlq"}},
+		{name: "with a dead-letter exchange that drops the dead letters of some keys",
+			before: topo(exchange("in", "topic", nil), bind("in", "q", "#"), exchange("dlx", "topic", nil), bind("dlx", "dlq", "a.#"), queue("dlq", nil), queue("q", topology.Args{"x-max-length": 100, "x-dead-letter-exchange": "dlx"})),
+			after:  topo(exchange("in", "topic", nil), bind("in", "q", "#"), exchange("dlx", "topic", nil), bind("dlx", "dlq", "a.#"), queue("dlq", nil), queue("q", topology.Args{"x-max-length": 5, "x-dead-letter-exchange": "dlx"})),
+			reason: "maxlen", loses: true, afterQueues: []string{"dlq"},
+			cause: "its length limit is now 5 messages (was 100 messages): once full it drops its oldest messages (overflow drop-head); some of them are dropped: DLX \"dlx\" has no binding for \"\""},
+		{name: "with a dead-letter exchange, a longer TTL",
+			before: topo(queue("dlq", nil), queue("q", dlx(topology.Args{"x-message-ttl": 1000}))),
+			after:  topo(queue("dlq", nil), queue("q", dlx(topology.Args{"x-message-ttl": 3600000})))},
+		{name: "a delay tier's shorter delay is its own: where its messages return is unchanged",
+			before: topo(queue("dlq", nil), queue("q", dlx(topology.Args{"x-message-ttl": 3600000}))),
+			after:  topo(queue("dlq", nil), queue("q", dlx(topology.Args{"x-message-ttl": 1000})))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -245,13 +276,23 @@ func TestSooner(t *testing.T) {
 				}
 			}
 			if tc.cause == "" {
-				if len(got) != 0 {
-					t.Fatalf("sooner: %s, want none", show(t, got))
+				if len(got) != 0 || !d.Empty() {
+					t.Fatalf("sooner: %s, want no flow change: %s", show(t, got), show(t, d))
 				}
 				return
 			}
-			if len(got) != 1 || got[0].Reason != tc.reason || got[0].Cause != tc.cause || !got[0].Loses || !d.LosesMessages() {
-				t.Errorf("sooner: %s\nwant reason %s, cause %q, losing", show(t, got), tc.reason, tc.cause)
+			if len(got) != 1 || got[0].Reason != tc.reason || got[0].Cause != tc.cause || got[0].Loses != tc.loses || d.LosesMessages() != tc.loses {
+				t.Fatalf("sooner: %s\nwant reason %s, cause %q, losing %v", show(t, got), tc.reason, tc.cause, tc.loses)
+			}
+			if after := got[0].After.Queues; !slices.Equal(after, tc.afterQueues) {
+				t.Errorf("after: reaches %v, want %v", after, tc.afterQueues)
+			}
+			var text strings.Builder
+			if err := WriteText(&text, d, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), "more of them, or sooner") || !strings.Contains(text.String(), tc.cause) {
+				t.Errorf("text does not say more of them, or sooner, with the cause:\n%s", text.String())
 			}
 		})
 	}

@@ -140,8 +140,8 @@ type FlowDead struct {
 	LosesMessages bool       `json:"loses_messages"`
 	Cause         string     `json:"cause,omitempty"`
 	// NewQueue: the queue is declared after the change only; From: the
-	// queues what reaches it reached before; Sooner: dropped on both
-	// sides, more of them or sooner after (flow.DeadLetter).
+	// queues what reaches it reached before; Sooner: they go where they
+	// went, more of them or sooner after (flow.DeadLetter).
 	NewQueue bool     `json:"new_queue,omitempty"`
 	From     []string `json:"from,omitempty"`
 	Sooner   bool     `json:"sooner,omitempty"`
