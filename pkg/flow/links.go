@@ -253,15 +253,49 @@ func (c *vhostCompare) upstreamLink(name string, ib, ia *topology.Item, here *He
 	}
 	switch {
 	case sa == nil:
-		l.Effect = fmt.Sprintf("%s no longer receive messages from %s; what the upstream holds for the link stays there", users, b)
-		l.Unknown = "what the upstream broker holds for the link, and for how long, is not known offline"
+		l.Effect = fmt.Sprintf("%s no longer receive messages from %s", users, b)
+		l.Unknown = upstreamLeft(&l.Effect, c.b.federatedFrom(name), sb, "the upstream")
 	case sb == nil:
 		l.Effect = fmt.Sprintf("%s now receive messages from %s", users, a)
 	default:
-		l.Effect = fmt.Sprintf("%s now receive messages from %s instead of %s; what the old upstream holds for the link stays there", users, a, b)
-		l.Unknown = "what the old upstream broker holds for the link, and for how long, is not known offline"
+		l.Effect = fmt.Sprintf("%s now receive messages from %s instead of %s", users, a, b)
+		l.Unknown = upstreamLeft(&l.Effect, c.b.federatedFrom(name), sb, "the old upstream")
 	}
 	return l
+}
+
+// upstreamLeft adds to effect what becomes, on upstream (settings s),
+// of what it holds for the links that federated objs from it
+// (federatedFrom's `exchange "x"`, `queue "q"`), now gone, and returns
+// what mqctl cannot tell of it offline ("" for nothing). An exchange's
+// link consumes from a queue it declared on the upstream ("federation: x
+// -> node:vhost:x"), bound to the upstream exchange: the link deletes it
+// when it stops, with the messages it holds not yet federated, unless the
+// upstream's resource-cleanup-mode is never, which keeps it, still bound
+// and filling (rabbit_federation_exchange_link terminate; measured on
+// RabbitMQ 4.3.6, 4.0.5 and 3.10.8, TestFederationLinkGoneAgainstBroker).
+// A queue's link consumes from the upstream's own queue of its name,
+// which keeps its messages.
+func upstreamLeft(effect *string, objs []string, s map[string]any, upstream string) string {
+	var exchanges, queues bool
+	for _, o := range objs {
+		exchanges = exchanges || strings.HasPrefix(o, "exchange ")
+		queues = queues || strings.HasPrefix(o, "queue ")
+	}
+	var unknown string
+	if exchanges {
+		if s["resource-cleanup-mode"] == "never" {
+			*effect += fmt.Sprintf("; the queue each exchange's link consumed from on %s stays there (resource-cleanup-mode never), still bound to the upstream exchange: it keeps taking its messages until it is deleted", upstream)
+			unknown = fmt.Sprintf("how much those queues on %s hold, and for how long, is not known offline", upstream)
+		} else {
+			*effect += fmt.Sprintf("; the queue each exchange's link consumed from on %s (\"federation: …\") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it)", upstream)
+			unknown = fmt.Sprintf("what those queues on %s hold when the link goes is not known offline", upstream)
+		}
+	}
+	if queues {
+		*effect += fmt.Sprintf("; each federated queue's namesake on %s keeps what it holds", upstream)
+	}
+	return unknown
 }
 
 // federatedBy names the policies of the after side (else the before
@@ -341,9 +375,10 @@ func (c *vhostCompare) membershipLink(name, at string) *Link {
 	l := &Link{Vhost: c.vhost, Kind: "federation_upstream", Name: name, Before: to(fb), After: to(fa)}
 	var effects []string
 	if len(lost) > 0 {
-		effects = append(effects, fmt.Sprintf("%s no longer %s messages from %s (%s); what the upstream holds for the link stays there",
-			strings.Join(lost, ", "), plural2("receives", "receive", len(lost)), at, c.b.federationPolicies(lost)))
-		l.Unknown = "what the upstream broker holds for the link, and for how long, is not known offline"
+		effect := fmt.Sprintf("%s no longer %s messages from %s (%s)",
+			strings.Join(lost, ", "), plural2("receives", "receive", len(lost)), at, c.b.federationPolicies(lost))
+		l.Unknown = upstreamLeft(&effect, lost, settingsOf(c.b.v.Items.Get(kind.FederationUpstream, name)), "the upstream")
+		effects = append(effects, effect)
 	}
 	if len(gained) > 0 {
 		effects = append(effects, fmt.Sprintf("%s now %s messages from %s (%s)", strings.Join(gained, ", "), plural2("receives", "receive", len(gained)), at, c.a.federationPolicies(gained)))

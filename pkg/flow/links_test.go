@@ -24,6 +24,9 @@ func upstream(name string, s topology.Args) obj {
 // TestShovelLinksAgainstBroker (plan_flows_shovel_link.txtar) checks on
 // the brokers that the messages pile up, and go to the new destination.
 func TestLinks(t *testing.T) {
+	gone := func(upstream string) string {
+		return "the queue each exchange's link consumed from on " + upstream + ` ("federation: …") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it)`
+	}
 	local := func(dest string) topology.Args {
 		return topology.Args{"src-uri": "amqp:///%2F", "src-queue": "in", "dest-uri": "amqp:///%2F", "dest-queue": dest}
 	}
@@ -68,11 +71,31 @@ func TestLinks(t *testing.T) {
 			before: topo(upstream("up", topology.Args{"uri": "amqp://origin"})), after: topo(upstream("up", topology.Args{"uri": "amqp://origin2"}))},
 		{name: "unchanged", before: with(queue("in", nil), shovel("s", local("q"))), after: with(queue("in", nil), shovel("s", local("q")))},
 		{name: "an upstream's URI changed",
-			before: topo(upstream("up", topology.Args{"uri": "amqp://u:pw@origin:5672/%2F"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream-set": "all"})),
-			after:  topo(upstream("up", topology.Args{"uri": "amqp://u:pw@origin2:5672/%2F"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream-set": "all"})),
+			before: topo(exchange("fed.x", "topic", nil), upstream("up", topology.Args{"uri": "amqp://u:pw@origin:5672/%2F"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream-set": "all"})),
+			after:  topo(exchange("fed.x", "topic", nil), upstream("up", topology.Args{"uri": "amqp://u:pw@origin2:5672/%2F"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream-set": "all"})),
 			want: []Link{{Vhost: "/", Kind: "federation_upstream", Name: "up", Before: `vhost "/" on origin:5672`, After: `vhost "/" on origin2:5672`,
-				Effect:  `the exchanges and queues federated through it (policy "fed") now receive messages from vhost "/" on origin2:5672 instead of vhost "/" on origin:5672; what the old upstream holds for the link stays there`,
-				Unknown: "what the old upstream broker holds for the link, and for how long, is not known offline"}}},
+				Effect:  `the exchanges and queues federated through it (policy "fed") now receive messages from vhost "/" on origin2:5672 instead of vhost "/" on origin:5672; ` + gone("the old upstream"),
+				Unknown: "what those queues on the old upstream hold when the link goes is not known offline"}}},
+		// The upstream's federation queue of an exchange's link goes with
+		// the link (TestFederationLinkGoneAgainstBroker); before, the
+		// flows said it stayed there.
+		{name: "an upstream removed: its exchanges' links' queues go with it",
+			before: topo(exchange("fed.x", "topic", nil), upstream("up", topology.Args{"uri": "amqp://origin/v"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream": "up"})),
+			after:  topo(exchange("fed.x", "topic", nil), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream": "up"})),
+			want: []Link{{Vhost: "/", Kind: "federation_upstream", Name: "up", Before: `vhost "v" on origin:5672`,
+				Effect:  `the exchanges and queues federated through it (policy "fed") no longer receive messages from vhost "v" on origin:5672; ` + gone("the upstream"),
+				Unknown: "what those queues on the upstream hold when the link goes is not known offline"}}},
+		{name: "an upstream removed that keeps its queues (resource-cleanup-mode never)",
+			before: topo(exchange("fed.x", "topic", nil), upstream("up", topology.Args{"uri": "amqp://origin/v", "resource-cleanup-mode": "never"}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream": "up"})),
+			after:  topo(exchange("fed.x", "topic", nil), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream": "up"})),
+			want: []Link{{Vhost: "/", Kind: "federation_upstream", Name: "up", Before: `vhost "v" on origin:5672`,
+				Effect:  `the exchanges and queues federated through it (policy "fed") no longer receive messages from vhost "v" on origin:5672; the queue each exchange's link consumed from on the upstream stays there (resource-cleanup-mode never), still bound to the upstream exchange: it keeps taking its messages until it is deleted`,
+				Unknown: "how much those queues on the upstream hold, and for how long, is not known offline"}}},
+		{name: "an upstream of queues removed: the upstream's queues keep their messages",
+			before: topo(queue("fed.q", nil), upstream("up", topology.Args{"uri": "amqp://origin/v"}), policy("fed", "^fed", "queues", topology.Args{"federation-upstream": "up"})),
+			after:  topo(queue("fed.q", nil), policy("fed", "^fed", "queues", topology.Args{"federation-upstream": "up"})),
+			want: []Link{{Vhost: "/", Kind: "federation_upstream", Name: "up", Before: `vhost "v" on origin:5672`,
+				Effect: `the exchanges and queues federated through it (policy "fed") no longer receive messages from vhost "v" on origin:5672; each federated queue's namesake on the upstream keeps what it holds`}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,11 +130,11 @@ func TestFederationMembership(t *testing.T) {
 	common := []obj{exchange("fed.x", "topic", nil), queue("fq", nil), upstream("dc1", topology.Args{"uri": "amqp://u:pw@dc1/v"}), upstream("dc2", topology.Args{"uri": "amqp://u:pw@dc2/v"})}
 	with := func(objs ...obj) *topology.Topology { return topo(append(objs, common...)...) }
 	bySet := policy("fed", `^fed\.`, "exchanges", topology.Args{"federation-upstream-set": "dcs"})
-	const unknown = "what the upstream broker holds for the link, and for how long, is not known offline"
+	const unknown = "what those queues on the upstream hold when the link goes is not known offline"
 	lost := func(up string) Link {
 		at := `vhost "v" on ` + up + `:5672`
 		return Link{Vhost: "/", Kind: "federation_upstream", Name: up, Before: at + `, to exchange "fed.x"`, After: at + ", federating no exchange or queue",
-			Effect: `exchange "fed.x" no longer receives messages from ` + at + ` (policy "fed"); what the upstream holds for the link stays there`, Unknown: unknown}
+			Effect: `exchange "fed.x" no longer receives messages from ` + at + ` (policy "fed"); the queue each exchange's link consumed from on the upstream ("federation: …") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it)`, Unknown: unknown}
 	}
 	tests := []struct {
 		name          string
