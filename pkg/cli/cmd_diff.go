@@ -127,6 +127,10 @@ func diffPlan(version rmqversion.Version, old, new *topology.Topology) (*plan.Pl
 	// compared as a broker of that version stores them. The old
 	// side is not judged: it may be what this change fixes.
 	desired := new
+	var oldEnv topology.EnvValues
+	if old != nil {
+		oldEnv = old.Env
+	}
 	new, err := version.Prepare(new)
 	if err != nil {
 		return nil, plan.Refuse(judgedFor(err, version), plan.RefusedVersion, desired, nil)
@@ -150,6 +154,9 @@ func diffPlan(version rmqversion.Version, old, new *topology.Topology) (*plan.Pl
 		return nil, plan.Refuse(judgedFor(fmt.Errorf("the change would be refused: %w", err), version), plan.RefusedDeletedEnd, new, nil)
 	}
 	p.Vhosts = new.VhostNames()
+	// The flows' words show what the files wrote for their values from
+	// the environment, the old files' too ("was ${N} messages").
+	p.Env = topology.NewEnvValues(append(slices.Clone(oldEnv), desired.Env...))
 	p.SetFlows(cur, version)
 	return p, nil
 }

@@ -39,6 +39,11 @@ type Options struct {
 	// this broker: a queue a shovel may feed through any other is not
 	// counted silenced, but said to be unknown (Silenced.Unknown).
 	Here *Here
+	// Env are the values the files took from the environment
+	// (topology.Topology.Env): where a flow's words show one as the
+	// value of its field (a length limit, a TTL), they show what the file
+	// wrote instead (${N}), as the plan's field changes do.
+	Env topology.EnvValues
 }
 
 // Class kinds: how the keys of a class are told apart.
@@ -246,11 +251,15 @@ type DelayTier struct {
 	Class *Class `json:"class,omitempty"`
 	// DelayMS is the tier's message TTL after the change (before it when
 	// the tier is gone).
-	DelayMS int64          `json:"delay_ms"`
-	Before  *DeadLetterEnd `json:"before"`
-	After   *DeadLetterEnd `json:"after"`
-	Loses   bool           `json:"loses_messages,omitempty"`
-	Cause   string         `json:"cause,omitempty"`
+	DelayMS int64 `json:"delay_ms"`
+	// DelayText, where the tier's TTL is a value the files took from the
+	// environment, is what the text shows for it ("${DELAY} ms"); "" for
+	// DelayMS in words.
+	DelayText string         `json:"-"`
+	Before    *DeadLetterEnd `json:"before"`
+	After     *DeadLetterEnd `json:"after"`
+	Loses     bool           `json:"loses_messages,omitempty"`
+	Cause     string         `json:"cause,omitempty"`
 }
 
 // Silenced is a queue that exists after the change and that some exchange
@@ -286,6 +295,11 @@ type Expiring struct {
 	BeforeMS *int64 `json:"before_ms,omitempty"`
 	AfterMS  int64  `json:"after_ms"`
 	Cause    string `json:"cause"`
+	// BeforeText and AfterText, where the expiry is a value the files
+	// took from the environment, are what the text shows for it ("${EXP}
+	// ms"); "" for the milliseconds in words.
+	BeforeText string `json:"-"`
+	AfterText  string `json:"-"`
 }
 
 // Refusing is a queue declared on both sides that refuses publishes once

@@ -46,6 +46,7 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 	shovels := shovelledInto(after, o.Here)
 	for _, name := range vhostNames(before, after, o.Vhosts) {
 		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, maxClasses, d)
+		c.b.env, c.a.env = o.Env, o.Env
 		c.shovels = shovels[name]
 		c.routes()
 		c.findDeadLetterChanges()

@@ -3,7 +3,6 @@ package flow
 import (
 	"fmt"
 
-	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -23,9 +22,9 @@ func (c *vhostCompare) expiring() {
 		if had && before <= after {
 			continue
 		}
-		x := Expiring{Vhost: c.vhost, Queue: q, AfterMS: after, Cause: c.a.expiryCause(q, after)}
+		x := Expiring{Vhost: c.vhost, Queue: q, AfterMS: after, Cause: c.a.expiryCause(q, after), AfterText: c.a.hiddenDuration("x-expires", after)}
 		if had {
-			x.BeforeMS = &before
+			x.BeforeMS, x.BeforeText = &before, c.b.hiddenDuration("x-expires", before)
 		}
 		c.d.Expiring = append(c.d.Expiring, x)
 	}
@@ -54,8 +53,8 @@ func (s *side) millis(q, arg string) (int64, bool) {
 func (s *side) expiryCause(q string, ms int64) string {
 	const fate = ", and RabbitMQ then deletes it with whatever it holds, dead-lettering none of it"
 	if own := s.v.Queues[q]; own != nil && topology.Normalize(own.Arguments["x-expires"]) == ms {
-		return fmt.Sprintf("it now expires once unused for %s (x-expires)", loader.FormatDuration(ms)) + fate
+		return fmt.Sprintf("it now expires once unused for %s (x-expires)", s.duration("x-expires", ms)) + fate
 	}
-	return fmt.Sprintf("it now expires once unused for %s (%s)", loader.FormatDuration(ms), s.sim.QueueArgSource(q, "x-expires")) + fate +
+	return fmt.Sprintf("it now expires once unused for %s (%s)", s.duration("x-expires", ms), s.sim.QueueArgSource(q, "x-expires")) + fate +
 		fmt.Sprintf("; the time counts from when %s is put (mqctl apply refuses that for a queue that holds messages and has no consumer, without --allow-data-loss)", s.policyOf(q, "x-expires"))
 }

@@ -1,9 +1,11 @@
 package flow
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -42,6 +44,33 @@ type side struct {
 	// federation holds, per upstream, the exchanges and queues that
 	// federate from it (federatedFrom), once asked.
 	federation map[string][]string
+	// env are the values the files took from the environment
+	// (Options.Env): a text shows what the file wrote in their place
+	// (valueText).
+	env topology.EnvValues
+}
+
+// valueText is text, the words for value v of queue argument arg ("99
+// messages", "1s"), or, where v is a value the files took from the
+// environment for that field, those words with what the file wrote in its
+// place ("${N} messages", "${TTL} ms"; unit after it): as the plan's field
+// changes hide it, a flow must not tell it.
+func (s *side) valueText(arg string, v any, text, unit string) string {
+	if written, ok := s.env.WrittenAs(arg, fmt.Sprint(topology.Normalize(v))); ok {
+		return written + unit
+	}
+	return text
+}
+
+// hiddenDuration is duration's words for ms where it is a value the files
+// took from the environment, "" otherwise.
+func (s *side) hiddenDuration(arg string, ms int64) string {
+	return s.valueText(arg, ms, "", " ms")
+}
+
+// duration is ms, queue q's argument arg, as words ("1s", "${TTL} ms").
+func (s *side) duration(arg string, ms int64) string {
+	return s.valueText(arg, ms, loader.FormatDuration(ms), " ms")
 }
 
 // exchangeInfo is what routing through an exchange depends on besides its

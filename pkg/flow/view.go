@@ -2,6 +2,7 @@ package flow
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -106,9 +107,10 @@ func (d *Diff) routeEntries() []entry {
 func delayTierEntries(tiers []DelayTier) []entry {
 	var out []entry
 	for _, t := range tiers {
-		what := fmt.Sprintf("messages of delay tier %q (%s)", t.Queue, loader.FormatDuration(t.DelayMS))
+		delay := cmp.Or(t.DelayText, loader.FormatDuration(t.DelayMS))
+		what := fmt.Sprintf("messages of delay tier %q (%s)", t.Queue, delay)
 		if t.Origin != "" {
-			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, loader.FormatDuration(t.DelayMS))
+			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, delay)
 		}
 		if t.Class != nil {
 			what += " with " + deadClassText(t.Class, t.Before, t.After)
@@ -123,10 +125,10 @@ func expiringEntries(xs []Expiring) []entry {
 	for _, x := range xs {
 		was := "kept while it is unused"
 		if x.BeforeMS != nil {
-			was = fmt.Sprintf("deleted with the queue once it has been unused for %s", loader.FormatDuration(*x.BeforeMS))
+			was = fmt.Sprintf("deleted with the queue once it has been unused for %s", cmp.Or(x.BeforeText, loader.FormatDuration(*x.BeforeMS)))
 		}
 		out = append(out, entry{vhost: x.Vhost, loses: true, what: fmt.Sprintf("messages held by queue %q", x.Queue), was: was,
-			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", loader.FormatDuration(x.AfterMS)), cause: x.Cause})
+			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", cmp.Or(x.AfterText, loader.FormatDuration(x.AfterMS))), cause: x.Cause})
 	}
 	return out
 }

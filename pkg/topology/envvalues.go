@@ -454,6 +454,24 @@ func (l *jsonLevel) fieldName() string {
 	return l.key
 }
 
+// WrittenAs is what the file wrote for text, a value of field key, as a
+// text shows it in the value's place (EnvValue.Written: ${N}), when it is
+// a value of vs that output hides there (hiddenAs's rule, as the plan's
+// field changes hide it): for a text that shows the value in words of its
+// own ("a length limit of 99 messages", with x-max-length: ${N}), which
+// Hide cannot tell is that field's.
+func (vs EnvValues) WrittenAs(key, text string) (string, bool) {
+	for _, v := range vs {
+		if v.Value == "" || v.Value != text {
+			continue
+		}
+		if len(v.Value) >= HiddenMinBytes || v.Key != "" && sameField(key, v.Key) {
+			return v.Written(), true
+		}
+	}
+	return "", false
+}
+
 // hiddenAs is what the file wrote for text, a value of field key, when it
 // is a value of vs that a document hides there: one at least
 // HiddenMinBytes long, or one given as that field's (afterKey's rule).
