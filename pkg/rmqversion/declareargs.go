@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -74,6 +75,34 @@ func queueVersion(v Version, val any) string {
 		return fmt.Sprintf("unsupported queue version '%d'", n)
 	}
 	return ""
+}
+
+// quotedFix is the fix for val, a string whose text is a whole number or
+// true or false that takes (the check of a key's value) takes as that
+// number or boolean: the quotes alone make it wrong. A literal "10" is
+// written so, and so is a quoted ${VAR}, which stays a string in an
+// argument, a policy's definition or headers whatever its value (where
+// the other fixes, "write a whole number", describe what is there
+// already); the fix for it is the loader's for an unquoted ${VAR} inside
+// {…} (loader parse.go): that mapping one entry per line.
+func quotedFix(val any, takes func(any) bool) (string, bool) {
+	s, ok := val.(string)
+	if !ok {
+		return "", false
+	}
+	var parsed any
+	what := "a number"
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		parsed = n
+	} else if s == "true" || s == "false" {
+		parsed, what = s == "true", "true or false"
+	} else {
+		return "", false
+	}
+	if !takes(parsed) {
+		return "", false
+	}
+	return fmt.Sprintf("write it without quotes: a quoted value is a string, and RabbitMQ wants %s here (a quoted ${VAR} too, whatever its value: write that mapping one entry per line, where ${VAR} needs no quotes and takes the type of its value)", what), true
 }
 
 // declareArgProblem is the broker's reason for refusing queue argument arg
@@ -251,7 +280,11 @@ func (v Version) PolicyValueRefusal(key string, val any) (why, fix string) {
 	if since, ok := policyKeySince[key]; ok && !v.AtLeast(since.major, since.minor) {
 		return "", "" // a key the version does not know: PolicyKeyRefusal's
 	}
-	return topology.Quoted(val) + " " + pv.what, pv.fix
+	fix = pv.fix
+	if quoted, ok := quotedFix(topology.Normalize(val), func(x any) bool { return pv.check(v, x) }); ok {
+		fix = quoted
+	}
+	return topology.Quoted(val) + " " + pv.what, fix
 }
 
 // RefusesPolicyValues reports whether v refuses a policy (or operator

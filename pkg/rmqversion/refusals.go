@@ -80,15 +80,22 @@ func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason str
 	return "", false
 }
 
-// QueueArgValueFix says what to do instead of the value of argument arg
-// that v refuses on a queue of type typ (RefusesQueueArgumentValue): an
-// x-max-age that is no age, an x-queue-version other than 2 on a classic
-// queue.
-func (v Version) QueueArgValueFix(typ, arg string) string {
+// QueueArgValueFix says what to do instead of the value val of argument
+// arg that v refuses on a queue of type typ (RefusesQueueArgumentValue):
+// an x-max-age that is no age, an x-queue-version other than 2 on a
+// classic queue; a number (or true or false) in quotes, which only its
+// quotes make wrong, unquoted (quotedFix: a quoted ${VAR} too).
+func (v Version) QueueArgValueFix(typ, arg string, val any) string {
 	if arg == topology.MaxAgeArgument {
 		return maxAgeFix
 	}
 	if d, ok := declareArgs[arg]; ok && (arg != "x-queue-version" || v.ClassicQueueV1()) {
+		if quoted, ok := quotedFix(topology.Normalize(val), func(x any) bool {
+			_, refused := v.RefusesQueueArgumentValue(typ, arg, x)
+			return !refused
+		}); ok {
+			return quoted
+		}
 		return d.fix
 	}
 	return fmt.Sprintf("remove it, or write %s: 2 (version 2 is the only classic queue storage RabbitMQ %s has)", arg, v.Line())
@@ -410,7 +417,7 @@ func (v Version) queueRefusals(vn, qn string, q *topology.Queue) []Refusal {
 		} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
 			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.PosOf(arg), ObjectPos: q.Pos,
 				Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
-				Fix:    withDefaultsFix(v.QueueArgValueFix(typ, arg), q, vn, arg)})
+				Fix:    withDefaultsFix(v.QueueArgValueFix(typ, arg, q.Arguments[arg]), q, vn, arg)})
 		}
 	}
 	return out
@@ -611,7 +618,7 @@ func (v Version) checkShovelQueueArgs(out []Refusal, vn string, it *topology.Ite
 			if why, refused := v.RefusesQueueArgumentValue(typ, arg, args[arg]); refused {
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("shovel %q", it.Name), Key: key + "." + arg, Pos: it.PosOf(key + "." + arg), ObjectPos: it.Pos,
 					Reason: fmt.Sprintf("RabbitMQ %s refuses the shovel (HTTP 400 invalid arg '%s' in %s: %s)", v.Line(), arg, key, why),
-					Fix:    v.QueueArgValueFix(typ, arg)})
+					Fix:    v.QueueArgValueFix(typ, arg, args[arg])})
 			}
 		}
 	}

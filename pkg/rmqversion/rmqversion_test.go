@@ -318,7 +318,8 @@ func TestCheckPolicyValues(t *testing.T) {
 		{"max-length a word", kind.Policy, topology.Args{"max-length": "ten"}, every,
 			`policy "p" in vhost "orders": max-length: ten: RabbitMQ refuses the whole policy (HTTP 400 "Validation failed": "ten" is not a valid maximum length); write a whole number of messages, 0 or more`},
 		{"max-length a number", kind.Policy, topology.Args{"max-length": int64(10)}, every, ""},
-		{"max-length a string of digits", kind.Policy, topology.Args{"max-length": "10"}, every, `"10" is not a valid maximum length`},
+		{"max-length a string of digits", kind.Policy, topology.Args{"max-length": "10"}, every, `"10" is not a valid maximum length); write it without quotes: a quoted value is a string, and RabbitMQ wants a number here (a quoted ${VAR} too`},
+		{"max-length a negative string", kind.Policy, topology.Args{"max-length": "-1"}, every, `"-1" is not a valid maximum length); write a whole number of messages, 0 or more`},
 		{"max-length negative", kind.Policy, topology.Args{"max-length": int64(-1)}, every, "-1 is not a valid maximum length"},
 		{"max-length-bytes a fraction", kind.Policy, topology.Args{"max-length-bytes": 1.5}, every, "1.5 is not a valid maximum length in bytes"},
 		{"message-ttl a word", kind.Policy, topology.Args{"message-ttl": "1h"}, every, `"1h" is not a valid message TTL`},
@@ -423,6 +424,37 @@ func TestMisspeltPolicyKey(t *testing.T) {
 		why, fix := rmqversion.MustParse("4.3").PolicyKeyRefusal(k, "max_length")
 		if !strings.Contains(why, `"max_length" is no policy key`) || !strings.HasPrefix(fix, `write "max-length"`) {
 			t.Errorf("%s max_length: why %q, fix %q", k, why, fix)
+		}
+	}
+}
+
+// TestQuotedValueFix: a number (or true or false) in quotes, which only
+// its quotes make wrong, is refused with the fix to remove them, a quoted
+// ${VAR} too (x-max-length: "${N}" stays a string in an argument, whatever
+// N holds: RabbitMQ answers {unacceptable_type,longstr}); the refusal
+// said "write a whole number of messages", which it was. A value that is
+// wrong unquoted too keeps the fix for the value.
+func TestQuotedValueFix(t *testing.T) {
+	const unquote = "write it without quotes: a quoted value is a string, and RabbitMQ wants a number here (a quoted ${VAR} too, whatever its value: write that mapping one entry per line, where ${VAR} needs no quotes and takes the type of its value)"
+	v := rmqversion.MustParse("4.3")
+	for _, c := range []struct {
+		typ, arg string
+		val      any
+		want     string
+	}{
+		{"classic", "x-max-length", "10", unquote},
+		{"quorum", "x-message-ttl", "1000", unquote},
+		{"classic", "x-single-active-consumer", "true", strings.Replace(unquote, "a number", "true or false", 1)},
+		{"classic", "x-max-length", "-1", "write a whole number of messages, 0 or more"},
+		{"classic", "x-max-length", "ten", "write a whole number of messages, 0 or more"},
+		{"classic", "x-expires", "0", "write a whole number of milliseconds, from 1 to 315360000000 (ten years)"},
+		{"classic", "x-max-length", int64(-1), "write a whole number of messages, 0 or more"},
+	} {
+		if _, refused := v.RefusesQueueArgumentValue(c.typ, c.arg, c.val); !refused {
+			t.Errorf("%s %s: %#v: not refused, want refused", c.typ, c.arg, c.val)
+		}
+		if got := v.QueueArgValueFix(c.typ, c.arg, c.val); got != c.want {
+			t.Errorf("%s %s: %#v: fix %q\nwant %q", c.typ, c.arg, c.val, got, c.want)
 		}
 	}
 }
