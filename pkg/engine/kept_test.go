@@ -64,7 +64,7 @@ func TestTwoOwnersKeepAUser(t *testing.T) {
 
 	// team-b's file would change it: refused, naming team-a.
 	_, err := f.eng.Plan(ctx, f.desired(file(teamB, declared("monitoring"))), engine.PlanOptions{})
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("user %q is managed by %q", u, teamA)) || !strings.Contains(err.Error(), "nothing was changed") {
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("user %q is kept by %q", u, teamA)) || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Errorf("team-b's plan changing team-a's kept user: %v", err)
 	}
 	if _, err := f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(file(teamB, declared("monitoring")))}, engine.ApplyOptions{}); err == nil {
@@ -134,7 +134,7 @@ func TestTwoOwnersKeepAShovel(t *testing.T) {
 		t.Errorf("team-a's second plan: %v, record changes %v", changes(p), p.RecordChanges())
 	}
 	_, err := f.eng.Plan(ctx, f.desired(file("team-b", "t.other")), engine.PlanOptions{})
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("shovel %q in vhost %q is managed by %q", "t.s", f.vhost, "team-a")) {
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("shovel %q in vhost %q is kept by %q", "t.s", f.vhost, "team-a")) {
 		t.Errorf("team-b's plan changing team-a's kept shovel: %v", err)
 	}
 	apply(file("team-b", "t.dst"))

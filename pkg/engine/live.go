@@ -176,7 +176,10 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 		if takes && byOwner[take.From] != nil {
 			r := byOwner[take.From]
 			rec = rec.TakeOver(r)
-			take.Objects += len(r.Managed)
+			// What it keeps counts: a record listing kept objects alone
+			// (a file naming only what was on the broker before mqctl)
+			// was "nothing to take over", and stayed the other owner's.
+			take.Objects += len(r.Managed) + keptOnly(r)
 		}
 		l.records[vh] = rec
 		for o, r := range byOwner {
@@ -231,6 +234,17 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 		}
 	}
 	l.current.TakeOver = take
+}
+
+// keptOnly counts the objects record r lists as kept and not as managed.
+func keptOnly(r *ownership.Record) int {
+	n := 0
+	for ref, k := range r.Kept {
+		if _, both := r.Managed[ref]; k && !both {
+			n++
+		}
+	}
+	return n
 }
 
 // forgetRecords lets go of mqctl's ownership records, which only the diff

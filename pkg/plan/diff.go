@@ -417,7 +417,7 @@ func (d *differ) conflict(c Change, owners []string) bool {
 	ref := c.Ref()
 	_, shared := d.record(ref, NoPrint)
 	shared = shared || d.cur.Kept[ref] // kept by this owner's file too
-	d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: ref, Owners: owners, Owner: d.cur.Owner, Fields: c.Fields, Pos: c.Pos, Shared: shared})
+	d.p.Conflicts = append(d.p.Conflicts, Conflict{ObjectRef: ref, Owners: owners, Owner: d.cur.Owner, Fields: c.Fields, Pos: c.Pos, Shared: shared, Kept: d.cur.OthersKeep[ref]})
 	// Neither shared nor adopted (claim said so before the change was known).
 	d.p.Others = slices.DeleteFunc(d.p.Others, func(o OtherOwned) bool { return o.ObjectRef == ref })
 	d.p.Adopt = slices.DeleteFunc(d.p.Adopt, func(r ObjectRef) bool { return r == ref })

@@ -413,6 +413,10 @@ type Conflict struct {
 	// declared it alike), so neither file may change it while the other
 	// still declares it.
 	Shared bool `json:"shared,omitempty"`
+	// Kept: the other owners' records list it only as kept (it was on
+	// the broker before mqctl, and their files name it: Current.OthersKeep),
+	// not as managed.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // ConflictError is the refusal of a plan with conflicts: each object, the
@@ -485,6 +489,14 @@ func (c Conflict) text() (reason, fix string) {
 				where, c.Kind, shownName(c.Kind, c.Name), vh, OwnerName(c.Owner), them, strings.Join(diffs, "; ")),
 			fmt.Sprintf("Declare it here as the broker holds it; to change it, have %s take it out of their file first (their apply then leaves it to this one), then change it here, "+
 				"or take it out of this file and apply, then have %s change it in theirs. %s",
+				them, them, takeOverHint(c.Owners))
+	}
+	if c.Kept {
+		return fmt.Sprintf("%s%s %s%s is kept by %s (it was on the broker before mqctl, and their file names it), and this file (%s) declares it otherwise: %s. "+
+				"mqctl changes nothing another owner's file keeps",
+				where, c.Kind, shownName(c.Kind, c.Name), vh, them, ownerPhrase(c.Owner), strings.Join(diffs, "; ")),
+			fmt.Sprintf("Declare it here as the broker holds it, or have %s change it in their file; "+
+				"to hand it over to this file, declare it here as it is (apply keeps it for this file too), then take it out of %s's file (their apply then leaves it to this one), then change it here. %s",
 				them, them, takeOverHint(c.Owners))
 	}
 	return fmt.Sprintf("%s%s %s%s is managed by %s, and this file (%s) declares it otherwise: %s. "+
