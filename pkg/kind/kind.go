@@ -122,6 +122,14 @@ type Spec struct {
 	// each such object, the JSON plan always carries it, and apply checks
 	// it again at the moment of the deletion.
 	HoldsMessages bool
+	// BindingEnd: an object of the kind can be an end of a binding (an
+	// exchange, a queue). The broker deletes the bindings from and to one
+	// with it: a replace of one takes them down and puts them back, a
+	// delete takes them with it (and a binding another owner's record
+	// lists refuses the delete), and a binding whose end the plan deletes
+	// is refused. The diff meets these kinds before the bindings, whose
+	// prints hold their ends'.
+	BindingEnd bool
 	// DeletedByKey: the management API deletes an object of the kind by
 	// a key the broker derives from it (a binding's properties_key),
 	// which apply reads (with the state, in one listing per vhost, or one
@@ -162,8 +170,8 @@ type Spec struct {
 
 var specs = []Spec{
 	{Kind: Vhost, WriteTag: Administrator, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
-	{Kind: Exchange, WriteTag: AnyUser, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6, DeleteLate: true},
-	{Kind: Queue, WriteTag: AnyUser, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, DeleteLate: true, HoldsMessages: true},
+	{Kind: Exchange, WriteTag: AnyUser, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6, DeleteLate: true, BindingEnd: true},
+	{Kind: Queue, WriteTag: AnyUser, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, DeleteLate: true, HoldsMessages: true, BindingEnd: true},
 	{Kind: Binding, WriteTag: AnyUser, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeleteLate: true, DeletedByKey: true, NamedByEnds: true},
 	{Kind: Policy, WriteTag: Policymaker, Label: "policy", Plural: "policies", Section: "policies", APIPath: "policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
 	{Kind: OperatorPolicy, WriteTag: Administrator, Label: "operator policy", Plural: "operator policies", Section: "operator_policies", APIPath: "operator-policies", InPlace: true, DeletePhase: 1, WritePhase: 9, DeleteLate: true, Policy: true},
@@ -320,6 +328,21 @@ func (k Kind) Policy() bool { s := specOf(k); return s != nil && s.Policy }
 
 // HoldsMessages is Of(k).HoldsMessages (false for an unknown kind).
 func (k Kind) HoldsMessages() bool { s := specOf(k); return s != nil && s.HoldsMessages }
+
+// BindingEnd is Of(k).BindingEnd (false for an unknown kind).
+func (k Kind) BindingEnd() bool { s := specOf(k); return s != nil && s.BindingEnd }
+
+// BindingEnds returns the kinds whose objects can be a binding's ends
+// (Spec.BindingEnd), in the registry's order: exchanges, then queues.
+func BindingEnds() []Kind {
+	var out []Kind
+	for _, s := range specs {
+		if s.BindingEnd {
+			out = append(out, s.Kind)
+		}
+	}
+	return out
+}
 
 // DeletedByKey is Of(k).DeletedByKey (false for an unknown kind).
 func (k Kind) DeletedByKey() bool { s, _ := Of(k); return s.DeletedByKey }

@@ -675,7 +675,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	// they share), then the kinds that refer to others by name: policies,
 	// operator policies, and the generic kinds (kind.Spec.Item), those
 	// about access when the file has their section.
-	for _, k := range []Kind{KindExchange, KindQueue} {
+	for _, k := range kind.BindingEnds() {
 		d.namedIn(name, k, want, have, gone)
 	}
 	deleted := d.bindings(name, bk)
@@ -1165,7 +1165,7 @@ func (d *differ) takenDown(name string, have *topology.Vhost, deleted []bool, go
 // takesDown reports whether c takes bindings down with it: the replace or
 // delete of an exchange or a queue.
 func takesDown(c Change) bool {
-	return (c.Action == Replace || c.Action == Delete) && (c.Kind == KindQueue || c.Kind == KindExchange)
+	return (c.Action == Replace || c.Action == Delete) && c.Kind.BindingEnd()
 }
 
 // othersTakenDown refuses the delete of an exchange or queue (among the
@@ -1178,7 +1178,7 @@ func (d *differ) othersTakenDown(name string, first int) {
 	if len(d.cur.Others) == 0 || d.cur.AllMine {
 		return
 	}
-	d.refuseDeletes(first, []Kind{KindExchange, KindQueue},
+	d.refuseDeletes(first, kind.BindingEnds(),
 		func(c *Change, held func(what string, owners []string)) {
 			for _, b := range c.Bindings {
 				if os := d.others(BindingRef(name, b)); len(os) > 0 {
@@ -1332,7 +1332,7 @@ func (d *differ) deletedWith(name string, first int) {
 func (p *Plan) BindingsDeletedWith() map[int][]*topology.Binding {
 	deleted := map[ObjectRef]bool{}
 	for _, c := range p.Changes {
-		if c.Action == Delete && (c.Kind == KindExchange || c.Kind == KindQueue) {
+		if c.Action == Delete && c.Kind.BindingEnd() {
 			deleted[c.Ref()] = true
 		}
 	}
@@ -1780,7 +1780,7 @@ func (d *differ) unreadKind(vhost string, k Kind) bool {
 func (p *Plan) CheckDeletedEnds(version rmqversion.Version, desired *topology.Topology) error {
 	deleted := map[ObjectRef]bool{}
 	for _, c := range p.Changes {
-		if c.Action == Delete && (c.Kind == kind.Exchange || c.Kind == kind.Queue) {
+		if c.Action == Delete && c.Kind.BindingEnd() {
 			deleted[c.Ref()] = true
 		}
 	}
