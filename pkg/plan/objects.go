@@ -1,9 +1,8 @@
 package plan
 
 import (
-	"slices"
-
 	"github.com/mqctl/mqctl/pkg/kind"
+	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -38,22 +37,59 @@ type vhostKind struct {
 	printOver func(have, want Object) Print
 }
 
-// vhostKinds are the kinds with types of their own (kind.Spec.Item nil)
-// that live in a vhost; bindings, which have no name of their own in a
-// vhost, are looked up by their print of BindingName.
-// Every kind of policy (kind.PolicyKinds) is one of them, carried as a
-// PolicyObject.
-var vhostKinds = func() map[Kind]vhostKind {
-	m := map[Kind]vhostKind{
-		KindExchange: inMap(func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
-			func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) Object { return ExchangeObject{e} }, ExchangePrint),
-		KindQueue: inMap(func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
-			func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }, QueuePrint),
-		KindBinding: {get: bindingIn, index: bindingIndex, set: setBinding, removeAll: removeBindings},
+// objectType is what the plan knows of one type of Object, in the file
+// of its kinds (kind_vhost.go, kind_exchange.go, kind_queue.go,
+// kind_binding.go, kind_policy.go, kind_item.go): which kinds it carries,
+// how a vhost holds the objects of each, and how the object is read back
+// from a saved plan and from the public JSON plan. Its methods as an
+// Object are the rest: its fields, text, JSON and saved form.
+type objectType struct {
+	// object is an empty Object of the type: it says which kinds the
+	// type carries (Object.carries).
+	object Object
+	// in is how a vhost holds the objects of kind k, a kind the type
+	// carries; nil for a type whose kinds no vhost holds (vhosts).
+	in func(k Kind) vhostKind
+	// fromSaved is the object of the type a saved plan's entry holds, nil
+	// when it holds none of this type.
+	fromSaved func(o *savedObject) Object
+	// fromJSON is likewise the object of the type a JSON plan's object
+	// holds.
+	fromJSON func(o *pj.Object) Object
+}
+
+// objectTypes are the plan's types of Object. A kind of the registry
+// (kind.All) that none carries fails TestEveryKindHasAnObjectType.
+var objectTypes = []objectType{vhostObjects, exchangeObjects, queueObjects, bindingObjects, policyObjects, itemObjects}
+
+// objectTypeOf returns the type of Object that carries kind k; false for
+// a kind mqctl does not know.
+func objectTypeOf(k Kind) (objectType, bool) {
+	for _, t := range objectTypes {
+		if t.object.carries(k) {
+			return t, true
+		}
 	}
-	for _, k := range kind.PolicyKinds() {
-		m[k] = inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) },
-			func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }, PolicyPrint)
+	return objectType{}, false
+}
+
+// wrap is the Object to makes of x; nil (not a typed nil) when x is.
+func wrap[T any](x *T, to func(*T) Object) Object {
+	if x == nil {
+		return nil
+	}
+	return to(x)
+}
+
+// vhostKinds are the kinds whose objects live in a vhost (all but vhosts
+// themselves and the broker's own kinds, kind.Spec.Broker), each with the
+// vhostKind of its type of Object.
+var vhostKinds = func() map[Kind]vhostKind {
+	m := map[Kind]vhostKind{}
+	for _, s := range kind.All() {
+		if t, ok := objectTypeOf(s.Kind); ok && t.in != nil && !s.Broker {
+			m[s.Kind] = t.in(s.Kind)
+		}
 	}
 	return m
 }()
@@ -80,43 +116,12 @@ func inMap[T any, O Object](m func(*topology.Vhost) map[string]*T, from func(O) 
 	}
 }
 
-// itemKind is the vhostKind of a kind carried as topology.Item.
-func itemKind(k Kind) vhostKind {
-	return vhostKind{
-		names:     func(v *topology.Vhost) []string { return v.Items.Names(k) },
-		print:     func(o Object) Print { return ItemPrint(o.(ItemObject).Item) },
-		printOver: func(have, want Object) Print { return afterPrint(have.(ItemObject).Item, want.(ItemObject).Item) },
-		get:       func(v *topology.Vhost, name string) Object { return itemIn(v.Items, k, name) },
-		set: func(v *topology.Vhost, name string, o Object) {
-			if it, ok := o.(ItemObject); ok && it.Item != nil {
-				v.Items.Put(it.Item)
-				return
-			}
-			v.Items.Delete(k, name)
-		},
-	}
-}
-
-// itemIn returns the item of kind k named name that s holds, nil when
-// it holds none.
-func itemIn(s topology.Items, k Kind, name string) Object {
-	if it := s.Get(k, name); it != nil {
-		return ItemObject{it}
-	}
-	return nil
-}
-
 // vhostKindOf returns the vhostKind of k; false for a kind that does not
 // live in a vhost (vhosts themselves, the broker's own kinds) or that
 // mqctl does not know.
 func vhostKindOf(k Kind) (vhostKind, bool) {
-	if a, ok := vhostKinds[k]; ok {
-		return a, true
-	}
-	if s, ok := kind.Of(k); ok && s.Item != nil && !s.Broker {
-		return itemKind(k), true
-	}
-	return vhostKind{}, false
+	a, ok := vhostKinds[k]
+	return a, ok
 }
 
 // ObjectIn returns the object of kind k named name (for a binding, its
@@ -143,47 +148,4 @@ func Lookup(v *topology.Vhost, k Kind) func(name string) Object {
 		return a.index(v)
 	}
 	return func(name string) Object { return a.get(v, name) }
-}
-
-// bindingIndex looks up the bindings of v by BindingName.
-func bindingIndex(v *topology.Vhost) func(string) Object {
-	byName := make(map[string]*topology.Binding, len(v.Bindings))
-	for _, b := range v.Bindings {
-		byName[BindingName(b)] = b
-	}
-	return func(name string) Object {
-		if b := byName[name]; b != nil {
-			return BindingObject{b}
-		}
-		return nil
-	}
-}
-
-// bindingIn returns the binding of v whose BindingName is name.
-func bindingIn(v *topology.Vhost, name string) Object {
-	for _, b := range v.Bindings {
-		if BindingName(b) == name {
-			return BindingObject{b}
-		}
-	}
-	return nil
-}
-
-// setBinding adds o's binding to v, or removes the binding named name.
-func setBinding(v *topology.Vhost, name string, o Object) {
-	if b, ok := o.(BindingObject); ok && b.Binding != nil {
-		v.Bindings = append(v.Bindings, b.Binding)
-		return
-	}
-	for i, b := range v.Bindings {
-		if BindingName(b) == name {
-			v.Bindings = append(v.Bindings[:i], v.Bindings[i+1:]...)
-			return
-		}
-	}
-}
-
-// removeBindings removes the bindings of v whose BindingName is in names.
-func removeBindings(v *topology.Vhost, names map[string]bool) {
-	v.Bindings = slices.DeleteFunc(v.Bindings, func(b *topology.Binding) bool { return names[BindingName(b)] })
 }

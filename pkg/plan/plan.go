@@ -53,11 +53,13 @@ const (
 
 // Object is one object's full state in a change: a *VhostMeta,
 // ExchangeObject, QueueObject, BindingObject, PolicyObject (policies and
-// operator policies) or ItemObject (every kind carried as topology.Item).
-// Each answers what the plan's stages ask of its kind (object.go): the
-// fields it differs by from the broker's, its settings in the text view,
-// its public JSON, its normalised form read back, where it lives in a
-// vhost (objects.go).
+// operator policies) or ItemObject (every kind carried as topology.Item),
+// each in the file of its kinds (kind_*.go) with its objectType
+// (objects.go): the kinds it carries, where a vhost holds them, how it is
+// read back from the saved and the JSON plan. Its methods answer what the
+// plan's stages ask of its kind: the fields it differs by from the
+// broker's, its settings in the text view, its public JSON, its saved
+// form, its normalised form read back.
 type Object interface {
 	// fieldsFrom returns the fields by which the object differs from have
 	// (of the same kind k), compared as the diff compares them.
@@ -77,6 +79,8 @@ type Object interface {
 	// pos is where the file declares the object (zero when read from
 	// the broker).
 	pos() topology.Pos
+	// carries reports whether objects of kind k are of the object's type.
+	carries(k Kind) bool
 }
 
 // FieldChange is one field that differs, as before → after. A nil side

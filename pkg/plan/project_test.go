@@ -74,18 +74,26 @@ func TestProjectDeletesAVhostAndItsObjects(t *testing.T) {
 	}
 }
 
+// sampleBinding is the binding of sampleObjects.
+var sampleBinding = &topology.Binding{Source: "x", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: "k"}
+
+// sampleObjects are an object named "o" of each kind with a type of its
+// own but vhosts (a binding: sampleBinding); an item kind's is
+// sampleItem's.
+var sampleObjects = map[Kind]Object{
+	KindExchange:       ExchangeObject{&topology.Exchange{Name: "o", Type: "direct"}},
+	KindQueue:          QueueObject{&topology.Queue{Name: "o"}},
+	KindBinding:        BindingObject{sampleBinding},
+	KindPolicy:         PolicyObject{&topology.Policy{Name: "o"}},
+	KindOperatorPolicy: PolicyObject{&topology.Policy{Name: "o"}},
+}
+
 // TestEveryVhostKindIsFound fails for a kind of a vhost's objects that
 // the plan cannot find in, put into or take out of a vhost (vhostKinds,
 // in objects.go): each is put, found, and taken out again.
 func TestEveryVhostKindIsFound(t *testing.T) {
-	b := &topology.Binding{Source: "x", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: "k"}
-	objectOf := map[Kind]Object{
-		KindExchange:       ExchangeObject{&topology.Exchange{Name: "o", Type: "direct"}},
-		KindQueue:          QueueObject{&topology.Queue{Name: "o"}},
-		KindBinding:        BindingObject{b},
-		KindPolicy:         PolicyObject{&topology.Policy{Name: "o"}},
-		KindOperatorPolicy: PolicyObject{&topology.Policy{Name: "o"}},
-	}
+	b := sampleBinding
+	objectOf := sampleObjects
 	for _, s := range kind.All() {
 		if s.Broker || s.Kind == KindVhost {
 			continue

@@ -353,30 +353,11 @@ func (c *Change) wellFormed() error {
 		switch {
 		case side.o == nil && side.need:
 			return fmt.Errorf("a %s without its %q object", c.Action, side.name)
-		case side.o != nil && !fits(c.Kind, side.o):
+		case side.o != nil && !side.o.carries(c.Kind):
 			return fmt.Errorf("its %q object is no %s", side.name, c.Kind.Label())
 		}
 	}
 	return nil
-}
-
-// fits reports whether o is an object of kind k.
-func fits(k Kind, o Object) bool {
-	switch o.(type) {
-	case *VhostMeta:
-		return k == KindVhost
-	case ExchangeObject:
-		return k == KindExchange
-	case QueueObject:
-		return k == KindQueue
-	case BindingObject:
-		return k == KindBinding
-	case PolicyObject:
-		return slices.Contains(kind.PolicyKinds(), k)
-	case ItemObject:
-		return k.Item() != nil
-	}
-	return false
 }
 
 // normalizeChange puts the values read from JSON back into the types the

@@ -1,0 +1,69 @@
+package plan
+
+import (
+	"fmt"
+
+	pj "github.com/mqctl/mqctl/pkg/planjson"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// A policy or an operator policy in a plan (every kind of policy,
+// kind.PolicyKinds): its Object and how a vhost holds each kind of policy
+// (topology.Vhost.PoliciesOf).
+
+// PolicyObject is a policy or an operator policy in a change.
+type PolicyObject struct{ *topology.Policy }
+
+// policyObjects is what the plan knows of every kind of policy
+// (objectType).
+var policyObjects = objectType{
+	object: PolicyObject{},
+	in: func(k Kind) vhostKind {
+		return inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) },
+			func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }, PolicyPrint)
+	},
+	fromSaved: func(o *savedObject) Object {
+		return wrap(o.Policy, func(p *topology.Policy) Object { return PolicyObject{p} })
+	},
+	fromJSON: func(o *pj.Object) Object {
+		p := o.Policy
+		if p == nil {
+			return nil
+		}
+		return PolicyObject{&topology.Policy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: p.Definition}}
+	},
+}
+
+func (o PolicyObject) carries(k Kind) bool { return k.Policy() }
+
+func (o PolicyObject) fieldsFrom(k Kind, have Object) []FieldChange {
+	if h, ok := have.(PolicyObject); ok {
+		return definitionFields(topology.PolicyDefinition, h.Policy, o.Policy, !k.InPlace())
+	}
+	return nil
+}
+
+func (o PolicyObject) headline() string { return "" }
+
+func (o PolicyObject) describe() []string {
+	var out []string
+	for _, s := range topology.PolicySettings {
+		v := s.Value(o.Policy)
+		if s.Text {
+			v = show(v)
+		}
+		out = append(out, fmt.Sprintf("%s: %v", s.Key, v))
+	}
+	return append(out, describeArgs(o.Definition)...)
+}
+
+func (o PolicyObject) json() *pj.Object {
+	p := o.Policy
+	return &pj.Object{Policy: &pj.Policy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority, Definition: p.Definition}}
+}
+
+func (o PolicyObject) normalize() { o.Definition = o.Definition.Normalized() }
+
+func (o PolicyObject) saved() *savedObject { return &savedObject{Policy: o.Policy} }
+
+func (o PolicyObject) pos() topology.Pos { return o.Pos }
