@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -124,7 +126,8 @@ var kindCases = map[kind.Kind]kindCase{
 // TestEveryKindThroughEveryStage runs one object of every kind mqctl knows
 // (kind.All) through every stage against the broker: loaded from a file,
 // diffed (create), rendered (text, JSON plan, saved plan), ordered,
-// written, read back, visible, planned again (nothing), exported and
+// written, read back, in the broker's definitions file as pkg/definitions
+// reads it, visible, planned again (nothing), exported and
 // loaded again (nothing to plan), changed (update or replace, as its spec
 // says), and deleted. A kind missing a stage fails here, not for a user.
 func TestEveryKindThroughEveryStage(t *testing.T) {
@@ -197,6 +200,17 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 			state := k.read()
 			if !k.present(state) {
 				t.Fatalf("%s %q is not on the broker after apply", spec.Kind, name)
+			}
+			// In the broker's definitions file, as the definitions reader
+			// reads it (mqctl plan -f definitions.json, mqctl lint).
+			var defs json.RawMessage
+			if err := f.c.GetJSON(context.Background(), &defs, "export the definitions", "", "definitions"); err != nil {
+				t.Fatal(err)
+			}
+			if read, _, err := definitions.Read("definitions.json", defs); err != nil {
+				t.Errorf("read the broker's definitions: %v", err)
+			} else if !k.present(read) {
+				t.Errorf("%s %q is on the broker but not in its definitions as pkg/definitions reads them", spec.Kind, name)
 			}
 			if pending := apply.Pending(res.Result.Done, state); len(pending) > 0 {
 				t.Errorf("apply.Pending after apply: %v", pending)
@@ -447,35 +461,15 @@ func (k *kindRun) read() *topology.Topology {
 
 func (k *kindRun) present(state *topology.Topology) bool {
 	v := state.Vhosts[k.f.vhost]
-	if v == nil {
+	switch {
+	case v == nil:
 		return false
-	}
-	switch k.spec.Kind {
-	case kind.Vhost:
+	case k.spec.Kind == kind.Vhost:
 		return true
-	case kind.Exchange:
-		return v.Exchanges[k.name] != nil
-	case kind.Queue:
-		return v.Queues[k.name] != nil
-	case kind.Binding:
-		for _, b := range v.Bindings {
-			if plan.BindingName(b) == k.name {
-				return true
-			}
-		}
-		return false
+	case k.spec.Broker:
+		return state.Items.Get(k.spec.Kind, k.name) != nil
 	}
-	if k.spec.Policy {
-		return v.PoliciesOf(k.spec.Kind)[k.name] != nil
-	}
-	if k.spec.Kind.Item() != nil {
-		if k.spec.Broker {
-			return state.Items.Get(k.spec.Kind, k.name) != nil
-		}
-		return v.Items.Get(k.spec.Kind, k.name) != nil
-	}
-	k.f.t.Fatalf("the test cannot find objects of kind %q in a state: add it to kindRun.present", k.spec.Kind)
-	return false
+	return plan.ObjectIn(v, k.spec.Kind, k.name) != nil
 }
 
 // hasLine reports whether a line of text holds both prefix and name.
