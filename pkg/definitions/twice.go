@@ -50,17 +50,6 @@ func importOf(k kind.Kind) importOfTwice {
 	return importsLast // the runtime parameters: shovels, federation upstreams and sets
 }
 
-// plural names the objects of kind k in a sentence.
-func plural(k kind.Kind) string {
-	switch k {
-	case kind.Policy:
-		return "policies"
-	case kind.OperatorPolicy:
-		return "operator policies"
-	}
-	return k.Label() + "s"
-}
-
 // secretKinds are the kinds whose entries' values are not shown when two
 // differ: a user's password or hash, a shovel's or upstream's URI
 // credentials. Only the fields that differ are named.
@@ -93,14 +82,14 @@ func (r *reader) twice(k kind.Kind, what string, first, second *object) (keepSec
 			return true
 		}
 		r.rep.warnf("%s: RabbitMQ's import sets %s one after the other, so the last, at %s, replaces the first; mqctl kept it too. Remove the entry you do not mean",
-			at, plural(k), second.pos)
+			at, k.Plural(), second.pos)
 		return true
 	}
 	if len(diffs) == 0 {
 		return false
 	}
 	r.rep.warnf("%s: RabbitMQ's import adds %s concurrently and keeps whichever entry it adds first, which is not defined (either one, from one import to the next), and ignores the other; mqctl kept the first, at %s. Remove the entry you do not mean",
-		at, plural(k), first.pos)
+		at, k.Plural(), first.pos)
 	return false
 }
 

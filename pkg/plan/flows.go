@@ -20,10 +20,11 @@ func routes(k Kind) bool {
 }
 
 // links reports whether objects of kind k move messages between queues
-// or brokers: shovels and federation upstreams (and their sets), whose
-// changes the flows report (flow.Link).
+// or brokers (kind.Spec.ReachesOut): shovels and federation upstreams (and
+// their sets), whose changes the flows report (flow.Link).
 func links(k Kind) bool {
-	return k == kind.Shovel || k == kind.FederationUpstream || k == kind.FederationUpstreamSet
+	s, ok := kind.Of(k)
+	return ok && s.ReachesOut
 }
 
 // SetFlows computes what the plan does to messages (Flows): from the state
