@@ -1717,7 +1717,11 @@ func (d *differ) stale() {
 	for vh, set := range d.cur.Managed {
 		total[vh] = len(set)
 	}
-	var bindings map[string]map[string]bool // per vhost, the names of the bindings read
+	type indexKey struct {
+		vhost string
+		kind  Kind
+	}
+	var indexes map[indexKey]func(string) Object // per vhost and kind, its index (vhostKind.index)
 	for ref := range d.cur.Managed.All() {
 		if total[ref.Vhost] == d.found[ref.Vhost] || ref.Kind == KindVhost {
 			continue // every entry of the vhost was met (the usual case), or the vhost's own
@@ -1741,21 +1745,21 @@ func (d *differ) stale() {
 				continue
 			}
 			switch a, ok := vhostKindOf(ref.Kind); {
-			case ref.Kind == KindBinding:
-				// Every binding is looked for: their names, made once.
-				if bindings == nil {
-					bindings = map[string]map[string]bool{}
-				}
-				if bindings[ref.Vhost] == nil {
-					names := make(map[string]bool, len(v.Bindings))
-					for _, b := range v.Bindings {
-						names[BindingName(b)] = true
-					}
-					bindings[ref.Vhost] = names
-				}
-				there = bindings[ref.Vhost][ref.Name]
 			case !ok || (ref.Kind.Item() != nil && !d.curState.Declares(ref.Kind)):
 				continue
+			case a.index != nil:
+				// A kind kept in a list (bindings) is indexed once per
+				// vhost: every one of its entries is looked for.
+				key := indexKey{ref.Vhost, ref.Kind}
+				look, made := indexes[key]
+				if !made {
+					if indexes == nil {
+						indexes = map[indexKey]func(string) Object{}
+					}
+					look = a.index(v)
+					indexes[key] = look
+				}
+				there = look(ref.Name) != nil
 			default:
 				there = a.get(v, ref.Name) != nil
 			}
