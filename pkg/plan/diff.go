@@ -1282,11 +1282,8 @@ func Senders(name string, v *topology.Vhost) []Sender {
 			out = append(out, Sender{ObjectRef{Kind: KindExchange, Vhost: name, Name: xn}, "whose alternate exchange it is", to})
 		}
 	}
-	for _, k := range []Kind{KindPolicy, KindOperatorPolicy} {
-		ps := v.Policies
-		if k == KindOperatorPolicy {
-			ps = v.OperatorPolicies
-		}
+	for _, k := range kind.PolicyKinds() {
+		ps := v.PoliciesOf(k)
 		for _, pn := range sortedKeys(ps) {
 			for _, key := range []string{"dead-letter-exchange", "alternate-exchange"} {
 				if to, ok := ps[pn].Definition.String(key); ok {
