@@ -8,12 +8,16 @@
 // compares (ItemSpec).
 //
 // Every stage (reading, diff, ordering, writing, visibility, rendering,
-// export) takes these facts from here; each stage's own code for a kind is
-// reached through a switch on Kind that fails loudly on a kind it does not
-// know (pkg/broker's drivers, one per item kind, likewise), and pkg/engine's
-// TestEveryKindThroughEveryStage runs every kind of All through every stage
-// against a real broker, so a kind missing a stage fails a test, not a
-// user. README.md ("Adding a kind") lists what adding one takes.
+// export) takes these facts from here, and asks a kind's capabilities
+// (HoldsMessages, BindingEnd, DeletedByKey, NamedByEnds, Policy,
+// ReachesOut) rather than naming it; each stage's own code for a kind is
+// reached through one table keyed by kind that fails loudly on a kind it
+// does not know (pkg/plan's objectTypes, pkg/apply's objects,
+// pkg/preflight's tryers, pkg/broker's drivers). pkg/engine's
+// TestEveryKindHasEveryStage (no broker) and TestEveryKindThroughEveryStage
+// (every supported broker) run every kind of All through every stage, so a
+// kind missing one fails a test, not a user. README.md ("Adding a kind")
+// lists what adding one takes.
 package kind
 
 import (
