@@ -135,10 +135,7 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 	for _, spec := range kind.All() {
 		t.Run(string(spec.Kind), func(t *testing.T) {
 			t.Parallel()
-			kc, ok := kindCases[spec.Kind]
-			if !ok {
-				t.Fatalf("kind %q has no case in kindCases: add one (README, \"Adding a kind\")", spec.Kind)
-			}
+			kc := caseOf(t, spec.Kind)
 			f := newFixture(t)
 			if spec.Kind == kind.Vhost {
 				// A vhost mqctl creates, changes and deletes: not the test's own.
@@ -157,40 +154,7 @@ func TestEveryKindThroughEveryStage(t *testing.T) {
 			p := k.plan(kc.with, kc.topWith)
 			c := k.change(p, plan.Create)
 			// Rendered.
-			var text bytes.Buffer
-			if err := plan.WriteText(&text, p, plan.RenderOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			if !hasLine(text.String(), "+ "+string(spec.Kind)+" ", name) {
-				t.Errorf("text plan lacks a line creating %s %q:\n%s", spec.Kind, name, text.String())
-			}
-			var js bytes.Buffer
-			if err := plan.WriteJSON(&js, p); err != nil {
-				t.Fatal(err)
-			}
-			jsText := js.String()
-			back, err := plan.ReadJSON(&js)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(unprinted(masked(p.Changes)), back.Changes, ignoreMeta); diff != "" {
-				t.Errorf("JSON plan round trip (-made +read):\n%s", diff)
-			}
-			var saved bytes.Buffer
-			if err := plan.WriteSaved(&saved, p); err != nil {
-				t.Fatal(err)
-			}
-			savedText := saved.String()
-			if back, err = plan.ReadSaved(&saved, "plan.out"); err != nil {
-				t.Fatal(err)
-			} else if diff := cmp.Diff(masked(p.Changes), back.Changes, ignoreMeta); diff != "" {
-				t.Errorf("saved plan round trip (-made +read):\n%s", diff)
-			}
-			for form, out := range map[string]string{"text": text.String(), "JSON": jsText, "saved": savedText} {
-				if strings.Contains(out, k.password) {
-					t.Errorf("the %s plan shows the password:\n%s", form, out)
-				}
-			}
+			k.forms(p)
 			// Ordered: the create is a step of its own.
 			if !hasStep(apply.Order(p), c) {
 				t.Errorf("apply.Order has no step for %s %q", spec.Kind, name)
@@ -470,6 +434,58 @@ func (k *kindRun) present(state *topology.Topology) bool {
 		return state.Items.Get(k.spec.Kind, k.name) != nil
 	}
 	return plan.ObjectIn(v, k.spec.Kind, k.name) != nil
+}
+
+// caseOf is k's case in kindCases; a kind without one fails the test.
+func caseOf(t *testing.T, k kind.Kind) kindCase {
+	t.Helper()
+	kc, ok := kindCases[k]
+	if !ok {
+		t.Fatalf("kind %q has no case in kindCases: add one (README, \"Adding a kind\")", k)
+	}
+	return kc
+}
+
+// forms writes p as the text, JSON and saved plans and reads the last two
+// back: the text creates the object, each form reads back as it was made,
+// and none shows the password.
+func (k *kindRun) forms(p *plan.Plan) {
+	t := k.f.t
+	t.Helper()
+	var text bytes.Buffer
+	if err := plan.WriteText(&text, p, plan.RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !hasLine(text.String(), "+ "+string(k.spec.Kind)+" ", k.name) {
+		t.Errorf("text plan lacks a line creating %s %q:\n%s", k.spec.Kind, k.name, text.String())
+	}
+	var js bytes.Buffer
+	if err := plan.WriteJSON(&js, p); err != nil {
+		t.Fatal(err)
+	}
+	jsText := js.String()
+	back, err := plan.ReadJSON(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(unprinted(masked(p.Changes)), back.Changes, ignoreMeta); diff != "" {
+		t.Errorf("JSON plan round trip (-made +read):\n%s", diff)
+	}
+	var saved bytes.Buffer
+	if err := plan.WriteSaved(&saved, p); err != nil {
+		t.Fatal(err)
+	}
+	savedText := saved.String()
+	if back, err = plan.ReadSaved(&saved, "plan.out"); err != nil {
+		t.Fatal(err)
+	} else if diff := cmp.Diff(masked(p.Changes), back.Changes, ignoreMeta); diff != "" {
+		t.Errorf("saved plan round trip (-made +read):\n%s", diff)
+	}
+	for form, out := range map[string]string{"text": text.String(), "JSON": jsText, "saved": savedText} {
+		if strings.Contains(out, k.password) {
+			t.Errorf("the %s plan shows the password:\n%s", form, out)
+		}
+	}
 }
 
 // hasLine reports whether a line of text holds both prefix and name.

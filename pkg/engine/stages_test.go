@@ -39,10 +39,7 @@ func TestEveryKindHasEveryStage(t *testing.T) {
 	for _, spec := range kind.All() {
 		t.Run(string(spec.Kind), func(t *testing.T) {
 			t.Parallel()
-			kc, ok := kindCases[spec.Kind]
-			if !ok {
-				t.Fatalf("kind %q has no case in kindCases: add one (README, \"Adding a kind\")", spec.Kind)
-			}
+			kc := caseOf(t, spec.Kind)
 			f := &fixture{t: t, vhost: "kinds"}
 			name := strings.ReplaceAll(kc.name, "${VHOST}", f.vhost)
 			k := &kindRun{f: f, spec: spec, name: name, password: "pw-kinds"}
@@ -52,30 +49,7 @@ func TestEveryKindHasEveryStage(t *testing.T) {
 			p := plan.Diff(desired, plan.Current{Live: topology.Live{State: topology.New()}, Managed: plan.Managed{}})
 			ch := k.change(p, plan.Create)
 			// The plan's three forms.
-			var text bytes.Buffer
-			if err := plan.WriteText(&text, p, plan.RenderOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			if !hasLine(text.String(), "+ "+string(spec.Kind)+" ", name) {
-				t.Errorf("text plan lacks a line creating %s %q:\n%s", spec.Kind, name, text.String())
-			}
-			var js, saved bytes.Buffer
-			if err := plan.WriteJSON(&js, p); err != nil {
-				t.Fatal(err)
-			}
-			if back, err := plan.ReadJSON(&js); err != nil {
-				t.Errorf("JSON plan: %v", err)
-			} else if got := k.changeIn(back); got == nil || got.After == nil {
-				t.Errorf("the JSON plan read back lacks the create of %s %q, or its object", spec.Kind, name)
-			}
-			if err := plan.WriteSaved(&saved, p); err != nil {
-				t.Fatal(err)
-			}
-			if back, err := plan.ReadSaved(&saved, "plan.out"); err != nil {
-				t.Errorf("saved plan: %v", err)
-			} else if got := k.changeIn(back); got == nil || got.After == nil {
-				t.Errorf("the saved plan read back lacks the create of %s %q, or its object", spec.Kind, name)
-			}
+			k.forms(p)
 			// Apply: an object for its steps, and a step.
 			if err := apply.Check(p, apply.Options{}); err != nil {
 				t.Errorf("apply.Check: %v", err)

@@ -225,11 +225,14 @@ func specOf(k Kind) *Spec {
 
 // PolicyKinds returns the kinds of policy (Spec.Policy) in their order:
 // policies, then operator policies.
-func PolicyKinds() []Kind {
+func PolicyKinds() []Kind { return kindsWhere(func(s *Spec) bool { return s.Policy }) }
+
+// kindsWhere returns the kinds of specs whose spec has, in their order.
+func kindsWhere(has func(s *Spec) bool) []Kind {
 	var out []Kind
-	for _, s := range specs {
-		if s.Policy {
-			out = append(out, s.Kind)
+	for i := range specs {
+		if has(&specs[i]) {
+			out = append(out, specs[i].Kind)
 		}
 	}
 	return out
@@ -338,15 +341,7 @@ func (k Kind) BindingEnd() bool { s := specOf(k); return s != nil && s.BindingEn
 
 // BindingEnds returns the kinds whose objects can be a binding's ends
 // (Spec.BindingEnd), in the registry's order: exchanges, then queues.
-func BindingEnds() []Kind {
-	var out []Kind
-	for _, s := range specs {
-		if s.BindingEnd {
-			out = append(out, s.Kind)
-		}
-	}
-	return out
-}
+func BindingEnds() []Kind { return kindsWhere(func(s *Spec) bool { return s.BindingEnd }) }
 
 // DeletedByKey is Of(k).DeletedByKey (false for an unknown kind).
 func (k Kind) DeletedByKey() bool { s, _ := Of(k); return s.DeletedByKey }
