@@ -364,7 +364,7 @@ func (c config) measureTakeDown(ctx context.Context, tmp, applyVhost string, n, 
 	r.M["exact reads"] = m
 	for _, k := range []struct{ name, yaml string }{
 		{"teardown plan", teardownYAML(applyVhost)},
-		{"replace plan", replaceYAML(applyVhost, n)},
+		{"replace plan", gentopo.ReplaceYAML(applyVhost, n)},
 	} {
 		f := filepath.Join(tmp, fmt.Sprintf("%s-%d.yaml", strings.ReplaceAll(k.name, " ", "-"), objects))
 		if err := os.WriteFile(f, []byte(k.yaml), 0o644); err != nil {
@@ -588,16 +588,6 @@ func (rs *recordSet) restore(ctx context.Context) error {
 // all 4n+2 of them.
 func teardownYAML(vhost string) string {
 	return fmt.Sprintf("version: 1\nvhosts:\n  %q: {}\n", vhost)
-}
-
-// replaceYAML is the generated topology with every working queue's
-// max_length and both exchanges' types changed: the plan replaces n queues
-// and 2 exchanges, and takes down and restores all 2n bindings.
-func replaceYAML(vhost string, n int) string {
-	y := gentopo.YAML(vhost, n)
-	y = strings.Replace(y, "events: { type: topic }", "events: { type: headers }", 1)
-	y = strings.Replace(y, "events.dlx: { type: direct }", "events.dlx: { type: fanout }", 1)
-	return strings.ReplaceAll(y, "max_length: 10000,", "max_length: 20000,")
 }
 
 // settle is how long the broker is left alone after a vhost deletion,

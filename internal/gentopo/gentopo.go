@@ -29,6 +29,18 @@ func YAML(vhost string, n int) string {
 	return sb.String()
 }
 
+// ReplaceYAML is YAML(vhost, n) with every working queue's max_length and
+// both exchanges' types changed (benchrun's replace plan): a plan from
+// YAML replaces n queues and 2 exchanges, and takes down and restores all
+// 2n bindings; its flows have every class of messages of exchange events
+// reach all n working queues, and every queue's dead letters all n DLQs.
+func ReplaceYAML(vhost string, n int) string {
+	y := YAML(vhost, n)
+	y = strings.Replace(y, "events: { type: topic }", "events: { type: headers }", 1)
+	y = strings.Replace(y, "events.dlx: { type: direct }", "events.dlx: { type: fanout }", 1)
+	return strings.ReplaceAll(y, "max_length: 10000,", "max_length: 20000,")
+}
+
 // Objects is the number of objects YAML(vhost, n) expands into: 2n queues,
 // 2n bindings and 2 exchanges.
 func Objects(n int) int { return 4*n + 2 }
