@@ -76,7 +76,11 @@ func ReadJSON(r io.Reader) (*Plan, error) {
 	if doc.FormatVersion != FormatVersion {
 		return nil, fmt.Errorf("plan format_version %q is not supported by this mqctl (it reads %q): make the plan again with this version", doc.FormatVersion, FormatVersion)
 	}
-	return fromJSON(&doc), nil
+	p, err := fromJSON(&doc)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid mqctl JSON plan: %w", err)
+	}
+	return p, nil
 }
 
 // JSONOf is p as the JSON plan's document.
@@ -144,8 +148,9 @@ func JSONOf(p *Plan) *pj.Plan {
 }
 
 // fromJSON is the document as a plan (without the fingerprint, the prints
-// and anything else only the saved plan carries).
-func fromJSON(doc *pj.Plan) *Plan {
+// and anything else only the saved plan carries); an error when its flows
+// name a list of queues they do not hold.
+func fromJSON(doc *pj.Plan) (*Plan, error) {
 	p := &Plan{
 		FormatVersion: FormatVersion, Vhosts: emptyToNil(doc.Vhosts), Changes: make([]Change, len(doc.Changes)),
 		Unmanaged: planRefs(doc.Unmanaged), Adopt: planRefs(doc.Adopt), Stale: planRefs(doc.Stale), Preexisting: planRefs(doc.Preexisting),
@@ -164,7 +169,10 @@ func fromJSON(doc *pj.Plan) *Plan {
 	for _, o := range doc.OtherOwners {
 		p.Others = append(p.Others, OtherOwned{ObjectRef: planRef(o.Ref), Owners: o.Owners, Shared: o.Shared})
 	}
-	p.Flows, p.FlowsUnknown = planFlows(doc.Flows)
+	var err error
+	if p.Flows, p.FlowsUnknown, err = planFlows(doc.Flows); err != nil {
+		return nil, err
+	}
 	for _, u := range doc.Unread {
 		p.Unread = append(p.Unread, Unread{Vhost: u.Vhost, Kind: Kind(u.Kind), Reason: u.Reason, Declared: u.Declared})
 	}
@@ -203,7 +211,7 @@ func fromJSON(doc *pj.Plan) *Plan {
 		normalizeChange(&c)
 		p.Changes[i] = c
 	}
-	return p
+	return p, nil
 }
 
 func jsonRef(r ObjectRef) pj.Ref { return pj.Ref{Kind: string(r.Kind), Vhost: r.Vhost, Name: r.Name} }

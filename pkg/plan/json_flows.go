@@ -1,6 +1,10 @@
 package plan
 
 import (
+	"fmt"
+	"hash/maphash"
+	"slices"
+
 	"github.com/mqctl/mqctl/pkg/flow"
 	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/route"
@@ -9,15 +13,85 @@ import (
 // jsonFlows is the plan's message flows as the JSON plan's (nil when they
 // were not computed).
 func jsonFlows(p *Plan) *pj.Flows {
-	d := p.Flows
-	if d == nil && len(p.FlowsUnknown) == 0 {
+	if p.Flows == nil && len(p.FlowsUnknown) == 0 {
 		return nil
 	}
+	return flowsDoc(p.Flows, p.FlowsUnknown)
+}
+
+// queueLists is pj.Flows.QueueLists being written: each distinct list of
+// queue names once, an entry's list field its index. Many classes of
+// messages reach the same queues (every key of a topic exchange made
+// fanout or headers, every queue's dead letters through a fanout DLX):
+// written in place, n lists of n queues made the document quadratic.
+type queueLists struct {
+	lists [][]string
+	// same finds a list again by its backing array, without reading it
+	// (the flows share one list among many entries); byHash by its
+	// names.
+	same   map[listKey]int
+	byHash map[uint64][]int
+	seed   maphash.Seed
+}
+
+type listKey struct {
+	first *string
+	n     int
+}
+
+func newQueueLists() *queueLists {
+	return &queueLists{lists: [][]string{}, same: map[listKey]int{}, byHash: map[uint64][]int{}, seed: maphash.MakeSeed()}
+}
+
+// index is l's index in the table, l added when it is not there yet.
+func (q *queueLists) index(l []string) int {
+	var k listKey
+	if len(l) > 0 {
+		k = listKey{&l[0], len(l)}
+		if i, ok := q.same[k]; ok {
+			return i
+		}
+	}
+	var h maphash.Hash
+	h.SetSeed(q.seed)
+	for _, s := range l {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	sum := h.Sum64()
+	i := slices.IndexFunc(q.byHash[sum], func(i int) bool { return slices.Equal(q.lists[i], l) })
+	if i >= 0 {
+		i = q.byHash[sum][i]
+	} else {
+		i = len(q.lists)
+		q.lists = append(q.lists, nonNil(l))
+		q.byHash[sum] = append(q.byHash[sum], i)
+	}
+	if len(l) > 0 {
+		q.same[k] = i
+	}
+	return i
+}
+
+// optional is index for a list that is absent when empty.
+func (q *queueLists) optional(l []string) *int {
+	if len(l) == 0 {
+		return nil
+	}
+	i := q.index(l)
+	return &i
+}
+
+// flowsDoc is d, and the vhosts whose flows are unknown, as the JSON
+// plan's flows (d nil: only the unknown ones).
+func flowsDoc(d *flow.Diff, unknown []FlowUnknown) *pj.Flows {
 	out := &pj.Flows{
 		LosesMessages: d.LosesMessages(), Routes: []pj.FlowRoute{}, DeadLetters: []pj.FlowDead{}, DelayTiers: []pj.FlowTier{},
 		Silenced: []pj.FlowQueue{}, Truncated: []string{}, Unknown: []pj.FlowUnknown{},
 	}
-	for _, u := range p.FlowsUnknown {
+	q := newQueueLists()
+	defer func() { out.QueueLists = q.lists }()
+	for _, u := range unknown {
 		out.Unknown = append(out.Unknown, pj.FlowUnknown{Vhost: u.Vhost, Reason: u.Reason})
 	}
 	if d == nil {
@@ -26,21 +100,21 @@ func jsonFlows(p *Plan) *pj.Flows {
 	out.Truncated = nonNil(d.Truncated)
 	for _, r := range d.Routes {
 		out.Routes = append(out.Routes, pj.FlowRoute{
-			Vhost: r.Vhost, Exchange: r.Exchange, Class: *jsonClass(&r.Class), Before: nonNil(r.Before), After: nonNil(r.After),
-			BeforeSplits: jsonSplits(r.BeforeSplits), AfterSplits: jsonSplits(r.AfterSplits), Selective: r.Selective,
-			Gained: nonNil(r.Gained()), Lost: nonNil(r.Lost()), LosesMessages: r.Loses, Cause: r.Cause,
+			Vhost: r.Vhost, Exchange: r.Exchange, Class: *jsonClass(&r.Class), Before: q.index(r.Before), After: q.index(r.After),
+			BeforeSplits: q.splits(r.BeforeSplits), AfterSplits: q.splits(r.AfterSplits), Selective: r.Selective,
+			LosesMessages: r.Loses, Cause: r.Cause,
 		})
 	}
 	for _, dl := range d.DeadLetters {
 		out.DeadLetters = append(out.DeadLetters, pj.FlowDead{
 			Vhost: dl.Vhost, Queue: dl.Queue, Reason: string(dl.Reason), PerMessageTTL: dl.PerMessageTTL, Class: jsonClass(dl.Class),
-			Before: jsonEnd(dl.Before), After: jsonEnd(dl.After), LosesMessages: dl.Loses, Cause: dl.Cause, NewQueue: dl.NewQueue, From: dl.From, Sooner: dl.Sooner,
+			Before: q.end(dl.Before), After: q.end(dl.After), LosesMessages: dl.Loses, Cause: dl.Cause, NewQueue: dl.NewQueue, From: q.optional(dl.From), Sooner: dl.Sooner,
 		})
 	}
 	for _, t := range d.DelayTiers {
 		out.DelayTiers = append(out.DelayTiers, pj.FlowTier{
 			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS, Class: jsonClass(t.Class),
-			Before: jsonEnd(t.Before), After: jsonEnd(t.After), LosesMessages: t.Loses, Cause: t.Cause,
+			Before: q.end(t.Before), After: q.end(t.After), LosesMessages: t.Loses, Cause: t.Cause,
 		})
 	}
 	for _, s := range d.Silenced {
@@ -50,7 +124,10 @@ func jsonFlows(p *Plan) *pj.Flows {
 		out.Expiring = append(out.Expiring, pj.FlowExpiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
 	}
 	for _, r := range d.Refusing {
-		out.Refusing = append(out.Refusing, pj.FlowRefusing(r))
+		out.Refusing = append(out.Refusing, pj.FlowRefusing{
+			Vhost: r.Vhost, Queue: r.Queue, Type: r.Type, Limit: r.Limit, BeforeLimit: r.BeforeLimit, BeforeOverflow: r.BeforeOverflow,
+			Cause: r.Cause, Unknown: r.Unknown, NewQueue: r.NewQueue, From: q.optional(r.From), KeptMore: r.KeptMore,
+		})
 	}
 	for _, t := range d.Trimming {
 		out.Trimming = append(out.Trimming, pj.FlowTrimming(t))
@@ -82,67 +159,97 @@ func jsonClassSide(s *flow.ClassSide) *pj.FlowClassSide {
 	return &pj.FlowClassSide{Kind: s.Kind, Matches: nonNil(s.Matches)}
 }
 
-func jsonEnd(e *flow.DeadLetterEnd) *pj.FlowEnd {
+func (q *queueLists) end(e *flow.DeadLetterEnd) *pj.FlowEnd {
 	if e == nil {
 		return nil
 	}
 	return &pj.FlowEnd{
 		Configured: e.Configured, Exchange: e.Exchange, RoutingKey: e.RoutingKey, KeyFromMessage: e.KeyFromMessage,
-		Queues: nonNil(e.Queues), Splits: jsonSplits(e.Splits), Dropped: e.Dropped, Why: e.Why, Held: e.Held, Refused: e.Refused,
+		Queues: q.index(e.Queues), Splits: q.splits(e.Splits), Dropped: e.Dropped, Why: e.Why, Held: e.Held, Refused: e.Refused,
 	}
 }
 
-func jsonSplits(ss []flow.Split) []pj.FlowSplit {
+func (q *queueLists) splits(ss []flow.Split) []pj.FlowSplit {
 	var out []pj.FlowSplit
 	for _, s := range ss {
-		fs := pj.FlowSplit{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random, Unsimulated: s.Unsimulated}
+		fs := pj.FlowSplit{Exchange: s.Exchange, Queues: q.index(s.Queues), Random: s.Random, Unsimulated: s.Unsimulated}
 		for _, t := range s.Through {
-			fs.Through = append(fs.Through, pj.FlowSplitThrough(t))
+			fs.Through = append(fs.Through, pj.FlowSplitThrough{Exchange: t.Exchange, Queues: q.index(t.Queues)})
 		}
 		out = append(out, fs)
 	}
 	return out
 }
 
-func planSplits(ss []pj.FlowSplit) []flow.Split {
+// listsRead are the lists of a document's flows (pj.Flows.QueueLists) as
+// its entries' fields name them: err is the first index that names none.
+type listsRead struct {
+	lists [][]string
+	err   error
+}
+
+func (r *listsRead) list(i int, what string) []string {
+	if i < 0 || i >= len(r.lists) {
+		if r.err == nil {
+			r.err = fmt.Errorf("flows: %s is list %d of queue_lists, which has %d", what, i, len(r.lists))
+		}
+		return nil
+	}
+	return emptyToNil(r.lists[i])
+}
+
+func (r *listsRead) optional(i *int, what string) []string {
+	if i == nil {
+		return nil
+	}
+	return r.list(*i, what)
+}
+
+func (r *listsRead) splits(ss []pj.FlowSplit, what string) []flow.Split {
 	var out []flow.Split
 	for _, s := range ss {
-		sp := flow.Split{Exchange: s.Exchange, Queues: s.Queues, Random: s.Random, Unsimulated: s.Unsimulated}
+		sp := flow.Split{Exchange: s.Exchange, Queues: r.list(s.Queues, what+" of exchange "+s.Exchange), Random: s.Random, Unsimulated: s.Unsimulated}
 		for _, t := range s.Through {
-			sp.Through = append(sp.Through, route.SplitThrough(t))
+			sp.Through = append(sp.Through, route.SplitThrough{Exchange: t.Exchange, Queues: r.list(t.Queues, what+" through exchange "+t.Exchange)})
 		}
 		out = append(out, sp)
 	}
 	return out
 }
 
-// planFlows is the JSON plan's message flows as the plan's.
-func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
+// planFlows is the JSON plan's message flows as the plan's; an error when
+// an entry names a list that queue_lists does not have.
+func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown, error) {
 	if doc == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var unknown []FlowUnknown
 	for _, u := range doc.Unknown {
 		unknown = append(unknown, FlowUnknown{Vhost: u.Vhost, Reason: u.Reason})
 	}
+	r := &listsRead{lists: doc.QueueLists}
 	d := &flow.Diff{Truncated: emptyToNil(doc.Truncated)}
-	for _, r := range doc.Routes {
+	for i, rt := range doc.Routes {
+		what := fmt.Sprintf("route %d's", i+1)
 		d.Routes = append(d.Routes, flow.Route{
-			Vhost: r.Vhost, Exchange: r.Exchange, Class: *planClass(&r.Class), Before: emptyToNil(r.Before), After: emptyToNil(r.After),
-			BeforeSplits: planSplits(r.BeforeSplits), AfterSplits: planSplits(r.AfterSplits), Selective: r.Selective,
-			Loses: r.LosesMessages, Cause: r.Cause,
+			Vhost: rt.Vhost, Exchange: rt.Exchange, Class: *planClass(&rt.Class), Before: r.list(rt.Before, what+" before"), After: r.list(rt.After, what+" after"),
+			BeforeSplits: r.splits(rt.BeforeSplits, what+" before split"), AfterSplits: r.splits(rt.AfterSplits, what+" after split"), Selective: rt.Selective,
+			Loses: rt.LosesMessages, Cause: rt.Cause,
 		})
 	}
-	for _, dl := range doc.DeadLetters {
+	for i, dl := range doc.DeadLetters {
+		what := fmt.Sprintf("dead-letter change %d's", i+1)
 		d.DeadLetters = append(d.DeadLetters, flow.DeadLetter{
 			Vhost: dl.Vhost, Queue: dl.Queue, Reason: flow.Reason(dl.Reason), PerMessageTTL: dl.PerMessageTTL, Class: planClass(dl.Class),
-			Before: planEnd(dl.Before), After: planEnd(dl.After), Loses: dl.LosesMessages, Cause: dl.Cause, NewQueue: dl.NewQueue, From: emptyToNil(dl.From), Sooner: dl.Sooner,
+			Before: r.end(dl.Before, what+" before"), After: r.end(dl.After, what+" after"), Loses: dl.LosesMessages, Cause: dl.Cause, NewQueue: dl.NewQueue,
+			From: r.optional(dl.From, what+" from"), Sooner: dl.Sooner,
 		})
 	}
-	for _, t := range doc.DelayTiers {
+	for i, t := range doc.DelayTiers {
+		what := fmt.Sprintf("delay tier %d's", i+1)
 		d.DelayTiers = append(d.DelayTiers, flow.DelayTier{
 			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS, Class: planClass(t.Class),
-			Before: planEnd(t.Before), After: planEnd(t.After), Loses: t.LosesMessages, Cause: t.Cause,
+			Before: r.end(t.Before, what+" before"), After: r.end(t.After, what+" after"), Loses: t.LosesMessages, Cause: t.Cause,
 		})
 	}
 	for _, s := range doc.Silenced {
@@ -151,8 +258,11 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	for _, x := range doc.Expiring {
 		d.Expiring = append(d.Expiring, flow.Expiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
 	}
-	for _, r := range doc.Refusing {
-		d.Refusing = append(d.Refusing, flow.Refusing(r))
+	for i, x := range doc.Refusing {
+		d.Refusing = append(d.Refusing, flow.Refusing{
+			Vhost: x.Vhost, Queue: x.Queue, Type: x.Type, Limit: x.Limit, BeforeLimit: x.BeforeLimit, BeforeOverflow: x.BeforeOverflow,
+			Cause: x.Cause, Unknown: x.Unknown, NewQueue: x.NewQueue, From: r.optional(x.From, fmt.Sprintf("refusing queue %d's from", i+1)), KeptMore: x.KeptMore,
+		})
 	}
 	for _, t := range doc.Trimming {
 		d.Trimming = append(d.Trimming, flow.Trimming(t))
@@ -166,7 +276,10 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown) {
 	for _, t := range doc.Ties {
 		d.Ties = append(d.Ties, flow.Tie(t))
 	}
-	return d, unknown
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	return d, unknown, nil
 }
 
 func planClass(c *pj.FlowClass) *flow.Class {
@@ -184,12 +297,12 @@ func planClassSide(s *pj.FlowClassSide) *flow.ClassSide {
 	return &flow.ClassSide{Kind: s.Kind, Matches: emptyToNil(s.Matches)}
 }
 
-func planEnd(e *pj.FlowEnd) *flow.DeadLetterEnd {
+func (r *listsRead) end(e *pj.FlowEnd, what string) *flow.DeadLetterEnd {
 	if e == nil {
 		return nil
 	}
 	return &flow.DeadLetterEnd{
 		Configured: e.Configured, Exchange: e.Exchange, RoutingKey: e.RoutingKey, KeyFromMessage: e.KeyFromMessage,
-		Queues: emptyToNil(e.Queues), Splits: planSplits(e.Splits), Dropped: e.Dropped, Why: e.Why, Held: e.Held, Refused: e.Refused,
+		Queues: r.list(e.Queues, what+" queues"), Splits: r.splits(e.Splits, what+" split"), Dropped: e.Dropped, Why: e.Why, Held: e.Held, Refused: e.Refused,
 	}
 }

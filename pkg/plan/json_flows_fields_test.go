@@ -54,7 +54,10 @@ func TestFlowEndRoundTrip(t *testing.T) {
 			t.Fatalf("the end leaves %s unset", v.Type().Field(i).Name)
 		}
 	}
-	if back := planEnd(jsonEnd(e)); !reflect.DeepEqual(back, e) {
-		t.Errorf("through JSON:\n%+v\nwant\n%+v", back, e)
+	q := newQueueLists()
+	doc := q.end(e)
+	r := &listsRead{lists: q.lists}
+	if back := r.end(doc, "end"); r.err != nil || !reflect.DeepEqual(back, e) {
+		t.Errorf("through JSON (%v):\n%+v\nwant\n%+v", r.err, back, e)
 	}
 }

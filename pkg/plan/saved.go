@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -34,8 +35,12 @@ const (
 	// their fields' keys), which a reader of version 3 refuses as an
 	// unknown field, saying the plan is not valid: it says instead that it
 	// reads another version. A version 3 plan (with or without env) reads
-	// as before (oldestSavedVersion).
-	SavedVersion = 4
+	// as before (oldestSavedVersion). Version 5 writes the flows as the
+	// JSON plan's (format_version 3: each list of queues once, in
+	// queue_lists), where versions 3 and 4 wrote flow.Diff's lists in
+	// place, n lists of n queues where n classes reach the same queues;
+	// both read as before (savedFlows).
+	SavedVersion = 5
 	// oldestSavedVersion is the oldest version this mqctl reads: a
 	// version 3 plan has the same fingerprint, and env or none.
 	oldestSavedVersion = 3
@@ -78,9 +83,11 @@ type savedPlan struct {
 	// Notes: what mqctl told the user when it made the plan.
 	Notes []string `json:"notes,omitempty"`
 	// Flows and FlowsUnknown: what the plan does to messages, shown again
-	// when the saved plan is applied.
-	Flows        *flow.Diff    `json:"flows,omitempty"`
-	FlowsUnknown []FlowUnknown `json:"flows_unknown,omitempty"`
+	// when the saved plan is applied. Flows is the JSON plan's shape
+	// (pj.Flows, without its unknown vhosts) from version 5, a flow.Diff
+	// before (savedFlows).
+	Flows        json.RawMessage `json:"flows,omitempty"`
+	FlowsUnknown []FlowUnknown   `json:"flows_unknown,omitempty"`
 	// Env: the values the file took from the environment that the saved
 	// plan holds anyway (in its changes), and what the file wrote for
 	// them: applying the saved plan shows none of them (Plan.Env).
@@ -159,8 +166,15 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		Fingerprint: p.Fingerprint, Broker: p.Broker, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Preexisting: p.Preexisting, Kept: p.Kept, KeptChanged: p.KeptChanged, Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
-		Flows: p.Flows, FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
+		FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
 		UnfinishedRecords: p.UnfinishedRecords, Restores: p.Restores,
+	}
+	if p.Flows != nil {
+		flows, err := json.Marshal(flowsDoc(p.Flows, nil))
+		if err != nil {
+			return err
+		}
+		doc.Flows = flows
 	}
 	for ref, pr := range p.Prints {
 		doc.Prints = append(doc.Prints, savedPrint{ObjectRef: ref, Print: pr})
@@ -289,8 +303,11 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint, Broker: doc.Broker,
 		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Preexisting: emptyToNil(doc.Preexisting), Kept: emptyToNil(doc.Kept), KeptChanged: doc.KeptChanged, Unread: emptyToNil(doc.Unread),
 		Changes: make([]Change, len(doc.Changes)), Stale: emptyToNil(doc.Stale), ChangedOutside: emptyToNil(doc.ChangedOutside), Held: emptyToNil(doc.Held), Notes: emptyToNil(doc.Notes),
-		Flows: doc.Flows, FlowsUnknown: doc.FlowsUnknown, OutdatedRecords: doc.OutdatedRecords,
+		FlowsUnknown: doc.FlowsUnknown, OutdatedRecords: doc.OutdatedRecords,
 		UnfinishedRecords: doc.UnfinishedRecords, Restores: doc.Restores, Env: doc.Env,
+	}
+	if p.Flows, err = savedFlows(doc.Flows, doc.Version); err != nil {
+		return nil, fmt.Errorf("%s is not a valid saved plan (%v): %s", name, err, again)
 	}
 	for _, o := range doc.Others {
 		o.OtherOwned.Recorded = o.Recorded
@@ -321,6 +338,30 @@ func ReadSaved(r io.Reader, name string) (*Plan, error) {
 		p.Changes[i] = c
 	}
 	return p, nil
+}
+
+// savedFlows are a saved plan's flows, of its version: the JSON plan's
+// shape from version 5 (each list of queues once), flow.Diff's before.
+func savedFlows(data json.RawMessage, version int) (*flow.Diff, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if version < 5 {
+		var d flow.Diff
+		if err := dec.Decode(&d); err != nil {
+			return nil, err
+		}
+		return &d, nil
+	}
+	var doc pj.Flows
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	d, _, err := planFlows(&doc)
+	return d, err
 }
 
 // wellFormed reports what makes c, read from a saved plan, one apply

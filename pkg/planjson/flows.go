@@ -5,6 +5,13 @@ package planjson
 // "after" the broker as apply leaves it; in "mqctl diff -o json", the old
 // files and the new.
 type Flows struct {
+	// QueueLists are the lists of queue names the entries below name, each
+	// written once: a list field of an entry (a route's before and after,
+	// an end's queues, a split's, from) is the index of its list here
+	// (format_version 3). Many classes of messages reach the same queues:
+	// written in place, those lists made the document grow with the square
+	// of the queues.
+	QueueLists [][]string `json:"queue_lists"`
 	// LosesMessages is true when any entry below loses messages.
 	LosesMessages bool        `json:"loses_messages"`
 	Routes        []FlowRoute `json:"routes"`
@@ -69,16 +76,17 @@ type FlowClassSide struct {
 // FlowRoute is a class of messages published to an exchange that reaches
 // other queues after the change.
 type FlowRoute struct {
-	Vhost         string      `json:"vhost"`
-	Exchange      string      `json:"exchange"`
-	Class         FlowClass   `json:"class"`
-	Before        []string    `json:"before"`
-	After         []string    `json:"after"`
+	Vhost    string    `json:"vhost"`
+	Exchange string    `json:"exchange"`
+	Class    FlowClass `json:"class"`
+	// Before and After are the queues the class reaches on each side: the
+	// indexes of their lists in Flows.QueueLists. What After adds to
+	// Before and drops (version 2's gained and lost) is their difference.
+	Before        int         `json:"before"`
+	After         int         `json:"after"`
 	BeforeSplits  []FlowSplit `json:"before_splits,omitempty"`
 	AfterSplits   []FlowSplit `json:"after_splits,omitempty"`
 	Selective     bool        `json:"selective,omitempty"`
-	Gained        []string    `json:"gained"`
-	Lost          []string    `json:"lost"`
 	LosesMessages bool        `json:"loses_messages"`
 	Cause         string      `json:"cause,omitempty"`
 }
@@ -91,10 +99,11 @@ type FlowRoute struct {
 // queues are those it can lead to, and which of them a message reaches is
 // unknown.
 type FlowSplit struct {
-	Exchange    string   `json:"exchange"`
-	Queues      []string `json:"queues"`
-	Random      bool     `json:"random,omitempty"`
-	Unsimulated string   `json:"unsimulated,omitempty"`
+	Exchange string `json:"exchange"`
+	// Queues is the index of the split's queues in Flows.QueueLists.
+	Queues      int    `json:"queues"`
+	Random      bool   `json:"random,omitempty"`
+	Unsimulated string `json:"unsimulated,omitempty"`
 	// Through are the destinations the exchange picks among that are
 	// exchanges, each with the queues of Queues it leads to (absent when
 	// every destination is a queue).
@@ -104,21 +113,24 @@ type FlowSplit struct {
 // FlowSplitThrough is an exchange a split's exchange picks as one
 // destination, and the queues it leads a message to.
 type FlowSplitThrough struct {
-	Exchange string   `json:"exchange"`
-	Queues   []string `json:"queues"`
+	Exchange string `json:"exchange"`
+	// Queues is the index of its queues in Flows.QueueLists.
+	Queues int `json:"queues"`
 }
 
 // FlowEnd is where dead letters (or a delay tier's messages) go.
 type FlowEnd struct {
-	Configured     bool        `json:"configured"`
-	Exchange       string      `json:"exchange"`
-	RoutingKey     string      `json:"routing_key"`
-	KeyFromMessage bool        `json:"key_from_message"`
-	Queues         []string    `json:"queues"`
-	Splits         []FlowSplit `json:"splits,omitempty"`
-	Dropped        bool        `json:"dropped"`
-	Why            string      `json:"why,omitempty"`
-	Held           bool        `json:"held,omitempty"`
+	Configured     bool   `json:"configured"`
+	Exchange       string `json:"exchange"`
+	RoutingKey     string `json:"routing_key"`
+	KeyFromMessage bool   `json:"key_from_message"`
+	// Queues is the index of the queues the dead letters reach in
+	// Flows.QueueLists.
+	Queues  int         `json:"queues"`
+	Splits  []FlowSplit `json:"splits,omitempty"`
+	Dropped bool        `json:"dropped"`
+	Why     string      `json:"why,omitempty"`
+	Held    bool        `json:"held,omitempty"`
 	// Refused, for reason maxlen: the dead letters are the new messages
 	// the full queue refuses, not its oldest (flow.DeadLetterEnd.Refused).
 	Refused bool `json:"refused,omitempty"`
@@ -140,12 +152,12 @@ type FlowDead struct {
 	LosesMessages bool       `json:"loses_messages"`
 	Cause         string     `json:"cause,omitempty"`
 	// NewQueue: the queue is declared after the change only; From: the
-	// queues what reaches it reached before; Sooner: they go where they
+	// queues what reaches it reached before, the index of their list in
+	// Flows.QueueLists (absent when none); Sooner: they go where they
 	// went, more of them or sooner after (flow.DeadLetter).
-	NewQueue bool     `json:"new_queue,omitempty"`
-	From     []string `json:"from,omitempty"`
-	Sooner   bool     `json:"sooner,omitempty"`
-}
+	NewQueue bool `json:"new_queue,omitempty"`
+	From     *int `json:"from,omitempty"`
+	Sooner   bool `json:"sooner,omitempty"`}
 
 // FlowTier is a delay tier whose messages return somewhere else.
 type FlowTier struct {
@@ -182,11 +194,12 @@ type FlowRefusing struct {
 	Cause          string `json:"cause"`
 	Unknown        string `json:"unknown,omitempty"`
 	// NewQueue: the queue is declared after the change only; From: the
-	// queues what reaches it reached before; KeptMore: one of them kept
-	// more (flow.Refusing).
-	NewQueue bool     `json:"new_queue,omitempty"`
-	From     []string `json:"from,omitempty"`
-	KeptMore bool     `json:"kept_more,omitempty"`
+	// queues what reaches it reached before, the index of their list in
+	// Flows.QueueLists (absent when none); KeptMore: one of them kept more
+	// (flow.Refusing).
+	NewQueue bool `json:"new_queue,omitempty"`
+	From     *int `json:"from,omitempty"`
+	KeptMore bool `json:"kept_more,omitempty"`
 }
 
 // FlowTrimming is a stream that now keeps less (flow.Trimming).

@@ -14,7 +14,7 @@ package planjson
 // FormatVersion is the document's format_version: it changes only when a
 // field changes meaning or disappears (a new field may appear in any
 // release without a new version).
-const FormatVersion = "2"
+const FormatVersion = "3"
 
 // Plan is the document.
 type Plan struct {
