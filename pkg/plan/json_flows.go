@@ -195,7 +195,10 @@ func (r *listsRead) list(i int, what string) []string {
 		}
 		return nil
 	}
-	return emptyToNil(r.lists[i])
+	// Entries that name one list share it: capped, an append to one
+	// entry's copies it rather than write into the others'.
+	l := r.lists[i]
+	return emptyToNil(l[:len(l):len(l)])
 }
 
 func (r *listsRead) optional(i *int, what string) []string {

@@ -203,3 +203,15 @@ func TestSavedPlanOfVersion4Reads(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedListsReadApart: entries that name one list read back sharing
+// it, and an append to one entry's list leaves the others' as they were.
+func TestSharedListsReadApart(t *testing.T) {
+	r := &listsRead{lists: [][]string{append(make([]string, 0, 8), "a", "b")}}
+	one, other := r.list(0, "one"), r.list(0, "other")
+	one = append(one, "c")
+	other = append(other, "d")
+	if r.err != nil || !cmp.Equal(one, []string{"a", "b", "c"}) || !cmp.Equal(other, []string{"a", "b", "d"}) {
+		t.Errorf("after an append to each: one %v, other %v (%v)", one, other, r.err)
+	}
+}
