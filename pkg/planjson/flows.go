@@ -157,7 +157,8 @@ type FlowDead struct {
 	// went, more of them or sooner after (flow.DeadLetter).
 	NewQueue bool `json:"new_queue,omitempty"`
 	From     *int `json:"from,omitempty"`
-	Sooner   bool `json:"sooner,omitempty"`}
+	Sooner   bool `json:"sooner,omitempty"`
+}
 
 // FlowTier is a delay tier whose messages return somewhere else.
 type FlowTier struct {
