@@ -51,20 +51,38 @@ func TopicMatch(pattern, key string) bool {
 // words, like RabbitMQ's trie: matching a routing key walks only the
 // branches that can match instead of testing every binding.
 type topicTrie struct {
-	children map[string]*topicTrie
+	// word and next are the node's first child, more the others: most
+	// nodes of a large exchange have one child (the "#" of
+	// "svc1.event7.#"), and a map for each held 12,500 maps, 3 MB of a
+	// 50,002-object plan's simulator.
+	word     string
+	next     *topicTrie
+	more     map[string]*topicTrie
 	bindings []*topology.Binding
+}
+
+// child returns the node under word w; nil for none.
+func (t *topicTrie) child(w string) *topicTrie {
+	if t.next != nil && t.word == w {
+		return t.next
+	}
+	return t.more[w]
 }
 
 func (t *topicTrie) add(b *topology.Binding) {
 	n := t
 	for _, w := range splitTopicKey(b.RoutingKey) {
-		if n.children == nil {
-			n.children = map[string]*topicTrie{}
-		}
-		c, ok := n.children[w]
-		if !ok {
+		c := n.child(w)
+		if c == nil {
 			c = &topicTrie{}
-			n.children[w] = c
+			switch {
+			case n.next == nil:
+				n.word, n.next = w, c
+			case n.more == nil:
+				n.more = map[string]*topicTrie{w: c}
+			default:
+				n.more[w] = c
+			}
 		}
 		n = c
 	}
@@ -79,20 +97,20 @@ func (t *topicTrie) match(words []string, found func(*topology.Binding)) {
 		for _, b := range t.bindings {
 			found(b)
 		}
-		if h := t.children["#"]; h != nil {
+		if h := t.child("#"); h != nil {
 			h.match(nil, found)
 		}
 		return
 	}
-	if c := t.children[words[0]]; c != nil {
+	if c := t.child(words[0]); c != nil {
 		c.match(words[1:], found)
 	}
 	if words[0] != "*" {
-		if c := t.children["*"]; c != nil {
+		if c := t.child("*"); c != nil {
 			c.match(words[1:], found)
 		}
 	}
-	if h := t.children["#"]; h != nil {
+	if h := t.child("#"); h != nil {
 		// "#" swallows zero, one, … or all of the remaining words.
 		for i := 0; i <= len(words); i++ {
 			h.match(words[i:], found)

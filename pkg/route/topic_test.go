@@ -1,6 +1,8 @@
 package route
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -163,4 +165,37 @@ func FuzzTopicMatch(f *testing.F) {
 			t.Fatalf("trie match of %q against %q = %v, reference says %v", key, pattern, found, want)
 		}
 	})
+}
+
+// TestTopicTrieHoldsLittle: a topic exchange of 12,500 bindings of
+// distinct keys ("svc7.event123.#", as the bench's topology has) is
+// indexed in under 250 bytes a binding (181 on Go 1.26). A map for every node's children
+// held 370 (2.4 MB more of a 50,002-object plan's live heap, where the
+// flows simulate both sides of the change).
+func TestTopicTrieHoldsLittle(t *testing.T) {
+	const n = 12500
+	bindings := make([]*topology.Binding, n)
+	for i := range bindings {
+		bindings[i] = &topology.Binding{RoutingKey: fmt.Sprintf("svc%03d.event%d.#", i%100, i)}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	trie := &topicTrie{}
+	for _, b := range bindings {
+		trie.add(b)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perBinding := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	runtime.KeepAlive(trie)
+	t.Logf("%d bytes a binding", perBinding)
+	if perBinding >= 250 {
+		t.Errorf("the trie holds %d bytes a binding, want under 250", perBinding)
+	}
+	found := 0
+	trie.match(splitTopicKey("svc007.event7.created"), func(*topology.Binding) { found++ })
+	if found != 1 {
+		t.Errorf("svc007.event7.created matched %d bindings, want 1", found)
+	}
 }
