@@ -435,7 +435,7 @@ func (p *Pass) policyFinding(kind string, pol *topology.Policy, format string, a
 // name. A finding whose object the file does not place so stays put.
 func (f Finding) at(args ...string) Finding {
 	for _, a := range args {
-		if p, ok := f.objMeta.ArgPos[a]; ok && !p.IsZero() {
+		if p, ok := f.objMeta.ArgPos.Get(a); ok && !p.IsZero() {
 			f.Pos = p
 			return f
 		}

@@ -300,12 +300,12 @@ func (d *decoder) secretRef(it *topology.Item, key string, n *node) {
 // and each entry of a table-valued one as key.entry (src-queue-args.x-max-length).
 func settingPos(it *topology.Item, key string, n *node) {
 	if it.ArgPos == nil {
-		it.ArgPos = map[string]topology.Pos{}
+		it.ArgPos = topology.NewArgPositions(0)
 	}
-	it.ArgPos[key] = n.pos
+	it.ArgPos.Set(key, n.pos)
 	if n.kind == mapNode {
 		for _, e := range n.entries {
-			it.ArgPos[key+"."+e.key.value] = e.value.pos
+			it.ArgPos.Set(key+"."+e.key.value, e.value.pos)
 		}
 	}
 }
@@ -314,9 +314,9 @@ func settingPos(it *topology.Item, key string, n *node) {
 // member n.
 func memberPos(it *topology.Item, key string, n *node) {
 	if it.ArgPos == nil {
-		it.ArgPos = map[string]topology.Pos{}
+		it.ArgPos = topology.NewArgPositions(0)
 	}
-	it.ArgPos[key] = n.pos
+	it.ArgPos.Set(key, n.pos)
 }
 
 // addRef records that secret setting key (or list item, topology.RefKey)

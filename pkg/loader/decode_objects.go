@@ -95,19 +95,19 @@ func render(v any) string {
 // argPositions is where the file writes each argument: the raw ones (at:
 // their values' nodes), and the typed ones not written raw too (a raw
 // argument wins over a typed one, as mergeArgs merges them); nil when none.
-func argPositions(at map[string]*node, typed []typedArg) map[string]topology.Pos {
+func argPositions(at map[string]*node, typed []typedArg) *topology.ArgPositions {
 	if len(at) == 0 && len(typed) == 0 {
 		return nil
 	}
-	out := make(map[string]topology.Pos, len(at)+len(typed))
+	out := topology.NewArgPositions(len(at) + len(typed))
 	for _, t := range typed {
 		if _, raw := at[t.key]; !raw && !t.pos.IsZero() {
-			out[t.key] = t.pos
+			out.Set(t.key, t.pos)
 		}
 	}
 	for k, n := range at {
 		if n != nil {
-			out[k] = n.pos
+			out.Set(k, n.pos)
 		}
 	}
 	return out
@@ -301,9 +301,9 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	for _, fl := range topology.QueueFlags {
 		if f.has(fl.Key) {
 			if q.ArgPos == nil {
-				q.ArgPos = map[string]topology.Pos{}
+				q.ArgPos = topology.NewArgPositions(1)
 			}
-			q.ArgPos[fl.Key] = f.valuePos(fl.Key)
+			q.ArgPos.Set(fl.Key, f.valuePos(fl.Key))
 		}
 	}
 	q.FromDefaults = inheritedArgs(o.inherited, args, at, typed)
