@@ -58,9 +58,10 @@ func WriteJSON(w io.Writer, p *Plan) error {
 		_, err = w.Write(doc)
 		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(JSONOf(p))
+	doc := JSONOf(p)
+	changes := doc.Changes
+	doc.Changes = nil
+	return writeIndented(w, doc, "changes", changes)
 }
 
 // ReadJSON reads a JSON plan written by WriteJSON (for programs and tests

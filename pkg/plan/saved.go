@@ -213,9 +213,9 @@ func WriteSaved(w io.Writer, p *Plan) error {
 			}
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	changes := doc.Changes
+	doc.Changes = nil
+	return writeIndented(w, &doc, "changes", changes)
 }
 
 // savedVersionsRead are the versions of saved plans ReadSaved reads.
