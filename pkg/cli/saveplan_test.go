@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,9 @@ func TestSavePlanRefusedLeavesTheFile(t *testing.T) {
 		return &plan.Plan{FormatVersion: plan.FormatVersion, Changes: []plan.Change{{Action: plan.Create, Kind: "shovel", Vhost: "v", Name: "s", After: plan.ItemObject{Item: it}}}}
 	}
 	dir := t.TempDir()
+	// The plan passes through a temporary file, removed whatever happens.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	earlier := filepath.Join(dir, "earlier.plan")
 	if err := os.WriteFile(earlier, []byte("the earlier plan"), 0o644); err != nil {
 		t.Fatal(err)
@@ -41,7 +45,18 @@ func TestSavePlanRefusedLeavesTheFile(t *testing.T) {
 	if err := savePlan(fresh, mk(map[string]string{"src-uri": "SRC_URI"})); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(fresh); !strings.Contains(string(got), "SRC_URI") || strings.Contains(string(got), pw) {
+	got, _ := os.ReadFile(fresh)
+	if !strings.Contains(string(got), "SRC_URI") || strings.Contains(string(got), pw) {
 		t.Errorf("saved plan:\n%s", got)
+	}
+	var want bytes.Buffer
+	if err := plan.WriteSaved(&want, mk(map[string]string{"src-uri": "SRC_URI"})); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want.String() {
+		t.Errorf("saved plan:\n%s\nwant\n%s", got, want.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }
