@@ -458,7 +458,7 @@ func (e *Engine) lockAll(ctx context.Context, locks *locks, scope []string, brok
 func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []string, locks *locks, o ApplyOptions) (p *plan.Plan, l *Live, exactErr, err error) {
 	if in.Saved == nil {
 		var known stakes
-		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}, o.TakeOverFrom, locks.open); err != nil {
+		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}, o.TakeOverFrom, locks.open, nil); err != nil {
 			return nil, nil, nil, err
 		}
 		// What the user may not write, which the broker would refuse

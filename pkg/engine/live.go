@@ -144,6 +144,33 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	return l, nil
 }
 
+// droppedQueues returns a function that finds the vhosts of l's scope
+// where the file's owner's record (useOwner) lists a queue the broker
+// holds and desired no longer declares: a plan there deletes it (unless
+// it holds the delete back) and reads its messages exactly first. It
+// takes what it reads from l now, so that it may run beside the diff and
+// the steps after it (forgetRecords).
+func (l *Live) droppedQueues(desired *topology.Topology) func() []string {
+	scope, records, state := l.scope, l.records, l.current.State
+	return func() []string {
+		var out []string
+		for _, vh := range scope {
+			rec, v := records[vh], state.Vhosts[vh]
+			if rec == nil || v == nil {
+				continue
+			}
+			dv := desired.Vhosts[vh]
+			for ref := range rec.Managed {
+				if ref.Kind == plan.KindQueue && v.Queues[ref.Name] != nil && (dv == nil || dv.Queues[ref.Name] == nil) {
+					out = append(out, vh)
+					break
+				}
+			}
+		}
+		return out
+	}
+}
+
 // useOwner makes the records of owner (a file's "owner:") the ones the
 // diff reads as mqctl's and apply writes; the other owners' records list
 // the objects the diff leaves to them (plan.Current.Others). With take,

@@ -66,7 +66,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	// changes nothing), opened by the reads once the diff is known.
 	pk := newPeeks(e.c, e.amqpURL)
 	defer pk.close()
-	p, l, known, err := e.diff(ctx, desired, opts.Read, plan.Options{DeleteChanged: opts.DeleteChanged}, opts.TakeOverFrom, pk.open)
+	p, l, known, err := e.diff(ctx, desired, opts.Read, plan.Options{DeleteChanged: opts.DeleteChanged}, opts.TakeOverFrom, pk.open, pk.warm)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +135,10 @@ func (e *Engine) here(ctx context.Context, desired, state *topology.Topology) *f
 // gives them once desired is checked), diffs them and holds back the changes on queues out of reach;
 // the messages at stake are the caller's to read (readStakes), given the
 // depths diff read on the way and the exact reads it began through exact
-// (known), and so are the plan's flows (plan.Plan.SetFlows).
-func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func() (*Live, error), opts plan.Options, takeOverFrom *string, exact func(context.Context) (inspectFunc, error)) (*plan.Plan, *Live, stakes, error) {
+// (known), and so are the plan's flows (plan.Plan.SetFlows). warm, when
+// not nil, is told beside the diff the vhosts where it will put a queue
+// at stake (peeks.warm).
+func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func() (*Live, error), opts plan.Options, takeOverFrom *string, exact func(context.Context) (inspectFunc, error), warm func(context.Context, []string)) (*plan.Plan, *Live, stakes, error) {
 	scope := desired.VhostNames()
 	take, err := takeOverOf(desired, takeOverFrom)
 	if err != nil {
@@ -176,6 +178,14 @@ func (e *Engine) diff(ctx context.Context, desired *topology.Topology, read func
 	l.useOwner(desired.Owner, take)
 	if take != nil && take.Objects == 0 {
 		e.note("--take-over-from %s: that owner's records list nothing in the file's vhosts; there is nothing to take over", topology.OwnerArg(take.From))
+	}
+	if warm != nil {
+		// Looked for beside the diff, which reads the same maps.
+		go func(dropped func() []string) {
+			if vhosts := dropped(); len(vhosts) > 0 {
+				warm(ctx, vhosts)
+			}
+		}(l.droppedQueues(desired))
 	}
 	p := plan.DiffWith(desired, l.current, opts)
 	if err := e.refusals(ctx, p, desired, version, tableErr, checked, l); err != nil {

@@ -407,6 +407,11 @@ type peeks struct {
 	c   *broker.Client
 	url func(context.Context) (string, error)
 
+	// resolved asks url once, for open and warm alike; urlErr is its
+	// failure.
+	resolved sync.Once
+	urlErr   error
+
 	mu     sync.Mutex
 	opts   lock.Options // set by open
 	conns  map[string]*peek
@@ -434,14 +439,44 @@ func newPeeks(c *broker.Client, url func(context.Context) (string, error)) *peek
 // open gives the exact reads (startExact) inspect, once the broker's AMQP
 // URL is known.
 func (p *peeks) open(ctx context.Context) (inspectFunc, error) {
-	amqpURL, err := p.url(ctx)
-	if err != nil {
-		return nil, err
-	}
+	p.resolved.Do(func() {
+		amqpURL, err := p.url(ctx)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if err != nil {
+			p.urlErr = err
+			return
+		}
+		p.opts = lockOptions(p.c, amqpURL, "plan")
+	})
 	p.mu.Lock()
-	p.opts = lockOptions(p.c, amqpURL, "plan")
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	if p.urlErr != nil {
+		return nil, p.urlErr
+	}
 	return p.inspect, nil
+}
+
+// warm makes ready, in the background, what the exact reads of vhosts
+// will ask for first: the broker's AMQP URL (a port-listener check and,
+// where the node does not listen on the protocol's own port, an
+// overview that sums up the broker's statistics: 0.45 s of its CPU on
+// RabbitMQ 4.3.6 holding 30,000 queues) and a connection to each vhost.
+// The plan calls it beside the diff, once the broker's state is read,
+// where the diff will put a queue at stake (Live.droppedQueues): the
+// reads then begin at once instead of after those round trips. A plan
+// that reads nothing after all has made one connection for nothing,
+// closed with the others (close); a failure here is met again, and
+// reported, by the reads.
+func (p *peeks) warm(ctx context.Context, vhosts []string) {
+	go func() {
+		if _, err := p.open(ctx); err != nil {
+			return
+		}
+		for _, vh := range vhosts {
+			_, _ = p.conn(ctx, vh)
+		}
+	}()
 }
 
 // lockOptions are the options of the AMQP connections of an action ("plan"
@@ -464,10 +499,24 @@ func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lo
 		// none yet), never "nothing at stake".
 		return lock.QueueState{Exists: true, AtLeast: true}, nil
 	}
+	conn, err := p.conn(ctx, vhost)
+	if err != nil {
+		return lock.QueueState{}, err
+	}
+	if queueType == topology.QueueQuorum {
+		return conn.InspectQuorum(queue)
+	}
+	return conn.Inspect(queue)
+}
+
+// conn is the connection of vhost, dialled by the first caller (a read,
+// or warm) with its ctx: the reads of one plan share one, so one that
+// ended ends them all.
+func (p *peeks) conn(ctx context.Context, vhost string) (*lock.Lock, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return lock.QueueState{}, errPlanEnded
+		return nil, errPlanEnded
 	}
 	pk, ok := p.conns[vhost]
 	if !ok {
@@ -476,8 +525,6 @@ func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lo
 	}
 	opts := p.opts
 	p.mu.Unlock()
-	// The first read of the vhost dials with its ctx: the reads of one
-	// plan share one, so one that ended ends them all.
 	pk.once.Do(func() {
 		conn, err := lock.Peek(ctx, vhost, opts)
 		p.mu.Lock()
@@ -488,14 +535,7 @@ func (p *peeks) inspect(ctx context.Context, vhost, queue, queueType string) (lo
 		}
 		pk.conn, pk.err = conn, err
 	})
-	if pk.err != nil {
-		return lock.QueueState{}, pk.err
-	}
-	conn := pk.conn
-	if queueType == topology.QueueQuorum {
-		return conn.InspectQuorum(queue)
-	}
-	return conn.Inspect(queue)
+	return pk.conn, pk.err
 }
 
 // close closes the connections, and every one dialled after.

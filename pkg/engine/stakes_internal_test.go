@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/lock"
+	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -461,6 +463,95 @@ func TestPlanStreamStakesLowerBound(t *testing.T) {
 		}
 		if c := p.Changes[0]; c.Messages != stats || !c.MessagesAtLeast {
 			t.Errorf("stream with %d messages by its statistics: %d messages (at least %t), want a lower bound of %d", stats, c.Messages, c.MessagesAtLeast, stats)
+		}
+	}
+}
+
+// TestDroppedQueues: the plan warms its exact reads (peeks.warm) for the
+// vhosts where the file drops a queue mqctl's record lists and the broker
+// holds (a delete, and so an exact read, to come); not for a queue the
+// file still declares, one mqctl does not manage, or one already gone.
+func TestDroppedQueues(t *testing.T) {
+	t.Parallel()
+	managed := func(names ...string) *ownership.Record {
+		r := &ownership.Record{Vhost: "v", Managed: map[plan.ObjectRef]plan.Print{}}
+		for _, n := range names {
+			r.Managed[plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: n}] = 0
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name     string
+		record   *ownership.Record
+		broker   []string // queues of vhost v on the broker
+		declared []string // queues of vhost v in the file
+		want     []string
+	}{
+		{"managed queue dropped", managed("a", "b"), []string{"a", "b"}, []string{"a"}, []string{"v"}},
+		{"every queue dropped", managed("a"), []string{"a"}, nil, []string{"v"}},
+		{"nothing dropped", managed("a", "b"), []string{"a", "b"}, []string{"a", "b"}, nil},
+		{"unmanaged queue not declared", managed("a"), []string{"a", "app"}, []string{"a"}, nil},
+		{"managed queue gone from the broker", managed("a", "b"), []string{"a"}, []string{"a"}, nil},
+		{"no record", nil, []string{"a"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			state, desired := topology.New(), topology.New()
+			for _, q := range tc.broker {
+				state.Vhost("v").Queues[q] = &topology.Queue{Name: q}
+			}
+			desired.Vhost("v")
+			for _, q := range tc.declared {
+				desired.Vhost("v").Queues[q] = &topology.Queue{Name: q}
+			}
+			l := &Live{scope: []string{"v"}, records: map[string]*ownership.Record{}, current: plan.Current{Live: topology.Live{State: state}}}
+			if tc.record != nil {
+				l.records["v"] = tc.record
+			}
+			if got := l.droppedQueues(desired)(); !slices.Equal(got, tc.want) {
+				t.Errorf("droppedQueues = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPeeksWarm: warm asks for the AMQP URL and dials beside the diff;
+// the reads that follow share both, asking nothing again, and meet the
+// dial's failure as their own.
+func TestPeeksWarm(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int32
+	pk := newPeeks(nil, func(context.Context) (string, error) {
+		asked.Add(1)
+		return "amqp://127.0.0.1:1", nil // refused
+	})
+	defer pk.close()
+	pk.warm(context.Background(), []string{"v"})
+	inspect, err := pk.open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = inspect(context.Background(), "v", "q", topology.QueueClassic)
+	if err == nil {
+		t.Fatal("a read through a refused connection succeeded")
+	}
+	if _, err2 := inspect(context.Background(), "v", "q2", topology.QueueClassic); err2 == nil || err2.Error() != err.Error() {
+		t.Errorf("second read = %v, want the dial's error %v", err2, err)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the AMQP URL was asked %d times, want once", n)
+	}
+}
+
+// TestPeeksURLError: a failure to find the AMQP URL is every open's.
+func TestPeeksURLError(t *testing.T) {
+	t.Parallel()
+	fail := errors.New("no overview")
+	pk := newPeeks(nil, func(context.Context) (string, error) { return "", fail })
+	defer pk.close()
+	pk.warm(context.Background(), []string{"v"})
+	for range 2 {
+		if _, err := pk.open(context.Background()); !errors.Is(err, fail) {
+			t.Errorf("open = %v, want %v", err, fail)
 		}
 	}
 }
