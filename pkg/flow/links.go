@@ -273,6 +273,10 @@ func (c *vhostCompare) upstreamLink(name string, ib, ia *topology.Item, here *He
 // upstream's resource-cleanup-mode is never, which keeps it, still bound
 // and filling (rabbit_federation_exchange_link terminate; measured on
 // RabbitMQ 4.3.6, 4.0.5 and 3.10.8, TestFederationLinkGoneAgainstBroker).
+// Only a running link does: one still starting traps no exit yet
+// (rabbit_federation_link_util start_conn_ch), and is killed without
+// cleaning up, and one reconnecting has no connection to clean up with
+// (seen on 4.3.6 under load: the queue stayed).
 // A queue's link consumes from the upstream's own queue of its name,
 // which keeps its messages.
 func upstreamLeft(effect *string, objs []string, s map[string]any, upstream string) string {
@@ -287,7 +291,7 @@ func upstreamLeft(effect *string, objs []string, s map[string]any, upstream stri
 			*effect += fmt.Sprintf("; the queue each exchange's link consumed from on %s stays there (resource-cleanup-mode never), still bound to the upstream exchange: it keeps taking its messages until it is deleted", upstream)
 			unknown = fmt.Sprintf("how much those queues on %s hold, and for how long, is not known offline", upstream)
 		} else {
-			*effect += fmt.Sprintf("; the queue each exchange's link consumed from on %s (\"federation: …\") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it)", upstream)
+			*effect += fmt.Sprintf("; the queue each exchange's link consumed from on %s (\"federation: …\") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it); a link that is not running then (still starting, or reconnecting) leaves it there, still bound to the upstream exchange and filling, until it is deleted by hand", upstream)
 			unknown = fmt.Sprintf("what those queues on %s hold when the link goes is not known offline", upstream)
 		}
 	}

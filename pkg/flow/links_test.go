@@ -25,7 +25,7 @@ func upstream(name string, s topology.Args) obj {
 // the brokers that the messages pile up, and go to the new destination.
 func TestLinks(t *testing.T) {
 	gone := func(upstream string) string {
-		return "the queue each exchange's link consumed from on " + upstream + ` ("federation: …") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it)`
+		return "the queue each exchange's link consumed from on " + upstream + ` ("federation: …") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it); a link that is not running then (still starting, or reconnecting) leaves it there, still bound to the upstream exchange and filling, until it is deleted by hand`
 	}
 	local := func(dest string) topology.Args {
 		return topology.Args{"src-uri": "amqp:///%2F", "src-queue": "in", "dest-uri": "amqp:///%2F", "dest-queue": dest}
@@ -134,7 +134,7 @@ func TestFederationMembership(t *testing.T) {
 	lost := func(up string) Link {
 		at := `vhost "v" on ` + up + `:5672`
 		return Link{Vhost: "/", Kind: "federation_upstream", Name: up, Before: at + `, to exchange "fed.x"`, After: at + ", federating no exchange or queue",
-			Effect: `exchange "fed.x" no longer receives messages from ` + at + ` (policy "fed"); the queue each exchange's link consumed from on the upstream ("federation: …") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it)`, Unknown: unknown}
+			Effect: `exchange "fed.x" no longer receives messages from ` + at + ` (policy "fed"); the queue each exchange's link consumed from on the upstream ("federation: …") is deleted with the link, with the messages it holds not yet federated (resource-cleanup-mode never would keep it); a link that is not running then (still starting, or reconnecting) leaves it there, still bound to the upstream exchange and filling, until it is deleted by hand`, Unknown: unknown}
 	}
 	tests := []struct {
 		name          string
