@@ -469,7 +469,7 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 		}
 		cur := l.current
 		cur.Here = e.here(ctx, in.Desired, cur.State)
-		p.Env = in.Desired.Env // the flows' words show what the file wrote for them
+		cur.Env = in.Desired.Env // the flows' words show what the file wrote for them
 		p.SetFlows(cur, e.c.RabbitMQVersion())
 		if exactErr, err = e.readStakes(ctx, p, l, known); err != nil {
 			return nil, nil, nil, err

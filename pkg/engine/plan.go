@@ -111,8 +111,7 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	// state, so the ownership records, which only the diff needed, are no
 	// longer held while the two simulators are (about 9 MB of a 50,000-
 	// object plan's peak).
-	p.Env = desired.Env // the flows' words show what the file wrote for them
-	p.SetFlows(plan.Current{Live: l.current.Live, Here: e.here(ctx, desired, l.current.State)}, e.c.RabbitMQVersion())
+	p.SetFlows(plan.Current{Live: l.current.Live, Here: e.here(ctx, desired, l.current.State), Env: desired.Env}, e.c.RabbitMQVersion())
 	return res, nil
 }
 

@@ -68,6 +68,10 @@ type Current struct {
 	// taken as mqctl applied it. A plan then deletes what the new side
 	// drops, as it would on a broker where mqctl applied the old side.
 	AllMine bool
+	// Env are the values the files took from the environment
+	// (topology.Topology.Env), for the flows (SetFlows): their words show
+	// what the files wrote for them (flow.Options.Env).
+	Env topology.EnvValues
 	// Here is where the broker listens, as its shovels' URIs name it
 	// (flow.Options.Here), for the flows (SetFlows); nil where it is not
 	// known (mqctl diff, or a user the broker does not show it).

@@ -33,8 +33,8 @@ func links(k Kind) bool {
 // vhost of either side when it names none) are compared, except those
 // where a kind that routes messages could not be read (the plan's or
 // cur's Unread): their flows are unknown, and FlowsUnknown says so. The
-// values the files took from the environment (Env, set before) are shown
-// in the flows' words as the files wrote them.
+// values the files took from the environment (current.Env) are shown in
+// the flows' words as the files wrote them.
 func (p *Plan) SetFlows(current Current, version rmqversion.Version) {
 	cur := current.State
 	if cur == nil {
@@ -79,5 +79,5 @@ func (p *Plan) SetFlows(current Current, version rmqversion.Version) {
 		}
 		p.FlowsUnknown = append(p.FlowsUnknown, FlowUnknown{Vhost: v, Reason: fmt.Sprintf("mqctl could not read %s: %s", what, u.Reason)})
 	}
-	p.Flows = flow.Compare(before, after, flow.Options{Version: version, Vhosts: known, Here: current.Here, Env: p.Env})
+	p.Flows = flow.Compare(before, after, flow.Options{Version: version, Vhosts: known, Here: current.Here, Env: current.Env})
 }
