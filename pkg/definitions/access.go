@@ -431,6 +431,12 @@ func (r *reader) readVhostLimitsParameter(o *object) {
 	if !ok {
 		return
 	}
+	if l, isList := o.m["value"].([]any); isList && len(l) == 0 {
+		// What RabbitMQ keeps, and exports, once every limit of the vhost
+		// is cleared (DELETE /api/vhost-limits/{vhost}/{name}); its import
+		// takes it as no limits.
+		return
+	}
 	if _, isMap := o.m["value"].(map[string]any); !isMap {
 		o.errorf("the value must be a JSON object such as {\"max-queues\": 100}, found %s (RabbitMQ rejects this file)", jsonKind(o.m["value"]))
 		return

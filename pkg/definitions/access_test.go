@@ -119,6 +119,15 @@ func TestAccessItems(t *testing.T) {
 			},
 		},
 		{
+			// RabbitMQ (4.3.6, 4.0.5 and 3.10.8 alike) keeps {"component":"vhost-limits","name":"limits","value":[]}
+			// once a vhost's last limit is deleted, exports it so, and
+			// imports it again as no limits (POST /api/definitions: 204).
+			name: "a vhost whose limits were all cleared: the empty list RabbitMQ exports is no limits",
+			src: `{"vhosts":[{"name":"a","limits":{}}],
+			  "parameters":[{"vhost":"a","component":"vhost-limits","name":"limits","value":[]}]}`,
+			want: nil,
+		},
+		{
 			name: "shovels and upstreams: their values as they are, numbers normalised; a set's members in order",
 			src: `{"parameters":[
 			  {"vhost":"/","component":"shovel","name":"s","value":{"src-uri":["amqp://u:pw@h1","amqp:///"],"src-queue":"q","dest-uri":"amqp:///","dest-queue":"d","reconnect-delay":1.5,"src-prefetch-count":100}},
