@@ -20,6 +20,7 @@ import (
 
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -62,11 +63,11 @@ var stepRE = regexp.MustCompile(`^  done: (declare exchange|declare queue|create
 func refOf(vhost, op, name string) plan.ObjectRef {
 	switch op {
 	case "declare exchange":
-		return plan.ObjectRef{Kind: plan.KindExchange, Vhost: vhost, Name: strings.Trim(name, `"`)}
+		return plan.ObjectRef{Kind: kind.Exchange, Vhost: vhost, Name: strings.Trim(name, `"`)}
 	case "declare queue":
-		return plan.ObjectRef{Kind: plan.KindQueue, Vhost: vhost, Name: strings.Trim(name, `"`)}
+		return plan.ObjectRef{Kind: kind.Queue, Vhost: vhost, Name: strings.Trim(name, `"`)}
 	}
-	return plan.ObjectRef{Kind: plan.KindBinding, Vhost: vhost, Name: name}
+	return plan.ObjectRef{Kind: kind.Binding, Vhost: vhost, Name: name}
 }
 
 // Ctrl-C during apply: the steps in flight finish, no new one starts, the
@@ -195,8 +196,8 @@ func interruptApply(t *testing.T, sig os.Signal) {
 	if strings.Join(got, "\n") != strings.Join(exp, "\n") {
 		t.Errorf("the ownership record lists %d objects, the steps done were %d", len(got), len(exp))
 	}
-	if n := len(state.Vhosts[vhost].Queues); n != countKind(done, plan.KindQueue) {
-		t.Errorf("the broker holds %d queues, %d declarations were reported done", n, countKind(done, plan.KindQueue))
+	if n := len(state.Vhosts[vhost].Queues); n != countKind(done, kind.Queue) {
+		t.Errorf("the broker holds %d queues, %d declarations were reported done", n, countKind(done, kind.Queue))
 	}
 
 	// A re-run converges.

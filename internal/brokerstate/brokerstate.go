@@ -132,10 +132,10 @@ func Holds(ctx context.Context, c *broker.Client, vhost string, want, unmanaged 
 	}
 	refs := map[plan.ObjectRef]bool{}
 	for n := range want.Exchanges {
-		refs[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vhost, Name: n}] = true
+		refs[plan.ObjectRef{Kind: kind.Exchange, Vhost: vhost, Name: n}] = true
 	}
 	for n := range want.Queues {
-		refs[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vhost, Name: n}] = true
+		refs[plan.ObjectRef{Kind: kind.Queue, Vhost: vhost, Name: n}] = true
 	}
 	for _, b := range want.Bindings {
 		refs[plan.BindingRef(vhost, b)] = true
@@ -148,7 +148,7 @@ func Holds(ctx context.Context, c *broker.Client, vhost string, want, unmanaged 
 	managed := map[plan.ObjectRef]plan.Print{}
 	if rec != nil {
 		for ref, p := range rec.Managed {
-			if ref.Kind != plan.KindVhost {
+			if ref.Kind != kind.Vhost {
 				managed[ref] = p
 			}
 		}

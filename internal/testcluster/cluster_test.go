@@ -14,6 +14,7 @@ import (
 	"github.com/mqctl/mqctl/internal/testcluster"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/cli"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
@@ -174,7 +175,7 @@ func TestQuorumGroupSizesPlannedAndIdempotentOnEveryNode(t *testing.T) {
 
 	p := r.planJSON(all, base)
 	for name, want := range map[string]string{"orders.shipping": "3", "orders.billing": "2"} {
-		ch := changeOf(p, plan.KindQueue, name)
+		ch := changeOf(p, kind.Queue, name)
 		var q plan.QueueObject
 		ok := false
 		if ch != nil {
@@ -210,7 +211,7 @@ func TestQuorumGroupSizesPlannedAndIdempotentOnEveryNode(t *testing.T) {
 	// Growing orders.billing to 3 replicas is a replace forced by the argument.
 	grown := strings.Replace(base, "x-quorum-initial-group-size: 2", "x-quorum-initial-group-size: 3", 1)
 	p = r.planJSON(c.Server(3), grown)
-	ch := changeOf(p, plan.KindQueue, "orders.billing")
+	ch := changeOf(p, kind.Queue, "orders.billing")
 	if ch == nil || ch.Action != plan.Replace || len(p.Changes) != 1 {
 		t.Fatalf("plan after changing the group size: want only a replace of orders.billing, got %+v", p.Changes)
 	}
@@ -499,10 +500,10 @@ func TestWhileFirstNodeIsDown(t *testing.T) {
 			{"orders.scratch", "orders -> queue orders.scratch [order.created]"},
 			{"orders.billing", "orders -> queue orders.billing [order.paid]"},
 		} {
-			if ch := changeOf(p, plan.KindQueue, b.queue); ch == nil || ch.Action != plan.Delete || ch.Messages != 1 {
+			if ch := changeOf(p, kind.Queue, b.queue); ch == nil || ch.Action != plan.Delete || ch.Messages != 1 {
 				t.Errorf("plan with c1 back: want the delete of %s with 1 message at stake, got %+v", b.queue, p.Changes)
 			}
-			if ch := changeOf(p, plan.KindBinding, b.binding); ch == nil || ch.Action != plan.Delete {
+			if ch := changeOf(p, kind.Binding, b.binding); ch == nil || ch.Action != plan.Delete {
 				t.Errorf("plan with c1 back: want the binding %s (visible again on 3.10) deleted with its queue; got %+v", b.binding, p.Changes)
 			}
 		}
@@ -642,12 +643,12 @@ func TestSavedPlanWhileFirstNodeIsDown(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, q := range queues {
-			if ch := changeOf(p, plan.KindQueue, q); ch == nil || ch.Action != plan.Delete || ch.Messages != 0 {
+			if ch := changeOf(p, kind.Queue, q); ch == nil || ch.Action != plan.Delete || ch.Messages != 0 {
 				t.Errorf("saved plan: want the delete of %s with no message at stake, got %+v", q, p.Changes)
 			}
 		}
 		for _, b := range bindings {
-			if ch := changeOf(p, plan.KindBinding, b); ch == nil || ch.Action != plan.Delete {
+			if ch := changeOf(p, kind.Binding, b); ch == nil || ch.Action != plan.Delete {
 				t.Errorf("saved plan: want the delete of binding %s, got %+v", b, p.Changes)
 			}
 		}
@@ -758,12 +759,12 @@ func TestSavedPlanWhileFirstNodeIsDown(t *testing.T) {
 			r.t = t
 			p := r.planJSON(c.Server(1), x.file)
 			for _, q := range x.queues {
-				if ch := changeOf(p, plan.KindQueue, q); ch == nil || ch.Action != plan.Delete || ch.Messages != 1 {
+				if ch := changeOf(p, kind.Queue, q); ch == nil || ch.Action != plan.Delete || ch.Messages != 1 {
 					t.Errorf("plan with c1 back: want the delete of %s with 1 message at stake, got %+v", q, p.Changes)
 				}
 			}
 			for _, b := range x.bindings {
-				if ch := changeOf(p, plan.KindBinding, b); ch == nil || ch.Action != plan.Delete {
+				if ch := changeOf(p, kind.Binding, b); ch == nil || ch.Action != plan.Delete {
 					t.Errorf("plan with c1 back: want the binding %s (visible again on 3.10) deleted with its queue; got %+v", b, p.Changes)
 				}
 			}

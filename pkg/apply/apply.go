@@ -969,7 +969,7 @@ func recordDone(managed map[plan.ObjectRef]plan.Print, vhosts map[string]bool, d
 					managed[bref] = c.BindingPrints[i]
 				}
 			}
-		case s.Delete && c.Kind == plan.KindVhost:
+		case s.Delete && c.Kind == kind.Vhost:
 			deletedVhosts[c.Vhost] = true
 		case c.Action == plan.Delete:
 			delete(managed, ref)
@@ -1015,7 +1015,7 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	if list := ownership.CreatedList(vh, managed, created); list != nil {
 		next.Arguments[ownership.ArgCreated] = list
 	}
-	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
+	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: kind.Exchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
 	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, readExchange)); err != nil {
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
 	}
@@ -1027,7 +1027,7 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	for _, old := range slices.Concat(rec.Exchanges, rec.Absorbed) {
 		if err := ignoreNotFound(write(ctx, func() error {
 			return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
-		}, e.gone(Step{Vhost: vh, Name: old, Change: &plan.Change{Kind: plan.KindExchange, Vhost: vh, Name: old}}, readExchange))); err != nil {
+		}, e.gone(Step{Vhost: vh, Name: old, Change: &plan.Change{Kind: kind.Exchange, Vhost: vh, Name: old}}, readExchange))); err != nil {
 			errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
 			left = append(left, old)
 		}

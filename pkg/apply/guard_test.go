@@ -20,6 +20,7 @@ import (
 	"github.com/mqctl/mqctl/internal/testbroker"
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -135,7 +136,7 @@ func TestGuardStopsStepsUnderWay(t *testing.T) {
 			name: "policies waiting for the one before", before: guardEmpty, after: guardFile,
 			hooks: func(o *apply.Options, lose func()) {
 				o.Progress = func(ev apply.Event) {
-					if ev.Step.Kind() == plan.KindPolicy {
+					if ev.Step.Kind() == kind.Policy {
 						lose()
 					}
 				}

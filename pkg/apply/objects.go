@@ -47,10 +47,10 @@ type kindOps struct{ create, update, del Op }
 // Every kind of policy (kind.PolicyKinds) has policyObject.
 var objects = func() map[plan.Kind]object {
 	m := map[plan.Kind]object{
-		plan.KindVhost:    {ops: kindOps{OpCreateVhost, OpUpdateVhost, OpDeleteVhost}, write: writeVhost, del: deleteVhost},
-		plan.KindExchange: {ops: kindOps{OpDeclareExchange, OpDeclareExchange, OpDeleteExchange}, write: declareExchange, del: deleteExchange, bulk: true},
-		plan.KindQueue:    {ops: kindOps{OpDeclareQueue, OpDeclareQueue, OpDeleteQueue}, write: declareQueue, del: deleteQueue, bulk: true},
-		plan.KindBinding:  {ops: kindOps{OpBind, OpBind, OpUnbind}, write: createBinding, del: deleteBinding, bulk: true},
+		kind.Vhost:    {ops: kindOps{OpCreateVhost, OpUpdateVhost, OpDeleteVhost}, write: writeVhost, del: deleteVhost},
+		kind.Exchange: {ops: kindOps{OpDeclareExchange, OpDeclareExchange, OpDeleteExchange}, write: declareExchange, del: deleteExchange, bulk: true},
+		kind.Queue:    {ops: kindOps{OpDeclareQueue, OpDeclareQueue, OpDeleteQueue}, write: declareQueue, del: deleteQueue, bulk: true},
+		kind.Binding:  {ops: kindOps{OpBind, OpBind, OpUnbind}, write: createBinding, del: deleteBinding, bulk: true},
 	}
 	for _, k := range kind.PolicyKinds() {
 		m[k] = policyObject(k)

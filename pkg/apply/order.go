@@ -73,7 +73,7 @@ func (s Step) object() plan.Object {
 func (s Step) Kind() plan.Kind {
 	switch {
 	case s.Restore:
-		return plan.KindBinding
+		return kind.Binding
 	case s.Change == nil:
 		return ""
 	}

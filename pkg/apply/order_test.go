@@ -49,13 +49,13 @@ func vhost(objs ...any) *topology.Vhost {
 func diff(have, want *topology.Vhost, unmanaged ...*topology.Binding) *plan.Plan {
 	managed := map[plan.ObjectRef]bool{}
 	for n := range have.Exchanges {
-		managed[plan.ObjectRef{Kind: plan.KindExchange, Vhost: "v", Name: n}] = true
+		managed[plan.ObjectRef{Kind: kind.Exchange, Vhost: "v", Name: n}] = true
 	}
 	for n := range have.Queues {
-		managed[plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: n}] = true
+		managed[plan.ObjectRef{Kind: kind.Queue, Vhost: "v", Name: n}] = true
 	}
 	for n := range have.Policies {
-		managed[plan.ObjectRef{Kind: plan.KindPolicy, Vhost: "v", Name: n}] = true
+		managed[plan.ObjectRef{Kind: kind.Policy, Vhost: "v", Name: n}] = true
 	}
 	skip := map[string]bool{}
 	for _, b := range unmanaged {
@@ -272,10 +272,10 @@ func TestOrder(t *testing.T) {
 func TestOrderVhosts(t *testing.T) {
 	t.Parallel()
 	p := &plan.Plan{Changes: []plan.Change{
-		{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "old", Name: "old", Before: &plan.VhostMeta{Name: "old"}},
-		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "old", Name: "q", Before: plan.QueueObject{Queue: queue("q", nil)}},
-		{Action: plan.Create, Kind: plan.KindVhost, Vhost: "new", Name: "new", After: &plan.VhostMeta{Name: "new"}},
-		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "new", Name: "q", After: plan.QueueObject{Queue: queue("q", nil)}},
+		{Action: plan.Delete, Kind: kind.Vhost, Vhost: "old", Name: "old", Before: &plan.VhostMeta{Name: "old"}},
+		{Action: plan.Delete, Kind: kind.Queue, Vhost: "old", Name: "q", Before: plan.QueueObject{Queue: queue("q", nil)}},
+		{Action: plan.Create, Kind: kind.Vhost, Vhost: "new", Name: "new", After: &plan.VhostMeta{Name: "new"}},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "new", Name: "q", After: plan.QueueObject{Queue: queue("q", nil)}},
 	}}
 	got := [][]Op{}
 	for _, ph := range Order(p) {
@@ -356,7 +356,7 @@ func TestOrderLoosensFirst(t *testing.T) {
 	update := func(have, want topology.Args) plan.Change {
 		return plan.Change{Action: plan.Update, Kind: kind.VhostLimits, Vhost: "v", Name: "v", Before: limits(have), After: limits(want)}
 	}
-	declare := plan.Change{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "q", After: plan.QueueObject{Queue: queue("q", nil)}}
+	declare := plan.Change{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "q", After: plan.QueueObject{Queue: queue("q", nil)}}
 	for _, c := range []struct {
 		name string
 		upd  plan.Change

@@ -3,6 +3,7 @@ package apply
 import (
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -17,8 +18,8 @@ import (
 // team-b's still declared it (4.3.6).
 func TestPlannedRecordsKeepShared(t *testing.T) {
 	t.Parallel()
-	q := plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: "q"}
-	left := plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: "left"}
+	q := plan.ObjectRef{Kind: kind.Queue, Vhost: "v", Name: "q"}
+	left := plan.ObjectRef{Kind: kind.Queue, Vhost: "v", Name: "left"}
 	rec := &ownership.Record{Vhost: "v", Owner: "team-b", Managed: map[plan.ObjectRef]plan.Print{q: 7, left: 8}}
 	for _, tc := range []struct {
 		name  string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -39,16 +40,16 @@ func visibleSteps() []Step {
 	}
 	b := st.Bindings[0]
 	rq := &topology.Queue{Name: "r", Type: "classic", Durable: true, Arguments: topology.Args{"x-max-length": int64(5)}}
-	replace := ch(plan.Replace, plan.KindQueue, "r", plan.QueueObject{Queue: rq})
+	replace := ch(plan.Replace, kind.Queue, "r", plan.QueueObject{Queue: rq})
 	return []Step{
-		{Delete: true, Vhost: "v", Name: "old", Change: ch(plan.Delete, plan.KindQueue, "old", nil)},
+		{Delete: true, Vhost: "v", Name: "old", Change: ch(plan.Delete, kind.Queue, "old", nil)},
 		{Delete: true, Vhost: "v", Name: "r", Change: replace},
-		{Delete: true, Vhost: "gone", Name: "gone", Change: &plan.Change{Action: plan.Delete, Kind: plan.KindVhost, Vhost: "gone", Name: "gone"}},
-		{Vhost: "v", Name: "orders", Change: ch(plan.Create, plan.KindExchange, "orders", plan.ExchangeObject{Exchange: st.Exchanges["orders"]})},
-		{Vhost: "v", Name: "q3", Change: ch(plan.Create, plan.KindQueue, "q3", plan.QueueObject{Queue: st.Queues["q3"]})},
+		{Delete: true, Vhost: "gone", Name: "gone", Change: &plan.Change{Action: plan.Delete, Kind: kind.Vhost, Vhost: "gone", Name: "gone"}},
+		{Vhost: "v", Name: "orders", Change: ch(plan.Create, kind.Exchange, "orders", plan.ExchangeObject{Exchange: st.Exchanges["orders"]})},
+		{Vhost: "v", Name: "q3", Change: ch(plan.Create, kind.Queue, "q3", plan.QueueObject{Queue: st.Queues["q3"]})},
 		{Vhost: "v", Name: "r", Change: replace},
-		{Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: ch(plan.Create, plan.KindBinding, plan.BindingName(b), plan.BindingObject{Binding: b})},
-		{Vhost: "v", Name: "cap", Change: ch(plan.Create, plan.KindPolicy, "cap", plan.PolicyObject{Policy: st.Policies["cap"]})},
+		{Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: ch(plan.Create, kind.Binding, plan.BindingName(b), plan.BindingObject{Binding: b})},
+		{Vhost: "v", Name: "cap", Change: ch(plan.Create, kind.Policy, "cap", plan.PolicyObject{Policy: st.Policies["cap"]})},
 	}
 }
 
@@ -112,9 +113,9 @@ func TestPending(t *testing.T) {
 func TestPendingUnbindThenRestore(t *testing.T) {
 	t.Parallel()
 	b := &topology.Binding{Source: "orders", Destination: "q3", DestinationType: "queue", RoutingKey: "a"}
-	c := &plan.Change{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "q3"}
+	c := &plan.Change{Action: plan.Replace, Kind: kind.Queue, Vhost: "v", Name: "q3"}
 	steps := []Step{
-		{Delete: true, Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: &plan.Change{Action: plan.Delete, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b)}},
+		{Delete: true, Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: &plan.Change{Action: plan.Delete, Kind: kind.Binding, Vhost: "v", Name: plan.BindingName(b)}},
 		{Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: c, Restore: true},
 	}
 	s := visibleState()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqctl/mqctl/internal/faultproxy"
 	"github.com/mqctl/mqctl/pkg/cli"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
@@ -76,7 +77,7 @@ vhosts:
 		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 0 {
 			t.Fatalf("%s: plan -o json: %v\n%s", f.name, err, r)
 		}
-		want := []plan.Unread{{Vhost: h.vhost, Kind: plan.KindOperatorPolicy, Reason: reason, Declared: f.declared}}
+		want := []plan.Unread{{Vhost: h.vhost, Kind: kind.OperatorPolicy, Reason: reason, Declared: f.declared}}
 		if fmt.Sprint(doc.Unread) != fmt.Sprint(want) {
 			t.Errorf("%s: JSON plan unread = %+v, want %+v", f.name, doc.Unread, want)
 		}

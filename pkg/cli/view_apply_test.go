@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/planjson"
@@ -22,9 +23,9 @@ import (
 // (which the command returns, exit 1), then the error line.
 func TestApplyJSONPartial(t *testing.T) {
 	p := &plan.Plan{Changes: []plan.Change{
-		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "a"},
-		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "b"},
-		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "c"},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "a"},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "b"},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "c"},
 	}}
 	step := func(i int) apply.Step {
 		c := &p.Changes[i]
@@ -76,7 +77,7 @@ func TestApplyJSONPartial(t *testing.T) {
 // terminal it refuses with the flag to pass. The JSON view never asks
 // (runApply refuses -o json without --auto-approve or a saved plan).
 func TestApplyConfirm(t *testing.T) {
-	changes := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "a"}}}
+	changes := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "a"}}}
 	empty := &plan.Plan{}
 	const prompt = "Do you want to perform these actions? Only 'yes' will be accepted: "
 	for _, tc := range []struct {
@@ -126,8 +127,8 @@ func TestApplyConfirm(t *testing.T) {
 // guard for another reason keeps that advice.
 func TestApplyStoppedByALostLock(t *testing.T) {
 	p := &plan.Plan{Changes: []plan.Change{
-		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "a"},
-		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "b"},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "a"},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "b"},
 	}}
 	step := func(i int) apply.Step {
 		c := &p.Changes[i]

@@ -43,9 +43,9 @@ func (e *Engine) checkClientQueues(ctx context.Context, p *plan.Plan, version rm
 	for _, c := range p.Changes {
 		switch {
 		case c.Action != plan.Create:
-		case c.Kind == plan.KindQueue:
+		case c.Kind == kind.Queue:
 			ask(c.Vhost, c.Name)
-		case c.Kind == plan.KindBinding:
+		case c.Kind == kind.Binding:
 			if b, ok := c.After.(plan.BindingObject); ok && b.Binding != nil && b.DestinationType == topology.DestQueue {
 				ask(c.Vhost, b.Destination)
 			}
@@ -78,7 +78,7 @@ func (e *Engine) checkClientQueues(ctx context.Context, p *plan.Plan, version rm
 				continue
 			}
 			switch c.Kind {
-			case plan.KindQueue:
+			case kind.Queue:
 				if !exclusive[c.Name] {
 					continue
 				}
@@ -89,7 +89,7 @@ func (e *Engine) checkClientQueues(ctx context.Context, p *plan.Plan, version rm
 				out = append(out, rmqversion.Refusal{Vhost: vh, Object: fmt.Sprintf("queue %q", c.Name), Key: "declare", Pos: pos,
 					Reason: fmt.Sprintf("the broker holds it as an exclusive queue of %s, which only that connection may declare (any other gets HTTP 400 \"cannot obtain exclusive access to locked queue\") and which goes with that connection", holder(c.Name)),
 					Fix:    "leave it out of the file: the client declares its own queue, and binds it, each time it connects"})
-			case plan.KindBinding:
+			case kind.Binding:
 				b, ok := c.After.(plan.BindingObject)
 				if !ok || b.Binding == nil || b.DestinationType != topology.DestQueue || !exclusive[b.Destination] {
 					continue

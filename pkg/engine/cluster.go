@@ -12,6 +12,7 @@ import (
 	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -72,7 +73,7 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	streams := map[string]bool{} // vhosts with a stream at stake
 	created := map[queueRef]bool{}
 	for _, ch := range p.Changes {
-		if ch.Kind == plan.KindQueue && ch.Action == plan.Create {
+		if ch.Kind == kind.Queue && ch.Action == plan.Create {
 			created[queueRef{ch.Vhost, ch.Name}] = true
 		}
 	}
@@ -84,7 +85,7 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 		// Bindings matter for a classic queue only: the broker binds a
 		// quorum queue or stream without a majority as any other.
 		typ, ok := brokerQueueType(l, r)
-		if ok && (typ == topology.QueueClassic || ch.Kind == plan.KindQueue) {
+		if ok && (typ == topology.QueueClassic || ch.Kind == kind.Queue) {
 			cands[r] = cands[r] || ch.RisksMessages()
 		}
 		if ok && typ == topology.QueueStream && ch.RisksMessages() {
@@ -111,7 +112,7 @@ func (e *Engine) holdBackDownQueues(ctx context.Context, p *plan.Plan, l *Live) 
 	for r := range down {
 		downVhost[r.vhost] = true
 	}
-	p.Stale = slices.DeleteFunc(p.Stale, func(ref plan.ObjectRef) bool { return ref.Kind == plan.KindBinding && downVhost[ref.Vhost] })
+	p.Stale = slices.DeleteFunc(p.Stale, func(ref plan.ObjectRef) bool { return ref.Kind == kind.Binding && downVhost[ref.Vhost] })
 	// What waits for each queue, then each of those changes held back
 	// with that.
 	held := map[queueRef][]string{}
@@ -238,13 +239,13 @@ func downNote(r queueRef, q *broker.Placement, held []string) string {
 // binding created or deleted, or the queue deleted or replaced.
 func touchedQueue(ch plan.Change) (queueRef, bool) {
 	switch ch.Kind {
-	case plan.KindBinding:
+	case kind.Binding:
 		for _, o := range []plan.Object{ch.After, ch.Before} {
 			if b, ok := o.(plan.BindingObject); ok && b.DestinationType == topology.DestQueue {
 				return queueRef{ch.Vhost, b.Destination}, true
 			}
 		}
-	case plan.KindQueue:
+	case kind.Queue:
 		if ch.Action == plan.Delete || ch.Action == plan.Replace {
 			return queueRef{ch.Vhost, ch.Name}, true
 		}

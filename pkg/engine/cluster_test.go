@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -127,11 +128,11 @@ func testHoldBackDownQueues(t *testing.T, version, vhost string) {
 	}
 	bind := func(q string) plan.Change {
 		b := binding(q, "k")
-		return plan.Change{Action: plan.Create, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b), After: plan.BindingObject{Binding: b}}
+		return plan.Change{Action: plan.Create, Kind: kind.Binding, Vhost: "v", Name: plan.BindingName(b), After: plan.BindingObject{Binding: b}}
 	}
 	unbind := func(q string) plan.Change {
 		b := binding(q, "old")
-		return plan.Change{Action: plan.Delete, Kind: plan.KindBinding, Vhost: "v", Name: plan.BindingName(b), Before: plan.BindingObject{Binding: b}}
+		return plan.Change{Action: plan.Delete, Kind: kind.Binding, Vhost: "v", Name: plan.BindingName(b), Before: plan.BindingObject{Binding: b}}
 	}
 	p := &plan.Plan{Changes: []plan.Change{
 		bind("down"),
@@ -142,10 +143,10 @@ func testHoldBackDownQueues(t *testing.T, version, vhost string) {
 		bind("qq"),
 		bind("qb"),
 		unbind("qq2"),
-		{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new"},
-		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "gone"},
-		{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "qq"},
-		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "qq2"},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "new"},
+		{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "gone"},
+		{Action: plan.Replace, Kind: kind.Queue, Vhost: "v", Name: "qq"},
+		{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "qq2"},
 	}}
 	var stderr bytes.Buffer
 	known, err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l)
@@ -156,7 +157,7 @@ func testHoldBackDownQueues(t *testing.T, version, vhost string) {
 	// qq, replaced: readStakes is handed them and does not list them
 	// again. 4.0 lists without statistics, but with the queue totals: the
 	// depth alone, whose consumers the exact reads count.
-	qq := plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: "qq"}
+	qq := plan.ObjectRef{Kind: kind.Queue, Vhost: "v", Name: "qq"}
 	wantStats := map[plan.ObjectRef]plan.QueueStats{qq: {Messages: 4, Consumers: 1}}
 	wantDepthOnly := map[plan.ObjectRef]bool{}
 	switch {
@@ -237,7 +238,7 @@ func TestHoldBackNothingWithoutCandidates(t *testing.T) {
 	c, asked := downBroker(t, "4.0", "")
 	before := len(asked())
 	l := &Live{current: plan.Current{Live: topology.Live{State: topology.New()}}}
-	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new"}}}
+	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "new"}}}
 	var stderr bytes.Buffer
 	if _, err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l); err != nil {
 		t.Fatal(err)

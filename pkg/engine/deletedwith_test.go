@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
@@ -45,11 +46,11 @@ func TestDeleteRefusesBindingsNotMade(t *testing.T) {
 	after := f.desired("version: 1\nowner: team-a\nvhosts:\n  ${VHOST}:\n    queues:\n      a.q: {}\n")
 	f.notes = nil
 	p := f.plan(after)
-	binding := plan.ObjectRef{Kind: plan.KindBinding, Vhost: f.vhost, Name: "orders -> queue hand.q [x]"}
+	binding := plan.ObjectRef{Kind: kind.Binding, Vhost: f.vhost, Name: "orders -> queue hand.q [x]"}
 	if slices.Contains(p.Unmanaged, binding) {
 		t.Errorf("the plan counts %s among the unmanaged objects left alone, but its exchange's delete deletes it", binding.Name)
 	}
-	if !slices.Contains(p.Unmanaged, plan.ObjectRef{Kind: plan.KindQueue, Vhost: f.vhost, Name: "hand.q"}) {
+	if !slices.Contains(p.Unmanaged, plan.ObjectRef{Kind: kind.Queue, Vhost: f.vhost, Name: "hand.q"}) {
 		t.Errorf("unmanaged %v: want queue hand.q, left alone", p.Unmanaged)
 	}
 	want := `exchange "orders" in vhost "` + f.vhost + `" is deleted, and what mqctl did not make and no file declares (made by hand or by an application) loses its way: the broker deletes with it 1 binding: orders -> queue hand.q [x]; the messages it matches no longer reach its destination; ` +

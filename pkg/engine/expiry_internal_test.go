@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -39,7 +40,7 @@ func TestQueueExpiries(t *testing.T) {
 	}{
 		{
 			name:    "an expiry on every queue",
-			changes: []plan.Change{put(plan.KindPolicy, policy("exp", ".*", 60000))},
+			changes: []plan.Change{put(kind.Policy, policy("exp", ".*", 60000))},
 			want: []expiry{
 				{vhost: "v", queue: "gone", ms: 60000, by: `policy "exp"`},
 				{vhost: "v", queue: "plain", ms: 60000, by: `policy "exp"`},
@@ -48,14 +49,14 @@ func TestQueueExpiries(t *testing.T) {
 		},
 		{
 			name:    "shorter than the queue's own",
-			changes: []plan.Change{put(plan.KindOperatorPolicy, policy("ops", "^own$", 500))},
+			changes: []plan.Change{put(kind.OperatorPolicy, policy("ops", "^own$", 500))},
 			want:    []expiry{{vhost: "v", queue: "own", ms: 500, by: `operator policy "ops"`}},
 		},
 		{
 			name: "a queue the plan deletes",
 			changes: []plan.Change{
-				put(plan.KindPolicy, policy("exp", "^gone$", 60000)),
-				{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "gone", Before: plan.QueueObject{Queue: &topology.Queue{Name: "gone", Durable: true}}},
+				put(kind.Policy, policy("exp", "^gone$", 60000)),
+				{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "gone", Before: plan.QueueObject{Queue: &topology.Queue{Name: "gone", Durable: true}}},
 			},
 		},
 	} {

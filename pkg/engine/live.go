@@ -161,7 +161,7 @@ func (l *Live) droppedQueues(desired *topology.Topology) func() []string {
 			}
 			dv := desired.Vhosts[vh]
 			for ref := range rec.Managed {
-				if ref.Kind == plan.KindQueue && v.Queues[ref.Name] != nil && (dv == nil || dv.Queues[ref.Name] == nil) {
+				if ref.Kind == kind.Queue && v.Queues[ref.Name] != nil && (dv == nil || dv.Queues[ref.Name] == nil) {
 					out = append(out, vh)
 					break
 				}

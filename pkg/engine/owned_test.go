@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -43,8 +44,8 @@ func TestOwnedQueueFromPlacements(t *testing.T) {
 	state.Vhosts["v"] = v
 	l := &Live{current: plan.Current{Live: topology.Live{State: state, Source: broker.SourceDefinitions, Owned: map[string]map[string]string{}}}}
 	p := &plan.Plan{Changes: []plan.Change{
-		{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "owned"},
-		{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "plain"},
+		{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "owned"},
+		{Action: plan.Replace, Kind: kind.Queue, Vhost: "v", Name: "plain"},
 	}}
 	var stderr bytes.Buffer
 	if _, err := notesTo(c, &stderr).holdBackDownQueues(context.Background(), p, l); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
@@ -59,7 +60,7 @@ vhosts:
 	}
 	// What was done is mqctl's: dropping the good queue would delete it.
 	rec := f.record()
-	for _, ref := range []plan.ObjectRef{{Kind: plan.KindExchange, Vhost: f.vhost, Name: "ex"}, {Kind: plan.KindQueue, Vhost: f.vhost, Name: "good"}} {
+	for _, ref := range []plan.ObjectRef{{Kind: kind.Exchange, Vhost: f.vhost, Name: "ex"}, {Kind: kind.Queue, Vhost: f.vhost, Name: "good"}} {
 		if _, ok := rec.Managed[ref]; !ok {
 			t.Errorf("the record lacks %v, which the apply made", ref)
 		}

@@ -133,7 +133,7 @@ func (e *Engine) noteUncheckedTopicKeys(p *plan.Plan, l *Live, wants map[string]
 	made := map[plan.ObjectRef]bool{}
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == plan.KindExchange && x.Type == "topic" &&
+		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == kind.Exchange && x.Type == "topic" &&
 			(c.Action == plan.Create || c.Action == plan.Replace) && l.exchangeType(c.Vhost, c.Name) != "topic" {
 			made[c.Ref()] = true
 		}
@@ -151,7 +151,7 @@ func (e *Engine) noteUncheckedTopicKeys(p *plan.Plan, l *Live, wants map[string]
 		bindings := 0
 		for _, w := range wants[vh] {
 			n := w.need
-			if n.Perm != "read" || n.Kind != "exchange" || !n.TopicKey || !made[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: n.Name}] {
+			if n.Perm != "read" || n.Kind != "exchange" || !n.TopicKey || !made[plan.ObjectRef{Kind: kind.Exchange, Vhost: vh, Name: n.Name}] {
 				continue
 			}
 			bindings++
@@ -501,12 +501,12 @@ func newWants(p *plan.Plan, l *Live, topicGoes bool) *wants {
 		case plan.Delete:
 			w.gone[c.Ref()] = true
 		case plan.Replace:
-			w.replaced[c.Ref()] = c.Kind == plan.KindExchange && topicGoes
+			w.replaced[c.Ref()] = c.Kind == kind.Exchange && topicGoes
 		}
 		if c.Action != plan.Delete {
 			w.declared[c.Ref()] = true
 		}
-		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == plan.KindExchange {
+		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == kind.Exchange {
 			w.types[c.Ref()] = x.Type
 		}
 	}
@@ -527,7 +527,7 @@ func (w *wants) add(vh string, pw permWant) {
 // applied (the file's, or the broker's); "" is not known: its keys are
 // probed.
 func (w *wants) sourceType(vh, x string) string {
-	if t, ok := w.types[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: x}]; ok {
+	if t, ok := w.types[plan.ObjectRef{Kind: kind.Exchange, Vhost: vh, Name: x}]; ok {
 		return t
 	}
 	if w.l != nil {
@@ -542,7 +542,7 @@ func (w *wants) sourceType(vh, x string) string {
 func (w *wants) binding(vh, what string, pos topology.Pos, b *topology.Binding, del, own bool) {
 	dk := string(b.DestinationKind())
 	t := w.sourceType(vh, b.Source)
-	topicKey := (t == "" || t == "topic") && (del || !w.replaced[plan.ObjectRef{Kind: plan.KindExchange, Vhost: vh, Name: b.Source}])
+	topicKey := (t == "" || t == "topic") && (del || !w.replaced[plan.ObjectRef{Kind: kind.Exchange, Vhost: vh, Name: b.Source}])
 	w.add(vh, permWant{need: broker.Need{Perm: "write", Kind: dk, Name: b.Destination}, what: what, pos: pos, own: own})
 	w.add(vh, permWant{need: broker.Need{Perm: "read", Kind: "exchange", Name: b.Source, ViaKind: dk, Via: b.Destination, RoutingKey: b.RoutingKey, TopicKey: topicKey}, what: what, pos: pos, own: own})
 }
@@ -551,7 +551,7 @@ func (w *wants) binding(vh, what string, pos topology.Pos, b *topology.Binding, 
 // record in its vhost: those of queues, exchanges and bindings, the
 // changes wants.change lists.
 func takesLock(k kind.Kind) bool {
-	return k == plan.KindQueue || k == plan.KindExchange || k == plan.KindBinding
+	return k == kind.Queue || k == kind.Exchange || k == kind.Binding
 }
 
 // change adds what change c needs (c is of a kind that takesLock).
@@ -559,9 +559,9 @@ func (w *wants) change(c *plan.Change) {
 	verb := string(c.Action)
 	what := fmt.Sprintf("%s %s %q in vhost %q", verb, c.Kind.Label(), c.Name, c.Vhost)
 	switch c.Kind {
-	case plan.KindQueue, plan.KindExchange:
+	case kind.Queue, kind.Exchange:
 		w.object(c, what)
-	case plan.KindBinding:
+	case kind.Binding:
 		obj := c.After
 		if c.Action == plan.Delete {
 			obj = c.Before

@@ -10,6 +10,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
@@ -80,7 +81,7 @@ vhosts:
 	if !noted {
 		var replace *plan.Change
 		for i := range p.Changes {
-			if c := &p.Changes[i]; c.Kind == plan.KindQueue && c.Name == "slow" {
+			if c := &p.Changes[i]; c.Kind == kind.Queue && c.Name == "slow" {
 				replace = c
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
@@ -106,7 +107,7 @@ func TestPlanThroughEitherRead(t *testing.T) {
 	}
 	deleted := 0
 	for _, s := range out.Result.Done {
-		if s.Change != nil && s.Change.Kind == plan.KindBinding && s.Change.Action == plan.Delete {
+		if s.Change != nil && s.Change.Kind == kind.Binding && s.Change.Action == plan.Delete {
 			deleted++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqctl/mqctl/internal/parallel"
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -385,7 +386,7 @@ type stakes struct {
 // add records the figures of queue r; depthOnly when they hold no
 // consumers.
 func (s *stakes) add(r queueRef, st broker.QueueStats, depthOnly bool) {
-	ref := plan.ObjectRef{Kind: plan.KindQueue, Vhost: r.vhost, Name: r.name}
+	ref := plan.ObjectRef{Kind: kind.Queue, Vhost: r.vhost, Name: r.name}
 	if s.read == nil {
 		s.read = map[plan.ObjectRef]broker.QueueStats{}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/ownership"
 	"github.com/mqctl/mqctl/pkg/plan"
@@ -25,7 +26,7 @@ import (
 func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan {
 	p := &plan.Plan{}
 	for i := range n {
-		c := plan.Change{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: fmt.Sprintf("q%d", i),
+		c := plan.Change{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: fmt.Sprintf("q%d", i),
 			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueClassic}}}
 		if stats != nil {
 			c.Messages, c.Consumers = stats(i)
@@ -33,9 +34,9 @@ func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan
 		p.Changes = append(p.Changes, c)
 	}
 	p.Changes = append(p.Changes,
-		plan.Change{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "s",
+		plan.Change{Action: plan.Replace, Kind: kind.Queue, Vhost: "v", Name: "s",
 			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueStream}}, Consumers: 2},
-		plan.Change{Action: plan.Delete, Kind: plan.KindExchange, Vhost: "v", Name: "x"})
+		plan.Change{Action: plan.Delete, Kind: kind.Exchange, Vhost: "v", Name: "x"})
 	return p
 }
 
@@ -219,7 +220,7 @@ func TestRefreshStakesCancelled(t *testing.T) {
 // TestRefreshStakesNothing: a plan without queues at stake reads nothing.
 func TestRefreshStakesNothing(t *testing.T) {
 	t.Parallel()
-	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "q"}}}
+	p := &plan.Plan{Changes: []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "q"}}}
 	err := refreshStakes(context.Background(), p, func(context.Context, string, string, string) (lock.QueueState, error) {
 		t.Error("a queue was read")
 		return lock.QueueState{}, nil
@@ -456,7 +457,7 @@ func TestPlanStreamStakesLowerBound(t *testing.T) {
 	t.Parallel()
 	pk := newPeeks(nil, nil)
 	for _, stats := range []int64{0, 4} {
-		p := &plan.Plan{Changes: []plan.Change{{Action: plan.Replace, Kind: plan.KindQueue, Vhost: "v", Name: "s",
+		p := &plan.Plan{Changes: []plan.Change{{Action: plan.Replace, Kind: kind.Queue, Vhost: "v", Name: "s",
 			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueStream}}, Messages: stats}}}
 		if err := refreshStakes(context.Background(), p, pk.inspect); err != nil {
 			t.Fatalf("a stream needs no AMQP read in a plan: %v", err)
@@ -476,7 +477,7 @@ func TestDroppedQueues(t *testing.T) {
 	managed := func(names ...string) *ownership.Record {
 		r := &ownership.Record{Vhost: "v", Managed: map[plan.ObjectRef]plan.Print{}}
 		for _, n := range names {
-			r.Managed[plan.ObjectRef{Kind: plan.KindQueue, Vhost: "v", Name: n}] = 0
+			r.Managed[plan.ObjectRef{Kind: kind.Queue, Vhost: "v", Name: n}] = 0
 		}
 		return r
 	}

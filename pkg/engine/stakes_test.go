@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/engine"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
@@ -37,7 +38,7 @@ func TestStakesOfManyQueues(t *testing.T) {
 	p := f.plan(f.desired("version: 1\nvhosts:\n  ${VHOST}: {}\n"))
 	got := map[string][2]int64{}
 	for _, c := range p.Changes {
-		if c.Kind == plan.KindQueue && c.Action == plan.Delete {
+		if c.Kind == kind.Queue && c.Action == plan.Delete {
 			got[c.Name] = [2]int64{c.Messages, c.Consumers}
 		}
 	}
@@ -94,7 +95,7 @@ func TestStakesOfManyQueuesExact(t *testing.T) {
 	stakes := func(p *plan.Plan) map[string][2]int64 {
 		got := map[string][2]int64{}
 		for _, c := range p.Changes {
-			if c.Kind == plan.KindQueue && c.Action == plan.Delete {
+			if c.Kind == kind.Queue && c.Action == plan.Delete {
 				got[c.Name] = [2]int64{c.Messages, c.Consumers}
 			}
 		}
@@ -161,7 +162,7 @@ func TestStakesCountUnacknowledged(t *testing.T) {
 		t.Helper()
 		got := map[string][2]int64{}
 		for _, c := range f.plan(teardown).Changes {
-			if c.Kind == plan.KindQueue && c.Action == plan.Delete {
+			if c.Kind == kind.Queue && c.Action == plan.Delete {
 				got[c.Name] = [2]int64{c.Messages, c.Consumers}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -31,7 +32,7 @@ func (e *Engine) noteStoppedQuorumQueues(ctx context.Context, desired *topology.
 	}
 	replaced := map[queueRef]bool{}
 	for _, ch := range p.Changes {
-		if ch.Kind == plan.KindQueue && ch.RisksMessages() {
+		if ch.Kind == kind.Queue && ch.RisksMessages() {
 			replaced[queueRef{ch.Vhost, ch.Name}] = true
 		}
 	}
@@ -111,7 +112,7 @@ func (e *Engine) stoppedAtStake(ctx context.Context, p *plan.Plan) map[queueRef]
 	perVhost := map[string][]string{}
 	messages := map[queueRef]int64{}
 	for _, c := range p.Changes {
-		if c.Kind == plan.KindQueue && c.RisksMessages() && (c.Messages > 0 || c.Consumers > 0) && plan.QueueType(c.Before) == topology.QueueQuorum {
+		if c.Kind == kind.Queue && c.RisksMessages() && (c.Messages > 0 || c.Consumers > 0) && plan.QueueType(c.Before) == topology.QueueQuorum {
 			perVhost[c.Vhost] = append(perVhost[c.Vhost], c.Name)
 			messages[queueRef{c.Vhost, c.Name}] = c.Messages
 		}

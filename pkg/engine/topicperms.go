@@ -76,7 +76,7 @@ func (e *Engine) restoreTopicPermissions(p *plan.Plan, desired *topology.Topolog
 func replacedExchanges(p *plan.Plan) (replaced, topics map[string][]string) {
 	replaced, topics = map[string][]string{}, map[string][]string{}
 	for i := range p.Changes {
-		if c := &p.Changes[i]; c.Kind == plan.KindExchange && c.Action == plan.Replace {
+		if c := &p.Changes[i]; c.Kind == kind.Exchange && c.Action == plan.Replace {
 			replaced[c.Vhost] = append(replaced[c.Vhost], c.Name)
 			if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && x.Type == "topic" {
 				topics[c.Vhost] = append(topics[c.Vhost], c.Name)

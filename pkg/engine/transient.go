@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -16,7 +17,7 @@ import (
 func transientQueues(p *plan.Plan) []plan.Change {
 	var out []plan.Change
 	for _, c := range p.Changes {
-		if c.Kind != plan.KindQueue || (c.Action != plan.Create && c.Action != plan.Replace) {
+		if c.Kind != kind.Queue || (c.Action != plan.Create && c.Action != plan.Replace) {
 			continue
 		}
 		if q, ok := c.After.(plan.QueueObject); ok && !q.Durable && q.Type != topology.QueueQuorum && q.Type != topology.QueueStream {

@@ -123,7 +123,7 @@ func planEffects(p *plan.Plan, cur *topology.Topology, which effects, f func(eff
 		if gone == nil {
 			gone = map[plan.ObjectRef]bool{}
 			for i := range p.Changes {
-				if c := &p.Changes[i]; c.Kind == plan.KindQueue && (c.Action == plan.Delete || c.Action == plan.Replace) {
+				if c := &p.Changes[i]; c.Kind == kind.Queue && (c.Action == plan.Delete || c.Action == plan.Replace) {
 					gone[c.Ref()] = true
 				}
 			}
@@ -152,7 +152,7 @@ func planEffects(p *plan.Plan, cur *topology.Topology, which effects, f func(eff
 		// The queues on both sides, in order: those of after that before
 		// holds (after holds none of those p deletes).
 		for _, q := range slices.Sorted(maps.Keys(after.Queues)) {
-			if before.Queues[q] == nil || isGone(plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: q}) || (before.Queues[q].Type == topology.QueueStream) != streams {
+			if before.Queues[q] == nil || isGone(plan.ObjectRef{Kind: kind.Queue, Vhost: vh, Name: q}) || (before.Queues[q].Type == topology.QueueStream) != streams {
 				continue
 			}
 			e := effect{vhost: vh, queue: q, before: before, after: after, was: was, will: will, between: between, by: changedPolicies(changed, vh, q, will, was)}

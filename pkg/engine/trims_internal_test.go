@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -73,7 +74,7 @@ func TestLimitTrims(t *testing.T) {
 	}{
 		{
 			name:    "a new limit on every queue",
-			changes: []plan.Change{put(plan.KindPolicy, policy("cap", "^(quorum|rejects|dead-letters|unrouted|stream|capped|gone)$", topology.Args{"max-length": int64(10), "max-length-bytes": int64(1000)}))},
+			changes: []plan.Change{put(kind.Policy, policy("cap", "^(quorum|rejects|dead-letters|unrouted|stream|capped|gone)$", topology.Args{"max-length": int64(10), "max-length-bytes": int64(1000)}))},
 			want: []trim{
 				// capped keeps its own lower max-length (the smaller applies).
 				row("capped", "max-length-bytes", 1000, `policy "cap"`, ""),
@@ -91,7 +92,7 @@ func TestLimitTrims(t *testing.T) {
 		},
 		{
 			name:    "a lower limit",
-			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50)})}}},
+			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50)})}}},
 			want:    []trim{row("plain", "max-length", 50, `policy "old"`, "")},
 		},
 		{
@@ -99,7 +100,7 @@ func TestLimitTrims(t *testing.T) {
 			// head, then the overflow; a quorum queue takes both at once,
 			// and a classic queue whose own argument rejects keeps it.
 			name:    "a limit that comes with reject-publish",
-			changes: []plan.Change{put(plan.KindPolicy, policy("cap", "^(quorum|rejects|dead-letters|gone)$", topology.Args{"max-length": int64(10), "overflow": "reject-publish"}))},
+			changes: []plan.Change{put(kind.Policy, policy("cap", "^(quorum|rejects|dead-letters|gone)$", topology.Args{"max-length": int64(10), "overflow": "reject-publish"}))},
 			want: []trim{
 				late(row("dead-letters", "max-length", 10, `policy "cap"`, "dlx"), "reject-publish"),
 				late(row("gone", "max-length", 10, `policy "cap"`, ""), "reject-publish"),
@@ -109,7 +110,7 @@ func TestLimitTrims(t *testing.T) {
 			// A quorum queue does not know reject-publish-dlx and falls
 			// back to drop-head; a classic queue applies the limit first.
 			name:    "a limit with reject-publish-dlx",
-			changes: []plan.Change{put(plan.KindPolicy, policy("cap", "^(quorum|gone)$", topology.Args{"max-length": int64(10), "overflow": "reject-publish-dlx"}))},
+			changes: []plan.Change{put(kind.Policy, policy("cap", "^(quorum|gone)$", topology.Args{"max-length": int64(10), "overflow": "reject-publish-dlx"}))},
 			want: []trim{
 				late(row("gone", "max-length", 10, `policy "cap"`, ""), "reject-publish-dlx"),
 				row("quorum", "max-length", 10, `policy "cap"`, ""),
@@ -117,28 +118,28 @@ func TestLimitTrims(t *testing.T) {
 		},
 		{
 			name:    "a lower limit that comes with reject-publish-dlx",
-			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50), "overflow": "reject-publish-dlx"})}}},
+			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50), "overflow": "reject-publish-dlx"})}}},
 			want:    []trim{late(row("plain", "max-length", 50, `policy "old"`, ""), "reject-publish-dlx")},
 		},
 		{
 			// The queue rejects publishes already when the limit comes.
 			name:    "a limit added to a policy that rejects",
-			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "rej", After: plan.PolicyObject{Policy: policy("rej", "^held$", topology.Args{"max-length": int64(5), "overflow": "reject-publish"})}}},
+			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "rej", After: plan.PolicyObject{Policy: policy("rej", "^held$", topology.Args{"max-length": int64(5), "overflow": "reject-publish"})}}},
 		},
 		{
 			name:    "a higher limit",
-			changes: []plan.Change{{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(500)})}}},
+			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(500)})}}},
 		},
 		{
 			// A quorum queue takes its overflow from its policy; a classic
 			// queue keeps its own.
 			name:    "drop-head for a queue that refused publishes over the same limit",
-			changes: []plan.Change{put(plan.KindPolicy, policy("heads", "^(q?rejects)$", topology.Args{"overflow": "drop-head"}))},
+			changes: []plan.Change{put(kind.Policy, policy("heads", "^(q?rejects)$", topology.Args{"overflow": "drop-head"}))},
 			want:    []trim{row("qrejects", "max-length", 10, `policy "heads"`, "")},
 		},
 		{
 			name:    "a policy deleted, another's lower limit in force",
-			changes: []plan.Change{{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "old", Before: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(100)})}}, put(plan.KindPolicy, policy("low", "^pla", topology.Args{"max-length": int64(30)}))},
+			changes: []plan.Change{{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "old", Before: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(100)})}}, put(kind.Policy, policy("low", "^pla", topology.Args{"max-length": int64(30)}))},
 			want:    []trim{row("plain", "max-length", 30, `policy "low" and policy "old"`, "")},
 		},
 		{
@@ -147,8 +148,8 @@ func TestLimitTrims(t *testing.T) {
 			// the late deletes (kind.LatePhase) it was, meanwhile.
 			name: "a policy renamed over a lower-priority limit",
 			changes: []plan.Change{
-				{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
-				put(plan.KindPolicy, prioritised(policy("keep2", "^renamed$", topology.Args{"max-length": int64(100)}), 5)),
+				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
+				put(kind.Policy, prioritised(policy("keep2", "^renamed$", topology.Args{"max-length": int64(100)}), 5)),
 			},
 		},
 		{
@@ -157,10 +158,10 @@ func TestLimitTrims(t *testing.T) {
 			// on the queue meanwhile.
 			name: "a priority lowered beside a policy dropped",
 			changes: []plan.Change{
-				{Action: plan.Update, Kind: plan.KindPolicy, Vhost: "v", Name: "top",
+				{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "top",
 					Before: plan.PolicyObject{Policy: prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 5)},
 					After:  plan.PolicyObject{Policy: prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 1)}},
-				{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "mid", Before: plan.PolicyObject{Policy: prioritised(policy("mid", "^lowered$", topology.Args{"max-length": int64(2)}), 3)}},
+				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "mid", Before: plan.PolicyObject{Policy: prioritised(policy("mid", "^lowered$", topology.Args{"max-length": int64(2)}), 3)}},
 			},
 			want: []trim{between(row("lowered", "max-length", 2, `policy "mid" and policy "top"`, ""))},
 		},
@@ -168,25 +169,25 @@ func TestLimitTrims(t *testing.T) {
 			// floor's limit is in force while the apply runs, and after.
 			name: "a policy deleted over a lower-priority limit",
 			changes: []plan.Change{
-				{Action: plan.Delete, Kind: plan.KindPolicy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
+				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
 			},
 			want: []trim{row("renamed", "max-length", 2, `policy "keep"`, "")},
 		},
 		{
 			name:    "an operator policy below the policy",
-			changes: []plan.Change{put(plan.KindOperatorPolicy, policy("ops", "^plain$", topology.Args{"max-length": int64(20)}))},
+			changes: []plan.Change{put(kind.OperatorPolicy, policy("ops", "^plain$", topology.Args{"max-length": int64(20)}))},
 			want:    []trim{row("plain", "max-length", 20, `operator policy "ops"`, "")},
 		},
 		{
 			name: "a queue the plan deletes",
 			changes: []plan.Change{
-				put(plan.KindPolicy, policy("cap", "^gone$", topology.Args{"max-length": int64(10)})),
-				{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: "gone", Before: plan.QueueObject{Queue: &topology.Queue{Name: "gone", Durable: true}}},
+				put(kind.Policy, policy("cap", "^gone$", topology.Args{"max-length": int64(10)})),
+				{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "gone", Before: plan.QueueObject{Queue: &topology.Queue{Name: "gone", Durable: true}}},
 			},
 		},
 		{
 			name:    "no policy change",
-			changes: []plan.Change{{Action: plan.Create, Kind: plan.KindQueue, Vhost: "v", Name: "new", After: plan.QueueObject{Queue: &topology.Queue{Name: "new", Durable: true}}}},
+			changes: []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "new", After: plan.QueueObject{Queue: &topology.Queue{Name: "new", Durable: true}}}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,7 +260,7 @@ func TestPlanEffectsTeardown(t *testing.T) {
 	for i := range 1000 {
 		q := &topology.Queue{Name: fmt.Sprintf("q%04d", i), Durable: true}
 		v.Queues[q.Name] = q
-		p.Changes = append(p.Changes, plan.Change{Action: plan.Delete, Kind: plan.KindQueue, Vhost: "v", Name: q.Name, Before: plan.QueueObject{Queue: q}})
+		p.Changes = append(p.Changes, plan.Change{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: q.Name, Before: plan.QueueObject{Queue: q}})
 	}
 	cur.Vhosts["v"] = v
 	visited := 0

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -24,7 +25,7 @@ func unrestored(ctx context.Context, p *plan.Plan, cur *topology.Topology, bindi
 	var out []string
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if c.Kind != plan.KindExchange || c.Action != plan.Replace {
+		if c.Kind != kind.Exchange || c.Action != plan.Replace {
 			continue
 		}
 		bs, err := bindingsOf(ctx, c.Vhost, c.Name)
@@ -77,7 +78,7 @@ func deletedWith(p *plan.Plan, cur *topology.Topology) []string {
 	senders := map[string][]plan.Sender{}
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if c.Action != plan.Delete || c.Kind != plan.KindExchange {
+		if c.Action != plan.Delete || c.Kind != kind.Exchange {
 			continue
 		}
 		if _, ok := senders[c.Vhost]; !ok && cur != nil && cur.Vhosts[c.Vhost] != nil {

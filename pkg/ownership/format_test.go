@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -44,18 +45,18 @@ func extractOne(t *testing.T, e *topology.Exchange) (*Record, error) {
 // (NoPrint included: an entry the broker has not told yet).
 func someRefs(vhost string, n int) map[plan.ObjectRef]plan.Print {
 	refs := map[plan.ObjectRef]plan.Print{
-		{Kind: plan.KindVhost, Vhost: vhost, Name: vhost}:                                       1,
-		{Kind: plan.KindPolicy, Vhost: vhost, Name: "name: with colons, spaces\nand a newline"}: 0xffffffff,
-		{Kind: plan.KindExchange, Vhost: vhost, Name: ""}:                                       plan.NoPrint,
-		{Kind: plan.KindQueue, Vhost: vhost, Name: "ünïcødé ✓"}:                                 0x80000000,
-		{Kind: plan.KindOperatorPolicy, Vhost: vhost, Name: "cap"}:                              42,
-		{Kind: plan.KindQueue, Vhost: "elsewhere", Name: "not in this record"}:                  7,
+		{Kind: kind.Vhost, Vhost: vhost, Name: vhost}:                                       1,
+		{Kind: kind.Policy, Vhost: vhost, Name: "name: with colons, spaces\nand a newline"}: 0xffffffff,
+		{Kind: kind.Exchange, Vhost: vhost, Name: ""}:                                       plan.NoPrint,
+		{Kind: kind.Queue, Vhost: vhost, Name: "ünïcødé ✓"}:                                 0x80000000,
+		{Kind: kind.OperatorPolicy, Vhost: vhost, Name: "cap"}:                              42,
+		{Kind: kind.Queue, Vhost: "elsewhere", Name: "not in this record"}:                  7,
 	}
 	for i := 0; i < n; i++ {
 		q := fmt.Sprintf("svc%03d.q%05d", i%100, i)
-		refs[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vhost, Name: q}] = plan.Print(i*2654435761 + 1)
-		refs[plan.ObjectRef{Kind: plan.KindQueue, Vhost: vhost, Name: q + ".dlq"}] = plan.Print(i*40503 + 3)
-		refs[plan.ObjectRef{Kind: plan.KindBinding, Vhost: vhost, Name: fmt.Sprintf("events -> queue %s [svc%03d.event%d.#]", q, i%100, i)}] = plan.Print(i + 5)
+		refs[plan.ObjectRef{Kind: kind.Queue, Vhost: vhost, Name: q}] = plan.Print(i*2654435761 + 1)
+		refs[plan.ObjectRef{Kind: kind.Queue, Vhost: vhost, Name: q + ".dlq"}] = plan.Print(i*40503 + 3)
+		refs[plan.ObjectRef{Kind: kind.Binding, Vhost: vhost, Name: fmt.Sprintf("events -> queue %s [svc%03d.event%d.#]", q, i%100, i)}] = plan.Print(i + 5)
 	}
 	return refs
 }
@@ -167,7 +168,7 @@ func TestOldFormatIsReadAndRewritten(t *testing.T) {
 	// one: the newest (compressed) wins.
 	tp := topology.New()
 	v := tp.Vhost("v")
-	newer := Exchange("v", 4, map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "v", Name: "only-this"}: 9})
+	newer := Exchange("v", 4, map[plan.ObjectRef]plan.Print{{Kind: kind.Queue, Vhost: "v", Name: "only-this"}: 9})
 	old.Arguments, newer.Arguments = asBroker(t, old.Arguments), asBroker(t, newer.Arguments)
 	v.Exchanges[old.Name], v.Exchanges[newer.Name] = old, newer
 	recs, err := Extract(tp)

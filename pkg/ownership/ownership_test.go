@@ -16,17 +16,17 @@ import (
 func TestRoundTripThroughExchange(t *testing.T) {
 	t.Parallel()
 	refs := map[plan.ObjectRef]plan.Print{
-		{Kind: plan.KindQueue, Vhost: "/", Name: "orders.shipping"}:               11,
-		{Kind: plan.KindBinding, Vhost: "/", Name: "orders -> queue q [a:b]"}:     11,
-		{Kind: plan.KindExchange, Vhost: "/", Name: "orders"}:                     11,
-		{Kind: plan.KindQueue, Vhost: "other", Name: "not-in-this-vhost-record"}:  11,
-		{Kind: plan.KindPolicy, Vhost: "/", Name: "name: with colons and spaces"}: 11,
-		{Kind: plan.KindOperatorPolicy, Vhost: "/", Name: "cap"}:                  11,
-		{Kind: plan.KindVhost, Vhost: "/", Name: "/"}:                             11,
+		{Kind: kind.Queue, Vhost: "/", Name: "orders.shipping"}:               11,
+		{Kind: kind.Binding, Vhost: "/", Name: "orders -> queue q [a:b]"}:     11,
+		{Kind: kind.Exchange, Vhost: "/", Name: "orders"}:                     11,
+		{Kind: kind.Queue, Vhost: "other", Name: "not-in-this-vhost-record"}:  11,
+		{Kind: kind.Policy, Vhost: "/", Name: "name: with colons and spaces"}: 11,
+		{Kind: kind.OperatorPolicy, Vhost: "/", Name: "cap"}:                  11,
+		{Kind: kind.Vhost, Vhost: "/", Name: "/"}:                             11,
 	}
 	tp := topology.New()
 	v := tp.Vhost("/")
-	old := Exchange("/", 3, map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "/", Name: "stale"}: 12})
+	old := Exchange("/", 3, map[plan.ObjectRef]plan.Print{{Kind: kind.Queue, Vhost: "/", Name: "stale"}: 12})
 	cur := Exchange("/", 4, refs)
 	// As the broker gives it back: JSON numbers, []any.
 	cur.Arguments = asBroker(t, cur.Arguments)
@@ -135,13 +135,13 @@ func TestIsRecord(t *testing.T) {
 // come with it.
 func TestMerge(t *testing.T) {
 	t.Parallel()
-	a := &Record{Vhost: "a", Managed: map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "a", Name: "q"}: 1}}
-	b := &Record{Vhost: "b", Managed: map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "b", Name: "q"}: 2, {Kind: plan.KindExchange, Vhost: "b", Name: "x"}: 3}}
+	a := &Record{Vhost: "a", Managed: map[plan.ObjectRef]plan.Print{{Kind: kind.Queue, Vhost: "a", Name: "q"}: 1}}
+	b := &Record{Vhost: "b", Managed: map[plan.ObjectRef]plan.Print{{Kind: kind.Queue, Vhost: "b", Name: "q"}: 2, {Kind: kind.Exchange, Vhost: "b", Name: "x"}: 3}}
 	empty := &Record{Vhost: "", Managed: map[plan.ObjectRef]plan.Print{}}
 	want := map[plan.ObjectRef]plan.Print{
-		{Kind: plan.KindQueue, Vhost: "a", Name: "q"}:    1,
-		{Kind: plan.KindQueue, Vhost: "b", Name: "q"}:    2,
-		{Kind: plan.KindExchange, Vhost: "b", Name: "x"}: 3,
+		{Kind: kind.Queue, Vhost: "a", Name: "q"}:    1,
+		{Kind: kind.Queue, Vhost: "b", Name: "q"}:    2,
+		{Kind: kind.Exchange, Vhost: "b", Name: "x"}: 3,
 	}
 	merged := Merge(map[string]*Record{"a": a, "b": b, "": empty})
 	if d := cmp.Diff(want, maps.Collect(merged.All())); d != "" {
@@ -152,12 +152,12 @@ func TestMerge(t *testing.T) {
 			t.Errorf("Get(%v) = %v, %v; want %v", ref, got, ok, p)
 		}
 	}
-	if _, ok := merged.Get(plan.ObjectRef{Kind: plan.KindQueue, Vhost: "a", Name: "x"}); ok {
+	if _, ok := merged.Get(plan.ObjectRef{Kind: kind.Queue, Vhost: "a", Name: "x"}); ok {
 		t.Error("Get finds an object no record lists")
 	}
 	// Each record's set is used as it is, not copied.
-	b.Managed[plan.ObjectRef{Kind: plan.KindQueue, Vhost: "b", Name: "later"}] = 4
-	if p, ok := merged.Get(plan.ObjectRef{Kind: plan.KindQueue, Vhost: "b", Name: "later"}); !ok || p != 4 {
+	b.Managed[plan.ObjectRef{Kind: kind.Queue, Vhost: "b", Name: "later"}] = 4
+	if p, ok := merged.Get(plan.ObjectRef{Kind: kind.Queue, Vhost: "b", Name: "later"}); !ok || p != 4 {
 		t.Error("Merge copied a record's set")
 	}
 	if got := Merge(nil); len(got) != 0 {
@@ -199,8 +199,8 @@ func TestOwnerRecordNames(t *testing.T) {
 	// topology.
 	tp := topology.New()
 	v := tp.Vhost("/")
-	a := map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "/", Name: "a.q"}: 1}
-	b := map[plan.ObjectRef]plan.Print{{Kind: plan.KindQueue, Vhost: "/", Name: "b.q"}: 2}
+	a := map[plan.ObjectRef]plan.Print{{Kind: kind.Queue, Vhost: "/", Name: "a.q"}: 1}
+	b := map[plan.ObjectRef]plan.Print{{Kind: kind.Queue, Vhost: "/", Name: "b.q"}: 2}
 	for _, e := range []*topology.Exchange{Exchange("/", 3, a), OwnerExchange("team-b", "/", 1, b)} {
 		v.Exchanges[e.Name] = e
 	}
@@ -232,7 +232,7 @@ func TestOwnerRecordNames(t *testing.T) {
 // (none when that record lists nothing).
 func TestTakeOver(t *testing.T) {
 	t.Parallel()
-	q := func(vh, n string) plan.ObjectRef { return plan.ObjectRef{Kind: plan.KindQueue, Vhost: vh, Name: n} }
+	q := func(vh, n string) plan.ObjectRef { return plan.ObjectRef{Kind: kind.Queue, Vhost: vh, Name: n} }
 	mine := &Record{Vhost: "v", Owner: "team-a", Generation: 2, Exchanges: []string{"mqctl.ownership.team-a.2"},
 		Managed: map[plan.ObjectRef]plan.Print{q("v", "both"): 1, q("v", "mine"): 2}}
 	theirs := &Record{Vhost: "v", Generation: 7, Exchanges: []string{"mqctl.ownership.7"},

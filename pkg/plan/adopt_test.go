@@ -32,11 +32,11 @@ func TestWhatIsAdopted(t *testing.T) {
 		// apply from running it again once it is gone).
 		exception bool
 	}{
-		{KindExchange, "exchanges: { x: { type: topic } }", "", true, false},
-		{KindQueue, "queues: { q: {} }", "", true, false},
-		{KindBinding, "exchanges: { x: { type: topic } }\n    queues: { q: {} }\n    bindings: [{ source: x, destination: q, routing_key: k }]", "", true, false},
-		{KindPolicy, `policies: { p: { pattern: "^q$", definition: { max-length: 10 } } }`, "", true, false},
-		{KindOperatorPolicy, `operator_policies: { op: { pattern: "^q$", apply_to: queues, definition: { max-length: 20 } } }`, "", true, false},
+		{kind.Exchange, "exchanges: { x: { type: topic } }", "", true, false},
+		{kind.Queue, "queues: { q: {} }", "", true, false},
+		{kind.Binding, "exchanges: { x: { type: topic } }\n    queues: { q: {} }\n    bindings: [{ source: x, destination: q, routing_key: k }]", "", true, false},
+		{kind.Policy, `policies: { p: { pattern: "^q$", definition: { max-length: 10 } } }`, "", true, false},
+		{kind.OperatorPolicy, `operator_policies: { op: { pattern: "^q$", apply_to: queues, definition: { max-length: 20 } } }`, "", true, false},
 		{kind.VhostLimits, "limits: { max-queues: 10 }", "", false, false},
 		{kind.Shovel, `shovels: { s: { src-uri: "amqp:///v", src-queue: a, dest-uri: "amqp:///v", dest-queue: b } }`, "", false, false},
 		{kind.Shovel, `shovels: { s: { src-uri: "amqp:///v", src-queue: a, dest-uri: "amqp:///v", dest-queue: b, src-delete-after: queue-length } }`, "", true, true},

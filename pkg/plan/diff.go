@@ -152,7 +152,7 @@ func (m Managed) All() iter.Seq2[ObjectRef, Print] {
 // BindingEnds are the objects binding b of vhost binds: its source
 // exchange and its destination, a queue or an exchange.
 func BindingEnds(vhost string, b *topology.Binding) (source, destination ObjectRef) {
-	return ObjectRef{Kind: KindExchange, Vhost: vhost, Name: b.Source}, ObjectRef{Kind: b.DestinationKind(), Vhost: vhost, Name: b.Destination}
+	return ObjectRef{Kind: kind.Exchange, Vhost: vhost, Name: b.Source}, ObjectRef{Kind: b.DestinationKind(), Vhost: vhost, Name: b.Destination}
 }
 
 // BindingName renders a binding's identity for humans and for ObjectRef.Name.
@@ -181,7 +181,7 @@ func BindingName(b *topology.Binding) string {
 
 // Ref returns the ObjectRef of a binding.
 func BindingRef(vhost string, b *topology.Binding) ObjectRef {
-	return ObjectRef{Kind: KindBinding, Vhost: vhost, Name: BindingName(b)}
+	return ObjectRef{Kind: kind.Binding, Vhost: vhost, Name: BindingName(b)}
 }
 
 // Diff computes the plan that turns cur into desired. It is a pure
@@ -633,18 +633,18 @@ func (d *differ) end(after bool, want, have *topology.Vhost, k Kind, name string
 // bindingPrint is the print of b in the vhost being diffed, before or
 // after apply.
 func (d *differ) bindingPrint(after bool, want, have *topology.Vhost, b *topology.Binding) Print {
-	return BindingPrint(b, d.end(after, want, have, KindExchange, b.Source), d.end(after, want, have, b.DestinationKind(), b.Destination))
+	return BindingPrint(b, d.end(after, want, have, kind.Exchange, b.Source), d.end(after, want, have, b.DestinationKind(), b.Destination))
 }
 
 func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	empty := topology.NewVhost(name)
 	switch {
 	case want != nil && have == nil:
-		d.add(Change{Action: Create, Kind: KindVhost, Vhost: name, Name: name, After: vhostMeta(want), Pos: want.Pos, Print: vhostPrint})
+		d.add(Change{Action: Create, Kind: kind.Vhost, Vhost: name, Name: name, After: vhostMeta(want), Pos: want.Pos, Print: vhostPrint})
 		have = empty
 	case want != nil:
 		if fields := vhostFields(want, have); len(fields) > 0 {
-			c := Change{Action: Update, Kind: KindVhost, Vhost: name, Name: name,
+			c := Change{Action: Update, Kind: kind.Vhost, Vhost: name, Name: name,
 				Before: vhostMeta(have), After: vhostMeta(want), Fields: fields, Pos: want.Pos, Print: vhostPrint}
 			if !d.conflict(c, d.others(c.Ref())) {
 				d.add(c)
@@ -658,7 +658,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		return
 	}
 
-	ref := ObjectRef{Kind: KindVhost, Vhost: name, Name: name}
+	ref := ObjectRef{Kind: kind.Vhost, Vhost: name, Name: name}
 	first := len(d.p.Changes) // this vhost's changes start here
 	// Sized for the broker's exchanges and queues, whose prints are all
 	// kept (a no-op plan's, the most common): grown from empty, the map
@@ -1039,7 +1039,7 @@ func (d *differ) bindings(name string, bk boundKeys) (deleted []bool) {
 	bk.pairs(func(w, h *topology.Binding, haveIdx []int) {
 		switch {
 		case w != nil && h == nil:
-			d.add(Change{Action: Create, Kind: KindBinding, Vhost: name, Name: BindingName(w), After: BindingObject{w}, Pos: w.Pos,
+			d.add(Change{Action: Create, Kind: kind.Binding, Vhost: name, Name: BindingName(w), After: BindingObject{w}, Pos: w.Pos,
 				Print: d.bindingPrint(true, want, have, w)})
 		case w != nil:
 			d.claim(BindingRef(name, w), d.bindingPrint(false, want, have, h))
@@ -1051,7 +1051,7 @@ func (d *differ) bindings(name string, bk boundKeys) (deleted []bool) {
 				for _, i := range haveIdx {
 					deleted[i] = true
 				}
-				d.add(Change{Action: Delete, Kind: KindBinding, Vhost: name, Name: BindingName(h), Before: BindingObject{h}})
+				d.add(Change{Action: Delete, Kind: kind.Binding, Vhost: name, Name: BindingName(h), Before: BindingObject{h}})
 			})
 		}
 	})
@@ -1101,7 +1101,7 @@ func (d *differ) vhostLeft(name string, have *topology.Vhost) {
 		msgs += st.Messages
 		cons += st.Consumers
 	}
-	d.add(Change{Action: Delete, Kind: KindVhost, Vhost: name, Name: name, Before: vhostMeta(have), Messages: msgs, Consumers: cons})
+	d.add(Change{Action: Delete, Kind: kind.Vhost, Vhost: name, Name: name, Before: vhostMeta(have), Messages: msgs, Consumers: cons})
 }
 
 // takenDown fills in the bindings that each replace or delete of an
@@ -1150,7 +1150,7 @@ func (d *differ) takenDown(name string, have *topology.Vhost, deleted []bool, go
 			continue
 		}
 		var src []int // the bindings out of an exchange
-		if c.Kind == KindExchange {
+		if c.Kind == kind.Exchange {
 			src = bySource[c.Name]
 		}
 		dst := byDest[end{c.Kind, c.Name}]
@@ -1208,7 +1208,7 @@ func (d *differ) othersReferTo(name string, have *topology.Vhost, first int) {
 		return
 	}
 	refs := Senders(name, have)
-	d.refuseDeletes(first, []Kind{KindExchange},
+	d.refuseDeletes(first, []Kind{kind.Exchange},
 		func(c *Change, held func(what string, owners []string)) {
 			for _, r := range refs {
 				if os := d.others(r.Ref); r.To == c.Name && len(os) > 0 {
@@ -1278,12 +1278,12 @@ func Senders(name string, v *topology.Vhost) []Sender {
 	var out []Sender
 	for _, qn := range sortedKeys(v.Queues) {
 		if to, ok := v.Queues[qn].Arguments.String("x-dead-letter-exchange"); ok {
-			out = append(out, Sender{ObjectRef{Kind: KindQueue, Vhost: name, Name: qn}, "whose dead-letter exchange it is", to})
+			out = append(out, Sender{ObjectRef{Kind: kind.Queue, Vhost: name, Name: qn}, "whose dead-letter exchange it is", to})
 		}
 	}
 	for _, xn := range sortedKeys(v.Exchanges) {
 		if to, ok := v.Exchanges[xn].Arguments.String("alternate-exchange"); ok {
-			out = append(out, Sender{ObjectRef{Kind: KindExchange, Vhost: name, Name: xn}, "whose alternate exchange it is", to})
+			out = append(out, Sender{ObjectRef{Kind: kind.Exchange, Vhost: name, Name: xn}, "whose alternate exchange it is", to})
 		}
 	}
 	for _, k := range kind.PolicyKinds() {
@@ -1319,7 +1319,7 @@ func (d *differ) deletedWith(name string, first int) {
 		return
 	}
 	d.p.Unmanaged = slices.DeleteFunc(d.p.Unmanaged, func(r ObjectRef) bool {
-		return r.Kind == KindBinding && r.Vhost == name && gone[r.Name]
+		return r.Kind == kind.Binding && r.Vhost == name && gone[r.Name]
 	})
 }
 
@@ -1339,7 +1339,7 @@ func (p *Plan) BindingsDeletedWith() map[int][]*topology.Binding {
 	}
 	out := map[int][]*topology.Binding{}
 	for i, c := range p.Changes {
-		if c.Action != Delete || c.Kind != KindExchange {
+		if c.Action != Delete || c.Kind != kind.Exchange {
 			continue
 		}
 		for _, b := range c.Bindings {
@@ -1422,11 +1422,11 @@ func maskedOrNil(v any) any {
 }
 
 // touches reports whether binding b hangs on the exchange or queue name.
-func touches(b *topology.Binding, kind Kind, name string) bool {
-	switch kind {
-	case KindQueue:
+func touches(b *topology.Binding, k Kind, name string) bool {
+	switch k {
+	case kind.Queue:
 		return b.DestinationType == topology.DestQueue && b.Destination == name
-	case KindExchange:
+	case kind.Exchange:
 		return b.Source == name || (b.DestinationType == topology.DestExchange && b.Destination == name)
 	}
 	return false
@@ -1592,7 +1592,7 @@ func replaceReason(k Kind, qtype string, fromVhost bool, policy string, others p
 	// What moves to the new name: a queue's consumers; an exchange's
 	// publishers, and the bindings from and to it.
 	move := " and move consumers over"
-	if k == KindExchange {
+	if k == kind.Exchange {
 		move = " with the old one's bindings, and move publishers over"
 	}
 	why += fmt.Sprintf("; to avoid the replace, declare the new settings under a new %s name%s", k.Label(), move)
@@ -1724,7 +1724,7 @@ func (d *differ) stale() {
 	}
 	var indexes map[indexKey]func(string) Object // per vhost and kind, its index (vhostKind.index)
 	for ref := range d.cur.Managed.All() {
-		if total[ref.Vhost] == d.found[ref.Vhost] || ref.Kind == KindVhost {
+		if total[ref.Vhost] == d.found[ref.Vhost] || ref.Kind == kind.Vhost {
 			continue // every entry of the vhost was met (the usual case), or the vhost's own
 		}
 		if d.unreadKind(ref.Vhost, ref.Kind) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -34,18 +35,18 @@ func pairs(vhost string, n int, maxLength int64, dlxType string) *topology.Topol
 func managedAll(cur *topology.Topology) map[ObjectRef]bool {
 	m := map[ObjectRef]bool{}
 	for _, v := range cur.Vhosts {
-		m[ObjectRef{KindVhost, v.Name, v.Name}] = true
+		m[ObjectRef{kind.Vhost, v.Name, v.Name}] = true
 		for n := range v.Exchanges {
-			m[ObjectRef{KindExchange, v.Name, n}] = true
+			m[ObjectRef{kind.Exchange, v.Name, n}] = true
 		}
 		for n := range v.Queues {
-			m[ObjectRef{KindQueue, v.Name, n}] = true
+			m[ObjectRef{kind.Queue, v.Name, n}] = true
 		}
 		for _, b := range v.Bindings {
 			m[BindingRef(v.Name, b)] = true
 		}
 		for n := range v.Policies {
-			m[ObjectRef{KindPolicy, v.Name, n}] = true
+			m[ObjectRef{kind.Policy, v.Name, n}] = true
 		}
 	}
 	return m
@@ -108,22 +109,22 @@ func oldTakenDown(p *Plan, cur *topology.Topology) {
 				continue
 			}
 			switch c.Kind {
-			case KindBinding:
+			case kind.Binding:
 				deleted[c.Before.(BindingObject).Key()] = true
-			case KindExchange, KindQueue:
+			case kind.Exchange, kind.Queue:
 				gone[ObjectRef{Kind: c.Kind, Vhost: name, Name: c.Name}] = true
 			}
 		}
 		endGone := func(b *topology.Binding) bool {
-			destKind := KindQueue
+			destKind := kind.Queue
 			if b.DestinationType == topology.DestExchange {
-				destKind = KindExchange
+				destKind = kind.Exchange
 			}
-			return gone[ObjectRef{Kind: KindExchange, Vhost: name, Name: b.Source}] || gone[ObjectRef{Kind: destKind, Vhost: name, Name: b.Destination}]
+			return gone[ObjectRef{Kind: kind.Exchange, Vhost: name, Name: b.Source}] || gone[ObjectRef{Kind: destKind, Vhost: name, Name: b.Destination}]
 		}
 		for i := range p.Changes {
 			c := &p.Changes[i]
-			if c.Vhost != name || (c.Action != Replace && c.Action != Delete) || (c.Kind != KindQueue && c.Kind != KindExchange) {
+			if c.Vhost != name || (c.Action != Replace && c.Action != Delete) || (c.Kind != kind.Queue && c.Kind != kind.Exchange) {
 				continue
 			}
 			for _, b := range have.Bindings {
@@ -184,7 +185,7 @@ func TestTakenDownUnchanged(t *testing.T) {
 		{"teardown, all managed", vh("/", nil), mesh("/", nil, "topic"), managedAll},
 		{"teardown, bindings unmanaged", vh("/", nil), mesh("/", nil, "topic"),
 			func(cur *topology.Topology) map[ObjectRef]bool {
-				return partly(cur, func(r ObjectRef) bool { return r.Kind != KindBinding })
+				return partly(cur, func(r ObjectRef) bool { return r.Kind != kind.Binding })
 			}},
 		{"teardown, some queues unmanaged", vh("/", nil), mesh("/", nil, "topic"),
 			func(cur *topology.Topology) map[ObjectRef]bool {
@@ -200,7 +201,7 @@ func TestTakenDownUnchanged(t *testing.T) {
 		}), mesh("/", nil, "topic"), managedAll},
 		{"replace, bindings unmanaged", mesh("/", topology.Args{"x-max-length": int64(5)}, "fanout"), mesh("/", nil, "topic"),
 			func(cur *topology.Topology) map[ObjectRef]bool {
-				return partly(cur, func(r ObjectRef) bool { return r.Kind != KindBinding })
+				return partly(cur, func(r ObjectRef) bool { return r.Kind != kind.Binding })
 			}},
 		{"two vhosts: one dropped from the file, one replaced", mesh("v2", topology.Args{"x-max-length": int64(5)}, "topic"),
 			two(mesh("v1", nil, "topic"), mesh("v2", nil, "fanout")), managedAll},
@@ -371,10 +372,10 @@ func TestBindingsPairedInKeyOrder(t *testing.T) {
 	var want []row
 	keys := map[string]row{}
 	for _, b := range fileOnly {
-		keys[b.Key()] = row{Create, KindBinding, BindingName(b)}
+		keys[b.Key()] = row{Create, kind.Binding, BindingName(b)}
 	}
 	for _, b := range brokerOnly {
-		keys[b.Key()] = row{Delete, KindBinding, BindingName(b)}
+		keys[b.Key()] = row{Delete, kind.Binding, BindingName(b)}
 	}
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		want = append(want, keys[k])
@@ -399,7 +400,7 @@ func TestBindingsPairedInKeyOrder(t *testing.T) {
 			p := Diff(desired, Current{Live: topology.Live{State: cur}, Managed: ManagedOf(RecordedOf(cur, managedAll(cur)))})
 			var got []row
 			for _, c := range p.Changes {
-				if c.Kind == KindBinding {
+				if c.Kind == kind.Binding {
 					got = append(got, row{c.Action, c.Kind, c.Name})
 				}
 			}

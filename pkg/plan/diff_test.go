@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -61,7 +62,7 @@ func TestDiff(t *testing.T) {
 				v.Bindings = []*topology.Binding{bind("e", "a", "k")}
 			}),
 			current: topology.New(),
-			want:    []row{{Create, KindVhost, "/"}, {Create, KindExchange, "e"}, {Create, KindQueue, "a"}, {Create, KindBinding, "e -> queue a [k]"}},
+			want:    []row{{Create, kind.Vhost, "/"}, {Create, kind.Exchange, "e"}, {Create, kind.Queue, "a"}, {Create, kind.Binding, "e -> queue a [k]"}},
 		},
 		{
 			name:    "JSON float64 read back equals YAML int: no change",
@@ -83,7 +84,7 @@ func TestDiff(t *testing.T) {
 			name:    "changed queue argument forces replace",
 			desired: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", topology.Args{"x-max-priority": int64(10)}) }),
 			current: vh("/", func(v *topology.Vhost) { v.Queues["a"] = q("a", topology.Args{"x-max-priority": int64(5)}) }),
-			want:    []row{{Replace, KindQueue, "a"}},
+			want:    []row{{Replace, kind.Queue, "a"}},
 		},
 		{
 			name: "policy definition changes in place",
@@ -93,7 +94,7 @@ func TestDiff(t *testing.T) {
 			current: vh("/", func(v *topology.Vhost) {
 				v.Policies["p"] = &topology.Policy{Name: "p", Pattern: "^a", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(20)}}
 			}),
-			want: []row{{Update, KindPolicy, "p"}},
+			want: []row{{Update, kind.Policy, "p"}},
 		},
 		{
 			name:      "objects the file does not name and mqctl does not manage are left alone",
@@ -111,14 +112,14 @@ func TestDiff(t *testing.T) {
 				v.Bindings = []*topology.Binding{bind("e", "a", "k")}
 			}),
 			managed: true,
-			want:    []row{{Delete, KindExchange, "e"}, {Delete, KindQueue, "a"}, {Delete, KindBinding, "e -> queue a [k]"}},
+			want:    []row{{Delete, kind.Exchange, "e"}, {Delete, kind.Queue, "a"}, {Delete, kind.Binding, "e -> queue a [k]"}},
 		},
 		{
 			name:    "a managed vhost dropped from the file is deleted with its objects",
 			desired: topology.New(),
 			current: vh("gone", func(v *topology.Vhost) { v.Queues["a"] = q("a", nil) }),
 			managed: true,
-			want:    []row{{Delete, KindQueue, "a"}, {Delete, KindVhost, "gone"}},
+			want:    []row{{Delete, kind.Queue, "a"}, {Delete, kind.Vhost, "gone"}},
 		},
 		{
 			name: "binding arguments are part of the identity",
@@ -133,7 +134,7 @@ func TestDiff(t *testing.T) {
 				v.Bindings = []*topology.Binding{b}
 			}),
 			managed: true,
-			want:    []row{{Delete, KindBinding, `h -> queue a [] {"k":"v1","x-match":"all"}`}, {Create, KindBinding, `h -> queue a [] {"k":"v2","x-match":"all"}`}},
+			want:    []row{{Delete, kind.Binding, `h -> queue a [] {"k":"v1","x-match":"all"}`}, {Create, kind.Binding, `h -> queue a [] {"k":"v2","x-match":"all"}`}},
 		},
 	}
 	for _, tc := range tests {
@@ -197,11 +198,11 @@ func TestDeleteListsBindingsItTakesDown(t *testing.T) {
 		v.Bindings = []*topology.Binding{bind("e", "a", "ours"), bind("e", "a", "theirs")}
 	})
 	managed := map[ObjectRef]bool{
-		{KindExchange, "/", "e"}: true, {KindQueue, "/", "a"}: true,
+		{kind.Exchange, "/", "e"}: true, {kind.Queue, "/", "a"}: true,
 		BindingRef("/", bind("e", "a", "ours")): true,
 	}
 	p := Diff(vh("/", func(v *topology.Vhost) { v.Exchanges["e"] = x("e", "direct") }), Current{Live: topology.Live{State: current}, Managed: ManagedOf(RecordedOf(current, managed))})
-	want := []row{{Delete, KindQueue, "a"}, {Delete, KindBinding, "e -> queue a [ours]"}}
+	want := []row{{Delete, kind.Queue, "a"}, {Delete, kind.Binding, "e -> queue a [ours]"}}
 	if diff := cmp.Diff(want, rows(p)); diff != "" {
 		t.Fatalf("changes (-want +got):\n%s", diff)
 	}
@@ -238,7 +239,7 @@ func TestOldSideLeavesDroppedVhosts(t *testing.T) {
 	cur := OldSide(old, desired)
 	p := DiffWith(desired, cur, Options{})
 	p.SetFlows(cur, Options{}.Version)
-	if diff := cmp.Diff([]row{{Create, KindQueue, "qc"}}, rows(p)); diff != "" {
+	if diff := cmp.Diff([]row{{Create, kind.Queue, "qc"}}, rows(p)); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
 	}
 	if len(p.Unmanaged) > 0 || len(p.Stale) > 0 || len(p.ChangedOutside) > 0 {

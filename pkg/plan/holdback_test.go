@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/mqctl/mqctl/pkg/kind"
 )
 
 // TestHoldBack: the changes hold gives a cause move to Held, in order,
@@ -14,7 +16,7 @@ func TestHoldBack(t *testing.T) {
 	changes := func(n int) []Change {
 		out := make([]Change, n)
 		for i := range out {
-			out[i] = Change{Action: Delete, Kind: KindQueue, Vhost: "v", Name: fmt.Sprintf("q%d", i)}
+			out[i] = Change{Action: Delete, Kind: kind.Queue, Vhost: "v", Name: fmt.Sprintf("q%d", i)}
 		}
 		return out
 	}

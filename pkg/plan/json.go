@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -38,7 +39,7 @@ func posOf(p *Position) topology.Pos {
 // carries its messages and consumers.
 func atStake(c *Change) bool {
 	// A vhost's delete takes its queues, and their messages, with it.
-	return c.RisksMessages() || (c.Kind == KindVhost && c.Action == Delete)
+	return c.RisksMessages() || (c.Kind == kind.Vhost && c.Action == Delete)
 }
 
 // WriteJSON writes the JSON plan (format_version FormatVersion), the

@@ -30,7 +30,7 @@ func TestEveryKindHasAnObjectType(t *testing.T) {
 		}
 		o := sampleObjects[s.Kind]
 		switch {
-		case s.Kind == KindVhost:
+		case s.Kind == kind.Vhost:
 			o = &VhostMeta{Name: "o", Description: "d"}
 		case s.Item != nil:
 			o = ItemObject{&topology.Item{Kind: s.Kind, Name: "o", Settings: topology.Args{"a": "b"}}}
@@ -53,7 +53,7 @@ func TestEveryKindHasAnObjectType(t *testing.T) {
 			t.Errorf("kind %q: a create of it is not well formed: %v", s.Kind, err)
 		}
 		_, inVhost := vhostKindOf(s.Kind)
-		if want := s.Kind != KindVhost && !s.Broker; inVhost != want {
+		if want := s.Kind != kind.Vhost && !s.Broker; inVhost != want {
 			t.Errorf("kind %q: a vhost holds it %t, want %t (objectType.in)", s.Kind, inVhost, want)
 		}
 	}

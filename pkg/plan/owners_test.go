@@ -27,8 +27,8 @@ func TestOtherOwnersObjects(t *testing.T) {
 	})
 	recorded := Recorded(broker)
 	ref := func(k Kind, name string) ObjectRef { return ObjectRef{Kind: k, Vhost: "shared", Name: name} }
-	aRefs := []ObjectRef{ref(KindExchange, "a.x"), ref(KindQueue, "a.q"), BindingRef("shared", bind("a.x", "a.q", "a.#"))}
-	bRefs := []ObjectRef{ref(KindQueue, "b.q")}
+	aRefs := []ObjectRef{ref(kind.Exchange, "a.x"), ref(kind.Queue, "a.q"), BindingRef("shared", bind("a.x", "a.q", "a.#"))}
+	bRefs := []ObjectRef{ref(kind.Queue, "b.q")}
 	record := func(refs ...ObjectRef) Managed {
 		set := map[ObjectRef]Print{}
 		for _, r := range refs {
@@ -104,7 +104,7 @@ func TestOtherOwnersObjects(t *testing.T) {
 				v.Queues["b.q"] = q("b.q", nil)
 				v.Queues["a.q"] = q("a.q", topology.Args{"x-max-length": int64(10)})
 			}),
-			cur:  Current{Owner: "team-b", Managed: record(append(bRefs, ref(KindQueue, "a.q"))...), Others: others("team-a", aRefs...)},
+			cur:  Current{Owner: "team-b", Managed: record(append(bRefs, ref(kind.Queue, "a.q"))...), Others: others("team-a", aRefs...)},
 			want: []row{},
 			left: []string{"binding a.x -> queue a.q [a.#]", "exchange a.x"},
 			conflict: `queue "a.q" in vhost "shared" is shared: this file's owner ("team-b") and "team-a" both manage it, and this file declares it otherwise: arguments.x-max-length: (none) on the broker, 10 in this file. ` +
@@ -114,7 +114,7 @@ func TestOtherOwnersObjects(t *testing.T) {
 		{
 			name:         "a shared queue the file drops stays for the other owner",
 			desired:      teamB,
-			cur:          Current{Owner: "team-b", Managed: record(append(bRefs, ref(KindQueue, "a.q"))...), Others: others("team-a", aRefs...)},
+			cur:          Current{Owner: "team-b", Managed: record(append(bRefs, ref(kind.Queue, "a.q"))...), Others: others("team-a", aRefs...)},
 			want:         []row{},
 			left:         []string{"binding a.x -> queue a.q [a.#]", "exchange a.x", "queue a.q"},
 			recordedLeft: true,
@@ -122,9 +122,9 @@ func TestOtherOwnersObjects(t *testing.T) {
 		{
 			name:    "a vhost dropped from the file keeps another owner's objects",
 			desired: topology.New(),
-			cur: Current{Owner: "team-b", Managed: record(append(bRefs, ObjectRef{Kind: KindVhost, Vhost: "shared", Name: "shared"})...),
+			cur: Current{Owner: "team-b", Managed: record(append(bRefs, ObjectRef{Kind: kind.Vhost, Vhost: "shared", Name: "shared"})...),
 				Others: others("team-a", aRefs...)},
-			want:          []row{{Delete, KindQueue, "b.q"}},
+			want:          []row{{Delete, kind.Queue, "b.q"}},
 			left:          []string{"binding a.x -> queue a.q [a.#]", "exchange a.x", "queue a.q"},
 			noVhostDelete: true,
 		},
@@ -164,7 +164,7 @@ func TestOtherOwnersObjects(t *testing.T) {
 				t.Errorf("conflict %v, want one saying %q", err, tc.conflict)
 			}
 			for _, c := range p.Changes {
-				if c.Kind == KindVhost && c.Action == Delete && tc.noVhostDelete {
+				if c.Kind == kind.Vhost && c.Action == Delete && tc.noVhostDelete {
 					t.Errorf("the vhost is deleted with another owner's objects in it")
 				}
 			}
@@ -193,13 +193,13 @@ func TestDeleteTakingOtherOwnersBindings(t *testing.T) {
 	})
 	recorded := Recorded(broker)
 	ref := func(k Kind, name string) ObjectRef { return ObjectRef{Kind: k, Vhost: "shared", Name: name} }
-	aRefs := []ObjectRef{ref(KindExchange, "a.x"), ref(KindQueue, "a.q"), BindingRef("shared", bind("a.x", "a.q", "a.#"))}
+	aRefs := []ObjectRef{ref(kind.Exchange, "a.x"), ref(kind.Queue, "a.q"), BindingRef("shared", bind("a.x", "a.q", "a.#"))}
 	set := map[ObjectRef]Print{}
 	for _, r := range aRefs {
 		set[r] = recorded[r]
 	}
 	others := map[ObjectRef][]string{}
-	for _, r := range []ObjectRef{ref(KindExchange, "b.x"), ref(KindQueue, "b.q"),
+	for _, r := range []ObjectRef{ref(kind.Exchange, "b.x"), ref(kind.Queue, "b.q"),
 		BindingRef("shared", bind("a.x", "b.q", "b")), BindingRef("shared", bind("b.x", "a.q", "to-a"))} {
 		others[r] = []string{"team-b"}
 	}
@@ -230,7 +230,7 @@ func TestDeleteTakingOtherOwnersBindings(t *testing.T) {
 				t.Fatalf("conflict %v, want one saying %q", err, tc.conflict)
 			}
 			for _, c := range p.Changes {
-				if c.Action == Delete && (c.Kind == KindExchange || c.Kind == KindQueue) {
+				if c.Action == Delete && (c.Kind == kind.Exchange || c.Kind == kind.Queue) {
 					t.Errorf("the plan deletes %s %s", c.Kind, c.Name)
 				}
 			}
@@ -247,7 +247,7 @@ func TestVhostConflictAdvice(t *testing.T) {
 	t.Parallel()
 	broker := vh("shared", nil)
 	desired := vh("shared", func(v *topology.Vhost) { v.DefaultQueueType = "quorum" })
-	vref := ObjectRef{Kind: KindVhost, Vhost: "shared", Name: "shared"}
+	vref := ObjectRef{Kind: kind.Vhost, Vhost: "shared", Name: "shared"}
 	cur := Current{Owner: "team-b", Managed: ManagedOf(map[ObjectRef]Print{}), Others: map[ObjectRef][]string{vref: {"team-a"}},
 		Live: topology.Live{State: broker}}
 	err := DiffWith(desired, cur, Options{}).ConflictError()
@@ -287,7 +287,7 @@ func TestDeleteWhatOtherOwnersSendTo(t *testing.T) {
 			theirs: func(v *topology.Vhost) {
 				v.Queues["b.work"] = q("b.work", topology.Args{"x-dead-letter-exchange": "dlx"})
 			},
-			ref:      ref(KindQueue, "b.work"),
+			ref:      ref(kind.Queue, "b.work"),
 			conflict: `exchange "dlx" in vhost "shared": this file (owner "team-a") no longer declares it, and "team-b" manages queue "b.work", whose dead-letter exchange it is: once it is deleted, the messages sent there are dropped`,
 		},
 		{
@@ -295,7 +295,7 @@ func TestDeleteWhatOtherOwnersSendTo(t *testing.T) {
 			theirs: func(v *topology.Vhost) {
 				v.Exchanges["b.in"] = &topology.Exchange{Name: "b.in", Type: "direct", Durable: true, Arguments: topology.Args{"alternate-exchange": "dlx"}}
 			},
-			ref:      ref(KindExchange, "b.in"),
+			ref:      ref(kind.Exchange, "b.in"),
 			conflict: `"team-b" manages exchange "b.in", whose alternate exchange it is`,
 		},
 		{
@@ -303,13 +303,13 @@ func TestDeleteWhatOtherOwnersSendTo(t *testing.T) {
 			theirs: func(v *topology.Vhost) {
 				v.Policies["b.p"] = &topology.Policy{Name: "b.p", Pattern: "^b\\.", ApplyTo: "queues", Definition: topology.Args{"dead-letter-exchange": "dlx"}}
 			},
-			ref:      ref(KindPolicy, "b.p"),
+			ref:      ref(kind.Policy, "b.p"),
 			conflict: `"team-b" manages policy "b.p", whose dead-letter-exchange it is`,
 		},
 		{
 			name:   "a queue no other owner manages: the file's own choice",
 			theirs: func(v *topology.Vhost) { v.Queues["hand"] = q("hand", topology.Args{"x-dead-letter-exchange": "dlx"}) },
-			ref:    ref(KindQueue, "somebody-else"),
+			ref:    ref(kind.Queue, "somebody-else"),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -319,7 +319,7 @@ func TestDeleteWhatOtherOwnersSendTo(t *testing.T) {
 				Others: map[ObjectRef][]string{tc.ref: {"team-b"}}, Live: topology.Live{State: broker}}
 			p := DiffWith(vh("shared", func(v *topology.Vhost) { v.Queues["a.dead"] = q("a.dead", nil) }), cur, Options{})
 			err := p.ConflictError()
-			deletes := slices.ContainsFunc(p.Changes, func(c Change) bool { return c.Action == Delete && c.Kind == KindExchange })
+			deletes := slices.ContainsFunc(p.Changes, func(c Change) bool { return c.Action == Delete && c.Kind == kind.Exchange })
 			switch {
 			case tc.conflict == "" && (err != nil || !deletes):
 				t.Errorf("conflict %v, deletes dlx %v: want dlx deleted", err, deletes)
@@ -343,7 +343,7 @@ func TestSharedText(t *testing.T) {
 		v.Queues["a2.q"] = q("a2.q", nil)
 	})
 	recorded := Recorded(broker)
-	ref := func(name string) ObjectRef { return ObjectRef{Kind: KindQueue, Vhost: "shared", Name: name} }
+	ref := func(name string) ObjectRef { return ObjectRef{Kind: kind.Queue, Vhost: "shared", Name: name} }
 	for _, tc := range []struct {
 		name  string
 		mine  []string // what team-b's record lists already

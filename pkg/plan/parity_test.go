@@ -114,9 +114,9 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 		return QueueObject{Queue: &topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true}}
 	}
 	conflicted := &Plan{Owner: "team-b", Vhosts: []string{"v"}, Conflicts: []Conflict{
-		{ObjectRef: ref(KindQueue, "a.q"), Owners: []string{"team-a"}, Owner: "team-b", Pos: pos(9),
+		{ObjectRef: ref(kind.Queue, "a.q"), Owners: []string{"team-a"}, Owner: "team-b", Pos: pos(9),
 			Fields: []FieldChange{{Field: "arguments.x-max-length", Before: nil, After: int64(10)}}},
-		{ObjectRef: ref(KindExchange, "a.x"), Owners: []string{""}, Owner: "team-b", Deleted: true, Bindings: []string{"a.x -> queue a.q [a.#]"}},
+		{ObjectRef: ref(kind.Exchange, "a.x"), Owners: []string{""}, Owner: "team-b", Deleted: true, Bindings: []string{"a.x -> queue a.q [a.#]"}},
 	}}
 	versionErr := &rmqversion.RefusalsError{Refusals: []rmqversion.Refusal{
 		{Vhost: "v", Object: `queue "q"`, Key: "x-queue-version: 1", Pos: pos(4), Reason: "RabbitMQ 4.3 refuses it: unsupported queue version '1'", Fix: "remove it, or write x-queue-version: 2"},
@@ -133,13 +133,13 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 	}{{
 		name: "notes, held back, unread, changed outside, stale",
 		plan: &Plan{Vhosts: []string{"v"},
-			Changes:        []Change{{Action: Create, Kind: KindQueue, Vhost: "v", Name: "fresh", After: queue("fresh"), Pos: pos(3)}},
+			Changes:        []Change{{Action: Create, Kind: kind.Queue, Vhost: "v", Name: "fresh", After: queue("fresh"), Pos: pos(3)}},
 			Notes:          []string{"the messages at stake shown come from the management API's statistics, which lag by a few seconds"},
-			Held:           []Held{{ObjectRef: ref(KindQueue, "down.q"), Action: Replace, Cause: HeldNodeDown, Reason: `queue "down.q" in vhost "v" lives on node rabbit@b, which is down`}},
-			Unread:         []Unread{{Vhost: "v", Kind: KindPolicy, Reason: "user \"ci\" may not read policies (it needs the policymaker tag)", Declared: 2}},
-			ChangedOutside: []Outside{{ObjectRef: ref(KindQueue, "hand"), Reason: "it is no longer the queue mqctl wrote: declared again by hand since"}},
-			Stale:          []ObjectRef{ref(KindExchange, "gone")},
-			Unmanaged:      []ObjectRef{ref(KindQueue, "theirs")},
+			Held:           []Held{{ObjectRef: ref(kind.Queue, "down.q"), Action: Replace, Cause: HeldNodeDown, Reason: `queue "down.q" in vhost "v" lives on node rabbit@b, which is down`}},
+			Unread:         []Unread{{Vhost: "v", Kind: kind.Policy, Reason: "user \"ci\" may not read policies (it needs the policymaker tag)", Declared: 2}},
+			ChangedOutside: []Outside{{ObjectRef: ref(kind.Queue, "hand"), Reason: "it is no longer the queue mqctl wrote: declared again by hand since"}},
+			Stale:          []ObjectRef{ref(kind.Exchange, "gone")},
+			Unmanaged:      []ObjectRef{ref(kind.Queue, "theirs")},
 		},
 		want: []string{"the messages at stake shown come from", `lives on node rabbit@b, which is down`, `may not read policies`, "declared again by hand since", "1 object that no longer exists"},
 	}, {
@@ -169,9 +169,9 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 	}, {
 		name: "other owners, take-over, and a record-only apply",
 		plan: &Plan{Vhosts: []string{"v"}, Owner: "team-a",
-			Adopt:           []ObjectRef{ref(KindQueue, "adopted")},
-			Prints:          map[ObjectRef]Print{ref(KindQueue, "adopted"): 1, ref(KindQueue, "reprinted"): 2},
-			Others:          []OtherOwned{{ObjectRef: ref(KindQueue, "b.q"), Owners: []string{"team-b"}}, {ObjectRef: ref(KindQueue, "s.q"), Owners: []string{""}, Shared: true}, {ObjectRef: ref(KindQueue, "was.shared"), Owners: []string{"team-c"}, Recorded: true}},
+			Adopt:           []ObjectRef{ref(kind.Queue, "adopted")},
+			Prints:          map[ObjectRef]Print{ref(kind.Queue, "adopted"): 1, ref(kind.Queue, "reprinted"): 2},
+			Others:          []OtherOwned{{ObjectRef: ref(kind.Queue, "b.q"), Owners: []string{"team-b"}}, {ObjectRef: ref(kind.Queue, "s.q"), Owners: []string{""}, Shared: true}, {ObjectRef: ref(kind.Queue, "was.shared"), Owners: []string{"team-c"}, Recorded: true}},
 			TakeOver:        &TakeOver{From: "", Objects: 5, Users: true},
 			OutdatedRecords: []string{"", "v"},
 		},
@@ -192,8 +192,8 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 		want: []string{"unsupported queue version '1'", "write x-queue-version: 2", "topology.yaml:4:7", `routing key "#.a.#.b.#"`, "at most two '#' words", "topology.yaml:12:7"},
 	}, {
 		name: "refused by the broker in the preflight",
-		plan: &Plan{Vhosts: []string{"v"}, Changes: []Change{{Action: Create, Kind: KindQueue, Vhost: "v", Name: "q", After: queue("q"), Pos: pos(5)}},
-			Preflight: &Preflight{Vhost: "mqctl-preflight-1", Tried: 1, Objects: 1, Refusals: []Refusal{{Kind: KindQueue, Reason: "PRECONDITION_FAILED - invalid arg 'x-overflow'", Objects: []ObjectAt{{ObjectRef: ref(KindQueue, "q"), Pos: pos(5)}}}}}},
+		plan: &Plan{Vhosts: []string{"v"}, Changes: []Change{{Action: Create, Kind: kind.Queue, Vhost: "v", Name: "q", After: queue("q"), Pos: pos(5)}},
+			Preflight: &Preflight{Vhost: "mqctl-preflight-1", Tried: 1, Objects: 1, Refusals: []Refusal{{Kind: kind.Queue, Reason: "PRECONDITION_FAILED - invalid arg 'x-overflow'", Objects: []ObjectAt{{ObjectRef: ref(kind.Queue, "q"), Pos: pos(5)}}}}}},
 		want: []string{"PRECONDITION_FAILED - invalid arg 'x-overflow'", "topology.yaml:5:7"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -40,17 +40,6 @@ const (
 // every stage knows about each).
 type Kind = kind.Kind
 
-// The kinds, as plans spell them.
-const (
-	KindVhost          = kind.Vhost
-	KindExchange       = kind.Exchange
-	KindQueue          = kind.Queue
-	KindBinding        = kind.Binding
-	KindPolicy         = kind.Policy
-	KindOperatorPolicy = kind.OperatorPolicy
-	KindVhostLimits    = kind.VhostLimits
-)
-
 // Object is one object's full state in a change: a *VhostMeta,
 // ExchangeObject, QueueObject, BindingObject, PolicyObject (policies and
 // operator policies) or ItemObject (every kind carried as topology.Item),
@@ -476,7 +465,7 @@ func (c Conflict) text() (reason, fix string) {
 		}
 		diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
 	}
-	if c.Kind == KindVhost {
+	if c.Kind == kind.Vhost {
 		// mqctl never adopts a vhost it did not create: it stays its
 		// creator's, and cannot be shared or handed over.
 		return fmt.Sprintf("%svhost %q was created by %s's file, and this file (%s) declares it otherwise: %s. "+

@@ -206,7 +206,7 @@ func builtin(name string) bool { return name == "" || strings.HasPrefix(name, "a
 // exchange or queue of that name, or a constant of its name when v holds
 // none (the broker's own exchanges, which no state holds).
 func EndPrint(v *topology.Vhost, k Kind, name string) Print {
-	if k == KindExchange && builtin(name) {
+	if k == kind.Exchange && builtin(name) {
 		return sum("absent", string(k), name)
 	}
 	if o := ObjectIn(v, k, name); o != nil {

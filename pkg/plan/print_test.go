@@ -113,8 +113,8 @@ func TestChangedOutside(t *testing.T) {
 		v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: "^temp$", ApplyTo: "queues"}
 	})
 	record := Recorded(wrote)
-	record[ObjectRef{KindQueue, "v", "old"}] = NoPrint
-	record[ObjectRef{KindQueue, "v", "gone"}] = 12345
+	record[ObjectRef{kind.Queue, "v", "old"}] = NoPrint
+	record[ObjectRef{kind.Queue, "v", "gone"}] = 12345
 
 	p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(record)})
 	var got []string
@@ -131,16 +131,16 @@ func TestChangedOutside(t *testing.T) {
 			t.Errorf("%v deleted without --delete-changed", o)
 		case o.Name == "old" && !strings.Contains(o.Reason, "older mqctl"):
 			t.Errorf("old: %q", o.Reason)
-		case o.Kind == KindBinding && !strings.Contains(o.Reason, "source or destination"):
+		case o.Kind == kind.Binding && !strings.Contains(o.Reason, "source or destination"):
 			t.Errorf("binding: %q", o.Reason)
 		}
 	}
 	// mqctl's own exchange goes, with the binding on it that the plan does
 	// not delete on its own (RabbitMQ drops it with the exchange).
-	if got, want := rows(p), []row{{Delete, KindExchange, "mine"}, {Delete, KindBinding, "mine -> queue keep [b]"}}; !cmp.Equal(got, want) {
+	if got, want := rows(p), []row{{Delete, kind.Exchange, "mine"}, {Delete, kind.Binding, "mine -> queue keep [b]"}}; !cmp.Equal(got, want) {
 		t.Errorf("changes %v, want %v", got, want)
 	}
-	if !cmp.Equal(p.Stale, []ObjectRef{{KindQueue, "v", "gone"}}) {
+	if !cmp.Equal(p.Stale, []ObjectRef{{kind.Queue, "v", "gone"}}) {
 		t.Errorf("stale %v", p.Stale)
 	}
 
@@ -158,10 +158,10 @@ func TestChangedOutside(t *testing.T) {
 
 	// A vhost mqctl made, left by the file, is kept while an object in it
 	// is someone else's.
-	record[ObjectRef{KindVhost, "v", "v"}] = vhostPrint
+	record[ObjectRef{kind.Vhost, "v", "v"}] = vhostPrint
 	p = Diff(topology.New(), Current{Live: topology.Live{State: current}, Managed: ManagedOf(record)})
 	for _, c := range p.Changes {
-		if c.Kind == KindVhost {
+		if c.Kind == kind.Vhost {
 			t.Errorf("the vhost is deleted with objects changed outside mqctl in it: %v", rows(p))
 		}
 	}

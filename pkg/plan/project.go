@@ -26,7 +26,7 @@ func (p *Plan) Project(cur *topology.Topology) *topology.Topology {
 	removals := map[Kind]map[string]map[string]bool{}
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if c.Kind == KindVhost {
+		if c.Kind == kind.Vhost {
 			projectVhost(out, c)
 			continue
 		}

@@ -46,7 +46,7 @@ func TestProjectIsTheStateApplyLeaves(t *testing.T) {
 		v.Bindings = []*topology.Binding{bind("orders", "a", "order.*"), bind("orders", "c", "order.created")}
 	})
 	managed := Recorded(live)
-	delete(managed, ObjectRef{Kind: KindQueue, Vhost: "v", Name: "theirs"})
+	delete(managed, ObjectRef{Kind: kind.Queue, Vhost: "v", Name: "theirs"})
 	delete(managed, BindingRef("v", bind("orders", "theirs", "#")))
 	p := Diff(desired, Current{Live: topology.Live{State: live}, Managed: ManagedOf(managed)})
 	got := shapeOf(p.Project(live))
@@ -81,11 +81,11 @@ var sampleBinding = &topology.Binding{Source: "x", Destination: "q", Destination
 // own but vhosts (a binding: sampleBinding); an item kind's is
 // sampleItem's.
 var sampleObjects = map[Kind]Object{
-	KindExchange:       ExchangeObject{&topology.Exchange{Name: "o", Type: "direct"}},
-	KindQueue:          QueueObject{&topology.Queue{Name: "o"}},
-	KindBinding:        BindingObject{sampleBinding},
-	KindPolicy:         PolicyObject{&topology.Policy{Name: "o"}},
-	KindOperatorPolicy: PolicyObject{&topology.Policy{Name: "o"}},
+	kind.Exchange:       ExchangeObject{&topology.Exchange{Name: "o", Type: "direct"}},
+	kind.Queue:          QueueObject{&topology.Queue{Name: "o"}},
+	kind.Binding:        BindingObject{sampleBinding},
+	kind.Policy:         PolicyObject{&topology.Policy{Name: "o"}},
+	kind.OperatorPolicy: PolicyObject{&topology.Policy{Name: "o"}},
 }
 
 // TestEveryVhostKindIsFound fails for a kind of a vhost's objects that
@@ -95,7 +95,7 @@ func TestEveryVhostKindIsFound(t *testing.T) {
 	b := sampleBinding
 	objectOf := sampleObjects
 	for _, s := range kind.All() {
-		if s.Broker || s.Kind == KindVhost {
+		if s.Broker || s.Kind == kind.Vhost {
 			continue
 		}
 		a, ok := vhostKindOf(s.Kind)
@@ -104,7 +104,7 @@ func TestEveryVhostKindIsFound(t *testing.T) {
 			continue
 		}
 		o, name := objectOf[s.Kind], "o"
-		if s.Kind == KindBinding {
+		if s.Kind == kind.Binding {
 			name = BindingName(b)
 		}
 		if s.Item != nil {

@@ -199,7 +199,7 @@ func writeUnread(sb *bufio.Writer, p *Plan, paint func(color, s string) string) 
 		if u.Vhost == "" {
 			where = " on the broker"
 		}
-		if u.Kind == KindVhost {
+		if u.Kind == kind.Vhost {
 			fmt.Fprintf(sb, "  vhost %q (what the file declares there left out): %s\n", u.Vhost, u.Reason)
 			continue
 		}
@@ -439,7 +439,7 @@ func writeHeld(sb *bufio.Writer, p *Plan, paint func(color, s string) string) {
 	for _, r := range reasons {
 		for _, h := range byReason[r] {
 			where := fmt.Sprintf(" in vhost %q", h.Vhost)
-			if h.Vhost == "" || h.Kind == KindVhost {
+			if h.Vhost == "" || h.Kind == kind.Vhost {
 				where = ""
 			}
 			fmt.Fprintf(sb, "  %s %s%s: %s\n", h.Kind, shownName(h.Kind, h.Name), where, notDone(h.Action))

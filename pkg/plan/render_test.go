@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	gold "github.com/mqctl/mqctl/internal/golden"
+	"github.com/mqctl/mqctl/pkg/kind"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -42,13 +43,13 @@ func samplePlan() *Plan {
 		v.Bindings = []*topology.Binding{bind("orders", "orders.shipping", "order.created")}
 		v.Policies["cap"] = &topology.Policy{Name: "cap", Pattern: "^events\\.", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(50000)}}
 	})
-	managed := map[ObjectRef]bool{{KindQueue, "/", "old"}: true, {KindQueue, "/", "orders.shipping"}: true}
+	managed := map[ObjectRef]bool{{kind.Queue, "/", "old"}: true, {kind.Queue, "/", "orders.shipping"}: true}
 	stats := map[string]map[string]QueueStats{"/": {"old": {Messages: 3}, "orders.shipping": {Messages: 12, Consumers: 2}}}
 	record := RecordedOf(current, managed)
 	// mqctl made "hand" with a length limit; it was declared again by hand
 	// without one. It made "gone" too, deleted by hand since.
-	record[ObjectRef{KindQueue, "/", "hand"}] = QueuePrint(q("hand", topology.Args{"x-max-length": int64(5)}))
-	record[ObjectRef{KindQueue, "/", "gone"}] = 77
+	record[ObjectRef{kind.Queue, "/", "hand"}] = QueuePrint(q("hand", topology.Args{"x-max-length": int64(5)}))
+	record[ObjectRef{kind.Queue, "/", "gone"}] = 77
 	p := Diff(desired, Current{Live: topology.Live{State: current, Queues: stats, Fingerprint: "abc123"}, Managed: ManagedOf(record)})
 	for i := range p.Changes {
 		if p.Changes[i].Name == "old" {
@@ -136,7 +137,7 @@ func TestJSONRoundTrip(t *testing.T) {
 func TestSavedRoundTrip(t *testing.T) {
 	p := samplePlan()
 	p.Vhosts = []string{"/"}
-	p.Adopt = []ObjectRef{{KindExchange, "/", "orders"}}
+	p.Adopt = []ObjectRef{{kind.Exchange, "/", "orders"}}
 	p.Changes[0].MessagesAtLeast = true
 	p.Changes[0].Messages, p.Changes[0].Delayed, p.Changes[0].DeadLettering = 5, 2, 1
 	var buf bytes.Buffer
@@ -233,11 +234,11 @@ func TestHeld(t *testing.T) {
 	down := `queue "orders.shipping" in vhost "/" lives on node rabbit@b, which is down`
 	p.HoldBack(func(c *Change) (string, string) {
 		switch {
-		case c.Kind == KindQueue && c.Name == "orders.shipping":
+		case c.Kind == kind.Queue && c.Name == "orders.shipping":
 			return HeldNodeDown, down
-		case c.Kind == KindBinding && strings.Contains(c.Name, "orders.shipping"):
+		case c.Kind == kind.Binding && strings.Contains(c.Name, "orders.shipping"):
 			return HeldNodeDown, down
-		case c.Kind == KindQueue && c.Name == "old":
+		case c.Kind == kind.Queue && c.Name == "old":
 			return HeldInternalOwner, `the broker reports it owned by shovel "sh" (internal_owner)`
 		}
 		return "", ""
@@ -355,7 +356,7 @@ func TestRenderAtStake(t *testing.T) {
 		{name: "stream counted none yet", atLeast: true, want: "at stake: messages unknown (the stream's statistics count none, but they lag by seconds; apply reads the stream before it deletes it), 0 consumers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &Plan{Changes: []Change{{Action: Delete, Kind: KindQueue, Vhost: "/", Name: "s",
+			p := &Plan{Changes: []Change{{Action: Delete, Kind: kind.Queue, Vhost: "/", Name: "s",
 				Before:   QueueObject{&topology.Queue{Name: "s", Type: topology.QueueStream, Durable: true}},
 				Messages: tc.messages, Consumers: tc.consumers, MessagesAtLeast: tc.atLeast}}}
 			var buf bytes.Buffer

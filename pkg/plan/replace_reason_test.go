@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -27,29 +28,29 @@ func TestReplaceReasonAdvice(t *testing.T) {
 		fields []FieldChange
 		want   string
 	}{
-		{"a lower TTL", KindQueue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(60000), int64(30000))},
+		{"a lower TTL", kind.Queue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(60000), int64(30000))},
 			"leave the queue's arguments as they were and set message-ttl: 30000 with a policy: a policy changes in place, and the smaller of its value and the argument's applies"},
-		{"a higher TTL", KindQueue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(60000), int64(120000))},
+		{"a higher TTL", kind.Queue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(60000), int64(120000))},
 			newName + " and move consumers over (set message-ttl with a policy rather than as arguments, and the next change of it is made in place)"},
-		{"a new dead-letter exchange", KindQueue, topology.QueueQuorum, []FieldChange{args("x-dead-letter-exchange", "a", "b")},
+		{"a new dead-letter exchange", kind.Queue, topology.QueueQuorum, []FieldChange{args("x-dead-letter-exchange", "a", "b")},
 			newName + " and move consumers over (set dead-letter-exchange with a policy rather than as arguments"},
-		{"a dead-letter exchange taken away", KindQueue, topology.QueueClassic,
+		{"a dead-letter exchange taken away", kind.Queue, topology.QueueClassic,
 			[]FieldChange{args("x-dead-letter-exchange", "a", nil), args("x-dead-letter-routing-key", "k", nil)},
 			newName + " and move consumers over (set dead-letter-exchange, dead-letter-routing-key with a policy"},
-		{"a quorum queue's overflow: the policy's applies", KindQueue, topology.QueueQuorum, []FieldChange{args("x-overflow", "drop-head", "reject-publish")},
+		{"a quorum queue's overflow: the policy's applies", kind.Queue, topology.QueueQuorum, []FieldChange{args("x-overflow", "drop-head", "reject-publish")},
 			`set overflow: "reject-publish" with a policy: a policy changes in place`},
-		{"a classic queue's overflow: the argument's applies", KindQueue, topology.QueueClassic, []FieldChange{args("x-overflow", "drop-head", "reject-publish")},
+		{"a classic queue's overflow: the argument's applies", kind.Queue, topology.QueueClassic, []FieldChange{args("x-overflow", "drop-head", "reject-publish")},
 			newName},
-		{"a lower TTL with a new type", KindQueue, topology.QueueQuorum,
+		{"a lower TTL with a new type", kind.Queue, topology.QueueQuorum,
 			[]FieldChange{{Field: "type", Before: "classic", After: "quorum", Forces: true}, args("x-message-ttl", int64(60000), int64(30000))},
 			newName + " and move consumers over"},
 		// No argument before: the policy's value applies alone, whichever
 		// would win over an argument.
-		{"a TTL where the queue had none", KindQueue, topology.QueueClassic, []FieldChange{args("x-message-ttl", nil, int64(30000))},
+		{"a TTL where the queue had none", kind.Queue, topology.QueueClassic, []FieldChange{args("x-message-ttl", nil, int64(30000))},
 			"leave the queue's arguments as they were and set message-ttl: 30000 with a policy: a policy changes in place"},
-		{"a dead-letter exchange where the queue had none", KindQueue, topology.QueueClassic, []FieldChange{args("x-dead-letter-exchange", nil, "dlx")},
+		{"a dead-letter exchange where the queue had none", kind.Queue, topology.QueueClassic, []FieldChange{args("x-dead-letter-exchange", nil, "dlx")},
 			`leave the queue's arguments as they were and set dead-letter-exchange: "dlx" with a policy: a policy changes in place`},
-		{"an exchange's alternate exchange", KindExchange, "", []FieldChange{args("alternate-exchange", "a", "b")},
+		{"an exchange's alternate exchange", kind.Exchange, "", []FieldChange{args("alternate-exchange", "a", "b")},
 			"declare the new settings under a new exchange name with the old one's bindings, and move publishers over (set alternate-exchange with a policy"},
 	}
 	for _, tc := range tests {
@@ -63,7 +64,7 @@ func TestReplaceReasonAdvice(t *testing.T) {
 			}
 		})
 	}
-	if got := replaceReason(KindQueue, topology.QueueQuorum, false, "", policyOthers{}, []FieldChange{{Field: "type", Before: "classic", After: "quorum"}, args("x-message-ttl", int64(2), int64(1))}); strings.Contains(got, "(set ") {
+	if got := replaceReason(kind.Queue, topology.QueueQuorum, false, "", policyOthers{}, []FieldChange{{Field: "type", Before: "classic", After: "quorum"}, args("x-message-ttl", int64(2), int64(1))}); strings.Contains(got, "(set ") {
 		t.Errorf("a type is no policy key, and the reason says to set it with one: %s", got)
 	}
 }
@@ -130,7 +131,7 @@ func TestReplaceReasonNamesThePolicy(t *testing.T) {
 	if !strings.Contains(reason, want) {
 		t.Errorf("reason %q\nwant %q", reason, want)
 	}
-	if got := replaceReason(KindQueue, topology.QueueQuorum, false, "", policyOthers{}, []FieldChange{{Field: "arguments.x-delivery-limit", Before: int64(3), After: int64(2), Forces: true}}); !strings.Contains(got, "set delivery-limit: 2 with a policy: a policy changes in place") {
+	if got := replaceReason(kind.Queue, topology.QueueQuorum, false, "", policyOthers{}, []FieldChange{{Field: "arguments.x-delivery-limit", Before: int64(3), After: int64(2), Forces: true}}); !strings.Contains(got, "set delivery-limit: 2 with a policy: a policy changes in place") {
 		t.Errorf("without a policy: %q", got)
 	}
 }
@@ -202,23 +203,23 @@ func TestRedeclareNote(t *testing.T) {
 		fields  []FieldChange
 		want    string // "" for no note
 	}{
-		{"a queue's TTL", "4.3", KindQueue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(1), int64(2))},
+		{"a queue's TTL", "4.3", kind.Queue, topology.QueueClassic, []FieldChange{args("x-message-ttl", int64(1), int64(2))},
 			"an application that still declares the queue itself with the old arguments.x-message-ttl gets PRECONDITION_FAILED (406, inequivalent arg) and its channel closed (and one that declares the new value gets the same from the queue as it is, until the replace): before the apply, have the applications declare it passively"},
-		{"a queue's type and durability", "3.10", KindQueue, topology.QueueQuorum,
+		{"a queue's type and durability", "3.10", kind.Queue, topology.QueueQuorum,
 			[]FieldChange{{Field: "type", Before: "classic", After: "quorum"}, {Field: "durable", Before: false, After: true}},
 			"with the old type, durable gets PRECONDITION_FAILED (406"},
-		{"an argument of the application's own", "4.3", KindQueue, topology.QueueClassic, []FieldChange{args("x-app-tag", "a", "b")}, ""},
-		{"an argument of its own beside a compared one: only the compared one is named", "4.3", KindQueue, topology.QueueQuorum,
+		{"an argument of the application's own", "4.3", kind.Queue, topology.QueueClassic, []FieldChange{args("x-app-tag", "a", "b")}, ""},
+		{"an argument of its own beside a compared one: only the compared one is named", "4.3", kind.Queue, topology.QueueQuorum,
 			[]FieldChange{args("x-app-tag", "a", "b"), args("x-delivery-limit", int64(3), int64(5))}, "with the old arguments.x-delivery-limit gets"},
-		{"a quorum queue's consumer timeout on 4.3", "4.3", KindQueue, topology.QueueQuorum, []FieldChange{args("x-consumer-timeout", int64(1), int64(2))}, "arguments.x-consumer-timeout gets"},
-		{"a quorum queue's consumer timeout on 4.0: stored, not compared", "4.0", KindQueue, topology.QueueQuorum, []FieldChange{args("x-consumer-timeout", int64(1), int64(2))}, ""},
-		{"a classic queue's leader locator on 4.0", "4.0", KindQueue, topology.QueueClassic, []FieldChange{args("x-queue-leader-locator", "balanced", "client-local")}, "arguments.x-queue-leader-locator gets"},
-		{"a stream's max age", "4.3", KindQueue, topology.QueueStream, []FieldChange{args("x-max-age", "1D", "2D")}, "arguments.x-max-age gets"},
-		{"an exchange's type", "4.0", KindExchange, "", []FieldChange{{Field: "type", Before: "direct", After: "topic"}},
+		{"a quorum queue's consumer timeout on 4.3", "4.3", kind.Queue, topology.QueueQuorum, []FieldChange{args("x-consumer-timeout", int64(1), int64(2))}, "arguments.x-consumer-timeout gets"},
+		{"a quorum queue's consumer timeout on 4.0: stored, not compared", "4.0", kind.Queue, topology.QueueQuorum, []FieldChange{args("x-consumer-timeout", int64(1), int64(2))}, ""},
+		{"a classic queue's leader locator on 4.0", "4.0", kind.Queue, topology.QueueClassic, []FieldChange{args("x-queue-leader-locator", "balanced", "client-local")}, "arguments.x-queue-leader-locator gets"},
+		{"a stream's max age", "4.3", kind.Queue, topology.QueueStream, []FieldChange{args("x-max-age", "1D", "2D")}, "arguments.x-max-age gets"},
+		{"an exchange's type", "4.0", kind.Exchange, "", []FieldChange{{Field: "type", Before: "direct", After: "topic"}},
 			"declares the exchange itself with the old type gets PRECONDITION_FAILED (406, inequivalent arg) and its channel closed (and one that declares the new value gets the same from the exchange as it is"},
-		{"an exchange's internal flag", "4.3", KindExchange, "", []FieldChange{{Field: "internal", Before: false, After: true}}, "with the old internal gets"},
-		{"an exchange's alternate exchange", "3.10", KindExchange, "", []FieldChange{args("alternate-exchange", "a", "b")}, "with the old arguments.alternate-exchange gets"},
-		{"an exchange argument the broker does not compare", "4.3", KindExchange, "", []FieldChange{args("x-app-tag", "a", "b")}, ""},
+		{"an exchange's internal flag", "4.3", kind.Exchange, "", []FieldChange{{Field: "internal", Before: false, After: true}}, "with the old internal gets"},
+		{"an exchange's alternate exchange", "3.10", kind.Exchange, "", []FieldChange{args("alternate-exchange", "a", "b")}, "with the old arguments.alternate-exchange gets"},
+		{"an exchange argument the broker does not compare", "4.3", kind.Exchange, "", []FieldChange{args("x-app-tag", "a", "b")}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

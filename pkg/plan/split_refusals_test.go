@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -83,7 +84,7 @@ func TestRefusedAtTheArgument(t *testing.T) {
 		t.Fatalf("want one refusal, got %v", re)
 	}
 	r := re.Plan.Refusals[0]
-	if r.Kind != KindQueue || r.Name != "q" || r.Key != "x-max-priority" || r.Pos.String() != "t.yaml:8:27" {
+	if r.Kind != kind.Queue || r.Name != "q" || r.Key != "x-max-priority" || r.Pos.String() != "t.yaml:8:27" {
 		t.Errorf("refusal %s %q of %q at %s; want queue \"q\" of x-max-priority at t.yaml:8:27", r.Kind, r.Name, r.Key, r.Pos)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -19,12 +20,12 @@ func pol(name string) *topology.Policy {
 // recorded ones, keeps a vhost that left the file, and says so.
 func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 	reason := `user "dev" may not list them (needs the policymaker or administrator tag)`
-	unread := map[string][]Unread{"app": {{Vhost: "app", Kind: KindPolicy, Reason: reason}}}
+	unread := map[string][]Unread{"app": {{Vhost: "app", Kind: kind.Policy, Reason: reason}}}
 	managed := map[ObjectRef]bool{
-		{Kind: KindVhost, Vhost: "app", Name: "app"}:          true,
-		{Kind: KindPolicy, Vhost: "app", Name: "old"}:         true,
-		{Kind: KindQueue, Vhost: "app", Name: "gone"}:         true,
-		{Kind: KindOperatorPolicy, Vhost: "app", Name: "cap"}: true,
+		{Kind: kind.Vhost, Vhost: "app", Name: "app"}:          true,
+		{Kind: kind.Policy, Vhost: "app", Name: "old"}:         true,
+		{Kind: kind.Queue, Vhost: "app", Name: "gone"}:         true,
+		{Kind: kind.OperatorPolicy, Vhost: "app", Name: "cap"}: true,
 	}
 	desired := vh("app", func(v *topology.Vhost) {
 		v.Queues["work"] = q("work", nil)
@@ -38,7 +39,7 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 
 	t.Run("read", func(t *testing.T) {
 		p := Diff(desired, Current{Live: topology.Live{State: current}, Managed: ManagedOf(RecordedOf(current, managed))})
-		want := []row{{Delete, KindQueue, "gone"}, {Create, KindQueue, "work"}, {Create, KindPolicy, "new"}, {Create, KindPolicy, "other"}, {Delete, KindOperatorPolicy, "cap"}}
+		want := []row{{Delete, kind.Queue, "gone"}, {Create, kind.Queue, "work"}, {Create, kind.Policy, "new"}, {Create, kind.Policy, "other"}, {Delete, kind.OperatorPolicy, "cap"}}
 		if diff := cmp.Diff(want, rows(p)); diff != "" {
 			t.Errorf("every kind read (-want +got):\n%s", diff)
 		}
@@ -50,11 +51,11 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 		p := Diff(desired, Current{Live: topology.Live{State: current, Unread: unread}, Managed: ManagedOf(RecordedOf(current, managed))})
 		// The recorded policy "old" is absent from the state read: read, it
 		// would be deleted; unread, it is left alone.
-		want := []row{{Delete, KindQueue, "gone"}, {Create, KindQueue, "work"}, {Delete, KindOperatorPolicy, "cap"}}
+		want := []row{{Delete, kind.Queue, "gone"}, {Create, kind.Queue, "work"}, {Delete, kind.OperatorPolicy, "cap"}}
 		if diff := cmp.Diff(want, rows(p)); diff != "" {
 			t.Errorf("policies unread (-want +got):\n%s", diff)
 		}
-		wantUnread := []Unread{{Vhost: "app", Kind: KindPolicy, Reason: reason, Declared: 2}}
+		wantUnread := []Unread{{Vhost: "app", Kind: kind.Policy, Reason: reason, Declared: 2}}
 		if diff := cmp.Diff(wantUnread, p.Unread); diff != "" {
 			t.Errorf("Unread (-want +got):\n%s", diff)
 		}
@@ -105,11 +106,11 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 	})
 	t.Run("vhost left the file", func(t *testing.T) {
 		cur := vh("app", nil)
-		read := Diff(topology.New(), Current{Live: topology.Live{State: cur}, Managed: ManagedOf(RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true}))})
-		if diff := cmp.Diff([]row{{Delete, KindVhost, "app"}}, rows(read)); diff != "" {
+		read := Diff(topology.New(), Current{Live: topology.Live{State: cur}, Managed: ManagedOf(RecordedOf(cur, map[ObjectRef]bool{{Kind: kind.Vhost, Vhost: "app", Name: "app"}: true}))})
+		if diff := cmp.Diff([]row{{Delete, kind.Vhost, "app"}}, rows(read)); diff != "" {
 			t.Errorf("every kind read: the vhost mqctl made is deleted (-want +got):\n%s", diff)
 		}
-		p := Diff(topology.New(), Current{Live: topology.Live{State: cur, Unread: unread}, Managed: ManagedOf(RecordedOf(cur, map[ObjectRef]bool{{Kind: KindVhost, Vhost: "app", Name: "app"}: true}))})
+		p := Diff(topology.New(), Current{Live: topology.Live{State: cur, Unread: unread}, Managed: ManagedOf(RecordedOf(cur, map[ObjectRef]bool{{Kind: kind.Vhost, Vhost: "app", Name: "app"}: true}))})
 		if !p.Empty() {
 			t.Errorf("policies unread: plan = %v, want the vhost kept (its policies may be someone else's)", rows(p))
 		}
@@ -119,13 +120,13 @@ func TestDiffPlansNothingForUnreadKinds(t *testing.T) {
 // An unread kind is listed only when it matters: the file declares some,
 // or mqctl's record says it made some there.
 func TestUnreadListedOnlyWhenItMatters(t *testing.T) {
-	unread := map[string][]Unread{"app": {{Vhost: "app", Kind: KindOperatorPolicy, Reason: "refused"}}}
+	unread := map[string][]Unread{"app": {{Vhost: "app", Kind: kind.OperatorPolicy, Reason: "refused"}}}
 	d := vh("app", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) })
 	cur := vh("app", func(v *topology.Vhost) { v.Queues["q"] = q("q", nil) })
 	if p := Diff(d, Current{Live: topology.Live{State: cur, Unread: unread}}); !p.Empty() || len(p.Unread) != 0 {
 		t.Errorf("nothing declared, nothing recorded: changes %v, unread %v; want neither", rows(p), p.Unread)
 	}
-	managed := map[ObjectRef]bool{{Kind: KindOperatorPolicy, Vhost: "app", Name: "cap"}: true}
+	managed := map[ObjectRef]bool{{Kind: kind.OperatorPolicy, Vhost: "app", Name: "cap"}: true}
 	if p := Diff(d, Current{Live: topology.Live{State: cur, Unread: unread}, Managed: ManagedOf(RecordedOf(cur, managed))}); !p.Empty() || len(p.Unread) != 1 {
 		t.Errorf("recorded by mqctl: changes %v, unread %v; want the kind listed, nothing changed", rows(p), p.Unread)
 	}
