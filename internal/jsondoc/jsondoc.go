@@ -3,9 +3,6 @@
 // a page against the types it documents (a section's table rows, a type's
 // JSON field names), and fills a value's every field (Fill) for the
 // tests that pin a document's every field.
-//
-// pkg/planjson's doc test has its own copies of Fields, Section and Rows
-// (written first); it can use these once the work on that package allows.
 package jsondoc
 
 import (

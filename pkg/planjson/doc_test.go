@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqctl/mqctl/internal/jsondoc"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/planjson"
 )
@@ -15,24 +16,12 @@ import (
 // The page that documents the JSON plan, field by field.
 const page = "../../docs/plan-json.md"
 
-// fields are the JSON names of type t's fields, those of embedded
-// structs included.
-func fields(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Anonymous {
-			out = append(out, fields(f.Type)...)
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+// fields, section and rows are internal/jsondoc's, shared with the other
+// JSON documents' page tests.
+var (
+	fields = jsondoc.Fields
+	rows   = jsondoc.Rows
+)
 
 var (
 	backticked = regexp.MustCompile("`([a-z_-]+)`")
@@ -43,32 +32,11 @@ var (
 // section is the page's text from the heading to the next heading.
 func section(t *testing.T, text, heading string) string {
 	t.Helper()
-	i := strings.Index(text, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("%s has no heading %q", page, heading)
+	s, err := jsondoc.Section(text, heading)
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
 	}
-	rest := text[i+len(heading)+2:]
-	if h := regexp.MustCompile(`(?m)^#+ `).FindStringIndex(rest); h != nil {
-		return rest[:h[0]]
-	}
-	return rest
-}
-
-// rows are a Markdown table's rows: the first cell's name (between
-// backticks) and the rest of the row.
-func rows(text string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, "| `") {
-			continue
-		}
-		cells := strings.SplitN(strings.Trim(line, "|"), "|", 2)
-		name := backticked.FindStringSubmatch(cells[0])[1]
-		if len(cells) > 1 {
-			out[name] = cells[1]
-		}
-	}
-	return out
+	return s
 }
 
 func keys(m map[string]string) []string {
