@@ -33,15 +33,7 @@ func dlqHarness(t *testing.T, ids ...string) (*harness, string, *amqp.Channel) {
 	h := newHarness(t)
 	h.mustApply(dlqTopology)
 	file := h.write("topology.yaml", dlqTopology)
-	conn, err := amqp.Dial(h.b.AMQPURL(h.vhost))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := h.channel(t)
 	for _, id := range ids {
 		if err := ch.PublishWithContext(context.Background(), "orders", "order.created", false, false, amqp.Publishing{MessageId: id, Body: []byte("order " + id)}); err != nil {
 			t.Fatal(err)

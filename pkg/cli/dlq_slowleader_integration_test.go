@@ -27,15 +27,7 @@ vhosts:
       slow.dlq: { type: quorum }
 `
 	h.mustApply(top)
-	conn, err := amqp.Dial(h.b.AMQPURL(h.vhost))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := h.channel(t)
 	if err := ch.Confirm(false); err != nil {
 		t.Fatal(err)
 	}

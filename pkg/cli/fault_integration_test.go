@@ -149,15 +149,7 @@ func bigFile(queues int) string {
 // keepQueue declares a queue the file does not name, with n messages in it.
 func keepQueue(t *testing.T, h *harness, name string, n int) *amqp.Channel {
 	t.Helper()
-	conn, err := amqp.Dial(h.b.AMQPURL(h.vhost))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := h.channel(t)
 	if _, err := ch.QueueDeclare(name, true, false, false, false, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -201,3 +201,19 @@ func definitionsOf(t testing.TB, b *testbroker.Broker, vhost string) map[string]
 	}
 	return doc
 }
+
+// channel is an AMQP channel into the harness's vhost, as the broker's
+// administrator, closed with the test.
+func (h *harness) channel(t testing.TB) *amqp.Channel {
+	t.Helper()
+	conn, err := amqp.Dial(h.b.AMQPURL(h.vhost))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
