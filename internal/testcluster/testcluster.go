@@ -200,10 +200,25 @@ func (c *Cluster) Vhost(t testing.TB) string {
 	t.Helper()
 	name := testbroker.Name(t, "mqctl-cluster")
 	ctx := context.Background()
-	if err := c.Do(ctx, 1, http.MethodPut, "vhosts/"+url.PathEscape(name), map[string]any{"description": "mqctl cluster test " + t.Name()}, nil); err != nil {
-		t.Fatalf("create vhost %s: %v", name, err)
-	}
 	t.Cleanup(func() { c.DeleteVhost(t, name) })
+	// A node that has not seen the new vhost's record yet fails to start
+	// it, and node 1 answers 500 {failed_to_start_vhost_on_nodes,
+	// [{Node, {error, {no_such_vhost, …}}}]} (4.3.6, in a cluster just
+	// formed: CI on 5e37e1c). The PUT is idempotent: it starts the vhost
+	// on the nodes again.
+	for try := 1; ; try++ {
+		err := c.Do(ctx, 1, http.MethodPut, "vhosts/"+url.PathEscape(name), map[string]any{"description": "mqctl cluster test " + t.Name()}, nil)
+		var se *StatusError
+		if err != nil && try < 10 && errors.As(err, &se) && se.Status == http.StatusInternalServerError && strings.Contains(se.Body, "failed_to_start_vhost_on_nodes") {
+			t.Logf("create vhost %s, try %d: %v; again", name, try, err)
+			time.Sleep(time.Duration(try) * 200 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("create vhost %s: %v", name, err)
+		}
+		break
+	}
 	perm := map[string]string{"configure": ".*", "write": ".*", "read": ".*"}
 	if err := c.Do(ctx, 1, http.MethodPut, "permissions/"+url.PathEscape(name)+"/"+url.PathEscape(c.Username), perm, nil); err != nil {
 		t.Fatalf("grant %s permissions on %s: %v", c.Username, name, err)
