@@ -1,6 +1,10 @@
-// Package cli builds mqctl's cobra command tree. Nothing here is package-level
-// state: NewRootCmd builds a fresh tree around the given IO and environment,
-// so tests can run many commands in one process.
+// Package cli is mqctl's commands: the cobra command tree, in which each
+// command parses its flags into options, checks them and drives the
+// engine or the offline packages, and hands what they return to the
+// command's view (view_*.go, or the package that owns the document: human
+// text or JSON). Nothing here is package-level state: NewRootCmd builds a
+// fresh tree around the given IO and environment, so tests can run many
+// commands in one process.
 package cli
 
 import (
