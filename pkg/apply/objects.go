@@ -84,8 +84,8 @@ func objectOf(k plan.Kind) (object, bool) {
 func writeVhost(ctx context.Context, e *executor, s Step) error {
 	v := s.Change.After.(*plan.VhostMeta)
 	if s.Change.Action != plan.Create {
-		var tags []string
-		if e.opts.VhostTags != nil {
+		tags := v.Tags
+		if tags == nil && e.opts.VhostTags != nil {
 			tags = e.opts.VhostTags(v.Name)
 		}
 		return write(ctx, func() error {
@@ -93,7 +93,7 @@ func writeVhost(ctx context.Context, e *executor, s Step) error {
 		}, e.vhostDescribed(v.Name, v.Description))
 	}
 	if err := write(ctx, func() error {
-		return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType})
+		return e.c.DeclareVhost(ctx, v.Name, broker.VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: v.Tags})
 	}, e.vhostExists(v.Name)); err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func (w *visibility) vhost(k stepKey, s Step) {
 		w.missing[k.vhost] = true
 		w.out = append(w.out, fmt.Sprintf("vhost %q", k.vhost))
 	default:
-		if fields := plan.ObjectFields(k.kind, &plan.VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType}, s.Change.After); len(fields) > 0 {
+		if fields := plan.ObjectFields(k.kind, &plan.VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: v.Tags}, s.Change.After); len(fields) > 0 {
 			w.out = append(w.out, fmt.Sprintf("vhost %q (%s)", k.vhost, fieldNames(fields)))
 		}
 	}

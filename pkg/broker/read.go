@@ -388,7 +388,7 @@ func (d *mappedDefinitions) decodeReader(r io.Reader) error {
 	}
 	// Afresh for a retried read.
 	d.mapper = definitions.NewLiveMapper(definitions.LiveVhost{Name: info.Name, Description: info.Description,
-		DefaultQueueType: info.DefaultQueueType, Export: true})
+		DefaultQueueType: info.DefaultQueueType, Tags: info.Tags, Export: true})
 	return d.DecodeReaderTo(r, d.mapper)
 }
 
@@ -448,7 +448,7 @@ func (c *Client) readVhost(ctx context.Context, info VhostInfo, withStats bool) 
 	}
 	defs.Queues = queues
 	res.vhost, res.err = definitions.MapLive(definitions.LiveVhost{Name: info.Name, Description: info.Description,
-		DefaultQueueType: info.DefaultQueueType, Listed: queues, PropertiesKeys: res.keys}, &defs.Document)
+		DefaultQueueType: info.DefaultQueueType, Tags: info.Tags, Listed: queues, PropertiesKeys: res.keys}, &defs.Document)
 	return res
 }
 

@@ -119,6 +119,7 @@ func TestReadState4xShapes(t *testing.T) {
 	}
 	want := topology.NewVhost("v")
 	want.Description = "team v"
+	want.Tags = []string{"mqctl"} // from metadata, where the top level has none
 	want.DefaultQueueType = "quorum"
 	want.Exchanges["events"] = &topology.Exchange{Name: "events", Type: "topic", Durable: true, Internal: true}
 	want.Queues["plain"] = &topology.Queue{Name: "plain", Type: "classic", Durable: true, Role: topology.RoleWorking}
@@ -159,6 +160,7 @@ func TestReadState310Shapes(t *testing.T) {
 	}
 	want := topology.NewVhost("/")
 	want.Description = "Default virtual host"
+	want.Tags = []string{"a", "b"} // 3.10's comma-separated string
 	want.Queues["q"] = &topology.Queue{Name: "q", Type: "classic", Durable: true, Role: topology.RoleWorking,
 		Arguments: topology.Args{"x-message-ttl": int64(1000)}}
 	want.OperatorPolicies["op"] = &topology.Policy{Name: "op", Pattern: "^q$", ApplyTo: "queues",

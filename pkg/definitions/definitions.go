@@ -598,30 +598,39 @@ func (r *reader) readVhostMetadata(o *object, v *topology.Vhost) {
 	} else if meta != nil {
 		v.DefaultQueueType = o.defaultQueueType(meta, "default_queue_type")
 	}
-	tags := countTags(o.m["tags"])
-	if tags == 0 && meta != nil {
-		tags = countTags(meta["tags"])
+	if tags, ok := readTags(o.m["tags"]); ok {
+		v.Tags = tags
+	} else if tags, ok := readTags(meta["tags"]); ok {
+		v.Tags = tags
 	}
-	r.rep.skip(SkipVhostTags, tags)
 	if l, ok := o.limits("limits", "vhost", vhostLimitKeys); ok {
 		r.addVhostLimits(v.Name, l, o.pos, false)
 	}
 }
 
-func countTags(v any) int {
-	switch x := v.(type) {
-	case []any:
-		return len(x)
-	case string:
-		n := 0
-		for _, t := range strings.Split(x, ",") {
-			if strings.TrimSpace(t) != "" {
-				n++
+// readTags reads a vhost's tags as a definitions file holds them: a list
+// of strings (4.x, and its metadata.tags) or one comma-separated string
+// (3.x); false when there are none.
+func readTags(v any) ([]string, bool) {
+	var tags []string
+	add := func(s string) {
+		for _, t := range strings.Split(s, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				tags = append(tags, t)
 			}
 		}
-		return n
 	}
-	return 0
+	switch x := v.(type) {
+	case []any:
+		for _, t := range x {
+			if s, ok := t.(string); ok {
+				add(s)
+			}
+		}
+	case string:
+		add(x)
+	}
+	return tags, len(tags) > 0
 }
 
 func (r *reader) readVhosts(top map[string]any) {

@@ -152,6 +152,7 @@ type LiveVhost struct {
 	Name             string
 	Description      string
 	DefaultQueueType string // "" for none
+	Tags             []string
 	// Listed is the vhost's queue list (GET /api/queues/{vhost}), when
 	// read: it gives the exclusive flag, which a definitions document
 	// lacks, and the type of queues the document names none for.
@@ -208,6 +209,7 @@ func NewLiveMapper(lv LiveVhost) *LiveMapper {
 	m := &LiveMapper{lv: lv, v: topology.NewVhost(lv.Name), listed: make(map[string]listedQueue, len(lv.Listed)), dropped: map[string]bool{}}
 	m.v.Description = lv.Description
 	m.v.DefaultQueueType = lv.DefaultQueueType
+	m.v.Tags = lv.Tags
 	for _, q := range lv.Listed {
 		m.listed[q.Name] = listedQueue{q.Type, q.Exclusive}
 	}

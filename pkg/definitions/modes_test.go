@@ -50,7 +50,7 @@ func TestStrictAndLenientAgreeOnCorpus(t *testing.T) {
 				if err := doc.DecodeStream(dec); err != nil {
 					t.Fatalf("vhost %q: DecodeStream: %v", name, err)
 				}
-				got, err := MapLive(LiveVhost{Name: name, Description: want.Description, DefaultQueueType: want.DefaultQueueType}, doc)
+				got, err := MapLive(LiveVhost{Name: name, Description: want.Description, DefaultQueueType: want.DefaultQueueType, Tags: want.Tags}, doc)
 				if err != nil {
 					t.Fatalf("vhost %q: MapLive: %v", name, err)
 				}

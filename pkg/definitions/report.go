@@ -12,7 +12,6 @@ import (
 const (
 	SkipParameters       = "runtime parameters"
 	SkipGlobalParameters = "global parameters"
-	SkipVhostTags        = "vhost tags"
 )
 
 // skipOrder is the order in which Lines reports skipped categories, with the
@@ -22,7 +21,6 @@ var skipOrder = []struct {
 }{
 	{SkipParameters, "runtime parameter", "mqctl manages the runtime parameters of shovels, federation upstreams and upstream sets, vhost limits and operator policies, not these components"},
 	{SkipGlobalParameters, "global parameter", "mqctl does not manage global parameters"},
-	{SkipVhostTags, "vhost tag", "mqctl does not manage vhost tags"},
 }
 
 // Report says what a definitions file held that the topology does not: the

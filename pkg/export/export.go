@@ -126,6 +126,14 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 	if v.DefaultQueueType != "" {
 		add(m, "default_queue_type", str(v.DefaultQueueType))
 	}
+	if len(v.Tags) > 0 {
+		tags := sequence()
+		for _, t := range v.Tags {
+			tags.Content = append(tags.Content, str(t))
+		}
+		flowify(tags, 10)
+		add(m, "tags", tags)
+	}
 
 	if len(v.Exchanges) > 0 {
 		add(m, "exchanges", exchangesNode(v))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -14,7 +15,7 @@ import (
 var (
 	topFields      = []string{"version", "owner", "vhosts", "users", "lint", "tests"}
 	lintFields     = []string{"rules"}
-	vhostFields    = slices.Concat([]string{"description", "default_queue_type", "exchanges", "queues", "bindings"}, policySections(), []string{"defaults"}, itemSections())
+	vhostFields    = slices.Concat([]string{"description", "default_queue_type", "tags", "exchanges", "queues", "bindings"}, policySections(), []string{"defaults"}, itemSections())
 	defaultsFields = []string{"queue", "exchange"}
 )
 
@@ -59,8 +60,11 @@ type rawVhost struct {
 	ignore           []string
 	description      *node
 	defaultQueueType *node
-	exchanges        *objects
-	queues           *objects
+	// tags is the first file's tags (a list), tagsList its strings.
+	tags      *node
+	tagsList  []string
+	exchanges *objects
+	queues    *objects
 	// policies are the sections of the kinds of policy
 	// (kind.PolicyKinds), by kind.
 	policies map[kind.Kind]*objects
@@ -233,6 +237,9 @@ func (fd *fileDecoder) decodeVhost(key, body *node) {
 			fd.setOnce(&v.description, e.value, label(what, "description"))
 		}
 	}
+	if e, ok := f.get("tags"); ok {
+		fd.vhostTags(v, e.value, label(what, "tags"))
+	}
 	if e, ok := f.get("default_queue_type"); ok {
 		if _, ok := d.enum(e.value, label(what, "default_queue_type"), queueTypes...); ok {
 			fd.setOnce(&v.defaultQueueType, e.value, label(what, "default_queue_type"))
@@ -267,6 +274,45 @@ func (fd *fileDecoder) decodeVhost(key, body *node) {
 }
 
 // setOnce records a vhost setting; a second, different value is an error.
+// vhostTags reads a vhost's tags: a list of strings, each without a comma
+// (the broker's API joins them with commas), set in one file only or to
+// the same tags.
+func (fd *fileDecoder) vhostTags(v *rawVhost, n *node, what string) {
+	d := fd.d
+	if n.bad {
+		return
+	}
+	if n.kind != seqNode {
+		d.errs.addf(n.pos, `write a list of strings: tags: [prod, team-a], or [] for none`, "%s: expected a list of strings, got %s", what, describe(n))
+		return
+	}
+	tags := make([]string, 0, len(n.items))
+	for i, e := range n.items {
+		if e.bad {
+			return
+		}
+		switch {
+		case !textual(e):
+			d.errs.addf(e.pos, "quote it", "%s[%d]: expected a string, got %s", what, i, describe(e))
+			return
+		case strings.TrimSpace(e.value) == "":
+			d.errs.addf(e.pos, "remove it, or write the tag", "%s[%d]: a tag must not be empty", what, i)
+			return
+		case strings.Contains(e.value, ","):
+			d.errs.addf(e.pos, "write each tag as its own list item", "%s[%d]: a tag must not contain a comma (the broker splits tags at commas), found %q", what, i, e.value)
+			return
+		}
+		tags = append(tags, strings.TrimSpace(e.value))
+	}
+	if v.tags == nil {
+		v.tags, v.tagsList = n, tags
+		return
+	}
+	if !topology.SameTags(v.tagsList, tags) {
+		d.errs.addf(n.pos, "set it in one file only, or to the same tags", "%s: %q conflicts with %q at %s", what, tags, v.tagsList, v.tags.pos)
+	}
+}
+
 func (fd *fileDecoder) setOnce(slot **node, n *node, what string) {
 	if *slot == nil {
 		*slot = n

@@ -50,6 +50,9 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	if rv.description != nil {
 		v.Description = rv.description.value
 	}
+	if rv.tags != nil {
+		v.Tags = rv.tagsList
+	}
 	fallbackType := topology.QueueClassic
 	if rv.defaultQueueType != nil {
 		v.DefaultQueueType = rv.defaultQueueType.value

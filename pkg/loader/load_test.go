@@ -2,6 +2,7 @@ package loader
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,6 +63,27 @@ func queueOf(t *testing.T, top *topology.Topology, name string) *topology.Queue 
 		t.Fatalf("queue %q not declared; have %v", name, top.Vhosts["/"].QueueNames())
 	}
 	return q
+}
+
+// TestVhostTags: a vhost's tags are kept as written; left out they are nil
+// (the broker's are kept), [] is none (the broker's are cleared).
+func TestVhostTags(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"left out", "description: d", nil},
+		{"none", "tags: []", []string{}},
+		{"a list", "tags: [prod, team-a]", []string{"prod", "team-a"}},
+		{"from the environment", "tags: [\"${T}\"]", []string{"blue"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustLoad(t, vhostFile(tc.body), "T", "blue").Vhosts["/"].Tags
+			if (got == nil) != (tc.want == nil) || !slices.Equal(got, tc.want) {
+				t.Errorf("tags = %#v, want %#v", got, tc.want)
+			}
+		})
+	}
 }
 
 func TestQueueFields(t *testing.T) {

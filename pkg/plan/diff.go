@@ -644,8 +644,14 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		have = empty
 	case want != nil:
 		if fields := vhostFields(want, have); len(fields) > 0 {
+			after := vhostMeta(want)
+			// A PUT replaces the description: one the file leaves out
+			// is the broker's, kept (as its tags are, by apply).
+			if after.Description == "" {
+				after.Description = have.Description
+			}
 			c := Change{Action: Update, Kind: kind.Vhost, Vhost: name, Name: name,
-				Before: vhostMeta(have), After: vhostMeta(want), Fields: fields, Pos: want.Pos, Print: vhostPrint}
+				Before: vhostMeta(have), After: after, Fields: fields, Pos: want.Pos, Print: vhostPrint}
 			if !d.conflict(c, d.others(c.Ref())) {
 				d.add(c)
 			}
@@ -1433,7 +1439,15 @@ func touches(b *topology.Binding, k Kind, name string) bool {
 }
 
 func vhostMeta(v *topology.Vhost) *VhostMeta {
-	return &VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType}
+	return &VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: v.Tags}
+}
+
+// tagsValue is a vhost's tags as a change shows them: nil for none.
+func tagsValue(tags []string) any {
+	if len(tags) == 0 {
+		return nil
+	}
+	return tags
 }
 
 func vhostFields(want, have *topology.Vhost) []FieldChange {
@@ -1445,6 +1459,11 @@ func vhostFields(want, have *topology.Vhost) []FieldChange {
 	// An unset default_queue_type in the file means "leave the broker's".
 	if want.DefaultQueueType != "" && want.DefaultQueueType != topology.QueueTypeOrClassic(have.DefaultQueueType) {
 		out = append(out, FieldChange{Field: "default_queue_type", Before: nilIfEmpty(have.DefaultQueueType), After: want.DefaultQueueType})
+	}
+	// Tags the file does not declare (nil) are the broker's to keep; the
+	// broker keeps them as a set (order and repeats do not count).
+	if want.Tags != nil && !topology.SameTags(want.Tags, have.Tags) {
+		out = append(out, FieldChange{Field: "tags", Before: tagsValue(have.Tags), After: tagsValue(want.Tags)})
 	}
 	return out
 }

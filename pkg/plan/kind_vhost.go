@@ -13,6 +13,8 @@ type VhostMeta struct {
 	Name             string `json:"name"`
 	Description      string `json:"description,omitempty"`
 	DefaultQueueType string `json:"default_queue_type,omitempty"`
+	// Tags: nil leaves the broker's, empty clears them.
+	Tags []string `json:"tags,omitzero"`
 }
 
 // vhostObjects is what the plan knows of vhosts (objectType).
@@ -23,7 +25,7 @@ var vhostObjects = objectType{
 		if o.Vhost == nil {
 			return nil
 		}
-		return &VhostMeta{Name: o.Vhost.Name, Description: o.Vhost.Description, DefaultQueueType: o.Vhost.DefaultQueueType}
+		return &VhostMeta{Name: o.Vhost.Name, Description: o.Vhost.Description, DefaultQueueType: o.Vhost.DefaultQueueType, Tags: o.Vhost.Tags}
 	},
 }
 
@@ -34,8 +36,8 @@ func (m *VhostMeta) fieldsFrom(_ Kind, have Object) []FieldChange {
 	if !ok {
 		return nil
 	}
-	return vhostFields(&topology.Vhost{Description: m.Description, DefaultQueueType: m.DefaultQueueType},
-		&topology.Vhost{Description: h.Description, DefaultQueueType: h.DefaultQueueType})
+	return vhostFields(&topology.Vhost{Description: m.Description, DefaultQueueType: m.DefaultQueueType, Tags: m.Tags},
+		&topology.Vhost{Description: h.Description, DefaultQueueType: h.DefaultQueueType, Tags: h.Tags})
 }
 
 func (m *VhostMeta) headline() string { return "" }
@@ -48,11 +50,14 @@ func (m *VhostMeta) describe() []string {
 	if m.DefaultQueueType != "" {
 		out = append(out, "default_queue_type: "+m.DefaultQueueType)
 	}
+	if len(m.Tags) > 0 {
+		out = append(out, "tags: "+show(m.Tags))
+	}
 	return out
 }
 
 func (m *VhostMeta) json() *pj.Object {
-	return &pj.Object{Vhost: &pj.Vhost{Name: m.Name, Description: m.Description, DefaultQueueType: m.DefaultQueueType}}
+	return &pj.Object{Vhost: &pj.Vhost{Name: m.Name, Description: m.Description, DefaultQueueType: m.DefaultQueueType, Tags: m.Tags}}
 }
 
 func (m *VhostMeta) normalize() {}

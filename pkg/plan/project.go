@@ -92,6 +92,9 @@ func projectVhost(t *topology.Topology, c *Change) {
 		v := t.Vhost(c.Vhost)
 		if m, ok := c.After.(*VhostMeta); ok {
 			v.Description, v.DefaultQueueType = m.Description, m.DefaultQueueType
+			if m.Tags != nil {
+				v.Tags = m.Tags
+			}
 		}
 	}
 }

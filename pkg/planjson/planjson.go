@@ -133,6 +133,9 @@ type Vhost struct {
 	Name             string `json:"name"`
 	Description      string `json:"description,omitempty"`
 	DefaultQueueType string `json:"default_queue_type,omitempty"`
+	// Tags are the vhost's tags the file declares (absent: the broker's
+	// are kept; [] clears them).
+	Tags []string `json:"tags,omitzero"`
 }
 
 // Exchange is an exchange.

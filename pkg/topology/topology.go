@@ -240,9 +240,12 @@ type LintConfig struct {
 
 // Vhost is one virtual host and everything declared in it.
 type Vhost struct {
-	Name             string               `json:"name"`
-	Description      string               `json:"description,omitempty"`
-	DefaultQueueType string               `json:"default_queue_type,omitempty"`
+	Name             string `json:"name"`
+	Description      string `json:"description,omitempty"`
+	DefaultQueueType string `json:"default_queue_type,omitempty"`
+	// Tags are the vhost's tags; nil when the file does not declare them
+	// (the broker's are kept), empty when it declares none.
+	Tags             []string             `json:"tags,omitzero"`
 	Exchanges        map[string]*Exchange `json:"exchanges,omitempty"`
 	Queues           map[string]*Queue    `json:"queues,omitempty"`
 	Bindings         []*Binding           `json:"bindings,omitempty"`
@@ -252,6 +255,13 @@ type Vhost struct {
 	// its limits, …).
 	Items Items `json:"items,omitempty"`
 	Meta  `json:"-"`
+}
+
+// SameTags reports whether a and b are the same vhost tags: the broker
+// keeps them as a set, so neither order nor repeats count.
+func SameTags(a, b []string) bool {
+	as, bs := slices.Compact(slices.Sorted(slices.Values(a))), slices.Compact(slices.Sorted(slices.Values(b)))
+	return slices.Equal(as, bs)
 }
 
 // Exchange is a declared exchange. The alternate exchange lives in

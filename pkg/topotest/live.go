@@ -196,6 +196,7 @@ func applyCopy(ctx context.Context, c *broker.Client, src *topology.Vhost, name,
 	v.Name = name
 	v.Description = fmt.Sprintf("mqctl test: throwaway copy of vhost %q, deleted after the run", src.Name)
 	v.DefaultQueueType = "" // every queue carries its type after expansion
+	v.Tags = nil            // the copy is not the vhost: none of its tags
 	desired := topology.New()
 	desired.Vhosts[name] = v
 	out, err := engine.New(c, engine.Options{AMQPURL: amqpURL}).Apply(ctx, engine.ApplyInput{Desired: desired}, engine.ApplyOptions{})
