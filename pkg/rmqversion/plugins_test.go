@@ -73,3 +73,62 @@ vhosts:
 		})
 	}
 }
+
+// A policy with federation-upstream or federation-upstream-set is refused
+// whole (HTTP 400 "not recognised policy settings") by a node that does not
+// run federation's plugin, once the changes before it were made: where the
+// broker reports the plugins it runs on every node, Check refuses it before
+// anything changes, naming the key and the fix. An operator policy refuses
+// these keys on every broker (PolicyKeyRefusal), plugin or not. Every
+// shared test broker runs the plugin, so the facts are faked here.
+func TestCheckRefusesFederationPolicyKeysWhereNoPluginRuns(t *testing.T) {
+	const file = `version: 1
+vhosts:
+  v:
+    policies:
+      fed: { pattern: "^x\\.", apply_to: exchanges, definition: { federation-upstream-set: all } }
+      one: { pattern: "^y\\.", apply_to: exchanges, definition: { federation-upstream: up } }
+      plain: { pattern: "^q\\.", definition: { max-length: 10 } }
+`
+	top, err := loader.LoadBytes("topology.yaml", []byte(file), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		set = `topology.yaml:5:92: policy "fed" in vhost "v": federation-upstream-set: this broker does not run plugin rabbitmq_federation on every node, and a node without it refuses the whole policy (HTTP 400 "not recognised policy settings"); enable rabbitmq_federation on every node (rabbitmq-plugins enable rabbitmq_federation), or remove the federation-upstream-set key from the policy`
+		one = `policy "one" in vhost "v": federation-upstream: this broker does not run plugin rabbitmq_federation on every node`
+	)
+	for _, tc := range []struct {
+		name    string
+		plugins []string // nil: not reported
+		want    []string
+	}{
+		{"not reported", nil, nil},
+		{"federation (4.3.6)", []string{"rabbitmq_management", "rabbitmq_federation", "rabbitmq_federation_common"}, nil},
+		{"federation before 4.2", []string{"rabbitmq_federation"}, nil},
+		{"federation's parameters alone (4.2+)", []string{"rabbitmq_federation_common"}, nil},
+		{"no federation", []string{"rabbitmq_management", "rabbitmq_shovel"}, []string{set, one}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := rmqversion.MustParse("4.3.6")
+			if tc.plugins != nil {
+				v = v.WithFacts(&rmqversion.Facts{Plugins: tc.plugins})
+			}
+			msg := ""
+			if err := v.Check(top); err != nil {
+				msg = err.Error()
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("plugins %v: Check lacks %q:\n%s", tc.plugins, w, msg)
+				}
+			}
+			if tc.want == nil && msg != "" {
+				t.Errorf("plugins %v: Check refuses:\n%s", tc.plugins, msg)
+			}
+			if strings.Contains(msg, `"plain"`) {
+				t.Errorf("plugins %v: Check refuses the policy without federation keys:\n%s", tc.plugins, msg)
+			}
+		})
+	}
+}

@@ -323,8 +323,8 @@ var runtimeParameterPlugins = []struct {
 	plugins   []string
 }{
 	{kind.Shovel, "shovel", []string{"rabbitmq_shovel"}},
-	{kind.FederationUpstream, "federation-upstream", []string{"rabbitmq_federation_common", "rabbitmq_federation"}},
-	{kind.FederationUpstreamSet, "federation-upstream-set", []string{"rabbitmq_federation_common", "rabbitmq_federation"}},
+	{kind.FederationUpstream, "federation-upstream", federationPlugins},
+	{kind.FederationUpstreamSet, "federation-upstream-set", federationPlugins},
 }
 
 // checkPlugins appends to out vhost vn's shovels and federation objects
@@ -339,12 +339,7 @@ func (v Version) checkPlugins(out []Refusal, vn string, vh *topology.Vhost) []Re
 		if len(names) == 0 {
 			continue
 		}
-		runs, known := false, false
-		for _, p := range rp.plugins {
-			r, k := v.RunsPlugin(p)
-			runs, known = runs || r, k
-		}
-		if !known || runs {
+		if runs, known := v.runsAnyPlugin(rp.plugins); !known || runs {
 			continue
 		}
 		for _, name := range names {
@@ -353,6 +348,45 @@ func (v Version) checkPlugins(out []Refusal, vn string, vh *topology.Vhost) []Re
 				Reason: fmt.Sprintf("this broker does not run it on every node, and a node without it refuses the %s (HTTP 400 \"component %s not found\")", rp.kind.Label(), rp.component),
 				Fix:    fmt.Sprintf("enable it on every node (rabbitmq-plugins enable %s), or remove the %s from the file", rp.plugins[len(rp.plugins)-1], rp.kind.Label())})
 		}
+	}
+	return out
+}
+
+// runsAnyPlugin reports whether the broker runs one of plugins on every
+// node, when it says (known).
+func (v Version) runsAnyPlugin(plugins []string) (runs, known bool) {
+	for _, p := range plugins {
+		r, k := v.RunsPlugin(p)
+		runs, known = runs || r, k
+	}
+	return runs, known
+}
+
+// federationPlugins are the plugins that register federation's runtime
+// parameters and its policy keys, federation-upstream and
+// federation-upstream-set (rabbit_federation_parameters: in
+// rabbitmq_federation_common from 4.2, rabbitmq_federation before); the
+// last is the one to enable.
+var federationPlugins = []string{"rabbitmq_federation_common", "rabbitmq_federation"}
+
+// checkPolicyPlugins appends to out the federation keys of policy obj
+// where the broker reports the plugins it runs on every node and
+// federation's is not among them: a node without it refuses the whole
+// policy (its key is no policy setting there), once the changes before it
+// were made. Offline, and where the broker does not say, the broker
+// judges.
+func (v Version) checkPolicyPlugins(out []Refusal, vn, obj string, p *topology.Policy) []Refusal {
+	for _, key := range []string{"federation-upstream", "federation-upstream-set"} {
+		if _, ok := p.Definition[key]; !ok {
+			continue
+		}
+		if runs, known := v.runsAnyPlugin(federationPlugins); !known || runs {
+			return out
+		}
+		plugin := federationPlugins[len(federationPlugins)-1]
+		out = append(out, Refusal{Vhost: vn, Object: obj, Key: key, Pos: p.PosOf(key), ObjectPos: p.Pos,
+			Reason: fmt.Sprintf("this broker does not run plugin %s on every node, and a node without it refuses the whole policy (HTTP 400 \"not recognised policy settings\")", plugin),
+			Fix:    fmt.Sprintf("enable %s on every node (rabbitmq-plugins enable %s), or remove the %s key from the policy", plugin, plugin, key)})
 	}
 	return out
 }
@@ -528,6 +562,9 @@ func (v Version) checkPolicy(out []Refusal, vn string, k kind.Kind, obj string, 
 		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "queue-master-locator", Pos: p.PosOf("queue-master-locator"), ObjectPos: p.Pos,
 			Reason: v.queueMasterLocatorDenier() + ` (HTTP 400 "use of deprecated queue-master-locator argument is not permitted")`,
 			Fix:    "use queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"})
+	}
+	if k == kind.Policy {
+		out = v.checkPolicyPlugins(out, vn, obj, p)
 	}
 	for _, key := range sortedKeys(p.Definition) {
 		if why, fix := v.PolicyKeyRefusal(k, key); why != "" {
