@@ -230,3 +230,41 @@ func checkValidateGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	gold.Check(t, filepath.Join("testdata", "validate", name), got)
 }
+
+// TestValidateVhostTags: a vhost's tags are in the expanded YAML, which
+// loads back into the same topology ([] as [], left out as left out), and
+// in the JSON.
+func TestValidateVhostTags(t *testing.T) {
+	for _, tc := range []struct {
+		name, tags string
+		yaml, json string // "": none
+	}{
+		{"a list", "tags: [prod, team-a]", "tags: [prod, team-a]", `"tags":["prod","team-a"]`},
+		{"none", "tags: []", "tags: []", `"tags":[]`},
+		{"left out", "description: d", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeTopology(t, "topology.yaml", "version: 1\nvhosts:\n  v:\n    "+tc.tags+"\n")
+			want, err := loader.Load([]string{path}, loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := runValidate(t, Env{}, "-f", path, "--expanded")
+			if code != 0 {
+				t.Fatalf("--expanded: exit %d: %s", code, errOut)
+			}
+			checkExpandedLoadsBack(t, want, out)
+			if tc.yaml != "" && !strings.Contains(out, tc.yaml) || tc.yaml == "" && strings.Contains(out, "tags") {
+				t.Errorf("--expanded, want %q:\n%s", tc.yaml, out)
+			}
+			out, errOut, code = runValidate(t, Env{}, "-f", path, "-o", "json")
+			if code != 0 {
+				t.Fatalf("-o json: exit %d: %s", code, errOut)
+			}
+			flat := strings.Join(strings.Fields(out), "")
+			if tc.json != "" && !strings.Contains(flat, tc.json) || tc.json == "" && strings.Contains(flat, `"tags"`) {
+				t.Errorf("-o json, want %s:\n%s", tc.json, out)
+			}
+		})
+	}
+}

@@ -32,6 +32,7 @@ type validateVhost struct {
 	Name             string                                  `json:"name"`
 	Description      string                                  `json:"description,omitempty"`
 	DefaultQueueType string                                  `json:"default_queue_type,omitempty"`
+	Tags             []string                                `json:"tags,omitzero"`
 	Exchanges        map[string]positioned[validateExchange] `json:"exchanges"`
 	Queues           map[string]positioned[validateQueue]    `json:"queues"`
 	Bindings         []positioned[validateBinding]           `json:"bindings"`
@@ -165,7 +166,7 @@ func writeValidateJSON(w io.Writer, t *topology.Topology) error {
 	doc := validateDoc{FormatVersion: ValidateFormatVersion, Vhosts: make(map[string]validateVhost, len(t.Vhosts))}
 	for name, v := range t.Vhosts {
 		vv := validateVhost{
-			Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType,
+			Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: v.Tags,
 			Exchanges:        posMap(v.Exchanges, exchangeDoc, func(e *topology.Exchange) topology.Pos { return e.Pos }),
 			Queues:           posMap(v.Queues, queueDoc, func(q *topology.Queue) topology.Pos { return q.Pos }),
 			Bindings:         make([]positioned[validateBinding], len(v.Bindings)),

@@ -126,7 +126,7 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 	if v.DefaultQueueType != "" {
 		add(m, "default_queue_type", str(v.DefaultQueueType))
 	}
-	if len(v.Tags) > 0 {
+	if v.Tags != nil { // [] (clear them) too; a broker's none are nil
 		tags := sequence()
 		for _, t := range v.Tags {
 			tags.Content = append(tags.Content, str(t))
