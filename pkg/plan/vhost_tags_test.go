@@ -75,3 +75,20 @@ func TestVhostTags(t *testing.T) {
 		})
 	}
 }
+
+// TestVhostUpdateKeepsTheDescription: a PUT of a vhost replaces its
+// description (RabbitMQ 4.3.6, 4.0.5 and 3.10.8 alike clear it on ""), so
+// an update of a file without a description (here its default queue type)
+// writes the broker's. Before, it wrote "" and cleared it.
+func TestVhostUpdateKeepsTheDescription(t *testing.T) {
+	t.Parallel()
+	desired := vh("v", func(v *topology.Vhost) { v.DefaultQueueType = "quorum" })
+	broker := vh("v", func(v *topology.Vhost) { v.Description = "kept" })
+	p := Diff(desired, Current{Live: topology.Live{State: broker}})
+	if len(p.Changes) != 1 || p.Changes[0].Action != Update {
+		t.Fatalf("changes %+v, want one update", p.Changes)
+	}
+	if got := p.Changes[0].After.(*VhostMeta); got.Description != "kept" || got.DefaultQueueType != "quorum" {
+		t.Errorf("after = %+v, want description kept, default queue type quorum", got)
+	}
+}
