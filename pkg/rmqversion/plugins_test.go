@@ -6,6 +6,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // A shovel, a federation upstream or an upstream set is a plugin's
@@ -52,14 +53,7 @@ vhosts:
 		{"no federation", []string{"rabbitmq_management", "rabbitmq_shovel"}, []string{upstream, set}, []string{`shovel "s"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := rmqversion.MustParse("4.3.6")
-			if tc.plugins != nil {
-				v = v.WithFacts(&rmqversion.Facts{Plugins: tc.plugins})
-			}
-			msg := ""
-			if err := v.Check(top); err != nil {
-				msg = err.Error()
-			}
+			msg := checkWithPlugins(top, tc.plugins)
 			for _, w := range tc.want {
 				if !strings.Contains(msg, w) {
 					t.Errorf("plugins %v: Check lacks %q:\n%s", tc.plugins, w, msg)
@@ -110,14 +104,7 @@ vhosts:
 		{"no federation", []string{"rabbitmq_management", "rabbitmq_shovel"}, []string{set, one}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := rmqversion.MustParse("4.3.6")
-			if tc.plugins != nil {
-				v = v.WithFacts(&rmqversion.Facts{Plugins: tc.plugins})
-			}
-			msg := ""
-			if err := v.Check(top); err != nil {
-				msg = err.Error()
-			}
+			msg := checkWithPlugins(top, tc.plugins)
 			for _, w := range tc.want {
 				if !strings.Contains(msg, w) {
 					t.Errorf("plugins %v: Check lacks %q:\n%s", tc.plugins, w, msg)
@@ -131,4 +118,17 @@ vhosts:
 			}
 		})
 	}
+}
+
+// checkWithPlugins is what 4.3.6's Check says of top on a broker that
+// reports plugins (nil: reports none), "" for nothing.
+func checkWithPlugins(top *topology.Topology, plugins []string) string {
+	v := rmqversion.MustParse("4.3.6")
+	if plugins != nil {
+		v = v.WithFacts(&rmqversion.Facts{Plugins: plugins})
+	}
+	if err := v.Check(top); err != nil {
+		return err.Error()
+	}
+	return ""
 }
