@@ -420,15 +420,29 @@ func (p *Plan) ConflictError() error {
 		return nil
 	}
 	var sb strings.Builder
+	kept := 0
 	for i, c := range p.Conflicts {
 		if i > 0 {
 			sb.WriteString("\n")
 		}
 		reason, fix := c.text()
 		sb.WriteString(reason + ". " + fix)
+		if c.Kept {
+			kept++
+		}
 	}
-	return fmt.Errorf("plan refused, nothing was changed: %d %s of the file would change or delete what another owner manages:\n%s",
-		len(p.Conflicts), plural("change", len(p.Conflicts)), sb.String())
+	// What the other owners' records list: objects they manage, objects
+	// they only keep (on the broker before mqctl, named by their file).
+	what := "manages"
+	switch kept {
+	case 0:
+	case len(p.Conflicts):
+		what = "keeps"
+	default:
+		what = "manages or keeps"
+	}
+	return fmt.Errorf("plan refused, nothing was changed: %d %s of the file would change or delete what another owner %s:\n%s",
+		len(p.Conflicts), plural("change", len(p.Conflicts)), what, sb.String())
 }
 
 // text is conflict c in words: what the file would do to what another

@@ -1,0 +1,32 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+)
+
+// A refusal's first line says what the other owners' records list of
+// the objects in conflict: what they manage, what they only keep (on the
+// broker before mqctl, named by their file), or both.
+func TestConflictErrorSaysManagedOrKept(t *testing.T) {
+	managed := Conflict{ObjectRef: ObjectRef{Kind: kind.Queue, Vhost: "v", Name: "q"}, Owner: "a", Owners: []string{"b"}}
+	kept := Conflict{ObjectRef: ObjectRef{Kind: kind.User, Name: "app"}, Owner: "a", Owners: []string{"b"}, Kept: true}
+	for _, tc := range []struct {
+		name      string
+		conflicts []Conflict
+		want      string
+	}{
+		{"managed", []Conflict{managed}, "1 change of the file would change or delete what another owner manages:"},
+		{"kept", []Conflict{kept}, "1 change of the file would change or delete what another owner keeps:"},
+		{"both", []Conflict{managed, kept}, "2 changes of the file would change or delete what another owner manages or keeps:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := (&Plan{Conflicts: tc.conflicts}).ConflictError()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ConflictError() = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
