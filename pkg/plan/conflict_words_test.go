@@ -30,3 +30,19 @@ func TestConflictErrorSaysManagedOrKept(t *testing.T) {
 		})
 	}
 }
+
+// A shared object (both owners' records list it) that the other owner
+// only keeps is not said to be managed by both.
+func TestSharedKeptConflictSaysKept(t *testing.T) {
+	c := Conflict{ObjectRef: ObjectRef{Kind: kind.User, Name: "app"}, Owner: "a", Owners: []string{"b"}, Shared: true, Kept: true,
+		Fields: []FieldChange{{Field: "tags", Before: "[]", After: "[management]"}}}
+	reason, _ := c.text()
+	for _, want := range []string{`is shared: "b" keeps it (it was on the broker before mqctl, and their file names it), and this file's owner ("a") lists it too`, "another owner's file keeps"} {
+		if !strings.Contains(reason, want) {
+			t.Errorf("text() = %q, want %q", reason, want)
+		}
+	}
+	if strings.Contains(reason, "manage it") || strings.Contains(reason, "manages") {
+		t.Errorf("text() = %q says managed", reason)
+	}
+}

@@ -491,9 +491,13 @@ func (c Conflict) text() (reason, fix string) {
 		// Both records list it: have the other owner change it, and their
 		// plan is refused as this one is; declaring it here as it is
 		// changes nothing. One file must let it go first.
-		return fmt.Sprintf("%s%s %s%s is shared: this file's owner (%s) and %s both manage it, and this file declares it otherwise: %s. "+
-				"mqctl changes nothing another owner's file manages, and while both files declare it, neither may change it",
-				where, c.Kind, shownName(c.Kind, c.Name), vh, OwnerName(c.Owner), them, strings.Join(diffs, "; ")),
+		both, verb := fmt.Sprintf("this file's owner (%s) and %s both manage it", OwnerName(c.Owner), them), "manages"
+		if c.Kept {
+			both, verb = fmt.Sprintf("%s keeps it (it was on the broker before mqctl, and their file names it), and this file's owner (%s) lists it too", them, OwnerName(c.Owner)), "keeps"
+		}
+		return fmt.Sprintf("%s%s %s%s is shared: %s, and this file declares it otherwise: %s. "+
+				"mqctl changes nothing another owner's file %s, and while both files declare it, neither may change it",
+				where, c.Kind, shownName(c.Kind, c.Name), vh, both, strings.Join(diffs, "; "), verb),
 			fmt.Sprintf("Declare it here as the broker holds it; to change it, have %s take it out of their file first (their apply then leaves it to this one), then change it here, "+
 				"or take it out of this file and apply, then have %s change it in theirs. %s",
 				them, them, takeOverHint(c.Owners))
