@@ -343,6 +343,17 @@ func (k Kind) BindingEnd() bool { s := specOf(k); return s != nil && s.BindingEn
 // (Spec.BindingEnd), in the registry's order: exchanges, then queues.
 func BindingEnds() []Kind { return kindsWhere(func(s *Spec) bool { return s.BindingEnd }) }
 
+// InVhostByName reports whether an object of kind k is one of many in a
+// vhost, told apart by its name (an exchange, a queue, a shovel), so that
+// words about it name the vhost too (`queue "q" in vhost "v"`); false for
+// a vhost, for what a vhost holds once and is named after it (its limits,
+// ItemSpec.Shape Single), for the broker's own kinds (users and theirs)
+// and for an unknown kind.
+func (k Kind) InVhostByName() bool {
+	s := specOf(k)
+	return s != nil && k != Vhost && !s.Broker && (s.Item == nil || s.Item.Shape != Single)
+}
+
 // DeletedByKey is Of(k).DeletedByKey (false for an unknown kind).
 func (k Kind) DeletedByKey() bool { s, _ := Of(k); return s.DeletedByKey }
 

@@ -224,3 +224,23 @@ func TestEveryKindSaysItsWriteTag(t *testing.T) {
 		}
 	}
 }
+
+// Words about an object name its vhost only where the vhost holds many of
+// its kind by name: not for a vhost, its limits (named after it, as
+// `vhost_limits "v" in vhost "v"` would say twice), users or their limits.
+func TestInVhostByName(t *testing.T) {
+	for k, want := range map[kind.Kind]bool{
+		kind.Vhost: false, kind.VhostLimits: false, kind.User: false, kind.UserLimits: false, kind.Kind("no such kind"): false,
+		kind.Exchange: true, kind.Queue: true, kind.Binding: true, kind.Policy: true, kind.OperatorPolicy: true,
+		kind.Permission: true, kind.TopicPermission: true, kind.Shovel: true, kind.FederationUpstream: true, kind.FederationUpstreamSet: true,
+	} {
+		if got := k.InVhostByName(); got != want {
+			t.Errorf("%s.InVhostByName() = %v, want %v", k, got, want)
+		}
+	}
+	for _, s := range kind.All() {
+		if s.Item != nil && s.Item.Shape == kind.Single && s.Kind.InVhostByName() {
+			t.Errorf("%s is one per owner (Single) but named with its vhost", s.Kind)
+		}
+	}
+}

@@ -46,3 +46,21 @@ func TestSharedKeptConflictSaysKept(t *testing.T) {
 		t.Errorf("text() = %q says managed", reason)
 	}
 }
+
+// A held-back change names its object as plans do: a vhost's limits are
+// named after the vhost, said once (it read `vhost_limits "v" in vhost
+// "v"`); a queue names its vhost.
+func TestHeldNamesTheVhostOnce(t *testing.T) {
+	p := &Plan{Held: []Held{
+		{ObjectRef: ObjectRef{Kind: kind.VhostLimits, Vhost: "v", Name: "v"}, Action: Update, Cause: "unread", Reason: "not read"},
+		{ObjectRef: ObjectRef{Kind: kind.Queue, Vhost: "v", Name: "q"}, Action: Create, Cause: "unread", Reason: "not read"},
+	}}
+	var b strings.Builder
+	if err := WriteText(&b, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, `"v" in vhost "v"`) || !strings.Contains(out, `queue "q" in vhost "v"`) {
+		t.Errorf("held changes:\n%s", out)
+	}
+}

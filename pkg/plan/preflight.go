@@ -58,7 +58,7 @@ type ObjectAt struct {
 // its place in the file when known.
 func (o ObjectAt) String() string {
 	s := fmt.Sprintf("%s %q", kindLabel(o.Kind), o.Name)
-	if spec, ok := kind.Of(o.Kind); ok && !spec.Broker && o.Kind != kind.Vhost && o.Kind != kind.VhostLimits {
+	if o.Kind.InVhostByName() {
 		s += fmt.Sprintf(" in vhost %q", o.Vhost)
 	}
 	if p := o.Pos.String(); p != "" {

@@ -438,9 +438,9 @@ func writeHeld(sb *bufio.Writer, p *Plan, paint func(color, s string) string) {
 	}
 	for _, r := range reasons {
 		for _, h := range byReason[r] {
-			where := fmt.Sprintf(" in vhost %q", h.Vhost)
-			if h.Vhost == "" || h.Kind == kind.Vhost {
-				where = ""
+			where := ""
+			if h.Vhost != "" && h.Kind.InVhostByName() {
+				where = fmt.Sprintf(" in vhost %q", h.Vhost)
 			}
 			fmt.Fprintf(sb, "  %s %s%s: %s\n", h.Kind, shownName(h.Kind, h.Name), where, notDone(h.Action))
 		}
