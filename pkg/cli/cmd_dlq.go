@@ -89,9 +89,6 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 			if err := s.refuseStream(cmd.Context(), args[0]); err != nil {
 				return err
 			}
-			if err := s.refuseUncounted(cmd.Context(), args[0], "dlq peek"); err != nil {
-				return err
-			}
 			if !allowHold {
 				if err := s.refuseDelayedRead(args[0], "peek"); err != nil {
 					return err
@@ -273,9 +270,6 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 	if err := s.refuseStream(cmd.Context(), queue); err != nil {
 		return err
 	}
-	if err := s.refuseUncounted(cmd.Context(), queue, "dlq replay"); err != nil {
-		return err
-	}
 	hold, holds := s.delayedRetry(queue)
 	switch {
 	case holds && o.dryRun && !o.allowHold:
@@ -450,40 +444,20 @@ func (s *dlqSession) refuseDelayedRead(queue, what string) error {
 // cannot be told is read: a stream's refusal of basic.get is turned into
 // the same error then.
 func (s *dlqSession) refuseStream(ctx context.Context, queue string) error {
-	if s.queueType(ctx, queue) != topology.QueueStream {
-		return nil
-	}
-	return fmt.Errorf("vhost %q: %w", s.vhost, &dlq.StreamError{Queue: queue})
-}
-
-// queueType is queue's type from the vhost's definitions, or, when those
-// could not be read, from the queue itself; "" when neither tells.
-func (s *dlqSession) queueType(ctx context.Context, queue string) string {
+	typ := ""
 	if s.live != nil {
 		if q := s.live.Queues[queue]; q != nil {
-			return q.Type
+			typ = q.Type
 		}
 	} else if s.client != nil {
 		if q, err := s.client.GetQueue(ctx, s.vhost, queue); err == nil {
-			return q.Type
+			typ = q.Type
 		}
 	}
-	return ""
-}
-
-// refuseUncounted refuses, before anything is read, a quorum queue whose
-// leader does not answer its count in time: its passive declare, which
-// peek and replay take the number of messages from, then answers 0
-// messages whatever the queue holds (lock.InspectQuorum, as plan and
-// apply read such a queue), and the DLQ read as empty.
-func (s *dlqSession) refuseUncounted(ctx context.Context, queue, action string) error {
-	if s.queueType(ctx, queue) != topology.QueueQuorum {
+	if typ != topology.QueueStream {
 		return nil
 	}
-	if _, err := lock.Borrow(s.vhost, s.conn).InspectQuorum(queue); errors.Is(err, lock.ErrUncounted) {
-		return fmt.Errorf("%s: nothing was read: %w", action, err)
-	}
-	return nil
+	return fmt.Errorf("vhost %q: %w", s.vhost, &dlq.StreamError{Queue: queue})
 }
 
 func (s *dlqSession) close() {

@@ -259,14 +259,6 @@ func Peek(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 	return &Lock{Vhost: vhost, conn: conn}, nil
 }
 
-// Borrow is Peek over conn, a connection to vhost the caller opened and
-// keeps (dlq's): Inspect, InspectQuorum and InspectStream read over it.
-// The caller closes conn, which closes the channels they opened; Release
-// is not for a borrowed connection.
-func Borrow(vhost string, conn *amqp.Connection) *Lock {
-	return &Lock{Vhost: vhost, conn: conn}
-}
-
 // Release drops the lock: it deletes the lock queue, then closes the
 // connection (which closes the channels of Inspect). Closing alone would
 // delete the exclusive queue too, but RabbitMQ 4.3 does that after the
