@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/plan"
-	preflightpkg "github.com/mqctl/mqctl/pkg/preflight"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -139,6 +137,7 @@ func (o *planOptions) run(cmd *cobra.Command, g *globals) error {
 	// The engine's notes go to stderr as they come, and into the
 	// JSON plan (a CI job reads everything from it).
 	var notes []string
+	view := planView{json: g.output == "json", w: cmd.OutOrStdout(), hide: g.hideEnv, render: plan.RenderOptions{Color: g.useColor(), ListUnmanaged: o.listUnmanaged}}
 	desired, eng, read, stop, err := g.loadAndRead(ctx, g.textNotes(cmd.ErrOrStderr(), &notes))
 	if err != nil {
 		return err
@@ -146,12 +145,11 @@ func (o *planOptions) run(cmd *cobra.Command, g *globals) error {
 	res, err := eng.Plan(ctx, desired, engine.PlanOptions{Read: read, DeleteChanged: o.deleteChanged, TakeOverFrom: o.from, Preflight: o.preflight, Save: o.out != ""})
 	stop()
 	if err != nil {
-		return refusedPlan(cmd.OutOrStdout(), g.output == "json", err, notes, g.hideEnv)
+		return view.failed(err, notes)
 	}
 	p := res.Plan
 	p.Notes, p.Env = notes, desired.Env
 	p.HideText(g.hideEnv)
-	view := planView{json: g.output == "json", w: cmd.OutOrStdout(), render: plan.RenderOptions{Color: g.useColor(), ListUnmanaged: o.listUnmanaged}}
 	if err := view.plan(p); err != nil {
 		return err
 	}
@@ -170,22 +168,6 @@ func (o *planOptions) run(cmd *cobra.Command, g *globals) error {
 		return &ExitCodeError{Code: ExitChanges}
 	}
 	return nil
-}
-
-// refusedPlan returns err, the plan's failure. A refused plan: the error
-// says it (stderr), and the JSON plan, written to w, carries its refusals
-// (no changes) for a program, its texts without the values the files took
-// from the environment (hide); no saved plan.
-func refusedPlan(w io.Writer, json bool, err error, notes []string, hide func(string) string) error {
-	var refused *plan.RefusedError
-	if json && errors.As(err, &refused) {
-		refused.Plan.Notes = notes
-		refused.Plan.HideText(hide)
-		if werr := plan.WriteJSON(w, refused.Plan); werr != nil {
-			return werr
-		}
-	}
-	return err
 }
 
 // savePlan writes p to file as a saved plan, for "mqctl apply FILE".
@@ -227,37 +209,4 @@ func savePlan(file string, p *plan.Plan) error {
 		return fmt.Errorf("save the plan to %s: %w", file, err)
 	}
 	return nil
-}
-
-// planView shows what plan found: to a person (the text view) or to a
-// program (the JSON plan, json).
-type planView struct {
-	json   bool
-	w      io.Writer
-	render plan.RenderOptions
-}
-
-func (v planView) plan(p *plan.Plan) error {
-	if v.json {
-		return plan.WriteJSON(v.w, p)
-	}
-	return plan.WriteText(v.w, p, v.render)
-}
-
-// saved tells a person where the saved plan is and what to do with it
-// (the JSON plan is all a program gets on stdout).
-func (v planView) saved(file string) {
-	if !v.json {
-		fmt.Fprintf(v.w, "\nSaved the plan to %s: run \"mqctl apply %s\" to apply exactly these changes.\n", file, file)
-	}
-}
-
-// refused is the error of a plan the broker refuses objects of: the text
-// above lists them; the JSON plan has them in its preflight, and the error
-// names them.
-func (v planView) refused(pf *plan.Preflight) error {
-	if v.json {
-		return &preflightpkg.RefusedError{Report: pf}
-	}
-	return fmt.Errorf("the broker refuses %d of the plan's objects (listed above): fix them in the file before apply: %w", pf.Refused(), preflightpkg.ErrRefused)
 }
