@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -78,15 +77,10 @@ by default).`,
 				return err
 			}
 			r.Server, r.Version = broker.MaskURL(c.Server()), c.Version()
-			notePendingRestores(ctx, c, t, cmd.ErrOrStderr())
-			w := cmd.OutOrStdout()
-			if g.output == "json" {
-				err = status.WriteJSON(w, r)
-			} else {
-				err = status.WriteText(w, r, status.TextOptions{Color: g.useColor()})
-			}
-			if err != nil {
-				return fmt.Errorf("write the status: %w", err)
+			view := statusView{json: g.output == "json", w: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), color: g.useColor()}
+			view.restores(pendingRestores(ctx, c, t))
+			if err := view.report(r); err != nil {
+				return err
 			}
 			if !check {
 				return nil
@@ -102,13 +96,24 @@ by default).`,
 	return cmd
 }
 
-// notePendingRestores tells, on w, of the bindings that an apply stopped in
-// the middle of a replace took down and left to put back (its restore
-// list, ownership/restore.go), in the vhosts of t: the queues it replaced
-// show as missing, but these bindings, of queues or exchanges the file
-// does not declare, show nowhere else. A vhost that cannot be read is
-// left to the rest of the status to report.
-func notePendingRestores(ctx context.Context, c *broker.Client, t *topology.Topology, w io.Writer) {
+// pendingRestore is what an apply stopped in the middle of a replace left
+// to put back in a vhost: the bindings it took down (missing) and its
+// restore lists; or, err, a restore list that could not be read.
+type pendingRestore struct {
+	vhost   string
+	lists   []string
+	missing []string
+	err     error
+}
+
+// pendingRestores finds the bindings that an apply stopped in the middle
+// of a replace took down and left to put back (its restore list,
+// ownership/restore.go), in the vhosts of t: the queues it replaced show
+// as missing, but these bindings, of queues or exchanges the file does not
+// declare, show nowhere else. A vhost that cannot be read is left to the
+// rest of the status to report.
+func pendingRestores(ctx context.Context, c *broker.Client, t *topology.Topology) []pendingRestore {
+	var out []pendingRestore
 	for _, vh := range t.VhostNames() {
 		var xs []struct {
 			Name      string         `json:"name"`
@@ -125,7 +130,7 @@ func notePendingRestores(ctx context.Context, c *broker.Client, t *topology.Topo
 			}
 			bs, err := ownership.RestoreBindings(vh, &topology.Exchange{Name: x.Name, Arguments: x.Arguments})
 			if err != nil {
-				fmt.Fprintf(w, "mqctl: note: %v\n", err)
+				out = append(out, pendingRestore{vhost: vh, err: err})
 				continue
 			}
 			lists = append(lists, x.Name)
@@ -151,10 +156,10 @@ func notePendingRestores(ctx context.Context, c *broker.Client, t *topology.Topo
 			}
 		}
 		if len(missing) > 0 {
-			fmt.Fprintf(w, "mqctl: note: vhost %q: an apply stopped in the middle of a replace (killed, or cut from the broker) and left %d %s it took down, which the file does not declare, to put back (restore list %s): %s; run mqctl apply: it declares %s again once %s ends exist\n",
-				vh, len(missing), pluralize("binding", len(missing)), strings.Join(lists, ", "), strings.Join(missing, "; "), them(len(missing)), their(len(missing)))
+			out = append(out, pendingRestore{vhost: vh, lists: lists, missing: missing})
 		}
 	}
+	return out
 }
 
 func bindingText(b *topology.Binding) string {
@@ -163,12 +168,4 @@ func bindingText(b *topology.Binding) string {
 		s += fmt.Sprintf(" [%s]", b.RoutingKey)
 	}
 	return s
-}
-
-// their is the possessive for n things: "its" or "their".
-func their(n int) string {
-	if n == 1 {
-		return "its"
-	}
-	return "their"
 }
