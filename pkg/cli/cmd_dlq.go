@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"strings"
@@ -81,7 +80,8 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 			if maxBody < 0 {
 				return fmt.Errorf("--max-body %d: give a number of bytes, or 0 to show whole bodies", maxBody)
 			}
-			s, err := g.openDLQ(cmd.Context(), cmd.ErrOrStderr(), args[0], "dlq peek")
+			view := newDLQView(g, cmd)
+			s, err := g.openDLQ(cmd.Context(), view, args[0], "dlq peek")
 			if err != nil {
 				return err
 			}
@@ -94,10 +94,10 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 					return err
 				}
 			} else if d, ok := s.delayedRetry(args[0]); ok {
-				fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %q has %s: the messages shown are held back for at least %s before they can be read again\n", args[0], describeDelay(d), time.Duration(d.MinMS)*time.Millisecond)
+				view.note("%q has %s: the messages shown are held back for at least %s before they can be read again", args[0], describeDelay(d), time.Duration(d.MinMS)*time.Millisecond)
 			}
 			if n := s.deliveryLimit(args[0]); n > 0 && s.version.CountsRequeueAsDelivery() {
-				fmt.Fprintf(cmd.ErrOrStderr(), "mqctl: note: %q is a quorum queue with a delivery limit of %d: each peek counts as a delivery of the messages it shows, and past the limit the broker dead-letters or drops them\n", args[0], n)
+				view.note("%q is a quorum queue with a delivery limit of %d: each peek counts as a delivery of the messages it shows, and past the limit the broker dead-letters or drops them", args[0], n)
 			}
 			res, err := dlq.Peek(cmd.Context(), s.conn, args[0], limit)
 			if err != nil {
@@ -106,11 +106,7 @@ peeked too often is dead-lettered or dropped; peek warns when that applies).
 			if d, ok := s.delayedRetry(args[0]); ok && res.InQueue == 0 {
 				res.Delayed, res.DelayedRetry = s.delayed(cmd.Context(), args[0]), describeDelay(d)
 			}
-			o := dlq.PeekRender{Vhost: s.vhost, MaxBody: maxBody, Raw: raw}
-			if g.output == "json" {
-				return dlq.WritePeekJSON(cmd.OutOrStdout(), res, o)
-			}
-			return dlq.WritePeekText(cmd.OutOrStdout(), res, o)
+			return view.peek(res, dlq.PeekRender{Vhost: s.vhost, MaxBody: maxBody, Raw: raw})
 		},
 	}
 	f := cmd.Flags()
@@ -261,8 +257,8 @@ func (o *replayOptions) validate(g *globals) error {
 
 // run replays queue's messages and shows what became of each.
 func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error {
-	stderr := cmd.ErrOrStderr()
-	s, err := g.openDLQ(cmd.Context(), stderr, queue, "dlq replay")
+	view := newDLQView(g, cmd)
+	s, err := g.openDLQ(cmd.Context(), view, queue, "dlq replay")
 	if err != nil {
 		return err
 	}
@@ -275,12 +271,12 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 	case holds && o.dryRun && !o.allowHold:
 		return s.refuseDelayedRead(queue, "a dry run")
 	case holds:
-		fmt.Fprintf(stderr, "mqctl: note: %q has %s: a message that is skipped or fails, or only read (--dry-run), goes back to it and is held back for at least %s before it can be read again\n", queue, describeDelay(hold), time.Duration(hold.MinMS)*time.Millisecond)
+		view.note("%q has %s: a message that is skipped or fails, or only read (--dry-run), goes back to it and is held back for at least %s before it can be read again", queue, describeDelay(hold), time.Duration(hold.MinMS)*time.Millisecond)
 	}
 	opts := dlq.ReplayOptions{
 		Queue: queue, Limit: o.limit, DryRun: o.dryRun, User: s.user, FromQueue: o.fromQueue,
 		ConfirmTimeout: o.confirmTimeout, Router: s.router(), DropExpiration: o.dropExpiration,
-		AllowDataLoss: o.allowDataLoss, ReadyBytes: s.readyBytes(cmd.Context(), stderr),
+		AllowDataLoss: o.allowDataLoss, ReadyBytes: s.readyBytes(cmd.Context(), view),
 	}
 	if s.client != nil {
 		opts.Reach = dlq.BrokerReach(cmd.Context(), s.client, s.vhost)
@@ -297,12 +293,12 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 		opts.Override.RoutingKey = &o.routingKey
 	}
 	if n := s.deliveryLimit(queue); n > 0 && s.version.CountsRequeueAsDelivery() {
-		fmt.Fprintf(stderr, "mqctl: note: %q is a quorum queue with a delivery limit of %d: a message that is skipped, fails or is only read (--dry-run) counts a delivery, and past the limit the broker dead-letters or drops it\n", queue, n)
+		view.note("%q is a quorum queue with a delivery limit of %d: a message that is skipped, fails or is only read (--dry-run) counts a delivery, and past the limit the broker dead-letters or drops it", queue, n)
 	}
 	if opts.Router == nil {
-		fmt.Fprintf(stderr, "mqctl: note: the bindings of vhost %q could not be read (%v): a destination leading back into %q is caught only when it is the way the messages came in\n", s.vhost, s.liveErr, queue)
+		view.note("the bindings of vhost %q could not be read (%v): a destination leading back into %q is caught only when it is the way the messages came in", s.vhost, s.liveErr, queue)
 	}
-	opts.Progress = progress(stderr, o.dryRun)
+	opts.Progress = view.progress(o.dryRun)
 	opts.MayWrite = func(x string) string {
 		return s.lacks(cmd.Context(), broker.Need{Perm: "write", Kind: "exchange", Name: x}, "replaying a dead letter publishes it to its destination exchange")
 	}
@@ -316,13 +312,7 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 			rep.Delayed = s.delayed(cmd.Context(), queue)
 		}
 	}
-	ro := dlq.ReplayRender{Vhost: s.vhost}
-	if g.output == "json" {
-		err = dlq.WriteReplayJSON(cmd.OutOrStdout(), rep, ro)
-	} else {
-		err = dlq.WriteReplayText(cmd.OutOrStdout(), rep, ro)
-	}
-	if err != nil {
+	if err := view.replay(rep, dlq.ReplayRender{Vhost: s.vhost}); err != nil {
 		return err
 	}
 	switch {
@@ -343,19 +333,6 @@ func exactQueueArg(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("%s takes one argument, the queue's name (got %d); e.g. mqctl %s orders.shipping.dlq --vhost /", cmd.CommandPath(), len(args), strings.TrimPrefix(cmd.CommandPath(), "mqctl "))
 	}
 	return nil
-}
-
-// progress reports every 1000 messages on stderr.
-func progress(w io.Writer, dry bool) func(dlq.Outcome) {
-	verb := "replay"
-	if dry {
-		verb = "dry run"
-	}
-	return func(o dlq.Outcome) {
-		if o.Index%1000 == 0 {
-			fmt.Fprintf(w, "mqctl: %s: %d messages done\n", verb, o.Index)
-		}
-	}
 }
 
 // dlqSession is what a dlq command works with: the vhost, an AMQP
@@ -478,12 +455,12 @@ func (s *dlqSession) router() dlq.Router {
 // statistics once they count the ready messages an exact read counted
 // (broker ReadyCaughtUp, as apply reads them); nil without the management
 // API.
-func (s *dlqSession) readyBytes(ctx context.Context, stderr io.Writer) func(string, int) (int64, error) {
+func (s *dlqSession) readyBytes(ctx context.Context, view dlqView) func(string, int) (int64, error) {
 	if s.client == nil {
 		return nil
 	}
 	return func(queue string, ready int) (int64, error) {
-		fmt.Fprintf(stderr, "mqctl: note: queue %q has a max-length-bytes: reading the bytes it holds from its statistics, which lag (%s)\n", queue, broker.ReadySettle)
+		view.note("queue %q has a max-length-bytes: reading the bytes it holds from its statistics, which lag (%s)", queue, broker.ReadySettle)
 		st, err := s.client.ReadyCaughtUp(ctx, s.vhost, queue, int64(ready), broker.ReadySettle, broker.ReadyTimeout)
 		return st.ReadyBytes, err
 	}
@@ -498,14 +475,14 @@ func (s *dlqSession) deliveryLimit(queue string) int64 {
 
 // openDLQ resolves the vhost, checks queue against the file (notes only),
 // reads the vhost's definitions and opens the AMQP connection.
-func (g *globals) openDLQ(ctx context.Context, stderr io.Writer, queue, action string) (*dlqSession, error) {
-	vhost, file, err := g.dlqVhost(stderr)
+func (g *globals) openDLQ(ctx context.Context, view dlqView, queue, action string) (*dlqSession, error) {
+	vhost, file, err := g.dlqVhost(view)
 	if err != nil {
 		return nil, err
 	}
 	if file != nil {
 		if note := fileNote(file, vhost, queue); note != "" {
-			fmt.Fprintf(stderr, "mqctl: note: %s\n", note)
+			view.note("%s", note)
 		}
 	}
 	c, amqpURL, err := g.connect(ctx)
@@ -578,7 +555,7 @@ func refuseUnreachable(ctx context.Context, c *broker.Client, vhost, queue strin
 // dlqVhost picks the one vhost a dlq command works on: --vhost; else the
 // only vhost of the file (-f, or ./topology.yaml when present); else "/".
 // The file is returned for checks, nil when there is none.
-func (g *globals) dlqVhost(stderr io.Writer) (string, *topology.Topology, error) {
+func (g *globals) dlqVhost(view dlqView) (string, *topology.Topology, error) {
 	if len(g.vhosts) > 1 {
 		return "", nil, fmt.Errorf("dlq works on one vhost at a time; --vhost names %d (%s)", len(g.vhosts), strings.Join(g.vhosts, ", "))
 	}
@@ -596,7 +573,7 @@ func (g *globals) dlqVhost(stderr io.Writer) (string, *topology.Topology, error)
 		if _, err := os.Stat("topology.yaml"); err == nil {
 			t, err := loader.Load([]string{"topology.yaml"}, opts)
 			if err != nil {
-				fmt.Fprintf(stderr, "mqctl: note: ignoring ./topology.yaml, which does not load (%v); pass -f to use a file\n", firstLine(err))
+				view.note("ignoring ./topology.yaml, which does not load (%v); pass -f to use a file", firstLine(err))
 			} else {
 				g.loaded(t)
 				file = t
