@@ -1,16 +1,7 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"strings"
-
 	"github.com/spf13/cobra"
-
-	"github.com/mqctl/mqctl/pkg/export"
-	"github.com/mqctl/mqctl/pkg/kind"
-	"github.com/mqctl/mqctl/pkg/loader"
-	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 func newValidateCmd(g *globals) *cobra.Command {
@@ -48,18 +39,8 @@ declared when they are known.`,
 			if err := version.Check(t); err != nil {
 				return judgedFor(err, version)
 			}
-			w := cmd.OutOrStdout()
-			switch {
-			case g.output == "json":
-				if err := writeValidateJSON(w, t); err != nil {
-					return fmt.Errorf("writing JSON: %w", err)
-				}
-				return nil
-			case expanded:
-				return export.WriteYAML(w, t, export.Options{Sugar: false, MaskSecrets: true})
-			default:
-				return writeValidateSummary(w, validateFiles(g), t)
-			}
+			view := validateView{json: g.output == "json", expanded: expanded, w: cmd.OutOrStdout(), files: validateFiles(g)}
+			return view.write(t)
 		},
 	}
 	g.addTargetVersionFlag(cmd)
@@ -73,39 +54,4 @@ func validateFiles(g *globals) []string {
 		return []string{"topology.yaml"}
 	}
 	return g.files
-}
-
-// writeValidateSummary prints "<files>: OK — 1 vhost, 2 exchanges, …".
-func writeValidateSummary(w io.Writer, files []string, t *topology.Topology) error {
-	var exchanges, queues, bindings, policies int
-	for _, v := range t.Vhosts {
-		exchanges += len(v.Exchanges)
-		queues += len(v.Queues)
-		bindings += len(v.Bindings)
-		for _, k := range kind.PolicyKinds() {
-			policies += len(v.PoliciesOf(k))
-		}
-	}
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = f
-		if f == "-" {
-			names[i] = loader.StdinName
-		}
-	}
-	_, err := fmt.Fprintf(w, "%s: OK — %s, %s, %s, %s, %s\n", strings.Join(names, ", "),
-		pluralCount(len(t.Vhosts), "vhost"), pluralCount(exchanges, "exchange"), pluralCount(queues, "queue"),
-		pluralCount(bindings, "binding"), pluralCount(policies, "policy"))
-	return err
-}
-
-func pluralCount(n int, noun string) string {
-	switch {
-	case n == 1:
-		return "1 " + noun
-	case strings.HasSuffix(noun, "y"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	default:
-		return fmt.Sprintf("%d %ss", n, noun)
-	}
 }

@@ -3,9 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
 
+	"github.com/mqctl/mqctl/pkg/export"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -14,6 +18,29 @@ import (
 // documented in docs/validate-json.md. It changes only when a field changes
 // meaning or disappears; new fields may be added.
 const ValidateFormatVersion = "1"
+
+// validateView shows the file validate loaded: as the JSON document
+// (json), as the expanded YAML (expanded), or as a summary for a person
+// naming the files.
+type validateView struct {
+	json, expanded bool
+	w              io.Writer
+	files          []string
+}
+
+func (v validateView) write(t *topology.Topology) error {
+	switch {
+	case v.json:
+		if err := writeValidateJSON(v.w, t); err != nil {
+			return fmt.Errorf("writing JSON: %w", err)
+		}
+		return nil
+	case v.expanded:
+		return export.WriteYAML(v.w, t, export.Options{Sugar: false, MaskSecrets: true})
+	default:
+		return writeValidateSummary(v.w, v.files, t)
+	}
+}
 
 // The document of "validate -o json": the expanded topology, each object
 // with where it is declared when that is known ("pos" omitted otherwise).
@@ -199,4 +226,39 @@ func itemsDoc(items topology.Items) map[kind.Kind]map[string]positioned[validate
 		out[k] = posMap(byName, itemDoc, func(it *topology.Item) topology.Pos { return it.Pos })
 	}
 	return out
+}
+
+// writeValidateSummary prints "<files>: OK — 1 vhost, 2 exchanges, …".
+func writeValidateSummary(w io.Writer, files []string, t *topology.Topology) error {
+	var exchanges, queues, bindings, policies int
+	for _, v := range t.Vhosts {
+		exchanges += len(v.Exchanges)
+		queues += len(v.Queues)
+		bindings += len(v.Bindings)
+		for _, k := range kind.PolicyKinds() {
+			policies += len(v.PoliciesOf(k))
+		}
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f
+		if f == "-" {
+			names[i] = loader.StdinName
+		}
+	}
+	_, err := fmt.Fprintf(w, "%s: OK — %s, %s, %s, %s, %s\n", strings.Join(names, ", "),
+		pluralCount(len(t.Vhosts), "vhost"), pluralCount(exchanges, "exchange"), pluralCount(queues, "queue"),
+		pluralCount(bindings, "binding"), pluralCount(policies, "policy"))
+	return err
+}
+
+func pluralCount(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	default:
+		return fmt.Sprintf("%d %ss", n, noun)
+	}
 }
