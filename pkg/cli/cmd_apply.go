@@ -104,18 +104,11 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 	if err := g.checkOutput("text", "json"); err != nil {
 		return err
 	}
-	var view applyView = &applyText{g: g, stdout: stdout, stderr: stderr, quiet: f.quiet, autoApprove: f.autoApprove}
-	if g.output == "json" {
-		if !f.autoApprove && planFile == "" {
-			return errors.New("apply -o json does not ask for confirmation: review the plan (mqctl plan) and pass --auto-approve, or apply a saved plan (mqctl plan --out FILE, then mqctl apply -o json FILE)")
-		}
-		jv := newApplyJSON(stdout)
-		jv.env = g.envValues
-		jv.hide = g.hideEnv
-		view = jv
-	}
-	err := g.hideEnvError(g.applyWith(ctx, view, planFile, f))
+	view, err := newApplyView(g, stdout, stderr, planFile, f)
 	if err != nil {
+		return err
+	}
+	if err := g.hideEnvError(g.applyWith(ctx, view, planFile, f)); err != nil {
 		view.Error(err)
 		return err
 	}

@@ -39,6 +39,22 @@ type applyView interface {
 	Finish()
 }
 
+// newApplyView is apply's view as -o asks: the text for a person, or the
+// JSON stream for a program, which asks no question: it needs
+// --auto-approve or a saved plan.
+func newApplyView(g *globals, stdout, stderr io.Writer, planFile string, f applyFlags) (applyView, error) {
+	if g.output != "json" {
+		return &applyText{g: g, stdout: stdout, stderr: stderr, quiet: f.quiet, autoApprove: f.autoApprove}, nil
+	}
+	if !f.autoApprove && planFile == "" {
+		return nil, errors.New("apply -o json does not ask for confirmation: review the plan (mqctl plan) and pass --auto-approve, or apply a saved plan (mqctl plan --out FILE, then mqctl apply -o json FILE)")
+	}
+	jv := newApplyJSON(stdout)
+	jv.env = g.envValues
+	jv.hide = g.hideEnv
+	return jv, nil
+}
+
 // applyText is the human view: the plan as text, a line per step (unless
 // quiet), notes on stderr.
 type applyText struct {
