@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
 	"github.com/mqctl/mqctl/schema"
 )
 
@@ -24,10 +25,13 @@ var update = flag.Bool("update", false, "write the parts of mqctl.schema.json ge
 // least values and help, their required fields and their Doc — so that
 // the schema cannot drift from what the file reader takes, and a kind is
 // added to it by its spec alone: after changing one, run
-// go test ./schema -update. The rest of the schema (the kinds with types
-// of their own, sugar, lint, tests) is written by hand, and
-// pkg/loader's TestSchemaFieldsMatchLoader keeps its field names in step
-// with the loader.
+// go test ./schema -update. So are the kinds with types of their own
+// (exchanges, queues, kinds of policy: typed) from their Spec and
+// topology.Definition: their sections in a vhost and their settings and
+// arguments. The rest of the schema (the settings a Definition does not
+// describe, sugar, lint, tests) is written by hand, and pkg/loader's
+// TestSchemaFieldsMatchLoader keeps its field names in step with the
+// loader.
 func TestGeneratedFromKinds(t *testing.T) {
 	doc, err := parse(schema.JSON())
 	if err != nil {
@@ -60,6 +64,15 @@ func generate(doc *object) error {
 	if err != nil {
 		return err
 	}
+	for _, spec := range kind.All() {
+		def, ok := topology.DefinitionOf(spec.Kind)
+		if !ok {
+			continue
+		}
+		if err := typed(spec, def, vhost, defs); err != nil {
+			return err
+		}
+	}
 	for _, spec := range kind.VhostItems() {
 		vhost.set(spec.Section, section(spec, defs, "#/$defs/"))
 	}
@@ -83,6 +96,91 @@ func generate(doc *object) error {
 		props.set(spec.Section, section(spec, defs, "#/$defs/"))
 	}
 	return nil
+}
+
+// typed puts into the schema a kind with a type of its own, from its
+// Spec and its topology.Definition (def): its section in a vhost (vhost,
+// the vhost's properties), a mapping of objects by name, each the kind's
+// definition in defs (named after def.Print; kinds of policy share
+// "policy"); and in that definition a property for each setting and for
+// its arguments. A kind of policy's names are any non-empty string; the
+// other kinds' are the broker's object names, whose amq. prefix RabbitMQ
+// reserves (the loader refuses them, topology.IsReservedName). Where the
+// definition holds the mapping of a sugar shared by other mappings (a
+// queue's settings are "queueBody", which queues, defaults.queue and
+// dead_letter.queue take), its settings go there; the sugar's fields (a
+// queue's dead_letter, an exchange's alternate_exchange: the loader's) are
+// written by hand, and so is a setting of values the Definition does not
+// list (the type of an exchange, which takes plugin types, or of a queue,
+// whose types are the version table's).
+func typed(spec kind.Spec, def topology.DefinitionDoc, vhost, defs *object) error {
+	name := camel(def.Print)
+	names := newObject("minLength", json.Number("1"))
+	if !spec.Policy {
+		names = newObject("type", "string", "minLength", json.Number("1"), "not", newObject("pattern", "^amq\\."),
+			"description", "an object name; the amq. prefix is reserved by RabbitMQ")
+	}
+	vhost.set(spec.Section, newObject("type", []any{"object", "null"}, "propertyNames", names,
+		"additionalProperties", newObject("$ref", "#/$defs/"+name)))
+	d, ok := defs.vals[name+"Body"].(*object)
+	if !ok {
+		if d, ok = defs.vals[name].(*object); !ok {
+			d = newObject("description", "a "+spec.Label, "type", []any{"object", "null"}, "additionalProperties", false)
+			defs.set(name, d)
+		}
+	}
+	props, ok := d.vals["properties"].(*object)
+	if !ok {
+		props = newObject()
+		d.set("properties", props)
+	}
+	for _, st := range def.Settings {
+		p, ok := setting(st)
+		if !ok {
+			if _, hand := props.vals[st.Key]; !hand {
+				return fmt.Errorf("%s: setting %s: give it Values, Text or a Default in its topology.Definition, or write its property by hand in the schema", spec.Kind, st.Key)
+			}
+			continue
+		}
+		props.set(st.Key, p)
+	}
+	args := newObject("$ref", "#/$defs/arguments")
+	if spec.Policy {
+		// A policy's definition is required, and RabbitMQ refuses an
+		// empty one.
+		args = newObject("type", "object", "minProperties", json.Number("1"))
+	}
+	props.set(def.ArgsKey, args)
+	return nil
+}
+
+// setting is the schema of a typed kind's setting: free text, one of its
+// Values, or a value of its Default's type (a flag, a number); null or a
+// ${VAR} placeholder too where RabbitMQ has a default. Its description is
+// its help, then its default. False for a setting of none of these.
+func setting(st topology.SettingDoc) (*object, bool) {
+	var help []string
+	if st.Help != "" {
+		help = append(help, st.Help)
+	}
+	if st.Default != nil {
+		help = append(help, fmt.Sprint("default ", st.Default))
+	}
+	description := strings.Join(help, "; ")
+	placeholder := newObject("$ref", "#/$defs/placeholder")
+	switch _, isBool := st.Default.(bool); {
+	case st.Text:
+		return newObject("type", "string", "description", description), true
+	case isBool:
+		return newObject("$ref", "#/$defs/bool", "description", description), true
+	case st.Values != nil:
+		return newObject("description", description, "anyOf", []any{newObject("enum", strings2(st.Values)), newObject("type", "null"), placeholder}), true
+	}
+	switch st.Default.(type) {
+	case int:
+		return newObject("description", description, "anyOf", []any{newObject("type", "integer"), newObject("type", "null"), placeholder}), true
+	}
+	return nil, false
 }
 
 // section is the schema of spec's section in a vhost (or a user): one

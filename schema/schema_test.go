@@ -209,8 +209,15 @@ func TestBadFiles(t *testing.T) {
 		{"policy without definition", vhost("policies:\n  p: {pattern: x}")},
 		{"dead_letter without exchange or queue", vhost("queues:\n  a: {dead_letter: {routing_key: x}}")},
 		{"DLQ mapping without name", vhost("queues:\n  a: {dead_letter: {exchange: d, queue: {type: quorum}}}")},
-		// The kinds whose parts are generated from pkg/kind
+		// The kinds whose parts are generated from pkg/kind and, for
+		// the typed kinds, pkg/topology's Definitions
 		// (TestGeneratedFromKinds).
+		{"operator policy apply_to", vhost("operator_policies:\n  p: {pattern: x, apply_to: everything, definition: {max-length: 1}}")},
+		{"policy priority a word", vhost("policies:\n  p: {pattern: x, priority: high, definition: {max-length: 1}}")},
+		{"operator policy empty definition", vhost("operator_policies:\n  p: {pattern: x, definition: {}}")},
+		{"exchange durable a word", vhost("exchanges:\n  x: {durable: sometimes}")},
+		{"queue auto_delete a number", vhost("queues:\n  q: {auto_delete: 3}")},
+		{"amq. operator policy name is fine, a setting is not", vhost("operator_policies:\n  amq.p: {pattern: x, definition: {max-length: 1}, internal: true}")},
 		{"vhost limit below -1", vhost("limits: {max-queues: -2}")},
 		{"shovel ack-mode", vhost("shovels:\n  s: {src-uri: amqp://, src-queue: a, dest-uri: amqp://, dest-queue: b, ack-mode: fast}")},
 		{"shovel without dest-uri", vhost("shovels:\n  s: {src-uri: amqp://, src-queue: a}")},

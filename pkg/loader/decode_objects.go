@@ -16,7 +16,7 @@ var (
 	exchangeTypes = []string{"direct", "fanout", "topic", "headers"}
 	overflows     = []string{"drop-head", "reject-publish", "reject-publish-dlx"}
 	dlStrategies  = []string{"at-most-once", "at-least-once"}
-	applyTos      = []string{"queues", "exchanges", "all", "classic_queues", "quorum_queues", "streams"}
+	applyTos      = policySetting("apply_to").Values
 	destTypes     = []string{topology.DestQueue, topology.DestExchange}
 
 	exchangeFields   = []string{"type", "durable", "auto_delete", "internal", "alternate_exchange", "arguments"}
@@ -988,6 +988,16 @@ func policySettingKeys() []string {
 		out[i] = s.Key
 	}
 	return out
+}
+
+// policySetting is the policy's setting of key (topology.PolicySettings).
+func policySetting(key string) topology.Setting[*topology.Policy] {
+	for _, s := range topology.PolicySettings {
+		if s.Key == key {
+			return s
+		}
+	}
+	panic("topology.PolicySettings has no " + key)
 }
 
 // bindingArgsExample is a binding's arguments as a headers exchange reads

@@ -1,5 +1,7 @@
 package topology
 
+import "github.com/mqctl/mqctl/pkg/kind"
+
 // Definition is what the objects of one type (T: an exchange, a queue, a
 // policy) are compared, printed and tried by, described once for the
 // stages that do (the diff, the prints an ownership record keeps, the
@@ -76,11 +78,18 @@ func (f ArgForms) Of(a Args) Args {
 // none, the setting is required or always given), Value its value in an
 // object as RabbitMQ holds it (a queue type left out is classic), and
 // Text is true for free text (a policy's pattern), which views quote.
+// Values are the values the file takes, where they are few (nil: any of
+// its type), and Help says what the setting is where its key does not;
+// the file reader takes Values, and the schema's property for the setting
+// is generated from Default, Text, Values and Help (schema's
+// TestGeneratedFromKinds).
 type Setting[T any] struct {
 	Key, APIKey string
 	Default     any
 	Value       func(T) any
 	Text        bool
+	Values      []string
+	Help        string
 }
 
 // IsDefault reports whether v, a value of s, is the one RabbitMQ takes
@@ -152,4 +161,48 @@ func QueueTypeOrClassic(t string) string {
 		return QueueClassic
 	}
 	return t
+}
+
+// SettingDoc is what a Setting says of itself without an object: its key
+// in the file, RabbitMQ's default, whether it is free text, the values
+// it takes and its help (the schema's property for it is made of these).
+type SettingDoc struct {
+	Key     string
+	Default any
+	Text    bool
+	Values  []string
+	Help    string
+}
+
+// DefinitionDoc is a Definition without its type: the word its prints
+// start with, its settings' docs in order and the key of its arguments.
+type DefinitionDoc struct {
+	Print    string
+	Settings []SettingDoc
+	ArgsKey  string
+}
+
+// Doc is d without its type.
+func (d Definition[T]) Doc() DefinitionDoc {
+	out := DefinitionDoc{Print: d.Print, ArgsKey: d.ArgsKey, Settings: make([]SettingDoc, len(d.Settings))}
+	for i, s := range d.Settings {
+		out.Settings[i] = SettingDoc{Key: s.Key, Default: s.Default, Text: s.Text, Values: s.Values, Help: s.Help}
+	}
+	return out
+}
+
+// DefinitionOf is the Definition of the objects of kind k, for the stages
+// that ask it of a kind rather than of a type (the schema's generator);
+// false for a kind without one: a vhost, a binding, and the kinds carried
+// as Items (their kind.ItemSpec describes them).
+func DefinitionOf(k kind.Kind) (DefinitionDoc, bool) {
+	switch {
+	case k == kind.Exchange:
+		return ExchangeDefinition.Doc(), true
+	case k == kind.Queue:
+		return QueueDefinition.Doc(), true
+	case k.Policy():
+		return PolicyDefinition.Doc(), true
+	}
+	return DefinitionDoc{}, false
 }

@@ -4,8 +4,9 @@ package topology
 // kind of policy), in the order the plan compares and prints them (an
 // ownership record's prints hash them in this order): PolicyDefinition's.
 var PolicySettings = []Setting[*Policy]{
-	{Key: "pattern", APIKey: "pattern", Value: func(p *Policy) any { return p.Pattern }, Text: true},
-	{Key: "apply_to", APIKey: "apply-to", Default: "all", Value: func(p *Policy) any { return p.AppliesTo() }},
+	{Key: "pattern", APIKey: "pattern", Value: func(p *Policy) any { return p.Pattern }, Text: true, Help: "a regular expression matched against object names"},
+	{Key: "apply_to", APIKey: "apply-to", Default: "all", Value: func(p *Policy) any { return p.AppliesTo() },
+		Values: []string{"queues", "exchanges", "all", "classic_queues", "quorum_queues", "streams"}},
 	{Key: "priority", APIKey: "priority", Default: 0, Value: func(p *Policy) any { return p.Priority }},
 }
 
