@@ -688,6 +688,15 @@ func TestListedTwice(t *testing.T) {
 			warn: []string{`shovel "s" in vhost "/" is listed twice`, "(value.dest-queue; value.src-uri)", "the last, at defs.json:3:"},
 			not:  []string{"pw1", "pw2"},
 		},
+		{
+			// A kind that holds no secret (kind.Spec.Secret) shows the
+			// values that differ, as queues and policies do.
+			name: "an upstream set: the last, the values shown",
+			src: `{"parameters":[
+			  {"vhost":"/","component":"federation-upstream-set","name":"s","value":[{"upstream":"a"}]},
+			  {"vhost":"/","component":"federation-upstream-set","name":"s","value":[{"upstream":"b"}]}]}`,
+			warn: []string{`federation upstream set "s" in vhost "/" is listed twice`, `(value [{"upstream":"a"}], then [{"upstream":"b"}])`, "the last, at defs.json:3:"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			top, rep := mustRead(t, tc.src, ReadOptions{})

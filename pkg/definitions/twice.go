@@ -50,16 +50,11 @@ func importOf(k kind.Kind) importOfTwice {
 	return importsLast // the runtime parameters: shovels, federation upstreams and sets
 }
 
-// secretKinds are the kinds whose entries' values are not shown when two
-// differ: a user's password or hash, a shovel's or upstream's URI
-// credentials. Only the fields that differ are named.
-func hidesValues(k kind.Kind) bool {
-	switch k {
-	case kind.Vhost, kind.Exchange, kind.Queue, kind.Policy, kind.OperatorPolicy, kind.Permission, kind.TopicPermission:
-		return false
-	}
-	return true
-}
+// hidesValues: the entries of kind k hold secrets (kind.Spec.Secret: a
+// user's password or hash, a shovel's or upstream's URI credentials), so
+// their values are not shown when two differ: only the fields that
+// differ are named.
+func hidesValues(k kind.Kind) bool { return len(kind.SecretFields(k)) > 0 }
 
 // twice warns of object what (of kind k), listed by first and again by
 // second: whether the two differ and how, which of them RabbitMQ's import
