@@ -14,8 +14,9 @@ import (
 // found; a name that is not (a shovel's too: its
 // APIPath, parameters/shovel, is two segments of the request's path), and
 // a vhost that does not exist, are no error; a binding (named by its
-// ends), a vhost's limits (one per vhost), a vhost and a user are refused
-// as bugs. 4.3.6, 4.0.5 and 3.10.8 answer alike.
+// ends), a vhost's limits (one per vhost), a vhost, a user and its
+// limits, and a permission and a topic permission (by user) are refused as
+// bugs. 4.3.6, 4.0.5 and 3.10.8 answer alike.
 func TestExistsAgainstBroker(t *testing.T) {
 	t.Parallel()
 	b := testbroker.New(t)
@@ -54,7 +55,7 @@ func TestExistsAgainstBroker(t *testing.T) {
 			t.Errorf("RabbitMQ %s: Exists(%s, %q, %q) = %v, %v; want %v, no error", b.Version(), c2.k, c2.vhost, c2.name, got, err, c2.want)
 		}
 	}
-	for _, k := range []kind.Kind{kind.Binding, kind.Vhost, kind.VhostLimits, kind.User, "nokind"} {
+	for _, k := range []kind.Kind{kind.Binding, kind.Vhost, kind.VhostLimits, kind.User, kind.UserLimits, kind.Permission, kind.TopicPermission, "nokind"} {
 		if _, err := c.Exists(t.Context(), k, vh, "x"); err == nil {
 			t.Errorf("Exists(%s) is no error: a %s is not looked up by name in a vhost", k, k)
 		}

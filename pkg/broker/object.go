@@ -37,14 +37,15 @@ func (c *Client) getObject(ctx context.Context, k kind.Kind, vhost, name, column
 
 // Exists reports whether vhost holds an object of kind k named name, for
 // any kind the management API keeps by name in a vhost (its APIPath):
-// asked of the broker, not of a state read. A kind named by its ends
-// (kind.Spec.NamedByEnds: a binding), one a vhost holds once (its limits),
-// one of the broker rather than a vhost (kind.Spec.Broker), or one that
-// mqctl does not know, is an error, as
-// is any answer but the object or 404 (ErrNotFound; a vhost that does not
-// exist is no error: it holds nothing).
+// asked of the broker, not of a state read. A kind that is not one of
+// many in a vhost by name (kind.Kind.InVhostByName: a vhost, what a vhost
+// holds once as its limits, the broker's own kinds), one named by its
+// ends (kind.Spec.NamedByEnds: a binding), one a vhost holds by another
+// key than a name (a permission, by user), or one that mqctl does not
+// know, is an error, as is any answer but the object or 404 (ErrNotFound;
+// a vhost that does not exist is no error: it holds nothing).
 func (c *Client) Exists(ctx context.Context, k kind.Kind, vhost, name string) (bool, error) {
-	if spec, ok := kind.Of(k); !ok || spec.NamedByEnds || spec.Broker || k == kind.Vhost || (spec.Item != nil && spec.Item.Shape != kind.Named) {
+	if spec, ok := kind.Of(k); !ok || !k.InVhostByName() || spec.NamedByEnds || (spec.Item != nil && spec.Item.Shape != kind.Named) {
 		return false, kind.Unknown("lookup by name", k)
 	}
 	var named struct {
