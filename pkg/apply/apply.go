@@ -969,7 +969,7 @@ func recordDone(managed map[plan.ObjectRef]plan.Print, vhosts map[string]bool, d
 					managed[bref] = c.BindingPrints[i]
 				}
 			}
-		case s.Delete && c.Kind == kind.Vhost:
+		case s.Delete && c.Kind.Container():
 			deletedVhosts[c.Vhost] = true
 		case c.Action == plan.Delete:
 			delete(managed, ref)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -30,12 +29,12 @@ func Pending(done []Step, state *topology.Topology) []string {
 	// A vhost deleted takes everything in it along; one that is missing
 	// is said once, for all that was written in it.
 	for _, k := range order {
-		if k.kind == kind.Vhost {
+		if k.kind.Container() {
 			w.gone[k.vhost] = last[k].Delete
 		}
 	}
 	for _, k := range order {
-		if k.kind == kind.Vhost {
+		if k.kind.Container() {
 			w.vhost(k, last[k])
 		} else {
 			w.object(k, last[k])

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
-	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -115,7 +114,7 @@ func (l *locks) checkFirst(ctx context.Context, p *plan.Plan) error {
 		return nil
 	}
 	for _, c := range p.Changes {
-		if c.Kind == kind.Vhost && c.Action == plan.Create {
+		if c.Kind.Container() && c.Action == plan.Create {
 			if err := broker.CheckAMQP(ctx, broker.AMQPDial{URL: l.opts.URL, Vhost: c.Name, TLS: l.opts.TLS, Name: l.opts.Name}); err != nil {
 				return fmt.Errorf("apply refused, nothing was changed: mqctl takes the apply lock of vhost %q over AMQP right after creating it, and %w", c.Name, err)
 			}

@@ -257,7 +257,7 @@ func (e *Engine) policyTags(p *plan.Plan) (lines []string, tag string) {
 			line += c.Pos.String() + ": "
 		}
 		what := fmt.Sprintf("%s %s %q", c.Action, c.Kind.Label(), c.Name)
-		if c.Vhost != "" && c.Kind != kind.Vhost {
+		if c.Vhost != "" && !c.Kind.Container() {
 			what += fmt.Sprintf(" in vhost %q", c.Vhost)
 		}
 		tags := strings.Join(e.c.Tags(), ", ")
@@ -401,7 +401,7 @@ type adminVhosts struct {
 func (e *Engine) newAdminVhosts(ctx context.Context, p *plan.Plan) *adminVhosts {
 	a := &adminVhosts{ctx: ctx, e: e, created: map[string]bool{}, kept: map[string]bool{}}
 	for i := range p.Changes {
-		if c := &p.Changes[i]; c.Kind == kind.Vhost && c.Action == plan.Create {
+		if c := &p.Changes[i]; c.Kind.Container() && c.Action == plan.Create {
 			a.created[c.Name] = true
 		}
 	}

@@ -401,7 +401,7 @@ func (e *Engine) keepUnseenVhosts(p *plan.Plan, desired *topology.Topology, l *L
 func (e *Engine) refuseUnseenVhosts(p *plan.Plan) error {
 	var lines []string
 	for _, u := range p.Unread {
-		if u.Kind != kind.Vhost {
+		if !u.Kind.Container() {
 			continue
 		}
 		user := e.c.Username()

@@ -145,6 +145,12 @@ type Spec struct {
 	// an object of that name that is not the one mqctl wrote has had an
 	// end declared again.
 	NamedByEnds bool
+	// Container: an object of the kind holds the objects of the other
+	// kinds of a vhost (a vhost): named by itself (a change's Vhost is its
+	// Name), created before them and deleted after them, and its delete
+	// takes them along, queues and their messages included; it is never
+	// adopted, and words about it name no vhost beside it.
+	Container bool
 	// Policy: the kind is a kind of policy (topology.Policy: a pattern,
 	// what it applies to, a priority and a definition), kept in a vhost's
 	// map of its kind (topology.Vhost.PoliciesOf) and written and read
@@ -173,7 +179,7 @@ type Spec struct {
 }
 
 var specs = []Spec{
-	{Kind: Vhost, WriteTag: Administrator, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0},
+	{Kind: Vhost, WriteTag: Administrator, Label: "vhost", Plural: "vhosts", Section: "vhosts", APIPath: "vhosts", InPlace: true, DeletePhase: 5, WritePhase: 0, Container: true},
 	{Kind: Exchange, WriteTag: AnyUser, Label: "exchange", Plural: "exchanges", Section: "exchanges", APIPath: "exchanges", DeletePhase: 4, WritePhase: 6, DeleteLate: true, BindingEnd: true},
 	{Kind: Queue, WriteTag: AnyUser, Label: "queue", Plural: "queues", Section: "queues", APIPath: "queues", DeletePhase: 3, WritePhase: 7, DeleteLate: true, HoldsMessages: true, BindingEnd: true},
 	{Kind: Binding, WriteTag: AnyUser, Label: "binding", Plural: "bindings", Section: "bindings", APIPath: "bindings", DeletePhase: 2, WritePhase: 8, DeleteLate: true, DeletedByKey: true, NamedByEnds: true},
@@ -274,8 +280,8 @@ func Items() []Spec { return append(VhostItems(), Access()...) }
 // never adopted either (plan.Diff), and false for a kind mqctl does not
 // know.
 func (k Kind) Adoptable() bool {
-	s, ok := Of(k)
-	return ok && s.Item == nil && k != Vhost
+	s := specOf(k)
+	return s != nil && s.Item == nil && !s.Container
 }
 
 // Item is k's ItemSpec; nil for a kind not carried as topology.Item (and
@@ -351,8 +357,11 @@ func BindingEnds() []Kind { return kindsWhere(func(s *Spec) bool { return s.Bind
 // and for an unknown kind.
 func (k Kind) InVhostByName() bool {
 	s := specOf(k)
-	return s != nil && k != Vhost && !s.Broker && (s.Item == nil || s.Item.Shape != Single)
+	return s != nil && !s.Container && !s.Broker && (s.Item == nil || s.Item.Shape != Single)
 }
+
+// Container is Of(k).Container (false for an unknown kind).
+func (k Kind) Container() bool { s := specOf(k); return s != nil && s.Container }
 
 // DeletedByKey is Of(k).DeletedByKey (false for an unknown kind).
 func (k Kind) DeletedByKey() bool { s, _ := Of(k); return s.DeletedByKey }

@@ -244,3 +244,20 @@ func TestInVhostByName(t *testing.T) {
 		}
 	}
 }
+
+// TestContainer: the vhost is the one kind that holds the others
+// (Spec.Container), which the stages ask instead of naming it: it is
+// never adopted and not named with a vhost beside it.
+func TestContainer(t *testing.T) {
+	for _, s := range kind.All() {
+		if got, want := s.Kind.Container(), s.Kind == kind.Vhost; got != want {
+			t.Errorf("%s.Container() = %v, want %v", s.Kind, got, want)
+		}
+		if s.Kind.Container() && (s.Kind.Adoptable() || s.Kind.InVhostByName()) {
+			t.Errorf("%s holds the others, yet is adoptable (%v) or named with its vhost (%v)", s.Kind, s.Kind.Adoptable(), s.Kind.InVhostByName())
+		}
+	}
+	if kind.Kind("no such kind").Container() {
+		t.Error("an unknown kind is a container")
+	}
+}

@@ -74,7 +74,7 @@ func (p *Plan) SetFlows(current Current, version rmqversion.Version) {
 		}
 		u := unread[i]
 		what := u.Kind.Plural() + " there"
-		if u.Kind == kind.Vhost {
+		if u.Kind.Container() {
 			what = "the vhost"
 		}
 		p.FlowsUnknown = append(p.FlowsUnknown, FlowUnknown{Vhost: v, Reason: fmt.Sprintf("mqctl could not read %s: %s", what, u.Reason)})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mqctl/mqctl/pkg/kind"
 	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -38,8 +37,9 @@ func posOf(p *Position) topology.Pos {
 // atStake reports whether c can lose messages, so that the JSON plan
 // carries its messages and consumers.
 func atStake(c *Change) bool {
-	// A vhost's delete takes its queues, and their messages, with it.
-	return c.RisksMessages() || (c.Kind == kind.Vhost && c.Action == Delete)
+	// A vhost's delete takes its queues, and their messages, with it
+	// (kind.Spec.Container).
+	return c.RisksMessages() || (c.Kind.Container() && c.Action == Delete)
 }
 
 // WriteJSON writes the JSON plan (format_version FormatVersion), the

@@ -479,7 +479,7 @@ func (c Conflict) text() (reason, fix string) {
 		}
 		diffs = append(diffs, fmt.Sprintf("%s: %s on the broker, %s in this file", f.Field, show(f.Before), show(f.After)))
 	}
-	if c.Kind == kind.Vhost {
+	if c.Kind.Container() {
 		// mqctl never adopts a vhost it did not create: it stays its
 		// creator's, and cannot be shared or handed over.
 		return fmt.Sprintf("%svhost %q was created by %s's file, and this file (%s) declares it otherwise: %s. "+

@@ -26,7 +26,7 @@ func (p *Plan) Project(cur *topology.Topology) *topology.Topology {
 	removals := map[Kind]map[string]map[string]bool{}
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if c.Kind == kind.Vhost {
+		if c.Kind.Container() {
 			projectVhost(out, c)
 			continue
 		}

@@ -199,7 +199,7 @@ func writeUnread(sb *bufio.Writer, p *Plan, paint func(color, s string) string) 
 		if u.Vhost == "" {
 			where = " on the broker"
 		}
-		if u.Kind == kind.Vhost {
+		if u.Kind.Container() {
 			fmt.Fprintf(sb, "  vhost %q (what the file declares there left out): %s\n", u.Vhost, u.Reason)
 			continue
 		}
