@@ -20,9 +20,7 @@ var bindingObjects = objectType{
 	in: func(Kind) vhostKind {
 		return vhostKind{get: bindingIn, index: bindingIndex, set: setBinding, removeAll: removeBindings}
 	},
-	fromSaved: func(o *savedObject) Object {
-		return wrap(o.Binding, func(b *topology.Binding) Object { return BindingObject{b} })
-	},
+	saved: savedAs("binding", func(o BindingObject) *topology.Binding { return o.Binding }, func(b *topology.Binding) Object { return BindingObject{b} }),
 	fromJSON: func(o *pj.Object) Object {
 		if o.Binding == nil {
 			return nil
@@ -43,8 +41,6 @@ func (o BindingObject) describe() []string { return nil }
 func (o BindingObject) json() *pj.Object { return &pj.Object{Binding: jsonBinding(o.Binding)} }
 
 func (o BindingObject) normalize() { o.Arguments = o.Arguments.Normalized() }
-
-func (o BindingObject) saved() *savedObject { return &savedObject{Binding: o.Binding} }
 
 func (o BindingObject) pos() topology.Pos { return o.Pos }
 

@@ -18,9 +18,7 @@ var exchangeObjects = objectType{
 		return inMap(func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
 			func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(e *topology.Exchange) Object { return ExchangeObject{e} }, ExchangePrint)
 	},
-	fromSaved: func(o *savedObject) Object {
-		return wrap(o.Exchange, func(x *topology.Exchange) Object { return ExchangeObject{x} })
-	},
+	saved: savedAs("exchange", func(o ExchangeObject) *topology.Exchange { return o.Exchange }, func(x *topology.Exchange) Object { return ExchangeObject{x} }),
 	fromJSON: func(o *pj.Object) Object {
 		x := o.Exchange
 		if x == nil {
@@ -51,7 +49,5 @@ func (o ExchangeObject) json() *pj.Object {
 }
 
 func (o ExchangeObject) normalize() { o.Arguments = o.Arguments.Normalized() }
-
-func (o ExchangeObject) saved() *savedObject { return &savedObject{Exchange: o.Exchange} }
 
 func (o ExchangeObject) pos() topology.Pos { return o.Pos }

@@ -19,9 +19,7 @@ type ItemObject struct{ *topology.Item }
 var itemObjects = objectType{
 	object: ItemObject{},
 	in:     itemKind,
-	fromSaved: func(o *savedObject) Object {
-		return wrap(o.Item, func(it *topology.Item) Object { return ItemObject{it} })
-	},
+	saved:  savedAs("item", func(o ItemObject) *topology.Item { return o.Item }, func(it *topology.Item) Object { return ItemObject{it} }),
 	fromJSON: func(o *pj.Object) Object {
 		it := o.Item
 		if it == nil {
@@ -78,8 +76,6 @@ func (o ItemObject) json() *pj.Object {
 }
 
 func (o ItemObject) normalize() { o.Settings = o.Settings.Normalized() }
-
-func (o ItemObject) saved() *savedObject { return &savedObject{Item: o.Item} }
 
 func (o ItemObject) pos() topology.Pos { return o.Pos }
 

@@ -22,9 +22,7 @@ var policyObjects = objectType{
 		return inMap(func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) },
 			func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }, PolicyPrint)
 	},
-	fromSaved: func(o *savedObject) Object {
-		return wrap(o.Policy, func(p *topology.Policy) Object { return PolicyObject{p} })
-	},
+	saved: savedAs("policy", func(o PolicyObject) *topology.Policy { return o.Policy }, func(p *topology.Policy) Object { return PolicyObject{p} }),
 	fromJSON: func(o *pj.Object) Object {
 		p := o.Policy
 		if p == nil {
@@ -63,7 +61,5 @@ func (o PolicyObject) json() *pj.Object {
 }
 
 func (o PolicyObject) normalize() { o.Definition = o.Definition.Normalized() }
-
-func (o PolicyObject) saved() *savedObject { return &savedObject{Policy: o.Policy} }
 
 func (o PolicyObject) pos() topology.Pos { return o.Pos }

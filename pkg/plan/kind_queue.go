@@ -18,9 +18,7 @@ var queueObjects = objectType{
 		return inMap(func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
 			func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }, QueuePrint)
 	},
-	fromSaved: func(o *savedObject) Object {
-		return wrap(o.Queue, func(q *topology.Queue) Object { return QueueObject{q} })
-	},
+	saved: savedAs("queue", func(o QueueObject) *topology.Queue { return o.Queue }, func(q *topology.Queue) Object { return QueueObject{q} }),
 	fromJSON: func(o *pj.Object) Object {
 		q := o.Queue
 		if q == nil {
@@ -60,7 +58,5 @@ func (o QueueObject) json() *pj.Object {
 }
 
 func (o QueueObject) normalize() { o.Arguments = o.Arguments.Normalized() }
-
-func (o QueueObject) saved() *savedObject { return &savedObject{Queue: o.Queue} }
 
 func (o QueueObject) pos() topology.Pos { return o.Pos }

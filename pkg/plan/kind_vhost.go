@@ -19,8 +19,8 @@ type VhostMeta struct {
 
 // vhostObjects is what the plan knows of vhosts (objectType).
 var vhostObjects = objectType{
-	object:    &VhostMeta{},
-	fromSaved: func(o *savedObject) Object { return wrap(o.Vhost, func(m *VhostMeta) Object { return m }) },
+	object: &VhostMeta{},
+	saved:  savedAs("vhost", func(m *VhostMeta) *VhostMeta { return m }, func(m *VhostMeta) Object { return m }),
 	fromJSON: func(o *pj.Object) Object {
 		if o.Vhost == nil {
 			return nil
@@ -61,7 +61,5 @@ func (m *VhostMeta) json() *pj.Object {
 }
 
 func (m *VhostMeta) normalize() {}
-
-func (m *VhostMeta) saved() *savedObject { return &savedObject{Vhost: m} }
 
 func (m *VhostMeta) pos() topology.Pos { return topology.Pos{} }

@@ -1,21 +1,101 @@
 package plan
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 
 	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// savedObject is an Object in the saved plan: exactly one field is set.
-type savedObject struct {
-	Vhost    *VhostMeta         `json:"vhost,omitempty"`
-	Exchange *topology.Exchange `json:"exchange,omitempty"`
-	Queue    *topology.Queue    `json:"queue,omitempty"`
-	Binding  *topology.Binding  `json:"binding,omitempty"`
-	Policy   *topology.Policy   `json:"policy,omitempty"`
-	Item     *topology.Item     `json:"item,omitempty"`
+// savedObject is an Object in the saved plan: one field, named after its
+// type of Object (objectType.saved's key: "exchange", "item", …), that
+// holds its value. It is read as the saved plan is (numbers as
+// json.Number, an unknown field an error).
+type savedObject struct{ obj Object }
+
+// savedForm is how the saved plan holds the objects of one type of
+// Object: under key, value's value, read back by read.
+type savedForm struct {
+	key   string
+	value func(Object) (v any, ok bool)
+	read  func(dec *json.Decoder) (Object, error)
+}
+
+// savedAs is the savedForm of the Objects of type O: under key, value(o)
+// of type *T, which to makes an Object again.
+func savedAs[O Object, T any](key string, value func(O) *T, to func(*T) Object) savedForm {
+	return savedForm{
+		key: key,
+		value: func(o Object) (any, bool) {
+			x, ok := o.(O)
+			if !ok {
+				return nil, false
+			}
+			return value(x), true
+		},
+		read: func(dec *json.Decoder) (Object, error) {
+			var v *T
+			if err := dec.Decode(&v); err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			return wrap(v, to), nil
+		},
+	}
+}
+
+func (o savedObject) MarshalJSON() ([]byte, error) {
+	for _, t := range objectTypes {
+		v, ok := t.saved.value(o.obj)
+		if !ok {
+			continue
+		}
+		if reflect.ValueOf(v).IsNil() {
+			return []byte("{}"), nil
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return append(append([]byte(`{"`+t.saved.key+`":`), b...), '}'), nil
+	}
+	return nil, fmt.Errorf("the saved plan has no form for an object of type %T", o.obj)
+}
+
+func (o *savedObject) UnmarshalJSON(b []byte) error {
+	// Read field by field, each value straight into its type: no map of
+	// the fields, no second pass over the value.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		i := slices.IndexFunc(objectTypes, func(t objectType) bool { return t.saved.key == key })
+		if i < 0 {
+			// As the saved plan's decoder says of any field it does not
+			// know (json.Decoder.DisallowUnknownFields).
+			return fmt.Errorf("json: unknown field %q", key)
+		}
+		x, err := objectTypes[i].saved.read(dec)
+		if err != nil {
+			return err
+		}
+		if o.obj == nil {
+			o.obj = x
+		}
+	}
+	return nil
 }
 
 // object returns the Object o holds; nil for none.
@@ -23,12 +103,7 @@ func (o *savedObject) object() Object {
 	if o == nil {
 		return nil
 	}
-	for _, t := range objectTypes {
-		if x := t.fromSaved(o); x != nil {
-			return x
-		}
-	}
-	return nil
+	return o.obj
 }
 
 // planObject returns the Object of a JSON plan's object; nil for none.

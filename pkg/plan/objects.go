@@ -50,9 +50,9 @@ type objectType struct {
 	// in is how a vhost holds the objects of kind k, a kind the type
 	// carries; nil for a type whose kinds no vhost holds (vhosts).
 	in func(k Kind) vhostKind
-	// fromSaved is the object of the type a saved plan's entry holds, nil
-	// when it holds none of this type.
-	fromSaved func(o *savedObject) Object
+	// saved is how the saved plan holds an object of the type: under its
+	// key, its value (savedObject).
+	saved savedForm
 	// fromJSON is likewise the object of the type a JSON plan's object
 	// holds.
 	fromJSON func(o *pj.Object) Object

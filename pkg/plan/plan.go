@@ -63,8 +63,6 @@ type Object interface {
 	// normalize puts the values read from JSON back into the types the
 	// diff makes.
 	normalize()
-	// saved is the object in the saved plan.
-	saved() *savedObject
 	// pos is where the file declares the object (zero when read from
 	// the broker).
 	pos() topology.Pos

@@ -440,7 +440,7 @@ func savedOf(o Object) *savedObject {
 	if o == nil {
 		return nil
 	}
-	return o.saved()
+	return &savedObject{o}
 }
 
 // Broker names the broker a plan was read from: its RabbitMQ version and
