@@ -246,8 +246,7 @@ func addItemSections(m *yaml.Node, v *topology.Vhost) {
 
 func exchangeNode(x *topology.Exchange) *yaml.Node {
 	m := mapping()
-	add(m, "type", str(x.Type))
-	addFlags(m, topology.ExchangeFlags, x)
+	addSettings(m, topology.ExchangeDefinition.Settings, x)
 	rest := x.Arguments.Clone()
 	if ae, ok := rest.String("alternate-exchange"); ok && ae != "" {
 		add(m, "alternate_exchange", str(ae))
@@ -259,8 +258,22 @@ func exchangeNode(x *topology.Exchange) *yaml.Node {
 	return m
 }
 
-// addFlags adds to m the flags of o (an exchange or a queue) that are not
-// RabbitMQ's defaults, which the loader takes when they are not given.
+// addSettings adds to m the settings of o, an object of a kind with a
+// topology.Definition (an exchange's type and flags, a policy's pattern,
+// apply_to and priority), that are not RabbitMQ's defaults, which the
+// loader takes when they are not given; one without a default is always
+// written.
+func addSettings[T any](m *yaml.Node, settings []topology.Setting[T], o T) {
+	for _, s := range settings {
+		if v := s.Value(o); !s.IsDefault(v) {
+			add(m, s.Key, valueNode(v))
+		}
+	}
+}
+
+// addFlags adds to m the flags of o, a queue, that are not RabbitMQ's
+// defaults (its type is written apart: export leaves out the type its
+// vhost implies).
 func addFlags[T any](m *yaml.Node, flags []topology.Flag[T], o T) {
 	for _, f := range flags {
 		if v := f.Get(o); v != f.Default {
@@ -279,11 +292,7 @@ func policiesNode(ps map[string]*topology.Policy) *yaml.Node {
 	for _, name := range names {
 		p := ps[name]
 		n := mapping()
-		for _, s := range topology.PolicySettings {
-			if v := s.Value(p); !s.IsDefault(v) {
-				add(n, s.Key, valueNode(v))
-			}
-		}
+		addSettings(n, topology.PolicyDefinition.Settings, p)
 		def := valueNode(map[string]any(p.Definition))
 		if p.Definition == nil {
 			def = mapping()
