@@ -257,7 +257,7 @@ func (e *Engine) policyTags(p *plan.Plan) (lines []string, tag string) {
 			line += c.Pos.String() + ": "
 		}
 		what := fmt.Sprintf("%s %s %q", c.Action, c.Kind.Label(), c.Name)
-		if c.Vhost != "" && !c.Kind.Container() {
+		if c.Vhost != "" && c.Kind.InVhostByName() {
 			what += fmt.Sprintf(" in vhost %q", c.Vhost)
 		}
 		tags := strings.Join(e.c.Tags(), ", ")

@@ -193,7 +193,7 @@ func TestPermissionsCheckedBeforeTheFirstChange(t *testing.T) {
       app.q: {}
     limits: { max-queues: 100 }
 `,
-			want: []string{`create vhost limits "${VHOST}" in vhost "${VHOST}" needs the administrator tag, which user "${USER}" does not have (tags: management)`},
+			want: []string{`create vhost limits "${VHOST}" needs the administrator tag, which user "${USER}" does not have (tags: management)`},
 			fix:  `An administrator can give user "${USER}" the administrator tag, keeping the tags it has (rabbitmqctl set_user_tags ${USER} management administrator); or the apply can run as a user that has them`,
 		},
 		{
