@@ -248,7 +248,7 @@ func diffWith(desired *topology.Topology, cur Current, opts Options) *differ {
 	// permissions of a user follow the user in the plan.
 	for _, spec := range kind.Access() {
 		if spec.Broker && desired.Declares(spec.Kind) {
-			d.named("", spec, itemKind(spec.Kind), itemSide(desired.Items, spec.Kind), itemSide(curState.Items, spec.Kind), nil)
+			d.named("", sidesOf(spec, itemKind(spec.Kind), itemSide(desired.Items, spec.Kind), itemSide(curState.Items, spec.Kind)), nil)
 		}
 	}
 	for _, name := range names {
@@ -680,13 +680,21 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	// put back a binding on one of them.
 	gone := map[ObjectRef]bool{}
 	bk := orderBindings(want, have)
-	d.reserve(want, have, bk)
 	// The ends of bindings first, then the bindings (whose ends' prints
 	// they share), then the kinds that refer to others by name: policies,
 	// operator policies, and the generic kinds (kind.Spec.Item), those
-	// about access when the file has their section.
+	// about access when the file has their section. The ends' names are
+	// gathered first: they tell reserve how many are on one side only.
+	ends := make([]sides, 0, len(kind.BindingEnds()))
+	oneSided := 0
 	for _, k := range kind.BindingEnds() {
-		d.namedIn(name, k, want, have, gone)
+		s := sidesIn(k, want, have)
+		ends = append(ends, s)
+		oneSided += s.oneSided
+	}
+	d.reserve(want, have, bk, oneSided)
+	for _, s := range ends {
+		d.named(name, s, gone)
 	}
 	deleted := d.bindings(name, bk)
 	d.takenDown(name, have, deleted, gone, d.p.Changes[first:])
@@ -720,16 +728,25 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 // messages carries what is at stake in it. gone gets those deleted for
 // good. A kind the broker would not let mqctl read there plans nothing
 // (unread).
-func (d *differ) named(vhost string, spec kind.Spec, vk vhostKind, want, have side, gone map[ObjectRef]bool) {
+//
+// The names are met in the order of s.names; the kind's changes are put in
+// the order of their names at the end (sortByName), so that a kind whose
+// names are not sorted (kept in a map) is sorted only where it changes:
+// a no-op plan of 50,002 objects sorted 50,000 names for nothing.
+func (d *differ) named(vhost string, s sides, gone map[ObjectRef]bool) {
+	spec, vk, want, have, names := s.spec, s.vk, s.want, s.have, s.names
 	k := spec.Kind
-	if d.unread(vhost, k, len(want.names)) {
+	if d.unread(vhost, k, want.n) {
 		return
 	}
 	if d.diffed == nil {
 		d.diffed = map[diffedKey]bool{}
 	}
 	d.diffed[diffedKey{vhost, k}] = true
-	names := union(want.names, have.names)
+	if !s.sorted {
+		first := len(d.p.Changes)
+		defer func() { sortByName(d.p.Changes[first:]) }()
+	}
 	var pre []prefetched
 	if !d.opts.sequential {
 		pre = prefetch(vk, k, want, have, names)
@@ -845,26 +862,112 @@ func prefetch(vk vhostKind, k Kind, want, have side, names []string) []prefetche
 
 // namedIn diffs the objects of kind k in vhost name (named).
 func (d *differ) namedIn(name string, k Kind, want, have *topology.Vhost, gone map[ObjectRef]bool) {
-	spec, _ := kind.Of(k)
-	vk, _ := vhostKindOf(k)
-	d.named(name, spec, vk, sideOf(vk, want), sideOf(vk, have), gone)
+	d.named(name, sidesIn(k, want, have), gone)
 }
 
 // side is one side of the diff of one kind: the names of its objects,
-// sorted, and each object by name (nil for none).
+// sorted (names), or for a kind kept in a map as the map yields them
+// (each, and has: whether the side holds a name); how many there are; and
+// each object by name (nil for none).
 type side struct {
 	names []string
+	each  iter.Seq[string]
+	has   func(name string) bool
+	n     int
 	get   func(name string) Object
 }
 
-// sideOf is the side of vk's kind that v holds.
+// sideOf is the side of vk's kind that v holds: for a kind kept in a map,
+// its names unsorted (vhostKind.keys).
 func sideOf(vk vhostKind, v *topology.Vhost) side {
-	return side{names: vk.names(v), get: func(n string) Object { return vk.get(v, n) }}
+	get := func(n string) Object { return vk.get(v, n) }
+	if vk.keys != nil {
+		each, n := vk.keys(v)
+		return side{each: each, n: n, get: get, has: func(n string) bool { return vk.has(v, n) }}
+	}
+	names := vk.names(v)
+	return side{names: names, n: len(names), get: get}
 }
 
 // itemSide is the side of kind k that the broker-level items s hold.
 func itemSide(s topology.Items, k Kind) side {
-	return side{names: s.Names(k), get: func(n string) Object { return itemIn(s, k, n) }}
+	names := s.Names(k)
+	return side{names: names, n: len(names), get: func(n string) Object { return itemIn(s, k, n) }}
+}
+
+// sides are the two sides of the diff of one kind (named): the names of
+// both, each once (sorted when both sides' are), and how many of them
+// only one side holds.
+type sides struct {
+	spec       kind.Spec
+	vk         vhostKind
+	want, have side
+	names      []string
+	sorted     bool
+	oneSided   int
+}
+
+// sidesIn are the sides of kind k in the file's vhost want and the
+// broker's have.
+func sidesIn(k Kind, want, have *topology.Vhost) sides {
+	spec, _ := kind.Of(k)
+	vk, _ := vhostKindOf(k)
+	return sidesOf(spec, vk, sideOf(vk, want), sideOf(vk, have))
+}
+
+// sidesOf joins the names of want and have: merged when both are
+// sorted, else want's followed by those only have holds, in no order
+// (the two sides of a kind are both kept in maps, or both sorted).
+func sidesOf(spec kind.Spec, vk vhostKind, want, have side) sides {
+	s := sides{spec: spec, vk: vk, want: want, have: have}
+	if want.each == nil {
+		s.names, s.sorted = union(want.names, have.names), true
+	} else {
+		s.names = make([]string, 0, max(want.n, have.n))
+		for n := range want.each {
+			s.names = append(s.names, n)
+		}
+		for n := range have.each {
+			if !want.has(n) {
+				s.names = append(s.names, n)
+			}
+		}
+	}
+	// Each name is on both sides or on one: the union counts the ones
+	// on both once.
+	s.oneSided = 2*len(s.names) - want.n - have.n
+	return s
+}
+
+// sortByName puts cs, the changes of one kind (named), in the order of
+// their names, each of which they hold once. The changes are moved once
+// each, along the cycles of their order: a plan that replaces thousands
+// of queues would otherwise swap its large Change values over and over,
+// or copy them all.
+func sortByName(cs []Change) {
+	if slices.IsSortedFunc(cs, func(a, b Change) int { return strings.Compare(a.Name, b.Name) }) {
+		return
+	}
+	order := make([]int, len(cs)) // order[i]: the change that goes to i
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(cs[a].Name, cs[b].Name) })
+	for i := range order {
+		if order[i] < 0 || order[i] == i {
+			continue
+		}
+		tmp, j := cs[i], i
+		for {
+			k := order[j]
+			order[j] = -1
+			if k == i {
+				cs[j] = tmp
+				break
+			}
+			cs[j], j = cs[k], k
+		}
+	}
 }
 
 // print is o's print (of kind vk, named by ref) on the file's side
@@ -1007,9 +1110,10 @@ func (bk boundKeys) pairs(f func(w, h *topology.Binding, haveIdx []int)) {
 // certain to be made or asked about: an object on one side only is
 // created or deleted (or left, when it is not mqctl's). Growing the
 // changes by appending alone would, at 50k objects, hold the old and the
-// new array at once: 20 MB where the changes need 12.
-func (d *differ) reserve(want, have *topology.Vhost, bk boundKeys) {
-	n := oneSided(want.Exchanges, have.Exchanges) + oneSided(want.Queues, have.Queues)
+// new array at once: 20 MB where the changes need 12. ends are how many
+// exchanges and queues are on one side only (sides.oneSided).
+func (d *differ) reserve(want, have *topology.Vhost, bk boundKeys, ends int) {
+	n := ends
 	bk.pairs(func(w, h *topology.Binding, _ []int) {
 		if w == nil || h == nil {
 			n++

@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"iter"
+	"maps"
+
 	"github.com/mqctl/mqctl/pkg/kind"
 	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -29,6 +32,11 @@ type vhostKind struct {
 	// diff meets one by one (differ.named). Nil for bindings, which the
 	// diff meets by key.
 	names func(v *topology.Vhost) []string
+	// keys, when set, yields the same names as names in no order (as a
+	// map yields them), and how many; has reports whether v holds one:
+	// the diff sorts only the changes they make (differ.named).
+	keys func(v *topology.Vhost) (iter.Seq[string], int)
+	has  func(v *topology.Vhost, name string) bool
 	// print is o's print, which the ownership record keeps (print.go).
 	print func(o Object) Print
 	// printOver, when set, is the print of want written over have by an
@@ -99,6 +107,8 @@ var vhostKinds = func() map[Kind]vhostKind {
 func inMap[T any, O Object](m func(*topology.Vhost) map[string]*T, from func(O) *T, to func(*T) Object, printOf func(*T) Print) vhostKind {
 	return vhostKind{
 		names: func(v *topology.Vhost) []string { return sortedKeys(m(v)) },
+		keys:  func(v *topology.Vhost) (iter.Seq[string], int) { return maps.Keys(m(v)), len(m(v)) },
+		has:   func(v *topology.Vhost, name string) bool { _, ok := m(v)[name]; return ok },
 		print: func(o Object) Print { return printOf(from(o.(O))) },
 		get: func(v *topology.Vhost, name string) Object {
 			if o := m(v)[name]; o != nil {
