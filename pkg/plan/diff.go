@@ -808,7 +808,7 @@ func (d *differ) named(vhost string, s sides, gone map[ObjectRef]bool) {
 	}
 	var pre []prefetched
 	if !d.opts.sequential {
-		pre = prefetch(vk, k, want, have, names)
+		pre = d.prefetch(vhost, vk, k, want, have, names)
 	}
 	ends := d.ends.of(false, k) // the broker's prints, for the bindings
 	for i, n := range names {
@@ -832,9 +832,12 @@ func (d *differ) named(vhost string, s sides, gone map[ObjectRef]bool) {
 		case h == nil:
 			d.add(Change{Action: Create, Kind: k, Vhost: vhost, Name: n, After: w, Pos: w.pos(), Print: d.print(vk, true, ref, w)})
 		case w != nil:
-			if pre != nil {
+			switch {
+			case pre != nil && pre[i].plain:
+				d.found[vhost]++ // claim's whole work for it
+			case pre != nil:
 				d.claim(ref, pre[i].print)
-			} else {
+			default:
 				d.claim(ref, d.print(vk, false, ref, h))
 			}
 			if len(fields) == 0 {
@@ -875,10 +878,13 @@ func (d *differ) named(vhost string, s sides, gone map[ObjectRef]bool) {
 
 // prefetched is what named needs of one name, computed beforehand: the
 // objects on each side, the broker's one's print, and the fields in which
-// the file's differs from it.
+// the file's differs from it; plain, that the file and the broker both
+// hold it and mqctl's record lists it with that print and no other
+// owner's does (claim has nothing to do but count it found).
 type prefetched struct {
 	w, h   Object
 	print  Print
+	plain  bool
 	fields []FieldChange
 }
 
@@ -888,11 +894,12 @@ type prefetched struct {
 // of them after its read.
 const prefetchFrom = 1024
 
-// prefetch works out, for each of names, what named needs that depends on
-// that name's objects alone, on every core at once; nil below
-// prefetchFrom names. The print and the comparison are pure functions of
-// the two objects, which nothing changes meanwhile.
-func prefetch(vk vhostKind, k Kind, want, have side, names []string) []prefetched {
+// prefetch works out, for each of names (of kind k in vhost), what named
+// needs that depends on that name's objects alone, on every core at once;
+// nil below prefetchFrom names. The print and the comparison are pure
+// functions of the two objects, and the record's and the other owners'
+// entries are only read, which nothing changes meanwhile.
+func (d *differ) prefetch(vhost string, vk vhostKind, k Kind, want, have side, names []string) []prefetched {
 	if len(names) < prefetchFrom {
 		return nil
 	}
@@ -912,6 +919,9 @@ func prefetch(vk vhostKind, k Kind, want, have side, names []string) []prefetche
 				f.print = vk.print(f.h)
 				if f.w != nil {
 					f.fields = f.w.fieldsFrom(k, f.h)
+					ref := ObjectRef{Kind: k, Vhost: vhost, Name: names[i]}
+					rec, ok := d.record(ref, f.print)
+					f.plain = ok && rec == f.print && len(d.others(ref)) == 0
 				}
 			}
 		})
