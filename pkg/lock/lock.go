@@ -193,7 +193,7 @@ func Acquire(ctx context.Context, vhost string, opts Options) (*Lock, error) {
 }
 
 func try(ctx context.Context, vhost string, opts Options) (*Lock, error) {
-	conn, err := dial(ctx, vhost, fmt.Sprintf("the apply lock of vhost %q", vhost), opts)
+	conn, err := dial(ctx, vhost, fmt.Sprintf("the apply lock of vhost %q", vhost), opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +239,9 @@ func newLock(vhost string, opts Options, conn *amqp.Connection) *Lock {
 // the connection was for). It returns as soon as ctx ends, with an error
 // that wraps ctx.Err(), even while the connection is still being opened
 // (broker.DialAMQP stops the TCP connect and both handshakes on ctx).
-func dial(ctx context.Context, vhost, purpose string, opts Options) (*amqp.Connection, error) {
-	conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: opts.URL, Vhost: vhost, TLS: opts.TLS, Name: opts.Name})
+// batch queues its writes (broker.AMQPDial.Batch).
+func dial(ctx context.Context, vhost, purpose string, opts Options, batch bool) (*amqp.Connection, error) {
+	conn, err := broker.DialAMQP(ctx, broker.AMQPDial{URL: opts.URL, Vhost: vhost, TLS: opts.TLS, Name: opts.Name, Batch: batch})
 	if err != nil && ctx.Err() != nil {
 		// Stopped by ctx: say what for, and why.
 		return nil, broker.Interrupted(fmt.Sprintf("open an AMQP connection to %s for %s", urlHost(opts.URL), purpose), "before the broker answered", ctx.Err())
@@ -251,8 +252,10 @@ func dial(ctx context.Context, vhost, purpose string, opts Options) (*amqp.Conne
 // Peek opens an AMQP connection to vhost for Inspect only: it takes no
 // lock (plan uses it to read exact queue depths). Release closes it. It
 // gives up as soon as ctx ends, also while the connection is being opened.
+// Its writes are batched (broker.AMQPDial.Batch): the passive declares of
+// the goroutines that read at once share write calls and packets.
 func Peek(ctx context.Context, vhost string, opts Options) (*Lock, error) {
-	conn, err := dial(ctx, vhost, fmt.Sprintf("reading the queues of vhost %q", vhost), opts)
+	conn, err := dial(ctx, vhost, fmt.Sprintf("reading the queues of vhost %q", vhost), opts, true)
 	if err != nil {
 		return nil, err
 	}
