@@ -148,3 +148,82 @@ users:
 		}
 	}
 }
+
+// TestDiffFlowsJSONShowsEnvMillis: diff -o json showed a flow's
+// milliseconds taken from the environment as numbers (a delay tier's
+// "delay_ms": 4000, an expiring queue's "after_ms": 6000) where the text
+// says "${TTL} ms" and the field changes show "${TTL}": they are now the
+// string the file wrote, with "from_env": true (docs/plan-json.md), and a
+// value of the file's own stays a number.
+func TestDiffFlowsJSONShowsEnvMillis(t *testing.T) {
+	dir := t.TempDir()
+	old, file := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
+	const before = `version: 1
+vhosts:
+  /:
+    queues:
+      work: {}
+      tier: { limits: { message_ttl: 5000 }, dead_letter: { exchange: "", routing_key: work } }
+      temp: { limits: { expires: "${EXP0}" } }
+      mine: { limits: { expires: 321000 } }
+`
+	const after = `version: 1
+vhosts:
+  /:
+    queues:
+      work: {}
+      other: {}
+      tier: { limits: { message_ttl: "${TTL}" }, dead_letter: { exchange: "", routing_key: other } }
+      temp: { limits: { expires: "${EXP}" } }
+      mine: { limits: { expires: 123000 } }
+`
+	for p, c := range map[string]string{old: before, file: after} {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{"TTL": "4000", "EXP0": "9000", "EXP": "6000"}
+	stdout, stderr, code := runMain(vars, "diff", old, file, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Flows struct {
+			DelayTiers []map[string]any `json:"delay_tiers"`
+			Expiring   []map[string]any `json:"expiring"`
+		} `json:"flows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	entry := func(list []map[string]any, queue string) map[string]any {
+		for _, e := range list {
+			if e["queue"] == queue {
+				return e
+			}
+		}
+		t.Fatalf("no flow of queue %q:\n%s", queue, stdout)
+		return nil
+	}
+	for _, tc := range []struct {
+		entry   map[string]any
+		field   string
+		want    any
+		fromEnv any
+	}{
+		{entry(doc.Flows.DelayTiers, "tier"), "delay_ms", "${TTL}", true},
+		{entry(doc.Flows.Expiring, "temp"), "after_ms", "${EXP}", true},
+		{entry(doc.Flows.Expiring, "temp"), "before_ms", "${EXP0}", true},
+		{entry(doc.Flows.Expiring, "mine"), "after_ms", float64(123000), nil},
+		{entry(doc.Flows.Expiring, "mine"), "before_ms", float64(321000), nil},
+	} {
+		if got := tc.entry[tc.field]; got != tc.want || tc.entry["from_env"] != tc.fromEnv {
+			t.Errorf("queue %v: %s = %#v, from_env = %v; want %#v, from_env %v", tc.entry["queue"], tc.field, got, tc.entry["from_env"], tc.want, tc.fromEnv)
+		}
+	}
+	for _, v := range vars {
+		if strings.Contains(stdout, v) {
+			t.Errorf("the JSON shows %s, a value from the environment:\n%s", v, stdout)
+		}
+	}
+}

@@ -252,14 +252,15 @@ type DelayTier struct {
 	// DelayMS is the tier's message TTL after the change (before it when
 	// the tier is gone).
 	DelayMS int64 `json:"delay_ms"`
-	// DelayText, where the tier's TTL is a value the files took from the
-	// environment, is what the text shows for it ("${DELAY} ms"); "" for
-	// DelayMS in words.
-	DelayText string         `json:"-"`
-	Before    *DeadLetterEnd `json:"before"`
-	After     *DeadLetterEnd `json:"after"`
-	Loses     bool           `json:"loses_messages,omitempty"`
-	Cause     string         `json:"cause,omitempty"`
+	// DelayWritten, where the tier's TTL is a value the files took from
+	// the environment, is what the files wrote for it ("${DELAY}"), which
+	// the text ("${DELAY} ms") and the JSON plan show in its place; ""
+	// otherwise.
+	DelayWritten string         `json:"-"`
+	Before       *DeadLetterEnd `json:"before"`
+	After        *DeadLetterEnd `json:"after"`
+	Loses        bool           `json:"loses_messages,omitempty"`
+	Cause        string         `json:"cause,omitempty"`
 }
 
 // Silenced is a queue that exists after the change and that some exchange
@@ -295,11 +296,12 @@ type Expiring struct {
 	BeforeMS *int64 `json:"before_ms,omitempty"`
 	AfterMS  int64  `json:"after_ms"`
 	Cause    string `json:"cause"`
-	// BeforeText and AfterText, where the expiry is a value the files
-	// took from the environment, are what the text shows for it ("${EXP}
-	// ms"); "" for the milliseconds in words.
-	BeforeText string `json:"-"`
-	AfterText  string `json:"-"`
+	// BeforeWritten and AfterWritten, where the expiry is a value the
+	// files took from the environment, are what the files wrote for it
+	// ("${EXP}"), which the text ("${EXP} ms") and the JSON plan show in
+	// its place; "" otherwise.
+	BeforeWritten string `json:"-"`
+	AfterWritten  string `json:"-"`
 }
 
 // Refusing is a queue declared on both sides that refuses publishes once

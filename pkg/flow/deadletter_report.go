@@ -157,7 +157,7 @@ func (c *vhostCompare) report(q string, r route.Reason, tier, perMessage bool, c
 		}
 		if v, ok := s.sim.QueueArg(q, "x-message-ttl"); ok {
 			if ms, isInt := topology.Normalize(v).(int64); isInt {
-				t.DelayMS, t.DelayText = ms, s.hiddenDuration("x-message-ttl", ms)
+				t.DelayMS, t.DelayWritten = ms, s.written("x-message-ttl", ms)
 			}
 		}
 	}

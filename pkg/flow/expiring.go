@@ -22,9 +22,9 @@ func (c *vhostCompare) expiring() {
 		if had && before <= after {
 			continue
 		}
-		x := Expiring{Vhost: c.vhost, Queue: q, AfterMS: after, Cause: c.a.expiryCause(q, after), AfterText: c.a.hiddenDuration("x-expires", after)}
+		x := Expiring{Vhost: c.vhost, Queue: q, AfterMS: after, Cause: c.a.expiryCause(q, after), AfterWritten: c.a.written("x-expires", after)}
 		if had {
-			x.BeforeMS, x.BeforeText = &before, c.b.hiddenDuration("x-expires", before)
+			x.BeforeMS, x.BeforeWritten = &before, c.b.written("x-expires", before)
 		}
 		c.d.Expiring = append(c.d.Expiring, x)
 	}

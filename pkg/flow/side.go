@@ -62,10 +62,10 @@ func (s *side) valueText(arg string, v any, text, unit string) string {
 	return text
 }
 
-// hiddenDuration is duration's words for ms where it is a value the files
-// took from the environment, "" otherwise.
-func (s *side) hiddenDuration(arg string, ms int64) string {
-	return s.valueText(arg, ms, "", " ms")
+// written is what the files wrote for v, queue argument arg, where it is a
+// value they took from the environment ("${TTL}"), "" otherwise.
+func (s *side) written(arg string, v any) string {
+	return s.valueText(arg, v, "", "")
 }
 
 // duration is ms, queue q's argument arg, as words ("1s", "${TTL} ms").

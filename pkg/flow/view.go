@@ -2,7 +2,6 @@ package flow
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -107,7 +106,7 @@ func (d *Diff) routeEntries() []entry {
 func delayTierEntries(tiers []DelayTier) []entry {
 	var out []entry
 	for _, t := range tiers {
-		delay := cmp.Or(t.DelayText, loader.FormatDuration(t.DelayMS))
+		delay := msText(t.DelayMS, t.DelayWritten)
 		what := fmt.Sprintf("messages of delay tier %q (%s)", t.Queue, delay)
 		if t.Origin != "" {
 			what = fmt.Sprintf("retries of queue %q through delay tier %q (%s)", t.Origin, t.Queue, delay)
@@ -125,10 +124,10 @@ func expiringEntries(xs []Expiring) []entry {
 	for _, x := range xs {
 		was := "kept while it is unused"
 		if x.BeforeMS != nil {
-			was = fmt.Sprintf("deleted with the queue once it has been unused for %s", cmp.Or(x.BeforeText, loader.FormatDuration(*x.BeforeMS)))
+			was = fmt.Sprintf("deleted with the queue once it has been unused for %s", msText(*x.BeforeMS, x.BeforeWritten))
 		}
 		out = append(out, entry{vhost: x.Vhost, loses: true, what: fmt.Sprintf("messages held by queue %q", x.Queue), was: was,
-			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", cmp.Or(x.AfterText, loader.FormatDuration(x.AfterMS))), cause: x.Cause})
+			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", msText(x.AfterMS, x.AfterWritten)), cause: x.Cause})
 	}
 	return out
 }
@@ -772,4 +771,13 @@ func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 	sb.WriteString(d.tieLines("  "))
 	fmt.Fprintf(sb, "%s\n", d.Summary())
 	return sb.Flush()
+}
+
+// msText is ms in words ("1s"), or where it is a value the files took from
+// the environment, what they wrote for it in milliseconds ("${TTL} ms").
+func msText(ms int64, written string) string {
+	if written != "" {
+		return written + " ms"
+	}
+	return loader.FormatDuration(ms)
 }

@@ -113,15 +113,20 @@ func flowsDoc(d *flow.Diff, unknown []FlowUnknown) *pj.Flows {
 	}
 	for _, t := range d.DelayTiers {
 		out.DelayTiers = append(out.DelayTiers, pj.FlowTier{
-			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS, Class: jsonClass(t.Class),
-			Before: q.end(t.Before), After: q.end(t.After), LosesMessages: t.Loses, Cause: t.Cause,
+			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: pj.Millis{MS: t.DelayMS, Written: t.DelayWritten}, Class: jsonClass(t.Class),
+			Before: q.end(t.Before), After: q.end(t.After), LosesMessages: t.Loses, Cause: t.Cause, FromEnv: t.DelayWritten != "",
 		})
 	}
 	for _, s := range d.Silenced {
 		out.Silenced = append(out.Silenced, pj.FlowQueue{Vhost: s.Vhost, Queue: s.Queue, Cause: s.Cause, Unknown: s.Unknown})
 	}
 	for _, x := range d.Expiring {
-		out.Expiring = append(out.Expiring, pj.FlowExpiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
+		e := pj.FlowExpiring{Vhost: x.Vhost, Queue: x.Queue, AfterMS: pj.Millis{MS: x.AfterMS, Written: x.AfterWritten}, Cause: x.Cause,
+			FromEnv: x.AfterWritten != "" || x.BeforeWritten != ""}
+		if x.BeforeMS != nil {
+			e.BeforeMS = &pj.Millis{MS: *x.BeforeMS, Written: x.BeforeWritten}
+		}
+		out.Expiring = append(out.Expiring, e)
 	}
 	for _, r := range d.Refusing {
 		out.Refusing = append(out.Refusing, pj.FlowRefusing{
@@ -251,7 +256,7 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown, error) {
 	for i, t := range doc.DelayTiers {
 		what := fmt.Sprintf("delay tier %d's", i+1)
 		d.DelayTiers = append(d.DelayTiers, flow.DelayTier{
-			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS, Class: planClass(t.Class),
+			Vhost: t.Vhost, Queue: t.Queue, Origin: t.Origin, DelayMS: t.DelayMS.MS, DelayWritten: t.DelayMS.Written, Class: planClass(t.Class),
 			Before: r.end(t.Before, what+" before"), After: r.end(t.After, what+" after"), Loses: t.LosesMessages, Cause: t.Cause,
 		})
 	}
@@ -259,7 +264,12 @@ func planFlows(doc *pj.Flows) (*flow.Diff, []FlowUnknown, error) {
 		d.Silenced = append(d.Silenced, flow.Silenced{Vhost: s.Vhost, Queue: s.Queue, Cause: s.Cause, Unknown: s.Unknown})
 	}
 	for _, x := range doc.Expiring {
-		d.Expiring = append(d.Expiring, flow.Expiring{Vhost: x.Vhost, Queue: x.Queue, BeforeMS: x.BeforeMS, AfterMS: x.AfterMS, Cause: x.Cause})
+		e := flow.Expiring{Vhost: x.Vhost, Queue: x.Queue, AfterMS: x.AfterMS.MS, AfterWritten: x.AfterMS.Written, Cause: x.Cause}
+		if x.BeforeMS != nil {
+			ms := x.BeforeMS.MS
+			e.BeforeMS, e.BeforeWritten = &ms, x.BeforeMS.Written
+		}
+		d.Expiring = append(d.Expiring, e)
 	}
 	for i, x := range doc.Refusing {
 		d.Refusing = append(d.Refusing, flow.Refusing{

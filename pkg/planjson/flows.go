@@ -1,5 +1,10 @@
 package planjson
 
+import (
+	"encoding/json"
+	"strconv"
+)
+
 // Flows is what a change does to messages (docs/plan-json.md, "Message
 // flows"): in the JSON plan, where "before" is the broker as read and
 // "after" the broker as apply leaves it; in "mqctl diff -o json", the old
@@ -165,22 +170,57 @@ type FlowTier struct {
 	Vhost         string     `json:"vhost"`
 	Queue         string     `json:"queue"`
 	Origin        string     `json:"origin,omitempty"`
-	DelayMS       int64      `json:"delay_ms"`
+	DelayMS       Millis     `json:"delay_ms"`
 	Class         *FlowClass `json:"class,omitempty"`
 	Before        *FlowEnd   `json:"before"`
 	After         *FlowEnd   `json:"after"`
 	LosesMessages bool       `json:"loses_messages"`
 	Cause         string     `json:"cause,omitempty"`
+	// FromEnv: DelayMS is a value the files took from the environment,
+	// shown as they wrote it.
+	FromEnv bool `json:"from_env,omitempty"`
 }
 
 // FlowExpiring is a queue that now expires, or sooner: once unused that
 // long, RabbitMQ deletes it with the messages it holds.
 type FlowExpiring struct {
-	Vhost    string `json:"vhost"`
-	Queue    string `json:"queue"`
-	BeforeMS *int64 `json:"before_ms,omitempty"`
-	AfterMS  int64  `json:"after_ms"`
-	Cause    string `json:"cause"`
+	Vhost    string  `json:"vhost"`
+	Queue    string  `json:"queue"`
+	BeforeMS *Millis `json:"before_ms,omitempty"`
+	AfterMS  Millis  `json:"after_ms"`
+	Cause    string  `json:"cause"`
+	// FromEnv: BeforeMS or AfterMS is a value the files took from the
+	// environment, shown as they wrote it.
+	FromEnv bool `json:"from_env,omitempty"`
+}
+
+// Millis is a flow's duration in milliseconds: an integer, or, where it is
+// a value the files took from the environment, which may be a secret, the
+// string they wrote for it ("${TTL}"), as the document shows every such
+// value (a field change's before and after, an argument).
+type Millis struct {
+	MS int64
+	// Written is what the files wrote ("${TTL}"); "" for a value of
+	// their own.
+	Written string
+}
+
+// MarshalJSON writes Written, a string, where set; MS otherwise.
+func (m Millis) MarshalJSON() ([]byte, error) {
+	if m.Written != "" {
+		return json.Marshal(m.Written)
+	}
+	return strconv.AppendInt(nil, m.MS, 10), nil
+}
+
+// UnmarshalJSON reads an integer into MS, a string into Written.
+func (m *Millis) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*m = Millis{}
+		return json.Unmarshal(b, &m.Written)
+	}
+	*m = Millis{}
+	return json.Unmarshal(b, &m.MS)
 }
 
 // FlowRefusing is a queue that now refuses publishes once full, or sooner
