@@ -195,7 +195,7 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 	var others map[plan.ObjectRef][]string
 	managedByOthers, keptByOthers := map[plan.ObjectRef]bool{}, map[plan.ObjectRef]bool{}
 	if take != nil {
-		take.Objects = 0
+		take.Objects, take.Kept = 0, 0
 	}
 	for vh, byOwner := range l.all {
 		rec := byOwner[owner]
@@ -213,7 +213,9 @@ func (l *Live) useOwner(owner string, take *plan.TakeOver) {
 			// What it keeps counts: a record listing kept objects alone
 			// (a file naming only what was on the broker before mqctl)
 			// was "nothing to take over", and stayed the other owner's.
-			take.Objects += len(r.Managed) + keptOnly(r)
+			kept := keptOnly(r)
+			take.Objects += len(r.Managed) + kept
+			take.Kept += kept
 		}
 		l.records[vh] = rec
 		for o, r := range byOwner {

@@ -64,3 +64,29 @@ func TestHeldNamesTheVhostOnce(t *testing.T) {
 		t.Errorf("held changes:\n%s", out)
 	}
 }
+
+// The take-over line says what becomes of each object the other owner's
+// records list: the managed ones now belong to the file's owner, the kept
+// ones (on the broker before mqctl) are now kept by it, never mqctl's. It
+// said "now belong to" of kept objects too.
+func TestTakeOverLineSaysManagedOrKept(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		take          TakeOver
+		want, notWant string
+	}{
+		{"managed only", TakeOver{From: "", Objects: 5}, `the 5 objects that the ownership records of the default owner list in these vhosts now belong to owner "team-a": apply merges`, "kept"},
+		{"kept only", TakeOver{From: "", Objects: 1, Kept: 1}, `the 1 object that the ownership records of the default owner list in these vhosts, kept (on the broker before mqctl: never mqctl's, and never deleted by it), is now kept by owner "team-a": apply merges`, "belong"},
+		{"kept only, several", TakeOver{From: "old", Objects: 2, Kept: 2, Users: true}, `the 2 objects that the ownership records of "old" list in these vhosts, and its record of the broker's users, kept (on the broker before mqctl: never mqctl's, and never deleted by it), are now kept by owner "team-a"`, "belong"},
+		{"both", TakeOver{From: "", Objects: 3, Kept: 1}, `the 3 objects that the ownership records of the default owner list in these vhosts: the 2 managed ones now belong to owner "team-a", and the 1 kept (on the broker before mqctl: never mqctl's, and never deleted by it) is now kept by owner "team-a"; apply merges`, ""},
+		{"both, one managed", TakeOver{From: "", Objects: 3, Kept: 2}, `the 1 managed one now belongs to owner "team-a", and the 2 kept (on the broker before mqctl: never mqctl's, and never deleted by it) are now kept by`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			take := tc.take
+			got := takeOverLine(&Plan{Owner: "team-a", TakeOver: &take}, func(_, s string) string { return s })
+			if !strings.Contains(got, tc.want) || tc.notWant != "" && strings.Contains(got, tc.notWant) {
+				t.Errorf("got\n  %s\nwant it to say\n  %s\nand not %q", got, tc.want, tc.notWant)
+			}
+		})
+	}
+}

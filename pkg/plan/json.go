@@ -99,7 +99,7 @@ func JSONOf(p *Plan) *pj.Plan {
 		doc.Preexisting = jsonRefs(p.Preexisting)
 	}
 	if t := p.TakeOver; t != nil {
-		doc.TakeOver = &pj.TakeOver{From: t.From, Objects: t.Objects, Users: t.Users}
+		doc.TakeOver = &pj.TakeOver{From: t.From, Objects: t.Objects, Kept: t.Kept, Users: t.Users}
 	}
 	for _, r := range p.AllRefusals() {
 		doc.Refusals = append(doc.Refusals, pj.Refused{Cause: r.Cause, Vhost: r.Vhost, Kind: string(r.Kind), Name: r.Name, Object: r.Object, Key: r.Key, Pos: PositionOf(r.Pos),
@@ -159,7 +159,7 @@ func fromJSON(doc *pj.Plan) (*Plan, error) {
 		Notes: emptyToNil(doc.Notes), Preflight: planPreflight(doc.Preflight), Owner: doc.Owner,
 	}
 	if t := doc.TakeOver; t != nil {
-		p.TakeOver = &TakeOver{From: t.From, Objects: t.Objects, Users: t.Users}
+		p.TakeOver = &TakeOver{From: t.From, Objects: t.Objects, Kept: t.Kept, Users: t.Users}
 	}
 	for _, r := range doc.Refusals {
 		if r.Cause == RefusedPreflight {

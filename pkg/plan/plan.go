@@ -333,6 +333,10 @@ type TakeOver struct {
 	From string `json:"from"`
 	// Objects is how many objects its records in the plan's scope list.
 	Objects int `json:"objects"`
+	// Kept is how many of Objects its records list as kept only (on the
+	// broker before mqctl, named by its file: ownership.Record.Kept): the
+	// file's owner keeps them after the take-over, never manages them.
+	Kept int `json:"kept,omitempty"`
 	// Users: its record of the broker's users is taken over too (the file
 	// has a users section).
 	Users bool `json:"users"`

@@ -333,8 +333,34 @@ func takeOverLine(p *Plan, paint func(color, s string) string) string {
 	if t.Users {
 		users = ", and its record of the broker's users"
 	}
-	return fmt.Sprintf("%s the %d %s that the ownership records of %s list in these vhosts%s now belong to %s: apply merges those records into its own and deletes them.",
-		paint(ansiBold, "Taking over:"), t.Objects, plural("object", t.Objects), OwnerName(t.From), users, ownerPhrase(p.Owner))
+	head := fmt.Sprintf("%s the %d %s that the ownership records of %s list in these vhosts%s", paint(ansiBold, "Taking over:"), t.Objects, plural("object", t.Objects), OwnerName(t.From), users)
+	const merge = "apply merges those records into its own and deletes them."
+	// A kept object (on the broker before mqctl, named by the file) is
+	// never mqctl's: it does not come to belong to the file's owner, who
+	// keeps it as the other did (ownership.Record.Kept).
+	const keptWhy = "on the broker before mqctl: never mqctl's, and never deleted by it"
+	managed := t.Objects - t.Kept
+	switch {
+	case t.Kept <= 0:
+		return fmt.Sprintf("%s now belong to %s: %s", head, ownerPhrase(p.Owner), merge)
+	case managed <= 0:
+		return fmt.Sprintf("%s, kept (%s), %s now kept by %s: %s", head, keptWhy, isAre(t.Kept), ownerPhrase(p.Owner), merge)
+	default:
+		belong := "belong"
+		if managed == 1 {
+			belong = "belongs"
+		}
+		return fmt.Sprintf("%s: the %d managed %s now %s to %s, and the %d kept (%s) %s now kept by %s; %s", head,
+			managed, plural("one", managed), belong, ownerPhrase(p.Owner), t.Kept, keptWhy, isAre(t.Kept), ownerPhrase(p.Owner), merge)
+	}
+}
+
+// isAre is the verb for n things.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // writeRecords writes the record changes of the causes given, in that

@@ -210,6 +210,9 @@ type TakeOver struct {
 	From string `json:"from"`
 	// Objects is how many objects its records in the plan's vhosts list.
 	Objects int `json:"objects"`
+	// Kept is how many of Objects its records list as kept (on the broker
+	// before mqctl): the file's owner keeps them, never manages them.
+	Kept int `json:"kept"`
 	// Users: its record of the broker's users is taken over too.
 	Users bool `json:"users"`
 }
