@@ -156,7 +156,7 @@ func diffPlan(version rmqversion.Version, old, new *topology.Topology) (*plan.Pl
 	p.Vhosts = new.VhostNames()
 	// The flows' words show what the files wrote for their values from
 	// the environment, the old files' too ("was ${N} messages").
-	cur.Env = topology.NewEnvValues(append(slices.Clone(oldEnv), desired.Env...))
+	cur.Env = topology.MergeEnv(oldEnv, desired.Env)
 	p.SetFlows(cur, version)
 	return p, nil
 }

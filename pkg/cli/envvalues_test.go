@@ -227,3 +227,58 @@ vhosts:
 		}
 	}
 }
+
+// TestDiffShowsLiteralsAsWritten: a literal equal to a value from the
+// environment for another object's same field (q2's max_length: 1000
+// beside q1's ${N}, 1000) is shown as the file wrote it, in the object
+// changes and the flows' words, in every output; it was shown as ${N}.
+// q3 takes ${N} too: hidden.
+func TestDiffShowsLiteralsAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	old, file := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
+	const before = "version: 1\nvhosts:\n  v:\n    queues: { q1: {}, q2: {}, q3: {} }\n"
+	const after = `version: 1
+vhosts:
+  v:
+    queues:
+      q1: { limits: { max_length: "${N}" } }
+      q2: { limits: { max_length: 1000 } }
+      q3:
+        arguments:
+          x-max-length: ${N}
+`
+	for p, c := range map[string]string{old: before, file: after} {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		out  string
+		want []string
+	}{
+		{"text", []string{"arguments.x-max-length: (none) → 1000  (forces replace)", "arguments.x-max-length: (none) → ${N} (its value not shown)"}},
+		{"json", []string{`"after": 1000`, `"x-max-length": 1000`, `"after": "${N}"`}},
+		{"markdown", []string{"arguments.x-max-length: (none) → 1000  (forces replace)", "arguments.x-max-length: (none) → ${N} (its value not shown)"}},
+	} {
+		t.Run(tc.out, func(t *testing.T) {
+			stdout, stderr, code := runMain(map[string]string{"N": "1000"}, "diff", old, file, "-o", tc.out)
+			if code != 0 {
+				t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("no %q in:\n%s", w, stdout)
+				}
+			}
+			if n := strings.Count(stdout, "length limit of ${N} messages"); n != 2 {
+				t.Errorf("%d flows say ${N}'s limit, want 2 (q1, q3):\n%s", n, stdout)
+			}
+			if n := strings.Count(stdout, "length limit of 1000 messages"); n != 1 {
+				t.Errorf("%d flows say the literal's limit, want 1 (q2):\n%s", n, stdout)
+			}
+			if strings.ContainsAny(stdout, "\x00\x1f") {
+				t.Errorf("the output holds a mark:\n%q", stdout)
+			}
+		})
+	}
+}

@@ -114,7 +114,7 @@ func (g *globals) hideValues(hs topology.EnvValues) {
 		defer g.hiddenMu.Unlock()
 		// The longest first, across loads, so that a value is hidden
 		// whole before a shorter one within it (topology.NewEnvValues).
-		g.hidden = topology.NewEnvValues(append(slices.Clone(g.hidden), hs...))
+		g.hidden = topology.MergeEnv(g.hidden, hs)
 	}
 }
 

@@ -80,16 +80,24 @@ func (v diffView) markdown(p *plan.Plan) error {
 	}
 	s := p.Summary()
 	fmt.Fprintf(&sb, "**Objects:** %d to create, %d to update, %d to replace, %d to delete.\n\n", s.Create, s.Update, s.Replace, s.Delete)
-	if err := flow.WriteMarkdown(&sb, p.Flows, flow.MarkdownOptions{}); err != nil {
+	if err := flow.WriteMarkdown(&sb, p.Flows, flow.MarkdownOptions{Marks: p.Env.HasLiterals()}); err != nil {
 		return err
 	}
 	objects := *p
 	objects.Flows, objects.FlowsUnknown = nil, nil
 	fmt.Fprintf(&sb, "\n<details><summary>Object changes (%d)</summary>\n\n```text\n", len(p.Changes))
+	// The object changes hide the values from the environment themselves,
+	// each change's as it was written for its object (plan.WriteText):
+	// hidden again here, a value an object wrote itself would be hidden
+	// for being another's.
+	if _, err := io.WriteString(v.w, p.Env.Hide(sb.String())); err != nil {
+		return err
+	}
+	sb.Reset()
 	if err := plan.WriteText(&sb, &objects, plan.RenderOptions{Files: true}); err != nil {
 		return err
 	}
 	sb.WriteString("```\n\n</details>\n")
-	_, err := io.WriteString(v.w, p.Env.Hide(sb.String()))
+	_, err := io.WriteString(v.w, sb.String())
 	return err
 }

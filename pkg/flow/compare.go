@@ -44,9 +44,11 @@ func compare(before, after *topology.Topology, o Options) *Diff {
 		maxClasses = defaultMaxClasses
 	}
 	shovels := shovelledInto(after, o.Here)
+	env := o.Env.Scopes()
 	for _, name := range vhostNames(before, after, o.Vhosts) {
 		c := newVhostCompare(name, vhostOf(before, name), vhostOf(after, name), o.Version, maxClasses, d)
-		c.b.env, c.a.env = o.Env, o.Env
+		c.b.env, c.a.env = env, env
+		c.b.vhost, c.a.vhost = name, name
 		c.shovels = shovels[name]
 		c.routes()
 		c.findDeadLetterChanges()

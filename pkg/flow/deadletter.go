@@ -198,13 +198,13 @@ func (s *side) tighter(b *side, q string, r route.Reason) string {
 		ta, okA := s.millis(q, "x-message-ttl")
 		tb, okB := b.millis(q, "x-message-ttl")
 		if okA && okB && ta < tb {
-			return fmt.Sprintf("its messages now expire after %s (was %s; %s)", s.duration("x-message-ttl", ta), b.duration("x-message-ttl", tb), s.sim.QueueArgSource(q, "x-message-ttl"))
+			return fmt.Sprintf("its messages now expire after %s (was %s; %s)", s.duration(q, "x-message-ttl", ta), b.duration(q, "x-message-ttl", tb), s.sim.QueueArgSource(q, "x-message-ttl"))
 		}
 	case route.DeliveryLimit:
 		la, okA := s.sim.DeliveryLimit(q)
 		lb, okB := b.sim.DeliveryLimit(q)
 		if okA && okB && la < lb {
-			return fmt.Sprintf("its delivery limit is now %s (was %s)", s.valueText("x-delivery-limit", la, fmt.Sprint(la), ""), b.valueText("x-delivery-limit", lb, fmt.Sprint(lb), ""))
+			return fmt.Sprintf("its delivery limit is now %s (was %s)", s.valueText(q, "x-delivery-limit", la, fmt.Sprint(la), ""), b.valueText(q, "x-delivery-limit", lb, fmt.Sprint(lb), ""))
 		}
 	}
 	return ""

@@ -157,7 +157,7 @@ func (c *vhostCompare) report(q string, r route.Reason, tier, perMessage bool, c
 		}
 		if v, ok := s.sim.QueueArg(q, "x-message-ttl"); ok {
 			if ms, isInt := topology.Normalize(v).(int64); isInt {
-				t.DelayMS, t.DelayWritten = ms, s.written("x-message-ttl", ms)
+				t.DelayMS, t.DelayWritten = ms, s.written(q, "x-message-ttl", ms)
 			}
 		}
 	}
@@ -268,11 +268,11 @@ func (s *side) lengthLimits(q string) string {
 	var limits []string
 	if v, ok := s.sim.QueueArg(q, "x-max-length"); ok {
 		unit := " " + plural2("message", "messages", countOf(v))
-		limits = append(limits, s.valueText("x-max-length", v, fmt.Sprint(v)+unit, " messages"))
+		limits = append(limits, s.valueText(q, "x-max-length", v, fmt.Sprint(v)+unit, " messages"))
 	}
 	if v, ok := s.sim.QueueArg(q, "x-max-length-bytes"); ok {
 		unit := " " + plural2("byte", "bytes", countOf(v))
-		limits = append(limits, s.valueText("x-max-length-bytes", v, fmt.Sprint(v)+unit, " bytes"))
+		limits = append(limits, s.valueText(q, "x-max-length-bytes", v, fmt.Sprint(v)+unit, " bytes"))
 	}
 	return strings.Join(limits, " or ")
 }
@@ -354,7 +354,7 @@ func (s *side) newLengthLimit(q string) string {
 func (s *side) newDeliveryLimit(q string) string {
 	limit, _ := s.sim.DeliveryLimit(q)
 	when, counts := s.sim.DeliveryLimitRule(limit, !s.setup(q).configured)
-	if written, ok := s.env.WrittenAs("x-delivery-limit", fmt.Sprint(limit)); ok {
+	if written, ok := s.envFor(q).WrittenAs("x-delivery-limit", fmt.Sprint(limit)); ok {
 		when = strings.Replace(when, fmt.Sprintf(" %d ", limit), " "+written+" ", 1)
 	}
 	source := s.sim.QueueArgSource(q, "x-delivery-limit")
@@ -372,7 +372,7 @@ func (c *vhostCompare) startsDropping(q string, r route.Reason) string {
 	case route.Expired:
 		if v, ok := s.sim.QueueArg(q, "x-message-ttl"); ok {
 			if ms, isInt := topology.Normalize(v).(int64); isInt {
-				return fmt.Sprintf("its messages now expire after %s (%s)", s.duration("x-message-ttl", ms), s.sim.QueueArgSource(q, "x-message-ttl"))
+				return fmt.Sprintf("its messages now expire after %s (%s)", s.duration(q, "x-message-ttl", ms), s.sim.QueueArgSource(q, "x-message-ttl"))
 			}
 		}
 		return fmt.Sprintf("its messages now expire (%s)", s.sim.QueueArgSource(q, "x-message-ttl"))

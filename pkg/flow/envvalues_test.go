@@ -46,6 +46,9 @@ func TestFlowWordsHideEnvValues(t *testing.T) {
 			env: []topology.EnvValue{env("x-max-age", "2D", "${AGE}")}, want: []string{"kept within its retention of ${AGE}"}, notWant: []string{"2D", "2d"}},
 		{name: "a delay tier's delay", before: topo(delayTier("q.retry", "q", 30000), queue("q", nil)), after: topo(delayTier("q.retry", "q", 30000)),
 			env: []topology.EnvValue{env("x-message-ttl", "30000", "${DELAY}")}, want: []string{"through delay tier \"q.retry\" (${DELAY} ms)"}, notWant: []string{"30000", "30s"}},
+		{name: "a literal of the queue's own, the same as another queue's value from the environment", before: topo(queue("q", topology.Args{"x-max-length": 1000}), queue("r", nil)), after: topo(queue("q", topology.Args{"x-max-length": 99}), queue("r", topology.Args{"x-max-length": 99})),
+			env:  []topology.EnvValue{env("x-max-length", "99", "${N}"), {Key: "max_length", Value: "99", Raw: "99", Literal: true, Kind: "queue", Vhost: "/", Object: "q"}},
+			want: []string{"its length limit is now 99 messages (was 1000 messages)", "it now has a length limit of ${N} messages"}},
 		{name: "a literal of another field stays", before: topo(queue("q", topology.Args{"x-max-length": 1000})), after: topo(queue("q", topology.Args{"x-max-length": 99})),
 			env: []topology.EnvValue{env("x-delivery-limit", "99", "${DL}")}, want: []string{"its length limit is now 99 messages"}},
 	}

@@ -22,9 +22,9 @@ func (c *vhostCompare) expiring() {
 		if had && before <= after {
 			continue
 		}
-		x := Expiring{Vhost: c.vhost, Queue: q, AfterMS: after, Cause: c.a.expiryCause(q, after), AfterWritten: c.a.written("x-expires", after)}
+		x := Expiring{Vhost: c.vhost, Queue: q, AfterMS: after, Cause: c.a.expiryCause(q, after), AfterWritten: c.a.written(q, "x-expires", after)}
 		if had {
-			x.BeforeMS, x.BeforeWritten = &before, c.b.written("x-expires", before)
+			x.BeforeMS, x.BeforeWritten = &before, c.b.written(q, "x-expires", before)
 		}
 		c.d.Expiring = append(c.d.Expiring, x)
 	}
@@ -53,8 +53,8 @@ func (s *side) millis(q, arg string) (int64, bool) {
 func (s *side) expiryCause(q string, ms int64) string {
 	const fate = ", and RabbitMQ then deletes it with whatever it holds, dead-lettering none of it"
 	if own := s.v.Queues[q]; own != nil && topology.Normalize(own.Arguments["x-expires"]) == ms {
-		return fmt.Sprintf("it now expires once unused for %s (x-expires)", s.duration("x-expires", ms)) + fate
+		return fmt.Sprintf("it now expires once unused for %s (x-expires)", s.duration(q, "x-expires", ms)) + fate
 	}
-	return fmt.Sprintf("it now expires once unused for %s (%s)", s.duration("x-expires", ms), s.sim.QueueArgSource(q, "x-expires")) + fate +
+	return fmt.Sprintf("it now expires once unused for %s (%s)", s.duration(q, "x-expires", ms), s.sim.QueueArgSource(q, "x-expires")) + fate +
 		fmt.Sprintf("; the time counts from when %s is put (mqctl apply refuses that for a queue that holds messages and has no consumer, without --allow-data-loss)", s.policyOf(q, "x-expires"))
 }

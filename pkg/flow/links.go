@@ -121,9 +121,9 @@ func (c *vhostCompare) stopsLeavingLoses(s map[string]any, from, to string) (str
 			loses = loses || c.a.rejectsPublish(q) || !c.a.setup(q).configured
 		}
 		if ttl, ok := c.a.sim.QueueArg(q, "x-message-ttl"); ok {
-			after := c.a.valueText("x-message-ttl", ttl, fmt.Sprintf("%vms", ttl), " ms")
+			after := c.a.valueText(q, "x-message-ttl", ttl, fmt.Sprintf("%vms", ttl), " ms")
 			if ms, isInt := topology.Normalize(ttl).(int64); isInt {
-				after = c.a.duration("x-message-ttl", ms)
+				after = c.a.duration(q, "x-message-ttl", ms)
 			}
 			text += fmt.Sprintf(", and they expire after %s (%s)", after, c.a.ttlFate(q))
 			loses = loses || !c.a.setup(q).configured

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
@@ -45,9 +46,21 @@ type side struct {
 	// federate from it (federatedFrom), once asked.
 	federation map[string][]string
 	// env are the values the files took from the environment
-	// (Options.Env): a text shows what the file wrote in their place
-	// (valueText).
-	env topology.EnvValues
+	// (Options.Env), by the queue a text is about (envFor): a text shows
+	// what the file wrote in their place (valueText).
+	env *topology.EnvScopes
+	// vhost is the vhost's name.
+	vhost string
+}
+
+// envFor are the values from the environment a text about queue q hides
+// (topology.EnvScopes.For): not a value q's file wrote itself for the
+// same field.
+func (s *side) envFor(q string) topology.EnvValues {
+	if s.env == nil {
+		return nil
+	}
+	return s.env.For(string(kind.Queue), s.vhost, q)
 }
 
 // valueText is text, the words for value v of queue argument arg ("99
@@ -55,8 +68,8 @@ type side struct {
 // environment for that field, those words with what the file wrote in its
 // place ("${N} messages", "${TTL} ms"; unit after it): as the plan's field
 // changes hide it, a flow must not tell it.
-func (s *side) valueText(arg string, v any, text, unit string) string {
-	if written, ok := s.env.WrittenAs(arg, fmt.Sprint(topology.Normalize(v))); ok {
+func (s *side) valueText(q, arg string, v any, text, unit string) string {
+	if written, ok := s.envFor(q).WrittenAs(arg, fmt.Sprint(topology.Normalize(v))); ok {
 		return written + unit
 	}
 	return text
@@ -64,13 +77,13 @@ func (s *side) valueText(arg string, v any, text, unit string) string {
 
 // written is what the files wrote for v, queue argument arg, where it is a
 // value they took from the environment ("${TTL}"), "" otherwise.
-func (s *side) written(arg string, v any) string {
-	return s.valueText(arg, v, "", "")
+func (s *side) written(q, arg string, v any) string {
+	return s.valueText(q, arg, v, "", "")
 }
 
 // duration is ms, queue q's argument arg, as words ("1s", "${TTL} ms").
-func (s *side) duration(arg string, ms int64) string {
-	return s.valueText(arg, ms, loader.FormatDuration(ms), " ms")
+func (s *side) duration(q, arg string, ms int64) string {
+	return s.valueText(q, arg, ms, loader.FormatDuration(ms), " ms")
 }
 
 // exchangeInfo is what routing through an exchange depends on besides its

@@ -58,11 +58,11 @@ func (s *side) retention(q, arg string) (int64, bool) {
 func (s *side) retentionText(q string) string {
 	var parts []string
 	if n, ok := s.retention(q, "x-max-length-bytes"); ok {
-		parts = append(parts, s.valueText("x-max-length-bytes", n, fmt.Sprintf("%d %s", n, plural2("byte", "bytes", int(min(n, 2)))), " bytes"))
+		parts = append(parts, s.valueText(q, "x-max-length-bytes", n, fmt.Sprintf("%d %s", n, plural2("byte", "bytes", int(min(n, 2)))), " bytes"))
 	}
 	if ms, ok := s.retention(q, "x-max-age"); ok {
 		v, _ := s.sim.QueueArg(q, "x-max-age")
-		parts = append(parts, s.valueText("x-max-age", v, loader.FormatDuration(ms), ""))
+		parts = append(parts, s.valueText(q, "x-max-age", v, loader.FormatDuration(ms), ""))
 	}
 	return strings.Join(parts, " or ")
 }

@@ -7,14 +7,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // An entry of the views: one line of what happens to some messages, with
 // why when they are lost.
 type entry struct {
 	vhost string
+	// queue is the queue the entry is about, "" where it is about
+	// others too (a route, a link): the object a mark names
+	// (TextOptions.Marks).
+	queue string
 	loses bool
 	// unknown: they may be lost, mqctl cannot tell (cause says why).
 	unknown bool
@@ -114,7 +120,7 @@ func delayTierEntries(tiers []DelayTier) []entry {
 		if t.Class != nil {
 			what += " with " + deadClassText(t.Class, t.Before, t.After)
 		}
-		out = append(out, entry{vhost: t.Vhost, loses: t.Loses, what: what, was: endText(t.Before), now: endText(t.After), cause: t.Cause})
+		out = append(out, entry{vhost: t.Vhost, queue: t.Queue, loses: t.Loses, what: what, was: endText(t.Before), now: endText(t.After), cause: t.Cause})
 	}
 	return out
 }
@@ -126,7 +132,7 @@ func expiringEntries(xs []Expiring) []entry {
 		if x.BeforeMS != nil {
 			was = fmt.Sprintf("deleted with the queue once it has been unused for %s", msText(*x.BeforeMS, x.BeforeWritten))
 		}
-		out = append(out, entry{vhost: x.Vhost, loses: true, what: fmt.Sprintf("messages held by queue %q", x.Queue), was: was,
+		out = append(out, entry{vhost: x.Vhost, queue: x.Queue, loses: true, what: fmt.Sprintf("messages held by queue %q", x.Queue), was: was,
 			now: fmt.Sprintf("deleted with the queue once it has been unused for %s", msText(x.AfterMS, x.AfterWritten)), cause: x.Cause})
 	}
 	return out
@@ -151,7 +157,7 @@ func refusingEntries(rs []Refusing) []entry {
 		if r.NewQueue {
 			was = "the queue does not exist"
 		}
-		e := entry{vhost: r.Vhost, loses: r.loses(), unknown: r.Unknown != "", what: fmt.Sprintf("messages published to queue %q once it is full", r.Queue), was: was,
+		e := entry{vhost: r.Vhost, queue: r.Queue, loses: r.loses(), unknown: r.Unknown != "", what: fmt.Sprintf("messages published to queue %q once it is full", r.Queue), was: was,
 			now: fmt.Sprintf("refused (length limit %s, overflow reject-publish): lost where the publisher does not use confirms", r.Limit), cause: r.Cause}
 		if r.Unknown != "" {
 			e.cause += "; " + r.Unknown
@@ -188,7 +194,7 @@ func trimmingEntries(ts []Trimming) []entry {
 		if t.Before != "" {
 			was = "kept within its retention of " + t.Before
 		}
-		out = append(out, entry{vhost: t.Vhost, loses: true, what: fmt.Sprintf("messages held by stream %q", t.Queue), was: was,
+		out = append(out, entry{vhost: t.Vhost, queue: t.Queue, loses: true, what: fmt.Sprintf("messages held by stream %q", t.Queue), was: was,
 			now: "kept within its retention of " + t.After + ", read or not", cause: t.Cause})
 	}
 	return out
@@ -271,7 +277,12 @@ func deadLetterEntries(dls []DeadLetter) []entry {
 	for i, g := range groups {
 		out[i] = g.e
 		out[i].what = fmt.Sprintf("dead letters of queue %q (%s)%s", g.queue, strings.Join(g.reasons, ", "), g.with)
+		out[i].queue = g.queue
 		if g.queues != nil {
+			out[i].queue = ""
+			if len(g.queues) == 1 {
+				out[i].queue = g.queues[0]
+			}
 			out[i].what = fmt.Sprintf("dead letters of new %s (%s)%s", namesOfQueues(g.queues), strings.Join(g.reasons, ", "), g.with)
 			if len(g.queues) == 1 {
 				out[i].was = "none (the queue does not exist)"
@@ -734,6 +745,10 @@ func plural2(one, many string, n int) string {
 type TextOptions struct {
 	// Color paints what loses messages red.
 	Color bool
+	// Marks: write topology.ScopeMark before each entry (the queue it is
+	// about, or none), for EnvValues.Hide to show in an entry about a
+	// queue what the file wrote itself for it.
+	Marks bool
 }
 
 // WriteText writes the human view: a heading, one entry per change that
@@ -759,11 +774,17 @@ func WriteText(w io.Writer, d *Diff, o TextOptions) error {
 		case e.unknown:
 			mark = "?"
 		}
+		if o.Marks {
+			sb.WriteString(e.mark())
+		}
 		fmt.Fprintf(sb, "  %s %s in vhost %q\n", mark, e.what, e.vhost)
 		fmt.Fprintf(sb, "      before: %s\n      after:  %s\n", e.was, e.now)
 		if e.cause != "" {
 			fmt.Fprintf(sb, "      cause:  %s\n", e.cause)
 		}
+	}
+	if o.Marks {
+		sb.WriteString(topology.ScopeMark("", "", ""))
 	}
 	if t := d.truncatedExchanges(); len(t) > 0 {
 		fmt.Fprintf(sb, "  (not every class of keys is listed for %s: their bindings make too many to compare)\n", strings.Join(t, ", "))
@@ -780,4 +801,12 @@ func msText(ms int64, written string) string {
 		return written + " ms"
 	}
 	return loader.FormatDuration(ms)
+}
+
+// mark is the topology.ScopeMark of the queue e is about, or of none.
+func (e entry) mark() string {
+	if e.queue == "" {
+		return topology.ScopeMark("", "", "")
+	}
+	return topology.ScopeMark(string(kind.Queue), e.vhost, e.queue)
 }

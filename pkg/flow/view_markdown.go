@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // MarkdownOptions configure WriteMarkdown.
@@ -12,6 +14,9 @@ type MarkdownOptions struct {
 	// the rest are folded into a <details> block (0: 10). Entries that
 	// lose messages are never folded.
 	Fold int
+	// Marks: write topology.ScopeMark before each row (the queue it is
+	// about, or none), as TextOptions.Marks.
+	Marks bool
 }
 
 // WriteMarkdown writes the flows for a pull-request comment, below the
@@ -30,11 +35,11 @@ func WriteMarkdown(w io.Writer, d *Diff, o MarkdownOptions) error {
 		shown++
 	}
 	if shown > 0 {
-		writeTable(&sb, entries[:shown])
+		writeTable(&sb, entries[:shown], o.Marks)
 	}
 	if rest := entries[shown:]; len(rest) > 0 {
 		fmt.Fprintf(&sb, "\n<details><summary>%s more</summary>\n\n", count(len(rest), "flow change"))
-		writeTable(&sb, rest)
+		writeTable(&sb, rest, o.Marks)
 		sb.WriteString("\n</details>\n")
 	}
 	if t := d.truncatedExchanges(); len(t) > 0 {
@@ -47,7 +52,7 @@ func WriteMarkdown(w io.Writer, d *Diff, o MarkdownOptions) error {
 	return err
 }
 
-func writeTable(sb *strings.Builder, entries []entry) {
+func writeTable(sb *strings.Builder, entries []entry, marks bool) {
 	sb.WriteString("| | messages | vhost | before | after | cause |\n|---|---|---|---|---|---|\n")
 	for _, e := range entries {
 		mark := ":arrow_right:"
@@ -57,7 +62,13 @@ func writeTable(sb *strings.Builder, entries []entry) {
 		case e.unknown:
 			mark = ":grey_question:"
 		}
+		if marks {
+			sb.WriteString(e.mark())
+		}
 		fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %s |\n", mark, cell(e.what), cell(e.vhost), cell(e.was), cell(e.now), cell(e.cause))
+	}
+	if marks {
+		sb.WriteString(topology.ScopeMark("", "", ""))
 	}
 }
 

@@ -2,7 +2,9 @@ package loader
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -56,6 +58,13 @@ type collector struct {
 	// hidden holds each value replaced from the environment (${VAR}),
 	// but for keys: what no error or warning shows (hide).
 	hidden map[*node]topology.EnvValue
+	// literals are the values the files wrote themselves for an object's
+	// own field that equal a value of hidden for the same field, and
+	// envIn the values objects' own fields take from the environment
+	// (literal): envValues keeps the literals of objects that take no
+	// such value from the environment (topology.EnvValue.Literal).
+	literals []topology.EnvValue
+	envIn    map[topology.EnvValue]bool
 }
 
 func newCollector() *collector { return &collector{order: map[string]int{}} }
@@ -98,6 +107,112 @@ func (c *collector) keyed(n *node, key string) {
 	}
 }
 
+// ownFields are, for each section of a vhost that declares objects by
+// name, the kind of its objects and the fields of one whose values are
+// the object's own (its arguments, its definition), not another's: a
+// queue's dead_letter, retry and bindings declare other objects, which a
+// value there may show in.
+var ownFields = map[string]struct {
+	kind   string
+	fields []string
+}{
+	"queues":            {"queue", []string{"limits", "arguments", "delivery_limit", "max_priority"}},
+	"exchanges":         {"exchange", []string{"arguments"}},
+	"policies":          {"policy", []string{"definition"}},
+	"operator_policies": {"operator_policy", []string{"definition"}},
+}
+
+// objectOf is the object (topology.EnvValue Kind, Vhost, Object) whose
+// own field a scalar at path (the keys above it) is a value of, or
+// false.
+func objectOf(path []string) (kind, vhost, name string, ok bool) {
+	if len(path) < 5 || path[0] != "vhosts" {
+		return "", "", "", false
+	}
+	own, found := ownFields[path[2]]
+	if !found || !slices.Contains(own.fields, path[4]) {
+		return "", "", "", false
+	}
+	return own.kind, path[1], path[3], true
+}
+
+// literal records, where c holds values from the environment, the
+// scalars under n (a file's root) that are an object's own field's
+// (objectOf): those from the environment in envIn, the others, where
+// a value from the environment is the same (as the plan shows it: a
+// duration in ms, a size in bytes) for the same field, in literals.
+func (c *collector) literal(root *node) {
+	if len(c.hidden) == 0 || root == nil {
+		return
+	}
+	// The fields each value from the environment is given for, by value.
+	fields := map[string][]string{}
+	for _, h := range c.hidden {
+		if h.Key != "" && !slices.Contains(fields[h.Value], fieldKey(h.Key)) {
+			fields[h.Value] = append(fields[h.Value], fieldKey(h.Key))
+		}
+	}
+	c.literalIn(root, nil, "", fields)
+}
+
+// literalIn is literal's walk of n, at path, the value of key.
+func (c *collector) literalIn(n *node, path []string, key string, fields map[string][]string) {
+	if n == nil {
+		return
+	}
+	switch n.kind {
+	case scalarNode:
+		kind, vhost, object, ok := objectOf(path)
+		if !ok || key == "" {
+			return
+		}
+		if h, env := c.hidden[n]; env {
+			if c.envIn == nil {
+				c.envIn = map[topology.EnvValue]bool{}
+			}
+			c.envIn[topology.EnvValue{Value: h.Value, Key: fieldKey(key), Kind: kind, Vhost: vhost, Object: object}] = true
+			return
+		}
+		if n.value == "" || n.interpolated {
+			return
+		}
+		for _, v := range shownAs(n.value) {
+			if slices.Contains(fields[v], fieldKey(key)) {
+				c.literals = append(c.literals, topology.EnvValue{Value: v, Raw: n.value, Key: key, Literal: true, Kind: kind, Vhost: vhost, Object: object})
+			}
+		}
+	case mapNode:
+		for _, e := range n.entries {
+			if e.key != nil {
+				c.literalIn(e.value, append(path, e.key.value), e.key.value, fields)
+			}
+		}
+	case seqNode:
+		for _, it := range n.items {
+			c.literalIn(it, path, key, fields)
+		}
+	}
+}
+
+// shownAs are the texts a plan may show for scalar value v: v, and the
+// milliseconds of a duration (1s: 1000) or the bytes of a size.
+func shownAs(v string) []string {
+	out := []string{v}
+	if ms, err := parseDuration(v); err == nil && strconv.FormatInt(ms, 10) != v {
+		out = append(out, strconv.FormatInt(ms, 10))
+	}
+	if b, err := parseSize(v); err == nil && strconv.FormatInt(b, 10) != v && !slices.Contains(out, strconv.FormatInt(b, 10)) {
+		out = append(out, strconv.FormatInt(b, 10))
+	}
+	return out
+}
+
+// fieldKey is key as envIn compares fields: lower case, "-" for "_",
+// without an argument's x- (x-max-length and max_length are one field).
+func fieldKey(key string) string {
+	return strings.TrimPrefix(strings.ToLower(strings.ReplaceAll(key, "_", "-")), "x-")
+}
+
 // envValues are the values of c.hidden, once each, the longest first
 // (topology.NewEnvValues), but those written with $$ alone ($${X} is the
 // text ${X}) and those that are the name of one of t's objects (a
@@ -137,6 +252,22 @@ func (c *collector) envValues(t *topology.Topology) topology.EnvValues {
 	for _, h := range c.hidden {
 		if !names[h.Value] && strings.Contains(strings.ReplaceAll(h.Raw, "$$", ""), "${") {
 			vs = append(vs, h)
+		}
+	}
+	// A literal of an object that takes the same value for the same
+	// field from the environment as well (limits.max_length: ${N} and
+	// arguments.x-max-length: 1000) is hidden with it.
+	if len(c.literals) > 0 {
+		type field struct{ value, key string }
+		shown := map[field]bool{}
+		for _, h := range vs {
+			shown[field{h.Value, fieldKey(h.Key)}] = true
+		}
+		for _, l := range c.literals {
+			env := c.envIn[topology.EnvValue{Value: l.Value, Key: fieldKey(l.Key), Kind: l.Kind, Vhost: l.Vhost, Object: l.Object}]
+			if !env && shown[field{l.Value, fieldKey(l.Key)}] {
+				vs = append(vs, l)
+			}
 		}
 	}
 	return topology.NewEnvValues(vs)

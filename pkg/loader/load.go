@@ -272,6 +272,7 @@ func (l *load) addFile(name string, data []byte) {
 	l.errs.file(name)
 	if root := parseFile(name, data, l.opts.LookupEnv, l.errs, l.d.refs, l.d.unset); root != nil {
 		l.errs.keyed(root, "")
+		l.errs.literal(root)
 		l.fd.decodeFile(root)
 	}
 }

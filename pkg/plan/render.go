@@ -24,6 +24,10 @@ type RenderOptions struct {
 	// Files: the plan compares two sets of files (mqctl diff), not the
 	// file with a broker.
 	Files bool
+	// marks: write a topology.ScopeMark before each change and each
+	// flow of a queue, for Env.Hide to show there what the file wrote
+	// itself for that object (p.Env holds literals).
+	marks bool
 }
 
 const (
@@ -57,6 +61,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		// A value the file took from the environment may be a secret:
 		// the plan shows what the file wrote in its place.
 		var buf bytes.Buffer
+		opts.marks = p.Env.HasLiterals()
 		if err := writeText(&buf, p, opts); err != nil {
 			return err
 		}
@@ -111,7 +116,13 @@ func writeText(w io.Writer, p *Plan, opts RenderOptions) error {
 					fmt.Fprintf(sb, "\n  # vhost %q\n", vhost)
 				}
 			}
+			if opts.marks {
+				sb.WriteString(topology.ScopeMark(string(c.Kind), c.Vhost, c.Name))
+			}
 			writeChange(sb, c, paint)
+			if opts.marks {
+				sb.WriteString(topology.ScopeMark("", "", ""))
+			}
 		}
 		s := p.Summary()
 		fmt.Fprintf(sb, "\n%s\n", paint(ansiBold, s.Line(opts.Files)))
@@ -505,7 +516,7 @@ func writeFlows(sb *bufio.Writer, p *Plan, opts RenderOptions) {
 	}
 	sb.WriteString("\n")
 	if p.Flows != nil {
-		_ = flow.WriteText(sb, p.Flows, flow.TextOptions{Color: opts.Color}) // sb keeps an error for its Flush
+		_ = flow.WriteText(sb, p.Flows, flow.TextOptions{Color: opts.Color, Marks: opts.marks}) // sb keeps an error for its Flush
 	}
 	for _, u := range p.FlowsUnknown {
 		fmt.Fprintf(sb, "Message flows in vhost %q are unknown: %s.\n", u.Vhost, u.Reason)

@@ -23,6 +23,17 @@ type EnvValue struct {
 	// Secret: the value of a secret field (a password, a URI), which no
 	// saved plan holds.
 	Secret bool `json:"-"`
+	// Literal: not a value from the environment but one the file wrote
+	// itself for field Key of object (Kind, Vhost, Object) (a queue's
+	// limits or arguments, an exchange's arguments, a policy's
+	// definition), equal to a value from the environment for the same
+	// field of another object (${N} for q1's max_length, 1000 for q2's),
+	// where this object takes no such value from the environment. A text
+	// about that object shows it as written (For); no text hides it.
+	Literal bool   `json:"literal,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Vhost   string `json:"vhost,omitempty"`
+	Object  string `json:"object,omitempty"`
 }
 
 // HiddenMinBytes is the length from which a value from the environment is
@@ -70,8 +81,167 @@ func (e EnvValue) Hide(s string, lastOnly bool) string {
 const notShown = " (its value not shown)"
 
 // EnvValues are the values of a load taken from the environment
-// (Topology.Env), the longest first.
+// (Topology.Env), the longest first, and the literals of the file equal to
+// one of them for the same field (EnvValue.Literal), which no text hides.
 type EnvValues []EnvValue
+
+// HasLiterals reports whether vs holds a literal (EnvValue.Literal): only
+// then does a text about one object hide other values than another's
+// (For, ScopeMark).
+func (vs EnvValues) HasLiterals() bool {
+	for _, v := range vs {
+		if v.Literal {
+			return true
+		}
+	}
+	return false
+}
+
+// env is vs without its literals: the values a text hides.
+func (vs EnvValues) env() EnvValues {
+	if !vs.HasLiterals() {
+		return vs
+	}
+	out := make(EnvValues, 0, len(vs))
+	for _, v := range vs {
+		if !v.Literal {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// MergeEnv are the values of loads a and b (two sets of files: mqctl
+// diff's old and new) as one (NewEnvValues), but a literal of one load
+// (EnvValue.Literal) where the other takes the same value for the same
+// field from the environment and does not write it itself in that object
+// too: that object's value may be one from the environment there, which
+// a text about it, telling neither load's values apart, must hide.
+func MergeEnv(a, b EnvValues) EnvValues {
+	if !a.HasLiterals() && !b.HasLiterals() {
+		return NewEnvValues(append(slices.Clone(a), b...))
+	}
+	keep := func(l EnvValue, other EnvValues) bool {
+		env, lit := false, false
+		for _, o := range other {
+			if o.Value != l.Value || !sameField(o.Key, l.Key) {
+				continue
+			}
+			if !o.Literal {
+				env = true
+			} else if o.Kind == l.Kind && o.Vhost == l.Vhost && o.Object == l.Object {
+				lit = true
+			}
+		}
+		return !env || lit
+	}
+	out := make([]EnvValue, 0, len(a)+len(b))
+	for _, side := range [2][2]EnvValues{{a, b}, {b, a}} {
+		for _, v := range side[0] {
+			if !v.Literal || keep(v, side[1]) {
+				out = append(out, v)
+			}
+		}
+	}
+	return NewEnvValues(out)
+}
+
+// For are the values of vs a text about object (kind, vhost, object)
+// hides (EnvScopes.For).
+func (vs EnvValues) For(kind, vhost, object string) EnvValues {
+	return vs.Scopes().For(kind, vhost, object)
+}
+
+// EnvScopes are the values of vs a text hides, by the object it is about
+// (For): made once for texts about many objects.
+type EnvScopes struct {
+	env   EnvValues
+	lits  map[scope][]EnvValue
+	cache map[scope]EnvValues
+}
+
+// scope names an object (EnvValue.Kind, Vhost, Object).
+type scope struct{ kind, vhost, object string }
+
+// Scopes are vs by object.
+func (vs EnvValues) Scopes() *EnvScopes {
+	s := &EnvScopes{env: vs.env()}
+	for _, v := range vs {
+		if v.Literal {
+			if s.lits == nil {
+				s.lits, s.cache = map[scope][]EnvValue{}, map[scope]EnvValues{}
+			}
+			k := scope{v.Kind, v.Vhost, v.Object}
+			s.lits[k] = append(s.lits[k], v)
+		}
+	}
+	return s
+}
+
+// For are the values a text about object (kind, vhost, object) hides:
+// every value from the environment but those that object's file wrote
+// itself, the same, for the same field (EnvValue.Literal: ${N} for q1's
+// max_length and 1000 for q2's, both 1000: a text about q2 shows 1000).
+// A text about no one object (object "") hides every value.
+func (s *EnvScopes) For(kind, vhost, object string) EnvValues {
+	k := scope{kind, vhost, object}
+	lits := s.lits[k]
+	if len(lits) == 0 {
+		return s.env
+	}
+	if out, ok := s.cache[k]; ok {
+		return out
+	}
+	out := make(EnvValues, 0, len(s.env))
+	for _, v := range s.env {
+		if !slices.ContainsFunc(lits, func(l EnvValue) bool { return l.Value == v.Value && v.Key != "" && sameField(l.Key, v.Key) }) {
+			out = append(out, v)
+		}
+	}
+	s.cache[k] = out
+	return out
+}
+
+// ScopeMark is what a text writes before its part about object (kind,
+// vhost, object) for Hide, Written and Quoted to hide there the values
+// For says, up to the next mark (ScopeMark("", "", ""): every value);
+// they leave the marks out.
+func ScopeMark(kind, vhost, object string) string {
+	return markByte + kind + markSep + vhost + markSep + object + markByte
+}
+
+const (
+	markByte = "\x00"
+	markSep  = "\x1f"
+)
+
+// scoped is replace for a text with marks (ScopeMark): each part with
+// the values For gives its object.
+func (vs EnvValues) scoped(s, note string, keepQuotes bool) string {
+	var sb strings.Builder
+	scopes := vs.Scopes()
+	cur := scopes.env
+	for s != "" {
+		i := strings.Index(s, markByte)
+		if i < 0 {
+			sb.WriteString(cur.replace(s, note, keepQuotes))
+			break
+		}
+		sb.WriteString(cur.replace(s[:i], note, keepQuotes))
+		s = s[i+1:]
+		j := strings.Index(s, markByte)
+		if j < 0 {
+			break
+		}
+		parts := strings.SplitN(s[:j], markSep, 3)
+		s = s[j+1:]
+		cur = scopes.env
+		if len(parts) == 3 {
+			cur = scopes.For(parts[0], parts[1], parts[2])
+		}
+	}
+	return sb.String()
+}
 
 // NewEnvValues returns vs without repeats, the longest value first (so
 // that a value is hidden whole before a shorter one within it).
@@ -96,16 +266,25 @@ func NewEnvValues(vs []EnvValue) EnvValues {
 // quotes it); and bare as Raw where it is at least HiddenMinBytes long or
 // stands apart (after one of `[{(,=` or `":`, before one of `]}),;` or
 // the end).
-func (vs EnvValues) Hide(s string) string { return vs.replace(s, notShown, false) }
+func (vs EnvValues) Hide(s string) string { return vs.text(s, notShown, false) }
 
 // Written is s as Hide makes it, without "(its value not shown)": for
 // mqctl test's report, which shows each value as the file wrote it.
-func (vs EnvValues) Written(s string) string { return vs.replace(s, "", false) }
+func (vs EnvValues) Written(s string) string { return vs.text(s, "", false) }
 
 // Quoted is s as Written makes it, but a quoted value keeps its quotes
 // around what the file wrote ("${TOKEN}"): for a text in a syntax of its
 // own (a diagram, JSON), which a bare ${VAR} would break.
-func (vs EnvValues) Quoted(s string) string { return vs.replace(s, "", true) }
+func (vs EnvValues) Quoted(s string) string { return vs.text(s, "", true) }
+
+// text is s without the values of vs (replace), each part after a mark
+// (ScopeMark) without those For says.
+func (vs EnvValues) text(s, note string, keepQuotes bool) string {
+	if strings.Contains(s, markByte) {
+		return vs.scoped(s, note, keepQuotes)
+	}
+	return vs.env().replace(s, note, keepQuotes)
+}
 
 // WrittenFor is what the file wrote for s when s is a value it took from
 // the environment, or holds one that a text would hide (a long one within
@@ -115,7 +294,7 @@ func (vs EnvValues) Quoted(s string) string { return vs.replace(s, "", true) }
 // made from it.
 func (vs EnvValues) WrittenFor(s string) string {
 	for _, v := range vs {
-		if v.Value != "" && v.Value == s {
+		if !v.Literal && v.Value != "" && v.Value == s {
 			return v.Written()
 		}
 	}
@@ -156,7 +335,7 @@ func (vs EnvValues) at(s string, i int, note string, keepQuotes bool) (string, i
 	// A value after the name of its own field is that field's, whatever
 	// other variable holds the same value.
 	for _, v := range vs {
-		if v.Value != "" && v.Key != "" && strings.HasPrefix(rest, v.Value) && afterKey(s, i, i+len(v.Value), v.Key) {
+		if !v.Literal && v.Value != "" && v.Key != "" && strings.HasPrefix(rest, v.Value) && afterKey(s, i, i+len(v.Value), v.Key) {
 			if keepQuotes {
 				return v.Raw, len(v.Value)
 			}
@@ -164,7 +343,7 @@ func (vs EnvValues) at(s string, i int, note string, keepQuotes bool) (string, i
 		}
 	}
 	for _, v := range vs {
-		if v.Value == "" {
+		if v.Literal || v.Value == "" {
 			continue
 		}
 		raw := v.Raw
@@ -204,7 +383,7 @@ func (vs EnvValues) at(s string, i int, note string, keepQuotes bool) (string, i
 func (vs EnvValues) sameValue(v EnvValue, shown func(EnvValue) string) string {
 	var all []string
 	for _, o := range vs {
-		if o.Value == v.Value && !slices.Contains(all, shown(o)) {
+		if !o.Literal && o.Value == v.Value && !slices.Contains(all, shown(o)) {
 			all = append(all, shown(o))
 		}
 	}
@@ -308,7 +487,10 @@ func (vs EnvValues) HideJSON(doc []byte, indent string) ([]byte, error) {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(doc)))
 	dec.UseNumber()
-	h := &jsonHider{vs: vs}
+	h := &jsonHider{vs: vs.env()}
+	if vs.HasLiterals() {
+		h.scopes = vs.Scopes()
+	}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -332,9 +514,35 @@ func (vs EnvValues) HideJSON(doc []byte, indent string) ([]byte, error) {
 // jsonHider writes a JSON document again, token by token, without the
 // values of vs (HideJSON).
 type jsonHider struct {
-	vs    EnvValues
-	stack []*jsonLevel
-	out   strings.Builder
+	vs EnvValues
+	// scopes, where vs holds literals, give the values hidden within an
+	// object about one object (a change, a flow of a queue): For.
+	scopes *EnvScopes
+	stack  []*jsonLevel
+	out    strings.Builder
+}
+
+// values are the values hidden at the hider's place: those For gives the
+// object the innermost object with a "vhost" is about (a change's "kind"
+// and "name", a flow's "queue"), every one elsewhere.
+func (h *jsonHider) values() EnvValues {
+	if h.scopes == nil {
+		return h.vs
+	}
+	for i := len(h.stack) - 1; i >= 0; i-- {
+		l := h.stack[i]
+		if !l.hasVhost {
+			continue
+		}
+		switch {
+		case l.name != "" && l.kind != "":
+			return h.scopes.For(l.kind, l.vhost, l.name)
+		case l.queue != "":
+			return h.scopes.For("queue", l.vhost, l.queue)
+		}
+		return h.vs
+	}
+	return h.vs
 }
 
 // jsonLevel is an object or a list the hider is in.
@@ -345,6 +553,10 @@ type jsonLevel struct {
 	// the object's "field" (a field change's).
 	replaced   bool
 	key, field string
+	// kind, vhost, name and queue are the object's strings of those keys
+	// (hasVhost: it has "vhost"), which say what it is about (values).
+	kind, vhost, name, queue string
+	hasVhost                 bool
 }
 
 func (h *jsonHider) top() *jsonLevel {
@@ -417,11 +629,23 @@ func (h *jsonHider) value(tok any) {
 	h.next()
 	top := h.top()
 	text, isString, isNumber := jsonLiteral(tok)
-	if isString && top != nil && top.object && top.key == "field" {
-		top.field = text
+	if isString && top != nil && top.object {
+		switch top.key {
+		case "field":
+			top.field = text
+		case "kind":
+			top.kind = text
+		case "vhost":
+			top.vhost, top.hasVhost = text, true
+		case "name":
+			top.name = text
+		case "queue":
+			top.queue = text
+		}
 	}
+	vs := h.values()
 	if (isString || isNumber) && top != nil && top.key != "" {
-		if raw, ok := h.vs.hiddenAs(top.fieldName(), text); ok {
+		if raw, ok := vs.hiddenAs(top.fieldName(), text); ok {
 			b, _ := json.Marshal(raw)
 			h.out.Write(b)
 			if top.object && (top.key == "before" || top.key == "after") {
@@ -432,7 +656,7 @@ func (h *jsonHider) value(tok any) {
 	}
 	switch {
 	case isString:
-		b, _ := json.Marshal(h.vs.Written(text))
+		b, _ := json.Marshal(vs.Written(text))
 		h.out.Write(b)
 	case isNumber:
 		h.out.WriteString(text)
@@ -462,7 +686,7 @@ func (l *jsonLevel) fieldName() string {
 // Hide cannot tell is that field's.
 func (vs EnvValues) WrittenAs(key, text string) (string, bool) {
 	for _, v := range vs {
-		if v.Value == "" || v.Value != text {
+		if v.Literal || v.Value == "" || v.Value != text {
 			continue
 		}
 		if len(v.Value) >= HiddenMinBytes || v.Key != "" && sameField(key, v.Key) {
@@ -477,7 +701,7 @@ func (vs EnvValues) WrittenAs(key, text string) (string, bool) {
 // HiddenMinBytes long, or one given as that field's (afterKey's rule).
 func (vs EnvValues) hiddenAs(key, text string) (string, bool) {
 	for _, v := range vs {
-		if v.Value == "" || v.Value != text {
+		if v.Literal || v.Value == "" || v.Value != text {
 			continue
 		}
 		if len(v.Value) >= HiddenMinBytes || v.Key != "" && sameField(key, v.Key) {

@@ -1,6 +1,9 @@
 package topology
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestEnvValuesWritten: mqctl test's report shows a value from the
 // environment as the file wrote it, wherever it quotes it or sets it
@@ -215,5 +218,84 @@ func TestEnvValuesHideJSON(t *testing.T) {
 	}
 	if string(got) != want {
 		t.Errorf("HideJSON\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestEnvValuesLiterals: a literal the file wrote for an object's field
+// equal to a value from the environment for another object's (q2's
+// max_length: 1000 beside q1's ${N}) is shown in a text about that object
+// (after its ScopeMark, and in a JSON object about it), and hidden
+// everywhere else as before; a literal never hides anything itself.
+func TestEnvValuesLiterals(t *testing.T) {
+	vs := NewEnvValues([]EnvValue{
+		{Value: "1000", Raw: "${N}", Key: "max_length"},
+		{Value: "1000", Raw: "${DL}", Key: "delivery_limit"},
+		{Value: "1000", Raw: "1000", Key: "x-max-length", Literal: true, Kind: "queue", Vhost: "v", Object: "q2"},
+	})
+	q1, q2, none := ScopeMark("queue", "v", "q1"), ScopeMark("queue", "v", "q2"), ScopeMark("", "", "")
+	for _, tc := range []struct{ in, want string }{
+		{q1 + "x-max-length: 1000\n" + q2 + "x-max-length: 1000\n" + none + "x-max-length: 1000\n",
+			"x-max-length: ${N} (its value not shown)\nx-max-length: 1000\nx-max-length: ${N} (its value not shown)\n"},
+		{"x-max-length: 1000", "x-max-length: ${N} (its value not shown)"},
+		// Another field's value from the environment is hidden in q2's
+		// text still.
+		{q2 + "x-max-length: 1000, x-delivery-limit: 1000", "x-max-length: 1000, x-delivery-limit: ${DL} (its value not shown)"},
+		{ScopeMark("queue", "w", "q2") + "x-max-length: 1000", "x-max-length: ${N} (its value not shown)"},
+	} {
+		if got := vs.Hide(tc.in); got != tc.want {
+			t.Errorf("Hide(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+	if got := vs.For("queue", "v", "q2"); len(got) != 1 || got[0].Raw != "${DL}" {
+		t.Errorf("For(q2) = %v, want ${DL} alone", got)
+	}
+	if got := vs.For("queue", "v", "q1"); len(got) != 2 || got[0].Literal || got[1].Literal {
+		t.Errorf("For(q1) = %v, want ${N} and ${DL}", got)
+	}
+	doc := `{"changes":[{"kind":"queue","vhost":"v","name":"q1","after":{"arguments":{"x-max-length":1000}}},` +
+		`{"kind":"queue","vhost":"v","name":"q2","after":{"arguments":{"x-max-length":1000}},"fields":[{"field":"arguments.x-max-length","before":null,"after":1000}]}],` +
+		`"flows":{"dead_letters":[{"vhost":"v","queue":"q2","x-max-length":1000},{"vhost":"v","queue":"q1","x-max-length":1000}]},"x-max-length":1000}`
+	got, err := vs.HideJSON([]byte(doc), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"changes":[{"kind":"queue","vhost":"v","name":"q1","after":{"arguments":{"x-max-length":"${N}"}}},` +
+		`{"kind":"queue","vhost":"v","name":"q2","after":{"arguments":{"x-max-length":1000}},"fields":[{"field":"arguments.x-max-length","before":null,"after":1000}]}],` +
+		`"flows":{"dead_letters":[{"vhost":"v","queue":"q2","x-max-length":1000},{"vhost":"v","queue":"q1","x-max-length":"${N}"}]},"x-max-length":"${N}"}` + "\n"
+	if string(got) != want {
+		t.Errorf("HideJSON\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestMergeEnv: two loads' values (mqctl diff's old and new files) keep
+// a literal of one only where the other takes no such value for the same
+// field from the environment, or writes it in that object too: else the
+// object's value may be one from the environment on that side.
+func TestMergeEnv(t *testing.T) {
+	env := EnvValue{Value: "1000", Raw: "${N}", Key: "max_length"}
+	lit := func(object string) EnvValue {
+		return EnvValue{Value: "1000", Raw: "1000", Key: "max_length", Literal: true, Kind: "queue", Vhost: "v", Object: object}
+	}
+	for _, tc := range []struct {
+		name     string
+		a, b     EnvValues
+		literals []string // the objects whose literal is kept
+	}{
+		{"the other load has no such value", EnvValues{env, lit("q2")}, nil, []string{"q2"}},
+		{"the other writes the literal too", EnvValues{env, lit("q2")}, EnvValues{env, lit("q2")}, []string{"q2"}},
+		{"the other takes it from the environment", EnvValues{env, lit("q2")}, EnvValues{env}, nil},
+		{"the other's literal is another object's", EnvValues{env, lit("q2")}, EnvValues{env, lit("q3")}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, v := range MergeEnv(tc.a, tc.b) {
+				if v.Literal {
+					got = append(got, v.Object)
+				}
+			}
+			if !slices.Equal(got, tc.literals) {
+				t.Errorf("literals kept for %v, want %v", got, tc.literals)
+			}
+		})
 	}
 }
