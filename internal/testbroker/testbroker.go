@@ -488,6 +488,31 @@ func (b *Broker) Ctl(args ...string) error {
 	return nil
 }
 
+// SuspendLeader suspends the leader of quorum queue queue in vhost
+// (sys:suspend of its Raft server, through the broker's own eval): its
+// passive declare then answers 0 messages whatever it holds, after 250 ms
+// (rabbit_quorum_queue:stat/1), and a read (basic.get) gets no answer
+// until RabbitMQ's own timeout. The returned resume resumes it, once
+// (also at the test's end).
+func (b *Broker) SuspendLeader(t testing.TB, vhost, queue string) (resume func()) {
+	t.Helper()
+	leader := fmt.Sprintf(`{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"%s"/utf8>>,queue,<<"%s"/utf8>>)), {N,_}=amqqueue:get_pid(Q), sys:%%s(whereis(N)).`, vhost, queue)
+	resumed := false
+	resume = func() {
+		if !resumed {
+			resumed = true
+			if err := b.Ctl("eval", fmt.Sprintf(leader, "resume")); err != nil {
+				t.Errorf("resume the leader of queue %q: %v", queue, err)
+			}
+		}
+	}
+	t.Cleanup(resume)
+	if err := b.Ctl("eval", fmt.Sprintf(leader, "suspend")); err != nil {
+		t.Fatal(err)
+	}
+	return resume
+}
+
 // DeleteUser deletes user name, which a test made, and tells why when
 // it stays. A user tagged protected (RabbitMQ 4.2+), which the management
 // API neither changes nor deletes, first loses its tags through a

@@ -7,7 +7,9 @@ package dlq
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 )
@@ -27,7 +29,27 @@ type PeekResult struct {
 	// the broker's statistics.
 	Delayed      int
 	DelayedRetry string
+	// Uncounted: the queue's count (its passive declare) was 0, yet it
+	// held messages: InQueue is how many were read, a lower bound.
+	Uncounted bool
 }
+
+// uncountedError is the error of a read (basic.get) of queue, whose count
+// came back 0, that failed: a quorum queue's leader that does not answer
+// its count in time does not answer the read either, and RabbitMQ's 0 is
+// then no count, so the queue is not said to be empty.
+func uncountedError(queue string, err error) error {
+	var ae *amqp.Error
+	if errors.As(err, &ae) && ae.Code == amqp.InternalError && strings.Contains(ae.Reason, "timeout") {
+		// RabbitMQ's own words hold the leader's state, many lines of it.
+		err = errors.New("the queue did not answer the read within RabbitMQ's time (INTERNAL_ERROR, timeout)")
+	}
+	return fmt.Errorf("queue %q: its count came back 0, but reading it failed, so whether it holds messages is %w: %v. RabbitMQ answers a count of 0 for a quorum queue whose leader does not answer within 250 ms, whatever it holds, so nothing was read; check its leader (rabbitmq-queues quorum_status) and run again once it answers", queue, ErrUncounted, err)
+}
+
+// ErrUncounted is the error of a peek or replay of a queue whose count
+// came back 0 and that did not answer a read: not known to be empty.
+var ErrUncounted = errors.New("not known")
 
 // Peek reads the first limit messages of queue without removing them: it
 // takes them with basic.get, unacknowledged, and returns them all to the
@@ -50,8 +72,13 @@ func Peek(ctx context.Context, conn *amqp.Connection, queue string, limit int) (
 		return nil, queueError(queue, err)
 	}
 	res := &PeekResult{Queue: queue, InQueue: q.Messages}
+	// A count of 0 is checked: a quorum queue's passive declare answers
+	// 0 whatever the queue holds when its leader does not answer within
+	// 250 ms (Uncounted). A basic.get is the queue's own answer: empty,
+	// a message, or, from a leader that does not answer, an error.
+	counted := q.Messages > 0
 	var last uint64
-	for i := 1; i <= limit && i <= q.Messages; i++ {
+	for i := 1; i <= limit && (i <= q.Messages || !counted); i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -60,6 +87,9 @@ func Peek(ctx context.Context, conn *amqp.Connection, queue string, limit int) (
 			if se := streamGetError(queue, err); se != nil {
 				return nil, se
 			}
+			if !counted && i == 1 {
+				return nil, uncountedError(queue, err)
+			}
 			return nil, fmt.Errorf("read message %d of %q: %w", i, queue, err)
 		}
 		if !ok {
@@ -67,6 +97,9 @@ func Peek(ctx context.Context, conn *amqp.Connection, queue string, limit int) (
 		}
 		last = d.DeliveryTag
 		res.Messages = append(res.Messages, fromDelivery(i, d))
+	}
+	if !counted && len(res.Messages) > 0 {
+		res.Uncounted, res.InQueue = true, len(res.Messages)
 	}
 	if last > 0 {
 		if err := ch.Nack(last, true, true); err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"slices"
 	"sort"
@@ -41,6 +42,9 @@ func WritePeekText(w io.Writer, res *PeekResult, o PeekRender) error {
 	var b strings.Builder
 	n := len(res.Messages)
 	switch {
+	case res.Uncounted:
+		fmt.Fprintf(&b, "Queue %q (vhost %q): its count came back 0, yet it holds messages (RabbitMQ answers 0 for a quorum queue whose leader does not answer within 250 ms, whatever it holds; or they arrived since); showing the first %s it holds. They stay in the queue, in order, marked redelivered.\n",
+			res.Queue, o.Vhost, plural(n, "message"))
 	case res.InQueue == 0 && res.Delayed > 0:
 		fmt.Fprintf(&b, "Queue %q (vhost %q) has no message ready to read: %s for a delayed retry (%s); peek again once it is over.\n", res.Queue, o.Vhost, waiting(res.Delayed), res.DelayedRetry)
 	case res.InQueue == 0:
@@ -373,11 +377,14 @@ func jsonValue(v any) any {
 }
 
 type peekJSON struct {
-	FormatVersion   int           `json:"format_version"`
-	Vhost           string        `json:"vhost"`
-	Queue           string        `json:"queue"`
-	MessagesInQueue int           `json:"messages_in_queue"`
-	Messages        []messageJSON `json:"messages"`
+	FormatVersion   int    `json:"format_version"`
+	Vhost           string `json:"vhost"`
+	Queue           string `json:"queue"`
+	MessagesInQueue int    `json:"messages_in_queue"`
+	// Uncounted: the queue's count was 0, yet it held messages:
+	// messages_in_queue is how many were read (PeekResult.Uncounted).
+	Uncounted bool          `json:"uncounted,omitempty"`
+	Messages  []messageJSON `json:"messages"`
 }
 
 type messageJSON struct {
@@ -403,7 +410,7 @@ type messageJSON struct {
 // base64, decimals in decimal notation. A body is "text" when it is
 // printable UTF-8, else "base64"; --max-body applies.
 func WritePeekJSON(w io.Writer, res *PeekResult, o PeekRender) error {
-	doc := peekJSON{FormatVersion: FormatVersion, Vhost: o.Vhost, Queue: res.Queue, MessagesInQueue: res.InQueue, Messages: []messageJSON{}}
+	doc := peekJSON{FormatVersion: FormatVersion, Vhost: o.Vhost, Queue: res.Queue, MessagesInQueue: res.InQueue, Uncounted: res.Uncounted, Messages: []messageJSON{}}
 	for i := range res.Messages {
 		m := &res.Messages[i]
 		mj := messageJSON{
@@ -466,6 +473,12 @@ func WriteReplayText(w io.Writer, rep *Report, o ReplayRender) error {
 		b.WriteString("Dry run: nothing is published or removed; the messages read go back to the queue, marked redelivered.\n")
 	}
 	switch {
+	case rep.Uncounted:
+		limit := "replaying what it holds"
+		if rep.Limit < math.MaxInt {
+			limit = fmt.Sprintf("replaying up to the first %d (--limit)", rep.Limit)
+		}
+		fmt.Fprintf(&b, "Queue %q (vhost %q): its count came back 0, yet it holds messages (RabbitMQ answers 0 for a quorum queue whose leader does not answer within 250 ms, whatever it holds; or they arrived since); %s.\n", rep.Queue, o.Vhost, limit)
 	case rep.InQueue == 0 && rep.Delayed > 0:
 		fmt.Fprintf(&b, "Queue %q (vhost %q) has no message ready to replay: %s for a delayed retry (%s); run the replay again once it is over.\n", rep.Queue, o.Vhost, waiting(rep.Delayed), rep.DelayedRetry)
 	case rep.InQueue == 0:
@@ -691,17 +704,21 @@ func summaryLine(rep *Report) string {
 }
 
 type replayJSON struct {
-	FormatVersion   int            `json:"format_version"`
-	Vhost           string         `json:"vhost"`
-	Queue           string         `json:"queue"`
-	DryRun          bool           `json:"dry_run"`
-	MessagesInQueue int            `json:"messages_in_queue"`
-	Limit           int            `json:"limit"`
-	Summary         summaryJSON    `json:"summary"`
-	Interrupted     string         `json:"interrupted,omitempty"`
-	Overflows       []overflowJSON `json:"overflows,omitempty"`
-	Refusal         string         `json:"refusal,omitempty"`
-	Messages        []outcomeJSON  `json:"messages"`
+	FormatVersion   int    `json:"format_version"`
+	Vhost           string `json:"vhost"`
+	Queue           string `json:"queue"`
+	DryRun          bool   `json:"dry_run"`
+	MessagesInQueue int    `json:"messages_in_queue"`
+	// Uncounted: the queue's count was 0, yet it held messages
+	// (Report.Uncounted): messages_in_queue is 0, limit 0 when none was
+	// asked.
+	Uncounted   bool           `json:"uncounted,omitempty"`
+	Limit       int            `json:"limit"`
+	Summary     summaryJSON    `json:"summary"`
+	Interrupted string         `json:"interrupted,omitempty"`
+	Overflows   []overflowJSON `json:"overflows,omitempty"`
+	Refusal     string         `json:"refusal,omitempty"`
+	Messages    []outcomeJSON  `json:"messages"`
 }
 
 type summaryJSON struct {
@@ -716,7 +733,7 @@ type summaryJSON struct {
 func WriteReplayJSON(w io.Writer, rep *Report, o ReplayRender) error {
 	doc := replayJSON{
 		FormatVersion: FormatVersion, Vhost: o.Vhost, Queue: rep.Queue, DryRun: rep.DryRun,
-		MessagesInQueue: rep.InQueue, Limit: rep.Limit,
+		MessagesInQueue: rep.InQueue, Limit: min(rep.Limit, limitUnset(rep)), Uncounted: rep.Uncounted,
 		Summary:  summaryJSON{Replayed: rep.Replayed, Skipped: rep.Skipped, Failed: rep.Failed},
 		Messages: toOutcomesJSON(rep.Outcomes),
 	}
@@ -743,4 +760,13 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// limitUnset is what the JSON view writes for rep's limit when it has none
+// (an uncounted queue replayed whole: math.MaxInt): 0.
+func limitUnset(rep *Report) int {
+	if rep.Limit == math.MaxInt {
+		return 0
+	}
+	return rep.Limit
 }

@@ -3,6 +3,7 @@ package dlq
 import (
 	"bytes"
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -239,6 +240,38 @@ func TestWritePeekTextDelayedRetry(t *testing.T) {
 		}
 		if got := buf.String(); !strings.Contains(got, want) {
 			t.Errorf("peek text for %d waiting:\n%s\nwant %q", n, got, want)
+		}
+	}
+}
+
+// A queue whose count came back 0 yet a read found messages (a quorum
+// queue's leader that did not answer its count in time) is never said to
+// be empty, in text or JSON: peek shows what it read, replay says it
+// replays what the queue holds.
+func TestUncountedIsNotEmpty(t *testing.T) {
+	t.Parallel()
+	res := &PeekResult{Queue: "q", InQueue: 1, Uncounted: true, Messages: []Message{{Index: 1, Body: []byte("kept")}}}
+	rep := &Report{Queue: "q", Uncounted: true, Limit: math.MaxInt}
+	limited := &Report{Queue: "q", Uncounted: true, Limit: 5}
+	for _, tc := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+		want  string
+	}{
+		{"peek text", func(b *bytes.Buffer) error { return WritePeekText(b, res, PeekRender{Vhost: "v"}) }, `Queue "q" (vhost "v"): its count came back 0, yet it holds messages`},
+		{"peek JSON", func(b *bytes.Buffer) error { return WritePeekJSON(b, res, PeekRender{Vhost: "v"}) }, `"uncounted":true`},
+		{"replay text", func(b *bytes.Buffer) error { return WriteReplayText(b, rep, ReplayRender{Vhost: "v"}) }, "yet it holds messages (RabbitMQ answers 0 for a quorum queue whose leader does not answer within 250 ms, whatever it holds; or they arrived since); replaying what it holds."},
+		{"replay text, a limit", func(b *bytes.Buffer) error { return WriteReplayText(b, limited, ReplayRender{Vhost: "v"}) }, "replaying up to the first 5 (--limit)."},
+		{"replay JSON", func(b *bytes.Buffer) error { return WriteReplayJSON(b, rep, ReplayRender{Vhost: "v"}) }, `"uncounted":true,"limit":0`},
+	} {
+		var buf bytes.Buffer
+		if err := tc.write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(strings.Fields(strings.ReplaceAll(buf.String(), `": `, `":`)), "")
+		want := strings.Join(strings.Fields(strings.ReplaceAll(tc.want, `": `, `":`)), "")
+		if !strings.Contains(got, want) || strings.Contains(buf.String(), "empty") {
+			t.Errorf("%s: want %q, never \"empty\":\n%s", tc.name, tc.want, buf.String())
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,6 +166,10 @@ type Report struct {
 	// a delayed retry, set by the caller.
 	Delayed      int
 	DelayedRetry string
+	// Uncounted: the queue's count (its passive declare) was 0, yet a
+	// read found a message: the replay took what the queue held, up to
+	// the limit asked, as it found it (PeekResult.Uncounted).
+	Uncounted bool
 	// Overflows are the queues the replay's messages push older messages
 	// out of (a note each); Refusal, in a dry run, the refusal the replay
 	// would make without AllowDataLoss.
@@ -232,13 +237,34 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 		return nil, queueError(opts.Queue, err)
 	}
 	rep := &Report{Queue: opts.Queue, InQueue: q.Messages, Limit: q.Messages, DryRun: opts.DryRun}
+	var probe *amqp.Delivery
 	if opts.Limit > 0 && opts.Limit < rep.Limit {
 		rep.Limit = opts.Limit
 	}
 	if rep.Limit == 0 {
-		return rep, nil
+		// A count of 0 is checked with a basic.get, the queue's own
+		// answer (Peek): a quorum queue whose leader does not answer in
+		// time is counted 0 whatever it holds. The message read is the
+		// replay's first (replayer.first): returned with a nack, it
+		// would count as a delivery (before 4.3) or wait out a delayed
+		// retry (4.3's returned and all).
+		d, ok, err := ch.Get(opts.Queue, false)
+		if err != nil {
+			if se := streamGetError(opts.Queue, err); se != nil {
+				return nil, se
+			}
+			return nil, uncountedError(opts.Queue, err)
+		}
+		if !ok {
+			return rep, nil
+		}
+		probe = &d
+		rep.Uncounted, rep.Limit = true, opts.Limit
+		if rep.Limit <= 0 {
+			rep.Limit = math.MaxInt
+		}
 	}
-	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, reached: map[string]*Unavailable{}, into: map[[2]string]bool{}, nacked: map[string]int{}}
+	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, reached: map[string]*Unavailable{}, into: map[[2]string]bool{}, nacked: map[string]int{}, first: probe}
 	if !opts.DryRun {
 		if err := ch.Confirm(false); err != nil {
 			return nil, fmt.Errorf("put the channel in confirm mode: %w", err)
@@ -316,7 +342,7 @@ func (r *replayer) take(ctx context.Context, first, n int) ([]pending, error) {
 		if err := ctx.Err(); err != nil {
 			return batch, fmt.Errorf("cancelled: %w", err)
 		}
-		d, ok, err := r.ch.Get(r.opts.Queue, false)
+		d, ok, err := r.get()
 		if err != nil {
 			if se := streamGetError(r.opts.Queue, err); se != nil && i == 1 {
 				return nil, se
@@ -337,6 +363,16 @@ func (r *replayer) take(ctx context.Context, first, n int) ([]pending, error) {
 		}
 	}
 	return batch, nil
+}
+
+// get takes the next message: first, read before the replay started (an
+// uncounted queue's), then basic.get's.
+func (r *replayer) get() (amqp.Delivery, bool, error) {
+	if d := r.first; d != nil {
+		r.first = nil
+		return *d, true, nil
+	}
+	return r.ch.Get(r.opts.Queue, false)
 }
 
 // decideError is an error judging the last message of a batch.
@@ -426,8 +462,11 @@ type Unavailable struct {
 }
 
 type replayer struct {
-	conn      *amqp.Connection
-	ch        *amqp.Channel
+	conn *amqp.Connection
+	ch   *amqp.Channel
+	// first is the message read before the replay started (an uncounted
+	// queue's, Report.Uncounted), taken first (get).
+	first     *amqp.Delivery
 	side      *amqp.Channel // for passive exchange checks, which close a channel on failure
 	opts      ReplayOptions
 	returns   <-chan amqp.Return

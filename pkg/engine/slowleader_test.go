@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -53,20 +52,7 @@ vhosts:
 	if ok, err := conf.WaitContext(ctx); err != nil || !ok {
 		t.Fatalf("the message to queue slow was not confirmed: %v %v", ok, err)
 	}
-	leader := fmt.Sprintf(`{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(<<"%s"/utf8>>,queue,<<"slow"/utf8>>)), {N,_}=amqqueue:get_pid(Q), sys:%%s(whereis(N)).`, f.vhost)
-	resumed := false
-	resume := func() {
-		if !resumed {
-			resumed = true
-			if err := f.b.Ctl("eval", fmt.Sprintf(leader, "resume")); err != nil {
-				t.Errorf("resume the leader of queue slow: %v", err)
-			}
-		}
-	}
-	t.Cleanup(resume)
-	if err := f.b.Ctl("eval", fmt.Sprintf(leader, "suspend")); err != nil {
-		t.Fatal(err)
-	}
+	resume := f.b.SuspendLeader(t, f.vhost, "slow")
 
 	// The plan never shows the replace with the stand-in 0 at stake: it
 	// notes that the queue's messages are not counted, or shows the
