@@ -47,6 +47,12 @@ func uncountedError(queue string, err error) error {
 	return fmt.Errorf("queue %q: its count came back 0, but reading it failed, so whether it holds messages is %w: %v. RabbitMQ answers a count of 0 for a quorum queue whose leader does not answer within 250 ms, whatever it holds, so nothing was read; check its leader (rabbitmq-queues quorum_status) and run again once it answers", queue, ErrUncounted, err)
 }
 
+// uncountedReplayError refuses the replay, without --limit, of queue,
+// whose count came back 0 while a read found a message in it.
+func uncountedReplayError(queue string) error {
+	return fmt.Errorf("queue %q: its count came back 0, yet a read found a message in it, so how many it holds is %w (RabbitMQ answers a count of 0 for a quorum queue whose leader does not answer within 250 ms): a replay takes at most the messages a queue holds when it starts, so that one that dies again is not replayed twice; nothing was replayed and the message read is back in the queue. Run the replay again with --limit N to take N messages at most, or once its leader answers (rabbitmq-queues quorum_status)", queue, ErrUncounted)
+}
+
 // ErrUncounted is the error of a peek or replay of a queue whose count
 // came back 0 and that did not answer a read: not known to be empty.
 var ErrUncounted = errors.New("not known")

@@ -275,3 +275,33 @@ func TestUncountedIsNotEmpty(t *testing.T) {
 		}
 	}
 }
+
+// A replay of a queue counted 0 that holds messages takes --limit's
+// messages, or in a dry run each once; without --limit it is refused
+// (the message that dies again would be taken again), saying why and
+// what to pass.
+func TestUncountedReplayLimit(t *testing.T) {
+	for _, c := range []struct {
+		opts  ReplayOptions
+		limit int
+		ok    bool
+	}{
+		{ReplayOptions{Limit: 5}, 5, true},
+		{ReplayOptions{Limit: 5, DryRun: true}, 5, true},
+		{ReplayOptions{DryRun: true}, math.MaxInt, true},
+		{ReplayOptions{}, 0, false},
+	} {
+		if limit, ok := uncountedLimit(c.opts); limit != c.limit || ok != c.ok {
+			t.Errorf("uncountedLimit(%+v) = %d, %v; want %d, %v", c.opts, limit, ok, c.limit, c.ok)
+		}
+	}
+	err := uncountedReplayError("q.dlq")
+	if !errors.Is(err, ErrUncounted) {
+		t.Errorf("the refusal is not ErrUncounted: %v", err)
+	}
+	for _, want := range []string{`queue "q.dlq": its count came back 0, yet a read found a message in it`, "nothing was replayed and the message read is back in the queue", "--limit N"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal does not say %q:\n%v", want, err)
+		}
+	}
+}

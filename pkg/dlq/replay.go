@@ -258,11 +258,17 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 		if !ok {
 			return rep, nil
 		}
-		probe = &d
-		rep.Uncounted, rep.Limit = true, opts.Limit
-		if rep.Limit <= 0 {
-			rep.Limit = math.MaxInt
+		limit, ok := uncountedLimit(opts)
+		if !ok {
+			// The message read goes back, as a peek returns its
+			// messages.
+			if err := ch.Nack(d.DeliveryTag, false, true); err != nil {
+				return nil, fmt.Errorf("return the message read from %q: %w (the broker returns it when the connection closes)", opts.Queue, err)
+			}
+			return nil, uncountedReplayError(opts.Queue)
 		}
+		probe = &d
+		rep.Uncounted, rep.Limit = true, limit
 	}
 	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, reached: map[string]*Unavailable{}, into: map[[2]string]bool{}, nacked: map[string]int{}, first: probe}
 	if !opts.DryRun {
@@ -281,6 +287,23 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 		return nil, err
 	}
 	return rep, nil
+}
+
+// uncountedLimit is how many messages a replay takes from a queue whose
+// count came back 0 while a read found a message in it: --limit's, or,
+// in a dry run (which returns every message it read at its end, so takes
+// each once), until the queue says it is empty. Without --limit a replay
+// is refused (ok false): it takes at most what the queue holds when it
+// starts, so that a message that dies again is not replayed twice in one
+// run, and that is not known.
+func uncountedLimit(opts ReplayOptions) (limit int, ok bool) {
+	switch {
+	case opts.Limit > 0:
+		return opts.Limit, true
+	case opts.DryRun:
+		return math.MaxInt, true
+	}
+	return 0, false
 }
 
 // run takes the messages of rep in batches (window), judges each batch,
