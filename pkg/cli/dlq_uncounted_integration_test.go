@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -41,11 +42,20 @@ vhosts:
 		t.Fatalf("the message to slow.dlq was not confirmed: %v %v", ok, err)
 	}
 	resume := h.b.SuspendLeader(t, h.vhost, "slow.dlq")
-	for _, args := range [][]string{
+	// Side by side: each waits out RabbitMQ's own timeout of the read
+	// (about a minute on 4.3.6).
+	cmds := [][]string{
 		{"dlq", "peek", "slow.dlq"},
 		{"dlq", "replay", "slow.dlq"},
-	} {
-		r := h.run(append(args, "--vhost", h.vhost)...)
+	}
+	results := make([]result, len(cmds))
+	var wg sync.WaitGroup
+	for i, args := range cmds {
+		wg.Go(func() { results[i] = runMqctl(h.b, h.env, append(args, "--vhost", h.vhost)...) })
+	}
+	wg.Wait()
+	for i, args := range cmds {
+		r := results[i]
 		if r.code != 1 || !strings.Contains(r.stderr, `queue "slow.dlq": its count came back 0, but reading it failed, so whether it holds messages is not known`) ||
 			!strings.Contains(r.stderr, "rabbitmq-queues quorum_status") || strings.Contains(r.stdout+r.stderr, "empty") {
 			t.Errorf("RabbitMQ %s, the leader of slow.dlq suspended, %v: want exit 1 and that whether it holds messages is not known, never \"empty\":\n%s", h.b.Version(), args, r)
