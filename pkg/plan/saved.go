@@ -39,8 +39,13 @@ const (
 	// JSON plan's (format_version 3: each list of queues once, in
 	// queue_lists), where versions 3 and 4 wrote flow.Diff's lists in
 	// place, n lists of n queues where n classes reach the same queues;
-	// both read as before (savedFlows).
-	SavedVersion = 5
+	// both read as before (savedFlows). Version 6 writes a flow's
+	// milliseconds from the environment as the file wrote them
+	// (planjson.Millis: "${TTL}") and keeps the literals equal to such a
+	// value (topology.EnvValue.Literal), which a reader of version 5
+	// would refuse as not valid (a string for a number, an unknown
+	// field); versions 3 to 5 read as before (numbers read as Millis).
+	SavedVersion = 6
 	// oldestSavedVersion is the oldest version this mqctl reads: a
 	// version 3 plan has the same fingerprint, and env or none.
 	oldestSavedVersion = 3
