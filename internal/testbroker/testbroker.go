@@ -257,16 +257,29 @@ func (b *Broker) Vhost(t testing.TB) string {
 func (b *Broker) DeleteVhost(name string) error {
 	rh := *b.RH
 	rh.SetTimeout(2 * time.Minute)
-	resp, err := rh.DeleteVhost(name)
-	closeBody(resp)
-	var answered rabbithole.ErrorResponse
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &answered) && answered.StatusCode == http.StatusNotFound:
-		return nil
-	case errors.As(err, &answered):
-		return err
+	var err error
+	for try := 1; ; try++ {
+		resp, derr := rh.DeleteVhost(name)
+		closeBody(resp)
+		err = derr
+		var answered rabbithole.ErrorResponse
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &answered) && answered.StatusCode == http.StatusNotFound:
+			return nil
+		case errors.As(err, &answered) && answered.StatusCode == http.StatusInternalServerError && try < 3:
+			// RabbitMQ 4.3.6's federation plugin can crash the
+			// deletion (rabbit_federation_link_sup:stop/3's badmatch
+			// on {error,not_found}, from clear_vhost's adjust) when
+			// another vhost's federation link stops at that moment:
+			// asked again, it deletes what is left.
+			time.Sleep(500 * time.Millisecond)
+			continue
+		case errors.As(err, &answered):
+			return err
+		}
+		break
 	}
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		status, _, gerr := b.API(http.MethodGet, "vhosts/"+url.PathEscape(name), nil)
