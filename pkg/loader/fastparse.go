@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -53,7 +54,30 @@ type fastParser struct {
 	fin *parser
 	// guess: a scalar is read to tell what follows it (isKey), not kept.
 	guess bool
+	// The nodes, and the entries and items of collections, are carved
+	// from blocks rather than allocated one by one (a 50,000-object file
+	// has some 250,000 nodes): nodes is the rest of the current block of
+	// nodes, entryBlock and itemBlock of entries and items. entries and
+	// items are stacks of the collections being read: each collection's
+	// so far, from where it began, moved to a block of its exact size
+	// once it ends.
+	nodes      []node
+	entries    []entry
+	items      []*node
+	entryBlock []entry
+	itemBlock  []*node
 }
+
+// Sizes of the blocks the fast path carves nodes, entries and items from:
+// each fills the allocator's 32 KiB or 16 KiB size class (a block of 256
+// nodes, 28 KiB, took 32). A block is freed once none of its nodes is
+// held: the node tree of a large file is freed as its objects are built,
+// in the order the file is read, as it was node by node.
+const (
+	nodeBlock  = int(32768 / unsafe.Sizeof(node{}))
+	entryBlock = int(32768 / unsafe.Sizeof(entry{}))
+	itemBlock  = int(16384 / unsafe.Sizeof((*node)(nil)))
+)
 
 // fastParse reads data with the fast path; ok is false when it gave up,
 // and then nothing has been reported or recorded.
@@ -159,7 +183,43 @@ func (f *fastParser) newNode(k nodeKind) *node {
 	if f.count > MaxNodes {
 		f.bail()
 	}
-	return &node{kind: k, pos: f.pos()}
+	if len(f.nodes) == 0 {
+		f.nodes = make([]node, nodeBlock)
+	}
+	// Zeroed, and never handed out twice (the node a guess reads, isKey,
+	// is left unused): set field by field, as a whole node would be
+	// written with the collector's bulk barrier while it marks.
+	n := &f.nodes[0]
+	f.nodes = f.nodes[1:]
+	n.kind, n.pos = k, f.pos()
+	return n
+}
+
+// carve moves the top of stack, from start, to a slice of its own size
+// carved from *block (a new block when it has too little room left, or
+// one of the slice's own size for a long one), and pops it from stack;
+// nil when empty.
+func carve[T any](stack *[]T, start int, block *[]T, size int) []T {
+	top := (*stack)[start:]
+	n := len(top)
+	if n == 0 {
+		return nil
+	}
+	var out []T
+	switch b := *block; {
+	case n > size/4:
+		out = make([]T, n)
+	case cap(b)-len(b) < n:
+		b = make([]T, 0, size)
+		fallthrough
+	default:
+		out = b[len(b) : len(b)+n : len(b)+n]
+		*block = b[:len(b)+n]
+	}
+	copy(out, top)
+	clear(top) // no pointers left behind in the stack
+	*stack = (*stack)[:start]
+	return out
 }
 
 // maxKey is the longest key the fast path reads; the library reads keys
@@ -288,6 +348,7 @@ func (f *fastParser) more(ind int) bool {
 func (f *fastParser) mapping(ind int) *node {
 	n := f.open(mapNode)
 	defer f.leave()
+	start := len(f.entries)
 	var keys keySet
 	for {
 		k := f.key(false)
@@ -307,8 +368,9 @@ func (f *fastParser) mapping(ind int) *node {
 				f.bail() // a scalar over two lines
 			}
 		}
-		keys.add(f, n, k, v)
+		keys.add(f, start, k, v)
 		if !f.more(ind) {
+			n.entries = carve(&f.entries, start, &f.entryBlock, entryBlock)
 			return n
 		}
 		if f.dash() {
@@ -328,6 +390,7 @@ func (f *fastParser) lineEnds() bool {
 func (f *fastParser) sequence(ind int) *node {
 	n := f.open(seqNode)
 	defer f.leave()
+	start := len(f.items)
 	for {
 		f.i++ // the "-"
 		var item *node
@@ -351,8 +414,9 @@ func (f *fastParser) sequence(ind int) *node {
 				}
 			}
 		}
-		n.items = append(n.items, item)
+		f.items = append(f.items, item)
 		if !f.more(ind) || !f.dash() {
+			n.items = carve(&f.items, start, &f.itemBlock, itemBlock)
 			return n
 		}
 	}
@@ -418,22 +482,28 @@ func (f *fastParser) inline(flow bool) *node {
 	return f.scalar(flow)
 }
 
-// keySet adds entries to a mapping, giving up on a key set twice (the
-// library's path reports it); past a few entries it keeps
-// the keys in a set, for mappings of thousands of queues.
+// keySet adds entries to the mapping being read (f.entries from start),
+// giving up on a key set twice (the library's path reports it); past a
+// few entries it keeps the keys in a set, for mappings of thousands of
+// queues.
 type keySet map[string]struct{}
 
-func (s *keySet) add(f *fastParser, n *node, k, v *node) {
+func (s *keySet) add(f *fastParser, start int, k, v *node) {
 	dup := false
-	switch {
+	switch read := f.entries[start:]; {
 	case *s != nil:
 		_, dup = (*s)[k.value]
 		(*s)[k.value] = struct{}{}
 	default:
-		dup = n.get(k.value) != nil
-		if len(n.entries) == 8 {
+		for _, e := range read {
+			if e.key.value == k.value {
+				dup = true
+				break
+			}
+		}
+		if len(read) == 8 {
 			*s = make(keySet, 16)
-			for _, e := range n.entries {
+			for _, e := range read {
 				(*s)[e.key.value] = struct{}{}
 			}
 			(*s)[k.value] = struct{}{}
@@ -442,7 +512,7 @@ func (s *keySet) add(f *fastParser, n *node, k, v *node) {
 	if dup {
 		f.bail()
 	}
-	n.entries = append(n.entries, entry{key: k, value: v})
+	f.entries = append(f.entries, entry{key: k, value: v})
 }
 
 func (f *fastParser) skipSpaces() {
@@ -458,14 +528,16 @@ func (f *fastParser) flowMapping() *node {
 	if f.flowEmpty('}') {
 		return n
 	}
+	start := len(f.entries)
 	for {
 		k := f.key(true)
 		f.skipSpaces()
 		if c := f.at(f.i); c == ',' || c == '}' {
 			f.bail() // an empty value
 		}
-		keys.add(f, n, k, f.inline(true))
+		keys.add(f, start, k, f.inline(true))
 		if f.flowNext('}') {
+			n.entries = carve(&f.entries, start, &f.entryBlock, entryBlock)
 			return n
 		}
 	}
@@ -477,9 +549,11 @@ func (f *fastParser) flowSequence() *node {
 	if f.flowEmpty(']') {
 		return n
 	}
+	start := len(f.items)
 	for {
-		n.items = append(n.items, f.inline(true))
+		f.items = append(f.items, f.inline(true))
 		if f.flowNext(']') {
+			n.items = carve(&f.items, start, &f.itemBlock, itemBlock)
 			return n
 		}
 	}
@@ -569,11 +643,15 @@ func (f *fastParser) quoted(q byte) string {
 	}
 }
 
+// flowStop marks the characters that end a plain scalar in a flow
+// collection: ",[]{}?" (a table: plain looks each character up).
+var flowStop = [256]bool{',': true, '[': true, ']': true, '{': true, '}': true, '?': true}
+
 // plain reads a plain scalar: in a block, up to ": ", " #" or the end of
 // the line; in a flow collection also up to ",", "[", "]", "{" or "}".
 func (f *fastParser) plain(flow bool) string {
 	c, next := f.at(f.i), f.at(f.i+1)
-	blank := next == ' ' || next == '\n' || flow && strings.IndexByte(",[]{}?", next) >= 0
+	blank := next == ' ' || next == '\n' || flow && flowStop[next]
 	switch {
 	case strings.IndexByte("[]{},#&*!|>'\"%@`", c) >= 0:
 		f.bail()
@@ -590,12 +668,12 @@ scan:
 		case c == ':':
 			if n := f.at(j + 1); n == ' ' || n == '\n' {
 				break scan
-			} else if flow && strings.IndexByte(",[]{}?", n) >= 0 {
+			} else if flow && flowStop[n] {
 				f.bail() // the library reads "a:," its own way
 			}
 		case c == '#' && f.data[j-1] == ' ':
 			break scan
-		case flow && strings.IndexByte(",[]{}?", c) >= 0:
+		case flow && flowStop[c]:
 			break scan
 		}
 		if c := f.data[j]; c != ' ' {
