@@ -81,8 +81,8 @@ func guessVhosts(paths []string) (names []string, ok bool) {
 const earlyReadUpTo = 1 << 20
 
 // vhostKeys returns the keys of the top-level "vhosts:" block of one YAML
-// document written in block style; ok is false for anything else (see
-// guessVhosts).
+// document written in block style, copied out of text; ok is false for
+// anything else (see guessVhosts).
 func vhostKeys(text string) (names []string, ok bool) {
 	in := false // inside the vhosts block
 	indent := -1
@@ -127,7 +127,9 @@ func vhostKeys(text string) (names []string, ok bool) {
 			if !ok {
 				return nil, false
 			}
-			names = append(names, key)
+			// A copy: a slice of text would hold all of it for as long
+			// as the plan keeps the read's scope.
+			names = append(names, strings.Clone(key))
 		}
 	}
 	return names, true

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestVhostKeys(t *testing.T) {
@@ -60,6 +61,23 @@ func TestGuessVhosts(t *testing.T) {
 	for _, paths := range [][]string{{"-"}, {filepath.Join(dir, "missing.yaml")}, {a, write("flow.yaml", "vhosts: {x: {}}\n")}, {big}} {
 		if got, ok := guessVhosts(paths); ok {
 			t.Errorf("%v: guessed %q", paths, got)
+		}
+	}
+}
+
+// TestVhostKeysCopied: the names guessed from a file's text are copies,
+// not slices of it, which would keep all of it for as long as the plan
+// keeps the read's scope.
+func TestVhostKeysCopied(t *testing.T) {
+	text := "version: 1\nvhosts:\n  orders:\n    queues: {}\n  \"billing\": {}\n" + strings.Repeat("# padding\n", 1000)
+	names, ok := vhostKeys(text)
+	if !ok || len(names) != 2 {
+		t.Fatalf("vhostKeys = %q, %v", names, ok)
+	}
+	start := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	for _, n := range names {
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(n))); p >= start && p < start+uintptr(len(text)) {
+			t.Errorf("%q is a slice of the file's text", n)
 		}
 	}
 }
