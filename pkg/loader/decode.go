@@ -504,31 +504,42 @@ func (d *decoder) anyValue(n *node, what string) (any, bool) {
 // ignoresOf collects the mqctl:ignore IDs of the given nodes and all the
 // nodes below them, each ID once, in order.
 func ignoresOf(nodes ...*node) []string {
-	var ids []string
-	var walk func(n *node)
-	walk = func(n *node) {
-		if n == nil {
-			return
-		}
-		if n.ignore != nil {
-			for _, id := range *n.ignore {
-				if !slices.Contains(ids, id) {
-					ids = append(ids, id)
-				}
-			}
-		}
-		for _, e := range n.entries {
-			walk(e.key)
-			walk(e.value)
-		}
-		for _, it := range n.items {
-			walk(it)
-		}
-	}
+	var ids ignoreIDs
 	for _, n := range nodes {
-		walk(n)
+		ids.below(n)
 	}
 	return ids
+}
+
+// ignoreIDs gathers mqctl:ignore IDs, each once, in the order met; nil
+// while there are none (nearly always: it allocates nothing then).
+type ignoreIDs []string
+
+// of adds the IDs of n itself.
+func (ids *ignoreIDs) of(n *node) {
+	if n == nil || n.ignore == nil {
+		return
+	}
+	for _, id := range *n.ignore {
+		if !slices.Contains(*ids, id) {
+			*ids = append(*ids, id)
+		}
+	}
+}
+
+// below adds the IDs of n and of every node below it.
+func (ids *ignoreIDs) below(n *node) {
+	if n == nil {
+		return
+	}
+	ids.of(n)
+	for _, e := range n.entries {
+		ids.below(e.key)
+		ids.below(e.value)
+	}
+	for _, it := range n.items {
+		ids.below(it)
+	}
 }
 
 // suggestHint proposes the closest of known to got, or lists known.

@@ -114,7 +114,9 @@ func argPositions(at map[string]*node, typed []typedArg) *topology.ArgPositions 
 }
 
 // mergeArgs adds the typed settings to the raw arguments; a raw argument of
-// the same name with another value is an error naming both places.
+// the same name with another value is an error naming both places. args
+// (as d.args decoded it: nothing else holds it) is normalised in place and
+// returned: a copy of each queue's was a map of garbage per queue.
 func (d *decoder) mergeArgs(what string, args topology.Args, rawAt map[string]*node, typed []typedArg) topology.Args {
 	for _, t := range typed {
 		if raw, ok := args[t.key]; ok {
@@ -125,15 +127,18 @@ func (d *decoder) mergeArgs(what string, args topology.Args, rawAt map[string]*n
 			continue
 		}
 		if args == nil {
-			args = topology.Args{}
+			args = make(topology.Args, len(typed))
 		}
 		args[t.key] = t.value
 	}
-	return args.Normalized()
+	return args.NormalizedInPlace()
 }
 
 // checkName reports empty and reserved object names.
 func (d *decoder) checkName(name string, pos topology.Pos, what, kind string) bool {
+	if goodName(name) {
+		return true
+	}
 	if name == "" {
 		d.errs.addf(pos, "give the "+kind+" a name", "%s name must not be empty", kind)
 		return false
@@ -148,6 +153,12 @@ func (d *decoder) checkName(name string, pos topology.Pos, what, kind string) bo
 		return false
 	}
 	return true
+}
+
+// goodName reports whether checkName finds nothing wrong with name, for
+// a caller that builds what only for an error.
+func goodName(name string) bool {
+	return name != "" && !topology.IsReservedName(name) && len(name) <= topology.MaxNameBytes
 }
 
 // checkGeneratedName reports a queue name that sugar makes longer than
@@ -234,22 +245,27 @@ func queueIgnores(key, body *node) []string {
 	if body == nil || body.kind != mapNode {
 		return ignoresOf(key, body)
 	}
-	nodes := []*node{key, {ignore: body.ignore}}
+	var ids ignoreIDs
+	ids.below(key)
+	ids.of(body)
 	for _, e := range body.entries {
 		switch e.key.value {
 		case "bindings", "retry":
 		case "dead_letter":
-			nodes = append(nodes, e.key, &node{ignore: e.value.ignore})
+			ids.below(e.key)
+			ids.of(e.value)
 			for _, de := range e.value.entries {
 				if de.key.value != "queue" {
-					nodes = append(nodes, de.key, de.value)
+					ids.below(de.key)
+					ids.below(de.value)
 				}
 			}
 		default:
-			nodes = append(nodes, e.key, e.value)
+			ids.below(e.key)
+			ids.below(e.value)
 		}
 	}
-	return ignoresOf(nodes...)
+	return ids
 }
 
 // queue decodes one queue body. Errors are reported; the returned
@@ -274,7 +290,11 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	for _, fl := range topology.QueueFlags {
 		d.boolField(f, fl.Key, what, fl.Of(q))
 	}
-	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"), "{x-max-length: 1000}")
+	var args topology.Args
+	var at map[string]*node
+	if n := f.value("arguments"); n != nil {
+		args, at, _ = d.args(n, label(what, "arguments"), "{x-max-length: 1000}")
+	}
 	typ, args := d.queueType(f, what, args, at)
 	switch {
 	case typ != "":
@@ -288,7 +308,7 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 
 	typed := d.queueSettings(f, what, decl)
 	if e, ok := f.get("dead_letter"); ok {
-		typed = append(typed, d.deadLetter(decl, e, what, args)...)
+		typed = d.deadLetter(decl, e, what, args, typed)
 	}
 	if e, ok := f.get("retry"); ok {
 		typed = append(typed, d.retry(decl, e, what, retryContext{isDefault: o.label != "", typed: typed, args: args, at: at})...)
@@ -417,9 +437,12 @@ func (d *decoder) deliveryLimit(n *node, what string) (int64, bool) {
 // (limits, max_priority, single_active_consumer, delivery_limit), and its
 // alert, which declares nothing.
 func (d *decoder) queueSettings(f fieldSet, what string, decl *queueDecl) []typedArg {
-	var typed []typedArg
+	// Room for the queue's typed arguments: each function that reads
+	// some appends them (a slice each, then appended, was four
+	// allocations a queue).
+	typed := make([]typedArg, 0, 8)
 	if n := f.value("limits"); n != nil {
-		typed = append(typed, d.limits(n, what)...)
+		typed = d.limits(n, what, typed)
 	}
 	if n := f.value("max_priority"); n != nil {
 		if v, ok := d.integer(n, label(what, "max_priority"), 0, 255); ok {
@@ -448,13 +471,19 @@ func (d *decoder) queueSettings(f fieldSet, what string, decl *queueDecl) []type
 	return typed
 }
 
-func (d *decoder) limits(n *node, what string) []typedArg {
-	f, ok := d.fields(n, label(what, "limits"), limitsFields)
+func (d *decoder) limits(n *node, what string, typed []typedArg) []typedArg {
+	lw := label(what, "limits")
+	f, ok := d.fields(n, lw, limitsFields)
 	if !ok {
-		return nil
+		return typed
 	}
-	var typed []typedArg
-	field := func(name string) (*node, string) { return f.value(name), label(what, "limits."+name) }
+	field := func(name string) (*node, string) {
+		n := f.value(name)
+		if n == nil {
+			return nil, "" // no label built for a field not written
+		}
+		return n, lw + "." + name
+	}
 	if n, w := field("max_length"); n != nil {
 		if v, ok := d.integer(n, w, 0, maxInt); ok {
 			typed = append(typed, typedArg{"x-max-length", v, n.pos, "limits.max_length"})
@@ -483,22 +512,22 @@ func (d *decoder) limits(n *node, what string) []typedArg {
 	return typed
 }
 
-// deadLetter decodes dead_letter into typed arguments and, with
-// dead_letter.queue, the DLQ and its binding. args are the queue's raw
-// arguments: a raw dead-letter exchange or routing key counts as set.
-func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topology.Args) []typedArg {
+// deadLetter decodes dead_letter into typed arguments, which it appends
+// to typed, and, with dead_letter.queue, the DLQ and its binding. args are
+// the queue's raw arguments: a raw dead-letter exchange or routing key
+// counts as set.
+func (d *decoder) deadLetter(decl *queueDecl, e entry, what string, args topology.Args, typed []typedArg) []typedArg {
 	dw := label(what, "dead_letter")
 	f, ok := d.fields(e.value, dw, deadLetterFields)
 	if !ok {
-		return nil
+		return typed
 	}
 	origin := decl.q.Name
-	var typed []typedArg
 	exch, exchSet := "", false
 	if n := f.value("exchange"); n != nil {
 		s, ok := d.str(n, dw+".exchange")
 		if !ok {
-			return nil
+			return typed
 		}
 		exch, exchSet = s, true
 		typed = append(typed, typedArg{"x-dead-letter-exchange", s, n.pos, "dead_letter.exchange"})
@@ -573,7 +602,7 @@ func (d *decoder) deadLetterQueueName(qn *node, dw string) (string, topology.Pos
 	switch {
 	case textual(qn):
 		if (qn.templated && !d.checkGeneratedName(qn.value, qn.pos, dw+".queue", "DLQ", dlqNameFix)) ||
-			!d.checkName(qn.value, qn.pos, dw+".queue "+strconv.Quote(qn.value), "queue") {
+			!goodName(qn.value) && !d.checkName(qn.value, qn.pos, dw+".queue "+strconv.Quote(qn.value), "queue") {
 			return "", qn.pos, false
 		}
 		return qn.value, qn.pos, true
@@ -853,7 +882,11 @@ func (d *decoder) queueBindings(n *node, queue, what string) []*topology.Binding
 		if !ok {
 			continue
 		}
-		args, at, _ := d.args(f.value("arguments"), iw+".arguments", bindingArgsExample)
+		var args topology.Args
+		var at map[string]*node
+		if n := f.value("arguments"); n != nil {
+			args, at, _ = d.args(n, iw+".arguments", bindingArgsExample)
+		}
 		type keyAt struct {
 			key string
 			pos topology.Pos

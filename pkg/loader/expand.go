@@ -16,15 +16,34 @@ const maxDefaultsWork = 20_000_000
 
 // vhostBuilder expands one vhost's declarations into a topology.Vhost.
 type vhostBuilder struct {
-	d         *decoder
-	v         *topology.Vhost
-	bindings  map[string]*topology.Binding
-	generated map[*topology.Binding]bool
-	// partial marks queues declared only by a bare dead_letter.queue name:
-	// their type and durability are known, nothing else.
-	partial map[string]bool
-	// by says how each queue was declared, for messages.
-	by map[string]declaredBy
+	d *decoder
+	v *topology.Vhost
+	// bindings are v's bindings by what tells them apart.
+	bindings map[bindingKey]bound
+	// queues says how each of v's queues was declared.
+	queues map[string]queueBy
+}
+
+// bindingKey tells bindings apart as topology.Binding.Key does, without
+// building a string of it for each binding.
+type bindingKey struct{ source, destType, dest, routingKey, args string }
+
+func keyOf(bd *topology.Binding) bindingKey {
+	return bindingKey{bd.Source, bd.DestinationType, bd.Destination, bd.RoutingKey, bd.Arguments.Canonical()}
+}
+
+// bound is a binding of the vhost, and whether sugar declared it.
+type bound struct {
+	b         *topology.Binding
+	generated bool
+}
+
+// queueBy is how a queue was declared (for messages), and whether only by
+// a bare dead_letter.queue name (partial): then its type and durability
+// are known, nothing else.
+type queueBy struct {
+	by      declaredBy
+	partial bool
 }
 
 // declaredBy is how a queue was declared: in the file (field empty), or
@@ -45,7 +64,6 @@ func (b declaredBy) by() string { return fmt.Sprintf("%s of queue %q", b.field, 
 func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	d := l.d
 	v := topology.NewVhost(rv.name)
-	v.Queues = make(map[string]*topology.Queue, len(rv.queues.order))
 	v.Pos, v.Ignore = rv.pos, rv.ignore
 	if rv.description != nil {
 		v.Description = rv.description.value
@@ -58,13 +76,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		v.DefaultQueueType = rv.defaultQueueType.value
 		fallbackType = v.DefaultQueueType
 	}
-	b := &vhostBuilder{
-		d: d, v: v,
-		bindings:  make(map[string]*topology.Binding, len(rv.queues.order)),
-		generated: map[*topology.Binding]bool{},
-		partial:   map[string]bool{},
-		by:        make(map[string]declaredBy, len(rv.queues.order)),
-	}
+	b := &vhostBuilder{d: d, v: v}
 	what := fmt.Sprintf("vhost %q", rv.name)
 	l.buildItems(rv, v)
 
@@ -84,17 +96,29 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		o.label = label(what, "defaults.queue")
 		d.queue("{queue}", n.key.pos, nil, n.value, o)
 	})
-	var decls []*queueDecl
+	decls := make([]*queueDecl, 0, len(rv.queues.order))
 	for _, name := range rv.queues.order {
 		o := rv.queues.byKey[name]
 		body, inherited := withDefaults(o.value, qdef, "{queue}", name, o.key.pos)
 		qo := opts
 		qo.inherited = inherited
-		decl := d.queue(name, o.key.pos, queueIgnores(o.key, body), body, qo)
-		decls = append(decls, decl)
-		v.Queues[name] = decl.q
-		b.by[name] = declaredBy{}
+		decls = append(decls, d.queue(name, o.key.pos, queueIgnores(o.key, body), body, qo))
 		rv.queues.release(name)
+	}
+	// The maps are made the size they will grow to: the queues sugar
+	// declares (a DLQ for each queue of make bench's file) made them grow
+	// step by step.
+	queues, bindings := len(decls), len(rv.bindings)
+	for _, decl := range decls {
+		q, bd := decl.generated()
+		queues, bindings = queues+q, bindings+len(decl.bindings)+bd
+	}
+	v.Queues = make(map[string]*topology.Queue, queues)
+	b.queues = make(map[string]queueBy, queues)
+	b.bindings = make(map[bindingKey]bound, bindings)
+	for _, decl := range decls {
+		v.Queues[decl.q.Name] = decl.q
+		b.queues[decl.q.Name] = queueBy{}
 	}
 
 	for _, k := range kind.PolicyKinds() {
@@ -236,24 +260,36 @@ func substitute(n *node, placeholder, name string) *node {
 // declarations of one binding are an error naming both; a binding that
 // sugar declares may repeat one written out.
 func (b *vhostBuilder) addBinding(bd *topology.Binding, generated bool) {
-	k := bd.Key()
+	k := keyOf(bd)
 	prev, dup := b.bindings[k]
 	switch {
 	case !dup:
-		b.bindings[k] = bd
-		b.generated[bd] = generated
+		b.bindings[k] = bound{bd, generated}
 		b.v.Bindings = append(b.v.Bindings, bd)
-	case b.generated[prev] && !generated:
-		*prev = *bd
-		b.generated[prev] = false
+	case prev.generated && !generated:
+		*prev.b = *bd
+		b.bindings[k] = bound{prev.b, false}
 	case !generated:
 		dest := "queue"
 		if bd.DestinationType == topology.DestExchange {
 			dest = "exchange"
 		}
 		b.d.errs.addf(bd.Pos, "declare each binding once; remove one",
-			"binding from exchange %q to %s %q with routing key %q is already declared at %s", bd.Source, dest, bd.Destination, bd.RoutingKey, prev.Pos)
+			"binding from exchange %q to %s %q with routing key %q is already declared at %s", bd.Source, dest, bd.Destination, bd.RoutingKey, prev.b.Pos)
 	}
+}
+
+// generated counts the queues and bindings that decl's sugar declares
+// (sugar adds them, but for those declared twice).
+func (decl *queueDecl) generated() (queues, bindings int) {
+	if d := decl.dlq; d != nil {
+		q, bd := d.generated()
+		queues, bindings = 1+q, len(d.bindings)+bd
+		if decl.dlqBinding != nil {
+			bindings++
+		}
+	}
+	return queues + len(decl.delays), bindings
 }
 
 // sugar adds what a queue's dead_letter.queue and retry.delays declare.
@@ -282,24 +318,23 @@ func (b *vhostBuilder) addGenerated(q *topology.Queue, partial bool, by declared
 	ex, ok := b.v.Queues[q.Name]
 	if !ok {
 		b.v.Queues[q.Name] = q
-		b.partial[q.Name] = partial
-		b.by[q.Name] = by
+		b.queues[q.Name] = queueBy{by, partial}
 		return true
 	}
-	if diff := queueDiff(q, ex, partial || b.partial[q.Name]); diff != "" {
+	was := b.queues[q.Name]
+	if diff := queueDiff(q, ex, partial || was.partial); diff != "" {
 		hint := "give the queues different names, or the same settings"
 		if partial && q.Role == topology.RoleDeadLetter && q.Type == ex.Type && q.Durable && !ex.Durable {
 			// A bare dead_letter.queue name declares a durable DLQ.
 			hint = fmt.Sprintf("a DLQ named by dead_letter.queue is durable, so that it keeps dead letters across a restart: remove durable: false from queue %q, or write dead_letter.queue as {name: %q, durable: false} to keep it transient", q.Name, q.Name)
 		}
 		b.d.errs.addf(q.Pos, hint,
-			"queue %q declared by %s differs from the queue of that name %s at %s: %s", q.Name, by.by(), b.by[q.Name], ex.Pos, diff)
+			"queue %q declared by %s differs from the queue of that name %s at %s: %s", q.Name, by.by(), was.by, ex.Pos, diff)
 		return false
 	}
-	if b.partial[q.Name] && !partial {
+	if was.partial && !partial {
 		b.v.Queues[q.Name] = q
-		b.partial[q.Name] = false
-		b.by[q.Name] = by
+		b.queues[q.Name] = queueBy{by, false}
 		return true
 	}
 	if ex.Role == topology.RoleWorking {
