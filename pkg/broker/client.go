@@ -502,7 +502,7 @@ func (c *Client) once(ctx context.Context, ep string, r *request, body []byte, o
 		return nil, failNone, ""
 	}
 	if s, ok := out.(readerDecoder); ok {
-		err = s.decodeReader(resp.Body)
+		err = s.decodeReader(held(ctx, resp.Body))
 	} else {
 		dec := json.NewDecoder(resp.Body)
 		dec.UseNumber()

@@ -32,11 +32,14 @@ func (g *globals) newEngine(c *broker.Client, note func(string)) *engine.Engine 
 // names (guessVhosts), or else once the loader knows their names (before
 // the objects are built and checked); a guess the loader's names belie is
 // dropped and the read starts again for those. A file that does not load
-// is reported at once. The read of files small enough to be read early
-// may still be under way on return: read waits for it, for the engine's
-// Plan (engine.PlanOptions.Read), which checks the file meanwhile; nil
-// when the file's vhosts were not known early. stop ends the reads and waits for them; the caller calls it once
-// Plan is done, and loadAndRead itself when it fails.
+// is reported at once. The read of files past earlyReadUpTo is held
+// (broker.HoldDefinitions): it fetches the broker's answers while the files
+// load, decodes them once they are loaded, and ends before loadAndRead
+// returns. The read of smaller files may still be under way on return:
+// read waits for it, for the engine's Plan (engine.PlanOptions.Read),
+// which checks the file meanwhile; nil when the file's vhosts were not
+// known early. stop ends the reads and waits for them; the caller calls
+// it once Plan is done, and loadAndRead itself when it fails.
 func (g *globals) loadAndRead(ctx context.Context, note func(string)) (desired *topology.Topology, eng *engine.Engine, read func() (*engine.Live, error), stop func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var cerr error
@@ -56,8 +59,15 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (desired *
 		dropped bool // cancelled: a guess the loader belied
 		done    chan struct{}
 	}
+	guess, large, early := guessVhosts(g.topologyFiles())
+	// Files past earlyReadUpTo: the read fetches the broker's answers
+	// while the files load, and decodes them once they are loaded.
+	loaded := make(chan struct{})
 	start := func(scope []string) *reading {
 		rctx, rcancel := context.WithCancel(ctx)
+		if large {
+			rctx = broker.HoldDefinitions(rctx, loaded)
+		}
 		r := &reading{scope: scope, cancel: rcancel, done: make(chan struct{})}
 		go func() {
 			defer close(r.done)
@@ -78,7 +88,6 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (desired *
 			<-r.done
 		}
 	}
-	guess, early := guessVhosts(g.topologyFiles())
 	if early {
 		reads = append(reads, start(g.inScope(guess)))
 	}
@@ -92,6 +101,7 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (desired *
 		}
 		reads = append(reads, start(scope))
 	})
+	close(loaded)
 	if err == nil {
 		<-connected
 		err = cerr
@@ -105,12 +115,11 @@ func (g *globals) loadAndRead(ctx context.Context, note func(string)) (desired *
 			r.cancel()
 			continue
 		}
-		if !early {
-			// Files too large to read the broker beside (earlyReadUpTo):
-			// the read ends before Plan checks the file, so that the
-			// check's garbage and the read's state do not peak together
-			// (a 50,002-object replace plan went from 97-101 MB to
-			// 104-110 MB).
+		if large {
+			// Files past earlyReadUpTo: the read ends before Plan checks
+			// the file, so that the check's garbage and the read's state
+			// do not peak together (a 50,002-object replace plan went
+			// from 97-101 MB to 104-110 MB).
 			<-r.done
 		}
 		read = func() (*engine.Live, error) {

@@ -15,18 +15,18 @@ import (
 // the read. It is only a guess: the names the loader reports decide, and
 // a read of other vhosts is not used. ok is false where the text is not
 // that simple (stdin, a file that cannot be read, flow style, anchors,
-// aliases or merge keys, ${VAR} in a name, tabs, several documents), or
-// the files are larger than earlyReadUpTo together, and then nothing is
-// read before the loader names the vhosts.
-func guessVhosts(paths []string) (names []string, ok bool) {
+// aliases or merge keys, ${VAR} in a name, tabs, several documents), and
+// then nothing is read before the loader names the vhosts. large says
+// the files are larger than earlyReadUpTo together (whether or not ok).
+func guessVhosts(paths []string) (names []string, large, ok bool) {
 	var files []string
 	for _, p := range paths {
 		if p == "-" {
-			return nil, false
+			return nil, false, false
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, false
+			return nil, false, false
 		}
 		if !fi.IsDir() {
 			files = append(files, p)
@@ -34,7 +34,7 @@ func guessVhosts(paths []string) (names []string, ok bool) {
 		}
 		entries, err := os.ReadDir(p)
 		if err != nil {
-			return nil, false
+			return nil, false, false
 		}
 		for _, e := range entries {
 			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
@@ -46,20 +46,19 @@ func guessVhosts(paths []string) (names []string, ok bool) {
 	for _, f := range files {
 		fi, err := os.Stat(f)
 		if err != nil {
-			return nil, false
+			return nil, false, false
 		}
-		if size += fi.Size(); size > earlyReadUpTo {
-			return nil, false
-		}
+		size += fi.Size()
 	}
+	large = size > earlyReadUpTo
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, false
+			return nil, large, false
 		}
 		got, ok := vhostKeys(string(data))
 		if !ok {
-			return nil, false
+			return nil, large, false
 		}
 		for _, n := range got {
 			if !slices.Contains(names, n) {
@@ -68,16 +67,20 @@ func guessVhosts(paths []string) (names []string, ok bool) {
 		}
 	}
 	slices.Sort(names)
-	return names, true
+	return names, large, true
 }
 
 // earlyReadUpTo is the largest size of topology files, in bytes, for which
-// plan reads the broker while it parses them (about 17,000 objects as the
-// bench's generated topology writes them). Past it the two would hold the
-// file's parse tree and the broker's decoded definitions at once: at 50,002
-// objects on RabbitMQ 4.3.6 that made plans slower (1.19-2.37 s against
-// 0.93-2.14 s) and pushed 4 of 7 past 100 MB of memory, where reading
-// after the parse stays at 91 MB.
+// plan decodes the broker's answers while it parses them (about 17,000
+// objects as the bench's generated topology writes them). Past it the
+// read still starts at once, but held (broker.HoldDefinitions): it
+// fetches the definitions export as it comes and decodes it once the
+// file is loaded. Decoded beside the parse, the file's node tree and the
+// decoded definitions held at once made plans of 50,002 objects on
+// RabbitMQ 4.3.6 slower (1.19-2.37 s against 0.93-2.14 s) and pushed 4 of
+// 7 past 100 MB of memory; read after the parse they stayed at 91 MB.
+// Held, the read's first request leaves 6-69 ms after the start instead
+// of 53-337 ms, and the plan peaks at 85-90 MB (8 runs each).
 const earlyReadUpTo = 1 << 20
 
 // vhostKeys returns the keys of the top-level "vhosts:" block of one YAML

@@ -50,17 +50,24 @@ func TestGuessVhosts(t *testing.T) {
 	a := write("a.yaml", "version: 1\nvhosts:\n  b: {}\n  a: {}\n")
 	write("b.yml", "version: 1\nvhosts:\n  c: {}\n  a: {}\n")
 	write("notes.txt", "vhosts:\n  z: {}\n")
-	if got, ok := guessVhosts([]string{dir}); !ok || !slices.Equal(got, []string{"a", "b", "c"}) {
-		t.Errorf("a directory: %q, %v", got, ok)
+	if got, large, ok := guessVhosts([]string{dir}); !ok || large || !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("a directory: %q, %v, %v", got, large, ok)
 	}
-	if got, ok := guessVhosts([]string{a}); !ok || !slices.Equal(got, []string{"a", "b"}) {
-		t.Errorf("one file: %q, %v", got, ok)
+	if got, large, ok := guessVhosts([]string{a}); !ok || large || !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("one file: %q, %v, %v", got, large, ok)
 	}
-	// Past earlyReadUpTo the plan parses first and reads after: no guess.
+	// Past earlyReadUpTo the read starts as early, held (loadAndRead).
 	big := write("big.yaml", "version: 1\nvhosts:\n  a: {}\n"+strings.Repeat("# padding\n", earlyReadUpTo/10))
-	for _, paths := range [][]string{{"-"}, {filepath.Join(dir, "missing.yaml")}, {a, write("flow.yaml", "vhosts: {x: {}}\n")}, {big}} {
-		if got, ok := guessVhosts(paths); ok {
-			t.Errorf("%v: guessed %q", paths, got)
+	if got, large, ok := guessVhosts([]string{big}); !ok || !large || !slices.Equal(got, []string{"a"}) {
+		t.Errorf("a large file: %q, %v, %v", got, large, ok)
+	}
+	bigFlow := write("bigflow.yaml", "vhosts: {x: {}}\n"+strings.Repeat("# padding\n", earlyReadUpTo/10))
+	if got, large, ok := guessVhosts([]string{a, bigFlow}); ok || !large {
+		t.Errorf("a large file in flow style: %q, %v, %v", got, large, ok)
+	}
+	for _, paths := range [][]string{{"-"}, {filepath.Join(dir, "missing.yaml")}, {a, write("flow.yaml", "vhosts: {x: {}}\n")}} {
+		if got, large, ok := guessVhosts(paths); ok || large {
+			t.Errorf("%v: guessed %q, %v", paths, got, large)
 		}
 	}
 }
