@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/internal/gentopo"
-	"github.com/mqctl/mqctl/pkg/loader"
-	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // BenchmarkDiffNoopBench diffs the file of make bench (internal/gentopo)
@@ -21,24 +19,7 @@ import (
 func BenchmarkDiffNoopBench(b *testing.B) {
 	for _, n := range []int{2500, 12500} {
 		b.Run(fmt.Sprintf("%d", gentopo.Objects(n)), func(b *testing.B) {
-			load := func() *topology.Topology {
-				top, err := loader.LoadBytes("bench.yaml", []byte(gentopo.YAML("bench", n)), loader.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				return top
-			}
-			desired, cur := load(), load()
-			for _, q := range cur.Vhosts["bench"].Queues {
-				if q.Arguments == nil {
-					q.Arguments = topology.Args{}
-				}
-				q.Arguments[topology.QueueTypeArgument] = topology.QueueTypeOrClassic(q.Type)
-			}
-			c := Current{Live: topology.Live{State: cur}, Managed: ManagedOf(RecordedOf(cur, managedAll(cur)))}
-			if p := Diff(desired, c); !p.Empty() {
-				b.Fatalf("the no-op diff plans %+v", p.Summary())
-			}
+			desired, c := noopBench(b, n)
 			b.ReportAllocs()
 			runtime.GC() // the loads' garbage is not the diff's
 			cpu := cpuTime(b)
