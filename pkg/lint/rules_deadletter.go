@@ -454,15 +454,29 @@ func deadLetterKeys(d *dlInfo, bad []string) string {
 	return "the routing key they were published with (" + joinOr(bad) + ")"
 }
 
+// joinOrShows is how many items joinOr names before "and N more".
+const joinOrShows = 4
+
+// joinOr joins items as a sentence lists them (a, b and c), past
+// joinOrShows the first of them and how many more.
 func joinOr(items []string) string {
-	const show = 4
-	if len(items) > show {
-		return strings.Join(items[:show], ", ") + fmt.Sprintf(" and %d more", len(items)-show)
+	if len(items) > joinOrShows {
+		return strings.Join(items[:joinOrShows], ", ") + fmt.Sprintf(" and %d more", len(items)-joinOrShows)
 	}
 	if len(items) == 1 {
 		return items[0]
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// joinOrQuoted is joinOr of items quoted, quoting only those it names: a
+// binding of a fanout DLX takes the dead letters of thousands of queues,
+// each with its own key.
+func joinOrQuoted(items []string) string {
+	if len(items) > joinOrShows {
+		return joinOr(append(quoteAll(items[:joinOrShows]), make([]string, len(items)-joinOrShows)...))
+	}
+	return joinOr(quoteAll(items))
 }
 
 // settledTargets is where q's dead letters come to rest: the queues its

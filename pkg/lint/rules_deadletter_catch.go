@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/route"
@@ -133,6 +132,7 @@ func (g caughtBy) findings(p *Pass) []Finding {
 			continue
 		}
 		var keys []string
+		seen := map[string]bool{} // of keys: a fanout DLX's binding takes thousands
 		exch := map[string]bool{}
 		var first *dlInfo
 		for _, n := range names {
@@ -141,7 +141,8 @@ func (g caughtBy) findings(p *Pass) []Finding {
 				first = d
 			}
 			exch[d.Exchange] = true
-			if !slices.Contains(keys, d.DLRK) {
+			if !seen[d.DLRK] {
+				seen[d.DLRK] = true
 				keys = append(keys, d.DLRK)
 			}
 		}
@@ -152,7 +153,7 @@ func (g caughtBy) findings(p *Pass) []Finding {
 		out = append(out, p.bindingFinding(b,
 			"binding %s also takes the dead letters of %d queues (%s): each sends them %s with its own routing key (%s), which its DLQ is bound with, and the binding's key %q matches them too. "+
 				"A failure in one consumer shows up beside other queues' failures, and replaying a DLQ delivers messages to consumers that never saw them. %s",
-			bindingName(b), len(names), queuesList(names), to, joinOr(quoteAll(keys)), b.RoutingKey, p.catcherFix(keys, b)))
+			bindingName(b), len(names), queuesList(names), to, joinOrQuoted(keys), b.RoutingKey, p.catcherFix(keys, b)))
 	}
 	return out
 }
@@ -177,7 +178,7 @@ func (p *Pass) caughtMessage(name string, d *dlInfo, settled []string, cs []*top
 // catcherFix says what to do about binding b, which takes dead letters
 // sent with keys (each a queue's own) beside their DLQs.
 func (p *Pass) catcherFix(keys []string, b *topology.Binding) string {
-	matched := joinOr(quoteAll(keys))
+	matched := joinOrQuoted(keys)
 	origin := p.Vhost.Queues[b.Destination].Origin
 	if od := p.dl[origin]; od != nil && od.HasDLRK && od.DLRK == b.RoutingKey && hasWildcard(b.RoutingKey) && p.exchangeType(b.Source) == "topic" {
 		return fmt.Sprintf("Queue %s is the DLQ of queue %q, bound with that queue's dead-letter routing key %q (%s), and on a topic exchange * and # are wildcards: the key is a pattern that also matches %s. "+
