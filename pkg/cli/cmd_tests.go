@@ -149,12 +149,7 @@ func (g *globals) runLoaded(ctx context.Context, stdout io.Writer, log prefixed,
 		r.Live = f.live
 	}
 	r.Hide(log.hide)
-	if g.output == "json" {
-		err = topotest.WriteJSON(stdout, r)
-	} else {
-		err = topotest.WriteText(stdout, r)
-	}
-	if err != nil {
+	if err := (testsView{json: g.output == "json", w: stdout}).report(r); err != nil {
 		return errors.Join(err, stopped)
 	}
 	if stopped != nil && len(r.NotRun) > 0 {
