@@ -52,6 +52,17 @@ func TestFederationLinkGoneAgainstBroker(t *testing.T) {
 					}
 				}
 				status, answer, err := b.API(method, path, raw)
+				// RabbitMQ's federation plugin (3.10.8 and 4.3.6 alike) can
+				// answer a parameter's change with 500 when another vhost's
+				// link stops at that moment (rabbit_federation_link_sup:stop/3,
+				// badmatch {error,not_found}): asked again, the change is
+				// made, or was (a DELETE then finds nothing).
+				for try := 1; err == nil && status == http.StatusInternalServerError && try < 3; try++ {
+					time.Sleep(200 * time.Millisecond)
+					if status, answer, err = b.API(method, path, raw); method == http.MethodDelete && status == http.StatusNotFound {
+						status = http.StatusNoContent
+					}
+				}
 				if err != nil || status >= 300 {
 					t.Fatalf("%s /api/%s: %d %s %v", method, path, status, answer, err)
 				}
