@@ -78,6 +78,8 @@ func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"listeners":[{"node":"a@h","protocol":"amqp","port":5672},{"node":"b@h","protocol":"amqp","port":5682}]}`)
 	case "/api/vhosts":
 		fmt.Fprint(w, `[{"name":"v"}]`)
+	case "/api/vhosts/v":
+		fmt.Fprint(w, `{"name":"v"}`)
 	default:
 		if r.Method == http.MethodGet {
 			w.WriteHeader(http.StatusNotFound)
