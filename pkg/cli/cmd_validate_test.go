@@ -197,33 +197,41 @@ vhosts:
 `, yaml: []string{"a: {alert: {max_depth: 0}}"}, json: []string{`"alert":{"max_depth":0}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := writeTopology(t, "topology.yaml", tc.file)
-			want, err := loader.Load([]string{path}, loader.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, errOut, code := runValidate(t, Env{}, "-f", path, "--expanded")
-			if code != 0 {
-				t.Fatalf("--expanded: exit %d: %s", code, errOut)
-			}
-			checkExpandedLoadsBack(t, want, out)
+			out, flat := expandedAndJSON(t, tc.file)
 			for _, w := range tc.yaml {
 				if !strings.Contains(out, w) {
 					t.Errorf("--expanded lacks %q:\n%s", w, out)
 				}
 			}
-			out, errOut, code = runValidate(t, Env{}, "-f", path, "-o", "json")
-			if code != 0 {
-				t.Fatalf("-o json: exit %d: %s", code, errOut)
-			}
-			flat := strings.Join(strings.Fields(out), "")
 			for _, w := range tc.json {
 				if !strings.Contains(flat, w) {
-					t.Errorf("-o json lacks %s:\n%s", w, out)
+					t.Errorf("-o json lacks %s:\n%s", w, flat)
 				}
 			}
 		})
 	}
+}
+
+// expandedAndJSON validates file with --expanded, checks that the
+// expanded YAML loads back into the file's topology, and validates it
+// with -o json: the YAML and the JSON without white space.
+func expandedAndJSON(t *testing.T, file string) (expanded, flatJSON string) {
+	t.Helper()
+	path := writeTopology(t, "topology.yaml", file)
+	want, err := loader.Load([]string{path}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expanded, errOut, code := runValidate(t, Env{}, "-f", path, "--expanded")
+	if code != 0 {
+		t.Fatalf("--expanded: exit %d: %s", code, errOut)
+	}
+	checkExpandedLoadsBack(t, want, expanded)
+	out, errOut, code := runValidate(t, Env{}, "-f", path, "-o", "json")
+	if code != 0 {
+		t.Fatalf("-o json: exit %d: %s", code, errOut)
+	}
+	return expanded, strings.Join(strings.Fields(out), "")
 }
 
 func checkValidateGolden(t *testing.T, name string, got []byte) {
@@ -244,26 +252,12 @@ func TestValidateVhostTags(t *testing.T) {
 		{"left out", "description: d", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := writeTopology(t, "topology.yaml", "version: 1\nvhosts:\n  v:\n    "+tc.tags+"\n")
-			want, err := loader.Load([]string{path}, loader.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, errOut, code := runValidate(t, Env{}, "-f", path, "--expanded")
-			if code != 0 {
-				t.Fatalf("--expanded: exit %d: %s", code, errOut)
-			}
-			checkExpandedLoadsBack(t, want, out)
+			out, flat := expandedAndJSON(t, "version: 1\nvhosts:\n  v:\n    "+tc.tags+"\n")
 			if tc.yaml != "" && !strings.Contains(out, tc.yaml) || tc.yaml == "" && strings.Contains(out, "tags") {
 				t.Errorf("--expanded, want %q:\n%s", tc.yaml, out)
 			}
-			out, errOut, code = runValidate(t, Env{}, "-f", path, "-o", "json")
-			if code != 0 {
-				t.Fatalf("-o json: exit %d: %s", code, errOut)
-			}
-			flat := strings.Join(strings.Fields(out), "")
 			if tc.json != "" && !strings.Contains(flat, tc.json) || tc.json == "" && strings.Contains(flat, `"tags"`) {
-				t.Errorf("-o json, want %s:\n%s", tc.json, out)
+				t.Errorf("-o json, want %s:\n%s", tc.json, flat)
 			}
 		})
 	}
