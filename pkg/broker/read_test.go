@@ -209,6 +209,41 @@ func TestReadStateNotesUnreadOperatorPolicies(t *testing.T) {
 	}
 }
 
+// A read that finds nothing in a vhost says whether the vhost is there: an
+// administrator asks the vhost itself, anyone else the listing, where a
+// vhost deleted while RabbitMQ 3.10 built it is [] (CI's 3.10.8 leg saw
+// a missing vhost reported as a missing binding when that [] failed the
+// listing).
+func TestMissingVhostToldFromMissingObject(t *testing.T) {
+	t.Parallel()
+	bd := &topology.Binding{Source: "a", Destination: "b", DestinationType: topology.DestQueue}
+	for _, tc := range []struct {
+		tags   string
+		listed bool // asks GET /api/vhosts
+	}{
+		{`["administrator"]`, false},
+		{`["management"]`, true},
+	} {
+		c, asked := fakeBrokerAsked(t, tc.tags, map[string]string{
+			"/api/vhosts":                `[[], {"name":"v"}, []]`,
+			"/api/vhosts/v":              `{"name":"v"}`,
+			"/api/bindings/v/e/a/q/b":    `[]`,
+			"/api/bindings/gone/e/a/q/b": `[]`,
+		})
+		_, err := c.BindingPropertiesKey(context.Background(), "gone", bd)
+		if !errors.Is(err, ErrVhostNotFound) {
+			t.Errorf("%s, vhost gone: %v, want ErrVhostNotFound", tc.tags, err)
+		}
+		_, err = c.BindingPropertiesKey(context.Background(), "v", bd)
+		if !errors.Is(err, ErrNotFound) || errors.Is(err, ErrVhostNotFound) {
+			t.Errorf("%s, binding gone: %v, want ErrNotFound, not ErrVhostNotFound", tc.tags, err)
+		}
+		if got := slices.Contains(asked(), "/api/vhosts"); got != tc.listed {
+			t.Errorf("%s: asked GET /api/vhosts %v, want %v (asked %v)", tc.tags, got, tc.listed, asked())
+		}
+	}
+}
+
 // An object deleted while RabbitMQ builds a list comes out as [] in it;
 // reading skips it instead of failing the whole plan.
 func TestReadStateSkipsVanishedListItems(t *testing.T) {
