@@ -96,6 +96,9 @@ type reader struct {
 
 	// the entry that first lists each object, for duplicate warnings.
 	declared map[string]*object
+	// bindingsListed are the bindings read, by vhost and key: a binding
+	// listed again is left out with a warning.
+	bindingsListed map[string]bool
 	// users, limits and the other items, as they are read (access.go).
 	acc accessState
 	// source is the version of the RabbitMQ that wrote the file (its
@@ -242,6 +245,7 @@ func jsonKind(v any) string {
 
 func (r *reader) read(top map[string]any, opts ReadOptions) {
 	r.declared = map[string]*object{}
+	r.bindingsListed = map[string]bool{}
 	r.acc = accessState{users: map[string]bool{}, limits: map[string]topology.Args{}, limitsPos: map[string]topology.Pos{}}
 	format, _ := top["rabbitmq_definition_format"].(string)
 	for _, k := range []string{"rabbitmq_version", "rabbit_version"} {
@@ -263,17 +267,26 @@ func (r *reader) read(top map[string]any, opts ReadOptions) {
 	}
 	topPos := topology.Pos{File: r.name}
 
-	r.readVhosts(top)
+	// The typed kinds' sections (typedSpecs), the vhosts first: they hold
+	// the others, and the users' access names them.
+	if r.single {
+		r.t.Vhost(r.defaultVhost)
+	}
+	typed := typedSpecs()
+	for _, s := range typed {
+		if s.Container {
+			r.readSection(top, s)
+		}
+	}
 	r.readTopLevelVhostMetadata(top, topPos)
 	r.readUsers(top)
 	r.readNested(top)
 	r.readGlobalParameters(top)
 	r.readParameters(top)
-	r.readExchanges(top)
-	r.readQueues(top)
-	r.readBindings(top)
-	for _, k := range kind.PolicyKinds() {
-		r.readPolicies(top, k)
+	for _, s := range typed {
+		if !s.Container {
+			r.readSection(top, s)
+		}
 	}
 	r.putVhostLimits()
 	r.warnUnlistedUsers()
@@ -293,11 +306,10 @@ func (r *reader) read(top map[string]any, opts ReadOptions) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch k {
-		case "vhosts", "users", "permissions", "topic_permissions", "parameters", "global_parameters",
-			"exchanges", "queues", "bindings", "policies", "operator_policies",
+		case "users", "permissions", "topic_permissions", "parameters", "global_parameters",
 			"metadata", "description", "default_queue_type", "limits", "tags":
 		default:
-			if !metadataKeys[k] {
+			if _, typed := sectionKind(k); !typed && !metadataKeys[k] {
 				r.rep.warnf("ignored unknown top-level key %q", k)
 			}
 		}
@@ -633,24 +645,20 @@ func readTags(v any) ([]string, bool) {
 	return tags, len(tags) > 0
 }
 
-func (r *reader) readVhosts(top map[string]any) {
-	if r.single {
-		r.t.Vhost(r.defaultVhost)
+// readVhost reads an element of the vhosts section (k: kind.Vhost).
+func (r *reader) readVhost(o *object, k kind.Kind) {
+	name, ok := o.name("vhost")
+	if !ok {
+		return
 	}
-	for _, o := range r.list(top, "vhosts", "vhost") {
-		name, ok := o.name("vhost")
-		if !ok {
-			continue
-		}
-		if name == "" {
-			o.errorf("the vhost name is empty")
-			continue
-		}
-		if r.duplicate(kind.Vhost, fmt.Sprintf("vhost %q", name), name, name, o) {
-			continue
-		}
-		r.readVhostMetadata(o, r.t.Vhost(name))
+	if name == "" {
+		o.errorf("the vhost name is empty")
+		return
 	}
+	if r.duplicate(k, fmt.Sprintf("vhost %q", name), name, name, o) {
+		return
+	}
+	r.readVhostMetadata(o, r.t.Vhost(name))
 }
 
 // readTopLevelVhostMetadata applies the vhost metadata that a single-vhost
@@ -717,39 +725,39 @@ func validExchangeType(t string) bool {
 	return true
 }
 
-func (r *reader) readExchanges(top map[string]any) {
-	for _, o := range r.list(top, "exchanges", "exchange") {
-		name, vh, ok := o.nameIn("exchange")
-		if !ok {
-			continue
-		}
-		if SkipExchange(name) {
-			if !builtinExchange(name) {
-				r.rep.warnf("skipped exchange %q in vhost %q: names starting with \"amq.\" are reserved (RabbitMQ skips it on import too)", name, vh)
-			}
-			continue
-		}
-		typ, present := o.str("type")
-		if !present {
-			if _, has := o.m["type"]; !has || o.m["type"] == nil {
-				o.errorf("no exchange type; set \"type\" to direct, fanout, topic, headers or a plugin type such as x-delayed-message")
-			}
-			continue
-		}
-		if !validExchangeType(typ) {
-			o.fieldErrorf([]string{"type"}, "exchange type %q is not known to RabbitMQ (it rejects this file); use direct, fanout, topic, headers or a plugin type such as x-delayed-message or x-consistent-hash", typ)
-			continue
-		}
-		x := MapExchange(Exchange{Name: name, Type: typ, Arguments: o.args("arguments")})
-		for _, f := range topology.ExchangeFlags {
-			*f.Of(x) = o.boolean(f.Key, f.Default)
-		}
-		if r.duplicate(kind.Exchange, fmt.Sprintf("exchange %q in vhost %q", name, vh), vh, name, o) {
-			continue
-		}
-		x.Pos = o.pos
-		r.t.Vhost(vh).Exchanges[name] = x
+// readExchange reads an element of the exchanges section (k:
+// kind.Exchange).
+func (r *reader) readExchange(o *object, k kind.Kind) {
+	name, vh, ok := o.nameIn("exchange")
+	if !ok {
+		return
 	}
+	if SkipExchange(name) {
+		if !builtinExchange(name) {
+			r.rep.warnf("skipped exchange %q in vhost %q: names starting with \"amq.\" are reserved (RabbitMQ skips it on import too)", name, vh)
+		}
+		return
+	}
+	typ, present := o.str("type")
+	if !present {
+		if _, has := o.m["type"]; !has || o.m["type"] == nil {
+			o.errorf("no exchange type; set \"type\" to direct, fanout, topic, headers or a plugin type such as x-delayed-message")
+		}
+		return
+	}
+	if !validExchangeType(typ) {
+		o.fieldErrorf([]string{"type"}, "exchange type %q is not known to RabbitMQ (it rejects this file); use direct, fanout, topic, headers or a plugin type such as x-delayed-message or x-consistent-hash", typ)
+		return
+	}
+	x := MapExchange(Exchange{Name: name, Type: typ, Arguments: o.args("arguments")})
+	for _, f := range topology.ExchangeFlags {
+		*f.Of(x) = o.boolean(f.Key, f.Default)
+	}
+	if r.duplicate(k, fmt.Sprintf("exchange %q in vhost %q", name, vh), vh, name, o) {
+		return
+	}
+	x.Pos = o.pos
+	r.t.Vhost(vh).Exchanges[name] = x
 }
 
 // queueType checks the queue's type in "type" and "x-queue-type" (MapQueue
@@ -785,107 +793,97 @@ func (o *object) queueType(args topology.Args) (string, bool) {
 	return fromField, true
 }
 
-func (r *reader) readQueues(top map[string]any) {
-	for _, o := range r.list(top, "queues", "queue") {
-		name, vh, ok := o.nameIn("queue")
-		if !ok {
-			continue
-		}
-		if name == "" {
-			o.errorf("the queue name is empty (server-named queues cannot be imported); give the queue a name")
-			continue
-		}
-		if SkipQueue(Queue{Name: name}) {
-			r.rep.warnf("skipped queue %q in vhost %q: names starting with \"amq.\" are reserved for server-named queues (RabbitMQ skips it on import too)", name, vh)
-			continue
-		}
-		args := o.args("arguments")
-		typ, ok := o.queueType(args)
-		if !ok {
-			continue
-		}
-		if args.Has("x-dead-letter-routing-key") && !args.Has("x-dead-letter-exchange") {
-			o.fieldErrorf([]string{"arguments", "x-dead-letter-routing-key"}, "x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue; add x-dead-letter-exchange (\"\" for the default exchange)")
-			continue
-		}
-		v := r.t.Vhost(vh)
-		tq := MapQueue(Queue{Name: name, Type: typ, Arguments: args}, v.DefaultQueueType)
-		for _, f := range topology.QueueFlags {
-			*f.Of(tq) = o.boolean(f.Key, f.Default)
-		}
-		if r.duplicate(kind.Queue, fmt.Sprintf("queue %q in vhost %q", name, vh), vh, name, o) {
-			continue
-		}
-		tq.Pos = o.pos
-		v.Queues[name] = tq
+// readQueue reads an element of the queues section (k: kind.Queue).
+func (r *reader) readQueue(o *object, k kind.Kind) {
+	name, vh, ok := o.nameIn("queue")
+	if !ok {
+		return
 	}
+	if name == "" {
+		o.errorf("the queue name is empty (server-named queues cannot be imported); give the queue a name")
+		return
+	}
+	if SkipQueue(Queue{Name: name}) {
+		r.rep.warnf("skipped queue %q in vhost %q: names starting with \"amq.\" are reserved for server-named queues (RabbitMQ skips it on import too)", name, vh)
+		return
+	}
+	args := o.args("arguments")
+	typ, ok := o.queueType(args)
+	if !ok {
+		return
+	}
+	if args.Has("x-dead-letter-routing-key") && !args.Has("x-dead-letter-exchange") {
+		o.fieldErrorf([]string{"arguments", "x-dead-letter-routing-key"}, "x-dead-letter-routing-key without x-dead-letter-exchange: RabbitMQ refuses to declare such a queue; add x-dead-letter-exchange (\"\" for the default exchange)")
+		return
+	}
+	v := r.t.Vhost(vh)
+	tq := MapQueue(Queue{Name: name, Type: typ, Arguments: args}, v.DefaultQueueType)
+	for _, f := range topology.QueueFlags {
+		*f.Of(tq) = o.boolean(f.Key, f.Default)
+	}
+	if r.duplicate(k, fmt.Sprintf("queue %q in vhost %q", name, vh), vh, name, o) {
+		return
+	}
+	tq.Pos = o.pos
+	v.Queues[name] = tq
 }
 
-func (r *reader) readBindings(top map[string]any) {
-	seen := map[string]bool{}
-	for _, o := range r.list(top, "bindings", "binding") {
-		src, srcOK := o.str("source")
-		dst, dstOK := o.str("destination")
-		dt, dtOK := o.str("destination_type")
-		if srcOK && dstOK {
-			o.what = fmt.Sprintf("binding from %q to %q", src, dst)
-		}
-		vh, ok := o.vhost()
-		if !ok {
-			continue
-		}
-		switch {
-		case !srcOK:
-			if _, has := o.m["source"]; !has || o.m["source"] == nil {
-				o.errorf("no \"source\" exchange")
-			}
-			continue
-		case !dstOK:
-			if _, has := o.m["destination"]; !has || o.m["destination"] == nil {
-				o.errorf("no \"destination\"")
-			}
-			continue
-		case !dtOK:
-			if _, has := o.m["destination_type"]; !has || o.m["destination_type"] == nil {
-				o.errorf("no \"destination_type\"; set it to \"queue\" or \"exchange\"")
-			}
-			continue
-		case dt != topology.DestQueue && dt != topology.DestExchange:
-			o.fieldErrorf([]string{"destination_type"}, "destination_type %q is not valid (RabbitMQ rejects it); use \"queue\" or \"exchange\"", dt)
-			continue
-		}
-		key, _ := o.str("routing_key")
-		b, ok := MapBinding(Binding{Source: src, Destination: dst, DestinationType: dt, RoutingKey: key, Arguments: o.args("arguments")})
-		if !ok {
-			r.rep.warnf("skipped %s: the default exchange binds every queue implicitly and takes no explicit bindings", o.what)
-			continue
-		}
-		if dst == "" {
-			o.errorf("the destination is empty; no %s named \"\" can be bound: name the %s to bind", dt, dt)
-			continue
-		}
-		if dt == topology.DestQueue && topology.IsReservedName(dst) {
-			r.rep.warnf("skipped %s: queues named \"amq.*\" are server-named and not managed", o.what)
-			continue
-		}
-		id := vh + "\x00" + b.Key()
-		if seen[id] {
-			r.rep.warnf("%s with routing key %q is listed twice; kept one", o.what, key)
-			continue
-		}
-		seen[id] = true
-		b.Pos = o.pos
-		v := r.t.Vhost(vh)
-		v.Bindings = append(v.Bindings, b)
+// readBinding reads an element of the bindings section (k: kind.Binding).
+func (r *reader) readBinding(o *object, k kind.Kind) {
+	seen := r.bindingsListed
+	src, srcOK := o.str("source")
+	dst, dstOK := o.str("destination")
+	dt, dtOK := o.str("destination_type")
+	if srcOK && dstOK {
+		o.what = fmt.Sprintf("binding from %q to %q", src, dst)
 	}
-}
-
-// readPolicies reads the policies of kind k (kind.PolicyKinds) from
-// their section.
-func (r *reader) readPolicies(top map[string]any, k kind.Kind) {
-	for _, o := range r.list(top, k.Section(), k.Label()) {
-		r.readPolicy(o, o, k)
+	vh, ok := o.vhost()
+	if !ok {
+		return
 	}
+	switch {
+	case !srcOK:
+		if _, has := o.m["source"]; !has || o.m["source"] == nil {
+			o.errorf("no \"source\" exchange")
+		}
+		return
+	case !dstOK:
+		if _, has := o.m["destination"]; !has || o.m["destination"] == nil {
+			o.errorf("no \"destination\"")
+		}
+		return
+	case !dtOK:
+		if _, has := o.m["destination_type"]; !has || o.m["destination_type"] == nil {
+			o.errorf("no \"destination_type\"; set it to \"queue\" or \"exchange\"")
+		}
+		return
+	case dt != topology.DestQueue && dt != topology.DestExchange:
+		o.fieldErrorf([]string{"destination_type"}, "destination_type %q is not valid (RabbitMQ rejects it); use \"queue\" or \"exchange\"", dt)
+		return
+	}
+	key, _ := o.str("routing_key")
+	b, ok := MapBinding(Binding{Source: src, Destination: dst, DestinationType: dt, RoutingKey: key, Arguments: o.args("arguments")})
+	if !ok {
+		r.rep.warnf("skipped %s: the default exchange binds every queue implicitly and takes no explicit bindings", o.what)
+		return
+	}
+	if dst == "" {
+		o.errorf("the destination is empty; no %s named \"\" can be bound: name the %s to bind", dt, dt)
+		return
+	}
+	if dt == topology.DestQueue && topology.IsReservedName(dst) {
+		r.rep.warnf("skipped %s: queues named \"amq.*\" are server-named and not managed", o.what)
+		return
+	}
+	id := vh + "\x00" + b.Key()
+	if seen[id] {
+		r.rep.warnf("%s with routing key %q is listed twice; kept one", o.what, key)
+		return
+	}
+	seen[id] = true
+	b.Pos = o.pos
+	v := r.t.Vhost(vh)
+	v.Bindings = append(v.Bindings, b)
 }
 
 // readPolicy reads the policy described by body (the object itself, or the

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -47,25 +46,18 @@ func (d *Document) decodeObjects(dec *json.Decoder) error {
 
 // decodeSection decodes the value of the document's key from dec.
 func (d *Document) decodeSection(dec *json.Decoder, key string) error {
-	var err error
-	switch key {
-	case "exchanges":
-		d.Exchanges, err = decodeArray(dec, d.Exchanges, false)
-	case "queues":
-		d.Queues, err = decodeArray(dec, d.Queues, false)
-	case "bindings":
-		d.Bindings, err = decodeArray(dec, d.Bindings, false)
-	case "parameters":
+	if key == "parameters" {
+		var err error
 		d.Parameters, err = decodeArray(dec, d.Parameters, false)
-	default:
-		if ps := d.policiesIn(key); ps != nil {
-			*ps, err = decodeArray(dec, *ps, false)
-			break
-		}
-		var skip json.RawMessage
-		err = dec.Decode(&skip)
+		return err
 	}
-	return err
+	if k, ok := sectionKind(key); ok {
+		if t, _ := typedKindOf(k); t.decode != nil {
+			return t.decode(d, dec, k)
+		}
+	}
+	var skip json.RawMessage
+	return dec.Decode(&skip)
 }
 
 // DecodeList reads a list answer (a JSON array; null is an empty list) one
@@ -236,6 +228,13 @@ func (m *LiveMapper) Queue(q Queue) {
 	m.v.Queues[q.Name] = mapOwnedQueue(q, l.typ, m.lv.DefaultQueueType)
 }
 
+// Exchange maps exchange e.
+func (m *LiveMapper) Exchange(e Exchange) {
+	if !SkipExchange(e.Name) {
+		m.v.Exchanges[e.Name] = MapExchange(e)
+	}
+}
+
 // Binding maps binding b.
 func (m *LiveMapper) Binding(b Binding) {
 	tb, ok := MapBinding(b)
@@ -263,19 +262,12 @@ func (m *LiveMapper) Finish(doc *Document) (*topology.Vhost, error) {
 		doc.OperatorPolicies = append(doc.OperatorPolicies, op)
 	}
 	doc.Parameters = nil
-	for i, e := range doc.Exchanges {
-		doc.Exchanges[i] = Exchange{}
-		if !SkipExchange(e.Name) {
-			v.Exchanges[e.Name] = MapExchange(e)
+	// Each typed kind's list (typedSpecs, in their order: exchanges,
+	// queues, bindings, the kinds of policy).
+	for _, s := range typedSpecs() {
+		if t, _ := typedKindOf(s.Kind); t.mapLive != nil {
+			t.mapLive(m, doc, s.Kind)
 		}
-	}
-	for i, q := range doc.Queues {
-		doc.Queues[i] = Queue{}
-		m.Queue(q)
-	}
-	for i, b := range doc.Bindings {
-		doc.Bindings[i] = Binding{}
-		m.Binding(b)
 	}
 	// A binding to a queue left out goes with it; so, in an export, does
 	// one to a queue it does not hold (see LiveVhost.Export).
@@ -287,11 +279,6 @@ func (m *LiveMapper) Finish(doc *Document) (*topology.Vhost, error) {
 	}
 	m.bindings = nil
 	v.SortBindings()
-	for _, k := range kind.PolicyKinds() {
-		for _, p := range *doc.PoliciesOf(k) {
-			v.PoliciesOf(k)[p.Name] = MapPolicy(p)
-		}
-	}
 	*doc = Document{}
 	return v, nil
 }

@@ -99,17 +99,6 @@ func (d *Document) PoliciesOf(k kind.Kind) *[]Policy {
 	return nil
 }
 
-// policiesIn is where d holds the policies of the kind whose section is
-// named section; nil when no kind of policy has that section.
-func (d *Document) policiesIn(section string) *[]Policy {
-	for _, k := range kind.PolicyKinds() {
-		if k.Section() == section {
-			return d.PoliciesOf(k)
-		}
-	}
-	return nil
-}
-
 // SkipExchange reports whether an exchange is never managed: the default
 // exchange ("") and the built-in and reserved amq.* ones.
 func SkipExchange(name string) bool { return name == "" || topology.IsReservedName(name) }

@@ -1,0 +1,139 @@
+package definitions
+
+import (
+	"encoding/json"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// typedKind is how pkg/definitions reads the objects of a kind with a type
+// of its own (kind.Spec.Item is nil: vhosts, exchanges, queues, bindings
+// and the kinds of policy), in both its modes. Read and MapLive go over
+// the registry's kinds (typedSpecs) and take each one's section, its
+// place in the order and its words from its kind.Spec; what is the kind's
+// own is here, one entry a kind (typedKindOf), so that a typed kind is
+// read by no other code than its entry names. The kinds carried as
+// topology.Item are read from their runtime parameters (access.go) and
+// have no entry.
+type typedKind struct {
+	// read reads one element of the kind's section of a definitions file
+	// (kind.Spec.Section), o, into r's topology: the checks RabbitMQ's
+	// import makes, and the kind's mapping (Map*).
+	read func(r *reader, o *object, k kind.Kind)
+	// decode decodes the kind's section of a broker's answer into d
+	// (DecodeStream); nil for a kind a Document does not hold (a vhost,
+	// whose answer is read apart).
+	decode func(d *Document, dec *json.Decoder, k kind.Kind) error
+	// mapLive maps d's list of the kind onto m's vhost, emptying it
+	// (LiveMapper.Finish); nil with decode.
+	mapLive func(m *LiveMapper, d *Document, k kind.Kind)
+}
+
+// typedKinds are the typed kinds' entries but the kinds of policy, which
+// share one (policyKind).
+var typedKinds = map[kind.Kind]typedKind{
+	kind.Vhost: {read: (*reader).readVhost},
+	kind.Exchange: {
+		read: (*reader).readExchange,
+		decode: func(d *Document, dec *json.Decoder, _ kind.Kind) (err error) {
+			d.Exchanges, err = decodeArray(dec, d.Exchanges, false)
+			return err
+		},
+		mapLive: func(m *LiveMapper, d *Document, _ kind.Kind) {
+			for i, e := range d.Exchanges {
+				d.Exchanges[i] = Exchange{}
+				m.Exchange(e)
+			}
+		},
+	},
+	kind.Queue: {
+		read: (*reader).readQueue,
+		decode: func(d *Document, dec *json.Decoder, _ kind.Kind) (err error) {
+			d.Queues, err = decodeArray(dec, d.Queues, false)
+			return err
+		},
+		mapLive: func(m *LiveMapper, d *Document, _ kind.Kind) {
+			for i, q := range d.Queues {
+				d.Queues[i] = Queue{}
+				m.Queue(q)
+			}
+		},
+	},
+	kind.Binding: {
+		read: (*reader).readBinding,
+		decode: func(d *Document, dec *json.Decoder, _ kind.Kind) (err error) {
+			d.Bindings, err = decodeArray(dec, d.Bindings, false)
+			return err
+		},
+		mapLive: func(m *LiveMapper, d *Document, _ kind.Kind) {
+			for i, b := range d.Bindings {
+				d.Bindings[i] = Binding{}
+				m.Binding(b)
+			}
+		},
+	},
+}
+
+// policyKind is the entry of every kind of policy (kind.Spec.Policy): its
+// list in a Document is Document.PoliciesOf's.
+var policyKind = typedKind{
+	read: func(r *reader, o *object, k kind.Kind) { r.readPolicy(o, o, k) },
+	decode: func(d *Document, dec *json.Decoder, k kind.Kind) (err error) {
+		ps := d.PoliciesOf(k)
+		*ps, err = decodeArray(dec, *ps, false)
+		return err
+	},
+	mapLive: func(m *LiveMapper, d *Document, k kind.Kind) {
+		for _, p := range *d.PoliciesOf(k) {
+			m.v.PoliciesOf(k)[p.Name] = MapPolicy(p)
+		}
+	},
+}
+
+// typedKindOf is k's entry; false for a kind carried as topology.Item (and
+// one mqctl does not know).
+func typedKindOf(k kind.Kind) (typedKind, bool) {
+	if k.Policy() {
+		return policyKind, true
+	}
+	t, ok := typedKinds[k]
+	return t, ok
+}
+
+// typedSpecs are the specs of the typed kinds of a vhost, in the
+// registry's order (kind.All): the vhost itself, then exchanges, queues,
+// bindings and the kinds of policy. The broker's own kinds (users) are
+// read with their access (access.go).
+func typedSpecs() []kind.Spec {
+	var out []kind.Spec
+	for _, s := range kind.All() {
+		if s.Item == nil && !s.Broker {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sectionKind is the typed kind whose definitions section is named key;
+// false for none.
+func sectionKind(key string) (kind.Kind, bool) {
+	for _, s := range typedSpecs() {
+		if s.Section == key {
+			return s.Kind, true
+		}
+	}
+	return "", false
+}
+
+// readSection reads the section of s's kind from a definitions file.
+func (r *reader) readSection(top map[string]any, s kind.Spec) {
+	t, ok := typedKindOf(s.Kind)
+	if !ok {
+		r.errorAt(topology.Pos{File: r.name}, "%v", kind.Unknown("definitions reader", s.Kind))
+		return
+	}
+	for _, o := range r.list(top, s.Section, s.Label) {
+		t.read(r, o, s.Kind)
+	}
+}

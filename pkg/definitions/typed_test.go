@@ -1,0 +1,91 @@
+package definitions
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// TestEveryTypedKindIsRead: every kind with a type of its own that a vhost
+// holds (kind.Spec.Item nil, not the broker's) has its entry in
+// pkg/definitions (typedKindOf), and its section is read by both modes:
+// a definitions file (Read) and a broker's answer (DecodeStream, MapLive).
+// A typed kind added to the registry without one would be dropped from
+// every definitions file and every live read silently: this fails instead.
+func TestEveryTypedKindIsRead(t *testing.T) {
+	// One element of each kind's section, as RabbitMQ writes it.
+	elements := map[kind.Kind]string{
+		kind.Vhost:    `{"name": "v"}`,
+		kind.Exchange: `{"name": "x", "vhost": "v", "type": "topic", "durable": true}`,
+		kind.Queue:    `{"name": "q", "vhost": "v", "durable": true, "arguments": {"x-queue-type": "quorum"}}`,
+		kind.Binding:  `{"source": "x", "vhost": "v", "destination": "q", "destination_type": "queue", "routing_key": "k", "arguments": {}}`,
+	}
+	for _, k := range kind.PolicyKinds() {
+		elements[k] = `{"name": "p", "vhost": "v", "pattern": "^q$", "apply-to": "queues", "priority": 1, "definition": {"max-length": 7}}`
+	}
+	specs := typedSpecs()
+	if len(specs) < 6 {
+		t.Fatalf("typedSpecs = %d kinds, want vhosts, exchanges, queues, bindings and the kinds of policy", len(specs))
+	}
+	var sections []string
+	for _, s := range specs {
+		tk, ok := typedKindOf(s.Kind)
+		if !ok || tk.read == nil {
+			t.Errorf("kind %s: no entry in typedKinds: pkg/definitions cannot read it", s.Kind)
+			continue
+		}
+		if !s.Container && (tk.decode == nil || tk.mapLive == nil) {
+			t.Errorf("kind %s: its entry neither decodes nor maps a broker's answer", s.Kind)
+		}
+		e, ok := elements[s.Kind]
+		if !ok {
+			t.Errorf("kind %s: no element in this test", s.Kind)
+			continue
+		}
+		sections = append(sections, `"`+s.Section+`": [`+e+`]`)
+	}
+	doc := "{" + strings.Join(sections, ", ") + "}"
+	top, rep, err := Read("defs.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) > 0 {
+		t.Errorf("Read warned: %q", rep.Warnings)
+	}
+	d := decodeDoc(t, doc)
+	live, err := MapLive(LiveVhost{Name: "v"}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for from, v := range map[string]*topology.Vhost{"Read": top.Vhosts["v"], "MapLive": live} {
+		if v == nil {
+			t.Errorf("%s: no vhost v", from)
+			continue
+		}
+		for _, s := range specs {
+			if n := objectsOf(v, s.Kind); n != 1 {
+				t.Errorf("%s: %d objects read from the %s section, want 1", from, n, s.Section)
+			}
+		}
+	}
+}
+
+// objectsOf is the number of v's objects of typed kind k (v itself for
+// the vhost).
+func objectsOf(v *topology.Vhost, k kind.Kind) int {
+	switch {
+	case k.Container():
+		return 1
+	case k.Policy():
+		return len(v.PoliciesOf(k))
+	case k == kind.Exchange:
+		return len(v.Exchanges)
+	case k == kind.Queue:
+		return len(v.Queues)
+	case k == kind.Binding:
+		return len(v.Bindings)
+	}
+	return -1
+}
