@@ -56,6 +56,9 @@ func WriteYAML(w io.Writer, t *topology.Topology, opts Options) error {
 	if err := unnamedPolicies(t); err != nil {
 		return err
 	}
+	if err := everyKindWritten(); err != nil {
+		return err
+	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(Document(t, opts)); err != nil {
@@ -135,30 +138,92 @@ func vhostNode(v *topology.Vhost, sugar, delayedRetry bool) *yaml.Node {
 		add(m, "tags", tags)
 	}
 
-	if len(v.Exchanges) > 0 {
-		add(m, "exchanges", exchangesNode(v))
+	w := &vhostWriter{v: v, plan: plan}
+	w.perQueue, w.explicit = placeBindings(v, plan)
+	for _, s := range kind.VhostKinds() {
+		write, ok := sectionOf(s)
+		if !ok {
+			continue // refused before (everyKindWritten)
+		}
+		if n := write(w, s); n != nil {
+			add(m, s.Section, n)
+		}
 	}
-	perQueue, explicit := placeBindings(v, plan)
-	if len(v.Queues) > len(plan.hidden) {
+	return m
+}
+
+// vhostWriter is what the writers of a vhost's sections share: the vhost,
+// the sugar export writes and where its bindings go (placeBindings).
+type vhostWriter struct {
+	v        *topology.Vhost
+	plan     *sugarPlan
+	perQueue map[string][]*topology.Binding
+	explicit []*topology.Binding
+}
+
+// sectionWriter writes the section of a vhost's kind s (nil: the vhost has
+// none to write).
+type sectionWriter func(w *vhostWriter, s kind.Spec) *yaml.Node
+
+// sections are the writers of the kinds with a type of their own but the
+// kinds of policy (one writer, policiesNode); the kinds carried as
+// topology.Item share one too (itemSection).
+var sections = map[kind.Kind]sectionWriter{
+	kind.Exchange: func(w *vhostWriter, _ kind.Spec) *yaml.Node {
+		if len(w.v.Exchanges) == 0 {
+			return nil
+		}
+		return exchangesNode(w.v)
+	},
+	kind.Queue: func(w *vhostWriter, _ kind.Spec) *yaml.Node {
+		if len(w.v.Queues) <= len(w.plan.hidden) {
+			return nil
+		}
 		qs := mapping()
-		for _, name := range v.QueueNames() {
-			if plan.hidden[name] {
+		for _, name := range w.v.QueueNames() {
+			if w.plan.hidden[name] {
 				continue
 			}
-			add(qs, name, queueNode(v, v.Queues[name], perQueue[name], plan))
+			add(qs, name, queueNode(w.v, w.v.Queues[name], w.perQueue[name], w.plan))
 		}
-		add(m, "queues", qs)
-	}
-	if len(explicit) > 0 {
-		add(m, "bindings", bindingsNode(explicit))
-	}
-	for _, k := range kind.PolicyKinds() {
-		if ps := v.PoliciesOf(k); len(ps) > 0 {
-			add(m, k.Section(), policiesNode(ps))
+		return qs
+	},
+	kind.Binding: func(w *vhostWriter, _ kind.Spec) *yaml.Node {
+		if len(w.explicit) == 0 {
+			return nil
+		}
+		return bindingsNode(w.explicit)
+	},
+}
+
+// everyKindWritten refuses an export when a kind of a vhost has no
+// writer (sectionOf): a bug in mqctl, which would drop the kind's section
+// silently.
+func everyKindWritten() error {
+	for _, s := range kind.VhostKinds() {
+		if _, ok := sectionOf(s); !ok {
+			return kind.Unknown("export", s.Kind)
 		}
 	}
-	addItemSections(m, v)
-	return m
+	return nil
+}
+
+// sectionOf is the writer of the section of kind s; false for a kind
+// export has none for.
+func sectionOf(s kind.Spec) (sectionWriter, bool) {
+	switch {
+	case s.Item != nil:
+		return itemSection, true
+	case s.Policy:
+		return func(w *vhostWriter, s kind.Spec) *yaml.Node {
+			if ps := w.v.PoliciesOf(s.Kind); len(ps) > 0 {
+				return policiesNode(ps)
+			}
+			return nil
+		}, true
+	}
+	write, ok := sections[s.Kind]
+	return write, ok
 }
 
 // exchangesNode is the exchanges section of v.
@@ -210,38 +275,37 @@ func bindingsNode(bindings []*topology.Binding) *yaml.Node {
 	return seq
 }
 
-// addItemSections adds to m the sections of v's generic kinds
-// (kind.VhostItems), in their order.
-func addItemSections(m *yaml.Node, v *topology.Vhost) {
-	for _, s := range kind.VhostItems() {
-		k := s.Kind
-		names := v.Items.Names(k)
-		if len(names) == 0 {
-			continue
-		}
-		switch s.Item.Shape {
-		case kind.Single:
-			n := itemNode(v.Name, v.Items.Get(k, names[0]))
-			flowify(n, 4)
-			add(m, s.Section, n)
-		case kind.Named:
-			sec := mapping()
-			for _, name := range names {
-				it := v.Items.Get(k, name)
-				var n *yaml.Node
-				if ls := s.Item.List; ls != nil {
-					// A list of mappings, as the file writes it.
-					l, _ := it.Settings[ls.Key].([]any)
-					n = valueNode(append([]any{}, l...))
-				} else {
-					n = itemNode(v.Name, it)
-				}
-				flowify(n, 6+len(name))
-				add(sec, name, n)
-			}
-			add(m, s.Section, sec)
-		}
+// itemSection is the section of w's vhost of s, a kind carried as
+// topology.Item (kind.VhostItems).
+func itemSection(w *vhostWriter, s kind.Spec) *yaml.Node {
+	v, k := w.v, s.Kind
+	names := v.Items.Names(k)
+	if len(names) == 0 {
+		return nil
 	}
+	switch s.Item.Shape {
+	case kind.Single:
+		n := itemNode(v.Name, v.Items.Get(k, names[0]))
+		flowify(n, 4)
+		return n
+	case kind.Named:
+		sec := mapping()
+		for _, name := range names {
+			it := v.Items.Get(k, name)
+			var n *yaml.Node
+			if ls := s.Item.List; ls != nil {
+				// A list of mappings, as the file writes it.
+				l, _ := it.Settings[ls.Key].([]any)
+				n = valueNode(append([]any{}, l...))
+			} else {
+				n = itemNode(v.Name, it)
+			}
+			flowify(n, 6+len(name))
+			add(sec, name, n)
+		}
+		return sec
+	}
+	return nil
 }
 
 func exchangeNode(x *topology.Exchange) *yaml.Node {

@@ -261,6 +261,21 @@ func VhostItems() []Spec {
 	return out
 }
 
+// VhostKinds returns the spec of every kind a vhost's section of
+// topology.yaml declares (Spec.Section there), in the order its sections
+// are read and exported: the kinds with a type of their own (exchanges,
+// queues, bindings, the kinds of policy) in the registry's order, then
+// VhostItems.
+func VhostKinds() []Spec {
+	var out []Spec
+	for _, s := range specs {
+		if s.Item == nil && !s.Container && !s.Broker {
+			out = append(out, s)
+		}
+	}
+	return append(out, VhostItems()...)
+}
+
 // Items returns the spec of every kind carried as topology.Item:
 // VhostItems, then Access.
 func Items() []Spec { return append(VhostItems(), Access()...) }

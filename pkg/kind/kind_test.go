@@ -261,3 +261,16 @@ func TestContainer(t *testing.T) {
 		t.Error("an unknown kind is a container")
 	}
 }
+
+// TestVhostKinds: a vhost's kinds are its typed kinds in the registry's
+// order, then its item kinds in VhostItems' order, each with its section.
+func TestVhostKinds(t *testing.T) {
+	var got []string
+	for _, s := range kind.VhostKinds() {
+		got = append(got, s.Section)
+	}
+	want := []string{"exchanges", "queues", "bindings", "policies", "operator_policies", "limits", "shovels", "federation_upstreams", "federation_upstream_sets"}
+	if !slices.Equal(got, want) {
+		t.Errorf("VhostKinds' sections = %q, want %q", got, want)
+	}
+}
