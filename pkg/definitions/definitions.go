@@ -645,7 +645,7 @@ func readTags(v any) ([]string, bool) {
 	return tags, len(tags) > 0
 }
 
-// readVhost reads an element of the vhosts section (k: kind.Vhost).
+// readVhost reads an element of the vhosts section (k: its kind).
 func (r *reader) readVhost(o *object, k kind.Kind) {
 	name, ok := o.name("vhost")
 	if !ok {
@@ -725,8 +725,7 @@ func validExchangeType(t string) bool {
 	return true
 }
 
-// readExchange reads an element of the exchanges section (k:
-// kind.Exchange).
+// readExchange reads an element of the exchanges section (k: its kind).
 func (r *reader) readExchange(o *object, k kind.Kind) {
 	name, vh, ok := o.nameIn("exchange")
 	if !ok {
@@ -793,7 +792,7 @@ func (o *object) queueType(args topology.Args) (string, bool) {
 	return fromField, true
 }
 
-// readQueue reads an element of the queues section (k: kind.Queue).
+// readQueue reads an element of the queues section (k: its kind).
 func (r *reader) readQueue(o *object, k kind.Kind) {
 	name, vh, ok := o.nameIn("queue")
 	if !ok {
@@ -828,7 +827,7 @@ func (r *reader) readQueue(o *object, k kind.Kind) {
 	v.Queues[name] = tq
 }
 
-// readBinding reads an element of the bindings section (k: kind.Binding).
+// readBinding reads an element of the bindings section (k: its kind).
 func (r *reader) readBinding(o *object, k kind.Kind) {
 	seen := r.bindingsListed
 	src, srcOK := o.str("source")

@@ -101,14 +101,19 @@ func typedKindOf(k kind.Kind) (typedKind, bool) {
 	return t, ok
 }
 
-// typedSpecs are the specs of the typed kinds of a vhost, in the
-// registry's order (kind.All): the vhost itself, then exchanges, queues,
-// bindings and the kinds of policy. The broker's own kinds (users) are
-// read with their access (access.go).
+// typedSpecs are the specs of the typed kinds of a vhost: the vhost
+// itself (kind.Spec.Container), then those of kind.VhostKinds, in their
+// order (exchanges, queues, bindings, the kinds of policy). The broker's
+// own kinds (users) are read with their access (access.go).
 func typedSpecs() []kind.Spec {
 	var out []kind.Spec
 	for _, s := range kind.All() {
-		if s.Item == nil && !s.Broker {
+		if s.Container {
+			out = append(out, s)
+		}
+	}
+	for _, s := range kind.VhostKinds() {
+		if s.Item == nil {
 			out = append(out, s)
 		}
 	}
