@@ -2,6 +2,7 @@ package definitions
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -104,8 +105,9 @@ func typedKindOf(k kind.Kind) (typedKind, bool) {
 // typedSpecs are the specs of the typed kinds of a vhost: the vhost
 // itself (kind.Spec.Container), then those of kind.VhostKinds, in their
 // order (exchanges, queues, bindings, the kinds of policy). The broker's
-// own kinds (users) are read with their access (access.go).
-func typedSpecs() []kind.Spec {
+// own kinds (users) are read with their access (access.go). Made once:
+// each read and each vhost's live mapping goes over them.
+var typedSpecs = sync.OnceValue(func() []kind.Spec {
 	var out []kind.Spec
 	for _, s := range kind.All() {
 		if s.Container {
@@ -118,7 +120,7 @@ func typedSpecs() []kind.Spec {
 		}
 	}
 	return out
-}
+})
 
 // sectionKind is the typed kind whose definitions section is named key;
 // false for none.
