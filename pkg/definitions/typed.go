@@ -34,46 +34,33 @@ type typedKind struct {
 // typedKinds are the typed kinds' entries but the kinds of policy, which
 // share one (policyKind).
 var typedKinds = map[kind.Kind]typedKind{
-	kind.Vhost: {read: (*reader).readVhost},
-	kind.Exchange: {
-		read: (*reader).readExchange,
+	kind.Vhost:    {read: (*reader).readVhost},
+	kind.Exchange: listed((*reader).readExchange, func(d *Document) *[]Exchange { return &d.Exchanges }, (*LiveMapper).Exchange),
+	kind.Queue:    listed((*reader).readQueue, func(d *Document) *[]Queue { return &d.Queues }, (*LiveMapper).Queue),
+	kind.Binding:  listed((*reader).readBinding, func(d *Document) *[]Binding { return &d.Bindings }, (*LiveMapper).Binding),
+}
+
+// listed is the entry of a typed kind whose elements read reads from a
+// file, whose list in a Document is list's, and whose live objects m maps
+// one at a time (each), emptying the list as it goes (a mapped object is
+// garbage at once).
+func listed[T any](read func(*reader, *object, kind.Kind), list func(*Document) *[]T, each func(*LiveMapper, T)) typedKind {
+	return typedKind{
+		read: read,
 		decode: func(d *Document, dec *json.Decoder, _ kind.Kind) (err error) {
-			d.Exchanges, err = decodeArray(dec, d.Exchanges, false)
+			l := list(d)
+			*l, err = decodeArray(dec, *l, false)
 			return err
 		},
 		mapLive: func(m *LiveMapper, d *Document, _ kind.Kind) {
-			for i, e := range d.Exchanges {
-				d.Exchanges[i] = Exchange{}
-				m.Exchange(e)
+			var zero T
+			l := *list(d)
+			for i, e := range l {
+				l[i] = zero
+				each(m, e)
 			}
 		},
-	},
-	kind.Queue: {
-		read: (*reader).readQueue,
-		decode: func(d *Document, dec *json.Decoder, _ kind.Kind) (err error) {
-			d.Queues, err = decodeArray(dec, d.Queues, false)
-			return err
-		},
-		mapLive: func(m *LiveMapper, d *Document, _ kind.Kind) {
-			for i, q := range d.Queues {
-				d.Queues[i] = Queue{}
-				m.Queue(q)
-			}
-		},
-	},
-	kind.Binding: {
-		read: (*reader).readBinding,
-		decode: func(d *Document, dec *json.Decoder, _ kind.Kind) (err error) {
-			d.Bindings, err = decodeArray(dec, d.Bindings, false)
-			return err
-		},
-		mapLive: func(m *LiveMapper, d *Document, _ kind.Kind) {
-			for i, b := range d.Bindings {
-				d.Bindings[i] = Binding{}
-				m.Binding(b)
-			}
-		},
-	},
+	}
 }
 
 // policyKind is the entry of every kind of policy (kind.Spec.Policy): its
