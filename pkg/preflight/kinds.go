@@ -45,46 +45,10 @@ type tryer struct {
 // to queues declared after it, and a limit of max-queues 0 would refuse
 // every queue after it.
 var tryers = slices.Concat([]tryer{
-	{
-		kind: kind.Exchange,
-		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
-			x, ok := c.After.(plan.ExchangeObject)
-			if !ok {
-				return nil, false
-			}
-			return &Trial{Kind: c.Kind, Key: exchangeKey(x.Exchange), Exchange: x.Exchange}, true
-		},
-		size: func(tr *Trial) int { return len(tr.Exchange.Arguments) },
-		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
-			for _, x := range v.Exchanges {
-				if want(len(x.Arguments)) {
-					out[exchangeKey(x)] = true
-				}
-			}
-		},
-		try:   (*trier).exchange,
-		whole: true,
-	},
-	{
-		kind: kind.Queue,
-		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
-			q, ok := c.After.(plan.QueueObject)
-			if !ok {
-				return nil, false
-			}
-			return &Trial{Kind: c.Kind, Key: queueKey(q.Queue), Queue: q.Queue}, true
-		},
-		size: func(tr *Trial) int { return len(tr.Queue.Arguments) },
-		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
-			for _, q := range v.Queues {
-				if want(len(q.Arguments)) {
-					out[queueKey(q)] = true
-				}
-			}
-		},
-		try:   (*trier).queue,
-		whole: true,
-	},
+	definedTryer(kind.Exchange, topology.ExchangeDefinition, func(o plan.ExchangeObject) *topology.Exchange { return o.Exchange },
+		func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges }, func(tr *Trial) **topology.Exchange { return &tr.Exchange }, (*trier).exchange),
+	definedTryer(kind.Queue, topology.QueueDefinition, func(o plan.QueueObject) *topology.Queue { return o.Queue },
+		func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues }, func(tr *Trial) **topology.Queue { return &tr.Queue }, (*trier).queue),
 	{
 		kind:  kind.Binding,
 		trial: bindingTrial,
@@ -144,28 +108,42 @@ func tryerOf(k kind.Kind) (tryer, bool) {
 func policyTryers() []tryer {
 	var out []tryer
 	for _, k := range kind.PolicyKinds() {
-		out = append(out, tryer{
-			kind: k,
-			trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
-				p, ok := c.After.(plan.PolicyObject)
-				if !ok {
-					return nil, false
-				}
-				return &Trial{Kind: c.Kind, Key: policyKey(c.Kind, p.Policy), Policy: p.Policy}, true
-			},
-			size: func(tr *Trial) int { return len(tr.Policy.Definition) },
-			held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
-				for _, p := range v.PoliciesOf(k) {
-					if want(len(p.Definition)) {
-						out[policyKey(k, p)] = true
-					}
-				}
-			},
-			try:   (*trier).policy,
-			whole: true,
-		})
+		out = append(out, definedTryer(k, topology.PolicyDefinition, func(o plan.PolicyObject) *topology.Policy { return o.Policy },
+			func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) }, func(tr *Trial) **topology.Policy { return &tr.Policy }, (*trier).policy))
 	}
 	return out
+}
+
+// definedTryer is the tryer of kind k, whose objects (T, carried in a
+// plan as O: of) have a topology.Definition, def: a change's trial is the
+// object it writes, in field of the Trial, its shape is the Definition's
+// (shapeKey) and its size its arguments' count (def.Args); the shapes
+// held are those of a vhost's objects of the kind (in). try declares one;
+// apply writes one in one request (whole).
+func definedTryer[T any, O plan.Object](k kind.Kind, def topology.Definition[*T], of func(O) *T, in func(*topology.Vhost) map[string]*T,
+	field func(*Trial) **T, try func(*trier, context.Context, *Trial) error) tryer {
+	return tryer{
+		kind: k,
+		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
+			o, ok := c.After.(O)
+			if !ok {
+				return nil, false
+			}
+			tr := &Trial{Kind: c.Kind, Key: shapeKey(string(k), def, of(o))}
+			*field(tr) = of(o)
+			return tr, true
+		},
+		size: func(tr *Trial) int { return len(def.Args(*field(tr))) },
+		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
+			for _, o := range in(v) {
+				if want(len(def.Args(o))) {
+					out[shapeKey(string(k), def, o)] = true
+				}
+			}
+		},
+		try:   try,
+		whole: true,
+	}
 }
 
 // bindingTrial is the trial of a binding, on the shape of its source

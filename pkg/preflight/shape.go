@@ -214,18 +214,10 @@ func shapeArgs(args topology.Args, skip string) string {
 	return out.Canonical()
 }
 
+// exchangeKey is an exchange's shape, as its tryer makes it
+// (definedTryer): a binding's trial is on the shape of its source.
 func exchangeKey(x *topology.Exchange) string {
 	return shapeKey("exchange", topology.ExchangeDefinition, x)
-}
-
-func queueKey(q *topology.Queue) string {
-	return shapeKey("queue", topology.QueueDefinition, q)
-}
-
-// policyKey is a policy's shape: its pattern (a regular expression the
-// broker compiles), what it applies to, its priority and its definition.
-func policyKey(k kind.Kind, p *topology.Policy) string {
-	return shapeKey(string(k), topology.PolicyDefinition, p)
 }
 
 // shapeKey is o's shape as def describes it, after prefix (its kind): its

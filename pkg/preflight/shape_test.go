@@ -270,3 +270,41 @@ func TestRefusedAt(t *testing.T) {
 		}
 	}
 }
+
+// TestDefinedTryersKeys: the tryers made from a kind's Definition
+// (definedTryer) key a trial by the kind and its Definition's shape, as
+// the shapes held on the broker are keyed, and an exchange's key is the
+// one a binding's trial takes its source's shape by (exchangeKey).
+func TestDefinedTryersKeys(t *testing.T) {
+	x := &topology.Exchange{Name: "x", Type: "topic", Durable: true, Arguments: topology.Args{"alternate-exchange": "ae"}}
+	q := &topology.Queue{Name: "q", Type: topology.QueueQuorum, Durable: true, Arguments: topology.Args{"x-max-length": int64(1)}}
+	p := &topology.Policy{Name: "p", Pattern: "^q$", ApplyTo: "queues", Priority: 2, Definition: topology.Args{"max-length": int64(1)}}
+	v := topology.NewVhost("v")
+	v.Exchanges["x"], v.Queues["q"] = x, q
+	objects := map[kind.Kind]plan.Object{kind.Exchange: plan.ExchangeObject{Exchange: x}, kind.Queue: plan.QueueObject{Queue: q}}
+	for _, k := range kind.PolicyKinds() {
+		v.PoliciesOf(k)["p"] = p
+		objects[k] = plan.PolicyObject{Policy: p}
+	}
+	for k, o := range objects {
+		tr, ok := tryerOf(k)
+		if !ok {
+			t.Fatalf("%s: no tryer", k)
+		}
+		trial, ok := tr.trial(&plan.Change{Action: plan.Create, Kind: k, Vhost: "v", Name: "n", After: o}, nil)
+		if !ok || trial.Kind != k || !strings.HasPrefix(trial.Key, string(k)+"\x00") {
+			t.Fatalf("%s: trial %+v, %v", k, trial, ok)
+		}
+		if tr.size(trial) != 1 {
+			t.Errorf("%s: size %d, want 1", k, tr.size(trial))
+		}
+		held := map[string]bool{}
+		tr.held(v, func(int) bool { return true }, held)
+		if !held[trial.Key] || len(held) != 1 {
+			t.Errorf("%s: held %v, want only the trial's key %q", k, held, trial.Key)
+		}
+		if k == kind.Exchange && (trial.Key != exchangeKey(x) || trial.Exchange != x) {
+			t.Errorf("exchange: key %q, exchangeKey %q", trial.Key, exchangeKey(x))
+		}
+	}
+}
