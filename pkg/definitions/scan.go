@@ -12,8 +12,9 @@ import (
 )
 
 // DecodeReaderTo reads a definitions answer from r into d as DecodeStream
-// does, handing each queue and binding to m as it is decoded instead of
-// keeping it in d: they are mapped while the rest of the answer is still on
+// does, handing each queue and binding (the kinds whose entry scans their
+// section: typedKind.scan) to m as it is decoded instead of keeping it in
+// d: they are mapped while the rest of the answer is still on
 // its way, and never held twice (m.Finish maps the rest of d afterwards).
 //
 // It reads with a scanner of its own, not encoding/json's Decoder, which
@@ -41,25 +42,10 @@ func (d *Document) decodeReader(r io.Reader, m elements) error {
 	*d = Document{}
 	s := &scanner{rd: r, buf: make([]byte, 0, scanBuffer), mark: -1}
 	err := s.object(func(key string) error {
-		switch key {
-		case "queues":
-			return s.array(func() error {
-				var q Queue
-				if err := s.queue(&q); err != nil {
-					return err
-				}
-				m.Queue(q)
-				return nil
-			})
-		case "bindings":
-			return s.array(func() error {
-				var b Binding
-				if err := s.binding(&b); err != nil {
-					return err
-				}
-				m.Binding(b)
-				return nil
-			})
+		if k, ok := sectionKind(key); ok {
+			if t, _ := typedKindOf(k); t.scan != nil {
+				return t.scan(s, m)
+			}
 		}
 		raw, err := s.raw()
 		if err != nil {

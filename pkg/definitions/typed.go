@@ -29,6 +29,12 @@ type typedKind struct {
 	// mapLive maps d's list of the kind onto m's vhost, emptying it
 	// (LiveMapper.Finish); nil with decode.
 	mapLive func(m *LiveMapper, d *Document, k kind.Kind)
+	// scan, when set, reads the kind's section of a broker's answer one
+	// element at a time, handing each to m as it is decoded
+	// (DecodeReaderTo: the queues and bindings, thousands in a large
+	// vhost, never held in the Document); nil: the section is cut out of
+	// the stream whole and decoded (decode).
+	scan func(s *scanner, m elements) error
 }
 
 // typedKinds are the typed kinds' entries but the kinds of policy, which
@@ -36,8 +42,26 @@ type typedKind struct {
 var typedKinds = map[kind.Kind]typedKind{
 	kind.Vhost:    {read: (*reader).readVhost},
 	kind.Exchange: listed((*reader).readExchange, func(d *Document) *[]Exchange { return &d.Exchanges }, (*LiveMapper).Exchange),
-	kind.Queue:    listed((*reader).readQueue, func(d *Document) *[]Queue { return &d.Queues }, (*LiveMapper).Queue),
-	kind.Binding:  listed((*reader).readBinding, func(d *Document) *[]Binding { return &d.Bindings }, (*LiveMapper).Binding),
+	kind.Queue: streamed(listed((*reader).readQueue, func(d *Document) *[]Queue { return &d.Queues }, (*LiveMapper).Queue),
+		(*scanner).queue, elements.Queue),
+	kind.Binding: streamed(listed((*reader).readBinding, func(d *Document) *[]Binding { return &d.Bindings }, (*LiveMapper).Binding),
+		(*scanner).binding, elements.Binding),
+}
+
+// streamed is t with a scan of its section that reads each element with
+// read and hands it to the mapper's each.
+func streamed[T any](t typedKind, read func(*scanner, *T) error, each func(elements, T)) typedKind {
+	t.scan = func(s *scanner, m elements) error {
+		return s.array(func() error {
+			var e T
+			if err := read(s, &e); err != nil {
+				return err
+			}
+			each(m, e)
+			return nil
+		})
+	}
+	return t
 }
 
 // listed is the entry of a typed kind whose elements read reads from a
