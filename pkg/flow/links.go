@@ -197,6 +197,10 @@ func (c *vhostCompare) shovelEnd(s map[string]any, end string, here *Here, unkno
 	default:
 		what = "its source"
 	}
+	if u := unsetURI(s[end+"-uri"]); u != "" {
+		*unknown = append(*unknown, unsetURIUnknown(u))
+		return fmt.Sprintf("%s on the broker and vhost of %s", what, u)
+	}
 	if vh, ok := kind.ShovelLocalVhost(s, end+"-uri"); ok {
 		if vh == c.vhost {
 			return what
@@ -214,6 +218,25 @@ func (c *vhostCompare) shovelEnd(s map[string]any, end string, here *Here, unkno
 	return fmt.Sprintf("%s of vhost %q on %s", what, vh, hostPort)
 }
 
+// unsetURI is the first URI of setting v that is no URI but what the file
+// wrote, a variable the environment does not set (a secret is not needed
+// offline, and stands as written: "${VAR}"), "" when there is none.
+// Where it connects is not known: never vhost "" on no host.
+func unsetURI(v any) string {
+	for _, u := range kind.URIs(v) {
+		if _, _, ok := kind.URIVhost(u); !ok && strings.Contains(u, "${") {
+			return u
+		}
+	}
+	return ""
+}
+
+// unsetURIUnknown says what mqctl cannot tell of a link whose URI u is
+// not set (unsetURI).
+func unsetURIUnknown(u string) string {
+	return fmt.Sprintf("mqctl cannot tell which broker and vhost %s names: it is not set here (set it, as plan and apply need)", u)
+}
+
 // upstreamLink says what a federation upstream's change does to
 // messages, nil when it connects to the same place on both sides.
 func (c *vhostCompare) upstreamLink(name string, ib, ia *topology.Item, here *Here) *Link {
@@ -224,6 +247,10 @@ func (c *vhostCompare) upstreamLink(name string, ib, ia *topology.Item, here *He
 		}
 		var hosts []string
 		for _, u := range kind.URIs(s["uri"]) {
+			if unsetURI(u) != "" {
+				hosts = append(hosts, "the broker and vhost of "+u+" (not set here)")
+				continue
+			}
 			vh, hostPort, _ := here.place(u)
 			if hostPort == "" {
 				hostPort = "this broker"

@@ -171,3 +171,40 @@ func TestFederationMembership(t *testing.T) {
 		})
 	}
 }
+
+// TestLinksOfAnUnsetURI: offline (diff), a shovel's or upstream's URI
+// taken from a variable that is not set stands as the file wrote it
+// ("${VAR}", a secret is not needed offline). Before, the flows read it
+// as no URI and said the shovel moved messages to `queue "q" of vhost ""
+// on ` (no host) and the upstream federated from `vhost "" on this
+// broker`: where it connects is not known, and the flow says so.
+func TestLinksOfAnUnsetURI(t *testing.T) {
+	fed := func(uri string) *topology.Topology {
+		return topo(exchange("fed.x", "topic", nil), upstream("up", topology.Args{"uri": uri}), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream": "up"}))
+	}
+	tests := []struct {
+		name          string
+		before, after *topology.Topology
+		want          []Link
+	}{
+		{name: "a shovel added whose dest-uri is not set",
+			before: topo(queue("in", nil)),
+			after:  topo(queue("in", nil), shovel("s", topology.Args{"src-uri": "amqp:///%2F", "src-queue": "in", "dest-uri": "${DEST_URI}", "dest-queue": "q"})),
+			want: []Link{{Vhost: "/", Kind: "shovel", Name: "s", After: `queue "in" to queue "q" on the broker and vhost of ${DEST_URI}`,
+				Effect:  `messages now leave queue "in" for queue "q" on the broker and vhost of ${DEST_URI} (consumers of the queue now share its messages with the shovel)`,
+				Unknown: "mqctl cannot tell which broker and vhost ${DEST_URI} names: it is not set here (set it, as plan and apply need)"}}},
+		{name: "an upstream added whose uri is not set",
+			before: topo(exchange("fed.x", "topic", nil), policy("fed", "^fed", "exchanges", topology.Args{"federation-upstream": "up"})),
+			after:  fed("${UP_URI}"),
+			want: []Link{{Vhost: "/", Kind: "federation_upstream", Name: "up", After: `the broker and vhost of ${UP_URI} (not set here)`,
+				Effect: `the exchanges and queues federated through it (policy "fed") now receive messages from the broker and vhost of ${UP_URI} (not set here)`}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.before, tc.after, Options{})
+			if !reflect.DeepEqual(d.Links, tc.want) {
+				t.Errorf("links:\ngot  %s\nwant %s", show(t, d.Links), show(t, tc.want))
+			}
+		})
+	}
+}
