@@ -160,10 +160,20 @@ func WriteSaved(w io.Writer, p *Plan) error {
 			if sp.Ref != "" {
 				continue
 			}
-			if sp.Index >= 0 {
-				return fmt.Errorf("item %d of %s of %s %q in vhost %q is written in the file itself, and a saved plan holds no secret: take it from the environment (%s: [..., ${VARIABLE}, ...]), or apply the file with -f", sp.Index+1, sp.Key, c.Kind, c.Name, c.Vhost, sp.Key)
+			at := ""
+			if pos, ok := it.ArgPos.Get(topology.RefKey(sp.Key, sp.Index)); ok {
+				at = pos.String() + ": "
+			} else if !it.Pos.IsZero() {
+				at = it.Pos.String() + ": "
 			}
-			return fmt.Errorf("%s of %s %q in vhost %q is written in the file itself, and a saved plan holds no secret: take it from the environment (%s: ${VARIABLE}), or apply the file with -f", sp.Key, c.Kind, c.Name, c.Vhost, sp.Key)
+			// Not taken whole from one variable: written in the file,
+			// or built around one (amqp://u:${PW}@host), which a saved
+			// plan cannot name.
+			const why = "holds a secret that is not taken whole from one environment variable (it is written in the file, or in the file around a variable), and a saved plan holds no secret, only the variables secrets come from"
+			if sp.Index >= 0 {
+				return fmt.Errorf("%sitem %d of %s of %s %q in vhost %q %s: take the whole item from the environment (%s: [..., ${VARIABLE}, ...]), or apply the file with -f", at, sp.Index+1, sp.Key, c.Kind, c.Name, c.Vhost, why, sp.Key)
+			}
+			return fmt.Errorf("%s%s of %s %q in vhost %q %s: take the whole value from the environment (%s: ${VARIABLE}), or apply the file with -f", at, sp.Key, c.Kind, c.Name, c.Vhost, why, sp.Key)
 		}
 	}
 	doc := savedPlan{

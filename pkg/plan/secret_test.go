@@ -93,3 +93,41 @@ func TestSavedPlanListOfURIs(t *testing.T) {
 		t.Errorf("item 3 written in the file: %v, want a refusal naming item 3 and no secret", err)
 	}
 }
+
+// TestSavedPlanRefusalSaysWhere: a secret a saved plan cannot name (not
+// one whole variable) is refused at the file:line:col that writes it,
+// with the item's own position when the setting's is not known. Before,
+// the refusal named no place, and said the secret was "written in the
+// file itself" of a URI built around a variable, amqp://u:${PW}@h/v.
+func TestSavedPlanRefusalSaysWhere(t *testing.T) {
+	const pw = "pw-wh3re"
+	at := func(key string, line int) *topology.ArgPositions {
+		a := topology.NewArgPositions(1)
+		a.Set(key, topology.Pos{File: "t.yaml", Line: line, Col: 19})
+		return a
+	}
+	tests := []struct {
+		name     string
+		settings topology.Args
+		argPos   *topology.ArgPositions
+		want     string
+	}{
+		{name: "a URI around a variable", settings: topology.Args{"dest-uri": "amqp://u:" + pw + "@h/v"}, argPos: at("dest-uri", 36),
+			want: `t.yaml:36:19: dest-uri of shovel "s" in vhost "v" holds a secret that is not taken whole from one environment variable`},
+		{name: "an item of a list", settings: topology.Args{"dest-uri": []any{"amqp://u:" + pw + "@h/v"}}, argPos: at("dest-uri[0]", 37),
+			want: `t.yaml:37:19: item 1 of dest-uri of shovel "s" in vhost "v" holds a secret`},
+		{name: "the setting's place not known: the item's", settings: topology.Args{"dest-uri": "amqp://u:" + pw + "@h/v"},
+			want: `t.yaml:30:7: dest-uri of shovel "s" in vhost "v"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			it := &topology.Item{Kind: "shovel", Name: "s", Settings: tc.settings, Secret: []string{"dest-uri"},
+				Meta: topology.Meta{Pos: topology.Pos{File: "t.yaml", Line: 30, Col: 7}, ArgPos: tc.argPos}}
+			p := &Plan{FormatVersion: FormatVersion, Changes: []Change{{Action: Create, Kind: "shovel", Vhost: "v", Name: "s", After: ItemObject{it}}}}
+			err := WriteSaved(&bytes.Buffer{}, p)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), pw) || strings.Contains(err.Error(), "written in the file itself") {
+				t.Errorf("WriteSaved: %v\nwant a refusal beginning %q, naming no secret", err, tc.want)
+			}
+		})
+	}
+}
