@@ -189,9 +189,27 @@ func writeChange(sb *bufio.Writer, c Change, paint func(color, s string) string)
 		}
 	}
 	if c.Messages > 0 || c.Consumers > 0 || c.MessagesAtLeast {
-		fmt.Fprintf(sb, "      %s\n", paint(ansiRed, fmt.Sprintf("at stake: %s, %d %s",
-			c.MessagesText(), c.Consumers, plural("consumer", int(c.Consumers)))))
+		fmt.Fprintf(sb, "      %s\n", paint(ansiRed, fmt.Sprintf("at stake: %s, %d %s%s",
+			c.MessagesText(), c.Consumers, plural("consumer", int(c.Consumers)), stakeFate(c))))
 	}
+}
+
+// stakeFate says what becomes of what is at stake in change c's queue
+// and that apply refuses it without --allow-data-loss (apply.Check),
+// "" when the plan knows nothing at stake for sure (a stream whose
+// statistics count none, which apply reads first).
+func stakeFate(c Change) string {
+	var what []string
+	if c.Messages > 0 {
+		what = append(what, "the messages are lost")
+	}
+	if c.Consumers > 0 {
+		what = append(what, "the consumers cancelled")
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(": %s with the %s, and apply refuses this without --allow-data-loss", strings.Join(what, " and "), c.Kind)
 }
 
 // writeUnread renders what the broker would not let mqctl read, which the

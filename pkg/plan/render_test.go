@@ -351,8 +351,11 @@ func TestRenderAtStake(t *testing.T) {
 		want      string // "" for no at-stake line
 	}{
 		{name: "empty", want: ""},
-		{name: "exact", messages: 3, consumers: 1, want: "at stake: 3 messages, 1 consumer"},
-		{name: "lower bound", messages: 1, atLeast: true, want: "at stake: at least 1 message, 0 consumers"},
+		// What becomes of them, and that apply refuses it without the
+		// flag (apply.Check): before, the line gave the figures alone.
+		{name: "exact", messages: 3, consumers: 1, want: "at stake: 3 messages, 1 consumer: the messages are lost and the consumers cancelled with the queue, and apply refuses this without --allow-data-loss"},
+		{name: "lower bound", messages: 1, atLeast: true, want: "at stake: at least 1 message, 0 consumers: the messages are lost with the queue, and apply refuses this without --allow-data-loss"},
+		{name: "consumers alone", consumers: 2, want: "at stake: 0 messages, 2 consumers: the consumers cancelled with the queue, and apply refuses this without --allow-data-loss"},
 		{name: "stream counted none yet", atLeast: true, want: "at stake: messages unknown (the stream's statistics count none, but they lag by seconds; apply reads the stream before it deletes it), 0 consumers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
