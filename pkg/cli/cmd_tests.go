@@ -7,11 +7,13 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -122,7 +124,7 @@ func (g *globals) runTests(ctx context.Context, stdout, stderr io.Writer, f test
 // runLoaded runs the tests of t that match selects, writing the report to
 // stdout and a live run's log to log.
 func (g *globals) runLoaded(ctx context.Context, stdout io.Writer, log prefixed, f testFlags, t *topology.Topology, match *regexp.Regexp, version rmqversion.Version) error {
-	tests, err := g.selectTests(t, match, log.hide)
+	tests, err := g.selectTests(t, match, log.hide, version)
 	if err != nil {
 		return err
 	}
@@ -171,14 +173,14 @@ func (g *globals) runLoaded(ctx context.Context, stdout io.Writer, log prefixed,
 // pass having tested nothing. A test is selected by its name, or by its
 // name as the report shows it (hidden: the values from the environment
 // shown as the file wrote them).
-func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp, hidden topology.EnvValues) ([]topology.Test, error) {
+func (g *globals) selectTests(t *topology.Topology, match *regexp.Regexp, hidden topology.EnvValues, version rmqversion.Version) ([]topology.Test, error) {
 	if len(t.Tests) == 0 {
 		verb := "has"
 		if len(g.topologyFiles()) > 1 {
 			verb = "have"
 		}
 		return nil, fmt.Errorf("%s %s no tests (no tests: section, or an empty one), so there is nothing to test; add some, such as\n%s\n(mqctl test --help explains each kind of test)",
-			strings.Join(g.topologyFiles(), ", "), verb, testsExample)
+			strings.Join(g.topologyFiles(), ", "), verb, hidden.Written(testsExampleFor(t, version)))
 	}
 	var inScope, tests []topology.Test
 	for _, tc := range t.Tests {
@@ -240,6 +242,79 @@ const testsExample = `  tests:
     - name: created orders reach shipping
       publish: {exchange: orders, routing_key: order.created}
       expect: {queues: [orders.shipping]}`
+
+// testsExampleFor is a tests: section to start from for t: a message
+// published to the exchange of the file's first binding of a declared
+// direct, fanout or topic exchange to a queue (without arguments: a
+// headers binding needs headers), with a key that binding matches,
+// expecting the queues the simulator says it reaches, so that it passes
+// as it is; testsExample when the file has no such binding. Before, the
+// advice was testsExample alone, whose exchange and queues (orders,
+// orders.shipping) a file without them refuses.
+func testsExampleFor(t *topology.Topology, version rmqversion.Version) string {
+	names := t.VhostNames()
+	for _, vn := range names {
+		v := t.Vhosts[vn]
+		if v == nil {
+			continue
+		}
+		for _, b := range v.Bindings {
+			x := v.Exchanges[b.Source]
+			if b.DestinationKind() != kind.Queue || len(b.Arguments) > 0 || x == nil {
+				continue
+			}
+			key := b.RoutingKey
+			switch x.Type {
+			case "direct", "fanout":
+			case "topic":
+				words := strings.Split(key, ".")
+				for i, w := range words {
+					if w == "*" || w == "#" {
+						words[i] = "x"
+					}
+				}
+				key = strings.Join(words, ".")
+			default:
+				continue
+			}
+			tc := topology.Test{Name: "example", Vhost: vn, Publish: topology.TestMessage{Exchange: b.Source, RoutingKey: key}}
+			r := topotest.Simulate(t, []topology.Test{tc}, version)
+			if len(r.Tests) != 1 || r.Tests[0].Unknown || len(r.Tests[0].Got) == 0 {
+				continue
+			}
+			got := r.Tests[0].Got
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "  tests:\n    - name: %s\n", yamlScalar(strings.TrimSpace(b.Source+" "+key)+" reaches "+strings.Join(got, ", ")))
+			if len(names) > 1 {
+				fmt.Fprintf(&sb, "      vhost: %s\n", yamlScalar(vn))
+			}
+			quoted := make([]string, len(got))
+			for i, q := range got {
+				quoted[i] = yamlScalar(q)
+			}
+			fmt.Fprintf(&sb, "      publish: {exchange: %s, routing_key: %s}\n      expect: {queues: [%s]}", yamlScalar(b.Source), yamlScalar(key), strings.Join(quoted, ", "))
+			return sb.String()
+		}
+	}
+	return testsExample
+}
+
+// plainScalar is what YAML reads as the string it writes, unquoted, in a
+// flow mapping or list too.
+var plainScalar = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-/]*$`)
+
+// yamlScalar writes s as a YAML string: as it is where YAML reads it so,
+// else double-quoted.
+func yamlScalar(s string) string {
+	switch strings.ToLower(s) {
+	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+		return strconv.Quote(s)
+	}
+	if plainScalar.MatchString(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
 
 // hideError is err with the values of hidden it shows replaced with what
 // the file wrote (topology.EnvValues.Written); it wraps err, so that the exit

@@ -243,3 +243,50 @@ tests:
 		})
 	}
 }
+
+// TestNoTestsAdviceRuns: the tests: section a file without tests is told
+// to start from names the file's own exchange and queues, and passes as
+// it is once added to the file. Before, it was the same example for every
+// file (exchange orders, queue orders.shipping), which a file without
+// them refuses.
+func TestNoTestsAdviceRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		file    string
+		example string // the advice, exactly
+	}{
+		{name: "a topic binding with wildcards, the queues it reaches",
+			file:    "version: 1\nvhosts:\n  /:\n    exchanges:\n      ev: { type: topic }\n    queues:\n      a: { bindings: [{ exchange: ev, routing_key: \"order.*\" }] }\n      b: { bindings: [{ exchange: ev, routing_key: \"#\" }] }\n",
+			example: "  tests:\n    - name: \"ev order.x reaches a, b\"\n      publish: {exchange: ev, routing_key: order.x}\n      expect: {queues: [a, b]}"},
+		{name: "several vhosts: the test names its own",
+			file:    "version: 1\nvhosts:\n  one: {}\n  two:\n    exchanges:\n      \"fan out\": { type: fanout }\n    queues:\n      \"true\": { bindings: [{ exchange: \"fan out\" }] }\n",
+			example: "  tests:\n    - name: \"fan out reaches true\"\n      vhost: two\n      publish: {exchange: \"fan out\", routing_key: \"\"}\n      expect: {queues: [\"true\"]}"},
+		{name: "no binding a message can follow without headers: the generic example",
+			file:    "version: 1\nvhosts:\n  /:\n    exchanges:\n      h: { type: headers }\n    queues:\n      a: { bindings: [{ exchange: h, arguments: { x-match: all, k: v } }] }\n",
+			example: testsExample},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runTestCmd(t, tc.file)
+			before, after, ok := strings.Cut(stderr, "add some, such as\n")
+			advice, _, ok2 := strings.Cut(after, "\n(mqctl test --help")
+			if code != 1 || !ok || !ok2 {
+				t.Fatalf("exit %d, stderr %q: want the no-tests refusal (%s)", code, stderr, before)
+			}
+			if advice != tc.example {
+				t.Fatalf("advice:\n%s\nwant:\n%s", advice, tc.example)
+			}
+			if advice == testsExample {
+				return
+			}
+			var file strings.Builder
+			file.WriteString(tc.file)
+			for _, l := range strings.Split(advice, "\n") {
+				file.WriteString(strings.TrimPrefix(l, "  ") + "\n")
+			}
+			stdout, stderr, code := runTestCmd(t, file.String())
+			if code != 0 || !strings.HasSuffix(stdout, "1 passed, 0 failed\n") {
+				t.Errorf("the advice added to the file: exit %d\n%s%s", code, stdout, stderr)
+			}
+		})
+	}
+}
