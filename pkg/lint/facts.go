@@ -100,6 +100,7 @@ type facts struct {
 	exchangeMemo  map[string][]string            // answers of classify per exchange (see memoWorkQueues)
 	samplesCache  map[string][]string            // DLX -> candidate keys for key families
 	regexps       map[string]*pattern.Pattern    // policy pattern -> compiled (nil: unreadable)
+	catchIx       map[catchKey]*catchIndex       // see catchIndexOf
 	sharedDLX     *string                        // see dlxToShare
 	// sharedDLQWiring caches sharedDLQ (a nil inside when none).
 	sharedDLQWiring **sharedWiring
@@ -129,6 +130,7 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		exchangeMemo:  map[string][]string{},
 		samplesCache:  map[string][]string{},
 		regexps:       map[string]*pattern.Pattern{},
+		catchIx:       map[catchKey]*catchIndex{},
 	}
 	f.index()
 	f.routeDeadLetters()
@@ -490,16 +492,22 @@ func instantiate(pattern string) string {
 
 // queuesList renders queue names for a message: a, b and c (at most five,
 // then "and N more").
-func queuesList(names []string) string {
-	const show = 5
-	if len(names) == 0 {
+func queuesList(names []string) string { return queuesListOf(names, len(names)) }
+
+// queuesListShows is how many names queuesList shows before "and N more".
+const queuesListShows = 5
+
+// queuesListOf is queuesList of total names, first being the first of
+// them (at least as many as it shows).
+func queuesListOf(first []string, total int) string {
+	if total == 0 {
 		return "no queue"
 	}
-	if len(names) > show {
-		return strings.Join(names[:show], ", ") + " and " + strconv.Itoa(len(names)-show) + " more"
+	if total > queuesListShows {
+		return strings.Join(first[:queuesListShows], ", ") + " and " + strconv.Itoa(total-queuesListShows) + " more"
 	}
-	if len(names) == 1 {
-		return names[0]
+	if total == 1 {
+		return first[0]
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return strings.Join(first[:total-1], ", ") + " and " + first[total-1]
 }

@@ -2,11 +2,13 @@ package lint
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/mqctl/mqctl/internal/gentopo"
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // Where one fanout dead-letter exchange takes every queue's dead letters
@@ -50,4 +52,81 @@ func TestJoinOrQuoted(t *testing.T) {
 	if got := joinOrQuoted(strings.Fields("a b c d e f")); !strings.HasSuffix(got, " and 2 more") {
 		t.Errorf("six items: %q", got)
 	}
+}
+
+// loadReplace loads make bench's replace file with n working queues: one
+// fanout dead-letter exchange takes every queue's dead letters to all n
+// DLQs, and one headers exchange every message to all n queues.
+func loadReplace(tb testing.TB, n int) *topology.Topology {
+	tb.Helper()
+	top, err := loader.LoadBytes("replace.yaml", []byte(gentopo.ReplaceYAML("v", n)), loader.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return top
+}
+
+// BenchmarkLintFanoutReplace lints make bench's replace file at 10,002
+// objects (2,500 working queues).
+func BenchmarkLintFanoutReplace(b *testing.B) {
+	top := loadReplace(b, 2500)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(top, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// allocated returns the fewest bytes run allocates in three runs, each
+// after prepare: a count, not a time, so it does not depend on the
+// machine's load.
+func allocated(prepare func(), run func()) uint64 {
+	var least uint64
+	for i := 0; i < 3; i++ {
+		prepare()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		run()
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; i == 0 || n < least {
+			least = n
+		}
+	}
+	return least
+}
+
+// MQ104's grouping of the queues whose dead letters a binding also takes
+// grows with the file, not with its square, where one fanout dead-letter
+// exchange takes every queue's dead letters to every DLQ: the catchers of
+// a queue were a list of every other DLQ's binding, and each binding a
+// list of every other queue. Four times the queues may take up to eight
+// times the bytes (the square took sixteen).
+func TestCaughtGroupsGrowLinearly(t *testing.T) {
+	grouping := func(n int) uint64 {
+		top := loadReplace(t, n)
+		v := top.Vhosts["v"]
+		var p *Pass
+		return allocated(func() {
+			p = &Pass{Vhost: v, facts: newFacts(v, newSimulator(v, Options{}.Version.OrDefault())), enabled: func(string) bool { return true }}
+		}, func() {
+			g := p.caughtGroups()
+			for _, name := range p.queueNames {
+				if d := p.dl[name]; d != nil && !d.Missing {
+					if cs, own := p.catchers(name, d); own {
+						g.alone(cs)
+					}
+				}
+			}
+			if fs := g.findings(p); len(fs) != n {
+				t.Fatalf("%d queues: %d findings on bindings, want one on each DLQ's", n, len(fs))
+			}
+		})
+	}
+	small, large := grouping(100), grouping(400)
+	if large > 8*small {
+		t.Errorf("MQ104's grouping allocates %d bytes at 100 queues, %d at 400: %.1f times as much, the square of the queues", small, large, float64(large)/float64(small))
+	}
+	t.Logf("%d bytes at 100 queues, %d at 400", small, large)
 }

@@ -472,11 +472,15 @@ func joinOr(items []string) string {
 // joinOrQuoted is joinOr of items quoted, quoting only those it names: a
 // binding of a fanout DLX takes the dead letters of thousands of queues,
 // each with its own key.
-func joinOrQuoted(items []string) string {
-	if len(items) > joinOrShows {
-		return joinOr(append(quoteAll(items[:joinOrShows]), make([]string, len(items)-joinOrShows)...))
+func joinOrQuoted(items []string) string { return joinOrQuotedOf(items, len(items)) }
+
+// joinOrQuotedOf is joinOrQuoted of total items, first being the first of
+// them (at least as many as it names).
+func joinOrQuotedOf(first []string, total int) string {
+	if total > joinOrShows {
+		return strings.Join(quoteAll(first[:joinOrShows]), ", ") + fmt.Sprintf(" and %d more", total-joinOrShows)
 	}
-	return joinOr(quoteAll(items))
+	return joinOr(quoteAll(first[:total]))
 }
 
 // settledTargets is where q's dead letters come to rest: the queues its
@@ -548,14 +552,15 @@ func runDLCrossDelivered(p *Pass) []Finding {
 		}
 		var msg string
 		cs, ownRoute := p.catchers(name, d)
+		var alone []*topology.Binding
 		if ownRoute {
-			cs.Bindings = groups.alone(cs.Bindings)
+			alone = groups.alone(cs)
 		}
 		switch {
-		case len(settled) > 1 && ownRoute && len(cs.Bindings) == 0:
+		case len(settled) > 1 && ownRoute && len(alone) == 0:
 			continue // only collectors by intent, or bindings a finding of their own names, take them too
 		case len(settled) > 1 && ownRoute:
-			msg = p.caughtMessage(name, d, settled, cs.Bindings)
+			msg = p.caughtMessage(name, d, settled, alone)
 		case len(settled) > 1:
 			msg = fmt.Sprintf("dead letters of queue %q reach %d queues (%s)%s. A failure in one consumer shows up beside other queues' failures, and replaying a DLQ delivers messages to consumers that never saw them. %s",
 				name, len(settled), queuesList(settled), p.exampleRoute(d), fix)
