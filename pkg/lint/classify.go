@@ -15,12 +15,9 @@ import (
 func (f *facts) classify() {
 	// Queues other queues' dead letters reach.
 	reached := map[string]bool{}
+	done := map[targetsKey]string{}
 	for q, d := range f.dl {
-		for _, t := range d.Targets {
-			if t != q {
-				reached[t] = true
-			}
-		}
+		markTargets(reached, q, d.Targets, done)
 	}
 	f.findAlternates()
 	f.nameDLQs(reached)
@@ -28,14 +25,10 @@ func (f *facts) classify() {
 	// Queues reached by the dead letters of a queue that is no delay
 	// candidate: DLQs (or working queues that take failures, MQ104).
 	reachedByWork := map[string]bool{}
+	done = map[targetsKey]string{}
 	for q, d := range f.dl {
-		if cand[q] {
-			continue
-		}
-		for _, t := range d.Targets {
-			if t != q {
-				reachedByWork[t] = true
-			}
+		if !cand[q] {
+			markTargets(reachedByWork, q, d.Targets, done)
 		}
 	}
 	f.candidates, f.reachedByWork = cand, reachedByWork
@@ -56,6 +49,7 @@ func (f *facts) classify() {
 			f.delay[q] = true
 		}
 	}
+	done = map[targetsKey]string{}
 	for _, q := range f.queueNames {
 		if f.v.Queues[q].Role == topology.RoleDeadLetter {
 			f.dlq[q] = true
@@ -64,11 +58,7 @@ func (f *facts) classify() {
 		if d == nil || f.isDelay(q) {
 			continue
 		}
-		for _, t := range d.Targets {
-			if t != q {
-				f.dlq[t] = true
-			}
-		}
+		markTargets(f.dlq, q, d.Targets, done)
 	}
 	for _, q := range f.queueNames {
 		queue := f.v.Queues[q]

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,6 +102,7 @@ type facts struct {
 	samplesCache  map[string][]string            // DLX -> candidate keys for key families
 	regexps       map[string]*pattern.Pattern    // policy pattern -> compiled (nil: unreadable)
 	catchIx       map[catchKey]*catchIndex       // see catchIndexOf
+	settledMemo   map[targetsKey]*settled        // see settledOf
 	sharedDLX     *string                        // see dlxToShare
 	// sharedDLQWiring caches sharedDLQ (a nil inside when none).
 	sharedDLQWiring **sharedWiring
@@ -131,6 +133,7 @@ func newFacts(v *topology.Vhost, sim *route.Simulator) *facts {
 		samplesCache:  map[string][]string{},
 		regexps:       map[string]*pattern.Pattern{},
 		catchIx:       map[catchKey]*catchIndex{},
+		settledMemo:   map[targetsKey]*settled{},
 	}
 	f.index()
 	f.routeDeadLetters()
@@ -205,9 +208,23 @@ func (f *facts) routeDeadLetters() {
 }
 
 // collectTargets lists, sorted, the queues each queue's dead letters can
-// reach.
+// reach. Queues whose dead letters take one route that a message-blind
+// exchange shares (route.fixedRoute) share its list: where one fanout
+// exchange takes every queue's dead letters to every DLQ, a list per
+// queue was the square of the queues (6.25 million names at 2,500).
 func (f *facts) collectTargets() {
+	shared := map[catchKey][]string{}
 	for _, d := range f.dl {
+		var k catchKey
+		if len(d.Routes) == 1 && !openRoute(d.Routes[0].Route) && len(d.Routes[0].Route.Result.Unsimulated) == 0 {
+			if ds := d.Routes[0].Route.Result.Deliveries; len(ds) > sharedFrom {
+				k = catchKey{&ds[0], len(ds)}
+				if ts, ok := shared[k]; ok {
+					d.Targets = ts
+					continue
+				}
+			}
+		}
 		seen := map[string]bool{}
 		add := func(t string) {
 			if !seen[t] {
@@ -238,6 +255,56 @@ func (f *facts) collectTargets() {
 			}
 		}
 		sort.Strings(d.Targets)
+		if k.first != nil {
+			d.Targets = slices.Clip(d.Targets)
+			shared[k] = d.Targets
+		}
+	}
+}
+
+// sharedFrom is how long a list of targets must be for lint to look for
+// the queues that share it: a short one is gone through again sooner.
+const sharedFrom = 8
+
+// targetsKey identifies a list of targets (dlInfo.Targets), which queues
+// share (collectTargets); the zero key, a list shorter than sharedFrom,
+// is not shared.
+type targetsKey struct {
+	first *string
+	n     int
+}
+
+func keyOfTargets(ts []string) targetsKey {
+	if len(ts) <= sharedFrom {
+		return targetsKey{}
+	}
+	return targetsKey{&ts[0], len(ts)}
+}
+
+// markTargets sets set[t] for every queue t that the dead letters of
+// queue q reach, but q itself; done remembers the shared lists already
+// marked (by the first queue that had them) so that each is gone through
+// once.
+func markTargets(set map[string]bool, q string, ts []string, done map[targetsKey]string) {
+	k := keyOfTargets(ts)
+	if by, ok := done[k]; ok && k.first != nil {
+		// Every target but by is marked: by is a target of q's unless it
+		// is q.
+		if by != q && by != "" {
+			if _, found := slices.BinarySearch(ts, by); found {
+				set[by] = true
+			}
+			done[k] = "" // all marked
+		}
+		return
+	}
+	for _, t := range ts {
+		if t != q {
+			set[t] = true
+		}
+	}
+	if k.first != nil {
+		done[k] = q
 	}
 }
 

@@ -130,3 +130,29 @@ func TestCaughtGroupsGrowLinearly(t *testing.T) {
 	}
 	t.Logf("%d bytes at 100 queues, %d at 400", small, large)
 }
+
+// Lint as a whole grows with the file, not with its square, where one
+// fanout dead-letter exchange takes every queue's dead letters to every
+// DLQ (make bench's replace file): the queues that share their dead
+// letters' targets share the list, and what lint derives from it. Four
+// times the queues may take up to eight times the bytes (the square took
+// some sixteen).
+func TestLintGrowsLinearly(t *testing.T) {
+	lintBytes := func(n int) uint64 {
+		top := loadReplace(t, n)
+		return allocated(func() {}, func() {
+			fs, err := Run(top, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) != 2*n {
+				t.Fatalf("%d queues: %d findings, want %d (MQ104 on each DLQ's binding, MQ301 on each DLQ)", n, len(fs), 2*n)
+			}
+		})
+	}
+	small, large := lintBytes(100), lintBytes(400)
+	if large > 8*small {
+		t.Errorf("lint allocates %d bytes at 100 queues, %d at 400: %.1f times as much, the square of the queues", small, large, float64(large)/float64(small))
+	}
+	t.Logf("%d bytes at 100 queues, %d at 400", small, large)
+}

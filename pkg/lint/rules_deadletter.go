@@ -486,16 +486,43 @@ func joinOrQuotedOf(first []string, total int) string {
 // settledTargets is where q's dead letters come to rest: the queues its
 // dead letters reach, with each delay queue replaced by the queues it
 // returns messages to. q itself is left out (a loop is MQ105's business).
+//
+// Queues that share their targets (collectTargets) share the list, but
+// for a queue among its own targets: the list is not to be changed.
 func (p *Pass) settledTargets(q string) []string {
+	s := p.settledOf(p.dl[q].Targets)
+	i, found := slices.BinarySearch(s.all, q)
+	if !found {
+		return s.all
+	}
+	return slices.Concat(s.all[:i], s.all[i+1:])
+}
+
+// settled is where the dead letters that reach a list of targets come to
+// rest (settledTargets, but for the queue they come from), found once for
+// every queue that shares the list; with the queues among them that
+// runDLCrossDelivered names.
+type settled struct {
+	all []string
+	// foreign are the DLQs declared for a queue, working the queues that
+	// receive regular traffic and hold no delay.
+	foreign, working []string
+}
+
+func (p *Pass) settledOf(targets []string) *settled {
+	k := keyOfTargets(targets)
+	if s := p.settledMemo[k]; s != nil && k.first != nil {
+		return s
+	}
 	seen := map[string]bool{}
-	var out []string
+	s := &settled{}
 	add := func(t string) {
-		if t != q && !seen[t] {
+		if !seen[t] {
 			seen[t] = true
-			out = append(out, t)
+			s.all = append(s.all, t)
 		}
 	}
-	for _, t := range p.dl[q].Targets {
+	for _, t := range targets {
 		if p.isDelay(t) && p.dl[t] != nil {
 			for _, u := range p.dl[t].Targets {
 				if u != t {
@@ -506,8 +533,45 @@ func (p *Pass) settledTargets(q string) []string {
 		}
 		add(t)
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(s.all)
+	s.all = slices.Clip(s.all)
+	for _, t := range s.all {
+		tq := p.Vhost.Queues[t]
+		if tq == nil {
+			continue
+		}
+		if tq.Role == topology.RoleDeadLetter && tq.Origin != "" {
+			s.foreign = append(s.foreign, t)
+		}
+		if p.publishedTo(t) && !p.isDelay(t) {
+			s.working = append(s.working, t)
+		}
+	}
+	if k.first != nil {
+		p.settledMemo[k] = s
+	}
+	return s
+}
+
+// firstForeign returns the first of s's DLQs declared for a queue other
+// than q, but q: where q's dead letters land beside another queue's.
+func (s *settled) firstForeign(p *Pass, q string) (string, bool) {
+	for _, t := range s.foreign {
+		if t != q && p.Vhost.Queues[t].Origin != q {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// firstWorking returns the first of s's queues with regular traffic, but q.
+func (s *settled) firstWorking(q string) (string, bool) {
+	for _, t := range s.working {
+		if t != q {
+			return t, true
+		}
+	}
+	return "", false
 }
 
 // MQ104: dead letters of one queue landing where they do not belong.
@@ -524,20 +588,10 @@ func runDLCrossDelivered(p *Pass) []Finding {
 			continue
 		}
 		settled := p.settledTargets(name)
-		var foreign, working []string
-		for _, t := range settled {
-			tq := p.Vhost.Queues[t]
-			if tq == nil {
-				continue
-			}
-			if tq.Role == topology.RoleDeadLetter && tq.Origin != "" && tq.Origin != name {
-				foreign = append(foreign, t)
-			}
-			if p.publishedTo(t) && !p.isDelay(t) {
-				working = append(working, t)
-			}
-		}
-		if len(settled) < 2 && len(foreign) == 0 && len(working) == 0 {
+		st := p.settledOf(d.Targets)
+		foreign, isForeign := st.firstForeign(p, name)
+		working, isWorking := st.firstWorking(name)
+		if len(settled) < 2 && !isForeign && !isWorking {
 			continue
 		}
 		q := p.Vhost.Queues[name]
@@ -564,13 +618,13 @@ func runDLCrossDelivered(p *Pass) []Finding {
 		case len(settled) > 1:
 			msg = fmt.Sprintf("dead letters of queue %q reach %d queues (%s)%s. A failure in one consumer shows up beside other queues' failures, and replaying a DLQ delivers messages to consumers that never saw them. %s",
 				name, len(settled), queuesList(settled), p.exampleRoute(d), fix)
-		case len(foreign) > 0:
+		case isForeign:
 			msg = fmt.Sprintf("dead letters of queue %q land in %s, the DLQ of queue %q%s. They are mixed with another queue's failures and a replay sends them to the wrong consumers. %s",
-				name, foreign[0], p.Vhost.Queues[foreign[0]].Origin, p.exampleRoute(d), fix)
+				name, foreign, p.Vhost.Queues[foreign].Origin, p.exampleRoute(d), fix)
 		default:
 			msg = fmt.Sprintf("dead letters of queue %q land in queue %s, which also receives regular traffic%s. Its consumers process another queue's failures as new work. "+
 				"Send dead letters to a DLQ of their own — dead_letter: {exchange: %s, queue: %s.dlq}",
-				name, working[0], p.exampleRoute(d), p.dlxToShare(), name)
+				name, working, p.exampleRoute(d), p.dlxToShare(), name)
 		}
 		out = append(out, p.queueFinding(q, "%s", msg))
 	}
@@ -598,18 +652,42 @@ func (p *Pass) exampleRoute(d *dlInfo) string {
 
 // MQ105: dead-letter cycles with no delay on the way.
 func runDLLoop(p *Pass) []Finding {
-	// Graph of dead-letter edges between queues without a queue TTL.
+	// Graph of dead-letter edges between queues without a queue TTL. An
+	// edge into a queue with no edge out (a DLQ) is on no cycle, and is
+	// left out: where one fanout exchange takes every queue's dead letters
+	// to every DLQ, those edges were the square of the queues. Queues that
+	// share their targets (collectTargets) share their edges.
 	fast := func(q string) bool { return !p.hasTTL(q) }
+	leads := map[string]bool{}
+	leadsOn := func(q string) bool {
+		l, ok := leads[q]
+		if !ok {
+			d := p.dl[q]
+			l = d != nil && fast(q) && slices.ContainsFunc(d.Targets, fast)
+			leads[q] = l
+		}
+		return l
+	}
 	edges := map[string][]string{}
+	shared := map[targetsKey][]string{}
 	for _, q := range p.queueNames {
 		d := p.dl[q]
 		if d == nil || !fast(q) {
 			continue
 		}
-		for _, t := range d.Targets {
-			if fast(t) {
-				edges[q] = append(edges[q], t)
+		k := keyOfTargets(d.Targets)
+		es, ok := shared[k]
+		if !ok || k.first == nil {
+			es = nil
+			for _, t := range d.Targets {
+				if fast(t) && leadsOn(t) {
+					es = append(es, t)
+				}
 			}
+			shared[k] = es
+		}
+		if len(es) > 0 {
+			edges[q] = es
 		}
 	}
 	var out []Finding

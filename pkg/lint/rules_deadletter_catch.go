@@ -82,8 +82,24 @@ func (p *Pass) catchIndexOf(d *dlInfo) *catchIndex {
 }
 
 func (p *Pass) newCatchIndex(routes []keyRoute) *catchIndex {
-	ix := &catchIndex{byQueue: map[string][]int{}, byOrigin: map[string][]int{}, byKey: map[[2]string][]int{}}
-	seen := map[*topology.Binding]bool{}
+	ix := &catchIndex{}
+	var seen map[*topology.Binding]bool
+	dup := func(b *topology.Binding) bool {
+		if seen == nil && len(ix.entries) < catchIndexScans {
+			return slices.ContainsFunc(ix.entries, func(e catchEntry) bool { return e.b == b })
+		}
+		if seen == nil {
+			seen = map[*topology.Binding]bool{}
+			for _, e := range ix.entries {
+				seen[e.b] = true
+			}
+		}
+		if seen[b] {
+			return true
+		}
+		seen[b] = true
+		return false
+	}
 	for _, r := range routes {
 		for _, del := range r.Route.Result.Deliveries {
 			tq := p.Vhost.Queues[del.Queue]
@@ -95,10 +111,9 @@ func (p *Pass) newCatchIndex(routes []keyRoute) *catchIndex {
 			if b != nil {
 				// The same binding again is the same queue, origin and
 				// step: it says nothing new.
-				if seen[b] {
+				if dup(b) {
 					continue
 				}
-				seen[b] = true
 			}
 			e := catchEntry{queue: del.Queue, origin: tq.Origin, exchange: last.Exchange, key: last.BindingKey, b: b}
 			if b != nil {
@@ -109,8 +124,12 @@ func (p *Pass) newCatchIndex(routes []keyRoute) *catchIndex {
 					ix.bindings++
 				}
 			}
-			i := len(ix.entries)
 			ix.entries = append(ix.entries, e)
+		}
+	}
+	if len(ix.entries) > catchIndexScans {
+		ix.byQueue, ix.byOrigin, ix.byKey = map[string][]int{}, map[string][]int{}, map[[2]string][]int{}
+		for i, e := range ix.entries {
 			ix.byQueue[e.queue] = append(ix.byQueue[e.queue], i)
 			if e.origin != "" {
 				ix.byOrigin[e.origin] = append(ix.byOrigin[e.origin], i)
@@ -120,6 +139,39 @@ func (p *Pass) newCatchIndex(routes []keyRoute) *catchIndex {
 		}
 	}
 	return ix
+}
+
+// catchIndexScans is how many entries a catchIndex looks through rather
+// than keep maps of them: most queues' dead letters reach a queue or two.
+const catchIndexScans = 8
+
+// ownEntries returns the entries of ix that are queue name's (d) own: into
+// name itself, and (own) into a DLQ of name's, declared for it or bound
+// with its exchange and key.
+func (ix *catchIndex) ownEntries(name string, d *dlInfo) (self, own []int) {
+	if ix.byQueue == nil {
+		for i, e := range ix.entries {
+			switch {
+			case e.queue == name:
+				self = append(self, i)
+			case e.origin == name || (e.origin == "" && e.exchange == d.Exchange && e.key == d.DLRK):
+				own = append(own, i)
+			}
+		}
+		return self, own
+	}
+	self = ix.byQueue[name]
+	for _, i := range ix.byOrigin[name] {
+		if ix.entries[i].queue != name {
+			own = append(own, i)
+		}
+	}
+	for _, i := range ix.byKey[[2]string{d.Exchange, d.DLRK}] {
+		if ix.entries[i].queue != name {
+			own = append(own, i)
+		}
+	}
+	return self, own
 }
 
 // catchers returns what takes the dead letters of queue name beside its
@@ -137,20 +189,9 @@ func (p *Pass) catchers(name string, d *dlInfo) (caught, bool) {
 	c.ix = ix
 	// Dead letters back in their own queue are MQ105's; those that reach
 	// a DLQ of the queue's own are where they belong.
-	c.skip = append(c.skip, ix.byQueue[name]...)
-	own := false
-	for _, i := range ix.byOrigin[name] {
-		if ix.entries[i].queue != name {
-			own = true
-			c.skip = append(c.skip, i)
-		}
-	}
-	for _, i := range ix.byKey[[2]string{d.Exchange, d.DLRK}] {
-		if ix.entries[i].queue != name {
-			own = true
-			c.skip = append(c.skip, i)
-		}
-	}
+	self, owned := ix.ownEntries(name, d)
+	own := len(owned) > 0
+	c.skip = append(slices.Clip(self), owned...)
 	sort.Ints(c.skip)
 	c.n, c.Ignored = ix.bindings, ix.ignored
 	for _, i := range c.skip {
@@ -163,13 +204,6 @@ func (p *Pass) catchers(name string, d *dlInfo) (caught, bool) {
 		}
 	}
 	return c, own && c.n+c.Ignored > 0
-}
-
-// skippedFor reports whether entry i of ix is queue name's own (see
-// catchers), d being its dead-letter wiring.
-func (ix *catchIndex) skippedFor(i int, name string, d *dlInfo) bool {
-	e := ix.entries[i]
-	return e.queue == name || e.origin == name || (e.origin == "" && e.exchange == d.Exchange && e.key == d.DLRK)
 }
 
 // dlrkShared reports whether another queue dead-letters to the exchange
