@@ -335,8 +335,13 @@ func openRoute(r route.DeadLetterRoute) bool {
 // reads them, and where one fanout exchange takes every queue's dead
 // letters to every DLQ they were every pair of queues (6.25 million at
 // 2,500 queues).
+//
+// Those queues are found once for the queues a message-blind exchange
+// shares (route.fixedRoute): the DLQs of a fanout one were looked up for
+// every queue that dead-letters to it, the square of the queues.
 func (f *facts) collectArrivals() {
 	f.arrivals = map[string][]arrival{}
+	keeping := map[targetsKey][]string{}
 	for _, q := range f.queueNames {
 		d := f.dl[q]
 		if d == nil {
@@ -346,10 +351,21 @@ func (f *facts) collectArrivals() {
 			if r.In.Kind != keyExact {
 				continue
 			}
-			for _, t := range r.Route.Result.Queues() {
-				if td := f.dl[t]; td == nil || td.Missing || td.HasDLRK {
-					continue
+			qs := r.Route.Result.Queues()
+			k := keyOfTargets(qs)
+			ts, ok := keeping[k]
+			if !ok || k.first == nil {
+				ts = nil
+				for _, t := range qs {
+					if td := f.dl[t]; td != nil && !td.Missing && !td.HasDLRK {
+						ts = append(ts, t)
+					}
 				}
+				if k.first != nil {
+					keeping[k] = ts
+				}
+			}
+			for _, t := range ts {
 				f.arrivals[t] = append(f.arrivals[t], arrival{From: q, Key: r.Route.RoutingKey, Exchange: r.Route.Exchange})
 			}
 		}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/mqctl/mqctl/pkg/route"
@@ -106,4 +107,11 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// sortedContains is contains for a sorted list (dlInfo.Targets): the DLQs
+// of a fanout dead-letter exchange looked through theirs, thousands each.
+func sortedContains(list []string, s string) bool {
+	_, found := slices.BinarySearch(list, s)
+	return found
 }

@@ -980,7 +980,7 @@ func runDLQUnreached(p *Pass) []Finding {
 		case q.Role == topology.RoleDeadLetter && q.Origin != "":
 			origin = q.Origin
 			label = fmt.Sprintf("queue %q is declared as the DLQ of queue %q (dead_letter.queue)", name, origin)
-			if d := p.dl[origin]; d != nil && contains(d.Targets, name) {
+			if d := p.dl[origin]; d != nil && sortedContains(d.Targets, name) {
 				continue
 			}
 		case p.isNamedDLQ(name) && p.namedDLQ[name] == "":
