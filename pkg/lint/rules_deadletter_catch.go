@@ -500,10 +500,14 @@ func (g caughtBy) findings(p *Pass) []Finding {
 			to = "to " + exchangeLabel(s.first)
 		}
 		matched := joinOrQuotedOf(s.firstKeys, s.keys)
+		why := fmt.Sprintf("and the binding's key %q matches them too", b.RoutingKey)
+		if p.ignoresKeys(b.Source) {
+			why = fmt.Sprintf("but %s ignores keys and delivers them all to every queue bound to it", p.exchangeKindLabel(b.Source, p.exchangeType(b.Source)))
+		}
 		out = append(out, p.bindingFinding(b,
-			"binding %s also takes the dead letters of %d queues (%s): each sends them %s with its own routing key (%s), which its DLQ is bound with, and the binding's key %q matches them too. "+
+			"binding %s also takes the dead letters of %d queues (%s): each sends them %s with its own routing key (%s), which its DLQ is bound with, %s. "+
 				"A failure in one consumer shows up beside other queues' failures, and replaying a DLQ delivers messages to consumers that never saw them. %s",
-			bindingName(b), s.queues, queuesListOf(s.firstNames, s.queues), to, matched, b.RoutingKey, p.catcherFix(matched, b)))
+			bindingName(b), s.queues, queuesListOf(s.firstNames, s.queues), to, matched, why, p.catcherFix(matched, b)))
 	}
 	return out
 }
@@ -516,11 +520,17 @@ func (p *Pass) caughtMessage(name string, d *dlInfo, settled []string, cs []*top
 		named = append(named, "binding "+bindingName(b))
 		fixes = append(fixes, p.catcherFix(joinOrQuoted([]string{d.DLRK}), b))
 	}
-	verb := "matches"
+	verb := "matches that key"
 	if len(cs) > 1 {
-		verb = "match"
+		verb = "match that key"
 	}
-	return fmt.Sprintf("dead letters of queue %q reach %d queues (%s): the queue sends them to %s with its own routing key %q, which its DLQ is bound with, and %s also %s that key. "+
+	if slices.ContainsFunc(cs, func(b *topology.Binding) bool { return p.ignoresKeys(b.Source) }) {
+		verb = "takes them whatever the key"
+		if len(cs) > 1 {
+			verb = "take them whatever the key"
+		}
+	}
+	return fmt.Sprintf("dead letters of queue %q reach %d queues (%s): the queue sends them to %s with its own routing key %q, which its DLQ is bound with, and %s also %s. "+
 		"A failure in one consumer shows up beside other queues' failures, and replaying a DLQ delivers messages to consumers that never saw them. %s",
 		name, len(settled), queuesList(settled), exchangeLabel(d.Exchange), d.DLRK, joinOr(named), verb, strings.Join(fixes, " "))
 }
@@ -535,8 +545,21 @@ func (p *Pass) catcherFix(matched string, b *topology.Binding) string {
 			"Give queue %q a dead-letter routing key without wildcard words (dead_letter.routing_key; dead_letter.queue binds its DLQ with it), or dead-letter it to a direct exchange, where keys match exactly.",
 			b.Destination, origin, b.RoutingKey, keyOrigin(origin, od), matched, origin)
 	}
+	if p.ignoresKeys(b.Source) {
+		// No key of the binding's would narrow it: the exchange's type is
+		// what takes every queue's dead letters to every DLQ.
+		return fmt.Sprintf("Make %s a direct exchange (type: direct), which delivers a message only to the queues bound with its key, so that each DLQ takes its own queue's dead letters alone; if queue %s is meant to collect every dead letter that reaches the exchange, that is fine: mark the binding with `# mqctl:ignore MQ104`, which silences this for each queue whose dead letters it collects.",
+			exchangeLabel(b.Source), b.Destination)
+	}
 	return fmt.Sprintf("Narrow the key of binding %s so that it no longer matches %s, or remove the binding; if queue %s is meant to collect every dead letter it matches, that is fine: mark the binding with `# mqctl:ignore MQ104`, which silences this for each queue whose dead letters it collects.",
 		bindingName(b), matched, b.Destination)
+}
+
+// ignoresKeys reports whether exchange x delivers what reaches it to every
+// queue bound to it, whatever the binding's key (a fanout exchange): no
+// narrower key would keep a binding of it from taking a message.
+func (p *Pass) ignoresKeys(x string) bool {
+	return x != "" && p.exchangeType(x) == "fanout"
 }
 
 // keyOrigin says where queue q's dead-letter routing key comes from.

@@ -46,6 +46,16 @@ func TestMQ104CaughtDeadLetters(t *testing.T) {
 		wildcardName(b)
 		b.dlqPair("jobs.y", "", "", "dlx", nil)
 	}
+	// fanoutDLX: queues a, b and c dead-letter to exchange dlx of type
+	// typ with their own keys, each DLQ bound there with its queue's key.
+	fanoutDLX := func(typ string) func(b *builder) {
+		return func(b *builder) {
+			b.exchange("dlx", typ)
+			for _, q := range []string{"a", "b", "c"} {
+				b.dlqPair(q, "", "", "dlx", nil)
+			}
+		}
+	}
 	ownKeyAdvice := "Give the queue its own dead-letter routing key"
 	for _, tc := range []objectCase{
 		// One binding that takes the dead letters of several queues is one
@@ -94,6 +104,17 @@ func TestMQ104CaughtDeadLetters(t *testing.T) {
 				"or dead-letter it to a direct exchange"},
 			lacks: []string{ownKeyAdvice, "Narrow the key"}},
 		{name: "the queue named with a topic wildcard itself", version: "4.3", build: wildcardName, object: "jobs.*"},
+		// A fanout DLX ignores keys: no narrower key would keep a DLQ's
+		// binding from taking every queue's dead letters; its type must
+		// change (with type: direct the same file has no finding).
+		{name: "a fanout DLX takes every queue's dead letters to every DLQ", version: "4.3", build: fanoutDLX("fanout"), object: `dlx -> queue a.dlq ["a"]`,
+			ids: []string{"MQ104"}, severity: Warning,
+			contains: []string{`binding dlx -> queue a.dlq ["a"] also takes the dead letters of 2 queues (b and c)`,
+				`but the fanout exchange "dlx" ignores keys and delivers them all to every queue bound to it`,
+				`Make exchange "dlx" a direct exchange (type: direct)`, "`# mqctl:ignore MQ104`"},
+			lacks: []string{"Narrow the key", `the binding's key "a" matches them too`}},
+		{name: "the same DLX made direct", version: "4.3", build: fanoutDLX("direct"), object: `dlx -> queue a.dlq ["a"]`},
+		{name: "the same DLX made direct: none on a queue", version: "4.3", build: fanoutDLX("direct"), object: "a"},
 		{name: "queues sharing a key still get the own-key advice", version: "4.3", object: "a",
 			build: func(b *builder) {
 				b.exchange("dlx", "topic")
