@@ -142,13 +142,16 @@ func (o *planOptions) run(cmd *cobra.Command, g *globals) error {
 	if err != nil {
 		return err
 	}
+	// Plan lets go of desired before its flows, the plan's peak: only
+	// its values from the environment are read after it.
+	env := desired.Env
 	res, err := eng.Plan(ctx, desired, engine.PlanOptions{Read: read, DeleteChanged: o.deleteChanged, TakeOverFrom: o.from, Preflight: o.preflight, Save: o.out != ""})
 	stop()
 	if err != nil {
 		return view.failed(err, notes)
 	}
 	p := res.Plan
-	p.Notes, p.Env = notes, desired.Env
+	p.Notes, p.Env = notes, env
 	p.HideText(g.hideEnv)
 	if err := view.plan(p); err != nil {
 		return err

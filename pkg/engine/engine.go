@@ -56,6 +56,9 @@ type Engine struct {
 	// place of the broker's own (tests: a broker of a later version that
 	// holds what an earlier one made).
 	asVersion *rmqversion.Version
+	// beforeFlows, when set, is called by Plan just before the flows
+	// (tests: what is still held then).
+	beforeFlows func()
 	// now is the preflight's clock (nil: time.Now) and sweepable the
 	// leftovers its sweep may take (nil: all); tests set them.
 	now       func() time.Time

@@ -22,3 +22,6 @@ func WithClock(e *Engine, now func() time.Time, sweepable func(string) bool) {
 // broker's own facts) in place of the broker's version: a broker of an
 // earlier version holds what v would refuse, as one upgraded to v would.
 func AsVersion(e *Engine, v rmqversion.Version) { e.asVersion = &v }
+
+// WithBeforeFlows has e's plans call f just before their flows.
+func WithBeforeFlows(e *Engine, f func()) { e.beforeFlows = f }
