@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -162,7 +161,7 @@ func (g *globals) readSavedPlan(planFile string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the saved plan: %w", err)
 	}
-	saved, err := plan.ReadSaved(bytes.NewReader(data), planFile)
+	saved, err := plan.ReadSavedBytes(data, planFile)
 	// A topology or definitions file given as FILE is no saved plan
 	// to make again: "mqctl plan --out FILE", ReadSaved's advice,
 	// would overwrite it.
