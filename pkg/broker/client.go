@@ -644,11 +644,7 @@ func (c *Client) vhostExists(ctx context.Context, vhost string) bool {
 	noStats := url.Values{"disable_stats": {"true"}}
 	if c.IsAdmin() {
 		err := c.do(ctx, &request{method: http.MethodGet, path: seg("vhosts", vhost), query: noStats, op: fmt.Sprintf("read vhost %q", vhost)}, nil)
-		var ae *APIError
-		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-			return false
-		}
-		return true
+		return !errors.Is(err, ErrNotFound)
 	}
 	var list []vhostJSON
 	noStats.Set("columns", "name")

@@ -107,13 +107,7 @@ func TestEnvLiterals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []topology.EnvValue
-			for _, v := range top.Env {
-				if v.Literal {
-					got = append(got, v)
-				}
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, literals(top)); diff != "" {
 				t.Errorf("literals (-want +got):\n%s", diff)
 			}
 		})
@@ -133,14 +127,20 @@ vhosts:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []topology.EnvValue
-	for _, v := range top.Env {
-		if v.Literal {
-			got = append(got, v)
-		}
-	}
 	want := []topology.EnvValue{lit("policy", "p", "max-length", "1000", "1000"), lit("exchange", "e", "x-max-length", "1000", "1000")}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, literals(top)); diff != "" {
 		t.Errorf("literals (-want +got):\n%s", diff)
 	}
+}
+
+// literals are the values of top.Env that its files wrote themselves
+// (topology.EnvValue.Literal), in order.
+func literals(top *topology.Topology) []topology.EnvValue {
+	var out []topology.EnvValue
+	for _, v := range top.Env {
+		if v.Literal {
+			out = append(out, v)
+		}
+	}
+	return out
 }
