@@ -77,8 +77,11 @@ file and prints the changes apply would make: + create, ~ update, -/+ replace,
 - delete, with before → after for every changed field.
 
 Exit codes: 0 success; 1 error (a refused plan included); with
---detailed-exitcode, 0 no changes, 1 error, 2 changes (also when apply would
-only update mqctl's ownership record). --out FILE saves the plan for "mqctl apply FILE": a file
+--detailed-exitcode, 0 the broker matches the file, 1 error, 2 it differs: there
+are changes, also when apply would only update mqctl's ownership record, and
+when every change is held back (listed under "Held back": an object in a vhost
+the user is not shown, a queue on a node that is down, mqctl's own user), which
+apply does not make. --out FILE saves the plan for "mqctl apply FILE": a file
 private to mqctl (kind mqctl-saved-plan), not the JSON plan. -o json prints the
 JSON plan, the versioned contract for CI (format_version, docs/plan-json.md).
 
@@ -108,7 +111,7 @@ func newPlanCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.detailed, "detailed-exitcode", false, "exit 2 when there are changes (apply changing only mqctl's ownership record included), 0 when there are none")
+	f.BoolVar(&o.detailed, "detailed-exitcode", false, "exit 2 when the broker differs from the file (changes, apply changing only mqctl's ownership record, or changes held back), 0 when it matches")
 	f.StringVar(&o.out, "out", "", "save the plan to FILE for a later \"mqctl apply FILE\"")
 	f.BoolVar(&o.listUnmanaged, "list-unmanaged", false, "list every unmanaged object instead of counting them")
 	f.BoolVar(&o.deleteChanged, "delete-changed", false, deleteChangedHelp)
@@ -166,8 +169,9 @@ func (o *planOptions) run(cmd *cobra.Command, g *globals) error {
 		return &ExitCodeError{Code: ExitError, Err: view.refused(pf)}
 	}
 	// A plan that changes only mqctl's ownership record is a change
-	// apply makes (plan.Plan.RecordChanges).
-	if o.detailed && (!p.Empty() || p.Records()) {
+	// apply makes (plan.Plan.RecordChanges), and one whose changes are
+	// all held back still differs from the file (plan.Plan.Differs).
+	if o.detailed && p.Differs() {
 		return &ExitCodeError{Code: ExitChanges}
 	}
 	return nil

@@ -23,6 +23,13 @@ var textTemplates = []struct {
 	in   func(d *pj.Plan, line string) bool
 }{
 	{regexp.MustCompile(`^No changes\. `), func(d *pj.Plan, _ string) bool { return len(d.Changes) == 0 && len(d.Records) == 0 }},
+	{regexp.MustCompile(`^Nothing for apply to change: the broker differs from the file, but mqctl holds back (the change|all (\d+) changes) `), func(d *pj.Plan, line string) bool {
+		n := "the change"
+		if len(d.Held) != 1 {
+			n = fmt.Sprintf("all %d changes", len(d.Held))
+		}
+		return len(d.Changes) == 0 && len(d.Records) == 0 && strings.Contains(line, "holds back "+n+" ")
+	}},
 	{regexp.MustCompile(`^Only mqctl's ownership record changes: `), func(d *pj.Plan, _ string) bool { return len(d.Changes) == 0 && len(d.Records) > 0 }},
 	{regexp.MustCompile(`^mqctl will perform these actions:$`), func(d *pj.Plan, _ string) bool { return len(d.Changes) > 0 }},
 	{regexp.MustCompile(`^# vhost "(.*)"$`), func(d *pj.Plan, _ string) bool { return len(d.Changes) > 0 }},

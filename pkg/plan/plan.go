@@ -625,6 +625,16 @@ func (p *Plan) Summary() Summary {
 // Empty reports whether applying the plan would change nothing.
 func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 
+// Differs reports whether the broker differs from the file as far as the
+// plan tells: apply would change an object (Changes) or only mqctl's
+// ownership record (Records, the restore lists of PutsBack among them),
+// or the diff found changes mqctl holds back (Held: an object in a vhost
+// the user is not shown, a queue on a node that is down, mqctl's own
+// user). plan --detailed-exitcode exits 2 when it does, 0 when it does
+// not: a held change is a difference apply will not make, and a CI job
+// must not read it as a broker that matches the file.
+func (p *Plan) Differs() bool { return !p.Empty() || p.Records() || len(p.Held) > 0 }
+
 // Records reports whether applying the plan rewrites mqctl's ownership
 // record even when it changes nothing: objects to adopt, entries to set
 // or to drop, a record to take over or in an older format

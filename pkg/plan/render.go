@@ -93,7 +93,8 @@ func writeText(w io.Writer, p *Plan, opts RenderOptions) error {
 		}
 		sb.WriteString(paint(ansiBold, "Only mqctl's ownership record changes:") + " apply updates it, and changes no object on the broker" + held + " (below).\n")
 	} else if p.Empty() && len(p.Held) > 0 {
-		sb.WriteString(paint(ansiBold, "No changes.") + " mqctl holds back what differs from the file (below).\n")
+		n := len(p.Held)
+		fmt.Fprintf(sb, "%s the broker differs from the file, but mqctl holds back %s (below).\n", paint(ansiBold, "Nothing for apply to change:"), plural2("the change", fmt.Sprintf("all %d changes", n), n))
 	} else if p.Empty() && len(p.Unread) > 0 {
 		sb.WriteString(paint(ansiBold, "No changes.") + " What mqctl could read matches the file (see below for what it could not).\n")
 	} else if p.Empty() && opts.Files {

@@ -303,7 +303,7 @@ func TestHeld(t *testing.T) {
 	if err := WriteText(&buf, p, RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := buf.String(); strings.Contains(got, "The broker matches the file") || !strings.HasPrefix(got, "No changes. mqctl holds back what differs from the file (below).\n") {
+	if got := buf.String(); strings.Contains(got, "The broker matches the file") || strings.Contains(got, "No changes") || !strings.HasPrefix(got, "Nothing for apply to change: the broker differs from the file, but mqctl holds back all 4 changes (below).\n") {
 		t.Errorf("a plan with only held changes:\n%s", got)
 	}
 }
