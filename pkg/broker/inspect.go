@@ -169,15 +169,7 @@ func topologyPrint(t *topology.Topology, vhosts map[string]VhostInfo) string {
 	for _, name := range t.VhostNames() {
 		v := t.Vhosts[name]
 		v.SortBindings()
-		tags := slices.Clone(vhosts[name].Tags)
-		sort.Strings(tags)
-		_ = enc.Encode(struct { // strings and a flag: nothing to fail on
-			Name             string   `json:"vhost"`
-			Description      string   `json:"description"`
-			DefaultQueueType string   `json:"default_queue_type"`
-			Tags             []string `json:"tags"`
-			Protected        bool     `json:"protected,omitempty"`
-		}{v.Name, v.Description, v.DefaultQueueType, tags, vhosts[name].Protected})
+		_ = enc.Encode(vhostMeta(v, vhosts[name])) // strings and a flag: nothing to fail on
 		for _, n := range v.ExchangeNames() {
 			w.exchange(v.Exchanges[n])
 		}
@@ -195,6 +187,20 @@ func topologyPrint(t *topology.Topology, vhosts map[string]VhostInfo) string {
 	}
 	w.w.Flush()
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// vhostMeta is what a vhost's print holds of its metadata, encoded as
+// JSON.
+func vhostMeta(v *topology.Vhost, info VhostInfo) any {
+	tags := slices.Clone(info.Tags)
+	sort.Strings(tags)
+	return struct {
+		Name             string   `json:"vhost"`
+		Description      string   `json:"description"`
+		DefaultQueueType string   `json:"default_queue_type"`
+		Tags             []string `json:"tags"`
+		Protected        bool     `json:"protected,omitempty"`
+	}{v.Name, v.Description, v.DefaultQueueType, tags, info.Protected}
 }
 
 // printWriter writes the objects of a topology's print (topologyPrint):

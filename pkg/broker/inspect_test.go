@@ -33,6 +33,7 @@ func printedState() *topology.Topology {
 // out of it.
 func TestFingerprintCoversEveryField(t *testing.T) {
 	base, _ := Fingerprints(printedState(), nil)
+	baseSums := ObjectSums(printedState(), nil)
 	if again, _ := Fingerprints(printedState(), nil); again != base {
 		t.Fatalf("the same state prints %s then %s", base, again)
 	}
@@ -76,6 +77,11 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 				if got, _ := Fingerprints(state, nil); got == base {
 					t.Errorf("%s #%d: changing %s leaves the fingerprint as it was", what, i, field.Name)
 				}
+				// And the sum of that object alone (ObjectSums, with which
+				// apply names what changed since a plan was saved).
+				if n := changedSums(baseSums, ObjectSums(state, nil)); n != 1 {
+					t.Errorf("%s #%d: changing %s changes the sums of %d objects, want 1", what, i, field.Name, n)
+				}
 			}
 		}
 	}
@@ -107,4 +113,16 @@ func TestFingerprintTellsFieldsApart(t *testing.T) {
 	if !strings.HasPrefix(a, "sha256:") {
 		t.Errorf("print %q lacks its prefix", a)
 	}
+}
+
+// changedSums counts the objects whose sums differ between a and b, the
+// sums of the same objects in the same order.
+func changedSums(a, b []ObjectSum) int {
+	n := 0
+	for i := range min(len(a), len(b)) {
+		if a[i].Sum != b[i].Sum {
+			n++
+		}
+	}
+	return n + max(len(a), len(b)) - min(len(a), len(b))
 }

@@ -485,8 +485,9 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 	}
 	l.useOwner(in.Saved.Owner, take)
 	if l.fingerprintLike(in.Saved.Fingerprint) != in.Saved.Fingerprint {
-		return nil, nil, nil, fmt.Errorf("the broker changed since this plan was made (%w)", ErrStalePlan)
+		return nil, nil, nil, fmt.Errorf("the broker changed since this plan was made: %s (%w)", l.staleObjects(in.Saved), ErrStalePlan)
 	}
+	l.forgetPrints()
 	p = in.Saved
 	e.deleteQueuesFirst(p, &l.current.Live)
 	// A node that went down since leaves the fingerprint alone (4.0

@@ -3,8 +3,11 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -322,20 +325,66 @@ func newFingerprinter(read *broker.Live) *fingerprinter {
 func (f *fingerprinter) wait() (all, vhosts string) {
 	f.once.Do(func() {
 		f.all, f.vhostsPrint = broker.Fingerprints(f.snap, f.vhosts)
-		f.snap = nil
 	})
 	return f.all, f.vhostsPrint
+}
+
+// sums are the objects the fingerprints hash, each with the sum of its
+// own print (broker.ObjectSums). The exchanges of mqctl's ownership
+// records, whose names change with each apply, are one object a vhost
+// (recordRef), whose sum is theirs.
+func (f *fingerprinter) sums() []plan.ObjectSum {
+	objs := broker.ObjectSums(f.snap, f.vhosts)
+	out := make([]plan.ObjectSum, 0, len(objs))
+	records := map[string]int{} // the index of a vhost's record in out
+	for _, o := range objs {
+		ref := plan.ObjectRef{Kind: o.Kind, Vhost: o.Vhost, Name: o.Name}
+		if o.Binding != nil {
+			ref = plan.BindingRef(o.Vhost, o.Binding)
+		}
+		if o.Kind == kind.Exchange && ownership.IsRecord(o.Name) {
+			i, ok := records[o.Vhost]
+			if !ok {
+				i = len(out)
+				records[o.Vhost] = i
+				out = append(out, plan.ObjectSum{ObjectRef: recordRef(o.Vhost)})
+			}
+			// In name order: the sum of the names and sums so far.
+			h := sha256.Sum256(fmt.Appendf(nil, "%d %q %d", out[i].Sum, o.Name, o.Sum))
+			out[i].Sum = binary.BigEndian.Uint64(h[:8])
+			continue
+		}
+		out = append(out, plan.ObjectSum{ObjectRef: ref, Access: o.Access, Sum: o.Sum})
+	}
+	return out
+}
+
+// recordRef stands for the exchanges of mqctl's ownership records in
+// vhost among the objects whose prints a saved plan keeps.
+func recordRef(vhost string) plan.ObjectRef {
+	return plan.ObjectRef{Kind: kind.Exchange, Vhost: vhost, Name: ownership.Prefix}
 }
 
 // fingerprints are l's fingerprints (broker.Live.Fingerprint and
 // VhostsFingerprint), computed on the first call.
 func (l *Live) fingerprints() (all, vhosts string) {
-	if l.printed != nil {
+	if l.printed != nil && l.current.Fingerprint == "" {
 		l.current.Fingerprint, l.current.VhostsFingerprint = l.printed.wait()
-		l.printed = nil
 	}
 	return l.current.Fingerprint, l.current.VhostsFingerprint
 }
+
+// objectSums are the objects of l's read with the sums of their prints
+// (fingerprinter.sums), nil once forgetPrints let go of the read's copy.
+func (l *Live) objectSums() []plan.ObjectSum {
+	if l.printed == nil {
+		return nil
+	}
+	return l.printed.sums()
+}
+
+// forgetPrints lets go of the copy of the read the prints are made of.
+func (l *Live) forgetPrints() { l.printed = nil }
 
 // fingerprintFor is the fingerprint of l a plan of desired records: with
 // the users and their access only when the file has a users section.
@@ -354,6 +403,29 @@ func (l *Live) fingerprintLike(saved string) string {
 		return vhosts
 	}
 	return all
+}
+
+// staleObjects says what changed on the broker since saved was made, its
+// fingerprint differing from l's (plan.StaleObjects): the objects saved
+// names, and those mqctl's records list, name the ones deleted since.
+func (l *Live) staleObjects(saved *plan.Plan) plan.Stale {
+	known := saved.KnownRefs()
+	for _, r := range l.records {
+		if r != nil {
+			for ref := range r.Managed {
+				known = append(known, ref)
+			}
+		}
+	}
+	for _, vh := range l.scope {
+		known = append(known, recordRef(vh))
+	}
+	access := !strings.HasPrefix(saved.Fingerprint, broker.VhostsPrefix)
+	s := plan.StaleObjects(saved.ObjectPrints, l.objectSums(), access, known)
+	for i, o := range s.Objects {
+		s.Objects[i].Record = o.ObjectRef == recordRef(o.Vhost)
+	}
+	return s
 }
 
 // ReadBrokerRecord reads mqctl's ownership record of the broker's own

@@ -78,10 +78,12 @@ func (e *Engine) Plan(ctx context.Context, desired *topology.Topology, opts Plan
 	}
 	if opts.Save {
 		p.Fingerprint = l.fingerprintFor(desired)
+		p.ObjectPrints = plan.PrintsOf(l.objectSums(), desired.Declares(kind.User))
 		p.Broker = &plan.Broker{Version: e.c.Version(), Cluster: e.c.ClusterName(), Nodes: e.c.ClusterNodes(ctx)}
 	}
 	e.noteRestoreLists(l.State(), l.records)
 	l.forgetRecords()
+	l.forgetPrints()
 	e.noteTransientQueues(p)
 	e.noteEmptyKeyTopicBindings(desired)
 	exactErr, err := e.readStakes(ctx, p, l, known)

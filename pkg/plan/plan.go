@@ -153,6 +153,11 @@ type Plan struct {
 	// Fingerprint of the broker state the plan was made against; a saved
 	// plan is refused when the broker's fingerprint no longer matches.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// ObjectPrints are a print of each object of the broker as read, for
+	// a saved plan (the objects the fingerprint covers): apply compares
+	// them with the broker's to name what changed when the fingerprint
+	// differs (StaleObjects).
+	ObjectPrints []ObjectPrint `json:"-"`
 	// Broker is the broker a saved plan was made against (nil for a plan
 	// not saved, or saved by an mqctl that did not record it): apply
 	// refuses it on another (SavedFor).

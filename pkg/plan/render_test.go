@@ -144,7 +144,7 @@ func TestSavedRoundTrip(t *testing.T) {
 	if err := WriteSaved(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`"kind": "mqctl-saved-plan"`, `"version": 6`, `"fingerprint": "abc123"`, "private to mqctl"} {
+	for _, s := range []string{`"kind": "mqctl-saved-plan"`, `"version": 7`, `"fingerprint": "abc123"`, "private to mqctl"} {
 		if !bytes.Contains(buf.Bytes(), []byte(s)) {
 			t.Errorf("the saved plan lacks %s:\n%s", s, buf.String())
 		}
@@ -170,8 +170,8 @@ func TestReadSavedRefuses(t *testing.T) {
 	for _, tc := range []struct{ name, doc, want string }{
 		{"the JSON plan", public.String(), `my.plan is a JSON plan (format_version "3"`},
 		{"a saved plan of mqctl 0.x (the old shared shape)", `{"format_version":"1","changes":[],"fingerprint":"x"}`, `my.plan is a JSON plan (format_version "1"`},
-		{"an older version", `{"kind":"mqctl-saved-plan","version":2,"changes":[]}`, "my.plan is a saved plan of version 2, and this mqctl reads versions 3 to 6 only"},
-		{"a newer version", `{"kind":"mqctl-saved-plan","version":7,"changes":[]}`, "my.plan is a saved plan of version 7, and this mqctl reads versions 3 to 6 only"},
+		{"an older version", `{"kind":"mqctl-saved-plan","version":2,"changes":[]}`, "my.plan is a saved plan of version 2, and this mqctl reads versions 3 to 7 only"},
+		{"a newer version", `{"kind":"mqctl-saved-plan","version":8,"changes":[]}`, "my.plan is a saved plan of version 8, and this mqctl reads versions 3 to 7 only"},
 		{"another kind", `{"kind":"something"}`, `my.plan is not a saved plan (kind "something"`},
 		{"not JSON", `hello`, "my.plan is not a saved plan ("},
 		{"an unknown field", `{"kind":"mqctl-saved-plan","version":3,"changes":[],"extra":1}`, "my.plan is not a valid saved plan ("},

@@ -45,7 +45,11 @@ const (
 	// value (topology.EnvValue.Literal), which a reader of version 5
 	// would refuse as not valid (a string for a number, an unknown
 	// field); versions 3 to 5 read as before (numbers read as Millis).
-	SavedVersion = 6
+	// Version 7 keeps a print of each object of the broker as read
+	// (objects, Plan.ObjectPrints), so that apply names what changed when
+	// the fingerprint differs; versions 3 to 6 read as before, apply then
+	// saying it cannot tell which object changed.
+	SavedVersion = 7
 	// oldestSavedVersion is the oldest version this mqctl reads: a
 	// version 3 plan has the same fingerprint, and env or none.
 	oldestSavedVersion = 3
@@ -97,6 +101,8 @@ type savedPlan struct {
 	// plan holds anyway (in its changes), and what the file wrote for
 	// them: applying the saved plan shows none of them (Plan.Env).
 	Env topology.EnvValues `json:"env,omitempty"`
+	// ObjectPrints: Plan.ObjectPrints, 16 bytes an object in base64.
+	ObjectPrints []savedPrints `json:"objects,omitempty"`
 }
 
 // savedOther is one entry of Plan.Others, with what only apply needs.
@@ -178,7 +184,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	}
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
-		Fingerprint: p.Fingerprint, Broker: p.Broker, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
+		Fingerprint: p.Fingerprint, ObjectPrints: encodePrints(p.ObjectPrints), Broker: p.Broker, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Preexisting: p.Preexisting, Kept: p.Kept, KeptChanged: p.KeptChanged, Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 		FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
@@ -329,6 +335,10 @@ func ReadSavedBytes(data []byte, name string) (*Plan, error) {
 		UnfinishedRecords: doc.UnfinishedRecords, Restores: doc.Restores, Env: doc.Env,
 	}
 	var err error
+	if p.ObjectPrints, err = decodePrints(doc.ObjectPrints); err != nil {
+		return nil, fmt.Errorf("%s is not a valid saved plan (%v): %s", name, err, again)
+	}
+	doc.ObjectPrints = nil
 	if p.Flows, err = savedFlows(doc.Flows, doc.Version); err != nil {
 		return nil, fmt.Errorf("%s is not a valid saved plan (%v): %s", name, err, again)
 	}
