@@ -368,7 +368,7 @@ func recordRef(vhost string) plan.ObjectRef {
 // fingerprints are l's fingerprints (broker.Live.Fingerprint and
 // VhostsFingerprint), computed on the first call.
 func (l *Live) fingerprints() (all, vhosts string) {
-	if l.printed != nil && l.current.Fingerprint == "" {
+	if l.printed != nil {
 		l.current.Fingerprint, l.current.VhostsFingerprint = l.printed.wait()
 	}
 	return l.current.Fingerprint, l.current.VhostsFingerprint
