@@ -34,6 +34,15 @@ var (
 		"type": "RabbitMQ's delayed retry has no kinds of growth: a message waits min × its failed deliveries, at most max; " +
 			"which returns wait (x-delayed-retry-type) is retry's when: failed (the default), returned or all, beside backoff",
 	}
+	// limitsMisplaced: a queue's limits written on the queue itself, as
+	// the broker's arguments and policy keys are (max-length).
+	limitsMisplaced = map[string]string{
+		"max_length":       "max_length is a field of the queue's limits: limits: {max_length: 10000}",
+		"max_length_bytes": "max_length_bytes is a field of the queue's limits: limits: {max_length_bytes: 100MB}",
+		"overflow":         "overflow is a field of the queue's limits: limits: {max_length: 10000, overflow: reject-publish}",
+		"message_ttl":      "message_ttl is a field of the queue's limits: limits: {message_ttl: 1h}",
+		"expires":          "expires is a field of the queue's limits: limits: {expires: 30m}",
+	}
 	retryWhens         = []string{"failed", "returned", "all"}
 	alertFields        = []string{"max_depth"}
 	queueBindingFields = []string{"exchange", "routing_key", "routing_keys", "arguments"}
@@ -283,7 +292,7 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	if o.nameField {
 		known = dlQueueFields
 	}
-	f, ok := d.fields(body, what, known)
+	f, ok := d.fieldsHinted(body, what, known, limitsMisplaced)
 	if !ok {
 		return decl
 	}
