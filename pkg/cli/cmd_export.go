@@ -64,7 +64,7 @@ export without --vhost keeps every user). For a single-vhost export, one
   mqctl export --from definitions.json > topology.yaml
   mqctl export --from definitions.json --vhost orders --out orders.yaml
   curl -su guest:guest localhost:15672/api/definitions | mqctl export --from -`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runExport(cmd, g, f)
 		},

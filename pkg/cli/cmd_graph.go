@@ -22,7 +22,7 @@ Each vhost is drawn as its own subgraph. The diagram is written to stdout.`,
 		Example: `  mqctl graph > topology.mmd                      # Mermaid, e.g. for a README
   mqctl graph --format dot | dot -Tsvg > topology.svg
   mqctl graph -f examples/orders --vhost /`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := graph.CheckFormat(format); err != nil {
 				return err

@@ -31,7 +31,7 @@ lint exits 1 when a finding is at or above --fail-on.`, rmqversion.EnvVar, rmqve
   mqctl lint -f topology.yaml --format sarif > mqctl.sarif
   mqctl lint --format github --fail-on warning
   mqctl lint --rabbitmq-version 3.10`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := lintFormat(cmd, g, format)
 			if err != nil {

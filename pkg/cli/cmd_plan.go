@@ -102,7 +102,7 @@ func newPlanCmd(g *globals) *cobra.Command {
   mqctl plan --out release.plan                 # then: mqctl apply release.plan
   mqctl plan -o json > plan.json`,
 		Long: planLong,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(cmd, g); err != nil {
 				return err

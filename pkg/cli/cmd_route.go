@@ -59,7 +59,7 @@ cannot publish to it) or an unknown vhost is an error (exit 1).`,
   mqctl route --exchange "" --routing-key orders.shipping.retry.10s
   mqctl route --exchange docs --header format=pdf --header pages=3 -o json
   mqctl route --exchange orders --routing-key order.created --expiration 60000`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.checkOutput("text", "json"); err != nil {
 				return err

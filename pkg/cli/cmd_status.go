@@ -58,7 +58,7 @@ by default).`,
 		Example: `  mqctl status
   mqctl status --check            # exit 1 while a DLQ holds messages
   mqctl status --check --strict -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.checkOutput("text", "json"); err != nil {
 				return err

@@ -70,7 +70,7 @@ not_run in -o json).`,
 		Example: `  mqctl test -f examples/orders
   mqctl test -f examples/orders --live
   mqctl test --run 'retry' -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.runTests(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},

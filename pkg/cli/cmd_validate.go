@@ -22,7 +22,7 @@ when there is any.
 -o json prints the expanded topology as a versioned document (format_version,
 docs/validate-json.md), each object with the file, line and column where it is
 declared when they are known.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.checkOutput("text", "json"); err != nil {
 				return err
