@@ -485,7 +485,7 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 	}
 	l.useOwner(in.Saved.Owner, take)
 	if l.fingerprintLike(in.Saved.Fingerprint) != in.Saved.Fingerprint {
-		return nil, nil, nil, fmt.Errorf("the broker changed since this plan was made: %s (%w)", l.staleObjects(in.Saved), ErrStalePlan)
+		return nil, nil, nil, fmt.Errorf("the broker changed since this plan was made: %s (%w)", l.staleObjects(in.Saved, e.c.IsAdmin()), ErrStalePlan)
 	}
 	l.forgetPrints()
 	p = in.Saved

@@ -407,8 +407,23 @@ func (l *Live) fingerprintLike(saved string) string {
 
 // staleObjects says what changed on the broker since saved was made, its
 // fingerprint differing from l's (plan.StaleObjects): the objects saved
-// names, and those mqctl's records list, name the ones deleted since.
-func (l *Live) staleObjects(saved *plan.Plan) plan.Stale {
+// names, and those mqctl's records list, name the ones deleted since. The
+// kinds the broker would not let the user read are unread, not deleted,
+// and so are, for a user who is not an administrator (admin false), the
+// vhosts of the scope the broker did not show it (keepUnseenVhosts).
+func (l *Live) staleObjects(saved *plan.Plan, admin bool) plan.Stale {
+	unread := l.current.Unread
+	if !admin {
+		unread = maps.Clone(unread)
+		if unread == nil {
+			unread = map[string][]topology.Unread{}
+		}
+		for _, vh := range l.scope {
+			if l.State().Vhosts[vh] == nil {
+				unread[vh] = append(slices.Clip(unread[vh]), topology.Unread{Vhost: vh, Kind: kind.Vhost})
+			}
+		}
+	}
 	known := saved.KnownRefs()
 	for _, r := range l.records {
 		if r != nil {
@@ -421,7 +436,7 @@ func (l *Live) staleObjects(saved *plan.Plan) plan.Stale {
 		known = append(known, recordRef(vh))
 	}
 	access := !strings.HasPrefix(saved.Fingerprint, broker.VhostsPrefix)
-	s := plan.StaleObjects(saved.ObjectPrints, l.objectSums(), access, known)
+	s := plan.StaleObjects(saved.ObjectPrints, l.objectSums(), access, known, unread)
 	for i, o := range s.Objects {
 		s.Objects[i].Record = o.ObjectRef == recordRef(o.Vhost)
 	}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // ObjectSum is one object of the broker's state as read, and the sum of
@@ -121,6 +124,9 @@ const (
 	StaleCreated = "created"
 	StaleDeleted = "deleted"
 	StaleChanged = "changed"
+	// StaleUnread: the broker would not let mqctl read it now (its kind in
+	// its vhost, or the vhost), which it did when the plan was made.
+	StaleUnread = "no longer readable by this user"
 )
 
 // StaleObject is an object of the broker that is not as it was when a
@@ -142,6 +148,10 @@ type StaleObject struct {
 type Stale struct {
 	Objects []StaleObject
 	Unnamed []Unnamed
+	// Unseen are the vhosts the broker no longer shows the user, each
+	// with how many of the objects the plan saw there (itself included):
+	// said once, not object by object.
+	Unseen  []Unnamed
 	Unknown bool
 }
 
@@ -151,13 +161,25 @@ type Unnamed struct {
 	Kind  Kind
 	Vhost string
 	N     int
+	// Unread: not deleted, as far as mqctl can tell, but no longer
+	// readable by the user (StaleUnread).
+	Unread bool
 }
 
 // StaleObjects compares the prints saved (Plan.ObjectPrints) with the
 // broker's objects now (the same kinds: access as the saved fingerprint
 // says). A deleted object is named by the first of known with its ID (the
-// saved plan's and the records' objects); the others are counted.
-func StaleObjects(saved []ObjectPrint, now []ObjectSum, access bool, known []ObjectRef) Stale {
+// saved plan's and the records' objects); the others are counted. One
+// whose kind in its vhost, or whose vhost, the broker would not let mqctl
+// read now (unread, topology.Live.Unread) is not called deleted: it may
+// be there still (StaleUnread).
+func StaleObjects(saved []ObjectPrint, now []ObjectSum, access bool, known []ObjectRef, unread map[string][]topology.Unread) Stale {
+	unreadable := func(k Kind, vhost string) bool {
+		return slices.ContainsFunc(unread[vhost], func(u topology.Unread) bool { return u.Kind == k || u.Kind == kind.Vhost })
+	}
+	unseen := func(vhost string) bool {
+		return slices.ContainsFunc(unread[vhost], func(u topology.Unread) bool { return u.Kind == kind.Vhost })
+	}
 	if len(saved) == 0 {
 		return Stale{Unknown: true}
 	}
@@ -182,13 +204,27 @@ func StaleObjects(saved []ObjectPrint, now []ObjectSum, access bool, known []Obj
 	}
 	gone := map[uint64]bool{}
 	for _, p := range saved {
-		if !seen[p.ID] {
+		switch {
+		case seen[p.ID]:
+		case p.Vhost != "" && unseen(p.Vhost):
+			if n := len(s.Unseen); n > 0 && s.Unseen[n-1].Vhost == p.Vhost {
+				s.Unseen[n-1].N++
+			} else if i := slices.IndexFunc(s.Unseen, func(u Unnamed) bool { return u.Vhost == p.Vhost }); i >= 0 {
+				s.Unseen[i].N++
+			} else {
+				s.Unseen = append(s.Unseen, Unnamed{Kind: kind.Vhost, Vhost: p.Vhost, N: 1, Unread: true})
+			}
+		default:
 			gone[p.ID] = true
 		}
 	}
 	for _, r := range known {
 		if id := refID(r); gone[id] {
-			s.Objects = append(s.Objects, StaleObject{ObjectRef: r, What: StaleDeleted})
+			what := StaleDeleted
+			if unreadable(r.Kind, r.Vhost) {
+				what = StaleUnread
+			}
+			s.Objects = append(s.Objects, StaleObject{ObjectRef: r, What: what})
 			delete(gone, id)
 		}
 	}
@@ -196,11 +232,12 @@ func StaleObjects(saved []ObjectPrint, now []ObjectSum, access bool, known []Obj
 		if !gone[p.ID] {
 			continue
 		}
+		u := unreadable(p.Kind, p.Vhost)
 		if n := len(s.Unnamed); n > 0 && s.Unnamed[n-1].Kind == p.Kind && s.Unnamed[n-1].Vhost == p.Vhost {
 			s.Unnamed[n-1].N++
 			continue
 		}
-		s.Unnamed = append(s.Unnamed, Unnamed{Kind: p.Kind, Vhost: p.Vhost, N: 1})
+		s.Unnamed = append(s.Unnamed, Unnamed{Kind: p.Kind, Vhost: p.Vhost, N: 1, Unread: u})
 	}
 	slices.SortStableFunc(s.Objects, func(a, b StaleObject) int {
 		switch {
@@ -231,7 +268,11 @@ func (s Stale) String() string {
 			break
 		}
 		if o.Record {
-			parts = append(parts, fmt.Sprintf("mqctl's ownership record of vhost %q %s (another apply ran since)", o.Vhost, o.What))
+			why := " (another apply ran since)"
+			if o.What == StaleUnread {
+				why = ""
+			}
+			parts = append(parts, fmt.Sprintf("mqctl's ownership record of vhost %q %s%s", o.Vhost, o.What, why))
 			continue
 		}
 		where := ""
@@ -243,6 +284,9 @@ func (s Stale) String() string {
 	if n := len(s.Objects) - staleShown; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d more %s", n, plural("object", n)))
 	}
+	for _, u := range s.Unseen {
+		parts = append(parts, fmt.Sprintf("vhost %q and what the plan saw in it (%d %s) %s", u.Vhost, u.N, plural("object", u.N), StaleUnread))
+	}
 	for _, u := range s.Unnamed {
 		what := string(u.Kind)
 		if u.N != 1 {
@@ -251,6 +295,10 @@ func (s Stale) String() string {
 		where := ""
 		if u.Vhost != "" && u.Kind.InVhostByName() {
 			where = fmt.Sprintf(" in vhost %q", u.Vhost)
+		}
+		if u.Unread {
+			parts = append(parts, fmt.Sprintf("%d %s%s %s (the plan keeps no name of %s)", u.N, what, where, StaleUnread, plural2("it", "them", u.N)))
+			continue
 		}
 		parts = append(parts, fmt.Sprintf("%d %s%s deleted (the plan keeps no name of %s)", u.N, what, where, plural2("it", "them", u.N)))
 	}
