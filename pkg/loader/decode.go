@@ -137,10 +137,23 @@ func (d *decoder) fields(n *node, what string, known []string) (fieldSet, bool) 
 	return d.fieldsHinted(n, what, known, nil)
 }
 
+// misplacedHint gives the hint for an unknown field key, with its value,
+// that a user is likely to write there but belongs elsewhere; false for
+// any other field.
+type misplacedHint func(key string, value *node) (string, bool)
+
+// hintsOf is the misplacedHint of fixed hints by field.
+func hintsOf(hints map[string]string) misplacedHint {
+	return func(key string, _ *node) (string, bool) {
+		h, ok := hints[key]
+		return h, ok
+	}
+}
+
 // fieldsHinted is fields, with the hint of misplaced for an unknown field
 // it names: a field a user is likely to write there that belongs
 // elsewhere.
-func (d *decoder) fieldsHinted(n *node, what string, known []string, misplaced map[string]string) (fieldSet, bool) {
+func (d *decoder) fieldsHinted(n *node, what string, known []string, misplaced misplacedHint) (fieldSet, bool) {
 	// Never nil: some callers tell an empty mapping (or null) from a
 	// field set not read at all.
 	if n.isNull() {
@@ -184,7 +197,7 @@ func (d *decoder) fieldsHinted(n *node, what string, known []string, misplaced m
 			}
 			continue
 		}
-		if hint, ok := misplaced[k]; ok {
+		if hint, ok := misplacedFor(misplaced, k, e.value); ok {
 			d.errs.addf(e.key.pos, hint, "%s: unknown field %q", what, k)
 		} else if what == "" {
 			d.errs.addf(e.key.pos, suggestHint(k, known, "fields"), "unknown top-level field %q", k)
@@ -193,6 +206,15 @@ func (d *decoder) fieldsHinted(n *node, what string, known []string, misplaced m
 		}
 	}
 	return out, true
+}
+
+// misplacedFor is misplaced's hint for field k, written with value; false
+// when there is none (or no misplaced).
+func misplacedFor(misplaced misplacedHint, k string, value *node) (string, bool) {
+	if misplaced == nil {
+		return "", false
+	}
+	return misplaced(k, value)
 }
 
 // shorthands: for the mappings written as one value or one list, keyed by

@@ -34,15 +34,6 @@ var (
 		"type": "RabbitMQ's delayed retry has no kinds of growth: a message waits min × its failed deliveries, at most max; " +
 			"which returns wait (x-delayed-retry-type) is retry's when: failed (the default), returned or all, beside backoff",
 	}
-	// limitsMisplaced: a queue's limits written on the queue itself, as
-	// the broker's arguments and policy keys are (max-length).
-	limitsMisplaced = map[string]string{
-		"max_length":       "max_length is a field of the queue's limits: limits: {max_length: 10000}",
-		"max_length_bytes": "max_length_bytes is a field of the queue's limits: limits: {max_length_bytes: 100MB}",
-		"overflow":         "overflow is a field of the queue's limits: limits: {max_length: 10000, overflow: reject-publish}",
-		"message_ttl":      "message_ttl is a field of the queue's limits: limits: {message_ttl: 1h}",
-		"expires":          "expires is a field of the queue's limits: limits: {expires: 30m}",
-	}
 	retryWhens         = []string{"failed", "returned", "all"}
 	alertFields        = []string{"max_depth"}
 	queueBindingFields = []string{"exchange", "routing_key", "routing_keys", "arguments"}
@@ -757,7 +748,7 @@ func (d *decoder) backoff(decl *queueDecl, e entry, f fieldSet, rw string, rc re
 	q := decl.q
 	bk := f.entry("backoff").key
 	bw := rw + ".backoff"
-	bf, ok := d.fieldsHinted(f.value("backoff"), bw, backoffFields, backoffMisplaced)
+	bf, ok := d.fieldsHinted(f.value("backoff"), bw, backoffFields, hintsOf(backoffMisplaced))
 	if !ok {
 		return nil
 	}
@@ -1045,3 +1036,28 @@ func policySetting(key string) topology.Setting[*topology.Policy] {
 // bindingArgsExample is a binding's arguments as a headers exchange reads
 // them.
 const bindingArgsExample = "{x-match: all, format: pdf}"
+
+// limitsMisplaced is the hint for a queue's limit written on the queue
+// itself, as the broker's arguments and policy keys are (max-length): the
+// same field and value in the queue's limits, the user's own value where
+// it is one (an example where it is not).
+func limitsMisplaced(key string, value *node) (string, bool) {
+	example, ok := limitExamples[key]
+	if !ok {
+		return "", false
+	}
+	if value != nil && value.kind == scalarNode && value.value != "" {
+		example = value.value
+	}
+	return fmt.Sprintf("%s is a field of the queue's limits: limits: {%s: %s}", key, key, example), true
+}
+
+// limitExamples are the values limitsMisplaced shows for a limit written
+// with no value of its own.
+var limitExamples = map[string]string{
+	"max_length":       "10000",
+	"max_length_bytes": "100MB",
+	"overflow":         "reject-publish",
+	"message_ttl":      "1h",
+	"expires":          "30m",
+}
