@@ -494,12 +494,14 @@ func TestReplayFailuresStayInDLQ(t *testing.T) {
 		}
 		f.waitDepth("work.dlq", 4)
 	}
+	// A --to-exchange that does not exist is every message's destination:
+	// refused before a message is read (it failed message by message).
 	missing := "no-such-exchange"
-	rep = f.replay(dlq.ReplayOptions{Override: dlq.Override{Exchange: &missing}})
-	if rep.Failed != 4 || rep.Outcomes[0].Kind != dlq.FailNoExchange {
-		t.Errorf("replay to a missing exchange: %+v", rep.Outcomes)
-	} else if want := `exchange "no-such-exchange", given by --to-exchange, does not exist; declare it, or name another`; rep.Outcomes[0].Reason != want {
-		t.Errorf("replay to a missing exchange: reason %q, want %q (it was given by --to-exchange)", rep.Outcomes[0].Reason, want)
+	conn := f.dial()
+	_, err := dlq.Replay(context.Background(), conn, dlq.ReplayOptions{Queue: "work.dlq", User: f.b.Username, Override: dlq.Override{Exchange: &missing}})
+	conn.Close()
+	if want := `replay of "work.dlq" refused, nothing read or published: exchange "no-such-exchange", given by --to-exchange, does not exist; declare it, or name another (--to-exchange "" is the default exchange)`; err == nil || err.Error() != want {
+		t.Errorf("replay to a missing exchange: error %v, want %q", err, want)
 	}
 	f.waitDepth("work.dlq", 4)
 

@@ -237,6 +237,28 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 		return nil, queueError(opts.Queue, err)
 	}
 	rep := &Report{Queue: opts.Queue, InQueue: q.Messages, Limit: q.Messages, DryRun: opts.DryRun}
+	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, reached: map[string]*Unavailable{}, into: map[[2]string]bool{}, nacked: map[string]int{}}
+	defer func() {
+		if r.side != nil {
+			r.side.Close()
+		}
+	}()
+	// --to-exchange is every message's destination: one that does not
+	// exist (or that the user may not publish to) is refused before a
+	// message is read, not message by message.
+	if x := opts.Override.Exchange; x != nil && *x != "" {
+		if err := r.exchangeExists(*x); err != nil {
+			var np noPermission
+			switch {
+			case errors.As(err, &np):
+				return nil, fmt.Errorf("replay of %q refused, nothing read or published: --to-exchange %q: %s", opts.Queue, *x, np.lacks)
+			case errors.Is(err, errNoExchange):
+				return nil, fmt.Errorf("replay of %q refused, nothing read or published: exchange %q, given by --to-exchange, does not exist; declare it, or name another (--to-exchange \"\" is the default exchange)", opts.Queue, *x)
+			default:
+				return nil, err
+			}
+		}
+	}
 	var probe *amqp.Delivery
 	if opts.Limit > 0 && opts.Limit < rep.Limit {
 		rep.Limit = opts.Limit
@@ -270,7 +292,7 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 		probe = &d
 		rep.Uncounted, rep.Limit = true, limit
 	}
-	r := &replayer{conn: conn, ch: ch, opts: opts, exchanges: map[string]error{}, reached: map[string]*Unavailable{}, into: map[[2]string]bool{}, nacked: map[string]int{}, first: probe}
+	r.first = probe
 	if !opts.DryRun {
 		if err := ch.Confirm(false); err != nil {
 			return nil, fmt.Errorf("put the channel in confirm mode: %w", err)
@@ -278,11 +300,6 @@ func Replay(ctx context.Context, conn *amqp.Connection, opts ReplayOptions) (*Re
 		r.returns = ch.NotifyReturn(make(chan amqp.Return, 4))
 	}
 	r.closed = ch.NotifyClose(make(chan *amqp.Error, 1))
-	defer func() {
-		if r.side != nil {
-			r.side.Close()
-		}
-	}()
 	if err := r.run(ctx, rep); err != nil {
 		return nil, err
 	}
