@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/route"
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -295,6 +298,9 @@ func (o *replayOptions) run(cmd *cobra.Command, g *globals, queue string) error 
 	if n := s.deliveryLimit(queue); n > 0 && s.version.CountsRequeueAsDelivery() {
 		view.note("%q is a quorum queue with a delivery limit of %d: a message that is skipped, fails or is only read (--dry-run) counts a delivery, and past the limit the broker dead-letters or drops it", queue, n)
 	}
+	if n := s.fromQueueNote(o.fromQueue); n != "" {
+		view.note("%s", n)
+	}
 	if opts.Router == nil {
 		view.note("the bindings of vhost %q could not be read (%v): a destination leading back into %q is caught only when it is the way the messages came in", s.vhost, s.liveErr, queue)
 	}
@@ -437,6 +443,23 @@ func (s *dlqSession) refuseStream(ctx context.Context, queue string) error {
 	return fmt.Errorf("vhost %q: %w", s.vhost, &dlq.StreamError{Queue: queue})
 }
 
+// fromQueueNote is the note for a --from-queue that names no queue of
+// the vhost, as a typo does: only the messages that died in it are
+// replayed, so nothing may be, and the others are skipped as having died
+// elsewhere. A queue deleted since its messages died is a right answer
+// too, so it is a note, not a refusal. "" when the queue exists, or the
+// vhost's queues could not be read.
+func (s *dlqSession) fromQueueNote(q string) string {
+	if q == "" || s.live == nil || s.live.Queues[q] != nil {
+		return ""
+	}
+	n := fmt.Sprintf("--from-queue %q: vhost %q has no queue of that name, so only messages that died in it before it was deleted are replayed; the others are skipped and stay", q, s.vhost)
+	if guess := suggest.Closest(q, slices.Sorted(maps.Keys(s.live.Queues))); guess != "" {
+		n += fmt.Sprintf(" (did you mean %q?)", guess)
+	}
+	return n
+}
+
 func (s *dlqSession) close() {
 	if s.conn != nil {
 		_ = s.conn.Close()
@@ -570,8 +593,8 @@ func (g *globals) dlqVhost(view dlqView) (string, *topology.Topology, error) {
 		g.loaded(t)
 		file = t
 	default:
-		if _, err := os.Stat("topology.yaml"); err == nil {
-			t, err := loader.Load([]string{"topology.yaml"}, opts)
+		if _, err := os.Stat(loader.DefaultFile); err == nil {
+			t, err := loader.Load([]string{loader.DefaultFile}, opts)
 			if err != nil {
 				view.note("ignoring ./topology.yaml, which does not load (%v); pass -f to use a file", firstLine(err))
 			} else {

@@ -39,19 +39,11 @@ declared when they are known.`,
 			if err := version.Check(t); err != nil {
 				return judgedFor(err, version)
 			}
-			view := validateView{json: g.output == "json", expanded: expanded, w: cmd.OutOrStdout(), files: validateFiles(g)}
+			view := validateView{json: g.output == "json", expanded: expanded, w: cmd.OutOrStdout(), files: g.topologyFiles()}
 			return view.write(t)
 		},
 	}
 	g.addTargetVersionFlag(cmd)
 	cmd.Flags().BoolVar(&expanded, "expanded", false, "print the expanded topology (sugar written out as plain objects) as YAML")
 	return cmd
-}
-
-// validateFiles is the -f list as the user gave it, or the default file.
-func validateFiles(g *globals) []string {
-	if len(g.files) == 0 {
-		return []string{"topology.yaml"}
-	}
-	return g.files
 }

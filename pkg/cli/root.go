@@ -391,7 +391,7 @@ func (g *globals) inScope(names []string) []string {
 // topologyFiles are the files named by -f (default topology.yaml).
 func (g *globals) topologyFiles() []string {
 	if len(g.files) == 0 {
-		return []string{"topology.yaml"}
+		return []string{loader.DefaultFile}
 	}
 	return g.files
 }

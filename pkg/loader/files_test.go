@@ -126,7 +126,7 @@ func TestReadErrors(t *testing.T) {
 	missing := filepath.Join(dir, "missing.yaml")
 	empty := filepath.Join(dir, "empty")
 	_, err := Load([]string{missing, empty}, Options{})
-	want := missing + ": cannot read: no such file or directory (check the path, or pass the topology file with -f)\n" +
+	want := missing + ": cannot read: no such file or directory (check the path)\n" +
 		empty + ": directory holds no *.yaml or *.yml file (put topology files named *.yaml or *.yml in it, or pass the files with -f)"
 	if got := errorLines(err); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)

@@ -26,6 +26,9 @@ import (
 // StdinName is the file name positions use for input read from stdin.
 const StdinName = "<stdin>"
 
+// DefaultFile is the topology file the commands read when none is given.
+const DefaultFile = "topology.yaml"
+
 // Options configure a load.
 type Options struct {
 	// LookupEnv resolves ${VAR}; nil means no variable is set.
@@ -261,8 +264,12 @@ func (l *load) readError(p string, err error) {
 		err = pe.Err
 	}
 	hint := ""
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && p == DefaultFile:
 		hint = "check the path, or pass the topology file with -f"
+	case errors.Is(err, fs.ErrNotExist):
+		// A path the user gave (-f, or diff's OLD and NEW): -f is no fix.
+		hint = "check the path"
 	}
 	l.errs.file(p)
 	l.errs.addf(topology.Pos{File: p}, hint, "cannot read: %v", err)
