@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mqctl/mqctl/pkg/definitions"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -368,31 +369,56 @@ func (c *Client) FindQueuePlacement(ctx context.Context, vhost, name string) (p 
 // those the first listing left out come from that one (without a depth):
 // a queue left out must not read as a queue that does not exist.
 func (c *Client) QueuePlacements(ctx context.Context, vhost string, depthOf []string) (map[string]Placement, error) {
-	withStats := !c.RabbitMQVersion().PlacementsWithoutStats()
-	depth := len(depthOf) > 0 && !withStats
-	out, err := c.listPlacements(ctx, vhost, withStats, depth)
-	if err != nil || !depth {
-		return out, err
-	}
-	if !slices.ContainsFunc(depthOf, func(name string) bool { _, listed := out[name]; return !listed }) {
-		return out, nil
-	}
-	all, err := c.listPlacements(ctx, vhost, false, false)
-	if err != nil {
+	out := map[string]Placement{}
+	if err := c.EachQueuePlacement(ctx, vhost, depthOf, func(p Placement) { out[p.Name] = p }); err != nil {
 		return nil, err
-	}
-	for name, p := range all {
-		if _, listed := out[name]; !listed {
-			out[name] = p
-		}
 	}
 	return out, nil
 }
 
-// listPlacements is one listing of QueuePlacements: with the statistics
-// (withStats), else with the queue totals (depth) or neither.
-func (c *Client) listPlacements(ctx context.Context, vhost string, withStats, depth bool) (map[string]Placement, error) {
-	var list []placementJSON
+// EachQueuePlacement is QueuePlacements handing each queue's placement
+// to fn as the listing is read, instead of a map of them all: a caller
+// that keeps a little of a few queues holds no more than that (a plan
+// replacing 25,000 queues held the listing's 25,000 elements and a map
+// of their placements, 8-10 MB, at the peak of its memory). A queue
+// comes once, but for a listing read again after its answer was cut
+// short: it comes again then, and the later reading stands.
+func (c *Client) EachQueuePlacement(ctx context.Context, vhost string, depthOf []string, fn func(Placement)) error {
+	withStats := !c.RabbitMQVersion().PlacementsWithoutStats()
+	if len(depthOf) == 0 || withStats {
+		return c.listPlacements(ctx, vhost, withStats, false, fn)
+	}
+	listed := map[string]struct{}{}
+	err := c.listPlacements(ctx, vhost, false, true, func(p Placement) {
+		listed[p.Name] = struct{}{}
+		fn(p)
+	})
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(depthOf, func(name string) bool { _, ok := listed[name]; return !ok }) {
+		return nil
+	}
+	return c.listPlacements(ctx, vhost, false, false, func(p Placement) {
+		if _, ok := listed[p.Name]; !ok {
+			fn(p)
+		}
+	})
+}
+
+// eachOf decodes a list answer element by element, handing each to fn,
+// leniently (see definitions.EachListElement), as listOf does into a
+// list. An answer read again after it was cut short hands its elements
+// to fn again.
+type eachOf[T any] struct{ fn func(T) }
+
+func (l eachOf[T]) decodeStream(dec *json.Decoder) error {
+	return definitions.EachListElement(dec, l.fn)
+}
+
+// listPlacements is one listing of EachQueuePlacement: with the
+// statistics (withStats), else with the queue totals (depth) or neither.
+func (c *Client) listPlacements(ctx context.Context, vhost string, withStats, depth bool, fn func(Placement)) error {
 	query := url.Values{"columns": {placementColumns}, "disable_stats": {"true"}}
 	switch {
 	case withStats:
@@ -400,17 +426,15 @@ func (c *Client) listPlacements(ctx context.Context, vhost string, withStats, de
 	case depth:
 		query = url.Values{"columns": {placementTotalsColumns}, "disable_stats": {"true"}, "enable_queue_totals": {"true"}}
 	}
-	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost),
-		query: query,
-		op:    fmt.Sprintf("list the queues of vhost %q and their nodes", vhost), vhost: vhost}, listOf[placementJSON]{&list}); err != nil {
-		return nil, err
-	}
+	// Which nodes run is read before the listing (it was after), so that
+	// each queue is handed on as it is read.
 	up, err := c.nodesUp(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make(map[string]Placement, len(list))
-	for _, q := range list {
+	return c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost),
+		query: query,
+		op:    fmt.Sprintf("list the queues of vhost %q and their nodes", vhost), vhost: vhost}, eachOf[placementJSON]{func(q placementJSON) {
 		p := q.placement()
 		p.Online, p.NoServer = membersUp(p.Type, p.Members, p.Online, up)
 		st := queueStats(queueJSON{Name: q.Name, Messages: q.Messages, Consumers: q.Consumers})
@@ -421,7 +445,6 @@ func (c *Client) listPlacements(ctx context.Context, vhost string, withStats, de
 			st.Consumers = 0 // not counted in the totals
 			p.Depth = &st
 		}
-		out[q.Name] = p
-	}
-	return out, nil
+		fn(p)
+	}})
 }

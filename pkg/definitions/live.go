@@ -70,6 +70,13 @@ func DecodeList[T any](dec *json.Decoder) ([]T, error) {
 	return out, cutShort(err)
 }
 
+// EachListElement is DecodeList handing each element to fn as it is
+// decoded, instead of a list of them all: a caller that keeps a little of
+// each element holds no more than that.
+func EachListElement[T any](dec *json.Decoder, fn func(T)) error {
+	return cutShort(eachElement(dec, true, fn))
+}
+
 // decodeArray appends the elements of a JSON array (nothing for null);
 // lenient skips elements that are not JSON objects (see DecodeList).
 func decodeArray[T any](dec *json.Decoder, out []T, lenient bool) ([]T, error) {

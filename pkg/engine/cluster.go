@@ -380,20 +380,14 @@ func (f *placed) readListing(ctx context.Context, c *broker.Client, vh string, c
 	if readyOnly {
 		depthOf = nil
 	}
-	pl, err := c.QueuePlacements(ctx, vh, depthOf)
-	if errors.Is(err, broker.ErrVhostNotFound) {
-		return nil // gone, and its queues with it
-	}
-	if err != nil {
-		return err
-	}
-	for r := range cands {
-		if r.vhost != vh {
-			continue
-		}
-		q, ok := pl[r.name]
+	// Each queue is noted as the listing is read: the listing of a vhost
+	// whose 25,000 queues a plan replaces, and a map of their
+	// placements, were 8-10 MB at the plan's peak of memory.
+	err := c.EachQueuePlacement(ctx, vh, depthOf, func(q broker.Placement) {
+		r := queueRef{vh, q.Name}
+		stake, ok := cands[r]
 		if !ok {
-			continue
+			return
 		}
 		f.note(r, &q)
 		switch {
@@ -404,11 +398,14 @@ func (f *placed) readListing(ctx context.Context, c *broker.Client, vh string, c
 			// A stream's consumers are the statistics' alone: the exact
 			// reads of a plan do not read streams.
 			f.read.add(r, *q.Depth, true)
-		case readyOnly && cands[r]:
+		case readyOnly && stake:
 			f.read.add(r, broker.QueueStats{Known: true}, true)
 		}
+	})
+	if errors.Is(err, broker.ErrVhostNotFound) {
+		return nil // gone, and its queues with it
 	}
-	return nil
+	return err
 }
 
 // noUnacked reports whether vhost holds no unacknowledged message, where
