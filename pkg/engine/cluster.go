@@ -382,7 +382,11 @@ func (f *placed) readListing(ctx context.Context, c *broker.Client, vh string, c
 	}
 	// Each queue is noted as the listing is read: the listing of a vhost
 	// whose 25,000 queues a plan replaces, and a map of their
-	// placements, were 8-10 MB at the plan's peak of memory.
+	// placements, were 8-10 MB at the plan's peak of memory. A listing
+	// read again after its answer was cut short notes its queues again:
+	// their depths are the later reading's, and an owner or a queue out
+	// of reach that either reading found stands (the safe side: the queue
+	// is left alone).
 	err := c.EachQueuePlacement(ctx, vh, depthOf, func(q broker.Placement) {
 		r := queueRef{vh, q.Name}
 		stake, ok := cands[r]
