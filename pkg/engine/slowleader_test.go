@@ -8,6 +8,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
@@ -80,9 +81,17 @@ vhosts:
 			t.Errorf("RabbitMQ %s: the plan replaces queue slow with %d messages at stake and does not say they are not counted; notes: %q", f.b.Version(), replace.Messages, f.ownNotes())
 		}
 	}
+	// The apply is refused before anything changes: its messages not
+	// counted, or, where the statistics counted the message before the
+	// leader stopped answering (a loaded machine: once on 4.3.6), for the
+	// message they count at stake (apply.ErrRefused). Either keeps it.
 	_, err = f.eng.Apply(ctx, engine.ApplyInput{Desired: f.desired(file(", arguments: { x-max-length: 100 }"))}, engine.ApplyOptions{AllowReplace: true})
-	if !errors.Is(err, lock.ErrUncounted) {
-		t.Errorf("RabbitMQ %s: apply replacing queue slow while its leader does not answer: %v; want a refusal, its messages not counted", f.b.Version(), err)
+	switch {
+	case errors.Is(err, lock.ErrUncounted):
+	case errors.Is(err, apply.ErrRefused) && strings.Contains(err.Error(), "nothing was changed"):
+		t.Logf("RabbitMQ %s: the apply is refused for the message the statistics count: %v", f.b.Version(), err)
+	default:
+		t.Errorf("RabbitMQ %s: apply replacing queue slow while its leader does not answer: %v; want a refusal before anything changes, its messages not counted (or counted by the statistics)", f.b.Version(), err)
 	}
 	resume()
 	// The queue answers again once its leader has caught up with its
