@@ -569,7 +569,7 @@ func bulkDeclares(phases [][]Step, from int) map[string]bool {
 	n := map[string]int{}
 	for _, phase := range phases {
 		for _, s := range phase {
-			if o, _ := objectOf(s.Kind()); o.bulk && !s.Delete {
+			if o, _ := objectOf(s.Kind()); o.bulk() && !s.Delete {
 				n[s.Vhost]++
 			}
 		}
@@ -649,7 +649,7 @@ func (e *executor) runPhase(ctx context.Context, steps []Step) (done []Step, fai
 		go func(s Step) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if o, _ := objectOf(s.Kind()); o.serial {
+			if o, _ := objectOf(s.Kind()); o.serial() {
 				pm := e.policyLock(s.Vhost)
 				pm.Lock()
 				defer pm.Unlock()
@@ -713,7 +713,7 @@ func sortSteps(s []Step) {
 // no consumers unless data loss is allowed. Classic queues are also
 // deleted with the broker's own if-empty/if-unused guard; quorum queues
 // have none, so the check right before is what protects them.
-func (e *executor) deleteQueue(ctx context.Context, s Step) error {
+func (e *executor) deleteQueue(ctx context.Context, s Step, o object) error {
 	verb := "deleted"
 	if s.Change.Action == plan.Replace {
 		verb = "replaced"
@@ -765,7 +765,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step) error {
 			opts = broker.DeleteQueueOptions{IfEmpty: true, IfUnused: true}
 		}
 	}
-	err := e.c.DeleteQueue(ctx, s.Vhost, s.Name, opts)
+	err := o.d.Delete(ctx, e.c, o.k, s.Vhost, s.Name, e.deleted(s), broker.DeleteOptions{Queue: opts})
 	if errors.Is(err, broker.ErrRejected) && !errors.Is(err, broker.ErrOutcomeUnknown) && (opts.IfEmpty || opts.IfUnused) {
 		return fmt.Errorf("queue %q in vhost %q was not %s: %w (it received messages or a consumer at the last moment; pass --allow-data-loss to drop them)", s.Name, s.Vhost, verb, errors.Join(ErrRefused, err))
 	}
@@ -1016,7 +1016,7 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 		next.Arguments[ownership.ArgCreated] = list
 	}
 	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: kind.Exchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
-	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, readExchange)); err != nil {
+	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, objects[kind.Exchange])); err != nil {
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
 	}
 	if err := e.recordIsMine(ctx, record); err != nil {
@@ -1027,7 +1027,7 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	for _, old := range slices.Concat(rec.Exchanges, rec.Absorbed) {
 		if err := ignoreNotFound(write(ctx, func() error {
 			return e.c.DeleteExchange(ctx, vh, old, broker.DeleteExchangeOptions{})
-		}, e.gone(Step{Vhost: vh, Name: old, Change: &plan.Change{Kind: kind.Exchange, Vhost: vh, Name: old}}, readExchange))); err != nil {
+		}, e.gone(Step{Vhost: vh, Name: old, Change: &plan.Change{Kind: kind.Exchange, Vhost: vh, Name: old}}, objects[kind.Exchange]))); err != nil {
 			errs = append(errs, fmt.Errorf("remove the old ownership record %q of vhost %q: %w", old, vh, err))
 			left = append(left, old)
 		}
@@ -1118,7 +1118,7 @@ var ErrRecordRaced = errors.New("another apply wrote the ownership record")
 // under the same generation first reads back with its list, not this
 // one's (or is gone already, replaced by a later generation).
 func (e *executor) recordIsMine(ctx context.Context, record Step) error {
-	have, err := readExchange(ctx, e, record)
+	have, err := objects[kind.Exchange].read(ctx, e, record)
 	mine, err := present(err)
 	if err != nil {
 		return fmt.Errorf("write the ownership record of vhost %q: read back %q, to tell that no other apply wrote it first: %w", record.Vhost, record.Name, err)

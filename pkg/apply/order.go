@@ -14,8 +14,9 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// Op is one broker operation. A kind of policy's (kind.PolicyKinds) are
-// "put" and "delete" and its label: "put operator policy" (policyObject).
+// Op is one broker operation, as its kind's broker driver names it
+// (broker.Driver.Ops). A kind of policy's (kind.PolicyKinds) are "put"
+// and "delete" and its label: "put operator policy".
 type Op string
 
 const (

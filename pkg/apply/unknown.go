@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/broker"
-	"github.com/mqctl/mqctl/pkg/plan"
 )
 
 // A write whose outcome is unknown (broker.ErrOutcomeUnknown: it was sent
@@ -58,32 +57,6 @@ func present(err error) (bool, error) {
 	return false, err
 }
 
-func (e *executor) vhostExists(name string) check {
-	return func(ctx context.Context) (bool, error) {
-		_, err := e.c.GetVhost(ctx, name)
-		return present(err)
-	}
-}
-
-func (e *executor) vhostGone(name string) check {
-	return func(ctx context.Context) (bool, error) {
-		_, err := e.c.GetVhost(ctx, name)
-		return absent(err)
-	}
-}
-
-// vhostDescribed: the vhost has the description the update set (the only
-// metadata every supported broker version stores).
-func (e *executor) vhostDescribed(name, description string) check {
-	return func(ctx context.Context) (bool, error) {
-		info, err := e.c.GetVhost(ctx, name)
-		if ok, err := present(err); !ok {
-			return false, err
-		}
-		return description == "" || info.Description == description, nil
-	}
-}
-
 func (e *executor) permitted(vhost string) check {
 	return func(ctx context.Context) (bool, error) {
 		ok, err := e.c.HasPermissions(ctx, vhost, e.c.Username())
@@ -95,25 +68,27 @@ func (e *executor) permitted(vhost string) check {
 }
 
 // written: the broker holds the object step s writes (Step.object), read
-// by its kind's read, with no field that differs as the diff compares
-// them: one comparison for the plan and for the read back of a write (a
-// user's password against the hash the broker keeps included). One of
-// that name with other settings was not written by this step (the broker
-// refuses an inequivalent declaration, as the next try will show).
-func (e *executor) written(s Step, read readFunc) check {
+// by its kind's object, as its driver tells a write done
+// (broker.Driver.Holds: no field that differs as the diff compares them,
+// one comparison for the plan and for the read back of a write, a user's
+// password against the hash the broker keeps included; a vhost's
+// description). One of that name with other settings was not written by
+// this step (the broker refuses an inequivalent declaration, as the next
+// try will show).
+func (e *executor) written(s Step, o object) check {
 	return func(ctx context.Context) (bool, error) {
-		have, err := read(ctx, e, s)
+		have, err := o.read(ctx, e, s)
 		if ok, err := present(err); !ok {
 			return false, err
 		}
-		return len(plan.ObjectFields(s.Kind(), have, s.object())) == 0, nil
+		return o.d.Holds(o.k, have, s.object()), nil
 	}
 }
 
-// gone: the broker holds no object of step s, read by its kind's read.
-func (e *executor) gone(s Step, read readFunc) check {
+// gone: the broker holds no object of step s, read by its kind's object.
+func (e *executor) gone(s Step, o object) check {
 	return func(ctx context.Context) (bool, error) {
-		_, err := read(ctx, e, s)
+		_, err := o.read(ctx, e, s)
 		return absent(err)
 	}
 }

@@ -1,0 +1,286 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
+)
+
+// Every kind is written, deleted and read back one object at a time
+// through its Driver (DriverOf), over the plan's objects: a kind with a
+// type of its own (a vhost, an exchange, a queue, a binding, a kind of
+// policy) has its driver in typedDrivers, beside the item kinds' in
+// drivers (items.go), which DriverOf serves through the same Driver. Its
+// special cases are capabilities the driver declares (bulk declares over
+// AMQP, writes one at a time in a vhost, a declaration the broker ignores
+// while it marks a delete in progress, its own check of a write read
+// back) or facts of its kind.Spec (HoldsMessages: the message check at a
+// delete; DeletedByKey: a delete by the broker's properties_key), which
+// apply asks for instead of naming the kind. A typed kind without a driver fails
+// TestEveryTypedKindHasADriver.
+
+// Ops names what a step does with an object of a kind: create it, write
+// it again (an update), delete it.
+type Ops struct{ Create, Update, Delete string }
+
+// DeleteOptions are what a delete may need beyond the object: the
+// properties_key of a kind deleted by it (kind.Spec.DeletedByKey: a
+// binding) and the preconditions of one that holds messages
+// (kind.Spec.HoldsMessages: a queue), which the broker checks atomically
+// with the delete.
+type DeleteOptions struct {
+	PropertiesKey string
+	Queue         DeleteQueueOptions
+}
+
+// Driver is one kind's requests over the plan's objects.
+type Driver struct {
+	// Ops are its steps' names.
+	Ops Ops
+	// read reads the object o stands for (name, or for a binding o
+	// itself, which is all identity) as the broker holds it; the error
+	// wraps ErrNotFound when it holds none. o is nil for a delete's
+	// object of a kind that is named.
+	read func(ctx context.Context, c *Client, k kind.Kind, vhost, name string, o plan.Object) (plan.Object, error)
+	// write makes the broker hold want where it held have (nil for none).
+	write func(ctx context.Context, c *Client, k kind.Kind, vhost string, have, want plan.Object) error
+	// del removes name (have: the object as the plan saw it, nil when not
+	// known) from vhost.
+	del func(ctx context.Context, c *Client, k kind.Kind, vhost, name string, have plan.Object, o DeleteOptions) error
+	// declare, when set, declares want over AMQP: apply declares the kind
+	// in bulk where a vhost has many (Bulk).
+	declare func(ctx context.Context, d *Declarer, vhost string, want plan.Object) error
+	// holds, when set, says whether have, read back, is what a write of
+	// want made; nil compares them as the diff does (plan.ObjectFields).
+	holds func(have, want plan.Object) bool
+	// Serial: its writes and deletes in one vhost run one at a time: the
+	// broker applies each policy change to every matching queue, and
+	// concurrent changes may leave the older one in force.
+	Serial bool
+	// DeleteMarked: RabbitMQ marks a delete of one as in progress, and
+	// ignores every declaration of it while the mark is there
+	// (ExchangeDeletesInProgress).
+	DeleteMarked bool
+}
+
+// typedDrivers are the drivers of the kinds with types of their own; every
+// kind of policy (kind.PolicyKinds) has policyDriver.
+var typedDrivers = func() map[kind.Kind]Driver {
+	m := map[kind.Kind]Driver{
+		kind.Vhost: {Ops: Ops{"create vhost", "update vhost", "delete vhost"},
+			read: readVhost, write: writeVhost, del: deleteVhost, holds: vhostDescribed},
+		kind.Exchange: {Ops: Ops{"declare exchange", "declare exchange", "delete exchange"},
+			read: readExchange, write: writeExchange, del: deleteExchange, declare: declareExchange, DeleteMarked: true},
+		kind.Queue: {Ops: Ops{"declare queue", "declare queue", "delete queue"},
+			read: readQueue, write: writeQueue, del: deleteQueue, declare: declareQueue},
+		kind.Binding: {Ops: Ops{"create binding", "create binding", "delete binding"},
+			read: readBinding, write: writeBinding, del: deleteBinding, declare: declareBinding},
+	}
+	for _, k := range kind.PolicyKinds() {
+		m[k] = policyDriver(k)
+	}
+	return m
+}()
+
+// policyDriver is the driver of policies of kind k: its steps are "put"
+// and "delete" and its label ("put operator policy").
+func policyDriver(k kind.Kind) Driver {
+	put, del := "put "+k.Label(), "delete "+k.Label()
+	return Driver{Ops: Ops{put, put, del}, read: readPolicy, write: writePolicy, del: deletePolicy, Serial: true}
+}
+
+// itemDriverOps are the steps of every kind carried as topology.Item: the
+// step's words name its kind.
+var itemDriverOps = Ops{"write", "write", "delete"}
+
+// DriverOf returns k's driver: its own for a typed kind, its item driver's
+// (drivers) for a kind carried as topology.Item; kind.Unknown's error for
+// a kind with neither.
+func DriverOf(k kind.Kind) (Driver, error) {
+	if d, ok := typedDrivers[k]; ok {
+		return d, nil
+	}
+	if _, err := driverOf(k); err != nil {
+		return Driver{}, err
+	}
+	return Driver{Ops: itemDriverOps, read: readOneItem, write: writeOneItem, del: deleteOneItem}, nil
+}
+
+// Read reads the object of kind k in vhost that name (or o, for a kind
+// whose objects are all identity) stands for, as the broker holds it; the
+// error wraps ErrNotFound when it holds none.
+func (d Driver) Read(ctx context.Context, c *Client, k kind.Kind, vhost, name string, o plan.Object) (plan.Object, error) {
+	return d.read(ctx, c, k, vhost, name, o)
+}
+
+// Write makes the broker hold want, of kind k, in vhost, where it held
+// have (nil when it held none), through the management API.
+func (d Driver) Write(ctx context.Context, c *Client, k kind.Kind, vhost string, have, want plan.Object) error {
+	return d.write(ctx, c, k, vhost, have, want)
+}
+
+// Delete removes the object of kind k named name from vhost; have is the
+// object as the plan saw it.
+func (d Driver) Delete(ctx context.Context, c *Client, k kind.Kind, vhost, name string, have plan.Object, o DeleteOptions) error {
+	return d.del(ctx, c, k, vhost, name, have, o)
+}
+
+// Bulk reports whether the kind's writes may be declared over AMQP
+// (Declare).
+func (d Driver) Bulk() bool { return d.declare != nil }
+
+// Declare declares want in vhost over AMQP, for a kind that is Bulk.
+func (d Driver) Declare(ctx context.Context, dd *Declarer, vhost string, want plan.Object) error {
+	if d.declare == nil {
+		return errors.New("this kind is not declared over AMQP")
+	}
+	return d.declare(ctx, dd, vhost, want)
+}
+
+// Holds reports whether have, read back after a write of want, is what
+// the write made: the kind's own rule, or no field that differs as the
+// diff compares them (a user's password against the hash the broker
+// keeps included).
+func (d Driver) Holds(k kind.Kind, have, want plan.Object) bool {
+	if d.holds != nil {
+		return d.holds(have, want)
+	}
+	return len(plan.ObjectFields(k, have, want)) == 0
+}
+
+// PropertiesKey asks the broker for the properties_key of o, of a kind
+// deleted by it (kind.Spec.DeletedByKey: a binding); the error wraps ErrNotFound when it holds none.
+func (d Driver) PropertiesKey(ctx context.Context, c *Client, vhost string, o plan.Object) (string, error) {
+	return c.BindingPropertiesKey(ctx, vhost, o.(plan.BindingObject).Binding)
+}
+
+// A vhost's: its metadata (DeclareVhost: a PUT replaces description and
+// tags as a whole; a file that declares no tags keeps the broker's, which
+// have holds).
+
+func readVhost(ctx context.Context, c *Client, _ kind.Kind, _, name string, _ plan.Object) (plan.Object, error) {
+	info, err := c.GetVhost(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.VhostMeta{Name: info.Name, Description: info.Description, DefaultQueueType: info.DefaultQueueType, Tags: info.Tags}, nil
+}
+
+func writeVhost(ctx context.Context, c *Client, _ kind.Kind, _ string, have, want plan.Object) error {
+	v := want.(*plan.VhostMeta)
+	tags := v.Tags
+	if h, ok := have.(*plan.VhostMeta); ok && tags == nil {
+		tags = h.Tags
+	}
+	return c.DeclareVhost(ctx, v.Name, VhostSettings{Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: tags})
+}
+
+func deleteVhost(ctx context.Context, c *Client, _ kind.Kind, _, name string, _ plan.Object, _ DeleteOptions) error {
+	return c.DeleteVhost(ctx, name)
+}
+
+// vhostDescribed: the vhost has the description the write set (the only
+// metadata every supported broker version stores: 3.10 keeps no default
+// queue type).
+func vhostDescribed(have, want plan.Object) bool {
+	h, w := have.(*plan.VhostMeta), want.(*plan.VhostMeta)
+	return w.Description == "" || h.Description == w.Description
+}
+
+func readExchange(ctx context.Context, c *Client, _ kind.Kind, vhost, name string, _ plan.Object) (plan.Object, error) {
+	x, err := c.GetExchange(ctx, vhost, name)
+	return plan.ExchangeObject{Exchange: x}, err
+}
+
+func writeExchange(ctx context.Context, c *Client, _ kind.Kind, vhost string, _, want plan.Object) error {
+	return c.DeclareExchange(ctx, vhost, want.(plan.ExchangeObject).Exchange)
+}
+
+func declareExchange(ctx context.Context, d *Declarer, vhost string, want plan.Object) error {
+	return d.DeclareExchange(ctx, vhost, want.(plan.ExchangeObject).Exchange)
+}
+
+func deleteExchange(ctx context.Context, c *Client, _ kind.Kind, vhost, name string, _ plan.Object, _ DeleteOptions) error {
+	return c.DeleteExchange(ctx, vhost, name, DeleteExchangeOptions{})
+}
+
+func readQueue(ctx context.Context, c *Client, _ kind.Kind, vhost, name string, _ plan.Object) (plan.Object, error) {
+	q, err := c.GetQueue(ctx, vhost, name)
+	return plan.QueueObject{Queue: q}, err
+}
+
+func writeQueue(ctx context.Context, c *Client, _ kind.Kind, vhost string, _, want plan.Object) error {
+	return c.DeclareQueue(ctx, vhost, want.(plan.QueueObject).Queue)
+}
+
+func declareQueue(ctx context.Context, d *Declarer, vhost string, want plan.Object) error {
+	return d.DeclareQueue(ctx, vhost, want.(plan.QueueObject).Queue)
+}
+
+func deleteQueue(ctx context.Context, c *Client, _ kind.Kind, vhost, name string, _ plan.Object, o DeleteOptions) error {
+	return c.DeleteQueue(ctx, vhost, name, o.Queue)
+}
+
+// readBinding finds o: a binding is all identity, so found is as written.
+func readBinding(ctx context.Context, c *Client, _ kind.Kind, vhost, _ string, o plan.Object) (plan.Object, error) {
+	b := o.(plan.BindingObject).Binding
+	_, err := c.BindingPropertiesKey(ctx, vhost, b)
+	return plan.BindingObject{Binding: b}, err
+}
+
+func writeBinding(ctx context.Context, c *Client, _ kind.Kind, vhost string, _, want plan.Object) error {
+	return c.DeclareBinding(ctx, vhost, want.(plan.BindingObject).Binding)
+}
+
+func declareBinding(ctx context.Context, d *Declarer, vhost string, want plan.Object) error {
+	return d.DeclareBinding(ctx, vhost, want.(plan.BindingObject).Binding)
+}
+
+func deleteBinding(ctx context.Context, c *Client, _ kind.Kind, vhost, _ string, have plan.Object, o DeleteOptions) error {
+	return c.DeleteBinding(ctx, vhost, have.(plan.BindingObject).Binding, o.PropertiesKey)
+}
+
+func readPolicy(ctx context.Context, c *Client, k kind.Kind, vhost, name string, _ plan.Object) (plan.Object, error) {
+	p, err := c.GetPolicy(ctx, k, vhost, name)
+	return plan.PolicyObject{Policy: p}, err
+}
+
+func writePolicy(ctx context.Context, c *Client, k kind.Kind, vhost string, _, want plan.Object) error {
+	return c.PutPolicy(ctx, k, vhost, want.(plan.PolicyObject).Policy)
+}
+
+func deletePolicy(ctx context.Context, c *Client, k kind.Kind, vhost, name string, _ plan.Object, _ DeleteOptions) error {
+	return c.DeletePolicy(ctx, k, vhost, name)
+}
+
+// The item kinds' (drivers): read one is a listing of the kind (the
+// drivers read no single item), the item found in it by name.
+
+func readOneItem(ctx context.Context, c *Client, k kind.Kind, vhost, name string, _ plan.Object) (plan.Object, error) {
+	items, err := c.ReadItems(ctx, k, vhost)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if it.Name == name {
+			return plan.ItemObject{Item: it}, nil
+		}
+	}
+	return nil, fmt.Errorf("%s %q: %w", k.Label(), name, ErrNotFound)
+}
+
+func writeOneItem(ctx context.Context, c *Client, k kind.Kind, vhost string, have, want plan.Object) error {
+	var h *topology.Item
+	if b, ok := have.(plan.ItemObject); ok {
+		h = b.Item
+	}
+	return c.WriteItem(ctx, k, vhost, h, want.(plan.ItemObject).Item)
+}
+
+func deleteOneItem(ctx context.Context, c *Client, k kind.Kind, vhost, _ string, have plan.Object, _ DeleteOptions) error {
+	return c.DeleteItem(ctx, k, vhost, have.(plan.ItemObject).Item)
+}
