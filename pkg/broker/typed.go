@@ -73,12 +73,13 @@ var typedDrivers = func() map[kind.Kind]Driver {
 	m := map[kind.Kind]Driver{
 		kind.Vhost: {Ops: Ops{"create vhost", "update vhost", "delete vhost"},
 			read: readVhost, write: writeVhost, del: deleteVhost, holds: vhostDescribed},
-		kind.Exchange: {Ops: Ops{"declare exchange", "declare exchange", "delete exchange"},
-			read: readExchange, write: writeExchange, del: deleteExchange, declare: declareExchange, DeleteMarked: true},
-		kind.Queue: {Ops: Ops{"declare queue", "declare queue", "delete queue"},
-			read: readQueue, write: writeQueue, del: deleteQueue, declare: declareQueue},
-		kind.Binding: {Ops: Ops{"create binding", "create binding", "delete binding"},
-			read: readBinding, write: writeBinding, del: deleteBinding, declare: declareBinding},
+		kind.Exchange: declared(Driver{Ops: Ops{"declare exchange", "declare exchange", "delete exchange"},
+			read: readExchange, del: deleteExchange, DeleteMarked: true},
+			func(o plan.ExchangeObject) *topology.Exchange { return o.Exchange }, (*Client).DeclareExchange, (*Declarer).DeclareExchange),
+		kind.Queue: declared(Driver{Ops: Ops{"declare queue", "declare queue", "delete queue"}, read: readQueue, del: deleteQueue},
+			func(o plan.QueueObject) *topology.Queue { return o.Queue }, (*Client).DeclareQueue, (*Declarer).DeclareQueue),
+		kind.Binding: declared(Driver{Ops: Ops{"create binding", "create binding", "delete binding"}, read: readBinding, del: deleteBinding},
+			func(o plan.BindingObject) *topology.Binding { return o.Binding }, (*Client).DeclareBinding, (*Declarer).DeclareBinding),
 	}
 	for _, k := range kind.PolicyKinds() {
 		m[k] = policyDriver(k)
@@ -196,14 +197,6 @@ func readExchange(ctx context.Context, c *Client, _ kind.Kind, vhost, name strin
 	return plan.ExchangeObject{Exchange: x}, err
 }
 
-func writeExchange(ctx context.Context, c *Client, _ kind.Kind, vhost string, _, want plan.Object) error {
-	return c.DeclareExchange(ctx, vhost, want.(plan.ExchangeObject).Exchange)
-}
-
-func declareExchange(ctx context.Context, d *Declarer, vhost string, want plan.Object) error {
-	return d.DeclareExchange(ctx, vhost, want.(plan.ExchangeObject).Exchange)
-}
-
 func deleteExchange(ctx context.Context, c *Client, _ kind.Kind, vhost, name string, _ plan.Object, _ DeleteOptions) error {
 	return c.DeleteExchange(ctx, vhost, name, DeleteExchangeOptions{})
 }
@@ -213,16 +206,21 @@ func readQueue(ctx context.Context, c *Client, _ kind.Kind, vhost, name string, 
 	return plan.QueueObject{Queue: q}, err
 }
 
-func writeQueue(ctx context.Context, c *Client, _ kind.Kind, vhost string, _, want plan.Object) error {
-	return c.DeclareQueue(ctx, vhost, want.(plan.QueueObject).Queue)
-}
-
-func declareQueue(ctx context.Context, d *Declarer, vhost string, want plan.Object) error {
-	return d.DeclareQueue(ctx, vhost, want.(plan.QueueObject).Queue)
-}
-
 func deleteQueue(ctx context.Context, c *Client, _ kind.Kind, vhost, name string, _ plan.Object, o DeleteOptions) error {
 	return c.DeleteQueue(ctx, vhost, name, o.Queue)
+}
+
+// declared sets d's write and declare for a kind whose objects (T, carried
+// in a plan as O: of) are declared through the management API (api) and
+// over AMQP (amqp) alike: exchanges, queues and bindings.
+func declared[T any, O plan.Object](d Driver, of func(O) *T, api func(*Client, context.Context, string, *T) error, amqp func(*Declarer, context.Context, string, *T) error) Driver {
+	d.write = func(ctx context.Context, c *Client, _ kind.Kind, vhost string, _, want plan.Object) error {
+		return api(c, ctx, vhost, of(want.(O)))
+	}
+	d.declare = func(ctx context.Context, dd *Declarer, vhost string, want plan.Object) error {
+		return amqp(dd, ctx, vhost, of(want.(O)))
+	}
+	return d
 }
 
 // readBinding finds o: a binding is all identity, so found is as written.
@@ -230,14 +228,6 @@ func readBinding(ctx context.Context, c *Client, _ kind.Kind, vhost, _ string, o
 	b := o.(plan.BindingObject).Binding
 	_, err := c.BindingPropertiesKey(ctx, vhost, b)
 	return plan.BindingObject{Binding: b}, err
-}
-
-func writeBinding(ctx context.Context, c *Client, _ kind.Kind, vhost string, _, want plan.Object) error {
-	return c.DeclareBinding(ctx, vhost, want.(plan.BindingObject).Binding)
-}
-
-func declareBinding(ctx context.Context, d *Declarer, vhost string, want plan.Object) error {
-	return d.DeclareBinding(ctx, vhost, want.(plan.BindingObject).Binding)
 }
 
 func deleteBinding(ctx context.Context, c *Client, _ kind.Kind, vhost, _ string, have plan.Object, o DeleteOptions) error {
