@@ -46,9 +46,11 @@ type tryer struct {
 // every queue after it.
 var tryers = slices.Concat([]tryer{
 	definedTryer(kind.Exchange, topology.ExchangeDefinition, func(o plan.ExchangeObject) *topology.Exchange { return o.Exchange },
-		func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges }, func(tr *Trial) **topology.Exchange { return &tr.Exchange }, (*trier).exchange),
+		func(x *topology.Exchange) plan.ExchangeObject { return plan.ExchangeObject{Exchange: x} }, func(x *topology.Exchange) *string { return &x.Name },
+		func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges }, func(tr *Trial) **topology.Exchange { return &tr.Exchange }, (*trier).source),
 	definedTryer(kind.Queue, topology.QueueDefinition, func(o plan.QueueObject) *topology.Queue { return o.Queue },
-		func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues }, func(tr *Trial) **topology.Queue { return &tr.Queue }, (*trier).queue),
+		func(q *topology.Queue) plan.QueueObject { return plan.QueueObject{Queue: q} }, func(q *topology.Queue) *string { return &q.Name },
+		func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues }, func(tr *Trial) **topology.Queue { return &tr.Queue }, nil),
 	{
 		kind:  kind.Binding,
 		trial: bindingTrial,
@@ -109,19 +111,23 @@ func policyTryers() []tryer {
 	var out []tryer
 	for _, k := range kind.PolicyKinds() {
 		out = append(out, definedTryer(k, topology.PolicyDefinition, func(o plan.PolicyObject) *topology.Policy { return o.Policy },
-			func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) }, func(tr *Trial) **topology.Policy { return &tr.Policy }, (*trier).policy))
+			func(p *topology.Policy) plan.PolicyObject { return plan.PolicyObject{Policy: p} }, func(p *topology.Policy) *string { return &p.Name },
+			func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) }, func(tr *Trial) **topology.Policy { return &tr.Policy }, nil))
 	}
 	return out
 }
 
 // definedTryer is the tryer of kind k, whose objects (T, carried in a
-// plan as O: of) have a topology.Definition, def: a change's trial is the
-// object it writes, in field of the Trial, its shape is the Definition's
-// (shapeKey) and its size its arguments' count (def.Args); the shapes
-// held are those of a vhost's objects of the kind (in). try declares one;
-// apply writes one in one request (whole).
-func definedTryer[T any, O plan.Object](k kind.Kind, def topology.Definition[*T], of func(O) *T, in func(*topology.Vhost) map[string]*T,
-	field func(*Trial) **T, try func(*trier, context.Context, *Trial) error) tryer {
+// plan as O: of, and made one: as) have a topology.Definition, def: a
+// change's trial is the object it writes, in field of the Trial, its shape
+// is the Definition's (shapeKey) and its size its arguments' count
+// (def.Args); the shapes held are those of a vhost's objects of the kind
+// (in). It is tried as apply writes one, in one request (whole): a copy
+// under a throwaway name (name is where T keeps it) written through the
+// kind's broker driver (trier.write); declared, when set, is told what
+// became of it.
+func definedTryer[T any, O plan.Object](k kind.Kind, def topology.Definition[*T], of func(O) *T, as func(*T) O, name func(*T) *string,
+	in func(*topology.Vhost) map[string]*T, field func(*Trial) **T, declared func(t *trier, tr *Trial, name string, err error)) tryer {
 	return tryer{
 		kind: k,
 		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
@@ -141,7 +147,15 @@ func definedTryer[T any, O plan.Object](k kind.Kind, def topology.Definition[*T]
 				}
 			}
 		},
-		try:   try,
+		try: func(t *trier, ctx context.Context, tr *Trial) error {
+			o := **field(tr)
+			*name(&o) = t.name()
+			err := t.write(ctx, k, as(&o))
+			if declared != nil {
+				declared(t, tr, *name(&o), err)
+			}
+			return err
+		},
 		whole: true,
 	}
 }

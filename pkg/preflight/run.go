@@ -547,24 +547,26 @@ func (t *trier) refusals() []Refusal {
 	return out
 }
 
-func (t *trier) exchange(ctx context.Context, tr *Trial) error {
-	x := *tr.Exchange
-	x.Name = t.name()
-	err := t.c.DeclareExchange(ctx, t.vhost, &x)
+// write writes o, of kind k, in the throwaway vhost through the kind's
+// broker driver, as apply writes one.
+func (t *trier) write(ctx context.Context, k kind.Kind, o plan.Object) error {
+	d, err := broker.DriverOf(k)
+	if err != nil {
+		return err
+	}
+	return d.Write(ctx, t.c, k, t.vhost, nil, o)
+}
+
+// source keeps the exchange a trial declared as name (err: refused) as the
+// one of its shape that bindings are tried from.
+func (t *trier) source(tr *Trial, name string, err error) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	if err == nil {
-		t.sources[exchangeKey(tr.Exchange)] = x.Name
+		t.sources[exchangeKey(tr.Exchange)] = name
 	} else {
 		t.sources[exchangeKey(tr.Exchange)] = ""
 	}
-	t.mu.Unlock()
-	return err
-}
-
-func (t *trier) queue(ctx context.Context, tr *Trial) error {
-	q := *tr.Queue
-	q.Name = t.name()
-	return t.c.DeclareQueue(ctx, t.vhost, &q)
 }
 
 // Names of the ends bindings are tried between, besides the sources.
@@ -651,13 +653,6 @@ func (t *trier) binding(ctx context.Context, tr *Trial) error {
 		b.Destination = sinkExchange
 	}
 	return t.c.DeclareBinding(ctx, t.vhost, &b)
-}
-
-// policy tries a policy's or an operator policy's shape with put.
-func (t *trier) policy(ctx context.Context, tr *Trial) error {
-	p := *tr.Policy
-	p.Name = t.name()
-	return t.c.PutPolicy(ctx, tr.Kind, t.vhost, &p)
 }
 
 // vhostSettings tries a vhost's default queue type on the throwaway vhost.
