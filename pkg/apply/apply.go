@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/broker/driver"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/ownership"
@@ -765,7 +766,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step, o object) error {
 			opts = broker.DeleteQueueOptions{IfEmpty: true, IfUnused: true}
 		}
 	}
-	err := o.d.Delete(ctx, e.c, o.k, s.Vhost, s.Name, e.deleted(s), broker.DeleteOptions{Queue: opts})
+	err := o.d.Delete(ctx, e.c, o.k, s.Vhost, s.Name, e.deleted(s), driver.DeleteOptions{Queue: opts})
 	if errors.Is(err, broker.ErrRejected) && !errors.Is(err, broker.ErrOutcomeUnknown) && (opts.IfEmpty || opts.IfUnused) {
 		return fmt.Errorf("queue %q in vhost %q was not %s: %w (it received messages or a consumer at the last moment; pass --allow-data-loss to drop them)", s.Name, s.Vhost, verb, errors.Join(ErrRefused, err))
 	}

@@ -6,13 +6,14 @@ import (
 	"fmt"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/broker/driver"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
 	"github.com/mqctl/mqctl/pkg/plan"
 )
 
 // object is what apply does with the objects of one kind, through the
-// kind's broker driver (broker.DriverOf): the requests that make the
+// kind's broker driver (driver.Of): the requests that make the
 // broker hold one (write: a create, an update, the declare half of a
 // replace, a binding put back) or hold none (del: a delete, the first half
 // of a replace), each read back when its outcome is unknown, and the names
@@ -24,7 +25,7 @@ import (
 // HoldsMessages, DeletedByKey, NamedByEnds), asked here, never its name.
 type object struct {
 	k   plan.Kind
-	d   broker.Driver
+	d   driver.Driver
 	ops kindOps
 }
 
@@ -36,7 +37,7 @@ type kindOps struct{ create, update, del Op }
 var objects = func() map[plan.Kind]object {
 	m := map[plan.Kind]object{}
 	for _, s := range kind.All() {
-		d, err := broker.DriverOf(s.Kind)
+		d, err := driver.Of(s.Kind)
 		if err != nil {
 			continue
 		}
@@ -138,7 +139,7 @@ func (o object) del(ctx context.Context, e *executor, s Step) error {
 	if o.k.HoldsMessages() {
 		return write(ctx, func() error { return e.deleteQueue(ctx, s, o) }, e.gone(s, o))
 	}
-	var opts broker.DeleteOptions
+	var opts driver.DeleteOptions
 	if o.k.DeletedByKey() {
 		key, err := e.propertiesKey(ctx, s, o)
 		if errors.Is(err, broker.ErrNotFound) {

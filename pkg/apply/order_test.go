@@ -335,7 +335,7 @@ func TestEveryKindHasAnObject(t *testing.T) {
 	for _, s := range kind.All() {
 		o, ok := objectOf(s.Kind)
 		if !ok || o.ops.create == "" || o.ops.update == "" || o.ops.del == "" {
-			t.Errorf("kind %q: apply has no complete object for it (its broker driver: broker.DriverOf, pkg/broker/typed.go)", s.Kind)
+			t.Errorf("kind %q: apply has no complete object for it (its broker driver: driver.Of, pkg/broker/driver)", s.Kind)
 		}
 	}
 	if _, ok := objectOf("no-such-kind"); ok {

@@ -184,28 +184,3 @@ func TestWriteUserMasksTheHash(t *testing.T) {
 		}
 	}
 }
-
-// TestEveryTypedKindHasADriver fails for a kind with a type of its own
-// (no kind.ItemSpec) without a driver in typedDrivers, for a driver there
-// of an item kind (which drivers serves), and for a kind of the registry
-// DriverOf does not give whole: apply writes, deletes and reads back every
-// kind through it.
-func TestEveryTypedKindHasADriver(t *testing.T) {
-	t.Parallel()
-	for _, s := range kind.All() {
-		_, typed := typedDrivers[s.Kind]
-		switch {
-		case s.Item == nil && !typed:
-			t.Errorf("kind %q has a type of its own but no driver: add one to typedDrivers (pkg/broker/typed.go; README, \"Adding a kind\")", s.Kind)
-		case s.Item != nil && typed:
-			t.Errorf("kind %q is carried as topology.Item but has a typed driver: its driver belongs in drivers (items.go)", s.Kind)
-		}
-		d, err := DriverOf(s.Kind)
-		if err != nil || d.read == nil || d.write == nil || d.del == nil || d.Ops.Create == "" || d.Ops.Update == "" || d.Ops.Delete == "" {
-			t.Errorf("kind %q: DriverOf gives no whole driver (%v)", s.Kind, err)
-		}
-	}
-	if _, err := DriverOf("no-such-kind"); err == nil || err.Error() != kind.Unknown("broker driver", "no-such-kind").Error() {
-		t.Errorf("an unknown kind's driver: %v, want kind.Unknown's error", err)
-	}
-}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/pkg/broker/driver"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -550,7 +551,7 @@ func (t *trier) refusals() []Refusal {
 // write writes o, of kind k, in the throwaway vhost through the kind's
 // broker driver, as apply writes one.
 func (t *trier) write(ctx context.Context, k kind.Kind, o plan.Object) error {
-	d, err := broker.DriverOf(k)
+	d, err := driver.Of(k)
 	if err != nil {
 		return err
 	}
