@@ -461,6 +461,9 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 		if p, l, known, err = e.diff(ctx, in.Desired, nil, plan.Options{DeleteChanged: o.DeleteChanged}, o.TakeOverFrom, locks.open, nil); err != nil {
 			return nil, nil, nil, err
 		}
+		// No saved plan to compare with: the copy of the read the prints
+		// are made of goes before the apply.
+		l.forgetPrints()
 		// What the user may not write, which the broker would refuse
 		// only once the changes before it were made.
 		if err := e.checkPermissions(ctx, p, l); err != nil {
