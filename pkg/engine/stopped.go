@@ -37,15 +37,29 @@ func (e *Engine) noteStoppedQuorumQueues(ctx context.Context, desired *topology.
 		}
 	}
 	for _, vh := range desired.VhostNames() {
+		// The broker's quorum queues that the file declares, picked from
+		// the broker's queues by their type and sorted once picked: a
+		// no-op plan of 50,002 objects without one quorum queue sorted
+		// every name of the file (QueueNames) and looked each up in the
+		// state read, 9-11 ms on its way to the flows.
 		var names []string
-		for _, name := range desired.Vhosts[vh].QueueNames() {
-			if typ, ok := brokerQueueType(l, queueRef{vh, name}); ok && typ == topology.QueueQuorum && !replaced[queueRef{vh, name}] {
+		var have map[string]*topology.Queue
+		if l != nil && l.current.State != nil && l.current.State.Vhosts[vh] != nil {
+			have = l.current.State.Vhosts[vh].Queues
+		}
+		want := desired.Vhosts[vh].Queues
+		for name, q := range have {
+			if q == nil || q.Type != topology.QueueQuorum || replaced[queueRef{vh, name}] {
+				continue
+			}
+			if _, declared := want[name]; declared {
 				names = append(names, name)
 			}
 		}
 		if len(names) == 0 {
 			continue
 		}
+		slices.Sort(names)
 		rows, err := e.stoppedRows(ctx, vh, names)
 		if err == nil {
 			var stopped map[string]broker.Stopped
