@@ -497,6 +497,7 @@ func (c *Client) listVhost(ctx context.Context, name string, withStats bool, def
 		if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {exchangeColumns}}, listOf[exchangeJSON]{&defs.Exchanges}); err != nil {
 			return err
 		}
+		listed(ctx, name, defs.Exchanges)
 		return c.listBindings(ctx, name, defs.Exchanges, &defs.Bindings)
 	})
 	for _, k := range kind.PolicyKinds() {
@@ -539,6 +540,9 @@ func (c *Client) readVhostDefinitions(ctx context.Context, name string, info fun
 		defer wg.Done()
 		exErr = c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", name), query: url.Values{"columns": {exchangeColumns}},
 			op: fmt.Sprintf("list exchanges of vhost %q", name), vhost: name}, listOf[exchangeJSON]{&exchanges})
+		if exErr == nil {
+			listed(ctx, name, exchanges)
+		}
 	}()
 	err := c.do(ctx, &request{method: http.MethodGet, path: seg("definitions", name),
 		op: fmt.Sprintf("read the definitions of vhost %q", name), vhost: name}, &defs)

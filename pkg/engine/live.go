@@ -126,7 +126,11 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 		_, _ = e.c.ReadFacts(ctx)
 	}()
 	defer func() { <-facts }()
-	read, err := e.c.InspectState(ctx, scope)
+	// The ownership records are decoded as soon as the exchange listing
+	// gives them, while the rest of the vhost is still on its way
+	// (ownership.Predecoded).
+	var pre ownership.Predecoded
+	read, err := e.c.InspectState(broker.WithListedExchanges(ctx, ownership.IsRecord, pre.Add), scope)
 	if err != nil {
 		record()
 		return nil, err
@@ -134,7 +138,7 @@ func (e *Engine) ReadLive(ctx context.Context, scope []string) (*Live, error) {
 	// The fingerprints hash the state as it was read, records included:
 	// from a copy of what splitting the records changes, when asked.
 	printed := newFingerprinter(read)
-	all, err := ownership.ExtractAll(read.State)
+	all, err := ownership.ExtractAllWith(read.State, &pre)
 	if err != nil {
 		record()
 		return nil, err

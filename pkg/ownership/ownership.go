@@ -198,6 +198,12 @@ func Extract(t *topology.Topology) (map[string]*Record, error) {
 // (empty when there is none). A record that cannot be read is an error
 // naming it.
 func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
+	return ExtractAllWith(t, nil)
+}
+
+// ExtractAllWith is ExtractAll taking the records pre decoded beside the
+// read (nil for none) instead of decoding them again.
+func ExtractAllWith(t *topology.Topology, pre *Predecoded) (map[string]map[string]*Record, error) {
 	out := map[string]map[string]*Record{}
 	for _, vn := range t.VhostNames() {
 		v := t.Vhosts[vn]
@@ -246,9 +252,16 @@ func ExtractAll(t *topology.Topology) (map[string]map[string]*Record, error) {
 		v.Bindings = kept
 		for owner, e := range newest {
 			rec := byOwner[owner]
-			f, err := decode(vn, e, &rec.Managed, func(why string) error { return unreadable(vn, e.Name, owner, why) })
-			if err != nil {
-				return nil, err
+			f, managed, ok := pre.take(vn, e)
+			if ok {
+				// Decoded into a map of its own, as decode makes one for
+				// rec's, which nothing has filled yet.
+				rec.Managed = managed
+			} else {
+				var err error
+				if f, err = decode(vn, e, &rec.Managed, func(why string) error { return unreadable(vn, e.Name, owner, why) }); err != nil {
+					return nil, err
+				}
 			}
 			rec.Format, rec.Kept, rec.Created = f, readRefs(vn, e.Arguments[ArgKept]), readRefs(vn, e.Arguments[ArgCreated])
 		}
