@@ -57,3 +57,53 @@ func TestListedExchangesHandedOver(t *testing.T) {
 		})
 	}
 }
+
+// TestListedExchangesWaitForTheHold: under HoldDefinitions the exchanges
+// are handed over only once the hold ends, so that what the hook makes of
+// them (a decoded record) is not held beside the file being loaded; a
+// read cancelled before then hands nothing over. Without a hold, and for
+// the lists (whose decoding is not held), at once.
+func TestListedExchangesWaitForTheHold(t *testing.T) {
+	t.Parallel()
+	exchanges := []exchangeJSON{{Name: "events", Type: "topic", Durable: true}}
+	for _, tc := range []struct {
+		name           string
+		hold, released bool
+		lists          bool // the exchanges of the lists, not held
+		want           bool // handed over
+	}{
+		{"no hold", false, false, false, true},
+		{"hold ended", true, true, false, true},
+		{"hold not ended, read cancelled", true, false, false, false},
+		{"hold not ended, the lists", true, false, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ready := make(chan struct{})
+			if tc.released {
+				close(ready)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.hold {
+				ctx = HoldDefinitions(ctx, ready)
+				if !tc.released {
+					cancel() // the read is cancelled while the file still loads
+				}
+			}
+			defer cancel()
+			handed, early := false, false
+			ctx = WithListedExchanges(ctx, func(string) bool { return true }, func(string, *topology.Exchange) {
+				handed = true
+				select {
+				case <-ready:
+				default:
+					early = tc.hold && !tc.lists
+				}
+			})
+			listed(ctx, "v", exchanges, !tc.lists)
+			if handed != tc.want || early {
+				t.Errorf("handed over: %v (before the hold ended: %v), want %v", handed, early, tc.want)
+			}
+		})
+	}
+}

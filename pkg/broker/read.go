@@ -497,7 +497,7 @@ func (c *Client) listVhost(ctx context.Context, name string, withStats bool, def
 		if err := get("exchanges", seg("exchanges", name), url.Values{"columns": {exchangeColumns}}, listOf[exchangeJSON]{&defs.Exchanges}); err != nil {
 			return err
 		}
-		listed(ctx, name, defs.Exchanges)
+		listed(ctx, name, defs.Exchanges, false)
 		return c.listBindings(ctx, name, defs.Exchanges, &defs.Bindings)
 	})
 	for _, k := range kind.PolicyKinds() {
@@ -541,7 +541,7 @@ func (c *Client) readVhostDefinitions(ctx context.Context, name string, info fun
 		exErr = c.do(ctx, &request{method: http.MethodGet, path: seg("exchanges", name), query: url.Values{"columns": {exchangeColumns}},
 			op: fmt.Sprintf("list exchanges of vhost %q", name), vhost: name}, listOf[exchangeJSON]{&exchanges})
 		if exErr == nil {
-			listed(ctx, name, exchanges)
+			listed(ctx, name, exchanges, true)
 		}
 	}()
 	err := c.do(ctx, &request{method: http.MethodGet, path: seg("definitions", name),
