@@ -11,10 +11,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -370,7 +373,7 @@ func (l *Lock) confirm(conn *amqp.Connection, gap time.Duration) error {
 			err = fmt.Errorf("its queue %q was deleted (by hand, or with its connection)", QueueName)
 		case errors.As(err, &ae) && ae.Code == amqp.ResourceLocked:
 			err = fmt.Errorf("its queue %q belongs to another connection now", QueueName)
-		case conn.IsClosed() || errors.Is(err, amqp.ErrClosed):
+		case conn.IsClosed() || errors.Is(err, amqp.ErrClosed) || connBroken(err):
 			err = errors.New(l.closed(gap))
 		}
 		done <- answer{err}
@@ -381,6 +384,17 @@ func (l *Lock) confirm(conn *amqp.Connection, gap time.Duration) error {
 	case <-time.After(confirmTimeout):
 		return fmt.Errorf("the broker did not confirm it within %s (the node or the network hangs)", confirmTimeout)
 	}
+}
+
+// connBroken reports whether err is the lock connection's own I/O
+// failing (the broker reset or closed the socket) before the client's
+// reader has marked the connection closed: the passive declare then fails
+// writing to it ("write: connection reset by peer", seen after the
+// connection was closed through the management API), which is the
+// connection closed all the same.
+func connBroken(err error) bool {
+	var ne *net.OpError
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // closed says that the lock's connection closed, and why it may have:

@@ -2,7 +2,11 @@ package lock
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -45,6 +49,28 @@ func TestLostLockAfterAPause(t *testing.T) {
 		err := l.Check()
 		if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.not) {
 			t.Errorf("lost after %s of silence: %v; want it to say %q, not %q", tc.silent, err, tc.want, tc.not)
+		}
+	}
+}
+
+// A passive declare on a connection the broker reset fails writing to
+// the socket before the client's reader marks the connection closed:
+// that is the connection closed, as Check says (connBroken), not an error
+// of its own ("write tcp …: connection reset by peer", once in CI).
+func TestConnBroken(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&net.OpError{Op: "write", Net: "tcp", Err: syscall.ECONNRESET}, true},
+		{fmt.Errorf("declare: %w", &net.OpError{Op: "read", Net: "tcp", Err: syscall.EPIPE}), true},
+		{io.EOF, true},
+		{io.ErrUnexpectedEOF, true},
+		{errors.New("PRECONDITION_FAILED - inequivalent arg"), false},
+		{nil, false},
+	} {
+		if got := connBroken(tc.err); got != tc.want {
+			t.Errorf("connBroken(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }
