@@ -165,28 +165,44 @@ func Fingerprints(t *topology.Topology, vhosts map[string]VhostInfo) (all, vhost
 func topologyPrint(t *topology.Topology, vhosts map[string]VhostInfo) string {
 	h := sha256.New()
 	w := &printWriter{w: bufio.NewWriterSize(h, 16<<10)}
-	enc := json.NewEncoder(w.w)
+	printVhostObjects(t, vhosts, w, json.NewEncoder(w.w), nil)
+	w.w.Flush()
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// printVhostObjects writes the print of each vhost of t (its metadata, to
+// enc, which writes to w) and of each of its exchanges, queues, bindings
+// and policies, in the print's order, and calls done, when set, after
+// each object with the object it was (ObjectSums: its own sum). It sorts
+// the vhosts' bindings.
+func printVhostObjects(t *topology.Topology, vhosts map[string]VhostInfo, w *printWriter, enc *json.Encoder, done func(ObjectSum)) {
+	if done == nil {
+		done = func(ObjectSum) {}
+	}
 	for _, name := range t.VhostNames() {
 		v := t.Vhosts[name]
 		v.SortBindings()
 		_ = enc.Encode(vhostMeta(v, vhosts[name])) // strings and a flag: nothing to fail on
+		done(ObjectSum{Kind: kind.Vhost, Vhost: name, Name: name})
 		for _, n := range v.ExchangeNames() {
 			w.exchange(v.Exchanges[n])
+			done(ObjectSum{Kind: kind.Exchange, Vhost: name, Name: n})
 		}
 		for _, n := range v.QueueNames() {
 			w.queue(v.Queues[n])
+			done(ObjectSum{Kind: kind.Queue, Vhost: name, Name: n})
 		}
 		for _, b := range v.Bindings {
 			w.binding(b)
+			done(ObjectSum{Kind: kind.Binding, Vhost: name, Binding: b})
 		}
 		for _, k := range kind.PolicyKinds() {
 			for _, n := range v.PolicyNamesOf(k) {
 				w.policy(k, v.PoliciesOf(k)[n])
+				done(ObjectSum{Kind: k, Vhost: name, Name: n})
 			}
 		}
 	}
-	w.w.Flush()
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // vhostMeta is what a vhost's print holds of its metadata, encoded as
@@ -271,18 +287,39 @@ func (p *printWriter) policy(k kind.Kind, pol *topology.Policy) {
 func itemsPrint(base string, state *topology.Topology, access bool) string {
 	h := sha256.New()
 	io.WriteString(h, base)
-	enc := json.NewEncoder(h)
+	printItems(state, access, json.NewEncoder(h), nil)
+	if !access {
+		return VhostsPrefix + hex.EncodeToString(h.Sum(nil))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// printItems writes the settings of state's items to enc, in the print's
+// order: with access, the broker's users and their access first, then
+// each vhost's items of every kind; without, each vhost's items of the
+// kinds that are not about users (kind.VhostItems). It calls done, when
+// set, after each item with the item it was (Access: of a kind a print
+// without access leaves out).
+func printItems(state *topology.Topology, access bool, enc *json.Encoder, done func(ObjectSum)) {
+	if done == nil {
+		done = func(ObjectSum) {}
+	}
 	if access {
 		for _, s := range kind.Access() {
 			k := s.Kind
 			for _, n := range state.Items.Names(k) {
 				_ = enc.Encode(state.Items.Get(k, n).Settings)
+				done(ObjectSum{Kind: k, Name: n, Access: true})
 			}
 		}
 	}
 	specs := kind.VhostItems()
 	if access {
 		specs = kind.Items()
+	}
+	vhostOnly := map[kind.Kind]bool{}
+	for _, s := range kind.VhostItems() {
+		vhostOnly[s.Kind] = true
 	}
 	for _, vh := range state.VhostNames() {
 		v := state.Vhosts[vh]
@@ -293,11 +330,8 @@ func itemsPrint(base string, state *topology.Topology, access bool) string {
 				// password must change the fingerprint. Only their hash
 				// leaves the process.
 				_ = enc.Encode(v.Items.Get(k, n).Settings) // normalised Args: always encodable
+				done(ObjectSum{Kind: k, Vhost: vh, Name: n, Access: !vhostOnly[k]})
 			}
 		}
 	}
-	if !access {
-		return VhostsPrefix + hex.EncodeToString(h.Sum(nil))
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -45,51 +45,7 @@ func ObjectSums(t *topology.Topology, vhosts map[string]VhostInfo) []ObjectSum {
 		s.Sum = binary.BigEndian.Uint64(sum[:8])
 		out = append(out, s)
 	}
-	for _, name := range t.VhostNames() {
-		v := t.Vhosts[name]
-		v.SortBindings()
-		_ = enc.Encode(vhostMeta(v, vhosts[name]))
-		add(ObjectSum{Kind: kind.Vhost, Vhost: name, Name: name})
-		for _, n := range v.ExchangeNames() {
-			w.exchange(v.Exchanges[n])
-			add(ObjectSum{Kind: kind.Exchange, Vhost: name, Name: n})
-		}
-		for _, n := range v.QueueNames() {
-			w.queue(v.Queues[n])
-			add(ObjectSum{Kind: kind.Queue, Vhost: name, Name: n})
-		}
-		for _, b := range v.Bindings {
-			w.binding(b)
-			add(ObjectSum{Kind: kind.Binding, Vhost: name, Binding: b})
-		}
-		for _, k := range kind.PolicyKinds() {
-			for _, n := range v.PolicyNamesOf(k) {
-				w.policy(k, v.PoliciesOf(k)[n])
-				add(ObjectSum{Kind: k, Vhost: name, Name: n})
-			}
-		}
-	}
-	// The items, as itemsPrint hashes them.
-	for _, s := range kind.Access() {
-		k := s.Kind
-		for _, n := range t.Items.Names(k) {
-			_ = enc.Encode(t.Items.Get(k, n).Settings)
-			add(ObjectSum{Kind: k, Name: n, Access: true})
-		}
-	}
-	vhostOnly := map[kind.Kind]bool{}
-	for _, s := range kind.VhostItems() {
-		vhostOnly[s.Kind] = true
-	}
-	for _, vh := range t.VhostNames() {
-		v := t.Vhosts[vh]
-		for _, s := range kind.Items() {
-			k := s.Kind
-			for _, n := range v.Items.Names(k) {
-				_ = enc.Encode(v.Items.Get(k, n).Settings) // normalised Args: always encodable
-				add(ObjectSum{Kind: k, Vhost: vh, Name: n, Access: !vhostOnly[k]})
-			}
-		}
-	}
+	printVhostObjects(t, vhosts, w, enc, add)
+	printItems(t, true, enc, add)
 	return out
 }
