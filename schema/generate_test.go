@@ -154,8 +154,9 @@ func typed(spec kind.Spec, def topology.DefinitionDoc, vhost, defs *object) erro
 	return nil
 }
 
-// setting is the schema of a typed kind's setting: free text, one of its
-// Values, or a value of its Default's type (a flag, a number); null or a
+// setting is the schema of a typed kind's setting by its form
+// (topology.SettingForm, which the loader reads it by): free text, one of
+// its Values, or a value of its Default's type (a flag, a number); null or a
 // ${VAR} placeholder too where RabbitMQ has a default. Its description is
 // its help, then its default. False for a setting of none of these.
 func setting(st topology.SettingDoc) (*object, bool) {
@@ -168,16 +169,14 @@ func setting(st topology.SettingDoc) (*object, bool) {
 	}
 	description := strings.Join(help, "; ")
 	placeholder := newObject("$ref", "#/$defs/placeholder")
-	switch _, isBool := st.Default.(bool); {
-	case st.Text:
+	switch st.Form() {
+	case topology.FormText:
 		return newObject("type", "string", "description", description), true
-	case isBool:
+	case topology.FormFlag:
 		return newObject("$ref", "#/$defs/bool", "description", description), true
-	case st.Values != nil:
+	case topology.FormEnum:
 		return newObject("description", description, "anyOf", []any{newObject("enum", strings2(st.Values)), newObject("type", "null"), placeholder}), true
-	}
-	switch st.Default.(type) {
-	case int:
+	case topology.FormInt:
 		return newObject("description", description, "anyOf", []any{newObject("type", "integer"), newObject("type", "null"), placeholder}), true
 	}
 	return nil, false

@@ -16,11 +16,12 @@ var (
 	exchangeTypes = []string{"direct", "fanout", "topic", "headers"}
 	overflows     = []string{"drop-head", "reject-publish", "reject-publish-dlx"}
 	dlStrategies  = []string{"at-most-once", "at-least-once"}
-	applyTos      = policySetting("apply_to").Values
 	destTypes     = []string{topology.DestQueue, topology.DestExchange}
 
-	exchangeFields   = []string{"type", "durable", "auto_delete", "internal", "alternate_exchange", "arguments"}
-	queueFields      = []string{"type", "durable", "auto_delete", "arguments", "limits", "max_priority", "single_active_consumer", "delivery_limit", "dead_letter", "retry", "bindings", "alert"}
+	// An object's fields: its settings (its topology.Definition's), its
+	// arguments and the sugar read beside them.
+	exchangeFields   = append(settingKeys(topology.ExchangeDefinition), "alternate_exchange", topology.ExchangeDefinition.ArgsKey)
+	queueFields      = append(settingKeys(topology.QueueDefinition), topology.QueueDefinition.ArgsKey, "limits", "max_priority", "single_active_consumer", "delivery_limit", "dead_letter", "retry", "bindings", "alert")
 	dlQueueFields    = append([]string{"name"}, queueFields...)
 	limitsFields     = []string{"max_length", "max_length_bytes", "overflow", "message_ttl", "expires"}
 	deadLetterFields = []string{"exchange", "routing_key", "strategy", "queue"}
@@ -38,7 +39,7 @@ var (
 	alertFields        = []string{"max_depth"}
 	queueBindingFields = []string{"exchange", "routing_key", "routing_keys", "arguments"}
 	bindingFields      = []string{"source", "destination", "destination_type", "routing_key", "arguments"}
-	policyFields       = append(policySettingKeys(), topology.PolicyDefinitionKey)
+	policyFields       = append(settingKeys(topology.PolicyDefinition), topology.PolicyDefinition.ArgsKey)
 )
 
 // queueDecl is a decoded queue with the sugar it declares.
@@ -174,10 +175,59 @@ func (d *decoder) checkGeneratedName(name string, pos topology.Pos, what, noun, 
 	return false
 }
 
-func (d *decoder) boolField(f fieldSet, name, what string, dst *bool) {
-	if n := f.value(name); n != nil {
-		if b, ok := d.boolean(n, label(what, name)); ok {
-			*dst = b
+// settingKeys are the keys of def's settings in the file, in order.
+func settingKeys[T any](def topology.Definition[T]) []string {
+	out := make([]string, len(def.Settings))
+	for i, s := range def.Settings {
+		out[i] = s.Key
+	}
+	return out
+}
+
+// settings decodes into o, an object named what whose fields are f (of
+// the mapping body), each of its Definition's settings (def) that has a
+// form (topology.SettingForm) and is written: a flag, one of its values,
+// an integer or free text; a required one (no default) not written is
+// refused with its example. decoded, when not nil, is told the key of
+// each setting decoded (set in o). A setting of no form (an
+// exchange's or a queue's type) is the caller's to decode.
+func settings[T any](d *decoder, f fieldSet, body *node, what string, def topology.Definition[T], o T, decoded func(key string)) {
+	for _, s := range def.Settings {
+		form := s.Form()
+		if form == topology.FormNone {
+			continue
+		}
+		n := f.value(s.Key)
+		if n == nil {
+			if s.Default == nil {
+				d.require(f, body, what, s.Key, s.Key+": "+s.Example)
+			}
+			continue
+		}
+		w := label(what, s.Key)
+		var v any
+		ok := false
+		switch form {
+		case topology.FormFlag:
+			v, ok = d.boolean(n, w)
+		case topology.FormEnum:
+			v, ok = d.enum(n, w, s.Values...)
+		case topology.FormText:
+			v, ok = d.str(n, w)
+		case topology.FormInt:
+			// The Definitions' integers (a policy's priority) are
+			// RabbitMQ's 32-bit ones.
+			var i int64
+			if i, ok = d.integer(n, w, -maxInt32-1, maxInt32); ok {
+				v = int(i)
+			}
+		}
+		if !ok {
+			continue
+		}
+		s.Set(o, v)
+		if decoded != nil {
+			decoded(s.Key)
 		}
 	}
 }
@@ -204,9 +254,7 @@ func (d *decoder) exchangeAs(key, body *node, what string) *topology.Exchange {
 			x.Type = t
 		}
 	}
-	for _, fl := range topology.ExchangeFlags {
-		d.boolField(f, fl.Key, what, fl.Of(x))
-	}
+	settings(d, f, body, what, topology.ExchangeDefinition, x, nil)
 	args, at, _ := d.args(f.value("arguments"), label(what, "arguments"), "{alternate-exchange: orders.unrouted}")
 	var typed []typedArg
 	if n := f.value("alternate_exchange"); n != nil {
@@ -287,9 +335,7 @@ func (d *decoder) queue(name string, pos topology.Pos, ignore []string, body *no
 	if !ok {
 		return decl
 	}
-	for _, fl := range topology.QueueFlags {
-		d.boolField(f, fl.Key, what, fl.Of(q))
-	}
+	settings(d, f, body, what, topology.QueueDefinition, q, nil)
 	var args topology.Args
 	var at map[string]*node
 	if n := f.value("arguments"); n != nil {
@@ -980,24 +1026,14 @@ func (d *decoder) policy(key, body *node, kind string) *topology.Policy {
 		d.errs.addf(key.pos, `write {pattern: "^name\\.", definition: {…}}`, "%s: needs a pattern and a definition", what)
 		return p
 	}
-	if d.require(f, body, what, "pattern", `pattern: "^orders\\."`) {
-		if s, ok := d.str(f.value("pattern"), label(what, "pattern")); ok {
-			p.Pattern = s
-			if why, fix, refused := pattern.Refused(s); refused {
-				d.errs.addf(f.valuePos("pattern"), fix, "%s: pattern %q: %s: RabbitMQ refuses the %s", what, s, why, kind)
-			}
+	settings(d, f, body, what, topology.PolicyDefinition, p, func(set string) {
+		if set != "pattern" {
+			return
 		}
-	}
-	if v := f.value("apply_to"); v != nil {
-		if s, ok := d.enum(v, label(what, "apply_to"), applyTos...); ok {
-			p.ApplyTo = s
+		if why, fix, refused := pattern.Refused(p.Pattern); refused {
+			d.errs.addf(f.valuePos("pattern"), fix, "%s: pattern %q: %s: RabbitMQ refuses the %s", what, p.Pattern, why, kind)
 		}
-	}
-	if v := f.value("priority"); v != nil {
-		if i, ok := d.integer(v, label(what, "priority"), -maxInt32-1, maxInt32); ok {
-			p.Priority = int(i)
-		}
-	}
+	})
 	if d.require(f, body, what, "definition", "definition: {max-length: 100000}") {
 		def := f.value("definition")
 		args, at, ok := d.args(def, label(what, "definition"), "{max-length: 100000}")
@@ -1011,26 +1047,6 @@ func (d *decoder) policy(key, body *node, kind string) *topology.Policy {
 		}
 	}
 	return p
-}
-
-// policySettingKeys are the keys of a policy's settings in the file
-// (topology.PolicySettings), before its definition.
-func policySettingKeys() []string {
-	out := make([]string, len(topology.PolicySettings))
-	for i, s := range topology.PolicySettings {
-		out[i] = s.Key
-	}
-	return out
-}
-
-// policySetting is the policy's setting of key (topology.PolicySettings).
-func policySetting(key string) topology.Setting[*topology.Policy] {
-	for _, s := range topology.PolicySettings {
-		if s.Key == key {
-			return s
-		}
-	}
-	panic("topology.PolicySettings has no " + key)
 }
 
 // bindingArgsExample is a binding's arguments as a headers exchange reads

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,4 +123,83 @@ lint:
 	if diff := cmp.Diff(want, top, ignoreMeta); diff != "" {
 		t.Errorf("topology (-want +got):\n%s", diff)
 	}
+}
+
+// TestDefinitionSettingsRead: every setting of a form (a flag, one of its
+// values, an integer, free text) in an exchange's, a queue's and a
+// policy's topology.Definition is read from the file under its key into
+// the value the Definition reads back (Value), written with a value other
+// than its default: the loader reads the settings from the Definition, so
+// that one added there is read with no code of the loader's, and one whose
+// Set is missing or wrong fails here.
+func TestDefinitionSettingsRead(t *testing.T) {
+	tests := []struct {
+		kind     string
+		settings []topology.SettingDoc
+		// file declares the object with setting key written as value;
+		// read is what the Definition reads back of key in the object.
+		file func(key, value string) string
+		read func(top *topology.Topology, key string) any
+	}{
+		{"exchange", topology.ExchangeDefinition.Doc().Settings,
+			func(key, value string) string { return "exchanges:\n  x: {" + key + ": " + value + "}" },
+			func(top *topology.Topology, key string) any {
+				return settingValue(topology.ExchangeDefinition, top.Vhosts["/"].Exchanges["x"], key)
+			}},
+		{"queue", topology.QueueDefinition.Doc().Settings,
+			func(key, value string) string { return "queues:\n  q: {" + key + ": " + value + "}" },
+			func(top *topology.Topology, key string) any {
+				return settingValue(topology.QueueDefinition, top.Vhosts["/"].Queues["q"], key)
+			}},
+		{"policy", topology.PolicyDefinition.Doc().Settings,
+			func(key, value string) string {
+				body := key + ": " + value + ", definition: {max-length: 1}"
+				if key != "pattern" {
+					body += ", pattern: '^p'"
+				}
+				return "policies:\n  p: {" + body + "}"
+			},
+			func(top *topology.Topology, key string) any {
+				return settingValue(topology.PolicyDefinition, top.Vhosts["/"].Policies["p"], key)
+			}},
+	}
+	for _, tt := range tests {
+		for _, s := range tt.settings {
+			var value string
+			var want any
+			switch s.Form() {
+			case topology.FormNone:
+				continue // read by hand: the type of an exchange or a queue
+			case topology.FormFlag:
+				want = !s.Default.(bool)
+				value = fmt.Sprint(want)
+			case topology.FormEnum:
+				for _, v := range s.Values {
+					if v != s.Default {
+						value, want = v, v
+					}
+				}
+			case topology.FormInt:
+				value, want = "-7", -7
+			case topology.FormText:
+				value, want = `'^x\.'`, `^x\.`
+			}
+			t.Run(tt.kind+"/"+s.Key, func(t *testing.T) {
+				top := mustLoad(t, vhostFile(tt.file(s.Key, value)))
+				if got := tt.read(top, s.Key); got != want {
+					t.Errorf("%s %s: %s read as %v, want %v", tt.kind, s.Key, value, got, want)
+				}
+			})
+		}
+	}
+}
+
+// settingValue is the value of def's setting key in o.
+func settingValue[T any](def topology.Definition[T], o T, key string) any {
+	for _, s := range def.Settings {
+		if s.Key == key {
+			return s.Value(o)
+		}
+	}
+	return nil
 }

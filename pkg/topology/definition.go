@@ -82,15 +82,55 @@ func (f ArgForms) Of(a Args) Args {
 // its type), and Help says what the setting is where its key does not;
 // the file reader takes Values, and the schema's property for the setting
 // is generated from Default, Text, Values and Help (schema's
-// TestGeneratedFromKinds).
+// TestGeneratedFromKinds). The file reader decodes each setting of a
+// Form (SettingForm) from the Definition, into its object with Set, and
+// a required one (no Default) it finds missing is refused with Example,
+// a value the file may write; a setting of no Form (an exchange's or a
+// queue's type) has no Set: the reader and the schema take it by hand.
 type Setting[T any] struct {
 	Key, APIKey string
 	Default     any
 	Value       func(T) any
+	Set         func(T, any)
 	Text        bool
 	Values      []string
 	Help        string
+	Example     string
 }
+
+// SettingForm is the form of a setting's value in the file, which both
+// its schema and its reading follow: free text, one of its Values, a flag
+// or an integer (a Default of that type), or none of these.
+type SettingForm int
+
+const (
+	FormNone SettingForm = iota
+	FormText
+	FormFlag
+	FormEnum
+	FormInt
+)
+
+// settingForm is the form of a setting that is free text (text), takes
+// values, or has def as its default, in this order of precedence.
+func settingForm(text bool, values []string, def any) SettingForm {
+	_, isFlag := def.(bool)
+	_, isInt := def.(int)
+	switch {
+	case text:
+		return FormText
+	case isFlag:
+		return FormFlag
+	case values != nil:
+		return FormEnum
+	case isInt:
+		return FormInt
+	}
+	return FormNone
+}
+
+// Form is the form of s's value in the file.
+func (s Setting[T]) Form() SettingForm { return settingForm(s.Text, s.Values, s.Default) }
 
 // IsDefault reports whether v, a value of s, is the one RabbitMQ takes
 // when s is not given.
@@ -134,7 +174,8 @@ var PolicyDefinition = Definition[*Policy]{
 func flagSettings[T any](flags []Flag[T]) []Setting[T] {
 	out := make([]Setting[T], len(flags))
 	for i, f := range flags {
-		out[i] = Setting[T]{Key: f.Key, APIKey: f.Key, Default: f.Default, Value: func(o T) any { return f.Get(o) }}
+		out[i] = Setting[T]{Key: f.Key, APIKey: f.Key, Default: f.Default, Value: func(o T) any { return f.Get(o) },
+			Set: func(o T, v any) { *f.Of(o) = v.(bool) }}
 	}
 	return out
 }
@@ -173,6 +214,9 @@ type SettingDoc struct {
 	Values  []string
 	Help    string
 }
+
+// Form is the form of the setting's value in the file.
+func (s SettingDoc) Form() SettingForm { return settingForm(s.Text, s.Values, s.Default) }
 
 // DefinitionDoc is a Definition without its type: the word its prints
 // start with, its settings' docs in order and the key of its arguments.

@@ -4,10 +4,11 @@ package topology
 // kind of policy), in the order the plan compares and prints them (an
 // ownership record's prints hash them in this order): PolicyDefinition's.
 var PolicySettings = []Setting[*Policy]{
-	{Key: "pattern", APIKey: "pattern", Value: func(p *Policy) any { return p.Pattern }, Text: true, Help: "a regular expression matched against object names"},
-	{Key: "apply_to", APIKey: "apply-to", Default: "all", Value: func(p *Policy) any { return p.AppliesTo() },
+	{Key: "pattern", APIKey: "pattern", Value: func(p *Policy) any { return p.Pattern }, Set: func(p *Policy, v any) { p.Pattern = v.(string) },
+		Text: true, Help: "a regular expression matched against object names", Example: `"^orders\\."`},
+	{Key: "apply_to", APIKey: "apply-to", Default: "all", Value: func(p *Policy) any { return p.AppliesTo() }, Set: func(p *Policy, v any) { p.ApplyTo = v.(string) },
 		Values: []string{"queues", "exchanges", "all", "classic_queues", "quorum_queues", "streams"}},
-	{Key: "priority", APIKey: "priority", Default: 0, Value: func(p *Policy) any { return p.Priority }},
+	{Key: "priority", APIKey: "priority", Default: 0, Value: func(p *Policy) any { return p.Priority }, Set: func(p *Policy, v any) { p.Priority = v.(int) }},
 }
 
 // PolicyDefinitionKey is the name of a policy's definition, the same in
