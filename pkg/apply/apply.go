@@ -46,8 +46,12 @@ type Options struct {
 	// state; when it has none, apply asks the broker (one listing of the
 	// vhost's bindings where it deletes listKeysFrom or more of them).
 	PropertiesKey func(vhost string, b *topology.Binding) (string, bool)
-	// VhostTags gives the tags a vhost has now (a metadata update keeps them).
-	VhostTags func(vhost string) []string
+	// Current gives the object of kind k named name in vhost as the
+	// broker holds it now (read with the state apply runs from; nil when
+	// it holds none): a write whose driver keeps what the broker holds
+	// (driver.Driver.KeepsCurrent: a vhost's tags a file leaves out)
+	// starts from it. Nil: from the object as the plan saw it.
+	Current func(k plan.Kind, vhost, name string) plan.Object
 	// VhostCreated runs right after apply creates a vhost (to take its lock).
 	VhostCreated func(ctx context.Context, vhost string) error
 	// Guard, when set, is asked before every step and before every write

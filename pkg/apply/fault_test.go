@@ -109,7 +109,7 @@ func (e *faultEnv) apply(content string) *apply.Result {
 	p, recs, live := e.plan(content)
 	return apply.Execute(context.Background(), e.faulty, p, apply.Options{
 		Parallelism: 4, Records: recs, PropertiesKey: live.PropertiesKey,
-		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+		Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
 	})
 }
 

@@ -38,8 +38,8 @@ func TestGuardStopsApply(t *testing.T) {
 	var done atomic.Int32
 	res := apply.Execute(context.Background(), e.direct, p, apply.Options{
 		Parallelism: 1, Records: recs, PropertiesKey: live.PropertiesKey,
-		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
-		Progress:  func(apply.Event) { done.Add(1) },
+		Current:  func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
+		Progress: func(apply.Event) { done.Add(1) },
 		Guard: func() error {
 			if done.Load() >= 3 {
 				return lost
@@ -157,7 +157,7 @@ func TestGuardStopsStepsUnderWay(t *testing.T) {
 			stop := errors.New("the apply lock was lost")
 			opts := apply.Options{
 				Records: recs, PropertiesKey: live.PropertiesKey,
-				VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+				Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
 				Guard: func() error {
 					if lost.Load() {
 						return stop
@@ -267,8 +267,8 @@ func TestLockClosedStopsApply(t *testing.T) {
 	records := recordNames(t, e)
 	res := apply.Execute(ctx, e.faulty, p, apply.Options{
 		Parallelism: 1, Records: recs, PropertiesKey: live.PropertiesKey,
-		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
-		Guard:     lk.Check,
+		Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
+		Guard:   lk.Check,
 		Inspect: func(context.Context, string, string, string) (lock.QueueState, error) {
 			closed.Do(func() { e.b.CloseConnection(t, name) })
 			return lock.QueueState{Exists: true}, nil
@@ -342,7 +342,7 @@ func TestLateStepIsNamed(t *testing.T) {
 			}
 			res := apply.Execute(context.Background(), c, p, apply.Options{
 				Parallelism: 1, Records: recs, PropertiesKey: live.PropertiesKey,
-				VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+				Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
 				// The lock is lost once the declaration has reached the
 				// broker; the guard's yes to the declaration itself (asked
 				// by the broker client) takes as long as a pause.

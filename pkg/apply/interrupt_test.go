@@ -15,6 +15,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/apply"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/plan"
 )
 
 const interruptBefore = `
@@ -89,7 +90,7 @@ func interruptReplaces(t *testing.T, after, wantDone, wantLeft int, wantInterrup
 	deletes := 0
 	res := apply.Execute(ctx, e.direct, p, apply.Options{
 		Parallelism: 1, AllowReplace: true, Records: recs, PropertiesKey: live.PropertiesKey,
-		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+		Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
 		Progress: func(ev apply.Event) {
 			if ev.Step.Delete {
 				if deletes++; deletes == after {
@@ -136,7 +137,7 @@ func interruptReplaces(t *testing.T, after, wantDone, wantLeft int, wantInterrup
 	p, recs, live = e.plan(file)
 	if res := apply.Execute(context.Background(), e.direct, p, apply.Options{
 		Parallelism: 4, AllowReplace: true, Records: recs, PropertiesKey: live.PropertiesKey,
-		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+		Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
 	}); !res.OK() {
 		t.Fatalf("second apply: %+v", res)
 	}
@@ -219,7 +220,7 @@ func TestDeclareAfterACutOffDelete(t *testing.T) {
 			p, recs, live := e.plan(cutDeleteFile)
 			res := apply.Execute(context.Background(), c, p, apply.Options{
 				Parallelism: 4, Records: recs, PropertiesKey: live.PropertiesKey, BulkDeclares: tc.bulk,
-				VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+				Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
 			})
 			for _, f := range res.Failed {
 				t.Errorf("failed: %s: %v", f.Step, f.Err)
@@ -279,7 +280,7 @@ vhosts:
 			p, recs, live := e.plan(tc.file)
 			res := apply.Execute(context.Background(), e.faulty, p, apply.Options{
 				Parallelism: 1, Records: recs, PropertiesKey: live.PropertiesKey,
-				VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+				Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
 				Progress: func(ev apply.Event) {
 					if ev.Err == nil && strings.HasPrefix(ev.Step.String(), tc.step) {
 						e.proxy.Cut() // kill -9

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/plan"
 )
 
 // keysFile is a topic exchange and n queues, each bound to it when bound.
@@ -40,7 +41,7 @@ func TestUnbindKeysFromOneListing(t *testing.T) {
 			before := len(e.proxy.Log())
 			res := apply.Execute(context.Background(), e.faulty, p, apply.Options{
 				Parallelism: 4, Records: recs,
-				VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags },
+				Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) },
 			})
 			if !res.OK() {
 				t.Fatalf("apply dropping the bindings: %+v", res)

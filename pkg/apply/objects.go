@@ -105,7 +105,7 @@ func (o object) put(ctx context.Context, e *executor, s Step) error {
 	if o.d.Bulk() && e.overAMQP(s.Vhost, func(d *broker.Declarer) error { return o.d.Declare(ctx, d, s.Vhost, want) }) {
 		return nil
 	}
-	err := write(ctx, func() error { return o.d.Write(ctx, e.c, o.k, s.Vhost, e.have(s), want) }, e.written(s, o))
+	err := write(ctx, func() error { return o.d.Write(ctx, e.c, o.k, s.Vhost, e.have(s, o), want) }, e.written(s, o))
 	if o.k.NamedByEnds() && errors.Is(err, broker.ErrNotFound) && !errors.Is(err, broker.ErrVhostNotFound) {
 		b := s.Binding
 		return fmt.Errorf("exchange %q or %s %q does not exist: declare both ends of the binding (mqctl lint reports this as MQ401): %w",
@@ -114,17 +114,18 @@ func (o object) put(ctx context.Context, e *executor, s Step) error {
 	return err
 }
 
-// have is what the broker holds where step s writes: its change's Before;
-// for a vhost's, the tags it has now (Options.VhostTags), which a file that
-// declares none keeps.
-func (e *executor) have(s Step) plan.Object {
-	if s.Change == nil {
+// have is what the broker holds where step s writes an object of o: its
+// change's Before; for a kind whose write keeps what the broker holds
+// (KeepsCurrent), the object as the broker holds it now
+// (Options.Current), where that is known.
+func (e *executor) have(s Step, o object) plan.Object {
+	if s.Change == nil || s.Change.Before == nil {
 		return nil
 	}
-	if v, ok := s.Change.Before.(*plan.VhostMeta); ok && e.opts.VhostTags != nil {
-		now := *v
-		now.Tags = e.opts.VhostTags(v.Name)
-		return &now
+	if o.d.KeepsCurrent && e.opts.Current != nil {
+		if now := e.opts.Current(o.k, s.Vhost, s.Name); now != nil {
+			return now
+		}
 	}
 	return s.Change.Before
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/plan"
 )
 
 // Two applies planned from the same state (no lock between them: the
@@ -25,13 +26,13 @@ func TestRecordWriteRacedFails(t *testing.T) {
 	pa, recs, live := e.plan(base + "      a: {}\n")
 	pb, recsB, liveB := e.plan(base + "      b: {}\n")
 	opts := apply.Options{Records: recs, PropertiesKey: live.PropertiesKey,
-		VhostTags: func(vh string) []string { return live.Vhosts[vh].Tags }}
+		Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(live.State, k, vh, name) }}
 	if res := apply.Execute(context.Background(), e.direct, pa, opts); !res.OK() {
 		t.Fatalf("apply a: %+v", res)
 	}
 	winner := recordNames(t, e)
 	opts = apply.Options{Records: recsB, PropertiesKey: liveB.PropertiesKey,
-		VhostTags: func(vh string) []string { return liveB.Vhosts[vh].Tags }}
+		Current: func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(liveB.State, k, vh, name) }}
 	res := apply.Execute(context.Background(), e.direct, pb, opts)
 	if len(res.Done) != 1 || len(res.Failed) != 0 {
 		t.Fatalf("apply b: done %v, failed %v; want its queue declared", res.Done, res.Failed)

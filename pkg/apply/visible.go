@@ -84,7 +84,7 @@ func (w *visibility) vhost(k stepKey, s Step) {
 		w.missing[k.vhost] = true
 		w.out = append(w.out, fmt.Sprintf("vhost %q", k.vhost))
 	default:
-		if fields := plan.ObjectFields(k.kind, &plan.VhostMeta{Name: v.Name, Description: v.Description, DefaultQueueType: v.DefaultQueueType, Tags: v.Tags}, s.Change.After); len(fields) > 0 {
+		if fields := plan.ObjectFields(k.kind, plan.ObjectOf(w.state, k.kind, k.vhost, k.name), s.Change.After); len(fields) > 0 {
 			w.out = append(w.out, fmt.Sprintf("vhost %q (%s)", k.vhost, fieldNames(fields)))
 		}
 	}
@@ -96,9 +96,7 @@ func (w *visibility) object(k stepKey, s Step) {
 	var held plan.Object // what state holds of the object
 	where := ""
 	if k.vhost == "" {
-		if it := w.state.Items.Get(k.kind, k.name); it != nil {
-			held = plan.ItemObject{Item: it}
-		}
+		held = plan.ObjectOf(w.state, k.kind, "", k.name)
 	} else {
 		if w.gone[k.vhost] || w.missing[k.vhost] {
 			return

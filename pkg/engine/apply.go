@@ -385,7 +385,7 @@ func executeOptions(o ApplyOptions, l *Live, locks *locks, recs map[string]*owne
 		Progress:      o.Progress,
 		Records:       recs,
 		PropertiesKey: l.current.PropertiesKey,
-		VhostTags:     func(vh string) []string { return l.current.Vhosts[vh].Tags },
+		Current:       func(k plan.Kind, vh, name string) plan.Object { return plan.ObjectOf(l.current.State, k, vh, name) },
 		VhostCreated:  locks.acquire,
 		Guard:         locks.lost,
 		Inspect:       locks.inspect,

@@ -145,6 +145,28 @@ func ObjectIn(v *topology.Vhost, k Kind, name string) Object {
 	return a.get(v, name)
 }
 
+// ObjectOf returns the object of kind k named name (for a binding, its
+// BindingName) that t holds: a vhost itself (a kind.Spec.Container), an
+// object of the broker's own (vhost ""), or one of vhost's; nil when t
+// holds none.
+func ObjectOf(t *topology.Topology, k Kind, vhost, name string) Object {
+	switch {
+	case t == nil:
+		return nil
+	case k.Container():
+		if v := t.Vhosts[name]; v != nil {
+			return vhostMeta(v)
+		}
+		return nil
+	case vhost == "":
+		if it := t.Items.Get(k, name); it != nil {
+			return ItemObject{Item: it}
+		}
+		return nil
+	}
+	return ObjectIn(t.Vhosts[vhost], k, name)
+}
+
 // Lookup returns a function that looks up v's objects of kind k by name
 // (a binding by its BindingName), as ObjectIn does, for many names: for
 // bindings it indexes them once. It finds nothing for a kind that is not

@@ -72,6 +72,11 @@ type Driver struct {
 	// ignores every declaration of it while the mark is there
 	// (ExchangeDeletesInProgress).
 	DeleteMarked bool
+	// KeepsCurrent: its write keeps what the broker holds where want
+	// leaves it out (a vhost's tags, which a file that declares none
+	// keeps), so its have is the object as the broker holds it now, where
+	// that is known, rather than as the plan saw it.
+	KeepsCurrent bool
 }
 
 // typed are the drivers of the kinds with types of their own; every
@@ -79,7 +84,7 @@ type Driver struct {
 var typed = func() map[kind.Kind]Driver {
 	m := map[kind.Kind]Driver{
 		kind.Vhost: {Ops: Ops{"create vhost", "update vhost", "delete vhost"},
-			read: readVhost, write: writeVhost, del: deleteVhost, holds: vhostDescribed},
+			read: readVhost, write: writeVhost, del: deleteVhost, holds: vhostDescribed, KeepsCurrent: true},
 		kind.Exchange: declared(Driver{Ops: Ops{"declare exchange", "declare exchange", "delete exchange"},
 			read: readExchange, del: deleteExchange, DeleteMarked: true},
 			func(o plan.ExchangeObject) *topology.Exchange { return o.Exchange }, (*broker.Client).DeclareExchange, (*broker.Declarer).DeclareExchange),
