@@ -236,16 +236,17 @@ func downNote(r queueRef, q *broker.Placement, held []string) string {
 }
 
 // touchedQueue is the existing queue a change acts on: the destination of a
-// binding created or deleted, or the queue deleted or replaced.
+// binding (a kind named by its ends) created or deleted, or the queue (a
+// kind that holds messages) deleted or replaced.
 func touchedQueue(ch plan.Change) (queueRef, bool) {
-	switch ch.Kind {
-	case kind.Binding:
+	switch {
+	case ch.Kind.NamedByEnds():
 		for _, o := range []plan.Object{ch.After, ch.Before} {
 			if b, ok := o.(plan.BindingObject); ok && b.DestinationType == topology.DestQueue {
 				return queueRef{ch.Vhost, b.Destination}, true
 			}
 		}
-	case kind.Queue:
+	case ch.Kind.HoldsMessages():
 		if ch.Action == plan.Delete || ch.Action == plan.Replace {
 			return queueRef{ch.Vhost, ch.Name}, true
 		}

@@ -549,19 +549,18 @@ func (w *wants) binding(vh, what string, pos topology.Pos, b *topology.Binding, 
 
 // takesLock says whether a change of kind k takes apply's lock and
 // record in its vhost: those of queues, exchanges and bindings, the
-// changes wants.change lists.
-func takesLock(k kind.Kind) bool {
-	return k == kind.Queue || k == kind.Exchange || k == kind.Binding
-}
+// changes wants.change lists: of a kind that is an end of a binding
+// (kind.Spec.BindingEnd) or named by its ends (NamedByEnds).
+func takesLock(k kind.Kind) bool { return k.BindingEnd() || k.NamedByEnds() }
 
 // change adds what change c needs (c is of a kind that takesLock).
 func (w *wants) change(c *plan.Change) {
 	verb := string(c.Action)
 	what := fmt.Sprintf("%s %s %q in vhost %q", verb, c.Kind.Label(), c.Name, c.Vhost)
-	switch c.Kind {
-	case kind.Queue, kind.Exchange:
+	switch {
+	case c.Kind.BindingEnd():
 		w.object(c, what)
-	case kind.Binding:
+	case c.Kind.NamedByEnds():
 		obj := c.After
 		if c.Action == plan.Delete {
 			obj = c.Before
