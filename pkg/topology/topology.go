@@ -5,6 +5,7 @@ package topology
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -54,13 +55,27 @@ type Meta struct {
 // ArgPositions maps argument names to where the file writes them. A list,
 // not a map: a queue has a handful of arguments, and a map of four held
 // some 460 bytes, 5.8 MB of a 50,002-object plan's live heap (12,500
-// queues with a dead-letter exchange, key, length limit and overflow);
-// the list holds 216.
+// queues with a dead-letter exchange, key, length limit and overflow).
+// The file is held once for the table, a line and column in 32 bits
+// each: four such positions hold 144 bytes (with a Pos each, 216). A
+// position in another file than the table's first, or past 32 bits, is
+// kept whole in odd.
 type ArgPositions struct {
+	file string
 	list []argPos
+	odd  *[]oddArgPos
 }
 
+// argPos is one argument's position: line and col 0 are none, a col of
+// oddCol says key's position is in odd.
 type argPos struct {
+	key       string
+	line, col uint32
+}
+
+const oddCol = math.MaxUint32
+
+type oddArgPos struct {
 	key string
 	pos Pos
 }
@@ -77,9 +92,20 @@ func (a *ArgPositions) Get(key string) (Pos, bool) {
 		return Pos{}, false
 	}
 	for _, e := range a.list {
-		if e.key == key {
-			return e.pos, true
+		if e.key != key {
+			continue
 		}
+		if e.col == oddCol {
+			for _, o := range *a.odd {
+				if o.key == key {
+					return o.pos, true
+				}
+			}
+		}
+		if e.line == 0 && e.col == 0 {
+			return Pos{}, true // placed nowhere
+		}
+		return Pos{File: a.file, Line: int(e.line), Col: int(e.col)}, true
 	}
 	return Pos{}, false
 }
@@ -87,13 +113,41 @@ func (a *ArgPositions) Get(key string) (Pos, bool) {
 // Set records that the file writes argument key at p, in place of an
 // earlier position of key.
 func (a *ArgPositions) Set(key string, p Pos) {
+	e := argPos{key: key}
+	switch {
+	case p.IsZero():
+	case p.File != "" && (a.file == "" || a.file == p.File):
+		if p.Line >= 0 && p.Col >= 0 && uint64(p.Line) <= math.MaxUint32 && uint64(p.Col) < oddCol && p.Line+p.Col > 0 {
+			a.file, e.line, e.col = p.File, uint32(p.Line), uint32(p.Col)
+			break
+		}
+		fallthrough
+	default:
+		e.col = oddCol
+	}
+	if a.odd != nil {
+		// key's earlier odd position, if any, goes.
+		odd := (*a.odd)[:0]
+		for _, o := range *a.odd {
+			if o.key != key {
+				odd = append(odd, o)
+			}
+		}
+		*a.odd = odd
+	}
+	if e.col == oddCol {
+		if a.odd == nil {
+			a.odd = new([]oddArgPos)
+		}
+		*a.odd = append(*a.odd, oddArgPos{key, p})
+	}
 	for i := range a.list {
 		if a.list[i].key == key {
-			a.list[i].pos = p
+			a.list[i] = e
 			return
 		}
 	}
-	a.list = append(a.list, argPos{key, p})
+	a.list = append(a.list, e)
 }
 
 // Len is the number of arguments placed; 0 for a nil table.
