@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/route"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -139,7 +140,7 @@ func (o *Outcome) judge(where string, v *topology.Vhost, p prediction) {
 		o.Passed = true
 		return
 	}
-	o.Message = fmt.Sprintf("expected %s, got %s%s; %s", list(o.Expected), list(o.Got), where, fixFor(v, o.Expected, o.Got, slices.Concat(p.refused, p.passed)))
+	o.Message = fmt.Sprintf("expected %s, got %s%s; %s", list(o.Expected), list(o.Got), where, fixFor(v, o.Expected, o.Got, slices.Concat(p.refused, p.passed), p.later))
 }
 
 // fixFor says what to change where a test's message landed in got, not
@@ -147,10 +148,22 @@ func (o *Outcome) judge(where string, v *topology.Vhost, p prediction) {
 // and each that it does not reach, with the bindings that lead there, so
 // that the user can tell whether the test or the wiring is wrong. Those
 // of keptNothing the message reaches, and they keep nothing (the hops say
-// why: a limit or TTL of 0).
-func fixFor(v *topology.Vhost, expected, got, keptNothing []string) string {
+// why: a limit or TTL of 0). later says, for an expected queue the
+// message reaches only after it dies in one it lands in, the test that
+// checks that (prediction.later).
+func fixFor(v *topology.Vhost, expected, got, keptNothing []string, later map[string]laterHint) string {
 	var parts []string
-	if extra := minus(got, expected); len(extra) > 0 {
+	// A queue the message dies in on its way to an expected one is no
+	// wrong wiring: the advice of later says what to test.
+	extra := slices.DeleteFunc(minus(got, expected), func(q string) bool {
+		for _, h := range later {
+			if h.from == q {
+				return true
+			}
+		}
+		return false
+	})
+	if len(extra) > 0 {
 		parts = append(parts, fmt.Sprintf("%s %s it (the hops show how): add %s to expect.queues if that is right, else change the binding or dead-letter wiring that leads there",
 			quoted(extra), pick(len(extra), "gets", "get"), pick(len(extra), "it", "them")))
 	}
@@ -160,6 +173,12 @@ func fixFor(v *topology.Vhost, expected, got, keptNothing []string) string {
 		parts = append(parts, fmt.Sprintf("%s %s it but %s nothing (the hops say why): if %s should keep it, change %s limits or message TTL; else take %s out of expect.queues",
 			quoted(held), pick(len(held), "gets", "get"), pick(len(held), "keeps", "keep"), pick(len(held), "it", "they"), pick(len(held), "its", "their"), pick(len(held), "it", "them")))
 	}
+	for _, q := range missing {
+		if h, ok := later[q]; ok {
+			parts = append(parts, h.advice)
+		}
+	}
+	missing = slices.DeleteFunc(missing, func(q string) bool { _, ok := later[q]; return ok })
 	if len(missing) > 0 {
 		var how []string
 		for _, q := range missing {
@@ -280,6 +299,11 @@ type prediction struct {
 	// random: one of those exchanges picks at random (x-local-random), so
 	// no run can tell either: the broker's answer changes from run to run.
 	random bool
+	// later maps an expected queue the publish does not reach, but a
+	// dead letter of a queue it lands in does (a delay tier's return, a
+	// reject or an expiry), to the advice to test that instead of the
+	// publish alone.
+	later map[string]laterHint
 	// refused are the queues that refuse the message (a classic queue with
 	// a length limit of 0 and overflow reject-publish): a publisher using
 	// confirms gets a basic.nack, and the other queues keep their copies.
@@ -367,6 +391,7 @@ func predict(sim *route.Simulator, v *topology.Vhost, tc topology.Test) predicti
 	p.unsure, p.random = unsureOf(pub, sim.Version().String())
 	if tc.Action == topology.ActionNone {
 		p.land(sim, pub)
+		p.later = laterFor(sim, v, tc, msg, p.queues)
 		return p
 	}
 	verb := map[topology.TestAction]string{topology.ActionReject: "rejected", topology.ActionExpire: "expire"}[tc.Action]
@@ -529,4 +554,49 @@ func deadLetterText(dl route.DeadLetterRoute) []string {
 		out = append(out, fmt.Sprintf("%s: dead-lettered to %s with key %q, which routes it nowhere", head, exchangeName(dl.Exchange), dl.RoutingKey))
 	}
 	return append(out, dl.Result.Problems...)
+}
+
+// laterFor is prediction.later for test tc, a plain publish of msg that
+// lands in got: for each queue tc expects that got lacks, the test that
+// checks how it gets the message after all. A delay tier returns what
+// expires in it to its queue (retry: {queue, delay}); another queue's
+// dead letters reach it when the message is rejected there (reject:, and
+// expire: where the queue has a message TTL). Nil when there is none.
+func laterFor(sim *route.Simulator, v *topology.Vhost, tc topology.Test, msg route.Message, got []string) map[string]laterHint {
+	var later map[string]laterHint
+	for _, want := range minus(tc.Expect, got) {
+		for _, q := range got {
+			advice := ""
+			tier := v.Queues[q]
+			switch {
+			case tier != nil && tier.Role == topology.RoleDelay && tier.Origin == want && landsIn(sim, q, route.Expired, msg, want):
+				advice = fmt.Sprintf("%q gets it only when delay tier %q returns it, after %s: to test that return, write retry: {queue: %s, delay: %s} in place of publish (or expect %s, where the publish lands)",
+					want, q, loader.FormatDuration(tier.Delay), want, loader.FormatDuration(tier.Delay), list(got))
+			case landsIn(sim, q, route.Rejected, msg, want):
+				advice = fmt.Sprintf("%q gets it only as a dead letter of %q: to test that, add reject: %s to the test (the copy in %q is rejected, and expect.queues names where its dead letter lands)", want, q, q, q)
+				if slices.Contains(sim.ReasonsFor(q, msg), route.Expired) && landsIn(sim, q, route.Expired, msg, want) {
+					advice += fmt.Sprintf(", or expire: %s for one that expires there", q)
+				}
+			}
+			if advice != "" {
+				if later == nil {
+					later = map[string]laterHint{}
+				}
+				later[want] = laterHint{from: q, advice: advice}
+				break
+			}
+		}
+	}
+	return later
+}
+
+// laterHint is the advice for an expected queue the message reaches only
+// as a dead letter of queue from, which it lands in.
+type laterHint struct{ from, advice string }
+
+// landsIn tells whether the dead letter of msg that dies in queue q for
+// reason lands in queue want.
+func landsIn(sim *route.Simulator, q string, reason route.Reason, msg route.Message, want string) bool {
+	dl := sim.DeadLetter(q, reason, msg)
+	return dl.Configured && slices.Contains(sim.Land(dl.Result).Queues, want)
 }
