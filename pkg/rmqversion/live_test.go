@@ -612,3 +612,62 @@ func TestDeclareArgsAgainstBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestNullArgumentsAgainstBroker: a null argument value, or a list or
+// table holding one, is refused by the broker on a queue, an exchange and
+// a binding (400 null_not_allowed; a binding's 500), as Check predicts;
+// the same arguments with values are taken.
+func TestNullArgumentsAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	esc := url.PathEscape(vh)
+	if status, msg := send(t, b, http.MethodPut, "/api/exchanges/"+esc+"/h", `{"type":"headers","durable":true}`); status >= 300 {
+		t.Fatalf("declare exchange h: %d %s", status, msg)
+	}
+	if status, msg := send(t, b, http.MethodPut, "/api/queues/"+esc+"/q", `{"durable":true}`); status >= 300 {
+		t.Fatalf("declare queue q: %d %s", status, msg)
+	}
+	for i, c := range []struct {
+		object string // queue, exchange or binding
+		args   topology.Args
+		want   int // the broker's answer
+	}{
+		{"queue", topology.Args{"x-k": nil}, http.StatusBadRequest},
+		{"queue", topology.Args{"x-k": []any{int64(1), nil}}, http.StatusBadRequest},
+		{"queue", topology.Args{"x-k": "v"}, http.StatusCreated},
+		{"exchange", topology.Args{"x-k": nil}, http.StatusBadRequest},
+		{"exchange", topology.Args{"x-k": map[string]any{"a": nil}}, http.StatusBadRequest},
+		{"binding", topology.Args{"x-match": "any", "flag": nil}, http.StatusInternalServerError},
+		{"binding", topology.Args{"x-match": "any", "flag": []any{nil}}, http.StatusInternalServerError},
+		{"binding", topology.Args{"x-match": "any", "flag": "on"}, http.StatusCreated},
+	} {
+		name := fmt.Sprintf("n%d", i)
+		body, _ := json.Marshal(map[string]any{"durable": true, "type": "direct", "arguments": c.args, "routing_key": name})
+		top := topology.New()
+		vhost := topology.NewVhost(vh)
+		vhost.Exchanges["h"] = &topology.Exchange{Name: "h", Type: "headers", Durable: true}
+		vhost.Queues["q"] = &topology.Queue{Name: "q", Type: "classic", Durable: true}
+		var status int
+		var msg string
+		switch c.object {
+		case "queue":
+			status, msg = send(t, b, http.MethodPut, "/api/queues/"+esc+"/"+name, string(body))
+			vhost.Queues[name] = &topology.Queue{Name: name, Type: "classic", Durable: true, Arguments: c.args}
+		case "exchange":
+			status, msg = send(t, b, http.MethodPut, "/api/exchanges/"+esc+"/"+name, string(body))
+			vhost.Exchanges[name] = &topology.Exchange{Name: name, Type: "direct", Durable: true, Arguments: c.args}
+		default:
+			status, msg = send(t, b, http.MethodPost, "/api/bindings/"+esc+"/e/h/q/q", string(body))
+			vhost.Bindings = append(vhost.Bindings, &topology.Binding{Source: "h", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: name, Arguments: c.args})
+		}
+		if status != c.want {
+			t.Errorf("RabbitMQ %s, %s with arguments %v: broker answered %d %s, want %d", v, c.object, c.args, status, msg, c.want)
+		}
+		top.Vhosts[vh] = vhost
+		err := v.Check(top)
+		if refused, predicted := status >= 400, err != nil; predicted != refused {
+			t.Errorf("RabbitMQ %s, %s with arguments %v: broker refused=%v (%d %s), Check predicts refused=%v (%v)", v, c.object, c.args, refused, status, msg, predicted, err)
+		}
+	}
+}

@@ -297,6 +297,7 @@ func (v Version) Check(t *topology.Topology) error {
 		out = v.checkExchanges(out, vn, vh)
 		out = v.checkBindings(out, vn, vh, t.Env, vh.ExchangeType)
 		out = v.checkBindingArguments(out, vn, vh)
+		out = v.checkNullArguments(out, vn, vh)
 		out = v.checkLocalRandomBindings(out, vn, vh)
 		for _, k := range kind.PolicyKinds() {
 			ps := vh.PoliciesOf(k)

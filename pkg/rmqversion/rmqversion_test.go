@@ -282,6 +282,20 @@ func TestCheckRefusedOnEveryVersion(t *testing.T) {
 		{"quorum not durable", queue(&topology.Queue{Name: "qq", Type: "quorum"}), every, "a quorum queue that is not durable"},
 		{"classic transient auto-delete", queue(&topology.Queue{Name: "c", Type: "classic", AutoDelete: true}), every, ""},
 		{"durable stream", queue(&topology.Queue{Name: "s", Type: "stream", Durable: true}), every, ""},
+		{"queue argument null", queue(&topology.Queue{Name: "c", Type: "classic", Durable: true, Arguments: topology.Args{"x-message-ttl": nil}}), every,
+			`queue "c" in vhost "orders": x-message-ttl: null: RabbitMQ refuses an argument without a value (HTTP 400 null_not_allowed; a binding's, HTTP 500); give x-message-ttl a value, or remove it`},
+		{"queue argument list holding null", queue(&topology.Queue{Name: "c", Type: "classic", Durable: true, Arguments: topology.Args{"x-k": []any{int64(1), nil}}}), every,
+			`queue "c" in vhost "orders": x-k (a list holding null): RabbitMQ refuses an argument without a value`},
+		{"exchange argument null", func() *topology.Topology {
+			tp := topology.New()
+			tp.Vhost("orders").Exchanges["x"] = &topology.Exchange{Name: "x", Type: "direct", Durable: true, Arguments: topology.Args{"x-k": nil}}
+			return tp
+		}(), every, `exchange "x" in vhost "orders": x-k: null: RabbitMQ refuses an argument without a value`},
+		{"headers binding argument null", bind("h", "", topology.Args{"x-match": "any", "flag": nil}), every,
+			`binding from "h" to queue "q" in vhost "orders": flag: null: RabbitMQ refuses an argument without a value (HTTP 400 null_not_allowed; a binding's, HTTP 500); give flag the value the message's header must have (a headers binding matches a header by its value), or remove it`},
+		{"binding argument table holding null", bind("d", "k", topology.Args{"t": map[string]any{"a": nil}}), every,
+			`binding from "d" to queue "q" in vhost "orders": t (a table holding null): RabbitMQ refuses an argument without a value (HTTP 400 null_not_allowed; a binding's, HTTP 500); give t a value, or remove it`},
+		{"arguments with values", bind("h", "", topology.Args{"x-match": "any", "flag": "", "list": []any{int64(1)}}), every, ""},
 	}
 	for _, c := range cases {
 		for _, ver := range c.versions {
