@@ -96,3 +96,12 @@ func (v Version) checkNullArguments(out []Refusal, vn string, vh *topology.Vhost
 	}
 	return out
 }
+
+// valueText is val as a refusal names it: as %v does, but null for a value
+// the file leaves null (%v says <nil>).
+func valueText(val any) string {
+	if val == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%v", val)
+}

@@ -332,6 +332,8 @@ func TestCheckPolicyValues(t *testing.T) {
 		{"max-length a word", kind.Policy, topology.Args{"max-length": "ten"}, every,
 			`policy "p" in vhost "orders": max-length: ten: RabbitMQ refuses the whole policy (HTTP 400 "Validation failed": "ten" is not a valid maximum length); write a whole number of messages, 0 or more`},
 		{"max-length a number", kind.Policy, topology.Args{"max-length": int64(10)}, every, ""},
+		{"max-length null", kind.Policy, topology.Args{"max-length": nil}, every,
+			`policy "p" in vhost "orders": max-length: null: RabbitMQ refuses the whole policy (HTTP 400 "Validation failed": null is not a valid maximum length); write a whole number of messages, 0 or more`},
 		{"max-length a string of digits", kind.Policy, topology.Args{"max-length": "10"}, every, `"10" is not a valid maximum length); write it without quotes: a quoted value is a string, and RabbitMQ wants a number here (a quoted ${VAR} too`},
 		{"max-length a negative string", kind.Policy, topology.Args{"max-length": "-1"}, every, `"-1" is not a valid maximum length); write a whole number of messages, 0 or more`},
 		{"max-length negative", kind.Policy, topology.Args{"max-length": int64(-1)}, every, "-1 is not a valid maximum length"},

@@ -53,11 +53,14 @@ func HasMultiFieldTable(v any) bool {
 	return false
 }
 
-// Quoted renders a value for a message: a string quoted, anything else
-// as Go prints it.
+// Quoted renders a value for a message: a string quoted, null as null,
+// anything else as Go prints it.
 func Quoted(v any) string {
 	if s, ok := v.(string); ok {
 		return fmt.Sprintf("%q", s)
+	}
+	if v == nil {
+		return "null" // as the file writes it (and RabbitMQ's errors say)
 	}
 	return fmt.Sprintf("%v", v)
 }
