@@ -19,6 +19,10 @@ const retryFix = "Set x-delayed-retry-type to all, failed or returned, x-delayed
 // (rabbit_quorum_queue:get_delayed_retry_config/1 at v4.3.5): a type it
 // does not know or a missing or bad min leave delayed retry disabled, a bad
 // max is min, all without a word. It does check the policy keys (4.3.1+).
+// replaceNote is what removing a queue's arguments, or changing its type,
+// costs: its queue is replaced (as MQ503's fixes say).
+const replaceNote = "queue arguments and type cannot change in place: mqctl plans a replace of the queue, so make the change while it is empty"
+
 func runDelayedRetry(p *Pass) []Finding {
 	var out []Finding
 	for _, name := range p.queueNames {
@@ -47,7 +51,7 @@ func runDelayedRetry(p *Pass) []Finding {
 				typeLabel(qtype), name, args, p.onVersion()).at(set...)))
 		case qtype != topology.QueueQuorum:
 			out = append(out, p.judged(p.queueFinding(q,
-				"%s %q sets %s, which RabbitMQ %s stores and ignores: delayed retry arrived in 4.3, for quorum queues only, and 4.3 refuses these arguments on a %s. Remove them, or declare the queue with type: quorum",
+				"%s %q sets %s, which RabbitMQ %s stores and ignores: delayed retry arrived in 4.3, for quorum queues only, and 4.3 refuses these arguments on a %s. Remove them, or declare the queue with type: quorum ("+replaceNote+")",
 				typeLabel(qtype), name, args, p.Version, typeLabel(qtype)).at(set...)))
 		case !p.Version.DelayedRetry() && q.Backoff != nil && p.enabled("MQ203"):
 			continue // MQ203 says what retry.backoff does here, and what to write instead
@@ -56,7 +60,7 @@ func runDelayedRetry(p *Pass) []Finding {
 			if issues := p.delayedRetryIssues(q); len(issues) > 0 {
 				msg += "; on 4.3 it would not work as written either: " + strings.Join(issues, "; ")
 			}
-			out = append(out, p.judged(p.queueFinding(q, "%s. Remove them, or target RabbitMQ 4.3", msg).at(set...)))
+			out = append(out, p.judged(p.queueFinding(q, "%s. Remove them ("+replaceNote+"), or target RabbitMQ 4.3", msg).at(set...)))
 		default:
 			if issues := p.delayedRetryIssues(q); len(issues) > 0 {
 				out = append(out, p.judged(p.queueFinding(q,
