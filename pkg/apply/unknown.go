@@ -15,6 +15,11 @@ import (
 // is sent once more (and, if its outcome is unknown again, read back once
 // more). A write is never repeated without a read in between.
 
+// ErrNotDone is in the error of a write whose outcome was unknown twice
+// and that was read back not done both times: the broker answered (a 5xx,
+// not silence) and can be read, so it is no sign of a broker out of reach.
+var ErrNotDone = errors.New("read back, it was not done")
+
 // check reads the object a write is about and reports whether the write
 // took effect.
 type check func(ctx context.Context) (bool, error)
@@ -30,7 +35,7 @@ func write(ctx context.Context, call func() error, done check) error {
 		case ok:
 			return nil
 		case again:
-			return fmt.Errorf("%w; read back, it was not done (after one more try)", err)
+			return fmt.Errorf("%w; %w (after one more try)", err, ErrNotDone)
 		}
 		err = call()
 	}

@@ -317,10 +317,12 @@ func incomplete(res *apply.Result) error {
 }
 
 // unreachable reports whether every failure is the management API out of
-// reach (no answer, or a write whose outcome could not be told).
+// reach (no answer, or a write whose outcome could not be told). A write
+// the broker answered with a 5xx and that reads back not done
+// (apply.ErrNotDone) is the broker refusing it, in reach.
 func unreachable(failed []apply.Failure) bool {
 	for _, f := range failed {
-		if !errors.Is(f.Err, broker.ErrUnreachable) && !errors.Is(f.Err, broker.ErrOutcomeUnknown) {
+		if errors.Is(f.Err, apply.ErrNotDone) || !errors.Is(f.Err, broker.ErrUnreachable) && !errors.Is(f.Err, broker.ErrOutcomeUnknown) {
 			return false
 		}
 	}

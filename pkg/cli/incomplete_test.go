@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/apply"
+	"github.com/mqctl/mqctl/pkg/broker"
 )
 
 // An apply whose steps were all done but whose ownership record another
@@ -20,6 +21,12 @@ func TestIncompleteAdvice(t *testing.T) {
 	}{
 		{"record raced", apply.Result{Done: make([]apply.Step, 2), RecordErr: fmt.Errorf("%w of vhost %q", apply.ErrRecordRaced, "v")},
 			"another apply wrote mqctl's ownership record at the same time (see above): nothing was lost; run mqctl plan again"},
+		{"a write answered 500 twice and read back not done", apply.Result{Done: make([]apply.Step, 1), Remaining: make([]apply.Step, 1),
+			Failed: []apply.Failure{{Err: fmt.Errorf("%w; %w (after one more try)", fmt.Errorf("the management API at http://localhost:15672 answered 500 (Internal Server Error): %w", broker.ErrOutcomeUnknown), apply.ErrNotDone)}}},
+			"apply 1 step failed after 1 of 3 steps; nothing was lost: fix the cause and run mqctl apply again"},
+		{"a write with no answer", apply.Result{Done: make([]apply.Step, 1),
+			Failed: []apply.Failure{{Err: fmt.Errorf("no answer from the management API: %w", broker.ErrOutcomeUnknown)}}},
+			"apply 1 step failed: the management API could not be reached after 1 of 2 steps; nothing was lost: run mqctl apply again once it answers"},
 		{"record not written", apply.Result{Done: make([]apply.Step, 2), RecordErr: errors.New("no answer")},
 			"the ownership record could not be written after 2 of 2 steps; nothing was lost: fix the cause and run mqctl apply again"},
 	} {
