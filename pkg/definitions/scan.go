@@ -9,6 +9,8 @@ import (
 	"maps"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mqctl/mqctl/internal/intern"
 )
 
 // DecodeReaderTo reads a definitions answer from r into d as DecodeStream
@@ -41,7 +43,7 @@ type elements interface {
 func (d *Document) decodeReader(r io.Reader, m elements) error {
 	*d = Document{}
 	s := &scanner{rd: r, buf: make([]byte, 0, scanBuffer), mark: -1,
-		keys: map[string]string{}, fields: map[string]string{}, values: map[string]string{}, boxed: map[string]any{}}
+		keys: intern.New[string](), fields: intern.New[string](), values: intern.New[string](), boxed: intern.New[any]()}
 	err := s.object(func(key string) error {
 		if k, ok := sectionKind(key); ok {
 			if t, _ := typedKindOf(k); t.scan != nil {
@@ -82,15 +84,12 @@ type scanner struct {
 	// each is allocated once per read instead of once per object (at
 	// 25,000 queues and bindings, some 6 MB of a plan's live heap were
 	// copies of "x-queue-type", "classic", "queue" and their like), up to
-	// maxShared of each, so that a read of many distinct values (the
+	// intern.Max of each, so that a read of many distinct values (the
 	// queues' dead-letter routing keys) keeps no table of them all. nil
 	// tables share nothing.
-	keys, fields, values map[string]string
-	boxed                map[string]any
+	keys, fields, values *intern.Table[string]
+	boxed                *intern.Table[any]
 }
-
-// maxShared is how many strings each of a scanner's tables shares.
-const maxShared = 1024
 
 // maxDepth is encoding/json's limit on nesting.
 const maxDepth = 10000
@@ -284,7 +283,7 @@ func (s *scanner) str() (string, error) { return s.strIn(nil) }
 // strIn is str sharing the string with table t (see scanner.keys): the
 // same bytes read again give the string t holds, and a string not there
 // goes in while t has room.
-func (s *scanner) strIn(t map[string]string) (string, error) {
+func (s *scanner) strIn(t *intern.Table[string]) (string, error) {
 	c, err := s.next()
 	if err != nil {
 		return "", err
@@ -333,17 +332,12 @@ func (s *scanner) strIn(t map[string]string) (string, error) {
 
 // share is the string of b, from table t where it is there, put there
 // while t has room (nil: a string of its own).
-func share(t map[string]string, b []byte) string {
-	if t == nil {
-		return string(b)
-	}
-	if v, ok := t[string(b)]; ok {
+func share(t *intern.Table[string], b []byte) string {
+	if v, ok := t.GetBytes(b); ok {
 		return v
 	}
 	v := string(b)
-	if len(t) < maxShared {
-		t[v] = v
-	}
+	t.Put(v, v)
 	return v
 }
 
@@ -467,13 +461,11 @@ func (s *scanner) boxedStr() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b, ok := s.boxed[v]; ok {
+	if b, ok := s.boxed.Get(v); ok {
 		return b, nil
 	}
 	var b any = v
-	if len(s.boxed) < maxShared {
-		s.boxed[v] = b
-	}
+	s.boxed.Put(v, b)
 	return b, nil
 }
 
@@ -531,7 +523,7 @@ func (s *scanner) sharedField(dst *string, field string) error {
 	return s.stringFieldIn(dst, field, s.fields)
 }
 
-func (s *scanner) stringFieldIn(dst *string, field string, t map[string]string) error {
+func (s *scanner) stringFieldIn(dst *string, field string, t *intern.Table[string]) error {
 	if null, err := s.isNull(); null || err != nil {
 		return err
 	}

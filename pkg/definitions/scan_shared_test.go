@@ -11,7 +11,7 @@ import (
 // queue or binding to the next (arguments' names and string values, a
 // queue's type, a binding's source and destination type) are one string
 // per read, not a copy per object; names and keys are the objects' own;
-// and past maxShared distinct values the tables take no more (the values
+// and past intern.Max distinct values the tables take no more (the values
 // still read right).
 func TestScannerSharesRepeatedStrings(t *testing.T) {
 	const n = 2000

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/mqctl/mqctl/internal/intern"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -69,10 +70,10 @@ type fastParser struct {
 	// Scalars are copied out of the file's text (keep), so that the names
 	// a plan holds on to do not hold the whole text (2.9 MB at 50,002
 	// objects): text is the rest of the current block they are copied
-	// to, and seen the strings already kept, up to maxSeen of them, which
-	// the same scalar again (a key, "events.dlx") shares.
+	// to, and seen the strings already kept, up to intern.Max of them,
+	// which the same scalar again (a key, "events.dlx") shares.
 	text []byte
-	seen map[string]string
+	seen *intern.Table[string]
 }
 
 // Sizes of the blocks the fast path carves nodes, entries and items from:
@@ -87,9 +88,6 @@ const (
 	// textBlock is the size of the blocks scalars are copied to; a
 	// scalar over a quarter of it has its own copy.
 	textBlock = 8192
-	// maxSeen bounds the table of strings shared: a file of many distinct
-	// names keeps no table of them all.
-	maxSeen = 1024
 )
 
 // fastParse reads data with the fast path; ok is false when it gave up,
@@ -710,7 +708,7 @@ func (f *fastParser) keep(s string) string {
 	if f.guess || s == "" {
 		return s
 	}
-	if k, ok := f.seen[s]; ok {
+	if k, ok := f.seen.Get(s); ok {
 		return k
 	}
 	var k string
@@ -726,10 +724,8 @@ func (f *fastParser) keep(s string) string {
 		f.text = f.text[n:]
 	}
 	if f.seen == nil {
-		f.seen = make(map[string]string, 64)
+		f.seen = intern.New[string]()
 	}
-	if len(f.seen) < maxSeen {
-		f.seen[k] = k
-	}
+	f.seen.Put(k, k)
 	return k
 }

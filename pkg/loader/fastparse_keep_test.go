@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/mqctl/mqctl/internal/gentopo"
+	"github.com/mqctl/mqctl/internal/intern"
 )
 
 // TestFastParseKeepsNoText: the fast path reads the file in place, and
@@ -43,7 +44,7 @@ func TestFastParseKeepsNoText(t *testing.T) {
 					if a := uintptr(unsafe.Pointer(at)); a >= lo && a < hi {
 						t.Fatalf("scalar %.20q at %s is a part of the file's bytes, not a copy", n.value, n.pos)
 					}
-					if len(byValue) < maxSeen || byValue[n.value] != nil {
+					if len(byValue) < intern.Max || byValue[n.value] != nil {
 						if first, seen := byValue[n.value]; seen && first != at {
 							t.Errorf("scalar %.20q at %s is another copy of one read before", n.value, n.pos)
 						}
