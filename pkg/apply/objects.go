@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/broker/driver"
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -204,7 +205,7 @@ func (e *executor) declaredDespiteMark(ctx context.Context, s Step, o object) er
 	}
 	if err := d.ClearAbsentExchangeDeleteMark(ctx, s.Vhost, s.Name); err != nil {
 		return fmt.Errorf("exchange %q in vhost %q was not declared: RabbitMQ answers its declaration as done and declares nothing, as it does while it marks a delete of the exchange as in progress (left by a delete that was cut off: an apply killed or cut from the broker during it); clearing the mark with an exchange.delete of the absent exchange failed: %w; an operator clears it with: rabbitmqctl clear_parameter -p %s exchange-delete-in-progress %s (or user %q, given the policymaker tag, lets apply clear it)",
-			s.Name, s.Vhost, err, broker.ShellQuote(s.Vhost), broker.ShellQuote(s.Name), e.c.Username())
+			s.Name, s.Vhost, err, shell.Quote(s.Vhost), shell.Quote(s.Name), e.c.Username())
 	}
 	return o.put(ctx, e, s)
 }

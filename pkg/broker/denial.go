@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mqctl/mqctl/internal/shell"
 )
 
 // The management API refuses a write the user's vhost permissions do not
@@ -128,7 +130,7 @@ func policyVerb(method string) string {
 // it has permissions on, so the vhost may not exist, or be one the user
 // has no permissions on.
 func (c *Client) UnseenVhost(vhost string) string {
-	return fmt.Sprintf("user %q is not shown vhost %q: it does not exist, or the user has no permissions on it (RabbitMQ answers both alike to a user who is not an administrator); an administrator can tell, and create it or grant the permissions (rabbitmqctl set_permissions -p %s %s ...)", c.user, vhost, ShellQuote(vhost), ShellQuote(c.user))
+	return fmt.Sprintf("user %q is not shown vhost %q: it does not exist, or the user has no permissions on it (RabbitMQ answers both alike to a user who is not an administrator); an administrator can tell, and create it or grant the permissions (rabbitmqctl set_permissions -p %s %s ...)", c.user, vhost, shell.Quote(vhost), shell.Quote(c.user))
 }
 
 func (c *Client) noVhostAccess(vhost string) string { return noVhostAccess(c.user, vhost) }
@@ -138,7 +140,7 @@ func (c *Client) noVhostAccess(vhost string) string { return noVhostAccess(c.use
 func (c *Client) NoVhostAccess(vhost string) string { return c.noVhostAccess(vhost) }
 
 func noVhostAccess(user, vhost string) string {
-	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", user, vhost, ShellQuote(vhost), ShellQuote(user))
+	return fmt.Sprintf("user %q has no permissions on vhost %q (an administrator grants them: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ)", user, vhost, shell.Quote(vhost), shell.Quote(user))
 }
 
 // LacksPermission says that the user lacks n's permission (Perm, Kind,
@@ -152,7 +154,7 @@ func (c *Client) LacksPermission(vhost string, n Need, why string) string {
 		name, what = "amq.default", `the default exchange ("amq.default" in permissions)`
 	}
 	return fmt.Sprintf("user %q lacks %s permission on %s in vhost %q: its %s regexp does not match %q (%s); an administrator extends it: rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ",
-		c.user, n.Perm, what, vhost, n.Perm, name, why, ShellQuote(vhost), ShellQuote(c.user))
+		c.user, n.Perm, what, vhost, n.Perm, name, why, shell.Quote(vhost), shell.Quote(c.user))
 }
 
 func lacks(user, vhost string, n need) string {
@@ -304,7 +306,7 @@ func TopicReadFix(user, vhost, x string, keys []string) string {
 		only, which = "^("+strings.Join(alts, "|")+")$", "them"
 	}
 	return fmt.Sprintf("an administrator extends the read regexp of user %q's topic permission for exchange %q in vhost %q to match %s: rabbitmqctl set_topic_permissions -p %s %s %s WRITE READ, with WRITE the write regexp it has and READ the read regexp it has extended (%s matches %s alone)",
-		user, x, vhost, strings.Join(quoted, ", "), ShellQuote(vhost), ShellQuote(user), ShellQuote(x), ShellQuote(only), which)
+		user, x, vhost, strings.Join(quoted, ", "), shell.Quote(vhost), shell.Quote(user), shell.Quote(x), shell.Quote(only), which)
 }
 
 // refusedRE matches RabbitMQ's "access to queue 'q' in vhost 'v' refused
@@ -335,12 +337,4 @@ func splitPath(p string) []string {
 		out[i] = u
 	}
 	return out
-}
-
-// ShellQuote quotes s for a shell command line when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -37,12 +37,3 @@ func TestSplitPath(t *testing.T) {
 		}
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"deploy": "deploy", "/": "/", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
-		if got := ShellQuote(in); got != want {
-			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/kind"
 )
 
@@ -194,7 +195,7 @@ func isAuthorisationReason(reason string) bool {
 func forbiddenHint(reason, user string) string {
 	switch strings.ToLower(reason) {
 	case "not management user":
-		return fmt.Sprintf(" (an administrator gives the user the management tag, adding any tags it has: rabbitmqctl set_user_tags %s management)", ShellQuote(user))
+		return fmt.Sprintf(" (an administrator gives the user the management tag, adding any tags it has: rabbitmqctl set_user_tags %s management)", shell.Quote(user))
 	case "not administrator user":
 		return " (this needs the administrator tag)"
 	case "not policymaker user", "user not authorised to access object":

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/mqctl/mqctl/internal/parallel"
+	"github.com/mqctl/mqctl/internal/shell"
 )
 
 // RaftMember is one member of a quorum queue as the broker reports its
@@ -272,12 +273,12 @@ func (c *Client) stoppedByStatus(ctx context.Context, vhost, name string, known 
 // what its statistics counted last (nil: none). No apply repairs such a
 // queue: it declares nothing for a queue the broker has.
 func (s Stopped) Advice(vhost, name string, messages *int64) string {
-	del := fmt.Sprintf("rabbitmqctl delete_queue --vhost %s %s", ShellQuote(vhost), ShellQuote(name))
+	del := fmt.Sprintf("rabbitmqctl delete_queue --vhost %s %s", shell.Quote(vhost), shell.Quote(name))
 	restart := RestartServersCommand(vhost, name)
 	const effect = "it refuses (nacks) every message published to it, so publishers lose what they do not publish again, and delivers none"
-	check := fmt.Sprintf("rabbitmq-queues quorum_status --vhost %s %s", ShellQuote(vhost), ShellQuote(name))
+	check := fmt.Sprintf("rabbitmq-queues quorum_status --vhost %s %s", shell.Quote(vhost), shell.Quote(name))
 	if s.Unelected {
-		elect := "rabbitmqctl eval " + ShellQuote(fmt.Sprintf(
+		elect := "rabbitmqctl eval " + shell.Quote(fmt.Sprintf(
 			"{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(%s,queue,%s)), [ra:trigger_election({element(1,amqqueue:get_pid(Q)),Node}) || Node <- rabbit_amqqueue:get_quorum_nodes(Q)].",
 			erlangBinary(vhost), erlangBinary(name)))
 		return fmt.Sprintf("no leader was ever elected for it (%s; check: %s): it takes no message and delivers none (a publish waits for its confirm, a basic.get for its answer, until the client gives up), and holds nothing. mqctl apply does not repair it: start an election, which loses nothing (%s: [ok] for each member)",
@@ -304,7 +305,7 @@ func (s Stopped) Advice(vhost, name string, messages *int64) string {
 // (rabbit_quorum_queue:restart_server/1, at v3.10.8, v4.0.5 and v4.3.5),
 // which keeps what its log holds; it prints ok for each member it starts.
 func RestartServersCommand(vhost, name string) string {
-	return "rabbitmqctl eval " + ShellQuote(fmt.Sprintf(
+	return "rabbitmqctl eval " + shell.Quote(fmt.Sprintf(
 		"{ok,Q}=rabbit_amqqueue:lookup(rabbit_misc:r(%s,queue,%s)), [rabbit_quorum_queue:restart_server({element(1,amqqueue:get_pid(Q)),Node}) || Node <- rabbit_amqqueue:get_quorum_nodes(Q)].",
 		erlangBinary(vhost), erlangBinary(name)))
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mqctl/mqctl/internal/shell"
 )
 
 // noArgs is cobra.NoArgs with what to write instead: cobra's own answer
@@ -21,13 +23,13 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	fix := fmt.Sprintf("see %s --help", path)
 	switch {
 	case cmd.Name() == "export" && looksLikeFile(args[0]):
-		fix = fmt.Sprintf("a RabbitMQ definitions file is read with --from: %s --from %s", path, shellWord(args[0]))
+		fix = fmt.Sprintf("a RabbitMQ definitions file is read with --from: %s --from %s", path, shell.Quote(args[0]))
 	case looksLikeFile(args[0]):
-		fix = fmt.Sprintf("give the topology file with -f: %s -f %s", path, strings.Join(shellWords(args), " -f "))
+		fix = fmt.Sprintf("give the topology file with -f: %s -f %s", path, strings.Join(shell.Words(args), " -f "))
 	case cmd.Name() == "route" && len(args) <= 2:
-		fix = fmt.Sprintf("give the exchange and the routing key as flags: %s --exchange %s --routing-key %s", path, shellWord(args[0]), shellWord(append(args, "KEY")[1]))
+		fix = fmt.Sprintf("give the exchange and the routing key as flags: %s --exchange %s --routing-key %s", path, shell.Quote(args[0]), shell.Quote(append(args, "KEY")[1]))
 	}
-	return fmt.Errorf("%s takes no arguments, and was given %s: %s", path, strings.Join(shellWords(args), " "), fix)
+	return fmt.Errorf("%s takes no arguments, and was given %s: %s", path, strings.Join(shell.Words(args), " "), fix)
 }
 
 // looksLikeFile reports whether arg names a topology or definitions file
@@ -40,21 +42,4 @@ func looksLikeFile(arg string) bool {
 	}
 	_, err := os.Stat(arg)
 	return err == nil
-}
-
-// shellWord is s as a shell reads it back: quoted when it holds anything
-// but letters, digits and -._/:@%+=,.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._/:@%+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func shellWords(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = shellWord(s)
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lock"
@@ -344,14 +345,14 @@ func (f *lackFixes) String(user string) string {
 		tags := append(slices.Clone(f.tags), f.tag)
 		words := make([]string, len(tags))
 		for i, t := range tags {
-			words[i] = broker.ShellQuote(t)
+			words[i] = shell.Quote(t)
 		}
-		fixes = append(fixes, fmt.Sprintf("An administrator can give user %q the %s tag, keeping the tags it has (rabbitmqctl set_user_tags %s %s)", user, f.tag, broker.ShellQuote(user), strings.Join(words, " ")))
+		fixes = append(fixes, fmt.Sprintf("An administrator can give user %q the %s tag, keeping the tags it has (rabbitmqctl set_user_tags %s %s)", user, f.tag, shell.Quote(user), strings.Join(words, " ")))
 	}
 	if len(f.vhosts) > 0 {
 		cmds := make([]string, len(f.vhosts))
 		for i, vh := range f.vhosts {
-			cmds[i] = fmt.Sprintf("rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", broker.ShellQuote(vh), broker.ShellQuote(user))
+			cmds[i] = fmt.Sprintf("rabbitmqctl set_permissions -p %s %s CONFIGURE WRITE READ", shell.Quote(vh), shell.Quote(user))
 		}
 		fix := fmt.Sprintf("An administrator can extend the regexps to match these names (%s)", strings.Join(cmds, "; "))
 		if len(fixes) > 0 {

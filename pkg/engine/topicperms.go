@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mqctl/mqctl/pkg/broker"
+	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -40,7 +40,7 @@ func (e *Engine) restoreTopicPermissions(p *plan.Plan, desired *topology.Topolog
 		if u, unread := l.current.UnreadKind(vh, kind.TopicPermission); unread {
 			if topics := replacedTopics[vh]; len(topics) > 0 {
 				e.note("the replace of topic exchange(s) %s in vhost %q deletes any topic permissions users have for them (RabbitMQ %s keeps a topic permission under its exchange), and mqctl could not read whether there are any (%s): an administrator can tell (rabbitmqctl list_topic_permissions -p %s) and set them again after the apply (rabbitmqctl set_topic_permissions)",
-					quoteNames(topics), vh, e.c.RabbitMQVersion().Line(), u.Reason, broker.ShellQuote(vh))
+					quoteNames(topics), vh, e.c.RabbitMQVersion().Line(), u.Reason, shell.Quote(vh))
 			}
 			continue
 		}
@@ -137,7 +137,7 @@ func (e *Engine) restoreUserTopicPermissions(p *plan.Plan, vh string, it *topolo
 			}
 			w, _ := s["write"].(string)
 			r, _ := s["read"].(string)
-			cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_topic_permissions -p %s %s %s %s %s", broker.ShellQuote(vh), broker.ShellQuote(user), broker.ShellQuote(x), broker.ShellQuote(w), broker.ShellQuote(r)))
+			cmds = append(cmds, fmt.Sprintf("rabbitmqctl set_topic_permissions -p %s %s %s %s %s", shell.Quote(vh), shell.Quote(user), shell.Quote(x), shell.Quote(w), shell.Quote(r)))
 		}
 		e.note("the replace of exchange(s) %s in vhost %q deletes user %q's topic permissions for them (RabbitMQ %s keeps a topic permission under its exchange), which the file does not declare, so mqctl does not write them again: set them again after the apply (%s), or declare them in the file",
 			quoteNames(gone), vh, user, e.c.RabbitMQVersion().Line(), strings.Join(cmds, "; "))

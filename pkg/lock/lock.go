@@ -22,6 +22,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/broker"
 )
 
@@ -545,7 +546,7 @@ func (l *Lock) InspectQuorum(queue string) (QueueState, error) {
 		}
 		if try == quorumTries {
 			return QueueState{}, fmt.Errorf("the leader of quorum queue %q in vhost %q did not answer within %v, %d times (a passive declare took %v): RabbitMQ then answers 0 messages whatever the queue holds, so its messages are %w (check its leader: rabbitmq-queues quorum_status --vhost %s %s; run again once it answers)",
-				queue, l.Vhost, QuorumStatTimeout, quorumTries, took.Round(time.Millisecond), ErrUncounted, broker.ShellQuote(l.Vhost), broker.ShellQuote(queue))
+				queue, l.Vhost, QuorumStatTimeout, quorumTries, took.Round(time.Millisecond), ErrUncounted, shell.Quote(l.Vhost), shell.Quote(queue))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -15,6 +15,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -85,7 +86,7 @@ func RunLive(ctx context.Context, c *broker.Client, t *topology.Topology, tests 
 		// run tried, and said the throwaway vhost might exist and should
 		// be deleted by hand, though none was made.
 		return nil, fmt.Errorf("mqctl test --live makes a throwaway vhost for the tests of each vhost and deletes it after, which takes the administrator tag: user %q has %s; nothing was changed. Run it as an administrator (an administrator can give the tag, keeping the user's own: rabbitmqctl set_user_tags %s), or run mqctl test without --live, which checks the tests on the routing simulator",
-			c.Username(), tagsPhrase(c.Tags()), strings.Join(shellWords(append(append([]string{c.Username()}, c.Tags()...), "administrator")), " "))
+			c.Username(), tagsPhrase(c.Tags()), strings.Join(shell.Words(append(append([]string{c.Username()}, c.Tags()...), "administrator")), " "))
 	}
 	out := make([]Outcome, len(tests))
 	done := make([]bool, len(tests))
@@ -744,12 +745,4 @@ func tagsPhrase(tags []string) string {
 		return "no tags"
 	}
 	return "the tags " + strings.Join(tags, ", ")
-}
-
-func shellWords(words []string) []string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = broker.ShellQuote(w)
-	}
-	return out
 }
