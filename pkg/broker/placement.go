@@ -149,8 +149,9 @@ type placementJSON struct {
 	Members []string `json:"members"`
 	Online  []string `json:"online"`
 	// With statistics (placementStatsColumns), or the queue totals
-	// (messages only, placementTotalsColumns).
+	// (the depth and its ready messages, placementTotalsColumns).
 	Messages  *json.Number `json:"messages"`
+	Ready     *json.Number `json:"messages_ready"`
 	Consumers *json.Number `json:"consumers"`
 	// InternalOwner: false, or the owner (4.1+; absent before).
 	InternalOwner any `json:"internal_owner"`
@@ -167,13 +168,13 @@ const (
 	placementColumns = "name,type,node,state,leader,members,online,internal_owner"
 	// placementStatsColumns: the same with the depth and consumers, for
 	// a listing made with statistics anyway.
-	placementStatsColumns = placementColumns + ",messages,consumers"
+	placementStatsColumns = placementColumns + ",messages,messages_ready,consumers"
 	// placementTotalsColumns: the same with the depth, for a listing
 	// without statistics but with the queue totals (enable_queue_totals),
 	// which the broker keeps apart from the statistics and lists in a
 	// fraction of their time (at 5,000 queues on 4.3.6: 0.39-0.47 s,
 	// against 0.67-1.07 s for the depths and consumers with statistics).
-	placementTotalsColumns = placementColumns + ",messages"
+	placementTotalsColumns = placementColumns + ",messages,messages_ready"
 )
 
 // QueuePlacement reads where queue name of vhost lives, with one GET
@@ -437,7 +438,7 @@ func (c *Client) listPlacements(ctx context.Context, vhost string, withStats, de
 		op:    fmt.Sprintf("list the queues of vhost %q and their nodes", vhost), vhost: vhost}, eachOf[placementJSON]{func(q placementJSON) {
 		p := q.placement()
 		p.Online, p.NoServer = membersUp(p.Type, p.Members, p.Online, up)
-		st := queueStats(queueJSON{Name: q.Name, Messages: q.Messages, Consumers: q.Consumers})
+		st := depthJSON{Name: q.Name, Messages: q.Messages, Ready: q.Ready, Consumers: q.Consumers}.stats()
 		switch {
 		case withStats:
 			p.Stats = &st

@@ -181,18 +181,36 @@ func (c *Client) GetQueueStats(ctx context.Context, vhost, name string) (QueueSt
 // QueueStatsNow is GetQueueStats without the wait: Known is false when the
 // broker has not reported the queue's statistics yet.
 func (c *Client) QueueStatsNow(ctx context.Context, vhost, name string) (QueueStats, error) {
-	var q queueJSON
+	var q depthJSON
 	err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost, name),
 		query: url.Values{"columns": {statsColumns}},
 		op:    fmt.Sprintf("read queue %q in vhost %q", name, vhost), vhost: vhost}, &q)
 	if err != nil {
 		return QueueStats{}, err
 	}
-	return queueStats(q), nil
+	return q.stats(), nil
 }
 
 // statsColumns are the columns of a queue's depth and consumers.
-const statsColumns = "name,messages,consumers"
+const statsColumns = "name,messages,messages_ready,consumers"
+
+// depthJSON is a queue of a listing of its depth (statsColumns, or the
+// depth columns of a placements listing).
+type depthJSON struct {
+	Name      string       `json:"name"`
+	Messages  *json.Number `json:"messages"`
+	Ready     *json.Number `json:"messages_ready"`
+	Consumers *json.Number `json:"consumers"`
+}
+
+func (q depthJSON) stats() QueueStats {
+	st := queueStats(queueJSON{Name: q.Name, Messages: q.Messages, Consumers: q.Consumers})
+	if q.Ready != nil && st.Known {
+		st.Ready, _ = q.Ready.Int64()
+		st.ReadyKnown = true
+	}
+	return st
+}
 
 // ListQueueStats lists the depth and consumers of every queue of vhost,
 // by name, with one GET /api/queues/{vhost} of those columns only: the
@@ -200,15 +218,15 @@ const statsColumns = "name,messages,consumers"
 // queues' depths and consumers in 1.6-2.1 s, against 2.7-4.0 s with the
 // states and rates of ListQueueActivity.
 func (c *Client) ListQueueStats(ctx context.Context, vhost string) (map[string]QueueStats, error) {
-	var list []queueJSON
+	var list []depthJSON
 	if err := c.do(ctx, &request{method: http.MethodGet, path: seg("queues", vhost),
 		query: url.Values{"columns": {statsColumns}},
-		op:    fmt.Sprintf("list the depths of the queues of vhost %q", vhost), vhost: vhost}, listOf[queueJSON]{&list}); err != nil {
+		op:    fmt.Sprintf("list the depths of the queues of vhost %q", vhost), vhost: vhost}, listOf[depthJSON]{&list}); err != nil {
 		return nil, err
 	}
 	out := make(map[string]QueueStats, len(list))
 	for _, q := range list {
-		out[q.Name] = queueStats(q)
+		out[q.Name] = q.stats()
 	}
 	return out, nil
 }

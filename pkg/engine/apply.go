@@ -503,7 +503,7 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 		known.exact.abandon()
 		return nil, nil, nil, err
 	}
-	return p, l, known.exact.merge(p), nil
+	return p, l, known.exact.merge(p, nil), nil
 }
 
 // cleanRecords rewrites, under the locks held, the ownership records of

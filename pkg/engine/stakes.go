@@ -179,11 +179,20 @@ dispatch:
 
 // merge updates the changes p still holds, in the plan's order, up to the
 // first read that failed, whose error it returns: what reading them one
-// after the other would have done. It waits for those reads only; the
-// others are cancelled. The changes p holds are those the reads began
+// after the other would have done. ready are the statistics' ready
+// messages of the changes whose Messages the statistics set (fillStakes;
+// nil for a saved plan's, whose figures are the plan's): those lag, and
+// a classic queue's read stands in for them, so that a queue drained a
+// moment ago is not held to hold what it held; the rest of the
+// statistics' figure (unacknowledged messages) stays. Elsewhere the
+// larger figure wins: a quorum queue whose Raft servers do not run
+// answers a passive declare with 0 messages whatever it holds, and a
+// stream's read is a lower bound.
+//
+// It waits for those reads only; the others are cancelled. The changes p holds are those the reads began
 // with, in the same order, less those held back since: each is matched to
 // its read walking both lists once.
-func (reads *exactReads) merge(p *plan.Plan) error {
+func (reads *exactReads) merge(p *plan.Plan, ready map[plan.ObjectRef]int64) error {
 	if reads == nil {
 		return nil
 	}
@@ -210,7 +219,10 @@ func (reads *exactReads) merge(p *plan.Plan) error {
 			}
 			return fmt.Errorf("read the messages and consumers of queue %q in vhost %q: %w", c.Name, c.Vhost, err)
 		}
+		statsReady, fromStats := ready[ref]
 		switch {
+		case fromStats && !st.AtLeast && topology.QueueTypeOrClassic(reads.list[k].typ) == topology.QueueClassic:
+			c.Messages = st.Ready + max(0, c.Messages-statsReady)
 		case st.Ready > c.Messages:
 			c.Messages, c.MessagesAtLeast = st.Ready, st.AtLeast
 		case st.AtLeast:
@@ -249,16 +261,17 @@ func (e *Engine) readStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 		known.exact.abandon()
 		return nil, nil
 	}
-	err = e.fillStakes(ctx, p, l, known, nil)
+	ready := map[plan.ObjectRef]int64{}
+	err = e.fillStakes(ctx, p, l, known, nil, ready)
 	if err != nil {
 		known.exact.abandon()
 		return nil, err
 	}
-	exactErr = known.exact.merge(p)
+	exactErr = known.exact.merge(p, ready)
 	if (known.exact == nil || exactErr != nil) && len(known.depthOnly) > 0 {
 		// Without the exact reads, the consumers of the queues whose
 		// depth came from the queue totals are the statistics' to tell.
-		if err := e.fillStakes(ctx, p, l, known, known.depthOnly); err != nil {
+		if err := e.fillStakes(ctx, p, l, known, known.depthOnly, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -287,7 +300,13 @@ const listStakesFrom = broker.ListQueuesFrom
 // otherwise, or where the listing failed. Both read the same statistics;
 // plan and apply then read exact figures over AMQP, queue by queue
 // (startExact, and apply's check at deletion time).
-func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes, only map[plan.ObjectRef]bool) error {
+func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known stakes, only map[plan.ObjectRef]bool, ready map[plan.ObjectRef]int64) error {
+	set := func(ch *plan.Change, ref plan.ObjectRef, st broker.QueueStats) {
+		ch.Messages, ch.Consumers = st.Messages, st.Consumers
+		if ready != nil && st.ReadyKnown {
+			ready[ref] = st.Ready
+		}
+	}
 	type lookup struct {
 		change *plan.Change
 		ref    plan.ObjectRef
@@ -308,11 +327,11 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 			continue
 		}
 		if st, ok := known.read[ref]; ok && !(only != nil && known.depthOnly[ref]) {
-			ch.Messages, ch.Consumers = st.Messages, st.Consumers
+			set(ch, ref, st)
 			continue
 		}
 		if st, ok := l.current.Queue(ref.Vhost, ref.Name); ok {
-			ch.Messages, ch.Consumers = st.Messages, st.Consumers
+			set(ch, ref, st)
 			continue
 		}
 		lk := &lookup{change: ch, ref: ref}
@@ -362,7 +381,7 @@ func (e *Engine) fillStakes(ctx context.Context, p *plan.Plan, l *Live, known st
 			errs = append(errs, lk.err)
 			continue
 		}
-		lk.change.Messages, lk.change.Consumers = lk.st.Messages, lk.st.Consumers
+		set(lk.change, lk.ref, lk.st)
 	}
 	return errors.Join(errs...)
 }

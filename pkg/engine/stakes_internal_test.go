@@ -44,7 +44,7 @@ func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan
 // replaces through inspect and merges them into p, as plan and apply do
 // once their plan is final.
 func refreshStakes(ctx context.Context, p *plan.Plan, inspect inspectFunc) error {
-	return startExact(ctx, p, func(context.Context) (inspectFunc, error) { return inspect, nil }).merge(p)
+	return startExact(ctx, p, func(context.Context) (inspectFunc, error) { return inspect, nil }).merge(p, nil)
 }
 
 // waitFor fails the test rather than hang when what the test waits for
@@ -329,7 +329,7 @@ func TestExactReadsHeldBack(t *testing.T) {
 		return "", ""
 	})
 	merged := make(chan error, 1)
-	go func() { merged <- reads0.merge(p) }()
+	go func() { merged <- reads0.merge(p, nil) }()
 	var err error
 	select {
 	case err = <-merged:
@@ -363,7 +363,7 @@ func TestExactReadsHeldBack(t *testing.T) {
 			}
 			return lock.QueueState{Exists: true}, nil
 		}, nil
-	}).merge(p)
+	}).merge(p, nil)
 	if !errors.Is(err, lock.ErrOutOfReach) || !strings.Contains(err.Error(), fmt.Sprintf("queue \"q%d\"", down)) {
 		t.Errorf("merge = %v, want the read of q%d out of reach", err, down)
 	}
@@ -554,5 +554,66 @@ func TestPeeksURLError(t *testing.T) {
 		if _, err := pk.open(context.Background()); !errors.Is(err, fail) {
 			t.Errorf("open = %v, want %v", err, fail)
 		}
+	}
+}
+
+// TestRefreshStakesReadyFromTheRead: where the statistics told how many of
+// a classic queue's messages were ready, the exact read's ready messages stand in for
+// those, and the rest of the statistics' figure (unacknowledged messages)
+// stays: a queue drained since the statistics' last sample is not held to
+// hold what it held, and one whose consumer holds messages unacknowledged
+// still counts them. A stream's read, a lower bound, is not taken for the
+// statistics' ready messages, nor a quorum queue's; nor is any read
+// without them (the larger figure wins, as before).
+func TestRefreshStakesReadyFromTheRead(t *testing.T) {
+	t.Parallel()
+	type stats struct{ messages, ready int64 }
+	for _, tc := range []struct {
+		name      string
+		stats     stats
+		known     bool // the statistics' ready messages are known
+		quorum    bool
+		readReady int64
+		want      int64
+	}{
+		{"drained since the statistics", stats{3, 3}, true, false, 0, 0},
+		{"filled since the statistics", stats{0, 0}, true, false, 4, 4},
+		{"unacknowledged, nothing ready", stats{5, 0}, true, false, 0, 5},
+		{"some of each, more ready now", stats{5, 2}, true, false, 4, 7},
+		{"statistics' ready unknown: the larger figure", stats{3, 0}, false, false, 0, 3},
+		{"statistics' ready unknown, the read larger", stats{3, 0}, false, false, 6, 6},
+		// A quorum queue whose Raft servers do not run answers 0.
+		{"a quorum queue: the larger figure", stats{3, 3}, true, true, 0, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := stakesPlan(1, func(int) (int64, int64) { return tc.stats.messages, 0 })
+			if tc.quorum {
+				p.Changes[0].Before = plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueQuorum}}
+			}
+			ready := map[plan.ObjectRef]int64{}
+			if tc.known {
+				ready[p.Changes[0].Ref()] = tc.stats.ready
+			}
+			// The stream's statistics: 9 messages, 4 of them ready.
+			p.Changes[1].Messages = 9
+			ready[p.Changes[1].Ref()] = 4
+			inspect := func(_ context.Context, _, queue, _ string) (lock.QueueState, error) {
+				if queue == "s" {
+					return lock.QueueState{Exists: true, Ready: 1, AtLeast: true}, nil
+				}
+				return lock.QueueState{Exists: true, Ready: tc.readReady}, nil
+			}
+			reads := startExact(context.Background(), p, func(context.Context) (inspectFunc, error) { return inspect, nil })
+			if err := reads.merge(p, ready); err != nil {
+				t.Fatal(err)
+			}
+			if c := p.Changes[0]; c.Messages != tc.want || c.MessagesAtLeast {
+				t.Errorf("queue: %d messages at stake (at least %t), want %d", c.Messages, c.MessagesAtLeast, tc.want)
+			}
+			if s := p.Changes[1]; s.Messages != 9 || !s.MessagesAtLeast {
+				t.Errorf("stream: %d messages at stake (at least %t), want the statistics' 9, at least", s.Messages, s.MessagesAtLeast)
+			}
+		})
 	}
 }

@@ -431,6 +431,11 @@ type Unread struct {
 type QueueStats struct {
 	Messages  int64 // ready + unacknowledged
 	Consumers int64
+	// Ready are the ready messages of Messages, where ReadyKnown: the
+	// rest (unacknowledged, and what a passive declare does not see) is
+	// what only the statistics count.
+	Ready      int64
+	ReadyKnown bool
 	// Known is false while the broker has not reported statistics for the
 	// queue yet (right after it was declared): treat its depth as unknown.
 	Known bool
