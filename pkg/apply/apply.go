@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/broker/driver"
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -137,6 +138,9 @@ func Check(p *plan.Plan, opts Options) error {
 		}
 		if (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss {
 			fix := stakeFix(c.Messages, c.Consumers)
+			if to, created := p.Successor(&c); to != "" && c.Messages > 0 {
+				fix = moveFix(c, to, created)
+			}
 			if opts.Undrainable != nil && c.Kind.HoldsMessages() {
 				if why := opts.Undrainable(c.Vhost, c.Name); why != "" {
 					fix = "it cannot be drained: " + why + "; keep it in the file as the broker holds it until then, or pass --allow-data-loss to drop them"
@@ -762,6 +766,15 @@ func (e *executor) deleteQueue(ctx context.Context, s Step, o object) error {
 			// count the probe that read the stream a moment ago: its
 			// consumers were checked before the apply began (Check).
 			st.Consumers = 0
+			if q, ok := s.Change.Before.(plan.QueueObject); ok && st.ReadyKnown && topology.QueueTypeOrClassic(q.Type) == topology.QueueClassic {
+				// So is a classic queue's count of ready messages, which
+				// the statistics', lagging, may still count after the
+				// queue was drained: what is left of theirs is what the
+				// passive declare does not see (unacknowledged messages).
+				// Not a quorum queue's: one whose Raft servers do not run
+				// answers 0 whatever it holds.
+				st.Messages = max(0, st.Messages-st.Ready)
+			}
 		}
 		if st.Messages > 0 || st.Consumers > 0 {
 			return refuse(s, verb, st.Messages, false, st.Consumers)
@@ -781,6 +794,23 @@ func refuse(s Step, verb string, msgs int64, atLeast bool, consumers int64) erro
 	c := plan.Change{Messages: msgs, MessagesAtLeast: atLeast}
 	return fmt.Errorf("queue %q in vhost %q was not %s: it holds %s and has %d %s right now: %w; %s",
 		s.Name, s.Vhost, verb, c.MessagesText(), consumers, plural("consumer", consumers), ErrRefused, stakeFix(msgs, consumers))
+}
+
+// moveFix is the way to the delete of a queue that holds messages when
+// the plan moves all its bindings onto queue to (created: a queue the plan
+// creates), as a rename in the file does: move its messages there first,
+// with mqctl's own replay, which removes each only once the broker has
+// confirmed its copy; or drop them.
+func moveFix(c plan.Change, to string, created bool) string {
+	move := fmt.Sprintf("mqctl dlq replay %s --vhost %s --to-exchange '' --routing-key %s", shell.Quote(c.Name), shell.Quote(c.Vhost), shell.Quote(to))
+	stop := ""
+	if c.Consumers > 0 {
+		stop = "stop its consumers, "
+	}
+	if created {
+		return fmt.Sprintf("its bindings move to queue %q, which this plan creates: to keep its messages, %sapply once with both queues in the file, move the messages across (%s), then apply this file; or pass --allow-data-loss to drop them", to, stop, move)
+	}
+	return fmt.Sprintf("its bindings move to queue %q: to keep its messages, %smove them across first (%s), then apply; or pass --allow-data-loss to drop them", to, stop, move)
 }
 
 // stakeFix is the way to the delete or replace of a queue that holds

@@ -23,6 +23,21 @@ func TestCheck(t *testing.T) {
 		return diff(vhost(queue("q", nil)), vhost(q))
 	}
 	deleteQueue := func() *plan.Plan { return diff(vhost(queue("q", nil)), vhost()) }
+	// rename: queue "old q" becomes "new", its two bindings with it.
+	rename := func(keepNew bool) *plan.Plan {
+		have := vhost(exchange("x", "topic"), queue("old q", nil), bind("x", "queue", "old q", "a.#"), bind("x", "queue", "old q", "b"))
+		want := vhost(exchange("x", "topic"), queue("new", nil), bind("x", "queue", "new", "a.#"), bind("x", "queue", "new", "b"))
+		if keepNew {
+			have.Queues["new"] = queue("new", nil)
+		}
+		p := diff(have, want)
+		for i := range p.Changes {
+			if p.Changes[i].Name == "old q" {
+				p.Changes[i].Messages = 3
+			}
+		}
+		return p
+	}
 	stake := func(p *plan.Plan, msgs, consumers int64) *plan.Plan {
 		for i := range p.Changes {
 			p.Changes[i].Messages, p.Changes[i].Consumers = msgs, consumers
@@ -69,6 +84,22 @@ func TestCheck(t *testing.T) {
 		{name: "a queue with messages and consumers",
 			p:    stake(deleteQueue(), 4, 2),
 			want: []string{`would be deleted but holds 4 messages and has 2 consumers: stop its consumers and drain it first`, "or pass --allow-data-loss to drop the messages and cancel the consumers"}},
+		{name: "a queue renamed in the file: its messages are moved to the new one first",
+			p: rename(false),
+			want: []string{`queue "old q" in vhost "v" would be deleted but holds 3 messages and has 0 consumers: its bindings move to queue "new", which this plan creates: to keep its messages, apply once with both queues in the file, move the messages across (mqctl dlq replay 'old q' --vhost v --to-exchange '' --routing-key new), then apply this file; or pass --allow-data-loss to drop them`},
+			not:  []string{"drain"}},
+		{name: "its bindings moved onto a queue that exists: move the messages now",
+			p:    rename(true),
+			want: []string{`its bindings move to queue "new": to keep its messages, move them across first (mqctl dlq replay 'old q' --vhost v --to-exchange '' --routing-key new), then apply`},
+			not:  []string{"which this plan creates", "drain"}},
+		{name: "bindings spread over two queues: no one successor",
+			p: func() *plan.Plan {
+				have := vhost(exchange("x", "topic"), queue("q", nil), bind("x", "queue", "q", "a"), bind("x", "queue", "q", "b"))
+				want := vhost(exchange("x", "topic"), queue("qa", nil), queue("qb", nil), bind("x", "queue", "qa", "a"), bind("x", "queue", "qb", "b"))
+				return stake(diff(have, want), 2, 0)
+			}(),
+			want: []string{"would be deleted but holds 2 messages and has 0 consumers: drain it first"},
+			not:  []string{"dlq replay"}},
 		{name: "a stream's depth that could only be bounded is said so",
 			p: func() *plan.Plan {
 				p := stake(deleteQueue(), 1, 0)
