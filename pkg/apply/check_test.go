@@ -85,7 +85,7 @@ func TestCheck(t *testing.T) {
 			p:    stake(deleteQueue(), 4, 2),
 			want: []string{`would be deleted but holds 4 messages and has 2 consumers: stop its consumers and drain it first`, "or pass --allow-data-loss to drop the messages and cancel the consumers"}},
 		{name: "a queue renamed in the file: its messages are moved to the new one first",
-			p: rename(false),
+			p:    rename(false),
 			want: []string{`queue "old q" in vhost "v" would be deleted but holds 3 messages and has 0 consumers: its bindings move to queue "new", which this plan creates: to keep its messages, apply once with both queues in the file, move the messages across (mqctl dlq replay 'old q' --vhost v --to-exchange '' --routing-key new), then apply this file; or pass --allow-data-loss to drop them`},
 			not:  []string{"drain"}},
 		{name: "its bindings moved onto a queue that exists: move the messages now",
