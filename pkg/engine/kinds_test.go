@@ -524,3 +524,209 @@ func freshVhost(t *testing.T, b *testbroker.Broker) string {
 	t.Cleanup(func() { _ = b.DeleteVhost(name) })
 	return name
 }
+
+// TestEverySettingThroughEveryStage: for every kind with a
+// topology.Definition (topology.DefinitionOf: exchanges, queues, the kinds
+// of policy) and every setting of its Definition, an object whose setting
+// is not RabbitMQ's default goes through every stage that carries it and
+// comes out with the same settings and arguments: loaded from a file,
+// planned (one create; the text plan shows the value, the JSON and saved
+// plans read back as made, the change's object holds it), in a
+// definitions file as RabbitMQ writes it (each setting under its APIKey)
+// read as a file (mqctl export --from) and as a broker's answer (the
+// streamed read and the decoded one), exported and loaded again. A
+// setting added to a Definition that one stage drops (a field the public
+// JSON plan, the broker's answer or a file's reader lacks) fails here,
+// named, rather than reaching a user as a change that never happens.
+func TestEverySettingThroughEveryStage(t *testing.T) {
+	t.Parallel()
+	for _, spec := range kind.All() {
+		if _, ok := topology.DefinitionOf(spec.Kind); !ok {
+			continue
+		}
+		t.Run(string(spec.Kind), func(t *testing.T) {
+			t.Parallel()
+			f := &fixture{t: t, vhost: "settings"}
+			k := &kindRun{f: f, spec: spec}
+			switch {
+			case spec.Kind == kind.Exchange:
+				everySetting(k, topology.ExchangeDefinition, definedCase[*topology.Exchange]{
+					name: "k.x", base: []string{"type", "direct"}, typed: "topic",
+					in: func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
+					of: func(o plan.Object) *topology.Exchange { x, _ := o.(plan.ExchangeObject); return x.Exchange }})
+			case spec.Kind == kind.Queue:
+				everySetting(k, topology.QueueDefinition, definedCase[*topology.Queue]{
+					name: "k.q", typed: topology.QueueQuorum,
+					in: func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
+					of: func(o plan.Object) *topology.Queue { q, _ := o.(plan.QueueObject); return q.Queue }})
+			case spec.Policy:
+				everySetting(k, topology.PolicyDefinition, definedCase[*topology.Policy]{
+					name: "k.p", base: []string{"pattern", `'^k\.'`, "definition", "{ max-length: 10 }"},
+					in: func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(spec.Kind) },
+					of: func(o plan.Object) *topology.Policy { p, _ := o.(plan.PolicyObject); return p.Policy }})
+			default:
+				t.Fatalf("kind %s has a topology.Definition but no case in TestEverySettingThroughEveryStage: add one (README, \"Adding a kind\")", spec.Kind)
+			}
+		})
+	}
+}
+
+// definedCase is how an object of a kind with a topology.Definition[T] is
+// declared and found: its name, the fields its mapping in the file needs
+// (base: key, value, …), a value of its setting of no form (its type:
+// typed), its map in a vhost, and its value in a plan's Object.
+type definedCase[T any] struct {
+	name  string
+	base  []string
+	typed string
+	in    func(*topology.Vhost) map[string]T
+	of    func(plan.Object) T
+}
+
+// settingValue is a value of setting s other than RabbitMQ's default, as
+// the file writes it (yaml) and as the Definition reads it back (want).
+func settingValue[T any](s topology.Setting[T], typed string) (yaml string, want any) {
+	switch s.Form() {
+	case topology.FormFlag:
+		want = !s.Default.(bool)
+		return fmt.Sprint(want), want
+	case topology.FormEnum:
+		for _, v := range s.Values {
+			if v != s.Default {
+				yaml, want = v, v
+			}
+		}
+		return yaml, want
+	case topology.FormInt:
+		return "-7", -7
+	case topology.FormText:
+		return `'^x\.'`, `^x\.`
+	}
+	return typed, typed
+}
+
+// settingsOf are o's settings (Value, in def's order) and arguments.
+func settingsOf[T any](def topology.Definition[T], o T) []any {
+	out := make([]any, 0, len(def.Settings)+1)
+	for _, s := range def.Settings {
+		out = append(out, s.Value(o))
+	}
+	return append(out, map[string]any(def.Args(o)))
+}
+
+func everySetting[T comparable](k *kindRun, def topology.Definition[T], dc definedCase[T]) {
+	for _, s := range def.Settings {
+		k.f.t.Run(s.Key, func(t *testing.T) {
+			f := &fixture{t: t, vhost: k.f.vhost}
+			k := &kindRun{f: f, spec: k.spec, name: dc.name, password: "pw-settings"}
+			value, want := settingValue(s, dc.typed)
+			fields := slices.Clone(dc.base)
+			if i := slices.Index(fields, s.Key); i >= 0 && i%2 == 0 {
+				fields[i+1] = value
+			} else {
+				fields = append(fields, s.Key, value)
+			}
+			var body strings.Builder
+			body.WriteString(k.spec.Section + ":\n  " + dc.name + ": {")
+			for i := 0; i < len(fields); i += 2 {
+				if i > 0 {
+					body.WriteString(",")
+				}
+				body.WriteString(" " + fields[i] + ": " + fields[i+1])
+			}
+			body.WriteString(" }\n")
+
+			// Loaded: the setting holds its value.
+			desired := k.file(body.String(), "")
+			obj := dc.in(desired.Vhosts[f.vhost])[dc.name]
+			var zero T
+			if obj == zero {
+				t.Fatalf("no %s %q loaded from\n%s", k.spec.Label, dc.name, body.String())
+			}
+			if got := s.Value(obj); got != want {
+				t.Fatalf("%s read from the file as %v, want %v:\n%s", s.Key, got, want, body.String())
+			}
+			made := settingsOf(def, obj)
+			same := func(stage string, o T) {
+				t.Helper()
+				if o == zero {
+					t.Errorf("%s: no %s %q", stage, k.spec.Label, dc.name)
+				} else if d := cmp.Diff(made, settingsOf(def, o)); d != "" {
+					t.Errorf("%s: the settings of %s %q with %s: %v (-loaded +%s):\n%s", stage, k.spec.Label, dc.name, s.Key, want, stage, d)
+				}
+			}
+
+			// Planned: one create, carrying it; the text shows it; the JSON
+			// and saved plans read back as made.
+			p := plan.Diff(desired, plan.Current{Live: topology.Live{State: topology.New()}, Managed: plan.Managed{}})
+			same("the plan", dc.of(k.change(p, plan.Create).After))
+			k.forms(p)
+			var text bytes.Buffer
+			if err := plan.WriteText(&text, p, plan.RenderOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			shown := fmt.Sprintf("%s: %v", s.Key, want)
+			switch s.Form() {
+			case topology.FormNone:
+				shown = fmt.Sprintf("(%v)", want)
+			case topology.FormText:
+				quoted, _ := json.Marshal(want)
+				shown = fmt.Sprintf("%s: %s", s.Key, quoted)
+			}
+			if !hasLine(text.String(), shown, "") {
+				t.Errorf("the text plan does not show %q:\n%s", shown, text.String())
+			}
+
+			// In a definitions file, each setting under its APIKey, read as
+			// a file and as a broker's answer.
+			elem := map[string]any{"name": dc.name, "vhost": f.vhost, def.ArgsKey: map[string]any(def.Args(obj))}
+			for _, s := range def.Settings {
+				elem[s.APIKey] = s.Value(obj)
+			}
+			doc, err := json.Marshal(map[string]any{k.spec.Section: []any{elem}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, _, err := definitions.ReadWithOptions("definitions.json", doc, definitions.ReadOptions{DefaultVhost: f.vhost})
+			if err != nil {
+				t.Fatalf("read the definitions file: %v\n%s", err, doc)
+			}
+			same("the definitions file", dc.in(read.Vhosts[f.vhost])[dc.name])
+			live := func(stage string, decode func(*definitions.Document, *definitions.LiveMapper) error) {
+				var d definitions.Document
+				m := definitions.NewLiveMapper(definitions.LiveVhost{Name: f.vhost})
+				if err := decode(&d, m); err != nil {
+					t.Fatalf("%s: %v\n%s", stage, err, doc)
+				}
+				v, err := m.Finish(&d)
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", stage, err, doc)
+				}
+				same(stage, dc.in(v)[dc.name])
+			}
+			live("the broker's answer streamed", func(d *definitions.Document, m *definitions.LiveMapper) error {
+				return d.DecodeReaderTo(bytes.NewReader(doc), m)
+			})
+			live("the broker's answer decoded", func(d *definitions.Document, _ *definitions.LiveMapper) error {
+				dec := json.NewDecoder(bytes.NewReader(doc))
+				dec.UseNumber()
+				return d.DecodeStream(dec)
+			})
+
+			// Exported, and loaded again.
+			var y bytes.Buffer
+			if err := export.WriteYAML(&y, read, export.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			again, err := loader.LoadBytes("export.yaml", y.Bytes(), loader.Options{})
+			if err != nil {
+				t.Fatalf("load the export: %v\n%s", err, y.String())
+			}
+			if v := again.Vhosts[f.vhost]; v == nil {
+				t.Errorf("the export has no vhost %q:\n%s", f.vhost, y.String())
+			} else {
+				same("the export", dc.in(v)[dc.name])
+			}
+		})
+	}
+}
