@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,5 +123,54 @@ func TestMaxAgeComparesByLength(t *testing.T) {
 	noForms.Forms = nil
 	if q := stream("7D").Queue; definitionPrint(noForms, q) != QueuePrint(q) {
 		t.Errorf("the print of a stream of x-max-age 7D is no longer the one it had")
+	}
+}
+
+// TestLaterSettingsKeepThePrints: a setting added to a Definition after
+// ownership records held prints (topology.Setting.Later) leaves the
+// print and the description of an object that does not set it as they
+// were, and is in both once it is set: an upgrade that adds a setting
+// does not make every object mqctl manages look changed outside it.
+// Without Later, the flag below changes every exchange's print.
+func TestLaterSettingsKeepThePrints(t *testing.T) {
+	var flag bool
+	var weight int
+	def := topology.ExchangeDefinition
+	def.Settings = append(slices.Clone(def.Settings),
+		topology.Setting[*topology.Exchange]{Key: "sealed", APIKey: "sealed", Default: false, Later: true, Value: func(*topology.Exchange) any { return flag }},
+		topology.Setting[*topology.Exchange]{Key: "weight", APIKey: "weight", Default: 0, Later: true, Value: func(*topology.Exchange) any { return weight }})
+	x := &topology.Exchange{Name: "e", Type: "topic", Durable: true, Internal: true}
+	if definitionPrint(def, x) != ExchangePrint(x) {
+		t.Errorf("Later settings at their defaults change the print")
+	}
+	if d := cmp.Diff(describeDefined(topology.ExchangeDefinition, x), describeDefined(def, x)); d != "" {
+		t.Errorf("Later settings at their defaults change the description (-without +with):\n%s", d)
+	}
+	prints := map[Print]string{ExchangePrint(x): "neither"}
+	for _, tc := range []struct {
+		name   string
+		flag   bool
+		weight int
+		shown  []string
+	}{
+		{"sealed", true, 0, []string{"internal: true", "sealed: true"}},
+		{"weight", false, 3, []string{"internal: true", "weight: 3"}},
+		{"both", true, 3, []string{"internal: true", "sealed: true", "weight: 3"}},
+	} {
+		flag, weight = tc.flag, tc.weight
+		p := definitionPrint(def, x)
+		if other, ok := prints[p]; ok {
+			t.Errorf("%s prints as %s does", tc.name, other)
+		}
+		prints[p] = tc.name
+		if d := cmp.Diff(tc.shown, describeDefined(def, x)); d != "" {
+			t.Errorf("%s: description (-want +got):\n%s", tc.name, d)
+		}
+	}
+	nonLater := slices.Clone(def.Settings)
+	nonLater[len(nonLater)-2].Later = false
+	flag, weight = false, 0
+	if definitionPrint(topology.Definition[*topology.Exchange]{Print: def.Print, Settings: nonLater, Args: def.Args}, x) == ExchangePrint(x) {
+		t.Errorf("a setting added without Later leaves the print as it was: this test shows nothing")
 	}
 }

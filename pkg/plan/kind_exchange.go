@@ -37,10 +37,12 @@ func (o ExchangeObject) fieldsFrom(k Kind, have Object) []FieldChange {
 	return nil
 }
 
-func (o ExchangeObject) headline() string { return " (" + o.Type + ")" }
+func (o ExchangeObject) headline() string {
+	return definedHeadline(topology.ExchangeDefinition, o.Exchange)
+}
 
 func (o ExchangeObject) describe() []string {
-	return append(describeFlags(topology.ExchangeFlags, o.Exchange), describeArgs(o.Arguments)...)
+	return describeDefined(topology.ExchangeDefinition, o.Exchange)
 }
 
 func (o ExchangeObject) json() *pj.Object {

@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"fmt"
-
 	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -41,18 +39,10 @@ func (o PolicyObject) fieldsFrom(k Kind, have Object) []FieldChange {
 	return nil
 }
 
-func (o PolicyObject) headline() string { return "" }
+func (o PolicyObject) headline() string { return definedHeadline(topology.PolicyDefinition, o.Policy) }
 
 func (o PolicyObject) describe() []string {
-	var out []string
-	for _, s := range topology.PolicySettings {
-		v := s.Value(o.Policy)
-		if s.Text {
-			v = show(v)
-		}
-		out = append(out, fmt.Sprintf("%s: %v", s.Key, v))
-	}
-	return append(out, describeArgs(o.Definition)...)
+	return describeDefined(topology.PolicyDefinition, o.Policy)
 }
 
 func (o PolicyObject) json() *pj.Object {

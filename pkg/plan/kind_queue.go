@@ -46,11 +46,9 @@ func (o QueueObject) fieldsFrom(k Kind, have Object) []FieldChange {
 	return nil
 }
 
-func (o QueueObject) headline() string { return " (" + topology.QueueTypeOrClassic(o.Type) + ")" }
+func (o QueueObject) headline() string { return definedHeadline(topology.QueueDefinition, o.Queue) }
 
-func (o QueueObject) describe() []string {
-	return append(describeFlags(topology.QueueFlags, o.Queue), describeArgs(o.Arguments)...)
-}
+func (o QueueObject) describe() []string { return describeDefined(topology.QueueDefinition, o.Queue) }
 
 func (o QueueObject) json() *pj.Object {
 	q := o.Queue

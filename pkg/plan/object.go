@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 
 	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -157,14 +158,40 @@ func describeArgs(a topology.Args) []string {
 	return out
 }
 
-// describeFlags lists the flags of o (an exchange or a queue) that are
-// not RabbitMQ's defaults.
-func describeFlags[T any](flags []topology.Flag[T], o T) []string {
+// describeDefined lists the settings of o, an object of a kind with a
+// topology.Definition, as the plan describes an object it creates: each
+// setting of def but those its headline shows (of no form: a type,
+// definedHeadline) and the quiet ones (a flag or a Later setting at
+// its default, topology.Setting.Quiet), free text quoted, then its
+// arguments.
+func describeDefined[T any](def topology.Definition[T], o T) []string {
 	var out []string
-	for _, f := range flags {
-		if v := f.Get(o); v != f.Default {
-			out = append(out, fmt.Sprintf("%s: %t", f.Key, v))
+	for _, s := range def.Settings {
+		v := s.Value(o)
+		if s.Form() == topology.FormNone || s.Quiet(v) {
+			continue
+		}
+		if s.Text {
+			v = show(v)
+		}
+		out = append(out, fmt.Sprintf("%s: %v", s.Key, v))
+	}
+	return append(out, describeArgs(def.Args(o))...)
+}
+
+// definedHeadline is what the plan's line of o, an object of a kind with
+// a topology.Definition, says after its name: the values of def's
+// settings of no form (an exchange's or a queue's type) in parentheses,
+// "" when it has none (a policy).
+func definedHeadline[T any](def topology.Definition[T], o T) string {
+	var vs []string
+	for _, s := range def.Settings {
+		if s.Form() == topology.FormNone {
+			vs = append(vs, fmt.Sprint(s.Value(o)))
 		}
 	}
-	return out
+	if len(vs) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(vs, ", ") + ")"
 }

@@ -134,12 +134,21 @@ func QueuePrint(q *topology.Queue) Print { return definitionPrint(topology.Queue
 func PolicyPrint(p *topology.Policy) Print { return definitionPrint(topology.PolicyDefinition, p) }
 
 // definitionPrint is the print of o as def describes it: def.Print, each
-// setting (a flag as 1 or 0), then the arguments, those of def.Forms in
-// their form (arguments the diff finds equal print alike).
+// setting (a flag as 1 or 0; a Later setting only when it is not at its
+// default, topology.Setting.Printed), then the arguments, those of
+// def.Forms in their form (arguments the diff finds equal print alike).
 func definitionPrint[T any](def topology.Definition[T], o T) Print {
 	h := newHasher().part(def.Print)
 	for _, s := range def.Settings {
-		switch v := s.Value(o).(type) {
+		v := s.Value(o)
+		if !s.Printed(v) {
+			continue
+		}
+		if s.Later {
+			// Its key too: the parts of a print tell which settings are there.
+			h.part(s.Key)
+		}
+		switch v := v.(type) {
 		case bool:
 			h.flag(v)
 		case string:

@@ -87,6 +87,13 @@ func (f ArgForms) Of(a Args) Args {
 // a required one (no Default) it finds missing is refused with Example,
 // a value the file may write; a setting of no Form (an exchange's or a
 // queue's type) has no Set: the reader and the schema take it by hand.
+// Later is true for a setting added to the Definition after mqctl's
+// ownership records held prints of the kind's objects (every setting
+// added now): at its Default it is left out of an object's print, so
+// that the prints of the objects that do not set it stay what the
+// records on brokers hold (plan's TestPrintsStay), and out of the plan's
+// description of an object, as a flag at its default is (Quiet). It
+// needs a Default.
 type Setting[T any] struct {
 	Key, APIKey string
 	Default     any
@@ -96,6 +103,7 @@ type Setting[T any] struct {
 	Values      []string
 	Help        string
 	Example     string
+	Later       bool
 }
 
 // SettingForm is the form of a setting's value in the file, which both
@@ -135,6 +143,17 @@ func (s Setting[T]) Form() SettingForm { return settingForm(s.Text, s.Values, s.
 // IsDefault reports whether v, a value of s, is the one RabbitMQ takes
 // when s is not given.
 func (s Setting[T]) IsDefault(v any) bool { return s.Default != nil && v == s.Default }
+
+// Quiet reports whether v, a value of s, goes unsaid where an object's
+// settings are listed (the plan's description of an object it creates):
+// a flag or a Later setting at its Default.
+func (s Setting[T]) Quiet(v any) bool {
+	return (s.Form() == FormFlag || s.Later) && s.IsDefault(v)
+}
+
+// Printed reports whether v, a value of s, is part of an object's print:
+// but a Later setting at its Default, always.
+func (s Setting[T]) Printed(v any) bool { return !s.Later || !s.IsDefault(v) }
 
 // ExchangeDefinition: an exchange's type, its flags (ExchangeFlags) and
 // its arguments.
