@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -75,8 +76,6 @@ var metadataKeys = map[string]bool{
 func builtinExchange(name string) bool {
 	return topology.IsBrokerExchange(name) || name == ""
 }
-
-var policyApplyTo = []string{"all", "queues", "exchanges", "classic_queues", "quorum_queues", "streams"}
 
 type reader struct {
 	name    string
@@ -443,20 +442,6 @@ func (o *object) str(field string) (s string, present bool) {
 	return s, true
 }
 
-// boolean reads a boolean field, def when absent or null.
-func (o *object) boolean(field string, def bool) bool {
-	v, ok := o.m[field]
-	if !ok || v == nil {
-		return def
-	}
-	b, ok := v.(bool)
-	if !ok {
-		o.fieldErrorf([]string{field}, "%q must be true or false, found %s", field, describe(v))
-		return def
-	}
-	return b
-}
-
 // args reads an argument table: an object, or null / [] for none.
 func (o *object) args(field string) topology.Args {
 	v, ok := o.m[field]
@@ -725,6 +710,76 @@ func validExchangeType(t string) bool {
 	return true
 }
 
+// readSettings reads into x, an object of a kind with a
+// topology.Definition, each of def's settings of a form
+// (topology.SettingForm: a type is read by hand) from o's field named by
+// the setting's APIKey, as RabbitMQ's import checks it: a flag true or
+// false, one of the setting's Values, an integer, text. A setting left
+// out (or null) takes its Default; one without a Default is required.
+// false when one is refused (each is reported).
+func readSettings[T any](o *object, def topology.Definition[T], x T) bool {
+	ok := true
+	for _, s := range def.Settings {
+		if s.Set == nil {
+			continue
+		}
+		key := s.APIKey
+		v, present := o.m[key]
+		if !present || v == nil {
+			if s.Default == nil {
+				o.errorf("no %q; set it to %s", key, settingHint(s.Help, s.Example))
+				ok = false
+				continue
+			}
+			s.Set(x, s.Default)
+			continue
+		}
+		switch s.Form() {
+		case topology.FormFlag:
+			b, isBool := v.(bool)
+			if !isBool {
+				o.fieldErrorf([]string{key}, "%q must be true or false, found %s", key, describe(v))
+				ok = false
+				continue
+			}
+			s.Set(x, b)
+		case topology.FormInt:
+			i, isInt := topology.Normalize(v).(int64)
+			if !isInt || int64(int(i)) != i {
+				o.fieldErrorf([]string{key}, "%s must be an integer, found %s", key, describe(v))
+				ok = false
+				continue
+			}
+			s.Set(x, int(i))
+		case topology.FormEnum, topology.FormText:
+			str, isStr := o.str(key)
+			if !isStr {
+				ok = false // reported
+				continue
+			}
+			if s.Values != nil && !slices.Contains(s.Values, str) {
+				o.fieldErrorf([]string{key}, "%s %q is not valid; use one of %s", key, str, strings.Join(s.Values, ", "))
+				ok = false
+				continue
+			}
+			s.Set(x, str)
+		}
+	}
+	return ok
+}
+
+// settingHint says what a required setting is, from its help and an
+// example value.
+func settingHint(help, example string) string {
+	switch {
+	case help != "" && example != "":
+		return help + ", such as " + example
+	case help != "":
+		return help
+	}
+	return "a value such as " + example
+}
+
 // readExchange reads an element of the exchanges section (k: its kind).
 func (r *reader) readExchange(o *object, k kind.Kind) {
 	name, vh, ok := o.nameIn("exchange")
@@ -749,9 +804,7 @@ func (r *reader) readExchange(o *object, k kind.Kind) {
 		return
 	}
 	x := MapExchange(Exchange{Name: name, Type: typ, Arguments: o.args("arguments")})
-	for _, f := range topology.ExchangeFlags {
-		*f.Of(x) = o.boolean(f.Key, f.Default)
-	}
+	readSettings(o, topology.ExchangeDefinition, x)
 	if r.duplicate(k, fmt.Sprintf("exchange %q in vhost %q", name, vh), vh, name, o) {
 		return
 	}
@@ -817,9 +870,7 @@ func (r *reader) readQueue(o *object, k kind.Kind) {
 	}
 	v := r.t.Vhost(vh)
 	tq := MapQueue(Queue{Name: name, Type: typ, Arguments: args}, v.DefaultQueueType)
-	for _, f := range topology.QueueFlags {
-		*f.Of(tq) = o.boolean(f.Key, f.Default)
-	}
+	readSettings(o, topology.QueueDefinition, tq)
 	if r.duplicate(k, fmt.Sprintf("queue %q in vhost %q", name, vh), vh, name, o) {
 		return
 	}
@@ -913,33 +964,9 @@ func (r *reader) readPolicy(o, body *object, k kind.Kind) {
 		o.errorf("the name is empty; RabbitMQ imports such a %s, but its management API has no address for it, so it could be neither changed nor deleted: give the %s a name", label, label)
 		return
 	}
-	pattern, ok := body.str("pattern")
-	if !ok {
-		if _, has := body.m["pattern"]; !has || body.m["pattern"] == nil {
-			o.errorf("no \"pattern\"; policies match queue and exchange names with a regular expression")
-		}
+	p := &topology.Policy{Name: name}
+	if !readSettings(body, topology.PolicyDefinition, p) {
 		return
-	}
-	applyTo := "all"
-	if a, ok := body.str("apply-to"); ok {
-		applyTo = a
-	}
-	valid := false
-	for _, a := range policyApplyTo {
-		valid = valid || a == applyTo
-	}
-	if !valid {
-		body.fieldErrorf([]string{"apply-to"}, "apply-to %q is not valid; use one of %s", applyTo, strings.Join(policyApplyTo, ", "))
-		return
-	}
-	priority := 0
-	if v, ok := body.m["priority"]; ok && v != nil {
-		p, isInt := topology.Normalize(v).(int64)
-		if !isInt {
-			body.fieldErrorf([]string{"priority"}, "priority must be an integer, found %s", describe(v))
-			return
-		}
-		priority = int(p)
 	}
 	def, isMap := body.m["definition"].(map[string]any)
 	if !isMap {
@@ -950,7 +977,7 @@ func (r *reader) readPolicy(o, body *object, k kind.Kind) {
 		body.fieldErrorf([]string{"definition"}, "the definition is empty (RabbitMQ rejects it: \"no policy provided\"); set at least one policy key, such as {\"max-length\": 1000}")
 		return
 	}
-	p := MapPolicy(Policy{Name: name, Pattern: pattern, ApplyTo: applyTo, Priority: priority, Definition: def})
+	p.Definition = topology.Args(def).Normalized()
 	if r.duplicate(k, fmt.Sprintf("%s %q in vhost %q", label, name, vh), vh, name, body) {
 		return
 	}

@@ -3,6 +3,7 @@ package definitions
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -383,6 +384,11 @@ func TestErrors(t *testing.T) {
 		{"operator policy with an empty name", `{"operator_policies":[{"vhost":"/","name":"","pattern":".*","definition":{"max-length":1}}]}`, []string{`operator policy "" in vhost "/"`, "name is empty"}},
 		{"policy without pattern", `{"policies":[{"vhost":"/","name":"p","definition":{"max-length":1}}]}`, []string{`policy "p" in vhost "/"`, "pattern"}},
 		{"policy bad apply-to", `{"policies":[{"vhost":"/","name":"p","pattern":".*","apply-to":"everything","definition":{"max-length":1}}]}`, []string{`policy "p"`, `apply-to "everything"`}},
+		{"policy without pattern: what it is", `{"policies":[{"vhost":"/","name":"p","definition":{"max-length":1}}]}`, []string{`no "pattern"; set it to a regular expression matched against object names, such as "^orders\\."`}},
+		{"policy priority a fraction", `{"policies":[{"vhost":"/","name":"p","pattern":".*","priority":1.5,"definition":{"max-length":1}}]}`, []string{`policy "p"`, "priority must be an integer, found the number 1.5"}},
+		{"policy pattern not a string", `{"policies":[{"vhost":"/","name":"p","pattern":7,"definition":{"max-length":1}}]}`, []string{`policy "p"`, `"pattern" must be a string, found a number`}},
+		{"operator policy parameter apply-to", `{"parameters":[{"vhost":"/","component":"operator_policy","name":"op","value":{"pattern":"^q","apply-to":"queue","definition":{"max-length":1}}}]}`, []string{`operator policy "op"`, `apply-to "queue" is not valid; use one of queues, exchanges, all, classic_queues, quorum_queues, streams`}},
+		{"exchange internal not a bool", `{"exchanges":[{"name":"x","vhost":"/","type":"topic","internal":"no"}]}`, []string{`exchange "x" in vhost "/"`, `"internal" must be true or false, found the string "no"`}},
 		{"policy definition empty", `{"policies":[{"vhost":"/","name":"p","pattern":".*","definition":{}}]}`, []string{`policy "p"`, "definition is empty"}},
 		{"policy definition missing", `{"policies":[{"vhost":"/","name":"p","pattern":".*"}]}`, []string{`policy "p"`, "definition"}},
 		{"user limit not an integer", `{"users":[{"name":"u","limits":{"max-connections":"twomincepies"}}]}`, []string{`user "u"`, "max-connections must be an integer", `"twomincepies"`}},
@@ -746,6 +752,8 @@ func TestErrorsAtTheField(t *testing.T) {
   "limits": {"max-connections" : |"twomincepies"}}]}`},
 		{"a flag that is no boolean", `{"queues":[{"name":"q","vhost":"/",
   "durable":|"yes"}]}`},
+		{"a policy's priority", `{"policies":[{"name":"p","vhost":"/","pattern":"^q",
+  "priority":|"high","definition":{"max-length":1}}]}`},
 		{"a policy's apply-to", `{"policies":[{"name":"p","vhost":"/","pattern":"^q",
   "apply-to":|"queue","definition":{"max-length":1}}]}`},
 		{"an operator policy parameter's apply-to: the parameter", `{"parameters":[|{"vhost":"/","component":"operator_policy","name":"op",
@@ -765,5 +773,29 @@ func TestErrorsAtTheField(t *testing.T) {
 				t.Errorf("error at %s, want %s: %v", got, want, list[0])
 			}
 		})
+	}
+}
+
+// TestEveryBadSettingIsReported: the settings of a policy (and of an
+// exchange, a queue) are read from their topology.Definition one by one,
+// and each one refused is reported, not only the first.
+func TestEveryBadSettingIsReported(t *testing.T) {
+	_, _, err := ReadWithOptions("defs.json", []byte(`{"policies":[{"name":"p","vhost":"/","apply-to":"queue","priority":"high","definition":{"max-length":1}}],
+  "exchanges":[{"name":"x","vhost":"/","type":"topic","durable":"yes","internal":1}]}`), ReadOptions{})
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("want errors, got %v", err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Error())
+	}
+	for _, want := range []string{`no "pattern"`, `apply-to "queue" is not valid`, "priority must be an integer", `"durable" must be true or false`, `"internal" must be true or false`} {
+		if !slices.ContainsFunc(got, func(e string) bool { return strings.Contains(e, want) }) {
+			t.Errorf("no error says %q: %q", want, got)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("%d errors, want 5: %q", len(got), got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -335,15 +336,19 @@ func addSettings[T any](m *yaml.Node, settings []topology.Setting[T], o T) {
 	}
 }
 
-// addFlags adds to m the flags of o, a queue, that are not RabbitMQ's
-// defaults (its type is written apart: export leaves out the type its
-// vhost implies).
-func addFlags[T any](m *yaml.Node, flags []topology.Flag[T], o T) {
-	for _, f := range flags {
-		if v := f.Get(o); v != f.Default {
-			add(m, f.Key, boolNode(v))
+// queueSettingsFormed are a queue's settings but its type, which is
+// written apart (export leaves out the type its vhost implies).
+var queueSettingsFormed = sync.OnceValue(func() []topology.Setting[*topology.Queue] { return formed(topology.QueueDefinition.Settings) })
+
+// formed are settings but those of no form (topology.SettingForm).
+func formed[T any](settings []topology.Setting[T]) []topology.Setting[T] {
+	var out []topology.Setting[T]
+	for _, s := range settings {
+		if s.Form() != topology.FormNone {
+			out = append(out, s)
 		}
 	}
+	return out
 }
 
 func policiesNode(ps map[string]*topology.Policy) *yaml.Node {
@@ -375,7 +380,7 @@ func queueNode(v *topology.Vhost, q *topology.Queue, bindings []*topology.Bindin
 	if q.Type != topology.ImpliedQueueType(v.DefaultQueueType, q.Durable, q.AutoDelete) && q.Type != "" {
 		add(m, "type", str(q.Type))
 	}
-	addFlags(m, topology.QueueFlags, q)
+	addSettings(m, queueSettingsFormed(), q)
 	if len(bindings) > 0 {
 		add(m, "bindings", queueBindingsNode(bindings))
 	}
