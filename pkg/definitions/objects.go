@@ -14,15 +14,12 @@ import (
 // into the model; Read (strict, for files) and MapLive (lenient, for live
 // answers) both go through them, so that one rule holds in both.
 
-// Exchange is an exchange object.
-type Exchange struct {
-	Name       string         `json:"name"`
-	Type       string         `json:"type"`
-	Durable    bool           `json:"durable"`
-	AutoDelete bool           `json:"auto_delete"`
-	Internal   bool           `json:"internal"`
-	Arguments  map[string]any `json:"arguments"`
-}
+// Exchange is an exchange object: the model's own type, whose fields
+// are named as RabbitMQ names them (each setting of
+// topology.ExchangeDefinition by its APIKey), so that every setting of
+// the Definition is read from a broker's answer with no field or mapping
+// of this package's (MapExchange normalises its arguments).
+type Exchange = topology.Exchange
 
 // Queue is a queue object. Type is the type the broker reports (4.x
 // definitions and every queue list); Exclusive, Messages and Consumers
@@ -55,14 +52,11 @@ type Binding struct {
 }
 
 // Policy is a policy or operator policy object, or the value of an
-// "operator_policy" runtime parameter (which has no name of its own).
-type Policy struct {
-	Name       string         `json:"name"`
-	Pattern    string         `json:"pattern"`
-	ApplyTo    string         `json:"apply-to"`
-	Priority   int            `json:"priority"`
-	Definition map[string]any `json:"definition"`
-}
+// "operator_policy" runtime parameter (which has no name of its own): the
+// model's own type, whose fields are named as RabbitMQ names them (each
+// setting of topology.PolicyDefinition by its APIKey, the definition by
+// its ArgsKey), as Exchange is.
+type Policy = topology.Policy
 
 // Parameter is a runtime parameter object.
 type Parameter struct {
@@ -107,12 +101,11 @@ func SkipExchange(name string) bool { return name == "" || topology.IsReservedNa
 // server-named (amq.*) ones.
 func SkipQueue(q Queue) bool { return q.Exclusive || topology.IsReservedName(q.Name) }
 
-// MapExchange maps an exchange object onto the model.
+// MapExchange maps an exchange object onto the model: its arguments
+// normalised.
 func MapExchange(e Exchange) *topology.Exchange {
-	return &topology.Exchange{
-		Name: e.Name, Type: e.Type, Durable: e.Durable, AutoDelete: e.AutoDelete, Internal: e.Internal,
-		Arguments: topology.Args(e.Arguments).Normalized(),
-	}
+	e.Arguments = e.Arguments.Normalized()
+	return &e
 }
 
 // MapQueue maps a queue object onto the model. Its type is the x-queue-type
@@ -171,6 +164,6 @@ func MapPolicy(p Policy) *topology.Policy {
 	if p.ApplyTo == "" {
 		p.ApplyTo = "all"
 	}
-	return &topology.Policy{Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Priority: p.Priority,
-		Definition: topology.Args(p.Definition).Normalized()}
+	p.Definition = p.Definition.Normalized()
+	return &p
 }
