@@ -194,7 +194,7 @@ func flagSettings[T any](flags []Flag[T]) []Setting[T] {
 	out := make([]Setting[T], len(flags))
 	for i, f := range flags {
 		out[i] = Setting[T]{Key: f.Key, APIKey: f.Key, Default: f.Default, Value: func(o T) any { return f.Get(o) },
-			Set: func(o T, v any) { *f.Of(o) = v.(bool) }}
+			Set: func(o T, v any) { *f.Of(o) = v.(bool) }, Later: f.Later}
 	}
 	return out
 }

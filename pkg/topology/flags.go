@@ -4,11 +4,13 @@ package topology
 // once for every stage that reads, writes, compares or prints it: Key is
 // its name in topology.yaml, in a definitions file and in the management
 // API (they agree), Default what RabbitMQ takes when it is not given, and
-// Of the field it is in T.
+// Of the field it is in T. Later is Setting.Later: a flag added after
+// ownership records held prints (every flag added now).
 type Flag[T any] struct {
 	Key     string
 	Default bool
 	Of      func(T) *bool
+	Later   bool
 }
 
 // Get returns the flag's value in o.
