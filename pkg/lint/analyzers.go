@@ -26,6 +26,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a delay queue without a queue-level TTL (per-message expiration: head-of-line blocking)", Run: runDelayNoTTL},
 		{ID: "MQ203", Name: "retry-form", Severity: Info,
 			Summary: "how a quorum queue's retries wait, delay tiers or the broker's delayed retry (retry.backoff), with the trade-off for the target: on 4.3 tiers that backoff could replace (info); backoff where the target has no delayed retry, which ignores it (error: tiers are the only way there); delayed retry without attempts, ended by the default delivery limit of 20, or of type returned, whose wait never grows (warnings)", Run: runRetryForm},
+		{ID: "MQ204", Name: "retry-overridden", Severity: Warning,
+			Summary: "a policy or operator policy whose delayed-retry-type, -min or -max overrides or turns off the delayed retry a quorum queue's own arguments ask for (retry.backoff, or x-delayed-retry-*), on RabbitMQ 4.3", Run: runRetryOverridden},
 		{ID: "MQ301", Name: "unbounded-queue", Severity: Info,
 			Summary: "an unbounded queue: no length limit and no TTL, by argument or policy", Run: runUnbounded},
 		{ID: "MQ302", Name: "silent-overflow", Severity: Warning,

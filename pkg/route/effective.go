@@ -437,27 +437,57 @@ func (s *Simulator) DropsHead(name string) bool {
 // policy or operator policy whose key stands for it (`policy "limits"'s
 // max-length`). "" when the argument is not in force.
 func (s *Simulator) QueueArgSource(name, arg string) string {
+	if _, set := s.queues[name].args[arg]; !set {
+		return ""
+	}
+	pol, operator := s.QueueArgPolicy(name, arg)
+	if pol == nil {
+		return arg
+	}
+	what := "policy"
+	if operator {
+		what = "operator policy"
+	}
+	key, _ := PolicyOverride("queue", queueType(s.v.Queues[name]), arg)
+	return fmt.Sprintf("%s %q's %s", what, pol.Name, key)
+}
+
+// QueueArgPolicy returns the policy or operator policy (operator true)
+// whose value of the key that stands for argument arg is the effective
+// one of queue name (see QueueArgs); nil when the queue's own argument
+// is, or the argument is not in force. Where a policy and the queue's own
+// argument hold the same value, the queue's own is named.
+func (s *Simulator) QueueArgPolicy(name, arg string) (pol *topology.Policy, operator bool) {
 	e, ok := s.queues[name]
 	v, set := e.args[arg]
 	if !ok || !set {
-		return ""
+		return nil, false
 	}
 	if q := s.v.Queues[name]; q != nil && q.Arguments.Has(arg) && topology.ValueEqual(q.Arguments[arg], v) {
-		return arg
+		return nil, false
 	}
 	key, _ := PolicyOverride("queue", queueType(s.v.Queues[name]), arg)
-	for _, p := range []struct {
-		what string
-		p    *topology.Policy
-	}{{"operator policy", e.opPolicy}, {"policy", e.policy}} {
-		if p.p == nil || key == "" {
-			continue
-		}
-		if pv, has := p.p.Definition[key]; has && topology.ValueEqual(pv, v) && (p.what == "policy" || s.operatorKey(key)) {
-			return fmt.Sprintf("%s %q's %s", p.what, p.p.Name, key)
+	if key == "" {
+		return nil, false
+	}
+	if p := e.opPolicy; p != nil && s.operatorKey(key) {
+		if pv, has := p.Definition[key]; has && topology.ValueEqual(pv, v) {
+			return p, true
 		}
 	}
-	return arg
+	if p := e.policy; p != nil {
+		if pv, has := p.Definition[key]; has && topology.ValueEqual(pv, v) {
+			return p, false
+		}
+	}
+	return nil, false
+}
+
+// QueuePolicyObjects returns the policy and the operator policy that
+// apply to queue name (nil when none).
+func (s *Simulator) QueuePolicyObjects(name string) (policy, operatorPolicy *topology.Policy) {
+	e := s.queues[name]
+	return e.policy, e.opPolicy
 }
 
 // QueuePolicies returns the names of the policy and of the operator policy

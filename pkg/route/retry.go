@@ -65,7 +65,13 @@ func (s *Simulator) DelayedRetry(name string) (DelayedRetry, bool) {
 	if !ok || q == nil || queueType(q) != topology.QueueQuorum || !s.ver.DelayedRetry() {
 		return DelayedRetry{}, false
 	}
-	args := s.queues[name].args
+	return ResolveDelayedRetry(s.queues[name].args)
+}
+
+// ResolveDelayedRetry is the delayed retry that quorum queue arguments
+// args (a queue's own, or its effective ones) make, as RabbitMQ 4.3 reads
+// them (see Simulator.DelayedRetry); false when they leave it disabled.
+func ResolveDelayedRetry(args topology.Args) (DelayedRetry, bool) {
 	typ, _ := args["x-delayed-retry-type"].(string)
 	switch typ {
 	case RetryAll, RetryFailed, RetryReturned:
