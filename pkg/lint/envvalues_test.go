@@ -42,7 +42,7 @@ users:
 	}
 	for _, tc := range []struct{ id, object, want, never string }{
 		{"MQ501", "q", `invalid_overflow: ${OVF} (its value not shown) is none of`, "tokenvalue-secret1"},
-		{"MQ102", "q2", `dead-letters to exchange ${DLX} (its value not shown) (x-dead-letter-exchange)`, `"dlx"`},
+		{"MQ102", "q2", `dead-letters to exchange ${DLX} (its value not shown) (dead_letter.exchange)`, `"dlx"`},
 		// Short, and quoted after its field's name.
 		{"MQ501", "q4", `sets x-max-length ${NEG} (its value not shown), which`, " -5"},
 		// The fix names the variable, not the key merged from its value.

@@ -68,9 +68,13 @@ func (p *Pass) negativeDeliveryLimit(q *topology.Queue) (Finding, bool) {
 		return Finding{}, false
 	}
 	when, _ := p.Sim.DeliveryLimitRule(limit, !p.qargs[q.Name].Has(argDLX))
-	return p.warned(p.queueFinding(q, "quorum queue %q has a negative delivery limit (%s %d: delivery_limit unlimited, or -1), which RabbitMQ 4.0+ reads as no limit, but %s it %s: a message is never retried. "+
+	source := fmt.Sprintf("%s %d: delivery_limit unlimited, or -1", p.deliveryLimitSource(q), limit)
+	if field, ok := q.ArgPos.Written("x-delivery-limit"); ok && q.Arguments.Has("x-delivery-limit") {
+		source = fmt.Sprintf("its %s unlimited, or -1: x-delivery-limit %d", field, limit) // the one negative value a typed field writes
+	}
+	return p.warned(p.queueFinding(q, "quorum queue %q has a negative delivery limit (%s), which RabbitMQ 4.0+ reads as no limit, but %s it %s: a message is never retried. "+
 		"Leave the delivery limit out on this version (quorum queues have no default limit before 4.0), or target RabbitMQ 4.0+",
-		q.Name, p.deliveryLimitSource(q), limit, p.onVersion(), when).at(p.ownArg(q, "x-delivery-limit")...)), true
+		q.Name, source, p.onVersion(), when).at(p.ownArg(q, "x-delivery-limit")...)), true
 }
 
 // warned is judged, with f a warning on this version whatever the rule's

@@ -145,7 +145,7 @@ func retryFormCases() []ruleCase {
 		// 4.0, the first return dead-letters the message on 3.10.
 		{name: "unlimited delivery limit on 3.10: the first return ends it", id: "MQ203",
 			build: fromYAML(dlx + "  jobs: {type: quorum, dead_letter: {exchange: jobs.dlx, queue: jobs.dlq}, delivery_limit: unlimited}\n"), opts: on("3.10"), fire: []string{"jobs"}, severity: Warning,
-			contains: []string{`quorum queue "jobs" has a negative delivery limit (its x-delivery-limit -1`, "which RabbitMQ 4.0+ reads as no limit", "on RabbitMQ 3.10 it dead-letters a message the first time it comes back", "Leave the delivery limit out on this version"}},
+			contains: []string{`quorum queue "jobs" has a negative delivery limit (its delivery_limit unlimited, or -1: x-delivery-limit -1)`, "which RabbitMQ 4.0+ reads as no limit", "on RabbitMQ 3.10 it dead-letters a message the first time it comes back", "Leave the delivery limit out on this version"}},
 		{name: "raw x-delivery-limit -1 on 3.10 without a dead-letter exchange: dropped", id: "MQ203",
 			build: fromYAML("queues:\n  jobs: {type: quorum, arguments: {x-delivery-limit: -1}}\n"), opts: on("3.10"), fire: []string{"jobs"},
 			contains: []string{"on RabbitMQ 3.10 it drops a message the first time it comes back"}},

@@ -52,7 +52,7 @@ func runNoDLX(p *Pass) []Finding {
 		if !limited && p.Sim.OnArrival(name, route.Message{}).Reason == route.Expired {
 			// A message TTL of 0: a live feed, where a dead-letter
 			// exchange would collect every message no consumer waited for.
-			what = fmt.Sprintf("queue %q has a message TTL of 0 (%s) and no dead-letter exchange: it discards every message no consumer takes at once (a live feed, what AMQP's immediate flag once did), and one a consumer rejects, without a trace", name, p.Sim.QueueArgSource(name, "x-message-ttl"))
+			what = fmt.Sprintf("queue %q has a message TTL of 0 (%s) and no dead-letter exchange: it discards every message no consumer takes at once (a live feed, what AMQP's immediate flag once did), and one a consumer rejects, without a trace", name, p.argSource(q, "x-message-ttl"))
 			fix = fmt.Sprintf("If only the consumers ready when a message arrives should get it, that is what the queue does: silence this with `# mqctl:ignore MQ101` (a dead-letter exchange would collect every message published while no consumer waits). Otherwise give it a message_ttl above 0, and dead_letter: {exchange: %s, queue: %s.dlq} to keep what expires", p.dlxToShare(), name)
 		}
 		f := p.queueFinding(q, "%s. %s", what, fix)
@@ -175,7 +175,7 @@ func (p *Pass) onlyDeadLetters(x string) bool {
 func (p *Pass) deliveryLimitSource(q *topology.Queue) string {
 	switch {
 	case q.Arguments.Has("x-delivery-limit"):
-		return "its x-delivery-limit"
+		return "its " + argField(q.Meta, "x-delivery-limit")
 	case p.qargs[q.Name].Has("x-delivery-limit"):
 		return "the delivery-limit of its policy"
 	}
@@ -272,7 +272,7 @@ func (p *Pass) ownArg(q *topology.Queue, arg string) []string {
 // dlxSource says where a queue's dead-letter exchange comes from.
 func (p *Pass) dlxSource(q *topology.Queue) string {
 	if q.Arguments.Has(argDLX) {
-		return "x-dead-letter-exchange"
+		return argField(q.Meta, argDLX)
 	}
 	if pol, _ := p.Sim.QueuePolicies(q.Name); pol != "" {
 		return fmt.Sprintf("dead-letter-exchange of policy %q", pol)
@@ -832,6 +832,9 @@ func (p *Pass) dlrkSource(q, prep string) string {
 	if pol := p.dlrkPolicy(q); pol != "" {
 		return fmt.Sprintf("dead-letter-routing-key %s policy %q", prep, pol)
 	}
+	if queue := p.Vhost.Queues[q]; queue != nil {
+		return argField(queue.Meta, "x-dead-letter-routing-key")
+	}
 	return "x-dead-letter-routing-key"
 }
 
@@ -841,7 +844,7 @@ func (p *Pass) dlrkSource(q, prep string) string {
 func (p *Pass) settingSource(q, arg, key string) string {
 	v, _ := p.qargs[q][arg]
 	if own, ok := p.Vhost.Queues[q].Arguments[arg]; ok && topology.ValueEqual(own, v) {
-		return fmt.Sprintf("its %s %v", arg, topology.Quoted(v))
+		return fmt.Sprintf("its %s %v", argField(p.Vhost.Queues[q].Meta, arg), topology.Quoted(v))
 	}
 	pol, op := p.Sim.QueuePolicies(q)
 	if o := p.Vhost.OperatorPolicies[op]; o != nil {
@@ -1187,7 +1190,7 @@ func runUnconsumedExpires(p *Pass) []Finding {
 		if delay {
 			what, who = "delay queue", "the retries waiting in it: nothing consumes a delay queue, so its expiry always runs out, however many messages pass through"
 		}
-		fix := fmt.Sprintf("Remove x-expires from queue %q", name)
+		fix := fmt.Sprintf("Remove %s from queue %q", argWritten(q.Meta, "x-expires"), name)
 		if !q.Arguments.Has("x-expires") {
 			pol, op := p.Sim.QueuePolicies(name)
 			if o := p.Vhost.OperatorPolicies[op]; o != nil && o.Definition.Has("expires") {

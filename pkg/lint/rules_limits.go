@@ -67,9 +67,9 @@ func runSilentOverflow(p *Pass) []Finding {
 		// file's choice for this queue, whatever the queue is for.
 		if own, ownSet := q.Arguments.String(argOverflow); ownSet && own != "drop-head" && set {
 			out = append(out, p.queueFinding(q,
-				"queue %q sets x-overflow %s, but %s sets overflow drop-head, which applies instead (%s): when it is full RabbitMQ discards its oldest messages without a trace, as the queue was written not to. "+
+				"queue %q sets %s %s, but %s sets overflow drop-head, which applies instead (%s): when it is full RabbitMQ discards its oldest messages without a trace, as the queue was written not to. "+
 					"Remove overflow from that policy or make it reject-publish, or exclude the queue from its pattern",
-				name, own, p.overflowSource(name), overflowRule(q)).at(argOverflow))
+				name, argWritten(q.Meta, argOverflow), own, p.overflowSource(name), overflowRule(q)).at(argOverflow))
 			continue
 		}
 		if p.enabled("MQ101") && p.needsDLX(name) {
@@ -82,6 +82,9 @@ func runSilentOverflow(p *Pass) []Finding {
 			continue
 		}
 		how := "x-overflow drop-head"
+		if q.Arguments.Has(argOverflow) {
+			how = argWritten(q.Meta, argOverflow) + " drop-head"
+		}
 		if !set {
 			how = "the default overflow behaviour (drop-head)"
 		}

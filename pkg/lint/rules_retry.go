@@ -40,7 +40,7 @@ func runDelayedRetry(p *Pass) []Finding {
 		if qtype == "" {
 			qtype = topology.QueueClassic
 		}
-		args := strings.Join(set, ", ")
+		args := argsWritten(q.Meta, set)
 		switch {
 		case qtype != topology.QueueQuorum && p.Version.DelayedRetry():
 			if p.enabled("MQ501") {

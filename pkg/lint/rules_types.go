@@ -11,16 +11,33 @@ import (
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
-// argHint says what to do instead of an argument a queue type rejects on
-// RabbitMQ version v.
-func argHint(v rmqversion.Version, qtype, arg string) string {
+// argHint says what to do instead of argument arg, which the type of
+// queue q rejects on RabbitMQ version v.
+func argHint(v rmqversion.Version, q *topology.Queue, arg string) string {
+	qtype := q.Type
 	switch {
+	case qtype == topology.QueueStream && (arg == "x-max-length" || arg == "x-message-ttl" || arg == "x-expires"):
+		var kept []string
+		for _, a := range []string{argMaxBytes, "x-max-age"} {
+			if q.Arguments.Has(a) {
+				kept = append(kept, argWritten(q.Meta, a))
+			}
+		}
+		if len(kept) > 0 {
+			verb := " sets"
+			if len(kept) > 1 {
+				verb = " set"
+			}
+			return "streams are bounded by retention instead, which its " + strings.Join(kept, " and ") + verb + " already: remove it"
+		}
+		if _, typed := q.ArgPos.Written(arg); typed {
+			return "streams are bounded by retention instead: use limits.max_length_bytes or arguments.x-max-age"
+		}
+		return "streams are bounded by retention instead: use x-max-length-bytes or x-max-age"
 	case qtype == topology.QueueQuorum && arg == "x-max-priority":
 		return v.QuorumPriorityAdvice()
 	case qtype == topology.QueueQuorum && arg == "x-queue-mode":
 		return "quorum queues keep messages on disk already: remove it"
-	case qtype == topology.QueueStream && (arg == "x-max-length" || arg == "x-message-ttl" || arg == "x-expires"):
-		return "streams are bounded by retention instead: use x-max-length-bytes or x-max-age"
 	case qtype == topology.QueueStream && strings.HasPrefix(arg, "x-dead-letter-"):
 		return "streams never dead-letter: remove it"
 	case qtype == topology.QueueClassic && (arg == "x-delivery-limit" || arg == "x-dead-letter-strategy"):
@@ -52,9 +69,9 @@ func runUnsupported(p *Pass) []Finding {
 		}
 		for _, arg := range q.Arguments.Keys() {
 			if p.Version.RefusesQueueArgument(q.Type, arg) && !p.deprecatedArgReported(q.Type, arg, q.Arguments[arg]) {
-				hint := upperFirst(argHint(p.Version, q.Type, arg))
+				hint := upperFirst(argHint(p.Version, q, arg))
 				if keep, ok := p.Version.KeepClassicFix(q, p.Vhost.Name, arg); ok {
-					hint = upperFirst(keep) + ". Otherwise: " + argHint(p.Version, q.Type, arg)
+					hint = upperFirst(keep) + ". Otherwise: " + argHint(p.Version, q, arg)
 				}
 				if more := p.quorumBlockers(q, arg); more != "" {
 					hint += ". " + more
@@ -64,14 +81,14 @@ func runUnsupported(p *Pass) []Finding {
 				}
 				out = append(out, p.judged(p.queueFinding(q,
 					"%s %q sets %s, which %ss do not support: %s the broker refuses to declare it (PRECONDITION_FAILED). %s",
-					typeLabel(q.Type), name, arg, typeLabel(q.Type), p.onVersion(), hint).at(arg)))
+					typeLabel(q.Type), name, argWritten(q.Meta, arg), typeLabel(q.Type), p.onVersion(), hint).at(arg)))
 			}
 		}
 		out = append(out, p.refusedArgValues(q)...)
 		if n, ok := q.Arguments.Int(argPriority); ok && (n > 255 || n < 0) && q.Type == topology.QueueClassic {
 			out = append(out, p.queueFinding(q,
-				"queue %q sets x-max-priority %d: RabbitMQ accepts 0 to 255 and refuses to declare the queue. Use at most 10",
-				name, n).at(argPriority))
+				"queue %q sets %s %d: RabbitMQ accepts 0 to 255 and refuses to declare the queue. Use at most 10",
+				name, argWritten(q.Meta, argPriority), n).at(argPriority))
 		}
 	}
 	out = append(out, p.quorumRejectPublishDLX()...)
@@ -145,7 +162,7 @@ func (p *Pass) refusedArgValues(q *topology.Queue) []Finding {
 		}
 		out = append(out, p.judged(p.queueFinding(q,
 			"%s %q sets %s %v, which RabbitMQ %s refuses: %s, so the broker refuses to declare the queue (PRECONDITION_FAILED). %s",
-			typeLabel(q.Type), q.Name, arg, q.Arguments[arg], p.Version.Line(), why, fix).at(arg)))
+			typeLabel(q.Type), q.Name, argWritten(q.Meta, arg), q.Arguments[arg], p.Version.Line(), why, fix).at(arg)))
 	}
 	return out
 }
@@ -321,9 +338,9 @@ func runPriority(p *Pass) []Finding {
 			continue
 		}
 		out = append(out, p.queueFinding(q,
-			"queue %q has x-max-priority %d: RabbitMQ keeps an internal queue per priority level, which costs memory and CPU on every operation, and more than 10 levels buys nothing in practice. "+
+			"queue %q has %s %d: RabbitMQ keeps an internal queue per priority level, which costs memory and CPU on every operation, and more than 10 levels buys nothing in practice. "+
 				"Use at most 10 levels (max_priority: 10)",
-			name, n).at(argPriority))
+			name, argWritten(q.Meta, argPriority), n).at(argPriority))
 	}
 	return out
 }
@@ -350,13 +367,13 @@ func (p *Pass) quorumRejectPublishDLX() []Finding {
 		switch {
 		case own == value && eff == value:
 			out = append(out, p.queueFinding(q,
-				"quorum queue %q sets x-overflow %s, which quorum queues do not support: RabbitMQ declares it anyway, logs a warning and uses drop-head, so publishers are never refused and, when it is full, %s. "+
+				"quorum queue %q sets %s %s, which quorum queues do not support: RabbitMQ declares it anyway, logs a warning and uses drop-head, so publishers are never refused and, when it is full, %s. "+
 					"Use reject-publish so that publishers get a nack when it is full (a quorum queue does not dead-letter what it refuses), or write drop-head if that is what you want",
-				name, value, p.dropHeadFate(name)).at("x-overflow"))
+				name, argWritten(q.Meta, argOverflow), value, p.dropHeadFate(name)).at("x-overflow"))
 		case own == value:
 			out = append(out, p.queueFinding(q,
-				"quorum queue %q sets x-overflow %s, which quorum queues do not support, and %s sets overflow %s, which applies instead (%s): the argument only makes RabbitMQ log a warning. Remove it",
-				name, value, p.overflowSource(name), eff, overflowRule(q)).at("x-overflow"))
+				"quorum queue %q sets %s %s, which quorum queues do not support, and %s sets overflow %s, which applies instead (%s): the argument only makes RabbitMQ log a warning. Remove it",
+				name, argWritten(q.Meta, argOverflow), value, p.overflowSource(name), eff, overflowRule(q)).at("x-overflow"))
 		case eff == value:
 			kindName, pol := p.overflowPolicy(name)
 			if pol == nil {

@@ -83,6 +83,17 @@ type typedArg struct {
 	field string // as written in the file, e.g. "limits.max_length"
 }
 
+// written is the field the file writes for t, one of
+// topology.WrittenFields: the defaults that dead_letter.queue and
+// retry.backoff set are theirs.
+func (t typedArg) written() string {
+	switch t.field {
+	case "dead_letter.queue (default exchange)", "dead_letter.routing_key (default)":
+		return "dead_letter.queue"
+	}
+	return t.field
+}
+
 func render(v any) string {
 	if s, ok := v.(string); ok {
 		return strconv.Quote(s)
@@ -103,7 +114,7 @@ func argPositions(at map[string]*node, typed []typedArg) *topology.ArgPositions 
 	out := topology.NewArgPositions(len(at) + len(typed))
 	for _, t := range typed {
 		if _, raw := at[t.key]; !raw && !t.pos.IsZero() {
-			out.Set(t.key, t.pos)
+			out.SetWritten(t.key, t.pos, t.written())
 		}
 	}
 	for k, n := range at {
@@ -837,7 +848,7 @@ func (d *decoder) backoff(decl *queueDecl, e entry, f fieldSet, rw string, rc re
 			"%s delays failed deliveries (when: failed, the default), but arguments.x-delayed-retry-type is %s at %s", bw, render(raw), rc.at["x-delayed-retry-type"].pos)
 		bad = true
 	} else {
-		typed = append(typed, typedArg{"x-delayed-retry-type", b.On, bk.pos, "retry.when"})
+		typed = append(typed, typedArg{"x-delayed-retry-type", b.On, bk.pos, "retry.backoff"})
 	}
 	if n := f.value("attempts"); n != nil {
 		if v, ok := d.integer(n, rw+".attempts", 1, maxInt); ok {

@@ -113,3 +113,43 @@ func TestArgPositionsHoldLittle(t *testing.T) {
 		t.Errorf("four argument positions hold %d bytes, want under 160", each)
 	}
 }
+
+// TestArgPositionsWritten: the typed field an argument is written through
+// is kept with its position, in the compact table and whole, and a later
+// position of the argument replaces it; the positions stay as set.
+func TestArgPositionsWritten(t *testing.T) {
+	if len(WrittenFields) > 1<<fieldBits {
+		t.Fatalf("%d written fields; the table holds %d", len(WrittenFields), 1<<fieldBits)
+	}
+	a := NewArgPositions(4)
+	a.SetWritten("x-max-length", Pos{File: "f.yaml", Line: 5, Col: 7}, "limits.max_length")
+	a.Set("x-overflow", Pos{File: "f.yaml", Line: 6, Col: 7})
+	a.SetWritten("x-delivery-limit", Pos{File: "g.yaml", Line: 8, Col: 9}, "retry.attempts")
+	a.SetWritten("x-message-ttl", Pos{File: "f.yaml", Line: lineMask + 1, Col: 2}, "limits.message_ttl")
+	a.SetWritten("x-expires", Pos{File: "f.yaml", Line: 3, Col: 3}, "no such field")
+	a.SetWritten("x-max-priority", Pos{File: "f.yaml", Line: 4, Col: 4}, "max_priority")
+	a.Set("x-max-priority", Pos{File: "f.yaml", Line: 4, Col: 9})
+	for _, tt := range []struct {
+		key, field string
+		pos        Pos
+	}{
+		{"x-max-length", "limits.max_length", Pos{File: "f.yaml", Line: 5, Col: 7}},
+		{"x-overflow", "", Pos{File: "f.yaml", Line: 6, Col: 7}},
+		{"x-delivery-limit", "retry.attempts", Pos{File: "g.yaml", Line: 8, Col: 9}},
+		{"x-message-ttl", "limits.message_ttl", Pos{File: "f.yaml", Line: lineMask + 1, Col: 2}},
+		{"x-expires", "", Pos{File: "f.yaml", Line: 3, Col: 3}},
+		{"x-max-priority", "", Pos{File: "f.yaml", Line: 4, Col: 9}},
+	} {
+		field, ok := a.Written(tt.key)
+		if field != tt.field || ok != (tt.field != "") {
+			t.Errorf("Written(%q) = %q, %v; want %q", tt.key, field, ok, tt.field)
+		}
+		if got, _ := a.Get(tt.key); got != tt.pos {
+			t.Errorf("Get(%q) = %v; want %v", tt.key, got, tt.pos)
+		}
+	}
+	var none *ArgPositions
+	if f, ok := none.Written("x-max-length"); ok || f != "" {
+		t.Errorf("a nil table says x-max-length is written as %q", f)
+	}
+}

@@ -58,8 +58,8 @@ type Meta struct {
 // queues with a dead-letter exchange, key, length limit and overflow).
 // The file is held once for the table, a line and column in 32 bits
 // each: four such positions hold 144 bytes (with a Pos each, 216). A
-// position in another file than the table's first, or past 32 bits, is
-// kept whole in odd.
+// position in another file than the table's first, or with a line past 26
+// bits or a column past 32, is kept whole in odd.
 type ArgPositions struct {
 	file string
 	list []argPos
@@ -67,17 +67,35 @@ type ArgPositions struct {
 }
 
 // argPos is one argument's position: line and col 0 are none, a col of
-// oddCol says key's position is in odd.
+// oddCol says key's position is in odd. line's top bits hold the index in
+// WrittenFields of the typed field that sets the argument (0: written as
+// the argument itself), at no cost in memory.
 type argPos struct {
 	key       string
 	line, col uint32
 }
 
-const oddCol = math.MaxUint32
+const (
+	oddCol    = math.MaxUint32
+	lineBits  = 26 // lines up to 67,108,863 in the table, the rest in odd
+	lineMask  = 1<<lineBits - 1
+	fieldBits = 32 - lineBits
+)
 
 type oddArgPos struct {
-	key string
-	pos Pos
+	key   string
+	pos   Pos
+	field uint8
+}
+
+// WrittenFields are the typed fields of a queue or exchange through which
+// a file sets an argument, as the file writes them (ArgPositions
+// SetWritten). Index 0 is none: the argument written as itself.
+var WrittenFields = [...]string{"",
+	"alternate_exchange", "max_priority", "single_active_consumer", "delivery_limit",
+	"limits.max_length", "limits.max_length_bytes", "limits.overflow", "limits.message_ttl", "limits.expires",
+	"dead_letter.exchange", "dead_letter.routing_key", "dead_letter.strategy", "dead_letter.queue",
+	"retry.backoff", "retry.backoff.min", "retry.backoff.max", "retry.when", "retry.attempts",
 }
 
 // NewArgPositions returns an empty table with room for n arguments.
@@ -102,23 +120,63 @@ func (a *ArgPositions) Get(key string) (Pos, bool) {
 				}
 			}
 		}
-		if e.line == 0 && e.col == 0 {
+		line := e.line & lineMask
+		if line == 0 && e.col == 0 {
 			return Pos{}, true // placed nowhere
 		}
-		return Pos{File: a.file, Line: int(e.line), Col: int(e.col)}, true
+		return Pos{File: a.file, Line: int(line), Col: int(e.col)}, true
 	}
 	return Pos{}, false
 }
 
+// Written returns the typed field through which the file sets argument
+// key ("limits.max_length" for x-max-length; one of WrittenFields); false
+// when the file writes the argument itself, or does not say.
+func (a *ArgPositions) Written(key string) (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	for _, e := range a.list {
+		if e.key != key {
+			continue
+		}
+		field := e.line >> lineBits
+		if e.col == oddCol {
+			for _, o := range *a.odd {
+				if o.key == key {
+					field = uint32(o.field)
+				}
+			}
+		}
+		return WrittenFields[field], field != 0
+	}
+	return "", false
+}
+
 // Set records that the file writes argument key at p, in place of an
 // earlier position of key.
-func (a *ArgPositions) Set(key string, p Pos) {
-	e := argPos{key: key}
+func (a *ArgPositions) Set(key string, p Pos) { a.set(key, p, 0) }
+
+// SetWritten records that the file sets argument key at p through typed
+// field (one of WrittenFields; another is recorded as the argument
+// itself), in place of an earlier position of key.
+func (a *ArgPositions) SetWritten(key string, p Pos, field string) {
+	var idx uint32
+	for i, f := range WrittenFields {
+		if f == field {
+			idx = uint32(i)
+		}
+	}
+	a.set(key, p, idx)
+}
+
+func (a *ArgPositions) set(key string, p Pos, field uint32) {
+	e := argPos{key: key, line: field << lineBits}
 	switch {
 	case p.IsZero():
 	case p.File != "" && (a.file == "" || a.file == p.File):
-		if p.Line >= 0 && p.Col >= 0 && uint64(p.Line) <= math.MaxUint32 && uint64(p.Col) < oddCol && p.Line+p.Col > 0 {
-			a.file, e.line, e.col = p.File, uint32(p.Line), uint32(p.Col)
+		if p.Line >= 0 && p.Col >= 0 && uint64(p.Line) <= lineMask && uint64(p.Col) < oddCol && p.Line+p.Col > 0 {
+			a.file, e.line, e.col = p.File, e.line|uint32(p.Line), uint32(p.Col)
 			break
 		}
 		fallthrough
@@ -139,7 +197,7 @@ func (a *ArgPositions) Set(key string, p Pos) {
 		if a.odd == nil {
 			a.odd = new([]oddArgPos)
 		}
-		*a.odd = append(*a.odd, oddArgPos{key, p})
+		*a.odd = append(*a.odd, oddArgPos{key, p, uint8(field)})
 	}
 	for i := range a.list {
 		if a.list[i].key == key {
