@@ -817,7 +817,7 @@ func problems(vhost string, q *Queue, vhostMissing bool, unrouted lint.Finding) 
 		if len(q.DeadLettersFrom) > 0 {
 			msg += " (from " + joinNames(q.DeadLettersFrom) + ")"
 		}
-		out = append(out, Problem{KindDeadLetters, Alert, msg})
+		out = append(out, Problem{KindDeadLetters, Alert, msg + ": " + dlqAdvice(vhost, q)})
 	}
 	switch n := q.DeadLettering; {
 	case n == nil || *n == 0:
@@ -840,6 +840,25 @@ func problems(vhost string, q *Queue, vhostMissing bool, unrouted lint.Finding) 
 		out = append(out, Problem{KindNoConsumers, Warning, fmt.Sprintf("%s, no consumers", plural(n, "message"))})
 	}
 	return out
+}
+
+// dlqAdvice says how to look at the dead letters DLQ q of vhost holds and
+// move them back once their cause is fixed: mqctl dlq peek and replay,
+// with the queue and vhost, and --from-queue where the dead letters of
+// several queues meet. dlq reads no stream (basic.get does not work on
+// one), so for a stream it says what does.
+func dlqAdvice(vhost string, q *Queue) string {
+	if q.Type == topology.QueueStream {
+		return "mqctl dlq does not read a stream, which keeps its messages whoever reads them: read them with a stream consumer from an offset, and keep dead letters for replay in a classic or quorum queue"
+	}
+	cmd := func(sub string) string {
+		return fmt.Sprintf("mqctl dlq %s %s --vhost %s", sub, broker.ShellQuote(q.Name), broker.ShellQuote(vhost))
+	}
+	advice := fmt.Sprintf("see them, with why and where each died, with `%s`; once what made them fail is fixed, move them back where they came from with `%s` (add --dry-run first to see where each goes)", cmd("peek"), cmd("replay"))
+	if len(q.DeadLettersFrom) > 1 {
+		advice += fmt.Sprintf(", or those of one queue alone with --from-queue %s", broker.ShellQuote(q.DeadLettersFrom[0]))
+	}
+	return advice
 }
 
 // forConsumers is how many of q's messages a consumer can still get: its
