@@ -42,6 +42,9 @@ func (v planView) refused(pf *plan.Preflight) error {
 	if v.json {
 		return &preflightpkg.RefusedError{Report: pf}
 	}
+	if advice := preflightpkg.InternalAdvice(pf); advice != "" {
+		return fmt.Errorf("the broker refuses %d of the plan's objects, or failed on them (listed above). %s: %w", pf.Refused(), advice, preflightpkg.ErrRefused)
+	}
 	return fmt.Errorf("the broker refuses %d of the plan's objects (listed above): fix them in the file before apply: %w", pf.Refused(), preflightpkg.ErrRefused)
 }
 

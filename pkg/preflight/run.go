@@ -457,7 +457,7 @@ func Refused(rep *Report, c *plan.Change, err error) bool {
 	if !ok || !rep.ByWrite {
 		return false
 	}
-	rep.Refusals = []Refusal{{Kind: c.Kind, Reason: reason, Objects: []Object{{ObjectRef: c.Ref(), Pos: refusedAt(c, reason)}}}}
+	rep.Refusals = []Refusal{{Kind: c.Kind, Reason: internalReason(err, reason), Objects: []Object{{ObjectRef: c.Ref(), Pos: refusedAt(c, reason)}}}}
 	return true
 }
 
@@ -491,6 +491,7 @@ func (t *trier) judge(tr *Trial, err error) error {
 	if !ok {
 		return err
 	}
+	reason = internalReason(err, reason)
 	// The broker's words name the trial's object and the throwaway vhost;
 	// refusals() puts the first refused object's names in their place.
 	cause := string(tr.Kind) + "\x00" + trialNames.ReplaceAllString(strings.ReplaceAll(reason, t.vhost, vhostMark), nameMark)

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/plan"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -79,5 +81,47 @@ func TestDefinedTrialsWrittenAsApplyWrites(t *testing.T) {
 		if tc.tr.Exchange != nil && tw.sources[exchangeKey(x)] != "mqctl.preflight.1" {
 			t.Errorf("exchange tried: sources %v, want its shape from mqctl.preflight.1", tw.sources)
 		}
+	}
+}
+
+// TestRefusedErrorInternal: a trial the broker answered with a 5xx is
+// said to be its internal error, with what to do (InternalAdvice), in
+// place of "fix them in the file"; beside a refusal with a reason, the
+// others are still to be fixed in the file.
+func TestRefusedErrorInternal(t *testing.T) {
+	internal := internalReason(&broker.APIError{Status: http.StatusInternalServerError, Reason: "Internal Server Error"}, "Internal Server Error")
+	crashWords := internalReason(&broker.APIError{Status: http.StatusServiceUnavailable, Reason: "node down"}, "node down")
+	if want := `HTTP 503 (Service Unavailable): "node down", ` + internalMark; crashWords != want {
+		t.Errorf("a 503 with words: %q, want %q", crashWords, want)
+	}
+	if got := internalReason(&broker.APIError{Status: http.StatusBadRequest, Reason: "bad"}, "bad"); got != "bad" {
+		t.Errorf("a 400 is the broker's words alone: %q", got)
+	}
+	obj := func(name string) []Object {
+		return []Object{{ObjectRef: plan.ObjectRef{Kind: kind.Policy, Vhost: "v", Name: name}, Pos: topology.Pos{File: "f.yaml", Line: 3, Col: 5}}}
+	}
+	only := &RefusedError{Report: &Report{Refusals: []Refusal{{Kind: kind.Policy, Reason: internal, Objects: obj("p")}}}}
+	msg := only.Error()
+	for _, want := range []string{"nothing was changed: the broker failed on 1 object of the plan", "HTTP 500 (Internal Server Error), an internal error", "RabbitMQ's log has the reason", "--no-preflight"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "Fix them in the file") || strings.Contains(msg, "Fix the others") {
+		t.Errorf("an internal error alone is no fault found in the file:\n%s", msg)
+	}
+	mixed := &RefusedError{Report: &Report{Refusals: []Refusal{{Kind: kind.Policy, Reason: internal, Objects: obj("p")}, {Kind: kind.Policy, Reason: "Validation failed", Objects: obj("q")}}}}
+	msg = mixed.Error()
+	for _, want := range []string{"the broker refuses 2 objects", "RabbitMQ's log has the reason", "Fix the others in the file and plan again"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("lacks %q:\n%s", want, msg)
+		}
+	}
+	plain := &RefusedError{Report: &Report{Refusals: []Refusal{{Kind: kind.Policy, Reason: "Validation failed", Objects: obj("q")}}}}
+	if msg := plain.Error(); !strings.Contains(msg, "Fix them in the file and plan again") || strings.Contains(msg, "log") {
+		t.Errorf("a refusal with a reason:\n%s", msg)
+	}
+	if InternalAdvice(plain.Report) != "" {
+		t.Error("advice for an internal error where there is none")
 	}
 }
