@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/lint"
@@ -852,11 +853,11 @@ func dlqAdvice(vhost string, q *Queue) string {
 		return "mqctl dlq does not read a stream, which keeps its messages whoever reads them: read them with a stream consumer from an offset, and keep dead letters for replay in a classic or quorum queue"
 	}
 	cmd := func(sub string) string {
-		return fmt.Sprintf("mqctl dlq %s %s --vhost %s", sub, broker.ShellQuote(q.Name), broker.ShellQuote(vhost))
+		return fmt.Sprintf("mqctl dlq %s %s --vhost %s", sub, shell.Quote(q.Name), shell.Quote(vhost))
 	}
 	advice := fmt.Sprintf("see them, with why and where each died, with `%s`; once what made them fail is fixed, move them back where they came from with `%s` (add --dry-run first to see where each goes)", cmd("peek"), cmd("replay"))
 	if len(q.DeadLettersFrom) > 1 {
-		advice += fmt.Sprintf(", or those of one queue alone with --from-queue %s", broker.ShellQuote(q.DeadLettersFrom[0]))
+		advice += fmt.Sprintf(", or those of one queue alone with --from-queue %s", shell.Quote(q.DeadLettersFrom[0]))
 	}
 	return advice
 }
