@@ -157,6 +157,46 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 // readSavedPlan reads the plan saved in planFile, and keeps the values
 // from the environment it holds from every text apply prints about it.
 func (g *globals) readSavedPlan(planFile string) (*plan.Plan, error) {
+	saved := streamSavedPlan(planFile)
+	var err error
+	if saved == nil {
+		saved, err = readSavedWhole(planFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	g.hideValues(saved.Env)
+	if saved.Fingerprint == "" {
+		// plan --out always writes one: this file was made or edited
+		// by hand.
+		return nil, fmt.Errorf("%s is not a valid saved plan (it holds no fingerprint of the broker's state, which apply checks the broker against before it changes anything): make it again with \"mqctl plan --out %s\"", planFile, planFile)
+	}
+	return saved, nil
+}
+
+// streamSavedPlan is the plan saved in planFile, read as it streams from
+// the file (plan.StreamSaved), which holds no copy of the file; nil when
+// it does not read so, or is no regular file (a pipe, <(…), is read
+// once: whole, as before).
+func streamSavedPlan(planFile string) *plan.Plan {
+	if st, err := os.Stat(planFile); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(planFile)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	saved, err := plan.StreamSaved(f)
+	if err != nil {
+		return nil
+	}
+	return saved
+}
+
+// readSavedWhole reads the plan saved in planFile whole: a file that does
+// not read as it streams, to say why it is refused.
+func readSavedWhole(planFile string) (*plan.Plan, error) {
 	data, err := os.ReadFile(planFile)
 	if err != nil {
 		return nil, fmt.Errorf("read the saved plan: %w", err)
@@ -167,7 +207,7 @@ func (g *globals) readSavedPlan(planFile string) (*plan.Plan, error) {
 	// would overwrite it.
 	switch {
 	case err == nil:
-		g.hideValues(saved.Env)
+		return saved, nil
 	case loader.IsTopology(data):
 		return nil, fmt.Errorf("%s is a topology file, not a saved plan: apply it with \"mqctl apply -f %s\" (the FILE argument is a plan saved by \"mqctl plan -f %s --out PLANFILE\")", planFile, planFile, planFile)
 	case definitions.Is(data):
@@ -175,12 +215,6 @@ func (g *globals) readSavedPlan(planFile string) (*plan.Plan, error) {
 	default:
 		return nil, err
 	}
-	if saved.Fingerprint == "" {
-		// plan --out always writes one: this file was made or edited
-		// by hand.
-		return nil, fmt.Errorf("%s is not a valid saved plan (it holds no fingerprint of the broker's state, which apply checks the broker against before it changes anything): make it again with \"mqctl plan --out %s\"", planFile, planFile)
-	}
-	return saved, nil
 }
 
 // savedForBroker refuses a plan saved against another broker than c's

@@ -19,7 +19,7 @@ import (
 // a direct exchange to its own DLQ, where the topic exchange becomes
 // headers and the DLX fanout: every class of messages (n of them) and
 // every queue's dead letters then reach all n queues, or all n DLQs.
-func manyToAll(t *testing.T, n int) *Plan {
+func manyToAll(t testing.TB, n int) *Plan {
 	t.Helper()
 	side := func(events, dlx string) *topology.Topology {
 		return vh("v", func(v *topology.Vhost) {

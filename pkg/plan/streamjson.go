@@ -3,9 +3,13 @@ package plan
 import (
 	"bufio"
 	"bytes"
+	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 )
 
 // writeIndented writes doc as a json.Encoder indenting by two spaces
@@ -52,4 +56,103 @@ func writeIndented[T any](w io.Writer, doc any, key string, elems []T) error {
 	bw.Write(head[i+len(marker):])
 	bw.WriteString("\n")
 	return bw.Flush()
+}
+
+// errUnusual: the JSON holds what streamFields does not read as
+// json.Decoder.Decode reads it (a key spelled another way than its
+// field's tag or given twice, a value of another shape than its field's),
+// or what the streamed read of a saved plan does not take on (a version
+// it does not read, an invalid change): the caller reads it whole
+// instead, which reads it, or says why not, as before.
+var errUnusual = errors.New("not read as it streams")
+
+// streamFields decodes the JSON object next in dec into *dst, a struct,
+// as dec.Decode(dst) would, but one field at a time, and the elements of
+// a slice field one at a time: dec's buffer holds the text of one value
+// at a time, never the object's (a saved plan's changes, or its flows'
+// dead letters, tens of MB at 50,000 objects). The field whose key is in
+// custom is read by its function instead (at the value), which reads it
+// from dec. A document streamFields does not read exactly as Decode would
+// is left to the caller, with errUnusual.
+func streamFields(dec *json.Decoder, dst any, custom map[string]func() error) error {
+	v := reflect.ValueOf(dst).Elem()
+	byKey := map[string]int{}
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && !f.Anonymous && name != "" && name != "-" {
+			byKey[name] = i
+		}
+	}
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		i, known := byKey[key]
+		if !known || seen[key] {
+			// A key of another case, which Decode matches to a field
+			// anyway, or an unknown one it refuses; a field given
+			// twice, which it decodes twice over.
+			return errUnusual
+		}
+		seen[key] = true
+		if read, ok := custom[key]; ok {
+			err = read()
+		} else {
+			err = streamValue(dec, v.Field(i))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
+// streamValue decodes the JSON value next in dec into field, as
+// Decode would: a slice (not of bytes, and not one that decodes itself)
+// element by element, from an array or null; any other whole.
+func streamValue(dec *json.Decoder, field reflect.Value) error {
+	t := field.Type()
+	self := reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) ||
+		reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
+	if t.Kind() != reflect.Slice || t.Elem().Kind() == reflect.Uint8 || self {
+		return dec.Decode(field.Addr().Interface())
+	}
+	tok, err := dec.Token()
+	switch {
+	case err != nil:
+		return err
+	case tok == nil:
+		field.SetZero()
+		return nil
+	case tok != json.Delim('['):
+		return errUnusual
+	}
+	// Decode makes an empty array an empty slice, not nil.
+	field.Set(reflect.MakeSlice(t, 0, 0))
+	for n := 0; dec.More(); n++ {
+		field.Set(reflect.Append(field, reflect.Zero(t.Elem())))
+		if err := dec.Decode(field.Index(n).Addr().Interface()); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, ']')
+}
+
+// expectDelim reads delimiter d from dec; errUnusual for another token.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != d {
+		return errUnusual
+	}
+	return nil
 }
