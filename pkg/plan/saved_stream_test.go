@@ -8,10 +8,14 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mqctl/mqctl/internal/gentopo"
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
+	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -30,6 +34,24 @@ func richPlan(t testing.TB) *Plan {
 	p.ObjectPrints = []ObjectPrint{{Kind: kind.Queue, Vhost: "/", ID: 1, Sum: 2}, {Kind: kind.Queue, Vhost: "/", ID: 3, Sum: 4}}
 	p.Env = topology.EnvValues{{Value: "orders.shipping", Raw: "${Q}"}}
 	p.Broker = &Broker{Version: "4.3.6", Cluster: "rabbit@h", Nodes: []string{"rabbit@h"}}
+	return p
+}
+
+// benchReplacePlan is the plan of make bench's replace file
+// (gentopo.ReplaceYAML: every working queue's max_length and both
+// exchanges' types changed) against its file applied (gentopo.YAML, as a
+// RabbitMQ 4.x broker reads it back), n working queues: 4n+2 objects, n
+// queues and 2 exchanges replaced, every binding taken down and put back,
+// with its flows, as "mqctl plan --out" saves it.
+func benchReplacePlan(t testing.TB, n int) *Plan {
+	t.Helper()
+	_, c := noopBench(t, n)
+	replace, err := loader.LoadBytes("replace.yaml", []byte(gentopo.ReplaceYAML("bench", n)), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Diff(replace, c)
+	p.SetFlows(c, rmqversion.Default)
 	return p
 }
 
@@ -291,28 +313,71 @@ func TestStreamSavedHoldsOneChange(t *testing.T) {
 	}
 }
 
-// TestStreamSavedAllocates: reading a saved plan as it streams allocates
-// about 3 times the document's bytes (the plan, and each value's text and
-// decoding once), the whole document's read about 8 (its head read
-// through, then its text buffered whole, growing, beside the file). The
-// bound is 5: buffering the document again would pass it.
+// TestStreamSavedAllocates: reading make bench's replace plan as it
+// streams allocates about 3 times the document's bytes (the plan, and
+// each value's text and decoding once), the whole document's read about
+// 8 (its head read through, then its text buffered whole, growing, beside
+// the file). The bound is 5: buffering the document again would pass it.
+// What the plan read holds is less than the document (the replace's
+// reason, 1,000 bytes the same for every queue, held once).
 func TestStreamSavedAllocates(t *testing.T) {
-	doc := savedBytes(t, manyToAll(t, 300))
-	alloc := func(read func() error) uint64 {
-		var before, after runtime.MemStats
+	doc := savedBytes(t, benchReplacePlan(t, 500))
+	alloc := func(read func() (*Plan, error)) (allocated, held uint64) {
+		var before, after, kept runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		if err := read(); err != nil {
+		p, err := read()
+		if err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
+		runtime.GC()
+		runtime.ReadMemStats(&kept)
+		runtime.KeepAlive(p)
+		return after.TotalAlloc - before.TotalAlloc, kept.HeapAlloc - before.HeapAlloc
 	}
-	streamed := alloc(func() error { _, err := StreamSaved(bytes.NewReader(doc)); return err })
-	whole := alloc(func() error { _, err := readSavedWhole(doc, "my.plan"); return err })
-	t.Logf("a document of %d bytes: %d allocated as it streams (%.1f times), %d whole (%.1f times)",
-		len(doc), streamed, float64(streamed)/float64(len(doc)), whole, float64(whole)/float64(len(doc)))
+	streamed, plan := alloc(func() (*Plan, error) { return StreamSaved(bytes.NewReader(doc)) })
+	whole, _ := alloc(func() (*Plan, error) { return readSavedWhole(doc, "my.plan") })
+	t.Logf("a document of %d bytes: %d allocated as it streams (%.1f times), %d whole (%.1f times); the plan holds %d (%.2f times)",
+		len(doc), streamed, float64(streamed)/float64(len(doc)), whole, float64(whole)/float64(len(doc)), plan, float64(plan)/float64(len(doc)))
 	if streamed > 5*uint64(len(doc)) {
 		t.Errorf("reading a saved plan of %d bytes as it streams allocated %d bytes, want at most 5 times the document", len(doc), streamed)
+	}
+	if plan > uint64(len(doc)) {
+		t.Errorf("the plan read from a saved plan of %d bytes holds %d", len(doc), plan)
+	}
+}
+
+// TestSavedChangesShareTexts: the texts that repeat from one change to
+// the next are held once in the plan read, by either read: the reason
+// of the queues replaced for the same field, the vhost, the file.
+func TestSavedChangesShareTexts(t *testing.T) {
+	doc := savedBytes(t, benchReplacePlan(t, 20))
+	streamed, err := StreamSaved(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := readSavedWhole(doc, "my.plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*Plan{"streamed": streamed, "whole": whole} {
+		texts := map[string]*byte{}
+		queues := 0
+		for _, c := range p.Changes {
+			if c.Kind != kind.Queue || c.Action != Replace {
+				continue
+			}
+			queues++
+			for _, s := range []string{c.Reason, c.Vhost, c.Pos.File} {
+				if at, ok := texts[s]; ok && at != unsafe.StringData(s) {
+					t.Errorf("%s: %q held twice, in the change of queue %q and before", name, s, c.Name)
+				}
+				texts[s] = unsafe.StringData(s)
+			}
+		}
+		if queues != 20 {
+			t.Errorf("%s: %d queues replaced, want 20", name, queues)
+		}
 	}
 }
