@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mqctl/mqctl/internal/shell"
 	"github.com/mqctl/mqctl/pkg/broker"
 	"github.com/mqctl/mqctl/pkg/broker/driver"
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -125,6 +124,7 @@ func (r *Result) OK() bool {
 // refused change with what forced it and what to do instead.
 func Check(p *plan.Plan, opts Options) error {
 	var refusals []string
+	successor := p.Successors()
 	for _, c := range p.Changes {
 		if _, ok := objectOf(c.Kind); !ok {
 			// A plan from a newer mqctl, or a kind missing its apply steps.
@@ -138,8 +138,10 @@ func Check(p *plan.Plan, opts Options) error {
 		}
 		if (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss {
 			fix := stakeFix(c.Messages, c.Consumers)
-			if to, created := p.Successor(&c); to != "" && c.Messages > 0 {
-				fix = moveFix(c, to, created)
+			if c.Messages > 0 {
+				if to, created := successor(&c); to != "" {
+					fix = moveFix(c, to, created)
+				}
 			}
 			if opts.Undrainable != nil && c.Kind.HoldsMessages() {
 				if why := opts.Undrainable(c.Vhost, c.Name); why != "" {
@@ -797,20 +799,10 @@ func refuse(s Step, verb string, msgs int64, atLeast bool, consumers int64) erro
 }
 
 // moveFix is the way to the delete of a queue that holds messages when
-// the plan moves all its bindings onto queue to (created: a queue the plan
-// creates), as a rename in the file does: move its messages there first,
-// with mqctl's own replay, which removes each only once the broker has
-// confirmed its copy; or drop them.
+// the plan moves all its bindings onto queue to (plan.MoveAdvice), or
+// dropping them.
 func moveFix(c plan.Change, to string, created bool) string {
-	move := fmt.Sprintf("mqctl dlq replay %s --vhost %s --to-exchange '' --routing-key %s", shell.Quote(c.Name), shell.Quote(c.Vhost), shell.Quote(to))
-	stop := ""
-	if c.Consumers > 0 {
-		stop = "stop its consumers, "
-	}
-	if created {
-		return fmt.Sprintf("its bindings move to queue %q, which this plan creates: to keep its messages, %sapply once with both queues in the file, move the messages across (%s), then apply this file; or pass --allow-data-loss to drop them", to, stop, move)
-	}
-	return fmt.Sprintf("its bindings move to queue %q: to keep its messages, %smove them across first (%s), then apply; or pass --allow-data-loss to drop them", to, stop, move)
+	return plan.MoveAdvice(c, to, created) + "; or pass --allow-data-loss to drop them"
 }
 
 // stakeFix is the way to the delete or replace of a queue that holds

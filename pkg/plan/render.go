@@ -108,6 +108,7 @@ func writeText(w io.Writer, p *Plan, opts RenderOptions) error {
 			sb.WriteString("mqctl will perform these actions:\n")
 		}
 		vhost := "\x00"
+		successor := p.Successors()
 		for _, c := range p.Changes {
 			if c.Vhost != vhost {
 				vhost = c.Vhost
@@ -121,6 +122,11 @@ func writeText(w io.Writer, p *Plan, opts RenderOptions) error {
 				sb.WriteString(topology.ScopeMark(string(c.Kind), c.Vhost, c.Name))
 			}
 			writeChange(sb, c, paint)
+			if c.Messages > 0 {
+				if to, created := successor(&c); to != "" {
+					fmt.Fprintf(sb, "      %s\n", MoveAdvice(c, to, created))
+				}
+			}
 			if opts.marks {
 				sb.WriteString(topology.ScopeMark("", "", ""))
 			}
