@@ -120,6 +120,7 @@ func JSONOf(p *Plan) *pj.Plan {
 	for _, h := range p.Held {
 		doc.Held = append(doc.Held, pj.Held{Ref: jsonRef(h.ObjectRef), Action: string(h.Action), Cause: h.Cause, Reason: h.Reason})
 	}
+	successor := p.Successors()
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		jc := pj.Change{
@@ -142,6 +143,11 @@ func JSONOf(p *Plan) *pj.Plan {
 			if c.DeadLettering > 0 {
 				d := c.DeadLettering
 				jc.MessagesDlx = &d
+			}
+			if c.Messages > 0 {
+				if to, created := successor(c); to != "" {
+					jc.Successor = &pj.Successor{Queue: to, Created: created, Advice: MoveAdvice(*c, to, created)}
+				}
 			}
 		}
 		doc.Changes[i] = jc

@@ -2,16 +2,18 @@ package plan
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	pj "github.com/mqctl/mqctl/pkg/planjson"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // TestSuccessors: the queue that takes every binding of a deleted queue
 // (the same source, key and arguments), and only when one does; the text
-// plan says how to keep the messages of such a queue at stake.
+// and JSON plans say how to keep the messages of such a queue at stake.
 func TestSuccessors(t *testing.T) {
 	t.Parallel()
 	bind := func(dest, key string, args topology.Args) *topology.Binding {
@@ -74,6 +76,22 @@ func TestSuccessors(t *testing.T) {
 			}
 			if tc.want != "" && !strings.Contains(buf.String(), "mqctl dlq replay old --vhost v --to-exchange '' --routing-key "+tc.want) {
 				t.Errorf("the text plan gives no replay into %s:\n%s", tc.want, buf.String())
+			}
+			// The JSON plan tells a program the same.
+			buf.Reset()
+			if err := WriteJSON(&buf, p); err != nil {
+				t.Fatal(err)
+			}
+			var doc pj.Plan
+			if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			s := doc.Changes[0].Successor
+			switch {
+			case tc.want == "" && s != nil:
+				t.Errorf("JSON successor %+v, want none", *s)
+			case tc.want != "" && (s == nil || s.Queue != tc.want || s.Created != tc.created || !strings.Contains(s.Advice, "mqctl dlq replay old")):
+				t.Errorf("JSON successor %+v, want queue %q (created %t) with the replay", s, tc.want, tc.created)
 			}
 		})
 	}

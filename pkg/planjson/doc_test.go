@@ -128,6 +128,7 @@ func TestPageMatchesTypes(t *testing.T) {
 
 	change := rows(section(t, text, "## A change"))
 	check(t, "a change", keys(change), planjson.Change{})
+	check(t, "a successor", names(after(t, change["successor"], "it is "), true), planjson.Successor{})
 	check(t, "a field change", names(after(t, text, "A field change is "), true), planjson.Field{})
 	check(t, "a position", names(after(t, text, "A position is "), true), planjson.Position{})
 

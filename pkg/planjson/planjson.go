@@ -89,8 +89,20 @@ type Change struct {
 	// MessagesDlx, of Messages, wait in a quorum queue until its
 	// dead-letter exchange takes them (at-least-once dead-lettering);
 	// present when the queue's statistics counted some.
-	MessagesDlx *int64    `json:"messages_dlx,omitempty"`
-	Pos         *Position `json:"pos,omitempty"`
+	MessagesDlx *int64 `json:"messages_dlx,omitempty"`
+	// Successor: for a queue deleted while it holds messages, the queue
+	// the plan moves all its bindings onto (a rename in the file, most
+	// often), and the way to keep the messages; absent otherwise.
+	Successor *Successor `json:"successor,omitempty"`
+	Pos       *Position  `json:"pos,omitempty"`
+}
+
+// Successor is the queue that takes every binding of a queue a change
+// deletes while it holds messages.
+type Successor struct {
+	Queue   string `json:"queue"`
+	Created bool   `json:"created"`
+	Advice  string `json:"advice"`
 }
 
 // Field is one field that differs; a null side is the field absent there.
