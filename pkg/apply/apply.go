@@ -141,6 +141,8 @@ func Check(p *plan.Plan, opts Options) error {
 			if c.Messages > 0 {
 				if to, created := successor(&c); to != "" {
 					fix = moveFix(c, to, created)
+				} else if c.Action == plan.Replace && c.Kind.HoldsMessages() {
+					fix = strings.Replace(fix, "drain it first", "drain it first (or keep them: declare the new settings under a new queue name with the same bindings, and plan: it says how to move the messages there)", 1)
 				}
 			}
 			if opts.Undrainable != nil && c.Kind.HoldsMessages() {
