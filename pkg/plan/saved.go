@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -186,18 +187,11 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	}
 	doc := savedPlan{
 		Kind: SavedKind, Version: SavedVersion, Note: savedNote,
-		Fingerprint: p.Fingerprint, ObjectPrints: encodePrints(p.ObjectPrints), Broker: p.Broker, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver, Changes: make([]savedChange, len(p.Changes)),
+		Fingerprint: p.Fingerprint, ObjectPrints: encodePrints(p.ObjectPrints), Broker: p.Broker, Vhosts: nonNil(p.Vhosts), Owner: p.Owner, TakeOver: p.TakeOver,
 		Adopt: nonNil(p.Adopt), Unmanaged: nonNil(p.Unmanaged), Preexisting: p.Preexisting, Kept: p.Kept, KeptChanged: p.KeptChanged, Unread: p.Unread,
 		Stale: p.Stale, ChangedOutside: p.ChangedOutside, Held: p.Held, Notes: p.Notes,
 		FlowsUnknown: p.FlowsUnknown, OutdatedRecords: p.OutdatedRecords,
 		UnfinishedRecords: p.UnfinishedRecords, Restores: p.Restores,
-	}
-	if p.Flows != nil {
-		flows, err := json.Marshal(flowsDoc(p.Flows, nil))
-		if err != nil {
-			return err
-		}
-		doc.Flows = flows
 	}
 	for ref, pr := range p.Prints {
 		doc.Prints = append(doc.Prints, savedPrint{ObjectRef: ref, Print: pr})
@@ -206,39 +200,83 @@ func WriteSaved(w io.Writer, p *Plan) error {
 		doc.Others = append(doc.Others, savedOther{OtherOwned: o, Recorded: o.Recorded})
 	}
 	sort.Slice(doc.Prints, func(i, j int) bool { return refLess(doc.Prints[i].ObjectRef, doc.Prints[j].ObjectRef) })
-	for i, c := range p.Changes {
-		sc := savedChange{
-			Action: c.Action, Kind: c.Kind, Vhost: c.Vhost, Name: c.Name, Before: savedOf(c.Before), After: savedOf(c.After),
-			Reason: c.Reason, Bindings: c.Bindings, Messages: c.Messages, Consumers: c.Consumers, MessagesAtLeast: c.MessagesAtLeast,
-			Delayed: c.Delayed, DeadLettering: c.DeadLettering, Print: c.Print, BindingPrints: c.BindingPrints,
-		}
-		if !c.Pos.IsZero() {
-			sc.Pos = &savedPos{File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col}
-		}
-		for _, f := range c.Fields {
-			sc.Fields = append(sc.Fields, savedField{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces, Masked: f.Masked})
-		}
-		doc.Changes[i] = sc
+	// The changes and the flows, most of the document, are written as they
+	// stream (savedWriter.write), a change and an entry of the flows at a
+	// time: held whole, encoded, then indented, the flows of a 50,002-object
+	// replace took "plan --out" to 129 MB, where plan peaks at 87-92.
+	sw := savedWriter{doc: &doc, changes: p.Changes}
+	if p.Flows != nil {
+		sw.flows = flowsDoc(p.Flows, nil)
 	}
 	// Of the values from the environment, only those the plan holds
 	// anyway, as a whole JSON string or number (an argument's x-max-length:
 	// ${N}): never a secret's (a password, a URI, which the plan masks),
-	// nor a value only part of another.
+	// nor a value only part of another. The document without them is
+	// written once, as it streams, to find the values it holds.
 	if len(p.Env) > 0 {
-		without, err := json.Marshal(doc)
-		if err != nil {
+		held := map[string]bool{}
+		bw := bufio.NewWriter(io.Discard)
+		if err := sw.write(&indentWriter{w: bw, seen: func(text []byte) { wholeValues(text, held) }}); err != nil {
 			return err
 		}
-		held := wholeValues(without)
 		for _, h := range p.Env {
 			if !h.Secret && held[h.Value] {
 				doc.Env = append(doc.Env, h)
 			}
 		}
 	}
-	changes := doc.Changes
-	doc.Changes = nil
-	return writeIndented(w, &doc, "changes", changes)
+	bw := bufio.NewWriter(w)
+	if err := sw.write(&indentWriter{w: bw}); err != nil {
+		return err
+	}
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// savedWriter writes a saved plan: doc, but for its changes (changes, the
+// plan's, each made a savedChange as it is written) and its flows (flows,
+// nil for none), written as they stream.
+type savedWriter struct {
+	doc     *savedPlan
+	changes []Change
+	flows   *pj.Flows
+}
+
+func (sw savedWriter) write(e *indentWriter) error {
+	// Decode makes a saved plan's changes an empty list, never nil.
+	holes := []hole{arrayHole("changes", len(sw.changes), false, func(i int) savedChange { return savedChangeOf(&sw.changes[i]) })}
+	doc := *sw.doc
+	doc.Changes, doc.Flows = nil, nil
+	if sw.flows != nil {
+		doc.Flows = json.RawMessage("null")
+		holes = append(holes, hole{key: "flows", write: func(e *indentWriter, prefix string) error { return writeSavedFlows(e, prefix, sw.flows) }})
+	}
+	return e.object(&doc, "", holes...)
+}
+
+// writeSavedFlows writes f as json.MarshalIndent would at prefix, its lists of
+// queues, routes and dead letters (at 50,002 objects, 12 MB of text) an
+// entry at a time.
+func writeSavedFlows(e *indentWriter, prefix string, f *pj.Flows) error {
+	head := *f
+	head.QueueLists, head.Routes, head.DeadLetters = nil, nil, nil
+	return e.object(&head, prefix, sliceHole("queue_lists", f.QueueLists), sliceHole("routes", f.Routes), sliceHole("dead_letters", f.DeadLetters))
+}
+
+// savedChangeOf is c as the saved plan holds it.
+func savedChangeOf(c *Change) savedChange {
+	sc := savedChange{
+		Action: c.Action, Kind: c.Kind, Vhost: c.Vhost, Name: c.Name, Before: savedOf(c.Before), After: savedOf(c.After),
+		Reason: c.Reason, Bindings: c.Bindings, Messages: c.Messages, Consumers: c.Consumers, MessagesAtLeast: c.MessagesAtLeast,
+		Delayed: c.Delayed, DeadLettering: c.DeadLettering, Print: c.Print, BindingPrints: c.BindingPrints,
+	}
+	if !c.Pos.IsZero() {
+		sc.Pos = &savedPos{File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col}
+	}
+	for _, f := range c.Fields {
+		sc.Fields = append(sc.Fields, savedField{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces, Masked: f.Masked})
+	}
+	return sc
 }
 
 // savedVersionsRead are the versions of saved plans ReadSaved reads.
@@ -250,10 +288,9 @@ func savedVersionsRead() []int {
 	return vs
 }
 
-// wholeValues are the strings and numbers JSON document doc holds as
-// whole values (not the keys), as their text.
-func wholeValues(doc []byte) map[string]bool {
-	out := map[string]bool{}
+// wholeValues adds to out the strings and numbers JSON document doc holds
+// as whole values (not the keys), as their text.
+func wholeValues(doc []byte, out map[string]bool) {
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
 	var key bool // the next string is an object's key
@@ -261,7 +298,7 @@ func wholeValues(doc []byte) map[string]bool {
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return out
+			return
 		}
 		switch t := tok.(type) {
 		case json.Delim:

@@ -20,42 +20,110 @@ import (
 // indented) and peaked at 128-149 MB; now it holds one change's text at a
 // time. The bytes are the same.
 func writeIndented[T any](w io.Writer, doc any, key string, elems []T) error {
-	head, err := json.MarshalIndent(doc, "", "  ")
+	bw := bufio.NewWriter(w)
+	e := &indentWriter{w: bw}
+	if err := e.object(doc, "", sliceHole(key, elems)); err != nil {
+		return err
+	}
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// indentWriter writes a JSON document indented by two spaces as
+// json.MarshalIndent would, a part at a time (object, hole): it never
+// holds the text of the whole document, only of the part it writes.
+type indentWriter struct {
+	w *bufio.Writer
+	// seen, when not nil, is given each text written, every one a whole
+	// JSON value (holes written as null): the whole document's values
+	// are the union of theirs.
+	seen func(text []byte)
+}
+
+// hole is a field of an object written apart from it (indentWriter.object),
+// as it streams: write writes its value, at the indentation prefix of its
+// key's line.
+type hole struct {
+	key   string
+	write func(e *indentWriter, prefix string) error
+}
+
+// object writes doc, a value that encodes as a JSON object, indented as
+// json.MarshalIndent(doc, prefix, "  ") but for the fields holes name, in
+// their order in the object, which doc holds as null and each hole writes.
+func (e *indentWriter) object(doc any, prefix string, holes ...hole) error {
+	head, err := e.encode(doc, prefix)
 	if err != nil {
 		return err
 	}
-	// A key inside a string value has its quotes escaped, and no string
-	// holds a raw newline: this is the field itself.
-	marker := []byte("\n  \"" + key + "\": null")
-	i := bytes.Index(head, marker)
-	if i < 0 {
-		return fmt.Errorf("encoding the plan: no top-level field %q", key)
+	for _, h := range holes {
+		// A key inside a string value has its quotes escaped, no string
+		// holds a raw newline, and the fields of values within doc are
+		// indented further: this is the field itself.
+		marker := []byte("\n" + prefix + "  \"" + h.key + "\": null")
+		i := bytes.Index(head, marker)
+		if i < 0 {
+			return fmt.Errorf("encoding the plan: no field %q", h.key)
+		}
+		e.w.Write(head[:i+len(marker)-len("null")])
+		if err := h.write(e, prefix+"  "); err != nil {
+			return err
+		}
+		head = head[i+len(marker):]
 	}
-	bw := bufio.NewWriter(w)
-	bw.Write(head[:i+len(marker)-len("null")])
-	switch {
-	case elems == nil:
-		bw.WriteString("null")
-	case len(elems) == 0:
-		bw.WriteString("[]")
-	default:
-		bw.WriteString("[")
-		for j := range elems {
-			if j > 0 {
-				bw.WriteString(",")
+	e.w.Write(head)
+	return nil
+}
+
+// encode is v's text indented at prefix, given to seen.
+func (e *indentWriter) encode(v any, prefix string) ([]byte, error) {
+	b, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		return nil, err
+	}
+	if e.seen != nil {
+		e.seen(b)
+	}
+	return b, nil
+}
+
+// sliceHole is the hole of field key whose value is elems (null when
+// nil), encoded one element at a time.
+func sliceHole[T any](key string, elems []T) hole {
+	return arrayHole(key, len(elems), elems == nil, func(i int) T { return elems[i] })
+}
+
+// arrayHole is the hole of field key whose value is an array of n
+// elements, element i at(i) (null when null), encoded one at a time: at
+// may make each element as it is written, which is then let go of.
+func arrayHole[T any](key string, n int, null bool, at func(i int) T) hole {
+	return hole{key: key, write: func(e *indentWriter, prefix string) error {
+		switch {
+		case null:
+			e.w.WriteString("null")
+			return nil
+		case n == 0:
+			e.w.WriteString("[]")
+			return nil
+		}
+		e.w.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				e.w.WriteString(",")
 			}
-			bw.WriteString("\n    ")
-			b, err := json.MarshalIndent(&elems[j], "    ", "  ")
+			e.w.WriteString("\n" + prefix + "  ")
+			// Addressed, as an element of a slice is: a method of *T
+			// encodes it.
+			v := at(i)
+			b, err := e.encode(&v, prefix+"  ")
 			if err != nil {
 				return err
 			}
-			bw.Write(b)
+			e.w.Write(b)
 		}
-		bw.WriteString("\n  ]")
-	}
-	bw.Write(head[i+len(marker):])
-	bw.WriteString("\n")
-	return bw.Flush()
+		e.w.WriteString("\n" + prefix + "]")
+		return nil
+	}}
 }
 
 // errUnusual: the JSON holds what streamFields does not read as
