@@ -102,7 +102,8 @@ type ApplyOptions struct {
 // ApplyResult is what Apply did.
 type ApplyResult struct {
 	// Plan is the plan applied (or refused): the saved plan, less what
-	// was held back, or the one made from the desired state.
+	// was held back (and, once shown, its flows), or the one made from
+	// the desired state.
 	Plan *plan.Plan
 	// Result is what apply did; nil when nothing was attempted.
 	Result *apply.Result
@@ -194,6 +195,12 @@ func (e *Engine) Apply(ctx context.Context, in ApplyInput, o ApplyOptions) (*App
 		if err := o.Show(p); err != nil {
 			return out, err
 		}
+	}
+	if in.Saved != nil {
+		// A saved plan's flows are there to be shown, and nothing after
+		// Show reads them: they go before the changes are made (11 MB
+		// and more of the 50,002-object replace plan's 45).
+		p.Flows = nil
 	}
 	recs := records(l, touchesBroker(in))
 	if p.Empty() && len(p.Adopt) == 0 {
