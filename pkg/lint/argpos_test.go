@@ -56,7 +56,7 @@ func TestFindingsAndRefusalsAtTheArgument(t *testing.T) {
         arguments: {x-max-age: 7D}
         limits:
           max_length: |100
-`, rule: "MQ501", refusal: "x-max-length"},
+`, rule: "MQ501", refusal: "limits.max_length (x-max-length)"},
 		{name: "a stream that is not durable", src: `    queues:
       s:
         type: stream

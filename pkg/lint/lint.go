@@ -452,16 +452,10 @@ func bindingName(b *topology.Binding) string {
 	return fmt.Sprintf("%s -> %s %s [%q]", src, b.DestinationType, b.Destination, b.RoutingKey)
 }
 
-// argWritten names argument arg of an object as its file writes it: the
-// typed field that sets it, with the argument in parentheses
-// ("limits.max_length (x-max-length)"), or the argument itself (written
-// raw, or an object read from a broker).
-func argWritten(m topology.Meta, arg string) string {
-	if f, ok := m.ArgPos.Written(arg); ok {
-		return f + " (" + arg + ")"
-	}
-	return arg
-}
+// argWritten names argument arg of an object as its file writes it
+// (rmqversion.ArgWritten): "limits.max_length (x-max-length)", or the
+// argument itself.
+func argWritten(m topology.Meta, arg string) string { return rmqversion.ArgWritten(m, arg) }
 
 // argsWritten is argWritten of each of args, joined with commas.
 func argsWritten(m topology.Meta, args []string) string {
@@ -481,12 +475,7 @@ func (p *Pass) argSource(q *topology.Queue, arg string) string {
 	return argWritten(q.Meta, arg)
 }
 
-// argField is argWritten without the argument: the typed field alone
-// ("limits.max_length"), for a text that names it in parentheses
-// already.
-func argField(m topology.Meta, arg string) string {
-	if f, ok := m.ArgPos.Written(arg); ok {
-		return f
-	}
-	return arg
-}
+// argField is argWritten without the argument (rmqversion.ArgField): the
+// typed field alone ("limits.max_length"), for a text that names it in
+// parentheses already.
+func argField(m topology.Meta, arg string) string { return rmqversion.ArgField(m, arg) }

@@ -156,7 +156,7 @@ func (p *Pass) refusedArgValues(q *topology.Queue) []Finding {
 		if !refused || p.Version.RefusesQueueArgument(q.Type, arg) {
 			continue
 		}
-		fix := upperFirst(p.Version.QueueArgValueFix(q.Type, arg, q.Arguments[arg]))
+		fix := upperFirst(p.Version.QueueArgValueFixWritten(q.Meta, q.Type, arg, q.Arguments[arg]))
 		if d, ok := rmqversion.DefaultsFix(q, p.Vhost.Name, arg); ok {
 			fix += ". " + upperFirst(d)
 		}

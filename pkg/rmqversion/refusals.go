@@ -442,17 +442,17 @@ func (v Version) queueRefusals(vn, qn string, q *topology.Queue) []Refusal {
 	slices.Sort(refused)
 	for _, arg := range refused {
 		if v.RefusesQueueArgument(typ, arg) {
-			fix := v.QueueArgFix(typ, arg)
+			fix := v.QueueArgFixWritten(q.Meta, typ, arg)
 			if keep, ok := v.KeepClassicFix(q, vn, arg); ok {
 				fix = keep + "; otherwise " + fix
 			}
-			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: arg, Pos: q.PosOf(arg), ObjectPos: q.Pos,
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: ArgWritten(q.Meta, arg), Pos: q.PosOf(arg), ObjectPos: q.Pos,
 				Reason: queueArgReason(v, typ, arg),
 				Fix:    withDefaultsFix(fix, q, vn, arg)})
 		} else if why, refused := v.RefusesQueueArgumentValue(typ, arg, q.Arguments[arg]); refused {
-			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: fmt.Sprintf("%s: %v", arg, q.Arguments[arg]), Pos: q.PosOf(arg), ObjectPos: q.Pos,
+			out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("queue %q", qn), Key: argValueWritten(q.Meta, arg, q.Arguments[arg]), Pos: q.PosOf(arg), ObjectPos: q.Pos,
 				Reason: fmt.Sprintf("RabbitMQ %s refuses it: %s (HTTP 400 invalid arg)", v.Line(), why),
-				Fix:    withDefaultsFix(v.QueueArgValueFix(typ, arg, q.Arguments[arg]), q, vn, arg)})
+				Fix:    withDefaultsFix(v.QueueArgValueFixWritten(q.Meta, typ, arg, q.Arguments[arg]), q, vn, arg)})
 		}
 	}
 	return out
@@ -720,7 +720,7 @@ func (v Version) KeepClassicFix(q *topology.Queue, vn, arg string) (string, bool
 	if arg == "" {
 		return why + "; write type: classic", true
 	}
-	return fmt.Sprintf("%s; to keep %s, write type: classic", why, arg), true
+	return fmt.Sprintf("%s; to keep %s, write type: classic", why, ArgField(q.Meta, arg)), true
 }
 
 // DefaultsFix says how to leave argument arg out of queue q alone when q
@@ -743,6 +743,14 @@ func DefaultsFix(q *topology.Queue, vn, arg string) (string, bool) {
 // QueueArgFix says what to do instead of argument arg, which v refuses
 // on a queue of type typ.
 func (v Version) QueueArgFix(typ, arg string) string {
+	return v.QueueArgFixWritten(topology.Meta{}, typ, arg)
+}
+
+// QueueArgFixWritten is QueueArgFix for an object whose file may set arg
+// through a typed field (m.ArgPos): the fix then names that field, and a
+// stream's retention by the typed field and the argument a file writes.
+func (v Version) QueueArgFixWritten(m topology.Meta, typ, arg string) string {
+	_, typed := m.ArgPos.Written(arg)
 	switch {
 	case typ == topology.QueueClassic && arg == "x-queue-master-locator":
 		return "use x-queue-leader-locator (client-local or balanced) instead, or permit the feature in rabbitmq.conf (deprecated_features.permit.queue_master_locator = true)"
@@ -754,6 +762,10 @@ func (v Version) QueueArgFix(typ, arg string) string {
 		return v.QuorumPriorityAdvice()
 	case arg == "x-queue-mode" || arg == "x-queue-version" || arg == "x-queue-master-locator":
 		return "remove it: it is an argument of classic queues only"
+	case typed && typ == topology.QueueStream && (arg == "x-max-length" || arg == "x-overflow"):
+		return "remove it: streams are bounded by limits.max_length_bytes and arguments.x-max-age, not by message count"
+	case typed && typ == topology.QueueStream && (arg == "x-message-ttl" || arg == "x-expires"):
+		return "remove it: a stream keeps messages by arguments.x-max-age and limits.max_length_bytes"
 	case typ == topology.QueueStream && (arg == "x-max-length" || arg == "x-overflow"):
 		return "remove it: streams are bounded by max_length_bytes and x-max-age, not by message count"
 	case typ == topology.QueueStream && (arg == "x-message-ttl" || arg == "x-expires"):
@@ -763,7 +775,7 @@ func (v Version) QueueArgFix(typ, arg string) string {
 	case typ == topology.QueueClassic && arg == "x-queue-leader-locator":
 		return "use x-queue-master-locator on 3.x (x-queue-leader-locator for classic queues arrived in 4.0)"
 	case typ == topology.QueueClassic:
-		return fmt.Sprintf("remove it, or declare the queue with the type that takes %s", arg)
+		return fmt.Sprintf("remove it, or declare the queue with the type that takes %s", ArgField(m, arg))
 	}
 	return "remove it"
 }
