@@ -138,7 +138,7 @@ func (p *Pass) refusedPolicyValues() []Finding {
 					continue
 				}
 				out = append(out, p.judged(p.policyFinding(set.kind, pol,
-					"%s %q sets %s %s: RabbitMQ %s refuses the whole %s (HTTP 400 \"Validation failed\": %s), so none of its settings take effect. %s",
+					"%s %q sets %s %s: RabbitMQ %s refuses the whole %s (%s), so none of its settings take effect. %s",
 					set.label, name, k, topology.Quoted(pol.Definition[k]), p.Version.Line(), set.label, why, upperFirst(fix)).at(k)))
 			}
 		}

@@ -238,6 +238,13 @@ type policyValue struct {
 	fix   string
 }
 
+// policyValueAnswers are, for the keys where that is not always HTTP 400
+// "Validation failed" with policyValue.what, the broker's answer to a
+// value check refuses, and the fix ("" for the 400).
+var policyValueAnswers = map[string]func(v Version, val any) (answer, fix string){
+	"max-age": policyMaxAgeAnswer,
+}
+
 // maxSegmentSize is the largest stream-max-segment-size-bytes a policy
 // may set (MAX_STREAM_MAX_SEGMENT_SIZE).
 const maxSegmentSize = 3_000_000_000
@@ -268,7 +275,9 @@ var policyValues = map[string]policyValue{
 }
 
 // PolicyValueRefusal is what RabbitMQ answers refusing a policy (or
-// operator policy) for the value val of its key ("" when it takes it, or
+// operator policy) for the value val of its key, as a text says it in
+// parentheses after "refuses the whole policy" (`HTTP 400 "Validation
+// failed": "ten" is not a valid maximum length`; "" when it takes it, or
 // does not check key's value here: delayed-retry-*, checked with the
 // other keys of delayed retry (DelayedRetryPolicyRefusal), and the keys of
 // plugins), and what to write instead.
@@ -280,11 +289,16 @@ func (v Version) PolicyValueRefusal(key string, val any) (why, fix string) {
 	if since, ok := policyKeySince[key]; ok && !v.AtLeast(since.major, since.minor) {
 		return "", "" // a key the version does not know: PolicyKeyRefusal's
 	}
+	if other, ok := policyValueAnswers[key]; ok {
+		if answer, fix := other(v, topology.Normalize(val)); answer != "" {
+			return answer, fix
+		}
+	}
 	fix = pv.fix
 	if quoted, ok := quotedFix(topology.Normalize(val), func(x any) bool { return pv.check(v, x) }); ok {
 		fix = quoted
 	}
-	return topology.Quoted(val) + " " + pv.what, fix
+	return `HTTP 400 "Validation failed": ` + topology.Quoted(val) + " " + pv.what, fix
 }
 
 // RefusesPolicyValues reports whether v refuses a policy (or operator
@@ -305,9 +319,86 @@ func (v Version) RefusesPolicyValues(def topology.Args) bool {
 	return false
 }
 
+// isAge: RabbitMQ's check of a policy's max-age (rabbit_amqqueue
+// check_max_age/1) reads it with re:run, which takes a list of strings and
+// characters as their text joined: ["7", "D"] is 7D, and every version
+// takes it (measured on 3.10.8, 4.0.5 and 4.3.6).
 func isAge(_ Version, val any) bool {
-	_, ok := topology.MaxAgeMillis(val)
+	text, ok := maxAgeText(val)
+	if !ok {
+		return false
+	}
+	_, ok = topology.MaxAgeMillis(text)
 	return ok
+}
+
+// maxAgeText is val as the text RabbitMQ's check of a policy's max-age
+// reads (re:run over iodata): a string, or a list of strings, characters
+// (0 to 255) and such lists, joined. false for any other value (a number,
+// true or false, null, a table), on which re:run fails.
+func maxAgeText(val any) (string, bool) {
+	switch x := val.(type) {
+	case string:
+		return x, true
+	case []any:
+		var b strings.Builder
+		for _, e := range x {
+			if n, ok := e.(int64); ok && n >= 0 && n <= 255 {
+				b.WriteByte(byte(n))
+				continue
+			}
+			text, ok := maxAgeText(e)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(text)
+		}
+		return b.String(), true
+	}
+	return "", false
+}
+
+// ChecksMaxAgeWithoutDigits: RabbitMQ 4.2.9 and 4.3.1 refuse a max-age
+// whose text does not start with a digit ("D", "week", "", [5]) with HTTP
+// 400 "is not a valid max age"; before, their check fails on it
+// (rabbit_amqqueue:check_max_age/1 matched "(^[0-9]*)" and took
+// list_to_integer("")), and the broker answers a policy with HTTP 500 and
+// no reason (measured: 4.0.5 and 3.10.8 answer 500, 4.3.6 answers 400;
+// rabbitmq-server df231bf, "Fix three stream argument validation bugs").
+func (v Version) ChecksMaxAgeWithoutDigits() bool {
+	v = v.OrDefault()
+	if v.Major == 4 && v.Minor == 2 {
+		return v.atLeastPatch(4, 2, 9)
+	}
+	return v.atLeastPatch(4, 3, 1)
+}
+
+// policyMaxAgeAnswer is the broker's answer to a policy's max-age val it
+// does not take where that is no HTTP 400 (policyValue.answer): for a
+// value that is no text (a number, true or false, null, a table) every
+// version's check fails (re:run: badarg) and the broker answers HTTP 500
+// with no body, and so do versions before ChecksMaxAgeWithoutDigits for
+// text that does not start with a digit. Measured on 4.3.6, 4.0.5 and
+// 3.10.8 (TestPolicyMaxAgeAgainstBroker).
+func policyMaxAgeAnswer(v Version, val any) (answer, fix string) {
+	const crash = "HTTP 500 with no body: the broker's check of max-age fails on %s (badarg from rabbit_amqqueue:check_max_age/1 in its log) and it keeps no policy"
+	text, ok := maxAgeText(val)
+	switch {
+	case !ok:
+		what := "a value that is not text"
+		switch val.(type) {
+		case int64, float64:
+			what = "a number"
+		case bool:
+			what = "true or false"
+		case nil:
+			what = "null"
+		}
+		return fmt.Sprintf(crash, what), fmt.Sprintf("write the age as a number and its unit, such as \"7D\" or \"12h\" (units Y, M, D, h, m, s, as written: a month is 30 days, a year 365): %s alone is no age", topology.Quoted(val))
+	case (text == "" || text[0] < '0' || text[0] > '9') && !v.ChecksMaxAgeWithoutDigits():
+		return fmt.Sprintf(crash, "text that does not start with a digit") + " (4.2.9 and 4.3.1 refuse it with HTTP 400)", maxAgeFix
+	}
+	return "", ""
 }
 
 func isString(_ Version, val any) bool {

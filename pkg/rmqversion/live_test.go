@@ -671,3 +671,74 @@ func TestNullArgumentsAgainstBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyMaxAgeAgainstBroker: RabbitMQ's answer to a policy's max-age
+// that is no age, by version, and the version table says each (the status
+// in its reason, or no refusal where the broker takes it). Measured:
+//   - a number (5, 5.5), true, false, null or a table: 500 with no body on
+//     4.3.6, 4.0.5 and 3.10.8 (the check fails: badarg) and no policy kept;
+//   - text that does not start with a digit ("week", "", [5]): 400 "is
+//     not a valid max age" on 4.3.6, 500 on 4.0.5 and 3.10.8;
+//   - a whole number without a unit ("7") or with another ("1week"), or 0D:
+//     400 on all three;
+//   - a list whose strings spell an age (["7", "D"]) and "7D": taken by all
+//     three.
+func TestPolicyMaxAgeAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	line := v.Line()
+	for _, c := range []struct {
+		value string // as JSON
+		want  map[string]int
+	}{
+		{`5`, map[string]int{"4.3": 500, "4.0": 500, "3.10": 500}},
+		{`5.5`, map[string]int{"4.3": 500, "4.0": 500, "3.10": 500}},
+		{`true`, map[string]int{"4.3": 500, "4.0": 500, "3.10": 500}},
+		{`false`, map[string]int{"4.3": 500, "4.0": 500, "3.10": 500}},
+		{`null`, map[string]int{"4.3": 500, "4.0": 500, "3.10": 500}},
+		{`{"a": 1}`, map[string]int{"4.3": 500, "4.0": 500, "3.10": 500}},
+		{`"week"`, map[string]int{"4.3": 400, "4.0": 500, "3.10": 500}},
+		{`""`, map[string]int{"4.3": 400, "4.0": 500, "3.10": 500}},
+		{`[5]`, map[string]int{"4.3": 400, "4.0": 500, "3.10": 500}},
+		{`"7"`, map[string]int{"4.3": 400, "4.0": 400, "3.10": 400}},
+		{`"1week"`, map[string]int{"4.3": 400, "4.0": 400, "3.10": 400}},
+		{`"0D"`, map[string]int{"4.3": 400, "4.0": 400, "3.10": 400}},
+		{`["7D", 5]`, map[string]int{"4.3": 400, "4.0": 400, "3.10": 400}},
+		{`["7", "D"]`, map[string]int{"4.3": 201, "4.0": 201, "3.10": 201}},
+		{`"7D"`, map[string]int{"4.3": 201, "4.0": 201, "3.10": 201}},
+	} {
+		want, ok := c.want[line]
+		if !ok {
+			t.Fatalf("no answer stated for RabbitMQ %s", line)
+		}
+		path := "/api/policies/" + url.PathEscape(vh) + "/age"
+		status, body := send(t, b, http.MethodPut, path, `{"pattern": "^s$", "apply-to": "queues", "definition": {"max-age": `+c.value+`}}`)
+		if status == http.StatusNoContent {
+			status = http.StatusCreated
+		}
+		if status != want {
+			t.Errorf("RabbitMQ %s, max-age %s: HTTP %d %s, want %d", v, c.value, status, body, want)
+		}
+		if kept, _ := send(t, b, http.MethodGet, path, ""); (kept == http.StatusOK) != (status == http.StatusCreated) {
+			t.Errorf("RabbitMQ %s, max-age %s: answered %d, and GET of the policy answers %d", v, c.value, status, kept)
+		}
+		send(t, b, http.MethodDelete, path, "")
+
+		var val any
+		if err := json.Unmarshal([]byte(c.value), &val); err != nil {
+			t.Fatal(err)
+		}
+		top := topology.New()
+		top.Vhost(vh).Policies["age"] = &topology.Policy{Name: "age", Pattern: "^s$", ApplyTo: "queues", Definition: topology.Args{"max-age": topology.Normalize(val)}}
+		err := v.Check(top)
+		switch {
+		case want == http.StatusCreated && err != nil:
+			t.Errorf("RabbitMQ %s takes max-age %s, and the table refuses it: %v", v, c.value, err)
+		case want != http.StatusCreated && (err == nil || !strings.Contains(err.Error(), fmt.Sprintf("(HTTP %d ", want))):
+			t.Errorf("RabbitMQ %s answers max-age %s with HTTP %d, and the table says: %v", v, c.value, want, err)
+		case want == http.StatusInternalServerError && !strings.Contains(err.Error(), `such as "7D" or "12h"`) && !strings.Contains(err.Error(), "write an age such as 7D, 12h"):
+			t.Errorf("max-age %s: the refusal gives no age to write: %v", c.value, err)
+		}
+	}
+}

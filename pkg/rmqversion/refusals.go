@@ -575,7 +575,7 @@ func (v Version) checkPolicy(out []Refusal, vn string, k kind.Kind, obj string, 
 	for _, k := range sortedKeys(p.Definition) {
 		if why, fix := v.PolicyValueRefusal(k, p.Definition[k]); why != "" {
 			out = append(out, Refusal{Vhost: vn, Object: obj, Key: fmt.Sprintf("%s: %s", k, valueText(p.Definition[k])), Pos: p.PosOf(k), ObjectPos: p.Pos,
-				Reason: fmt.Sprintf("RabbitMQ refuses the whole policy (HTTP 400 \"Validation failed\": %s)", why),
+				Reason: fmt.Sprintf("RabbitMQ refuses the whole policy (%s)", why),
 				Fix:    fix})
 		}
 	}
