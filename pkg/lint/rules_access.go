@@ -153,42 +153,6 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-// closestHint suggests the declared name nearest to name (at most two
-// edits away): ` (did you mean "orders.audit"?)`.
-func closestHint(name string, declared []string) string {
-	best, bestD := "", 3
-	for _, d := range declared {
-		if dist := editDistance(name, d); dist < bestD {
-			best, bestD = d, dist
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
-}
-
 // permissionOps says what each permission lets a user do, for messages.
 var permissionOps = map[string]string{
 	"configure": "declare and delete",

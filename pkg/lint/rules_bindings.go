@@ -24,15 +24,15 @@ func runBindingEnds(p *Pass) []Finding {
 		case !p.exchangeDeclared(b.Source):
 			out = append(out, p.bindingFinding(b,
 				"binding to %s %q comes from exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and nothing published there reaches %q. "+
-					"Declare exchange %q or correct the source name",
-				b.DestinationType, b.Destination, b.Source, b.Destination, b.Source))
+					"Declare exchange %q or correct the source name%s",
+				b.DestinationType, b.Destination, b.Source, b.Destination, b.Source, p.exchangeHint(b.Source)))
 		}
 		switch b.DestinationType {
 		case topology.DestQueue:
 			if _, ok := p.Vhost.Queues[b.Destination]; !ok {
 				out = append(out, p.bindingFinding(b,
 					"binding from %s goes to queue %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. %s",
-					exchangeLabel(b.Source), b.Destination, undeclaredQueueFix(b.Destination)))
+					exchangeLabel(b.Source), b.Destination, p.undeclaredQueueFix(b.Destination)))
 			}
 		case topology.DestExchange:
 			if b.Destination == "" {
@@ -42,8 +42,8 @@ func runBindingEnds(p *Pass) []Finding {
 			} else if !p.exchangeDeclared(b.Destination) {
 				out = append(out, p.bindingFinding(b,
 					"binding from %s goes to exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. "+
-						"Declare exchange %q or correct the destination name",
-					exchangeLabel(b.Source), b.Destination, b.Destination))
+						"Declare exchange %q or correct the destination name%s",
+					exchangeLabel(b.Source), b.Destination, b.Destination, p.exchangeHint(b.Destination)))
 			}
 		}
 	}
@@ -73,8 +73,8 @@ func (p *Pass) alternatesMissing() []Finding {
 		}
 		out = append(out, p.exchangeFinding(x,
 			"exchange %q sends what no binding matches to alternate exchange %q (its alternate_exchange), which is not declared: RabbitMQ drops those messages without a trace, though the file means to keep them. "+
-				"Declare exchange %q and bind a queue to it, or correct the name",
-			name, ae, ae).at("alternate-exchange"))
+				"Declare exchange %q and bind a queue to it, or correct the name%s",
+			name, ae, ae, p.exchangeHint(ae)).at("alternate-exchange"))
 	}
 	for _, pn := range slices.Sorted(maps.Keys(byPolicy)) {
 		pol := p.Vhost.Policies[pn]
@@ -82,8 +82,8 @@ func (p *Pass) alternatesMissing() []Finding {
 		ae, _ := pol.Definition.String(argAlternate)
 		out = append(out, p.policyFinding(KindPolicy, pol,
 			"policy %q gives %s alternate exchange %q, which is not declared: RabbitMQ drops what no binding of %s matches without a trace, though the policy means to keep it. "+
-				"Declare exchange %q and bind a queue to it, or correct the name",
-			pn, exchangesLabel(xs), ae, pluralThem(len(xs)), ae).at("alternate-exchange"))
+				"Declare exchange %q and bind a queue to it, or correct the name%s",
+			pn, exchangesLabel(xs), ae, pluralThem(len(xs)), ae, p.exchangeHint(ae)).at("alternate-exchange"))
 	}
 	return out
 }
@@ -183,14 +183,14 @@ func runLocalRandomBindings(p *Pass) []Finding {
 // binding reaches (404 on 3.10.8, 4.0.5 and 4.3.6; AMQP refuses a bind to
 // it from 4.2.6), and amq.gen-* names are the broker's, given to
 // server-named queues.
-func undeclaredQueueFix(q string) string {
+func (p *Pass) undeclaredQueueFix(q string) string {
 	switch {
 	case q == "amq.rabbitmq.reply-to" || strings.HasPrefix(q, "amq.rabbitmq.reply-to."):
 		return "It is direct reply-to's pseudo-queue, which cannot be bound: a reply reaches the requester when the responder publishes it to the default exchange with the request's reply_to as the routing key. Remove the binding"
 	case topology.IsReservedName(q):
 		return fmt.Sprintf("Names starting with amq. are RabbitMQ's: a client cannot declare queue %q, and a server-named queue's name changes with each connection. Bind a queue the file declares, or let the application that declares the server-named queue bind it", q)
 	}
-	return fmt.Sprintf("Declare queue %q or correct the destination name", q)
+	return fmt.Sprintf("Declare queue %q or correct the destination name%s", q, p.queueHint(q))
 }
 
 // shoveledExchanges are the exchanges of the pass's vhost that a shovel of

@@ -315,8 +315,8 @@ func runDLXMissing(p *Pass) []Finding {
 		if p.isDelay(name) {
 			out = append(out, p.queueFinding(q,
 				"delay queue %q sends expired messages to exchange %q (%s), which is not declared: RabbitMQ drops every retry silently. "+
-					"Declare exchange %q, or %s",
-				name, d.Exchange, p.dlxSource(q), d.Exchange, lowerFirst(p.delayAdvice(name))).at(p.ownArg(q, argDLX)...))
+					"Declare exchange %q%s, or %s",
+				name, d.Exchange, p.dlxSource(q), d.Exchange, p.exchangeHint(d.Exchange), lowerFirst(p.delayAdvice(name))).at(p.ownArg(q, argDLX)...))
 			continue
 		}
 		fate := "RabbitMQ drops every dead letter of this queue silently"
@@ -325,8 +325,8 @@ func runDLXMissing(p *Pass) []Finding {
 		}
 		out = append(out, p.queueFinding(q,
 			"queue %q dead-letters to exchange %q (%s), which is not declared: %s. "+
-				"Declare exchange %q and bind a DLQ to it, or correct the exchange name",
-			name, d.Exchange, p.dlxSource(q), fate, d.Exchange).at(p.ownArg(q, argDLX)...))
+				"Declare exchange %q and bind a DLQ to it, or correct the exchange name%s",
+			name, d.Exchange, p.dlxSource(q), fate, d.Exchange, p.exchangeHint(d.Exchange)).at(p.ownArg(q, argDLX)...))
 	}
 	return out
 }
@@ -410,8 +410,8 @@ func runDLUnrouted(p *Pass) []Finding {
 				name, p.exchangeKindLabel(d.Exchange, t), fate, bindToKeyless(t, d.Exchange, name, p.dlxToShare()))
 		case d.HasDLRK && d.Exchange == "":
 			msg = fmt.Sprintf("dead letters of queue %q go to the default exchange with routing key %q (%s), and no queue %q is declared: %s. "+
-				"Declare queue %q as the DLQ, or set %s to the name of an existing queue",
-				name, d.DLRK, p.dlrkSource(name, "of"), d.DLRK, fate, d.DLRK, p.dlrkSource(name, "in"))
+				"Declare queue %q as the DLQ, or set %s to the name of an existing queue%s",
+				name, d.DLRK, p.dlrkSource(name, "of"), d.DLRK, fate, d.DLRK, p.dlrkSource(name, "in"), p.queueHint(d.DLRK))
 		case d.HasDLRK:
 			msg = fmt.Sprintf("dead letters of queue %q go to %s with routing key %q (%s), which no binding matches: %s. "+
 				"Bind a DLQ to %s for %q (dead_letter.queue does this), or set %s to a key that is bound",

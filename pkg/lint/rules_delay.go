@@ -85,14 +85,14 @@ func runDelayMisrouted(p *Pass) []Finding {
 // or returns "" when every one of them returns to exactly one queue.
 func (p *Pass) delayProblem(q string, d *dlInfo, fix string) string {
 	if d.HasDLRK {
-		return fixedKeyProblem(q, d, fix)
+		return p.fixedKeyProblem(q, d, fix)
 	}
 	return p.ownKeyProblem(q, d, fix)
 }
 
 // fixedKeyProblem is delayProblem for a delay queue with an
 // x-dead-letter-routing-key: one route for every message.
-func fixedKeyProblem(q string, d *dlInfo, fix string) string {
+func (p *Pass) fixedKeyProblem(q string, d *dlInfo, fix string) string {
 	if len(d.Routes) == 0 {
 		return ""
 	}
@@ -103,8 +103,8 @@ func fixedKeyProblem(q string, d *dlInfo, fix string) string {
 	}
 	switch {
 	case len(qs) == 0 && d.Exchange == "":
-		return fmt.Sprintf("delay queue %q sends expired messages to the default exchange with routing key %q, and no queue %q is declared: every retry is dropped. %s",
-			q, d.DLRK, d.DLRK, fix)
+		return fmt.Sprintf("delay queue %q sends expired messages to the default exchange with routing key %q, and no queue %q is declared%s: every retry is dropped. %s",
+			q, d.DLRK, d.DLRK, p.queueHint(d.DLRK), fix)
 	case len(qs) == 0:
 		return fmt.Sprintf("delay queue %q sends expired messages to %s with routing key %q, which no binding matches: every retry is dropped. "+
 			"Bind the origin queue to %s for %q, or %s",

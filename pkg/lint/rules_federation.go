@@ -53,12 +53,12 @@ func runShovelEnds(p *Pass) []Finding {
 				return
 			}
 			out = append(out, itemFinding(it,
-				"shovel %q moves messages %s %s %q of %s (%s %s), which the file does not declare: %s. Declare it, or fix the name",
+				"shovel %q moves messages %s %s %q of %s (%s %s), which the file does not declare: %s. Declare it, or fix the name%s",
 				name, map[bool]string{true: "from", false: "to"}[strings.HasPrefix(key, "src")], what, obj, where, uriKey, topology.MaskSecret(it.Settings[uriKey]),
 				map[string]string{
 					"queue":    "the shovel declares a missing queue itself, as a durable classic queue mqctl does not manage (a later plan of the file would not know it)",
 					"exchange": "a missing exchange stops the shovel (its channel is closed with NOT_FOUND) and nothing moves",
-				}[what]).at(key))
+				}[what], endHint(end, what, obj)).at(key))
 		}
 		check("src-uri", "src-queue", "queue")
 		check("src-uri", "src-exchange", "exchange")

@@ -873,7 +873,7 @@ func TestRules(t *testing.T) {
 	cases := append(append(ruleCases(), roleRuleCases()...), versionRuleCases()...)
 	cases = append(append(append(cases, accessRuleCases(t)...), federationRuleCases()...), literalPasswordCases(t)...)
 	cases = append(append(append(cases, rabbit43RuleCases()...), retryFormCases()...), shovelBindingCases(t)...)
-	cases = append(append(cases, retryOverrideCases()...), writtenCases()...)
+	cases = append(append(append(cases, retryOverrideCases()...), writtenCases()...), didYouMeanCases()...)
 	for _, tc := range cases {
 		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
 
@@ -986,7 +987,7 @@ func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k
 					has(vn, end.k, end.name):
 					continue
 				default:
-					fix = fmt.Sprintf("declare %s %q in the file, or fix the name (mqctl lint reports it as MQ401)", end.k.Label(), end.name)
+					fix = fmt.Sprintf("declare %s %q in the file, or fix the name (mqctl lint reports it as MQ401)%s", end.k.Label(), end.name, endHint(vh, end.k, end.name))
 				}
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
 					Reason: fmt.Sprintf("RabbitMQ refuses a binding whose %s does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has %s %q", end.role, end.k.Label(), end.name),
@@ -995,4 +996,22 @@ func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k
 		}
 	}
 	return refusals(v, out)
+}
+
+// endHint is `; did you mean "orders"?` for a binding's end name of kind
+// k that vhost vh does not declare, where one of its declared names of
+// that kind is close (suggest.Name); "" otherwise, and where vh declares
+// name as the other kind, which is another fix.
+func endHint(vh *topology.Vhost, k kind.Kind, name string) string {
+	names, other := vh.ExchangeNames(), vh.Queues[name] != nil
+	if k == kind.Queue {
+		names, other = vh.QueueNames(), vh.Exchanges[name] != nil || topology.IsBrokerExchange(name)
+	}
+	if other {
+		return ""
+	}
+	if best := suggest.Name(name, names); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	return ""
 }

@@ -66,3 +66,14 @@ func levenshtein(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// Name is Closest for a name the user chose (an exchange or a queue that
+// is not declared, among those that are): none for a name of fewer than 3
+// characters, where one edit is most of another name ("q" is no misspelt
+// "a").
+func Name(got string, known []string) string {
+	if len([]rune(got)) < 3 {
+		return ""
+	}
+	return Closest(got, known)
+}

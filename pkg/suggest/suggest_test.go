@@ -27,3 +27,20 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestName(t *testing.T) {
+	known := []string{"orders", "orders.dlx", "a", "payments", "Audit"}
+	for _, tt := range []struct{ got, want string }{
+		{"order", "orders"},
+		{"orders.dxl", "orders.dlx"},
+		{"q", ""}, // one edit from "a", but no misspelling of it
+		{"ab", ""},
+		{"audit", "Audit"},
+		{"shipping", ""},
+		{"orders.retry", ""},
+	} {
+		if got := Name(tt.got, known); got != tt.want {
+			t.Errorf("Name(%q) = %q, want %q", tt.got, got, tt.want)
+		}
+	}
+}
