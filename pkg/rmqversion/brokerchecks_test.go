@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mqctl/mqctl/pkg/kind"
+	"github.com/mqctl/mqctl/pkg/loader"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -201,22 +202,27 @@ func assertRefusals(t *testing.T, label string, err error, want []string) {
 // declares of its kind is suggested; one the file declares as the other
 // kind, or far from every name, is not.
 func TestCheckBindingEndsDidYouMean(t *testing.T) {
-	top := topology.New()
-	v := top.Vhost("orders")
-	v.Exchanges["orders"] = &topology.Exchange{Name: "orders", Type: "topic", Durable: true}
-	v.Exchanges["audit"] = &topology.Exchange{Name: "audit", Type: "fanout", Durable: true}
-	v.Queues["shipping"] = &topology.Queue{Name: "shipping", Durable: true}
-	v.Bindings = []*topology.Binding{
-		{Source: "order", Destination: "shipping", DestinationType: topology.DestQueue, RoutingKey: "a"},
-		{Source: "orders", Destination: "shiping", DestinationType: topology.DestQueue, RoutingKey: "b"},
-		{Source: "orders", Destination: "audit", DestinationType: topology.DestQueue, RoutingKey: "c"},
-		{Source: "payments", Destination: "shipping", DestinationType: topology.DestQueue, RoutingKey: "d"},
+	top, err := loader.LoadBytes("t.yaml", []byte(`version: 1
+vhosts:
+  orders:
+    exchanges:
+      orders: {type: topic}
+      audit: {type: fanout}
+    queues:
+      shipping:
+        bindings: [{exchange: order, routing_key: a}, {exchange: payments, routing_key: d}]
+    bindings:
+      - {source: orders, destination: shiping, destination_type: queue, routing_key: b}
+      - {source: orders, destination: audit, destination_type: queue, routing_key: c}
+`), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	err := rmqversion.Default.CheckBindingEnds(top, func(string, kind.Kind, string) bool { return false })
+	err = rmqversion.Default.CheckBindingEnds(top, func(string, kind.Kind, string) bool { return false })
 	assertRefusals(t, "", err, []string{
 		`declare exchange "order" in the file, or fix the name (mqctl lint reports it as MQ401); did you mean "orders"?`,
-		`declare queue "shiping" in the file, or fix the name (mqctl lint reports it as MQ401); did you mean "shipping"?`,
 		`declare queue "audit" in the file, or fix the name (mqctl lint reports it as MQ401)`,
+		`declare queue "shiping" in the file, or fix the name (mqctl lint reports it as MQ401); did you mean "shipping"?`,
 		`declare exchange "payments" in the file, or fix the name (mqctl lint reports it as MQ401)`,
 	})
 	if strings.Count(err.Error(), "did you mean") != 2 {
