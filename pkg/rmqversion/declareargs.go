@@ -373,6 +373,25 @@ func (v Version) ChecksMaxAgeWithoutDigits() bool {
 	return v.atLeastPatch(4, 3, 1)
 }
 
+// queueMaxAgeProblem is the broker's reason for refusing a queue's
+// x-max-age val, which is no age (rabbit_amqqueue:check_max_age_arg/2):
+// one that is not text is {unacceptable_type,long} (bool, double, table,
+// array), text invalid_max_age; before ChecksMaxAgeWithoutDigits, text
+// that does not start with a digit makes the check fail, and the broker
+// answers with the failure (HTTP 400 "Request to node … failed with
+// {'EXIT',{badarg,…}}"). Measured on 4.3.6, 4.0.5 and 3.10.8
+// (TestQueueMaxAgeAgainstBroker).
+func (v Version) queueMaxAgeProblem(val any) string {
+	text, ok := val.(string)
+	switch {
+	case !ok && val != nil:
+		return fmt.Sprintf("{unacceptable_type,%s}: an age is text, %s", typeName(val), strings.TrimPrefix(maxAgeForm, "an age is "))
+	case ok && (text == "" || text[0] < '0' || text[0] > '9') && !v.ChecksMaxAgeWithoutDigits():
+		return "its check fails on text that does not start with a digit ({'EXIT',{badarg,…}}; 4.2.9 and 4.3.1 say invalid_max_age): " + maxAgeForm
+	}
+	return "invalid_max_age: " + maxAgeForm
+}
+
 // policyMaxAgeAnswer is the broker's answer to a policy's max-age val it
 // does not take where that is no HTTP 400 (policyValue.answer): for a
 // value that is no text (a number, true or false, null, a table) every

@@ -742,3 +742,45 @@ func TestPolicyMaxAgeAgainstBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueMaxAgeAgainstBroker: RabbitMQ's reason for refusing a stream's
+// x-max-age that is no age, by version, is the one the version table
+// gives. Measured: 4.3.6, 4.0.5 and 3.10.8 refuse 5, true, 5.5 and a table
+// with {unacceptable_type,long} (bool, double, table) and "7" with
+// invalid_max_age; "D" and "" with invalid_max_age on 4.3.6, and on 4.0.5
+// and 3.10.8 the check fails ({'EXIT',{badarg,…}}), all with HTTP 400.
+func TestQueueMaxAgeAgainstBroker(t *testing.T) {
+	b := testbroker.New(t)
+	vh := b.Vhost(t)
+	v := b.Version()
+	crashes := !v.AtLeast(4, 3)
+	for _, c := range []struct {
+		value string // as JSON
+		says  string // in the broker's reason
+	}{
+		{`5`, "{unacceptable_type,long}"},
+		{`true`, "{unacceptable_type,bool}"},
+		{`5.5`, "{unacceptable_type,double}"},
+		{`{"a": 1}`, "{unacceptable_type,table}"},
+		{`"7"`, "invalid_max_age"},
+		{`"D"`, map[bool]string{true: "{'EXIT',", false: "invalid_max_age"}[crashes]},
+		{`""`, map[bool]string{true: "{'EXIT',", false: "invalid_max_age"}[crashes]},
+	} {
+		path := "/api/queues/" + url.PathEscape(vh) + "/s"
+		status, body := send(t, b, http.MethodPut, path, `{"durable": true, "arguments": {"x-queue-type": "stream", "x-max-age": `+c.value+`}}`)
+		send(t, b, http.MethodDelete, path, "")
+		var reason struct{ Reason string }
+		_ = json.Unmarshal([]byte(body), &reason)
+		if status != http.StatusBadRequest || !strings.Contains(reason.Reason, c.says) {
+			t.Errorf("RabbitMQ %s, x-max-age %s: HTTP %d %s, want 400 saying %s", v, c.value, status, body, c.says)
+		}
+		var val any
+		if err := json.Unmarshal([]byte(c.value), &val); err != nil {
+			t.Fatal(err)
+		}
+		why, refused := v.RefusesQueueArgumentValue(topology.QueueStream, topology.MaxAgeArgument, val)
+		if !refused || !strings.Contains(why, strings.TrimSuffix(c.says, ",")) {
+			t.Errorf("RabbitMQ %s, x-max-age %s: the table says %q (refused %v), want it to say %s", v, c.value, why, refused, c.says)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason str
 	}
 	if arg == topology.MaxAgeArgument {
 		if _, ok := topology.MaxAgeMillis(val); !ok {
-			return "invalid_max_age: " + maxAgeForm, true
+			return v.queueMaxAgeProblem(topology.Normalize(val)), true
 		}
 	}
 	if why := v.declareArgProblem(arg, val); why != "" {
