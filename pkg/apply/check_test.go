@@ -64,7 +64,7 @@ func TestCheck(t *testing.T) {
 			want: []string{"field type changed", "under a new queue name", "pass --allow-replace"}},
 		{name: "an empty queue is replaced with --allow-replace", p: replaceQueue(), opts: Options{AllowReplace: true}},
 		{name: "a queue with messages needs --allow-data-loss as well: both refusals listed",
-			p:    stake(replaceQueue(), 3, 0),
+			p: stake(replaceQueue(), 3, 0),
 			want: []string{"pass --allow-replace", "would be replaced but holds 3 messages and has 0 consumers", "pass --allow-data-loss", "2 changes refused",
 				"drain it first (or keep them: declare the new settings under a new queue name with the same bindings, and plan: it says how to move the messages there)"}},
 		{name: "a queue with messages is not replaced with --allow-replace alone",
