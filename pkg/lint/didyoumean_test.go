@@ -79,5 +79,24 @@ bindings:
   - {source: shipping, destination: q2, destination_type: queue, routing_key: y}
 `), fire: []string{`orders -> queue q1 ["x"]`, `ac -> queue q2 ["x"]`, `shipping -> queue q2 ["y"]`},
 			absent: []string{"did you mean"}},
+		// A name of the other kind: the binding's type or its ends are
+		// wrong, not the name.
+		{name: "an end that is of the other kind", id: "MQ401",
+			build: fromYAML(`exchanges:
+  events: {type: topic}
+  audit: {type: fanout}
+queues:
+  audit.log: {dead_letter: {exchange: "", queue: audit.log.dlq}}
+bindings:
+  - {source: events, destination: audit.log, destination_type: exchange, routing_key: "#"}
+  - {source: events, destination: audit, destination_type: queue, routing_key: "#"}
+  - {source: audit.log, destination: events, destination_type: exchange, routing_key: "a"}
+  - {source: audit.log, destination: audit.log.dlq, destination_type: queue, routing_key: "b"}
+`), fire: []string{`events -> exchange audit.log ["#"]`, `events -> queue audit ["#"]`, `audit.log -> exchange events ["a"]`, `audit.log -> queue audit.log.dlq ["b"]`},
+			contains: []string{`"audit.log" is a queue of this file: to bind it, write destination_type: queue`,
+				`"audit" is an exchange of this file: to bind it, write destination_type: exchange`,
+				`"audit.log" is a queue of this file, and a binding carries messages from an exchange to a queue, never out of a queue: to send exchange "events"'s messages to it, swap the ends (source: events, destination: audit.log, destination_type: queue)`,
+				`"audit.log" is a queue of this file, and a binding's source is an exchange: bind from the exchange that should feed queue "audit.log.dlq", or publish to the queue through the default exchange with its name as the routing key`},
+			absent: []string{"Declare exchange \"audit.log\"", "Declare queue \"audit\""}},
 	}
 }

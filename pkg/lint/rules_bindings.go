@@ -2,11 +2,11 @@ package lint
 
 import (
 	"fmt"
-	"github.com/mqctl/mqctl/pkg/kind"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/rmqversion"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -22,10 +22,13 @@ func runBindingEnds(p *Pass) []Finding {
 					"Every queue already receives messages published to the default exchange with its name as the routing key; bind to a declared exchange instead",
 				b.DestinationType, b.Destination))
 		case !p.exchangeDeclared(b.Source):
+			fix := fmt.Sprintf("Declare exchange %q or correct the source name%s", b.Source, p.exchangeHint(b.Source))
+			if _, isQueue := p.Vhost.Queues[b.Source]; isQueue {
+				fix = sourceIsQueueFix(b)
+			}
 			out = append(out, p.bindingFinding(b,
-				"binding to %s %q comes from exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and nothing published there reaches %q. "+
-					"Declare exchange %q or correct the source name%s",
-				b.DestinationType, b.Destination, b.Source, b.Destination, b.Source, p.exchangeHint(b.Source)))
+				"binding to %s %q comes from exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and nothing published there reaches %q. %s",
+				b.DestinationType, b.Destination, b.Source, b.Destination, fix))
 		}
 		switch b.DestinationType {
 		case topology.DestQueue:
@@ -40,10 +43,13 @@ func runBindingEnds(p *Pass) []Finding {
 					"binding from %s goes to the default exchange, which cannot be bound: RabbitMQ refuses the binding (ACCESS_REFUSED). Bind to a declared exchange instead",
 					exchangeLabel(b.Source)))
 			} else if !p.exchangeDeclared(b.Destination) {
+				fix := fmt.Sprintf("Declare exchange %q or correct the destination name%s", b.Destination, p.exchangeHint(b.Destination))
+				if _, isQueue := p.Vhost.Queues[b.Destination]; isQueue {
+					fix = fmt.Sprintf("%q is a queue of this file: to bind it, write destination_type: queue", b.Destination)
+				}
 				out = append(out, p.bindingFinding(b,
-					"binding from %s goes to exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. "+
-						"Declare exchange %q or correct the destination name%s",
-					exchangeLabel(b.Source), b.Destination, b.Destination, p.exchangeHint(b.Destination)))
+					"binding from %s goes to exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. %s",
+					exchangeLabel(b.Source), b.Destination, fix))
 			}
 		}
 	}
@@ -190,7 +196,21 @@ func (p *Pass) undeclaredQueueFix(q string) string {
 	case topology.IsReservedName(q):
 		return fmt.Sprintf("Names starting with amq. are RabbitMQ's: a client cannot declare queue %q, and a server-named queue's name changes with each connection. Bind a queue the file declares, or let the application that declares the server-named queue bind it", q)
 	}
+	if p.exchangeDeclared(q) {
+		return fmt.Sprintf("%q is an exchange of this file: to bind it, write destination_type: exchange", q)
+	}
 	return fmt.Sprintf("Declare queue %q or correct the destination name%s", q, p.queueHint(q))
+}
+
+// sourceIsQueueFix is the fix for binding b whose source names a queue of
+// the file: messages go from an exchange to a queue, never out of a queue,
+// so the ends are most likely swapped (where the destination is an
+// exchange, the binding the file means goes from it to the queue).
+func sourceIsQueueFix(b *topology.Binding) string {
+	if b.DestinationType == topology.DestExchange && b.Destination != "" {
+		return fmt.Sprintf("%q is a queue of this file, and a binding carries messages from an exchange to a queue, never out of a queue: to send exchange %q's messages to it, swap the ends (source: %s, destination: %s, destination_type: queue)", b.Source, b.Destination, b.Destination, b.Source)
+	}
+	return fmt.Sprintf("%q is a queue of this file, and a binding's source is an exchange: bind from the exchange that should feed %s %q, or publish to the queue through the default exchange with its name as the routing key", b.Source, b.DestinationType, b.Destination)
 }
 
 // shoveledExchanges are the exchanges of the pass's vhost that a shovel of
