@@ -142,7 +142,11 @@ func TestReadsGiveUp(t *testing.T) {
 	}{
 		{"500 until the last attempt", "500", fastRetry, 4, ErrRejected, "log in: the broker at %s refused (500): scripted 500 (tried 4 times in "},
 		{"no retry", "500", Retry{Attempts: 1}, 1, ErrRejected, "log in: the broker at %s refused (500): scripted 500"},
-		{"timeouts until the budget is spent", "stall", Retry{Attempts: 10, Backoff: time.Millisecond, Budget: 250 * time.Millisecond}, 2, ErrUnreachable,
+		// Each try stalls for the 200 ms timeout: the second starts at
+		// about 200 ms, within the budget however late a loaded machine
+		// ends the first (up to 180 ms late: it asked once, under CI's
+		// load, with a budget of 250 ms), and a third would start past it.
+		{"timeouts until the budget is spent", "stall", Retry{Attempts: 10, Backoff: time.Millisecond, Budget: 380 * time.Millisecond}, 2, ErrUnreachable,
 			"cannot reach the management API at %s: no answer within 200ms: management API unreachable (tried 2 times in "},
 	}
 	for _, tt := range tests {
