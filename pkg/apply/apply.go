@@ -137,12 +137,14 @@ func Check(p *plan.Plan, opts Options) error {
 			refusals = append(refusals, fmt.Sprintf("%s %q in vhost %q must be replaced (deleted and declared again): %s; pass --allow-replace to do it", c.Kind, c.Name, c.Vhost, c.Reason))
 		}
 		if (c.Action == plan.Replace || c.Action == plan.Delete) && (c.Messages > 0 || c.Consumers > 0) && !opts.AllowDataLoss {
-			fix := stakeFix(c.Messages, c.Consumers)
+			keep := ""
+			if c.Action == plan.Replace && c.Kind.HoldsMessages() {
+				keep = " (or keep them: declare the new settings under a new queue name with the same bindings, and plan: it says how to move the messages there)"
+			}
+			fix := stakeFix(c.Messages, c.Consumers, keep)
 			if c.Messages > 0 {
 				if to, created := successor(&c); to != "" {
 					fix = moveFix(c, to, created)
-				} else if c.Action == plan.Replace && c.Kind.HoldsMessages() {
-					fix = strings.Replace(fix, "drain it first", "drain it first (or keep them: declare the new settings under a new queue name with the same bindings, and plan: it says how to move the messages there)", 1)
 				}
 			}
 			if opts.Undrainable != nil && c.Kind.HoldsMessages() {
@@ -732,6 +734,8 @@ func (e *executor) deleteQueue(ctx context.Context, s Step, o object) error {
 		verb = "replaced"
 	}
 	var opts broker.DeleteQueueOptions
+	q, ok := s.Change.Before.(plan.QueueObject)
+	classic := ok && topology.QueueTypeOrClassic(q.Type) == topology.QueueClassic
 	if !e.opts.AllowDataLoss {
 		if e.opts.Inspect != nil {
 			// The inspection reads through the apply lock's connection:
@@ -770,7 +774,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step, o object) error {
 			// count the probe that read the stream a moment ago: its
 			// consumers were checked before the apply began (Check).
 			st.Consumers = 0
-			if q, ok := s.Change.Before.(plan.QueueObject); ok && st.ReadyKnown && topology.QueueTypeOrClassic(q.Type) == topology.QueueClassic {
+			if classic && st.ReadyKnown {
 				// So is a classic queue's count of ready messages, which
 				// the statistics', lagging, may still count after the
 				// queue was drained: what is left of theirs is what the
@@ -783,7 +787,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step, o object) error {
 		if st.Messages > 0 || st.Consumers > 0 {
 			return refuse(s, verb, st.Messages, false, st.Consumers)
 		}
-		if q, ok := s.Change.Before.(plan.QueueObject); ok && (q.Type == "" || q.Type == topology.QueueClassic) {
+		if classic {
 			opts = broker.DeleteQueueOptions{IfEmpty: true, IfUnused: true}
 		}
 	}
@@ -797,7 +801,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step, o object) error {
 func refuse(s Step, verb string, msgs int64, atLeast bool, consumers int64) error {
 	c := plan.Change{Messages: msgs, MessagesAtLeast: atLeast}
 	return fmt.Errorf("queue %q in vhost %q was not %s: it holds %s and has %d %s right now: %w; %s",
-		s.Name, s.Vhost, verb, c.MessagesText(), consumers, plural("consumer", consumers), ErrRefused, stakeFix(msgs, consumers))
+		s.Name, s.Vhost, verb, c.MessagesText(), consumers, plural("consumer", consumers), ErrRefused, stakeFix(msgs, consumers, ""))
 }
 
 // moveFix is the way to the delete of a queue that holds messages when
@@ -811,15 +815,17 @@ func moveFix(c plan.Change, to string, created bool) string {
 // msgs messages and has consumers: drain the messages, stop the consumers
 // (an application that consumes a queue may well declare it too, and
 // declares it again when it starts), or pass --allow-data-loss. Draining
-// is no fix for a queue that holds nothing: its consumers keep it.
-func stakeFix(msgs, consumers int64) string {
+// is no fix for a queue that holds nothing: its consumers keep it. keep,
+// when not "", follows the advice to drain it: another way to keep the
+// messages.
+func stakeFix(msgs, consumers int64, keep string) string {
 	switch {
 	case consumers == 0:
-		return "drain it first, or pass --allow-data-loss to drop them"
+		return "drain it first" + keep + ", or pass --allow-data-loss to drop them"
 	case msgs == 0:
 		return "stop its consumers first (an application that consumes it may declare it again when it starts: change that too), or pass --allow-data-loss to cancel them"
 	}
-	return "stop its consumers and drain it first (an application that consumes it may declare it again when it starts: change that too), or pass --allow-data-loss to drop the messages and cancel the consumers"
+	return "stop its consumers and drain it first" + keep + " (an application that consumes it may declare it again when it starts: change that too), or pass --allow-data-loss to drop the messages and cancel the consumers"
 }
 
 func ignoreNotFound(err error) error {
