@@ -16,6 +16,7 @@ import (
 	"github.com/mqctl/mqctl/pkg/cli"
 	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // The tests drive the real mqctl command line (cli.Main) against the three
@@ -190,10 +191,10 @@ func TestQuorumGroupSizesPlannedAndIdempotentOnEveryNode(t *testing.T) {
 	p := r.planJSON(all, base)
 	for name, want := range map[string]string{"orders.shipping": "3", "orders.billing": "2"} {
 		ch := changeOf(p, kind.Queue, name)
-		var q plan.QueueObject
+		var q *topology.Queue
 		ok := false
 		if ch != nil {
-			q, ok = ch.After.(plan.QueueObject)
+			q, ok = plan.As[topology.Queue](ch.After)
 		}
 		if ch == nil || ch.Action != plan.Create || !ok {
 			t.Fatalf("plan has no create of queue %s: %+v", name, p.Changes)

@@ -734,7 +734,7 @@ func (e *executor) deleteQueue(ctx context.Context, s Step, o object) error {
 		verb = "replaced"
 	}
 	var opts broker.DeleteQueueOptions
-	q, ok := s.Change.Before.(plan.QueueObject)
+	q, ok := plan.As[topology.Queue](s.Change.Before)
 	classic := ok && topology.QueueTypeOrClassic(q.Type) == topology.QueueClassic
 	if !e.opts.AllowDataLoss {
 		if e.opts.Inspect != nil {
@@ -1050,7 +1050,7 @@ func (e *executor) writeRecord(ctx context.Context, vh, owner string, managed ma
 	if list := ownership.CreatedList(vh, managed, created); list != nil {
 		next.Arguments[ownership.ArgCreated] = list
 	}
-	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: kind.Exchange, Vhost: vh, Name: next.Name, After: plan.ExchangeObject{Exchange: next}}}
+	record := Step{Vhost: vh, Name: next.Name, Change: &plan.Change{Kind: kind.Exchange, Vhost: vh, Name: next.Name, After: plan.Of(next)}}
 	if err := write(ctx, func() error { return e.c.DeclareExchange(ctx, vh, next) }, e.written(record, objects[kind.Exchange])); err != nil {
 		return fmt.Errorf("write the ownership record of vhost %q: %w", vh, err)
 	}

@@ -24,7 +24,7 @@ func TestHaveIsHeldNow(t *testing.T) {
 	current := func(k plan.Kind, vhost, name string) plan.Object { return plan.ObjectOf(now, k, vhost, name) }
 
 	planned := &plan.VhostMeta{Name: "v", Description: "planned"}
-	plannedX := plan.ExchangeObject{Exchange: &topology.Exchange{Name: "x", Type: "direct", Durable: true}}
+	plannedX := plan.Of(&topology.Exchange{Name: "x", Type: "direct", Durable: true})
 	tests := []struct {
 		name    string
 		k       plan.Kind

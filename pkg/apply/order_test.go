@@ -273,9 +273,9 @@ func TestOrderVhosts(t *testing.T) {
 	t.Parallel()
 	p := &plan.Plan{Changes: []plan.Change{
 		{Action: plan.Delete, Kind: kind.Vhost, Vhost: "old", Name: "old", Before: &plan.VhostMeta{Name: "old"}},
-		{Action: plan.Delete, Kind: kind.Queue, Vhost: "old", Name: "q", Before: plan.QueueObject{Queue: queue("q", nil)}},
+		{Action: plan.Delete, Kind: kind.Queue, Vhost: "old", Name: "q", Before: plan.Of(queue("q", nil))},
 		{Action: plan.Create, Kind: kind.Vhost, Vhost: "new", Name: "new", After: &plan.VhostMeta{Name: "new"}},
-		{Action: plan.Create, Kind: kind.Queue, Vhost: "new", Name: "q", After: plan.QueueObject{Queue: queue("q", nil)}},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "new", Name: "q", After: plan.Of(queue("q", nil))},
 	}}
 	got := [][]Op{}
 	for _, ph := range Order(p) {
@@ -356,7 +356,7 @@ func TestOrderLoosensFirst(t *testing.T) {
 	update := func(have, want topology.Args) plan.Change {
 		return plan.Change{Action: plan.Update, Kind: kind.VhostLimits, Vhost: "v", Name: "v", Before: limits(have), After: limits(want)}
 	}
-	declare := plan.Change{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "q", After: plan.QueueObject{Queue: queue("q", nil)}}
+	declare := plan.Change{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "q", After: plan.Of(queue("q", nil))}
 	for _, c := range []struct {
 		name string
 		upd  plan.Change

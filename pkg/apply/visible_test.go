@@ -40,16 +40,16 @@ func visibleSteps() []Step {
 	}
 	b := st.Bindings[0]
 	rq := &topology.Queue{Name: "r", Type: "classic", Durable: true, Arguments: topology.Args{"x-max-length": int64(5)}}
-	replace := ch(plan.Replace, kind.Queue, "r", plan.QueueObject{Queue: rq})
+	replace := ch(plan.Replace, kind.Queue, "r", plan.Of(rq))
 	return []Step{
 		{Delete: true, Vhost: "v", Name: "old", Change: ch(plan.Delete, kind.Queue, "old", nil)},
 		{Delete: true, Vhost: "v", Name: "r", Change: replace},
 		{Delete: true, Vhost: "gone", Name: "gone", Change: &plan.Change{Action: plan.Delete, Kind: kind.Vhost, Vhost: "gone", Name: "gone"}},
-		{Vhost: "v", Name: "orders", Change: ch(plan.Create, kind.Exchange, "orders", plan.ExchangeObject{Exchange: st.Exchanges["orders"]})},
-		{Vhost: "v", Name: "q3", Change: ch(plan.Create, kind.Queue, "q3", plan.QueueObject{Queue: st.Queues["q3"]})},
+		{Vhost: "v", Name: "orders", Change: ch(plan.Create, kind.Exchange, "orders", plan.Of(st.Exchanges["orders"]))},
+		{Vhost: "v", Name: "q3", Change: ch(plan.Create, kind.Queue, "q3", plan.Of(st.Queues["q3"]))},
 		{Vhost: "v", Name: "r", Change: replace},
 		{Vhost: "v", Name: plan.BindingName(b), Binding: b, Change: ch(plan.Create, kind.Binding, plan.BindingName(b), plan.BindingObject{Binding: b})},
-		{Vhost: "v", Name: "cap", Change: ch(plan.Create, kind.Policy, "cap", plan.PolicyObject{Policy: st.Policies["cap"]})},
+		{Vhost: "v", Name: "cap", Change: ch(plan.Create, kind.Policy, "cap", plan.Of(st.Policies["cap"]))},
 	}
 }
 

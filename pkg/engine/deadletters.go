@@ -166,15 +166,11 @@ func mayExpire(p *plan.Plan, vh string, before *topology.Vhost) bool {
 		if c.Vhost != vh {
 			continue
 		}
-		switch o := c.After.(type) {
-		case plan.PolicyObject:
-			if o.Definition.Has("message-ttl") {
-				return true
-			}
-		case plan.QueueObject:
-			if o.Arguments.Has("x-message-ttl") {
-				return true
-			}
+		if o, ok := plan.As[topology.Policy](c.After); ok && o.Definition.Has("message-ttl") {
+			return true
+		}
+		if o, ok := plan.As[topology.Queue](c.After); ok && o.Arguments.Has("x-message-ttl") {
+			return true
 		}
 	}
 	return false

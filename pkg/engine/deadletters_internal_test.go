@@ -45,7 +45,7 @@ func deadLetterVhost() *topology.Topology {
 func update(p *topology.Policy, def topology.Args) plan.Change {
 	after := *p
 	after.Definition = def
-	return plan.Change{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: p.Name, Before: plan.PolicyObject{Policy: p}, After: plan.PolicyObject{Policy: &after}}
+	return plan.Change{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: p.Name, Before: plan.Of(p), After: plan.Of(&after)}
 }
 
 // TestAtLeastOnceEndings: the quorum queues whose policy changes end
@@ -66,12 +66,12 @@ func TestAtLeastOnceEndings(t *testing.T) {
 		// Before the late deletes (kind.LatePhase) it had neither
 		// meanwhile.
 		{name: "the policy renamed", changes: []plan.Change{
-			{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "alo", Before: plan.PolicyObject{Policy: alo}},
+			{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "alo", Before: plan.Of(alo)},
 			putPolicy(kind.Policy, &renamed),
 		}, want: nil},
 		{name: "the strategy taken away", change: update(alo, topology.Args{"dead-letter-exchange": "void", "overflow": "reject-publish"}), want: []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
 		{name: "overflow drop-head", change: update(alo, topology.Args{"dead-letter-exchange": "void", "dead-letter-strategy": "at-least-once", "overflow": "drop-head"}), want: []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
-		{name: "the policy deleted", change: plan.Change{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "alo", Before: plan.PolicyObject{Policy: alo}}, want: []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
+		{name: "the policy deleted", change: plan.Change{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "alo", Before: plan.Of(alo)}, want: []ending{{vhost: "v", queue: "alo", by: `policy "alo"`}}},
 		{name: "another dead-letter exchange", change: update(alo, topology.Args{"dead-letter-exchange": "dlx", "dead-letter-strategy": "at-least-once", "overflow": "reject-publish"}), want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,14 +95,14 @@ func TestAtLeastOnceEndings(t *testing.T) {
 func TestQueueExpirings(t *testing.T) {
 	v := deadLetterVhost().Vhosts["v"]
 	deleteQueue := func(name string) plan.Change {
-		return plan.Change{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: name, Before: plan.QueueObject{Queue: v.Queues[name]}}
+		return plan.Change{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: name, Before: plan.Of(v.Queues[name])}
 	}
 	for _, tc := range []struct {
 		name    string
 		changes []plan.Change
 		want    []expiring
 	}{
-		{"the dead-letter exchange's policy deleted", []plan.Change{{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "delay-dl", Before: plan.PolicyObject{Policy: v.Policies["delay-dl"]}}},
+		{"the dead-letter exchange's policy deleted", []plan.Change{{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "delay-dl", Before: plan.Of(v.Policies["delay-dl"])}},
 			[]expiring{{vhost: "v", queue: "delay", ttl: 60000, why: "no dead-letter exchange"}}},
 		{"a dead-letter exchange that routes nowhere", []plan.Change{update(v.Policies["delay-dl"], topology.Args{"dead-letter-exchange": "void"})},
 			[]expiring{{vhost: "v", queue: "delay", ttl: 60000, why: `dead-letter exchange "void" routes them to no queue`}}},
@@ -119,11 +119,11 @@ func TestQueueExpirings(t *testing.T) {
 		// in a classic and in a quorum queue gone 8 s after, none in the
 		// DLQ); a TTL that comes as the dead-letter exchange goes expires
 		// none of the messages held (they arrived without one).
-		{"the policy giving the TTL and the dead-letter exchange deleted", []plan.Change{{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "timed", Before: plan.PolicyObject{Policy: v.Policies["timed"]}}},
+		{"the policy giving the TTL and the dead-letter exchange deleted", []plan.Change{{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "timed", Before: plan.Of(v.Policies["timed"])}},
 			[]expiring{{vhost: "v", queue: "timed", ttl: 8000, why: "no dead-letter exchange"}}},
 		{"a TTL in place of the dead-letter exchange", []plan.Change{update(v.Policies["untimed-dl"], topology.Args{"message-ttl": int64(1000)})}, nil},
 		{"the delay tier deleted with its queue", []plan.Change{deleteQueue("jobs"), deleteQueue("jobs.retry.1m")}, nil},
-		{"a queue created", []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "new", After: plan.QueueObject{Queue: &topology.Queue{Name: "new", Durable: true}}}}, nil},
+		{"a queue created", []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "new", After: plan.Of(&topology.Queue{Name: "new", Durable: true})}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := queueExpirings(&plan.Plan{Changes: tc.changes}, deadLetterVhost())
@@ -182,7 +182,7 @@ func TestStreamRetentions(t *testing.T) {
 		// tighter retention, a longer one looser.
 		{"an age below the stream's own", put("^aged$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "aged", by: `policy "keep"`, key: "max-age", value: "1h", segment: defaultSegment}}},
 		{name: "an age above the stream's own", change: put("^aged$", topology.Args{"max-age": "30D"}), want: nil},
-		{name: "a queue is no stream", change: plan.Change{Action: plan.Create, Kind: kind.Policy, Vhost: "v", Name: "keep", After: plan.PolicyObject{Policy: queuePolicy("keep", "^plain$", topology.Args{"max-length-bytes": int64(1)})}}, want: nil},
+		{name: "a queue is no stream", change: plan.Change{Action: plan.Create, Kind: kind.Policy, Vhost: "v", Name: "keep", After: plan.Of(queuePolicy("keep", "^plain$", topology.Args{"max-length-bytes": int64(1)}))}, want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := streamRetentions(&plan.Plan{Changes: []plan.Change{tc.change}}, cur())

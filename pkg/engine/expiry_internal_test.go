@@ -56,7 +56,7 @@ func TestQueueExpiries(t *testing.T) {
 			name: "a queue the plan deletes",
 			changes: []plan.Change{
 				put(kind.Policy, policy("exp", "^gone$", 60000)),
-				{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "gone", Before: plan.QueueObject{Queue: &topology.Queue{Name: "gone", Durable: true}}},
+				{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "gone", Before: plan.Of(&topology.Queue{Name: "gone", Durable: true})},
 			},
 		},
 	} {

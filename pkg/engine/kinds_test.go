@@ -558,17 +558,17 @@ func TestEverySettingThroughEveryStage(t *testing.T) {
 				everySetting(k, topology.ExchangeDefinition, definedCase[*topology.Exchange]{
 					name: "k.x", base: []string{"type", "direct"}, typed: "topic",
 					in: func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges },
-					of: func(o plan.Object) *topology.Exchange { x, _ := o.(plan.ExchangeObject); return x.Exchange }})
+					of: func(o plan.Object) *topology.Exchange { x, _ := plan.As[topology.Exchange](o); return x }})
 			case spec.Kind == kind.Queue:
 				everySetting(k, topology.QueueDefinition, definedCase[*topology.Queue]{
 					name: "k.q", typed: topology.QueueQuorum,
 					in: func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues },
-					of: func(o plan.Object) *topology.Queue { q, _ := o.(plan.QueueObject); return q.Queue }})
+					of: func(o plan.Object) *topology.Queue { x, _ := plan.As[topology.Queue](o); return x }})
 			case spec.Policy:
 				everySetting(k, topology.PolicyDefinition, definedCase[*topology.Policy]{
 					name: "k.p", base: []string{"pattern", `'^k\.'`, "definition", "{ max-length: 10 }"},
 					in: func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(spec.Kind) },
-					of: func(o plan.Object) *topology.Policy { p, _ := o.(plan.PolicyObject); return p.Policy }})
+					of: func(o plan.Object) *topology.Policy { x, _ := plan.As[topology.Policy](o); return x }})
 			default:
 				t.Fatalf("kind %s has a topology.Definition but no case in TestEverySettingThroughEveryStage: add one (README, \"Adding a kind\")", spec.Kind)
 			}

@@ -134,7 +134,7 @@ func (e *Engine) noteUncheckedTopicKeys(p *plan.Plan, l *Live, wants map[string]
 	made := map[plan.ObjectRef]bool{}
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == kind.Exchange && x.Type == "topic" &&
+		if x, ok := plan.As[topology.Exchange](c.After); ok && c.Kind == kind.Exchange && x.Type == "topic" &&
 			(c.Action == plan.Create || c.Action == plan.Replace) && l.exchangeType(c.Vhost, c.Name) != "topic" {
 			made[c.Ref()] = true
 		}
@@ -507,7 +507,7 @@ func newWants(p *plan.Plan, l *Live, topicGoes bool) *wants {
 		if c.Action != plan.Delete {
 			w.declared[c.Ref()] = true
 		}
-		if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && c.Kind == kind.Exchange {
+		if x, ok := plan.As[topology.Exchange](c.After); ok && c.Kind == kind.Exchange {
 			w.types[c.Ref()] = x.Type
 		}
 	}
@@ -578,7 +578,7 @@ func (w *wants) change(c *plan.Change) {
 func (w *wants) object(c *plan.Change, what string) {
 	k := string(c.Kind)
 	conf := broker.Need{Perm: "configure", Kind: k, Name: c.Name}
-	if q, ok := c.After.(plan.QueueObject); ok && q.Queue != nil && c.Action != plan.Delete {
+	if q, ok := plan.As[topology.Queue](c.After); ok && c.Action != plan.Delete {
 		// One probe asks the three (broker.Need.DeadLetter).
 		conf.DeadLetter, conf.HasDeadLetter = q.Arguments.String("x-dead-letter-exchange")
 	}
@@ -586,14 +586,14 @@ func (w *wants) object(c *plan.Change, what string) {
 	if c.Action == plan.Delete {
 		return
 	}
-	if q, ok := c.After.(plan.QueueObject); ok && q.Queue != nil {
+	if q, ok := plan.As[topology.Queue](c.After); ok {
 		if dlx, ok := q.Arguments.String("x-dead-letter-exchange"); ok {
 			why := what + " with dead-letter exchange " + fmt.Sprintf("%q", dlx)
 			w.add(c.Vhost, permWant{need: broker.Need{Perm: "read", Kind: k, Name: c.Name}, what: why, pos: c.Pos})
 			w.add(c.Vhost, permWant{need: broker.Need{Perm: "write", Kind: "exchange", Name: dlx}, what: why, pos: c.Pos})
 		}
 	}
-	if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil {
+	if x, ok := plan.As[topology.Exchange](c.After); ok {
 		if ae, ok := x.Arguments.String("alternate-exchange"); ok {
 			why := what + " with alternate exchange " + fmt.Sprintf("%q", ae)
 			w.add(c.Vhost, permWant{need: broker.Need{Perm: "write", Kind: "exchange", Name: ae}, what: why, pos: c.Pos})

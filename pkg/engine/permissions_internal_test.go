@@ -62,11 +62,11 @@ func TestPermissionWantsOfKeptVhosts(t *testing.T) {
 	b := &topology.Binding{Source: "x", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: "k"}
 	q := &topology.Queue{Name: "q", Type: topology.QueueClassic, Durable: true}
 	p := &plan.Plan{Changes: []plan.Change{
-		{Action: plan.Create, Kind: kind.Queue, Vhost: "a", Name: "q", After: plan.QueueObject{Queue: q}},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "a", Name: "q", After: plan.Of(q)},
 		{Action: plan.Create, Kind: kind.Binding, Vhost: "a", Name: plan.BindingName(b), After: plan.BindingObject{Binding: b}},
-		{Action: plan.Create, Kind: kind.Queue, Vhost: "b", Name: "q", After: plan.QueueObject{Queue: q}},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: "b", Name: "q", After: plan.Of(q)},
 		{Action: plan.Create, Kind: kind.Binding, Vhost: "b", Name: plan.BindingName(b), After: plan.BindingObject{Binding: b}},
-		{Action: plan.Create, Kind: kind.Policy, Vhost: "c", Name: "p", After: plan.PolicyObject{Policy: &topology.Policy{Name: "p", Pattern: ".*"}}},
+		{Action: plan.Create, Kind: kind.Policy, Vhost: "c", Name: "p", After: plan.Of(&topology.Policy{Name: "p", Pattern: ".*"})},
 	}}
 	live := &Live{current: plan.Current{Live: topology.Live{State: &topology.Topology{}}}}
 	all := permissionWants(p, live, false, nil)

@@ -27,7 +27,7 @@ func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan
 	p := &plan.Plan{}
 	for i := range n {
 		c := plan.Change{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: fmt.Sprintf("q%d", i),
-			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueClassic}}}
+			Before: plan.Of(&topology.Queue{Type: topology.QueueClassic})}
 		if stats != nil {
 			c.Messages, c.Consumers = stats(i)
 		}
@@ -35,7 +35,7 @@ func stakesPlan(n int, stats func(i int) (messages, consumers int64)) *plan.Plan
 	}
 	p.Changes = append(p.Changes,
 		plan.Change{Action: plan.Replace, Kind: kind.Queue, Vhost: "v", Name: "s",
-			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueStream}}, Consumers: 2},
+			Before: plan.Of(&topology.Queue{Type: topology.QueueStream}), Consumers: 2},
 		plan.Change{Action: plan.Delete, Kind: kind.Exchange, Vhost: "v", Name: "x"})
 	return p
 }
@@ -458,7 +458,7 @@ func TestPlanStreamStakesLowerBound(t *testing.T) {
 	pk := newPeeks(nil, nil)
 	for _, stats := range []int64{0, 4} {
 		p := &plan.Plan{Changes: []plan.Change{{Action: plan.Replace, Kind: kind.Queue, Vhost: "v", Name: "s",
-			Before: plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueStream}}, Messages: stats}}}
+			Before: plan.Of(&topology.Queue{Type: topology.QueueStream}), Messages: stats}}}
 		if err := refreshStakes(context.Background(), p, pk.inspect); err != nil {
 			t.Fatalf("a stream needs no AMQP read in a plan: %v", err)
 		}
@@ -589,7 +589,7 @@ func TestRefreshStakesReadyFromTheRead(t *testing.T) {
 			t.Parallel()
 			p := stakesPlan(1, func(int) (int64, int64) { return tc.stats.messages, 0 })
 			if tc.quorum {
-				p.Changes[0].Before = plan.QueueObject{Queue: &topology.Queue{Type: topology.QueueQuorum}}
+				p.Changes[0].Before = plan.Of(&topology.Queue{Type: topology.QueueQuorum})
 			}
 			ready := map[plan.ObjectRef]int64{}
 			if tc.known {

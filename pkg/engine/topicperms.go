@@ -78,7 +78,7 @@ func replacedExchanges(p *plan.Plan) (replaced, topics map[string][]string) {
 	for i := range p.Changes {
 		if c := &p.Changes[i]; c.Kind == kind.Exchange && c.Action == plan.Replace {
 			replaced[c.Vhost] = append(replaced[c.Vhost], c.Name)
-			if x, ok := c.After.(plan.ExchangeObject); ok && x.Exchange != nil && x.Type == "topic" {
+			if x, ok := plan.As[topology.Exchange](c.After); ok && x.Type == "topic" {
 				topics[c.Vhost] = append(topics[c.Vhost], c.Name)
 			}
 		}

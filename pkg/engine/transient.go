@@ -20,7 +20,7 @@ func transientQueues(p *plan.Plan) []plan.Change {
 		if c.Kind != kind.Queue || (c.Action != plan.Create && c.Action != plan.Replace) {
 			continue
 		}
-		if q, ok := c.After.(plan.QueueObject); ok && !q.Durable && q.Type != topology.QueueQuorum && q.Type != topology.QueueStream {
+		if q, ok := plan.As[topology.Queue](c.After); ok && !q.Durable && q.Type != topology.QueueQuorum && q.Type != topology.QueueStream {
 			out = append(out, c)
 		}
 	}

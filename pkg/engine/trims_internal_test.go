@@ -92,7 +92,7 @@ func TestLimitTrims(t *testing.T) {
 		},
 		{
 			name:    "a lower limit",
-			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50)})}}},
+			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.Of(policy("old", "^plain$", topology.Args{"max-length": int64(50)}))}},
 			want:    []trim{row("plain", "max-length", 50, `policy "old"`, "")},
 		},
 		{
@@ -118,17 +118,17 @@ func TestLimitTrims(t *testing.T) {
 		},
 		{
 			name:    "a lower limit that comes with reject-publish-dlx",
-			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(50), "overflow": "reject-publish-dlx"})}}},
+			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.Of(policy("old", "^plain$", topology.Args{"max-length": int64(50), "overflow": "reject-publish-dlx"}))}},
 			want:    []trim{late(row("plain", "max-length", 50, `policy "old"`, ""), "reject-publish-dlx")},
 		},
 		{
 			// The queue rejects publishes already when the limit comes.
 			name:    "a limit added to a policy that rejects",
-			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "rej", After: plan.PolicyObject{Policy: policy("rej", "^held$", topology.Args{"max-length": int64(5), "overflow": "reject-publish"})}}},
+			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "rej", After: plan.Of(policy("rej", "^held$", topology.Args{"max-length": int64(5), "overflow": "reject-publish"}))}},
 		},
 		{
 			name:    "a higher limit",
-			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(500)})}}},
+			changes: []plan.Change{{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "old", After: plan.Of(policy("old", "^plain$", topology.Args{"max-length": int64(500)}))}},
 		},
 		{
 			// A quorum queue takes its overflow from its policy; a classic
@@ -139,7 +139,7 @@ func TestLimitTrims(t *testing.T) {
 		},
 		{
 			name:    "a policy deleted, another's lower limit in force",
-			changes: []plan.Change{{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "old", Before: plan.PolicyObject{Policy: policy("old", "^plain$", topology.Args{"max-length": int64(100)})}}, put(kind.Policy, policy("low", "^pla", topology.Args{"max-length": int64(30)}))},
+			changes: []plan.Change{{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "old", Before: plan.Of(policy("old", "^plain$", topology.Args{"max-length": int64(100)}))}, put(kind.Policy, policy("low", "^pla", topology.Args{"max-length": int64(30)}))},
 			want:    []trim{row("plain", "max-length", 30, `policy "low" and policy "old"`, "")},
 		},
 		{
@@ -148,7 +148,7 @@ func TestLimitTrims(t *testing.T) {
 			// the late deletes (kind.LatePhase) it was, meanwhile.
 			name: "a policy renamed over a lower-priority limit",
 			changes: []plan.Change{
-				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
+				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "keep", Before: plan.Of(prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5))},
 				put(kind.Policy, prioritised(policy("keep2", "^renamed$", topology.Args{"max-length": int64(100)}), 5)),
 			},
 		},
@@ -159,9 +159,9 @@ func TestLimitTrims(t *testing.T) {
 			name: "a priority lowered beside a policy dropped",
 			changes: []plan.Change{
 				{Action: plan.Update, Kind: kind.Policy, Vhost: "v", Name: "top",
-					Before: plan.PolicyObject{Policy: prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 5)},
-					After:  plan.PolicyObject{Policy: prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 1)}},
-				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "mid", Before: plan.PolicyObject{Policy: prioritised(policy("mid", "^lowered$", topology.Args{"max-length": int64(2)}), 3)}},
+					Before: plan.Of(prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 5)),
+					After:  plan.Of(prioritised(policy("top", "^lowered$", topology.Args{"max-length": int64(100)}), 1))},
+				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "mid", Before: plan.Of(prioritised(policy("mid", "^lowered$", topology.Args{"max-length": int64(2)}), 3))},
 			},
 			want: []trim{between(row("lowered", "max-length", 2, `policy "mid" and policy "top"`, ""))},
 		},
@@ -169,7 +169,7 @@ func TestLimitTrims(t *testing.T) {
 			// floor's limit is in force while the apply runs, and after.
 			name: "a policy deleted over a lower-priority limit",
 			changes: []plan.Change{
-				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "keep", Before: plan.PolicyObject{Policy: prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5)}},
+				{Action: plan.Delete, Kind: kind.Policy, Vhost: "v", Name: "keep", Before: plan.Of(prioritised(policy("keep", "^renamed$", topology.Args{"max-length": int64(100)}), 5))},
 			},
 			want: []trim{row("renamed", "max-length", 2, `policy "keep"`, "")},
 		},
@@ -182,12 +182,12 @@ func TestLimitTrims(t *testing.T) {
 			name: "a queue the plan deletes",
 			changes: []plan.Change{
 				put(kind.Policy, policy("cap", "^gone$", topology.Args{"max-length": int64(10)})),
-				{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "gone", Before: plan.QueueObject{Queue: &topology.Queue{Name: "gone", Durable: true}}},
+				{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: "gone", Before: plan.Of(&topology.Queue{Name: "gone", Durable: true})},
 			},
 		},
 		{
 			name:    "no policy change",
-			changes: []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "new", After: plan.QueueObject{Queue: &topology.Queue{Name: "new", Durable: true}}}},
+			changes: []plan.Change{{Action: plan.Create, Kind: kind.Queue, Vhost: "v", Name: "new", After: plan.Of(&topology.Queue{Name: "new", Durable: true})}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,7 +224,7 @@ func queuePolicy(name, pattern string, def topology.Args) *topology.Policy {
 
 // putPolicy is a plan's change that creates policy p (of kind k) in vhost v.
 func putPolicy(k plan.Kind, p *topology.Policy) plan.Change {
-	return plan.Change{Action: plan.Create, Kind: k, Vhost: "v", Name: p.Name, After: plan.PolicyObject{Policy: p}}
+	return plan.Change{Action: plan.Create, Kind: k, Vhost: "v", Name: p.Name, After: plan.Of(p)}
 }
 
 // TestTrimText: what a note and a refusal say of a trim.
@@ -260,7 +260,7 @@ func TestPlanEffectsTeardown(t *testing.T) {
 	for i := range 1000 {
 		q := &topology.Queue{Name: fmt.Sprintf("q%04d", i), Durable: true}
 		v.Queues[q.Name] = q
-		p.Changes = append(p.Changes, plan.Change{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: q.Name, Before: plan.QueueObject{Queue: q}})
+		p.Changes = append(p.Changes, plan.Change{Action: plan.Delete, Kind: kind.Queue, Vhost: "v", Name: q.Name, Before: plan.Of(q)})
 	}
 	cur.Vhosts["v"] = v
 	visited := 0

@@ -50,6 +50,9 @@ func savedAs[O Object, T any](key string, value func(O) *T, to func(*T) Object) 
 }
 
 func (o savedObject) MarshalJSON() ([]byte, error) {
+	if d, ok := o.obj.(DefinedObject); ok && d.Named == nil {
+		return []byte("{}"), nil
+	}
 	for _, t := range objectTypes {
 		v, ok := t.saved.value(o.obj)
 		if !ok {

@@ -43,6 +43,11 @@ type vhostKind struct {
 	// update, where it is not want's own (a user's plaintext password,
 	// whose stored hash the write keeps: afterPrint).
 	printOver func(have, want Object) Print
+	// typed, for a topology.Typed kind, is that kind and its objects in v
+	// as they are held (not made Objects): the diff compares them so
+	// (differ.prefetch), and makes an Object of one only for a change.
+	typed topology.Typed
+	named func(v *topology.Vhost) topology.NamedMap
 }
 
 // objectType is what the plan knows of one type of Object, in the file
@@ -68,7 +73,13 @@ type objectType struct {
 
 // objectTypes are the plan's types of Object. A kind of the registry
 // (kind.All) that none carries fails TestEveryKindHasAnObjectType.
-var objectTypes = []objectType{vhostObjects, exchangeObjects, queueObjects, bindingObjects, policyObjects, itemObjects}
+var objectTypes = func() []objectType {
+	out := []objectType{vhostObjects, bindingObjects, itemObjects}
+	for _, t := range topology.TypedKinds() {
+		out = append(out, definedObjects(t))
+	}
+	return out
+}()
 
 // objectTypeOf returns the type of Object that carries kind k; false for
 // a kind mqctl does not know.

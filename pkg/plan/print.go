@@ -118,20 +118,10 @@ func sum(parts ...string) Print {
 // and goes with it, so an entry for a vhost is always its own.
 var vhostPrint = sum("vhost")
 
-// ExchangePrint is the print of an exchange's definition
-// (topology.ExchangeDefinition).
-func ExchangePrint(e *topology.Exchange) Print {
-	return definitionPrint(topology.ExchangeDefinition, e)
-}
-
-// QueuePrint is the print of a queue's definition
-// (topology.QueueDefinition: x-queue-type is left out of the arguments,
-// the type is printed on its own).
-func QueuePrint(q *topology.Queue) Print { return definitionPrint(topology.QueueDefinition, q) }
-
-// PolicyPrint is the print of a policy's or operator policy's definition
-// (topology.PolicyDefinition).
-func PolicyPrint(p *topology.Policy) Print { return definitionPrint(topology.PolicyDefinition, p) }
+// PrintOf is the print of o's definition, as its kind's Definition
+// describes it (a queue's x-queue-type is left out of its arguments and
+// its type printed on its own).
+func PrintOf(o topology.Named) Print { return definitionPrint(o.Typed().Def(), o) }
 
 // definitionPrint is the print of o as def describes it: def.Print, each
 // setting (a flag as 1 or 0; a Later setting only when it is not at its

@@ -24,20 +24,20 @@ func TestPrintsFollowTheDiff(t *testing.T) {
 		have, want Object
 		equal      bool
 	}{
-		{"queue: int and JSON number", QueueObject{q("a", topology.Args{"x-max-length": float64(10)})}, QueueObject{q("a", topology.Args{"x-max-length": int64(10)})}, true},
-		{"queue: type left out and classic", QueueObject{&topology.Queue{Name: "a", Durable: true}}, QueueObject{q("a", nil)}, true},
-		{"queue: x-queue-type stored (4.x)", QueueObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true, Arguments: topology.Args{"x-queue-type": "quorum"}}},
-			QueueObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true}}, true},
-		{"queue: other argument", QueueObject{q("a", topology.Args{"x-max-length": int64(5)})}, QueueObject{q("a", nil)}, false},
-		{"queue: other type", QueueObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true}}, QueueObject{q("a", nil)}, false},
-		{"queue: not durable", QueueObject{&topology.Queue{Name: "a", Durable: false}}, QueueObject{q("a", nil)}, false},
-		{"exchange: same", ExchangeObject{x("e", "topic")}, ExchangeObject{x("e", "topic")}, true},
-		{"exchange: other type", ExchangeObject{x("e", "fanout")}, ExchangeObject{x("e", "topic")}, false},
-		{"exchange: internal", ExchangeObject{&topology.Exchange{Name: "e", Type: "topic", Durable: true, Internal: true}}, ExchangeObject{x("e", "topic")}, false},
-		{"policy: apply_to left out and all", PolicyObject{pol("^a", "", 0, topology.Args{"max-length": float64(1)})}, PolicyObject{pol("^a", "all", 0, topology.Args{"max-length": int64(1)})}, true},
-		{"policy: other pattern", PolicyObject{pol("^other$", "queues", 0, nil)}, PolicyObject{pol("^temp$", "queues", 0, nil)}, false},
-		{"policy: other priority", PolicyObject{pol("^a", "queues", 1, nil)}, PolicyObject{pol("^a", "queues", 0, nil)}, false},
-		{"policy: other definition", PolicyObject{pol("^a", "queues", 0, topology.Args{"max-length": int64(2)})}, PolicyObject{pol("^a", "queues", 0, topology.Args{"max-length": int64(1)})}, false},
+		{"queue: int and JSON number", DefinedObject{q("a", topology.Args{"x-max-length": float64(10)})}, DefinedObject{q("a", topology.Args{"x-max-length": int64(10)})}, true},
+		{"queue: type left out and classic", DefinedObject{&topology.Queue{Name: "a", Durable: true}}, DefinedObject{q("a", nil)}, true},
+		{"queue: x-queue-type stored (4.x)", DefinedObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true, Arguments: topology.Args{"x-queue-type": "quorum"}}},
+			DefinedObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true}}, true},
+		{"queue: other argument", DefinedObject{q("a", topology.Args{"x-max-length": int64(5)})}, DefinedObject{q("a", nil)}, false},
+		{"queue: other type", DefinedObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true}}, DefinedObject{q("a", nil)}, false},
+		{"queue: not durable", DefinedObject{&topology.Queue{Name: "a", Durable: false}}, DefinedObject{q("a", nil)}, false},
+		{"exchange: same", DefinedObject{x("e", "topic")}, DefinedObject{x("e", "topic")}, true},
+		{"exchange: other type", DefinedObject{x("e", "fanout")}, DefinedObject{x("e", "topic")}, false},
+		{"exchange: internal", DefinedObject{&topology.Exchange{Name: "e", Type: "topic", Durable: true, Internal: true}}, DefinedObject{x("e", "topic")}, false},
+		{"policy: apply_to left out and all", DefinedObject{pol("^a", "", 0, topology.Args{"max-length": float64(1)})}, DefinedObject{pol("^a", "all", 0, topology.Args{"max-length": int64(1)})}, true},
+		{"policy: other pattern", DefinedObject{pol("^other$", "queues", 0, nil)}, DefinedObject{pol("^temp$", "queues", 0, nil)}, false},
+		{"policy: other priority", DefinedObject{pol("^a", "queues", 1, nil)}, DefinedObject{pol("^a", "queues", 0, nil)}, false},
+		{"policy: other definition", DefinedObject{pol("^a", "queues", 0, topology.Args{"max-length": int64(2)})}, DefinedObject{pol("^a", "queues", 0, topology.Args{"max-length": int64(1)})}, false},
 		{"limits: same", ItemObject{item(kind.VhostLimits, topology.Args{"max-queues": float64(100)})}, ItemObject{item(kind.VhostLimits, topology.Args{"max-queues": int64(100)})}, true},
 		{"limits: other", ItemObject{item(kind.VhostLimits, topology.Args{"max-queues": int64(200)})}, ItemObject{item(kind.VhostLimits, topology.Args{"max-queues": int64(100)})}, false},
 		{"upstream: other uri", ItemObject{item(kind.FederationUpstream, topology.Args{"uri": "amqp://h2"})}, ItemObject{item(kind.FederationUpstream, topology.Args{"uri": "amqp://h1"})}, false},
@@ -80,13 +80,8 @@ func TestPrintsFollowTheDiff(t *testing.T) {
 }
 
 func objectPrint(o Object) Print {
-	switch o := o.(type) {
-	case QueueObject:
-		return QueuePrint(o.Queue)
-	case ExchangeObject:
-		return ExchangePrint(o.Exchange)
-	case PolicyObject:
-		return PolicyPrint(o.Policy)
+	if d, ok := o.(DefinedObject); ok {
+		return PrintOf(d.Named)
 	}
 	return ItemPrint(o.(ItemObject).Item)
 }
@@ -310,13 +305,13 @@ func TestPrintsStay(t *testing.T) {
 		got  Print
 		want Print
 	}{
-		{"internal topic exchange with an alternate", ExchangePrint(&topology.Exchange{Name: "e", Type: "topic", Durable: true, Internal: true, Arguments: topology.Args{"alternate-exchange": "ae"}}), 2641264384},
-		{"auto-delete transient fanout", ExchangePrint(&topology.Exchange{Name: "e", Type: "fanout", AutoDelete: true}), 3397957340},
-		{"quorum queue with a length limit", QueuePrint(&topology.Queue{Name: "q", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-length": int64(10)}}), 1737638039},
-		{"auto-delete transient classic queue", QueuePrint(&topology.Queue{Name: "q", Type: "classic", AutoDelete: true}), 354510609},
-		{"policy on queues with a priority", PolicyPrint(&topology.Policy{Name: "p", Pattern: `^orders\.`, ApplyTo: "queues", Priority: 5, Definition: topology.Args{"max-length": int64(1000), "overflow": "reject-publish"}}), 3406164506},
-		{"policy on all, negative priority", PolicyPrint(&topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "all", Priority: -3, Definition: topology.Args{"message-ttl": int64(60000)}}), 1919986888},
-		{"policy with apply-to left out (all)", PolicyPrint(&topology.Policy{Name: "p", Pattern: ".*", Priority: -3, Definition: topology.Args{"message-ttl": int64(60000)}}), 1919986888},
+		{"internal topic exchange with an alternate", PrintOf(&topology.Exchange{Name: "e", Type: "topic", Durable: true, Internal: true, Arguments: topology.Args{"alternate-exchange": "ae"}}), 2641264384},
+		{"auto-delete transient fanout", PrintOf(&topology.Exchange{Name: "e", Type: "fanout", AutoDelete: true}), 3397957340},
+		{"quorum queue with a length limit", PrintOf(&topology.Queue{Name: "q", Type: "quorum", Durable: true, Arguments: topology.Args{"x-max-length": int64(10)}}), 1737638039},
+		{"auto-delete transient classic queue", PrintOf(&topology.Queue{Name: "q", Type: "classic", AutoDelete: true}), 354510609},
+		{"policy on queues with a priority", PrintOf(&topology.Policy{Name: "p", Pattern: `^orders\.`, ApplyTo: "queues", Priority: 5, Definition: topology.Args{"max-length": int64(1000), "overflow": "reject-publish"}}), 3406164506},
+		{"policy on all, negative priority", PrintOf(&topology.Policy{Name: "p", Pattern: ".*", ApplyTo: "all", Priority: -3, Definition: topology.Args{"message-ttl": int64(60000)}}), 1919986888},
+		{"policy with apply-to left out (all)", PrintOf(&topology.Policy{Name: "p", Pattern: ".*", Priority: -3, Definition: topology.Args{"message-ttl": int64(60000)}}), 1919986888},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: print %d, want %d (as mqctl has always printed it)", tc.name, tc.got, tc.want)

@@ -81,11 +81,11 @@ var sampleBinding = &topology.Binding{Source: "x", Destination: "q", Destination
 // own but vhosts (a binding: sampleBinding); an item kind's is
 // sampleItem's.
 var sampleObjects = map[Kind]Object{
-	kind.Exchange:       ExchangeObject{&topology.Exchange{Name: "o", Type: "direct"}},
-	kind.Queue:          QueueObject{&topology.Queue{Name: "o"}},
+	kind.Exchange:       DefinedObject{&topology.Exchange{Name: "o", Type: "direct"}},
+	kind.Queue:          DefinedObject{&topology.Queue{Name: "o"}},
 	kind.Binding:        BindingObject{sampleBinding},
-	kind.Policy:         PolicyObject{&topology.Policy{Name: "o"}},
-	kind.OperatorPolicy: PolicyObject{&topology.Policy{Name: "o"}},
+	kind.Policy:         DefinedObject{&topology.Policy{Name: "o"}},
+	kind.OperatorPolicy: DefinedObject{&topology.Policy{Name: "o"}},
 }
 
 // TestEveryVhostKindIsFound fails for a kind of a vhost's objects that

@@ -48,7 +48,7 @@ func samplePlan() *Plan {
 	record := RecordedOf(current, managed)
 	// mqctl made "hand" with a length limit; it was declared again by hand
 	// without one. It made "gone" too, deleted by hand since.
-	record[ObjectRef{kind.Queue, "/", "hand"}] = QueuePrint(q("hand", topology.Args{"x-max-length": int64(5)}))
+	record[ObjectRef{kind.Queue, "/", "hand"}] = PrintOf(q("hand", topology.Args{"x-max-length": int64(5)}))
 	record[ObjectRef{kind.Queue, "/", "gone"}] = 77
 	p := Diff(desired, Current{Live: topology.Live{State: current, Queues: stats, Fingerprint: "abc123"}, Managed: ManagedOf(record)})
 	for i := range p.Changes {
@@ -360,7 +360,7 @@ func TestRenderAtStake(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Plan{Changes: []Change{{Action: Delete, Kind: kind.Queue, Vhost: "/", Name: "s",
-				Before:   QueueObject{&topology.Queue{Name: "s", Type: topology.QueueStream, Durable: true}},
+				Before:   DefinedObject{&topology.Queue{Name: "s", Type: topology.QueueStream, Durable: true}},
 				Messages: tc.messages, Consumers: tc.consumers, MessagesAtLeast: tc.atLeast}}}
 			var buf bytes.Buffer
 			if err := WriteText(&buf, p, RenderOptions{}); err != nil {

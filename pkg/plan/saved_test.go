@@ -68,13 +68,13 @@ func TestSavedObjectShape(t *testing.T) {
 		was  before
 		name string
 	}{
-		{ExchangeObject{x}, before{Exchange: x}, "exchange"},
-		{QueueObject{q}, before{Queue: q}, "queue"},
+		{DefinedObject{x}, before{Exchange: x}, "exchange"},
+		{DefinedObject{q}, before{Queue: q}, "queue"},
 		{BindingObject{b}, before{Binding: b}, "binding"},
-		{PolicyObject{p}, before{Policy: p}, "policy"},
+		{DefinedObject{p}, before{Policy: p}, "policy"},
 		{ItemObject{it}, before{Item: it}, "item"},
 		{vm, before{Vhost: vm}, "vhost"},
-		{ExchangeObject{nil}, before{}, "none"},
+		{DefinedObject{nil}, before{}, "none"},
 	} {
 		got, err := json.MarshalIndent(&savedObject{c.obj}, "  ", "  ")
 		if err != nil {

@@ -33,8 +33,8 @@ func TestInternalErrorAgainstBroker(t *testing.T) {
 		Meta: topology.Meta{Pos: topology.Pos{File: "topology.yaml", Line: 9, Col: 7}}}
 	other := &topology.Queue{Name: "events", Type: topology.QueueStream, Durable: true, Arguments: topology.Args{"x-max-age": "7D"}}
 	p := &plan.Plan{Changes: []plan.Change{
-		{Action: plan.Create, Kind: kind.Queue, Vhost: vh, Name: other.Name, After: plan.QueueObject{Queue: other}},
-		{Action: plan.Create, Kind: kind.Policy, Vhost: vh, Name: pol.Name, After: plan.PolicyObject{Policy: pol}, Pos: pol.Pos},
+		{Action: plan.Create, Kind: kind.Queue, Vhost: vh, Name: other.Name, After: plan.Of(other)},
+		{Action: plan.Create, Kind: kind.Policy, Vhost: vh, Name: pol.Name, After: plan.Of(pol), Pos: pol.Pos},
 	}}
 	rep, err := Run(ctx, c, p, &topology.Topology{Vhosts: map[string]*topology.Vhost{vh: {Name: vh}}}, Options{})
 	if err != nil {

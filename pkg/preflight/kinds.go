@@ -45,11 +45,9 @@ type tryer struct {
 // to queues declared after it, and a limit of max-queues 0 would refuse
 // every queue after it.
 var tryers = slices.Concat([]tryer{
-	definedTryer(kind.Exchange, topology.ExchangeDefinition, func(o plan.ExchangeObject) *topology.Exchange { return o.Exchange },
-		func(x *topology.Exchange) plan.ExchangeObject { return plan.ExchangeObject{Exchange: x} }, func(x *topology.Exchange) *string { return &x.Name },
+	definedTryer(kind.Exchange, topology.ExchangeDefinition, func(x *topology.Exchange) *string { return &x.Name },
 		func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges }, func(tr *Trial) **topology.Exchange { return &tr.Exchange }, (*trier).source),
-	definedTryer(kind.Queue, topology.QueueDefinition, func(o plan.QueueObject) *topology.Queue { return o.Queue },
-		func(q *topology.Queue) plan.QueueObject { return plan.QueueObject{Queue: q} }, func(q *topology.Queue) *string { return &q.Name },
+	definedTryer(kind.Queue, topology.QueueDefinition, func(q *topology.Queue) *string { return &q.Name },
 		func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues }, func(tr *Trial) **topology.Queue { return &tr.Queue }, nil),
 	{
 		kind:  kind.Binding,
@@ -110,15 +108,14 @@ func tryerOf(k kind.Kind) (tryer, bool) {
 func policyTryers() []tryer {
 	var out []tryer
 	for _, k := range kind.PolicyKinds() {
-		out = append(out, definedTryer(k, topology.PolicyDefinition, func(o plan.PolicyObject) *topology.Policy { return o.Policy },
-			func(p *topology.Policy) plan.PolicyObject { return plan.PolicyObject{Policy: p} }, func(p *topology.Policy) *string { return &p.Name },
+		out = append(out, definedTryer(k, topology.PolicyDefinition, func(p *topology.Policy) *string { return &p.Name },
 			func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) }, func(tr *Trial) **topology.Policy { return &tr.Policy }, nil))
 	}
 	return out
 }
 
 // definedTryer is the tryer of kind k, whose objects (T, carried in a
-// plan as O: of, and made one: as) have a topology.Definition, def: a
+// plan as a plan.DefinedObject) have a topology.Definition, def: a
 // change's trial is the object it writes, in field of the Trial, its shape
 // is the Definition's (shapeKey) and its size its arguments' count
 // (def.Args); the shapes held are those of a vhost's objects of the kind
@@ -126,17 +123,20 @@ func policyTryers() []tryer {
 // under a throwaway name (name is where T keeps it) written through the
 // kind's broker driver (trier.write); declared, when set, is told what
 // became of it.
-func definedTryer[T any, O plan.Object](k kind.Kind, def topology.Definition[*T], of func(O) *T, as func(*T) O, name func(*T) *string,
+func definedTryer[T any, P interface {
+	*T
+	topology.Named
+}](k kind.Kind, def topology.Definition[*T], name func(*T) *string,
 	in func(*topology.Vhost) map[string]*T, field func(*Trial) **T, declared func(t *trier, tr *Trial, name string, err error)) tryer {
 	return tryer{
 		kind: k,
 		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
-			o, ok := c.After.(O)
+			o, ok := plan.As[T](c.After)
 			if !ok {
 				return nil, false
 			}
-			tr := &Trial{Kind: c.Kind, Key: shapeKey(string(k), def, of(o))}
-			*field(tr) = of(o)
+			tr := &Trial{Kind: c.Kind, Key: shapeKey(string(k), def, o)}
+			*field(tr) = o
 			return tr, true
 		},
 		size: func(tr *Trial) int { return len(def.Args(*field(tr))) },
@@ -150,7 +150,7 @@ func definedTryer[T any, O plan.Object](k kind.Kind, def topology.Definition[*T]
 		try: func(t *trier, ctx context.Context, tr *Trial) error {
 			o := **field(tr)
 			*name(&o) = t.name()
-			err := t.write(ctx, k, as(&o))
+			err := t.write(ctx, k, plan.Of[T, P](&o))
 			if declared != nil {
 				declared(t, tr, *name(&o), err)
 			}

@@ -158,11 +158,11 @@ func endsOf(p *plan.Plan, held *topology.Topology) *planEnds {
 		}
 	}
 	for _, c := range p.Changes {
-		switch o := c.After.(type) {
-		case plan.ExchangeObject:
-			e.exchanges[[2]string{c.Vhost, c.Name}] = o.Exchange
-		case plan.QueueObject:
-			e.queueTypes[[2]string{c.Vhost, c.Name}] = o.TypeOrClassic()
+		if x, ok := plan.As[topology.Exchange](c.After); ok {
+			e.exchanges[[2]string{c.Vhost, c.Name}] = x
+		}
+		if q, ok := plan.As[topology.Queue](c.After); ok {
+			e.queueTypes[[2]string{c.Vhost, c.Name}] = q.TypeOrClassic()
 		}
 	}
 	return e

@@ -139,11 +139,11 @@ func TestKeyForm(t *testing.T) {
 func TestEveryKindTriedOrUntried(t *testing.T) {
 	objects := map[kind.Kind]plan.Object{
 		kind.Vhost:          &plan.VhostMeta{Name: "v", DefaultQueueType: topology.QueueQuorum},
-		kind.Exchange:       plan.ExchangeObject{Exchange: &topology.Exchange{Name: "x", Type: "topic", Durable: true}},
-		kind.Queue:          plan.QueueObject{Queue: &topology.Queue{Name: "q", Type: topology.QueueClassic, Durable: true}},
+		kind.Exchange:       plan.Of(&topology.Exchange{Name: "x", Type: "topic", Durable: true}),
+		kind.Queue:          plan.Of(&topology.Queue{Name: "q", Type: topology.QueueClassic, Durable: true}),
 		kind.Binding:        plan.BindingObject{Binding: &topology.Binding{Source: "x", Destination: "q", DestinationType: topology.DestQueue, RoutingKey: "a.b"}},
-		kind.Policy:         plan.PolicyObject{Policy: &topology.Policy{Name: "p", Pattern: ".*", Definition: topology.Args{"max-length": 1}}},
-		kind.OperatorPolicy: plan.PolicyObject{Policy: &topology.Policy{Name: "o", Pattern: ".*", Definition: topology.Args{"max-length": 1}}},
+		kind.Policy:         plan.Of(&topology.Policy{Name: "p", Pattern: ".*", Definition: topology.Args{"max-length": 1}}),
+		kind.OperatorPolicy: plan.Of(&topology.Policy{Name: "o", Pattern: ".*", Definition: topology.Args{"max-length": 1}}),
 	}
 	p := &plan.Plan{}
 	for _, s := range kind.All() {
@@ -281,10 +281,10 @@ func TestDefinedTryersKeys(t *testing.T) {
 	p := &topology.Policy{Name: "p", Pattern: "^q$", ApplyTo: "queues", Priority: 2, Definition: topology.Args{"max-length": int64(1)}}
 	v := topology.NewVhost("v")
 	v.Exchanges["x"], v.Queues["q"] = x, q
-	objects := map[kind.Kind]plan.Object{kind.Exchange: plan.ExchangeObject{Exchange: x}, kind.Queue: plan.QueueObject{Queue: q}}
+	objects := map[kind.Kind]plan.Object{kind.Exchange: plan.Of(x), kind.Queue: plan.Of(q)}
 	for _, k := range kind.PolicyKinds() {
 		v.PoliciesOf(k)["p"] = p
-		objects[k] = plan.PolicyObject{Policy: p}
+		objects[k] = plan.Of(p)
 	}
 	for k, o := range objects {
 		tr, ok := tryerOf(k)

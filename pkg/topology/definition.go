@@ -259,13 +259,8 @@ func (d Definition[T]) Doc() DefinitionDoc {
 // false for a kind without one: a vhost, a binding, and the kinds carried
 // as Items (their kind.ItemSpec describes them).
 func DefinitionOf(k kind.Kind) (DefinitionDoc, bool) {
-	switch {
-	case k == kind.Exchange:
-		return ExchangeDefinition.Doc(), true
-	case k == kind.Queue:
-		return QueueDefinition.Doc(), true
-	case k.Policy():
-		return PolicyDefinition.Doc(), true
+	if t, ok := TypedOf(k); ok {
+		return t.Doc(), true
 	}
 	return DefinitionDoc{}, false
 }

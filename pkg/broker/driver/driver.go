@@ -87,11 +87,11 @@ var typed = func() map[kind.Kind]Driver {
 			read: readVhost, write: writeVhost, del: deleteVhost, holds: vhostDescribed, KeepsCurrent: true},
 		kind.Exchange: declared(Driver{Ops: Ops{"declare exchange", "declare exchange", "delete exchange"},
 			read: readExchange, del: deleteExchange, DeleteMarked: true},
-			func(o plan.ExchangeObject) *topology.Exchange { return o.Exchange }, (*broker.Client).DeclareExchange, (*broker.Declarer).DeclareExchange),
+			plan.As[topology.Exchange], (*broker.Client).DeclareExchange, (*broker.Declarer).DeclareExchange),
 		kind.Queue: declared(Driver{Ops: Ops{"declare queue", "declare queue", "delete queue"}, read: readQueue, del: deleteQueue},
-			func(o plan.QueueObject) *topology.Queue { return o.Queue }, (*broker.Client).DeclareQueue, (*broker.Declarer).DeclareQueue),
+			plan.As[topology.Queue], (*broker.Client).DeclareQueue, (*broker.Declarer).DeclareQueue),
 		kind.Binding: declared(Driver{Ops: Ops{"create binding", "create binding", "delete binding"}, read: readBinding, del: deleteBinding},
-			func(o plan.BindingObject) *topology.Binding { return o.Binding }, (*broker.Client).DeclareBinding, (*broker.Declarer).DeclareBinding),
+			func(o plan.Object) (*topology.Binding, bool) { b, ok := o.(plan.BindingObject); return b.Binding, ok }, (*broker.Client).DeclareBinding, (*broker.Declarer).DeclareBinding),
 	}
 	for _, k := range kind.PolicyKinds() {
 		m[k] = policyDriver(k)
@@ -206,7 +206,7 @@ func vhostDescribed(have, want plan.Object) bool {
 
 func readExchange(ctx context.Context, c *broker.Client, _ kind.Kind, vhost, name string, _ plan.Object) (plan.Object, error) {
 	x, err := c.GetExchange(ctx, vhost, name)
-	return plan.ExchangeObject{Exchange: x}, err
+	return plan.Of(x), err
 }
 
 func deleteExchange(ctx context.Context, c *broker.Client, _ kind.Kind, vhost, name string, _ plan.Object, _ DeleteOptions) error {
@@ -215,7 +215,7 @@ func deleteExchange(ctx context.Context, c *broker.Client, _ kind.Kind, vhost, n
 
 func readQueue(ctx context.Context, c *broker.Client, _ kind.Kind, vhost, name string, _ plan.Object) (plan.Object, error) {
 	q, err := c.GetQueue(ctx, vhost, name)
-	return plan.QueueObject{Queue: q}, err
+	return plan.Of(q), err
 }
 
 func deleteQueue(ctx context.Context, c *broker.Client, _ kind.Kind, vhost, name string, _ plan.Object, o DeleteOptions) error {
@@ -223,14 +223,17 @@ func deleteQueue(ctx context.Context, c *broker.Client, _ kind.Kind, vhost, name
 }
 
 // declared sets d's write and declare for a kind whose objects (T, carried
-// in a plan as O: of) are declared through the management API (api) and
-// over AMQP (amqp) alike: exchanges, queues and bindings.
-func declared[T any, O plan.Object](d Driver, of func(O) *T, api func(*broker.Client, context.Context, string, *T) error, amqp func(*broker.Declarer, context.Context, string, *T) error) Driver {
+// in a plan as an Object that of opens) are declared through the
+// management API (api) and over AMQP (amqp) alike: exchanges, queues and
+// bindings.
+func declared[T any](d Driver, of func(plan.Object) (*T, bool), api func(*broker.Client, context.Context, string, *T) error, amqp func(*broker.Declarer, context.Context, string, *T) error) Driver {
 	d.write = func(ctx context.Context, c *broker.Client, _ kind.Kind, vhost string, _, want plan.Object) error {
-		return api(c, ctx, vhost, of(want.(O)))
+		x, _ := of(want)
+		return api(c, ctx, vhost, x)
 	}
 	d.declare = func(ctx context.Context, dd *broker.Declarer, vhost string, want plan.Object) error {
-		return amqp(dd, ctx, vhost, of(want.(O)))
+		x, _ := of(want)
+		return amqp(dd, ctx, vhost, x)
 	}
 	return d
 }
@@ -248,11 +251,12 @@ func deleteBinding(ctx context.Context, c *broker.Client, _ kind.Kind, vhost, _ 
 
 func readPolicy(ctx context.Context, c *broker.Client, k kind.Kind, vhost, name string, _ plan.Object) (plan.Object, error) {
 	p, err := c.GetPolicy(ctx, k, vhost, name)
-	return plan.PolicyObject{Policy: p}, err
+	return plan.Of(p), err
 }
 
 func writePolicy(ctx context.Context, c *broker.Client, k kind.Kind, vhost string, _, want plan.Object) error {
-	return c.PutPolicy(ctx, k, vhost, want.(plan.PolicyObject).Policy)
+	p, _ := plan.As[topology.Policy](want)
+	return c.PutPolicy(ctx, k, vhost, p)
 }
 
 func deletePolicy(ctx context.Context, c *broker.Client, k kind.Kind, vhost, name string, _ plan.Object, _ DeleteOptions) error {
