@@ -43,24 +43,10 @@ type tryer struct {
 // the ends the bindings need), the bindings, the policies, and last what
 // changes the throwaway vhost itself: its default queue type would apply
 // to queues declared after it, and a limit of max-queues 0 would refuse
-// every queue after it.
-var tryers = slices.Concat([]tryer{
-	definedTryer(kind.Exchange, topology.ExchangeDefinition, func(x *topology.Exchange) *string { return &x.Name },
-		func(v *topology.Vhost) map[string]*topology.Exchange { return v.Exchanges }, func(tr *Trial) **topology.Exchange { return &tr.Exchange }, (*trier).source),
-	definedTryer(kind.Queue, topology.QueueDefinition, func(q *topology.Queue) *string { return &q.Name },
-		func(v *topology.Vhost) map[string]*topology.Queue { return v.Queues }, func(tr *Trial) **topology.Queue { return &tr.Queue }, nil),
-	{
-		kind:  kind.Binding,
-		trial: bindingTrial,
-		size:  func(tr *Trial) int { return len(tr.Binding.Arguments) },
-		held:  heldBindings,
-		try:   (*trier).binding,
-		// A queue and an exchange to bind to, and an exchange of each
-		// source shape the broker already holds.
-		prepare: (*trier).ends,
-		whole:   true,
-	},
-}, policyTryers(), []tryer{
+// every queue after it. A kind with a type of its own (topology.Typed)
+// takes its place in the registry's order (kind.VhostKinds) with a
+// definedTryer and no code of its own.
+var tryers = slices.Concat(objectTryers(), []tryer{
 	{
 		kind: kind.Vhost,
 		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
@@ -92,6 +78,35 @@ var tryers = slices.Concat([]tryer{
 	},
 })
 
+// bindingTryer is the tryer of bindings.
+var bindingTryer = tryer{
+	kind:  kind.Binding,
+	trial: bindingTrial,
+	size:  func(tr *Trial) int { return len(tr.Binding.Arguments) },
+	held:  heldBindings,
+	try:   (*trier).binding,
+	// A queue and an exchange to bind to, and an exchange of each
+	// source shape the broker already holds.
+	prepare: (*trier).ends,
+	whole:   true,
+}
+
+// objectTryers are the tryers of a vhost's objects in the registry's
+// order (kind.VhostKinds: exchanges, queues, bindings, the kinds of
+// policy): bindings', and a definedTryer for each kind with a type of its
+// own (topology.TypedOf).
+func objectTryers() []tryer {
+	var out []tryer
+	for _, s := range kind.VhostKinds() {
+		if s.Kind == kind.Binding {
+			out = append(out, bindingTryer)
+		} else if t, ok := topology.TypedOf(s.Kind); ok {
+			out = append(out, definedTryer(s.Kind, t, declaredHooks[s.Kind]))
+		}
+	}
+	return out
+}
+
 // tryerOf returns the tryer of kind k; false for a kind the preflight
 // does not try.
 func tryerOf(k kind.Kind) (tryer, bool) {
@@ -103,56 +118,46 @@ func tryerOf(k kind.Kind) (tryer, bool) {
 	return tryer{}, false
 }
 
-// policyTryers are the tryers of the kinds of policy (kind.PolicyKinds),
-// in their order.
-func policyTryers() []tryer {
-	var out []tryer
-	for _, k := range kind.PolicyKinds() {
-		out = append(out, definedTryer(k, topology.PolicyDefinition, func(p *topology.Policy) *string { return &p.Name },
-			func(v *topology.Vhost) map[string]*topology.Policy { return v.PoliciesOf(k) }, func(tr *Trial) **topology.Policy { return &tr.Policy }, nil))
-	}
-	return out
+// declaredHooks are told what became of a kind's trial, where the
+// preflight's later phases need it: an exchange's is the source its
+// shape's bindings are tried from.
+var declaredHooks = map[kind.Kind]func(t *trier, tr *Trial, name string, err error){
+	kind.Exchange: (*trier).source,
 }
 
-// definedTryer is the tryer of kind k, whose objects (T, carried in a
-// plan as a plan.DefinedObject) have a topology.Definition, def: a
-// change's trial is the object it writes, in field of the Trial, its shape
-// is the Definition's (shapeKey) and its size its arguments' count
-// (def.Args); the shapes held are those of a vhost's objects of the kind
-// (in). It is tried as apply writes one, in one request (whole): a copy
-// under a throwaway name (name is where T keeps it) written through the
-// kind's broker driver (trier.write); declared, when set, is told what
-// became of it.
-func definedTryer[T any, P interface {
-	*T
-	topology.Named
-}](k kind.Kind, def topology.Definition[*T], name func(*T) *string,
-	in func(*topology.Vhost) map[string]*T, field func(*Trial) **T, declared func(t *trier, tr *Trial, name string, err error)) tryer {
+// definedTryer is the tryer of kind k, a kind with a type of its own (t):
+// a change's trial is the object it writes (Trial.Object), its shape is
+// t's Definition's (shapeKey) and its size its arguments' count; the
+// shapes held are those of a vhost's objects of the kind. It is tried as
+// apply writes one, in one request (whole): a copy under a throwaway name
+// written through the kind's broker driver (trier.write); declared, when
+// set, is told what became of it.
+func definedTryer(k kind.Kind, t topology.Typed, declared func(t *trier, tr *Trial, name string, err error)) tryer {
+	def := t.Def()
 	return tryer{
 		kind: k,
 		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
-			o, ok := plan.As[T](c.After)
-			if !ok {
+			o, ok := c.After.(plan.DefinedObject)
+			if !ok || o.Named == nil || o.Typed() != t {
 				return nil, false
 			}
-			tr := &Trial{Kind: c.Kind, Key: shapeKey(string(k), def, o)}
-			*field(tr) = o
-			return tr, true
+			return &Trial{Kind: c.Kind, Key: shapeKey(string(k), def, o.Named), Object: o.Named}, true
 		},
-		size: func(tr *Trial) int { return len(def.Args(*field(tr))) },
+		size: func(tr *Trial) int { return len(def.Args(tr.Object)) },
 		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
-			for _, o := range in(v) {
-				if want(len(def.Args(o))) {
+			m := t.In(v, k)
+			for name := range m.Keys() {
+				o, _ := m.Get(name)
+				if o != nil && want(len(def.Args(o))) {
 					out[shapeKey(string(k), def, o)] = true
 				}
 			}
 		},
-		try: func(t *trier, ctx context.Context, tr *Trial) error {
-			o := **field(tr)
-			*name(&o) = t.name()
-			err := t.write(ctx, k, plan.Of[T, P](&o))
+		try: func(tt *trier, ctx context.Context, tr *Trial) error {
+			name := tt.name()
+			err := tt.write(ctx, k, plan.DefinedObject{Named: t.Renamed(tr.Object, name)})
 			if declared != nil {
-				declared(t, tr, *name(&o), err)
+				declared(tt, tr, name, err)
 			}
 			return err
 		},

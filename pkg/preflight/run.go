@@ -569,9 +569,9 @@ func (t *trier) source(tr *Trial, name string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err == nil {
-		t.sources[exchangeKey(tr.Exchange)] = name
+		t.sources[exchangeKey(tr.Object.(*topology.Exchange))] = name
 	} else {
-		t.sources[exchangeKey(tr.Exchange)] = ""
+		t.sources[exchangeKey(tr.Object.(*topology.Exchange))] = ""
 	}
 }
 

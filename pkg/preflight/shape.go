@@ -31,12 +31,13 @@ type Trial struct {
 	Objects []Object
 
 	// Exactly one of these is set: what is declared in the throwaway
-	// vhost (names are the first object's; Run renames them).
-	Exchange *topology.Exchange
-	Queue    *topology.Queue
-	Policy   *topology.Policy // Kind tells a policy from an operator policy
-	Vhost    *plan.VhostMeta
-	Item     *topology.Item
+	// vhost (names are the first object's; Run renames them). Object is
+	// the object of a kind with a type of its own (topology.Typed: an
+	// exchange, a queue, a policy or operator policy, which Kind tells
+	// apart).
+	Object topology.Named
+	Vhost  *plan.VhostMeta
+	Item   *topology.Item
 	// Binding, with the shape of its source exchange (nil for the
 	// broker's own amq.* exchanges, which every vhost has).
 	Binding *topology.Binding

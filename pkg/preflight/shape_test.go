@@ -303,7 +303,7 @@ func TestDefinedTryersKeys(t *testing.T) {
 		if !held[trial.Key] || len(held) != 1 {
 			t.Errorf("%s: held %v, want only the trial's key %q", k, held, trial.Key)
 		}
-		if k == kind.Exchange && (trial.Key != exchangeKey(x) || trial.Exchange != x) {
+		if k == kind.Exchange && (trial.Key != exchangeKey(x) || trial.Object != topology.Named(x)) {
 			t.Errorf("exchange: key %q, exchangeKey %q", trial.Key, exchangeKey(x))
 		}
 	}

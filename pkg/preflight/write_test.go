@@ -53,10 +53,10 @@ func TestDefinedTrialsWrittenAsApplyWrites(t *testing.T) {
 		want       string
 		name, orig *string
 	}{
-		{&Trial{Kind: kind.Exchange, Exchange: x}, "PUT /api/exchanges/tw/mqctl.preflight.1", &x.Name, new(string)},
-		{&Trial{Kind: kind.Queue, Queue: q}, "PUT /api/queues/tw/mqctl.preflight.1", &q.Name, new(string)},
-		{&Trial{Kind: kind.Policy, Policy: p}, "PUT /api/policies/tw/mqctl.preflight.1", &p.Name, new(string)},
-		{&Trial{Kind: kind.OperatorPolicy, Policy: op}, "PUT /api/operator-policies/tw/mqctl.preflight.1", &op.Name, new(string)},
+		{&Trial{Kind: kind.Exchange, Object: x}, "PUT /api/exchanges/tw/mqctl.preflight.1", &x.Name, new(string)},
+		{&Trial{Kind: kind.Queue, Object: q}, "PUT /api/queues/tw/mqctl.preflight.1", &q.Name, new(string)},
+		{&Trial{Kind: kind.Policy, Object: p}, "PUT /api/policies/tw/mqctl.preflight.1", &p.Name, new(string)},
+		{&Trial{Kind: kind.OperatorPolicy, Object: op}, "PUT /api/operator-policies/tw/mqctl.preflight.1", &op.Name, new(string)},
 	} {
 		*tc.orig = *tc.name
 		mu.Lock()
@@ -78,7 +78,7 @@ func TestDefinedTrialsWrittenAsApplyWrites(t *testing.T) {
 		if *tc.name != *tc.orig {
 			t.Errorf("%s: the trial's object was renamed %q (was %q): a copy is tried", tc.tr.Kind, *tc.name, *tc.orig)
 		}
-		if tc.tr.Exchange != nil && tw.sources[exchangeKey(x)] != "mqctl.preflight.1" {
+		if tc.tr.Kind == kind.Exchange && tw.sources[exchangeKey(x)] != "mqctl.preflight.1" {
 			t.Errorf("exchange tried: sources %v, want its shape from mqctl.preflight.1", tw.sources)
 		}
 	}

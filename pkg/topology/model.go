@@ -28,6 +28,8 @@ type Typed interface {
 	In(v *Vhost, k kind.Kind) NamedMap
 	// New is an empty object of the type, to decode one into.
 	New() Named
+	// Renamed is a copy of o named name (its settings shared).
+	Renamed(o Named, name string) Named
 	// Normalize puts o's values back into the types the diff compares
 	// (its arguments, read from JSON).
 	Normalize(o Named)
@@ -66,6 +68,8 @@ type Model[T any] struct {
 	Kinds func(k kind.Kind) bool
 	// Map is v's map of the objects of kind k.
 	Map func(v *Vhost, k kind.Kind) map[string]*T
+	// Name is where an object keeps its name.
+	Name func(o *T) *string
 	// Normalized, when set, puts o's values in the types the diff makes.
 	Normalized func(o *T)
 	erased     Definition[Named]
@@ -76,6 +80,12 @@ func (m *Model[T]) Carries(k kind.Kind) bool { return m.Kinds(k) }
 func (m *Model[T]) Def() Definition[Named]   { return m.erased }
 func (m *Model[T]) Doc() DefinitionDoc       { return m.Definition.Doc() }
 func (m *Model[T]) New() Named               { return any(new(T)).(Named) }
+
+func (m *Model[T]) Renamed(o Named, name string) Named {
+	c := *any(o).(*T)
+	*m.Name(&c) = name
+	return any(&c).(Named)
+}
 
 func (m *Model[T]) In(v *Vhost, k kind.Kind) NamedMap {
 	return namedMap[T]{m.Map(v, k)}
@@ -134,14 +144,17 @@ var (
 	ExchangeModel = model(Model[Exchange]{Definition: ExchangeDefinition,
 		Kinds:      func(k kind.Kind) bool { return k == kind.Exchange },
 		Map:        func(v *Vhost, _ kind.Kind) map[string]*Exchange { return v.Exchanges },
+		Name:       func(x *Exchange) *string { return &x.Name },
 		Normalized: func(x *Exchange) { x.Arguments = x.Arguments.Normalized() }})
 	QueueModel = model(Model[Queue]{Definition: QueueDefinition,
 		Kinds:      func(k kind.Kind) bool { return k == kind.Queue },
 		Map:        func(v *Vhost, _ kind.Kind) map[string]*Queue { return v.Queues },
+		Name:       func(q *Queue) *string { return &q.Name },
 		Normalized: func(q *Queue) { q.Arguments = q.Arguments.Normalized() }})
 	PolicyModel = model(Model[Policy]{Definition: PolicyDefinition,
 		Kinds:      kind.Kind.Policy,
 		Map:        (*Vhost).PoliciesOf,
+		Name:       func(p *Policy) *string { return &p.Name },
 		Normalized: func(p *Policy) { p.Definition = p.Definition.Normalized() }})
 )
 
