@@ -223,8 +223,48 @@ func sectionOf(s kind.Spec) (sectionWriter, bool) {
 			return nil
 		}, true
 	}
-	write, ok := sections[s.Kind]
-	return write, ok
+	if write, ok := sections[s.Kind]; ok {
+		return write, true
+	}
+	if t, ok := topology.TypedOf(s.Kind); ok {
+		return definedSection(t), true
+	}
+	return nil, false
+}
+
+// definedSection writes the section of a kind with a type of its own
+// (topology.Typed) that has no writer in sections, from its Definition
+// alone: each object by name, its settings (addSettings) and its
+// arguments under the Definition's key. A kind with sugar (a queue's
+// dead_letter, an exchange's alternate_exchange) or a layout of its own
+// has its writer in sections instead.
+func definedSection(t topology.Typed) sectionWriter {
+	return func(w *vhostWriter, s kind.Spec) *yaml.Node {
+		m := t.In(w.v, s.Kind)
+		if m.Len() == 0 {
+			return nil
+		}
+		sec := mapping()
+		for _, name := range slices.Sorted(m.Keys()) {
+			o, _ := m.Get(name)
+			n := definedNode(t.Def(), o)
+			flowify(n, 6+len(name))
+			add(sec, name, n)
+		}
+		return sec
+	}
+}
+
+// definedNode is o, an object of a kind with a type of its own, as its
+// Definition def describes it: its settings but RabbitMQ's defaults, then
+// its arguments, when it has any.
+func definedNode(def topology.Definition[topology.Named], o topology.Named) *yaml.Node {
+	n := mapping()
+	addSettings(n, def.Settings, o)
+	if args := def.Args(o); len(args) > 0 {
+		add(n, def.ArgsKey, valueNode(map[string]any(args)))
+	}
+	return n
 }
 
 // exchangesNode is the exchanges section of v.
