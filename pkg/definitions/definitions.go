@@ -751,7 +751,9 @@ func readSettings[T any](o *object, def topology.Definition[T], x T) bool {
 				continue
 			}
 			s.Set(x, int(i))
-		case topology.FormEnum, topology.FormText:
+		case topology.FormEnum, topology.FormText, topology.FormNone:
+			// A setting of no form (an exchange's type) is a word whose
+			// values the kind's own checks judge.
 			str, isStr := o.str(key)
 			if !isStr {
 				ok = false // reported

@@ -78,6 +78,9 @@ type Document struct {
 	Policies         []Policy    `json:"policies"`
 	OperatorPolicies []Policy    `json:"operator_policies"`
 	Parameters       []Parameter `json:"parameters"`
+	// Objects are those of the kinds with a type of their own that have
+	// no list of their own above (definedKind), by kind.
+	Objects map[kind.Kind][]topology.Named `json:"-"`
 }
 
 // PoliciesOf is where d holds its policies of kind k (kind.PolicyKinds),

@@ -1,7 +1,9 @@
 package definitions
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/mqctl/mqctl/pkg/kind"
@@ -109,8 +111,66 @@ func typedKindOf(k kind.Kind) (typedKind, bool) {
 	if k.Policy() {
 		return policyKind, true
 	}
-	t, ok := typedKinds[k]
-	return t, ok
+	if t, ok := typedKinds[k]; ok {
+		return t, true
+	}
+	if t, ok := topology.TypedOf(k); ok {
+		return definedKind(t), true
+	}
+	return typedKind{}, false
+}
+
+// definedKind is the entry of a kind with a type of its own (t) that has
+// none in typedKinds: its elements are read from its Definition alone —
+// the name, each setting under its APIKey (readSettings) and the
+// arguments under the Definition's key — and decoded from the broker's
+// answer into the model's type, whose JSON names are RabbitMQ's.
+func definedKind(t topology.Typed) typedKind {
+	return typedKind{
+		read: func(r *reader, o *object, k kind.Kind) { r.readDefined(o, k, t) },
+		decode: func(d *Document, dec *json.Decoder, k kind.Kind) error {
+			var bad error
+			err := eachElement(dec, false, func(raw json.RawMessage) {
+				x := t.New()
+				if err := decodeNumbers(raw, x); err != nil {
+					bad = cmp.Or(bad, fmt.Errorf("read a %s: %w", k.Label(), err))
+					return
+				}
+				if d.Objects == nil {
+					d.Objects = map[kind.Kind][]topology.Named{}
+				}
+				d.Objects[k] = append(d.Objects[k], x)
+			})
+			return cmp.Or(err, bad)
+		},
+		mapLive: func(m *LiveMapper, d *Document, k kind.Kind) {
+			for _, o := range d.Objects[k] {
+				t.Normalize(o)
+				t.In(m.v, k).Set(o.ObjectName(), o)
+			}
+			delete(d.Objects, k)
+		},
+	}
+}
+
+// readDefined reads o, an element of the section of kind k, a kind with
+// a type of its own (t) read from its Definition alone (definedKind).
+func (r *reader) readDefined(o *object, k kind.Kind, t topology.Typed) {
+	name, vh, ok := o.nameIn(k.Label())
+	if !ok {
+		return
+	}
+	def := t.Def()
+	x := t.Renamed(t.New(), name)
+	if !readSettings(o, def, x) {
+		return
+	}
+	def.SetArgs(x, o.args(def.ArgsKey))
+	if r.duplicate(k, fmt.Sprintf("%s %q in vhost %q", k.Label(), name, vh), vh, name, o) {
+		return
+	}
+	t.MetaOf(x).Pos = o.pos
+	t.In(r.t.Vhost(vh), k).Set(name, x)
 }
 
 // typedSpecs are the specs of the typed kinds of a vhost: the vhost

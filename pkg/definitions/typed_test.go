@@ -1,6 +1,7 @@
 package definitions
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -88,4 +89,92 @@ func objectsOf(v *topology.Vhost, k kind.Kind) int {
 		return len(v.Bindings)
 	}
 	return -1
+}
+
+// TestDefinedKindReadsBothModes: a kind with a type of its own read from
+// its Definition alone (definedKind, the entry of such a kind without one
+// in typedKinds) reads an element of a definitions file and of a broker's
+// answer as the kind's own entry does: exchanges and both kinds of
+// policy, each setting away from RabbitMQ's default. (A queue's type is
+// not a setting of the file alone: RabbitMQ keeps it in its arguments,
+// x-queue-type, and the queue's own entry reads it from there.)
+func TestDefinedKindReadsBothModes(t *testing.T) {
+	elements := map[kind.Kind]string{
+		kind.Exchange: `{"name": "x", "vhost": "v", "type": "topic", "durable": false, "auto_delete": true, "internal": true, "arguments": {"x-a": 1}}`,
+	}
+	for _, k := range kind.PolicyKinds() {
+		elements[k] = `{"name": "p", "vhost": "v", "pattern": "^q$", "apply-to": "queues", "priority": 3, "definition": {"max-length": 7}}`
+	}
+	for k, e := range elements {
+		typ, _ := topology.TypedOf(k)
+		s, _ := kind.Of(k)
+		entry := definedKind(typ)
+		doc := `{"vhosts": [{"name": "v"}], "` + s.Section + `": [` + e + `]}`
+		want, _, err := Read("d.json", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw struct{ Name string }
+		if err := json.Unmarshal([]byte(e), &raw); err != nil {
+			t.Fatal(err)
+		}
+		name := raw.Name
+		w, ok := typ.In(want.Vhosts["v"], k).Get(name)
+		if !ok {
+			t.Fatalf("%s: the kind's own entry read nothing", k)
+		}
+
+		// A definitions file.
+		r := &reader{name: "d.json", data: []byte(doc), rep: newReport(), t: topology.New(), declared: map[string]*object{}}
+		top, err := r.decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.offsets = elementOffsets(r.data)
+		for _, o := range r.list(top, s.Section, s.Label) {
+			entry.read(r, o, k)
+		}
+		if len(r.errs) > 0 {
+			t.Fatalf("%s: %v", k, r.errs)
+		}
+		got, ok := typ.In(r.t.Vhost("v"), k).Get(name)
+		if !ok || !sameDefined(typ, w, got) || got.ObjectPos().IsZero() {
+			t.Errorf("%s from a file: %+v, want %+v", k, got, w)
+		}
+
+		// A broker's answer.
+		d := new(Document)
+		dec := json.NewDecoder(strings.NewReader("[" + e + "]"))
+		dec.UseNumber()
+		if err := entry.decode(d, dec, k); err != nil {
+			t.Fatal(err)
+		}
+		m := NewLiveMapper(LiveVhost{Name: "v"})
+		entry.mapLive(m, d, k)
+		live, ok := typ.In(m.v, k).Get(name)
+		if !ok || !sameDefined(typ, w, live) {
+			t.Errorf("%s from a broker's answer: %+v, want %+v", k, live, w)
+		}
+	}
+}
+
+// sameDefined reports whether a and b have the same settings and
+// arguments, as their kind's Definition reads them.
+func sameDefined(typ topology.Typed, a, b topology.Named) bool {
+	def := typ.Def()
+	for _, s := range def.Settings {
+		if s.Value(a) != s.Value(b) {
+			return false
+		}
+	}
+	x, y := def.Args(a), def.Args(b)
+	if len(x) != len(y) {
+		return false
+	}
+	for k, v := range x {
+		if !topology.ValueEqual(v, y[k]) {
+			return false
+		}
+	}
+	return a.ObjectName() == b.ObjectName()
 }

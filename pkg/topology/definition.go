@@ -17,8 +17,11 @@ type Definition[T any] struct {
 	Settings []Setting[T]
 	ArgsKey  string
 	Args     func(T) Args
-	Skip     string
-	Forms    ArgForms
+	// SetArgs makes a the object's arguments (for the readers that read
+	// a kind from its Definition alone).
+	SetArgs func(T, Args)
+	Skip    string
+	Forms   ArgForms
 }
 
 // ArgForm is the form in which RabbitMQ compares a value of one argument
@@ -86,7 +89,9 @@ func (f ArgForms) Of(a Args) Args {
 // Form (SettingForm) from the Definition, into its object with Set, and
 // a required one (no Default) it finds missing is refused with Example,
 // a value the file may write; a setting of no Form (an exchange's or a
-// queue's type) has no Set: the reader and the schema take it by hand.
+// queue's type) the file reader and the schema take by hand. A
+// definitions file's reader reads a setting of no Form that has a Set as
+// a word (an exchange's type; a queue's is in its arguments).
 // Later is true for a setting added to the Definition after mqctl's
 // ownership records held prints of the kind's objects (every setting
 // added now): at its Default it is left out of an object's print, so
@@ -160,10 +165,11 @@ func (s Setting[T]) Printed(v any) bool { return !s.Later || !s.IsDefault(v) }
 var ExchangeDefinition = Definition[*Exchange]{
 	Print: "exchange",
 	Settings: append([]Setting[*Exchange]{
-		{Key: "type", APIKey: "type", Value: func(x *Exchange) any { return x.Type }},
+		{Key: "type", APIKey: "type", Value: func(x *Exchange) any { return x.Type }, Set: func(x *Exchange, v any) { x.Type = v.(string) }},
 	}, flagSettings(ExchangeFlags)...),
 	ArgsKey: "arguments",
 	Args:    func(x *Exchange) Args { return x.Arguments },
+	SetArgs: func(x *Exchange, a Args) { x.Arguments = a },
 }
 
 // QueueDefinition: a queue's type (classic when left out), its flags
@@ -176,6 +182,7 @@ var QueueDefinition = Definition[*Queue]{
 	}, flagSettings(QueueFlags)...),
 	ArgsKey: "arguments",
 	Args:    func(q *Queue) Args { return q.Arguments },
+	SetArgs: func(q *Queue, a Args) { q.Arguments = a },
 	Skip:    QueueTypeArgument,
 	Forms:   QueueArgForms,
 }
@@ -187,6 +194,7 @@ var PolicyDefinition = Definition[*Policy]{
 	Settings: PolicySettings,
 	ArgsKey:  PolicyDefinitionKey,
 	Args:     func(p *Policy) Args { return p.Definition },
+	SetArgs:  func(p *Policy, a Args) { p.Definition = a },
 }
 
 // flagSettings are flags as settings, in their order.

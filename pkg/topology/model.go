@@ -30,6 +30,8 @@ type Typed interface {
 	New() Named
 	// Renamed is a copy of o named name (its settings shared).
 	Renamed(o Named, name string) Named
+	// MetaOf is where o keeps where the file declares it.
+	MetaOf(o Named) *Meta
 	// Normalize puts o's values back into the types the diff compares
 	// (its arguments, read from JSON).
 	Normalize(o Named)
@@ -68,8 +70,10 @@ type Model[T any] struct {
 	Kinds func(k kind.Kind) bool
 	// Map is v's map of the objects of kind k.
 	Map func(v *Vhost, k kind.Kind) map[string]*T
-	// Name is where an object keeps its name.
+	// Name is where an object keeps its name, Meta where the file
+	// declares it.
 	Name func(o *T) *string
+	Meta func(o *T) *Meta
 	// Normalized, when set, puts o's values in the types the diff makes.
 	Normalized func(o *T)
 	erased     Definition[Named]
@@ -87,6 +91,8 @@ func (m *Model[T]) Renamed(o Named, name string) Named {
 	return any(&c).(Named)
 }
 
+func (m *Model[T]) MetaOf(o Named) *Meta { return m.Meta(any(o).(*T)) }
+
 func (m *Model[T]) In(v *Vhost, k kind.Kind) NamedMap {
 	return namedMap[T]{m.Map(v, k)}
 }
@@ -102,7 +108,8 @@ func (m *Model[T]) Normalize(o Named) {
 func model[T any](m Model[T]) *Model[T] {
 	d := m.Definition
 	m.erased = Definition[Named]{Print: d.Print, ArgsKey: d.ArgsKey, Skip: d.Skip, Forms: d.Forms,
-		Args: func(o Named) Args { return d.Args(any(o).(*T)) }}
+		Args:    func(o Named) Args { return d.Args(any(o).(*T)) },
+		SetArgs: func(o Named, a Args) { d.SetArgs(any(o).(*T), a) }}
 	for _, s := range d.Settings {
 		e := Setting[Named]{Key: s.Key, APIKey: s.APIKey, Default: s.Default, Text: s.Text, Values: s.Values,
 			Help: s.Help, Example: s.Example, Later: s.Later,
@@ -145,16 +152,19 @@ var (
 		Kinds:      func(k kind.Kind) bool { return k == kind.Exchange },
 		Map:        func(v *Vhost, _ kind.Kind) map[string]*Exchange { return v.Exchanges },
 		Name:       func(x *Exchange) *string { return &x.Name },
+		Meta:       func(x *Exchange) *Meta { return &x.Meta },
 		Normalized: func(x *Exchange) { x.Arguments = x.Arguments.Normalized() }})
 	QueueModel = model(Model[Queue]{Definition: QueueDefinition,
 		Kinds:      func(k kind.Kind) bool { return k == kind.Queue },
 		Map:        func(v *Vhost, _ kind.Kind) map[string]*Queue { return v.Queues },
 		Name:       func(q *Queue) *string { return &q.Name },
+		Meta:       func(q *Queue) *Meta { return &q.Meta },
 		Normalized: func(q *Queue) { q.Arguments = q.Arguments.Normalized() }})
 	PolicyModel = model(Model[Policy]{Definition: PolicyDefinition,
 		Kinds:      kind.Kind.Policy,
 		Map:        (*Vhost).PoliciesOf,
 		Name:       func(p *Policy) *string { return &p.Name },
+		Meta:       func(p *Policy) *Meta { return &p.Meta },
 		Normalized: func(p *Policy) { p.Definition = p.Definition.Normalized() }})
 )
 

@@ -22,6 +22,11 @@ func TestTypedKindsComplete(t *testing.T) {
 		}
 		v := NewVhost("v")
 		o := typ.Renamed(typ.New(), "a")
+		typ.MetaOf(o).Pos = Pos{Line: 3}
+		typ.Def().SetArgs(o, Args{"x": 1})
+		if o.ObjectPos().Line != 3 || typ.Def().Args(o)["x"] != 1 {
+			t.Errorf("%s: position or arguments not set", s.Kind)
+		}
 		if o.ObjectName() != "a" || o.Typed() != typ {
 			t.Errorf("%s: renamed to %q, of %v", s.Kind, o.ObjectName(), o.Typed())
 		}
