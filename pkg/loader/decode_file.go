@@ -15,15 +15,28 @@ import (
 var (
 	topFields      = []string{"version", "owner", "vhosts", "users", "lint", "tests"}
 	lintFields     = []string{"rules"}
-	vhostFields    = slices.Concat([]string{"description", "default_queue_type", "tags", "exchanges", "queues", "bindings"}, policySections(), []string{"defaults"}, itemSections())
+	vhostFields    = slices.Concat([]string{"description", "default_queue_type", "tags", "exchanges", "queues", "bindings"}, namedSections(), []string{"defaults"}, itemSections())
 	defaultsFields = []string{"queue", "exchange"}
 )
 
-// policySections are the sections of the kinds of policy
-// (kind.PolicyKinds) in a vhost.
-func policySections() []string {
+// namedKinds are the kinds with a type of their own (topology.TypedOf)
+// that a vhost's section declares by name with no section of their own in
+// a rawVhost (all but exchanges and queues, which take defaults and
+// sugar): the kinds of policy, and any such kind added to the registry.
+func namedKinds() []kind.Kind {
+	var out []kind.Kind
+	for _, s := range kind.VhostKinds() {
+		if _, ok := topology.TypedOf(s.Kind); ok && s.Kind != kind.Exchange && s.Kind != kind.Queue {
+			out = append(out, s.Kind)
+		}
+	}
+	return out
+}
+
+// namedSections are the sections of namedKinds in a vhost.
+func namedSections() []string {
 	var out []string
-	for _, k := range kind.PolicyKinds() {
+	for _, k := range namedKinds() {
 		out = append(out, k.Section())
 	}
 	return out
@@ -65,9 +78,9 @@ type rawVhost struct {
 	tagsList  []string
 	exchanges *objects
 	queues    *objects
-	// policies are the sections of the kinds of policy
-	// (kind.PolicyKinds), by kind.
-	policies map[kind.Kind]*objects
+	// named are the sections of namedKinds (the kinds of policy), by
+	// kind.
+	named    map[kind.Kind]*objects
 	bindings []indexed
 	defaults *objects // "queue" and "exchange"
 	// items are the sections of the generic kinds (kind.VhostItems), by kind.
@@ -207,11 +220,11 @@ func (fd *fileDecoder) vhost(key *node) *rawVhost {
 			pos:       key.pos,
 			exchanges: newObjects("exchange"),
 			queues:    newObjects("queue"),
-			policies:  map[kind.Kind]*objects{},
+			named:     map[kind.Kind]*objects{},
 			defaults:  newObjects("defaults section"),
 		}
-		for _, k := range kind.PolicyKinds() {
-			v.policies[k] = newObjects(k.Label())
+		for _, k := range namedKinds() {
+			v.named[k] = newObjects(k.Label())
 		}
 		fd.vhosts[key.value] = v
 		fd.order = append(fd.order, key.value)
@@ -247,9 +260,9 @@ func (fd *fileDecoder) decodeVhost(key, body *node) {
 	}
 	fd.addObjects(v.exchanges, f.value("exchanges"), label(what, "exchanges"))
 	fd.addObjects(v.queues, f.value("queues"), label(what, "queues"))
-	for _, k := range kind.PolicyKinds() {
+	for _, k := range namedKinds() {
 		section := k.Section()
-		fd.addObjects(v.policies[k], f.value(section), label(what, section))
+		fd.addObjects(v.named[k], f.value(section), label(what, section))
 	}
 	fd.addItems(v, f, what)
 	if b := f.value("bindings"); b != nil && !b.isNull() {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqctl/mqctl/pkg/kind"
 	"github.com/mqctl/mqctl/pkg/pattern"
 	"github.com/mqctl/mqctl/pkg/suggest"
 	"github.com/mqctl/mqctl/pkg/topology"
@@ -1022,8 +1023,59 @@ func (d *decoder) binding(n *node, what string) *topology.Binding {
 	return b
 }
 
-// policy decodes a policy or operator policy; kind names which.
-func (d *decoder) policy(key, body *node, kind string) *topology.Policy {
+// namedDecoder is the decoder of a kind of namedKinds that reads more
+// than its Definition: a kind of policy (its pattern's check, a
+// definition it must have); nil for a kind read from its Definition alone
+// (decoder.defined).
+func namedDecoder(k kind.Kind) func(d *decoder, key, body *node, k kind.Kind) topology.Named {
+	if k.Policy() {
+		return (*decoder).policy
+	}
+	return nil
+}
+
+// defined decodes an object of kind k, a kind with a type of its own (t)
+// read from its Definition alone: each setting (settings; a setting of no
+// form with a Set, as a word) and its arguments under the Definition's
+// key.
+func (d *decoder) defined(key, body *node, k kind.Kind, t topology.Typed) topology.Named {
+	what := fmt.Sprintf("%s %q", k.Label(), key.value)
+	if key.value == "" {
+		d.errs.addf(key.pos, "give the "+k.Label()+" a name", "%s name must not be empty", k.Label())
+	}
+	x := t.Renamed(t.New(), key.value)
+	m := t.MetaOf(x)
+	m.Pos, m.Ignore = key.pos, ignoresOf(key, body)
+	def := t.Def()
+	for _, s := range def.Settings {
+		if s.Default != nil && s.Set != nil {
+			s.Set(x, s.Default)
+		}
+	}
+	f, ok := d.fields(body, what, append(settingKeys(def), def.ArgsKey))
+	if !ok {
+		return x
+	}
+	settings(d, f, body, what, def, x, nil)
+	for _, s := range def.Settings {
+		if n := f.value(s.Key); n != nil && s.Form() == topology.FormNone && s.Set != nil {
+			if v, ok := d.str(n, label(what, s.Key)); ok {
+				s.Set(x, v)
+			}
+		}
+	}
+	if n := f.value(def.ArgsKey); n != nil {
+		if args, at, ok := d.args(n, label(what, def.ArgsKey), "{x-example: 1}"); ok {
+			def.SetArgs(x, args.Normalized())
+			m.ArgPos = argPositions(at, nil)
+		}
+	}
+	return x
+}
+
+// policy decodes a policy or operator policy of kind k.
+func (d *decoder) policy(key, body *node, k kind.Kind) topology.Named {
+	kind := k.Label()
 	what := fmt.Sprintf("%s %q", kind, key.value)
 	if key.value == "" {
 		d.errs.addf(key.pos, "give the "+kind+" a name", "%s name must not be empty", kind)

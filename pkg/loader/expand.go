@@ -121,11 +121,16 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		b.queues[decl.q.Name] = queueBy{}
 	}
 
-	for _, k := range kind.PolicyKinds() {
-		objs := rv.policies[k]
+	for _, k := range namedKinds() {
+		t, _ := topology.TypedOf(k)
+		decode := namedDecoder(k)
+		if decode == nil {
+			decode = func(d *decoder, key, body *node, k kind.Kind) topology.Named { return d.defined(key, body, k, t) }
+		}
+		objs := rv.named[k]
 		for _, name := range objs.order {
 			o := objs.byKey[name]
-			v.PoliciesOf(k)[name] = d.policy(o.key, o.value, k.Label())
+			t.In(v, k).Set(name, decode(d, o.key, o.value, k))
 		}
 	}
 
