@@ -761,7 +761,7 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 	d.othersReferTo(name, have, first)
 	d.deletedWith(name, first)
 	d.restored(want, have, d.p.Changes[first:])
-	for _, k := range kind.PolicyKinds() {
+	for _, k := range referringKinds {
 		d.namedIn(name, k, want, have, gone)
 	}
 	for _, spec := range kind.Items() {
@@ -778,6 +778,19 @@ func (d *differ) vhost(name string, want, have *topology.Vhost) {
 		d.p.Unmanaged = append(d.p.Unmanaged, ref)
 	}
 }
+
+// referringKinds are the kinds with a type of their own (topology.Typed)
+// that are no binding end, in the registry's order: the kinds of policy,
+// which refer to the others by name, and the diff meets after them.
+var referringKinds = func() []Kind {
+	var out []Kind
+	for _, s := range kind.VhostKinds() {
+		if _, ok := topology.TypedOf(s.Kind); ok && !s.BindingEnd {
+			out = append(out, s.Kind)
+		}
+	}
+	return out
+}()
 
 // named diffs the objects of one kind that vhost holds by name (vk; ""
 // for the broker's own objects): a create for each only the file has; for

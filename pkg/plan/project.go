@@ -70,10 +70,10 @@ func (p *Plan) Project(cur *topology.Topology) *topology.Topology {
 // copyVhost copies v's maps and binding list, sharing the objects.
 func copyVhost(v *topology.Vhost) *topology.Vhost {
 	c := *v
-	c.Exchanges = maps.Clone(v.Exchanges)
-	c.Queues = maps.Clone(v.Queues)
-	for _, k := range kind.PolicyKinds() {
-		c.SetPoliciesOf(k, maps.Clone(v.PoliciesOf(k)))
+	for _, s := range kind.VhostKinds() {
+		if t, ok := topology.TypedOf(s.Kind); ok {
+			t.CloneIn(&c, v, s.Kind)
+		}
 	}
 	c.Bindings = append([]*topology.Binding(nil), v.Bindings...)
 	c.Items = make(topology.Items, len(v.Items))

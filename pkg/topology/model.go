@@ -32,6 +32,11 @@ type Typed interface {
 	Renamed(o Named, name string) Named
 	// MetaOf is where o keeps where the file declares it.
 	MetaOf(o Named) *Meta
+	// CloneIn makes dst hold a copy of src's map of the objects of kind
+	// k, sharing the objects.
+	CloneIn(dst, src *Vhost, k kind.Kind)
+	// Init makes v hold an empty map of the objects of kind k.
+	Init(v *Vhost, k kind.Kind)
 	// Normalize puts o's values back into the types the diff compares
 	// (its arguments, read from JSON).
 	Normalize(o Named)
@@ -68,8 +73,9 @@ type Model[T any] struct {
 	// Kinds are the kinds whose objects are T (every kind of policy is a
 	// Policy).
 	Kinds func(k kind.Kind) bool
-	// Map is v's map of the objects of kind k.
-	Map func(v *Vhost, k kind.Kind) map[string]*T
+	// Map is v's map of the objects of kind k; SetMap makes m that map.
+	Map    func(v *Vhost, k kind.Kind) map[string]*T
+	SetMap func(v *Vhost, k kind.Kind, m map[string]*T)
 	// Name is where an object keeps its name, Meta where the file
 	// declares it.
 	Name func(o *T) *string
@@ -92,6 +98,12 @@ func (m *Model[T]) Renamed(o Named, name string) Named {
 }
 
 func (m *Model[T]) MetaOf(o Named) *Meta { return m.Meta(any(o).(*T)) }
+
+func (m *Model[T]) Init(v *Vhost, k kind.Kind) { m.SetMap(v, k, map[string]*T{}) }
+
+func (m *Model[T]) CloneIn(dst, src *Vhost, k kind.Kind) {
+	m.SetMap(dst, k, maps.Clone(m.Map(src, k)))
+}
 
 func (m *Model[T]) In(v *Vhost, k kind.Kind) NamedMap {
 	return namedMap[T]{m.Map(v, k)}
@@ -151,18 +163,21 @@ var (
 	ExchangeModel = model(Model[Exchange]{Definition: ExchangeDefinition,
 		Kinds:      func(k kind.Kind) bool { return k == kind.Exchange },
 		Map:        func(v *Vhost, _ kind.Kind) map[string]*Exchange { return v.Exchanges },
+		SetMap:     func(v *Vhost, _ kind.Kind, m map[string]*Exchange) { v.Exchanges = m },
 		Name:       func(x *Exchange) *string { return &x.Name },
 		Meta:       func(x *Exchange) *Meta { return &x.Meta },
 		Normalized: func(x *Exchange) { x.Arguments = x.Arguments.Normalized() }})
 	QueueModel = model(Model[Queue]{Definition: QueueDefinition,
 		Kinds:      func(k kind.Kind) bool { return k == kind.Queue },
 		Map:        func(v *Vhost, _ kind.Kind) map[string]*Queue { return v.Queues },
+		SetMap:     func(v *Vhost, _ kind.Kind, m map[string]*Queue) { v.Queues = m },
 		Name:       func(q *Queue) *string { return &q.Name },
 		Meta:       func(q *Queue) *Meta { return &q.Meta },
 		Normalized: func(q *Queue) { q.Arguments = q.Arguments.Normalized() }})
 	PolicyModel = model(Model[Policy]{Definition: PolicyDefinition,
 		Kinds:      kind.Kind.Policy,
 		Map:        (*Vhost).PoliciesOf,
+		SetMap:     (*Vhost).SetPoliciesOf,
 		Name:       func(p *Policy) *string { return &p.Name },
 		Meta:       func(p *Policy) *Meta { return &p.Meta },
 		Normalized: func(p *Policy) { p.Definition = p.Definition.Normalized() }})

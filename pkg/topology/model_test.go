@@ -35,6 +35,12 @@ func TestTypedKindsComplete(t *testing.T) {
 		if got, ok := typ.In(v, s.Kind).Get("a"); !ok || got != o || m.Len() != 1 || !m.Has("a") {
 			t.Errorf("%s: the vhost does not hold what was set", s.Kind)
 		}
+		c := *v
+		typ.CloneIn(&c, v, s.Kind)
+		typ.In(&c, s.Kind).Set("b", o)
+		if m.Has("b") || !typ.In(&c, s.Kind).Has("a") {
+			t.Errorf("%s: the clone shares its map, or lacks what it cloned", s.Kind)
+		}
 		m.Set("a", nil)
 		if m.Len() != 0 {
 			t.Errorf("%s: not removed", s.Kind)

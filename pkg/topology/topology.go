@@ -554,9 +554,13 @@ func (t *Topology) Declare(k kind.Kind) {
 
 // NewVhost returns an empty vhost named name.
 func NewVhost(name string) *Vhost {
-	v := &Vhost{Name: name, Exchanges: map[string]*Exchange{}, Queues: map[string]*Queue{}}
-	for _, k := range kind.PolicyKinds() {
-		v.SetPoliciesOf(k, map[string]*Policy{})
+	v := &Vhost{Name: name}
+	for _, t := range TypedKinds() {
+		for _, s := range kind.VhostKinds() {
+			if t.Carries(s.Kind) {
+				t.Init(v, s.Kind)
+			}
+		}
 	}
 	return v
 }
