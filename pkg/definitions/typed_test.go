@@ -41,6 +41,15 @@ func TestEveryTypedKindIsRead(t *testing.T) {
 			t.Errorf("kind %s: its entry neither decodes nor maps a broker's answer", s.Kind)
 		}
 		e, ok := elements[s.Kind]
+		if typ, typed := topology.TypedOf(s.Kind); !ok && typed {
+			// Any other kind with a type of its own: an object of it,
+			// every setting at its default, as its JSON names write it.
+			b, err := json.Marshal(topology.NewNamed(typ, "o"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, ok = `{"vhost": "v", `+string(b[1:]), true
+		}
 		if !ok {
 			t.Errorf("kind %s: no element in this test", s.Kind)
 			continue

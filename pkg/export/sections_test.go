@@ -32,6 +32,13 @@ func TestEveryVhostKindIsExported(t *testing.T) {
 	for _, k := range kind.PolicyKinds() {
 		v.PoliciesOf(k)["p"] = &topology.Policy{Name: "p", Pattern: "^q$", ApplyTo: "queues", Definition: topology.Args{"max-length": int64(1)}}
 	}
+	for _, s := range kind.VhostKinds() {
+		// Any other kind with a type of its own: an object of it, every
+		// setting at its default.
+		if typ, ok := topology.TypedOf(s.Kind); ok && typ.In(v, s.Kind).Len() == 0 {
+			typ.In(v, s.Kind).Set("o", topology.NewNamed(typ, "o"))
+		}
+	}
 	top := topology.New()
 	top.Vhosts["v"] = v
 	var sb strings.Builder

@@ -1043,15 +1043,10 @@ func (d *decoder) defined(key, body *node, k kind.Kind, t topology.Typed) topolo
 	if key.value == "" {
 		d.errs.addf(key.pos, "give the "+k.Label()+" a name", "%s name must not be empty", k.Label())
 	}
-	x := t.Renamed(t.New(), key.value)
+	x := topology.NewNamed(t, key.value)
 	m := t.MetaOf(x)
 	m.Pos, m.Ignore = key.pos, ignoresOf(key, body)
 	def := t.Def()
-	for _, s := range def.Settings {
-		if s.Default != nil && s.Set != nil {
-			s.Set(x, s.Default)
-		}
-	}
 	f, ok := d.fields(body, what, append(settingKeys(def), def.ArgsKey))
 	if !ok {
 		return x

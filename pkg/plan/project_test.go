@@ -80,13 +80,18 @@ var sampleBinding = &topology.Binding{Source: "x", Destination: "q", Destination
 // sampleObjects are an object named "o" of each kind with a type of its
 // own but vhosts (a binding: sampleBinding); an item kind's is
 // sampleItem's.
-var sampleObjects = map[Kind]Object{
-	kind.Exchange:       DefinedObject{&topology.Exchange{Name: "o", Type: "direct"}},
-	kind.Queue:          DefinedObject{&topology.Queue{Name: "o"}},
-	kind.Binding:        BindingObject{sampleBinding},
-	kind.Policy:         DefinedObject{&topology.Policy{Name: "o"}},
-	kind.OperatorPolicy: DefinedObject{&topology.Policy{Name: "o"}},
-}
+var sampleObjects = func() map[Kind]Object {
+	m := map[Kind]Object{kind.Binding: BindingObject{sampleBinding}}
+	// A kind with a type of its own: an object of it named "o", every
+	// setting at its default (an exchange's type, which has none, set).
+	for _, s := range kind.VhostKinds() {
+		if t, ok := topology.TypedOf(s.Kind); ok {
+			m[s.Kind] = DefinedObject{topology.NewNamed(t, "o")}
+		}
+	}
+	m[kind.Exchange].(DefinedObject).Named.(*topology.Exchange).Type = "direct"
+	return m
+}()
 
 // TestEveryVhostKindIsFound fails for a kind of a vhost's objects that
 // the plan cannot find in, put into or take out of a vhost (vhostKinds,

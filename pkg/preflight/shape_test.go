@@ -148,10 +148,16 @@ func TestEveryKindTriedOrUntried(t *testing.T) {
 	p := &plan.Plan{}
 	for _, s := range kind.All() {
 		o, ok := objects[s.Kind]
-		if !ok {
-			if s.Item == nil {
-				t.Fatalf("kind %s: no object for it in this test", s.Kind)
-			}
+		typ, typed := topology.TypedOf(s.Kind)
+		switch {
+		case ok:
+		case typed:
+			// A kind with a type of its own: an object of it, every
+			// setting at its default.
+			o = plan.DefinedObject{Named: topology.NewNamed(typ, string(s.Kind))}
+		case s.Item == nil:
+			t.Fatalf("kind %s: no object for it in this test", s.Kind)
+		default:
 			o = plan.ItemObject{Item: &topology.Item{Kind: s.Kind, Name: "i", Settings: topology.Args{"max-queues": 10}}}
 		}
 		name := string(s.Kind)

@@ -183,6 +183,18 @@ var (
 		Normalized: func(p *Policy) { p.Definition = p.Definition.Normalized() }})
 )
 
+// NewNamed is a new object of Typed kind t named name, each setting that
+// has a default at it (what RabbitMQ takes for a setting not given).
+func NewNamed(t Typed, name string) Named {
+	o := t.Renamed(t.New(), name)
+	for _, s := range t.Def().Settings {
+		if s.Default != nil && s.Set != nil {
+			s.Set(o, s.Default)
+		}
+	}
+	return o
+}
+
 // TypedKinds are the Typed kinds, in the registry's order of their kinds.
 func TypedKinds() []Typed { return []Typed{ExchangeModel, QueueModel, PolicyModel} }
 
