@@ -85,15 +85,12 @@ func TestEveryTypedKindIsRead(t *testing.T) {
 // objectsOf is the number of v's objects of typed kind k (v itself for
 // the vhost).
 func objectsOf(v *topology.Vhost, k kind.Kind) int {
+	if t, ok := topology.TypedOf(k); ok {
+		return t.In(v, k).Len()
+	}
 	switch {
 	case k.Container():
 		return 1
-	case k.Policy():
-		return len(v.PoliciesOf(k))
-	case k == kind.Exchange:
-		return len(v.Exchanges)
-	case k == kind.Queue:
-		return len(v.Queues)
 	case k == kind.Binding:
 		return len(v.Bindings)
 	}

@@ -101,20 +101,19 @@ lint:
   rules: {MQ101: off, MQ301: error}
 `
 	top := mustLoad(t, src)
+	main := topology.NewVhost("/")
+	main.Description, main.DefaultQueueType = "main vhost", "quorum"
+	main.Policies = map[string]*topology.Policy{
+		"events-cap": {Name: "events-cap", Pattern: `^events\.`, ApplyTo: "queues", Priority: 1,
+			Definition: topology.Args{"max-length": int64(100000), "overflow": "reject-publish"}},
+		"all": {Name: "all", Pattern: ".*", ApplyTo: "all", Definition: topology.Args{"ha-mode": "all"}},
+	}
+	main.OperatorPolicies = map[string]*topology.Policy{
+		"cap": {Name: "cap", Pattern: ".*", ApplyTo: "quorum_queues", Definition: topology.Args{"delivery-limit": int64(20)}},
+	}
 	want := &topology.Topology{
 		Vhosts: map[string]*topology.Vhost{
-			"/": {
-				Name: "/", Description: "main vhost", DefaultQueueType: "quorum",
-				Exchanges: map[string]*topology.Exchange{}, Queues: map[string]*topology.Queue{},
-				Policies: map[string]*topology.Policy{
-					"events-cap": {Name: "events-cap", Pattern: `^events\.`, ApplyTo: "queues", Priority: 1,
-						Definition: topology.Args{"max-length": int64(100000), "overflow": "reject-publish"}},
-					"all": {Name: "all", Pattern: ".*", ApplyTo: "all", Definition: topology.Args{"ha-mode": "all"}},
-				},
-				OperatorPolicies: map[string]*topology.Policy{
-					"cap": {Name: "cap", Pattern: ".*", ApplyTo: "quorum_queues", Definition: topology.Args{"delivery-limit": int64(20)}},
-				},
-			},
+			"/":       main,
 			"staging": topology.NewVhost("staging"),
 		},
 		Lint: topology.LintConfig{Rules: map[string]string{"MQ101": "off", "MQ301": "error"}, Pos: topology.Pos{File: "t.yaml", Line: 23, Col: 1},
