@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -43,26 +45,71 @@ func atStake(c *Change) bool {
 }
 
 // WriteJSON writes the JSON plan (format_version FormatVersion), the
-// stable contract for CI documented in docs/plan-json.md.
+// stable contract for CI documented in docs/plan-json.md. It is written as
+// it streams: each change, and each route and dead letter of the flows, is
+// made the document's as it is written and let go of (writeJSONPlan),
+// never the whole document, which at 50,002 objects took plan -o json to
+// 133 MB (plan: 94).
 func WriteJSON(w io.Writer, p *Plan) error {
 	if len(p.Env) > 0 {
 		// A value the file took from the environment may be a secret:
 		// the plan shows what the file wrote in its place, and marks a
-		// field change whose value it is (topology.EnvValues.HideJSON).
-		doc, err := json.Marshal(JSONOf(p))
-		if err != nil {
-			return err
-		}
-		if doc, err = p.Env.HideJSON(doc, "  "); err != nil {
-			return err
-		}
-		_, err = w.Write(doc)
+		// field change whose value it is (topology.EnvValues.HideJSON),
+		// the document going through the hider as it is written.
+		return hideJSON(w, p)
+	}
+	bw := bufio.NewWriter(w)
+	if err := writeJSONPlan(&indentWriter{w: bw}, p); err != nil {
 		return err
 	}
-	doc := JSONOf(p)
-	changes := doc.Changes
-	doc.Changes = nil
-	return writeIndented(w, doc, "changes", changes)
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// hideJSON writes the JSON plan of p without the values its file took
+// from the environment, as topology.EnvValues.HideJSON makes the whole
+// document, as it streams: the document is written (writeJSONPlan) into
+// the hider (WriteHiddenJSON) a part at a time.
+func hideJSON(w io.Writer, p *Plan) error {
+	pr, pw := io.Pipe()
+	written := make(chan error, 1)
+	go func() {
+		bw := bufio.NewWriter(pw)
+		err := writeJSONPlan(&indentWriter{w: bw}, p)
+		if err == nil {
+			err = bw.Flush()
+		}
+		pw.CloseWithError(err) // nil: the hider reads the end of the document
+		written <- err
+	}()
+	err := p.Env.WriteHiddenJSON(w, pr, "  ")
+	// A hider that stopped early leaves the writer nowhere to write.
+	pr.CloseWithError(errors.New("the JSON plan's hider stopped"))
+	if werr := <-written; err == nil && werr != nil {
+		err = werr
+	}
+	return err
+}
+
+// jsonPlanHead is the JSON plan's document but for the fields written
+// apart (writeJSONPlan): its changes (nil in Plan) and its flows, the
+// last field, here null (for the hole) or absent.
+type jsonPlanHead struct {
+	*pj.Plan
+	Flows json.RawMessage `json:"flows,omitempty"`
+}
+
+// writeJSONPlan writes JSONOf(p), as json.MarshalIndent does with a
+// two-space indent, as it streams.
+func writeJSONPlan(e *indentWriter, p *Plan) error {
+	successor := p.Successors()
+	holes := []hole{arrayHole("changes", len(p.Changes), false, func(i int) pj.Change { return jsonChange(&p.Changes[i], successor) })}
+	doc := jsonPlanHead{Plan: jsonHead(p)}
+	if p.Flows != nil || len(p.FlowsUnknown) > 0 {
+		doc.Flows = json.RawMessage("null")
+		holes = append(holes, flowsHole("flows", p.Flows, p.FlowsUnknown))
+	}
+	return e.object(&doc, "", holes...)
 }
 
 // ReadJSON reads a JSON plan written by WriteJSON (for programs and tests
@@ -87,12 +134,26 @@ func ReadJSON(r io.Reader) (*Plan, error) {
 
 // JSONOf is p as the JSON plan's document.
 func JSONOf(p *Plan) *pj.Plan {
+	doc := jsonHead(p)
+	doc.Changes = make([]pj.Change, len(p.Changes))
+	successor := p.Successors()
+	for i := range p.Changes {
+		doc.Changes[i] = jsonChange(&p.Changes[i], successor)
+	}
+	doc.Flows = jsonFlows(p)
+	return doc
+}
+
+// jsonHead is JSONOf(p) without its changes and its flows (both nil),
+// most of the document: WriteJSON makes each change and each entry of
+// the flows as it writes it.
+func jsonHead(p *Plan) *pj.Plan {
 	s := p.Summary()
 	doc := &pj.Plan{
-		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts), Changes: make([]pj.Change, len(p.Changes)),
+		FormatVersion: FormatVersion, Vhosts: nonNil(p.Vhosts),
 		Unmanaged: jsonRefs(p.Unmanaged), Adopt: jsonRefs(p.Adopt), Unread: []pj.Unread{}, ChangedOutside: []pj.Outside{}, Stale: jsonRefs(p.Stale),
 		Summary:   pj.Summary{Create: s.Create, Update: s.Update, Replace: s.Replace, Delete: s.Delete},
-		Preflight: jsonPreflight(p.Preflight), Held: []pj.Held{}, Notes: nonNil(p.Notes), Flows: jsonFlows(p),
+		Preflight: jsonPreflight(p.Preflight), Held: []pj.Held{}, Notes: nonNil(p.Notes),
 		Owner: p.Owner,
 	}
 	if len(p.Preexisting) > 0 {
@@ -120,39 +181,40 @@ func JSONOf(p *Plan) *pj.Plan {
 	for _, h := range p.Held {
 		doc.Held = append(doc.Held, pj.Held{Ref: jsonRef(h.ObjectRef), Action: string(h.Action), Cause: h.Cause, Reason: h.Reason})
 	}
-	successor := p.Successors()
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		jc := pj.Change{
-			Action: string(c.Action), Kind: string(c.Kind), Vhost: c.Vhost, Name: c.Name, Before: jsonObject(c.Before), After: jsonObject(c.After),
-			Reason: c.Reason, Pos: PositionOf(c.Pos),
-		}
-		for _, f := range c.Fields {
-			jc.Fields = append(jc.Fields, pj.Field{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces, Masked: f.Masked})
-		}
-		for _, b := range c.Bindings {
-			jc.Bindings = append(jc.Bindings, *jsonBinding(b))
-		}
-		if atStake(c) {
-			m, n, least := c.Messages, c.Consumers, c.MessagesAtLeast
-			jc.Messages, jc.Consumers, jc.MessagesAtLeast = &m, &n, &least
-			if c.Delayed > 0 {
-				d := c.Delayed
-				jc.MessagesDelayed = &d
-			}
-			if c.DeadLettering > 0 {
-				d := c.DeadLettering
-				jc.MessagesDlx = &d
-			}
-			if c.Messages > 0 {
-				if to, created := successor(c); to != "" {
-					jc.Successor = &pj.Successor{Queue: to, Created: created, Advice: MoveAdvice(*c, to, created)}
-				}
-			}
-		}
-		doc.Changes[i] = jc
-	}
 	return doc
+}
+
+// jsonChange is c as the JSON plan's change; successor is the plan's
+// (Plan.Successors).
+func jsonChange(c *Change, successor func(*Change) (string, bool)) pj.Change {
+	jc := pj.Change{
+		Action: string(c.Action), Kind: string(c.Kind), Vhost: c.Vhost, Name: c.Name, Before: jsonObject(c.Before), After: jsonObject(c.After),
+		Reason: c.Reason, Pos: PositionOf(c.Pos),
+	}
+	for _, f := range c.Fields {
+		jc.Fields = append(jc.Fields, pj.Field{Field: f.Field, Before: f.Before, After: f.After, Forces: f.Forces, Masked: f.Masked})
+	}
+	for _, b := range c.Bindings {
+		jc.Bindings = append(jc.Bindings, *jsonBinding(b))
+	}
+	if atStake(c) {
+		m, n, least := c.Messages, c.Consumers, c.MessagesAtLeast
+		jc.Messages, jc.Consumers, jc.MessagesAtLeast = &m, &n, &least
+		if c.Delayed > 0 {
+			d := c.Delayed
+			jc.MessagesDelayed = &d
+		}
+		if c.DeadLettering > 0 {
+			d := c.DeadLettering
+			jc.MessagesDlx = &d
+		}
+		if c.Messages > 0 {
+			if to, created := successor(c); to != "" {
+				jc.Successor = &pj.Successor{Queue: to, Created: created, Advice: MoveAdvice(*c, to, created)}
+			}
+		}
+	}
+	return jc
 }
 
 // fromJSON is the document as a plan (without the fingerprint, the prints

@@ -204,10 +204,7 @@ func WriteSaved(w io.Writer, p *Plan) error {
 	// stream (savedWriter.write), a change and an entry of the flows at a
 	// time: held whole, encoded, then indented, the flows of a 50,002-object
 	// replace took "plan --out" to 129 MB, where plan peaks at 87-92.
-	sw := savedWriter{doc: &doc, changes: p.Changes}
-	if p.Flows != nil {
-		sw.flows = flowsDoc(p.Flows, nil)
-	}
+	sw := savedWriter{doc: &doc, changes: p.Changes, flows: p.Flows}
 	// Of the values from the environment, only those the plan holds
 	// anyway, as a whole JSON string or number (an argument's x-max-length:
 	// ${N}): never a secret's (a password, a URI, which the plan masks),
@@ -235,11 +232,12 @@ func WriteSaved(w io.Writer, p *Plan) error {
 
 // savedWriter writes a saved plan: doc, but for its changes (changes, the
 // plan's, each made a savedChange as it is written) and its flows (flows,
-// nil for none), written as they stream.
+// nil for none, written as the JSON plan's: flowsHole), written as they
+// stream.
 type savedWriter struct {
 	doc     *savedPlan
 	changes []Change
-	flows   *pj.Flows
+	flows   *flow.Diff
 }
 
 func (sw savedWriter) write(e *indentWriter) error {
@@ -249,18 +247,9 @@ func (sw savedWriter) write(e *indentWriter) error {
 	doc.Changes, doc.Flows = nil, nil
 	if sw.flows != nil {
 		doc.Flows = json.RawMessage("null")
-		holes = append(holes, hole{key: "flows", write: func(e *indentWriter, prefix string) error { return writeSavedFlows(e, prefix, sw.flows) }})
+		holes = append(holes, flowsHole("flows", sw.flows, nil))
 	}
 	return e.object(&doc, "", holes...)
-}
-
-// writeSavedFlows writes f as json.MarshalIndent would at prefix, its lists of
-// queues, routes and dead letters (at 50,002 objects, 12 MB of text) an
-// entry at a time.
-func writeSavedFlows(e *indentWriter, prefix string, f *pj.Flows) error {
-	head := *f
-	head.QueueLists, head.Routes, head.DeadLetters = nil, nil, nil
-	return e.object(&head, prefix, sliceHole("queue_lists", f.QueueLists), sliceHole("routes", f.Routes), sliceHole("dead_letters", f.DeadLetters))
 }
 
 // savedChangeOf is c as the saved plan holds it.

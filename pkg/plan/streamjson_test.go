@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"testing"
@@ -48,9 +49,12 @@ func TestWriteIndentedAsEncoder(t *testing.T) {
 			changes := d.Changes
 			d.Changes = nil
 			var got bytes.Buffer
-			if err := writeIndented(&got, &d, "changes", changes); err != nil {
+			bw := bufio.NewWriter(&got)
+			if err := (&indentWriter{w: bw}).object(&d, "", sliceHole("changes", changes)); err != nil {
 				t.Fatal(err)
 			}
+			bw.WriteString("\n")
+			bw.Flush()
 			if got.String() != want.String() {
 				t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
 			}
