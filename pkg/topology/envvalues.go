@@ -347,6 +347,15 @@ func (vs EnvValues) at(s string, i int, note string, keepQuotes bool) (string, i
 		if v.Literal || v.Value == "" {
 			continue
 		}
+		if rest[0] != '"' && rest[0] != '\\' && !strings.HasPrefix(rest, v.Value) {
+			// None of the forms below is there: each starts with a
+			// quote (the value quoted), an escaped one (quoted twice)
+			// or the value. Asked at every byte of every text the
+			// output shows, they were made for nothing: a 50,002-object
+			// replace plan with a value from the environment took 31 s
+			// of CPU to show as text, 7.6 s now (5 s without the value).
+			continue
+		}
 		raw := v.Raw
 		written := vs.sameValue(v, EnvValue.Written) + note
 		if keepQuotes {
