@@ -40,9 +40,10 @@ const (
 // every stage knows about each).
 type Kind = kind.Kind
 
-// Object is one object's full state in a change: a *VhostMeta,
-// ExchangeObject, QueueObject, BindingObject, PolicyObject (policies and
-// operator policies) or ItemObject (every kind carried as topology.Item),
+// Object is one object's full state in a change: a *VhostMeta, a
+// DefinedObject (every kind with a type of its own held by name:
+// exchanges, queues, policies and operator policies, kind_defined.go), a
+// BindingObject or an ItemObject (every kind carried as topology.Item),
 // each in the file of its kinds (kind_*.go) with its objectType
 // (objects.go): the kinds it carries, where a vhost holds them, how it is
 // read back from the saved and the JSON plan. Its methods answer what the

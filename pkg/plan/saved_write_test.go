@@ -78,7 +78,7 @@ func TestWriteSavedHoldsOneEntry(t *testing.T) {
 // it reads back: an object of each kind (sampleObjects), HTML characters
 // in a name, and an object whose value is nil ({}), at an indentation.
 func TestSavedFormsAsSavedObject(t *testing.T) {
-	objects := []Object{ExchangeObject{&topology.Exchange{Name: "x<&>", Type: "topic", Arguments: topology.Args{"alternate-exchange": "a&e"}}}, ExchangeObject{nil}, QueueObject{nil}}
+	objects := []Object{DefinedObject{&topology.Exchange{Name: "x<&>", Type: "topic", Arguments: topology.Args{"alternate-exchange": "a&e"}}}, DefinedObject{nil}}
 	for _, o := range sampleObjects {
 		objects = append(objects, o)
 	}
