@@ -53,35 +53,37 @@ func (e *Engine) vhostReach(ctx context.Context) func(vhost string) string {
 }
 
 // endExists is rmqversion.Version.CheckBindingEnds's judge of a binding's
-// end the file does not declare: whether the broker holds it. The state
-// read answers first (an end of a kind mqctl could not read counts as
-// there); one it lacks is asked of the broker itself, once: the
-// definitions export leaves exclusive queues out, and an end may have been
-// declared since. An answer other than "not found" counts as there: the
-// broker judges when the binding is written.
-func (e *Engine) endExists(ctx context.Context, l *Live) func(vhost string, k kind.Kind, name string) bool {
+// end the file does not declare: whether the broker may hold it, and
+// whether it was seen there. The state read answers first (an end of a
+// kind mqctl could not read counts as there, unseen); one it lacks is
+// asked of the broker itself, once: the definitions export leaves
+// exclusive queues out, and an end may have been declared since. An answer
+// other than "not found" counts as there, unseen: the broker judges when
+// the binding is written.
+func (e *Engine) endExists(ctx context.Context, l *Live) func(vhost string, k kind.Kind, name string) (there, seen bool) {
 	type key struct {
 		vhost string
 		k     kind.Kind
 		name  string
 	}
-	said := map[key]bool{}
-	return func(vhost string, k kind.Kind, name string) bool {
+	type answer struct{ there, seen bool }
+	said := map[key]answer{}
+	return func(vhost string, k kind.Kind, name string) (bool, bool) {
 		if _, unread := l.current.UnreadKind(vhost, k); unread {
-			return true
+			return true, false
 		}
 		if l.current.State.Vhosts[vhost] == nil && !e.c.IsAdmin() {
-			return true // a vhost the user is not shown: the plan holds it back (keepUnseenVhosts)
+			return true, false // a vhost the user is not shown: the plan holds it back (keepUnseenVhosts)
 		}
 		if l.has(plan.ObjectRef{Kind: k, Vhost: vhost, Name: name}) {
-			return true
+			return true, true
 		}
 		at := key{vhost, k, name}
-		if ok, done := said[at]; done {
-			return ok
+		if a, done := said[at]; done {
+			return a.there, a.seen
 		}
 		ok, err := e.c.Exists(ctx, k, vhost, name)
-		said[at] = ok || err != nil
-		return said[at]
+		said[at] = answer{ok || err != nil, ok && err == nil}
+		return said[at].there, said[at].seen
 	}
 }

@@ -92,11 +92,13 @@ bindings:
   - {source: events, destination: audit, destination_type: queue, routing_key: "#"}
   - {source: audit.log, destination: events, destination_type: exchange, routing_key: "a"}
   - {source: audit.log, destination: audit.log.dlq, destination_type: queue, routing_key: "b"}
-`), fire: []string{`events -> exchange audit.log ["#"]`, `events -> queue audit ["#"]`, `audit.log -> exchange events ["a"]`, `audit.log -> queue audit.log.dlq ["b"]`},
+  - {source: events, destination: amq.topic, destination_type: queue, routing_key: "c"}
+`), fire: []string{`events -> exchange audit.log ["#"]`, `events -> queue audit ["#"]`, `audit.log -> exchange events ["a"]`, `audit.log -> queue audit.log.dlq ["b"]`, `events -> queue amq.topic ["c"]`},
 			contains: []string{`"audit.log" is a queue of this file: to bind it, write destination_type: queue`,
+				`"amq.topic" is an exchange on the broker: to bind it, write destination_type: exchange`,
 				`"audit" is an exchange of this file: to bind it, write destination_type: exchange`,
 				`"audit.log" is a queue of this file, and a binding carries messages from an exchange to a queue, never out of a queue: to send exchange "events"'s messages to it, swap the ends (source: events, destination: audit.log, destination_type: queue)`,
 				`"audit.log" is a queue of this file, and a binding's source is an exchange: bind from the exchange that should feed queue "audit.log.dlq", or publish to the queue through the default exchange with its name as the routing key`},
-			absent: []string{"Declare exchange \"audit.log\"", "Declare queue \"audit\""}},
+			absent: []string{"Declare exchange \"audit.log\"", "Declare queue \"audit\"", "a client cannot declare queue \"amq.topic\""}},
 	}
 }

@@ -24,7 +24,7 @@ func runBindingEnds(p *Pass) []Finding {
 		case !p.exchangeDeclared(b.Source):
 			fix := fmt.Sprintf("Declare exchange %q or correct the source name%s", b.Source, p.exchangeHint(b.Source))
 			if _, isQueue := p.Vhost.Queues[b.Source]; isQueue {
-				fix = sourceIsQueueFix(b)
+				fix = rmqversion.OtherKindEndFix(b, true, rmqversion.OfTheFile)
 			}
 			out = append(out, p.bindingFinding(b,
 				"binding to %s %q comes from exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and nothing published there reaches %q. %s",
@@ -35,7 +35,7 @@ func runBindingEnds(p *Pass) []Finding {
 			if _, ok := p.Vhost.Queues[b.Destination]; !ok {
 				out = append(out, p.bindingFinding(b,
 					"binding from %s goes to queue %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. %s",
-					exchangeLabel(b.Source), b.Destination, p.undeclaredQueueFix(b.Destination)))
+					exchangeLabel(b.Source), b.Destination, p.undeclaredQueueFix(b)))
 			}
 		case topology.DestExchange:
 			if b.Destination == "" {
@@ -45,7 +45,7 @@ func runBindingEnds(p *Pass) []Finding {
 			} else if !p.exchangeDeclared(b.Destination) {
 				fix := fmt.Sprintf("Declare exchange %q or correct the destination name%s", b.Destination, p.exchangeHint(b.Destination))
 				if _, isQueue := p.Vhost.Queues[b.Destination]; isQueue {
-					fix = fmt.Sprintf("%q is a queue of this file: to bind it, write destination_type: queue", b.Destination)
+					fix = rmqversion.OtherKindEndFix(b, false, rmqversion.OfTheFile)
 				}
 				out = append(out, p.bindingFinding(b,
 					"binding from %s goes to exchange %q, which is not declared: RabbitMQ refuses the binding (NOT_FOUND) and the messages it should carry are dropped. %s",
@@ -183,34 +183,28 @@ func runLocalRandomBindings(p *Pass) []Finding {
 	return out
 }
 
-// undeclaredQueueFix is the fix for a binding to queue q, which the file
-// does not declare. A name of the reserved amq. prefix cannot be declared:
+// undeclaredQueueFix is the fix for binding b to a queue the file does not
+// declare. A name of the reserved amq. prefix cannot be declared:
 // amq.rabbitmq.reply-to is direct reply-to's pseudo-queue, which no
 // binding reaches (404 on 3.10.8, 4.0.5 and 4.3.6; AMQP refuses a bind to
-// it from 4.2.6), and amq.gen-* names are the broker's, given to
-// server-named queues.
-func (p *Pass) undeclaredQueueFix(q string) string {
+// it from 4.2.6), amq.direct and the like are exchanges of every vhost,
+// and amq.gen-* names are the broker's, given to server-named queues. A
+// name that is an exchange gets plan's fix (rmqversion.OtherKindEndFix).
+func (p *Pass) undeclaredQueueFix(b *topology.Binding) string {
+	q := b.Destination
+	_, builtin := topology.BuiltinExchange(q)
 	switch {
+	case builtin:
+		return rmqversion.OtherKindEndFix(b, false, rmqversion.OnTheBroker)
 	case q == "amq.rabbitmq.reply-to" || strings.HasPrefix(q, "amq.rabbitmq.reply-to."):
 		return "It is direct reply-to's pseudo-queue, which cannot be bound: a reply reaches the requester when the responder publishes it to the default exchange with the request's reply_to as the routing key. Remove the binding"
 	case topology.IsReservedName(q):
 		return fmt.Sprintf("Names starting with amq. are RabbitMQ's: a client cannot declare queue %q, and a server-named queue's name changes with each connection. Bind a queue the file declares, or let the application that declares the server-named queue bind it", q)
 	}
 	if p.exchangeDeclared(q) {
-		return fmt.Sprintf("%q is an exchange of this file: to bind it, write destination_type: exchange", q)
+		return rmqversion.OtherKindEndFix(b, false, rmqversion.OfTheFile)
 	}
 	return fmt.Sprintf("Declare queue %q or correct the destination name%s", q, p.queueHint(q))
-}
-
-// sourceIsQueueFix is the fix for binding b whose source names a queue of
-// the file: messages go from an exchange to a queue, never out of a queue,
-// so the ends are most likely swapped (where the destination is an
-// exchange, the binding the file means goes from it to the queue).
-func sourceIsQueueFix(b *topology.Binding) string {
-	if b.DestinationType == topology.DestExchange && b.Destination != "" {
-		return fmt.Sprintf("%q is a queue of this file, and a binding carries messages from an exchange to a queue, never out of a queue: to send exchange %q's messages to it, swap the ends (source: %s, destination: %s, destination_type: queue)", b.Source, b.Destination, b.Destination, b.Source)
-	}
-	return fmt.Sprintf("%q is a queue of this file, and a binding's source is an exchange: bind from the exchange that should feed %s %q, or publish to the queue through the default exchange with its name as the routing key", b.Source, b.DestinationType, b.Destination)
 }
 
 // shoveledExchanges are the exchanges of the pass's vhost that a shovel of

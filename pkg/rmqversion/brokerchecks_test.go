@@ -55,7 +55,7 @@ func TestCheckURIVhosts(t *testing.T) {
 // TestCheckBindingEnds: a binding's end the file does not declare is
 // asked of the broker (has); amq.* exchanges are every vhost's; direct
 // reply-to's pseudo-queue is refused with its own fix; each missing end is
-// one refusal.
+// one refusal, and is asked of the broker as the other kind too.
 func TestCheckBindingEnds(t *testing.T) {
 	top := topology.New()
 	v := top.Vhost("orders")
@@ -69,17 +69,17 @@ func TestCheckBindingEnds(t *testing.T) {
 		{Source: "in", Destination: "amq.rabbitmq.reply-to", DestinationType: topology.DestQueue, RoutingKey: "e"},
 	}
 	var asked []string
-	has := func(vhost string, k kind.Kind, name string) bool {
+	has := func(vhost string, k kind.Kind, name string) (bool, bool) {
 		asked = append(asked, string(k)+" "+name)
-		return name == "theirs"
+		return name == "theirs", name == "theirs"
 	}
 	assertRefusals(t, "", rmqversion.Default.CheckBindingEnds(top, has), []string{
 		`binding from "gone" to exchange "nowhere" in vhost "orders": routing key "d": RabbitMQ refuses a binding whose source does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "gone"; declare exchange "gone" in the file, or fix the name (mqctl lint reports it as MQ401)`,
 		`binding from "gone" to exchange "nowhere" in vhost "orders": routing key "d": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "nowhere"`,
 		`binding from "in" to queue "amq.rabbitmq.reply-to" in vhost "orders": routing key "e": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has queue "amq.rabbitmq.reply-to"; remove the binding: direct reply-to's pseudo-queue cannot be bound`,
 	})
-	if d := strings.Join(asked, ", "); d != "queue theirs, exchange gone, exchange nowhere" {
-		t.Errorf("asked the broker about %s; want only the ends the file lacks (not amq.*, not reply-to)", d)
+	if d := strings.Join(asked, ", "); d != "queue theirs, exchange gone, queue gone, exchange nowhere, queue nowhere" {
+		t.Errorf("asked the broker about %s; want only the ends the file lacks (not amq.*, not reply-to), and each missing one as the other kind", d)
 	}
 }
 
@@ -199,8 +199,8 @@ func assertRefusals(t *testing.T, label string, err error, want []string) {
 }
 
 // TestCheckBindingEndsDidYouMean: a missing end close to a name the file
-// declares of its kind is suggested; one the file declares as the other
-// kind, or far from every name, is not.
+// declares of its kind is suggested; one far from every name is not, and
+// one the file declares as the other kind is told to change its type.
 func TestCheckBindingEndsDidYouMean(t *testing.T) {
 	top, err := loader.LoadBytes("t.yaml", []byte(`version: 1
 vhosts:
@@ -218,14 +218,68 @@ vhosts:
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = rmqversion.Default.CheckBindingEnds(top, func(string, kind.Kind, string) bool { return false })
+	err = rmqversion.Default.CheckBindingEnds(top, func(string, kind.Kind, string) (bool, bool) { return false, false })
 	assertRefusals(t, "", err, []string{
 		`declare exchange "order" in the file, or fix the name (mqctl lint reports it as MQ401); did you mean "orders"?`,
-		`declare queue "audit" in the file, or fix the name (mqctl lint reports it as MQ401)`,
+		`neither the file nor the broker has queue "audit"; "audit" is an exchange of this file: to bind it, write destination_type: exchange`,
 		`declare queue "shiping" in the file, or fix the name (mqctl lint reports it as MQ401); did you mean "shipping"?`,
 		`declare exchange "payments" in the file, or fix the name (mqctl lint reports it as MQ401)`,
 	})
 	if strings.Count(err.Error(), "did you mean") != 2 {
 		t.Errorf("want 2 suggestions:\n%v", err)
 	}
+}
+
+// TestCheckBindingEndsOtherKind: an end that the file, or the broker for
+// certain, has as the other kind gets lint's MQ401 advice
+// (OtherKindEndFix): write the other destination_type, or, for a queue as
+// the source, swap the ends or bind from an exchange. An end of the other
+// kind the broker may have (an unread kind, an error) gets the plain fix,
+// and a name of neither kind too.
+func TestCheckBindingEndsOtherKind(t *testing.T) {
+	top, err := loader.LoadBytes("t.yaml", []byte(`version: 1
+vhosts:
+  orders:
+    exchanges:
+      events: {type: topic}
+      audit: {type: fanout}
+    queues:
+      audit.log: {}
+      audit.log.dlq: {}
+    bindings:
+      - {source: events, destination: audit.log, destination_type: exchange, routing_key: "1"}
+      - {source: events, destination: audit, destination_type: queue, routing_key: "2"}
+      - {source: audit.log, destination: events, destination_type: exchange, routing_key: "3"}
+      - {source: audit.log, destination: audit.log.dlq, destination_type: queue, routing_key: "4"}
+      - {source: events, destination: app.replies, destination_type: exchange, routing_key: "5"}
+      - {source: events, destination: app.router, destination_type: queue, routing_key: "6"}
+      - {source: app.inbox, destination: events, destination_type: exchange, routing_key: "7"}
+      - {source: events, destination: amq.topic, destination_type: queue, routing_key: "8"}
+      - {source: events, destination: maybe.queue, destination_type: exchange, routing_key: "9"}
+`), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The broker has queues app.replies and app.inbox and exchange
+	// app.router (seen); whether it has queue maybe.queue it cannot say.
+	has := func(vhost string, k kind.Kind, name string) (bool, bool) {
+		switch {
+		case k == kind.Queue && (name == "app.replies" || name == "app.inbox"), k == kind.Exchange && name == "app.router":
+			return true, true
+		case k == kind.Queue && name == "maybe.queue":
+			return true, false
+		}
+		return false, false
+	}
+	assertRefusals(t, "", rmqversion.Default.CheckBindingEnds(top, has), []string{
+		`binding from "app.inbox" to exchange "events" in vhost "orders": routing key "7": RabbitMQ refuses a binding whose source does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "app.inbox"; "app.inbox" is a queue on the broker, and a binding carries messages from an exchange to a queue, never out of a queue: to send exchange "events"'s messages to it, swap the ends (source: events, destination: app.inbox, destination_type: queue)`,
+		`binding from "audit.log" to exchange "events" in vhost "orders": routing key "3": RabbitMQ refuses a binding whose source does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "audit.log"; "audit.log" is a queue of this file, and a binding carries messages from an exchange to a queue, never out of a queue: to send exchange "events"'s messages to it, swap the ends (source: events, destination: audit.log, destination_type: queue)`,
+		`binding from "audit.log" to queue "audit.log.dlq" in vhost "orders": routing key "4": RabbitMQ refuses a binding whose source does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "audit.log"; "audit.log" is a queue of this file, and a binding's source is an exchange: bind from the exchange that should feed queue "audit.log.dlq", or publish to the queue through the default exchange with its name as the routing key`,
+		`binding from "events" to exchange "app.replies" in vhost "orders": routing key "5": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "app.replies"; "app.replies" is a queue on the broker: to bind it, write destination_type: queue`,
+		`binding from "events" to exchange "audit.log" in vhost "orders": routing key "1": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "audit.log"; "audit.log" is a queue of this file: to bind it, write destination_type: queue`,
+		`binding from "events" to exchange "maybe.queue" in vhost "orders": routing key "9": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has exchange "maybe.queue"; declare exchange "maybe.queue" in the file, or fix the name (mqctl lint reports it as MQ401)`,
+		`binding from "events" to queue "amq.topic" in vhost "orders": routing key "8": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has queue "amq.topic"; "amq.topic" is an exchange on the broker: to bind it, write destination_type: exchange`,
+		`binding from "events" to queue "app.router" in vhost "orders": routing key "6": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has queue "app.router"; "app.router" is an exchange on the broker: to bind it, write destination_type: exchange`,
+		`binding from "events" to queue "audit" in vhost "orders": routing key "2": RabbitMQ refuses a binding whose destination does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has queue "audit"; "audit" is an exchange of this file: to bind it, write destination_type: exchange`,
+	})
 }

@@ -969,10 +969,14 @@ func refusals(v Version, out []Refusal) error {
 // destination neither the file nor the broker has: RabbitMQ refuses such
 // a binding (HTTP 404 NOT_FOUND, on every version), and an apply stopped
 // there, the objects before it written. has reports whether the broker
-// holds an end the file does not declare (asked only for those). The
-// exchanges the broker declares itself (amq.*) are there; direct
-// reply-to's pseudo-queue is never one a binding may name.
-func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k kind.Kind, name string) bool) error {
+// may hold an end the file does not declare (asked only for those; there:
+// it may, an answer other than "not found" included) and whether that is
+// known (seen: the broker was read and has it). The exchanges the broker
+// declares itself (amq.*) are there; direct reply-to's pseudo-queue is
+// never one a binding may name. An end that the file, or the broker for
+// certain, has as the other kind (a queue where the binding names an
+// exchange, or the other way round) gets OtherKindEndFix's fix.
+func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k kind.Kind, name string) (there, seen bool)) error {
 	var out []Refusal
 	for _, vn := range t.VhostNames() {
 		vh := t.Vhosts[vn]
@@ -983,11 +987,16 @@ func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k
 				case end.k == kind.Queue && end.name == "amq.rabbitmq.reply-to":
 					fix = "remove the binding: direct reply-to's pseudo-queue cannot be bound (a reply reaches the requester when the responder publishes it to the default exchange with the request's reply_to as the routing key)"
 				case end.k == kind.Exchange && (vh.Exchanges[end.name] != nil || topology.IsBrokerExchange(end.name)),
-					end.k == kind.Queue && vh.Queues[end.name] != nil,
-					has(vn, end.k, end.name):
+					end.k == kind.Queue && vh.Queues[end.name] != nil:
 					continue
 				default:
+					if there, _ := has(vn, end.k, end.name); there {
+						continue
+					}
 					fix = fmt.Sprintf("declare %s %q in the file, or fix the name (mqctl lint reports it as MQ401)%s", end.k.Label(), end.name, endHint(vh, end.k, end.name))
+					if where := otherKindOf(vh, vn, end, has); where != "" {
+						fix = OtherKindEndFix(b, end.role == "source", where)
+					}
 				}
 				out = append(out, Refusal{Vhost: vn, Object: fmt.Sprintf("binding from %q to %s %q", b.Source, b.DestinationType, b.Destination), Key: fmt.Sprintf("routing key %q", b.RoutingKey), Pos: b.Pos,
 					Reason: fmt.Sprintf("RabbitMQ refuses a binding whose %s does not exist (HTTP 404 NOT_FOUND), and neither the file nor the broker has %s %q", end.role, end.k.Label(), end.name),
@@ -998,17 +1007,63 @@ func (v Version) CheckBindingEnds(t *topology.Topology, has func(vhost string, k
 	return refusals(v, out)
 }
 
+// Where a binding's end of the other kind is, for OtherKindEndFix.
+const (
+	OfTheFile   = "of this file"
+	OnTheBroker = "on the broker"
+)
+
+// otherKindOf is where vhost vn has binding end's name as the other kind
+// (a queue for an exchange end, an exchange for a queue end): OfTheFile
+// where vh declares it, OnTheBroker where the broker declares it in every
+// vhost (amq.direct, ...) or has says it was seen there; "" otherwise (an
+// answer the broker did not give for certain gives no advice).
+func otherKindOf(vh *topology.Vhost, vn string, end bindingEnd, has func(vhost string, k kind.Kind, name string) (there, seen bool)) string {
+	if end.name == "" {
+		return ""
+	}
+	other := kind.Queue
+	if end.k == kind.Queue {
+		other = kind.Exchange
+	}
+	switch _, builtin := topology.BuiltinExchange(end.name); {
+	case other == kind.Queue && vh.Queues[end.name] != nil, other == kind.Exchange && vh.Exchanges[end.name] != nil:
+		return OfTheFile
+	case other == kind.Exchange && builtin:
+		return OnTheBroker
+	}
+	if _, seen := has(vn, other, end.name); seen {
+		return OnTheBroker
+	}
+	return ""
+}
+
+// OtherKindEndFix is the fix for binding b whose source (source true) or
+// destination names no object of its kind, where one of the other kind is
+// (where: OfTheFile, OnTheBroker). A destination's type is then wrong; a
+// queue as the source is no source at all, as a binding carries messages
+// from an exchange to a queue, never out of a queue, so the ends are most
+// likely swapped where the destination is an exchange (the binding meant
+// goes from it to the queue). lint's MQ401 and plan's refusal both say it.
+func OtherKindEndFix(b *topology.Binding, source bool, where string) string {
+	switch {
+	case source && b.DestinationType == topology.DestExchange && b.Destination != "":
+		return fmt.Sprintf("%q is a queue %s, and a binding carries messages from an exchange to a queue, never out of a queue: to send exchange %q's messages to it, swap the ends (source: %s, destination: %s, destination_type: queue)", b.Source, where, b.Destination, b.Destination, b.Source)
+	case source:
+		return fmt.Sprintf("%q is a queue %s, and a binding's source is an exchange: bind from the exchange that should feed %s %q, or publish to the queue through the default exchange with its name as the routing key", b.Source, where, b.DestinationType, b.Destination)
+	case b.DestinationType == topology.DestExchange:
+		return fmt.Sprintf("%q is a queue %s: to bind it, write destination_type: queue", b.Destination, where)
+	}
+	return fmt.Sprintf("%q is an exchange %s: to bind it, write destination_type: exchange", b.Destination, where)
+}
+
 // endHint is `; did you mean "orders"?` for a binding's end name of kind
 // k that vhost vh does not declare, where one of its declared names of
-// that kind is close (suggest.Name); "" otherwise, and where vh declares
-// name as the other kind, which is another fix.
+// that kind is close (suggest.Name); "" otherwise.
 func endHint(vh *topology.Vhost, k kind.Kind, name string) string {
-	names, other := vh.ExchangeNames(), vh.Queues[name] != nil
+	names := vh.ExchangeNames()
 	if k == kind.Queue {
-		names, other = vh.QueueNames(), vh.Exchanges[name] != nil || topology.IsBrokerExchange(name)
-	}
-	if other {
-		return ""
+		names = vh.QueueNames()
 	}
 	if best := suggest.Name(name, names); best != "" {
 		return fmt.Sprintf("; did you mean %q?", best)
