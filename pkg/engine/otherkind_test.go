@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	amqp "github.com/rabbitmq/amqp091-go"
-
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/topology"
 )
@@ -28,16 +26,7 @@ func TestPlanRefusesEndOfTheOtherKind(t *testing.T) {
 	if err := f.c.DeclareExchange(ctx, f.vhost, &topology.Exchange{Name: "app.router", Type: "direct", Durable: true}); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := amqp.Dial(f.b.AMQPURL(f.vhost))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ch.QueueDeclare("client.replies", false, true, true, false, nil); err != nil {
+	if _, err := f.b.Channel(t, f.vhost).QueueDeclare("client.replies", false, true, true, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	file := `version: 1
@@ -55,7 +44,7 @@ vhosts:
       - { source: events, destination: audit.log, destination_type: exchange, routing_key: "5" }
       - { source: events, destination: nowhere, destination_type: exchange, routing_key: "6" }
 `
-	_, err = f.eng.Plan(ctx, f.desired(file), engine.PlanOptions{})
+	_, err := f.eng.Plan(ctx, f.desired(file), engine.PlanOptions{})
 	if err == nil {
 		t.Fatal("plan took bindings whose ends do not exist")
 	}
