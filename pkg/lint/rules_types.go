@@ -139,7 +139,7 @@ func (p *Pass) refusedPolicyValues() []Finding {
 				}
 				out = append(out, p.judged(p.policyFinding(set.kind, pol,
 					"%s %q sets %s %s: RabbitMQ %s refuses the whole %s (%s), so none of its settings take effect. %s",
-					set.label, name, k, topology.Quoted(pol.Definition[k]), p.Version.Line(), set.label, why, upperFirst(fix)).at(k)))
+					set.label, name, k, rmqversion.ListText(pol.Definition[k]), p.Version.Line(), set.label, why, upperFirst(fix)).at(k)))
 			}
 		}
 	}

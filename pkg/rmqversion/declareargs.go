@@ -289,16 +289,19 @@ func (v Version) PolicyValueRefusal(key string, val any) (why, fix string) {
 	if since, ok := policyKeySince[key]; ok && !v.AtLeast(since.major, since.minor) {
 		return "", "" // a key the version does not know: PolicyKeyRefusal's
 	}
-	if other, ok := policyValueAnswers[key]; ok {
-		if answer, fix := other(v, topology.Normalize(val)); answer != "" {
-			return answer, fix
-		}
-	}
-	fix = pv.fix
+	why, fix = `HTTP 400 "Validation failed": `+ListText(val)+" "+pv.what, pv.fix
 	if quoted, ok := quotedFix(topology.Normalize(val), func(x any) bool { return pv.check(v, x) }); ok {
 		fix = quoted
 	}
-	return `HTTP 400 "Validation failed": ` + topology.Quoted(val) + " " + pv.what, fix
+	if other, ok := policyValueAnswers[key]; ok {
+		if answer, otherFix := other(v, topology.Normalize(val)); answer != "" {
+			why, fix = answer, otherFix
+		}
+	}
+	if list, ok := MaxAgeListFix(val); ok && key == "max-age" {
+		fix = list // ["1", "week"]: one string, and an age
+	}
+	return why, fix
 }
 
 // RefusesPolicyValues reports whether v refuses a policy (or operator

@@ -98,10 +98,14 @@ func (v Version) checkNullArguments(out []Refusal, vn string, vh *topology.Vhost
 }
 
 // valueText is val as a refusal names it: as %v does, but null for a value
-// the file leaves null (%v says <nil>).
+// the file leaves null (%v says <nil>) and a list as the file may write it
+// (ListText: ["1", "week"], where %v says [1 week]).
 func valueText(val any) string {
-	if val == nil {
+	switch topology.Normalize(val).(type) {
+	case nil:
 		return "null"
+	case []any:
+		return ListText(val)
 	}
 	return fmt.Sprintf("%v", val)
 }

@@ -88,6 +88,9 @@ func (v Version) RefusesQueueArgumentValue(typ, arg string, val any) (reason str
 // quotes make wrong, unquoted (quotedFix: a quoted ${VAR} too).
 func (v Version) QueueArgValueFix(typ, arg string, val any) string {
 	if arg == topology.MaxAgeArgument {
+		if list, ok := MaxAgeListFix(val); ok {
+			return list
+		}
 		return maxAgeFix
 	}
 	if d, ok := declareArgs[arg]; ok && (arg != "x-queue-version" || v.ClassicQueueV1()) {
@@ -246,6 +249,10 @@ type Refusal struct {
 	// asks (retry.backoff where it has no delayed retry), which mqctl
 	// refuses as it refuses what the broker would.
 	Ignored bool
+	// StopsNode: the broker would take it and then shut down (a policy's
+	// max-age written as a list before 3.13.1: ListMaxAgeStopsNode),
+	// which mqctl refuses as it refuses what the broker would.
+	StopsNode bool
 }
 
 func (r Refusal) Error() string {
@@ -278,6 +285,9 @@ func (e *RefusalsError) Error() string {
 	verb := "refuse"
 	if slices.ContainsFunc(e.Refusals, func(r Refusal) bool { return r.Ignored }) {
 		verb = "refuse or ignore"
+	}
+	if slices.ContainsFunc(e.Refusals, func(r Refusal) bool { return r.StopsNode }) {
+		verb += ", or be taken down by,"
 	}
 	lines = append(lines, fmt.Sprintf("RabbitMQ %s would %s %d %s of the file:", e.Version, verb, len(objects), noun))
 	for _, r := range e.Refusals {
@@ -546,7 +556,9 @@ func (v Version) checkBindings(out []Refusal, vn string, vh *topology.Vhost, env
 // checkPolicy appends to out what v refuses of policy p (of any kind),
 // named obj: mirroring keys from 4.0, queue-master-locator where it is
 // denied, values rabbit_policies refuses (PolicyValueRefusal: a max-length
-// that is no number, a max-age that is no age), delayed-retry keys before 4.3.1 and values the broker's
+// that is no number, a max-age that is no age), a max-age written as a
+// list where that stops the node (ListMaxAgeStopsNode: the broker takes
+// it), delayed-retry keys before 4.3.1 and values the broker's
 // validation refuses from then, apply-to by queue type before 3.12, keys
 // the version does not know (PolicyKeyRefusal: consumer timeouts before
 // they arrived, an operator policy's keys beyond its few).
@@ -579,6 +591,12 @@ func (v Version) checkPolicy(out []Refusal, vn string, k kind.Kind, obj string, 
 				Reason: fmt.Sprintf("RabbitMQ refuses the whole policy (%s)", why),
 				Fix:    fix})
 		}
+	}
+	if val, ok := p.Definition["max-age"]; ok && k == kind.Policy && ListMaxAge(val) && v.ListMaxAgeStopsNode() {
+		fix, _ := MaxAgeListFix(val)
+		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "max-age: " + ListText(val), Pos: p.PosOf("max-age"), ObjectPos: p.Pos, StopsNode: true,
+			Reason: fmt.Sprintf("RabbitMQ %s takes the policy (HTTP 201), but %s", v.Line(), v.ListMaxAgeHarm()),
+			Fix:    fix})
 	}
 	if v.DelayedRetryPolicyKeys() {
 		if key, why := DelayedRetryPolicyRefusal(p.Definition); why != "" {
