@@ -66,6 +66,8 @@ func builtinAnalyzers() []*Analyzer {
 			Summary: "a policy's consumer-timeout (or consumer-disconnected-timeout) that applies to classic queues or streams on RabbitMQ 4.3, where only quorum queues evaluate consumer timeouts", Run: runConsumerTimeoutIgnored},
 		{ID: "MQ506", Name: "misspelled-argument", Severity: Warning,
 			Summary: "a queue or exchange argument no RabbitMQ version reads, one or two edits from one it does (x-max-lenght, x-alternate-exchange): the broker stores it and applies nothing", Run: runMisspelledArgs},
+		{ID: "MQ507", Name: "max-age-list", Severity: Warning,
+			Summary: "a policy whose max-age is a list ([\"7\", \"D\"]) rather than one string (\"7D\"): every version takes the policy and no stream reads an age from it, so the streams it applies to are never trimmed by age (their own x-max-age too is overridden); an error before 3.13.1, where the node's stream retention crashes on it once a stream rolls a segment and the node shuts down (plan refuses it there)", Run: runMaxAgeList},
 		{ID: "MQ601", Name: "command-routing-key", Severity: Info,
 			Summary: "a topic routing key that names a command (send.email) rather than an event (email.sent)", Run: runCommandKey},
 		{ID: "MQ701", Name: "reserved-name", Severity: Error,

@@ -20,6 +20,11 @@ func runUnbounded(p *Pass) []Finding {
 			if a.Has(argMaxAge) || a.Has(argMaxBytes) || q.Arguments.Has(argMaxLen) || q.Arguments.Has(argTTL) {
 				continue
 			}
+			// A policy's max-age written as a list leaves it no age
+			// (MQ507, which names the stream and the fix).
+			if p.maxAgeListReported(name) {
+				continue
+			}
 			out = append(out, p.queueFinding(q,
 				"stream %q has no retention limit (x-max-age or x-max-length-bytes, by argument or policy): it keeps every message forever and grows until the node's disk alarm blocks all publishers. "+
 					"Set x-max-age (for example 7D) or limits.max_length_bytes",

@@ -874,6 +874,7 @@ func TestRules(t *testing.T) {
 	cases = append(append(append(cases, accessRuleCases(t)...), federationRuleCases()...), literalPasswordCases(t)...)
 	cases = append(append(append(cases, rabbit43RuleCases()...), retryFormCases()...), shovelBindingCases(t)...)
 	cases = append(append(append(cases, retryOverrideCases()...), writtenCases()...), didYouMeanCases()...)
+	cases = append(cases, maxAgeListCases()...)
 	for _, tc := range cases {
 		t.Run(tc.id+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -595,7 +595,7 @@ func (v Version) checkPolicy(out []Refusal, vn string, k kind.Kind, obj string, 
 	if val, ok := p.Definition["max-age"]; ok && k == kind.Policy && ListMaxAge(val) && v.ListMaxAgeStopsNode() {
 		fix, _ := MaxAgeListFix(val)
 		out = append(out, Refusal{Vhost: vn, Object: obj, Key: "max-age: " + ListText(val), Pos: p.PosOf("max-age"), ObjectPos: p.Pos, StopsNode: true,
-			Reason: fmt.Sprintf("RabbitMQ %s takes the policy (HTTP 201), but %s", v.Line(), v.ListMaxAgeHarm()),
+			Reason: fmt.Sprintf("RabbitMQ %s takes the policy (HTTP 201), but %s", v, v.ListMaxAgeHarm()),
 			Fix:    fix})
 	}
 	if v.DelayedRetryPolicyKeys() {

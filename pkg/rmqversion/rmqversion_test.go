@@ -397,7 +397,7 @@ func TestCheckPolicyValues(t *testing.T) {
 			err := v.Check(policy(c.kind, c.def))
 			want := c.want
 			if strings.Contains(want, "%s") {
-				want = fmt.Sprintf(want, v.Line())
+				want = fmt.Sprintf(want, v)
 			}
 			switch {
 			case c.want == "" && err != nil:

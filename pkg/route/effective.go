@@ -286,6 +286,19 @@ func (s *Simulator) computeQueue(q *topology.Queue) effectiveQueue {
 		if !ok {
 			continue
 		}
+		if _, list := pv.([]any); list && k == "max-age" {
+			// A policy's max-age written as a list (["7", "D"]), which the
+			// policy's check takes: a stream reads an age only from one
+			// string and hands the list to its retention, which trims
+			// nothing by it (rmqversion.ListMaxAgeStopsNode: before
+			// 3.13.1 it takes the node down, and plan refuses it). The
+			// policy's value beats the stream's own x-max-age all the
+			// same (policy_precedence/2), so the stream has no age.
+			if set.rule(qtype) == PolicyWins {
+				delete(e.args, set.arg)
+			}
+			continue
+		}
 		av, has := e.args[set.arg]
 		if !has {
 			e.args[set.arg] = pv
