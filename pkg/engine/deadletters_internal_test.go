@@ -182,6 +182,11 @@ func TestStreamRetentions(t *testing.T) {
 		// tighter retention, a longer one looser.
 		{"an age below the stream's own", put("^aged$", topology.Args{"max-age": "1h"}), []retention{{vhost: "v", stream: "aged", by: `policy "keep"`, key: "max-age", value: "1h", segment: defaultSegment}}},
 		{name: "an age above the stream's own", change: put("^aged$", topology.Args{"max-age": "30D"}), want: nil},
+		// A max-age written as a list is no age to a stream (route's
+		// effective settings, rmqversion.ListMaxAge), though it beats the
+		// stream's own: nothing trimmed, so no retention to weigh.
+		{name: "an age written as a list", change: put("^log$", topology.Args{"max-age": []any{"1", "h"}}), want: nil},
+		{name: "an age written as a list over the stream's own", change: put("^aged$", topology.Args{"max-age": []any{"1", "h"}}), want: nil},
 		{name: "a queue is no stream", change: plan.Change{Action: plan.Create, Kind: kind.Policy, Vhost: "v", Name: "keep", After: plan.Of(queuePolicy("keep", "^plain$", topology.Args{"max-length-bytes": int64(1)}))}, want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,6 +32,14 @@ func TestTrimming(t *testing.T) {
 			before: topo(stream(nil), keep(topology.Args{"max-age": "7D"})), after: topo(stream(nil), keep(topology.Args{"max-age": "1D"})),
 			want: []Trimming{{Vhost: "/", Queue: "s", Before: "7d", After: "1d", Cause: "it now keeps 1d (policy \"keep\"'s max-age)" + fate}}},
 		{name: "the same age spelled otherwise", before: topo(stream(nil), keep(topology.Args{"max-age": "7D"})), after: topo(stream(nil), keep(topology.Args{"max-age": "168h"}))},
+		// A policy's max-age written as a list is no age to a stream
+		// (rabbit_stream_queue:max_age/1; measured on 4.0.5 and 4.3.6),
+		// and it beats the stream's own: no trimming, and one string
+		// after it trims.
+		{name: "a max-age written as a list over the stream's own", before: topo(stream(topology.Args{"x-max-age": "7D"})), after: topo(stream(topology.Args{"x-max-age": "7D"}), keep(topology.Args{"max-age": []any{"1", "D"}}))},
+		{name: "from a max-age written as a list to one string",
+			before: topo(stream(nil), keep(topology.Args{"max-age": []any{"1", "D"}})), after: topo(stream(nil), keep(topology.Args{"max-age": "1D"})),
+			want: []Trimming{{Vhost: "/", Queue: "s", After: "1d", Cause: "it now keeps 1d (policy \"keep\"'s max-age)" + fate}}},
 		{name: "a looser size", before: topo(stream(nil), keep(topology.Args{"max-length-bytes": 1000})), after: topo(stream(nil), keep(topology.Args{"max-length-bytes": 5000}))},
 		{name: "a classic queue's byte limit is no retention", before: topo(queue("s", nil)), after: topo(queue("s", nil), keep(topology.Args{"max-length-bytes": 1000}))},
 	}
