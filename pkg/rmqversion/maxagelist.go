@@ -49,7 +49,7 @@ func ListMaxAge(val any) bool {
 // the crash; on the others, no retention by age.
 func (v Version) ListMaxAgeHarm() string {
 	if v.ListMaxAgeStopsNode() {
-		return "a stream reads a max-age only from one string (rabbit_stream_queue:max_age/1) and hands the list to its retention as it is: once a stream the policy applies to rolls a segment, the node's stream retention process crashes on it (badarith in osiris_log:eval_age/2), again and again, until its supervisor gives up and the whole node shuts down (measured on 3.10.8; osiris lets its retention crash so in every RabbitMQ before 3.13.1)"
+		return "a stream reads a max-age only from one string (rabbit_stream_queue:max_age/1) and hands the list to its retention as it is: once a stream the policy applies to rolls a segment, the node's stream retention process crashes on it (badarith in osiris_log:eval_age/2), again and again, until its supervisor gives up and the whole node shuts down (measured on 3.10.8; so on every RabbitMQ before 3.13.1, whose osiris does not catch the failure)"
 	}
 	return "a stream reads a max-age only from one string (rabbit_stream_queue:max_age/1) and hands the list to its retention as it is, which fails on it and trims nothing: the streams the policy applies to keep every message for ever as far as age goes, their own x-max-age included, which the policy's max-age overrides (measured on 4.0.5 and 4.3.6: a stream under max-age [\"1\", \"s\"] kept all its messages)"
 }
