@@ -753,7 +753,9 @@ func TestPolicyMaxAgeAgainstBroker(t *testing.T) {
 // gives. Measured: 4.3.6, 4.0.5 and 3.10.8 refuse 5, true, 5.5 and a table
 // with {unacceptable_type,long} (bool, double, table) and "7" with
 // invalid_max_age; "D" and "" with invalid_max_age on 4.3.6, and on 4.0.5
-// and 3.10.8 the check fails ({'EXIT',{badarg,…}}), all with HTTP 400.
+// and 3.10.8 the check fails ({'EXIT',{badarg,…}}), all with HTTP 400; a
+// list (["7", "D"]) with {unacceptable_type,array}, whose fix is the list
+// as one string.
 func TestQueueMaxAgeAgainstBroker(t *testing.T) {
 	b := testbroker.New(t)
 	vh := b.Vhost(t)
@@ -770,6 +772,7 @@ func TestQueueMaxAgeAgainstBroker(t *testing.T) {
 		{`"7"`, "invalid_max_age"},
 		{`"D"`, map[bool]string{true: "{'EXIT',", false: "invalid_max_age"}[crashes]},
 		{`""`, map[bool]string{true: "{'EXIT',", false: "invalid_max_age"}[crashes]},
+		{`["7", "D"]`, "{unacceptable_type,array}"},
 	} {
 		path := "/api/queues/" + url.PathEscape(vh) + "/s"
 		status, body := send(t, b, http.MethodPut, path, `{"durable": true, "arguments": {"x-queue-type": "stream", "x-max-age": `+c.value+`}}`)
@@ -786,6 +789,9 @@ func TestQueueMaxAgeAgainstBroker(t *testing.T) {
 		why, refused := v.RefusesQueueArgumentValue(topology.QueueStream, topology.MaxAgeArgument, val)
 		if !refused || !strings.Contains(why, strings.TrimSuffix(c.says, ",")) {
 			t.Errorf("RabbitMQ %s, x-max-age %s: the table says %q (refused %v), want it to say %s", v, c.value, why, refused, c.says)
+		}
+		if fix := v.QueueArgValueFix(topology.QueueStream, topology.MaxAgeArgument, val); strings.HasPrefix(c.value, "[") && !strings.Contains(fix, `write it as one string, "7D"`) {
+			t.Errorf("RabbitMQ %s, x-max-age %s: the fix is %q, want the list as one string", v, c.value, fix)
 		}
 	}
 }
