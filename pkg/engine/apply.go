@@ -499,6 +499,7 @@ func (e *Engine) planUnderLocks(ctx context.Context, in ApplyInput, scope []stri
 	}
 	l.forgetPrints()
 	p = in.Saved
+	shareWithBroker(p, l.current.State)
 	e.deleteQueuesFirst(p, &l.current.Live)
 	// A node that went down since leaves the fingerprint alone (4.0
 	// still lists the queues on it): check again what is out of reach.
