@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -118,11 +119,13 @@ func (g *globals) runApply(ctx context.Context, stdout, stderr io.Writer, planFi
 // applyWith runs apply, showing what it does through view.
 func (g *globals) applyWith(ctx context.Context, view applyView, planFile string, f applyFlags) error {
 	var in engine.ApplyInput
+	var flows *savedFlows
 	if planFile != "" {
 		var err error
-		if in.Saved, err = g.readSavedPlan(planFile); err != nil {
+		if in.Saved, flows, err = g.readSavedPlan(planFile); err != nil {
 			return err
 		}
+		defer flows.close()
 	} else {
 		var err error
 		if in.Desired, err = g.loadTopology(); err != nil {
@@ -141,7 +144,18 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 			return err
 		}
 	}
-	out, err := g.newEngine(c, func(n string) { view.Note("note: " + n) }).Apply(ctx, in, g.applyOptions(view, f))
+	opts := g.applyOptions(view, f)
+	if flows != nil {
+		show := opts.Show
+		opts.Show = func(p *plan.Plan) error {
+			var err error
+			if p.Flows, err = flows.read(); err != nil {
+				return err
+			}
+			return show(p)
+		}
+	}
+	out, err := g.newEngine(c, func(n string) { view.Note("note: " + n) }).Apply(ctx, in, opts)
 	if errors.Is(err, context.Canceled) && (out == nil || out.Result == nil) && !strings.Contains(err.Error(), "nothing was changed") {
 		// Interrupted before apply began to change anything (taking the
 		// locks, reading the broker, counting messages): say so, as a
@@ -156,42 +170,54 @@ func (g *globals) applyWith(ctx context.Context, view applyView, planFile string
 
 // readSavedPlan reads the plan saved in planFile, and keeps the values
 // from the environment it holds from every text apply prints about it.
-func (g *globals) readSavedPlan(planFile string) (*plan.Plan, error) {
-	saved := streamSavedPlan(planFile)
-	var err error
+// Its flows are read again from the file to be shown (flows, nil when
+// the plan holds them).
+func (g *globals) readSavedPlan(planFile string) (_ *plan.Plan, flows *savedFlows, err error) {
+	saved, flows := streamSavedPlan(planFile)
+	defer func() {
+		if err != nil {
+			flows.close()
+		}
+	}()
 	if saved == nil {
-		saved, err = readSavedWhole(planFile)
-	}
-	if err != nil {
-		return nil, err
+		if saved, err = readSavedWhole(planFile); err != nil {
+			return nil, nil, err
+		}
 	}
 	g.hideValues(saved.Env)
 	if saved.Fingerprint == "" {
 		// plan --out always writes one: this file was made or edited
 		// by hand.
-		return nil, fmt.Errorf("%s is not a valid saved plan (it holds no fingerprint of the broker's state, which apply checks the broker against before it changes anything): make it again with \"mqctl plan --out %s\"", planFile, planFile)
+		return nil, nil, fmt.Errorf("%s is not a valid saved plan (it holds no fingerprint of the broker's state, which apply checks the broker against before it changes anything): make it again with \"mqctl plan --out %s\"", planFile, planFile)
 	}
-	return saved, nil
+	return saved, flows, nil
 }
 
 // streamSavedPlan is the plan saved in planFile, read as it streams from
 // the file (plan.StreamSaved), which holds no copy of the file; nil when
 // it does not read so, or is no regular file (a pipe, <(…), is read
-// once: whole, as before).
-func streamSavedPlan(planFile string) *plan.Plan {
+// once: whole, as before). Its flows, there only to be shown, are left
+// in the file (plan.StreamSavedFlowsApart), to be read again from there
+// (flows) when they are shown, which the file stays open for; flows is
+// nil where the plan holds them.
+func streamSavedPlan(planFile string) (_ *plan.Plan, flows *savedFlows) {
 	if st, err := os.Stat(planFile); err != nil || !st.Mode().IsRegular() {
-		return nil
+		return nil, nil
 	}
 	f, err := os.Open(planFile)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	defer f.Close()
-	saved, err := plan.StreamSaved(f)
-	if err != nil {
-		return nil
+	sum := sha256.New()
+	saved, at, err := plan.StreamSavedFlowsApart(io.TeeReader(f, sum))
+	if err != nil || at < 0 {
+		f.Close()
+		if err != nil {
+			return nil, nil
+		}
+		return saved, nil
 	}
-	return saved
+	return saved, &savedFlows{name: planFile, f: f, at: at, sum: sum.Sum(nil)}
 }
 
 // readSavedWhole reads the plan saved in planFile whole: a file that does

@@ -80,7 +80,8 @@ func readWithin(t *testing.T, path string) (*plan.Plan, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		p, err := (&globals{}).readSavedPlan(path)
+		p, flows, err := (&globals{}).readSavedPlan(path)
+		flows.close()
 		done <- result{p, err}
 	}()
 	select {

@@ -35,8 +35,9 @@ func TestReadSavedPlanHoldsNoCopy(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		saved, err := g.readSavedPlan(path)
+		saved, flows, err := g.readSavedPlan(path)
 		runtime.ReadMemStats(&after)
+		flows.close()
 		if err != nil {
 			t.Fatal(err)
 		}

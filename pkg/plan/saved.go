@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mqctl/mqctl/internal/intern"
 	"github.com/mqctl/mqctl/pkg/flow"
@@ -436,9 +437,125 @@ func readSavedWhole(data []byte, name string) (*Plan, error) {
 // repeated texts were shared); apply then reads the broker beside it: the
 // whole apply peaked at 123 MB.
 func StreamSaved(r io.Reader) (*Plan, error) {
+	p, _, err := streamSaved(r, false)
+	return p, err
+}
+
+// StreamSavedFlowsApart is StreamSaved, but leaves out of the plan the
+// flows of a plan of version 5 or later, which are there only to be shown
+// (11 to 15 MB of the 50,002-object replace plan, held through the
+// broker's read): they are read and refused as StreamSaved reads them,
+// and p.Flows is nil. at is where they are in r (the offset of the end of
+// their key), for ReadSavedFlows to read them again from there; -1 where
+// p holds its flows itself (none, or an older version's).
+func StreamSavedFlowsApart(r io.Reader) (p *Plan, at int64, err error) {
+	return streamSaved(r, true)
+}
+
+// ReadSavedFlows reads the flows of a saved plan from r, at the offset
+// StreamSavedFlowsApart gave.
+func ReadSavedFlows(r io.Reader) (*flow.Diff, error) {
+	// At the end of their key: what follows is the rest of the key's
+	// entry, read as the document's (the colon, the value).
+	dec := savedDecoder(io.MultiReader(strings.NewReader(`{"flows"`), r))
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, err
+	}
+	if tok, err := dec.Token(); err != nil || tok != "flows" {
+		return nil, errUnusual
+	}
+	return streamFlows(dec, true)
+}
+
+// streamFlows reads the flows next in dec (the JSON plan's shape, as
+// WriteSaved writes them): the routes and dead letters, most of them, are
+// made the plan's an entry at a time once the lists of queues they name
+// are read (before them, as WriteSaved writes them), so that the
+// document's entries are not held beside the plan's (at 50,002 objects,
+// 9 MB more). Unless keep, they are only read (refused as they would be
+// kept), and the flows returned are nil.
+func streamFlows(dec *json.Decoder, keep bool) (*flow.Diff, error) {
+	var doc pj.Flows
+	var routes []flow.Route
+	var dead []flow.DeadLetter
+	lists := false
+	err := streamFields(dec, &doc, map[string]func() error{
+		"queue_lists": func() error {
+			lists = true
+			return streamValue(dec, reflect.ValueOf(&doc.QueueLists).Elem())
+		},
+		"routes": func() error {
+			if !lists {
+				return streamValue(dec, reflect.ValueOf(&doc.Routes).Elem())
+			}
+			return eachEntry(dec, func(e pj.FlowRoute) error {
+				d, _, err := planFlows(&pj.Flows{QueueLists: doc.QueueLists, Routes: []pj.FlowRoute{e}})
+				if err == nil && keep {
+					routes = append(routes, d.Routes...)
+				}
+				return err
+			})
+		},
+		"dead_letters": func() error {
+			if !lists {
+				return streamValue(dec, reflect.ValueOf(&doc.DeadLetters).Elem())
+			}
+			return eachEntry(dec, func(e pj.FlowDead) error {
+				d, _, err := planFlows(&pj.Flows{QueueLists: doc.QueueLists, DeadLetters: []pj.FlowDead{e}})
+				if err == nil && keep {
+					dead = append(dead, d.DeadLetters...)
+				}
+				return err
+			})
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	d, _, err := planFlows(&doc)
+	if err != nil || !keep {
+		return nil, err
+	}
+	if routes != nil {
+		d.Routes = routes
+	}
+	if dead != nil {
+		d.DeadLetters = dead
+	}
+	return d, nil
+}
+
+// eachEntry decodes the array (or null) next in dec an entry at a time,
+// giving each to f.
+func eachEntry[T any](dec *json.Decoder, f func(T) error) error {
+	tok, err := dec.Token()
+	switch {
+	case err != nil:
+		return err
+	case tok == nil:
+		return nil
+	case tok != json.Delim('['):
+		return errUnusual
+	}
+	for dec.More() {
+		var e T
+		if err := dec.Decode(&e); err != nil {
+			return err
+		}
+		if err := f(e); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, ']')
+}
+
+// streamSaved is StreamSaved, the flows left apart where apart is true
+// (StreamSavedFlowsApart).
+func streamSaved(r io.Reader, apart bool) (*Plan, int64, error) {
 	dec := savedDecoder(r)
 	var doc savedPlan
-	var flows *pj.Flows
+	var flows *flow.Diff
+	at := int64(-1)
 	changes := []Change{}
 	texts := intern.New[string]()
 	err := streamFields(dec, &doc, map[string]func() error{
@@ -463,23 +580,27 @@ func StreamSaved(r io.Reader) (*Plan, error) {
 			if doc.Version < 5 { // flow.Diff's shape, or not said yet
 				return streamValue(dec, reflect.ValueOf(&doc.Flows).Elem())
 			}
-			flows = &pj.Flows{}
-			return streamFields(dec, flows, nil)
+			if apart {
+				at = dec.InputOffset()
+			}
+			var err error
+			flows, err = streamFlows(dec, !apart)
+			return err
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	// One document and nothing after it, of this kind and a version read.
 	if _, err := dec.Token(); err != io.EOF || doc.Kind != SavedKind || !slices.Contains(savedVersionsRead(), doc.Version) {
-		return nil, errUnusual
+		return nil, -1, errUnusual
 	}
 	p, err := doc.plan(flows)
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	p.Changes = changes
-	return p, nil
+	return p, at, nil
 }
 
 // savedDecoder is the decoder of a saved plan: numbers as json.Number,
@@ -493,7 +614,7 @@ func savedDecoder(r io.Reader) *json.Decoder {
 
 // plan is the Plan doc holds, but for its changes. Its flows are flows,
 // read apart, if not nil, else doc's own (savedFlows).
-func (doc *savedPlan) plan(flows *pj.Flows) (*Plan, error) {
+func (doc *savedPlan) plan(flows *flow.Diff) (*Plan, error) {
 	p := &Plan{
 		FormatVersion: FormatVersion, Fingerprint: doc.Fingerprint, Broker: doc.Broker,
 		Vhosts: emptyToNil(doc.Vhosts), Owner: doc.Owner, TakeOver: doc.TakeOver, Adopt: emptyToNil(doc.Adopt), Unmanaged: emptyToNil(doc.Unmanaged), Preexisting: emptyToNil(doc.Preexisting), Kept: emptyToNil(doc.Kept), KeptChanged: doc.KeptChanged, Unread: emptyToNil(doc.Unread),
@@ -506,13 +627,11 @@ func (doc *savedPlan) plan(flows *pj.Flows) (*Plan, error) {
 		return nil, err
 	}
 	doc.ObjectPrints = nil
-	if flows != nil {
-		p.Flows, _, err = planFlows(flows)
-	} else {
-		p.Flows, err = savedFlows(doc.Flows, doc.Version)
-	}
-	if err != nil {
-		return nil, err
+	p.Flows = flows
+	if flows == nil {
+		if p.Flows, err = savedFlows(doc.Flows, doc.Version); err != nil {
+			return nil, err
+		}
 	}
 	for _, o := range doc.Others {
 		o.OtherOwned.Recorded = o.Recorded
