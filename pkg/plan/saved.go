@@ -479,33 +479,27 @@ func streamFlows(dec *json.Decoder, keep bool) (*flow.Diff, error) {
 	var routes []flow.Route
 	var dead []flow.DeadLetter
 	lists := false
+	// one makes the plan's the flows of one entry, e.
+	one := func(e *pj.Flows) error {
+		d, _, err := planFlows(e)
+		if err == nil && keep {
+			routes, dead = append(routes, d.Routes...), append(dead, d.DeadLetters...)
+		}
+		return err
+	}
 	err := streamFields(dec, &doc, map[string]func() error{
 		"queue_lists": func() error {
 			lists = true
 			return streamValue(dec, reflect.ValueOf(&doc.QueueLists).Elem())
 		},
 		"routes": func() error {
-			if !lists {
-				return streamValue(dec, reflect.ValueOf(&doc.Routes).Elem())
-			}
-			return eachEntry(dec, func(e pj.FlowRoute) error {
-				d, _, err := planFlows(&pj.Flows{QueueLists: doc.QueueLists, Routes: []pj.FlowRoute{e}})
-				if err == nil && keep {
-					routes = append(routes, d.Routes...)
-				}
-				return err
+			return eachOrWhole(dec, lists, &doc.Routes, func(e pj.FlowRoute) error {
+				return one(&pj.Flows{QueueLists: doc.QueueLists, Routes: []pj.FlowRoute{e}})
 			})
 		},
 		"dead_letters": func() error {
-			if !lists {
-				return streamValue(dec, reflect.ValueOf(&doc.DeadLetters).Elem())
-			}
-			return eachEntry(dec, func(e pj.FlowDead) error {
-				d, _, err := planFlows(&pj.Flows{QueueLists: doc.QueueLists, DeadLetters: []pj.FlowDead{e}})
-				if err == nil && keep {
-					dead = append(dead, d.DeadLetters...)
-				}
-				return err
+			return eachOrWhole(dec, lists, &doc.DeadLetters, func(e pj.FlowDead) error {
+				return one(&pj.Flows{QueueLists: doc.QueueLists, DeadLetters: []pj.FlowDead{e}})
 			})
 		},
 	})
@@ -523,6 +517,16 @@ func streamFlows(dec *json.Decoder, keep bool) (*flow.Diff, error) {
 		d.DeadLetters = dead
 	}
 	return d, nil
+}
+
+// eachOrWhole reads the array next in dec an entry at a time into f once
+// the lists of queues its entries name are read (lists), else whole into
+// whole, for the entries to be made the plan's with the rest.
+func eachOrWhole[T any](dec *json.Decoder, lists bool, whole *[]T, f func(T) error) error {
+	if !lists {
+		return streamValue(dec, reflect.ValueOf(whole).Elem())
+	}
+	return eachEntry(dec, f)
 }
 
 // eachEntry decodes the array (or null) next in dec an entry at a time,
