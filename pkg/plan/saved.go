@@ -482,10 +482,17 @@ func streamFlows(dec *json.Decoder, keep bool) (*flow.Diff, error) {
 	// one makes the plan's the flows of one entry, e.
 	one := func(e *pj.Flows) error {
 		d, _, err := planFlows(e)
-		if err == nil && keep {
-			routes, dead = append(routes, d.Routes...), append(dead, d.DeadLetters...)
+		if err != nil || !keep {
+			return err
 		}
-		return err
+		routes = append(routes, d.Routes...)
+		for _, dl := range d.DeadLetters {
+			if n := len(dead); n > 0 {
+				shareEnds(&dl, &dead[n-1])
+			}
+			dead = append(dead, dl)
+		}
+		return nil
 	}
 	err := streamFields(dec, &doc, map[string]func() error{
 		"queue_lists": func() error {
@@ -517,6 +524,26 @@ func streamFlows(dec *json.Decoder, keep bool) (*flow.Diff, error) {
 		d.DeadLetters = dead
 	}
 	return d, nil
+}
+
+// shareEnds makes dead letter dl's ends, and its texts, those of the one
+// before it, prev, where they are the same: a queue's dead letters of
+// each reason mostly go alike, and the vhost, the exchange and the reason
+// repeat (at 50,002 objects, 3 MB of the flows' 15).
+func shareEnds(dl, prev *flow.DeadLetter) {
+	for _, end := range []**flow.DeadLetterEnd{&dl.Before, &dl.After} {
+		for _, same := range []*flow.DeadLetterEnd{prev.Before, prev.After} {
+			if *end != nil && same != nil && reflect.DeepEqual(*end, same) {
+				*end = same
+				break
+			}
+		}
+	}
+	for _, s := range []struct{ s, same *string }{{&dl.Vhost, &prev.Vhost}, {&dl.Queue, &prev.Queue}, {&dl.Cause, &prev.Cause}} {
+		if *s.s == *s.same {
+			*s.s = *s.same
+		}
+	}
 }
 
 // eachOrWhole reads the array next in dec an entry at a time into f once

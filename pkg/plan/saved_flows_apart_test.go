@@ -9,7 +9,8 @@ import (
 
 // TestStreamSavedFlowsApart: the saved plan read with its flows apart is
 // the plan StreamSaved reads but for its flows, which ReadSavedFlows reads
-// from where StreamSavedFlowsApart says they are, the same. The plan read
+// from where StreamSavedFlowsApart says they are, the same (a queue's
+// dead letters that go alike holding their ends once). The plan read
 // so holds less by the flows (apply PLANFILE holds them only to show
 // them). A plan whose flows the plan holds (none) says so (-1).
 func TestStreamSavedFlowsApart(t *testing.T) {
@@ -53,6 +54,20 @@ func TestStreamSavedFlowsApart(t *testing.T) {
 	}
 	if !reflect.DeepEqual(flows, whole.Flows) {
 		t.Error("the flows read apart are not those StreamSaved reads")
+	}
+	// A queue's dead letters that go alike hold their ends once.
+	shared := 0
+	for i, dl := range flows.DeadLetters[1:] {
+		prev := flows.DeadLetters[i]
+		if dl.Queue == prev.Queue && reflect.DeepEqual(dl.After, prev.After) {
+			if dl.After != prev.After {
+				t.Fatalf("dead letters %d and %d of queue %q go alike, and each holds its own end", i, i+1, dl.Queue)
+			}
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Error("no queue's dead letters go alike in the replace plan")
 	}
 	apart.Flows = whole.Flows
 	if !reflect.DeepEqual(apart, whole) {
