@@ -433,9 +433,12 @@ func readSavedWhole(data []byte, name string) (*Plan, error) {
 // the broker's first answer: 86-88 MB peak RSS and 0.9-1.3 s CPU from the
 // file, where the whole read (the file, then decoded) took 197-211 MB and
 // 2.6-2.8 s (MB as make bench counts them, MiB; RabbitMQ 4.3.6 perf node,
-// 5 runs each, load 12-17). The plan read holds 50.6 MB (62.3 before its
-// repeated texts were shared); apply then reads the broker beside it: the
-// whole apply peaked at 123 MB.
+// 5 runs each, load 12-17). The plan read holds 40.2 MiB (62.3 before its
+// repeated texts, arguments and dead letters' ends were shared), 29.6
+// without its flows, which apply reads apart (StreamSavedFlowsApart); apply
+// then reads the broker beside it: the whole apply peaked at 123 MB, 97
+// since (its flows read apart, and made text a queue at a time; the
+// broker's objects held for the plan's copies).
 func StreamSaved(r io.Reader) (*Plan, error) {
 	p, _, err := streamSaved(r, false)
 	return p, err
