@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqctl/mqctl/pkg/engine"
 	"github.com/mqctl/mqctl/pkg/plan"
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // TestApplySavedPlanLetsGoOfFlows: a saved plan's flows are shown (Show
@@ -84,7 +85,7 @@ vhosts:
 	if i < 0 || len(saved.Changes[i].Bindings) != 1 || len(saved.ObjectPrints) == 0 {
 		t.Fatalf("the saved plan has no replace of queue jobs taking down its binding, or no prints: %v", changes(saved))
 	}
-	before := weak.Make(saved.Changes[i].Before.(plan.QueueObject).Queue)
+	before := weak.Make(saved.Changes[i].Before.(plan.DefinedObject).Named.(*topology.Queue))
 	binding := weak.Make(saved.Changes[i].Bindings[0])
 	var held []string
 	out, err := f.eng.Apply(t.Context(), engine.ApplyInput{Saved: saved}, engine.ApplyOptions{

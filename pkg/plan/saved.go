@@ -724,14 +724,13 @@ func shareArgs(c *Change, t *intern.Table[any]) {
 	}
 	for _, o := range []Object{c.Before, c.After} {
 		switch o := o.(type) {
-		case QueueObject:
-			o.Arguments = o.Arguments.Shared(t)
-		case ExchangeObject:
-			o.Arguments = o.Arguments.Shared(t)
+		case DefinedObject:
+			if o.Named != nil {
+				def := o.Typed().Def()
+				def.SetArgs(o.Named, def.Args(o.Named).Shared(t))
+			}
 		case BindingObject:
 			o.Arguments = o.Arguments.Shared(t)
-		case PolicyObject:
-			o.Definition = o.Definition.Shared(t)
 		}
 	}
 	for _, b := range c.Bindings {

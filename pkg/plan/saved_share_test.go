@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"unsafe"
+
+	"github.com/mqctl/mqctl/pkg/topology"
 )
 
 // TestSavedChangesShareArguments: the queues a saved plan replaces hold
@@ -15,9 +17,9 @@ func TestSavedChangesShareArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var queues []QueueObject
+	var queues []*topology.Queue
 	for _, c := range p.Changes {
-		if q, ok := c.After.(QueueObject); ok && c.Action == Replace {
+		if q, ok := As[topology.Queue](c.After); ok && c.Action == Replace {
 			queues = append(queues, q)
 		}
 	}
