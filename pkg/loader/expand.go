@@ -61,6 +61,24 @@ func (b declaredBy) String() string {
 // by is what declared the queue, as "FIELD of queue NAME".
 func (b declaredBy) by() string { return fmt.Sprintf("%s of queue %q", b.field, b.queue) }
 
+// namedSections decodes rv's sections of namedKinds (the kinds of policy)
+// into v: each object by its kind's decoder, or from its Definition alone
+// (decoder.defined).
+func (d *decoder) namedSections(rv *rawVhost, v *topology.Vhost) {
+	for _, k := range namedKinds() {
+		t, _ := topology.TypedOf(k)
+		decode := namedDecoder(k)
+		if decode == nil {
+			decode = func(d *decoder, key, body *node, k kind.Kind) topology.Named { return d.defined(key, body, k, t) }
+		}
+		objs := rv.named[k]
+		for _, name := range objs.order {
+			o := objs.byKey[name]
+			t.In(v, k).Set(name, decode(d, o.key, o.value, k))
+		}
+	}
+}
+
 func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 	d := l.d
 	v := topology.NewVhost(rv.name)
@@ -121,18 +139,7 @@ func (l *load) buildVhost(rv *rawVhost) *topology.Vhost {
 		b.queues[decl.q.Name] = queueBy{}
 	}
 
-	for _, k := range namedKinds() {
-		t, _ := topology.TypedOf(k)
-		decode := namedDecoder(k)
-		if decode == nil {
-			decode = func(d *decoder, key, body *node, k kind.Kind) topology.Named { return d.defined(key, body, k, t) }
-		}
-		objs := rv.named[k]
-		for _, name := range objs.order {
-			o := objs.byKey[name]
-			t.In(v, k).Set(name, decode(d, o.key, o.value, k))
-		}
-	}
+	d.namedSections(rv, v)
 
 	// Explicit bindings first, in file order, so that a duplicate names the
 	// earlier declaration; then the bindings that sugar declares.
