@@ -1,6 +1,8 @@
 // Package topology holds the one state type that both the desired file (after
-// expansion) and the live broker are mapped into. Everything downstream —
-// lint, route, graph, diff, plan — works on this type only.
+// expansion) and the live broker are mapped into, and what each kind with a
+// type of its own is compared, printed and read by (its Definition and
+// Model: TypedKinds). Everything downstream — lint, route, graph, diff,
+// plan — works on this type only.
 package topology
 
 import (
