@@ -38,6 +38,14 @@ func heldRefusalNote(version rmqversion.Version, r rmqversion.Refusal) string {
 		b.WriteString(r.Pos.String())
 		b.WriteString(": ")
 	}
+	if r.StopsNode {
+		// Not a refusal to come but a harm already in force: the broker
+		// took it, and it takes the node down. The fix changes nothing
+		// that holds messages (a policy is updated in place).
+		fmt.Fprintf(&b, "%s in vhost %q: %s: the broker holds it exactly as the file declares it, so this plan does not declare it; but it is in force now: %s. Fix it before a stream it applies to rolls a segment: %s, then apply (a policy is updated in place: nothing is replaced, no message at stake)",
+			r.Object, r.Vhost, r.Key, r.Reason, r.Fix)
+		return b.String()
+	}
 	verb := "would refuse to declare it again"
 	if r.Ignored {
 		verb = "would ignore it"
