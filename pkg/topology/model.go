@@ -78,11 +78,9 @@ type Model[T any] struct {
 	SetMap func(v *Vhost, k kind.Kind, m map[string]*T)
 	// Name is where an object keeps its name, Meta where the file
 	// declares it.
-	Name func(o *T) *string
-	Meta func(o *T) *Meta
-	// Normalized, when set, puts o's values in the types the diff makes.
-	Normalized func(o *T)
-	erased     Definition[Named]
+	Name   func(o *T) *string
+	Meta   func(o *T) *Meta
+	erased Definition[Named]
 }
 
 func (m *Model[T]) Key() string              { return m.Definition.Print }
@@ -110,9 +108,9 @@ func (m *Model[T]) In(v *Vhost, k kind.Kind) NamedMap {
 }
 
 func (m *Model[T]) Normalize(o Named) {
-	if m.Normalized != nil {
-		m.Normalized(any(o).(*T))
-	}
+	d := m.Definition
+	x := any(o).(*T)
+	d.SetArgs(x, d.Args(x).Normalized())
 }
 
 // model returns m with its Definition erased over Named, once: the
@@ -161,26 +159,23 @@ func (n namedMap[T]) Keys() iter.Seq[string] { return maps.Keys(n.m) }
 // over its Definition.
 var (
 	ExchangeModel = model(Model[Exchange]{Definition: ExchangeDefinition,
-		Kinds:      func(k kind.Kind) bool { return k == kind.Exchange },
-		Map:        func(v *Vhost, _ kind.Kind) map[string]*Exchange { return v.Exchanges },
-		SetMap:     func(v *Vhost, _ kind.Kind, m map[string]*Exchange) { v.Exchanges = m },
-		Name:       func(x *Exchange) *string { return &x.Name },
-		Meta:       func(x *Exchange) *Meta { return &x.Meta },
-		Normalized: func(x *Exchange) { x.Arguments = x.Arguments.Normalized() }})
+		Kinds:  func(k kind.Kind) bool { return k == kind.Exchange },
+		Map:    func(v *Vhost, _ kind.Kind) map[string]*Exchange { return v.Exchanges },
+		SetMap: func(v *Vhost, _ kind.Kind, m map[string]*Exchange) { v.Exchanges = m },
+		Name:   func(x *Exchange) *string { return &x.Name },
+		Meta:   func(x *Exchange) *Meta { return &x.Meta }})
 	QueueModel = model(Model[Queue]{Definition: QueueDefinition,
-		Kinds:      func(k kind.Kind) bool { return k == kind.Queue },
-		Map:        func(v *Vhost, _ kind.Kind) map[string]*Queue { return v.Queues },
-		SetMap:     func(v *Vhost, _ kind.Kind, m map[string]*Queue) { v.Queues = m },
-		Name:       func(q *Queue) *string { return &q.Name },
-		Meta:       func(q *Queue) *Meta { return &q.Meta },
-		Normalized: func(q *Queue) { q.Arguments = q.Arguments.Normalized() }})
+		Kinds:  func(k kind.Kind) bool { return k == kind.Queue },
+		Map:    func(v *Vhost, _ kind.Kind) map[string]*Queue { return v.Queues },
+		SetMap: func(v *Vhost, _ kind.Kind, m map[string]*Queue) { v.Queues = m },
+		Name:   func(q *Queue) *string { return &q.Name },
+		Meta:   func(q *Queue) *Meta { return &q.Meta }})
 	PolicyModel = model(Model[Policy]{Definition: PolicyDefinition,
-		Kinds:      kind.Kind.Policy,
-		Map:        (*Vhost).PoliciesOf,
-		SetMap:     (*Vhost).SetPoliciesOf,
-		Name:       func(p *Policy) *string { return &p.Name },
-		Meta:       func(p *Policy) *Meta { return &p.Meta },
-		Normalized: func(p *Policy) { p.Definition = p.Definition.Normalized() }})
+		Kinds:  kind.Kind.Policy,
+		Map:    (*Vhost).PoliciesOf,
+		SetMap: (*Vhost).SetPoliciesOf,
+		Name:   func(p *Policy) *string { return &p.Name },
+		Meta:   func(p *Policy) *Meta { return &p.Meta }})
 )
 
 // NewNamed is a new object of Typed kind t named name, each setting that
