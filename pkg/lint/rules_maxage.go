@@ -28,7 +28,11 @@ func runMaxAgeList(p *Pass) []Finding {
 		}
 		refused := ""
 		if p.Version.ListMaxAgeStopsNode() {
-			refused = " Plan refuses the policy."
+			// What plan does: it refuses to declare the policy; of a
+			// broker that already holds it as written (plan declares
+			// nothing then) it says the harm is in force, to fix at once
+			// (engine's held-refusal note).
+			refused = " Plan refuses to declare it; where the broker already holds it, plan says it is in force and to fix it at once."
 		}
 		f := p.judged(p.policyFinding(KindPolicy, pol,
 			"policy %q sets max-age %s, a list: RabbitMQ %s takes the policy, but %s. It applies to %s.%s %s",

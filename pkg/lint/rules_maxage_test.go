@@ -34,7 +34,7 @@ func maxAgeListCases() []ruleCase {
 		cases = append(cases, ruleCase{name: "max-age a list on " + ver, id: "MQ507", build: listPolicy,
 			opts: Options{Version: rmqversion.MustParse(ver)}, fire: []string{"age"}, severity: Error,
 			contains: []string{"RabbitMQ " + rmqversion.MustParse(ver).String() + " takes the policy, but", "the node's stream retention process crashes on it (badarith in osiris_log:eval_age/2), again and again, until its supervisor gives up and the whole node shuts down",
-				"It applies to stream audit and stream log here. Plan refuses the policy. Write it as one string, \"7D\""}})
+				"It applies to stream audit and stream log here. Plan refuses to declare it; where the broker already holds it, plan says it is in force and to fix it at once. Write it as one string, \"7D\""}})
 	}
 	return append(cases,
 		ruleCase{name: "max-age a list of one age, no stream", id: "MQ507",
