@@ -85,7 +85,7 @@ vhosts:
 	if i < 0 || len(saved.Changes[i].Bindings) != 1 || len(saved.ObjectPrints) == 0 {
 		t.Fatalf("the saved plan has no replace of queue jobs taking down its binding, or no prints: %v", changes(saved))
 	}
-	before := weak.Make(saved.Changes[i].Before.(plan.DefinedObject).Named.(*topology.Queue))
+	before := weak.Make(saved.Changes[i].Before.(*topology.Queue))
 	binding := weak.Make(saved.Changes[i].Bindings[0])
 	var held []string
 	out, err := f.eng.Apply(t.Context(), engine.ApplyInput{Saved: saved}, engine.ApplyOptions{

@@ -102,7 +102,7 @@ func TestDefinedSectionReadsBack(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: not read back from\n%s", k, b)
 		}
-		if f := plan.ObjectFields(k, plan.DefinedObject{Named: o}, plan.DefinedObject{Named: back}); len(f) != 0 {
+		if f := plan.ObjectFields(k, plan.Object(o), plan.Object(back)); len(f) != 0 {
 			t.Errorf("%s: read back differing in %+v from\n%s", k, f, b)
 		}
 	}

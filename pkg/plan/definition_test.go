@@ -33,16 +33,16 @@ func TestDefinitionsCompareEverySetting(t *testing.T) {
 		forces     bool
 	}{
 		{"exchange", kind.Exchange,
-			DefinedObject{&topology.Exchange{Name: "e", Type: "topic", Durable: true, Arguments: topology.Args{"x-a": int64(1)}}},
-			DefinedObject{&topology.Exchange{Name: "e", Type: "direct", AutoDelete: true, Internal: true, Arguments: topology.Args{"x-a": int64(2)}}},
+			Object(&topology.Exchange{Name: "e", Type: "topic", Durable: true, Arguments: topology.Args{"x-a": int64(1)}}),
+			Object(&topology.Exchange{Name: "e", Type: "direct", AutoDelete: true, Internal: true, Arguments: topology.Args{"x-a": int64(2)}}),
 			keys(len(topology.ExchangeDefinition.Settings), func(i int) string { return topology.ExchangeDefinition.Settings[i].Key }, "arguments"), true},
 		{"queue", kind.Queue,
-			DefinedObject{&topology.Queue{Name: "q", Durable: true, Arguments: topology.Args{"x-a": int64(1), topology.QueueTypeArgument: "classic"}}},
-			DefinedObject{&topology.Queue{Name: "q", Type: "quorum", AutoDelete: true, Arguments: topology.Args{"x-a": int64(2), topology.QueueTypeArgument: "quorum"}}},
+			Object(&topology.Queue{Name: "q", Durable: true, Arguments: topology.Args{"x-a": int64(1), topology.QueueTypeArgument: "classic"}}),
+			Object(&topology.Queue{Name: "q", Type: "quorum", AutoDelete: true, Arguments: topology.Args{"x-a": int64(2), topology.QueueTypeArgument: "quorum"}}),
 			keys(len(topology.QueueDefinition.Settings), func(i int) string { return topology.QueueDefinition.Settings[i].Key }, "arguments"), true},
 		{"operator policy", kind.OperatorPolicy,
-			DefinedObject{&topology.Policy{Name: "p", Pattern: "^a", Definition: topology.Args{"x-a": int64(1)}}},
-			DefinedObject{&topology.Policy{Name: "p", Pattern: "^b", ApplyTo: "queues", Priority: 2, Definition: topology.Args{"x-a": int64(2)}}},
+			Object(&topology.Policy{Name: "p", Pattern: "^a", Definition: topology.Args{"x-a": int64(1)}}),
+			Object(&topology.Policy{Name: "p", Pattern: "^b", ApplyTo: "queues", Priority: 2, Definition: topology.Args{"x-a": int64(2)}}),
 			keys(len(topology.PolicyDefinition.Settings), func(i int) string { return topology.PolicyDefinition.Settings[i].Key }, "definition"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,8 +66,8 @@ func TestDefinitionsCompareEverySetting(t *testing.T) {
 		})
 	}
 	// A queue type left out is classic: no field, the same print.
-	a, b := DefinedObject{&topology.Queue{Name: "q", Durable: true}}, DefinedObject{&topology.Queue{Name: "q", Type: "classic", Durable: true}}
-	if f := ObjectFields(kind.Queue, a, b); len(f) != 0 || PrintOf(a.Named) != PrintOf(b.Named) {
+	a, b := Object(&topology.Queue{Name: "q", Durable: true}), Object(&topology.Queue{Name: "q", Type: "classic", Durable: true})
+	if f := ObjectFields(kind.Queue, a, b); len(f) != 0 || PrintOf(a.(topology.Named)) != PrintOf(b.(topology.Named)) {
 		t.Errorf("a queue with no type and a classic queue differ: %+v", f)
 	}
 }
@@ -83,12 +83,12 @@ func printOf(k Kind, o Object) Print { return vhostKinds[k].print(o) }
 // (rabbit_runtime_parameters keeps the term; GET gives the new spelling
 // back on 3.10.8, 4.0.5 and 4.3.6): a re-spelled one is an update in place.
 func TestMaxAgeComparesByLength(t *testing.T) {
-	stream := func(age any) DefinedObject {
-		return DefinedObject{&topology.Queue{Name: "st", Type: topology.QueueStream, Durable: true,
-			Arguments: topology.Args{topology.MaxAgeArgument: age, topology.QueueTypeArgument: topology.QueueStream}}}
+	stream := func(age any) Object {
+		return Object(&topology.Queue{Name: "st", Type: topology.QueueStream, Durable: true,
+			Arguments: topology.Args{topology.MaxAgeArgument: age, topology.QueueTypeArgument: topology.QueueStream}})
 	}
-	policy := func(age any) DefinedObject {
-		return DefinedObject{&topology.Policy{Name: "p", Pattern: "^st$", Definition: topology.Args{"max-age": age}}}
+	policy := func(age any) Object {
+		return Object(&topology.Policy{Name: "p", Pattern: "^st$", Definition: topology.Args{"max-age": age}})
 	}
 	for _, tc := range []struct {
 		name       string
@@ -121,7 +121,7 @@ func TestMaxAgeComparesByLength(t *testing.T) {
 	}
 	noForms := topology.QueueDefinition
 	noForms.Forms = nil
-	if q := stream("7D").Named.(*topology.Queue); definitionPrint(noForms, q) != PrintOf(q) {
+	if q := stream("7D").(*topology.Queue); definitionPrint(noForms, q) != PrintOf(q) {
 		t.Errorf("the print of a stream of x-max-age 7D is no longer the one it had")
 	}
 }

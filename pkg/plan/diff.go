@@ -845,12 +845,12 @@ func (d *differ) named(vhost string, s sides, gone map[ObjectRef]bool) {
 		} else {
 			w, h = want.get(n), have.get(n)
 			if w != nil && h != nil {
-				fields = w.fieldsFrom(k, h)
+				fields = objFields(k, h, w)
 			}
 		}
 		switch {
 		case h == nil:
-			d.add(Change{Action: Create, Kind: k, Vhost: vhost, Name: n, After: w, Pos: w.pos(), Print: d.print(vk, true, ref, w)})
+			d.add(Change{Action: Create, Kind: k, Vhost: vhost, Name: n, After: w, Pos: w.ObjectPos(), Print: d.print(vk, true, ref, w)})
 		case w != nil:
 			switch {
 			case pre != nil && pre[i].plain:
@@ -863,7 +863,7 @@ func (d *differ) named(vhost string, s sides, gone map[ObjectRef]bool) {
 			if len(fields) == 0 {
 				continue
 			}
-			c := Change{Action: Update, Kind: k, Vhost: vhost, Name: n, Before: h, After: w, Fields: fields, Pos: w.pos()}
+			c := Change{Action: Update, Kind: k, Vhost: vhost, Name: n, Before: h, After: w, Fields: fields, Pos: w.ObjectPos()}
 			if vk.printOver != nil {
 				c.Print = vk.printOver(h, w)
 			} else {
@@ -944,7 +944,7 @@ func (d *differ) prefetch(vhost string, vk vhostKind, k Kind, want, have side, n
 				}
 				f.print = vk.print(f.h)
 				if f.w != nil {
-					f.fields = f.w.fieldsFrom(k, f.h)
+					f.fields = objFields(k, f.h, f.w)
 					ref := ObjectRef{Kind: k, Vhost: vhost, Name: names[i]}
 					rec, ok := d.record(ref, f.print)
 					f.plain = ok && rec == f.print && len(d.others(ref)) == 0

@@ -42,7 +42,7 @@ func (o BindingObject) json() *pj.Object { return &pj.Object{Binding: jsonBindin
 
 func (o BindingObject) normalize() { o.Arguments = o.Arguments.Normalized() }
 
-func (o BindingObject) pos() topology.Pos { return o.Pos }
+func (o BindingObject) ObjectPos() topology.Pos { return o.Pos }
 
 // bindingIndex looks up the bindings of v by BindingName.
 func bindingIndex(v *topology.Vhost) func(string) Object {

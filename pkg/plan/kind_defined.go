@@ -15,12 +15,9 @@ import (
 
 // An object of a kind with a type of its own that a vhost holds by name
 // (topology.TypedKinds: exchanges, queues, the kinds of policy) in a
-// plan: one Object for all of them, over the kind's topology.Typed, so
-// that the plan names none of them.
-
-// DefinedObject is an object of a topology.Typed kind in a change: an
-// *topology.Exchange, *Queue or *Policy (As and Of convert).
-type DefinedObject struct{ topology.Named }
+// plan: the object itself, a topology.Named (an *topology.Exchange,
+// *Queue or *Policy), whose kind's topology.Typed answers what the plan
+// asks of it, so that the plan names none of them.
 
 // Of is x as an Object of a plan; nil when x is nil.
 func Of[T any, P interface {
@@ -30,41 +27,45 @@ func Of[T any, P interface {
 	if x == nil {
 		return nil
 	}
-	return DefinedObject{x}
+	return x
 }
 
 // As returns the object o carries when it is a *T (an exchange:
 // As[topology.Exchange](o)); false when it is not, or is nil.
 func As[T any](o Object) (*T, bool) {
-	d, ok := o.(DefinedObject)
-	if !ok || d.Named == nil {
-		return nil, false
-	}
-	x, ok := any(d.Named).(*T)
+	x, ok := any(o).(*T)
 	return x, ok && x != nil
+}
+
+// Named returns the object of a typed kind that o is; false when o is of
+// another kind, or nil. (No Object holds a nil pointer: Of, and every
+// reader of objects, give nil for none.)
+func Named(o Object) (topology.Named, bool) {
+	n, ok := o.(topology.Named)
+	return n, ok
 }
 
 // definedObjects is what the plan knows of the objects of typed kind t
 // (objectType): every stage meets them through t.
 func definedObjects(t topology.Typed) objectType {
 	return objectType{
-		object: DefinedObject{t.New()},
+		object: t.New(),
 		in:     func(k Kind) vhostKind { return inNamed(t, k) },
 		saved: savedForm{
 			key: t.Key(),
 			value: func(o Object) (any, bool) {
-				x, ok := o.(DefinedObject)
-				if !ok || x.Named == nil || x.Typed() != t {
+				x, ok := Named(o)
+				if !ok || x.Typed() != t {
 					return nil, false
 				}
-				return x.Named, true
+				return x, true
 			},
 			read: func(dec *json.Decoder) (Object, error) {
 				x := t.New()
 				if err := dec.Decode(x); err != nil {
 					return nil, fmt.Errorf("%s: %w", t.Key(), err)
 				}
-				return DefinedObject{x}, nil
+				return x, nil
 			},
 		},
 		fromJSON: func(o *pj.Object) Object {
@@ -75,7 +76,7 @@ func definedObjects(t topology.Typed) objectType {
 			}
 			x := t.New()
 			f.read(v.Elem(), reflect.ValueOf(x).Elem())
-			return DefinedObject{x}
+			return x
 		},
 	}
 }
@@ -92,16 +93,16 @@ func inNamed(t topology.Typed, k Kind) vhostKind {
 			return m.Keys(), m.Len()
 		},
 		has:   func(v *topology.Vhost, name string) bool { return t.In(v, k).Has(name) },
-		print: func(o Object) Print { return definitionPrint(def, o.(DefinedObject).Named) },
+		print: func(o Object) Print { return definitionPrint(def, o.(topology.Named)) },
 		get: func(v *topology.Vhost, name string) Object {
 			if o, ok := t.In(v, k).Get(name); ok {
-				return DefinedObject{o}
+				return o
 			}
 			return nil
 		},
 		set: func(v *topology.Vhost, name string, o Object) {
-			if x, ok := o.(DefinedObject); ok && x.Named != nil {
-				t.In(v, k).Set(name, x.Named)
+			if x, ok := Named(o); ok {
+				t.In(v, k).Set(name, x)
 				return
 			}
 			t.In(v, k).Set(name, nil)
@@ -109,31 +110,26 @@ func inNamed(t topology.Typed, k Kind) vhostKind {
 	}
 }
 
-func (o DefinedObject) carries(k Kind) bool { return o.Typed().Carries(k) }
+// The answers of objectMethods for an object of a typed kind, from its
+// kind's topology.Typed (object.go's objFields, objHeadline, … ask them).
 
-func (o DefinedObject) fieldsFrom(k Kind, have Object) []FieldChange {
-	if h, ok := have.(DefinedObject); ok && h.Named != nil && h.Typed() == o.Typed() {
-		return definitionFields(o.Typed().Def(), h.Named, o.Named, !k.InPlace())
+func definedCarries(o topology.Named, k Kind) bool { return o.Typed().Carries(k) }
+
+func definedFieldsFrom(o topology.Named, k Kind, have Object) []FieldChange {
+	if h, ok := Named(have); ok && h.Typed() == o.Typed() {
+		return definitionFields(o.Typed().Def(), h, o, !k.InPlace())
 	}
 	return nil
 }
 
-func (o DefinedObject) headline() string { return definedHeadline(o.Typed().Def(), o.Named) }
-
-func (o DefinedObject) describe() []string { return describeDefined(o.Typed().Def(), o.Named) }
-
-func (o DefinedObject) json() *pj.Object {
+func definedJSON(o topology.Named) *pj.Object {
 	f := publicForms()[o.Typed().Key()]
 	out := &pj.Object{}
 	v := reflect.New(f.typ)
-	f.write(reflect.ValueOf(o.Named).Elem(), v.Elem())
+	f.write(reflect.ValueOf(o).Elem(), v.Elem())
 	reflect.ValueOf(out).Elem().Field(f.field).Set(v)
 	return out
 }
-
-func (o DefinedObject) normalize() { o.Typed().Normalize(o.Named) }
-
-func (o DefinedObject) pos() topology.Pos { return o.ObjectPos() }
 
 // QueueType returns the type of the queue o (classic when unknown, or
 // when o is not a queue).

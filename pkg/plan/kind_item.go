@@ -77,7 +77,7 @@ func (o ItemObject) json() *pj.Object {
 
 func (o ItemObject) normalize() { o.Settings = o.Settings.Normalized() }
 
-func (o ItemObject) pos() topology.Pos { return o.Pos }
+func (o ItemObject) ObjectPos() topology.Pos { return o.Pos }
 
 // Loosened is the item update c writes first, before the apply's
 // declarations, for a kind whose settings bound them

@@ -62,4 +62,4 @@ func (m *VhostMeta) json() *pj.Object {
 
 func (m *VhostMeta) normalize() {}
 
-func (m *VhostMeta) pos() topology.Pos { return topology.Pos{} }
+func (m *VhostMeta) ObjectPos() topology.Pos { return topology.Pos{} }

@@ -20,7 +20,7 @@ func TestEveryKindHasAnObjectType(t *testing.T) {
 	for _, s := range kind.All() {
 		var carriers int
 		for _, ot := range objectTypes {
-			if ot.object.carries(s.Kind) {
+			if objCarries(ot.object, s.Kind) {
 				carriers++
 			}
 		}
@@ -39,7 +39,7 @@ func TestEveryKindHasAnObjectType(t *testing.T) {
 			t.Errorf("kind %q: no object for this test (sampleObjects)", s.Kind)
 			continue
 		}
-		if !o.carries(s.Kind) {
+		if !objCarries(o, s.Kind) {
 			t.Errorf("kind %q: its object %T does not carry it", s.Kind, o)
 		}
 		if got := savedOf(o).object(); !reflect.DeepEqual(got, o) {

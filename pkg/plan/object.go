@@ -50,7 +50,7 @@ func savedAs[O Object, T any](key string, value func(O) *T, to func(*T) Object) 
 }
 
 func (o savedObject) MarshalJSON() ([]byte, error) {
-	if d, ok := o.obj.(DefinedObject); ok && d.Named == nil {
+	if o.obj == nil {
 		return []byte("{}"), nil
 	}
 	for _, t := range objectTypes {
@@ -131,7 +131,7 @@ func ObjectFields(k Kind, have, want Object) []FieldChange {
 	if have == nil || want == nil {
 		return nil
 	}
-	return want.fieldsFrom(k, have)
+	return objFields(k, have, want)
 }
 
 // jsonObject returns o in the public JSON plan; nil for none.
@@ -139,7 +139,10 @@ func jsonObject(o Object) *pj.Object {
 	if o == nil {
 		return nil
 	}
-	return o.json()
+	if n, ok := Named(o); ok {
+		return definedJSON(n)
+	}
+	return o.(objectMethods).json()
 }
 
 // describe lists the settings of an object being created.
@@ -147,7 +150,46 @@ func describe(o Object) []string {
 	if o == nil {
 		return nil
 	}
-	return o.describe()
+	if n, ok := Named(o); ok {
+		return describeDefined(n.Typed().Def(), n)
+	}
+	return o.(objectMethods).describe()
+}
+
+// The objectMethods of an Object (plan.go), whichever kind it is of:
+// its own, or its typed kind's (kind_defined.go).
+
+// objFields: want's fieldsFrom have.
+func objFields(k Kind, have, want Object) []FieldChange {
+	if n, ok := Named(want); ok {
+		return definedFieldsFrom(n, k, have)
+	}
+	return want.(objectMethods).fieldsFrom(k, have)
+}
+
+// objHeadline: o's headline.
+func objHeadline(o Object) string {
+	if n, ok := Named(o); ok {
+		return definedHeadline(n.Typed().Def(), n)
+	}
+	return o.(objectMethods).headline()
+}
+
+// objNormalize: o's normalize.
+func objNormalize(o Object) {
+	if n, ok := Named(o); ok {
+		n.Typed().Normalize(n)
+		return
+	}
+	o.(objectMethods).normalize()
+}
+
+// objCarries: o's carries.
+func objCarries(o Object, k Kind) bool {
+	if n, ok := Named(o); ok {
+		return definedCarries(n, k)
+	}
+	return o.(objectMethods).carries(k)
 }
 
 // describeArgs lists an argument table's entries, sorted by key.

@@ -85,7 +85,7 @@ var objectTypes = func() []objectType {
 // a kind mqctl does not know.
 func objectTypeOf(k Kind) (objectType, bool) {
 	for _, t := range objectTypes {
-		if t.object.carries(k) {
+		if objCarries(t.object, k) {
 			return t, true
 		}
 	}

@@ -117,8 +117,8 @@ func TestTextHasJSONCounterpart(t *testing.T) {
 	t.Parallel()
 	pos := func(line int) topology.Pos { return topology.Pos{File: "topology.yaml", Line: line, Col: 7} }
 	ref := func(k Kind, name string) ObjectRef { return ObjectRef{Kind: k, Vhost: "v", Name: name} }
-	queue := func(name string) DefinedObject {
-		return DefinedObject{&topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true}}
+	queue := func(name string) Object {
+		return Object(&topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true})
 	}
 	conflicted := &Plan{Owner: "team-b", Vhosts: []string{"v"}, Conflicts: []Conflict{
 		{ObjectRef: ref(kind.Queue, "a.q"), Owners: []string{"team-a"}, Owner: "team-b", Pos: pos(9),

@@ -24,20 +24,20 @@ func TestPrintsFollowTheDiff(t *testing.T) {
 		have, want Object
 		equal      bool
 	}{
-		{"queue: int and JSON number", DefinedObject{q("a", topology.Args{"x-max-length": float64(10)})}, DefinedObject{q("a", topology.Args{"x-max-length": int64(10)})}, true},
-		{"queue: type left out and classic", DefinedObject{&topology.Queue{Name: "a", Durable: true}}, DefinedObject{q("a", nil)}, true},
-		{"queue: x-queue-type stored (4.x)", DefinedObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true, Arguments: topology.Args{"x-queue-type": "quorum"}}},
-			DefinedObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true}}, true},
-		{"queue: other argument", DefinedObject{q("a", topology.Args{"x-max-length": int64(5)})}, DefinedObject{q("a", nil)}, false},
-		{"queue: other type", DefinedObject{&topology.Queue{Name: "a", Type: "quorum", Durable: true}}, DefinedObject{q("a", nil)}, false},
-		{"queue: not durable", DefinedObject{&topology.Queue{Name: "a", Durable: false}}, DefinedObject{q("a", nil)}, false},
-		{"exchange: same", DefinedObject{x("e", "topic")}, DefinedObject{x("e", "topic")}, true},
-		{"exchange: other type", DefinedObject{x("e", "fanout")}, DefinedObject{x("e", "topic")}, false},
-		{"exchange: internal", DefinedObject{&topology.Exchange{Name: "e", Type: "topic", Durable: true, Internal: true}}, DefinedObject{x("e", "topic")}, false},
-		{"policy: apply_to left out and all", DefinedObject{pol("^a", "", 0, topology.Args{"max-length": float64(1)})}, DefinedObject{pol("^a", "all", 0, topology.Args{"max-length": int64(1)})}, true},
-		{"policy: other pattern", DefinedObject{pol("^other$", "queues", 0, nil)}, DefinedObject{pol("^temp$", "queues", 0, nil)}, false},
-		{"policy: other priority", DefinedObject{pol("^a", "queues", 1, nil)}, DefinedObject{pol("^a", "queues", 0, nil)}, false},
-		{"policy: other definition", DefinedObject{pol("^a", "queues", 0, topology.Args{"max-length": int64(2)})}, DefinedObject{pol("^a", "queues", 0, topology.Args{"max-length": int64(1)})}, false},
+		{"queue: int and JSON number", Object(q("a", topology.Args{"x-max-length": float64(10)})), Object(q("a", topology.Args{"x-max-length": int64(10)})), true},
+		{"queue: type left out and classic", Object(&topology.Queue{Name: "a", Durable: true}), Object(q("a", nil)), true},
+		{"queue: x-queue-type stored (4.x)", Object(&topology.Queue{Name: "a", Type: "quorum", Durable: true, Arguments: topology.Args{"x-queue-type": "quorum"}}),
+			Object(&topology.Queue{Name: "a", Type: "quorum", Durable: true}), true},
+		{"queue: other argument", Object(q("a", topology.Args{"x-max-length": int64(5)})), Object(q("a", nil)), false},
+		{"queue: other type", Object(&topology.Queue{Name: "a", Type: "quorum", Durable: true}), Object(q("a", nil)), false},
+		{"queue: not durable", Object(&topology.Queue{Name: "a", Durable: false}), Object(q("a", nil)), false},
+		{"exchange: same", Object(x("e", "topic")), Object(x("e", "topic")), true},
+		{"exchange: other type", Object(x("e", "fanout")), Object(x("e", "topic")), false},
+		{"exchange: internal", Object(&topology.Exchange{Name: "e", Type: "topic", Durable: true, Internal: true}), Object(x("e", "topic")), false},
+		{"policy: apply_to left out and all", Object(pol("^a", "", 0, topology.Args{"max-length": float64(1)})), Object(pol("^a", "all", 0, topology.Args{"max-length": int64(1)})), true},
+		{"policy: other pattern", Object(pol("^other$", "queues", 0, nil)), Object(pol("^temp$", "queues", 0, nil)), false},
+		{"policy: other priority", Object(pol("^a", "queues", 1, nil)), Object(pol("^a", "queues", 0, nil)), false},
+		{"policy: other definition", Object(pol("^a", "queues", 0, topology.Args{"max-length": int64(2)})), Object(pol("^a", "queues", 0, topology.Args{"max-length": int64(1)})), false},
 		{"limits: same", ItemObject{item(kind.VhostLimits, topology.Args{"max-queues": float64(100)})}, ItemObject{item(kind.VhostLimits, topology.Args{"max-queues": int64(100)})}, true},
 		{"limits: other", ItemObject{item(kind.VhostLimits, topology.Args{"max-queues": int64(200)})}, ItemObject{item(kind.VhostLimits, topology.Args{"max-queues": int64(100)})}, false},
 		{"upstream: other uri", ItemObject{item(kind.FederationUpstream, topology.Args{"uri": "amqp://h2"})}, ItemObject{item(kind.FederationUpstream, topology.Args{"uri": "amqp://h1"})}, false},
@@ -80,8 +80,8 @@ func TestPrintsFollowTheDiff(t *testing.T) {
 }
 
 func objectPrint(o Object) Print {
-	if d, ok := o.(DefinedObject); ok {
-		return PrintOf(d.Named)
+	if d, ok := Named(o); ok {
+		return PrintOf(d)
 	}
 	return ItemPrint(o.(ItemObject).Item)
 }

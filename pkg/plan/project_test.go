@@ -86,10 +86,10 @@ var sampleObjects = func() map[Kind]Object {
 	// setting at its default (an exchange's type, which has none, set).
 	for _, s := range kind.VhostKinds() {
 		if t, ok := topology.TypedOf(s.Kind); ok {
-			m[s.Kind] = DefinedObject{topology.NewNamed(t, "o")}
+			m[s.Kind] = Object(topology.NewNamed(t, "o"))
 		}
 	}
-	m[kind.Exchange].(DefinedObject).Named.(*topology.Exchange).Type = "direct"
+	m[kind.Exchange].(*topology.Exchange).Type = "direct"
 	return m
 }()
 

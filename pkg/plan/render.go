@@ -261,7 +261,7 @@ func headline(c Change) string {
 	if o == nil {
 		return ""
 	}
-	return o.headline()
+	return objHeadline(o)
 }
 
 // show renders a value compactly: (none) for absent, JSON otherwise,

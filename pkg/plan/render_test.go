@@ -360,7 +360,7 @@ func TestRenderAtStake(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Plan{Changes: []Change{{Action: Delete, Kind: kind.Queue, Vhost: "/", Name: "s",
-				Before:   DefinedObject{&topology.Queue{Name: "s", Type: topology.QueueStream, Durable: true}},
+				Before:   Object(&topology.Queue{Name: "s", Type: topology.QueueStream, Durable: true}),
 				Messages: tc.messages, Consumers: tc.consumers, MessagesAtLeast: tc.atLeast}}}
 			var buf bytes.Buffer
 			if err := WriteText(&buf, p, RenderOptions{}); err != nil {

@@ -724,10 +724,10 @@ func shareArgs(c *Change, t *intern.Table[any]) {
 	}
 	for _, o := range []Object{c.Before, c.After} {
 		switch o := o.(type) {
-		case DefinedObject:
-			if o.Named != nil {
+		case topology.Named:
+			if o != nil {
 				def := o.Typed().Def()
-				def.SetArgs(o.Named, def.Args(o.Named).Shared(t))
+				def.SetArgs(o, def.Args(o).Shared(t))
 			}
 		case BindingObject:
 			o.Arguments = o.Arguments.Shared(t)
@@ -804,7 +804,7 @@ func (c *Change) wellFormed() error {
 		switch {
 		case side.o == nil && side.need:
 			return fmt.Errorf("a %s without its %q object", c.Action, side.name)
-		case side.o != nil && !side.o.carries(c.Kind):
+		case side.o != nil && !objCarries(side.o, c.Kind):
 			return fmt.Errorf("its %q object is no %s", side.name, c.Kind.Label())
 		}
 	}
@@ -841,7 +841,7 @@ func emptyToNil[T any](s []T) []T {
 
 func normalizeObject(o Object) {
 	if o != nil {
-		o.normalize()
+		objNormalize(o)
 	}
 }
 

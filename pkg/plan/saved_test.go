@@ -68,13 +68,13 @@ func TestSavedObjectShape(t *testing.T) {
 		was  before
 		name string
 	}{
-		{DefinedObject{x}, before{Exchange: x}, "exchange"},
-		{DefinedObject{q}, before{Queue: q}, "queue"},
+		{Object(x), before{Exchange: x}, "exchange"},
+		{Object(q), before{Queue: q}, "queue"},
 		{BindingObject{b}, before{Binding: b}, "binding"},
-		{DefinedObject{p}, before{Policy: p}, "policy"},
+		{Object(p), before{Policy: p}, "policy"},
 		{ItemObject{it}, before{Item: it}, "item"},
 		{vm, before{Vhost: vm}, "vhost"},
-		{DefinedObject{nil}, before{}, "none"},
+		{nil, before{}, "none"},
 	} {
 		got, err := json.MarshalIndent(&savedObject{c.obj}, "  ", "  ")
 		if err != nil {

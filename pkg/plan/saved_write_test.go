@@ -75,10 +75,10 @@ func TestWriteSavedHoldsOneEntry(t *testing.T) {
 
 // TestSavedFormsAsSavedObject: the saved plan writes its changes' objects
 // as their savedForms, the bytes savedObject's MarshalJSON gives, which
-// it reads back: an object of each kind (sampleObjects), HTML characters
-// in a name, and an object whose value is nil ({}), at an indentation.
+// it reads back: an object of each kind (sampleObjects) and HTML
+// characters in a name, at an indentation.
 func TestSavedFormsAsSavedObject(t *testing.T) {
-	objects := []Object{DefinedObject{&topology.Exchange{Name: "x<&>", Type: "topic", Arguments: topology.Args{"alternate-exchange": "a&e"}}}, DefinedObject{nil}}
+	objects := []Object{Object(&topology.Exchange{Name: "x<&>", Type: "topic", Arguments: topology.Args{"alternate-exchange": "a&e"}})}
 	for _, o := range sampleObjects {
 		objects = append(objects, o)
 	}

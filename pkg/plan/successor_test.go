@@ -26,7 +26,7 @@ func TestSuccessors(t *testing.T) {
 		return Change{Action: Create, Kind: kind.Binding, Vhost: "v", Name: BindingName(b), After: BindingObject{b}}
 	}
 	queue := func(a Action, name string, msgs int64) Change {
-		q := DefinedObject{&topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true}}
+		q := Object(&topology.Queue{Name: name, Type: topology.QueueClassic, Durable: true})
 		c := Change{Action: a, Kind: kind.Queue, Vhost: "v", Name: name, Messages: msgs}
 		if a == Create {
 			c.After = q

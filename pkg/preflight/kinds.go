@@ -137,11 +137,11 @@ func definedTryer(k kind.Kind, t topology.Typed, declared func(t *trier, tr *Tri
 	return tryer{
 		kind: k,
 		trial: func(c *plan.Change, _ *planEnds) (*Trial, bool) {
-			o, ok := c.After.(plan.DefinedObject)
-			if !ok || o.Named == nil || o.Typed() != t {
+			o, ok := plan.Named(c.After)
+			if !ok || o.Typed() != t {
 				return nil, false
 			}
-			return &Trial{Kind: c.Kind, Key: shapeKey(string(k), def, o.Named), Object: o.Named}, true
+			return &Trial{Kind: c.Kind, Key: shapeKey(string(k), def, o), Object: o}, true
 		},
 		size: func(tr *Trial) int { return len(def.Args(tr.Object)) },
 		held: func(v *topology.Vhost, want func(int) bool, out map[string]bool) {
@@ -155,7 +155,7 @@ func definedTryer(k kind.Kind, t topology.Typed, declared func(t *trier, tr *Tri
 		},
 		try: func(tt *trier, ctx context.Context, tr *Trial) error {
 			name := tt.name()
-			err := tt.write(ctx, k, plan.DefinedObject{Named: t.Renamed(tr.Object, name)})
+			err := tt.write(ctx, k, t.Renamed(tr.Object, name))
 			if declared != nil {
 				declared(tt, tr, name, err)
 			}

@@ -474,11 +474,7 @@ func refusedAt(c *plan.Change, reason string) topology.Pos {
 	if m == nil {
 		return c.Pos
 	}
-	var after any = c.After
-	if d, ok := c.After.(plan.DefinedObject); ok {
-		after = d.Named
-	}
-	if o, ok := after.(interface{ PosOf(string) topology.Pos }); ok {
+	if o, ok := c.After.(interface{ PosOf(string) topology.Pos }); ok {
 		if p := o.PosOf(m[1]); !p.IsZero() {
 			return p
 		}

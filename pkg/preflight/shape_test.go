@@ -154,7 +154,7 @@ func TestEveryKindTriedOrUntried(t *testing.T) {
 		case typed:
 			// A kind with a type of its own: an object of it, every
 			// setting at its default.
-			o = plan.DefinedObject{Named: topology.NewNamed(typ, string(s.Kind))}
+			o = plan.Object(topology.NewNamed(typ, string(s.Kind)))
 		case s.Item == nil:
 			t.Fatalf("kind %s: no object for it in this test", s.Kind)
 		default:
