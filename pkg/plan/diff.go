@@ -831,13 +831,6 @@ func (d *differ) named(vhost string, s sides, gone map[ObjectRef]bool) {
 		)
 		ref := ObjectRef{Kind: k, Vhost: vhost, Name: n}
 		if pre != nil {
-			if pre[i].same {
-				if ends != nil {
-					ends[n] = pre[i].print
-				}
-				d.found[vhost]++ // as for plain, below
-				continue
-			}
 			w, h, fields = pre[i].w, pre[i].h, pre[i].fields
 			if h != nil && ends != nil {
 				ends[n] = pre[i].print
@@ -906,9 +899,6 @@ type prefetched struct {
 	print  Print
 	plain  bool
 	fields []FieldChange
-	// same: both sides hold the object, alike and plain (w and h are then
-	// not made: for a Typed kind, an Object is made only for a change).
-	same bool
 }
 
 // prefetchFrom is how many names a kind must have for prefetch to work
@@ -935,9 +925,6 @@ func (d *differ) prefetch(vhost string, vk vhostKind, k Kind, want, have side, n
 		wg.Go(func() {
 			for i := from; i < to; i++ {
 				f := &out[i]
-				if vk.typed != nil && want.named != nil && have.named != nil && d.unboxed(vhost, vk, k, names[i], want.named, have.named, f) {
-					continue
-				}
 				f.w, f.h = want.get(names[i]), have.get(names[i])
 				if f.h == nil {
 					continue
@@ -956,30 +943,6 @@ func (d *differ) prefetch(vhost string, vk vhostKind, k Kind, want, have side, n
 	return out
 }
 
-// unboxed works out f for the objects named name of a Typed kind (vk)
-// from the objects as want and have hold them, when both hold one and
-// they are alike and plain (f.same): no Object is made for either.
-// False when it is not so, and f is left for the Objects.
-func (d *differ) unboxed(vhost string, vk vhostKind, k Kind, name string, want, have topology.NamedMap, f *prefetched) bool {
-	w, wok := want.Get(name)
-	h, hok := have.Get(name)
-	if !wok || !hok {
-		return false
-	}
-	def := vk.typed.Def()
-	if len(definitionFields(def, h, w, !k.InPlace())) != 0 {
-		return false
-	}
-	p := definitionPrint(def, h)
-	ref := ObjectRef{Kind: k, Vhost: vhost, Name: name}
-	rec, ok := d.record(ref, p)
-	if !ok || rec != p || len(d.others(ref)) != 0 {
-		return false
-	}
-	f.print, f.plain, f.same = p, true, true
-	return true
-}
-
 // namedIn diffs the objects of kind k in vhost name (named).
 func (d *differ) namedIn(name string, k Kind, want, have *topology.Vhost, gone map[ObjectRef]bool) {
 	d.named(name, sidesIn(k, want, have), gone)
@@ -995,9 +958,6 @@ type side struct {
 	has   func(name string) bool
 	n     int
 	get   func(name string) Object
-	// named, for a topology.Typed kind, holds its objects as they are
-	// (vhostKind.named).
-	named topology.NamedMap
 }
 
 // sideOf is the side of vk's kind that v holds: for a kind kept in a map,
@@ -1006,11 +966,7 @@ func sideOf(vk vhostKind, v *topology.Vhost) side {
 	get := func(n string) Object { return vk.get(v, n) }
 	if vk.keys != nil {
 		each, n := vk.keys(v)
-		s := side{each: each, n: n, get: get, has: func(n string) bool { return vk.has(v, n) }}
-		if vk.named != nil {
-			s.named = vk.named(v)
-		}
-		return s
+		return side{each: each, n: n, get: get, has: func(n string) bool { return vk.has(v, n) }}
 	}
 	names := vk.names(v)
 	return side{names: names, n: len(names), get: get}

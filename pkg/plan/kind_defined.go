@@ -85,8 +85,6 @@ func definedObjects(t topology.Typed) objectType {
 func inNamed(t topology.Typed, k Kind) vhostKind {
 	def := t.Def()
 	return vhostKind{
-		typed: t,
-		named: func(v *topology.Vhost) topology.NamedMap { return t.In(v, k) },
 		names: func(v *topology.Vhost) []string { return slices.Sorted(t.In(v, k).Keys()) },
 		keys: func(v *topology.Vhost) (iter.Seq[string], int) {
 			m := t.In(v, k)

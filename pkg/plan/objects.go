@@ -43,11 +43,6 @@ type vhostKind struct {
 	// update, where it is not want's own (a user's plaintext password,
 	// whose stored hash the write keeps: afterPrint).
 	printOver func(have, want Object) Print
-	// typed, for a topology.Typed kind, is that kind and its objects in v
-	// as they are held (not made Objects): the diff compares them so
-	// (differ.prefetch), and makes an Object of one only for a change.
-	typed topology.Typed
-	named func(v *topology.Vhost) topology.NamedMap
 }
 
 // objectType is what the plan knows of one type of Object, in the file
