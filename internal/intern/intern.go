@@ -35,6 +35,16 @@ func (t *Table[V]) GetBytes(b []byte) (V, bool) {
 	return v, ok
 }
 
+// Share returns the value shared for s, or else v, which it shares for s
+// while the table has room.
+func (t *Table[V]) Share(s string, v V) V {
+	if x, ok := t.Get(s); ok {
+		return x
+	}
+	t.Put(s, v)
+	return v
+}
+
 // Put shares v for s while the table has room.
 func (t *Table[V]) Put(s string, v V) {
 	if t != nil && len(t.m) < Max {

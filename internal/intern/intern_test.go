@@ -28,4 +28,18 @@ func TestTable(t *testing.T) {
 	if _, ok := none.Get("x"); ok {
 		t.Errorf("a nil Table kept a value")
 	}
+	// Share: the value shared first, from then on; a nil or full Table
+	// gives back what it is given.
+	shares := New[any]()
+	if a, b := shares.Share("n", 1), shares.Share("n", 2); a != 1 || b != 1 {
+		t.Errorf("Share(n, 1), Share(n, 2) = %v, %v; want 1, 1", a, b)
+	}
+	if v := none.Share("n", 2); v != 2 {
+		t.Errorf("a nil Table's Share(n, 2) = %v", v)
+	}
+	if v := tab.Share("new", "x"); v != "x" {
+		t.Errorf("a full Table's Share(new, x) = %v", v)
+	} else if _, ok := tab.Get("new"); ok {
+		t.Errorf("a full Table kept a value")
+	}
 }

@@ -111,8 +111,6 @@ func inNamed(t topology.Typed, k Kind) vhostKind {
 // The answers of objectMethods for an object of a typed kind, from its
 // kind's topology.Typed (object.go's objFields, objHeadline, … ask them).
 
-func definedCarries(o topology.Named, k Kind) bool { return o.Typed().Carries(k) }
-
 func definedFieldsFrom(o topology.Named, k Kind, have Object) []FieldChange {
 	if h, ok := Named(have); ok && h.Typed() == o.Typed() {
 		return definitionFields(o.Typed().Def(), h, o, !k.InPlace())

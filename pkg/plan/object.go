@@ -187,7 +187,7 @@ func objNormalize(o Object) {
 // objCarries: o's carries.
 func objCarries(o Object, k Kind) bool {
 	if n, ok := Named(o); ok {
-		return definedCarries(n, k)
+		return n.Typed().Carries(k)
 	}
 	return o.(objectMethods).carries(k)
 }

@@ -744,13 +744,7 @@ func shareArgs(c *Change, t *intern.Table[any]) {
 
 // shared is s, or the string equal to it that t holds; s is put there
 // while t has room.
-func shared(t *intern.Table[string], s string) string {
-	if v, ok := t.Get(s); ok {
-		return v
-	}
-	t.Put(s, s)
-	return s
-}
+func shared(t *intern.Table[string], s string) string { return t.Share(s, s) }
 
 // savedFlows are a saved plan's flows, of its version: the JSON plan's
 // shape from version 5 (each list of queues once), flow.Diff's before.

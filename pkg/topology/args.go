@@ -194,7 +194,7 @@ func (a Args) Shared(t *intern.Table[any]) Args {
 	}
 	out := make(Args, len(a))
 	for k, v := range a {
-		name, _ := shared(t, "k"+k, k).(string)
+		name, _ := t.Share("k"+k, k).(string)
 		out[name] = SharedValue(t, v)
 	}
 	return out
@@ -206,19 +206,10 @@ func (a Args) Shared(t *intern.Table[any]) Args {
 func SharedValue(t *intern.Table[any], v any) any {
 	switch x := v.(type) {
 	case string:
-		return shared(t, "s"+x, v)
+		return t.Share("s"+x, v)
 	case int64:
-		return shared(t, "i"+strconv.FormatInt(x, 10), v)
+		return t.Share("i"+strconv.FormatInt(x, 10), v)
 	}
-	return v
-}
-
-// shared is the value t holds under key, or v, put there.
-func shared(t *intern.Table[any], key string, v any) any {
-	if s, ok := t.Get(key); ok {
-		return s
-	}
-	t.Put(key, v)
 	return v
 }
 
